@@ -1,0 +1,121 @@
+//! Errors of the core. Each names the offending field, the value and what to do about it.
+
+use thiserror::Error;
+
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum CoreError {
+    /// A field has a value the estimator cannot use.
+    #[error("invalid `{field}` = {value}: {fix}")]
+    InvalidField {
+        field: String,
+        value: String,
+        fix: String,
+    },
+    /// A model config lacks fields the estimator needs.
+    #[error("model config is missing {}: add {} to config.json (or use a preset: `gpuplan models`)", list(.fields), plural(.fields))]
+    MissingFields { fields: Vec<String> },
+    /// A name that is not in a table.
+    #[error("unknown {kind} `{name}`{}", suggest(.suggestions))]
+    Unknown {
+        kind: String,
+        name: String,
+        suggestions: Vec<String>,
+    },
+    /// A data file or document that does not parse.
+    #[error("{what}: {message}")]
+    Parse { what: String, message: String },
+}
+
+fn list(fields: &[String]) -> String {
+    fields
+        .iter()
+        .map(|f| format!("`{f}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn plural(fields: &[String]) -> &'static str {
+    if fields.len() == 1 {
+        "it"
+    } else {
+        "them"
+    }
+}
+
+fn suggest(s: &[String]) -> String {
+    if s.is_empty() {
+        String::new()
+    } else {
+        format!("; did you mean {}?", s.join(", "))
+    }
+}
+
+impl CoreError {
+    pub fn invalid(field: &str, value: impl ToString, fix: &str) -> CoreError {
+        CoreError::InvalidField {
+            field: field.to_string(),
+            value: value.to_string(),
+            fix: fix.to_string(),
+        }
+    }
+}
+
+/// Names from `candidates` close to `name` (case-insensitive substring or small edit distance),
+/// for "did you mean" hints.
+pub fn close_names<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let needle = name.to_lowercase();
+    let mut scored: Vec<(usize, String)> = candidates
+        .filter_map(|c| {
+            let lc = c.to_lowercase();
+            let d = edit_distance(&needle, &lc);
+            if lc.contains(&needle) || needle.contains(&lc) {
+                Some((0, c.to_string()))
+            } else if d <= 3 {
+                Some((d, c.to_string()))
+            } else {
+                None
+            }
+        })
+        .collect();
+    scored.sort();
+    scored.into_iter().take(4).map(|(_, s)| s).collect()
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_fields_message_names_each_field() {
+        let e = CoreError::MissingFields {
+            fields: vec!["hidden_size".into(), "num_hidden_layers".into()],
+        };
+        let m = e.to_string();
+        assert!(
+            m.contains("`hidden_size`") && m.contains("`num_hidden_layers`"),
+            "{m}"
+        );
+    }
+
+    #[test]
+    fn close_names_suggests_near_misses() {
+        let c = ["Llama-3.1-8B", "Llama-3.1-70B", "Qwen2.5-7B"];
+        let s = close_names("llama-3.1-8", c.iter().copied());
+        assert_eq!(s.first().map(String::as_str), Some("Llama-3.1-8B"));
+        assert!(close_names("zzzzzzzzzz", c.iter().copied()).is_empty());
+    }
+}

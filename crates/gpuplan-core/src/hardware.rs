@@ -1,0 +1,333 @@
+//! Accelerators and the clusters built from them.
+//!
+//! The built-in accelerator table (`data/gpus.toml`) is a first slice of the catalog: every row
+//! carries `source`, `as_of` and `confidence`, and an unsourced number is absent (`None`), so an
+//! estimate that needs it says so instead of using a guess.
+
+use crate::error::{close_names, CoreError};
+use crate::units::{Bandwidth, Bytes, FlopRate, Seconds};
+use serde::{Deserialize, Serialize};
+use std::sync::OnceLock;
+
+const GPUS_TOML: &str = include_str!("../data/gpus.toml");
+
+/// Numeric formats a tensor core computes in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ComputeDtype {
+    Fp32,
+    Tf32,
+    Fp16,
+    Bf16,
+    Fp8,
+    Int8,
+}
+
+impl ComputeDtype {
+    pub fn name(self) -> &'static str {
+        match self {
+            ComputeDtype::Fp32 => "fp32",
+            ComputeDtype::Tf32 => "tf32",
+            ComputeDtype::Fp16 => "fp16",
+            ComputeDtype::Bf16 => "bf16",
+            ComputeDtype::Fp8 => "fp8",
+            ComputeDtype::Int8 => "int8",
+        }
+    }
+}
+
+/// Dense peak throughput per dtype, TFLOP/s (TOP/s for int8). Zero or absent: not supported or
+/// not sourced.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PeakTflops {
+    pub fp32: Option<f64>,
+    pub tf32: Option<f64>,
+    pub fp16: Option<f64>,
+    pub bf16: Option<f64>,
+    pub fp8: Option<f64>,
+    pub int8: Option<f64>,
+}
+
+/// The link between GPUs of one node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IntraLink {
+    Pcie3,
+    Pcie4,
+    Pcie5,
+    Nvlink2,
+    Nvlink3,
+    Nvlink4,
+    /// Huawei HCCS (Ascend 8-card full mesh).
+    Hccs,
+}
+
+impl IntraLink {
+    pub fn is_nvlink_class(self) -> bool {
+        matches!(
+            self,
+            IntraLink::Nvlink2 | IntraLink::Nvlink3 | IntraLink::Nvlink4 | IntraLink::Hccs
+        )
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            IntraLink::Pcie3 => "PCIe Gen3",
+            IntraLink::Pcie4 => "PCIe Gen4",
+            IntraLink::Pcie5 => "PCIe Gen5",
+            IntraLink::Nvlink2 => "NVLink 2",
+            IntraLink::Nvlink3 => "NVLink 3",
+            IntraLink::Nvlink4 => "NVLink 4",
+            IntraLink::Hccs => "HCCS",
+        }
+    }
+    /// Datasheet bidirectional x16 bandwidth for PCIe generations (PCI-SIG: 8/16/32 GT/s per lane).
+    fn pcie_default_gbs(self) -> Option<f64> {
+        match self {
+            IntraLink::Pcie3 => Some(32.0),
+            IntraLink::Pcie4 => Some(64.0),
+            IntraLink::Pcie5 => Some(128.0),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GpuSpec {
+    pub id: String,
+    pub name: String,
+    pub vendor: String,
+    pub memory_gib: f64,
+    pub visible_memory_gib: Option<f64>,
+    pub memory_bandwidth_gbs: Option<f64>,
+    #[serde(default)]
+    pub tflops: PeakTflops,
+    pub intra_link: IntraLink,
+    /// Bidirectional per-GPU datasheet figure.
+    pub intra_link_gbs: Option<f64>,
+    pub tdp_w: Option<f64>,
+    /// cuda | cann | rocm.
+    pub stack: String,
+    #[serde(default)]
+    pub consumer: bool,
+    pub source: String,
+    pub as_of: String,
+    pub confidence: String,
+}
+
+/// Fraction of the marketed memory that the CUDA runtime reports as total when no log gives the
+/// exact figure: 79.15/80 (A100-80GB, vLLM PR #2031) and 23.58/24 (RTX 3090, vLLM issue log)
+/// average 0.986.
+pub const VISIBLE_MEMORY_FRACTION: f64 = 0.986;
+
+impl GpuSpec {
+    pub fn memory(&self) -> Bytes {
+        Bytes::from_gib(self.memory_gib)
+    }
+    /// Total memory as torch.cuda / vLLM report it.
+    pub fn visible_memory(&self) -> Bytes {
+        Bytes::from_gib(
+            self.visible_memory_gib
+                .unwrap_or(self.memory_gib * VISIBLE_MEMORY_FRACTION),
+        )
+    }
+    pub fn memory_bandwidth(&self) -> Option<Bandwidth> {
+        self.memory_bandwidth_gbs.map(Bandwidth::from_gb_per_s)
+    }
+    /// Dense peak for a dtype, if supported and sourced.
+    pub fn peak(&self, dtype: ComputeDtype) -> Option<FlopRate> {
+        let t = &self.tflops;
+        let v = match dtype {
+            ComputeDtype::Fp32 => t.fp32,
+            ComputeDtype::Tf32 => t.tf32,
+            ComputeDtype::Fp16 => t.fp16,
+            ComputeDtype::Bf16 => t.bf16,
+            ComputeDtype::Fp8 => t.fp8,
+            ComputeDtype::Int8 => t.int8,
+        };
+        v.filter(|x| *x > 0.0).map(FlopRate::from_tflops)
+    }
+    /// Peak for 16-bit training: bf16 where the chip has it, else fp16 (T4, V100).
+    pub fn peak_half(&self) -> Option<FlopRate> {
+        self.peak(ComputeDtype::Bf16)
+            .or_else(|| self.peak(ComputeDtype::Fp16))
+    }
+    /// One-direction per-GPU bandwidth of the intra-node link.
+    pub fn intra_link_bandwidth(&self) -> Option<Bandwidth> {
+        self.intra_link_gbs
+            .or_else(|| self.intra_link.pcie_default_gbs())
+            .map(|g| Bandwidth::from_gb_per_s(g / 2.0))
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GpuFile {
+    gpu: Vec<GpuSpec>,
+}
+
+/// Parse an accelerator table (the built-in one or a user's).
+pub fn parse_gpu_table(what: &str, text: &str) -> Result<Vec<GpuSpec>, CoreError> {
+    let f: GpuFile = toml::from_str(text).map_err(|e| CoreError::Parse {
+        what: what.to_string(),
+        message: e.to_string(),
+    })?;
+    Ok(f.gpu)
+}
+
+pub fn builtin_gpus() -> Result<&'static [GpuSpec], CoreError> {
+    static CELL: OnceLock<Result<Vec<GpuSpec>, CoreError>> = OnceLock::new();
+    match CELL.get_or_init(|| parse_gpu_table("built-in data/gpus.toml", GPUS_TOML)) {
+        Ok(v) => Ok(v.as_slice()),
+        Err(e) => Err(e.clone()),
+    }
+}
+
+fn gpu_key(s: &str) -> String {
+    let mut k = s.to_lowercase().replace(['_', ' '], "-");
+    for p in ["nvidia-", "geforce-", "huawei-"] {
+        if let Some(rest) = k.strip_prefix(p) {
+            k = rest.to_string();
+        }
+    }
+    k.replace("gb", "g")
+}
+
+/// Find an accelerator by id or name ("A100", "a100_80gb", "NVIDIA H100 80GB SXM").
+/// A bare "A100" means the 80 GB SXM part; "H100" the SXM part.
+pub fn find_gpu(name: &str) -> Result<&'static GpuSpec, CoreError> {
+    let all = builtin_gpus()?;
+    let key = gpu_key(name);
+    let key = match key.as_str() {
+        "a100" | "a100-80g" | "a100-sxm" | "a100-sxm-80g" => "a100-80g".to_string(),
+        "h100" | "h100-80g" | "h100-sxm-80g" => "h100-sxm".to_string(),
+        "v100" => "v100-sxm2-32g".to_string(),
+        "4090" => "rtx-4090".to_string(),
+        "3090" => "rtx-3090".to_string(),
+        "910b" => "ascend-910b".to_string(),
+        _ => key,
+    };
+    all.iter()
+        .find(|g| gpu_key(&g.id) == key || gpu_key(&g.name) == key)
+        .ok_or_else(|| CoreError::Unknown {
+            kind: "GPU".into(),
+            name: name.to_string(),
+            suggestions: close_names(name, all.iter().map(|g| g.id.as_str())),
+        })
+}
+
+/// How nodes talk to each other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InterLink {
+    /// InfiniBand or RoCE (GPUDirect RDMA).
+    Rdma,
+    /// Alibaba eRDMA (RDMA over the VPC, lower bandwidth than dedicated RoCE).
+    Erdma,
+    /// Plain TCP over the VPC.
+    Tcp,
+}
+
+impl InterLink {
+    pub fn name(self) -> &'static str {
+        match self {
+            InterLink::Rdma => "RDMA (IB/RoCE)",
+            InterLink::Erdma => "eRDMA",
+            InterLink::Tcp => "TCP",
+        }
+    }
+    /// Per-message latency used for the α term of collectives (order of magnitude: ~5 µs for
+    /// RDMA, ~10 µs eRDMA, ~50 µs kernel TCP; NCCL tuning docs and common nccl-tests results).
+    pub fn latency(self) -> Seconds {
+        match self {
+            InterLink::Rdma => Seconds(5e-6),
+            InterLink::Erdma => Seconds(10e-6),
+            InterLink::Tcp => Seconds(50e-6),
+        }
+    }
+}
+
+/// The hardware an estimate runs on.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ClusterSpec {
+    pub gpu: GpuSpec,
+    pub gpus_per_node: u64,
+    pub nodes: u64,
+    /// One-direction per-GPU bandwidth inside a node.
+    pub intra_bandwidth: Bandwidth,
+    pub inter_link: InterLink,
+    /// One-direction bandwidth per node across nodes (sum of its NICs).
+    pub inter_bandwidth: Bandwidth,
+}
+
+impl ClusterSpec {
+    /// A cluster of `nodes` × `gpus_per_node` of `gpu`, with the GPU's own intra-node link and the
+    /// given network between nodes.
+    pub fn new(
+        gpu: &GpuSpec,
+        gpus_per_node: u64,
+        nodes: u64,
+        inter_link: InterLink,
+        inter_bandwidth: Bandwidth,
+    ) -> Result<ClusterSpec, CoreError> {
+        if gpus_per_node == 0 {
+            return Err(CoreError::invalid("gpus_per_node", 0, "must be at least 1"));
+        }
+        if nodes == 0 {
+            return Err(CoreError::invalid("nodes", 0, "must be at least 1"));
+        }
+        let intra = gpu
+            .intra_link_bandwidth()
+            .unwrap_or_else(|| Bandwidth::from_gb_per_s(16.0));
+        Ok(ClusterSpec {
+            gpu: gpu.clone(),
+            gpus_per_node,
+            nodes,
+            intra_bandwidth: intra,
+            inter_link,
+            inter_bandwidth,
+        })
+    }
+    pub fn total_gpus(&self) -> u64 {
+        self.gpus_per_node * self.nodes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_table_parses_and_every_row_is_sourced() {
+        let g = builtin_gpus().unwrap();
+        assert!(g.len() >= 15);
+        for x in g {
+            assert!(!x.source.is_empty() && !x.as_of.is_empty(), "{}", x.id);
+            assert!(
+                ["confirmed", "likely", "unverified"].contains(&x.confidence.as_str()),
+                "{}",
+                x.id
+            );
+        }
+    }
+
+    #[test]
+    fn aliases_resolve() {
+        assert_eq!(find_gpu("A100").unwrap().id, "a100-80g");
+        assert_eq!(find_gpu("a100_80gb").unwrap().id, "a100-80g");
+        assert_eq!(find_gpu("h100_80gb").unwrap().id, "h100-sxm");
+        assert_eq!(find_gpu("NVIDIA L20").unwrap().id, "l20");
+        assert!(find_gpu("B300").is_err());
+    }
+
+    #[test]
+    fn peaks_and_links() {
+        let h = find_gpu("h100-sxm").unwrap();
+        assert_eq!(h.peak(ComputeDtype::Bf16).unwrap().tflops(), 989.0);
+        assert_eq!(h.intra_link_bandwidth().unwrap().gb_per_s(), 450.0);
+        let t4 = find_gpu("t4").unwrap();
+        assert!(t4.peak(ComputeDtype::Bf16).is_none());
+        assert_eq!(t4.peak_half().unwrap().tflops(), 65.0);
+    }
+}

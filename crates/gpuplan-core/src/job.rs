@@ -1,0 +1,225 @@
+//! A whole estimate request — model, job, hardware, tunables — as read from a TOML workload file
+//! (format in docs/workload-format.md) and/or command-line flags, and its evaluation.
+
+use crate::constants::Tunables;
+use crate::error::CoreError;
+use crate::hardware::{find_gpu, ClusterSpec, InterLink};
+use crate::infer::{latency, serving_memory, Latency, ServingMemory};
+use crate::model::{param_breakdown, ModelSpec, ParamBreakdown};
+use crate::train::{
+    data_path, training_memory, training_step, training_totals, DataPath, StepTime, TrainingMemory,
+    TrainingTotals,
+};
+use crate::units::Bandwidth;
+use crate::workload::{InferenceSetup, TrainingSetup};
+use serde::{Deserialize, Serialize};
+
+/// The `[hardware]` table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HardwareInput {
+    pub gpu: String,
+    pub gpus_per_node: u64,
+    pub nodes: u64,
+    pub inter_link: InterLink,
+    /// Per-node network bandwidth between nodes, Gbit/s.
+    pub inter_gbit: f64,
+    /// Override of the intra-node per-GPU one-direction bandwidth, GB/s.
+    pub intra_gbs: Option<f64>,
+}
+
+impl Default for HardwareInput {
+    fn default() -> Self {
+        HardwareInput {
+            gpu: "a100-80g".into(),
+            gpus_per_node: 1,
+            nodes: 1,
+            inter_link: InterLink::Rdma,
+            inter_gbit: 800.0,
+            intra_gbs: None,
+        }
+    }
+}
+
+impl HardwareInput {
+    pub fn cluster(&self) -> Result<ClusterSpec, CoreError> {
+        let gpu = find_gpu(&self.gpu)?;
+        if !(self.inter_gbit.is_finite() && self.inter_gbit > 0.0) {
+            return Err(CoreError::invalid(
+                "hardware.inter_gbit",
+                self.inter_gbit,
+                "per-node network bandwidth in Gbit/s, e.g. 100 or 800",
+            ));
+        }
+        let mut c = ClusterSpec::new(
+            gpu,
+            self.gpus_per_node,
+            self.nodes,
+            self.inter_link,
+            Bandwidth::from_gbit_per_s(self.inter_gbit),
+        )?;
+        if let Some(g) = self.intra_gbs {
+            if !(g.is_finite() && g > 0.0) {
+                return Err(CoreError::invalid(
+                    "hardware.intra_gbs",
+                    g,
+                    "one-direction GB/s per GPU, e.g. 300 for NVLink 3",
+                ));
+            }
+            c.intra_bandwidth = Bandwidth::from_gb_per_s(g);
+        }
+        Ok(c)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobKind {
+    Training,
+    Inference,
+}
+
+/// The workload file.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadFile {
+    /// A preset name (`gpuplan models`).
+    pub model: Option<String>,
+    /// Path to a HuggingFace config.json or a directory holding one (read by the CLI).
+    pub model_config: Option<String>,
+    pub kind: Option<JobKind>,
+    #[serde(default)]
+    pub training: Option<TrainingSetup>,
+    #[serde(default)]
+    pub inference: Option<InferenceSetup>,
+    #[serde(default)]
+    pub hardware: Option<HardwareInput>,
+    #[serde(default)]
+    pub tunables: Option<Tunables>,
+}
+
+/// Parse a workload file; the error names the file, line and key.
+pub fn parse_workload(what: &str, text: &str) -> Result<WorkloadFile, CoreError> {
+    toml::from_str(text).map_err(|e| CoreError::Parse {
+        what: what.to_string(),
+        message: e.to_string().trim_end().to_string(),
+    })
+}
+
+/// Result of a training estimate.
+#[derive(Clone, Debug, Serialize)]
+pub struct TrainingEstimate {
+    pub memory: TrainingMemory,
+    pub step: Option<StepTime>,
+    /// Why no step time, when there is none (e.g. no sourced peak FLOP/s).
+    pub step_unavailable: Option<String>,
+    pub totals: Option<TrainingTotals>,
+    pub data_path: Option<DataPath>,
+    /// Does `memory.device_total` fit the GPU?
+    pub fits: bool,
+}
+
+pub fn estimate_training(
+    m: &ModelSpec,
+    s: &TrainingSetup,
+    c: &ClusterSpec,
+    tun: &Tunables,
+) -> Result<TrainingEstimate, CoreError> {
+    let memory = training_memory(m, s, c, tun)?;
+    let (step, step_unavailable) = match training_step(m, s, c, tun) {
+        Ok(st) => (Some(st), None),
+        Err(CoreError::InvalidField { field, fix, .. }) if field == "gpu" || field == "model" => {
+            (None, Some(fix))
+        }
+        Err(e) => return Err(e),
+    };
+    let totals = match &step {
+        Some(st) => training_totals(m, s, c, st)?,
+        None => None,
+    };
+    let data_path = step.as_ref().map(|st| data_path(m, s, st, tun));
+    let fits = memory.device_total.0 <= c.gpu.memory().0;
+    Ok(TrainingEstimate {
+        memory,
+        step,
+        step_unavailable,
+        totals,
+        data_path,
+        fits,
+    })
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct InferenceEstimate {
+    pub memory: ServingMemory,
+    pub latency: Option<Latency>,
+    pub latency_unavailable: Option<String>,
+}
+
+pub fn estimate_inference(
+    m: &ModelSpec,
+    s: &InferenceSetup,
+    c: &ClusterSpec,
+    tun: &Tunables,
+) -> Result<InferenceEstimate, CoreError> {
+    if s.tp > c.gpus_per_node * c.nodes {
+        return Err(CoreError::invalid(
+            "inference.tp",
+            s.tp,
+            &format!(
+                "needs at least {} GPUs; the hardware has {}",
+                s.tp,
+                c.total_gpus()
+            ),
+        ));
+    }
+    let memory = serving_memory(m, s, &c.gpu, tun)?;
+    let (latency, latency_unavailable) = match latency(m, s, &c.gpu, tun) {
+        Ok(l) => (Some(l), None),
+        Err(CoreError::InvalidField { fix, .. }) => (None, Some(fix)),
+        Err(e) => return Err(e),
+    };
+    Ok(InferenceEstimate {
+        memory,
+        latency,
+        latency_unavailable,
+    })
+}
+
+/// Model summary carried into reports.
+#[derive(Clone, Debug, Serialize)]
+pub struct ModelSummary {
+    pub name: String,
+    pub model_type: String,
+    pub params: ParamBreakdown,
+    pub params_published: Option<u64>,
+    pub warnings: Vec<String>,
+}
+
+pub fn model_summary(m: &ModelSpec) -> ModelSummary {
+    ModelSummary {
+        name: m.name.clone(),
+        model_type: m.model_type().to_string(),
+        params: param_breakdown(m),
+        params_published: m.params_published,
+        warnings: m.warnings.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workload_file_rejects_unknown_keys_with_their_name() {
+        let e = parse_workload(
+            "w.toml",
+            "model = \"Llama-3.1-8B\"\n[training]\nseqlen = 4096\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("seqlen") && e.contains("w.toml"), "{e}");
+        let ok = parse_workload("w.toml", "model = \"Llama-3.1-8B\"\nkind = \"training\"\n[training]\ntask = \"lora\"\nseq_len = 4096\n[training.lora]\nrank = 8\n[hardware]\ngpu = \"A100\"\ngpus_per_node = 8\n").unwrap();
+        assert_eq!(ok.training.unwrap().lora.rank, 8);
+    }
+}

@@ -1,0 +1,20 @@
+//! # gpuplan-core
+//!
+//! The pure core of gpuplan: model descriptions, hardware descriptions and the estimators of
+//! memory, FLOPs, time and communication for training and inference.
+//!
+//! Invariants: this crate performs no I/O and prints nothing (data files are embedded at build
+//! time and parsed from strings); every quantity it returns carries its unit in its type
+//! ([`units`]); every constant it uses is named, documented with its source and overridable.
+
+pub mod constants;
+pub mod error;
+pub mod hardware;
+pub mod infer;
+pub mod job;
+pub mod model;
+pub mod train;
+pub mod units;
+pub mod workload;
+
+pub use error::CoreError;

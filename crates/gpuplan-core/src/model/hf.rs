@@ -1,0 +1,550 @@
+//! Import of a HuggingFace `config.json` into a [`TransformerSpec`].
+//!
+//! Key names per family follow the `configuration_*.py` files of HuggingFace transformers (and
+//! the remote-code configs of ChatGLM, Baichuan and InternLM2). An unknown `model_type` with the
+//! standard Llama-style keys is imported as a generic gated-MLP decoder with a warning; missing
+//! keys produce one error that names every missing key.
+
+use super::spec::{
+    Architecture, AttentionKind, ExtraParams, MlaSpec, MlpKind, ModelSpec, MoeSpec, NormKind,
+    Positional, Structure, TransformerSpec,
+};
+use crate::error::CoreError;
+use serde_json::Value;
+
+/// Families with a dedicated mapping.
+pub const KNOWN_MODEL_TYPES: &[&str] = &[
+    "llama",
+    "mistral",
+    "mixtral",
+    "qwen2",
+    "qwen2_moe",
+    "qwen3",
+    "qwen3_moe",
+    "deepseek_v2",
+    "deepseek_v3",
+    "chatglm",
+    "glm4",
+    "baichuan",
+    "internlm2",
+    "yi",
+    "gemma",
+    "gemma2",
+    "phi3",
+    "gpt2",
+    "bert",
+    "t5",
+    "whisper",
+    "vit",
+];
+
+struct Fields<'a> {
+    obj: &'a serde_json::Map<String, Value>,
+    missing: Vec<String>,
+}
+
+impl<'a> Fields<'a> {
+    fn opt_u64(&self, keys: &[&str]) -> Option<u64> {
+        keys.iter().find_map(|k| {
+            let v = self.obj.get(*k)?;
+            v.as_u64().or_else(|| {
+                v.as_f64()
+                    .filter(|f| *f >= 0.0 && f.fract() == 0.0)
+                    .map(|f| f as u64)
+            })
+        })
+    }
+    /// A required positive integer; records the first key name as missing when absent.
+    fn req(&mut self, keys: &[&str]) -> u64 {
+        match self.opt_u64(keys) {
+            Some(v) => v,
+            None => {
+                self.missing.push(keys[0].to_string());
+                0
+            }
+        }
+    }
+    fn opt_bool(&self, key: &str) -> Option<bool> {
+        self.obj.get(key).and_then(Value::as_bool)
+    }
+    fn opt_str(&self, key: &str) -> Option<&'a str> {
+        self.obj.get(key).and_then(Value::as_str)
+    }
+}
+
+/// Parse the text of a `config.json`. `name` labels the resulting model.
+pub fn parse_hf_config(name: &str, text: &str) -> Result<ModelSpec, CoreError> {
+    let v: Value = serde_json::from_str(text).map_err(|e| CoreError::Parse {
+        what: format!("config.json of `{name}`"),
+        message: format!(
+            "not valid JSON at line {} column {}: {e}",
+            e.line(),
+            e.column()
+        ),
+    })?;
+    from_hf_value(name, &v, Vec::new())
+}
+
+/// Build a model from an already parsed `config.json` value.
+pub fn from_hf_value(name: &str, v: &Value, sources: Vec<String>) -> Result<ModelSpec, CoreError> {
+    let obj = v.as_object().ok_or_else(|| CoreError::Parse {
+        what: format!("config.json of `{name}`"),
+        message: "the top level must be a JSON object".into(),
+    })?;
+    let mut f = Fields {
+        obj,
+        missing: Vec::new(),
+    };
+    let mut warnings = Vec::new();
+    let model_type = f.opt_str("model_type").unwrap_or("").to_string();
+    if model_type.is_empty() {
+        warnings
+            .push("config has no `model_type`; treated as a generic Llama-style decoder".into());
+    } else if !KNOWN_MODEL_TYPES.contains(&model_type.as_str()) {
+        warnings.push(format!(
+            "model_type `{model_type}` has no dedicated mapping; estimated as a generic gated-MLP decoder from the standard fields (hidden_size, num_hidden_layers, ...). Check the parameter count against the model card."
+        ));
+    }
+    let spec = match model_type.as_str() {
+        "gpt2" => gpt2(&mut f),
+        "bert" => bert(&mut f),
+        "t5" => t5(&mut f),
+        "whisper" => whisper(&mut f),
+        "vit" => vit(&mut f),
+        "chatglm" | "glm4" if f.obj.contains_key("num_layers") => chatglm(&mut f, &model_type),
+        _ => decoder(&mut f, &model_type, &mut warnings),
+    };
+    if !f.missing.is_empty() {
+        f.missing.dedup();
+        return Err(CoreError::MissingFields { fields: f.missing });
+    }
+    validate_shapes(&spec)?;
+    Ok(ModelSpec {
+        name: name.to_string(),
+        architecture: Architecture::Transformer(spec),
+        params_published: None,
+        sources,
+        notes: None,
+        warnings,
+    })
+}
+
+fn validate_shapes(t: &TransformerSpec) -> Result<(), CoreError> {
+    for (field, v) in [
+        ("hidden_size", t.hidden),
+        ("num_hidden_layers", t.layers),
+        ("num_attention_heads", t.heads),
+    ] {
+        if v == 0 {
+            return Err(CoreError::invalid(field, v, "must be a positive integer"));
+        }
+    }
+    if t.kv_heads == 0 || !t.heads.is_multiple_of(t.kv_heads) {
+        return Err(CoreError::invalid(
+            "num_key_value_heads",
+            t.kv_heads,
+            &format!("must divide num_attention_heads ({})", t.heads),
+        ));
+    }
+    if t.head_dim == 0 {
+        return Err(CoreError::invalid(
+            "head_dim",
+            0,
+            "set head_dim, or a hidden_size divisible by num_attention_heads",
+        ));
+    }
+    if let Some(m) = t.moe {
+        if m.experts_per_token == 0 || m.experts_per_token > m.experts {
+            return Err(CoreError::invalid(
+                "num_experts_per_tok",
+                m.experts_per_token,
+                &format!(
+                    "must be between 1 and the number of experts ({})",
+                    m.experts
+                ),
+            ));
+        }
+        if m.dense_layers > t.layers {
+            return Err(CoreError::invalid(
+                "first_k_dense_replace",
+                m.dense_layers,
+                "cannot exceed num_hidden_layers",
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn base(
+    model_type: &str,
+    structure: Structure,
+    hidden: u64,
+    layers: u64,
+    heads: u64,
+    kv_heads: u64,
+    head_dim: u64,
+    ffn: u64,
+    vocab: u64,
+    mlp: MlpKind,
+    norm: NormKind,
+    positional: Positional,
+    max_context: u64,
+) -> TransformerSpec {
+    TransformerSpec {
+        model_type: model_type.to_string(),
+        structure,
+        hidden,
+        layers,
+        heads,
+        kv_heads,
+        head_dim,
+        ffn,
+        vocab,
+        mlp,
+        norm,
+        attention: AttentionKind::Standard,
+        positional,
+        moe: None,
+        qkv_bias: false,
+        out_bias: false,
+        mlp_bias: false,
+        qk_norm: false,
+        tie_embeddings: false,
+        max_context,
+        sliding_window: None,
+        dropout: false,
+        extras: Vec::new(),
+    }
+}
+
+fn head_dim_or(f: &Fields, hidden: u64, heads: u64) -> u64 {
+    f.opt_u64(&["head_dim"])
+        .unwrap_or(hidden.checked_div(heads).unwrap_or(0))
+}
+
+fn nonzero_dropout(f: &Fields, keys: &[&str]) -> bool {
+    keys.iter().any(|k| {
+        f.obj
+            .get(*k)
+            .and_then(Value::as_f64)
+            .is_some_and(|p| p > 0.0)
+    })
+}
+
+/// Llama-style decoders: llama, mistral, mixtral, qwen2(_moe), qwen3(_moe), deepseek_v2/v3,
+/// baichuan, internlm2, gemma, phi3 and the generic fallback.
+fn decoder(f: &mut Fields, model_type: &str, warnings: &mut Vec<String>) -> TransformerSpec {
+    let hidden = f.req(&["hidden_size"]);
+    let layers = f.req(&["num_hidden_layers"]);
+    let heads = f.req(&["num_attention_heads"]);
+    let vocab = f.req(&["vocab_size"]);
+    let ffn = f.req(&["intermediate_size"]);
+    let kv_heads = f.opt_u64(&["num_key_value_heads"]).unwrap_or(heads);
+    let head_dim = head_dim_or(f, hidden, heads);
+    let max_context =
+        match f.opt_u64(&["max_position_embeddings", "model_max_length", "seq_length"]) {
+            Some(c) => c,
+            None => {
+                warnings.push("no max_position_embeddings: context length assumed 4096".into());
+                4096
+            }
+        };
+    let mut t = base(
+        model_type,
+        Structure::DecoderOnly,
+        hidden,
+        layers,
+        heads,
+        kv_heads,
+        head_dim,
+        ffn,
+        vocab,
+        MlpKind::Gated,
+        NormKind::RmsNorm,
+        Positional::Rotary,
+        max_context,
+    );
+    t.tie_embeddings = f
+        .opt_bool("tie_word_embeddings")
+        .unwrap_or(matches!(model_type, "gemma" | "gemma2"));
+    t.sliding_window = f.opt_u64(&["sliding_window"]);
+    t.dropout = nonzero_dropout(f, &["attention_dropout", "hidden_dropout"]);
+    match model_type {
+        // Qwen2 attention always has q/k/v biases (modeling_qwen2.py: `bias=True`).
+        "qwen2" | "qwen2_moe" => t.qkv_bias = true,
+        "qwen3" | "qwen3_moe" => t.qk_norm = true,
+        "baichuan" if hidden >= 5120 => t.positional = Positional::Alibi,
+        _ => {}
+    }
+    if let Some(b) = f.opt_bool("attention_bias").or_else(|| f.opt_bool("bias")) {
+        if b {
+            t.qkv_bias = true;
+            t.out_bias = true;
+        }
+    }
+    if f.opt_bool("mlp_bias") == Some(true) {
+        t.mlp_bias = true;
+    }
+    // Mixture of experts, in the three vocabularies in use.
+    let experts = f.opt_u64(&["num_local_experts", "num_experts", "n_routed_experts"]);
+    if let Some(experts) = experts.filter(|e| *e > 1) {
+        let expert_ffn = f.opt_u64(&["moe_intermediate_size"]).unwrap_or(ffn);
+        let mut shared = f.opt_u64(&["n_shared_experts"]).unwrap_or(0);
+        if let Some(s) = f
+            .opt_u64(&["shared_expert_intermediate_size"])
+            .filter(|s| *s > 0)
+        {
+            shared = s.div_ceil(expert_ffn.max(1));
+        }
+        t.moe = Some(MoeSpec {
+            experts,
+            experts_per_token: f.req(&["num_experts_per_tok"]),
+            shared_experts: shared,
+            expert_ffn,
+            dense_layers: f.opt_u64(&["first_k_dense_replace"]).unwrap_or(0),
+            router_bias: f.opt_str("topk_method") == Some("noaux_tc"),
+        });
+    }
+    if let Some(kv_lora_rank) = f.opt_u64(&["kv_lora_rank"]) {
+        let m = MlaSpec {
+            q_lora_rank: f.opt_u64(&["q_lora_rank"]),
+            kv_lora_rank,
+            qk_nope_head_dim: f.req(&["qk_nope_head_dim"]),
+            qk_rope_head_dim: f.req(&["qk_rope_head_dim"]),
+            v_head_dim: f.req(&["v_head_dim"]),
+        };
+        t.attention = AttentionKind::Mla(m);
+        t.head_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
+        if let Some(n) = f.opt_u64(&["num_nextn_predict_layers"]).filter(|n| *n > 0) {
+            warnings.push(format!(
+                "{n} multi-token-prediction layer(s) in the checkpoint are not counted (they are dropped for inference and most fine-tuning)"
+            ));
+        }
+    }
+    t
+}
+
+fn chatglm(f: &mut Fields, model_type: &str) -> TransformerSpec {
+    let hidden = f.req(&["hidden_size"]);
+    let layers = f.req(&["num_layers"]);
+    let heads = f.req(&["num_attention_heads"]);
+    let head_dim = f
+        .opt_u64(&["kv_channels"])
+        .unwrap_or(hidden.checked_div(heads).unwrap_or(0));
+    let kv_heads = if f.opt_bool("multi_query_attention").unwrap_or(false) {
+        f.req(&["multi_query_group_num"])
+    } else {
+        heads
+    };
+    let mut t = base(
+        model_type,
+        Structure::DecoderOnly,
+        hidden,
+        layers,
+        heads,
+        kv_heads,
+        head_dim,
+        f.req(&["ffn_hidden_size"]),
+        f.req(&["padded_vocab_size", "vocab_size"]),
+        MlpKind::Gated,
+        if f.opt_bool("rmsnorm").unwrap_or(true) {
+            NormKind::RmsNorm
+        } else {
+            NormKind::LayerNorm
+        },
+        Positional::Rotary,
+        f.opt_u64(&["seq_length"]).unwrap_or(8192),
+    );
+    t.qkv_bias = f.opt_bool("add_qkv_bias").unwrap_or(false);
+    let linear_bias = f.opt_bool("add_bias_linear").unwrap_or(false);
+    t.out_bias = linear_bias;
+    t.mlp_bias = linear_bias;
+    t.tie_embeddings = f.opt_bool("tie_word_embeddings").unwrap_or(false);
+    t
+}
+
+fn gpt2(f: &mut Fields) -> TransformerSpec {
+    let hidden = f.req(&["n_embd", "hidden_size"]);
+    let heads = f.req(&["n_head", "num_attention_heads"]);
+    let positions = f.opt_u64(&["n_positions", "n_ctx"]).unwrap_or(1024);
+    let mut t = base(
+        "gpt2",
+        Structure::DecoderOnly,
+        hidden,
+        f.req(&["n_layer", "num_hidden_layers"]),
+        heads,
+        heads,
+        hidden.checked_div(heads).unwrap_or(0),
+        f.opt_u64(&["n_inner"]).unwrap_or(4 * hidden),
+        f.req(&["vocab_size"]),
+        MlpKind::Plain,
+        NormKind::LayerNorm,
+        Positional::Learned { positions },
+        positions,
+    );
+    t.qkv_bias = true;
+    t.out_bias = true;
+    t.mlp_bias = true;
+    t.tie_embeddings = f.opt_bool("tie_word_embeddings").unwrap_or(true);
+    t.dropout = nonzero_dropout(f, &["attn_pdrop", "resid_pdrop"]);
+    t
+}
+
+/// BERT: post-LN encoder. The model's single `final_norms` LayerNorm stands for the embedding
+/// LayerNorm (BERT has no final norm); token-type embeddings and the pooler are extras.
+fn bert(f: &mut Fields) -> TransformerSpec {
+    let hidden = f.req(&["hidden_size"]);
+    let heads = f.req(&["num_attention_heads"]);
+    let positions = f.opt_u64(&["max_position_embeddings"]).unwrap_or(512);
+    let mut t = base(
+        "bert",
+        Structure::EncoderOnly,
+        hidden,
+        f.req(&["num_hidden_layers"]),
+        heads,
+        heads,
+        hidden.checked_div(heads).unwrap_or(0),
+        f.req(&["intermediate_size"]),
+        f.req(&["vocab_size"]),
+        MlpKind::Plain,
+        NormKind::LayerNorm,
+        Positional::Learned { positions },
+        positions,
+    );
+    t.qkv_bias = true;
+    t.out_bias = true;
+    t.mlp_bias = true;
+    t.dropout = nonzero_dropout(f, &["hidden_dropout_prob", "attention_probs_dropout_prob"]);
+    let type_vocab = f.opt_u64(&["type_vocab_size"]).unwrap_or(2);
+    t.extras = vec![
+        ExtraParams {
+            name: "token_type_embeddings".into(),
+            params: type_vocab * hidden,
+        },
+        ExtraParams {
+            name: "pooler".into(),
+            params: hidden * hidden + hidden,
+        },
+    ];
+    t
+}
+
+fn t5(f: &mut Fields) -> TransformerSpec {
+    let hidden = f.req(&["d_model"]);
+    let layers = f.req(&["num_layers"]);
+    let decoder_layers = f.opt_u64(&["num_decoder_layers"]).unwrap_or(layers);
+    let heads = f.req(&["num_heads"]);
+    let gated = f
+        .opt_str("feed_forward_proj")
+        .is_some_and(|p| p.starts_with("gated"));
+    let mut t = base(
+        "t5",
+        Structure::EncoderDecoder { decoder_layers },
+        hidden,
+        layers,
+        heads,
+        heads,
+        f.req(&["d_kv"]),
+        f.req(&["d_ff"]),
+        f.req(&["vocab_size"]),
+        if gated {
+            MlpKind::Gated
+        } else {
+            MlpKind::Plain
+        },
+        NormKind::RmsNorm,
+        Positional::RelativeBias {
+            buckets: f.opt_u64(&["relative_attention_num_buckets"]).unwrap_or(32),
+        },
+        f.opt_u64(&["n_positions"]).unwrap_or(512),
+    );
+    t.tie_embeddings = f.opt_bool("tie_word_embeddings").unwrap_or(true);
+    t.dropout = nonzero_dropout(f, &["dropout_rate"]);
+    t
+}
+
+fn whisper(f: &mut Fields) -> TransformerSpec {
+    let hidden = f.req(&["d_model"]);
+    let heads = f.req(&["encoder_attention_heads"]);
+    let mels = f.opt_u64(&["num_mel_bins"]).unwrap_or(80);
+    let source_positions = f.opt_u64(&["max_source_positions"]).unwrap_or(1500);
+    let target_positions = f.opt_u64(&["max_target_positions"]).unwrap_or(448);
+    let mut t = base(
+        "whisper",
+        Structure::EncoderDecoder {
+            decoder_layers: f.req(&["decoder_layers"]),
+        },
+        hidden,
+        f.req(&["encoder_layers"]),
+        heads,
+        heads,
+        hidden.checked_div(heads).unwrap_or(0),
+        f.req(&["encoder_ffn_dim"]),
+        f.req(&["vocab_size"]),
+        MlpKind::Plain,
+        NormKind::LayerNorm,
+        Positional::Learned {
+            positions: target_positions,
+        },
+        target_positions,
+    );
+    t.qkv_bias = true;
+    t.out_bias = true;
+    t.mlp_bias = true;
+    t.tie_embeddings = true;
+    t.dropout = nonzero_dropout(f, &["dropout", "attention_dropout"]);
+    t.extras = vec![
+        ExtraParams {
+            name: "encoder.conv1".into(),
+            params: mels * hidden * 3 + hidden,
+        },
+        ExtraParams {
+            name: "encoder.conv2".into(),
+            params: hidden * hidden * 3 + hidden,
+        },
+        ExtraParams {
+            name: "encoder.embed_positions".into(),
+            params: source_positions * hidden,
+        },
+    ];
+    t
+}
+
+fn vit(f: &mut Fields) -> TransformerSpec {
+    let hidden = f.req(&["hidden_size"]);
+    let heads = f.req(&["num_attention_heads"]);
+    let patch = f.opt_u64(&["patch_size"]).unwrap_or(16);
+    let image = f.opt_u64(&["image_size"]).unwrap_or(224);
+    let channels = f.opt_u64(&["num_channels"]).unwrap_or(3);
+    let tokens = (image / patch.max(1)).pow(2) + 1;
+    let mut t = base(
+        "vit",
+        Structure::EncoderOnly,
+        hidden,
+        f.req(&["num_hidden_layers"]),
+        heads,
+        heads,
+        hidden.checked_div(heads).unwrap_or(0),
+        f.req(&["intermediate_size"]),
+        0,
+        MlpKind::Plain,
+        NormKind::LayerNorm,
+        Positional::Learned { positions: tokens },
+        tokens,
+    );
+    t.qkv_bias = f.opt_bool("qkv_bias").unwrap_or(true);
+    t.out_bias = true;
+    t.mlp_bias = true;
+    t.extras = vec![
+        ExtraParams {
+            name: "patch_embedding".into(),
+            params: channels * patch * patch * hidden + hidden,
+        },
+        ExtraParams {
+            name: "cls_token".into(),
+            params: hidden,
+        },
+    ];
+    t
+}

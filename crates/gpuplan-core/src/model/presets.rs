@@ -1,0 +1,165 @@
+//! Built-in model presets, embedded from `data/models.toml` at build time.
+//!
+//! Transformer presets store the published HF `config.json` fields and go through the same
+//! importer as a user's file ([`super::hf`]), so every preset also tests the importer.
+
+use super::hf::from_hf_value;
+use super::spec::{Architecture, ModelSpec, OpaqueSpec};
+use crate::error::{close_names, CoreError};
+use serde::Deserialize;
+use std::sync::OnceLock;
+
+const MODELS_TOML: &str = include_str!("../../data/models.toml");
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PresetFile {
+    model: Vec<PresetRow>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PresetRow {
+    name: String,
+    params_published: Option<u64>,
+    params_active_published: Option<u64>,
+    params_basis: String,
+    confidence: String,
+    sources: Vec<String>,
+    notes: Option<String>,
+    config: Option<toml::Table>,
+    opaque: Option<OpaqueRow>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OpaqueRow {
+    model_type: String,
+    params: u64,
+    forward_flops_per_sample: Option<f64>,
+    flops_basis: Option<String>,
+    reference_input: String,
+    activation_bytes_per_sample: Option<f64>,
+    activation_basis: Option<String>,
+    sample_bytes: Option<f64>,
+    sample_bytes_basis: Option<String>,
+    architecture_notes: Option<String>,
+}
+
+/// A preset with the provenance of its parameter count.
+#[derive(Clone, Debug)]
+pub struct Preset {
+    pub model: ModelSpec,
+    pub params_active_published: Option<u64>,
+    /// hf_safetensors_metadata | computed_from_config | officially_stated | torchvision_docs.
+    pub params_basis: String,
+    /// exact | derived.
+    pub confidence: String,
+}
+
+fn parse_presets(text: &str) -> Result<Vec<Preset>, CoreError> {
+    let file: PresetFile = toml::from_str(text).map_err(|e| CoreError::Parse {
+        what: "built-in data/models.toml".into(),
+        message: e.to_string(),
+    })?;
+    file.model.into_iter().map(preset_from_row).collect()
+}
+
+fn preset_from_row(row: PresetRow) -> Result<Preset, CoreError> {
+    let mut model = match (row.config, row.opaque) {
+        (Some(cfg), None) => {
+            let json = serde_json::to_value(cfg).map_err(|e| CoreError::Parse {
+                what: format!("preset `{}`", row.name),
+                message: e.to_string(),
+            })?;
+            from_hf_value(&row.name, &json, Vec::new())?
+        }
+        (None, Some(o)) => {
+            let mut notes: Vec<String> = Vec::new();
+            notes.extend(o.flops_basis.clone().map(|b| format!("FLOPs: {b}")));
+            notes.extend(
+                o.sample_bytes_basis
+                    .clone()
+                    .map(|b| format!("sample size: {b}")),
+            );
+            notes.extend(
+                o.architecture_notes
+                    .clone()
+                    .map(|b| format!("architecture: {b}")),
+            );
+            ModelSpec {
+                name: row.name.clone(),
+                architecture: Architecture::Opaque(OpaqueSpec {
+                    model_type: o.model_type,
+                    params: o.params,
+                    forward_flops_per_sample: o.forward_flops_per_sample.unwrap_or(f64::NAN),
+                    activation_bytes_per_sample: o.activation_bytes_per_sample,
+                    activation_basis: o.activation_basis,
+                    reference_input: o.reference_input,
+                    sample_bytes: o.sample_bytes,
+                }),
+                params_published: None,
+                sources: Vec::new(),
+                notes: if notes.is_empty() {
+                    None
+                } else {
+                    Some(notes.join("; "))
+                },
+                warnings: Vec::new(),
+            }
+        }
+        _ => {
+            return Err(CoreError::Parse {
+                what: format!("preset `{}`", row.name),
+                message: "needs exactly one of [model.config] or [model.opaque]".into(),
+            })
+        }
+    };
+    model.params_published = row.params_published;
+    model.sources = row.sources;
+    model.notes = match (row.notes, model.notes.take()) {
+        (Some(a), Some(b)) => Some(format!("{a} {b}")),
+        (a, b) => a.or(b),
+    };
+    Ok(Preset {
+        model,
+        params_active_published: row.params_active_published,
+        params_basis: row.params_basis,
+        confidence: row.confidence,
+    })
+}
+
+/// All built-in presets. The embedded file is checked by the test suite, so a parse failure
+/// here is a build defect; it is still reported as an error rather than a panic.
+pub fn presets() -> Result<&'static [Preset], CoreError> {
+    static CELL: OnceLock<Result<Vec<Preset>, CoreError>> = OnceLock::new();
+    match CELL.get_or_init(|| parse_presets(MODELS_TOML)) {
+        Ok(v) => Ok(v.as_slice()),
+        Err(e) => Err(e.clone()),
+    }
+}
+
+fn normalise(s: &str) -> String {
+    s.to_lowercase().replace(['_', ' '], "-")
+}
+
+/// Find a preset by name, case-insensitively; `-hf`, `-instruct` and an `org/` prefix are ignored.
+pub fn find_preset(name: &str) -> Result<&'static Preset, CoreError> {
+    let all = presets()?;
+    let mut key = normalise(name);
+    if let Some((_, tail)) = key.rsplit_once('/') {
+        key = tail.to_string();
+    }
+    for suffix in ["-hf", "-instruct", "-chat"] {
+        if let Some(k) = key.strip_suffix(suffix) {
+            key = k.to_string();
+        }
+    }
+    all.iter()
+        .find(|p| normalise(&p.model.name) == key)
+        .ok_or_else(|| CoreError::Unknown {
+            kind: "model".into(),
+            name: name.to_string(),
+            suggestions: close_names(name, all.iter().map(|p| p.model.name.as_str())),
+        })
+}

@@ -1,0 +1,225 @@
+//! The architecture description every estimator reads.
+//!
+//! A [`ModelSpec`] is either a transformer described by its shapes (from a preset or a
+//! HuggingFace `config.json`) or an opaque model (ResNet, SDXL UNet) described by published
+//! totals at a stated reference input.
+
+use serde::{Deserialize, Serialize};
+
+/// Which stacks the transformer has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Structure {
+    /// GPT-style causal decoder (Llama, Qwen, DeepSeek, ...).
+    DecoderOnly,
+    /// Bidirectional encoder (BERT, ViT).
+    EncoderOnly,
+    /// Encoder plus decoder with cross-attention (T5, Whisper). `layers` counts the encoder.
+    EncoderDecoder { decoder_layers: u64 },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MlpKind {
+    /// SwiGLU / GeGLU: gate, up and down projections (3 matrices).
+    Gated,
+    /// Classic two-matrix MLP with GeLU/ReLU.
+    Plain,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NormKind {
+    /// RMSNorm: one weight vector.
+    RmsNorm,
+    /// LayerNorm: weight and bias.
+    LayerNorm,
+}
+
+impl NormKind {
+    pub fn params(self, width: u64) -> u64 {
+        match self {
+            NormKind::RmsNorm => width,
+            NormKind::LayerNorm => 2 * width,
+        }
+    }
+}
+
+/// Multi-head latent attention (DeepSeek-V2/V3), arXiv 2405.04434 §2.1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MlaSpec {
+    /// Low-rank query compression; `None` means a plain q projection (DeepSeek-V2-Lite).
+    pub q_lora_rank: Option<u64>,
+    pub kv_lora_rank: u64,
+    pub qk_nope_head_dim: u64,
+    pub qk_rope_head_dim: u64,
+    pub v_head_dim: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum AttentionKind {
+    /// MHA, GQA or MQA, told apart by `kv_heads` against `heads`.
+    Standard,
+    Mla(MlaSpec),
+}
+
+/// Mixture-of-experts feed-forward.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MoeSpec {
+    /// Routed experts per MoE layer.
+    pub experts: u64,
+    /// Routed experts each token visits.
+    pub experts_per_token: u64,
+    /// Always-on shared experts (DeepSeek), each `expert_ffn` wide.
+    pub shared_experts: u64,
+    /// FFN width of one expert.
+    pub expert_ffn: u64,
+    /// Leading layers that stay dense with the model's `ffn` width (DeepSeek `first_k_dense_replace`).
+    pub dense_layers: u64,
+    /// Whether the router has a per-expert bias (DeepSeek-V3 `e_score_correction_bias`).
+    pub router_bias: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Positional {
+    /// Rotary embeddings: no parameters.
+    Rotary,
+    /// ALiBi: no parameters.
+    Alibi,
+    /// A learned table of `positions` rows (GPT-2, BERT, Whisper decoder).
+    Learned { positions: u64 },
+    /// T5 relative-attention bias: buckets × heads in the first layer of each stack.
+    RelativeBias { buckets: u64 },
+}
+
+/// A named block of parameters not covered by the regular layer shapes (BERT pooler, ViT patch
+/// embedding, Whisper conv stem).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExtraParams {
+    pub name: String,
+    pub params: u64,
+}
+
+/// Shapes of a transformer, in HuggingFace's vocabulary.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TransformerSpec {
+    /// HF `model_type` (llama, qwen2, deepseek_v3, ...).
+    pub model_type: String,
+    pub structure: Structure,
+    /// d_model.
+    pub hidden: u64,
+    /// Encoder layers for encoder-decoder models, otherwise all layers.
+    pub layers: u64,
+    pub heads: u64,
+    pub kv_heads: u64,
+    pub head_dim: u64,
+    /// Dense FFN width (`intermediate_size`).
+    pub ffn: u64,
+    /// 0 for models without a token vocabulary (ViT).
+    pub vocab: u64,
+    pub mlp: MlpKind,
+    pub norm: NormKind,
+    pub attention: AttentionKind,
+    pub positional: Positional,
+    pub moe: Option<MoeSpec>,
+    pub qkv_bias: bool,
+    /// Bias on the attention output projection.
+    pub out_bias: bool,
+    /// Biases on the MLP matrices.
+    pub mlp_bias: bool,
+    /// Per-head RMSNorm on q and k (Qwen3).
+    pub qk_norm: bool,
+    pub tie_embeddings: bool,
+    /// Trained context length (`max_position_embeddings` or equivalent).
+    pub max_context: u64,
+    /// Sliding-window attention span, if any (Mistral v0.1: 4096).
+    pub sliding_window: Option<u64>,
+    /// Whether the model's training code applies dropout (Megatron GPT: yes; modern LLM configs: 0.0).
+    pub dropout: bool,
+    pub extras: Vec<ExtraParams>,
+}
+
+impl TransformerSpec {
+    /// Query width a·d_h (not always `hidden`: Qwen3-32B has 64×128 = 8192 vs hidden 5120).
+    pub fn q_width(&self) -> u64 {
+        match self.attention {
+            AttentionKind::Standard => self.heads * self.head_dim,
+            AttentionKind::Mla(m) => self.heads * (m.qk_nope_head_dim + m.qk_rope_head_dim),
+        }
+    }
+    /// K (or V) width a_kv·d_h for standard attention.
+    pub fn kv_width(&self) -> u64 {
+        self.kv_heads * self.head_dim
+    }
+    pub fn is_moe(&self) -> bool {
+        self.moe.is_some()
+    }
+    /// Layers that carry a KV cache in decoding: the decoder stack.
+    pub fn decoder_layers(&self) -> u64 {
+        match self.structure {
+            Structure::EncoderDecoder { decoder_layers } => decoder_layers,
+            _ => self.layers,
+        }
+    }
+    pub fn total_layers(&self) -> u64 {
+        match self.structure {
+            Structure::EncoderDecoder { decoder_layers } => self.layers + decoder_layers,
+            _ => self.layers,
+        }
+    }
+}
+
+/// A model known only by published totals at a reference input (CNNs, diffusion UNets).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OpaqueSpec {
+    pub model_type: String,
+    pub params: u64,
+    /// Forward FLOPs for one sample at `reference_input` (multiply and add counted separately).
+    pub forward_flops_per_sample: f64,
+    /// Activation bytes kept for backward per sample at the reference input, 16-bit activations.
+    /// `None` when no source or derivation exists.
+    pub activation_bytes_per_sample: Option<f64>,
+    /// How the activation figure was obtained (a source, or the derivation method).
+    pub activation_basis: Option<String>,
+    /// E.g. "224×224 RGB image".
+    pub reference_input: String,
+    /// Typical stored size of one training sample, for the data path (e.g. an ImageNet JPEG).
+    pub sample_bytes: Option<f64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Architecture {
+    Transformer(TransformerSpec),
+    Opaque(OpaqueSpec),
+}
+
+/// A model with its name and where its description came from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ModelSpec {
+    pub name: String,
+    pub architecture: Architecture,
+    /// Published parameter count, if any, to compare the computed one with.
+    pub params_published: Option<u64>,
+    pub sources: Vec<String>,
+    pub notes: Option<String>,
+    /// Non-fatal remarks from import (unknown `model_type`, assumed defaults).
+    pub warnings: Vec<String>,
+}
+
+impl ModelSpec {
+    pub fn transformer(&self) -> Option<&TransformerSpec> {
+        match &self.architecture {
+            Architecture::Transformer(t) => Some(t),
+            Architecture::Opaque(_) => None,
+        }
+    }
+    pub fn model_type(&self) -> &str {
+        match &self.architecture {
+            Architecture::Transformer(t) => &t.model_type,
+            Architecture::Opaque(o) => &o.model_type,
+        }
+    }
+}

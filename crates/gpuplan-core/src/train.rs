@@ -1,0 +1,1064 @@
+//! Training estimates: memory per device, FLOPs, step time, communication and totals.
+//!
+//! Sources, per component (details and worked checks in docs/methodology.md):
+//! - model states: Rajbhandari et al. 2020 (ZeRO, arXiv 1910.02054) §3/§5 — 2+2+12 bytes/param for
+//!   mixed-precision Adam and the 1/N_d sharding of each ZeRO stage; Megatron's 18 bytes/param
+//!   (`theoretical_memory_usage.py`: "bf16 model params, fp32 main gradients, fp32 main params,
+//!   and fp32 Adam states").
+//! - activations: Korthikanti et al. 2022 (arXiv 2205.05198) Table 2, generalised to GQA, SwiGLU
+//!   and an HF-eager profile; 1F1B in-flight micro-batches (Narayanan et al. 2021).
+//! - FLOPs: 6N + attention (Kaplan et al. 2020; llm-foundry's 12·L·s·h convention); recompute
+//!   adds a forward; LoRA's backward skips the frozen weights' gradient GEMMs.
+//! - communication: ring collectives (Patarasuk & Yuan 2009): 2(d−1)/d·S for all-reduce,
+//!   (d−1)/d·S for reduce-scatter/all-gather; ZeRO-3 moves 1.5× DDP's volume (ZeRO §7).
+
+use crate::constants::Tunables;
+use crate::error::CoreError;
+use crate::hardware::{ClusterSpec, ComputeDtype};
+use crate::model::{
+    param_breakdown, Architecture, Linear, MlpKind, ModelSpec, NormKind, ParamBreakdown,
+    TransformerSpec,
+};
+use crate::units::{compute_time, transfer_time, Bandwidth, Bytes, FlopRate, Flops, Seconds};
+use crate::workload::{
+    AttentionImpl, BaseWeights, Framework, Optimizer, Precision, Recompute, TrainingSetup,
+};
+use serde::Serialize;
+
+/// One named line of a memory breakdown.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MemoryItem {
+    pub name: &'static str,
+    pub bytes: Bytes,
+    /// How the figure was computed, in words.
+    pub basis: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TrainingMemory {
+    pub items: Vec<MemoryItem>,
+    /// What `torch.cuda.max_memory_allocated()` would show: model states + activations + buffers.
+    pub peak_allocated: Bytes,
+    /// What the device must hold: allocated × (1 + fragmentation) + CUDA context + NCCL.
+    pub device_total: Bytes,
+    /// Host memory needed for offloaded states.
+    pub cpu_offload: Bytes,
+    pub params_per_device: f64,
+    pub trainable_params_per_device: f64,
+    pub data_parallel: u64,
+}
+
+/// Bytes per parameter of each model-state component.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct StateBytes {
+    pub weights: f64,
+    pub grads: f64,
+    pub master: f64,
+    pub optimizer: f64,
+}
+
+/// Per-parameter state bytes for trainable weights.
+pub fn state_bytes(precision: Precision, optimizer: Optimizer, framework: Framework) -> StateBytes {
+    let (weights, grads, master) = match precision {
+        Precision::Fp32 => (4.0, 4.0, 0.0),
+        // Megatron keeps fp32 main gradients (18 B/param with Adam); DeepSpeed/HF keep 16-bit grads
+        // on device (ZeRO paper's 2 + 2 + 12).
+        Precision::AmpBf16 | Precision::AmpFp16 => match framework {
+            Framework::Megatron => (2.0, 4.0, 4.0),
+            Framework::HuggingFace => (2.0, 2.0, 4.0),
+        },
+        Precision::PureBf16 => (2.0, 2.0, 0.0),
+        // Transformer Engine keeps an fp8 copy of each weight for the GEMMs on top of bf16 weights.
+        Precision::Fp8 => (3.0, 2.0, 4.0),
+    };
+    // Optimizer states follow the parameters' dtype in pure-bf16 training (torch.optim creates
+    // `exp_avg` with `zeros_like(param)`), and are fp32 alongside fp32 master weights.
+    let state = if precision == Precision::PureBf16 {
+        2.0
+    } else {
+        4.0
+    };
+    let optimizer = match optimizer {
+        Optimizer::AdamW => 2.0 * state,
+        Optimizer::AdamW8bit => 2.0,
+        Optimizer::SgdMomentum => state,
+        // Factored: handled per matrix in `adafactor_state_fraction`; this is the per-element size.
+        Optimizer::Adafactor => state,
+    };
+    StateBytes {
+        weights,
+        grads,
+        master,
+        optimizer,
+    }
+}
+
+/// Share of a model's parameters that Adafactor stores second-moment state for: rows + columns
+/// per matrix, full size for vectors (Shazeer & Stern 2018, §3).
+fn adafactor_state_fraction(b: &ParamBreakdown) -> f64 {
+    let mut matrix = 0.0;
+    let mut factored = 0.0;
+    for g in &b.groups {
+        for l in &g.linears {
+            matrix += (l.params() * g.count) as f64;
+            factored += ((l.d_in + l.d_out) * l.copies * g.count) as f64;
+        }
+    }
+    // Everything outside the layer linears (embeddings, norms, biases) is counted at full size:
+    // an upper bound, since embedding tables are factored too.
+    let rest = b.total as f64 - matrix;
+    (factored + rest) / b.total as f64
+}
+
+fn is_target(targets: &[String], l: &Linear) -> bool {
+    targets.iter().any(|t| {
+        t == "all-linear"
+            || t == "all"
+            || t == l.name
+            || l.name.strip_prefix("cross_").is_some_and(|n| n == t)
+    })
+}
+
+/// LoRA adapter parameters: r·(d_in + d_out) per adapted matrix (Hu et al. 2021, §4.1).
+pub fn lora_params(b: &ParamBreakdown, rank: u64, targets: &[String]) -> f64 {
+    b.groups
+        .iter()
+        .map(|g| {
+            g.count as f64
+                * g.linears
+                    .iter()
+                    .filter(|l| is_target(targets, l))
+                    .map(|l| (rank * (l.d_in + l.d_out) * l.copies) as f64)
+                    .sum::<f64>()
+        })
+        .sum()
+}
+
+/// Parameters held by the most loaded device before ZeRO sharding: transformer layers split
+/// over PP stages and TP ranks (experts over EP), embeddings on the first stage and the LM head
+/// on the last (Megatron's layout; tied embeddings are copied to the last stage).
+pub fn params_on_device(b: &ParamBreakdown, tp: u64, pp: u64, ep: u64) -> f64 {
+    let (tp, pp, ep) = (tp as f64, pp as f64, ep as f64);
+    let experts = b.expert_params() as f64;
+    let layers_dense = b.layer_params() as f64 - experts;
+    let expert_tp = if ep > 1.0 { 1.0 } else { tp };
+    let per_stage = (layers_dense / tp + experts / (ep * expert_tp)) / pp;
+    let first = b.embedding as f64 / tp + b.stem as f64;
+    let last_head = if b.lm_head > 0 {
+        b.lm_head
+    } else {
+        b.embedding
+    };
+    let last = last_head as f64 / tp + b.final_norms as f64;
+    if pp == 1.0 {
+        per_stage
+            + (b.outside_layers() as f64 - b.embedding as f64 - b.lm_head as f64)
+            + (b.embedding + b.lm_head) as f64 / tp
+    } else {
+        per_stage + first.max(last)
+    }
+}
+
+/// Activation bytes per token per layer (16-bit activations), and the s² score term per token.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct LayerActivation {
+    /// Bytes per token that TP does not shard (norm inputs, dropout masks) unless SP is on.
+    pub replicated: f64,
+    /// Bytes per token sharded over TP (Q/K/V, MLP intermediates).
+    pub sharded: f64,
+    /// Bytes per token of the attention scores (∝ s), zero with FlashAttention or selective recompute.
+    pub scores: f64,
+}
+
+/// Per-layer activation accounting. With `Framework::Megatron`, standard attention, a plain MLP
+/// with ffn = 4h and dropout, this is exactly Korthikanti et al.'s 34·sbh + 5·a·s²·b.
+pub fn layer_activation(t: &TransformerSpec, s: u64, setup: &TrainingSetup) -> LayerActivation {
+    let h = t.hidden as f64;
+    let f = t.ffn_for_activation() as f64;
+    let q = t.q_width() as f64;
+    let kv = match t.attention {
+        crate::model::AttentionKind::Standard => t.kv_width() as f64,
+        // MLA materialises full per-head K and V after the up-projection.
+        crate::model::AttentionKind::Mla(m) => (t.heads * m.v_head_dim) as f64,
+    };
+    let a = t.heads as f64;
+    let s = s as f64;
+    let drop = if t.dropout { 1.0 } else { 0.0 };
+    let (replicated, sharded, score_coeff) = match setup.framework {
+        Framework::Megatron => {
+            // 2 norm inputs (2h each), QKV input 2h, MLP input 2h, two dropout masks (h each).
+            let replicated = 4.0 * h + 2.0 * h + 2.0 * h + 2.0 * drop * h;
+            let mlp = match t.mlp {
+                MlpKind::Plain => 4.0 * f,
+                // Fused SwiGLU saves its (gate‖up) input and output: 4f + 2f.
+                MlpKind::Gated => 6.0 * f,
+            };
+            // Q, K, V and the output-projection input.
+            let sharded = 2.0 * q + 4.0 * kv + 2.0 * q + mlp;
+            (replicated, sharded, 2.0 + 3.0 * drop)
+        }
+        Framework::HuggingFace => {
+            // Eager RMSNorm saves its fp32 upcast input (4h) and the normalised bf16 output (2h);
+            // fused LayerNorm saves its input (2h). Then the norm outputs feed QKV and the MLP.
+            let norm = match t.norm {
+                NormKind::RmsNorm => 6.0 * h,
+                NormKind::LayerNorm => 2.0 * h,
+            };
+            let replicated = 2.0 * norm + 2.0 * h + 2.0 * h + 2.0 * drop * h;
+            // Rotary: q and k are saved before and after rotation.
+            let rope = if matches!(t.positional, crate::model::Positional::Rotary) {
+                2.0
+            } else {
+                1.0
+            };
+            let mlp = match t.mlp {
+                MlpKind::Plain => 4.0 * f,
+                // gate out, act(gate) out, up out, product.
+                MlpKind::Gated => 8.0 * f,
+            };
+            let sharded = rope * 2.0 * (q + kv) + 2.0 * kv + 2.0 * q + mlp;
+            // fp32 softmax output (4) + its bf16 copy (2); + mask and dropout output with dropout.
+            (replicated, sharded, 6.0 + 3.0 * drop)
+        }
+    };
+    let scores =
+        if setup.attention == AttentionImpl::Eager && setup.recompute != Recompute::Selective {
+            score_coeff * a * s
+        } else {
+            0.0
+        };
+    LayerActivation {
+        replicated,
+        sharded,
+        scores,
+    }
+}
+
+impl TransformerSpec {
+    /// FFN width that dominates activations: the routed experts' total width for a token (k·f_e
+    /// + shared) in MoE layers, else the dense width.
+    pub fn ffn_for_activation(&self) -> u64 {
+        match self.moe {
+            Some(m) => m.expert_ffn * (m.experts_per_token + m.shared_experts),
+            None => self.ffn,
+        }
+    }
+}
+
+/// Bytes of logits and loss buffers for one micro-batch on the last stage.
+fn logits_bytes(
+    t: &TransformerSpec,
+    tokens: f64,
+    setup: &TrainingSetup,
+    tun: &Tunables,
+) -> (f64, String) {
+    if t.vocab == 0 || t.structure == crate::model::Structure::EncoderOnly {
+        return (0.0, "no vocabulary head".into());
+    }
+    let v = t.vocab as f64;
+    let tp = setup.parallel.tp as f64;
+    match setup.framework {
+        Framework::HuggingFace => (
+            tun.hf_logits_bytes_per_element * tokens * v / tp,
+            format!("{} B × tokens × vocab ({}): bf16 logits + fp32 upcast + fp32 loss grad", tun.hf_logits_bytes_per_element, t.vocab),
+        ),
+        Framework::Megatron => (
+            4.0 * tokens * (t.hidden as f64 + v) / tp,
+            "4·s·b·(h + V)/t: fused vocab-parallel cross-entropy (Megatron theoretical_memory_usage.py)".into(),
+        ),
+    }
+}
+
+fn data_parallel(setup: &TrainingSetup, c: &ClusterSpec) -> Result<u64, CoreError> {
+    let mp = setup.parallel.tp * setup.parallel.pp;
+    let n = c.total_gpus();
+    if !n.is_multiple_of(mp) {
+        return Err(CoreError::invalid(
+            "parallel.tp × parallel.pp",
+            mp,
+            &format!("must divide the number of GPUs ({n}); change tp/pp or the GPU count"),
+        ));
+    }
+    Ok(n / mp)
+}
+
+/// Check TP/PP/EP against the model shapes and the cluster.
+pub fn check_parallelism(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    c: &ClusterSpec,
+) -> Result<u64, CoreError> {
+    let p = &setup.parallel;
+    if let Some(t) = m.transformer() {
+        if !t.heads.is_multiple_of(p.tp) {
+            return Err(CoreError::invalid(
+                "parallel.tp",
+                p.tp,
+                &format!(
+                    "must divide the attention heads ({}); try {}",
+                    t.heads,
+                    divisors_below(t.heads, c.gpus_per_node)
+                ),
+            ));
+        }
+        let layers = t.total_layers();
+        if !layers.is_multiple_of(p.pp) {
+            return Err(CoreError::invalid(
+                "parallel.pp",
+                p.pp,
+                &format!(
+                    "must divide the number of layers ({layers}); try {}",
+                    divisors_below(layers, 64)
+                ),
+            ));
+        }
+        match t.moe {
+            Some(moe) if !moe.experts.is_multiple_of(p.ep) => {
+                return Err(CoreError::invalid(
+                    "parallel.ep",
+                    p.ep,
+                    &format!("must divide the number of experts ({})", moe.experts),
+                ));
+            }
+            None if p.ep > 1 => {
+                return Err(CoreError::invalid(
+                    "parallel.ep",
+                    p.ep,
+                    "expert parallelism needs a MoE model; set ep = 1",
+                ));
+            }
+            _ => {}
+        }
+    } else if p.tp > 1 || p.pp > 1 {
+        return Err(CoreError::invalid(
+            "parallel.tp/pp",
+            format!("{}/{}", p.tp, p.pp),
+            "models given by totals (CNNs, UNets) train data-parallel only: set tp = pp = 1",
+        ));
+    }
+    if p.tp > c.gpus_per_node {
+        return Err(CoreError::invalid(
+            "parallel.tp",
+            p.tp,
+            &format!(
+                "tensor parallelism stays inside a node: at most {} here",
+                c.gpus_per_node
+            ),
+        ));
+    }
+    let dp = data_parallel(setup, c)?;
+    if p.ep > dp * p.tp {
+        return Err(CoreError::invalid(
+            "parallel.ep",
+            p.ep,
+            "cannot exceed tp × data-parallel size",
+        ));
+    }
+    Ok(dp)
+}
+
+fn divisors_below(n: u64, max: u64) -> String {
+    (1..=max.min(n))
+        .filter(|d| n.is_multiple_of(*d))
+        .map(|d| d.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Memory per device for a training job.
+pub fn training_memory(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    c: &ClusterSpec,
+    tun: &Tunables,
+) -> Result<TrainingMemory, CoreError> {
+    setup.validate()?;
+    let dp = check_parallelism(m, setup, c)?;
+    let p = setup.parallel;
+    let b = param_breakdown(m);
+    let dev_params = params_on_device(&b, p.tp, p.pp, p.ep);
+    let share = dev_params / b.total as f64;
+    let zero_div = |stage: u8| if p.zero >= stage { dp as f64 } else { 1.0 };
+    let sb = state_bytes(setup.precision, setup.optimizer, setup.framework);
+    let opt_fraction = if setup.optimizer == Optimizer::Adafactor {
+        adafactor_state_fraction(&b)
+    } else {
+        1.0
+    };
+    let mut items = Vec::new();
+    let mut cpu = 0.0;
+    let trainable;
+
+    if setup.task.is_peft() {
+        let base = setup.base_weights();
+        // Quantisation applies to the transformer linears; embeddings, norms and the LM head stay
+        // bf16 (bitsandbytes/PEFT skip the output embedding, `get_keys_to_not_convert`).
+        let linear_params: f64 = b
+            .groups
+            .iter()
+            .map(|g| (g.count * g.linears.iter().map(Linear::params).sum::<u64>()) as f64)
+            .sum();
+        let rest = b.total as f64 - linear_params;
+        let rest_bits = if base == BaseWeights::Fp32 {
+            32.0
+        } else {
+            16.0
+        };
+        let base_bytes =
+            (linear_params * base.bits() + rest * rest_bits) / 8.0 * share / zero_div(3);
+        items.push(MemoryItem {
+            name: "base weights (frozen)",
+            bytes: Bytes(base_bytes),
+            basis: format!(
+                "{:?}: {} bits/weight on linears, {} bits elsewhere{}",
+                base,
+                base.bits(),
+                rest_bits,
+                shard_note(p.zero >= 3, dp)
+            ),
+        });
+        let lora = lora_params(&b, setup.lora.rank, &setup.lora.targets) * share;
+        trainable = lora;
+        // PEFT keeps adapters in fp32 (autocast_adapter_dtype) with fp32 grads and AdamW states.
+        let per = 4.0
+            + 4.0
+            + if setup.optimizer == Optimizer::AdamW8bit {
+                2.0
+            } else {
+                8.0
+            };
+        items.push(MemoryItem {
+            name: "LoRA adapters + grads + optimizer",
+            bytes: Bytes(lora * per / zero_div(1)),
+            basis: format!(
+                "{:.1}M adapter params (rank {}) × {per} B (fp32 weight, grad, AdamW states)",
+                lora / 1e6,
+                setup.lora.rank
+            ),
+        });
+    } else {
+        trainable = dev_params;
+        let on_cpu_params = p.offload_params;
+        let w = dev_params * sb.weights / zero_div(3);
+        let g = dev_params * sb.grads / zero_div(2);
+        let mo = dev_params * (sb.master + sb.optimizer * opt_fraction) / zero_div(1);
+        if on_cpu_params {
+            cpu += w;
+        }
+        items.push(MemoryItem {
+            name: "weights",
+            bytes: Bytes(if on_cpu_params { 0.0 } else { w }),
+            basis: format!(
+                "{:.2}B params × {} B{}{}",
+                dev_params / 1e9,
+                sb.weights,
+                shard_note(p.zero >= 3, dp),
+                if on_cpu_params {
+                    " (offloaded to CPU)"
+                } else {
+                    ""
+                }
+            ),
+        });
+        items.push(MemoryItem {
+            name: "gradients",
+            bytes: Bytes(if p.offload_optimizer && p.zero >= 2 {
+                0.0
+            } else {
+                g
+            }),
+            basis: format!("{} B/param{}", sb.grads, shard_note(p.zero >= 2, dp)),
+        });
+        if p.offload_optimizer {
+            cpu += mo + if p.zero >= 2 { g } else { 0.0 };
+        }
+        items.push(MemoryItem {
+            name: "optimizer states + master weights",
+            bytes: Bytes(if p.offload_optimizer { 0.0 } else { mo }),
+            basis: format!(
+                "{:?}: {} B/param states{} + {} B master{}{}",
+                setup.optimizer,
+                sb.optimizer,
+                if opt_fraction < 1.0 {
+                    format!(" on {:.3}% of params (factored)", opt_fraction * 100.0)
+                } else {
+                    String::new()
+                },
+                sb.master,
+                shard_note(p.zero >= 1, dp),
+                if p.offload_optimizer {
+                    " (offloaded to CPU)"
+                } else {
+                    ""
+                }
+            ),
+        });
+    }
+    if p.zero >= 3 && dp > 1 {
+        // Two gathered layers in flight (current + prefetch): DeepSpeed's 4 × largest_layer_params.
+        let gather = 2.0 * b.largest_layer() as f64 / p.tp as f64 * 2.0;
+        items.push(MemoryItem {
+            name: "ZeRO-3 gather buffers",
+            bytes: Bytes(gather),
+            basis: "2 × largest layer × 2 B (DeepSpeed memory.rst: 4·largest_layer_params)".into(),
+        });
+    }
+
+    let (act, act_basis, logits, logits_basis) = activation_bytes(m, setup, tun)?;
+    items.push(MemoryItem {
+        name: "activations",
+        bytes: Bytes(act),
+        basis: act_basis,
+    });
+    if logits > 0.0 {
+        items.push(MemoryItem {
+            name: "logits + loss",
+            bytes: Bytes(logits),
+            basis: logits_basis,
+        });
+    }
+    let allocated: f64 = items.iter().map(|i| i.bytes.0).sum();
+    let frag = allocated * tun.fragmentation;
+    items.push(MemoryItem {
+        name: "allocator fragmentation",
+        bytes: Bytes(frag),
+        basis: format!(
+            "{:.0}% of allocated (tunable `fragmentation`)",
+            tun.fragmentation * 100.0
+        ),
+    });
+    items.push(MemoryItem {
+        name: "CUDA context",
+        bytes: Bytes::from_gib(tun.cuda_context_gib),
+        basis: "tunable `cuda_context_gib`".into(),
+    });
+    if c.total_gpus() > 1 {
+        items.push(MemoryItem {
+            name: "NCCL buffers",
+            bytes: Bytes::from_gib(tun.nccl_buffers_gib),
+            basis: "tunable `nccl_buffers_gib`".into(),
+        });
+    }
+    let total: f64 = items.iter().map(|i| i.bytes.0).sum();
+    Ok(TrainingMemory {
+        items,
+        peak_allocated: Bytes(allocated),
+        device_total: Bytes(total),
+        cpu_offload: Bytes(cpu),
+        params_per_device: dev_params,
+        trainable_params_per_device: trainable,
+        data_parallel: dp,
+    })
+}
+
+fn shard_note(sharded: bool, dp: u64) -> String {
+    if sharded && dp > 1 {
+        format!(" ÷ {dp} (ZeRO shard)")
+    } else {
+        String::new()
+    }
+}
+
+/// (activation bytes, basis, logits bytes, basis) for the most loaded device.
+fn activation_bytes(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    tun: &Tunables,
+) -> Result<(f64, String, f64, String), CoreError> {
+    let dtype_factor = if setup.precision == Precision::Fp32 {
+        2.0
+    } else {
+        1.0
+    };
+    match &m.architecture {
+        Architecture::Opaque(o) => match o.activation_bytes_per_sample {
+            Some(a) => Ok((
+                a * setup.micro_batch as f64 * dtype_factor,
+                format!(
+                    "{} per sample at {} × micro-batch {}",
+                    Bytes(a),
+                    o.reference_input,
+                    setup.micro_batch
+                ),
+                0.0,
+                String::new(),
+            )),
+            None => Ok((
+                0.0,
+                format!(
+                    "UNKNOWN: no sourced activation size for {}; memory is a lower bound",
+                    m.name
+                ),
+                0.0,
+                String::new(),
+            )),
+        },
+        Architecture::Transformer(t) => {
+            let p = setup.parallel;
+            let tokens = (setup.micro_batch * setup.seq_len) as f64;
+            let la = layer_activation(t, setup.seq_len, setup);
+            let tp = p.tp as f64;
+            let sp = if p.sequence_parallel { tp } else { 1.0 };
+            let per_token_layer = la.replicated / sp + la.sharded / tp + la.scores / tp;
+            let layers_per_stage = (t.total_layers() / p.pp) as f64;
+            let in_flight = p.pp.min(setup.grad_accum) as f64;
+            let (stored, basis) = match setup.recompute {
+                Recompute::Full => {
+                    // Layer inputs for every layer of every in-flight micro-batch, plus one layer's
+                    // full working set during its recomputation.
+                    let inputs = 2.0 * t.hidden as f64 / sp * tokens * layers_per_stage * in_flight;
+                    let working = per_token_layer * tokens;
+                    (inputs + working, format!("full recompute: 2·h B/token/layer × {layers_per_stage} layers × {in_flight} micro-batch(es) + one layer's working set ({:.0} B/token)", per_token_layer))
+                }
+                _ => (
+                    per_token_layer * tokens * layers_per_stage * in_flight,
+                    format!(
+                        "{:.0} B/token/layer × {} tokens × {layers_per_stage} layers × {in_flight} in flight ({:?} profile{})",
+                        per_token_layer,
+                        tokens,
+                        setup.framework,
+                        if la.scores > 0.0 { ", eager s² scores" } else { ", no s² scores" }
+                    ),
+                ),
+            };
+            let dec_tokens = tokens; // decoder tokens = sequence for decoder-only models
+            let (logits, lb) = logits_bytes(t, dec_tokens, setup, tun);
+            Ok((stored * dtype_factor, basis, logits, lb))
+        }
+    }
+}
+
+/// FLOPs of one training token (model FLOPs, and hardware FLOPs including recompute).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct TokenFlops {
+    /// Forward FLOPs per token: 2 × matmul params (active) + attention scores.
+    pub forward: Flops,
+    /// Model FLOPs per token (forward + backward), the numerator of MFU.
+    pub model: Flops,
+    /// Hardware FLOPs per token, adding recomputation.
+    pub hardware: Flops,
+}
+
+/// Training FLOPs per token. Matmul parameters are the active layer linears plus the LM head
+/// (the logits GEMM runs even when tied); attention adds 4·s·q_width per layer forward (QKᵀ and
+/// AV over the full s×s, llm-foundry's convention: 12·L·s·h for fwd+bwd with q_width = h).
+pub fn training_flops_per_token(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+) -> Result<TokenFlops, CoreError> {
+    match &m.architecture {
+        Architecture::Opaque(o) => {
+            if !o.forward_flops_per_sample.is_finite() {
+                return Err(CoreError::invalid(
+                    "model",
+                    &m.name,
+                    "no sourced FLOPs per sample for this model; time cannot be estimated",
+                ));
+            }
+            // For opaque models a "token" is a sample.
+            let f = o.forward_flops_per_sample;
+            let model = 3.0 * f;
+            let hw = if setup.recompute == Recompute::Full {
+                4.0 * f
+            } else {
+                model
+            };
+            Ok(TokenFlops {
+                forward: Flops(f),
+                model: Flops(model),
+                hardware: Flops(hw),
+            })
+        }
+        Architecture::Transformer(t) => {
+            let b = param_breakdown(m);
+            let linear_active: f64 = b
+                .groups
+                .iter()
+                .map(|g| {
+                    (g.count * g.linears.iter().map(Linear::active_params).sum::<u64>()) as f64
+                })
+                .sum();
+            let head = if t.vocab > 0 && t.structure != crate::model::Structure::EncoderOnly {
+                (t.vocab * t.hidden) as f64
+            } else {
+                0.0
+            };
+            let attn = 4.0 * (t.total_layers() * setup.seq_len * t.q_width()) as f64;
+            let fwd_mm = 2.0 * (linear_active + head);
+            let fwd = fwd_mm + attn;
+            let (model, hardware) = if setup.task.is_peft() {
+                // Frozen weights: backward computes activation gradients only (1× forward), no
+                // weight-gradient GEMMs; attention backward is still 2× its forward.
+                let model = fwd + fwd_mm + 2.0 * attn;
+                let extra = match setup.recompute {
+                    Recompute::Full => fwd,
+                    Recompute::Selective => attn,
+                    Recompute::None => 0.0,
+                };
+                (model, model + extra)
+            } else {
+                let model = 3.0 * fwd;
+                let extra = match setup.recompute {
+                    Recompute::Full => fwd,
+                    Recompute::Selective => attn,
+                    Recompute::None => 0.0,
+                };
+                (model, model + extra)
+            };
+            Ok(TokenFlops {
+                forward: Flops(fwd),
+                model: Flops(model),
+                hardware: Flops(hardware),
+            })
+        }
+    }
+}
+
+/// The peak a training run computes at, by precision.
+pub fn training_peak(c: &ClusterSpec, precision: Precision) -> Option<FlopRate> {
+    let g = &c.gpu;
+    match precision {
+        Precision::Fp32 => g
+            .peak(ComputeDtype::Tf32)
+            .or_else(|| g.peak(ComputeDtype::Fp32)),
+        Precision::Fp8 => g.peak(ComputeDtype::Fp8).or_else(|| g.peak_half()),
+        Precision::AmpFp16 => g.peak(ComputeDtype::Fp16),
+        Precision::AmpBf16 | Precision::PureBf16 => g
+            .peak(ComputeDtype::Bf16)
+            .or_else(|| g.peak(ComputeDtype::Fp16)),
+    }
+}
+
+/// Achievable share of peak for training GEMMs on this chip (see [`Tunables`]).
+pub fn train_efficiency(c: &ClusterSpec, tun: &Tunables) -> (f64, &'static str) {
+    let id = c.gpu.id.as_str();
+    if ["h100", "h800", "h20", "h200"]
+        .iter()
+        .any(|p| id.starts_with(p))
+    {
+        (tun.train_efficiency_hopper, "train_efficiency_hopper")
+    } else if ["a100", "a800", "a10", "a30", "a40"]
+        .iter()
+        .any(|p| id.starts_with(p))
+    {
+        (tun.train_efficiency_ampere, "train_efficiency_ampere")
+    } else {
+        (tun.train_efficiency_other, "train_efficiency_other")
+    }
+}
+
+/// Time of one optimizer step and its parts.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StepTime {
+    pub compute: Seconds,
+    pub pipeline_bubble: Seconds,
+    pub tp_comm: Seconds,
+    pub dp_comm_total: Seconds,
+    /// Data-parallel communication left after overlap with backward.
+    pub dp_comm_exposed: Seconds,
+    pub pp_comm: Seconds,
+    pub ep_comm: Seconds,
+    pub step: Seconds,
+    pub tokens_per_step: f64,
+    pub tokens_per_second: f64,
+    pub tokens_per_second_per_gpu: f64,
+    /// Model FLOPs utilisation: model FLOPs/s ÷ (GPUs × peak).
+    pub mfu: f64,
+    /// Hardware FLOPs utilisation (counts recompute).
+    pub hfu: f64,
+    pub efficiency_used: f64,
+    pub efficiency_name: &'static str,
+    pub peak: FlopRate,
+    /// Slowest link the data-parallel ring crosses, one direction.
+    pub dp_bandwidth: Bandwidth,
+    pub dp_link: String,
+    /// What dominates the step: compute, tp-communication, dp-communication, pipeline-bubble.
+    pub bottleneck: &'static str,
+}
+
+fn ring_allreduce(bytes: f64, n: u64, bw: Bandwidth, eff: f64) -> Seconds {
+    if n <= 1 {
+        return Seconds(0.0);
+    }
+    let v = 2.0 * (n - 1) as f64 / n as f64 * bytes;
+    transfer_time(Bytes(v), bw * eff)
+}
+
+/// Step time from a per-device roofline plus communication (see module docs).
+pub fn training_step(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    c: &ClusterSpec,
+    tun: &Tunables,
+) -> Result<StepTime, CoreError> {
+    setup.validate()?;
+    tun.validate()?;
+    let dp = check_parallelism(m, setup, c)?;
+    let p = setup.parallel;
+    let peak = training_peak(c, setup.precision).ok_or_else(|| {
+        CoreError::invalid("gpu", &c.gpu.id, "no sourced peak FLOP/s for this chip and precision; time cannot be estimated (memory still can)")
+    })?;
+    let (eff, eff_name) = train_efficiency(c, tun);
+    let fl = training_flops_per_token(m, setup)?;
+    let is_opaque = m.transformer().is_none();
+    let tokens_per_micro = if is_opaque {
+        setup.micro_batch as f64
+    } else {
+        (setup.micro_batch * setup.seq_len) as f64
+    };
+    let m_micro = setup.grad_accum as f64;
+    let tokens_per_step = tokens_per_micro * m_micro * dp as f64;
+    // Per-device work: a micro-batch's FLOPs split over tp × pp devices.
+    let mp = (p.tp * p.pp) as f64;
+    let rate = peak * eff;
+    let compute = compute_time(Flops(fl.hardware.0 * tokens_per_micro * m_micro / mp), rate);
+    let bubble_frac = (p.pp as f64 - 1.0) / m_micro;
+    let pipeline_bubble = compute * bubble_frac;
+
+    let b = param_breakdown(m);
+    let intra = c.intra_bandwidth;
+    let eff_net = tun.collective_efficiency;
+    // TP: 2 all-reduces of b·s·h per layer forward and 2 backward (Megatron; SP's all-gather +
+    // reduce-scatter moves the same bytes), 2-byte activations, not overlapped.
+    let tp_comm = match m.transformer() {
+        Some(t) if p.tp > 1 => {
+            let per = ring_allreduce(
+                tokens_per_micro * t.hidden as f64 * 2.0,
+                p.tp,
+                intra,
+                eff_net,
+            );
+            per * (4.0 * (t.total_layers() / p.pp) as f64 * m_micro)
+        }
+        _ => Seconds(0.0),
+    };
+    // DP: gradients (and for ZeRO-3, parameters) of the trainable weights on the device, 2 bytes each.
+    let trainable = if setup.task.is_peft() {
+        lora_params(&b, setup.lora.rank, &setup.lora.targets)
+            * params_on_device(&b, p.tp, p.pp, p.ep)
+            / b.total as f64
+    } else {
+        params_on_device(&b, p.tp, p.pp, p.ep)
+    };
+    let grad_bytes = trainable * 2.0;
+    let spans_nodes = p.tp * p.pp * dp > c.gpus_per_node;
+    let (dp_bw, dp_link) = if dp > 1 && spans_nodes {
+        let inter = c.inter_bandwidth;
+        if inter.0 < intra.0 {
+            (
+                inter,
+                format!("{} between nodes ({})", c.inter_link.name(), inter),
+            )
+        } else {
+            (
+                intra,
+                format!("{} inside the node ({intra})", c.gpu.intra_link.name()),
+            )
+        }
+    } else {
+        (
+            intra,
+            format!("{} inside the node ({intra})", c.gpu.intra_link.name()),
+        )
+    };
+    let mut dp_comm_total = ring_allreduce(grad_bytes, dp, dp_bw, eff_net);
+    if p.zero >= 3 && dp > 1 {
+        // Parameters are all-gathered for forward and again for backward in every micro-batch,
+        // gradients reduce-scattered: 3 × (d−1)/d × 2P per micro-batch (ZeRO §7).
+        let base_bytes = if setup.task.is_peft() {
+            params_on_device(&b, p.tp, p.pp, p.ep) * setup.base_weights().bits() / 8.0
+        } else {
+            grad_bytes
+        };
+        let per_micro = 2.0 * (dp - 1) as f64 / dp as f64 * base_bytes
+            + (dp - 1) as f64 / dp as f64 * grad_bytes;
+        dp_comm_total = transfer_time(Bytes(per_micro * m_micro), dp_bw * eff_net);
+    }
+    let latency = if dp > 1 {
+        c.inter_link.latency() * (2.0 * (dp - 1) as f64)
+    } else {
+        Seconds(0.0)
+    };
+    dp_comm_total += latency;
+    // Overlap: with ZeRO-3 the gathers overlap forward and backward; otherwise gradient buckets
+    // overlap the backward pass (≈ 2/3 of compute), except the last micro-batch's tail.
+    let hide = if p.zero >= 3 {
+        compute * tun.dp_overlap
+    } else {
+        compute * (2.0 / 3.0 / m_micro) * tun.dp_overlap
+    };
+    let dp_comm_exposed = (dp_comm_total - hide).max(Seconds(0.0));
+    let pp_comm = match m.transformer() {
+        Some(t) if p.pp > 1 => {
+            let act = tokens_per_micro * t.hidden as f64 * 2.0 / p.tp as f64;
+            let link = if p.tp * p.pp > c.gpus_per_node {
+                c.inter_bandwidth.min(intra)
+            } else {
+                intra
+            };
+            transfer_time(Bytes(2.0 * act * m_micro), link * eff_net)
+        }
+        _ => Seconds(0.0),
+    };
+    let ep_comm = match m.transformer().and_then(|t| t.moe.map(|moe| (t, moe))) {
+        Some((t, moe)) if p.ep > 1 => {
+            // Dispatch + combine, forward and backward: 4 all-to-alls of tokens × k × h × 2 B.
+            let moe_layers = (t.layers - moe.dense_layers) as f64 / p.pp as f64;
+            let bytes = tokens_per_micro
+                * moe.experts_per_token as f64
+                * t.hidden as f64
+                * 2.0
+                * (p.ep - 1) as f64
+                / p.ep as f64;
+            let link = if p.ep > c.gpus_per_node {
+                c.inter_bandwidth.min(intra)
+            } else {
+                intra
+            };
+            transfer_time(Bytes(4.0 * bytes * moe_layers * m_micro), link * eff_net)
+        }
+        _ => Seconds(0.0),
+    };
+    let step = compute + pipeline_bubble + tp_comm + dp_comm_exposed + pp_comm + ep_comm;
+    let tps = tokens_per_step / step.0;
+    let n = c.total_gpus() as f64;
+    let mfu = fl.model.0 * tps / (n * peak.0);
+    let hfu = fl.hardware.0 * tps / (n * peak.0);
+    let parts = [
+        ("compute", compute.0),
+        ("pipeline-bubble", pipeline_bubble.0),
+        ("tp-communication", tp_comm.0),
+        ("dp-communication", dp_comm_exposed.0),
+        ("ep-communication", ep_comm.0),
+    ];
+    let bottleneck = parts
+        .iter()
+        .fold(
+            ("compute", 0.0),
+            |acc, x| if x.1 > acc.1 { *x } else { acc },
+        )
+        .0;
+    Ok(StepTime {
+        compute,
+        pipeline_bubble,
+        tp_comm,
+        dp_comm_total,
+        dp_comm_exposed,
+        pp_comm,
+        ep_comm,
+        step,
+        tokens_per_step,
+        tokens_per_second: tps,
+        tokens_per_second_per_gpu: tps / n,
+        mfu,
+        hfu,
+        efficiency_used: eff,
+        efficiency_name: eff_name,
+        peak,
+        dp_bandwidth: dp_bw,
+        dp_link,
+        bottleneck,
+    })
+}
+
+/// Whole-job totals.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TrainingTotals {
+    pub tokens: f64,
+    pub steps: f64,
+    pub wall_time: Seconds,
+    pub gpu_hours: f64,
+    pub total_flops: Flops,
+}
+
+/// Tokens the job processes: `tokens`, or samples × epochs × seq_len (× 1 per sample for
+/// opaque models, where a "token" is a sample).
+pub fn job_tokens(m: &ModelSpec, setup: &TrainingSetup) -> Option<f64> {
+    if let Some(t) = setup.tokens {
+        return Some(t);
+    }
+    let per_sample = if m.transformer().is_some() {
+        setup.seq_len as f64
+    } else {
+        1.0
+    };
+    match (setup.samples, setup.epochs) {
+        (Some(s), e) => Some(s * e.unwrap_or(1.0) * per_sample),
+        _ => None,
+    }
+}
+
+pub fn training_totals(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    c: &ClusterSpec,
+    st: &StepTime,
+) -> Result<Option<TrainingTotals>, CoreError> {
+    let Some(tokens) = job_tokens(m, setup) else {
+        return Ok(None);
+    };
+    let fl = training_flops_per_token(m, setup)?;
+    let wall = Seconds(tokens / st.tokens_per_second);
+    Ok(Some(TrainingTotals {
+        tokens,
+        steps: (tokens / st.tokens_per_step).ceil(),
+        wall_time: wall,
+        gpu_hours: wall.hours() * c.total_gpus() as f64,
+        total_flops: Flops(fl.model.0 * tokens),
+    }))
+}
+
+/// Data path and checkpoint figures.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DataPath {
+    pub samples_per_second: f64,
+    /// Read throughput the input pipeline must sustain.
+    pub read_bandwidth: Bandwidth,
+    /// Host CPU cores for decoding/augmentation (image models), if applicable.
+    pub cpu_cores_for_decode: Option<f64>,
+    /// Weights + optimizer states (the full training state written at a checkpoint).
+    pub checkpoint_size: Bytes,
+    /// Weights alone (what an inference export needs).
+    pub weights_size: Bytes,
+}
+
+pub fn data_path(m: &ModelSpec, setup: &TrainingSetup, st: &StepTime, tun: &Tunables) -> DataPath {
+    let b = param_breakdown(m);
+    let is_opaque = m.transformer().is_none();
+    let samples_per_second = if is_opaque {
+        st.tokens_per_second
+    } else {
+        st.tokens_per_second / setup.seq_len as f64
+    };
+    let sample_bytes = setup
+        .bytes_per_sample
+        .unwrap_or_else(|| match &m.architecture {
+            Architecture::Opaque(o) => o.sample_bytes.unwrap_or(0.0),
+            // Tokenised text: ~4 bytes per token as uint32 ids (pre-tokenised), raw text similar.
+            Architecture::Transformer(_) => 4.0 * setup.seq_len as f64,
+        });
+    let image = matches!(&m.architecture, Architecture::Opaque(o) if o.model_type == "resnet")
+        || m.model_type() == "vit";
+    let params = b.total as f64;
+    let (ckpt, weights) = if setup.task.is_peft() {
+        let lora = lora_params(&b, setup.lora.rank, &setup.lora.targets);
+        (lora * 16.0, lora * 4.0)
+    } else {
+        let sb = state_bytes(setup.precision, setup.optimizer, setup.framework);
+        (
+            params * (sb.weights.min(4.0) + sb.master + sb.optimizer),
+            params * 2.0,
+        )
+    };
+    DataPath {
+        samples_per_second,
+        read_bandwidth: Bandwidth(samples_per_second * sample_bytes),
+        cpu_cores_for_decode: if image {
+            Some(samples_per_second / tun.image_decode_per_core)
+        } else {
+            None
+        },
+        checkpoint_size: Bytes(ckpt),
+        weights_size: Bytes(weights),
+    }
+}

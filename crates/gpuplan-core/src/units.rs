@@ -1,0 +1,277 @@
+//! Physical units as newtypes, and the one place that formats them.
+//!
+//! Every quantity that leaves an estimator carries its unit in its type. Memory is kept in bytes
+//! and shown in GiB (2^30 bytes), the unit vLLM, TensorRT-LLM and PyTorch report even when they
+//! print "GB" (see docs/methodology.md, "Units"). Bandwidth is shown in decimal GB/s, the unit
+//! vendors' datasheets use. The two are never mixed silently: the formatter names the unit.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::iter::Sum;
+use std::ops::{Add, AddAssign, Div, Mul, Sub};
+
+/// 2^30 bytes.
+pub const GIB: f64 = 1_073_741_824.0;
+/// 10^9 bytes, the datasheet "GB".
+pub const GB: f64 = 1e9;
+
+macro_rules! unit_newtype {
+    ($(#[$meta:meta])* $name:ident) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, PartialOrd, Serialize, Deserialize)]
+        #[serde(transparent)]
+        pub struct $name(pub f64);
+
+        impl $name {
+            pub const ZERO: $name = $name(0.0);
+            /// The raw value in the base unit.
+            pub fn get(self) -> f64 {
+                self.0
+            }
+            pub fn max(self, other: $name) -> $name {
+                $name(self.0.max(other.0))
+            }
+            pub fn min(self, other: $name) -> $name {
+                $name(self.0.min(other.0))
+            }
+        }
+        impl Add for $name {
+            type Output = $name;
+            fn add(self, o: $name) -> $name {
+                $name(self.0 + o.0)
+            }
+        }
+        impl AddAssign for $name {
+            fn add_assign(&mut self, o: $name) {
+                self.0 += o.0;
+            }
+        }
+        impl Sub for $name {
+            type Output = $name;
+            fn sub(self, o: $name) -> $name {
+                $name(self.0 - o.0)
+            }
+        }
+        impl Mul<f64> for $name {
+            type Output = $name;
+            fn mul(self, k: f64) -> $name {
+                $name(self.0 * k)
+            }
+        }
+        impl Div<f64> for $name {
+            type Output = $name;
+            fn div(self, k: f64) -> $name {
+                $name(self.0 / k)
+            }
+        }
+        impl Div for $name {
+            type Output = f64;
+            fn div(self, o: $name) -> f64 {
+                self.0 / o.0
+            }
+        }
+        impl Sum for $name {
+            fn sum<I: Iterator<Item = $name>>(it: I) -> $name {
+                $name(it.map(|x| x.0).sum())
+            }
+        }
+    };
+}
+
+unit_newtype!(
+    /// An amount of memory or data, in bytes.
+    Bytes
+);
+unit_newtype!(
+    /// A count of floating-point operations.
+    Flops
+);
+unit_newtype!(
+    /// A compute rate, in FLOP per second.
+    FlopRate
+);
+unit_newtype!(
+    /// A duration, in seconds.
+    Seconds
+);
+unit_newtype!(
+    /// A data rate, in bytes per second.
+    Bandwidth
+);
+
+impl Bytes {
+    pub fn from_gib(gib: f64) -> Bytes {
+        Bytes(gib * GIB)
+    }
+    pub fn from_gb(gb: f64) -> Bytes {
+        Bytes(gb * GB)
+    }
+    pub fn gib(self) -> f64 {
+        self.0 / GIB
+    }
+    pub fn gb(self) -> f64 {
+        self.0 / GB
+    }
+}
+
+impl Flops {
+    pub fn tera(self) -> f64 {
+        self.0 / 1e12
+    }
+}
+
+impl FlopRate {
+    pub fn from_tflops(t: f64) -> FlopRate {
+        FlopRate(t * 1e12)
+    }
+    pub fn tflops(self) -> f64 {
+        self.0 / 1e12
+    }
+}
+
+impl Seconds {
+    pub fn from_hours(h: f64) -> Seconds {
+        Seconds(h * 3600.0)
+    }
+    pub fn hours(self) -> f64 {
+        self.0 / 3600.0
+    }
+    pub fn days(self) -> f64 {
+        self.0 / 86400.0
+    }
+    pub fn millis(self) -> f64 {
+        self.0 * 1e3
+    }
+}
+
+impl Bandwidth {
+    pub fn from_gb_per_s(gbs: f64) -> Bandwidth {
+        Bandwidth(gbs * GB)
+    }
+    /// Network links are quoted in gigabits per second.
+    pub fn from_gbit_per_s(gbit: f64) -> Bandwidth {
+        Bandwidth(gbit * GB / 8.0)
+    }
+    pub fn gb_per_s(self) -> f64 {
+        self.0 / GB
+    }
+}
+
+/// Time to move `b` at rate `bw`. A zero bandwidth means "never": infinite seconds.
+pub fn transfer_time(b: Bytes, bw: Bandwidth) -> Seconds {
+    if bw.0 <= 0.0 {
+        Seconds(f64::INFINITY)
+    } else {
+        Seconds(b.0 / bw.0)
+    }
+}
+
+/// Time to execute `f` at rate `r`.
+pub fn compute_time(f: Flops, r: FlopRate) -> Seconds {
+    if r.0 <= 0.0 {
+        Seconds(f64::INFINITY)
+    } else {
+        Seconds(f.0 / r.0)
+    }
+}
+
+impl fmt::Display for Bytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let g = self.gib();
+        if g.abs() >= 100.0 {
+            write!(f, "{g:.0} GiB")
+        } else if g.abs() >= 0.1 {
+            write!(f, "{g:.2} GiB")
+        } else {
+            write!(f, "{:.1} MiB", self.0 / 1_048_576.0)
+        }
+    }
+}
+
+impl fmt::Display for Flops {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:.3e} FLOP", self.0)
+    }
+}
+
+impl fmt::Display for FlopRate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:.1} TFLOP/s", self.tflops())
+    }
+}
+
+impl fmt::Display for Bandwidth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let g = self.gb_per_s();
+        if g >= 1.0 {
+            write!(f, "{g:.1} GB/s")
+        } else {
+            write!(f, "{:.1} MB/s", self.0 / 1e6)
+        }
+    }
+}
+
+impl fmt::Display for Seconds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = self.0;
+        if !s.is_finite() {
+            write!(f, "∞")
+        } else if s < 1.0 {
+            write!(f, "{:.1} ms", s * 1e3)
+        } else if s < 120.0 {
+            write!(f, "{s:.2} s")
+        } else if s < 7200.0 {
+            write!(f, "{:.1} min", s / 60.0)
+        } else if s < 3.0 * 86400.0 {
+            write!(f, "{:.1} h", s / 3600.0)
+        } else {
+            write!(f, "{:.1} days", s / 86400.0)
+        }
+    }
+}
+
+/// Format a parameter count the way model cards do: 8.03B, 494.0M.
+pub fn format_count(n: f64) -> String {
+    if n >= 1e9 {
+        format!("{:.2}B", n / 1e9)
+    } else if n >= 1e6 {
+        format!("{:.1}M", n / 1e6)
+    } else if n >= 1e3 {
+        format!("{:.1}K", n / 1e3)
+    } else {
+        format!("{n:.0}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gib_is_two_to_the_thirty() {
+        assert_eq!(Bytes(1_073_741_824.0).gib(), 1.0);
+        assert_eq!(Bytes::from_gb(1.0).0, 1e9);
+        assert_eq!(format!("{}", Bytes::from_gib(15.62)), "15.62 GiB");
+        assert_eq!(format!("{}", Bytes(131_072.0)), "0.1 MiB");
+    }
+
+    #[test]
+    fn network_bits_are_converted_to_bytes() {
+        assert_eq!(Bandwidth::from_gbit_per_s(8.0).0, 1e9);
+        assert_eq!(format!("{}", Bandwidth::from_gb_per_s(600.0)), "600.0 GB/s");
+    }
+
+    #[test]
+    fn durations_pick_a_readable_unit() {
+        assert_eq!(format!("{}", Seconds(0.0221)), "22.1 ms");
+        assert_eq!(format!("{}", Seconds::from_hours(30.0)), "30.0 h");
+        assert_eq!(format!("{}", Seconds(86400.0 * 21.0)), "21.0 days");
+        assert_eq!(transfer_time(Bytes(1.0), Bandwidth(0.0)).0, f64::INFINITY);
+    }
+
+    #[test]
+    fn counts_match_model_card_style() {
+        assert_eq!(format_count(8_030_261_248.0), "8.03B");
+        assert_eq!(format_count(494_032_768.0), "494.0M");
+    }
+}

@@ -1,0 +1,461 @@
+//! `gpuplan estimate`: one job on one hardware description.
+
+use super::{load_model, parse_word};
+use crate::cli::{EstimateArgs, Format, TaskArg};
+use crate::exit;
+use crate::render::{self, gib};
+use anyhow::{Context, Result};
+use gpuplan_core::constants::Tunables;
+use gpuplan_core::job::{
+    estimate_inference, estimate_training, model_summary, parse_workload, HardwareInput,
+    InferenceEstimate, JobKind, TrainingEstimate, WorkloadFile,
+};
+use gpuplan_core::units::{format_count, Bandwidth, Seconds};
+use gpuplan_core::workload::{InferenceSetup, TrainTask, TrainingSetup, WeightFormat};
+use serde_json::json;
+
+/// Everything resolved from file + flags.
+struct Request {
+    file: WorkloadFile,
+    kind: JobKind,
+    training: TrainingSetup,
+    inference: InferenceSetup,
+    hardware: HardwareInput,
+    tunables: Tunables,
+}
+
+fn parse_weights(s: &str) -> Result<WeightFormat> {
+    Ok(match s.to_lowercase().as_str() {
+        "fp32" => WeightFormat::Fp32,
+        "bf16" => WeightFormat::Bf16,
+        "fp16" => WeightFormat::Fp16,
+        "fp8" => WeightFormat::Fp8,
+        "int8" => WeightFormat::Int8,
+        "int4" | "awq" | "gptq" => WeightFormat::Int4 { group: 128 },
+        other => match other.parse::<f64>() {
+            Ok(bits) => WeightFormat::Bits { bits_per_weight: bits },
+            Err(_) => anyhow::bail!("invalid --weights `{s}`: use fp32, bf16, fp16, fp8, int8, int4, or bits per weight such as 4.5 (GGUF Q4_K)"),
+        },
+    })
+}
+
+fn resolve(a: &EstimateArgs) -> Result<Request> {
+    let file = match &a.workload {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read workload file {}", p.display()))?;
+            parse_workload(&p.display().to_string(), &text)?
+        }
+        None => WorkloadFile::default(),
+    };
+    let mut training = file.training.clone().unwrap_or_default();
+    let mut inference = file.inference.clone().unwrap_or_default();
+    let mut hardware = file.hardware.clone().unwrap_or_default();
+    let mut tunables = file.tunables.clone().unwrap_or_default();
+    let mut kind = file
+        .kind
+        .unwrap_or(if file.inference.is_some() && file.training.is_none() {
+            JobKind::Inference
+        } else {
+            JobKind::Training
+        });
+    if let Some(t) = a.task {
+        match t {
+            TaskArg::Inference => kind = JobKind::Inference,
+            TaskArg::Pretrain => (kind, training.task) = (JobKind::Training, TrainTask::Pretrain),
+            TaskArg::Full => (kind, training.task) = (JobKind::Training, TrainTask::FullFinetune),
+            TaskArg::Lora => (kind, training.task) = (JobKind::Training, TrainTask::Lora),
+            TaskArg::Qlora => (kind, training.task) = (JobKind::Training, TrainTask::Qlora),
+        }
+    }
+    // Hardware.
+    if let Some(g) = &a.gpu {
+        hardware.gpu = g.clone();
+    }
+    if let Some(n) = a.gpus_per_node {
+        hardware.gpus_per_node = n;
+    }
+    if let Some(n) = a.nodes {
+        hardware.nodes = n;
+    }
+    if let Some(l) = &a.inter_link {
+        hardware.inter_link = parse_word("inter-link", l)?;
+    }
+    if let Some(g) = a.inter_gbit {
+        hardware.inter_gbit = g;
+    }
+    // Training.
+    let t = &mut training;
+    macro_rules! set {
+        ($flag:expr => $dst:expr) => {
+            if let Some(v) = $flag {
+                $dst = v;
+            }
+        };
+    }
+    set!(a.seq_len => t.seq_len);
+    set!(a.micro_batch => t.micro_batch);
+    set!(a.grad_accum => t.grad_accum);
+    set!(a.zero => t.parallel.zero);
+    set!(a.tp => t.parallel.tp);
+    set!(a.pp => t.parallel.pp);
+    set!(a.ep => t.parallel.ep);
+    set!(a.lora_rank => t.lora.rank);
+    t.parallel.sequence_parallel |= a.sequence_parallel;
+    t.parallel.offload_optimizer |= a.offload_optimizer;
+    t.parallel.offload_params |= a.offload_params;
+    if let Some(v) = &a.precision {
+        t.precision = parse_word("precision", v)?;
+    }
+    if let Some(v) = &a.optimizer {
+        t.optimizer = parse_word("optimizer", v)?;
+    }
+    if let Some(v) = &a.recompute {
+        t.recompute = parse_word("recompute", v)?;
+    }
+    if let Some(v) = &a.attention {
+        t.attention = parse_word("attention", v)?;
+    }
+    if let Some(v) = &a.framework {
+        t.framework = parse_word("framework", v)?;
+    }
+    if let Some(v) = &a.lora_targets {
+        t.lora.targets = v
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect();
+    }
+    if a.tokens.is_some() {
+        t.tokens = a.tokens;
+    }
+    if a.samples.is_some() {
+        t.samples = a.samples;
+    }
+    if a.epochs.is_some() {
+        t.epochs = a.epochs;
+    }
+    // Inference.
+    let i = &mut inference;
+    if let Some(w) = &a.weights {
+        i.weights = parse_weights(w)?;
+    }
+    if let Some(v) = &a.kv_dtype {
+        i.kv_dtype = parse_word("kv-dtype", v)?;
+    }
+    set!(a.tp => i.tp);
+    set!(a.batch => i.batch);
+    set!(a.input_tokens => i.input_tokens);
+    set!(a.output_tokens => i.output_tokens);
+    set!(a.gpu_memory_utilization => i.gpu_memory_utilization);
+    if a.max_model_len.is_some() {
+        i.max_model_len = a.max_model_len;
+    }
+    for kv in &a.set {
+        let (k, v) = kv.split_once('=').with_context(|| {
+            format!("--set `{kv}`: expected NAME=VALUE, e.g. --set fragmentation=0.05")
+        })?;
+        let v: f64 = v
+            .trim()
+            .parse()
+            .with_context(|| format!("--set {k}: `{v}` is not a number"))?;
+        tunables.set(k.trim(), v)?;
+    }
+    tunables.validate()?;
+    Ok(Request {
+        file,
+        kind,
+        training,
+        inference,
+        hardware,
+        tunables,
+    })
+}
+
+pub fn run(a: EstimateArgs) -> Result<u8> {
+    let r = resolve(&a)?;
+    let model = load_model(
+        a.model.as_deref().or(r.file.model.as_deref()),
+        a.model_config
+            .as_deref()
+            .or(r.file.model_config.as_deref().map(std::path::Path::new)),
+    )?;
+    for w in &model.warnings {
+        eprintln!("warning: {w}");
+    }
+    let cluster = r.hardware.cluster()?;
+    match r.kind {
+        JobKind::Training => {
+            let e = estimate_training(&model, &r.training, &cluster, &r.tunables)?;
+            match a.format {
+                Format::Json => println!(
+                    "{}",
+                    render::json(
+                        "training_estimate",
+                        &json!({
+                            "model": model_summary(&model), "setup": r.training, "hardware": cluster,
+                            "tunables": r.tunables, "estimate": e
+                        })
+                    )?
+                ),
+                f => print!(
+                    "{}",
+                    training_report(&model.name, &r, &cluster, &e, f == Format::Markdown)
+                ),
+            }
+            Ok(if e.fits { 0 } else { exit::DOES_NOT_FIT })
+        }
+        JobKind::Inference => {
+            let e = estimate_inference(&model, &r.inference, &cluster, &r.tunables)?;
+            match a.format {
+                Format::Json => println!(
+                    "{}",
+                    render::json(
+                        "inference_estimate",
+                        &json!({
+                            "model": model_summary(&model), "setup": r.inference, "hardware": cluster,
+                            "tunables": r.tunables, "estimate": e
+                        })
+                    )?
+                ),
+                f => print!(
+                    "{}",
+                    inference_report(&model.name, &r, &e, f == Format::Markdown)
+                ),
+            }
+            Ok(if e.memory.fits { 0 } else { exit::DOES_NOT_FIT })
+        }
+    }
+}
+
+fn tab(md: bool, header: &[&str], rows: &[Vec<String>]) -> String {
+    if md {
+        format!("{}\n", render::markdown(header, rows))
+    } else {
+        format!("{}\n", render::table(header, rows))
+    }
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}%", x * 100.0)
+}
+
+fn training_report(
+    name: &str,
+    r: &Request,
+    c: &gpuplan_core::hardware::ClusterSpec,
+    e: &TrainingEstimate,
+    md: bool,
+) -> String {
+    let s = &r.training;
+    let p = &s.parallel;
+    let mut out = format!(
+        "{name}: {:?}, {:?}, {:?}, seq {} × micro-batch {} × accum {}, {:?} recompute, {:?} attention, {:?} profile\n\
+         hardware: {} × {} {} ({} inside, {} {} between nodes); TP {} PP {} DP {} EP {} ZeRO-{}{}{}\n\n",
+        s.task, s.precision, s.optimizer, s.seq_len, s.micro_batch, s.grad_accum, s.recompute, s.attention, s.framework,
+        c.nodes, c.gpus_per_node, c.gpu.name, c.intra_bandwidth, c.inter_link.name(), c.inter_bandwidth,
+        p.tp, p.pp, e.memory.data_parallel, p.ep, p.zero,
+        if p.offload_optimizer { " +optimizer offload" } else { "" },
+        if p.offload_params { " +param offload" } else { "" },
+    );
+    let mut rows: Vec<Vec<String>> = e
+        .memory
+        .items
+        .iter()
+        .map(|i| vec![i.name.to_string(), gib(i.bytes), i.basis.clone()])
+        .collect();
+    rows.push(vec![
+        "peak allocated (torch)".into(),
+        gib(e.memory.peak_allocated),
+        String::new(),
+    ]);
+    rows.push(vec![
+        "needed per device".into(),
+        gib(e.memory.device_total),
+        format!(
+            "{} GiB on {} → {}",
+            c.gpu.memory_gib,
+            c.gpu.name,
+            if e.fits {
+                "fits".to_string()
+            } else {
+                format!(
+                    "DOES NOT FIT (short by {:.1} GiB)",
+                    e.memory.device_total.gib() - c.gpu.memory_gib
+                )
+            }
+        ),
+    ]);
+    if e.memory.cpu_offload.0 > 0.0 {
+        rows.push(vec![
+            "host RAM for offload (per GPU)".into(),
+            gib(e.memory.cpu_offload),
+            String::new(),
+        ]);
+    }
+    out.push_str(&format!(
+        "memory per device ({} params, {} trainable)\n",
+        format_count(e.memory.params_per_device),
+        format_count(e.memory.trainable_params_per_device)
+    ));
+    out.push_str(&tab(md, &["component", "GiB", "how"], &rows));
+    match &e.step {
+        Some(st) => {
+            let share = |x: Seconds| pct(x.0 / st.step.0);
+            let rows = vec![
+                vec![
+                    "compute".into(),
+                    format!("{}", st.compute),
+                    share(st.compute),
+                    format!(
+                        "{} peak × {} ({})",
+                        st.peak, st.efficiency_used, st.efficiency_name
+                    ),
+                ],
+                vec![
+                    "pipeline bubble".into(),
+                    format!("{}", st.pipeline_bubble),
+                    share(st.pipeline_bubble),
+                    format!("(p−1)/m with p={}, m={}", p.pp, s.grad_accum),
+                ],
+                vec![
+                    "tensor-parallel comm".into(),
+                    format!("{}", st.tp_comm),
+                    share(st.tp_comm),
+                    "4 all-reduces per layer, not overlapped".into(),
+                ],
+                vec![
+                    "data-parallel comm (exposed)".into(),
+                    format!("{}", st.dp_comm_exposed),
+                    share(st.dp_comm_exposed),
+                    format!("{} total over {}", st.dp_comm_total, st.dp_link),
+                ],
+                vec![
+                    "pipeline p2p".into(),
+                    format!("{}", st.pp_comm),
+                    share(st.pp_comm),
+                    String::new(),
+                ],
+                vec![
+                    "expert all-to-all".into(),
+                    format!("{}", st.ep_comm),
+                    share(st.ep_comm),
+                    String::new(),
+                ],
+                vec![
+                    "step".into(),
+                    format!("{}", st.step),
+                    "100%".into(),
+                    format!("bottleneck: {}", st.bottleneck),
+                ],
+            ];
+            out.push_str("time per optimizer step\n");
+            out.push_str(&tab(md, &["part", "time", "share", "how"], &rows));
+            out.push_str(&format!(
+                "throughput: {:.0} tokens/s ({:.0} per GPU), MFU {} (HFU {})\n",
+                st.tokens_per_second,
+                st.tokens_per_second_per_gpu,
+                pct(st.mfu),
+                pct(st.hfu)
+            ));
+        }
+        None => out.push_str(&format!(
+            "time: not estimated: {}\n",
+            e.step_unavailable.clone().unwrap_or_default()
+        )),
+    }
+    if let Some(t) = &e.totals {
+        out.push_str(&format!(
+            "job: {} tokens in {:.0} steps: {} wall-clock, {:.0} GPU-hours ({:.2e} model FLOPs)\n",
+            format_count(t.tokens),
+            t.steps,
+            t.wall_time,
+            t.gpu_hours,
+            t.total_flops.0
+        ));
+    } else {
+        out.push_str(
+            "job: give --tokens (or --samples and --epochs) for wall-clock time and GPU-hours\n",
+        );
+    }
+    if let Some(d) = &e.data_path {
+        out.push_str(&format!(
+            "data: {:.1} samples/s → read {}{}; checkpoint {} (weights {}), write at 1 GB/s: {}\n",
+            d.samples_per_second,
+            d.read_bandwidth,
+            d.cpu_cores_for_decode
+                .map(|c| format!(", ~{:.0} host CPU cores for decode/augment", c.ceil()))
+                .unwrap_or_default(),
+            d.checkpoint_size,
+            d.weights_size,
+            gpuplan_core::units::transfer_time(d.checkpoint_size, Bandwidth::from_gb_per_s(1.0))
+        ));
+    }
+    out
+}
+
+fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, md: bool) -> String {
+    let s = &r.inference;
+    let m = &e.memory;
+    let mut out = format!(
+        "{name}: serve with {} weights, {:?} KV cache, TP {}, gpu_memory_utilization {}, max_model_len {}\n\n",
+        s.weights.name(),
+        s.kv_dtype,
+        s.tp,
+        s.gpu_memory_utilization,
+        m.max_model_len
+    );
+    let rows = vec![
+        vec![
+            "budget (util × visible total)".into(),
+            gib(m.budget),
+            String::new(),
+        ],
+        vec![
+            "weights".into(),
+            gib(m.weights),
+            format!("{} bits/weight on linears", s.weights.bits()),
+        ],
+        vec![
+            "activation peak (profile run)".into(),
+            gib(m.activation_peak),
+            "max_num_batched_tokens × per-token MLP workspace".into(),
+        ],
+        vec![
+            "non-torch + CUDA graphs".into(),
+            gib(m.non_torch + m.cudagraph),
+            "tunables vllm_non_torch_gib, vllm_cudagraph_gib".into(),
+        ],
+        vec![
+            "KV pool".into(),
+            gib(m.kv_pool),
+            format!(
+                "{} B/token/GPU ({} KV heads per GPU)",
+                m.kv_per_token.per_device.0, m.kv_per_token.heads_per_device
+            ),
+        ],
+    ];
+    out.push_str("memory per GPU (vLLM sizing)\n");
+    out.push_str(&tab(md, &["component", "GiB", "how"], &rows));
+    out.push_str(&format!(
+        "KV capacity: {} blocks × {} = {} tokens; max concurrency at max_model_len: {:.2}; {} requests of {}+{} tokens at once; longest context at batch {}: {}\n",
+        m.blocks, s.block_size, m.kv_tokens, m.max_concurrency_at_max_len, m.max_concurrent_requests, s.input_tokens, s.output_tokens, s.batch, m.max_context_at_batch
+    ));
+    if let Some(p) = &m.problem {
+        out.push_str(&format!("PROBLEM: {p}\n"));
+    }
+    match &e.latency {
+        Some(l) => out.push_str(&format!(
+            "latency: TTFT {} for {} prompt tokens; {} per output token at batch {} ({:.0} tokens/s, {}; ridge batch ≈ {:.0})\n",
+            l.ttft,
+            s.input_tokens,
+            l.time_per_token,
+            s.batch,
+            l.decode_tokens_per_second,
+            if l.decode_bandwidth_bound { "bandwidth-bound" } else { "compute-bound" },
+            l.ridge_batch
+        )),
+        None => out.push_str(&format!("latency: not estimated: {}\n", e.latency_unavailable.clone().unwrap_or_default())),
+    }
+    out
+}

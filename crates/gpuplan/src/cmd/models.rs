@@ -1,0 +1,190 @@
+//! `gpuplan models` and `gpuplan models show`.
+
+use super::load_model;
+use crate::cli::{Format, ModelsAction};
+use crate::render;
+use anyhow::Result;
+use gpuplan_core::job::model_summary;
+use gpuplan_core::model::{param_breakdown, presets, Architecture, AttentionKind};
+use gpuplan_core::units::format_count;
+
+pub fn run(action: Option<ModelsAction>, format: Format) -> Result<u8> {
+    match action {
+        None => list(format),
+        Some(ModelsAction::Show {
+            name,
+            config,
+            format,
+        }) => show(name.as_deref(), config.as_deref(), format),
+    }
+}
+
+fn list(format: Format) -> Result<u8> {
+    let all = presets()?;
+    if format == Format::Json {
+        let rows: Vec<_> = all.iter().map(|p| model_summary(&p.model)).collect();
+        println!(
+            "{}",
+            render::json("models", &serde_json::json!({ "models": rows }))?
+        );
+        return Ok(0);
+    }
+    let header = [
+        "model",
+        "type",
+        "params",
+        "active",
+        "published",
+        "layers",
+        "hidden",
+        "heads/kv",
+        "context",
+    ];
+    let rows: Vec<Vec<String>> = all
+        .iter()
+        .map(|p| {
+            let b = param_breakdown(&p.model);
+            let (layers, hidden, heads, ctx) = match &p.model.architecture {
+                Architecture::Transformer(t) => (
+                    t.total_layers().to_string(),
+                    t.hidden.to_string(),
+                    match t.attention {
+                        AttentionKind::Mla(_) => format!("{} MLA", t.heads),
+                        AttentionKind::Standard => format!("{}/{}", t.heads, t.kv_heads),
+                    },
+                    t.max_context.to_string(),
+                ),
+                Architecture::Opaque(o) => (
+                    "-".into(),
+                    "-".into(),
+                    "-".into(),
+                    o.reference_input.clone(),
+                ),
+            };
+            vec![
+                p.model.name.clone(),
+                p.model.model_type().to_string(),
+                format_count(b.total as f64),
+                if b.active != b.total {
+                    format_count(b.active as f64)
+                } else {
+                    String::new()
+                },
+                p.model
+                    .params_published
+                    .map(|x| format_count(x as f64))
+                    .unwrap_or_default(),
+                layers,
+                hidden,
+                heads,
+                ctx,
+            ]
+        })
+        .collect();
+    match format {
+        Format::Markdown => print!("{}", render::markdown(&header, &rows)),
+        _ => println!("{}", render::table(&header, &rows)),
+    }
+    Ok(0)
+}
+
+fn show(name: Option<&str>, config: Option<&std::path::Path>, format: Format) -> Result<u8> {
+    let m = load_model(name, config)?;
+    let s = model_summary(&m);
+    if format == Format::Json {
+        println!(
+            "{}",
+            render::json(
+                "model",
+                &serde_json::json!({ "model": s, "architecture": m.architecture, "sources": m.sources })
+            )?
+        );
+        return Ok(0);
+    }
+    let b = &s.params;
+    let mut rows = vec![
+        vec![
+            "token embedding".to_string(),
+            format_count(b.embedding as f64),
+            String::new(),
+        ],
+        vec![
+            "positions / stem".into(),
+            format_count(b.stem as f64),
+            String::new(),
+        ],
+    ];
+    for g in &b.groups {
+        rows.push(vec![
+            format!("{} layers × {}", g.name, g.count),
+            format_count(g.params() as f64),
+            format!(
+                "{} per layer: {}",
+                format_count(g.params_per_layer() as f64),
+                g.linears
+                    .iter()
+                    .map(|l| if l.copies > 1 {
+                        format!("{} {}×{}×{}", l.name, l.copies, l.d_in, l.d_out)
+                    } else {
+                        format!("{} {}×{}", l.name, l.d_in, l.d_out)
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ]);
+    }
+    rows.push(vec![
+        "final norms".into(),
+        format_count(b.final_norms as f64),
+        String::new(),
+    ]);
+    rows.push(vec![
+        "lm head".into(),
+        format_count(b.lm_head as f64),
+        if b.lm_head == 0 {
+            "tied or none".into()
+        } else {
+            String::new()
+        },
+    ]);
+    rows.push(vec![
+        "total".into(),
+        format!("{} ({})", format_count(b.total as f64), b.total),
+        s.params_published
+            .map(|p| format!("published {} ({p})", format_count(p as f64)))
+            .unwrap_or_default(),
+    ]);
+    if b.active != b.total {
+        rows.push(vec![
+            "active per token".into(),
+            format!("{} ({})", format_count(b.active as f64), b.active),
+            String::new(),
+        ]);
+    }
+    let header = ["component", "params", "detail"];
+    let arch = match &m.architecture {
+        Architecture::Transformer(t) => format!(
+            "{} ({:?}): hidden {}, layers {}, heads {}/{} kv, head_dim {}, ffn {}, vocab {}, {:?} MLP, {:?}, {:?}, context {}{}",
+            m.name, t.structure, t.hidden, t.total_layers(), t.heads, t.kv_heads, t.head_dim, t.ffn, t.vocab, t.mlp, t.norm, t.attention, t.max_context,
+            t.moe.map(|e| format!(", MoE {} experts × {} (top-{}, {} shared, {} dense layers)", e.experts, e.expert_ffn, e.experts_per_token, e.shared_experts, e.dense_layers)).unwrap_or_default()
+        ),
+        Architecture::Opaque(o) => format!(
+            "{} ({}): {} params; forward {:.3e} FLOPs per sample at {}",
+            m.name, o.model_type, o.params, o.forward_flops_per_sample, o.reference_input
+        ),
+    };
+    match format {
+        Format::Markdown => print!("**{arch}**\n\n{}", render::markdown(&header, &rows)),
+        _ => println!("{arch}\n{}", render::table(&header, &rows)),
+    }
+    for w in &m.warnings {
+        eprintln!("warning: {w}");
+    }
+    if let Some(n) = &m.notes {
+        println!("notes: {n}");
+    }
+    for src in &m.sources {
+        println!("source: {src}");
+    }
+    Ok(0)
+}

@@ -1,0 +1,67 @@
+//! Rendering helpers shared by the commands: tables (width-aware, CJK-safe via comfy-table),
+//! Markdown tables and JSON with a schema version.
+
+use comfy_table::{presets, ContentArrangement, Table};
+use serde::Serialize;
+
+/// Version of every JSON document gpuplan prints (docs/json-schema.md).
+pub const SCHEMA_VERSION: u32 = 1;
+
+pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let mut t = Table::new();
+    t.load_style(presets::UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_header(header.iter().copied());
+    if let Some((w, _)) = terminal_width() {
+        t.set_width(w);
+    }
+    for r in rows {
+        t.add_row(r.iter().cloned());
+    }
+    t.to_string()
+}
+
+/// Width from $COLUMNS when set (comfy-table without its tty feature cannot query the terminal).
+fn terminal_width() -> Option<(u16, ())> {
+    std::env::var("COLUMNS")
+        .ok()?
+        .parse::<u16>()
+        .ok()
+        .map(|w| (w, ()))
+}
+
+pub fn markdown(header: &[&str], rows: &[Vec<String>]) -> String {
+    let esc = |s: &str| s.replace('|', "\\|").replace('\n', " ");
+    let mut out = format!(
+        "| {} |\n|{}|\n",
+        header.join(" | "),
+        header.iter().map(|_| "---").collect::<Vec<_>>().join("|")
+    );
+    for r in rows {
+        out.push_str(&format!(
+            "| {} |\n",
+            r.iter().map(|c| esc(c)).collect::<Vec<_>>().join(" | ")
+        ));
+    }
+    out
+}
+
+#[derive(Serialize)]
+struct Envelope<'a, T: Serialize> {
+    schema_version: u32,
+    kind: &'a str,
+    #[serde(flatten)]
+    body: &'a T,
+}
+
+pub fn json<T: Serialize>(kind: &str, body: &T) -> anyhow::Result<String> {
+    Ok(serde_json::to_string_pretty(&Envelope {
+        schema_version: SCHEMA_VERSION,
+        kind,
+        body,
+    })?)
+}
+
+pub fn gib(b: gpuplan_core::units::Bytes) -> String {
+    format!("{:.2}", b.gib())
+}
