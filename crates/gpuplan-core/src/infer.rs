@@ -182,6 +182,8 @@ pub fn serving_memory(
 pub struct Latency {
     /// Time to first token for one request (prefill of `input_tokens`).
     pub ttft: Seconds,
+    /// Prefill of the whole batch (static batching: every request's prompt at once).
+    pub batch_prefill: Seconds,
     /// Time per output token at the requested batch.
     pub time_per_token: Seconds,
     /// Output tokens per second across the batch.
@@ -253,7 +255,22 @@ pub fn latency(
     } else {
         Seconds(0.0)
     };
-    let ttft = compute_time(Flops(prefill_flops / tp), peak * tun.prefill_efficiency) + comm_lat;
+    // TP in prefill: 2 all-reduces per layer of n·h 16-bit activations over the intra-node link.
+    let prefill_comm = |tokens: f64| match gpu.intra_link_bandwidth() {
+        Some(bw) if s.tp > 1 => {
+            let bytes = 2.0 * (tp - 1.0) / tp * tokens * t.hidden as f64 * 2.0;
+            transfer_time(Bytes(bytes), bw * tun.collective_efficiency) * (2.0 * layers)
+        }
+        _ => Seconds(0.0),
+    };
+    let ttft = compute_time(Flops(prefill_flops / tp), peak * tun.prefill_efficiency)
+        + comm_lat
+        + prefill_comm(n);
+    let batch_prefill = compute_time(
+        Flops(prefill_flops * s.batch as f64 / tp),
+        peak * tun.prefill_efficiency,
+    ) + comm_lat
+        + prefill_comm(n * s.batch as f64);
     // Decode: read the active weights once per step plus each sequence's KV, or compute 2·N·B.
     let batch = s.batch as f64;
     let ctx = (s.input_tokens + s.output_tokens / 2) as f64;
@@ -269,6 +286,7 @@ pub fn latency(
     let per_token = t_mem.max(t_cmp) + comm_lat;
     Ok(Latency {
         ttft,
+        batch_prefill,
         time_per_token: per_token,
         decode_tokens_per_second: batch / per_token.0,
         decode_bandwidth_bound: t_mem.0 >= t_cmp.0,

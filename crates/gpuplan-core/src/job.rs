@@ -87,6 +87,8 @@ pub struct WorkloadFile {
     pub model: Option<String>,
     /// Path to a HuggingFace config.json or a directory holding one (read by the CLI).
     pub model_config: Option<String>,
+    /// The fields of a config.json given inline (`[config]` table), for models with no preset.
+    pub config: Option<serde_json::Value>,
     pub kind: Option<JobKind>,
     #[serde(default)]
     pub training: Option<TrainingSetup>,

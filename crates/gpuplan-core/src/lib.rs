@@ -15,6 +15,7 @@ pub mod job;
 pub mod model;
 pub mod train;
 pub mod units;
+pub mod validation;
 pub mod workload;
 
 pub use error::CoreError;

@@ -258,6 +258,14 @@ fn logits_bytes(
     let v = t.vocab as f64;
     let tp = setup.parallel.tp as f64;
     match setup.framework {
+        Framework::HuggingFace if setup.chunked_loss => {
+            // bf16 logits stay whole; the fp32 upcast and its gradient exist for 1 of 8 chunks.
+            let per = 2.0 + (tun.hf_logits_bytes_per_element - 2.0) / 8.0;
+            (
+                per * tokens * v / tp,
+                format!("{per} B × tokens × vocab ({}): bf16 logits + one of 8 fp32 chunks (chunked cross-entropy)", t.vocab),
+            )
+        }
         Framework::HuggingFace => (
             tun.hf_logits_bytes_per_element * tokens * v / tp,
             format!("{} B × tokens × vocab ({}): bf16 logits + fp32 upcast + fp32 loss grad", tun.hf_logits_bytes_per_element, t.vocab),
@@ -462,12 +470,18 @@ pub fn training_memory(
         });
         items.push(MemoryItem {
             name: "gradients",
-            bytes: Bytes(if p.offload_optimizer && p.zero >= 2 {
-                0.0
+            bytes: Bytes(
+                if (p.offload_optimizer && p.zero >= 2) || setup.optimizer_in_backward {
+                    0.0
+                } else {
+                    g
+                },
+            ),
+            basis: if setup.optimizer_in_backward {
+                "optimizer step fused into backward: no full gradient buffer".into()
             } else {
-                g
-            }),
-            basis: format!("{} B/param{}", sb.grads, shard_note(p.zero >= 2, dp)),
+                format!("{} B/param{}", sb.grads, shard_note(p.zero >= 2, dp))
+            },
         });
         if p.offload_optimizer {
             cpu += mo + if p.zero >= 2 { g } else { 0.0 };
@@ -798,7 +812,10 @@ pub fn training_step(
     let peak = training_peak(c, setup.precision).ok_or_else(|| {
         CoreError::invalid("gpu", &c.gpu.id, "no sourced peak FLOP/s for this chip and precision; time cannot be estimated (memory still can)")
     })?;
-    let (eff, eff_name) = train_efficiency(c, tun);
+    let (mut eff, eff_name) = train_efficiency(c, tun);
+    if setup.precision == Precision::Fp8 && c.gpu.peak(ComputeDtype::Fp8).is_some() {
+        eff *= tun.fp8_efficiency_ratio;
+    }
     let fl = training_flops_per_token(m, setup)?;
     let is_opaque = m.transformer().is_none();
     let tokens_per_micro = if is_opaque {

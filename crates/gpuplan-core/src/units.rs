@@ -205,8 +205,10 @@ impl fmt::Display for Bandwidth {
         let g = self.gb_per_s();
         if g >= 1.0 {
             write!(f, "{g:.1} GB/s")
-        } else {
+        } else if self.0 >= 1e6 {
             write!(f, "{:.1} MB/s", self.0 / 1e6)
+        } else {
+            write!(f, "{:.1} KB/s", self.0 / 1e3)
         }
     }
 }

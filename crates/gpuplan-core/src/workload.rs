@@ -169,6 +169,12 @@ pub struct TrainingSetup {
     /// Micro-batches per optimizer step on each data-parallel rank.
     pub grad_accum: u64,
     pub lora: LoraConfig,
+    /// Optimizer step fused into backward (torchtune `optimizer_in_bwd`, DeepSpeed fused step):
+    /// each gradient is applied and freed at once, so no full gradient buffer exists.
+    pub optimizer_in_backward: bool,
+    /// Chunked cross-entropy (torchtune `CEWithChunkedOutputLoss`, 8 chunks): the fp32 upcast
+    /// exists for one chunk at a time.
+    pub chunked_loss: bool,
     /// Training tokens in total (for time and cost). Alternative: `samples` × `epochs`.
     pub tokens: Option<f64>,
     pub samples: Option<f64>,
@@ -191,6 +197,8 @@ impl Default for TrainingSetup {
             seq_len: 2048,
             grad_accum: 1,
             lora: LoraConfig::default(),
+            optimizer_in_backward: false,
+            chunked_loss: false,
             tokens: None,
             samples: None,
             epochs: None,

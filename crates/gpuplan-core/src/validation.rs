@@ -1,0 +1,252 @@
+//! Published cases (a workload + hardware + the published metric + source + quote) and their
+//! evaluation against the estimators. The case files live in `cases/*.toml` (format in
+//! docs/methodology.md §Validation); tolerances per kind are stated here and in the docs.
+
+use crate::error::CoreError;
+use crate::job::{estimate_inference, estimate_training, JobKind, WorkloadFile};
+use crate::model::{find_preset, hf::from_hf_value, ModelSpec};
+use crate::units::Bytes;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CaseKind {
+    TrainMemory,
+    TrainThroughput,
+    TrainTime,
+    KvCapacity,
+    InferMemory,
+    InferLatency,
+    InferThroughput,
+}
+
+impl CaseKind {
+    /// The acceptance band of predicted/published − 1 for this kind.
+    pub fn band(self) -> (f64, f64) {
+        match self {
+            CaseKind::TrainMemory | CaseKind::KvCapacity | CaseKind::InferMemory => (-0.10, 0.10),
+            CaseKind::TrainThroughput | CaseKind::InferLatency | CaseKind::InferThroughput => {
+                (-0.20, 0.20)
+            }
+            // Model-card GPU-hours include restarts, evaluation and failures; a steady-state
+            // estimate is a lower bound: it may be up to 50% below and at most 10% above.
+            CaseKind::TrainTime => (-0.50, 0.10),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Case {
+    pub id: String,
+    pub kind: CaseKind,
+    /// What is compared (see [`metric_value`] for the list).
+    pub metric: String,
+    pub published: f64,
+    pub unit: String,
+    pub source: String,
+    pub quote: String,
+    #[serde(default)]
+    pub notes: String,
+    /// Set when the case was used to calibrate a constant (names the constant): in-sample.
+    #[serde(default)]
+    pub in_sample: Option<String>,
+    /// Set when the estimate is known to miss this case; the reason, as a FIXME. The test then
+    /// asserts the miss persists, so a fix is noticed and the flag removed.
+    #[serde(default)]
+    pub known_deviation: Option<String>,
+    pub workload: WorkloadFile,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CaseOutcome {
+    pub id: String,
+    pub kind: CaseKind,
+    pub metric: String,
+    pub unit: String,
+    pub published: f64,
+    pub predicted: f64,
+    /// predicted / published − 1.
+    pub error: f64,
+    pub band: (f64, f64),
+    pub within: bool,
+    pub in_sample: Option<String>,
+    pub known_deviation: Option<String>,
+    pub source: String,
+}
+
+pub fn parse_case(what: &str, text: &str) -> Result<Case, CoreError> {
+    toml::from_str(text).map_err(|e| CoreError::Parse {
+        what: what.to_string(),
+        message: e.to_string().trim_end().to_string(),
+    })
+}
+
+/// The model a workload names: a preset or an inline config.
+pub fn workload_model(w: &WorkloadFile, label: &str) -> Result<ModelSpec, CoreError> {
+    match (&w.config, &w.model) {
+        (Some(cfg), name) => from_hf_value(name.as_deref().unwrap_or(label), cfg, Vec::new()),
+        (None, Some(name)) => Ok(find_preset(name)?.model.clone()),
+        (None, None) => Err(CoreError::invalid(
+            "model",
+            "(none)",
+            "give `model = \"PRESET\"` or a [config] table",
+        )),
+    }
+}
+
+/// Evaluate one case.
+pub fn evaluate(case: &Case) -> Result<CaseOutcome, CoreError> {
+    let predicted = metric_value(case)?;
+    let error = predicted / case.published - 1.0;
+    let band = case.kind.band();
+    Ok(CaseOutcome {
+        id: case.id.clone(),
+        kind: case.kind,
+        metric: case.metric.clone(),
+        unit: case.unit.clone(),
+        published: case.published,
+        predicted,
+        error,
+        band,
+        within: error >= band.0 && error <= band.1,
+        in_sample: case.in_sample.clone(),
+        known_deviation: case.known_deviation.clone(),
+        source: case.source.clone(),
+    })
+}
+
+fn unavailable(case: &Case, why: Option<String>) -> CoreError {
+    CoreError::invalid(
+        "metric",
+        &case.metric,
+        &format!(
+            "case {}: not computable: {}",
+            case.id,
+            why.unwrap_or_default()
+        ),
+    )
+}
+
+/// The predicted value of the case's metric.
+pub fn metric_value(case: &Case) -> Result<f64, CoreError> {
+    let w = &case.workload;
+    let m = workload_model(w, &case.id)?;
+    let cluster = w.hardware.clone().unwrap_or_default().cluster()?;
+    let tun = w.tunables.clone().unwrap_or_default();
+    let kind = w.kind.unwrap_or(if w.inference.is_some() {
+        JobKind::Inference
+    } else {
+        JobKind::Training
+    });
+    match kind {
+        JobKind::Training => {
+            let setup = w.training.clone().unwrap_or_default();
+            let e = estimate_training(&m, &setup, &cluster, &tun)?;
+            let step = || {
+                e.step
+                    .as_ref()
+                    .ok_or_else(|| unavailable(case, e.step_unavailable.clone()))
+            };
+            Ok(match case.metric.as_str() {
+                "peak_allocated_gib" => e.memory.peak_allocated.gib(),
+                "device_total_gib" => e.memory.device_total.gib(),
+                "model_states_gib" => e
+                    .memory
+                    .items
+                    .iter()
+                    .filter(|i| {
+                        [
+                            "weights",
+                            "gradients",
+                            "optimizer states + master weights",
+                            "ZeRO-3 gather buffers",
+                        ]
+                        .contains(&i.name)
+                    })
+                    .map(|i| i.bytes)
+                    .sum::<Bytes>()
+                    .gib(),
+                "tokens_per_s_per_gpu" => step()?.tokens_per_second_per_gpu,
+                "mfu_pct" => step()?.mfu * 100.0,
+                "megatron_tflops_per_gpu" => {
+                    // Narayanan et al. 2021 eq. 3 per token (f = 4 with full recompute).
+                    let t = m
+                        .transformer()
+                        .ok_or_else(|| unavailable(case, Some("needs a transformer".into())))?;
+                    let (l, h, s, v) = (
+                        t.layers as f64,
+                        t.hidden as f64,
+                        setup.seq_len as f64,
+                        t.vocab as f64,
+                    );
+                    let f = if setup.recompute == crate::workload::Recompute::Full {
+                        4.0
+                    } else {
+                        3.0
+                    };
+                    let per_token =
+                        24.0 * f * l * h * h * (1.0 + s / (6.0 * h) + v / (16.0 * l * h));
+                    per_token * step()?.tokens_per_second_per_gpu / 1e12
+                }
+                "model_tflops_per_gpu" => {
+                    let n = crate::model::param_breakdown(&m).total as f64;
+                    6.0 * n * step()?.tokens_per_second_per_gpu / 1e12
+                }
+                "gpu_hours" => {
+                    e.totals
+                        .as_ref()
+                        .ok_or_else(|| unavailable(case, Some("no token count".into())))?
+                        .gpu_hours
+                }
+                "training_days" => e
+                    .totals
+                    .as_ref()
+                    .ok_or_else(|| unavailable(case, Some("no token count".into())))?
+                    .wall_time
+                    .days(),
+                other => {
+                    return Err(CoreError::invalid(
+                        "metric",
+                        other,
+                        "unknown training metric",
+                    ))
+                }
+            })
+        }
+        JobKind::Inference => {
+            let setup = w.inference.clone().unwrap_or_default();
+            let e = estimate_inference(&m, &setup, &cluster, &tun)?;
+            let lat = || {
+                e.latency
+                    .as_ref()
+                    .ok_or_else(|| unavailable(case, e.latency_unavailable.clone()))
+            };
+            Ok(match case.metric.as_str() {
+                "num_gpu_blocks" => e.memory.blocks as f64,
+                "kv_tokens" => e.memory.kv_tokens as f64,
+                "kv_cache_gib" => e.memory.kv_pool.gib(),
+                "weights_gib" => e.memory.weights.gib(),
+                // KV of `input_tokens` tokens of one sequence (model total, not per device).
+                "kv_gib_for_input" => {
+                    (e.memory.kv_per_token.total * setup.input_tokens as f64).gib()
+                }
+                "prefill_ms" => lat()?.ttft.millis(),
+                "decode_ms_per_token" => lat()?.time_per_token.millis(),
+                // Static batching: every request prefilled together, then `output_tokens` steps.
+                "output_tokens_per_s_per_gpu" => {
+                    let l = lat()?;
+                    let total = l.batch_prefill.0 + setup.output_tokens as f64 * l.time_per_token.0;
+                    setup.batch as f64 * setup.output_tokens as f64 / total / setup.tp as f64
+                }
+                other => {
+                    return Err(CoreError::invalid(
+                        "metric",
+                        other,
+                        "unknown inference metric",
+                    ))
+                }
+            })
+        }
+    }
+}

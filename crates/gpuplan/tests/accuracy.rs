@@ -1,0 +1,65 @@
+//! Runs every published case and asserts its tolerance band (docs/methodology.md §Validation),
+//! and that docs/accuracy.md is the current output of `gpuplan accuracy --format markdown`.
+
+use gpuplan_core::validation::{evaluate, parse_case};
+use std::path::Path;
+use std::process::Command;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .and_then(Path::parent)
+        .expect("workspace root")
+}
+
+#[test]
+fn every_case_is_within_its_band_or_a_recorded_miss() {
+    let mut files: Vec<_> = std::fs::read_dir(root().join("cases"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    assert!(
+        files.len() >= 40,
+        "expected the converted public cases, found {}",
+        files.len()
+    );
+    let mut failures = Vec::new();
+    for f in &files {
+        let case = parse_case(
+            &f.display().to_string(),
+            &std::fs::read_to_string(f).unwrap(),
+        )
+        .unwrap();
+        let o = evaluate(&case).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        match (&case.known_deviation, o.within) {
+            (None, false) => failures.push(format!(
+                "{}: {:+.1}% outside {:?}",
+                o.id,
+                o.error * 100.0,
+                o.band
+            )),
+            (Some(_), true) => failures.push(format!(
+                "{}: now within its band ({:+.1}%): remove known_deviation",
+                o.id,
+                o.error * 100.0
+            )),
+            _ => {}
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn docs_accuracy_md_is_generated_from_the_cases() {
+    let out = Command::new(env!("CARGO_BIN_EXE_gpuplan"))
+        .args(["accuracy", "--format", "markdown", "--cases"])
+        .arg(root().join("cases"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let want = String::from_utf8(out.stdout).unwrap();
+    let have = std::fs::read_to_string(root().join("docs/accuracy.md")).unwrap_or_default();
+    assert!(have == want, "docs/accuracy.md is stale: run `cargo run --release -- accuracy --format markdown > docs/accuracy.md`");
+}

@@ -1,0 +1,313 @@
+#!/usr/bin/env python3
+"""Convert ../shared/reference/public-benchmarks.jsonl into gpuplan's own case files (cases/*.toml).
+
+Each case = the published setup expressed as a gpuplan workload + the published metric + source +
+exact quote. The mapping from the paper's setup to gpuplan fields is written out below, with every
+assumption the paper does not state marked in `notes`. Run from the repo root:
+    python3 tools/gen_cases.py ../shared/reference/public-benchmarks.jsonl
+"""
+import json
+import os
+import sys
+
+
+def tv(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, list):
+        return "[" + ", ".join(tv(x) for x in v) + "]"
+    raise TypeError(v)
+
+
+def table(name, d, out):
+    scalars = {k: v for k, v in d.items() if not isinstance(v, dict)}
+    subs = {k: v for k, v in d.items() if isinstance(v, dict)}
+    out.append(f"[{name}]")
+    for k, v in scalars.items():
+        out.append(f"{k} = {tv(v)}")
+    for k, v in subs.items():
+        table(f"{name}.{k}", v, out)
+
+
+def gpt_cfg(h, L, a, V, s, dropout=False, ffn=None):
+    c = {"model_type": "gpt2", "n_embd": h, "n_layer": L, "n_head": a, "vocab_size": V, "n_positions": s}
+    if ffn:
+        c["n_inner"] = ffn
+    if dropout:
+        c["attn_pdrop"] = 0.1
+        c["resid_pdrop"] = 0.1
+    return c
+
+
+def llama_cfg(h, L, a, f, V=32000, kv=None, ctx=2048):
+    return {"model_type": "llama", "hidden_size": h, "num_hidden_layers": L, "num_attention_heads": a,
+            "num_key_value_heads": kv or a, "intermediate_size": f, "vocab_size": V,
+            "max_position_embeddings": ctx}
+
+
+H100 = {"gpu": "h100-sxm", "gpus_per_node": 8, "inter_link": "rdma", "inter_gbit": 3200.0}
+A100 = {"gpu": "a100-80g", "gpus_per_node": 8, "inter_link": "rdma", "inter_gbit": 1600.0}
+A100_40 = {"gpu": "a100-40g", "gpus_per_node": 8, "inter_link": "rdma", "inter_gbit": 1600.0}
+
+CASES = {}
+
+
+def mosaic(cid, r):
+    s = r["setup"]
+    hw = dict(H100 if s["gpu"].startswith("h100") else A100_40 if "40" in s["gpu"] else A100)
+    hw["nodes"] = max(1, s["gpu_count"] // 8)
+    prec = {"amp_bf16": "amp_bf16", "bf16": "amp_bf16", "amp_fp8": "fp8"}[s["precision"]]
+    CASES[cid] = dict(
+        kind="train_throughput", metric="tokens_per_s_per_gpu", published=r["result"]["tokens_per_s_per_gpu"],
+        unit="tokens/s/GPU",
+        in_sample="train_efficiency_hopper" if hw["gpu"].startswith("h100") else "train_efficiency_ampere",
+        notes="MPT expressed as a GPT-2-style config (LayerNorm, GeLU MLP ×4, learned positions of seq_len: the "
+              "published param counts grow with seq_len exactly by seq_len×d_model). Inter-node bandwidth assumed "
+              f"{hw['inter_gbit']:.0f} Gbit/s per node (the A100 70B row states 1600 Gbps RoCE; H100 not stated).",
+        workload=dict(
+            kind="training",
+            config=gpt_cfg(s["hidden"], s["layers"], s["heads"], s["vocab"], s["seq_len"]),
+            training=dict(task="pretrain", precision=prec, micro_batch=s["micro_batch"], seq_len=s["seq_len"],
+                          grad_accum=s["grad_accum"], recompute="full" if s["activation_checkpointing"] else "none",
+                          attention="flash", parallel=dict(zero=3)),
+            hardware=hw))
+
+
+def megatron(cid, r, tp, pp, dp, mb, accum, zero=0, note=""):
+    s = r["setup"]
+    hw = dict(A100)
+    n = tp * pp * dp
+    hw["nodes"] = n // 8
+    CASES[cid] = dict(
+        kind="train_throughput", metric="megatron_tflops_per_gpu", published=r["result"]["achieved_tflops_per_gpu"],
+        unit="TFLOP/s per GPU (Megatron count incl. recompute)",
+        notes="GPT config with dropout 0.1, fp16 mixed precision, full recompute; Selene: 8 × 200 Gb/s HDR IB per "
+              "DGX A100 node. " + note,
+        workload=dict(
+            kind="training",
+            config=gpt_cfg(s["hidden"], s["layers"], s["heads"], s.get("vocab", 51200), s["seq_len"], dropout=True),
+            training=dict(task="pretrain", precision="amp_fp16", framework="megatron", micro_batch=mb,
+                          seq_len=s["seq_len"], grad_accum=accum, recompute="full", attention="eager",
+                          parallel=dict(tp=tp, pp=pp, zero=zero)),
+            hardware=hw))
+
+
+LLAMA1 = {"7b": (4096, 32, 32, 11008, 4), "13b": (5120, 40, 40, 13824, 4), "33b": (6656, 60, 52, 17920, 4),
+          "65b": (8192, 80, 64, 22016, 8)}
+
+
+def llama1(cid, r, size, metric, published, unit, kind):
+    h, L, a, f, tp = LLAMA1[size]
+    tokens = r["setup"].get("tokens")
+    CASES[cid] = dict(
+        kind=kind, metric=metric, published=published, unit=unit,
+        notes="LLaMA-1 shapes (SwiGLU, RMSNorm, vocab 32000), seq 2048, 2048 A100-80GB. The paper does not give the "
+              f"parallel layout: assumed TP {tp} inside the node + ZeRO-1 data parallel, selective recompute, "
+              "micro-batch 2, 4M-token global batch.",
+        workload=dict(
+            kind="training", config=llama_cfg(h, L, a, f),
+            training=dict(task="pretrain", precision="amp_bf16", micro_batch=2, seq_len=2048,
+                          grad_accum=max(1, int(4e6 / 2048 / 2 / (2048 / tp))), recompute="selective",
+                          attention="flash", tokens=tokens, parallel=dict(tp=tp, zero=1)),
+            hardware=dict(A100, nodes=256)))
+
+
+def torchtune(cid, r, task, gpu, n, extra, note):
+    t = dict(task=task, precision="pure_bf16", micro_batch=2, seq_len=2048, recompute="full", attention="flash",
+             chunked_loss=True)
+    t.update(extra)
+    val = float(r["result"]["peak_memory_per_gpu"].split()[0])
+    CASES[cid] = dict(
+        kind="train_memory", metric="peak_allocated_gib", published=val, unit="GiB (torchtune peak memory)",
+        notes="torchtune recipe: bf16 weights (pure bf16), activation checkpointing, chunked cross-entropy, packed "
+              "seq 2048, batch 2. " + note,
+        workload=dict(kind="training", model=r["setup"]["model"].replace("Llama 3.1 ", "Llama-3.1-"), training=t,
+                      hardware=dict(gpu=gpu, gpus_per_node=n, nodes=1)))
+
+
+def main(path):
+    rows = {json.loads(l)["id"]: json.loads(l) for l in open(path)}
+    for cid in ["mpt7b-h100-8gpu-s2048", "mpt7b-h100-8gpu-s8192-ac", "mpt13b-h100-8gpu-s2048", "mpt30b-h100-8gpu-s2048-ac",
+                "mpt70b-h100-64gpu-ac", "mpt70b-h100-512gpu-ac", "mpt7b-a100-80g-8gpu-s2048", "mpt30b-a100-80g-8gpu-s2048-ac",
+                "mpt70b-a100-80g-64gpu-ac", "mpt13b-a100-40g-8gpu-s2048-ac", "mpt3b-h100-fp8-8gpu-s2048"]:
+        mosaic(cid, rows[cid])
+    megatron("megatron-a100-1.7b-32gpu", rows["megatron-a100-1.7b-32gpu"], 1, 1, 32, 16, 1)
+    megatron("megatron-a100-18b-256gpu", rows["megatron-a100-18b-256gpu"], 8, 1, 32, 8, 4)
+    megatron("megatron-a100-145b-1536gpu", rows["megatron-a100-145b-1536gpu"], 8, 8, 24, 2, 48,
+             note="The run used the interleaved schedule (2 virtual stages); gpuplan models plain 1F1B, so its bubble is larger.")
+    megatron("megatron-a100-530b-2520gpu", rows["megatron-a100-530b-2520gpu"], 8, 35, 9, 1, 280,
+             note="Interleaved schedule in the run; plain 1F1B here.")
+    megatron("megatron-a100-1t-3072gpu", rows["megatron-a100-1t-3072gpu"], 8, 64, 6, 1, 512)
+    megatron("megatron-175b-ptd-384gpu", rows["megatron-175b-ptd-384gpu"], 8, 12, 4, 1, 384,
+             note="Model-parallel size 96 read as TP 8 × PP 12.")
+    megatron("megatron-175b-ptd-1536gpu", rows["megatron-175b-ptd-1536gpu"], 8, 12, 16, 1, 96,
+             note="Model-parallel size 96 read as TP 8 × PP 12.")
+    megatron("megatron-175b-zero3-384gpu", rows["megatron-175b-zero3-384gpu"], 1, 1, 384, 4, 1, zero=3,
+             note="DeepSpeed ZeRO-3 without model parallelism.")
+    megatron("megatron-175b-zero3-1536gpu", rows["megatron-175b-zero3-1536gpu"], 1, 1, 1536, 1, 1, zero=3,
+             note="DeepSpeed ZeRO-3 without model parallelism; the paper's example of communication collapse.")
+    r = rows["llama1-65b-tokens-per-gpu"]
+    llama1("llama1-65b-tokens-per-gpu", r, "65b", "tokens_per_s_per_gpu", 380, "tokens/s/GPU", "train_throughput")
+    for size in ["7b", "13b", "33b", "65b"]:
+        cid = f"llama1-{size}-gpu-hours"
+        llama1(cid, rows[cid], size, "gpu_hours", rows[cid]["result"]["gpu_hours"], "A100-80GB GPU-hours", "train_time")
+    torchtune("torchtune-llama31-8b-full-4090", rows["torchtune-llama31-8b-full-4090"], "full_finetune", "rtx-4090", 1,
+              dict(optimizer="adam_w8bit", optimizer_in_backward=True, parallel=dict(offload_optimizer=True)),
+              "PagedAdamW8bit + optimizer-in-backward: on a 24 GB card the paged 8-bit states cannot stay resident "
+              "next to 15 GiB of weights, so they are modelled as paged out to host memory (offload_optimizer).")
+    torchtune("torchtune-llama31-8b-full-a6000", rows["torchtune-llama31-8b-full-a6000"], "full_finetune", "rtx-a6000", 1,
+              dict(optimizer="adam_w8bit", optimizer_in_backward=True),
+              "Single-device config (8B_full_single_device.yaml): PagedAdamW8bit resident on a 48 GB card, "
+              "optimizer_in_bwd and activation checkpointing as in the recipe.")
+    lora_t = ["q_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+    torchtune("torchtune-llama31-8b-lora-4090", rows["torchtune-llama31-8b-lora-4090"], "lora", "rtx-4090", 1,
+              dict(lora=dict(rank=8, targets=lora_t)), "LoRA rank 8 on q, v, output_proj and the MLP.")
+    torchtune("torchtune-llama31-8b-qlora-4090", rows["torchtune-llama31-8b-qlora-4090"], "qlora", "rtx-4090", 1,
+              dict(lora=dict(rank=8, targets=lora_t)), "QLoRA: NF4 base, LoRA rank 8 on q, v, output_proj and the MLP.")
+    torchtune("torchtune-llama31-70b-full-8xa100", rows["torchtune-llama31-70b-full-8xa100"], "full_finetune", "a100-80g", 8,
+              dict(parallel=dict(zero=3, offload_params=True, offload_optimizer=True), optimizer_in_backward=True),
+              "FSDP with CPU offload of parameters and optimizer, fused optimizer step.")
+    torchtune("torchtune-llama31-70b-lora-8xa100", rows["torchtune-llama31-70b-lora-8xa100"], "lora", "a100-80g", 8,
+              dict(lora=dict(rank=16, targets=lora_t), parallel=dict(zero=3)), "FSDP-sharded bf16 base, LoRA rank 16.")
+    torchtune("torchtune-llama31-405b-qlora-8xa100", rows["torchtune-llama31-405b-qlora-8xa100"], "qlora", "a100-80g", 8,
+              dict(micro_batch=1, lora=dict(rank=16, targets=lora_t), parallel=dict(zero=3)),
+              "FSDP-sharded NF4 base, LoRA rank 16; the recipe config sets batch_size 1. The table prints 'GB'; read as GiB like its other rows.")
+    for cid, stage, val in [("deepspeed-zero2-t5-3b-8gpu", 2, 15.93), ("deepspeed-zero3-t5-3b-8gpu", 3, 6.1)]:
+        # DeepSpeed's own estimator formulas (memory.rst), not a measurement.
+        CASES[cid] = dict(
+            kind="train_memory", metric="model_states_gib", published=val, unit="GiB (DeepSpeed estimator, model states only)",
+            known_deviation="DeepSpeed's estimator counts a full 16-bit gradient buffer and fp32 gradient partitions "
+                            "(4·P + 16·P/N for ZeRO-2; 18·P/N for ZeRO-3); gpuplan follows the ZeRO paper's 2+2+12 "
+                            "bytes/param, so it is 25–37% lower. FIXME: add a DeepSpeed accounting profile.",
+            notes="t5-3b (2.851B params) given as T5 v1.0 shapes: d_model 1024, d_ff 16384, d_kv 128, 32 heads, 24+24 layers.",
+            workload=dict(kind="training",
+                          config={"model_type": "t5", "d_model": 1024, "d_ff": 16384, "d_kv": 128, "num_heads": 32,
+                                  "num_layers": 24, "vocab_size": 32128},
+                          training=dict(task="full_finetune", precision="amp_fp16", parallel=dict(zero=stage)),
+                          hardware=dict(gpu="a100-80g", gpus_per_node=8, nodes=1)))
+    for cid, prec, kv, tp, gpu, model, metric, unit in [
+        ("trtllm061-llama7b-h100-fp8-128-128", "fp8", "fp8", 1, "h100-sxm", "Llama-2-7B", "output_tokens_per_s_per_gpu", "output tokens/s per GPU"),
+        ("trtllm061-llama7b-h100-fp8-2048-2048", "fp8", "fp8", 1, "h100-sxm", "Llama-2-7B", "output_tokens_per_s_per_gpu", "output tokens/s per GPU"),
+        ("trtllm061-llama70b-h100-fp8-tp2-128-128", "fp8", "fp8", 2, "h100-sxm", "Llama-2-70B", "output_tokens_per_s_per_gpu", "output tokens/s per GPU"),
+        ("trtllm061-llama7b-a100-fp16-128-128", "fp16", "fp16", 1, "a100-80g", "Llama-2-7B", "output_tokens_per_s_per_gpu", "output tokens/s"),
+        ("trtllm061-llama70b-a100-fp16-tp4-128-128", "fp16", "fp16", 4, "a100-80g", "Llama-2-70B", "output_tokens_per_s_per_gpu", "output tokens/s (read as per GPU)"),
+    ]:
+        s = rows[cid]["setup"]
+        CASES[cid] = dict(
+            kind="infer_throughput", metric=metric, published=rows[cid]["result"]["throughput"], unit=unit,
+            notes="Static batching (gptSessionBenchmark): batch prefilled at once, then output_len decode steps at the full batch.",
+            workload=dict(kind="inference", model=model,
+                          inference=dict(weights={"format": prec}, kv_dtype=kv, tp=tp, batch=s["batch_size"],
+                                         input_tokens=s["input_len"], output_tokens=s["output_len"],
+                                         max_model_len=s["input_len"] + s["output_len"]),
+                          hardware=dict(gpu=gpu, gpus_per_node=8, nodes=1)))
+    ft_cfg = gpt_cfg(5120, 40, 40, 50272, 2048, ffn=20480)
+    for tp in [1, 2]:
+        r = rows[f"ft-13b-a100-40g-tp{tp}"]
+        for metric, key in [("prefill_ms", "prefill_ms"), ("decode_ms_per_token", "decode_ms_per_token")]:
+            CASES[f"ft-13b-a100-40g-tp{tp}-{metric.split('_')[0]}"] = dict(
+                kind="infer_latency", metric=metric, published=r["result"][key], unit="ms",
+                in_sample="prefill_efficiency" if metric == "prefill_ms" else "decode_bandwidth_efficiency",
+                notes="FasterTransformer GPT 13B (test-13b shapes), fp16, batch 1, 512 prompt tokens. estimation.md derives "
+                      "the efficiency ranges partly from this case, so it is in-sample.",
+                workload=dict(kind="inference", config=ft_cfg,
+                              inference=dict(weights={"format": "fp16"}, kv_dtype="fp16", tp=tp, batch=1,
+                                             input_tokens=512, output_tokens=10, max_model_len=2048),
+                              hardware=dict(gpu="a100-40g", gpus_per_node=8, nodes=1)))
+    for cid, mml in [("vllm-llama31-8b-rtx3090-mml20000", 20000), ("vllm-llama31-8b-rtx3090-mml29000", 29000)]:
+        CASES[cid] = dict(
+            kind="kv_capacity", metric="num_gpu_blocks", published=rows[cid]["result"]["num_gpu_blocks"], unit="blocks of 16 tokens",
+            in_sample="vllm_non_torch_gib",
+            notes="vLLM V0, gpu_memory_utilization 0.9, profile batch = max_model_len (no chunked prefill). The "
+                  "non-torch 0.35 GiB is read from this log, so the case is in-sample for that constant.",
+            workload=dict(kind="inference", model="Llama-3.1-8B",
+                          inference=dict(max_model_len=mml, gpu_memory_utilization=0.9),
+                          hardware=dict(gpu="rtx-3090", gpus_per_node=1, nodes=1)))
+    CASES["vllm-llama2-7b-a100-80g-tp1"] = dict(
+        kind="kv_capacity", metric="num_gpu_blocks", published=7351, unit="blocks of 16 tokens",
+        notes="vLLM Dec 2023 benchmark_throughput defaults: max_model_len 4096 (Llama-2), profile batch "
+              "max(max_model_len, 2048) = 4096 tokens.",
+        workload=dict(kind="inference", model="Llama-2-7B",
+                      inference=dict(max_model_len=4096, max_num_batched_tokens=4096, gpu_memory_utilization=0.9),
+                      hardware=dict(gpu="a100-80g", gpus_per_node=1, nodes=1)))
+    CASES["vllm-weights-llama31-8b"] = dict(
+        kind="infer_memory", metric="weights_gib", published=14.9888, unit="GiB",
+        notes="bf16 weights as vLLM logs them (GiB despite the 'GB' label).",
+        workload=dict(kind="inference", model="Llama-3.1-8B", inference=dict(max_model_len=8192),
+                      hardware=dict(gpu="rtx-3090", gpus_per_node=1, nodes=1)))
+    CASES["hf-blog-kv-llama31-8b-128k"] = dict(
+        kind="infer_memory", metric="kv_gib_for_input", published=15.62, unit="GiB",
+        notes="KV of one 128,000-token sequence in fp16.",
+        workload=dict(kind="inference", model="Llama-3.1-8B",
+                      inference=dict(kv_dtype="fp16", input_tokens=128000, max_model_len=8192),
+                      hardware=dict(gpu="h100-sxm", gpus_per_node=1, nodes=1)))
+
+    # Cases the model misses today, each with its diagnosis (a FIXME): the test asserts they stay
+    # missed, so a fix shows up and the flag is removed.
+    size = ("FIXME: training efficiency is one constant per chip generation; it does not fall for small "
+            "per-GPU GEMMs (MFU rises with h, estimation.md §1.5), so small or heavily TP-split layers are over-predicted.")
+    misses = {
+        "megatron-a100-1.7b-32gpu": "h = 2304: " + size,
+        "megatron-a100-18b-256gpu": "h/t = 768 per GPU at TP 8: " + size,
+        "megatron-175b-ptd-384gpu": "h/t = 1536 per GPU at TP 8 with micro-batch 1: " + size,
+        "megatron-175b-ptd-1536gpu": "h/t = 1536 per GPU at TP 8 with micro-batch 1: " + size,
+        "mpt13b-h100-8gpu-s2048": "micro-batch 2 of 2048 tokens with FSDP on H100: " + size,
+        "megatron-175b-zero3-384gpu": "FIXME: ZeRO-3 per-layer gather/partition overheads at hundreds of ranks are not "
+                                      "modelled (only ring bandwidth and α per hop); the paper measures the collapse.",
+        "megatron-175b-zero3-1536gpu": "FIXME: ZeRO-3 collapse at 1536 ranks and micro-batch 1 (44 TFLOP/s measured) is not "
+                                       "reproduced: the bandwidth model hides the gathers behind compute.",
+        "ft-13b-a100-40g-tp2-prefill": "FIXME: FasterTransformer's TP=2 prefill overheads beyond the all-reduce volume "
+                                       "(kernel launches, synchronisation) are not modelled.",
+        "torchtune-llama31-70b-full-8xa100": "FIXME: with parameter + optimizer offload the GPU peak depends on FSDP "
+                                             "prefetch and pinned staging buffers, which are not modelled.",
+        "torchtune-llama31-8b-full-a6000": "FIXME: the 8-bit optimizer's paging and torch.compile's activation "
+                                           "savings make the measured peak depend on allocator behaviour not modelled.",
+        "torchtune-llama31-8b-lora-4090": "FIXME: over by ~2.3 GiB; torch.compile of the chunked loss likely avoids keeping "
+                                          "the whole bf16 logits (1.5 GiB here) and fuses the recompute working set.",
+        "torchtune-llama31-8b-qlora-4090": "FIXME: same as the LoRA row (logits and recompute working set under torch.compile).",
+        "trtllm061-llama7b-h100-fp8-128-128": "FIXME: decode at batch 768 is modelled as one compute-bound GEMM pass; "
+                                              "TRT-LLM's FP8 per-step overheads (attention over 768 sequences, sampling) are not.",
+        "trtllm061-llama70b-h100-fp8-tp2-128-128": "FIXME: as the 7B FP8 row, plus TP all-reduces at batch 1024.",
+        "trtllm061-llama7b-a100-fp16-128-128": "FIXME: large-batch decode overheads (see the FP8 rows); 22% over.",
+    }
+    for k, why in misses.items():
+        CASES[k]["known_deviation"] = why
+    CASES["deepspeed-zero3-t5-3b-8gpu"].pop("known_deviation", None)
+
+    os.makedirs("cases", exist_ok=True)
+    for cid, c in CASES.items():
+        r = rows[cid.replace("-prefill", "").replace("-decode", "")]
+        out = ["# GENERATED by tools/gen_cases.py from shared/reference/public-benchmarks.jsonl; edit the generator.",
+               f"id = {tv(cid)}", f"kind = {tv(c['kind'])}", f"metric = {tv(c['metric'])}",
+               f"published = {tv(float(c['published']))}", f"unit = {tv(c['unit'])}",
+               f"source = {tv(r['source'])}", f"quote = {tv(r['quote'])}",
+               f"notes = {tv(c.get('notes', '') + (' Research note: ' + r['notes'] if r.get('notes') else ''))}"]
+        for k in ["in_sample", "known_deviation"]:
+            if c.get(k):
+                out.append(f"{k} = {tv(c[k])}")
+        out.append("")
+        table("workload", c["workload"], out)
+        open(f"cases/{cid}.toml", "w").write("\n".join(out) + "\n")
+    skipped = sorted(set(rows) - {k.replace("-prefill", "").replace("-decode", "") for k in CASES})
+    with open("cases/SKIPPED.md", "w") as f:
+        f.write("# Published cases not converted\n\n")
+        reasons = {
+            "opt-175b-throughput": "secondary summary; TP degree and micro-batch not given, 'up to' figure",
+            "opt-175b-gpu-hours": "180B-token figure conflicts with the 300B tokens of the same document",
+            "opt-175b-33days-1024gpu": "4.3e23 FLOPs for 300B tokens does not match 6·N·D (3.2e23); the FLOP basis is unclear",
+            "peft-t0-3b-full-a100": "batch size, sequence length and precision not stated (estimation.md pitfall 3)",
+            "peft-t0-3b-lora-a100": "batch size, sequence length and precision not stated",
+            "peft-mt0-xxl-lora-a100": "batch size, sequence length and precision not stated",
+            "peft-bloomz-7b1-lora-a100": "batch size, sequence length and precision not stated",
+        }
+        for s in skipped:
+            f.write(f"- `{s}`: {reasons.get(s, 'not converted yet')}\n")
+    print(len(CASES), "cases;", len(skipped), "skipped")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "../shared/reference/public-benchmarks.jsonl")
