@@ -2,6 +2,16 @@
 //!
 //! The binary is the I/O edge: it parses flags, reads files, calls `gpuplan-core` and renders.
 
+/// `println!` that survives a closed pipe (see [`render::emit`]).
+macro_rules! outln {
+    () => { $crate::render::emit("\n") };
+    ($($t:tt)*) => { $crate::render::emit(&format!("{}\n", format!($($t)*))) };
+}
+/// `print!` that survives a closed pipe.
+macro_rules! out {
+    ($($t:tt)*) => { $crate::render::emit(&format!($($t)*)) };
+}
+
 mod cli;
 mod cmd;
 mod render;

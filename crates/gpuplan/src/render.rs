@@ -65,3 +65,17 @@ pub fn json<T: Serialize>(kind: &str, body: &T) -> anyhow::Result<String> {
 pub fn gib(b: gpuplan_core::units::Bytes) -> String {
     format!("{:.2}", b.gib())
 }
+
+/// Write to stdout; a closed pipe (`gpuplan models | head`) ends the program quietly instead of
+/// panicking like `println!` does.
+pub fn emit(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: cannot write output: {e}");
+        std::process::exit(1);
+    }
+}

@@ -18,7 +18,7 @@ fn opt(v: Option<f64>) -> String {
 fn gpus(format: Format) -> Result<u8> {
     let all = builtin_gpus()?;
     if format == Format::Json {
-        println!(
+        outln!(
             "{}",
             render::json("gpus", &serde_json::json!({ "gpus": all }))?
         );
@@ -54,9 +54,9 @@ fn gpus(format: Format) -> Result<u8> {
         })
         .collect();
     match format {
-        Format::Markdown => print!("{}", render::markdown(&header, &rows)),
-        _ => println!("{}", render::table(&header, &rows)),
+        Format::Markdown => out!("{}", render::markdown(&header, &rows)),
+        _ => outln!("{}", render::table(&header, &rows)),
     }
-    println!("– = not sourced (left out rather than guessed). Sources: `gpuplan catalog gpus --format json`.");
+    outln!("– = not sourced (left out rather than guessed). Sources: `gpuplan catalog gpus --format json`.");
     Ok(0)
 }

@@ -188,7 +188,7 @@ pub fn run(a: EstimateArgs) -> Result<u8> {
         JobKind::Training => {
             let e = estimate_training(&model, &r.training, &cluster, &r.tunables)?;
             match a.format {
-                Format::Json => println!(
+                Format::Json => outln!(
                     "{}",
                     render::json(
                         "training_estimate",
@@ -198,7 +198,7 @@ pub fn run(a: EstimateArgs) -> Result<u8> {
                         })
                     )?
                 ),
-                f => print!(
+                f => out!(
                     "{}",
                     training_report(&model.name, &r, &cluster, &e, f == Format::Markdown)
                 ),
@@ -208,7 +208,7 @@ pub fn run(a: EstimateArgs) -> Result<u8> {
         JobKind::Inference => {
             let e = estimate_inference(&model, &r.inference, &cluster, &r.tunables)?;
             match a.format {
-                Format::Json => println!(
+                Format::Json => outln!(
                     "{}",
                     render::json(
                         "inference_estimate",
@@ -218,7 +218,7 @@ pub fn run(a: EstimateArgs) -> Result<u8> {
                         })
                     )?
                 ),
-                f => print!(
+                f => out!(
                     "{}",
                     inference_report(&model.name, &r, &e, f == Format::Markdown)
                 ),

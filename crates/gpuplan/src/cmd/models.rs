@@ -23,7 +23,7 @@ fn list(format: Format) -> Result<u8> {
     let all = presets()?;
     if format == Format::Json {
         let rows: Vec<_> = all.iter().map(|p| model_summary(&p.model)).collect();
-        println!(
+        outln!(
             "{}",
             render::json("models", &serde_json::json!({ "models": rows }))?
         );
@@ -82,8 +82,8 @@ fn list(format: Format) -> Result<u8> {
         })
         .collect();
     match format {
-        Format::Markdown => print!("{}", render::markdown(&header, &rows)),
-        _ => println!("{}", render::table(&header, &rows)),
+        Format::Markdown => out!("{}", render::markdown(&header, &rows)),
+        _ => outln!("{}", render::table(&header, &rows)),
     }
     Ok(0)
 }
@@ -92,7 +92,7 @@ fn show(name: Option<&str>, config: Option<&std::path::Path>, format: Format) ->
     let m = load_model(name, config)?;
     let s = model_summary(&m);
     if format == Format::Json {
-        println!(
+        outln!(
             "{}",
             render::json(
                 "model",
@@ -174,17 +174,17 @@ fn show(name: Option<&str>, config: Option<&std::path::Path>, format: Format) ->
         ),
     };
     match format {
-        Format::Markdown => print!("**{arch}**\n\n{}", render::markdown(&header, &rows)),
-        _ => println!("{arch}\n{}", render::table(&header, &rows)),
+        Format::Markdown => out!("**{arch}**\n\n{}", render::markdown(&header, &rows)),
+        _ => outln!("{arch}\n{}", render::table(&header, &rows)),
     }
     for w in &m.warnings {
         eprintln!("warning: {w}");
     }
     if let Some(n) = &m.notes {
-        println!("notes: {n}");
+        outln!("notes: {n}");
     }
     for src in &m.sources {
-        println!("source: {src}");
+        outln!("source: {src}");
     }
     Ok(0)
 }

@@ -1,0 +1,198 @@
+//! The CLI as a user runs it: exit codes, JSON shape, error messages.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn gpuplan(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gpuplan"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn tmp(name: &str, content: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gpuplan-cli-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, content).unwrap();
+    p
+}
+
+#[test]
+fn estimate_json_has_schema_and_breakdown() {
+    let o = gpuplan(&[
+        "estimate",
+        "-m",
+        "Qwen2.5-7B",
+        "--task",
+        "lora",
+        "--gpu",
+        "A100",
+        "--seq-len",
+        "2048",
+        "--recompute",
+        "full",
+        "--tokens",
+        "1e8",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["kind"], "training_estimate");
+    let items = v["estimate"]["memory"]["items"].as_array().unwrap();
+    assert!(items.iter().any(|i| i["name"] == "logits + loss"));
+    assert!(v["estimate"]["totals"]["gpu_hours"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn tp_that_does_not_divide_heads_is_a_usage_error() {
+    let o = gpuplan(&[
+        "estimate",
+        "-m",
+        "Qwen2.5-7B",
+        "--gpu",
+        "A100",
+        "--gpus-per-node",
+        "8",
+        "--tp",
+        "8",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("parallel.tp") && err.contains("28"), "{err}");
+}
+
+#[test]
+fn a_job_that_does_not_fit_exits_3_and_says_by_how_much() {
+    let o = gpuplan(&[
+        "estimate",
+        "-m",
+        "Llama-3.1-8B",
+        "--task",
+        "full",
+        "--gpu",
+        "A100",
+        "--seq-len",
+        "4096",
+    ]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("DOES NOT FIT"));
+}
+
+#[test]
+fn unknown_model_suggests_presets() {
+    let o = gpuplan(&["estimate", "-m", "llama-3.1-8"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("Llama-3.1-8B"));
+}
+
+#[test]
+fn config_json_import_warns_on_unknown_type_and_names_missing_fields() {
+    let good = tmp(
+        "config.json",
+        r#"{"model_type":"newfamily","hidden_size":2048,"num_hidden_layers":16,"num_attention_heads":16,
+            "num_key_value_heads":4,"intermediate_size":8192,"vocab_size":64000,"max_position_embeddings":8192}"#,
+    );
+    let o = gpuplan(&[
+        "models",
+        "show",
+        "--config",
+        good.parent().unwrap().to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("newfamily"));
+    let bad = tmp("bad.json", r#"{"model_type":"llama","hidden_size":2048}"#);
+    let o = gpuplan(&["models", "show", "--config", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("num_hidden_layers") && err.contains("vocab_size"),
+        "{err}"
+    );
+}
+
+#[test]
+fn workload_file_typo_names_the_key_and_flags_override() {
+    let bad = tmp(
+        "bad.toml",
+        "model = \"Llama-3.1-8B\"\n[training]\nsequence_length = 4096\n",
+    );
+    let o = gpuplan(&["estimate", "-w", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("sequence_length"));
+    let good = tmp(
+        "good.toml",
+        "model = \"Llama-3.1-8B\"\nkind = \"training\"\n[training]\ntask = \"qlora\"\nseq_len = 2048\nrecompute = \"full\"\n[hardware]\ngpu = \"l20\"\n",
+    );
+    let o = gpuplan(&[
+        "estimate",
+        "-w",
+        good.to_str().unwrap(),
+        "--seq-len",
+        "1024",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["setup"]["seq_len"], 1024);
+    assert_eq!(v["setup"]["task"], "qlora");
+}
+
+#[test]
+fn inference_reports_kv_capacity() {
+    let o = gpuplan(&[
+        "estimate",
+        "-m",
+        "Llama-3.1-8B",
+        "--task",
+        "inference",
+        "--gpu",
+        "rtx-3090",
+        "--max-model-len",
+        "20000",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let blocks = v["estimate"]["memory"]["blocks"].as_f64().unwrap();
+    assert!((blocks - 1952.0).abs() / 1952.0 < 0.05, "{blocks}");
+}
+
+#[test]
+fn set_overrides_a_constant_and_rejects_unknown_names() {
+    let o = gpuplan(&[
+        "estimate",
+        "-m",
+        "Qwen2.5-0.5B",
+        "--gpu",
+        "t4",
+        "--set",
+        "fragmentaton=0.1",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("fragmentation"));
+}
