@@ -61,6 +61,8 @@ pub enum IntraLink {
     Nvlink4,
     /// Huawei HCCS (Ascend 8-card full mesh).
     Hccs,
+    /// AMD Infinity Fabric (xGMI) between Instinct GPUs.
+    InfinityFabric,
 }
 
 impl IntraLink {
@@ -79,6 +81,7 @@ impl IntraLink {
             IntraLink::Nvlink3 => "NVLink 3",
             IntraLink::Nvlink4 => "NVLink 4",
             IntraLink::Hccs => "HCCS",
+            IntraLink::InfinityFabric => "Infinity Fabric",
         }
     }
     /// Datasheet bidirectional x16 bandwidth for PCIe generations (PCI-SIG: 8/16/32 GT/s per lane).
@@ -98,7 +101,8 @@ pub struct GpuSpec {
     pub id: String,
     pub name: String,
     pub vendor: String,
-    pub memory_gib: f64,
+    /// Marketed memory per device; `None` where no source gives it.
+    pub memory_gib: Option<f64>,
     pub visible_memory_gib: Option<f64>,
     pub memory_bandwidth_gbs: Option<f64>,
     #[serde(default)]
@@ -122,15 +126,15 @@ pub struct GpuSpec {
 pub const VISIBLE_MEMORY_FRACTION: f64 = 0.986;
 
 impl GpuSpec {
-    pub fn memory(&self) -> Bytes {
-        Bytes::from_gib(self.memory_gib)
+    /// Marketed memory, if sourced.
+    pub fn memory(&self) -> Option<Bytes> {
+        self.memory_gib.map(Bytes::from_gib)
     }
-    /// Total memory as torch.cuda / vLLM report it.
-    pub fn visible_memory(&self) -> Bytes {
-        Bytes::from_gib(
-            self.visible_memory_gib
-                .unwrap_or(self.memory_gib * VISIBLE_MEMORY_FRACTION),
-        )
+    /// Total memory as torch.cuda / vLLM report it, if known.
+    pub fn visible_memory(&self) -> Option<Bytes> {
+        self.visible_memory_gib
+            .or(self.memory_gib.map(|m| m * VISIBLE_MEMORY_FRACTION))
+            .map(Bytes::from_gib)
     }
     pub fn memory_bandwidth(&self) -> Option<Bandwidth> {
         self.memory_bandwidth_gbs.map(Bandwidth::from_gb_per_s)

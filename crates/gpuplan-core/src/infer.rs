@@ -137,7 +137,14 @@ pub fn serving_memory(
     let nccl = if s.tp > 1 { tun.nccl_buffers_gib } else { 0.0 };
     let non_torch = Bytes::from_gib(tun.vllm_non_torch_gib + nccl);
     let cudagraph = Bytes::from_gib(tun.vllm_cudagraph_gib);
-    let budget = gpu.visible_memory() * s.gpu_memory_utilization;
+    let visible = gpu.visible_memory().ok_or_else(|| {
+        CoreError::invalid(
+            "gpu",
+            &gpu.id,
+            "no sourced memory size for this chip; add memory_gib in a user catalog",
+        )
+    })?;
+    let budget = visible * s.gpu_memory_utilization;
     let kv_pool = budget - weights - act - non_torch - cudagraph;
     let kv = kv_per_token(t, s.kv_dtype.bytes(), s.tp);
     let block_bytes = kv.per_device.0 * s.block_size as f64;
@@ -152,7 +159,7 @@ pub fn serving_memory(
         Some(format!(
             "weights ({weights}) + activation peak ({act}) + runtime ({non_torch}) exceed {:.0}% of the GPU ({}): use more GPUs (tp), a quantised format, or a shorter max_model_len",
             s.gpu_memory_utilization * 100.0,
-            gpu.visible_memory()
+            visible
         ))
     } else if kv_tokens < max_model_len {
         Some(format!("KV pool holds {kv_tokens} tokens, fewer than max_model_len {max_model_len}: vLLM refuses to start; lower max_model_len or add memory"))

@@ -140,7 +140,8 @@ pub fn estimate_training(
         None => None,
     };
     let data_path = step.as_ref().map(|st| data_path(m, s, st, tun));
-    let fits = memory.device_total.0 <= c.gpu.memory().0;
+    // An unknown memory size never "fits": the planner must not place work on it.
+    let fits = c.gpu.memory().is_some_and(|m| memory.device_total.0 <= m.0);
     Ok(TrainingEstimate {
         memory,
         step,

@@ -7,6 +7,7 @@
 //! time and parsed from strings); every quantity it returns carries its unit in its type
 //! ([`units`]); every constant it uses is named, documented with its source and overridable.
 
+pub mod catalog;
 pub mod constants;
 pub mod error;
 pub mod hardware;

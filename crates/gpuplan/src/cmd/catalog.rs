@@ -42,7 +42,7 @@ fn gpus(format: Format) -> Result<u8> {
             vec![
                 g.id.clone(),
                 g.name.clone(),
-                format!("{}", g.memory_gib),
+                opt(g.memory_gib),
                 opt(g.memory_bandwidth_gbs),
                 opt(g.tflops.bf16.filter(|x| *x > 0.0).or(g.tflops.fp16)),
                 opt(g.tflops.fp8),

@@ -272,19 +272,18 @@ fn training_report(
     rows.push(vec![
         "needed per device".into(),
         gib(e.memory.device_total),
-        format!(
-            "{} GiB on {} → {}",
-            c.gpu.memory_gib,
-            c.gpu.name,
-            if e.fits {
-                "fits".to_string()
-            } else {
-                format!(
-                    "DOES NOT FIT (short by {:.1} GiB)",
-                    e.memory.device_total.gib() - c.gpu.memory_gib
-                )
-            }
-        ),
+        match c.gpu.memory_gib {
+            None => format!(
+                "{} has no sourced memory size: cannot say whether it fits",
+                c.gpu.name
+            ),
+            Some(m) if e.fits => format!("{m} GiB on {} → fits", c.gpu.name),
+            Some(m) => format!(
+                "{m} GiB on {} → DOES NOT FIT (short by {:.1} GiB)",
+                c.gpu.name,
+                e.memory.device_total.gib() - m
+            ),
+        },
     ]);
     if e.memory.cpu_offload.0 > 0.0 {
         rows.push(vec![
