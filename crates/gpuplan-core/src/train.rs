@@ -205,18 +205,23 @@ pub fn layer_activation(t: &TransformerSpec, s: u64, setup: &TrainingSetup) -> L
                 NormKind::LayerNorm => 2.0 * h,
             };
             let replicated = 2.0 * norm + 2.0 * h + 2.0 * h + 2.0 * drop * h;
-            // Rotary: q and k are saved before and after rotation.
-            let rope = if matches!(t.positional, crate::model::Positional::Rotary) {
-                2.0
-            } else {
-                1.0
-            };
             let mlp = match t.mlp {
+                // fc1 output + activation output; HF's `gelu_new` is a composite of elementwise
+                // ops that also keeps tanh(·), 1 + tanh(·) and 0.5·x (3 more 2f tensors).
+                MlpKind::Plain if t.activation == "gelu_new" => 10.0 * f,
                 MlpKind::Plain => 4.0 * f,
                 // gate out, act(gate) out, up out, product.
                 MlpKind::Gated => 8.0 * f,
             };
-            let sharded = rope * 2.0 * (q + kv) + 2.0 * kv + 2.0 * q + mlp;
+            // Q and K (post-rotary), V, the attention output (o_proj input), the MLP. With eager
+            // attention and GQA, `repeat_kv` materialises K and V at full head count (4·(q − kv)).
+            // Checked against saved-tensor counts (validation/activations-measured.json).
+            let repeat = if setup.attention == AttentionImpl::Eager {
+                4.0 * (q - kv).max(0.0)
+            } else {
+                0.0
+            };
+            let sharded = 2.0 * (q + kv) + 2.0 * kv + 2.0 * q + mlp + repeat;
             // fp32 softmax output (4) + its bf16 copy (2); + mask and dropout output with dropout.
             (replicated, sharded, 6.0 + 3.0 * drop)
         }

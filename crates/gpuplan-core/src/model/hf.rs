@@ -118,6 +118,21 @@ pub fn from_hf_value(name: &str, v: &Value, sources: Vec<String>) -> Result<Mode
         f.missing.dedup();
         return Err(CoreError::MissingFields { fields: f.missing });
     }
+    let mut spec = spec;
+    let act = f
+        .opt_str("hidden_act")
+        .or(f.opt_str("activation_function"))
+        .or(f.opt_str("hidden_activation"))
+        .map(str::to_string);
+    spec.activation = act.unwrap_or_else(|| {
+        match (spec.model_type.as_str(), spec.mlp) {
+            ("gpt2", _) => "gelu_new",
+            ("t5", MlpKind::Plain) => "relu",
+            (_, MlpKind::Gated) => "silu",
+            (_, MlpKind::Plain) => "gelu",
+        }
+        .to_string()
+    });
     validate_shapes(&spec)?;
     Ok(ModelSpec {
         name: name.to_string(),
@@ -215,6 +230,7 @@ fn base(
         sliding_window: None,
         dropout: false,
         extras: Vec::new(),
+        activation: String::new(),
     }
 }
 

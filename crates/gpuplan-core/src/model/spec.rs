@@ -139,6 +139,9 @@ pub struct TransformerSpec {
     /// Whether the model's training code applies dropout (Megatron GPT: yes; modern LLM configs: 0.0).
     pub dropout: bool,
     pub extras: Vec<ExtraParams>,
+    /// MLP activation as HF names it (`silu`, `gelu`, `gelu_new`, `relu`, ...); it decides how
+    /// many intermediates eager PyTorch keeps.
+    pub activation: String,
 }
 
 impl TransformerSpec {

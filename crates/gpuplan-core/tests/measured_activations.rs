@@ -1,0 +1,65 @@
+//! gpuplan's HuggingFace activation profile against exact saved-tensor counts of real HF models
+//! (tools/measure_activations.py → validation/activations-measured.json, bf16, CPU).
+
+use gpuplan_core::model::parse_hf_config;
+use gpuplan_core::train::layer_activation;
+use gpuplan_core::workload::{AttentionImpl, Framework, TrainingSetup};
+
+#[test]
+fn hf_profile_matches_saved_tensor_counts() {
+    let p = format!(
+        "{}/../../validation/activations-measured.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let data: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+    let tokens = data["batch"].as_f64().unwrap() * data["seq"].as_f64().unwrap();
+    let seq = data["seq"].as_u64().unwrap();
+    let cases = data["cases"].as_object().unwrap();
+    assert!(cases.len() >= 8);
+    let mut report = Vec::new();
+    for (name, c) in cases {
+        let mut cfg = c["config"].clone();
+        let layers_key = if cfg["model_type"] == "gpt2" {
+            "n_layer"
+        } else {
+            "num_hidden_layers"
+        };
+        cfg[layers_key] = serde_json::json!(1);
+        let m = parse_hf_config(name, &cfg.to_string()).unwrap();
+        let t = m.transformer().unwrap();
+        let setup = TrainingSetup {
+            framework: Framework::HuggingFace,
+            attention: if c["attn_implementation"] == "eager" {
+                AttentionImpl::Eager
+            } else {
+                AttentionImpl::Flash
+            },
+            seq_len: seq,
+            ..Default::default()
+        };
+        let la = layer_activation(t, seq, &setup);
+        let predicted = la.replicated + la.sharded + la.scores;
+        let measured = c["per_layer_bytes"].as_f64().unwrap() / tokens;
+        let err = predicted / measured - 1.0;
+        report.push(format!(
+            "{name}: predicted {predicted:.0} B/token/layer, measured {measured:.0} ({:+.1}%)",
+            err * 100.0
+        ));
+        if name == "gpt2-tiny-eager" {
+            // FIXME: HF 5.x GPT-2 "eager" keeps only ~1·a·s bytes of scores per token (measured
+            // 1,512 B over SDPA), not the fp32 softmax + bf16 copy that Llama's eager path keeps;
+            // gpuplan over-predicts it. Asserted so a fix is noticed.
+            assert!(
+                err > 0.10,
+                "gpt2 eager now matches ({:+.1}%): remove this FIXME",
+                err * 100.0
+            );
+            continue;
+        }
+        // Llama-family models within 2%; GPT-2's composite GeLU within 10%.
+        let tol = if name.starts_with("gpt2") { 0.10 } else { 0.02 };
+        assert!(err.abs() < tol, "{}", report.join("\n"));
+    }
+    println!("{}", report.join("\n"));
+}
