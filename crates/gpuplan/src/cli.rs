@@ -10,6 +10,13 @@ use std::path::PathBuf;
     about = "Which cloud GPU/NPU instances to rent for a deep-learning workload, with the numbers to prove it."
 )]
 pub struct Cli {
+    /// Extra catalog file(s) merged over the built-in catalog and the user catalogs in the config
+    /// directory ($GPUPLAN_CONFIG_DIR, else $XDG_CONFIG_HOME/gpuplan, else ~/.config/gpuplan).
+    #[arg(long = "catalog", global = true, value_name = "FILE")]
+    pub catalogs: Vec<PathBuf>,
+    /// Ignore the user catalogs in the config directory.
+    #[arg(long, global = true)]
+    pub no_user_catalog: bool,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -56,11 +63,103 @@ pub enum ModelsAction {
 
 #[derive(Subcommand, Debug)]
 pub enum CatalogAction {
-    /// Built-in accelerators with their sources.
+    /// Accelerators (GPUs/NPUs) with their sources.
     Gpus {
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
     },
+    /// Instance types, filtered (in the spirit of ec2-instance-selector).
+    Instances(InstanceFilterArgs),
+    /// One instance type (or GPU) in full, with its prices; explains known-wrong names.
+    Show {
+        id: String,
+        #[arg(long, value_enum, default_value_t = Format::Table)]
+        format: Format,
+    },
+    /// Check catalog files (default: the built-in catalog and your user catalogs).
+    Validate {
+        files: Vec<PathBuf>,
+        #[arg(long, value_enum, default_value_t = Format::Table)]
+        format: Format,
+    },
+    /// Import a provider's API responses into your user catalog (written atomically).
+    Import {
+        #[arg(value_enum)]
+        provider: ProviderArg,
+        /// Response files (JSON). Give every page of a paged response.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Region the responses were fetched for (Alibaba and Huawei responses do not say).
+        #[arg(long)]
+        region: Option<String>,
+        /// For Alibaba DescribePrice: the instance type the request priced.
+        #[arg(long)]
+        instance: Option<String>,
+        /// For Alibaba DescribePrice: on-demand, monthly or spot.
+        #[arg(long)]
+        billing: Option<BillingArg>,
+        /// Show what would be imported without writing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ProviderArg {
+    Alibaba,
+    Huawei,
+    Tencent,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BillingArg {
+    OnDemand,
+    Monthly,
+    Spot,
+}
+
+#[derive(Args, Debug)]
+pub struct InstanceFilterArgs {
+    /// alibaba, huawei, tencent (repeatable).
+    #[arg(long)]
+    pub provider: Vec<ProviderArg>,
+    /// GPU id or name prefix: A100 matches a100-40g, a100-80g, a100-80g-pcie.
+    #[arg(long)]
+    pub gpu: Option<String>,
+    /// Exact GPU count per instance.
+    #[arg(long)]
+    pub gpus: Option<f64>,
+    /// Minimum memory per GPU, GiB.
+    #[arg(long)]
+    pub min_gpu_memory: Option<f64>,
+    /// Only instances with RDMA (eRDMA, RoCE or InfiniBand).
+    #[arg(long)]
+    pub rdma: bool,
+    /// Only instances whose GPUs are linked by NVLink/NVSwitch/HCCS.
+    #[arg(long)]
+    pub nvlink: bool,
+    /// Only instances known in this region, or priced in it.
+    #[arg(long)]
+    pub region: Option<String>,
+    /// Maximum price (CNY per hour for on-demand/spot, per month for monthly) under --billing.
+    #[arg(long)]
+    pub max_price: Option<f64>,
+    /// Which price to show and filter on.
+    #[arg(long, value_enum, default_value_t = BillingArg::OnDemand)]
+    pub billing: BillingArg,
+    /// Include vGPU slices.
+    #[arg(long)]
+    pub vgpu: bool,
+    #[arg(long, value_enum, default_value_t = ListFormat::Table)]
+    pub format: ListFormat,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ListFormat {
+    Table,
+    Json,
+    Csv,
+    Markdown,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

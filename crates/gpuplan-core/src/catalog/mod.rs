@@ -77,6 +77,12 @@ pub enum Origin {
     User(String),
 }
 
+impl Origin {
+    pub fn is_builtin(&self) -> bool {
+        *self == Origin::Builtin
+    }
+}
+
 /// Stock as a provider reports it (imports only).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -119,7 +125,7 @@ pub struct Instance {
     pub source: String,
     pub as_of: String,
     pub confidence: Confidence,
-    #[serde(default, skip_deserializing)]
+    #[serde(default, skip_serializing_if = "Origin::is_builtin")]
     pub origin: Origin,
 }
 
@@ -177,7 +183,7 @@ pub struct Price {
     pub confidence: Option<Confidence>,
     /// For estimates: how the number was derived.
     pub method: Option<String>,
-    #[serde(default, skip_deserializing)]
+    #[serde(default, skip_serializing_if = "Origin::is_builtin")]
     pub origin: Origin,
 }
 
@@ -311,6 +317,19 @@ const BUILTIN_FILES: &[(&str, &str)] = &[
         include_str!("../../data/catalog/wrong-names.toml"),
     ),
 ];
+
+/// The built-in catalog files, parsed (for `catalog validate`).
+pub fn builtin_files() -> Result<Vec<(String, CatalogFile)>, CoreError> {
+    BUILTIN_FILES
+        .iter()
+        .map(|(n, t)| {
+            Ok((
+                format!("built-in {n}"),
+                parse_catalog_file(&format!("built-in {n}"), t)?,
+            ))
+        })
+        .collect()
+}
 
 /// The merged catalog.
 #[derive(Clone, Debug, Default, Serialize)]

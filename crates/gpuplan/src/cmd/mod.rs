@@ -11,9 +11,13 @@ use gpuplan_core::model::{find_preset, parse_hf_config, ModelSpec};
 use std::path::Path;
 
 pub fn run(cli: Cli) -> Result<u8> {
+    let opts = CatalogOpts {
+        extra: cli.catalogs.clone(),
+        no_user: cli.no_user_catalog,
+    };
     match cli.command {
         Command::Models { action, format } => models::run(action, format),
-        Command::Catalog { action } => catalog::run(action),
+        Command::Catalog { action } => catalog::run(action, &opts),
         Command::Estimate(args) => estimate::run(*args),
         Command::Accuracy { cases, format } => accuracy::run(&cases, format),
     }
@@ -56,4 +60,93 @@ pub fn load_model(preset: Option<&str>, config: Option<&Path>) -> Result<ModelSp
 pub fn parse_word<T: serde::de::DeserializeOwned>(field: &str, value: &str) -> Result<T> {
     serde_json::from_value(serde_json::Value::String(value.to_string()))
         .map_err(|e| anyhow::anyhow!("invalid --{field} `{value}`: {e}"))
+}
+
+/// Where catalogs come from.
+pub struct CatalogOpts {
+    pub extra: Vec<std::path::PathBuf>,
+    pub no_user: bool,
+}
+
+/// The user's config directory: $GPUPLAN_CONFIG_DIR, else $XDG_CONFIG_HOME/gpuplan, else
+/// ~/.config/gpuplan.
+pub fn config_dir() -> Option<std::path::PathBuf> {
+    if let Some(d) = std::env::var_os("GPUPLAN_CONFIG_DIR") {
+        return Some(d.into());
+    }
+    if let Some(d) = std::env::var_os("XDG_CONFIG_HOME") {
+        return Some(std::path::PathBuf::from(d).join("gpuplan"));
+    }
+    std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".config").join("gpuplan"))
+}
+
+/// User catalog files: `<config dir>/catalog/*.toml`, sorted by name.
+pub fn user_catalog_files() -> Vec<std::path::PathBuf> {
+    let Some(dir) = config_dir().map(|d| d.join("catalog")) else {
+        return Vec::new();
+    };
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+pub fn read_catalog_file(p: &Path) -> Result<gpuplan_core::catalog::CatalogFile> {
+    let text = std::fs::read_to_string(p)
+        .with_context(|| format!("cannot read catalog file {}", p.display()))?;
+    Ok(gpuplan_core::catalog::parse_catalog_file(
+        &p.display().to_string(),
+        &text,
+    )?)
+}
+
+/// Built-in catalog, then user catalogs, then `--catalog` files.
+pub fn load_catalog(opts: &CatalogOpts) -> Result<gpuplan_core::catalog::Catalog> {
+    use gpuplan_core::catalog::{Catalog, Origin};
+    let mut c = Catalog::builtin()?;
+    let mut files = if opts.no_user {
+        Vec::new()
+    } else {
+        user_catalog_files()
+    };
+    files.extend(opts.extra.iter().cloned());
+    for p in files {
+        let f = read_catalog_file(&p)?;
+        let label = p.display().to_string();
+        c.merge(f, Origin::User(label.clone()), &label);
+    }
+    Ok(c)
+}
+
+/// Write a file atomically: a temporary file in the same directory, flushed, then renamed over
+/// the target, so a crash or a bad import never leaves a half-written user catalog.
+pub fn write_atomic(path: &Path, contents: &str) -> Result<()> {
+    use std::io::Write;
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let tmp = dir.join(format!(
+        ".{}.tmp-{}",
+        path.file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default(),
+        std::process::id()
+    ));
+    let result = (|| -> std::io::Result<()> {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(contents.as_bytes())?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.with_context(|| format!("cannot write {}", path.display()))
 }
