@@ -254,7 +254,6 @@ def main(path):
         "megatron-a100-1.7b-32gpu": "h = 2304: " + size,
         "megatron-a100-18b-256gpu": "h/t = 768 per GPU at TP 8: " + size,
         "megatron-175b-ptd-384gpu": "h/t = 1536 per GPU at TP 8 with micro-batch 1: " + size,
-        "megatron-175b-ptd-1536gpu": "h/t = 1536 per GPU at TP 8 with micro-batch 1: " + size,
         "mpt13b-h100-8gpu-s2048": "micro-batch 2 of 2048 tokens with FSDP on H100: " + size,
         "megatron-175b-zero3-384gpu": "FIXME: ZeRO-3 per-layer gather/partition overheads at hundreds of ranks are not "
                                       "modelled (only ring bandwidth and α per hop); the paper measures the collapse.",
@@ -274,6 +273,11 @@ def main(path):
         "trtllm061-llama70b-h100-fp8-tp2-128-128": "FIXME: as the 7B FP8 row, plus TP all-reduces at batch 1024.",
         "trtllm061-llama7b-a100-fp16-128-128": "FIXME: large-batch decode overheads (see the FP8 rows); 22% over.",
     }
+    overlap = ("FIXME: with the per-node NIC shared by the TP ranks' DP rings, the assumed layout (TP + ZeRO-1, "
+               "gradient all-reduce hidden only behind the last micro-batch's backward) predicts more GPU-hours than Meta "
+               "reported; the real layout is unpublished and likely overlapped communication in every micro-batch (FSDP).")
+    misses["llama1-13b-gpu-hours"] = overlap
+    misses["llama1-65b-gpu-hours"] = overlap
     for k, why in misses.items():
         CASES[k]["known_deviation"] = why
     CASES["deepspeed-zero3-t5-3b-8gpu"].pop("known_deviation", None)

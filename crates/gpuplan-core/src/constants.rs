@@ -57,6 +57,14 @@ pub struct Tunables {
     /// fp32 upcast (4) + fp32 log-softmax/grad (4). The 8 fp32 bytes match torchtune's chunked
     /// cross-entropy saving "8.1 GiB" on Llama-3.2-3B at b=2, s=4096 (8 B × 8192 × 128256 = 7.8 GiB).
     pub hf_logits_bytes_per_element: f64,
+    /// Hours every node is billed before the first training step: boot, image pull, model and
+    /// dataset download, framework start-up. Assumption: 0.25 h (15 min). It is what makes a
+    /// 30-minute run on 64 GPUs cost more than a 4-hour run on 8.
+    pub startup_hours: f64,
+    /// Spot price as a share of on-demand when no spot price is known. Tencent documents spot at
+    /// "about 10–20%" of pay-as-you-go; Alibaba says it "can fall to 10%"; Huawei states no range.
+    /// We take the upper end, 0.2, and label every such price an estimate.
+    pub spot_price_fraction: f64,
     /// Host-side decode+augment rate for ImageNet-style JPEG training, images/s per CPU core.
     /// Assumption: ~100–200 img/s/core for PIL-SIMD-class ResNet preprocessing; 150.
     pub image_decode_per_core: f64,
@@ -80,6 +88,8 @@ impl Default for Tunables {
             vllm_non_torch_gib: 0.35,
             vllm_cudagraph_gib: 0.0,
             hf_logits_bytes_per_element: 10.0,
+            startup_hours: 0.25,
+            spot_price_fraction: 0.2,
             image_decode_per_core: 150.0,
         }
     }

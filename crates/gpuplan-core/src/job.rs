@@ -98,6 +98,16 @@ pub struct WorkloadFile {
     pub hardware: Option<HardwareInput>,
     #[serde(default)]
     pub tunables: Option<Tunables>,
+    /// For `gpuplan plan`: the serving job.
+    #[serde(default)]
+    pub serve: Option<crate::plan::ServeJob>,
+    /// For `gpuplan plan`: constraints.
+    #[serde(default)]
+    pub constraints: Option<crate::plan::Constraints>,
+    /// For `gpuplan plan`: sequences per optimizer step.
+    pub global_batch: Option<u64>,
+    /// For `gpuplan plan`: cost, time or balanced.
+    pub objective: Option<crate::plan::Objective>,
 }
 
 /// Parse a workload file; the error names the file, line and key.

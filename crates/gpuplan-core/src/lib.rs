@@ -14,6 +14,7 @@ pub mod hardware;
 pub mod infer;
 pub mod job;
 pub mod model;
+pub mod plan;
 pub mod train;
 pub mod units;
 pub mod validation;

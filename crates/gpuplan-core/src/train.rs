@@ -883,6 +883,14 @@ pub fn training_step(
             format!("{} inside the node ({intra})", c.gpu.intra_link.name()),
         )
     };
+    // When the data-parallel groups span nodes, every GPU of a node runs its own ring over the
+    // node's shared NICs: the node boundary carries k rings, k = model-parallel ranks per node.
+    let share = if dp > 1 && spans_nodes && dp_bw.0 < intra.0 {
+        (p.tp * p.pp).min(c.gpus_per_node) as f64
+    } else {
+        1.0
+    };
+    let dp_bw = dp_bw / share;
     let mut dp_comm_total = ring_allreduce(grad_bytes, dp, dp_bw, eff_net);
     if p.zero >= 3 && dp > 1 {
         // Parameters are all-gathered for forward and again for backward in every micro-batch,

@@ -35,6 +35,8 @@ pub enum Command {
         #[command(subcommand)]
         action: CatalogAction,
     },
+    /// Rank cloud instance plans for a workload by cost and time, and explain them.
+    Plan(Box<PlanArgs>),
     /// Estimate memory, time and communication of one job on given hardware.
     Estimate(Box<EstimateArgs>),
     /// Run the published validation cases and report the error of each.
@@ -237,9 +239,9 @@ pub struct EstimateArgs {
     /// eager or flash.
     #[arg(long)]
     pub attention: Option<String>,
-    /// hugging_face or megatron.
+    /// Memory accounting profile: hugging_face or megatron.
     #[arg(long)]
-    pub framework: Option<String>,
+    pub profile: Option<String>,
     #[arg(long)]
     pub lora_rank: Option<u64>,
     /// Comma-separated linear names or all-linear.
@@ -274,4 +276,122 @@ pub struct EstimateArgs {
     pub set: Vec<String>,
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Lang {
+    En,
+    Zh,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OptimizeArg {
+    Cost,
+    Time,
+    Balanced,
+}
+
+#[derive(Args, Debug)]
+pub struct PlanArgs {
+    /// TOML workload file (docs/workload-format.md); flags override its values.
+    #[arg(long, short = 'w')]
+    pub workload: Option<PathBuf>,
+    #[arg(long, short = 'm')]
+    pub model: Option<String>,
+    #[arg(long)]
+    pub model_config: Option<PathBuf>,
+    #[arg(long, value_enum)]
+    pub task: Option<TaskArg>,
+    #[arg(long)]
+    pub seq_len: Option<u64>,
+    /// Training tokens in total (accepts 1e8, 300e9).
+    #[arg(long)]
+    pub tokens: Option<f64>,
+    #[arg(long)]
+    pub samples: Option<f64>,
+    #[arg(long)]
+    pub epochs: Option<f64>,
+    /// Stored bytes per sample (data path).
+    #[arg(long)]
+    pub bytes_per_sample: Option<f64>,
+    /// Sequences (or samples) per optimizer step.
+    #[arg(long)]
+    pub global_batch: Option<u64>,
+    #[arg(long)]
+    pub precision: Option<String>,
+    #[arg(long)]
+    pub optimizer: Option<String>,
+    /// Memory accounting profile: hugging_face or megatron.
+    #[arg(long)]
+    pub profile: Option<String>,
+    #[arg(long)]
+    pub lora_rank: Option<u64>,
+    #[arg(long)]
+    pub lora_targets: Option<String>,
+    /// Software framework: pytorch, tensorflow, jax, mindspore, paddlepaddle.
+    #[arg(long)]
+    pub framework: Option<String>,
+    /// Serving: requests per second to sustain.
+    #[arg(long)]
+    pub rate: Option<f64>,
+    /// Serving: concurrent requests instead of a rate.
+    #[arg(long)]
+    pub concurrency: Option<u64>,
+    #[arg(long)]
+    pub input_tokens: Option<u64>,
+    #[arg(long)]
+    pub output_tokens: Option<u64>,
+    /// Serving: time-to-first-token target in seconds (e.g. 2).
+    #[arg(long)]
+    pub ttft: Option<f64>,
+    /// Serving: time per output token target in seconds (e.g. 0.06).
+    #[arg(long)]
+    pub tpot: Option<f64>,
+    /// Serving: weight formats to consider (comma list of bf16, fp8, int8, int4); default all.
+    #[arg(long)]
+    pub weights: Option<String>,
+    /// Providers to consider (repeatable): alibaba, huawei, tencent.
+    #[arg(long)]
+    pub provider: Vec<ProviderArg>,
+    /// Regions to consider (repeatable), e.g. cn-shanghai.
+    #[arg(long)]
+    pub region: Vec<String>,
+    /// Chip families allowed (comma list): nvidia, ascend, amd. Default nvidia.
+    #[arg(long)]
+    pub chips: Option<String>,
+    /// Deadline: hours, or with a unit: 24h, 30d.
+    #[arg(long)]
+    pub deadline: Option<String>,
+    /// Budget in CNY (the whole job for training, per month for serving).
+    #[arg(long)]
+    pub budget: Option<f64>,
+    #[arg(long)]
+    pub max_nodes: Option<u64>,
+    /// auto, on-demand, monthly, spot.
+    #[arg(long)]
+    pub billing: Option<String>,
+    /// The job checkpoints and resumes, so spot instances may be used.
+    #[arg(long)]
+    pub interruptible: bool,
+    /// Spot preemptions per node-hour (default 0.02).
+    #[arg(long)]
+    pub preemption_rate: Option<f64>,
+    /// Hours per month you expect to keep using the machines after this job.
+    #[arg(long)]
+    pub reuse_hours: Option<f64>,
+    #[arg(long, value_enum, default_value_t = OptimizeArg::Cost)]
+    pub optimize: OptimizeArg,
+    #[arg(long, default_value_t = 5)]
+    pub top: usize,
+    /// Say for each plan why it beats the next one.
+    #[arg(long)]
+    pub explain: bool,
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Output language; default from $LANG (zh_* → zh).
+    #[arg(long, value_enum)]
+    pub lang: Option<Lang>,
+    /// Override a named constant: --set startup_hours=0.5.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
 }

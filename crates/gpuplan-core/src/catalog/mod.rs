@@ -444,7 +444,8 @@ impl Catalog {
         direct.or_else(|| self.estimate_price(inst, billing, region))
     }
 
-    /// Per-GPU rate of the cheapest listed same-chip instance at the same provider, × GPU count.
+    /// Per-GPU rate of a listed same-chip instance at the same provider (the one with the
+    /// closest GPU count, then the cheapest per GPU), × this instance's GPU count.
     fn estimate_price(
         &self,
         inst: &Instance,
@@ -454,7 +455,7 @@ impl Catalog {
         if inst.vgpu || inst.gpu_count <= 0.0 {
             return None;
         }
-        let (rate, from) = self
+        let (_, rate, from, n) = self
             .prices
             .iter()
             .filter(|p| {
@@ -465,10 +466,16 @@ impl Catalog {
             })
             .filter_map(|p| {
                 let other = self.instances.iter().find(|i| i.id == p.instance)?;
-                (other.gpu == inst.gpu && !other.vgpu && other.gpu_count >= 1.0)
-                    .then(|| (p.cny / other.gpu_count, p))
+                (other.gpu == inst.gpu && !other.vgpu && other.gpu_count >= 1.0).then(|| {
+                    (
+                        (other.gpu_count - inst.gpu_count).abs(),
+                        p.cny / other.gpu_count,
+                        p,
+                        other.gpu_count,
+                    )
+                })
             })
-            .min_by(|a, b| a.0.total_cmp(&b.0))?;
+            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)))?;
         Some(Price {
             instance: inst.id.clone(),
             provider: inst.provider,
@@ -480,8 +487,8 @@ impl Catalog {
             source: from.source.clone(),
             confidence: Some(Confidence::Unverified),
             method: Some(format!(
-                "{} × the per-GPU rate of {} (¥{:.2} / {} GPU); CPU, RAM and network differences are ignored",
-                inst.gpu_count, from.instance, from.cny, self.instances.iter().find(|i| i.id == from.instance).map(|i| i.gpu_count).unwrap_or(1.0)
+                "{} GPU(s) × the per-GPU rate of {} (¥{:.2} for {} GPU(s)), the listed same-chip type with the closest GPU count; CPU, RAM and network differences are ignored",
+                inst.gpu_count, from.instance, from.cny, n
             )),
             origin: Origin::Builtin,
         })
@@ -596,6 +603,8 @@ mod tests {
         let p = c.best_price(i, Billing::OnDemand, None).unwrap();
         assert_eq!(p.kind, PriceKind::Estimate);
         assert!(p.method.unwrap().contains("per-GPU rate"));
+        // The 8-GPU A10 type is estimated from the listed 4-GPU type, not the 1-GPU one.
+        assert!((p.cny - 2.0 * 53.23).abs() < 0.01, "{}", p.cny);
         // No Tencent price exists, so no estimate is invented.
         let t = c.find_instance("GT4.41XLARGE948").unwrap();
         assert!(c.best_price(t, Billing::OnDemand, None).is_none());

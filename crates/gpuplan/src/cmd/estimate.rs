@@ -116,8 +116,8 @@ fn resolve(a: &EstimateArgs) -> Result<Request> {
     if let Some(v) = &a.attention {
         t.attention = parse_word("attention", v)?;
     }
-    if let Some(v) = &a.framework {
-        t.framework = parse_word("framework", v)?;
+    if let Some(v) = &a.profile {
+        t.framework = parse_word("profile", v)?;
     }
     if let Some(v) = &a.lora_targets {
         t.lora.targets = v

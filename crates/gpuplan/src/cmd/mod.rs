@@ -4,6 +4,7 @@ pub mod accuracy;
 pub mod catalog;
 pub mod estimate;
 pub mod models;
+pub mod plan;
 
 use crate::cli::{Cli, Command};
 use anyhow::{Context, Result};
@@ -18,6 +19,7 @@ pub fn run(cli: Cli) -> Result<u8> {
     match cli.command {
         Command::Models { action, format } => models::run(action, format),
         Command::Catalog { action } => catalog::run(action, &opts),
+        Command::Plan(args) => plan::run(*args, &opts),
         Command::Estimate(args) => estimate::run(*args),
         Command::Accuracy { cases, format } => accuracy::run(&cases, format),
     }

@@ -1,0 +1,540 @@
+//! Advice rules: the seed articles' checklist made quantitative. Each rule has an id, a
+//! severity, a condition evaluated on the computed plan, and text in English and Chinese. Where
+//! the articles were wrong, the rule says what is true instead (docs/advice.md lists them all).
+
+use super::{ChipFamily, Job, Plan, PlanRequest};
+use crate::catalog::{Billing, InstanceLink, PriceKind, StorageKind};
+use serde::Serialize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    Info,
+    Warn,
+    Critical,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Advice {
+    pub id: &'static str,
+    pub severity: Severity,
+    pub en: String,
+    pub zh: String,
+}
+
+fn a(id: &'static str, severity: Severity, en: String, zh: String) -> Advice {
+    Advice {
+        id,
+        severity,
+        en,
+        zh,
+    }
+}
+
+/// Every rule id with a one-line description (for docs and tests).
+pub const RULES: &[(&str, &str)] = &[
+    (
+        "multi-node-without-rdma",
+        "multi-node training over TCP: the communication share it costs",
+    ),
+    (
+        "tp-over-pcie",
+        "tensor parallelism across GPUs linked only by PCIe",
+    ),
+    (
+        "zero3-over-slow-link",
+        "ZeRO-3/FSDP gathers over PCIe or TCP",
+    ),
+    (
+        "nvlink-needed",
+        "the model needs TP or heavy DP and the GPUs lack NVLink",
+    ),
+    (
+        "placement",
+        "same zone / VPC / subnet and topology-aware placement for multi-node jobs",
+    ),
+    (
+        "topology-check",
+        "check the GPU topology with nvidia-smi topo -m",
+    ),
+    (
+        "storage-class",
+        "storage class from the required read throughput and checkpoint writes",
+    ),
+    (
+        "host-cpu-ratio",
+        "vCPUs per GPU against the articles' 1:4 rule and the decode need",
+    ),
+    (
+        "host-ram-ratio",
+        "host RAM against 1.5–2× total GPU memory (and offload needs)",
+    ),
+    (
+        "image-decode-cores",
+        "host cores needed for image decode/augmentation",
+    ),
+    (
+        "vendor-image",
+        "vendor GPU/AI images with matching driver, CUDA and NCCL",
+    ),
+    (
+        "ascend-migration",
+        "Ascend needs CANN + torch_npu or MindSpore and a migration effort",
+    ),
+    (
+        "big-card-small-inference",
+        "training-class GPUs for small inference: cost per request vs T4/A10",
+    ),
+    (
+        "consumer-gpu",
+        "consumer GPUs' licence and compliance caveats",
+    ),
+    (
+        "stock-fallbacks",
+        "two or three fallback plans on other families or providers",
+    ),
+    (
+        "first-hour",
+        "what to watch in the first hour and what to change",
+    ),
+    ("auto-release", "release machines when the job ends"),
+    (
+        "filing-duty",
+        "filing duty for public generative-AI services in China",
+    ),
+    (
+        "spot-checkpoint",
+        "spot only for interruptible jobs, with the checkpoint interval",
+    ),
+    (
+        "subscription-break-even",
+        "monthly subscription vs on-demand break-even",
+    ),
+    ("quantization", "quantization when it changes the answer"),
+    (
+        "memory-headroom",
+        "little memory headroom left on the device",
+    ),
+    (
+        "price-provenance",
+        "where the price comes from (list / user / estimate) and its date",
+    ),
+    (
+        "unverified-facts",
+        "the plan rests on catalog facts marked likely or unverified",
+    ),
+];
+
+fn pct(x: f64) -> String {
+    format!("{:.0}%", x * 100.0)
+}
+
+pub fn evaluate(p: &Plan, req: &PlanRequest) -> Vec<Advice> {
+    let mut out = Vec::new();
+    let i = &p.instance;
+    let gpus_per_node = p.cluster.gpus_per_node;
+    let nvlink = matches!(
+        i.intra_link,
+        Some(InstanceLink::Nvlink | InstanceLink::Nvswitch | InstanceLink::Hccs)
+    );
+    if let Some(t) = &p.train {
+        let st = &t.step;
+        let share = |x: f64| x / st.step.0;
+        let dp_share = share(st.dp_comm_exposed.0);
+        if p.nodes > 1 && !i.rdma.is_rdma() {
+            let total = st.dp_comm_total.0 / st.step.0;
+            out.push(a(
+                "multi-node-without-rdma",
+                if dp_share > 0.15 { Severity::Critical } else { Severity::Warn },
+                format!(
+                    "{} nodes without RDMA: gradient sync runs over TCP at {} per node: {} per step ({} of the step), {} of it not hidden behind compute ({} of the step). TCP also adds latency and jitter; pick an RDMA (eRDMA/RoCE/IB) type for multi-node training.",
+                    p.nodes, p.cluster.inter_bandwidth, st.dp_comm_total, pct(total), st.dp_comm_exposed, pct(dp_share)
+                ),
+                format!(
+                    "{} 个节点之间没有 RDMA：梯度同步走 TCP（每节点 {}），每步通信 {}（占 {}），未被计算掩盖的部分占每步 {}。TCP 还带来额外延迟与抖动，多机训练请选择支持 eRDMA/RoCE/IB 的规格。",
+                    p.nodes, p.cluster.inter_bandwidth, st.dp_comm_total, pct(total), pct(dp_share)
+                ),
+            ));
+        }
+        if t.setup.parallel.tp > 1 && !nvlink {
+            out.push(a(
+                "tp-over-pcie",
+                Severity::Warn,
+                format!("TP={} over PCIe: the per-layer all-reduces take {} of the step. Prefer NVLink types for TP, or trade TP for ZeRO/PP.", t.setup.parallel.tp, pct(share(st.tp_comm.0))),
+                format!("在 PCIe 互联上做 TP={}：每层 all-reduce 占每步时间 {}。TP 请选 NVLink 机型，或改用 ZeRO/流水并行。", t.setup.parallel.tp, pct(share(st.tp_comm.0))),
+            ));
+        }
+        if t.setup.parallel.zero == 3
+            && (!nvlink || (p.nodes > 1 && !i.rdma.is_rdma()))
+            && dp_share > 0.05
+        {
+            out.push(a(
+                "zero3-over-slow-link",
+                Severity::Warn,
+                format!("ZeRO-3/FSDP re-gathers parameters every micro-batch over {}; exposed communication is {} of the step. Larger micro-batches or ZeRO-2 help if memory allows.", st.dp_link, pct(dp_share)),
+                format!("ZeRO-3/FSDP 每个 micro-batch 都要经 {} 重新聚合参数，暴露的通信占 {}。显存允许时加大 micro-batch 或改用 ZeRO-2。", st.dp_link, pct(dp_share)),
+            ));
+        }
+        if !nvlink
+            && gpus_per_node > 1
+            && t.setup.parallel.tp == 1
+            && share(st.dp_comm_exposed.0) > 0.2
+        {
+            out.push(a(
+                "nvlink-needed",
+                Severity::Warn,
+                format!("{} of the step is gradient traffic between the {} GPUs over PCIe; an NVLink/NVSwitch type would cut it several-fold.", pct(dp_share), gpus_per_node),
+                format!("{} 的时间花在卡间 PCIe 梯度通信上；NVLink/NVSwitch 机型可大幅降低。", pct(dp_share)),
+            ));
+        }
+        if let Some(s) = &t.storage {
+            let object_note = if s.class.kind == StorageKind::Object {
+                " Object storage suits datasets read sequentially; stage checkpoints on a file system."
+            } else {
+                ""
+            };
+            out.push(a(
+                "storage-class",
+                Severity::Info,
+                format!(
+                    "Storage: the input pipeline needs {}; {}. A {:.1} GiB checkpoint takes {:.0} s to write at {:.0} MB/s.{}",
+                    t.data.read_bandwidth, s.why, t.data.checkpoint_size.gib(), s.checkpoint_write_s, s.throughput_mbs, object_note
+                ),
+                format!(
+                    "存储：数据读取需要 {}；建议 {} 至少 {:.0} GiB（可达 {:.0} MB/s）。{:.1} GiB 的检查点写入约 {:.0} 秒。",
+                    t.data.read_bandwidth, s.class.name, s.capacity_gib, s.throughput_mbs, t.data.checkpoint_size.gib(), s.checkpoint_write_s
+                ),
+            ));
+        }
+        if let Some(cores) = t.data.cpu_cores_for_decode {
+            let have = i.vcpu.map(|v| v as f64 * p.nodes as f64);
+            let short = have.is_some_and(|h| h < cores);
+            out.push(a(
+                "image-decode-cores",
+                if short { Severity::Critical } else { Severity::Info },
+                format!(
+                    "Image decode/augmentation at {:.0} samples/s needs about {:.0} host cores ({} img/s per core){}.",
+                    t.data.samples_per_second,
+                    cores.ceil(),
+                    req.tunables.image_decode_per_core,
+                    match have {
+                        Some(h) if h < cores => format!("; this plan has {h:.0} vCPUs: too few, the GPUs will wait. Use GPU decoding (NVIDIA DALI) or a type with more vCPUs"),
+                        Some(h) => format!("; this plan has {h:.0} vCPUs"),
+                        None => "; vCPU count not documented for this type".into(),
+                    }
+                ),
+                format!("图像解码/增强以 {:.0} 样本/秒计需约 {:.0} 个 CPU 核{}。", t.data.samples_per_second, cores.ceil(), if short { "，本方案 vCPU 不足，GPU 会空等：改用 DALI GPU 解码或更多 vCPU 的规格" } else { "" }),
+            ));
+        }
+        // Spot.
+        if let Some(sp) = &t.spot {
+            if req.constraints.interruptible {
+                out.push(a(
+                    "spot-checkpoint",
+                    Severity::Info,
+                    format!(
+                        "Spot fits this interruptible job: expected {:.1} preemptions at {:.3}/node-hour, checkpoint every {:.0} min (Young/Daly, {:.0} s per write), {:+.1}% time, expected ¥{:.0}.",
+                        sp.expected_preemptions, req.constraints.preemption_rate, sp.checkpoint_interval_s / 60.0, sp.checkpoint_write_s, sp.overhead_fraction * 100.0, sp.expected_cny
+                    ),
+                    format!("该任务可中断，适合抢占式实例：预计被回收 {:.1} 次，每 {:.0} 分钟保存一次检查点（Young/Daly 公式），时间增加 {:.1}%，期望花费 ¥{:.0}。", sp.expected_preemptions, sp.checkpoint_interval_s / 60.0, sp.overhead_fraction * 100.0, sp.expected_cny),
+                ));
+            } else {
+                out.push(a(
+                    "spot-checkpoint",
+                    Severity::Info,
+                    format!("Spot is not recommended: the job is not marked interruptible (--interruptible). If it checkpoints and resumes, spot would cost about ¥{:.0}.", sp.expected_cny),
+                    format!("不建议使用抢占式实例：任务未声明可中断（--interruptible）。若能断点续训，约需 ¥{:.0}。", sp.expected_cny),
+                ));
+            }
+        }
+        let need = t.memory.device_total.gib();
+        let have = p.gpu.memory_gib.unwrap_or(0.0);
+        if have > 0.0 && need / have > 0.92 {
+            out.push(a(
+                "memory-headroom",
+                Severity::Warn,
+                format!("Only {:.1} GiB of {:.0} GiB left per GPU: allocator fragmentation or a longer sample can OOM. Keep one micro-batch size smaller in reserve.", have - need, have),
+                format!("每卡仅剩 {:.1} GiB（共 {:.0} GiB）：碎片或更长样本可能 OOM，请预留更小的 micro-batch。", have - need, have),
+            ));
+        }
+        out.push(a(
+            "first-hour",
+            Severity::Info,
+            format!(
+                "First hour: expect ~{:.0} tokens/s per GPU (MFU {}) and {:.1} GiB per GPU. If GPU utilisation stays below ~80% the input pipeline is short (raise DataLoader workers, pin memory, faster storage); if memory is far below, raise the micro-batch; if it OOMs, turn on activation recomputation or raise the ZeRO stage.",
+                t.step.tokens_per_second_per_gpu, pct(t.step.mfu), need
+            ),
+            format!("第一个小时：预期每卡约 {:.0} tokens/s（MFU {}），显存约 {:.1} GiB。GPU 利用率长期低于约 80% 说明数据管道不足（增加 DataLoader worker、换更快存储）；显存富余则加大 micro-batch；OOM 则开启重计算或提高 ZeRO 阶段。", t.step.tokens_per_second_per_gpu, pct(t.step.mfu), need),
+        ));
+        out.push(a(
+            "auto-release",
+            Severity::Info,
+            format!("The job ends after ~{:.1} h: set an automatic release/deletion time on the instances, or script their release after the final checkpoint is uploaded; idle GPUs are billed.", p.hours),
+            format!("任务约 {:.1} 小时结束：为实例设置自动释放时间，或在最后一个检查点上传后用脚本释放；闲置 GPU 照常计费。", p.hours),
+        ));
+    }
+    if let Some(s) = &p.serve {
+        if matches!(
+            s.weights,
+            crate::workload::WeightFormat::Int4 { .. }
+                | crate::workload::WeightFormat::Int8
+                | crate::workload::WeightFormat::Fp8
+        ) {
+            out.push(a(
+                "quantization",
+                Severity::Info,
+                format!("This plan serves {} weights: validate quality on your own prompts before switching from bf16.", s.weights.name()),
+                format!("本方案使用 {} 量化权重：切换前请用自己的数据验证效果。", s.weights.name()),
+            ));
+        }
+        if req.constraints.framework == super::SoftwareFramework::Pytorch
+            || matches!(req.job, Job::Serve(_))
+        {
+            if let Job::Serve(job) = &req.job {
+                if job.public_generative
+                    && req
+                        .model
+                        .transformer()
+                        .is_some_and(|t| t.structure != crate::model::Structure::EncoderOnly)
+                {
+                    out.push(a(
+                        "filing-duty",
+                        Severity::Info,
+                        "Serving a generative model to the public in mainland China falls under the Interim Measures for the Management of Generative AI Services (2023): plan for the algorithm/model filing (备案) and content-safety duties before launch.".into(),
+                        "在中国大陆向公众提供生成式 AI 服务，适用《生成式人工智能服务管理暂行办法》（2023）：上线前需完成算法/大模型备案并落实内容安全义务。".into(),
+                    ));
+                }
+            }
+        }
+        if p.total_gpus > 0.0 && gpus_per_node > 1 && s.tp == 1 {
+            out.push(a(
+                "placement",
+                Severity::Info,
+                format!("{} replicas on {} GPU(s) per instance: run one server per GPU (or per TP group) behind a load balancer.", s.replicas, gpus_per_node),
+                format!("{} 个副本、每实例 {} 张卡：每卡（或每个 TP 组）起一个服务进程，前面挂负载均衡。", s.replicas, gpus_per_node),
+            ));
+        }
+    }
+    if p.nodes > 1 && p.train.is_some() {
+        out.push(a(
+            "placement",
+            Severity::Info,
+            "Multi-node: create all nodes in one zone, VPC and subnet, with topology-aware placement (Alibaba deployment set, Huawei same AZ/cluster, Tencent HCC cluster), and check the RDMA NICs are up (ibv_devinfo) before launching.".into(),
+            "多机训练：所有节点放在同一可用区、同一 VPC 和子网，使用拓扑感知部署（阿里云部署集、华为云同一可用区、腾讯云 HCC 集群），启动前用 ibv_devinfo 确认 RDMA 网卡可用。".into(),
+        ));
+    }
+    if gpus_per_node > 1 {
+        out.push(a(
+            "topology-check",
+            Severity::Info,
+            format!("Run `nvidia-smi topo -m` on the first node: for {} expect {} between GPUs; 'SYS' between GPUs means traffic crosses CPU sockets.", i.id, if nvlink { "NV# links" } else { "PIX/PXB (PCIe)" }),
+            format!("在第一台机器上运行 `nvidia-smi topo -m`：{} 的 GPU 之间应显示 {}；显示 SYS 表示跨 CPU 插槽通信。", i.id, if nvlink { "NV#（NVLink）" } else { "PIX/PXB（PCIe）" }),
+        ));
+    }
+    if let Some(v) = i.vcpu {
+        let per = v as f64 / p.cluster.gpus_per_node as f64;
+        if per < 4.0 {
+            out.push(a(
+                "host-cpu-ratio",
+                Severity::Warn,
+                format!("{per:.1} vCPUs per GPU, below the usual 4 per GPU for data loading and framework threads."),
+                format!("每张 GPU 仅 {per:.1} 个 vCPU，低于数据加载常用的每卡 4 核。"),
+            ));
+        }
+    }
+    if let (Some(ram), Some(gmem)) = (i.ram_gib, i.total_gpu_memory_gib()) {
+        let offload = p
+            .train
+            .as_ref()
+            .map(|t| t.memory.cpu_offload.gib() * p.cluster.gpus_per_node as f64)
+            .unwrap_or(0.0);
+        if ram < 1.5 * gmem || ram < offload * 1.2 {
+            out.push(a(
+                "host-ram-ratio",
+                Severity::Warn,
+                format!("{ram:.0} GiB host RAM for {gmem:.0} GiB of GPU memory{}: below 1.5× leaves little room for the data pipeline, pinned buffers and checkpoint staging.", if offload > 0.0 { format!(" (offload needs {offload:.0} GiB)") } else { String::new() }),
+                format!("主机内存 {ram:.0} GiB，GPU 显存共 {gmem:.0} GiB：低于 1.5 倍，数据管道、锁页内存和检查点暂存空间紧张。"),
+            ));
+        }
+    }
+    match ChipFamily::of(&p.gpu) {
+        ChipFamily::Ascend => out.push(a(
+            "ascend-migration",
+            Severity::Warn,
+            format!(
+                "Ascend: runs on CANN, not CUDA. {} Budget a migration: replace CUDA-specific kernels and ops, check operator coverage, and use Huawei's images with matching CANN / torch_npu versions.",
+                match req.constraints.framework {
+                    super::SoftwareFramework::Mindspore => "MindSpore runs natively.",
+                    super::SoftwareFramework::Pytorch => "PyTorch needs the torch_npu adapter (`.cuda()` → `.npu()`, NCCL → HCCL).",
+                    _ => "Check the framework's NPU support.",
+                }
+            ),
+            "昇腾使用 CANN 而非 CUDA：MindSpore 原生支持，PyTorch 需 torch_npu（.cuda() → .npu()，NCCL → HCCL）。请预留迁移工作量：替换 CUDA 专用算子、核对算子覆盖，并使用版本匹配的 CANN/torch_npu 镜像。".into(),
+        )),
+        ChipFamily::Amd => out.push(a("vendor-image", Severity::Info, "AMD Instinct: use ROCm builds of the framework and RCCL.".into(), "AMD Instinct：使用框架的 ROCm 版本与 RCCL。".into())),
+        ChipFamily::Nvidia => out.push(a(
+            "vendor-image",
+            Severity::Info,
+            "Use the provider's GPU image with the driver, CUDA, cuDNN and NCCL preinstalled (do not install drivers by hand); keep the NCCL and CUDA versions identical on every node.".into(),
+            "使用云厂商预装驱动、CUDA、cuDNN、NCCL 的 GPU 镜像（不要手工装驱动），并保证所有节点的 NCCL 与 CUDA 版本一致。".into(),
+        )),
+    }
+    if p.gpu.consumer {
+        out.push(a(
+            "consumer-gpu",
+            Severity::Warn,
+            "Consumer GPU: NVIDIA's GeForce driver licence restricts data-centre deployment, there is no NVLink or ECC, and some providers limit commercial use; check the provider's terms.".into(),
+            "消费级显卡：NVIDIA GeForce 驱动许可限制数据中心部署，且无 NVLink、无 ECC，部分厂商限制商用，请核对服务条款。".into(),
+        ));
+    }
+    if let Some(ch) = &p.chosen {
+        let kind = match ch.price.kind {
+            PriceKind::List => "list",
+            PriceKind::User => "your",
+            PriceKind::Estimate => "estimated",
+        };
+        out.push(a(
+            "price-provenance",
+            if ch.price.kind == PriceKind::Estimate { Severity::Warn } else { Severity::Info },
+            format!("Cost uses the {kind} {} price ¥{:.2} ({}, {}){}. Check today's price in the console or import it (`gpuplan catalog import`).", ch.billing.name(), ch.price.cny, ch.price.region, ch.price.as_of, ch.price.method.as_ref().map(|m| format!("; method: {m}")).unwrap_or_default()),
+            format!(
+                "费用按{}{}价格 ¥{:.2}（{}，{}）计算，请在控制台核对当日价格或导入（gpuplan catalog import）。",
+                match ch.price.kind {
+                    PriceKind::List => "公开",
+                    PriceKind::User => "您提供的",
+                    PriceKind::Estimate => "估算的",
+                },
+                match ch.billing {
+                    Billing::OnDemand => "按量",
+                    Billing::Monthly => "包月",
+                    Billing::Spot => "抢占式",
+                },
+                ch.price.cny,
+                ch.price.region,
+                ch.price.as_of
+            ),
+        ));
+        if let Some(m) = p.costs.iter().find(|c| c.billing == Billing::Monthly) {
+            if let (Some(en), Some(zh)) = (&m.note, &m.note_zh) {
+                out.push(a(
+                    "subscription-break-even",
+                    Severity::Info,
+                    format!("Subscription: {en}."),
+                    format!("包年包月：{zh}。"),
+                ));
+            }
+        }
+    } else {
+        out.push(a(
+            "price-provenance",
+            Severity::Warn,
+            "No price is known for this type (no published list price was found): import yours with `gpuplan catalog import` to compare cost.".into(),
+            "该规格没有已知价格（未找到公开价格）：请用 gpuplan catalog import 导入价格后再比较费用。".into(),
+        ));
+    }
+    if !matches!(i.confidence, crate::catalog::Confidence::Confirmed)
+        || p.gpu.confidence != "confirmed"
+    {
+        out.push(a(
+            "unverified-facts",
+            Severity::Info,
+            format!(
+                "Catalog facts behind this plan are {} (instance) / {} (chip): confirm the GPU model and links in the console.",
+                format!("{:?}", i.confidence).to_lowercase(),
+                p.gpu.confidence
+            ),
+            "该方案依据的规格数据并非全部经官方确认：请在控制台核对 GPU 型号与互联。".into(),
+        ));
+    }
+    out.sort_by_key(|x| std::cmp::Reverse(x.severity));
+    out
+}
+
+/// Stock fallbacks: for the top plan, the best plans on other families or providers; and for
+/// serving on training-class GPUs, the cost per request of the best T4/A10-class plan.
+pub fn add_fallbacks(plans: &mut [Plan]) {
+    if plans.is_empty() {
+        return;
+    }
+    let top_family = plans[0].instance.family.clone();
+    let top_provider = plans[0].instance.provider;
+    let mut seen = vec![top_family.clone()];
+    let mut picks = Vec::new();
+    for p in plans.iter().skip(1) {
+        if seen.contains(&p.instance.family) {
+            continue;
+        }
+        seen.push(p.instance.family.clone());
+        picks.push(format!(
+            "{} × {} ({}{}, {:.1} h{})",
+            p.nodes,
+            p.instance.id,
+            p.instance.provider.name(),
+            if p.instance.provider != top_provider {
+                ", other provider"
+            } else {
+                ""
+            },
+            p.hours,
+            p.chosen
+                .as_ref()
+                .map(|c| format!(", ¥{:.0}", c.cny))
+                .unwrap_or_default()
+        ));
+        if picks.len() == 3 {
+            break;
+        }
+    }
+    if !picks.is_empty() {
+        let list = picks.join("; ");
+        plans[0].advice.push(a(
+            "stock-fallbacks",
+            Severity::Info,
+            format!(
+                "If {} is out of stock in your zone: {list}.",
+                plans[0].instance.id
+            ),
+            format!(
+                "若 {} 在目标可用区缺货，可选：{list}。",
+                plans[0].instance.id
+            ),
+        ));
+    }
+    // Big training cards for small inference.
+    let small = |g: &str| ["t4", "a10", "l4", "l20", "a30"].contains(&g);
+    let big = |g: &str| g.starts_with("a100") || g.starts_with("a800") || g.starts_with("h");
+    if plans[0].serve.is_some()
+        && big(&plans[0].gpu.id)
+        && plans[0]
+            .serve
+            .as_ref()
+            .is_some_and(|s| s.memory.weights.gib() * (s.tp as f64) < 40.0)
+    {
+        if let Some(alt) = plans.iter().find(|p| small(&p.gpu.id) && p.serve.is_some()) {
+            let (top, other) = (
+                plans[0].serve.as_ref().and_then(|s| s.cost_per_1k_requests),
+                alt.serve.as_ref().and_then(|s| s.cost_per_1k_requests),
+            );
+            if let (Some(t), Some(o)) = (top, other) {
+                let msg_en = format!(
+                    "Inference on {}: ¥{t:.3} per 1k requests vs ¥{o:.3} on {} × {}.",
+                    plans[0].gpu.name, alt.nodes, alt.instance.id
+                );
+                let msg_zh = format!(
+                    "在 {} 上推理：每千次请求 ¥{t:.3}，而 {} × {} 为 ¥{o:.3}。",
+                    plans[0].gpu.name, alt.nodes, alt.instance.id
+                );
+                plans[0].advice.push(a(
+                    "big-card-small-inference",
+                    if o < t {
+                        Severity::Warn
+                    } else {
+                        Severity::Info
+                    },
+                    msg_en,
+                    msg_zh,
+                ));
+            }
+        }
+    }
+}

@@ -1,0 +1,453 @@
+//! The planner: which instance type, how many, with which parallelism, how long and how much —
+//! searched over the whole catalog, ranked, explained, with advice rules evaluated on the
+//! computed facts. Pure: the catalog and the request come in, a [`PlanOutcome`] goes out.
+
+pub mod advice;
+pub mod money;
+pub mod serve;
+pub mod train;
+
+use crate::catalog::{Billing, Catalog, Instance, InstanceLink, Price, Provider, RdmaKind};
+use crate::constants::Tunables;
+use crate::error::CoreError;
+use crate::hardware::{ClusterSpec, GpuSpec, InterLink};
+use crate::infer::{Latency, ServingMemory};
+use crate::model::ModelSpec;
+use crate::train::{DataPath, StepTime, TrainingMemory};
+use crate::units::{Bandwidth, Bytes};
+use crate::workload::{KvDtype, TrainingSetup, WeightFormat};
+use serde::{Deserialize, Serialize};
+
+/// Version of the plan JSON document (docs/json-schema.md).
+pub const PLAN_SCHEMA_VERSION: u32 = 1;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SoftwareFramework {
+    Pytorch,
+    Tensorflow,
+    Jax,
+    Mindspore,
+    Paddlepaddle,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChipFamily {
+    Nvidia,
+    Ascend,
+    Amd,
+}
+
+impl ChipFamily {
+    pub fn of(g: &GpuSpec) -> ChipFamily {
+        match g.vendor.as_str() {
+            "huawei" => ChipFamily::Ascend,
+            "amd" => ChipFamily::Amd,
+            _ => ChipFamily::Nvidia,
+        }
+    }
+    /// Whether a framework runs on this chip family, and with what caveat.
+    pub fn runs(self, fw: SoftwareFramework) -> Result<Option<&'static str>, &'static str> {
+        use SoftwareFramework::*;
+        match (self, fw) {
+            (ChipFamily::Nvidia, _) => Ok(None),
+            (ChipFamily::Ascend, Mindspore) => Ok(None),
+            (ChipFamily::Ascend, Pytorch) => Ok(Some("PyTorch on Ascend needs the torch_npu adapter and CANN; CUDA-only code must be ported")),
+            (ChipFamily::Ascend, Paddlepaddle) => Ok(Some("PaddlePaddle on Ascend runs through its custom-device (NPU) plugin")),
+            (ChipFamily::Ascend, _) => Err("TensorFlow and JAX have no maintained Ascend backend for training"),
+            (ChipFamily::Amd, Pytorch | Tensorflow | Jax) => Ok(Some("needs the ROCm builds of the framework")),
+            (ChipFamily::Amd, _) => Err("MindSpore and PaddlePaddle training on AMD Instinct is not supported upstream"),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BillingChoice {
+    Auto,
+    OnDemand,
+    Monthly,
+    Spot,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Objective {
+    Cost,
+    Time,
+    Balanced,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Constraints {
+    pub providers: Vec<Provider>,
+    pub regions: Vec<String>,
+    pub chips: Vec<ChipFamily>,
+    pub framework: SoftwareFramework,
+    /// Hours.
+    pub deadline_hours: Option<f64>,
+    /// CNY for the whole job (training) or per month (serving).
+    pub budget_cny: Option<f64>,
+    pub max_nodes: u64,
+    pub billing: BillingChoice,
+    /// Whether the job survives preemption (checkpoints and resumes).
+    pub interruptible: bool,
+    /// Preemptions per node-hour for spot instances (default 0.02, see docs/methodology.md).
+    pub preemption_rate: f64,
+    /// Minutes to get a replacement node and resume after a preemption.
+    pub restart_minutes: f64,
+    /// Hours per month the user expects to keep using the machines after this job (for the
+    /// subscription break-even).
+    pub reuse_hours_per_month: f64,
+}
+
+impl Default for Constraints {
+    fn default() -> Self {
+        Constraints {
+            providers: vec![],
+            regions: vec![],
+            chips: vec![ChipFamily::Nvidia],
+            framework: SoftwareFramework::Pytorch,
+            deadline_hours: None,
+            budget_cny: None,
+            max_nodes: 16,
+            billing: BillingChoice::Auto,
+            interruptible: false,
+            preemption_rate: 0.02,
+            restart_minutes: 10.0,
+            reuse_hours_per_month: 0.0,
+        }
+    }
+}
+
+/// A serving job.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ServeJob {
+    /// Weight formats to consider; empty = bf16 plus fp8/int8/int4 alternatives.
+    pub weights: Vec<WeightFormat>,
+    pub kv_dtype: KvDtype,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// Requests per second to sustain.
+    pub rate_rps: Option<f64>,
+    /// Or a fixed number of concurrent requests.
+    pub concurrency: Option<u64>,
+    /// Time-to-first-token target, seconds.
+    pub ttft_s: Option<f64>,
+    /// Time-per-output-token target, seconds.
+    pub tpot_s: Option<f64>,
+    pub gpu_memory_utilization: f64,
+    /// Whether the service is public and generative (for the filing-duty advice).
+    pub public_generative: bool,
+}
+
+impl Default for ServeJob {
+    fn default() -> Self {
+        ServeJob {
+            weights: vec![],
+            kv_dtype: KvDtype::Bf16,
+            input_tokens: 1000,
+            output_tokens: 300,
+            rate_rps: None,
+            concurrency: None,
+            ttft_s: None,
+            tpot_s: None,
+            gpu_memory_utilization: 0.9,
+            public_generative: true,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Job {
+    Train {
+        setup: TrainingSetup,
+        /// Sequences per optimizer step; default 1024 for pretraining, 64 for fine-tuning.
+        global_batch: Option<u64>,
+    },
+    Serve(ServeJob),
+}
+
+#[derive(Clone, Debug)]
+pub struct PlanRequest {
+    pub model: ModelSpec,
+    pub job: Job,
+    pub constraints: Constraints,
+    pub objective: Objective,
+    pub tunables: Tunables,
+}
+
+/// Cost of one plan under one billing mode.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BillingCost {
+    pub billing: Billing,
+    /// Total CNY for the job (training) or per month (serving).
+    pub cny: f64,
+    /// Wall-clock hours under this mode (spot includes expected preemption overhead).
+    pub hours: f64,
+    pub price: Price,
+    pub note: Option<String>,
+    pub note_zh: Option<String>,
+}
+
+/// What the plan runs: instance × nodes and, for training, the chosen parallelism.
+#[derive(Clone, Debug, Serialize)]
+pub struct Plan {
+    pub instance: Instance,
+    pub gpu: GpuSpec,
+    pub nodes: u64,
+    pub total_gpus: f64,
+    pub cluster: ClusterSpec,
+    pub network_assumed: Option<String>,
+    pub train: Option<TrainDetail>,
+    pub serve: Option<ServeDetail>,
+    pub costs: Vec<BillingCost>,
+    /// The mode the plan recommends (cheapest allowed by the constraints).
+    pub chosen: Option<BillingCost>,
+    pub hours: f64,
+    pub caveats: Vec<String>,
+    pub advice: Vec<advice::Advice>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct TrainDetail {
+    pub setup: TrainingSetup,
+    pub memory: TrainingMemory,
+    pub step: StepTime,
+    pub data: DataPath,
+    pub storage: Option<money::StorageChoice>,
+    pub spot: Option<money::SpotPlan>,
+    /// Configurations evaluated for this instance × node count.
+    pub evaluated: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ServeDetail {
+    pub weights: WeightFormat,
+    pub tp: u64,
+    pub replicas: u64,
+    pub batch_per_replica: u64,
+    pub memory: ServingMemory,
+    pub latency: Latency,
+    pub requests_per_second_per_replica: f64,
+    pub cost_per_million_tokens: Option<f64>,
+    pub cost_per_1k_requests: Option<f64>,
+}
+
+/// Why no plan came out, or what limited the ones that did.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Binding {
+    pub constraint: &'static str,
+    pub message_en: String,
+    pub message_zh: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SearchStats {
+    pub instance_types: usize,
+    pub candidates: usize,
+    pub configurations: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PlanOutcome {
+    pub schema_version: u32,
+    pub plans: Vec<Plan>,
+    /// Indices into `plans` on the cost-vs-time Pareto frontier.
+    pub pareto: Vec<usize>,
+    pub rejected: Vec<Binding>,
+    pub stats: SearchStats,
+}
+
+/// The cluster an instance type gives: GPUs per node, the GPU link, and the network.
+pub fn instance_cluster(
+    inst: &Instance,
+    gpu: &GpuSpec,
+    nodes: u64,
+) -> Result<(ClusterSpec, Option<String>), CoreError> {
+    let per_node = inst.gpu_count.round().max(1.0) as u64;
+    let (link, mut assumed) = match inst.rdma {
+        RdmaKind::Erdma => (InterLink::Erdma, None),
+        RdmaKind::Roce | RdmaKind::Ib => (InterLink::Rdma, None),
+        RdmaKind::None => (InterLink::Tcp, None),
+        RdmaKind::Unknown => (
+            InterLink::Tcp,
+            Some("RDMA not documented for this type: assumed TCP".to_string()),
+        ),
+    };
+    let gbit = match (inst.rdma.is_rdma(), inst.rdma_gbit, inst.network_gbit) {
+        (true, Some(r), _) => r,
+        (_, _, Some(n)) => n,
+        _ => {
+            assumed = Some(format!(
+                "{}network bandwidth not documented: assumed 10 Gbit/s",
+                assumed.map(|a| a + "; ").unwrap_or_default()
+            ));
+            10.0
+        }
+    };
+    let mut c = ClusterSpec::new(gpu, per_node, nodes, link, Bandwidth::from_gbit_per_s(gbit))?;
+    // An instance whose GPUs sit on PCIe gets the PCIe bandwidth even if the chip has NVLink.
+    if matches!(inst.intra_link, Some(InstanceLink::Pcie) | None)
+        && gpu.intra_link.is_nvlink_class()
+        && per_node > 1
+    {
+        c.intra_bandwidth = Bandwidth::from_gb_per_s(32.0);
+        assumed = Some(format!(
+            "{}GPU link not documented as NVLink: PCIe Gen4 assumed",
+            assumed.map(|a| a + "; ").unwrap_or_default()
+        ));
+    }
+    Ok((c, assumed))
+}
+
+/// Candidate instance types for the request: mapped, full-GPU, allowed provider/region/chip.
+pub fn candidates<'a>(
+    cat: &'a Catalog,
+    c: &Constraints,
+    rejected: &mut Vec<Binding>,
+) -> Vec<(&'a Instance, &'a GpuSpec)> {
+    let mut out = Vec::new();
+    let mut framework_blocked = Vec::new();
+    for i in cat.visible_instances() {
+        if i.vgpu || !i.gpu_is_mapped() || i.gpu_count < 1.0 {
+            continue;
+        }
+        if !c.providers.is_empty() && !c.providers.contains(&i.provider) {
+            continue;
+        }
+        if !c.regions.is_empty() {
+            let known = i.regions.iter().any(|r| c.regions.contains(r))
+                || cat.prices_for(&i.id).any(|p| c.regions.contains(&p.region));
+            if !known {
+                continue;
+            }
+        }
+        let Some(g) = cat.gpu(&i.gpu) else { continue };
+        if g.memory_gib.is_none() {
+            continue;
+        }
+        let fam = ChipFamily::of(g);
+        if !c.chips.contains(&fam) {
+            continue;
+        }
+        if let Err(why) = fam.runs(c.framework) {
+            framework_blocked.push(why);
+            continue;
+        }
+        out.push((i, g));
+    }
+    if out.is_empty() {
+        let why = framework_blocked
+            .first()
+            .copied()
+            .unwrap_or("no instance type matches the provider, region and chip filters");
+        rejected.push(Binding {
+            constraint: "candidates",
+            message_en: format!("no candidate instance type: {why}"),
+            message_zh: format!("没有符合条件的实例规格：{why}"),
+        });
+    }
+    out
+}
+
+/// Entry point.
+pub fn plan(req: &PlanRequest, cat: &Catalog) -> Result<PlanOutcome, CoreError> {
+    req.tunables.validate()?;
+    let mut rejected = Vec::new();
+    let cands = candidates(cat, &req.constraints, &mut rejected);
+    let (mut plans, configurations) = match &req.job {
+        Job::Train {
+            setup,
+            global_batch,
+        } => train::search(req, setup, *global_batch, &cands, cat, &mut rejected)?,
+        Job::Serve(s) => serve::search(req, s, &cands, cat, &mut rejected)?,
+    };
+    rank(&mut plans, req.objective);
+    let pareto = pareto_front(&plans);
+    for p in plans.iter_mut() {
+        p.advice = advice::evaluate(p, req);
+    }
+    advice::add_fallbacks(&mut plans);
+    Ok(PlanOutcome {
+        schema_version: PLAN_SCHEMA_VERSION,
+        stats: SearchStats {
+            instance_types: cat.instances.len(),
+            candidates: cands.len(),
+            configurations,
+        },
+        plans,
+        pareto,
+        rejected,
+    })
+}
+
+fn plan_cost(p: &Plan) -> Option<f64> {
+    p.chosen.as_ref().map(|c| c.cny)
+}
+
+/// Order plans by the objective. Plans without a known price sort after priced ones for cost.
+pub fn rank(plans: &mut [Plan], obj: Objective) {
+    let min_cost = plans
+        .iter()
+        .filter_map(plan_cost)
+        .fold(f64::INFINITY, f64::min);
+    let min_time = plans.iter().map(|p| p.hours).fold(f64::INFINITY, f64::min);
+    let key = |p: &Plan| -> (u8, f64) {
+        match obj {
+            Objective::Time => (0, p.hours),
+            Objective::Cost => match plan_cost(p) {
+                Some(c) => (0, c),
+                None => (1, p.hours),
+            },
+            // Geometric mean of the ratios to the best cost and the best time.
+            Objective::Balanced => match plan_cost(p) {
+                Some(c) => (0, (c / min_cost * p.hours / min_time).sqrt()),
+                None => (1, p.hours / min_time),
+            },
+        }
+    };
+    // Keys within 0.5% are a tie (e.g. two plans inside the same monthly subscription): the
+    // faster plan wins, then the one with fewer GPUs.
+    plans.sort_by(|a, b| {
+        let (ka, kb) = (key(a), key(b));
+        let tie = (ka.1 - kb.1).abs() <= 0.005 * ka.1.abs().max(kb.1.abs());
+        ka.0.cmp(&kb.0)
+            .then(if tie {
+                std::cmp::Ordering::Equal
+            } else {
+                ka.1.total_cmp(&kb.1)
+            })
+            .then(a.hours.total_cmp(&b.hours))
+            .then(a.total_gpus.total_cmp(&b.total_gpus))
+            .then(a.instance.id.cmp(&b.instance.id))
+    });
+}
+
+/// Plans not dominated in (cost, time).
+pub fn pareto_front(plans: &[Plan]) -> Vec<usize> {
+    let pts: Vec<(usize, f64, f64)> = plans
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| plan_cost(p).map(|c| (i, c, p.hours)))
+        .collect();
+    let mut front: Vec<usize> = pts
+        .iter()
+        .filter(|(_, c, h)| {
+            !pts.iter()
+                .any(|(_, c2, h2)| (c2 <= c && h2 < h) || (c2 < c && h2 <= h))
+        })
+        .map(|(i, _, _)| *i)
+        .collect();
+    front.sort_by(|a, b| plans[*a].hours.total_cmp(&plans[*b].hours));
+    front
+}
+
+/// Bytes helper for advice/explanations.
+pub fn gib(b: Bytes) -> f64 {
+    b.gib()
+}

@@ -1,0 +1,292 @@
+//! Money: cost per billing mode, the subscription break-even, spot with expected preemptions and
+//! the optimal checkpoint interval, and the storage class a job needs.
+
+use super::{BillingChoice, BillingCost, Constraints};
+use crate::catalog::{
+    Billing, Catalog, Confidence, Instance, Origin, Price, PriceKind, StorageClass, StorageKind,
+};
+use crate::constants::Tunables;
+use crate::units::Bytes;
+use serde::Serialize;
+
+/// Hours in an average month (8760 / 12).
+pub const HOURS_PER_MONTH: f64 = 730.0;
+
+/// Spot economics under a preemption rate, with Young's checkpoint interval.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SpotPlan {
+    pub price: Price,
+    /// Preemptions per hour for the whole cluster (rate × nodes).
+    pub cluster_rate_per_hour: f64,
+    pub checkpoint_write_s: f64,
+    /// Young (1974) / Daly (2006) first-order optimum: τ = √(2·δ·M), M = 1/λ.
+    pub checkpoint_interval_s: f64,
+    /// Expected extra time as a share of the uninterrupted run: δ/τ + λ·(τ/2 + R).
+    pub overhead_fraction: f64,
+    pub expected_preemptions: f64,
+    pub expected_hours: f64,
+    pub expected_cny: f64,
+}
+
+/// Young/Daly: the interval between checkpoints that minimises expected lost + checkpoint time.
+pub fn young_interval_s(checkpoint_write_s: f64, rate_per_s: f64) -> f64 {
+    if rate_per_s <= 0.0 {
+        f64::INFINITY
+    } else {
+        (2.0 * checkpoint_write_s / rate_per_s).sqrt()
+    }
+}
+
+/// Expected overhead fraction for checkpoint write δ, interval τ, failure rate λ and restart R:
+/// δ/τ (time spent writing) + λ·(τ/2 + R) (half an interval lost plus the restart, per failure).
+pub fn spot_overhead(delta_s: f64, tau_s: f64, rate_per_s: f64, restart_s: f64) -> f64 {
+    if !tau_s.is_finite() {
+        return 0.0;
+    }
+    delta_s / tau_s + rate_per_s * (tau_s / 2.0 + restart_s)
+}
+
+fn spot_price(
+    cat: &Catalog,
+    inst: &Instance,
+    region: Option<&str>,
+    tun: &Tunables,
+) -> Option<Price> {
+    if let Some(p) = cat.best_price(inst, Billing::Spot, region) {
+        return Some(p);
+    }
+    let od = cat.best_price(inst, Billing::OnDemand, region)?;
+    Some(Price {
+        instance: inst.id.clone(),
+        provider: inst.provider,
+        region: od.region.clone(),
+        billing: Billing::Spot,
+        cny: od.cny * tun.spot_price_fraction,
+        kind: PriceKind::Estimate,
+        as_of: od.as_of.clone(),
+        source: od.source.clone(),
+        confidence: Some(Confidence::Unverified),
+        method: Some(format!(
+            "{:.0}% of the on-demand price (tunable spot_price_fraction; Tencent documents spot at about 10–20% of pay-as-you-go, Alibaba says it can fall to 10%); import real spot prices with `gpuplan catalog import`",
+            tun.spot_price_fraction * 100.0
+        )),
+        origin: Origin::Builtin,
+    })
+}
+
+/// Costs of running `nodes` instances for `hours` under every billing mode that has a price, and
+/// the mode the constraints pick. `checkpoint` = (size, write bandwidth in bytes/s) for spot.
+pub fn costs(
+    cat: &Catalog,
+    inst: &Instance,
+    nodes: u64,
+    hours: f64,
+    c: &Constraints,
+    tun: &Tunables,
+    checkpoint: Option<(Bytes, f64)>,
+) -> (Vec<BillingCost>, Option<BillingCost>, Option<SpotPlan>) {
+    let region = c.regions.first().map(String::as_str);
+    let n = nodes as f64;
+    let mut out = Vec::new();
+    let od = cat.best_price(inst, Billing::OnDemand, region);
+    if let Some(p) = &od {
+        out.push(BillingCost {
+            billing: Billing::OnDemand,
+            cny: p.cny * hours * n,
+            hours,
+            price: p.clone(),
+            note: None,
+            note_zh: None,
+        });
+    }
+    if let Some(p) = cat.best_price(inst, Billing::Monthly, region) {
+        let months = (hours / HOURS_PER_MONTH).ceil().max(1.0);
+        let note = od.as_ref().map(|o| {
+            let be = p.cny / o.cny;
+            format!(
+                "break-even at {be:.0} h of use per month ({:.0}% of a month): below that, on-demand is cheaper; this job uses {:.0} h{}",
+                be / HOURS_PER_MONTH * 100.0,
+                hours.min(HOURS_PER_MONTH),
+                if c.reuse_hours_per_month > 0.0 { format!(" + {:.0} h/month of expected reuse", c.reuse_hours_per_month) } else { String::new() }
+            )
+        });
+        let note_zh = od.as_ref().map(|o| {
+            let be = p.cny / o.cny;
+            format!(
+                "每月使用超过 {be:.0} 小时（{:.0}% 的时间）包月才划算；本任务使用 {:.0} 小时",
+                be / HOURS_PER_MONTH * 100.0,
+                hours.min(HOURS_PER_MONTH)
+            )
+        });
+        out.push(BillingCost {
+            billing: Billing::Monthly,
+            cny: p.cny * months * n,
+            hours,
+            price: p,
+            note,
+            note_zh,
+        });
+    }
+    let mut spot_plan = None;
+    if let (Some(sp), Some((size, bw))) = (spot_price(cat, inst, region, tun), checkpoint) {
+        let lambda = c.preemption_rate * n / 3600.0;
+        let delta = if bw > 0.0 { size.0 / bw } else { 0.0 };
+        let tau = young_interval_s(delta, lambda);
+        let restart = c.restart_minutes * 60.0;
+        let ovh = spot_overhead(delta, tau, lambda, restart);
+        let exp_hours = hours * (1.0 + ovh);
+        let sp_plan = SpotPlan {
+            price: sp.clone(),
+            cluster_rate_per_hour: lambda * 3600.0,
+            checkpoint_write_s: delta,
+            checkpoint_interval_s: tau,
+            overhead_fraction: ovh,
+            expected_preemptions: lambda * 3600.0 * exp_hours,
+            expected_hours: exp_hours,
+            expected_cny: exp_hours * sp.cny * n,
+        };
+        out.push(BillingCost {
+            billing: Billing::Spot,
+            cny: sp_plan.expected_cny,
+            hours: exp_hours,
+            price: sp,
+            note: Some(format!(
+                "expected {:.1} preemptions (rate {:.3}/node-hour); checkpoint every {:.0} min ({:.0} s to write); +{:.1}% time",
+                sp_plan.expected_preemptions,
+                c.preemption_rate,
+                tau / 60.0,
+                delta,
+                ovh * 100.0
+            )),
+            note_zh: Some(format!(
+                "预计被回收 {:.1} 次（每节点每小时 {:.3} 次）；每 {:.0} 分钟保存检查点（写入 {:.0} 秒）；时间增加 {:.1}%",
+                sp_plan.expected_preemptions,
+                c.preemption_rate,
+                tau / 60.0,
+                delta,
+                ovh * 100.0
+            )),
+        });
+        spot_plan = Some(sp_plan);
+    }
+    // Monthly subscription for less than a month is only worth it with enough reuse.
+    let allowed = |b: Billing| match c.billing {
+        BillingChoice::OnDemand => b == Billing::OnDemand,
+        BillingChoice::Monthly => b == Billing::Monthly,
+        BillingChoice::Spot => b == Billing::Spot && c.interruptible,
+        BillingChoice::Auto => b != Billing::Spot || c.interruptible,
+    };
+    let effective = |bc: &BillingCost| -> f64 {
+        if bc.billing == Billing::Monthly && c.reuse_hours_per_month > 0.0 {
+            // Credit the reuse hours at the on-demand rate they would otherwise cost.
+            let credit = od
+                .as_ref()
+                .map(|o| {
+                    o.cny * c.reuse_hours_per_month * n * (hours / HOURS_PER_MONTH).ceil().max(1.0)
+                })
+                .unwrap_or(0.0);
+            (bc.cny - credit).max(0.0)
+        } else {
+            bc.cny
+        }
+    };
+    let chosen = out
+        .iter()
+        .filter(|b| allowed(b.billing))
+        .min_by(|a, b| effective(a).total_cmp(&effective(b)))
+        .cloned();
+    (out, chosen, spot_plan)
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StorageChoice {
+    pub class: StorageClass,
+    /// Capacity to buy so the class reaches the needed throughput and holds three checkpoints.
+    pub capacity_gib: f64,
+    pub throughput_mbs: f64,
+    pub needed_read_mbs: f64,
+    pub checkpoint_write_s: f64,
+    pub monthly_cny: Option<f64>,
+    pub why: String,
+}
+
+/// The cheapest-to-provision storage class of the instance's provider that sustains the read
+/// rate: shared file/object storage when several nodes read, block storage allowed for one node.
+pub fn choose_storage(
+    cat: &Catalog,
+    inst: &Instance,
+    nodes: u64,
+    read: f64,
+    checkpoint: Bytes,
+) -> Option<StorageChoice> {
+    let need_mbs = read / 1e6;
+    let ckpt_gib = checkpoint.gib();
+    let mut best: Option<StorageChoice> = None;
+    for s in cat.storage.iter().filter(|s| s.provider == inst.provider) {
+        if nodes > 1 && !s.shared {
+            continue;
+        }
+        if s.kind == StorageKind::Object && need_mbs < 1.0 {
+            // Object storage is for datasets and cold copies; checkpoints want a file system.
+            continue;
+        }
+        let Some(c_tp) = s.capacity_for_throughput(need_mbs.max(1.0)) else {
+            continue;
+        };
+        let capacity = c_tp
+            .max(3.0 * ckpt_gib)
+            .max(s.min_capacity_gib.unwrap_or(0.0))
+            .ceil();
+        if s.max_capacity_gib.is_some_and(|m| capacity > m) {
+            continue;
+        }
+        let tp = s.throughput_mbs(capacity);
+        let monthly = s.price_cny_per_gib_month.map(|p| p * capacity);
+        let cand = StorageChoice {
+            class: s.clone(),
+            capacity_gib: capacity,
+            throughput_mbs: tp,
+            needed_read_mbs: need_mbs,
+            checkpoint_write_s: checkpoint.0 / (tp * 1e6),
+            monthly_cny: monthly,
+            why: format!(
+                "{} reaches {:.0} MB/s at {:.0} GiB (needed: {} of reads{}; 3 checkpoints of {:.1} GiB)",
+                s.name,
+                tp,
+                capacity,
+                crate::units::Bandwidth(read),
+                if nodes > 1 { ", shared by all nodes" } else { "" },
+                ckpt_gib
+            ),
+        };
+        // Prefer priced classes by monthly cost, then the smallest capacity, then faster writes.
+        let better = match &best {
+            None => true,
+            Some(b) => match (cand.monthly_cny, b.monthly_cny) {
+                (Some(x), Some(y)) => x < y,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => cand.checkpoint_write_s < b.checkpoint_write_s,
+            },
+        };
+        if better {
+            best = Some(cand);
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn young_interval_matches_the_closed_form() {
+        // δ = 60 s, MTBF = 10 h → τ = √(2·60·36000) ≈ 2078 s.
+        let tau = young_interval_s(60.0, 1.0 / 36_000.0);
+        assert!((tau - 2078.46).abs() < 0.1, "{tau}");
+        let ovh = spot_overhead(60.0, tau, 1.0 / 36_000.0, 600.0);
+        assert!(ovh > 0.0 && ovh < 0.1, "{ovh}");
+        assert_eq!(young_interval_s(60.0, 0.0), f64::INFINITY);
+    }
+}

@@ -1,0 +1,321 @@
+//! Serving search: per instance type, weight format and TP degree, the largest decode batch that
+//! meets the latency targets and fits the KV pool; then replicas for the request rate, cost per
+//! month and per million tokens.
+
+use super::money::{costs, HOURS_PER_MONTH};
+use super::{instance_cluster, Binding, Plan, PlanRequest, ServeDetail, ServeJob};
+use crate::catalog::{Catalog, Instance};
+use crate::error::CoreError;
+use crate::hardware::{ComputeDtype, GpuSpec};
+use crate::infer::{latency, serving_memory, weight_bytes};
+use crate::model::{param_breakdown, Architecture, Structure};
+use crate::units::{compute_time, transfer_time, Bytes, Flops, Seconds};
+use crate::workload::{InferenceSetup, WeightFormat};
+
+/// vLLM's default `max_num_seqs`.
+pub const MAX_NUM_SEQS: u64 = 256;
+
+fn formats(job: &ServeJob, gpu: &GpuSpec) -> Vec<WeightFormat> {
+    if !job.weights.is_empty() {
+        return job.weights.clone();
+    }
+    let mut v = vec![WeightFormat::Bf16];
+    if gpu.peak(ComputeDtype::Fp8).is_some() {
+        v.push(WeightFormat::Fp8);
+    }
+    v.push(WeightFormat::Int8);
+    v.push(WeightFormat::Int4 { group: 128 });
+    v
+}
+
+struct Sized {
+    weights: WeightFormat,
+    tp: u64,
+    batch: u64,
+    rps: f64,
+    memory: crate::infer::ServingMemory,
+    latency: crate::infer::Latency,
+}
+
+/// Autoregressive transformer on one replica of `tp` GPUs.
+fn size_decoder(
+    req: &PlanRequest,
+    job: &ServeJob,
+    gpu: &GpuSpec,
+    fmt: WeightFormat,
+    tp: u64,
+    evaluated: &mut u64,
+) -> Result<Option<Sized>, CoreError> {
+    let tun = &req.tunables;
+    let mml = job.input_tokens + job.output_tokens;
+    let base = InferenceSetup {
+        weights: fmt,
+        kv_dtype: job.kv_dtype,
+        tp,
+        gpu_memory_utilization: job.gpu_memory_utilization,
+        max_model_len: Some(mml),
+        max_num_batched_tokens: Some(mml.clamp(2048, 8192)),
+        block_size: 16,
+        batch: 1,
+        input_tokens: job.input_tokens,
+        output_tokens: job.output_tokens,
+    };
+    *evaluated += 1;
+    let mem = serving_memory(&req.model, &base, gpu, tun)?;
+    if !mem.fits {
+        return Ok(None);
+    }
+    let cap = mem.max_concurrent_requests.min(MAX_NUM_SEQS);
+    if cap == 0 {
+        return Ok(None);
+    }
+    let first = latency(&req.model, &base, gpu, tun)?;
+    if job.ttft_s.is_some_and(|t| first.ttft.0 > t) {
+        return Ok(None);
+    }
+    let mut best: Option<Sized> = None;
+    let mut b = 1;
+    while b <= cap {
+        *evaluated += 1;
+        let s = InferenceSetup {
+            batch: b,
+            ..base.clone()
+        };
+        let l = latency(&req.model, &s, gpu, tun)?;
+        if job.tpot_s.is_some_and(|t| l.time_per_token.0 > t) {
+            break;
+        }
+        // Continuous batching: b slots, each request holds one for prefill + output decode steps.
+        let per_request = l.ttft.0 + job.output_tokens as f64 * l.time_per_token.0;
+        let rps = b as f64 / per_request;
+        best = Some(Sized {
+            weights: fmt,
+            tp,
+            batch: b,
+            rps,
+            memory: mem.clone(),
+            latency: l,
+        });
+        if b == cap {
+            break;
+        }
+        b = (b * 2).min(cap);
+    }
+    Ok(best)
+}
+
+/// Encoder-only transformers (BERT) and opaque models: one forward per request, batched.
+fn size_encoder(
+    req: &PlanRequest,
+    job: &ServeJob,
+    gpu: &GpuSpec,
+    fmt: WeightFormat,
+    evaluated: &mut u64,
+) -> Option<(u64, f64, Seconds, Bytes)> {
+    let tun = &req.tunables;
+    let peak = gpu
+        .peak(if fmt == WeightFormat::Int8 {
+            ComputeDtype::Int8
+        } else {
+            ComputeDtype::Bf16
+        })
+        .or_else(|| gpu.peak_half())?;
+    let bw = gpu.memory_bandwidth()?;
+    let (flops_per_req, wbytes) = match &req.model.architecture {
+        Architecture::Opaque(o) => (
+            o.forward_flops_per_sample,
+            Bytes(o.params as f64 * fmt.bits() / 8.0),
+        ),
+        Architecture::Transformer(t) => {
+            let n = param_breakdown(&req.model).active as f64;
+            let s = job.input_tokens as f64;
+            (
+                2.0 * n * s + 4.0 * (t.layers as f64) * s * s * t.q_width() as f64,
+                weight_bytes(&req.model, fmt, 1),
+            )
+        }
+    };
+    if !flops_per_req.is_finite() {
+        return None;
+    }
+    let mem = gpu.memory()?;
+    if wbytes.0 > mem.0 * job.gpu_memory_utilization {
+        return None;
+    }
+    let target = job.ttft_s.unwrap_or(0.1);
+    let mut best = None;
+    let mut b = 1u64;
+    while b <= 512 {
+        *evaluated += 1;
+        let t = compute_time(
+            Flops(flops_per_req * b as f64),
+            peak * tun.prefill_efficiency,
+        )
+        .max(transfer_time(wbytes, bw * tun.decode_bandwidth_efficiency));
+        if t.0 > target {
+            break;
+        }
+        best = Some((b, b as f64 / t.0, t, wbytes));
+        b *= 2;
+    }
+    best
+}
+
+pub fn search(
+    req: &PlanRequest,
+    job: &ServeJob,
+    cands: &[(&Instance, &GpuSpec)],
+    cat: &Catalog,
+    rejected: &mut Vec<Binding>,
+) -> Result<(Vec<Plan>, u64), CoreError> {
+    let c = &req.constraints;
+    let decoder = req
+        .model
+        .transformer()
+        .is_some_and(|t| t.structure != Structure::EncoderOnly);
+    let heads = req.model.transformer().map(|t| t.heads).unwrap_or(1);
+    let mut plans = Vec::new();
+    let mut evaluated = 0u64;
+    let mut over_budget: Option<(String, f64)> = None;
+    for (inst, gpu) in cands {
+        let per_node = inst.gpu_count.round() as u64;
+        for fmt in formats(job, gpu) {
+            let tps: Vec<u64> = if decoder {
+                [1, 2, 4, 8]
+                    .into_iter()
+                    .filter(|tp| *tp <= per_node && heads.is_multiple_of(*tp))
+                    .collect()
+            } else {
+                vec![1]
+            };
+            // The smallest TP that fits is usually the cheapest; keep the best per format.
+            let mut chosen: Option<Sized> = None;
+            for tp in tps {
+                let sized = if decoder {
+                    size_decoder(req, job, gpu, fmt, tp, &mut evaluated).unwrap_or_default()
+                } else {
+                    size_encoder(req, job, gpu, fmt, &mut evaluated).map(|(b, rps, t, w)| Sized {
+                        weights: fmt,
+                        tp: 1,
+                        batch: b,
+                        rps,
+                        memory: crate::infer::ServingMemory {
+                            weights: w,
+                            activation_peak: Bytes(0.0),
+                            non_torch: Bytes::from_gib(req.tunables.cuda_context_gib),
+                            cudagraph: Bytes(0.0),
+                            budget: gpu.memory().unwrap_or(Bytes(0.0)) * job.gpu_memory_utilization,
+                            kv_pool: Bytes(0.0),
+                            kv_per_token: crate::infer::KvPerToken {
+                                total: Bytes(0.0),
+                                per_device: Bytes(0.0),
+                                heads_per_device: 0,
+                            },
+                            blocks: 0,
+                            kv_tokens: 0,
+                            max_model_len: job.input_tokens,
+                            max_concurrency_at_max_len: b as f64,
+                            max_concurrent_requests: b,
+                            max_context_at_batch: job.input_tokens,
+                            fits: true,
+                            problem: None,
+                        },
+                        latency: crate::infer::Latency {
+                            ttft: t,
+                            batch_prefill: t,
+                            time_per_token: t,
+                            decode_tokens_per_second: rps,
+                            decode_bandwidth_bound: false,
+                            ridge_batch: 0.0,
+                            peak: gpu.peak_half().unwrap_or_default(),
+                        },
+                    })
+                };
+                let Some(s) = sized else { continue };
+                // Compare per GPU.
+                if chosen
+                    .as_ref()
+                    .is_none_or(|b| s.rps / s.tp as f64 > b.rps / b.tp as f64)
+                {
+                    chosen = Some(s);
+                }
+            }
+            let Some(s) = chosen else { continue };
+            let replicas = match (job.rate_rps, job.concurrency) {
+                (Some(r), _) => (r / s.rps).ceil().max(1.0) as u64,
+                (None, Some(k)) => k.div_ceil(s.batch).max(1),
+                (None, None) => 1,
+            };
+            let replicas_per_node = (per_node / s.tp).max(1);
+            let nodes = replicas.div_ceil(replicas_per_node);
+            if nodes > c.max_nodes.max(1) * 8 {
+                continue;
+            }
+            let Ok((cluster, assumed)) = instance_cluster(inst, gpu, nodes) else {
+                continue;
+            };
+            let (costs_v, chosen_cost, _) =
+                costs(cat, inst, nodes, HOURS_PER_MONTH, c, &req.tunables, None);
+            let served_rps = job.rate_rps.unwrap_or(s.rps * replicas as f64);
+            let tokens_per_month = served_rps
+                * (job.input_tokens + job.output_tokens) as f64
+                * HOURS_PER_MONTH
+                * 3600.0;
+            let per_m = chosen_cost.as_ref().map(|x| x.cny / tokens_per_month * 1e6);
+            let per_k_req = chosen_cost
+                .as_ref()
+                .map(|x| x.cny / (served_rps * HOURS_PER_MONTH * 3600.0) * 1e3);
+            if c.budget_cny.is_some() && chosen_cost.is_none() {
+                continue;
+            }
+            if let (Some(b), Some(ch)) = (c.budget_cny, &chosen_cost) {
+                if ch.cny > b {
+                    if over_budget.as_ref().is_none_or(|(_, x)| ch.cny < *x) {
+                        over_budget = Some((format!("{nodes} × {}", inst.id), ch.cny));
+                    }
+                    continue;
+                }
+            }
+            plans.push(Plan {
+                instance: (*inst).clone(),
+                gpu: (*gpu).clone(),
+                nodes,
+                total_gpus: cluster.total_gpus() as f64,
+                cluster,
+                network_assumed: assumed.clone(),
+                train: None,
+                serve: Some(ServeDetail {
+                    weights: s.weights,
+                    tp: s.tp,
+                    replicas,
+                    batch_per_replica: s.batch,
+                    memory: s.memory,
+                    latency: s.latency,
+                    requests_per_second_per_replica: s.rps,
+                    cost_per_million_tokens: per_m,
+                    cost_per_1k_requests: per_k_req,
+                }),
+                hours: HOURS_PER_MONTH,
+                costs: costs_v,
+                chosen: chosen_cost,
+                caveats: assumed.into_iter().collect(),
+                advice: Vec::new(),
+            });
+        }
+    }
+    if plans.is_empty() {
+        match over_budget {
+            Some((what, x)) => rejected.push(Binding {
+                constraint: "budget",
+                message_en: format!("cheapest serving plan {what} costs ¥{x:.0}/month, over the ¥{:.0} budget by ¥{:.0}", c.budget_cny.unwrap_or(0.0), x - c.budget_cny.unwrap_or(0.0)),
+                message_zh: format!("最便宜的推理方案 {what} 每月 ¥{x:.0}，超出预算 ¥{:.0}", x - c.budget_cny.unwrap_or(0.0)),
+            }),
+            None => rejected.push(Binding {
+                constraint: "latency-or-memory",
+                message_en: "no instance type meets the latency targets with the model in memory: relax --ttft/--tpot, allow quantization, or more GPUs per node".into(),
+                message_zh: "没有实例能在显存内同时满足时延目标：放宽 --ttft/--tpot，允许量化，或选择更多卡的实例".into(),
+            }),
+        }
+    }
+    Ok((plans, evaluated))
+}

@@ -1,0 +1,403 @@
+//! Training search: for each instance type and node count, the parallelism (TP inside a node,
+//! PP, DP, ZeRO stage, recompute, micro-batch) that fits memory and is fastest; then time,
+//! cost under each billing mode, storage and the constraints.
+
+use super::money::{choose_storage, costs};
+use super::{instance_cluster, Binding, Plan, PlanRequest, TrainDetail};
+use crate::catalog::{Catalog, Instance};
+use crate::error::CoreError;
+use crate::hardware::{ClusterSpec, GpuSpec};
+use crate::model::Architecture;
+use crate::train::{
+    data_path, job_tokens, training_memory, training_step, StepTime, TrainingMemory,
+};
+use crate::units::Bytes;
+use crate::workload::{AttentionImpl, Recompute, TrainTask, TrainingSetup};
+
+/// The best configuration found for one cluster.
+pub struct Best {
+    pub setup: TrainingSetup,
+    pub memory: TrainingMemory,
+    pub step: StepTime,
+}
+
+/// The least memory any configuration needs on this cluster (for "why it does not fit").
+pub struct Shortfall {
+    pub need: Bytes,
+    pub have: Bytes,
+    pub setup: TrainingSetup,
+}
+
+fn node_counts(max: u64) -> Vec<u64> {
+    let mut v = vec![1];
+    while *v.last().unwrap_or(&1) * 2 <= max.max(1) {
+        let n = v.last().copied().unwrap_or(1) * 2;
+        v.push(n);
+    }
+    v
+}
+
+/// Search one cluster. Returns the fastest fitting configuration, or the smallest shortfall.
+pub fn best_config(
+    req: &PlanRequest,
+    base: &TrainingSetup,
+    global_batch: u64,
+    c: &ClusterSpec,
+    evaluated: &mut u64,
+) -> Result<Best, Box<Shortfall>> {
+    let m = &req.model;
+    let tun = &req.tunables;
+    let total = c.total_gpus();
+    let (heads, layers) = match &m.architecture {
+        Architecture::Transformer(t) => (t.heads, t.total_layers()),
+        Architecture::Opaque(_) => (1, 1),
+    };
+    // Model parallelism is what Megatron-style stacks do (and what pretraining uses); HF Trainer /
+    // PEFT jobs shard with ZeRO/FSDP only. TP stays inside a node and on NVLink-class links.
+    let model_parallel =
+        base.framework == crate::workload::Framework::Megatron || base.task == TrainTask::Pretrain;
+    let nvlink = c.gpu.intra_link.is_nvlink_class() && c.intra_bandwidth.gb_per_s() > 64.0;
+    let tps: Vec<u64> = [1, 2, 4, 8]
+        .into_iter()
+        .filter(|tp| {
+            *tp == 1
+                || (model_parallel && nvlink && *tp <= c.gpus_per_node && heads.is_multiple_of(*tp))
+        })
+        .collect();
+    let pps: Vec<u64> = [1, 2, 4, 8, 16]
+        .into_iter()
+        .filter(|pp| *pp == 1 || (model_parallel && layers.is_multiple_of(*pp)))
+        .collect();
+    let mbs: &[u64] = match m.architecture {
+        Architecture::Transformer(_) => &[1, 2, 4, 8, 16],
+        Architecture::Opaque(_) => &[32, 64, 128, 256],
+    };
+    let rcs: Vec<Recompute> = if base.attention == AttentionImpl::Eager {
+        vec![Recompute::None, Recompute::Selective, Recompute::Full]
+    } else {
+        vec![Recompute::None, Recompute::Full]
+    };
+    let gpu_mem = c.gpu.memory().unwrap_or(Bytes(0.0));
+    let mut best: Option<Best> = None;
+    let mut least: Option<Shortfall> = None;
+    for &tp in &tps {
+        for &pp in &pps {
+            let mp = tp * pp;
+            if mp > total || !total.is_multiple_of(mp) {
+                continue;
+            }
+            let dp = total / mp;
+            let zeros: Vec<u8> = if dp == 1 {
+                vec![0]
+            } else if base.task.is_peft() {
+                vec![0, 3]
+            } else {
+                vec![1, 2, 3]
+            };
+            for &zero in &zeros {
+                for &rc in &rcs {
+                    let mut fit: Option<(TrainingSetup, TrainingMemory)> = None;
+                    for &mb in mbs {
+                        // Keep the user's global batch: micro-batch × DP may not exceed it.
+                        if mb > 1 && mb * dp > global_batch.max(dp) {
+                            break;
+                        }
+                        let mut s = base.clone();
+                        s.parallel.tp = tp;
+                        s.parallel.pp = pp;
+                        s.parallel.zero = zero;
+                        s.parallel.sequence_parallel =
+                            tp > 1 && base.framework == crate::workload::Framework::Megatron;
+                        s.recompute = rc;
+                        s.micro_batch = mb;
+                        s.grad_accum = global_batch.div_ceil(mb * dp).max(1);
+                        *evaluated += 1;
+                        let Ok(mem) = training_memory(m, &s, c, tun) else {
+                            break;
+                        };
+                        if mem.device_total.0 <= gpu_mem.0 {
+                            fit = Some((s, mem));
+                        } else {
+                            if least.as_ref().is_none_or(|l| mem.device_total.0 < l.need.0) {
+                                least = Some(Shortfall {
+                                    need: mem.device_total,
+                                    have: gpu_mem,
+                                    setup: s,
+                                });
+                            }
+                            break;
+                        }
+                    }
+                    if let Some((s, mem)) = fit {
+                        let Ok(step) = training_step(m, &s, c, tun) else {
+                            continue;
+                        };
+                        let better = best.as_ref().is_none_or(|b| {
+                            step.tokens_per_second > b.step.tokens_per_second * 1.0001
+                        });
+                        if better {
+                            best = Some(Best {
+                                setup: s,
+                                memory: mem,
+                                step,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    best.ok_or_else(|| {
+        Box::new(least.unwrap_or(Shortfall {
+            need: Bytes(f64::INFINITY),
+            have: gpu_mem,
+            setup: base.clone(),
+        }))
+    })
+}
+
+fn default_global_batch(setup: &TrainingSetup, is_opaque: bool) -> u64 {
+    match (setup.task, is_opaque) {
+        (_, true) => 1024,
+        (TrainTask::Pretrain, false) => 1024,
+        _ => 64,
+    }
+}
+
+/// Host decode capacity for image models: samples/s the CPUs can prepare.
+fn decode_cap(req: &PlanRequest, inst: &Instance, nodes: u64) -> Option<f64> {
+    let image = matches!(&req.model.architecture, Architecture::Opaque(o) if o.model_type == "resnet")
+        || req.model.model_type() == "vit";
+    if !image {
+        return None;
+    }
+    inst.vcpu
+        .map(|v| v as f64 * nodes as f64 * req.tunables.image_decode_per_core)
+}
+
+pub fn search(
+    req: &PlanRequest,
+    setup: &TrainingSetup,
+    global_batch: Option<u64>,
+    cands: &[(&Instance, &GpuSpec)],
+    cat: &Catalog,
+    rejected: &mut Vec<Binding>,
+) -> Result<(Vec<Plan>, u64), CoreError> {
+    setup.validate()?;
+    let tokens = job_tokens(&req.model, setup).ok_or_else(|| {
+        CoreError::invalid(
+            "training.tokens",
+            "(missing)",
+            "say how much data: --tokens N, or --samples N with --epochs E",
+        )
+    })?;
+    let is_opaque = req.model.transformer().is_none();
+    let gb = global_batch.unwrap_or_else(|| default_global_batch(setup, is_opaque));
+    let mut plans = Vec::new();
+    let mut evaluated_total = 0u64;
+    let mut closest_fail: Option<(String, Box<Shortfall>)> = None;
+    let mut fastest_over_deadline: Option<(String, f64)> = None;
+    let mut cheapest_over_budget: Option<(String, f64, Option<f64>)> = None;
+    let mut unpriced = 0usize;
+    let mut any_fit = false;
+    let c = &req.constraints;
+    for (inst, gpu) in cands {
+        for nodes in node_counts(c.max_nodes) {
+            let Ok((cluster, assumed)) = instance_cluster(inst, gpu, nodes) else {
+                continue;
+            };
+            let mut evaluated = 0;
+            let best = match best_config(req, setup, gb, &cluster, &mut evaluated) {
+                Ok(b) => b,
+                Err(short) => {
+                    evaluated_total += evaluated;
+                    if closest_fail
+                        .as_ref()
+                        .is_none_or(|(_, s)| short.need.0 / short.have.0 < s.need.0 / s.have.0)
+                    {
+                        closest_fail = Some((format!("{} × {}", nodes, inst.id), short));
+                    }
+                    continue;
+                }
+            };
+            evaluated_total += evaluated;
+            any_fit = true;
+            let mut step = best.step;
+            let mut caveats: Vec<String> = assumed.into_iter().collect();
+            if let Some(act) = best
+                .memory
+                .items
+                .iter()
+                .find(|x| x.name == "activations" && x.basis.starts_with("UNKNOWN"))
+            {
+                caveats.push(format!(
+                    "memory is a lower bound: {}",
+                    act.basis.trim_start_matches("UNKNOWN: ")
+                ));
+            }
+            if req.model.transformer().is_none() {
+                caveats.push("throughput uses the transformer-calibrated efficiency; convolutional networks usually reach less (memory-bound layers, input pipeline)".into());
+            }
+            // What the GPUs demand from the input pipeline (before any host cap).
+            let data = data_path(&req.model, &best.setup, &step, &req.tunables);
+            // Image models: the host CPUs cap the samples per second.
+            if let Some(cap) = decode_cap(req, inst, nodes) {
+                if cap < step.tokens_per_second {
+                    caveats.push(format!(
+                        "host CPUs cap the input pipeline at {:.0} samples/s ({} vCPU × {} nodes × {} img/s/core) below the GPUs' {:.0}: decode on GPU (DALI) or pick more vCPUs",
+                        cap,
+                        inst.vcpu.unwrap_or(0),
+                        nodes,
+                        req.tunables.image_decode_per_core,
+                        step.tokens_per_second
+                    ));
+                    let ratio = cap / step.tokens_per_second;
+                    step.tokens_per_second = cap;
+                    step.tokens_per_second_per_gpu *= ratio;
+                    step.mfu *= ratio;
+                    step.hfu *= ratio;
+                    step.step = step.step / ratio;
+                    step.bottleneck = "host-cpu";
+                }
+            }
+            let hours = tokens / step.tokens_per_second / 3600.0 + req.tunables.startup_hours;
+            let storage = choose_storage(
+                cat,
+                inst,
+                nodes,
+                data.read_bandwidth.0,
+                data.checkpoint_size,
+            );
+            let write_bw = storage
+                .as_ref()
+                .map(|s| s.throughput_mbs * 1e6)
+                .unwrap_or(100e6);
+            let (costs_v, chosen, spot) = costs(
+                cat,
+                inst,
+                nodes,
+                hours,
+                c,
+                &req.tunables,
+                Some((data.checkpoint_size, write_bw)),
+            );
+            if let Some(d) = c.deadline_hours {
+                if hours > d {
+                    if fastest_over_deadline
+                        .as_ref()
+                        .is_none_or(|(_, h)| hours < *h)
+                    {
+                        fastest_over_deadline = Some((format!("{nodes} × {}", inst.id), hours));
+                    }
+                    continue;
+                }
+            }
+            if c.budget_cny.is_some() && chosen.is_none() {
+                unpriced += 1;
+                continue;
+            }
+            if let (Some(b), Some(ch)) = (c.budget_cny, &chosen) {
+                if ch.cny > b {
+                    let spot_cost = costs_v
+                        .iter()
+                        .find(|x| x.billing == crate::catalog::Billing::Spot)
+                        .map(|x| x.cny);
+                    if cheapest_over_budget
+                        .as_ref()
+                        .is_none_or(|(_, x, _)| ch.cny < *x)
+                    {
+                        cheapest_over_budget =
+                            Some((format!("{nodes} × {}", inst.id), ch.cny, spot_cost));
+                    }
+                    continue;
+                }
+            }
+            let total_gpus = cluster.total_gpus() as f64;
+            plans.push(Plan {
+                instance: (*inst).clone(),
+                gpu: (*gpu).clone(),
+                nodes,
+                total_gpus,
+                cluster,
+                network_assumed: caveats.first().cloned(),
+                train: Some(TrainDetail {
+                    setup: best.setup,
+                    memory: best.memory,
+                    step,
+                    data,
+                    storage,
+                    spot,
+                    evaluated,
+                }),
+                serve: None,
+                hours: chosen.as_ref().map(|x| x.hours).unwrap_or(hours),
+                costs: costs_v,
+                chosen,
+                caveats,
+                advice: Vec::new(),
+            });
+        }
+    }
+    if unpriced > 0 {
+        rejected.push(Binding {
+            constraint: "budget",
+            message_en: format!("{unpriced} plan(s) on types with no known price were left out: they cannot be checked against the budget (import prices with `gpuplan catalog import`)"),
+            message_zh: format!("{unpriced} 个方案的规格没有已知价格，无法核对预算，已排除（可用 gpuplan catalog import 导入价格）"),
+        });
+    }
+    if plans.is_empty() {
+        if let Some((what, s)) = closest_fail.filter(|_| !any_fit) {
+            rejected.push(Binding {
+                constraint: "memory",
+                message_en: format!(
+                    "no configuration fits memory: the closest, {what} with TP {} PP {} ZeRO-{} {:?} recompute at micro-batch {}, needs {:.1} GiB per GPU of {:.0} GiB",
+                    s.setup.parallel.tp, s.setup.parallel.pp, s.setup.parallel.zero, s.setup.recompute, s.setup.micro_batch, s.need.gib(), s.have.gib()
+                ),
+                message_zh: format!("没有任何配置能放进显存：最接近的 {what}（TP {} PP {} ZeRO-{}）每卡需要 {:.1} GiB，可用 {:.0} GiB", s.setup.parallel.tp, s.setup.parallel.pp, s.setup.parallel.zero, s.need.gib(), s.have.gib()),
+            });
+        }
+        if let (Some((what, h)), Some(d)) = (fastest_over_deadline, c.deadline_hours) {
+            rejected.push(Binding {
+                constraint: "deadline",
+                message_en: format!("the fastest plan, {what}, takes {h:.1} h, over the {d:.1} h deadline by {:.1} h: allow more nodes (--max-nodes) or more time", h - d),
+                message_zh: format!("最快的方案 {what} 需要 {h:.1} 小时，超出 {d:.1} 小时的期限 {:.1} 小时：放宽节点数（--max-nodes）或期限", h - d),
+            });
+        }
+        if let (Some((what, x, spot)), Some(b)) = (cheapest_over_budget, c.budget_cny) {
+            rejected.push(Binding {
+                constraint: "budget",
+                message_en: format!(
+                    "cheapest plan {what} costs ¥{x:.0}, over the ¥{b:.0} budget by ¥{:.0}{}",
+                    x - b,
+                    spot.map(|s| format!("; with spot (if the job tolerates interruption: --interruptible) it is ¥{s:.0}")).unwrap_or_default()
+                ),
+                message_zh: format!(
+                    "最便宜的方案 {what} 需 ¥{x:.0}，超出预算 ¥{b:.0} 共 ¥{:.0}{}",
+                    x - b,
+                    spot.map(|s| format!("；若任务可中断，使用抢占式实例约 ¥{s:.0}")).unwrap_or_default()
+                ),
+            });
+        }
+    }
+    Ok((plans, evaluated_total))
+}
+
+/// Memory of the most frugal single-GPU configuration on this chip, to explain why a plan needs
+/// more than one GPU.
+pub fn single_gpu_need(req: &PlanRequest, setup: &TrainingSetup, gpu: &GpuSpec) -> Option<Bytes> {
+    let c = ClusterSpec::new(
+        gpu,
+        1,
+        1,
+        crate::hardware::InterLink::Tcp,
+        crate::units::Bandwidth::from_gbit_per_s(10.0),
+    )
+    .ok()?;
+    let mut s = setup.clone();
+    s.parallel = Default::default();
+    s.recompute = Recompute::Full;
+    s.micro_batch = 1;
+    training_memory(&req.model, &s, &c, &req.tunables)
+        .ok()
+        .map(|m| m.device_total)
+}

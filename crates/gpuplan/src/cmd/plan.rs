@@ -1,0 +1,834 @@
+//! `gpuplan plan`: the main job. Reads the workload (flags / TOML), searches the catalog, renders
+//! the ranked plans in English or Chinese, as a table, Markdown or JSON.
+
+use super::{load_catalog, load_model, parse_word, CatalogOpts};
+use crate::cli::{Format, Lang, OptimizeArg, PlanArgs, ProviderArg, TaskArg};
+use crate::render;
+use anyhow::{Context, Result};
+use gpuplan_core::catalog::{Billing, PriceKind, Provider};
+use gpuplan_core::job::parse_workload;
+use gpuplan_core::plan::advice::Severity;
+use gpuplan_core::plan::{
+    plan, BillingChoice, ChipFamily, Job, Objective, Plan, PlanOutcome, PlanRequest, ServeJob,
+    SoftwareFramework,
+};
+use gpuplan_core::units::format_count;
+use gpuplan_core::workload::{TrainTask, TrainingSetup, WeightFormat};
+
+/// Exit code when no plan satisfies the constraints (README.md).
+pub const NO_PLAN: u8 = 4;
+
+fn lang(a: Option<Lang>) -> Lang {
+    a.unwrap_or_else(|| {
+        let l = std::env::var("LC_ALL")
+            .or_else(|_| std::env::var("LANG"))
+            .unwrap_or_default();
+        if l.to_lowercase().starts_with("zh") {
+            Lang::Zh
+        } else {
+            Lang::En
+        }
+    })
+}
+
+fn parse_hours(s: &str) -> Result<f64> {
+    let t = s.trim().to_lowercase();
+    let (num, mult) = if let Some(x) = t.strip_suffix('d') {
+        (x, 24.0)
+    } else if let Some(x) = t.strip_suffix('h') {
+        (x, 1.0)
+    } else {
+        (t.as_str(), 1.0)
+    };
+    let v: f64 = num
+        .trim()
+        .parse()
+        .with_context(|| format!("--deadline `{s}`: expected hours (24), or 24h / 30d"))?;
+    if !(v.is_finite() && v > 0.0) {
+        anyhow::bail!("--deadline `{s}` must be positive");
+    }
+    Ok(v * mult)
+}
+
+fn build_request(a: &PlanArgs) -> Result<PlanRequest> {
+    let file = match &a.workload {
+        Some(p) => parse_workload(
+            &p.display().to_string(),
+            &std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
+        )?,
+        None => Default::default(),
+    };
+    let model = match (
+        &file.config,
+        a.model.as_deref().or(file.model.as_deref()),
+        a.model_config
+            .as_deref()
+            .or(file.model_config.as_deref().map(std::path::Path::new)),
+    ) {
+        (_, _, Some(p)) => load_model(None, Some(p))?,
+        (Some(cfg), name, None) => {
+            gpuplan_core::model::hf::from_hf_value(name.unwrap_or("inline config"), cfg, vec![])?
+        }
+        (None, name, None) => load_model(name, None)?,
+    };
+    let mut tun = file.tunables.clone().unwrap_or_default();
+    for kv in &a.set {
+        let (k, v) = kv
+            .split_once('=')
+            .with_context(|| format!("--set `{kv}`: expected NAME=VALUE"))?;
+        tun.set(
+            k.trim(),
+            v.trim()
+                .parse()
+                .with_context(|| format!("--set {k}: `{v}` is not a number"))?,
+        )?;
+    }
+    let mut c = file.constraints.clone().unwrap_or_default();
+    if !a.provider.is_empty() {
+        c.providers = a
+            .provider
+            .iter()
+            .map(|p| match p {
+                ProviderArg::Alibaba => Provider::Alibaba,
+                ProviderArg::Huawei => Provider::Huawei,
+                ProviderArg::Tencent => Provider::Tencent,
+            })
+            .collect();
+    }
+    if !a.region.is_empty() {
+        c.regions = a.region.clone();
+    }
+    if let Some(ch) = &a.chips {
+        c.chips = ch
+            .split(',')
+            .map(|x| parse_word::<ChipFamily>("chips", x.trim()))
+            .collect::<Result<_>>()?;
+    }
+    if let Some(f) = &a.framework {
+        c.framework = parse_word::<SoftwareFramework>("framework", f)?;
+    }
+    if let Some(d) = &a.deadline {
+        c.deadline_hours = Some(parse_hours(d)?);
+    }
+    if let Some(b) = a.budget {
+        if !(b.is_finite() && b > 0.0) {
+            anyhow::bail!("--budget {b}: give a positive amount in CNY");
+        }
+        c.budget_cny = Some(b);
+    }
+    if let Some(n) = a.max_nodes {
+        if n == 0 {
+            anyhow::bail!("--max-nodes 0: give at least 1");
+        }
+        c.max_nodes = n;
+    }
+    if let Some(b) = &a.billing {
+        c.billing = parse_word::<BillingChoice>("billing", &b.replace('-', "_"))?;
+    }
+    c.interruptible |= a.interruptible;
+    if let Some(r) = a.preemption_rate {
+        if !(0.0..1.0).contains(&r) {
+            anyhow::bail!(
+                "--preemption-rate {r}: preemptions per node-hour, between 0 and 1 (default 0.02)"
+            );
+        }
+        c.preemption_rate = r;
+    }
+    if let Some(r) = a.reuse_hours {
+        c.reuse_hours_per_month = r.clamp(0.0, 730.0);
+    }
+    if c.billing == BillingChoice::Spot && !c.interruptible {
+        anyhow::bail!("--billing spot needs --interruptible: spot instances are reclaimed, so the job must checkpoint and resume");
+    }
+    let serve_task = matches!(a.task, Some(TaskArg::Inference))
+        || (a.task.is_none() && file.serve.is_some() && file.training.is_none());
+    let job = if serve_task {
+        let mut s = file.serve.clone().unwrap_or_else(ServeJob::default);
+        if let Some(x) = a.rate {
+            s.rate_rps = Some(x);
+        }
+        if let Some(x) = a.concurrency {
+            s.concurrency = Some(x);
+        }
+        if let Some(x) = a.input_tokens {
+            s.input_tokens = x;
+        }
+        if let Some(x) = a.output_tokens {
+            s.output_tokens = x;
+        }
+        if let Some(x) = a.ttft {
+            s.ttft_s = Some(x);
+        }
+        if let Some(x) = a.tpot {
+            s.tpot_s = Some(x);
+        }
+        if let Some(w) = &a.weights {
+            s.weights = w
+                .split(',')
+                .map(|x| match x.trim() {
+                    "bf16" => Ok(WeightFormat::Bf16),
+                    "fp16" => Ok(WeightFormat::Fp16),
+                    "fp8" => Ok(WeightFormat::Fp8),
+                    "int8" => Ok(WeightFormat::Int8),
+                    "int4" => Ok(WeightFormat::Int4 { group: 128 }),
+                    o => Err(anyhow::anyhow!(
+                        "--weights `{o}`: use bf16, fp16, fp8, int8 or int4"
+                    )),
+                })
+                .collect::<Result<_>>()?;
+        }
+        Job::Serve(s)
+    } else {
+        let mut t: TrainingSetup = file.training.clone().unwrap_or_default();
+        match a.task {
+            Some(TaskArg::Pretrain) => t.task = TrainTask::Pretrain,
+            Some(TaskArg::Full) => t.task = TrainTask::FullFinetune,
+            Some(TaskArg::Lora) => t.task = TrainTask::Lora,
+            Some(TaskArg::Qlora) => t.task = TrainTask::Qlora,
+            _ => {}
+        }
+        if let Some(x) = a.seq_len {
+            t.seq_len = x;
+        }
+        if a.tokens.is_some() {
+            t.tokens = a.tokens;
+        }
+        if a.samples.is_some() {
+            t.samples = a.samples;
+        }
+        if a.epochs.is_some() {
+            t.epochs = a.epochs;
+        }
+        if a.bytes_per_sample.is_some() {
+            t.bytes_per_sample = a.bytes_per_sample;
+        }
+        if let Some(v) = &a.precision {
+            t.precision = parse_word("precision", v)?;
+        }
+        if let Some(v) = &a.optimizer {
+            t.optimizer = parse_word("optimizer", v)?;
+        }
+        if let Some(v) = &a.profile {
+            t.framework = parse_word("profile", v)?;
+        }
+        if let Some(r) = a.lora_rank {
+            t.lora.rank = r;
+        }
+        if let Some(v) = &a.lora_targets {
+            t.lora.targets = v.split(',').map(|s| s.trim().to_string()).collect();
+        }
+        Job::Train {
+            setup: t,
+            global_batch: a.global_batch.or(file.global_batch),
+        }
+    };
+    let objective = match a.optimize {
+        OptimizeArg::Cost => file.objective.unwrap_or(Objective::Cost),
+        OptimizeArg::Time => Objective::Time,
+        OptimizeArg::Balanced => Objective::Balanced,
+    };
+    Ok(PlanRequest {
+        model,
+        job,
+        constraints: c,
+        objective,
+        tunables: tun,
+    })
+}
+
+pub fn run(a: PlanArgs, opts: &CatalogOpts) -> Result<u8> {
+    let req = build_request(&a)?;
+    for w in &req.model.warnings {
+        eprintln!("warning: {w}");
+    }
+    let cat = load_catalog(opts)?;
+    let out = plan(&req, &cat)?;
+    let l = lang(a.lang);
+    match a.format {
+        Format::Json => outln!(
+            "{}",
+            render::json(
+                "plan",
+                &serde_json::json!({ "request": request_json(&req), "outcome": trimmed(&out, a.top) })
+            )?
+        ),
+        f => out!(
+            "{}",
+            report(&req, &out, a.top, a.explain, l, f == Format::Markdown)
+        ),
+    }
+    Ok(if out.plans.is_empty() { NO_PLAN } else { 0 })
+}
+
+fn request_json(r: &PlanRequest) -> serde_json::Value {
+    serde_json::json!({ "model": r.model.name, "job": r.job, "constraints": r.constraints, "objective": r.objective, "tunables": r.tunables })
+}
+
+fn trimmed(o: &PlanOutcome, top: usize) -> serde_json::Value {
+    serde_json::json!({
+        "plans": o.plans.iter().take(top.max(1)).collect::<Vec<_>>(),
+        "pareto": o.pareto.iter().filter(|i| **i < top.max(1)).collect::<Vec<_>>(),
+        "total_plans": o.plans.len(),
+        "rejected": o.rejected,
+        "stats": o.stats,
+    })
+}
+
+struct T {
+    zh: bool,
+}
+
+impl T {
+    fn s<'a>(&self, en: &'a str, zh: &'a str) -> &'a str {
+        if self.zh {
+            zh
+        } else {
+            en
+        }
+    }
+}
+
+fn billing_name(b: Billing, t: &T) -> &'static str {
+    match (b, t.zh) {
+        (Billing::OnDemand, false) => "on-demand",
+        (Billing::Monthly, false) => "monthly",
+        (Billing::Spot, false) => "spot",
+        (Billing::OnDemand, true) => "按量",
+        (Billing::Monthly, true) => "包月",
+        (Billing::Spot, true) => "抢占式",
+    }
+}
+
+fn kind_name(k: PriceKind, t: &T) -> &'static str {
+    match (k, t.zh) {
+        (PriceKind::List, false) => "list",
+        (PriceKind::User, false) => "user",
+        (PriceKind::Estimate, false) => "estimate",
+        (PriceKind::List, true) => "公开价",
+        (PriceKind::User, true) => "自有价",
+        (PriceKind::Estimate, true) => "估算",
+    }
+}
+
+fn hours(h: f64, t: &T) -> String {
+    if h >= 72.0 {
+        format!("{:.1} {}", h / 24.0, t.s("d", "天"))
+    } else {
+        format!("{h:.1} {}", t.s("h", "小时"))
+    }
+}
+
+fn config(p: &Plan, t: &T) -> String {
+    if let Some(x) = &p.train {
+        let s = &x.setup;
+        format!(
+            "TP{} PP{} DP{} ZeRO-{} {}mb{}×{}",
+            s.parallel.tp,
+            s.parallel.pp,
+            x.memory.data_parallel,
+            s.parallel.zero,
+            match s.recompute {
+                gpuplan_core::workload::Recompute::Full => t.s("recompute ", "重计算 "),
+                gpuplan_core::workload::Recompute::Selective =>
+                    t.s("sel-recompute ", "选择性重计算 "),
+                gpuplan_core::workload::Recompute::None => "",
+            },
+            s.micro_batch,
+            s.grad_accum
+        )
+    } else if let Some(s) = &p.serve {
+        format!(
+            "{} TP{} × {} {} {}",
+            s.weights.name(),
+            s.tp,
+            s.replicas,
+            t.s("replicas, batch", "副本，批"),
+            s.batch_per_replica
+        )
+    } else {
+        String::new()
+    }
+}
+
+fn cost(p: &Plan, t: &T, serve: bool) -> String {
+    match &p.chosen {
+        Some(c) => format!(
+            "¥{:.0}{} ({}, {} {})",
+            c.cny,
+            if serve { t.s("/month", "/月") } else { "" },
+            billing_name(c.billing, t),
+            kind_name(c.price.kind, t),
+            c.price.as_of
+        ),
+        None => t.s("no price known", "无已知价格").to_string(),
+    }
+}
+
+fn mem_label(name: &str, t: &T) -> String {
+    if !t.zh {
+        return name.to_string();
+    }
+    match name {
+        "weights" => "权重",
+        "gradients" => "梯度",
+        "optimizer states + master weights" => "优化器状态 + 主权重",
+        "base weights (frozen)" => "基座权重（冻结）",
+        "LoRA adapters + grads + optimizer" => "LoRA 适配器 + 梯度 + 优化器",
+        "ZeRO-3 gather buffers" => "ZeRO-3 聚合缓冲",
+        "activations" => "激活值",
+        "logits + loss" => "logits + 损失",
+        "allocator fragmentation" => "显存碎片",
+        "CUDA context" => "CUDA 上下文",
+        "NCCL buffers" => "NCCL 缓冲",
+        other => other,
+    }
+    .to_string()
+}
+
+fn report(
+    req: &PlanRequest,
+    o: &PlanOutcome,
+    top: usize,
+    explain: bool,
+    l: Lang,
+    md: bool,
+) -> String {
+    let t = T { zh: l == Lang::Zh };
+    let serve = matches!(req.job, Job::Serve(_));
+    let tab = |h: &[&str], rows: &[Vec<String>]| {
+        if md {
+            format!("{}\n", render::markdown(h, rows))
+        } else {
+            format!("{}\n", render::table(h, rows))
+        }
+    };
+    let mut out = String::new();
+    let what = match &req.job {
+        Job::Train { setup, .. } => format!(
+            "{} {}, {} {}, {} tokens",
+            req.model.name,
+            match (setup.task, t.zh) {
+                (TrainTask::Pretrain, false) => "pretraining",
+                (TrainTask::FullFinetune, false) => "full fine-tune",
+                (TrainTask::Lora, false) => "LoRA",
+                (TrainTask::Qlora, false) => "QLoRA",
+                (TrainTask::Pretrain, true) => "预训练",
+                (TrainTask::FullFinetune, true) => "全参微调",
+                (TrainTask::Lora, true) => "LoRA 微调",
+                (TrainTask::Qlora, true) => "QLoRA 微调",
+            },
+            t.s("seq", "序列长度"),
+            setup.seq_len,
+            gpuplan_core::train::job_tokens(&req.model, setup)
+                .map(format_count)
+                .unwrap_or_else(|| "?".into())
+        ),
+        Job::Serve(s) => format!(
+            "{} {}, {}+{} tokens{}{}",
+            req.model.name,
+            t.s("serving", "推理服务"),
+            s.input_tokens,
+            s.output_tokens,
+            s.rate_rps
+                .map(|r| format!(", {r} req/s"))
+                .unwrap_or_default(),
+            s.ttft_s
+                .map(|x| format!(", TTFT < {x} s"))
+                .unwrap_or_default()
+        ),
+    };
+    out.push_str(&format!(
+        "{}: {what}\n{}\n\n",
+        t.s("gpuplan plan", "gpuplan 方案"),
+        if t.zh {
+            format!(
+                "搜索了 {} 个实例规格中的 {} 个候选，评估 {} 种配置，共 {} 个可行方案",
+                o.stats.instance_types,
+                o.stats.candidates,
+                o.stats.configurations,
+                o.plans.len()
+            )
+        } else {
+            format!(
+                "searched {} candidates of {} instance types, {} configurations, {} feasible plans",
+                o.stats.candidates,
+                o.stats.instance_types,
+                o.stats.configurations,
+                o.plans.len()
+            )
+        }
+    ));
+    if o.plans.is_empty() {
+        out.push_str(t.s(
+            "NO PLAN satisfies the constraints.\n",
+            "没有满足约束的方案。\n",
+        ));
+        for b in &o.rejected {
+            out.push_str(&format!(
+                "- {} [{}]\n",
+                if t.zh { &b.message_zh } else { &b.message_en },
+                b.constraint
+            ));
+        }
+        return out;
+    }
+    let header: Vec<&str> = vec![
+        "#",
+        t.s("plan", "方案"),
+        t.s("provider", "云厂商"),
+        "GPU",
+        t.s("time", "时长"),
+        t.s("cost", "费用"),
+        t.s("parallelism / serving", "并行 / 部署"),
+        t.s("GiB/GPU", "每卡显存"),
+        t.s("bottleneck", "瓶颈"),
+    ];
+    let rows: Vec<Vec<String>> = o
+        .plans
+        .iter()
+        .take(top.max(1))
+        .enumerate()
+        .map(|(i, p)| {
+            let mem = p
+                .train
+                .as_ref()
+                .map(|x| x.memory.device_total.gib())
+                .or(p.serve.as_ref().map(|s| {
+                    (s.memory.weights + s.memory.kv_pool.max(gpuplan_core::units::Bytes(0.0))).gib()
+                }))
+                .unwrap_or(0.0);
+            vec![
+                format!("{}{}", i + 1, if o.pareto.contains(&i) { "*" } else { "" }),
+                format!("{} × {}", p.nodes, p.instance.id),
+                p.instance.provider.name().to_string(),
+                format!("{} × {}", p.total_gpus, p.gpu.id),
+                if serve {
+                    t.s("per month", "按月").to_string()
+                } else {
+                    hours(p.hours, &t)
+                },
+                cost(p, &t, serve),
+                config(p, &t),
+                format!("{mem:.1}/{:.0}", p.gpu.memory_gib.unwrap_or(0.0)),
+                bottleneck_name(
+                    p.train
+                        .as_ref()
+                        .map(|x| x.step.bottleneck)
+                        .or(p.serve.as_ref().map(|s| {
+                            if s.latency.decode_bandwidth_bound {
+                                "memory-bandwidth"
+                            } else {
+                                "compute"
+                            }
+                        }))
+                        .unwrap_or(""),
+                    &t,
+                ),
+            ]
+        })
+        .collect();
+    out.push_str(&tab(&header, &rows));
+    out.push_str(t.s(
+        "* = on the cost-vs-time Pareto frontier\n\n",
+        "* = 位于费用-时间帕累托前沿\n\n",
+    ));
+    let p = &o.plans[0];
+    out.push_str(&format!(
+        "{} 1: {} × {} ({})\n",
+        t.s("Plan", "方案"),
+        p.nodes,
+        p.instance.id,
+        p.gpu.name
+    ));
+    for c in &p.caveats {
+        out.push_str(&format!("  ! {c}\n"));
+    }
+    if let Some(x) = &p.train {
+        let rows: Vec<Vec<String>> = x
+            .memory
+            .items
+            .iter()
+            .map(|i| {
+                vec![
+                    mem_label(i.name, &t),
+                    format!("{:.2}", i.bytes.gib()),
+                    i.basis.clone(),
+                ]
+            })
+            .collect();
+        out.push_str(&format!("{}\n", t.s("memory per GPU", "每卡显存")));
+        out.push_str(&tab(
+            &[t.s("component", "组成"), "GiB", t.s("how", "计算方式")],
+            &rows,
+        ));
+        if p.total_gpus > 1.0 {
+            if let Some(need) = gpuplan_core::plan::train::single_gpu_need(req, &x.setup, &p.gpu) {
+                let have = p.gpu.memory_gib.unwrap_or(0.0);
+                if need.gib() > have {
+                    out.push_str(&if t.zh {
+                        format!("为什么不是单卡：一张 {} 即使全量重计算、micro-batch 1 也需要 {:.1} GiB，超过 {have:.0} GiB；ZeRO-{} 切分到 {} 张卡后每卡 {:.1} GiB。\n", p.gpu.name, need.gib(), x.setup.parallel.zero, p.total_gpus, x.memory.device_total.gib())
+                    } else {
+                        format!("Why not one GPU: on one {} this job needs {:.1} GiB even with full recompute at micro-batch 1, over its {have:.0} GiB; ZeRO-{} over {} GPUs brings it to {:.1} GiB per GPU.\n", p.gpu.name, need.gib(), x.setup.parallel.zero, p.total_gpus, x.memory.device_total.gib())
+                    });
+                }
+            }
+        }
+        let st = &x.step;
+        let share = |v: f64| format!("{:.1}%", v / st.step.0 * 100.0);
+        let rows = vec![
+            vec![
+                t.s("compute", "计算").into(),
+                format!("{}", st.compute),
+                share(st.compute.0),
+            ],
+            vec![
+                t.s("pipeline bubble", "流水线气泡").into(),
+                format!("{}", st.pipeline_bubble),
+                share(st.pipeline_bubble.0),
+            ],
+            vec![
+                t.s("tensor-parallel comm", "张量并行通信").into(),
+                format!("{}", st.tp_comm),
+                share(st.tp_comm.0),
+            ],
+            vec![
+                t.s("data-parallel comm (exposed)", "数据并行通信（未重叠）")
+                    .into(),
+                format!("{}", st.dp_comm_exposed),
+                share(st.dp_comm_exposed.0),
+            ],
+            vec![
+                t.s(
+                    "pipeline p2p + expert all-to-all",
+                    "流水线点对点 + 专家 all-to-all",
+                )
+                .into(),
+                format!("{}", st.pp_comm + st.ep_comm),
+                share(st.pp_comm.0 + st.ep_comm.0),
+            ],
+            vec![
+                t.s("step", "每步").into(),
+                format!("{}", st.step),
+                "100%".into(),
+            ],
+        ];
+        out.push_str(&format!("{}\n", t.s("time per step", "每步时间")));
+        out.push_str(&tab(
+            &[
+                t.s("part", "组成"),
+                t.s("time", "时间"),
+                t.s("share", "占比"),
+            ],
+            &rows,
+        ));
+        out.push_str(&if t.zh {
+            format!("吞吐 {:.0} tokens/s（每卡 {:.0}），MFU {:.1}%；数据读取 {}，检查点 {}\n", st.tokens_per_second, st.tokens_per_second_per_gpu, st.mfu * 100.0, x.data.read_bandwidth, x.data.checkpoint_size)
+        } else {
+            format!("throughput {:.0} tokens/s ({:.0} per GPU), MFU {:.1}%; data read {}, checkpoint {}\n", st.tokens_per_second, st.tokens_per_second_per_gpu, st.mfu * 100.0, x.data.read_bandwidth, x.data.checkpoint_size)
+        });
+    }
+    if let Some(s) = &p.serve {
+        out.push_str(&if t.zh {
+            format!(
+                "部署：{} 个副本 × TP{}（{} 权重），每副本批大小 {}、{:.2} 请求/秒；TTFT {}，每 token {}；每副本权重 {:.1} GiB、KV 池 {:.1} GiB（{} tokens）\n",
+                s.replicas, s.tp, s.weights.name(), s.batch_per_replica, s.requests_per_second_per_replica, s.latency.ttft, s.latency.time_per_token, s.memory.weights.gib(), s.memory.kv_pool.gib(), s.memory.kv_tokens
+            )
+        } else {
+            format!(
+                "serving: {} replica(s) × TP{} ({} weights), batch {} per replica at {:.2} req/s each; TTFT {}, {} per output token; {:.1} GiB weights and a {:.1} GiB KV pool ({} tokens) per GPU\n",
+                s.replicas, s.tp, s.weights.name(), s.batch_per_replica, s.requests_per_second_per_replica, s.latency.ttft, s.latency.time_per_token, s.memory.weights.gib(), s.memory.kv_pool.gib(), s.memory.kv_tokens
+            )
+        });
+        if let (Some(m), Some(k)) = (s.cost_per_million_tokens, s.cost_per_1k_requests) {
+            out.push_str(&if t.zh {
+                format!("每百万 token ¥{m:.2}，每千次请求 ¥{k:.3}\n")
+            } else {
+                format!("¥{m:.2} per million tokens, ¥{k:.3} per 1k requests\n")
+            });
+        }
+    }
+    if !p.costs.is_empty() {
+        let rows: Vec<Vec<String>> = p
+            .costs
+            .iter()
+            .map(|c| {
+                vec![
+                    billing_name(c.billing, &t).into(),
+                    format!("¥{:.0}", c.cny),
+                    hours(c.hours, &t),
+                    format!(
+                        "¥{:.2} {} ({}, {})",
+                        c.price.cny,
+                        kind_name(c.price.kind, &t),
+                        c.price.region,
+                        c.price.as_of
+                    ),
+                    if t.zh {
+                        c.note_zh.clone()
+                    } else {
+                        c.note.clone()
+                    }
+                    .unwrap_or_default(),
+                ]
+            })
+            .collect();
+        out.push_str(&format!(
+            "{}\n",
+            t.s("cost by billing mode", "各计费方式费用")
+        ));
+        out.push_str(&tab(
+            &[
+                t.s("billing", "计费"),
+                t.s("total", "总价"),
+                t.s("time", "时长"),
+                t.s("unit price", "单价"),
+                t.s("note", "说明"),
+            ],
+            &rows,
+        ));
+    }
+    out.push_str(&format!("{}\n", t.s("advice", "建议")));
+    for adv in &p.advice {
+        let mark = match adv.severity {
+            Severity::Critical => "!!",
+            Severity::Warn => "! ",
+            Severity::Info => "- ",
+        };
+        out.push_str(&format!(
+            "{mark} [{}] {}\n",
+            adv.id,
+            if t.zh { &adv.zh } else { &adv.en }
+        ));
+    }
+    if explain {
+        out.push_str(&format!(
+            "\n{}\n",
+            t.s("why each plan beats the next", "各方案排序理由")
+        ));
+        let shown: Vec<&Plan> = o.plans.iter().take(top.max(1)).collect();
+        for w in shown.windows(2) {
+            out.push_str(&format!("- {}\n", why(w[0], w[1], req.objective, &t)));
+        }
+    }
+    out
+}
+
+fn bottleneck_name(b: &str, t: &T) -> String {
+    if !t.zh {
+        return b.to_string();
+    }
+    match b {
+        "compute" => "计算",
+        "pipeline-bubble" => "流水线气泡",
+        "tp-communication" => "张量并行通信",
+        "dp-communication" => "数据并行通信",
+        "ep-communication" => "专家并行通信",
+        "host-cpu" => "主机 CPU",
+        "memory-bandwidth" => "显存带宽",
+        other => other,
+    }
+    .to_string()
+}
+
+fn mem_of(p: &Plan) -> Option<f64> {
+    p.train.as_ref().map(|x| x.memory.device_total.gib())
+}
+
+/// One sentence on why `a` ranks above `b`.
+fn why(a: &Plan, b: &Plan, obj: Objective, t: &T) -> String {
+    let name = |p: &Plan| format!("{} × {}", p.nodes, p.instance.id);
+    let (ca, cb) = (
+        a.chosen.as_ref().map(|c| c.cny),
+        b.chosen.as_ref().map(|c| c.cny),
+    );
+    let mut parts = Vec::new();
+    match (ca, cb) {
+        (Some(x), Some(y)) if y > x => parts.push(if t.zh {
+            format!("便宜 {:.0}%（¥{x:.0} 对 ¥{y:.0}）", (1.0 - x / y) * 100.0)
+        } else {
+            format!(
+                "costs {:.0}% less (¥{x:.0} vs ¥{y:.0})",
+                (1.0 - x / y) * 100.0
+            )
+        }),
+        (Some(_), None) => parts.push(t.s("has a known price", "有已知价格").to_string()),
+        _ => {}
+    }
+    if b.hours > a.hours * 1.01 {
+        parts.push(if t.zh {
+            format!(
+                "快 {:.0}%（{:.1} 对 {:.1} 小时）",
+                (1.0 - a.hours / b.hours) * 100.0,
+                a.hours,
+                b.hours
+            )
+        } else {
+            format!(
+                "finishes {:.0}% sooner ({:.1} h vs {:.1} h)",
+                (1.0 - a.hours / b.hours) * 100.0,
+                a.hours,
+                b.hours
+            )
+        });
+    }
+    if let (Some(ma), Some(mb)) = (mem_of(a), mem_of(b)) {
+        let (ga, gb) = (
+            a.gpu.memory_gib.unwrap_or(0.0),
+            b.gpu.memory_gib.unwrap_or(0.0),
+        );
+        parts.push(if t.zh {
+            format!(
+                "每卡需 {ma:.1}/{ga:.0} GiB，而 {} 为 {mb:.1}/{gb:.0} GiB",
+                name(b)
+            )
+        } else {
+            format!(
+                "needs {ma:.1} of {ga:.0} GiB per GPU vs {mb:.1} of {gb:.0} GiB on {}",
+                name(b)
+            )
+        });
+        if let (Some(xa), Some(xb)) = (&a.train, &b.train) {
+            let sa = xa.step.tp_comm.0 + xa.step.dp_comm_exposed.0;
+            let sb = xb.step.tp_comm.0 + xb.step.dp_comm_exposed.0;
+            if sb / xb.step.step.0 > sa / xa.step.step.0 + 0.05 {
+                parts.push(if t.zh {
+                    format!(
+                        "{} 的通信占每步 {:.0}%",
+                        name(b),
+                        sb / xb.step.step.0 * 100.0
+                    )
+                } else {
+                    format!(
+                        "{} spends {:.0}% of each step communicating over {}",
+                        name(b),
+                        sb / xb.step.step.0 * 100.0,
+                        xb.step.dp_link
+                    )
+                });
+            }
+        }
+    }
+    if parts.is_empty() {
+        parts.push(match obj {
+            Objective::Cost => t
+                .s(
+                    "ties on cost; ordered by time, then fewer GPUs",
+                    "费用相同，按时长和卡数排序",
+                )
+                .to_string(),
+            _ => t
+                .s(
+                    "ties; ordered by time, then fewer GPUs",
+                    "相同，按时长和卡数排序",
+                )
+                .to_string(),
+        });
+    }
+    format!(
+        "{} {} {}: {}",
+        name(a),
+        t.s("beats", "优于"),
+        name(b),
+        parts.join(t.s("; ", "；"))
+    )
+}
