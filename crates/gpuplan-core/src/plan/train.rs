@@ -48,9 +48,13 @@ pub fn best_config(
     let m = &req.model;
     let tun = &req.tunables;
     let total = c.total_gpus();
-    let (heads, layers) = match &m.architecture {
-        Architecture::Transformer(t) => (t.heads, t.total_layers()),
-        Architecture::Opaque(_) => (1, 1),
+    let (heads, layers, experts) = match &m.architecture {
+        Architecture::Transformer(t) => (
+            t.heads,
+            t.total_layers(),
+            t.moe.map(|e| e.experts).unwrap_or(1),
+        ),
+        Architecture::Opaque(_) => (1, 1, 1),
     };
     // Model parallelism is what Megatron-style stacks do (and what pretraining uses); HF Trainer /
     // PEFT jobs shard with ZeRO/FSDP only. TP stays inside a node and on NVLink-class links.
@@ -94,7 +98,14 @@ pub fn best_config(
             } else {
                 vec![1, 2, 3]
             };
-            for &zero in &zeros {
+            // Expert parallelism for MoE models: experts split over up to dp × tp ranks.
+            let eps: Vec<u64> = [1, 2, 4, 8, 16, 32, 64]
+                .into_iter()
+                .filter(|ep| {
+                    *ep == 1 || (model_parallel && experts.is_multiple_of(*ep) && *ep <= dp * tp)
+                })
+                .collect();
+            for (&ep, &zero) in eps.iter().flat_map(|e| zeros.iter().map(move |z| (e, z))) {
                 for &rc in &rcs {
                     let mut fit: Option<(TrainingSetup, TrainingMemory)> = None;
                     for &mb in mbs {
@@ -106,6 +117,7 @@ pub fn best_config(
                         s.parallel.tp = tp;
                         s.parallel.pp = pp;
                         s.parallel.zero = zero;
+                        s.parallel.ep = ep;
                         s.parallel.sequence_parallel =
                             tp > 1 && base.framework == crate::workload::Framework::Megatron;
                         s.recompute = rc;

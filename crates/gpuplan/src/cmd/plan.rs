@@ -322,10 +322,15 @@ fn config(p: &Plan, t: &T) -> String {
     if let Some(x) = &p.train {
         let s = &x.setup;
         format!(
-            "TP{} PP{} DP{} ZeRO-{} {}mb{}×{}",
+            "TP{} PP{} DP{}{} ZeRO-{} {}mb{}×{}",
             s.parallel.tp,
             s.parallel.pp,
             x.memory.data_parallel,
+            if s.parallel.ep > 1 {
+                format!(" EP{}", s.parallel.ep)
+            } else {
+                String::new()
+            },
             s.parallel.zero,
             match s.recompute {
                 gpuplan_core::workload::Recompute::Full => t.s("recompute ", "重计算 "),

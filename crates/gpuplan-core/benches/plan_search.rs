@@ -1,0 +1,96 @@
+//! Bench binary (no harness): how long `plan` takes over the whole built-in catalog and how many
+//! configurations it evaluates, for the scenarios. Run: `cargo bench -p gpuplan-core`.
+//! Timing is reported, never asserted (tests stay deterministic).
+
+use gpuplan_core::catalog::Catalog;
+use gpuplan_core::constants::Tunables;
+use gpuplan_core::model::find_preset;
+use gpuplan_core::plan::{plan, Constraints, Job, Objective, PlanRequest, ServeJob};
+use gpuplan_core::workload::{TrainTask, TrainingSetup};
+use std::time::Instant;
+
+fn main() {
+    let cat = Catalog::builtin().expect("built-in catalog");
+    let train = |task, seq, tokens: f64| Job::Train {
+        setup: TrainingSetup {
+            task,
+            seq_len: seq,
+            tokens: Some(tokens),
+            ..Default::default()
+        },
+        global_batch: None,
+    };
+    let cases: Vec<(&str, &str, Job, Constraints)> = vec![
+        (
+            "lora-qwen2.5-7b",
+            "Qwen2.5-7B",
+            train(TrainTask::Lora, 2048, 1e8),
+            Constraints::default(),
+        ),
+        (
+            "full-llama3.1-8b",
+            "Llama-3.1-8B",
+            train(TrainTask::FullFinetune, 4096, 1e9),
+            Constraints::default(),
+        ),
+        (
+            "pretrain-llama2-13b-64-nodes",
+            "Llama-2-13B",
+            train(TrainTask::Pretrain, 4096, 3e11),
+            Constraints {
+                max_nodes: 64,
+                ..Default::default()
+            },
+        ),
+        (
+            "pretrain-deepseek-v3-64-nodes",
+            "DeepSeek-V3",
+            train(TrainTask::Pretrain, 4096, 1e12),
+            Constraints {
+                max_nodes: 64,
+                ..Default::default()
+            },
+        ),
+        (
+            "serve-llama3.1-70b",
+            "Llama-3.1-70B",
+            Job::Serve(ServeJob {
+                rate_rps: Some(10.0),
+                ttft_s: Some(2.0),
+                tpot_s: Some(0.06),
+                ..Default::default()
+            }),
+            Constraints::default(),
+        ),
+    ];
+    println!(
+        "{:<32} {:>10} {:>12} {:>8} {:>10}",
+        "scenario", "candidates", "configs", "plans", "ms (best of 5)"
+    );
+    for (name, model, job, constraints) in cases {
+        let req = PlanRequest {
+            model: find_preset(model).expect("preset").model.clone(),
+            job,
+            constraints,
+            objective: Objective::Cost,
+            tunables: Tunables::default(),
+        };
+        let mut best = f64::INFINITY;
+        let mut last = None;
+        for _ in 0..5 {
+            let t = Instant::now();
+            let out = plan(&req, &cat).expect("plan");
+            best = best.min(t.elapsed().as_secs_f64() * 1e3);
+            last = Some(out);
+        }
+        let out = last.expect("ran");
+        println!(
+            "{:<32} {:>10} {:>12} {:>8} {:>10.1}",
+            name,
+            out.stats.candidates,
+            out.stats.configurations,
+            out.plans.len(),
+            best
+        );
+    }
+}
