@@ -547,12 +547,18 @@ mod tests {
     fn every_rule_is_documented() {
         let doc = include_str!("../../../../docs/advice.md");
         for (id, _) in RULES {
-            assert!(doc.contains(&format!("`{id}`")), "docs/advice.md lacks rule {id}");
+            assert!(
+                doc.contains(&format!("`{id}`")),
+                "docs/advice.md lacks rule {id}"
+            );
         }
         let src = include_str!("advice.rs");
         for (id, _) in RULES {
             // Each documented rule is emitted somewhere.
-            assert!(src.matches(&format!("\"{id}\"")).count() >= 2, "rule {id} is listed but never emitted");
+            assert!(
+                src.matches(&format!("\"{id}\"")).count() >= 2,
+                "rule {id} is listed but never emitted"
+            );
         }
     }
 }
