@@ -274,36 +274,19 @@ pub fn evaluate(p: &Plan, req: &PlanRequest) -> Vec<Advice> {
         ));
     }
     if let Some(s) = &p.serve {
-        if matches!(
-            s.weights,
-            crate::workload::WeightFormat::Int4 { .. }
-                | crate::workload::WeightFormat::Int8
-                | crate::workload::WeightFormat::Fp8
-        ) {
-            out.push(a(
-                "quantization",
-                Severity::Info,
-                format!("This plan serves {} weights: validate quality on your own prompts before switching from bf16.", s.weights.name()),
-                format!("本方案使用 {} 量化权重：切换前请用自己的数据验证效果。", s.weights.name()),
-            ));
-        }
-        if req.constraints.framework == super::SoftwareFramework::Pytorch
-            || matches!(req.job, Job::Serve(_))
-        {
-            if let Job::Serve(job) = &req.job {
-                if job.public_generative
-                    && req
-                        .model
-                        .transformer()
-                        .is_some_and(|t| t.structure != crate::model::Structure::EncoderOnly)
-                {
-                    out.push(a(
+        if let Job::Serve(job) = &req.job {
+            if job.public_generative
+                && req
+                    .model
+                    .transformer()
+                    .is_some_and(|t| t.structure != crate::model::Structure::EncoderOnly)
+            {
+                out.push(a(
                         "filing-duty",
                         Severity::Info,
                         "Serving a generative model to the public in mainland China falls under the Interim Measures for the Management of Generative AI Services (2023): plan for the algorithm/model filing (备案) and content-safety duties before launch.".into(),
                         "在中国大陆向公众提供生成式 AI 服务，适用《生成式人工智能服务管理暂行办法》（2023）：上线前需完成算法/大模型备案并落实内容安全义务。".into(),
                     ));
-                }
             }
         }
         if p.total_gpus > 0.0 && gpus_per_node > 1 && s.tp == 1 {
@@ -499,6 +482,56 @@ pub fn add_fallbacks(plans: &mut [Plan]) {
                 plans[0].instance.id
             ),
         ));
+    }
+    // Quantization, when it changes the answer: compare the best bf16 plan with the top plan.
+    if let Some(top) = plans[0].serve.as_ref() {
+        let cost = |p: &Plan| p.chosen.as_ref().map(|c| c.cny);
+        let is16 = |w: crate::workload::WeightFormat| {
+            matches!(
+                w,
+                crate::workload::WeightFormat::Bf16 | crate::workload::WeightFormat::Fp16
+            )
+        };
+        let best16 = plans
+            .iter()
+            .find(|p| p.serve.as_ref().is_some_and(|s| is16(s.weights)));
+        let bestq = plans
+            .iter()
+            .find(|p| p.serve.as_ref().is_some_and(|s| !is16(s.weights)));
+        let top_w = top.weights;
+        let msg = match (is16(top_w), best16, bestq) {
+            (false, Some(b), _) => match (cost(&plans[0]), cost(b)) {
+                (Some(x), Some(y)) => Some((
+                    Severity::Info,
+                    format!(
+                        "Quantization changes the answer: {} weights cost ¥{x:.0}/month; the best bf16 plan, {} × {}, costs ¥{y:.0}/month ({:.1}×). Validate quality on your prompts first.",
+                        top_w.name(), b.nodes, b.instance.id, y / x
+                    ),
+                    format!("量化改变了结论：{} 权重每月 ¥{x:.0}；最优 bf16 方案 {} × {} 每月 ¥{y:.0}（{:.1} 倍）。请先用自己的数据验证效果。", top_w.name(), b.nodes, b.instance.id, y / x),
+                )),
+                _ => None,
+            },
+            (false, None, _) => Some((
+                Severity::Warn,
+                format!("Only quantized weights ({}) meet the targets in memory here: no bf16 plan was feasible. Validate quality first.", top_w.name()),
+                format!("只有量化权重（{}）能在显存内满足目标：没有可行的 bf16 方案。请先验证效果。", top_w.name()),
+            )),
+            (true, _, Some(q)) => match (cost(&plans[0]), cost(q)) {
+                (Some(x), Some(y)) if y < 0.8 * x => {
+                    let w = q.serve.as_ref().map(|s| s.weights.name()).unwrap_or_default();
+                    Some((
+                        Severity::Info,
+                        format!("Quantizing to {w} would cut the cost to ¥{y:.0}/month on {} × {} ({:.0}% less), if quality holds.", q.nodes, q.instance.id, (1.0 - y / x) * 100.0),
+                        format!("若量化到 {w} 且效果可接受，{} × {} 每月 ¥{y:.0}（便宜 {:.0}%）。", q.nodes, q.instance.id, (1.0 - y / x) * 100.0),
+                    ))
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some((sev, en, zh)) = msg {
+            plans[0].advice.push(a("quantization", sev, en, zh));
+        }
     }
     // Big training cards for small inference.
     let small = |g: &str| ["t4", "a10", "l4", "l20", "a30"].contains(&g);
