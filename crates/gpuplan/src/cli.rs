@@ -180,12 +180,13 @@ pub enum TaskArg {
     Inference,
 }
 
+/// Flags shared by `estimate` and `plan`: the model and the job.
 #[derive(Args, Debug)]
-pub struct EstimateArgs {
+pub struct JobArgs {
     /// TOML workload file (docs/workload-format.md); flags override its values.
     #[arg(long, short = 'w')]
     pub workload: Option<PathBuf>,
-    /// Model preset name.
+    /// Model preset name (`gpuplan models`).
     #[arg(long, short = 'm')]
     pub model: Option<String>,
     /// HuggingFace config.json (or its directory) instead of a preset.
@@ -193,6 +194,42 @@ pub struct EstimateArgs {
     pub model_config: Option<PathBuf>,
     #[arg(long, value_enum)]
     pub task: Option<TaskArg>,
+    #[arg(long)]
+    pub seq_len: Option<u64>,
+    /// Training tokens in total (accepts 1e8, 300e9).
+    #[arg(long)]
+    pub tokens: Option<f64>,
+    #[arg(long)]
+    pub samples: Option<f64>,
+    #[arg(long)]
+    pub epochs: Option<f64>,
+    /// amp_bf16, amp_fp16, pure_bf16, fp32, fp8.
+    #[arg(long)]
+    pub precision: Option<String>,
+    /// adam_w, adam_w8bit, sgd_momentum, adafactor.
+    #[arg(long)]
+    pub optimizer: Option<String>,
+    /// Memory accounting profile: hugging_face or megatron.
+    #[arg(long)]
+    pub profile: Option<String>,
+    #[arg(long)]
+    pub lora_rank: Option<u64>,
+    /// Comma-separated linear names or all-linear.
+    #[arg(long)]
+    pub lora_targets: Option<String>,
+    #[arg(long)]
+    pub input_tokens: Option<u64>,
+    #[arg(long)]
+    pub output_tokens: Option<u64>,
+    /// Override a named constant: --set fragmentation=0.05 (see docs/methodology.md).
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct EstimateArgs {
+    #[command(flatten)]
+    pub job: JobArgs,
     /// GPU type (`gpuplan catalog gpus`), e.g. A100, h100-sxm, l20.
     #[arg(long)]
     pub gpu: Option<String>,
@@ -207,17 +244,9 @@ pub struct EstimateArgs {
     #[arg(long)]
     pub inter_gbit: Option<f64>,
     #[arg(long)]
-    pub seq_len: Option<u64>,
-    #[arg(long)]
     pub micro_batch: Option<u64>,
     #[arg(long)]
     pub grad_accum: Option<u64>,
-    /// amp_bf16, amp_fp16, pure_bf16, fp32, fp8.
-    #[arg(long)]
-    pub precision: Option<String>,
-    /// adam_w, adam_w8bit, sgd_momentum, adafactor.
-    #[arg(long)]
-    pub optimizer: Option<String>,
     /// ZeRO stage 0–3 (FSDP full shard = 3).
     #[arg(long)]
     pub zero: Option<u8>,
@@ -239,21 +268,6 @@ pub struct EstimateArgs {
     /// eager or flash.
     #[arg(long)]
     pub attention: Option<String>,
-    /// Memory accounting profile: hugging_face or megatron.
-    #[arg(long)]
-    pub profile: Option<String>,
-    #[arg(long)]
-    pub lora_rank: Option<u64>,
-    /// Comma-separated linear names or all-linear.
-    #[arg(long)]
-    pub lora_targets: Option<String>,
-    /// Training tokens in total.
-    #[arg(long)]
-    pub tokens: Option<f64>,
-    #[arg(long)]
-    pub samples: Option<f64>,
-    #[arg(long)]
-    pub epochs: Option<f64>,
     /// Inference weights: fp32, bf16, fp16, fp8, int8, int4 (group 128), or bits per weight (e.g. 4.5).
     #[arg(long)]
     pub weights: Option<String>,
@@ -267,13 +281,6 @@ pub struct EstimateArgs {
     /// Concurrent sequences for decode.
     #[arg(long)]
     pub batch: Option<u64>,
-    #[arg(long)]
-    pub input_tokens: Option<u64>,
-    #[arg(long)]
-    pub output_tokens: Option<u64>,
-    /// Override a named constant: --set fragmentation=0.05 (see docs/methodology.md).
-    #[arg(long = "set", value_name = "NAME=VALUE")]
-    pub set: Vec<String>,
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
 }
@@ -293,41 +300,14 @@ pub enum OptimizeArg {
 
 #[derive(Args, Debug)]
 pub struct PlanArgs {
-    /// TOML workload file (docs/workload-format.md); flags override its values.
-    #[arg(long, short = 'w')]
-    pub workload: Option<PathBuf>,
-    #[arg(long, short = 'm')]
-    pub model: Option<String>,
-    #[arg(long)]
-    pub model_config: Option<PathBuf>,
-    #[arg(long, value_enum)]
-    pub task: Option<TaskArg>,
-    #[arg(long)]
-    pub seq_len: Option<u64>,
-    /// Training tokens in total (accepts 1e8, 300e9).
-    #[arg(long)]
-    pub tokens: Option<f64>,
-    #[arg(long)]
-    pub samples: Option<f64>,
-    #[arg(long)]
-    pub epochs: Option<f64>,
+    #[command(flatten)]
+    pub job: JobArgs,
     /// Stored bytes per sample (data path).
     #[arg(long)]
     pub bytes_per_sample: Option<f64>,
     /// Sequences (or samples) per optimizer step.
     #[arg(long)]
     pub global_batch: Option<u64>,
-    #[arg(long)]
-    pub precision: Option<String>,
-    #[arg(long)]
-    pub optimizer: Option<String>,
-    /// Memory accounting profile: hugging_face or megatron.
-    #[arg(long)]
-    pub profile: Option<String>,
-    #[arg(long)]
-    pub lora_rank: Option<u64>,
-    #[arg(long)]
-    pub lora_targets: Option<String>,
     /// Software framework: pytorch, tensorflow, jax, mindspore, paddlepaddle.
     #[arg(long)]
     pub framework: Option<String>,
@@ -337,10 +317,6 @@ pub struct PlanArgs {
     /// Serving: concurrent requests instead of a rate.
     #[arg(long)]
     pub concurrency: Option<u64>,
-    #[arg(long)]
-    pub input_tokens: Option<u64>,
-    #[arg(long)]
-    pub output_tokens: Option<u64>,
     /// Serving: time-to-first-token target in seconds (e.g. 2).
     #[arg(long)]
     pub ttft: Option<f64>,
@@ -391,7 +367,4 @@ pub struct PlanArgs {
     /// Output language; default from $LANG (zh_* → zh).
     #[arg(long, value_enum)]
     pub lang: Option<Lang>,
-    /// Override a named constant: --set startup_hours=0.5.
-    #[arg(long = "set", value_name = "NAME=VALUE")]
-    pub set: Vec<String>,
 }

@@ -206,6 +206,31 @@ fn imported(provider: &str, api: &str, file: &str) -> String {
     format!("imported from {file} ({provider} {api})")
 }
 
+/// A price imported from the user's own account.
+fn user_price(
+    instance: &str,
+    provider: Provider,
+    region: String,
+    billing: Billing,
+    cny: f64,
+    as_of: String,
+    source: String,
+) -> Price {
+    Price {
+        instance: instance.to_string(),
+        provider,
+        region,
+        billing,
+        cny,
+        kind: PriceKind::User,
+        as_of,
+        source,
+        confidence: Some(Confidence::Confirmed),
+        method: None,
+        origin: Origin::User(String::new()),
+    }
+}
+
 fn instance(
     id: &str,
     provider: Provider,
@@ -347,27 +372,22 @@ pub fn import_alibaba(
                 }
                 for (key, (ts, price, region)) in latest {
                     let it = key.split('|').next().unwrap_or_default().to_string();
-                    r.file.price.push(Price {
-                        instance: it,
-                        provider: Provider::Alibaba,
+                    let as_of = ts
+                        .get(..10)
+                        .filter(|d| d.len() == 10)
+                        .unwrap_or(&ctx.today)
+                        .to_string();
+                    let source =
+                        imported("Alibaba", "DescribeSpotPriceHistory (latest sample)", name);
+                    r.file.price.push(user_price(
+                        &it,
+                        Provider::Alibaba,
                         region,
-                        billing: Billing::Spot,
-                        cny: price,
-                        kind: PriceKind::User,
-                        as_of: ts
-                            .get(..10)
-                            .filter(|d| d.len() == 10)
-                            .unwrap_or(&ctx.today)
-                            .to_string(),
-                        source: imported(
-                            "Alibaba",
-                            "DescribeSpotPriceHistory (latest sample)",
-                            name,
-                        ),
-                        confidence: Some(Confidence::Confirmed),
-                        method: None,
-                        origin: Origin::User(String::new()),
-                    });
+                        Billing::Spot,
+                        price,
+                        as_of,
+                        source,
+                    ));
                 }
             } else if page.get("PriceInfo").is_some() {
                 let (Some(inst), Some(billing)) = (&ctx.price_instance, ctx.price_billing) else {
@@ -383,19 +403,17 @@ pub fn import_alibaba(
                         ),
                     });
                 }
-                r.file.price.push(Price {
-                    instance: inst.clone(),
-                    provider: Provider::Alibaba,
-                    region: ctx.region.clone().unwrap_or_else(|| "unknown".into()),
+                let region = ctx.region.clone().unwrap_or_else(|| "unknown".into());
+                let source = imported("Alibaba", "DescribePrice TradePrice", name);
+                r.file.price.push(user_price(
+                    inst,
+                    Provider::Alibaba,
+                    region,
                     billing,
-                    cny: p.f64("TradePrice")?,
-                    kind: PriceKind::User,
-                    as_of: ctx.today.clone(),
-                    source: imported("Alibaba", "DescribePrice TradePrice", name),
-                    confidence: Some(Confidence::Confirmed),
-                    method: None,
-                    origin: Origin::User(String::new()),
-                });
+                    p.f64("TradePrice")?,
+                    ctx.today.clone(),
+                    source,
+                ));
             } else {
                 return Err(CoreError::Parse {
                     what: name.clone(),
@@ -621,23 +639,17 @@ pub fn import_tencent(
                         .iter()
                         .any(|x| x.instance == id && x.region == region && x.billing == billing)
                     {
-                        r.file.price.push(Price {
-                            instance: id.to_string(),
-                            provider: Provider::Tencent,
-                            region: region.clone(),
+                        let source =
+                            imported("Tencent", "DescribeZoneInstanceConfigInfos Price", name);
+                        r.file.price.push(user_price(
+                            id,
+                            Provider::Tencent,
+                            region.clone(),
                             billing,
                             cny,
-                            kind: PriceKind::User,
-                            as_of: ctx.today.clone(),
-                            source: imported(
-                                "Tencent",
-                                "DescribeZoneInstanceConfigInfos Price",
-                                name,
-                            ),
-                            confidence: Some(Confidence::Confirmed),
-                            method: None,
-                            origin: Origin::User(String::new()),
-                        });
+                            ctx.today.clone(),
+                            source,
+                        ));
                     }
                 }
             }

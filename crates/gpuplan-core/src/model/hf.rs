@@ -234,6 +234,13 @@ fn base(
     }
 }
 
+/// GPT-2, BERT, Whisper and ViT put biases on every linear layer.
+fn set_all_biases(t: &mut TransformerSpec) {
+    t.qkv_bias = true;
+    t.out_bias = true;
+    t.mlp_bias = true;
+}
+
 fn head_dim_or(f: &Fields, hidden: u64, heads: u64) -> u64 {
     f.opt_u64(&["head_dim"])
         .unwrap_or(hidden.checked_div(heads).unwrap_or(0))
@@ -399,9 +406,7 @@ fn gpt2(f: &mut Fields) -> TransformerSpec {
         Positional::Learned { positions },
         positions,
     );
-    t.qkv_bias = true;
-    t.out_bias = true;
-    t.mlp_bias = true;
+    set_all_biases(&mut t);
     t.tie_embeddings = f.opt_bool("tie_word_embeddings").unwrap_or(true);
     t.dropout = nonzero_dropout(f, &["attn_pdrop", "resid_pdrop"]);
     t
@@ -428,9 +433,7 @@ fn bert(f: &mut Fields) -> TransformerSpec {
         Positional::Learned { positions },
         positions,
     );
-    t.qkv_bias = true;
-    t.out_bias = true;
-    t.mlp_bias = true;
+    set_all_biases(&mut t);
     t.dropout = nonzero_dropout(f, &["hidden_dropout_prob", "attention_probs_dropout_prob"]);
     let type_vocab = f.opt_u64(&["type_vocab_size"]).unwrap_or(2);
     t.extras = vec![
@@ -505,9 +508,7 @@ fn whisper(f: &mut Fields) -> TransformerSpec {
         },
         target_positions,
     );
-    t.qkv_bias = true;
-    t.out_bias = true;
-    t.mlp_bias = true;
+    set_all_biases(&mut t);
     t.tie_embeddings = true;
     t.dropout = nonzero_dropout(f, &["dropout", "attention_dropout"]);
     t.extras = vec![

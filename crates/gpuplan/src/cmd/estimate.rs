@@ -1,17 +1,17 @@
 //! `gpuplan estimate`: one job on one hardware description.
 
-use super::{load_model, parse_word};
+use super::{apply_sets, apply_training_flags, load_model, parse_word, read_workload};
 use crate::cli::{EstimateArgs, Format, TaskArg};
 use crate::exit;
 use crate::render::{self, gib};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use gpuplan_core::constants::Tunables;
 use gpuplan_core::job::{
-    estimate_inference, estimate_training, model_summary, parse_workload, HardwareInput,
-    InferenceEstimate, JobKind, TrainingEstimate, WorkloadFile,
+    estimate_inference, estimate_training, model_summary, HardwareInput, InferenceEstimate,
+    JobKind, TrainingEstimate, WorkloadFile,
 };
 use gpuplan_core::units::{format_count, Bandwidth, Seconds};
-use gpuplan_core::workload::{InferenceSetup, TrainTask, TrainingSetup, WeightFormat};
+use gpuplan_core::workload::{InferenceSetup, TrainingSetup, WeightFormat};
 use serde_json::json;
 
 /// Everything resolved from file + flags.
@@ -40,14 +40,8 @@ fn parse_weights(s: &str) -> Result<WeightFormat> {
 }
 
 fn resolve(a: &EstimateArgs) -> Result<Request> {
-    let file = match &a.workload {
-        Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .with_context(|| format!("cannot read workload file {}", p.display()))?;
-            parse_workload(&p.display().to_string(), &text)?
-        }
-        None => WorkloadFile::default(),
-    };
+    let j = &a.job;
+    let file = read_workload(j)?;
     let mut training = file.training.clone().unwrap_or_default();
     let mut inference = file.inference.clone().unwrap_or_default();
     let mut hardware = file.hardware.clone().unwrap_or_default();
@@ -59,15 +53,12 @@ fn resolve(a: &EstimateArgs) -> Result<Request> {
         } else {
             JobKind::Training
         });
-    if let Some(t) = a.task {
-        match t {
-            TaskArg::Inference => kind = JobKind::Inference,
-            TaskArg::Pretrain => (kind, training.task) = (JobKind::Training, TrainTask::Pretrain),
-            TaskArg::Full => (kind, training.task) = (JobKind::Training, TrainTask::FullFinetune),
-            TaskArg::Lora => (kind, training.task) = (JobKind::Training, TrainTask::Lora),
-            TaskArg::Qlora => (kind, training.task) = (JobKind::Training, TrainTask::Qlora),
-        }
+    match j.task {
+        Some(TaskArg::Inference) => kind = JobKind::Inference,
+        Some(_) => kind = JobKind::Training,
+        None => {}
     }
+    apply_training_flags(&mut training, j)?;
     // Hardware.
     if let Some(g) = &a.gpu {
         hardware.gpu = g.clone();
@@ -93,47 +84,20 @@ fn resolve(a: &EstimateArgs) -> Result<Request> {
             }
         };
     }
-    set!(a.seq_len => t.seq_len);
     set!(a.micro_batch => t.micro_batch);
     set!(a.grad_accum => t.grad_accum);
     set!(a.zero => t.parallel.zero);
     set!(a.tp => t.parallel.tp);
     set!(a.pp => t.parallel.pp);
     set!(a.ep => t.parallel.ep);
-    set!(a.lora_rank => t.lora.rank);
     t.parallel.sequence_parallel |= a.sequence_parallel;
     t.parallel.offload_optimizer |= a.offload_optimizer;
     t.parallel.offload_params |= a.offload_params;
-    if let Some(v) = &a.precision {
-        t.precision = parse_word("precision", v)?;
-    }
-    if let Some(v) = &a.optimizer {
-        t.optimizer = parse_word("optimizer", v)?;
-    }
     if let Some(v) = &a.recompute {
         t.recompute = parse_word("recompute", v)?;
     }
     if let Some(v) = &a.attention {
         t.attention = parse_word("attention", v)?;
-    }
-    if let Some(v) = &a.profile {
-        t.framework = parse_word("profile", v)?;
-    }
-    if let Some(v) = &a.lora_targets {
-        t.lora.targets = v
-            .split(',')
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-            .collect();
-    }
-    if a.tokens.is_some() {
-        t.tokens = a.tokens;
-    }
-    if a.samples.is_some() {
-        t.samples = a.samples;
-    }
-    if a.epochs.is_some() {
-        t.epochs = a.epochs;
     }
     // Inference.
     let i = &mut inference;
@@ -145,23 +109,13 @@ fn resolve(a: &EstimateArgs) -> Result<Request> {
     }
     set!(a.tp => i.tp);
     set!(a.batch => i.batch);
-    set!(a.input_tokens => i.input_tokens);
-    set!(a.output_tokens => i.output_tokens);
+    set!(j.input_tokens => i.input_tokens);
+    set!(j.output_tokens => i.output_tokens);
     set!(a.gpu_memory_utilization => i.gpu_memory_utilization);
     if a.max_model_len.is_some() {
         i.max_model_len = a.max_model_len;
     }
-    for kv in &a.set {
-        let (k, v) = kv.split_once('=').with_context(|| {
-            format!("--set `{kv}`: expected NAME=VALUE, e.g. --set fragmentation=0.05")
-        })?;
-        let v: f64 = v
-            .trim()
-            .parse()
-            .with_context(|| format!("--set {k}: `{v}` is not a number"))?;
-        tunables.set(k.trim(), v)?;
-    }
-    tunables.validate()?;
+    apply_sets(&mut tunables, &j.set)?;
     Ok(Request {
         file,
         kind,
@@ -175,8 +129,9 @@ fn resolve(a: &EstimateArgs) -> Result<Request> {
 pub fn run(a: EstimateArgs) -> Result<u8> {
     let r = resolve(&a)?;
     let model = load_model(
-        a.model.as_deref().or(r.file.model.as_deref()),
-        a.model_config
+        a.job.model.as_deref().or(r.file.model.as_deref()),
+        a.job
+            .model_config
             .as_deref()
             .or(r.file.model_config.as_deref().map(std::path::Path::new)),
     )?;

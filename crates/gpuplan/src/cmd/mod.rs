@@ -152,3 +152,81 @@ pub fn write_atomic(path: &Path, contents: &str) -> Result<()> {
     }
     result.with_context(|| format!("cannot write {}", path.display()))
 }
+
+/// The workload file named by `--workload`, or an empty one.
+pub fn read_workload(j: &crate::cli::JobArgs) -> Result<gpuplan_core::job::WorkloadFile> {
+    match &j.workload {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read workload file {}", p.display()))?;
+            Ok(gpuplan_core::job::parse_workload(
+                &p.display().to_string(),
+                &text,
+            )?)
+        }
+        None => Ok(Default::default()),
+    }
+}
+
+/// Apply the shared training flags over a setup from the workload file.
+pub fn apply_training_flags(
+    t: &mut gpuplan_core::workload::TrainingSetup,
+    j: &crate::cli::JobArgs,
+) -> Result<()> {
+    use crate::cli::TaskArg;
+    use gpuplan_core::workload::TrainTask;
+    match j.task {
+        Some(TaskArg::Pretrain) => t.task = TrainTask::Pretrain,
+        Some(TaskArg::Full) => t.task = TrainTask::FullFinetune,
+        Some(TaskArg::Lora) => t.task = TrainTask::Lora,
+        Some(TaskArg::Qlora) => t.task = TrainTask::Qlora,
+        Some(TaskArg::Inference) | None => {}
+    }
+    if let Some(x) = j.seq_len {
+        t.seq_len = x;
+    }
+    if j.tokens.is_some() {
+        t.tokens = j.tokens;
+    }
+    if j.samples.is_some() {
+        t.samples = j.samples;
+    }
+    if j.epochs.is_some() {
+        t.epochs = j.epochs;
+    }
+    if let Some(v) = &j.precision {
+        t.precision = parse_word("precision", v)?;
+    }
+    if let Some(v) = &j.optimizer {
+        t.optimizer = parse_word("optimizer", v)?;
+    }
+    if let Some(v) = &j.profile {
+        t.framework = parse_word("profile", v)?;
+    }
+    if let Some(r) = j.lora_rank {
+        t.lora.rank = r;
+    }
+    if let Some(v) = &j.lora_targets {
+        t.lora.targets = v
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect();
+    }
+    Ok(())
+}
+
+/// Apply `--set NAME=VALUE` overrides.
+pub fn apply_sets(tun: &mut gpuplan_core::constants::Tunables, sets: &[String]) -> Result<()> {
+    for kv in sets {
+        let (k, v) = kv.split_once('=').with_context(|| {
+            format!("--set `{kv}`: expected NAME=VALUE, e.g. --set fragmentation=0.05")
+        })?;
+        let v: f64 = v
+            .trim()
+            .parse()
+            .with_context(|| format!("--set {k}: `{v}` is not a number"))?;
+        tun.set(k.trim(), v)?;
+    }
+    Ok(tun.validate()?)
+}

@@ -1,12 +1,14 @@
 //! `gpuplan plan`: the main job. Reads the workload (flags / TOML), searches the catalog, renders
 //! the ranked plans in English or Chinese, as a table, Markdown or JSON.
 
-use super::{load_catalog, load_model, parse_word, CatalogOpts};
+use super::{
+    apply_sets, apply_training_flags, load_catalog, load_model, parse_word, read_workload,
+    CatalogOpts,
+};
 use crate::cli::{Format, Lang, OptimizeArg, PlanArgs, ProviderArg, TaskArg};
 use crate::render;
 use anyhow::{Context, Result};
 use gpuplan_core::catalog::{Billing, PriceKind, Provider};
-use gpuplan_core::job::parse_workload;
 use gpuplan_core::plan::advice::Severity;
 use gpuplan_core::plan::{
     plan, BillingChoice, ChipFamily, Job, Objective, Plan, PlanOutcome, PlanRequest, ServeJob,
@@ -51,17 +53,12 @@ fn parse_hours(s: &str) -> Result<f64> {
 }
 
 fn build_request(a: &PlanArgs) -> Result<PlanRequest> {
-    let file = match &a.workload {
-        Some(p) => parse_workload(
-            &p.display().to_string(),
-            &std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
-        )?,
-        None => Default::default(),
-    };
+    let j = &a.job;
+    let file = read_workload(j)?;
     let model = match (
         &file.config,
-        a.model.as_deref().or(file.model.as_deref()),
-        a.model_config
+        j.model.as_deref().or(file.model.as_deref()),
+        j.model_config
             .as_deref()
             .or(file.model_config.as_deref().map(std::path::Path::new)),
     ) {
@@ -72,17 +69,7 @@ fn build_request(a: &PlanArgs) -> Result<PlanRequest> {
         (None, name, None) => load_model(name, None)?,
     };
     let mut tun = file.tunables.clone().unwrap_or_default();
-    for kv in &a.set {
-        let (k, v) = kv
-            .split_once('=')
-            .with_context(|| format!("--set `{kv}`: expected NAME=VALUE"))?;
-        tun.set(
-            k.trim(),
-            v.trim()
-                .parse()
-                .with_context(|| format!("--set {k}: `{v}` is not a number"))?,
-        )?;
-    }
+    apply_sets(&mut tun, &j.set)?;
     let mut c = file.constraints.clone().unwrap_or_default();
     if !a.provider.is_empty() {
         c.providers = a
@@ -140,8 +127,8 @@ fn build_request(a: &PlanArgs) -> Result<PlanRequest> {
     if c.billing == BillingChoice::Spot && !c.interruptible {
         anyhow::bail!("--billing spot needs --interruptible: spot instances are reclaimed, so the job must checkpoint and resume");
     }
-    let serve_task = matches!(a.task, Some(TaskArg::Inference))
-        || (a.task.is_none() && file.serve.is_some() && file.training.is_none());
+    let serve_task = matches!(j.task, Some(TaskArg::Inference))
+        || (j.task.is_none() && file.serve.is_some() && file.training.is_none());
     let job = if serve_task {
         let mut s = file.serve.clone().unwrap_or_else(ServeJob::default);
         if let Some(x) = a.rate {
@@ -150,10 +137,10 @@ fn build_request(a: &PlanArgs) -> Result<PlanRequest> {
         if let Some(x) = a.concurrency {
             s.concurrency = Some(x);
         }
-        if let Some(x) = a.input_tokens {
+        if let Some(x) = j.input_tokens {
             s.input_tokens = x;
         }
-        if let Some(x) = a.output_tokens {
+        if let Some(x) = j.output_tokens {
             s.output_tokens = x;
         }
         if let Some(x) = a.ttft {
@@ -180,42 +167,9 @@ fn build_request(a: &PlanArgs) -> Result<PlanRequest> {
         Job::Serve(s)
     } else {
         let mut t: TrainingSetup = file.training.clone().unwrap_or_default();
-        match a.task {
-            Some(TaskArg::Pretrain) => t.task = TrainTask::Pretrain,
-            Some(TaskArg::Full) => t.task = TrainTask::FullFinetune,
-            Some(TaskArg::Lora) => t.task = TrainTask::Lora,
-            Some(TaskArg::Qlora) => t.task = TrainTask::Qlora,
-            _ => {}
-        }
-        if let Some(x) = a.seq_len {
-            t.seq_len = x;
-        }
-        if a.tokens.is_some() {
-            t.tokens = a.tokens;
-        }
-        if a.samples.is_some() {
-            t.samples = a.samples;
-        }
-        if a.epochs.is_some() {
-            t.epochs = a.epochs;
-        }
+        apply_training_flags(&mut t, j)?;
         if a.bytes_per_sample.is_some() {
             t.bytes_per_sample = a.bytes_per_sample;
-        }
-        if let Some(v) = &a.precision {
-            t.precision = parse_word("precision", v)?;
-        }
-        if let Some(v) = &a.optimizer {
-            t.optimizer = parse_word("optimizer", v)?;
-        }
-        if let Some(v) = &a.profile {
-            t.framework = parse_word("profile", v)?;
-        }
-        if let Some(r) = a.lora_rank {
-            t.lora.rank = r;
-        }
-        if let Some(v) = &a.lora_targets {
-            t.lora.targets = v.split(',').map(|s| s.trim().to_string()).collect();
         }
         Job::Train {
             setup: t,
