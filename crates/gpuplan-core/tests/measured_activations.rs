@@ -63,3 +63,35 @@ fn hf_profile_matches_saved_tensor_counts() {
     }
     println!("{}", report.join("\n"));
 }
+
+/// The presets given by totals carry the measured figures, and the measurement reproduces the
+/// published ones (ResNet-50: torchvision's 4.09 GMAC = 8.18 GFLOPs; SDXL UNet: 2.6B params).
+#[test]
+fn opaque_presets_match_their_measurements() {
+    use gpuplan_core::model::{find_preset, Architecture};
+    let p = format!(
+        "{}/../../validation/opaque-measured.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let data: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+    let m = &data["models"];
+    let resnet_flops = m["ResNet-50"]["forward_flops_per_sample"].as_f64().unwrap();
+    assert!(
+        (resnet_flops / 8.18e9 - 1.0).abs() < 0.001,
+        "{resnet_flops}"
+    );
+    assert_eq!(m["ResNet-50"]["params"].as_u64(), Some(25_557_032));
+    let sdxl_params = m["SDXL-UNet"]["params"].as_f64().unwrap();
+    assert!((sdxl_params / 2.6e9 - 1.0).abs() < 0.02, "{sdxl_params}");
+    for name in ["ResNet-50", "SDXL-UNet"] {
+        let Architecture::Opaque(o) = &find_preset(name).unwrap().model.architecture else {
+            panic!("{name}")
+        };
+        assert_eq!(
+            o.activation_bytes_per_sample,
+            m[name]["activation_bytes_per_sample"].as_f64()
+        );
+        assert!(o.forward_flops_per_sample.is_finite());
+    }
+}
