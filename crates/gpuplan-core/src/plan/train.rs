@@ -74,7 +74,7 @@ pub fn best_config(
         .collect();
     let mbs: &[u64] = match m.architecture {
         Architecture::Transformer(_) => &[1, 2, 4, 8, 16],
-        Architecture::Opaque(_) => &[32, 64, 128, 256],
+        Architecture::Opaque(_) => &[1, 2, 4, 8, 16, 32, 64, 128, 256],
     };
     let rcs: Vec<Recompute> = if base.attention == AttentionImpl::Eager {
         vec![Recompute::None, Recompute::Selective, Recompute::Full]

@@ -364,7 +364,7 @@ fn report(
     let mut out = String::new();
     let what = match &req.job {
         Job::Train { setup, .. } => format!(
-            "{} {}, {} {}, {} tokens",
+            "{} {}, {} {}, {} {}",
             req.model.name,
             match (setup.task, t.zh) {
                 (TrainTask::Pretrain, false) => "pretraining",
@@ -380,7 +380,12 @@ fn report(
             setup.seq_len,
             gpuplan_core::train::job_tokens(&req.model, setup)
                 .map(format_count)
-                .unwrap_or_else(|| "?".into())
+                .unwrap_or_else(|| "?".into()),
+            if req.model.transformer().is_some() {
+                "tokens"
+            } else {
+                t.s("samples", "样本")
+            }
         ),
         Job::Serve(s) => format!(
             "{} {}, {}+{} tokens{}{}",
