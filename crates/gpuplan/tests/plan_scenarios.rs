@@ -357,39 +357,31 @@ fn s8_spot_only_when_interruptible() {
     );
 }
 
+const S9: &[&str] = &[
+    "-m",
+    "Llama-2-13B",
+    "--task",
+    "pretrain",
+    "--tokens",
+    "3e11",
+    "--seq-len",
+    "4096",
+    "--budget",
+    "1000",
+];
+
 #[test]
 fn s9_budget_too_small_explains_and_exits_4() {
-    let o = run(&[
-        "plan",
-        "-m",
-        "Llama-2-13B",
-        "--task",
-        "pretrain",
-        "--tokens",
-        "3e11",
-        "--seq-len",
-        "4096",
-        "--budget",
-        "1000",
-    ]);
+    let mut a = vec!["plan"];
+    a.extend_from_slice(S9);
+    let o = run(&a);
     assert_eq!(o.status.code(), Some(4));
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
         text.contains("over the ¥1000 budget") && text.contains("with spot"),
         "{text}"
     );
-    let (code, v) = plan_json(&[
-        "-m",
-        "Llama-2-13B",
-        "--task",
-        "pretrain",
-        "--tokens",
-        "3e11",
-        "--seq-len",
-        "4096",
-        "--budget",
-        "1000",
-    ]);
+    let (code, v) = plan_json(S9);
     assert_eq!(code, Some(4));
     assert!(v["outcome"]["rejected"]
         .as_array()
