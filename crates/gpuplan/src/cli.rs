@@ -230,6 +230,10 @@ pub struct JobArgs {
 pub struct EstimateArgs {
     #[command(flatten)]
     pub job: JobArgs,
+    /// A catalog instance type as the hardware (`gpuplan catalog instances`), e.g.
+    /// ecs.gn7e-c16g1.32xlarge; with --nodes for several. Replaces --gpu/--gpus-per-node.
+    #[arg(long)]
+    pub instance: Option<String>,
     /// GPU type (`gpuplan catalog gpus`), e.g. A100, h100-sxm, l20.
     #[arg(long)]
     pub gpu: Option<String>,

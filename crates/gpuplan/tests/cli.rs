@@ -196,3 +196,40 @@ fn set_overrides_a_constant_and_rejects_unknown_names() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("fragmentation"));
 }
+
+#[test]
+fn estimate_on_a_catalog_instance() {
+    let o = gpuplan(&[
+        "estimate",
+        "-m",
+        "Llama-3.1-8B",
+        "--task",
+        "full",
+        "--instance",
+        "ecs.gn7e-c16g1.32xlarge",
+        "--zero",
+        "3",
+        "--seq-len",
+        "2048",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["hardware"]["gpus_per_node"], 8);
+    assert_eq!(v["hardware"]["gpu"]["id"], "a100-80g");
+    let o = gpuplan(&[
+        "estimate",
+        "-m",
+        "Llama-3.1-8B",
+        "--instance",
+        "ecs.gn8i-c16g1.4xlarge",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("gn8is"));
+}

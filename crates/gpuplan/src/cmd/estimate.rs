@@ -4,7 +4,7 @@ use super::{apply_sets, apply_training_flags, load_model, parse_word, read_workl
 use crate::cli::{EstimateArgs, Format, TaskArg};
 use crate::exit;
 use crate::render::{self, gib};
-use anyhow::Result;
+use anyhow::{Context, Result};
 use gpuplan_core::constants::Tunables;
 use gpuplan_core::job::{
     estimate_inference, estimate_training, model_summary, HardwareInput, InferenceEstimate,
@@ -126,7 +126,7 @@ fn resolve(a: &EstimateArgs) -> Result<Request> {
     })
 }
 
-pub fn run(a: EstimateArgs) -> Result<u8> {
+pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
     let r = resolve(&a)?;
     let model = load_model(
         a.job.model.as_deref().or(r.file.model.as_deref()),
@@ -138,7 +138,24 @@ pub fn run(a: EstimateArgs) -> Result<u8> {
     for w in &model.warnings {
         eprintln!("warning: {w}");
     }
-    let cluster = r.hardware.cluster()?;
+    let cluster = match &a.instance {
+        Some(id) => {
+            let cat = super::load_catalog(opts)?;
+            let inst = cat.find_instance(id)?;
+            if !inst.gpu_is_mapped() || inst.vgpu {
+                anyhow::bail!("instance `{id}` has an unmapped GPU or is a vGPU slice: estimate on --gpu instead");
+            }
+            let gpu = cat
+                .gpu(&inst.gpu)
+                .with_context(|| format!("GPU `{}` of `{id}` is not in the GPU table", inst.gpu))?;
+            let (c, assumed) = gpuplan_core::plan::instance_cluster(inst, gpu, r.hardware.nodes)?;
+            if let Some(note) = assumed {
+                eprintln!("note: {note}");
+            }
+            c
+        }
+        None => r.hardware.cluster()?,
+    };
     match r.kind {
         JobKind::Training => {
             let e = estimate_training(&model, &r.training, &cluster, &r.tunables)?;

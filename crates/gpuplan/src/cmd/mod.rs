@@ -20,7 +20,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Models { action, format } => models::run(action, format),
         Command::Catalog { action } => catalog::run(action, &opts),
         Command::Plan(args) => plan::run(*args, &opts),
-        Command::Estimate(args) => estimate::run(*args),
+        Command::Estimate(args) => estimate::run(*args, &opts),
         Command::Accuracy { cases, format } => accuracy::run(&cases, format),
     }
 }
