@@ -4,7 +4,10 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn gpuplan(args: &[&str]) -> Output {
+    // An empty config directory: the user's own catalogs never leak into tests.
+    let cfg = std::env::temp_dir().join(format!("gpuplan-cli-cfg-{}", std::process::id()));
     Command::new(env!("CARGO_BIN_EXE_gpuplan"))
+        .env("GPUPLAN_CONFIG_DIR", cfg)
         .args(args)
         .output()
         .unwrap()
