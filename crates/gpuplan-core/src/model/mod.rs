@@ -157,6 +157,50 @@ mod tests {
         assert!(m.warnings[0].contains("mystery"));
     }
 
+    /// Families without a preset, checked against their model cards' totals (Gemma-7B "8.54B",
+    /// Phi-3-mini "3.8B"): the arithmetic reproduces the exact checkpoint counts.
+    #[test]
+    fn gemma_and_phi3_configs_import() {
+        let g = parse_hf_config(
+            "gemma-7b",
+            r#"{"model_type":"gemma","hidden_size":3072,"intermediate_size":24576,"num_hidden_layers":28,
+                "num_attention_heads":16,"num_key_value_heads":16,"head_dim":256,"vocab_size":256000,
+                "max_position_embeddings":8192,"hidden_act":"gelu"}"#,
+        )
+        .unwrap();
+        assert!(g.warnings.is_empty());
+        assert_eq!(param_breakdown(&g).total, 8_537_680_896);
+        let p = parse_hf_config(
+            "phi-3-mini",
+            r#"{"model_type":"phi3","hidden_size":3072,"intermediate_size":8192,"num_hidden_layers":32,
+                "num_attention_heads":32,"num_key_value_heads":32,"vocab_size":32064,
+                "max_position_embeddings":4096,"tie_word_embeddings":false}"#,
+        )
+        .unwrap();
+        assert_eq!(param_breakdown(&p).total, 3_821_079_552);
+    }
+
+    /// DeepSeek-V2-Lite: MLA without q compression, 64 experts + 2 shared, one dense layer; the
+    /// model card gives 15.7B total / 2.4B activated.
+    #[test]
+    fn deepseek_v2_lite_imports() {
+        let m = parse_hf_config(
+            "DeepSeek-V2-Lite",
+            r#"{"model_type":"deepseek_v2","hidden_size":2048,"intermediate_size":10944,"moe_intermediate_size":1408,
+                "num_hidden_layers":27,"num_attention_heads":16,"num_key_value_heads":16,"n_routed_experts":64,
+                "n_shared_experts":2,"num_experts_per_tok":6,"first_k_dense_replace":1,"q_lora_rank":null,
+                "kv_lora_rank":512,"qk_nope_head_dim":128,"qk_rope_head_dim":64,"v_head_dim":128,
+                "vocab_size":102400,"max_position_embeddings":163840,"tie_word_embeddings":false}"#,
+        )
+        .unwrap();
+        let b = param_breakdown(&m);
+        assert!((b.total as f64 / 15.7e9 - 1.0).abs() < 0.01, "{}", b.total);
+        // FIXME: computed active parameters are 2.66B against the card's "2.4B activated"; the card
+        // does not say what it counts (without the 0.42B of embeddings it would be 2.24B), while the
+        // same rule matches DeepSeek-V3's 37B within 1.5%. Not asserted until the definition is known.
+        assert!(b.active < b.total / 5);
+    }
+
     #[test]
     fn bad_json_reports_line() {
         let e = parse_hf_config("x", "{\n \"a\": 1,\n oops }")
