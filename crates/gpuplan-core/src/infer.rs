@@ -9,7 +9,7 @@
 use crate::constants::Tunables;
 use crate::error::CoreError;
 use crate::hardware::{ComputeDtype, GpuSpec};
-use crate::model::{param_breakdown, AttentionKind, Linear, MlpKind, ModelSpec, TransformerSpec};
+use crate::model::{param_breakdown, AttentionKind, MlpKind, ModelSpec, TransformerSpec};
 use crate::units::{compute_time, transfer_time, Bytes, FlopRate, Flops, Seconds};
 use crate::workload::{InferenceSetup, WeightFormat};
 use serde::Serialize;
@@ -53,11 +53,7 @@ pub fn kv_per_token(t: &TransformerSpec, kv_bytes: f64, tp: u64) -> KvPerToken {
 /// linears; embeddings, norms and the LM head stay 16-bit (AWQ/GPTQ/bitsandbytes defaults).
 pub fn weight_bytes(m: &ModelSpec, format: WeightFormat, tp: u64) -> Bytes {
     let b = param_breakdown(m);
-    let linears: f64 = b
-        .groups
-        .iter()
-        .map(|g| (g.count * g.linears.iter().map(Linear::params).sum::<u64>()) as f64)
-        .sum();
+    let linears = b.linear_params() as f64;
     let rest = b.total as f64 - linears;
     let bits = format.bits();
     let rest_bits = if format.keeps_embeddings_16bit() {
@@ -240,11 +236,7 @@ pub fn latency(
         )
     })?;
     let b = param_breakdown(m);
-    let linear_active: f64 = b
-        .groups
-        .iter()
-        .map(|g| (g.count * g.linears.iter().map(Linear::active_params).sum::<u64>()) as f64)
-        .sum();
+    let linear_active = b.active_linear_params() as f64;
     let head = (t.vocab * t.hidden) as f64;
     let tp = s.tp as f64;
     let layers = t.decoder_layers() as f64;

@@ -406,11 +406,7 @@ pub fn training_memory(
         let base = setup.base_weights();
         // Quantisation applies to the transformer linears; embeddings, norms and the LM head stay
         // bf16 (bitsandbytes/PEFT skip the output embedding, `get_keys_to_not_convert`).
-        let linear_params: f64 = b
-            .groups
-            .iter()
-            .map(|g| (g.count * g.linears.iter().map(Linear::params).sum::<u64>()) as f64)
-            .sum();
+        let linear_params = b.linear_params() as f64;
         let rest = b.total as f64 - linear_params;
         let rest_bits = if base == BaseWeights::Fp32 {
             32.0
@@ -690,13 +686,7 @@ pub fn training_flops_per_token(
         }
         Architecture::Transformer(t) => {
             let b = param_breakdown(m);
-            let linear_active: f64 = b
-                .groups
-                .iter()
-                .map(|g| {
-                    (g.count * g.linears.iter().map(Linear::active_params).sum::<u64>()) as f64
-                })
-                .sum();
+            let linear_active = b.active_linear_params() as f64;
             let head = if t.vocab > 0 && t.structure != crate::model::Structure::EncoderOnly {
                 (t.vocab * t.hidden) as f64
             } else {
@@ -855,28 +845,20 @@ pub fn training_step(
         _ => Seconds(0.0),
     };
     // DP: gradients (and for ZeRO-3, parameters) of the trainable weights on the device, 2 bytes each.
+    let dev_params = params_on_device(&b, p.tp, p.pp, p.ep);
     let trainable = if setup.task.is_peft() {
-        lora_params(&b, setup.lora.rank, &setup.lora.targets)
-            * params_on_device(&b, p.tp, p.pp, p.ep)
-            / b.total as f64
+        lora_params(&b, setup.lora.rank, &setup.lora.targets) * dev_params / b.total as f64
     } else {
-        params_on_device(&b, p.tp, p.pp, p.ep)
+        dev_params
     };
     let grad_bytes = trainable * 2.0;
     let spans_nodes = p.tp * p.pp * dp > c.gpus_per_node;
-    let (dp_bw, dp_link) = if dp > 1 && spans_nodes {
+    let (dp_bw, dp_link) = if dp > 1 && spans_nodes && c.inter_bandwidth.0 < intra.0 {
         let inter = c.inter_bandwidth;
-        if inter.0 < intra.0 {
-            (
-                inter,
-                format!("{} between nodes ({})", c.inter_link.name(), inter),
-            )
-        } else {
-            (
-                intra,
-                format!("{} inside the node ({intra})", c.gpu.intra_link.name()),
-            )
-        }
+        (
+            inter,
+            format!("{} between nodes ({})", c.inter_link.name(), inter),
+        )
     } else {
         (
             intra,
@@ -896,7 +878,7 @@ pub fn training_step(
         // Parameters are all-gathered for forward and again for backward in every micro-batch,
         // gradients reduce-scattered: 3 × (d−1)/d × 2P per micro-batch (ZeRO §7).
         let base_bytes = if setup.task.is_peft() {
-            params_on_device(&b, p.tp, p.pp, p.ep) * setup.base_weights().bits() / 8.0
+            dev_params * setup.base_weights().bits() / 8.0
         } else {
             grad_bytes
         };

@@ -12,7 +12,7 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     t.load_style(presets::UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Dynamic)
         .set_header(header.iter().copied());
-    if let Some((w, _)) = terminal_width() {
+    if let Some(w) = terminal_width() {
         t.set_width(w);
     }
     for r in rows {
@@ -22,12 +22,8 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
 }
 
 /// Width from $COLUMNS when set (comfy-table without its tty feature cannot query the terminal).
-fn terminal_width() -> Option<(u16, ())> {
-    std::env::var("COLUMNS")
-        .ok()?
-        .parse::<u16>()
-        .ok()
-        .map(|w| (w, ()))
+fn terminal_width() -> Option<u16> {
+    std::env::var("COLUMNS").ok()?.parse::<u16>().ok()
 }
 
 pub fn markdown(header: &[&str], rows: &[Vec<String>]) -> String {

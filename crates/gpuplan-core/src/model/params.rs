@@ -100,6 +100,20 @@ impl ParamBreakdown {
     pub fn expert_params(&self) -> u64 {
         self.groups.iter().map(LayerGroup::expert_params).sum()
     }
+    /// Weights of the layer linears (what quantisation applies to and LoRA adapts).
+    pub fn linear_params(&self) -> u64 {
+        self.groups
+            .iter()
+            .map(|g| g.count * g.linears.iter().map(Linear::params).sum::<u64>())
+            .sum()
+    }
+    /// Linear weights one token multiplies through (routed experts counted k times, not E).
+    pub fn active_linear_params(&self) -> u64 {
+        self.groups
+            .iter()
+            .map(|g| g.count * g.linears.iter().map(Linear::active_params).sum::<u64>())
+            .sum()
+    }
     /// The largest single layer, which ZeRO-3/FSDP must gather in full.
     pub fn largest_layer(&self) -> u64 {
         self.groups

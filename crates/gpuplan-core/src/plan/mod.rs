@@ -14,7 +14,7 @@ use crate::hardware::{ClusterSpec, GpuSpec, InterLink};
 use crate::infer::{Latency, ServingMemory};
 use crate::model::ModelSpec;
 use crate::train::{DataPath, StepTime, TrainingMemory};
-use crate::units::{Bandwidth, Bytes};
+use crate::units::Bandwidth;
 use crate::workload::{KvDtype, TrainingSetup, WeightFormat};
 use serde::{Deserialize, Serialize};
 
@@ -445,9 +445,4 @@ pub fn pareto_front(plans: &[Plan]) -> Vec<usize> {
         .collect();
     front.sort_by(|a, b| plans[*a].hours.total_cmp(&plans[*b].hours));
     front
-}
-
-/// Bytes helper for advice/explanations.
-pub fn gib(b: Bytes) -> f64 {
-    b.gib()
 }
