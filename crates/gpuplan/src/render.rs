@@ -26,6 +26,15 @@ fn terminal_width() -> Option<u16> {
     std::env::var("COLUMNS").ok()?.parse::<u16>().ok()
 }
 
+/// A table or a Markdown table followed by a newline, for reports that offer both.
+pub fn block(md: bool, header: &[&str], rows: &[Vec<String>]) -> String {
+    if md {
+        format!("{}\n", markdown(header, rows))
+    } else {
+        format!("{}\n", table(header, rows))
+    }
+}
+
 pub fn markdown(header: &[&str], rows: &[Vec<String>]) -> String {
     let esc = |s: &str| s.replace('|', "\\|").replace('\n', " ");
     let mut out = format!(

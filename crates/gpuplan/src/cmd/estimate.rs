@@ -200,14 +200,6 @@ pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
     }
 }
 
-fn tab(md: bool, header: &[&str], rows: &[Vec<String>]) -> String {
-    if md {
-        format!("{}\n", render::markdown(header, rows))
-    } else {
-        format!("{}\n", render::table(header, rows))
-    }
-}
-
 fn pct(x: f64) -> String {
     format!("{:.1}%", x * 100.0)
 }
@@ -269,7 +261,7 @@ fn training_report(
         format_count(e.memory.params_per_device),
         format_count(e.memory.trainable_params_per_device)
     ));
-    out.push_str(&tab(md, &["component", "GiB", "how"], &rows));
+    out.push_str(&render::block(md, &["component", "GiB", "how"], &rows));
     match &e.step {
         Some(st) => {
             let share = |x: Seconds| pct(x.0 / st.step.0);
@@ -321,7 +313,7 @@ fn training_report(
                 ],
             ];
             out.push_str("time per optimizer step\n");
-            out.push_str(&tab(md, &["part", "time", "share", "how"], &rows));
+            out.push_str(&render::block(md, &["part", "time", "share", "how"], &rows));
             out.push_str(&format!(
                 "throughput: {:.0} tokens/s ({:.0} per GPU), MFU {} (HFU {})\n",
                 st.tokens_per_second,
@@ -407,7 +399,7 @@ fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, md: bool) ->
         ],
     ];
     out.push_str("memory per GPU (vLLM sizing)\n");
-    out.push_str(&tab(md, &["component", "GiB", "how"], &rows));
+    out.push_str(&render::block(md, &["component", "GiB", "how"], &rows));
     out.push_str(&format!(
         "KV capacity: {} blocks × {} = {} tokens; max concurrency at max_model_len: {:.2}; {} requests of {}+{} tokens at once; longest context at batch {}: {}\n",
         m.blocks, s.block_size, m.kv_tokens, m.max_concurrency_at_max_len, m.max_concurrent_requests, s.input_tokens, s.output_tokens, s.batch, m.max_context_at_batch

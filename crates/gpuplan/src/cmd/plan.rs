@@ -354,13 +354,7 @@ fn report(
 ) -> String {
     let t = T { zh: l == Lang::Zh };
     let serve = matches!(req.job, Job::Serve(_));
-    let tab = |h: &[&str], rows: &[Vec<String>]| {
-        if md {
-            format!("{}\n", render::markdown(h, rows))
-        } else {
-            format!("{}\n", render::table(h, rows))
-        }
-    };
+    let tab = |h: &[&str], rows: &[Vec<String>]| render::block(md, h, rows);
     let mut out = String::new();
     let what = match &req.job {
         Job::Train { setup, .. } => format!(
