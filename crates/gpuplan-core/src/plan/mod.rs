@@ -387,45 +387,124 @@ pub fn plan(req: &PlanRequest, cat: &Catalog) -> Result<PlanOutcome, CoreError> 
 }
 
 fn plan_cost(p: &Plan) -> Option<f64> {
-    p.chosen.as_ref().map(|c| c.cny)
+    p.chosen
+        .as_ref()
+        .map(|c| c.cny)
+        .filter(|c| c.is_finite() && *c >= 0.0)
 }
 
-/// Order plans by the objective. Plans without a known price sort after priced ones for cost.
-pub fn rank(plans: &mut [Plan], obj: Objective) {
-    let min_cost = plans
+/// Relative width of one ranking bucket: keys within about 0.5% of each other fall in the same
+/// bucket and count as a tie, which the faster plan (then the one with fewer GPUs) wins.
+pub const RANK_TIE_FRACTION: f64 = 0.005;
+
+/// What a plan is ranked by. Ordered field by field; every field is totally ordered, so sorting by
+/// it never violates the sort's contract, whatever the numbers (NaN and ±inf included: a
+/// non-finite or negative key is put in the last class instead of being compared).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct RankKey {
+    /// 0: ranked by money; 1: no price known, ranked by GPU-hours; 2: a key that is not a finite,
+    /// non-negative number (never shown: the planner refuses such plans before ranking).
+    pub class: u8,
+    /// The objective's key on a logarithmic grid of [`RANK_TIE_FRACTION`] steps.
+    pub bucket: i64,
+    /// Wall-clock hours, then the number of GPUs, then the exact key, as totally ordered bits.
+    pub hours: TotalF64,
+    pub gpus: TotalF64,
+    pub exact: TotalF64,
+    pub id: String,
+}
+
+/// An `f64` ordered by `f64::total_cmp`.
+#[derive(Clone, Copy, Debug)]
+pub struct TotalF64(pub f64);
+impl PartialEq for TotalF64 {
+    fn eq(&self, o: &Self) -> bool {
+        self.0.total_cmp(&o.0).is_eq()
+    }
+}
+impl Eq for TotalF64 {}
+impl PartialOrd for TotalF64 {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for TotalF64 {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&o.0)
+    }
+}
+
+/// The inputs of a rank key: cost (None = no price known), hours and GPUs of one plan.
+#[derive(Clone, Debug)]
+pub struct RankInput<'a> {
+    pub cost: Option<f64>,
+    pub hours: f64,
+    pub gpus: f64,
+    pub id: &'a str,
+}
+
+/// Rank keys for a list of plans under an objective (the balanced objective needs the best cost
+/// and the best time over the whole list).
+pub fn rank_keys(items: &[RankInput<'_>], obj: Objective) -> Vec<RankKey> {
+    let ok = |x: f64| x.is_finite() && x >= 0.0;
+    let min_cost = items
         .iter()
-        .filter_map(plan_cost)
+        .filter_map(|i| i.cost.filter(|c| ok(*c) && *c > 0.0))
         .fold(f64::INFINITY, f64::min);
-    let min_time = plans.iter().map(|p| p.hours).fold(f64::INFINITY, f64::min);
-    let key = |p: &Plan| -> (u8, f64) {
-        match obj {
-            Objective::Time => (0, p.hours),
-            Objective::Cost => match plan_cost(p) {
-                Some(c) => (0, c),
-                None => (1, p.hours),
-            },
-            // Geometric mean of the ratios to the best cost and the best time.
-            Objective::Balanced => match plan_cost(p) {
-                Some(c) => (0, (c / min_cost * p.hours / min_time).sqrt()),
-                None => (1, p.hours / min_time),
-            },
-        }
-    };
-    // Keys within 0.5% are a tie (e.g. two plans inside the same monthly subscription): the
-    // faster plan wins, then the one with fewer GPUs.
-    plans.sort_by(|a, b| {
-        let (ka, kb) = (key(a), key(b));
-        let tie = (ka.1 - kb.1).abs() <= 0.005 * ka.1.abs().max(kb.1.abs());
-        ka.0.cmp(&kb.0)
-            .then(if tie {
-                std::cmp::Ordering::Equal
+    let min_time = items
+        .iter()
+        .map(|i| i.hours)
+        .filter(|h| ok(*h) && *h > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    items
+        .iter()
+        .map(|i| {
+            let gpu_hours = i.hours * i.gpus;
+            let (class, value) = match (obj, i.cost) {
+                (Objective::Time, _) => (0, i.hours),
+                (Objective::Cost, Some(c)) => (0, c),
+                // Without a price, GPU-hours is what the user will pay for: never speed alone.
+                (Objective::Cost, None) => (1, gpu_hours),
+                // Geometric mean of the ratios to the best cost and the best time.
+                (Objective::Balanced, Some(c)) => (0, (c / min_cost * i.hours / min_time).sqrt()),
+                (Objective::Balanced, None) => (1, gpu_hours),
+            };
+            let sane = ok(value) && ok(i.hours) && ok(i.gpus);
+            let class = if sane { class } else { 2 };
+            let bucket = if sane && value > 0.0 {
+                // Bounded: a finite positive f64 has |ln| < 745, so this fits an i64.
+                (value.ln() / RANK_TIE_FRACTION.ln_1p()).floor() as i64
             } else {
-                ka.1.total_cmp(&kb.1)
-            })
-            .then(a.hours.total_cmp(&b.hours))
-            .then(a.total_gpus.total_cmp(&b.total_gpus))
-            .then(a.instance.id.cmp(&b.instance.id))
-    });
+                i64::MIN
+            };
+            RankKey {
+                class,
+                bucket,
+                hours: TotalF64(i.hours),
+                gpus: TotalF64(i.gpus),
+                exact: TotalF64(value),
+                id: i.id.to_string(),
+            }
+        })
+        .collect()
+}
+
+/// Order plans by the objective. Plans without a known price sort after priced ones for cost and
+/// are ranked among themselves by GPU-hours.
+pub fn rank(plans: &mut Vec<Plan>, obj: Objective) {
+    let inputs: Vec<RankInput<'_>> = plans
+        .iter()
+        .map(|p| RankInput {
+            cost: plan_cost(p),
+            hours: p.hours,
+            gpus: p.total_gpus,
+            id: &p.instance.id,
+        })
+        .collect();
+    let keys = rank_keys(&inputs, obj);
+    let mut keyed: Vec<(RankKey, Plan)> = keys.into_iter().zip(plans.drain(..)).collect();
+    keyed.sort_by(|a, b| a.0.cmp(&b.0));
+    plans.extend(keyed.into_iter().map(|(_, p)| p));
 }
 
 /// Plans not dominated in (cost, time).

@@ -17,8 +17,7 @@ pub fn load_outcomes(dir: &Path) -> Result<Vec<CaseOutcome>> {
     files
         .iter()
         .map(|p| {
-            let text = std::fs::read_to_string(p)
-                .with_context(|| format!("cannot read {}", p.display()))?;
+            let text = super::read_input(p, "case file")?;
             let case = parse_case(&p.display().to_string(), &text)?;
             evaluate(&case).with_context(|| format!("case {}", p.display()))
         })

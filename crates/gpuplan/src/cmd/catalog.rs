@@ -403,8 +403,7 @@ fn import(
         .map(|f| {
             Ok((
                 f.display().to_string(),
-                std::fs::read_to_string(f)
-                    .with_context(|| format!("cannot read {}", f.display()))?,
+                super::read_input(f, "provider response")?,
             ))
         })
         .collect::<Result<_>>()?;

@@ -25,6 +25,51 @@ pub fn run(cli: Cli) -> Result<u8> {
     }
 }
 
+/// The most bytes gpuplan reads from one input file (config.json, workload, catalog, provider
+/// response). Large enough for a 100,000-row user catalog; a larger file is refused.
+pub const MAX_INPUT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Read a user-named input file: a regular file (or a link to one) of at most
+/// [`MAX_INPUT_BYTES`], in UTF-8. Directories, FIFOs, sockets and devices are refused before they
+/// are opened (opening a FIFO would block), and the read itself is bounded in case the file grows.
+pub fn read_input(path: &Path, what: &str) -> Result<String> {
+    use std::io::Read;
+    let shown = path.display();
+    let meta = std::fs::metadata(path).with_context(|| format!("cannot read {what} {shown}"))?;
+    if meta.is_dir() {
+        anyhow::bail!("{what} {shown} is a directory: give the path of a file");
+    }
+    if !meta.is_file() {
+        anyhow::bail!(
+            "{what} {shown} is not a regular file (a pipe, socket or device): save it to a file first"
+        );
+    }
+    if meta.len() > MAX_INPUT_BYTES {
+        anyhow::bail!(
+            "{what} {shown} is {} bytes, over the {} MiB limit for one input file: split it",
+            meta.len(),
+            MAX_INPUT_BYTES / (1024 * 1024)
+        );
+    }
+    let f = std::fs::File::open(path).with_context(|| format!("cannot read {what} {shown}"))?;
+    let mut bytes = Vec::new();
+    f.take(MAX_INPUT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("cannot read {what} {shown}"))?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        anyhow::bail!(
+            "{what} {shown} grew past the {} MiB limit for one input file while being read",
+            MAX_INPUT_BYTES / (1024 * 1024)
+        );
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        anyhow::anyhow!(
+            "{what} {shown} is not UTF-8 text (invalid byte at offset {}): save it as UTF-8",
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
 /// Read a HuggingFace config.json, or the config.json inside a directory.
 pub fn load_config(path: &Path) -> Result<ModelSpec> {
     let file = if path.is_dir() {
@@ -32,8 +77,7 @@ pub fn load_config(path: &Path) -> Result<ModelSpec> {
     } else {
         path.to_path_buf()
     };
-    let text = std::fs::read_to_string(&file)
-        .with_context(|| format!("cannot read {}", file.display()))?;
+    let text = read_input(&file, "model config")?;
     let name = path
         .file_stem()
         .map(|s| s.to_string_lossy().to_string())
@@ -99,8 +143,7 @@ pub fn user_catalog_files() -> Vec<std::path::PathBuf> {
 }
 
 pub fn read_catalog_file(p: &Path) -> Result<gpuplan_core::catalog::CatalogFile> {
-    let text = std::fs::read_to_string(p)
-        .with_context(|| format!("cannot read catalog file {}", p.display()))?;
+    let text = read_input(p, "catalog file")?;
     Ok(gpuplan_core::catalog::parse_catalog_file(
         &p.display().to_string(),
         &text,
@@ -157,8 +200,7 @@ pub fn write_atomic(path: &Path, contents: &str) -> Result<()> {
 pub fn read_workload(j: &crate::cli::JobArgs) -> Result<gpuplan_core::job::WorkloadFile> {
     match &j.workload {
         Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .with_context(|| format!("cannot read workload file {}", p.display()))?;
+            let text = read_input(p, "workload file")?;
             Ok(gpuplan_core::job::parse_workload(
                 &p.display().to_string(),
                 &text,

@@ -1,0 +1,140 @@
+//! Ranking is a total order whatever the numbers (issue 7, defect 1).
+
+use gpuplan_core::plan::{rank_keys, Objective, RankInput};
+use proptest::prelude::*;
+
+/// Numbers that break naive comparisons: NaN of both signs, ±inf, ±0, ties and near-ties.
+fn nasty_f64() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        Just(f64::NAN),
+        Just(-f64::NAN),
+        Just(f64::INFINITY),
+        Just(f64::NEG_INFINITY),
+        Just(0.0),
+        Just(-0.0),
+        Just(-970.0),
+        Just(100.0),
+        Just(100.4),
+        Just(100.6),
+        Just(101.0),
+        (1.0f64..1e6),
+        (100.0f64..101.0),
+        any::<f64>(),
+    ]
+}
+
+fn inputs() -> impl Strategy<Value = Vec<(Option<f64>, f64, f64, String)>> {
+    prop::collection::vec(
+        (
+            prop::option::of(nasty_f64()),
+            nasty_f64(),
+            prop_oneof![Just(1.0), Just(8.0), Just(128.0), nasty_f64()],
+            "[a-c]{1,2}",
+        ),
+        0..60,
+    )
+}
+
+fn objective() -> impl Strategy<Value = Objective> {
+    prop_oneof![
+        Just(Objective::Cost),
+        Just(Objective::Time),
+        Just(Objective::Balanced)
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1500))]
+
+    #[test]
+    fn sorting_by_rank_key_never_panics_and_is_ordered(items in inputs(), obj in objective()) {
+        let ins: Vec<RankInput<'_>> = items
+            .iter()
+            .map(|(c, h, g, id)| RankInput { cost: *c, hours: *h, gpus: *g, id })
+            .collect();
+        let keys = rank_keys(&ins, obj);
+        prop_assert_eq!(keys.len(), ins.len());
+        let mut idx: Vec<usize> = (0..keys.len()).collect();
+        idx.sort_by(|a, b| keys[*a].cmp(&keys[*b]));
+        // A permutation of the input…
+        let mut seen = idx.clone();
+        seen.sort();
+        prop_assert_eq!(seen, (0..keys.len()).collect::<Vec<_>>());
+        // …that respects the order.
+        for w in idx.windows(2) {
+            prop_assert!(keys[w[0]] <= keys[w[1]]);
+        }
+        // The order is transitive and antisymmetric on every triple.
+        for a in keys.iter().take(12) {
+            for b in keys.iter().take(12) {
+                prop_assert_eq!(a.cmp(b), b.cmp(a).reverse());
+                for c in keys.iter().take(12) {
+                    if a <= b && b <= c {
+                        prop_assert!(a <= c);
+                    }
+                }
+            }
+        }
+        // A key that is not a finite, non-negative number never ranks before a sane one.
+        for w in idx.windows(2) {
+            let (x, y) = (&keys[w[0]], &keys[w[1]]);
+            prop_assert!(!(x.class == 2 && y.class < 2));
+        }
+    }
+
+    #[test]
+    fn priced_plans_rank_before_unpriced_for_cost(
+        priced in 1.0f64..1e6, hours in 0.1f64..1e3, gpus in 1.0f64..256.0
+    ) {
+        let ins = [
+            RankInput { cost: None, hours: hours / 100.0, gpus: 1.0, id: "fast-unpriced" },
+            RankInput { cost: Some(priced), hours, gpus, id: "priced" },
+        ];
+        let keys = rank_keys(&ins, Objective::Cost);
+        prop_assert!(keys[1] < keys[0]);
+    }
+}
+
+#[test]
+fn unpriced_plans_are_ranked_by_gpu_hours_not_speed() {
+    // 128 GPUs for 0.3 h (38 GPU-hours) must not beat 1 GPU for 4 h (4 GPU-hours).
+    let ins = [
+        RankInput {
+            cost: None,
+            hours: 0.3,
+            gpus: 128.0,
+            id: "big",
+        },
+        RankInput {
+            cost: None,
+            hours: 4.0,
+            gpus: 1.0,
+            id: "small",
+        },
+    ];
+    let keys = rank_keys(&ins, Objective::Cost);
+    assert!(keys[1] < keys[0]);
+}
+
+#[test]
+fn near_ties_go_to_the_faster_plan() {
+    let ins = [
+        RankInput {
+            cost: Some(100.2),
+            hours: 10.0,
+            gpus: 8.0,
+            id: "slow",
+        },
+        RankInput {
+            cost: Some(100.1),
+            hours: 5.0,
+            gpus: 8.0,
+            id: "fast",
+        },
+    ];
+    let keys = rank_keys(&ins, Objective::Cost);
+    // Same 0.5% bucket unless the grid splits them; either way the order is total.
+    if keys[0].bucket == keys[1].bucket {
+        assert!(keys[1] < keys[0]);
+    }
+}

@@ -1,0 +1,237 @@
+//! The hostile-input corpus: every file in `tests/hostile/*.toml` lists cases (flags, workload
+//! files, config.json files, catalogs, provider responses) with the exit code and a fragment of
+//! the message each must produce. Every case, whatever it expects, must also never panic, never
+//! print NaN/inf or negative money, and never leave temporary files behind.
+//!
+//! Case format (see tests/hostile/README.md):
+//! ```toml
+//! [[case]]
+//! name = "negative rate"
+//! args = ["plan", "-m", "Qwen2.5-7B", "--task", "inference", "--rate", "-1"]
+//! exit = 2
+//! stderr = "--rate"            # optional: fragment of stderr (case-insensitive)
+//! stdout = "..."               # optional: fragment of stdout (case-insensitive)
+//! files = { "w.toml" = "..." } # optional: written into the case's folder, {dir} in args
+//! fifos = ["pipe"]             # optional: named pipes made in the case's folder
+//! env = { LANG = "zh_CN.UTF-8" } # optional
+//! ```
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CaseFile {
+    case: Vec<Case>,
+}
+
+#[derive(Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+struct Case {
+    name: String,
+    args: Vec<String>,
+    exit: i32,
+    #[serde(default)]
+    stderr: Option<String>,
+    #[serde(default)]
+    stdout: Option<String>,
+    #[serde(default)]
+    files: BTreeMap<String, String>,
+    #[serde(default)]
+    fifos: Vec<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+}
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hostile")
+}
+
+fn load() -> Vec<(String, Case)> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(corpus_dir())
+        .expect("tests/hostile exists")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    let mut out = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).expect("corpus file readable");
+        let cf: CaseFile = toml::from_str(&text)
+            .unwrap_or_else(|e| panic!("corpus file {} does not parse: {e}", f.display()));
+        let stem = f
+            .file_stem()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        for c in cf.case {
+            out.push((stem.clone(), c));
+        }
+    }
+    out
+}
+
+/// Whether the text shows a number that is not one: NaN, infinity, or a negative amount of money.
+fn shows_non_number(s: &str) -> Option<&'static str> {
+    let lower = s.to_lowercase();
+    for (needle, what) in [
+        ("nan", "NaN"),
+        ("¥-", "negative money"),
+        ("-¥", "negative money"),
+        ("inf ", "infinity"),
+        ("inf\n", "infinity"),
+        ("infinity", "infinity"),
+    ] {
+        // Whole words only: "nan" inside "financial" or "nanjing" is fine.
+        let mut from = 0;
+        while let Some(pos) = lower[from..].find(needle) {
+            let at = from + pos;
+            let before = lower[..at].chars().next_back();
+            let after = lower[at + needle.len()..].chars().next();
+            let word_start = !needle.starts_with(|c: char| c.is_alphabetic())
+                || before.is_none_or(|c| !c.is_alphanumeric());
+            let word_end = !needle.ends_with(|c: char| c.is_alphabetic())
+                || after.is_none_or(|c| !c.is_alphanumeric());
+            if word_start && word_end {
+                return Some(what);
+            }
+            from = at + needle.len();
+        }
+    }
+    None
+}
+
+fn run_case(file: &str, c: &Case, root: &Path) -> Result<(), String> {
+    let dir = root.join(format!(
+        "{}-{}",
+        file,
+        c.name.replace(|ch: char| !ch.is_ascii_alphanumeric(), "_")
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("cfg")).map_err(|e| e.to_string())?;
+    for (name, content) in &c.files {
+        let p = dir.join(name);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+        }
+        std::fs::write(&p, content).map_err(|e| e.to_string())?;
+    }
+    for f in &c.fifos {
+        let st = Command::new("mkfifo")
+            .arg(dir.join(f))
+            .status()
+            .map_err(|e| e.to_string())?;
+        if !st.success() {
+            return Err(format!("mkfifo {f} failed"));
+        }
+    }
+    let d = dir.display().to_string();
+    let args: Vec<String> = c.args.iter().map(|a| a.replace("{dir}", &d)).collect();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_gpuplan"));
+    cmd.args(&args)
+        .env("GPUPLAN_CONFIG_DIR", dir.join("cfg"))
+        .env_remove("LANG")
+        .env_remove("LC_ALL")
+        .env_remove("LC_MESSAGES")
+        .env_remove("COLUMNS")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in &c.env {
+        cmd.env(k, v.replace("{dir}", &d));
+    }
+    let child = cmd.spawn().map_err(|e| e.to_string())?;
+    let start = Instant::now();
+    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+    let took = start.elapsed();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let code = out.status.code().unwrap_or(-1);
+    let show = || format!("args {args:?}\n--- stdout\n{stdout}\n--- stderr\n{stderr}");
+    if stderr.contains("panicked") || code == 101 {
+        return Err(format!("panicked (exit {code})\n{}", show()));
+    }
+    if code != c.exit {
+        return Err(format!("exit {code}, expected {}\n{}", c.exit, show()));
+    }
+    if let Some(frag) = &c.stderr {
+        if !stderr.to_lowercase().contains(&frag.to_lowercase()) {
+            return Err(format!("stderr lacks `{frag}`\n{}", show()));
+        }
+    }
+    if let Some(frag) = &c.stdout {
+        if !stdout.to_lowercase().contains(&frag.to_lowercase()) {
+            return Err(format!("stdout lacks `{frag}`\n{}", show()));
+        }
+    }
+    for (what, text) in [("stdout", &stdout), ("stderr", &stderr)] {
+        if let Some(bad) = shows_non_number(text) {
+            return Err(format!("{what} shows {bad}\n{}", show()));
+        }
+    }
+    if took > Duration::from_secs(60) {
+        return Err(format!("took {took:?}\n{}", show()));
+    }
+    // No temporary files left in the config directory.
+    let leftovers: Vec<String> = walk(&dir.join("cfg"))
+        .into_iter()
+        .filter(|p| p.contains(".tmp"))
+        .collect();
+    if !leftovers.is_empty() {
+        return Err(format!("temporary files left: {leftovers:?}\n{}", show()));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
+}
+
+fn walk(d: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Ok(rd) = std::fs::read_dir(d) {
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(walk(&p));
+            } else {
+                out.push(p.display().to_string());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn hostile_corpus() {
+    let cases = load();
+    let root = std::env::temp_dir().join(format!("gpuplan-hostile-{}", std::process::id()));
+    let mut failures = Vec::new();
+    let mut names = std::collections::BTreeSet::new();
+    for (file, c) in &cases {
+        if !names.insert(format!("{file}/{}", c.name)) {
+            failures.push(format!("{file}/{}: duplicate case name", c.name));
+            continue;
+        }
+        if let Err(e) = run_case(file, c, &root) {
+            failures.push(format!("{file}/{}: {e}", c.name));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&root);
+    assert!(
+        failures.is_empty(),
+        "{} of {} hostile cases failed:\n\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n\n")
+    );
+}
+
+#[test]
+fn the_detector_sees_nan_and_negative_money_but_not_words() {
+    assert_eq!(shows_non_number("cost ¥NaN"), Some("NaN"));
+    assert_eq!(shows_non_number("cost ¥-970"), Some("negative money"));
+    assert_eq!(shows_non_number("time inf h"), Some("infinity"));
+    assert_eq!(shows_non_number("financial plan in Nanjing"), None);
+    assert_eq!(shows_non_number("information"), None);
+}
