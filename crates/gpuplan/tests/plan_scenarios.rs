@@ -405,3 +405,97 @@ fn snapshots_zh_and_en() {
         }
     }
 }
+
+/// Issue 8 item 2: every explanation names a real difference or says the plans tie; never
+/// "X beats X", never "sooner (0.3 h vs 0.3 h)".
+#[test]
+fn explanations_compare_different_plans_on_shown_values() {
+    let cases: &[&[&str]] = &[
+        &["-m", "Llama-2-70B", "--task", "qlora", "--tokens", "1e8"],
+        &[
+            "-m",
+            "Qwen2.5-7B",
+            "--task",
+            "lora",
+            "--tokens",
+            "1e8",
+            "--provider",
+            "tencent",
+        ],
+        &[
+            "-m",
+            "Qwen2.5-7B",
+            "--task",
+            "lora",
+            "--tokens",
+            "1e8",
+            "--provider",
+            "huawei",
+            "--chips",
+            "ascend",
+        ],
+        &[
+            "-m",
+            "Qwen2.5-7B",
+            "--task",
+            "lora",
+            "--tokens",
+            "1e8",
+            "--optimize",
+            "time",
+        ],
+    ];
+    for args in cases {
+        for lang in ["en", "zh"] {
+            let mut a = vec!["plan", "--explain", "--top", "8", "--lang", lang];
+            a.extend_from_slice(args);
+            let o = run(&a);
+            let out = String::from_utf8_lossy(&o.stdout);
+            for line in out
+                .lines()
+                .filter(|l| l.contains(" beats ") || l.contains(" 优于 "))
+            {
+                let (lhs, rest) = line
+                    .split_once(" beats ")
+                    .or_else(|| line.split_once(" 优于 "))
+                    .unwrap();
+                let rhs = rest.split([':', '：']).next().unwrap();
+                assert_ne!(lhs.trim_start_matches("- "), rhs, "self-comparison: {line}");
+                // "(A vs B)" / "（A，后者 B）" pairs must show different values.
+                for (open, sep) in [("(", " vs "), ("（", "，后者 ")] {
+                    for seg in line.split(open).skip(1) {
+                        let inner = seg.split([')', '）']).next().unwrap();
+                        if let Some((x, y)) = inner.split_once(sep) {
+                            assert_ne!(x.trim(), y.trim(), "equal values compared: {line}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Issue 8 item 2: without prices, a 128-GPU plan never outranks a 1–2 GPU plan.
+#[test]
+fn unpriced_providers_pick_a_small_plan() {
+    for provider in ["tencent", "huawei"] {
+        let mut args = vec![
+            "-m",
+            "Qwen2.5-7B",
+            "--task",
+            "lora",
+            "--tokens",
+            "1e8",
+            "--provider",
+            provider,
+        ];
+        if provider == "huawei" {
+            args.extend_from_slice(&["--chips", "nvidia,ascend"]);
+        }
+        let (code, v) = plan_json(&args);
+        assert_eq!(code, Some(0), "{provider}: {v}");
+        let top = &plans(&v)[0];
+        let gpus = top["total_gpus"].as_f64().unwrap();
+        assert!(gpus <= 2.0, "{provider}: top plan uses {gpus} GPUs");
+    }
+}

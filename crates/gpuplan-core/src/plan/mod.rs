@@ -211,6 +211,10 @@ pub struct Plan {
     pub hours: f64,
     pub caveats: Vec<String>,
     pub advice: Vec<advice::Advice>,
+    /// Near-duplicates folded into this plan: other instance types of the same provider with the
+    /// same accelerator and count whose time and cost are within the ranking's tie band
+    /// (`nodes × id`, best first).
+    pub also: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -368,6 +372,7 @@ pub fn plan(req: &PlanRequest, cat: &Catalog) -> Result<PlanOutcome, CoreError> 
         Job::Serve(s) => serve::search(req, s, &cands, cat, &mut rejected)?,
     };
     rank(&mut plans, req.objective);
+    collapse_near_duplicates(&mut plans);
     let pareto = pareto_front(&plans);
     for p in plans.iter_mut() {
         p.advice = advice::evaluate(p, req);
@@ -505,6 +510,51 @@ pub fn rank(plans: &mut Vec<Plan>, obj: Objective) {
     let mut keyed: Vec<(RankKey, Plan)> = keys.into_iter().zip(plans.drain(..)).collect();
     keyed.sort_by(|a, b| a.0.cmp(&b.0));
     plans.extend(keyed.into_iter().map(|(_, p)| p));
+}
+
+/// Relative time difference under which two otherwise identical plans are the same answer.
+pub const DUPLICATE_TIME_FRACTION: f64 = 0.01;
+
+/// Whether `b` is the same answer as `a` for the user: same provider, accelerator and number of
+/// accelerators, time within [`DUPLICATE_TIME_FRACTION`], cost within [`RANK_TIE_FRACTION`] (or
+/// both unpriced).
+fn near_duplicate(a: &Plan, b: &Plan) -> bool {
+    let close = |x: f64, y: f64, f: f64| (x - y).abs() <= f * x.abs().max(y.abs());
+    let cost = match (plan_cost(a), plan_cost(b)) {
+        (Some(x), Some(y)) => close(x, y, RANK_TIE_FRACTION),
+        (None, None) => true,
+        _ => false,
+    };
+    let same_serving = match (&a.serve, &b.serve) {
+        (Some(x), Some(y)) => x.weights == y.weights && x.tp == y.tp && x.replicas == y.replicas,
+        (None, None) => true,
+        _ => false,
+    };
+    a.instance.id != b.instance.id
+        && same_serving
+        && a.instance.provider == b.instance.provider
+        && a.gpu.id == b.gpu.id
+        && a.total_gpus == b.total_gpus
+        && close(a.hours, b.hours, DUPLICATE_TIME_FRACTION)
+        && cost
+}
+
+/// Fold near-duplicates (e.g. two sizes of one family giving the same 8 GPUs for the same time and
+/// money) into the better-ranked plan's `also` list. Keeps the ranking order.
+pub fn collapse_near_duplicates(plans: &mut Vec<Plan>) {
+    let mut kept: Vec<Plan> = Vec::with_capacity(plans.len());
+    for p in plans.drain(..) {
+        match kept.iter_mut().find(|k| near_duplicate(k, &p)) {
+            Some(k) => {
+                let name = format!("{} × {}", p.nodes, p.instance.id);
+                if !k.also.contains(&name) {
+                    k.also.push(name);
+                }
+            }
+            None => kept.push(p),
+        }
+    }
+    *plans = kept;
 }
 
 /// Plans not dominated in (cost, time).

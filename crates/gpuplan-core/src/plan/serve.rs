@@ -300,6 +300,7 @@ pub fn search(
                 chosen: chosen_cost,
                 caveats: assumed.into_iter().collect(),
                 advice: Vec::new(),
+                also: Vec::new(),
             });
         }
     }

@@ -347,6 +347,7 @@ pub fn search(
                 chosen,
                 caveats,
                 advice: Vec::new(),
+                also: Vec::new(),
             });
         }
     }

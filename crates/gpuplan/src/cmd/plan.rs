@@ -486,6 +486,22 @@ fn report(
         })
         .collect();
     out.push_str(&tab(&header, &rows));
+    for (i, p) in o.plans.iter().take(top.max(1)).enumerate() {
+        if !p.also.is_empty() {
+            let also = p.also.join(t.s(", ", "、"));
+            out.push_str(&if t.zh {
+                format!("与方案 {} 相同：{also}\n", i + 1)
+            } else {
+                format!("same answer as plan {}: {also}\n", i + 1)
+            });
+        }
+    }
+    if o.plans.iter().take(top.max(1)).any(|p| p.chosen.is_none()) {
+        out.push_str(t.s(
+            "plans without a known price are ranked after priced ones, by GPU-hours (import prices: `gpuplan catalog import`)\n",
+            "无已知价格的方案排在有价格的方案之后，按卡时排序（导入价格：gpuplan catalog import）\n",
+        ));
+    }
     out.push_str(t.s(
         "* = on the cost-vs-time Pareto frontier\n\n",
         "* = 位于费用-时间帕累托前沿\n\n",
@@ -688,105 +704,127 @@ fn bottleneck_name(b: &str, t: &T) -> String {
     .to_string()
 }
 
-fn mem_of(p: &Plan) -> Option<f64> {
-    p.train.as_ref().map(|x| x.memory.device_total.gib())
-}
-
-/// One sentence on why `a` ranks above `b`.
+/// One sentence on why `a` ranks above `b`. Every comparison is made on the values as shown
+/// (rounded), so it never says "sooner (0.3 h vs 0.3 h)": equal shown values are a tie.
 fn why(a: &Plan, b: &Plan, obj: Objective, t: &T) -> String {
-    let name = |p: &Plan| format!("{} × {}", p.nodes, p.instance.id);
-    let (ca, cb) = (
-        a.chosen.as_ref().map(|c| c.cny),
-        b.chosen.as_ref().map(|c| c.cny),
-    );
-    let mut parts = Vec::new();
-    match (ca, cb) {
-        (Some(x), Some(y)) if y > x => parts.push(if t.zh {
-            format!("便宜 {:.0}%（¥{x:.0} 对 ¥{y:.0}）", (1.0 - x / y) * 100.0)
+    let name = |p: &Plan| {
+        let n = format!("{} × {}", p.nodes, p.instance.id);
+        if a.nodes == b.nodes && a.instance.id == b.instance.id {
+            format!("{n} ({})", p.instance.provider.name())
         } else {
-            format!(
-                "costs {:.0}% less (¥{x:.0} vs ¥{y:.0})",
-                (1.0 - x / y) * 100.0
-            )
-        }),
-        (Some(_), None) => parts.push(t.s("has a known price", "有已知价格").to_string()),
-        _ => {}
-    }
-    if b.hours > a.hours * 1.01 {
-        parts.push(if t.zh {
-            format!(
-                "快 {:.0}%（{:.1} 对 {:.1} 小时）",
-                (1.0 - a.hours / b.hours) * 100.0,
-                a.hours,
-                b.hours
-            )
-        } else {
-            format!(
-                "finishes {:.0}% sooner ({:.1} h vs {:.1} h)",
-                (1.0 - a.hours / b.hours) * 100.0,
-                a.hours,
-                b.hours
-            )
-        });
-    }
-    if let (Some(ma), Some(mb)) = (mem_of(a), mem_of(b)) {
-        let (ga, gb) = (
-            a.gpu.memory_gib.unwrap_or(0.0),
-            b.gpu.memory_gib.unwrap_or(0.0),
-        );
-        parts.push(if t.zh {
-            format!(
-                "每卡需 {ma:.1}/{ga:.0} GiB，而 {} 为 {mb:.1}/{gb:.0} GiB",
-                name(b)
-            )
-        } else {
-            format!(
-                "needs {ma:.1} of {ga:.0} GiB per GPU vs {mb:.1} of {gb:.0} GiB on {}",
-                name(b)
-            )
-        });
-        if let (Some(xa), Some(xb)) = (&a.train, &b.train) {
-            let sa = xa.step.tp_comm.0 + xa.step.dp_comm_exposed.0;
-            let sb = xb.step.tp_comm.0 + xb.step.dp_comm_exposed.0;
-            if sb / xb.step.step.0 > sa / xa.step.step.0 + 0.05 {
-                parts.push(if t.zh {
-                    format!(
-                        "{} 的通信占每步 {:.0}%",
-                        name(b),
-                        sb / xb.step.step.0 * 100.0
-                    )
-                } else {
-                    format!(
-                        "{} spends {:.0}% of each step communicating over {}",
-                        name(b),
-                        sb / xb.step.step.0 * 100.0,
-                        xb.step.dp_link
-                    )
-                });
-            }
+            n
         }
+    };
+    let mut parts = Vec::new();
+    if let Some(x) = cost_difference(a, b, t) {
+        parts.push(x);
+    }
+    if let Some(x) = time_difference(a, b, t) {
+        parts.push(x);
+    }
+    if a.total_gpus < b.total_gpus {
+        parts.push(if t.zh {
+            format!("用 {} 张卡，后者 {} 张", a.total_gpus, b.total_gpus)
+        } else {
+            let unit = if a.total_gpus == 1.0 { "GPU" } else { "GPUs" };
+            format!("uses {} {unit} instead of {}", a.total_gpus, b.total_gpus)
+        });
+    }
+    if let Some(x) = comm_difference(a, b, t) {
+        parts.push(x);
     }
     if parts.is_empty() {
         parts.push(match obj {
             Objective::Cost => t
                 .s(
-                    "ties on cost; ordered by time, then fewer GPUs",
-                    "费用相同，按时长和卡数排序",
+                    "ties on cost and time as shown; ordered by the exact values, then fewer GPUs",
+                    "显示的费用和时长相同；按精确值和卡数排序",
                 )
                 .to_string(),
             _ => t
                 .s(
-                    "ties; ordered by time, then fewer GPUs",
-                    "相同，按时长和卡数排序",
+                    "ties as shown; ordered by the exact values, then fewer GPUs",
+                    "显示的数值相同；按精确值和卡数排序",
                 )
                 .to_string(),
         });
     }
-    format!(
-        "{} {} {}: {}",
-        name(a),
-        t.s("beats", "优于"),
-        name(b),
-        parts.join(t.s("; ", "；"))
-    )
+    let (na, nb) = (name(a), name(b));
+    if t.zh {
+        format!("{na} 优于 {nb}：{}", parts.join("；"))
+    } else {
+        format!("{na} beats {nb}: {}", parts.join("; "))
+    }
+}
+
+fn cost_difference(a: &Plan, b: &Plan, t: &T) -> Option<String> {
+    let (ca, cb) = (
+        a.chosen.as_ref().map(|c| c.cny),
+        b.chosen.as_ref().map(|c| c.cny),
+    );
+    match (ca, cb) {
+        (Some(x), Some(y)) => {
+            let (sx, sy) = (format!("¥{x:.0}"), format!("¥{y:.0}"));
+            let pct = (1.0 - x / y) * 100.0;
+            (sx != sy && y > x && pct >= 0.5).then(|| {
+                if t.zh {
+                    format!("便宜 {pct:.0}%（{sx}，后者 {sy}）")
+                } else {
+                    format!("costs {pct:.0}% less ({sx} vs {sy})")
+                }
+            })
+        }
+        (Some(_), None) => Some(
+            t.s(
+                "has a known price (the other is ranked by GPU-hours)",
+                "有已知价格（后者无价格，按卡时排序）",
+            )
+            .to_string(),
+        ),
+        (None, None) => {
+            let (ga, gb) = (a.hours * a.total_gpus, b.hours * b.total_gpus);
+            let (sa, sb) = (format!("{ga:.1}"), format!("{gb:.1}"));
+            (sa != sb && ga < gb).then(|| {
+                if t.zh {
+                    format!("无价格，按卡时：{sa} 卡时，后者 {sb}")
+                } else {
+                    format!("no price known: fewer GPU-hours ({sa} vs {sb})")
+                }
+            })
+        }
+        (None, Some(_)) => None,
+    }
+}
+
+fn time_difference(a: &Plan, b: &Plan, t: &T) -> Option<String> {
+    let (sa, sb) = (hours(a.hours, t), hours(b.hours, t));
+    let pct = (1.0 - a.hours / b.hours) * 100.0;
+    (sa != sb && b.hours > a.hours && pct >= 0.5).then(|| {
+        if t.zh {
+            format!("快 {pct:.0}%（{sa}，后者 {sb}）")
+        } else {
+            format!("finishes {pct:.0}% sooner ({sa} vs {sb})")
+        }
+    })
+}
+
+fn comm_difference(a: &Plan, b: &Plan, t: &T) -> Option<String> {
+    let (xa, xb) = (a.train.as_ref()?, b.train.as_ref()?);
+    let sa = (xa.step.tp_comm.0 + xa.step.dp_comm_exposed.0) / xa.step.step.0;
+    let sb = (xb.step.tp_comm.0 + xb.step.dp_comm_exposed.0) / xb.step.step.0;
+    (sb > sa + 0.05).then(|| {
+        if t.zh {
+            format!(
+                "后者每步 {:.0}% 的时间在通信（{}）",
+                sb * 100.0,
+                xb.step.dp_link
+            )
+        } else {
+            format!(
+                "the other spends {:.0}% of each step communicating over {}",
+                sb * 100.0,
+                xb.step.dp_link
+            )
+        }
+    })
 }
