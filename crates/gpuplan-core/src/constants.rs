@@ -68,6 +68,14 @@ pub struct Tunables {
     /// Host-side decode+augment rate for ImageNet-style JPEG training, images/s per CPU core.
     /// Assumption: ~100–200 img/s/core for PIL-SIMD-class ResNet preprocessing; 150.
     pub image_decode_per_core: f64,
+    /// Hours between training checkpoints when the job does not say. Assumption: 1 h, the order
+    /// of the defaults people run with (HF Trainer `save_steps` 500 at 5–10 s/step ≈ 0.7–1.4 h).
+    /// Each checkpoint written synchronously stalls training for its write time.
+    pub checkpoint_interval_hours: f64,
+    /// Share of a checkpoint's write time that stalls training. Assumption: 1.0 (synchronous
+    /// `torch.save`/DeepSpeed `save_checkpoint`); asynchronous checkpointing (torch.distributed.
+    /// checkpoint async_save, Megatron `--async-save`) hides most of it: set lower.
+    pub checkpoint_stall_fraction: f64,
 }
 
 impl Default for Tunables {
@@ -91,6 +99,8 @@ impl Default for Tunables {
             startup_hours: 0.25,
             spot_price_fraction: 0.2,
             image_decode_per_core: 150.0,
+            checkpoint_interval_hours: 1.0,
+            checkpoint_stall_fraction: 1.0,
         }
     }
 }
@@ -161,6 +171,20 @@ impl Tunables {
                 "dp_overlap/fragmentation",
                 format!("{}/{}", self.dp_overlap, self.fragmentation),
                 "dp_overlap must be in [0, 1] and fragmentation in [0, 1)",
+            ));
+        }
+        if !(self.checkpoint_interval_hours.is_finite() && self.checkpoint_interval_hours > 0.0) {
+            return Err(CoreError::invalid(
+                "checkpoint_interval_hours",
+                self.checkpoint_interval_hours,
+                "hours between checkpoints, e.g. 1",
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.checkpoint_stall_fraction) {
+            return Err(CoreError::invalid(
+                "checkpoint_stall_fraction",
+                self.checkpoint_stall_fraction,
+                "a share in [0, 1]: 1 for synchronous saves, lower for asynchronous checkpointing",
             ));
         }
         Ok(())

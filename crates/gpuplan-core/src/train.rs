@@ -1032,6 +1032,8 @@ pub struct DataPath {
     pub checkpoint_size: Bytes,
     /// Weights alone (what an inference export needs).
     pub weights_size: Bytes,
+    /// Bytes of dataset kept on storage: `dataset_bytes`, else what one epoch reads.
+    pub dataset_size: Bytes,
 }
 
 pub fn data_path(m: &ModelSpec, setup: &TrainingSetup, st: &StepTime, tun: &Tunables) -> DataPath {
@@ -1072,5 +1074,10 @@ pub fn data_path(m: &ModelSpec, setup: &TrainingSetup, st: &StepTime, tun: &Tuna
         },
         checkpoint_size: Bytes(ckpt),
         weights_size: Bytes(weights),
+        dataset_size: Bytes(setup.dataset_bytes.unwrap_or_else(|| {
+            let per_sample = if is_opaque { 1.0 } else { setup.seq_len as f64 };
+            let epochs = setup.epochs.unwrap_or(1.0).max(1.0);
+            job_tokens(m, setup).map_or(0.0, |t| t / per_sample / epochs * sample_bytes)
+        })),
     }
 }

@@ -181,6 +181,9 @@ pub struct TrainingSetup {
     pub epochs: Option<f64>,
     /// Stored bytes per training sample (for the data path); defaults to 4 bytes per token.
     pub bytes_per_sample: Option<f64>,
+    /// Size of the dataset on storage, bytes (sets the minimum storage capacity). Default: the
+    /// data one epoch reads (samples × bytes per sample).
+    pub dataset_bytes: Option<f64>,
 }
 
 impl Default for TrainingSetup {
@@ -203,6 +206,7 @@ impl Default for TrainingSetup {
             samples: None,
             epochs: None,
             bytes_per_sample: None,
+            dataset_bytes: None,
         }
     }
 }
@@ -255,6 +259,7 @@ impl TrainingSetup {
             ("samples", self.samples),
             ("epochs", self.epochs),
             ("bytes_per_sample", self.bytes_per_sample),
+            ("dataset_bytes", self.dataset_bytes),
         ] {
             if let Some(x) = v {
                 if !x.is_finite() || x <= 0.0 {

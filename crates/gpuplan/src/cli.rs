@@ -309,6 +309,10 @@ pub struct PlanArgs {
     /// Stored bytes per sample (data path).
     #[arg(long)]
     pub bytes_per_sample: Option<f64>,
+    /// Dataset size on storage, e.g. 30TB or 500GiB (sets the storage capacity; default: one
+    /// epoch's samples × bytes per sample).
+    #[arg(long)]
+    pub dataset_size: Option<String>,
     /// Sequences (or samples) per optimizer step.
     #[arg(long)]
     pub global_batch: Option<u64>,

@@ -499,3 +499,52 @@ fn unpriced_providers_pick_a_small_plan() {
         assert!(gpus <= 2.0, "{provider}: top plan uses {gpus} GPUs");
     }
 }
+
+/// Issue 8 item 3: the data path is a constraint. A ResNet-50 job reading 3 MB samples cannot be
+/// fed through one node's NIC at the GPUs' rate: the plan says it is input- or network-bound,
+/// the storage holds the 28 TiB dataset, and storage is either priced into the total or said to
+/// be left out.
+#[test]
+fn data_path_binds_and_storage_holds_the_dataset() {
+    let (code, v) = plan_json(&[
+        "-m",
+        "ResNet-50",
+        "--task",
+        "pretrain",
+        "--samples",
+        "1e7",
+        "--epochs",
+        "10",
+        "--bytes-per-sample",
+        "3000000",
+        "--provider",
+        "alibaba",
+        "--max-nodes",
+        "1",
+    ]);
+    assert_eq!(code, Some(0), "{v}");
+    for p in plans(&v) {
+        let t = &p["train"];
+        let bottleneck = t["step"]["bottleneck"].as_str().unwrap();
+        let read = t["data"]["read_bandwidth"].as_f64().unwrap();
+        let nic_gbit = p["instance"]["network_gbit"].as_f64().unwrap_or(10.0);
+        if read > nic_gbit * 1e9 / 8.0 * 1.01 {
+            panic!("plan reads {read} B/s through a {nic_gbit} Gbit/s NIC: {p}");
+        }
+        let st = &t["storage"];
+        if !st.is_null() {
+            let cap = st["capacity_gib"].as_f64().unwrap();
+            assert!(
+                cap >= 1e7 * 3e6 / (1u64 << 30) as f64,
+                "{cap} GiB < dataset"
+            );
+        }
+        let _ = bottleneck;
+    }
+    let top = &plans(&v)[0];
+    let b = top["train"]["step"]["bottleneck"].as_str().unwrap();
+    assert!(
+        ["network", "input", "host-cpu"].contains(&b),
+        "one node cannot read 3 MB images at the GPUs' rate: bottleneck {b}"
+    );
+}

@@ -208,7 +208,8 @@ pub fn evaluate(p: &Plan, req: &PlanRequest) -> Vec<Advice> {
         }
         if let Some(cores) = t.data.cpu_cores_for_decode {
             let have = i.vcpu.map(|v| v as f64 * p.nodes as f64);
-            let short = have.is_some_and(|h| h < cores);
+            // Short when the CPUs capped the plan (its rate is then exactly what they decode).
+            let short = have.is_some_and(|h| h < cores) || t.step.bottleneck == "host-cpu";
             out.push(a(
                 "image-decode-cores",
                 if short { Severity::Critical } else { Severity::Info },
@@ -218,7 +219,7 @@ pub fn evaluate(p: &Plan, req: &PlanRequest) -> Vec<Advice> {
                     cores.ceil(),
                     req.tunables.image_decode_per_core,
                     match have {
-                        Some(h) if h < cores => format!("; this plan has {h:.0} vCPUs: too few, the GPUs will wait. Use GPU decoding (NVIDIA DALI) or a type with more vCPUs"),
+                        Some(h) if short => format!("; this plan has {h:.0} vCPUs: too few, the GPUs will wait. Use GPU decoding (NVIDIA DALI) or a type with more vCPUs"),
                         Some(h) => format!("; this plan has {h:.0} vCPUs"),
                         None => "; vCPU count not documented for this type".into(),
                     }

@@ -201,79 +201,106 @@ pub fn costs(
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct StorageChoice {
     pub class: StorageClass,
-    /// Capacity to buy so the class reaches the needed throughput and holds three checkpoints.
+    /// Capacity to buy: enough for the dataset and three checkpoints, and for the throughput.
     pub capacity_gib: f64,
     pub throughput_mbs: f64,
     pub needed_read_mbs: f64,
+    /// Whether the class reaches the needed read rate at this capacity (else the job is
+    /// input-bound at `throughput_mbs`).
+    pub reaches_need: bool,
     pub checkpoint_write_s: f64,
     pub monthly_cny: Option<f64>,
+    /// Storage cost for the job's duration (capacity × months), when the class is priced.
+    pub job_cny: Option<f64>,
     pub why: String,
 }
 
-/// The cheapest-to-provision storage class of the instance's provider that sustains the read
-/// rate: shared file/object storage when several nodes read, block storage allowed for one node.
+/// What the storage must hold and deliver.
+pub struct StorageNeed {
+    /// Read rate, bytes/s, summed over all nodes (already capped by what the NICs can carry).
+    pub read: f64,
+    pub checkpoint: Bytes,
+    pub dataset: Bytes,
+}
+
+/// One storage class sized for the need: the capacity that holds the dataset and three
+/// checkpoints and reaches the read rate, or the class's largest capacity when it cannot.
+fn size_class(s: &StorageClass, nodes: u64, need: &StorageNeed) -> Option<StorageChoice> {
+    let need_mbs = need.read / 1e6;
+    let ckpt_gib = need.checkpoint.gib();
+    let hold = need.dataset.gib() + 3.0 * ckpt_gib;
+    let for_tp = s.capacity_for_throughput(need_mbs.max(1.0));
+    let max = s.max_capacity_gib.unwrap_or(f64::INFINITY);
+    let capacity = for_tp
+        .unwrap_or(max)
+        .min(max)
+        .max(hold)
+        .max(s.min_capacity_gib.unwrap_or(0.0))
+        .ceil();
+    if !capacity.is_finite() || capacity > max {
+        return None;
+    }
+    let tp = s.throughput_mbs(capacity);
+    if !(tp.is_finite() && tp > 0.0) {
+        return None;
+    }
+    let monthly = s.price_cny_per_gib_month.map(|p| p * capacity);
+    Some(StorageChoice {
+        class: s.clone(),
+        capacity_gib: capacity,
+        throughput_mbs: tp,
+        needed_read_mbs: need_mbs,
+        reaches_need: tp >= need_mbs * 0.999,
+        checkpoint_write_s: need.checkpoint.0 / (tp * 1e6),
+        monthly_cny: monthly,
+        job_cny: None,
+        why: format!(
+            "{} reaches {:.0} MB/s at {:.0} GiB (needed: {} of reads{}; dataset {:.1} GiB + 3 checkpoints of {:.1} GiB)",
+            s.name,
+            tp,
+            capacity,
+            crate::units::Bandwidth(need.read),
+            if nodes > 1 { ", shared by all nodes" } else { "" },
+            need.dataset.gib(),
+            ckpt_gib
+        ),
+    })
+}
+
+/// The cheapest storage class of the instance's provider that holds the data and sustains the
+/// read rate: shared file/object storage when several nodes read, block storage allowed for one
+/// node. When no class reaches the rate, the fastest one (the job is then input-bound).
 pub fn choose_storage(
     cat: &Catalog,
     inst: &Instance,
     nodes: u64,
-    read: f64,
-    checkpoint: Bytes,
+    need: &StorageNeed,
 ) -> Option<StorageChoice> {
-    let need_mbs = read / 1e6;
-    let ckpt_gib = checkpoint.gib();
-    let mut best: Option<StorageChoice> = None;
-    for s in cat.storage.iter().filter(|s| s.provider == inst.provider) {
-        if nodes > 1 && !s.shared {
-            continue;
-        }
-        if s.kind == StorageKind::Object && need_mbs < 1.0 {
-            // Object storage is for datasets and cold copies; checkpoints want a file system.
-            continue;
-        }
-        let Some(c_tp) = s.capacity_for_throughput(need_mbs.max(1.0)) else {
-            continue;
-        };
-        let capacity = c_tp
-            .max(3.0 * ckpt_gib)
-            .max(s.min_capacity_gib.unwrap_or(0.0))
-            .ceil();
-        if s.max_capacity_gib.is_some_and(|m| capacity > m) {
-            continue;
-        }
-        let tp = s.throughput_mbs(capacity);
-        let monthly = s.price_cny_per_gib_month.map(|p| p * capacity);
-        let cand = StorageChoice {
-            class: s.clone(),
-            capacity_gib: capacity,
-            throughput_mbs: tp,
-            needed_read_mbs: need_mbs,
-            checkpoint_write_s: checkpoint.0 / (tp * 1e6),
-            monthly_cny: monthly,
-            why: format!(
-                "{} reaches {:.0} MB/s at {:.0} GiB (needed: {} of reads{}; 3 checkpoints of {:.1} GiB)",
-                s.name,
-                tp,
-                capacity,
-                crate::units::Bandwidth(read),
-                if nodes > 1 { ", shared by all nodes" } else { "" },
-                ckpt_gib
-            ),
-        };
-        // Prefer priced classes by monthly cost, then the smallest capacity, then faster writes.
-        let better = match &best {
-            None => true,
-            Some(b) => match (cand.monthly_cny, b.monthly_cny) {
-                (Some(x), Some(y)) => x < y,
-                (Some(_), None) => true,
-                (None, Some(_)) => false,
-                (None, None) => cand.checkpoint_write_s < b.checkpoint_write_s,
-            },
-        };
-        if better {
-            best = Some(cand);
-        }
-    }
-    best
+    let sized: Vec<StorageChoice> = cat
+        .storage
+        .iter()
+        .filter(|s| s.provider == inst.provider && (nodes == 1 || s.shared))
+        // Object storage is for datasets and cold copies; checkpoints want a file system.
+        .filter(|s| s.kind != StorageKind::Object || need.read >= 1e6)
+        .filter_map(|s| size_class(s, nodes, need))
+        .collect();
+    let cheaper = |a: &StorageChoice, b: &StorageChoice| match (a.monthly_cny, b.monthly_cny) {
+        (Some(x), Some(y)) => x.total_cmp(&y),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => a.checkpoint_write_s.total_cmp(&b.checkpoint_write_s),
+    };
+    let reaching = sized
+        .iter()
+        .filter(|c| c.reaches_need)
+        .min_by(|a, b| cheaper(a, b));
+    reaching
+        .or_else(|| {
+            sized
+                .iter()
+                .max_by(|a, b| a.throughput_mbs.total_cmp(&b.throughput_mbs))
+        })
+        .cloned()
 }
 
 #[cfg(test)]

@@ -2,12 +2,14 @@
 //! PP, DP, ZeRO stage, recompute, micro-batch) that fits memory and is fastest; then time,
 //! cost under each billing mode, storage and the constraints.
 
-use super::money::{choose_storage, costs};
-use super::{instance_cluster, Binding, Plan, PlanRequest, TrainDetail};
+use super::money::{choose_storage, costs, StorageChoice, StorageNeed, HOURS_PER_MONTH};
+use super::{instance_cluster, BillingCost, Binding, Plan, PlanRequest, TrainDetail};
 use crate::catalog::{Catalog, Instance};
+use crate::constants::Tunables;
 use crate::error::CoreError;
 use crate::hardware::{ClusterSpec, GpuSpec};
 use crate::model::Architecture;
+use crate::train::DataPath;
 use crate::train::{
     data_path, job_tokens, training_memory, training_step, StepTime, TrainingMemory,
 };
@@ -35,6 +37,107 @@ fn node_counts(max: u64) -> Vec<u64> {
         v.push(n);
     }
     v
+}
+
+/// Write rate assumed for checkpoints when the provider has no storage class in the catalog
+/// (bytes/s): 100 MB/s, a single cloud disk's order of magnitude.
+const FALLBACK_WRITE_BYTES_PER_S: f64 = 100e6;
+
+/// Scale a step's throughput by `ratio` (< 1) because something outside the GPUs binds.
+fn cap_step(step: &mut StepTime, ratio: f64, bottleneck: &'static str) {
+    step.tokens_per_second *= ratio;
+    step.tokens_per_second_per_gpu *= ratio;
+    step.mfu *= ratio;
+    step.hfu *= ratio;
+    step.step = step.step / ratio;
+    step.bottleneck = bottleneck;
+}
+
+/// The input path as a constraint: host decode (image models), the nodes' network and the
+/// storage class's throughput each cap the samples per second; the storage is sized for the
+/// dataset. Returns the storage chosen; caps `step` and says why in `caveats`.
+fn input_limits(
+    req: &PlanRequest,
+    cat: &Catalog,
+    inst: &Instance,
+    nodes: u64,
+    data: &DataPath,
+    step: &mut StepTime,
+    caveats: &mut Vec<String>,
+) -> Option<StorageChoice> {
+    let unit = if req.model.transformer().is_some() {
+        "tokens/s"
+    } else {
+        "samples/s"
+    };
+    // `data` was computed for the uncapped throughput.
+    let uncapped = step.tokens_per_second.max(f64::MIN_POSITIVE);
+    if let Some(cap) = decode_cap(req, inst, nodes) {
+        if cap < step.tokens_per_second {
+            caveats.push(format!(
+                "host CPUs cap the input pipeline at {:.0} samples/s ({} vCPU × {} nodes × {} img/s/core) below the GPUs' {:.0}: decode on GPU (DALI) or pick more vCPUs",
+                cap,
+                inst.vcpu.unwrap_or(0),
+                nodes,
+                req.tunables.image_decode_per_core,
+                step.tokens_per_second
+            ));
+            cap_step(step, cap / step.tokens_per_second, "host-cpu");
+        }
+    }
+    // Read rate after the host cap, in bytes/s over all nodes.
+    let demand = data.read_bandwidth.0 * (step.tokens_per_second / uncapped);
+    let nic = inst.network_gbit.unwrap_or(ASSUMED_NIC_GBIT) * 1e9 / 8.0 * nodes as f64;
+    let need = StorageNeed {
+        read: demand.min(nic),
+        checkpoint: data.checkpoint_size,
+        dataset: data.dataset_size,
+    };
+    let storage = choose_storage(cat, inst, nodes, &need);
+    let storage_bps = storage
+        .as_ref()
+        .map_or(f64::INFINITY, |s| s.throughput_mbs * 1e6);
+    let supply = nic.min(storage_bps);
+    if demand > supply * 1.001 && demand > 0.0 {
+        let (what, limit) = if storage_bps < nic {
+            ("input", "the storage class")
+        } else {
+            ("network", "the nodes' network")
+        };
+        caveats.push(format!(
+            "{limit} delivers {} of the {} the GPUs could read: input-bound at {:.0} {unit}",
+            crate::units::Bandwidth(supply),
+            crate::units::Bandwidth(demand),
+            step.tokens_per_second * supply / demand
+        ));
+        cap_step(step, supply / demand, what);
+    }
+    storage
+}
+
+/// Network bandwidth assumed when a type's is not documented, Gbit/s (as in `instance_cluster`).
+const ASSUMED_NIC_GBIT: f64 = 10.0;
+
+/// Hours the job stalls writing checkpoints: one every `checkpoint_interval_hours`, each
+/// stalling for its write time × `checkpoint_stall_fraction`.
+fn checkpoint_stall_hours(compute_hours: f64, write_s: f64, tun: &Tunables) -> f64 {
+    let n = (compute_hours / tun.checkpoint_interval_hours).floor();
+    n * write_s * tun.checkpoint_stall_fraction / 3600.0
+}
+
+/// Add the storage rented for the job's duration to every billing mode's total.
+fn add_storage_cost(
+    s: &mut StorageChoice,
+    costs_v: &mut [BillingCost],
+    chosen: &mut Option<BillingCost>,
+) {
+    let Some(monthly) = s.monthly_cny else {
+        return;
+    };
+    for c in costs_v.iter_mut().chain(chosen.iter_mut()) {
+        c.cny += monthly * c.hours / HOURS_PER_MONTH;
+    }
+    s.job_cny = chosen.as_ref().map(|c| monthly * c.hours / HOURS_PER_MONTH);
 }
 
 /// Search one cluster. Returns the fastest fitting configuration, or the smallest shortfall.
@@ -250,49 +353,34 @@ pub fn search(
             if req.model.transformer().is_none() {
                 caveats.push("throughput uses the transformer-calibrated efficiency; convolutional networks usually reach less (memory-bound layers, input pipeline)".into());
             }
-            // What the GPUs demand from the input pipeline (before any host cap).
+            // What the GPUs demand from the input pipeline (before any cap).
             let data = data_path(&req.model, &best.setup, &step, &req.tunables);
-            // Image models: the host CPUs cap the samples per second.
-            if let Some(cap) = decode_cap(req, inst, nodes) {
-                if cap < step.tokens_per_second {
-                    caveats.push(format!(
-                        "host CPUs cap the input pipeline at {:.0} samples/s ({} vCPU × {} nodes × {} img/s/core) below the GPUs' {:.0}: decode on GPU (DALI) or pick more vCPUs",
-                        cap,
-                        inst.vcpu.unwrap_or(0),
-                        nodes,
-                        req.tunables.image_decode_per_core,
-                        step.tokens_per_second
-                    ));
-                    let ratio = cap / step.tokens_per_second;
-                    step.tokens_per_second = cap;
-                    step.tokens_per_second_per_gpu *= ratio;
-                    step.mfu *= ratio;
-                    step.hfu *= ratio;
-                    step.step = step.step / ratio;
-                    step.bottleneck = "host-cpu";
-                }
-            }
-            let hours = tokens / step.tokens_per_second / 3600.0 + req.tunables.startup_hours;
-            let storage = choose_storage(
-                cat,
-                inst,
-                nodes,
-                data.read_bandwidth.0,
-                data.checkpoint_size,
-            );
-            let write_bw = storage
+            let storage = input_limits(req, cat, inst, nodes, &data, &mut step, &mut caveats);
+            // What the pipeline then really reads, at the capped rate.
+            let data = data_path(&req.model, &best.setup, &step, &req.tunables);
+            let compute_hours = tokens / step.tokens_per_second / 3600.0;
+            let write_s = storage
                 .as_ref()
-                .map(|s| s.throughput_mbs * 1e6)
-                .unwrap_or(100e6);
-            let (costs_v, chosen, spot) = costs(
+                .map(|s| s.checkpoint_write_s)
+                .unwrap_or(data.checkpoint_size.0 / FALLBACK_WRITE_BYTES_PER_S);
+            let stall_h = checkpoint_stall_hours(compute_hours, write_s, &req.tunables);
+            let hours = compute_hours + stall_h + req.tunables.startup_hours;
+            let (mut costs_v, mut chosen, spot) = costs(
                 cat,
                 inst,
                 nodes,
                 hours,
                 c,
                 &req.tunables,
-                Some((data.checkpoint_size, write_bw)),
+                Some((
+                    data.checkpoint_size,
+                    data.checkpoint_size.0 / write_s.max(1e-9),
+                )),
             );
+            let storage = storage.map(|mut s| {
+                add_storage_cost(&mut s, &mut costs_v, &mut chosen);
+                s
+            });
             if let Some(d) = c.deadline_hours {
                 if hours > d {
                     if fastest_over_deadline

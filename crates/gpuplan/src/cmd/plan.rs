@@ -52,6 +52,40 @@ fn parse_hours(s: &str) -> Result<f64> {
     Ok(v * mult)
 }
 
+/// A size with an optional unit: `30TB`, `500GiB`, `1.5e12` (bytes). Decimal units are powers of
+/// 1000 (as storage is sold), binary units (KiB…PiB) powers of 1024.
+fn parse_size(s: &str) -> Result<f64> {
+    let t = s.trim().to_lowercase();
+    let units: [(&str, f64); 11] = [
+        ("pib", 1024f64.powi(5)),
+        ("tib", 1024f64.powi(4)),
+        ("gib", 1024f64.powi(3)),
+        ("mib", 1024f64.powi(2)),
+        ("kib", 1024.0),
+        ("pb", 1e15),
+        ("tb", 1e12),
+        ("gb", 1e9),
+        ("mb", 1e6),
+        ("kb", 1e3),
+        ("b", 1.0),
+    ];
+    let (num, mult) = units
+        .iter()
+        .find_map(|(u, m)| t.strip_suffix(u).map(|n| (n, *m)))
+        .unwrap_or((t.as_str(), 1.0));
+    let v: f64 = num.trim().parse().with_context(|| {
+        format!("--dataset-size `{s}`: expected a size such as 30TB, 500GiB or 1.5e12 (bytes)")
+    })?;
+    let bytes = v * mult;
+    if !(bytes.is_finite() && bytes > 0.0 && bytes <= MAX_DATASET_BYTES) {
+        anyhow::bail!("--dataset-size `{s}`: must be a positive size up to 1 EB");
+    }
+    Ok(bytes)
+}
+
+/// Largest dataset accepted (1 EB): beyond any storage class sold.
+const MAX_DATASET_BYTES: f64 = 1e18;
+
 fn build_request(a: &PlanArgs) -> Result<PlanRequest> {
     let j = &a.job;
     let file = read_workload(j)?;
@@ -170,6 +204,9 @@ fn build_request(a: &PlanArgs) -> Result<PlanRequest> {
         apply_training_flags(&mut t, j)?;
         if a.bytes_per_sample.is_some() {
             t.bytes_per_sample = a.bytes_per_sample;
+        }
+        if let Some(d) = &a.dataset_size {
+            t.dataset_bytes = Some(parse_size(d)?);
         }
         Job::Train {
             setup: t,
@@ -661,6 +698,9 @@ fn report(
             &rows,
         ));
     }
+    if let Some(st) = p.train.as_ref().and_then(|x| x.storage.as_ref()) {
+        out.push_str(&storage_line(st, &t));
+    }
     out.push_str(&format!("{}\n", t.s("advice", "建议")));
     for adv in &p.advice {
         let mark = match adv.severity {
@@ -827,4 +867,20 @@ fn comm_difference(a: &Plan, b: &Plan, t: &T) -> Option<String> {
             )
         }
     })
+}
+
+/// The storage rented with the plan and whether its cost is in the totals.
+fn storage_line(st: &gpuplan_core::plan::money::StorageChoice, t: &T) -> String {
+    let name = &st.class.name;
+    let cap = st.capacity_gib;
+    match (st.job_cny, t.zh) {
+        (Some(c), false) => format!(
+            "storage: {name}, {cap:.0} GiB: ¥{c:.0} for the job, included in the totals above\n"
+        ),
+        (Some(c), true) => format!("存储：{name}，{cap:.0} GiB：本任务 ¥{c:.0}，已计入上方总价\n"),
+        (None, false) => format!(
+            "storage: {name}, {cap:.0} GiB: no price known, NOT included in the totals above\n"
+        ),
+        (None, true) => format!("存储：{name}，{cap:.0} GiB：无已知价格，未计入上方总价\n"),
+    }
 }
