@@ -548,3 +548,48 @@ fn data_path_binds_and_storage_holds_the_dataset() {
         "one node cannot read 3 MB images at the GPUs' rate: bottleneck {b}"
     );
 }
+
+/// Issue 8 item 8: a communication-bound or low-MFU top plan says what would change it, with a
+/// gain of at least 10% that the numbers in the hint bear out.
+#[test]
+fn poor_top_plan_gets_hints_with_gains() {
+    let (code, v) = plan_json(&[
+        "-m",
+        "Llama-3.1-8B",
+        "--task",
+        "full",
+        "--tokens",
+        "1e9",
+        "--optimize",
+        "time",
+    ]);
+    assert_eq!(code, Some(0), "{v}");
+    let top = &plans(&v)[0];
+    let step = &top["train"]["step"];
+    let poor = step["bottleneck"]
+        .as_str()
+        .unwrap()
+        .ends_with("communication")
+        || step["mfu"].as_f64().unwrap() < 0.25;
+    let hint = top["advice"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["id"] == "poor-plan-hints");
+    if !poor {
+        assert!(hint.is_none());
+        return;
+    }
+    let en = hint.expect("a poor top plan gets hints")["en"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // "(A h instead of B h)": A < 0.9 B.
+    for seg in en.split('(').skip(1) {
+        if let Some((a, rest)) = seg.split_once(" h instead of ") {
+            let b = rest.split(' ').next().unwrap();
+            let (a, b): (f64, f64) = (a.parse().unwrap(), b.parse().unwrap());
+            assert!(a <= 0.9 * b + 0.05, "{en}");
+        }
+    }
+}

@@ -123,6 +123,10 @@ pub const RULES: &[(&str, &str)] = &[
         "unverified-facts",
         "the plan rests on catalog facts marked likely or unverified",
     ),
+    (
+        "poor-plan-hints",
+        "a communication-bound or low-MFU top plan: what would change it, with the estimated gain",
+    ),
 ];
 
 fn pct(x: f64) -> String {
@@ -586,7 +590,7 @@ mod tests {
                 "docs/advice.md lacks rule {id}"
             );
         }
-        let src = include_str!("advice.rs");
+        let src = concat!(include_str!("advice.rs"), include_str!("hints.rs"));
         for (id, _) in RULES {
             // Each documented rule is emitted somewhere.
             assert!(

@@ -3,6 +3,7 @@
 //! computed facts. Pure: the catalog and the request come in, a [`PlanOutcome`] goes out.
 
 pub mod advice;
+pub mod hints;
 pub mod money;
 pub mod serve;
 pub mod train;
@@ -378,6 +379,11 @@ pub fn plan(req: &PlanRequest, cat: &Catalog) -> Result<PlanOutcome, CoreError> 
         p.advice = advice::evaluate(p, req);
     }
     advice::add_fallbacks(&mut plans);
+    if let Some(h) = hints::poor_plan_hint(&plans, req) {
+        if let Some(top) = plans.first_mut() {
+            top.advice.push(h);
+        }
+    }
     Ok(PlanOutcome {
         schema_version: PLAN_SCHEMA_VERSION,
         stats: SearchStats {
