@@ -331,6 +331,13 @@ pub struct PlanArgs {
     /// Serving: time per output token target in seconds (e.g. 0.06).
     #[arg(long)]
     pub tpot: Option<f64>,
+    /// Serving: fewest replicas, for availability [default: 2].
+    #[arg(long)]
+    pub min_replicas: Option<u64>,
+    /// Serving: the peak load as a multiple of --rate/--concurrency that replicas must carry
+    /// [default: 1.25].
+    #[arg(long)]
+    pub peak_factor: Option<f64>,
     /// Serving: weight formats to consider (comma list of bf16, fp8, int8, int4); default all.
     #[arg(long)]
     pub weights: Option<String>,

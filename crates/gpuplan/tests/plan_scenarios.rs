@@ -593,3 +593,78 @@ fn poor_top_plan_gets_hints_with_gains() {
         }
     }
 }
+
+/// Issue 8 item 7: serving that runs in production — at least two replicas unless the user says
+/// otherwise, headroom for peaks, autoscaling advice; BERT/Whisper are not offered int4.
+#[test]
+fn serving_plans_have_replicas_headroom_and_no_int4_for_encoders() {
+    let (code, v) = plan_json(&[
+        "-m",
+        "Qwen2.5-7B",
+        "--task",
+        "inference",
+        "--rate",
+        "0.1",
+        "--top",
+        "50",
+    ]);
+    assert_eq!(code, Some(0), "{v}");
+    for p in plans(&v) {
+        let s = &p["serve"];
+        assert!(s["replicas"].as_u64().unwrap() >= 2, "{s}");
+        assert!(p["advice"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["id"] == "autoscaling"));
+    }
+    let (_, one) = plan_json(&[
+        "-m",
+        "Qwen2.5-7B",
+        "--task",
+        "inference",
+        "--rate",
+        "0.1",
+        "--min-replicas",
+        "1",
+    ]);
+    assert_eq!(plans(&one)[0]["serve"]["replicas"], 1);
+    // Peak headroom: 1.25× by default, more with --peak-factor.
+    let (_, peak) = plan_json(&[
+        "-m",
+        "Qwen2.5-7B",
+        "--task",
+        "inference",
+        "--rate",
+        "40",
+        "--peak-factor",
+        "3",
+    ]);
+    let s = &plans(&peak)[0]["serve"];
+    let per = s["requests_per_second_per_replica"].as_f64().unwrap();
+    assert!(
+        s["replicas"].as_u64().unwrap() as f64 * per >= 40.0 * 3.0 * 0.999,
+        "{s}"
+    );
+    for model in ["BERT-base-uncased", "Whisper-large-v3"] {
+        let (code, v) = plan_json(&[
+            "-m",
+            model,
+            "--task",
+            "inference",
+            "--rate",
+            "20",
+            "--input-tokens",
+            "128",
+            "--output-tokens",
+            "16",
+            "--top",
+            "200",
+        ]);
+        assert_eq!(code, Some(0), "{model}: {v}");
+        for p in plans(&v) {
+            let w = p["serve"]["weights"].to_string();
+            assert!(!w.contains("int4"), "{model} offered {w}");
+        }
+    }
+}

@@ -124,6 +124,10 @@ pub const RULES: &[(&str, &str)] = &[
         "the plan rests on catalog facts marked likely or unverified",
     ),
     (
+        "autoscaling",
+        "serving replicas: load, peak headroom, availability floor, what to autoscale on",
+    ),
+    (
         "poor-plan-hints",
         "a communication-bound or low-MFU top plan: what would change it, with the estimated gain",
     ),
@@ -131,6 +135,28 @@ pub const RULES: &[(&str, &str)] = &[
 
 fn pct(x: f64) -> String {
     format!("{:.0}%", x * 100.0)
+}
+
+/// Replicas to run and how to scale them.
+fn autoscaling(s: &super::ServeDetail, job: &super::ServeJob) -> Advice {
+    let floor = s.replicas_for_rate.max(job.min_replicas.max(1));
+    let single = job.min_replicas <= 1;
+    a(
+        "autoscaling",
+        if single { Severity::Warn } else { Severity::Info },
+        format!(
+            "Replicas: the stated load needs {} (at {:.2} req/s each); the plan runs {} ({:.2}× peak headroom, at least {} for availability{}). {}: scale on queue length (vLLM `vllm:num_requests_waiting` > 0 for 1–2 min) or KV-cache use (`vllm:gpu_cache_usage_perc` > 0.8), not on GPU utilisation, which continuous batching keeps high. New replicas need minutes to load weights: keep the floor warm.",
+            s.replicas_for_rate, s.requests_per_second_per_replica, s.replicas, job.peak_factor, job.min_replicas,
+            if single { "; one replica is a single point of failure: a node failure or an upgrade takes the service down" } else { "" },
+            if s.replicas > floor { format!("Autoscale between {floor} and {}", s.replicas) } else { format!("Keep {floor} running and autoscale above it for larger peaks") },
+        ),
+        format!(
+            "副本数：按给定负载需要 {} 个（每个约 {:.2} 请求/秒）；本方案运行 {} 个（峰值余量 {:.2} 倍，为可用性至少 {} 个{}）。{}：按排队长度（vLLM `vllm:num_requests_waiting` 持续 1–2 分钟 > 0）或 KV 缓存占用（`vllm:gpu_cache_usage_perc` > 0.8）扩容，不要按 GPU 利用率（连续批处理下它总是很高）。新副本加载权重需要数分钟：保持最低副本常驻。",
+            s.replicas_for_rate, s.requests_per_second_per_replica, s.replicas, job.peak_factor, job.min_replicas,
+            if single { "；单副本是单点故障，节点故障或升级会导致服务中断" } else { "" },
+            if s.replicas > floor { format!("自动扩缩容区间 {floor}–{}", s.replicas) } else { format!("常驻 {floor} 个，更大的峰值再向上扩容") },
+        ),
+    )
 }
 
 pub fn evaluate(p: &Plan, req: &PlanRequest) -> Vec<Advice> {
@@ -280,6 +306,7 @@ pub fn evaluate(p: &Plan, req: &PlanRequest) -> Vec<Advice> {
     }
     if let Some(s) = &p.serve {
         if let Job::Serve(job) = &req.job {
+            out.push(autoscaling(s, job));
             if job.public_generative
                 && req
                     .model

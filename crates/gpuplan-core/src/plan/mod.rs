@@ -143,7 +143,19 @@ pub struct ServeJob {
     pub gpu_memory_utilization: f64,
     /// Whether the service is public and generative (for the filing-duty advice).
     pub public_generative: bool,
+    /// Fewest replicas, for availability: one replica is a single point of failure (a node
+    /// failure or a rolling upgrade takes the service down). Default 2.
+    pub min_replicas: u64,
+    /// Peak rate as a multiple of `rate_rps` (or `concurrency`) that the replicas must carry.
+    /// Default 1.25: capacity for 25% over the stated rate, the headroom of an autoscaler that
+    /// targets 80% utilisation.
+    pub peak_factor: f64,
 }
+
+/// Default fewest serving replicas (availability).
+pub const DEFAULT_MIN_REPLICAS: u64 = 2;
+/// Default peak factor: replicas sized for 1.25× the stated rate (80% target utilisation).
+pub const DEFAULT_PEAK_FACTOR: f64 = 1.25;
 
 impl Default for ServeJob {
     fn default() -> Self {
@@ -158,6 +170,8 @@ impl Default for ServeJob {
             tpot_s: None,
             gpu_memory_utilization: 0.9,
             public_generative: true,
+            min_replicas: DEFAULT_MIN_REPLICAS,
+            peak_factor: DEFAULT_PEAK_FACTOR,
         }
     }
 }
@@ -239,6 +253,9 @@ pub struct ServeDetail {
     pub memory: ServingMemory,
     pub latency: Latency,
     pub requests_per_second_per_replica: f64,
+    /// Replicas the stated rate needs without the peak headroom and the availability floor: the
+    /// autoscaler's floor when `min_replicas` allows.
+    pub replicas_for_rate: u64,
     pub cost_per_million_tokens: Option<f64>,
     pub cost_per_1k_requests: Option<f64>,
 }

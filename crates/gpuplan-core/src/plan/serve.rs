@@ -15,17 +15,40 @@ use crate::workload::{InferenceSetup, WeightFormat};
 /// vLLM's default `max_num_seqs`.
 pub const MAX_NUM_SEQS: u64 = 256;
 
-fn formats(job: &ServeJob, gpu: &GpuSpec) -> Vec<WeightFormat> {
+/// Weight formats to try. Weight-only int4 (GPTQ/AWQ) is a decoder-LLM technique: encoders
+/// (BERT), speech and encoder-decoder models (Whisper, T5) and CNNs are offered bf16, FP8 where the
+/// chip has it, and int8, unless the user asks for int4 with `--weights`.
+fn formats(job: &ServeJob, gpu: &GpuSpec, model: &crate::model::ModelSpec) -> Vec<WeightFormat> {
     if !job.weights.is_empty() {
         return job.weights.clone();
     }
+    let llm = model
+        .transformer()
+        .is_some_and(|t| t.structure == Structure::DecoderOnly);
     let mut v = vec![WeightFormat::Bf16];
     if gpu.peak(ComputeDtype::Fp8).is_some() {
         v.push(WeightFormat::Fp8);
     }
     v.push(WeightFormat::Int8);
-    v.push(WeightFormat::Int4 { group: 128 });
+    if llm {
+        v.push(WeightFormat::Int4 { group: 128 });
+    }
     v
+}
+
+/// Replicas for the rate (without headroom) and for the plan (peak headroom and availability).
+fn replica_counts(job: &ServeJob, rps_per_replica: f64, batch: u64) -> (u64, u64) {
+    let for_load = |factor: f64| -> u64 {
+        let need = match (job.rate_rps, job.concurrency) {
+            (Some(r), _) => r * factor / rps_per_replica,
+            (None, Some(k)) => (k as f64 * factor / batch.max(1) as f64).ceil(),
+            (None, None) => 1.0,
+        };
+        // Bounded: the caller rejects more replicas than the node limit allows.
+        need.ceil().clamp(1.0, u32::MAX as f64) as u64
+    };
+    let base = for_load(1.0);
+    (base, for_load(job.peak_factor).max(job.min_replicas.max(1)))
 }
 
 struct Sized {
@@ -179,7 +202,7 @@ pub fn search(
     let mut over_budget: Option<(String, f64)> = None;
     for (inst, gpu) in cands {
         let per_node = inst.gpu_count.round() as u64;
-        for fmt in formats(job, gpu) {
+        for fmt in formats(job, gpu, &req.model) {
             let tps: Vec<u64> = if decoder {
                 [1, 2, 4, 8]
                     .into_iter()
@@ -241,11 +264,7 @@ pub fn search(
                 }
             }
             let Some(s) = chosen else { continue };
-            let replicas = match (job.rate_rps, job.concurrency) {
-                (Some(r), _) => (r / s.rps).ceil().max(1.0) as u64,
-                (None, Some(k)) => k.div_ceil(s.batch).max(1),
-                (None, None) => 1,
-            };
+            let (replicas_for_rate, replicas) = replica_counts(job, s.rps, s.batch);
             let replicas_per_node = (per_node / s.tp).max(1);
             let nodes = replicas.div_ceil(replicas_per_node);
             if nodes > c.max_nodes.max(1) * 8 {
@@ -292,6 +311,7 @@ pub fn search(
                     memory: s.memory,
                     latency: s.latency,
                     requests_per_second_per_replica: s.rps,
+                    replicas_for_rate,
                     cost_per_million_tokens: per_m,
                     cost_per_1k_requests: per_k_req,
                 }),

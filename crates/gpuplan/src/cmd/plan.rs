@@ -83,6 +83,9 @@ fn parse_size(s: &str) -> Result<f64> {
     Ok(bytes)
 }
 
+/// Most serving replicas accepted as a floor.
+const MAX_REPLICAS: u64 = 10_000;
+
 /// Largest dataset accepted (1 EB): beyond any storage class sold.
 const MAX_DATASET_BYTES: f64 = 1e18;
 
@@ -182,6 +185,24 @@ fn build_request(a: &PlanArgs) -> Result<PlanRequest> {
         }
         if let Some(x) = a.tpot {
             s.tpot_s = Some(x);
+        }
+        if let Some(x) = a.min_replicas {
+            s.min_replicas = x;
+        }
+        if let Some(x) = a.peak_factor {
+            s.peak_factor = x;
+        }
+        if !(1..=MAX_REPLICAS).contains(&s.min_replicas) {
+            anyhow::bail!(
+                "min_replicas {}: give 1 to {MAX_REPLICAS} (--min-replicas or [serve] min_replicas)",
+                s.min_replicas
+            );
+        }
+        if !(s.peak_factor.is_finite() && (1.0..=100.0).contains(&s.peak_factor)) {
+            anyhow::bail!(
+                "peak_factor {}: give a multiple of the stated load from 1 to 100, e.g. 1.5 (--peak-factor or [serve] peak_factor)",
+                s.peak_factor
+            );
         }
         if let Some(w) = &a.weights {
             s.weights = w
