@@ -43,7 +43,11 @@ impl Default for HardwareInput {
 
 impl HardwareInput {
     pub fn cluster(&self) -> Result<ClusterSpec, CoreError> {
-        let gpu = find_gpu(&self.gpu)?;
+        self.cluster_on(find_gpu(&self.gpu)?)
+    }
+
+    /// The cluster on a given accelerator (e.g. one from a user catalog).
+    pub fn cluster_on(&self, gpu: &crate::hardware::GpuSpec) -> Result<ClusterSpec, CoreError> {
         if !(self.inter_gbit.is_finite() && self.inter_gbit > 0.0) {
             return Err(CoreError::invalid(
                 "hardware.inter_gbit",

@@ -41,9 +41,9 @@ pub enum Command {
     Estimate(Box<EstimateArgs>),
     /// Run the published validation cases and report the error of each.
     Accuracy {
-        /// Folder of case files.
-        #[arg(long, default_value = "cases")]
-        cases: PathBuf,
+        /// Folder of case files [default: the cases built into the binary].
+        #[arg(long)]
+        cases: Option<PathBuf>,
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
     },

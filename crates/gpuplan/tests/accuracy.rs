@@ -63,3 +63,23 @@ fn docs_accuracy_md_is_generated_from_the_cases() {
     let have = std::fs::read_to_string(root().join("docs/accuracy.md")).unwrap_or_default();
     assert!(have == want, "docs/accuracy.md is stale: run `cargo run --release -- accuracy --format markdown > docs/accuracy.md`");
 }
+
+/// Issue 8 item 10: `gpuplan accuracy` works outside the repository (the cases are embedded).
+#[test]
+fn accuracy_runs_outside_the_repository() {
+    let dir = std::env::temp_dir().join(format!("gpuplan-acc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_gpuplan"))
+        .args(["accuracy", "--format", "markdown"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let have = std::fs::read_to_string(root().join("docs/accuracy.md")).unwrap_or_default();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), have);
+}

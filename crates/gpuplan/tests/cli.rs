@@ -236,3 +236,49 @@ fn estimate_on_a_catalog_instance() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("gn8is"));
 }
+
+/// Issue 8 item 10: `estimate --gpu` sees accelerators defined in a `--catalog` file.
+#[test]
+fn estimate_gpu_from_a_user_catalog() {
+    let cat = tmp(
+        "gpu-cat.toml",
+        r#"
+[[gpu]]
+id = "my-card-48g"
+name = "My Card 48GB"
+vendor = "nvidia"
+memory_gib = 48
+memory_bandwidth_gbs = 864
+tflops = { fp16 = 181, bf16 = 181 }
+intra_link = "pcie4"
+intra_link_gbs = 32
+stack = "cuda"
+source = "test fixture"
+as_of = "2026-12"
+confidence = "unverified"
+"#,
+    );
+    let o = gpuplan(&[
+        "--catalog",
+        cat.to_str().unwrap(),
+        "estimate",
+        "-m",
+        "Qwen2.5-7B",
+        "--task",
+        "lora",
+        "--gpu",
+        "my-card-48g",
+        "--tokens",
+        "1e7",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        matches!(o.status.code(), Some(0) | Some(3)),
+        "exit {:?}: {err}",
+        o.status.code()
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("My Card"),
+        "{err}"
+    );
+}

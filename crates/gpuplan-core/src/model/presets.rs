@@ -146,6 +146,13 @@ fn normalise(s: &str) -> String {
 /// Find a preset by name, case-insensitively; `-hf`, `-instruct` and an `org/` prefix are ignored.
 pub fn find_preset(name: &str) -> Result<&'static Preset, CoreError> {
     let all = presets()?;
+    // An exact (normalised) name first: some preset names contain a slash (ViT-L/16).
+    if let Some(p) = all
+        .iter()
+        .find(|p| normalise(&p.model.name) == normalise(name))
+    {
+        return Ok(p);
+    }
     let mut key = normalise(name);
     if let Some((_, tail)) = key.rsplit_once('/') {
         key = tail.to_string();
@@ -162,4 +169,22 @@ pub fn find_preset(name: &str) -> Result<&'static Preset, CoreError> {
             name: name.to_string(),
             suggestions: close_names(name, all.iter().map(|p| p.model.name.as_str())),
         })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_preset_is_found_by_its_own_name() {
+        for p in super::presets().expect("presets") {
+            let found = super::find_preset(&p.model.name).expect("found");
+            assert_eq!(found.model.name, p.model.name);
+        }
+        // An org prefix is still ignored.
+        assert_eq!(
+            super::find_preset("meta-llama/Llama-3.1-8B")
+                .map(|p| p.model.name.clone())
+                .ok(),
+            Some("Llama-3.1-8B".to_string())
+        );
+    }
 }

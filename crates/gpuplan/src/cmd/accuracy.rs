@@ -7,6 +7,19 @@ use anyhow::{Context, Result};
 use gpuplan_core::validation::{evaluate, parse_case, CaseOutcome};
 use std::path::Path;
 
+include!(concat!(env!("OUT_DIR"), "/cases.rs"));
+
+/// The cases built into the binary, evaluated.
+pub fn embedded_outcomes() -> Result<Vec<CaseOutcome>> {
+    EMBEDDED_CASES
+        .iter()
+        .map(|(name, text)| {
+            let case = parse_case(&format!("cases/{name}"), text)?;
+            evaluate(&case).with_context(|| format!("case cases/{name}"))
+        })
+        .collect()
+}
+
 pub fn load_outcomes(dir: &Path) -> Result<Vec<CaseOutcome>> {
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .with_context(|| format!("cannot read the cases folder {}", dir.display()))?
@@ -37,8 +50,11 @@ fn band(o: &CaseOutcome) -> String {
     format!("{:+.0}%…{:+.0}%", o.band.0 * 100.0, o.band.1 * 100.0)
 }
 
-pub fn run(dir: &Path, format: Format) -> Result<u8> {
-    let out = load_outcomes(dir)?;
+pub fn run(dir: Option<&Path>, format: Format) -> Result<u8> {
+    let out = match dir {
+        Some(d) => load_outcomes(d)?,
+        None => embedded_outcomes()?,
+    };
     if format == Format::Json {
         outln!(
             "{}",

@@ -154,7 +154,21 @@ pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
             }
             c
         }
-        None => r.hardware.cluster()?,
+        None => match r.hardware.cluster() {
+            Ok(c) => c,
+            // Not a built-in accelerator: one from a user catalog or --catalog FILE.
+            Err(e) => {
+                let cat = super::load_catalog(opts)?;
+                match cat
+                    .gpus
+                    .iter()
+                    .find(|g| g.id.eq_ignore_ascii_case(&r.hardware.gpu))
+                {
+                    Some(g) => r.hardware.cluster_on(g)?,
+                    None => return Err(e.into()),
+                }
+            }
+        },
     };
     match r.kind {
         JobKind::Training => {

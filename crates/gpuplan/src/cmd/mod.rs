@@ -21,7 +21,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Catalog { action } => catalog::run(action, &opts),
         Command::Plan(args) => plan::run(*args, &opts),
         Command::Estimate(args) => estimate::run(*args, &opts),
-        Command::Accuracy { cases, format } => accuracy::run(&cases, format),
+        Command::Accuracy { cases, format } => accuracy::run(cases.as_deref(), format),
     }
 }
 
