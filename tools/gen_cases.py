@@ -259,8 +259,6 @@ def main(path):
                                       "modelled (only ring bandwidth and α per hop); the paper measures the collapse.",
         "megatron-175b-zero3-1536gpu": "FIXME: ZeRO-3 collapse at 1536 ranks and micro-batch 1 (44 TFLOP/s measured) is not "
                                        "reproduced: the bandwidth model hides the gathers behind compute.",
-        "ft-13b-a100-40g-tp2-prefill": "FIXME: FasterTransformer's TP=2 prefill overheads beyond the all-reduce volume "
-                                       "(kernel launches, synchronisation) are not modelled.",
         "torchtune-llama31-70b-full-8xa100": "FIXME: with parameter + optimizer offload the GPU peak depends on FSDP "
                                              "prefetch and pinned staging buffers, which are not modelled.",
         "torchtune-llama31-8b-full-a6000": "FIXME: the 8-bit optimizer's paging and torch.compile's activation "
@@ -268,9 +266,9 @@ def main(path):
         "torchtune-llama31-8b-lora-4090": "FIXME: over by ~2.3 GiB; torch.compile of the chunked loss likely avoids keeping "
                                           "the whole bf16 logits (1.5 GiB here) and fuses the recompute working set.",
         "torchtune-llama31-8b-qlora-4090": "FIXME: same as the LoRA row (logits and recompute working set under torch.compile).",
-        "trtllm061-llama7b-h100-fp8-128-128": "FIXME: decode at batch 768 is modelled as one compute-bound GEMM pass; "
-                                              "TRT-LLM's FP8 per-step overheads (attention over 768 sequences, sampling) are not.",
-        "trtllm061-llama70b-h100-fp8-tp2-128-128": "FIXME: as the 7B FP8 row, plus TP all-reduces at batch 1024.",
+        "trtllm061-llama7b-h100-fp8-128-128": "FIXME: with the FP8 derating (fp8_efficiency_ratio) still ~30% over: decode at "
+                                              "batch 768 is modelled as one compute-bound GEMM pass; TRT-LLM's per-step "
+                                              "overheads (attention over 768 sequences, sampling) are not.",
         "trtllm061-llama7b-a100-fp16-128-128": "FIXME: large-batch decode overheads (see the FP8 rows); 22% over.",
     }
     overlap = ("FIXME: with the per-node NIC shared by the TP ranks' DP rings, the assumed layout (TP + ZeRO-1, "

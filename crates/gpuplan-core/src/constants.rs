@@ -76,6 +76,10 @@ pub struct Tunables {
     /// `torch.save`/DeepSpeed `save_checkpoint`); asynchronous checkpointing (torch.distributed.
     /// checkpoint async_save, Megatron `--async-save`) hides most of it: set lower.
     pub checkpoint_stall_fraction: f64,
+    /// Fixed cost of one prefill step in a serving engine, seconds: scheduling, sampling and
+    /// kernel launches without CUDA graphs (vLLM captures graphs for decode only). Assumption:
+    /// 3 ms, the order of vLLM's per-step CPU time; not fitted to any case.
+    pub engine_prefill_overhead_s: f64,
 }
 
 impl Default for Tunables {
@@ -101,6 +105,7 @@ impl Default for Tunables {
             image_decode_per_core: 150.0,
             checkpoint_interval_hours: 1.0,
             checkpoint_stall_fraction: 1.0,
+            engine_prefill_overhead_s: 0.003,
         }
     }
 }

@@ -206,6 +206,48 @@ fn compute_dtype(format: WeightFormat) -> ComputeDtype {
     }
 }
 
+/// Expected distinct routed experts one MoE layer reads for `tokens` tokens routed top-k of E
+/// uniformly: E·(1 − (1 − k/E)^tokens). At a few dozen tokens nearly every expert is read.
+pub fn experts_touched(experts: u64, top_k: u64, tokens: f64) -> f64 {
+    let e = experts.max(1) as f64;
+    let k = (top_k as f64).min(e);
+    e * (1.0 - (1.0 - k / e).powf(tokens.max(1.0)))
+}
+
+/// Weight bytes one forward over `tokens` tokens reads on one TP rank: everything except the
+/// routed experts, plus the routed experts those tokens touch (all of them for dense models).
+pub fn weights_read(m: &ModelSpec, full: f64, format: WeightFormat, tp: u64, tokens: f64) -> f64 {
+    let Some(moe) = m.transformer().and_then(|t| t.moe) else {
+        return full;
+    };
+    let routed = param_breakdown(m).expert_params() as f64 * format.bits() / 8.0 / tp as f64;
+    let share = experts_touched(moe.experts, moe.experts_per_token, tokens) / moe.experts as f64;
+    (full - routed).max(0.0) + routed * share
+}
+
+/// Latency of one all-reduce of a small message among `tp` GPUs of one node: one-shot
+/// (vLLM/TRT-LLM custom all-reduce) on NVLink-class links; a ring of 2(tp−1) steps over PCIe,
+/// each step costing `tp_allreduce_latency_s`.
+pub fn allreduce_latency(gpu: &GpuSpec, tp: u64, tun: &Tunables) -> f64 {
+    if tp <= 1 {
+        0.0
+    } else if gpu.intra_link.is_nvlink_class() {
+        tun.tp_allreduce_latency_s
+    } else {
+        tun.tp_allreduce_latency_s * 2.0 * (tp - 1) as f64
+    }
+}
+
+/// Share of the nominal peak a format's GEMMs reach relative to bf16: FP8 reaches a smaller
+/// fraction of its (twice as high) peak — the same `fp8_efficiency_ratio` training uses.
+fn dtype_derate(format: WeightFormat, tun: &Tunables) -> f64 {
+    if compute_dtype(format) == ComputeDtype::Fp8 {
+        tun.fp8_efficiency_ratio
+    } else {
+        1.0
+    }
+}
+
 /// Prefill and decode latency on `tp` GPUs of `gpu` joined by a link of `link_latency` per
 /// all-reduce (see [`Tunables::tp_allreduce_latency_s`]).
 pub fn latency(
@@ -244,16 +286,7 @@ pub fn latency(
     // Prefill: 2·N per token over the prompt + causal attention (½ of 4·L·n²·q_width).
     let prefill_flops =
         2.0 * linear_active * n + 2.0 * head + 2.0 * layers * n * n * t.q_width() as f64;
-    let comm_lat = if s.tp > 1 {
-        let per = if gpu.intra_link.is_nvlink_class() {
-            tun.tp_allreduce_latency_s
-        } else {
-            2.0 * tun.tp_allreduce_latency_s
-        };
-        Seconds(per * 2.0 * layers)
-    } else {
-        Seconds(0.0)
-    };
+    let comm_lat = Seconds(allreduce_latency(gpu, s.tp, tun) * 2.0 * layers);
     // TP in prefill: 2 all-reduces per layer of n·h 16-bit activations over the intra-node link.
     let prefill_comm = |tokens: f64| match gpu.intra_link_bandwidth() {
         Some(bw) if s.tp > 1 => {
@@ -262,26 +295,31 @@ pub fn latency(
         }
         _ => Seconds(0.0),
     };
-    let ttft = compute_time(Flops(prefill_flops / tp), peak * tun.prefill_efficiency)
-        + comm_lat
-        + prefill_comm(n);
-    let batch_prefill = compute_time(
-        Flops(prefill_flops * s.batch as f64 / tp),
-        peak * tun.prefill_efficiency,
-    ) + comm_lat
-        + prefill_comm(n * s.batch as f64);
+    let eff = tun.prefill_efficiency * dtype_derate(s.weights, tun);
+    let full_weights = weight_bytes(m, s.weights, s.tp).0;
+    // A prefill reads every weight it touches at least once: its floor, plus the engine's fixed
+    // per-step overhead (scheduling, sampling, launches; no CUDA graph for prefill).
+    let prefill_time = |tokens: f64| {
+        let floor = transfer_time(
+            Bytes(weights_read(m, full_weights, s.weights, s.tp, tokens)),
+            bw * tun.decode_bandwidth_efficiency,
+        );
+        compute_time(Flops(prefill_flops * tokens / n.max(1.0) / tp), peak * eff).max(floor)
+            + Seconds(tun.engine_prefill_overhead_s)
+            + comm_lat
+            + prefill_comm(tokens)
+    };
+    let ttft = prefill_time(n);
+    let batch_prefill = prefill_time(n * s.batch as f64);
     // Decode: read the active weights once per step plus each sequence's KV, or compute 2·N·B.
     let batch = s.batch as f64;
     let ctx = (s.input_tokens + s.output_tokens / 2) as f64;
     let kv = kv_per_token(t, s.kv_dtype.bytes(), s.tp);
-    let active_weight_bytes =
-        weight_bytes(m, s.weights, s.tp).0 * (b.active as f64 / b.total as f64);
-    let read = Bytes(active_weight_bytes + batch * ctx * kv.per_device.0);
+    // MoE: a decode step at batch B reads the experts its B tokens route to, not only k.
+    let step_weight_bytes = weights_read(m, full_weights, s.weights, s.tp, batch);
+    let read = Bytes(step_weight_bytes + batch * ctx * kv.per_device.0);
     let t_mem = transfer_time(read, bw * tun.decode_bandwidth_efficiency);
-    let t_cmp = compute_time(
-        Flops(2.0 * (linear_active + head) * batch / tp),
-        peak * tun.prefill_efficiency,
-    );
+    let t_cmp = compute_time(Flops(2.0 * (linear_active + head) * batch / tp), peak * eff);
     let per_token = t_mem.max(t_cmp) + comm_lat;
     Ok(Latency {
         ttft,
