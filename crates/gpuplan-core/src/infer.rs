@@ -126,7 +126,14 @@ pub fn serving_memory(
             &format!("must divide the attention heads ({})", t.heads),
         ));
     }
-    let max_model_len = s.max_model_len.unwrap_or(t.max_context);
+    // Default: what the workload needs (prompt + output, rounded up to whole KV blocks), not the
+    // model's full context, whose profile pass would silently eat a large share of the pool.
+    let max_model_len = s.max_model_len.unwrap_or_else(|| {
+        (s.input_tokens.saturating_add(s.output_tokens))
+            .div_ceil(s.block_size.max(1))
+            .saturating_mul(s.block_size.max(1))
+            .clamp(1, t.max_context.max(1))
+    });
     let profile_tokens = s.max_num_batched_tokens.unwrap_or(max_model_len);
     let weights = weight_bytes(m, s.weights, s.tp);
     let act = activation_peak(t, profile_tokens, s.tp);
