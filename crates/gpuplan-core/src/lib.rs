@@ -13,6 +13,7 @@ pub mod error;
 pub mod hardware;
 pub mod infer;
 pub mod job;
+pub mod layout;
 pub mod model;
 pub mod plan;
 pub mod train;

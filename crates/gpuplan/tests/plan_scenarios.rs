@@ -405,3 +405,89 @@ fn snapshots_zh_and_en() {
         }
     }
 }
+
+/// Every plan's GPUs together hold at least the mixed-precision Adam states (16 B/param): the
+/// real-world floor before activations (ZeRO paper §3).
+fn assert_states_fit_physically(args: &[&str], params: f64) -> Vec<Value> {
+    let mut a = vec!["--top", "200"];
+    a.extend_from_slice(args);
+    let (_, v) = plan_json(&a);
+    let ps = plans(&v).clone();
+    for p in &ps {
+        let gib = p["gpu"]["memory_gib"].as_f64().unwrap();
+        let n = p["total_gpus"].as_f64().unwrap();
+        assert!(
+            n * gib * 1_073_741_824.0 >= params * 16.0,
+            "{} × {} cannot hold {:.0} GB of states",
+            n,
+            p["gpu"]["id"],
+            params * 16.0 / 1e9
+        );
+    }
+    ps
+}
+
+#[test]
+fn moe_full_finetune_does_not_fit_where_its_states_cannot() {
+    // Mixtral-8x7B: 46.7B params, ≈ 750 GB of states: never 8 × A100-40GB (320 GB).
+    let ps = assert_states_fit_physically(
+        &[
+            "-m",
+            "Mixtral-8x7B",
+            "--task",
+            "full",
+            "--tokens",
+            "5e8",
+            "--profile",
+            "megatron",
+        ],
+        46.7e9,
+    );
+    assert!(!ps.is_empty());
+    assert!(!ps
+        .iter()
+        .any(|p| p["gpu"]["id"] == "a100-40g" && p["total_gpus"].as_f64().unwrap() <= 8.0));
+}
+
+#[test]
+fn moe_pretraining_235b_needs_at_least_47_a100_80g() {
+    let ps = assert_states_fit_physically(
+        &[
+            "-m",
+            "Qwen3-235B-A22B",
+            "--task",
+            "pretrain",
+            "--tokens",
+            "1e11",
+        ],
+        235e9,
+    );
+    for p in &ps {
+        if p["gpu"]["id"] == "a100-80g" {
+            assert!(p["total_gpus"].as_f64().unwrap() >= 47.0);
+        }
+    }
+}
+
+#[test]
+fn default_profile_uses_expert_parallelism_for_moe_full_finetune() {
+    let (code, v) = plan_json(&["-m", "Mixtral-8x7B", "--task", "full", "--tokens", "5e8"]);
+    assert_eq!(code, Some(0));
+    let top = &plans(&v)[0];
+    assert!(
+        top["train"]["setup"]["parallel"]["ep"].as_u64().unwrap() > 1,
+        "EP chosen: {}",
+        top["train"]["setup"]["parallel"]
+    );
+    let mfu = top["train"]["step"]["mfu"].as_f64().unwrap();
+    assert!(mfu > 0.05, "MFU {mfu}");
+    assert!(
+        top["caveats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c.as_str().unwrap().contains("expert parallelism")),
+        "{}",
+        top["caveats"]
+    );
+}

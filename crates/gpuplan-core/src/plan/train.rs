@@ -98,11 +98,17 @@ pub fn best_config(
             } else {
                 vec![1, 2, 3]
             };
-            // Expert parallelism for MoE models: experts split over up to dp × tp ranks.
+            // Expert parallelism for MoE models: experts split over up to dp × tp ranks. Offered
+            // to Megatron/pretraining jobs and to every full fine-tune (DeepSpeed-MoE, Megatron-
+            // Core and torchtitan all run EP); not to PEFT, whose frozen experts are gathered.
+            let expert_parallel = model_parallel || !base.task.is_peft();
             let eps: Vec<u64> = [1, 2, 4, 8, 16, 32, 64]
                 .into_iter()
                 .filter(|ep| {
-                    *ep == 1 || (model_parallel && experts.is_multiple_of(*ep) && *ep <= dp * tp)
+                    *ep == 1
+                        || (expert_parallel
+                            && experts.is_multiple_of(*ep)
+                            && (dp * tp).is_multiple_of(*ep))
                 })
                 .collect();
             for (&ep, &zero) in eps.iter().flat_map(|e| zeros.iter().map(move |z| (e, z))) {
@@ -166,6 +172,18 @@ pub fn best_config(
             setup: base.clone(),
         }))
     })
+}
+
+/// What the chosen configuration asks of the training stack.
+fn stack_caveats(s: &TrainingSetup) -> Vec<String> {
+    let mut v = Vec::new();
+    if s.parallel.ep > 1 && s.framework == crate::workload::Framework::HuggingFace {
+        v.push(format!(
+            "expert parallelism (EP {}) needs an MoE-aware stack: DeepSpeed-MoE, Megatron-Core or torchtitan; HF Trainer with FSDP alone replicates every expert",
+            s.parallel.ep
+        ));
+    }
+    v
 }
 
 fn default_global_batch(setup: &TrainingSetup, is_opaque: bool) -> u64 {
@@ -235,7 +253,9 @@ pub fn search(
             evaluated_total += evaluated;
             any_fit = true;
             let mut step = best.step;
+            let network_assumed = assumed.clone();
             let mut caveats: Vec<String> = assumed.into_iter().collect();
+            caveats.extend(stack_caveats(&best.setup));
             if let Some(act) = best
                 .memory
                 .items
@@ -331,7 +351,7 @@ pub fn search(
                 nodes,
                 total_gpus,
                 cluster,
-                network_assumed: caveats.first().cloned(),
+                network_assumed,
                 train: Some(TrainDetail {
                     setup: best.setup,
                     memory: best.memory,
