@@ -8,6 +8,7 @@
 //! ([`units`]); every constant it uses is named, documented with its source and overridable.
 
 pub mod catalog;
+pub mod chip;
 pub mod constants;
 pub mod error;
 pub mod hardware;

@@ -752,24 +752,6 @@ pub fn training_peak(c: &ClusterSpec, precision: Precision) -> Option<FlopRate> 
     }
 }
 
-/// Achievable share of peak for training GEMMs on this chip (see [`Tunables`]).
-pub fn train_efficiency(c: &ClusterSpec, tun: &Tunables) -> (f64, &'static str) {
-    let id = c.gpu.id.as_str();
-    if ["h100", "h800", "h20", "h200"]
-        .iter()
-        .any(|p| id.starts_with(p))
-    {
-        (tun.train_efficiency_hopper, "train_efficiency_hopper")
-    } else if ["a100", "a800", "a10", "a30", "a40"]
-        .iter()
-        .any(|p| id.starts_with(p))
-    {
-        (tun.train_efficiency_ampere, "train_efficiency_ampere")
-    } else {
-        (tun.train_efficiency_other, "train_efficiency_other")
-    }
-}
-
 /// Time of one optimizer step and its parts.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct StepTime {
@@ -790,7 +772,8 @@ pub struct StepTime {
     /// Hardware FLOPs utilisation (counts recompute).
     pub hfu: f64,
     pub efficiency_used: f64,
-    pub efficiency_name: &'static str,
+    /// The named constants whose product is `efficiency_used`.
+    pub efficiency_name: String,
     pub peak: FlopRate,
     /// Slowest link the data-parallel ring crosses, one direction.
     pub dp_bandwidth: Bandwidth,
@@ -816,15 +799,13 @@ pub fn training_step(
 ) -> Result<StepTime, CoreError> {
     setup.validate()?;
     tun.validate()?;
+    crate::chip::check_support(m, setup, &c.gpu)?;
     let dp = check_parallelism(m, setup, c)?;
     let p = setup.parallel;
     let peak = training_peak(c, setup.precision).ok_or_else(|| {
         CoreError::invalid("gpu", &c.gpu.id, "no sourced peak FLOP/s for this chip and precision; time cannot be estimated (memory still can)")
     })?;
-    let (mut eff, eff_name) = train_efficiency(c, tun);
-    if setup.precision == Precision::Fp8 && c.gpu.peak(ComputeDtype::Fp8).is_some() {
-        eff *= tun.fp8_efficiency_ratio;
-    }
+    let (eff, eff_name) = crate::chip::train_efficiency(m, setup, &c.gpu, tun);
     let fl = training_flops_per_token(m, setup)?;
     let is_opaque = m.transformer().is_none();
     let tokens_per_micro = if is_opaque {

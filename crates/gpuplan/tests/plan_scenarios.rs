@@ -491,3 +491,116 @@ fn default_profile_uses_expert_parallelism_for_moe_full_finetune() {
         top["caveats"]
     );
 }
+
+#[test]
+fn t4_and_v100_plans_train_in_fp16_without_flash_attention() {
+    let (code, v) = plan_json(&[
+        "-m",
+        "BERT-base-uncased",
+        "--task",
+        "full",
+        "--tokens",
+        "1e8",
+        "--seq-len",
+        "512",
+        "--top",
+        "200",
+    ]);
+    assert_eq!(code, Some(0));
+    let old: Vec<&Value> = plans(&v)
+        .iter()
+        .filter(|p| {
+            ["t4", "v100-sxm2-32g", "v100-sxm2-16g"].contains(&p["gpu"]["id"].as_str().unwrap())
+        })
+        .collect();
+    assert!(!old.is_empty(), "T4/V100 plans offered");
+    for p in old {
+        let s = &p["train"]["setup"];
+        assert_eq!(s["precision"], "amp_fp16", "{}", p["gpu"]["id"]);
+        assert_eq!(s["attention"], "mem_efficient");
+        assert!(p["caveats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c.as_str().unwrap().contains("no bf16")));
+    }
+    // Card class: a power-limited PCIe A10 is planned below the SXM A100's efficiency.
+    let eff = |id: &str| {
+        plans(&v)
+            .iter()
+            .find(|p| p["gpu"]["id"] == id)
+            .map(|p| p["train"]["step"]["efficiency_used"].as_f64().unwrap())
+            .unwrap()
+    };
+    assert!(eff("a10") < 0.8 * eff("a100-80g"));
+}
+
+#[test]
+fn explicit_bf16_skips_chips_without_it_with_a_reason() {
+    let (_, v) = plan_json(&[
+        "-m",
+        "BERT-base-uncased",
+        "--task",
+        "full",
+        "--tokens",
+        "1e8",
+        "--precision",
+        "amp_bf16",
+        "--top",
+        "200",
+    ]);
+    assert!(!plans(&v).iter().any(|p| p["gpu"]["id"] == "t4"));
+    let rej = v["outcome"]["rejected"].as_array().unwrap();
+    assert!(
+        rej.iter().any(|b| b["constraint"] == "precision"
+            && b["message_en"].as_str().unwrap().starts_with("t4 skipped")
+            && b["message_en"].as_str().unwrap().contains("bf16")),
+        "{rej:?}"
+    );
+}
+
+#[test]
+fn image_models_report_samples_not_tokens_or_sequence_length() {
+    let o = run(&[
+        "plan",
+        "-m",
+        "ResNet-50",
+        "--task",
+        "pretrain",
+        "--samples",
+        "1.28e6",
+        "--epochs",
+        "90",
+        "--provider",
+        "alibaba",
+        "--top",
+        "2",
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        !text.contains("tokens/s") && !text.contains("seq 2048"),
+        "{text}"
+    );
+    assert!(text.contains("samples/s"), "{text}");
+    // ImageNet-90 on one A10 takes more than a day (ResNet-50 reaches ~20% of the tensor peak).
+    let (_, v) = plan_json(&[
+        "-m",
+        "ResNet-50",
+        "--task",
+        "pretrain",
+        "--samples",
+        "1.28e6",
+        "--epochs",
+        "90",
+        "--provider",
+        "alibaba",
+        "--top",
+        "200",
+    ]);
+    let a10 = plans(&v)
+        .iter()
+        .find(|p| p["gpu"]["id"] == "a10" && p["total_gpus"] == 1.0)
+        .unwrap();
+    assert!(a10["hours"].as_f64().unwrap() > 24.0);
+    assert!(a10["train"]["step"]["mfu"].as_f64().unwrap() < 0.25);
+}
