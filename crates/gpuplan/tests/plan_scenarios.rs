@@ -604,3 +604,13 @@ fn image_models_report_samples_not_tokens_or_sequence_length() {
     assert!(a10["hours"].as_f64().unwrap() > 24.0);
     assert!(a10["train"]["step"]["mfu"].as_f64().unwrap() < 0.25);
 }
+
+#[test]
+fn moe_lora_uses_expert_parallelism_instead_of_gathering_every_expert() {
+    let (code, v) = plan_json(&["-m", "DeepSeek-V3", "--task", "lora", "--tokens", "1e8"]);
+    assert_eq!(code, Some(0));
+    let top = &plans(&v)[0];
+    assert!(top["train"]["setup"]["parallel"]["ep"].as_u64().unwrap() > 1);
+    let mfu = top["train"]["step"]["mfu"].as_f64().unwrap();
+    assert!(mfu > 0.05, "MFU {mfu}");
+}

@@ -98,17 +98,13 @@ pub fn best_config(
             } else {
                 vec![1, 2, 3]
             };
-            // Expert parallelism for MoE models: experts split over up to dp × tp ranks. Offered
-            // to Megatron/pretraining jobs and to every full fine-tune (DeepSpeed-MoE, Megatron-
-            // Core and torchtitan all run EP); not to PEFT, whose frozen experts are gathered.
-            let expert_parallel = model_parallel || !base.task.is_peft();
+            // Expert parallelism for MoE models: experts split over up to dp × tp ranks, for every
+            // task and profile (DeepSpeed-MoE, Megatron-Core, torchtitan and Megatron-based LoRA
+            // stacks run EP); without it ZeRO-3 gathers every expert each micro-batch.
             let eps: Vec<u64> = [1, 2, 4, 8, 16, 32, 64]
                 .into_iter()
                 .filter(|ep| {
-                    *ep == 1
-                        || (expert_parallel
-                            && experts.is_multiple_of(*ep)
-                            && (dp * tp).is_multiple_of(*ep))
+                    *ep == 1 || (experts.is_multiple_of(*ep) && (dp * tp).is_multiple_of(*ep))
                 })
                 .collect();
             for (&ep, &zero) in eps.iter().flat_map(|e| zeros.iter().map(move |z| (e, z))) {
@@ -179,7 +175,7 @@ fn stack_caveats(s: &TrainingSetup) -> Vec<String> {
     let mut v = Vec::new();
     if s.parallel.ep > 1 && s.framework == crate::workload::Framework::HuggingFace {
         v.push(format!(
-            "expert parallelism (EP {}) needs an MoE-aware stack: DeepSpeed-MoE, Megatron-Core or torchtitan; HF Trainer with FSDP alone replicates every expert",
+            "expert parallelism (EP {}) needs an MoE-aware stack: DeepSpeed-MoE, Megatron-Core or torchtitan (LoRA: a Megatron-based trainer such as ms-swift's Megatron backend); HF Trainer with FSDP alone gathers every expert",
             s.parallel.ep
         ));
     }
