@@ -614,3 +614,27 @@ fn moe_lora_uses_expert_parallelism_instead_of_gathering_every_expert() {
     let mfu = top["train"]["step"]["mfu"].as_f64().unwrap();
     assert!(mfu > 0.05, "MFU {mfu}");
 }
+
+#[test]
+fn serving_on_turing_and_volta_uses_fp16_not_bf16() {
+    let (_, v) = plan_json(&[
+        "-m",
+        "Qwen2.5-7B",
+        "--task",
+        "inference",
+        "--rate",
+        "2",
+        "--top",
+        "300",
+    ]);
+    let old: Vec<&Value> = plans(&v)
+        .iter()
+        .filter(|p| p["gpu"]["id"] == "t4" || p["gpu"]["id"] == "v100-sxm2-32g")
+        .collect();
+    assert!(old
+        .iter()
+        .any(|p| p["serve"]["weights"]["format"] == "fp16"));
+    assert!(!old
+        .iter()
+        .any(|p| p["serve"]["weights"]["format"] == "bf16"));
+}

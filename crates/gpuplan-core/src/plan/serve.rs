@@ -15,12 +15,19 @@ use crate::workload::{InferenceSetup, WeightFormat};
 /// vLLM's default `max_num_seqs`.
 pub const MAX_NUM_SEQS: u64 = 256;
 
+/// Weight formats to size on this chip. 16-bit weights are fp16 on chips without bf16 (Turing,
+/// Volta: vLLM casts bf16 checkpoints to fp16 there, same bytes); FP8 only where the chip has it
+/// (data/gpus.toml `dtypes`).
 fn formats(job: &ServeJob, gpu: &GpuSpec) -> Vec<WeightFormat> {
+    let half = |f: WeightFormat| match f {
+        WeightFormat::Bf16 if !gpu.supports(ComputeDtype::Bf16) => WeightFormat::Fp16,
+        f => f,
+    };
     if !job.weights.is_empty() {
-        return job.weights.clone();
+        return job.weights.iter().map(|f| half(*f)).collect();
     }
-    let mut v = vec![WeightFormat::Bf16];
-    if gpu.peak(ComputeDtype::Fp8).is_some() {
+    let mut v = vec![half(WeightFormat::Bf16)];
+    if gpu.supports(ComputeDtype::Fp8) {
         v.push(WeightFormat::Fp8);
     }
     v.push(WeightFormat::Int8);
