@@ -171,10 +171,13 @@ impl GpuSpec {
             self.dtypes.contains(&dtype)
         }
     }
-    /// Whether FlashAttention-2-class kernels run here (unknown counts as yes: the memory model
-    /// is the same as PyTorch's memory-efficient SDPA, only the label differs).
+    /// Whether FlashAttention-2-class kernels run here. When a row does not say (user GPU tables):
+    /// on CUDA, FlashAttention-2 needs sm80+, and exactly the sm80+ parts have bf16, so bf16
+    /// support decides; other stacks count as yes (the memory model is the same as PyTorch's
+    /// memory-efficient SDPA, only the label differs).
     pub fn has_flash_attention(&self) -> bool {
-        self.flash_attention.unwrap_or(true)
+        self.flash_attention
+            .unwrap_or_else(|| self.stack != "cuda" || self.supports(ComputeDtype::Bf16))
     }
     /// Peak for 16-bit training: bf16 where the chip has it, else fp16 (T4, V100).
     pub fn peak_half(&self) -> Option<FlopRate> {
@@ -398,6 +401,27 @@ mod tests {
         assert!(!find_gpu("ascend-310p")
             .unwrap()
             .supports(ComputeDtype::Bf16));
+    }
+
+    #[test]
+    fn rows_without_capabilities_fall_back_to_peaks() {
+        let t = parse_gpu_table(
+            "user",
+            r#"[[gpu]]
+id = "my-turing"
+name = "Some Turing card"
+vendor = "nvidia"
+tflops = { fp16 = 65 }
+intra_link = "pcie3"
+stack = "cuda"
+source = "user"
+as_of = "2025-06"
+confidence = "unverified""#,
+        )
+        .unwrap();
+        let g = &t[0];
+        assert!(!g.supports(ComputeDtype::Bf16) && g.supports(ComputeDtype::Fp16));
+        assert!(!g.has_flash_attention());
     }
 
     #[test]
