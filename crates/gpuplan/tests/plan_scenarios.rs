@@ -638,3 +638,46 @@ fn serving_on_turing_and_volta_uses_fp16_not_bf16() {
         .iter()
         .any(|p| p["serve"]["weights"]["format"] == "bf16"));
 }
+
+#[test]
+fn fp8_is_planned_only_on_chips_with_fp8() {
+    let (_, v) = plan_json(&[
+        "-m",
+        "Llama-3.1-8B",
+        "--task",
+        "full",
+        "--tokens",
+        "1e9",
+        "--precision",
+        "fp8",
+        "--top",
+        "300",
+    ]);
+    for p in plans(&v) {
+        let id = p["gpu"]["id"].as_str().unwrap();
+        assert!(
+            [
+                "h100",
+                "h800",
+                "h20",
+                "h200",
+                "l20",
+                "l40s",
+                "l4",
+                "rtx-4090",
+                "alibaba-bl"
+            ]
+            .iter()
+            .any(|x| id.starts_with(x)),
+            "fp8 planned on {id}"
+        );
+    }
+    assert!(v["outcome"]["rejected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|b| b["message_en"]
+            .as_str()
+            .unwrap()
+            .starts_with("a100-80g skipped")));
+}
