@@ -653,6 +653,7 @@ fn fp8_is_planned_only_on_chips_with_fp8() {
         "--top",
         "300",
     ]);
+    assert!(!plans(&v).is_empty(), "FP8 chips (H20, L20) are offered");
     for p in plans(&v) {
         let id = p["gpu"]["id"].as_str().unwrap();
         assert!(
