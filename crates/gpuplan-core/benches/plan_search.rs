@@ -19,6 +19,7 @@ fn main() {
             ..Default::default()
         },
         global_batch: None,
+        precision_pinned: false,
     };
     let cases: Vec<(&str, &str, Job, Constraints)> = vec![
         (

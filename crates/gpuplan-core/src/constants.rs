@@ -28,6 +28,33 @@ pub struct Tunables {
     pub train_efficiency_hopper: f64,
     /// Same for every other chip: no published run found, so the midpoint of the two above.
     pub train_efficiency_other: f64,
+    /// Share of the tensor peak that CNN training (ResNet-class) reaches, replacing the chip
+    /// generation's transformer figure. *Calibrated*: NVIDIA DeepLearningExamples ResNet-50 v1.5
+    /// PyTorch, 1 × A100-80GB AMP, 2470 img/s × 3 × 8.18 GFLOP = 60.6 TFLOP/s = 19.4% of 312
+    /// (case dle-resnet50-a100-80g-amp-1gpu); the V100 rows of the same table are out-of-sample.
+    pub train_efficiency_cnn: f64,
+    /// Same for diffusion UNets (SDXL-class: convolutions at high resolution, attention at low).
+    /// Assumption, no published training run found: between the CNN (0.20) and transformer
+    /// (0.5–0.66) figures, nearer the CNN one because the 1024² stages dominate the FLOPs: 0.25.
+    pub train_efficiency_unet: f64,
+    /// Card-class factor for power-limited cards (TDP ≤ `low_power_max_tdp_w`: T4 70 W, L4 72 W,
+    /// A10 150 W), whose clocks fall under sustained tensor load. Source: the same
+    /// DeepLearningExamples ResNet-50 v1.5 AMP inference table (pytorch-21.03, batch 256) gives the
+    /// T4 (70 W) 1198 img/s = 15.1% of its 65 TFLOP/s and the V100-SXM2 (300 W) 3382 img/s =
+    /// 22.1% of 125: ratio 0.68. Not fitted to any training case.
+    pub card_factor_low_power: f64,
+    /// Card-class factor for PCIe cards above the low-power class (A30, A40, A100-PCIe, L20, L40S,
+    /// RTX): lower sustained clocks at 165–350 W than the SXM parts the base figures were fitted
+    /// on. Assumption, no like-for-like published pair found: 0.9.
+    pub card_factor_pcie: f64,
+    /// TDP at or below which a card counts as power-limited (watts). NVIDIA's A10 (150 W) is the
+    /// largest single-slot datacenter card in the catalog; 150.
+    pub low_power_max_tdp_w: f64,
+    /// Efficiency factor for LoRA/QLoRA: the frozen-base backward skips the weight-gradient GEMMs
+    /// (counted in the FLOPs), and the adapters add memory-bound small GEMMs, dropout and adds on
+    /// every adapted linear (reading and writing b·s·h activations ≈ 400/h of the main GEMM's time
+    /// at A100 ratios: ~10% at h = 4096, more in backward). Derived assumption: 0.85.
+    pub peft_efficiency_factor: f64,
     /// Share of the Hopper efficiency that FP8 training realises against the FP8 peak. estimation.md
     /// §1.5: NeMo FP8 28–43% of the FP8 peak vs 41–49% bf16 MFU (≈ 0.7); MosaicML 3B FP8 27.7%
     /// (≈ 0.55). We take 0.6. *Calibrated* on mpt3b-h100-fp8-8gpu-s2048.
@@ -91,6 +118,12 @@ impl Default for Tunables {
             train_efficiency_ampere: 0.66,
             train_efficiency_hopper: 0.50,
             train_efficiency_other: 0.58,
+            train_efficiency_cnn: 0.20,
+            train_efficiency_unet: 0.25,
+            card_factor_low_power: 0.68,
+            card_factor_pcie: 0.90,
+            low_power_max_tdp_w: 150.0,
+            peft_efficiency_factor: 0.85,
             fp8_efficiency_ratio: 0.6,
             prefill_efficiency: 0.65,
             decode_bandwidth_efficiency: 0.80,
@@ -155,6 +188,11 @@ impl Tunables {
             ("train_efficiency_ampere", self.train_efficiency_ampere),
             ("train_efficiency_hopper", self.train_efficiency_hopper),
             ("train_efficiency_other", self.train_efficiency_other),
+            ("train_efficiency_cnn", self.train_efficiency_cnn),
+            ("train_efficiency_unet", self.train_efficiency_unet),
+            ("card_factor_low_power", self.card_factor_low_power),
+            ("card_factor_pcie", self.card_factor_pcie),
+            ("peft_efficiency_factor", self.peft_efficiency_factor),
             ("prefill_efficiency", self.prefill_efficiency),
             (
                 "decode_bandwidth_efficiency",

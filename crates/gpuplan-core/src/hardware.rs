@@ -113,6 +113,17 @@ pub struct GpuSpec {
     pub tdp_w: Option<f64>,
     /// cuda | cann | rocm.
     pub stack: String,
+    /// Formats the chip computes in natively (tensor/cube units; fp32 on the vector units). Empty:
+    /// not stated, and [`GpuSpec::supports`] falls back to the sourced peaks.
+    #[serde(default)]
+    pub dtypes: Vec<ComputeDtype>,
+    /// Whether FlashAttention-2-class fused attention runs on it (CUDA sm80+, ROCm CK on MI200/
+    /// MI300, Ascend `npu_fusion_attention`). `None`: not stated.
+    #[serde(default)]
+    pub flash_attention: Option<bool>,
+    /// Where `dtypes` and `flash_attention` come from (architecture whitepapers, kernel READMEs).
+    #[serde(default)]
+    pub capability_source: Option<String>,
     #[serde(default)]
     pub consumer: bool,
     pub source: String,
@@ -151,6 +162,22 @@ impl GpuSpec {
             ComputeDtype::Int8 => t.int8,
         };
         v.filter(|x| *x > 0.0).map(FlopRate::from_tflops)
+    }
+    /// Whether the chip computes in `dtype`: its stated `dtypes`, else a sourced non-zero peak.
+    pub fn supports(&self, dtype: ComputeDtype) -> bool {
+        if self.dtypes.is_empty() {
+            self.peak(dtype).is_some()
+        } else {
+            self.dtypes.contains(&dtype)
+        }
+    }
+    /// Whether FlashAttention-2-class kernels run here. When a row does not say (user GPU tables):
+    /// on CUDA, FlashAttention-2 needs sm80+, and exactly the sm80+ parts have bf16, so bf16
+    /// support decides; other stacks count as yes (the memory model is the same as PyTorch's
+    /// memory-efficient SDPA, only the label differs).
+    pub fn has_flash_attention(&self) -> bool {
+        self.flash_attention
+            .unwrap_or_else(|| self.stack != "cuda" || self.supports(ComputeDtype::Bf16))
     }
     /// Peak for 16-bit training: bf16 where the chip has it, else fp16 (T4, V100).
     pub fn peak_half(&self) -> Option<FlopRate> {
@@ -323,6 +350,78 @@ mod tests {
         assert_eq!(find_gpu("h100_80gb").unwrap().id, "h100-sxm");
         assert_eq!(find_gpu("NVIDIA L20").unwrap().id, "l20");
         assert!(find_gpu("B300").is_err());
+    }
+
+    #[test]
+    fn every_row_states_its_capabilities_and_they_follow_the_architecture() {
+        for g in builtin_gpus().unwrap() {
+            assert!(!g.dtypes.is_empty(), "{} has no dtypes", g.id);
+            assert!(g.flash_attention.is_some(), "{}", g.id);
+            assert!(g.capability_source.is_some(), "{}", g.id);
+            // A sourced peak for a format the chip does not support would be a contradiction.
+            for d in [ComputeDtype::Bf16, ComputeDtype::Fp8] {
+                assert!(g.peak(d).is_none() || g.supports(d), "{} {:?}", g.id, d);
+            }
+        }
+        for id in ["t4", "v100-sxm2-32g", "v100-pcie-16g", "p100"] {
+            let g = find_gpu(id).unwrap();
+            assert!(
+                !g.supports(ComputeDtype::Bf16) && !g.has_flash_attention(),
+                "{id}"
+            );
+        }
+        // FP8 only on Hopper, Ada and later (and CDNA 3).
+        let fp8: Vec<&str> = builtin_gpus()
+            .unwrap()
+            .iter()
+            .filter(|g| g.supports(ComputeDtype::Fp8))
+            .map(|g| g.id.as_str())
+            .collect();
+        for id in &fp8 {
+            assert!(
+                [
+                    "h1",
+                    "h2",
+                    "h8",
+                    "l4",
+                    "l20",
+                    "l40",
+                    "rtx-40",
+                    "alibaba-bl",
+                    "mi300"
+                ]
+                .iter()
+                .any(|p| id.starts_with(p)),
+                "{id} claims fp8"
+            );
+        }
+        assert!(find_gpu("ascend-910b")
+            .unwrap()
+            .supports(ComputeDtype::Bf16));
+        assert!(!find_gpu("ascend-310p")
+            .unwrap()
+            .supports(ComputeDtype::Bf16));
+    }
+
+    #[test]
+    fn rows_without_capabilities_fall_back_to_peaks() {
+        let t = parse_gpu_table(
+            "user",
+            r#"[[gpu]]
+id = "my-turing"
+name = "Some Turing card"
+vendor = "nvidia"
+tflops = { fp16 = 65 }
+intra_link = "pcie3"
+stack = "cuda"
+source = "user"
+as_of = "2025-06"
+confidence = "unverified""#,
+        )
+        .unwrap();
+        let g = &t[0];
+        assert!(!g.supports(ComputeDtype::Bf16) && g.supports(ComputeDtype::Fp16));
+        assert!(!g.has_flash_attention());
     }
 
     #[test]

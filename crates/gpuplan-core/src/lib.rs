@@ -8,11 +8,13 @@
 //! ([`units`]); every constant it uses is named, documented with its source and overridable.
 
 pub mod catalog;
+pub mod chip;
 pub mod constants;
 pub mod error;
 pub mod hardware;
 pub mod infer;
 pub mod job;
+pub mod layout;
 pub mod model;
 pub mod plan;
 pub mod train;

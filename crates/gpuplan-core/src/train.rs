@@ -15,13 +15,15 @@
 use crate::constants::Tunables;
 use crate::error::CoreError;
 use crate::hardware::{ClusterSpec, ComputeDtype};
+use crate::layout::{self, DeviceParams};
 use crate::model::{
     param_breakdown, Architecture, Linear, MlpKind, ModelSpec, NormKind, ParamBreakdown,
     TransformerSpec,
 };
 use crate::units::{compute_time, transfer_time, Bandwidth, Bytes, FlopRate, Flops, Seconds};
 use crate::workload::{
-    AttentionImpl, BaseWeights, Framework, Optimizer, Precision, Recompute, TrainingSetup,
+    AttentionImpl, BaseWeights, Framework, Optimizer, Parallelism, Precision, Recompute,
+    TrainingSetup,
 };
 use serde::Serialize;
 
@@ -134,29 +136,9 @@ pub fn lora_params(b: &ParamBreakdown, rank: u64, targets: &[String]) -> f64 {
         .sum()
 }
 
-/// Parameters held by the most loaded device before ZeRO sharding: transformer layers split
-/// over PP stages and TP ranks (experts over EP), embeddings on the first stage and the LM head
-/// on the last (Megatron's layout; tied embeddings are copied to the last stage).
-pub fn params_on_device(b: &ParamBreakdown, tp: u64, pp: u64, ep: u64) -> f64 {
-    let (tp, pp, ep) = (tp as f64, pp as f64, ep as f64);
-    let experts = b.expert_params() as f64;
-    let layers_dense = b.layer_params() as f64 - experts;
-    let expert_tp = if ep > 1.0 { 1.0 } else { tp };
-    let per_stage = (layers_dense / tp + experts / (ep * expert_tp)) / pp;
-    let first = b.embedding as f64 / tp + b.stem as f64;
-    let last_head = if b.lm_head > 0 {
-        b.lm_head
-    } else {
-        b.embedding
-    };
-    let last = last_head as f64 / tp + b.final_norms as f64;
-    if pp == 1.0 {
-        per_stage
-            + (b.outside_layers() as f64 - b.embedding as f64 - b.lm_head as f64)
-            + (b.embedding + b.lm_head) as f64 / tp
-    } else {
-        per_stage + first.max(last)
-    }
+/// Parameters held by the most loaded device before ZeRO sharding (see [`crate::layout`]).
+pub fn params_on_device(b: &ParamBreakdown, p: &Parallelism, dp: u64) -> f64 {
+    layout::most_loaded(b, p, dp).total()
 }
 
 /// Activation bytes per token per layer (16-bit activations), and the s² score term per token.
@@ -360,11 +342,15 @@ pub fn check_parallelism(
         ));
     }
     let dp = data_parallel(setup, c)?;
-    if p.ep > dp * p.tp {
+    if p.ep > dp * p.tp || layout::expert_data_parallel(p, dp).is_none() {
         return Err(CoreError::invalid(
             "parallel.ep",
             p.ep,
-            "cannot exceed tp × data-parallel size",
+            &format!(
+                "must divide tp × data-parallel size ({}): experts are split over EP ranks and \
+                 their states sharded over the remaining expert-data-parallel ranks",
+                dp * p.tp
+            ),
         ));
     }
     Ok(dp)
@@ -389,9 +375,12 @@ pub fn training_memory(
     let dp = check_parallelism(m, setup, c)?;
     let p = setup.parallel;
     let b = param_breakdown(m);
-    let dev_params = params_on_device(&b, p.tp, p.pp, p.ep);
+    let dev = layout::most_loaded(&b, &p, dp);
+    let dev_params = dev.total();
     let share = dev_params / b.total as f64;
-    let zero_div = |stage: u8| if p.zero >= stage { dp as f64 } else { 1.0 };
+    // Parameters of a state on the device once ZeRO stage `stage` or above has sharded it:
+    // dense parameters over DP, expert parameters over the expert-data-parallel group.
+    let zero_params = |stage: u8| dev.after_zero(p.zero >= stage);
     let sb = state_bytes(setup.precision, setup.optimizer, setup.framework);
     let opt_fraction = if setup.optimizer == Optimizer::Adafactor {
         adafactor_state_fraction(&b)
@@ -413,8 +402,8 @@ pub fn training_memory(
         } else {
             16.0
         };
-        let base_bytes =
-            (linear_params * base.bits() + rest * rest_bits) / 8.0 * share / zero_div(3);
+        let bits_per_param = (linear_params * base.bits() + rest * rest_bits) / b.total as f64;
+        let base_bytes = bits_per_param / 8.0 * zero_params(3);
         items.push(MemoryItem {
             name: "base weights (frozen)",
             bytes: Bytes(base_bytes),
@@ -423,7 +412,7 @@ pub fn training_memory(
                 base,
                 base.bits(),
                 rest_bits,
-                shard_note(p.zero >= 3, dp)
+                shard_note(p.zero >= 3, &dev)
             ),
         });
         let lora = lora_params(&b, setup.lora.rank, &setup.lora.targets) * share;
@@ -438,7 +427,9 @@ pub fn training_memory(
             };
         items.push(MemoryItem {
             name: "LoRA adapters + grads + optimizer",
-            bytes: Bytes(lora * per / zero_div(1)),
+            bytes: Bytes(
+                lora / share.max(f64::MIN_POSITIVE) * zero_params(1) / b.total as f64 * per,
+            ),
             basis: format!(
                 "{:.1}M adapter params (rank {}) × {per} B (fp32 weight, grad, AdamW states)",
                 lora / 1e6,
@@ -448,9 +439,9 @@ pub fn training_memory(
     } else {
         trainable = dev_params;
         let on_cpu_params = p.offload_params;
-        let w = dev_params * sb.weights / zero_div(3);
-        let g = dev_params * sb.grads / zero_div(2);
-        let mo = dev_params * (sb.master + sb.optimizer * opt_fraction) / zero_div(1);
+        let w = zero_params(3) * sb.weights;
+        let g = zero_params(2) * sb.grads;
+        let mo = zero_params(1) * (sb.master + sb.optimizer * opt_fraction);
         if on_cpu_params {
             cpu += w;
         }
@@ -461,7 +452,7 @@ pub fn training_memory(
                 "{:.2}B params × {} B{}{}",
                 dev_params / 1e9,
                 sb.weights,
-                shard_note(p.zero >= 3, dp),
+                shard_note(p.zero >= 3, &dev),
                 if on_cpu_params {
                     " (offloaded to CPU)"
                 } else {
@@ -481,7 +472,7 @@ pub fn training_memory(
             basis: if setup.optimizer_in_backward {
                 "optimizer step fused into backward: no full gradient buffer".into()
             } else {
-                format!("{} B/param{}", sb.grads, shard_note(p.zero >= 2, dp))
+                format!("{} B/param{}", sb.grads, shard_note(p.zero >= 2, &dev))
             },
         });
         if p.offload_optimizer {
@@ -500,7 +491,7 @@ pub fn training_memory(
                     String::new()
                 },
                 sb.master,
-                shard_note(p.zero >= 1, dp),
+                shard_note(p.zero >= 1, &dev),
                 if p.offload_optimizer {
                     " (offloaded to CPU)"
                 } else {
@@ -511,7 +502,7 @@ pub fn training_memory(
     }
     if p.zero >= 3 && dp > 1 {
         // Two gathered layers in flight (current + prefetch): DeepSpeed's 4 × largest_layer_params.
-        let gather = 2.0 * b.largest_layer() as f64 / p.tp as f64 * 2.0;
+        let gather = 2.0 * largest_gathered_layer(&b, &p) * 2.0;
         items.push(MemoryItem {
             name: "ZeRO-3 gather buffers",
             bytes: Bytes(gather),
@@ -566,11 +557,34 @@ pub fn training_memory(
     })
 }
 
-fn shard_note(sharded: bool, dp: u64) -> String {
-    if sharded && dp > 1 {
-        format!(" ÷ {dp} (ZeRO shard)")
-    } else {
-        String::new()
+/// Parameters of the largest layer one device gathers under ZeRO-3: its dense part over TP, its
+/// experts over EP × expert-TP (only the local experts are gathered).
+fn largest_gathered_layer(b: &ParamBreakdown, p: &Parallelism) -> f64 {
+    let shard = (p.ep * layout::expert_tp(p)) as f64;
+    b.groups
+        .iter()
+        .map(|g| {
+            let experts = g.expert_params() as f64 / g.count.max(1) as f64;
+            (g.params_per_layer() as f64 - experts) / p.tp as f64 + experts / shard
+        })
+        .chain([
+            b.embedding as f64 / p.tp as f64,
+            b.lm_head as f64 / p.tp as f64,
+        ])
+        .fold(0.0, f64::max)
+}
+
+/// How ZeRO divides a state: dense parameters over DP, experts over the expert-DP group.
+fn shard_note(sharded: bool, dev: &DeviceParams) -> String {
+    let (dp, edp) = (dev.dense_group, dev.expert_group);
+    match (sharded, dev.expert > 0.0) {
+        (true, false) if dp > 1 => format!(" ÷ {dp} (ZeRO shard)"),
+        (true, true) if dp > 1 || edp > 1 => format!(
+            " (ZeRO shard: {:.2}B dense ÷ {dp} data-parallel, {:.2}B expert ÷ {edp} expert-data-parallel)",
+            dev.dense / 1e9,
+            dev.expert / 1e9
+        ),
+        _ => String::new(),
     }
 }
 
@@ -738,24 +752,6 @@ pub fn training_peak(c: &ClusterSpec, precision: Precision) -> Option<FlopRate> 
     }
 }
 
-/// Achievable share of peak for training GEMMs on this chip (see [`Tunables`]).
-pub fn train_efficiency(c: &ClusterSpec, tun: &Tunables) -> (f64, &'static str) {
-    let id = c.gpu.id.as_str();
-    if ["h100", "h800", "h20", "h200"]
-        .iter()
-        .any(|p| id.starts_with(p))
-    {
-        (tun.train_efficiency_hopper, "train_efficiency_hopper")
-    } else if ["a100", "a800", "a10", "a30", "a40"]
-        .iter()
-        .any(|p| id.starts_with(p))
-    {
-        (tun.train_efficiency_ampere, "train_efficiency_ampere")
-    } else {
-        (tun.train_efficiency_other, "train_efficiency_other")
-    }
-}
-
 /// Time of one optimizer step and its parts.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct StepTime {
@@ -776,7 +772,8 @@ pub struct StepTime {
     /// Hardware FLOPs utilisation (counts recompute).
     pub hfu: f64,
     pub efficiency_used: f64,
-    pub efficiency_name: &'static str,
+    /// The named constants whose product is `efficiency_used`.
+    pub efficiency_name: String,
     pub peak: FlopRate,
     /// Slowest link the data-parallel ring crosses, one direction.
     pub dp_bandwidth: Bandwidth,
@@ -802,15 +799,13 @@ pub fn training_step(
 ) -> Result<StepTime, CoreError> {
     setup.validate()?;
     tun.validate()?;
+    crate::chip::check_support(m, setup, &c.gpu)?;
     let dp = check_parallelism(m, setup, c)?;
     let p = setup.parallel;
     let peak = training_peak(c, setup.precision).ok_or_else(|| {
         CoreError::invalid("gpu", &c.gpu.id, "no sourced peak FLOP/s for this chip and precision; time cannot be estimated (memory still can)")
     })?;
-    let (mut eff, eff_name) = train_efficiency(c, tun);
-    if setup.precision == Precision::Fp8 && c.gpu.peak(ComputeDtype::Fp8).is_some() {
-        eff *= tun.fp8_efficiency_ratio;
-    }
+    let (eff, eff_name) = crate::chip::train_efficiency(m, setup, &c.gpu, tun);
     let fl = training_flops_per_token(m, setup)?;
     let is_opaque = m.transformer().is_none();
     let tokens_per_micro = if is_opaque {
@@ -845,13 +840,13 @@ pub fn training_step(
         _ => Seconds(0.0),
     };
     // DP: gradients (and for ZeRO-3, parameters) of the trainable weights on the device, 2 bytes each.
-    let dev_params = params_on_device(&b, p.tp, p.pp, p.ep);
-    let trainable = if setup.task.is_peft() {
-        lora_params(&b, setup.lora.rank, &setup.lora.targets) * dev_params / b.total as f64
+    let dev = layout::most_loaded(&b, &p, dp);
+    // Trainable share of each parameter (LoRA adapters are spread like the weights they adapt).
+    let train_frac = if setup.task.is_peft() {
+        lora_params(&b, setup.lora.rank, &setup.lora.targets) / b.total as f64
     } else {
-        dev_params
+        1.0
     };
-    let grad_bytes = trainable * 2.0;
     let spans_nodes = p.tp * p.pp * dp > c.gpus_per_node;
     let (dp_bw, dp_link) = if dp > 1 && spans_nodes && c.inter_bandwidth.0 < intra.0 {
         let inter = c.inter_bandwidth;
@@ -873,17 +868,28 @@ pub fn training_step(
         1.0
     };
     let dp_bw = dp_bw / share;
-    let mut dp_comm_total = ring_allreduce(grad_bytes, dp, dp_bw, eff_net);
-    if p.zero >= 3 && dp > 1 {
+    // Ring volume (d−1)/d × bytes, dense parameters over DP and experts over expert-DP.
+    let ring = |d: u64| {
+        if d > 1 {
+            (d - 1) as f64 / d as f64
+        } else {
+            0.0
+        }
+    };
+    let over_groups = |bytes_per_param: f64| {
+        bytes_per_param * (dev.dense * ring(dp) + dev.expert * ring(dev.expert_group))
+    };
+    let grad_volume = over_groups(2.0 * train_frac);
+    let mut dp_comm_total = transfer_time(Bytes(2.0 * grad_volume), dp_bw * eff_net);
+    if p.zero >= 3 {
         // Parameters are all-gathered for forward and again for backward in every micro-batch,
         // gradients reduce-scattered: 3 × (d−1)/d × 2P per micro-batch (ZeRO §7).
-        let base_bytes = if setup.task.is_peft() {
-            dev_params * setup.base_weights().bits() / 8.0
+        let base_bpp = if setup.task.is_peft() {
+            setup.base_weights().bits() / 8.0
         } else {
-            grad_bytes
+            2.0
         };
-        let per_micro = 2.0 * (dp - 1) as f64 / dp as f64 * base_bytes
-            + (dp - 1) as f64 / dp as f64 * grad_bytes;
+        let per_micro = 2.0 * over_groups(base_bpp) + grad_volume;
         dp_comm_total = transfer_time(Bytes(per_micro * m_micro), dp_bw * eff_net);
     }
     let latency = if dp > 1 {

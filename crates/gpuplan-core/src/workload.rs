@@ -62,8 +62,11 @@ pub enum Recompute {
 pub enum AttentionImpl {
     /// Materialises the s×s score matrix (HF `attn_implementation="eager"`).
     Eager,
-    /// FlashAttention / SDPA memory-efficient kernels: no s² storage.
+    /// FlashAttention-2 (or SDPA's flash backend): no s² storage. Needs Ampere or later on CUDA.
     Flash,
+    /// PyTorch SDPA memory-efficient kernel (xFormers-derived): no s² storage either, slower than
+    /// FlashAttention-2; what chips without FlashAttention-2 (Turing, Volta) run.
+    MemEfficient,
 }
 
 /// Which framework's memory behaviour to model.

@@ -269,7 +269,7 @@ pub struct EstimateArgs {
     /// none, selective, full.
     #[arg(long)]
     pub recompute: Option<String>,
-    /// eager or flash.
+    /// eager, flash (FlashAttention-2, Ampere or later) or mem_efficient (PyTorch SDPA).
     #[arg(long)]
     pub attention: Option<String>,
     /// Inference weights: fp32, bf16, fp16, fp8, int8, int4 (group 128), or bits per weight (e.g. 4.5).

@@ -282,3 +282,36 @@ confidence = "unverified"
         "{err}"
     );
 }
+
+#[test]
+fn bf16_on_a_chip_without_it_is_rejected_or_switched() {
+    let bin = env!("CARGO_BIN_EXE_gpuplan");
+    let base = [
+        "estimate",
+        "-m",
+        "Qwen2.5-0.5B",
+        "--task",
+        "full",
+        "--gpu",
+        "t4",
+    ];
+    let o = std::process::Command::new(bin)
+        .args(base)
+        .args(["--precision", "amp_bf16"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("`precision`") && err.contains("Turing"),
+        "{err}"
+    );
+    // Without the flag the estimate switches to fp16 AMP and says so.
+    let o = std::process::Command::new(bin).args(base).output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("AmpFp16") && out.contains("MemEfficient"),
+        "{out}"
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no bf16"));
+}

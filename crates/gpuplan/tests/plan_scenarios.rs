@@ -668,3 +668,280 @@ fn serving_plans_have_replicas_headroom_and_no_int4_for_encoders() {
         }
     }
 }
+
+/// Every plan's GPUs together hold at least the mixed-precision Adam states (16 B/param): the
+/// real-world floor before activations (ZeRO paper §3).
+fn assert_states_fit_physically(args: &[&str], params: f64) -> Vec<Value> {
+    let mut a = vec!["--top", "200"];
+    a.extend_from_slice(args);
+    let (_, v) = plan_json(&a);
+    let ps = plans(&v).clone();
+    for p in &ps {
+        let gib = p["gpu"]["memory_gib"].as_f64().unwrap();
+        let n = p["total_gpus"].as_f64().unwrap();
+        assert!(
+            n * gib * 1_073_741_824.0 >= params * 16.0,
+            "{} × {} cannot hold {:.0} GB of states",
+            n,
+            p["gpu"]["id"],
+            params * 16.0 / 1e9
+        );
+    }
+    ps
+}
+
+#[test]
+fn moe_full_finetune_does_not_fit_where_its_states_cannot() {
+    // Mixtral-8x7B: 46.7B params, ≈ 750 GB of states: never 8 × A100-40GB (320 GB).
+    let ps = assert_states_fit_physically(
+        &[
+            "-m",
+            "Mixtral-8x7B",
+            "--task",
+            "full",
+            "--tokens",
+            "5e8",
+            "--profile",
+            "megatron",
+        ],
+        46.7e9,
+    );
+    assert!(!ps.is_empty());
+    assert!(!ps
+        .iter()
+        .any(|p| p["gpu"]["id"] == "a100-40g" && p["total_gpus"].as_f64().unwrap() <= 8.0));
+}
+
+#[test]
+fn moe_pretraining_235b_needs_at_least_47_a100_80g() {
+    let ps = assert_states_fit_physically(
+        &[
+            "-m",
+            "Qwen3-235B-A22B",
+            "--task",
+            "pretrain",
+            "--tokens",
+            "1e11",
+        ],
+        235e9,
+    );
+    for p in &ps {
+        if p["gpu"]["id"] == "a100-80g" {
+            assert!(p["total_gpus"].as_f64().unwrap() >= 47.0);
+        }
+    }
+}
+
+#[test]
+fn default_profile_uses_expert_parallelism_for_moe_full_finetune() {
+    let (code, v) = plan_json(&["-m", "Mixtral-8x7B", "--task", "full", "--tokens", "5e8"]);
+    assert_eq!(code, Some(0));
+    let top = &plans(&v)[0];
+    assert!(
+        top["train"]["setup"]["parallel"]["ep"].as_u64().unwrap() > 1,
+        "EP chosen: {}",
+        top["train"]["setup"]["parallel"]
+    );
+    let mfu = top["train"]["step"]["mfu"].as_f64().unwrap();
+    assert!(mfu > 0.05, "MFU {mfu}");
+    assert!(
+        top["caveats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c.as_str().unwrap().contains("expert parallelism")),
+        "{}",
+        top["caveats"]
+    );
+}
+
+#[test]
+fn t4_and_v100_plans_train_in_fp16_without_flash_attention() {
+    let (code, v) = plan_json(&[
+        "-m",
+        "BERT-base-uncased",
+        "--task",
+        "full",
+        "--tokens",
+        "1e8",
+        "--seq-len",
+        "512",
+        "--top",
+        "200",
+    ]);
+    assert_eq!(code, Some(0));
+    let old: Vec<&Value> = plans(&v)
+        .iter()
+        .filter(|p| {
+            ["t4", "v100-sxm2-32g", "v100-sxm2-16g"].contains(&p["gpu"]["id"].as_str().unwrap())
+        })
+        .collect();
+    assert!(!old.is_empty(), "T4/V100 plans offered");
+    for p in old {
+        let s = &p["train"]["setup"];
+        assert_eq!(s["precision"], "amp_fp16", "{}", p["gpu"]["id"]);
+        assert_eq!(s["attention"], "mem_efficient");
+        assert!(p["caveats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c.as_str().unwrap().contains("no bf16")));
+    }
+    // Card class: a power-limited PCIe A10 is planned below the SXM A100's efficiency.
+    let eff = |id: &str| {
+        plans(&v)
+            .iter()
+            .find(|p| p["gpu"]["id"] == id)
+            .map(|p| p["train"]["step"]["efficiency_used"].as_f64().unwrap())
+            .unwrap()
+    };
+    assert!(eff("a10") < 0.8 * eff("a100-80g"));
+}
+
+#[test]
+fn explicit_bf16_skips_chips_without_it_with_a_reason() {
+    let (_, v) = plan_json(&[
+        "-m",
+        "BERT-base-uncased",
+        "--task",
+        "full",
+        "--tokens",
+        "1e8",
+        "--precision",
+        "amp_bf16",
+        "--top",
+        "200",
+    ]);
+    assert!(!plans(&v).iter().any(|p| p["gpu"]["id"] == "t4"));
+    let rej = v["outcome"]["rejected"].as_array().unwrap();
+    assert!(
+        rej.iter().any(|b| b["constraint"] == "precision"
+            && b["message_en"].as_str().unwrap().starts_with("t4 skipped")
+            && b["message_en"].as_str().unwrap().contains("bf16")),
+        "{rej:?}"
+    );
+}
+
+#[test]
+fn image_models_report_samples_not_tokens_or_sequence_length() {
+    let o = run(&[
+        "plan",
+        "-m",
+        "ResNet-50",
+        "--task",
+        "pretrain",
+        "--samples",
+        "1.28e6",
+        "--epochs",
+        "90",
+        "--provider",
+        "alibaba",
+        "--top",
+        "2",
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        !text.contains("tokens/s") && !text.contains("seq 2048"),
+        "{text}"
+    );
+    assert!(text.contains("samples/s"), "{text}");
+    // ImageNet-90 on one A10 takes more than a day (ResNet-50 reaches ~20% of the tensor peak).
+    let (_, v) = plan_json(&[
+        "-m",
+        "ResNet-50",
+        "--task",
+        "pretrain",
+        "--samples",
+        "1.28e6",
+        "--epochs",
+        "90",
+        "--provider",
+        "alibaba",
+        "--top",
+        "200",
+    ]);
+    let a10 = plans(&v)
+        .iter()
+        .find(|p| p["gpu"]["id"] == "a10" && p["total_gpus"] == 1.0)
+        .unwrap();
+    assert!(a10["hours"].as_f64().unwrap() > 24.0);
+    assert!(a10["train"]["step"]["mfu"].as_f64().unwrap() < 0.25);
+}
+
+#[test]
+fn moe_lora_uses_expert_parallelism_instead_of_gathering_every_expert() {
+    let (code, v) = plan_json(&["-m", "DeepSeek-V3", "--task", "lora", "--tokens", "1e8"]);
+    assert_eq!(code, Some(0));
+    let top = &plans(&v)[0];
+    assert!(top["train"]["setup"]["parallel"]["ep"].as_u64().unwrap() > 1);
+    let mfu = top["train"]["step"]["mfu"].as_f64().unwrap();
+    assert!(mfu > 0.05, "MFU {mfu}");
+}
+
+#[test]
+fn serving_on_turing_and_volta_uses_fp16_not_bf16() {
+    let (_, v) = plan_json(&[
+        "-m",
+        "Qwen2.5-7B",
+        "--task",
+        "inference",
+        "--rate",
+        "2",
+        "--top",
+        "300",
+    ]);
+    let old: Vec<&Value> = plans(&v)
+        .iter()
+        .filter(|p| p["gpu"]["id"] == "t4" || p["gpu"]["id"] == "v100-sxm2-32g")
+        .collect();
+    assert!(old
+        .iter()
+        .any(|p| p["serve"]["weights"]["format"] == "fp16"));
+    assert!(!old
+        .iter()
+        .any(|p| p["serve"]["weights"]["format"] == "bf16"));
+}
+
+#[test]
+fn fp8_is_planned_only_on_chips_with_fp8() {
+    let (_, v) = plan_json(&[
+        "-m",
+        "Llama-3.1-8B",
+        "--task",
+        "full",
+        "--tokens",
+        "1e9",
+        "--precision",
+        "fp8",
+        "--top",
+        "300",
+    ]);
+    assert!(!plans(&v).is_empty(), "FP8 chips (H20, L20) are offered");
+    for p in plans(&v) {
+        let id = p["gpu"]["id"].as_str().unwrap();
+        assert!(
+            [
+                "h100",
+                "h800",
+                "h20",
+                "h200",
+                "l20",
+                "l40s",
+                "l4",
+                "rtx-4090",
+                "alibaba-bl"
+            ]
+            .iter()
+            .any(|x| id.starts_with(x)),
+            "fp8 planned on {id}"
+        );
+    }
+    assert!(v["outcome"]["rejected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|b| b["message_en"]
+            .as_str()
+            .unwrap()
+            .starts_with("a100-80g skipped")));
+}

@@ -288,14 +288,15 @@ pub fn evaluate(p: &Plan, req: &PlanRequest) -> Vec<Advice> {
                 format!("每卡仅剩 {:.1} GiB（共 {:.0} GiB）：碎片或更长样本可能 OOM，请预留更小的 micro-batch。", have - need, have),
             ));
         }
+        let (unit_en, unit_zh) = crate::chip::work_unit(&req.model);
         out.push(a(
             "first-hour",
             Severity::Info,
             format!(
-                "First hour: expect ~{:.0} tokens/s per GPU (MFU {}) and {:.1} GiB per GPU. If GPU utilisation stays below ~80% the input pipeline is short (raise DataLoader workers, pin memory, faster storage); if memory is far below, raise the micro-batch; if it OOMs, turn on activation recomputation or raise the ZeRO stage.",
+                "First hour: expect ~{:.0} {unit_en}/s per GPU (MFU {}) and {:.1} GiB per GPU. If GPU utilisation stays below ~80% the input pipeline is short (raise DataLoader workers, pin memory, faster storage); if memory is far below, raise the micro-batch; if it OOMs, turn on activation recomputation or raise the ZeRO stage.",
                 t.step.tokens_per_second_per_gpu, pct(t.step.mfu), need
             ),
-            format!("第一个小时：预期每卡约 {:.0} tokens/s（MFU {}），显存约 {:.1} GiB。GPU 利用率长期低于约 80% 说明数据管道不足（增加 DataLoader worker、换更快存储）；显存富余则加大 micro-batch；OOM 则开启重计算或提高 ZeRO 阶段。", t.step.tokens_per_second_per_gpu, pct(t.step.mfu), need),
+            format!("第一个小时：预期每卡约 {:.0} {unit_zh}/s（MFU {}），显存约 {:.1} GiB。GPU 利用率长期低于约 80% 说明数据管道不足（增加 DataLoader worker、换更快存储）；显存富余则加大 micro-batch；OOM 则开启重计算或提高 ZeRO 阶段。", t.step.tokens_per_second_per_gpu, pct(t.step.mfu), need),
         ));
         out.push(a(
             "auto-release",

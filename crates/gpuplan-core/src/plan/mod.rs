@@ -183,6 +183,10 @@ pub enum Job {
         setup: TrainingSetup,
         /// Sequences per optimizer step; default 1024 for pretraining, 64 for fine-tuning.
         global_batch: Option<u64>,
+        /// The user chose the precision: chips that cannot run it are skipped (with a reason in
+        /// `rejected`) instead of switched to a format they support (bf16 → fp16 AMP).
+        #[serde(default)]
+        precision_pinned: bool,
     },
     Serve(ServeJob),
 }
@@ -386,7 +390,15 @@ pub fn plan(req: &PlanRequest, cat: &Catalog) -> Result<PlanOutcome, CoreError> 
         Job::Train {
             setup,
             global_batch,
-        } => train::search(req, setup, *global_batch, &cands, cat, &mut rejected)?,
+            precision_pinned,
+        } => {
+            let job = train::TrainJob {
+                setup,
+                global_batch: *global_batch,
+                precision_pinned: *precision_pinned,
+            };
+            train::search(req, &job, &cands, cat, &mut rejected)?
+        }
         Job::Serve(s) => serve::search(req, s, &cands, cat, &mut rejected)?,
     };
     rank(&mut plans, req.objective);

@@ -15,18 +15,24 @@ use crate::workload::{InferenceSetup, WeightFormat};
 /// vLLM's default `max_num_seqs`.
 pub const MAX_NUM_SEQS: u64 = 256;
 
-/// Weight formats to try. Weight-only int4 (GPTQ/AWQ) is a decoder-LLM technique: encoders
-/// (BERT), speech and encoder-decoder models (Whisper, T5) and CNNs are offered bf16, FP8 where the
-/// chip has it, and int8, unless the user asks for int4 with `--weights`.
+/// Weight formats to size on this chip. 16-bit weights are fp16 on chips without bf16 (Turing,
+/// Volta: vLLM casts bf16 checkpoints to fp16 there, same bytes); FP8 only where the chip has it
+/// (data/gpus.toml `dtypes`). Weight-only int4 (GPTQ/AWQ) is a decoder-LLM technique: encoders
+/// (BERT), speech and encoder-decoder models (Whisper, T5) and CNNs are not offered it unless the
+/// user asks for it with `--weights`.
 fn formats(job: &ServeJob, gpu: &GpuSpec, model: &crate::model::ModelSpec) -> Vec<WeightFormat> {
+    let half = |f: WeightFormat| match f {
+        WeightFormat::Bf16 if !gpu.supports(ComputeDtype::Bf16) => WeightFormat::Fp16,
+        f => f,
+    };
     if !job.weights.is_empty() {
-        return job.weights.clone();
+        return job.weights.iter().map(|f| half(*f)).collect();
     }
     let llm = model
         .transformer()
         .is_some_and(|t| t.structure == Structure::DecoderOnly);
-    let mut v = vec![WeightFormat::Bf16];
-    if gpu.peak(ComputeDtype::Fp8).is_some() {
+    let mut v = vec![half(WeightFormat::Bf16)];
+    if gpu.supports(ComputeDtype::Fp8) {
         v.push(WeightFormat::Fp8);
     }
     v.push(WeightFormat::Int8);

@@ -201,11 +201,13 @@ pub fn best_config(
             } else {
                 vec![1, 2, 3]
             };
-            // Expert parallelism for MoE models: experts split over up to dp × tp ranks.
+            // Expert parallelism for MoE models: experts split over up to dp × tp ranks, for every
+            // task and profile (DeepSpeed-MoE, Megatron-Core, torchtitan and Megatron-based LoRA
+            // stacks run EP); without it ZeRO-3 gathers every expert each micro-batch.
             let eps: Vec<u64> = [1, 2, 4, 8, 16, 32, 64]
                 .into_iter()
                 .filter(|ep| {
-                    *ep == 1 || (model_parallel && experts.is_multiple_of(*ep) && *ep <= dp * tp)
+                    *ep == 1 || (experts.is_multiple_of(*ep) && (dp * tp).is_multiple_of(*ep))
                 })
                 .collect();
             for (&ep, &zero) in eps.iter().flat_map(|e| zeros.iter().map(move |z| (e, z))) {
@@ -271,6 +273,18 @@ pub fn best_config(
     })
 }
 
+/// What the chosen configuration asks of the training stack.
+fn stack_caveats(s: &TrainingSetup) -> Vec<String> {
+    let mut v = Vec::new();
+    if s.parallel.ep > 1 && s.framework == crate::workload::Framework::HuggingFace {
+        v.push(format!(
+            "expert parallelism (EP {}) needs an MoE-aware stack: DeepSpeed-MoE, Megatron-Core or torchtitan (LoRA: a Megatron-based trainer such as ms-swift's Megatron backend); HF Trainer with FSDP alone gathers every expert",
+            s.parallel.ep
+        ));
+    }
+    v
+}
+
 fn default_global_batch(setup: &TrainingSetup, is_opaque: bool) -> u64 {
     match (setup.task, is_opaque) {
         (_, true) => 1024,
@@ -290,14 +304,38 @@ fn decode_cap(req: &PlanRequest, inst: &Instance, nodes: u64) -> Option<f64> {
         .map(|v| v as f64 * nodes as f64 * req.tunables.image_decode_per_core)
 }
 
+/// A training job as the planner receives it.
+pub struct TrainJob<'a> {
+    pub setup: &'a TrainingSetup,
+    pub global_batch: Option<u64>,
+    /// The user chose the precision: chips without it are skipped, not switched.
+    pub precision_pinned: bool,
+}
+
+/// Chips the job's pinned precision (or attention) cannot run on, with the reason, once each.
+fn reject_chips(skipped: &[(String, String)], rejected: &mut Vec<Binding>) {
+    let mut seen: Vec<&str> = Vec::new();
+    for (gpu, why) in skipped {
+        if seen.contains(&gpu.as_str()) {
+            continue;
+        }
+        seen.push(gpu);
+        rejected.push(Binding {
+            constraint: "precision",
+            message_en: format!("{gpu} skipped: {why}"),
+            message_zh: format!("{gpu} 已跳过：该芯片不支持所选精度或注意力实现（{why}）"),
+        });
+    }
+}
+
 pub fn search(
     req: &PlanRequest,
-    setup: &TrainingSetup,
-    global_batch: Option<u64>,
+    job: &TrainJob,
     cands: &[(&Instance, &GpuSpec)],
     cat: &Catalog,
     rejected: &mut Vec<Binding>,
 ) -> Result<(Vec<Plan>, u64), CoreError> {
+    let (setup, global_batch) = (job.setup, job.global_batch);
     setup.validate()?;
     let tokens = job_tokens(&req.model, setup).ok_or_else(|| {
         CoreError::invalid(
@@ -316,7 +354,22 @@ pub fn search(
     let mut unpriced = 0usize;
     let mut any_fit = false;
     let c = &req.constraints;
+    let mut skipped_chips: Vec<(String, String)> = Vec::new();
     for (inst, gpu) in cands {
+        let (chip_setup, chip_notes) = crate::chip::adapt(
+            &req.model,
+            setup,
+            gpu,
+            crate::chip::Pinned {
+                precision: job.precision_pinned,
+                attention: false,
+            },
+        );
+        if let Err(e) = crate::chip::check_support(&req.model, &chip_setup, gpu) {
+            skipped_chips.push((gpu.id.clone(), e.to_string()));
+            continue;
+        }
+        let setup = &chip_setup;
         for nodes in node_counts(c.max_nodes) {
             let Ok((cluster, assumed)) = instance_cluster(inst, gpu, nodes) else {
                 continue;
@@ -338,7 +391,10 @@ pub fn search(
             evaluated_total += evaluated;
             any_fit = true;
             let mut step = best.step;
+            let network_assumed = assumed.clone();
             let mut caveats: Vec<String> = assumed.into_iter().collect();
+            caveats.extend(chip_notes.iter().cloned());
+            caveats.extend(stack_caveats(&best.setup));
             if let Some(act) = best
                 .memory
                 .items
@@ -351,7 +407,11 @@ pub fn search(
                 ));
             }
             if req.model.transformer().is_none() {
-                caveats.push("throughput uses the transformer-calibrated efficiency; convolutional networks usually reach less (memory-bound layers, input pipeline)".into());
+                caveats.push(format!(
+                    "throughput uses {} = {:.0}% of peak (convolutional/UNet training reaches far less than transformer GEMMs); measure the first epoch",
+                    step.efficiency_name,
+                    step.efficiency_used * 100.0
+                ));
             }
             // What the GPUs demand from the input pipeline (before any cap).
             let data = data_path(&req.model, &best.setup, &step, &req.tunables);
@@ -419,7 +479,7 @@ pub fn search(
                 nodes,
                 total_gpus,
                 cluster,
-                network_assumed: caveats.first().cloned(),
+                network_assumed,
                 train: Some(TrainDetail {
                     setup: best.setup,
                     memory: best.memory,
@@ -439,6 +499,7 @@ pub fn search(
             });
         }
     }
+    reject_chips(&skipped_chips, rejected);
     if unpriced > 0 {
         rejected.push(Binding {
             constraint: "budget",

@@ -127,7 +127,7 @@ fn resolve(a: &EstimateArgs) -> Result<Request> {
 }
 
 pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
-    let r = resolve(&a)?;
+    let mut r = resolve(&a)?;
     let model = load_model(
         a.job.model.as_deref().or(r.file.model.as_deref()),
         a.job
@@ -172,6 +172,17 @@ pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
     };
     match r.kind {
         JobKind::Training => {
+            // Switch what the chip cannot run (bf16 on Turing/Volta, FlashAttention-2) unless the
+            // flag chose it; a chosen one the chip lacks is an error naming the field.
+            let pinned = gpuplan_core::chip::Pinned {
+                precision: a.job.precision.is_some(),
+                attention: a.attention.is_some(),
+            };
+            let (t, notes) = gpuplan_core::chip::adapt(&model, &r.training, &cluster.gpu, pinned);
+            for n in notes {
+                eprintln!("note: {n}");
+            }
+            r.training = t;
             let e = estimate_training(&model, &r.training, &cluster, &r.tunables)?;
             match a.format {
                 Format::Json => outln!(
@@ -186,7 +197,7 @@ pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
                 ),
                 f => out!(
                     "{}",
-                    training_report(&model.name, &r, &cluster, &e, f == Format::Markdown)
+                    training_report(&model, &r, &cluster, &e, f == Format::Markdown)
                 ),
             }
             Ok(if e.fits { 0 } else { exit::DOES_NOT_FIT })
@@ -219,18 +230,25 @@ fn pct(x: f64) -> String {
 }
 
 fn training_report(
-    name: &str,
+    model: &gpuplan_core::model::ModelSpec,
     r: &Request,
     c: &gpuplan_core::hardware::ClusterSpec,
     e: &TrainingEstimate,
     md: bool,
 ) -> String {
+    let (name, (unit, _)) = (&model.name, gpuplan_core::chip::work_unit(model));
     let s = &r.training;
     let p = &s.parallel;
+    // CNN/UNet jobs have no sequence length.
+    let seq = if model.transformer().is_some() {
+        format!("seq {} × ", s.seq_len)
+    } else {
+        String::new()
+    };
     let mut out = format!(
-        "{name}: {:?}, {:?}, {:?}, seq {} × micro-batch {} × accum {}, {:?} recompute, {:?} attention, {:?} profile\n\
+        "{name}: {:?}, {:?}, {:?}, {seq}micro-batch {} × accum {}, {:?} recompute, {:?} attention, {:?} profile\n\
          hardware: {} × {} {} ({} inside, {} {} between nodes); TP {} PP {} DP {} EP {} ZeRO-{}{}{}\n\n",
-        s.task, s.precision, s.optimizer, s.seq_len, s.micro_batch, s.grad_accum, s.recompute, s.attention, s.framework,
+        s.task, s.precision, s.optimizer, s.micro_batch, s.grad_accum, s.recompute, s.attention, s.framework,
         c.nodes, c.gpus_per_node, c.gpu.name, c.intra_bandwidth, c.inter_link.name(), c.inter_bandwidth,
         p.tp, p.pp, e.memory.data_parallel, p.ep, p.zero,
         if p.offload_optimizer { " +optimizer offload" } else { "" },
@@ -329,7 +347,7 @@ fn training_report(
             out.push_str("time per optimizer step\n");
             out.push_str(&render::block(md, &["part", "time", "share", "how"], &rows));
             out.push_str(&format!(
-                "throughput: {:.0} tokens/s ({:.0} per GPU), MFU {} (HFU {})\n",
+                "throughput: {:.0} {unit}/s ({:.0} per GPU), MFU {} (HFU {})\n",
                 st.tokens_per_second,
                 st.tokens_per_second_per_gpu,
                 pct(st.mfu),
@@ -343,7 +361,7 @@ fn training_report(
     }
     if let Some(t) = &e.totals {
         out.push_str(&format!(
-            "job: {} tokens in {:.0} steps: {} wall-clock, {:.0} GPU-hours ({:.2e} model FLOPs)\n",
+            "job: {} {unit} in {:.0} steps: {} wall-clock, {:.0} GPU-hours ({:.2e} model FLOPs)\n",
             format_count(t.tokens),
             t.steps,
             t.wall_time,

@@ -232,6 +232,7 @@ fn build_request(a: &PlanArgs) -> Result<PlanRequest> {
         Job::Train {
             setup: t,
             global_batch: a.global_batch.or(file.global_batch),
+            precision_pinned: j.precision.is_some(),
         }
     };
     let objective = match a.optimize {
@@ -416,7 +417,7 @@ fn report(
     let mut out = String::new();
     let what = match &req.job {
         Job::Train { setup, .. } => format!(
-            "{} {}, {} {}, {} {}",
+            "{} {}, {}{} {}",
             req.model.name,
             match (setup.task, t.zh) {
                 (TrainTask::Pretrain, false) => "pretraining",
@@ -428,8 +429,12 @@ fn report(
                 (TrainTask::Lora, true) => "LoRA 微调",
                 (TrainTask::Qlora, true) => "QLoRA 微调",
             },
-            t.s("seq", "序列长度"),
-            setup.seq_len,
+            // CNN/UNet jobs have no sequence length.
+            if req.model.transformer().is_some() {
+                format!("{} {}, ", t.s("seq", "序列长度"), setup.seq_len)
+            } else {
+                String::new()
+            },
             gpuplan_core::train::job_tokens(&req.model, setup)
                 .map(format_count)
                 .unwrap_or_else(|| "?".into()),
@@ -653,10 +658,11 @@ fn report(
             ],
             &rows,
         ));
+        let (unit_en, unit_zh) = gpuplan_core::chip::work_unit(&req.model);
         out.push_str(&if t.zh {
-            format!("吞吐 {:.0} tokens/s（每卡 {:.0}），MFU {:.1}%；数据读取 {}，检查点 {}\n", st.tokens_per_second, st.tokens_per_second_per_gpu, st.mfu * 100.0, x.data.read_bandwidth, x.data.checkpoint_size)
+            format!("吞吐 {:.0} {unit_zh}/s（每卡 {:.0}），MFU {:.1}%；数据读取 {}，检查点 {}\n", st.tokens_per_second, st.tokens_per_second_per_gpu, st.mfu * 100.0, x.data.read_bandwidth, x.data.checkpoint_size)
         } else {
-            format!("throughput {:.0} tokens/s ({:.0} per GPU), MFU {:.1}%; data read {}, checkpoint {}\n", st.tokens_per_second, st.tokens_per_second_per_gpu, st.mfu * 100.0, x.data.read_bandwidth, x.data.checkpoint_size)
+            format!("throughput {:.0} {unit_en}/s ({:.0} per GPU), MFU {:.1}%; data read {}, checkpoint {}\n", st.tokens_per_second, st.tokens_per_second_per_gpu, st.mfu * 100.0, x.data.read_bandwidth, x.data.checkpoint_size)
         });
     }
     if let Some(s) = &p.serve {

@@ -1,0 +1,198 @@
+//! What a chip runs and how efficiently: the precision and attention kernels a training job can
+//! use on it (`dtypes` / `flash_attention` in data/gpus.toml, from the vendors' architecture
+//! whitepapers), and the achievable share of its peak by chip generation, card class (SXM vs
+//! PCIe, power limit), workload type (transformer, CNN, diffusion UNet) and task (PEFT).
+//! Every factor is a named [`Tunables`] field with its source (docs/methodology.md).
+
+use crate::constants::Tunables;
+use crate::error::CoreError;
+use crate::hardware::{ComputeDtype, GpuSpec};
+use crate::model::{Architecture, ModelSpec};
+use crate::workload::{AttentionImpl, Precision, TrainingSetup};
+
+/// The dtype a training precision computes its GEMMs in (`None`: fp32/tf32, every chip).
+fn compute_dtype(p: Precision) -> Option<ComputeDtype> {
+    match p {
+        Precision::AmpBf16 | Precision::PureBf16 => Some(ComputeDtype::Bf16),
+        Precision::AmpFp16 => Some(ComputeDtype::Fp16),
+        Precision::Fp8 => Some(ComputeDtype::Fp8),
+        Precision::Fp32 => None,
+    }
+}
+
+/// Whether the chip runs the setup's precision and attention kernel; the error names the field.
+pub fn check_support(m: &ModelSpec, s: &TrainingSetup, g: &GpuSpec) -> Result<(), CoreError> {
+    if let Some(d) = compute_dtype(s.precision).filter(|d| !g.supports(*d)) {
+        let alt = if g.supports(ComputeDtype::Bf16) {
+            "amp_bf16"
+        } else if g.supports(ComputeDtype::Fp16) {
+            "amp_fp16"
+        } else {
+            "fp32"
+        };
+        // The source's first clause names the document (e.g. "NVIDIA Turing GPU Architecture
+        // whitepaper (2018)"); the rest stays in data/gpus.toml.
+        let why = g
+            .capability_source
+            .as_deref()
+            .and_then(|x| x.split(':').next())
+            .unwrap_or("no sourced peak");
+        return Err(CoreError::invalid(
+            "precision",
+            format!("{:?}", s.precision),
+            &format!(
+                "{} has no {} support ({}); use --precision {alt} or another chip",
+                g.name,
+                d.name(),
+                why
+            ),
+        ));
+    }
+    if m.transformer().is_some() && s.attention == AttentionImpl::Flash && !g.has_flash_attention()
+    {
+        return Err(CoreError::invalid(
+            "attention",
+            "flash",
+            &format!(
+                "FlashAttention-2 does not run on {} (Ampere or later only); use mem_efficient (PyTorch SDPA) or eager",
+                g.name
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Which choices the user made explicitly (and so must not be switched).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pinned {
+    pub precision: bool,
+    pub attention: bool,
+}
+
+/// The setup switched to what the chip runs, with one note per change: bf16 → fp16 AMP (loss
+/// scaling) on chips without bf16, FlashAttention-2 → PyTorch SDPA memory-efficient attention on
+/// chips without it. Pinned choices are left alone (the caller rejects the chip instead).
+pub fn adapt(
+    m: &ModelSpec,
+    s: &TrainingSetup,
+    g: &GpuSpec,
+    pinned: Pinned,
+) -> (TrainingSetup, Vec<String>) {
+    let mut out = s.clone();
+    let mut notes = Vec::new();
+    let bf16 = matches!(s.precision, Precision::AmpBf16 | Precision::PureBf16);
+    if !pinned.precision
+        && bf16
+        && !g.supports(ComputeDtype::Bf16)
+        && g.supports(ComputeDtype::Fp16)
+    {
+        out.precision = Precision::AmpFp16;
+        notes.push(format!(
+            "{} has no bf16: trains with fp16 AMP (dynamic loss scaling, fp32 master weights)",
+            g.name
+        ));
+    }
+    if !pinned.attention
+        && m.transformer().is_some()
+        && s.attention == AttentionImpl::Flash
+        && !g.has_flash_attention()
+    {
+        out.attention = AttentionImpl::MemEfficient;
+        notes.push(format!(
+            "no FlashAttention-2 on {}: attention runs on PyTorch SDPA's memory-efficient kernel (same memory, slower)",
+            g.name
+        ));
+    }
+    (out, notes)
+}
+
+/// The kind of network, for its achievable efficiency.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WorkloadKind {
+    Transformer,
+    /// Convolutional networks (ResNet): memory-bound BN/ReLU and small-channel convolutions.
+    Cnn,
+    /// Diffusion UNets: convolutions at high resolution, attention at low.
+    DiffusionUnet,
+}
+
+impl WorkloadKind {
+    pub fn of(m: &ModelSpec) -> WorkloadKind {
+        match &m.architecture {
+            Architecture::Transformer(_) => WorkloadKind::Transformer,
+            Architecture::Opaque(o) if o.model_type.contains("unet") => WorkloadKind::DiffusionUnet,
+            Architecture::Opaque(_) => WorkloadKind::Cnn,
+        }
+    }
+}
+
+/// Share of peak by chip generation for transformer GEMMs, with the constant's name.
+fn generation_base(g: &GpuSpec, tun: &Tunables) -> (f64, &'static str) {
+    let id = g.id.as_str();
+    if ["h100", "h800", "h20", "h200"]
+        .iter()
+        .any(|p| id.starts_with(p))
+    {
+        (tun.train_efficiency_hopper, "train_efficiency_hopper")
+    } else if ["a100", "a800", "a10", "a30", "a40"]
+        .iter()
+        .any(|p| id.starts_with(p))
+    {
+        (tun.train_efficiency_ampere, "train_efficiency_ampere")
+    } else {
+        (tun.train_efficiency_other, "train_efficiency_other")
+    }
+}
+
+/// Card-class factor: power-limited cards (≤ `low_power_max_tdp_w`) and PCIe cards sustain lower
+/// clocks under tensor load than the SXM/OAM parts the base efficiencies were fitted on.
+fn card_factor(g: &GpuSpec, tun: &Tunables) -> (f64, &'static str) {
+    let pcie = !g.intra_link.is_nvlink_class()
+        && g.intra_link != crate::hardware::IntraLink::InfinityFabric;
+    match g.tdp_w {
+        Some(w) if w <= tun.low_power_max_tdp_w => {
+            (tun.card_factor_low_power, "card_factor_low_power")
+        }
+        _ if pcie => (tun.card_factor_pcie, "card_factor_pcie"),
+        _ => (1.0, ""),
+    }
+}
+
+/// Achievable share of peak for a training job, and the product of named constants it is.
+pub fn train_efficiency(
+    m: &ModelSpec,
+    s: &TrainingSetup,
+    g: &GpuSpec,
+    tun: &Tunables,
+) -> (f64, String) {
+    let (base, base_name) = match WorkloadKind::of(m) {
+        WorkloadKind::Transformer => generation_base(g, tun),
+        WorkloadKind::Cnn => (tun.train_efficiency_cnn, "train_efficiency_cnn"),
+        WorkloadKind::DiffusionUnet => (tun.train_efficiency_unet, "train_efficiency_unet"),
+    };
+    let mut eff = base;
+    let mut names = vec![base_name.to_string()];
+    let (card, card_name) = card_factor(g, tun);
+    if card < 1.0 || !card_name.is_empty() {
+        eff *= card;
+        names.push(card_name.to_string());
+    }
+    if s.task.is_peft() {
+        eff *= tun.peft_efficiency_factor;
+        names.push("peft_efficiency_factor".into());
+    }
+    if s.precision == Precision::Fp8 && g.supports(ComputeDtype::Fp8) {
+        eff *= tun.fp8_efficiency_ratio;
+        names.push("fp8_efficiency_ratio".into());
+    }
+    (eff.min(1.0), names.join(" × "))
+}
+
+/// What the throughput counts, in English and Chinese: tokens for transformers, samples (images)
+/// for the CNN/UNet models given by totals, where the estimators' "token" is one sample.
+pub fn work_unit(m: &ModelSpec) -> (&'static str, &'static str) {
+    match WorkloadKind::of(m) {
+        WorkloadKind::Transformer => ("tokens", "tokens"),
+        WorkloadKind::Cnn | WorkloadKind::DiffusionUnet => ("samples", "样本"),
+    }
+}
