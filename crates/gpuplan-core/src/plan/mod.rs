@@ -317,6 +317,7 @@ pub fn candidates<'a>(
 ) -> Vec<(&'a Instance, &'a GpuSpec)> {
     let mut out = Vec::new();
     let mut framework_blocked = Vec::new();
+    let mut region_blocked = 0usize;
     for i in cat.visible_instances() {
         if i.vgpu || !i.gpu_is_mapped() || i.gpu_count < 1.0 {
             continue;
@@ -324,10 +325,14 @@ pub fn candidates<'a>(
         if !c.providers.is_empty() && !c.providers.contains(&i.provider) {
             continue;
         }
-        if !c.regions.is_empty() {
-            let known = i.regions.iter().any(|r| c.regions.contains(r))
+        // Regions: a type whose documented region list misses every requested region is not
+        // sold there (unless a price is listed there); an empty list means "not documented",
+        // which keeps the type with the `region-undocumented` advice.
+        if !c.regions.is_empty() && !i.regions.is_empty() {
+            let sold = i.regions.iter().any(|r| c.regions.contains(r))
                 || cat.prices_for(&i.id).any(|p| c.regions.contains(&p.region));
-            if !known {
+            if !sold {
+                region_blocked += 1;
                 continue;
             }
         }
@@ -346,9 +351,14 @@ pub fn candidates<'a>(
         out.push((i, g));
     }
     if out.is_empty() {
+        let region_why = format!(
+            "{region_blocked} type(s) match the provider and chip filters but their documented regions exclude {}",
+            c.regions.join(", ")
+        );
         let why = framework_blocked
             .first()
             .copied()
+            .or((region_blocked > 0).then_some(region_why.as_str()))
             .unwrap_or("no instance type matches the provider, region and chip filters");
         rejected.push(Binding {
             constraint: "candidates",
