@@ -280,7 +280,13 @@ pub fn instance_cluster(
         RdmaKind::None => (InterLink::Tcp, None),
         RdmaKind::Unknown => (
             InterLink::Tcp,
-            Some("RDMA not documented for this type: assumed TCP".to_string()),
+            Some(if gpu.stack == "cann" {
+                // Ascend clusters run HCCL over the NPUs' own RoCE ports where the flavor has them;
+                // none of the stored sources documents them per flavor, so TCP stays the bound.
+                "RoCE between Ascend nodes not documented for this type: HCCL over TCP assumed (check the NPU RoCE ports with hccn_tool)".to_string()
+            } else {
+                "RDMA not documented for this type: assumed TCP".to_string()
+            }),
         ),
     };
     let gbit = match (inst.rdma.is_rdma(), inst.rdma_gbit, inst.network_gbit) {
