@@ -135,6 +135,10 @@ pub const RULES: &[(&str, &str)] = &[
         "access-restricted",
         "the family needs an invitation, application/whitelist, ticket or sales contact",
     ),
+    (
+        "stock-reported",
+        "the provider's stock API (imported) reported the type low on stock; sold-out types are not planned",
+    ),
 ];
 
 fn pct(x: f64) -> String {
@@ -492,6 +496,14 @@ pub fn evaluate(p: &Plan, req: &PlanRequest) -> Vec<Advice> {
                 crate::catalog::Access::Ticket => "提交工单",
                 crate::catalog::Access::ContactSales => "联系销售",
             }),
+        ));
+    }
+    if i.stock == Some(crate::catalog::Stock::Low) {
+        out.push(a(
+            "stock-reported",
+            Severity::Warn,
+            format!("The provider's stock API reported {} as low on stock when it was imported ({}): create the instances early or keep the fallbacks below at hand.", i.id, i.notes.as_deref().unwrap_or("no zone detail")),
+            format!("导入时库存接口显示 {} 库存紧张：请尽早创建实例，或准备下方的备选方案。", i.id),
         ));
     }
     if !matches!(i.confidence, crate::catalog::Confidence::Confirmed)

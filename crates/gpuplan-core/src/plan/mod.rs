@@ -324,6 +324,7 @@ pub fn candidates<'a>(
     let mut out = Vec::new();
     let mut framework_blocked = Vec::new();
     let mut region_blocked = 0usize;
+    let mut sold_out = 0usize;
     for i in cat.visible_instances() {
         if i.vgpu || !i.gpu_is_mapped() || i.gpu_count < 1.0 {
             continue;
@@ -341,6 +342,12 @@ pub fn candidates<'a>(
                 region_blocked += 1;
                 continue;
             }
+        }
+        // A type the provider's stock API reported sold out (imported user catalogs) is not
+        // offered; a low one is, with the `stock-reported` advice.
+        if i.stock == Some(crate::catalog::Stock::SoldOut) {
+            sold_out += 1;
+            continue;
         }
         let Some(g) = cat.gpu(&i.gpu) else { continue };
         if g.memory_gib.is_none() {
@@ -365,6 +372,9 @@ pub fn candidates<'a>(
             .first()
             .copied()
             .or((region_blocked > 0).then_some(region_why.as_str()))
+            .or((sold_out > 0).then_some(
+                "every matching type was reported sold out by the provider's stock API (re-import to refresh)",
+            ))
             .unwrap_or("no instance type matches the provider, region and chip filters");
         rejected.push(Binding {
             constraint: "candidates",
