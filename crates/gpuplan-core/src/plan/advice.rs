@@ -279,9 +279,19 @@ pub fn evaluate(p: &Plan, req: &PlanRequest) -> Vec<Advice> {
             "first-hour",
             Severity::Info,
             format!(
-                "First hour: expect ~{:.0} tokens/s per GPU (MFU {}) and {:.1} GiB per GPU{}. If GPU utilisation stays below ~80% the input pipeline is short (raise DataLoader workers, pin memory, faster storage); if memory is far below, raise the micro-batch; if it OOMs, turn on activation recomputation or raise the ZeRO stage.",
+                "First hour: expect ~{:.0} tokens/s per GPU (MFU {}) and {:.1} GiB per GPU{}. If GPU utilisation stays below ~80% the input pipeline is short ({}, faster storage); if memory is far below, raise the micro-batch; if it OOMs, turn on activation recomputation or raise the {}.",
                 t.step.tokens_per_second_per_gpu, pct(t.step.mfu), need,
-                if ascend { " (watch NPU utilisation and memory with `npu-smi info`)" } else { "" }
+                if ascend { " (watch NPU utilisation and memory with `npu-smi info`)" } else { "" },
+                if req.constraints.framework == super::SoftwareFramework::Mindspore {
+                    "raise the dataset's num_parallel_workers"
+                } else {
+                    "raise DataLoader workers, pin memory"
+                },
+                if req.constraints.framework == super::SoftwareFramework::Mindspore {
+                    "optimizer-state sharding (MindSpore optimizer parallel, the ZeRO equivalent)"
+                } else {
+                    "ZeRO stage"
+                }
             ),
             format!("第一个小时：预期每卡约 {:.0} tokens/s（MFU {}），显存约 {:.1} GiB。GPU 利用率长期低于约 80% 说明数据管道不足（增加 DataLoader worker、换更快存储）；显存富余则加大 micro-batch；OOM 则开启重计算或提高 ZeRO 阶段。", t.step.tokens_per_second_per_gpu, pct(t.step.mfu), need),
         ));
