@@ -2,7 +2,7 @@
 //! imported stock status, on the built-in catalog.
 
 use gpuplan_core::catalog::{Billing, Catalog, PriceKind, Stock};
-use gpuplan_core::plan::money::regional_price;
+use gpuplan_core::plan::money::{regional_price, same_region};
 use gpuplan_core::plan::{candidates, Constraints};
 
 fn ids(cat: &Catalog, c: &Constraints) -> Vec<String> {
@@ -21,9 +21,19 @@ fn undocumented_regions_stay_documented_elsewhere_go() {
         ..Default::default()
     };
     let got = ids(&cat, &c);
-    // Alibaba rows document no region: kept (with advice); Tencent rows document ap-* regions.
+    // Alibaba rows document no region: kept (with advice); Tencent GT4 is sold in ap-beijing,
+    // the same city under Tencent's spelling; PNV4 is not sold in Chengdu.
     assert!(got.iter().any(|i| i == "ecs.gn7i-c8g1.2xlarge"));
-    assert!(!got.iter().any(|i| i.starts_with("GT4")));
+    assert!(got.iter().any(|i| i.starts_with("GT4")));
+    let c = Constraints {
+        regions: vec!["cn-chengdu".into()],
+        ..Default::default()
+    };
+    let got = ids(&cat, &c);
+    assert!(!got
+        .iter()
+        .any(|i| i.starts_with("GT4") || i.starts_with("PNV4")));
+    assert!(got.iter().any(|i| i.starts_with("GN10X")));
     let c = Constraints {
         regions: vec!["ap-nanjing".into()],
         ..Default::default()
@@ -79,4 +89,18 @@ fn sold_out_types_are_not_candidates() {
         "{:?}",
         rejected
     );
+}
+
+#[test]
+fn same_city_spellings_match_and_others_do_not() {
+    assert!(same_region("cn-beijing", "ap-beijing"));
+    assert!(same_region("ap-shanghai", "cn-shanghai"));
+    assert!(same_region("cn-north-4", "CN-NORTH-4"));
+    assert!(!same_region("cn-beijing", "cn-shanghai"));
+    assert!(!same_region("cn-north-4", "ap-north-4"));
+    // A Tencent-spelled request finds Alibaba's Shanghai list price as a list price.
+    let cat = Catalog::builtin().unwrap();
+    let i = cat.find_instance("ecs.gn7i-c8g1.2xlarge").unwrap();
+    let p = regional_price(&cat, i, Billing::OnDemand, &["ap-shanghai".into()]).unwrap();
+    assert_eq!(p.kind, PriceKind::List);
 }

@@ -481,7 +481,11 @@ pub fn evaluate(p: &Plan, req: &PlanRequest) -> Vec<Advice> {
         ));
     }
     if let Some(ch) = &p.chosen {
-        if !asked.is_empty() && !asked.contains(&ch.price.region) {
+        if !asked.is_empty()
+            && !asked
+                .iter()
+                .any(|r| super::money::same_region(r, &ch.price.region))
+        {
             let r = asked.join(" / ");
             out.push(a(
                 "price-other-region",

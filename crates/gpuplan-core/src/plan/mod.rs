@@ -336,8 +336,9 @@ pub fn candidates<'a>(
         // sold there (unless a price is listed there); an empty list means "not documented",
         // which keeps the type with the `region-undocumented` advice.
         if !c.regions.is_empty() && !i.regions.is_empty() {
-            let sold = i.regions.iter().any(|r| c.regions.contains(r))
-                || cat.prices_for(&i.id).any(|p| c.regions.contains(&p.region));
+            let asked = |r: &str| c.regions.iter().any(|x| money::same_region(x, r));
+            let sold = i.regions.iter().any(|r| asked(r))
+                || cat.prices_for(&i.id).any(|p| asked(&p.region));
             if !sold {
                 region_blocked += 1;
                 continue;

@@ -46,6 +46,23 @@ pub fn spot_overhead(delta_s: f64, tau_s: f64, rate_per_s: f64, restart_s: f64) 
     delta_s / tau_s + rate_per_s * (tau_s / 2.0 + restart_s)
 }
 
+/// Whether two region ids name the same region, across providers' spellings of one city: Alibaba
+/// `cn-beijing` and Tencent `ap-beijing` (likewise shanghai, guangzhou, nanjing, chengdu, chongqing,
+/// hongkong). Other ids (Huawei `cn-north-4`, …) match only exactly.
+pub fn same_region(a: &str, b: &str) -> bool {
+    let city = |r: &str| {
+        let r = r.to_ascii_lowercase();
+        r.strip_prefix("cn-")
+            .or_else(|| r.strip_prefix("ap-"))
+            .map(str::to_string)
+    };
+    a.eq_ignore_ascii_case(b)
+        || match (city(a), city(b)) {
+            (Some(x), Some(y)) => x == y && !x.contains('-'),
+            _ => false,
+        }
+}
+
 /// The price to use in the requested regions: a price listed in one of them (in the order given)
 /// if any; otherwise the best price from any region, relabelled as an estimate that names the
 /// region it comes from and the one it is used for — never silently. No region asked: any price.
@@ -61,6 +78,17 @@ pub fn regional_price(
     if let Some(p) = regions
         .iter()
         .find_map(|r| cat.best_price(inst, billing, Some(r)))
+    {
+        return Some(p);
+    }
+    // The same city under another provider's spelling (cn-shanghai for ap-shanghai) is the same
+    // region: its price is not an estimate.
+    if let Some(p) = cat
+        .prices_for(&inst.id)
+        .filter(|p| p.billing == billing && regions.iter().any(|r| same_region(r, &p.region)))
+        .map(|p| p.region.clone())
+        .next()
+        .and_then(|r| cat.best_price(inst, billing, Some(&r)))
     {
         return Some(p);
     }
