@@ -534,13 +534,21 @@ pub fn training_memory(
         ),
     });
     items.push(MemoryItem {
-        name: "CUDA context",
+        name: if c.gpu.stack == "cann" {
+            "CANN runtime context"
+        } else {
+            "CUDA context"
+        },
         bytes: Bytes::from_gib(tun.cuda_context_gib),
         basis: "tunable `cuda_context_gib`".into(),
     });
     if c.total_gpus() > 1 {
         items.push(MemoryItem {
-            name: "NCCL buffers",
+            name: if c.gpu.stack == "cann" {
+                "HCCL buffers"
+            } else {
+                "NCCL buffers"
+            },
             bytes: Bytes::from_gib(tun.nccl_buffers_gib),
             basis: "tunable `nccl_buffers_gib`".into(),
         });

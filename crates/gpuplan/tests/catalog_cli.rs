@@ -84,7 +84,8 @@ fn each_filter_narrows_the_list() {
             && rdma.iter().all(|i| i.contains("gn8")
                 || i.contains("gn9")
                 || i.contains("ebmgn7ex")
-                || i.contains("HCC")),
+                || i.contains("HCC")
+                || i.contains("snt9b")),
         "{rdma:?}"
     );
     let nv = j(&["--nvlink"]);

@@ -258,6 +258,8 @@ fn instance(
         bare_metal: false,
         vgpu: count < 1.0,
         regions: Vec::new(),
+        access: None,
+        access_note: None,
         stock: None,
         notes: None,
         source,

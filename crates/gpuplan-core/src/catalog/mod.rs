@@ -121,12 +121,44 @@ pub struct Instance {
     #[serde(default)]
     pub regions: Vec<String>,
     pub stock: Option<Stock>,
+    /// How the type can be bought, where the provider's docs restrict it (invitational preview,
+    /// application/whitelist, support ticket, contact sales). `None` = no restriction documented.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access: Option<Access>,
+    /// What the source says about the restriction (quoted or paraphrased).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access_note: Option<String>,
     pub notes: Option<String>,
     pub source: String,
     pub as_of: String,
     pub confidence: Confidence,
     #[serde(default, skip_serializing_if = "Origin::is_builtin")]
     pub origin: Origin,
+}
+
+/// A documented restriction on buying an instance type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Access {
+    /// Invitational preview / invite-only: apply to the provider first.
+    Invitation,
+    /// Application or whitelist needed (申请/白名单).
+    Application,
+    /// A support ticket is needed to buy it.
+    Ticket,
+    /// Only in some regions; the provider says to contact sales.
+    ContactSales,
+}
+
+impl Access {
+    pub fn name(self) -> &'static str {
+        match self {
+            Access::Invitation => "invitation",
+            Access::Application => "application",
+            Access::Ticket => "ticket",
+            Access::ContactSales => "contact sales",
+        }
+    }
 }
 
 impl Instance {

@@ -55,7 +55,7 @@ pub const RULES: &[(&str, &str)] = &[
     ),
     (
         "topology-check",
-        "check the GPU topology with nvidia-smi topo -m",
+        "check the GPU topology with nvidia-smi topo -m (Ascend: npu-smi info -t topo)",
     ),
     (
         "storage-class",
@@ -75,7 +75,7 @@ pub const RULES: &[(&str, &str)] = &[
     ),
     (
         "vendor-image",
-        "vendor GPU/AI images with matching driver, CUDA and NCCL",
+        "vendor GPU/AI images with matching driver, CUDA and NCCL (Ascend: driver/firmware, CANN, torch_npu or MindSpore, HCCL)",
     ),
     (
         "ascend-migration",
@@ -131,6 +131,22 @@ pub const RULES: &[(&str, &str)] = &[
         "poor-plan-hints",
         "a communication-bound or low-MFU top plan: what would change it, with the estimated gain",
     ),
+    (
+        "region-undocumented",
+        "--region asked but the type's regions are not documented: check availability there",
+    ),
+    (
+        "price-other-region",
+        "the price comes from another region than the one asked: a labelled estimate",
+    ),
+    (
+        "access-restricted",
+        "the family needs an invitation, application/whitelist, ticket or sales contact",
+    ),
+    (
+        "stock-reported",
+        "the provider's stock API (imported) reported the type low on stock; sold-out types are not planned",
+    ),
 ];
 
 fn pct(x: f64) -> String {
@@ -163,6 +179,7 @@ pub fn evaluate(p: &Plan, req: &PlanRequest) -> Vec<Advice> {
     let mut out = Vec::new();
     let i = &p.instance;
     let gpus_per_node = p.cluster.gpus_per_node;
+    let ascend = ChipFamily::of(&p.gpu) == ChipFamily::Ascend;
     let nvlink = matches!(
         i.intra_link,
         Some(InstanceLink::Nvlink | InstanceLink::Nvswitch | InstanceLink::Hccs)
@@ -293,8 +310,19 @@ pub fn evaluate(p: &Plan, req: &PlanRequest) -> Vec<Advice> {
             "first-hour",
             Severity::Info,
             format!(
-                "First hour: expect ~{:.0} {unit_en}/s per GPU (MFU {}) and {:.1} GiB per GPU. If GPU utilisation stays below ~80% the input pipeline is short (raise DataLoader workers, pin memory, faster storage); if memory is far below, raise the micro-batch; if it OOMs, turn on activation recomputation or raise the ZeRO stage.",
-                t.step.tokens_per_second_per_gpu, pct(t.step.mfu), need
+                "First hour: expect ~{:.0} {unit_en}/s per GPU (MFU {}) and {:.1} GiB per GPU{}. If GPU utilisation stays below ~80% the input pipeline is short ({}, faster storage); if memory is far below, raise the micro-batch; if it OOMs, turn on activation recomputation or raise the {}.",
+                t.step.tokens_per_second_per_gpu, pct(t.step.mfu), need,
+                if ascend { " (watch NPU utilisation and memory with `npu-smi info`)" } else { "" },
+                if req.constraints.framework == super::SoftwareFramework::Mindspore {
+                    "raise the dataset's num_parallel_workers"
+                } else {
+                    "raise DataLoader workers, pin memory"
+                },
+                if req.constraints.framework == super::SoftwareFramework::Mindspore {
+                    "optimizer-state sharding (MindSpore optimizer parallel, the ZeRO equivalent)"
+                } else {
+                    "ZeRO stage"
+                }
             ),
             format!("第一个小时：预期每卡约 {:.0} {unit_zh}/s（MFU {}），显存约 {:.1} GiB。GPU 利用率长期低于约 80% 说明数据管道不足（增加 DataLoader worker、换更快存储）；显存富余则加大 micro-batch；OOM 则开启重计算或提高 ZeRO 阶段。", t.step.tokens_per_second_per_gpu, pct(t.step.mfu), need),
         ));
@@ -335,16 +363,24 @@ pub fn evaluate(p: &Plan, req: &PlanRequest) -> Vec<Advice> {
         out.push(a(
             "placement",
             Severity::Info,
-            "Multi-node: create all nodes in one zone, VPC and subnet, with topology-aware placement (Alibaba deployment set, Huawei same AZ/cluster, Tencent HCC cluster), and check the RDMA NICs are up (ibv_devinfo) before launching.".into(),
-            "多机训练：所有节点放在同一可用区、同一 VPC 和子网，使用拓扑感知部署（阿里云部署集、华为云同一可用区、腾讯云 HCC 集群），启动前用 ibv_devinfo 确认 RDMA 网卡可用。".into(),
+            format!("Multi-node: create all nodes in one zone, VPC and subnet, with topology-aware placement (Alibaba deployment set, Huawei same AZ/cluster, Tencent HCC cluster), and {} before launching.", if ascend { "check the NPUs' RoCE ports are up (`hccn_tool -i <npu> -link -g` on every NPU) and that HCCL sees every node (rank table / HCCL_IF_IP)" } else { "check the RDMA NICs are up (ibv_devinfo)" }),
+            format!("多机训练：所有节点放在同一可用区、同一 VPC 和子网，使用拓扑感知部署（阿里云部署集、华为云同一可用区、腾讯云 HCC 集群），启动前{}。", if ascend { "用 `hccn_tool -i <npu> -link -g` 确认每张 NPU 的 RoCE 端口已连通，并确认 HCCL 能看到所有节点（rank table / HCCL_IF_IP）" } else { "用 ibv_devinfo 确认 RDMA 网卡可用" }),
         ));
     }
     if gpus_per_node > 1 {
         out.push(a(
             "topology-check",
             Severity::Info,
-            format!("Run `nvidia-smi topo -m` on the first node: for {} expect {} between GPUs; 'SYS' between GPUs means traffic crosses CPU sockets.", i.id, if nvlink { "NV# links" } else { "PIX/PXB (PCIe)" }),
-            format!("在第一台机器上运行 `nvidia-smi topo -m`：{} 的 GPU 之间应显示 {}；显示 SYS 表示跨 CPU 插槽通信。", i.id, if nvlink { "NV#（NVLink）" } else { "PIX/PXB（PCIe）" }),
+            if ascend {
+                format!("Run `npu-smi info` on the first node (every NPU listed, health OK) and `npu-smi info -t topo` for the NPU topology: on {} expect {} between NPUs.", i.id, if nvlink { "HCCS links" } else { "PCIe paths" })
+            } else {
+                format!("Run `nvidia-smi topo -m` on the first node: for {} expect {} between GPUs; 'SYS' between GPUs means traffic crosses CPU sockets.", i.id, if nvlink { "NV# links" } else { "PIX/PXB (PCIe)" })
+            },
+            if ascend {
+                format!("在第一台机器上运行 `npu-smi info`（所有 NPU 均在且状态正常）和 `npu-smi info -t topo` 查看拓扑：{} 的 NPU 之间应为 {}。", i.id, if nvlink { "HCCS" } else { "PCIe" })
+            } else {
+                format!("在第一台机器上运行 `nvidia-smi topo -m`：{} 的 GPU 之间应显示 {}；显示 SYS 表示跨 CPU 插槽通信。", i.id, if nvlink { "NV#（NVLink）" } else { "PIX/PXB（PCIe）" })
+            },
         ));
     }
     if let Some(v) = i.vcpu {
@@ -374,7 +410,8 @@ pub fn evaluate(p: &Plan, req: &PlanRequest) -> Vec<Advice> {
         }
     }
     match ChipFamily::of(&p.gpu) {
-        ChipFamily::Ascend => out.push(a(
+        ChipFamily::Ascend => {
+            out.push(a(
             "ascend-migration",
             Severity::Warn,
             format!(
@@ -386,7 +423,24 @@ pub fn evaluate(p: &Plan, req: &PlanRequest) -> Vec<Advice> {
                 }
             ),
             "昇腾使用 CANN 而非 CUDA：MindSpore 原生支持，PyTorch 需 torch_npu（.cuda() → .npu()，NCCL → HCCL）。请预留迁移工作量：替换 CUDA 专用算子、核对算子覆盖，并使用版本匹配的 CANN/torch_npu 镜像。".into(),
-        )),
+            ));
+            out.push(a(
+                "vendor-image",
+                Severity::Info,
+                format!(
+                    "Use Huawei's Ascend image (ModelArts / Ascend Hub) with the NPU driver and firmware, CANN and {} preinstalled; keep the driver, CANN, {} and HCCL versions identical on every node (check with `npu-smi info` and the CANN version file).",
+                    match req.constraints.framework {
+                        super::SoftwareFramework::Mindspore => "MindSpore",
+                        _ => "torch_npu",
+                    },
+                    match req.constraints.framework {
+                        super::SoftwareFramework::Mindspore => "MindSpore",
+                        _ => "torch_npu",
+                    }
+                ),
+                "使用华为预装 NPU 驱动与固件、CANN 及 torch_npu/MindSpore 的昇腾镜像（ModelArts / 昇腾镜像仓库），并保证所有节点的驱动、CANN、框架与 HCCL 版本一致（用 `npu-smi info` 核对）。".into(),
+            ));
+        }
         ChipFamily::Amd => out.push(a("vendor-image", Severity::Info, "AMD Instinct: use ROCm builds of the framework and RCCL.".into(), "AMD Instinct：使用框架的 ROCm 版本与 RCCL。".into())),
         ChipFamily::Nvidia => out.push(a(
             "vendor-image",
@@ -446,6 +500,56 @@ pub fn evaluate(p: &Plan, req: &PlanRequest) -> Vec<Advice> {
             Severity::Warn,
             "No price is known for this type (no published list price was found): import yours with `gpuplan catalog import` to compare cost.".into(),
             "该规格没有已知价格（未找到公开价格）：请用 gpuplan catalog import 导入价格后再比较费用。".into(),
+        ));
+    }
+    let asked = &req.constraints.regions;
+    if !asked.is_empty() && i.regions.is_empty() {
+        let r = asked.join(" / ");
+        out.push(a(
+            "region-undocumented",
+            Severity::Warn,
+            format!("Regions not documented for {}: check availability in {r} (console instance-type-by-region page or the provider's stock API) before relying on this plan.", i.id),
+            format!("{} 的售卖地域未见文档：请先在控制台或库存接口确认 {r} 是否有售。", i.id),
+        ));
+    }
+    if let Some(ch) = &p.chosen {
+        if !asked.is_empty()
+            && !asked
+                .iter()
+                .any(|r| super::money::same_region(r, &ch.price.region))
+        {
+            let r = asked.join(" / ");
+            out.push(a(
+                "price-other-region",
+                Severity::Warn,
+                format!("Price from {}, used for {r}: an estimate (¥{:.2}, {}); prices differ by region, check the {r} price in the console or import it.", ch.price.region, ch.price.cny, ch.price.as_of),
+                format!("价格来自 {}，用于 {r}：仅为估算（¥{:.2}，{}）；各地域价格不同，请在控制台核对 {r} 的价格或导入。", ch.price.region, ch.price.cny, ch.price.as_of),
+            ));
+        }
+    }
+    if let Some(acc) = i.access {
+        let note = i
+            .access_note
+            .as_deref()
+            .unwrap_or("see the provider's docs");
+        out.push(a(
+            "access-restricted",
+            Severity::Warn,
+            format!("{} ({}) is not freely orderable: access = {} ({note}). Apply or open the ticket before you count on it, and keep a fallback.", i.id, i.family, acc.name()),
+            format!("{}（{}）不能直接购买：需{}（{note}）。请提前申请或提交工单，并准备备选方案。", i.id, i.family, match acc {
+                crate::catalog::Access::Invitation => "邀测资格",
+                crate::catalog::Access::Application => "申请/加白名单",
+                crate::catalog::Access::Ticket => "提交工单",
+                crate::catalog::Access::ContactSales => "联系销售",
+            }),
+        ));
+    }
+    if i.stock == Some(crate::catalog::Stock::Low) {
+        out.push(a(
+            "stock-reported",
+            Severity::Warn,
+            format!("The provider's stock API reported {} as low on stock when it was imported ({}): create the instances early or keep the fallbacks below at hand.", i.id, i.notes.as_deref().unwrap_or("no zone detail")),
+            format!("导入时库存接口显示 {} 库存紧张：请尽早创建实例，或准备下方的备选方案。", i.id),
         ));
     }
     if !matches!(i.confidence, crate::catalog::Confidence::Confirmed)

@@ -302,7 +302,13 @@ pub fn instance_cluster(
         RdmaKind::None => (InterLink::Tcp, None),
         RdmaKind::Unknown => (
             InterLink::Tcp,
-            Some("RDMA not documented for this type: assumed TCP".to_string()),
+            Some(if gpu.stack == "cann" {
+                // Ascend clusters run HCCL over the NPUs' own RoCE ports where the flavor has them;
+                // none of the stored sources documents them per flavor, so TCP stays the bound.
+                "RoCE between Ascend nodes not documented for this type: HCCL over TCP assumed (check the NPU RoCE ports with hccn_tool)".to_string()
+            } else {
+                "RDMA not documented for this type: assumed TCP".to_string()
+            }),
         ),
     };
     let gbit = match (inst.rdma.is_rdma(), inst.rdma_gbit, inst.network_gbit) {
@@ -339,6 +345,8 @@ pub fn candidates<'a>(
 ) -> Vec<(&'a Instance, &'a GpuSpec)> {
     let mut out = Vec::new();
     let mut framework_blocked = Vec::new();
+    let mut region_blocked = 0usize;
+    let mut sold_out = 0usize;
     for i in cat.visible_instances() {
         if i.vgpu || !i.gpu_is_mapped() || i.gpu_count < 1.0 {
             continue;
@@ -346,12 +354,23 @@ pub fn candidates<'a>(
         if !c.providers.is_empty() && !c.providers.contains(&i.provider) {
             continue;
         }
-        if !c.regions.is_empty() {
-            let known = i.regions.iter().any(|r| c.regions.contains(r))
-                || cat.prices_for(&i.id).any(|p| c.regions.contains(&p.region));
-            if !known {
+        // Regions: a type whose documented region list misses every requested region is not
+        // sold there (unless a price is listed there); an empty list means "not documented",
+        // which keeps the type with the `region-undocumented` advice.
+        if !c.regions.is_empty() && !i.regions.is_empty() {
+            let asked = |r: &str| c.regions.iter().any(|x| money::same_region(x, r));
+            let sold = i.regions.iter().any(|r| asked(r))
+                || cat.prices_for(&i.id).any(|p| asked(&p.region));
+            if !sold {
+                region_blocked += 1;
                 continue;
             }
+        }
+        // A type the provider's stock API reported sold out (imported user catalogs) is not
+        // offered; a low one is, with the `stock-reported` advice.
+        if i.stock == Some(crate::catalog::Stock::SoldOut) {
+            sold_out += 1;
+            continue;
         }
         let Some(g) = cat.gpu(&i.gpu) else { continue };
         if g.memory_gib.is_none() {
@@ -368,9 +387,17 @@ pub fn candidates<'a>(
         out.push((i, g));
     }
     if out.is_empty() {
+        let region_why = format!(
+            "{region_blocked} type(s) match the provider and chip filters but their documented regions exclude {}",
+            c.regions.join(", ")
+        );
         let why = framework_blocked
             .first()
             .copied()
+            .or((region_blocked > 0).then_some(region_why.as_str()))
+            .or((sold_out > 0).then_some(
+                "every matching type was reported sold out by the provider's stock API (re-import to refresh)",
+            ))
             .unwrap_or("no instance type matches the provider, region and chip filters");
         rejected.push(Binding {
             constraint: "candidates",

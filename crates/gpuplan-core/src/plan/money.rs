@@ -46,16 +46,74 @@ pub fn spot_overhead(delta_s: f64, tau_s: f64, rate_per_s: f64, restart_s: f64) 
     delta_s / tau_s + rate_per_s * (tau_s / 2.0 + restart_s)
 }
 
-fn spot_price(
+/// Whether two region ids name the same region, across providers' spellings of one city: Alibaba
+/// `cn-beijing` and Tencent `ap-beijing` (likewise shanghai, guangzhou, nanjing, chengdu, chongqing,
+/// hongkong). Other ids (Huawei `cn-north-4`, …) match only exactly.
+pub fn same_region(a: &str, b: &str) -> bool {
+    let city = |r: &str| {
+        let r = r.to_ascii_lowercase();
+        r.strip_prefix("cn-")
+            .or_else(|| r.strip_prefix("ap-"))
+            .map(str::to_string)
+    };
+    a.eq_ignore_ascii_case(b)
+        || match (city(a), city(b)) {
+            (Some(x), Some(y)) => x == y && !x.contains('-'),
+            _ => false,
+        }
+}
+
+/// The price to use in the requested regions: a price listed in one of them (in the order given)
+/// if any; otherwise the best price from any region, relabelled as an estimate that names the
+/// region it comes from and the one it is used for — never silently. No region asked: any price.
+pub fn regional_price(
     cat: &Catalog,
     inst: &Instance,
-    region: Option<&str>,
-    tun: &Tunables,
+    billing: Billing,
+    regions: &[String],
 ) -> Option<Price> {
-    if let Some(p) = cat.best_price(inst, Billing::Spot, region) {
+    if regions.is_empty() {
+        return cat.best_price(inst, billing, None);
+    }
+    if let Some(p) = regions
+        .iter()
+        .find_map(|r| cat.best_price(inst, billing, Some(r)))
+    {
         return Some(p);
     }
-    let od = cat.best_price(inst, Billing::OnDemand, region)?;
+    // The same city under another provider's spelling (cn-shanghai for ap-shanghai) is the same
+    // region: its price is not an estimate.
+    if let Some(p) = cat
+        .prices_for(&inst.id)
+        .filter(|p| p.billing == billing && regions.iter().any(|r| same_region(r, &p.region)))
+        .map(|p| p.region.clone())
+        .next()
+        .and_then(|r| cat.best_price(inst, billing, Some(&r)))
+    {
+        return Some(p);
+    }
+    let mut p = cat.best_price(inst, billing, None)?;
+    let wanted = regions.join(" / ");
+    let was = match p.kind {
+        PriceKind::List => "list price",
+        PriceKind::User => "your price",
+        PriceKind::Estimate => "estimate",
+    };
+    p.method = Some(format!(
+        "price from {}, used for {wanted} ({was} of another region: prices differ by region, check {wanted} in the console){}",
+        p.region,
+        p.method.take().map(|m| format!("; {m}")).unwrap_or_default()
+    ));
+    p.kind = PriceKind::Estimate;
+    p.confidence = Some(Confidence::Unverified);
+    Some(p)
+}
+
+fn spot_price(cat: &Catalog, inst: &Instance, regions: &[String], tun: &Tunables) -> Option<Price> {
+    if let Some(p) = regional_price(cat, inst, Billing::Spot, regions) {
+        return Some(p);
+    }
+    let od = regional_price(cat, inst, Billing::OnDemand, regions)?;
     Some(Price {
         instance: inst.id.clone(),
         provider: inst.provider,
@@ -67,8 +125,9 @@ fn spot_price(
         source: od.source.clone(),
         confidence: Some(Confidence::Unverified),
         method: Some(format!(
-            "{:.0}% of the on-demand price (tunable spot_price_fraction; Tencent documents spot at about 10–20% of pay-as-you-go, Alibaba says it can fall to 10%); import real spot prices with `gpuplan catalog import`",
-            tun.spot_price_fraction * 100.0
+            "{:.0}% of the on-demand price (tunable spot_price_fraction; Tencent documents spot at about 10–20% of pay-as-you-go, Alibaba says it can fall to 10%); import real spot prices with `gpuplan catalog import`{}",
+            tun.spot_price_fraction * 100.0,
+            od.method.map(|m| format!("; on-demand price: {m}")).unwrap_or_default()
         )),
         origin: Origin::Builtin,
     })
@@ -85,10 +144,10 @@ pub fn costs(
     tun: &Tunables,
     checkpoint: Option<(Bytes, f64)>,
 ) -> (Vec<BillingCost>, Option<BillingCost>, Option<SpotPlan>) {
-    let region = c.regions.first().map(String::as_str);
+    let regions = &c.regions;
     let n = nodes as f64;
     let mut out = Vec::new();
-    let od = cat.best_price(inst, Billing::OnDemand, region);
+    let od = regional_price(cat, inst, Billing::OnDemand, regions);
     if let Some(p) = &od {
         out.push(BillingCost {
             billing: Billing::OnDemand,
@@ -99,7 +158,7 @@ pub fn costs(
             note_zh: None,
         });
     }
-    if let Some(p) = cat.best_price(inst, Billing::Monthly, region) {
+    if let Some(p) = regional_price(cat, inst, Billing::Monthly, regions) {
         let months = (hours / HOURS_PER_MONTH).ceil().max(1.0);
         let note = od.as_ref().map(|o| {
             let be = p.cny / o.cny;
@@ -128,7 +187,7 @@ pub fn costs(
         });
     }
     let mut spot_plan = None;
-    if let (Some(sp), Some((size, bw))) = (spot_price(cat, inst, region, tun), checkpoint) {
+    if let (Some(sp), Some((size, bw))) = (spot_price(cat, inst, regions, tun), checkpoint) {
         let lambda = c.preemption_rate * n / 3600.0;
         let delta = if bw > 0.0 { size.0 / bw } else { 0.0 };
         let tau = young_interval_s(delta, lambda);

@@ -258,6 +258,22 @@ fn show(c: &Catalog, id: &str, format: Format) -> Result<u8> {
         );
         return Ok(0);
     }
+    if !c.instances.iter().any(|i| i.id.eq_ignore_ascii_case(id)) {
+        let fam: Vec<&Instance> = c
+            .visible_instances()
+            .filter(|i| i.family.eq_ignore_ascii_case(id))
+            .collect();
+        if !fam.is_empty() {
+            return show_families(c, id, &fam, format);
+        }
+        if let Err(e) = c.find_instance(id) {
+            let hints = family_hints(c, id);
+            if hints.is_empty() || e.to_string().contains("wrong") {
+                return Err(e.into());
+            }
+            anyhow::bail!("{e}\n  families with a similar name: {hints} (`gpuplan catalog show FAMILY` lists a family)");
+        }
+    }
     let i = c.find_instance(id)?;
     let prices: Vec<Price> = [Billing::OnDemand, Billing::Monthly, Billing::Spot]
         .iter()
@@ -288,6 +304,16 @@ fn show(c: &Catalog, id: &str, format: Format) -> Result<u8> {
         outln!(
             "gpu: NOT MAPPED ({}); add `[gpu_aliases]` to a user catalog to plan with it",
             i.gpu
+        );
+    }
+    outln!("{}", regions_line(i));
+    if let Some(a) = i.access {
+        outln!(
+            "access: {} — {}",
+            a.name(),
+            i.access_note
+                .as_deref()
+                .unwrap_or("see the provider's docs")
         );
     }
     if prices.is_empty() {
@@ -473,6 +499,149 @@ fn import(
         eprintln!(
             "imported {n_i} instance type(s) and {n_p} price(s) into {}",
             target.display()
+        );
+    }
+    Ok(0)
+}
+
+fn regions_line(i: &Instance) -> String {
+    if i.regions.is_empty() {
+        "regions: not documented (check availability in your region in the console)".into()
+    } else {
+        format!("regions: {}", i.regions.join(", "))
+    }
+}
+
+/// Families whose name is close to `q`, with provider and chip: "gn6i (alibaba, t4)".
+fn family_hints(c: &Catalog, q: &str) -> String {
+    let mut fams: Vec<(String, &Instance)> = Vec::new();
+    for i in c.visible_instances() {
+        if !fams
+            .iter()
+            .any(|(f, x)| *f == i.family && x.provider == i.provider)
+        {
+            fams.push((i.family.clone(), i));
+        }
+    }
+    let names = gpuplan_core::error::close_names(q, fams.iter().map(|(f, _)| f.as_str()));
+    let mut out: Vec<String> = Vec::new();
+    for n in names.iter().take(4) {
+        for (f, i) in fams.iter().filter(|(f, _)| f == n) {
+            let s = format!("{f} ({}, {})", i.provider.name(), i.gpu);
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        }
+    }
+    out.join(", ")
+}
+
+/// `catalog show FAMILY`: every family of that name, per provider (Alibaba gn8 is not Tencent
+/// GN8), with its sizes, regions, access and sources, plus any wrong-name verdict for the name.
+fn show_families(c: &Catalog, q: &str, fam: &[&Instance], format: Format) -> Result<u8> {
+    let mut providers: Vec<Provider> = fam.iter().map(|i| i.provider).collect();
+    providers.sort();
+    providers.dedup();
+    let key = q.to_lowercase();
+    let wrong: Vec<_> = c
+        .wrong
+        .iter()
+        .filter(|w| w.name.to_lowercase() == key)
+        .filter(|w| w.provider.is_none_or(|p| !providers.contains(&p)))
+        .collect();
+    if format == Format::Json {
+        let groups: Vec<serde_json::Value> = providers
+            .iter()
+            .map(|p| {
+                let rows: Vec<&&Instance> = fam.iter().filter(|i| i.provider == *p).collect();
+                serde_json::json!({ "provider": p, "family": rows[0].family, "instances": rows })
+            })
+            .collect();
+        outln!(
+            "{}",
+            render::json(
+                "family",
+                &serde_json::json!({ "query": q, "families": groups, "wrong_names": wrong })
+            )?
+        );
+        return Ok(0);
+    }
+    for p in &providers {
+        let rows: Vec<&&Instance> = fam.iter().filter(|i| i.provider == *p).collect();
+        let first = rows[0];
+        let chip = c
+            .gpu(&first.gpu)
+            .map(|g| format!("{} ({} GiB)", g.name, opt(g.memory_gib)))
+            .unwrap_or_else(|| first.gpu.clone());
+        outln!(
+            "family {} — {}: {} type(s), {chip}",
+            first.family,
+            p.name(),
+            rows.len()
+        );
+        for i in &rows {
+            outln!(
+                "  {}: {} × {}, {} vCPU, {} GiB RAM, {} Gbit/s{}",
+                i.id,
+                i.gpu_count,
+                i.gpu,
+                i.vcpu.map(|v| v.to_string()).unwrap_or_else(|| "–".into()),
+                opt(i.ram_gib),
+                opt(i.network_gbit),
+                if i.vgpu { " (vGPU slice)" } else { "" }
+            );
+        }
+        let mut lists: Vec<&Vec<String>> = rows.iter().map(|i| &i.regions).collect();
+        lists.dedup();
+        if lists.len() == 1 {
+            outln!("  {}", regions_line(first));
+        } else {
+            for i in &rows {
+                outln!("  {}: {}", i.id, regions_line(i));
+            }
+        }
+        if let Some(a) = first.access {
+            outln!(
+                "  access: {} — {}",
+                a.name(),
+                first
+                    .access_note
+                    .as_deref()
+                    .unwrap_or("see the provider's docs")
+            );
+        }
+        outln!(
+            "  source: {} ({}, {:?})",
+            first.source,
+            first.as_of,
+            first.confidence
+        );
+    }
+    let mut related: Vec<String> = Vec::new();
+    for i in c.visible_instances() {
+        let f = i.family.to_lowercase();
+        let s = format!("{} ({}, {})", i.family, i.provider.name(), i.gpu);
+        if f != key
+            && (f.starts_with(&key) || f.strip_prefix("ebm") == Some(&key))
+            && !related.contains(&s)
+        {
+            related.push(s);
+        }
+    }
+    if !related.is_empty() {
+        outln!(
+            "other families starting with this name: {}",
+            related.join(", ")
+        );
+    }
+    for w in wrong {
+        outln!(
+            "note{}: \"{}\" {}",
+            w.provider
+                .map(|p| format!(" ({})", p.name()))
+                .unwrap_or_default(),
+            w.name,
+            w.verdict
         );
     }
     Ok(0)

@@ -397,7 +397,9 @@ fn mem_label(name: &str, t: &T) -> String {
         "logits + loss" => "logits + 损失",
         "allocator fragmentation" => "显存碎片",
         "CUDA context" => "CUDA 上下文",
+        "CANN runtime context" => "CANN 运行时上下文",
         "NCCL buffers" => "NCCL 缓冲",
+        "HCCL buffers" => "HCCL 缓冲",
         other => other,
     }
     .to_string()
