@@ -72,7 +72,15 @@ pub fn validate_rows(r: &mut ImportResult, cat: &Catalog) {
     let origin = Origin::User("import".into());
     let instances = std::mem::take(&mut r.file.instance);
     let paths = std::mem::take(&mut r.instance_paths);
+    let mut seen = std::collections::HashSet::new();
     for (i, path) in instances.into_iter().zip(paths) {
+        if !seen.insert((i.provider, i.id.clone())) {
+            r.left_out.push(format!(
+                "{path}: instance {:?} appears twice in the response: the first row is kept",
+                i.id
+            ));
+            continue;
+        }
         let one = CatalogFile {
             instance: vec![i.clone()],
             ..Default::default()
@@ -84,7 +92,17 @@ pub fn validate_rows(r: &mut ImportResult, cat: &Catalog) {
     }
     let prices = std::mem::take(&mut r.file.price);
     let paths = std::mem::take(&mut r.price_paths);
+    let mut seen = std::collections::HashSet::new();
     for (p, path) in prices.into_iter().zip(paths) {
+        if !seen.insert((p.instance.clone(), p.region.clone(), p.billing)) {
+            r.left_out.push(format!(
+                "{path}: a second {} price for {:?} in {}: the first is kept",
+                p.billing.name(),
+                p.instance,
+                p.region
+            ));
+            continue;
+        }
         let one = CatalogFile {
             price: vec![p.clone()],
             ..Default::default()

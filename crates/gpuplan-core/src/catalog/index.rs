@@ -3,7 +3,7 @@
 //! row it points at, and an index built for a different number of rows is not trusted (lookups
 //! then fall back to a scan), so code that edits the vectors directly stays correct.
 
-use super::{Billing, Catalog, Provider};
+use super::{estimate_base, sane_money, Billing, Catalog, PriceKind, Provider};
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -25,9 +25,8 @@ pub(super) struct Index {
     pub n_price: usize,
     pub storage: HashMap<String, usize>,
     pub n_storage: usize,
-    /// (provider, chip) → rows of list/user prices of full-GPU instances with that chip: the
-    /// inputs of the per-GPU estimate. Built on first use, dropped by every merge.
-    pub per_chip: OnceLock<HashMap<(Provider, String), Vec<usize>>>,
+    /// The inputs of the per-GPU estimate. Built on first use, dropped by every merge.
+    pub per_chip: OnceLock<EstimateInputs>,
 }
 
 impl Index {
@@ -69,5 +68,65 @@ impl Index {
             && self.n_inst == c.instances.len()
             && self.n_price == c.prices.len()
             && self.n_storage == c.storage.len()
+    }
+}
+
+/// One price an estimate may be derived from: the cheapest per-GPU rate (then the first row) for
+/// one (provider, chip, billing, GPU count, region).
+#[derive(Clone, Debug)]
+pub(super) struct EstimateInput {
+    pub gpu_count: f64,
+    pub region: String,
+    pub rate: f64,
+    pub row: usize,
+}
+
+/// (provider, chip, billing) → the few distinct (GPU count, region) candidates, so an estimate
+/// costs O(distinct counts × regions) instead of a scan of every price.
+#[derive(Clone, Debug, Default)]
+pub(super) struct EstimateInputs(HashMap<(Provider, String, Billing), Vec<EstimateInput>>);
+
+impl EstimateInputs {
+    pub fn build(c: &Catalog) -> EstimateInputs {
+        let mut best: HashMap<(Provider, String, Billing, u64, String), EstimateInput> =
+            HashMap::new();
+        for (row, p) in c.prices.iter().enumerate() {
+            if p.kind == PriceKind::Estimate || !sane_money(p.cny) {
+                continue;
+            }
+            let Some(o) = c.instance(&p.instance).filter(|o| estimate_base(o)) else {
+                continue;
+            };
+            let rate = p.cny / o.gpu_count;
+            let key = (
+                p.provider,
+                o.gpu.clone(),
+                p.billing,
+                o.gpu_count.to_bits(),
+                p.region.clone(),
+            );
+            let cand = EstimateInput {
+                gpu_count: o.gpu_count,
+                region: p.region.clone(),
+                rate,
+                row,
+            };
+            best.entry(key)
+                .and_modify(|b| {
+                    if rate < b.rate {
+                        *b = cand.clone();
+                    }
+                })
+                .or_insert(cand);
+        }
+        let mut m: HashMap<(Provider, String, Billing), Vec<EstimateInput>> = HashMap::new();
+        for ((prov, chip, billing, _, _), c) in best {
+            m.entry((prov, chip, billing)).or_default().push(c);
+        }
+        EstimateInputs(m)
+    }
+
+    pub fn get(&self, key: &(Provider, String, Billing)) -> Option<&Vec<EstimateInput>> {
+        self.0.get(key)
     }
 }

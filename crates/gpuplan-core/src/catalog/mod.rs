@@ -379,7 +379,7 @@ pub fn sane_money(cny: f64) -> bool {
 }
 
 /// Whether an instance's price may be spread per GPU: whole GPUs, a valid count.
-fn estimate_base(i: &Instance) -> bool {
+pub(crate) fn estimate_base(i: &Instance) -> bool {
     !i.vgpu && i.gpu_is_mapped() && i.gpu_count >= 1.0 && i.gpu_count <= MAX_GPU_COUNT
 }
 
@@ -593,21 +593,17 @@ impl Catalog {
         direct.or_else(|| self.estimate_price(inst, billing, region))
     }
 
-    /// Rows of list/user prices of full-GPU instances, grouped by (provider, chip).
-    fn per_chip(&self) -> Option<&std::collections::HashMap<(Provider, String), Vec<usize>>> {
-        if !self.ix.fresh(self) {
-            return None;
+    /// The inputs of the per-GPU estimate, built once per catalog state (see [`index::EstimateInputs`]).
+    fn estimate_inputs(&self) -> std::borrow::Cow<'_, index::EstimateInputs> {
+        if self.ix.fresh(self) {
+            std::borrow::Cow::Borrowed(
+                self.ix
+                    .per_chip
+                    .get_or_init(|| index::EstimateInputs::build(self)),
+            )
+        } else {
+            std::borrow::Cow::Owned(index::EstimateInputs::build(self))
         }
-        Some(self.ix.per_chip.get_or_init(|| {
-            let mut m: std::collections::HashMap<(Provider, String), Vec<usize>> =
-                Default::default();
-            for (n, p) in self.prices.iter().enumerate() {
-                if let Some(o) = self.instance(&p.instance).filter(|o| estimate_base(o)) {
-                    m.entry((p.provider, o.gpu.clone())).or_default().push(n);
-                }
-            }
-            m
-        }))
     }
 
     /// Per-GPU rate of a listed same-chip instance at the same provider (the one with the
@@ -622,35 +618,19 @@ impl Catalog {
         if inst.vgpu || !(inst.gpu_count >= 1.0 && inst.gpu_count <= MAX_GPU_COUNT) {
             return None;
         }
-        let rows: Box<dyn Iterator<Item = &Price>> = match self.per_chip() {
-            Some(m) => Box::new(
-                m.get(&(inst.provider, inst.gpu.clone()))
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|&n| self.prices.get(n)),
-            ),
-            None => Box::new(self.prices.iter()),
-        };
-        let (_, rate, from, n) = rows
-            .filter(|p| {
-                p.billing == billing
-                    && p.provider == inst.provider
-                    && p.kind != PriceKind::Estimate
-                    && sane_money(p.cny)
-                    && region.is_none_or(|r| p.region == r)
-            })
-            .filter_map(|p| {
-                let other = self.instance(&p.instance)?;
-                (other.gpu == inst.gpu && estimate_base(other)).then(|| {
-                    (
-                        (other.gpu_count - inst.gpu_count).abs(),
-                        p.cny / other.gpu_count,
-                        p,
-                        other.gpu_count,
-                    )
-                })
-            })
-            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)))?;
+        let inputs = self.estimate_inputs();
+        let best = inputs
+            .get(&(inst.provider, inst.gpu.clone(), billing))?
+            .iter()
+            .filter(|c| region.is_none_or(|r| c.region == r))
+            .min_by(|a, b| {
+                let d = |c: &index::EstimateInput| (c.gpu_count - inst.gpu_count).abs();
+                d(a).total_cmp(&d(b))
+                    .then(a.rate.total_cmp(&b.rate))
+                    .then(a.row.cmp(&b.row))
+            })?;
+        let from = self.prices.get(best.row)?;
+        let (rate, n) = (best.rate, best.gpu_count);
         let cny = rate * inst.gpu_count;
         if !sane_money(cny) {
             return None;
@@ -794,5 +774,58 @@ mod tests {
         // No Tencent price exists, so no estimate is invented.
         let t = c.find_instance("GT4.41XLARGE948").unwrap();
         assert!(c.best_price(t, Billing::OnDemand, None).is_none());
+    }
+
+    #[test]
+    fn a_bad_price_is_never_spread_per_gpu() {
+        let mut c = Catalog::builtin().unwrap();
+        // Corrupt every A10 list price directly (as unvalidated data would be).
+        for (n, p) in c.prices.iter_mut().enumerate() {
+            if p.instance.starts_with("ecs.gn7i") {
+                p.cny = [f64::NAN, -5.0, 0.0, f64::INFINITY][n % 4];
+            }
+        }
+        let i = c.find_instance("ecs.gn7i-8x.32xlarge").unwrap().clone();
+        for b in [Billing::OnDemand, Billing::Monthly, Billing::Spot] {
+            if let Some(p) = c.best_price(&i, b, None) {
+                assert!(sane_money(p.cny), "{p:?}");
+            }
+        }
+        let direct = c.find_instance("ecs.gn7i-c8g1.2xlarge").unwrap().clone();
+        assert!(c
+            .best_price(&direct, Billing::OnDemand, None)
+            .is_none_or(|p| sane_money(p.cny)));
+    }
+
+    #[test]
+    fn lookups_stay_correct_when_the_vectors_are_edited_directly() {
+        let mut c = Catalog::builtin().unwrap();
+        let mut extra = c.instances[0].clone();
+        extra.id = "added.directly".into();
+        c.instances.push(extra);
+        assert!(c.find_instance("ADDED.directly").is_ok());
+        assert!(c.instance("added.directly").is_some());
+        c.gpus[0].id = "renamed".into();
+        assert!(c.gpu("renamed").is_some());
+        c.reindex();
+        assert!(c.find_instance("added.directly").is_ok() && c.gpu("renamed").is_some());
+    }
+
+    #[test]
+    fn merge_replaces_in_place_and_appends_in_order() {
+        let mut c = Catalog::builtin().unwrap();
+        let n = c.instances.len();
+        let mut a = c.instances[3].clone();
+        a.notes = Some("replaced".into());
+        let mut b = c.instances[3].clone();
+        b.id = "new.one".into();
+        let f = CatalogFile {
+            instance: vec![a, b],
+            ..Default::default()
+        };
+        c.merge(f, Origin::User("u".into()), "u");
+        assert_eq!(c.instances.len(), n + 1);
+        assert_eq!(c.instances[3].notes.as_deref(), Some("replaced"));
+        assert_eq!(c.instances[n].id, "new.one");
     }
 }
