@@ -127,8 +127,11 @@ pub(super) fn sanitize(msg: &str) -> String {
         .replace("`inf`", "an infinite value")
         .replace("`-inf`", "a negative infinite value")
         .chars()
-        .map(|c| if c.is_control() && c != '\n' { '?' } else { c })
-        .collect()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect::<String>()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The key of a `key = value` line, if it looks like a TOML key (shown with parse errors instead

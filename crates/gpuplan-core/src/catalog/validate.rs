@@ -94,9 +94,16 @@ impl Out<'_> {
     }
     fn id(&mut self, loc: &str, field: &str, id: &str) {
         if id.trim().is_empty() {
+            let fix = match field {
+                "region" => "give the region id (e.g. cn-shanghai)",
+                "instance" => "give the instance type id the price is for",
+                "gpu" => "give an accelerator id (`gpuplan catalog gpus`)",
+                "name" => "give the display name",
+                _ => "give the row an id",
+            };
             self.err(
                 format!("{loc} {field}"),
-                format!("`{field}` is empty: give the row an id"),
+                format!("`{field}` is empty: {fix}"),
             );
         } else if id.chars().any(char::is_control) {
             self.err(
