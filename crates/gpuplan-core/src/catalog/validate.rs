@@ -157,7 +157,7 @@ fn check_gpu(o: &mut Out, g: &GpuSpec) {
     );
     match g.memory_gib {
         Some(m) if m.is_finite() && m > 1024.0 => o.err(format!("{loc} memory_gib"), format!("{} GiB per device looks like MiB: give memory_gib in GiB (e.g. 80 for an 80 GB card)", show_num(m))),
-        None => o.warn(format!("{loc} memory_gib"), "not given: instances with this accelerator are kept out of planning until memory_gib is set"),
+        None => o.err(format!("{loc} memory_gib"), "not given: memory per device (GiB) is needed to plan with this accelerator"),
         _ => {}
     }
     if let (Some(v), Some(m)) = (g.visible_memory_gib, g.memory_gib) {
@@ -202,8 +202,12 @@ fn check_gpu(o: &mut Out, g: &GpuSpec) {
             );
         }
     }
-    if g.memory_gib.is_some() && !t.bf16.or(t.fp16).is_some_and(|x| x > 0.0) {
-        o.warn(format!("{loc} tflops"), "no bf16 or fp16 peak: training and serving times cannot be estimated for this accelerator");
+    if ![t.bf16, t.fp16]
+        .iter()
+        .flatten()
+        .any(|x| x.is_finite() && *x > 0.0)
+    {
+        o.err(format!("{loc} tflops"), "no bf16 or fp16 peak: give tflops.bf16 or tflops.fp16 (dense TFLOP/s), needed to estimate times with this accelerator");
     }
     if !["nvidia", "huawei", "amd"].contains(&g.vendor.as_str()) {
         o.warn(
@@ -450,124 +454,126 @@ fn merge_inner(
     label: &str,
     mut kept: Option<&mut CatalogFile>,
 ) -> Vec<Finding> {
-    let mut o = Out {
-        file: label,
-        findings: Vec::new(),
-        errors: 0,
+    let mut m = Rows {
+        o: Out {
+            file: label,
+            findings: Vec::new(),
+            errors: 0,
+        },
+        seen: HashSet::new(),
     };
-    let mut seen = HashSet::new();
     cat.files.push(label.to_string());
-    let gpus = keep(&mut o, f.gpu, |o, g| {
-        o.dup(
-            &mut seen,
-            format!("gpu:{}", g.id),
-            &format!("gpu {:?}", g.id),
-            "gpu id",
-        ) || {
-            check_gpu(o, g);
-            false
-        }
+    let gpus = m.keep(f.gpu, |m, _, g| {
+        m.dup_row(format!("gpu:{}", g.id), format!("gpu {:?}", g.id), "gpu id")
+            .map(|()| check_gpu(&mut m.o, g))
     });
-    if let Some(k) = kept.as_deref_mut() {
-        k.gpu.clone_from(&gpus);
-    }
+    copy(&mut kept, |k| k.gpu.clone_from(&gpus));
     cat.merge_gpus(gpus);
-    for (raw, id) in f.gpu_aliases {
-        let loc = format!("gpu_aliases {raw:?}");
-        if raw.trim().is_empty() {
-            o.err(loc, "the raw chip name is empty");
-        } else if cat.gpu(&id).is_none() {
-            o.err(
-                loc,
-                format!("maps to `{id}`, which is not in the GPU table"),
-            );
-        } else {
-            if let Some(k) = kept.as_deref_mut() {
-                k.gpu_aliases.insert(raw.clone(), id.clone());
-            }
-            cat.gpu_aliases.insert(raw, id);
-        }
-    }
-    let instances = keep(&mut o, f.instance, |o, i| {
-        o.dup(
-            &mut seen,
-            format!("instance:{:?}:{}", i.provider, i.id),
-            &format!("instance {:?}", i.id),
-            "instance id",
-        ) || {
-            check_instance(o, i, cat);
-            false
-        }
+    let aliases = m.aliases(f.gpu_aliases, cat);
+    copy(&mut kept, |k| k.gpu_aliases.clone_from(&aliases));
+    cat.gpu_aliases.extend(aliases);
+    let instances = m.keep(f.instance, |m, _, i| {
+        let key = format!("instance:{:?}:{}", i.provider, i.id);
+        m.dup_row(key, format!("instance {:?}", i.id), "instance id")
+            .map(|()| check_instance(&mut m.o, i, cat))
     });
-    if let Some(k) = kept.as_deref_mut() {
-        k.instance.clone_from(&instances);
-    }
+    copy(&mut kept, |k| k.instance.clone_from(&instances));
     cat.merge_instances(instances, &origin);
-    let mut n = 0;
-    let prices = keep(&mut o, f.price, |o, p| {
-        n += 1;
+    let prices = m.keep(f.price, |m, n, p| {
+        let key = format!("price:{}:{}:{:?}", p.instance, p.region, p.billing);
         let loc = format!(
-            "price[{}] {:?} {} {}",
-            n - 1,
+            "price[{n}] {:?} {} {}",
             p.instance,
             p.region,
             p.billing.name()
         );
-        o.dup(
-            &mut seen,
-            format!("price:{}:{}:{:?}", p.instance, p.region, p.billing),
-            &loc,
-            "price (same instance, region and billing)",
-        ) || {
-            check_price(o, n - 1, p, cat);
-            false
-        }
+        m.dup_row(key, loc, "price (same instance, region and billing)")
+            .map(|()| check_price(&mut m.o, n, p, cat))
     });
-    if let Some(k) = kept.as_deref_mut() {
-        k.price.clone_from(&prices);
-    }
+    copy(&mut kept, |k| k.price.clone_from(&prices));
     cat.merge_prices(prices, &origin);
-    let storage = keep(&mut o, f.storage, |o, s| {
-        o.dup(
-            &mut seen,
+    let storage = m.keep(f.storage, |m, _, s| {
+        m.dup_row(
             format!("storage:{}", s.id),
-            &format!("storage {:?}", s.id),
+            format!("storage {:?}", s.id),
             "storage id",
-        ) || {
-            check_storage(o, s);
-            false
-        }
+        )
+        .map(|()| check_storage(&mut m.o, s))
     });
-    if let Some(k) = kept.as_deref_mut() {
-        k.storage.clone_from(&storage);
-    }
+    copy(&mut kept, |k| k.storage.clone_from(&storage));
     cat.merge_storage(storage);
-    for w in f.wrong {
-        if w.name.trim().is_empty() {
-            o.err("wrong".into(), "a wrong-name row needs a non-empty name");
-        } else {
-            if let Some(k) = kept.as_deref_mut() {
-                k.wrong.push(w.clone());
-            }
-            cat.wrong.push(w);
+    let wrong = m.keep(f.wrong, |m, _, w| {
+        let ok = !w.name.trim().is_empty();
+        if !ok {
+            m.o.err("wrong".into(), "a wrong-name row needs a non-empty name");
         }
-    }
-    if let Some(k) = kept {
+        ok.then_some(())
+    });
+    copy(&mut kept, |k| {
+        k.wrong.clone_from(&wrong);
         k.hide_families.clone_from(&f.hide_families);
-    }
+    });
+    cat.wrong.extend(wrong);
     cat.hidden_families.extend(f.hide_families);
-    o.findings
+    m.o.findings
 }
 
-/// The rows for which `check` adds no error finding.
-fn keep<T>(o: &mut Out, rows: Vec<T>, mut check: impl FnMut(&mut Out, &T) -> bool) -> Vec<T> {
-    rows.into_iter()
-        .filter(|r| {
-            let before = o.errors();
-            let dup = check(o, r);
-            !dup && o.errors() == before
-        })
-        .collect()
+fn copy(kept: &mut Option<&mut CatalogFile>, f: impl FnOnce(&mut CatalogFile)) {
+    if let Some(k) = kept.as_deref_mut() {
+        f(k);
+    }
+}
+
+/// Findings of one file being merged, and the keys seen in it (for duplicates).
+struct Rows<'a> {
+    o: Out<'a>,
+    seen: HashSet<String>,
+}
+
+impl Rows<'_> {
+    /// `Some(())` when `key` is new in this file; otherwise a duplicate error at `loc`.
+    fn dup_row(&mut self, key: String, loc: String, what: &str) -> Option<()> {
+        let dup = self.o.dup(&mut self.seen, key, &loc, what);
+        (!dup).then_some(())
+    }
+
+    /// The rows for which `check` returns `Some` and adds no error finding.
+    fn keep<T>(
+        &mut self,
+        rows: Vec<T>,
+        mut check: impl FnMut(&mut Self, usize, &T) -> Option<()>,
+    ) -> Vec<T> {
+        let mut out = Vec::with_capacity(rows.len());
+        for (n, r) in rows.into_iter().enumerate() {
+            let before = self.o.errors();
+            if check(self, n, &r).is_some() && self.o.errors() == before {
+                out.push(r);
+            }
+        }
+        out
+    }
+
+    fn aliases(
+        &mut self,
+        aliases: std::collections::BTreeMap<String, String>,
+        cat: &Catalog,
+    ) -> std::collections::BTreeMap<String, String> {
+        let mut out = std::collections::BTreeMap::new();
+        for (raw, id) in aliases {
+            let loc = format!("gpu_aliases {raw:?}");
+            if raw.trim().is_empty() {
+                self.o.err(loc, "the raw chip name is empty");
+            } else if cat.gpu(&id).is_none() {
+                self.o.err(
+                    loc,
+                    format!("maps to `{id}`, which is not in the GPU table"),
+                );
+            } else {
+                out.insert(raw, id);
+            }
+        }
+        out
+    }
 }
 
 /// Check one file against the catalog it is merged into (for cross-references): the findings of
@@ -786,5 +792,22 @@ mod tests {
                 .collect();
             assert!(e.is_empty(), "{e:?}");
         }
+    }
+
+    #[test]
+    fn a_user_gpu_that_cannot_be_planned_is_rejected_with_the_reason() {
+        let e = errors_at(&GPU.replace("memory_gib = 24\n", ""));
+        assert!(
+            e.iter().any(|x| x.contains("memory_gib: not given")),
+            "{e:?}"
+        );
+        let e = errors_at(&GPU.replace("tflops = { bf16 = 165, fp16 = 165 }\n", ""));
+        assert!(
+            e.iter().any(|x| x.contains("no bf16 or fp16 peak")),
+            "{e:?}"
+        );
+        // A T4-like chip: no bf16, fp16 only, is fine.
+        let t4 = GPU.replace("bf16 = 165, fp16 = 165", "bf16 = 0, fp16 = 65");
+        assert!(errors_at(&t4).is_empty(), "{:?}", errors_at(&t4));
     }
 }
