@@ -70,6 +70,16 @@ fn invalid_user_rows_are_skipped_with_one_warning_each() {
         "{e}"
     );
     assert_eq!(e.matches("row skipped").count(), 3, "{e}");
+    // A row with several bad fields gets one warning.
+    std::fs::write(
+        cfg.join("catalog/x.toml"),
+        row("x.two", "1000").replace("gpu_memory_gib = 24", "gpu_memory_gib = -1"),
+    )
+    .unwrap();
+    let o2 = run(&cfg, &["catalog", "instances", "--format", "json"]);
+    let e2 = err(&o2);
+    assert_eq!(e2.matches("row skipped").count(), 1, "{e2}");
+    assert!(e2.contains("(and 1 more problem(s) in this row)"), "{e2}");
     assert!(!e.contains("NaN"), "{e}");
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let rows = v["instances"].as_array().unwrap();

@@ -18,6 +18,7 @@ impl Rows<'_> {
             file: self.file.to_string(),
             location,
             message,
+            row: None,
         });
     }
 
@@ -42,6 +43,9 @@ impl Rows<'_> {
                         format!("{label} {path}")
                     };
                     self.err(loc, sanitize(&e.inner().to_string()));
+                    if let Some(f) = self.findings.last_mut() {
+                        f.row = Some(format!("{name}[{n}]"));
+                    }
                 }
             }
         }

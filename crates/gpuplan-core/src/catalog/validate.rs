@@ -23,6 +23,10 @@ pub struct Finding {
     /// Which row and field: `instance "ecs.gn7i-c8g1.2xlarge" gpu_memory_gib`.
     pub location: String,
     pub message: String,
+    /// The row the finding is about (`instance[3]`: table and index in the file), when it is about
+    /// one row; several findings may share it (one row, several bad fields).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub row: Option<String>,
 }
 
 struct Out<'a> {
@@ -39,6 +43,7 @@ impl Out<'_> {
             file: self.file.to_string(),
             location,
             message: message.into(),
+            row: None,
         });
     }
     fn errors(&self) -> usize {
@@ -50,6 +55,7 @@ impl Out<'_> {
             file: self.file.to_string(),
             location,
             message: message.into(),
+            row: None,
         });
     }
 }
@@ -286,7 +292,10 @@ fn check_instance(o: &mut Out, i: &Instance, cat: &Catalog) {
         o.err(format!("{loc} gpu"), format!("`{}` is not in the GPU table (`gpuplan catalog gpus`): add a [[gpu]] row or use a listed id", i.gpu));
         return;
     };
-    let (Some(m), Some(chip)) = (i.gpu_memory_gib.filter(|m| m.is_finite()), g.memory_gib) else {
+    let (Some(m), Some(chip)) = (
+        i.gpu_memory_gib.filter(|m| m.is_finite() && *m > 0.0),
+        g.memory_gib,
+    ) else {
         return;
     };
     if m > 1024.0 {
@@ -463,7 +472,7 @@ fn merge_inner(
         seen: HashSet::new(),
     };
     cat.files.push(label.to_string());
-    let gpus = m.keep(f.gpu, |m, _, g| {
+    let gpus = m.keep("gpu", f.gpu, |m, _, g| {
         m.dup_row(format!("gpu:{}", g.id), format!("gpu {:?}", g.id), "gpu id")
             .map(|()| check_gpu(&mut m.o, g))
     });
@@ -472,14 +481,14 @@ fn merge_inner(
     let aliases = m.aliases(f.gpu_aliases, cat);
     copy(&mut kept, |k| k.gpu_aliases.clone_from(&aliases));
     cat.gpu_aliases.extend(aliases);
-    let instances = m.keep(f.instance, |m, _, i| {
+    let instances = m.keep("instance", f.instance, |m, _, i| {
         let key = format!("instance:{:?}:{}", i.provider, i.id);
         m.dup_row(key, format!("instance {:?}", i.id), "instance id")
             .map(|()| check_instance(&mut m.o, i, cat))
     });
     copy(&mut kept, |k| k.instance.clone_from(&instances));
     cat.merge_instances(instances, &origin);
-    let prices = m.keep(f.price, |m, n, p| {
+    let prices = m.keep("price", f.price, |m, n, p| {
         let key = format!("price:{}:{}:{:?}", p.instance, p.region, p.billing);
         let loc = format!(
             "price[{n}] {:?} {} {}",
@@ -492,7 +501,7 @@ fn merge_inner(
     });
     copy(&mut kept, |k| k.price.clone_from(&prices));
     cat.merge_prices(prices, &origin);
-    let storage = m.keep(f.storage, |m, _, s| {
+    let storage = m.keep("storage", f.storage, |m, _, s| {
         m.dup_row(
             format!("storage:{}", s.id),
             format!("storage {:?}", s.id),
@@ -502,7 +511,7 @@ fn merge_inner(
     });
     copy(&mut kept, |k| k.storage.clone_from(&storage));
     cat.merge_storage(storage);
-    let wrong = m.keep(f.wrong, |m, _, w| {
+    let wrong = m.keep("wrong", f.wrong, |m, _, w| {
         let ok = !w.name.trim().is_empty();
         if !ok {
             m.o.err("wrong".into(), "a wrong-name row needs a non-empty name");
@@ -540,13 +549,18 @@ impl Rows<'_> {
     /// The rows for which `check` returns `Some` and adds no error finding.
     fn keep<T>(
         &mut self,
+        table: &str,
         rows: Vec<T>,
         mut check: impl FnMut(&mut Self, usize, &T) -> Option<()>,
     ) -> Vec<T> {
         let mut out = Vec::with_capacity(rows.len());
         for (n, r) in rows.into_iter().enumerate() {
-            let before = self.o.errors();
-            if check(self, n, &r).is_some() && self.o.errors() == before {
+            let (before, first) = (self.o.errors(), self.o.findings.len());
+            let ok = check(self, n, &r).is_some() && self.o.errors() == before;
+            for f in &mut self.o.findings[first..] {
+                f.row = Some(format!("{table}[{n}]"));
+            }
+            if ok {
                 out.push(r);
             }
         }

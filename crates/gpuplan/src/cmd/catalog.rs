@@ -205,7 +205,7 @@ fn instances(c: &Catalog, f: &InstanceFilterArgs) -> Result<u8> {
                 format!("{:?}", i.confidence).to_lowercase(),
                 match &i.origin {
                     Origin::Builtin => "built-in".into(),
-                    Origin::User(f) => format!("user: {f}"),
+                    Origin::User(f) => format!("user: {}", printable(f)),
                 },
             ]
         })
@@ -475,14 +475,7 @@ fn read_previous_import(cat: &mut Catalog, target: &std::path::Path) -> Result<C
     let (kept, more) =
         gpuplan_core::catalog::validate::merge_keeping(cat, f, Origin::User(label.clone()), &label);
     findings.extend(more);
-    for f in findings.iter().filter(|f| f.severity == Severity::Error) {
-        eprintln!(
-            "warning: {}: {}: {} — left out of the rewritten file",
-            printable(&f.file),
-            printable(&f.location),
-            printable(&f.message)
-        );
-    }
+    super::warn_rows(&findings, " — left out of the rewritten file");
     Ok(kept)
 }
 

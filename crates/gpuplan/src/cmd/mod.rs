@@ -223,26 +223,46 @@ pub fn load_catalog_except(opts: &CatalogOpts, except: &[PathBuf]) -> Result<Cat
     Ok(c)
 }
 
-/// Print one warning per row left out; other findings are summed up in one line.
+/// Print one warning per row left out (its first problem, and how many more it has); other
+/// findings are summed up in one line.
 pub fn warn_skipped(findings: &[Finding]) {
-    let mut notes = 0;
-    for f in findings {
-        if f.severity != Severity::Error {
-            notes += 1;
-            continue;
+    warn_rows(findings, " — row skipped");
+}
+
+/// [`warn_skipped`] with another ending (what happens to the row).
+pub fn warn_rows(findings: &[Finding], what_happens: &str) {
+    let errors: Vec<&Finding> = findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .collect();
+    let mut per_row: std::collections::HashMap<(&str, &str), usize> = Default::default();
+    for f in &errors {
+        if let Some(r) = &f.row {
+            *per_row.entry((f.file.as_str(), r.as_str())).or_default() += 1;
         }
+    }
+    for f in &errors {
+        let more = match &f.row {
+            Some(r) => match per_row.remove(&(f.file.as_str(), r.as_str())) {
+                None => continue, // this row was reported already
+                Some(n) if n > 1 => format!(" (and {} more problem(s) in this row)", n - 1),
+                Some(_) => String::new(),
+            },
+            None => String::new(),
+        };
         let tail = if f.message.contains("ignored") {
             ""
         } else {
-            " — row skipped"
+            what_happens
         };
         eprintln!(
-            "warning: {}: {}: {}{tail}",
+            "warning: {}: {}: {}{more}{tail}",
             printable(&f.file),
             printable(&f.location),
             printable(&f.message)
         );
     }
+    let notes = findings.len() - errors.len();
     if notes > 0 {
         eprintln!(
             "note: {notes} other catalog finding(s) in user files: see `gpuplan catalog validate`"
