@@ -205,16 +205,17 @@ fn truncated_and_malformed_responses_name_the_problem() {
     assert!(e.contains("truncated") && e.contains("cut.json"), "{e}");
     let bad =
         r#"{"Response":{"InstanceTypeQuotaSet":[{"InstanceType":"GN7.X","GpuCount":"many"}]}}"#;
-    let e = import_tencent(
+    let r = import_tencent(
         &[("bad.json".into(), bad.into())],
         &ctx("ap-guangzhou"),
         &cat,
     )
-    .unwrap_err()
-    .to_string();
+    .unwrap();
+    assert!(r.file.instance.is_empty(), "the bad row is left out");
     assert!(
-        e.contains("$.Response.InstanceTypeQuotaSet[0].GpuCount"),
-        "{e}"
+        r.left_out[0].contains("$.Response.InstanceTypeQuotaSet[0].GpuCount"),
+        "{:?}",
+        r.left_out
     );
     let e = import_huawei(
         &[("x.json".into(), "{\"servers\":[]}".into())],

@@ -287,10 +287,17 @@ fn validate_reports_unit_and_cross_reference_errors_with_exit_1() {
     assert!(stdout(&o).contains("looks like MiB"), "{}", stdout(&o));
     let built_in = run(&cfg, &["catalog", "validate"]);
     assert_eq!(built_in.status.code(), Some(0), "{}", stdout(&built_in));
+    // A row of the wrong type is an error finding naming the row and field.
     let broken = cfg.join("broken.toml");
     std::fs::write(&broken, "[[instance]]\nid = 3\n").unwrap();
     let o = run(&cfg, &["catalog", "validate", broken.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("instance[0] id"), "{}", stdout(&o));
+    // A file that is not TOML fails with its position, not its text.
+    std::fs::write(&broken, "api_key = AKIA-not-toml\n").unwrap();
+    let o = run(&cfg, &["catalog", "validate", broken.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("AKIA"));
     assert!(
         String::from_utf8_lossy(&o.stderr).contains("line"),
         "{}",

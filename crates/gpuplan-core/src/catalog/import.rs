@@ -6,9 +6,10 @@
 //! Pure: the caller passes the documents' text and a context (region, today's date); the result
 //! is a [`CatalogFile`] of user rows plus warnings, which the CLI writes atomically.
 
+use super::validate::show_num;
 use super::{
     Billing, Catalog, CatalogFile, Confidence, Instance, InstanceLink, Origin, Price, PriceKind,
-    Provider, RdmaKind, Stock,
+    Provider, RdmaKind, Stock, MAX_GPU_COUNT,
 };
 use crate::error::CoreError;
 use serde_json::Value;
@@ -27,8 +28,99 @@ pub struct ImportContext {
 
 #[derive(Clone, Debug, Default)]
 pub struct ImportResult {
+    /// The rows to write. After [`validate_rows`] every one of them validates clean.
     pub file: CatalogFile,
+    /// `document: JSON path` of each row of `file.instance` / `file.price` (same order).
+    pub instance_paths: Vec<String>,
+    pub price_paths: Vec<String>,
     pub warnings: Vec<String>,
+    /// Rows left out, each `document: JSON path: what is wrong`.
+    pub left_out: Vec<String>,
+}
+
+impl ImportResult {
+    fn instance(&mut self, i: Instance, path: String) {
+        self.file.instance.push(i);
+        self.instance_paths.push(path);
+    }
+    fn price(&mut self, p: Price, path: String) {
+        self.file.price.push(p);
+        self.price_paths.push(path);
+    }
+}
+
+/// Run one provider's importer, then [`validate_rows`]: what comes out validates clean.
+pub fn import(
+    provider: Provider,
+    docs: &[(String, String)],
+    ctx: &ImportContext,
+    cat: &Catalog,
+) -> Result<ImportResult, CoreError> {
+    let mut r = match provider {
+        Provider::Alibaba => import_alibaba(docs, ctx, cat)?,
+        Provider::Huawei => import_huawei(docs, ctx, cat)?,
+        Provider::Tencent => import_tencent(docs, ctx, cat)?,
+    };
+    validate_rows(&mut r, cat);
+    Ok(r)
+}
+
+/// Check every imported row as `catalog validate` would (against `cat`); rows with errors move to
+/// `left_out` with their JSON path.
+pub fn validate_rows(r: &mut ImportResult, cat: &Catalog) {
+    let mut c = cat.clone();
+    let origin = Origin::User("import".into());
+    let instances = std::mem::take(&mut r.file.instance);
+    let paths = std::mem::take(&mut r.instance_paths);
+    let mut seen = std::collections::HashSet::new();
+    for (i, path) in instances.into_iter().zip(paths) {
+        if !seen.insert((i.provider, i.id.clone())) {
+            r.left_out.push(format!(
+                "{path}: instance {:?} appears twice in the response: the first row is kept",
+                i.id
+            ));
+            continue;
+        }
+        let one = CatalogFile {
+            instance: vec![i.clone()],
+            ..Default::default()
+        };
+        match errors_of(c.merge_validated(one, origin.clone(), "import")) {
+            None => r.instance(i, path),
+            Some(e) => r.left_out.push(format!("{path}: {e}")),
+        }
+    }
+    let prices = std::mem::take(&mut r.file.price);
+    let paths = std::mem::take(&mut r.price_paths);
+    let mut seen = std::collections::HashSet::new();
+    for (p, path) in prices.into_iter().zip(paths) {
+        if !seen.insert((p.instance.clone(), p.region.clone(), p.billing)) {
+            r.left_out.push(format!(
+                "{path}: a second {} price for {:?} in {}: the first is kept",
+                p.billing.name(),
+                p.instance,
+                p.region
+            ));
+            continue;
+        }
+        let one = CatalogFile {
+            price: vec![p.clone()],
+            ..Default::default()
+        };
+        match errors_of(c.merge_validated(one, origin.clone(), "import")) {
+            None => r.price(p, path),
+            Some(e) => r.left_out.push(format!("{path}: {e}")),
+        }
+    }
+}
+
+fn errors_of(findings: Vec<super::validate::Finding>) -> Option<String> {
+    let e: Vec<String> = findings
+        .into_iter()
+        .filter(|f| f.severity == super::validate::Severity::Error)
+        .map(|f| format!("{}: {}", f.location, f.message))
+        .collect();
+    (!e.is_empty()).then(|| e.join("; "))
 }
 
 /// Raw chip names the providers use → accelerator ids. Ambiguous names (V100, A100) are resolved
@@ -139,17 +231,51 @@ impl<'a> At<'a> {
         }
     }
     fn bad(&self, key: &str, want: &str) -> CoreError {
+        let found = match self.v.get(key) {
+            None | Some(Value::Null) => "nothing",
+            Some(Value::Bool(_)) => "a boolean",
+            Some(Value::Number(_)) => "a number",
+            Some(Value::String(_)) => "a string that is not one",
+            Some(Value::Array(_)) => "an array",
+            Some(Value::Object(_)) => "an object",
+        };
         CoreError::Parse {
             what: self.what.to_string(),
-            message: format!(
-                "{}.{key}: expected {want}, found {}",
-                self.path,
-                self.v
-                    .get(key)
-                    .map(|x| x.to_string())
-                    .unwrap_or_else(|| "nothing".into())
-            ),
+            message: format!("{}.{key}: expected {want}, found {found}", self.path),
         }
+    }
+    fn bad_value(&self, key: &str, x: f64, want: &str) -> CoreError {
+        CoreError::Parse {
+            what: self.what.to_string(),
+            message: format!("{}.{key}: {} is not valid: {want}", self.path, show_num(x)),
+        }
+    }
+    /// A positive, finite number; absent is `None`, and so is zero when `zero_is_none` (fields
+    /// the APIs report as 0 when unknown).
+    fn positive(
+        &self,
+        key: &str,
+        zero_is_none: bool,
+        want: &str,
+    ) -> Result<Option<f64>, CoreError> {
+        match self.opt_f64(key)? {
+            Some(x) if x == 0.0 && zero_is_none => Ok(None),
+            Some(x) if !(x.is_finite() && x > 0.0) => Err(self.bad_value(key, x, want)),
+            v => Ok(v),
+        }
+    }
+    /// A whole number in 1..=max.
+    fn whole(&self, key: &str, max: f64, want: &str) -> Result<Option<u32>, CoreError> {
+        match self.opt_f64(key)? {
+            None => Ok(None),
+            Some(x) if x.is_finite() && (1.0..=max).contains(&x) && x.fract() == 0.0 => {
+                Ok(Some(x as u32))
+            }
+            Some(x) => Err(self.bad_value(key, x, want)),
+        }
+    }
+    fn price(&self, key: &str) -> Result<Option<f64>, CoreError> {
+        self.positive(key, false, "a price must be a positive amount of CNY")
     }
     fn opt_f64(&self, key: &str) -> Result<Option<f64>, CoreError> {
         match self.v.get(key) {
@@ -163,9 +289,6 @@ impl<'a> At<'a> {
                 .map_err(|_| self.bad(key, "a number")),
             Some(_) => Err(self.bad(key, "a number")),
         }
-    }
-    fn f64(&self, key: &str) -> Result<f64, CoreError> {
-        self.opt_f64(key)?.ok_or_else(|| self.bad(key, "a number"))
     }
     fn opt_str(&self, key: &str) -> Result<Option<&'a str>, CoreError> {
         match self.v.get(key) {
@@ -293,57 +416,11 @@ pub fn import_alibaba(
                     .map(|t| (name.clone(), t.to_string()));
                 for (path, it) in at.array(&["InstanceTypes", "InstanceType"])? {
                     let a = At::new(it, &path, name);
-                    let id = a.str("InstanceTypeId")?;
-                    let gpus = a.opt_f64("GPUAmount")?.unwrap_or(0.0);
-                    let spec = a.opt_str("GPUSpec")?.unwrap_or("");
-                    if gpus <= 0.0 || spec.is_empty() {
-                        continue; // a CPU type
+                    match alibaba_type(&a, ctx, cat, &mut r.warnings) {
+                        Ok(Some(i)) => r.instance(i, format!("{name}: {path}")),
+                        Ok(None) => {}
+                        Err(e) => r.left_out.push(e.to_string()),
                     }
-                    let mem = a.opt_f64("GPUMemorySize")?;
-                    let gpu = resolve_gpu(cat, spec, mem, &mut r.warnings, id);
-                    // vGPU types report a slice of the chip's memory: count the fraction.
-                    let chip = cat.gpu(&gpu).and_then(|g| g.memory_gib);
-                    let count = match (mem, chip) {
-                        (Some(m), Some(c)) if m < 0.9 * c => gpus * m / c,
-                        _ => gpus,
-                    };
-                    let family = a
-                        .opt_str("InstanceTypeFamily")?
-                        .unwrap_or("")
-                        .trim_start_matches("ecs.")
-                        .to_string();
-                    let mut i = instance(
-                        id,
-                        Provider::Alibaba,
-                        &family,
-                        gpu,
-                        count,
-                        mem,
-                        (
-                            imported("Alibaba", "DescribeInstanceTypes", name),
-                            &ctx.today,
-                        ),
-                    );
-                    i.vcpu = a.opt_f64("CpuCoreCount")?.map(|x| x as u32);
-                    i.ram_gib = a.opt_f64("MemorySize")?;
-                    // Kbit/s → Gbit/s.
-                    i.network_gbit = a.opt_f64("InstanceBandwidthRx")?.map(|k| k / 1e6);
-                    i.rdma = if a.opt_f64("EriQuantity")?.unwrap_or(0.0) > 0.0 {
-                        RdmaKind::Erdma
-                    } else {
-                        RdmaKind::Unknown
-                    };
-                    i.cpu = a.opt_str("PhysicalProcessorModel")?.map(str::to_string);
-                    i.local_nvme_gib = a.opt_f64("LocalStorageCapacity")?.filter(|x| *x > 0.0);
-                    i.bare_metal = a
-                        .opt_str("InstanceCategory")?
-                        .is_some_and(|c| c.contains("Bare Metal"))
-                        || family.starts_with("ebm");
-                    if i.vgpu {
-                        i.intra_link = Some(InstanceLink::Vgpu);
-                    }
-                    i.regions = ctx.region.iter().cloned().collect();
-                    r.file.instance.push(i);
                 }
             } else if page.get("SpotPrices").is_some() {
                 let currency = at.opt_str("Currency")?.unwrap_or("CNY");
@@ -354,25 +431,38 @@ pub fn import_alibaba(
                     continue;
                 }
                 // Keep the latest sample per instance type and zone's region.
-                let mut latest: std::collections::BTreeMap<String, (String, f64, String)> =
+                let mut latest: std::collections::BTreeMap<String, (String, f64, String, String)> =
                     Default::default();
                 for (path, sp) in at.array(&["SpotPrices", "SpotPriceType"])? {
                     let a = At::new(sp, &path, name);
-                    let it = a.str("InstanceType")?.to_string();
-                    let ts = a.opt_str("Timestamp")?.unwrap_or("").to_string();
-                    let zone = a.opt_str("ZoneId")?.unwrap_or("");
-                    let region = ctx.region.clone().unwrap_or_else(|| zone_to_region(zone));
-                    let price = a.f64("SpotPrice")?;
+                    let sample = (|| -> Result<_, CoreError> {
+                        let it = a.str("InstanceType")?.to_string();
+                        let ts = a.opt_str("Timestamp")?.unwrap_or("").to_string();
+                        let zone = a.opt_str("ZoneId")?.unwrap_or("");
+                        let price = a
+                            .price("SpotPrice")?
+                            .ok_or_else(|| a.bad("SpotPrice", "a price"))?;
+                        Ok((it, ts, zone.to_string(), price))
+                    })();
+                    let (it, ts, zone, price) = match sample {
+                        Ok(x) => x,
+                        Err(e) => {
+                            r.left_out.push(e.to_string());
+                            continue;
+                        }
+                    };
+                    let region = ctx.region.clone().unwrap_or_else(|| zone_to_region(&zone));
                     let e = latest.entry(format!("{it}|{region}")).or_insert((
                         ts.clone(),
                         price,
                         region.clone(),
+                        path.clone(),
                     ));
                     if ts >= e.0 {
-                        *e = (ts, price, region);
+                        *e = (ts, price, region, path);
                     }
                 }
-                for (key, (ts, price, region)) in latest {
+                for (key, (ts, price, region, path)) in latest {
                     let it = key.split('|').next().unwrap_or_default().to_string();
                     let as_of = ts
                         .get(..10)
@@ -381,7 +471,7 @@ pub fn import_alibaba(
                         .to_string();
                     let source =
                         imported("Alibaba", "DescribeSpotPriceHistory (latest sample)", name);
-                    r.file.price.push(user_price(
+                    let p = user_price(
                         &it,
                         Provider::Alibaba,
                         region,
@@ -389,7 +479,8 @@ pub fn import_alibaba(
                         price,
                         as_of,
                         source,
-                    ));
+                    );
+                    r.price(p, format!("{name}: {path}"));
                 }
             } else if page.get("PriceInfo").is_some() {
                 let (Some(inst), Some(billing)) = (&ctx.price_instance, ctx.price_billing) else {
@@ -407,15 +498,24 @@ pub fn import_alibaba(
                 }
                 let region = ctx.region.clone().unwrap_or_else(|| "unknown".into());
                 let source = imported("Alibaba", "DescribePrice TradePrice", name);
-                r.file.price.push(user_price(
-                    inst,
-                    Provider::Alibaba,
-                    region,
-                    billing,
-                    p.f64("TradePrice")?,
-                    ctx.today.clone(),
-                    source,
-                ));
+                match p
+                    .price("TradePrice")
+                    .and_then(|x| x.ok_or_else(|| p.bad("TradePrice", "a price")))
+                {
+                    Ok(cny) => {
+                        let pr = user_price(
+                            inst,
+                            Provider::Alibaba,
+                            region,
+                            billing,
+                            cny,
+                            ctx.today.clone(),
+                            source,
+                        );
+                        r.price(pr, format!("{name}: $.PriceInfo.Price"));
+                    }
+                    Err(e) => r.left_out.push(e.to_string()),
+                }
             } else {
                 return Err(CoreError::Parse {
                     what: name.clone(),
@@ -428,6 +528,88 @@ pub fn import_alibaba(
         r.warnings.push(format!("{file}: the last page has NextToken `{token}`: more instance types exist; call DescribeInstanceTypes again with NextToken and import all pages together"));
     }
     Ok(r)
+}
+
+/// One `InstanceTypes.InstanceType[n]`: `None` for CPU types, an error (the row is left out)
+/// for values that are not what the field means.
+fn alibaba_type(
+    a: &At,
+    ctx: &ImportContext,
+    cat: &Catalog,
+    warnings: &mut Vec<String>,
+) -> Result<Option<Instance>, CoreError> {
+    let id = a.str("InstanceTypeId")?;
+    let spec = a.opt_str("GPUSpec")?.unwrap_or("").trim();
+    let gpus = match a.opt_f64("GPUAmount")? {
+        None | Some(0.0) if spec.is_empty() => return Ok(None), // a CPU type
+        None => return Err(a.bad("GPUAmount", "a GPU count (GPUSpec is given)")),
+        Some(x) if x.is_finite() && (1.0..=MAX_GPU_COUNT).contains(&x) && x.fract() == 0.0 => x,
+        Some(x) => {
+            return Err(a.bad_value("GPUAmount", x, "a GPU count is a whole number from 1 to 64"))
+        }
+    };
+    if spec.is_empty() {
+        return Err(a.bad("GPUSpec", "the GPU model (GPUAmount is not 0)"));
+    }
+    let mem = a.positive(
+        "GPUMemorySize",
+        true,
+        "GPU memory is a positive number of GiB",
+    )?;
+    let gpu = resolve_gpu(cat, spec, mem, warnings, id);
+    // vGPU types report a slice of the chip's memory: count the fraction.
+    let chip = cat.gpu(&gpu).and_then(|g| g.memory_gib);
+    let count = match (mem, chip) {
+        (Some(m), Some(c)) if m < 0.9 * c => gpus * m / c,
+        _ => gpus,
+    };
+    let family = a
+        .opt_str("InstanceTypeFamily")?
+        .unwrap_or("")
+        .trim_start_matches("ecs.")
+        .to_string();
+    let source = imported("Alibaba", "DescribeInstanceTypes", a.what);
+    let mut i = instance(
+        id,
+        Provider::Alibaba,
+        &family,
+        gpu,
+        count,
+        mem,
+        (source, &ctx.today),
+    );
+    i.vcpu = a.whole(
+        "CpuCoreCount",
+        1024.0,
+        "a vCPU count is a whole number from 1 to 1024",
+    )?;
+    i.ram_gib = a.positive("MemorySize", true, "memory is a positive number of GiB")?;
+    // Kbit/s → Gbit/s.
+    i.network_gbit = a
+        .positive(
+            "InstanceBandwidthRx",
+            true,
+            "bandwidth is a positive number of Kbit/s",
+        )?
+        .map(|k| k / 1e6);
+    i.rdma = if a.opt_f64("EriQuantity")?.is_some_and(|x| x > 0.0) {
+        RdmaKind::Erdma
+    } else {
+        RdmaKind::Unknown
+    };
+    i.cpu = a.opt_str("PhysicalProcessorModel")?.map(str::to_string);
+    i.local_nvme_gib = a
+        .opt_f64("LocalStorageCapacity")?
+        .filter(|x| x.is_finite() && *x > 0.0);
+    i.bare_metal = a
+        .opt_str("InstanceCategory")?
+        .is_some_and(|c| c.contains("Bare Metal"))
+        || family.starts_with("ebm");
+    if i.vgpu {
+        i.intra_link = Some(InstanceLink::Vgpu);
+    }
+    i.regions = ctx.region.iter().cloned().collect();
+    Ok(Some(i))
 }
 
 fn zone_to_region(zone: &str) -> String {
@@ -455,62 +637,104 @@ pub fn import_huawei(
         }
         let at = At::new(&v, "$", name);
         for (path, fl) in at.array(&["flavors"])? {
-            let a = At::new(fl, &path, name);
-            let id = a.str("name")?;
-            let specs = fl.get("os_extra_specs").cloned().unwrap_or(Value::Null);
-            let s = At::new(&specs, &format!("{path}.os_extra_specs"), name);
-            let perf = s
-                .opt_str("ecs:performancetype")?
-                .or(s.opt_str("hws:performancetype")?)
-                .unwrap_or("");
-            let alias = s.opt_str("pci_passthrough:alias")?;
-            if !(perf == "gpu" || perf == "ascend" || alias.is_some()) {
-                continue;
+            match huawei_flavor(fl, &path, name, ctx, cat, &mut r.warnings) {
+                Ok(Some(i)) => r.instance(i, format!("{name}: {path}")),
+                Ok(None) => {}
+                Err(e) => r.left_out.push(e.to_string()),
             }
-            let status = s.opt_str("cond:operation:status")?.unwrap_or("normal");
-            if status == "abandon" {
-                r.warnings
-                    .push(format!("{id}: status `abandon` (withdrawn); skipped"));
-                continue;
-            }
-            // "nvidia-a10:1" → (nvidia-a10, 1); several aliases are comma-separated.
-            let (raw, count) = match alias
-                .and_then(|al| al.split(',').next())
-                .and_then(|x| x.rsplit_once(':'))
-            {
-                Some((n, c)) => (n.trim().to_string(), c.trim().parse::<f64>().unwrap_or(1.0)),
-                None => (s.opt_str("info:gpu:name")?.unwrap_or(perf).to_string(), 1.0),
-            };
-            let gpu = resolve_gpu(cat, &raw, None, &mut r.warnings, id);
-            let mem = cat.gpu(&gpu).and_then(|g| g.memory_gib);
-            let family = id.split('.').next().unwrap_or(id);
-            let mut i = instance(
-                id,
-                Provider::Huawei,
-                family,
-                gpu,
-                count,
-                mem,
-                (imported("Huawei", "ListFlavors", name), &ctx.today),
-            );
-            i.vgpu = false;
-            i.vcpu = a.opt_f64("vcpus")?.map(|x| x as u32);
-            // ram is MiB.
-            i.ram_gib = a.opt_f64("ram")?.map(|m| m / 1024.0);
-            // quota:max_rate is Mbit/s.
-            i.network_gbit = s.opt_f64("quota:max_rate")?.map(|m| m / 1000.0);
-            i.stock = match status {
-                "sellout" => Some(Stock::SoldOut),
-                _ => Some(Stock::Available),
-            };
-            if let Some(az) = s.opt_str("cond:operation:az")? {
-                i.notes = Some(format!("availability zones: {az}"));
-            }
-            i.regions = ctx.region.iter().cloned().collect();
-            r.file.instance.push(i);
         }
     }
     Ok(r)
+}
+
+/// One `flavors[n]`: `None` for CPU and withdrawn flavors.
+fn huawei_flavor(
+    fl: &Value,
+    path: &str,
+    name: &str,
+    ctx: &ImportContext,
+    cat: &Catalog,
+    warnings: &mut Vec<String>,
+) -> Result<Option<Instance>, CoreError> {
+    let a = At::new(fl, path, name);
+    let id = a.str("name")?;
+    let specs = fl.get("os_extra_specs").cloned().unwrap_or(Value::Null);
+    let s = At::new(&specs, &format!("{path}.os_extra_specs"), name);
+    let perf = s
+        .opt_str("ecs:performancetype")?
+        .or(s.opt_str("hws:performancetype")?)
+        .unwrap_or("");
+    let alias = s.opt_str("pci_passthrough:alias")?;
+    if !(perf == "gpu" || perf == "ascend" || alias.is_some()) {
+        return Ok(None);
+    }
+    let status = s.opt_str("cond:operation:status")?.unwrap_or("normal");
+    if status == "abandon" {
+        warnings.push(format!("{id}: status `abandon` (withdrawn); skipped"));
+        return Ok(None);
+    }
+    // "nvidia-a10:1" → (nvidia-a10, 1); several aliases are comma-separated.
+    let (raw, count) = match alias
+        .and_then(|al| al.split(',').next())
+        .and_then(|x| x.rsplit_once(':'))
+    {
+        Some((n, c)) => (n.trim().to_string(), huawei_count(&s, c)?),
+        None => (s.opt_str("info:gpu:name")?.unwrap_or(perf).to_string(), 1.0),
+    };
+    let gpu = resolve_gpu(cat, &raw, None, warnings, id);
+    let mem = cat.gpu(&gpu).and_then(|g| g.memory_gib);
+    let family = id.split('.').next().unwrap_or(id);
+    let source = imported("Huawei", "ListFlavors", name);
+    let mut i = instance(
+        id,
+        Provider::Huawei,
+        family,
+        gpu,
+        count,
+        mem,
+        (source, &ctx.today),
+    );
+    i.vgpu = false;
+    i.vcpu = a.whole(
+        "vcpus",
+        1024.0,
+        "a vCPU count is a whole number from 1 to 1024",
+    )?;
+    // ram is MiB.
+    i.ram_gib = a
+        .positive("ram", false, "memory is a positive number of MiB")?
+        .map(|m| m / 1024.0);
+    // quota:max_rate is Mbit/s.
+    i.network_gbit = s
+        .positive(
+            "quota:max_rate",
+            true,
+            "bandwidth is a positive number of Mbit/s",
+        )?
+        .map(|m| m / 1000.0);
+    i.stock = match status {
+        "sellout" => Some(Stock::SoldOut),
+        _ => Some(Stock::Available),
+    };
+    if let Some(az) = s.opt_str("cond:operation:az")? {
+        i.notes = Some(format!("availability zones: {az}"));
+    }
+    i.regions = ctx.region.iter().cloned().collect();
+    Ok(Some(i))
+}
+
+/// The `:N` of `pci_passthrough:alias`: a whole GPU count from 1 to 64.
+fn huawei_count(s: &At, c: &str) -> Result<f64, CoreError> {
+    let key = "pci_passthrough:alias";
+    match c.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && (1.0..=MAX_GPU_COUNT).contains(&x) && x.fract() == 0.0 => Ok(x),
+        Ok(x) => Err(s.bad_value(
+            key,
+            x,
+            "the count after `:` must be a whole number of GPUs from 1 to 64",
+        )),
+        Err(_) => Err(s.bad(key, "`name:count` with a whole GPU count")),
+    }
 }
 
 /// Tencent families whose GPU the official pages name (catalog-facts.md §2.2).
@@ -550,112 +774,157 @@ pub fn import_tencent(
         }
         let at = At::new(resp, "$.Response", name);
         for (path, q) in at.array(&["InstanceTypeQuotaSet"])? {
-            let a = At::new(q, &path, name);
-            let id = a.str("InstanceType")?;
-            let count = a.opt_f64("GpuCount")?.unwrap_or(0.0);
-            if count <= 0.0 {
-                continue;
-            }
-            let family = a
-                .opt_str("InstanceFamily")?
-                .unwrap_or_else(|| id.split('.').next().unwrap_or(id));
-            let zone = a.opt_str("Zone")?.unwrap_or("");
-            let region = zone_to_region(zone);
-            let stock = match (a.opt_str("Status")?, a.opt_str("StatusCategory")?) {
-                (Some("SOLD_OUT"), _) | (_, Some("WithoutStock")) => Stock::SoldOut,
-                (_, Some("UnderStock")) => Stock::Low,
-                _ => Stock::Available,
-            };
-            let gpu = match tencent_family_gpu(family) {
-                Some(g) => g.to_string(),
-                None => {
-                    // "8 * NVIDIA V100"-style remarks (unverified format) or the Gpu field.
-                    let remark = a.opt_str("Remark")?.unwrap_or("");
-                    let raw = remark
-                        .split('*')
-                        .nth(1)
-                        .map(str::trim)
-                        .filter(|x| !x.is_empty())
-                        .unwrap_or(family);
-                    resolve_gpu(cat, raw, None, &mut r.warnings, id)
-                }
-            };
-            let chip = cat.gpu(&gpu).and_then(|g| g.memory_gib);
-            let mem = chip.map(|c| if count < 1.0 { c * count } else { c });
-            if !r.file.instance.iter().any(|i| i.id == id) {
-                let mut i = instance(
-                    id,
-                    Provider::Tencent,
-                    family,
-                    gpu,
-                    count,
-                    mem,
-                    (
-                        imported("Tencent", "DescribeZoneInstanceConfigInfos", name),
-                        &ctx.today,
-                    ),
-                );
-                i.vcpu = a.opt_f64("Cpu")?.map(|x| x as u32);
-                i.ram_gib = a.opt_f64("Memory")?;
-                i.network_gbit = a.opt_f64("InstanceBandwidth")?;
-                if i.vgpu {
-                    i.intra_link = Some(InstanceLink::Vgpu);
-                }
-                i.stock = Some(stock);
-                r.file.instance.push(i);
-            }
-            if let Some(i) = r.file.instance.iter_mut().find(|i| i.id == id) {
-                if !i.regions.contains(&region) && !region.is_empty() {
-                    i.regions.push(region.clone());
-                }
-                let note = format!("{zone}: {stock:?}");
-                i.notes = Some(match i.notes.take() {
-                    Some(n) => format!("{n}; {note}"),
-                    None => note,
-                });
-                // The type is available if any zone has stock.
-                if stock == Stock::Available || i.stock == Some(Stock::SoldOut) {
-                    i.stock = Some(stock);
-                }
-            }
-            let billing = match a.opt_str("InstanceChargeType")? {
-                Some("POSTPAID_BY_HOUR") => Some(Billing::OnDemand),
-                Some("SPOTPAID") => Some(Billing::Spot),
-                Some("PREPAID") => Some(Billing::Monthly),
-                _ => None,
-            };
-            if let (Some(billing), Some(p)) = (billing, q.get("Price")) {
-                let pa = At::new(p, &format!("{path}.Price"), name);
-                let cny = match billing {
-                    Billing::Monthly => pa
-                        .opt_f64("DiscountPrice")?
-                        .or(pa.opt_f64("OriginalPrice")?),
-                    _ => pa
-                        .opt_f64("UnitPriceDiscount")?
-                        .or(pa.opt_f64("UnitPrice")?),
-                };
-                if let Some(cny) = cny.filter(|c| *c > 0.0) {
-                    if !r
-                        .file
-                        .price
-                        .iter()
-                        .any(|x| x.instance == id && x.region == region && x.billing == billing)
-                    {
-                        let source =
-                            imported("Tencent", "DescribeZoneInstanceConfigInfos Price", name);
-                        r.file.price.push(user_price(
-                            id,
-                            Provider::Tencent,
-                            region.clone(),
-                            billing,
-                            cny,
-                            ctx.today.clone(),
-                            source,
-                        ));
-                    }
-                }
+            if let Err(e) = tencent_quota(&mut r, q, &path, name, ctx, cat) {
+                r.left_out.push(e.to_string());
             }
         }
     }
     Ok(r)
+}
+
+/// One `InstanceTypeQuotaSet[n]` (one type in one zone under one charge type): adds the type
+/// (once), its zone and its price.
+fn tencent_quota(
+    r: &mut ImportResult,
+    q: &Value,
+    path: &str,
+    name: &str,
+    ctx: &ImportContext,
+    cat: &Catalog,
+) -> Result<(), CoreError> {
+    let a = At::new(q, path, name);
+    let id = a.str("InstanceType")?;
+    let count = match a.opt_f64("GpuCount")? {
+        None | Some(0.0) => return Ok(()), // a CPU type
+        Some(x)
+            if x.is_finite()
+                && x > 0.0
+                && (x < 1.0 || (x <= MAX_GPU_COUNT && x.fract() == 0.0)) =>
+        {
+            x
+        }
+        Some(x) => return Err(a.bad_value(
+            "GpuCount",
+            x,
+            "a GPU count is a whole number from 1 to 64, or a fraction below 1 for a vGPU slice",
+        )),
+    };
+    let family = a
+        .opt_str("InstanceFamily")?
+        .unwrap_or_else(|| id.split('.').next().unwrap_or(id));
+    let zone = a.opt_str("Zone")?.unwrap_or("");
+    let region = zone_to_region(zone);
+    let stock = match (a.opt_str("Status")?, a.opt_str("StatusCategory")?) {
+        (Some("SOLD_OUT"), _) | (_, Some("WithoutStock")) => Stock::SoldOut,
+        (_, Some("UnderStock")) => Stock::Low,
+        _ => Stock::Available,
+    };
+    let vcpu = a.whole(
+        "Cpu",
+        1024.0,
+        "a vCPU count is a whole number from 1 to 1024",
+    )?;
+    let ram = a.positive("Memory", true, "memory is a positive number of GiB")?;
+    let net = a.positive(
+        "InstanceBandwidth",
+        true,
+        "bandwidth is a positive number of Gbit/s",
+    )?;
+    let gpu = match tencent_family_gpu(family) {
+        Some(g) => g.to_string(),
+        None => {
+            // "8 * NVIDIA V100"-style remarks (unverified format) or the Gpu field.
+            let remark = a.opt_str("Remark")?.unwrap_or("");
+            let raw = remark
+                .split('*')
+                .nth(1)
+                .map(str::trim)
+                .filter(|x| !x.is_empty())
+                .unwrap_or(family);
+            resolve_gpu(cat, raw, None, &mut r.warnings, id)
+        }
+    };
+    if !r.file.instance.iter().any(|i| i.id == id) {
+        let chip = cat.gpu(&gpu).and_then(|g| g.memory_gib);
+        let mem = chip.map(|c| if count < 1.0 { c * count } else { c });
+        let source = imported("Tencent", "DescribeZoneInstanceConfigInfos", name);
+        let mut i = instance(
+            id,
+            Provider::Tencent,
+            family,
+            gpu,
+            count,
+            mem,
+            (source, &ctx.today),
+        );
+        i.vcpu = vcpu;
+        i.ram_gib = ram;
+        i.network_gbit = net;
+        if i.vgpu {
+            i.intra_link = Some(InstanceLink::Vgpu);
+        }
+        i.stock = Some(stock);
+        r.instance(i, format!("{name}: {path}"));
+    }
+    if let Some(i) = r.file.instance.iter_mut().find(|i| i.id == id) {
+        if !i.regions.contains(&region) && !region.is_empty() {
+            i.regions.push(region.clone());
+        }
+        let note = format!("{zone}: {stock:?}");
+        i.notes = Some(match i.notes.take() {
+            Some(n) => format!("{n}; {note}"),
+            None => note,
+        });
+        // The type is available if any zone has stock.
+        if stock == Stock::Available || i.stock == Some(Stock::SoldOut) {
+            i.stock = Some(stock);
+        }
+    }
+    tencent_price(r, (q, &a), id, region, &ctx.today)
+}
+
+fn tencent_price(
+    r: &mut ImportResult,
+    (q, a): (&Value, &At),
+    id: &str,
+    region: String,
+    today: &str,
+) -> Result<(), CoreError> {
+    let billing = match a.opt_str("InstanceChargeType")? {
+        Some("POSTPAID_BY_HOUR") => Billing::OnDemand,
+        Some("SPOTPAID") => Billing::Spot,
+        Some("PREPAID") => Billing::Monthly,
+        _ => return Ok(()),
+    };
+    let Some(p) = q.get("Price") else {
+        return Ok(());
+    };
+    let path = format!("{}.Price", a.path);
+    let pa = At::new(p, &path, a.what);
+    let cny = match billing {
+        Billing::Monthly => pa.price("DiscountPrice")?.or(pa.price("OriginalPrice")?),
+        _ => pa.price("UnitPriceDiscount")?.or(pa.price("UnitPrice")?),
+    };
+    let Some(cny) = cny else {
+        return Ok(());
+    };
+    if r.file
+        .price
+        .iter()
+        .any(|x| x.instance == id && x.region == region && x.billing == billing)
+    {
+        return Ok(());
+    }
+    let source = imported("Tencent", "DescribeZoneInstanceConfigInfos Price", a.what);
+    let p = user_price(
+        id,
+        Provider::Tencent,
+        region,
+        billing,
+        cny,
+        today.to_string(),
+        source,
+    );
+    r.price(p, format!("{}: {path}", a.what));
+    Ok(())
 }

@@ -6,6 +6,8 @@
 //! row with the same key replaces an earlier one and is marked with its origin.
 
 pub mod import;
+mod index;
+mod rows;
 pub mod validate;
 
 use crate::error::{close_names, CoreError};
@@ -316,11 +318,48 @@ pub struct CatalogFile {
     pub gpu_aliases: std::collections::BTreeMap<String, String>,
 }
 
+/// Parse a whole catalog file strictly (every row must deserialize). Used for the built-in files
+/// and for re-reading what an import is about to write. Errors give the line, column and key, never
+/// the text of the line (the file may not be a catalog at all).
 pub fn parse_catalog_file(what: &str, text: &str) -> Result<CatalogFile, CoreError> {
-    toml::from_str(text).map_err(|e| CoreError::Parse {
+    toml::from_str(text).map_err(|e| toml_error(what, text, &e))
+}
+
+/// Parse a user catalog row by row: a syntax error fails the whole file (with its position), but a
+/// row that does not deserialize (wrong type, unknown field, negative `vcpu`) becomes an error
+/// finding naming the row and field, and the other rows are kept.
+pub fn parse_catalog_rows(
+    what: &str,
+    text: &str,
+) -> Result<(CatalogFile, Vec<validate::Finding>), CoreError> {
+    let table: toml::Table = text.parse().map_err(|e| toml_error(what, text, &e))?;
+    Ok(rows::split(what, table))
+}
+
+/// A TOML error as `line L, column C (key `k`): message`, without the offending line's text.
+pub fn toml_error(what: &str, text: &str, e: &toml::de::Error) -> CoreError {
+    let message = rows::sanitize(e.message().trim_end());
+    let Some(span) = e.span() else {
+        return CoreError::Parse {
+            what: what.to_string(),
+            message,
+        };
+    };
+    let at = span.start.min(text.len());
+    let before = text.get(..at).unwrap_or("");
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |n| n + 1);
+    let column = before.get(line_start..).map_or(0, |l| l.chars().count()) + 1;
+    let key = text
+        .get(line_start..)
+        .and_then(|l| l.lines().next())
+        .and_then(rows::key_of_line)
+        .map(|k| format!(" (key `{k}`)"))
+        .unwrap_or_default();
+    CoreError::Parse {
         what: what.to_string(),
-        message: e.to_string().trim_end().to_string(),
-    })
+        message: format!("line {line}, column {column}{key}: {message}"),
+    }
 }
 
 const BUILTIN_FILES: &[(&str, &str)] = &[
@@ -363,7 +402,22 @@ pub fn builtin_files() -> Result<Vec<(String, CatalogFile)>, CoreError> {
         .collect()
 }
 
-/// The merged catalog.
+/// The most GPUs one instance type may have (a validation bound, also applied to estimates).
+pub const MAX_GPU_COUNT: f64 = 64.0;
+
+/// A price or cost that may be used: positive and finite.
+pub fn sane_money(cny: f64) -> bool {
+    cny.is_finite() && cny > 0.0
+}
+
+/// Whether an instance's price may be spread per GPU: whole GPUs, a valid count.
+pub(crate) fn estimate_base(i: &Instance) -> bool {
+    !i.vgpu && i.gpu_is_mapped() && i.gpu_count >= 1.0 && i.gpu_count <= MAX_GPU_COUNT
+}
+
+/// The merged catalog. Change it through [`Catalog::merge`] / [`Catalog::merge_validated`] (which
+/// keep the id indexes current); after editing the vectors directly, call [`Catalog::reindex`]
+/// (lookups stay correct without it, only slower).
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Catalog {
     pub gpus: Vec<GpuSpec>,
@@ -375,6 +429,8 @@ pub struct Catalog {
     pub gpu_aliases: std::collections::BTreeMap<String, String>,
     /// Files merged in, in order (built-in first).
     pub files: Vec<String>,
+    #[serde(skip)]
+    ix: index::Index,
 }
 
 impl Catalog {
@@ -385,6 +441,7 @@ impl Catalog {
             files: vec!["data/gpus.toml".into()],
             ..Default::default()
         };
+        c.reindex();
         for (name, text) in BUILTIN_FILES {
             c.merge(
                 parse_catalog_file(&format!("built-in {name}"), text)?,
@@ -395,68 +452,159 @@ impl Catalog {
         Ok(c)
     }
 
-    /// Merge a file over this catalog: same-key rows are replaced, new rows appended.
+    /// Rebuild the id indexes (after editing the row vectors directly).
+    pub fn reindex(&mut self) {
+        self.ix = index::Index::build(self);
+    }
+
+    fn ensure_index(&mut self) {
+        if !self.ix.fresh(self) {
+            self.reindex();
+        }
+        self.ix.per_chip = Default::default();
+    }
+
+    /// Merge a file over this catalog without checking it (built-in files, which CI validates):
+    /// same-key rows are replaced in place, new rows appended.
     pub fn merge(&mut self, f: CatalogFile, origin: Origin, label: &str) {
         self.files.push(label.to_string());
-        for g in f.gpu {
-            match self.gpus.iter_mut().find(|x| x.id == g.id) {
-                Some(x) => *x = g,
-                None => self.gpus.push(g),
-            }
-        }
-        for mut i in f.instance {
-            i.origin = origin.clone();
-            match self
-                .instances
-                .iter_mut()
-                .find(|x| x.id == i.id && x.provider == i.provider)
-            {
-                Some(x) => *x = i,
-                None => self.instances.push(i),
-            }
-        }
-        for mut p in f.price {
-            p.origin = origin.clone();
-            match self.prices.iter_mut().find(|x| {
-                x.instance == p.instance && x.region == p.region && x.billing == p.billing
-            }) {
-                Some(x) => *x = p,
-                None => self.prices.push(p),
-            }
-        }
-        for s in f.storage {
-            match self.storage.iter_mut().find(|x| x.id == s.id) {
-                Some(x) => *x = s,
-                None => self.storage.push(s),
-            }
-        }
+        self.merge_gpus(f.gpu);
+        self.merge_instances(f.instance, &origin);
+        self.merge_prices(f.price, &origin);
+        self.merge_storage(f.storage);
         self.wrong.extend(f.wrong);
         self.hidden_families.extend(f.hide_families);
         self.gpu_aliases.extend(f.gpu_aliases);
     }
 
+    /// Merge a user file row by row, keeping only rows that pass [`validate`]: returns the
+    /// findings (errors name the rows left out). Rows are checked against the catalog as it
+    /// stands, so an instance may use a GPU row of the same file.
+    pub fn merge_validated(
+        &mut self,
+        f: CatalogFile,
+        origin: Origin,
+        label: &str,
+    ) -> Vec<validate::Finding> {
+        validate::merge_checked(self, f, origin, label)
+    }
+
+    pub(crate) fn merge_gpus(&mut self, rows: Vec<GpuSpec>) {
+        self.ensure_index();
+        for g in rows {
+            match self.ix.gpu.get(&g.id).copied() {
+                Some(n) => self.gpus[n] = g,
+                None => {
+                    self.ix.gpu.insert(g.id.clone(), self.gpus.len());
+                    self.gpus.push(g);
+                }
+            }
+        }
+        self.ix.n_gpu = self.gpus.len();
+    }
+
+    pub(crate) fn merge_instances(&mut self, rows: Vec<Instance>, origin: &Origin) {
+        self.ensure_index();
+        for mut i in rows {
+            i.origin = origin.clone();
+            match self.ix.inst.get(&(i.provider, i.id.clone())).copied() {
+                Some(n) => self.instances[n] = i,
+                None => {
+                    let n = self.instances.len();
+                    self.ix.add_instance(n, i.provider, &i.id);
+                    self.instances.push(i);
+                }
+            }
+        }
+        self.ix.n_inst = self.instances.len();
+    }
+
+    pub(crate) fn merge_prices(&mut self, rows: Vec<Price>, origin: &Origin) {
+        self.ensure_index();
+        for mut p in rows {
+            p.origin = origin.clone();
+            let key = (p.instance.clone(), p.region.clone(), p.billing);
+            match self.ix.price.get(&key).copied() {
+                Some(n) => self.prices[n] = p,
+                None => {
+                    let n = self.prices.len();
+                    self.ix.add_price(n, key);
+                    self.prices.push(p);
+                }
+            }
+        }
+        self.ix.n_price = self.prices.len();
+    }
+
+    pub(crate) fn merge_storage(&mut self, rows: Vec<StorageClass>) {
+        self.ensure_index();
+        for s in rows {
+            match self.ix.storage.get(&s.id).copied() {
+                Some(n) => self.storage[n] = s,
+                None => {
+                    self.ix.storage.insert(s.id.clone(), self.storage.len());
+                    self.storage.push(s);
+                }
+            }
+        }
+        self.ix.n_storage = self.storage.len();
+    }
+
     pub fn gpu(&self, id: &str) -> Option<&GpuSpec> {
+        if self.ix.fresh(self) {
+            let hit = self.ix.gpu.get(id).and_then(|&n| self.gpus.get(n));
+            if let Some(g) = hit.filter(|g| g.id == id) {
+                return Some(g);
+            }
+            hit?;
+        }
         self.gpus.iter().find(|g| g.id == id)
+    }
+
+    /// The first instance row with this exact id (any provider).
+    pub fn instance(&self, id: &str) -> Option<&Instance> {
+        if self.ix.fresh(self) {
+            let hit = self
+                .ix
+                .inst_first
+                .get(id)
+                .and_then(|&n| self.instances.get(n));
+            if let Some(i) = hit.filter(|i| i.id == id) {
+                return Some(i);
+            }
+            hit?;
+        }
+        self.instances.iter().find(|i| i.id == id)
     }
 
     /// Instances not hidden by a user file.
     pub fn visible_instances(&self) -> impl Iterator<Item = &Instance> {
-        self.instances.iter().filter(|i| {
-            !self
-                .hidden_families
-                .iter()
-                .any(|f| f.eq_ignore_ascii_case(&i.family))
-        })
+        let hidden: std::collections::HashSet<String> = self
+            .hidden_families
+            .iter()
+            .map(|f| f.to_lowercase())
+            .collect();
+        self.instances
+            .iter()
+            .filter(move |i| hidden.is_empty() || !hidden.contains(&i.family.to_lowercase()))
     }
 
-    /// Prices of one instance, user prices first.
+    /// Prices of one instance, in catalog order.
     pub fn prices_for<'a>(&'a self, instance: &'a str) -> impl Iterator<Item = &'a Price> + 'a {
-        self.prices.iter().filter(move |p| p.instance == instance)
+        let fresh = self.ix.fresh(self);
+        let fast = fresh
+            .then(|| self.ix.prices_of.get(instance))
+            .flatten()
+            .into_iter()
+            .flat_map(move |v| v.iter().filter_map(move |&n| self.prices.get(n)));
+        let slow = (!fresh).then(|| self.prices.iter()).into_iter().flatten();
+        fast.chain(slow).filter(move |p| p.instance == instance)
     }
 
     /// The price to use for `instance` under `billing`: a user price if any, else list, else an
     /// estimate derived from the same chip's per-GPU list rate at the same provider (method in the
-    /// returned price). `region` narrows the choice when given.
+    /// returned price). `region` narrows the choice when given. Prices that are not a positive,
+    /// finite amount are never used (user rows are validated at load; this guards the rest).
     pub fn best_price(
         &self,
         inst: &Instance,
@@ -471,49 +619,60 @@ impl Catalog {
         let direct = self
             .prices_for(&inst.id)
             .filter(|p| p.billing == billing && region.is_none_or(|r| p.region == r))
+            .filter(|p| sane_money(p.cny))
             .min_by_key(|p| rank(p))
             .cloned();
         direct.or_else(|| self.estimate_price(inst, billing, region))
     }
 
+    /// The inputs of the per-GPU estimate, built once per catalog state (see [`index::EstimateInputs`]).
+    fn estimate_inputs(&self) -> std::borrow::Cow<'_, index::EstimateInputs> {
+        if self.ix.fresh(self) {
+            std::borrow::Cow::Borrowed(
+                self.ix
+                    .per_chip
+                    .get_or_init(|| index::EstimateInputs::build(self)),
+            )
+        } else {
+            std::borrow::Cow::Owned(index::EstimateInputs::build(self))
+        }
+    }
+
     /// Per-GPU rate of a listed same-chip instance at the same provider (the one with the
-    /// closest GPU count, then the cheapest per GPU), × this instance's GPU count.
+    /// closest GPU count, then the cheapest per GPU), × this instance's GPU count. Only positive,
+    /// finite prices of whole-GPU types with a valid count are spread.
     fn estimate_price(
         &self,
         inst: &Instance,
         billing: Billing,
         region: Option<&str>,
     ) -> Option<Price> {
-        if inst.vgpu || inst.gpu_count <= 0.0 {
+        if inst.vgpu || !(inst.gpu_count >= 1.0 && inst.gpu_count <= MAX_GPU_COUNT) {
             return None;
         }
-        let (_, rate, from, n) = self
-            .prices
+        let inputs = self.estimate_inputs();
+        let best = inputs
+            .get(&(inst.provider, inst.gpu.clone(), billing))?
             .iter()
-            .filter(|p| {
-                p.billing == billing
-                    && p.provider == inst.provider
-                    && p.kind != PriceKind::Estimate
-                    && region.is_none_or(|r| p.region == r)
-            })
-            .filter_map(|p| {
-                let other = self.instances.iter().find(|i| i.id == p.instance)?;
-                (other.gpu == inst.gpu && !other.vgpu && other.gpu_count >= 1.0).then(|| {
-                    (
-                        (other.gpu_count - inst.gpu_count).abs(),
-                        p.cny / other.gpu_count,
-                        p,
-                        other.gpu_count,
-                    )
-                })
-            })
-            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)))?;
+            .filter(|c| region.is_none_or(|r| c.region == r))
+            .min_by(|a, b| {
+                let d = |c: &index::EstimateInput| (c.gpu_count - inst.gpu_count).abs();
+                d(a).total_cmp(&d(b))
+                    .then(a.rate.total_cmp(&b.rate))
+                    .then(a.row.cmp(&b.row))
+            })?;
+        let from = self.prices.get(best.row)?;
+        let (rate, n) = (best.rate, best.gpu_count);
+        let cny = rate * inst.gpu_count;
+        if !sane_money(cny) {
+            return None;
+        }
         Some(Price {
             instance: inst.id.clone(),
             provider: inst.provider,
             region: from.region.clone(),
             billing,
-            cny: rate * inst.gpu_count,
+            cny,
             kind: PriceKind::Estimate,
             as_of: from.as_of.clone(),
             source: from.source.clone(),
@@ -528,11 +687,18 @@ impl Catalog {
 
     /// Find an instance by id (case-insensitive) — or explain a known-wrong name.
     pub fn find_instance(&self, id: &str) -> Result<&Instance, CoreError> {
-        if let Some(i) = self
-            .instances
-            .iter()
-            .find(|i| i.id.eq_ignore_ascii_case(id))
-        {
+        let hit = if self.ix.fresh(self) {
+            self.ix
+                .inst_lower
+                .get(&id.to_ascii_lowercase())
+                .and_then(|&n| self.instances.get(n))
+                .filter(|i| i.id.eq_ignore_ascii_case(id))
+        } else {
+            self.instances
+                .iter()
+                .find(|i| i.id.eq_ignore_ascii_case(id))
+        };
+        if let Some(i) = hit {
             return Ok(i);
         }
         let key = id.to_lowercase();
@@ -640,5 +806,58 @@ mod tests {
         // No Tencent price exists, so no estimate is invented.
         let t = c.find_instance("GT4.41XLARGE948").unwrap();
         assert!(c.best_price(t, Billing::OnDemand, None).is_none());
+    }
+
+    #[test]
+    fn a_bad_price_is_never_spread_per_gpu() {
+        let mut c = Catalog::builtin().unwrap();
+        // Corrupt every A10 list price directly (as unvalidated data would be).
+        for (n, p) in c.prices.iter_mut().enumerate() {
+            if p.instance.starts_with("ecs.gn7i") {
+                p.cny = [f64::NAN, -5.0, 0.0, f64::INFINITY][n % 4];
+            }
+        }
+        let i = c.find_instance("ecs.gn7i-8x.32xlarge").unwrap().clone();
+        for b in [Billing::OnDemand, Billing::Monthly, Billing::Spot] {
+            if let Some(p) = c.best_price(&i, b, None) {
+                assert!(sane_money(p.cny), "{p:?}");
+            }
+        }
+        let direct = c.find_instance("ecs.gn7i-c8g1.2xlarge").unwrap().clone();
+        assert!(c
+            .best_price(&direct, Billing::OnDemand, None)
+            .is_none_or(|p| sane_money(p.cny)));
+    }
+
+    #[test]
+    fn lookups_stay_correct_when_the_vectors_are_edited_directly() {
+        let mut c = Catalog::builtin().unwrap();
+        let mut extra = c.instances[0].clone();
+        extra.id = "added.directly".into();
+        c.instances.push(extra);
+        assert!(c.find_instance("ADDED.directly").is_ok());
+        assert!(c.instance("added.directly").is_some());
+        c.gpus[0].id = "renamed".into();
+        assert!(c.gpu("renamed").is_some());
+        c.reindex();
+        assert!(c.find_instance("added.directly").is_ok() && c.gpu("renamed").is_some());
+    }
+
+    #[test]
+    fn merge_replaces_in_place_and_appends_in_order() {
+        let mut c = Catalog::builtin().unwrap();
+        let n = c.instances.len();
+        let mut a = c.instances[3].clone();
+        a.notes = Some("replaced".into());
+        let mut b = c.instances[3].clone();
+        b.id = "new.one".into();
+        let f = CatalogFile {
+            instance: vec![a, b],
+            ..Default::default()
+        };
+        c.merge(f, Origin::User("u".into()), "u");
+        assert_eq!(c.instances.len(), n + 1);
+        assert_eq!(c.instances[3].notes.as_deref(), Some("replaced"));
+        assert_eq!(c.instances[n].id, "new.one");
     }
 }

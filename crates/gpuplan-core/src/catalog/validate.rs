@@ -1,7 +1,11 @@
 //! `gpuplan catalog validate`: schema (by parsing), units, cross-references, duplicates, prices,
 //! provenance. The built-in catalog must produce no errors (a test and CI check it).
 
-use super::{Catalog, CatalogFile, PriceKind};
+use super::{
+    sane_money, Catalog, CatalogFile, Instance, Origin, Price, PriceKind, StorageClass,
+    MAX_GPU_COUNT,
+};
+use crate::hardware::GpuSpec;
 use serde::Serialize;
 use std::collections::HashSet;
 
@@ -19,21 +23,31 @@ pub struct Finding {
     /// Which row and field: `instance "ecs.gn7i-c8g1.2xlarge" gpu_memory_gib`.
     pub location: String,
     pub message: String,
+    /// The row the finding is about (`instance[3]`: table and index in the file), when it is about
+    /// one row; several findings may share it (one row, several bad fields).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub row: Option<String>,
 }
 
 struct Out<'a> {
     file: &'a str,
     findings: Vec<Finding>,
+    errors: usize,
 }
 
 impl Out<'_> {
     fn err(&mut self, location: String, message: impl Into<String>) {
+        self.errors += 1;
         self.findings.push(Finding {
             severity: Severity::Error,
             file: self.file.to_string(),
             location,
             message: message.into(),
+            row: None,
         });
+    }
+    fn errors(&self) -> usize {
+        self.errors
     }
     fn warn(&mut self, location: String, message: impl Into<String>) {
         self.findings.push(Finding {
@@ -41,6 +55,7 @@ impl Out<'_> {
             file: self.file.to_string(),
             location,
             message: message.into(),
+            row: None,
         });
     }
 }
@@ -55,177 +70,536 @@ fn valid_date(s: &str) -> bool {
     }
 }
 
-/// Check one file against the merged catalog it will be part of (for cross-references).
-pub fn validate_file(file: &str, f: &CatalogFile, merged: &Catalog) -> Vec<Finding> {
-    let mut o = Out {
-        file,
-        findings: Vec::new(),
-    };
-    let mut seen = HashSet::new();
-    for g in &f.gpu {
-        let loc = format!("gpu \"{}\"", g.id);
-        if !seen.insert(format!("gpu:{}", g.id)) {
-            o.err(loc.clone(), "duplicate gpu id in this file");
+/// A number as messages show it: never `NaN` or `inf` (which read as a value), exponent notation
+/// for huge or tiny magnitudes.
+pub fn show_num(x: f64) -> String {
+    if x.is_nan() {
+        "not a number".into()
+    } else if x.is_infinite() {
+        if x > 0.0 {
+            "an infinite value"
+        } else {
+            "a negative infinite value"
         }
-        match g.memory_gib {
-            Some(m) if m > 1024.0 => o.err(format!("{loc} memory_gib"), format!("{m} GiB per device looks like MiB: give memory_gib in GiB (e.g. 80 for an 80 GB card)")),
-            Some(m) if m <= 0.0 => o.err(format!("{loc} memory_gib"), "must be positive"),
-            _ => {}
-        }
-        if g.source.trim().is_empty() || !valid_date(&g.as_of) {
-            o.err(
-                loc.clone(),
-                "every row needs a non-empty source and an as_of date (YYYY-MM or YYYY-MM-DD)",
-            );
-        }
-        if !["confirmed", "likely", "unverified"].contains(&g.confidence.as_str()) {
-            o.err(
-                format!("{loc} confidence"),
-                "must be confirmed, likely or unverified",
-            );
-        }
+        .into()
+    } else if x != 0.0 && !(1e-4..1e9).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
     }
-    for i in &f.instance {
-        let loc = format!("instance \"{}\"", i.id);
-        if !seen.insert(format!("instance:{:?}:{}", i.provider, i.id)) {
-            o.err(loc.clone(), "duplicate instance id in this file");
-        }
-        if i.source.trim().is_empty() || !valid_date(&i.as_of) {
-            o.err(
-                loc.clone(),
+}
+
+impl Out<'_> {
+    fn provenance(&mut self, loc: &str, source: &str, as_of: &str) {
+        if source.trim().is_empty() || !valid_date(as_of) {
+            self.err(
+                loc.to_string(),
                 "needs a non-empty source and an as_of date (YYYY-MM or YYYY-MM-DD)",
             );
         }
-        if !(i.gpu_count > 0.0 && i.gpu_count <= 64.0) {
-            o.err(
-                format!("{loc} gpu_count"),
-                format!(
-                    "{} is not a GPU count (fractions below 1 mark vGPU slices)",
-                    i.gpu_count
-                ),
+    }
+    fn id(&mut self, loc: &str, field: &str, id: &str) {
+        if id.trim().is_empty() {
+            let fix = match field {
+                "region" => "give the region id (e.g. cn-shanghai)",
+                "instance" => "give the instance type id the price is for",
+                "gpu" => "give an accelerator id (`gpuplan catalog gpus`)",
+                "name" => "give the display name",
+                _ => "give the row an id",
+            };
+            self.err(
+                format!("{loc} {field}"),
+                format!("`{field}` is empty: {fix}"),
             );
-        }
-        if i.gpu_count < 1.0 && !i.vgpu {
-            o.err(
-                format!("{loc} vgpu"),
-                "a fractional gpu_count is a vGPU slice: set vgpu = true",
+        } else if id.chars().any(char::is_control) {
+            self.err(
+                format!("{loc} {field}"),
+                "contains control characters: use printable text",
             );
-        }
-        if let Some(v) = i.vcpu {
-            if v == 0 || v > 1024 {
-                o.err(format!("{loc} vcpu"), format!("{v} vCPUs is out of range"));
-            }
-        }
-        if let Some(r) = i.ram_gib {
-            if r <= 0.0 {
-                o.err(format!("{loc} ram_gib"), "must be positive");
-            } else if r > 32_768.0 {
-                o.err(
-                    format!("{loc} ram_gib"),
-                    format!("{r} GiB looks like MiB: give ram_gib in GiB"),
-                );
-            }
-        }
-        if !i.gpu_is_mapped() {
-            o.warn(format!("{loc} gpu"), format!("chip `{}` is not mapped to a catalog GPU: add a gpu_aliases entry; the instance is kept out of planning", i.gpu.trim_start_matches("unknown:")));
-            continue;
-        }
-        match merged.gpu(&i.gpu) {
-            None => o.err(
-                format!("{loc} gpu"),
-                format!(
-                    "`{}` is not in the GPU table (`gpuplan catalog gpus`)",
-                    i.gpu
-                ),
-            ),
-            Some(g) => {
-                if let (Some(m), Some(chip)) = (i.gpu_memory_gib, g.memory_gib) {
-                    if m > 1024.0 {
-                        o.err(format!("{loc} gpu_memory_gib"), format!("{m} looks like MiB: the field is GiB per GPU (the chip has {chip} GiB)"));
-                    } else if i.vgpu {
-                        if m > chip * 1.01 {
-                            o.err(
-                                format!("{loc} gpu_memory_gib"),
-                                format!("a vGPU slice of {m} GiB exceeds the chip's {chip} GiB"),
-                            );
-                        }
-                    } else if (m - chip).abs() > 0.1 * chip {
-                        o.err(format!("{loc} gpu_memory_gib"), format!("{m} GiB per GPU does not match {} ({chip} GiB); if this is the total, divide by gpu_count", g.name));
-                    }
-                }
-            }
         }
     }
-    for (n, p) in f.price.iter().enumerate() {
+    /// `Some(x)` must be finite and above `min` (or at least `min` when `zero_ok`).
+    fn num(&mut self, loc: &str, field: &str, v: Option<f64>, zero_ok: bool, unit: &str) {
+        let Some(x) = v else { return };
+        let ok = x.is_finite() && (x > 0.0 || (zero_ok && x == 0.0));
+        if !ok {
+            let want = if zero_ok {
+                "zero or positive"
+            } else {
+                "positive"
+            };
+            self.err(
+                format!("{loc} {field}"),
+                format!(
+                    "{} is not valid: give a {want} number of {unit}",
+                    show_num(x)
+                ),
+            );
+        }
+    }
+    fn dup(&mut self, seen: &mut HashSet<String>, key: String, loc: &str, what: &str) -> bool {
+        if seen.insert(key) {
+            return false;
+        }
+        self.err(
+            loc.to_string(),
+            format!("duplicate {what} in this file: the first row is kept, remove this one"),
+        );
+        true
+    }
+}
+
+fn check_gpu(o: &mut Out, g: &GpuSpec) {
+    let loc = format!("gpu {:?}", g.id);
+    o.id(&loc, "id", &g.id);
+    o.id(&loc, "name", &g.name);
+    o.num(&loc, "memory_gib", g.memory_gib, false, "GiB");
+    o.num(
+        &loc,
+        "visible_memory_gib",
+        g.visible_memory_gib,
+        false,
+        "GiB",
+    );
+    match g.memory_gib {
+        Some(m) if m.is_finite() && m > 1024.0 => o.err(format!("{loc} memory_gib"), format!("{} GiB per device looks like MiB: give memory_gib in GiB (e.g. 80 for an 80 GB card)", show_num(m))),
+        None => o.err(format!("{loc} memory_gib"), "not given: memory per device (GiB) is needed to plan with this accelerator"),
+        _ => {}
+    }
+    if let (Some(v), Some(m)) = (g.visible_memory_gib, g.memory_gib) {
+        if v > m {
+            o.err(
+                format!("{loc} visible_memory_gib"),
+                format!(
+                    "{} GiB exceeds memory_gib ({} GiB)",
+                    show_num(v),
+                    show_num(m)
+                ),
+            );
+        }
+    }
+    o.num(
+        &loc,
+        "memory_bandwidth_gbs",
+        g.memory_bandwidth_gbs,
+        false,
+        "GB/s",
+    );
+    o.num(&loc, "intra_link_gbs", g.intra_link_gbs, false, "GB/s");
+    o.num(&loc, "tdp_w", g.tdp_w, false, "watts");
+    let t = &g.tflops;
+    for (name, v) in [
+        ("fp32", t.fp32),
+        ("tf32", t.tf32),
+        ("fp16", t.fp16),
+        ("bf16", t.bf16),
+        ("fp8", t.fp8),
+        ("int8", t.int8),
+    ] {
+        let field = format!("tflops.{name}");
+        o.num(&loc, &field, v, true, "TFLOP/s (0 = not supported)");
+        if v.is_some_and(|x| x.is_finite() && x > 100_000.0) {
+            o.err(
+                format!("{loc} {field}"),
+                format!(
+                    "{} TFLOP/s is not a per-device peak: give TFLOP/s, not GFLOP/s",
+                    show_num(v.unwrap_or_default())
+                ),
+            );
+        }
+    }
+    if ![t.bf16, t.fp16]
+        .iter()
+        .flatten()
+        .any(|x| x.is_finite() && *x > 0.0)
+    {
+        o.err(format!("{loc} tflops"), "no bf16 or fp16 peak: give tflops.bf16 or tflops.fp16 (dense TFLOP/s), needed to estimate times with this accelerator");
+    }
+    if !["nvidia", "huawei", "amd"].contains(&g.vendor.as_str()) {
+        o.warn(
+            format!("{loc} vendor"),
+            format!(
+                "`{}` is not nvidia, huawei or amd: planned as an NVIDIA (CUDA) device",
+                g.vendor
+            ),
+        );
+    }
+    o.provenance(&loc, &g.source, &g.as_of);
+    if !["confirmed", "likely", "unverified"].contains(&g.confidence.as_str()) {
+        o.err(
+            format!("{loc} confidence"),
+            "must be confirmed, likely or unverified",
+        );
+    }
+}
+
+fn check_instance(o: &mut Out, i: &Instance, cat: &Catalog) {
+    let loc = format!("instance {:?}", i.id);
+    o.id(&loc, "id", &i.id);
+    o.id(&loc, "gpu", &i.gpu);
+    o.provenance(&loc, &i.source, &i.as_of);
+    let n = i.gpu_count;
+    if !(n > 0.0 && n <= MAX_GPU_COUNT) {
+        o.err(format!("{loc} gpu_count"), format!("{} is not a GPU count: give 1 to {MAX_GPU_COUNT} (fractions below 1 mark vGPU slices)", show_num(n)));
+    } else if n > 1.0 && n.fract() != 0.0 {
+        o.err(
+            format!("{loc} gpu_count"),
+            format!("{} is not a whole number of GPUs", show_num(n)),
+        );
+    } else if n < 1.0 && !i.vgpu {
+        o.err(
+            format!("{loc} vgpu"),
+            "a fractional gpu_count is a vGPU slice: set vgpu = true",
+        );
+    }
+    if let Some(v) = i.vcpu {
+        if v == 0 || v > 1024 {
+            o.err(
+                format!("{loc} vcpu"),
+                format!("{v} vCPUs is out of range: give 1 to 1024"),
+            );
+        }
+    }
+    o.num(
+        &loc,
+        "gpu_memory_gib",
+        i.gpu_memory_gib,
+        false,
+        "GiB per GPU",
+    );
+    o.num(&loc, "ram_gib", i.ram_gib, false, "GiB");
+    if let Some(r) = i.ram_gib.filter(|r| r.is_finite() && *r > 32_768.0) {
+        o.err(
+            format!("{loc} ram_gib"),
+            format!("{} GiB looks like MiB: give ram_gib in GiB", show_num(r)),
+        );
+    }
+    for (field, v) in [("network_gbit", i.network_gbit), ("rdma_gbit", i.rdma_gbit)] {
+        o.num(&loc, field, v, false, "Gbit/s");
+        if let Some(x) = v.filter(|x| x.is_finite() && *x > 10_000.0) {
+            o.err(
+                format!("{loc} {field}"),
+                format!("{} Gbit/s looks like Mbit/s: give Gbit/s", show_num(x)),
+            );
+        }
+    }
+    o.num(&loc, "local_nvme_gib", i.local_nvme_gib, true, "GiB");
+    if !i.gpu_is_mapped() {
+        o.warn(format!("{loc} gpu"), format!("chip `{}` is not mapped to a catalog GPU: add a gpu_aliases entry; the instance is kept out of planning", i.gpu.trim_start_matches("unknown:")));
+        return;
+    }
+    let Some(g) = cat.gpu(&i.gpu) else {
+        o.err(format!("{loc} gpu"), format!("`{}` is not in the GPU table (`gpuplan catalog gpus`): add a [[gpu]] row or use a listed id", i.gpu));
+        return;
+    };
+    let (Some(m), Some(chip)) = (
+        i.gpu_memory_gib.filter(|m| m.is_finite() && *m > 0.0),
+        g.memory_gib,
+    ) else {
+        return;
+    };
+    if m > 1024.0 {
+        o.err(
+            format!("{loc} gpu_memory_gib"),
+            format!(
+                "{} looks like MiB: the field is GiB per GPU (the chip has {chip} GiB)",
+                show_num(m)
+            ),
+        );
+    } else if i.vgpu {
+        if m > chip * 1.01 {
+            o.err(
+                format!("{loc} gpu_memory_gib"),
+                format!(
+                    "a vGPU slice of {} GiB exceeds the chip's {chip} GiB",
+                    show_num(m)
+                ),
+            );
+        }
+    } else if (m - chip).abs() > 0.1 * chip {
+        o.err(format!("{loc} gpu_memory_gib"), format!("{} GiB per GPU does not match {} ({chip} GiB); if this is the total, divide by gpu_count", show_num(m), g.name));
+    }
+}
+
+fn check_price(o: &mut Out, n: usize, p: &Price, cat: &Catalog) {
+    let loc = format!(
+        "price[{n}] {:?} {} {}",
+        p.instance,
+        p.region,
+        p.billing.name()
+    );
+    o.id(&loc, "instance", &p.instance);
+    o.id(&loc, "region", &p.region);
+    if !sane_money(p.cny) {
+        o.err(format!("{loc} cny"), format!("{} is not a price: zero, negative and non-finite prices are never valid (leave the price out when unknown)", show_num(p.cny)));
+    } else if p.cny > 1e9 {
+        o.err(
+            format!("{loc} cny"),
+            format!("{} CNY is not a plausible instance price", show_num(p.cny)),
+        );
+    }
+    o.provenance(&loc, &p.source, &p.as_of);
+    if p.kind == PriceKind::Estimate && p.method.as_deref().is_none_or(|m| m.trim().is_empty()) {
+        o.err(
+            format!("{loc} method"),
+            "an estimate must say how it was derived (method = \"...\")",
+        );
+    }
+    match cat.instance(&p.instance) {
+        None => o.err(
+            format!("{loc} instance"),
+            format!(
+                "no instance `{}` in the catalog: add its [[instance]] row first",
+                p.instance
+            ),
+        ),
+        Some(i)
+            if i.provider != p.provider
+                && !cat
+                    .instances
+                    .iter()
+                    .any(|x| x.id == p.instance && x.provider == p.provider) =>
+        {
+            o.err(
+                format!("{loc} provider"),
+                format!(
+                    "instance `{}` is a {} type, not {}",
+                    p.instance,
+                    i.provider.name(),
+                    p.provider.name()
+                ),
+            )
+        }
+        Some(_) => {}
+    }
+}
+
+fn check_storage(o: &mut Out, s: &StorageClass) {
+    let loc = format!("storage {:?}", s.id);
+    o.id(&loc, "id", &s.id);
+    o.num(
+        &loc,
+        "throughput_max_mbs",
+        Some(s.throughput_max_mbs),
+        false,
+        "MB/s",
+    );
+    o.num(
+        &loc,
+        "throughput_base_mbs",
+        Some(s.throughput_base_mbs),
+        true,
+        "MB/s",
+    );
+    o.num(
+        &loc,
+        "throughput_per_gib_mbs",
+        Some(s.throughput_per_gib_mbs),
+        true,
+        "MB/s per GiB",
+    );
+    o.num(
+        &loc,
+        "throughput_floor_mbs",
+        s.throughput_floor_mbs,
+        true,
+        "MB/s",
+    );
+    o.num(&loc, "min_capacity_gib", s.min_capacity_gib, false, "GiB");
+    o.num(&loc, "max_capacity_gib", s.max_capacity_gib, false, "GiB");
+    if let (Some(a), Some(b)) = (s.min_capacity_gib, s.max_capacity_gib) {
+        if a > b {
+            o.err(
+                format!("{loc} min_capacity_gib"),
+                "exceeds max_capacity_gib",
+            );
+        }
+    }
+    o.num(&loc, "iops_base", s.iops_base, true, "IOPS");
+    o.num(&loc, "iops_per_gib", s.iops_per_gib, true, "IOPS per GiB");
+    o.num(&loc, "iops_max", s.iops_max, false, "IOPS");
+    if let Some(pr) = s.price_cny_per_gib_month {
+        if !sane_money(pr) {
+            o.err(
+                format!("{loc} price_cny_per_gib_month"),
+                format!(
+                    "{} is not a price: zero, negative and non-finite prices are never valid",
+                    show_num(pr)
+                ),
+            );
+        }
+    }
+    o.provenance(&loc, &s.source, &s.as_of);
+}
+
+/// Merge `f` into `cat` row by row (see [`Catalog::merge_validated`]): GPUs and aliases first,
+/// then instances, prices and storage, each checked against the catalog as it stands.
+pub fn merge_checked(
+    cat: &mut Catalog,
+    f: CatalogFile,
+    origin: Origin,
+    label: &str,
+) -> Vec<Finding> {
+    merge_inner(cat, f, origin, label, None)
+}
+
+/// Like [`merge_checked`], and also returns a copy of the rows that passed (what a rewrite of the
+/// file may keep).
+pub fn merge_keeping(
+    cat: &mut Catalog,
+    f: CatalogFile,
+    origin: Origin,
+    label: &str,
+) -> (CatalogFile, Vec<Finding>) {
+    let mut kept = CatalogFile::default();
+    let findings = merge_inner(cat, f, origin, label, Some(&mut kept));
+    (kept, findings)
+}
+
+fn merge_inner(
+    cat: &mut Catalog,
+    f: CatalogFile,
+    origin: Origin,
+    label: &str,
+    mut kept: Option<&mut CatalogFile>,
+) -> Vec<Finding> {
+    let mut m = Rows {
+        o: Out {
+            file: label,
+            findings: Vec::new(),
+            errors: 0,
+        },
+        seen: HashSet::new(),
+    };
+    cat.files.push(label.to_string());
+    let gpus = m.keep("gpu", f.gpu, |m, _, g| {
+        m.dup_row(format!("gpu:{}", g.id), format!("gpu {:?}", g.id), "gpu id")
+            .map(|()| check_gpu(&mut m.o, g))
+    });
+    copy(&mut kept, |k| k.gpu.clone_from(&gpus));
+    cat.merge_gpus(gpus);
+    let aliases = m.aliases(f.gpu_aliases, cat);
+    copy(&mut kept, |k| k.gpu_aliases.clone_from(&aliases));
+    cat.gpu_aliases.extend(aliases);
+    let instances = m.keep("instance", f.instance, |m, _, i| {
+        let key = format!("instance:{:?}:{}", i.provider, i.id);
+        m.dup_row(key, format!("instance {:?}", i.id), "instance id")
+            .map(|()| check_instance(&mut m.o, i, cat))
+    });
+    copy(&mut kept, |k| k.instance.clone_from(&instances));
+    cat.merge_instances(instances, &origin);
+    let prices = m.keep("price", f.price, |m, n, p| {
+        let key = format!("price:{}:{}:{:?}", p.instance, p.region, p.billing);
         let loc = format!(
-            "price[{n}] \"{}\" {} {}",
+            "price[{n}] {:?} {} {}",
             p.instance,
             p.region,
             p.billing.name()
         );
-        if !seen.insert(format!("price:{}:{}:{:?}", p.instance, p.region, p.billing)) {
-            o.err(
-                loc.clone(),
-                "duplicate price (same instance, region and billing) in this file",
-            );
+        m.dup_row(key, loc, "price (same instance, region and billing)")
+            .map(|()| check_price(&mut m.o, n, p, cat))
+    });
+    copy(&mut kept, |k| k.price.clone_from(&prices));
+    cat.merge_prices(prices, &origin);
+    let storage = m.keep("storage", f.storage, |m, _, s| {
+        m.dup_row(
+            format!("storage:{}", s.id),
+            format!("storage {:?}", s.id),
+            "storage id",
+        )
+        .map(|()| check_storage(&mut m.o, s))
+    });
+    copy(&mut kept, |k| k.storage.clone_from(&storage));
+    cat.merge_storage(storage);
+    let wrong = m.keep("wrong", f.wrong, |m, _, w| {
+        let ok = !w.name.trim().is_empty();
+        if !ok {
+            m.o.err("wrong".into(), "a wrong-name row needs a non-empty name");
         }
-        if !(p.cny.is_finite() && p.cny > 0.0) {
-            o.err(format!("{loc} cny"), format!("{} is not a price: zero or negative prices are never valid (leave the price out when unknown)", p.cny));
-        }
-        if p.source.trim().is_empty() || !valid_date(&p.as_of) {
-            o.err(loc.clone(), "needs a non-empty source and an as_of date");
-        }
-        if p.kind == PriceKind::Estimate && p.method.as_deref().is_none_or(|m| m.trim().is_empty())
-        {
-            o.err(
-                format!("{loc} method"),
-                "an estimate must say how it was derived (method = \"...\")",
-            );
-        }
-        if !merged.instances.iter().any(|i| i.id == p.instance) {
-            o.err(
-                format!("{loc} instance"),
-                format!("no instance `{}` in the catalog", p.instance),
-            );
-        }
+        ok.then_some(())
+    });
+    copy(&mut kept, |k| {
+        k.wrong.clone_from(&wrong);
+        k.hide_families.clone_from(&f.hide_families);
+    });
+    cat.wrong.extend(wrong);
+    cat.hidden_families.extend(f.hide_families);
+    m.o.findings
+}
+
+fn copy(kept: &mut Option<&mut CatalogFile>, f: impl FnOnce(&mut CatalogFile)) {
+    if let Some(k) = kept.as_deref_mut() {
+        f(k);
     }
-    for s in &f.storage {
-        let loc = format!("storage \"{}\"", s.id);
-        if !seen.insert(format!("storage:{}", s.id)) {
-            o.err(loc.clone(), "duplicate storage id in this file");
-        }
-        if s.throughput_max_mbs <= 0.0
-            || s.throughput_base_mbs < 0.0
-            || s.throughput_per_gib_mbs < 0.0
-        {
-            o.err(loc.clone(), "throughput figures must be positive (MB/s)");
-        }
-        if s.source.trim().is_empty() || !valid_date(&s.as_of) {
-            o.err(loc.clone(), "needs a non-empty source and an as_of date");
-        }
-        if let Some(pr) = s.price_cny_per_gib_month {
-            if pr <= 0.0 {
-                o.err(
-                    format!("{loc} price_cny_per_gib_month"),
-                    "zero or negative prices are never valid",
-                );
+}
+
+/// Findings of one file being merged, and the keys seen in it (for duplicates).
+struct Rows<'a> {
+    o: Out<'a>,
+    seen: HashSet<String>,
+}
+
+impl Rows<'_> {
+    /// `Some(())` when `key` is new in this file; otherwise a duplicate error at `loc`.
+    fn dup_row(&mut self, key: String, loc: String, what: &str) -> Option<()> {
+        let dup = self.o.dup(&mut self.seen, key, &loc, what);
+        (!dup).then_some(())
+    }
+
+    /// The rows for which `check` returns `Some` and adds no error finding.
+    fn keep<T>(
+        &mut self,
+        table: &str,
+        rows: Vec<T>,
+        mut check: impl FnMut(&mut Self, usize, &T) -> Option<()>,
+    ) -> Vec<T> {
+        let mut out = Vec::with_capacity(rows.len());
+        for (n, r) in rows.into_iter().enumerate() {
+            let (before, first) = (self.o.errors(), self.o.findings.len());
+            let ok = check(self, n, &r).is_some() && self.o.errors() == before;
+            for f in &mut self.o.findings[first..] {
+                f.row = Some(format!("{table}[{n}]"));
+            }
+            if ok {
+                out.push(r);
             }
         }
+        out
     }
-    for (raw, id) in &f.gpu_aliases {
-        if merged.gpu(id).is_none() {
-            o.err(
-                format!("gpu_aliases \"{raw}\""),
-                format!("maps to `{id}`, which is not in the GPU table"),
-            );
+
+    fn aliases(
+        &mut self,
+        aliases: std::collections::BTreeMap<String, String>,
+        cat: &Catalog,
+    ) -> std::collections::BTreeMap<String, String> {
+        let mut out = std::collections::BTreeMap::new();
+        for (raw, id) in aliases {
+            let loc = format!("gpu_aliases {raw:?}");
+            if raw.trim().is_empty() {
+                self.o.err(loc, "the raw chip name is empty");
+            } else if cat.gpu(&id).is_none() {
+                self.o.err(
+                    loc,
+                    format!("maps to `{id}`, which is not in the GPU table"),
+                );
+            } else {
+                out.insert(raw, id);
+            }
         }
+        out
     }
-    o.findings
+}
+
+/// Check one file against the catalog it is merged into (for cross-references): the findings of
+/// merging it into a copy of `merged`.
+pub fn validate_file(file: &str, f: &CatalogFile, merged: &Catalog) -> Vec<Finding> {
+    let mut c = merged.clone();
+    merge_checked(&mut c, f.clone(), Origin::User(file.to_string()), file)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::{parse_catalog_file, Catalog, Origin};
+    use super::super::{parse_catalog_file, parse_catalog_rows, Catalog, Origin};
     use super::*;
 
     fn check(text: &str) -> Vec<Finding> {
@@ -275,10 +649,7 @@ mod tests {
         assert!(f.iter().any(|x| x.message.contains("source")));
         let price = "[[price]]\ninstance = \"x.1\"\nprovider = \"alibaba\"\nregion = \"cn-shanghai\"\nbilling = \"on_demand\"\ncny = 0\nkind = \"user\"\nas_of = \"2026-11\"\nsource = \"quote\"\n";
         let f = check(&format!("{ROW}{price}"));
-        assert!(
-            f.iter().any(|x| x.message.contains("zero or negative")),
-            "{f:?}"
-        );
+        assert!(f.iter().any(|x| x.message.contains("never valid")), "{f:?}");
         let f = check(&format!(
             "{ROW}{}",
             price
@@ -292,5 +663,165 @@ mod tests {
     fn unmapped_chip_is_a_warning_not_an_error() {
         let f = check(&ROW.replace("gpu = \"a10\"", "gpu = \"unknown:NVIDIA X9\""));
         assert!(f.iter().all(|x| x.severity == Severity::Warning) && !f.is_empty());
+    }
+
+    fn errors_at(text: &str) -> Vec<String> {
+        check(text)
+            .into_iter()
+            .filter(|f| f.severity == Severity::Error)
+            .map(|f| format!("{}: {}", f.location, f.message))
+            .collect()
+    }
+
+    const GPU: &str = "[[gpu]]\nid = \"rtx4090\"\nname = \"RTX 4090\"\nvendor = \"nvidia\"\nmemory_gib = 24\nmemory_bandwidth_gbs = 1008\ntflops = { bf16 = 165, fp16 = 165 }\nintra_link = \"pcie4\"\nstack = \"cuda\"\nconsumer = true\nsource = \"datasheet\"\nas_of = \"2026-01\"\nconfidence = \"likely\"\n";
+
+    #[test]
+    fn non_numbers_and_bad_ranges_are_errors_that_never_print_nan() {
+        let cases = [
+            (
+                GPU.replace("memory_gib = 24", "memory_gib = nan"),
+                "memory_gib",
+            ),
+            (GPU.replace("bf16 = 165", "bf16 = -1"), "tflops.bf16"),
+            (GPU.replace("bf16 = 165", "bf16 = nan"), "tflops.bf16"),
+            (GPU.replace("= 1008", "= 0"), "memory_bandwidth_gbs"),
+            (GPU.replace("= 1008", "= -inf"), "memory_bandwidth_gbs"),
+            (GPU.replace("id = \"rtx4090\"", "id = \"\""), "id"),
+            (
+                ROW.replace("gpu_count = 1", "gpu_count = 1000"),
+                "gpu_count",
+            ),
+            (ROW.replace("gpu_count = 1", "gpu_count = inf"), "gpu_count"),
+            (ROW.replace("gpu_count = 1", "gpu_count = nan"), "gpu_count"),
+            (ROW.replace("gpu_count = 1", "gpu_count = 2.5"), "gpu_count"),
+            (
+                ROW.replace("gpu_memory_gib = 24", "gpu_memory_gib = nan"),
+                "gpu_memory_gib",
+            ),
+            (ROW.replace("ram_gib = 32", "ram_gib = -32"), "ram_gib"),
+            (ROW.replace("vcpu = 8", "vcpu = 0"), "vcpu"),
+            (ROW.replace("id = \"x.1\"", "id = \" \""), "id"),
+            (format!("{ROW}network_gbit = nan\n"), "network_gbit"),
+        ];
+        for (text, field) in cases {
+            let e = errors_at(&text);
+            assert!(e.iter().any(|x| x.contains(field)), "{field}: {e:?}");
+            assert!(
+                e.iter().all(|x| !x.contains("NaN") && !x.contains("inf ")),
+                "{e:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn storage_and_price_non_numbers_are_errors() {
+        let st = "[[storage]]\nid = \"s\"\nprovider = \"alibaba\"\nname = \"S\"\nkind = \"block\"\nthroughput_max_mbs = 350\nthroughput_base_mbs = 120\nthroughput_per_gib_mbs = 0.5\nprice_cny_per_gib_month = 1\nsource = \"doc\"\nas_of = \"2026-01\"\nconfidence = \"likely\"\n";
+        assert!(errors_at(st).is_empty(), "{:?}", errors_at(st));
+        for (a, b) in [
+            (
+                "price_cny_per_gib_month = 1",
+                "price_cny_per_gib_month = nan",
+            ),
+            (
+                "throughput_per_gib_mbs = 0.5",
+                "throughput_per_gib_mbs = nan",
+            ),
+            ("throughput_max_mbs = 350", "throughput_max_mbs = inf"),
+            ("throughput_base_mbs = 120", "throughput_base_mbs = -1"),
+        ] {
+            let e = errors_at(&st.replace(a, b));
+            assert!(!e.is_empty(), "{b}");
+        }
+        let price = "[[price]]\ninstance = \"x.1\"\nprovider = \"alibaba\"\nregion = \"cn-shanghai\"\nbilling = \"on_demand\"\ncny = 5\nkind = \"user\"\nas_of = \"2026-11\"\nsource = \"quote\"\n";
+        for bad in ["cny = nan", "cny = inf", "cny = -5", "cny = 0"] {
+            let e = errors_at(&format!("{ROW}{}", price.replace("cny = 5", bad)));
+            assert!(e.iter().any(|x| x.contains(" cny")), "{bad}: {e:?}");
+        }
+    }
+
+    #[test]
+    fn a_user_gpu_row_with_an_instance_and_a_price_is_accepted() {
+        let text = format!(
+            "{GPU}{}[[price]]\ninstance = \"x.1\"\nprovider = \"alibaba\"\nregion = \"cn-shanghai\"\nbilling = \"on_demand\"\ncny = 5\nkind = \"user\"\nas_of = \"2026-11\"\nsource = \"quote\"\n",
+            ROW.replace("gpu = \"a10\"", "gpu = \"rtx4090\"")
+        );
+        assert!(errors_at(&text).is_empty(), "{:?}", errors_at(&text));
+        let (f, rows) = parse_catalog_rows("t.toml", &text).unwrap();
+        assert!(rows.is_empty());
+        let mut c = Catalog::builtin().unwrap();
+        let found = c.merge_validated(f, Origin::User("t.toml".into()), "t.toml");
+        assert!(found.iter().all(|f| f.severity != Severity::Error));
+        let i = c.find_instance("x.1").unwrap();
+        assert!(c.gpu(&i.gpu).is_some());
+        assert!(c
+            .best_price(i, crate::catalog::Billing::OnDemand, None)
+            .is_some());
+        // Without its GPU row, the instance is rejected with a reason, not dropped silently.
+        let bad = text.replace("id = \"rtx4090\"", "id = \"rtx4090x\"");
+        let e = errors_at(&bad);
+        assert!(
+            e.iter().any(|x| x.contains("not in the GPU table")),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn bad_rows_are_skipped_and_good_rows_kept() {
+        let text = format!(
+            "{ROW}{}{}",
+            ROW.replace("x.1", "x.2").replace("vcpu = 8", "vcpu = -4"),
+            ROW.replace("x.1", "x.3")
+                .replace("gpu_count = 1", "gpu_count = 1000")
+        );
+        let (f, rows) = parse_catalog_rows("t.toml", &text).unwrap();
+        assert_eq!(rows.len(), 1, "{rows:?}");
+        assert!(rows[0].location.contains("\"x.2\" vcpu"), "{rows:?}");
+        let mut c = Catalog::builtin().unwrap();
+        let found = c.merge_validated(f, Origin::User("t.toml".into()), "t.toml");
+        assert!(found
+            .iter()
+            .any(|f| f.location == "instance \"x.3\" gpu_count"));
+        assert!(c.find_instance("x.1").is_ok());
+        assert!(c.find_instance("x.2").is_err() && c.find_instance("x.3").is_err());
+    }
+
+    #[test]
+    fn parse_errors_give_the_position_and_key_not_the_line() {
+        let e = parse_catalog_rows("secret.txt", "user = \"me\"\npassword = hunter2\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 2") && e.contains("password"), "{e}");
+        assert!(!e.contains("hunter2"), "{e}");
+        let (_, rows) = parse_catalog_rows("x.toml", "token = \"s3cr3t\"\n").unwrap();
+        assert!(!format!("{rows:?}").contains("s3cr3t"));
+    }
+
+    #[test]
+    fn the_built_in_catalog_validates_clean() {
+        let merged = Catalog::builtin().unwrap();
+        for (name, f) in crate::catalog::builtin_files().unwrap() {
+            let e: Vec<_> = validate_file(&name, &f, &merged)
+                .into_iter()
+                .filter(|f| f.severity == Severity::Error)
+                .collect();
+            assert!(e.is_empty(), "{e:?}");
+        }
+    }
+
+    #[test]
+    fn a_user_gpu_that_cannot_be_planned_is_rejected_with_the_reason() {
+        let e = errors_at(&GPU.replace("memory_gib = 24\n", ""));
+        assert!(
+            e.iter().any(|x| x.contains("memory_gib: not given")),
+            "{e:?}"
+        );
+        let e = errors_at(&GPU.replace("tflops = { bf16 = 165, fp16 = 165 }\n", ""));
+        assert!(
+            e.iter().any(|x| x.contains("no bf16 or fp16 peak")),
+            "{e:?}"
+        );
+        // A T4-like chip: no bf16, fp16 only, is fine.
+        let t4 = GPU.replace("bf16 = 165, fp16 = 165", "bf16 = 0, fp16 = 65");
+        assert!(errors_at(&t4).is_empty(), "{:?}", errors_at(&t4));
     }
 }

@@ -1,12 +1,13 @@
 //! `gpuplan catalog gpus | instances | show | validate | import`.
 
 use super::{
-    config_dir, load_catalog, read_catalog_file, user_catalog_files, write_atomic, CatalogOpts,
+    config_dir, load_catalog, load_catalog_except, load_catalog_quiet, merge_user_file, printable,
+    read_catalog_file, user_files, write_atomic, CatalogOpts,
 };
 use crate::cli::{BillingArg, CatalogAction, Format, InstanceFilterArgs, ListFormat, ProviderArg};
 use crate::render;
 use anyhow::{Context, Result};
-use gpuplan_core::catalog::import::{import_alibaba, import_huawei, import_tencent, ImportContext};
+use gpuplan_core::catalog::import::ImportContext;
 use gpuplan_core::catalog::validate::{validate_file, Severity};
 use gpuplan_core::catalog::{
     Billing, Catalog, CatalogFile, Instance, InstanceLink, Origin, Price, PriceKind, Provider,
@@ -204,7 +205,7 @@ fn instances(c: &Catalog, f: &InstanceFilterArgs) -> Result<u8> {
                 format!("{:?}", i.confidence).to_lowercase(),
                 match &i.origin {
                     Origin::Builtin => "built-in".into(),
-                    Origin::User(f) => format!("user: {f}"),
+                    Origin::User(f) => format!("user: {}", printable(f)),
                 },
             ]
         })
@@ -238,11 +239,19 @@ fn format_count(n: f64) -> String {
     }
 }
 
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
+/// One CSV cell: a cell a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`,
+/// tab or carriage return) gets a leading `'`; cells with commas, quotes or line breaks are quoted
+/// with inner quotes doubled.
+pub fn csv_field(s: &str) -> String {
+    let s = if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{s}")
     } else {
         s.to_string()
+    };
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s
     }
 }
 
@@ -334,32 +343,26 @@ fn show(c: &Catalog, id: &str, format: Format) -> Result<u8> {
 }
 
 fn validate(opts: &CatalogOpts, files: &[std::path::PathBuf], format: Format) -> Result<u8> {
-    let merged = load_catalog(opts)?;
     let mut findings = Vec::new();
-    let targets: Vec<(String, CatalogFile)> = if files.is_empty() {
-        let mut v = gpuplan_core::catalog::builtin_files()?;
-        for p in user_catalog_files()
-            .into_iter()
-            .filter(|_| !opts.no_user)
-            .chain(opts.extra.iter().cloned())
-        {
-            v.push((p.display().to_string(), read_catalog_file(&p)?));
+    let mut names = Vec::new();
+    let mut cat = if files.is_empty() {
+        let cat = Catalog::builtin()?;
+        for (name, f) in gpuplan_core::catalog::builtin_files()? {
+            findings.extend(validate_file(&name, &f, &cat));
+            names.push(name);
         }
-        v
+        cat
     } else {
-        files
-            .iter()
-            .map(|p| Ok((p.display().to_string(), read_catalog_file(p)?)))
-            .collect::<Result<_>>()?
+        load_catalog_quiet(opts, files)?.0
     };
-    let mut merged = merged;
-    for (name, f) in &targets {
-        if files.iter().any(|p| p.display().to_string() == *name) {
-            merged.merge(f.clone(), Origin::User(name.clone()), name);
-        }
-    }
-    for (name, f) in &targets {
-        findings.extend(validate_file(name, f, &merged));
+    let targets = if files.is_empty() {
+        user_files(opts)?
+    } else {
+        files.to_vec()
+    };
+    for p in &targets {
+        findings.extend(merge_user_file(&mut cat, p)?);
+        names.push(p.display().to_string());
     }
     let errors = findings
         .iter()
@@ -370,7 +373,7 @@ fn validate(opts: &CatalogOpts, files: &[std::path::PathBuf], format: Format) ->
             "{}",
             render::json(
                 "validation",
-                &serde_json::json!({ "files": targets.iter().map(|t| &t.0).collect::<Vec<_>>(), "errors": errors, "findings": findings })
+                &serde_json::json!({ "files": names, "errors": errors, "findings": findings })
             )?
         );
     } else {
@@ -382,14 +385,14 @@ fn validate(opts: &CatalogOpts, files: &[std::path::PathBuf], format: Format) ->
                 } else {
                     "warning"
                 },
-                f.file,
-                f.location,
-                f.message
+                printable(&f.file),
+                printable(&f.location),
+                printable(&f.message)
             );
         }
         outln!(
             "{} file(s) checked: {errors} error(s), {} warning(s)",
-            targets.len(),
+            names.len(),
             findings.len() - errors
         );
     }
@@ -423,7 +426,6 @@ fn import(
     bill: Option<BillingArg>,
     dry_run: bool,
 ) -> Result<u8> {
-    let cat = load_catalog(opts)?;
     let docs: Vec<(String, String)> = files
         .iter()
         .map(|f| {
@@ -439,65 +441,48 @@ fn import(
         price_instance: instance,
         price_billing: bill.map(billing),
     };
-    let r = match p {
-        ProviderArg::Alibaba => import_alibaba(&docs, &ctx, &cat)?,
-        ProviderArg::Huawei => import_huawei(&docs, &ctx, &cat)?,
-        ProviderArg::Tencent => import_tencent(&docs, &ctx, &cat)?,
-    };
-    for w in &r.warnings {
-        eprintln!("warning: {w}");
-    }
     let dir = config_dir()
         .context("no config directory: set GPUPLAN_CONFIG_DIR or HOME")?
         .join("catalog");
     let target = dir.join(format!("imported-{}.toml", provider(p).name()));
-    // Merge into the existing imported file: same keys replaced, others kept.
-    let mut merged = if target.exists() {
-        read_catalog_file(&target)?
+    let mut cat = load_catalog_except(opts, std::slice::from_ref(&target))?;
+    // Read, merge and write under the lock, so a concurrent import cannot lose these rows.
+    let _lock = if dry_run {
+        None
     } else {
-        CatalogFile::default()
+        Some(super::userfiles::lock(&target)?)
     };
-    let (n_i, n_p) = (r.file.instance.len(), r.file.price.len());
-    for mut i in r.file.instance {
-        i.origin = Origin::Builtin; // not written: the origin is the file itself
-        match merged
-            .instance
-            .iter_mut()
-            .find(|x| x.id == i.id && x.provider == i.provider)
-        {
-            Some(x) => *x = i,
-            None => merged.instance.push(i),
-        }
+    let old = read_previous_import(&mut cat, &target)?;
+    let r = gpuplan_core::catalog::import::import(provider(p), &docs, &ctx, &cat)?;
+    for w in &r.warnings {
+        eprintln!("warning: {}", printable(w));
     }
-    for mut pr in r.file.price {
-        pr.origin = Origin::Builtin;
-        match merged
-            .price
-            .iter_mut()
-            .find(|x| x.instance == pr.instance && x.region == pr.region && x.billing == pr.billing)
-        {
-            Some(x) => *x = pr,
-            None => merged.price.push(pr),
-        }
+    for l in &r.left_out {
+        eprintln!("warning: left out {}", printable(l));
     }
-    let text = format!(
-        "# Imported by `gpuplan catalog import {}` on {}. Rows here override the built-in catalog.\n{}",
-        provider(p).name(),
-        ctx.today,
-        toml::to_string(&merged).context("cannot serialise the imported catalog")?
-    );
-    // Re-parse before writing: never write a file gpuplan could not read back.
-    gpuplan_core::catalog::parse_catalog_file("imported catalog", &text)?;
+    let (n_i, n_p, n_out) = (r.file.instance.len(), r.file.price.len(), r.left_out.len());
+    if n_i + n_p == 0 && n_out > 0 {
+        anyhow::bail!(
+            "nothing imported: all {n_out} row(s) in the response are invalid (see the warnings above); {} is unchanged",
+            target.display()
+        );
+    }
+    let text = import_text(provider(p), &ctx.today, merge_import(old, r.file))?;
+    let left = if n_out > 0 {
+        format!("; {n_out} invalid row(s) left out")
+    } else {
+        String::new()
+    };
     if dry_run {
         out!("{text}");
         eprintln!(
-            "dry run: {n_i} instance type(s), {n_p} price(s) would be written to {}",
+            "dry run: {n_i} instance type(s), {n_p} price(s) would be written to {}{left}",
             target.display()
         );
     } else {
         write_atomic(&target, &text)?;
         eprintln!(
-            "imported {n_i} instance type(s) and {n_p} price(s) into {}",
+            "imported {n_i} instance type(s) and {n_p} price(s) into {}{left}",
             target.display()
         );
     }
@@ -645,4 +630,96 @@ fn show_families(c: &Catalog, q: &str, fam: &[&Instance], format: Format) -> Res
         );
     }
     Ok(0)
+}
+
+/// The valid rows of the file a previous import wrote (merged into `cat`, so new rows may refer
+/// to them); invalid rows are reported and will not be written back.
+fn read_previous_import(cat: &mut Catalog, target: &std::path::Path) -> Result<CatalogFile> {
+    if !target.exists() {
+        return Ok(CatalogFile::default());
+    }
+    let (f, mut findings) = read_catalog_file(target)
+        .with_context(|| format!("{} cannot be updated: fix or remove it", target.display()))?;
+    let label = target.display().to_string();
+    let (kept, more) =
+        gpuplan_core::catalog::validate::merge_keeping(cat, f, Origin::User(label.clone()), &label);
+    findings.extend(more);
+    super::warn_rows(&findings, " — left out of the rewritten file");
+    Ok(kept)
+}
+
+/// Previous rows with the new ones over them (same key replaced in place, others appended).
+fn merge_import(mut merged: CatalogFile, new: CatalogFile) -> CatalogFile {
+    use std::collections::HashMap;
+    let mut at: HashMap<(Provider, String), usize> = merged
+        .instance
+        .iter()
+        .enumerate()
+        .map(|(n, i)| ((i.provider, i.id.clone()), n))
+        .collect();
+    for mut i in new.instance {
+        i.origin = Origin::Builtin; // not written: the origin is the file itself
+        match at.get(&(i.provider, i.id.clone())) {
+            Some(&n) => merged.instance[n] = i,
+            None => {
+                at.insert((i.provider, i.id.clone()), merged.instance.len());
+                merged.instance.push(i);
+            }
+        }
+    }
+    let mut at: HashMap<(String, String, Billing), usize> = merged
+        .price
+        .iter()
+        .enumerate()
+        .map(|(n, p)| ((p.instance.clone(), p.region.clone(), p.billing), n))
+        .collect();
+    for mut pr in new.price {
+        pr.origin = Origin::Builtin;
+        let key = (pr.instance.clone(), pr.region.clone(), pr.billing);
+        match at.get(&key) {
+            Some(&n) => merged.price[n] = pr,
+            None => {
+                at.insert(key, merged.price.len());
+                merged.price.push(pr);
+            }
+        }
+    }
+    merged
+}
+
+/// The file an import writes: a header saying it is generated, then the rows; re-parsed before it
+/// is written, so gpuplan never writes a file it could not read back.
+fn import_text(p: Provider, today: &str, mut f: CatalogFile) -> Result<String> {
+    for i in &mut f.instance {
+        i.origin = Origin::Builtin;
+    }
+    for pr in &mut f.price {
+        pr.origin = Origin::Builtin;
+    }
+    let text = format!(
+        "# Generated by `gpuplan catalog import` (last: {} on {today}). Rows here override the\n\
+         # built-in catalog. Hand edits are kept only as rows: comments and formatting in this file\n\
+         # are rewritten by the next import, and rows that do not validate are left out.\n{}",
+        p.name(),
+        toml::to_string(&f).context("cannot serialise the imported catalog")?
+    );
+    gpuplan_core::catalog::parse_catalog_file("imported catalog", &text)?;
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::csv_field;
+
+    #[test]
+    fn csv_cells_are_never_formulas_and_quotes_are_escaped() {
+        assert_eq!(csv_field("=HYPERLINK(\"x\")"), "\"'=HYPERLINK(\"\"x\"\")\"");
+        assert_eq!(csv_field("+1"), "'+1");
+        assert_eq!(csv_field("-5"), "'-5");
+        assert_eq!(csv_field("@SUM(A1)"), "'@SUM(A1)");
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
+        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(csv_field("ecs.gn7i"), "ecs.gn7i");
+        assert_eq!(csv_field("–"), "–");
+    }
 }

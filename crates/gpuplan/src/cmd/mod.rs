@@ -5,11 +5,16 @@ pub mod catalog;
 pub mod estimate;
 pub mod models;
 pub mod plan;
+pub mod userfiles;
+
+pub use userfiles::write_atomic;
 
 use crate::cli::{Cli, Command};
 use anyhow::{Context, Result};
+use gpuplan_core::catalog::validate::{Finding, Severity};
+use gpuplan_core::catalog::{Catalog, CatalogFile, Origin};
 use gpuplan_core::model::{find_preset, parse_hf_config, ModelSpec};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub fn run(cli: Cli) -> Result<u8> {
     let opts = CatalogOpts {
@@ -110,90 +115,166 @@ pub fn parse_word<T: serde::de::DeserializeOwned>(field: &str, value: &str) -> R
 
 /// Where catalogs come from.
 pub struct CatalogOpts {
-    pub extra: Vec<std::path::PathBuf>,
+    pub extra: Vec<PathBuf>,
     pub no_user: bool,
 }
 
 /// The user's config directory: $GPUPLAN_CONFIG_DIR, else $XDG_CONFIG_HOME/gpuplan, else
-/// ~/.config/gpuplan.
-pub fn config_dir() -> Option<std::path::PathBuf> {
-    if let Some(d) = std::env::var_os("GPUPLAN_CONFIG_DIR") {
+/// ~/.config/gpuplan. An empty variable counts as unset.
+pub fn config_dir() -> Option<PathBuf> {
+    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+    if let Some(d) = var("GPUPLAN_CONFIG_DIR") {
         return Some(d.into());
     }
-    if let Some(d) = std::env::var_os("XDG_CONFIG_HOME") {
-        return Some(std::path::PathBuf::from(d).join("gpuplan"));
+    if let Some(d) = var("XDG_CONFIG_HOME") {
+        return Some(PathBuf::from(d).join("gpuplan"));
     }
-    std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".config").join("gpuplan"))
+    var("HOME").map(|h| PathBuf::from(h).join(".config").join("gpuplan"))
 }
 
-/// User catalog files: `<config dir>/catalog/*.toml`, sorted by name.
-pub fn user_catalog_files() -> Vec<std::path::PathBuf> {
+/// User catalog files: `<config dir>/catalog/*.toml`, sorted by name. A missing directory means
+/// none; a directory that cannot be read (permissions, or a file in its place) is an error.
+pub fn user_catalog_files() -> Result<Vec<PathBuf>> {
     let Some(dir) = config_dir().map(|d| d.join("catalog")) else {
-        return Vec::new();
+        return Ok(Vec::new());
     };
-    let mut v: Vec<_> = std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-                .collect()
-        })
-        .unwrap_or_default();
+    let fix = "fix its permissions, set GPUPLAN_CONFIG_DIR, or pass --no-user-catalog";
+    match std::fs::metadata(&dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => anyhow::bail!(
+            "cannot read the user catalog directory {}: {e}: {fix}",
+            dir.display()
+        ),
+        Ok(m) if !m.is_dir() => anyhow::bail!(
+            "the user catalog directory {} is not a directory: {fix}",
+            dir.display()
+        ),
+        Ok(_) => {}
+    }
+    let cannot = || {
+        format!(
+            "cannot read the user catalog directory {}: {fix}",
+            dir.display()
+        )
+    };
+    let mut v = Vec::new();
+    for e in std::fs::read_dir(&dir).with_context(cannot)? {
+        let p = e.with_context(cannot)?.path();
+        if p.extension().is_some_and(|x| x == "toml") {
+            v.push(p);
+        }
+    }
     v.sort();
-    v
+    Ok(v)
 }
 
-pub fn read_catalog_file(p: &Path) -> Result<gpuplan_core::catalog::CatalogFile> {
+/// Read a catalog file row by row: a syntax error (with line, column and key, never the line's
+/// text) fails; rows that do not deserialize come back as findings.
+pub fn read_catalog_file(p: &Path) -> Result<(CatalogFile, Vec<Finding>)> {
     let text = read_input(p, "catalog file")?;
-    Ok(gpuplan_core::catalog::parse_catalog_file(
+    Ok(gpuplan_core::catalog::parse_catalog_rows(
         &p.display().to_string(),
         &text,
     )?)
 }
 
-/// Built-in catalog, then user catalogs, then `--catalog` files.
-pub fn load_catalog(opts: &CatalogOpts) -> Result<gpuplan_core::catalog::Catalog> {
-    use gpuplan_core::catalog::{Catalog, Origin};
-    let mut c = Catalog::builtin()?;
+/// Merge one user file into `c`, keeping only valid rows; the findings name the rest.
+pub fn merge_user_file(c: &mut Catalog, p: &Path) -> Result<Vec<Finding>> {
+    let (f, mut findings) = read_catalog_file(p)?;
+    let label = p.display().to_string();
+    findings.extend(c.merge_validated(f, Origin::User(label.clone()), &label));
+    Ok(findings)
+}
+
+/// The user files to merge, in order: the config directory's, then `--catalog` files.
+pub fn user_files(opts: &CatalogOpts) -> Result<Vec<PathBuf>> {
     let mut files = if opts.no_user {
         Vec::new()
     } else {
-        user_catalog_files()
+        user_catalog_files()?
     };
     files.extend(opts.extra.iter().cloned());
-    for p in files {
-        let f = read_catalog_file(&p)?;
-        let label = p.display().to_string();
-        c.merge(f, Origin::User(label.clone()), &label);
+    Ok(files)
+}
+
+/// Built-in catalog, then user catalogs, then `--catalog` files (all but `except`), validated row
+/// by row; returns the findings instead of printing them.
+pub fn load_catalog_quiet(
+    opts: &CatalogOpts,
+    except: &[PathBuf],
+) -> Result<(Catalog, Vec<Finding>)> {
+    let mut c = Catalog::builtin()?;
+    let mut findings = Vec::new();
+    for p in user_files(opts)?.iter().filter(|p| !except.contains(p)) {
+        findings.extend(merge_user_file(&mut c, p)?);
     }
+    Ok((c, findings))
+}
+
+/// The catalog `plan`, `estimate` and `catalog …` use: invalid user rows are left out, each with
+/// one warning on stderr naming the file, row and field.
+pub fn load_catalog(opts: &CatalogOpts) -> Result<Catalog> {
+    load_catalog_except(opts, &[])
+}
+
+pub fn load_catalog_except(opts: &CatalogOpts, except: &[PathBuf]) -> Result<Catalog> {
+    let (c, findings) = load_catalog_quiet(opts, except)?;
+    warn_skipped(&findings);
     Ok(c)
 }
 
-/// Write a file atomically: a temporary file in the same directory, flushed, then renamed over
-/// the target, so a crash or a bad import never leaves a half-written user catalog.
-pub fn write_atomic(path: &Path, contents: &str) -> Result<()> {
-    use std::io::Write;
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let tmp = dir.join(format!(
-        ".{}.tmp-{}",
-        path.file_name()
-            .map(|n| n.to_string_lossy().to_string())
-            .unwrap_or_default(),
-        std::process::id()
-    ));
-    let result = (|| -> std::io::Result<()> {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(contents.as_bytes())?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+/// Print one warning per row left out (its first problem, and how many more it has); other
+/// findings are summed up in one line.
+pub fn warn_skipped(findings: &[Finding]) {
+    warn_rows(findings, " — row skipped");
+}
+
+/// [`warn_skipped`] with another ending (what happens to the row).
+pub fn warn_rows(findings: &[Finding], what_happens: &str) {
+    let errors: Vec<&Finding> = findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .collect();
+    let mut per_row: std::collections::HashMap<(&str, &str), usize> = Default::default();
+    for f in &errors {
+        if let Some(r) = &f.row {
+            *per_row.entry((f.file.as_str(), r.as_str())).or_default() += 1;
+        }
     }
-    result.with_context(|| format!("cannot write {}", path.display()))
+    for f in &errors {
+        let more = match &f.row {
+            Some(r) => match per_row.remove(&(f.file.as_str(), r.as_str())) {
+                None => continue, // this row was reported already
+                Some(n) if n > 1 => format!(" (and {} more problem(s) in this row)", n - 1),
+                Some(_) => String::new(),
+            },
+            None => String::new(),
+        };
+        let tail = if f.message.contains("ignored") {
+            ""
+        } else {
+            what_happens
+        };
+        eprintln!(
+            "warning: {}: {}: {}{more}{tail}",
+            printable(&f.file),
+            printable(&f.location),
+            printable(&f.message)
+        );
+    }
+    let notes = findings.len() - errors.len();
+    if notes > 0 {
+        eprintln!(
+            "note: {notes} other catalog finding(s) in user files: see `gpuplan catalog validate`"
+        );
+    }
+}
+
+/// Text with control characters replaced, safe to print on a terminal.
+pub fn printable(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect()
 }
 
 /// The workload file named by `--workload`, or an empty one.
