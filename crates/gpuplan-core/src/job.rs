@@ -137,6 +137,19 @@ pub fn estimate_training(
     c: &ClusterSpec,
     tun: &Tunables,
 ) -> Result<TrainingEstimate, CoreError> {
+    tun.validate()?;
+    s.validate()?;
+    let resolved;
+    let s = if s.task.is_peft() {
+        s.lora.validate_for(m)?;
+        resolved = TrainingSetup {
+            lora: s.lora.resolved_for(m),
+            ..s.clone()
+        };
+        &resolved
+    } else {
+        s
+    };
     let memory = training_memory(m, s, c, tun)?;
     let (step, step_unavailable) = match training_step(m, s, c, tun) {
         Ok(st) => (Some(st), None),
@@ -152,14 +165,57 @@ pub fn estimate_training(
     let data_path = step.as_ref().map(|st| data_path(m, s, st, tun));
     // An unknown memory size never "fits": the planner must not place work on it.
     let fits = c.gpu.memory().is_some_and(|m| memory.device_total.0 <= m.0);
-    Ok(TrainingEstimate {
+    let e = TrainingEstimate {
         memory,
         step,
         step_unavailable,
         totals,
         data_path,
         fits,
-    })
+    };
+    check_training_estimate(m, &e)?;
+    Ok(e)
+}
+
+fn sane(x: f64) -> bool {
+    x.is_finite() && x >= 0.0
+}
+
+fn not_a_number(m: &ModelSpec, what: &str) -> CoreError {
+    CoreError::invalid(
+        what,
+        &m.name,
+        "the estimate came out as a value that is not a finite, non-negative number; check the inputs for this model (and report it: this is a bug)",
+    )
+}
+
+/// Backstop: no estimate with a NaN, infinite or negative memory, time or total leaves the core.
+fn check_training_estimate(m: &ModelSpec, e: &TrainingEstimate) -> Result<(), CoreError> {
+    let mut nums = vec![e.memory.device_total.0, e.memory.peak_allocated.0];
+    nums.extend(e.memory.items.iter().map(|i| i.bytes.0));
+    if let Some(st) = &e.step {
+        nums.extend([st.step.0, st.tokens_per_second, st.mfu]);
+    }
+    if let Some(t) = &e.totals {
+        nums.extend([t.tokens, t.steps, t.wall_time.0, t.gpu_hours]);
+    }
+    if nums.into_iter().all(sane) {
+        Ok(())
+    } else {
+        Err(not_a_number(m, "training estimate"))
+    }
+}
+
+fn check_inference_estimate(m: &ModelSpec, e: &InferenceEstimate) -> Result<(), CoreError> {
+    let mut nums = vec![e.memory.weights.0, e.memory.budget.0];
+    if let Some(l) = &e.latency {
+        nums.extend([l.ttft.0, l.time_per_token.0, l.decode_tokens_per_second]);
+    }
+    if nums.into_iter().all(sane) {
+        Ok(())
+    } else {
+        Err(not_a_number(m, "inference estimate"))
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -175,7 +231,9 @@ pub fn estimate_inference(
     c: &ClusterSpec,
     tun: &Tunables,
 ) -> Result<InferenceEstimate, CoreError> {
-    if s.tp > c.gpus_per_node * c.nodes {
+    tun.validate()?;
+    s.validate_for(m)?;
+    if s.tp > c.total_gpus() {
         return Err(CoreError::invalid(
             "inference.tp",
             s.tp,
@@ -192,11 +250,13 @@ pub fn estimate_inference(
         Err(CoreError::InvalidField { fix, .. }) => (None, Some(fix)),
         Err(e) => return Err(e),
     };
-    Ok(InferenceEstimate {
+    let e = InferenceEstimate {
         memory,
         latency,
         latency_unavailable,
-    })
+    };
+    check_inference_estimate(m, &e)?;
+    Ok(e)
 }
 
 /// Model summary carried into reports.

@@ -3,9 +3,12 @@
 //! computed facts. Pure: the catalog and the request come in, a [`PlanOutcome`] goes out.
 
 pub mod advice;
+pub mod inputs;
 pub mod money;
 pub mod serve;
 pub mod train;
+
+pub use inputs::{check_plans, validate_request};
 
 use crate::catalog::{Billing, Catalog, Instance, InstanceLink, Price, Provider, RdmaKind};
 use crate::constants::Tunables;
@@ -357,7 +360,8 @@ pub fn candidates<'a>(
 
 /// Entry point.
 pub fn plan(req: &PlanRequest, cat: &Catalog) -> Result<PlanOutcome, CoreError> {
-    req.tunables.validate()?;
+    let resolved = validate_request(req)?;
+    let req = &resolved;
     let mut rejected = Vec::new();
     let cands = candidates(cat, &req.constraints, &mut rejected);
     let (mut plans, configurations) = match &req.job {
@@ -367,6 +371,7 @@ pub fn plan(req: &PlanRequest, cat: &Catalog) -> Result<PlanOutcome, CoreError> 
         } => train::search(req, setup, *global_batch, &cands, cat, &mut rejected)?,
         Job::Serve(s) => serve::search(req, s, &cands, cat, &mut rejected)?,
     };
+    check_plans(req, &plans)?;
     rank(&mut plans, req.objective);
     let pareto = pareto_front(&plans);
     for p in plans.iter_mut() {
