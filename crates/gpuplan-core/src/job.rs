@@ -110,12 +110,85 @@ pub struct WorkloadFile {
     pub objective: Option<crate::plan::Objective>,
 }
 
-/// Parse a workload file; the error names the file, line and key.
+/// Parse a workload file; the error names the file, line, column and key, and never echoes the
+/// file's content (the user may have pointed at any file, a secret included).
 pub fn parse_workload(what: &str, text: &str) -> Result<WorkloadFile, CoreError> {
     toml::from_str(text).map_err(|e| CoreError::Parse {
         what: what.to_string(),
-        message: e.to_string().trim_end().to_string(),
+        message: describe_toml_error(text, e.span(), e.message()),
     })
+}
+
+/// "line L, column C, key `table.key`: message" from a TOML error's span, with the values the
+/// message quotes from the file left out.
+pub fn describe_toml_error(
+    text: &str,
+    span: Option<std::ops::Range<usize>>,
+    message: &str,
+) -> String {
+    let msg = redact_values(message.trim()).replace('\n', "; ");
+    let Some(at) = span.map(|s| s.start.min(text.len())) else {
+        return msg;
+    };
+    let before = text.get(..at).unwrap_or("");
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    match key_at(text, line) {
+        Some(key) => format!("line {line}, column {column}, key `{key}`: {msg}"),
+        None => format!("line {line}, column {column}: {msg}"),
+    }
+}
+
+/// The dotted key defined on a line (with its table), when the line is a `key = value` line
+/// whose key looks like a key (letters, digits, `_`, `-`, `.`; at most 64 characters).
+fn key_at(text: &str, line: usize) -> Option<String> {
+    let is_key = |k: &str| {
+        !k.is_empty()
+            && k.len() <= 64
+            && k.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let this = lines.get(line.checked_sub(1)?)?;
+    let (k, _) = this.split_once('=')?;
+    let k = k.trim();
+    if !is_key(k) {
+        return None;
+    }
+    let table = lines[..line - 1]
+        .iter()
+        .rev()
+        .map(|l| l.trim())
+        .find(|l| l.starts_with('['))
+        .map(|l| l.trim_matches(|c| c == '[' || c == ']').trim())
+        .filter(|t| is_key(t));
+    Some(match table {
+        Some(t) => format!("{t}.{k}"),
+        None => k.to_string(),
+    })
+}
+
+/// Drop the values serde quotes from the input (`string "…"`, `integer `…``, `unknown variant
+/// `…``), keeping the field names and the expectations.
+fn redact_values(msg: &str) -> String {
+    let mut out = msg.to_string();
+    for (open, close) in [
+        ("string \"", '"'),
+        ("integer `", '`'),
+        ("float `", '`'),
+        ("unknown variant `", '`'),
+    ] {
+        let mut from = 0;
+        while let Some(i) = out[from..].find(open) {
+            let start = from + i + open.len();
+            let Some(len) = out[start..].find(close) else {
+                break;
+            };
+            out.replace_range(start..start + len, "…");
+            from = start + '…'.len_utf8() + 1;
+        }
+    }
+    out
 }
 
 /// Result of a training estimate.
@@ -294,5 +367,27 @@ mod tests {
         assert!(e.contains("seqlen") && e.contains("w.toml"), "{e}");
         let ok = parse_workload("w.toml", "model = \"Llama-3.1-8B\"\nkind = \"training\"\n[training]\ntask = \"lora\"\nseq_len = 4096\n[training.lora]\nrank = 8\n[hardware]\ngpu = \"A100\"\ngpus_per_node = 8\n").unwrap();
         assert_eq!(ok.training.unwrap().lora.rank, 8);
+    }
+
+    #[test]
+    fn parse_errors_give_line_column_key_but_not_the_content() {
+        let e = parse_workload(
+            "w.toml",
+            "model = \"x\"\n[training]\nseq_len = \"SECRET-abc\"\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("line 3") && e.contains("training.seq_len") && !e.contains("SECRET"),
+            "{e}"
+        );
+        let e = parse_workload("w.toml", "password = hunter2\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 1") && !e.contains("hunter2"), "{e}");
+        let e = parse_workload("w.toml", "kind = \"topsecret\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("kind") && !e.contains("topsecret"), "{e}");
     }
 }

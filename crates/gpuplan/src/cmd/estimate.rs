@@ -1,6 +1,6 @@
 //! `gpuplan estimate`: one job on one hardware description.
 
-use super::{apply_sets, apply_training_flags, load_model, parse_word, read_workload};
+use super::{apply_sets, apply_training_flags, parse_word, read_workload, resolve_model};
 use crate::cli::{EstimateArgs, Format, TaskArg};
 use crate::exit;
 use crate::render::{self, gib};
@@ -128,13 +128,7 @@ fn resolve(a: &EstimateArgs) -> Result<Request> {
 
 pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
     let r = resolve(&a)?;
-    let model = load_model(
-        a.job.model.as_deref().or(r.file.model.as_deref()),
-        a.job
-            .model_config
-            .as_deref()
-            .or(r.file.model_config.as_deref().map(std::path::Path::new)),
-    )?;
+    let model = resolve_model(&a.job, &r.file)?;
     for w in &model.warnings {
         eprintln!("warning: {w}");
     }

@@ -2,7 +2,7 @@
 //! the ranked plans in English or Chinese, as a table, Markdown or JSON.
 
 use super::{
-    apply_sets, apply_training_flags, load_catalog, load_model, parse_word, read_workload,
+    apply_sets, apply_training_flags, load_catalog, parse_word, read_workload, resolve_model,
     CatalogOpts,
 };
 use crate::cli::{Format, Lang, OptimizeArg, PlanArgs, ProviderArg, TaskArg};
@@ -55,19 +55,7 @@ fn parse_hours(s: &str) -> Result<f64> {
 fn build_request(a: &PlanArgs) -> Result<PlanRequest> {
     let j = &a.job;
     let file = read_workload(j)?;
-    let model = match (
-        &file.config,
-        j.model.as_deref().or(file.model.as_deref()),
-        j.model_config
-            .as_deref()
-            .or(file.model_config.as_deref().map(std::path::Path::new)),
-    ) {
-        (_, _, Some(p)) => load_model(None, Some(p))?,
-        (Some(cfg), name, None) => {
-            gpuplan_core::model::hf::from_hf_value(name.unwrap_or("inline config"), cfg, vec![])?
-        }
-        (None, name, None) => load_model(name, None)?,
-    };
+    let model = resolve_model(j, &file)?;
     let mut tun = file.tunables.clone().unwrap_or_default();
     apply_sets(&mut tun, &j.set)?;
     let mut c = file.constraints.clone().unwrap_or_default();
