@@ -41,10 +41,16 @@ impl Default for HardwareInput {
     }
 }
 
+/// Fastest link accepted, Gbit/s per node or GB/s per GPU (10^6: far above any real link).
+pub const MAX_LINK_GBIT: f64 = 1e6;
+
 impl HardwareInput {
     pub fn cluster(&self) -> Result<ClusterSpec, CoreError> {
         let gpu = find_gpu(&self.gpu)?;
-        if !(self.inter_gbit.is_finite() && self.inter_gbit > 0.0) {
+        if !(self.inter_gbit.is_finite()
+            && self.inter_gbit > 0.0
+            && self.inter_gbit <= MAX_LINK_GBIT)
+        {
             return Err(CoreError::invalid(
                 "hardware.inter_gbit",
                 self.inter_gbit,
@@ -59,7 +65,7 @@ impl HardwareInput {
             Bandwidth::from_gbit_per_s(self.inter_gbit),
         )?;
         if let Some(g) = self.intra_gbs {
-            if !(g.is_finite() && g > 0.0) {
+            if !(g.is_finite() && g > 0.0 && g <= MAX_LINK_GBIT) {
                 return Err(CoreError::invalid(
                     "hardware.intra_gbs",
                     g,
@@ -176,6 +182,7 @@ fn redact_values(msg: &str) -> String {
         ("string \"", '"'),
         ("integer `", '`'),
         ("float `", '`'),
+        ("floating point `", '`'),
         ("unknown variant `", '`'),
     ] {
         let mut from = 0;

@@ -94,6 +94,19 @@ fn key_max(key: &str) -> u64 {
     }
 }
 
+/// Integer keys that may be 0 (every other integer key must be at least 1).
+const ZERO_OK: &[&str] = &[
+    "first_k_dense_replace",
+    "n_shared_experts",
+    "num_nextn_predict_layers",
+    "shared_expert_intermediate_size",
+    "num_local_experts",
+    "num_experts",
+    "n_routed_experts",
+    "sliding_window",
+    "type_vocab_size",
+];
+
 struct Fields<'a> {
     obj: &'a serde_json::Map<String, Value>,
     missing: Vec<String>,
@@ -121,6 +134,10 @@ impl<'a> Fields<'a> {
                 .map(|f| f as u64)
         });
         match n {
+            Some(0) if !ZERO_OK.contains(&k) => {
+                self.bad(k, v, "must be at least 1".into());
+                None
+            }
             Some(n) if n <= max => Some(n),
             _ => {
                 self.bad(k, v, format!("expected a whole number from 0 to {max}"));
@@ -135,10 +152,6 @@ impl<'a> Fields<'a> {
             .iter()
             .find(|k| self.obj.get(**k).is_some_and(|v| !v.is_null()));
         match (self.opt_u64(keys), present) {
-            (Some(0), Some(k)) => {
-                self.bad(k, &Value::from(0), "must be at least 1".into());
-                0
-            }
             (Some(v), _) => v,
             (None, Some(_)) => 0,
             (None, None) => {

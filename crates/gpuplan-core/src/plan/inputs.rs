@@ -32,18 +32,18 @@ impl Constraints {
         if let Some(d) = self.deadline_hours {
             if !(d.is_finite() && d > 0.0 && d <= MAX_DEADLINE_HOURS) {
                 return Err(CoreError::invalid(
-                    "deadline",
+                    "deadline_hours",
                     d,
-                    "hours, more than 0 and at most 87600 (10 years): e.g. 24h or 30d",
+                    "--deadline: hours, more than 0 and at most 87600 (10 years): e.g. 24h or 30d",
                 ));
             }
         }
         if let Some(b) = self.budget_cny {
             if !(b.is_finite() && b > 0.0 && b <= MAX_BUDGET_CNY) {
                 return Err(CoreError::invalid(
-                    "budget",
+                    "budget_cny",
                     b,
-                    "a positive amount in CNY, at most 1e12",
+                    "--budget: a positive amount in CNY, at most 1e12",
                 ));
             }
         }
@@ -51,7 +51,7 @@ impl Constraints {
             return Err(CoreError::invalid(
                 "preemption_rate",
                 self.preemption_rate,
-                "preemptions per node-hour, at least 0 and below 1 (default 0.02)",
+                "--preemption-rate: preemptions per node-hour, at least 0 and below 1 (default 0.02)",
             ));
         }
         check_range(
@@ -62,11 +62,11 @@ impl Constraints {
             "minutes to resume after a preemption, 0–10080 (default 10)",
         )?;
         check_range(
-            "reuse_hours",
+            "reuse_hours_per_month",
             self.reuse_hours_per_month,
             0.0,
             MAX_REUSE_HOURS,
-            "hours per month of reuse after the job, 0–730",
+            "--reuse-hours: hours per month of reuse after the job, 0–730",
         )
     }
 }
@@ -100,9 +100,9 @@ impl ServeJob {
         if let Some(r) = self.rate_rps {
             if !(r.is_finite() && r > 0.0 && r <= MAX_RATE_RPS) {
                 return Err(CoreError::invalid(
-                    "rate",
+                    "rate_rps",
                     r,
-                    "requests per second, more than 0 and at most 1e7",
+                    "--rate: requests per second, more than 0 and at most 1e7",
                 ));
             }
         }
@@ -115,7 +115,7 @@ impl ServeJob {
                 "concurrent requests, 1–10000000",
             )?;
         }
-        for (field, v) in [("ttft", self.ttft_s), ("tpot", self.tpot_s)] {
+        for (field, v) in [("ttft_s", self.ttft_s), ("tpot_s", self.tpot_s)] {
             if let Some(x) = v {
                 if !(x.is_finite() && x > 0.0 && x <= MAX_LATENCY_TARGET_S) {
                     return Err(CoreError::invalid(field, x, "a latency target in seconds, more than 0 and at most 3600 (e.g. --ttft 2 --tpot 0.06)"));
