@@ -210,15 +210,33 @@ fn hostile_corpus() {
     let root = std::env::temp_dir().join(format!("gpuplan-hostile-{}", std::process::id()));
     let mut failures = Vec::new();
     let mut names = std::collections::BTreeSet::new();
-    for (index, (file, c)) in cases.iter().enumerate() {
+    for (file, c) in &cases {
         if !names.insert(format!("{file}/{}", c.name)) {
             failures.push(format!("{file}/{}: duplicate case name", c.name));
-            continue;
-        }
-        if let Err(e) = run_case(file, index, c, &root) {
-            failures.push(format!("{file}/{}: {e}", c.name));
         }
     }
+    // Cases are independent (each has its own folder): run them on a few threads.
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get().clamp(2, 4));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let found = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some((file, c)) = cases.get(index) else {
+                    break;
+                };
+                if let Err(e) = run_case(file, index, c, &root) {
+                    if let Ok(mut f) = found.lock() {
+                        f.push((index, format!("{file}/{}: {e}", c.name)));
+                    }
+                }
+            });
+        }
+    });
+    let mut found = found.into_inner().unwrap_or_default();
+    found.sort();
+    failures.extend(found.into_iter().map(|(_, e)| e));
     let _ = std::fs::remove_dir_all(&root);
     assert!(
         failures.is_empty(),
