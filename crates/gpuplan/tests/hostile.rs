@@ -114,12 +114,13 @@ fn run_case(file: &str, index: usize, c: &Case, root: &Path) -> Result<(), Strin
     let dir = root.join(format!("{file}-{index}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("cfg")).map_err(|e| e.to_string())?;
+    let d = dir.display().to_string();
     for (name, content) in &c.files {
         let p = dir.join(name);
         if let Some(parent) = p.parent() {
             std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
         }
-        std::fs::write(&p, content).map_err(|e| e.to_string())?;
+        std::fs::write(&p, content.replace("{dir}", &d)).map_err(|e| e.to_string())?;
     }
     for f in &c.fifos {
         let st = Command::new("mkfifo")
@@ -130,7 +131,6 @@ fn run_case(file: &str, index: usize, c: &Case, root: &Path) -> Result<(), Strin
             return Err(format!("mkfifo {f} failed"));
         }
     }
-    let d = dir.display().to_string();
     let args: Vec<String> = c.args.iter().map(|a| a.replace("{dir}", &d)).collect();
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_gpuplan"));
     cmd.args(&args)

@@ -433,7 +433,12 @@ fn decoder(f: &mut Fields, model_type: &str, warnings: &mut Vec<String>) -> Tran
     let vocab = f.req(&["vocab_size"]);
     let ffn = f.req(&["intermediate_size"]);
     let kv_heads = f.opt_u64(&["num_key_value_heads"]).unwrap_or(heads);
-    let head_dim = head_dim_or(f, hidden, heads);
+    // MLA models set their head width from the MLA dimensions below.
+    let head_dim = if f.obj.get("kv_lora_rank").is_some_and(|v| !v.is_null()) {
+        0
+    } else {
+        head_dim_or(f, hidden, heads)
+    };
     let max_context =
         match f.opt_u64(&["max_position_embeddings", "model_max_length", "seq_length"]) {
             Some(c) => c,
