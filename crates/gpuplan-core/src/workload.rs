@@ -687,3 +687,85 @@ impl InferenceSetup {
         check_context(m, self.input_tokens, self.output_tokens)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::find_preset;
+
+    fn field(r: Result<(), CoreError>) -> String {
+        r.unwrap_err().field().unwrap_or("").to_string()
+    }
+
+    #[test]
+    fn training_ranges_name_the_field() {
+        let ok = TrainingSetup::default();
+        assert!(ok.validate().is_ok());
+        let lora = |rank| TrainingSetup {
+            task: TrainTask::Lora,
+            lora: LoraConfig {
+                rank,
+                ..LoraConfig::default()
+            },
+            ..TrainingSetup::default()
+        };
+        assert_eq!(field(lora(1 << 63).validate()), "lora.rank");
+        assert_eq!(field(lora(0).validate()), "lora.rank");
+        let t = |tokens| TrainingSetup {
+            tokens: Some(tokens),
+            ..TrainingSetup::default()
+        };
+        for bad in [f64::NAN, f64::INFINITY, -1.0, 0.0, u64::MAX as f64] {
+            assert_eq!(field(t(bad).validate()), "tokens");
+        }
+        let mut p = TrainingSetup::default();
+        p.parallel.tp = u64::MAX;
+        assert_eq!(field(p.validate()), "parallel.tp");
+        p.parallel.tp = 1;
+        p.parallel.zero = 4;
+        assert_eq!(field(p.validate()), "parallel.zero");
+        let s = TrainingSetup {
+            seq_len: MAX_SEQ_LEN + 1,
+            ..TrainingSetup::default()
+        };
+        assert_eq!(field(s.validate()), "seq_len");
+    }
+
+    #[test]
+    fn lora_targets_are_checked_against_the_model_and_translated_for_gpt2() {
+        let llama = &find_preset("Llama-3.1-8B").unwrap().model;
+        let gpt2 = &find_preset("GPT-2").unwrap().model;
+        let resnet = &find_preset("ResNet-50").unwrap().model;
+        let with = |t: &[&str]| LoraConfig {
+            targets: t.iter().map(|s| s.to_string()).collect(),
+            ..LoraConfig::default()
+        };
+        assert!(with(&["c_attn"]).validate_for(llama).is_err());
+        assert!(with(&["q_proj"]).validate_for(gpt2).is_err());
+        assert!(with(&["c_attn"]).validate_for(gpt2).is_ok());
+        assert_eq!(
+            with(&["c_attn"]).resolved_for(gpt2).targets,
+            ["q_proj", "k_proj", "v_proj"]
+        );
+        assert!(with(&["all-linear"]).validate_for(resnet).is_err());
+        assert!(with(&["q_proj", "v_proj"]).validate_for(llama).is_ok());
+    }
+
+    #[test]
+    fn inference_prompt_must_fit_the_context() {
+        let gpt2 = &find_preset("GPT-2").unwrap().model;
+        let s = |i, o| InferenceSetup {
+            input_tokens: i,
+            output_tokens: o,
+            ..InferenceSetup::default()
+        };
+        assert!(s(1000, 24).validate_for(gpt2).is_ok());
+        assert!(s(1000, 25).validate_for(gpt2).is_err());
+        assert_eq!(field(s(1000, 0).validate()), "output_tokens");
+        let u = InferenceSetup {
+            gpu_memory_utilization: f64::NAN,
+            ..InferenceSetup::default()
+        };
+        assert_eq!(field(u.validate()), "gpu_memory_utilization");
+    }
+}

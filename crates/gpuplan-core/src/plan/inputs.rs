@@ -216,3 +216,188 @@ fn first_bad_number(p: &Plan) -> Option<&'static str> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{Catalog, Provider};
+    use crate::workload::{TrainTask, TrainingSetup};
+
+    #[test]
+    fn constraint_ranges_name_the_field() {
+        assert!(Constraints::default().validate().is_ok());
+        for (c, field) in [
+            (
+                Constraints {
+                    max_nodes: 0,
+                    ..Default::default()
+                },
+                "max_nodes",
+            ),
+            (
+                Constraints {
+                    max_nodes: 4097,
+                    ..Default::default()
+                },
+                "max_nodes",
+            ),
+            (
+                Constraints {
+                    max_nodes: u64::MAX,
+                    ..Default::default()
+                },
+                "max_nodes",
+            ),
+            (
+                Constraints {
+                    restart_minutes: -600.0,
+                    ..Default::default()
+                },
+                "restart_minutes",
+            ),
+            (
+                Constraints {
+                    reuse_hours_per_month: 731.0,
+                    ..Default::default()
+                },
+                "reuse_hours_per_month",
+            ),
+            (
+                Constraints {
+                    preemption_rate: f64::NAN,
+                    ..Default::default()
+                },
+                "preemption_rate",
+            ),
+            (
+                Constraints {
+                    budget_cny: Some(-1.0),
+                    ..Default::default()
+                },
+                "budget_cny",
+            ),
+            (
+                Constraints {
+                    deadline_hours: Some(f64::INFINITY),
+                    ..Default::default()
+                },
+                "deadline_hours",
+            ),
+        ] {
+            let e = c.validate().unwrap_err();
+            assert_eq!(e.field(), Some(field), "{e}");
+            assert!(
+                !e.to_string().contains("NaN") && !e.to_string().contains("inf:"),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
+    fn serving_ranges_name_the_field() {
+        assert!(ServeJob::default().validate().is_ok());
+        for (s, field) in [
+            (
+                ServeJob {
+                    rate_rps: Some(-1.0),
+                    ..Default::default()
+                },
+                "rate_rps",
+            ),
+            (
+                ServeJob {
+                    ttft_s: Some(f64::NAN),
+                    ..Default::default()
+                },
+                "ttft_s",
+            ),
+            (
+                ServeJob {
+                    output_tokens: 0,
+                    ..Default::default()
+                },
+                "output_tokens",
+            ),
+            (
+                ServeJob {
+                    concurrency: Some(0),
+                    ..Default::default()
+                },
+                "concurrency",
+            ),
+            (
+                ServeJob {
+                    gpu_memory_utilization: 1.5,
+                    ..Default::default()
+                },
+                "gpu_memory_utilization",
+            ),
+        ] {
+            assert_eq!(s.validate().unwrap_err().field(), Some(field));
+        }
+    }
+
+    fn small_request() -> PlanRequest {
+        let model = crate::model::find_preset("Qwen2.5-0.5B")
+            .unwrap()
+            .model
+            .clone();
+        PlanRequest {
+            model,
+            job: Job::Train {
+                setup: TrainingSetup {
+                    task: TrainTask::Lora,
+                    tokens: Some(1e7),
+                    ..Default::default()
+                },
+                global_batch: None,
+            },
+            constraints: Constraints {
+                providers: vec![Provider::Alibaba],
+                max_nodes: 2,
+                ..Default::default()
+            },
+            objective: super::super::Objective::Cost,
+            tunables: Default::default(),
+        }
+    }
+
+    #[test]
+    fn the_backstop_refuses_nan_and_negative_money_hours_and_prices() {
+        let req = small_request();
+        let cat = Catalog::builtin().unwrap();
+        let out = super::super::plan(&req, &cat).unwrap();
+        let p = out
+            .plans
+            .iter()
+            .find(|p| p.chosen.is_some())
+            .unwrap()
+            .clone();
+        assert!(check_plans(&req, std::slice::from_ref(&p)).is_ok());
+        let mutations: Vec<Box<dyn Fn(&mut Plan)>> = vec![
+            Box::new(|p| p.chosen.as_mut().unwrap().cny = f64::NAN),
+            Box::new(|p| p.chosen.as_mut().unwrap().cny = -970.0),
+            Box::new(|p| p.costs[0].hours = f64::INFINITY),
+            Box::new(|p| p.costs[0].price.cny = -1.0),
+            Box::new(|p| p.hours = f64::NAN),
+            Box::new(|p| p.train.as_mut().unwrap().step.step.0 = f64::NAN),
+            Box::new(|p| p.train.as_mut().unwrap().memory.device_total.0 = -1.0),
+        ];
+        for m in mutations {
+            let mut bad = p.clone();
+            m(&mut bad);
+            let e = check_plans(&req, &[bad]).unwrap_err().to_string();
+            assert!(e.contains("Qwen2.5-0.5B") && e.contains("lora"), "{e}");
+        }
+    }
+
+    #[test]
+    fn lora_targets_that_match_nothing_are_refused_before_planning() {
+        let mut req = small_request();
+        if let Job::Train { setup, .. } = &mut req.job {
+            setup.lora.targets = vec!["c_attn".into()];
+        }
+        let e = validate_request(&req).unwrap_err().to_string();
+        assert!(e.contains("q_proj") && e.contains("lora.targets"), "{e}");
+    }
+}
