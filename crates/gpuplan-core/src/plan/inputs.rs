@@ -374,14 +374,14 @@ mod tests {
             .unwrap()
             .clone();
         assert!(check_plans(&req, std::slice::from_ref(&p)).is_ok());
-        let mutations: Vec<Box<dyn Fn(&mut Plan)>> = vec![
-            Box::new(|p| p.chosen.as_mut().unwrap().cny = f64::NAN),
-            Box::new(|p| p.chosen.as_mut().unwrap().cny = -970.0),
-            Box::new(|p| p.costs[0].hours = f64::INFINITY),
-            Box::new(|p| p.costs[0].price.cny = -1.0),
-            Box::new(|p| p.hours = f64::NAN),
-            Box::new(|p| p.train.as_mut().unwrap().step.step.0 = f64::NAN),
-            Box::new(|p| p.train.as_mut().unwrap().memory.device_total.0 = -1.0),
+        let mutations: [fn(&mut Plan); 7] = [
+            |p| p.chosen.as_mut().unwrap().cny = f64::NAN,
+            |p| p.chosen.as_mut().unwrap().cny = -970.0,
+            |p| p.costs[0].hours = f64::INFINITY,
+            |p| p.costs[0].price.cny = -1.0,
+            |p| p.hours = f64::NAN,
+            |p| p.train.as_mut().unwrap().step.step.0 = f64::NAN,
+            |p| p.train.as_mut().unwrap().memory.device_total.0 = -1.0,
         ];
         for m in mutations {
             let mut bad = p.clone();
