@@ -684,7 +684,18 @@ impl InferenceSetup {
     /// Checks that need the model: the prompt and `max_model_len` fit its context.
     pub fn validate_for(&self, m: &crate::model::ModelSpec) -> Result<(), CoreError> {
         self.validate()?;
-        check_context(m, self.input_tokens, self.output_tokens)
+        check_context(m, self.input_tokens, self.output_tokens)?;
+        match (self.max_model_len, m.transformer()) {
+            (Some(len), Some(t)) if len > t.max_context => Err(CoreError::invalid(
+                "max_model_len",
+                len,
+                &format!(
+                    "{} has a context of {} tokens (max_position_embeddings); vLLM refuses a longer max_model_len",
+                    m.name, t.max_context
+                ),
+            )),
+            _ => Ok(()),
+        }
     }
 }
 
