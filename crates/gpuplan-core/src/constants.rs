@@ -140,16 +140,16 @@ impl Tunables {
         check_range(
             "spot_price_fraction",
             self.spot_price_fraction,
-            f64::MIN_POSITIVE,
+            MIN_FRACTION,
             1.0,
-            "spot price as a share of on-demand, in (0, 1]",
+            "spot price as a share of on-demand, 0.001–1",
         )?;
         check_range(
             "image_decode_per_core",
             self.image_decode_per_core,
-            f64::MIN_POSITIVE,
+            MIN_FRACTION,
             MAX_TUNABLE,
-            "images per second per CPU core, more than 0",
+            "images per second per CPU core, 0.001–1e6",
         )?;
         check_range(
             "startup_hours",
@@ -170,13 +170,7 @@ impl Tunables {
             ("collective_efficiency", self.collective_efficiency),
             ("fp8_efficiency_ratio", self.fp8_efficiency_ratio),
         ] {
-            if !(v > 0.0 && v <= 1.0) {
-                return Err(CoreError::invalid(
-                    name,
-                    v,
-                    "an efficiency must be in (0, 1]",
-                ));
-            }
+            check_range(name, v, MIN_FRACTION, 1.0, "an efficiency, 0.001–1")?;
         }
         if !(0.0..=1.0).contains(&self.dp_overlap) || !(0.0..1.0).contains(&self.fragmentation) {
             return Err(CoreError::invalid(
@@ -189,6 +183,9 @@ impl Tunables {
     }
 }
 
+/// Smallest efficiency or price fraction (0.1%): smaller ones would turn times and costs into
+/// infinities.
+pub const MIN_FRACTION: f64 = 1e-3;
 /// Largest value any tunable may take (no constant of the estimators comes near it).
 pub const MAX_TUNABLE: f64 = 1e6;
 /// Longest start-up before the first step, hours (a month).

@@ -152,13 +152,13 @@ pub fn validate_request(req: &PlanRequest) -> Result<PlanRequest, CoreError> {
                 setup.lora.validate_for(&req.model)?;
                 setup.lora = setup.lora.resolved_for(&req.model);
             }
-            if crate::train::job_tokens(&req.model, setup)
-                .is_some_and(|t| !(t.is_finite() && t <= crate::workload::MAX_TOKENS))
+            if let Some(t) = crate::train::job_tokens(&req.model, setup)
+                .filter(|t| !(t.is_finite() && *t <= crate::workload::MAX_TOKENS))
             {
                 return Err(CoreError::invalid(
                     "samples × epochs",
-                    "too many tokens",
-                    "at most 1e16 training tokens in total",
+                    format!("{t:.3e} tokens"),
+                    "samples × epochs × seq_len comes to over 1e16 training tokens: fewer samples or epochs (or --tokens)",
                 ));
             }
         }
