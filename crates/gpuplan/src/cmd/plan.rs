@@ -46,9 +46,7 @@ fn parse_hours(s: &str) -> Result<f64> {
         .trim()
         .parse()
         .with_context(|| format!("--deadline `{s}`: expected hours (24), or 24h / 30d"))?;
-    if !(v.is_finite() && v > 0.0) {
-        anyhow::bail!("--deadline `{s}` must be positive");
-    }
+    // The range (more than 0, at most 10 years) is checked by Constraints::validate.
     Ok(v * mult)
 }
 
