@@ -141,7 +141,7 @@ pub fn json_error(code: u8, e: &anyhow::Error, field: Option<String>) -> serde_j
         "error": {
             "code": code,
             "kind": kind,
-            "message": format!("{e:#}"),
+            "message": format!("{e:#}").trim_start_matches("error: ").trim_end(),
             "field": field.or_else(|| core.and_then(CoreError::field).map(String::from)),
         }
     })
