@@ -610,6 +610,12 @@ pub fn check_context(
     let Some(t) = m.transformer() else {
         return Ok(());
     };
+    if m.warnings
+        .iter()
+        .any(|w| w == crate::model::hf::CONTEXT_ASSUMED)
+    {
+        return Ok(()); // the context is not known, only assumed
+    }
     let encoder_only = t.structure == crate::model::Structure::EncoderOnly;
     let need = if encoder_only {
         input
@@ -685,8 +691,12 @@ impl InferenceSetup {
     pub fn validate_for(&self, m: &crate::model::ModelSpec) -> Result<(), CoreError> {
         self.validate()?;
         check_context(m, self.input_tokens, self.output_tokens)?;
+        let known = !m
+            .warnings
+            .iter()
+            .any(|w| w == crate::model::hf::CONTEXT_ASSUMED);
         match (self.max_model_len, m.transformer()) {
-            (Some(len), Some(t)) if len > t.max_context => Err(CoreError::invalid(
+            (Some(len), Some(t)) if known && len > t.max_context => Err(CoreError::invalid(
                 "max_model_len",
                 len,
                 &format!(

@@ -12,6 +12,10 @@ use super::spec::{
 use crate::error::CoreError;
 use serde_json::Value;
 
+/// The warning of a config without a context length (4096 is assumed; checks against the
+/// context skip such models: the limit is not known).
+pub const CONTEXT_ASSUMED: &str = "no max_position_embeddings: context length assumed 4096";
+
 /// Families with a dedicated mapping.
 pub const KNOWN_MODEL_TYPES: &[&str] = &[
     "llama",
@@ -443,7 +447,7 @@ fn decoder(f: &mut Fields, model_type: &str, warnings: &mut Vec<String>) -> Tran
         match f.opt_u64(&["max_position_embeddings", "model_max_length", "seq_length"]) {
             Some(c) => c,
             None => {
-                warnings.push("no max_position_embeddings: context length assumed 4096".into());
+                warnings.push(CONTEXT_ASSUMED.into());
                 4096
             }
         };
