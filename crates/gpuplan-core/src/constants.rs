@@ -5,7 +5,7 @@
 //! Values marked *calibrated* were fitted to the named public cases; those cases are then
 //! in-sample, and docs/accuracy.md says so next to them.
 
-use crate::error::CoreError;
+use crate::error::{check_range, CoreError};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -168,13 +168,13 @@ impl Tunables {
                 ),
             });
         };
-        if !value.is_finite() || value < 0.0 {
-            return Err(CoreError::invalid(
-                name,
-                value,
-                "must be a finite, non-negative number",
-            ));
-        }
+        check_range(
+            name,
+            value,
+            0.0,
+            MAX_TUNABLE,
+            "must be a finite, non-negative number (at most 1e6)",
+        )?;
         *slot = serde_json::json!(value);
         *self = serde_json::from_value(v).map_err(|e| CoreError::Parse {
             what: "tunables".into(),
@@ -184,6 +184,28 @@ impl Tunables {
     }
 
     pub fn validate(&self) -> Result<(), CoreError> {
+        self.validate_all_finite()?;
+        check_range(
+            "spot_price_fraction",
+            self.spot_price_fraction,
+            MIN_FRACTION,
+            1.0,
+            "spot price as a share of on-demand, 0.001–1",
+        )?;
+        check_range(
+            "image_decode_per_core",
+            self.image_decode_per_core,
+            MIN_FRACTION,
+            MAX_TUNABLE,
+            "images per second per CPU core, 0.001–1e6",
+        )?;
+        check_range(
+            "startup_hours",
+            self.startup_hours,
+            0.0,
+            MAX_STARTUP_HOURS,
+            "hours billed before the first step, 0–720",
+        )?;
         for (name, v) in [
             ("train_efficiency_ampere", self.train_efficiency_ampere),
             ("train_efficiency_hopper", self.train_efficiency_hopper),
@@ -201,13 +223,7 @@ impl Tunables {
             ("collective_efficiency", self.collective_efficiency),
             ("fp8_efficiency_ratio", self.fp8_efficiency_ratio),
         ] {
-            if !(v > 0.0 && v <= 1.0) {
-                return Err(CoreError::invalid(
-                    name,
-                    v,
-                    "an efficiency must be in (0, 1]",
-                ));
-            }
+            check_range(name, v, MIN_FRACTION, 1.0, "an efficiency, 0.001–1")?;
         }
         if !(0.0..=1.0).contains(&self.dp_overlap) || !(0.0..1.0).contains(&self.fragmentation) {
             return Err(CoreError::invalid(
@@ -234,6 +250,40 @@ impl Tunables {
     }
 }
 
+/// Smallest efficiency or price fraction (0.1%): smaller ones would turn times and costs into
+/// infinities.
+pub const MIN_FRACTION: f64 = 1e-3;
+/// Largest value any tunable may take (no constant of the estimators comes near it).
+pub const MAX_TUNABLE: f64 = 1e6;
+/// Longest start-up before the first step, hours (a month).
+pub const MAX_STARTUP_HOURS: f64 = 720.0;
+
+impl Tunables {
+    /// Every constant (from `--set` or a `[tunables]` table, where TOML allows `nan` and `inf`)
+    /// must be a finite, non-negative number of at most [`MAX_TUNABLE`].
+    fn validate_all_finite(&self) -> Result<(), CoreError> {
+        let Ok(serde_json::Value::Object(m)) = serde_json::to_value(self) else {
+            // serde_json writes NaN and infinities as null, which is not a number: say so.
+            return Err(CoreError::invalid(
+                "tunables",
+                "?",
+                "must all be finite numbers",
+            ));
+        };
+        for (name, v) in &m {
+            let x = v.as_f64().unwrap_or(f64::NAN);
+            check_range(
+                name,
+                x,
+                0.0,
+                MAX_TUNABLE,
+                "must be a finite, non-negative number (at most 1e6)",
+            )?;
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -249,5 +299,18 @@ mod tests {
             "{e}"
         );
         assert!(t.set("prefill_efficiency", 1.5).is_err());
+        for bad in [f64::NAN, f64::INFINITY, -1.0, 1e7] {
+            let e = t.set("cuda_context_gib", bad).unwrap_err().to_string();
+            assert!(e.contains("cuda_context_gib") && !e.contains("NaN"), "{e}");
+        }
+        let file = Tunables {
+            startup_hours: f64::NAN,
+            ..Tunables::default()
+        };
+        assert!(file
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("startup_hours"));
     }
 }

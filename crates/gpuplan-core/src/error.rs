@@ -54,9 +54,47 @@ impl CoreError {
     pub fn invalid(field: &str, value: impl ToString, fix: &str) -> CoreError {
         CoreError::InvalidField {
             field: field.to_string(),
-            value: value.to_string(),
+            value: show_value(value.to_string()),
             fix: fix.to_string(),
         }
+    }
+
+    /// The field an error is about, when it names one (for machine-readable errors).
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            CoreError::InvalidField { field, .. } => Some(field),
+            CoreError::MissingFields { fields } => fields.first().map(String::as_str),
+            _ => None,
+        }
+    }
+}
+
+/// A value as shown in an error: NaN and infinities are spelled out in words, so no message ever
+/// shows them as if they were numbers.
+fn show_value(v: String) -> String {
+    match v.as_str() {
+        "NaN" | "-NaN" => "not-a-number".into(),
+        "inf" => "infinite".into(),
+        "-inf" => "minus infinite".into(),
+        _ => v,
+    }
+}
+
+/// Check that a float lies in `[min, max]` (NaN and infinities never do).
+pub fn check_range(field: &str, v: f64, min: f64, max: f64, fix: &str) -> Result<(), CoreError> {
+    if v.is_finite() && v >= min && v <= max {
+        Ok(())
+    } else {
+        Err(CoreError::invalid(field, v, fix))
+    }
+}
+
+/// Check that an integer lies in `[min, max]`.
+pub fn check_int(field: &str, v: u64, min: u64, max: u64, fix: &str) -> Result<(), CoreError> {
+    if (min..=max).contains(&v) {
+        Ok(())
+    } else {
+        Err(CoreError::invalid(field, v, fix))
     }
 }
 

@@ -292,6 +292,11 @@ pub struct ClusterSpec {
     pub inter_bandwidth: Bandwidth,
 }
 
+/// Most GPUs in one node.
+pub const MAX_GPUS_PER_NODE: u64 = 1024;
+/// Most GPUs in one cluster.
+pub const MAX_CLUSTER_GPUS: u64 = 1_048_576;
+
 impl ClusterSpec {
     /// A cluster of `nodes` × `gpus_per_node` of `gpu`, with the GPU's own intra-node link and the
     /// given network between nodes.
@@ -308,6 +313,15 @@ impl ClusterSpec {
         if nodes == 0 {
             return Err(CoreError::invalid("nodes", 0, "must be at least 1"));
         }
+        // total_gpus() multiplies the two: refuse what would overflow or is absurd.
+        let total = gpus_per_node.saturating_mul(nodes);
+        if gpus_per_node > MAX_GPUS_PER_NODE || total > MAX_CLUSTER_GPUS {
+            return Err(CoreError::invalid(
+                "gpus_per_node × nodes",
+                format!("{gpus_per_node} × {nodes}"),
+                "at most 1024 GPUs per node and 1048576 GPUs in all",
+            ));
+        }
         let intra = gpu
             .intra_link_bandwidth()
             .unwrap_or_else(|| Bandwidth::from_gb_per_s(16.0));
@@ -321,7 +335,7 @@ impl ClusterSpec {
         })
     }
     pub fn total_gpus(&self) -> u64 {
-        self.gpus_per_node * self.nodes
+        self.gpus_per_node.saturating_mul(self.nodes)
     }
 }
 

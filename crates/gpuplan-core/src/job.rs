@@ -41,6 +41,9 @@ impl Default for HardwareInput {
     }
 }
 
+/// Fastest link accepted, Gbit/s per node or GB/s per GPU (10^6: far above any real link).
+pub const MAX_LINK_GBIT: f64 = 1e6;
+
 impl HardwareInput {
     pub fn cluster(&self) -> Result<ClusterSpec, CoreError> {
         self.cluster_on(find_gpu(&self.gpu)?)
@@ -48,7 +51,10 @@ impl HardwareInput {
 
     /// The cluster on a given accelerator (e.g. one from a user catalog).
     pub fn cluster_on(&self, gpu: &crate::hardware::GpuSpec) -> Result<ClusterSpec, CoreError> {
-        if !(self.inter_gbit.is_finite() && self.inter_gbit > 0.0) {
+        if !(self.inter_gbit.is_finite()
+            && self.inter_gbit > 0.0
+            && self.inter_gbit <= MAX_LINK_GBIT)
+        {
             return Err(CoreError::invalid(
                 "hardware.inter_gbit",
                 self.inter_gbit,
@@ -63,7 +69,7 @@ impl HardwareInput {
             Bandwidth::from_gbit_per_s(self.inter_gbit),
         )?;
         if let Some(g) = self.intra_gbs {
-            if !(g.is_finite() && g > 0.0) {
+            if !(g.is_finite() && g > 0.0 && g <= MAX_LINK_GBIT) {
                 return Err(CoreError::invalid(
                     "hardware.intra_gbs",
                     g,
@@ -114,12 +120,86 @@ pub struct WorkloadFile {
     pub objective: Option<crate::plan::Objective>,
 }
 
-/// Parse a workload file; the error names the file, line and key.
+/// Parse a workload file; the error names the file, line, column and key, and never echoes the
+/// file's content (the user may have pointed at any file, a secret included).
 pub fn parse_workload(what: &str, text: &str) -> Result<WorkloadFile, CoreError> {
     toml::from_str(text).map_err(|e| CoreError::Parse {
         what: what.to_string(),
-        message: e.to_string().trim_end().to_string(),
+        message: describe_toml_error(text, e.span(), e.message()),
     })
+}
+
+/// "line L, column C, key `table.key`: message" from a TOML error's span, with the values the
+/// message quotes from the file left out.
+pub fn describe_toml_error(
+    text: &str,
+    span: Option<std::ops::Range<usize>>,
+    message: &str,
+) -> String {
+    let msg = redact_values(message.trim()).replace('\n', "; ");
+    let Some(at) = span.map(|s| s.start.min(text.len())) else {
+        return msg;
+    };
+    let before = text.get(..at).unwrap_or("");
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    match key_at(text, line) {
+        Some(key) => format!("line {line}, column {column}, key `{key}`: {msg}"),
+        None => format!("line {line}, column {column}: {msg}"),
+    }
+}
+
+/// The dotted key defined on a line (with its table), when the line is a `key = value` line
+/// whose key looks like a key (letters, digits, `_`, `-`, `.`; at most 64 characters).
+fn key_at(text: &str, line: usize) -> Option<String> {
+    let is_key = |k: &str| {
+        !k.is_empty()
+            && k.len() <= 64
+            && k.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let this = lines.get(line.checked_sub(1)?)?;
+    let (k, _) = this.split_once('=')?;
+    let k = k.trim();
+    if !is_key(k) {
+        return None;
+    }
+    let table = lines[..line - 1]
+        .iter()
+        .rev()
+        .map(|l| l.trim())
+        .find(|l| l.starts_with('['))
+        .map(|l| l.trim_matches(|c| c == '[' || c == ']').trim())
+        .filter(|t| is_key(t));
+    Some(match table {
+        Some(t) => format!("{t}.{k}"),
+        None => k.to_string(),
+    })
+}
+
+/// Drop the values serde quotes from the input (`string "…"`, `integer `…``, `unknown variant
+/// `…``), keeping the field names and the expectations.
+fn redact_values(msg: &str) -> String {
+    let mut out = msg.to_string();
+    for (open, close) in [
+        ("string \"", '"'),
+        ("integer `", '`'),
+        ("float `", '`'),
+        ("floating point `", '`'),
+        ("unknown variant `", '`'),
+    ] {
+        let mut from = 0;
+        while let Some(i) = out[from..].find(open) {
+            let start = from + i + open.len();
+            let Some(len) = out[start..].find(close) else {
+                break;
+            };
+            out.replace_range(start..start + len, "…");
+            from = start + '…'.len_utf8() + 1;
+        }
+    }
+    out
 }
 
 /// Result of a training estimate.
@@ -141,6 +221,19 @@ pub fn estimate_training(
     c: &ClusterSpec,
     tun: &Tunables,
 ) -> Result<TrainingEstimate, CoreError> {
+    tun.validate()?;
+    s.validate()?;
+    let resolved;
+    let s = if s.task.is_peft() {
+        s.lora.validate_for(m)?;
+        resolved = TrainingSetup {
+            lora: s.lora.resolved_for(m),
+            ..s.clone()
+        };
+        &resolved
+    } else {
+        s
+    };
     let memory = training_memory(m, s, c, tun)?;
     let (step, step_unavailable) = match training_step(m, s, c, tun) {
         Ok(st) => (Some(st), None),
@@ -156,14 +249,57 @@ pub fn estimate_training(
     let data_path = step.as_ref().map(|st| data_path(m, s, st, tun));
     // An unknown memory size never "fits": the planner must not place work on it.
     let fits = c.gpu.memory().is_some_and(|m| memory.device_total.0 <= m.0);
-    Ok(TrainingEstimate {
+    let e = TrainingEstimate {
         memory,
         step,
         step_unavailable,
         totals,
         data_path,
         fits,
-    })
+    };
+    check_training_estimate(m, &e)?;
+    Ok(e)
+}
+
+fn sane(x: f64) -> bool {
+    x.is_finite() && x >= 0.0
+}
+
+fn not_a_number(m: &ModelSpec, what: &str) -> CoreError {
+    CoreError::invalid(
+        what,
+        &m.name,
+        "the estimate came out as a value that is not a finite, non-negative number; check the inputs for this model (and report it: this is a bug)",
+    )
+}
+
+/// Backstop: no estimate with a NaN, infinite or negative memory, time or total leaves the core.
+fn check_training_estimate(m: &ModelSpec, e: &TrainingEstimate) -> Result<(), CoreError> {
+    let mut nums = vec![e.memory.device_total.0, e.memory.peak_allocated.0];
+    nums.extend(e.memory.items.iter().map(|i| i.bytes.0));
+    if let Some(st) = &e.step {
+        nums.extend([st.step.0, st.tokens_per_second, st.mfu]);
+    }
+    if let Some(t) = &e.totals {
+        nums.extend([t.tokens, t.steps, t.wall_time.0, t.gpu_hours]);
+    }
+    if nums.into_iter().all(sane) {
+        Ok(())
+    } else {
+        Err(not_a_number(m, "training estimate"))
+    }
+}
+
+fn check_inference_estimate(m: &ModelSpec, e: &InferenceEstimate) -> Result<(), CoreError> {
+    let mut nums = vec![e.memory.weights.0, e.memory.budget.0];
+    if let Some(l) = &e.latency {
+        nums.extend([l.ttft.0, l.time_per_token.0, l.decode_tokens_per_second]);
+    }
+    if nums.into_iter().all(sane) {
+        Ok(())
+    } else {
+        Err(not_a_number(m, "inference estimate"))
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -179,7 +315,9 @@ pub fn estimate_inference(
     c: &ClusterSpec,
     tun: &Tunables,
 ) -> Result<InferenceEstimate, CoreError> {
-    if s.tp > c.gpus_per_node * c.nodes {
+    tun.validate()?;
+    s.validate_for(m)?;
+    if s.tp > c.total_gpus() {
         return Err(CoreError::invalid(
             "inference.tp",
             s.tp,
@@ -196,11 +334,13 @@ pub fn estimate_inference(
         Err(CoreError::InvalidField { fix, .. }) => (None, Some(fix)),
         Err(e) => return Err(e),
     };
-    Ok(InferenceEstimate {
+    let e = InferenceEstimate {
         memory,
         latency,
         latency_unavailable,
-    })
+    };
+    check_inference_estimate(m, &e)?;
+    Ok(e)
 }
 
 /// Model summary carried into reports.
@@ -238,5 +378,27 @@ mod tests {
         assert!(e.contains("seqlen") && e.contains("w.toml"), "{e}");
         let ok = parse_workload("w.toml", "model = \"Llama-3.1-8B\"\nkind = \"training\"\n[training]\ntask = \"lora\"\nseq_len = 4096\n[training.lora]\nrank = 8\n[hardware]\ngpu = \"A100\"\ngpus_per_node = 8\n").unwrap();
         assert_eq!(ok.training.unwrap().lora.rank, 8);
+    }
+
+    #[test]
+    fn parse_errors_give_line_column_key_but_not_the_content() {
+        let e = parse_workload(
+            "w.toml",
+            "model = \"x\"\n[training]\nseq_len = \"SECRET-abc\"\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("line 3") && e.contains("training.seq_len") && !e.contains("SECRET"),
+            "{e}"
+        );
+        let e = parse_workload("w.toml", "password = hunter2\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 1") && !e.contains("hunter2"), "{e}");
+        let e = parse_workload("w.toml", "kind = \"topsecret\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("kind") && !e.contains("topsecret"), "{e}");
     }
 }

@@ -130,7 +130,7 @@ pub fn lora_params(b: &ParamBreakdown, rank: u64, targets: &[String]) -> f64 {
                 * g.linears
                     .iter()
                     .filter(|l| is_target(targets, l))
-                    .map(|l| (rank * (l.d_in + l.d_out) * l.copies) as f64)
+                    .map(|l| rank as f64 * (l.d_in + l.d_out) as f64 * l.copies as f64)
                     .sum::<f64>()
         })
         .sum()

@@ -2,7 +2,7 @@
 //! frameworks (HF Trainer / DeepSpeed / FSDP / Megatron / vLLM). Deserializable from the TOML
 //! workload file (docs/workload-format.md); unknown keys are rejected with their name.
 
-use crate::error::CoreError;
+use crate::error::{check_int, check_range, CoreError};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -115,6 +115,117 @@ pub struct LoraConfig {
     pub base: Option<BaseWeights>,
 }
 
+impl LoraConfig {
+    /// Rank range and a non-empty target list (whether the targets exist in the model is checked
+    /// against the model: [`LoraConfig::validate_for`]).
+    pub fn validate(&self) -> Result<(), CoreError> {
+        check_int(
+            "lora.rank",
+            self.rank,
+            1,
+            MAX_LORA_RANK,
+            "LoRA rank, 1–65536 (typical: 8–64)",
+        )?;
+        if self.targets.is_empty() {
+            return Err(CoreError::invalid(
+                "lora.targets",
+                "[]",
+                "name the linears to adapt (q_proj,v_proj,...) or all-linear",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Every target must name a linear layer of the model (or be all-linear); a model with no
+    /// linear layers to adapt (a CNN or UNet given by its totals) cannot take LoRA at all.
+    pub fn validate_for(&self, m: &crate::model::ModelSpec) -> Result<(), CoreError> {
+        let names = lora_target_names(m);
+        if names.is_empty() {
+            return Err(CoreError::invalid(
+                "task",
+                format!("lora on {}", m.name),
+                &format!(
+                    "{} ({}) is described by its totals and has no linear layers to adapt: use --task full",
+                    m.name,
+                    m.model_type()
+                ),
+            ));
+        }
+        let all = |t: &str| t == "all-linear" || t == "all";
+        if let Some(bad) = self
+            .targets
+            .iter()
+            .find(|t| !all(t) && !names.contains(&t.as_str()))
+        {
+            return Err(CoreError::invalid(
+                "lora.targets",
+                bad,
+                &format!(
+                    "{} has no linear named so; valid names: {}, or all-linear",
+                    m.name,
+                    names.join(", ")
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The targets in the estimator's (Llama-style) linear names: PEFT module names of families
+    /// that name their linears differently (GPT-2 `c_attn`, `c_proj`, `c_fc`) are translated.
+    pub fn resolved_for(&self, m: &crate::model::ModelSpec) -> LoraConfig {
+        let table = peft_aliases(m.model_type());
+        let targets = self
+            .targets
+            .iter()
+            .flat_map(|t| match table.iter().find(|(alias, _)| alias == t) {
+                Some((_, internal)) => internal.iter().map(|s| s.to_string()).collect(),
+                None => vec![t.clone()],
+            })
+            .collect();
+        LoraConfig {
+            targets,
+            ..self.clone()
+        }
+    }
+}
+
+/// PEFT module names of families whose linears are not named like Llama's, and the estimator's
+/// linears each stands for.
+type Aliases = &'static [(&'static str, &'static [&'static str])];
+fn peft_aliases(model_type: &str) -> Aliases {
+    match model_type {
+        // HF GPT2Attention.c_attn is the fused q/k/v projection; c_proj is both the attention
+        // output and the MLP output projection; c_fc the MLP input.
+        "gpt2" => &[
+            ("c_attn", &["q_proj", "k_proj", "v_proj"]),
+            ("c_proj", &["o_proj", "fc2"]),
+            ("c_fc", &["fc1"]),
+        ],
+        _ => &[],
+    }
+}
+
+/// The LoRA target names a model accepts (empty: the model has no linear layers to adapt).
+pub fn lora_target_names(m: &crate::model::ModelSpec) -> Vec<&'static str> {
+    let b = crate::model::param_breakdown(m);
+    let table = peft_aliases(m.model_type());
+    let mut names: Vec<&'static str> = b
+        .groups
+        .iter()
+        .flat_map(|g| {
+            g.linears
+                .iter()
+                .map(|l| l.name.trim_start_matches("cross_"))
+        })
+        .collect();
+    if !table.is_empty() && !names.is_empty() {
+        names = table.iter().map(|(alias, _)| *alias).collect();
+    }
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
 impl Default for LoraConfig {
     fn default() -> Self {
         LoraConfig {
@@ -214,35 +325,76 @@ impl Default for TrainingSetup {
     }
 }
 
+/// Largest micro-batch per device.
+pub const MAX_MICRO_BATCH: u64 = 65_536;
+/// Longest sequence, tokens (16 Mi).
+pub const MAX_SEQ_LEN: u64 = 16_777_216;
+/// Most micro-batches per optimizer step.
+pub const MAX_GRAD_ACCUM: u64 = 1_048_576;
+/// Largest TP / PP / EP degree, and the most GPUs of one cluster.
+pub const MAX_PARALLEL_DEGREE: u64 = 65_536;
+/// Largest LoRA rank.
+pub const MAX_LORA_RANK: u64 = 65_536;
+/// Most training tokens of one job (10^16; the largest published runs use ~4·10^13).
+pub const MAX_TOKENS: f64 = 1e16;
+/// Most training samples of one job.
+pub const MAX_SAMPLES: f64 = 1e15;
+/// Most epochs.
+pub const MAX_EPOCHS: f64 = 1e6;
+/// Largest stored sample, bytes (1 TB).
+pub const MAX_BYTES_PER_SAMPLE: f64 = 1e12;
+
 impl TrainingSetup {
+    /// The ranges of every numeric field (the same for flags and workload files).
     pub fn validate(&self) -> Result<(), CoreError> {
         let p = &self.parallel;
-        for (field, v) in [
-            ("micro_batch", self.micro_batch),
-            ("seq_len", self.seq_len),
-            ("grad_accum", self.grad_accum),
-            ("parallel.tp", p.tp),
-            ("parallel.pp", p.pp),
-            ("parallel.ep", p.ep),
+        for (field, v, max, fix) in [
+            (
+                "micro_batch",
+                self.micro_batch,
+                MAX_MICRO_BATCH,
+                "sequences per device per micro-step, 1–65536 (typically 1–64)",
+            ),
+            (
+                "seq_len",
+                self.seq_len,
+                MAX_SEQ_LEN,
+                "tokens per sequence, 1–16777216 (e.g. 2048)",
+            ),
+            (
+                "grad_accum",
+                self.grad_accum,
+                MAX_GRAD_ACCUM,
+                "micro-batches per optimizer step, 1–1048576",
+            ),
+            (
+                "parallel.tp",
+                p.tp,
+                MAX_PARALLEL_DEGREE,
+                "tensor-parallel degree, 1–65536 (usually ≤ 8, inside a node)",
+            ),
+            (
+                "parallel.pp",
+                p.pp,
+                MAX_PARALLEL_DEGREE,
+                "pipeline-parallel degree, 1–65536",
+            ),
+            (
+                "parallel.ep",
+                p.ep,
+                MAX_PARALLEL_DEGREE,
+                "expert-parallel degree, 1–65536",
+            ),
         ] {
-            if v == 0 {
-                return Err(CoreError::invalid(field, v, "must be at least 1"));
-            }
+            check_int(field, v, 1, max, fix)?;
         }
-        if self.micro_batch > 65_536 || self.seq_len > 16_777_216 {
-            return Err(CoreError::invalid(
-                "micro_batch/seq_len",
-                format!("{}/{}", self.micro_batch, self.seq_len),
-                "absurdly large: micro_batch is per device (typically 1–64), seq_len in tokens (up to 16M)",
-            ));
-        }
-        if p.zero > 3 {
-            return Err(CoreError::invalid(
-                "parallel.zero",
-                p.zero,
-                "ZeRO stages are 0, 1, 2 or 3",
-            ));
-        }
+        check_int(
+            "parallel.zero",
+            u64::from(p.zero),
+            0,
+            3,
+            "ZeRO stages are 0, 1, 2 or 3",
+        )?;
         if p.offload_params && p.zero < 3 {
             return Err(CoreError::invalid(
                 "parallel.offload_params",
@@ -250,23 +402,48 @@ impl TrainingSetup {
                 "parameter offload needs ZeRO-3 (or FSDP full shard): set parallel.zero = 3",
             ));
         }
-        if self.task.is_peft() && self.lora.rank == 0 {
-            return Err(CoreError::invalid(
-                "lora.rank",
-                0,
-                "LoRA rank must be at least 1 (typical: 8–64)",
-            ));
+        if self.task.is_peft() {
+            self.lora.validate()?;
         }
-        for (field, v) in [
-            ("tokens", self.tokens),
-            ("samples", self.samples),
-            ("epochs", self.epochs),
-            ("bytes_per_sample", self.bytes_per_sample),
-            ("dataset_bytes", self.dataset_bytes),
+        self.validate_amounts()
+    }
+
+    fn validate_amounts(&self) -> Result<(), CoreError> {
+        for (field, v, max, fix) in [
+            (
+                "tokens",
+                self.tokens,
+                MAX_TOKENS,
+                "training tokens, a positive number up to 1e16 (e.g. 1e8)",
+            ),
+            (
+                "samples",
+                self.samples,
+                MAX_SAMPLES,
+                "training samples, a positive number up to 1e15",
+            ),
+            (
+                "epochs",
+                self.epochs,
+                MAX_EPOCHS,
+                "passes over the samples, a positive number up to 1e6",
+            ),
+            (
+                "bytes_per_sample",
+                self.bytes_per_sample,
+                MAX_BYTES_PER_SAMPLE,
+                "stored bytes per sample, a positive number up to 1e12",
+            ),
+            (
+                "dataset_bytes",
+                self.dataset_bytes,
+                MAX_DATASET_BYTES,
+                "dataset size in bytes, a positive number up to 1e18 (1 EB)",
+            ),
         ] {
             if let Some(x) = v {
-                if !x.is_finite() || x <= 0.0 {
-                    return Err(CoreError::invalid(field, x, "must be a positive number"));
+                if !(x.is_finite() && x > 0.0 && x <= max) {
+                    return Err(CoreError::invalid(field, x, fix));
                 }
             }
         }
@@ -282,6 +459,9 @@ impl TrainingSetup {
         }
     }
 }
+
+/// Largest dataset accepted, bytes (1 EB: beyond any storage class sold).
+pub const MAX_DATASET_BYTES: f64 = 1e18;
 
 /// Weight storage format for inference.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -393,34 +573,236 @@ impl Default for InferenceSetup {
     }
 }
 
+/// Largest decode batch (concurrent sequences of one replica).
+pub const MAX_BATCH: u64 = 1_048_576;
+/// Largest paged-KV block, tokens.
+pub const MAX_BLOCK_SIZE: u64 = 65_536;
+/// Largest int4 quantisation group.
+pub const MAX_QUANT_GROUP: u64 = 1_048_576;
+
+impl WeightFormat {
+    /// Range of the format's own numbers (int4 group, bits per weight).
+    pub fn validate(self) -> Result<(), CoreError> {
+        match self {
+            WeightFormat::Int4 { group } => check_int(
+                "weights.group",
+                group,
+                1,
+                MAX_QUANT_GROUP,
+                "weights per quantisation group, e.g. 128",
+            ),
+            WeightFormat::Bits { bits_per_weight } => check_range(
+                "weights.bits_per_weight",
+                bits_per_weight,
+                1.0,
+                32.0,
+                "bits per weight between 1 and 32 (GGUF Q4_K ≈ 4.5)",
+            ),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Check vLLM's `gpu_memory_utilization`: a fraction in (0, 1].
+pub fn check_gpu_memory_utilization(v: f64) -> Result<(), CoreError> {
+    if v.is_finite() && v > 0.0 && v <= 1.0 {
+        Ok(())
+    } else {
+        Err(CoreError::invalid(
+            "gpu_memory_utilization",
+            v,
+            "a fraction in (0, 1]; vLLM's default is 0.9",
+        ))
+    }
+}
+
+/// A prompt of `input + output` tokens must fit the model's context (encoder-only models read
+/// only the input).
+pub fn check_context(
+    m: &crate::model::ModelSpec,
+    input: u64,
+    output: u64,
+) -> Result<(), CoreError> {
+    let Some(t) = m.transformer() else {
+        return Ok(());
+    };
+    if m.warnings
+        .iter()
+        .any(|w| w == crate::model::hf::CONTEXT_ASSUMED)
+    {
+        return Ok(()); // the context is not known, only assumed
+    }
+    let encoder_only = t.structure == crate::model::Structure::EncoderOnly;
+    let need = if encoder_only {
+        input
+    } else {
+        input.saturating_add(output)
+    };
+    if need > t.max_context {
+        return Err(CoreError::invalid(
+            "input_tokens + output_tokens",
+            need,
+            &format!(
+                "{} reads at most {} tokens (max_position_embeddings): shorten the prompt or the output",
+                m.name, t.max_context
+            ),
+        ));
+    }
+    Ok(())
+}
+
 impl InferenceSetup {
     pub fn validate(&self) -> Result<(), CoreError> {
-        for (field, v) in [
-            ("tp", self.tp),
-            ("block_size", self.block_size),
-            ("batch", self.batch),
-            ("output_tokens", self.output_tokens),
+        for (field, v, max, fix) in [
+            (
+                "tp",
+                self.tp,
+                MAX_PARALLEL_DEGREE,
+                "tensor-parallel degree, 1–65536",
+            ),
+            (
+                "block_size",
+                self.block_size,
+                MAX_BLOCK_SIZE,
+                "paged-KV block size in tokens, e.g. 16",
+            ),
+            (
+                "batch",
+                self.batch,
+                MAX_BATCH,
+                "concurrent sequences, 1–1048576",
+            ),
+            (
+                "input_tokens",
+                self.input_tokens,
+                MAX_SEQ_LEN,
+                "prompt tokens, 1–16777216",
+            ),
+            (
+                "output_tokens",
+                self.output_tokens,
+                MAX_SEQ_LEN,
+                "generated tokens per request, 1–16777216",
+            ),
+            (
+                "max_model_len",
+                self.max_model_len.unwrap_or(1),
+                MAX_SEQ_LEN,
+                "context length in tokens, 1–16777216",
+            ),
+            (
+                "max_num_batched_tokens",
+                self.max_num_batched_tokens.unwrap_or(1),
+                MAX_SEQ_LEN,
+                "tokens per batch, 1–16777216",
+            ),
         ] {
-            if v == 0 {
-                return Err(CoreError::invalid(field, v, "must be at least 1"));
-            }
+            check_int(field, v, 1, max, fix)?;
         }
-        if !(self.gpu_memory_utilization > 0.0 && self.gpu_memory_utilization <= 1.0) {
-            return Err(CoreError::invalid(
-                "gpu_memory_utilization",
-                self.gpu_memory_utilization,
-                "a fraction in (0, 1]; vLLM's default is 0.9",
-            ));
+        check_gpu_memory_utilization(self.gpu_memory_utilization)?;
+        self.weights.validate()
+    }
+
+    /// Checks that need the model: the prompt and `max_model_len` fit its context.
+    pub fn validate_for(&self, m: &crate::model::ModelSpec) -> Result<(), CoreError> {
+        self.validate()?;
+        check_context(m, self.input_tokens, self.output_tokens)?;
+        let known = !m
+            .warnings
+            .iter()
+            .any(|w| w == crate::model::hf::CONTEXT_ASSUMED);
+        match (self.max_model_len, m.transformer()) {
+            (Some(len), Some(t)) if known && len > t.max_context => Err(CoreError::invalid(
+                "max_model_len",
+                len,
+                &format!(
+                    "{} has a context of {} tokens (max_position_embeddings); vLLM refuses a longer max_model_len",
+                    m.name, t.max_context
+                ),
+            )),
+            _ => Ok(()),
         }
-        if let WeightFormat::Bits { bits_per_weight } = self.weights {
-            if !(1.0..=32.0).contains(&bits_per_weight) {
-                return Err(CoreError::invalid(
-                    "weights.bits_per_weight",
-                    bits_per_weight,
-                    "between 1 and 32",
-                ));
-            }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::find_preset;
+
+    fn field(r: Result<(), CoreError>) -> String {
+        r.unwrap_err().field().unwrap_or("").to_string()
+    }
+
+    #[test]
+    fn training_ranges_name_the_field() {
+        let ok = TrainingSetup::default();
+        assert!(ok.validate().is_ok());
+        let lora = |rank| TrainingSetup {
+            task: TrainTask::Lora,
+            lora: LoraConfig {
+                rank,
+                ..LoraConfig::default()
+            },
+            ..TrainingSetup::default()
+        };
+        assert_eq!(field(lora(1 << 63).validate()), "lora.rank");
+        assert_eq!(field(lora(0).validate()), "lora.rank");
+        let t = |tokens| TrainingSetup {
+            tokens: Some(tokens),
+            ..TrainingSetup::default()
+        };
+        for bad in [f64::NAN, f64::INFINITY, -1.0, 0.0, u64::MAX as f64] {
+            assert_eq!(field(t(bad).validate()), "tokens");
         }
-        Ok(())
+        let mut p = TrainingSetup::default();
+        p.parallel.tp = u64::MAX;
+        assert_eq!(field(p.validate()), "parallel.tp");
+        p.parallel.tp = 1;
+        p.parallel.zero = 4;
+        assert_eq!(field(p.validate()), "parallel.zero");
+        let s = TrainingSetup {
+            seq_len: MAX_SEQ_LEN + 1,
+            ..TrainingSetup::default()
+        };
+        assert_eq!(field(s.validate()), "seq_len");
+    }
+
+    #[test]
+    fn lora_targets_are_checked_against_the_model_and_translated_for_gpt2() {
+        let llama = &find_preset("Llama-3.1-8B").unwrap().model;
+        let gpt2 = &find_preset("GPT-2").unwrap().model;
+        let resnet = &find_preset("ResNet-50").unwrap().model;
+        let with = |t: &[&str]| LoraConfig {
+            targets: t.iter().map(|s| s.to_string()).collect(),
+            ..LoraConfig::default()
+        };
+        assert!(with(&["c_attn"]).validate_for(llama).is_err());
+        assert!(with(&["q_proj"]).validate_for(gpt2).is_err());
+        assert!(with(&["c_attn"]).validate_for(gpt2).is_ok());
+        assert_eq!(
+            with(&["c_attn"]).resolved_for(gpt2).targets,
+            ["q_proj", "k_proj", "v_proj"]
+        );
+        assert!(with(&["all-linear"]).validate_for(resnet).is_err());
+        assert!(with(&["q_proj", "v_proj"]).validate_for(llama).is_ok());
+    }
+
+    #[test]
+    fn inference_prompt_must_fit_the_context() {
+        let gpt2 = &find_preset("GPT-2").unwrap().model;
+        let s = |i, o| InferenceSetup {
+            input_tokens: i,
+            output_tokens: o,
+            ..InferenceSetup::default()
+        };
+        assert!(s(1000, 24).validate_for(gpt2).is_ok());
+        assert!(s(1000, 25).validate_for(gpt2).is_err());
+        assert_eq!(field(s(1000, 0).validate()), "output_tokens");
+        let u = InferenceSetup {
+            gpu_memory_utilization: f64::NAN,
+            ..InferenceSetup::default()
+        };
+        assert_eq!(field(u.validate()), "gpu_memory_utilization");
     }
 }

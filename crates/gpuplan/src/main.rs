@@ -11,6 +11,12 @@ macro_rules! outln {
 macro_rules! out {
     ($($t:tt)*) => { $crate::render::emit(&format!($($t)*)) };
 }
+/// Shadows std's `eprintln!` in every module of the binary: std's panics when stderr is closed;
+/// this one writes through [`render::emit_err`], which ignores write errors and escapes control
+/// characters.
+macro_rules! eprintln {
+    ($($t:tt)*) => { $crate::render::emit_err(&format!("{}\n", format!($($t)*))) };
+}
 
 mod cli;
 mod cmd;
@@ -25,15 +31,49 @@ pub mod exit {
     pub const USAGE: u8 = 2;
     /// The estimate ran but the job does not fit the hardware.
     pub const DOES_NOT_FIT: u8 = 3;
+    /// The output could not be written (disk full, I/O error; a closed pipe is not an error).
+    pub const WRITE_FAILED: u8 = 5;
 }
 
 fn main() -> ExitCode {
-    let cli = cli::Cli::parse();
+    let json = render::json_requested(std::env::args());
+    let cli = match cli::Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => return usage_error(e, json),
+    };
     match cmd::run(cli) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             eprintln!("error: {e:#}");
+            if json {
+                render::emit_json_error(exit::USAGE, &e, None);
+            }
             ExitCode::from(exit::USAGE)
         }
     }
+}
+
+/// A flag clap rejects: its message on stderr (and a JSON error object with `--format json`);
+/// `--help` and `--version` print on stdout and succeed.
+fn usage_error(e: clap::Error, json: bool) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        render::emit(&e.render().to_string());
+        return ExitCode::SUCCESS;
+    }
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        render::emit_err(&e.render().to_string());
+        return ExitCode::from(exit::USAGE);
+    }
+    render::emit_err(&e.render().to_string());
+    if json {
+        let field = e
+            .get(clap::error::ContextKind::InvalidArg)
+            .map(|v| v.to_string());
+        render::emit_json_error(exit::USAGE, &anyhow::anyhow!("{}", e.render()), field);
+    }
+    ExitCode::from(exit::USAGE)
 }

@@ -315,3 +315,68 @@ fn bf16_on_a_chip_without_it_is_rejected_or_switched() {
     );
     assert!(String::from_utf8_lossy(&o.stderr).contains("no bf16"));
 }
+
+/// Run gpuplan through `sh -c` with the given redirections; returns (exit code, stderr).
+#[cfg(unix)]
+fn gpuplan_sh(redirect: &str, args: &str) -> (i32, String) {
+    let cfg = std::env::temp_dir().join(format!("gpuplan-cli-cfg-{}", std::process::id()));
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(format!("\"$0\" {args} {redirect}"))
+        .arg(env!("CARGO_BIN_EXE_gpuplan"))
+        .env("GPUPLAN_CONFIG_DIR", cfg)
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stderr).to_string(),
+    )
+}
+
+#[cfg(unix)]
+#[test]
+fn a_closed_stderr_never_panics() {
+    // An error and a warning with stderr closed: exit 2 (bad input), not 101 (panic).
+    let (code, _) = gpuplan_sh("2>&-", "plan -m NoSuchModel");
+    assert_eq!(code, 2);
+    let (code, _) = gpuplan_sh("2>&- >/dev/null", "models");
+    assert_eq!(code, 0);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_failed_stdout_write_is_exit_5_and_a_closed_pipe_is_exit_0() {
+    let (code, err) = gpuplan_sh(">/dev/full", "models");
+    assert_eq!(code, 5, "{err}");
+    assert!(err.contains("cannot write output"), "{err}");
+    // The reader goes away before gpuplan writes: a quiet exit 0, like `| head`.
+    let (code, err) = gpuplan_sh(
+        "| (exec 0<&-; sleep 0)",
+        "plan -m Qwen2.5-7B --task lora --tokens 1e8",
+    );
+    assert!(code == 0, "{code} {err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn json_error_object_matches_the_documented_shape() {
+    let o = gpuplan(&[
+        "plan",
+        "-m",
+        "Qwen2.5-7B",
+        "--max-nodes",
+        "100000",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["kind"], "error");
+    assert_eq!(v["error"]["code"], 2);
+    assert_eq!(v["error"]["kind"], "bad_input");
+    assert_eq!(v["error"]["field"], "max_nodes");
+    assert!(v["error"]["message"].as_str().unwrap().contains("4096"));
+    // The human message still goes to stderr.
+    assert!(String::from_utf8_lossy(&o.stderr).contains("max_nodes"));
+}

@@ -12,6 +12,10 @@ use super::spec::{
 use crate::error::CoreError;
 use serde_json::Value;
 
+/// The warning of a config without a context length (4096 is assumed; checks against the
+/// context skip such models: the limit is not known).
+pub const CONTEXT_ASSUMED: &str = "no max_position_embeddings: context length assumed 4096";
+
 /// Families with a dedicated mapping.
 pub const KNOWN_MODEL_TYPES: &[&str] = &[
     "llama",
@@ -38,37 +42,168 @@ pub const KNOWN_MODEL_TYPES: &[&str] = &[
     "vit",
 ];
 
+/// Largest number of layers a config may give.
+pub const MAX_LAYERS: u64 = 10_000;
+/// Largest hidden size.
+pub const MAX_HIDDEN: u64 = 1_000_000;
+/// Largest MLP width.
+pub const MAX_FFN: u64 = 100_000_000;
+/// Largest vocabulary.
+pub const MAX_VOCAB: u64 = 100_000_000;
+/// Largest head count, expert count and other small counts.
+pub const MAX_COUNT: u64 = 1_000_000;
+/// Longest context, tokens (2^30).
+pub const MAX_CONTEXT: u64 = 1 << 30;
+/// Largest value of any other integer key.
+pub const MAX_OTHER: u64 = u32::MAX as u64;
+/// Most parameters a config may describe (10^15; the largest published models have ~2·10^12):
+/// keeps every later parameter sum far from u64 overflow.
+pub const MAX_PARAMS: f64 = 1e15;
+
+/// The upper bound of an integer key.
+fn key_max(key: &str) -> u64 {
+    match key {
+        "num_hidden_layers"
+        | "n_layer"
+        | "num_layers"
+        | "encoder_layers"
+        | "decoder_layers"
+        | "num_decoder_layers"
+        | "first_k_dense_replace"
+        | "num_nextn_predict_layers" => MAX_LAYERS,
+        "hidden_size" | "n_embd" | "d_model" | "head_dim" | "kv_channels" | "d_kv"
+        | "kv_lora_rank" | "q_lora_rank" | "qk_nope_head_dim" | "qk_rope_head_dim"
+        | "v_head_dim" => MAX_HIDDEN,
+        "intermediate_size"
+        | "ffn_hidden_size"
+        | "d_ff"
+        | "n_inner"
+        | "encoder_ffn_dim"
+        | "moe_intermediate_size"
+        | "shared_expert_intermediate_size" => MAX_FFN,
+        "vocab_size" | "padded_vocab_size" => MAX_VOCAB,
+        "max_position_embeddings"
+        | "model_max_length"
+        | "seq_length"
+        | "n_positions"
+        | "n_ctx"
+        | "max_source_positions"
+        | "max_target_positions"
+        | "sliding_window" => MAX_CONTEXT,
+        "image_size" | "num_mel_bins" => 100_000,
+        "patch_size" => 10_000,
+        "num_channels" => 1_000,
+        _ if key.contains("head") || key.contains("expert") || key.contains("group") => MAX_COUNT,
+        _ => MAX_OTHER,
+    }
+}
+
+/// Integer keys that may be 0 (every other integer key must be at least 1).
+const ZERO_OK: &[&str] = &[
+    "first_k_dense_replace",
+    "n_shared_experts",
+    "num_nextn_predict_layers",
+    "shared_expert_intermediate_size",
+    "num_local_experts",
+    "num_experts",
+    "n_routed_experts",
+    "sliding_window",
+    "type_vocab_size",
+];
+
 struct Fields<'a> {
     obj: &'a serde_json::Map<String, Value>,
     missing: Vec<String>,
+    /// Keys present with a value that cannot be used: (key, value as written, what is expected).
+    invalid: std::cell::RefCell<Vec<(String, String, String)>>,
 }
 
 impl<'a> Fields<'a> {
-    fn opt_u64(&self, keys: &[&str]) -> Option<u64> {
-        keys.iter().find_map(|k| {
-            let v = self.obj.get(*k)?;
-            v.as_u64().or_else(|| {
-                v.as_f64()
-                    .filter(|f| *f >= 0.0 && f.fract() == 0.0)
-                    .map(|f| f as u64)
-            })
-        })
+    fn bad(&self, key: &str, v: &Value, expected: String) {
+        let shown: String = v.to_string().chars().take(40).collect();
+        self.invalid
+            .borrow_mut()
+            .push((key.to_string(), shown, expected));
     }
-    /// A required positive integer; records the first key name as missing when absent.
+    /// The first present key's integer; a present value that is not an integer in the key's
+    /// range is recorded as invalid (never replaced by a default). JSON `null` counts as absent.
+    fn opt_u64(&self, keys: &[&str]) -> Option<u64> {
+        let (k, v) = keys
+            .iter()
+            .find_map(|k| self.obj.get(*k).filter(|v| !v.is_null()).map(|v| (*k, v)))?;
+        let max = key_max(k);
+        let n = v.as_u64().or_else(|| {
+            v.as_f64()
+                .filter(|f| *f >= 0.0 && f.fract() == 0.0 && *f <= max as f64)
+                .map(|f| f as u64)
+        });
+        match n {
+            Some(0) if !ZERO_OK.contains(&k) => {
+                self.bad(k, v, "must be at least 1".into());
+                None
+            }
+            Some(n) if n <= max => Some(n),
+            _ => {
+                self.bad(k, v, format!("expected a whole number from 0 to {max}"));
+                None
+            }
+        }
+    }
+    /// A required positive integer; records the first key name as missing when absent, and as
+    /// invalid when present but zero or not a number.
     fn req(&mut self, keys: &[&str]) -> u64 {
-        match self.opt_u64(keys) {
-            Some(v) => v,
-            None => {
+        let present = keys
+            .iter()
+            .find(|k| self.obj.get(**k).is_some_and(|v| !v.is_null()));
+        match (self.opt_u64(keys), present) {
+            (Some(v), _) => v,
+            (None, Some(_)) => 0,
+            (None, None) => {
                 self.missing.push(keys[0].to_string());
                 0
             }
         }
     }
     fn opt_bool(&self, key: &str) -> Option<bool> {
-        self.obj.get(key).and_then(Value::as_bool)
+        let v = self.obj.get(key).filter(|v| !v.is_null())?;
+        let b = v.as_bool();
+        if b.is_none() {
+            self.bad(key, v, "expected true or false".into());
+        }
+        b
     }
     fn opt_str(&self, key: &str) -> Option<&'a str> {
-        self.obj.get(key).and_then(Value::as_str)
+        let v = self.obj.get(key).filter(|v| !v.is_null())?;
+        let t = v.as_str();
+        if t.is_none() {
+            self.bad(key, v, "expected a string".into());
+        }
+        t
+    }
+    /// Head width from hidden / heads when the config gives none: the division must be exact.
+    fn derived_head_dim(&self, hidden_key: &str, hidden: u64, heads: u64) -> u64 {
+        if heads == 0 || hidden == 0 {
+            return 0;
+        }
+        if !hidden.is_multiple_of(heads) {
+            self.bad(
+                hidden_key,
+                &Value::from(hidden),
+                format!("must be divisible by the number of attention heads ({heads}), or give head_dim"),
+            );
+            return 0;
+        }
+        hidden / heads
+    }
+    /// The first invalid key as an error.
+    fn first_invalid(&self) -> Option<CoreError> {
+        let inv = self.invalid.borrow();
+        let (k, v, why) = inv.first()?;
+        Some(CoreError::invalid(
+            k,
+            v,
+            &format!("{why} (config.json key `{k}`)"),
+        ))
     }
 }
 
@@ -94,6 +229,7 @@ pub fn from_hf_value(name: &str, v: &Value, sources: Vec<String>) -> Result<Mode
     let mut f = Fields {
         obj,
         missing: Vec::new(),
+        invalid: Default::default(),
     };
     let mut warnings = Vec::new();
     let model_type = f.opt_str("model_type").unwrap_or("").to_string();
@@ -114,6 +250,9 @@ pub fn from_hf_value(name: &str, v: &Value, sources: Vec<String>) -> Result<Mode
         "chatglm" | "glm4" if f.obj.contains_key("num_layers") => chatglm(&mut f, &model_type),
         _ => decoder(&mut f, &model_type, &mut warnings),
     };
+    if let Some(e) = f.first_invalid() {
+        return Err(e);
+    }
     if !f.missing.is_empty() {
         f.missing.dedup();
         return Err(CoreError::MissingFields { fields: f.missing });
@@ -133,7 +272,11 @@ pub fn from_hf_value(name: &str, v: &Value, sources: Vec<String>) -> Result<Mode
         }
         .to_string()
     });
+    if let Some(e) = f.first_invalid() {
+        return Err(e);
+    }
     validate_shapes(&spec)?;
+    check_size(&spec)?;
     Ok(ModelSpec {
         name: name.to_string(),
         architecture: Architecture::Transformer(spec),
@@ -242,8 +385,38 @@ fn set_all_biases(t: &mut TransformerSpec) {
 }
 
 fn head_dim_or(f: &Fields, hidden: u64, heads: u64) -> u64 {
-    f.opt_u64(&["head_dim"])
-        .unwrap_or(hidden.checked_div(heads).unwrap_or(0))
+    match f.opt_u64(&["head_dim"]) {
+        Some(d) => d,
+        None if f.obj.get("head_dim").is_some_and(|v| !v.is_null()) => 0,
+        None => f.derived_head_dim("hidden_size", hidden, heads),
+    }
+}
+
+/// A rough upper bound of the parameter count, in f64: a config describing more than
+/// [`MAX_PARAMS`] is refused, so the exact integer sums of `params.rs` cannot overflow.
+fn check_size(t: &TransformerSpec) -> Result<(), CoreError> {
+    let h = t.hidden as f64;
+    let experts = t.moe.map_or(1.0, |m| (m.experts + m.shared_experts) as f64);
+    let ffn = t.ffn.max(t.moe.map_or(0, |m| m.expert_ffn)) as f64;
+    let width = (t.heads.max(t.kv_heads) * t.head_dim) as f64 + h;
+    let mut per_layer = 4.0 * h * width + 3.0 * h * ffn * experts;
+    if let AttentionKind::Mla(m) = t.attention {
+        let ranks = (m.q_lora_rank.unwrap_or(t.hidden) + m.kv_lora_rank) as f64 + h;
+        let head = (m.qk_nope_head_dim + m.qk_rope_head_dim + m.v_head_dim) as f64;
+        per_layer += 2.0 * ranks * t.heads as f64 * head;
+    }
+    let layers = (t.total_layers() as f64) * 2.0;
+    let extras: f64 = t.extras.iter().map(|e| e.params as f64).sum();
+    let total = layers * per_layer + 2.0 * (t.vocab as f64 + t.max_context as f64) * h + extras;
+    if total.is_finite() && total <= MAX_PARAMS {
+        Ok(())
+    } else {
+        Err(CoreError::invalid(
+            "config.json",
+            format!("~{total:.2e} parameters"),
+            "the shapes describe more than 1e15 parameters: check hidden_size, num_hidden_layers, intermediate_size and the expert counts",
+        ))
+    }
 }
 
 fn nonzero_dropout(f: &Fields, keys: &[&str]) -> bool {
@@ -264,12 +437,17 @@ fn decoder(f: &mut Fields, model_type: &str, warnings: &mut Vec<String>) -> Tran
     let vocab = f.req(&["vocab_size"]);
     let ffn = f.req(&["intermediate_size"]);
     let kv_heads = f.opt_u64(&["num_key_value_heads"]).unwrap_or(heads);
-    let head_dim = head_dim_or(f, hidden, heads);
+    // MLA models set their head width from the MLA dimensions below.
+    let head_dim = if f.obj.get("kv_lora_rank").is_some_and(|v| !v.is_null()) {
+        0
+    } else {
+        head_dim_or(f, hidden, heads)
+    };
     let max_context =
         match f.opt_u64(&["max_position_embeddings", "model_max_length", "seq_length"]) {
             Some(c) => c,
             None => {
-                warnings.push("no max_position_embeddings: context length assumed 4096".into());
+                warnings.push(CONTEXT_ASSUMED.into());
                 4096
             }
         };
@@ -352,9 +530,10 @@ fn chatglm(f: &mut Fields, model_type: &str) -> TransformerSpec {
     let hidden = f.req(&["hidden_size"]);
     let layers = f.req(&["num_layers"]);
     let heads = f.req(&["num_attention_heads"]);
-    let head_dim = f
-        .opt_u64(&["kv_channels"])
-        .unwrap_or(hidden.checked_div(heads).unwrap_or(0));
+    let head_dim = match f.opt_u64(&["kv_channels"]) {
+        Some(d) => d,
+        None => f.derived_head_dim("hidden_size", hidden, heads),
+    };
     let kv_heads = if f.opt_bool("multi_query_attention").unwrap_or(false) {
         f.req(&["multi_query_group_num"])
     } else {
@@ -398,7 +577,7 @@ fn gpt2(f: &mut Fields) -> TransformerSpec {
         f.req(&["n_layer", "num_hidden_layers"]),
         heads,
         heads,
-        hidden.checked_div(heads).unwrap_or(0),
+        f.derived_head_dim("n_embd", hidden, heads),
         f.opt_u64(&["n_inner"]).unwrap_or(4 * hidden),
         f.req(&["vocab_size"]),
         MlpKind::Plain,
@@ -425,7 +604,7 @@ fn bert(f: &mut Fields) -> TransformerSpec {
         f.req(&["num_hidden_layers"]),
         heads,
         heads,
-        hidden.checked_div(heads).unwrap_or(0),
+        f.derived_head_dim("hidden_size", hidden, heads),
         f.req(&["intermediate_size"]),
         f.req(&["vocab_size"]),
         MlpKind::Plain,
@@ -498,7 +677,7 @@ fn whisper(f: &mut Fields) -> TransformerSpec {
         f.req(&["encoder_layers"]),
         heads,
         heads,
-        hidden.checked_div(heads).unwrap_or(0),
+        f.derived_head_dim("d_model", hidden, heads),
         f.req(&["encoder_ffn_dim"]),
         f.req(&["vocab_size"]),
         MlpKind::Plain,
@@ -542,7 +721,7 @@ fn vit(f: &mut Fields) -> TransformerSpec {
         f.req(&["num_hidden_layers"]),
         heads,
         heads,
-        hidden.checked_div(heads).unwrap_or(0),
+        f.derived_head_dim("hidden_size", hidden, heads),
         f.req(&["intermediate_size"]),
         0,
         MlpKind::Plain,
@@ -564,4 +743,62 @@ fn vit(f: &mut Fields) -> TransformerSpec {
         },
     ];
     t
+}
+
+#[cfg(test)]
+mod input_tests {
+    use super::*;
+
+    const LLAMA: &str = r#""model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
+        "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256,
+        "intermediate_size": 14336, "max_position_embeddings": 8192"#;
+
+    fn with(extra: &str) -> Result<ModelSpec, CoreError> {
+        parse_hf_config("t", &format!("{{{LLAMA}, {extra}}}"))
+    }
+
+    #[test]
+    fn present_but_invalid_keys_say_invalid_not_missing() {
+        for (extra, key) in [
+            (r#""num_hidden_layers": "8""#, "num_hidden_layers"),
+            (r#""vocab_size": 0"#, "vocab_size"),
+            (r#""hidden_size": -4096"#, "hidden_size"),
+            (r#""num_attention_heads": 31.5"#, "num_attention_heads"),
+            (
+                r#""num_hidden_layers": 18446744073709551615"#,
+                "num_hidden_layers",
+            ),
+            (
+                r#""hidden_size": 4000, "num_attention_heads": 30, "num_key_value_heads": 30"#,
+                "hidden_size",
+            ),
+            (r#""tie_word_embeddings": "yes""#, "tie_word_embeddings"),
+            (
+                r#""max_position_embeddings": "8k""#,
+                "max_position_embeddings",
+            ),
+            (r#""num_key_value_heads": 1e300"#, "num_key_value_heads"),
+        ] {
+            let e = with(extra).unwrap_err().to_string();
+            assert!(
+                e.contains("invalid") && e.contains(key) && !e.contains("missing"),
+                "{extra}: {e}"
+            );
+        }
+    }
+
+    #[test]
+    fn absurd_sizes_are_refused_before_any_arithmetic() {
+        let e = with(r#""num_hidden_layers": 10000, "hidden_size": 1000000, "num_attention_heads": 1000, "num_key_value_heads": 1000, "intermediate_size": 100000000"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("1e15"), "{e}");
+    }
+
+    #[test]
+    fn null_is_absent_and_valid_configs_still_import() {
+        let m = with(r#""sliding_window": null, "head_dim": null"#).unwrap();
+        assert!(m.transformer().unwrap().sliding_window.is_none());
+        assert_eq!(m.transformer().unwrap().head_dim, 128);
+    }
 }

@@ -146,7 +146,7 @@ fn normalise(s: &str) -> String {
 /// Find a preset by name, case-insensitively; `-hf`, `-instruct` and an `org/` prefix are ignored.
 pub fn find_preset(name: &str) -> Result<&'static Preset, CoreError> {
     let all = presets()?;
-    // An exact (normalised) name first: some preset names contain a slash (ViT-L/16).
+    // A name with a slash of its own (ViT-L/16) first, then as an `org/model` HF id.
     if let Some(p) = all
         .iter()
         .find(|p| normalise(&p.model.name) == normalise(name))

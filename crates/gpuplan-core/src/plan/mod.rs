@@ -4,9 +4,12 @@
 
 pub mod advice;
 pub mod hints;
+pub mod inputs;
 pub mod money;
 pub mod serve;
 pub mod train;
+
+pub use inputs::{check_plans, validate_request};
 
 use crate::catalog::{Billing, Catalog, Instance, InstanceLink, Price, Provider, RdmaKind};
 use crate::constants::Tunables;
@@ -410,7 +413,8 @@ pub fn candidates<'a>(
 
 /// Entry point.
 pub fn plan(req: &PlanRequest, cat: &Catalog) -> Result<PlanOutcome, CoreError> {
-    req.tunables.validate()?;
+    let resolved = validate_request(req)?;
+    let req = &resolved;
     let mut rejected = Vec::new();
     let cands = candidates(cat, &req.constraints, &mut rejected);
     let (mut plans, configurations) = match &req.job {
@@ -428,6 +432,7 @@ pub fn plan(req: &PlanRequest, cat: &Catalog) -> Result<PlanOutcome, CoreError> 
         }
         Job::Serve(s) => serve::search(req, s, &cands, cat, &mut rejected)?,
     };
+    check_plans(req, &plans)?;
     rank(&mut plans, req.objective);
     collapse_near_duplicates(&mut plans);
     let pareto = pareto_front(&plans);

@@ -1,6 +1,6 @@
 //! `gpuplan estimate`: one job on one hardware description.
 
-use super::{apply_sets, apply_training_flags, load_model, parse_word, read_workload};
+use super::{apply_sets, apply_training_flags, parse_word, read_workload, resolve_model};
 use crate::cli::{EstimateArgs, Format, TaskArg};
 use crate::exit;
 use crate::render::{self, gib};
@@ -128,13 +128,7 @@ fn resolve(a: &EstimateArgs) -> Result<Request> {
 
 pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
     let mut r = resolve(&a)?;
-    let model = load_model(
-        a.job.model.as_deref().or(r.file.model.as_deref()),
-        a.job
-            .model_config
-            .as_deref()
-            .or(r.file.model_config.as_deref().map(std::path::Path::new)),
-    )?;
+    let model = resolve_model(&a.job, &r.file)?;
     for w in &model.warnings {
         eprintln!("warning: {w}");
     }
@@ -389,6 +383,26 @@ fn training_report(
     out
 }
 
+/// The KV pool row; a pool below zero is shown as 0 with the shortfall, never as negative memory.
+fn kv_pool_row(m: &gpuplan_core::infer::ServingMemory) -> Vec<String> {
+    let per = format!(
+        "{} B/token/GPU ({} KV heads per GPU)",
+        m.kv_per_token.per_device.0, m.kv_per_token.heads_per_device
+    );
+    if m.kv_pool.0 >= 0.0 {
+        vec!["KV pool".into(), gib(m.kv_pool), per]
+    } else {
+        vec![
+            "KV pool".into(),
+            "0.00".into(),
+            format!(
+                "none: the budget is short by {:.2} GiB; {per}",
+                -m.kv_pool.gib()
+            ),
+        ]
+    }
+}
+
 fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, md: bool) -> String {
     let s = &r.inference;
     let m = &e.memory;
@@ -421,14 +435,7 @@ fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, md: bool) ->
             gib(m.non_torch + m.cudagraph),
             "tunables vllm_non_torch_gib, vllm_cudagraph_gib".into(),
         ],
-        vec![
-            "KV pool".into(),
-            gib(m.kv_pool),
-            format!(
-                "{} B/token/GPU ({} KV heads per GPU)",
-                m.kv_per_token.per_device.0, m.kv_per_token.heads_per_device
-            ),
-        ],
+        kv_pool_row(m),
     ];
     out.push_str("memory per GPU (vLLM sizing)\n");
     out.push_str(&render::block(md, &["component", "GiB", "how"], &rows));

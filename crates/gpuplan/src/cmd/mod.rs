@@ -106,6 +106,45 @@ pub fn load_model(preset: Option<&str>, config: Option<&Path>) -> Result<ModelSp
     }
 }
 
+/// The model of a job. Flags override the file: `--model-config`, then `--model`, then the
+/// file's `model_config`, its inline `[config]` table (labelled by its `model`), its `model`.
+/// When a config and a preset name are both given at the same level, the config wins and a
+/// warning on stderr says so.
+pub fn resolve_model(
+    j: &crate::cli::JobArgs,
+    file: &gpuplan_core::job::WorkloadFile,
+) -> Result<ModelSpec> {
+    let file_config = file.model_config.as_deref().map(Path::new);
+    match (j.model_config.as_deref(), j.model.as_deref()) {
+        (Some(p), name) => {
+            warn_both(name, &p.display().to_string(), "--model", "--model-config");
+            load_config(p)
+        }
+        (None, Some(name)) => load_model(Some(name), None),
+        (None, None) => match (file_config, &file.config) {
+            (Some(p), _) => {
+                let shown = p.display().to_string();
+                warn_both(file.model.as_deref(), &shown, "model", "model_config");
+                load_config(p)
+            }
+            (None, Some(cfg)) => Ok(gpuplan_core::model::hf::from_hf_value(
+                file.model.as_deref().unwrap_or("inline config"),
+                cfg,
+                vec![],
+            )?),
+            (None, None) => load_model(file.model.as_deref(), None),
+        },
+    }
+}
+
+fn warn_both(name: Option<&str>, config: &str, name_key: &str, config_key: &str) {
+    if let Some(n) = name {
+        eprintln!(
+            "warning: both {name_key} `{n}` and {config_key} {config} are given: {config_key} wins, {name_key} is ignored"
+        );
+    }
+}
+
 /// Parse a flag value through the same serde names the workload file uses, so both accept the
 /// same words and errors name the field.
 pub fn parse_word<T: serde::de::DeserializeOwned>(field: &str, value: &str) -> Result<T> {

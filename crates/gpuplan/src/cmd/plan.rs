@@ -2,7 +2,7 @@
 //! the ranked plans in English or Chinese, as a table, Markdown or JSON.
 
 use super::{
-    apply_sets, apply_training_flags, load_catalog, load_model, parse_word, read_workload,
+    apply_sets, apply_training_flags, load_catalog, parse_word, read_workload, resolve_model,
     CatalogOpts,
 };
 use crate::cli::{Format, Lang, OptimizeArg, PlanArgs, ProviderArg, TaskArg};
@@ -46,9 +46,7 @@ fn parse_hours(s: &str) -> Result<f64> {
         .trim()
         .parse()
         .with_context(|| format!("--deadline `{s}`: expected hours (24), or 24h / 30d"))?;
-    if !(v.is_finite() && v > 0.0) {
-        anyhow::bail!("--deadline `{s}` must be positive");
-    }
+    // The range (more than 0, at most 10 years) is checked by Constraints::validate.
     Ok(v * mult)
 }
 
@@ -92,19 +90,7 @@ const MAX_DATASET_BYTES: f64 = 1e18;
 fn build_request(a: &PlanArgs) -> Result<PlanRequest> {
     let j = &a.job;
     let file = read_workload(j)?;
-    let model = match (
-        &file.config,
-        j.model.as_deref().or(file.model.as_deref()),
-        j.model_config
-            .as_deref()
-            .or(file.model_config.as_deref().map(std::path::Path::new)),
-    ) {
-        (_, _, Some(p)) => load_model(None, Some(p))?,
-        (Some(cfg), name, None) => {
-            gpuplan_core::model::hf::from_hf_value(name.unwrap_or("inline config"), cfg, vec![])?
-        }
-        (None, name, None) => load_model(name, None)?,
-    };
+    let model = resolve_model(j, &file)?;
     let mut tun = file.tunables.clone().unwrap_or_default();
     apply_sets(&mut tun, &j.set)?;
     let mut c = file.constraints.clone().unwrap_or_default();
@@ -134,16 +120,10 @@ fn build_request(a: &PlanArgs) -> Result<PlanRequest> {
     if let Some(d) = &a.deadline {
         c.deadline_hours = Some(parse_hours(d)?);
     }
-    if let Some(b) = a.budget {
-        if !(b.is_finite() && b > 0.0) {
-            anyhow::bail!("--budget {b}: give a positive amount in CNY");
-        }
-        c.budget_cny = Some(b);
+    if a.budget.is_some() {
+        c.budget_cny = a.budget;
     }
     if let Some(n) = a.max_nodes {
-        if n == 0 {
-            anyhow::bail!("--max-nodes 0: give at least 1");
-        }
         c.max_nodes = n;
     }
     if let Some(b) = &a.billing {
@@ -151,21 +131,23 @@ fn build_request(a: &PlanArgs) -> Result<PlanRequest> {
     }
     c.interruptible |= a.interruptible;
     if let Some(r) = a.preemption_rate {
-        if !(0.0..1.0).contains(&r) {
-            anyhow::bail!(
-                "--preemption-rate {r}: preemptions per node-hour, between 0 and 1 (default 0.02)"
-            );
-        }
         c.preemption_rate = r;
     }
     if let Some(r) = a.reuse_hours {
-        c.reuse_hours_per_month = r.clamp(0.0, 730.0);
+        c.reuse_hours_per_month = r;
     }
+    c.validate()?;
+    check_top(a.top)?;
     if c.billing == BillingChoice::Spot && !c.interruptible {
         anyhow::bail!("--billing spot needs --interruptible: spot instances are reclaimed, so the job must checkpoint and resume");
     }
     let serve_task = matches!(j.task, Some(TaskArg::Inference))
         || (j.task.is_none() && file.serve.is_some() && file.training.is_none());
+    if !serve_task {
+        if let Some(flag) = serving_flag(a) {
+            anyhow::bail!("{flag} is a serving flag: add --task inference (or remove {flag} to plan training)");
+        }
+    }
     let job = if serve_task {
         let mut s = file.serve.clone().unwrap_or_else(ServeJob::default);
         if let Some(x) = a.rate {
@@ -247,6 +229,31 @@ fn build_request(a: &PlanArgs) -> Result<PlanRequest> {
         objective,
         tunables: tun,
     })
+}
+
+/// Most plans `--top` may show.
+pub const MAX_TOP: usize = 1000;
+
+fn check_top(top: usize) -> Result<()> {
+    if !(1..=MAX_TOP).contains(&top) {
+        anyhow::bail!("invalid --top {top}: plans to show, 1–{MAX_TOP}");
+    }
+    Ok(())
+}
+
+/// The first serving-only flag given, for the "add --task inference" hint.
+fn serving_flag(a: &PlanArgs) -> Option<&'static str> {
+    [
+        (a.rate.is_some(), "--rate"),
+        (a.concurrency.is_some(), "--concurrency"),
+        (a.ttft.is_some(), "--ttft"),
+        (a.tpot.is_some(), "--tpot"),
+        (a.weights.is_some(), "--weights"),
+        (a.job.input_tokens.is_some(), "--input-tokens"),
+        (a.job.output_tokens.is_some(), "--output-tokens"),
+    ]
+    .into_iter()
+    .find_map(|(given, flag)| given.then_some(flag))
 }
 
 pub fn run(a: PlanArgs, opts: &CatalogOpts) -> Result<u8> {
