@@ -71,3 +71,36 @@ proptest! {
         }
     }
 }
+
+const VALID: &str = "[[instance]]\nid = \"p.1\"\nprovider = \"alibaba\"\nfamily = \"p\"\ngpu = \"a10\"\ngpu_count = 1\ngpu_memory_gib = 24\nrdma = \"none\"\nsource = \"s\"\nas_of = \"2026-11\"\nconfidence = \"likely\"\n";
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    /// Catalog TOML fuzzing (proptest-driven): random edits of a valid file, or random text, never
+    /// panic, and no error or finding repeats a value of the file (the secret).
+    #[test]
+    fn catalog_parsing_never_panics_or_echoes_values(
+        edits in prop::collection::vec((0usize..400, "[\\x00-\\x7f]{0,4}"), 0..6),
+        noise in ".{0,80}",
+    ) {
+        let mut text = format!("password = \"S3CRET\"\n{VALID}");
+        for (at, s) in &edits {
+            let at = (*at).min(text.len());
+            if text.is_char_boundary(at) {
+                text.insert_str(at, s);
+            }
+        }
+        text.push_str(&noise);
+        match parse_catalog_rows("f.toml", &text) {
+            Err(e) => prop_assert!(!e.to_string().contains("S3CRET"), "{e}"),
+            Ok((f, findings)) => {
+                let mut c = builtin().clone();
+                let more = c.merge_validated(f, Origin::User("f.toml".into()), "f.toml");
+                for x in findings.iter().chain(&more) {
+                    prop_assert!(!format!("{} {}", x.location, x.message).contains("S3CRET"), "{x:?}");
+                }
+            }
+        }
+    }
+}

@@ -492,6 +492,10 @@ impl Catalog {
     pub(crate) fn merge_gpus(&mut self, rows: Vec<GpuSpec>) {
         self.ensure_index();
         for g in rows {
+            let hit = self.ix.gpu.get(&g.id).copied();
+            if hit.is_some_and(|n| self.gpus.get(n).is_none_or(|x| x.id != g.id)) {
+                self.reindex(); // a row was edited in place: trust the vector, not the index
+            }
             match self.ix.gpu.get(&g.id).copied() {
                 Some(n) => self.gpus[n] = g,
                 None => {
@@ -507,7 +511,16 @@ impl Catalog {
         self.ensure_index();
         for mut i in rows {
             i.origin = origin.clone();
-            match self.ix.inst.get(&(i.provider, i.id.clone())).copied() {
+            let key = (i.provider, i.id.clone());
+            let hit = self.ix.inst.get(&key).copied();
+            if hit.is_some_and(|n| {
+                self.instances
+                    .get(n)
+                    .is_none_or(|x| (x.provider, &x.id) != (i.provider, &i.id))
+            }) {
+                self.reindex();
+            }
+            match self.ix.inst.get(&key).copied() {
                 Some(n) => self.instances[n] = i,
                 None => {
                     let n = self.instances.len();
@@ -524,6 +537,14 @@ impl Catalog {
         for mut p in rows {
             p.origin = origin.clone();
             let key = (p.instance.clone(), p.region.clone(), p.billing);
+            let hit = self.ix.price.get(&key).copied();
+            if hit.is_some_and(|n| {
+                self.prices.get(n).is_none_or(|x| {
+                    (&x.instance, &x.region, x.billing) != (&p.instance, &p.region, p.billing)
+                })
+            }) {
+                self.reindex();
+            }
             match self.ix.price.get(&key).copied() {
                 Some(n) => self.prices[n] = p,
                 None => {
@@ -539,6 +560,10 @@ impl Catalog {
     pub(crate) fn merge_storage(&mut self, rows: Vec<StorageClass>) {
         self.ensure_index();
         for s in rows {
+            let hit = self.ix.storage.get(&s.id).copied();
+            if hit.is_some_and(|n| self.storage.get(n).is_none_or(|x| x.id != s.id)) {
+                self.reindex();
+            }
             match self.ix.storage.get(&s.id).copied() {
                 Some(n) => self.storage[n] = s,
                 None => {
@@ -841,6 +866,23 @@ mod tests {
         assert!(c.gpu("renamed").is_some());
         c.reindex();
         assert!(c.find_instance("added.directly").is_ok() && c.gpu("renamed").is_some());
+        // An id changed in place, then a merge with the old id: the renamed row is not replaced.
+        let old = c.instances[5].id.clone();
+        c.instances[5].id = "moved".into();
+        let mut back = c.instances[5].clone();
+        back.id = old.clone();
+        let n = c.instances.len();
+        c.merge(
+            CatalogFile {
+                instance: vec![back],
+                ..Default::default()
+            },
+            Origin::Builtin,
+            "x",
+        );
+        assert_eq!(c.instances[5].id, "moved");
+        assert_eq!(c.instances.len(), n + 1);
+        assert!(c.find_instance(&old).is_ok() && c.find_instance("moved").is_ok());
     }
 
     #[test]
