@@ -15,6 +15,7 @@ pub mod infer;
 pub mod job;
 pub mod model;
 pub mod plan;
+pub mod signing;
 pub mod train;
 pub mod units;
 pub mod validation;
