@@ -14,6 +14,8 @@ macro_rules! out {
 
 mod cli;
 mod cmd;
+mod creds;
+mod fetch;
 mod render;
 
 use clap::Parser;
@@ -25,6 +27,8 @@ pub mod exit {
     pub const USAGE: u8 = 2;
     /// The estimate ran but the job does not fit the hardware.
     pub const DOES_NOT_FIT: u8 = 3;
+    /// `prices fetch`: some requests failed (what succeeded was written).
+    pub const PARTIAL: u8 = 5;
 }
 
 fn main() -> ExitCode {

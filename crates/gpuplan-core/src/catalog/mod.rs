@@ -166,6 +166,9 @@ pub enum PriceKind {
     User,
     /// Derived by the documented method in `method`.
     Estimate,
+    /// Fetched from the provider's price API with the user's credentials (`gpuplan prices
+    /// fetch`); `source` names the API and region, `as_of` the fetch date.
+    Api,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -433,8 +436,9 @@ impl Catalog {
     ) -> Option<Price> {
         let rank = |p: &Price| match p.kind {
             PriceKind::User => 0,
-            PriceKind::List => 1,
-            PriceKind::Estimate => 2,
+            PriceKind::Api => 1,
+            PriceKind::List => 2,
+            PriceKind::Estimate => 3,
         };
         let direct = self
             .prices_for(&inst.id)

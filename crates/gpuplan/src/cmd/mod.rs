@@ -5,6 +5,7 @@ pub mod catalog;
 pub mod estimate;
 pub mod models;
 pub mod plan;
+pub mod prices;
 
 use crate::cli::{Cli, Command};
 use anyhow::{Context, Result};
@@ -22,6 +23,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Plan(args) => plan::run(*args, &opts),
         Command::Estimate(args) => estimate::run(*args, &opts),
         Command::Accuracy { cases, format } => accuracy::run(cases.as_deref(), format),
+        Command::Prices(args) => prices::run(*args, &opts),
     }
 }
 

@@ -319,6 +319,8 @@ fn kind_name(k: PriceKind, t: &T) -> &'static str {
         (PriceKind::List, true) => "公开价",
         (PriceKind::User, true) => "自有价",
         (PriceKind::Estimate, true) => "估算",
+        (PriceKind::Api, false) => "api",
+        (PriceKind::Api, true) => "接口价",
     }
 }
 
