@@ -540,10 +540,18 @@ mod tests {
                 "{p:?}"
             );
         }
-        assert!(c
+        assert!(c.prices.iter().all(|p| p.kind == PriceKind::List));
+        // Tencent's built-in prices are dated third-party transcriptions, marked unverified.
+        let tencent: Vec<_> = c
             .prices
             .iter()
-            .all(|p| p.kind == PriceKind::List && p.provider == Provider::Alibaba));
+            .filter(|p| p.provider == Provider::Tencent)
+            .collect();
+        assert!(tencent.len() >= 2);
+        assert!(tencent
+            .iter()
+            .all(|p| p.confidence == Some(Confidence::Unverified) && p.as_of.len() == 10));
+        assert!(c.prices.iter().all(|p| p.provider != Provider::Huawei));
         assert!(c.storage.len() >= 20);
     }
 
