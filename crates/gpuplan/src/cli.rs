@@ -385,6 +385,10 @@ pub struct PlanArgs {
     /// Output language; default from $LANG (zh_* → zh).
     #[arg(long, value_enum)]
     pub lang: Option<Lang>,
+    /// Ignore prices older than this (days: 30d or 30); estimates then come from newer prices
+    /// only. `gpuplan prices` shows each price's age.
+    #[arg(long, value_name = "AGE")]
+    pub max_price_age: Option<String>,
 }
 
 #[derive(Args, Debug)]

@@ -576,3 +576,122 @@ fn progress(n: usize) -> Option<indicatif::ProgressBar> {
     }
     Some(b)
 }
+
+/// Now, Unix seconds.
+pub fn today_secs() -> i64 {
+    now_secs()
+}
+
+/// `30d`, `30` (days), `4w` (weeks) → days.
+pub fn parse_age_days(s: &str) -> Result<i64> {
+    let t = s.trim().to_ascii_lowercase();
+    let (num, mult) = if let Some(n) = t.strip_suffix('d') {
+        (n, 1)
+    } else if let Some(n) = t.strip_suffix('w') {
+        (n, 7)
+    } else {
+        (t.as_str(), 1)
+    };
+    match num.trim().parse::<i64>() {
+        Ok(n) if n >= 0 => Ok(n * mult),
+        _ => bail!("invalid --max-price-age `{s}`: give days, e.g. 30d (or weeks, e.g. 4w)"),
+    }
+}
+
+/// Prices older than this get a warning in plans.
+pub const STALE_DAYS: i64 = 90;
+
+/// The age of each shown plan's chosen price.
+#[derive(Serialize, Debug, Clone)]
+pub struct PlanPriceAge {
+    pub rank: usize,
+    pub instance: String,
+    pub provider: &'static str,
+    pub region: String,
+    pub billing: &'static str,
+    pub kind: &'static str,
+    pub as_of: String,
+    pub age_days: Option<i64>,
+    /// The command that refreshes this price.
+    pub refresh: String,
+}
+
+pub fn refresh_command(p: &Price) -> String {
+    let mut c = format!(
+        "gpuplan prices fetch {} --instance {}",
+        p.provider.name(),
+        p.instance
+    );
+    if p.region != "unspecified" && !p.region.is_empty() {
+        c.push_str(&format!(" --region {}", p.region));
+    }
+    c.push_str(&format!(" --billing {}", p.billing.name()));
+    c
+}
+
+pub fn plan_price_ages(
+    plans: &[gpuplan_core::plan::Plan],
+    top: usize,
+    today: i64,
+) -> Vec<PlanPriceAge> {
+    plans
+        .iter()
+        .take(top)
+        .enumerate()
+        .filter_map(|(n, p)| {
+            let c = p.chosen.as_ref()?;
+            Some(PlanPriceAge {
+                rank: n + 1,
+                instance: p.instance.id.clone(),
+                provider: p.instance.provider.name(),
+                region: c.price.region.clone(),
+                billing: c.billing.name(),
+                kind: kind_name(c.price.kind),
+                as_of: c.price.as_of.clone(),
+                age_days: age_days(&c.price.as_of, today),
+                refresh: refresh_command(&Price {
+                    instance: p.instance.id.clone(),
+                    billing: c.billing,
+                    ..c.price.clone()
+                }),
+            })
+        })
+        .collect()
+}
+
+pub fn stale_warnings(ages: &[PlanPriceAge]) -> Vec<String> {
+    ages.iter()
+        .filter(|a| a.age_days.is_some_and(|d| d > STALE_DAYS))
+        .map(|a| {
+            format!(
+                "plan {}: the {} {} price of {} is {} days old (as of {}); refresh it with `{}`",
+                a.rank,
+                a.kind,
+                a.billing,
+                a.instance,
+                a.age_days.unwrap_or_default(),
+                a.as_of,
+                a.refresh
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ages_parse_and_count_whole_days() {
+        assert_eq!(parse_age_days("30d").unwrap(), 30);
+        assert_eq!(parse_age_days("4w").unwrap(), 28);
+        assert_eq!(parse_age_days(" 7 ").unwrap(), 7);
+        assert!(parse_age_days("-1d").is_err());
+        assert!(parse_age_days("a month").is_err());
+        // 2019-02-25 16:44:25 UTC.
+        assert_eq!(age_days("2019-02-20", 1_551_113_065), Some(5));
+        assert_eq!(age_days("2019-02", 1_551_113_065), Some(24));
+        assert_eq!(age_days("2030-01-01", 1_551_113_065), Some(0));
+        assert_eq!(age_days("unknown", 1_551_113_065), None);
+    }
+}

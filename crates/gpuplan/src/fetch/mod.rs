@@ -334,3 +334,75 @@ pub fn malformed(api: &str, what: &str) -> ApiError {
         message: format!("{api}: {what}"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resp(status: u16, body: &str) -> HttpResponse {
+        HttpResponse {
+            status,
+            body: body.into(),
+        }
+    }
+
+    #[test]
+    fn endpoints_and_verdicts() {
+        assert_eq!(
+            split_endpoint("http://127.0.0.1:8080/").unwrap(),
+            ("http://127.0.0.1:8080".into(), "127.0.0.1:8080".into())
+        );
+        assert!(split_endpoint("ftp://x").unwrap_err().contains("https://"));
+        // Alibaba: throttling codes and 5xx retried; auth errors final.
+        let r = alibaba::classify(&resp(400, r#"{"Code":"Throttling.User","Message":"m"}"#));
+        assert!(matches!(r, Verdict::Retry { .. }));
+        let r = alibaba::classify(&resp(
+            403,
+            r#"{"Code":"InvalidAccessKeyId.NotFound","Message":"m"}"#,
+        ));
+        assert_eq!(
+            r,
+            Verdict::Fail {
+                code: "InvalidAccessKeyId.NotFound".into(),
+                message: "m".into()
+            }
+        );
+        assert!(matches!(
+            alibaba::classify(&resp(502, "")),
+            Verdict::Retry { .. }
+        ));
+        // Tencent answers 200 with Response.Error.
+        let r = tencent::classify(&resp(
+            200,
+            r#"{"Response":{"Error":{"Code":"AuthFailure.SignatureFailure","Message":"m"}}}"#,
+        ));
+        assert!(
+            matches!(r, Verdict::Fail { ref code, .. } if code == "AuthFailure.SignatureFailure")
+        );
+        assert_eq!(
+            tencent::classify(&resp(200, r#"{"Response":{"Price":{}}}"#)),
+            Verdict::Ok
+        );
+        // Huawei: gateway throttling retried.
+        let r = huawei::classify(&resp(429, r#"{"error_code":"APIGW.0308","error_msg":"m"}"#));
+        assert!(matches!(r, Verdict::Retry { .. }));
+    }
+
+    #[test]
+    fn response_shapes() {
+        let v: serde_json::Value =
+            serde_json::from_str(r#"{"PriceInfo":{"Price":{"Currency":"USD","TradePrice":1}}}"#)
+                .unwrap();
+        assert!(alibaba::parse_describe_price(&v)
+            .unwrap_err()
+            .message
+            .contains("USD"));
+        let v: serde_json::Value =
+            serde_json::from_str(r#"{"Price":{"InstancePrice":{"UnitPrice":2.5}}}"#).unwrap();
+        assert_eq!(tencent::parse_inquiry(&v, Billing::OnDemand).unwrap(), 2.5);
+        assert!(tencent::parse_inquiry(&v, Billing::Monthly).is_err());
+        let v: serde_json::Value =
+            serde_json::from_str(r#"{"currency":"CNY","product_rating_results":[]}"#).unwrap();
+        assert!(huawei::parse_on_demand(&v, "1").is_err());
+    }
+}
