@@ -115,8 +115,11 @@ struct Run {
 /// Run `gpuplan prices fetch …` with test credentials in the environment and a fresh config dir.
 fn fetch(dir: &Path, provider: &str, env_creds: &[(&str, &str)], args: &[&str]) -> Run {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_gpuplan"));
-    cmd.args(["prices", "fetch", provider, "--max-rps", "1000"])
-        .args(args)
+    cmd.args(["prices", "fetch", provider]);
+    if !args.contains(&"--max-rps") {
+        cmd.args(["--max-rps", "1000"]);
+    }
+    cmd.args(args)
         .env("GPUPLAN_CONFIG_DIR", dir)
         .env("HOME", dir)
         .env("GPUPLAN_FETCH_BACKOFF_MS", "1");
@@ -689,6 +692,78 @@ fn missing_credentials_name_the_variables_and_profile() {
         r.stderr.contains("TENCENTCLOUD_SECRET_ID") && r.stderr.contains(".tccli"),
         "{}",
         r.stderr
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn rate_limit_spaces_the_requests() {
+    let (url, log) = serve(tencent_handler(None, false));
+    let dir = tmpdir("tc-rate");
+    let start = std::time::Instant::now();
+    let mut cmd_args = vec![
+        "--endpoint",
+        &url,
+        "--instance",
+        "GN7.2XLARGE32",
+        "--region",
+        "ap-guangzhou",
+        "--billing",
+        "on-demand,monthly",
+    ];
+    cmd_args.extend(["--max-rps", "10"]);
+    let r = fetch(&dir, "tencent", TENCENT, &cmd_args);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(log.lock().unwrap().len(), 3);
+    // Three requests at 10/s: at least two 100 ms gaps.
+    assert!(
+        start.elapsed() >= Duration::from_millis(200),
+        "{:?}",
+        start.elapsed()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_silent_server_times_out_as_a_network_failure() {
+    let (url, log) = serve(Box::new(|_, _| {
+        std::thread::sleep(Duration::from_secs(3));
+        (200, "{}".into())
+    }));
+    let dir = tmpdir("tc-timeout");
+    let start = std::time::Instant::now();
+    let r = fetch(
+        &dir,
+        "tencent",
+        TENCENT,
+        &[
+            "--endpoint",
+            &url,
+            "--zone",
+            "ap-guangzhou-3",
+            "--instance",
+            "GN7.2XLARGE32",
+            "--region",
+            "ap-guangzhou",
+            "--billing",
+            "on-demand",
+            "--timeout",
+            "1",
+            "--retries",
+            "0",
+        ],
+    );
+    assert_eq!(r.code, 5, "{}", r.stderr);
+    assert!(r.stderr.contains("on-demand: network"), "{}", r.stderr);
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(
+        log.lock().unwrap().len(),
+        1,
+        "--zone skips DescribeZones; no retry"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -389,6 +389,23 @@ mod tests {
     }
 
     #[test]
+    fn backoff_doubles_with_jitter_and_a_cap() {
+        let c = Client::new(Policy {
+            backoff_base: Duration::from_millis(100),
+            backoff_cap: Duration::from_millis(400),
+            ..Policy::default()
+        });
+        for _ in 0..50 {
+            let b0 = c.backoff(0).as_secs_f64();
+            assert!((0.1..=0.15).contains(&b0), "{b0}");
+            let b1 = c.backoff(1).as_secs_f64();
+            assert!((0.2..=0.3).contains(&b1), "{b1}");
+            let b5 = c.backoff(5).as_secs_f64();
+            assert!((0.4..=0.6).contains(&b5), "capped: {b5}");
+        }
+    }
+
+    #[test]
     fn response_shapes() {
         let v: serde_json::Value =
             serde_json::from_str(r#"{"PriceInfo":{"Price":{"Currency":"USD","TradePrice":1}}}"#)
