@@ -437,6 +437,10 @@ fn alibaba_describe_price_and_paged_spot_history() {
         let params: BTreeMap<String, String> = query_params(&r.target).into_iter().collect();
         match r.headers.get("x-acs-action").map(String::as_str) {
             Some("DescribePrice") => {
+                assert_eq!(
+                    params.get("SystemDisk.Category").map(String::as_str),
+                    Some("cloud_essd")
+                );
                 if params.get("PriceUnit").map(String::as_str) == Some("Month") {
                     (200, fixture("alibaba-describe-price-month.json"))
                 } else {
@@ -562,6 +566,8 @@ fn huawei_on_demand_and_monthly_ratings() {
             &url,
             "--instance",
             "p2s.2xlarge.8",
+            "--instance",
+            "p2s.4xlarge.8",
             "--region",
             "cn-north-4",
             "--billing",
@@ -570,7 +576,13 @@ fn huawei_on_demand_and_monthly_ratings() {
     );
     // Spot has no BSS inquiry: that task fails, the others are written.
     assert_eq!(r.code, 5, "{}", r.stderr);
-    assert!(r.stderr.contains("spot: unsupported"), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("p2s.4xlarge.8 cn-north-4 spot: unsupported"),
+        "{}",
+        r.stderr
+    );
+    // One inquiry per region and billing carries both flavors (ids 1 and 2).
     let reqs = log.lock().unwrap().clone();
     assert_eq!(reqs.len(), 2);
     for q in &reqs {
@@ -580,19 +592,32 @@ fn huawei_on_demand_and_monthly_ratings() {
             b["product_infos"][0]["resource_spec"],
             "p2s.2xlarge.8.linux"
         );
+        assert_eq!(
+            b["product_infos"][1]["resource_spec"],
+            "p2s.4xlarge.8.linux"
+        );
+        assert_eq!(b["product_infos"][1]["id"], "2");
         assert_eq!(b["project_id"], "0123456789abcdef0123456789abcdef");
     }
     let f = read_prices(&dir, "huawei");
-    let get = |b: &str| f.price.iter().find(|p| p.billing.name() == b).unwrap().cny;
-    assert_eq!(get("on-demand"), 15.2);
-    assert_eq!(get("monthly"), 7200.0);
+    let get = |i: &str, b: &str| {
+        f.price
+            .iter()
+            .find(|p| p.instance == i && p.billing.name() == b)
+            .unwrap()
+            .cny
+    };
+    assert_eq!(get("p2s.2xlarge.8", "on-demand"), 15.2);
+    assert_eq!(get("p2s.4xlarge.8", "on-demand"), 30.4);
+    assert_eq!(get("p2s.2xlarge.8", "monthly"), 7200.0);
+    assert_eq!(get("p2s.4xlarge.8", "monthly"), 14400.0);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn auth_error_keeps_the_existing_file_and_5xx_gives_up() {
     let (url, log) = serve(Box::new(|r, _| {
-        if r.body.contains("p2s.2xlarge.8.linux") {
+        if r.body.contains("cn-north-4") {
             (401, fixture("huawei-auth-error.json"))
         } else {
             (503, "service unavailable".into())
@@ -615,6 +640,8 @@ fn auth_error_keeps_the_existing_file_and_5xx_gives_up() {
             "p2s.4xlarge.8",
             "--region",
             "cn-north-4",
+            "--region",
+            "cn-east-3",
             "--billing",
             "on-demand",
             "--retries",
@@ -637,7 +664,10 @@ fn auth_error_keeps_the_existing_file_and_5xx_gives_up() {
         std::fs::read_to_string(prices_file(&dir, "huawei")).unwrap(),
         existing
     );
-    // One auth failure (not retried) + three 503 attempts.
+    // One inquiry per region: the cn-north-4 auth failure (not retried) for both types, then
+    // three 503 attempts for cn-east-3.
+    assert_eq!(r.stderr.matches(": APIGW.0301").count(), 2, "{}", r.stderr);
+    assert_eq!(r.stderr.matches(": HTTP 503").count(), 2, "{}", r.stderr);
     assert_eq!(log.lock().unwrap().len(), 4);
     let _ = std::fs::remove_dir_all(&dir);
 }

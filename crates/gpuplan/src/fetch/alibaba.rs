@@ -228,6 +228,9 @@ impl Fetcher for Alibaba {
                     p("RegionId", &t.region),
                     p("ResourceType", "instance"),
                     p("InstanceType", &t.instance),
+                    // The default system disk (cloud_efficiency) is refused by current GPU
+                    // families; the instance's own price is read apart from the disk's.
+                    p("SystemDisk.Category", "cloud_essd"),
                 ];
                 if t.billing == Billing::Monthly {
                     params.push(p("PriceUnit", "Month"));

@@ -1,5 +1,5 @@
 //! Huawei BSS price inquiries, signed with SDK-HMAC-SHA256, at the China site's global endpoint
-//! `https://bss.myhuaweicloud.com`:
+//! `https://bss.myhuaweicloud.com`, one request per region and billing for up to 100 flavors:
 //!
 //! - on-demand: `ListOnDemandResourceRatings`, `POST /v2/bills/ratings/on-demand-resources`,
 //!   one `product_infos` item per flavor (`cloud_service_type = hws.service.type.ec2`,
@@ -98,7 +98,7 @@ pub fn classify(resp: &HttpResponse) -> Verdict {
     Verdict::Ok
 }
 
-pub fn parse_on_demand(v: &serde_json::Value, id: &str) -> Result<f64, ApiError> {
+pub fn parse_on_demand(v: &serde_json::Value, id: &str, n: usize) -> Result<f64, ApiError> {
     const API: &str = "ListOnDemandResourceRatings";
     if let Some(c) = v.get("currency").and_then(|x| x.as_str()) {
         if c != "CNY" {
@@ -115,7 +115,7 @@ pub fn parse_on_demand(v: &serde_json::Value, id: &str) -> Result<f64, ApiError>
     let it = items
         .iter()
         .find(|x| x.get("id").and_then(|i| i.as_str()) == Some(id))
-        .or_else(|| (items.len() == 1).then(|| &items[0]))
+        .or_else(|| (n == 1 && items.len() == 1).then(|| &items[0]))
         .ok_or_else(|| {
             malformed(
                 API,
@@ -128,7 +128,7 @@ pub fn parse_on_demand(v: &serde_json::Value, id: &str) -> Result<f64, ApiError>
         .ok_or_else(|| malformed(API, "the item has no positive amount"))
 }
 
-pub fn parse_period(v: &serde_json::Value, id: &str) -> Result<f64, ApiError> {
+pub fn parse_period(v: &serde_json::Value, id: &str, n: usize) -> Result<f64, ApiError> {
     const API: &str = "ListRateOnPeriodDetail";
     if let Some(c) = v.get("currency").and_then(|x| x.as_str()) {
         if c != "CNY" {
@@ -150,7 +150,7 @@ pub fn parse_period(v: &serde_json::Value, id: &str) -> Result<f64, ApiError> {
     let it = items
         .iter()
         .find(|x| x.get("id").and_then(|i| i.as_str()) == Some(id))
-        .or_else(|| (items.len() == 1).then(|| &items[0]))
+        .or_else(|| (n == 1 && items.len() == 1).then(|| &items[0]))
         .ok_or_else(|| {
             malformed(
                 API,
@@ -162,43 +162,62 @@ pub fn parse_period(v: &serde_json::Value, id: &str) -> Result<f64, ApiError> {
         .ok_or_else(|| malformed(API, "the item has no positive official_website_amount"))
 }
 
-impl Fetcher for Huawei {
-    fn fetch(&mut self, client: &mut Client, t: &Task) -> Result<Vec<Price>, ApiError> {
+/// Items one BSS inquiry takes (`product_infos` ≤ 100).
+pub const MAX_ITEMS: usize = 100;
+
+impl Huawei {
+    /// One inquiry for `tasks` (same region and billing): one `product_infos` item each, with
+    /// ids "1", "2", …; one result per task.
+    fn inquire(
+        &mut self,
+        client: &mut Client,
+        tasks: &[&Task],
+    ) -> Vec<Result<Vec<Price>, ApiError>> {
+        let all = |e: ApiError| tasks.iter().map(|_| Err(e.clone())).collect::<Vec<_>>();
+        let Some(first) = tasks.first() else {
+            return Vec::new();
+        };
         let Some(project) = self.creds.project_id.clone() else {
-            return Err(ApiError {
+            return all(ApiError {
                 code: "no-project-id".into(),
                 message: "Huawei BSS needs your project id: set HUAWEICLOUD_SDK_PROJECT_ID (or projectId in the hcloud profile)".into(),
             });
         };
-        let id = "1".to_string();
-        let mut item = serde_json::json!({
-            "id": id,
-            "cloud_service_type": "hws.service.type.ec2",
-            "resource_type": "hws.resource.type.vm",
-            "resource_spec": format!("{}.linux", t.instance),
-            "region": t.region,
-            "subscription_num": 1,
-        });
-        let (path, api) = match t.billing {
-            Billing::OnDemand => {
-                item["usage_factor"] = "Duration".into();
-                item["usage_value"] = 1.into();
-                item["usage_measure_id"] = 4.into();
-                (ON_DEMAND_PATH, "Huawei BSS ListOnDemandResourceRatings")
-            }
-            Billing::Monthly => {
-                item["period_type"] = 2.into();
-                item["period_num"] = 1.into();
-                (PERIOD_PATH, "Huawei BSS ListRateOnPeriodDetail")
-            }
-            Billing::Spot => return Err(ApiError {
+        let billing = first.billing;
+        let (path, api) = match billing {
+            Billing::OnDemand => (ON_DEMAND_PATH, "Huawei BSS ListOnDemandResourceRatings"),
+            Billing::Monthly => (PERIOD_PATH, "Huawei BSS ListRateOnPeriodDetail"),
+            Billing::Spot => return all(ApiError {
                 code: "unsupported".into(),
                 message:
                     "Huawei BSS has no spot price inquiry; spot prices are shown in the ECS console"
                         .into(),
             }),
         };
-        let body = serde_json::json!({"project_id": project, "product_infos": [item]})
+        let items: Vec<serde_json::Value> = tasks
+            .iter()
+            .enumerate()
+            .map(|(n, t)| {
+                let mut item = serde_json::json!({
+                    "id": (n + 1).to_string(),
+                    "cloud_service_type": "hws.service.type.ec2",
+                    "resource_type": "hws.resource.type.vm",
+                    "resource_spec": format!("{}.linux", t.instance),
+                    "region": t.region,
+                    "subscription_num": 1,
+                });
+                if billing == Billing::Monthly {
+                    item["period_type"] = 2.into();
+                    item["period_num"] = 1.into();
+                } else {
+                    item["usage_factor"] = "Duration".into();
+                    item["usage_value"] = 1.into();
+                    item["usage_measure_id"] = 4.into();
+                }
+                item
+            })
+            .collect();
+        let body = serde_json::json!({"project_id": project, "product_infos": items})
             .to_string()
             .into_bytes();
         let url = self
@@ -206,10 +225,15 @@ impl Fetcher for Huawei {
             .endpoint
             .clone()
             .unwrap_or_else(|| "https://bss.myhuaweicloud.com".into());
-        let (base, host) = split_endpoint(&url).map_err(|m| ApiError {
-            code: "bad-endpoint".into(),
-            message: m,
-        })?;
+        let (base, host) = match split_endpoint(&url) {
+            Ok(x) => x,
+            Err(m) => {
+                return all(ApiError {
+                    code: "bad-endpoint".into(),
+                    message: m,
+                })
+            }
+        };
         let mut build = || {
             let now = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -217,12 +241,55 @@ impl Fetcher for Huawei {
                 .unwrap_or(self.spec.now);
             self.request(&base, &host, path, &body, now)
         };
-        let resp = client.call(&mut build, &classify)?;
-        let v = json_body(&resp, api)?;
-        let cny = match t.billing {
-            Billing::Monthly => parse_period(&v, &id)?,
-            _ => parse_on_demand(&v, &id)?,
+        let v = match client
+            .call(&mut build, &classify)
+            .and_then(|resp| json_body(&resp, api))
+        {
+            Ok(v) => v,
+            Err(e) => return all(e),
         };
-        Ok(vec![api_price(Provider::Huawei, t, cny, api, &self.spec)])
+        tasks
+            .iter()
+            .enumerate()
+            .map(|(n, t)| {
+                let id = (n + 1).to_string();
+                let cny = match billing {
+                    Billing::Monthly => parse_period(&v, &id, tasks.len())?,
+                    _ => parse_on_demand(&v, &id, tasks.len())?,
+                };
+                Ok(vec![api_price(Provider::Huawei, t, cny, api, &self.spec)])
+            })
+            .collect()
+    }
+}
+
+impl Fetcher for Huawei {
+    fn fetch(&mut self, client: &mut Client, t: &Task) -> Result<Vec<Price>, ApiError> {
+        self.inquire(client, &[t])
+            .pop()
+            .unwrap_or_else(|| Err(malformed("BSS", "no result")))
+    }
+
+    /// One inquiry per region and billing, at most [`MAX_ITEMS`] types each.
+    fn batches(&self, tasks: &[Task]) -> Vec<Vec<usize>> {
+        let mut groups: Vec<((String, Billing), Vec<usize>)> = Vec::new();
+        for (i, t) in tasks.iter().enumerate() {
+            match groups
+                .iter_mut()
+                .find(|(k, v)| k.0 == t.region && k.1 == t.billing && v.len() < MAX_ITEMS)
+            {
+                Some((_, v)) => v.push(i),
+                None => groups.push(((t.region.clone(), t.billing), vec![i])),
+            }
+        }
+        groups.into_iter().map(|(_, v)| v).collect()
+    }
+
+    fn fetch_batch(
+        &mut self,
+        client: &mut Client,
+        tasks: &[&Task],
+    ) -> Vec<Result<Vec<Price>, ApiError>> {
+        self.inquire(client, tasks)
     }
 }

@@ -266,6 +266,20 @@ pub fn api_price(provider: Provider, task: &Task, cny: f64, api: &str, spec: &Fe
 /// A provider's fetcher: one task → rows, or the provider's error.
 pub trait Fetcher {
     fn fetch(&mut self, client: &mut Client, task: &Task) -> Result<Vec<Price>, ApiError>;
+
+    /// Tasks one request can answer together (indices into `tasks`); default: one each.
+    fn batches(&self, tasks: &[Task]) -> Vec<Vec<usize>> {
+        (0..tasks.len()).map(|i| vec![i]).collect()
+    }
+
+    /// Answer a batch; one result per task, in order.
+    fn fetch_batch(
+        &mut self,
+        client: &mut Client,
+        tasks: &[&Task],
+    ) -> Vec<Result<Vec<Price>, ApiError>> {
+        tasks.iter().map(|t| self.fetch(client, t)).collect()
+    }
 }
 
 pub fn make_fetcher(p: Provider, creds: Credentials, spec: FetchSpec) -> Box<dyn Fetcher> {
@@ -291,15 +305,19 @@ pub fn run_tasks(
     tick: &mut dyn FnMut(&Task, bool),
 ) -> Outcome {
     let mut out = Outcome::default();
-    for t in tasks {
-        match fetcher.fetch(client, t) {
-            Ok(rows) => {
-                out.prices.extend(rows);
-                tick(t, true);
-            }
-            Err(e) => {
-                out.failed.push((t.clone(), e));
-                tick(t, false);
+    for batch in fetcher.batches(tasks) {
+        let ts: Vec<&Task> = batch.iter().filter_map(|i| tasks.get(*i)).collect();
+        let results = fetcher.fetch_batch(client, &ts);
+        for (t, r) in ts.iter().zip(results) {
+            match r {
+                Ok(rows) => {
+                    out.prices.extend(rows);
+                    tick(t, true);
+                }
+                Err(e) => {
+                    out.failed.push(((*t).clone(), e));
+                    tick(t, false);
+                }
             }
         }
     }
@@ -420,6 +438,6 @@ mod tests {
         assert!(tencent::parse_inquiry(&v, Billing::Monthly).is_err());
         let v: serde_json::Value =
             serde_json::from_str(r#"{"currency":"CNY","product_rating_results":[]}"#).unwrap();
-        assert!(huawei::parse_on_demand(&v, "1").is_err());
+        assert!(huawei::parse_on_demand(&v, "1", 1).is_err());
     }
 }
