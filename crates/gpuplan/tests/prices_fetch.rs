@@ -232,14 +232,14 @@ fn tencent_fetch_signs_requests_and_writes_api_prices() {
             "--region",
             "ap-guangzhou",
             "--billing",
-            "on-demand,monthly",
+            "on-demand,monthly,spot",
         ],
     );
     assert_eq!(r.code, 0, "{}", r.stderr);
     let reqs = log.lock().unwrap().clone();
     assert_eq!(
         reqs.len(),
-        3,
+        4,
         "DescribeZones once, then one inquiry per billing"
     );
     for q in &reqs {
@@ -254,8 +254,15 @@ fn tencent_fetch_signs_requests_and_writes_api_prices() {
         "first AVAILABLE zone"
     );
     assert_eq!(body["InstanceType"], "GN7.2XLARGE32");
+    assert_eq!(body["InstanceChargeType"], "POSTPAID_BY_HOUR");
+    let charge = |n: usize| {
+        serde_json::from_str::<serde_json::Value>(&reqs[n].body).unwrap()["InstanceChargeType"]
+            .clone()
+    };
+    assert_eq!(charge(2), "PREPAID");
+    assert_eq!(charge(3), "SPOTPAID");
     let f = read_prices(&dir, "tencent");
-    assert_eq!(f.price.len(), 2);
+    assert_eq!(f.price.len(), 3);
     let od = f
         .price
         .iter()

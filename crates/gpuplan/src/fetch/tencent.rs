@@ -210,10 +210,9 @@ impl Fetcher for Tencent {
                 body["InstanceChargeType"] = "PREPAID".into();
                 body["InstanceChargePrepaid"] = serde_json::json!({"Period": 1});
             }
-            Billing::Spot => {
-                body["InstanceChargeType"] = "SPOTPAID".into();
-                body["InstanceMarketOptions"] = serde_json::json!({"MarketType": "spot"});
-            }
+            // No InstanceMarketOptions: its SpotOptions.MaxPrice would cap, not price, the
+            // inquiry; SPOTPAID alone asks for the current spot price.
+            Billing::Spot => body["InstanceChargeType"] = "SPOTPAID".into(),
         }
         let r = self.call(client, "InquiryPriceRunInstances", &t.region, body)?;
         let cny = parse_inquiry(&r, t.billing)?;
