@@ -193,3 +193,66 @@ fn prices_lists_kind_region_and_age() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("prices fetch"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn fetch_dry_run_lists_the_tasks_and_checks_the_types() {
+    let dir = tmpdir("dry");
+    let o = run(
+        &dir,
+        &[
+            "prices",
+            "fetch",
+            "tencent",
+            "--family",
+            "GN7",
+            "--region",
+            "ap-guangzhou",
+            "--billing",
+            "on-demand,spot",
+            "--dry-run",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("GN7.2XLARGE32 ap-guangzhou on-demand"),
+        "{out}"
+    );
+    assert!(out.contains("GN7.2XLARGE32 ap-guangzhou spot"), "{out}");
+    assert!(out.lines().all(|l| l.starts_with("GN7.")), "{out}");
+    assert!(!dir.join("catalog/prices-tencent.toml").exists());
+    // A type of another provider, and an unknown family: exit 2, naming the fix.
+    let o = run(
+        &dir,
+        &[
+            "prices",
+            "fetch",
+            "tencent",
+            "--instance",
+            "ecs.gn7i-c8g1.2xlarge",
+            "--dry-run",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("belongs to alibaba, not tencent"));
+    let o = run(
+        &dir,
+        &["prices", "fetch", "huawei", "--family", "nope", "--dry-run"],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--family nope"));
+    let o = run(
+        &dir,
+        &[
+            "prices",
+            "fetch",
+            "huawei",
+            "--endpoint",
+            "bss.example.com",
+            "--dry-run",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("https://"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

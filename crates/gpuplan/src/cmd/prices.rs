@@ -370,7 +370,7 @@ fn plan_tasks(c: &Catalog, p: Provider, a: &FetchArgs) -> Result<Vec<Task>> {
             let i = c.find_instance(id).with_context(|| "--instance")?;
             if i.provider != p {
                 bail!(
-                    "--instance {id} is a {} type, not {}: drop it or fetch from {}",
+                    "--instance {id} belongs to {}, not {}: drop it, or fetch it with `gpuplan prices fetch {}`",
                     i.provider.name(),
                     p.name(),
                     i.provider.name()
