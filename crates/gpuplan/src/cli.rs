@@ -39,6 +39,9 @@ pub enum Command {
     Plan(Box<PlanArgs>),
     /// Estimate memory, time and communication of one job on given hardware.
     Estimate(Box<EstimateArgs>),
+    /// Prices with their kind, region and age (`--by-gpu` compares chips across providers);
+    /// `prices fetch PROVIDER` gets today's prices from the provider's price API.
+    Prices(Box<PricesArgs>),
     /// Run the published validation cases and report the error of each.
     Accuracy {
         /// Folder of case files [default: the cases built into the binary].
@@ -382,4 +385,93 @@ pub struct PlanArgs {
     /// Output language; default from $LANG (zh_* → zh).
     #[arg(long, value_enum)]
     pub lang: Option<Lang>,
+    /// Ignore prices older than this (days: 30d or 30); estimates then come from newer prices
+    /// only. `gpuplan prices` shows each price's age.
+    #[arg(long, value_name = "AGE")]
+    pub max_price_age: Option<String>,
+}
+
+#[derive(Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct PricesArgs {
+    #[command(subcommand)]
+    pub action: Option<PricesAction>,
+    #[command(flatten)]
+    pub list: PricesListArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct PricesListArgs {
+    /// alibaba, huawei, tencent (repeatable).
+    #[arg(long)]
+    pub provider: Vec<ProviderArg>,
+    /// GPU id or name prefix: A100 matches a100-40g, a100-80g.
+    #[arg(long)]
+    pub gpu: Option<String>,
+    /// Only this billing [default: all; with --by-gpu: on-demand].
+    #[arg(long, value_enum)]
+    pub billing: Option<BillingArg>,
+    /// Compare the per-GPU-hour price of the same chip across providers.
+    #[arg(long)]
+    pub by_gpu: bool,
+    #[arg(long, value_enum, default_value_t = PriceFormat::Table)]
+    pub format: PriceFormat,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PriceFormat {
+    Table,
+    Json,
+    Csv,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum PricesAction {
+    /// Fetch today's prices from a provider's price API with your credentials (environment
+    /// variables, else the provider CLI's profile) into <config dir>/catalog/prices-PROVIDER.toml.
+    Fetch(Box<FetchArgs>),
+}
+
+#[derive(Args, Debug)]
+pub struct FetchArgs {
+    #[arg(value_enum)]
+    pub provider: ProviderArg,
+    /// Regions to price (repeatable) [default: each type's catalog regions].
+    #[arg(long = "region", value_name = "REGION")]
+    pub regions: Vec<String>,
+    /// Instance types to price (repeatable) [default: every GPU type of the provider].
+    #[arg(long = "instance", value_name = "TYPE", conflicts_with = "families")]
+    pub instances: Vec<String>,
+    /// Instance families to price (repeatable), e.g. gn7i, GN7, p2s.
+    #[arg(long = "family", value_name = "FAMILY")]
+    pub families: Vec<String>,
+    /// Billings to price, comma-separated.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "on-demand,monthly,spot"
+    )]
+    pub billing: Vec<BillingArg>,
+    /// API base URL instead of the provider's (a private endpoint, or a local test server).
+    #[arg(long)]
+    pub endpoint: Option<String>,
+    /// Tencent: zone to price in (repeatable) [default: the region's first available zone].
+    #[arg(long = "zone", value_name = "ZONE")]
+    pub zones: Vec<String>,
+    /// Tencent: the image id the inquiry names (a public image; the price is the instance's).
+    #[arg(long, default_value = "img-487zeit5")]
+    pub image: String,
+    /// Requests per second at most.
+    #[arg(long, default_value_t = 5.0)]
+    pub max_rps: f64,
+    /// Retries of a throttled, failed (5xx) or timed-out request.
+    #[arg(long, default_value_t = 4)]
+    pub retries: u32,
+    /// Seconds before one request times out.
+    #[arg(long, default_value_t = 20)]
+    pub timeout: u64,
+    /// List the (type × region × billing) requests without sending them.
+    #[arg(long)]
+    pub dry_run: bool,
 }

@@ -20,6 +20,8 @@ macro_rules! eprintln {
 
 mod cli;
 mod cmd;
+mod creds;
+mod fetch;
 mod render;
 
 use clap::Parser;
@@ -33,6 +35,8 @@ pub mod exit {
     pub const DOES_NOT_FIT: u8 = 3;
     /// The output could not be written (disk full, I/O error; a closed pipe is not an error).
     pub const WRITE_FAILED: u8 = 5;
+    /// `prices fetch`: some requests failed (what succeeded was written).
+    pub const PARTIAL: u8 = 6;
 }
 
 fn main() -> ExitCode {

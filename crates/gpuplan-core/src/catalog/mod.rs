@@ -200,6 +200,9 @@ pub enum PriceKind {
     User,
     /// Derived by the documented method in `method`.
     Estimate,
+    /// Fetched from the provider's price API with the user's credentials (`gpuplan prices
+    /// fetch`); `source` names the API and region, `as_of` the fetch date.
+    Api,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -638,8 +641,9 @@ impl Catalog {
     ) -> Option<Price> {
         let rank = |p: &Price| match p.kind {
             PriceKind::User => 0,
-            PriceKind::List => 1,
-            PriceKind::Estimate => 2,
+            PriceKind::Api => 1,
+            PriceKind::List => 2,
+            PriceKind::Estimate => 3,
         };
         let direct = self
             .prices_for(&inst.id)
@@ -759,10 +763,18 @@ mod tests {
                 "{p:?}"
             );
         }
-        assert!(c
+        assert!(c.prices.iter().all(|p| p.kind == PriceKind::List));
+        // Tencent's built-in prices are dated third-party transcriptions, marked unverified.
+        let tencent: Vec<_> = c
             .prices
             .iter()
-            .all(|p| p.kind == PriceKind::List && p.provider == Provider::Alibaba));
+            .filter(|p| p.provider == Provider::Tencent)
+            .collect();
+        assert!(tencent.len() >= 2);
+        assert!(tencent
+            .iter()
+            .all(|p| p.confidence == Some(Confidence::Unverified) && p.as_of.len() == 10));
+        assert!(c.prices.iter().all(|p| p.provider != Provider::Huawei));
         assert!(c.storage.len() >= 20);
     }
 

@@ -462,6 +462,7 @@ pub fn evaluate(p: &Plan, req: &PlanRequest) -> Vec<Advice> {
             PriceKind::List => "list",
             PriceKind::User => "your",
             PriceKind::Estimate => "estimated",
+            PriceKind::Api => "fetched",
         };
         out.push(a(
             "price-provenance",
@@ -473,6 +474,7 @@ pub fn evaluate(p: &Plan, req: &PlanRequest) -> Vec<Advice> {
                     PriceKind::List => "公开",
                     PriceKind::User => "您提供的",
                     PriceKind::Estimate => "估算的",
+                    PriceKind::Api => "接口查询的",
                 },
                 match ch.billing {
                     Billing::OnDemand => "按量",

@@ -97,6 +97,7 @@ pub fn regional_price(
     let was = match p.kind {
         PriceKind::List => "list price",
         PriceKind::User => "your price",
+        PriceKind::Api => "fetched price",
         PriceKind::Estimate => "estimate",
     };
     p.method = Some(format!(

@@ -122,6 +122,7 @@ fn price_label(p: &Price) -> String {
         PriceKind::List => "list",
         PriceKind::User => "user",
         PriceKind::Estimate => "estimate",
+        PriceKind::Api => "api",
     };
     format!("¥{:.2} ({kind}, {}, {})", p.cny, p.region, p.as_of)
 }

@@ -8,6 +8,7 @@ pub mod plan;
 pub mod userfiles;
 
 pub use userfiles::write_atomic;
+pub mod prices;
 
 use crate::cli::{Cli, Command};
 use anyhow::{Context, Result};
@@ -27,6 +28,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Plan(args) => plan::run(*args, &opts),
         Command::Estimate(args) => estimate::run(*args, &opts),
         Command::Accuracy { cases, format } => accuracy::run(cases.as_deref(), format),
+        Command::Prices(args) => prices::run(*args, &opts),
     }
 }
 

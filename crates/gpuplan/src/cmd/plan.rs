@@ -261,15 +261,32 @@ pub fn run(a: PlanArgs, opts: &CatalogOpts) -> Result<u8> {
     for w in &req.model.warnings {
         eprintln!("warning: {w}");
     }
-    let cat = load_catalog(opts)?;
+    let mut cat = load_catalog(opts)?;
+    let today = super::prices::today_secs();
+    if let Some(s) = &a.max_price_age {
+        let max = super::prices::parse_age_days(s)?;
+        let before = cat.prices.len();
+        cat.prices
+            .retain(|p| super::prices::age_days(&p.as_of, today).is_some_and(|d| d <= max));
+        let dropped = before - cat.prices.len();
+        if dropped > 0 {
+            eprintln!(
+                "note: --max-price-age {s}: {dropped} price(s) older than {max} days are ignored"
+            );
+        }
+    }
     let out = plan(&req, &cat)?;
+    let ages = super::prices::plan_price_ages(&out.plans, a.top.max(1), today);
+    for w in super::prices::stale_warnings(&ages) {
+        eprintln!("warning: {w}");
+    }
     let l = lang(a.lang);
     match a.format {
         Format::Json => outln!(
             "{}",
             render::json(
                 "plan",
-                &serde_json::json!({ "request": request_json(&req), "outcome": trimmed(&out, a.top) })
+                &serde_json::json!({ "request": request_json(&req), "outcome": trimmed(&out, a.top), "price_ages": ages })
             )?
         ),
         f => out!(
@@ -327,6 +344,8 @@ fn kind_name(k: PriceKind, t: &T) -> &'static str {
         (PriceKind::List, true) => "公开价",
         (PriceKind::User, true) => "自有价",
         (PriceKind::Estimate, true) => "估算",
+        (PriceKind::Api, false) => "api",
+        (PriceKind::Api, true) => "接口价",
     }
 }
 

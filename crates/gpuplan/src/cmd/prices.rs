@@ -1,0 +1,705 @@
+//! `gpuplan prices` (list prices with kind, region and age; `--by-gpu` compares chips across
+//! providers) and `gpuplan prices fetch PROVIDER` (the providers' price APIs → a user catalog).
+
+use super::{config_dir, load_catalog, read_catalog_file, write_atomic, CatalogOpts};
+use crate::cli::{FetchArgs, PriceFormat, PricesAction, PricesArgs, PricesListArgs, ProviderArg};
+use crate::creds;
+use crate::fetch::{self, Client, FetchSpec, Policy, Task};
+use crate::render;
+use anyhow::{bail, Context, Result};
+use gpuplan_core::catalog::{
+    Billing, Catalog, CatalogFile, Instance, Origin, Price, PriceKind, Provider,
+};
+use gpuplan_core::plan::money::HOURS_PER_MONTH;
+use gpuplan_core::signing::{days_from_civil, UtcTime};
+use serde::Serialize;
+
+pub fn run(args: PricesArgs, opts: &CatalogOpts) -> Result<u8> {
+    match args.action {
+        Some(PricesAction::Fetch(f)) => fetch_cmd(*f, opts),
+        None => list(&load_catalog(opts)?, &args.list),
+    }
+}
+
+fn provider(p: ProviderArg) -> Provider {
+    match p {
+        ProviderArg::Alibaba => Provider::Alibaba,
+        ProviderArg::Huawei => Provider::Huawei,
+        ProviderArg::Tencent => Provider::Tencent,
+    }
+}
+
+fn now_secs() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+/// Whole days from `as_of` to today; `None` when `as_of` is not a date.
+pub fn age_days(as_of: &str, today_secs: i64) -> Option<i64> {
+    days_from_civil(as_of).map(|d| (today_secs.div_euclid(86_400) - d).max(0))
+}
+
+pub fn kind_name(k: PriceKind) -> &'static str {
+    match k {
+        PriceKind::List => "list",
+        PriceKind::User => "user",
+        PriceKind::Estimate => "estimate",
+        PriceKind::Api => "api",
+    }
+}
+
+/// CNY per GPU-hour (monthly prices spread over 730 hours).
+pub fn per_gpu_hour(p: &Price, inst: &Instance) -> Option<f64> {
+    if inst.gpu_count <= 0.0 {
+        return None;
+    }
+    let hourly = match p.billing {
+        Billing::Monthly => p.cny / HOURS_PER_MONTH,
+        _ => p.cny,
+    };
+    Some(hourly / inst.gpu_count)
+}
+
+#[derive(Serialize)]
+struct Row<'a> {
+    provider: &'static str,
+    instance: &'a str,
+    gpu: &'a str,
+    gpu_count: f64,
+    region: &'a str,
+    billing: &'static str,
+    cny: f64,
+    cny_per_gpu_hour: Option<f64>,
+    kind: &'static str,
+    as_of: &'a str,
+    age_days: Option<i64>,
+    source: &'a str,
+}
+
+fn gpu_matches(c: &Catalog, inst: &Instance, q: &str) -> bool {
+    let q = q.to_lowercase();
+    inst.gpu.to_lowercase().starts_with(&q)
+        || c.gpu(&inst.gpu)
+            .is_some_and(|g| g.name.to_lowercase().contains(&q))
+}
+
+fn rows<'a>(c: &'a Catalog, f: &PricesListArgs, today: i64) -> Vec<Row<'a>> {
+    let providers: Vec<Provider> = f.provider.iter().map(|p| provider(*p)).collect();
+    let billing = f.billing.map(super::catalog::billing);
+    let mut out: Vec<Row> = c
+        .prices
+        .iter()
+        .filter(|p| providers.is_empty() || providers.contains(&p.provider))
+        .filter(|p| billing.is_none_or(|b| p.billing == b))
+        .filter_map(|p| {
+            let inst = c
+                .instances
+                .iter()
+                .find(|i| i.id == p.instance && i.provider == p.provider)?;
+            if let Some(q) = &f.gpu {
+                if !gpu_matches(c, inst, q) {
+                    return None;
+                }
+            }
+            Some(Row {
+                provider: p.provider.name(),
+                instance: &p.instance,
+                gpu: &inst.gpu,
+                gpu_count: inst.gpu_count,
+                region: &p.region,
+                billing: p.billing.name(),
+                cny: p.cny,
+                cny_per_gpu_hour: per_gpu_hour(p, inst),
+                kind: kind_name(p.kind),
+                as_of: &p.as_of,
+                age_days: age_days(&p.as_of, today),
+                source: &p.source,
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        (a.provider, a.instance, a.region, a.billing)
+            .cmp(&(b.provider, b.instance, b.region, b.billing))
+    });
+    out
+}
+
+fn money(x: f64) -> String {
+    format!("{x:.2}")
+}
+
+fn age(a: Option<i64>) -> String {
+    a.map(|d| format!("{d} d")).unwrap_or_else(|| "?".into())
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn list(c: &Catalog, f: &PricesListArgs) -> Result<u8> {
+    let today = now_secs();
+    if f.by_gpu {
+        return by_gpu(c, f, today);
+    }
+    let rows = rows(c, f, today);
+    match f.format {
+        PriceFormat::Json => {
+            outln!(
+                "{}",
+                render::json("prices", &serde_json::json!({ "prices": rows }))?
+            );
+        }
+        PriceFormat::Csv => {
+            outln!("provider,instance,gpu,gpu_count,region,billing,cny,cny_per_gpu_hour,kind,as_of,age_days,source");
+            for r in &rows {
+                outln!(
+                    "{},{},{},{},{},{},{},{},{},{},{},{}",
+                    r.provider,
+                    csv_field(r.instance),
+                    csv_field(r.gpu),
+                    r.gpu_count,
+                    csv_field(r.region),
+                    r.billing,
+                    r.cny,
+                    r.cny_per_gpu_hour
+                        .map(|x| format!("{x:.4}"))
+                        .unwrap_or_default(),
+                    r.kind,
+                    r.as_of,
+                    r.age_days.map(|x| x.to_string()).unwrap_or_default(),
+                    csv_field(r.source)
+                );
+            }
+        }
+        PriceFormat::Table => {
+            if rows.is_empty() {
+                eprintln!("no prices match; `gpuplan prices fetch alibaba|tencent|huawei` gets today's prices with your credentials");
+                return Ok(0);
+            }
+            let header = [
+                "provider", "instance", "gpu", "region", "billing", "¥", "¥/GPU-h", "kind",
+                "as of", "age",
+            ];
+            let t: Vec<Vec<String>> = rows
+                .iter()
+                .map(|r| {
+                    vec![
+                        r.provider.into(),
+                        r.instance.into(),
+                        format!("{}×{}", r.gpu_count, r.gpu),
+                        r.region.into(),
+                        r.billing.into(),
+                        money(r.cny),
+                        r.cny_per_gpu_hour.map(money).unwrap_or_else(|| "–".into()),
+                        r.kind.into(),
+                        r.as_of.into(),
+                        age(r.age_days),
+                    ]
+                })
+                .collect();
+            outln!("{}", render::table(&header, &t));
+            let old = rows
+                .iter()
+                .filter(|r| r.age_days.is_some_and(|d| d > 90))
+                .count();
+            if old > 0 {
+                eprintln!("note: {old} price(s) are older than 90 days; `gpuplan prices fetch PROVIDER` gets today's");
+            }
+        }
+    }
+    Ok(0)
+}
+
+#[derive(Serialize)]
+struct GpuRow<'a> {
+    gpu: &'a str,
+    provider: &'static str,
+    cny_per_gpu_hour: f64,
+    instance: &'a str,
+    region: &'a str,
+    billing: &'static str,
+    kind: &'static str,
+    age_days: Option<i64>,
+    /// This provider's price relative to the cheapest provider for the chip.
+    vs_cheapest: f64,
+}
+
+/// The cheapest per-GPU-hour price of each chip at each provider.
+fn by_gpu(c: &Catalog, f: &PricesListArgs, today: i64) -> Result<u8> {
+    let billing = f.billing.unwrap_or(crate::cli::BillingArg::OnDemand);
+    let f2 = PricesListArgs {
+        provider: f.provider.clone(),
+        gpu: f.gpu.clone(),
+        billing: Some(billing),
+        by_gpu: false,
+        format: f.format,
+    };
+    let rows = rows(c, &f2, today);
+    let mut best: std::collections::BTreeMap<(&str, &str), &Row> = Default::default();
+    for r in rows.iter().filter(|r| !r.gpu.starts_with("unknown:")) {
+        let Some(x) = r.cny_per_gpu_hour else {
+            continue;
+        };
+        let e = best.entry((r.gpu, r.provider)).or_insert(r);
+        if e.cny_per_gpu_hour.is_some_and(|y| x < y) {
+            *e = r;
+        }
+    }
+    let mut out: Vec<GpuRow> = best
+        .values()
+        .map(|r| GpuRow {
+            gpu: r.gpu,
+            provider: r.provider,
+            cny_per_gpu_hour: r.cny_per_gpu_hour.unwrap_or(f64::NAN),
+            instance: r.instance,
+            region: r.region,
+            billing: r.billing,
+            kind: r.kind,
+            age_days: r.age_days,
+            vs_cheapest: 1.0,
+        })
+        .collect();
+    let mins: std::collections::BTreeMap<&str, f64> =
+        out.iter().fold(Default::default(), |mut m, r| {
+            let e = m.entry(r.gpu).or_insert(f64::INFINITY);
+            *e = e.min(r.cny_per_gpu_hour);
+            m
+        });
+    for r in &mut out {
+        r.vs_cheapest = r.cny_per_gpu_hour / mins[r.gpu];
+    }
+    out.sort_by(|a, b| {
+        a.gpu
+            .cmp(b.gpu)
+            .then(a.cny_per_gpu_hour.total_cmp(&b.cny_per_gpu_hour))
+    });
+    match f.format {
+        PriceFormat::Json => {
+            outln!(
+                "{}",
+                render::json(
+                    "prices-by-gpu",
+                    &serde_json::json!({ "billing": billing_name(billing), "by_gpu": out })
+                )?
+            );
+        }
+        PriceFormat::Csv => {
+            outln!(
+                "gpu,provider,cny_per_gpu_hour,vs_cheapest,instance,region,billing,kind,age_days"
+            );
+            for r in &out {
+                outln!(
+                    "{},{},{:.4},{:.3},{},{},{},{},{}",
+                    csv_field(r.gpu),
+                    r.provider,
+                    r.cny_per_gpu_hour,
+                    r.vs_cheapest,
+                    csv_field(r.instance),
+                    csv_field(r.region),
+                    r.billing,
+                    r.kind,
+                    r.age_days.map(|x| x.to_string()).unwrap_or_default()
+                );
+            }
+        }
+        PriceFormat::Table => {
+            if out.is_empty() {
+                eprintln!(
+                    "no {} prices match; `gpuplan prices fetch PROVIDER` gets them",
+                    billing_name(billing)
+                );
+                return Ok(0);
+            }
+            let header = [
+                "gpu",
+                "provider",
+                "¥/GPU-h",
+                "vs cheapest",
+                "instance",
+                "region",
+                "billing",
+                "kind",
+                "age",
+            ];
+            let t: Vec<Vec<String>> = out
+                .iter()
+                .map(|r| {
+                    vec![
+                        r.gpu.into(),
+                        r.provider.into(),
+                        money(r.cny_per_gpu_hour),
+                        format!("×{:.2}", r.vs_cheapest),
+                        r.instance.into(),
+                        r.region.into(),
+                        r.billing.into(),
+                        r.kind.into(),
+                        age(r.age_days),
+                    ]
+                })
+                .collect();
+            outln!("{}", render::table(&header, &t));
+        }
+    }
+    Ok(0)
+}
+
+fn billing_name(b: crate::cli::BillingArg) -> &'static str {
+    super::catalog::billing(b).name()
+}
+
+/// Default region per provider when neither `--region` nor the catalog names one.
+fn default_region(p: Provider) -> &'static str {
+    match p {
+        Provider::Alibaba => "cn-hangzhou",
+        Provider::Tencent => "ap-guangzhou",
+        Provider::Huawei => "cn-north-4",
+    }
+}
+
+/// The tasks: the chosen types × regions × billings.
+fn plan_tasks(c: &Catalog, p: Provider, a: &FetchArgs) -> Result<Vec<Task>> {
+    let mut types: Vec<&Instance> = Vec::new();
+    if !a.instances.is_empty() {
+        for id in &a.instances {
+            let i = c.find_instance(id).with_context(|| "--instance")?;
+            if i.provider != p {
+                bail!(
+                    "--instance {id} belongs to {}, not {}: drop it, or fetch it with `gpuplan prices fetch {}`",
+                    i.provider.name(),
+                    p.name(),
+                    i.provider.name()
+                );
+            }
+            types.push(i);
+        }
+    } else {
+        types = c
+            .visible_instances()
+            .filter(|i| i.provider == p && i.gpu_count > 0.0)
+            .filter(|i| {
+                a.families.is_empty()
+                    || a.families
+                        .iter()
+                        .any(|f| f.trim_start_matches("ecs.").eq_ignore_ascii_case(&i.family))
+            })
+            .collect();
+        if types.is_empty() {
+            bail!(
+                "--family {}: no {} instance type in the catalog has that family (see `gpuplan catalog instances --provider {}`)",
+                a.families.join(","),
+                p.name(),
+                p.name()
+            );
+        }
+    }
+    let mut billings: Vec<Billing> = Vec::new();
+    for b in &a.billing {
+        let b = super::catalog::billing(*b);
+        if !billings.contains(&b) {
+            billings.push(b);
+        }
+    }
+    let mut tasks = Vec::new();
+    for i in types {
+        let regions: Vec<String> = if !a.regions.is_empty() {
+            a.regions.clone()
+        } else if !i.regions.is_empty() {
+            i.regions.clone()
+        } else {
+            vec![default_region(p).to_string()]
+        };
+        for r in regions {
+            for b in &billings {
+                tasks.push(Task {
+                    instance: i.id.clone(),
+                    region: r.clone(),
+                    billing: *b,
+                });
+            }
+        }
+    }
+    Ok(tasks)
+}
+
+pub fn prices_file(p: Provider) -> Result<std::path::PathBuf> {
+    Ok(config_dir()
+        .context("no config directory: set GPUPLAN_CONFIG_DIR or HOME")?
+        .join("catalog")
+        .join(format!("prices-{}.toml", p.name())))
+}
+
+fn fetch_cmd(a: FetchArgs, opts: &CatalogOpts) -> Result<u8> {
+    let p = provider(a.provider);
+    if !(a.max_rps > 0.0 && a.max_rps.is_finite()) {
+        bail!(
+            "--max-rps {}: give a positive number of requests per second, e.g. 5",
+            a.max_rps
+        );
+    }
+    if a.timeout == 0 {
+        bail!("--timeout 0: give the seconds one request may take, e.g. 20");
+    }
+    if let Some(e) = &a.endpoint {
+        fetch::split_endpoint(e).map_err(|m| anyhow::anyhow!(m))?;
+    }
+    let cat = load_catalog(opts)?;
+    let tasks = plan_tasks(&cat, p, &a)?;
+    let target = prices_file(p)?;
+    // Held from the read to the write, so a concurrent fetch or import cannot lose rows.
+    let _lock = if a.dry_run {
+        None
+    } else {
+        Some(super::userfiles::lock(&target)?)
+    };
+    // Read the existing file first: a file gpuplan cannot read is never overwritten.
+    let existing = if target.exists() {
+        let (f, findings) = read_catalog_file(&target).with_context(|| {
+            format!(
+                "the existing price file {} cannot be read, so nothing was fetched: fix or move it",
+                target.display()
+            )
+        })?;
+        super::warn_rows(&findings, " — left out of the rewritten file");
+        f
+    } else {
+        CatalogFile::default()
+    };
+    if a.dry_run {
+        for t in &tasks {
+            outln!("{}", t.label());
+        }
+        eprintln!(
+            "dry run: {} request(s) to {} would be written to {}",
+            tasks.len(),
+            p.name(),
+            target.display()
+        );
+        return Ok(0);
+    }
+    let mut warnings = Vec::new();
+    let creds = creds::load(p, &creds::Sources::real(), &mut warnings)?;
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    eprintln!(
+        "using {} credentials {} from {}",
+        p.name(),
+        creds::mask(&creds.id),
+        creds.source
+    );
+    let mut policy = Policy {
+        retries: a.retries,
+        max_rps: a.max_rps,
+        timeout: std::time::Duration::from_secs(a.timeout),
+        ..Policy::default()
+    };
+    // Tests shorten the backoff; not a user setting.
+    if let Some(ms) = std::env::var("GPUPLAN_FETCH_BACKOFF_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        policy.backoff_base = std::time::Duration::from_millis(ms);
+        policy.backoff_cap = std::time::Duration::from_millis(ms * 8);
+    }
+    let now = now_secs();
+    let spec = FetchSpec {
+        endpoint: a.endpoint.clone(),
+        zones: a.zones.clone(),
+        image: a.image.clone(),
+        now,
+    };
+    let mut fetcher = fetch::make_fetcher(p, creds, spec);
+    let mut client = Client::new(policy);
+    let bar = progress(tasks.len());
+    let outcome = fetch::run_tasks(fetcher.as_mut(), &mut client, &tasks, &mut |t, _ok| {
+        if let Some(b) = &bar {
+            b.set_message(t.label());
+            b.inc(1);
+        }
+    });
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let (n_ok, n_fail) = (outcome.prices.len(), outcome.failed.len());
+    if n_ok > 0 {
+        let mut merged = existing;
+        for mut pr in outcome.prices {
+            pr.origin = Origin::Builtin; // not written: the origin is the file itself
+            match merged.price.iter_mut().find(|x| {
+                x.instance == pr.instance && x.region == pr.region && x.billing == pr.billing
+            }) {
+                Some(x) => *x = pr,
+                None => merged.price.push(pr),
+            }
+        }
+        let text = format!(
+            "# Written by `gpuplan prices fetch {}`; last run {}. Rows here override the built-in prices.\n{}",
+            p.name(),
+            UtcTime::from_unix(now).rfc3339(),
+            toml::to_string(&merged).context("cannot serialise the price catalog")?
+        );
+        gpuplan_core::catalog::parse_catalog_file("fetched price catalog", &text)?;
+        write_atomic(&target, &text)?;
+        eprintln!(
+            "fetched {n_ok} price(s) from {} ({} request(s)) into {}",
+            p.name(),
+            client.sent,
+            target.display()
+        );
+    }
+    if n_fail > 0 {
+        eprintln!(
+            "{n_fail} of {} price request(s) failed{}:",
+            tasks.len(),
+            if n_ok == 0 {
+                "; nothing was written and the existing file is unchanged"
+            } else {
+                ""
+            }
+        );
+        for (t, e) in &outcome.failed {
+            eprintln!("  {}: {e}", t.label());
+        }
+        return Ok(crate::exit::PARTIAL);
+    }
+    Ok(0)
+}
+
+fn progress(n: usize) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if n < 2 || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let b = indicatif::ProgressBar::new(n as u64);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{bar:30} {pos}/{len} (type × region × billing) ETA {eta} {msg}",
+    ) {
+        b.set_style(style);
+    }
+    Some(b)
+}
+
+/// Now, Unix seconds.
+pub fn today_secs() -> i64 {
+    now_secs()
+}
+
+/// `30d`, `30` (days), `4w` (weeks) → days.
+pub fn parse_age_days(s: &str) -> Result<i64> {
+    let t = s.trim().to_ascii_lowercase();
+    let (num, mult) = if let Some(n) = t.strip_suffix('d') {
+        (n, 1)
+    } else if let Some(n) = t.strip_suffix('w') {
+        (n, 7)
+    } else {
+        (t.as_str(), 1)
+    };
+    match num.trim().parse::<i64>() {
+        Ok(n) if n >= 0 => Ok(n * mult),
+        _ => bail!("invalid --max-price-age `{s}`: give days, e.g. 30d (or weeks, e.g. 4w)"),
+    }
+}
+
+/// Prices older than this get a warning in plans.
+pub const STALE_DAYS: i64 = 90;
+
+/// The age of each shown plan's chosen price.
+#[derive(Serialize, Debug, Clone)]
+pub struct PlanPriceAge {
+    pub rank: usize,
+    pub instance: String,
+    pub provider: &'static str,
+    pub region: String,
+    pub billing: &'static str,
+    pub kind: &'static str,
+    pub as_of: String,
+    pub age_days: Option<i64>,
+    /// The command that refreshes this price.
+    pub refresh: String,
+}
+
+pub fn refresh_command(p: &Price) -> String {
+    let mut c = format!(
+        "gpuplan prices fetch {} --instance {}",
+        p.provider.name(),
+        p.instance
+    );
+    if p.region != "unspecified" && !p.region.is_empty() {
+        c.push_str(&format!(" --region {}", p.region));
+    }
+    c.push_str(&format!(" --billing {}", p.billing.name()));
+    c
+}
+
+pub fn plan_price_ages(
+    plans: &[gpuplan_core::plan::Plan],
+    top: usize,
+    today: i64,
+) -> Vec<PlanPriceAge> {
+    plans
+        .iter()
+        .take(top)
+        .enumerate()
+        .filter_map(|(n, p)| {
+            let c = p.chosen.as_ref()?;
+            Some(PlanPriceAge {
+                rank: n + 1,
+                instance: p.instance.id.clone(),
+                provider: p.instance.provider.name(),
+                region: c.price.region.clone(),
+                billing: c.billing.name(),
+                kind: kind_name(c.price.kind),
+                as_of: c.price.as_of.clone(),
+                age_days: age_days(&c.price.as_of, today),
+                refresh: refresh_command(&Price {
+                    instance: p.instance.id.clone(),
+                    billing: c.billing,
+                    ..c.price.clone()
+                }),
+            })
+        })
+        .collect()
+}
+
+pub fn stale_warnings(ages: &[PlanPriceAge]) -> Vec<String> {
+    ages.iter()
+        .filter(|a| a.age_days.is_some_and(|d| d > STALE_DAYS))
+        .map(|a| {
+            format!(
+                "plan {}: the {} {} price of {} is {} days old (as of {}); refresh it with `{}`",
+                a.rank,
+                a.kind,
+                a.billing,
+                a.instance,
+                a.age_days.unwrap_or_default(),
+                a.as_of,
+                a.refresh
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ages_parse_and_count_whole_days() {
+        assert_eq!(parse_age_days("30d").unwrap(), 30);
+        assert_eq!(parse_age_days("4w").unwrap(), 28);
+        assert_eq!(parse_age_days(" 7 ").unwrap(), 7);
+        assert!(parse_age_days("-1d").is_err());
+        assert!(parse_age_days("a month").is_err());
+        // 2019-02-25 16:44:25 UTC.
+        assert_eq!(age_days("2019-02-20", 1_551_113_065), Some(5));
+        assert_eq!(age_days("2019-02", 1_551_113_065), Some(24));
+        assert_eq!(age_days("2030-01-01", 1_551_113_065), Some(0));
+        assert_eq!(age_days("unknown", 1_551_113_065), None);
+    }
+}
