@@ -138,3 +138,36 @@ fn near_ties_go_to_the_faster_plan() {
         assert!(keys[1] < keys[0]);
     }
 }
+
+/// The brute-force definition of the Pareto front.
+fn brute_front(pts: &[(usize, f64, f64)]) -> Vec<usize> {
+    let mut v: Vec<usize> = pts
+        .iter()
+        .filter(|(_, c, h)| {
+            !pts.iter()
+                .any(|(_, c2, h2)| (c2 <= c && h2 < h) || (c2 < c && h2 <= h))
+        })
+        .map(|(i, _, _)| *i)
+        .collect();
+    v.sort();
+    v
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// The sort-and-sweep front equals the pairwise definition, ties and duplicates included.
+    #[test]
+    fn pareto_sweep_equals_the_pairwise_definition(
+        raw in prop::collection::vec((0u8..20, 0u8..20), 0..80)
+    ) {
+        let pts: Vec<(usize, f64, f64)> = raw
+            .iter()
+            .enumerate()
+            .map(|(i, (c, h))| (i, f64::from(*c) * 10.0, f64::from(*h) * 0.5))
+            .collect();
+        let mut fast = gpuplan_core::plan::pareto_indices(&pts);
+        fast.sort();
+        prop_assert_eq!(fast, brute_front(&pts));
+    }
+}
