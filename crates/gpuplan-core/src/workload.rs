@@ -725,6 +725,49 @@ impl InferenceSetup {
     }
 }
 
+/// Sequence length used when neither a flag nor the workload file sets one.
+pub const DEFAULT_SEQ_LEN: u64 = 2048;
+
+/// Fit the training sequence length to the model. A model with a learned position table (GPT-2,
+/// BERT, ViT, Whisper) cannot run longer sequences than it has rows: an explicit longer `seq_len`
+/// is an error, the default is shortened to the table (ViT: its patches + CLS). For other models a
+/// default longer than the trained context is shortened too. Returns a note when it changed.
+pub fn fit_seq_len(
+    setup: &mut TrainingSetup,
+    m: &crate::model::ModelSpec,
+    explicit: bool,
+) -> Result<Option<String>, CoreError> {
+    let Some(t) = m.transformer() else {
+        return Ok(None);
+    };
+    let learned = match t.positional {
+        crate::model::Positional::Learned { positions } => Some(positions),
+        _ => None,
+    };
+    let limit = learned.unwrap_or(t.max_context).min(t.max_context.max(1));
+    if setup.seq_len <= limit || limit == 0 {
+        return Ok(None);
+    }
+    if explicit && learned.is_some() {
+        return Err(CoreError::invalid(
+            "seq_len",
+            setup.seq_len,
+            &format!(
+                "{} has a learned table of {limit} positions: give --seq-len {limit} or less",
+                m.name
+            ),
+        ));
+    }
+    if explicit {
+        return Ok(None);
+    }
+    let was = setup.seq_len;
+    setup.seq_len = limit;
+    Ok(Some(format!(
+        "seq_len {limit} (the model's context; the default {was} is longer): set --seq-len to change it"
+    )))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

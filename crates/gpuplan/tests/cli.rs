@@ -380,3 +380,38 @@ fn json_error_object_matches_the_documented_shape() {
     // The human message still goes to stderr.
     assert!(String::from_utf8_lossy(&o.stderr).contains("max_nodes"));
 }
+
+/// A learned position table bounds the sequence: GPT-2 at an explicit 2048 is bad input; the
+/// default is shortened to the table (BERT 512, ViT 197) and said so.
+#[test]
+fn seq_len_fits_learned_position_tables() {
+    let o = gpuplan(&[
+        "estimate",
+        "-m",
+        "GPT-2",
+        "--task",
+        "full",
+        "--gpu",
+        "a10",
+        "--seq-len",
+        "2048",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("seq_len") && err.contains("1024"), "{err}");
+    for (model, n) in [("BERT-base-uncased", "512"), ("ViT-L/16", "197")] {
+        let o = gpuplan(&[
+            "estimate",
+            "-m",
+            model,
+            "--task",
+            "full",
+            "--gpu",
+            "a10",
+            "--samples",
+            "1e5",
+        ]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(&format!("seq_len {n}")), "{model}: {err}");
+    }
+}

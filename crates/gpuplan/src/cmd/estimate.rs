@@ -129,6 +129,14 @@ fn resolve(a: &EstimateArgs) -> Result<Request> {
 pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
     let mut r = resolve(&a)?;
     let model = resolve_model(&a.job, &r.file)?;
+    if r.kind == JobKind::Training {
+        let explicit = a.job.seq_len.is_some()
+            || r.training.seq_len != gpuplan_core::workload::DEFAULT_SEQ_LEN;
+        if let Some(note) = gpuplan_core::workload::fit_seq_len(&mut r.training, &model, explicit)?
+        {
+            eprintln!("note: {note}");
+        }
+    }
     for w in &model.warnings {
         eprintln!("warning: {w}");
     }

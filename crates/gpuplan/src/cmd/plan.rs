@@ -211,6 +211,10 @@ fn build_request(a: &PlanArgs) -> Result<PlanRequest> {
         if let Some(d) = &a.dataset_size {
             t.dataset_bytes = Some(parse_size(d)?);
         }
+        let explicit = j.seq_len.is_some() || t.seq_len != gpuplan_core::workload::DEFAULT_SEQ_LEN;
+        if let Some(note) = gpuplan_core::workload::fit_seq_len(&mut t, &model, explicit)? {
+            eprintln!("note: {note}");
+        }
         Job::Train {
             setup: t,
             global_batch: a.global_batch.or(file.global_batch),

@@ -667,22 +667,34 @@ pub fn plan_price_ages(
         .collect()
 }
 
+/// One warning for the best-ranked plan with a stale price (with the command that refreshes it),
+/// and one line counting the others, so a table of old list prices does not bury the output.
 pub fn stale_warnings(ages: &[PlanPriceAge]) -> Vec<String> {
-    ages.iter()
+    let stale: Vec<&PlanPriceAge> = ages
+        .iter()
         .filter(|a| a.age_days.is_some_and(|d| d > STALE_DAYS))
-        .map(|a| {
-            format!(
-                "plan {}: the {} {} price of {} is {} days old (as of {}); refresh it with `{}`",
-                a.rank,
-                a.kind,
-                a.billing,
-                a.instance,
-                a.age_days.unwrap_or_default(),
-                a.as_of,
-                a.refresh
-            )
-        })
-        .collect()
+        .collect();
+    let Some(first) = stale.first() else {
+        return Vec::new();
+    };
+    let mut out = vec![format!(
+        "plan {}: the {} {} price of {} is {} days old (as of {}); refresh it with `{}`",
+        first.rank,
+        first.kind,
+        first.billing,
+        first.instance,
+        first.age_days.unwrap_or_default(),
+        first.as_of,
+        first.refresh
+    )];
+    if stale.len() > 1 {
+        let ranks: Vec<String> = stale[1..].iter().map(|a| a.rank.to_string()).collect();
+        out.push(format!(
+            "plans {} also use prices older than {STALE_DAYS} days (their refresh commands: `--format json`, price_ages)",
+            ranks.join(", ")
+        ));
+    }
+    out
 }
 
 #[cfg(test)]
