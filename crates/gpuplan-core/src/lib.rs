@@ -17,6 +17,7 @@ pub mod job;
 pub mod layout;
 pub mod model;
 pub mod plan;
+pub mod timeline;
 pub mod train;
 pub mod units;
 pub mod validation;
