@@ -217,7 +217,13 @@ pub fn layer_activation(t: &TransformerSpec, s: u64, setup: &TrainingSetup) -> L
             // fp32 softmax output (4) + its bf16 copy (2); + mask and dropout output with dropout.
             // GPT-2's eager path (transformers 5.x) keeps c/2 B per score element over SDPA
             // (measured: 1 in bf16, 2 in fp32; activations- and peak-measured.json).
-            let coeff = if t.model_type == "gpt2" { 1.0 } else { 6.0 };
+            // Under autocast it keeps 5 (softmax autocast to fp32 + 1 B mask; fitted on the GPT-2
+            // autocast eager row of peak-measured.json).
+            let coeff = match (t.model_type.as_str(), setup.autocast) {
+                ("gpt2", false) => 1.0,
+                ("gpt2", true) => 5.0,
+                _ => 6.0,
+            };
             (replicated, sharded, coeff + 3.0 * drop)
         }
     };
@@ -672,6 +678,60 @@ fn fp32_layer(la: LayerActivation, t: &TransformerSpec, setup: &TrainingSetup) -
     }
 }
 
+/// torch.autocast over fp32 weights keeps the residual stream in fp32 (the embedding is not cast),
+/// so each norm's normalised output is fp32 and every linear that reads it saves its own bf16
+/// cast: per RMSNorm +2h (fp32 instead of bf16 normalised copy) and +2h per extra consumer (q, k,
+/// v separately; gate and up), i.e. +10h per Llama layer over the bf16 profile. GPT-2 (LayerNorm,
+/// fused c_attn): fitted on its two autocast rows of validation/peak-measured.json.
+fn autocast_extra_per_layer(t: &TransformerSpec) -> f64 {
+    let h = t.hidden as f64;
+    match t.norm {
+        // MoE: the router reads the fp32 norm output (its one cast), and each of the k routed
+        // copies gathers it in fp32 (+2h) and casts it for its expert (+2h).
+        NormKind::RmsNorm if t.moe.is_some() => {
+            let k = t.moe.map_or(0, |m| m.experts_per_token) as f64;
+            (2.0 + 2.0 * 2.0 + 2.0 + 4.0 * k) * h
+        }
+        NormKind::RmsNorm => {
+            let mlp_consumers = if t.mlp == MlpKind::Gated { 2.0 } else { 1.0 };
+            // attention norm: +2h, q/k/v: 2 extra casts; MLP norm: +2h, gate/up: 1 extra cast.
+            ((2.0 + 2.0 * 2.0) + (2.0 + 2.0 * (mlp_consumers - 1.0))) * h
+        }
+        NormKind::LayerNorm => AUTOCAST_LAYERNORM_EXTRA_H * h,
+    }
+}
+
+/// Fitted (GPT-2 autocast rows of validation/peak-measured.json): extra bytes per token per
+/// layer, in units of h, of autocast over the bf16 profile for LayerNorm models.
+const AUTOCAST_LAYERNORM_EXTRA_H: f64 = 20.0;
+
+/// With frozen base weights (LoRA), autograd saves a linear's input only when its weight needs a
+/// gradient (`derivatives.yaml`: mm saves `self` for `mat2`'s gradient), and a norm's normalised
+/// copy only for its weight's gradient: per layer −c·h per norm normalised copy, −c·h per norm
+/// output read by frozen linears (QKV and MLP inputs), −c·f for the down-projection input.
+fn frozen_layer(la: LayerActivation, t: &TransformerSpec, c: f64) -> LayerActivation {
+    let h = t.hidden as f64;
+    let norms = match t.norm {
+        NormKind::RmsNorm => 2.0 * c * h,
+        NormKind::LayerNorm => 0.0,
+    };
+    LayerActivation {
+        replicated: la.replicated - norms - 2.0 * c * h,
+        sharded: la.sharded - c * t.ffn_for_activation() as f64,
+        scores: la.scores,
+    }
+}
+
+/// Outside the layers with a frozen final norm and LM head: ids and labels, and the norm's input
+/// (RMSNorm: its fp32 upcast 4h; LayerNorm: c·h).
+fn frozen_outside_per_token(t: &TransformerSpec, c: f64) -> f64 {
+    let h = t.hidden as f64;
+    16.0 + match t.norm {
+        NormKind::RmsNorm => 4.0 * h,
+        NormKind::LayerNorm => c * h,
+    }
+}
+
 /// Saved bytes per token outside the layers: int64 token ids (embedding backward) and labels
 /// (nll_loss target), the final norm's saved tensors and its output (the LM-head input).
 fn outside_per_token(t: &TransformerSpec, c: f64) -> f64 {
@@ -738,6 +798,13 @@ fn transformer_activations(
     if c == 4.0 {
         la = fp32_layer(la, t, setup);
     }
+    // Frozen linears save no input casts: the autocast extra applies to full training only.
+    if setup.autocast && setup.framework == Framework::HuggingFace && !setup.task.is_peft() {
+        la.replicated += autocast_extra_per_layer(t);
+    }
+    if setup.task.is_peft() && setup.framework == Framework::HuggingFace {
+        la = frozen_layer(la, t, c);
+    }
     let tp = p.tp as f64;
     let sp = if p.sequence_parallel { tp } else { 1.0 };
     let per_token_layer =
@@ -765,11 +832,18 @@ fn transformer_activations(
         ),
     };
     let has_head = t.vocab > 0 && t.structure != crate::model::Structure::EncoderOnly;
-    let saved_outside = if has_head {
-        outside_per_token(t, c) * tokens / sp
+    // Under autocast the LM head casts the fp32 final-norm output to a saved bf16 copy (2h).
+    let autocast_head = if setup.autocast {
+        2.0 * t.hidden as f64
     } else {
         0.0
     };
+    let outside = if setup.task.is_peft() {
+        frozen_outside_per_token(t, c)
+    } else {
+        outside_per_token(t, c) + autocast_head
+    };
+    let saved_outside = if has_head { outside * tokens / sp } else { 0.0 };
     let (legacy, logits_basis) = logits_bytes(t, tokens, setup, tun);
     ActivationParts {
         saved_layers,

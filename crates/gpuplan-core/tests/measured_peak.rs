@@ -122,7 +122,7 @@ fn errors() -> Vec<(String, f64, f64, String, String)> {
 #[test]
 fn timeline_matches_measured_peaks() {
     let rows = errors();
-    assert!(rows.len() >= 8, "{}", rows.len());
+    assert!(rows.len() >= 30, "{}", rows.len());
     let mut report = String::new();
     for (name, peak, saved, phase, measured_phase) in &rows {
         report += &format!(
@@ -132,7 +132,10 @@ fn timeline_matches_measured_peaks() {
         );
     }
     println!("{report}");
-    for (name, peak, saved, _, _) in &rows {
+    for (name, peak, saved, phase, measured_phase) in &rows {
+        // "backward: loss" etc. against the profiler's record_function range.
+        let coarse = phase.split(':').next().unwrap().replace(" step", "");
+        assert_eq!(&coarse, measured_phase, "{name}: phase\n{report}");
         let (tp, ts) = tolerance(name);
         assert!(
             peak.abs() <= tp,
@@ -147,7 +150,23 @@ fn timeline_matches_measured_peaks() {
     }
 }
 
-/// (peak, saved-after-forward) tolerance per class of row; see the reasons at each class.
-fn tolerance(_name: &str) -> (f64, f64) {
-    (1.0, 1.0)
+/// (peak, saved-after-forward) tolerance per class of row. Target: 2% on both. The classes that
+/// miss it are explicit expectations with their cause, not skips:
+fn tolerance(name: &str) -> (f64, f64) {
+    let lora = name.ends_with("lora=true");
+    if name.starts_with("gpt2 autocast") && lora {
+        // GPT-2's autocast extra (+20h/layer) is fitted on full-training rows only; under LoRA the
+        // frozen Conv1D path's casts are not derived: the model under-predicts by ~15% (saved).
+        (0.08, 0.16)
+    } else if lora {
+        // Frozen-base accounting (no inputs saved for frozen linears) leaves ~4.4h B/token/layer
+        // unexplained, dtype-independent (llama/gpt2, fp32/bf16): 3–5% of saved, ≤ 2.5% of peak.
+        (0.025, 0.05)
+    } else if name.starts_with("mixtral autocast") {
+        // The routed copies' autocast casts are derived only in part (+4h per copy): ~8h
+        // B/token/layer short, 4–5% of saved, ~1.3% of peak.
+        (0.02, 0.05)
+    } else {
+        (0.02, 0.02)
+    }
 }

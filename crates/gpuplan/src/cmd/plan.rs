@@ -598,7 +598,13 @@ fn report(
                 ]
             })
             .collect();
-        out.push_str(&format!("{}\n", t.s("memory per GPU", "每卡显存")));
+        out.push_str(&format!(
+            "{} ({} {}, {:.2} GiB)\n",
+            t.s("memory per GPU", "每卡显存"),
+            t.s("peak in", "峰值阶段"),
+            x.memory.phase_at_peak,
+            x.memory.peak_allocated.gib()
+        ));
         out.push_str(&tab(
             &[t.s("component", "组成"), "GiB", t.s("how", "计算方式")],
             &rows,
