@@ -288,9 +288,6 @@ def main(path):
                                              "prefetch and pinned staging buffers, which are not modelled.",
         "torchtune-llama31-8b-full-a6000": "FIXME: the 8-bit optimizer's paging and torch.compile's activation "
                                            "savings make the measured peak depend on allocator behaviour not modelled.",
-        "torchtune-llama31-8b-lora-4090": "FIXME: over by ~2.3 GiB; torch.compile of the chunked loss likely avoids keeping "
-                                          "the whole bf16 logits (1.5 GiB here) and fuses the recompute working set.",
-        "torchtune-llama31-8b-qlora-4090": "FIXME: same as the LoRA row (logits and recompute working set under torch.compile).",
         "trtllm061-llama7b-h100-fp8-128-128": "FIXME: with the FP8 derating (fp8_efficiency_ratio) still ~30% over: decode at "
                                               "batch 768 is modelled as one compute-bound GEMM pass; TRT-LLM's per-step "
                                               "overheads (attention over 768 sequences, sampling) are not.",

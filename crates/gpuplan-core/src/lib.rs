@@ -18,6 +18,7 @@ pub mod layout;
 pub mod model;
 pub mod plan;
 pub mod signing;
+pub mod timeline;
 pub mod train;
 pub mod units;
 pub mod validation;

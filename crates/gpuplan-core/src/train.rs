@@ -20,6 +20,7 @@ use crate::model::{
     param_breakdown, Architecture, Linear, MlpKind, ModelSpec, NormKind, ParamBreakdown,
     TransformerSpec,
 };
+use crate::timeline::{step_timeline, StepBuffers, Timeline};
 use crate::units::{compute_time, transfer_time, Bandwidth, Bytes, FlopRate, Flops, Seconds};
 use crate::workload::{
     AttentionImpl, BaseWeights, Framework, Optimizer, Parallelism, Precision, Recompute,
@@ -43,6 +44,12 @@ pub struct TrainingMemory {
     pub peak_allocated: Bytes,
     /// What the device must hold: allocated × (1 + fragmentation) + CUDA context + NCCL.
     pub device_total: Bytes,
+    /// The step phase whose live bytes are `peak_allocated` (see [`crate::timeline`]).
+    pub phase_at_peak: &'static str,
+    /// Bytes saved for backward when forward + loss end (saved-tensor-hook count).
+    pub saved_after_forward: Bytes,
+    /// Live bytes per phase of one step.
+    pub timeline: Timeline,
     /// Host memory needed for offloaded states.
     pub cpu_offload: Bytes,
     pub params_per_device: f64,
@@ -182,9 +189,12 @@ pub fn layer_activation(t: &TransformerSpec, s: u64, setup: &TrainingSetup) -> L
         Framework::HuggingFace => {
             // Eager RMSNorm saves its fp32 upcast input (4h) and the normalised bf16 output (2h);
             // fused LayerNorm saves its input (2h). Then the norm outputs feed QKV and the MLP.
+            // LayerNorm (GPT-2): 4h, fitted on the GPT-2 SDPA rows of
+            // validation/activations-measured.json and validation/peak-measured.json (the input
+            // alone, 2h, under-predicted them by 2·c·h per layer in bf16 and fp32 alike).
             let norm = match t.norm {
                 NormKind::RmsNorm => 6.0 * h,
-                NormKind::LayerNorm => 2.0 * h,
+                NormKind::LayerNorm => 4.0 * h,
             };
             let replicated = 2.0 * norm + 2.0 * h + 2.0 * h + 2.0 * drop * h;
             let mlp = match t.mlp {
@@ -203,9 +213,18 @@ pub fn layer_activation(t: &TransformerSpec, s: u64, setup: &TrainingSetup) -> L
             } else {
                 0.0
             };
-            let sharded = 2.0 * (q + kv) + 2.0 * kv + 2.0 * q + mlp + repeat;
+            let sharded = 2.0 * (q + kv) + 2.0 * kv + 2.0 * q + mlp + repeat + hf_moe_routing(t);
             // fp32 softmax output (4) + its bf16 copy (2); + mask and dropout output with dropout.
-            (replicated, sharded, 6.0 + 3.0 * drop)
+            // GPT-2's eager path (transformers 5.x) keeps c/2 B per score element over SDPA
+            // (measured: 1 in bf16, 2 in fp32; activations- and peak-measured.json).
+            // Under autocast it keeps 5 (softmax autocast to fp32 + 1 B mask; fitted on the GPT-2
+            // autocast eager row of peak-measured.json).
+            let coeff = match (t.model_type.as_str(), setup.autocast) {
+                ("gpt2", false) => 1.0,
+                ("gpt2", true) => 5.0,
+                _ => 6.0,
+            };
+            (replicated, sharded, coeff + 3.0 * drop)
         }
     };
     let scores =
@@ -218,6 +237,20 @@ pub fn layer_activation(t: &TransformerSpec, s: u64, setup: &TrainingSetup) -> L
         replicated,
         sharded,
         scores,
+    }
+}
+
+/// HF's looped MoE experts (transformers 5.x `MixtralExperts.forward`), per token, bf16 units:
+/// each of the k routed copies saves its gathered input and its expert output (2h each) plus
+/// int64 token/slot indices and its fp32 routing weight (20 B); the router saves its fp32 softmax
+/// (4 B × experts) and top-k indices/values (≈ 20 B).
+fn hf_moe_routing(t: &TransformerSpec) -> f64 {
+    match t.moe {
+        Some(m) => {
+            let k = m.experts_per_token as f64;
+            k * (4.0 * t.hidden as f64 + 20.0) + 4.0 * m.experts as f64 + 20.0
+        }
+        None => 0.0,
     }
 }
 
@@ -381,7 +414,7 @@ pub fn training_memory(
     // Parameters of a state on the device once ZeRO stage `stage` or above has sharded it:
     // dense parameters over DP, expert parameters over the expert-data-parallel group.
     let zero_params = |stage: u8| dev.after_zero(p.zero >= stage);
-    let sb = state_bytes(setup.precision, setup.optimizer, setup.framework);
+    let sb = effective_state_bytes(setup);
     let opt_fraction = if setup.optimizer == Optimizer::Adafactor {
         adafactor_state_fraction(&b)
     } else {
@@ -510,20 +543,11 @@ pub fn training_memory(
         });
     }
 
-    let (act, act_basis, logits, logits_basis) = activation_bytes(m, setup, tun)?;
-    items.push(MemoryItem {
-        name: "activations",
-        bytes: Bytes(act),
-        basis: act_basis,
-    });
-    if logits > 0.0 {
-        items.push(MemoryItem {
-            name: "logits + loss",
-            bytes: Bytes(logits),
-            basis: logits_basis,
-        });
-    }
-    let allocated: f64 = items.iter().map(|i| i.bytes.0).sum();
+    let acts = activation_bytes(m, setup, tun)?;
+    let buffers = step_buffers(m, setup, c, &b, &items, &acts, sb, share, zero_params(1));
+    let timeline = step_timeline(&buffers);
+    peak_items(&mut items, &timeline, &acts);
+    let allocated = timeline.peak().total.0;
     let frag = allocated * tun.fragmentation;
     items.push(MemoryItem {
         name: "allocator fragmentation",
@@ -558,6 +582,9 @@ pub fn training_memory(
         items,
         peak_allocated: Bytes(allocated),
         device_total: Bytes(total),
+        phase_at_peak: timeline.peak().phase,
+        saved_after_forward: timeline.saved_after_forward,
+        timeline,
         cpu_offload: Bytes(cpu),
         params_per_device: dev_params,
         trainable_params_per_device: trainable,
@@ -596,73 +623,447 @@ fn shard_note(sharded: bool, dev: &DeviceParams) -> String {
     }
 }
 
-/// (activation bytes, basis, logits bytes, basis) for the most loaded device.
+/// Activation-side buffers of one micro-batch step on the most loaded device.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ActivationParts {
+    /// Saved by all layers of the stage, × in-flight micro-batches.
+    pub saved_layers: f64,
+    /// Saved outside the layers: token ids and labels, final norm, LM-head input.
+    pub saved_outside: f64,
+    /// One layer's extra working set during its backward.
+    pub layer_working: f64,
+    pub basis: String,
+    pub logits_elems: f64,
+    pub logits_dtype_bytes: f64,
+    /// Megatron's fused vocab-parallel cross-entropy: (saved, transient) bytes.
+    pub fused_loss: Option<(f64, f64)>,
+    pub loss_chunks: f64,
+    pub logits_basis: String,
+}
+
+/// Bytes per element of activations in the compute dtype.
+fn compute_bytes(setup: &TrainingSetup) -> f64 {
+    if setup.precision == Precision::Fp32 {
+        4.0
+    } else {
+        2.0
+    }
+}
+
+/// The per-layer profile in fp32. HF's RMSNorm upcast (`.to(float32)`) and Llama's fp32 softmax
+/// copy are no-ops in fp32, so fp32 is not 2× bf16 there: each RMSNorm saves its fp32 input and
+/// output (8h, not 2 × 6h) and eager scores keep only the fp32 softmax (4·a·s, not 2 × 6·a·s).
+fn fp32_layer(la: LayerActivation, t: &TransformerSpec, setup: &TrainingSetup) -> LayerActivation {
+    let h = t.hidden as f64;
+    match setup.framework {
+        Framework::HuggingFace => LayerActivation {
+            replicated: 2.0 * la.replicated
+                - if t.norm == NormKind::RmsNorm {
+                    8.0 * h
+                } else {
+                    0.0
+                },
+            sharded: 2.0 * la.sharded,
+            scores: if t.model_type == "gpt2" {
+                2.0 * la.scores
+            } else {
+                la.scores * 4.0 / 6.0
+            },
+        },
+        Framework::Megatron => LayerActivation {
+            replicated: 2.0 * la.replicated,
+            sharded: 2.0 * la.sharded,
+            scores: 2.0 * la.scores,
+        },
+    }
+}
+
+/// torch.autocast over fp32 weights keeps the residual stream in fp32 (the embedding is not cast),
+/// so each norm's normalised output is fp32 and every linear that reads it saves its own bf16
+/// cast: per RMSNorm +2h (fp32 instead of bf16 normalised copy) and +2h per extra consumer (q, k,
+/// v separately; gate and up), i.e. +10h per Llama layer over the bf16 profile. GPT-2 (LayerNorm,
+/// fused c_attn): fitted on its two autocast rows of validation/peak-measured.json.
+fn autocast_extra_per_layer(t: &TransformerSpec) -> f64 {
+    let h = t.hidden as f64;
+    match t.norm {
+        // MoE: the router reads the fp32 norm output (its one cast), and each of the k routed
+        // copies gathers it in fp32 (+2h) and casts it for its expert (+2h).
+        NormKind::RmsNorm if t.moe.is_some() => {
+            let k = t.moe.map_or(0, |m| m.experts_per_token) as f64;
+            (2.0 + 2.0 * 2.0 + 2.0 + 4.0 * k) * h
+        }
+        NormKind::RmsNorm => {
+            let mlp_consumers = if t.mlp == MlpKind::Gated { 2.0 } else { 1.0 };
+            // attention norm: +2h, q/k/v: 2 extra casts; MLP norm: +2h, gate/up: 1 extra cast.
+            ((2.0 + 2.0 * 2.0) + (2.0 + 2.0 * (mlp_consumers - 1.0))) * h
+        }
+        NormKind::LayerNorm => AUTOCAST_LAYERNORM_EXTRA_H * h,
+    }
+}
+
+/// Fitted (GPT-2 autocast rows of validation/peak-measured.json): extra bytes per token per
+/// layer, in units of h, of autocast over the bf16 profile for LayerNorm models.
+const AUTOCAST_LAYERNORM_EXTRA_H: f64 = 20.0;
+
+/// With frozen base weights (LoRA), autograd saves a linear's input only when its weight needs a
+/// gradient (`derivatives.yaml`: mm saves `self` for `mat2`'s gradient), and a norm's normalised
+/// copy only for its weight's gradient: per layer −c·h per norm normalised copy, −c·h per norm
+/// output read by frozen linears (QKV and MLP inputs), −c·f for the down-projection input.
+fn frozen_layer(la: LayerActivation, t: &TransformerSpec, c: f64) -> LayerActivation {
+    let h = t.hidden as f64;
+    let norms = match t.norm {
+        NormKind::RmsNorm => 2.0 * c * h,
+        NormKind::LayerNorm => 0.0,
+    };
+    LayerActivation {
+        replicated: la.replicated - norms - 2.0 * c * h,
+        sharded: la.sharded - c * t.ffn_for_activation() as f64,
+        scores: la.scores,
+    }
+}
+
+/// Outside the layers with a frozen final norm and LM head: ids and labels, and the norm's input
+/// (RMSNorm: its fp32 upcast 4h; LayerNorm: c·h).
+fn frozen_outside_per_token(t: &TransformerSpec, c: f64) -> f64 {
+    let h = t.hidden as f64;
+    16.0 + match t.norm {
+        NormKind::RmsNorm => 4.0 * h,
+        NormKind::LayerNorm => c * h,
+    }
+}
+
+/// Saved bytes per token outside the layers: int64 token ids (embedding backward) and labels
+/// (nll_loss target), the final norm's saved tensors and its output (the LM-head input).
+fn outside_per_token(t: &TransformerSpec, c: f64) -> f64 {
+    let h = t.hidden as f64;
+    let norm = match t.norm {
+        // fp32 upcast input (4h; the input itself in fp32) + normalised copy in c + output c·h
+        NormKind::RmsNorm => 4.0 * h + 2.0 * c * h,
+        NormKind::LayerNorm => 2.0 * c * h,
+    };
+    8.0 + 8.0 + norm
+}
+
+/// Activation-side buffers for the most loaded device.
 fn activation_bytes(
     m: &ModelSpec,
     setup: &TrainingSetup,
     tun: &Tunables,
-) -> Result<(f64, String, f64, String), CoreError> {
-    let dtype_factor = if setup.precision == Precision::Fp32 {
-        2.0
-    } else {
-        1.0
-    };
+) -> Result<ActivationParts, CoreError> {
     match &m.architecture {
-        Architecture::Opaque(o) => match o.activation_bytes_per_sample {
-            Some(a) => Ok((
-                a * setup.micro_batch as f64 * dtype_factor,
-                format!(
-                    "{} per sample at {} × micro-batch {}",
-                    Bytes(a),
-                    o.reference_input,
-                    setup.micro_batch
-                ),
-                0.0,
-                String::new(),
-            )),
-            None => Ok((
-                0.0,
-                format!(
-                    "UNKNOWN: no sourced activation size for {}; memory is a lower bound",
-                    m.name
-                ),
-                0.0,
-                String::new(),
-            )),
-        },
+        Architecture::Opaque(o) => Ok(opaque_activations(m, o, setup)),
         Architecture::Transformer(t) => {
-            let p = setup.parallel;
-            let tokens = (setup.micro_batch * setup.seq_len) as f64;
-            let la = layer_activation(t, setup.seq_len, setup);
-            let tp = p.tp as f64;
-            let sp = if p.sequence_parallel { tp } else { 1.0 };
-            let per_token_layer = la.replicated / sp + la.sharded / tp + la.scores / tp;
-            let layers_per_stage = (t.total_layers() / p.pp) as f64;
-            let in_flight = p.pp.min(setup.grad_accum) as f64;
-            let (stored, basis) = match setup.recompute {
-                Recompute::Full => {
-                    // Layer inputs for every layer of every in-flight micro-batch, plus one layer's
-                    // full working set during its recomputation.
-                    let inputs = 2.0 * t.hidden as f64 / sp * tokens * layers_per_stage * in_flight;
-                    let working = per_token_layer * tokens;
-                    (inputs + working, format!("full recompute: 2·h B/token/layer × {layers_per_stage} layers × {in_flight} micro-batch(es) + one layer's working set ({:.0} B/token)", per_token_layer))
-                }
-                _ => (
-                    per_token_layer * tokens * layers_per_stage * in_flight,
-                    format!(
-                        "{:.0} B/token/layer × {} tokens × {layers_per_stage} layers × {in_flight} in flight ({:?} profile{})",
-                        per_token_layer,
-                        tokens,
-                        setup.framework,
-                        if la.scores > 0.0 { ", eager s² scores" } else { ", no s² scores" }
-                    ),
-                ),
-            };
-            let dec_tokens = tokens; // decoder tokens = sequence for decoder-only models
-            let (logits, lb) = logits_bytes(t, dec_tokens, setup, tun);
-            Ok((stored * dtype_factor, basis, logits, lb))
+            Ok(transformer_activations(&param_breakdown(m), t, setup, tun))
         }
     }
+}
+
+fn opaque_activations(
+    m: &ModelSpec,
+    o: &crate::model::OpaqueSpec,
+    setup: &TrainingSetup,
+) -> ActivationParts {
+    let dtype_factor = compute_bytes(setup) / 2.0;
+    match o.activation_bytes_per_sample {
+        Some(a) => ActivationParts {
+            saved_layers: a * setup.micro_batch as f64 * dtype_factor,
+            basis: format!(
+                "{} per sample at {} × micro-batch {}",
+                Bytes(a),
+                o.reference_input,
+                setup.micro_batch
+            ),
+            ..Default::default()
+        },
+        None => ActivationParts {
+            basis: format!(
+                "UNKNOWN: no sourced activation size for {}; memory is a lower bound",
+                m.name
+            ),
+            ..Default::default()
+        },
+    }
+}
+
+fn transformer_activations(
+    b: &ParamBreakdown,
+    t: &TransformerSpec,
+    setup: &TrainingSetup,
+    tun: &Tunables,
+) -> ActivationParts {
+    let p = setup.parallel;
+    let c = compute_bytes(setup);
+    let tokens = (setup.micro_batch * setup.seq_len) as f64;
+    let mut la = layer_activation(t, setup.seq_len, setup);
+    if c == 4.0 {
+        la = fp32_layer(la, t, setup);
+    }
+    // Frozen linears save no input casts: the autocast extra applies to full training only.
+    if setup.autocast && setup.framework == Framework::HuggingFace && !setup.task.is_peft() {
+        la.replicated += autocast_extra_per_layer(t);
+    }
+    if setup.task.is_peft() && setup.framework == Framework::HuggingFace {
+        la = frozen_layer(la, t, c);
+    }
+    let tp = p.tp as f64;
+    let sp = if p.sequence_parallel { tp } else { 1.0 };
+    let per_token_layer =
+        la.replicated / sp + la.sharded / tp + la.scores / tp + lora_activation(b, t, setup);
+    let layers_per_stage = (t.total_layers() / p.pp) as f64;
+    let in_flight = p.pp.min(setup.grad_accum) as f64;
+    let (saved_layers, layer_working, basis) = match setup.recompute {
+        Recompute::Full => {
+            // Each layer keeps its input; backward recomputes one layer's full set at a time.
+            let inputs = c * t.hidden as f64 / sp * tokens * layers_per_stage * in_flight;
+            (
+                inputs,
+                per_token_layer * tokens + grad_working(t, c, tp) * tokens,
+                format!("full recompute: {c}·h B/token/layer × {layers_per_stage} layers × {in_flight} micro-batch(es); one layer's set ({per_token_layer:.0} B/token) recomputed in backward"),
+            )
+        }
+        _ => (
+            per_token_layer * tokens * layers_per_stage * in_flight,
+            grad_working(t, c, tp) * tokens,
+            format!(
+                "{per_token_layer:.0} B/token/layer × {tokens} tokens × {layers_per_stage} layers × {in_flight} in flight ({:?} profile{})",
+                setup.framework,
+                if la.scores > 0.0 { ", eager s² scores" } else { ", no s² scores" }
+            ),
+        ),
+    };
+    let has_head = t.vocab > 0 && t.structure != crate::model::Structure::EncoderOnly;
+    // Under autocast the LM head casts the fp32 final-norm output to a saved bf16 copy (2h).
+    let autocast_head = if setup.autocast {
+        2.0 * t.hidden as f64
+    } else {
+        0.0
+    };
+    let outside = if setup.task.is_peft() {
+        frozen_outside_per_token(t, c)
+    } else {
+        outside_per_token(t, c) + autocast_head
+    };
+    let saved_outside = if has_head { outside * tokens / sp } else { 0.0 };
+    let (legacy, logits_basis) = logits_bytes(t, tokens, setup, tun);
+    ActivationParts {
+        saved_layers,
+        saved_outside,
+        layer_working,
+        basis,
+        logits_elems: if has_head {
+            tokens * t.vocab as f64 / tp
+        } else {
+            0.0
+        },
+        logits_dtype_bytes: c,
+        fused_loss: (setup.framework == Framework::Megatron && has_head).then_some((0.0, legacy)),
+        loss_chunks: if setup.chunked_loss { 8.0 } else { 1.0 },
+        logits_basis,
+    }
+}
+
+/// Assumption: a layer's backward adds its activation gradients, ≈ c·(2h + f) bytes per token
+/// (the residual-stream gradient in and out, one MLP-width gradient).
+fn grad_working(t: &TransformerSpec, c: f64, tp: f64) -> f64 {
+    c * (2.0 * t.hidden as f64 + t.ffn_for_activation() as f64) / tp
+}
+
+/// PEFT LoRA's extra saved bytes per token per layer: for each adapted linear, the dropout mask
+/// (1 B × d_in), the dropout output fed to `lora_A` (fp32 adapters: 4 B × d_in) and `lora_A`'s
+/// output fed to `lora_B` (4 B × r). PEFT `LoraLayer.forward`, lora_dropout > 0.
+fn lora_activation(b: &ParamBreakdown, t: &TransformerSpec, setup: &TrainingSetup) -> f64 {
+    if !setup.task.is_peft() {
+        return 0.0;
+    }
+    let r = setup.lora.rank as f64;
+    let layers = t.total_layers().max(1) as f64;
+    b.groups
+        .iter()
+        .map(|g| {
+            g.count as f64
+                * g.linears
+                    .iter()
+                    .filter(|l| is_target(&setup.lora.targets, l))
+                    .map(|l| ((1.0 + 4.0) * l.d_in as f64 + 4.0 * r) * l.copies as f64)
+                    .sum::<f64>()
+        })
+        .sum::<f64>()
+        / layers
+}
+
+/// State bytes per parameter, with torch.autocast's fp32 weights and fp32 gradients (no master).
+fn effective_state_bytes(setup: &TrainingSetup) -> StateBytes {
+    let sb = state_bytes(setup.precision, setup.optimizer, setup.framework);
+    let amp = matches!(setup.precision, Precision::AmpBf16 | Precision::AmpFp16);
+    if setup.autocast && amp {
+        StateBytes {
+            weights: 4.0,
+            grads: 4.0,
+            master: 0.0,
+            ..sb
+        }
+    } else {
+        sb
+    }
+}
+
+/// 1 when AdamW runs its foreach path (one state-sized temporary), 0 when fused.
+fn tun_foreach(setup: &TrainingSetup) -> f64 {
+    if setup.optimizer_foreach {
+        1.0
+    } else {
+        0.0
+    }
+}
+
+/// The step's buffers from the state items and the activation parts.
+#[allow(clippy::too_many_arguments)]
+fn step_buffers(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    c: &ClusterSpec,
+    b: &ParamBreakdown,
+    items: &[MemoryItem],
+    acts: &ActivationParts,
+    sb: StateBytes,
+    share: f64,
+    zero1_params: f64,
+) -> StepBuffers {
+    let grads = items
+        .iter()
+        .filter(|i| i.name == "gradients")
+        .map(|i| i.bytes.0)
+        .sum::<f64>();
+    let resident = items.iter().map(|i| i.bytes.0).sum::<f64>() - grads;
+    let p = &setup.parallel;
+    let full = !setup.task.is_peft();
+    let tp = p.tp as f64;
+    // Assumption: AdamW runs fused (HF `adamw_torch_fused`, DeepSpeed/apex FusedAdam, torchtune
+    // `fused: True`): no step temporaries. The foreach path would add one state-sized buffer
+    // (`_foreach_sqrt(exp_avg_sq)`, torch/optim/adamw.py); `optimizer_foreach_temp` models it.
+    let optimizer_temp = if setup.optimizer == Optimizer::AdamW && !p.offload_optimizer {
+        let params = if full {
+            zero1_params
+        } else {
+            lora_params(b, setup.lora.rank, &setup.lora.targets) * share
+        };
+        params * tun_foreach(setup) * if full { sb.optimizer / 2.0 } else { 4.0 }
+    } else {
+        0.0
+    };
+    let linear_share = (b.linear_params() + b.lm_head) as f64 / b.total.max(1) as f64;
+    StepBuffers {
+        resident,
+        grads,
+        grads_persistent: p.zero >= 1
+            || setup.framework == Framework::Megatron
+            || c.total_gpus() > 1,
+        head_grads: if full {
+            b.lm_head as f64 / tp * sb.grads
+        } else {
+            0.0
+        },
+        weight_copies: if setup.autocast {
+            2.0 * params_on_device(b, p, 1) * linear_share
+        } else {
+            0.0
+        },
+        saved_layers: acts.saved_layers,
+        saved_outside: acts.saved_outside,
+        layer_working: acts.layer_working,
+        logits_elems: acts.logits_elems,
+        logits_dtype_bytes: acts.logits_dtype_bytes,
+        fused_loss: acts.fused_loss,
+        loss_chunks: acts.loss_chunks,
+        optimizer_temp,
+    }
+    .with_model(m)
+}
+
+trait WithModel {
+    fn with_model(self, m: &ModelSpec) -> Self;
+}
+
+impl WithModel for StepBuffers {
+    /// Models given by totals have no LM head and no loss buffers.
+    fn with_model(self, m: &ModelSpec) -> Self {
+        match m.architecture {
+            Architecture::Opaque(_) => StepBuffers {
+                logits_elems: 0.0,
+                fused_loss: None,
+                ..self
+            },
+            Architecture::Transformer(_) => self,
+        }
+    }
+}
+
+/// The state items with the gradients at their live value at the peak, then the peak phase's
+/// other components, so that the items sum to the timeline's peak.
+fn peak_items(items: &mut Vec<MemoryItem>, tl: &Timeline, acts: &ActivationParts) {
+    let peak = tl.peak();
+    for (name, bytes) in &peak.components {
+        match *name {
+            "resident states" => {}
+            "gradients" => match items.iter_mut().find(|i| i.name == "gradients") {
+                Some(g) => {
+                    if bytes.0 != g.bytes.0 {
+                        g.basis = format!(
+                            "{}; {} live at the peak ({}, the LM-head gradient if smaller)",
+                            g.basis, bytes, peak.phase
+                        );
+                    }
+                    g.bytes = *bytes;
+                }
+                None => items.push(item("gradients", *bytes, "LM-head gradient".into())),
+            },
+            n => {
+                let name = match n {
+                    "saved activations" => "activations",
+                    "logits" | "loss buffers (fp32)" | "logits gradient" => "logits + loss",
+                    other => other,
+                };
+                let basis = match n {
+                    "saved activations" => acts.basis.clone(),
+                    "logits" | "loss buffers (fp32)" | "logits gradient" => {
+                        acts.logits_basis.clone()
+                    }
+                    "autocast weight copies" => {
+                        "16-bit copies of the fp32 linear weights (torch.autocast)".into()
+                    }
+                    "optimizer temporaries" => {
+                        "AdamW foreach: one state-sized buffer (_foreach_sqrt)".into()
+                    }
+                    _ => "one layer's backward working set".into(),
+                };
+                items.push(item(
+                    name,
+                    *bytes,
+                    format!("{basis} — {n} at the peak ({})", peak.phase),
+                ));
+            }
+        }
+    }
+    // Always present (other code and the JSON schema look them up), zero when not live.
+    for (name, basis) in [
+        ("activations", &acts.basis),
+        ("logits + loss", &acts.logits_basis),
+    ] {
+        if !items.iter().any(|i| i.name == name) && !basis.is_empty() {
+            let why = format!("{basis} — not live at the peak ({})", peak.phase);
+            items.push(item(name, Bytes(0.0), why));
+        }
+    }
+    if let Some(g) = items.iter_mut().find(|i| i.name == "gradients") {
+        if !peak.components.iter().any(|(n, _)| *n == "gradients") && g.bytes.0 > 0.0 {
+            g.basis = format!("{}; not live at the peak ({})", g.basis, peak.phase);
+            g.bytes = Bytes(0.0);
+        }
+    }
+}
+
+fn item(name: &'static str, bytes: Bytes, basis: String) -> MemoryItem {
+    MemoryItem { name, bytes, basis }
 }
 
 /// FLOPs of one training token (model FLOPs, and hardware FLOPs including recompute).

@@ -289,6 +289,14 @@ pub struct TrainingSetup {
     /// Chunked cross-entropy (torchtune `CEWithChunkedOutputLoss`, 8 chunks): the fp32 upcast
     /// exists for one chunk at a time.
     pub chunked_loss: bool,
+    /// torch.autocast over fp32 weights (HF Trainer / Accelerate without DeepSpeed, `bf16=True`):
+    /// fp32 weights and fp32 gradients, plus 16-bit weight copies made in forward and saved for
+    /// backward; no separate master copy. Off: DeepSpeed/Megatron-style 16-bit weights + fp32
+    /// master. Only meaningful with `amp_bf16`/`amp_fp16`.
+    pub autocast: bool,
+    /// AdamW on torch's foreach path (`torch.optim.AdamW(foreach=True)`, the default when
+    /// `fused` is not set): the step allocates one state-sized temporary. Off: fused AdamW.
+    pub optimizer_foreach: bool,
     /// Training tokens in total (for time and cost). Alternative: `samples` × `epochs`.
     pub tokens: Option<f64>,
     pub samples: Option<f64>,
@@ -316,6 +324,8 @@ impl Default for TrainingSetup {
             lora: LoraConfig::default(),
             optimizer_in_backward: false,
             chunked_loss: false,
+            autocast: false,
+            optimizer_foreach: false,
             tokens: None,
             samples: None,
             epochs: None,

@@ -227,6 +227,31 @@ pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
     }
 }
 
+/// The step's liveness timeline: live GiB per phase by component, the peak marked.
+fn timeline_block(m: &gpuplan_core::train::TrainingMemory, md: bool) -> String {
+    let tl = &m.timeline;
+    let rows: Vec<Vec<String>> = tl
+        .phases
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let parts = p
+                .components
+                .iter()
+                .map(|(n, b)| format!("{n} {:.2}", b.gib()))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let mark = if i == tl.peak_index { " ← peak" } else { "" };
+            vec![format!("{}{mark}", p.phase), gib(p.total), parts]
+        })
+        .collect();
+    format!(
+        "\nstep timeline (live allocated GiB; saved after forward {})\n{}",
+        gib(m.saved_after_forward),
+        render::block(md, &["phase", "GiB", "live by component (GiB)"], &rows)
+    )
+}
+
 fn pct(x: f64) -> String {
     format!("{:.1}%", x * 100.0)
 }
@@ -296,6 +321,7 @@ fn training_report(
         format_count(e.memory.trainable_params_per_device)
     ));
     out.push_str(&render::block(md, &["component", "GiB", "how"], &rows));
+    out.push_str(&timeline_block(&e.memory, md));
     match &e.step {
         Some(st) => {
             let share = |x: Seconds| pct(x.0 / st.step.0);

@@ -425,6 +425,9 @@ fn mem_label(name: &str, t: &T) -> String {
         "ZeRO-3 gather buffers" => "ZeRO-3 聚合缓冲",
         "activations" => "激活值",
         "logits + loss" => "logits + 损失",
+        "layer working set" => "单层反向工作集",
+        "autocast weight copies" => "autocast 权重副本",
+        "optimizer temporaries" => "优化器临时缓冲",
         "allocator fragmentation" => "显存碎片",
         "CUDA context" => "CUDA 上下文",
         "CANN runtime context" => "CANN 运行时上下文",
@@ -625,7 +628,13 @@ fn report(
                 ]
             })
             .collect();
-        out.push_str(&format!("{}\n", t.s("memory per GPU", "每卡显存")));
+        out.push_str(&format!(
+            "{} ({} {}, {:.2} GiB)\n",
+            t.s("memory per GPU", "每卡显存"),
+            t.s("peak in", "峰值阶段"),
+            x.memory.phase_at_peak,
+            x.memory.peak_allocated.gib()
+        ));
         out.push_str(&tab(
             &[t.s("component", "组成"), "GiB", t.s("how", "计算方式")],
             &rows,

@@ -1,0 +1,242 @@
+//! Liveness timeline of one training step: which buffers are live in each phase, and where the
+//! peak falls.
+//!
+//! A step is forward → loss → backward → optimizer step. Live bytes per phase (HF/PyTorch
+//! semantics, checked on CPU against `torch.profiler` allocation events by
+//! tools/measure_peak.py → validation/peak-measured.json, test `tests/measured_peak.rs`):
+//! - forward end: resident states + saved activations of every layer + the final norm / LM-head
+//!   input + the logits in the compute dtype;
+//! - loss: + the fp32 upcast of the logits (HF `ForCausalLMLoss` calls `logits.float()`; a no-op in
+//!   fp32) + the fp32 `log_softmax` output that `cross_entropy` saves;
+//! - backward at the loss: the saved `log_softmax` output + `nll_loss`'s fp32 gradient + the fp32
+//!   `log_softmax` gradient are live together (3 × 4 B × tokens × vocab, measured as the peak op
+//!   `aten::_log_softmax_backward_data` on every tiny-model row), while every saved activation is
+//!   still live;
+//! - backward through the LM head: the logits gradient in the compute dtype and the LM-head
+//!   weight gradient;
+//! - backward through the layers: the LM-head gradient has materialised, one layer's working set
+//!   (its recomputed activations under checkpointing) is added, saved activations free layer by
+//!   layer;
+//! - optimizer step: all gradients + states + `torch.optim.AdamW(foreach=True)`'s temporary
+//!   (`_foreach_sqrt(exp_avg_sq)`: one buffer of the trainable parameters' size).
+
+use crate::units::Bytes;
+use serde::Serialize;
+
+/// The buffers of one step on the most loaded device, in bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct StepBuffers {
+    /// Always live: weights, master copies, optimizer states, ZeRO-3 gather buffers, adapters.
+    pub resident: f64,
+    /// The full gradient buffer (after backward, during the optimizer step).
+    pub grads: f64,
+    /// Whether gradients exist before backward (DDP buckets, DeepSpeed/Megatron contiguous
+    /// buffers) rather than being created in backward (`zero_grad(set_to_none=True)`).
+    pub grads_persistent: bool,
+    /// Gradient bytes of the LM head, live once backward has passed it (transient with the
+    /// optimizer step fused into backward).
+    pub head_grads: f64,
+    /// torch.autocast's 16-bit weight copies: made in forward, saved for backward.
+    pub weight_copies: f64,
+    /// Activations saved by all layers (× in-flight micro-batches).
+    pub saved_layers: f64,
+    /// Activations saved outside the layers: token ids, final norm, LM-head input.
+    pub saved_outside: f64,
+    /// One layer's extra working set during its backward (recomputed activations, activation
+    /// gradients).
+    pub layer_working: f64,
+    /// Logits elements (tokens × vocab / tp) and bytes per element in the compute dtype.
+    pub logits_elems: f64,
+    pub logits_dtype_bytes: f64,
+    /// Loss buffers when not HF's unfused cross-entropy: (forward-saved, transient) bytes.
+    pub fused_loss: Option<(f64, f64)>,
+    /// Chunked cross-entropy: the fp32 buffers exist for 1 of `n` chunks.
+    pub loss_chunks: f64,
+    /// Optimizer-step temporaries.
+    pub optimizer_temp: f64,
+}
+
+/// Live bytes of one phase, by component.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PhaseLive {
+    pub phase: &'static str,
+    pub components: Vec<(&'static str, Bytes)>,
+    pub total: Bytes,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Timeline {
+    pub phases: Vec<PhaseLive>,
+    /// Index of the phase with the most live bytes.
+    pub peak_index: usize,
+    /// Bytes saved for backward when forward + loss end (activations, logits buffers, autocast
+    /// weight copies), what saved-tensor hooks count.
+    pub saved_after_forward: Bytes,
+}
+
+impl Timeline {
+    pub fn peak(&self) -> &PhaseLive {
+        &self.phases[self.peak_index]
+    }
+}
+
+/// HF cross-entropy over the full logits: fp32 bytes per logit element of (saved log_softmax
+/// output, loss-phase transient, backward transient). See the module docs.
+fn loss_buffers(b: &StepBuffers) -> (f64, f64, f64) {
+    if let Some((saved, transient)) = b.fused_loss {
+        return (saved, transient, transient);
+    }
+    let e = b.logits_elems;
+    let chunk = 1.0 / b.loss_chunks.max(1.0);
+    let upcast = if b.logits_dtype_bytes < 4.0 { 4.0 } else { 0.0 };
+    let saved = 4.0 * e * chunk;
+    // Forward: the logits (compute dtype) + the fp32 upcast, next to the saved log_softmax.
+    let loss = b.logits_dtype_bytes * e + upcast * e * chunk;
+    // Backward: nll_loss's fp32 gradient + log_softmax's fp32 gradient.
+    let bwd = 8.0 * e * chunk;
+    (saved, loss, bwd)
+}
+
+/// Share of the logits gradient live at once in the LM-head backward: all of it, or one chunk
+/// when the loss is chunked (torchtune also chunks the output projection).
+fn lm_head_share(b: &StepBuffers) -> f64 {
+    if b.fused_loss.is_some() {
+        0.0
+    } else {
+        1.0 / b.loss_chunks.max(1.0)
+    }
+}
+
+fn phase(name: &'static str, parts: &[(&'static str, f64)]) -> PhaseLive {
+    let components: Vec<_> = parts
+        .iter()
+        .filter(|(_, v)| *v > 0.0)
+        .map(|(n, v)| (*n, Bytes(*v)))
+        .collect();
+    let total = Bytes(components.iter().map(|(_, b)| b.0).sum());
+    PhaseLive {
+        phase: name,
+        components,
+        total,
+    }
+}
+
+/// Build the timeline of one step from its buffers.
+pub fn step_timeline(b: &StepBuffers) -> Timeline {
+    let (saved_loss, loss_transient, bwd_transient) = loss_buffers(b);
+    let early_grads = if b.grads_persistent { b.grads } else { 0.0 };
+    let acts = b.saved_layers + b.saved_outside;
+    let common = [
+        ("resident states", b.resident),
+        ("autocast weight copies", b.weight_copies),
+    ];
+    let with = |extra: &[(&'static str, f64)]| -> Vec<(&'static str, f64)> {
+        common.iter().chain(extra.iter()).copied().collect()
+    };
+    let logits_fwd = b.logits_dtype_bytes * b.logits_elems;
+    let phases = vec![
+        phase(
+            "forward",
+            &with(&[
+                ("gradients", early_grads),
+                ("saved activations", acts),
+                ("logits", logits_fwd),
+            ]),
+        ),
+        phase(
+            "loss",
+            &with(&[
+                ("gradients", early_grads),
+                ("saved activations", acts),
+                ("loss buffers (fp32)", saved_loss + loss_transient),
+            ]),
+        ),
+        phase(
+            "backward: loss",
+            &with(&[
+                ("gradients", early_grads),
+                ("saved activations", acts),
+                ("loss buffers (fp32)", saved_loss + bwd_transient),
+            ]),
+        ),
+        phase(
+            "backward: LM head",
+            &with(&[
+                ("gradients", early_grads.max(b.head_grads)),
+                ("saved activations", acts),
+                (
+                    "logits gradient",
+                    b.logits_dtype_bytes * b.logits_elems * lm_head_share(b),
+                ),
+            ]),
+        ),
+        phase(
+            "backward: layers",
+            &with(&[
+                // No full gradient buffer (optimizer in backward, offload): the LM-head
+                // gradient was applied and freed.
+                ("gradients", early_grads.max(b.head_grads.min(b.grads))),
+                ("saved activations", b.saved_layers),
+                ("layer working set", b.layer_working),
+            ]),
+        ),
+        phase(
+            "optimizer step",
+            &[
+                ("resident states", b.resident),
+                ("gradients", b.grads),
+                ("optimizer temporaries", b.optimizer_temp),
+            ],
+        ),
+    ];
+    let peak_index = phases.iter().enumerate().fold(0, |best, (i, p)| {
+        if p.total.0 > phases[best].total.0 {
+            i
+        } else {
+            best
+        }
+    });
+    Timeline {
+        phases,
+        peak_index,
+        saved_after_forward: Bytes(acts + saved_loss + b.weight_copies),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loss_backward_is_the_peak_when_logits_dominate() {
+        let b = StepBuffers {
+            resident: 100.0,
+            grads: 10.0,
+            saved_layers: 50.0,
+            logits_elems: 100.0,
+            logits_dtype_bytes: 2.0,
+            loss_chunks: 1.0,
+            ..Default::default()
+        };
+        let t = step_timeline(&b);
+        assert_eq!(t.peak().phase, "backward: loss");
+        // resident + saved + 12 B per logit (saved log_softmax + two fp32 gradients)
+        assert_eq!(t.peak().total.0, 100.0 + 50.0 + 1200.0);
+        assert_eq!(t.saved_after_forward.0, 50.0 + 400.0);
+    }
+
+    #[test]
+    fn optimizer_step_is_the_peak_when_states_dominate() {
+        let b = StepBuffers {
+            resident: 1000.0,
+            grads: 500.0,
+            optimizer_temp: 500.0,
+            saved_layers: 50.0,
+            loss_chunks: 1.0,
+            ..Default::default()
+        };
+        let t = step_timeline(&b);
+        assert_eq!(t.peak().phase, "optimizer step");
+        assert_eq!(t.peak().total.0, 2000.0);
+    }
+}

@@ -1,0 +1,172 @@
+//! The liveness-timeline model against the measured peak of one whole training step of tiny HF
+//! models on CPU (tools/measure_peak.py → validation/peak-measured.json: torch.profiler
+//! allocation events, saved-tensor hooks).
+
+use gpuplan_core::constants::Tunables;
+use gpuplan_core::hardware::{find_gpu, ClusterSpec, InterLink};
+use gpuplan_core::model::parse_hf_config;
+use gpuplan_core::train::{training_memory, TrainingMemory};
+use gpuplan_core::units::Bandwidth;
+use gpuplan_core::workload::{
+    AttentionImpl, BaseWeights, LoraConfig, Precision, Recompute, TrainTask, TrainingSetup,
+};
+use serde_json::Value;
+
+fn setup_for(row: &Value, batch: u64, seq: u64) -> TrainingSetup {
+    let dtype = row["dtype"].as_str().unwrap();
+    let lora = &row["lora"];
+    TrainingSetup {
+        task: if lora.is_null() {
+            TrainTask::FullFinetune
+        } else {
+            TrainTask::Lora
+        },
+        precision: match dtype {
+            "fp32" => Precision::Fp32,
+            "bf16" => Precision::PureBf16,
+            _ => Precision::AmpBf16,
+        },
+        autocast: dtype == "autocast-bf16",
+        optimizer_foreach: true,
+        attention: if row["attn_implementation"] == "eager" {
+            AttentionImpl::Eager
+        } else {
+            AttentionImpl::Flash
+        },
+        recompute: if row["checkpointing"].as_bool().unwrap() {
+            Recompute::Full
+        } else {
+            Recompute::None
+        },
+        micro_batch: batch,
+        seq_len: seq,
+        lora: if lora.is_null() {
+            LoraConfig::default()
+        } else {
+            LoraConfig {
+                rank: lora["rank"].as_u64().unwrap(),
+                targets: serde_json::from_value(lora["targets"].clone()).unwrap(),
+                base: Some(if dtype == "bf16" {
+                    BaseWeights::Bf16
+                } else {
+                    BaseWeights::Fp32
+                }),
+            }
+        },
+        ..Default::default()
+    }
+}
+
+fn predict(row: &Value, batch: u64, seq: u64) -> TrainingMemory {
+    let mut cfg = row["config"].clone();
+    let key = if cfg["model_type"] == "gpt2" {
+        "n_layer"
+    } else {
+        "num_hidden_layers"
+    };
+    cfg[key] = row["layers"].clone();
+    let m = parse_hf_config("tiny", &cfg.to_string()).unwrap();
+    let c = ClusterSpec::new(
+        find_gpu("H100-SXM-80G").unwrap(),
+        1,
+        1,
+        InterLink::Rdma,
+        Bandwidth::from_gbit_per_s(400.0),
+    )
+    .unwrap();
+    training_memory(&m, &setup_for(row, batch, seq), &c, &Tunables::default()).unwrap()
+}
+
+fn row_name(r: &Value) -> String {
+    format!(
+        "{} {} {} ckpt={} lora={}",
+        r["model"].as_str().unwrap(),
+        r["dtype"].as_str().unwrap(),
+        r["attn_implementation"].as_str().unwrap(),
+        r["checkpointing"],
+        !r["lora"].is_null()
+    )
+}
+
+/// Relative errors (peak, saved-after-forward) and the predicted peak phase, per row.
+fn errors() -> Vec<(String, f64, f64, String, String)> {
+    let p = format!(
+        "{}/../../validation/peak-measured.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let data: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+    let (b, s) = (
+        data["batch"].as_u64().unwrap(),
+        data["seq"].as_u64().unwrap(),
+    );
+    data["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let m = predict(r, b, s);
+            let peak = m.peak_allocated.0 / r["peak_bytes"].as_f64().unwrap() - 1.0;
+            let saved =
+                m.saved_after_forward.0 / r["saved_after_forward_bytes"].as_f64().unwrap() - 1.0;
+            (
+                row_name(r),
+                peak,
+                saved,
+                m.phase_at_peak.to_string(),
+                r["phase_at_peak"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn timeline_matches_measured_peaks() {
+    let rows = errors();
+    assert_eq!(rows.len(), 38, "the grid of tools/measure_peak.py");
+    let mut report = String::new();
+    for (name, peak, saved, phase, measured_phase) in &rows {
+        report += &format!(
+            "{name:44} peak {:+6.1}%  saved {:+6.1}%  phase {phase} (measured {measured_phase})\n",
+            peak * 100.0,
+            saved * 100.0
+        );
+    }
+    println!("{report}");
+    for (name, peak, saved, phase, measured_phase) in &rows {
+        // "backward: loss" etc. against the profiler's record_function range.
+        let coarse = phase.split(':').next().unwrap().replace(" step", "");
+        assert_eq!(&coarse, measured_phase, "{name}: phase\n{report}");
+        let (tp, ts) = tolerance(name);
+        assert!(
+            peak.abs() <= tp,
+            "{name}: peak {:+.1}%\n{report}",
+            peak * 100.0
+        );
+        assert!(
+            saved.abs() <= ts,
+            "{name}: saved {:+.1}%\n{report}",
+            saved * 100.0
+        );
+    }
+}
+
+/// (peak, saved-after-forward) tolerance per class of row. Target: 2% on both. The classes that
+/// miss it are explicit expectations with their cause, not skips:
+fn tolerance(name: &str) -> (f64, f64) {
+    let lora = name.ends_with("lora=true");
+    if name.starts_with("gpt2 autocast") && lora {
+        // GPT-2's autocast extra (+20h/layer) is fitted on full-training rows only; under LoRA the
+        // frozen Conv1D path's casts are not derived: the model under-predicts by ~15% (saved).
+        (0.08, 0.16)
+    } else if lora {
+        // Frozen-base accounting (no inputs saved for frozen linears) leaves ~4.4h B/token/layer
+        // unexplained, dtype-independent (llama/gpt2, fp32/bf16): 3–5% of saved, ≤ 2.5% of peak.
+        (0.025, 0.05)
+    } else if name.starts_with("mixtral autocast") {
+        // The routed copies' autocast casts are derived only in part (+4h per copy): ~8h
+        // B/token/layer short, 4–5% of saved, ~1.3% of peak.
+        (0.02, 0.05)
+    } else {
+        (0.02, 0.02)
+    }
+}

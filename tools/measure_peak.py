@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""Measure the memory PEAK of one whole training step of small HF models, exactly, on CPU.
+
+Each row builds a tiny randomly initialised model from a config (no download), runs one warm-up
+step (so AdamW's states exist, as in every step after the first), then profiles a second step:
+
+    forward (model body + LM head) -> loss (HF `model.loss_function`, as HF computes it inside
+    forward; the logits are dropped before backward, as HF Trainer's `compute_loss` does)
+    -> backward -> optimizer step (torch.optim.AdamW, foreach=True: the GPU default path)
+    -> zero_grad(set_to_none=True)
+
+`torch.profiler.profile(profile_memory=True)` records every CPU allocation and free as a
+`[memory]` event. Their running sum, started from the bytes live before the step (parameters +
+optimizer states), is the live-byte curve; its maximum is the peak and the `record_function`
+range containing it is the phase at the peak. Saved-after-forward bytes come from a separate
+forward + loss under saved-tensor hooks (unique storages that are not parameters).
+
+Output: validation/peak-measured.json, checked by crates/gpuplan-core/tests/measured_peak.rs.
+
+    pip install torch transformers peft   # CPU is enough; ~20 s a bf16 row on 2 cores
+    python3 tools/measure_peak.py > rows.jsonl     # one JSON line per row, priority order
+    python3 tools/measure_peak.py --assemble rows.jsonl > validation/peak-measured.json
+"""
+import contextlib
+import gc
+import itertools
+import json
+import sys
+
+import torch
+import transformers
+from torch._C._profiler import _EventType
+from torch.profiler import ProfilerActivity, profile, record_function
+from transformers import AutoConfig, AutoModelForCausalLM
+
+try:
+    import peft
+    from peft import LoraConfig, get_peft_model
+except ImportError:  # LoRA rows are skipped without peft (and the JSON says so)
+    peft = None
+
+B, S = 2, 256
+LAYERS = 2
+LORA_RANK, LORA_ALPHA, LORA_DROPOUT = 8, 16, 0.05
+PHASES = ["forward", "loss", "backward", "optimizer", "zero_grad"]
+
+# vocab/hidden = 32, as in Llama-3-8B (128256/4096): the logits weigh what they weigh at scale.
+MODELS = {
+    "llama": dict(model_type="llama", hidden_size=256, intermediate_size=688, num_attention_heads=4,
+                  num_key_value_heads=2, vocab_size=8192, max_position_embeddings=1024),
+    "qwen2": dict(model_type="qwen2", hidden_size=256, intermediate_size=768, num_attention_heads=4,
+                  num_key_value_heads=2, vocab_size=8192, max_position_embeddings=1024),
+    "gpt2": dict(model_type="gpt2", n_embd=256, n_head=4, vocab_size=8192, n_positions=1024,
+                 attn_pdrop=0.0, resid_pdrop=0.0, embd_pdrop=0.0),
+    "mixtral": dict(model_type="mixtral", hidden_size=256, intermediate_size=512, num_attention_heads=4,
+                    num_key_value_heads=2, vocab_size=8192, max_position_embeddings=1024,
+                    num_local_experts=4, num_experts_per_tok=2, sliding_window=None),
+}
+LORA_TARGETS = {"gpt2": ["c_attn"], "default": ["q_proj", "k_proj", "v_proj", "o_proj"]}
+DTYPES = ["fp32", "bf16", "autocast-bf16"]
+
+
+def build(name, dtype, attn, ckpt, lora):
+    kw = dict(MODELS[name])
+    mt = kw.pop("model_type")
+    kw["n_layer" if mt == "gpt2" else "num_hidden_layers"] = LAYERS
+    cfg = AutoConfig.for_model(mt, **kw)
+    torch.manual_seed(0)
+    wdtype = torch.bfloat16 if dtype == "bf16" else torch.float32
+    model = AutoModelForCausalLM.from_config(cfg, attn_implementation=attn, dtype=wdtype)
+    model.train()
+    if ckpt:
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    if lora:
+        targets = LORA_TARGETS.get(name, LORA_TARGETS["default"])
+        lc = LoraConfig(r=LORA_RANK, lora_alpha=LORA_ALPHA, lora_dropout=LORA_DROPOUT,
+                        target_modules=targets, task_type="CAUSAL_LM")
+        model = get_peft_model(model, lc)
+        model.train()
+    return cfg, model
+
+
+def storages_bytes(tensors):
+    seen = {}
+    for t in tensors:
+        st = t.untyped_storage()
+        seen[st.data_ptr()] = st.nbytes()
+    return sum(seen.values())
+
+
+def run_step(model, opt, ids, dtype, vocab):
+    amp = torch.autocast("cpu", dtype=torch.bfloat16) if dtype == "autocast-bf16" else contextlib.nullcontext()
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model
+    with amp:
+        with record_function("forward"):
+            logits = model(input_ids=ids).logits
+        with record_function("loss"):
+            loss = base.loss_function(logits, ids, vocab_size=vocab)
+        del logits
+    with record_function("backward"):
+        loss.backward()
+    with record_function("optimizer"):
+        opt.step()
+    with record_function("zero_grad"):
+        opt.zero_grad(set_to_none=True)
+    return float(loss)
+
+
+def saved_after_forward(model, ids, dtype, vocab):
+    params = {p.untyped_storage().data_ptr() for p in model.parameters()}
+    seen = {}
+
+    def pack(t):
+        st = t.untyped_storage()
+        if st.data_ptr() not in params:
+            seen[st.data_ptr()] = st.nbytes()
+        return t
+
+    amp = torch.autocast("cpu", dtype=torch.bfloat16) if dtype == "autocast-bf16" else contextlib.nullcontext()
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t), amp:
+        logits = model(input_ids=ids).logits
+        loss = base.loss_function(logits, ids, vocab_size=vocab)
+    del logits, loss
+    return sum(seen.values())
+
+
+def walk(nodes):
+    for n in nodes:
+        yield n
+        yield from walk(n.children)
+
+
+def phase_of(node):
+    while node is not None and node.name not in PHASES:
+        node = node.parent
+    return node.name if node is not None else "outside"
+
+
+def curve(prof, baseline):
+    """(peak bytes, phase and op at peak, live bytes at the end of each phase) from the
+    profiler's allocation events (every CPU allocation and free, with its size)."""
+    allocs = []
+    for n in walk(prof.profiler.kineto_results.experimental_event_tree()):
+        if n.typed[0] == _EventType.Allocation:
+            op = n.parent.name if n.parent is not None else "?"
+            allocs.append((n.start_time_ns, n.typed[1].alloc_size, phase_of(n), op))
+    allocs.sort(key=lambda a: a[0])
+    live, peak, at = baseline, baseline, ("before", "")
+    end_of = {}
+    for _, delta, phase, op in allocs:
+        live += delta
+        end_of[phase] = live
+        if live > peak:
+            peak, at = live, (phase, op)
+    return peak, at, end_of
+
+
+def measure(name, dtype, attn, ckpt, lora):
+    cfg, model = build(name, dtype, attn, ckpt, lora)
+    vocab = cfg.vocab_size
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    opt = torch.optim.AdamW(trainable, lr=1e-4, foreach=True)
+    ids = torch.randint(0, vocab, (B, S), generator=torch.Generator().manual_seed(1))
+    run_step(model, opt, ids, dtype, vocab)  # warm-up: creates the optimizer states
+    gc.collect()
+    param_bytes = storages_bytes(model.parameters())
+    trainable_bytes = sum(p.numel() * p.element_size() for p in trainable)
+    state = [v for s in opt.state.values() for v in s.values() if torch.is_tensor(v)]
+    opt_bytes = storages_bytes(state)
+    baseline = param_bytes + opt_bytes
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True, record_shapes=False) as prof:
+        run_step(model, opt, ids, dtype, vocab)
+    peak, (phase, op), end_of = curve(prof, baseline)
+    saved = saved_after_forward(model, ids, dtype, vocab)
+    row = {
+        "model": name, "config": MODELS[name], "layers": LAYERS, "dtype": dtype,
+        "attn_implementation": attn, "checkpointing": ckpt,
+        "lora": {"rank": LORA_RANK, "alpha": LORA_ALPHA, "dropout": LORA_DROPOUT,
+                 "targets": LORA_TARGETS.get(name, LORA_TARGETS["default"])} if lora else None,
+        "params": sum(p.numel() for p in model.parameters()),
+        "trainable_params": sum(p.numel() for p in trainable),
+        "param_bytes": param_bytes, "grad_bytes": trainable_bytes, "optimizer_bytes": opt_bytes,
+        "peak_bytes": peak, "phase_at_peak": phase, "op_at_peak": op,
+        "activation_peak_bytes": peak - baseline,
+        "live_after_loss_bytes": end_of.get("loss"), "live_after_backward_bytes": end_of.get("backward"),
+        "saved_after_forward_bytes": saved,
+    }
+    del model, opt, prof
+    gc.collect()
+    return row
+
+
+def grid():
+    """Rows in priority order: the plain step of every model, dtype and attention first; then
+    LoRA, checkpointing and both on a subset (SDPA; LoRA on Llama and GPT-2, whose target names
+    differ; checkpointing on Llama, GPT-2 and Mixtral) to keep the run near 20 minutes on 2 cores."""
+    for dtype, name, attn in itertools.product(DTYPES, MODELS, ["eager", "sdpa"]):
+        yield name, dtype, attn, False, False
+    if peft:
+        for dtype, name in itertools.product(DTYPES, ["llama", "gpt2"]):
+            yield name, dtype, "sdpa", False, True
+    for dtype, name in itertools.product(["fp32", "bf16"], ["llama", "gpt2", "mixtral"]):
+        yield name, dtype, "sdpa", True, False
+    if peft:
+        for dtype in ["fp32", "bf16"]:
+            yield "llama", dtype, "sdpa", True, True
+
+
+def key(name, dtype, attn, ckpt, lora):
+    return f"{name}/{dtype}/{attn}/{ckpt}/{lora}"
+
+
+def main():
+    """Rows go to stdout as JSON lines as they finish (`--resume FILE`: only those FILE lacks);
+    with `--assemble FILE`, the JSON lines of FILE become validation/peak-measured.json."""
+    torch.set_num_threads(2)
+    head = {"torch": torch.__version__, "transformers": transformers.__version__,
+            "peft": peft.__version__ if peft else None, "batch": B, "seq": S,
+            "optimizer": "torch.optim.AdamW(foreach=True)"}
+    if len(sys.argv) > 2 and sys.argv[1] == "--assemble":
+        with open(sys.argv[2]) as f:
+            head["rows"] = [json.loads(line) for line in f if line.strip()]
+        json.dump(head, sys.stdout, indent=1, sort_keys=True)
+        sys.stdout.write("\n")
+        return
+    done = set()
+    if len(sys.argv) > 2 and sys.argv[1] == "--resume":  # skip the rows FILE already has
+        with open(sys.argv[2]) as f:
+            for r in map(json.loads, filter(str.strip, f)):
+                done.add(key(r["model"], r["dtype"], r["attn_implementation"], r["checkpointing"], r["lora"] is not None))
+    for args in grid():
+        if key(*args) in done:
+            continue
+        row = measure(*args)
+        print(json.dumps(row, sort_keys=True), flush=True)
+
+
+if __name__ == "__main__":
+    main()
