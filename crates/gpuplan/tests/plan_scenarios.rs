@@ -945,3 +945,67 @@ fn fp8_is_planned_only_on_chips_with_fp8() {
             .unwrap()
             .starts_with("a100-80g skipped")));
 }
+
+/// Issue 8 item 3: object storage is proposed for a large cold dataset when the split is cheaper,
+/// with both monthly costs, and the split really is cheaper.
+#[test]
+fn large_dataset_gets_a_cheaper_object_storage_split() {
+    let (code, v) = plan_json(&[
+        "-m",
+        "ResNet-50",
+        "--task",
+        "pretrain",
+        "--samples",
+        "1.28e6",
+        "--epochs",
+        "90",
+        "--bytes-per-sample",
+        "110000",
+        "--dataset-size",
+        "30TB",
+        "--provider",
+        "alibaba",
+    ]);
+    assert_eq!(code, Some(0), "{v}");
+    let top = &plans(&v)[0];
+    let st = &top["train"]["storage"];
+    let tier = &st["tiered"];
+    assert!(
+        !tier.is_null(),
+        "no tiering for 30 TB on a file system: {st}"
+    );
+    let split =
+        tier["object_monthly_cny"].as_f64().unwrap() + tier["cache_monthly_cny"].as_f64().unwrap();
+    assert!(split < st["monthly_cny"].as_f64().unwrap() * 0.9);
+    assert!(tier["object_gib"].as_f64().unwrap() >= 30e12 / 1073741824.0 - 1.0);
+    assert!(advice_ids(top).contains(&"storage-tiering".to_string()));
+}
+
+/// Issue 8 item 2: the `--explain` lines, pinned in both languages (no self-comparison, no
+/// equal-value "sooner"; `explanations_compare_different_plans_on_shown_values` checks the rule).
+#[test]
+fn explain_snapshots_zh_and_en() {
+    for lang in ["en", "zh"] {
+        let o = run(&[
+            "plan",
+            "-m",
+            "Llama-2-70B",
+            "--task",
+            "qlora",
+            "--tokens",
+            "1e8",
+            "--explain",
+            "--top",
+            "5",
+            "--lang",
+            lang,
+        ]);
+        assert_eq!(o.status.code(), Some(0));
+        let out = String::from_utf8_lossy(&o.stdout);
+        let at = out
+            .find("why each plan beats the next")
+            .or_else(|| out.find("各方案排序理由"))
+            .expect("an explanation section");
+        insta::assert_snapshot!(format!("explain_{lang}"), &out[at..]);
+    }
+}

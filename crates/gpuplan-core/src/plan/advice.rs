@@ -124,6 +124,10 @@ pub const RULES: &[(&str, &str)] = &[
         "the plan rests on catalog facts marked likely or unverified",
     ),
     (
+        "storage-tiering",
+        "hot/cold split: the dataset on object storage with a smaller file-system cache, when cheaper",
+    ),
+    (
         "autoscaling",
         "serving replicas: load, peak headroom, availability floor, what to autoscale on",
     ),
@@ -151,6 +155,24 @@ pub const RULES: &[(&str, &str)] = &[
 
 fn pct(x: f64) -> String {
     format!("{:.0}%", x * 100.0)
+}
+
+/// The hot/cold storage split and what it saves per month.
+fn tiering(t: &super::money::Tiered, s: &super::money::StorageChoice) -> Advice {
+    let split = t.object_monthly_cny + t.cache_monthly_cny;
+    let whole = s.monthly_cny.unwrap_or(split);
+    a(
+        "storage-tiering",
+        Severity::Info,
+        format!(
+            "Cheaper hot/cold split: keep the {:.0} GiB dataset on {} (¥{:.0}/month; it sustains the read rate) and a {:.0} GiB {} for the hot working set and the checkpoints (¥{:.0}/month): ¥{:.0}/month instead of ¥{:.0} for {:.0} GiB of {}. Read through a cache layer (JindoFS/Fluid, ossfs/obsfs/cosfs with a local cache, or the file system's data flow from object storage).",
+            t.object_gib, t.object, t.object_monthly_cny, t.cache_gib, t.cache, t.cache_monthly_cny, split, whole, s.capacity_gib, s.class.name
+        ),
+        format!(
+            "更省的冷热分层：{:.0} GiB 数据集放在 {}（每月 ¥{:.0}，可满足读取速率），另用 {:.0} GiB 的 {} 存放热数据和检查点（每月 ¥{:.0}）：合计每月 ¥{:.0}，而全部放在 {:.0} GiB 的 {} 上需 ¥{:.0}。通过缓存层读取（JindoFS/Fluid、带本地缓存的 ossfs/obsfs/cosfs，或文件存储与对象存储的数据流动）。",
+            t.object_gib, t.object, t.object_monthly_cny, t.cache_gib, t.cache, t.cache_monthly_cny, split, s.capacity_gib, s.class.name, whole
+        ),
+    )
 }
 
 /// Replicas to run and how to scale them.
@@ -252,6 +274,9 @@ pub fn evaluate(p: &Plan, req: &PlanRequest) -> Vec<Advice> {
                     t.data.read_bandwidth, s.class.name, s.capacity_gib, s.throughput_mbs, t.data.checkpoint_size.gib(), s.checkpoint_write_s
                 ),
             ));
+            if let Some(tier) = &s.tiered {
+                out.push(tiering(tier, s));
+            }
         }
         if let Some(cores) = t.data.cpu_cores_for_decode {
             let have = i.vcpu.map(|v| v as f64 * p.nodes as f64);

@@ -465,8 +465,8 @@ fn plan_cost(p: &Plan) -> Option<f64> {
         .filter(|c| c.is_finite() && *c >= 0.0)
 }
 
-/// Relative width of one ranking bucket: keys within about 0.5% of each other fall in the same
-/// bucket and count as a tie, which the faster plan (then the one with fewer GPUs) wins.
+/// Relative width of a tie: keys within 0.5% of the cheapest key of their group count as a tie,
+/// which the faster plan (then the one with fewer GPUs) wins.
 pub const RANK_TIE_FRACTION: f64 = 0.005;
 
 /// What a plan is ranked by. Ordered field by field; every field is totally ordered, so sorting by
@@ -477,7 +477,8 @@ pub struct RankKey {
     /// 0: ranked by money; 1: no price known, ranked by GPU-hours; 2: a key that is not a finite,
     /// non-negative number (never shown: the planner refuses such plans before ranking).
     pub class: u8,
-    /// The objective's key on a logarithmic grid of [`RANK_TIE_FRACTION`] steps.
+    /// Tie group: consecutive keys (in exact order) within [`RANK_TIE_FRACTION`] of the group's
+    /// first key share a number; groups are numbered in increasing key order.
     pub bucket: i64,
     /// Wall-clock hours, then the number of GPUs, then the exact key, as totally ordered bits.
     pub hours: TotalF64,
@@ -528,7 +529,7 @@ pub fn rank_keys(items: &[RankInput<'_>], obj: Objective) -> Vec<RankKey> {
         .map(|i| i.hours)
         .filter(|h| ok(*h) && *h > 0.0)
         .fold(f64::INFINITY, f64::min);
-    items
+    let mut keys: Vec<RankKey> = items
         .iter()
         .map(|i| {
             let gpu_hours = i.hours * i.gpus;
@@ -543,22 +544,41 @@ pub fn rank_keys(items: &[RankInput<'_>], obj: Objective) -> Vec<RankKey> {
             };
             let sane = ok(value) && ok(i.hours) && ok(i.gpus);
             let class = if sane { class } else { 2 };
-            let bucket = if sane && value > 0.0 {
-                // Bounded: a finite positive f64 has |ln| < 745, so this fits an i64.
-                (value.ln() / RANK_TIE_FRACTION.ln_1p()).floor() as i64
-            } else {
-                i64::MIN
-            };
             RankKey {
                 class,
-                bucket,
+                bucket: 0,
                 hours: TotalF64(i.hours),
                 gpus: TotalF64(i.gpus),
                 exact: TotalF64(value),
                 id: i.id.to_string(),
             }
         })
-        .collect()
+        .collect();
+    assign_tie_groups(&mut keys);
+    keys
+}
+
+/// Number the tie groups: in exact-key order, a group starts at a key and takes every following
+/// key of the same class within [`RANK_TIE_FRACTION`] of it. Anchoring at the group's first key
+/// (not chaining neighbour to neighbour) keeps a group at most 0.5% wide.
+fn assign_tie_groups(keys: &mut [RankKey]) {
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    order.sort_by(|a, b| {
+        let (x, y) = (&keys[*a], &keys[*b]);
+        (x.class, x.exact, x.hours, x.gpus, &x.id).cmp(&(y.class, y.exact, y.hours, y.gpus, &y.id))
+    });
+    let mut group = 0i64;
+    let mut anchor: Option<(u8, f64)> = None;
+    for i in order {
+        let (class, v) = (keys[i].class, keys[i].exact.0);
+        let same = anchor
+            .is_some_and(|(c, a)| c == class && class < 2 && v <= a + RANK_TIE_FRACTION * a.abs());
+        if !same {
+            group += 1;
+            anchor = Some((class, v));
+        }
+        keys[i].bucket = group;
+    }
 }
 
 /// Order plans by the objective. Plans without a known price sort after priced ones for cost and

@@ -272,7 +272,79 @@ pub struct StorageChoice {
     pub monthly_cny: Option<f64>,
     /// Storage cost for the job's duration (capacity × months), when the class is priced.
     pub job_cny: Option<f64>,
+    /// A cheaper hot/cold split, when one exists: the dataset on object storage, a smaller file
+    /// system for the read cache and checkpoints.
+    pub tiered: Option<Tiered>,
     pub why: String,
+}
+
+/// The hot/cold alternative: cold dataset on object storage, a file system sized only for the
+/// read rate and the checkpoints in front of it (read through a cache: JindoFS/Fluid, ossfs/obsfs
+/// with a local cache, CPFS/SFS Turbo data flow from OSS/OBS).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Tiered {
+    pub object: String,
+    pub object_gib: f64,
+    pub object_monthly_cny: f64,
+    pub cache: String,
+    pub cache_gib: f64,
+    pub cache_monthly_cny: f64,
+}
+
+/// Share under which a split must cost to be proposed: 10% cheaper than one file system.
+pub const TIERING_MIN_SAVING: f64 = 0.10;
+
+/// The cheapest priced object class + file-system cache for `need`, if it beats `chosen` by
+/// [`TIERING_MIN_SAVING`] and the object store can feed the read rate.
+fn tiered_alternative(
+    cat: &Catalog,
+    inst: &Instance,
+    nodes: u64,
+    need: &StorageNeed,
+    chosen: &StorageChoice,
+) -> Option<Tiered> {
+    let whole = chosen.monthly_cny?;
+    let mine = |s: &&StorageClass| s.provider == inst.provider;
+    let object = cat
+        .storage
+        .iter()
+        .filter(mine)
+        .filter(|s| s.kind == StorageKind::Object && s.price_cny_per_gib_month.is_some())
+        .filter(|s| s.throughput_max_mbs * 1e6 >= need.read)
+        .min_by(|a, b| {
+            a.price_cny_per_gib_month
+                .unwrap_or(f64::INFINITY)
+                .total_cmp(&b.price_cny_per_gib_month.unwrap_or(f64::INFINITY))
+        })?;
+    let cache_need = StorageNeed {
+        read: need.read,
+        checkpoint: need.checkpoint,
+        dataset: Bytes(0.0),
+    };
+    let cache = cat
+        .storage
+        .iter()
+        .filter(mine)
+        .filter(|s| s.kind != StorageKind::Object && (nodes == 1 || s.shared))
+        .filter_map(|s| size_class(s, nodes, &cache_need))
+        .filter(|c| c.reaches_need && c.monthly_cny.is_some())
+        .min_by(|a, b| {
+            a.monthly_cny
+                .unwrap_or(f64::INFINITY)
+                .total_cmp(&b.monthly_cny.unwrap_or(f64::INFINITY))
+        })?;
+    let object_gib = need.dataset.gib().ceil();
+    let object_monthly = object.price_cny_per_gib_month? * object_gib;
+    let cache_monthly = cache.monthly_cny?;
+    let split = object_monthly + cache_monthly;
+    (split.is_finite() && split < whole * (1.0 - TIERING_MIN_SAVING)).then(|| Tiered {
+        object: object.name.clone(),
+        object_gib,
+        object_monthly_cny: object_monthly,
+        cache: cache.class.name.clone(),
+        cache_gib: cache.capacity_gib,
+        cache_monthly_cny: cache_monthly,
+    })
 }
 
 /// What the storage must hold and deliver.
@@ -314,6 +386,7 @@ fn size_class(s: &StorageClass, nodes: u64, need: &StorageNeed) -> Option<Storag
         checkpoint_write_s: need.checkpoint.0 / (tp * 1e6),
         monthly_cny: monthly,
         job_cny: None,
+        tiered: None,
         why: format!(
             "{} reaches {:.0} MB/s at {:.0} GiB (needed: {} of reads{}; dataset {:.1} GiB + 3 checkpoints of {:.1} GiB)",
             s.name,
@@ -354,13 +427,15 @@ pub fn choose_storage(
         .iter()
         .filter(|c| c.reaches_need)
         .min_by(|a, b| cheaper(a, b));
-    reaching
+    let mut chosen = reaching
         .or_else(|| {
             sized
                 .iter()
                 .max_by(|a, b| a.throughput_mbs.total_cmp(&b.throughput_mbs))
         })
-        .cloned()
+        .cloned()?;
+    chosen.tiered = tiered_alternative(cat, inst, nodes, need, &chosen);
+    Some(chosen)
 }
 
 #[cfg(test)]
