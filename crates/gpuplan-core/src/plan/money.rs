@@ -293,6 +293,9 @@ pub struct Tiered {
 
 /// Share under which a split must cost to be proposed: 10% cheaper than one file system.
 pub const TIERING_MIN_SAVING: f64 = 0.10;
+/// And by at least this much per month, CNY: below it a second storage system and a cache layer
+/// are not worth running (assumption).
+pub const TIERING_MIN_SAVING_CNY: f64 = 100.0;
 
 /// The cheapest priced object class + file-system cache for `need`, if it beats `chosen` by
 /// [`TIERING_MIN_SAVING`] and the object store can feed the read rate.
@@ -337,7 +340,9 @@ fn tiered_alternative(
     let object_monthly = object.price_cny_per_gib_month? * object_gib;
     let cache_monthly = cache.monthly_cny?;
     let split = object_monthly + cache_monthly;
-    (split.is_finite() && split < whole * (1.0 - TIERING_MIN_SAVING)).then(|| Tiered {
+    let worth =
+        split < whole * (1.0 - TIERING_MIN_SAVING) && whole - split >= TIERING_MIN_SAVING_CNY;
+    (split.is_finite() && worth).then(|| Tiered {
         object: object.name.clone(),
         object_gib,
         object_monthly_cny: object_monthly,
