@@ -56,7 +56,7 @@ A100_40 = {"gpu": "a100-40g", "gpus_per_node": 8, "inter_link": "rdma", "inter_g
 CASES = {}
 
 
-def mosaic(cid, r):
+def mosaic(cid, r, fitted=True):
     s = r["setup"]
     hw = dict(H100 if s["gpu"].startswith("h100") else A100_40 if "40" in s["gpu"] else A100)
     hw["nodes"] = max(1, s["gpu_count"] // 8)
@@ -64,7 +64,8 @@ def mosaic(cid, r):
     CASES[cid] = dict(
         kind="train_throughput", metric="tokens_per_s_per_gpu", published=r["result"]["tokens_per_s_per_gpu"],
         unit="tokens/s/GPU",
-        in_sample="train_efficiency_hopper" if hw["gpu"].startswith("h100") else "train_efficiency_ampere",
+        in_sample=(None if not fitted else
+                   "train_efficiency_hopper" if hw["gpu"].startswith("h100") else "train_efficiency_ampere"),
         notes="MPT expressed as a GPT-2-style config (LayerNorm, GeLU MLP ×4, learned positions of seq_len: the "
               "published param counts grow with seq_len exactly by seq_len×d_model). Inter-node bandwidth assumed "
               f"{hw['inter_gbit']:.0f} Gbit/s per node (the A100 70B row states 1600 Gbps RoCE; H100 not stated).",
@@ -160,6 +161,10 @@ def main(path):
                 "mpt70b-h100-64gpu-ac", "mpt70b-h100-512gpu-ac", "mpt7b-a100-80g-8gpu-s2048", "mpt30b-a100-80g-8gpu-s2048-ac",
                 "mpt70b-a100-80g-64gpu-ac", "mpt13b-a100-40g-8gpu-s2048-ac", "mpt3b-h100-fp8-8gpu-s2048"]:
         mosaic(cid, rows[cid])
+    # Issue 10: further llm-foundry table rows, out-of-sample (they calibrate nothing).
+    for cid, r in rows.items():
+        if r.get("fit", "").startswith("out-of-sample") and cid.startswith("mpt"):
+            mosaic(cid, r, fitted=False)
     megatron("megatron-a100-1.7b-32gpu", rows["megatron-a100-1.7b-32gpu"], 1, 1, 32, 16, 1)
     megatron("megatron-a100-18b-256gpu", rows["megatron-a100-18b-256gpu"], 8, 1, 32, 8, 4)
     megatron("megatron-a100-145b-1536gpu", rows["megatron-a100-145b-1536gpu"], 8, 8, 24, 2, 48,
@@ -304,6 +309,16 @@ def main(path):
                "reported; the real layout is unpublished and likely overlapped communication in every micro-batch (FSDP).")
     misses["llama1-13b-gpu-hours"] = overlap
     misses["llama1-65b-gpu-hours"] = overlap
+    # Issue 10 rows that the per-generation efficiency constant misses (step 1, before shape-aware compute).
+    small_gemm = ("FIXME: one training-efficiency constant per chip generation, fitted on 7B-70B rows, over-predicts "
+                  "small models (d_model 1536-2560) on H100: their GEMMs and element-wise ops reach a lower fraction "
+                  "of peak (estimation.md §1.5).")
+    long_seq = ("FIXME: attention is timed at the GEMM efficiency; at 8k-32k tokens FlashAttention's lower fraction of "
+                "peak dominates and is not modelled.")
+    for k in ["mpt13b-h100-64gpu-s2048", "mpt1b-h100-32gpu-s2048", "mpt1b-h100-8gpu-s4096", "mpt3b-h100-64gpu-s2048", "mpt3b-h100-8gpu-s8192", "mpt760m-h100-16gpu-s2048"]:
+        misses[k] = small_gemm
+    for k in ["mpt1b-h100-fp8-8gpu-s8192", "mpt30b-h100-8gpu-s8192-ac", "mpt3b-a100-40g-8gpu-s8192", "mpt3b-h100-fp8-8gpu-s8192", "mpt760m-h100-8gpu-s8192", "mpt7b-h100-8gpu-s32768-ac"]:
+        misses[k] = long_seq
     for k, why in misses.items():
         CASES[k]["known_deviation"] = why
     CASES["deepspeed-zero3-t5-3b-8gpu"].pop("known_deviation", None)
