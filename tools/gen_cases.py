@@ -67,7 +67,8 @@ def mosaic(cid, r, fitted=True):
         in_sample=(None if not fitted else
                    "train_efficiency_hopper" if hw["gpu"].startswith("h100") else "train_efficiency_ampere"),
         notes="MPT expressed as a GPT-2-style config (LayerNorm, GeLU MLP ×4, learned positions of seq_len: the "
-              "published param counts grow with seq_len exactly by seq_len×d_model). Inter-node bandwidth assumed "
+              "published param counts grow with seq_len exactly by seq_len×d_model); attention kernel efficiency set to the "
+              "Triton FlashAttention-1 class the yamls use (tunables). Inter-node bandwidth assumed "
               f"{hw['inter_gbit']:.0f} Gbit/s per node (the A100 70B row states 1600 Gbps RoCE; H100 not stated).",
         workload=dict(
             kind="training",
@@ -75,7 +76,12 @@ def mosaic(cid, r, fitted=True):
             training=dict(task="pretrain", precision=prec, micro_batch=s["micro_batch"], seq_len=s["seq_len"],
                           grad_accum=s["grad_accum"], recompute="full" if s["activation_checkpointing"] else "none",
                           attention="flash", parallel=dict(zero=3)),
-            hardware=hw))
+            hardware=hw,
+            # llm-foundry's MPT yamls set attn_config.attn_impl: triton, the 2022 Triton FlashAttention
+            # (FlashAttention-1 class). FlashAttention-2 paper (arXiv 2307.08691): FlashAttention
+            # "reaching only 25-40% of the theoretical maximum FLOPs/s" on A100, FA-2 "around 2x"
+            # faster. Ampere 0.32 (midpoint); Hopper 0.35 x 0.32/0.55 = 0.2 (FA-2's H100/A100 ratio).
+            tunables=dict(attention_efficiency_other=0.32, attention_efficiency_hopper=0.2)))
 
 
 def megatron(cid, r, tp, pp, dp, mb, accum, zero=0, note=""):
@@ -309,16 +315,20 @@ def main(path):
                "reported; the real layout is unpublished and likely overlapped communication in every micro-batch (FSDP).")
     misses["llama1-13b-gpu-hours"] = overlap
     misses["llama1-65b-gpu-hours"] = overlap
-    # Issue 10 rows that the per-generation efficiency constant misses (step 1, before shape-aware compute).
-    small_gemm = ("FIXME: one training-efficiency constant per chip generation, fitted on 7B-70B rows, over-predicts "
-                  "small models (d_model 1536-2560) on H100: their GEMMs and element-wise ops reach a lower fraction "
-                  "of peak (estimation.md §1.5).")
-    long_seq = ("FIXME: attention is timed at the GEMM efficiency; at 8k-32k tokens FlashAttention's lower fraction of "
-                "peak dominates and is not modelled.")
-    for k in ["mpt13b-h100-64gpu-s2048", "mpt1b-h100-32gpu-s2048", "mpt1b-h100-8gpu-s4096", "mpt3b-h100-64gpu-s2048", "mpt3b-h100-8gpu-s8192", "mpt760m-h100-16gpu-s2048"]:
-        misses[k] = small_gemm
-    for k in ["mpt1b-h100-fp8-8gpu-s8192", "mpt30b-h100-8gpu-s8192-ac", "mpt3b-a100-40g-8gpu-s8192", "mpt3b-h100-fp8-8gpu-s8192", "mpt760m-h100-8gpu-s8192", "mpt7b-h100-8gpu-s32768-ac"]:
-        misses[k] = long_seq
+    # Issue 10 rows still outside their band with the shape-aware compute model (compute.rs).
+    mb2 = ("FIXME: MPT-13B at micro-batch 2 without activation checkpointing on H100 is over-predicted by ~20% while "
+           "the same model's checkpointed rows (s1024, s4096) are within 10%; the measured MFU (39.8%) is below the "
+           "checkpointed rows' (41.6-44.3%): an overhead of small micro-batches under FSDP (per-micro-batch gathers "
+           "with limit_all_gathers, allocator pressure near 80 GB) that is not modelled.")
+    misses["mpt13b-h100-8gpu-s2048"] = mb2
+    misses["mpt13b-h100-64gpu-s2048"] = mb2
+    misses["mpt30b-h100-8gpu-s8192-ac"] = (
+        "FIXME: +22%: the 7B/13B rows at 8k-32k on H100 are within 10% with the Triton FlashAttention-1 efficiency, "
+        "the 30B row at 8k (micro-batch 1, 21 accumulation steps) is not; the cause is not identified.")
+    # Within their band since the shape-aware compute model (issue 10): element-wise traffic and
+    # the last pipeline stage's LM head explain the small-GEMM over-prediction.
+    for k in ["megatron-175b-ptd-384gpu", "megatron-a100-1.7b-32gpu", "megatron-a100-18b-256gpu"]:
+        misses.pop(k, None)
     for k, why in misses.items():
         CASES[k]["known_deviation"] = why
     CASES["deepspeed-zero3-t5-3b-8gpu"].pop("known_deviation", None)

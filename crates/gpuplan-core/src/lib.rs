@@ -9,6 +9,7 @@
 
 pub mod catalog;
 pub mod chip;
+pub mod compute;
 pub mod constants;
 pub mod error;
 pub mod hardware;
