@@ -291,10 +291,15 @@ def main(path):
         "megatron-a100-18b-256gpu": "h/t = 768 per GPU at TP 8: " + size,
         "megatron-175b-ptd-384gpu": "h/t = 1536 per GPU at TP 8 with micro-batch 1: " + size,
         "mpt13b-h100-8gpu-s2048": "micro-batch 2 of 2048 tokens with FSDP on H100: " + size,
-        "megatron-175b-zero3-384gpu": "FIXME: ZeRO-3 per-layer gather/partition overheads at hundreds of ranks are not "
-                                      "modelled (only ring bandwidth and α per hop); the paper measures the collapse.",
-        "megatron-175b-zero3-1536gpu": "FIXME: ZeRO-3 collapse at 1536 ranks and micro-batch 1 (44 TFLOP/s measured) is not "
-                                       "reproduced: the bandwidth model hides the gathers behind compute.",
+        "megatron-175b-zero3-384gpu": "FIXME: +41%: per micro-batch (4 × 2048 tokens) the 3 × 2P = 1.05 TB of ZeRO-3 "
+                                      "traffic per GPU takes ~7 s at the node's 200 GB/s × 0.75 and the ring latency "
+                                      "(383 hops × 5 µs × 1440 collectives) ~2.8 s, both hidden behind ~50 s of compute; "
+                                      "the measured 144 TFLOP/s implies ~25 s exposed, i.e. an effective ZeRO-3 "
+                                      "bandwidth near one 25 GB/s NIC per GPU rather than the node's aggregate.",
+        "megatron-175b-zero3-1536gpu": "FIXME: +163% (was +352% before the ring-latency term of comm.rs): the 1535-hop "
+                                       "latency of 1440 per-tensor collectives per micro-batch (~11 s) is now charged, "
+                                       "but the measured 44 TFLOP/s needs ~50 s of exposed communication per micro-batch; "
+                                       "same unmodelled effective-bandwidth gap as the 384-GPU row.",
         "torchtune-llama31-70b-full-8xa100": "FIXME: with parameter + optimizer offload the GPU peak depends on FSDP "
                                              "prefetch and pinned staging buffers, which are not modelled.",
         "torchtune-llama31-8b-full-a6000": "FIXME: the 8-bit optimizer's paging and torch.compile's activation "

@@ -15,7 +15,7 @@
 
 use crate::constants::Tunables;
 use crate::hardware::GpuSpec;
-use crate::model::{param_breakdown, MlpKind, ModelSpec, Positional, Structure, TransformerSpec};
+use crate::model::{MlpKind, ParamBreakdown, Positional, Structure, TransformerSpec};
 use crate::units::{Bandwidth, FlopRate};
 use crate::workload::{AttentionImpl, Parallelism, Recompute, TrainingSetup};
 use serde::Serialize;
@@ -201,7 +201,7 @@ pub fn layers_on_slowest_stage(layers: u64, pp: u64) -> u64 {
 /// pipeline stage (⌈L/pp⌉ layers plus the LM head). Linears of MoE experts run with the tokens
 /// routed to each expert.
 pub fn micro_batch_compute(
-    m: &ModelSpec,
+    b: &ParamBreakdown,
     t: &TransformerSpec,
     setup: &TrainingSetup,
     r: &ChipRates,
@@ -209,7 +209,6 @@ pub fn micro_batch_compute(
     let p = setup.parallel;
     let tokens = setup.micro_batch * setup.seq_len;
     let frozen = setup.task.is_peft();
-    let b = param_breakdown(m);
     let total_layers: u64 = b.groups.iter().map(|g| g.count).sum::<u64>().max(1);
     let stage_layers = layers_on_slowest_stage(total_layers, p.pp) as f64;
     let share = stage_layers / total_layers as f64;

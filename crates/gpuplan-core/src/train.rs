@@ -820,6 +820,28 @@ fn optimizer_seconds(
         .map_or(Seconds(0.0), |bw| transfer_time(Bytes(bytes), bw))
 }
 
+/// Ring latency of ZeRO-3's per-layer gathers and reduce-scatters in one micro-batch on the
+/// slowest pipeline stage. FSDP (the `huggingface` framework) gathers one flat parameter per
+/// layer; Megatron-DeepSpeed (`megatron` with ZeRO-3) fetches each weight tensor of a layer,
+/// plus one for its small parameters.
+fn zero3_latency(
+    b: &crate::model::ParamBreakdown,
+    setup: &TrainingSetup,
+    dp: u64,
+    c: &ClusterSpec,
+) -> Seconds {
+    let layers: u64 = b.groups.iter().map(|g| g.count).sum();
+    let stage = crate::compute::layers_on_slowest_stage(layers, setup.parallel.pp);
+    let tensors = match setup.framework {
+        crate::workload::Framework::HuggingFace => 1,
+        crate::workload::Framework::Megatron => {
+            b.groups.first().map_or(1, |g| g.linears.len() as u64 + 1)
+        }
+    };
+    let n = crate::comm::zero3_collectives_per_micro(stage, tensors);
+    crate::comm::ring_latency(dp, c.inter_link.latency()) * n
+}
+
 fn ring_allreduce(bytes: f64, n: u64, bw: Bandwidth, eff: f64) -> Seconds {
     if n <= 1 {
         return Seconds(0.0);
@@ -860,7 +882,7 @@ pub fn training_step(
     let (compute, compute_parts, optimizer) = match m.transformer() {
         Some(t) => {
             let r = crate::compute::chip_rates(&c.gpu, setup, peak, eff, tun);
-            let parts = crate::compute::micro_batch_compute(m, t, setup, &r);
+            let parts = crate::compute::micro_batch_compute(&b, t, setup, &r);
             let opt = optimizer_seconds(&b, setup, dp, &r);
             (Seconds(parts.total() * m_micro) + opt, parts, opt)
         }
@@ -941,6 +963,7 @@ pub fn training_step(
         };
         let per_micro = 2.0 * over_groups(base_bpp) + grad_volume;
         dp_comm_total = transfer_time(Bytes(per_micro * m_micro), dp_bw * eff_net);
+        dp_comm_total += zero3_latency(&b, setup, dp, c) * m_micro;
     }
     let latency = if dp > 1 {
         c.inter_link.latency() * (2.0 * (dp - 1) as f64)
