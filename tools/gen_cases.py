@@ -56,7 +56,7 @@ A100_40 = {"gpu": "a100-40g", "gpus_per_node": 8, "inter_link": "rdma", "inter_g
 CASES = {}
 
 
-def mosaic(cid, r):
+def mosaic(cid, r, fitted=True):
     s = r["setup"]
     hw = dict(H100 if s["gpu"].startswith("h100") else A100_40 if "40" in s["gpu"] else A100)
     hw["nodes"] = max(1, s["gpu_count"] // 8)
@@ -64,9 +64,11 @@ def mosaic(cid, r):
     CASES[cid] = dict(
         kind="train_throughput", metric="tokens_per_s_per_gpu", published=r["result"]["tokens_per_s_per_gpu"],
         unit="tokens/s/GPU",
-        in_sample="train_efficiency_hopper" if hw["gpu"].startswith("h100") else "train_efficiency_ampere",
+        in_sample=(None if not fitted else
+                   "train_efficiency_hopper" if hw["gpu"].startswith("h100") else "train_efficiency_ampere"),
         notes="MPT expressed as a GPT-2-style config (LayerNorm, GeLU MLP ×4, learned positions of seq_len: the "
-              "published param counts grow with seq_len exactly by seq_len×d_model). Inter-node bandwidth assumed "
+              "published param counts grow with seq_len exactly by seq_len×d_model); attention kernel efficiency set to the "
+              "Triton FlashAttention-1 class the yamls use (tunables). Inter-node bandwidth assumed "
               f"{hw['inter_gbit']:.0f} Gbit/s per node (the A100 70B row states 1600 Gbps RoCE; H100 not stated).",
         workload=dict(
             kind="training",
@@ -74,7 +76,12 @@ def mosaic(cid, r):
             training=dict(task="pretrain", precision=prec, micro_batch=s["micro_batch"], seq_len=s["seq_len"],
                           grad_accum=s["grad_accum"], recompute="full" if s["activation_checkpointing"] else "none",
                           attention="flash", parallel=dict(zero=3)),
-            hardware=hw))
+            hardware=hw,
+            # llm-foundry's MPT yamls set attn_config.attn_impl: triton, the 2022 Triton FlashAttention
+            # (FlashAttention-1 class). FlashAttention-2 paper (arXiv 2307.08691): FlashAttention
+            # "reaching only 25-40% of the theoretical maximum FLOPs/s" on A100, FA-2 "around 2x"
+            # faster. Ampere 0.32 (midpoint); Hopper 0.35 x 0.32/0.55 = 0.2 (FA-2's H100/A100 ratio).
+            tunables=dict(attention_efficiency_other=0.32, attention_efficiency_hopper=0.2)))
 
 
 def megatron(cid, r, tp, pp, dp, mb, accum, zero=0, note=""):
@@ -160,6 +167,10 @@ def main(path):
                 "mpt70b-h100-64gpu-ac", "mpt70b-h100-512gpu-ac", "mpt7b-a100-80g-8gpu-s2048", "mpt30b-a100-80g-8gpu-s2048-ac",
                 "mpt70b-a100-80g-64gpu-ac", "mpt13b-a100-40g-8gpu-s2048-ac", "mpt3b-h100-fp8-8gpu-s2048"]:
         mosaic(cid, rows[cid])
+    # Issue 10: further llm-foundry table rows, out-of-sample (they calibrate nothing).
+    for cid, r in rows.items():
+        if r.get("fit", "").startswith("out-of-sample") and cid.startswith("mpt"):
+            mosaic(cid, r, fitted=False)
     megatron("megatron-a100-1.7b-32gpu", rows["megatron-a100-1.7b-32gpu"], 1, 1, 32, 16, 1)
     megatron("megatron-a100-18b-256gpu", rows["megatron-a100-18b-256gpu"], 8, 1, 32, 8, 4)
     megatron("megatron-a100-145b-1536gpu", rows["megatron-a100-145b-1536gpu"], 8, 8, 24, 2, 48,
@@ -280,10 +291,15 @@ def main(path):
         "megatron-a100-18b-256gpu": "h/t = 768 per GPU at TP 8: " + size,
         "megatron-175b-ptd-384gpu": "h/t = 1536 per GPU at TP 8 with micro-batch 1: " + size,
         "mpt13b-h100-8gpu-s2048": "micro-batch 2 of 2048 tokens with FSDP on H100: " + size,
-        "megatron-175b-zero3-384gpu": "FIXME: ZeRO-3 per-layer gather/partition overheads at hundreds of ranks are not "
-                                      "modelled (only ring bandwidth and α per hop); the paper measures the collapse.",
-        "megatron-175b-zero3-1536gpu": "FIXME: ZeRO-3 collapse at 1536 ranks and micro-batch 1 (44 TFLOP/s measured) is not "
-                                       "reproduced: the bandwidth model hides the gathers behind compute.",
+        "megatron-175b-zero3-384gpu": "FIXME: +41%: per micro-batch (4 × 2048 tokens) the 3 × 2P = 1.05 TB of ZeRO-3 "
+                                      "traffic per GPU takes ~7 s at the node's 200 GB/s × 0.75 and the ring latency "
+                                      "(383 hops × 5 µs × 1440 collectives) ~2.8 s, both hidden behind ~50 s of compute; "
+                                      "the measured 144 TFLOP/s implies ~25 s exposed, i.e. an effective ZeRO-3 "
+                                      "bandwidth near one 25 GB/s NIC per GPU rather than the node's aggregate.",
+        "megatron-175b-zero3-1536gpu": "FIXME: +163% (was +352% before the ring-latency term of comm.rs): the 1535-hop "
+                                       "latency of 1440 per-tensor collectives per micro-batch (~11 s) is now charged, "
+                                       "but the measured 44 TFLOP/s needs ~50 s of exposed communication per micro-batch; "
+                                       "same unmodelled effective-bandwidth gap as the 384-GPU row.",
         "torchtune-llama31-70b-full-8xa100": "FIXME: with parameter + optimizer offload the GPU peak depends on FSDP "
                                              "prefetch and pinned staging buffers, which are not modelled.",
         "torchtune-llama31-8b-full-a6000": "FIXME: the 8-bit optimizer's paging and torch.compile's activation "
@@ -301,6 +317,20 @@ def main(path):
                "reported; the real layout is unpublished and likely overlapped communication in every micro-batch (FSDP).")
     misses["llama1-13b-gpu-hours"] = overlap
     misses["llama1-65b-gpu-hours"] = overlap
+    # Issue 10 rows still outside their band with the shape-aware compute model (compute.rs).
+    mb2 = ("FIXME: MPT-13B at micro-batch 2 without activation checkpointing on H100 is over-predicted by ~20% while "
+           "the same model's checkpointed rows (s1024, s4096) are within 10%; the measured MFU (39.8%) is below the "
+           "checkpointed rows' (41.6-44.3%): an overhead of small micro-batches under FSDP (per-micro-batch gathers "
+           "with limit_all_gathers, allocator pressure near 80 GB) that is not modelled.")
+    misses["mpt13b-h100-8gpu-s2048"] = mb2
+    misses["mpt13b-h100-64gpu-s2048"] = mb2
+    misses["mpt30b-h100-8gpu-s8192-ac"] = (
+        "FIXME: +22%: the 7B/13B rows at 8k-32k on H100 are within 10% with the Triton FlashAttention-1 efficiency, "
+        "the 30B row at 8k (micro-batch 1, 21 accumulation steps) is not; the cause is not identified.")
+    # Within their band since the shape-aware compute model (issue 10): element-wise traffic and
+    # the last pipeline stage's LM head explain the small-GEMM over-prediction.
+    for k in ["megatron-175b-ptd-384gpu", "megatron-a100-1.7b-32gpu", "megatron-a100-18b-256gpu"]:
+        misses.pop(k, None)
     for k, why in misses.items():
         CASES[k]["known_deviation"] = why
     CASES["deepspeed-zero3-t5-3b-8gpu"].pop("known_deviation", None)

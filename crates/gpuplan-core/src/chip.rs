@@ -158,6 +158,11 @@ fn card_factor(g: &GpuSpec, tun: &Tunables) -> (f64, &'static str) {
     }
 }
 
+/// The card-class factor alone (1 for SXM/OAM parts).
+pub fn card_factor_value(g: &GpuSpec, tun: &Tunables) -> f64 {
+    card_factor(g, tun).0
+}
+
 /// Achievable share of peak for a training job, and the product of named constants it is.
 pub fn train_efficiency(
     m: &ModelSpec,

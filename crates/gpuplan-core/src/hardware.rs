@@ -111,6 +111,10 @@ pub struct GpuSpec {
     /// Bidirectional per-GPU datasheet figure.
     pub intra_link_gbs: Option<f64>,
     pub tdp_w: Option<f64>,
+    /// Streaming multiprocessors (for GEMM wave quantization, `compute.rs`); absent where no
+    /// source was read: then no wave quantization is applied.
+    #[serde(default)]
+    pub sm_count: Option<u64>,
     /// cuda | cann | rocm.
     pub stack: String,
     /// Formats the chip computes in natively (tensor/cube units; fp32 on the vector units). Empty:

@@ -9,6 +9,8 @@
 
 pub mod catalog;
 pub mod chip;
+pub mod comm;
+pub mod compute;
 pub mod constants;
 pub mod error;
 pub mod hardware;

@@ -1164,7 +1164,13 @@ pub fn training_peak(c: &ClusterSpec, precision: Precision) -> Option<FlopRate> 
 /// Time of one optimizer step and its parts.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct StepTime {
+    /// Compute of all micro-batches plus the optimizer step, on the slowest device.
     pub compute: Seconds,
+    /// One micro-batch's compute by kind of work (GEMMs, attention, element-wise); zero for
+    /// models given by totals (CNNs, UNets), which keep the FLOPs ÷ (peak × efficiency) path.
+    pub compute_parts: crate::compute::ComputeParts,
+    /// The optimizer step, bandwidth-bound (included in `compute`).
+    pub optimizer: Seconds,
     pub pipeline_bubble: Seconds,
     pub tp_comm: Seconds,
     pub dp_comm_total: Seconds,
@@ -1189,6 +1195,52 @@ pub struct StepTime {
     pub dp_link: String,
     /// What dominates the step: compute, tp-communication, dp-communication, pipeline-bubble.
     pub bottleneck: &'static str,
+}
+
+/// The optimizer step: every trainable parameter shard on the device read and written once
+/// (`compute::optimizer_bytes_per_param`), bandwidth-bound.
+fn optimizer_seconds(
+    b: &crate::model::ParamBreakdown,
+    setup: &TrainingSetup,
+    dp: u64,
+    r: &crate::compute::ChipRates,
+) -> Seconds {
+    let on_device = params_on_device(b, &setup.parallel, dp);
+    let trainable = if setup.task.is_peft() {
+        lora_params(b, setup.lora.rank, &setup.lora.targets) / b.total.max(1) as f64 * on_device
+    } else {
+        on_device
+    };
+    let shard = if setup.parallel.zero >= 1 {
+        trainable / dp.max(1) as f64
+    } else {
+        trainable
+    };
+    let bytes = shard * crate::compute::optimizer_bytes_per_param(setup.optimizer);
+    r.memory
+        .map_or(Seconds(0.0), |bw| transfer_time(Bytes(bytes), bw))
+}
+
+/// Ring latency of ZeRO-3's per-layer gathers and reduce-scatters in one micro-batch on the
+/// slowest pipeline stage. FSDP (the `huggingface` framework) gathers one flat parameter per
+/// layer; Megatron-DeepSpeed (`megatron` with ZeRO-3) fetches each weight tensor of a layer,
+/// plus one for its small parameters.
+fn zero3_latency(
+    b: &crate::model::ParamBreakdown,
+    setup: &TrainingSetup,
+    dp: u64,
+    c: &ClusterSpec,
+) -> Seconds {
+    let layers: u64 = b.groups.iter().map(|g| g.count).sum();
+    let stage = crate::compute::layers_on_slowest_stage(layers, setup.parallel.pp);
+    let tensors = match setup.framework {
+        crate::workload::Framework::HuggingFace => 1,
+        crate::workload::Framework::Megatron => {
+            b.groups.first().map_or(1, |g| g.linears.len() as u64 + 1)
+        }
+    };
+    let n = crate::comm::zero3_collectives_per_micro(stage, tensors);
+    crate::comm::ring_latency(dp, c.inter_link.latency()) * n
 }
 
 fn ring_allreduce(bytes: f64, n: u64, bw: Bandwidth, eff: f64) -> Seconds {
@@ -1227,11 +1279,23 @@ pub fn training_step(
     // Per-device work: a micro-batch's FLOPs split over tp × pp devices.
     let mp = (p.tp * p.pp) as f64;
     let rate = peak * eff;
-    let compute = compute_time(Flops(fl.hardware.0 * tokens_per_micro * m_micro / mp), rate);
-    let bubble_frac = (p.pp as f64 - 1.0) / m_micro;
-    let pipeline_bubble = compute * bubble_frac;
-
     let b = param_breakdown(m);
+    let (compute, compute_parts, optimizer) = match m.transformer() {
+        Some(t) => {
+            let r = crate::compute::chip_rates(&c.gpu, setup, peak, eff, tun);
+            let parts = crate::compute::micro_batch_compute(&b, t, setup, &r);
+            let opt = optimizer_seconds(&b, setup, dp, &r);
+            (Seconds(parts.total() * m_micro) + opt, parts, opt)
+        }
+        None => (
+            compute_time(Flops(fl.hardware.0 * tokens_per_micro * m_micro / mp), rate),
+            crate::compute::ComputeParts::default(),
+            Seconds(0.0),
+        ),
+    };
+    let bubble_frac = (p.pp as f64 - 1.0) / m_micro;
+    let pipeline_bubble = (compute - optimizer) * bubble_frac;
+
     let intra = c.intra_bandwidth;
     let eff_net = tun.collective_efficiency;
     // TP: 2 all-reduces of b·s·h per layer forward and 2 backward (Megatron; SP's all-gather +
@@ -1300,6 +1364,7 @@ pub fn training_step(
         };
         let per_micro = 2.0 * over_groups(base_bpp) + grad_volume;
         dp_comm_total = transfer_time(Bytes(per_micro * m_micro), dp_bw * eff_net);
+        dp_comm_total += zero3_latency(&b, setup, dp, c) * m_micro;
     }
     let latency = if dp > 1 {
         c.inter_link.latency() * (2.0 * (dp - 1) as f64)
@@ -1367,6 +1432,8 @@ pub fn training_step(
         .0;
     Ok(StepTime {
         compute,
+        compute_parts,
+        optimizer,
         pipeline_bubble,
         tp_comm,
         dp_comm_total,

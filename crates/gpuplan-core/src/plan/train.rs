@@ -17,6 +17,7 @@ use crate::units::Bytes;
 use crate::workload::{AttentionImpl, Recompute, TrainTask, TrainingSetup};
 
 /// The best configuration found for one cluster.
+#[derive(Clone)]
 pub struct Best {
     pub setup: TrainingSetup,
     pub memory: TrainingMemory,
@@ -24,6 +25,7 @@ pub struct Best {
 }
 
 /// The least memory any configuration needs on this cluster (for "why it does not fit").
+#[derive(Clone)]
 pub struct Shortfall {
     pub need: Bytes,
     pub have: Bytes,
@@ -328,6 +330,29 @@ fn reject_chips(skipped: &[(String, String)], rejected: &mut Vec<Binding>) {
     }
 }
 
+/// Search results per (cluster, setup): instance types of different providers and regions with
+/// the same GPU, node shape and links give the same configurations, so each is searched once.
+type Memo = std::collections::HashMap<String, (Result<Best, Box<Shortfall>>, u64)>;
+
+/// `best_config`, computed once per distinct cluster and setup; the count of configurations is
+/// reported as if searched again, so the plan's "configurations evaluated" does not change.
+fn cached_best(
+    memo: &mut Memo,
+    req: &PlanRequest,
+    setup: &TrainingSetup,
+    gb: u64,
+    cluster: &ClusterSpec,
+) -> (Result<Best, Box<Shortfall>>, u64) {
+    let key = format!("{cluster:?}|{setup:?}|{gb}");
+    if let Some((found, n)) = memo.get(&key) {
+        return (found.clone(), *n);
+    }
+    let mut evaluated = 0;
+    let found = best_config(req, setup, gb, cluster, &mut evaluated);
+    memo.insert(key, (found.clone(), evaluated));
+    (found, evaluated)
+}
+
 pub fn search(
     req: &PlanRequest,
     job: &TrainJob,
@@ -355,6 +380,7 @@ pub fn search(
     let mut any_fit = false;
     let c = &req.constraints;
     let mut skipped_chips: Vec<(String, String)> = Vec::new();
+    let mut memo = Memo::new();
     for (inst, gpu) in cands {
         let (chip_setup, chip_notes) = crate::chip::adapt(
             &req.model,
@@ -374,8 +400,8 @@ pub fn search(
             let Ok((cluster, assumed)) = instance_cluster(inst, gpu, nodes) else {
                 continue;
             };
-            let mut evaluated = 0;
-            let best = match best_config(req, setup, gb, &cluster, &mut evaluated) {
+            let (found, evaluated) = cached_best(&mut memo, req, setup, gb, &cluster);
+            let best = match found {
                 Ok(b) => b,
                 Err(short) => {
                     evaluated_total += evaluated;

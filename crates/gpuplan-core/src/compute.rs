@@ -1,0 +1,349 @@
+//! Shape-aware compute time of one micro-batch on the slowest device (issue 10, item 1).
+//!
+//! Instead of `FLOPs ÷ (peak × one efficiency)`, a transformer micro-batch is timed as the sum of
+//! - every linear's three GEMMs (forward, activation gradient, weight gradient), each from its
+//!   (M, N, K) on one tensor-parallel shard: `max(2MNK ÷ (peak × η_gemm × q), bytes ÷ (BW × η_bw))`
+//!   with `q` the tile and wave quantization on the chip's SM count (a roofline per GEMM);
+//! - attention at its own kernel's efficiency (FlashAttention) or as batched GEMMs plus the
+//!   materialised s×s softmax/dropout traffic (eager);
+//! - element-wise operations (norms, residual adds, activation functions, rotary, dropout),
+//!   bandwidth-bound from the bytes they read and write.
+//!
+//! The optimizer step (bandwidth-bound, once per step) is [`optimizer_time`]. MFU stays an output
+//! of `train::training_step`. Every constant is named in `constants::Tunables` or below with its
+//! source.
+
+use crate::constants::Tunables;
+use crate::hardware::GpuSpec;
+use crate::model::{MlpKind, ParamBreakdown, Positional, Structure, TransformerSpec};
+use crate::units::{Bandwidth, FlopRate};
+use crate::workload::{AttentionImpl, Parallelism, Recompute, TrainingSetup};
+use serde::Serialize;
+
+/// Output tile edge of the tensor-core GEMM kernels assumed for quantization (cuBLAS/CUTLASS
+/// 128×128 and 128×256 tiles are the common training choices; NVIDIA's "Matrix Multiplication
+/// Background" guide uses 128×128 in its tile/wave-quantization examples).
+pub const GEMM_TILE: u64 = 128;
+
+/// FlashAttention's backward pass does 2.5× its forward FLOPs (5 matmuls against 2; FlashAttention-2
+/// paper, arXiv 2307.08691 §4 counts it so when reporting backward TFLOP/s).
+pub const FLASH_BACKWARD_RATIO: f64 = 2.5;
+
+/// Causal FlashAttention skips the blocks above the diagonal: half the s×s work of the full count
+/// that `training_flops_per_token` uses (llm-foundry's MFU convention).
+pub const CAUSAL_WORK_FRACTION: f64 = 0.5;
+
+/// Bytes an eager softmax moves per score element: forward reads and writes the 2-byte scores once
+/// (scale, mask and softmax fused, as Megatron's fused kernels do); backward reads y and dy and
+/// writes dx. Dropout adds one read + write + a 1-byte mask each way.
+const SOFTMAX_BYTES_FWD: f64 = 4.0;
+const SOFTMAX_BYTES_BWD: f64 = 6.0;
+const DROPOUT_BYTES: f64 = 5.0;
+
+/// The rates one device computes at.
+#[derive(Clone, Copy, Debug)]
+pub struct ChipRates {
+    /// GEMM peak × η_gemm (the calibrated `train_efficiency_*` product).
+    pub gemm: FlopRate,
+    /// Attention kernel rate: half-precision peak × attention efficiency.
+    pub attention: FlopRate,
+    /// Achievable memory bandwidth, `None` when the chip has no sourced bandwidth.
+    pub memory: Option<Bandwidth>,
+    /// Streaming multiprocessors (wave quantization); `None`: no wave quantization.
+    pub sms: Option<u64>,
+    /// Bytes per activation element (2 for 16-bit training, 4 for fp32, 1 for FP8 GEMM inputs).
+    pub act_bytes: f64,
+}
+
+/// Compute time of one micro-batch on the slowest device, by kind of work.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct ComputeParts {
+    pub gemm_s: f64,
+    pub attention_s: f64,
+    pub elementwise_s: f64,
+}
+
+impl ComputeParts {
+    pub fn total(&self) -> f64 {
+        self.gemm_s + self.attention_s + self.elementwise_s
+    }
+}
+
+/// Share of the tensor cores a GEMM's output tiles keep busy: tile quantization (partial edge
+/// tiles) times wave quantization (the last wave of tiles over the SMs runs part-empty).
+pub fn quantization(m: u64, n: u64, sms: Option<u64>) -> f64 {
+    if m == 0 || n == 0 {
+        return 1.0;
+    }
+    let tm = m.div_ceil(GEMM_TILE);
+    let tn = n.div_ceil(GEMM_TILE);
+    let tile_q = (m * n) as f64 / ((tm * tn * GEMM_TILE * GEMM_TILE) as f64);
+    let wave_q = match sms {
+        // Fewer tiles than SMs: cuBLAS switches to split-K or smaller tiles to fill the chip, so
+        // only a partial *last* wave after at least one full wave is charged.
+        Some(s) if s > 0 && tm * tn >= s => {
+            let tiles = tm * tn;
+            tiles as f64 / (tiles.div_ceil(s) * s) as f64
+        }
+        _ => 1.0,
+    };
+    tile_q * wave_q
+}
+
+/// Seconds of one GEMM C[m×n] = A[m×k]·B[k×n]: the slower of its compute and its memory traffic.
+pub fn gemm_seconds(m: u64, n: u64, k: u64, r: &ChipRates) -> f64 {
+    let flops = 2.0 * m as f64 * n as f64 * k as f64;
+    let q = quantization(m, n, r.sms);
+    let t_compute = if r.gemm.0 > 0.0 {
+        flops / (r.gemm.0 * q)
+    } else {
+        f64::INFINITY
+    };
+    let t_memory = r.memory.map_or(0.0, |bw| {
+        r.act_bytes * (m * k + k * n + m * n) as f64 / bw.0.max(1.0)
+    });
+    t_compute.max(t_memory)
+}
+
+/// Forward, activation-gradient and weight-gradient GEMMs of one linear on one TP shard, with
+/// `tokens` rows. Column-parallel (d_out ≥ d_in) splits N, row-parallel splits K.
+fn linear_seconds(tokens: u64, d_in: u64, d_out: u64, tp: u64, frozen: bool, r: &ChipRates) -> f64 {
+    let (k, n) = if d_out >= d_in {
+        (d_in, d_out.div_ceil(tp))
+    } else {
+        (d_in.div_ceil(tp), d_out)
+    };
+    let fwd = gemm_seconds(tokens, n, k, r);
+    let dgrad = gemm_seconds(tokens, k, n, r);
+    let wgrad = if frozen {
+        0.0
+    } else {
+        gemm_seconds(k, n, tokens, r)
+    };
+    fwd + dgrad + wgrad
+}
+
+/// Forward passes counted in the micro-batch (1, or 2 with full recompute).
+fn forward_passes(setup: &TrainingSetup) -> f64 {
+    if setup.recompute == Recompute::Full {
+        2.0
+    } else {
+        1.0
+    }
+}
+
+/// Element-wise bytes per token per layer, forward only, split into the part that tensor
+/// parallelism divides (MLP activation, rotary on the local heads) and the part it replicates
+/// unless sequence parallelism is on (norms, residual adds, dropout on b·s·h).
+fn elementwise_bytes_fwd(t: &TransformerSpec, p: &Parallelism, act: f64) -> f64 {
+    let h = t.hidden as f64;
+    // Two norms (read + write h) and two residual adds (read 2h, write h).
+    let mut replicated = 2.0 * 2.0 * h + 2.0 * 3.0 * h;
+    if t.dropout {
+        // Attention-output and MLP-output dropout: read + write + 1-byte mask (in 2-byte units).
+        replicated += 2.0 * 2.5 * h;
+    }
+    let f = t.ffn as f64;
+    let mut split = match t.mlp {
+        MlpKind::Gated => 3.0 * f, // read gate and up, write the product
+        MlpKind::Plain => 2.0 * f, // read and write the activation
+    };
+    if matches!(t.positional, Positional::Rotary) {
+        split += 2.0 * (t.q_width() + t.kv_width()) as f64;
+    }
+    let rep = if p.sequence_parallel {
+        replicated / p.tp as f64
+    } else {
+        replicated
+    };
+    act * (rep + split / p.tp as f64)
+}
+
+/// Attention seconds of one layer for one micro-batch on one TP shard.
+fn attention_seconds(t: &TransformerSpec, setup: &TrainingSetup, r: &ChipRates, tp: u64) -> f64 {
+    let s = setup.seq_len as f64;
+    let b = setup.micro_batch as f64;
+    let heads = (t.heads as f64 / tp as f64).max(1.0);
+    let q_width = t.q_width() as f64 / tp as f64;
+    let window = t.sliding_window.map_or(s, |w| (w as f64).min(s));
+    // QKᵀ and AV: 4·b·s·window·q_width FLOPs forward (full count).
+    let fwd_flops = 4.0 * b * s * window * q_width;
+    let recompute_attn = matches!(setup.recompute, Recompute::Full | Recompute::Selective);
+    let fwd_passes = if recompute_attn { 2.0 } else { 1.0 };
+    match setup.attention {
+        AttentionImpl::Flash | AttentionImpl::MemEfficient => {
+            let causal = if t.structure == Structure::EncoderOnly {
+                1.0
+            } else {
+                CAUSAL_WORK_FRACTION
+            };
+            let work = fwd_flops * causal * (fwd_passes + FLASH_BACKWARD_RATIO);
+            work / r.attention.0.max(1.0)
+        }
+        AttentionImpl::Eager => {
+            let gemm = fwd_flops * (fwd_passes + 2.0) / r.gemm.0.max(1.0);
+            let scores = b * heads * s * window;
+            let drop = if t.dropout { DROPOUT_BYTES } else { 0.0 };
+            let bytes =
+                scores * ((SOFTMAX_BYTES_FWD + drop) * fwd_passes + SOFTMAX_BYTES_BWD + drop);
+            gemm + r.memory.map_or(0.0, |bw| bytes / bw.0.max(1.0))
+        }
+    }
+}
+
+/// Layers on the slowest pipeline stage: ⌈L/pp⌉ (uneven stages when L is not divisible by pp;
+/// Megatron and DeepSpeed give the remainder to some stages).
+pub fn layers_on_slowest_stage(layers: u64, pp: u64) -> u64 {
+    layers.div_ceil(pp.max(1))
+}
+
+/// Compute time of one micro-batch on the slowest device of a transformer model: the last
+/// pipeline stage (⌈L/pp⌉ layers plus the LM head). Linears of MoE experts run with the tokens
+/// routed to each expert.
+pub fn micro_batch_compute(
+    b: &ParamBreakdown,
+    t: &TransformerSpec,
+    setup: &TrainingSetup,
+    r: &ChipRates,
+) -> ComputeParts {
+    let p = setup.parallel;
+    let tokens = setup.micro_batch * setup.seq_len;
+    let frozen = setup.task.is_peft();
+    let total_layers: u64 = b.groups.iter().map(|g| g.count).sum::<u64>().max(1);
+    let stage_layers = layers_on_slowest_stage(total_layers, p.pp) as f64;
+    let share = stage_layers / total_layers as f64;
+    let mut parts = ComputeParts::default();
+    for g in &b.groups {
+        let per_layer: f64 = g
+            .linears
+            .iter()
+            .map(|l| {
+                if l.copies > 1 {
+                    // Routed experts: each device runs copies/ep experts over the tokens routed to
+                    // them (tokens × k × ep / E each); per-device FLOPs equal the dense-active ones.
+                    let local = l.copies.div_ceil(p.ep.max(1));
+                    let rows = (tokens * l.active_copies * p.ep.max(1)).div_ceil(l.copies);
+                    local as f64 * linear_seconds(rows.max(1), l.d_in, l.d_out, p.tp, frozen, r)
+                } else {
+                    linear_seconds(tokens, l.d_in, l.d_out, p.tp, frozen, r)
+                }
+            })
+            .sum();
+        parts.gemm_s += per_layer * g.count as f64 * share;
+    }
+    // Recompute repeats every forward GEMM (one third of the three).
+    if setup.recompute == Recompute::Full {
+        parts.gemm_s *= if frozen { 1.5 } else { 4.0 / 3.0 };
+    }
+    if t.vocab > 0 && t.structure != Structure::EncoderOnly {
+        // The LM head on the last stage: forward, dgrad and (if trained) wgrad.
+        parts.gemm_s += linear_seconds(tokens, t.hidden, t.vocab, p.tp, frozen, r);
+    }
+    parts.attention_s = attention_seconds(t, setup, r, p.tp) * stage_layers;
+    let fwd_bytes = elementwise_bytes_fwd(t, &p, r.act_bytes.max(2.0)) * tokens as f64;
+    // Backward of an element-wise op reads the saved input and the output gradient and writes the
+    // input gradient: about twice its forward traffic.
+    let passes = forward_passes(setup) + 2.0;
+    parts.elementwise_s = r
+        .memory
+        .map_or(0.0, |bw| fwd_bytes * passes * stage_layers / bw.0.max(1.0));
+    parts
+}
+
+/// Bytes the optimizer step reads and writes per trainable parameter on the device. AdamW with
+/// fp32 master weights: read weight, gradient, m, v (4 B each), write weight, m, v (4 B each) and
+/// the 16-bit copy (2 B): 30 B. 8-bit Adam: 4+2+1+1 read, 4+1+1+2 written: 16 B. SGD with
+/// momentum: 4+2+4 read, 4+4+2 written: 20 B. Adafactor: weight and gradient plus factored
+/// states: 4+2 read, 4+2 written: 12 B.
+pub fn optimizer_bytes_per_param(o: crate::workload::Optimizer) -> f64 {
+    use crate::workload::Optimizer::*;
+    match o {
+        AdamW => 30.0,
+        AdamW8bit => 16.0,
+        SgdMomentum => 20.0,
+        Adafactor => 12.0,
+    }
+}
+
+/// The rates of a chip for a training setup.
+pub fn chip_rates(
+    g: &GpuSpec,
+    setup: &TrainingSetup,
+    gemm_peak: FlopRate,
+    gemm_eff: f64,
+    tun: &Tunables,
+) -> ChipRates {
+    let is_hopper = ["h100", "h800", "h20", "h200"]
+        .iter()
+        .any(|p| g.id.starts_with(p));
+    let attn_eff = if is_hopper {
+        tun.attention_efficiency_hopper
+    } else {
+        tun.attention_efficiency_other
+    };
+    // FlashAttention runs in 16-bit even in FP8 training (Transformer Engine keeps attention in
+    // bf16), so its peak is the half-precision one.
+    let half = g.peak_half().unwrap_or(gemm_peak);
+    let card = gemm_eff_card_factor(g, tun);
+    let act_bytes = match setup.precision {
+        crate::workload::Precision::Fp32 => 4.0,
+        _ => 2.0,
+    };
+    ChipRates {
+        gemm: gemm_peak * gemm_eff,
+        attention: half * (attn_eff * card),
+        memory: g
+            .memory_bandwidth()
+            .map(|bw| bw * tun.elementwise_bandwidth_efficiency),
+        sms: g.sm_count,
+        act_bytes,
+    }
+}
+
+/// The card-class factor (power-limited/PCIe) also slows the attention kernels.
+fn gemm_eff_card_factor(g: &GpuSpec, tun: &Tunables) -> f64 {
+    crate::chip::card_factor_value(g, tun)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantization_penalises_partial_waves_and_tiles() {
+        // 108 tiles on 108 SMs: one full wave.
+        assert!((quantization(128 * 12, 128 * 9, Some(108)) - 1.0).abs() < 1e-12);
+        // 109 tiles: the second wave holds one tile.
+        let q = quantization(128 * 109, 128, Some(108));
+        assert!((q - 109.0 / 216.0).abs() < 1e-12);
+        // Half a tile on the N edge.
+        assert!((quantization(128, 64, None) - 0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn small_gemms_are_memory_bound() {
+        let r = ChipRates {
+            gemm: FlopRate(500e12),
+            attention: FlopRate(300e12),
+            memory: Some(Bandwidth(2.5e12)),
+            sms: Some(132),
+            act_bytes: 2.0,
+        };
+        // A 16-row GEMM against a 4096×4096 weight: weight traffic dominates.
+        let t = gemm_seconds(16, 4096, 4096, &r);
+        let mem = 2.0 * (16.0 * 4096.0 * 2.0 + 4096.0 * 4096.0) / 2.5e12;
+        assert!((t - mem).abs() / mem < 1e-9);
+        // A large square GEMM is compute-bound.
+        let big = gemm_seconds(8192, 8192, 8192, &r);
+        // 64 × 64 = 4096 tiles on 132 SMs: 32 waves, the last one 4096 − 31·132 = 4 short.
+        let q = 4096.0 / (32.0 * 132.0);
+        assert!((big - 2.0 * 8192f64.powi(3) / (500e12 * q)).abs() / big < 1e-9);
+    }
+
+    #[test]
+    fn uneven_stages_round_up() {
+        assert_eq!(layers_on_slowest_stage(30, 4), 8);
+        assert_eq!(layers_on_slowest_stage(32, 4), 8);
+        assert_eq!(layers_on_slowest_stage(5, 1), 5);
+    }
+}
