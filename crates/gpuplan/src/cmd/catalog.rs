@@ -401,21 +401,11 @@ fn validate(opts: &CatalogOpts, files: &[std::path::PathBuf], format: Format) ->
 }
 
 fn today() -> String {
-    // Days since the Unix epoch → civil date (Howard Hinnant's days_from_civil inverse).
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
+        .map(|d| i64::try_from(d.as_secs()).unwrap_or(0))
         .unwrap_or(0);
-    let z = (secs / 86_400) as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
+    gpuplan_core::signing::UtcTime::from_unix(secs).date()
 }
 
 fn import(
