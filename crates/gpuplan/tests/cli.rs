@@ -415,3 +415,38 @@ fn seq_len_fits_learned_position_tables() {
         assert!(err.contains(&format!("seq_len {n}")), "{model}: {err}");
     }
 }
+
+/// Serving an encoder with the default prompt (1000 + 300 tokens) fits the prompt to the model
+/// instead of failing: BERT reads 512 tokens, one forward per request.
+#[test]
+fn default_prompt_fits_the_model_context() {
+    let o = gpuplan(&[
+        "plan",
+        "-m",
+        "BERT-base-uncased",
+        "--task",
+        "inference",
+        "--rate",
+        "50",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("512 input tokens"));
+    // An explicit prompt beyond the context is still bad input.
+    let o = gpuplan(&[
+        "plan",
+        "-m",
+        "BERT-base-uncased",
+        "--task",
+        "inference",
+        "--rate",
+        "50",
+        "--input-tokens",
+        "1000",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+}

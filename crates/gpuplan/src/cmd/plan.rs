@@ -81,6 +81,39 @@ fn parse_size(s: &str) -> Result<f64> {
     Ok(bytes)
 }
 
+/// When the user set no token counts, shorten the default prompt (1000 + 300) to what the model
+/// reads: encoders take only an input of at most their context (BERT 512, one output "token");
+/// decoders keep input + output within the context.
+fn fit_default_prompt(
+    s: &mut ServeJob,
+    model: &gpuplan_core::model::ModelSpec,
+    j: &crate::cli::JobArgs,
+    from_file: bool,
+) -> Option<String> {
+    if from_file || j.input_tokens.is_some() || j.output_tokens.is_some() {
+        return None;
+    }
+    let t = model.transformer()?;
+    let ctx = t.max_context;
+    let encoder = t.structure == gpuplan_core::model::Structure::EncoderOnly;
+    if encoder {
+        s.output_tokens = 1;
+    }
+    let room = if encoder {
+        ctx
+    } else {
+        ctx.saturating_sub(s.output_tokens)
+    };
+    if s.input_tokens <= room || room == 0 {
+        return encoder.then(|| format!("serving {}: one forward per request of {} input tokens (set --input-tokens to change it)", model.name, s.input_tokens));
+    }
+    s.input_tokens = room;
+    Some(format!(
+        "default prompt shortened to {room} input tokens to fit {}'s {ctx}-token context (set --input-tokens/--output-tokens to change it)",
+        model.name
+    ))
+}
+
 /// Most serving replicas accepted as a floor.
 const MAX_REPLICAS: u64 = 10_000;
 
@@ -161,6 +194,9 @@ fn build_request(a: &PlanArgs) -> Result<PlanRequest> {
         }
         if let Some(x) = j.output_tokens {
             s.output_tokens = x;
+        }
+        if let Some(note) = fit_default_prompt(&mut s, &model, j, file.serve.is_some()) {
+            eprintln!("note: {note}");
         }
         if let Some(x) = a.ttft {
             s.ttft_s = Some(x);
