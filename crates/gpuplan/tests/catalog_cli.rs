@@ -24,6 +24,7 @@ fn tmpdir(tag: &str) -> PathBuf {
 /// Run with an isolated config directory.
 fn run(cfg: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_gpuplan"))
+        .env("GPUPLAN_TODAY", "2026-12-03")
         .env("GPUPLAN_CONFIG_DIR", cfg)
         .env("COLUMNS", "250")
         .args(args)

@@ -124,7 +124,13 @@ fn price_label(p: &Price) -> String {
         PriceKind::Estimate => "estimate",
         PriceKind::Api => "api",
     };
-    format!("¥{:.2} ({kind}, {}, {})", p.cny, p.region, p.as_of)
+    format!(
+        "¥{:.2} ({kind}, {}, {}{})",
+        p.cny,
+        p.region,
+        p.as_of,
+        super::prices::age_label(&p.as_of, false)
+    )
 }
 
 fn filtered<'a>(c: &'a Catalog, f: &InstanceFilterArgs) -> Vec<(&'a Instance, Option<Price>)> {

@@ -772,11 +772,12 @@ fn report(
                     format!("¥{:.0}", c.cny),
                     hours(c.hours, &t),
                     format!(
-                        "¥{:.2} {} ({}, {})",
+                        "¥{:.2} {} ({}, {}{})",
                         c.price.cny,
                         kind_name(c.price.kind, &t),
                         c.price.region,
-                        c.price.as_of
+                        c.price.as_of,
+                        super::prices::age_label(&c.price.as_of, t.zh)
                     ),
                     if t.zh {
                         c.note_zh.clone()

@@ -585,9 +585,23 @@ fn progress(n: usize) -> Option<indicatif::ProgressBar> {
     Some(b)
 }
 
-/// Now, Unix seconds.
+/// Today for price ages, Unix seconds: `$GPUPLAN_TODAY` (YYYY-MM-DD) when set and valid — for
+/// reproducible output, as the snapshot tests use — else the system clock.
 pub fn today_secs() -> i64 {
-    now_secs()
+    std::env::var("GPUPLAN_TODAY")
+        .ok()
+        .and_then(|d| days_from_civil(d.trim()))
+        .map(|days| days * 86_400)
+        .unwrap_or_else(now_secs)
+}
+
+/// "1281 d old" / "1281 天前" for a price's `as_of`, or nothing when it is not a date.
+pub fn age_label(as_of: &str, zh: bool) -> String {
+    match age_days(as_of, today_secs()) {
+        Some(d) if zh => format!("，{d} 天前"),
+        Some(d) => format!(", {d} d old"),
+        None => String::new(),
+    }
 }
 
 /// `30d`, `30` (days), `4w` (weeks) → days.
