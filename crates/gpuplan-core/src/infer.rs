@@ -88,7 +88,10 @@ pub struct ServingMemory {
     pub cudagraph: Bytes,
     /// util × visible total.
     pub budget: Bytes,
+    /// Never negative: when the rest does not fit, 0 and the shortfall below.
     pub kv_pool: Bytes,
+    /// How far weights + activations + runtime exceed the budget (0 when they fit).
+    pub kv_shortfall: Bytes,
     pub kv_per_token: KvPerToken,
     pub blocks: u64,
     pub kv_tokens: u64,
@@ -175,7 +178,8 @@ pub fn serving_memory(
         non_torch,
         cudagraph,
         budget,
-        kv_pool,
+        kv_pool: Bytes(kv_pool.0.max(0.0)),
+        kv_shortfall: Bytes((-kv_pool.0).max(0.0)),
         kv_per_token: kv,
         blocks,
         kv_tokens,

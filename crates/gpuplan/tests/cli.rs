@@ -450,3 +450,44 @@ fn default_prompt_fits_the_model_context() {
     ]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// A serving estimate that does not fit reports a KV shortfall, never a negative pool or any other
+/// negative number in its JSON.
+#[test]
+fn serving_estimate_json_has_no_negative_numbers() {
+    let o = gpuplan(&[
+        "estimate",
+        "-m",
+        "Llama-3.1-70B",
+        "--task",
+        "inference",
+        "--gpu",
+        "a10",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(3));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    fn walk(v: &serde_json::Value, path: &str, bad: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Number(n) if n.as_f64().is_some_and(|x| x < 0.0) => {
+                bad.push(format!("{path} = {n}"))
+            }
+            serde_json::Value::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    walk(x, &format!("{path}[{i}]"), bad);
+                }
+            }
+            serde_json::Value::Object(o) => {
+                for (k, x) in o {
+                    walk(x, &format!("{path}.{k}"), bad);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut bad = Vec::new();
+    walk(&v, "$", &mut bad);
+    assert!(bad.is_empty(), "{bad:?}");
+    assert!(v["estimate"]["memory"]["kv_shortfall"].as_f64().unwrap() > 0.0);
+}

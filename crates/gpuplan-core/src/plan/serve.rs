@@ -235,6 +235,7 @@ pub fn search(
                             cudagraph: Bytes(0.0),
                             budget: gpu.memory().unwrap_or(Bytes(0.0)) * job.gpu_memory_utilization,
                             kv_pool: Bytes(0.0),
+                            kv_shortfall: Bytes(0.0),
                             kv_per_token: crate::infer::KvPerToken {
                                 total: Bytes(0.0),
                                 per_device: Bytes(0.0),

@@ -423,7 +423,7 @@ fn kv_pool_row(m: &gpuplan_core::infer::ServingMemory) -> Vec<String> {
         "{} B/token/GPU ({} KV heads per GPU)",
         m.kv_per_token.per_device.0, m.kv_per_token.heads_per_device
     );
-    if m.kv_pool.0 >= 0.0 {
+    if m.kv_shortfall.0 <= 0.0 {
         vec!["KV pool".into(), gib(m.kv_pool), per]
     } else {
         vec![
@@ -431,7 +431,7 @@ fn kv_pool_row(m: &gpuplan_core::infer::ServingMemory) -> Vec<String> {
             "0.00".into(),
             format!(
                 "none: the budget is short by {:.2} GiB; {per}",
-                -m.kv_pool.gib()
+                m.kv_shortfall.gib()
             ),
         ]
     }

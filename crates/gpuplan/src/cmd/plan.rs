@@ -585,9 +585,10 @@ fn report(
                 .train
                 .as_ref()
                 .map(|x| x.memory.device_total.gib())
-                .or(p.serve.as_ref().map(|s| {
-                    (s.memory.weights + s.memory.kv_pool.max(gpuplan_core::units::Bytes(0.0))).gib()
-                }))
+                .or(p
+                    .serve
+                    .as_ref()
+                    .map(|s| (s.memory.weights + s.memory.kv_pool).gib()))
                 .unwrap_or(0.0);
             vec![
                 format!("{}{}", i + 1, if o.pareto.contains(&i) { "*" } else { "" }),
