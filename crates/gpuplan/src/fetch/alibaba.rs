@@ -107,20 +107,7 @@ pub fn classify(resp: &HttpResponse) -> Verdict {
             message,
         };
     }
-    if let Some(v) = status_verdict(resp.status, code, &message) {
-        return v;
-    }
-    if resp.status >= 400 || !code.is_empty() {
-        return Verdict::Fail {
-            code: if code.is_empty() {
-                format!("HTTP {}", resp.status)
-            } else {
-                code.to_string()
-            },
-            message,
-        };
-    }
-    Verdict::Ok
+    body_verdict(resp.status, code, message)
 }
 
 /// The instance's price in a DescribePrice response.

@@ -82,46 +82,47 @@ pub fn classify(resp: &HttpResponse) -> Verdict {
             message,
         };
     }
-    if let Some(v) = status_verdict(resp.status, code, &message) {
-        return v;
-    }
-    if resp.status >= 400 || !code.is_empty() {
-        return Verdict::Fail {
-            code: if code.is_empty() {
-                format!("HTTP {}", resp.status)
-            } else {
-                code.into()
-            },
-            message,
-        };
-    }
-    Verdict::Ok
+    body_verdict(resp.status, code, message)
 }
 
-pub fn parse_on_demand(v: &serde_json::Value, id: &str, n: usize) -> Result<f64, ApiError> {
-    const API: &str = "ListOnDemandResourceRatings";
-    if let Some(c) = v.get("currency").and_then(|x| x.as_str()) {
-        if c != "CNY" {
-            return Err(malformed(
-                API,
-                &format!("prices are in {c}; gpuplan stores CNY"),
-            ));
-        }
+/// BSS answers in the account's currency; gpuplan stores CNY only.
+fn check_cny(v: &serde_json::Value, api: &str) -> Result<(), ApiError> {
+    match v.get("currency").and_then(|x| x.as_str()) {
+        Some(c) if c != "CNY" => Err(malformed(
+            api,
+            &format!("prices are in {c}; gpuplan stores CNY"),
+        )),
+        _ => Ok(()),
     }
-    let items = v
-        .get("product_rating_results")
-        .and_then(|x| x.as_array())
-        .ok_or_else(|| malformed(API, "no product_rating_results list in the response"))?;
-    let it = items
+}
+
+/// The rating result for inquiry item `id` (a lone item answers a one-item inquiry).
+fn rating_item<'a>(
+    items: &'a [serde_json::Value],
+    id: &str,
+    n: usize,
+    api: &str,
+) -> Result<&'a serde_json::Value, ApiError> {
+    items
         .iter()
         .find(|x| x.get("id").and_then(|i| i.as_str()) == Some(id))
         .or_else(|| (n == 1 && items.len() == 1).then(|| &items[0]))
         .ok_or_else(|| {
             malformed(
-                API,
+                api,
                 &format!("no product_rating_results item with id `{id}`"),
             )
-        })?;
+        })
+}
+
+pub fn parse_on_demand(v: &serde_json::Value, id: &str, n: usize) -> Result<f64, ApiError> {
+    const API: &str = "ListOnDemandResourceRatings";
+    check_cny(v, API)?;
+    let items = v
+        .get("product_rating_results")
+        .and_then(|x| x.as_array())
+        .ok_or_else(|| malformed(API, "no product_rating_results list in the response"))?;
+    let it = rating_item(items, id, n, API)?;
     num(it.get("amount"))
         .or(num(it.get("official_website_amount")))
         .filter(|x| x.is_finite() && *x > 0.0)
@@ -130,14 +131,7 @@ pub fn parse_on_demand(v: &serde_json::Value, id: &str, n: usize) -> Result<f64,
 
 pub fn parse_period(v: &serde_json::Value, id: &str, n: usize) -> Result<f64, ApiError> {
     const API: &str = "ListRateOnPeriodDetail";
-    if let Some(c) = v.get("currency").and_then(|x| x.as_str()) {
-        if c != "CNY" {
-            return Err(malformed(
-                API,
-                &format!("prices are in {c}; gpuplan stores CNY"),
-            ));
-        }
-    }
+    check_cny(v, API)?;
     let items = v
         .pointer("/official_website_rating_result/product_rating_results")
         .and_then(|x| x.as_array())
@@ -147,16 +141,7 @@ pub fn parse_period(v: &serde_json::Value, id: &str, n: usize) -> Result<f64, Ap
                 "no official_website_rating_result.product_rating_results in the response",
             )
         })?;
-    let it = items
-        .iter()
-        .find(|x| x.get("id").and_then(|i| i.as_str()) == Some(id))
-        .or_else(|| (n == 1 && items.len() == 1).then(|| &items[0]))
-        .ok_or_else(|| {
-            malformed(
-                API,
-                &format!("no product_rating_results item with id `{id}`"),
-            )
-        })?;
+    let it = rating_item(items, id, n, API)?;
     num(it.get("official_website_amount"))
         .filter(|x| x.is_finite() && *x > 0.0)
         .ok_or_else(|| malformed(API, "the item has no positive official_website_amount"))

@@ -205,6 +205,25 @@ pub fn status_verdict(status: u16, code: &str, message: &str) -> Option<Verdict>
     })
 }
 
+/// The rest of every provider's verdict once its own throttling codes are handled: 5xx/429 are
+/// retried, any other HTTP error or error code fails the task with that code, else the body is ok.
+pub fn body_verdict(status: u16, code: &str, message: String) -> Verdict {
+    if let Some(v) = status_verdict(status, code, &message) {
+        return v;
+    }
+    if status >= 400 || !code.is_empty() {
+        return Verdict::Fail {
+            code: if code.is_empty() {
+                format!("HTTP {status}")
+            } else {
+                code.to_string()
+            },
+            message,
+        };
+    }
+    Verdict::Ok
+}
+
 /// Scheme + authority + path of an endpoint URL, and its `host[:port]` (the Host header).
 pub fn split_endpoint(url: &str) -> Result<(String, String), String> {
     let rest = url

@@ -161,20 +161,7 @@ pub fn classify(resp: &HttpResponse) -> Verdict {
             message,
         };
     }
-    if let Some(v) = status_verdict(resp.status, code, &message) {
-        return v;
-    }
-    if !code.is_empty() || resp.status >= 400 {
-        return Verdict::Fail {
-            code: if code.is_empty() {
-                format!("HTTP {}", resp.status)
-            } else {
-                code.into()
-            },
-            message,
-        };
-    }
-    Verdict::Ok
+    body_verdict(resp.status, code, message)
 }
 
 /// The instance price in an InquiryPriceRunInstances `Response`.
