@@ -77,7 +77,7 @@ pub fn adapt(
     s: &TrainingSetup,
     g: &GpuSpec,
     pinned: Pinned,
-) -> (TrainingSetup, Vec<String>) {
+) -> (TrainingSetup, Vec<crate::i18n::Text>) {
     let mut out = s.clone();
     let mut notes = Vec::new();
     let bf16 = matches!(s.precision, Precision::AmpBf16 | Precision::PureBf16);
@@ -87,10 +87,11 @@ pub fn adapt(
         && g.supports(ComputeDtype::Fp16)
     {
         out.precision = Precision::AmpFp16;
-        notes.push(format!(
-            "{} has no bf16: trains with fp16 AMP (dynamic loss scaling, fp32 master weights)",
-            g.name
-        ));
+        notes.push(
+            crate::i18n::Msg::new("cav-no-bf16")
+                .arg("gpu", g.name.as_str())
+                .into(),
+        );
     }
     if !pinned.attention
         && m.transformer().is_some()
@@ -98,10 +99,11 @@ pub fn adapt(
         && !g.has_flash_attention()
     {
         out.attention = AttentionImpl::MemEfficient;
-        notes.push(format!(
-            "no FlashAttention-2 on {}: attention runs on PyTorch SDPA's memory-efficient kernel (same memory, slower)",
-            g.name
-        ));
+        notes.push(
+            crate::i18n::Msg::new("cav-no-flash")
+                .arg("gpu", g.name.as_str())
+                .into(),
+        );
     }
     (out, notes)
 }

@@ -461,7 +461,7 @@ fn explanations_compare_different_plans_on_shown_values() {
                 let rhs = rest.split([':', '：']).next().unwrap();
                 assert_ne!(lhs.trim_start_matches("- "), rhs, "self-comparison: {line}");
                 // "(A vs B)" / "（A，后者 B）" pairs must show different values.
-                for (open, sep) in [("(", " vs "), ("（", "，后者 ")] {
+                for (open, sep) in [("(", " vs "), ("(", "; the other "), ("（", "，后者 ")] {
                     for seg in line.split(open).skip(1) {
                         let inner = seg.split([')', '）']).next().unwrap();
                         if let Some((x, y)) = inner.split_once(sep) {

@@ -176,6 +176,8 @@ impl Instance {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Billing {
+    /// Also spelled `on-demand`, as on the command line.
+    #[serde(alias = "on-demand")]
     OnDemand,
     Monthly,
     Spot,

@@ -231,7 +231,7 @@ pub struct Plan {
     /// The mode the plan recommends (cheapest allowed by the constraints).
     pub chosen: Option<BillingCost>,
     pub hours: f64,
-    pub caveats: Vec<String>,
+    pub caveats: Vec<crate::i18n::Text>,
     pub advice: Vec<advice::Advice>,
     /// Near-duplicates folded into this plan: other instance types of the same provider with the
     /// same accelerator and count whose time and cost are within the ranking's tie band
@@ -297,7 +297,15 @@ pub fn instance_cluster(
     inst: &Instance,
     gpu: &GpuSpec,
     nodes: u64,
-) -> Result<(ClusterSpec, Option<String>), CoreError> {
+) -> Result<(ClusterSpec, Option<crate::i18n::Text>), CoreError> {
+    use crate::i18n::{Msg, Text};
+    let add = |prev: Option<Text>, m: &str| -> Option<Text> {
+        let t = Text::from(Msg::new(m));
+        Some(match prev {
+            Some(p) => p.and(t),
+            None => t,
+        })
+    };
     let per_node = inst.gpu_count.round().max(1.0) as u64;
     let (link, mut assumed) = match inst.rdma {
         RdmaKind::Erdma => (InterLink::Erdma, None),
@@ -305,23 +313,23 @@ pub fn instance_cluster(
         RdmaKind::None => (InterLink::Tcp, None),
         RdmaKind::Unknown => (
             InterLink::Tcp,
-            Some(if gpu.stack == "cann" {
-                // Ascend clusters run HCCL over the NPUs' own RoCE ports where the flavor has them;
-                // none of the stored sources documents them per flavor, so TCP stays the bound.
-                "RoCE between Ascend nodes not documented for this type: HCCL over TCP assumed (check the NPU RoCE ports with hccn_tool)".to_string()
-            } else {
-                "RDMA not documented for this type: assumed TCP".to_string()
-            }),
+            // Ascend clusters run HCCL over the NPUs' own RoCE ports where the flavor has them;
+            // none of the stored sources documents them per flavor, so TCP stays the bound.
+            add(
+                None,
+                if gpu.stack == "cann" {
+                    "cav-roce-unknown-ascend"
+                } else {
+                    "cav-rdma-unknown"
+                },
+            ),
         ),
     };
     let gbit = match (inst.rdma.is_rdma(), inst.rdma_gbit, inst.network_gbit) {
         (true, Some(r), _) => r,
         (_, _, Some(n)) => n,
         _ => {
-            assumed = Some(format!(
-                "{}network bandwidth not documented: assumed 10 Gbit/s",
-                assumed.map(|a| a + "; ").unwrap_or_default()
-            ));
+            assumed = add(assumed, "cav-network-unknown");
             10.0
         }
     };
@@ -332,10 +340,7 @@ pub fn instance_cluster(
         && per_node > 1
     {
         c.intra_bandwidth = Bandwidth::from_gb_per_s(32.0);
-        assumed = Some(format!(
-            "{}GPU link not documented as NVLink: PCIe Gen4 assumed",
-            assumed.map(|a| a + "; ").unwrap_or_default()
-        ));
+        assumed = add(assumed, "cav-pcie-assumed");
     }
     Ok((c, assumed))
 }

@@ -283,6 +283,11 @@ pub struct StorageChoice {
 /// with a local cache, CPFS/SFS Turbo data flow from OSS/OBS).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Tiered {
+    /// Catalog ids of the two classes (for their names in the user's language).
+    #[serde(skip)]
+    pub object_id: String,
+    #[serde(skip)]
+    pub cache_id: String,
     pub object: String,
     pub object_gib: f64,
     pub object_monthly_cny: f64,
@@ -343,6 +348,8 @@ fn tiered_alternative(
     let worth =
         split < whole * (1.0 - TIERING_MIN_SAVING) && whole - split >= TIERING_MIN_SAVING_CNY;
     (split.is_finite() && worth).then(|| Tiered {
+        object_id: object.id.clone(),
+        cache_id: cache.class.id.clone(),
         object: object.name.clone(),
         object_gib,
         object_monthly_cny: object_monthly,

@@ -308,7 +308,7 @@ pub fn search(
                 nodes,
                 total_gpus: cluster.total_gpus() as f64,
                 cluster,
-                network_assumed: assumed.clone(),
+                network_assumed: assumed.as_ref().map(|t| t.en.clone()),
                 train: None,
                 serve: Some(ServeDetail {
                     weights: s.weights,

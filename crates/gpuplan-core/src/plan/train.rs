@@ -8,6 +8,7 @@ use crate::catalog::{Catalog, Instance};
 use crate::constants::Tunables;
 use crate::error::CoreError;
 use crate::hardware::{ClusterSpec, GpuSpec};
+use crate::i18n::{Msg, Text};
 use crate::model::Architecture;
 use crate::train::DataPath;
 use crate::train::{
@@ -65,25 +66,26 @@ fn input_limits(
     nodes: u64,
     data: &DataPath,
     step: &mut StepTime,
-    caveats: &mut Vec<String>,
+    caveats: &mut Vec<Text>,
 ) -> Option<StorageChoice> {
     let unit = if req.model.transformer().is_some() {
-        "tokens/s"
+        "tokens"
     } else {
-        "samples/s"
+        "samples"
     };
     // `data` was computed for the uncapped throughput.
     let uncapped = step.tokens_per_second.max(f64::MIN_POSITIVE);
     if let Some(cap) = decode_cap(req, inst, nodes) {
         if cap < step.tokens_per_second {
-            caveats.push(format!(
-                "host CPUs cap the input pipeline at {:.0} samples/s ({} vCPU × {} nodes × {} img/s/core) below the GPUs' {:.0}: decode on GPU (DALI) or pick more vCPUs",
-                cap,
-                inst.vcpu.unwrap_or(0),
-                nodes,
-                req.tunables.image_decode_per_core,
-                step.tokens_per_second
-            ));
+            caveats.push(
+                Msg::new("cav-host-cpu-cap")
+                    .arg("cap", format!("{cap:.0}"))
+                    .arg("vcpu", inst.vcpu.unwrap_or(0))
+                    .arg("nodes", nodes)
+                    .arg("per_core", req.tunables.image_decode_per_core)
+                    .arg("gpus", format!("{:.0}", step.tokens_per_second))
+                    .into(),
+            );
             cap_step(step, cap / step.tokens_per_second, "host-cpu");
         }
     }
@@ -101,17 +103,23 @@ fn input_limits(
         .map_or(f64::INFINITY, |s| s.throughput_mbs * 1e6);
     let supply = nic.min(storage_bps);
     if demand > supply * 1.001 && demand > 0.0 {
-        let (what, limit) = if storage_bps < nic {
-            ("input", "the storage class")
+        let what = if storage_bps < nic {
+            "input"
         } else {
-            ("network", "the nodes' network")
+            "network"
         };
-        caveats.push(format!(
-            "{limit} delivers {} of the {} the GPUs could read: input-bound at {:.0} {unit}",
-            crate::units::Bandwidth(supply),
-            crate::units::Bandwidth(demand),
-            step.tokens_per_second * supply / demand
-        ));
+        caveats.push(
+            Msg::new("cav-input-bound")
+                .arg("limit", what)
+                .arg("supply", crate::units::Bandwidth(supply).to_string())
+                .arg("demand", crate::units::Bandwidth(demand).to_string())
+                .arg(
+                    "rate",
+                    format!("{:.0}", step.tokens_per_second * supply / demand),
+                )
+                .arg("unit", unit)
+                .into(),
+        );
         cap_step(step, supply / demand, what);
     }
     storage
@@ -276,13 +284,10 @@ pub fn best_config(
 }
 
 /// What the chosen configuration asks of the training stack.
-fn stack_caveats(s: &TrainingSetup) -> Vec<String> {
+fn stack_caveats(s: &TrainingSetup) -> Vec<Text> {
     let mut v = Vec::new();
     if s.parallel.ep > 1 && s.framework == crate::workload::Framework::HuggingFace {
-        v.push(format!(
-            "expert parallelism (EP {}) needs an MoE-aware stack: DeepSpeed-MoE, Megatron-Core or torchtitan (LoRA: a Megatron-based trainer such as ms-swift's Megatron backend); HF Trainer with FSDP alone gathers every expert",
-            s.parallel.ep
-        ));
+        v.push(Msg::new("cav-ep-stack").arg("ep", s.parallel.ep).into());
     }
     v
 }
@@ -417,8 +422,8 @@ pub fn search(
             evaluated_total += evaluated;
             any_fit = true;
             let mut step = best.step;
-            let network_assumed = assumed.clone();
-            let mut caveats: Vec<String> = assumed.into_iter().collect();
+            let network_assumed = assumed.as_ref().map(|t| t.en.clone());
+            let mut caveats: Vec<Text> = assumed.into_iter().collect();
             caveats.extend(chip_notes.iter().cloned());
             caveats.extend(stack_caveats(&best.setup));
             if let Some(act) = best
@@ -427,17 +432,19 @@ pub fn search(
                 .iter()
                 .find(|x| x.name == "activations" && x.basis.starts_with("UNKNOWN"))
             {
-                caveats.push(format!(
-                    "memory is a lower bound: {}",
-                    act.basis.trim_start_matches("UNKNOWN: ")
-                ));
+                caveats.push(
+                    Msg::new("cav-memory-lower-bound")
+                        .arg("basis", act.basis.trim_start_matches("UNKNOWN: "))
+                        .into(),
+                );
             }
             if req.model.transformer().is_none() {
-                caveats.push(format!(
-                    "throughput uses {} = {:.0}% of peak (convolutional/UNet training reaches far less than transformer GEMMs); measure the first epoch",
-                    step.efficiency_name,
-                    step.efficiency_used * 100.0
-                ));
+                caveats.push(
+                    Msg::new("cav-cnn-efficiency")
+                        .arg("name", step.efficiency_name.as_str())
+                        .arg("pct", format!("{:.0}", step.efficiency_used * 100.0))
+                        .into(),
+                );
             }
             // What the GPUs demand from the input pipeline (before any cap).
             let data = data_path(&req.model, &best.setup, &step, &req.tunables);

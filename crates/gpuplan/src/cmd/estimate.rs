@@ -182,7 +182,11 @@ pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
             };
             let (t, notes) = gpuplan_core::chip::adapt(&model, &r.training, &cluster.gpu, pinned);
             for n in notes {
-                eprintln!("note: {n}");
+                eprintln!(
+                    "{}{}",
+                    gpuplan_core::i18n::text(opts.lang, "note-prefix"),
+                    n.get(opts.lang)
+                );
             }
             r.training = t;
             let e = estimate_training(&model, &r.training, &cluster, &r.tunables)?;

@@ -21,6 +21,8 @@ pub fn run(cli: Cli) -> Result<u8> {
     let opts = CatalogOpts {
         extra: cli.catalogs.clone(),
         no_user: cli.no_user_catalog,
+        lang: crate::cli::Lang::resolve(cli.lang),
+        wide: cli.wide,
     };
     match cli.command {
         Command::Models { action, format } => models::run(action, format),
@@ -29,6 +31,21 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Estimate(args) => estimate::run(*args, &opts),
         Command::Accuracy { cases, format } => accuracy::run(cases.as_deref(), format),
         Command::Prices(args) => prices::run(*args, &opts),
+        Command::Completions { shell } => {
+            let mut c = <Cli as clap::CommandFactory>::command();
+            let mut buf = Vec::new();
+            clap_complete::generate(shell, &mut c, "gpuplan", &mut buf);
+            out!("{}", String::from_utf8_lossy(&buf));
+            Ok(0)
+        }
+        Command::Man => {
+            let mut buf = Vec::new();
+            clap_mangen::Man::new(<Cli as clap::CommandFactory>::command())
+                .render(&mut buf)
+                .context("cannot render the man page")?;
+            out!("{}", String::from_utf8_lossy(&buf));
+            Ok(0)
+        }
     }
 }
 
@@ -155,9 +172,14 @@ pub fn parse_word<T: serde::de::DeserializeOwned>(field: &str, value: &str) -> R
 }
 
 /// Where catalogs come from.
+/// Where catalogs come from, and how output is presented (the global flags).
 pub struct CatalogOpts {
     pub extra: Vec<PathBuf>,
     pub no_user: bool,
+    /// `--lang` (or $LC_ALL/$LANG).
+    pub lang: gpuplan_core::i18n::Lang,
+    /// `--wide`: full tables.
+    pub wide: bool,
 }
 
 /// The user's config directory: $GPUPLAN_CONFIG_DIR, else $XDG_CONFIG_HOME/gpuplan, else

@@ -1,0 +1,22 @@
+# Errors (CoreError in error.rs; the CLI's own errors in crates/gpuplan). `raw` shows text as is.
+
+raw = { $text }
+error-prefix = error:{" "}
+warning-prefix = warning:{" "}
+note-prefix = note:{" "}
+error-chain-sep = :{" "}
+err-invalid-field = invalid `{ $field }` = { $value }: { $fix }
+err-missing-fields = model config is missing { $fields }: add { $n ->
+    [one] it
+   *[other] them
+} to config.json (or use a preset: `gpuplan models`)
+err-unknown = unknown { $kind } `{ $name }`{ $suggestions ->
+    [none] {""}
+   *[other] ; did you mean { $suggestions }?
+}
+err-parse = { $what }: { $message }
+kind-model = model
+kind-gpu = GPU
+kind-instance-type = instance type
+kind-tunable = tunable
+kind-instance-type-this-name-circulates-in-blog-posts-but-is-wrong = instance type (this name circulates in blog posts but is wrong)

@@ -1,0 +1,19 @@
+# 错误信息（error.rs 的 CoreError；crates/gpuplan 中 CLI 自身的错误）。`raw` 原样显示文本。
+
+raw = { $text }
+error-prefix = 错误：
+warning-prefix = 警告：
+note-prefix = 提示：
+error-chain-sep = ：
+err-invalid-field = `{ $field }` 的值 { $value } 无效：{ $fix }
+err-missing-fields = 模型配置缺少 { $fields }：请在 config.json 中补上（或使用预置模型：`gpuplan models`）
+err-unknown = 未知的{ $kind } `{ $name }`{ $suggestions ->
+    [none] {""}
+   *[other] ；您是否要找：{ $suggestions }？
+}
+err-parse = { $what }：{ $message }
+kind-model = 模型
+kind-gpu = GPU
+kind-instance-type = 实例规格
+kind-tunable = 可调常数
+kind-instance-type-this-name-circulates-in-blog-posts-but-is-wrong = 实例规格（此名称在博客中流传，但并不存在）
