@@ -37,26 +37,22 @@ pub fn check_support(m: &ModelSpec, s: &TrainingSetup, g: &GpuSpec) -> Result<()
             .as_deref()
             .and_then(|x| x.split(':').next())
             .unwrap_or("no sourced peak");
-        return Err(CoreError::invalid(
+        return Err(CoreError::invalid_msg(
             "precision",
             format!("{:?}", s.precision),
-            &format!(
-                "{} has no {} support ({}); use --precision {alt} or another chip",
-                g.name,
-                d.name(),
-                why
-            ),
+            crate::i18n::Msg::new("fix-chip-lacks-precision")
+                .arg("gpu", g.name.as_str())
+                .arg("dtype", d.name())
+                .arg("source", why)
+                .arg("alt", alt),
         ));
     }
     if m.transformer().is_some() && s.attention == AttentionImpl::Flash && !g.has_flash_attention()
     {
-        return Err(CoreError::invalid(
+        return Err(CoreError::invalid_msg(
             "attention",
             "flash",
-            &format!(
-                "FlashAttention-2 does not run on {} (Ampere or later only); use mem_efficient (PyTorch SDPA) or eager",
-                g.name
-            ),
+            crate::i18n::Msg::new("fix-chip-lacks-flash").arg("gpu", g.name.as_str()),
         ));
     }
     Ok(())

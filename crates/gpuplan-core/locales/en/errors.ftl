@@ -20,3 +20,5 @@ kind-gpu = GPU
 kind-instance-type = instance type
 kind-tunable = tunable
 kind-instance-type-this-name-circulates-in-blog-posts-but-is-wrong = instance type (this name circulates in blog posts but is wrong)
+fix-chip-lacks-precision = { $gpu } has no { $dtype } support ({ $source }); use --precision { $alt } or another chip
+fix-chip-lacks-flash = FlashAttention-2 does not run on { $gpu } (Ampere or later only); use mem_efficient (PyTorch SDPA) or eager

@@ -77,9 +77,9 @@ adv-price-provenance = 费用按{ $kind ->
 }{ $billing }价格 ¥{ $cny }（{ $region }，{ $as_of }）计算{ $method ->
     [none] {""}
    *[other] （估算方法：{ $method }）
-}，请在控制台核对当日价格或导入（gpuplan catalog import）。
+}，请在控制台核对当日价格或导入（`gpuplan catalog import`）。
 adv-subscription-break-even = 包年包月：{ $note }。
-adv-price-unknown = 该规格没有已知价格（未找到公开价格）：请用 gpuplan catalog import 导入价格后再比较费用。
+adv-price-unknown = 该规格没有已知价格（未找到公开价格）：请用 `gpuplan catalog import` 导入价格后再比较费用。
 adv-region-undocumented = { $id } 的售卖地域未见文档：使用本方案前，请先在控制台（按地域查看实例规格）或库存接口确认 { $regions } 是否有售。
 adv-price-other-region = 价格来自 { $from }，用于 { $regions }：仅为估算（¥{ $cny }，{ $as_of }）；各地域价格不同，请在控制台核对 { $regions } 的价格或导入。
 adv-access-restricted = { $id }（{ $family }）不能直接购买：需{ $access }（{ $note }）。请提前申请或提交工单，并准备备选方案。

@@ -38,7 +38,7 @@ plan-recompute-full = 重计算{" "}
 plan-recompute-selective = 选择性重计算{" "}
 plan-same-answer = 与方案 { $n } 相同：{ $list }
 plan-list-sep = 、
-plan-unpriced-order = 无已知价格的方案排在有价格的方案之后，按卡时排序（导入价格：gpuplan catalog import）
+plan-unpriced-order = 无已知价格的方案排在有价格的方案之后，按卡时排序（导入价格：`gpuplan catalog import`）
 plan-legend-pareto = * = 位于费用-时间帕累托前沿
 plan-legend-compact = ¥ = 方案按最便宜计费方式的总价（推理服务为每月）；显存余量 = 每卡剩余显存。`--wide` 显示云厂商、计费方式、价格类型和并行配置。
 plan-defaults = 影响本结果的默认值：{ $list }。
@@ -89,3 +89,8 @@ plan-tie = 显示的数值相同；按精确值排序，其次卡数少者优先
 plan-tie-unpriced = 两个方案均无已知价格；按卡时排序，其次卡数少者优先
 plan-work-samples = 个样本
 plan-work-tokens = tokens
+prices-stale-first = 方案 { $rank }：{ $instance } 的{ $billing }{ $kind }已有 { $days } 天未更新（{ $as_of }）；用 `{ $refresh }` 更新
+prices-stale-others = 方案 { $ranks } 也使用了超过 { $days } 天的价格（更新命令见 `--format json` 的 price_ages）
+plan-note-encoder = { $model } 推理：每个请求一次前向，输入 { $input } 个 token（用 --input-tokens 修改）
+plan-note-prompt-shortened = 默认提示词缩短为 { $room } 个输入 token，以适应 { $model } 的 { $ctx } token 上下文（用 --input-tokens/--output-tokens 修改）
+plan-note-max-price-age = --max-price-age { $age }：忽略 { $n } 个超过 { $days } 天的价格

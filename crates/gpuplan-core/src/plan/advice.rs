@@ -540,7 +540,13 @@ fn pricing(p: &Plan, req: &PlanRequest, out: &mut Vec<Advice>) {
                 .arg("as_of", ch.price.as_of.as_str())
                 .arg(
                     "method",
-                    ch.price.method.clone().unwrap_or_else(|| "none".into()),
+                    match &ch.price.method {
+                        Some(m) => crate::i18n::Arg::PerLang {
+                            en: m.clone(),
+                            zh: ch.price.method_zh.clone().unwrap_or_else(|| m.clone()),
+                        },
+                        None => "none".into(),
+                    },
                 ),
         ));
         if let Some(m) = p.costs.iter().find(|c| c.billing == Billing::Monthly) {

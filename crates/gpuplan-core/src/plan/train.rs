@@ -320,7 +320,7 @@ pub struct TrainJob<'a> {
 }
 
 /// Chips the job's pinned precision (or attention) cannot run on, with the reason, once each.
-fn reject_chips(skipped: &[(String, String)], rejected: &mut Vec<Binding>) {
+fn reject_chips(skipped: &[(String, Text)], rejected: &mut Vec<Binding>) {
     let mut seen: Vec<&str> = Vec::new();
     for (gpu, why) in skipped {
         if seen.contains(&gpu.as_str()) {
@@ -329,8 +329,11 @@ fn reject_chips(skipped: &[(String, String)], rejected: &mut Vec<Binding>) {
         seen.push(gpu);
         rejected.push(Binding {
             constraint: "precision",
-            message_en: format!("{gpu} skipped: {why}"),
-            message_zh: format!("{gpu} 已跳过：该芯片不支持所选精度或注意力实现（{why}）"),
+            message_en: format!("{gpu} skipped: {}", why.en),
+            message_zh: format!(
+                "{gpu} 已跳过：该芯片不支持所选精度或注意力实现（{}）",
+                why.zh
+            ),
         });
     }
 }
@@ -384,7 +387,7 @@ pub fn search(
     let mut unpriced = 0usize;
     let mut any_fit = false;
     let c = &req.constraints;
-    let mut skipped_chips: Vec<(String, String)> = Vec::new();
+    let mut skipped_chips: Vec<(String, Text)> = Vec::new();
     let mut memo = Memo::new();
     for (inst, gpu) in cands {
         let (chip_setup, chip_notes) = crate::chip::adapt(
@@ -397,7 +400,7 @@ pub fn search(
             },
         );
         if let Err(e) = crate::chip::check_support(&req.model, &chip_setup, gpu) {
-            skipped_chips.push((gpu.id.clone(), e.to_string()));
+            skipped_chips.push((gpu.id.clone(), e.message().into()));
             continue;
         }
         let setup = &chip_setup;
@@ -537,7 +540,7 @@ pub fn search(
         rejected.push(Binding {
             constraint: "budget",
             message_en: format!("{unpriced} plan(s) on types with no known price were left out: they cannot be checked against the budget (import prices with `gpuplan catalog import`)"),
-            message_zh: format!("{unpriced} 个方案的规格没有已知价格，无法核对预算，已排除（可用 gpuplan catalog import 导入价格）"),
+            message_zh: format!("{unpriced} 个方案的规格没有已知价格，无法核对预算，已排除（可用 `gpuplan catalog import` 导入价格）"),
         });
     }
     if plans.is_empty() {

@@ -124,7 +124,7 @@ fn fit_default_prompt(
     model: &gpuplan_core::model::ModelSpec,
     j: &crate::cli::JobArgs,
     from_file: bool,
-) -> Option<String> {
+) -> Option<Msg> {
     if from_file || j.input_tokens.is_some() || j.output_tokens.is_some() {
         return None;
     }
@@ -140,13 +140,19 @@ fn fit_default_prompt(
         ctx.saturating_sub(s.output_tokens)
     };
     if s.input_tokens <= room || room == 0 {
-        return encoder.then(|| format!("serving {}: one forward per request of {} input tokens (set --input-tokens to change it)", model.name, s.input_tokens));
+        return encoder.then(|| {
+            Msg::new("plan-note-encoder")
+                .arg("model", model.name.as_str())
+                .arg("input", s.input_tokens)
+        });
     }
     s.input_tokens = room;
-    Some(format!(
-        "default prompt shortened to {room} input tokens to fit {}'s {ctx}-token context (set --input-tokens/--output-tokens to change it)",
-        model.name
-    ))
+    Some(
+        Msg::new("plan-note-prompt-shortened")
+            .arg("room", room)
+            .arg("model", model.name.as_str())
+            .arg("ctx", ctx),
+    )
 }
 
 /// Most serving replicas accepted as a floor.
@@ -155,7 +161,7 @@ const MAX_REPLICAS: u64 = 10_000;
 /// Largest dataset accepted (1 EB): beyond any storage class sold.
 const MAX_DATASET_BYTES: f64 = 1e18;
 
-fn build_request(a: &PlanArgs) -> Result<PlanRequest> {
+fn build_request(a: &PlanArgs, lang: Lang) -> Result<PlanRequest> {
     let j = &a.job;
     let file = read_workload(j)?;
     let model = resolve_model(j, &file)?;
@@ -231,7 +237,7 @@ fn build_request(a: &PlanArgs) -> Result<PlanRequest> {
             s.output_tokens = x;
         }
         if let Some(note) = fit_default_prompt(&mut s, &model, j, file.serve.is_some()) {
-            eprintln!("note: {note}");
+            eprintln!("{}{}", tx(lang, "note-prefix"), note.render(lang));
         }
         if let Some(x) = a.ttft {
             s.ttft_s = Some(x);
@@ -284,7 +290,7 @@ fn build_request(a: &PlanArgs) -> Result<PlanRequest> {
         }
         let explicit = j.seq_len.is_some() || t.seq_len != gpuplan_core::workload::DEFAULT_SEQ_LEN;
         if let Some(note) = gpuplan_core::workload::fit_seq_len(&mut t, &model, explicit)? {
-            eprintln!("note: {note}");
+            eprintln!("{}{note}", tx(lang, "note-prefix"));
         }
         Job::Train {
             setup: t,
@@ -355,9 +361,9 @@ fn serving_flag(a: &PlanArgs) -> Option<&'static str> {
 }
 
 pub fn run(a: PlanArgs, opts: &CatalogOpts) -> Result<u8> {
-    let req = build_request(&a)?;
+    let req = build_request(&a, opts.lang)?;
     for w in &req.model.warnings {
-        eprintln!("warning: {w}");
+        eprintln!("{}{w}", tx(opts.lang, "warning-prefix"));
     }
     let mut cat = load_catalog(opts)?;
     filter_gpus_and_families(&mut cat, &a);
@@ -369,15 +375,17 @@ pub fn run(a: PlanArgs, opts: &CatalogOpts) -> Result<u8> {
             .retain(|p| super::prices::age_days(&p.as_of, today).is_some_and(|d| d <= max));
         let dropped = before - cat.prices.len();
         if dropped > 0 {
-            eprintln!(
-                "note: --max-price-age {s}: {dropped} price(s) older than {max} days are ignored"
-            );
+            let m = Msg::new("plan-note-max-price-age")
+                .arg("age", s.as_str())
+                .arg("n", dropped)
+                .arg("days", max);
+            eprintln!("{}{}", tx(opts.lang, "note-prefix"), m.render(opts.lang));
         }
     }
     let out = plan(&req, &cat)?;
     let ages = super::prices::plan_price_ages(&out.plans, a.top.max(1), today);
-    for w in super::prices::stale_warnings(&ages) {
-        eprintln!("warning: {w}");
+    for w in super::prices::stale_warnings(&ages, opts.lang) {
+        eprintln!("{}{w}", tx(opts.lang, "warning-prefix"));
     }
     let l = opts.lang;
     let view = View {
