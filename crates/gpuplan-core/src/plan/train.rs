@@ -3,7 +3,9 @@
 //! cost under each billing mode, storage and the constraints.
 
 use super::money::{choose_storage, costs, StorageChoice, StorageNeed, HOURS_PER_MONTH};
-use super::{instance_cluster, BillingCost, Binding, Plan, PlanRequest, TrainDetail};
+use super::{
+    instance_cluster, BillingCost, Binding, Plan, PlanRequest, SearchMode, SearchWork, TrainDetail,
+};
 use crate::catalog::{Catalog, Instance};
 use crate::constants::Tunables;
 use crate::error::CoreError;
@@ -142,18 +144,55 @@ fn add_storage_cost(
     s.job_cny = chosen.as_ref().map(|c| monthly * c.hours / HOURS_PER_MONTH);
 }
 
-/// Search one cluster. Returns the fastest fitting configuration, or the smallest shortfall.
-pub fn best_config(
-    req: &PlanRequest,
-    base: &TrainingSetup,
-    global_batch: u64,
-    c: &ClusterSpec,
-    evaluated: &mut u64,
-) -> Result<Best, Box<Shortfall>> {
-    let m = &req.model;
-    let tun = &req.tunables;
+/// One point of the parallelism search space before the micro-batch is chosen. A new search
+/// dimension is a field here, a loop in [`search_space`] and a line in [`Point::configure`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Point {
+    pub tp: u64,
+    pub pp: u64,
+    pub ep: u64,
+    pub zero: u8,
+    pub recompute: Recompute,
+    /// Data-parallel degree: the cluster's GPUs over TP × PP.
+    pub dp: u64,
+}
+
+impl std::hash::Hash for Point {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        (
+            self.tp,
+            self.pp,
+            self.ep,
+            self.zero,
+            self.recompute as u8,
+            self.dp,
+        )
+            .hash(h);
+    }
+}
+
+impl Point {
+    /// The setup this point runs at micro-batch `mb`, keeping the global batch.
+    fn configure(&self, base: &TrainingSetup, mb: u64, global_batch: u64) -> TrainingSetup {
+        let mut s = base.clone();
+        s.parallel.tp = self.tp;
+        s.parallel.pp = self.pp;
+        s.parallel.zero = self.zero;
+        s.parallel.ep = self.ep;
+        s.parallel.sequence_parallel =
+            self.tp > 1 && base.framework == crate::workload::Framework::Megatron;
+        s.recompute = self.recompute;
+        s.micro_batch = mb;
+        s.grad_accum = global_batch.div_ceil(mb * self.dp).max(1);
+        s
+    }
+}
+
+/// The search space on one cluster, in search order: TP × PP × EP × ZeRO × recompute (the
+/// micro-batch is searched per point by [`fits`]).
+pub fn search_space(req: &PlanRequest, base: &TrainingSetup, c: &ClusterSpec) -> Vec<Point> {
     let total = c.total_gpus();
-    let (heads, layers, experts) = match &m.architecture {
+    let (heads, layers, experts) = match &req.model.architecture {
         Architecture::Transformer(t) => (
             t.heads,
             t.total_layers(),
@@ -166,113 +205,178 @@ pub fn best_config(
     let model_parallel =
         base.framework == crate::workload::Framework::Megatron || base.task == TrainTask::Pretrain;
     let nvlink = c.gpu.intra_link.is_nvlink_class() && c.intra_bandwidth.gb_per_s() > 64.0;
-    let tps: Vec<u64> = [1, 2, 4, 8]
-        .into_iter()
-        .filter(|tp| {
-            *tp == 1
-                || (model_parallel && nvlink && *tp <= c.gpus_per_node && heads.is_multiple_of(*tp))
-        })
-        .collect();
+    let tps = [1, 2, 4, 8].into_iter().filter(|tp| {
+        *tp == 1
+            || (model_parallel && nvlink && *tp <= c.gpus_per_node && heads.is_multiple_of(*tp))
+    });
     let pps: Vec<u64> = [1, 2, 4, 8, 16]
         .into_iter()
         .filter(|pp| *pp == 1 || (model_parallel && layers.is_multiple_of(*pp)))
         .collect();
-    let mbs: &[u64] = match m.architecture {
-        Architecture::Transformer(_) => &[1, 2, 4, 8, 16],
-        Architecture::Opaque(_) => &[1, 2, 4, 8, 16, 32, 64, 128, 256],
-    };
-    let rcs: Vec<Recompute> = if base.attention == AttentionImpl::Eager {
-        vec![Recompute::None, Recompute::Selective, Recompute::Full]
+    let rcs: &[Recompute] = if base.attention == AttentionImpl::Eager {
+        &[Recompute::None, Recompute::Selective, Recompute::Full]
     } else {
-        vec![Recompute::None, Recompute::Full]
+        &[Recompute::None, Recompute::Full]
     };
-    let gpu_mem = c.gpu.memory().unwrap_or(Bytes(0.0));
-    let mut best: Option<Best> = None;
-    let mut least: Option<Shortfall> = None;
-    for &tp in &tps {
+    let mut out = Vec::new();
+    for tp in tps {
         for &pp in &pps {
             let mp = tp * pp;
             if mp > total || !total.is_multiple_of(mp) {
                 continue;
             }
             let dp = total / mp;
-            let zeros: Vec<u8> = if dp == 1 {
-                vec![0]
+            let zeros: &[u8] = if dp == 1 {
+                &[0]
             } else if base.task.is_peft() {
-                vec![0, 3]
+                &[0, 3]
             } else {
-                vec![1, 2, 3]
+                &[1, 2, 3]
             };
             // Expert parallelism for MoE models: experts split over up to dp × tp ranks, for every
             // task and profile (DeepSpeed-MoE, Megatron-Core, torchtitan and Megatron-based LoRA
             // stacks run EP); without it ZeRO-3 gathers every expert each micro-batch.
-            let eps: Vec<u64> = [1, 2, 4, 8, 16, 32, 64]
-                .into_iter()
-                .filter(|ep| {
-                    *ep == 1 || (experts.is_multiple_of(*ep) && (dp * tp).is_multiple_of(*ep))
-                })
-                .collect();
-            for (&ep, &zero) in eps.iter().flat_map(|e| zeros.iter().map(move |z| (e, z))) {
-                for &rc in &rcs {
-                    let mut fit: Option<(TrainingSetup, TrainingMemory)> = None;
-                    for &mb in mbs {
-                        // Keep the user's global batch: micro-batch × DP may not exceed it.
-                        if mb > 1 && mb * dp > global_batch.max(dp) {
-                            break;
-                        }
-                        let mut s = base.clone();
-                        s.parallel.tp = tp;
-                        s.parallel.pp = pp;
-                        s.parallel.zero = zero;
-                        s.parallel.ep = ep;
-                        s.parallel.sequence_parallel =
-                            tp > 1 && base.framework == crate::workload::Framework::Megatron;
-                        s.recompute = rc;
-                        s.micro_batch = mb;
-                        s.grad_accum = global_batch.div_ceil(mb * dp).max(1);
-                        *evaluated += 1;
-                        let Ok(mem) = training_memory(m, &s, c, tun) else {
-                            break;
-                        };
-                        if mem.device_total.0 <= gpu_mem.0 {
-                            fit = Some((s, mem));
-                        } else {
-                            if least.as_ref().is_none_or(|l| mem.device_total.0 < l.need.0) {
-                                least = Some(Shortfall {
-                                    need: mem.device_total,
-                                    have: gpu_mem,
-                                    setup: s,
-                                });
-                            }
-                            break;
-                        }
-                    }
-                    if let Some((s, mem)) = fit {
-                        let Ok(step) = training_step(m, &s, c, tun) else {
-                            continue;
-                        };
-                        let better = best.as_ref().is_none_or(|b| {
-                            step.tokens_per_second > b.step.tokens_per_second * 1.0001
+            let eps = [1, 2, 4, 8, 16, 32, 64].into_iter().filter(|ep| {
+                *ep == 1 || (experts.is_multiple_of(*ep) && (dp * tp).is_multiple_of(*ep))
+            });
+            for ep in eps {
+                for &zero in zeros {
+                    for &recompute in rcs {
+                        out.push(Point {
+                            tp,
+                            pp,
+                            ep,
+                            zero,
+                            recompute,
+                            dp,
                         });
-                        if better {
-                            best = Some(Best {
-                                setup: s,
-                                memory: mem,
-                                step,
-                            });
-                        }
                     }
                 }
             }
         }
     }
-    best.ok_or_else(|| {
-        Box::new(least.unwrap_or(Shortfall {
+    out
+}
+
+/// The configurations of a search space that fit memory on a cluster shape: per point, the
+/// largest fitting micro-batch with its memory, in search order.
+#[derive(Clone)]
+pub struct Fits {
+    pub fit: Vec<(TrainingSetup, TrainingMemory)>,
+    /// The least memory any evaluated configuration needed (for "why it does not fit"); `None`
+    /// when every point fitted or none could be evaluated.
+    pub least: Option<Shortfall>,
+    /// What the cluster's GPU has.
+    pub have: Bytes,
+    /// The setup searched (named by the shortfall when nothing was evaluated).
+    pub base: TrainingSetup,
+    /// Configurations whose memory was evaluated.
+    pub evaluated: u64,
+}
+
+impl Fits {
+    /// The least memory any configuration needed, or "infinitely much" when none was evaluated.
+    pub fn shortfall(&self) -> Shortfall {
+        self.least.clone().unwrap_or_else(|| Shortfall {
             need: Bytes(f64::INFINITY),
-            have: gpu_mem,
-            setup: base.clone(),
-        }))
-    })
+            have: self.have,
+            setup: self.base.clone(),
+        })
+    }
+}
+
+/// Memory pass of the search. Memory depends on the cluster only through its GPU and its shape
+/// (GPUs per node, nodes), not its links (tested: `memory_ignores_links`), so the result serves
+/// every cluster with that GPU and shape and the same search space.
+pub fn fits(req: &PlanRequest, base: &TrainingSetup, global_batch: u64, c: &ClusterSpec) -> Fits {
+    let m = &req.model;
+    let mbs: &[u64] = match m.architecture {
+        Architecture::Transformer(_) => &[1, 2, 4, 8, 16],
+        Architecture::Opaque(_) => &[1, 2, 4, 8, 16, 32, 64, 128, 256],
+    };
+    let gpu_mem = c.gpu.memory().unwrap_or(Bytes(0.0));
+    let mut out = Fits {
+        fit: Vec::new(),
+        least: None,
+        have: gpu_mem,
+        base: base.clone(),
+        evaluated: 0,
+    };
+    for point in search_space(req, base, c) {
+        let mut fit: Option<(TrainingSetup, TrainingMemory)> = None;
+        // Micro-batches in increasing order, stopping at the first that does not fit: activation
+        // memory grows with the micro-batch, so no larger one fits either.
+        for &mb in mbs {
+            // Keep the user's global batch: micro-batch × DP may not exceed it.
+            if mb > 1 && mb * point.dp > global_batch.max(point.dp) {
+                break;
+            }
+            let s = point.configure(base, mb, global_batch);
+            out.evaluated += 1;
+            let Ok(mem) = training_memory(m, &s, c, &req.tunables) else {
+                break;
+            };
+            if mem.device_total.0 <= gpu_mem.0 {
+                fit = Some((s, mem));
+            } else {
+                if out
+                    .least
+                    .as_ref()
+                    .is_none_or(|l| mem.device_total.0 < l.need.0)
+                {
+                    out.least = Some(Shortfall {
+                        need: mem.device_total,
+                        have: gpu_mem,
+                        setup: s,
+                    });
+                }
+                break;
+            }
+        }
+        out.fit.extend(fit);
+    }
+    out
+}
+
+/// Time pass of the search: the fastest of the fitting configurations on this cluster (the first
+/// in search order unless a later one is > 0.01% faster), or the smallest shortfall.
+pub fn fastest(
+    req: &PlanRequest,
+    fits: &Fits,
+    c: &ClusterSpec,
+    steps: &mut u64,
+) -> Result<Best, Box<Shortfall>> {
+    let mut best: Option<Best> = None;
+    for (s, mem) in &fits.fit {
+        *steps += 1;
+        let Ok(step) = training_step(&req.model, s, c, &req.tunables) else {
+            continue;
+        };
+        let better = best
+            .as_ref()
+            .is_none_or(|b| step.tokens_per_second > b.step.tokens_per_second * 1.0001);
+        if better {
+            best = Some(Best {
+                setup: s.clone(),
+                memory: mem.clone(),
+                step,
+            });
+        }
+    }
+    best.ok_or_else(|| Box::new(fits.shortfall()))
+}
+
+/// Search one cluster. Returns the fastest fitting configuration, or the smallest shortfall.
+pub fn best_config(
+    req: &PlanRequest,
+    base: &TrainingSetup,
+    global_batch: u64,
+    c: &ClusterSpec,
+    evaluated: &mut u64,
+) -> Result<Best, Box<Shortfall>> {
+    let f = fits(req, base, global_batch, c);
+    *evaluated += f.evaluated;
+    fastest(req, &f, c, &mut 0)
 }
 
 /// What the chosen configuration asks of the training stack.
@@ -330,27 +434,166 @@ fn reject_chips(skipped: &[(String, String)], rejected: &mut Vec<Binding>) {
     }
 }
 
-/// Search results per (cluster, setup): instance types of different providers and regions with
-/// the same GPU, node shape and links give the same configurations, so each is searched once.
-type Memo = std::collections::HashMap<String, (Result<Best, Box<Shortfall>>, u64)>;
+/// Where one (instance type, node count) of the search stands: its cluster and which shared
+/// memory pass ([`Fits`]) and time pass ([`fastest`]) answer it.
+struct Site<'a> {
+    inst: &'a Instance,
+    gpu: &'a GpuSpec,
+    /// Index into the chips' adapted setups.
+    chip: usize,
+    nodes: u64,
+    cluster: ClusterSpec,
+    assumed: Option<String>,
+    fit: usize,
+    time: usize,
+}
 
-/// `best_config`, computed once per distinct cluster and setup; the count of configurations is
-/// reported as if searched again, so the plan's "configurations evaluated" does not change.
-fn cached_best(
-    memo: &mut Memo,
-    req: &PlanRequest,
-    setup: &TrainingSetup,
-    gb: u64,
-    cluster: &ClusterSpec,
-) -> (Result<Best, Box<Shortfall>>, u64) {
-    let key = format!("{cluster:?}|{setup:?}|{gb}");
-    if let Some((found, n)) = memo.get(&key) {
-        return (found.clone(), *n);
+/// A chip's setup after `chip::adapt`, or why the job cannot run on it.
+type ChipSetup = Result<(TrainingSetup, Vec<String>), String>;
+
+/// The distinct searches the sites need: one memory pass per (chip, cluster shape, search space)
+/// and one time pass per distinct cluster. Instance types of different providers and regions
+/// with the same GPU, node shape and links share both; types differing only in their network
+/// share the memory pass. `share = false` gives every site its own passes (the reference).
+#[derive(Default)]
+struct Work {
+    fit_jobs: Vec<(usize, ClusterSpec)>,
+    fit_keys: std::collections::HashMap<(usize, u64, u64, Vec<Point>), usize>,
+    time_jobs: Vec<(usize, ClusterSpec)>,
+    time_keys: std::collections::HashMap<(usize, u64, u64), Vec<usize>>,
+}
+
+impl Work {
+    fn fit_for(
+        &mut self,
+        req: &PlanRequest,
+        setup: &TrainingSetup,
+        chip: usize,
+        c: &ClusterSpec,
+        share: bool,
+    ) -> usize {
+        let key = (chip, c.gpus_per_node, c.nodes, search_space(req, setup, c));
+        if share {
+            if let Some(&i) = self.fit_keys.get(&key) {
+                return i;
+            }
+        }
+        self.fit_jobs.push((chip, c.clone()));
+        self.fit_keys.insert(key, self.fit_jobs.len() - 1);
+        self.fit_jobs.len() - 1
     }
-    let mut evaluated = 0;
-    let found = best_config(req, setup, gb, cluster, &mut evaluated);
-    memo.insert(key, (found.clone(), evaluated));
-    (found, evaluated)
+    fn time_for(&mut self, fit: usize, c: &ClusterSpec, share: bool) -> usize {
+        let key = (
+            fit,
+            c.intra_bandwidth.0.to_bits(),
+            c.inter_bandwidth.0.to_bits(),
+        );
+        let same = self.time_keys.entry(key).or_default();
+        // The hash key narrows; the whole cluster decides (a field added later is never ignored).
+        if let Some(&i) = same.iter().find(|&&i| share && self.time_jobs[i].1 == *c) {
+            return i;
+        }
+        self.time_jobs.push((fit, c.clone()));
+        same.push(self.time_jobs.len() - 1);
+        self.time_jobs.len() - 1
+    }
+}
+
+/// `f` over `items` on all cores (scoped threads taking items in turn), results in item order.
+fn par_map<T: Sync, R: Send>(items: &[T], threads: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = threads.min(items.len());
+    if threads <= 1 {
+        return items.iter().map(f).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(item) = items.get(i) else { break };
+                        out.push((i, f(item)));
+                    }
+                    out
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
+}
+
+/// Threads for the search: the machine's cores (1 in the reference mode).
+fn search_threads(mode: SearchMode) -> usize {
+    match mode {
+        SearchMode::Exhaustive => 1,
+        SearchMode::Shared => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    }
+}
+
+/// The chips' adapted setups (one per distinct GPU row) and the sites of the search.
+fn sites<'a>(
+    req: &PlanRequest,
+    job: &TrainJob,
+    cands: &[(&'a Instance, &'a GpuSpec)],
+    share: bool,
+    work: &mut Work,
+) -> (Vec<ChipSetup>, Vec<Site<'a>>, Vec<(String, String)>) {
+    let mut chips: Vec<(*const GpuSpec, ChipSetup)> = Vec::new();
+    let mut out = Vec::new();
+    let mut skipped = Vec::new();
+    for &(inst, gpu) in cands {
+        let chip = match chips.iter().position(|(g, _)| std::ptr::eq(*g, gpu)) {
+            Some(i) => i,
+            None => {
+                let (setup, notes) = crate::chip::adapt(
+                    &req.model,
+                    job.setup,
+                    gpu,
+                    crate::chip::Pinned {
+                        precision: job.precision_pinned,
+                        attention: false,
+                    },
+                );
+                let ok = crate::chip::check_support(&req.model, &setup, gpu)
+                    .map(|()| (setup, notes))
+                    .map_err(|e| e.to_string());
+                chips.push((gpu, ok));
+                chips.len() - 1
+            }
+        };
+        let setup = match &chips[chip].1 {
+            Ok((s, _)) => s,
+            Err(e) => {
+                skipped.push((gpu.id.clone(), e.clone()));
+                continue;
+            }
+        };
+        for nodes in node_counts(req.constraints.max_nodes) {
+            let Ok((cluster, assumed)) = instance_cluster(inst, gpu, nodes) else {
+                continue;
+            };
+            let fit = work.fit_for(req, setup, chip, &cluster, share);
+            let time = work.time_for(fit, &cluster, share);
+            out.push(Site {
+                inst,
+                gpu,
+                chip,
+                nodes,
+                cluster,
+                assumed,
+                fit,
+                time,
+            });
+        }
+    }
+    (chips.into_iter().map(|(_, s)| s).collect(), out, skipped)
 }
 
 pub fn search(
@@ -359,6 +602,7 @@ pub fn search(
     cands: &[(&Instance, &GpuSpec)],
     cat: &Catalog,
     rejected: &mut Vec<Binding>,
+    (mode, work_done): (SearchMode, &mut SearchWork),
 ) -> Result<(Vec<Plan>, u64), CoreError> {
     let (setup, global_batch) = (job.setup, job.global_batch);
     setup.validate()?;
@@ -371,6 +615,26 @@ pub fn search(
     })?;
     let is_opaque = req.model.transformer().is_none();
     let gb = global_batch.unwrap_or_else(|| default_global_batch(setup, is_opaque));
+    let share = mode == SearchMode::Shared;
+    let mut work = Work::default();
+    let (chips, sites, skipped_chips) = sites(req, job, cands, share, &mut work);
+    let threads = search_threads(mode);
+    let fit_results = par_map(&work.fit_jobs, threads, |(chip, cluster)| {
+        let base = chips[*chip].as_ref().map(|(s, _)| s);
+        base.ok().map(|b| fits(req, b, gb, cluster))
+    });
+    let time_results = par_map(&work.time_jobs, threads, |(fit, cluster)| {
+        fit_results[*fit].as_ref().map(|f| {
+            let mut steps = 0;
+            (fastest(req, f, cluster, &mut steps), steps)
+        })
+    });
+    work_done.memory += fit_results
+        .iter()
+        .flatten()
+        .map(|f| f.evaluated)
+        .sum::<u64>();
+    work_done.step += time_results.iter().flatten().map(|(_, n)| n).sum::<u64>();
     let mut plans = Vec::new();
     let mut evaluated_total = 0u64;
     let mut closest_fail: Option<(String, Box<Shortfall>)> = None;
@@ -379,151 +643,140 @@ pub fn search(
     let mut unpriced = 0usize;
     let mut any_fit = false;
     let c = &req.constraints;
-    let mut skipped_chips: Vec<(String, String)> = Vec::new();
-    let mut memo = Memo::new();
-    for (inst, gpu) in cands {
-        let (chip_setup, chip_notes) = crate::chip::adapt(
-            &req.model,
-            setup,
-            gpu,
-            crate::chip::Pinned {
-                precision: job.precision_pinned,
-                attention: false,
-            },
-        );
-        if let Err(e) = crate::chip::check_support(&req.model, &chip_setup, gpu) {
-            skipped_chips.push((gpu.id.clone(), e.to_string()));
+    for site in sites {
+        let (inst, gpu, nodes, cluster, assumed) =
+            (site.inst, site.gpu, site.nodes, site.cluster, site.assumed);
+        let chip_notes = match &chips[site.chip] {
+            Ok((_, notes)) => notes,
+            Err(_) => continue,
+        };
+        let (Some(fitted), Some((found, _))) = (&fit_results[site.fit], &time_results[site.time])
+        else {
             continue;
-        }
-        let setup = &chip_setup;
-        for nodes in node_counts(c.max_nodes) {
-            let Ok((cluster, assumed)) = instance_cluster(inst, gpu, nodes) else {
-                continue;
-            };
-            let (found, evaluated) = cached_best(&mut memo, req, setup, gb, &cluster);
-            let best = match found {
-                Ok(b) => b,
-                Err(short) => {
-                    evaluated_total += evaluated;
-                    if closest_fail
-                        .as_ref()
-                        .is_none_or(|(_, s)| short.need.0 / short.have.0 < s.need.0 / s.have.0)
-                    {
-                        closest_fail = Some((format!("{} × {}", nodes, inst.id), short));
-                    }
-                    continue;
+        };
+        let evaluated = fitted.evaluated;
+        let best = match found {
+            Ok(b) => b.clone(),
+            Err(short) => {
+                evaluated_total += evaluated;
+                if closest_fail
+                    .as_ref()
+                    .is_none_or(|(_, s)| short.need.0 / short.have.0 < s.need.0 / s.have.0)
+                {
+                    closest_fail = Some((format!("{} × {}", nodes, inst.id), short.clone()));
                 }
-            };
-            evaluated_total += evaluated;
-            any_fit = true;
-            let mut step = best.step;
-            let network_assumed = assumed.clone();
-            let mut caveats: Vec<String> = assumed.into_iter().collect();
-            caveats.extend(chip_notes.iter().cloned());
-            caveats.extend(stack_caveats(&best.setup));
-            if let Some(act) = best
-                .memory
-                .items
-                .iter()
-                .find(|x| x.name == "activations" && x.basis.starts_with("UNKNOWN"))
-            {
-                caveats.push(format!(
-                    "memory is a lower bound: {}",
-                    act.basis.trim_start_matches("UNKNOWN: ")
-                ));
+                continue;
             }
-            if req.model.transformer().is_none() {
-                caveats.push(format!(
+        };
+        evaluated_total += evaluated;
+        any_fit = true;
+        let mut step = best.step;
+        let network_assumed = assumed.clone();
+        let mut caveats: Vec<String> = assumed.into_iter().collect();
+        caveats.extend(chip_notes.iter().cloned());
+        caveats.extend(stack_caveats(&best.setup));
+        if let Some(act) = best
+            .memory
+            .items
+            .iter()
+            .find(|x| x.name == "activations" && x.basis.starts_with("UNKNOWN"))
+        {
+            caveats.push(format!(
+                "memory is a lower bound: {}",
+                act.basis.trim_start_matches("UNKNOWN: ")
+            ));
+        }
+        if req.model.transformer().is_none() {
+            caveats.push(format!(
                     "throughput uses {} = {:.0}% of peak (convolutional/UNet training reaches far less than transformer GEMMs); measure the first epoch",
                     step.efficiency_name,
                     step.efficiency_used * 100.0
                 ));
-            }
-            // What the GPUs demand from the input pipeline (before any cap).
-            let data = data_path(&req.model, &best.setup, &step, &req.tunables);
-            let storage = input_limits(req, cat, inst, nodes, &data, &mut step, &mut caveats);
-            // What the pipeline then really reads, at the capped rate.
-            let data = data_path(&req.model, &best.setup, &step, &req.tunables);
-            let compute_hours = tokens / step.tokens_per_second / 3600.0;
-            let write_s = storage
-                .as_ref()
-                .map(|s| s.checkpoint_write_s)
-                .unwrap_or(data.checkpoint_size.0 / FALLBACK_WRITE_BYTES_PER_S);
-            let stall_h = checkpoint_stall_hours(compute_hours, write_s, &req.tunables);
-            let hours = compute_hours + stall_h + req.tunables.startup_hours;
-            let (mut costs_v, mut chosen, spot) = costs(
-                cat,
-                inst,
-                nodes,
-                hours,
-                c,
-                &req.tunables,
-                Some((
-                    data.checkpoint_size,
-                    data.checkpoint_size.0 / write_s.max(1e-9),
-                )),
-            );
-            let storage = storage.map(|mut s| {
-                add_storage_cost(&mut s, &mut costs_v, &mut chosen);
-                s
-            });
-            if let Some(d) = c.deadline_hours {
-                if hours > d {
-                    if fastest_over_deadline
-                        .as_ref()
-                        .is_none_or(|(_, h)| hours < *h)
-                    {
-                        fastest_over_deadline = Some((format!("{nodes} × {}", inst.id), hours));
-                    }
-                    continue;
+        }
+        // What the GPUs demand from the input pipeline (before any cap).
+        let data = data_path(&req.model, &best.setup, &step, &req.tunables);
+        let storage = input_limits(req, cat, inst, nodes, &data, &mut step, &mut caveats);
+        // What the pipeline then really reads, at the capped rate.
+        let data = data_path(&req.model, &best.setup, &step, &req.tunables);
+        let compute_hours = tokens / step.tokens_per_second / 3600.0;
+        let write_s = storage
+            .as_ref()
+            .map(|s| s.checkpoint_write_s)
+            .unwrap_or(data.checkpoint_size.0 / FALLBACK_WRITE_BYTES_PER_S);
+        let stall_h = checkpoint_stall_hours(compute_hours, write_s, &req.tunables);
+        let hours = compute_hours + stall_h + req.tunables.startup_hours;
+        let (mut costs_v, mut chosen, spot) = costs(
+            cat,
+            inst,
+            nodes,
+            hours,
+            c,
+            &req.tunables,
+            Some((
+                data.checkpoint_size,
+                data.checkpoint_size.0 / write_s.max(1e-9),
+            )),
+        );
+        let storage = storage.map(|mut s| {
+            add_storage_cost(&mut s, &mut costs_v, &mut chosen);
+            s
+        });
+        if let Some(d) = c.deadline_hours {
+            if hours > d {
+                if fastest_over_deadline
+                    .as_ref()
+                    .is_none_or(|(_, h)| hours < *h)
+                {
+                    fastest_over_deadline = Some((format!("{nodes} × {}", inst.id), hours));
                 }
-            }
-            if c.budget_cny.is_some() && chosen.is_none() {
-                unpriced += 1;
                 continue;
             }
-            if let (Some(b), Some(ch)) = (c.budget_cny, &chosen) {
-                if ch.cny > b {
-                    let spot_cost = costs_v
-                        .iter()
-                        .find(|x| x.billing == crate::catalog::Billing::Spot)
-                        .map(|x| x.cny);
-                    if cheapest_over_budget
-                        .as_ref()
-                        .is_none_or(|(_, x, _)| ch.cny < *x)
-                    {
-                        cheapest_over_budget =
-                            Some((format!("{nodes} × {}", inst.id), ch.cny, spot_cost));
-                    }
-                    continue;
-                }
-            }
-            let total_gpus = cluster.total_gpus() as f64;
-            plans.push(Plan {
-                instance: (*inst).clone(),
-                gpu: (*gpu).clone(),
-                nodes,
-                total_gpus,
-                cluster,
-                network_assumed,
-                train: Some(TrainDetail {
-                    setup: best.setup,
-                    memory: best.memory,
-                    step,
-                    data,
-                    storage,
-                    spot,
-                    evaluated,
-                }),
-                serve: None,
-                hours: chosen.as_ref().map(|x| x.hours).unwrap_or(hours),
-                costs: costs_v,
-                chosen,
-                caveats,
-                advice: Vec::new(),
-                also: Vec::new(),
-            });
         }
+        if c.budget_cny.is_some() && chosen.is_none() {
+            unpriced += 1;
+            continue;
+        }
+        if let (Some(b), Some(ch)) = (c.budget_cny, &chosen) {
+            if ch.cny > b {
+                let spot_cost = costs_v
+                    .iter()
+                    .find(|x| x.billing == crate::catalog::Billing::Spot)
+                    .map(|x| x.cny);
+                if cheapest_over_budget
+                    .as_ref()
+                    .is_none_or(|(_, x, _)| ch.cny < *x)
+                {
+                    cheapest_over_budget =
+                        Some((format!("{nodes} × {}", inst.id), ch.cny, spot_cost));
+                }
+                continue;
+            }
+        }
+        let total_gpus = cluster.total_gpus() as f64;
+        plans.push(Plan {
+            instance: (*inst).clone(),
+            gpu: (*gpu).clone(),
+            nodes,
+            total_gpus,
+            cluster,
+            network_assumed,
+            train: Some(TrainDetail {
+                setup: best.setup,
+                memory: best.memory,
+                step,
+                data,
+                storage,
+                spot,
+                evaluated,
+            }),
+            serve: None,
+            hours: chosen.as_ref().map(|x| x.hours).unwrap_or(hours),
+            costs: costs_v,
+            chosen,
+            caveats,
+            advice: Vec::new(),
+            also: Vec::new(),
+        });
     }
     reject_chips(&skipped_chips, rejected);
     if unpriced > 0 {
