@@ -76,7 +76,12 @@ fn main() {
         "{:<32} {:>10} {:>9} {:>9} {:>9} {:>6} {:>9} {:>9}",
         "scenario", "candidates", "configs", "memory", "steps", "plans", "best ms", "median ms"
     );
+    // One scenario only (e.g. under `perf stat`): GPUPLAN_BENCH_ONLY=<name>.
+    let only = std::env::var("GPUPLAN_BENCH_ONLY").ok();
     for (name, model, job, constraints) in cases {
+        if only.as_deref().is_some_and(|o| o != name) {
+            continue;
+        }
         let req = PlanRequest {
             model: find_preset(model).expect("preset").model.clone(),
             job,

@@ -6,12 +6,23 @@
 
 use gpuplan_core::catalog::{Catalog, Provider};
 use gpuplan_core::constants::Tunables;
+use gpuplan_core::hardware::{ClusterSpec, GpuSpec, InterLink};
 use gpuplan_core::model::find_preset;
 use gpuplan_core::plan::{
     plan_with, ChipFamily, Constraints, Job, Objective, PlanRequest, SearchMode, SoftwareFramework,
 };
-use gpuplan_core::workload::{AttentionImpl, Framework, Precision, TrainTask, TrainingSetup};
+use gpuplan_core::train::training_memory;
+use gpuplan_core::units::Bandwidth;
+use gpuplan_core::workload::{
+    AttentionImpl, Framework, Precision, Recompute, TrainTask, TrainingSetup,
+};
 use proptest::prelude::*;
+
+/// The built-in catalog, parsed once for all cases.
+fn builtin() -> &'static Catalog {
+    static CAT: std::sync::OnceLock<Catalog> = std::sync::OnceLock::new();
+    CAT.get_or_init(|| Catalog::builtin().expect("catalog"))
+}
 
 fn request(model: &str, setup: TrainingSetup, gb: Option<u64>, c: Constraints) -> PlanRequest {
     PlanRequest {
@@ -75,7 +86,7 @@ fn same_answers(req: &PlanRequest, cat: &Catalog) -> (usize, u64, u64) {
 
 #[test]
 fn bench_and_cli_scenarios_give_the_same_plans() {
-    let cat = Catalog::builtin().expect("catalog");
+    let cat = builtin();
     let nodes = |n| Constraints {
         max_nodes: n,
         ..Default::default()
@@ -151,7 +162,7 @@ fn bench_and_cli_scenarios_give_the_same_plans() {
         ),
     ];
     for req in &cases {
-        let (plans, shared, exhaustive) = same_answers(req, &cat);
+        let (plans, shared, exhaustive) = same_answers(req, cat);
         assert!(
             plans > 0 && shared < exhaustive,
             "{}: {plans} plans, memory evaluations {shared} shared vs {exhaustive}",
@@ -198,7 +209,7 @@ proptest! {
         objective in prop::sample::select(vec![Objective::Cost, Objective::Time, Objective::Balanced]),
         deadline in prop::option::of(1.0f64..2000.0),
     ) {
-        let cat = Catalog::builtin().expect("catalog");
+        let cat = builtin();
         let mut req = request(
             model,
             TrainingSetup {
@@ -215,6 +226,59 @@ proptest! {
             },
         );
         req.objective = objective;
-        same_answers(&req, &cat);
+        same_answers(&req, cat);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// What the shared search relies on: a configuration's memory depends on the cluster only
+    /// through the software stack and the number of GPUs (with TP inside a node) — not the chip
+    /// model, its memory size, the GPUs per node or the links.
+    #[test]
+    fn memory_depends_on_setup_stack_and_gpu_count_only(
+        model in model(),
+        task in task(),
+        tp in prop::sample::select(vec![1u64, 2, 4, 8]),
+        pp in prop::sample::select(vec![1u64, 2, 4]),
+        ep in prop::sample::select(vec![1u64, 2, 8]),
+        zero in 0u8..=3,
+        recompute in prop::sample::select(vec![Recompute::None, Recompute::Selective, Recompute::Full]),
+        mb in prop::sample::select(vec![1u64, 2, 16]),
+        total in prop::sample::select(vec![8u64, 16, 64]),
+        chips in (0usize..64, 0usize..64),
+        per_node in (0usize..4, 0usize..4),
+        links in prop::sample::select(vec![
+            (InterLink::Rdma, 400.0, InterLink::Tcp, 10.0),
+            (InterLink::Erdma, 160.0, InterLink::Rdma, 3200.0),
+        ]),
+    ) {
+        let cat = builtin();
+        let cuda: Vec<&GpuSpec> = cat.gpus.iter().filter(|g| g.stack == "cuda").collect();
+        let m = &find_preset(model).expect("preset").model;
+        let mut s = setup(task, 2048, 1e9);
+        s.parallel.tp = tp;
+        s.parallel.pp = pp;
+        s.parallel.ep = ep;
+        s.parallel.zero = zero;
+        s.recompute = recompute;
+        s.micro_batch = mb;
+        let shapes: Vec<u64> = [1u64, 2, 4, 8].into_iter().filter(|n| *n >= tp).collect();
+        let cluster = |chip: usize, shape: usize, link: InterLink, gbit: f64| {
+            let per = shapes[shape % shapes.len()];
+            let g = cuda[chip % cuda.len()];
+            ClusterSpec::new(g, per, total / per, link, Bandwidth::from_gbit_per_s(gbit))
+                .expect("cluster")
+        };
+        let a = cluster(chips.0, per_node.0, links.0, links.1);
+        let mut b = cluster(chips.1, per_node.1, links.2, links.3);
+        b.intra_bandwidth = Bandwidth::from_gb_per_s(32.0);
+        let tun = Tunables::default();
+        let (ma, mb_) = (training_memory(m, &s, &a, &tun), training_memory(m, &s, &b, &tun));
+        prop_assert_eq!(ma.is_ok(), mb_.is_ok());
+        if let (Ok(x), Ok(y)) = (ma, mb_) {
+            prop_assert_eq!(x, y);
+        }
     }
 }

@@ -13,7 +13,7 @@ use crate::hardware::{ClusterSpec, GpuSpec};
 use crate::model::Architecture;
 use crate::train::DataPath;
 use crate::train::{
-    data_path, job_tokens, training_memory, training_step, StepTime, TrainingMemory,
+    data_path, job_tokens, training_memory, training_step_validated, StepTime, TrainingMemory,
 };
 use crate::units::Bytes;
 use crate::workload::{AttentionImpl, Recompute, TrainTask, TrainingSetup};
@@ -258,11 +258,14 @@ pub fn search_space(req: &PlanRequest, base: &TrainingSetup, c: &ClusterSpec) ->
     out
 }
 
-/// The configurations of a search space that fit memory on a cluster shape: per point, the
-/// largest fitting micro-batch with its memory, in search order.
+/// One micro-batch of one point: the configuration and its memory (`None`: not estimable).
+pub type Rung = std::sync::Arc<(TrainingSetup, Option<TrainingMemory>)>;
+
+/// The configurations of a search space that fit memory on a cluster: per point, the largest
+/// fitting micro-batch with its memory, in search order.
 #[derive(Clone)]
 pub struct Fits {
-    pub fit: Vec<(TrainingSetup, TrainingMemory)>,
+    pub fit: Vec<Rung>,
     /// The least memory any evaluated configuration needed (for "why it does not fit"); `None`
     /// when every point fitted or none could be evaluated.
     pub least: Option<Shortfall>,
@@ -270,11 +273,21 @@ pub struct Fits {
     pub have: Bytes,
     /// The setup searched (named by the shortfall when nothing was evaluated).
     pub base: TrainingSetup,
-    /// Configurations whose memory was evaluated.
+    /// Configurations whose memory was evaluated (as if this cluster were searched alone).
     pub evaluated: u64,
 }
 
 impl Fits {
+    fn new(base: &TrainingSetup, c: &ClusterSpec) -> Fits {
+        Fits {
+            fit: Vec::new(),
+            least: None,
+            have: c.gpu.memory().unwrap_or(Bytes(0.0)),
+            base: base.clone(),
+            evaluated: 0,
+        }
+    }
+
     /// The least memory any configuration needed, or "infinitely much" when none was evaluated.
     pub fn shortfall(&self) -> Shortfall {
         self.least.clone().unwrap_or_else(|| Shortfall {
@@ -283,73 +296,108 @@ impl Fits {
             setup: self.base.clone(),
         })
     }
+
+    /// One point's micro-batches in increasing order, stopping at the first that does not fit:
+    /// activation memory grows with the micro-batch, so no larger one fits either. Keeps the
+    /// largest that fits.
+    fn climb(&mut self, rungs: impl Iterator<Item = Rung>) {
+        let mut fit = None;
+        for rung in rungs {
+            self.evaluated += 1;
+            let Some(mem) = &rung.1 else { break };
+            if mem.device_total.0 <= self.have.0 {
+                fit = Some(rung);
+                continue;
+            }
+            if self
+                .least
+                .as_ref()
+                .is_none_or(|l| mem.device_total.0 < l.need.0)
+            {
+                self.least = Some(Shortfall {
+                    need: mem.device_total,
+                    have: self.have,
+                    setup: rung.0.clone(),
+                });
+            }
+            break;
+        }
+        self.fit.extend(fit);
+    }
 }
 
-/// Memory pass of the search. Memory depends on the cluster only through its GPU and its shape
-/// (GPUs per node, nodes), not its links (tested: `memory_ignores_links`), so the result serves
-/// every cluster with that GPU and shape and the same search space.
-pub fn fits(req: &PlanRequest, base: &TrainingSetup, global_batch: u64, c: &ClusterSpec) -> Fits {
-    let m = &req.model;
-    let mbs: &[u64] = match m.architecture {
+/// Micro-batches the search tries, in increasing order.
+fn micro_batches(req: &PlanRequest) -> &'static [u64] {
+    match req.model.architecture {
         Architecture::Transformer(_) => &[1, 2, 4, 8, 16],
         Architecture::Opaque(_) => &[1, 2, 4, 8, 16, 32, 64, 128, 256],
-    };
-    let gpu_mem = c.gpu.memory().unwrap_or(Bytes(0.0));
-    let mut out = Fits {
-        fit: Vec::new(),
-        least: None,
-        have: gpu_mem,
-        base: base.clone(),
-        evaluated: 0,
-    };
-    for point in search_space(req, base, c) {
-        let mut fit: Option<(TrainingSetup, TrainingMemory)> = None;
-        // Micro-batches in increasing order, stopping at the first that does not fit: activation
-        // memory grows with the micro-batch, so no larger one fits either.
-        for &mb in mbs {
-            // Keep the user's global batch: micro-batch × DP may not exceed it.
-            if mb > 1 && mb * point.dp > global_batch.max(point.dp) {
-                break;
-            }
+    }
+}
+
+/// A point's rungs, computed as they are consumed; micro-batch × DP never exceeds the user's
+/// global batch.
+fn rungs<'a>(
+    req: &'a PlanRequest,
+    base: &'a TrainingSetup,
+    global_batch: u64,
+    point: Point,
+    c: &'a ClusterSpec,
+) -> impl Iterator<Item = Rung> + 'a {
+    micro_batches(req)
+        .iter()
+        .take_while(move |&&mb| mb == 1 || mb * point.dp <= global_batch.max(point.dp))
+        .map(move |&mb| {
             let s = point.configure(base, mb, global_batch);
-            out.evaluated += 1;
-            let Ok(mem) = training_memory(m, &s, c, &req.tunables) else {
-                break;
-            };
-            if mem.device_total.0 <= gpu_mem.0 {
-                fit = Some((s, mem));
-            } else {
-                if out
-                    .least
-                    .as_ref()
-                    .is_none_or(|l| mem.device_total.0 < l.need.0)
-                {
-                    out.least = Some(Shortfall {
-                        need: mem.device_total,
-                        have: gpu_mem,
-                        setup: s,
-                    });
-                }
-                break;
-            }
+            let mem = training_memory(&req.model, &s, c, &req.tunables).ok();
+            std::sync::Arc::new((s, mem))
+        })
+}
+
+/// Memory pass of the search on one cluster, every rung computed (the reference).
+pub fn fits(req: &PlanRequest, base: &TrainingSetup, global_batch: u64, c: &ClusterSpec) -> Fits {
+    let mut out = Fits::new(base, c);
+    for point in search_space(req, base, c) {
+        out.climb(rungs(req, base, global_batch, point, c));
+    }
+    out
+}
+
+/// A point's rungs up to the first one that no GPU of `most` bytes holds: every rung a climb on
+/// a GPU with at most `most` bytes consumes.
+fn ladder(
+    req: &PlanRequest,
+    base: &TrainingSetup,
+    global_batch: u64,
+    point: Point,
+    c: &ClusterSpec,
+    most: f64,
+) -> Vec<Rung> {
+    let mut out = Vec::new();
+    for rung in rungs(req, base, global_batch, point, c) {
+        // Stop where the largest GPU stops (a NaN need stops every climb).
+        let held = rung.1.as_ref().is_some_and(|m| m.device_total.0 <= most);
+        out.push(rung);
+        if !held {
+            break;
         }
-        out.fit.extend(fit);
     }
     out
 }
 
 /// Time pass of the search: the fastest of the fitting configurations on this cluster (the first
-/// in search order unless a later one is > 0.01% faster), or the smallest shortfall.
-pub fn fastest(
+/// in search order unless a later one is > 0.01% faster), or the smallest shortfall. The request's
+/// tunables must have been validated (`validate_request`, or [`best_config`]).
+fn fastest(
     req: &PlanRequest,
     fits: &Fits,
     c: &ClusterSpec,
     steps: &mut u64,
 ) -> Result<Best, Box<Shortfall>> {
     let mut best: Option<Best> = None;
-    for (s, mem) in &fits.fit {
+    for rung in &fits.fit {
+        let (s, Some(mem)) = &**rung else { continue };
         *steps += 1;
-        let Ok(step) = training_step(&req.model, s, c, &req.tunables) else {
+        let Ok(step) = training_step_validated(&req.model, s, c, &req.tunables) else {
             continue;
         };
         let better = best
@@ -376,6 +424,10 @@ pub fn best_config(
 ) -> Result<Best, Box<Shortfall>> {
     let f = fits(req, base, global_batch, c);
     *evaluated += f.evaluated;
+    // Invalid tunables: no step time can be estimated, as `training_step` would say.
+    if req.tunables.validate().is_err() {
+        return Err(Box::new(f.shortfall()));
+    }
     fastest(req, &f, c, &mut 0)
 }
 
@@ -451,34 +503,108 @@ struct Site<'a> {
 /// A chip's setup after `chip::adapt`, or why the job cannot run on it.
 type ChipSetup = Result<(TrainingSetup, Vec<String>), String>;
 
-/// The distinct searches the sites need: one memory pass per (chip, cluster shape, search space)
-/// and one time pass per distinct cluster. Instance types of different providers and regions
-/// with the same GPU, node shape and links share both; types differing only in their network
-/// share the memory pass. `share = false` gives every site its own passes (the reference).
+/// A memory pass over the sites that share its chip, cluster shape and search space: one ladder
+/// per point (empty in the reference mode, where the pass computes every rung itself).
+struct FitJob {
+    chip: usize,
+    cluster: ClusterSpec,
+    ladders: Vec<usize>,
+}
+
+/// One point's micro-batch ladder, shared by every cluster whose chips run the same adapted setup
+/// on the same software stack with the same number of GPUs: memory depends on the cluster only
+/// through those (tested: `memory_depends_on_setup_stack_and_gpu_count_only` in
+/// tests/search_equivalence.rs); TP stays inside a node by the search space. Climbed up to the
+/// largest GPU memory of those chips (`most`), it holds every rung any of them would evaluate.
+struct LadderJob {
+    class: usize,
+    point: Point,
+    cluster: ClusterSpec,
+    most: f64,
+}
+
+/// The distinct work the sites need: memory ladders (shared across chips and cluster shapes),
+/// memory passes per (chip, cluster shape, search space) and one time pass per distinct cluster.
+/// Instance types of different providers and regions with the same GPU, node shape and links
+/// share all of it. `share = false` gives every site its own passes, each computing every rung
+/// (the reference).
 #[derive(Default)]
 struct Work {
-    fit_jobs: Vec<(usize, ClusterSpec)>,
+    /// Distinct adapted setups.
+    classes: Vec<TrainingSetup>,
+    stacks: Vec<String>,
+    ladders: Vec<LadderJob>,
+    ladder_keys: std::collections::HashMap<(usize, usize, u64, Point), usize>,
+    fit_jobs: Vec<FitJob>,
     fit_keys: std::collections::HashMap<(usize, u64, u64, Vec<Point>), usize>,
     time_jobs: Vec<(usize, ClusterSpec)>,
     time_keys: std::collections::HashMap<(usize, u64, u64), Vec<usize>>,
 }
 
 impl Work {
+    fn class_of(&mut self, setup: &TrainingSetup) -> usize {
+        self.classes
+            .iter()
+            .position(|s| s == setup)
+            .unwrap_or_else(|| {
+                self.classes.push(setup.clone());
+                self.classes.len() - 1
+            })
+    }
+    fn ladder_for(&mut self, class: usize, point: Point, c: &ClusterSpec) -> usize {
+        let stack = match self.stacks.iter().position(|s| *s == c.gpu.stack) {
+            Some(i) => i,
+            None => {
+                self.stacks.push(c.gpu.stack.clone());
+                self.stacks.len() - 1
+            }
+        };
+        let have = c.gpu.memory().unwrap_or(Bytes(0.0)).0;
+        let key = (class, stack, c.total_gpus(), point);
+        if let Some(&i) = self.ladder_keys.get(&key) {
+            self.ladders[i].most = self.ladders[i].most.max(have);
+            return i;
+        }
+        self.ladders.push(LadderJob {
+            class,
+            point,
+            cluster: c.clone(),
+            most: have,
+        });
+        self.ladder_keys.insert(key, self.ladders.len() - 1);
+        self.ladders.len() - 1
+    }
     fn fit_for(
         &mut self,
         req: &PlanRequest,
-        setup: &TrainingSetup,
-        chip: usize,
+        (chip, setup): (usize, &TrainingSetup),
         c: &ClusterSpec,
         share: bool,
     ) -> usize {
-        let key = (chip, c.gpus_per_node, c.nodes, search_space(req, setup, c));
-        if share {
-            if let Some(&i) = self.fit_keys.get(&key) {
-                return i;
-            }
+        let space = search_space(req, setup, c);
+        if !share {
+            self.fit_jobs.push(FitJob {
+                chip,
+                cluster: c.clone(),
+                ladders: Vec::new(),
+            });
+            return self.fit_jobs.len() - 1;
         }
-        self.fit_jobs.push((chip, c.clone()));
+        let key = (chip, c.gpus_per_node, c.nodes, space);
+        if let Some(&i) = self.fit_keys.get(&key) {
+            return i;
+        }
+        let class = self.class_of(setup);
+        let ladders = key
+            .3
+            .iter()
+            .map(|p| self.ladder_for(class, *p, c))
+            .collect();
+        self.fit_jobs.push(FitJob {
+            chip,
+            cluster: c.clone(),
+            ladders,
+        });
         self.fit_keys.insert(key, self.fit_jobs.len() - 1);
         self.fit_jobs.len() - 1
     }
@@ -579,7 +705,7 @@ fn sites<'a>(
             let Ok((cluster, assumed)) = instance_cluster(inst, gpu, nodes) else {
                 continue;
             };
-            let fit = work.fit_for(req, setup, chip, &cluster, share);
+            let fit = work.fit_for(req, (chip, setup), &cluster, share);
             let time = work.time_for(fit, &cluster, share);
             out.push(Site {
                 inst,
@@ -606,6 +732,8 @@ pub fn search(
 ) -> Result<(Vec<Plan>, u64), CoreError> {
     let (setup, global_batch) = (job.setup, job.global_batch);
     setup.validate()?;
+    // Once here instead of in every step-time estimate.
+    req.tunables.validate()?;
     let tokens = job_tokens(&req.model, setup).ok_or_else(|| {
         CoreError::invalid(
             "training.tokens",
@@ -619,9 +747,19 @@ pub fn search(
     let mut work = Work::default();
     let (chips, sites, skipped_chips) = sites(req, job, cands, share, &mut work);
     let threads = search_threads(mode);
-    let fit_results = par_map(&work.fit_jobs, threads, |(chip, cluster)| {
-        let base = chips[*chip].as_ref().map(|(s, _)| s);
-        base.ok().map(|b| fits(req, b, gb, cluster))
+    let ladders = par_map(&work.ladders, threads, |l| {
+        ladder(req, &work.classes[l.class], gb, l.point, &l.cluster, l.most)
+    });
+    let fit_results = par_map(&work.fit_jobs, threads, |job| {
+        let base = chips[job.chip].as_ref().ok()?;
+        if !share {
+            return Some(fits(req, &base.0, gb, &job.cluster));
+        }
+        let mut f = Fits::new(&base.0, &job.cluster);
+        for &l in &job.ladders {
+            f.climb(ladders[l].iter().cloned());
+        }
+        Some(f)
     });
     let time_results = par_map(&work.time_jobs, threads, |(fit, cluster)| {
         fit_results[*fit].as_ref().map(|f| {
@@ -629,11 +767,15 @@ pub fn search(
             (fastest(req, f, cluster, &mut steps), steps)
         })
     });
-    work_done.memory += fit_results
-        .iter()
-        .flatten()
-        .map(|f| f.evaluated)
-        .sum::<u64>();
+    work_done.memory += if share {
+        ladders.iter().map(|l| l.len() as u64).sum::<u64>()
+    } else {
+        fit_results
+            .iter()
+            .flatten()
+            .map(|f| f.evaluated)
+            .sum::<u64>()
+    };
     work_done.step += time_results.iter().flatten().map(|(_, n)| n).sum::<u64>();
     let mut plans = Vec::new();
     let mut evaluated_total = 0u64;
