@@ -1258,8 +1258,19 @@ pub fn training_step(
     c: &ClusterSpec,
     tun: &Tunables,
 ) -> Result<StepTime, CoreError> {
-    setup.validate()?;
     tun.validate()?;
+    training_step_validated(m, setup, c, tun)
+}
+
+/// [`training_step`] with tunables the caller has validated (the planner validates them once per
+/// request instead of once per configuration).
+pub fn training_step_validated(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    c: &ClusterSpec,
+    tun: &Tunables,
+) -> Result<StepTime, CoreError> {
+    setup.validate()?;
     crate::chip::check_support(m, setup, &c.gpu)?;
     let dp = check_parallelism(m, setup, c)?;
     let p = setup.parallel;

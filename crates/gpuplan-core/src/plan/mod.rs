@@ -279,7 +279,19 @@ pub struct Binding {
 pub struct SearchStats {
     pub instance_types: usize,
     pub candidates: usize,
+    /// Configurations searched over all (instance type, node count) pairs, each counted as if
+    /// searched alone (the same in every [`SearchMode`]).
     pub configurations: u64,
+    /// What the search really computed after sharing (for the benchmarks; not in the JSON).
+    #[serde(skip)]
+    pub work: SearchWork,
+}
+
+/// Evaluations the training search really ran: memory estimates and step-time estimates.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SearchWork {
+    pub memory: u64,
+    pub step: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -416,11 +428,33 @@ pub fn candidates<'a>(
     out
 }
 
+/// How the training search evaluates its space. Both give the same plans (tested:
+/// `tests/search_equivalence.rs`); `Exhaustive` is the reference the shared search is checked by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SearchMode {
+    /// Each memory pass shared by the clusters with the same GPU, shape and search space, each
+    /// time pass by identical clusters, on all cores.
+    #[default]
+    Shared,
+    /// Every (instance type, node count) searched from scratch on one thread.
+    Exhaustive,
+}
+
 /// Entry point.
 pub fn plan(req: &PlanRequest, cat: &Catalog) -> Result<PlanOutcome, CoreError> {
+    plan_with(req, cat, SearchMode::Shared)
+}
+
+/// [`plan`] with a chosen search mode.
+pub fn plan_with(
+    req: &PlanRequest,
+    cat: &Catalog,
+    mode: SearchMode,
+) -> Result<PlanOutcome, CoreError> {
     let resolved = validate_request(req)?;
     let req = &resolved;
     let mut rejected = Vec::new();
+    let mut work = SearchWork::default();
     let cands = candidates(cat, &req.constraints, &mut rejected);
     let (mut plans, configurations) = match &req.job {
         Job::Train {
@@ -433,7 +467,7 @@ pub fn plan(req: &PlanRequest, cat: &Catalog) -> Result<PlanOutcome, CoreError> 
                 global_batch: *global_batch,
                 precision_pinned: *precision_pinned,
             };
-            train::search(req, &job, &cands, cat, &mut rejected)?
+            train::search(req, &job, &cands, cat, &mut rejected, (mode, &mut work))?
         }
         Job::Serve(s) => serve::search(req, s, &cands, cat, &mut rejected)?,
     };
@@ -456,6 +490,7 @@ pub fn plan(req: &PlanRequest, cat: &Catalog) -> Result<PlanOutcome, CoreError> 
             instance_types: cat.instances.len(),
             candidates: cands.len(),
             configurations,
+            work,
         },
         plans,
         pareto,
