@@ -85,3 +85,221 @@ fn fp8_decode_at_large_batch_is_derated_like_training() {
     let speedup = s16.time_per_token.0 / s8.time_per_token.0;
     assert!(speedup < 1.5, "{speedup}");
 }
+
+// ---- Engine rules (issue 11 item 1) ----
+
+use gpuplan_core::infer::{
+    serving_memory, setup_weight_bytes, sglang_default_mem_fraction, solve, weight_bytes, SolveFor,
+};
+use gpuplan_core::units::Bytes;
+use gpuplan_core::workload::Engine;
+
+fn engine_setup(engine: Engine) -> InferenceSetup {
+    InferenceSetup {
+        engine,
+        input_tokens: 1000,
+        output_tokens: 300,
+        ..InferenceSetup::default()
+    }
+}
+
+#[test]
+fn each_engine_applies_its_own_rule() {
+    let m = &find_preset("Llama-3.1-8B").expect("preset").model;
+    let gpu = find_gpu("a100-80g").expect("gpu");
+    let tun = Tunables::default();
+    let visible = gpu.visible_memory().expect("memory");
+    let ctx = Bytes::from_gib(tun.cuda_context_gib);
+    let w = weight_bytes(m, WeightFormat::Bf16, 1);
+    // vLLM V1: util × visible − weights − activation at 2048 profile tokens (A100 default) − non-torch.
+    let v = serving_memory(m, &engine_setup(Engine::Vllm), gpu, &tun).expect("vllm");
+    assert_eq!(v.profile_tokens, 2048);
+    let want = visible * 0.9 - w - v.activation_peak - Bytes::from_gib(tun.vllm_non_torch_gib);
+    assert!(
+        (v.kv_pool.0 - want.0).abs() < 1.0,
+        "{} vs {}",
+        v.kv_pool,
+        want
+    );
+    // SGLang: 0.88 × (visible − context) − weights, no activation term.
+    let s = serving_memory(m, &engine_setup(Engine::Sglang), gpu, &tun).expect("sglang");
+    assert_eq!(s.activation_peak.0, 0.0);
+    let want = (visible - ctx) * 0.88 - w;
+    assert!((s.kv_pool.0 - want.0).abs() < 1.0);
+    assert_eq!(s.block_tokens, 1, "SGLang pages hold one token");
+    // TensorRT-LLM: 0.9 × what weights and the max_num_tokens activations leave.
+    let t = serving_memory(m, &engine_setup(Engine::Trtllm), gpu, &tun).expect("trtllm");
+    assert_eq!(t.profile_tokens, 8192);
+    let want = (visible - ctx - w - t.activation_peak) * 0.9;
+    assert!((t.kv_pool.0 - want.0).abs() < 1.0);
+    // Static: exactly batch × max_model_len tokens, whatever memory is left.
+    let st = serving_memory(
+        m,
+        &InferenceSetup {
+            batch: 4,
+            ..engine_setup(Engine::Static)
+        },
+        gpu,
+        &tun,
+    )
+    .expect("static");
+    assert_eq!(st.kv_tokens, 4 * st.max_model_len);
+    assert!(st.fits);
+}
+
+#[test]
+fn sglang_default_fraction_falls_with_tp_and_static_cache_can_overflow() {
+    assert_eq!(sglang_default_mem_fraction(1), 0.88);
+    assert_eq!(sglang_default_mem_fraction(8), 0.81);
+    let m = &find_preset("Llama-3.1-8B").expect("preset").model;
+    let gpu = find_gpu("a10").expect("gpu");
+    let tun = Tunables::default();
+    // 256 sequences × 8192 tokens × 128 KiB = 256 GiB: far beyond a 24 GB card.
+    let s = InferenceSetup {
+        batch: 256,
+        max_model_len: Some(8192),
+        ..engine_setup(Engine::Static)
+    };
+    let mem = serving_memory(m, &s, gpu, &tun).expect("static");
+    assert!(!mem.fits);
+    assert!(mem.kv_shortfall.gib() > 200.0, "{}", mem.kv_shortfall);
+    assert_eq!(mem.kv_pool.0, 0.0);
+}
+
+#[test]
+fn fp8_keeps_embeddings_16bit_and_kept_layers_add_bytes() {
+    let m = &find_preset("Llama-3.1-8B").expect("preset").model;
+    let fp8 = weight_bytes(m, WeightFormat::Fp8, 1).gib();
+    // 6.98B linears at 1 byte + 1.05B embedding/head/norm parameters at 2 bytes ≈ 8.46 GiB.
+    assert!((8.3..8.6).contains(&fp8), "{fp8}");
+    let s = InferenceSetup {
+        weights: WeightFormat::Fp8,
+        keep_16bit_layers: [1, 1],
+        ..InferenceSetup::default()
+    };
+    let kept = setup_weight_bytes(m, &s).gib();
+    // Two of 32 layers at 2 bytes: + 6.98B/16 bytes ≈ +0.41 GiB.
+    assert!((kept - fp8 - 0.406).abs() < 0.02, "{kept} vs {fp8}");
+    let bad = InferenceSetup {
+        keep_16bit_layers: [30, 3],
+        ..s
+    };
+    assert!(bad.validate_for(m).is_err());
+}
+
+// ---- Solve-for answers (item 4) ----
+
+#[test]
+fn solve_max_batch_is_the_boundary_of_what_fits() {
+    let m = &find_preset("Llama-3.1-8B").expect("preset").model;
+    let gpu = find_gpu("a100-80g").expect("gpu");
+    let tun = Tunables::default();
+    let s = InferenceSetup {
+        input_tokens: 2000,
+        output_tokens: 500,
+        ..InferenceSetup::default()
+    };
+    let a = solve(m, &s, gpu, &tun, SolveFor::MaxBatch).expect("solve");
+    assert_eq!(a.context, 2500);
+    assert_eq!(a.binding, "kv_pool");
+    let pool = serving_memory(
+        m,
+        &InferenceSetup {
+            max_model_len: Some(2500),
+            ..s.clone()
+        },
+        gpu,
+        &tun,
+    )
+    .expect("mem");
+    assert_eq!(a.batch, pool.kv_tokens / 2500);
+}
+
+#[test]
+fn solve_max_context_and_throughput_respect_their_limits() {
+    let m = &find_preset("Llama-3.1-8B").expect("preset").model;
+    let gpu = find_gpu("a100-80g").expect("gpu");
+    let tun = Tunables::default();
+    let s = InferenceSetup {
+        batch: 16,
+        ..InferenceSetup::default()
+    };
+    let c = solve(m, &s, gpu, &tun, SolveFor::MaxContext).expect("ctx");
+    assert_eq!(c.binding, "kv_pool");
+    // One token more no longer fits 16 sequences; the answer itself does.
+    let fits = |l: u64| {
+        let mem = serving_memory(
+            m,
+            &InferenceSetup {
+                max_model_len: Some(l),
+                ..s.clone()
+            },
+            gpu,
+            &tun,
+        )
+        .expect("mem");
+        mem.kv_tokens / l >= 16
+    };
+    assert!(fits(c.context) && !fits(c.context + 1));
+    // One sequence: the model's context binds (131072 tokens of KV = 16 GiB fit).
+    let one = solve(
+        m,
+        &InferenceSetup {
+            batch: 1,
+            ..s.clone()
+        },
+        gpu,
+        &tun,
+        SolveFor::MaxContext,
+    )
+    .expect("ctx1");
+    assert_eq!(one.binding, "model_context");
+    // Throughput within 30 ms per token: TPOT at the answer is within the target, one more is not.
+    let t = solve(m, &s, gpu, &tun, SolveFor::MaxThroughput { tpot_s: 0.03 }).expect("thr");
+    let tpot = t.time_per_token.expect("tpot").0;
+    assert!(tpot <= 0.03, "{tpot}");
+    if t.binding == "tpot_target" {
+        let next = latency(
+            m,
+            &InferenceSetup {
+                batch: t.batch + 1,
+                max_model_len: Some(t.context),
+                ..s.clone()
+            },
+            gpu,
+            &tun,
+        )
+        .expect("lat");
+        assert!(next.time_per_token.0 > 0.03);
+    }
+    // An unreachable target says so instead of inventing a batch.
+    let none = solve(m, &s, gpu, &tun, SolveFor::MaxThroughput { tpot_s: 0.001 }).expect("none");
+    assert_eq!((none.batch, none.binding), (0, "tpot_target"));
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+    /// For every engine, the pool is finite and never negative, and whatever it reports as
+    /// fitting holds at least one max_model_len sequence.
+    #[test]
+    fn engine_pools_are_finite_and_consistent(e in 0usize..4, tp in 0usize..3, mml in 1u64..200_000, util in 0.05f64..1.0) {
+        let engine = [Engine::Vllm, Engine::Sglang, Engine::Trtllm, Engine::Static][e];
+        let m = &find_preset("Qwen2.5-7B").expect("preset").model;
+        let gpu = find_gpu("h100-sxm").expect("gpu");
+        let s = InferenceSetup {
+            engine,
+            tp: [1, 2, 4][tp],
+            max_model_len: Some(mml),
+            gpu_memory_utilization: util,
+            mem_fraction_static: Some(util),
+            free_gpu_memory_fraction: Some(util),
+            ..InferenceSetup::default()
+        };
+        let mem = serving_memory(m, &s, gpu, &Tunables::default()).expect("mem");
+        proptest::prop_assert!(mem.kv_pool.0.is_finite() && mem.kv_pool.0 >= 0.0);
+        proptest::prop_assert!(mem.kv_shortfall.0 >= 0.0);
+        if mem.fits {
+            proptest::prop_assert!(mem.kv_tokens >= mml);
+        }
+    }
+}

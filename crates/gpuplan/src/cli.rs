@@ -224,6 +224,10 @@ pub struct JobArgs {
     pub input_tokens: Option<u64>,
     #[arg(long)]
     pub output_tokens: Option<u64>,
+    /// Serving engine whose KV-pool rule applies: vllm (V1, default), sglang, trtllm, or static
+    /// (a reference implementation allocating batch × max_model_len up front).
+    #[arg(long)]
+    pub engine: Option<String>,
     /// Override a named constant: --set fragmentation=0.05 (see docs/methodology.md).
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
@@ -285,11 +289,37 @@ pub struct EstimateArgs {
     pub max_model_len: Option<u64>,
     #[arg(long)]
     pub gpu_memory_utilization: Option<f64>,
+    /// SGLang `mem_fraction_static` (with --engine sglang; default by TP, 0.88 at TP 1).
+    #[arg(long)]
+    pub mem_fraction_static: Option<f64>,
+    /// TensorRT-LLM `free_gpu_memory_fraction` (with --engine trtllm; default 0.9).
+    #[arg(long)]
+    pub free_gpu_memory_fraction: Option<f64>,
+    /// Tokens of the engine's profile batch (vLLM `max_num_batched_tokens`, TensorRT-LLM
+    /// `max_num_tokens`); default the engine's own.
+    #[arg(long)]
+    pub max_num_batched_tokens: Option<u64>,
     /// Concurrent sequences for decode.
     #[arg(long)]
     pub batch: Option<u64>,
+    /// Answer a serving question in one call: max-context (longest context at --batch
+    /// sequences), max-batch (most sequences at input + output tokens), max-throughput (highest
+    /// output tokens/s within --tpot).
+    #[arg(long, value_enum)]
+    pub solve: Option<SolveArg>,
+    /// Time-per-output-token target in seconds for --solve max-throughput (e.g. 0.05).
+    #[arg(long)]
+    pub tpot: Option<f64>,
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+#[allow(clippy::enum_variant_names)] // the names are the questions users type: max-context, …
+pub enum SolveArg {
+    MaxContext,
+    MaxBatch,
+    MaxThroughput,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
