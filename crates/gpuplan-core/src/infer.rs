@@ -147,20 +147,55 @@ pub fn sglang_default_mem_fraction(tp: u64) -> f64 {
 pub const TRTLLM_DEFAULT_MAX_NUM_TOKENS: u64 = 8192;
 pub const TRTLLM_DEFAULT_FREE_FRACTION: f64 = 0.9;
 
-/// Weight bytes on one TP rank for the setup: its format, with `keep_16bit_layers` decoder
-/// layers at 16 bits (their share of the layer linears, layers taken as equal in size).
+/// Parameters of the attention projections (q/k/v/o, MLA's q_a/q_b/kv_a/kv_b, cross-attention).
+fn attention_linear_params(m: &ModelSpec) -> u64 {
+    let attn = |n: &str| {
+        n.ends_with("q_proj")
+            || n.ends_with("k_proj")
+            || n.ends_with("v_proj")
+            || n.ends_with("o_proj")
+            || n.starts_with("q_a_proj")
+            || n.starts_with("q_b_proj")
+            || n.starts_with("kv_a_proj")
+            || n.starts_with("kv_b_proj")
+    };
+    param_breakdown(m)
+        .groups
+        .iter()
+        .map(|g| {
+            g.count
+                * g.linears
+                    .iter()
+                    .filter(|l| attn(l.name))
+                    .map(|l| l.params())
+                    .sum::<u64>()
+        })
+        .sum()
+}
+
+/// Weight bytes on one TP rank for the setup: its format, with the attention projections
+/// (`keep_16bit_attention`) and `keep_16bit_layers` decoder layers at 16 bits (their share of the
+/// remaining layer linears, layers taken as equal in size). Meta's Llama-3.1-405B FP8 recipe
+/// keeps attention and the first and last layers in bf16 (Llama 3 paper, arXiv 2407.21783 §6.2).
 pub fn setup_weight_bytes(m: &ModelSpec, s: &InferenceSetup) -> Bytes {
     let full = weight_bytes(m, s.weights, s.tp);
     let kept = s.keep_16bit_layers[0].saturating_add(s.keep_16bit_layers[1]);
     let Some(t) = m.transformer() else {
         return full;
     };
-    if kept == 0 || s.weights.bits() >= 16.0 || t.decoder_layers() == 0 {
+    if (kept == 0 && !s.keep_16bit_attention) || s.weights.bits() >= 16.0 || t.decoder_layers() == 0
+    {
         return full;
     }
+    let linears = param_breakdown(m).linear_params() as f64;
+    let attn = if s.keep_16bit_attention {
+        attention_linear_params(m) as f64
+    } else {
+        0.0
+    };
     let share = kept.min(t.decoder_layers()) as f64 / t.decoder_layers() as f64;
-    let linears = param_breakdown(m).linear_params() as f64 * share / s.tp as f64;
-    full + Bytes(linears * (16.0 - s.weights.bits()) / 8.0)
+    let at16 = (attn + share * (linears - attn)) / s.tp as f64;
+    full + Bytes(at16 * (16.0 - s.weights.bits()) / 8.0)
 }
 
 /// The pieces one engine rule charges (see [`serving_memory`]).
@@ -530,6 +565,18 @@ pub enum SolveFor {
     MaxBatch,
     /// Highest output tokens/s within a time-per-output-token target.
     MaxThroughput { tpot_s: f64 },
+}
+
+impl SolveFor {
+    pub fn label(self) -> String {
+        match self {
+            SolveFor::MaxContext => "max-context".into(),
+            SolveFor::MaxBatch => "max-batch".into(),
+            SolveFor::MaxThroughput { tpot_s } => {
+                format!("max-throughput within {:.1} ms per token", tpot_s * 1e3)
+            }
+        }
+    }
 }
 
 /// The answer with the constraint that stops it going further.

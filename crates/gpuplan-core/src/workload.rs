@@ -602,6 +602,9 @@ pub struct InferenceSetup {
     /// format (per-module recipes, e.g. an FP8 checkpoint keeping its first and last layers in
     /// bf16): `[first, last]`. Default none.
     pub keep_16bit_layers: [u64; 2],
+    /// Attention projections kept in 16-bit when `weights` is a lower-bit format (per-module
+    /// recipes such as Meta's Llama-3.1-405B FP8, which quantizes only the MLPs).
+    pub keep_16bit_attention: bool,
     /// Paged-KV block size in tokens (vLLM 16, TRT-LLM 32).
     pub block_size: u64,
     /// Concurrent sequences (decode batch).
@@ -623,6 +626,7 @@ impl Default for InferenceSetup {
             max_model_len: None,
             max_num_batched_tokens: None,
             keep_16bit_layers: [0, 0],
+            keep_16bit_attention: false,
             block_size: 16,
             batch: 1,
             input_tokens: 1000,

@@ -479,9 +479,9 @@ fn solve_report(
                 vec!["why".into(), s.explanation.clone()],
             ];
             out!(
-                "{}: {:?} on {} × TP {} ({} rule, {} evaluations)\n{}",
+                "{}: {} on {} × TP {} ({} rule, {} evaluations)\n{}",
                 model.name,
-                s.question,
+                s.question.label(),
                 cluster.gpu.id,
                 r.inference.tp,
                 r.inference.engine.name(),
