@@ -64,6 +64,39 @@ pub fn weight_bytes(m: &ModelSpec, format: WeightFormat, tp: u64) -> Bytes {
     Bytes((linears * bits + rest * rest_bits) / 8.0 / tp as f64)
 }
 
+/// What the images of one request add: LLM tokens, KV tokens, encoder work and activations.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct ImageLoad {
+    /// Tokens the images add to the prompt (the model's image-token rule × images).
+    pub tokens: u64,
+    /// Of those, tokens that hold KV (mllama: only in its cross-attention layers).
+    pub kv_tokens: u64,
+    /// Encoder FLOPs for the request's images: 2 · encoder params · patches + full attention
+    /// 4 · layers · patches² · width per image.
+    pub encoder_flops: f64,
+    /// Encoder activation of the profile run over one request's images (same per-token rule as
+    /// the text activation, at the encoder's widths).
+    pub encoder_activation: Bytes,
+}
+
+pub fn image_load(t: &TransformerSpec, s: &InferenceSetup) -> ImageLoad {
+    let Some(v) = t.vision.as_deref().filter(|_| s.images_per_request > 0) else {
+        return ImageLoad::default();
+    };
+    let per_image = v.image_tokens(s.image_size[0], s.image_size[1]);
+    let n = s.images_per_request;
+    let patches = (per_image * v.patches_per_token) as f64;
+    let d = v.hidden as f64;
+    let per_token = if v.gated { 6.0 } else { 4.0 } * v.ffn as f64 + 6.0 * d;
+    ImageLoad {
+        tokens: per_image * n,
+        kv_tokens: (per_image as f64 * v.kv_layer_share * n as f64).round() as u64,
+        encoder_flops: n as f64
+            * (2.0 * v.params as f64 * patches + 4.0 * v.layers as f64 * patches * patches * d),
+        encoder_activation: Bytes(patches * n as f64 * per_token),
+    }
+}
+
 /// Peak activation of the serving engine's profiling forward pass over `tokens` tokens: at the
 /// MLP the live tensors are the gate‖up output (2·2f), the activation output (2f) and about three
 /// hidden-size buffers (residual, normed input, output: 6h). For Llama-3.1-8B this gives 110.6 KB
@@ -324,11 +357,14 @@ pub fn serving_memory(
     }
     // Default: what the workload needs (prompt + output, rounded up to whole KV blocks), not the
     // model's full context, whose profile pass would silently eat a large share of the pool.
+    let img = image_load(t, s);
     let max_model_len = s.max_model_len.unwrap_or_else(|| {
-        (s.input_tokens.saturating_add(s.output_tokens))
-            .div_ceil(s.block_size.max(1))
-            .saturating_mul(s.block_size.max(1))
-            .clamp(1, t.max_context.max(1))
+        (s.input_tokens
+            .saturating_add(s.output_tokens)
+            .saturating_add(img.kv_tokens))
+        .div_ceil(s.block_size.max(1))
+        .saturating_mul(s.block_size.max(1))
+        .clamp(1, t.max_context.max(1))
     });
     let weights = setup_weight_bytes(m, s);
     let visible = gpu.visible_memory().ok_or_else(|| {
@@ -340,7 +376,20 @@ pub fn serving_memory(
     })?;
     let kv = kv_per_token(t, s.kv_dtype.bytes(), s.tp);
     let static_kv = s.batch as f64 * max_model_len as f64 * kv.per_device.0;
-    let c = engine_charge(t, s, gpu, tun, visible, weights, static_kv);
+    let mut c = engine_charge(t, s, gpu, tun, visible, weights, static_kv);
+    // The profile run (vLLM, TensorRT-LLM's build-time buffers) also encodes one request's images.
+    if matches!(s.engine, Engine::Vllm | Engine::Trtllm) && img.encoder_activation.0 > 0.0 {
+        let extra = img.encoder_activation;
+        c.act += extra;
+        c.kv -= match s.engine {
+            Engine::Trtllm => {
+                extra.0
+                    * s.free_gpu_memory_fraction
+                        .unwrap_or(TRTLLM_DEFAULT_FREE_FRACTION)
+            }
+            _ => extra.0,
+        };
+    }
     let block_tokens = match s.engine {
         Engine::Sglang => 1,
         Engine::Static => max_model_len,
@@ -355,7 +404,7 @@ pub fn serving_memory(
         0
     };
     let kv_tokens = blocks.saturating_mul(block_tokens);
-    let per_request = s.input_tokens + s.output_tokens;
+    let per_request = s.input_tokens + s.output_tokens + img.kv_tokens;
     let problem = if c.kv <= 0.0 {
         Some(format!(
             "weights ({weights}) + activation peak ({}) + runtime ({}) + KV exceed what {} leaves ({}): use more GPUs (tp), a quantised format, or a shorter max_model_len",
@@ -494,10 +543,14 @@ pub fn latency(
     let head = (t.vocab * t.hidden) as f64;
     let tp = s.tp as f64;
     let layers = t.decoder_layers() as f64;
-    let n = s.input_tokens as f64;
-    // Prefill: 2·N per token over the prompt + causal attention (½ of 4·L·n²·q_width).
-    let prefill_flops =
-        2.0 * linear_active * n + 2.0 * head + 2.0 * layers * n * n * t.q_width() as f64;
+    let img = image_load(t, s);
+    let n = (s.input_tokens + img.kv_tokens) as f64;
+    // Prefill: 2·N per token over the prompt (text + image tokens) + causal attention (½ of
+    // 4·L·n²·q_width) + the vision encoder over the request's images.
+    let prefill_flops = 2.0 * linear_active * n
+        + 2.0 * head
+        + 2.0 * layers * n * n * t.q_width() as f64
+        + img.encoder_flops;
     let comm_lat = Seconds(allreduce_latency(gpu, s.tp, tun) * 2.0 * layers);
     // TP in prefill: 2 all-reduces per layer of n·h 16-bit activations over the intra-node link.
     let prefill_comm = |tokens: f64| match gpu.intra_link_bandwidth() {
@@ -525,7 +578,7 @@ pub fn latency(
     let batch_prefill = prefill_time(n * s.batch as f64);
     // Decode: read the active weights once per step plus each sequence's KV, or compute 2·N·B.
     let batch = s.batch as f64;
-    let ctx = (s.input_tokens + s.output_tokens / 2) as f64;
+    let ctx = (s.input_tokens + img.kv_tokens + s.output_tokens / 2) as f64;
     let kv = kv_per_token(t, s.kv_dtype.bytes(), s.tp);
     // MoE: a decode step at batch B reads the experts its B tokens route to, not only k.
     let step_weight_bytes = weights_read(m, full_weights, s.weights, s.tp, batch);

@@ -605,6 +605,10 @@ pub struct InferenceSetup {
     /// Attention projections kept in 16-bit when `weights` is a lower-bit format (per-module
     /// recipes such as Meta's Llama-3.1-405B FP8, which quantizes only the MLPs).
     pub keep_16bit_attention: bool,
+    /// Images in each request (multimodal models; default 0).
+    pub images_per_request: u64,
+    /// Image width × height in pixels, for the model's image-token rule (default 1024 × 1024).
+    pub image_size: [u64; 2],
     /// Paged-KV block size in tokens (vLLM 16, TRT-LLM 32).
     pub block_size: u64,
     /// Concurrent sequences (decode batch).
@@ -627,6 +631,8 @@ impl Default for InferenceSetup {
             max_num_batched_tokens: None,
             keep_16bit_layers: [0, 0],
             keep_16bit_attention: false,
+            images_per_request: 0,
+            image_size: [1024, 1024],
             block_size: 16,
             batch: 1,
             input_tokens: 1000,
@@ -634,6 +640,11 @@ impl Default for InferenceSetup {
         }
     }
 }
+
+/// Most images in one request.
+pub const MAX_IMAGES_PER_REQUEST: u64 = 1024;
+/// Largest image side, pixels.
+pub const MAX_IMAGE_SIDE: u64 = 65_536;
 
 /// Largest decode batch (concurrent sequences of one replica).
 pub const MAX_BATCH: u64 = 1_048_576;
@@ -781,6 +792,19 @@ impl InferenceSetup {
                 _ => {}
             }
         }
+        check_int(
+            "images_per_request",
+            self.images_per_request,
+            0,
+            MAX_IMAGES_PER_REQUEST,
+            "images per request, 0–1024",
+        )?;
+        for (field, v) in [
+            ("image_size[0]", self.image_size[0]),
+            ("image_size[1]", self.image_size[1]),
+        ] {
+            check_int(field, v, 1, MAX_IMAGE_SIDE, "pixels, 1–65536 (e.g. 1024)")?;
+        }
         for (field, v) in [
             ("keep_16bit_layers[0]", self.keep_16bit_layers[0]),
             ("keep_16bit_layers[1]", self.keep_16bit_layers[1]),
@@ -809,6 +833,31 @@ impl InferenceSetup {
             )),
             _ => Ok(()),
         }?;
+        if let Some(t) = m.transformer() {
+            match t.vision.as_deref() {
+                None if self.images_per_request > 0 => {
+                    return Err(CoreError::invalid(
+                        "images_per_request",
+                        self.images_per_request,
+                        &format!("{} has no vision encoder (no vision_config): use 0, or a multimodal config", m.name),
+                    ))
+                }
+                Some(v) if self.images_per_request > 0 => {
+                    let per = v.image_tokens(self.image_size[0], self.image_size[1]) as f64
+                        * v.kv_layer_share;
+                    let need = (self.input_tokens + self.output_tokens) as f64
+                        + (per * self.images_per_request as f64).round();
+                    if need > t.max_context as f64 {
+                        return Err(CoreError::invalid(
+                            "images_per_request",
+                            self.images_per_request,
+                            &format!("{} images of {} tokens each + {} text tokens exceed the context of {} tokens: fewer or smaller images", self.images_per_request, per.round(), self.input_tokens + self.output_tokens, t.max_context),
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
         let kept = self.keep_16bit_layers[0].saturating_add(self.keep_16bit_layers[1]);
         match m.transformer() {
             Some(t) if kept > t.decoder_layers() => Err(CoreError::invalid(

@@ -302,6 +302,12 @@ pub struct EstimateArgs {
     /// Concurrent sequences for decode.
     #[arg(long)]
     pub batch: Option<u64>,
+    /// Images in each request (multimodal configs: LLaVA, Qwen2-VL, Pixtral, Llama-3.2-Vision).
+    #[arg(long)]
+    pub images_per_request: Option<u64>,
+    /// Image resolution WIDTHxHEIGHT in pixels for the model's image-token rule [default: 1024x1024].
+    #[arg(long, value_name = "WxH")]
+    pub image_size: Option<String>,
     /// Answer a serving question in one call: max-context (longest context at --batch
     /// sequences), max-batch (most sequences at input + output tokens), max-throughput (highest
     /// output tokens/s within --tpot).

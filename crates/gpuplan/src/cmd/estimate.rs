@@ -124,6 +124,20 @@ fn resolve(a: &EstimateArgs) -> Result<Request> {
     if a.max_num_batched_tokens.is_some() {
         i.max_num_batched_tokens = a.max_num_batched_tokens;
     }
+    set!(a.images_per_request => i.images_per_request);
+    if let Some(sz) = &a.image_size {
+        let bad = || {
+            anyhow::anyhow!(
+                "invalid --image-size `{sz}`: give WIDTHxHEIGHT in pixels, e.g. 1024x768"
+            )
+        };
+        let lower = sz.to_lowercase();
+        let (w, h) = lower.split_once('x').ok_or_else(bad)?;
+        i.image_size = [
+            w.trim().parse().map_err(|_| bad())?,
+            h.trim().parse().map_err(|_| bad())?,
+        ];
+    }
     if a.max_model_len.is_some() {
         i.max_model_len = a.max_model_len;
     }
@@ -537,6 +551,15 @@ fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, md: bool) ->
         m.max_model_len,
         m.rule
     );
+    if s.images_per_request > 0 {
+        out.insert_str(
+            out.len() - 1,
+            &format!(
+                "images: {} per request at {}×{} px (the model's image-token rule; KV, prefill and the profile run include them)\n",
+                s.images_per_request, s.image_size[0], s.image_size[1]
+            ),
+        );
+    }
     let rows = vec![
         vec!["budget".into(), gib(m.budget), budget_how(s.engine).into()],
         vec![
