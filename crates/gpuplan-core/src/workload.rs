@@ -506,11 +506,16 @@ impl WeightFormat {
             WeightFormat::Bits { bits_per_weight } => bits_per_weight,
         }
     }
-    /// Whether embeddings and the LM head stay 16-bit (true for the weight-only int formats).
+    /// Whether embeddings and the LM head stay 16-bit: true for the weight-only int formats and
+    /// for FP8 checkpoints as they are shipped (llm-compressor / ModelOpt FP8 recipes ignore
+    /// `lm_head`; DeepSeek-V3's FP8 release keeps `embed_tokens` and `lm_head` in bf16).
     pub fn keeps_embeddings_16bit(self) -> bool {
         matches!(
             self,
-            WeightFormat::Int8 | WeightFormat::Int4 { .. } | WeightFormat::Bits { .. }
+            WeightFormat::Fp8
+                | WeightFormat::Int8
+                | WeightFormat::Int4 { .. }
+                | WeightFormat::Bits { .. }
         )
     }
     pub fn name(self) -> String {
@@ -544,20 +549,66 @@ impl KvDtype {
     }
 }
 
-/// An inference/serving job, sized the way vLLM sizes its KV pool.
+/// The serving engine whose rule sizes the KV pool (infer.rs `serving_memory`, each rule with its
+/// source in docs/methodology.md §Serving engines).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Engine {
+    /// vLLM V1: `util × total − weights − profile-run peak − non-torch`.
+    #[default]
+    Vllm,
+    /// SGLang: `mem_fraction_static × free-after-init − weights`, no profile-run term.
+    Sglang,
+    /// TensorRT-LLM: `free_gpu_memory_fraction × free memory after the engine is loaded`.
+    Trtllm,
+    /// A reference implementation that allocates `batch × max_model_len` KV up front.
+    Static,
+}
+
+impl Engine {
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Vllm => "vllm",
+            Engine::Sglang => "sglang",
+            Engine::Trtllm => "trtllm",
+            Engine::Static => "static",
+        }
+    }
+}
+
+/// An inference/serving job, sized the way its engine sizes its KV pool.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct InferenceSetup {
     pub weights: WeightFormat,
     pub kv_dtype: KvDtype,
     pub tp: u64,
+    /// Which engine's rule sizes the KV pool (default vLLM).
+    pub engine: Engine,
     /// vLLM `gpu_memory_utilization`.
     pub gpu_memory_utilization: f64,
-    /// vLLM `max_model_len`; defaults to the model's context.
+    /// SGLang `mem_fraction_static`; default SGLang's own by TP degree (0.88 … 0.79).
+    pub mem_fraction_static: Option<f64>,
+    /// TensorRT-LLM `KvCacheConfig.free_gpu_memory_fraction`; default 0.9.
+    pub free_gpu_memory_fraction: Option<f64>,
+    /// vLLM `max_model_len`; defaults to what the workload needs (input + output tokens).
     pub max_model_len: Option<u64>,
-    /// Tokens in vLLM's profiling batch (`max_num_batched_tokens`); defaults to `max_model_len`
-    /// (V0 without chunked prefill).
+    /// Tokens in the engine's profiling batch (vLLM `max_num_batched_tokens`, TensorRT-LLM
+    /// `max_num_tokens`); default: the engine's own default (vLLM V1 `vllm serve`: 8192 on GPUs of
+    /// 70 GiB or more other than A100, else 2048; TensorRT-LLM 8192). vLLM V0 without chunked
+    /// prefill profiled `max_model_len` tokens: set it to that for V0 logs.
     pub max_num_batched_tokens: Option<u64>,
+    /// Decoder layers kept in 16-bit at each end of the stack when `weights` is a lower-bit
+    /// format (per-module recipes, e.g. an FP8 checkpoint keeping its first and last layers in
+    /// bf16): `[first, last]`. Default none.
+    pub keep_16bit_layers: [u64; 2],
+    /// Attention projections kept in 16-bit when `weights` is a lower-bit format (per-module
+    /// recipes such as Meta's Llama-3.1-405B FP8, which quantizes only the MLPs).
+    pub keep_16bit_attention: bool,
+    /// Images in each request (multimodal models; default 0).
+    pub images_per_request: u64,
+    /// Image width × height in pixels, for the model's image-token rule (default 1024 × 1024).
+    pub image_size: [u64; 2],
     /// Paged-KV block size in tokens (vLLM 16, TRT-LLM 32).
     pub block_size: u64,
     /// Concurrent sequences (decode batch).
@@ -572,9 +623,16 @@ impl Default for InferenceSetup {
             weights: WeightFormat::Bf16,
             kv_dtype: KvDtype::Bf16,
             tp: 1,
+            engine: Engine::Vllm,
             gpu_memory_utilization: 0.9,
+            mem_fraction_static: None,
+            free_gpu_memory_fraction: None,
             max_model_len: None,
             max_num_batched_tokens: None,
+            keep_16bit_layers: [0, 0],
+            keep_16bit_attention: false,
+            images_per_request: 0,
+            image_size: [1024, 1024],
             block_size: 16,
             batch: 1,
             input_tokens: 1000,
@@ -582,6 +640,11 @@ impl Default for InferenceSetup {
         }
     }
 }
+
+/// Most images in one request.
+pub const MAX_IMAGES_PER_REQUEST: u64 = 1024;
+/// Largest image side, pixels.
+pub const MAX_IMAGE_SIDE: u64 = 65_536;
 
 /// Largest decode batch (concurrent sequences of one replica).
 pub const MAX_BATCH: u64 = 1_048_576;
@@ -710,6 +773,44 @@ impl InferenceSetup {
             check_int(field, v, 1, max, fix)?;
         }
         check_gpu_memory_utilization(self.gpu_memory_utilization)?;
+        for (field, v, fix) in [
+            (
+                "mem_fraction_static",
+                self.mem_fraction_static,
+                "a fraction in (0, 1]; SGLang's default is 0.88 at TP 1",
+            ),
+            (
+                "free_gpu_memory_fraction",
+                self.free_gpu_memory_fraction,
+                "a fraction in (0, 1]; TensorRT-LLM's default is 0.9",
+            ),
+        ] {
+            match v {
+                Some(x) if !(x.is_finite() && x > 0.0 && x <= 1.0) => {
+                    return Err(CoreError::invalid(field, x, fix))
+                }
+                _ => {}
+            }
+        }
+        check_int(
+            "images_per_request",
+            self.images_per_request,
+            0,
+            MAX_IMAGES_PER_REQUEST,
+            "images per request, 0–1024",
+        )?;
+        for (field, v) in [
+            ("image_size[0]", self.image_size[0]),
+            ("image_size[1]", self.image_size[1]),
+        ] {
+            check_int(field, v, 1, MAX_IMAGE_SIDE, "pixels, 1–65536 (e.g. 1024)")?;
+        }
+        for (field, v) in [
+            ("keep_16bit_layers[0]", self.keep_16bit_layers[0]),
+            ("keep_16bit_layers[1]", self.keep_16bit_layers[1]),
+        ] {
+            check_int(field, v, 0, MAX_SEQ_LEN, "decoder layers, 0 or more")?;
+        }
         self.weights.validate()
     }
 
@@ -728,6 +829,44 @@ impl InferenceSetup {
                 &format!(
                     "{} has a context of {} tokens (max_position_embeddings); vLLM refuses a longer max_model_len",
                     m.name, t.max_context
+                ),
+            )),
+            _ => Ok(()),
+        }?;
+        if let Some(t) = m.transformer() {
+            match t.vision.as_deref() {
+                None if self.images_per_request > 0 => {
+                    return Err(CoreError::invalid(
+                        "images_per_request",
+                        self.images_per_request,
+                        &format!("{} has no vision encoder (no vision_config): use 0, or a multimodal config", m.name),
+                    ))
+                }
+                Some(v) if self.images_per_request > 0 => {
+                    let per = v.image_tokens(self.image_size[0], self.image_size[1]) as f64
+                        * v.kv_layer_share;
+                    let need = (self.input_tokens + self.output_tokens) as f64
+                        + (per * self.images_per_request as f64).round();
+                    if need > t.max_context as f64 {
+                        return Err(CoreError::invalid(
+                            "images_per_request",
+                            self.images_per_request,
+                            &format!("{} images of {} tokens each + {} text tokens exceed the context of {} tokens: fewer or smaller images", self.images_per_request, per.round(), self.input_tokens + self.output_tokens, t.max_context),
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+        let kept = self.keep_16bit_layers[0].saturating_add(self.keep_16bit_layers[1]);
+        match m.transformer() {
+            Some(t) if kept > t.decoder_layers() => Err(CoreError::invalid(
+                "keep_16bit_layers",
+                kept,
+                &format!(
+                    "{} has {} decoder layers: keep at most that many in 16-bit",
+                    m.name,
+                    t.decoder_layers()
                 ),
             )),
             _ => Ok(()),

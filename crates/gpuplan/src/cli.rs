@@ -280,6 +280,10 @@ pub struct JobArgs {
     /// Serving: generated tokens per request [default: 300].
     #[arg(long, value_name = "TOKENS")]
     pub output_tokens: Option<u64>,
+    /// Serving engine whose KV-pool rule applies: vllm (V1, default), sglang, trtllm, or static
+    /// (a reference implementation allocating batch × max_model_len up front).
+    #[arg(long)]
+    pub engine: Option<String>,
     /// Override a named constant: --set fragmentation=0.05 (see docs/methodology.md).
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
@@ -359,9 +363,41 @@ pub struct EstimateArgs {
     /// Serving: concurrent sequences in the decode batch [default: 1].
     #[arg(long, value_name = "N")]
     pub batch: Option<u64>,
+    /// SGLang `mem_fraction_static` (with --engine sglang; default by TP, 0.88 at TP 1).
+    #[arg(long)]
+    pub mem_fraction_static: Option<f64>,
+    /// TensorRT-LLM `free_gpu_memory_fraction` (with --engine trtllm; default 0.9).
+    #[arg(long)]
+    pub free_gpu_memory_fraction: Option<f64>,
+    /// Tokens of the engine's profile batch (vLLM `max_num_batched_tokens`, TensorRT-LLM
+    /// `max_num_tokens`); default the engine's own.
+    #[arg(long)]
+    pub max_num_batched_tokens: Option<u64>,
+    /// Images in each request (multimodal configs: LLaVA, Qwen2-VL, Pixtral, Llama-3.2-Vision).
+    #[arg(long)]
+    pub images_per_request: Option<u64>,
+    /// Image resolution WIDTHxHEIGHT in pixels for the model's image-token rule [default: 1024x1024].
+    #[arg(long, value_name = "WxH")]
+    pub image_size: Option<String>,
+    /// Answer a serving question in one call: max-context (longest context at --batch
+    /// sequences), max-batch (most sequences at input + output tokens), max-throughput (highest
+    /// output tokens/s within --tpot).
+    #[arg(long, value_enum)]
+    pub solve: Option<SolveArg>,
+    /// Time-per-output-token target in seconds for --solve max-throughput (e.g. 0.05).
+    #[arg(long)]
+    pub tpot: Option<f64>,
     /// Output: table, json or markdown.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+#[allow(clippy::enum_variant_names)] // the names are the questions users type: max-context, …
+pub enum SolveArg {
+    MaxContext,
+    MaxBatch,
+    MaxThroughput,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -171,6 +171,9 @@ fn inference_reports_kv_capacity() {
         "rtx-3090",
         "--max-model-len",
         "20000",
+        // The log is vLLM V0 without chunked prefill: its profile run was max_model_len tokens.
+        "--max-num-batched-tokens",
+        "20000",
         "--format",
         "json",
     ]);

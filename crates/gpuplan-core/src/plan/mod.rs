@@ -144,6 +144,8 @@ pub struct ServeJob {
     /// Time-per-output-token target, seconds.
     pub tpot_s: Option<f64>,
     pub gpu_memory_utilization: f64,
+    /// The serving engine whose KV-pool rule sizes each replica (default vLLM).
+    pub engine: crate::workload::Engine,
     /// Whether the service is public and generative (for the filing-duty advice).
     pub public_generative: bool,
     /// Fewest replicas, for availability: one replica is a single point of failure (a node
@@ -172,6 +174,7 @@ impl Default for ServeJob {
             ttft_s: None,
             tpot_s: None,
             gpu_memory_utilization: 0.9,
+            engine: crate::workload::Engine::Vllm,
             public_generative: true,
             min_replicas: DEFAULT_MIN_REPLICAS,
             peak_factor: DEFAULT_PEAK_FACTOR,

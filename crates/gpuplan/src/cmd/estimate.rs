@@ -1,7 +1,7 @@
 //! `gpuplan estimate`: one job on one hardware description.
 
 use super::{apply_sets, apply_training_flags, parse_word, read_workload, resolve_model};
-use crate::cli::{EstimateArgs, Format, TaskArg};
+use crate::cli::{EstimateArgs, Format, SolveArg, TaskArg};
 use crate::exit;
 use crate::render::{self, gib};
 use anyhow::{Context, Result};
@@ -112,6 +112,32 @@ fn resolve(a: &EstimateArgs) -> Result<Request> {
     set!(j.input_tokens => i.input_tokens);
     set!(j.output_tokens => i.output_tokens);
     set!(a.gpu_memory_utilization => i.gpu_memory_utilization);
+    if let Some(e) = &j.engine {
+        i.engine = parse_word("engine", e)?;
+    }
+    if a.mem_fraction_static.is_some() {
+        i.mem_fraction_static = a.mem_fraction_static;
+    }
+    if a.free_gpu_memory_fraction.is_some() {
+        i.free_gpu_memory_fraction = a.free_gpu_memory_fraction;
+    }
+    if a.max_num_batched_tokens.is_some() {
+        i.max_num_batched_tokens = a.max_num_batched_tokens;
+    }
+    set!(a.images_per_request => i.images_per_request);
+    if let Some(sz) = &a.image_size {
+        let bad = || {
+            anyhow::anyhow!(
+                "invalid --image-size `{sz}`: give WIDTHxHEIGHT in pixels, e.g. 1024x768"
+            )
+        };
+        let lower = sz.to_lowercase();
+        let (w, h) = lower.split_once('x').ok_or_else(bad)?;
+        i.image_size = [
+            w.trim().parse().map_err(|_| bad())?,
+            h.trim().parse().map_err(|_| bad())?,
+        ];
+    }
     if a.max_model_len.is_some() {
         i.max_model_len = a.max_model_len;
     }
@@ -208,6 +234,7 @@ pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
             }
             Ok(if e.fits { 0 } else { exit::DOES_NOT_FIT })
         }
+        JobKind::Inference if a.solve.is_some() => solve_report(&a, &model, &r, &cluster),
         JobKind::Inference => {
             let e = estimate_inference(&model, &r.inference, &cluster, &r.tunables)?;
             match a.format {
@@ -421,6 +448,69 @@ fn training_report(
     out
 }
 
+/// `estimate --solve`: one serving question answered by the core, with its binding constraint.
+fn solve_report(
+    a: &EstimateArgs,
+    model: &gpuplan_core::model::ModelSpec,
+    r: &Request,
+    cluster: &gpuplan_core::hardware::ClusterSpec,
+) -> Result<u8> {
+    use gpuplan_core::infer::{solve, SolveFor};
+    let q = match a.solve {
+        Some(SolveArg::MaxContext) => SolveFor::MaxContext,
+        Some(SolveArg::MaxBatch) => SolveFor::MaxBatch,
+        Some(SolveArg::MaxThroughput) => match a.tpot {
+            Some(t) if t.is_finite() && t > 0.0 && t <= 3600.0 => SolveFor::MaxThroughput { tpot_s: t },
+            Some(t) => anyhow::bail!("invalid --tpot {t}: give seconds per output token in (0, 3600], e.g. 0.05"),
+            None => anyhow::bail!("--solve max-throughput needs --tpot SECONDS (the time-per-output-token target, e.g. 0.05)"),
+        },
+        None => anyhow::bail!("--solve needs a question"),
+    };
+    r.inference.validate_for(model)?;
+    let s = solve(model, &r.inference, &cluster.gpu, &r.tunables, q)?;
+    let ms = |t: Option<Seconds>| {
+        t.map(|t| format!("{:.2}", t.millis()))
+            .unwrap_or_else(|| "n/a".into())
+    };
+    let tps = s
+        .output_tokens_per_second
+        .map(|x| format!("{x:.0}"))
+        .unwrap_or_else(|| "n/a".into());
+    match a.format {
+        Format::Json => outln!(
+            "{}",
+            render::json(
+                "serving_solve",
+                &json!({"model": model_summary(model), "setup": r.inference, "hardware": cluster, "answer": s})
+            )?
+        ),
+        f => {
+            let rows = vec![
+                vec![
+                    "context (tokens per sequence)".into(),
+                    s.context.to_string(),
+                ],
+                vec!["concurrent sequences".into(), s.batch.to_string()],
+                vec!["time per output token (ms)".into(), ms(s.time_per_token)],
+                vec!["output tokens/s (replica)".into(), tps],
+                vec!["binding constraint".into(), s.binding.to_string()],
+                vec!["why".into(), s.explanation.clone()],
+            ];
+            out!(
+                "{}: {} on {} × TP {} ({} rule, {} evaluations)\n{}",
+                model.name,
+                s.question.label(),
+                cluster.gpu.id,
+                r.inference.tp,
+                r.inference.engine.name(),
+                s.evaluations,
+                render::block(f == Format::Markdown, &["quantity", "value"], &rows)
+            );
+        }
+    }
+    Ok(if s.batch == 0 { exit::DOES_NOT_FIT } else { 0 })
+}
+
 /// The KV pool row; a pool below zero is shown as 0 with the shortfall, never as negative memory.
 fn kv_pool_row(m: &gpuplan_core::infer::ServingMemory) -> Vec<String> {
     let per = format!(
@@ -441,23 +531,41 @@ fn kv_pool_row(m: &gpuplan_core::infer::ServingMemory) -> Vec<String> {
     }
 }
 
+fn budget_how(e: gpuplan_core::workload::Engine) -> &'static str {
+    use gpuplan_core::workload::Engine;
+    match e {
+        Engine::Vllm => "gpu_memory_utilization × visible",
+        Engine::Sglang => "mem_fraction_static × (visible − CUDA context − NCCL)",
+        Engine::Trtllm => {
+            "visible − CUDA context − NCCL; KV = fraction × what weights and activations leave"
+        }
+        Engine::Static => "visible memory",
+    }
+}
+
 fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, md: bool) -> String {
     let s = &r.inference;
     let m = &e.memory;
     let mut out = format!(
-        "{name}: serve with {} weights, {:?} KV cache, TP {}, gpu_memory_utilization {}, max_model_len {}\n\n",
+        "{name}: serve with {} weights, {:?} KV cache, TP {}, engine {}, max_model_len {}\nrule: {}\n\n",
         s.weights.name(),
         s.kv_dtype,
         s.tp,
-        s.gpu_memory_utilization,
-        m.max_model_len
+        s.engine.name(),
+        m.max_model_len,
+        m.rule
     );
+    if s.images_per_request > 0 {
+        out.insert_str(
+            out.len() - 1,
+            &format!(
+                "images: {} per request at {}×{} px (the model's image-token rule; KV, prefill and the profile run include them)\n",
+                s.images_per_request, s.image_size[0], s.image_size[1]
+            ),
+        );
+    }
     let rows = vec![
-        vec![
-            "budget (util × visible total)".into(),
-            gib(m.budget),
-            String::new(),
-        ],
+        vec!["budget".into(), gib(m.budget), budget_how(s.engine).into()],
         vec![
             "weights".into(),
             gib(m.weights),
@@ -466,20 +574,24 @@ fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, md: bool) ->
         vec![
             "activation peak (profile run)".into(),
             gib(m.activation_peak),
-            "max_num_batched_tokens × per-token MLP workspace".into(),
+            format!(
+                "{} profile tokens × per-token MLP workspace",
+                m.profile_tokens
+            ),
         ],
         vec![
             "non-torch + CUDA graphs".into(),
             gib(m.non_torch + m.cudagraph),
-            "tunables vllm_non_torch_gib, vllm_cudagraph_gib".into(),
+            "inside the budget (vLLM: vllm_non_torch_gib + NCCL; static: CUDA context + NCCL)"
+                .into(),
         ],
         kv_pool_row(m),
     ];
-    out.push_str("memory per GPU (vLLM sizing)\n");
+    out.push_str(&format!("memory per GPU ({} sizing)\n", s.engine.name()));
     out.push_str(&render::block(md, &["component", "GiB", "how"], &rows));
     out.push_str(&format!(
-        "KV capacity: {} blocks × {} = {} tokens; max concurrency at max_model_len: {:.2}; {} requests of {}+{} tokens at once; longest context at batch {}: {}\n",
-        m.blocks, s.block_size, m.kv_tokens, m.max_concurrency_at_max_len, m.max_concurrent_requests, s.input_tokens, s.output_tokens, s.batch, m.max_context_at_batch
+        "KV capacity: {} pages × {} = {} tokens; max concurrency at max_model_len: {:.2}; {} requests of {}+{} tokens at once; longest context at batch {}: {}\n",
+        m.blocks, m.block_tokens, m.kv_tokens, m.max_concurrency_at_max_len, m.max_concurrent_requests, s.input_tokens, s.output_tokens, s.batch, m.max_context_at_batch
     ));
     if let Some(p) = &m.problem {
         out.push_str(&format!("PROBLEM: {p}\n"));

@@ -239,6 +239,9 @@ fn build_request(a: &PlanArgs, lang: Lang) -> Result<PlanRequest> {
         if let Some(note) = fit_default_prompt(&mut s, &model, j, file.serve.is_some()) {
             eprintln!("{}{}", tx(lang, "note-prefix"), note.render(lang));
         }
+        if let Some(e) = &j.engine {
+            s.engine = super::parse_word("engine", e)?;
+        }
         if let Some(x) = a.ttft {
             s.ttft_s = Some(x);
         }
@@ -355,6 +358,7 @@ fn serving_flag(a: &PlanArgs) -> Option<&'static str> {
         (a.weights.is_some(), "--weights"),
         (a.job.input_tokens.is_some(), "--input-tokens"),
         (a.job.output_tokens.is_some(), "--output-tokens"),
+        (a.job.engine.is_some(), "--engine"),
     ]
     .into_iter()
     .find_map(|(given, flag)| given.then_some(flag))
