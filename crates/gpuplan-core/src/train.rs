@@ -57,6 +57,20 @@ pub struct TrainingMemory {
     pub data_parallel: u64,
 }
 
+impl TrainingMemory {
+    /// What `torch.cuda.max_memory_reserved` reports: the allocated peak plus the caching
+    /// allocator's reserve (the "allocator fragmentation" item, tunable `fragmentation`).
+    pub fn peak_reserved(&self) -> Bytes {
+        let reserve: f64 = self
+            .items
+            .iter()
+            .filter(|i| i.name == "allocator fragmentation")
+            .map(|i| i.bytes.0)
+            .sum();
+        Bytes(self.peak_allocated.0 + reserve)
+    }
+}
+
 /// Bytes per parameter of each model-state component.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct StateBytes {
@@ -829,6 +843,12 @@ fn transformer_activations(
             // A frozen LayerNorm saves its input: fp32 under autocast (+2h over bf16), × 2.
             la.replicated += 2.0 * 2.0 * t.hidden as f64;
         }
+        if bnb_keeps_inputs(setup) {
+            // Old bitsandbytes keeps the inputs the frozen linears would not save (QKV and MLP
+            // inputs, the down-projection input): what `frozen_layer` removed.
+            la.replicated += 2.0 * c * t.hidden as f64;
+            la.sharded += c * t.ffn_for_activation() as f64;
+        }
     }
     let tp = p.tp as f64;
     let sp = if p.sequence_parallel { tp } else { 1.0 };
@@ -977,7 +997,18 @@ fn peft_first_layer_absent(
                 .sum()
         })
         .unwrap_or(0.0);
-    norm + masks
+    // Old bitsandbytes: layer 0's q/k/v input has no gradient either, so it is not kept.
+    let bnb = if bnb_keeps_inputs(setup) {
+        compute_bytes(setup) * t.hidden as f64
+    } else {
+        0.0
+    };
+    norm + masks + bnb
+}
+
+/// QLoRA under bitsandbytes < 0.43.2 (`bnb_saves_inputs`): the 4-bit matmul keeps its input.
+fn bnb_keeps_inputs(setup: &TrainingSetup) -> bool {
+    setup.bnb_saves_inputs && setup.base_weights() == BaseWeights::Nf4
 }
 
 /// Bytes per token a norm with a frozen weight saves when its input needs a gradient: RMSNorm

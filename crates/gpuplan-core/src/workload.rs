@@ -330,6 +330,11 @@ pub struct TrainingSetup {
     /// default, `autocast_adapter_dtype=True` upcasts adapters of a bf16/fp16 base) or `bf16`
     /// (PEFT with `autocast_adapter_dtype=False`, torchtune/LitGPT `bf16-true`).
     pub adapter_dtype: AdapterDtype,
+    /// bitsandbytes before 0.43.2: its 4-bit matmul (`MatMul4Bit.forward`) keeps its input in
+    /// `ctx.tensors` whenever the input needs a gradient, although the frozen weight needs none;
+    /// fixed by bitsandbytes PR #1270 ("fix QLoRA mem bug: delete useless buffered activation",
+    /// 9e75374, first released in 0.43.2). QLoRA only.
+    pub bnb_saves_inputs: bool,
     /// Training tokens in total (for time and cost). Alternative: `samples` × `epochs`.
     pub tokens: Option<f64>,
     pub samples: Option<f64>,
@@ -360,6 +365,7 @@ impl Default for TrainingSetup {
             autocast: false,
             optimizer_foreach: false,
             adapter_dtype: AdapterDtype::Fp32,
+            bnb_saves_inputs: false,
             tokens: None,
             samples: None,
             epochs: None,
