@@ -189,6 +189,33 @@ impl LoraConfig {
     }
 }
 
+/// Storage dtype of LoRA adapters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AdapterDtype {
+    Fp32,
+    Bf16,
+}
+
+impl AdapterDtype {
+    pub fn bytes(self) -> f64 {
+        match self {
+            AdapterDtype::Fp32 => 4.0,
+            AdapterDtype::Bf16 => 2.0,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            AdapterDtype::Fp32 => "fp32",
+            AdapterDtype::Bf16 => "bf16",
+        }
+    }
+}
+
+/// Marker among resolved LoRA targets: q/k/v are one fused module (GPT-2 `c_attn`), so PEFT puts
+/// one adapter on it (A: h → r shared, B: r → q + 2·kv) instead of one per projection.
+pub const FUSED_QKV: &str = "(fused qkv)";
+
 /// PEFT module names of families whose linears are not named like Llama's, and the estimator's
 /// linears each stands for.
 type Aliases = &'static [(&'static str, &'static [&'static str])];
@@ -196,8 +223,10 @@ fn peft_aliases(model_type: &str) -> Aliases {
     match model_type {
         // HF GPT2Attention.c_attn is the fused q/k/v projection; c_proj is both the attention
         // output and the MLP output projection; c_fc the MLP input.
+        // One adapter on the fused module: r·(h + 3h) parameters and one adapter input, marked
+        // by FUSED_QKV for the estimator.
         "gpt2" => &[
-            ("c_attn", &["q_proj", "k_proj", "v_proj"]),
+            ("c_attn", &["q_proj", "k_proj", "v_proj", FUSED_QKV]),
             ("c_proj", &["o_proj", "fc2"]),
             ("c_fc", &["fc1"]),
         ],
@@ -297,6 +326,15 @@ pub struct TrainingSetup {
     /// AdamW on torch's foreach path (`torch.optim.AdamW(foreach=True)`, the default when
     /// `fused` is not set): the step allocates one state-sized temporary. Off: fused AdamW.
     pub optimizer_foreach: bool,
+    /// Storage dtype of the LoRA adapters and of their gradients and AdamW states: `fp32` (PEFT's
+    /// default, `autocast_adapter_dtype=True` upcasts adapters of a bf16/fp16 base) or `bf16`
+    /// (PEFT with `autocast_adapter_dtype=False`, torchtune/LitGPT `bf16-true`).
+    pub adapter_dtype: AdapterDtype,
+    /// bitsandbytes before 0.43.2: its 4-bit matmul (`MatMul4Bit.forward`) keeps its input in
+    /// `ctx.tensors` whenever the input needs a gradient, although the frozen weight needs none;
+    /// fixed by bitsandbytes PR #1270 ("fix QLoRA mem bug: delete useless buffered activation",
+    /// 9e75374, first released in 0.43.2). QLoRA only.
+    pub bnb_saves_inputs: bool,
     /// Training tokens in total (for time and cost). Alternative: `samples` × `epochs`.
     pub tokens: Option<f64>,
     pub samples: Option<f64>,
@@ -326,6 +364,8 @@ impl Default for TrainingSetup {
             chunked_loss: false,
             autocast: false,
             optimizer_foreach: false,
+            adapter_dtype: AdapterDtype::Fp32,
+            bnb_saves_inputs: false,
             tokens: None,
             samples: None,
             epochs: None,
@@ -974,7 +1014,7 @@ mod tests {
         assert!(with(&["c_attn"]).validate_for(gpt2).is_ok());
         assert_eq!(
             with(&["c_attn"]).resolved_for(gpt2).targets,
-            ["q_proj", "k_proj", "v_proj"]
+            ["q_proj", "k_proj", "v_proj", FUSED_QKV]
         );
         assert!(with(&["all-linear"]).validate_for(resnet).is_err());
         assert!(with(&["q_proj", "v_proj"]).validate_for(llama).is_ok());

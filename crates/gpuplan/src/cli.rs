@@ -274,6 +274,19 @@ pub struct JobArgs {
     /// LoRA target modules: comma-separated linear names, or all-linear [default: all-linear].
     #[arg(long)]
     pub lora_targets: Option<String>,
+    /// LoRA adapter (and its grads and optimizer states) dtype: fp32 (PEFT default) or bf16.
+    #[arg(long)]
+    pub adapter_dtype: Option<String>,
+    /// torch.autocast accounting (HF Trainer without DeepSpeed): fp32 weights + grads and bf16
+    /// weight copies, no master copy; without it: DeepSpeed/Megatron-style bf16 weights + fp32 master.
+    #[arg(long)]
+    pub autocast: bool,
+    /// Optimizer step fused into backward (torchtune optimizer_in_bwd): no full gradient buffer.
+    #[arg(long)]
+    pub optimizer_in_backward: bool,
+    /// Chunked cross-entropy (torchtune CEWithChunkedOutputLoss, 8 chunks).
+    #[arg(long)]
+    pub chunked_loss: bool,
     /// Serving: prompt tokens per request [default: 1000, fitted to the model's context].
     #[arg(long, value_name = "TOKENS")]
     pub input_tokens: Option<u64>,

@@ -392,6 +392,12 @@ pub fn apply_training_flags(
     if let Some(r) = j.lora_rank {
         t.lora.rank = r;
     }
+    if let Some(v) = &j.adapter_dtype {
+        t.adapter_dtype = parse_word("adapter-dtype", v)?;
+    }
+    t.autocast |= j.autocast;
+    t.optimizer_in_backward |= j.optimizer_in_backward;
+    t.chunked_loss |= j.chunked_loss;
     if let Some(v) = &j.lora_targets {
         t.lora.targets = v
             .split(',')
