@@ -415,6 +415,8 @@ fn config(p: &Plan, t: &T) -> String {
                 gpuplan_core::workload::Recompute::Full => t.s("recompute ", "重计算 "),
                 gpuplan_core::workload::Recompute::Selective =>
                     t.s("sel-recompute ", "选择性重计算 "),
+                gpuplan_core::workload::Recompute::SelectiveOp =>
+                    t.s("op-recompute ", "逐算子重计算 "),
                 gpuplan_core::workload::Recompute::None => "",
             },
             s.micro_batch,
