@@ -185,8 +185,8 @@ pub fn train_efficiency(
         names.push("peft_efficiency_factor".into());
     }
     if s.precision == Precision::Fp8 && g.supports(ComputeDtype::Fp8) {
-        eff *= tun.fp8_efficiency_ratio;
-        names.push("fp8_efficiency_ratio".into());
+        eff *= tun.fp8_train_gemm_ratio;
+        names.push("fp8_train_gemm_ratio".into());
     }
     (eff.min(1.0), names.join(" × "))
 }

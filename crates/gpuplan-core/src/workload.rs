@@ -55,6 +55,12 @@ pub enum Recompute {
     Selective,
     /// Store only each layer's input and recompute the layer in backward.
     Full,
+    /// torchtitan's per-op selective checkpointing (`selective_ac_option = "op"`): saves the
+    /// outputs of attention and of every other matmul, recomputes the other matmuls and every
+    /// element-wise op in backward (torchtitan/parallelisms/parallelize_llama.py `_save_list`,
+    /// "Saves output of all compute ops, except every second mm", @9dec370). Memory is
+    /// estimated as for `selective`.
+    SelectiveOp,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -280,6 +286,49 @@ pub struct Parallelism {
     pub zero: u8,
     pub offload_optimizer: bool,
     pub offload_params: bool,
+    /// Context-parallel degree (Megatron-Core `--context-parallel-size`, torchtitan
+    /// `context_parallel_degree`; default 1): the sequence is split over `cp` devices, which
+    /// pass K/V chunks around a ring (ring attention) while computing attention.
+    pub cp: u64,
+    /// Virtual pipeline stages per device (interleaved 1F1B: Megatron-Core
+    /// `--num-layers-per-virtual-pipeline-stage`, NeMo `virtual_pipeline_model_parallel_size`,
+    /// torchtitan `Interleaved1F1B`); 1 = plain 1F1B (the default). Bubble (p−1)/(v·m).
+    pub virtual_stages: u64,
+    /// Layers on the last pipeline stage (Megatron-Core `--decoder-last-pipeline-num-layers`);
+    /// the rest split evenly over the other stages. Default: an even split, rounded up.
+    pub last_stage_layers: Option<u64>,
+    /// TP communication overlapped with the GEMMs (Megatron-Core `--tp-comm-overlap`,
+    /// Transformer Engine userbuffers; torchtitan async TP). Default: off (Megatron-Core's
+    /// argument default `False`).
+    pub tp_comm_overlap: Option<bool>,
+    /// Gradient reduce(-scatter) overlapped with backward (Megatron-Core
+    /// `--overlap-grad-reduce`, default `False`; PyTorch DDP/FSDP buckets always overlap, so
+    /// the `huggingface` framework's default is on).
+    pub overlap_grad_reduce: Option<bool>,
+    /// Parameter all-gather of the distributed optimizer (ZeRO-1/2) overlapped with the next
+    /// forward (Megatron-Core `--overlap-param-gather`, default `False`); for ZeRO-3/FSDP the
+    /// per-layer prefetch (FSDP `backward_prefetch=BACKWARD_PRE` and `limit_all_gathers`,
+    /// DeepSpeed `overlap_comm`), default on.
+    pub overlap_param_gather: Option<bool>,
+}
+
+impl Parallelism {
+    /// TP communication overlapped with GEMMs (default off).
+    pub fn tp_overlap(&self) -> bool {
+        self.tp_comm_overlap.unwrap_or(false)
+    }
+    /// Gradient reduction overlapped with backward: the option, else the framework's default.
+    pub fn grad_overlap(&self, f: Framework) -> bool {
+        self.overlap_grad_reduce
+            .unwrap_or(f == Framework::HuggingFace)
+    }
+    /// Parameter gathers overlapped with compute: the option, else on for ZeRO-3/FSDP
+    /// (prefetch) and off for ZeRO-1/2 (Megatron-Core's default; DeepSpeed ZeRO-1/2 gathers
+    /// the updated parameters after the step).
+    pub fn param_overlap(&self, f: Framework) -> bool {
+        let _ = f;
+        self.overlap_param_gather.unwrap_or(self.zero >= 3)
+    }
 }
 
 impl Default for Parallelism {
@@ -292,6 +341,12 @@ impl Default for Parallelism {
             zero: 0,
             offload_optimizer: false,
             offload_params: false,
+            cp: 1,
+            virtual_stages: 1,
+            last_stage_layers: None,
+            tp_comm_overlap: None,
+            overlap_grad_reduce: None,
+            overlap_param_gather: None,
         }
     }
 }
@@ -344,6 +399,10 @@ pub struct TrainingSetup {
     /// Size of the dataset on storage, bytes (sets the minimum storage capacity). Default: the
     /// data one epoch reads (samples × bytes per sample).
     pub dataset_bytes: Option<f64>,
+    /// The model runs under `torch.compile` (torchtitan `compile = true`, Inductor): chains of
+    /// element-wise ops between GEMMs are fused into one kernel, so their memory traffic falls
+    /// (compute.rs: fused element-wise accounting instead of the eager one). Default off (eager).
+    pub compiled: bool,
 }
 
 impl Default for TrainingSetup {
@@ -371,6 +430,7 @@ impl Default for TrainingSetup {
             epochs: None,
             bytes_per_sample: None,
             dataset_bytes: None,
+            compiled: false,
         }
     }
 }
@@ -435,6 +495,18 @@ impl TrainingSetup {
                 MAX_PARALLEL_DEGREE,
                 "expert-parallel degree, 1–65536",
             ),
+            (
+                "parallel.cp",
+                p.cp,
+                MAX_PARALLEL_DEGREE,
+                "context-parallel degree, 1–65536 (the sequence is split over cp devices)",
+            ),
+            (
+                "parallel.virtual_stages",
+                p.virtual_stages,
+                MAX_PARALLEL_DEGREE,
+                "virtual pipeline stages per device, 1–65536 (1 = plain 1F1B)",
+            ),
         ] {
             check_int(field, v, 1, max, fix)?;
         }
@@ -445,6 +517,25 @@ impl TrainingSetup {
             3,
             "ZeRO stages are 0, 1, 2 or 3",
         )?;
+        if p.cp > 1 && !self.seq_len.is_multiple_of(p.cp) {
+            return Err(CoreError::invalid(
+                "parallel.cp",
+                p.cp,
+                &format!(
+                    "the sequence ({} tokens) must split evenly over the context-parallel ranks: choose a cp that divides seq_len",
+                    self.seq_len
+                ),
+            ));
+        }
+        if let Some(l) = p.last_stage_layers {
+            check_int(
+                "parallel.last_stage_layers",
+                l,
+                1,
+                MAX_PARALLEL_DEGREE,
+                "layers on the last pipeline stage, at least 1 (and fewer than the model's layers)",
+            )?;
+        }
         if p.offload_params && p.zero < 3 {
             return Err(CoreError::invalid(
                 "parallel.offload_params",

@@ -36,6 +36,7 @@ plan-cost-short-none = no price
 plan-config-serve = { $weights } TP{ $tp } × { $replicas } replicas, batch size { $batch }
 plan-recompute-full = recompute{" "}
 plan-recompute-selective = sel-recompute{" "}
+plan-recompute-op = op-recompute{" "}
 plan-same-answer = same answer as plan { $n }: { $list }
 plan-list-sep = ,{" "}
 plan-unpriced-order = plans without a known price are ranked after priced ones, by GPU-hours (import prices: `gpuplan catalog import`)

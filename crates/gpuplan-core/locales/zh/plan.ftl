@@ -36,6 +36,7 @@ plan-cost-short-none = 无价格
 plan-config-serve = { $weights } TP{ $tp } × { $replicas } 个副本，批大小 { $batch }
 plan-recompute-full = 重计算{" "}
 plan-recompute-selective = 选择性重计算{" "}
+plan-recompute-op = 逐算子重计算{" "}
 plan-same-answer = 与方案 { $n } 相同：{ $list }
 plan-list-sep = 、
 plan-unpriced-order = 无已知价格的方案排在有价格的方案之后，按卡时排序（导入价格：`gpuplan catalog import`）

@@ -473,6 +473,7 @@ fn config(p: &Plan, l: Lang) -> String {
             match s.recompute {
                 gpuplan_core::workload::Recompute::Full => tx(l, "plan-recompute-full"),
                 gpuplan_core::workload::Recompute::Selective => tx(l, "plan-recompute-selective"),
+                gpuplan_core::workload::Recompute::SelectiveOp => tx(l, "plan-recompute-op"),
                 gpuplan_core::workload::Recompute::None => String::new(),
             },
             s.micro_batch,
