@@ -371,10 +371,10 @@ pub fn search(
     let (setup, global_batch) = (job.setup, job.global_batch);
     setup.validate()?;
     let tokens = job_tokens(&req.model, setup).ok_or_else(|| {
-        CoreError::invalid(
+        CoreError::invalid_msg(
             "training.tokens",
             "(missing)",
-            "say how much data: --tokens N, or --samples N with --epochs E",
+            Msg::new("fix-say-how-much-data"),
         )
     })?;
     let is_opaque = req.model.transformer().is_none();
