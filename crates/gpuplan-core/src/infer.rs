@@ -349,10 +349,10 @@ pub fn serving_memory(
         )
     })?;
     if !t.heads.is_multiple_of(s.tp) {
-        return Err(CoreError::invalid(
+        return Err(CoreError::invalid_msg(
             "tp",
             s.tp,
-            &format!("must divide the attention heads ({})", t.heads),
+            crate::i18n::Msg::new("fix-tp-divides-heads-serve").arg("heads", t.heads),
         ));
     }
     // Default: what the workload needs (prompt + output, rounded up to whole KV blocks), not the

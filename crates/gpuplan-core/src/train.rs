@@ -347,14 +347,12 @@ pub fn check_parallelism(
     let p = &setup.parallel;
     if let Some(t) = m.transformer() {
         if !t.heads.is_multiple_of(p.tp) {
-            return Err(CoreError::invalid(
+            return Err(CoreError::invalid_msg(
                 "parallel.tp",
                 p.tp,
-                &format!(
-                    "must divide the attention heads ({}); try {}",
-                    t.heads,
-                    divisors_below(t.heads, c.gpus_per_node)
-                ),
+                crate::i18n::Msg::new("fix-tp-divides-heads")
+                    .arg("heads", t.heads)
+                    .arg("try", divisors_below(t.heads, c.gpus_per_node)),
             ));
         }
         let layers = t.total_layers();

@@ -1016,7 +1016,7 @@ pub fn fit_seq_len(
     setup: &mut TrainingSetup,
     m: &crate::model::ModelSpec,
     explicit: bool,
-) -> Result<Option<String>, CoreError> {
+) -> Result<Option<crate::i18n::Msg>, CoreError> {
     let Some(t) = m.transformer() else {
         return Ok(None);
     };
@@ -1029,13 +1029,12 @@ pub fn fit_seq_len(
         return Ok(None);
     }
     if explicit && learned.is_some() {
-        return Err(CoreError::invalid(
+        return Err(CoreError::invalid_msg(
             "seq_len",
             setup.seq_len,
-            &format!(
-                "{} has a learned table of {limit} positions: give --seq-len {limit} or less",
-                m.name
-            ),
+            crate::i18n::Msg::new("fix-learned-positions")
+                .arg("model", m.name.as_str())
+                .arg("limit", limit),
         ));
     }
     if explicit {
@@ -1043,9 +1042,11 @@ pub fn fit_seq_len(
     }
     let was = setup.seq_len;
     setup.seq_len = limit;
-    Ok(Some(format!(
-        "seq_len {limit} (the model's context; the default {was} is longer): set --seq-len to change it"
-    )))
+    Ok(Some(
+        crate::i18n::Msg::new("note-seq-len-fitted")
+            .arg("limit", limit)
+            .arg("was", was),
+    ))
 }
 
 #[cfg(test)]

@@ -20,7 +20,6 @@ impl std::fmt::Display for Localized {
 impl std::error::Error for Localized {}
 
 /// An error from a catalog message, for `return Err(fail(...))`.
-#[allow(dead_code)]
 pub fn fail(m: Msg) -> anyhow::Error {
     Localized(m).into()
 }
@@ -28,13 +27,30 @@ pub fn fail(m: Msg) -> anyhow::Error {
 /// `error: …` in `l`: every link of the chain (context, then causes) that is a catalog message
 /// or a core error is rendered in `l`; other links (a system error, a parser's text) as they are.
 pub fn error_text(e: &anyhow::Error, l: Lang) -> String {
-    let parts: Vec<String> = e
-        .chain()
+    // The outermost link through anyhow's own downcast (it sees a context's value, which the
+    // chain shows only as the context wrapper), the causes from the chain.
+    let outer: Option<&(dyn std::error::Error + 'static)> = e
+        .downcast_ref::<Localized>()
+        .map(|x| x as &(dyn std::error::Error + 'static))
+        .or_else(|| {
+            e.downcast_ref::<gpuplan_core::CoreError>()
+                .map(|x| x as &(dyn std::error::Error + 'static))
+        });
+    let links = outer
+        .into_iter()
+        .chain(e.chain().skip(usize::from(outer.is_some())));
+    let parts: Vec<String> = links
         .map(|c| {
             if let Some(x) = c.downcast_ref::<Localized>() {
                 x.0.render(l)
             } else if let Some(x) = c.downcast_ref::<gpuplan_core::CoreError>() {
-                x.message().render(l)
+                match x {
+                    gpuplan_core::CoreError::Parse { what, message } => Msg::new("err-parse")
+                        .arg("what", what.as_str())
+                        .arg("message", serde_message(message))
+                        .render(l),
+                    _ => x.message().render(l),
+                }
             } else {
                 c.to_string()
             }
@@ -47,10 +63,61 @@ pub fn error_text(e: &anyhow::Error, l: Lang) -> String {
     )
 }
 
+/// A parser's (serde, toml) English message in both languages: the phrases serde and toml use
+/// (`unknown field`, `unknown variant`, `missing field`, `invalid type`, `line L, column C`,
+/// `key`) translated for Chinese; the names inside backticks stay as they are.
+pub fn serde_message(en: &str) -> i18n::Arg {
+    i18n::Arg::PerLang {
+        en: en.to_string(),
+        zh: serde_zh(en),
+    }
+}
+
+fn serde_zh(en: &str) -> String {
+    let mut s = en.to_string();
+    // "line 3, column 1" → "第 3 行第 1 列"
+    if let Some(rest) = s.strip_prefix("line ") {
+        if let Some((line, rest)) = rest.split_once(", column ") {
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            let tail = &rest[digits.len()..];
+            s = format!("第 {line} 行第 {digits} 列{tail}");
+        }
+    }
+    for (from, to) in [
+        (" (key `", "（键 `"),
+        (", key `", "，键 `"),
+        ("unknown field `", "未知字段 `"),
+        ("unknown variant `", "未知取值 `"),
+        ("missing field `", "缺少字段 `"),
+        ("duplicate field `", "重复字段 `"),
+        ("invalid type: ", "类型错误："),
+        ("invalid value: ", "取值错误："),
+        (", expected one of ", "，可选："),
+        (", expected ", "，应为 "),
+        ("there are no fields", "此处不接受任何字段"),
+        (" or ", " 或 "),
+    ] {
+        s = s.replace(from, to);
+    }
+    // The key clause opened with "（键" closes before the colon that follows it.
+    if let Some(i) = s.find("（键 `") {
+        if let Some(j) = s[i..].find("`)") {
+            let at = i + j;
+            s.replace_range(at..at + 2, "`）");
+        }
+    }
+    s.replace("): ", "）：").replace(": ", "：")
+}
+
 /// Version of every JSON document gpuplan prints (docs/json-schema.md).
 pub const SCHEMA_VERSION: u32 = 1;
 
 pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+    table_keeping(header, rows, &[])
+}
+
+/// A table whose columns `keep` (ids, names) are never wrapped: the other columns wrap first.
+pub fn table_keeping(header: &[&str], rows: &[Vec<String>], keep: &[usize]) -> String {
     let mut t = Table::new();
     t.load_style(presets::UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Dynamic)
@@ -61,7 +128,37 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     for r in rows {
         t.add_row(r.iter().cloned());
     }
+    if !keep.is_empty() {
+        // Compact tables: one space between a cell and the next border, not one on each side.
+        for col in t.column_iter_mut() {
+            col.set_padding((0, 1));
+        }
+    }
+    let pad = if keep.is_empty() { 2 } else { 1 };
+    for &k in keep {
+        let w = rows
+            .iter()
+            .filter_map(|r| r.get(k))
+            .map(|c| unicode_width::UnicodeWidthStr::width(c.as_str()))
+            .max()
+            .unwrap_or(0);
+        // The constraint counts the cell padding.
+        if let (Some(col), Ok(w)) = (t.column_mut(k), u16::try_from(w + pad)) {
+            col.set_constraint(comfy_table::ColumnConstraint::LowerBoundary(
+                comfy_table::Width::Fixed(w),
+            ));
+        }
+    }
     t.to_string()
+}
+
+/// [`block`] with columns `keep` never wrapped in the table form.
+pub fn block_keeping(md: bool, header: &[&str], rows: &[Vec<String>], keep: &[usize]) -> String {
+    if md {
+        format!("{}\n", markdown(header, rows))
+    } else {
+        format!("{}\n", table_keeping(header, rows, keep))
+    }
 }
 
 fn terminal_width() -> Option<u16> {
@@ -150,6 +247,21 @@ pub fn block(md: bool, header: &[&str], rows: &[Vec<String>]) -> String {
         format!("{}\n", markdown(header, rows))
     } else {
         format!("{}\n", table(header, rows))
+    }
+}
+
+#[cfg(test)]
+mod serde_tests {
+    #[test]
+    fn parser_phrases_are_translated() {
+        assert_eq!(
+            super::serde_zh("line 3, column 1, key `training.sequence_length`: unknown field `sequence_length`, expected one of `task`, `seq_len`"),
+            "第 3 行第 1 列，键 `training.sequence_length`：未知字段 `sequence_length`，可选：`task`, `seq_len`"
+        );
+        assert_eq!(
+            super::serde_zh("line 2, column 5 (key `billing`): unknown variant `hourly`, expected `on_demand` or `spot`"),
+            "第 2 行第 5 列（键 `billing`）：未知取值 `hourly`，应为 `on_demand` 或 `spot`"
+        );
     }
 }
 

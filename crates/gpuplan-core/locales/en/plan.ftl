@@ -20,7 +20,7 @@ plan-col-time = time
 plan-col-cost = cost
 plan-col-config = parallelism / serving
 plan-col-mem = GiB/GPU
-plan-col-headroom = free GiB
+plan-col-headroom = free
 plan-col-bottleneck = bottleneck
 plan-per-month = —
 plan-no-price = no price known
@@ -41,7 +41,7 @@ plan-same-answer = same answer as plan { $n }: { $list }
 plan-list-sep = ,{" "}
 plan-unpriced-order = plans without a known price are ranked after priced ones, by GPU-hours (import prices: `gpuplan catalog import`)
 plan-legend-pareto = * = on the cost-vs-time Pareto frontier
-plan-legend-compact = ¥ = the plan's total at its cheapest billing (serving: per month); free GiB = memory left per GPU. `--wide` shows the provider, billing, price kind and parallelism.
+plan-legend-compact = ¥ = the plan's total at its cheapest billing (serving: per month); free = GiB of memory left per GPU. `--wide` shows the provider, billing, price kind and parallelism.
 plan-defaults = Defaults that shaped this answer: { $list }.
 plan-default-seq = sequence length { $v } (--seq-len)
 plan-default-batch = global batch { $v } sequences (--global-batch)
@@ -98,3 +98,12 @@ prices-stale-others = plans { $ranks } also use prices older than { $days } days
 plan-note-encoder = serving { $model }: one forward per request of { $input } input tokens (set --input-tokens to change it)
 plan-note-prompt-shortened = default prompt shortened to { $room } input tokens to fit { $model }'s { $ctx }-token context (set --input-tokens/--output-tokens to change it)
 plan-note-max-price-age = --max-price-age { $age }: { $n } price(s) older than { $days } days are ignored
+cat-col-id = instance type
+cat-col-ram = RAM GiB
+cat-col-net = net Gbit/s
+cat-col-link = GPU link
+cat-col-price = { $billing } price
+cat-col-price-short = ¥
+cat-col-confidence = confidence
+cat-col-origin = origin
+cat-instances-legend = { $n } instance types. ¥ = { $billing } price (per hour; monthly: per month). RDMA: ✓ = eRDMA, RoCE or InfiniBand, – = none, ? = not documented; – elsewhere = not sourced. `--wide` shows network, links, price kind and date, confidence and origin; prices: list = published, user = yours, estimate = derived (see `catalog show`).

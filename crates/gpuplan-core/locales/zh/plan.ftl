@@ -20,7 +20,7 @@ plan-col-time = 时长
 plan-col-cost = 费用
 plan-col-config = 并行 / 部署
 plan-col-mem = 每卡显存
-plan-col-headroom = 显存余量
+plan-col-headroom = 余量
 plan-col-bottleneck = 瓶颈
 plan-per-month = —
 plan-no-price = 无已知价格
@@ -41,7 +41,7 @@ plan-same-answer = 与方案 { $n } 相同：{ $list }
 plan-list-sep = 、
 plan-unpriced-order = 无已知价格的方案排在有价格的方案之后，按卡时排序（导入价格：`gpuplan catalog import`）
 plan-legend-pareto = * = 位于费用-时间帕累托前沿
-plan-legend-compact = ¥ = 方案按最便宜计费方式的总价（推理服务为每月）；显存余量 = 每卡剩余显存。`--wide` 显示云厂商、计费方式、价格类型和并行配置。
+plan-legend-compact = ¥ = 方案按最便宜计费方式的总价（推理服务为每月）；余量 = 每卡剩余显存（GiB）。`--wide` 显示云厂商、计费方式、价格类型和并行配置。
 plan-defaults = 影响本结果的默认值：{ $list }。
 plan-default-seq = 序列长度 { $v }（--seq-len）
 plan-default-batch = 全局批大小 { $v } 条序列（--global-batch）
@@ -95,3 +95,12 @@ prices-stale-others = 方案 { $ranks } 也使用了超过 { $days } 天的价�
 plan-note-encoder = { $model } 推理：每个请求一次前向，输入 { $input } 个 token（用 --input-tokens 修改）
 plan-note-prompt-shortened = 默认提示词缩短为 { $room } 个输入 token，以适应 { $model } 的 { $ctx } token 上下文（用 --input-tokens/--output-tokens 修改）
 plan-note-max-price-age = --max-price-age { $age }：忽略 { $n } 个超过 { $days } 天的价格
+cat-col-id = 实例规格
+cat-col-ram = 内存 GiB
+cat-col-net = 网络 Gbit/s
+cat-col-link = GPU 互联
+cat-col-price = { $billing }价格
+cat-col-price-short = ¥
+cat-col-confidence = 可信度
+cat-col-origin = 来源
+cat-instances-legend = 共 { $n } 个实例规格。¥ = { $billing }价格（每小时；包年包月为每月）。RDMA：✓ = 支持 eRDMA、RoCE 或 InfiniBand，– = 不支持，? = 未见文档；其他列的 – = 无来源。`--wide` 显示网络、互联、价格类型与日期、可信度和来源；价格：公开价 = 官网公布，自有价 = 您提供，估算价 = 推算（见 `catalog show`）。

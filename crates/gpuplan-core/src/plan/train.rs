@@ -743,10 +743,10 @@ pub fn search(
     // Once here instead of in every step-time estimate.
     req.tunables.validate()?;
     let tokens = job_tokens(&req.model, setup).ok_or_else(|| {
-        CoreError::invalid(
+        CoreError::invalid_msg(
             "training.tokens",
             "(missing)",
-            "say how much data: --tokens N, or --samples N with --epochs E",
+            Msg::new("fix-say-how-much-data"),
         )
     })?;
     let is_opaque = req.model.transformer().is_none();

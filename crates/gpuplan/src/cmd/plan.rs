@@ -6,8 +6,8 @@ use super::{
     CatalogOpts,
 };
 use crate::cli::{Format, OptimizeArg, PlanArgs, ProviderArg, TaskArg};
-use crate::render;
-use anyhow::{Context, Result};
+use crate::render::{self, fail};
+use anyhow::Result;
 use gpuplan_core::catalog::Provider;
 use gpuplan_core::i18n::{self, names, Lang, Msg};
 use gpuplan_core::plan::advice::Severity;
@@ -80,7 +80,7 @@ fn parse_hours(s: &str) -> Result<f64> {
     let v: f64 = num
         .trim()
         .parse()
-        .with_context(|| format!("--deadline `{s}`: expected hours (24), or 24h / 30d"))?;
+        .map_err(|_| fail(Msg::new("cli-err-deadline").arg("value", s)))?;
     // The range (more than 0, at most 10 years) is checked by Constraints::validate.
     Ok(v * mult)
 }
@@ -106,12 +106,13 @@ fn parse_size(s: &str) -> Result<f64> {
         .iter()
         .find_map(|(u, m)| t.strip_suffix(u).map(|n| (n, *m)))
         .unwrap_or((t.as_str(), 1.0));
-    let v: f64 = num.trim().parse().with_context(|| {
-        format!("--dataset-size `{s}`: expected a size such as 30TB, 500GiB or 1.5e12 (bytes)")
-    })?;
+    let v: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| fail(Msg::new("cli-err-dataset-size").arg("value", s)))?;
     let bytes = v * mult;
     if !(bytes.is_finite() && bytes > 0.0 && bytes <= MAX_DATASET_BYTES) {
-        anyhow::bail!("--dataset-size `{s}`: must be a positive size up to 1 EB");
+        return Err(fail(Msg::new("cli-err-dataset-size-range").arg("value", s)));
     }
     Ok(bytes)
 }
@@ -213,13 +214,13 @@ fn build_request(a: &PlanArgs, lang: Lang) -> Result<PlanRequest> {
     c.validate()?;
     check_top(a.top)?;
     if c.billing == BillingChoice::Spot && !c.interruptible {
-        anyhow::bail!("--billing spot needs --interruptible: spot instances are reclaimed, so the job must checkpoint and resume");
+        return Err(fail(Msg::new("cli-err-spot-needs-interruptible")));
     }
     let serve_task = matches!(j.task, Some(TaskArg::Inference))
         || (j.task.is_none() && file.serve.is_some() && file.training.is_none());
     if !serve_task {
         if let Some(flag) = serving_flag(a) {
-            anyhow::bail!("{flag} is a serving flag: add --task inference (or remove {flag} to plan training)");
+            return Err(fail(Msg::new("cli-err-serving-flag").arg("flag", flag)));
         }
     }
     let job = if serve_task {
@@ -255,16 +256,16 @@ fn build_request(a: &PlanArgs, lang: Lang) -> Result<PlanRequest> {
             s.peak_factor = x;
         }
         if !(1..=MAX_REPLICAS).contains(&s.min_replicas) {
-            anyhow::bail!(
-                "min_replicas {}: give 1 to {MAX_REPLICAS} (--min-replicas or [serve] min_replicas)",
-                s.min_replicas
-            );
+            return Err(fail(
+                Msg::new("cli-err-min-replicas")
+                    .arg("value", s.min_replicas)
+                    .arg("max", MAX_REPLICAS),
+            ));
         }
         if !(s.peak_factor.is_finite() && (1.0..=100.0).contains(&s.peak_factor)) {
-            anyhow::bail!(
-                "peak_factor {}: give a multiple of the stated load from 1 to 100, e.g. 1.5 (--peak-factor or [serve] peak_factor)",
-                s.peak_factor
-            );
+            return Err(fail(
+                Msg::new("cli-err-peak-factor").arg("value", s.peak_factor.to_string()),
+            ));
         }
         if let Some(w) = &a.weights {
             s.weights = w
@@ -275,9 +276,7 @@ fn build_request(a: &PlanArgs, lang: Lang) -> Result<PlanRequest> {
                     "fp8" => Ok(WeightFormat::Fp8),
                     "int8" => Ok(WeightFormat::Int8),
                     "int4" => Ok(WeightFormat::Int4 { group: 128 }),
-                    o => Err(anyhow::anyhow!(
-                        "--weights `{o}`: use bf16, fp16, fp8, int8 or int4"
-                    )),
+                    o => Err(fail(Msg::new("cli-err-weights-plan").arg("value", o))),
                 })
                 .collect::<Result<_>>()?;
         }
@@ -293,7 +292,7 @@ fn build_request(a: &PlanArgs, lang: Lang) -> Result<PlanRequest> {
         }
         let explicit = j.seq_len.is_some() || t.seq_len != gpuplan_core::workload::DEFAULT_SEQ_LEN;
         if let Some(note) = gpuplan_core::workload::fit_seq_len(&mut t, &model, explicit)? {
-            eprintln!("{}{note}", tx(lang, "note-prefix"));
+            eprintln!("{}{}", tx(lang, "note-prefix"), note.render(lang));
         }
         Job::Train {
             setup: t,
@@ -343,7 +342,11 @@ pub const MAX_TOP: usize = 1000;
 
 fn check_top(top: usize) -> Result<()> {
     if !(1..=MAX_TOP).contains(&top) {
-        anyhow::bail!("invalid --top {top}: plans to show, 1–{MAX_TOP}");
+        return Err(fail(
+            Msg::new("cli-err-top")
+                .arg("value", top)
+                .arg("max", MAX_TOP),
+        ));
     }
     Ok(())
 }
@@ -532,7 +535,7 @@ fn label(prefix: &str, name: &str, l: Lang) -> String {
     }
 }
 
-fn mem_label(name: &str, l: Lang) -> String {
+pub fn mem_label(name: &str, l: Lang) -> String {
     label("mem", name, l)
 }
 
@@ -611,6 +614,11 @@ fn bottleneck(p: &Plan) -> &str {
         .unwrap_or("")
 }
 
+/// A bottleneck in `l` (for `estimate` too).
+pub fn bottleneck_label(b: &str, l: Lang) -> String {
+    bottleneck_name(b, l)
+}
+
 fn bottleneck_name(b: &str, l: Lang) -> String {
     let key = format!("bottleneck-{b}");
     if b.is_empty() || !i18n::has_message(l, &key) {
@@ -684,8 +692,8 @@ fn plan_table(o: &PlanOutcome, v: &View, serve: bool) -> String {
                 let free = p.gpu.memory_gib.unwrap_or(0.0) - used_gib(p);
                 vec![
                     rank(i),
-                    format!("{} × {}", p.nodes, p.instance.id),
-                    format!("{} × {}", p.total_gpus, p.gpu.id),
+                    format!("{}×{}", p.nodes, p.instance.id),
+                    format!("{}×{}", p.total_gpus, p.gpu.id),
                     time(p),
                     cost_short(p, l, serve),
                     if p.gpu.memory_gib.is_some() {
@@ -700,7 +708,7 @@ fn plan_table(o: &PlanOutcome, v: &View, serve: bool) -> String {
         (h.iter().map(|k| header_text(k, l)).collect(), rows)
     };
     let h: Vec<&str> = header.iter().map(String::as_str).collect();
-    render::block(v.md, &h, &rows)
+    render::block_keeping(v.md, &h, &rows, &[1, 2])
 }
 
 /// A header: a message id, or a literal (`#`, `GPU`, `¥`).

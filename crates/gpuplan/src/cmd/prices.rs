@@ -617,7 +617,9 @@ pub fn parse_age_days(s: &str) -> Result<i64> {
     };
     match num.trim().parse::<i64>() {
         Ok(n) if n >= 0 => Ok(n * mult),
-        _ => bail!("invalid --max-price-age `{s}`: give days, e.g. 30d (or weeks, e.g. 4w)"),
+        _ => Err(crate::render::fail(
+            Msg::new("cli-err-max-price-age").arg("value", s),
+        )),
     }
 }
 
