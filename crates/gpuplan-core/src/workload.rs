@@ -6,6 +6,7 @@ use crate::error::{check_int, check_range, CoreError};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum TrainTask {
     Pretrain,
@@ -22,6 +23,7 @@ impl TrainTask {
 
 /// Numeric regime of training.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Precision {
     /// Everything fp32 (tf32 matmuls where available).
@@ -37,6 +39,7 @@ pub enum Precision {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Optimizer {
     AdamW,
@@ -48,6 +51,7 @@ pub enum Optimizer {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Recompute {
     None,
@@ -58,6 +62,7 @@ pub enum Recompute {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum AttentionImpl {
     /// Materialises the s×s score matrix (HF `attn_implementation="eager"`).
@@ -71,6 +76,7 @@ pub enum AttentionImpl {
 
 /// Which framework's memory behaviour to model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Framework {
     /// HF Transformers / PEFT / TRL / torchtune eager PyTorch modules: unfused norms and SwiGLU,
@@ -83,6 +89,7 @@ pub enum Framework {
 
 /// How the frozen base weights of LoRA/QLoRA are stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum BaseWeights {
     Bf16,
@@ -105,6 +112,7 @@ impl BaseWeights {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct LoraConfig {
     pub rank: u64,
@@ -237,6 +245,7 @@ impl Default for LoraConfig {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct Parallelism {
     /// Tensor parallel degree (inside a node).
@@ -269,6 +278,7 @@ impl Default for Parallelism {
 
 /// A training job.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct TrainingSetup {
     pub task: TrainTask,
@@ -475,6 +485,7 @@ pub const MAX_DATASET_BYTES: f64 = 1e18;
 
 /// Weight storage format for inference.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case", tag = "format")]
 pub enum WeightFormat {
     Fp32,
@@ -527,6 +538,7 @@ impl WeightFormat {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum KvDtype {
     Fp16,
@@ -546,6 +558,7 @@ impl KvDtype {
 
 /// An inference/serving job, sized the way vLLM sizes its KV pool.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct InferenceSetup {
     pub weights: WeightFormat,

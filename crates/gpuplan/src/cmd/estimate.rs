@@ -6,16 +6,18 @@ use crate::exit;
 use crate::render::{self, gib};
 use anyhow::{Context, Result};
 use gpuplan_core::constants::Tunables;
+use gpuplan_core::hardware::ClusterSpec;
 use gpuplan_core::job::{
     estimate_inference, estimate_training, model_summary, HardwareInput, InferenceEstimate,
     JobKind, TrainingEstimate, WorkloadFile,
 };
+use gpuplan_core::model::ModelSpec;
 use gpuplan_core::units::{format_count, Bandwidth, Seconds};
 use gpuplan_core::workload::{InferenceSetup, TrainingSetup, WeightFormat};
 use serde_json::json;
 
 /// Everything resolved from file + flags.
-struct Request {
+pub struct Request {
     file: WorkloadFile,
     kind: JobKind,
     training: TrainingSetup,
@@ -39,9 +41,8 @@ fn parse_weights(s: &str) -> Result<WeightFormat> {
     })
 }
 
-fn resolve(a: &EstimateArgs) -> Result<Request> {
+fn resolve(a: &EstimateArgs, file: WorkloadFile) -> Result<Request> {
     let j = &a.job;
-    let file = read_workload(j)?;
     let mut training = file.training.clone().unwrap_or_default();
     let mut inference = file.inference.clone().unwrap_or_default();
     let mut hardware = file.hardware.clone().unwrap_or_default();
@@ -127,7 +128,67 @@ fn resolve(a: &EstimateArgs) -> Result<Request> {
 }
 
 pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
-    let mut r = resolve(&a)?;
+    let file = read_workload(&a.job)?;
+    let x = compute(&a, file, &|| super::load_catalog(opts))?;
+    match a.format {
+        Format::Json => {
+            let (kind, body) = estimate_json(&x);
+            outln!("{}", render::json(kind, &body)?)
+        }
+        f => {
+            let md = f == Format::Markdown;
+            match &x {
+                Estimated::Training {
+                    model,
+                    r,
+                    cluster,
+                    e,
+                } => {
+                    out!("{}", training_report(model, r, cluster, e, md))
+                }
+                Estimated::Inference { model, r, e, .. } => {
+                    out!("{}", inference_report(&model.name, r, e, md))
+                }
+            }
+        }
+    }
+    Ok(if x.fits() { 0 } else { exit::DOES_NOT_FIT })
+}
+
+/// One estimate, with what it was computed from.
+pub enum Estimated {
+    Training {
+        model: ModelSpec,
+        r: Box<Request>,
+        cluster: ClusterSpec,
+        e: Box<TrainingEstimate>,
+    },
+    Inference {
+        model: ModelSpec,
+        r: Box<Request>,
+        cluster: ClusterSpec,
+        e: Box<InferenceEstimate>,
+    },
+}
+
+impl Estimated {
+    /// Whether the job fits the device's memory.
+    pub fn fits(&self) -> bool {
+        match self {
+            Estimated::Training { e, .. } => e.fits,
+            Estimated::Inference { e, .. } => e.memory.fits,
+        }
+    }
+}
+
+/// The estimate of flags `a` over a workload already read (`gpuplan serve` passes the body of
+/// `POST /api/v1/estimate`); `catalog` is called only when the hardware names a catalog row.
+pub fn compute(
+    a: &EstimateArgs,
+    file: WorkloadFile,
+    catalog: &dyn Fn() -> Result<gpuplan_core::catalog::Catalog>,
+) -> Result<Estimated> {
+    let mut r = resolve(a, file)?;
     let model = resolve_model(&a.job, &r.file)?;
     if r.kind == JobKind::Training {
         let explicit = a.job.seq_len.is_some()
@@ -142,7 +203,7 @@ pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
     }
     let cluster = match &a.instance {
         Some(id) => {
-            let cat = super::load_catalog(opts)?;
+            let cat = catalog()?;
             let inst = cat.find_instance(id)?;
             if !inst.gpu_is_mapped() || inst.vgpu {
                 anyhow::bail!("instance `{id}` has an unmapped GPU or is a vGPU slice: estimate on --gpu instead");
@@ -160,7 +221,7 @@ pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
             Ok(c) => c,
             // Not a built-in accelerator: one from a user catalog or --catalog FILE.
             Err(e) => {
-                let cat = super::load_catalog(opts)?;
+                let cat = catalog()?;
                 match cat
                     .gpus
                     .iter()
@@ -186,44 +247,53 @@ pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
             }
             r.training = t;
             let e = estimate_training(&model, &r.training, &cluster, &r.tunables)?;
-            match a.format {
-                Format::Json => outln!(
-                    "{}",
-                    render::json(
-                        "training_estimate",
-                        &json!({
-                            "model": model_summary(&model), "setup": r.training, "hardware": cluster,
-                            "tunables": r.tunables, "estimate": e
-                        })
-                    )?
-                ),
-                f => out!(
-                    "{}",
-                    training_report(&model, &r, &cluster, &e, f == Format::Markdown)
-                ),
-            }
-            Ok(if e.fits { 0 } else { exit::DOES_NOT_FIT })
+            Ok(Estimated::Training {
+                model,
+                r: Box::new(r),
+                cluster,
+                e: Box::new(e),
+            })
         }
         JobKind::Inference => {
             let e = estimate_inference(&model, &r.inference, &cluster, &r.tunables)?;
-            match a.format {
-                Format::Json => outln!(
-                    "{}",
-                    render::json(
-                        "inference_estimate",
-                        &json!({
-                            "model": model_summary(&model), "setup": r.inference, "hardware": cluster,
-                            "tunables": r.tunables, "estimate": e
-                        })
-                    )?
-                ),
-                f => out!(
-                    "{}",
-                    inference_report(&model.name, &r, &e, f == Format::Markdown)
-                ),
-            }
-            Ok(if e.memory.fits { 0 } else { exit::DOES_NOT_FIT })
+            Ok(Estimated::Inference {
+                model,
+                r: Box::new(r),
+                cluster,
+                e: Box::new(e),
+            })
         }
+    }
+}
+
+/// The kind and body of the estimate's JSON document (docs/json-schema.md), shared with
+/// `gpuplan serve`.
+pub fn estimate_json(x: &Estimated) -> (&'static str, serde_json::Value) {
+    match x {
+        Estimated::Training {
+            model,
+            r,
+            cluster,
+            e,
+        } => (
+            "training_estimate",
+            json!({
+                "model": model_summary(model), "setup": r.training, "hardware": cluster,
+                "tunables": r.tunables, "estimate": e
+            }),
+        ),
+        Estimated::Inference {
+            model,
+            r,
+            cluster,
+            e,
+        } => (
+            "inference_estimate",
+            json!({
+                "model": model_summary(model), "setup": r.inference, "hardware": cluster,
+                "tunables": r.tunables, "estimate": e
+            }),
+        ),
     }
 }
 

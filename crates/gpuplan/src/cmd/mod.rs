@@ -29,6 +29,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Estimate(args) => estimate::run(*args, &opts),
         Command::Accuracy { cases, format } => accuracy::run(cases.as_deref(), format),
         Command::Prices(args) => prices::run(*args, &opts),
+        Command::Serve(args) => crate::serve::run(args, &opts),
     }
 }
 
