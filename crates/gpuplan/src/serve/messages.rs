@@ -114,6 +114,36 @@ mod tests {
     }
 
     #[test]
+    fn every_string_the_page_asks_for_is_defined() {
+        let en = messages(LOCALES[0].1).unwrap();
+        let html = include_str!("assets/index.html");
+        let js = include_str!("assets/app.js");
+        let mut asked = Vec::new();
+        for (text, open) in [
+            (html, "data-i18n=\""),
+            (html, "data-i18n-placeholder=\""),
+            (js, "t(\""),
+        ] {
+            for (at, _) in text.match_indices(open) {
+                // `t("id"` as a call of its own, not the tail of `set("…"` or `part("…"`.
+                let before = text[..at].chars().next_back().unwrap_or(' ');
+                if open == "t(\"" && (before.is_alphanumeric() || before == '_' || before == '.') {
+                    continue;
+                }
+                let rest = &text[at + open.len()..];
+                asked.push(rest.split('"').next().unwrap_or("").to_string());
+            }
+        }
+        assert!(asked.len() > 40, "{}", asked.len());
+        for id in asked {
+            assert!(
+                en.contains_key(&id),
+                "the page asks for `{id}`, missing from web.ftl"
+            );
+        }
+    }
+
+    #[test]
     fn variables_are_kept_for_the_page() {
         let m = messages("n-plans = { $n } plans\nplain = text\n").unwrap();
         assert_eq!(m["n-plans"], "{$n} plans");

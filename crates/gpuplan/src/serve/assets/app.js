@@ -282,6 +282,12 @@ function stackedBar(box, parts, cap, unit, capLabel) {
 
 const GIB = 1073741824;
 
+// The page's name of a core component: its Fluent message when there is one, else the name.
+function part(prefix, name) {
+  const id = prefix + "-" + name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
+  return M[id] ?? name;
+}
+
 function drawDetail(p) {
   $("#selected").textContent = p ? t("selected", { rank: selected + 1 }) + " — " + p.instance.id + " × " + p.nodes : "";
   if (!p) {
@@ -292,23 +298,23 @@ function drawDetail(p) {
   const cap = capGib ? t("memory-capacity", { gib: capGib }) : "";
   if (p.train) {
     const m = p.train.memory;
-    stackedBar($("#memory"), m.items.map((c) => ({ name: c.name, value: c.bytes / GIB, title: `${c.name}: ${(c.bytes / GIB).toFixed(2)} GiB — ${c.basis}` })), capGib, "GiB", cap);
+    stackedBar($("#memory"), m.items.map((c) => ({ name: part("mem", c.name), value: c.bytes / GIB, title: `${part("mem", c.name)}: ${(c.bytes / GIB).toFixed(2)} GiB — ${c.basis}` })), capGib, "GiB", cap);
     const s = p.train.step;
     const parts = [
       ["compute", s.compute - s.optimizer], ["optimizer", s.optimizer], ["pipeline bubble", s.pipeline_bubble],
       ["TP comm", s.tp_comm], ["PP comm", s.pp_comm], ["EP comm", s.ep_comm], ["DP comm (exposed)", s.dp_comm_exposed],
-    ].filter(([, v]) => v > 0).map(([name, v]) => ({ name, value: v, title: `${name}: ${v.toFixed(3)} s of a ${s.step.toFixed(3)} s step (MFU ${(s.mfu * 100).toFixed(1)}%, bottleneck ${s.bottleneck})` }));
-    stackedBar($("#step"), parts, 0, "s", `step ${s.step.toFixed(3)} s, MFU ${(s.mfu * 100).toFixed(1)}%`);
+    ].filter(([, v]) => v > 0).map(([name, v]) => ({ name: part("step", name), value: v, title: `${part("step", name)}: ${v.toFixed(3)} s / ${s.step.toFixed(3)} s (${s.bottleneck})` }));
+    stackedBar($("#step"), parts, 0, "s", t("step-total", { s: s.step.toFixed(3), mfu: (s.mfu * 100).toFixed(1) }));
   } else if (p.serve) {
     const m = p.serve.memory;
     const parts = [["weights", m.weights], ["KV cache pool", m.kv_pool], ["activations", m.activation_peak], ["non-torch", m.non_torch], ["CUDA graphs", m.cudagraph]]
-      .filter(([, v]) => v > 0).map(([name, v]) => ({ name, value: v / GIB, title: `${name}: ${(v / GIB).toFixed(2)} GiB` }));
+      .filter(([, v]) => v > 0).map(([name, v]) => ({ name: part("mem", name), value: v / GIB, title: `${part("mem", name)}: ${(v / GIB).toFixed(2)} GiB` }));
     stackedBar($("#memory"), parts, capGib, "GiB", cap);
     const l = p.serve.latency;
     const out = Number($("#outTok").value) || 0;
     stackedBar($("#step"), [
-      { name: "TTFT", value: l.ttft, title: `time to first token ${l.ttft.toFixed(3)} s` },
-      { name: "decode", value: l.time_per_token * out, title: `${out} tokens × ${(l.time_per_token * 1000).toFixed(1)} ms` },
+      { name: part("step", "TTFT"), value: l.ttft, title: `${part("step", "TTFT")}: ${l.ttft.toFixed(3)} s` },
+      { name: part("step", "decode"), value: l.time_per_token * out, title: `${part("step", "decode")}: ${out} × ${(l.time_per_token * 1000).toFixed(1)} ms` },
     ], 0, "s", "");
   }
   $("#advice").innerHTML = p.advice.map((a) => `<li class="${esc(a.severity)}">${esc(lang === "zh" ? a.zh : a.en)}</li>`).join("");
