@@ -33,7 +33,7 @@ pub fn routes() -> Router<Arc<AppState>> {
 /// A JSON answer: the CLI's document, or its error object with an HTTP status.
 pub struct Answer {
     status: StatusCode,
-    body: Arc<String>,
+    body: Bytes,
 }
 
 impl IntoResponse for Answer {
@@ -41,7 +41,7 @@ impl IntoResponse for Answer {
         (
             self.status,
             [(header::CONTENT_TYPE, "application/json; charset=utf-8")],
-            self.body.as_str().to_owned(),
+            self.body,
         )
             .into_response()
     }
@@ -55,7 +55,7 @@ impl Answer {
     fn ok(body: String) -> Self {
         Answer {
             status: StatusCode::OK,
-            body: Arc::new(body),
+            body: Bytes::from(body),
         }
     }
 
@@ -64,7 +64,7 @@ impl Answer {
         let v = render::json_error(crate::exit::USAGE, e, field);
         Answer {
             status,
-            body: Arc::new(serde_json::to_string_pretty(&v).unwrap_or_default()),
+            body: Bytes::from(serde_json::to_string_pretty(&v).unwrap_or_default()),
         }
     }
 

@@ -15,6 +15,7 @@ mod query;
 use crate::cli::ServeArgs;
 use crate::cmd::CatalogOpts;
 use anyhow::{Context, Result};
+use axum::body::Bytes;
 use axum::extract::DefaultBodyLimit;
 use axum::http::StatusCode;
 use axum::Router;
@@ -40,11 +41,14 @@ pub const MAX_API_NODES: u64 = 256;
 /// and forth, and shared links repeat requests. The catalog is loaded once at start, so an answer
 /// stays valid until the day changes (price ages), which is part of the key.
 pub const CACHE_ENTRIES: usize = 512;
+/// Bytes of remembered answers at most (the oldest are dropped beyond it); one answer larger
+/// than an eighth of it is not remembered.
+pub const CACHE_BYTES: usize = 64 * 1024 * 1024;
 
 /// What every handler shares.
 pub struct AppState {
     pub catalog: Catalog,
-    cache: Mutex<lru::LruCache<String, Arc<String>>>,
+    cache: Mutex<Cache>,
     jobs: Arc<tokio::sync::Semaphore>,
 }
 
@@ -53,22 +57,43 @@ impl AppState {
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
         AppState {
             catalog,
-            cache: Mutex::new(lru::LruCache::new(
-                NonZeroUsize::new(CACHE_ENTRIES).unwrap_or(NonZeroUsize::MIN),
-            )),
+            cache: Mutex::new(Cache {
+                map: lru::LruCache::new(
+                    NonZeroUsize::new(CACHE_ENTRIES).unwrap_or(NonZeroUsize::MIN),
+                ),
+                bytes: 0,
+            }),
             jobs: Arc::new(tokio::sync::Semaphore::new(cores * JOBS_PER_CORE)),
         }
     }
 
-    fn cached(&self, key: &str) -> Option<Arc<String>> {
-        self.cache.lock().ok()?.get(key).cloned()
+    fn cached(&self, key: &str) -> Option<Bytes> {
+        self.cache.lock().ok()?.map.get(key).cloned()
     }
 
-    fn remember(&self, key: String, body: Arc<String>) {
+    fn remember(&self, key: String, body: Bytes) {
+        if body.len() > CACHE_BYTES / 8 {
+            return;
+        }
         if let Ok(mut c) = self.cache.lock() {
-            c.put(key, body);
+            c.bytes += key.len() + body.len();
+            if let Some((k, old)) = c.map.push(key, body) {
+                c.bytes -= k.len() + old.len();
+            }
+            while c.bytes > CACHE_BYTES {
+                match c.map.pop_lru() {
+                    Some((k, old)) => c.bytes -= k.len() + old.len(),
+                    None => break,
+                }
+            }
         }
     }
+}
+
+/// Remembered answers, least recently used first out, with their total size in bytes.
+struct Cache {
+    map: lru::LruCache<String, Bytes>,
+    bytes: usize,
 }
 
 /// The whole application: API, page, limits.
@@ -157,6 +182,32 @@ async fn shutdown_signal() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cache_stays_within_its_byte_budget() {
+        let st = AppState::new(Catalog::default());
+        let big = Bytes::from(vec![b'x'; CACHE_BYTES / 10]);
+        for i in 0..40 {
+            st.remember(format!("k{i}"), big.clone());
+            let c = st.cache.lock().unwrap();
+            assert!(c.bytes <= CACHE_BYTES, "{} bytes after {i}", c.bytes);
+            let sum: usize = c.map.iter().map(|(k, v)| k.len() + v.len()).sum();
+            assert_eq!(sum, c.bytes);
+        }
+        assert!(st.cached("k39").is_some() && st.cached("k0").is_none());
+        st.remember("huge".into(), Bytes::from(vec![b'y'; CACHE_BYTES / 4]));
+        assert!(
+            st.cached("huge").is_none(),
+            "an answer over an eighth of the budget is not kept"
+        );
+        st.remember("k39".into(), Bytes::from_static(b"new"));
+        assert_eq!(st.cached("k39").as_deref(), Some(&b"new"[..]));
+        let c = st.cache.lock().unwrap();
+        assert_eq!(
+            c.map.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>(),
+            c.bytes
+        );
+    }
 
     #[test]
     fn non_loopback_bind_needs_the_flag() {
