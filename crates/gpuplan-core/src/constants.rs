@@ -9,6 +9,7 @@ use crate::error::{check_range, CoreError};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct Tunables {
     /// CUDA context + cuBLAS/cuDNN workspaces, outside PyTorch's allocator. estimation.md §3.5:

@@ -6,6 +6,7 @@ use crate::error::{check_int, check_range, CoreError};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum TrainTask {
     Pretrain,
@@ -22,6 +23,7 @@ impl TrainTask {
 
 /// Numeric regime of training.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Precision {
     /// Everything fp32 (tf32 matmuls where available).
@@ -37,6 +39,7 @@ pub enum Precision {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Optimizer {
     AdamW,
@@ -48,6 +51,7 @@ pub enum Optimizer {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Recompute {
     None,
@@ -64,6 +68,7 @@ pub enum Recompute {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum AttentionImpl {
     /// Materialises the s×s score matrix (HF `attn_implementation="eager"`).
@@ -77,6 +82,7 @@ pub enum AttentionImpl {
 
 /// Which framework's memory behaviour to model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Framework {
     /// HF Transformers / PEFT / TRL / torchtune eager PyTorch modules: unfused norms and SwiGLU,
@@ -89,6 +95,7 @@ pub enum Framework {
 
 /// How the frozen base weights of LoRA/QLoRA are stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum BaseWeights {
     Bf16,
@@ -111,6 +118,7 @@ impl BaseWeights {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct LoraConfig {
     pub rank: u64,
@@ -196,6 +204,7 @@ impl LoraConfig {
 }
 
 /// Storage dtype of LoRA adapters.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AdapterDtype {
@@ -272,6 +281,7 @@ impl Default for LoraConfig {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct Parallelism {
     /// Tensor parallel degree (inside a node).
@@ -353,6 +363,7 @@ impl Default for Parallelism {
 
 /// A training job.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct TrainingSetup {
     pub task: TrainTask,
@@ -606,6 +617,7 @@ pub const MAX_DATASET_BYTES: f64 = 1e18;
 
 /// Weight storage format for inference.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case", tag = "format")]
 pub enum WeightFormat {
     Fp32,
@@ -663,6 +675,7 @@ impl WeightFormat {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum KvDtype {
     Fp16,
@@ -682,6 +695,7 @@ impl KvDtype {
 
 /// The serving engine whose rule sizes the KV pool (infer.rs `serving_memory`, each rule with its
 /// source in docs/methodology.md §Serving engines).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Engine {
@@ -709,6 +723,7 @@ impl Engine {
 
 /// An inference/serving job, sized the way its engine sizes its KV pool.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct InferenceSetup {
     pub weights: WeightFormat,

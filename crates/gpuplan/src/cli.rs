@@ -52,6 +52,9 @@ pub enum Command {
     /// Prices with their kind, region and age (`--by-gpu` compares chips across providers);
     /// `prices fetch PROVIDER` gets today's prices from the provider's price API.
     Prices(Box<PricesArgs>),
+    /// A local web page and JSON HTTP API (`/api/v1`) for plans, estimates and the catalog.
+    /// The server has NO authentication: it listens on loopback unless --allow-remote is given.
+    Serve(ServeArgs),
     /// Run the published validation cases and report the error of each.
     Accuracy {
         /// Folder of case files [default: the cases built into the binary].
@@ -710,4 +713,16 @@ mod tests {
         walk(&Cli::command(), "gpuplan", &mut missing);
         assert!(missing.is_empty(), "flags without help: {missing:#?}");
     }
+}
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// Address and port to listen on. Anything but a loopback address (127.0.0.1, ::1) also needs
+    /// --allow-remote.
+    #[arg(long, default_value = "127.0.0.1:8700")]
+    pub bind: std::net::SocketAddr,
+    /// Allow a non-loopback --bind. The server has no authentication and no TLS: anyone who can
+    /// reach the address can use it.
+    #[arg(long)]
+    pub allow_remote: bool,
 }

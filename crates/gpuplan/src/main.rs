@@ -23,6 +23,7 @@ mod cmd;
 mod creds;
 mod fetch;
 mod render;
+mod serve;
 
 use clap::Parser;
 use std::process::ExitCode;

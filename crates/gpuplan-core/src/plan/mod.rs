@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 pub const PLAN_SCHEMA_VERSION: u32 = 1;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum SoftwareFramework {
     Pytorch,
@@ -36,6 +37,7 @@ pub enum SoftwareFramework {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ChipFamily {
     Nvidia,
@@ -67,6 +69,7 @@ impl ChipFamily {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum BillingChoice {
     Auto,
@@ -76,6 +79,7 @@ pub enum BillingChoice {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Objective {
     Cost,
@@ -84,6 +88,7 @@ pub enum Objective {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct Constraints {
     pub providers: Vec<Provider>,
@@ -128,6 +133,7 @@ impl Default for Constraints {
 
 /// A serving job.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct ServeJob {
     /// Weight formats to consider; empty = bf16 plus fp8/int8/int4 alternatives.

@@ -50,12 +50,14 @@ pub fn billing(b: BillingArg) -> Billing {
     }
 }
 
+/// The body of the `gpus` JSON document, shared with `gpuplan serve`.
+pub fn gpus_json(c: &Catalog) -> serde_json::Value {
+    serde_json::json!({ "gpus": c.gpus })
+}
+
 fn gpus(c: &Catalog, format: Format) -> Result<u8> {
     if format == Format::Json {
-        outln!(
-            "{}",
-            render::json("gpus", &serde_json::json!({ "gpus": c.gpus }))?
-        );
+        outln!("{}", render::json("gpus", &gpus_json(c))?);
         return Ok(0);
     }
     let header = [
@@ -165,22 +167,21 @@ fn filtered<'a>(c: &'a Catalog, f: &InstanceFilterArgs) -> Vec<(&'a Instance, Op
         .collect()
 }
 
+/// The body of the `instances` JSON document, shared with `gpuplan serve`.
+pub fn instances_json(c: &Catalog, f: &InstanceFilterArgs) -> serde_json::Value {
+    let v: Vec<_> = filtered(c, f)
+        .iter()
+        .map(|(i, p)| serde_json::json!({ "instance": i, "price": p }))
+        .collect();
+    serde_json::json!({ "billing": billing(f.billing).name(), "instances": v })
+}
+
 fn instances(c: &Catalog, f: &InstanceFilterArgs, opts: &CatalogOpts) -> Result<u8> {
-    let rows = filtered(c, f);
     if f.format == ListFormat::Json {
-        let v: Vec<_> = rows
-            .iter()
-            .map(|(i, p)| serde_json::json!({ "instance": i, "price": p }))
-            .collect();
-        outln!(
-            "{}",
-            render::json(
-                "instances",
-                &serde_json::json!({ "billing": billing(f.billing).name(), "instances": v })
-            )?
-        );
+        outln!("{}", render::json("instances", &instances_json(c, f))?);
         return Ok(0);
     }
+    let rows = filtered(c, f);
     let header = [
         "id",
         "provider",

@@ -7,16 +7,18 @@ use crate::render::{self, gib};
 use anyhow::{Context, Result};
 use gpuplan_core::constants::Tunables;
 use gpuplan_core::i18n::Msg;
+use gpuplan_core::hardware::ClusterSpec;
 use gpuplan_core::job::{
     estimate_inference, estimate_training, model_summary, HardwareInput, InferenceEstimate,
     JobKind, TrainingEstimate, WorkloadFile,
 };
+use gpuplan_core::model::ModelSpec;
 use gpuplan_core::units::{format_count, Bandwidth, Seconds};
 use gpuplan_core::workload::{InferenceSetup, TrainingSetup, WeightFormat};
 use serde_json::json;
 
 /// Everything resolved from file + flags.
-struct Request {
+pub struct Request {
     file: WorkloadFile,
     kind: JobKind,
     training: TrainingSetup,
@@ -51,9 +53,8 @@ fn parse_weights(s: &str) -> Result<WeightFormat> {
     })
 }
 
-fn resolve(a: &EstimateArgs) -> Result<Request> {
+fn resolve(a: &EstimateArgs, file: WorkloadFile) -> Result<Request> {
     let j = &a.job;
-    let file = read_workload(j)?;
     let mut training = file.training.clone().unwrap_or_default();
     let mut inference = file.inference.clone().unwrap_or_default();
     let mut hardware = file.hardware.clone().unwrap_or_default();
@@ -165,25 +166,100 @@ fn resolve(a: &EstimateArgs) -> Result<Request> {
 }
 
 pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
-    let mut r = resolve(&a)?;
+    let file = read_workload(&a.job)?;
+    let x = compute(&a, file, opts.lang, &|| super::load_catalog(opts))?;
+    match a.format {
+        Format::Json => {
+            let (kind, body) = estimate_json(&x);
+            outln!("{}", render::json(kind, &body)?)
+        }
+        f => {
+            let look = look(opts, f);
+            match &x {
+                Estimated::Training {
+                    model,
+                    r,
+                    cluster,
+                    e,
+                } => {
+                    out!("{}", training_report(model, r, cluster, e, &look))
+                }
+                Estimated::Inference { model, r, e, .. } => {
+                    out!("{}", inference_report(&model.name, r, e, &look))
+                }
+                Estimated::Solved {
+                    model,
+                    r,
+                    cluster,
+                    s,
+                } => out!("{}", solve_report(model, r, cluster, s, look.md)),
+            }
+        }
+    }
+    Ok(if x.fits() { 0 } else { exit::DOES_NOT_FIT })
+}
+
+/// One estimate, with what it was computed from.
+pub enum Estimated {
+    Training {
+        model: ModelSpec,
+        r: Box<Request>,
+        cluster: ClusterSpec,
+        e: Box<TrainingEstimate>,
+    },
+    Inference {
+        model: ModelSpec,
+        r: Box<Request>,
+        cluster: ClusterSpec,
+        e: Box<InferenceEstimate>,
+    },
+    /// `--solve`: one serving question answered.
+    Solved {
+        model: ModelSpec,
+        r: Box<Request>,
+        cluster: ClusterSpec,
+        s: Box<gpuplan_core::infer::Solved>,
+    },
+}
+
+impl Estimated {
+    /// Whether the job fits the device's memory.
+    pub fn fits(&self) -> bool {
+        match self {
+            Estimated::Training { e, .. } => e.fits,
+            Estimated::Inference { e, .. } => e.memory.fits,
+            Estimated::Solved { s, .. } => s.batch > 0,
+        }
+    }
+}
+
+/// The estimate of flags `a` over a workload already read (`gpuplan serve` passes the body of
+/// `POST /api/v1/estimate`); `catalog` is called only when the hardware names a catalog row.
+pub fn compute(
+    a: &EstimateArgs,
+    file: WorkloadFile,
+    lang: gpuplan_core::i18n::Lang,
+    catalog: &dyn Fn() -> Result<gpuplan_core::catalog::Catalog>,
+) -> Result<Estimated> {
+    let mut r = resolve(a, file)?;
     let model = resolve_model(&a.job, &r.file)?;
     if r.kind == JobKind::Training {
         let explicit = a.job.seq_len.is_some()
             || r.training.seq_len != gpuplan_core::workload::DEFAULT_SEQ_LEN;
         if let Some(note) = gpuplan_core::workload::fit_seq_len(&mut r.training, &model, explicit)?
         {
-            note_line(opts.lang, &note.render(opts.lang));
+            note_line(lang, &note.render(lang));
         }
     }
     for w in &model.warnings {
         eprintln!(
             "{}{w}",
-            gpuplan_core::i18n::text(opts.lang, "warning-prefix")
+            gpuplan_core::i18n::text(lang, "warning-prefix")
         );
     }
     let cluster = match &a.instance {
         Some(id) => {
-            let cat = super::load_catalog(opts)?;
+            let cat = catalog()?;
             let inst = cat.find_instance(id)?;
             if !inst.gpu_is_mapped() || inst.vgpu {
                 return Err(crate::render::fail(
@@ -195,7 +271,7 @@ pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
                 .with_context(|| format!("GPU `{}` of `{id}` is not in the GPU table", inst.gpu))?;
             let (c, assumed) = gpuplan_core::plan::instance_cluster(inst, gpu, r.hardware.nodes)?;
             if let Some(note) = assumed {
-                note_line(opts.lang, note.get(opts.lang));
+                note_line(lang, note.get(lang));
             }
             c
         }
@@ -203,7 +279,7 @@ pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
             Ok(c) => c,
             // Not a built-in accelerator: one from a user catalog or --catalog FILE.
             Err(e) => {
-                let cat = super::load_catalog(opts)?;
+                let cat = catalog()?;
                 match cat
                     .gpus
                     .iter()
@@ -227,48 +303,77 @@ pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
             for n in notes {
                 eprintln!(
                     "{}{}",
-                    gpuplan_core::i18n::text(opts.lang, "note-prefix"),
-                    n.get(opts.lang)
+                    gpuplan_core::i18n::text(lang, "note-prefix"),
+                    n.get(lang)
                 );
             }
             r.training = t;
             let e = estimate_training(&model, &r.training, &cluster, &r.tunables)?;
-            match a.format {
-                Format::Json => outln!(
-                    "{}",
-                    render::json(
-                        "training_estimate",
-                        &json!({
-                            "model": model_summary(&model), "setup": r.training, "hardware": cluster,
-                            "tunables": r.tunables, "estimate": e
-                        })
-                    )?
-                ),
-                f => out!(
-                    "{}",
-                    training_report(&model, &r, &cluster, &e, &look(opts, f))
-                ),
-            }
-            Ok(if e.fits { 0 } else { exit::DOES_NOT_FIT })
+            Ok(Estimated::Training {
+                model,
+                r: Box::new(r),
+                cluster,
+                e: Box::new(e),
+            })
         }
-        JobKind::Inference if a.solve.is_some() => solve_report(&a, &model, &r, &cluster),
+        JobKind::Inference if a.solve.is_some() => {
+            let s = solve_question(a, &model, &r, &cluster)?;
+            Ok(Estimated::Solved {
+                model,
+                r: Box::new(r),
+                cluster,
+                s: Box::new(s),
+            })
+        }
         JobKind::Inference => {
             let e = estimate_inference(&model, &r.inference, &cluster, &r.tunables)?;
-            match a.format {
-                Format::Json => outln!(
-                    "{}",
-                    render::json(
-                        "inference_estimate",
-                        &json!({
-                            "model": model_summary(&model), "setup": r.inference, "hardware": cluster,
-                            "tunables": r.tunables, "estimate": e
-                        })
-                    )?
-                ),
-                f => out!("{}", inference_report(&model.name, &r, &e, &look(opts, f))),
-            }
-            Ok(if e.memory.fits { 0 } else { exit::DOES_NOT_FIT })
+            Ok(Estimated::Inference {
+                model,
+                r: Box::new(r),
+                cluster,
+                e: Box::new(e),
+            })
         }
+    }
+}
+
+/// The kind and body of the estimate's JSON document (docs/json-schema.md), shared with
+/// `gpuplan serve`.
+pub fn estimate_json(x: &Estimated) -> (&'static str, serde_json::Value) {
+    match x {
+        Estimated::Training {
+            model,
+            r,
+            cluster,
+            e,
+        } => (
+            "training_estimate",
+            json!({
+                "model": model_summary(model), "setup": r.training, "hardware": cluster,
+                "tunables": r.tunables, "estimate": e
+            }),
+        ),
+        Estimated::Inference {
+            model,
+            r,
+            cluster,
+            e,
+        } => (
+            "inference_estimate",
+            json!({
+                "model": model_summary(model), "setup": r.inference, "hardware": cluster,
+                "tunables": r.tunables, "estimate": e
+            }),
+        ),
+        Estimated::Solved {
+            model,
+            r,
+            cluster,
+            s,
+        } => (
+            "serving_solve",
+            json!({"model": model_summary(model), "setup": r.inference, "hardware": cluster, "answer": s}),
+        ),
     }
 }
 
@@ -607,13 +712,13 @@ fn training_report(
     out
 }
 
-/// `estimate --solve`: one serving question answered by the core, with its binding constraint.
-fn solve_report(
+/// `estimate --solve`: the question of the flags, answered by the core.
+fn solve_question(
     a: &EstimateArgs,
-    model: &gpuplan_core::model::ModelSpec,
+    model: &ModelSpec,
     r: &Request,
-    cluster: &gpuplan_core::hardware::ClusterSpec,
-) -> Result<u8> {
+    cluster: &ClusterSpec,
+) -> Result<gpuplan_core::infer::Solved> {
     use gpuplan_core::infer::{solve, SolveFor};
     let q = match a.solve {
         Some(SolveArg::MaxContext) => SolveFor::MaxContext,
@@ -626,7 +731,17 @@ fn solve_report(
         None => anyhow::bail!("--solve needs a question"),
     };
     r.inference.validate_for(model)?;
-    let s = solve(model, &r.inference, &cluster.gpu, &r.tunables, q)?;
+    Ok(solve(model, &r.inference, &cluster.gpu, &r.tunables, q)?)
+}
+
+/// The answer of `--solve` as a table, with its binding constraint.
+fn solve_report(
+    model: &ModelSpec,
+    r: &Request,
+    cluster: &ClusterSpec,
+    s: &gpuplan_core::infer::Solved,
+    md: bool,
+) -> String {
     let ms = |t: Option<Seconds>| {
         t.map(|t| format!("{:.2}", t.millis()))
             .unwrap_or_else(|| "n/a".into())
@@ -635,39 +750,24 @@ fn solve_report(
         .output_tokens_per_second
         .map(|x| format!("{x:.0}"))
         .unwrap_or_else(|| "n/a".into());
-    match a.format {
-        Format::Json => outln!(
-            "{}",
-            render::json(
-                "serving_solve",
-                &json!({"model": model_summary(model), "setup": r.inference, "hardware": cluster, "answer": s})
-            )?
-        ),
-        f => {
-            let rows = vec![
-                vec![
-                    "context (tokens per sequence)".into(),
-                    s.context.to_string(),
-                ],
-                vec!["concurrent sequences".into(), s.batch.to_string()],
-                vec!["time per output token (ms)".into(), ms(s.time_per_token)],
-                vec!["output tokens/s (replica)".into(), tps],
-                vec!["binding constraint".into(), s.binding.to_string()],
-                vec!["why".into(), s.explanation.clone()],
-            ];
-            out!(
-                "{}: {} on {} × TP {} ({} rule, {} evaluations)\n{}",
-                model.name,
-                s.question.label(),
-                cluster.gpu.id,
-                r.inference.tp,
-                r.inference.engine.name(),
-                s.evaluations,
-                render::block(f == Format::Markdown, &["quantity", "value"], &rows)
-            );
-        }
-    }
-    Ok(if s.batch == 0 { exit::DOES_NOT_FIT } else { 0 })
+    let rows = vec![
+        vec!["context (tokens per sequence)".into(), s.context.to_string()],
+        vec!["concurrent sequences".into(), s.batch.to_string()],
+        vec!["time per output token (ms)".into(), ms(s.time_per_token)],
+        vec!["output tokens/s (replica)".into(), tps],
+        vec!["binding constraint".into(), s.binding.to_string()],
+        vec!["why".into(), s.explanation.clone()],
+    ];
+    format!(
+        "{}: {} on {} × TP {} ({} rule, {} evaluations)\n{}",
+        model.name,
+        s.question.label(),
+        cluster.gpu.id,
+        r.inference.tp,
+        r.inference.engine.name(),
+        s.evaluations,
+        render::block(md, &["quantity", "value"], &rows)
+    )
 }
 
 /// The KV pool row; a pool below zero is shown as 0 with the shortfall, never as negative memory.

@@ -46,6 +46,7 @@ pub fn run(cli: Cli) -> Result<u8> {
             out!("{}", String::from_utf8_lossy(&buf));
             Ok(0)
         }
+        Command::Serve(args) => crate::serve::run(args, &opts),
     }
 }
 

@@ -163,8 +163,17 @@ const MAX_REPLICAS: u64 = 10_000;
 const MAX_DATASET_BYTES: f64 = 1e18;
 
 fn build_request(a: &PlanArgs, lang: Lang) -> Result<PlanRequest> {
+    build_request_from(a, read_workload(&a.job)?, lang)
+}
+
+/// The plan request of flags `a` over a workload already read (`gpuplan serve` passes the body of
+/// `POST /api/v1/plan` here, with the flags of its query).
+pub fn build_request_from(
+    a: &PlanArgs,
+    file: gpuplan_core::job::WorkloadFile,
+    lang: Lang,
+) -> Result<PlanRequest> {
     let j = &a.job;
-    let file = read_workload(j)?;
     let model = resolve_model(j, &file)?;
     let mut tun = file.tunables.clone().unwrap_or_default();
     apply_sets(&mut tun, &j.set)?;
@@ -224,7 +233,7 @@ fn build_request(a: &PlanArgs, lang: Lang) -> Result<PlanRequest> {
         }
     }
     let job = if serve_task {
-        let mut s = file.serve.clone().unwrap_or_else(ServeJob::default);
+        let mut s = file.serve.clone().unwrap_or_default();
         if let Some(x) = a.rate {
             s.rate_rps = Some(x);
         }
@@ -407,14 +416,21 @@ pub fn run(a: PlanArgs, opts: &CatalogOpts) -> Result<u8> {
     match a.format {
         Format::Json => outln!(
             "{}",
-            render::json(
-                "plan",
-                &serde_json::json!({ "request": request_json(&req), "outcome": trimmed(&out, a.top), "price_ages": ages })
-            )?
+            render::json("plan", &plan_json(&req, &out, a.top, &ages))?
         ),
         _ => out!("{}", report(&req, &out, &view)),
     }
     Ok(if out.plans.is_empty() { NO_PLAN } else { 0 })
+}
+
+/// The body of the `plan` JSON document (docs/json-schema.md), shared with `gpuplan serve`.
+pub fn plan_json(
+    req: &PlanRequest,
+    out: &PlanOutcome,
+    top: usize,
+    ages: &[super::prices::PlanPriceAge],
+) -> serde_json::Value {
+    serde_json::json!({ "request": request_json(req), "outcome": trimmed(out, top), "price_ages": ages })
 }
 
 fn request_json(r: &PlanRequest) -> serde_json::Value {

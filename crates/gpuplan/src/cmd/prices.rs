@@ -143,6 +143,16 @@ fn csv_field(s: &str) -> String {
     }
 }
 
+/// The body of the `prices` JSON document (the list, not `--by-gpu`), shared with
+/// `gpuplan serve`.
+pub fn list_json(c: &Catalog, f: &PricesListArgs) -> serde_json::Value {
+    rows_json(&rows(c, f, now_secs()))
+}
+
+fn rows_json(rows: &[Row]) -> serde_json::Value {
+    serde_json::json!({ "prices": rows })
+}
+
 fn list(c: &Catalog, f: &PricesListArgs) -> Result<u8> {
     let today = now_secs();
     if f.by_gpu {
@@ -151,10 +161,7 @@ fn list(c: &Catalog, f: &PricesListArgs) -> Result<u8> {
     let rows = rows(c, f, today);
     match f.format {
         PriceFormat::Json => {
-            outln!(
-                "{}",
-                render::json("prices", &serde_json::json!({ "prices": rows }))?
-            );
+            outln!("{}", render::json("prices", &rows_json(&rows))?);
         }
         PriceFormat::Csv => {
             outln!("provider,instance,gpu,gpu_count,region,billing,cny,cny_per_gpu_hour,kind,as_of,age_days,source");
