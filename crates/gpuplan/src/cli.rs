@@ -55,6 +55,9 @@ pub enum Command {
     /// A local web page and JSON HTTP API (`/api/v1`) for plans, estimates and the catalog.
     /// The server has NO authentication: it listens on loopback unless --allow-remote is given.
     Serve(ServeArgs),
+    /// Write the launch bundle of a saved plan (`gpuplan plan --format json > plan.json`):
+    /// engine configs, Kubernetes jobs, a SkyPilot task and the cloud command (docs/export.md).
+    Export(ExportArgs),
     /// Run the published validation cases and report the error of each.
     Accuracy {
         /// Folder of case files [default: the cases built into the binary].
@@ -558,6 +561,37 @@ pub struct PlanArgs {
     /// only. `gpuplan prices` shows each price's age.
     #[arg(long, value_name = "AGE")]
     pub max_price_age: Option<String>,
+    #[command(flatten)]
+    pub export: ExportFlags,
+}
+
+/// `plan --export DIR [--pick N] [--force]` and `export … --to DIR`.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ExportFlags {
+    /// Write the launch bundle of the top plan (or of --pick N) into DIR (docs/export.md).
+    #[arg(long, value_name = "DIR")]
+    pub export: Option<PathBuf>,
+    /// Which plan to export, 1 = the best (at most --top).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub pick: usize,
+    /// Overwrite files that already exist in DIR.
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// A saved `gpuplan plan --format json` document.
+    pub plan: PathBuf,
+    /// Directory to write the bundle into (created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub to: PathBuf,
+    /// Which plan of the document, 1 = the best.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub pick: usize,
+    /// Overwrite files that already exist in DIR.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Args, Debug)]

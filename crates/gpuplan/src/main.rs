@@ -21,6 +21,7 @@ macro_rules! eprintln {
 mod cli;
 mod cmd;
 mod creds;
+mod export;
 mod fetch;
 mod render;
 mod serve;

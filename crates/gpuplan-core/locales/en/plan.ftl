@@ -107,3 +107,4 @@ cat-col-price-short = ¥
 cat-col-confidence = confidence
 cat-col-origin = origin
 cat-instances-legend = { $n } instance types. ¥ = { $billing } price (per hour; monthly: per month). RDMA: ✓ = eRDMA, RoCE or InfiniBand, – = none, ? = not documented; – elsewhere = not sourced. `--wide` shows network, links, price kind and date, confidence and origin; prices: list = published, user = yours, estimate = derived (see `catalog show`).
+plan-export-nothing = --export: no plan meets the constraints, nothing was exported

@@ -104,3 +104,4 @@ cat-col-price-short = ¥
 cat-col-confidence = 可信度
 cat-col-origin = 来源
 cat-instances-legend = 共 { $n } 个实例规格。¥ = { $billing }价格（每小时；包年包月为每月）。RDMA：✓ = 支持 eRDMA、RoCE 或 InfiniBand，– = 不支持，? = 未见文档；其他列的 – = 无来源。`--wide` 显示网络、互联、价格类型与日期、可信度和来源；价格：公开价 = 官网公布，自有价 = 您提供，估算价 = 推算（见 `catalog show`）。
+plan-export-nothing = --export：没有满足约束的方案，未导出任何文件

@@ -3,6 +3,7 @@
 pub mod accuracy;
 pub mod catalog;
 pub mod estimate;
+pub mod export;
 pub mod models;
 pub mod plan;
 pub mod userfiles;
@@ -29,6 +30,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Catalog { action } => catalog::run(action, &opts),
         Command::Plan(args) => plan::run(*args, &opts),
         Command::Estimate(args) => estimate::run(*args, &opts),
+        Command::Export(args) => export::run(&args),
         Command::Accuracy { cases, format } => accuracy::run(cases.as_deref(), format),
         Command::Prices(args) => prices::run(*args, &opts),
         Command::Completions { shell } => {

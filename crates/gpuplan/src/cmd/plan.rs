@@ -403,6 +403,16 @@ pub fn run(a: PlanArgs, opts: &CatalogOpts) -> Result<u8> {
     for w in super::prices::stale_warnings(&ages, opts.lang) {
         eprintln!("{}{w}", tx(opts.lang, "warning-prefix"));
     }
+    if let (Some(dir), false) = (&a.export.export, out.plans.is_empty()) {
+        let doc = serde_json::json!({ "schema_version": render::SCHEMA_VERSION, "kind": "plan", "request": request_json(&req), "outcome": trimmed(&out, a.top.max(a.export.pick)) });
+        super::export::write_doc(&doc, a.export.pick, dir, a.export.force)?;
+    } else if a.export.export.is_some() {
+        eprintln!(
+            "{}{}",
+            tx(opts.lang, "note-prefix"),
+            tx(opts.lang, "plan-export-nothing")
+        );
+    }
     let l = opts.lang;
     let view = View {
         top: a.top,
