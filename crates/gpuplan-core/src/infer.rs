@@ -9,6 +9,7 @@
 use crate::constants::Tunables;
 use crate::error::CoreError;
 use crate::hardware::{ComputeDtype, GpuSpec};
+use crate::i18n::{Msg, Text};
 use crate::model::{param_breakdown, AttentionKind, MlpKind, ModelSpec, TransformerSpec};
 use crate::units::{compute_time, transfer_time, Bytes, FlopRate, Flops, Seconds};
 use crate::workload::{Engine, InferenceSetup, WeightFormat};
@@ -117,8 +118,9 @@ pub fn activation_peak(t: &TransformerSpec, tokens: u64, tp: u64) -> Bytes {
 pub struct ServingMemory {
     /// The engine whose rule sized the pool.
     pub engine: Engine,
-    /// The rule in one line (the engine's formula, with its source in docs/methodology.md).
-    pub rule: String,
+    /// The rule in one line (the engine's formula, with its source in docs/methodology.md), in
+    /// both languages (JSON: the English text).
+    pub rule: Text,
     pub weights: Bytes,
     pub activation_peak: Bytes,
     /// Runtime memory the rule charges inside its budget (vLLM: non-torch growth; static:
@@ -149,7 +151,7 @@ pub struct ServingMemory {
     pub max_context_at_batch: u64,
     /// Whether the engine would start (vLLM refuses when max_model_len > kv_tokens).
     pub fits: bool,
-    pub problem: Option<String>,
+    pub problem: Option<Text>,
 }
 
 /// vLLM V1's default `max_num_batched_tokens` for `vllm serve` (EngineArgs.get_batch_defaults,
@@ -233,7 +235,7 @@ pub fn setup_weight_bytes(m: &ModelSpec, s: &InferenceSetup) -> Bytes {
 
 /// The pieces one engine rule charges (see [`serving_memory`]).
 struct Charged {
-    rule: String,
+    rule: Text,
     budget: Bytes,
     act: Bytes,
     non_torch: Bytes,
@@ -264,10 +266,10 @@ fn engine_charge(
             let cudagraph = Bytes::from_gib(tun.vllm_cudagraph_gib);
             let budget = visible * s.gpu_memory_utilization;
             Charged {
-                rule: format!(
-                    "vLLM: {} × visible − weights − profile peak ({tokens} tokens) − non-torch",
-                    s.gpu_memory_utilization
-                ),
+                rule: Msg::new("serve-rule-vllm")
+                    .arg("util", s.gpu_memory_utilization.to_string())
+                    .arg("tokens", tokens)
+                    .into(),
                 kv: (budget - weights - act - non_torch - cudagraph).0,
                 budget,
                 act,
@@ -282,7 +284,7 @@ fn engine_charge(
                 .unwrap_or_else(|| sglang_default_mem_fraction(s.tp));
             let budget = (visible - context) * f;
             Charged {
-                rule: format!("SGLang: mem_fraction_static {f} × (visible − CUDA context − NCCL) − weights; no profile run"),
+                rule: Msg::new("serve-rule-sglang").arg("f", f.to_string()).into(),
                 kv: (budget - weights).0,
                 budget,
                 act: Bytes(0.0),
@@ -301,7 +303,10 @@ fn engine_charge(
             let act = activation_peak(t, tokens, s.tp);
             let free = visible - context - weights - act;
             Charged {
-                rule: format!("TensorRT-LLM: free_gpu_memory_fraction {f} × (visible − context − weights − activations of max_num_tokens {tokens})"),
+                rule: Msg::new("serve-rule-trtllm")
+                    .arg("f", f.to_string())
+                    .arg("tokens", tokens)
+                    .into(),
                 kv: free.0 * f,
                 budget: visible - context,
                 act,
@@ -316,10 +321,7 @@ fn engine_charge(
             let want = static_kv;
             let spare = (visible - weights - act - context).0;
             Charged {
-                rule: format!(
-                    "static: batch {} × max_model_len KV allocated up front",
-                    s.batch
-                ),
+                rule: Msg::new("serve-rule-static").arg("batch", s.batch).into(),
                 // The cache is exactly what was asked for; the shortfall is what does not fit.
                 kv: if spare >= want { want } else { spare - want },
                 budget: visible,
@@ -406,12 +408,22 @@ pub fn serving_memory(
     let kv_tokens = blocks.saturating_mul(block_tokens);
     let per_request = s.input_tokens + s.output_tokens + img.kv_tokens;
     let problem = if c.kv <= 0.0 {
-        Some(format!(
-            "weights ({weights}) + activation peak ({}) + runtime ({}) + KV exceed what {} leaves ({}): use more GPUs (tp), a quantised format, or a shorter max_model_len",
-            c.act, c.non_torch, s.engine.name(), c.budget
-        ))
+        Some(
+            Msg::new("serve-problem-no-kv")
+                .arg("weights", weights.to_string())
+                .arg("act", c.act.to_string())
+                .arg("runtime", c.non_torch.to_string())
+                .arg("engine", s.engine.name())
+                .arg("budget", c.budget.to_string())
+                .into(),
+        )
     } else if kv_tokens < max_model_len {
-        Some(format!("KV pool holds {kv_tokens} tokens, fewer than max_model_len {max_model_len}: the engine refuses to start; lower max_model_len or add memory"))
+        Some(
+            Msg::new("serve-problem-short-pool")
+                .arg("tokens", kv_tokens)
+                .arg("len", max_model_len)
+                .into(),
+        )
     } else {
         None
     };
@@ -525,18 +537,10 @@ pub fn latency(
         .peak(compute_dtype(s.weights))
         .or_else(|| gpu.peak_half())
         .ok_or_else(|| {
-            CoreError::invalid(
-                "gpu",
-                &gpu.id,
-                "no sourced peak FLOP/s; latency cannot be estimated",
-            )
+            CoreError::invalid_msg("gpu", &gpu.id, Msg::new("fix-gpu-no-peak-latency"))
         })?;
     let bw = gpu.memory_bandwidth().ok_or_else(|| {
-        CoreError::invalid(
-            "gpu",
-            &gpu.id,
-            "no sourced memory bandwidth; decode latency cannot be estimated",
-        )
+        CoreError::invalid_msg("gpu", &gpu.id, Msg::new("fix-gpu-no-bandwidth-latency"))
     })?;
     let b = param_breakdown(m);
     let linear_active = b.active_linear_params() as f64;
@@ -621,12 +625,13 @@ pub enum SolveFor {
 }
 
 impl SolveFor {
-    pub fn label(self) -> String {
+    /// The question in words (`solve-q-*` in estimate.ftl).
+    pub fn label(self) -> Msg {
         match self {
-            SolveFor::MaxContext => "max-context".into(),
-            SolveFor::MaxBatch => "max-batch".into(),
+            SolveFor::MaxContext => Msg::new("solve-q-max-context"),
+            SolveFor::MaxBatch => Msg::new("solve-q-max-batch"),
             SolveFor::MaxThroughput { tpot_s } => {
-                format!("max-throughput within {:.1} ms per token", tpot_s * 1e3)
+                Msg::new("solve-q-max-throughput").arg("ms", format!("{:.1}", tpot_s * 1e3))
             }
         }
     }
@@ -645,7 +650,8 @@ pub struct Solved {
     pub output_tokens_per_second: Option<f64>,
     /// What binds: `kv_pool`, `model_context`, `max_num_seqs`, `tpot_target`, `memory`.
     pub binding: &'static str,
-    pub explanation: String,
+    /// Why it binds, in both languages (JSON: the English text).
+    pub explanation: Text,
     /// Estimator calls the answer took.
     pub evaluations: u64,
 }
@@ -705,14 +711,14 @@ pub fn solve(
         .max_model_len
         .unwrap_or(s.input_tokens.saturating_add(s.output_tokens))
         .clamp(1, ctx_limit);
-    let none_fit = |what: String| Solved {
+    let none_fit = |what: Msg| Solved {
         question: q,
         context: 0,
         batch: 0,
         time_per_token: None,
         output_tokens_per_second: None,
         binding: "memory",
-        explanation: what,
+        explanation: what.into(),
         evaluations: 0,
     };
     let seq_cap = engine_max_num_seqs(s.engine, gpu);
@@ -724,7 +730,9 @@ pub fn solve(
                 holds(m, s, gpu, tun, l, batch)
             };
             if !ok(1)? {
-                return Ok(none_fit(format!("{batch} sequences do not fit even at 1 token each: weights and runtime leave no KV pool")));
+                return Ok(none_fit(
+                    Msg::new("solve-why-none-at-one-token").arg("batch", batch),
+                ));
             }
             let best = bisect_max(1, ctx_limit, ok)?;
             if best == ctx_limit {
@@ -732,14 +740,16 @@ pub fn solve(
                     best,
                     batch,
                     "model_context",
-                    format!("the model's context ({ctx_limit} tokens) binds before the KV pool"),
+                    Msg::new("solve-why-model-context").arg("ctx", ctx_limit),
                 )
             } else {
                 (
                     best,
                     batch,
                     "kv_pool",
-                    format!("{batch} × {} tokens fill the KV pool", best + 1),
+                    Msg::new("solve-why-context-fills-pool")
+                        .arg("batch", batch)
+                        .arg("tokens", best + 1),
                 )
             }
         }
@@ -749,9 +759,9 @@ pub fn solve(
                 holds(m, s, gpu, tun, context, b)
             };
             if !ok(1)? {
-                return Ok(none_fit(format!(
-                    "one sequence of {context} tokens does not fit the KV pool"
-                )));
+                return Ok(none_fit(
+                    Msg::new("solve-why-one-sequence").arg("context", context),
+                ));
             }
             let hi = if s.engine == Engine::Static {
                 crate::workload::MAX_BATCH
@@ -764,17 +774,16 @@ pub fn solve(
                     context,
                     best,
                     "max_num_seqs",
-                    format!("the engine schedules at most {seq_cap} sequences by default"),
+                    Msg::new("solve-why-max-num-seqs").arg("cap", seq_cap),
                 )
             } else {
                 (
                     context,
                     best,
                     "kv_pool",
-                    format!(
-                        "{} sequences of {context} tokens overflow the KV pool",
-                        best + 1
-                    ),
+                    Msg::new("solve-why-batch-fills-pool")
+                        .arg("n", best + 1)
+                        .arg("context", context),
                 )
             }
         }
@@ -791,11 +800,11 @@ pub fn solve(
         let tpot = |b: u64| latency(m, &probe(b), gpu, tun).map(|l| l.time_per_token.0);
         evals += 1;
         if tpot(1)? > tpot_s {
-            let mut out = none_fit(format!(
-                "even one sequence takes {:.1} ms per token, over the {:.1} ms target",
-                tpot(1)? * 1e3,
-                tpot_s * 1e3
-            ));
+            let mut out = none_fit(
+                Msg::new("solve-why-tpot-at-one")
+                    .arg("ms", format!("{:.1}", tpot(1)? * 1e3))
+                    .arg("target", format!("{:.1}", tpot_s * 1e3)),
+            );
             out.binding = "tpot_target";
             out.evaluations = evals;
             return Ok(out);
@@ -806,11 +815,9 @@ pub fn solve(
                 Ok(tpot(b)? <= tpot_s)
             })?;
             binding = "tpot_target";
-            why = format!(
-                "{} sequences take longer than {:.1} ms per token",
-                batch + 1,
-                tpot_s * 1e3
-            );
+            why = Msg::new("solve-why-tpot")
+                .arg("n", batch + 1)
+                .arg("target", format!("{:.1}", tpot_s * 1e3));
         }
     }
     let lat = latency(m, &probe(batch), gpu, tun).ok();
@@ -821,7 +828,7 @@ pub fn solve(
         time_per_token: lat.as_ref().map(|l| l.time_per_token),
         output_tokens_per_second: lat.as_ref().map(|l| l.decode_tokens_per_second),
         binding,
-        explanation: why,
+        explanation: why.into(),
         evaluations: evals,
     })
 }

@@ -858,13 +858,12 @@ pub fn check_context(
         input.saturating_add(output)
     };
     if need > t.max_context {
-        return Err(CoreError::invalid(
+        return Err(CoreError::invalid_msg(
             "input_tokens + output_tokens",
             need,
-            &format!(
-                "{} reads at most {} tokens (max_position_embeddings): shorten the prompt or the output",
-                m.name, t.max_context
-            ),
+            crate::i18n::Msg::new("fix-prompt-beyond-context")
+                .arg("model", m.name.as_str())
+                .arg("ctx", t.max_context),
         ));
     }
     Ok(())

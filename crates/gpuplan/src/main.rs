@@ -45,6 +45,7 @@ fn main() -> ExitCode {
     let json = render::json_requested(std::env::args());
     let args: Vec<String> = std::env::args().collect();
     let lang = cli::Lang::from_args(&args);
+    render::set_lang(lang);
     let cli = match cli::Cli::try_parse() {
         Ok(c) => c,
         Err(e) => return usage_error(e, json, lang),
@@ -78,9 +79,12 @@ fn usage_error(e: clap::Error, json: bool, lang: gpuplan_core::i18n::Lang) -> Ex
     }
     render::emit_err(&clap_text(&e, lang));
     if json {
-        let field = e
-            .get(clap::error::ContextKind::InvalidArg)
-            .map(|v| v.to_string());
+        // `--seq-len <TOKENS>` → `seq_len`: the name the workload file and core errors use.
+        let field = e.get(clap::error::ContextKind::InvalidArg).map(|v| {
+            let v = v.to_string();
+            let flag = v.split_whitespace().next().unwrap_or_default();
+            flag.trim_start_matches('-').replace('-', "_")
+        });
         render::emit_json_error(exit::USAGE, &anyhow::anyhow!("{}", e.render()), field);
     }
     ExitCode::from(exit::USAGE)

@@ -27,3 +27,67 @@ cli-err-max-price-age = --max-price-age `{ $value }` 无效：请给天数，例
 cli-err-instance-unmapped = 实例 `{ $id }` 的 GPU 未收录或为 vGPU 分片：请改用 --gpu 估算
 cli-err-similar-families = { $error }
     名称相近的实例族：{ $hints }（`gpuplan catalog show FAMILY` 列出一个实例族）
+serve-listening = gpuplan serve：正在监听 http://{ $at }/（API 位于 /api/v1；无身份验证{ $reach ->
+    [loopback] ，仅限本机访问）
+   *[network] ：网络上的其他机器可以访问）
+}
+serve-stopped = gpuplan serve：已停止
+serve-shutting-down = gpuplan serve：正在关闭（等待处理中的请求完成）
+serve-err-not-loopback = --bind { $bind }：不是本机回环地址；服务没有身份验证，能访问到它的人都能使用：确需在此地址监听请加 --allow-remote
+serve-err-runtime = 无法启动服务的运行时
+serve-err-listen = --bind { $bind }：无法在此地址监听
+export-done = 已将方案 #{ $pick }（{ $nodes } × { $instance }）导出到 { $dir }：共 { $n } 个文件；请先阅读 README.txt
+solve-err-tpot = --tpot { $value } 无效：请给出每个输出 token 的秒数，范围 (0, 3600]，例如 0.05
+solve-err-needs-tpot = --solve max-throughput 需要 --tpot 秒数（每个输出 token 的时间目标，例如 0.05）
+solve-err-no-question = --solve 需要指定问题
+cli-warn-both = 同时给出了 { $name_key } `{ $name }` 和 { $config_key } { $config }：以 { $config_key } 为准，忽略 { $name_key }
+cli-err-catalog-dir-unreadable = 无法读取用户目录 { $dir }：请修正其权限、设置 GPUPLAN_CONFIG_DIR，或加 --no-user-catalog
+cli-err-catalog-dir-not-dir = 用户目录 { $dir } 不是目录：请修正、设置 GPUPLAN_CONFIG_DIR，或加 --no-user-catalog
+cli-warn-more-in-row = （该行还有 { $n } 个问题）
+cli-warn-row = { $file }：{ $location }：{ $message }{ $more }{ $tail }
+cli-warn-row-skipped = ——已跳过该行
+cli-warn-row-left-out = ——重写文件时已去掉该行
+cli-note-other-findings = 用户目录文件中还有 { $n } 条其他检查结果：运行 `gpuplan catalog validate` 查看
+import-left-out = 已去掉 { $what }
+import-err-nothing = 没有导入任何内容：响应中的 { $n } 行全部无效（见上方警告）；{ $file } 未改动
+import-dry-run = 试运行：将写入 { $instances } 个实例规格、{ $prices } 条价格到 { $file }{ $out ->
+    [0] {""}
+   *[other] ；已去掉 { $out } 行无效数据
+}
+import-done = 已导入 { $instances } 个实例规格和 { $prices } 条价格到 { $file }{ $out ->
+    [0] {""}
+   *[other] ；已去掉 { $out } 行无效数据
+}
+export-err-no-plan = 方案文件中没有方案（规划器没有找到满足约束的方案：见 `outcome.rejected`）：无可导出
+export-err-pick = --pick { $pick }：文件中只有 { $n } 个方案；请选 1–{ $n }（需要更多可用 --top N 重新运行 `gpuplan plan`）
+export-err-schema = 本版本 gpuplan（{ $version }，可读取 { $reads }）不支持 schema_version 为 { $v } 的方案 JSON：请用本版本的 `gpuplan plan --format json` 重新生成
+export-err-not-identifier = 方案 JSON：`{ $field }` = { $value } 不是普通标识符（字母、数字、. _ - /，最多 128 个字符）：为避免写入脚本，导出拒绝该值
+export-err-exists = { $dir } 中已有启动包的 { $n } 个文件（{ $files }）：加 --force 覆盖（未写入任何文件）
+prices-err-instance-provider = --instance { $id } 属于 { $owner }，不属于 { $asked }：请去掉它，或用 `gpuplan prices fetch { $owner }` 获取
+prices-err-family = --family { $family }：目录中没有该系列的 { $provider } 实例规格（见 `gpuplan catalog instances --provider { $provider }`）
+fetch-err-endpoint-scheme = --endpoint `{ $url }`：请给出以 https:// 开头的地址（本地测试服务器可用 http://）
+fetch-err-endpoint-host = --endpoint `{ $url }`：缺少主机名
+
+## gpuplan models
+models-col-model = 模型
+models-col-type = 类型
+models-col-params = 参数量
+models-col-active = 激活参数
+models-col-published = 官方数字
+models-col-layers = 层数
+models-col-hidden = 隐藏维度
+models-col-heads = 注意力头/KV 头
+models-col-context = 上下文
+models-col-detail = 明细
+models-embedding = token 嵌入
+models-stem = 位置编码 / stem
+models-layers = { $name } 层 × { $n }
+models-per-layer = 每层 { $params }：{ $linears }
+models-final-norms = 最终归一化
+models-lm-head = LM head
+models-tied = 与嵌入共享或无
+models-total = 合计
+models-published = 官方公布 { $n }
+models-active = 每 token 激活
+models-notes = 备注：{ $text }
+models-source = 来源：{ $text }

@@ -64,3 +64,72 @@ kv-fp16 = fp16
 kv-bf16 = bf16
 kv-fp8 = fp8
 kv-int8 = int8
+
+## Serving engine rules (infer.rs) and what stops a pool
+serve-rule-vllm = vLLM：{ $util } × 可见显存 − 权重 − 探测峰值（{ $tokens } 个 token）− 非 torch 显存
+serve-rule-sglang = SGLang：mem_fraction_static { $f } ×（可见显存 − CUDA 上下文 − NCCL）− 权重；不做探测运行
+serve-rule-trtllm = TensorRT-LLM：free_gpu_memory_fraction { $f } ×（可见显存 − 上下文 − 权重 − max_num_tokens { $tokens } 的激活）
+serve-rule-static = 静态分配：启动时按批大小 { $batch } × max_model_len 分配 KV
+serve-rule-encoder = 编码器：每个请求一次前向，无 KV 缓存
+serve-problem-no-kv = 权重（{ $weights }）+ 激活峰值（{ $act }）+ 运行时（{ $runtime }）+ KV 超出 { $engine } 剩余的显存（{ $budget }）：增加 GPU（tp）、改用量化格式或缩短 max_model_len
+serve-problem-short-pool = KV 池只能容纳 { $tokens } 个 token，少于 max_model_len { $len }：引擎无法启动；调低 max_model_len 或增加显存
+## The "how" column of the serving memory table
+est-serve-how-budget-vllm = gpu_memory_utilization × 可见显存
+est-serve-how-budget-sglang = mem_fraction_static ×（可见显存 − CUDA 上下文 − NCCL）
+est-serve-how-budget-trtllm = 可见显存 − CUDA 上下文 − NCCL；KV = 比例 × 权重和激活之外的剩余
+est-serve-how-budget-static = 可见显存
+est-serve-how-weights = 线性层每个权重 { $bits } 位
+est-serve-how-activation = { $tokens } 个探测 token × 每 token 的 MLP 工作区
+est-serve-how-non-torch = 已计入预算（vLLM：vllm_non_torch_gib + NCCL；静态分配：CUDA 上下文 + NCCL）
+est-serve-how-kv = 每卡每 token { $bytes } 字节（每卡 { $heads } 个 KV 头）
+est-serve-how-kv-short = 无：预算还差 { $gib } GiB；{ $per }
+
+## estimate --solve
+solve-q-max-context = 最长上下文
+solve-q-max-batch = 最大并发序列数
+solve-q-max-throughput = 每 token 不超过 { $ms } ms 时的最高吞吐
+solve-title = { $model }：{ $gpu } × TP { $tp } 上的{ $question }（按 { $engine } 规则，计算 { $n } 次）
+solve-col-quantity = 指标
+solve-col-value = 数值
+solve-context = 上下文（每条序列的 token 数）
+solve-batch = 并发序列数
+solve-tpot = 每个输出 token 的时间（ms）
+solve-rate = 每秒输出 token 数（单副本）
+solve-binding = 限制条件
+solve-why = 原因
+solve-none = 无
+solve-binding-kv_pool = KV 池
+solve-binding-model_context = 模型上下文长度
+solve-binding-max_num_seqs = 引擎的 max_num_seqs
+solve-binding-tpot_target = 每 token 时间目标
+solve-binding-memory = 显存
+solve-why-none-at-one-token = { $batch } 条序列即使每条只有 1 个 token 也放不下：权重和运行时之外没有 KV 池
+solve-why-model-context = 模型上下文（{ $ctx } 个 token）先于 KV 池成为上限
+solve-why-context-fills-pool = { $batch } × { $tokens } 个 token 占满 KV 池
+solve-why-one-sequence = 一条 { $context } 个 token 的序列放不进 KV 池
+solve-why-max-num-seqs = 引擎默认最多同时调度 { $cap } 条序列
+solve-why-batch-fills-pool = { $n } 条 { $context } 个 token 的序列会超出 KV 池
+solve-why-tpot-at-one = 即使只有一条序列，每个 token 也要 { $ms } ms，超过 { $target } ms 的目标
+solve-why-tpot = { $n } 条序列时每个 token 超过 { $target } ms
+
+## The step timeline (estimate --wide)
+tl-title = 训练步显存时间线（已分配 GiB；前向结束时保存的激活 { $saved }）
+tl-col-phase = 阶段
+tl-col-live = 各组成的占用（GiB）
+tl-peak = ← 峰值
+tl-phase-forward = 前向
+tl-phase-loss = 损失
+tl-phase-backward-loss = 反向：损失
+tl-phase-backward-lm-head = 反向：LM head
+tl-phase-backward-layers = 反向：各层
+tl-phase-optimizer-step = 优化器步
+tl-part-resident-states = 常驻状态
+tl-part-autocast-weight-copies = autocast 权重副本
+tl-part-gradients = 梯度
+tl-part-saved-activations = 保存的激活
+tl-part-logits = logits
+tl-part-loss-buffers-fp32 = 损失缓冲（fp32）
+tl-part-logits-gradient = logits 梯度
+tl-part-layer-working-set = 层内工作区
+tl-part-optimizer-temporaries = 优化器临时缓冲
+est-serve-kv-pool-short = { $name }（还差 { $gib } GiB）

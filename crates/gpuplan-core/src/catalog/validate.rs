@@ -22,7 +22,11 @@ pub struct Finding {
     pub file: String,
     /// Which row and field: `instance "ecs.gn7i-c8g1.2xlarge" gpu_memory_gib`.
     pub location: String,
+    /// What is wrong and the fix, in English (the JSON field).
     pub message: String,
+    /// The same in Chinese, where the finding comes from a catalog message (else the English).
+    #[serde(skip)]
+    pub message_zh: String,
     /// The row the finding is about (`instance[3]`: table and index in the file), when it is about
     /// one row; several findings may share it (one row, several bad fields).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -35,26 +39,40 @@ struct Out<'a> {
     errors: usize,
 }
 
+impl Finding {
+    /// The message in `l`.
+    pub fn message_in(&self, l: crate::i18n::Lang) -> &str {
+        match l {
+            crate::i18n::Lang::Zh if !self.message_zh.is_empty() => &self.message_zh,
+            _ => &self.message,
+        }
+    }
+}
+
 impl Out<'_> {
-    fn err(&mut self, location: String, message: impl Into<String>) {
+    fn err(&mut self, location: String, message: impl Into<crate::i18n::Text>) {
         self.errors += 1;
+        let t = message.into();
         self.findings.push(Finding {
             severity: Severity::Error,
             file: self.file.to_string(),
             location,
-            message: message.into(),
+            message: t.en,
+            message_zh: t.zh,
             row: None,
         });
     }
     fn errors(&self) -> usize {
         self.errors
     }
-    fn warn(&mut self, location: String, message: impl Into<String>) {
+    fn warn(&mut self, location: String, message: impl Into<crate::i18n::Text>) {
+        let t = message.into();
         self.findings.push(Finding {
             severity: Severity::Warning,
             file: self.file.to_string(),
             location,
-            message: message.into(),
+            message: t.en,
+            message_zh: t.zh,
             row: None,
         });
     }
@@ -162,8 +180,14 @@ fn check_gpu(o: &mut Out, g: &GpuSpec) {
         "GiB",
     );
     match g.memory_gib {
-        Some(m) if m.is_finite() && m > 1024.0 => o.err(format!("{loc} memory_gib"), format!("{} GiB per device looks like MiB: give memory_gib in GiB (e.g. 80 for an 80 GB card)", show_num(m))),
-        None => o.err(format!("{loc} memory_gib"), "not given: memory per device (GiB) is needed to plan with this accelerator"),
+        Some(m) if m.is_finite() && m > 1024.0 => o.err(
+            format!("{loc} memory_gib"),
+            crate::i18n::Msg::new("finding-memory-mib").arg("value", show_num(m)),
+        ),
+        None => o.err(
+            format!("{loc} memory_gib"),
+            "not given: memory per device (GiB) is needed to plan with this accelerator",
+        ),
         _ => {}
     }
     if let (Some(v), Some(m)) = (g.visible_memory_gib, g.memory_gib) {
@@ -271,7 +295,7 @@ fn check_instance(o: &mut Out, i: &Instance, cat: &Catalog) {
     if let Some(r) = i.ram_gib.filter(|r| r.is_finite() && *r > 32_768.0) {
         o.err(
             format!("{loc} ram_gib"),
-            format!("{} GiB looks like MiB: give ram_gib in GiB", show_num(r)),
+            crate::i18n::Msg::new("finding-ram-mib").arg("value", show_num(r)),
         );
     }
     for (field, v) in [("network_gbit", i.network_gbit), ("rdma_gbit", i.rdma_gbit)] {
@@ -301,10 +325,9 @@ fn check_instance(o: &mut Out, i: &Instance, cat: &Catalog) {
     if m > 1024.0 {
         o.err(
             format!("{loc} gpu_memory_gib"),
-            format!(
-                "{} looks like MiB: the field is GiB per GPU (the chip has {chip} GiB)",
-                show_num(m)
-            ),
+            crate::i18n::Msg::new("finding-gpu-memory-mib")
+                .arg("value", show_num(m))
+                .arg("chip", show_num(chip)),
         );
     } else if i.vgpu {
         if m > chip * 1.01 {

@@ -252,7 +252,7 @@ pub fn search(
                         rps,
                         memory: crate::infer::ServingMemory {
                             engine: job.engine,
-                            rule: "encoder: one forward per request, no KV cache".into(),
+                            rule: crate::i18n::Msg::new("serve-rule-encoder").into(),
                             block_tokens: 0,
                             profile_tokens: 0,
                             weights: w,

@@ -6,8 +6,8 @@ use crate::exit;
 use crate::render::{self, gib};
 use anyhow::{Context, Result};
 use gpuplan_core::constants::Tunables;
-use gpuplan_core::i18n::Msg;
 use gpuplan_core::hardware::ClusterSpec;
+use gpuplan_core::i18n::Msg;
 use gpuplan_core::job::{
     estimate_inference, estimate_training, model_summary, HardwareInput, InferenceEstimate,
     JobKind, TrainingEstimate, WorkloadFile,
@@ -175,6 +175,8 @@ pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
         }
         f => {
             let look = look(opts, f);
+            // Markdown lines are not bound to the terminal; text lines wider than it wrap.
+            let w = if look.md { None } else { render::width() };
             match &x {
                 Estimated::Training {
                     model,
@@ -182,17 +184,26 @@ pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
                     cluster,
                     e,
                 } => {
-                    out!("{}", training_report(model, r, cluster, e, &look))
+                    out!(
+                        "{}",
+                        render::fit(&training_report(model, r, cluster, e, &look), w)
+                    )
                 }
                 Estimated::Inference { model, r, e, .. } => {
-                    out!("{}", inference_report(&model.name, r, e, &look))
+                    out!(
+                        "{}",
+                        render::fit(&inference_report(&model.name, r, e, &look), w)
+                    )
                 }
                 Estimated::Solved {
                     model,
                     r,
                     cluster,
                     s,
-                } => out!("{}", solve_report(model, r, cluster, s, look.md)),
+                } => out!(
+                    "{}",
+                    render::fit(&solve_report(model, r, cluster, s, look.md, look.lang), w)
+                ),
             }
         }
     }
@@ -252,10 +263,7 @@ pub fn compute(
         }
     }
     for w in &model.warnings {
-        eprintln!(
-            "{}{w}",
-            gpuplan_core::i18n::text(lang, "warning-prefix")
-        );
+        eprintln!("{}{w}", gpuplan_core::i18n::text(lang, "warning-prefix"));
     }
     let cluster = match &a.instance {
         Some(id) => {
@@ -377,8 +385,31 @@ pub fn estimate_json(x: &Estimated) -> (&'static str, serde_json::Value) {
     }
 }
 
+/// A timeline phase or component name (`tl-phase-*`, `tl-part-*` in estimate.ftl) in `l`; a
+/// name the catalog lacks as it is.
+fn timeline_word(kind: &str, name: &str, l: gpuplan_core::i18n::Lang) -> String {
+    let mut slug = String::new();
+    for c in name.to_lowercase().chars() {
+        let c = if c.is_ascii_alphanumeric() { c } else { '-' };
+        if !(c == '-' && (slug.is_empty() || slug.ends_with('-'))) {
+            slug.push(c);
+        }
+    }
+    let id = format!("tl-{kind}-{}", slug.trim_end_matches('-'));
+    if gpuplan_core::i18n::has_message(l, &id) {
+        gpuplan_core::i18n::text(l, &id)
+    } else {
+        name.to_string()
+    }
+}
+
 /// The step's liveness timeline: live GiB per phase by component, the peak marked.
-fn timeline_block(m: &gpuplan_core::train::TrainingMemory, md: bool) -> String {
+fn timeline_block(
+    m: &gpuplan_core::train::TrainingMemory,
+    md: bool,
+    l: gpuplan_core::i18n::Lang,
+) -> String {
+    let t = |id: &str| gpuplan_core::i18n::text(l, id);
     let tl = &m.timeline;
     let rows: Vec<Vec<String>> = tl
         .phases
@@ -388,17 +419,28 @@ fn timeline_block(m: &gpuplan_core::train::TrainingMemory, md: bool) -> String {
             let parts = p
                 .components
                 .iter()
-                .map(|(n, b)| format!("{n} {:.2}", b.gib()))
+                .map(|(n, b)| format!("{} {:.2}", timeline_word("part", n, l), b.gib()))
                 .collect::<Vec<_>>()
-                .join(", ");
-            let mark = if i == tl.peak_index { " ← peak" } else { "" };
-            vec![format!("{}{mark}", p.phase), gib(p.total), parts]
+                .join(&t("plan-list-sep"));
+            let mark = if i == tl.peak_index {
+                format!(" {}", t("tl-peak"))
+            } else {
+                String::new()
+            };
+            vec![
+                format!("{}{mark}", timeline_word("phase", p.phase, l)),
+                gib(p.total),
+                parts,
+            ]
         })
         .collect();
+    let (phase, live) = (t("tl-col-phase"), t("tl-col-live"));
     format!(
-        "\nstep timeline (live allocated GiB; saved after forward {})\n{}",
-        gib(m.saved_after_forward),
-        render::block(md, &["phase", "GiB", "live by component (GiB)"], &rows)
+        "\n{}\n{}",
+        Msg::new("tl-title")
+            .arg("saved", gib(m.saved_after_forward))
+            .render(l),
+        render::block(md, &[&phase, "GiB", &live], &rows)
     )
 }
 
@@ -597,7 +639,7 @@ fn training_report(
     ];
     out.push_str(&how_table(look, &h, rows));
     if look.wide {
-        out.push_str(&timeline_block(&e.memory, look.md));
+        out.push_str(&timeline_block(&e.memory, look.md, look.lang));
     }
     match &e.step {
         Some(st) => {
@@ -724,11 +766,17 @@ fn solve_question(
         Some(SolveArg::MaxContext) => SolveFor::MaxContext,
         Some(SolveArg::MaxBatch) => SolveFor::MaxBatch,
         Some(SolveArg::MaxThroughput) => match a.tpot {
-            Some(t) if t.is_finite() && t > 0.0 && t <= 3600.0 => SolveFor::MaxThroughput { tpot_s: t },
-            Some(t) => anyhow::bail!("invalid --tpot {t}: give seconds per output token in (0, 3600], e.g. 0.05"),
-            None => anyhow::bail!("--solve max-throughput needs --tpot SECONDS (the time-per-output-token target, e.g. 0.05)"),
+            Some(t) if t.is_finite() && t > 0.0 && t <= 3600.0 => {
+                SolveFor::MaxThroughput { tpot_s: t }
+            }
+            Some(t) => {
+                return Err(render::fail(
+                    Msg::new("solve-err-tpot").arg("value", t.to_string()),
+                ))
+            }
+            None => return Err(render::fail(Msg::new("solve-err-needs-tpot"))),
         },
-        None => anyhow::bail!("--solve needs a question"),
+        None => return Err(render::fail(Msg::new("solve-err-no-question"))),
     };
     r.inference.validate_for(model)?;
     Ok(solve(model, &r.inference, &cluster.gpu, &r.tunables, q)?)
@@ -741,52 +789,63 @@ fn solve_report(
     cluster: &ClusterSpec,
     s: &gpuplan_core::infer::Solved,
     md: bool,
+    l: gpuplan_core::i18n::Lang,
 ) -> String {
-    let ms = |t: Option<Seconds>| {
-        t.map(|t| format!("{:.2}", t.millis()))
-            .unwrap_or_else(|| "n/a".into())
+    let t = |id: &str| gpuplan_core::i18n::text(l, id);
+    let ms = |x: Option<Seconds>| {
+        x.map(|x| format!("{:.2}", x.millis()))
+            .unwrap_or_else(|| t("solve-none"))
     };
     let tps = s
         .output_tokens_per_second
         .map(|x| format!("{x:.0}"))
-        .unwrap_or_else(|| "n/a".into());
+        .unwrap_or_else(|| t("solve-none"));
+    let binding = format!("solve-binding-{}", s.binding);
+    let binding = if gpuplan_core::i18n::has_message(l, &binding) {
+        t(&binding)
+    } else {
+        s.binding.to_string()
+    };
     let rows = vec![
-        vec!["context (tokens per sequence)".into(), s.context.to_string()],
-        vec!["concurrent sequences".into(), s.batch.to_string()],
-        vec!["time per output token (ms)".into(), ms(s.time_per_token)],
-        vec!["output tokens/s (replica)".into(), tps],
-        vec!["binding constraint".into(), s.binding.to_string()],
-        vec!["why".into(), s.explanation.clone()],
+        vec![t("solve-context"), s.context.to_string()],
+        vec![t("solve-batch"), s.batch.to_string()],
+        vec![t("solve-tpot"), ms(s.time_per_token)],
+        vec![t("solve-rate"), tps],
+        vec![t("solve-binding"), binding],
+        vec![t("solve-why"), s.explanation.get(l).to_string()],
     ];
+    let (q, v) = (t("solve-col-quantity"), t("solve-col-value"));
     format!(
-        "{}: {} on {} × TP {} ({} rule, {} evaluations)\n{}",
-        model.name,
-        s.question.label(),
-        cluster.gpu.id,
-        r.inference.tp,
-        r.inference.engine.name(),
-        s.evaluations,
-        render::block(md, &["quantity", "value"], &rows)
+        "{}\n{}",
+        Msg::new("solve-title")
+            .arg("model", model.name.as_str())
+            .arg("question", s.question.label())
+            .arg("gpu", cluster.gpu.id.as_str())
+            .arg("tp", r.inference.tp)
+            .arg("engine", r.inference.engine.name())
+            .arg("n", s.evaluations)
+            .render(l),
+        render::block(md, &[&q, &v], &rows)
     )
 }
 
 /// The KV pool row; a pool below zero is shown as 0 with the shortfall, never as negative memory.
 fn kv_pool_row(m: &gpuplan_core::infer::ServingMemory, l: gpuplan_core::i18n::Lang) -> Vec<String> {
     let name = gpuplan_core::i18n::text(l, "est-serve-kv-pool");
-    let per = format!(
-        "{} B/token/GPU ({} KV heads per GPU)",
-        m.kv_per_token.per_device.0, m.kv_per_token.heads_per_device
-    );
+    let per = Msg::new("est-serve-how-kv")
+        .arg("bytes", m.kv_per_token.per_device.0.to_string())
+        .arg("heads", m.kv_per_token.heads_per_device)
+        .render(l);
     if m.kv_shortfall.0 <= 0.0 {
         vec![name, gib(m.kv_pool), per]
     } else {
         vec![
             name,
             "0.00".into(),
-            format!(
-                "none: the budget is short by {:.2} GiB; {per}",
-                m.kv_shortfall.gib()
-            ),
+            Msg::new("est-serve-how-kv-short")
+                .arg("gib", format!("{:.2}", m.kv_shortfall.gib()))
+                .arg("per", per)
+                .render(l),
         ]
     }
 }
@@ -794,12 +853,10 @@ fn kv_pool_row(m: &gpuplan_core::infer::ServingMemory, l: gpuplan_core::i18n::La
 fn budget_how(e: gpuplan_core::workload::Engine) -> &'static str {
     use gpuplan_core::workload::Engine;
     match e {
-        Engine::Vllm => "gpu_memory_utilization × visible",
-        Engine::Sglang => "mem_fraction_static × (visible − CUDA context − NCCL)",
-        Engine::Trtllm => {
-            "visible − CUDA context − NCCL; KV = fraction × what weights and activations leave"
-        }
-        Engine::Static => "visible memory",
+        Engine::Vllm => "est-serve-how-budget-vllm",
+        Engine::Sglang => "est-serve-how-budget-sglang",
+        Engine::Trtllm => "est-serve-how-budget-trtllm",
+        Engine::Static => "est-serve-how-budget-static",
     }
 }
 
@@ -826,7 +883,12 @@ fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, look: &Look)
     );
     out.insert_str(
         out.len() - 1,
-        &format!("{}\n", Msg::new("est-serve-rule").arg("rule", m.rule.as_str()).render(l)),
+        &format!(
+            "{}\n",
+            Msg::new("est-serve-rule")
+                .arg("rule", m.rule.get(l))
+                .render(l)
+        ),
     );
     if s.images_per_request > 0 {
         out.insert_str(
@@ -843,34 +905,43 @@ fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, look: &Look)
     }
     let mut pool = kv_pool_row(m, l);
     if m.kv_shortfall.0 > 0.0 && !look.wide {
-        pool[0] = format!("{} (−{:.2} GiB)", pool[0], m.kv_shortfall.gib());
+        pool[0] = Msg::new("est-serve-kv-pool-short")
+            .arg("name", pool[0].as_str())
+            .arg("gib", format!("{:.2}", m.kv_shortfall.gib()))
+            .render(l);
     }
     let rows = vec![
-        vec![t("est-serve-budget"), gib(m.budget), budget_how(s.engine).into()],
+        vec![
+            t("est-serve-budget"),
+            gib(m.budget),
+            t(budget_how(s.engine)),
+        ],
         vec![
             t("est-serve-weights"),
             gib(m.weights),
-            format!("{} bits/weight on linears", s.weights.bits()),
+            Msg::new("est-serve-how-weights")
+                .arg("bits", s.weights.bits().to_string())
+                .render(l),
         ],
         vec![
             t("est-serve-activation"),
             gib(m.activation_peak),
-            format!(
-                "{} profile tokens × per-token MLP workspace",
-                m.profile_tokens
-            ),
+            Msg::new("est-serve-how-activation")
+                .arg("tokens", m.profile_tokens)
+                .render(l),
         ],
         vec![
             t("est-serve-non-torch"),
             gib(m.non_torch + m.cudagraph),
-            "inside the budget (vLLM: vllm_non_torch_gib + NCCL; static: CUDA context + NCCL)"
-                .into(),
+            t("est-serve-how-non-torch"),
         ],
         pool,
     ];
     out.push_str(&format!(
         "{}\n",
-        Msg::new("est-serve-mem-title").arg("engine", s.engine.name()).render(l)
+        Msg::new("est-serve-mem-title")
+            .arg("engine", s.engine.name())
+            .render(l)
     ));
     let h = [
         t("plan-col-component"),
@@ -894,7 +965,7 @@ fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, look: &Look)
     ));
     if let Some(p) = &m.problem {
         out.push_str(&para(
-            Msg::new("est-serve-problem").arg("p", p.as_str()).render(l),
+            Msg::new("est-serve-problem").arg("p", p.get(l)).render(l),
         ));
     }
     out.push_str(&para(match &e.latency {
@@ -915,7 +986,13 @@ fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, look: &Look)
             .arg("ridge", format!("{:.0}", x.ridge_batch))
             .render(l),
         None => Msg::new("est-serve-latency-unavailable")
-            .arg("why", e.latency_unavailable.clone().unwrap_or_default())
+            .arg(
+                "why",
+                e.latency_unavailable
+                    .as_ref()
+                    .map(|t| t.get(l).to_string())
+                    .unwrap_or_default(),
+            )
             .render(l),
     }));
     if !look.wide && !look.md {

@@ -15,6 +15,7 @@ use crate::cli::{Cli, Command};
 use anyhow::{Context, Result};
 use gpuplan_core::catalog::validate::{Finding, Severity};
 use gpuplan_core::catalog::{Catalog, CatalogFile, Origin};
+use gpuplan_core::i18n::Msg;
 use gpuplan_core::model::{find_preset, parse_hf_config, ModelSpec};
 use std::path::{Path, PathBuf};
 
@@ -30,7 +31,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Catalog { action } => catalog::run(action, &opts),
         Command::Plan(args) => plan::run(*args, &opts),
         Command::Estimate(args) => estimate::run(*args, &opts),
-        Command::Export(args) => export::run(&args),
+        Command::Export(args) => export::run(&args, opts.lang),
         Command::Accuracy { cases, format } => accuracy::run(cases.as_deref(), format),
         Command::Prices(args) => prices::run(*args, &opts),
         Command::Completions { shell } => {
@@ -167,8 +168,12 @@ pub fn resolve_model(
 
 fn warn_both(name: Option<&str>, config: &str, name_key: &str, config_key: &str) {
     if let Some(n) = name {
-        eprintln!(
-            "warning: both {name_key} `{n}` and {config_key} {config} are given: {config_key} wins, {name_key} is ignored"
+        crate::render::warn(
+            Msg::new("cli-warn-both")
+                .arg("name_key", name_key)
+                .arg("name", n)
+                .arg("config_key", config_key)
+                .arg("config", config),
         );
     }
 }
@@ -216,23 +221,24 @@ pub fn user_catalog_files() -> Result<Vec<PathBuf>> {
     let Some(dir) = config_dir().map(|d| d.join("catalog")) else {
         return Ok(Vec::new());
     };
-    let fix = "fix its permissions, set GPUPLAN_CONFIG_DIR, or pass --no-user-catalog";
+    let shown = dir.display().to_string();
     match std::fs::metadata(&dir) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => anyhow::bail!(
-            "cannot read the user catalog directory {}: {e}: {fix}",
-            dir.display()
-        ),
-        Ok(m) if !m.is_dir() => anyhow::bail!(
-            "the user catalog directory {} is not a directory: {fix}",
-            dir.display()
-        ),
+        Err(e) => {
+            return Err(anyhow::Error::new(e).context(crate::render::Localized(
+                Msg::new("cli-err-catalog-dir-unreadable").arg("dir", shown.as_str()),
+            )))
+        }
+        Ok(m) if !m.is_dir() => {
+            return Err(crate::render::fail(
+                Msg::new("cli-err-catalog-dir-not-dir").arg("dir", shown.as_str()),
+            ))
+        }
         Ok(_) => {}
     }
     let cannot = || {
-        format!(
-            "cannot read the user catalog directory {}: {fix}",
-            dir.display()
+        crate::render::Localized(
+            Msg::new("cli-err-catalog-dir-unreadable").arg("dir", shown.as_str()),
         )
     };
     let mut v = Vec::new();
@@ -304,11 +310,12 @@ pub fn load_catalog_except(opts: &CatalogOpts, except: &[PathBuf]) -> Result<Cat
 /// Print one warning per row left out (its first problem, and how many more it has); other
 /// findings are summed up in one line.
 pub fn warn_skipped(findings: &[Finding]) {
-    warn_rows(findings, " — row skipped");
+    warn_rows(findings, "cli-warn-row-skipped");
 }
 
-/// [`warn_skipped`] with another ending (what happens to the row).
+/// [`warn_skipped`] with another ending (what happens to the row: a message id).
 pub fn warn_rows(findings: &[Finding], what_happens: &str) {
+    let what_happens = &gpuplan_core::i18n::text(crate::render::lang(), what_happens);
     let errors: Vec<&Finding> = findings
         .iter()
         .filter(|f| f.severity == Severity::Error)
@@ -323,7 +330,9 @@ pub fn warn_rows(findings: &[Finding], what_happens: &str) {
         let more = match &f.row {
             Some(r) => match per_row.remove(&(f.file.as_str(), r.as_str())) {
                 None => continue, // this row was reported already
-                Some(n) if n > 1 => format!(" (and {} more problem(s) in this row)", n - 1),
+                Some(n) if n > 1 => Msg::new("cli-warn-more-in-row")
+                    .arg("n", n - 1)
+                    .render(crate::render::lang()),
                 Some(_) => String::new(),
             },
             None => String::new(),
@@ -333,18 +342,21 @@ pub fn warn_rows(findings: &[Finding], what_happens: &str) {
         } else {
             what_happens
         };
-        eprintln!(
-            "warning: {}: {}: {}{more}{tail}",
-            printable(&f.file),
-            printable(&f.location),
-            printable(&f.message)
+        crate::render::warn(
+            Msg::new("cli-warn-row")
+                .arg("file", printable(&f.file))
+                .arg("location", printable(&f.location))
+                .arg(
+                    "message",
+                    printable(&crate::render::finding_text(f, crate::render::lang())),
+                )
+                .arg("more", more)
+                .arg("tail", tail),
         );
     }
     let notes = findings.len() - errors.len();
     if notes > 0 {
-        eprintln!(
-            "note: {notes} other catalog finding(s) in user files: see `gpuplan catalog validate`"
-        );
+        crate::render::note(Msg::new("cli-note-other-findings").arg("n", notes));
     }
 }
 

@@ -405,7 +405,7 @@ pub fn run(a: PlanArgs, opts: &CatalogOpts) -> Result<u8> {
     }
     if let (Some(dir), false) = (&a.export.export, out.plans.is_empty()) {
         let doc = serde_json::json!({ "schema_version": render::SCHEMA_VERSION, "kind": "plan", "request": request_json(&req), "outcome": trimmed(&out, a.top.max(a.export.pick)) });
-        super::export::write_doc(&doc, a.export.pick, dir, a.export.force)?;
+        super::export::write_doc(&doc, a.export.pick, dir, a.export.force, opts.lang)?;
     } else if a.export.export.is_some() {
         eprintln!(
             "{}{}",
@@ -428,7 +428,11 @@ pub fn run(a: PlanArgs, opts: &CatalogOpts) -> Result<u8> {
             "{}",
             render::json("plan", &plan_json(&req, &out, a.top, &ages))?
         ),
-        _ => out!("{}", report(&req, &out, &view)),
+        Format::Markdown => out!("{}", report(&req, &out, &view)),
+        _ => out!(
+            "{}",
+            render::fit(&report(&req, &out, &view), render::width())
+        ),
     }
     Ok(if out.plans.is_empty() { NO_PLAN } else { 0 })
 }

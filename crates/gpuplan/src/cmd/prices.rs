@@ -377,12 +377,12 @@ fn plan_tasks(c: &Catalog, p: Provider, a: &FetchArgs) -> Result<Vec<Task>> {
         for id in &a.instances {
             let i = c.find_instance(id).with_context(|| "--instance")?;
             if i.provider != p {
-                bail!(
-                    "--instance {id} belongs to {}, not {}: drop it, or fetch it with `gpuplan prices fetch {}`",
-                    i.provider.name(),
-                    p.name(),
-                    i.provider.name()
-                );
+                return Err(crate::render::fail(
+                    gpuplan_core::i18n::Msg::new("prices-err-instance-provider")
+                        .arg("id", id.as_str())
+                        .arg("owner", i.provider.name())
+                        .arg("asked", p.name()),
+                ));
             }
             types.push(i);
         }
@@ -398,12 +398,11 @@ fn plan_tasks(c: &Catalog, p: Provider, a: &FetchArgs) -> Result<Vec<Task>> {
             })
             .collect();
         if types.is_empty() {
-            bail!(
-                "--family {}: no {} instance type in the catalog has that family (see `gpuplan catalog instances --provider {}`)",
-                a.families.join(","),
-                p.name(),
-                p.name()
-            );
+            return Err(crate::render::fail(
+                gpuplan_core::i18n::Msg::new("prices-err-family")
+                    .arg("family", a.families.join(","))
+                    .arg("provider", p.name()),
+            ));
         }
     }
     let mut billings: Vec<Billing> = Vec::new();
@@ -473,7 +472,7 @@ fn fetch_cmd(a: FetchArgs, opts: &CatalogOpts) -> Result<u8> {
                 target.display()
             )
         })?;
-        super::warn_rows(&findings, " — left out of the rewritten file");
+        super::warn_rows(&findings, "cli-warn-row-left-out");
         f
     } else {
         CatalogFile::default()
@@ -717,7 +716,10 @@ pub fn stale_warnings(ages: &[PlanPriceAge], lang: Lang) -> Vec<String> {
         let ranks: Vec<String> = stale[1..].iter().map(|a| a.rank.to_string()).collect();
         out.push(
             Msg::new("prices-stale-others")
-                .arg("ranks", ranks.join(", "))
+                .arg(
+                    "ranks",
+                    ranks.join(&gpuplan_core::i18n::text(lang, "plan-list-sep")),
+                )
                 .arg("days", STALE_DAYS)
                 .render(lang),
         );

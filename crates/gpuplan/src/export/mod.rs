@@ -12,7 +12,7 @@ pub mod skypilot;
 pub mod train;
 pub mod view;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 pub use view::{from_document, PlanView};
 
@@ -132,13 +132,19 @@ pub fn write(dir: &Path, files: &[File], force: bool) -> Result<Vec<PathBuf>> {
             .collect();
         if !existing.is_empty() {
             let shown: Vec<&str> = existing.iter().take(5).map(String::as_str).collect();
-            bail!(
-                "{} file(s) of the bundle already exist in {} ({}{}): pass --force to overwrite them (nothing was written)",
-                existing.len(),
-                dir.display(),
-                shown.join(", "),
-                if existing.len() > 5 { ", …" } else { "" }
-            );
+            return Err(crate::render::fail(
+                gpuplan_core::i18n::Msg::new("export-err-exists")
+                    .arg("n", existing.len())
+                    .arg("dir", dir.display().to_string())
+                    .arg(
+                        "files",
+                        format!(
+                            "{}{}",
+                            shown.join(", "),
+                            if existing.len() > 5 { ", …" } else { "" }
+                        ),
+                    ),
+            ));
         }
     }
     for (f, t) in files.iter().zip(&targets) {

@@ -5,6 +5,7 @@
 //! a hand-edited JSON cannot inject shell or YAML.
 
 use anyhow::{bail, Context, Result};
+use gpuplan_core::i18n::Msg;
 use serde_json::Value;
 
 /// The plan JSON schema versions the exporters read.
@@ -147,14 +148,14 @@ pub fn from_document(doc: &Value, pick: usize) -> Result<PlanView> {
         .and_then(Value::as_array)
         .context("plan JSON: `outcome.plans` is missing: export reads the output of `gpuplan plan --format json`")?;
     if plans.is_empty() {
-        bail!("the plan document holds no plan (the planner found none that meets the constraints: see `outcome.rejected`): nothing to export");
+        return Err(crate::render::fail(Msg::new("export-err-no-plan")));
     }
     if pick == 0 || pick > plans.len() {
-        bail!(
-            "--pick {pick}: the document holds {} plan(s); pick 1–{} (rerun `gpuplan plan` with --top N for more)",
-            plans.len(),
-            plans.len()
-        );
+        return Err(crate::render::fail(
+            Msg::new("export-err-pick")
+                .arg("pick", pick)
+                .arg("n", plans.len()),
+        ));
     }
     let p = &plans[pick - 1];
     let at = |path: &str| format!("outcome.plans[{}].{}", pick - 1, path.replace('/', "."));
@@ -214,11 +215,12 @@ fn check_envelope(doc: &Value) -> Result<()> {
     }
     match doc.get("schema_version").and_then(Value::as_u64) {
         Some(v) if SUPPORTED_SCHEMA_VERSIONS.contains(&v) => Ok(()),
-        Some(v) => bail!(
-            "plan JSON schema_version {v} is not supported by this gpuplan ({}; it reads {:?}): re-create the plan with this version's `gpuplan plan --format json`",
-            env!("CARGO_PKG_VERSION"),
-            SUPPORTED_SCHEMA_VERSIONS
-        ),
+        Some(v) => Err(crate::render::fail(
+            Msg::new("export-err-schema")
+                .arg("v", v)
+                .arg("version", env!("CARGO_PKG_VERSION"))
+                .arg("reads", format!("{SUPPORTED_SCHEMA_VERSIONS:?}")),
+        )),
         None => bail!("plan JSON: `schema_version` is missing or not a number"),
     }
 }
@@ -333,7 +335,11 @@ fn safe<'a>(s: &'a str, field: &str) -> Result<&'a str> {
         && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/'));
     if !ok {
-        bail!("plan JSON: `{field}` = {s:?} is not a plain identifier (letters, digits, . _ - /, at most 128): export refuses it rather than write it into a script");
+        return Err(crate::render::fail(
+            Msg::new("export-err-not-identifier")
+                .arg("field", field)
+                .arg("value", format!("{s:?}")),
+        ));
     }
     Ok(s)
 }
