@@ -6,8 +6,8 @@ use crate::exit;
 use crate::render::{self, gib};
 use anyhow::{Context, Result};
 use gpuplan_core::constants::Tunables;
-use gpuplan_core::i18n::Msg;
 use gpuplan_core::hardware::ClusterSpec;
+use gpuplan_core::i18n::Msg;
 use gpuplan_core::job::{
     estimate_inference, estimate_training, model_summary, HardwareInput, InferenceEstimate,
     JobKind, TrainingEstimate, WorkloadFile,
@@ -252,10 +252,7 @@ pub fn compute(
         }
     }
     for w in &model.warnings {
-        eprintln!(
-            "{}{w}",
-            gpuplan_core::i18n::text(lang, "warning-prefix")
-        );
+        eprintln!("{}{w}", gpuplan_core::i18n::text(lang, "warning-prefix"));
     }
     let cluster = match &a.instance {
         Some(id) => {
@@ -596,9 +593,7 @@ fn training_report(
         t("plan-col-how"),
     ];
     out.push_str(&how_table(look, &h, rows));
-    if look.wide {
-        out.push_str(&timeline_block(&e.memory, look.md));
-    }
+    out.push_str(&timeline_block(&e.memory, look.md));
     match &e.step {
         Some(st) => {
             let share = |x: Seconds| pct(x.0 / st.step.0);
@@ -751,7 +746,10 @@ fn solve_report(
         .map(|x| format!("{x:.0}"))
         .unwrap_or_else(|| "n/a".into());
     let rows = vec![
-        vec!["context (tokens per sequence)".into(), s.context.to_string()],
+        vec![
+            "context (tokens per sequence)".into(),
+            s.context.to_string(),
+        ],
         vec!["concurrent sequences".into(), s.batch.to_string()],
         vec!["time per output token (ms)".into(), ms(s.time_per_token)],
         vec!["output tokens/s (replica)".into(), tps],
@@ -783,10 +781,10 @@ fn kv_pool_row(m: &gpuplan_core::infer::ServingMemory, l: gpuplan_core::i18n::La
         vec![
             name,
             "0.00".into(),
-            format!(
-                "none: the budget is short by {:.2} GiB; {per}",
-                m.kv_shortfall.gib()
-            ),
+            Msg::new("est-serve-kv-none")
+                .arg("gib", format!("{:.2}", m.kv_shortfall.gib()))
+                .arg("per", per)
+                .render(l),
         ]
     }
 }
@@ -826,7 +824,12 @@ fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, look: &Look)
     );
     out.insert_str(
         out.len() - 1,
-        &format!("{}\n", Msg::new("est-serve-rule").arg("rule", m.rule.as_str()).render(l)),
+        &format!(
+            "{}\n",
+            Msg::new("est-serve-rule")
+                .arg("rule", m.rule.as_str())
+                .render(l)
+        ),
     );
     if s.images_per_request > 0 {
         out.insert_str(
@@ -843,10 +846,17 @@ fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, look: &Look)
     }
     let mut pool = kv_pool_row(m, l);
     if m.kv_shortfall.0 > 0.0 && !look.wide {
-        pool[0] = format!("{} (−{:.2} GiB)", pool[0], m.kv_shortfall.gib());
+        let short = Msg::new("est-serve-kv-short")
+            .arg("gib", format!("{:.2}", m.kv_shortfall.gib()))
+            .render(l);
+        pool[0] = format!("{} ({short})", pool[0]);
     }
     let rows = vec![
-        vec![t("est-serve-budget"), gib(m.budget), budget_how(s.engine).into()],
+        vec![
+            t("est-serve-budget"),
+            gib(m.budget),
+            budget_how(s.engine).into(),
+        ],
         vec![
             t("est-serve-weights"),
             gib(m.weights),
@@ -870,7 +880,9 @@ fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, look: &Look)
     ];
     out.push_str(&format!(
         "{}\n",
-        Msg::new("est-serve-mem-title").arg("engine", s.engine.name()).render(l)
+        Msg::new("est-serve-mem-title")
+            .arg("engine", s.engine.name())
+            .render(l)
     ));
     let h = [
         t("plan-col-component"),
