@@ -241,6 +241,7 @@ struct Refs {
     sglang: Value,
     megatron: BTreeSet<String>,
     torchrun: BTreeSet<String>,
+    msrun: BTreeSet<String>,
     alibaba: BTreeSet<String>,
     tencent: Value,
 }
@@ -275,6 +276,7 @@ impl Refs {
             sglang: items("sglang-server-args.json"),
             megatron: strings(&items("megatron-args.json")),
             torchrun: strings(&items("torchrun-args.json")),
+            msrun: strings(&items("msrun-args.json")),
             alibaba: strings(&items("alibaba-runinstances.json")),
             tencent: items("tencent-runinstances.json"),
         }
@@ -478,6 +480,19 @@ fn check_script(r: &Refs, rel: &str, text: &str, seen: &mut Seen) -> Vec<String>
                     bad.push(format!("torchrun: unknown flag {f}"));
                 }
             }
+            // msrun (MindSpore) is offered on Ascend plans only, and is their default there.
+            if let Some(l) = find("exec msrun") {
+                seen.hit("msrun args");
+                for (f, _) in flag_pairs(&l) {
+                    if !r.msrun.contains(&f) {
+                        bad.push(format!("msrun: unknown flag {f}"));
+                    }
+                }
+            }
+            // The header names the chips: "× N NPUs (torch_npu …)" on Ascend.
+            if find("exec msrun").is_some() != text.contains(" NPUs (torch_npu") {
+                bad.push("msrun must be offered exactly on Ascend plans".into());
+            }
             let launch = strings(&r.accelerate["launch_flags"]);
             let l = find("exec accelerate launch").expect("accelerate line");
             for (f, _) in flag_pairs(&l) {
@@ -677,6 +692,7 @@ fn every_exporter_on_the_nine_scenarios_writes_files_that_validate() {
         "vllm args",
         "sglang args",
         "torchrun args",
+        "msrun args",
         "alibaba RunInstances",
     ] {
         assert!(

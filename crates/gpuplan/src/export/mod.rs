@@ -163,3 +163,125 @@ fn make_executable(path: &Path) -> Result<()> {
 fn make_executable(_: &Path) -> Result<()> {
     Ok(())
 }
+
+#[cfg(test)]
+mod proptests {
+    use super::view::{ServeView, StorageView, TrainView};
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    fn pick<T: Clone + std::fmt::Debug + 'static>(xs: &'static [T]) -> impl Strategy<Value = T> {
+        proptest::sample::select(xs)
+    }
+
+    prop_compose! {
+        fn train()(tp in pick(&[1u64, 2, 4, 8]), pp in pick(&[1u64, 2, 4]), ep in pick(&[1u64, 8]),
+                   zero in 0u64..=3, off in any::<(bool, bool)>(), sp in any::<bool>(),
+                   precision in pick(&["amp_bf16", "amp_fp16", "fp32", "pure_bf16", "fp8"]),
+                   recompute in pick(&["none", "selective", "full"]),
+                   mb in 1u64..64, ga in 1u64..512, seq in 1u64..200_000,
+                   ckpt in proptest::option::of(1.0f64..1e6), step_s in 0.001f64..1e4,
+                   storage in any::<bool>()) -> TrainView {
+            TrainView { task: "pretrain".into(), precision: precision.into(), optimizer: "adam_w".into(),
+                framework: "hugging_face".into(), tp, pp, ep, sequence_parallel: sp, zero,
+                offload_optimizer: off.0, offload_params: off.1, recompute: recompute.into(),
+                attention: "flash".into(), micro_batch: mb, grad_accum: ga, seq_len: seq,
+                storage: storage.then(|| StorageView { id: "alibaba-nas-capacity".into(),
+                    name: "NAS".into(), kind: "file".into(), shared: true, capacity_gib: 100.0 }),
+                interruptible: ckpt.is_some(), checkpoint_interval_s: ckpt, step_s }
+        }
+    }
+
+    prop_compose! {
+        fn serving()(tp in pick(&[1u64, 2, 4, 8]), replicas in 1u64..500, rate in 1u64..500,
+                     min in 1u64..10, batch in 1u64..4096, len in 1u64..1_000_000,
+                     util in 0.05f64..=1.0, rps in 0.001f64..1e5,
+                     weights in pick(&["bf16", "fp16", "fp32", "fp8", "int8", "int4", "bits"]),
+                     kv in pick(&["bf16", "fp16", "fp8", "int8"])) -> ServeView {
+            ServeView { weights: weights.into(), tp, replicas, replicas_for_rate: rate, min_replicas: min,
+                batch_per_replica: batch, rps_per_replica: rps, max_model_len: len,
+                gpu_memory_utilization: util, kv_dtype: kv.into() }
+        }
+    }
+
+    prop_compose! {
+        fn plan()(provider in pick(&["alibaba", "tencent", "huawei"]),
+                  rdma in pick(&["erdma", "roce", "ib", "none", "unknown"]),
+                  vendor in pick(&["nvidia", "huawei", "amd"]), gpn in 1u64..=16, nodes in 1u64..=64,
+                  billing in proptest::option::of(pick(&["on_demand", "monthly", "spot"])),
+                  region in proptest::option::of(pick(&["cn-shanghai", "ap-beijing"])),
+                  hours in 0.01f64..1e5, software in pick(&["pytorch", "mindspore"]),
+                  job in prop_oneof![train().prop_map(|t| (Some(t), None)), serving().prop_map(|s| (None, Some(s)))])
+                  -> PlanView {
+            let inter = match rdma { "erdma" => "erdma", "roce" | "ib" => "rdma", _ => "tcp" };
+            PlanView { rank: 1, model: "Qwen2.5-7B".into(), provider: provider.into(),
+                instance: "ecs.gn7i-c8g1.2xlarge".into(), family: "gn7i".into(), gpu_id: "a10".into(),
+                gpu_name: "NVIDIA A10".into(), vendor: vendor.into(), gpus_per_node: gpn, nodes,
+                rdma: rdma.into(), inter_link: inter.into(), region: region.map(String::from),
+                billing: billing.map(String::from), hours, software: software.into(),
+                train: job.0, serve: job.1 }
+        }
+    }
+
+    fn parse_all(files: &[File]) -> Vec<Value> {
+        let mut docs = vec![];
+        for f in files {
+            if f.path.ends_with(".json") {
+                docs.push(serde_json::from_str(&f.text).unwrap());
+            } else if f.path.ends_with(".yaml") {
+                for d in serde_norway::Deserializer::from_str(&f.text) {
+                    docs.push(serde::Deserialize::deserialize(d).unwrap());
+                }
+            }
+        }
+        docs
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+        #[test]
+        fn every_bundle_parses_and_holds_the_plan(p in plan()) {
+            let files = bundle(&p).unwrap();
+            let mut paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+            paths.sort();
+            paths.dedup();
+            prop_assert_eq!(paths.len(), files.len(), "duplicate paths");
+            for f in &files {
+                prop_assert!(!f.text.contains("NaN") && !f.text.contains("inf\n"), "{}", f.path);
+                if f.path.ends_with(".sh") {
+                    prop_assert!(f.text.starts_with("#!/usr/bin/env bash\n# "));
+                    let mut child = std::process::Command::new("bash").arg("-n")
+                        .stdin(std::process::Stdio::piped()).stderr(std::process::Stdio::piped())
+                        .spawn().unwrap();
+                    use std::io::Write;
+                    child.stdin.take().unwrap().write_all(f.text.as_bytes()).unwrap();
+                    let out = child.wait_with_output().unwrap();
+                    prop_assert!(out.status.success(), "{}: {}\n{}", f.path,
+                        String::from_utf8_lossy(&out.stderr), f.text);
+                }
+            }
+            let docs = parse_all(&files);
+            for d in &docs {
+                match d["kind"].as_str() {
+                    Some("Job") => prop_assert_eq!(d["spec"]["minAvailable"].as_u64(), Some(p.nodes)),
+                    Some("PyTorchJob") => {
+                        let s = &d["spec"]["pytorchReplicaSpecs"];
+                        let workers = s["Worker"]["replicas"].as_u64().unwrap_or(0);
+                        prop_assert_eq!(s["Master"]["replicas"].as_u64().unwrap() + workers, p.nodes);
+                    }
+                    Some("HorizontalPodAutoscaler") => prop_assert!(
+                        d["spec"]["minReplicas"].as_u64() <= d["spec"]["maxReplicas"].as_u64()),
+                    _ => {}
+                }
+            }
+            if let Some(t) = &p.train {
+                let ds: Value = serde_json::from_str(
+                    &files.iter().find(|f| f.path == "ds_config.json").unwrap().text).unwrap();
+                prop_assert_eq!(ds["zero_optimization"]["stage"].as_u64(), Some(t.zero));
+                prop_assert_eq!(ds["train_batch_size"].as_u64(),
+                    Some(t.micro_batch * t.grad_accum * t.data_parallel(p.total_gpus())));
+            }
+        }
+    }
+}

@@ -59,7 +59,18 @@ pub struct TrainView {
     pub seq_len: u64,
     pub storage: Option<StorageView>,
     pub interruptible: bool,
+    /// The plan's Young/Daly checkpoint interval (spot plans only).
     pub checkpoint_interval_s: Option<f64>,
+    /// Seconds per optimizer step (the plan's `train.step.step`).
+    pub step_s: f64,
+}
+
+impl TrainView {
+    /// Optimizer steps between checkpoints at the plan's interval (at least 1).
+    pub fn checkpoint_steps(&self) -> Option<u64> {
+        self.checkpoint_interval_s
+            .map(|i| (i / self.step_s).floor().max(1.0) as u64)
+    }
 }
 
 impl TrainView {
@@ -277,6 +288,7 @@ fn train_view(t: &Value, request: &Value, at: &str) -> Result<TrainView> {
             "request.constraints.interruptible",
         )?,
         checkpoint_interval_s,
+        step_s: positive(t, "step/step", 1e9, &f("step/step"))?,
     })
 }
 
