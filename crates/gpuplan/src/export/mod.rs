@@ -12,7 +12,9 @@ pub mod skypilot;
 pub mod train;
 pub mod view;
 
-use anyhow::{bail, Context, Result};
+use crate::render::{fail, Localized};
+use anyhow::{Context, Result};
+use gpuplan_core::i18n::Msg;
 use std::path::{Path, PathBuf};
 pub use view::{from_document, PlanView};
 
@@ -62,7 +64,9 @@ pub fn yaml(p: &PlanView, what: &str, docs: &[serde_json::Value]) -> Result<Stri
         if i > 0 {
             out.push_str("---\n");
         }
-        out.push_str(&serde_norway::to_string(d).context("cannot write YAML")?);
+        out.push_str(&serde_norway::to_string(d).map_err(|e| {
+            anyhow::Error::new(e).context(Localized(Msg::new("export-cannot-yaml")))
+        })?);
     }
     Ok(out)
 }
@@ -120,34 +124,90 @@ pub fn five_commands(p: &PlanView) -> String {
     )
 }
 
-/// Write the bundle into `dir`: refuses (naming them) files that exist unless `force`; each file
-/// is written atomically (temporary file + rename), scripts made executable.
+/// Write the bundle into `dir`, all or nothing as far as the file system allows:
+/// 1. refuse (naming them) files that exist unless `force`, and any target that exists but is
+///    not a file (a directory, a FIFO) even with `force`;
+/// 2. write every file to a temporary sibling (`.NAME.tmp-PID`, scripts made executable);
+///    on any failure remove the temporaries: nothing of the bundle was replaced;
+/// 3. rename the temporaries over the targets (atomic per file: a reader sees the old or the
+///    new file, never a part). A link at a target is replaced, not written through.
 pub fn write(dir: &Path, files: &[File], force: bool) -> Result<Vec<PathBuf>> {
     let targets: Vec<PathBuf> = files.iter().map(|f| dir.join(&f.path)).collect();
-    if !force {
-        let existing: Vec<String> = targets
-            .iter()
-            .filter(|t| std::fs::symlink_metadata(t).is_ok())
-            .map(|t| t.display().to_string())
-            .collect();
-        if !existing.is_empty() {
-            let shown: Vec<&str> = existing.iter().take(5).map(String::as_str).collect();
-            bail!(
-                "{} file(s) of the bundle already exist in {} ({}{}): pass --force to overwrite them (nothing was written)",
-                existing.len(),
-                dir.display(),
-                shown.join(", "),
-                if existing.len() > 5 { ", …" } else { "" }
-            );
-        }
-    }
+    let mut existing = vec![];
     for (f, t) in files.iter().zip(&targets) {
-        crate::cmd::write_atomic(t, &f.text)?;
-        if f.executable {
-            make_executable(t)?;
+        let Ok(m) = std::fs::symlink_metadata(t) else {
+            continue;
+        };
+        if !(m.is_file() || m.file_type().is_symlink()) {
+            return Err(fail(
+                Msg::new("export-not-a-file").arg("path", t.display().to_string()),
+            ));
         }
+        existing.push(f.path.as_str());
+    }
+    if !force && !existing.is_empty() {
+        let mut shown: Vec<&str> = existing.iter().take(5).copied().collect();
+        if existing.len() > 5 {
+            shown.push("…");
+        }
+        return Err(fail(
+            Msg::new("export-exists")
+                .arg("n", existing.len() as u64)
+                .arg("dir", dir.display().to_string())
+                .arg("names", shown.join(", ")),
+        ));
+    }
+    let mut temps: Vec<PathBuf> = vec![];
+    let staged = files.iter().zip(&targets).try_for_each(|(f, t)| {
+        let tmp = temp_path(t)?;
+        temps.push(tmp.clone());
+        stage(&tmp, f).with_context(|| {
+            Localized(Msg::new("export-cannot-write").arg("path", t.display().to_string()))
+        })
+    });
+    if let Err(e) = staged {
+        for tmp in &temps {
+            let _ = std::fs::remove_file(tmp);
+        }
+        return Err(e);
+    }
+    for (tmp, t) in temps.iter().zip(&targets) {
+        std::fs::rename(tmp, t).with_context(|| {
+            Localized(
+                Msg::new("export-cannot-move")
+                    .arg("tmp", tmp.display().to_string())
+                    .arg("path", t.display().to_string()),
+            )
+        })?;
     }
     Ok(targets)
+}
+
+/// `.NAME.tmp-PID` next to `target` (the name `cmd::userfiles` uses, so that its clean-up of a
+/// killed run's leftovers applies), its directory created.
+fn temp_path(target: &Path) -> Result<PathBuf> {
+    let (Some(parent), Some(name)) = (target.parent(), target.file_name()) else {
+        return Err(fail(
+            Msg::new("export-cannot-write").arg("path", target.display().to_string()),
+        ));
+    };
+    std::fs::create_dir_all(parent).with_context(|| {
+        Localized(Msg::new("export-cannot-write").arg("path", parent.display().to_string()))
+    })?;
+    let name = name.to_string_lossy();
+    crate::cmd::userfiles::clean_stale_temps(parent, &name);
+    Ok(parent.join(format!(".{name}.tmp-{}", std::process::id())))
+}
+
+fn stage(tmp: &Path, f: &File) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::fs::File::create(tmp)?;
+    out.write_all(f.text.as_bytes())?;
+    out.sync_all()?;
+    if f.executable {
+        make_executable(tmp)?;
+    }
+    Ok(())
 }
 
 #[cfg(unix)]
@@ -155,8 +215,9 @@ fn make_executable(path: &Path) -> Result<()> {
     use std::os::unix::fs::PermissionsExt;
     let mut perms = std::fs::metadata(path)?.permissions();
     perms.set_mode(perms.mode() | 0o755);
-    std::fs::set_permissions(path, perms)
-        .with_context(|| format!("cannot make {} executable", path.display()))
+    std::fs::set_permissions(path, perms).with_context(|| {
+        Localized(Msg::new("export-cannot-chmod").arg("path", path.display().to_string()))
+    })
 }
 
 #[cfg(not(unix))]
@@ -283,5 +344,126 @@ mod proptests {
                     Some(t.micro_batch * t.grad_accum * t.data_parallel(p.total_gpus())));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod write_tests {
+    use super::*;
+
+    fn scratch(tag: &str) -> PathBuf {
+        let d =
+            std::env::temp_dir().join(format!("gpuplan-export-write-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn files() -> Vec<File> {
+        vec![
+            File::new("launch.sh", "#!/usr/bin/env bash\necho new\n".into()),
+            File::new("k8s/pytorchjob.yaml", "kind: PyTorchJob\n".into()),
+            File::new("README.txt", "new\n".into()),
+        ]
+    }
+
+    fn listing(dir: &Path) -> Vec<String> {
+        let mut out = vec![];
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p.clone());
+                }
+                out.push(p.strip_prefix(dir).unwrap().display().to_string());
+            }
+        }
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn existing_files_are_refused_without_force_and_nothing_is_written() {
+        let dir = scratch("noforce");
+        std::fs::write(dir.join("README.txt"), "mine\n").unwrap();
+        let err = write(&dir, &files(), false).unwrap_err().to_string();
+        assert!(
+            err.contains("--force") && err.contains("README.txt"),
+            "{err}"
+        );
+        assert_eq!(listing(&dir), ["README.txt"]);
+        assert_eq!(
+            std::fs::read_to_string(dir.join("README.txt")).unwrap(),
+            "mine\n"
+        );
+        write(&dir, &files(), true).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.join("README.txt")).unwrap(),
+            "new\n"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_failure_midway_replaces_nothing_and_leaves_no_temporaries() {
+        let dir = scratch("midway");
+        std::fs::write(dir.join("launch.sh"), "mine\n").unwrap();
+        // The second file cannot be staged: its directory `k8s` is a file.
+        std::fs::write(dir.join("k8s"), "not a directory\n").unwrap();
+        let err = write(&dir, &files(), true).unwrap_err();
+        assert!(format!("{err:#}").contains("cannot write"), "{err:#}");
+        assert_eq!(
+            std::fs::read_to_string(dir.join("launch.sh")).unwrap(),
+            "mine\n"
+        );
+        assert_eq!(
+            listing(&dir),
+            ["k8s", "launch.sh"],
+            "no README, no temporaries"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_directory_in_the_way_is_refused_even_with_force() {
+        let dir = scratch("dir");
+        std::fs::create_dir_all(dir.join("README.txt")).unwrap();
+        let err = write(&dir, &files(), true).unwrap_err().to_string();
+        assert!(err.contains("is not a file"), "{err}");
+        assert_eq!(listing(&dir), ["README.txt"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn scripts_are_executable_and_a_link_is_replaced_not_written_through() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = scratch("link");
+        let outside = dir.join("outside.txt");
+        std::fs::write(&outside, "keep\n").unwrap();
+        std::os::unix::fs::symlink(&outside, dir.join("README.txt")).unwrap();
+        write(&dir, &files(), true).unwrap();
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "keep\n");
+        assert_eq!(
+            std::fs::read_to_string(dir.join("README.txt")).unwrap(),
+            "new\n"
+        );
+        let mode = std::fs::metadata(dir.join("launch.sh"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o111, 0o111, "{mode:o}");
+        assert_eq!(
+            listing(&dir),
+            [
+                "README.txt",
+                "k8s",
+                "k8s/pytorchjob.yaml",
+                "launch.sh",
+                "outside.txt"
+            ]
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
