@@ -265,6 +265,45 @@ async fn the_page_plans_the_readme_scenario_in_chromium() {
         .unwrap_or("")
         .contains("lang=zh"));
     std::fs::write(shots.join("serve-zh.png"), c.screenshot().await.unwrap()).unwrap();
+    // Serving: the form switches its fields, the plans come back with a memory bar of the
+    // serving components (weights, KV cache pool, …).
+    c.find(Locator::Css("#task"))
+        .await
+        .unwrap()
+        .select_by_value("inference")
+        .await
+        .unwrap();
+    wait_for(90, "serving plans", || async {
+        let url = c.current_url().await.ok()?;
+        let serving = url.query().unwrap_or("").contains("task=inference");
+        let detail = c
+            .find(Locator::Css("#selected"))
+            .await
+            .ok()?
+            .text()
+            .await
+            .ok()?;
+        (serving
+            && count(&c, "#plans tbody tr").await > 0
+            && count(&c, "#memory rect.seg").await >= 2
+            && !detail.is_empty())
+        .then_some(())
+    })
+    .await;
+    assert!(c
+        .find(Locator::Css("#rate"))
+        .await
+        .unwrap()
+        .is_displayed()
+        .await
+        .unwrap());
+    assert!(!c
+        .find(Locator::Css("#tokens"))
+        .await
+        .unwrap()
+        .is_displayed()
+        .await
+        .unwrap());
     eprintln!("screenshots in {}", shots.display());
     c.close().await.unwrap();
     let _ = std::fs::remove_dir_all(&profile);
