@@ -24,7 +24,7 @@ use crate::timeline::{step_timeline, StepBuffers, Timeline};
 use crate::units::{compute_time, transfer_time, Bandwidth, Bytes, FlopRate, Flops, Seconds};
 use crate::workload::{
     AttentionImpl, BaseWeights, Framework, Optimizer, Parallelism, Precision, Recompute,
-    TrainingSetup,
+    TrainingSetup, FUSED_QKV,
 };
 use serde::Serialize;
 
@@ -55,6 +55,20 @@ pub struct TrainingMemory {
     pub params_per_device: f64,
     pub trainable_params_per_device: f64,
     pub data_parallel: u64,
+}
+
+impl TrainingMemory {
+    /// What `torch.cuda.max_memory_reserved` reports: the allocated peak plus the caching
+    /// allocator's reserve (the "allocator fragmentation" item, tunable `fragmentation`).
+    pub fn peak_reserved(&self) -> Bytes {
+        let reserve: f64 = self
+            .items
+            .iter()
+            .filter(|i| i.name == "allocator fragmentation")
+            .map(|i| i.bytes.0)
+            .sum();
+        Bytes(self.peak_allocated.0 + reserve)
+    }
 }
 
 /// Bytes per parameter of each model-state component.
@@ -137,10 +151,24 @@ pub fn lora_params(b: &ParamBreakdown, rank: u64, targets: &[String]) -> f64 {
                 * g.linears
                     .iter()
                     .filter(|l| is_target(targets, l))
-                    .map(|l| rank as f64 * (l.d_in + l.d_out) as f64 * l.copies as f64)
+                    .map(|l| {
+                        // A fused q/k/v module shares one A (h → r) over the three outputs.
+                        let d_in = if shares_adapter_input(targets, l) {
+                            0
+                        } else {
+                            l.d_in
+                        };
+                        rank as f64 * (d_in + l.d_out) as f64 * l.copies as f64
+                    })
                     .sum::<f64>()
         })
         .sum()
+}
+
+/// Whether `l` is k_proj or v_proj inside a fused q/k/v module that carries one LoRA adapter
+/// (GPT-2 `c_attn`, [`crate::workload::FUSED_QKV`]): its adapter input is q_proj's.
+fn shares_adapter_input(targets: &[String], l: &Linear) -> bool {
+    matches!(l.name, "k_proj" | "v_proj") && targets.iter().any(|t| t == FUSED_QKV)
 }
 
 /// Parameters held by the most loaded device before ZeRO sharding (see [`crate::layout`]).
@@ -298,13 +326,13 @@ fn logits_bytes(
 }
 
 fn data_parallel(setup: &TrainingSetup, c: &ClusterSpec) -> Result<u64, CoreError> {
-    let mp = setup.parallel.tp * setup.parallel.pp;
+    let mp = setup.parallel.tp * setup.parallel.pp * setup.parallel.cp;
     let n = c.total_gpus();
     if !n.is_multiple_of(mp) {
         return Err(CoreError::invalid(
-            "parallel.tp × parallel.pp",
+            "parallel.tp × parallel.pp × parallel.cp",
             mp,
-            &format!("must divide the number of GPUs ({n}); change tp/pp or the GPU count"),
+            &format!("must divide the number of GPUs ({n}); change tp/pp/cp or the GPU count"),
         ));
     }
     Ok(n / mp)
@@ -319,26 +347,34 @@ pub fn check_parallelism(
     let p = &setup.parallel;
     if let Some(t) = m.transformer() {
         if !t.heads.is_multiple_of(p.tp) {
-            return Err(CoreError::invalid(
+            return Err(CoreError::invalid_msg(
                 "parallel.tp",
                 p.tp,
-                &format!(
-                    "must divide the attention heads ({}); try {}",
-                    t.heads,
-                    divisors_below(t.heads, c.gpus_per_node)
-                ),
+                crate::i18n::Msg::new("fix-tp-divides-heads")
+                    .arg("heads", t.heads)
+                    .arg("try", divisors_below(t.heads, c.gpus_per_node)),
             ));
         }
         let layers = t.total_layers();
-        if !layers.is_multiple_of(p.pp) {
+        // Layers need not divide PP: the stages split unevenly (DeepSpeed's partitioner, or
+        // Megatron-Core's `--decoder-last-pipeline-num-layers`); the slowest stage sets the pace.
+        if p.pp > layers {
             return Err(CoreError::invalid(
                 "parallel.pp",
                 p.pp,
-                &format!(
-                    "must divide the number of layers ({layers}); try {}",
-                    divisors_below(layers, 64)
-                ),
+                &format!("at most one stage per layer: the model has {layers} layers"),
             ));
+        }
+        if let Some(last) = p.last_stage_layers {
+            if p.pp < 2 || last >= layers || last + (p.pp - 1) > layers {
+                return Err(CoreError::invalid(
+                    "parallel.last_stage_layers",
+                    last,
+                    &format!(
+                        "needs pp ≥ 2 and leaves at least one of the {layers} layers to each other stage"
+                    ),
+                ));
+            }
         }
         match t.moe {
             Some(moe) if !moe.experts.is_multiple_of(p.ep) => {
@@ -397,6 +433,16 @@ fn divisors_below(n: u64, max: u64) -> String {
         .join(", ")
 }
 
+/// The setup one context-parallel rank sees: seq_len / cp tokens per sequence (activations,
+/// logits and element-wise work scale with it; attention still spans the whole sequence).
+pub fn cp_local(setup: &TrainingSetup) -> TrainingSetup {
+    let mut s = setup.clone();
+    if setup.parallel.cp > 1 {
+        s.seq_len = (setup.seq_len / setup.parallel.cp).max(1);
+    }
+    s
+}
+
 /// Memory per device for a training job.
 pub fn training_memory(
     m: &ModelSpec,
@@ -406,6 +452,9 @@ pub fn training_memory(
 ) -> Result<TrainingMemory, CoreError> {
     setup.validate()?;
     let dp = check_parallelism(m, setup, c)?;
+    // Context parallelism: each rank holds the activations of seq_len / cp tokens.
+    let local = cp_local(setup);
+    let setup = &local;
     let p = setup.parallel;
     let b = param_breakdown(m);
     let dev = layout::most_loaded(&b, &p, dp);
@@ -450,13 +499,15 @@ pub fn training_memory(
         });
         let lora = lora_params(&b, setup.lora.rank, &setup.lora.targets) * share;
         trainable = lora;
-        // PEFT keeps adapters in fp32 (autocast_adapter_dtype) with fp32 grads and AdamW states.
-        let per = 4.0
-            + 4.0
+        // Adapters, their grads and AdamW states in the adapter dtype (PEFT default fp32,
+        // autocast_adapter_dtype); 8-bit AdamW keeps 2 B of states.
+        let a = setup.adapter_dtype.bytes();
+        let per = a
+            + a
             + if setup.optimizer == Optimizer::AdamW8bit {
                 2.0
             } else {
-                8.0
+                2.0 * a
             };
         items.push(MemoryItem {
             name: "LoRA adapters + grads + optimizer",
@@ -464,9 +515,10 @@ pub fn training_memory(
                 lora / share.max(f64::MIN_POSITIVE) * zero_params(1) / b.total as f64 * per,
             ),
             basis: format!(
-                "{:.1}M adapter params (rank {}) × {per} B (fp32 weight, grad, AdamW states)",
+                "{:.1}M adapter params (rank {}) × {per} B ({} weight, grad, optimizer states)",
                 lora / 1e6,
-                setup.lora.rank
+                setup.lora.rank,
+                setup.adapter_dtype.name()
             ),
         });
     } else {
@@ -686,11 +738,16 @@ fn fp32_layer(la: LayerActivation, t: &TransformerSpec, setup: &TrainingSetup) -
 fn autocast_extra_per_layer(t: &TransformerSpec) -> f64 {
     let h = t.hidden as f64;
     match t.norm {
-        // MoE: the router reads the fp32 norm output (its one cast), and each of the k routed
-        // copies gathers it in fp32 (+2h) and casts it for its expert (+2h).
+        // MoE (transformers 5.x batched experts): the norms and q/k/v as for dense models, the
+        // router's cast as the bf16 profile's router input, and the routed experts run outside
+        // autocast's cast list in fp32 — their saved gather, fused gate‖up output, activation,
+        // up and output (4h + 8f per copy in bf16) double — with no bf16 expert weight copies.
+        // Measured per tensor on the Mixtral rows of tools/measure_peak.py.
         NormKind::RmsNorm if t.moe.is_some() => {
-            let k = t.moe.map_or(0, |m| m.experts_per_token) as f64;
-            (2.0 + 2.0 * 2.0 + 2.0 + 4.0 * k) * h
+            let (k, f) = t.moe.map_or((0.0, 0.0), |m| {
+                (m.experts_per_token as f64, m.expert_ffn as f64)
+            });
+            (2.0 + 2.0 * 2.0 + 2.0) * h + k * (4.0 * h + 8.0 * f)
         }
         NormKind::RmsNorm => {
             let mlp_consumers = if t.mlp == MlpKind::Gated { 2.0 } else { 1.0 };
@@ -701,9 +758,12 @@ fn autocast_extra_per_layer(t: &TransformerSpec) -> f64 {
     }
 }
 
-/// Fitted (GPT-2 autocast rows of validation/peak-measured.json): extra bytes per token per
-/// layer, in units of h, of autocast over the bf16 profile for LayerNorm models.
-const AUTOCAST_LAYERNORM_EXTRA_H: f64 = 20.0;
+/// Extra bytes per token per layer, in units of h, of autocast over the bf16 profile for
+/// LayerNorm models: each of the two LayerNorms saves its fp32 input (the residual stream is
+/// fp32) instead of a bf16 one, +2h each. Measured per tensor on the GPT-2 rows of
+/// tools/measure_peak.py (the tied LM head's bf16 copy, once taken for 16h per layer here, is
+/// counted by `autocast_copied_params`).
+const AUTOCAST_LAYERNORM_EXTRA_H: f64 = 4.0;
 
 /// With frozen base weights (LoRA), autograd saves a linear's input only when its weight needs a
 /// gradient (`derivatives.yaml`: mm saves `self` for `mat2`'s gradient), and a norm's normalised
@@ -722,14 +782,10 @@ fn frozen_layer(la: LayerActivation, t: &TransformerSpec, c: f64) -> LayerActiva
     }
 }
 
-/// Outside the layers with a frozen final norm and LM head: ids and labels, and the norm's input
-/// (RMSNorm: its fp32 upcast 4h; LayerNorm: c·h).
-fn frozen_outside_per_token(t: &TransformerSpec, c: f64) -> f64 {
-    let h = t.hidden as f64;
-    16.0 + match t.norm {
-        NormKind::RmsNorm => 4.0 * h,
-        NormKind::LayerNorm => c * h,
-    }
+/// Outside the layers with a frozen embedding, final norm and LM head: the int64 labels
+/// (nll_loss target; the frozen embedding saves no ids) and the final norm's saved tensors.
+fn frozen_outside_per_token(t: &TransformerSpec, setup: &TrainingSetup) -> f64 {
+    8.0 + frozen_norm_saved(t, setup)
 }
 
 /// Saved bytes per token outside the layers: int64 token ids (embedding backward) and labels
@@ -804,12 +860,25 @@ fn transformer_activations(
     }
     if setup.task.is_peft() && setup.framework == Framework::HuggingFace {
         la = frozen_layer(la, t, c);
+        if setup.autocast && t.norm == NormKind::LayerNorm {
+            // A frozen LayerNorm saves its input: fp32 under autocast (+2h over bf16), × 2.
+            la.replicated += 2.0 * 2.0 * t.hidden as f64;
+        }
+        if bnb_keeps_inputs(setup) {
+            // Old bitsandbytes keeps the inputs the frozen linears would not save (QKV and MLP
+            // inputs, the down-projection input): what `frozen_layer` removed.
+            la.replicated += 2.0 * c * t.hidden as f64;
+            la.sharded += c * t.ffn_for_activation() as f64;
+        }
     }
     let tp = p.tp as f64;
     let sp = if p.sequence_parallel { tp } else { 1.0 };
     let per_token_layer =
-        la.replicated / sp + la.sharded / tp + la.scores / tp + lora_activation(b, t, setup);
-    let layers_per_stage = (t.total_layers() / p.pp) as f64;
+        la.replicated / sp + la.sharded / tp + la.scores / tp + lora_activation(b, t, setup, tun);
+    // The first layer's pre-adapter tensors are never saved (PEFT without checkpointing); only
+    // pipeline stage 0 holds it.
+    let first_absent = peft_first_layer_absent(b, t, setup, tun) / sp;
+    let layers_per_stage = t.total_layers().div_ceil(p.pp) as f64;
     let in_flight = p.pp.min(setup.grad_accum) as f64;
     let (saved_layers, layer_working, basis) = match setup.recompute {
         Recompute::Full => {
@@ -822,10 +891,15 @@ fn transformer_activations(
             )
         }
         _ => (
-            per_token_layer * tokens * layers_per_stage * in_flight,
+            (per_token_layer * layers_per_stage - first_absent) * tokens * in_flight,
             grad_working(t, c, tp) * tokens,
             format!(
-                "{per_token_layer:.0} B/token/layer × {tokens} tokens × {layers_per_stage} layers × {in_flight} in flight ({:?} profile{})",
+                "{per_token_layer:.0} B/token/layer × {tokens} tokens × {layers_per_stage} layers{} × {in_flight} in flight ({:?} profile{})",
+                if first_absent > 0.0 {
+                    format!(" − {first_absent:.0} B/token (layer 0 before its adapters)")
+                } else {
+                    String::new()
+                },
                 setup.framework,
                 if la.scores > 0.0 { ", eager s² scores" } else { ", no s² scores" }
             ),
@@ -839,11 +913,15 @@ fn transformer_activations(
         0.0
     };
     let outside = if setup.task.is_peft() {
-        frozen_outside_per_token(t, c)
+        frozen_outside_per_token(t, setup)
     } else {
         outside_per_token(t, c) + autocast_head
     };
-    let saved_outside = if has_head { outside * tokens / sp } else { 0.0 };
+    let saved_outside = if has_head {
+        outside * tokens / sp + rotary_saved(t, setup)
+    } else {
+        0.0
+    };
     let (legacy, logits_basis) = logits_bytes(t, tokens, setup, tun);
     ActivationParts {
         saved_layers,
@@ -868,14 +946,28 @@ fn grad_working(t: &TransformerSpec, c: f64, tp: f64) -> f64 {
     c * (2.0 * t.hidden as f64 + t.ffn_for_activation() as f64) / tp
 }
 
-/// PEFT LoRA's extra saved bytes per token per layer: for each adapted linear, the dropout mask
-/// (1 B × d_in), the dropout output fed to `lora_A` (fp32 adapters: 4 B × d_in) and `lora_A`'s
-/// output fed to `lora_B` (4 B × r). PEFT `LoraLayer.forward`, lora_dropout > 0.
-fn lora_activation(b: &ParamBreakdown, t: &TransformerSpec, setup: &TrainingSetup) -> f64 {
+/// PEFT LoRA's extra saved bytes per token per layer (`LoraLayer.forward`, lora_dropout > 0:
+/// `lora_B(lora_A(dropout(x.to(adapter dtype))))`), per adapted module: the dropout mask
+/// (`lora_dropout_mask_bytes` × d_in: 1 on CUDA, the float noise on CPU), `lora_A`'s input
+/// (the dropout output in the adapter dtype; torch.autocast saves its bf16 cast instead: 2 × d_in)
+/// and `lora_B`'s input (`lora_A`'s output: adapter bytes or 2 under autocast, × r). A fused
+/// q/k/v module (GPT-2 `c_attn`) is one adapter. Measured per tensor with saved-tensor hooks
+/// (tools/measure_peak.py rows, tiny Llama/GPT-2, fp32/bf16/autocast).
+fn lora_activation(
+    b: &ParamBreakdown,
+    t: &TransformerSpec,
+    setup: &TrainingSetup,
+    tun: &Tunables,
+) -> f64 {
     if !setup.task.is_peft() {
         return 0.0;
     }
     let r = setup.lora.rank as f64;
+    let saved = if setup.autocast {
+        2.0
+    } else {
+        setup.adapter_dtype.bytes()
+    };
     let layers = t.total_layers().max(1) as f64;
     b.groups
         .iter()
@@ -884,11 +976,94 @@ fn lora_activation(b: &ParamBreakdown, t: &TransformerSpec, setup: &TrainingSetu
                 * g.linears
                     .iter()
                     .filter(|l| is_target(&setup.lora.targets, l))
-                    .map(|l| ((1.0 + 4.0) * l.d_in as f64 + 4.0 * r) * l.copies as f64)
+                    .filter(|l| !shares_adapter_input(&setup.lora.targets, l))
+                    .map(|l| {
+                        ((tun.lora_dropout_mask_bytes + saved) * l.d_in as f64 + saved * r)
+                            * l.copies as f64
+                    })
                     .sum::<f64>()
         })
         .sum::<f64>()
         / layers
+}
+
+/// PEFT without gradient checkpointing leaves the embedding output without `requires_grad`
+/// (PEFT calls `enable_input_require_grads` only for checkpointing), so the first layer saves
+/// nothing before its first adapter: its input norm's tensors and the dropout masks of the
+/// adapters that read the layer input (q/k/v) are absent. Bytes per token, saved once.
+/// Measured on the LoRA rows of validation/peak-measured.json (layer 0 vs layer 1).
+fn peft_first_layer_absent(
+    b: &ParamBreakdown,
+    t: &TransformerSpec,
+    setup: &TrainingSetup,
+    tun: &Tunables,
+) -> f64 {
+    if !setup.task.is_peft()
+        || setup.framework != Framework::HuggingFace
+        || setup.recompute == Recompute::Full
+    {
+        return 0.0;
+    }
+    let norm = frozen_norm_saved(t, setup);
+    let masks: f64 = b
+        .groups
+        .first()
+        .map(|g| {
+            g.linears
+                .iter()
+                .filter(|l| matches!(l.name, "q_proj" | "k_proj" | "v_proj"))
+                .filter(|l| is_target(&setup.lora.targets, l))
+                .filter(|l| !shares_adapter_input(&setup.lora.targets, l))
+                .map(|l| tun.lora_dropout_mask_bytes * l.d_in as f64)
+                .sum()
+        })
+        .unwrap_or(0.0);
+    // Old bitsandbytes: layer 0's q/k/v input has no gradient either, so it is not kept.
+    let bnb = if bnb_keeps_inputs(setup) {
+        compute_bytes(setup) * t.hidden as f64
+    } else {
+        0.0
+    };
+    norm + masks + bnb
+}
+
+/// QLoRA under bitsandbytes < 0.43.2 (`bnb_saves_inputs`): the 4-bit matmul keeps its input.
+fn bnb_keeps_inputs(setup: &TrainingSetup) -> bool {
+    setup.bnb_saves_inputs && setup.base_weights() == BaseWeights::Nf4
+}
+
+/// Bytes per token a norm with a frozen weight saves when its input needs a gradient: RMSNorm
+/// its fp32 upcast input and fp32 rsqrt (4h + 4), LayerNorm its input in the residual dtype
+/// (fp32 under autocast) + fp32 mean and rstd (8).
+fn frozen_norm_saved(t: &TransformerSpec, setup: &TrainingSetup) -> f64 {
+    let h = t.hidden as f64;
+    match t.norm {
+        NormKind::RmsNorm => 4.0 * h + 4.0,
+        NormKind::LayerNorm => residual_bytes(setup) * h + 8.0,
+    }
+}
+
+/// Bytes per element of the residual stream: fp32 in fp32 training and under torch.autocast
+/// (the embedding output is not cast), else the compute dtype.
+fn residual_bytes(setup: &TrainingSetup) -> f64 {
+    if setup.autocast {
+        4.0
+    } else {
+        compute_bytes(setup)
+    }
+}
+
+/// HF rotary embeddings: `cos` and `sin` (seq × head_dim, in the residual dtype) are computed
+/// once per forward and saved by the first `q * cos` of every layer (one storage): bytes per
+/// micro-batch. Under full checkpointing no layer saves them (measured: +0.3–0.7% otherwise).
+fn rotary_saved(t: &TransformerSpec, setup: &TrainingSetup) -> f64 {
+    if !matches!(t.positional, crate::model::Positional::Rotary)
+        || setup.framework != Framework::HuggingFace
+        || setup.recompute == Recompute::Full
+    {
+        return 0.0;
+    }
+    2.0 * setup.seq_len as f64 * t.head_dim as f64 * residual_bytes(setup)
 }
 
 /// State bytes per parameter, with torch.autocast's fp32 weights and fp32 gradients (no master).
@@ -947,7 +1122,13 @@ fn step_buffers(
         } else {
             lora_params(b, setup.lora.rank, &setup.lora.targets) * share
         };
-        params * tun_foreach(setup) * if full { sb.optimizer / 2.0 } else { 4.0 }
+        params
+            * tun_foreach(setup)
+            * if full {
+                sb.optimizer / 2.0
+            } else {
+                setup.adapter_dtype.bytes()
+            }
     } else {
         0.0
     };
@@ -964,7 +1145,7 @@ fn step_buffers(
             0.0
         },
         weight_copies: if setup.autocast {
-            2.0 * params_on_device(b, p, 1) * linear_share
+            2.0 * autocast_copied_params(m, setup, b, params_on_device(b, p, 1), linear_share)
         } else {
             0.0
         },
@@ -978,6 +1159,56 @@ fn step_buffers(
         optimizer_temp,
     }
     .with_model(m)
+}
+
+/// Parameters whose bf16 copy torch.autocast saves for backward: every linear's weight whose
+/// input needs a gradient, the LM head included (a tied head's copy too: GPT-2's 32h on the tiny
+/// rows), less the first layer's q/k/v under PEFT without checkpointing (their input has no
+/// gradient, see [`peft_first_layer_absent`]). Measured per tensor (tools/measure_peak.py rows).
+fn autocast_copied_params(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    b: &ParamBreakdown,
+    on_device: f64,
+    linear_share: f64,
+) -> f64 {
+    let p = &setup.parallel;
+    let Some(t) = m.transformer() else {
+        return on_device * linear_share;
+    };
+    let has_head = t.vocab > 0 && t.structure != crate::model::Structure::EncoderOnly;
+    let tied = if t.tie_embeddings && has_head {
+        (t.vocab * t.hidden) as f64 / p.tp as f64
+    } else {
+        0.0
+    };
+    let first_qkv = if setup.task.is_peft()
+        && setup.framework == Framework::HuggingFace
+        && setup.recompute != Recompute::Full
+    {
+        b.groups.first().map_or(0.0, |g| {
+            g.linears
+                .iter()
+                .filter(|l| matches!(l.name, "q_proj" | "k_proj" | "v_proj"))
+                .map(|l| l.params() as f64)
+                .sum::<f64>()
+                / p.tp as f64
+        })
+    } else {
+        0.0
+    };
+    // Routed experts run in fp32 under autocast (see `autocast_extra_per_layer`): no copies.
+    let experts = if setup.framework == Framework::HuggingFace {
+        b.expert_params() as f64 * on_device / b.total.max(1) as f64
+    } else {
+        0.0
+    };
+    let adapters = if setup.task.is_peft() {
+        lora_params(b, setup.lora.rank, &setup.lora.targets) * on_device / b.total.max(1) as f64
+    } else {
+        0.0
+    };
+    (on_device * linear_share + tied - first_qkv - experts + adapters).max(0.0)
 }
 
 trait WithModel {
@@ -1125,6 +1356,7 @@ pub fn training_flops_per_token(
                 let extra = match setup.recompute {
                     Recompute::Full => fwd,
                     Recompute::Selective => attn,
+                    Recompute::SelectiveOp => 0.5 * fwd_mm,
                     Recompute::None => 0.0,
                 };
                 (model, model + extra)
@@ -1133,6 +1365,7 @@ pub fn training_flops_per_token(
                 let extra = match setup.recompute {
                     Recompute::Full => fwd,
                     Recompute::Selective => attn,
+                    Recompute::SelectiveOp => 0.5 * fwd_mm,
                     Recompute::None => 0.0,
                 };
                 (model, model + extra)
@@ -1172,7 +1405,12 @@ pub struct StepTime {
     /// The optimizer step, bandwidth-bound (included in `compute`).
     pub optimizer: Seconds,
     pub pipeline_bubble: Seconds,
+    /// Tensor-parallel communication left exposed (after TP-comm overlap, when on).
     pub tp_comm: Seconds,
+    /// Tensor-parallel communication hidden behind GEMMs (`tp_comm_overlap`).
+    pub tp_comm_overlapped: Seconds,
+    /// Context-parallel K/V exchange left after overlap with attention.
+    pub cp_comm: Seconds,
     pub dp_comm_total: Seconds,
     /// Data-parallel communication left after overlap with backward.
     pub dp_comm_exposed: Seconds,
@@ -1186,6 +1424,12 @@ pub struct StepTime {
     pub mfu: f64,
     /// Hardware FLOPs utilisation (counts recompute).
     pub hfu: f64,
+    /// Achieved TFLOP/s per GPU counting model FLOPs (6·N per token + attention; no recompute).
+    pub model_tflops_per_gpu: f64,
+    /// Achieved TFLOP/s per GPU counting hardware FLOPs (with recompute).
+    pub hardware_tflops_per_gpu: f64,
+    /// Every collective family of the step: bytes, effective bandwidth, time and overlap.
+    pub collectives: Vec<crate::comm::CollectiveUse>,
     pub efficiency_used: f64,
     /// The named constants whose product is `efficiency_used`.
     pub efficiency_name: String,
@@ -1228,8 +1472,8 @@ fn optimizer_seconds(
 fn zero3_latency(
     b: &crate::model::ParamBreakdown,
     setup: &TrainingSetup,
-    dp: u64,
-    c: &ClusterSpec,
+    g: crate::comm::Group,
+    tun: &Tunables,
 ) -> Seconds {
     let layers: u64 = b.groups.iter().map(|g| g.count).sum();
     let stage = crate::compute::layers_on_slowest_stage(layers, setup.parallel.pp);
@@ -1240,7 +1484,21 @@ fn zero3_latency(
         }
     };
     let n = crate::comm::zero3_collectives_per_micro(stage, tensors);
-    crate::comm::ring_latency(dp, c.inter_link.latency()) * n
+    crate::comm::nccl_latency(crate::comm::Collective::AllGather, g, tun).0 * n
+}
+
+/// Gradient buckets per step, each one collective: PyTorch DDP's 25 MiB (ZeRO-0 outside
+/// Megatron), DeepSpeed's reduce bucket (ZeRO-1/2), Megatron-Core's max(40M, 1M·dp) parameters.
+fn dp_buckets(grad_params: f64, setup: &TrainingSetup, dp: u64, tun: &Tunables) -> f64 {
+    let per_bucket = match (setup.framework, setup.parallel.zero) {
+        (Framework::Megatron, _) => {
+            (tun.megatron_bucket_min_mparams).max(tun.megatron_bucket_mparams_per_rank * dp as f64)
+                * 1e6
+        }
+        (_, 0) => tun.dp_bucket_mib * 1_048_576.0 / 2.0,
+        _ => tun.deepspeed_bucket_melements * 1e6,
+    };
+    (grad_params / per_bucket.max(1.0)).ceil().max(1.0)
 }
 
 fn ring_allreduce(bytes: f64, n: u64, bw: Bandwidth, eff: f64) -> Seconds {
@@ -1258,8 +1516,19 @@ pub fn training_step(
     c: &ClusterSpec,
     tun: &Tunables,
 ) -> Result<StepTime, CoreError> {
-    setup.validate()?;
     tun.validate()?;
+    training_step_validated(m, setup, c, tun)
+}
+
+/// [`training_step`] with tunables the caller has validated (the planner validates them once per
+/// request instead of once per configuration).
+pub fn training_step_validated(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    c: &ClusterSpec,
+    tun: &Tunables,
+) -> Result<StepTime, CoreError> {
+    setup.validate()?;
     crate::chip::check_support(m, setup, &c.gpu)?;
     let dp = check_parallelism(m, setup, c)?;
     let p = setup.parallel;
@@ -1293,26 +1562,116 @@ pub fn training_step(
             Seconds(0.0),
         ),
     };
-    let bubble_frac = (p.pp as f64 - 1.0) / m_micro;
+    // Interleaved 1F1B (v virtual stages per device) shrinks the bubble to (p−1)/(v·m)
+    // (Narayanan et al. 2021 §2.2.2); v = 1 is plain 1F1B.
+    let v = p.virtual_stages.max(1) as f64;
+    let bubble_frac = (p.pp as f64 - 1.0) / (v * m_micro);
     let pipeline_bubble = (compute - optimizer) * bubble_frac;
 
     let intra = c.intra_bandwidth;
     let eff_net = tun.collective_efficiency;
-    // TP: 2 all-reduces of b·s·h per layer forward and 2 backward (Megatron; SP's all-gather +
-    // reduce-scatter moves the same bytes), 2-byte activations, not overlapped.
-    let tp_comm = match m.transformer() {
+    let intra_class = if c.gpu.intra_link.is_nvlink_class()
+        || c.gpu.intra_link == crate::hardware::IntraLink::InfinityFabric
+    {
+        crate::comm::IntraClass::NvLink
+    } else {
+        crate::comm::IntraClass::Pcie
+    };
+    let group = |ranks: u64, stride: u64| {
+        // `ranks` devices `stride` apart (TP ranks are adjacent; DP ranks tp·pp·cp apart).
+        let per_node = (c.gpus_per_node / stride.max(1)).max(1);
+        crate::comm::Group {
+            ranks,
+            nodes: ranks.div_ceil(per_node).max(1),
+            intra: intra_class,
+        }
+    };
+    let cp = p.cp.max(1);
+    let local_tokens = tokens_per_micro / cp as f64;
+    let mut collectives = Vec::new();
+    let fwd_passes = if setup.recompute == Recompute::Full {
+        2.0
+    } else {
+        1.0
+    };
+    let (stage_other, stage_last) = match m.transformer() {
+        Some(t) => crate::compute::stage_layers(t.total_layers(), p.pp, p.last_stage_layers),
+        None => (0, 0),
+    };
+    let stage_max = stage_other.max(stage_last) as f64;
+    // TP: 2 all-reduces of b·s·h per layer in each forward pass (recompute repeats them) and 2
+    // in backward (Megatron; SP's all-gather + reduce-scatter moves the same bytes), 2-byte
+    // activations, each paying NCCL's latency over the TP ranks. With TP-comm overlap
+    // (Megatron-Core --tp-comm-overlap, torchtitan async TP) it hides behind the GEMMs.
+    let (tp_total, tp_hidden) = match m.transformer() {
         Some(t) if p.tp > 1 => {
-            let per = ring_allreduce(
-                tokens_per_micro * t.hidden as f64 * 2.0,
-                p.tp,
-                intra,
-                eff_net,
-            );
-            per * (4.0 * (t.total_layers() / p.pp) as f64 * m_micro)
+            let bytes = local_tokens * t.hidden as f64 * 2.0;
+            let g = group(p.tp, 1);
+            let (lat, algo) = crate::comm::nccl_latency(crate::comm::Collective::AllReduce, g, tun);
+            let per = ring_allreduce(bytes, p.tp, intra, eff_net) + lat;
+            let count = 2.0 * (fwd_passes + 1.0) * stage_max * m_micro;
+            let total = per * count;
+            let hidden = if p.tp_overlap() {
+                (total * tun.tp_overlap_fraction).min(Seconds(compute_parts.gemm_s * m_micro))
+            } else {
+                Seconds(0.0)
+            };
+            collectives.push(crate::comm::CollectiveUse {
+                kind: "tp",
+                collective: format!("all-reduce ({algo})"),
+                link: format!("{} inside the node", c.gpu.intra_link.name()),
+                effective_bandwidth: intra * eff_net,
+                bytes_per_step: Bytes(
+                    crate::comm::ring_volume(crate::comm::Collective::AllReduce, bytes, p.tp)
+                        * count,
+                ),
+                total,
+                overlapped: hidden,
+            });
+            (total, hidden)
+        }
+        _ => (Seconds(0.0), Seconds(0.0)),
+    };
+    let tp_comm = tp_total - tp_hidden;
+    // CP (ring attention): per layer and pass, cp − 1 K/V chunks of b·(s/cp)·2·kv_width/tp
+    // travel around the ring (backward also returns dK/dV: twice), each transfer overlapped
+    // with the attention block it feeds.
+    let cp_comm = match m.transformer() {
+        Some(t) if cp > 1 => {
+            let chunk = local_tokens * 2.0 * t.kv_width() as f64 / p.tp as f64 * 2.0;
+            let attn_passes = match setup.recompute {
+                Recompute::Full | Recompute::Selective => 2.0,
+                _ => 1.0,
+            };
+            let bytes = chunk * (cp - 1) as f64 * (attn_passes + 2.0) * stage_max * m_micro;
+            let link = if p.tp * cp > c.gpus_per_node {
+                c.inter_bandwidth.min(intra)
+                    / (c.gpus_per_node / cp.min(c.gpus_per_node)).max(1) as f64
+            } else {
+                intra
+            };
+            let total = transfer_time(Bytes(bytes), link * eff_net);
+            let hidden = total.min(Seconds(compute_parts.attention_s * m_micro));
+            collectives.push(crate::comm::CollectiveUse {
+                kind: "cp",
+                collective: "ring send/recv of K/V (ring attention)".into(),
+                link: if p.tp * cp > c.gpus_per_node {
+                    format!("{} between nodes", c.inter_link.name())
+                } else {
+                    format!("{} inside the node", c.gpu.intra_link.name())
+                },
+                effective_bandwidth: link * eff_net,
+                bytes_per_step: Bytes(bytes),
+                total,
+                overlapped: hidden,
+            });
+            total - hidden
         }
         _ => Seconds(0.0),
     };
-    // DP: gradients (and for ZeRO-3, parameters) of the trainable weights on the device, 2 bytes each.
+    // DP: gradients (and for ZeRO-3, parameters) of the trainable weights on the device, 2 bytes
+    // each, over the data-parallel × context-parallel ranks (both hold the same weights).
+    let dpc = dp * cp;
     let dev = layout::most_loaded(&b, &p, dp);
     // Trainable share of each parameter (LoRA adapters are spread like the weights they adapt).
     let train_frac = if setup.task.is_peft() {
@@ -1320,8 +1679,8 @@ pub fn training_step(
     } else {
         1.0
     };
-    let spans_nodes = p.tp * p.pp * dp > c.gpus_per_node;
-    let (dp_bw, dp_link) = if dp > 1 && spans_nodes && c.inter_bandwidth.0 < intra.0 {
+    let spans_nodes = p.tp * p.pp * dpc > c.gpus_per_node;
+    let (dp_bw, dp_link) = if dpc > 1 && spans_nodes && c.inter_bandwidth.0 < intra.0 {
         let inter = c.inter_bandwidth;
         (
             inter,
@@ -1333,10 +1692,11 @@ pub fn training_step(
             format!("{} inside the node ({intra})", c.gpu.intra_link.name()),
         )
     };
-    // When the data-parallel groups span nodes, every GPU of a node runs its own ring over the
-    // node's shared NICs: the node boundary carries k rings, k = model-parallel ranks per node.
-    let share = if dp > 1 && spans_nodes && dp_bw.0 < intra.0 {
-        (p.tp * p.pp).min(c.gpus_per_node) as f64
+    // Hierarchical path: inside a node the ring runs over NVLink/PCIe; across nodes every GPU
+    // of a node runs its own ring over the node's shared NICs, so the node boundary carries k
+    // rings, k = model-parallel ranks per node.
+    let share = if dpc > 1 && spans_nodes && dp_bw.0 < intra.0 {
+        (p.tp * p.pp * cp).min(c.gpus_per_node) as f64
     } else {
         1.0
     };
@@ -1350,36 +1710,94 @@ pub fn training_step(
         }
     };
     let over_groups = |bytes_per_param: f64| {
-        bytes_per_param * (dev.dense * ring(dp) + dev.expert * ring(dev.expert_group))
+        bytes_per_param * (dev.dense * ring(dpc) + dev.expert * ring(dev.expert_group))
     };
+    let dp_group = group(dpc, p.tp * p.pp * cp);
     let grad_volume = over_groups(2.0 * train_frac);
-    let mut dp_comm_total = transfer_time(Bytes(2.0 * grad_volume), dp_bw * eff_net);
-    if p.zero >= 3 {
+    let grad_bytes = dev.dense * 2.0 * train_frac;
+    let grad_overlap = p.grad_overlap(setup.framework);
+    let param_overlap = p.param_overlap(setup.framework);
+    let (dp_comm_total, dp_hidden, dp_what) = if p.zero >= 3 {
         // Parameters are all-gathered for forward and again for backward in every micro-batch,
-        // gradients reduce-scattered: 3 × (d−1)/d × 2P per micro-batch (ZeRO §7).
+        // gradients reduce-scattered: 3 × (d−1)/d × 2P per micro-batch (ZeRO §7), plus NCCL's
+        // ring latency per collective; prefetch hides them behind compute.
         let base_bpp = if setup.task.is_peft() {
             setup.base_weights().bits() / 8.0
         } else {
             2.0
         };
-        let per_micro = 2.0 * over_groups(base_bpp) + grad_volume;
-        dp_comm_total = transfer_time(Bytes(per_micro * m_micro), dp_bw * eff_net);
-        dp_comm_total += zero3_latency(&b, setup, dp, c) * m_micro;
+        let gathers = transfer_time(
+            Bytes(2.0 * over_groups(base_bpp) * m_micro),
+            dp_bw * eff_net,
+        );
+        let rs = transfer_time(Bytes(grad_volume * m_micro), dp_bw * eff_net);
+        let lat = zero3_latency(&b, setup, dp_group, tun) * m_micro;
+        let total = gathers + rs + lat;
+        let hidden = if param_overlap {
+            total.min(compute * tun.dp_overlap)
+        } else if grad_overlap {
+            rs.min(compute * (2.0 / 3.0) * tun.dp_overlap)
+        } else {
+            Seconds(0.0)
+        };
+        (
+            total,
+            hidden,
+            "all-gather ×2 + reduce-scatter per layer (ZeRO-3/FSDP)".to_string(),
+        )
+    } else {
+        // One gradient all-reduce per step (ZeRO-1/2: reduce-scatter + all-gather of the same
+        // volume), in buckets that each pay NCCL's latency (ring or tree, whichever is faster).
+        let (lat, algo) =
+            crate::comm::nccl_latency(crate::comm::Collective::AllReduce, dp_group, tun);
+        let buckets = dp_buckets(grad_bytes / 2.0, setup, dpc, tun);
+        let lat = if dpc > 1 { lat * buckets } else { Seconds(0.0) };
+        let total = transfer_time(Bytes(2.0 * grad_volume), dp_bw * eff_net) + lat;
+        // The gradient half overlaps the last micro-batch's backward (≈ 2/3 of its compute)
+        // with --overlap-grad-reduce / DDP buckets; ZeRO-1/2's parameter all-gather (the other
+        // half) the next step's first forward with --overlap-param-gather.
+        let (grad_part, param_part) = if p.zero >= 1 {
+            (total * 0.5, total * 0.5)
+        } else {
+            (total, Seconds(0.0))
+        };
+        let micro = compute * (1.0 / m_micro) * tun.dp_overlap;
+        let hide_grad = if grad_overlap {
+            grad_part.min(micro * (2.0 / 3.0))
+        } else {
+            Seconds(0.0)
+        };
+        let hide_param = if param_overlap {
+            param_part.min(micro * (1.0 / 3.0))
+        } else {
+            Seconds(0.0)
+        };
+        let what = if p.zero >= 1 {
+            format!("reduce-scatter + all-gather ({algo}, {buckets:.0} buckets)")
+        } else {
+            format!("all-reduce ({algo}, {buckets:.0} buckets)")
+        };
+        (total, hide_grad + hide_param, what)
+    };
+    let dp_hidden = dp_hidden.min(dp_comm_total);
+    let dp_comm_exposed = (dp_comm_total - dp_hidden).max(Seconds(0.0));
+    if dpc > 1 {
+        let per_micro = if p.zero >= 3 { m_micro } else { 1.0 };
+        let vol = if p.zero >= 3 {
+            2.0 * over_groups(2.0) + grad_volume
+        } else {
+            2.0 * grad_volume
+        };
+        collectives.push(crate::comm::CollectiveUse {
+            kind: "dp",
+            collective: dp_what,
+            link: dp_link.clone(),
+            effective_bandwidth: dp_bw * eff_net,
+            bytes_per_step: Bytes(vol * per_micro),
+            total: dp_comm_total,
+            overlapped: dp_hidden,
+        });
     }
-    let latency = if dp > 1 {
-        c.inter_link.latency() * (2.0 * (dp - 1) as f64)
-    } else {
-        Seconds(0.0)
-    };
-    dp_comm_total += latency;
-    // Overlap: with ZeRO-3 the gathers overlap forward and backward; otherwise gradient buckets
-    // overlap the backward pass (≈ 2/3 of compute), except the last micro-batch's tail.
-    let hide = if p.zero >= 3 {
-        compute * tun.dp_overlap
-    } else {
-        compute * (2.0 / 3.0 / m_micro) * tun.dp_overlap
-    };
-    let dp_comm_exposed = (dp_comm_total - hide).max(Seconds(0.0));
     let pp_comm = match m.transformer() {
         Some(t) if p.pp > 1 => {
             let act = tokens_per_micro * t.hidden as f64 * 2.0 / p.tp as f64;
@@ -1388,7 +1806,8 @@ pub fn training_step(
             } else {
                 intra
             };
-            transfer_time(Bytes(2.0 * act * m_micro), link * eff_net)
+            // Interleaving sends each micro-batch across v·(p−1) boundaries instead of p−1.
+            transfer_time(Bytes(2.0 * act * m_micro * v), link * eff_net)
         }
         _ => Seconds(0.0),
     };
@@ -1411,15 +1830,39 @@ pub fn training_step(
         }
         _ => Seconds(0.0),
     };
-    let step = compute + pipeline_bubble + tp_comm + dp_comm_exposed + pp_comm + ep_comm;
+    let step = compute + pipeline_bubble + tp_comm + cp_comm + dp_comm_exposed + pp_comm + ep_comm;
     let tps = tokens_per_step / step.0;
     let n = c.total_gpus() as f64;
     let mfu = fl.model.0 * tps / (n * peak.0);
     let hfu = fl.hardware.0 * tps / (n * peak.0);
+    let act = |x: Seconds| (x.0 > 0.0).then_some(x);
+    if let Some(t) = act(pp_comm) {
+        collectives.push(crate::comm::CollectiveUse {
+            kind: "pp",
+            collective: "send/recv of activations between stages".into(),
+            link: "stage boundary".into(),
+            effective_bandwidth: Bandwidth(0.0),
+            bytes_per_step: Bytes(0.0),
+            total: t,
+            overlapped: Seconds(0.0),
+        });
+    }
+    if let Some(t) = act(ep_comm) {
+        collectives.push(crate::comm::CollectiveUse {
+            kind: "ep",
+            collective: "all-to-all (dispatch + combine)".into(),
+            link: "expert-parallel ranks".into(),
+            effective_bandwidth: Bandwidth(0.0),
+            bytes_per_step: Bytes(0.0),
+            total: t,
+            overlapped: Seconds(0.0),
+        });
+    }
     let parts = [
         ("compute", compute.0),
         ("pipeline-bubble", pipeline_bubble.0),
         ("tp-communication", tp_comm.0),
+        ("cp-communication", cp_comm.0),
         ("dp-communication", dp_comm_exposed.0),
         ("ep-communication", ep_comm.0),
     ];
@@ -1436,6 +1879,8 @@ pub fn training_step(
         optimizer,
         pipeline_bubble,
         tp_comm,
+        tp_comm_overlapped: tp_hidden,
+        cp_comm,
         dp_comm_total,
         dp_comm_exposed,
         pp_comm,
@@ -1446,6 +1891,9 @@ pub fn training_step(
         tokens_per_second_per_gpu: tps / n,
         mfu,
         hfu,
+        model_tflops_per_gpu: fl.model.0 * tps / n / 1e12,
+        hardware_tflops_per_gpu: fl.hardware.0 * tps / n / 1e12,
+        collectives,
         efficiency_used: eff,
         efficiency_name: eff_name,
         peak,

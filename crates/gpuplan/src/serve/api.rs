@@ -250,7 +250,7 @@ pub async fn plan(State(st): St, Query(q): Pairs, body: Bytes) -> Answer {
 }
 
 fn plan_answer(st: &AppState, args: &PlanArgs, file: WorkloadFile, today: i64) -> Answer {
-    let req = match crate::cmd::plan::build_request_from(args, file) {
+    let req = match crate::cmd::plan::build_request_from(args, file, gpuplan_core::i18n::Lang::En) {
         Ok(r) => r,
         Err(e) => return Answer::error(StatusCode::BAD_REQUEST, &e, None),
     };
@@ -292,7 +292,7 @@ pub async fn estimate(State(st): St, Query(q): Pairs, body: Bytes) -> Answer {
     let st2 = st.clone();
     blocking(&st, move || {
         let cat = || Ok(st2.catalog.clone());
-        match crate::cmd::estimate::compute(&args, file, &cat) {
+        match crate::cmd::estimate::compute(&args, file, gpuplan_core::i18n::Lang::En, &cat) {
             Ok(x) => {
                 let (kind, body) = crate::cmd::estimate::estimate_json(&x);
                 doc(kind, &body)
