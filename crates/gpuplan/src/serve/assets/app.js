@@ -150,13 +150,11 @@ function config(p) {
   return "";
 }
 
-const BILLING = { on_demand: "billing-on-demand", monthly: "billing-monthly", spot: "billing-spot" };
-
 function priceTitle(p, i) {
   const c = p.chosen;
   if (!c) return t("price-none");
   const age = (last.price_ages || []).find((a) => a.rank === i + 1);
-  return t("price-hover", { kind: c.price.kind, region: c.price.region, asof: c.price.as_of, age: age && age.age_days != null ? age.age_days : "?", source: c.price.source });
+  return t("price-hover", { kind: t("price-kind-" + c.price.kind), region: c.price.region, asof: c.price.as_of, age: age && age.age_days != null ? age.age_days : "?", source: c.price.source });
 }
 
 function render() {
@@ -170,8 +168,8 @@ function render() {
   $("#plans tbody").innerHTML = plans
     .map((p, i) => {
       const c = p.chosen;
-      const cost = c ? fmtMoney(c.cny) + (serving ? t("per-month") : "") + ` <small>(${esc(t(BILLING[c.billing] || c.billing))})</small>` : esc(t("price-none"));
-      return `<tr data-i="${i}" class="${i === selected ? "sel" : ""}"><td class="num">${i + 1}</td><td>${esc(p.instance.id)}<br><small>${esc(p.instance.provider)} · ${esc(p.gpu.id)}</small></td>` +
+      const cost = c ? fmtMoney(c.cny) + (serving ? t("per-month") : "") + ` <small>(${esc(t("billing-" + c.billing))})</small>` : esc(t("price-none"));
+      return `<tr data-i="${i}" class="${i === selected ? "sel" : ""}"><td class="num">${i + 1}</td><td>${esc(p.instance.id)}<br><small>${esc(t("provider-" + p.instance.provider))} · ${esc(p.gpu.id)}</small></td>` +
         `<td class="num">${p.nodes}</td><td class="num">${p.total_gpus}</td><td>${esc(config(p))}</td><td class="num">${fmtHours(p.hours)}</td>` +
         `<td class="num"><span class="price" title="${esc(priceTitle(p, i))}">${cost}</span></td><td>${pareto.has(i) ? "★" : ""}</td></tr>`;
     })
@@ -303,7 +301,7 @@ function drawDetail(p) {
     const parts = [
       ["compute", s.compute - s.optimizer], ["optimizer", s.optimizer], ["pipeline bubble", s.pipeline_bubble],
       ["TP comm", s.tp_comm], ["PP comm", s.pp_comm], ["EP comm", s.ep_comm], ["DP comm (exposed)", s.dp_comm_exposed],
-    ].filter(([, v]) => v > 0).map(([name, v]) => ({ name: part("step", name), value: v, title: `${part("step", name)}: ${v.toFixed(3)} s / ${s.step.toFixed(3)} s (${s.bottleneck})` }));
+    ].filter(([, v]) => v > 0).map(([name, v]) => ({ name: part("step", name), value: v, title: `${part("step", name)}: ${v.toFixed(3)} s / ${s.step.toFixed(3)} s (${part("bottleneck", s.bottleneck)})` }));
     stackedBar($("#step"), parts, 0, "s", t("step-total", { s: s.step.toFixed(3), mfu: (s.mfu * 100).toFixed(1) }));
   } else if (p.serve) {
     const m = p.serve.memory;
