@@ -226,6 +226,18 @@ async fn the_page_plans_the_readme_scenario_in_chromium() {
         hover.contains("as of") && hover.contains("days old"),
         "{hover}"
     );
+    let point = c
+        .find(Locator::Css("#chart circle.pareto-pt title"))
+        .await
+        .unwrap()
+        .prop("textContent")
+        .await
+        .unwrap()
+        .unwrap_or_default();
+    assert!(
+        point.contains("as of") && point.contains("source"),
+        "{point}"
+    );
     // Selecting another plan moves the mark and lands in the URL; the link restores it.
     c.find(Locator::Css("#plans tbody tr:nth-child(2)"))
         .await
@@ -347,6 +359,28 @@ async fn the_page_plans_the_readme_scenario_in_chromium() {
         );
     }
     std::fs::write(shots.join("serve-zh.png"), c.screenshot().await.unwrap()).unwrap();
+    // A bad field: the server's message in the page's language, naming the field; fixing the
+    // field clears it.
+    set_text(&c, "#seq", "abc").await;
+    let (field, text) = wait_for(30, "the input error", || async {
+        let e = c.find(Locator::Css("#error")).await.ok()?;
+        if !e.is_displayed().await.ok()? {
+            return None;
+        }
+        Some((e.attr("data-field").await.ok()??, e.text().await.ok()?))
+    })
+    .await;
+    assert_eq!(field, "training.seq_len", "{text}");
+    assert!(
+        text.contains("请求体") && text.contains("类型错误"),
+        "{text}"
+    );
+    set_text(&c, "#seq", "2048").await;
+    wait_for(30, "the error to clear", || async {
+        let e = c.find(Locator::Css("#error")).await.ok()?;
+        (!e.is_displayed().await.ok()?).then_some(())
+    })
+    .await;
     // Serving: the form switches its fields, the plans come back with a memory bar of the
     // serving components (weights, KV cache pool, …).
     c.find(Locator::Css("#task"))

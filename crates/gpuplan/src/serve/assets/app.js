@@ -80,7 +80,8 @@ function requestOf(s) {
   };
   if (s.budget !== "") constraints.budget_cny = num(s.budget);
   const body = { model: s.model, objective: s.optimize, constraints };
-  const query = new URLSearchParams({ top: String(TOP) });
+  // lang: the server's error messages in the page's language (the answer itself is the same).
+  const query = new URLSearchParams({ top: String(TOP), lang });
   if (s.deadline !== "") query.set("deadline", /^[0-9.eE+]+$/.test(s.deadline) ? s.deadline + "h" : s.deadline);
   if (s.task === "inference") {
     body.serve = { rate_rps: num(s.rate), input_tokens: num(s.inTok), output_tokens: num(s.outTok), ttft_s: num(s.ttft), tpot_s: num(s.tpot) };
@@ -243,7 +244,7 @@ function drawChart(plans, pareto, serving) {
   for (const p of pts) {
     const onFront = pareto.includes(p.i);
     const c = el("circle", { class: onFront ? "pareto-pt" : "pt", cx: sx.f(p.x), cy: sy.f(p.y), r: onFront ? 5 : 3.5, "data-rank": p.i + 1 }, svg);
-    el("title", {}, c).textContent = `#${p.i + 1} ${plans[p.i].instance.id} × ${plans[p.i].nodes}: ${fmtHours(p.x)}, ${fmtMoney(p.y)}`;
+    el("title", {}, c).textContent = `#${p.i + 1} ${plans[p.i].instance.id} × ${plans[p.i].nodes}: ${fmtHours(p.x)}, ${fmtMoney(p.y)}\n${priceTitle(plans[p.i], p.i)}`;
     c.addEventListener("click", () => select(p.i));
   }
   const s = pts.find((p) => p.i === selected);
