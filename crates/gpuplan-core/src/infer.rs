@@ -467,6 +467,44 @@ fn compute_dtype(format: WeightFormat) -> ComputeDtype {
     }
 }
 
+/// 16-bit on chips without bf16 (Turing T4, Volta V100): vLLM refuses bf16 there
+/// (vllm/v1/worker/gpu_worker.py `_check_if_gpu_supports_dtype`: "Bfloat16 is only supported on
+/// GPUs with compute capability of at least 8.0 … use float16 instead … --dtype=half"). A default
+/// bf16 becomes fp16 with a note (same bytes); an explicitly chosen bf16 is an error naming the
+/// field, as in vLLM.
+pub fn adapt_half(
+    s: &InferenceSetup,
+    gpu: &GpuSpec,
+    weights_pinned: bool,
+) -> Result<(InferenceSetup, Option<crate::i18n::Text>), CoreError> {
+    use crate::i18n::Msg;
+    if gpu.supports(ComputeDtype::Bf16) || s.weights != WeightFormat::Bf16 {
+        return Ok((s.clone(), None));
+    }
+    if weights_pinned {
+        return Err(CoreError::invalid_msg(
+            "weights",
+            "bf16",
+            Msg::new("fix-serve-no-bf16").arg("gpu", gpu.id.as_str()),
+        ));
+    }
+    let mut out = s.clone();
+    out.weights = WeightFormat::Fp16;
+    if out.kv_dtype == crate::workload::KvDtype::Bf16 {
+        out.kv_dtype = crate::workload::KvDtype::Fp16;
+    }
+    let note = Msg::new("cav-serve-no-bf16").arg("gpu", gpu.id.as_str());
+    Ok((out, Some(note.into())))
+}
+
+/// The format a model's released checkpoint is stored in when it is not 16-bit: DeepSeek-V3 and
+/// R1 (`deepseek_v3`) ship FP8 e4m3 weights with 128×128 block scales (their HF configs'
+/// `quantization_config`, the DeepSeek-V3 report §3.3 FP8 training). Serving them in FP8 is not a
+/// quantization of the model, so no quality warning applies.
+pub fn native_format(m: &ModelSpec) -> Option<WeightFormat> {
+    (m.model_type() == "deepseek_v3").then_some(WeightFormat::Fp8)
+}
+
 /// Expected distinct routed experts one MoE layer reads for `tokens` tokens routed top-k of E
 /// uniformly: E·(1 − (1 − k/E)^tokens). At a few dozen tokens nearly every expert is read.
 pub fn experts_touched(experts: u64, top_k: u64, tokens: f64) -> f64 {

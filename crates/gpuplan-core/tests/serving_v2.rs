@@ -512,3 +512,32 @@ fn images_add_kv_prefill_work_and_refuse_text_only_models() {
     let err = img.validate_for(llama).unwrap_err().to_string();
     assert!(err.contains("images_per_request"), "{err}");
 }
+
+// ---- Native formats and 16-bit on Turing/Volta (item 2) ----
+
+#[test]
+fn deepseek_v3_is_native_fp8_and_t4_serves_fp16() {
+    use gpuplan_core::infer::{adapt_half, native_format};
+    let ds = &find_preset("DeepSeek-V3").expect("preset").model;
+    assert_eq!(native_format(ds), Some(WeightFormat::Fp8));
+    let llama = &find_preset("Llama-3.1-8B").expect("preset").model;
+    assert_eq!(native_format(llama), None);
+    let t4 = find_gpu("t4").expect("gpu");
+    let s = InferenceSetup::default();
+    let (out, note) = adapt_half(&s, t4, false).expect("default bf16 switches");
+    assert_eq!(
+        (out.weights, out.kv_dtype),
+        (WeightFormat::Fp16, KvDtype::Fp16)
+    );
+    let note = note.expect("note");
+    assert!(note.get(gpuplan_core::i18n::Lang::En).contains("fp16"));
+    assert!(note.get(gpuplan_core::i18n::Lang::Zh).contains("fp16"));
+    let err = adapt_half(&s, t4, true).unwrap_err().to_string();
+    assert!(err.contains("weights") && err.contains("fp16"), "{err}");
+    // Chips with bf16 keep it.
+    let a100 = find_gpu("a100-80g").expect("gpu");
+    assert_eq!(
+        adapt_half(&s, a100, true).expect("ok").0.weights,
+        WeightFormat::Bf16
+    );
+}

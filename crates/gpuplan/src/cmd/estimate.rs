@@ -6,8 +6,8 @@ use crate::exit;
 use crate::render::{self, gib};
 use anyhow::{Context, Result};
 use gpuplan_core::constants::Tunables;
-use gpuplan_core::i18n::Msg;
 use gpuplan_core::hardware::ClusterSpec;
+use gpuplan_core::i18n::Msg;
 use gpuplan_core::job::{
     estimate_inference, estimate_training, model_summary, HardwareInput, InferenceEstimate,
     JobKind, TrainingEstimate, WorkloadFile,
@@ -252,10 +252,7 @@ pub fn compute(
         }
     }
     for w in &model.warnings {
-        eprintln!(
-            "{}{w}",
-            gpuplan_core::i18n::text(lang, "warning-prefix")
-        );
+        eprintln!("{}{w}", gpuplan_core::i18n::text(lang, "warning-prefix"));
     }
     let cluster = match &a.instance {
         Some(id) => {
@@ -317,6 +314,7 @@ pub fn compute(
             })
         }
         JobKind::Inference if a.solve.is_some() => {
+            adapt_inference(a, &mut r, &cluster, lang)?;
             let s = solve_question(a, &model, &r, &cluster)?;
             Ok(Estimated::Solved {
                 model,
@@ -326,6 +324,7 @@ pub fn compute(
             })
         }
         JobKind::Inference => {
+            adapt_inference(a, &mut r, &cluster, lang)?;
             let e = estimate_inference(&model, &r.inference, &cluster, &r.tunables)?;
             Ok(Estimated::Inference {
                 model,
@@ -712,6 +711,26 @@ fn training_report(
     out
 }
 
+/// bf16 on a chip without it: fp16 with a note, or an error when the weights were chosen.
+fn adapt_inference(
+    a: &EstimateArgs,
+    r: &mut Request,
+    cluster: &ClusterSpec,
+    lang: gpuplan_core::i18n::Lang,
+) -> Result<()> {
+    let pinned = a.weights.is_some()
+        || r.file
+            .inference
+            .as_ref()
+            .is_some_and(|i| i.weights != WeightFormat::Bf16);
+    let (s, note) = gpuplan_core::infer::adapt_half(&r.inference, &cluster.gpu, pinned)?;
+    if let Some(n) = note {
+        note_line(lang, n.get(lang));
+    }
+    r.inference = s;
+    Ok(())
+}
+
 /// `estimate --solve`: the question of the flags, answered by the core.
 fn solve_question(
     a: &EstimateArgs,
@@ -751,7 +770,10 @@ fn solve_report(
         .map(|x| format!("{x:.0}"))
         .unwrap_or_else(|| "n/a".into());
     let rows = vec![
-        vec!["context (tokens per sequence)".into(), s.context.to_string()],
+        vec![
+            "context (tokens per sequence)".into(),
+            s.context.to_string(),
+        ],
         vec!["concurrent sequences".into(), s.batch.to_string()],
         vec!["time per output token (ms)".into(), ms(s.time_per_token)],
         vec!["output tokens/s (replica)".into(), tps],
@@ -826,7 +848,12 @@ fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, look: &Look)
     );
     out.insert_str(
         out.len() - 1,
-        &format!("{}\n", Msg::new("est-serve-rule").arg("rule", m.rule.as_str()).render(l)),
+        &format!(
+            "{}\n",
+            Msg::new("est-serve-rule")
+                .arg("rule", m.rule.as_str())
+                .render(l)
+        ),
     );
     if s.images_per_request > 0 {
         out.insert_str(
@@ -846,7 +873,11 @@ fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, look: &Look)
         pool[0] = format!("{} (−{:.2} GiB)", pool[0], m.kv_shortfall.gib());
     }
     let rows = vec![
-        vec![t("est-serve-budget"), gib(m.budget), budget_how(s.engine).into()],
+        vec![
+            t("est-serve-budget"),
+            gib(m.budget),
+            budget_how(s.engine).into(),
+        ],
         vec![
             t("est-serve-weights"),
             gib(m.weights),
@@ -870,7 +901,9 @@ fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, look: &Look)
     ];
     out.push_str(&format!(
         "{}\n",
-        Msg::new("est-serve-mem-title").arg("engine", s.engine.name()).render(l)
+        Msg::new("est-serve-mem-title")
+            .arg("engine", s.engine.name())
+            .render(l)
     ));
     let h = [
         t("plan-col-component"),
