@@ -66,3 +66,31 @@ kv-fp8 = fp8
 kv-int8 = int8
 est-serve-kv-short = short by { $gib } GiB
 est-serve-kv-none = none: the budget is short by { $gib } GiB; { $per }
+solve-title = { $model }: { $question } on { $gpu } × TP { $tp } ({ $engine } rule, { $evals } evaluations)
+solve-q-max-context = max-context
+solve-q-max-batch = max-batch
+solve-q-max-throughput = max-throughput within { $ms } ms per token
+solve-col-quantity = quantity
+solve-col-value = value
+solve-row-context = context (tokens per sequence)
+solve-row-batch = concurrent sequences
+solve-row-tpot = time per output token (ms)
+solve-row-tps = output tokens/s (replica)
+solve-row-binding = binding constraint
+solve-row-why = why
+solve-na = n/a
+solve-binding = { $b ->
+    [kv_pool] KV pool
+    [model_context] model context
+    [max_num_seqs] engine max_num_seqs
+    [tpot_target] TPOT target
+   *[memory] memory
+} ({ $b })
+solve-why-no-pool = { $batch } sequences do not fit even at 1 token each: weights and runtime leave no KV pool
+solve-why-model-context = the model's context ({ $limit } tokens) binds before the KV pool
+solve-why-kv-context = { $batch } × { $tokens } tokens fill the KV pool
+solve-why-one-too-long = one sequence of { $context } tokens does not fit the KV pool
+solve-why-max-num-seqs = the engine schedules at most { $cap } sequences by default
+solve-why-kv-batch = { $n } sequences of { $context } tokens overflow the KV pool
+solve-why-tpot-one = even one sequence takes { $ms } ms per token, over the { $target } ms target
+solve-why-tpot = { $n } sequences take longer than { $target } ms per token

@@ -192,7 +192,7 @@ pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
                     r,
                     cluster,
                     s,
-                } => out!("{}", solve_report(model, r, cluster, s, look.md)),
+                } => out!("{}", solve_report(model, r, cluster, s, &look)),
             }
         }
     }
@@ -314,6 +314,7 @@ pub fn compute(
             })
         }
         JobKind::Inference if a.solve.is_some() => {
+            adapt_inference(a, &mut r, &cluster, lang)?;
             let s = solve_question(a, &model, &r, &cluster)?;
             Ok(Estimated::Solved {
                 model,
@@ -323,6 +324,7 @@ pub fn compute(
             })
         }
         JobKind::Inference => {
+            adapt_inference(a, &mut r, &cluster, lang)?;
             let e = estimate_inference(&model, &r.inference, &cluster, &r.tunables)?;
             Ok(Estimated::Inference {
                 model,
@@ -707,6 +709,26 @@ fn training_report(
     out
 }
 
+/// bf16 on a chip without it: fp16 with a note, or an error when the weights were chosen.
+fn adapt_inference(
+    a: &EstimateArgs,
+    r: &mut Request,
+    cluster: &ClusterSpec,
+    lang: gpuplan_core::i18n::Lang,
+) -> Result<()> {
+    let pinned = a.weights.is_some()
+        || r.file
+            .inference
+            .as_ref()
+            .is_some_and(|i| i.weights != WeightFormat::Bf16);
+    let (s, note) = gpuplan_core::infer::adapt_half(&r.inference, &cluster.gpu, pinned)?;
+    if let Some(n) = note {
+        note_line(lang, n.get(lang));
+    }
+    r.inference = s;
+    Ok(())
+}
+
 /// `estimate --solve`: the question of the flags, answered by the core.
 fn solve_question(
     a: &EstimateArgs,
@@ -719,52 +741,67 @@ fn solve_question(
         Some(SolveArg::MaxContext) => SolveFor::MaxContext,
         Some(SolveArg::MaxBatch) => SolveFor::MaxBatch,
         Some(SolveArg::MaxThroughput) => match a.tpot {
-            Some(t) if t.is_finite() && t > 0.0 && t <= 3600.0 => SolveFor::MaxThroughput { tpot_s: t },
-            Some(t) => anyhow::bail!("invalid --tpot {t}: give seconds per output token in (0, 3600], e.g. 0.05"),
-            None => anyhow::bail!("--solve max-throughput needs --tpot SECONDS (the time-per-output-token target, e.g. 0.05)"),
+            Some(t) if t.is_finite() && t > 0.0 && t <= 3600.0 => {
+                SolveFor::MaxThroughput { tpot_s: t }
+            }
+            Some(t) => {
+                return Err(crate::render::fail(
+                    Msg::new("cli-err-solve-tpot-range").arg("value", t.to_string()),
+                ))
+            }
+            None => return Err(crate::render::fail(Msg::new("cli-err-solve-needs-tpot"))),
         },
-        None => anyhow::bail!("--solve needs a question"),
+        None => {
+            return Err(crate::render::fail(Msg::new(
+                "cli-err-solve-needs-question",
+            )))
+        }
     };
     r.inference.validate_for(model)?;
     Ok(solve(model, &r.inference, &cluster.gpu, &r.tunables, q)?)
 }
 
-/// The answer of `--solve` as a table, with its binding constraint.
+/// The answer of `--solve` as a table, with its binding constraint, in the user's language.
 fn solve_report(
     model: &ModelSpec,
     r: &Request,
     cluster: &ClusterSpec,
     s: &gpuplan_core::infer::Solved,
-    md: bool,
+    look: &Look,
 ) -> String {
-    let ms = |t: Option<Seconds>| {
-        t.map(|t| format!("{:.2}", t.millis()))
-            .unwrap_or_else(|| "n/a".into())
+    let l = look.lang;
+    let t = |id: &str| gpuplan_core::i18n::text(l, id);
+    let ms = |x: Option<Seconds>| {
+        x.map(|x| format!("{:.2}", x.millis()))
+            .unwrap_or_else(|| t("solve-na"))
     };
     let tps = s
         .output_tokens_per_second
         .map(|x| format!("{x:.0}"))
-        .unwrap_or_else(|| "n/a".into());
+        .unwrap_or_else(|| t("solve-na"));
     let rows = vec![
+        vec![t("solve-row-context"), s.context.to_string()],
+        vec![t("solve-row-batch"), s.batch.to_string()],
+        vec![t("solve-row-tpot"), ms(s.time_per_token)],
+        vec![t("solve-row-tps"), tps],
         vec![
-            "context (tokens per sequence)".into(),
-            s.context.to_string(),
+            t("solve-row-binding"),
+            Msg::new("solve-binding").arg("b", s.binding).render(l),
         ],
-        vec!["concurrent sequences".into(), s.batch.to_string()],
-        vec!["time per output token (ms)".into(), ms(s.time_per_token)],
-        vec!["output tokens/s (replica)".into(), tps],
-        vec!["binding constraint".into(), s.binding.to_string()],
-        vec!["why".into(), s.explanation.clone()],
+        vec![t("solve-row-why"), s.explanation.get(l).to_string()],
     ];
+    let title = Msg::new("solve-title")
+        .arg("model", model.name.as_str())
+        .arg("question", s.question.label())
+        .arg("gpu", cluster.gpu.id.as_str())
+        .arg("tp", r.inference.tp)
+        .arg("engine", r.inference.engine.name())
+        .arg("evals", s.evaluations)
+        .render(l);
+    let (q, v) = (t("solve-col-quantity"), t("solve-col-value"));
     format!(
-        "{}: {} on {} × TP {} ({} rule, {} evaluations)\n{}",
-        model.name,
-        s.question.label(),
-        cluster.gpu.id,
-        r.inference.tp,
-        r.inference.engine.name(),
-        s.evaluations,
-        render::block(md, &["quantity", "value"], &rows)
+        "{title}\n{}",
+        render::block(look.md, &[q.as_str(), v.as_str()], &rows)
     )
 }
 
