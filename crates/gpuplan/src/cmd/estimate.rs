@@ -274,8 +274,10 @@ fn training_report(
     };
     let mut out = format!(
         "{name}: {:?}, {:?}, {:?}, {seq}micro-batch {} × accum {}, {:?} recompute, {:?} attention, {:?} profile\n\
+         accounting: {}\n\
          hardware: {} × {} {} ({} inside, {} {} between nodes); TP {} PP {} DP {} EP {} ZeRO-{}{}{}\n\n",
         s.task, s.precision, s.optimizer, s.micro_batch, s.grad_accum, s.recompute, s.attention, s.framework,
+        e.memory.accounting,
         c.nodes, c.gpus_per_node, c.gpu.name, c.intra_bandwidth, c.inter_link.name(), c.inter_bandwidth,
         p.tp, p.pp, e.memory.data_parallel, p.ep, p.zero,
         if p.offload_optimizer { " +optimizer offload" } else { "" },
