@@ -2,7 +2,99 @@
 //! collective pays that grows with the number of ranks, and how many collectives ZeRO-3/FSDP
 //! issues per micro-batch. Bandwidth terms stay in `train::training_step`.
 
-use crate::units::Seconds;
+use crate::constants::Tunables;
+use crate::units::{Bandwidth, Bytes, Seconds};
+use serde::Serialize;
+
+/// A collective of NCCL's cost model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Collective {
+    AllReduce,
+    AllGather,
+    ReduceScatter,
+}
+
+/// The link class of the hops inside a node (NCCL's `intraHw`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntraClass {
+    NvLink,
+    Pcie,
+}
+
+/// Where a collective runs: `ranks` devices over `nodes` nodes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Group {
+    pub ranks: u64,
+    pub nodes: u64,
+    pub intra: IntraClass,
+}
+
+/// One collective family of a training step as the JSON reports it: what moved, over which
+/// link, at what effective bandwidth, and how much of its time compute hid.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CollectiveUse {
+    /// `tp`, `dp`, `pp`, `ep`, `cp`.
+    pub kind: &'static str,
+    /// Which collective and algorithm (e.g. "all-reduce (ring)", "all-gather + reduce-scatter").
+    pub collective: String,
+    pub link: String,
+    /// Bandwidth the bandwidth term was computed with (link × collective_efficiency ÷ sharing).
+    pub effective_bandwidth: Bandwidth,
+    /// Bytes each device sends per optimizer step.
+    pub bytes_per_step: Bytes,
+    /// Time of these collectives per optimizer step, latency included.
+    pub total: Seconds,
+    /// Of `total`, the part hidden behind compute.
+    pub overlapped: Seconds,
+}
+
+/// NCCL's latency estimate for one collective (src/graph/tuning.cc, Simple protocol): the ring
+/// pays `baseLat + (nsteps − nInterSteps)·intraLat + nInterSteps·netLat`, nsteps = 2(p−1) for
+/// all-reduce and p−1 for all-gather/reduce-scatter (nInterSteps likewise over the nodes); the
+/// tree (all-reduce only) `2·((p/nodes − 1)·intraLat + log2(nodes)·netLat)`.
+pub fn nccl_latency(c: Collective, g: Group, tun: &Tunables) -> (Seconds, &'static str) {
+    if g.ranks <= 1 {
+        return (Seconds(0.0), "none");
+    }
+    let p = g.ranks as f64;
+    let nodes = g.nodes.max(1) as f64;
+    let (steps, inter_steps) = match c {
+        Collective::AllReduce => (2.0 * (p - 1.0), 2.0 * (nodes - 1.0)),
+        _ => (p - 1.0, nodes - 1.0),
+    };
+    let intra = match g.intra {
+        IntraClass::NvLink => tun.nccl_ring_nvlink_us,
+        IntraClass::Pcie => tun.nccl_ring_pci_us,
+    };
+    let ring =
+        tun.nccl_ring_base_us + (steps - inter_steps) * intra + inter_steps * tun.nccl_ring_net_us;
+    let ring = Seconds(ring * 1e-6);
+    if c != Collective::AllReduce || g.nodes <= 1 {
+        return (ring, "ring");
+    }
+    let per_node = (p / nodes).max(1.0);
+    let tree =
+        2.0 * ((per_node - 1.0) * tun.nccl_tree_intra_us + nodes.log2() * tun.nccl_tree_net_us);
+    let tree = Seconds(tree * 1e-6);
+    if tree.0 < ring.0 {
+        (tree, "tree")
+    } else {
+        (ring, "ring")
+    }
+}
+
+/// Ring bandwidth term of a collective over `p` ranks: all-reduce moves 2(p−1)/p × bytes per
+/// device, all-gather and reduce-scatter (p−1)/p × bytes.
+pub fn ring_volume(c: Collective, bytes: f64, p: u64) -> f64 {
+    if p <= 1 {
+        return 0.0;
+    }
+    let f = (p - 1) as f64 / p as f64;
+    match c {
+        Collective::AllReduce => 2.0 * f * bytes,
+        _ => f * bytes,
+    }
+}
 
 /// Latency of one ring collective (all-gather or reduce-scatter) over `p` ranks: `p − 1` hops of
 /// `alpha` each. NCCL runs all-gather and reduce-scatter on rings only (its tree algorithm is for
@@ -27,6 +119,55 @@ pub fn zero3_collectives_per_micro(layers_on_device: u64, tensors_per_layer: u64
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn group(ranks: u64, nodes: u64) -> Group {
+        Group {
+            ranks,
+            nodes,
+            intra: IntraClass::NvLink,
+        }
+    }
+
+    #[test]
+    fn nccl_latency_follows_its_cost_model() {
+        let t = Tunables::default();
+        // One node of 8 over NVLink: ring, 8.4 + 14 × 3.4 µs.
+        let (l, a) = nccl_latency(Collective::AllReduce, group(8, 1), &t);
+        assert_eq!(a, "ring");
+        assert!((l.0 - (8.4 + 14.0 * 3.4) * 1e-6).abs() < 1e-12);
+        // 1536 ranks on 192 nodes: the tree's log2 term wins over the ring's 3070 steps.
+        let (l, a) = nccl_latency(Collective::AllReduce, group(1536, 192), &t);
+        assert_eq!(a, "tree");
+        let tree = 2.0 * (7.0 * 28.0 + 192f64.log2() * 50.0) * 1e-6;
+        assert!((l.0 - tree).abs() < 1e-12);
+        // All-gather has no tree: it grows linearly with the ranks.
+        let (small, _) = nccl_latency(Collective::AllGather, group(64, 8), &t);
+        let (big, _) = nccl_latency(Collective::AllGather, group(512, 64), &t);
+        assert!(big.0 > 7.0 * small.0);
+        // PCIe hops cost more than NVLink hops, and more ranks cost more.
+        let pcie = |p| {
+            nccl_latency(
+                Collective::AllReduce,
+                Group {
+                    ranks: p,
+                    nodes: 1,
+                    intra: IntraClass::Pcie,
+                },
+                &t,
+            )
+            .0
+             .0
+        };
+        assert!(pcie(8) > pcie(4) && pcie(4) > pcie(2));
+        assert!(pcie(8) > nccl_latency(Collective::AllReduce, group(8, 1), &t).0 .0);
+    }
+
+    #[test]
+    fn ring_volume_is_the_standard_factor() {
+        assert_eq!(ring_volume(Collective::AllReduce, 8.0, 4), 12.0);
+        assert_eq!(ring_volume(Collective::AllGather, 8.0, 4), 6.0);
+        assert_eq!(ring_volume(Collective::ReduceScatter, 8.0, 1), 0.0);
+    }
 
     #[test]
     fn ring_latency_grows_with_ranks() {

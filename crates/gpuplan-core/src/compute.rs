@@ -53,7 +53,35 @@ pub struct ChipRates {
     pub sms: Option<u64>,
     /// Bytes per activation element (2 for 16-bit training, 4 for fp32, 1 for FP8 GEMM inputs).
     pub act_bytes: f64,
+    /// Element-wise ops run as separate eager PyTorch kernels (the `huggingface` framework
+    /// without `torch.compile`): RMSNorm, rotary and SwiGLU written in Python move the bytes of
+    /// every intermediate ([`EAGER_RMSNORM_BYTES`] …). Off: fused kernels (Megatron/TE, Apex,
+    /// Inductor under `torch.compile`).
+    pub eager_elementwise: bool,
+    /// Bytes moved per GEMM-input element to cast it to FP8 ([`FP8_CAST_BYTES`] in FP8
+    /// training, 0 otherwise).
+    pub cast_bytes: f64,
 }
+
+/// Bytes per element of an eager PyTorch RMSNorm forward (`x.float()`, `pow(2)`, `mean`,
+/// `x * rsqrt`, `type_as`, `* weight`, as in HF Transformers' LlamaRMSNorm and torchtitan's
+/// default `rmsnorm`): read 2 + write 4, read 4 + write 4, read 4, read 4 + write 4, read 4 +
+/// write 2, read 2 + write 2 = 36 B, against 4 B (read + write 2 B) for a fused kernel.
+pub const EAGER_RMSNORM_BYTES: f64 = 36.0;
+/// Bytes per element of q and k for eager rotary embeddings (upcast to fp32 or complex: read 2 +
+/// write 4; the complex/rotate-half multiply: read 4 + 4 (the table) + write 4; back to 16 bit:
+/// read 4 + write 2) = 24 B, against 4 B fused.
+pub const EAGER_ROTARY_BYTES: f64 = 24.0;
+/// Bytes per FFN element of an eager SwiGLU (`silu(gate)`: read 2 + write 2; `* up`: read 2 + 2,
+/// write 2) = 10 B, against 6 B fused (read gate and up, write the product).
+pub const EAGER_SWIGLU_BYTES: f64 = 10.0;
+
+/// FP8 training (Transformer Engine) casts every GEMM input before the GEMM: read the 16-bit
+/// tensor (2 B), write its FP8 copy (1 B) and, for the backward GEMMs that need the other
+/// layout on Hopper, a transposed FP8 copy (1 B): 4 bytes per element of the activation input
+/// (forward) and of the output gradient (backward), bandwidth-bound. The weight casts are
+/// counted once per micro-batch the same way.
+pub const FP8_CAST_BYTES: f64 = 4.0;
 
 /// Compute time of one micro-batch on the slowest device, by kind of work.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
@@ -115,17 +143,20 @@ fn linear_seconds(tokens: u64, d_in: u64, d_out: u64, tp: u64, frozen: bool, r: 
     };
     let fwd = gemm_seconds(tokens, n, k, r);
     let dgrad = gemm_seconds(tokens, k, n, r);
+    let cast = r.memory.map_or(0.0, |bw| {
+        r.cast_bytes * ((tokens * (k + n)) as f64 + (k * n) as f64) / bw.0.max(1.0)
+    });
     let wgrad = if frozen {
         0.0
     } else {
         gemm_seconds(k, n, tokens, r)
     };
-    fwd + dgrad + wgrad
+    fwd + dgrad + wgrad + cast
 }
 
 /// Forward passes counted in the micro-batch (1, or 2 with full recompute).
 fn forward_passes(setup: &TrainingSetup) -> f64 {
-    if setup.recompute == Recompute::Full {
+    if matches!(setup.recompute, Recompute::Full | Recompute::SelectiveOp) {
         2.0
     } else {
         1.0
@@ -135,21 +166,34 @@ fn forward_passes(setup: &TrainingSetup) -> f64 {
 /// Element-wise bytes per token per layer, forward only, split into the part that tensor
 /// parallelism divides (MLP activation, rotary on the local heads) and the part it replicates
 /// unless sequence parallelism is on (norms, residual adds, dropout on b·s·h).
-fn elementwise_bytes_fwd(t: &TransformerSpec, p: &Parallelism, act: f64) -> f64 {
+fn elementwise_bytes_fwd(t: &TransformerSpec, p: &Parallelism, act: f64, eager: bool) -> f64 {
     let h = t.hidden as f64;
-    // Two norms (read + write h) and two residual adds (read 2h, write h).
-    let mut replicated = 2.0 * 2.0 * h + 2.0 * 3.0 * h;
+    let eager_rms = eager && t.norm == crate::model::NormKind::RmsNorm;
+    // Two norms (read + write h; eager RMSNorm: its intermediates) and two residual adds
+    // (read 2h, write h).
+    let norm = if eager_rms {
+        EAGER_RMSNORM_BYTES / act
+    } else {
+        2.0
+    };
+    let mut replicated = 2.0 * norm * h + 2.0 * 3.0 * h;
     if t.dropout {
         // Attention-output and MLP-output dropout: read + write + 1-byte mask (in 2-byte units).
         replicated += 2.0 * 2.5 * h;
     }
     let f = t.ffn as f64;
     let mut split = match t.mlp {
+        MlpKind::Gated if eager_rms => EAGER_SWIGLU_BYTES / act * f,
         MlpKind::Gated => 3.0 * f, // read gate and up, write the product
         MlpKind::Plain => 2.0 * f, // read and write the activation
     };
     if matches!(t.positional, Positional::Rotary) {
-        split += 2.0 * (t.q_width() + t.kv_width()) as f64;
+        let per = if eager_rms {
+            EAGER_ROTARY_BYTES / act
+        } else {
+            2.0
+        };
+        split += per * (t.q_width() + t.kv_width()) as f64;
     }
     let rep = if p.sequence_parallel {
         replicated / p.tp as f64
@@ -162,12 +206,15 @@ fn elementwise_bytes_fwd(t: &TransformerSpec, p: &Parallelism, act: f64) -> f64 
 /// Attention seconds of one layer for one micro-batch on one TP shard.
 fn attention_seconds(t: &TransformerSpec, setup: &TrainingSetup, r: &ChipRates, tp: u64) -> f64 {
     let s = setup.seq_len as f64;
+    // Context parallelism: each rank holds seq_len / cp queries and attends over all keys
+    // (ring attention, load-balanced causal chunks: 1/cp of the whole causal work each).
+    let s_q = s / setup.parallel.cp.max(1) as f64;
     let b = setup.micro_batch as f64;
     let heads = (t.heads as f64 / tp as f64).max(1.0);
     let q_width = t.q_width() as f64 / tp as f64;
     let window = t.sliding_window.map_or(s, |w| (w as f64).min(s));
     // QKᵀ and AV: 4·b·s·window·q_width FLOPs forward (full count).
-    let fwd_flops = 4.0 * b * s * window * q_width;
+    let fwd_flops = 4.0 * b * s_q * window * q_width;
     let recompute_attn = matches!(setup.recompute, Recompute::Full | Recompute::Selective);
     let fwd_passes = if recompute_attn { 2.0 } else { 1.0 };
     match setup.attention {
@@ -182,7 +229,7 @@ fn attention_seconds(t: &TransformerSpec, setup: &TrainingSetup, r: &ChipRates, 
         }
         AttentionImpl::Eager => {
             let gemm = fwd_flops * (fwd_passes + 2.0) / r.gemm.0.max(1.0);
-            let scores = b * heads * s * window;
+            let scores = b * heads * s_q * window;
             let drop = if t.dropout { DROPOUT_BYTES } else { 0.0 };
             let bytes =
                 scores * ((SOFTMAX_BYTES_FWD + drop) * fwd_passes + SOFTMAX_BYTES_BWD + drop);
@@ -197,9 +244,23 @@ pub fn layers_on_slowest_stage(layers: u64, pp: u64) -> u64 {
     layers.div_ceil(pp.max(1))
 }
 
-/// Compute time of one micro-batch on the slowest device of a transformer model: the last
-/// pipeline stage (⌈L/pp⌉ layers plus the LM head). Linears of MoE experts run with the tokens
-/// routed to each expert.
+/// Layers of the other stages and of the last stage (which also runs the LM head): an even
+/// split rounded up, or Megatron-Core's `--decoder-last-pipeline-num-layers` = `last` with the
+/// rest split over the other pp − 1 stages.
+pub fn stage_layers(layers: u64, pp: u64, last: Option<u64>) -> (u64, u64) {
+    match last {
+        Some(k) if pp > 1 && k < layers => ((layers - k).div_ceil(pp - 1), k),
+        _ => {
+            let even = layers_on_slowest_stage(layers, pp);
+            (even, even)
+        }
+    }
+}
+
+/// Compute time of one micro-batch on the slowest device of a transformer model: the slowest
+/// pipeline stage (the last one runs the LM head next to its layers; see [`stage_layers`]).
+/// With context parallelism a device holds seq_len / cp tokens of each sequence. Linears of MoE
+/// experts run with the tokens routed to each expert.
 pub fn micro_batch_compute(
     b: &ParamBreakdown,
     t: &TransformerSpec,
@@ -207,12 +268,11 @@ pub fn micro_batch_compute(
     r: &ChipRates,
 ) -> ComputeParts {
     let p = setup.parallel;
-    let tokens = setup.micro_batch * setup.seq_len;
+    let tokens = setup.micro_batch * (setup.seq_len / p.cp.max(1)).max(1);
     let frozen = setup.task.is_peft();
     let total_layers: u64 = b.groups.iter().map(|g| g.count).sum::<u64>().max(1);
-    let stage_layers = layers_on_slowest_stage(total_layers, p.pp) as f64;
-    let share = stage_layers / total_layers as f64;
-    let mut parts = ComputeParts::default();
+    // One layer on average (all layers / L), then scaled to the slowest stage.
+    let mut layer = ComputeParts::default();
     for g in &b.groups {
         let per_layer: f64 = g
             .linears
@@ -229,25 +289,43 @@ pub fn micro_batch_compute(
                 }
             })
             .sum();
-        parts.gemm_s += per_layer * g.count as f64 * share;
+        layer.gemm_s += per_layer * g.count as f64 / total_layers as f64;
     }
     // Recompute repeats every forward GEMM (one third of the three).
-    if setup.recompute == Recompute::Full {
-        parts.gemm_s *= if frozen { 1.5 } else { 4.0 / 3.0 };
+    match setup.recompute {
+        Recompute::Full => layer.gemm_s *= if frozen { 1.5 } else { 4.0 / 3.0 },
+        // Per-op SAC recomputes every other forward matmul: half of the forward GEMMs again.
+        Recompute::SelectiveOp => layer.gemm_s *= if frozen { 1.25 } else { 7.0 / 6.0 },
+        _ => {}
     }
-    if t.vocab > 0 && t.structure != Structure::EncoderOnly {
-        // The LM head on the last stage: forward, dgrad and (if trained) wgrad.
-        parts.gemm_s += linear_seconds(tokens, t.hidden, t.vocab, p.tp, frozen, r);
-    }
-    parts.attention_s = attention_seconds(t, setup, r, p.tp) * stage_layers;
-    let fwd_bytes = elementwise_bytes_fwd(t, &p, r.act_bytes.max(2.0)) * tokens as f64;
+    layer.attention_s = attention_seconds(t, setup, r, p.tp);
+    let fwd_bytes =
+        elementwise_bytes_fwd(t, &p, r.act_bytes.max(2.0), r.eager_elementwise) * tokens as f64;
     // Backward of an element-wise op reads the saved input and the output gradient and writes the
-    // input gradient: about twice its forward traffic.
+    // input gradient: about twice its forward traffic. torch.compile fuses part of it away.
     let passes = forward_passes(setup) + 2.0;
-    parts.elementwise_s = r
+    layer.elementwise_s = r
         .memory
-        .map_or(0.0, |bw| fwd_bytes * passes * stage_layers / bw.0.max(1.0));
-    parts
+        .map_or(0.0, |bw| fwd_bytes * passes / bw.0.max(1.0));
+    // The LM head on the last stage: forward, dgrad and (if trained) wgrad.
+    let head = if t.vocab > 0 && t.structure != Structure::EncoderOnly {
+        linear_seconds(tokens, t.hidden, t.vocab, p.tp, frozen, r)
+    } else {
+        0.0
+    };
+    let (other, last) = stage_layers(total_layers, p.pp, p.last_stage_layers);
+    let per = layer.total();
+    let n = if (other as f64) * per > last as f64 * per + head {
+        other
+    } else {
+        last
+    } as f64;
+    let on_last = n == last as f64;
+    ComputeParts {
+        gemm_s: layer.gemm_s * n + if on_last { head } else { 0.0 },
+        attention_s: layer.attention_s * n,
+        elementwise_s: layer.elementwise_s * n,
+    }
 }
 
 /// Bytes the optimizer step reads and writes per trainable parameter on the device. AdamW with
@@ -297,6 +375,15 @@ pub fn chip_rates(
             .map(|bw| bw * tun.elementwise_bandwidth_efficiency),
         sms: g.sm_count,
         act_bytes,
+        cast_bytes: if setup.precision == crate::workload::Precision::Fp8
+            && g.supports(crate::hardware::ComputeDtype::Fp8)
+        {
+            FP8_CAST_BYTES
+        } else {
+            0.0
+        },
+        eager_elementwise: !setup.compiled
+            && setup.framework == crate::workload::Framework::HuggingFace,
     }
 }
 
@@ -328,6 +415,8 @@ mod tests {
             memory: Some(Bandwidth(2.5e12)),
             sms: Some(132),
             act_bytes: 2.0,
+            eager_elementwise: false,
+            cast_bytes: 0.0,
         };
         // A 16-row GEMM against a 4096×4096 weight: weight traffic dominates.
         let t = gemm_seconds(16, 4096, 4096, &r);
@@ -345,5 +434,8 @@ mod tests {
         assert_eq!(layers_on_slowest_stage(30, 4), 8);
         assert_eq!(layers_on_slowest_stage(32, 4), 8);
         assert_eq!(layers_on_slowest_stage(5, 1), 5);
+        // Megatron-Core's --decoder-last-pipeline-num-layers: 126 layers, PP 16, 6 on the last.
+        assert_eq!(stage_layers(126, 16, Some(6)), (8, 6));
+        assert_eq!(stage_layers(30, 4, None), (8, 8));
     }
 }

@@ -9,6 +9,7 @@ use crate::error::{check_range, CoreError};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct Tunables {
     /// CUDA context + cuBLAS/cuDNN workspaces, outside PyTorch's allocator. estimation.md §3.5:
@@ -62,6 +63,11 @@ pub struct Tunables {
     /// §1.5: NeMo FP8 28–43% of the FP8 peak vs 41–49% bf16 MFU (≈ 0.7); MosaicML 3B FP8 27.7%
     /// (≈ 0.55). We take 0.6. *Calibrated* on mpt3b-h100-fp8-8gpu-s2048.
     pub fp8_efficiency_ratio: f64,
+    /// Training only (issue 10): share of the Hopper GEMM efficiency that FP8 GEMMs realise
+    /// against the FP8 peak once the casts to FP8 are timed separately (compute.rs
+    /// `FP8_CAST_BYTES`, bandwidth-bound). *Calibrated* (0.74) on mpt3b-h100-fp8-8gpu-s2048, the
+    /// case `fp8_efficiency_ratio` was fitted on (serving keeps `fp8_efficiency_ratio`).
+    pub fp8_train_gemm_ratio: f64,
     /// Share of the 16-bit peak that FlashAttention-2 forward+backward reaches on Hopper, in
     /// causal FLOPs. FlashAttention-3 paper (arXiv 2407.08608, abstract): "FlashAttention-2
     /// achieving only 35% utilization on the H100 GPU": 0.35. Not fitted.
@@ -130,6 +136,43 @@ pub struct Tunables {
     /// kernel launches without CUDA graphs (vLLM captures graphs for decode only). Assumption:
     /// 3 ms, the order of vLLM's per-step CPU time; not fitted to any case.
     pub engine_prefill_overhead_s: f64,
+    /// NCCL's cost model (src/graph/tuning.cc of NVIDIA/nccl @01afd20a, Simple protocol, the one
+    /// large gradient/parameter buckets use), microseconds: the ring algorithm's base latency
+    /// `baseLat[Ring][Simple]` = 8.4.
+    pub nccl_ring_base_us: f64,
+    /// Per-step ring latency over NVLink, `hwLat[NVLINK][Ring][Simple]` = 3.4 µs (same file).
+    pub nccl_ring_nvlink_us: f64,
+    /// Per-step ring latency over PCIe, `hwLat[PCI][Ring][Simple]` = 5.7 µs (same file).
+    pub nccl_ring_pci_us: f64,
+    /// Per-step ring latency over the network, `hwLat[NET][Ring][Simple]` = 9.6 µs (same file).
+    pub nccl_ring_net_us: f64,
+    /// Tree all-reduce latency per intra-node hop, `hwLat[NVLINK|PCI][Tree][Simple]` = 28 µs;
+    /// the tree costs 2·((ranks per node − 1)·28 + log2(nodes)·50) µs (same file).
+    pub nccl_tree_intra_us: f64,
+    /// Tree all-reduce latency per inter-node level, `hwLat[NET][Tree][Simple]` = 50 µs.
+    pub nccl_tree_net_us: f64,
+    /// MiB of gradients per data-parallel bucket of PyTorch DDP (ZeRO-0 with the `huggingface`
+    /// framework), each bucket one all-reduce paying NCCL's latency: DDP's default
+    /// `bucket_cap_mb=25` (pytorch/pytorch issue #118421: "by default the bucket size is set to
+    /// 25MB via bucket_cap_mb").
+    pub dp_bucket_mib: f64,
+    /// Share of the tensor-parallel communication that TP-comm overlap (Megatron-Core
+    /// `--tp-comm-overlap`, torchtitan async TP) hides behind the GEMMs it is chunked with (at
+    /// most the GEMM time): the GEMMs are split into per-rank chunks and the collectives run on
+    /// the same SMs, so part of the time stays exposed. *Calibrated* (0.4: the pair's 1.092 speedup) on torchtitan's
+    /// Llama 3 70B bf16 vanilla-TP / async-TP pair (597.3 → 652.4 tokens/s, 2025-06 report;
+    /// cases t-titan25-llama3-70b-256gpu-bf16-tp and -asynctp, in-sample).
+    pub tp_overlap_fraction: f64,
+    /// Million elements per DeepSpeed ZeRO-1/2 reduce bucket (`reduce_bucket_size`); 500 as
+    /// printed in the DeepSpeed config of EleutherAI's Pythia run log (wandb.ai/eleutherai/pythia,
+    /// `'reduce_bucket_size': 500000000`). Unverified against DeepSpeed's source.
+    pub deepspeed_bucket_melements: f64,
+    /// Megatron-Core's DDP bucket: `max(40000000, 1000000 * dp_group.size())` parameters
+    /// (megatron/core/distributed/distributed_data_parallel.py:134 @d98e8a64): the floor, in
+    /// millions of parameters ...
+    pub megatron_bucket_min_mparams: f64,
+    /// ... and the millions of parameters added per data-parallel rank.
+    pub megatron_bucket_mparams_per_rank: f64,
 }
 
 impl Default for Tunables {
@@ -148,6 +191,7 @@ impl Default for Tunables {
             low_power_max_tdp_w: 150.0,
             peft_efficiency_factor: 0.85,
             fp8_efficiency_ratio: 0.6,
+            fp8_train_gemm_ratio: 0.74,
             attention_efficiency_hopper: 0.35,
             attention_efficiency_other: 0.55,
             elementwise_bandwidth_efficiency: 0.8,
@@ -166,6 +210,17 @@ impl Default for Tunables {
             checkpoint_interval_hours: 1.0,
             checkpoint_stall_fraction: 1.0,
             engine_prefill_overhead_s: 0.003,
+            nccl_ring_base_us: 8.4,
+            nccl_ring_nvlink_us: 3.4,
+            nccl_ring_pci_us: 5.7,
+            nccl_ring_net_us: 9.6,
+            nccl_tree_intra_us: 28.0,
+            nccl_tree_net_us: 50.0,
+            dp_bucket_mib: 25.0,
+            tp_overlap_fraction: 0.4,
+            deepspeed_bucket_melements: 500.0,
+            megatron_bucket_min_mparams: 40.0,
+            megatron_bucket_mparams_per_rank: 1.0,
         }
     }
 }
@@ -249,6 +304,8 @@ impl Tunables {
             ),
             ("collective_efficiency", self.collective_efficiency),
             ("fp8_efficiency_ratio", self.fp8_efficiency_ratio),
+            ("fp8_train_gemm_ratio", self.fp8_train_gemm_ratio),
+            ("tp_overlap_fraction", self.tp_overlap_fraction),
             (
                 "attention_efficiency_hopper",
                 self.attention_efficiency_hopper,

@@ -328,13 +328,13 @@ fn logits_bytes(
 }
 
 fn data_parallel(setup: &TrainingSetup, c: &ClusterSpec) -> Result<u64, CoreError> {
-    let mp = setup.parallel.tp * setup.parallel.pp;
+    let mp = setup.parallel.tp * setup.parallel.pp * setup.parallel.cp;
     let n = c.total_gpus();
     if !n.is_multiple_of(mp) {
         return Err(CoreError::invalid(
-            "parallel.tp × parallel.pp",
+            "parallel.tp × parallel.pp × parallel.cp",
             mp,
-            &format!("must divide the number of GPUs ({n}); change tp/pp or the GPU count"),
+            &format!("must divide the number of GPUs ({n}); change tp/pp/cp or the GPU count"),
         ));
     }
     Ok(n / mp)
@@ -349,26 +349,34 @@ pub fn check_parallelism(
     let p = &setup.parallel;
     if let Some(t) = m.transformer() {
         if !t.heads.is_multiple_of(p.tp) {
-            return Err(CoreError::invalid(
+            return Err(CoreError::invalid_msg(
                 "parallel.tp",
                 p.tp,
-                &format!(
-                    "must divide the attention heads ({}); try {}",
-                    t.heads,
-                    divisors_below(t.heads, c.gpus_per_node)
-                ),
+                crate::i18n::Msg::new("fix-tp-divides-heads")
+                    .arg("heads", t.heads)
+                    .arg("try", divisors_below(t.heads, c.gpus_per_node)),
             ));
         }
         let layers = t.total_layers();
-        if !layers.is_multiple_of(p.pp) {
+        // Layers need not divide PP: the stages split unevenly (DeepSpeed's partitioner, or
+        // Megatron-Core's `--decoder-last-pipeline-num-layers`); the slowest stage sets the pace.
+        if p.pp > layers {
             return Err(CoreError::invalid(
                 "parallel.pp",
                 p.pp,
-                &format!(
-                    "must divide the number of layers ({layers}); try {}",
-                    divisors_below(layers, 64)
-                ),
+                &format!("at most one stage per layer: the model has {layers} layers"),
             ));
+        }
+        if let Some(last) = p.last_stage_layers {
+            if p.pp < 2 || last >= layers || last + (p.pp - 1) > layers {
+                return Err(CoreError::invalid(
+                    "parallel.last_stage_layers",
+                    last,
+                    &format!(
+                        "needs pp ≥ 2 and leaves at least one of the {layers} layers to each other stage"
+                    ),
+                ));
+            }
         }
         match t.moe {
             Some(moe) if !moe.experts.is_multiple_of(p.ep) => {
@@ -427,6 +435,16 @@ fn divisors_below(n: u64, max: u64) -> String {
         .join(", ")
 }
 
+/// The setup one context-parallel rank sees: seq_len / cp tokens per sequence (activations,
+/// logits and element-wise work scale with it; attention still spans the whole sequence).
+pub fn cp_local(setup: &TrainingSetup) -> TrainingSetup {
+    let mut s = setup.clone();
+    if setup.parallel.cp > 1 {
+        s.seq_len = (setup.seq_len / setup.parallel.cp).max(1);
+    }
+    s
+}
+
 /// Memory per device for a training job.
 pub fn training_memory(
     m: &ModelSpec,
@@ -436,6 +454,9 @@ pub fn training_memory(
 ) -> Result<TrainingMemory, CoreError> {
     setup.validate()?;
     let dp = check_parallelism(m, setup, c)?;
+    // Context parallelism: each rank holds the activations of seq_len / cp tokens.
+    let local = cp_local(setup);
+    let setup = &local;
     let p = setup.parallel;
     let b = param_breakdown(m);
     let dev = layout::most_loaded(&b, &p, dp);
@@ -640,23 +661,20 @@ pub fn training_memory(
     })
 }
 
-/// Which framework's state accounting applies, named for the output: torch.autocast (HF Trainer
-/// / Accelerate without DeepSpeed: fp32 weights and grads, bf16 weight copies), DeepSpeed-style
-/// mixed precision (bf16 weights and grads, fp32 master + states), Megatron (fp32 main grads),
-/// pure bf16 or fp32.
+/// Which framework's state accounting applies, as a stable id (JSON `memory.accounting`; the
+/// words are the catalog's `acct-<id>`): `autocast` (torch.autocast, HF Trainer / Accelerate
+/// without DeepSpeed: fp32 weights and grads, bf16 weight copies), `mixed` (DeepSpeed-style mixed
+/// precision: 16-bit weights and grads, fp32 master + states), `megatron` (fp32 main grads),
+/// `pure-bf16`, `fp32` or `peft` (frozen base, adapters in the adapter dtype).
 pub fn accounting_profile(setup: &TrainingSetup) -> &'static str {
     let amp = matches!(setup.precision, Precision::AmpBf16 | Precision::AmpFp16);
     match (setup.framework, setup.precision) {
-        _ if setup.task.is_peft() => {
-            "PEFT: frozen base, adapters + their states in the adapter dtype"
-        }
-        (Framework::Megatron, _) => "Megatron: 16-bit weights, fp32 main grads + master + states",
-        (_, Precision::Fp32) => "fp32 weights, grads and states",
-        (_, Precision::PureBf16) => "pure bf16: weights, grads and states in bf16",
-        _ if setup.autocast && amp => {
-            "torch.autocast (HF Trainer/Accelerate): fp32 weights + grads, bf16 weight copies"
-        }
-        _ => "DeepSpeed-style mixed precision: 16-bit weights + grads, fp32 master + states",
+        _ if setup.task.is_peft() => "peft",
+        (Framework::Megatron, _) => "megatron",
+        (_, Precision::Fp32) => "fp32",
+        (_, Precision::PureBf16) => "pure-bf16",
+        _ if setup.autocast && amp => "autocast",
+        _ => "mixed",
     }
 }
 
@@ -896,7 +914,7 @@ fn transformer_activations(
     // The first layer's pre-adapter tensors are never saved (PEFT without checkpointing); only
     // pipeline stage 0 holds it.
     let first_absent = peft_first_layer_absent(b, t, setup, tun) / sp;
-    let layers_per_stage = (t.total_layers() / p.pp) as f64;
+    let layers_per_stage = t.total_layers().div_ceil(p.pp) as f64;
     let in_flight = p.pp.min(setup.grad_accum) as f64;
     let (saved_layers, layer_working, basis) = match setup.recompute {
         Recompute::Full => {
@@ -1407,6 +1425,7 @@ pub fn training_flops_per_token(
                 let extra = match setup.recompute {
                     Recompute::Full => fwd,
                     Recompute::Selective => attn,
+                    Recompute::SelectiveOp => 0.5 * fwd_mm,
                     Recompute::None => 0.0,
                 };
                 (model, model + extra)
@@ -1415,6 +1434,7 @@ pub fn training_flops_per_token(
                 let extra = match setup.recompute {
                     Recompute::Full => fwd,
                     Recompute::Selective => attn,
+                    Recompute::SelectiveOp => 0.5 * fwd_mm,
                     Recompute::None => 0.0,
                 };
                 (model, model + extra)
@@ -1454,7 +1474,12 @@ pub struct StepTime {
     /// The optimizer step, bandwidth-bound (included in `compute`).
     pub optimizer: Seconds,
     pub pipeline_bubble: Seconds,
+    /// Tensor-parallel communication left exposed (after TP-comm overlap, when on).
     pub tp_comm: Seconds,
+    /// Tensor-parallel communication hidden behind GEMMs (`tp_comm_overlap`).
+    pub tp_comm_overlapped: Seconds,
+    /// Context-parallel K/V exchange left after overlap with attention.
+    pub cp_comm: Seconds,
     pub dp_comm_total: Seconds,
     /// Data-parallel communication left after overlap with backward.
     pub dp_comm_exposed: Seconds,
@@ -1468,6 +1493,12 @@ pub struct StepTime {
     pub mfu: f64,
     /// Hardware FLOPs utilisation (counts recompute).
     pub hfu: f64,
+    /// Achieved TFLOP/s per GPU counting model FLOPs (6·N per token + attention; no recompute).
+    pub model_tflops_per_gpu: f64,
+    /// Achieved TFLOP/s per GPU counting hardware FLOPs (with recompute).
+    pub hardware_tflops_per_gpu: f64,
+    /// Every collective family of the step: bytes, effective bandwidth, time and overlap.
+    pub collectives: Vec<crate::comm::CollectiveUse>,
     pub efficiency_used: f64,
     /// The named constants whose product is `efficiency_used`.
     pub efficiency_name: String,
@@ -1510,8 +1541,8 @@ fn optimizer_seconds(
 fn zero3_latency(
     b: &crate::model::ParamBreakdown,
     setup: &TrainingSetup,
-    dp: u64,
-    c: &ClusterSpec,
+    g: crate::comm::Group,
+    tun: &Tunables,
 ) -> Seconds {
     let layers: u64 = b.groups.iter().map(|g| g.count).sum();
     let stage = crate::compute::layers_on_slowest_stage(layers, setup.parallel.pp);
@@ -1522,7 +1553,21 @@ fn zero3_latency(
         }
     };
     let n = crate::comm::zero3_collectives_per_micro(stage, tensors);
-    crate::comm::ring_latency(dp, c.inter_link.latency()) * n
+    crate::comm::nccl_latency(crate::comm::Collective::AllGather, g, tun).0 * n
+}
+
+/// Gradient buckets per step, each one collective: PyTorch DDP's 25 MiB (ZeRO-0 outside
+/// Megatron), DeepSpeed's reduce bucket (ZeRO-1/2), Megatron-Core's max(40M, 1M·dp) parameters.
+fn dp_buckets(grad_params: f64, setup: &TrainingSetup, dp: u64, tun: &Tunables) -> f64 {
+    let per_bucket = match (setup.framework, setup.parallel.zero) {
+        (Framework::Megatron, _) => {
+            (tun.megatron_bucket_min_mparams).max(tun.megatron_bucket_mparams_per_rank * dp as f64)
+                * 1e6
+        }
+        (_, 0) => tun.dp_bucket_mib * 1_048_576.0 / 2.0,
+        _ => tun.deepspeed_bucket_melements * 1e6,
+    };
+    (grad_params / per_bucket.max(1.0)).ceil().max(1.0)
 }
 
 fn ring_allreduce(bytes: f64, n: u64, bw: Bandwidth, eff: f64) -> Seconds {
@@ -1540,8 +1585,19 @@ pub fn training_step(
     c: &ClusterSpec,
     tun: &Tunables,
 ) -> Result<StepTime, CoreError> {
-    setup.validate()?;
     tun.validate()?;
+    training_step_validated(m, setup, c, tun)
+}
+
+/// [`training_step`] with tunables the caller has validated (the planner validates them once per
+/// request instead of once per configuration).
+pub fn training_step_validated(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    c: &ClusterSpec,
+    tun: &Tunables,
+) -> Result<StepTime, CoreError> {
+    setup.validate()?;
     crate::chip::check_support(m, setup, &c.gpu)?;
     let dp = check_parallelism(m, setup, c)?;
     let p = setup.parallel;
@@ -1575,26 +1631,116 @@ pub fn training_step(
             Seconds(0.0),
         ),
     };
-    let bubble_frac = (p.pp as f64 - 1.0) / m_micro;
+    // Interleaved 1F1B (v virtual stages per device) shrinks the bubble to (p−1)/(v·m)
+    // (Narayanan et al. 2021 §2.2.2); v = 1 is plain 1F1B.
+    let v = p.virtual_stages.max(1) as f64;
+    let bubble_frac = (p.pp as f64 - 1.0) / (v * m_micro);
     let pipeline_bubble = (compute - optimizer) * bubble_frac;
 
     let intra = c.intra_bandwidth;
     let eff_net = tun.collective_efficiency;
-    // TP: 2 all-reduces of b·s·h per layer forward and 2 backward (Megatron; SP's all-gather +
-    // reduce-scatter moves the same bytes), 2-byte activations, not overlapped.
-    let tp_comm = match m.transformer() {
+    let intra_class = if c.gpu.intra_link.is_nvlink_class()
+        || c.gpu.intra_link == crate::hardware::IntraLink::InfinityFabric
+    {
+        crate::comm::IntraClass::NvLink
+    } else {
+        crate::comm::IntraClass::Pcie
+    };
+    let group = |ranks: u64, stride: u64| {
+        // `ranks` devices `stride` apart (TP ranks are adjacent; DP ranks tp·pp·cp apart).
+        let per_node = (c.gpus_per_node / stride.max(1)).max(1);
+        crate::comm::Group {
+            ranks,
+            nodes: ranks.div_ceil(per_node).max(1),
+            intra: intra_class,
+        }
+    };
+    let cp = p.cp.max(1);
+    let local_tokens = tokens_per_micro / cp as f64;
+    let mut collectives = Vec::new();
+    let fwd_passes = if setup.recompute == Recompute::Full {
+        2.0
+    } else {
+        1.0
+    };
+    let (stage_other, stage_last) = match m.transformer() {
+        Some(t) => crate::compute::stage_layers(t.total_layers(), p.pp, p.last_stage_layers),
+        None => (0, 0),
+    };
+    let stage_max = stage_other.max(stage_last) as f64;
+    // TP: 2 all-reduces of b·s·h per layer in each forward pass (recompute repeats them) and 2
+    // in backward (Megatron; SP's all-gather + reduce-scatter moves the same bytes), 2-byte
+    // activations, each paying NCCL's latency over the TP ranks. With TP-comm overlap
+    // (Megatron-Core --tp-comm-overlap, torchtitan async TP) it hides behind the GEMMs.
+    let (tp_total, tp_hidden) = match m.transformer() {
         Some(t) if p.tp > 1 => {
-            let per = ring_allreduce(
-                tokens_per_micro * t.hidden as f64 * 2.0,
-                p.tp,
-                intra,
-                eff_net,
-            );
-            per * (4.0 * (t.total_layers() / p.pp) as f64 * m_micro)
+            let bytes = local_tokens * t.hidden as f64 * 2.0;
+            let g = group(p.tp, 1);
+            let (lat, algo) = crate::comm::nccl_latency(crate::comm::Collective::AllReduce, g, tun);
+            let per = ring_allreduce(bytes, p.tp, intra, eff_net) + lat;
+            let count = 2.0 * (fwd_passes + 1.0) * stage_max * m_micro;
+            let total = per * count;
+            let hidden = if p.tp_overlap() {
+                (total * tun.tp_overlap_fraction).min(Seconds(compute_parts.gemm_s * m_micro))
+            } else {
+                Seconds(0.0)
+            };
+            collectives.push(crate::comm::CollectiveUse {
+                kind: "tp",
+                collective: format!("all-reduce ({algo})"),
+                link: format!("{} inside the node", c.gpu.intra_link.name()),
+                effective_bandwidth: intra * eff_net,
+                bytes_per_step: Bytes(
+                    crate::comm::ring_volume(crate::comm::Collective::AllReduce, bytes, p.tp)
+                        * count,
+                ),
+                total,
+                overlapped: hidden,
+            });
+            (total, hidden)
+        }
+        _ => (Seconds(0.0), Seconds(0.0)),
+    };
+    let tp_comm = tp_total - tp_hidden;
+    // CP (ring attention): per layer and pass, cp − 1 K/V chunks of b·(s/cp)·2·kv_width/tp
+    // travel around the ring (backward also returns dK/dV: twice), each transfer overlapped
+    // with the attention block it feeds.
+    let cp_comm = match m.transformer() {
+        Some(t) if cp > 1 => {
+            let chunk = local_tokens * 2.0 * t.kv_width() as f64 / p.tp as f64 * 2.0;
+            let attn_passes = match setup.recompute {
+                Recompute::Full | Recompute::Selective => 2.0,
+                _ => 1.0,
+            };
+            let bytes = chunk * (cp - 1) as f64 * (attn_passes + 2.0) * stage_max * m_micro;
+            let link = if p.tp * cp > c.gpus_per_node {
+                c.inter_bandwidth.min(intra)
+                    / (c.gpus_per_node / cp.min(c.gpus_per_node)).max(1) as f64
+            } else {
+                intra
+            };
+            let total = transfer_time(Bytes(bytes), link * eff_net);
+            let hidden = total.min(Seconds(compute_parts.attention_s * m_micro));
+            collectives.push(crate::comm::CollectiveUse {
+                kind: "cp",
+                collective: "ring send/recv of K/V (ring attention)".into(),
+                link: if p.tp * cp > c.gpus_per_node {
+                    format!("{} between nodes", c.inter_link.name())
+                } else {
+                    format!("{} inside the node", c.gpu.intra_link.name())
+                },
+                effective_bandwidth: link * eff_net,
+                bytes_per_step: Bytes(bytes),
+                total,
+                overlapped: hidden,
+            });
+            total - hidden
         }
         _ => Seconds(0.0),
     };
-    // DP: gradients (and for ZeRO-3, parameters) of the trainable weights on the device, 2 bytes each.
+    // DP: gradients (and for ZeRO-3, parameters) of the trainable weights on the device, 2 bytes
+    // each, over the data-parallel × context-parallel ranks (both hold the same weights).
+    let dpc = dp * cp;
     let dev = layout::most_loaded(&b, &p, dp);
     // Trainable share of each parameter (LoRA adapters are spread like the weights they adapt).
     let train_frac = if setup.task.is_peft() {
@@ -1602,8 +1748,8 @@ pub fn training_step(
     } else {
         1.0
     };
-    let spans_nodes = p.tp * p.pp * dp > c.gpus_per_node;
-    let (dp_bw, dp_link) = if dp > 1 && spans_nodes && c.inter_bandwidth.0 < intra.0 {
+    let spans_nodes = p.tp * p.pp * dpc > c.gpus_per_node;
+    let (dp_bw, dp_link) = if dpc > 1 && spans_nodes && c.inter_bandwidth.0 < intra.0 {
         let inter = c.inter_bandwidth;
         (
             inter,
@@ -1615,10 +1761,11 @@ pub fn training_step(
             format!("{} inside the node ({intra})", c.gpu.intra_link.name()),
         )
     };
-    // When the data-parallel groups span nodes, every GPU of a node runs its own ring over the
-    // node's shared NICs: the node boundary carries k rings, k = model-parallel ranks per node.
-    let share = if dp > 1 && spans_nodes && dp_bw.0 < intra.0 {
-        (p.tp * p.pp).min(c.gpus_per_node) as f64
+    // Hierarchical path: inside a node the ring runs over NVLink/PCIe; across nodes every GPU
+    // of a node runs its own ring over the node's shared NICs, so the node boundary carries k
+    // rings, k = model-parallel ranks per node.
+    let share = if dpc > 1 && spans_nodes && dp_bw.0 < intra.0 {
+        (p.tp * p.pp * cp).min(c.gpus_per_node) as f64
     } else {
         1.0
     };
@@ -1632,36 +1779,94 @@ pub fn training_step(
         }
     };
     let over_groups = |bytes_per_param: f64| {
-        bytes_per_param * (dev.dense * ring(dp) + dev.expert * ring(dev.expert_group))
+        bytes_per_param * (dev.dense * ring(dpc) + dev.expert * ring(dev.expert_group))
     };
+    let dp_group = group(dpc, p.tp * p.pp * cp);
     let grad_volume = over_groups(2.0 * train_frac);
-    let mut dp_comm_total = transfer_time(Bytes(2.0 * grad_volume), dp_bw * eff_net);
-    if p.zero >= 3 {
+    let grad_bytes = dev.dense * 2.0 * train_frac;
+    let grad_overlap = p.grad_overlap(setup.framework);
+    let param_overlap = p.param_overlap(setup.framework);
+    let (dp_comm_total, dp_hidden, dp_what) = if p.zero >= 3 {
         // Parameters are all-gathered for forward and again for backward in every micro-batch,
-        // gradients reduce-scattered: 3 × (d−1)/d × 2P per micro-batch (ZeRO §7).
+        // gradients reduce-scattered: 3 × (d−1)/d × 2P per micro-batch (ZeRO §7), plus NCCL's
+        // ring latency per collective; prefetch hides them behind compute.
         let base_bpp = if setup.task.is_peft() {
             setup.base_weights().bits() / 8.0
         } else {
             2.0
         };
-        let per_micro = 2.0 * over_groups(base_bpp) + grad_volume;
-        dp_comm_total = transfer_time(Bytes(per_micro * m_micro), dp_bw * eff_net);
-        dp_comm_total += zero3_latency(&b, setup, dp, c) * m_micro;
+        let gathers = transfer_time(
+            Bytes(2.0 * over_groups(base_bpp) * m_micro),
+            dp_bw * eff_net,
+        );
+        let rs = transfer_time(Bytes(grad_volume * m_micro), dp_bw * eff_net);
+        let lat = zero3_latency(&b, setup, dp_group, tun) * m_micro;
+        let total = gathers + rs + lat;
+        let hidden = if param_overlap {
+            total.min(compute * tun.dp_overlap)
+        } else if grad_overlap {
+            rs.min(compute * (2.0 / 3.0) * tun.dp_overlap)
+        } else {
+            Seconds(0.0)
+        };
+        (
+            total,
+            hidden,
+            "all-gather ×2 + reduce-scatter per layer (ZeRO-3/FSDP)".to_string(),
+        )
+    } else {
+        // One gradient all-reduce per step (ZeRO-1/2: reduce-scatter + all-gather of the same
+        // volume), in buckets that each pay NCCL's latency (ring or tree, whichever is faster).
+        let (lat, algo) =
+            crate::comm::nccl_latency(crate::comm::Collective::AllReduce, dp_group, tun);
+        let buckets = dp_buckets(grad_bytes / 2.0, setup, dpc, tun);
+        let lat = if dpc > 1 { lat * buckets } else { Seconds(0.0) };
+        let total = transfer_time(Bytes(2.0 * grad_volume), dp_bw * eff_net) + lat;
+        // The gradient half overlaps the last micro-batch's backward (≈ 2/3 of its compute)
+        // with --overlap-grad-reduce / DDP buckets; ZeRO-1/2's parameter all-gather (the other
+        // half) the next step's first forward with --overlap-param-gather.
+        let (grad_part, param_part) = if p.zero >= 1 {
+            (total * 0.5, total * 0.5)
+        } else {
+            (total, Seconds(0.0))
+        };
+        let micro = compute * (1.0 / m_micro) * tun.dp_overlap;
+        let hide_grad = if grad_overlap {
+            grad_part.min(micro * (2.0 / 3.0))
+        } else {
+            Seconds(0.0)
+        };
+        let hide_param = if param_overlap {
+            param_part.min(micro * (1.0 / 3.0))
+        } else {
+            Seconds(0.0)
+        };
+        let what = if p.zero >= 1 {
+            format!("reduce-scatter + all-gather ({algo}, {buckets:.0} buckets)")
+        } else {
+            format!("all-reduce ({algo}, {buckets:.0} buckets)")
+        };
+        (total, hide_grad + hide_param, what)
+    };
+    let dp_hidden = dp_hidden.min(dp_comm_total);
+    let dp_comm_exposed = (dp_comm_total - dp_hidden).max(Seconds(0.0));
+    if dpc > 1 {
+        let per_micro = if p.zero >= 3 { m_micro } else { 1.0 };
+        let vol = if p.zero >= 3 {
+            2.0 * over_groups(2.0) + grad_volume
+        } else {
+            2.0 * grad_volume
+        };
+        collectives.push(crate::comm::CollectiveUse {
+            kind: "dp",
+            collective: dp_what,
+            link: dp_link.clone(),
+            effective_bandwidth: dp_bw * eff_net,
+            bytes_per_step: Bytes(vol * per_micro),
+            total: dp_comm_total,
+            overlapped: dp_hidden,
+        });
     }
-    let latency = if dp > 1 {
-        c.inter_link.latency() * (2.0 * (dp - 1) as f64)
-    } else {
-        Seconds(0.0)
-    };
-    dp_comm_total += latency;
-    // Overlap: with ZeRO-3 the gathers overlap forward and backward; otherwise gradient buckets
-    // overlap the backward pass (≈ 2/3 of compute), except the last micro-batch's tail.
-    let hide = if p.zero >= 3 {
-        compute * tun.dp_overlap
-    } else {
-        compute * (2.0 / 3.0 / m_micro) * tun.dp_overlap
-    };
-    let dp_comm_exposed = (dp_comm_total - hide).max(Seconds(0.0));
     let pp_comm = match m.transformer() {
         Some(t) if p.pp > 1 => {
             let act = tokens_per_micro * t.hidden as f64 * 2.0 / p.tp as f64;
@@ -1670,7 +1875,8 @@ pub fn training_step(
             } else {
                 intra
             };
-            transfer_time(Bytes(2.0 * act * m_micro), link * eff_net)
+            // Interleaving sends each micro-batch across v·(p−1) boundaries instead of p−1.
+            transfer_time(Bytes(2.0 * act * m_micro * v), link * eff_net)
         }
         _ => Seconds(0.0),
     };
@@ -1693,15 +1899,39 @@ pub fn training_step(
         }
         _ => Seconds(0.0),
     };
-    let step = compute + pipeline_bubble + tp_comm + dp_comm_exposed + pp_comm + ep_comm;
+    let step = compute + pipeline_bubble + tp_comm + cp_comm + dp_comm_exposed + pp_comm + ep_comm;
     let tps = tokens_per_step / step.0;
     let n = c.total_gpus() as f64;
     let mfu = fl.model.0 * tps / (n * peak.0);
     let hfu = fl.hardware.0 * tps / (n * peak.0);
+    let act = |x: Seconds| (x.0 > 0.0).then_some(x);
+    if let Some(t) = act(pp_comm) {
+        collectives.push(crate::comm::CollectiveUse {
+            kind: "pp",
+            collective: "send/recv of activations between stages".into(),
+            link: "stage boundary".into(),
+            effective_bandwidth: Bandwidth(0.0),
+            bytes_per_step: Bytes(0.0),
+            total: t,
+            overlapped: Seconds(0.0),
+        });
+    }
+    if let Some(t) = act(ep_comm) {
+        collectives.push(crate::comm::CollectiveUse {
+            kind: "ep",
+            collective: "all-to-all (dispatch + combine)".into(),
+            link: "expert-parallel ranks".into(),
+            effective_bandwidth: Bandwidth(0.0),
+            bytes_per_step: Bytes(0.0),
+            total: t,
+            overlapped: Seconds(0.0),
+        });
+    }
     let parts = [
         ("compute", compute.0),
         ("pipeline-bubble", pipeline_bubble.0),
         ("tp-communication", tp_comm.0),
+        ("cp-communication", cp_comm.0),
         ("dp-communication", dp_comm_exposed.0),
         ("ep-communication", ep_comm.0),
     ];
@@ -1718,6 +1948,8 @@ pub fn training_step(
         optimizer,
         pipeline_bubble,
         tp_comm,
+        tp_comm_overlapped: tp_hidden,
+        cp_comm,
         dp_comm_total,
         dp_comm_exposed,
         pp_comm,
@@ -1728,6 +1960,9 @@ pub fn training_step(
         tokens_per_second_per_gpu: tps / n,
         mfu,
         hfu,
+        model_tflops_per_gpu: fl.model.0 * tps / n / 1e12,
+        hardware_tflops_per_gpu: fl.hardware.0 * tps / n / 1e12,
+        collectives,
         efficiency_used: eff,
         efficiency_name: eff_name,
         peak,

@@ -6,6 +6,7 @@ use crate::error::{check_int, check_range, CoreError};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum TrainTask {
     Pretrain,
@@ -22,6 +23,7 @@ impl TrainTask {
 
 /// Numeric regime of training.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Precision {
     /// Everything fp32 (tf32 matmuls where available).
@@ -37,6 +39,7 @@ pub enum Precision {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Optimizer {
     AdamW,
@@ -48,6 +51,7 @@ pub enum Optimizer {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Recompute {
     None,
@@ -55,9 +59,16 @@ pub enum Recompute {
     Selective,
     /// Store only each layer's input and recompute the layer in backward.
     Full,
+    /// torchtitan's per-op selective checkpointing (`selective_ac_option = "op"`): saves the
+    /// outputs of attention and of every other matmul, recomputes the other matmuls and every
+    /// element-wise op in backward (torchtitan/parallelisms/parallelize_llama.py `_save_list`,
+    /// "Saves output of all compute ops, except every second mm", @9dec370). Memory is
+    /// estimated as for `selective`.
+    SelectiveOp,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum AttentionImpl {
     /// Materialises the s×s score matrix (HF `attn_implementation="eager"`).
@@ -71,6 +82,7 @@ pub enum AttentionImpl {
 
 /// Which framework's memory behaviour to model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Framework {
     /// HF Transformers / PEFT / TRL / torchtune eager PyTorch modules: unfused norms and SwiGLU,
@@ -83,6 +95,7 @@ pub enum Framework {
 
 /// How the frozen base weights of LoRA/QLoRA are stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum BaseWeights {
     Bf16,
@@ -105,6 +118,7 @@ impl BaseWeights {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct LoraConfig {
     pub rank: u64,
@@ -190,6 +204,7 @@ impl LoraConfig {
 }
 
 /// Storage dtype of LoRA adapters.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AdapterDtype {
@@ -266,6 +281,7 @@ impl Default for LoraConfig {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct Parallelism {
     /// Tensor parallel degree (inside a node).
@@ -280,6 +296,49 @@ pub struct Parallelism {
     pub zero: u8,
     pub offload_optimizer: bool,
     pub offload_params: bool,
+    /// Context-parallel degree (Megatron-Core `--context-parallel-size`, torchtitan
+    /// `context_parallel_degree`; default 1): the sequence is split over `cp` devices, which
+    /// pass K/V chunks around a ring (ring attention) while computing attention.
+    pub cp: u64,
+    /// Virtual pipeline stages per device (interleaved 1F1B: Megatron-Core
+    /// `--num-layers-per-virtual-pipeline-stage`, NeMo `virtual_pipeline_model_parallel_size`,
+    /// torchtitan `Interleaved1F1B`); 1 = plain 1F1B (the default). Bubble (p−1)/(v·m).
+    pub virtual_stages: u64,
+    /// Layers on the last pipeline stage (Megatron-Core `--decoder-last-pipeline-num-layers`);
+    /// the rest split evenly over the other stages. Default: an even split, rounded up.
+    pub last_stage_layers: Option<u64>,
+    /// TP communication overlapped with the GEMMs (Megatron-Core `--tp-comm-overlap`,
+    /// Transformer Engine userbuffers; torchtitan async TP). Default: off (Megatron-Core's
+    /// argument default `False`).
+    pub tp_comm_overlap: Option<bool>,
+    /// Gradient reduce(-scatter) overlapped with backward (Megatron-Core
+    /// `--overlap-grad-reduce`, default `False`; PyTorch DDP/FSDP buckets always overlap, so
+    /// the `huggingface` framework's default is on).
+    pub overlap_grad_reduce: Option<bool>,
+    /// Parameter all-gather of the distributed optimizer (ZeRO-1/2) overlapped with the next
+    /// forward (Megatron-Core `--overlap-param-gather`, default `False`); for ZeRO-3/FSDP the
+    /// per-layer prefetch (FSDP `backward_prefetch=BACKWARD_PRE` and `limit_all_gathers`,
+    /// DeepSpeed `overlap_comm`), default on.
+    pub overlap_param_gather: Option<bool>,
+}
+
+impl Parallelism {
+    /// TP communication overlapped with GEMMs (default off).
+    pub fn tp_overlap(&self) -> bool {
+        self.tp_comm_overlap.unwrap_or(false)
+    }
+    /// Gradient reduction overlapped with backward: the option, else the framework's default.
+    pub fn grad_overlap(&self, f: Framework) -> bool {
+        self.overlap_grad_reduce
+            .unwrap_or(f == Framework::HuggingFace)
+    }
+    /// Parameter gathers overlapped with compute: the option, else on for ZeRO-3/FSDP
+    /// (prefetch) and off for ZeRO-1/2 (Megatron-Core's default; DeepSpeed ZeRO-1/2 gathers
+    /// the updated parameters after the step).
+    pub fn param_overlap(&self, f: Framework) -> bool {
+        let _ = f;
+        self.overlap_param_gather.unwrap_or(self.zero >= 3)
+    }
 }
 
 impl Default for Parallelism {
@@ -292,12 +351,19 @@ impl Default for Parallelism {
             zero: 0,
             offload_optimizer: false,
             offload_params: false,
+            cp: 1,
+            virtual_stages: 1,
+            last_stage_layers: None,
+            tp_comm_overlap: None,
+            overlap_grad_reduce: None,
+            overlap_param_gather: None,
         }
     }
 }
 
 /// A training job.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct TrainingSetup {
     pub task: TrainTask,
@@ -359,6 +425,10 @@ pub struct TrainingSetup {
     /// Size of the dataset on storage, bytes (sets the minimum storage capacity). Default: the
     /// data one epoch reads (samples × bytes per sample).
     pub dataset_bytes: Option<f64>,
+    /// The model runs under `torch.compile` (torchtitan `compile = true`, Inductor): chains of
+    /// element-wise ops between GEMMs are fused into one kernel, so their memory traffic falls
+    /// (compute.rs: fused element-wise accounting instead of the eager one). Default off (eager).
+    pub compiled: bool,
 }
 
 impl Default for TrainingSetup {
@@ -389,6 +459,7 @@ impl Default for TrainingSetup {
             epochs: None,
             bytes_per_sample: None,
             dataset_bytes: None,
+            compiled: false,
         }
     }
 }
@@ -453,6 +524,18 @@ impl TrainingSetup {
                 MAX_PARALLEL_DEGREE,
                 "expert-parallel degree, 1–65536",
             ),
+            (
+                "parallel.cp",
+                p.cp,
+                MAX_PARALLEL_DEGREE,
+                "context-parallel degree, 1–65536 (the sequence is split over cp devices)",
+            ),
+            (
+                "parallel.virtual_stages",
+                p.virtual_stages,
+                MAX_PARALLEL_DEGREE,
+                "virtual pipeline stages per device, 1–65536 (1 = plain 1F1B)",
+            ),
         ] {
             check_int(field, v, 1, max, fix)?;
         }
@@ -463,6 +546,25 @@ impl TrainingSetup {
             3,
             "ZeRO stages are 0, 1, 2 or 3",
         )?;
+        if p.cp > 1 && !self.seq_len.is_multiple_of(p.cp) {
+            return Err(CoreError::invalid(
+                "parallel.cp",
+                p.cp,
+                &format!(
+                    "the sequence ({} tokens) must split evenly over the context-parallel ranks: choose a cp that divides seq_len",
+                    self.seq_len
+                ),
+            ));
+        }
+        if let Some(l) = p.last_stage_layers {
+            check_int(
+                "parallel.last_stage_layers",
+                l,
+                1,
+                MAX_PARALLEL_DEGREE,
+                "layers on the last pipeline stage, at least 1 (and fewer than the model's layers)",
+            )?;
+        }
         if p.offload_params && p.zero < 3 {
             return Err(CoreError::invalid(
                 "parallel.offload_params",
@@ -533,6 +635,7 @@ pub const MAX_DATASET_BYTES: f64 = 1e18;
 
 /// Weight storage format for inference.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case", tag = "format")]
 pub enum WeightFormat {
     Fp32,
@@ -564,11 +667,16 @@ impl WeightFormat {
             WeightFormat::Bits { bits_per_weight } => bits_per_weight,
         }
     }
-    /// Whether embeddings and the LM head stay 16-bit (true for the weight-only int formats).
+    /// Whether embeddings and the LM head stay 16-bit: true for the weight-only int formats and
+    /// for FP8 checkpoints as they are shipped (llm-compressor / ModelOpt FP8 recipes ignore
+    /// `lm_head`; DeepSeek-V3's FP8 release keeps `embed_tokens` and `lm_head` in bf16).
     pub fn keeps_embeddings_16bit(self) -> bool {
         matches!(
             self,
-            WeightFormat::Int8 | WeightFormat::Int4 { .. } | WeightFormat::Bits { .. }
+            WeightFormat::Fp8
+                | WeightFormat::Int8
+                | WeightFormat::Int4 { .. }
+                | WeightFormat::Bits { .. }
         )
     }
     pub fn name(self) -> String {
@@ -585,6 +693,7 @@ impl WeightFormat {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum KvDtype {
     Fp16,
@@ -602,20 +711,68 @@ impl KvDtype {
     }
 }
 
-/// An inference/serving job, sized the way vLLM sizes its KV pool.
+/// The serving engine whose rule sizes the KV pool (infer.rs `serving_memory`, each rule with its
+/// source in docs/methodology.md §Serving engines).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Engine {
+    /// vLLM V1: `util × total − weights − profile-run peak − non-torch`.
+    #[default]
+    Vllm,
+    /// SGLang: `mem_fraction_static × free-after-init − weights`, no profile-run term.
+    Sglang,
+    /// TensorRT-LLM: `free_gpu_memory_fraction × free memory after the engine is loaded`.
+    Trtllm,
+    /// A reference implementation that allocates `batch × max_model_len` KV up front.
+    Static,
+}
+
+impl Engine {
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Vllm => "vllm",
+            Engine::Sglang => "sglang",
+            Engine::Trtllm => "trtllm",
+            Engine::Static => "static",
+        }
+    }
+}
+
+/// An inference/serving job, sized the way its engine sizes its KV pool.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct InferenceSetup {
     pub weights: WeightFormat,
     pub kv_dtype: KvDtype,
     pub tp: u64,
+    /// Which engine's rule sizes the KV pool (default vLLM).
+    pub engine: Engine,
     /// vLLM `gpu_memory_utilization`.
     pub gpu_memory_utilization: f64,
-    /// vLLM `max_model_len`; defaults to the model's context.
+    /// SGLang `mem_fraction_static`; default SGLang's own by TP degree (0.88 … 0.79).
+    pub mem_fraction_static: Option<f64>,
+    /// TensorRT-LLM `KvCacheConfig.free_gpu_memory_fraction`; default 0.9.
+    pub free_gpu_memory_fraction: Option<f64>,
+    /// vLLM `max_model_len`; defaults to what the workload needs (input + output tokens).
     pub max_model_len: Option<u64>,
-    /// Tokens in vLLM's profiling batch (`max_num_batched_tokens`); defaults to `max_model_len`
-    /// (V0 without chunked prefill).
+    /// Tokens in the engine's profiling batch (vLLM `max_num_batched_tokens`, TensorRT-LLM
+    /// `max_num_tokens`); default: the engine's own default (vLLM V1 `vllm serve`: 8192 on GPUs of
+    /// 70 GiB or more other than A100, else 2048; TensorRT-LLM 8192). vLLM V0 without chunked
+    /// prefill profiled `max_model_len` tokens: set it to that for V0 logs.
     pub max_num_batched_tokens: Option<u64>,
+    /// Decoder layers kept in 16-bit at each end of the stack when `weights` is a lower-bit
+    /// format (per-module recipes, e.g. an FP8 checkpoint keeping its first and last layers in
+    /// bf16): `[first, last]`. Default none.
+    pub keep_16bit_layers: [u64; 2],
+    /// Attention projections kept in 16-bit when `weights` is a lower-bit format (per-module
+    /// recipes such as Meta's Llama-3.1-405B FP8, which quantizes only the MLPs).
+    pub keep_16bit_attention: bool,
+    /// Images in each request (multimodal models; default 0).
+    pub images_per_request: u64,
+    /// Image width × height in pixels, for the model's image-token rule (default 1024 × 1024).
+    pub image_size: [u64; 2],
     /// Paged-KV block size in tokens (vLLM 16, TRT-LLM 32).
     pub block_size: u64,
     /// Concurrent sequences (decode batch).
@@ -630,9 +787,16 @@ impl Default for InferenceSetup {
             weights: WeightFormat::Bf16,
             kv_dtype: KvDtype::Bf16,
             tp: 1,
+            engine: Engine::Vllm,
             gpu_memory_utilization: 0.9,
+            mem_fraction_static: None,
+            free_gpu_memory_fraction: None,
             max_model_len: None,
             max_num_batched_tokens: None,
+            keep_16bit_layers: [0, 0],
+            keep_16bit_attention: false,
+            images_per_request: 0,
+            image_size: [1024, 1024],
             block_size: 16,
             batch: 1,
             input_tokens: 1000,
@@ -640,6 +804,11 @@ impl Default for InferenceSetup {
         }
     }
 }
+
+/// Most images in one request.
+pub const MAX_IMAGES_PER_REQUEST: u64 = 1024;
+/// Largest image side, pixels.
+pub const MAX_IMAGE_SIDE: u64 = 65_536;
 
 /// Largest decode batch (concurrent sequences of one replica).
 pub const MAX_BATCH: u64 = 1_048_576;
@@ -768,6 +937,44 @@ impl InferenceSetup {
             check_int(field, v, 1, max, fix)?;
         }
         check_gpu_memory_utilization(self.gpu_memory_utilization)?;
+        for (field, v, fix) in [
+            (
+                "mem_fraction_static",
+                self.mem_fraction_static,
+                "a fraction in (0, 1]; SGLang's default is 0.88 at TP 1",
+            ),
+            (
+                "free_gpu_memory_fraction",
+                self.free_gpu_memory_fraction,
+                "a fraction in (0, 1]; TensorRT-LLM's default is 0.9",
+            ),
+        ] {
+            match v {
+                Some(x) if !(x.is_finite() && x > 0.0 && x <= 1.0) => {
+                    return Err(CoreError::invalid(field, x, fix))
+                }
+                _ => {}
+            }
+        }
+        check_int(
+            "images_per_request",
+            self.images_per_request,
+            0,
+            MAX_IMAGES_PER_REQUEST,
+            "images per request, 0–1024",
+        )?;
+        for (field, v) in [
+            ("image_size[0]", self.image_size[0]),
+            ("image_size[1]", self.image_size[1]),
+        ] {
+            check_int(field, v, 1, MAX_IMAGE_SIDE, "pixels, 1–65536 (e.g. 1024)")?;
+        }
+        for (field, v) in [
+            ("keep_16bit_layers[0]", self.keep_16bit_layers[0]),
+            ("keep_16bit_layers[1]", self.keep_16bit_layers[1]),
+        ] {
+            check_int(field, v, 0, MAX_SEQ_LEN, "decoder layers, 0 or more")?;
+        }
         self.weights.validate()
     }
 
@@ -789,6 +996,44 @@ impl InferenceSetup {
                 ),
             )),
             _ => Ok(()),
+        }?;
+        if let Some(t) = m.transformer() {
+            match t.vision.as_deref() {
+                None if self.images_per_request > 0 => {
+                    return Err(CoreError::invalid(
+                        "images_per_request",
+                        self.images_per_request,
+                        &format!("{} has no vision encoder (no vision_config): use 0, or a multimodal config", m.name),
+                    ))
+                }
+                Some(v) if self.images_per_request > 0 => {
+                    let per = v.image_tokens(self.image_size[0], self.image_size[1]) as f64
+                        * v.kv_layer_share;
+                    let need = (self.input_tokens + self.output_tokens) as f64
+                        + (per * self.images_per_request as f64).round();
+                    if need > t.max_context as f64 {
+                        return Err(CoreError::invalid(
+                            "images_per_request",
+                            self.images_per_request,
+                            &format!("{} images of {} tokens each + {} text tokens exceed the context of {} tokens: fewer or smaller images", self.images_per_request, per.round(), self.input_tokens + self.output_tokens, t.max_context),
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+        let kept = self.keep_16bit_layers[0].saturating_add(self.keep_16bit_layers[1]);
+        match m.transformer() {
+            Some(t) if kept > t.decoder_layers() => Err(CoreError::invalid(
+                "keep_16bit_layers",
+                kept,
+                &format!(
+                    "{} has {} decoder layers: keep at most that many in 16-bit",
+                    m.name,
+                    t.decoder_layers()
+                ),
+            )),
+            _ => Ok(()),
         }
     }
 }
@@ -804,7 +1049,7 @@ pub fn fit_seq_len(
     setup: &mut TrainingSetup,
     m: &crate::model::ModelSpec,
     explicit: bool,
-) -> Result<Option<String>, CoreError> {
+) -> Result<Option<crate::i18n::Msg>, CoreError> {
     let Some(t) = m.transformer() else {
         return Ok(None);
     };
@@ -817,13 +1062,12 @@ pub fn fit_seq_len(
         return Ok(None);
     }
     if explicit && learned.is_some() {
-        return Err(CoreError::invalid(
+        return Err(CoreError::invalid_msg(
             "seq_len",
             setup.seq_len,
-            &format!(
-                "{} has a learned table of {limit} positions: give --seq-len {limit} or less",
-                m.name
-            ),
+            crate::i18n::Msg::new("fix-learned-positions")
+                .arg("model", m.name.as_str())
+                .arg("limit", limit),
         ));
     }
     if explicit {
@@ -831,9 +1075,11 @@ pub fn fit_seq_len(
     }
     let was = setup.seq_len;
     setup.seq_len = limit;
-    Ok(Some(format!(
-        "seq_len {limit} (the model's context; the default {was} is longer): set --seq-len to change it"
-    )))
+    Ok(Some(
+        crate::i18n::Msg::new("note-seq-len-fitted")
+            .arg("limit", limit)
+            .arg("was", was),
+    ))
 }
 
 #[cfg(test)]

@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Issue 10: training-time cases from sources other than llm-foundry (ids `t-…`).
+
+Reads cases/sources/t.jsonl (one published row a line: setup, result, source = repo@commit path line,
+exact quote, engine/framework version, the surrounding context the setup is read from) and writes
+cases/t-*.toml. The mapping of each source's setup to gpuplan workload fields is written out below;
+everything the source does not state is an assumption named in the case's `notes`.
+Run from the repo root:  python3 tools/gen_cases_t.py
+"""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gen_cases import gpt_cfg, table, tv  # noqa: E402
+
+SRC = os.path.join("cases", "sources", "t.jsonl")
+H100 = {"gpu": "h100-sxm", "gpus_per_node": 8, "inter_link": "rdma", "inter_gbit": 3200.0}
+A100 = {"gpu": "a100-80g", "gpus_per_node": 8, "inter_link": "rdma", "inter_gbit": 1600.0}
+
+# NeMo's model names → gpuplan models. GPT3 and Nemotron shapes from NeMo's own configs
+# (nemo/collections/llm/gpt/model/base.py GPTConfig5B/20B/175B; nemotron.py Nemotron3Config8B/22B
+# @8cfedd72): non-gated MLP with LayerNorm, expressed as a GPT-2-style config.
+NEMO_MODELS = {
+    "GPT3-5B": dict(config=gpt_cfg(4096, 24, 32, 50304, 2048, ffn=16384)),
+    "GPT3-20B": dict(config=gpt_cfg(6144, 44, 48, 50304, 2048, ffn=24576)),
+    "GPT3-175B": dict(config=gpt_cfg(12288, 96, 96, 50304, 2048, ffn=49152)),
+    "Nemotron-8B": dict(config=gpt_cfg(4096, 32, 32, 256000, 4096, ffn=16384)),
+    "Nemotron-22B": dict(config=gpt_cfg(6144, 40, 48, 256000, 4096, ffn=24576)),
+    "LLAMA2-7B": dict(model="Llama-2-7B"),
+    "LLAMA2-13B": dict(model="Llama-2-13B"),
+    "LLAMA2-70B": dict(model="Llama-2-70B"),
+    "LLAMA3-8B": dict(model="Llama-3.1-8B"),
+    "LLAMA3-70B": dict(model="Llama-3.1-70B"),
+}
+NEMO_NOTE = ("NeMo 24.07 on DGX-H100 (8 × 400 Gb/s IB per node: 3200 Gbit/s), FP8 (Transformer Engine), Megatron-Core: "
+             "distributed optimizer (ZeRO-1), sequence parallel when TP > 1, overlap_grad_reduce and overlap_param_gather "
+             "on as in NeMo's recipes (nemo/collections/llm/recipes/llama3_8b.py @8cfedd72 lines 119-120), TP-comm overlap "
+             "assumed on when TP > 1 (the performance configs are not in the table), no activation recompute assumed, "
+             "flash (cuDNN fused) attention. grad_accum = GBS / (MBS × DP), DP = GPUs / (TP × PP × CP); VP = virtual "
+             "stages per device. GPT3 vocab 50257 padded to 50304 (multiple of 128); LLAMA3 uses the Llama-3.1 preset "
+             "(same architecture). Nemotron: squared-ReLU MLP modelled as a plain (non-gated) GeLU-class MLP of the same shape.")
+
+
+def nemo(r):
+    s = r["setup"]
+    tp, pp, cp = s["tp"], s["pp"], s.get("cp", 1)
+    dp = s["gpus"] // (tp * pp * cp)
+    accum = max(1, s["gbs"] // (s["mbs"] * dp))
+    task = {"pretrain": "pretrain", "SFT": "full_finetune", "LoRA": "lora"}[s["task"]]
+    training = dict(task=task, precision="fp8", framework="megatron", micro_batch=s["mbs"], seq_len=s["seq_len"],
+                    grad_accum=accum, recompute="none", attention="flash",
+                    parallel=dict(tp=tp, pp=pp, cp=cp, virtual_stages=s.get("vp", 1), zero=1,
+                                  sequence_parallel=tp > 1, tp_comm_overlap=tp > 1,
+                                  overlap_grad_reduce=True, overlap_param_gather=True))
+    note = NEMO_NOTE
+    if task == "lora":
+        training["lora"] = dict(rank=32, targets=["q_proj", "k_proj", "v_proj"])
+        note += (" LoRA: NeMo 1.x defaults assumed (adapter on the fused QKV projection, adapter_dim 32); the base is frozen "
+                 "bf16/FP8.")
+    if task != "pretrain":
+        note += " Fine-tuning on SQuAD packed to 4096 tokens per sequence."
+    w = dict(kind="training")
+    w.update(NEMO_MODELS[s["model"]])
+    w.update(training=training, hardware=dict(H100, nodes=max(1, s["gpus"] // 8)))
+    return dict(metric="tokens_per_s_per_gpu", published=r["result"]["tokens_per_s_per_gpu"], unit="tokens/s/GPU",
+                notes=note, workload=w)
+
+
+TITAN_MODELS = {"Llama 3.1 8B": "Llama-3.1-8B", "Llama 3 8B": "Llama-3.1-8B", "Llama 3.1 70B": "Llama-3.1-70B",
+                "Llama 3 70B": "Llama-3.1-70B", "Llama 3.1 405B": "Llama-3.1-405B"}
+TITAN_NOTE = ("torchtitan on Grand Teton: 8 H100 per host over NVLink, 400 Gb/s RDMA per GPU (3200 Gbit/s per node). The "
+              "report's H100s are 96 GB HBM2e parts at 500 W whose peak lies 'between SXM and NVL'; modelled as H100 SXM, "
+              "so the estimate is an upper bound. FSDP2 (ZeRO-3, bf16 params, per-layer prefetch), TP with sequence "
+              "parallel, seq 8192 unless the row says otherwise (train_configs/llama3_*.toml @9dec370); no gradient "
+              "accumulation (micro-batch = local batch) except under PP, where the local batch is split into PP-degree "
+              "micro-batches (torchtitan's default).")
+
+
+def titan(r):
+    s = r["setup"]
+    tp, pp, cp = s.get("tp", 1), s.get("pp", 1), s.get("cp", 1)
+    lb = s["local_batch"]
+    mb, accum, v = lb, 1, 1
+    if pp > 1:
+        mb, accum = max(1, lb // pp), pp
+        if "Interleaved" in s.get("schedule", ""):
+            v = 2
+    # torchtitan's "selective" AC is per-op SAC (selective_ac_option = 'op' in the configs).
+    rc = "full" if s["recompute"].startswith("full") else "selective_op"
+    training = dict(task="pretrain", precision="fp8" if s.get("float8") else "amp_bf16", micro_batch=mb,
+                    seq_len=s["seq_len"], grad_accum=accum, recompute=rc, attention="flash",
+                    compiled=bool(s.get("compile")),
+                    parallel=dict(tp=tp, pp=pp, cp=cp, virtual_stages=v, zero=3, sequence_parallel=tp > 1,
+                                  tp_comm_overlap=bool(s.get("async_tp"))))
+    note = TITAN_NOTE
+    if v > 1:
+        note += " Interleaved 1F1B assumed with 2 virtual stages per device (not stated)."
+    if s.get("float8_recipe"):
+        note += " Float8 tensorwise scaling."
+    w = dict(kind="training", model=TITAN_MODELS[s["model"]], training=training,
+             hardware=dict(H100, nodes=max(1, s["gpus"] // 8)))
+    return dict(metric="tokens_per_s_per_gpu", published=r["result"]["tokens_per_s_per_gpu"], unit="tokens/s/GPU",
+                notes=note, workload=w)
+
+
+CARD_MODELS = {"Llama 2 7B": ("Llama-2-7B", 1, 4096, A100), "Llama 2 13B": ("Llama-2-13B", 1, 4096, A100),
+               "Llama 2 70B": ("Llama-2-70B", 8, 4096, A100), "Llama 3 8B": ("Llama-3.1-8B", 1, 8192, H100),
+               "Llama 3 70B": ("Llama-3.1-70B", 8, 8192, H100), "Llama 3.1 8B": ("Llama-3.1-8B", 1, 8192, H100),
+               "Llama 3.1 70B": ("Llama-3.1-70B", 8, 8192, H100), "Llama 3.1 405B": ("Llama-3.1-405B", 8, 8192, H100)}
+
+
+def card(r):
+    s = r["setup"]
+    model, tp, seq, hw = CARD_MODELS[s["model"]]
+    nodes = 256
+    pp = 16 if model == "Llama-3.1-405B" else 1
+    dp = nodes * 8 // (tp * pp)
+    seqs = 4e6 / seq if hw is A100 else 16e6 / seq
+    accum = max(1, int(seqs / dp))
+    training = dict(task="pretrain", precision="amp_bf16", micro_batch=1, seq_len=seq, grad_accum=accum,
+                    recompute="selective", attention="flash", tokens=s["tokens"],
+                    parallel=dict(tp=tp, pp=pp, zero=1 if pp > 1 else 3, sequence_parallel=tp > 1))
+    note = (f"Model-card GPU-hours over {s['tokens']:.3g} tokens. The card gives neither the layout nor the GPU count: "
+            f"assumed 2048 GPUs, micro-batch 1 of {seq}, selective recompute, TP {tp}"
+            + (", PP 16 with the distributed optimizer" if pp > 1 else " + FSDP (ZeRO-3)")
+            + (", 4M-token global batch (stated)" if hw is A100 else ", 16M-token global batch (assumed)")
+            + ". GPU-hours include restarts and evaluation, so the steady-state estimate may be well below them.")
+    w = dict(kind="training", model=model, training=training, hardware=dict(hw, nodes=nodes))
+    return dict(metric="gpu_hours", published=r["result"]["gpu_hours"], unit=f"{s['gpu']} GPU-hours", notes=note,
+                workload=w)
+
+
+# Constants fitted on cases of this file (in-sample), by case id.
+IN_SAMPLE = {
+    "t-titan25-llama3-70b-256gpu-bf16-tp": "tp_overlap_fraction",
+    "t-titan25-llama3-70b-256gpu-bf16-asynctp": "tp_overlap_fraction",
+}
+# Cases the model misses, with the diagnosis (the test asserts they stay missed).
+CP = ("FIXME: ring attention at 64k-256k tokens is over-predicted (+26% to +85%, growing with cp): torch's "
+      "context_parallel runs the FlashAttention kernel once per ring step on (s/cp)-long blocks and rescales and merges "
+      "the partial outputs (fp32 online-softmax merge) after each step; neither the per-step kernel efficiency nor the "
+      "merge traffic is modelled, only the K/V transfer (hidden behind attention).")
+SMALL_TITAN = ("FIXME: Llama 3 8B at TP 8 (512-wide GEMM shards per GPU, 12 x 8192 tokens) is over-predicted by ~30% while "
+               "the 70B rows of the same report at TP 8 are within 10%; part is the 500 W HBM2e H100 modelled as a 700 W SXM "
+               "part, the rest (narrow-GEMM efficiency under async/vanilla TP with torch.compile) is not identified.")
+NEMO_FP8 = ("FIXME: under-predicted by 20-33%: NeMo's FP8 GEMMs on large layers reach ~45% of the FP8 peak (888 model "
+            "TFLOP/s for GPT3-175B), while fp8_train_gemm_ratio, fitted on llm-foundry's MPT-3B (h = 2560), gives ~37%: "
+            "FP8 GEMM efficiency grows with GEMM size (and with Transformer Engine's fused LayerNorm+cast) more than the "
+            "tile/wave model and the explicit cast traffic capture.")
+NEMO_SFT = (NEMO_FP8 + " The SFT rows also do not state their virtual-pipeline size: with PP 4 plain 1F1B is assumed, a "
+            "larger bubble than NeMo's interleaved schedule.")
+NEMO_LORA = ("FIXME: NeMo's LoRA runs 1.47x its own pretraining throughput (24,824 vs 16,934 tok/s for 7B), close to the "
+             "1.5x of a frozen-base backward; gpuplan predicts ~1.2x because peft_efficiency_factor (0.85, derived for "
+             "HF PEFT's unfused adapters) also applies to Megatron's, on top of the FP8 gap of the pretraining rows.")
+CARD_COMM = ("FIXME: the card gives neither the layout nor the GPU count; under the assumed one (TP 8 + FSDP over 2048 "
+             "GPUs, 1 sequence per GPU per micro-batch) the per-micro-batch parameter gathers dominate, far above the card. "
+             "The real run likely used larger micro-batches or pipeline parallelism; not modelled without a source.")
+CARD_8B = ("FIXME: the card's hours imply ~15% MFU for an 8B model (6·N·D / hours); the steady-state estimate (~35%) is "
+           "50-58% below, beyond the band's 50% allowance for restarts and evaluation: the hours include more than "
+           "steady-state pretraining (the card does not say what), or a much smaller-batch layout.")
+KNOWN = {
+    **{f"t-titan-llama31-8b-8gpu-cp{c}-s{s}k": CP for c, s in [(1, 32), (2, 64), (4, 128), (8, 256)]},
+    **{f"t-titan-llama31-405b-512gpu-cp{c}-s{s}k": CP for c, s in [(2, 64), (4, 128), (8, 256)]},
+    **{f"t-titan25-llama3-8b-64gpu-{p}-{t}": SMALL_TITAN for p in ["bf16", "fp8"] for t in ["tp", "asynctp"]},
+    **{f"t-nemo-{m}-h100-fp8": NEMO_FP8 for m in ["gpt3-175b-128gpu", "gpt3-175b-512gpu", "llama2-7b", "llama2-13b",
+                                                 "llama2-70b", "llama3-70b"]},
+    **{f"t-nemo-llama2-{m}-sft-h100-fp8": NEMO_SFT for m in ["7b", "13b", "70b"]},
+    **{f"t-nemo-llama2-{m}-lora-h100-fp8": NEMO_LORA for m in ["7b", "13b", "70b"]},
+    **{k: CARD_COMM for k in ["t-card-llama2-70b-gpu-hours", "t-card-llama3-70b-gpu-hours", "t-card-llama31-70b-gpu-hours"]},
+    **{k: CARD_8B for k in ["t-card-llama3-8b-gpu-hours", "t-card-llama31-8b-gpu-hours"]},
+}
+
+
+def main():
+    rows = [json.loads(l) for l in open(SRC) if l.strip()]
+    n = 0
+    for r in rows:
+        g = r["source_group"]
+        c = nemo(r) if g.startswith("nemo") else titan(r) if g.startswith("torchtitan") else card(r)
+        cid = r["id"]
+        out = [f"# GENERATED by tools/gen_cases_t.py from {SRC}; edit the generator or the source rows.",
+               f"id = {tv(cid)}", f"kind = {tv(r['kind'])}", f"metric = {tv(c['metric'])}",
+               f"published = {tv(float(c['published']))}", f"unit = {tv(c['unit'])}",
+               f"source = {tv(r['source'] + ' (' + r['version'] + ')')}", f"quote = {tv(r['quote'])}",
+               f"notes = {tv(c['notes'] + ' Context: ' + r['context'])}"]
+        if cid in IN_SAMPLE:
+            out.append(f"in_sample = {tv(IN_SAMPLE[cid])}")
+        if cid in KNOWN:
+            out.append(f"known_deviation = {tv(KNOWN[cid])}")
+        out.append("")
+        table("workload", c["workload"], out)
+        open(os.path.join("cases", f"{cid}.toml"), "w").write("\n".join(out) + "\n")
+        n += 1
+    print(n, "cases")
+
+
+if __name__ == "__main__":
+    main()
