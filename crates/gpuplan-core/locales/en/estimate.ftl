@@ -21,6 +21,17 @@ est-train-title = { $model }: { $task }, { $precision }, { $optimizer }, { $seq 
     [none] {""}
    *[other] sequence length { $seq } ×{" "}
 }micro-batch { $mb } × { $ga } accumulation steps, { $recompute }, { $attention }, { $profile }
+est-accounting = state accounting: { $profile }
+acct-autocast = torch.autocast (HF Trainer / Accelerate without DeepSpeed): fp32 weights + fp32 gradients, bf16 weight copies, no master copy
+acct-mixed = DeepSpeed-style mixed precision: 16-bit weights + gradients, fp32 master weights + optimizer states
+acct-megatron = Megatron: 16-bit weights, fp32 main gradients + master weights + optimizer states
+acct-pure-bf16 = pure bf16: weights, gradients and optimizer states in bf16
+acct-fp32 = fp32 weights, gradients and optimizer states
+acct-peft = PEFT: frozen base weights, adapters with their gradients and optimizer states in the adapter dtype
+est-timeline-title = step timeline (live allocated GiB; saved after forward { $saved })
+est-timeline-peak = ← peak
+est-timeline-col-phase = phase
+est-timeline-col-live = live by component (GiB)
 est-hardware = hardware: { $nodes } × { $per } { $gpu } ({ $intra } inside a node, { $link } { $inter } between nodes); TP { $tp } PP { $pp } DP { $dp } EP { $ep } ZeRO-{ $zero }{ $offload }
 est-offload-optimizer = {" "}+ optimizer offload
 est-offload-params = {" "}+ parameter offload

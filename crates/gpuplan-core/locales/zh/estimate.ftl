@@ -21,6 +21,17 @@ est-train-title = { $model }：{ $task }，{ $precision }，{ $optimizer }，{ $
     [none] {""}
    *[other] 序列长度 { $seq } ×{" "}
 }micro-batch { $mb } × 梯度累积 { $ga } 步，{ $recompute }，{ $attention }，{ $profile }
+est-accounting = 状态记账方式：{ $profile }
+acct-autocast = torch.autocast（HF Trainer / 不用 DeepSpeed 的 Accelerate）：fp32 权重 + fp32 梯度，bf16 权重副本，无主权重
+acct-mixed = DeepSpeed 式混合精度：16 位权重 + 梯度，fp32 主权重 + 优化器状态
+acct-megatron = Megatron：16 位权重，fp32 主梯度 + 主权重 + 优化器状态
+acct-pure-bf16 = 纯 bf16：权重、梯度和优化器状态均为 bf16
+acct-fp32 = fp32 权重、梯度和优化器状态
+acct-peft = PEFT：基座权重冻结，适配器及其梯度和优化器状态使用适配器的数据类型
+est-timeline-title = 训练步时间线（已分配显存 GiB；前向结束时保存 { $saved }）
+est-timeline-peak = ← 峰值
+est-timeline-col-phase = 阶段
+est-timeline-col-live = 各组成的在用显存（GiB）
 est-hardware = 硬件：{ $nodes } × { $per } 张 { $gpu }（节点内 { $intra }，节点间 { $link } { $inter }）；TP { $tp } PP { $pp } DP { $dp } EP { $ep } ZeRO-{ $zero }{ $offload }
 est-offload-optimizer = ，优化器卸载到内存
 est-offload-params = ，参数卸载到内存

@@ -376,9 +376,13 @@ pub fn estimate_json(x: &Estimated) -> (&'static str, serde_json::Value) {
     }
 }
 
-/// The step's liveness timeline: live GiB per phase by component, the peak marked.
-fn timeline_block(m: &gpuplan_core::train::TrainingMemory, md: bool) -> String {
+/// The step's liveness timeline: live GiB per phase by component, the peak marked; phase and
+/// component names from the catalog (`memory.ftl`).
+fn timeline_block(m: &gpuplan_core::train::TrainingMemory, look: &Look) -> String {
+    let l = look.lang;
+    let t = |id: &str| gpuplan_core::i18n::text(l, id);
     let tl = &m.timeline;
+    let sep = if l.is_zh() { "，" } else { ", " };
     let rows: Vec<Vec<String>> = tl
         .phases
         .iter()
@@ -387,17 +391,32 @@ fn timeline_block(m: &gpuplan_core::train::TrainingMemory, md: bool) -> String {
             let parts = p
                 .components
                 .iter()
-                .map(|(n, b)| format!("{n} {:.2}", b.gib()))
+                .map(|(n, b)| format!("{} {:.2}", super::plan::mem_label(n, l), b.gib()))
                 .collect::<Vec<_>>()
-                .join(", ");
-            let mark = if i == tl.peak_index { " ← peak" } else { "" };
-            vec![format!("{}{mark}", p.phase), gib(p.total), parts]
+                .join(sep);
+            let phase = super::plan::phase_label(p.phase, l);
+            let name = if i == tl.peak_index {
+                format!("{phase} {}", t("est-timeline-peak"))
+            } else {
+                phase
+            };
+            vec![name, gib(p.total), parts]
         })
         .collect();
     format!(
-        "\nstep timeline (live allocated GiB; saved after forward {})\n{}",
-        gib(m.saved_after_forward),
-        render::block(md, &["phase", "GiB", "live by component (GiB)"], &rows)
+        "\n{}\n{}",
+        Msg::new("est-timeline-title")
+            .arg("saved", gib(m.saved_after_forward))
+            .render(l),
+        render::block(
+            look.md,
+            &[
+                t("est-timeline-col-phase").as_str(),
+                "GiB",
+                t("est-timeline-col-live").as_str(),
+            ],
+            &rows
+        )
     )
 }
 
@@ -490,7 +509,7 @@ fn training_report(
     );
     let wrap = |x: String| render::wrap(&x, render::width(), "  ");
     let mut out = format!(
-        "{}\n{}\n\n",
+        "{}\n{}\n{}\n\n",
         wrap(
             Msg::new("est-train-title")
                 .arg("model", model.name.as_str())
@@ -511,6 +530,11 @@ fn training_report(
                 .arg("recompute", word("recompute", &s.recompute))
                 .arg("attention", word("attention", &s.attention))
                 .arg("profile", word("framework", &s.framework))
+                .render(l)
+        ),
+        wrap(
+            Msg::new("est-accounting")
+                .arg("profile", t(&format!("acct-{}", e.memory.accounting)))
                 .render(l)
         ),
         wrap(
@@ -595,7 +619,7 @@ fn training_report(
         t("plan-col-how"),
     ];
     out.push_str(&how_table(look, &h, rows));
-    out.push_str(&timeline_block(&e.memory, look.md));
+    out.push_str(&timeline_block(&e.memory, look));
     match &e.step {
         Some(st) => {
             let share = |x: Seconds| pct(x.0 / st.step.0);

@@ -565,6 +565,11 @@ pub fn mem_label(name: &str, l: Lang) -> String {
     label("mem", name, l)
 }
 
+/// A step phase of the memory timeline in the user's language (`phase-*` in `memory.ftl`).
+pub fn phase_label(name: &str, l: Lang) -> String {
+    label("phase", name, l)
+}
+
 fn task_msg(t: TrainTask) -> Msg {
     Msg::new(match t {
         TrainTask::Pretrain => "task-pretrain",
