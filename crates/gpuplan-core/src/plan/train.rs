@@ -177,6 +177,15 @@ pub fn best_config(
         .into_iter()
         .filter(|pp| *pp == 1 || (model_parallel && layers.is_multiple_of(*pp)))
         .collect();
+    // Context parallelism for long sequences (issue 10): ring attention over up to 8 ranks when a
+    // sequence is at least 32k tokens, where activations of a whole sequence crowd one device.
+    let cps: Vec<u64> = match m.architecture {
+        Architecture::Transformer(_) if base.seq_len >= 32_768 => [1, 2, 4, 8]
+            .into_iter()
+            .filter(|cp| base.seq_len.is_multiple_of(*cp))
+            .collect(),
+        _ => vec![1],
+    };
     let mbs: &[u64] = match m.architecture {
         Architecture::Transformer(_) => &[1, 2, 4, 8, 16],
         Architecture::Opaque(_) => &[1, 2, 4, 8, 16, 32, 64, 128, 256],
@@ -190,8 +199,8 @@ pub fn best_config(
     let mut best: Option<Best> = None;
     let mut least: Option<Shortfall> = None;
     for &tp in &tps {
-        for &pp in &pps {
-            let mp = tp * pp;
+        for (&pp, &cp) in pps.iter().flat_map(|p| cps.iter().map(move |c| (p, c))) {
+            let mp = tp * pp * cp;
             if mp > total || !total.is_multiple_of(mp) {
                 continue;
             }
@@ -227,6 +236,8 @@ pub fn best_config(
                         s.parallel.ep = ep;
                         s.parallel.sequence_parallel =
                             tp > 1 && base.framework == crate::workload::Framework::Megatron;
+                        s.parallel.cp = cp;
+                        propose_overlap(&mut s, layers);
                         s.recompute = rc;
                         s.micro_batch = mb;
                         s.grad_accum = global_batch.div_ceil(mb * dp).max(1);
@@ -273,6 +284,26 @@ pub fn best_config(
             setup: base.clone(),
         }))
     })
+}
+
+/// Schedule and overlap options the search proposes for Megatron-Core where they help and the
+/// user left them unset (issue 10): the interleaved 1F1B schedule with 2 virtual stages when
+/// the layers split evenly into pp × 2 chunks (a smaller bubble), and the DP/TP communication
+/// overlaps NeMo's recipes switch on (`overlap_grad_reduce`, `overlap_param_gather`,
+/// `tp_comm_overlap`); other frameworks keep their defaults.
+fn propose_overlap(s: &mut TrainingSetup, layers: u64) {
+    if s.framework != crate::workload::Framework::Megatron {
+        return;
+    }
+    let p = &mut s.parallel;
+    if p.pp > 1 && p.virtual_stages == 1 && layers.is_multiple_of(p.pp * 2) {
+        p.virtual_stages = 2;
+    }
+    p.overlap_grad_reduce = p.overlap_grad_reduce.or(Some(true));
+    p.overlap_param_gather = p.overlap_param_gather.or(Some(true));
+    if p.tp > 1 {
+        p.tp_comm_overlap = p.tp_comm_overlap.or(Some(true));
+    }
 }
 
 /// What the chosen configuration asks of the training stack.

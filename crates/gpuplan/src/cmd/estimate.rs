@@ -18,6 +18,7 @@ use serde_json::json;
 struct Request {
     file: WorkloadFile,
     kind: JobKind,
+    global_batch: Option<u64>,
     training: TrainingSetup,
     inference: InferenceSetup,
     hardware: HardwareInput,
@@ -93,6 +94,21 @@ fn resolve(a: &EstimateArgs) -> Result<Request> {
     t.parallel.sequence_parallel |= a.sequence_parallel;
     t.parallel.offload_optimizer |= a.offload_optimizer;
     t.parallel.offload_params |= a.offload_params;
+    set!(a.cp => t.parallel.cp);
+    set!(a.virtual_stages => t.parallel.virtual_stages);
+    if a.last_stage_layers.is_some() {
+        t.parallel.last_stage_layers = a.last_stage_layers;
+    }
+    if a.tp_comm_overlap.is_some() {
+        t.parallel.tp_comm_overlap = a.tp_comm_overlap;
+    }
+    if a.overlap_grad_reduce.is_some() {
+        t.parallel.overlap_grad_reduce = a.overlap_grad_reduce;
+    }
+    if a.overlap_param_gather.is_some() {
+        t.parallel.overlap_param_gather = a.overlap_param_gather;
+    }
+    t.compiled |= a.compiled;
     if let Some(v) = &a.recompute {
         t.recompute = parse_word("recompute", v)?;
     }
@@ -116,9 +132,11 @@ fn resolve(a: &EstimateArgs) -> Result<Request> {
         i.max_model_len = a.max_model_len;
     }
     apply_sets(&mut tunables, &j.set)?;
+    let global_batch = a.global_batch.or(file.global_batch);
     Ok(Request {
         file,
         kind,
+        global_batch,
         training,
         inference,
         hardware,
@@ -185,6 +203,10 @@ pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
                 eprintln!("note: {n}");
             }
             r.training = t;
+            if let Some(g) = r.global_batch {
+                r.training.grad_accum =
+                    gpuplan_core::train::grad_accum_for_global(g, &r.training, &cluster)?;
+            }
             let e = estimate_training(&model, &r.training, &cluster, &r.tunables)?;
             match a.format {
                 Format::Json => outln!(
@@ -339,13 +361,29 @@ fn training_report(
                     "pipeline bubble".into(),
                     format!("{}", st.pipeline_bubble),
                     share(st.pipeline_bubble),
-                    format!("(p−1)/m with p={}, m={}", p.pp, s.grad_accum),
+                    format!(
+                        "(p−1)/(v·m) with p={}, v={}, m={}",
+                        p.pp, p.virtual_stages, s.grad_accum
+                    ),
                 ],
                 vec![
-                    "tensor-parallel comm".into(),
+                    "tensor-parallel comm (exposed)".into(),
                     format!("{}", st.tp_comm),
                     share(st.tp_comm),
-                    "4 all-reduces per layer, not overlapped".into(),
+                    if st.tp_comm_overlapped.0 > 0.0 {
+                        format!(
+                            "{} hidden behind GEMMs (TP-comm overlap)",
+                            st.tp_comm_overlapped
+                        )
+                    } else {
+                        "all-reduces per layer and pass, not overlapped".into()
+                    },
+                ],
+                vec![
+                    "context-parallel K/V (exposed)".into(),
+                    format!("{}", st.cp_comm),
+                    share(st.cp_comm),
+                    "ring attention, overlapped with attention compute".into(),
                 ],
                 vec![
                     "data-parallel comm (exposed)".into(),
@@ -375,12 +413,47 @@ fn training_report(
             out.push_str("time per optimizer step\n");
             out.push_str(&render::block(md, &["part", "time", "share", "how"], &rows));
             out.push_str(&format!(
-                "throughput: {:.0} {unit}/s ({:.0} per GPU), MFU {} (HFU {})\n",
+                "throughput: {:.0} {unit}/s ({:.0} per GPU), MFU {} (HFU {}); {:.0} TFLOP/s per GPU in model FLOPs, {:.0} in hardware FLOPs (with recompute)\n",
                 st.tokens_per_second,
                 st.tokens_per_second_per_gpu,
                 pct(st.mfu),
-                pct(st.hfu)
+                pct(st.hfu),
+                st.model_tflops_per_gpu,
+                st.hardware_tflops_per_gpu
             ));
+            if !st.collectives.is_empty() {
+                let rows: Vec<Vec<String>> = st
+                    .collectives
+                    .iter()
+                    .map(|c| {
+                        vec![
+                            c.kind.to_string(),
+                            c.collective.clone(),
+                            c.link.clone(),
+                            if c.effective_bandwidth.0 > 0.0 {
+                                format!("{}", c.effective_bandwidth)
+                            } else {
+                                "–".into()
+                            },
+                            format!("{}", c.total),
+                            format!("{}", c.overlapped),
+                        ]
+                    })
+                    .collect();
+                out.push_str("collectives per optimizer step\n");
+                out.push_str(&render::block(
+                    md,
+                    &[
+                        "kind",
+                        "collective",
+                        "link",
+                        "effective bandwidth",
+                        "time",
+                        "overlapped",
+                    ],
+                    &rows,
+                ));
+            }
         }
         None => out.push_str(&format!(
             "time: not estimated: {}\n",
