@@ -260,10 +260,11 @@ def main(path):
         CASES[cid] = dict(
             kind="kv_capacity", metric="num_gpu_blocks", published=rows[cid]["result"]["num_gpu_blocks"], unit="blocks of 16 tokens",
             in_sample="vllm_non_torch_gib",
-            notes="vLLM V0, gpu_memory_utilization 0.9, profile batch = max_model_len (no chunked prefill). The "
+            notes="vLLM V0, gpu_memory_utilization 0.9, profile batch = max_model_len (no chunked prefill), so "
+                  "max_num_batched_tokens = max_model_len here. The "
                   "non-torch 0.35 GiB is read from this log, so the case is in-sample for that constant.",
             workload=dict(kind="inference", model="Llama-3.1-8B",
-                          inference=dict(max_model_len=mml, gpu_memory_utilization=0.9),
+                          inference=dict(max_model_len=mml, max_num_batched_tokens=mml, gpu_memory_utilization=0.9),
                           hardware=dict(gpu="rtx-3090", gpus_per_node=1, nodes=1)))
     CASES["vllm-llama2-7b-a100-80g-tp1"] = dict(
         kind="kv_capacity", metric="num_gpu_blocks", published=7351, unit="blocks of 16 tokens",

@@ -65,6 +65,7 @@ fn generated(n: usize) -> CatalogFile {
             source: "generated".into(),
             confidence: None,
             method: None,
+            method_zh: None,
             origin: Origin::Builtin,
         });
     }

@@ -1,6 +1,8 @@
 //! Bench binary (no harness): how long `plan` takes over the whole built-in catalog and how many
-//! configurations it evaluates, for the scenarios. Run: `cargo bench -p gpuplan-core`.
-//! Timing is reported, never asserted (tests stay deterministic).
+//! configurations it covers (`configs`, as if each instance × node count were searched alone)
+//! and really evaluates after sharing (`memory`, `steps`), for the scenarios.
+//! Run: `cargo bench -p gpuplan-core --bench plan_search`. Timing is reported, never asserted
+//! (tests stay deterministic); the counts are the deterministic measure of the work.
 
 use gpuplan_core::catalog::Catalog;
 use gpuplan_core::constants::Tunables;
@@ -10,6 +12,12 @@ use gpuplan_core::workload::{TrainTask, TrainingSetup};
 use std::time::Instant;
 
 fn main() {
+    // Repetitions per scenario (best and median reported): GPUPLAN_BENCH_REPS, default 11.
+    let reps: usize = std::env::var("GPUPLAN_BENCH_REPS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|n| *n > 0)
+        .unwrap_or(11);
     let cat = Catalog::builtin().expect("built-in catalog");
     let train = |task, seq, tokens: f64| Job::Train {
         setup: TrainingSetup {
@@ -65,10 +73,15 @@ fn main() {
         ),
     ];
     println!(
-        "{:<32} {:>10} {:>12} {:>8} {:>10}",
-        "scenario", "candidates", "configs", "plans", "ms (best of 5)"
+        "{:<32} {:>10} {:>9} {:>9} {:>9} {:>6} {:>9} {:>9}",
+        "scenario", "candidates", "configs", "memory", "steps", "plans", "best ms", "median ms"
     );
+    // One scenario only (e.g. under `perf stat`): GPUPLAN_BENCH_ONLY=<name>.
+    let only = std::env::var("GPUPLAN_BENCH_ONLY").ok();
     for (name, model, job, constraints) in cases {
+        if only.as_deref().is_some_and(|o| o != name) {
+            continue;
+        }
         let req = PlanRequest {
             model: find_preset(model).expect("preset").model.clone(),
             job,
@@ -76,22 +89,26 @@ fn main() {
             objective: Objective::Cost,
             tunables: Tunables::default(),
         };
-        let mut best = f64::INFINITY;
+        let mut times = Vec::new();
         let mut last = None;
-        for _ in 0..5 {
+        for _ in 0..reps {
             let t = Instant::now();
             let out = plan(&req, &cat).expect("plan");
-            best = best.min(t.elapsed().as_secs_f64() * 1e3);
+            times.push(t.elapsed().as_secs_f64() * 1e3);
             last = Some(out);
         }
+        times.sort_by(f64::total_cmp);
         let out = last.expect("ran");
         println!(
-            "{:<32} {:>10} {:>12} {:>8} {:>10.1}",
+            "{:<32} {:>10} {:>9} {:>9} {:>9} {:>6} {:>9.1} {:>9.1}",
             name,
             out.stats.candidates,
             out.stats.configurations,
+            out.stats.work.memory,
+            out.stats.work.step,
             out.plans.len(),
-            best
+            times[0],
+            times[times.len() / 2]
         );
     }
 }

@@ -37,26 +37,22 @@ pub fn check_support(m: &ModelSpec, s: &TrainingSetup, g: &GpuSpec) -> Result<()
             .as_deref()
             .and_then(|x| x.split(':').next())
             .unwrap_or("no sourced peak");
-        return Err(CoreError::invalid(
+        return Err(CoreError::invalid_msg(
             "precision",
             format!("{:?}", s.precision),
-            &format!(
-                "{} has no {} support ({}); use --precision {alt} or another chip",
-                g.name,
-                d.name(),
-                why
-            ),
+            crate::i18n::Msg::new("fix-chip-lacks-precision")
+                .arg("gpu", g.name.as_str())
+                .arg("dtype", d.name())
+                .arg("source", why)
+                .arg("alt", alt),
         ));
     }
     if m.transformer().is_some() && s.attention == AttentionImpl::Flash && !g.has_flash_attention()
     {
-        return Err(CoreError::invalid(
+        return Err(CoreError::invalid_msg(
             "attention",
             "flash",
-            &format!(
-                "FlashAttention-2 does not run on {} (Ampere or later only); use mem_efficient (PyTorch SDPA) or eager",
-                g.name
-            ),
+            crate::i18n::Msg::new("fix-chip-lacks-flash").arg("gpu", g.name.as_str()),
         ));
     }
     Ok(())
@@ -77,7 +73,7 @@ pub fn adapt(
     s: &TrainingSetup,
     g: &GpuSpec,
     pinned: Pinned,
-) -> (TrainingSetup, Vec<String>) {
+) -> (TrainingSetup, Vec<crate::i18n::Text>) {
     let mut out = s.clone();
     let mut notes = Vec::new();
     let bf16 = matches!(s.precision, Precision::AmpBf16 | Precision::PureBf16);
@@ -87,10 +83,11 @@ pub fn adapt(
         && g.supports(ComputeDtype::Fp16)
     {
         out.precision = Precision::AmpFp16;
-        notes.push(format!(
-            "{} has no bf16: trains with fp16 AMP (dynamic loss scaling, fp32 master weights)",
-            g.name
-        ));
+        notes.push(
+            crate::i18n::Msg::new("cav-no-bf16")
+                .arg("gpu", g.name.as_str())
+                .into(),
+        );
     }
     if !pinned.attention
         && m.transformer().is_some()
@@ -98,10 +95,11 @@ pub fn adapt(
         && !g.has_flash_attention()
     {
         out.attention = AttentionImpl::MemEfficient;
-        notes.push(format!(
-            "no FlashAttention-2 on {}: attention runs on PyTorch SDPA's memory-efficient kernel (same memory, slower)",
-            g.name
-        ));
+        notes.push(
+            crate::i18n::Msg::new("cav-no-flash")
+                .arg("gpu", g.name.as_str())
+                .into(),
+        );
     }
     (out, notes)
 }

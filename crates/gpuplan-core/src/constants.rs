@@ -9,6 +9,7 @@ use crate::error::{check_range, CoreError};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct Tunables {
     /// CUDA context + cuBLAS/cuDNN workspaces, outside PyTorch's allocator. estimation.md §3.5:
@@ -106,6 +107,12 @@ pub struct Tunables {
     /// fp32 upcast (4) + fp32 log-softmax/grad (4). The 8 fp32 bytes match torchtune's chunked
     /// cross-entropy saving "8.1 GiB" on Llama-3.2-3B at b=2, s=4096 (8 B × 8192 × 128256 = 7.8 GiB).
     pub hf_logits_bytes_per_element: f64,
+    /// Bytes per element of the dropout mask PEFT LoRA saves for each adapted input (dropout >
+    /// 0). CUDA: 1 (`F.dropout` runs the fused `native_dropout`, which saves a bool mask,
+    /// aten/src/ATen/native/cuda/Dropout.cu). CPU: `_dropout_impl` multiplies by a float noise
+    /// tensor of the input's dtype and saves it (aten/src/ATen/native/Dropout.cpp): 4 with fp32
+    /// adapters, what tests/measured_peak.rs sets for its CPU rows. Not fitted.
+    pub lora_dropout_mask_bytes: f64,
     /// Hours every node is billed before the first training step: boot, image pull, model and
     /// dataset download, framework start-up. Assumption: 0.25 h (15 min). It is what makes a
     /// 30-minute run on 64 GPUs cost more than a 4-hour run on 8.
@@ -196,6 +203,7 @@ impl Default for Tunables {
             vllm_non_torch_gib: 0.35,
             vllm_cudagraph_gib: 0.0,
             hf_logits_bytes_per_element: 10.0,
+            lora_dropout_mask_bytes: 1.0,
             startup_hours: 0.25,
             spot_price_fraction: 0.2,
             image_decode_per_core: 150.0,

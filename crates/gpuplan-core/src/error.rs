@@ -9,7 +9,11 @@ pub enum CoreError {
     InvalidField {
         field: String,
         value: String,
+        /// What to do, in English.
         fix: String,
+        /// The same as a catalog message (`locales/*/errors.ftl`), for rendering in the user's
+        /// language; `None` where the fix exists only in English.
+        fix_msg: Option<crate::i18n::Msg>,
     },
     /// A model config lacks fields the estimator needs.
     #[error("model config is missing {}: add {} to config.json (or use a preset: `gpuplan models`)", list(.fields), plural(.fields))]
@@ -56,6 +60,54 @@ impl CoreError {
             field: field.to_string(),
             value: show_value(value.to_string()),
             fix: fix.to_string(),
+            fix_msg: None,
+        }
+    }
+
+    /// An invalid field whose fix is a catalog message (renderable in every language).
+    pub fn invalid_msg(field: &str, value: impl ToString, fix: crate::i18n::Msg) -> CoreError {
+        CoreError::InvalidField {
+            field: field.to_string(),
+            value: show_value(value.to_string()),
+            fix: fix.render(crate::i18n::Lang::En),
+            fix_msg: Some(fix),
+        }
+    }
+
+    /// The error as a catalog message, for rendering in the user's language.
+    pub fn message(&self) -> crate::i18n::Msg {
+        use crate::i18n::Msg;
+        match self {
+            CoreError::InvalidField {
+                field,
+                value,
+                fix,
+                fix_msg,
+            } => Msg::new("err-invalid-field")
+                .arg("field", field.as_str())
+                .arg("value", value.as_str())
+                .arg("fix", fix_msg.clone().unwrap_or_else(|| Msg::raw(fix))),
+            CoreError::MissingFields { fields } => Msg::new("err-missing-fields")
+                .arg("fields", list(fields))
+                .arg("n", fields.len()),
+            CoreError::Unknown {
+                kind,
+                name,
+                suggestions,
+            } => Msg::new("err-unknown")
+                .arg("kind", crate::i18n::names::kind(kind))
+                .arg("name", name.as_str())
+                .arg(
+                    "suggestions",
+                    if suggestions.is_empty() {
+                        "none".to_string()
+                    } else {
+                        suggestions.join(", ")
+                    },
+                ),
+            CoreError::Parse { what, message } => Msg::new("err-parse")
+                .arg("what", what.as_str())
+                .arg("message", message.as_str()),
         }
     }
 

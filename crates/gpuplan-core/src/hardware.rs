@@ -254,6 +254,7 @@ pub fn find_gpu(name: &str) -> Result<&'static GpuSpec, CoreError> {
 
 /// How nodes talk to each other.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum InterLink {
     /// InfiniBand or RoCE (GPUDirect RDMA).

@@ -11,7 +11,7 @@ use crate::error::CoreError;
 use crate::hardware::{ComputeDtype, GpuSpec};
 use crate::model::{param_breakdown, AttentionKind, MlpKind, ModelSpec, TransformerSpec};
 use crate::units::{compute_time, transfer_time, Bytes, FlopRate, Flops, Seconds};
-use crate::workload::{InferenceSetup, WeightFormat};
+use crate::workload::{Engine, InferenceSetup, WeightFormat};
 use serde::Serialize;
 
 /// KV-cache bytes per token, for the whole model and for one TP rank.
@@ -64,6 +64,39 @@ pub fn weight_bytes(m: &ModelSpec, format: WeightFormat, tp: u64) -> Bytes {
     Bytes((linears * bits + rest * rest_bits) / 8.0 / tp as f64)
 }
 
+/// What the images of one request add: LLM tokens, KV tokens, encoder work and activations.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct ImageLoad {
+    /// Tokens the images add to the prompt (the model's image-token rule × images).
+    pub tokens: u64,
+    /// Of those, tokens that hold KV (mllama: only in its cross-attention layers).
+    pub kv_tokens: u64,
+    /// Encoder FLOPs for the request's images: 2 · encoder params · patches + full attention
+    /// 4 · layers · patches² · width per image.
+    pub encoder_flops: f64,
+    /// Encoder activation of the profile run over one request's images (same per-token rule as
+    /// the text activation, at the encoder's widths).
+    pub encoder_activation: Bytes,
+}
+
+pub fn image_load(t: &TransformerSpec, s: &InferenceSetup) -> ImageLoad {
+    let Some(v) = t.vision.as_deref().filter(|_| s.images_per_request > 0) else {
+        return ImageLoad::default();
+    };
+    let per_image = v.image_tokens(s.image_size[0], s.image_size[1]);
+    let n = s.images_per_request;
+    let patches = (per_image * v.patches_per_token) as f64;
+    let d = v.hidden as f64;
+    let per_token = if v.gated { 6.0 } else { 4.0 } * v.ffn as f64 + 6.0 * d;
+    ImageLoad {
+        tokens: per_image * n,
+        kv_tokens: (per_image as f64 * v.kv_layer_share * n as f64).round() as u64,
+        encoder_flops: n as f64
+            * (2.0 * v.params as f64 * patches + 4.0 * v.layers as f64 * patches * patches * d),
+        encoder_activation: Bytes(patches * n as f64 * per_token),
+    }
+}
+
 /// Peak activation of the serving engine's profiling forward pass over `tokens` tokens: at the
 /// MLP the live tensors are the gate‖up output (2·2f), the activation output (2f) and about three
 /// hidden-size buffers (residual, normed input, output: 6h). For Llama-3.1-8B this gives 110.6 KB
@@ -82,20 +115,32 @@ pub fn activation_peak(t: &TransformerSpec, tokens: u64, tp: u64) -> Bytes {
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ServingMemory {
+    /// The engine whose rule sized the pool.
+    pub engine: Engine,
+    /// The rule in one line (the engine's formula, with its source in docs/methodology.md).
+    pub rule: String,
     pub weights: Bytes,
     pub activation_peak: Bytes,
+    /// Runtime memory the rule charges inside its budget (vLLM: non-torch growth; static:
+    /// CUDA context + NCCL).
     pub non_torch: Bytes,
     pub cudagraph: Bytes,
-    /// util × visible total.
+    /// What the rule sizes against: vLLM util × visible; SGLang mem_fraction_static × free
+    /// after init; TensorRT-LLM the free memory after loading; static the whole visible memory.
     pub budget: Bytes,
     /// Never negative: when the rest does not fit, 0 and the shortfall below.
     pub kv_pool: Bytes,
     /// How far weights + activations + runtime exceed the budget (0 when they fit).
     pub kv_shortfall: Bytes,
     pub kv_per_token: KvPerToken,
+    /// Pool pages (vLLM/TensorRT-LLM blocks of `block_size` tokens; SGLang pages of 1 token;
+    /// static: one slot of `max_model_len` per sequence).
     pub blocks: u64,
+    pub block_tokens: u64,
     pub kv_tokens: u64,
     pub max_model_len: u64,
+    /// Tokens of the profile forward pass whose activations were charged (0: none).
+    pub profile_tokens: u64,
     /// vLLM's "Maximum concurrency for max_model_len tokens per request".
     pub max_concurrency_at_max_len: f64,
     /// Sequences of `input + output` tokens that fit at once.
@@ -107,7 +152,188 @@ pub struct ServingMemory {
     pub problem: Option<String>,
 }
 
-/// Size the KV pool the way vLLM does (see module docs).
+/// vLLM V1's default `max_num_batched_tokens` for `vllm serve` (EngineArgs.get_batch_defaults,
+/// vllm/engine/arg_utils.py): 8192 on GPUs of 70 GiB or more that are not A100s, else 2048.
+pub fn vllm_default_batched_tokens(gpu: &GpuSpec) -> u64 {
+    let big = gpu.memory().is_some_and(|m| m.gib() >= 70.0);
+    if big && !gpu.id.to_lowercase().contains("a100") {
+        8192
+    } else {
+        2048
+    }
+}
+
+/// SGLang's default `mem_fraction_static` by TP degree (ServerArgs.__post_init__,
+/// python/sglang/srt/server_args.py, v0.4 series).
+pub fn sglang_default_mem_fraction(tp: u64) -> f64 {
+    match tp {
+        t if t >= 16 => 0.79,
+        t if t >= 8 => 0.81,
+        t if t >= 4 => 0.85,
+        t if t >= 2 => 0.87,
+        _ => 0.88,
+    }
+}
+
+/// TensorRT-LLM's default `max_num_tokens` (the activation buffers of an engine are sized at
+/// build time for it) and `KvCacheConfig.free_gpu_memory_fraction`.
+pub const TRTLLM_DEFAULT_MAX_NUM_TOKENS: u64 = 8192;
+pub const TRTLLM_DEFAULT_FREE_FRACTION: f64 = 0.9;
+
+/// Parameters of the attention projections (q/k/v/o, MLA's q_a/q_b/kv_a/kv_b, cross-attention).
+fn attention_linear_params(m: &ModelSpec) -> u64 {
+    let attn = |n: &str| {
+        n.ends_with("q_proj")
+            || n.ends_with("k_proj")
+            || n.ends_with("v_proj")
+            || n.ends_with("o_proj")
+            || n.starts_with("q_a_proj")
+            || n.starts_with("q_b_proj")
+            || n.starts_with("kv_a_proj")
+            || n.starts_with("kv_b_proj")
+    };
+    param_breakdown(m)
+        .groups
+        .iter()
+        .map(|g| {
+            g.count
+                * g.linears
+                    .iter()
+                    .filter(|l| attn(l.name))
+                    .map(|l| l.params())
+                    .sum::<u64>()
+        })
+        .sum()
+}
+
+/// Weight bytes on one TP rank for the setup: its format, with the attention projections
+/// (`keep_16bit_attention`) and `keep_16bit_layers` decoder layers at 16 bits (their share of the
+/// remaining layer linears, layers taken as equal in size). Meta's Llama-3.1-405B FP8 recipe
+/// keeps attention and the first and last layers in bf16 (Llama 3 paper, arXiv 2407.21783 §6.2).
+pub fn setup_weight_bytes(m: &ModelSpec, s: &InferenceSetup) -> Bytes {
+    let full = weight_bytes(m, s.weights, s.tp);
+    let kept = s.keep_16bit_layers[0].saturating_add(s.keep_16bit_layers[1]);
+    let Some(t) = m.transformer() else {
+        return full;
+    };
+    if (kept == 0 && !s.keep_16bit_attention) || s.weights.bits() >= 16.0 || t.decoder_layers() == 0
+    {
+        return full;
+    }
+    let linears = param_breakdown(m).linear_params() as f64;
+    let attn = if s.keep_16bit_attention {
+        attention_linear_params(m) as f64
+    } else {
+        0.0
+    };
+    let share = kept.min(t.decoder_layers()) as f64 / t.decoder_layers() as f64;
+    let at16 = (attn + share * (linears - attn)) / s.tp as f64;
+    full + Bytes(at16 * (16.0 - s.weights.bits()) / 8.0)
+}
+
+/// The pieces one engine rule charges (see [`serving_memory`]).
+struct Charged {
+    rule: String,
+    budget: Bytes,
+    act: Bytes,
+    non_torch: Bytes,
+    cudagraph: Bytes,
+    profile_tokens: u64,
+    /// Bytes left for the KV cache (may be negative).
+    kv: f64,
+}
+
+fn engine_charge(
+    t: &TransformerSpec,
+    s: &InferenceSetup,
+    gpu: &GpuSpec,
+    tun: &Tunables,
+    visible: Bytes,
+    weights: Bytes,
+    static_kv: f64,
+) -> Charged {
+    let nccl = if s.tp > 1 { tun.nccl_buffers_gib } else { 0.0 };
+    let context = Bytes::from_gib(tun.cuda_context_gib + nccl);
+    match s.engine {
+        Engine::Vllm => {
+            let tokens = s
+                .max_num_batched_tokens
+                .unwrap_or_else(|| vllm_default_batched_tokens(gpu));
+            let act = activation_peak(t, tokens, s.tp);
+            let non_torch = Bytes::from_gib(tun.vllm_non_torch_gib + nccl);
+            let cudagraph = Bytes::from_gib(tun.vllm_cudagraph_gib);
+            let budget = visible * s.gpu_memory_utilization;
+            Charged {
+                rule: format!(
+                    "vLLM: {} × visible − weights − profile peak ({tokens} tokens) − non-torch",
+                    s.gpu_memory_utilization
+                ),
+                kv: (budget - weights - act - non_torch - cudagraph).0,
+                budget,
+                act,
+                non_torch,
+                cudagraph,
+                profile_tokens: tokens,
+            }
+        }
+        Engine::Sglang => {
+            let f = s
+                .mem_fraction_static
+                .unwrap_or_else(|| sglang_default_mem_fraction(s.tp));
+            let budget = (visible - context) * f;
+            Charged {
+                rule: format!("SGLang: mem_fraction_static {f} × (visible − CUDA context − NCCL) − weights; no profile run"),
+                kv: (budget - weights).0,
+                budget,
+                act: Bytes(0.0),
+                non_torch: Bytes(0.0),
+                cudagraph: Bytes(0.0),
+                profile_tokens: 0,
+            }
+        }
+        Engine::Trtllm => {
+            let tokens = s
+                .max_num_batched_tokens
+                .unwrap_or(TRTLLM_DEFAULT_MAX_NUM_TOKENS);
+            let f = s
+                .free_gpu_memory_fraction
+                .unwrap_or(TRTLLM_DEFAULT_FREE_FRACTION);
+            let act = activation_peak(t, tokens, s.tp);
+            let free = visible - context - weights - act;
+            Charged {
+                rule: format!("TensorRT-LLM: free_gpu_memory_fraction {f} × (visible − context − weights − activations of max_num_tokens {tokens})"),
+                kv: free.0 * f,
+                budget: visible - context,
+                act,
+                non_torch: Bytes(0.0),
+                cudagraph: Bytes(0.0),
+                profile_tokens: tokens,
+            }
+        }
+        Engine::Static => {
+            let tokens = s.batch.saturating_mul(s.input_tokens);
+            let act = activation_peak(t, tokens, s.tp);
+            let want = static_kv;
+            let spare = (visible - weights - act - context).0;
+            Charged {
+                rule: format!(
+                    "static: batch {} × max_model_len KV allocated up front",
+                    s.batch
+                ),
+                // The cache is exactly what was asked for; the shortfall is what does not fit.
+                kv: if spare >= want { want } else { spare - want },
+                budget: visible,
+                act,
+                non_torch: context,
+                cudagraph: Bytes(0.0),
+                profile_tokens: tokens,
+            }
+        }
+    }
+}
+
+/// Size the KV pool the way the setup's engine does (see module docs and
+/// docs/methodology.md §Serving engines).
 pub fn serving_memory(
     m: &ModelSpec,
     s: &InferenceSetup,
@@ -123,26 +349,24 @@ pub fn serving_memory(
         )
     })?;
     if !t.heads.is_multiple_of(s.tp) {
-        return Err(CoreError::invalid(
+        return Err(CoreError::invalid_msg(
             "tp",
             s.tp,
-            &format!("must divide the attention heads ({})", t.heads),
+            crate::i18n::Msg::new("fix-tp-divides-heads-serve").arg("heads", t.heads),
         ));
     }
     // Default: what the workload needs (prompt + output, rounded up to whole KV blocks), not the
     // model's full context, whose profile pass would silently eat a large share of the pool.
+    let img = image_load(t, s);
     let max_model_len = s.max_model_len.unwrap_or_else(|| {
-        (s.input_tokens.saturating_add(s.output_tokens))
-            .div_ceil(s.block_size.max(1))
-            .saturating_mul(s.block_size.max(1))
-            .clamp(1, t.max_context.max(1))
+        (s.input_tokens
+            .saturating_add(s.output_tokens)
+            .saturating_add(img.kv_tokens))
+        .div_ceil(s.block_size.max(1))
+        .saturating_mul(s.block_size.max(1))
+        .clamp(1, t.max_context.max(1))
     });
-    let profile_tokens = s.max_num_batched_tokens.unwrap_or(max_model_len);
-    let weights = weight_bytes(m, s.weights, s.tp);
-    let act = activation_peak(t, profile_tokens, s.tp);
-    let nccl = if s.tp > 1 { tun.nccl_buffers_gib } else { 0.0 };
-    let non_torch = Bytes::from_gib(tun.vllm_non_torch_gib + nccl);
-    let cudagraph = Bytes::from_gib(tun.vllm_cudagraph_gib);
+    let weights = setup_weight_bytes(m, s);
     let visible = gpu.visible_memory().ok_or_else(|| {
         CoreError::invalid(
             "gpu",
@@ -150,42 +374,68 @@ pub fn serving_memory(
             "no sourced memory size for this chip; add memory_gib in a user catalog",
         )
     })?;
-    let budget = visible * s.gpu_memory_utilization;
-    let kv_pool = budget - weights - act - non_torch - cudagraph;
     let kv = kv_per_token(t, s.kv_dtype.bytes(), s.tp);
-    let block_bytes = kv.per_device.0 * s.block_size as f64;
-    let blocks = if kv_pool.0 > 0.0 {
-        (kv_pool.0 / block_bytes).floor() as u64
+    let static_kv = s.batch as f64 * max_model_len as f64 * kv.per_device.0;
+    let mut c = engine_charge(t, s, gpu, tun, visible, weights, static_kv);
+    // The profile run (vLLM, TensorRT-LLM's build-time buffers) also encodes one request's images.
+    if matches!(s.engine, Engine::Vllm | Engine::Trtllm) && img.encoder_activation.0 > 0.0 {
+        let extra = img.encoder_activation;
+        c.act += extra;
+        c.kv -= match s.engine {
+            Engine::Trtllm => {
+                extra.0
+                    * s.free_gpu_memory_fraction
+                        .unwrap_or(TRTLLM_DEFAULT_FREE_FRACTION)
+            }
+            _ => extra.0,
+        };
+    }
+    let block_tokens = match s.engine {
+        Engine::Sglang => 1,
+        Engine::Static => max_model_len,
+        _ => s.block_size,
+    };
+    let block_bytes = kv.per_device.0 * block_tokens as f64;
+    let blocks = if c.kv > 0.0 && s.engine == Engine::Static {
+        s.batch
+    } else if c.kv > 0.0 {
+        (c.kv / block_bytes).floor().min(u64::MAX as f64 / 2.0) as u64
     } else {
         0
     };
-    let kv_tokens = blocks * s.block_size;
-    let per_request = s.input_tokens + s.output_tokens;
-    let problem = if kv_pool.0 <= 0.0 {
+    let kv_tokens = blocks.saturating_mul(block_tokens);
+    let per_request = s.input_tokens + s.output_tokens + img.kv_tokens;
+    let problem = if c.kv <= 0.0 {
         Some(format!(
-            "weights ({weights}) + activation peak ({act}) + runtime ({non_torch}) exceed {:.0}% of the GPU ({}): use more GPUs (tp), a quantised format, or a shorter max_model_len",
-            s.gpu_memory_utilization * 100.0,
-            visible
+            "weights ({weights}) + activation peak ({}) + runtime ({}) + KV exceed what {} leaves ({}): use more GPUs (tp), a quantised format, or a shorter max_model_len",
+            c.act, c.non_torch, s.engine.name(), c.budget
         ))
     } else if kv_tokens < max_model_len {
-        Some(format!("KV pool holds {kv_tokens} tokens, fewer than max_model_len {max_model_len}: vLLM refuses to start; lower max_model_len or add memory"))
+        Some(format!("KV pool holds {kv_tokens} tokens, fewer than max_model_len {max_model_len}: the engine refuses to start; lower max_model_len or add memory"))
     } else {
         None
     };
     Ok(ServingMemory {
+        engine: s.engine,
+        rule: c.rule,
         weights,
-        activation_peak: act,
-        non_torch,
-        cudagraph,
-        budget,
-        kv_pool: Bytes(kv_pool.0.max(0.0)),
-        kv_shortfall: Bytes((-kv_pool.0).max(0.0)),
+        activation_peak: c.act,
+        non_torch: c.non_torch,
+        cudagraph: c.cudagraph,
+        budget: c.budget,
+        kv_pool: Bytes(c.kv.max(0.0)),
+        kv_shortfall: Bytes((-c.kv).max(0.0)),
         kv_per_token: kv,
         blocks,
+        block_tokens,
         kv_tokens,
         max_model_len,
+        profile_tokens: c.profile_tokens,
         max_concurrency_at_max_len: kv_tokens as f64 / max_model_len as f64,
-        max_concurrent_requests: kv_tokens / per_request.max(1),
+        max_concurrent_requests: match s.engine {
+            Engine::Static => blocks.min(s.batch),
+            _ => kv_tokens / per_request.max(1),
+        },
         max_context_at_batch: kv_tokens / s.batch,
         fits: problem.is_none(),
         problem,
@@ -293,10 +543,14 @@ pub fn latency(
     let head = (t.vocab * t.hidden) as f64;
     let tp = s.tp as f64;
     let layers = t.decoder_layers() as f64;
-    let n = s.input_tokens as f64;
-    // Prefill: 2·N per token over the prompt + causal attention (½ of 4·L·n²·q_width).
-    let prefill_flops =
-        2.0 * linear_active * n + 2.0 * head + 2.0 * layers * n * n * t.q_width() as f64;
+    let img = image_load(t, s);
+    let n = (s.input_tokens + img.kv_tokens) as f64;
+    // Prefill: 2·N per token over the prompt (text + image tokens) + causal attention (½ of
+    // 4·L·n²·q_width) + the vision encoder over the request's images.
+    let prefill_flops = 2.0 * linear_active * n
+        + 2.0 * head
+        + 2.0 * layers * n * n * t.q_width() as f64
+        + img.encoder_flops;
     let comm_lat = Seconds(allreduce_latency(gpu, s.tp, tun) * 2.0 * layers);
     // TP in prefill: 2 all-reduces per layer of n·h 16-bit activations over the intra-node link.
     let prefill_comm = |tokens: f64| match gpu.intra_link_bandwidth() {
@@ -307,7 +561,7 @@ pub fn latency(
         _ => Seconds(0.0),
     };
     let eff = tun.prefill_efficiency * dtype_derate(s.weights, tun);
-    let full_weights = weight_bytes(m, s.weights, s.tp).0;
+    let full_weights = setup_weight_bytes(m, s).0;
     // A prefill reads every weight it touches at least once: its floor, plus the engine's fixed
     // per-step overhead (scheduling, sampling, launches; no CUDA graph for prefill).
     let prefill_time = |tokens: f64| {
@@ -324,7 +578,7 @@ pub fn latency(
     let batch_prefill = prefill_time(n * s.batch as f64);
     // Decode: read the active weights once per step plus each sequence's KV, or compute 2·N·B.
     let batch = s.batch as f64;
-    let ctx = (s.input_tokens + s.output_tokens / 2) as f64;
+    let ctx = (s.input_tokens + img.kv_tokens + s.output_tokens / 2) as f64;
     let kv = kv_per_token(t, s.kv_dtype.bytes(), s.tp);
     // MoE: a decode step at batch B reads the experts its B tokens route to, not only k.
     let step_weight_bytes = weights_read(m, full_weights, s.weights, s.tp, batch);
@@ -340,5 +594,234 @@ pub fn latency(
         decode_bandwidth_bound: t_mem.0 >= t_cmp.0,
         ridge_batch: peak.0 / bw.0 * (s.weights.bits() / 8.0) / 2.0,
         peak,
+    })
+}
+
+/// Most sequences the engine schedules at once by default: vLLM V1 `vllm serve` 1024 on GPUs of
+/// 70 GiB or more other than A100 and 256 elsewhere (EngineArgs.get_batch_defaults,
+/// vllm/engine/arg_utils.py); 256 for the other engines (an assumed cap: SGLang sizes
+/// `max_running_requests` from its pool, TensorRT-LLM's `max_batch_size` is a build option).
+pub fn engine_max_num_seqs(engine: Engine, gpu: &GpuSpec) -> u64 {
+    match engine {
+        Engine::Vllm if vllm_default_batched_tokens(gpu) == 8192 => 1024,
+        _ => 256,
+    }
+}
+
+/// A serving question answered in one call (`estimate --solve`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "question")]
+pub enum SolveFor {
+    /// Longest context (tokens per sequence) at `batch` concurrent sequences.
+    MaxContext,
+    /// Most concurrent sequences at `max_model_len` (default input + output) tokens each.
+    MaxBatch,
+    /// Highest output tokens/s within a time-per-output-token target.
+    MaxThroughput { tpot_s: f64 },
+}
+
+impl SolveFor {
+    pub fn label(self) -> String {
+        match self {
+            SolveFor::MaxContext => "max-context".into(),
+            SolveFor::MaxBatch => "max-batch".into(),
+            SolveFor::MaxThroughput { tpot_s } => {
+                format!("max-throughput within {:.1} ms per token", tpot_s * 1e3)
+            }
+        }
+    }
+}
+
+/// The answer with the constraint that stops it going further.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Solved {
+    pub question: SolveFor,
+    /// Tokens per sequence at the answer.
+    pub context: u64,
+    /// Concurrent sequences at the answer.
+    pub batch: u64,
+    /// Time per output token and output tokens/s at the answer (when latency is computable).
+    pub time_per_token: Option<Seconds>,
+    pub output_tokens_per_second: Option<f64>,
+    /// What binds: `kv_pool`, `model_context`, `max_num_seqs`, `tpot_target`, `memory`.
+    pub binding: &'static str,
+    pub explanation: String,
+    /// Estimator calls the answer took.
+    pub evaluations: u64,
+}
+
+/// Largest `x` in `[lo, hi]` with `ok(x)`, given `ok(lo)` and `ok` monotone (true then false).
+fn bisect_max(
+    lo: u64,
+    hi: u64,
+    mut ok: impl FnMut(u64) -> Result<bool, CoreError>,
+) -> Result<u64, CoreError> {
+    let (mut lo, mut hi) = (lo, hi);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if ok(mid)? {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    Ok(lo)
+}
+
+/// Whether `batch` sequences of `context` tokens fit the engine's pool.
+fn holds(
+    m: &ModelSpec,
+    s: &InferenceSetup,
+    gpu: &GpuSpec,
+    tun: &Tunables,
+    context: u64,
+    batch: u64,
+) -> Result<bool, CoreError> {
+    let probe = InferenceSetup {
+        max_model_len: Some(context),
+        batch,
+        ..s.clone()
+    };
+    let mem = serving_memory(m, &probe, gpu, tun)?;
+    Ok(mem.fits && mem.kv_tokens / context.max(1) >= batch)
+}
+
+/// Answer `q` for the setup: bisection over the context or the batch on the same estimators
+/// `estimate` uses (memory is monotone in both; time per token grows with the batch).
+pub fn solve(
+    m: &ModelSpec,
+    s: &InferenceSetup,
+    gpu: &GpuSpec,
+    tun: &Tunables,
+    q: SolveFor,
+) -> Result<Solved, CoreError> {
+    s.validate()?;
+    let t = m
+        .transformer()
+        .ok_or_else(|| CoreError::invalid("model", &m.name, "--solve needs a transformer"))?;
+    let mut evals = 0u64;
+    let ctx_limit = t.max_context.max(1);
+    let context = s
+        .max_model_len
+        .unwrap_or(s.input_tokens.saturating_add(s.output_tokens))
+        .clamp(1, ctx_limit);
+    let none_fit = |what: String| Solved {
+        question: q,
+        context: 0,
+        batch: 0,
+        time_per_token: None,
+        output_tokens_per_second: None,
+        binding: "memory",
+        explanation: what,
+        evaluations: 0,
+    };
+    let seq_cap = engine_max_num_seqs(s.engine, gpu);
+    let (context, batch, mut binding, mut why) = match q {
+        SolveFor::MaxContext => {
+            let batch = s.batch;
+            let mut ok = |l| {
+                evals += 1;
+                holds(m, s, gpu, tun, l, batch)
+            };
+            if !ok(1)? {
+                return Ok(none_fit(format!("{batch} sequences do not fit even at 1 token each: weights and runtime leave no KV pool")));
+            }
+            let best = bisect_max(1, ctx_limit, ok)?;
+            if best == ctx_limit {
+                (
+                    best,
+                    batch,
+                    "model_context",
+                    format!("the model's context ({ctx_limit} tokens) binds before the KV pool"),
+                )
+            } else {
+                (
+                    best,
+                    batch,
+                    "kv_pool",
+                    format!("{batch} × {} tokens fill the KV pool", best + 1),
+                )
+            }
+        }
+        SolveFor::MaxBatch | SolveFor::MaxThroughput { .. } => {
+            let mut ok = |b| {
+                evals += 1;
+                holds(m, s, gpu, tun, context, b)
+            };
+            if !ok(1)? {
+                return Ok(none_fit(format!(
+                    "one sequence of {context} tokens does not fit the KV pool"
+                )));
+            }
+            let hi = if s.engine == Engine::Static {
+                crate::workload::MAX_BATCH
+            } else {
+                seq_cap
+            };
+            let best = bisect_max(1, hi, ok)?;
+            if best == seq_cap && s.engine != Engine::Static {
+                (
+                    context,
+                    best,
+                    "max_num_seqs",
+                    format!("the engine schedules at most {seq_cap} sequences by default"),
+                )
+            } else {
+                (
+                    context,
+                    best,
+                    "kv_pool",
+                    format!(
+                        "{} sequences of {context} tokens overflow the KV pool",
+                        best + 1
+                    ),
+                )
+            }
+        }
+    };
+    let probe = |b: u64| InferenceSetup {
+        max_model_len: Some(context),
+        batch: b,
+        input_tokens: s.input_tokens.min(context),
+        output_tokens: context.saturating_sub(s.input_tokens.min(context)).max(1),
+        ..s.clone()
+    };
+    let mut batch = batch;
+    if let SolveFor::MaxThroughput { tpot_s } = q {
+        let tpot = |b: u64| latency(m, &probe(b), gpu, tun).map(|l| l.time_per_token.0);
+        evals += 1;
+        if tpot(1)? > tpot_s {
+            let mut out = none_fit(format!(
+                "even one sequence takes {:.1} ms per token, over the {:.1} ms target",
+                tpot(1)? * 1e3,
+                tpot_s * 1e3
+            ));
+            out.binding = "tpot_target";
+            out.evaluations = evals;
+            return Ok(out);
+        }
+        if tpot(batch)? > tpot_s {
+            batch = bisect_max(1, batch, |b| {
+                evals += 1;
+                Ok(tpot(b)? <= tpot_s)
+            })?;
+            binding = "tpot_target";
+            why = format!(
+                "{} sequences take longer than {:.1} ms per token",
+                batch + 1,
+                tpot_s * 1e3
+            );
+        }
+    }
+    let lat = latency(m, &probe(batch), gpu, tun).ok();
+    Ok(Solved {
+        question: q,
+        context,
+        batch,
+        time_per_token: lat.as_ref().map(|l| l.time_per_token),
+        output_tokens_per_second: lat.as_ref().map(|l| l.decode_tokens_per_second),
+        binding,
+        explanation: why,
+        evaluations: evals,
     })
 }

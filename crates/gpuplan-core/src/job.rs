@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 /// The `[hardware]` table.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct HardwareInput {
     pub gpu: String,
@@ -83,6 +84,7 @@ impl HardwareInput {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum JobKind {
     Training,
@@ -91,6 +93,7 @@ pub enum JobKind {
 
 /// The workload file.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct WorkloadFile {
     /// A preset name (`gpuplan models`).

@@ -14,6 +14,7 @@ pub mod compute;
 pub mod constants;
 pub mod error;
 pub mod hardware;
+pub mod i18n;
 pub mod infer;
 pub mod job;
 pub mod layout;

@@ -24,7 +24,7 @@ use crate::timeline::{step_timeline, StepBuffers, Timeline};
 use crate::units::{compute_time, transfer_time, Bandwidth, Bytes, FlopRate, Flops, Seconds};
 use crate::workload::{
     AttentionImpl, BaseWeights, Framework, Optimizer, Parallelism, Precision, Recompute,
-    TrainingSetup,
+    TrainingSetup, FUSED_QKV,
 };
 use serde::Serialize;
 
@@ -55,6 +55,20 @@ pub struct TrainingMemory {
     pub params_per_device: f64,
     pub trainable_params_per_device: f64,
     pub data_parallel: u64,
+}
+
+impl TrainingMemory {
+    /// What `torch.cuda.max_memory_reserved` reports: the allocated peak plus the caching
+    /// allocator's reserve (the "allocator fragmentation" item, tunable `fragmentation`).
+    pub fn peak_reserved(&self) -> Bytes {
+        let reserve: f64 = self
+            .items
+            .iter()
+            .filter(|i| i.name == "allocator fragmentation")
+            .map(|i| i.bytes.0)
+            .sum();
+        Bytes(self.peak_allocated.0 + reserve)
+    }
 }
 
 /// Bytes per parameter of each model-state component.
@@ -137,10 +151,24 @@ pub fn lora_params(b: &ParamBreakdown, rank: u64, targets: &[String]) -> f64 {
                 * g.linears
                     .iter()
                     .filter(|l| is_target(targets, l))
-                    .map(|l| rank as f64 * (l.d_in + l.d_out) as f64 * l.copies as f64)
+                    .map(|l| {
+                        // A fused q/k/v module shares one A (h → r) over the three outputs.
+                        let d_in = if shares_adapter_input(targets, l) {
+                            0
+                        } else {
+                            l.d_in
+                        };
+                        rank as f64 * (d_in + l.d_out) as f64 * l.copies as f64
+                    })
                     .sum::<f64>()
         })
         .sum()
+}
+
+/// Whether `l` is k_proj or v_proj inside a fused q/k/v module that carries one LoRA adapter
+/// (GPT-2 `c_attn`, [`crate::workload::FUSED_QKV`]): its adapter input is q_proj's.
+fn shares_adapter_input(targets: &[String], l: &Linear) -> bool {
+    matches!(l.name, "k_proj" | "v_proj") && targets.iter().any(|t| t == FUSED_QKV)
 }
 
 /// Parameters held by the most loaded device before ZeRO sharding (see [`crate::layout`]).
@@ -348,14 +376,12 @@ pub fn check_parallelism(
     let p = &setup.parallel;
     if let Some(t) = m.transformer() {
         if !t.heads.is_multiple_of(p.tp) {
-            return Err(CoreError::invalid(
+            return Err(CoreError::invalid_msg(
                 "parallel.tp",
                 p.tp,
-                &format!(
-                    "must divide the attention heads ({}); try {}",
-                    t.heads,
-                    divisors_below(t.heads, c.gpus_per_node)
-                ),
+                crate::i18n::Msg::new("fix-tp-divides-heads")
+                    .arg("heads", t.heads)
+                    .arg("try", divisors_below(t.heads, c.gpus_per_node)),
             ));
         }
         let layers = t.total_layers();
@@ -502,13 +528,15 @@ pub fn training_memory(
         });
         let lora = lora_params(&b, setup.lora.rank, &setup.lora.targets) * share;
         trainable = lora;
-        // PEFT keeps adapters in fp32 (autocast_adapter_dtype) with fp32 grads and AdamW states.
-        let per = 4.0
-            + 4.0
+        // Adapters, their grads and AdamW states in the adapter dtype (PEFT default fp32,
+        // autocast_adapter_dtype); 8-bit AdamW keeps 2 B of states.
+        let a = setup.adapter_dtype.bytes();
+        let per = a
+            + a
             + if setup.optimizer == Optimizer::AdamW8bit {
                 2.0
             } else {
-                8.0
+                2.0 * a
             };
         items.push(MemoryItem {
             name: "LoRA adapters + grads + optimizer",
@@ -516,9 +544,10 @@ pub fn training_memory(
                 lora / share.max(f64::MIN_POSITIVE) * zero_params(1) / b.total as f64 * per,
             ),
             basis: format!(
-                "{:.1}M adapter params (rank {}) × {per} B (fp32 weight, grad, AdamW states)",
+                "{:.1}M adapter params (rank {}) × {per} B ({} weight, grad, optimizer states)",
                 lora / 1e6,
-                setup.lora.rank
+                setup.lora.rank,
+                setup.adapter_dtype.name()
             ),
         });
     } else {
@@ -738,11 +767,16 @@ fn fp32_layer(la: LayerActivation, t: &TransformerSpec, setup: &TrainingSetup) -
 fn autocast_extra_per_layer(t: &TransformerSpec) -> f64 {
     let h = t.hidden as f64;
     match t.norm {
-        // MoE: the router reads the fp32 norm output (its one cast), and each of the k routed
-        // copies gathers it in fp32 (+2h) and casts it for its expert (+2h).
+        // MoE (transformers 5.x batched experts): the norms and q/k/v as for dense models, the
+        // router's cast as the bf16 profile's router input, and the routed experts run outside
+        // autocast's cast list in fp32 — their saved gather, fused gate‖up output, activation,
+        // up and output (4h + 8f per copy in bf16) double — with no bf16 expert weight copies.
+        // Measured per tensor on the Mixtral rows of tools/measure_peak.py.
         NormKind::RmsNorm if t.moe.is_some() => {
-            let k = t.moe.map_or(0, |m| m.experts_per_token) as f64;
-            (2.0 + 2.0 * 2.0 + 2.0 + 4.0 * k) * h
+            let (k, f) = t.moe.map_or((0.0, 0.0), |m| {
+                (m.experts_per_token as f64, m.expert_ffn as f64)
+            });
+            (2.0 + 2.0 * 2.0 + 2.0) * h + k * (4.0 * h + 8.0 * f)
         }
         NormKind::RmsNorm => {
             let mlp_consumers = if t.mlp == MlpKind::Gated { 2.0 } else { 1.0 };
@@ -753,9 +787,12 @@ fn autocast_extra_per_layer(t: &TransformerSpec) -> f64 {
     }
 }
 
-/// Fitted (GPT-2 autocast rows of validation/peak-measured.json): extra bytes per token per
-/// layer, in units of h, of autocast over the bf16 profile for LayerNorm models.
-const AUTOCAST_LAYERNORM_EXTRA_H: f64 = 20.0;
+/// Extra bytes per token per layer, in units of h, of autocast over the bf16 profile for
+/// LayerNorm models: each of the two LayerNorms saves its fp32 input (the residual stream is
+/// fp32) instead of a bf16 one, +2h each. Measured per tensor on the GPT-2 rows of
+/// tools/measure_peak.py (the tied LM head's bf16 copy, once taken for 16h per layer here, is
+/// counted by `autocast_copied_params`).
+const AUTOCAST_LAYERNORM_EXTRA_H: f64 = 4.0;
 
 /// With frozen base weights (LoRA), autograd saves a linear's input only when its weight needs a
 /// gradient (`derivatives.yaml`: mm saves `self` for `mat2`'s gradient), and a norm's normalised
@@ -774,14 +811,10 @@ fn frozen_layer(la: LayerActivation, t: &TransformerSpec, c: f64) -> LayerActiva
     }
 }
 
-/// Outside the layers with a frozen final norm and LM head: ids and labels, and the norm's input
-/// (RMSNorm: its fp32 upcast 4h; LayerNorm: c·h).
-fn frozen_outside_per_token(t: &TransformerSpec, c: f64) -> f64 {
-    let h = t.hidden as f64;
-    16.0 + match t.norm {
-        NormKind::RmsNorm => 4.0 * h,
-        NormKind::LayerNorm => c * h,
-    }
+/// Outside the layers with a frozen embedding, final norm and LM head: the int64 labels
+/// (nll_loss target; the frozen embedding saves no ids) and the final norm's saved tensors.
+fn frozen_outside_per_token(t: &TransformerSpec, setup: &TrainingSetup) -> f64 {
+    8.0 + frozen_norm_saved(t, setup)
 }
 
 /// Saved bytes per token outside the layers: int64 token ids (embedding backward) and labels
@@ -856,11 +889,24 @@ fn transformer_activations(
     }
     if setup.task.is_peft() && setup.framework == Framework::HuggingFace {
         la = frozen_layer(la, t, c);
+        if setup.autocast && t.norm == NormKind::LayerNorm {
+            // A frozen LayerNorm saves its input: fp32 under autocast (+2h over bf16), × 2.
+            la.replicated += 2.0 * 2.0 * t.hidden as f64;
+        }
+        if bnb_keeps_inputs(setup) {
+            // Old bitsandbytes keeps the inputs the frozen linears would not save (QKV and MLP
+            // inputs, the down-projection input): what `frozen_layer` removed.
+            la.replicated += 2.0 * c * t.hidden as f64;
+            la.sharded += c * t.ffn_for_activation() as f64;
+        }
     }
     let tp = p.tp as f64;
     let sp = if p.sequence_parallel { tp } else { 1.0 };
     let per_token_layer =
-        la.replicated / sp + la.sharded / tp + la.scores / tp + lora_activation(b, t, setup);
+        la.replicated / sp + la.sharded / tp + la.scores / tp + lora_activation(b, t, setup, tun);
+    // The first layer's pre-adapter tensors are never saved (PEFT without checkpointing); only
+    // pipeline stage 0 holds it.
+    let first_absent = peft_first_layer_absent(b, t, setup, tun) / sp;
     let layers_per_stage = t.total_layers().div_ceil(p.pp) as f64;
     let in_flight = p.pp.min(setup.grad_accum) as f64;
     let (saved_layers, layer_working, basis) = match setup.recompute {
@@ -874,10 +920,15 @@ fn transformer_activations(
             )
         }
         _ => (
-            per_token_layer * tokens * layers_per_stage * in_flight,
+            (per_token_layer * layers_per_stage - first_absent) * tokens * in_flight,
             grad_working(t, c, tp) * tokens,
             format!(
-                "{per_token_layer:.0} B/token/layer × {tokens} tokens × {layers_per_stage} layers × {in_flight} in flight ({:?} profile{})",
+                "{per_token_layer:.0} B/token/layer × {tokens} tokens × {layers_per_stage} layers{} × {in_flight} in flight ({:?} profile{})",
+                if first_absent > 0.0 {
+                    format!(" − {first_absent:.0} B/token (layer 0 before its adapters)")
+                } else {
+                    String::new()
+                },
                 setup.framework,
                 if la.scores > 0.0 { ", eager s² scores" } else { ", no s² scores" }
             ),
@@ -891,11 +942,15 @@ fn transformer_activations(
         0.0
     };
     let outside = if setup.task.is_peft() {
-        frozen_outside_per_token(t, c)
+        frozen_outside_per_token(t, setup)
     } else {
         outside_per_token(t, c) + autocast_head
     };
-    let saved_outside = if has_head { outside * tokens / sp } else { 0.0 };
+    let saved_outside = if has_head {
+        outside * tokens / sp + rotary_saved(t, setup)
+    } else {
+        0.0
+    };
     let (legacy, logits_basis) = logits_bytes(t, tokens, setup, tun);
     ActivationParts {
         saved_layers,
@@ -920,14 +975,28 @@ fn grad_working(t: &TransformerSpec, c: f64, tp: f64) -> f64 {
     c * (2.0 * t.hidden as f64 + t.ffn_for_activation() as f64) / tp
 }
 
-/// PEFT LoRA's extra saved bytes per token per layer: for each adapted linear, the dropout mask
-/// (1 B × d_in), the dropout output fed to `lora_A` (fp32 adapters: 4 B × d_in) and `lora_A`'s
-/// output fed to `lora_B` (4 B × r). PEFT `LoraLayer.forward`, lora_dropout > 0.
-fn lora_activation(b: &ParamBreakdown, t: &TransformerSpec, setup: &TrainingSetup) -> f64 {
+/// PEFT LoRA's extra saved bytes per token per layer (`LoraLayer.forward`, lora_dropout > 0:
+/// `lora_B(lora_A(dropout(x.to(adapter dtype))))`), per adapted module: the dropout mask
+/// (`lora_dropout_mask_bytes` × d_in: 1 on CUDA, the float noise on CPU), `lora_A`'s input
+/// (the dropout output in the adapter dtype; torch.autocast saves its bf16 cast instead: 2 × d_in)
+/// and `lora_B`'s input (`lora_A`'s output: adapter bytes or 2 under autocast, × r). A fused
+/// q/k/v module (GPT-2 `c_attn`) is one adapter. Measured per tensor with saved-tensor hooks
+/// (tools/measure_peak.py rows, tiny Llama/GPT-2, fp32/bf16/autocast).
+fn lora_activation(
+    b: &ParamBreakdown,
+    t: &TransformerSpec,
+    setup: &TrainingSetup,
+    tun: &Tunables,
+) -> f64 {
     if !setup.task.is_peft() {
         return 0.0;
     }
     let r = setup.lora.rank as f64;
+    let saved = if setup.autocast {
+        2.0
+    } else {
+        setup.adapter_dtype.bytes()
+    };
     let layers = t.total_layers().max(1) as f64;
     b.groups
         .iter()
@@ -936,11 +1005,94 @@ fn lora_activation(b: &ParamBreakdown, t: &TransformerSpec, setup: &TrainingSetu
                 * g.linears
                     .iter()
                     .filter(|l| is_target(&setup.lora.targets, l))
-                    .map(|l| ((1.0 + 4.0) * l.d_in as f64 + 4.0 * r) * l.copies as f64)
+                    .filter(|l| !shares_adapter_input(&setup.lora.targets, l))
+                    .map(|l| {
+                        ((tun.lora_dropout_mask_bytes + saved) * l.d_in as f64 + saved * r)
+                            * l.copies as f64
+                    })
                     .sum::<f64>()
         })
         .sum::<f64>()
         / layers
+}
+
+/// PEFT without gradient checkpointing leaves the embedding output without `requires_grad`
+/// (PEFT calls `enable_input_require_grads` only for checkpointing), so the first layer saves
+/// nothing before its first adapter: its input norm's tensors and the dropout masks of the
+/// adapters that read the layer input (q/k/v) are absent. Bytes per token, saved once.
+/// Measured on the LoRA rows of validation/peak-measured.json (layer 0 vs layer 1).
+fn peft_first_layer_absent(
+    b: &ParamBreakdown,
+    t: &TransformerSpec,
+    setup: &TrainingSetup,
+    tun: &Tunables,
+) -> f64 {
+    if !setup.task.is_peft()
+        || setup.framework != Framework::HuggingFace
+        || setup.recompute == Recompute::Full
+    {
+        return 0.0;
+    }
+    let norm = frozen_norm_saved(t, setup);
+    let masks: f64 = b
+        .groups
+        .first()
+        .map(|g| {
+            g.linears
+                .iter()
+                .filter(|l| matches!(l.name, "q_proj" | "k_proj" | "v_proj"))
+                .filter(|l| is_target(&setup.lora.targets, l))
+                .filter(|l| !shares_adapter_input(&setup.lora.targets, l))
+                .map(|l| tun.lora_dropout_mask_bytes * l.d_in as f64)
+                .sum()
+        })
+        .unwrap_or(0.0);
+    // Old bitsandbytes: layer 0's q/k/v input has no gradient either, so it is not kept.
+    let bnb = if bnb_keeps_inputs(setup) {
+        compute_bytes(setup) * t.hidden as f64
+    } else {
+        0.0
+    };
+    norm + masks + bnb
+}
+
+/// QLoRA under bitsandbytes < 0.43.2 (`bnb_saves_inputs`): the 4-bit matmul keeps its input.
+fn bnb_keeps_inputs(setup: &TrainingSetup) -> bool {
+    setup.bnb_saves_inputs && setup.base_weights() == BaseWeights::Nf4
+}
+
+/// Bytes per token a norm with a frozen weight saves when its input needs a gradient: RMSNorm
+/// its fp32 upcast input and fp32 rsqrt (4h + 4), LayerNorm its input in the residual dtype
+/// (fp32 under autocast) + fp32 mean and rstd (8).
+fn frozen_norm_saved(t: &TransformerSpec, setup: &TrainingSetup) -> f64 {
+    let h = t.hidden as f64;
+    match t.norm {
+        NormKind::RmsNorm => 4.0 * h + 4.0,
+        NormKind::LayerNorm => residual_bytes(setup) * h + 8.0,
+    }
+}
+
+/// Bytes per element of the residual stream: fp32 in fp32 training and under torch.autocast
+/// (the embedding output is not cast), else the compute dtype.
+fn residual_bytes(setup: &TrainingSetup) -> f64 {
+    if setup.autocast {
+        4.0
+    } else {
+        compute_bytes(setup)
+    }
+}
+
+/// HF rotary embeddings: `cos` and `sin` (seq × head_dim, in the residual dtype) are computed
+/// once per forward and saved by the first `q * cos` of every layer (one storage): bytes per
+/// micro-batch. Under full checkpointing no layer saves them (measured: +0.3–0.7% otherwise).
+fn rotary_saved(t: &TransformerSpec, setup: &TrainingSetup) -> f64 {
+    if !matches!(t.positional, crate::model::Positional::Rotary)
+        || setup.framework != Framework::HuggingFace
+        || setup.recompute == Recompute::Full
+    {
+        return 0.0;
+    }
+    2.0 * setup.seq_len as f64 * t.head_dim as f64 * residual_bytes(setup)
 }
 
 /// State bytes per parameter, with torch.autocast's fp32 weights and fp32 gradients (no master).
@@ -999,7 +1151,13 @@ fn step_buffers(
         } else {
             lora_params(b, setup.lora.rank, &setup.lora.targets) * share
         };
-        params * tun_foreach(setup) * if full { sb.optimizer / 2.0 } else { 4.0 }
+        params
+            * tun_foreach(setup)
+            * if full {
+                sb.optimizer / 2.0
+            } else {
+                setup.adapter_dtype.bytes()
+            }
     } else {
         0.0
     };
@@ -1016,7 +1174,7 @@ fn step_buffers(
             0.0
         },
         weight_copies: if setup.autocast {
-            2.0 * params_on_device(b, p, 1) * linear_share
+            2.0 * autocast_copied_params(m, setup, b, params_on_device(b, p, 1), linear_share)
         } else {
             0.0
         },
@@ -1030,6 +1188,56 @@ fn step_buffers(
         optimizer_temp,
     }
     .with_model(m)
+}
+
+/// Parameters whose bf16 copy torch.autocast saves for backward: every linear's weight whose
+/// input needs a gradient, the LM head included (a tied head's copy too: GPT-2's 32h on the tiny
+/// rows), less the first layer's q/k/v under PEFT without checkpointing (their input has no
+/// gradient, see [`peft_first_layer_absent`]). Measured per tensor (tools/measure_peak.py rows).
+fn autocast_copied_params(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    b: &ParamBreakdown,
+    on_device: f64,
+    linear_share: f64,
+) -> f64 {
+    let p = &setup.parallel;
+    let Some(t) = m.transformer() else {
+        return on_device * linear_share;
+    };
+    let has_head = t.vocab > 0 && t.structure != crate::model::Structure::EncoderOnly;
+    let tied = if t.tie_embeddings && has_head {
+        (t.vocab * t.hidden) as f64 / p.tp as f64
+    } else {
+        0.0
+    };
+    let first_qkv = if setup.task.is_peft()
+        && setup.framework == Framework::HuggingFace
+        && setup.recompute != Recompute::Full
+    {
+        b.groups.first().map_or(0.0, |g| {
+            g.linears
+                .iter()
+                .filter(|l| matches!(l.name, "q_proj" | "k_proj" | "v_proj"))
+                .map(|l| l.params() as f64)
+                .sum::<f64>()
+                / p.tp as f64
+        })
+    } else {
+        0.0
+    };
+    // Routed experts run in fp32 under autocast (see `autocast_extra_per_layer`): no copies.
+    let experts = if setup.framework == Framework::HuggingFace {
+        b.expert_params() as f64 * on_device / b.total.max(1) as f64
+    } else {
+        0.0
+    };
+    let adapters = if setup.task.is_peft() {
+        lora_params(b, setup.lora.rank, &setup.lora.targets) * on_device / b.total.max(1) as f64
+    } else {
+        0.0
+    };
+    (on_device * linear_share + tied - first_qkv - experts + adapters).max(0.0)
 }
 
 trait WithModel {
@@ -1337,8 +1545,19 @@ pub fn training_step(
     c: &ClusterSpec,
     tun: &Tunables,
 ) -> Result<StepTime, CoreError> {
-    setup.validate()?;
     tun.validate()?;
+    training_step_validated(m, setup, c, tun)
+}
+
+/// [`training_step`] with tunables the caller has validated (the planner validates them once per
+/// request instead of once per configuration).
+pub fn training_step_validated(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    c: &ClusterSpec,
+    tun: &Tunables,
+) -> Result<StepTime, CoreError> {
+    setup.validate()?;
     crate::chip::check_support(m, setup, &c.gpu)?;
     let dp = check_parallelism(m, setup, c)?;
     let p = setup.parallel;

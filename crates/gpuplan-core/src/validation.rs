@@ -149,7 +149,13 @@ pub fn metric_value(case: &Case) -> Result<f64, CoreError> {
                     .ok_or_else(|| unavailable(case, e.step_unavailable.clone()))
             };
             Ok(match case.metric.as_str() {
+                // What the framework's number measures (issue 9): torch.cuda.max_memory_allocated
+                // (in GiB or in GB = 1e9 B), max_memory_reserved (allocated + the caching
+                // allocator's reserve, tunable `fragmentation`), or nvidia-smi (`device_total_gib`:
+                // reserved + CUDA context + NCCL buffers).
                 "peak_allocated_gib" => e.memory.peak_allocated.gib(),
+                "peak_allocated_gb" => e.memory.peak_allocated.0 / 1e9,
+                "peak_reserved_gib" => e.memory.peak_reserved().gib(),
                 "device_total_gib" => e.memory.device_total.gib(),
                 "model_states_gib" => e
                     .memory

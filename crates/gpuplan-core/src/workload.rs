@@ -6,6 +6,7 @@ use crate::error::{check_int, check_range, CoreError};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum TrainTask {
     Pretrain,
@@ -22,6 +23,7 @@ impl TrainTask {
 
 /// Numeric regime of training.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Precision {
     /// Everything fp32 (tf32 matmuls where available).
@@ -37,6 +39,7 @@ pub enum Precision {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Optimizer {
     AdamW,
@@ -48,6 +51,7 @@ pub enum Optimizer {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Recompute {
     None,
@@ -64,6 +68,7 @@ pub enum Recompute {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum AttentionImpl {
     /// Materialises the s×s score matrix (HF `attn_implementation="eager"`).
@@ -77,6 +82,7 @@ pub enum AttentionImpl {
 
 /// Which framework's memory behaviour to model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Framework {
     /// HF Transformers / PEFT / TRL / torchtune eager PyTorch modules: unfused norms and SwiGLU,
@@ -89,6 +95,7 @@ pub enum Framework {
 
 /// How the frozen base weights of LoRA/QLoRA are stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum BaseWeights {
     Bf16,
@@ -111,6 +118,7 @@ impl BaseWeights {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct LoraConfig {
     pub rank: u64,
@@ -195,6 +203,34 @@ impl LoraConfig {
     }
 }
 
+/// Storage dtype of LoRA adapters.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AdapterDtype {
+    Fp32,
+    Bf16,
+}
+
+impl AdapterDtype {
+    pub fn bytes(self) -> f64 {
+        match self {
+            AdapterDtype::Fp32 => 4.0,
+            AdapterDtype::Bf16 => 2.0,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            AdapterDtype::Fp32 => "fp32",
+            AdapterDtype::Bf16 => "bf16",
+        }
+    }
+}
+
+/// Marker among resolved LoRA targets: q/k/v are one fused module (GPT-2 `c_attn`), so PEFT puts
+/// one adapter on it (A: h → r shared, B: r → q + 2·kv) instead of one per projection.
+pub const FUSED_QKV: &str = "(fused qkv)";
+
 /// PEFT module names of families whose linears are not named like Llama's, and the estimator's
 /// linears each stands for.
 type Aliases = &'static [(&'static str, &'static [&'static str])];
@@ -202,8 +238,10 @@ fn peft_aliases(model_type: &str) -> Aliases {
     match model_type {
         // HF GPT2Attention.c_attn is the fused q/k/v projection; c_proj is both the attention
         // output and the MLP output projection; c_fc the MLP input.
+        // One adapter on the fused module: r·(h + 3h) parameters and one adapter input, marked
+        // by FUSED_QKV for the estimator.
         "gpt2" => &[
-            ("c_attn", &["q_proj", "k_proj", "v_proj"]),
+            ("c_attn", &["q_proj", "k_proj", "v_proj", FUSED_QKV]),
             ("c_proj", &["o_proj", "fc2"]),
             ("c_fc", &["fc1"]),
         ],
@@ -243,6 +281,7 @@ impl Default for LoraConfig {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct Parallelism {
     /// Tensor parallel degree (inside a node).
@@ -324,6 +363,7 @@ impl Default for Parallelism {
 
 /// A training job.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct TrainingSetup {
     pub task: TrainTask,
@@ -352,6 +392,15 @@ pub struct TrainingSetup {
     /// AdamW on torch's foreach path (`torch.optim.AdamW(foreach=True)`, the default when
     /// `fused` is not set): the step allocates one state-sized temporary. Off: fused AdamW.
     pub optimizer_foreach: bool,
+    /// Storage dtype of the LoRA adapters and of their gradients and AdamW states: `fp32` (PEFT's
+    /// default, `autocast_adapter_dtype=True` upcasts adapters of a bf16/fp16 base) or `bf16`
+    /// (PEFT with `autocast_adapter_dtype=False`, torchtune/LitGPT `bf16-true`).
+    pub adapter_dtype: AdapterDtype,
+    /// bitsandbytes before 0.43.2: its 4-bit matmul (`MatMul4Bit.forward`) keeps its input in
+    /// `ctx.tensors` whenever the input needs a gradient, although the frozen weight needs none;
+    /// fixed by bitsandbytes PR #1270 ("fix QLoRA mem bug: delete useless buffered activation",
+    /// 9e75374, first released in 0.43.2). QLoRA only.
+    pub bnb_saves_inputs: bool,
     /// Training tokens in total (for time and cost). Alternative: `samples` × `epochs`.
     pub tokens: Option<f64>,
     pub samples: Option<f64>,
@@ -385,6 +434,8 @@ impl Default for TrainingSetup {
             chunked_loss: false,
             autocast: false,
             optimizer_foreach: false,
+            adapter_dtype: AdapterDtype::Fp32,
+            bnb_saves_inputs: false,
             tokens: None,
             samples: None,
             epochs: None,
@@ -566,6 +617,7 @@ pub const MAX_DATASET_BYTES: f64 = 1e18;
 
 /// Weight storage format for inference.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case", tag = "format")]
 pub enum WeightFormat {
     Fp32,
@@ -597,11 +649,16 @@ impl WeightFormat {
             WeightFormat::Bits { bits_per_weight } => bits_per_weight,
         }
     }
-    /// Whether embeddings and the LM head stay 16-bit (true for the weight-only int formats).
+    /// Whether embeddings and the LM head stay 16-bit: true for the weight-only int formats and
+    /// for FP8 checkpoints as they are shipped (llm-compressor / ModelOpt FP8 recipes ignore
+    /// `lm_head`; DeepSeek-V3's FP8 release keeps `embed_tokens` and `lm_head` in bf16).
     pub fn keeps_embeddings_16bit(self) -> bool {
         matches!(
             self,
-            WeightFormat::Int8 | WeightFormat::Int4 { .. } | WeightFormat::Bits { .. }
+            WeightFormat::Fp8
+                | WeightFormat::Int8
+                | WeightFormat::Int4 { .. }
+                | WeightFormat::Bits { .. }
         )
     }
     pub fn name(self) -> String {
@@ -618,6 +675,7 @@ impl WeightFormat {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum KvDtype {
     Fp16,
@@ -635,20 +693,68 @@ impl KvDtype {
     }
 }
 
-/// An inference/serving job, sized the way vLLM sizes its KV pool.
+/// The serving engine whose rule sizes the KV pool (infer.rs `serving_memory`, each rule with its
+/// source in docs/methodology.md §Serving engines).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Engine {
+    /// vLLM V1: `util × total − weights − profile-run peak − non-torch`.
+    #[default]
+    Vllm,
+    /// SGLang: `mem_fraction_static × free-after-init − weights`, no profile-run term.
+    Sglang,
+    /// TensorRT-LLM: `free_gpu_memory_fraction × free memory after the engine is loaded`.
+    Trtllm,
+    /// A reference implementation that allocates `batch × max_model_len` KV up front.
+    Static,
+}
+
+impl Engine {
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Vllm => "vllm",
+            Engine::Sglang => "sglang",
+            Engine::Trtllm => "trtllm",
+            Engine::Static => "static",
+        }
+    }
+}
+
+/// An inference/serving job, sized the way its engine sizes its KV pool.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct InferenceSetup {
     pub weights: WeightFormat,
     pub kv_dtype: KvDtype,
     pub tp: u64,
+    /// Which engine's rule sizes the KV pool (default vLLM).
+    pub engine: Engine,
     /// vLLM `gpu_memory_utilization`.
     pub gpu_memory_utilization: f64,
-    /// vLLM `max_model_len`; defaults to the model's context.
+    /// SGLang `mem_fraction_static`; default SGLang's own by TP degree (0.88 … 0.79).
+    pub mem_fraction_static: Option<f64>,
+    /// TensorRT-LLM `KvCacheConfig.free_gpu_memory_fraction`; default 0.9.
+    pub free_gpu_memory_fraction: Option<f64>,
+    /// vLLM `max_model_len`; defaults to what the workload needs (input + output tokens).
     pub max_model_len: Option<u64>,
-    /// Tokens in vLLM's profiling batch (`max_num_batched_tokens`); defaults to `max_model_len`
-    /// (V0 without chunked prefill).
+    /// Tokens in the engine's profiling batch (vLLM `max_num_batched_tokens`, TensorRT-LLM
+    /// `max_num_tokens`); default: the engine's own default (vLLM V1 `vllm serve`: 8192 on GPUs of
+    /// 70 GiB or more other than A100, else 2048; TensorRT-LLM 8192). vLLM V0 without chunked
+    /// prefill profiled `max_model_len` tokens: set it to that for V0 logs.
     pub max_num_batched_tokens: Option<u64>,
+    /// Decoder layers kept in 16-bit at each end of the stack when `weights` is a lower-bit
+    /// format (per-module recipes, e.g. an FP8 checkpoint keeping its first and last layers in
+    /// bf16): `[first, last]`. Default none.
+    pub keep_16bit_layers: [u64; 2],
+    /// Attention projections kept in 16-bit when `weights` is a lower-bit format (per-module
+    /// recipes such as Meta's Llama-3.1-405B FP8, which quantizes only the MLPs).
+    pub keep_16bit_attention: bool,
+    /// Images in each request (multimodal models; default 0).
+    pub images_per_request: u64,
+    /// Image width × height in pixels, for the model's image-token rule (default 1024 × 1024).
+    pub image_size: [u64; 2],
     /// Paged-KV block size in tokens (vLLM 16, TRT-LLM 32).
     pub block_size: u64,
     /// Concurrent sequences (decode batch).
@@ -663,9 +769,16 @@ impl Default for InferenceSetup {
             weights: WeightFormat::Bf16,
             kv_dtype: KvDtype::Bf16,
             tp: 1,
+            engine: Engine::Vllm,
             gpu_memory_utilization: 0.9,
+            mem_fraction_static: None,
+            free_gpu_memory_fraction: None,
             max_model_len: None,
             max_num_batched_tokens: None,
+            keep_16bit_layers: [0, 0],
+            keep_16bit_attention: false,
+            images_per_request: 0,
+            image_size: [1024, 1024],
             block_size: 16,
             batch: 1,
             input_tokens: 1000,
@@ -673,6 +786,11 @@ impl Default for InferenceSetup {
         }
     }
 }
+
+/// Most images in one request.
+pub const MAX_IMAGES_PER_REQUEST: u64 = 1024;
+/// Largest image side, pixels.
+pub const MAX_IMAGE_SIDE: u64 = 65_536;
 
 /// Largest decode batch (concurrent sequences of one replica).
 pub const MAX_BATCH: u64 = 1_048_576;
@@ -801,6 +919,44 @@ impl InferenceSetup {
             check_int(field, v, 1, max, fix)?;
         }
         check_gpu_memory_utilization(self.gpu_memory_utilization)?;
+        for (field, v, fix) in [
+            (
+                "mem_fraction_static",
+                self.mem_fraction_static,
+                "a fraction in (0, 1]; SGLang's default is 0.88 at TP 1",
+            ),
+            (
+                "free_gpu_memory_fraction",
+                self.free_gpu_memory_fraction,
+                "a fraction in (0, 1]; TensorRT-LLM's default is 0.9",
+            ),
+        ] {
+            match v {
+                Some(x) if !(x.is_finite() && x > 0.0 && x <= 1.0) => {
+                    return Err(CoreError::invalid(field, x, fix))
+                }
+                _ => {}
+            }
+        }
+        check_int(
+            "images_per_request",
+            self.images_per_request,
+            0,
+            MAX_IMAGES_PER_REQUEST,
+            "images per request, 0–1024",
+        )?;
+        for (field, v) in [
+            ("image_size[0]", self.image_size[0]),
+            ("image_size[1]", self.image_size[1]),
+        ] {
+            check_int(field, v, 1, MAX_IMAGE_SIDE, "pixels, 1–65536 (e.g. 1024)")?;
+        }
+        for (field, v) in [
+            ("keep_16bit_layers[0]", self.keep_16bit_layers[0]),
+            ("keep_16bit_layers[1]", self.keep_16bit_layers[1]),
+        ] {
+            check_int(field, v, 0, MAX_SEQ_LEN, "decoder layers, 0 or more")?;
+        }
         self.weights.validate()
     }
 
@@ -822,6 +978,44 @@ impl InferenceSetup {
                 ),
             )),
             _ => Ok(()),
+        }?;
+        if let Some(t) = m.transformer() {
+            match t.vision.as_deref() {
+                None if self.images_per_request > 0 => {
+                    return Err(CoreError::invalid(
+                        "images_per_request",
+                        self.images_per_request,
+                        &format!("{} has no vision encoder (no vision_config): use 0, or a multimodal config", m.name),
+                    ))
+                }
+                Some(v) if self.images_per_request > 0 => {
+                    let per = v.image_tokens(self.image_size[0], self.image_size[1]) as f64
+                        * v.kv_layer_share;
+                    let need = (self.input_tokens + self.output_tokens) as f64
+                        + (per * self.images_per_request as f64).round();
+                    if need > t.max_context as f64 {
+                        return Err(CoreError::invalid(
+                            "images_per_request",
+                            self.images_per_request,
+                            &format!("{} images of {} tokens each + {} text tokens exceed the context of {} tokens: fewer or smaller images", self.images_per_request, per.round(), self.input_tokens + self.output_tokens, t.max_context),
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+        let kept = self.keep_16bit_layers[0].saturating_add(self.keep_16bit_layers[1]);
+        match m.transformer() {
+            Some(t) if kept > t.decoder_layers() => Err(CoreError::invalid(
+                "keep_16bit_layers",
+                kept,
+                &format!(
+                    "{} has {} decoder layers: keep at most that many in 16-bit",
+                    m.name,
+                    t.decoder_layers()
+                ),
+            )),
+            _ => Ok(()),
         }
     }
 }
@@ -837,7 +1031,7 @@ pub fn fit_seq_len(
     setup: &mut TrainingSetup,
     m: &crate::model::ModelSpec,
     explicit: bool,
-) -> Result<Option<String>, CoreError> {
+) -> Result<Option<crate::i18n::Msg>, CoreError> {
     let Some(t) = m.transformer() else {
         return Ok(None);
     };
@@ -850,13 +1044,12 @@ pub fn fit_seq_len(
         return Ok(None);
     }
     if explicit && learned.is_some() {
-        return Err(CoreError::invalid(
+        return Err(CoreError::invalid_msg(
             "seq_len",
             setup.seq_len,
-            &format!(
-                "{} has a learned table of {limit} positions: give --seq-len {limit} or less",
-                m.name
-            ),
+            crate::i18n::Msg::new("fix-learned-positions")
+                .arg("model", m.name.as_str())
+                .arg("limit", limit),
         ));
     }
     if explicit {
@@ -864,9 +1057,11 @@ pub fn fit_seq_len(
     }
     let was = setup.seq_len;
     setup.seq_len = limit;
-    Ok(Some(format!(
-        "seq_len {limit} (the model's context; the default {was} is longer): set --seq-len to change it"
-    )))
+    Ok(Some(
+        crate::i18n::Msg::new("note-seq-len-fitted")
+            .arg("limit", limit)
+            .arg("was", was),
+    ))
 }
 
 #[cfg(test)]
@@ -926,7 +1121,7 @@ mod tests {
         assert!(with(&["c_attn"]).validate_for(gpt2).is_ok());
         assert_eq!(
             with(&["c_attn"]).resolved_for(gpt2).targets,
-            ["q_proj", "k_proj", "v_proj"]
+            ["q_proj", "k_proj", "v_proj", FUSED_QKV]
         );
         assert!(with(&["all-linear"]).validate_for(resnet).is_err());
         assert!(with(&["q_proj", "v_proj"]).validate_for(llama).is_ok());

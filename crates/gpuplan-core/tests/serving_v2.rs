@@ -85,3 +85,430 @@ fn fp8_decode_at_large_batch_is_derated_like_training() {
     let speedup = s16.time_per_token.0 / s8.time_per_token.0;
     assert!(speedup < 1.5, "{speedup}");
 }
+
+// ---- Engine rules (issue 11 item 1) ----
+
+use gpuplan_core::infer::{
+    serving_memory, setup_weight_bytes, sglang_default_mem_fraction, solve, weight_bytes, SolveFor,
+};
+use gpuplan_core::units::Bytes;
+use gpuplan_core::workload::Engine;
+
+fn engine_setup(engine: Engine) -> InferenceSetup {
+    InferenceSetup {
+        engine,
+        input_tokens: 1000,
+        output_tokens: 300,
+        ..InferenceSetup::default()
+    }
+}
+
+#[test]
+fn each_engine_applies_its_own_rule() {
+    let m = &find_preset("Llama-3.1-8B").expect("preset").model;
+    let gpu = find_gpu("a100-80g").expect("gpu");
+    let tun = Tunables::default();
+    let visible = gpu.visible_memory().expect("memory");
+    let ctx = Bytes::from_gib(tun.cuda_context_gib);
+    let w = weight_bytes(m, WeightFormat::Bf16, 1);
+    // vLLM V1: util × visible − weights − activation at 2048 profile tokens (A100 default) − non-torch.
+    let v = serving_memory(m, &engine_setup(Engine::Vllm), gpu, &tun).expect("vllm");
+    assert_eq!(v.profile_tokens, 2048);
+    let want = visible * 0.9 - w - v.activation_peak - Bytes::from_gib(tun.vllm_non_torch_gib);
+    assert!(
+        (v.kv_pool.0 - want.0).abs() < 1.0,
+        "{} vs {}",
+        v.kv_pool,
+        want
+    );
+    // SGLang: 0.88 × (visible − context) − weights, no activation term.
+    let s = serving_memory(m, &engine_setup(Engine::Sglang), gpu, &tun).expect("sglang");
+    assert_eq!(s.activation_peak.0, 0.0);
+    let want = (visible - ctx) * 0.88 - w;
+    assert!((s.kv_pool.0 - want.0).abs() < 1.0);
+    assert_eq!(s.block_tokens, 1, "SGLang pages hold one token");
+    // TensorRT-LLM: 0.9 × what weights and the max_num_tokens activations leave.
+    let t = serving_memory(m, &engine_setup(Engine::Trtllm), gpu, &tun).expect("trtllm");
+    assert_eq!(t.profile_tokens, 8192);
+    let want = (visible - ctx - w - t.activation_peak) * 0.9;
+    assert!((t.kv_pool.0 - want.0).abs() < 1.0);
+    // Static: exactly batch × max_model_len tokens, whatever memory is left.
+    let st = serving_memory(
+        m,
+        &InferenceSetup {
+            batch: 4,
+            ..engine_setup(Engine::Static)
+        },
+        gpu,
+        &tun,
+    )
+    .expect("static");
+    assert_eq!(st.kv_tokens, 4 * st.max_model_len);
+    assert!(st.fits);
+}
+
+#[test]
+fn sglang_default_fraction_falls_with_tp_and_static_cache_can_overflow() {
+    assert_eq!(sglang_default_mem_fraction(1), 0.88);
+    assert_eq!(sglang_default_mem_fraction(8), 0.81);
+    let m = &find_preset("Llama-3.1-8B").expect("preset").model;
+    let gpu = find_gpu("a10").expect("gpu");
+    let tun = Tunables::default();
+    // 256 sequences × 8192 tokens × 128 KiB = 256 GiB: far beyond a 24 GB card.
+    let s = InferenceSetup {
+        batch: 256,
+        max_model_len: Some(8192),
+        ..engine_setup(Engine::Static)
+    };
+    let mem = serving_memory(m, &s, gpu, &tun).expect("static");
+    assert!(!mem.fits);
+    assert!(mem.kv_shortfall.gib() > 200.0, "{}", mem.kv_shortfall);
+    assert_eq!(mem.kv_pool.0, 0.0);
+}
+
+#[test]
+fn fp8_keeps_embeddings_16bit_and_kept_layers_add_bytes() {
+    let m = &find_preset("Llama-3.1-8B").expect("preset").model;
+    let fp8 = weight_bytes(m, WeightFormat::Fp8, 1).gib();
+    // 6.98B linears at 1 byte + 1.05B embedding/head/norm parameters at 2 bytes ≈ 8.46 GiB.
+    assert!((8.3..8.6).contains(&fp8), "{fp8}");
+    let s = InferenceSetup {
+        weights: WeightFormat::Fp8,
+        keep_16bit_layers: [1, 1],
+        ..InferenceSetup::default()
+    };
+    let kept = setup_weight_bytes(m, &s).gib();
+    // Two of 32 layers at 2 bytes: + 6.98B/16 bytes ≈ +0.41 GiB.
+    assert!((kept - fp8 - 0.406).abs() < 0.02, "{kept} vs {fp8}");
+    let bad = InferenceSetup {
+        keep_16bit_layers: [30, 3],
+        ..s
+    };
+    assert!(bad.validate_for(m).is_err());
+}
+
+// ---- Solve-for answers (item 4) ----
+
+#[test]
+fn solve_max_batch_is_the_boundary_of_what_fits() {
+    let m = &find_preset("Llama-3.1-8B").expect("preset").model;
+    let gpu = find_gpu("a100-80g").expect("gpu");
+    let tun = Tunables::default();
+    let s = InferenceSetup {
+        input_tokens: 2000,
+        output_tokens: 500,
+        ..InferenceSetup::default()
+    };
+    let a = solve(m, &s, gpu, &tun, SolveFor::MaxBatch).expect("solve");
+    assert_eq!(a.context, 2500);
+    assert_eq!(a.binding, "kv_pool");
+    let pool = serving_memory(
+        m,
+        &InferenceSetup {
+            max_model_len: Some(2500),
+            ..s.clone()
+        },
+        gpu,
+        &tun,
+    )
+    .expect("mem");
+    assert_eq!(a.batch, pool.kv_tokens / 2500);
+}
+
+#[test]
+fn solve_max_context_and_throughput_respect_their_limits() {
+    let m = &find_preset("Llama-3.1-8B").expect("preset").model;
+    let gpu = find_gpu("a100-80g").expect("gpu");
+    let tun = Tunables::default();
+    let s = InferenceSetup {
+        batch: 16,
+        ..InferenceSetup::default()
+    };
+    let c = solve(m, &s, gpu, &tun, SolveFor::MaxContext).expect("ctx");
+    assert_eq!(c.binding, "kv_pool");
+    // One token more no longer fits 16 sequences; the answer itself does.
+    let fits = |l: u64| {
+        let mem = serving_memory(
+            m,
+            &InferenceSetup {
+                max_model_len: Some(l),
+                ..s.clone()
+            },
+            gpu,
+            &tun,
+        )
+        .expect("mem");
+        mem.kv_tokens / l >= 16
+    };
+    assert!(fits(c.context) && !fits(c.context + 1));
+    // One sequence: the model's context binds (131072 tokens of KV = 16 GiB fit).
+    let one = solve(
+        m,
+        &InferenceSetup {
+            batch: 1,
+            ..s.clone()
+        },
+        gpu,
+        &tun,
+        SolveFor::MaxContext,
+    )
+    .expect("ctx1");
+    assert_eq!(one.binding, "model_context");
+    // Throughput within 30 ms per token: TPOT at the answer is within the target, one more is not.
+    let t = solve(m, &s, gpu, &tun, SolveFor::MaxThroughput { tpot_s: 0.03 }).expect("thr");
+    let tpot = t.time_per_token.expect("tpot").0;
+    assert!(tpot <= 0.03, "{tpot}");
+    if t.binding == "tpot_target" {
+        let next = latency(
+            m,
+            &InferenceSetup {
+                batch: t.batch + 1,
+                max_model_len: Some(t.context),
+                ..s.clone()
+            },
+            gpu,
+            &tun,
+        )
+        .expect("lat");
+        assert!(next.time_per_token.0 > 0.03);
+    }
+    // An unreachable target says so instead of inventing a batch.
+    let none = solve(m, &s, gpu, &tun, SolveFor::MaxThroughput { tpot_s: 0.001 }).expect("none");
+    assert_eq!((none.batch, none.binding), (0, "tpot_target"));
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+    /// For every engine, the pool is finite and never negative, and whatever it reports as
+    /// fitting holds at least one max_model_len sequence.
+    #[test]
+    fn engine_pools_are_finite_and_consistent(e in 0usize..4, tp in 0usize..3, mml in 1u64..200_000, util in 0.05f64..1.0) {
+        let engine = [Engine::Vllm, Engine::Sglang, Engine::Trtllm, Engine::Static][e];
+        let m = &find_preset("Qwen2.5-7B").expect("preset").model;
+        let gpu = find_gpu("h100-sxm").expect("gpu");
+        let s = InferenceSetup {
+            engine,
+            tp: [1, 2, 4][tp],
+            max_model_len: Some(mml),
+            gpu_memory_utilization: util,
+            mem_fraction_static: Some(util),
+            free_gpu_memory_fraction: Some(util),
+            ..InferenceSetup::default()
+        };
+        let mem = serving_memory(m, &s, gpu, &Tunables::default()).expect("mem");
+        proptest::prop_assert!(mem.kv_pool.0.is_finite() && mem.kv_pool.0 >= 0.0);
+        proptest::prop_assert!(mem.kv_shortfall.0 >= 0.0);
+        if mem.fits {
+            proptest::prop_assert!(mem.kv_tokens >= mml);
+        }
+    }
+}
+
+// ---- Accuracy bands of the serving cases (item 6) ----
+
+/// |error| of the out-of-sample serving cases, grouped as the issue states its targets.
+fn serving_errors() -> std::collections::BTreeMap<&'static str, Vec<f64>> {
+    use gpuplan_core::validation::{evaluate, parse_case, CaseKind};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases");
+    let mut out: std::collections::BTreeMap<&'static str, Vec<f64>> = Default::default();
+    for e in std::fs::read_dir(&dir).expect("cases dir") {
+        let p = e.expect("entry").path();
+        if p.extension().is_none_or(|x| x != "toml") {
+            continue;
+        }
+        let case = parse_case(
+            &p.display().to_string(),
+            &std::fs::read_to_string(&p).unwrap(),
+        )
+        .expect("case");
+        if case.in_sample.is_some() {
+            continue;
+        }
+        let group = match (case.kind, case.metric.as_str()) {
+            (CaseKind::InferLatency, "prefill_ms") => "ttft",
+            (CaseKind::InferLatency, _) => "tpot",
+            (CaseKind::InferThroughput, _) => "throughput",
+            (CaseKind::KvCapacity, _) => "kv_capacity",
+            (CaseKind::InferMemory, "weights_gib") => "weights",
+            _ => continue,
+        };
+        let o = evaluate(&case).expect("evaluate");
+        out.entry(group).or_default().push(o.error.abs());
+    }
+    out
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+#[test]
+fn serving_out_of_sample_medians_are_within_their_bands() {
+    let mut g = serving_errors();
+    // Targets met (issue 11 item 6): throughput ≤ 10%, weights ≤ 5%.
+    let thr = median(g.get_mut("throughput").expect("throughput cases"));
+    assert!(thr <= 0.10, "throughput median |error| {thr}");
+    let w = median(g.get_mut("weights").expect("weight cases"));
+    assert!(w <= 0.05, "weights median |error| {w}");
+    // Targets NOT yet met, held where they are so they cannot get worse unnoticed:
+    // TTFT target 10% (today ≈ 19.8%: short prompts' fixed costs, see the s-trtllm-ttft-* misses);
+    // KV capacity target 5% (today ≈ 5.6% over three cases, one a recorded vLLM MoE miss).
+    let ttft = median(g.get_mut("ttft").expect("ttft cases"));
+    assert!(ttft <= 0.20, "TTFT median |error| {ttft}");
+    let kv = median(g.get_mut("kv_capacity").expect("kv cases"));
+    assert!(kv <= 0.06, "KV capacity median |error| {kv}");
+    assert!(
+        g.get("throughput").map_or(0, Vec::len) + g.get("ttft").map_or(0, Vec::len) >= 25,
+        "the serving cases went missing"
+    );
+}
+
+// ---- Multimodal configs (item 3) ----
+
+fn fixture(name: &str) -> gpuplan_core::model::ModelSpec {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/hf-multimodal")
+        .join(name);
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+    gpuplan_core::model::hf::from_hf_value(name, &v, vec![]).expect("multimodal config")
+}
+
+fn vision(m: &gpuplan_core::model::ModelSpec) -> &gpuplan_core::model::VisionSpec {
+    m.transformer()
+        .and_then(|t| t.vision.as_ref())
+        .expect("vision encoder")
+}
+
+#[test]
+fn qwen2_vl_encoder_matches_its_module_printout() {
+    // Shapes printed by Qwen2VLForConditionalGeneration (zhenhua32/Qwen2-VL READ.md): 32 blocks
+    // (qkv 1280→3840, proj, fc1 1280→5120, fc2, two LayerNorms), Conv3d patch embed, merger.
+    let block = 1280 * 3840 + 3840 + 1280 * 1280 + 1280 + 1280 * 5120 + 5120 + 5120 * 1280 + 1280;
+    let want = 32 * (block + 4 * 1280)
+        + 3 * 2 * 14 * 14 * 1280
+        + (2 * 1280 + 5120 * 5120 + 5120 + 5120 * 3584 + 3584);
+    let m = fixture("qwen2-vl-7b.config.json");
+    let v = vision(&m);
+    let err = (v.params as f64 / want as f64 - 1.0).abs();
+    assert!(err < 1e-3, "{} vs {want}", v.params);
+    // The language model is the Qwen2-7B decoder of the printout (28 × 3584, GQA 4 KV heads).
+    let t = m.transformer().unwrap();
+    assert_eq!(
+        (t.layers, t.hidden, t.kv_heads, t.vocab),
+        (28, 3584, 4, 152064)
+    );
+    // 1024 × 1024 → smart_resize to 1036 × 1036 (multiples of 28) → 37 × 37 tokens.
+    assert_eq!(v.image_tokens(1024, 1024), 1369);
+}
+
+#[test]
+fn qwen2_5_vl_gated_encoder_and_qwen3_vl_real_config_load() {
+    let block = 1280 * 3840
+        + 3840
+        + 1280 * 1280
+        + 1280
+        + 2 * (1280 * 3420 + 3420)
+        + 3420 * 1280
+        + 1280
+        + 2 * 1280;
+    let want =
+        32 * block + 3 * 2 * 14 * 14 * 1280 + (1280 + 5120 * 5120 + 5120 + 5120 * 3584 + 3584);
+    let m = fixture("qwen2.5-vl-7b.config.json");
+    let err = (vision(&m).params as f64 / want as f64 - 1.0).abs();
+    assert!(err < 2e-3, "{} vs {want}", vision(&m).params);
+    // The verbatim Qwen3-VL-235B-A22B config: a Qwen3-MoE decoder (128 experts, top-8) from
+    // text_config plus a 27-block encoder of width 1152.
+    let q = fixture("qwen3-vl-235b-a22b-thinking.config.json");
+    let t = q.transformer().unwrap();
+    assert_eq!(
+        t.moe.map(|x| (x.experts, x.experts_per_token)),
+        Some((128, 8))
+    );
+    assert_eq!((t.layers, t.hidden, t.max_context), (94, 4096, 262144));
+    let v = vision(&q);
+    assert_eq!((v.layers, v.hidden, v.patches_per_token), (27, 1152, 4));
+}
+
+#[test]
+fn llava_pixtral_and_mllama_follow_their_image_token_rules() {
+    let load =
+        |cfg: serde_json::Value| gpuplan_core::model::hf::from_hf_value("t", &cfg, vec![]).unwrap();
+    let text = serde_json::json!({"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
+        "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 14336,
+        "vocab_size": 32000, "max_position_embeddings": 32768});
+    let clip = serde_json::json!({"model_type": "clip_vision_model", "hidden_size": 1024,
+        "intermediate_size": 4096, "num_hidden_layers": 24, "image_size": 336, "patch_size": 14});
+    // LLaVA-1.5: (336/14)² = 576 tokens whatever the input size; projector 1024→4096→4096.
+    let llava = load(
+        serde_json::json!({"model_type": "llava", "text_config": text, "vision_config": clip}),
+    );
+    let v = vision(&llava);
+    assert_eq!(v.image_tokens(1920, 1080), 576);
+    assert!(v.params > 1024 * 4096 + 4096 * 4096);
+    // LLaVA-NeXT anyres: base view + up to 4 tiles of 336.
+    let next = load(
+        serde_json::json!({"model_type": "llava_next", "text_config": text, "vision_config": clip}),
+    );
+    assert_eq!(vision(&next).image_tokens(672, 672), 5 * 576);
+    // Pixtral: 16-pixel patches up to 1024, one break token per row.
+    let pix = load(
+        serde_json::json!({"model_type": "llava", "text_config": text, "vision_config":
+        {"model_type": "pixtral", "hidden_size": 1024, "intermediate_size": 4096, "num_hidden_layers": 24,
+         "image_size": 1024, "patch_size": 16}}),
+    );
+    assert_eq!(vision(&pix).image_tokens(1024, 1024), 64 * 64 + 64);
+    assert_eq!(vision(&pix).image_tokens(2048, 1024), 64 * 32 + 32);
+    // mllama: tiles of 560, (560/14)² + 1 tokens each, KV in the cross-attention layers only.
+    let mut mtext = text.clone();
+    mtext["model_type"] = "mllama_text_model".into();
+    mtext["num_hidden_layers"] = 40.into();
+    mtext["cross_attention_layers"] = serde_json::json!([3, 8, 13, 18, 23, 28, 33, 38]);
+    let ml = load(
+        serde_json::json!({"model_type": "mllama", "text_config": mtext, "vision_config":
+        {"hidden_size": 1280, "intermediate_size": 5120, "num_hidden_layers": 32, "num_global_layers": 8,
+         "image_size": 560, "patch_size": 14, "max_num_tiles": 4, "vision_output_dim": 7680}}),
+    );
+    let v = vision(&ml);
+    assert_eq!(v.image_tokens(1120, 1120), 4 * 1601);
+    assert!((v.kv_layer_share - 0.2).abs() < 1e-9);
+}
+
+#[test]
+fn images_add_kv_prefill_work_and_refuse_text_only_models() {
+    let m = fixture("qwen2-vl-7b.config.json");
+    let gpu = find_gpu("a100-80g").expect("gpu");
+    let tun = Tunables::default();
+    let text = InferenceSetup {
+        input_tokens: 200,
+        output_tokens: 100,
+        ..InferenceSetup::default()
+    };
+    let img = InferenceSetup {
+        images_per_request: 2,
+        ..text.clone()
+    };
+    img.validate_for(&m).expect("fits the context");
+    let (a, b) = (
+        serving_memory(&m, &text, gpu, &tun).unwrap(),
+        serving_memory(&m, &img, gpu, &tun).unwrap(),
+    );
+    // 2 × 1369 image tokens join each request's KV; the profile run also encodes them.
+    assert_eq!(b.max_model_len, (300 + 2 * 1369u64).div_ceil(16) * 16);
+    assert!(b.max_concurrent_requests * 3 < a.max_concurrent_requests);
+    assert!(b.activation_peak.0 > a.activation_peak.0);
+    let (la, lb) = (
+        latency(&m, &text, gpu, &tun).unwrap(),
+        latency(&m, &img, gpu, &tun).unwrap(),
+    );
+    assert!(lb.ttft.0 > 2.0 * la.ttft.0, "{} vs {}", lb.ttft, la.ttft);
+    // A text-only model has no encoder: images are bad input, not zero tokens.
+    let llama = &find_preset("Llama-3.1-8B").expect("preset").model;
+    let err = img.validate_for(llama).unwrap_err().to_string();
+    assert!(err.contains("images_per_request"), "{err}");
+}

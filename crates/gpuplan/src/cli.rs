@@ -17,6 +17,13 @@ pub struct Cli {
     /// Ignore the user catalogs in the config directory.
     #[arg(long, global = true)]
     pub no_user_catalog: bool,
+    /// Output language, errors included: en or zh [default: from $LC_ALL, else $LANG; zh_* → zh].
+    #[arg(long, global = true, value_enum)]
+    pub lang: Option<Lang>,
+    /// Full tables with every column; the default tables fit the terminal width ($COLUMNS
+    /// overrides it; output to a pipe or file has no width limit).
+    #[arg(long, global = true)]
+    pub wide: bool,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -27,6 +34,7 @@ pub enum Command {
     Models {
         #[command(subcommand)]
         action: Option<ModelsAction>,
+        /// Output: table, json or markdown.
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
     },
@@ -36,21 +44,56 @@ pub enum Command {
         action: CatalogAction,
     },
     /// Rank cloud instance plans for a workload by cost and time, and explain them.
+    #[command(after_help = PLAN_EXAMPLES)]
     Plan(Box<PlanArgs>),
     /// Estimate memory, time and communication of one job on given hardware.
+    #[command(after_help = ESTIMATE_EXAMPLES)]
     Estimate(Box<EstimateArgs>),
     /// Prices with their kind, region and age (`--by-gpu` compares chips across providers);
     /// `prices fetch PROVIDER` gets today's prices from the provider's price API.
     Prices(Box<PricesArgs>),
+    /// A local web page and JSON HTTP API (`/api/v1`) for plans, estimates and the catalog.
+    /// The server has NO authentication: it listens on loopback unless --allow-remote is given.
+    Serve(ServeArgs),
+    /// Write the launch bundle of a saved plan (`gpuplan plan --format json > plan.json`):
+    /// engine configs, Kubernetes jobs, a SkyPilot task and the cloud command (docs/export.md).
+    Export(ExportArgs),
     /// Run the published validation cases and report the error of each.
     Accuracy {
         /// Folder of case files [default: the cases built into the binary].
         #[arg(long)]
         cases: Option<PathBuf>,
+        /// Output: table, json or markdown.
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
     },
+    /// Print a shell completion script: `gpuplan completions bash > ~/.local/share/bash-completion/completions/gpuplan`.
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff), generated from these definitions: `gpuplan man > gpuplan.1`.
+    Man,
 }
+
+const PLAN_EXAMPLES: &str = "Examples:
+  # LoRA fine-tune of Qwen2.5-7B on Alibaba Cloud within 24 h, with the reasons:
+  gpuplan plan -m Qwen2.5-7B --task lora --seq-len 2048 --tokens 100M --provider alibaba --deadline 24h --explain
+  # Serve Llama-3.1-70B at 10 requests/s with latency targets, in Chinese:
+  gpuplan plan -m Llama-3.1-70B --task inference --rate 10 --ttft 2 --tpot 0.06 --lang zh
+  # Pretrain Llama-2-13B on 300B tokens within 30 days, only on A100/H800 cards:
+  gpuplan plan -m Llama-2-13B --task pretrain --tokens 300B --deadline 30d --gpu A100 --gpu H800
+  # Every column (provider, billing, price kind, parallelism):
+  gpuplan plan -m Qwen2.5-7B --task lora --tokens 1e8 --wide";
+
+const ESTIMATE_EXAMPLES: &str = "Examples:
+  # Memory and time of a LoRA fine-tune on one A100 with full recomputation:
+  gpuplan estimate -m Llama-3.1-8B --task lora --gpu A100 --recompute full --tokens 100M
+  # The same job on a catalog instance type, two nodes:
+  gpuplan estimate -m Llama-3.1-8B --task full --instance ecs.gn7e-c16g1.32xlarge --nodes 2 --tokens 2B
+  # KV cache and latency of serving on one H100 with int4 weights:
+  gpuplan estimate -m Llama-3.1-70B --task inference --gpu h100-sxm --gpus-per-node 2 --tp 2 --weights int4 --batch 32";
 
 #[derive(Subcommand, Debug)]
 pub enum ModelsAction {
@@ -61,6 +104,7 @@ pub enum ModelsAction {
         /// A HuggingFace config.json, or a directory containing one.
         #[arg(long)]
         config: Option<PathBuf>,
+        /// Output: table, json or markdown.
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
     },
@@ -70,6 +114,7 @@ pub enum ModelsAction {
 pub enum CatalogAction {
     /// Accelerators (GPUs/NPUs) with their sources.
     Gpus {
+        /// Output: table, json or markdown.
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
     },
@@ -77,18 +122,23 @@ pub enum CatalogAction {
     Instances(InstanceFilterArgs),
     /// One instance type (or GPU) in full, with its prices; explains known-wrong names.
     Show {
+        /// Instance id (ecs.gn7e-c16g1.4xlarge), family (gn7e, GN10Xp) or GPU id (a100-80g).
         id: String,
+        /// Output: table, json or markdown.
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
     },
     /// Check catalog files (default: the built-in catalog and your user catalogs).
     Validate {
+        /// Catalog files (TOML) to check [default: the built-in and user catalogs].
         files: Vec<PathBuf>,
+        /// Output: table, json or markdown.
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
     },
     /// Import a provider's API responses into your user catalog (written atomically).
     Import {
+        /// The provider whose API responses these are: alibaba, huawei, tencent.
         #[arg(value_enum)]
         provider: ProviderArg,
         /// Response files (JSON). Give every page of a paged response.
@@ -155,6 +205,7 @@ pub struct InstanceFilterArgs {
     /// Include vGPU slices.
     #[arg(long)]
     pub vgpu: bool,
+    /// Output: table, json, csv or markdown.
     #[arg(long, value_enum, default_value_t = ListFormat::Table)]
     pub format: ListFormat,
 }
@@ -177,6 +228,8 @@ pub enum Format {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum TaskArg {
     Pretrain,
+    /// Full fine-tune (alias: finetune).
+    #[value(alias = "finetune", alias = "full-finetune")]
     Full,
     Lora,
     Qlora,
@@ -195,35 +248,61 @@ pub struct JobArgs {
     /// HuggingFace config.json (or its directory) instead of a preset.
     #[arg(long)]
     pub model_config: Option<PathBuf>,
+    /// What to run: pretrain, full (full fine-tune; also `finetune`), lora, qlora, inference
+    /// [default: full, or the workload file's].
     #[arg(long, value_enum)]
     pub task: Option<TaskArg>,
-    #[arg(long)]
+    /// Sequence length in tokens per training sample [default: 2048, shortened to the model's
+    /// context].
+    #[arg(long, value_name = "TOKENS")]
     pub seq_len: Option<u64>,
-    /// Training tokens in total (accepts 1e8, 300e9).
-    #[arg(long)]
+    /// Training tokens in total: 1e8, 100M, 2B, 300e9, 1.5T (k/M/B/T = 10^3/10^6/10^9/10^12).
+    #[arg(long, value_name = "N", value_parser = parse_amount)]
     pub tokens: Option<f64>,
-    #[arg(long)]
+    /// Training samples per epoch (with --epochs), instead of --tokens; accepts 50k, 1.2M.
+    #[arg(long, value_name = "N", value_parser = parse_amount)]
     pub samples: Option<f64>,
-    #[arg(long)]
+    /// Passes over the --samples [default: 1].
+    #[arg(long, value_name = "E")]
     pub epochs: Option<f64>,
-    /// amp_bf16, amp_fp16, pure_bf16, fp32, fp8.
+    /// amp_bf16, amp_fp16, pure_bf16, fp32, fp8 [default: amp_bf16; fp16 on chips without bf16].
     #[arg(long)]
     pub precision: Option<String>,
-    /// adam_w, adam_w8bit, sgd_momentum, adafactor.
+    /// adam_w, adam_w8bit, sgd_momentum, adafactor [default: adam_w].
     #[arg(long)]
     pub optimizer: Option<String>,
-    /// Memory accounting profile: hugging_face or megatron.
+    /// Memory accounting profile: hugging_face or megatron [default: hugging_face].
     #[arg(long)]
     pub profile: Option<String>,
-    #[arg(long)]
+    /// LoRA/QLoRA adapter rank r [default: 16].
+    #[arg(long, value_name = "R")]
     pub lora_rank: Option<u64>,
-    /// Comma-separated linear names or all-linear.
+    /// LoRA target modules: comma-separated linear names, or all-linear [default: all-linear].
     #[arg(long)]
     pub lora_targets: Option<String>,
+    /// LoRA adapter (and its grads and optimizer states) dtype: fp32 (PEFT default) or bf16.
     #[arg(long)]
+    pub adapter_dtype: Option<String>,
+    /// torch.autocast accounting (HF Trainer without DeepSpeed): fp32 weights + grads and bf16
+    /// weight copies, no master copy; without it: DeepSpeed/Megatron-style bf16 weights + fp32 master.
+    #[arg(long)]
+    pub autocast: bool,
+    /// Optimizer step fused into backward (torchtune optimizer_in_bwd): no full gradient buffer.
+    #[arg(long)]
+    pub optimizer_in_backward: bool,
+    /// Chunked cross-entropy (torchtune CEWithChunkedOutputLoss, 8 chunks).
+    #[arg(long)]
+    pub chunked_loss: bool,
+    /// Serving: prompt tokens per request [default: 1000, fitted to the model's context].
+    #[arg(long, value_name = "TOKENS")]
     pub input_tokens: Option<u64>,
-    #[arg(long)]
+    /// Serving: generated tokens per request [default: 300].
+    #[arg(long, value_name = "TOKENS")]
     pub output_tokens: Option<u64>,
+    /// Serving engine whose KV-pool rule applies: vllm (V1, default), sglang, trtllm, or static
+    /// (a reference implementation allocating batch × max_model_len up front).
+    #[arg(long)]
+    pub engine: Option<String>,
     /// Override a named constant: --set fragmentation=0.05 (see docs/methodology.md).
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
@@ -240,9 +319,11 @@ pub struct EstimateArgs {
     /// GPU type (`gpuplan catalog gpus`), e.g. A100, h100-sxm, l20.
     #[arg(long)]
     pub gpu: Option<String>,
-    #[arg(long)]
+    /// GPUs per node with --gpu [default: 1].
+    #[arg(long, value_name = "N")]
     pub gpus_per_node: Option<u64>,
-    #[arg(long)]
+    /// Nodes [default: 1].
+    #[arg(long, value_name = "N")]
     pub nodes: Option<u64>,
     /// Network between nodes: rdma, erdma or tcp.
     #[arg(long)]
@@ -250,37 +331,45 @@ pub struct EstimateArgs {
     /// Per-node network bandwidth, Gbit/s.
     #[arg(long)]
     pub inter_gbit: Option<f64>,
-    #[arg(long)]
+    /// Sequences per GPU per forward/backward pass [default: 1].
+    #[arg(long, value_name = "N")]
     pub micro_batch: Option<u64>,
-    #[arg(long)]
+    /// Gradient-accumulation steps per optimizer step [default: 1].
+    #[arg(long, value_name = "N")]
     pub grad_accum: Option<u64>,
-    /// ZeRO stage 0–3 (FSDP full shard = 3).
+    /// ZeRO stage 0–3 (FSDP full shard = 3) [default: 0].
     #[arg(long)]
     pub zero: Option<u8>,
-    #[arg(long)]
+    /// Tensor-parallel degree (GPUs sharing each layer; inside a node) [default: 1].
+    #[arg(long, value_name = "N")]
     pub tp: Option<u64>,
-    #[arg(long)]
+    /// Pipeline-parallel stages [default: 1].
+    #[arg(long, value_name = "N")]
     pub pp: Option<u64>,
-    #[arg(long)]
+    /// Expert-parallel degree for MoE models [default: 1].
+    #[arg(long, value_name = "N")]
     pub ep: Option<u64>,
+    /// Megatron sequence parallelism (shards activations across the TP group).
     #[arg(long)]
     pub sequence_parallel: bool,
+    /// Keep optimizer states in host RAM (DeepSpeed offload).
     #[arg(long)]
     pub offload_optimizer: bool,
+    /// Keep parameters in host RAM (ZeRO-3 offload).
     #[arg(long)]
     pub offload_params: bool,
     /// Sequences per optimizer step over all data-parallel ranks; sets grad_accum =
     /// global / (micro-batch × data-parallel size), which must divide evenly.
-    #[arg(long)]
+    #[arg(long, value_name = "N")]
     pub global_batch: Option<u64>,
     /// Context-parallel degree (Megatron-Core --context-parallel-size; default 1).
-    #[arg(long)]
+    #[arg(long, value_name = "N")]
     pub cp: Option<u64>,
     /// Virtual pipeline stages per device: interleaved 1F1B (default 1 = plain 1F1B).
-    #[arg(long)]
+    #[arg(long, value_name = "N")]
     pub virtual_stages: Option<u64>,
     /// Layers on the last pipeline stage (Megatron-Core --decoder-last-pipeline-num-layers).
-    #[arg(long)]
+    #[arg(long, value_name = "N")]
     pub last_stage_layers: Option<u64>,
     /// Overlap TP communication with GEMMs (Megatron-Core --tp-comm-overlap; default off).
     #[arg(long)]
@@ -294,33 +383,107 @@ pub struct EstimateArgs {
     /// The model runs under torch.compile (fused element-wise kernels).
     #[arg(long)]
     pub compiled: bool,
-    /// none, selective, selective_op (torchtitan per-op SAC), full.
+    /// Activation recomputation: none, selective, selective_op (torchtitan per-op SAC), full
+    /// [default: none].
     #[arg(long)]
     pub recompute: Option<String>,
-    /// eager, flash (FlashAttention-2, Ampere or later) or mem_efficient (PyTorch SDPA).
+    /// eager, flash (FlashAttention-2, Ampere or later) or mem_efficient (PyTorch SDPA)
+    /// [default: flash; mem_efficient on chips without it].
     #[arg(long)]
     pub attention: Option<String>,
     /// Inference weights: fp32, bf16, fp16, fp8, int8, int4 (group 128), or bits per weight (e.g. 4.5).
     #[arg(long)]
     pub weights: Option<String>,
-    /// KV cache dtype: bf16, fp16, fp8, int8.
+    /// KV cache dtype: bf16, fp16, fp8, int8 [default: bf16].
     #[arg(long)]
     pub kv_dtype: Option<String>,
-    #[arg(long)]
+    /// Serving: longest sequence (prompt + output) a request may have, tokens [default: input +
+    /// output tokens].
+    #[arg(long, value_name = "TOKENS")]
     pub max_model_len: Option<u64>,
-    #[arg(long)]
+    /// Serving: share of GPU memory the engine may use (vLLM --gpu-memory-utilization), 0–1
+    /// [default: 0.9].
+    #[arg(long, value_name = "SHARE")]
     pub gpu_memory_utilization: Option<f64>,
-    /// Concurrent sequences for decode.
-    #[arg(long)]
+    /// Serving: concurrent sequences in the decode batch [default: 1].
+    #[arg(long, value_name = "N")]
     pub batch: Option<u64>,
+    /// SGLang `mem_fraction_static` (with --engine sglang; default by TP, 0.88 at TP 1).
+    #[arg(long)]
+    pub mem_fraction_static: Option<f64>,
+    /// TensorRT-LLM `free_gpu_memory_fraction` (with --engine trtllm; default 0.9).
+    #[arg(long)]
+    pub free_gpu_memory_fraction: Option<f64>,
+    /// Tokens of the engine's profile batch (vLLM `max_num_batched_tokens`, TensorRT-LLM
+    /// `max_num_tokens`); default the engine's own.
+    #[arg(long)]
+    pub max_num_batched_tokens: Option<u64>,
+    /// Images in each request (multimodal configs: LLaVA, Qwen2-VL, Pixtral, Llama-3.2-Vision).
+    #[arg(long)]
+    pub images_per_request: Option<u64>,
+    /// Image resolution WIDTHxHEIGHT in pixels for the model's image-token rule [default: 1024x1024].
+    #[arg(long, value_name = "WxH")]
+    pub image_size: Option<String>,
+    /// Answer a serving question in one call: max-context (longest context at --batch
+    /// sequences), max-batch (most sequences at input + output tokens), max-throughput (highest
+    /// output tokens/s within --tpot).
+    #[arg(long, value_enum)]
+    pub solve: Option<SolveArg>,
+    /// Time-per-output-token target in seconds for --solve max-throughput (e.g. 0.05).
+    #[arg(long)]
+    pub tpot: Option<f64>,
+    /// Output: table, json or markdown.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+#[allow(clippy::enum_variant_names)] // the names are the questions users type: max-context, …
+pub enum SolveArg {
+    MaxContext,
+    MaxBatch,
+    MaxThroughput,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Lang {
     En,
     Zh,
+}
+
+impl Lang {
+    /// The language to use: the flag, else `$LC_ALL`, else `$LANG` (zh_* → zh), else English.
+    pub fn resolve(flag: Option<Lang>) -> gpuplan_core::i18n::Lang {
+        use gpuplan_core::i18n::Lang as L;
+        match flag {
+            Some(Lang::En) => L::En,
+            Some(Lang::Zh) => L::Zh,
+            None => std::env::var("LC_ALL")
+                .ok()
+                .filter(|v| !v.is_empty())
+                .or_else(|| std::env::var("LANG").ok())
+                .map(|v| L::from_locale(&v))
+                .unwrap_or_default(),
+        }
+    }
+
+    /// The language asked on a raw command line (for errors clap raises before parsing ends).
+    pub fn from_args(args: &[String]) -> gpuplan_core::i18n::Lang {
+        let mut flag = None;
+        for (i, a) in args.iter().enumerate() {
+            let v = match a.strip_prefix("--lang=") {
+                Some(v) => Some(v),
+                None if a == "--lang" => args.get(i + 1).map(String::as_str),
+                None => None,
+            };
+            match v {
+                Some("zh") => flag = Some(Lang::Zh),
+                Some("en") => flag = Some(Lang::En),
+                _ => {}
+            }
+        }
+        Lang::resolve(flag)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -334,24 +497,26 @@ pub enum OptimizeArg {
 pub struct PlanArgs {
     #[command(flatten)]
     pub job: JobArgs,
-    /// Stored bytes per sample (data path).
-    #[arg(long)]
+    /// Stored bytes per sample, for the data path [default: 4 bytes per token for text; the
+    /// model's input size for images].
+    #[arg(long, value_name = "BYTES")]
     pub bytes_per_sample: Option<f64>,
     /// Dataset size on storage, e.g. 30TB or 500GiB (sets the storage capacity; default: one
     /// epoch's samples × bytes per sample).
     #[arg(long)]
     pub dataset_size: Option<String>,
-    /// Sequences (or samples) per optimizer step.
-    #[arg(long)]
+    /// Sequences (or samples) per optimizer step [default: 64 for fine-tuning, 1024 for
+    /// pretraining and CNN/UNet models].
+    #[arg(long, value_name = "N")]
     pub global_batch: Option<u64>,
-    /// Software framework: pytorch, tensorflow, jax, mindspore, paddlepaddle.
+    /// Software framework: pytorch, tensorflow, jax, mindspore, paddlepaddle [default: pytorch].
     #[arg(long)]
     pub framework: Option<String>,
     /// Serving: requests per second to sustain.
-    #[arg(long)]
+    #[arg(long, value_name = "REQ/S")]
     pub rate: Option<f64>,
     /// Serving: concurrent requests instead of a rate.
-    #[arg(long)]
+    #[arg(long, value_name = "N")]
     pub concurrency: Option<u64>,
     /// Serving: time-to-first-token target in seconds (e.g. 2).
     #[arg(long)]
@@ -375,45 +540,84 @@ pub struct PlanArgs {
     /// Regions to consider (repeatable), e.g. cn-shanghai.
     #[arg(long)]
     pub region: Vec<String>,
-    /// Chip families allowed (comma list): nvidia, ascend, amd. Default nvidia.
+    /// Chip families allowed (comma list): nvidia, ascend, amd [default: nvidia].
     #[arg(long)]
     pub chips: Option<String>,
-    /// Deadline: hours, or with a unit: 24h, 30d.
+    /// Only instance types with this GPU (repeatable; id or name prefix: A100 matches a100-40g
+    /// and a100-80g, `910B` every Ascend 910B variant).
+    #[arg(long = "gpu", value_name = "GPU")]
+    pub gpus: Vec<String>,
+    /// Only these instance families (repeatable), e.g. gn7e, GN10Xp, p2s.
+    #[arg(long = "family", value_name = "FAMILY")]
+    pub families: Vec<String>,
+    /// Deadline: hours, or with a unit: 24h, 30d [default: none].
     #[arg(long)]
     pub deadline: Option<String>,
-    /// Budget in CNY (the whole job for training, per month for serving).
-    #[arg(long)]
+    /// Budget in CNY (the whole job for training, per month for serving) [default: none].
+    #[arg(long, value_name = "CNY")]
     pub budget: Option<f64>,
-    #[arg(long)]
+    /// Most nodes (instances) one plan may use [default: 16].
+    #[arg(long, value_name = "N")]
     pub max_nodes: Option<u64>,
-    /// auto, on-demand, monthly, spot.
+    /// auto, on-demand, monthly, spot [default: auto: the cheapest that fits].
     #[arg(long)]
     pub billing: Option<String>,
     /// The job checkpoints and resumes, so spot instances may be used.
     #[arg(long)]
     pub interruptible: bool,
-    /// Spot preemptions per node-hour (default 0.02).
-    #[arg(long)]
+    /// Spot preemptions per node-hour [default: 0.02].
+    #[arg(long, value_name = "RATE")]
     pub preemption_rate: Option<f64>,
-    /// Hours per month you expect to keep using the machines after this job.
-    #[arg(long)]
+    /// Hours per month you expect to keep using the machines after this job [default: 0].
+    #[arg(long, value_name = "HOURS")]
     pub reuse_hours: Option<f64>,
+    /// Rank by cost, time, or balanced (cost × time).
     #[arg(long, value_enum, default_value_t = OptimizeArg::Cost)]
     pub optimize: OptimizeArg,
-    #[arg(long, default_value_t = 5)]
+    /// Plans to show.
+    #[arg(long, default_value_t = 5, value_name = "N")]
     pub top: usize,
     /// Say for each plan why it beats the next one.
     #[arg(long)]
     pub explain: bool,
+    /// table, json (docs/json-schema.md) or markdown.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
-    /// Output language; default from $LANG (zh_* → zh).
-    #[arg(long, value_enum)]
-    pub lang: Option<Lang>,
     /// Ignore prices older than this (days: 30d or 30); estimates then come from newer prices
     /// only. `gpuplan prices` shows each price's age.
     #[arg(long, value_name = "AGE")]
     pub max_price_age: Option<String>,
+    #[command(flatten)]
+    pub export: ExportFlags,
+}
+
+/// `plan --export DIR [--pick N] [--force]` and `export … --to DIR`.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ExportFlags {
+    /// Write the launch bundle of the top plan (or of --pick N) into DIR (docs/export.md).
+    #[arg(long, value_name = "DIR")]
+    pub export: Option<PathBuf>,
+    /// Which plan to export, 1 = the best (at most --top).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub pick: usize,
+    /// Overwrite files that already exist in DIR.
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// A saved `gpuplan plan --format json` document.
+    pub plan: PathBuf,
+    /// Directory to write the bundle into (created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub to: PathBuf,
+    /// Which plan of the document, 1 = the best.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub pick: usize,
+    /// Overwrite files that already exist in DIR.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Args, Debug)]
@@ -439,6 +643,7 @@ pub struct PricesListArgs {
     /// Compare the per-GPU-hour price of the same chip across providers.
     #[arg(long)]
     pub by_gpu: bool,
+    /// Output: table, json or csv.
     #[arg(long, value_enum, default_value_t = PriceFormat::Table)]
     pub format: PriceFormat,
 }
@@ -459,6 +664,7 @@ pub enum PricesAction {
 
 #[derive(Args, Debug)]
 pub struct FetchArgs {
+    /// The provider to ask: alibaba, huawei, tencent.
     #[arg(value_enum)]
     pub provider: ProviderArg,
     /// Regions to price (repeatable) [default: each type's catalog regions].
@@ -499,4 +705,84 @@ pub struct FetchArgs {
     /// List the (type × region × billing) requests without sending them.
     #[arg(long)]
     pub dry_run: bool,
+}
+
+/// An amount with an optional suffix: `1e8`, `100M`, `2B`, `1.5T`, `50k` (k = 10^3, M = 10^6,
+/// B/G = 10^9, T = 10^12). The range is checked where the value is used.
+pub fn parse_amount(s: &str) -> Result<f64, String> {
+    let t = s.trim().replace('_', "");
+    let (num, mult) = match t.chars().last() {
+        Some('k' | 'K') => (&t[..t.len() - 1], 1e3),
+        Some('m' | 'M') => (&t[..t.len() - 1], 1e6),
+        Some('b' | 'B' | 'g' | 'G') => (&t[..t.len() - 1], 1e9),
+        Some('t' | 'T') => (&t[..t.len() - 1], 1e12),
+        _ => (t.as_str(), 1.0),
+    };
+    let v: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}`: expected a number such as 1e8, 100M, 2B or 1.5T"))?;
+    let v = v * mult;
+    if v.is_finite() && v > 0.0 {
+        Ok(v)
+    } else {
+        Err(format!("`{s}`: must be a positive, finite amount"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn amounts_take_suffixes() {
+        assert_eq!(parse_amount("100M"), Ok(1e8));
+        assert_eq!(parse_amount("2B"), Ok(2e9));
+        assert_eq!(parse_amount("1.5T"), Ok(1.5e12));
+        assert_eq!(parse_amount("50k"), Ok(5e4));
+        assert_eq!(parse_amount("1e8"), Ok(1e8));
+        assert!(parse_amount("0").is_err());
+        assert!(parse_amount("lots").is_err());
+        assert!(parse_amount("1e400").is_err());
+    }
+
+    #[test]
+    fn the_cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    /// Every flag of every subcommand says what it is (help that teaches).
+    #[test]
+    fn every_flag_has_a_description() {
+        fn walk(c: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for a in c.get_arguments() {
+                let id = a.get_id().as_str();
+                if id == "help" || id == "version" {
+                    continue;
+                }
+                if a.get_help().is_none() && a.get_long_help().is_none() {
+                    missing.push(format!("{path} --{id}"));
+                }
+            }
+            for s in c.get_subcommands() {
+                walk(s, &format!("{path} {}", s.get_name()), missing);
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&Cli::command(), "gpuplan", &mut missing);
+        assert!(missing.is_empty(), "flags without help: {missing:#?}");
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// Address and port to listen on. Anything but a loopback address (127.0.0.1, ::1) also needs
+    /// --allow-remote.
+    #[arg(long, default_value = "127.0.0.1:8700")]
+    pub bind: std::net::SocketAddr,
+    /// Allow a non-loopback --bind. The server has no authentication and no TLS: anyone who can
+    /// reach the address can use it.
+    #[arg(long)]
+    pub allow_remote: bool,
 }

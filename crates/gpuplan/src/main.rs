@@ -21,8 +21,10 @@ macro_rules! eprintln {
 mod cli;
 mod cmd;
 mod creds;
+mod export;
 mod fetch;
 mod render;
+mod serve;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -41,14 +43,16 @@ pub mod exit {
 
 fn main() -> ExitCode {
     let json = render::json_requested(std::env::args());
+    let args: Vec<String> = std::env::args().collect();
+    let lang = cli::Lang::from_args(&args);
     let cli = match cli::Cli::try_parse() {
         Ok(c) => c,
-        Err(e) => return usage_error(e, json),
+        Err(e) => return usage_error(e, json, lang),
     };
     match cmd::run(cli) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("{}", render::error_text(&e, lang));
             if json {
                 render::emit_json_error(exit::USAGE, &e, None);
             }
@@ -59,7 +63,7 @@ fn main() -> ExitCode {
 
 /// A flag clap rejects: its message on stderr (and a JSON error object with `--format json`);
 /// `--help` and `--version` print on stdout and succeed.
-fn usage_error(e: clap::Error, json: bool) -> ExitCode {
+fn usage_error(e: clap::Error, json: bool, lang: gpuplan_core::i18n::Lang) -> ExitCode {
     use clap::error::ErrorKind;
     if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
         render::emit(&e.render().to_string());
@@ -72,7 +76,7 @@ fn usage_error(e: clap::Error, json: bool) -> ExitCode {
         render::emit_err(&e.render().to_string());
         return ExitCode::from(exit::USAGE);
     }
-    render::emit_err(&e.render().to_string());
+    render::emit_err(&clap_text(&e, lang));
     if json {
         let field = e
             .get(clap::error::ContextKind::InvalidArg)
@@ -80,4 +84,46 @@ fn usage_error(e: clap::Error, json: bool) -> ExitCode {
         render::emit_json_error(exit::USAGE, &anyhow::anyhow!("{}", e.render()), field);
     }
     ExitCode::from(exit::USAGE)
+}
+
+/// A clap error in the user's language: the common kinds from the catalog (`cli.ftl`), with
+/// clap's own "tip" lines; any other kind as clap writes it.
+fn clap_text(e: &clap::Error, lang: gpuplan_core::i18n::Lang) -> String {
+    use clap::error::{ContextKind, ErrorKind};
+    use gpuplan_core::i18n::Msg;
+    let english = e.render().to_string();
+    if !lang.is_zh() {
+        return english;
+    }
+    let get = |k: ContextKind| e.get(k).map(|v| v.to_string()).unwrap_or_default();
+    let id = match e.kind() {
+        ErrorKind::UnknownArgument => "cli-err-unknown-argument",
+        ErrorKind::InvalidValue => "cli-err-invalid-value",
+        ErrorKind::MissingRequiredArgument => "cli-err-missing-argument",
+        ErrorKind::InvalidSubcommand => "cli-err-invalid-subcommand",
+        ErrorKind::ValueValidation => "cli-err-value-validation",
+        ErrorKind::ArgumentConflict => "cli-err-conflict",
+        _ => return english,
+    };
+    let m = Msg::new(id)
+        .arg("arg", get(ContextKind::InvalidArg))
+        .arg("value", get(ContextKind::InvalidValue))
+        .arg("valid", get(ContextKind::ValidValue))
+        .arg("sub", get(ContextKind::InvalidSubcommand))
+        .arg("other", get(ContextKind::PriorArg));
+    let mut out = format!(
+        "{}{}\n",
+        gpuplan_core::i18n::text(lang, "error-prefix"),
+        m.render(lang)
+    );
+    let suggested = get(ContextKind::SuggestedArg)
+        + &get(ContextKind::SuggestedValue)
+        + &get(ContextKind::SuggestedSubcommand);
+    if !suggested.is_empty() {
+        out.push_str(&Msg::new("cli-err-suggest").arg("s", suggested).render(lang));
+        out.push('\n');
+    }
+    out.push_str(&gpuplan_core::i18n::text(lang, "cli-err-help"));
+    out.push('\n');
+    out
 }

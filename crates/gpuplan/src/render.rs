@@ -4,10 +4,120 @@
 use comfy_table::{presets, ContentArrangement, Table};
 use serde::Serialize;
 
+use gpuplan_core::i18n::{self, Lang, Msg};
+
+/// A CLI error that is a catalog message, rendered in the user's language by [`error_text`]
+/// (its `Display`, used in JSON error objects, is the English text).
+#[derive(Debug)]
+pub struct Localized(pub Msg);
+
+impl std::fmt::Display for Localized {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0.render(Lang::En))
+    }
+}
+
+impl std::error::Error for Localized {}
+
+/// An error from a catalog message, for `return Err(fail(...))`.
+pub fn fail(m: Msg) -> anyhow::Error {
+    Localized(m).into()
+}
+
+/// `error: …` in `l`: every link of the chain (context, then causes) that is a catalog message
+/// or a core error is rendered in `l`; other links (a system error, a parser's text) as they are.
+pub fn error_text(e: &anyhow::Error, l: Lang) -> String {
+    // The outermost link through anyhow's own downcast (it sees a context's value, which the
+    // chain shows only as the context wrapper), the causes from the chain.
+    let outer: Option<&(dyn std::error::Error + 'static)> = e
+        .downcast_ref::<Localized>()
+        .map(|x| x as &(dyn std::error::Error + 'static))
+        .or_else(|| {
+            e.downcast_ref::<gpuplan_core::CoreError>()
+                .map(|x| x as &(dyn std::error::Error + 'static))
+        });
+    let links = outer
+        .into_iter()
+        .chain(e.chain().skip(usize::from(outer.is_some())));
+    let parts: Vec<String> = links
+        .map(|c| {
+            if let Some(x) = c.downcast_ref::<Localized>() {
+                x.0.render(l)
+            } else if let Some(x) = c.downcast_ref::<gpuplan_core::CoreError>() {
+                match x {
+                    gpuplan_core::CoreError::Parse { what, message } => Msg::new("err-parse")
+                        .arg("what", what.as_str())
+                        .arg("message", serde_message(message))
+                        .render(l),
+                    _ => x.message().render(l),
+                }
+            } else {
+                c.to_string()
+            }
+        })
+        .collect();
+    format!(
+        "{}{}",
+        i18n::text(l, "error-prefix"),
+        parts.join(&i18n::text(l, "error-chain-sep"))
+    )
+}
+
+/// A parser's (serde, toml) English message in both languages: the phrases serde and toml use
+/// (`unknown field`, `unknown variant`, `missing field`, `invalid type`, `line L, column C`,
+/// `key`) translated for Chinese; the names inside backticks stay as they are.
+pub fn serde_message(en: &str) -> i18n::Arg {
+    i18n::Arg::PerLang {
+        en: en.to_string(),
+        zh: serde_zh(en),
+    }
+}
+
+fn serde_zh(en: &str) -> String {
+    let mut s = en.to_string();
+    // "line 3, column 1" → "第 3 行第 1 列"
+    if let Some(rest) = s.strip_prefix("line ") {
+        if let Some((line, rest)) = rest.split_once(", column ") {
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            let tail = &rest[digits.len()..];
+            s = format!("第 {line} 行第 {digits} 列{tail}");
+        }
+    }
+    for (from, to) in [
+        (" (key `", "（键 `"),
+        (", key `", "，键 `"),
+        ("unknown field `", "未知字段 `"),
+        ("unknown variant `", "未知取值 `"),
+        ("missing field `", "缺少字段 `"),
+        ("duplicate field `", "重复字段 `"),
+        ("invalid type: ", "类型错误："),
+        ("invalid value: ", "取值错误："),
+        (", expected one of ", "，可选："),
+        (", expected ", "，应为 "),
+        ("there are no fields", "此处不接受任何字段"),
+        (" or ", " 或 "),
+    ] {
+        s = s.replace(from, to);
+    }
+    // The key clause opened with "（键" closes before the colon that follows it.
+    if let Some(i) = s.find("（键 `") {
+        if let Some(j) = s[i..].find("`)") {
+            let at = i + j;
+            s.replace_range(at..at + 2, "`）");
+        }
+    }
+    s.replace("): ", "）：").replace(": ", "：")
+}
+
 /// Version of every JSON document gpuplan prints (docs/json-schema.md).
 pub const SCHEMA_VERSION: u32 = 1;
 
 pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+    table_keeping(header, rows, &[])
+}
+
+/// A table whose columns `keep` (ids, names) are never wrapped: the other columns wrap first.
+pub fn table_keeping(header: &[&str], rows: &[Vec<String>], keep: &[usize]) -> String {
     let mut t = Table::new();
     t.load_style(presets::UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Dynamic)
@@ -18,12 +128,117 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     for r in rows {
         t.add_row(r.iter().cloned());
     }
+    if !keep.is_empty() {
+        // Compact tables: one space between a cell and the next border, not one on each side.
+        for col in t.column_iter_mut() {
+            col.set_padding((0, 1));
+        }
+    }
+    let pad = if keep.is_empty() { 2 } else { 1 };
+    for &k in keep {
+        let w = rows
+            .iter()
+            .filter_map(|r| r.get(k))
+            .map(|c| unicode_width::UnicodeWidthStr::width(c.as_str()))
+            .max()
+            .unwrap_or(0);
+        // The constraint counts the cell padding.
+        if let (Some(col), Ok(w)) = (t.column_mut(k), u16::try_from(w + pad)) {
+            col.set_constraint(comfy_table::ColumnConstraint::LowerBoundary(
+                comfy_table::Width::Fixed(w),
+            ));
+        }
+    }
     t.to_string()
 }
 
-/// Width from $COLUMNS when set (comfy-table without its tty feature cannot query the terminal).
+/// [`block`] with columns `keep` never wrapped in the table form.
+pub fn block_keeping(md: bool, header: &[&str], rows: &[Vec<String>], keep: &[usize]) -> String {
+    if md {
+        format!("{}\n", markdown(header, rows))
+    } else {
+        format!("{}\n", table_keeping(header, rows, keep))
+    }
+}
+
 fn terminal_width() -> Option<u16> {
-    std::env::var("COLUMNS").ok()?.parse::<u16>().ok()
+    width().map(|w| u16::try_from(w).unwrap_or(u16::MAX))
+}
+
+/// Narrowest width honoured: below it tables and paragraphs would wrap every word.
+const MIN_WIDTH: usize = 40;
+
+/// The output width: `$COLUMNS` when set (a positive number), else the size of the terminal
+/// stdout writes to; `None` (no limit) when stdout is not a terminal (a pipe or a file).
+pub fn width() -> Option<usize> {
+    use std::io::IsTerminal;
+    if let Some(w) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|w| *w > 0)
+    {
+        return Some(w.max(MIN_WIDTH));
+    }
+    let out = std::io::stdout();
+    if !out.is_terminal() {
+        return None;
+    }
+    terminal_size::terminal_size_of(&out).map(|(w, _)| usize::from(w.0).max(MIN_WIDTH))
+}
+
+/// Wraps a paragraph to `width` display columns (CJK characters count two and may break
+/// anywhere except before closing or after opening punctuation); continuation lines start with
+/// `indent`. Without a width the text is returned as is.
+pub fn wrap(text: &str, width: Option<usize>, indent: &str) -> String {
+    let Some(w) = width else {
+        return text.to_string();
+    };
+    let opts = textwrap::Options::new(w)
+        .subsequent_indent(indent)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation)
+        .word_separator(textwrap::WordSeparator::Custom(cjk_words));
+    textwrap::wrap(text, opts).join("\n")
+}
+
+fn is_wide(c: char) -> bool {
+    unicode_width::UnicodeWidthChar::width(c) == Some(2)
+}
+
+/// Punctuation that must not start a line (closing marks, full-width commas and stops).
+fn no_break_before(c: char) -> bool {
+    "，。、；：？！）」』】》〉”’%)".contains(c)
+}
+
+/// Punctuation that must not end a line (opening marks).
+fn no_break_after(c: char) -> bool {
+    "（「『【《〈“‘(".contains(c)
+}
+
+/// Words for [`wrap`]: runs of non-space characters with their trailing spaces, with a break
+/// allowed between any two characters when one of them is wide (CJK).
+fn cjk_words(line: &str) -> Box<dyn Iterator<Item = textwrap::core::Word<'_>> + '_> {
+    let mut words = Vec::new();
+    let mut start = 0;
+    let mut prev: Option<char> = None;
+    for (i, c) in line.char_indices() {
+        if let Some(p) = prev {
+            let after_space = p == ' ' && c != ' ';
+            let cjk = (is_wide(c) || is_wide(p))
+                && p != ' '
+                && c != ' '
+                && !no_break_before(c)
+                && !no_break_after(p);
+            if (after_space || cjk) && i > start {
+                words.push(textwrap::core::Word::from(&line[start..i]));
+                start = i;
+            }
+        }
+        prev = Some(c);
+    }
+    if start < line.len() {
+        words.push(textwrap::core::Word::from(&line[start..]));
+    }
+    Box::new(words.into_iter())
 }
 
 /// A table or a Markdown table followed by a newline, for reports that offer both.
@@ -32,6 +247,51 @@ pub fn block(md: bool, header: &[&str], rows: &[Vec<String>]) -> String {
         format!("{}\n", markdown(header, rows))
     } else {
         format!("{}\n", table(header, rows))
+    }
+}
+
+#[cfg(test)]
+mod serde_tests {
+    #[test]
+    fn parser_phrases_are_translated() {
+        assert_eq!(
+            super::serde_zh("line 3, column 1, key `training.sequence_length`: unknown field `sequence_length`, expected one of `task`, `seq_len`"),
+            "第 3 行第 1 列，键 `training.sequence_length`：未知字段 `sequence_length`，可选：`task`, `seq_len`"
+        );
+        assert_eq!(
+            super::serde_zh("line 2, column 5 (key `billing`): unknown variant `hourly`, expected `on_demand` or `spot`"),
+            "第 2 行第 5 列（键 `billing`）：未知取值 `hourly`，应为 `on_demand` 或 `spot`"
+        );
+    }
+}
+
+#[cfg(test)]
+mod wrap_tests {
+    use super::wrap;
+    use unicode_width::UnicodeWidthStr;
+
+    #[test]
+    fn chinese_wraps_within_the_width_and_keeps_punctuation() {
+        let text = "多机训练：所有节点放在同一可用区、同一 VPC 和子网，使用拓扑感知部署（阿里云部署集、华为云同一可用区），启动前用 ibv_devinfo 确认 RDMA 网卡可用。";
+        let out = wrap(text, Some(30), "  ");
+        for line in out.lines() {
+            assert!(line.width() <= 30, "{line:?} is {} wide", line.width());
+            let first = line.trim_start().chars().next().unwrap_or(' ');
+            assert!(
+                !"，。、；：）".contains(first),
+                "line starts with {first}: {line:?}"
+            );
+        }
+        // Only line breaks (and the spaces a break replaces) were added.
+        let squeeze = |s: &str| s.replace(['\n', ' '], "");
+        assert_eq!(squeeze(&out), squeeze(text));
+    }
+
+    #[test]
+    fn english_wraps_at_spaces() {
+        let out = wrap("one two three four five six", Some(10), "");
+        assert_eq!(out, "one two\nthree four\nfive six");
+        assert_eq!(wrap("no width", None, ""), "no width");
     }
 }
 

@@ -119,7 +119,10 @@ fn training_accuracy_stays_within_todays_bands() {
         "training throughput out-of-sample median {tput:.3}"
     );
     assert!(hours <= 0.50, "GPU-hours out-of-sample median {hours:.3}");
-    assert!(known <= 44, "{known} known deviations");
+    assert!(
+        known <= 52,
+        "{known} known deviations (training and serving)"
+    );
     let new_cases = outcomes
         .iter()
         .filter(|(_, o)| o.id.starts_with("t-"))

@@ -461,7 +461,7 @@ fn explanations_compare_different_plans_on_shown_values() {
                 let rhs = rest.split([':', '：']).next().unwrap();
                 assert_ne!(lhs.trim_start_matches("- "), rhs, "self-comparison: {line}");
                 // "(A vs B)" / "（A，后者 B）" pairs must show different values.
-                for (open, sep) in [("(", " vs "), ("（", "，后者 ")] {
+                for (open, sep) in [("(", " vs "), ("(", "; the other "), ("（", "，后者 ")] {
                     for seg in line.split(open).skip(1) {
                         let inner = seg.split([')', '）']).next().unwrap();
                         if let Some((x, y)) = inner.split_once(sep) {
@@ -1007,4 +1007,114 @@ fn explain_snapshots_zh_and_en() {
             .expect("an explanation section");
         insta::assert_snapshot!(format!("explain_{lang}"), &out[at..]);
     }
+}
+
+mod common;
+
+/// The nine planner scenarios (s1–s9 above), as flags.
+const NINE: &[&[&str]] = &[
+    S1,
+    &[
+        "-m",
+        "Llama-3.1-8B",
+        "--task",
+        "full",
+        "--seq-len",
+        "4096",
+        "--tokens",
+        "1e9",
+    ],
+    &[
+        "-m",
+        "Llama-2-13B",
+        "--task",
+        "pretrain",
+        "--tokens",
+        "3e11",
+        "--seq-len",
+        "4096",
+        "--deadline",
+        "30d",
+        "--chips",
+        "nvidia",
+    ],
+    S4,
+    &[
+        "-m",
+        "ResNet-50",
+        "--task",
+        "pretrain",
+        "--samples",
+        "1281167",
+        "--epochs",
+        "90",
+        "--deadline",
+        "24h",
+    ],
+    &[
+        "-m",
+        "BERT-base-uncased",
+        "--task",
+        "inference",
+        "--rate",
+        "200",
+        "--input-tokens",
+        "128",
+        "--output-tokens",
+        "1",
+    ],
+    &[
+        "-m",
+        "Llama-2-13B",
+        "--task",
+        "lora",
+        "--tokens",
+        "1e8",
+        "--chips",
+        "ascend",
+        "--framework",
+        "mindspore",
+    ],
+    &[
+        "-m",
+        "Qwen2.5-1.5B",
+        "--task",
+        "pretrain",
+        "--tokens",
+        "2e10",
+        "--seq-len",
+        "2048",
+        "--interruptible",
+    ],
+    S9,
+];
+
+/// Issue 13: the Chinese output of the nine scenarios (tables, advice, caveats, explanations,
+/// the notes on stderr) has no English sentence left.
+#[test]
+fn zh_output_of_the_nine_scenarios_is_chinese() {
+    let mut found = Vec::new();
+    for (i, args) in NINE.iter().enumerate() {
+        let mut a = vec!["plan", "--lang", "zh", "--explain", "--top", "5"];
+        a.extend_from_slice(args);
+        let o = run(&a);
+        let text = format!(
+            "{}\n{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(
+            !text.contains("{$"),
+            "s{}: unresolved argument: {text}",
+            i + 1
+        );
+        for s in common::english_sentences(&text) {
+            found.push(format!("s{}: {s}", i + 1));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "English left in zh output:\n{}",
+        found.join("\n")
+    );
 }

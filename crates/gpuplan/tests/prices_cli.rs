@@ -58,6 +58,7 @@ fn write_fetched(dir: &Path, p: Provider, region: &str, per_gpu: f64) {
             source: format!("fixture API {region} (fetched {}T00:00:00Z)", today()),
             confidence: Some(Confidence::Confirmed),
             method: None,
+            method_zh: None,
             origin: Origin::Builtin,
         });
     }

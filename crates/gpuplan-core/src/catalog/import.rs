@@ -350,6 +350,7 @@ fn user_price(
         source,
         confidence: Some(Confidence::Confirmed),
         method: None,
+        method_zh: None,
         origin: Origin::User(String::new()),
     }
 }

@@ -15,6 +15,7 @@ use crate::hardware::{builtin_gpus, GpuSpec};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Provider {
     Alibaba,
@@ -176,6 +177,8 @@ impl Instance {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Billing {
+    /// Also spelled `on-demand`, as on the command line.
+    #[serde(alias = "on-demand")]
     OnDemand,
     Monthly,
     Spot,
@@ -220,6 +223,9 @@ pub struct Price {
     pub confidence: Option<Confidence>,
     /// For estimates: how the number was derived.
     pub method: Option<String>,
+    /// `method` in Chinese, for the estimates gpuplan derives itself (not read from files).
+    #[serde(skip)]
+    pub method_zh: Option<String>,
     #[serde(default, skip_serializing_if = "Origin::is_builtin")]
     pub origin: Origin,
 }
@@ -709,6 +715,10 @@ impl Catalog {
             method: Some(format!(
                 "{} GPU(s) × the per-GPU rate of {} (¥{:.2} for {} GPU(s)), the listed same-chip type with the closest GPU count; CPU, RAM and network differences are ignored",
                 inst.gpu_count, from.instance, from.cny, n
+            )),
+            method_zh: Some(format!(
+                "{} 卡 × {} 的单卡价格（{} 卡 ¥{:.2}），取卡数最接近的同芯片规格；未计 CPU、内存和网络的差异",
+                inst.gpu_count, from.instance, n, from.cny
             )),
             origin: Origin::Builtin,
         })

@@ -9,6 +9,7 @@ use super::spec::{
     Architecture, AttentionKind, ExtraParams, MlaSpec, MlpKind, ModelSpec, MoeSpec, NormKind,
     Positional, Structure, TransformerSpec,
 };
+use super::spec::{ImageTokenRule, VisionSpec};
 use crate::error::CoreError;
 use serde_json::Value;
 
@@ -226,6 +227,9 @@ pub fn from_hf_value(name: &str, v: &Value, sources: Vec<String>) -> Result<Mode
         what: format!("config.json of `{name}`"),
         message: "the top level must be a JSON object".into(),
     })?;
+    if let Some(Value::Object(vision)) = obj.get("vision_config") {
+        return multimodal(name, obj, vision, sources);
+    }
     let mut f = Fields {
         obj,
         missing: Vec::new(),
@@ -374,6 +378,7 @@ fn base(
         dropout: false,
         extras: Vec::new(),
         activation: String::new(),
+        vision: None,
     }
 }
 
@@ -743,6 +748,183 @@ fn vit(f: &mut Fields) -> TransformerSpec {
         },
     ];
     t
+}
+
+/// The language model's `model_type` inside a multimodal config.
+fn text_model_type(top: &str, text: Option<&str>) -> String {
+    match (top, text) {
+        (_, Some("qwen3_vl_moe_text")) => "qwen3_moe".into(),
+        (_, Some("qwen3_vl_text")) => "qwen3".into(),
+        (_, Some("qwen2_5_vl_text" | "qwen2_vl_text")) => "qwen2".into(),
+        (_, Some("mllama_text_model")) => "llama".into(),
+        (_, Some(t)) => t.into(),
+        ("qwen2_vl" | "qwen2_5_vl", None) => "qwen2".into(),
+        ("qwen3_vl_moe", None) => "qwen3_moe".into(),
+        ("qwen3_vl", None) => "qwen3".into(),
+        _ => "llama".into(),
+    }
+}
+
+/// A multimodal config (Llama-3.2-Vision `mllama`, Qwen2-VL / Qwen2.5-VL / Qwen3-VL, LLaVA,
+/// LLaVA-NeXT, Pixtral in its HF `llava` form): the language model from `text_config` (or the
+/// top-level keys, Qwen2-VL), plus the vision encoder and projector of `vision_config`.
+fn multimodal(
+    name: &str,
+    top: &serde_json::Map<String, Value>,
+    vision: &serde_json::Map<String, Value>,
+    sources: Vec<String>,
+) -> Result<ModelSpec, CoreError> {
+    let top_type = top.get("model_type").and_then(Value::as_str).unwrap_or("");
+    let mut text: serde_json::Map<String, Value> = top
+        .iter()
+        .filter(|(k, _)| *k != "vision_config" && *k != "text_config")
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let nested = top.get("text_config").and_then(Value::as_object);
+    if let Some(t) = nested {
+        for (k, v) in t {
+            text.insert(k.clone(), v.clone());
+        }
+    }
+    let text_type = text_model_type(
+        top_type,
+        nested
+            .and_then(|t| t.get("model_type"))
+            .and_then(Value::as_str),
+    );
+    text.insert("model_type".into(), Value::String(text_type));
+    let mut m = from_hf_value(name, &Value::Object(text.clone()), sources)?;
+    let Architecture::Transformer(t) = &mut m.architecture else {
+        return Ok(m);
+    };
+    let v = vision_spec(top_type, vision, &text, t)?;
+    t.extras.push(ExtraParams {
+        name: "vision encoder + projector".into(),
+        params: v.params,
+    });
+    if top_type == "mllama" {
+        m.warnings.push("mllama: the cross-attention layers are counted like self-attention layers for the text KV cache; image tokens are charged to the cross-attention layers only".into());
+    }
+    t.vision = Some(Box::new(v));
+    Ok(m)
+}
+
+fn num(o: &serde_json::Map<String, Value>, keys: &[&str]) -> Option<u64> {
+    keys.iter().find_map(|k| o.get(*k).and_then(Value::as_u64))
+}
+
+/// Parameters of a ViT stack: attention 4d² (+4d biases), MLP 2df or 3df (+biases), two norms.
+fn vit_params(d: u64, layers: u64, f: u64, gated: bool, bias: bool) -> u64 {
+    let attn = 4 * d * d + if bias { 4 * d } else { 0 };
+    let mlp = if gated { 3 * d * f } else { 2 * d * f } + if bias { f + d } else { 0 };
+    layers * (attn + mlp + 4 * d)
+}
+
+/// The vision encoder of a multimodal config: widths from `vision_config` (keys per the HF config
+/// classes: CLIPVisionConfig, Qwen2VLVisionConfig `embed_dim`/`depth`/`mlp_ratio`,
+/// Qwen2_5_VLVisionConfig, PixtralVisionConfig, MllamaVisionConfig), the projector of each family
+/// (LLaVA `linear_1`/`linear_2`, Qwen `merger`, mllama `multi_modal_projector`) and the image-token
+/// rule of its processor.
+fn vision_spec(
+    top_type: &str,
+    v: &serde_json::Map<String, Value>,
+    text: &serde_json::Map<String, Value>,
+    t: &TransformerSpec,
+) -> Result<VisionSpec, CoreError> {
+    let vtype = v.get("model_type").and_then(Value::as_str).unwrap_or("");
+    let qwen = top_type.starts_with("qwen");
+    // Qwen2-VL names the ViT width `embed_dim` (its `hidden_size` is the LLM width).
+    let d = num(v, &["embed_dim", "hidden_size", "width"]).unwrap_or(0);
+    let layers = num(v, &["depth", "num_hidden_layers", "layers"]).unwrap_or(0)
+        + num(v, &["num_global_layers"]).unwrap_or(0);
+    if d == 0 || layers == 0 {
+        return Err(CoreError::invalid(
+            "vision_config",
+            format!("hidden {d}, layers {layers}"),
+            "needs the encoder width (hidden_size or embed_dim) and depth (num_hidden_layers or depth)",
+        ));
+    }
+    let f = num(v, &["intermediate_size"])
+        .or_else(|| num(v, &["mlp_ratio"]).map(|r| r * d))
+        .unwrap_or(4 * d);
+    let gated = top_type == "qwen2_5_vl" || vtype == "pixtral";
+    let bias = vtype != "pixtral" && top_type != "mllama";
+    let patch = num(v, &["patch_size"]).unwrap_or(14).max(1);
+    let merge = if qwen {
+        num(v, &["spatial_merge_size"]).unwrap_or(2).max(1)
+    } else {
+        1
+    };
+    let temporal = if qwen {
+        num(v, &["temporal_patch_size"]).unwrap_or(2)
+    } else {
+        1
+    };
+    let image = num(v, &["image_size"]).unwrap_or(336).max(1);
+    let grid = (image / patch).pow(2);
+    let channels = num(v, &["num_channels", "in_channels", "in_chans"]).unwrap_or(3);
+    let embed = channels * temporal * patch * patch * d;
+    let h = t.hidden;
+    let (projector, positions) = if qwen {
+        let m2 = d * merge * merge;
+        let out = num(v, &["out_hidden_size"]).unwrap_or(h);
+        (m2 * m2 + m2 + m2 * out + out + d, 0)
+    } else if top_type == "mllama" {
+        let out_dim = num(v, &["vision_output_dim"]).unwrap_or(d);
+        let tiles = num(v, &["max_num_tiles"]).unwrap_or(4);
+        let ratios = num(v, &["max_aspect_ratio_id"]).unwrap_or(8) + 1;
+        // Gated positional embedding (one per patch, plus per aspect ratio × tile) and the pre/post
+        // tile embeddings (MllamaVisionModel).
+        let pos = (grid + 1) * d + ratios * tiles * (grid + 1) * d + 2 * ratios * tiles * d;
+        (out_dim * h + h, pos)
+    } else {
+        // LLaVA projector: linear_1 (vision → text) + linear_2 (text → text), with biases.
+        (
+            d * h + h + h * h + h,
+            if vtype == "pixtral" {
+                0
+            } else {
+                (grid + 1) * d + d
+            },
+        )
+    };
+    let params = vit_params(d, layers, f, gated, bias) + embed + projector + positions;
+    let rule = match (top_type, vtype) {
+        (_, "pixtral") => ImageTokenRule::RowBreak {
+            patch,
+            max_side: image,
+        },
+        ("llava_next", _) => ImageTokenRule::Anyres {
+            per_view: grid,
+            tile: image,
+            max_tiles: 4,
+        },
+        ("mllama", _) => ImageTokenRule::Tiles {
+            tile: image,
+            per_tile: grid + 1,
+            max_tiles: num(v, &["max_num_tiles"]).unwrap_or(4),
+        },
+        _ if qwen => ImageTokenRule::Grid {
+            unit: patch * merge,
+            max_pixels: 16384 * 28 * 28,
+        },
+        _ => ImageTokenRule::Fixed { tokens: grid },
+    };
+    let kv_layer_share = match text.get("cross_attention_layers").and_then(Value::as_array) {
+        Some(a) if top_type == "mllama" && t.layers > 0 => a.len() as f64 / t.layers as f64,
+        _ => 1.0,
+    };
+    Ok(VisionSpec {
+        model_type: top_type.to_string(),
+        hidden: d,
+        layers,
+        ffn: f,
+        gated,
+        patches_per_token: merge * merge,
+        params,
+        rule,
+        kv_layer_share,
+    })
 }
 
 #[cfg(test)]

@@ -142,6 +142,104 @@ pub struct TransformerSpec {
     /// MLP activation as HF names it (`silu`, `gelu`, `gelu_new`, `relu`, ...); it decides how
     /// many intermediates eager PyTorch keeps.
     pub activation: String,
+    /// The vision encoder of a multimodal config (nested `vision_config`); its parameters are
+    /// also in `extras` ("vision encoder + projector").
+    #[serde(default)]
+    pub vision: Option<Box<VisionSpec>>,
+}
+
+/// How a model turns one image into tokens for the language model (each family's documented rule;
+/// see model/hf.rs `vision_spec`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "rule")]
+pub enum ImageTokenRule {
+    /// Resized to a fixed square: `tokens` per image (LLaVA-1.5: (336/14)² = 576).
+    Fixed { tokens: u64 },
+    /// LLaVA-NeXT "anyres": a base view plus up to `max_tiles` tiles of `tile` pixels, each of
+    /// `per_view` tokens.
+    Anyres {
+        per_view: u64,
+        tile: u64,
+        max_tiles: u64,
+    },
+    /// Qwen2-VL-style native resolution: the image is rounded to multiples of `unit` pixels
+    /// (patch × spatial merge) within `max_pixels`; one token per unit².
+    Grid { unit: u64, max_pixels: u64 },
+    /// Pixtral: scaled to fit `max_side`, one token per `patch`² plus one break token per row.
+    RowBreak { patch: u64, max_side: u64 },
+    /// Llama-3.2-Vision (mllama): up to `max_tiles` tiles of `tile` pixels, `per_tile` tokens each,
+    /// attended by the cross-attention layers.
+    Tiles {
+        tile: u64,
+        per_tile: u64,
+        max_tiles: u64,
+    },
+}
+
+/// A vision encoder in front of the language model.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VisionSpec {
+    /// The multimodal `model_type` (llava, llava_next, qwen2_vl, qwen2_5_vl, mllama, …).
+    pub model_type: String,
+    pub hidden: u64,
+    pub layers: u64,
+    pub ffn: u64,
+    /// Gated (SwiGLU) MLP in the encoder (Qwen2.5-VL, Pixtral) rather than fc1/fc2.
+    pub gated: bool,
+    /// Encoder patches per LLM token (spatial merge², Qwen-VL: 4; else 1).
+    pub patches_per_token: u64,
+    /// Encoder + projector parameters.
+    pub params: u64,
+    pub rule: ImageTokenRule,
+    /// Share of the decoder layers that hold the image tokens' KV (1 when images are input
+    /// tokens; mllama: cross-attention layers ÷ layers).
+    pub kv_layer_share: f64,
+}
+
+impl VisionSpec {
+    /// LLM tokens of one `w × h` image under the model's rule.
+    pub fn image_tokens(&self, w: u64, h: u64) -> u64 {
+        let (w, h) = (w.max(1), h.max(1));
+        match self.rule {
+            ImageTokenRule::Fixed { tokens } => tokens,
+            ImageTokenRule::Anyres {
+                per_view,
+                tile,
+                max_tiles,
+            } => {
+                let tiles = (w.div_ceil(tile.max(1)) * h.div_ceil(tile.max(1))).min(max_tiles);
+                per_view * (1 + tiles)
+            }
+            ImageTokenRule::Grid { unit, max_pixels } => {
+                let u = unit.max(1) as f64;
+                let (mut fw, mut fh) = (w as f64, h as f64);
+                let px = fw * fh;
+                if px > max_pixels as f64 {
+                    let k = (max_pixels as f64 / px).sqrt();
+                    fw *= k;
+                    fh *= k;
+                }
+                let gw = (fw / u).round().max(1.0);
+                let gh = (fh / u).round().max(1.0);
+                (gw * gh) as u64
+            }
+            ImageTokenRule::RowBreak { patch, max_side } => {
+                let k = (max_side as f64 / w.max(h) as f64).min(1.0);
+                let p = patch.max(1) as f64;
+                let cols = (w as f64 * k / p).ceil() as u64;
+                let rows = (h as f64 * k / p).ceil() as u64;
+                rows * cols + rows
+            }
+            ImageTokenRule::Tiles {
+                tile,
+                per_tile,
+                max_tiles,
+            } => {
+                let tiles = (w.div_ceil(tile.max(1)) * h.div_ceil(tile.max(1))).clamp(1, max_tiles);
+                tiles * per_tile
+            }
+        }
+    }
 }
 
 impl TransformerSpec {

@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 pub const PLAN_SCHEMA_VERSION: u32 = 1;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum SoftwareFramework {
     Pytorch,
@@ -36,6 +37,7 @@ pub enum SoftwareFramework {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ChipFamily {
     Nvidia,
@@ -67,6 +69,7 @@ impl ChipFamily {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum BillingChoice {
     Auto,
@@ -76,6 +79,7 @@ pub enum BillingChoice {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Objective {
     Cost,
@@ -84,6 +88,7 @@ pub enum Objective {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct Constraints {
     pub providers: Vec<Provider>,
@@ -128,6 +133,7 @@ impl Default for Constraints {
 
 /// A serving job.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct ServeJob {
     /// Weight formats to consider; empty = bf16 plus fp8/int8/int4 alternatives.
@@ -144,6 +150,8 @@ pub struct ServeJob {
     /// Time-per-output-token target, seconds.
     pub tpot_s: Option<f64>,
     pub gpu_memory_utilization: f64,
+    /// The serving engine whose KV-pool rule sizes each replica (default vLLM).
+    pub engine: crate::workload::Engine,
     /// Whether the service is public and generative (for the filing-duty advice).
     pub public_generative: bool,
     /// Fewest replicas, for availability: one replica is a single point of failure (a node
@@ -172,6 +180,7 @@ impl Default for ServeJob {
             ttft_s: None,
             tpot_s: None,
             gpu_memory_utilization: 0.9,
+            engine: crate::workload::Engine::Vllm,
             public_generative: true,
             min_replicas: DEFAULT_MIN_REPLICAS,
             peak_factor: DEFAULT_PEAK_FACTOR,
@@ -231,7 +240,7 @@ pub struct Plan {
     /// The mode the plan recommends (cheapest allowed by the constraints).
     pub chosen: Option<BillingCost>,
     pub hours: f64,
-    pub caveats: Vec<String>,
+    pub caveats: Vec<crate::i18n::Text>,
     pub advice: Vec<advice::Advice>,
     /// Near-duplicates folded into this plan: other instance types of the same provider with the
     /// same accelerator and count whose time and cost are within the ranking's tie band
@@ -279,7 +288,19 @@ pub struct Binding {
 pub struct SearchStats {
     pub instance_types: usize,
     pub candidates: usize,
+    /// Configurations searched over all (instance type, node count) pairs, each counted as if
+    /// searched alone (the same in every [`SearchMode`]).
     pub configurations: u64,
+    /// What the search really computed after sharing (for the benchmarks; not in the JSON).
+    #[serde(skip)]
+    pub work: SearchWork,
+}
+
+/// Evaluations the training search really ran: memory estimates and step-time estimates.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SearchWork {
+    pub memory: u64,
+    pub step: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -297,7 +318,15 @@ pub fn instance_cluster(
     inst: &Instance,
     gpu: &GpuSpec,
     nodes: u64,
-) -> Result<(ClusterSpec, Option<String>), CoreError> {
+) -> Result<(ClusterSpec, Option<crate::i18n::Text>), CoreError> {
+    use crate::i18n::{Msg, Text};
+    let add = |prev: Option<Text>, m: &str| -> Option<Text> {
+        let t = Text::from(Msg::new(m));
+        Some(match prev {
+            Some(p) => p.and(t),
+            None => t,
+        })
+    };
     let per_node = inst.gpu_count.round().max(1.0) as u64;
     let (link, mut assumed) = match inst.rdma {
         RdmaKind::Erdma => (InterLink::Erdma, None),
@@ -305,23 +334,23 @@ pub fn instance_cluster(
         RdmaKind::None => (InterLink::Tcp, None),
         RdmaKind::Unknown => (
             InterLink::Tcp,
-            Some(if gpu.stack == "cann" {
-                // Ascend clusters run HCCL over the NPUs' own RoCE ports where the flavor has them;
-                // none of the stored sources documents them per flavor, so TCP stays the bound.
-                "RoCE between Ascend nodes not documented for this type: HCCL over TCP assumed (check the NPU RoCE ports with hccn_tool)".to_string()
-            } else {
-                "RDMA not documented for this type: assumed TCP".to_string()
-            }),
+            // Ascend clusters run HCCL over the NPUs' own RoCE ports where the flavor has them;
+            // none of the stored sources documents them per flavor, so TCP stays the bound.
+            add(
+                None,
+                if gpu.stack == "cann" {
+                    "cav-roce-unknown-ascend"
+                } else {
+                    "cav-rdma-unknown"
+                },
+            ),
         ),
     };
     let gbit = match (inst.rdma.is_rdma(), inst.rdma_gbit, inst.network_gbit) {
         (true, Some(r), _) => r,
         (_, _, Some(n)) => n,
         _ => {
-            assumed = Some(format!(
-                "{}network bandwidth not documented: assumed 10 Gbit/s",
-                assumed.map(|a| a + "; ").unwrap_or_default()
-            ));
+            assumed = add(assumed, "cav-network-unknown");
             10.0
         }
     };
@@ -332,10 +361,7 @@ pub fn instance_cluster(
         && per_node > 1
     {
         c.intra_bandwidth = Bandwidth::from_gb_per_s(32.0);
-        assumed = Some(format!(
-            "{}GPU link not documented as NVLink: PCIe Gen4 assumed",
-            assumed.map(|a| a + "; ").unwrap_or_default()
-        ));
+        assumed = add(assumed, "cav-pcie-assumed");
     }
     Ok((c, assumed))
 }
@@ -411,11 +437,33 @@ pub fn candidates<'a>(
     out
 }
 
+/// How the training search evaluates its space. Both give the same plans (tested:
+/// `tests/search_equivalence.rs`); `Exhaustive` is the reference the shared search is checked by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SearchMode {
+    /// Each memory pass shared by the clusters with the same GPU, shape and search space, each
+    /// time pass by identical clusters, on all cores.
+    #[default]
+    Shared,
+    /// Every (instance type, node count) searched from scratch on one thread.
+    Exhaustive,
+}
+
 /// Entry point.
 pub fn plan(req: &PlanRequest, cat: &Catalog) -> Result<PlanOutcome, CoreError> {
+    plan_with(req, cat, SearchMode::Shared)
+}
+
+/// [`plan`] with a chosen search mode.
+pub fn plan_with(
+    req: &PlanRequest,
+    cat: &Catalog,
+    mode: SearchMode,
+) -> Result<PlanOutcome, CoreError> {
     let resolved = validate_request(req)?;
     let req = &resolved;
     let mut rejected = Vec::new();
+    let mut work = SearchWork::default();
     let cands = candidates(cat, &req.constraints, &mut rejected);
     let (mut plans, configurations) = match &req.job {
         Job::Train {
@@ -428,7 +476,7 @@ pub fn plan(req: &PlanRequest, cat: &Catalog) -> Result<PlanOutcome, CoreError> 
                 global_batch: *global_batch,
                 precision_pinned: *precision_pinned,
             };
-            train::search(req, &job, &cands, cat, &mut rejected)?
+            train::search(req, &job, &cands, cat, &mut rejected, (mode, &mut work))?
         }
         Job::Serve(s) => serve::search(req, s, &cands, cat, &mut rejected)?,
     };
@@ -451,6 +499,7 @@ pub fn plan(req: &PlanRequest, cat: &Catalog) -> Result<PlanOutcome, CoreError> 
             instance_types: cat.instances.len(),
             candidates: cands.len(),
             configurations,
+            work,
         },
         plans,
         pareto,

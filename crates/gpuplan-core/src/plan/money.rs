@@ -128,7 +128,12 @@ fn spot_price(cat: &Catalog, inst: &Instance, regions: &[String], tun: &Tunables
         method: Some(format!(
             "{:.0}% of the on-demand price (tunable spot_price_fraction; Tencent documents spot at about 10–20% of pay-as-you-go, Alibaba says it can fall to 10%); import real spot prices with `gpuplan catalog import`{}",
             tun.spot_price_fraction * 100.0,
-            od.method.map(|m| format!("; on-demand price: {m}")).unwrap_or_default()
+            od.method.as_ref().map(|m| format!("; on-demand price: {m}")).unwrap_or_default()
+        )),
+        method_zh: Some(format!(
+            "按量价格的 {:.0}%（可调常数 spot_price_fraction；腾讯云文档称竞价实例约为按量价格的 10%–20%，阿里云称可低至 10%）；请用 `gpuplan catalog import` 导入真实的抢占式价格{}",
+            tun.spot_price_fraction * 100.0,
+            od.method_zh.as_ref().or(od.method.as_ref()).map(|m| format!("；按量价格：{m}")).unwrap_or_default()
         )),
         origin: Origin::Builtin,
     })
@@ -283,6 +288,11 @@ pub struct StorageChoice {
 /// with a local cache, CPFS/SFS Turbo data flow from OSS/OBS).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Tiered {
+    /// Catalog ids of the two classes (for their names in the user's language).
+    #[serde(skip)]
+    pub object_id: String,
+    #[serde(skip)]
+    pub cache_id: String,
     pub object: String,
     pub object_gib: f64,
     pub object_monthly_cny: f64,
@@ -343,6 +353,8 @@ fn tiered_alternative(
     let worth =
         split < whole * (1.0 - TIERING_MIN_SAVING) && whole - split >= TIERING_MIN_SAVING_CNY;
     (split.is_finite() && worth).then(|| Tiered {
+        object_id: object.id.clone(),
+        cache_id: cache.class.id.clone(),
         object: object.name.clone(),
         object_gib,
         object_monthly_cny: object_monthly,

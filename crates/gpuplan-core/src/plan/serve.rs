@@ -10,10 +10,16 @@ use crate::hardware::{ComputeDtype, GpuSpec};
 use crate::infer::{latency, serving_memory, weight_bytes};
 use crate::model::{param_breakdown, Architecture, Structure};
 use crate::units::{compute_time, transfer_time, Bytes, Flops, Seconds};
-use crate::workload::{InferenceSetup, WeightFormat};
+use crate::workload::{Engine, InferenceSetup, WeightFormat};
 
-/// vLLM's default `max_num_seqs`.
+/// vLLM's default `max_num_seqs` on most GPUs (and the cap used for the other engines).
 pub const MAX_NUM_SEQS: u64 = 256;
+
+/// Most sequences the engine schedules at once by default (see
+/// [`crate::infer::engine_max_num_seqs`]).
+pub fn max_num_seqs(engine: Engine, gpu: &GpuSpec) -> u64 {
+    crate::infer::engine_max_num_seqs(engine, gpu)
+}
 
 /// Weight formats to size on this chip. 16-bit weights are fp16 on chips without bf16 (Turing,
 /// Volta: vLLM casts bf16 checkpoints to fp16 there, same bytes); FP8 only where the chip has it
@@ -77,24 +83,30 @@ fn size_decoder(
 ) -> Result<Option<Sized>, CoreError> {
     let tun = &req.tunables;
     let mml = job.input_tokens + job.output_tokens;
+    // The engine's own defaults (profile tokens, memory fraction), as `estimate` uses them.
     let base = InferenceSetup {
         weights: fmt,
         kv_dtype: job.kv_dtype,
         tp,
+        engine: job.engine,
         gpu_memory_utilization: job.gpu_memory_utilization,
         max_model_len: Some(mml),
-        max_num_batched_tokens: Some(mml.clamp(2048, 8192)),
-        block_size: 16,
         batch: 1,
         input_tokens: job.input_tokens,
         output_tokens: job.output_tokens,
+        ..InferenceSetup::default()
     };
     *evaluated += 1;
     let mem = serving_memory(&req.model, &base, gpu, tun)?;
     if !mem.fits {
         return Ok(None);
     }
-    let cap = mem.max_concurrent_requests.min(MAX_NUM_SEQS);
+    let cap = if job.engine == Engine::Static {
+        MAX_NUM_SEQS
+    } else {
+        mem.max_concurrent_requests
+            .min(max_num_seqs(job.engine, gpu))
+    };
     if cap == 0 {
         return Ok(None);
     }
@@ -110,6 +122,16 @@ fn size_decoder(
             batch: b,
             ..base.clone()
         };
+        // A static cache is sized for the batch: each batch is its own memory check.
+        let mem_b = if job.engine == Engine::Static {
+            let m = serving_memory(&req.model, &s, gpu, tun)?;
+            if !m.fits {
+                break;
+            }
+            m
+        } else {
+            mem.clone()
+        };
         let l = latency(&req.model, &s, gpu, tun)?;
         if job.tpot_s.is_some_and(|t| l.time_per_token.0 > t) {
             break;
@@ -122,7 +144,7 @@ fn size_decoder(
             tp,
             batch: b,
             rps,
-            memory: mem.clone(),
+            memory: mem_b,
             latency: l,
         });
         if b == cap {
@@ -229,6 +251,10 @@ pub fn search(
                         batch: b,
                         rps,
                         memory: crate::infer::ServingMemory {
+                            engine: job.engine,
+                            rule: "encoder: one forward per request, no KV cache".into(),
+                            block_tokens: 0,
+                            profile_tokens: 0,
                             weights: w,
                             activation_peak: Bytes(0.0),
                             non_torch: Bytes::from_gib(req.tunables.cuda_context_gib),
@@ -308,7 +334,7 @@ pub fn search(
                 nodes,
                 total_gpus: cluster.total_gpus() as f64,
                 cluster,
-                network_assumed: assumed.clone(),
+                network_assumed: assumed.as_ref().map(|t| t.en.clone()),
                 train: None,
                 serve: Some(ServeDetail {
                     weights: s.weights,

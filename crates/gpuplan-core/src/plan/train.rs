@@ -3,15 +3,18 @@
 //! cost under each billing mode, storage and the constraints.
 
 use super::money::{choose_storage, costs, StorageChoice, StorageNeed, HOURS_PER_MONTH};
-use super::{instance_cluster, BillingCost, Binding, Plan, PlanRequest, TrainDetail};
+use super::{
+    instance_cluster, BillingCost, Binding, Plan, PlanRequest, SearchMode, SearchWork, TrainDetail,
+};
 use crate::catalog::{Catalog, Instance};
 use crate::constants::Tunables;
 use crate::error::CoreError;
 use crate::hardware::{ClusterSpec, GpuSpec};
+use crate::i18n::{Msg, Text};
 use crate::model::Architecture;
 use crate::train::DataPath;
 use crate::train::{
-    data_path, job_tokens, training_memory, training_step, StepTime, TrainingMemory,
+    data_path, job_tokens, training_memory, training_step_validated, StepTime, TrainingMemory,
 };
 use crate::units::Bytes;
 use crate::workload::{AttentionImpl, Recompute, TrainTask, TrainingSetup};
@@ -65,25 +68,26 @@ fn input_limits(
     nodes: u64,
     data: &DataPath,
     step: &mut StepTime,
-    caveats: &mut Vec<String>,
+    caveats: &mut Vec<Text>,
 ) -> Option<StorageChoice> {
     let unit = if req.model.transformer().is_some() {
-        "tokens/s"
+        "tokens"
     } else {
-        "samples/s"
+        "samples"
     };
     // `data` was computed for the uncapped throughput.
     let uncapped = step.tokens_per_second.max(f64::MIN_POSITIVE);
     if let Some(cap) = decode_cap(req, inst, nodes) {
         if cap < step.tokens_per_second {
-            caveats.push(format!(
-                "host CPUs cap the input pipeline at {:.0} samples/s ({} vCPU × {} nodes × {} img/s/core) below the GPUs' {:.0}: decode on GPU (DALI) or pick more vCPUs",
-                cap,
-                inst.vcpu.unwrap_or(0),
-                nodes,
-                req.tunables.image_decode_per_core,
-                step.tokens_per_second
-            ));
+            caveats.push(
+                Msg::new("cav-host-cpu-cap")
+                    .arg("cap", format!("{cap:.0}"))
+                    .arg("vcpu", inst.vcpu.unwrap_or(0))
+                    .arg("nodes", nodes)
+                    .arg("per_core", req.tunables.image_decode_per_core)
+                    .arg("gpus", format!("{:.0}", step.tokens_per_second))
+                    .into(),
+            );
             cap_step(step, cap / step.tokens_per_second, "host-cpu");
         }
     }
@@ -101,17 +105,23 @@ fn input_limits(
         .map_or(f64::INFINITY, |s| s.throughput_mbs * 1e6);
     let supply = nic.min(storage_bps);
     if demand > supply * 1.001 && demand > 0.0 {
-        let (what, limit) = if storage_bps < nic {
-            ("input", "the storage class")
+        let what = if storage_bps < nic {
+            "input"
         } else {
-            ("network", "the nodes' network")
+            "network"
         };
-        caveats.push(format!(
-            "{limit} delivers {} of the {} the GPUs could read: input-bound at {:.0} {unit}",
-            crate::units::Bandwidth(supply),
-            crate::units::Bandwidth(demand),
-            step.tokens_per_second * supply / demand
-        ));
+        caveats.push(
+            Msg::new("cav-input-bound")
+                .arg("limit", what)
+                .arg("supply", crate::units::Bandwidth(supply).to_string())
+                .arg("demand", crate::units::Bandwidth(demand).to_string())
+                .arg(
+                    "rate",
+                    format!("{:.0}", step.tokens_per_second * supply / demand),
+                )
+                .arg("unit", unit)
+                .into(),
+        );
         cap_step(step, supply / demand, what);
     }
     storage
@@ -142,18 +152,64 @@ fn add_storage_cost(
     s.job_cny = chosen.as_ref().map(|c| monthly * c.hours / HOURS_PER_MONTH);
 }
 
-/// Search one cluster. Returns the fastest fitting configuration, or the smallest shortfall.
-pub fn best_config(
-    req: &PlanRequest,
-    base: &TrainingSetup,
-    global_batch: u64,
-    c: &ClusterSpec,
-    evaluated: &mut u64,
-) -> Result<Best, Box<Shortfall>> {
-    let m = &req.model;
-    let tun = &req.tunables;
+/// One point of the parallelism search space before the micro-batch is chosen. A new search
+/// dimension is a field here, a loop in [`search_space`] and a line in [`Point::configure`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Point {
+    pub tp: u64,
+    pub pp: u64,
+    /// Context-parallel degree (ring attention; 1 unless a sequence is at least 32k tokens).
+    pub cp: u64,
+    /// Virtual pipeline stages per device (interleaved 1F1B).
+    pub vp: u64,
+    pub ep: u64,
+    pub zero: u8,
+    pub recompute: Recompute,
+    /// Data-parallel degree: the cluster's GPUs over TP × PP.
+    pub dp: u64,
+}
+
+impl std::hash::Hash for Point {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        (
+            self.tp,
+            self.pp,
+            self.cp,
+            self.vp,
+            self.ep,
+            self.zero,
+            self.recompute as u8,
+            self.dp,
+        )
+            .hash(h);
+    }
+}
+
+impl Point {
+    /// The setup this point runs at micro-batch `mb`, keeping the global batch.
+    fn configure(&self, base: &TrainingSetup, mb: u64, global_batch: u64) -> TrainingSetup {
+        let mut s = base.clone();
+        s.parallel.tp = self.tp;
+        s.parallel.pp = self.pp;
+        s.parallel.zero = self.zero;
+        s.parallel.ep = self.ep;
+        s.parallel.sequence_parallel =
+            self.tp > 1 && base.framework == crate::workload::Framework::Megatron;
+        s.parallel.cp = self.cp;
+        s.parallel.virtual_stages = self.vp;
+        propose_overlap(&mut s);
+        s.recompute = self.recompute;
+        s.micro_batch = mb;
+        s.grad_accum = global_batch.div_ceil(mb * self.dp).max(1);
+        s
+    }
+}
+
+/// The search space on one cluster, in search order: TP × PP × EP × ZeRO × recompute (the
+/// micro-batch is searched per point by [`fits`]).
+pub fn search_space(req: &PlanRequest, base: &TrainingSetup, c: &ClusterSpec) -> Vec<Point> {
     let total = c.total_gpus();
-    let (heads, layers, experts) = match &m.architecture {
+    let (heads, layers, experts) = match &req.model.architecture {
         Architecture::Transformer(t) => (
             t.heads,
             t.total_layers(),
@@ -166,139 +222,263 @@ pub fn best_config(
     let model_parallel =
         base.framework == crate::workload::Framework::Megatron || base.task == TrainTask::Pretrain;
     let nvlink = c.gpu.intra_link.is_nvlink_class() && c.intra_bandwidth.gb_per_s() > 64.0;
-    let tps: Vec<u64> = [1, 2, 4, 8]
-        .into_iter()
-        .filter(|tp| {
-            *tp == 1
-                || (model_parallel && nvlink && *tp <= c.gpus_per_node && heads.is_multiple_of(*tp))
-        })
-        .collect();
+    let tps = [1, 2, 4, 8].into_iter().filter(|tp| {
+        *tp == 1
+            || (model_parallel && nvlink && *tp <= c.gpus_per_node && heads.is_multiple_of(*tp))
+    });
     let pps: Vec<u64> = [1, 2, 4, 8, 16]
         .into_iter()
         .filter(|pp| *pp == 1 || (model_parallel && layers.is_multiple_of(*pp)))
         .collect();
     // Context parallelism for long sequences (issue 10): ring attention over up to 8 ranks when a
     // sequence is at least 32k tokens, where activations of a whole sequence crowd one device.
-    let cps: Vec<u64> = match m.architecture {
+    let cps: Vec<u64> = match req.model.architecture {
         Architecture::Transformer(_) if base.seq_len >= 32_768 => [1, 2, 4, 8]
             .into_iter()
             .filter(|cp| base.seq_len.is_multiple_of(*cp))
             .collect(),
         _ => vec![1],
     };
-    let mbs: &[u64] = match m.architecture {
-        Architecture::Transformer(_) => &[1, 2, 4, 8, 16],
-        Architecture::Opaque(_) => &[1, 2, 4, 8, 16, 32, 64, 128, 256],
-    };
-    let rcs: Vec<Recompute> = if base.attention == AttentionImpl::Eager {
-        vec![Recompute::None, Recompute::Selective, Recompute::Full]
+    let rcs: &[Recompute] = if base.attention == AttentionImpl::Eager {
+        &[Recompute::None, Recompute::Selective, Recompute::Full]
     } else {
-        vec![Recompute::None, Recompute::Full]
+        &[Recompute::None, Recompute::Full]
     };
-    let gpu_mem = c.gpu.memory().unwrap_or(Bytes(0.0));
-    let mut best: Option<Best> = None;
-    let mut least: Option<Shortfall> = None;
-    for &tp in &tps {
+    let mut out = Vec::new();
+    for tp in tps {
         for (&pp, &cp) in pps.iter().flat_map(|p| cps.iter().map(move |c| (p, c))) {
             let mp = tp * pp * cp;
             if mp > total || !total.is_multiple_of(mp) {
                 continue;
             }
             let dp = total / mp;
-            let zeros: Vec<u8> = if dp == 1 {
-                vec![0]
-            } else if base.task.is_peft() {
-                vec![0, 3]
+            // Megatron-Core's interleaved schedule with 2 virtual stages when the layers split
+            // evenly into pp × 2 chunks and the workload did not choose (a smaller bubble).
+            let vp = if base.framework == crate::workload::Framework::Megatron
+                && pp > 1
+                && base.parallel.virtual_stages == 1
+                && layers.is_multiple_of(pp * 2)
+            {
+                2
             } else {
-                vec![1, 2, 3]
+                base.parallel.virtual_stages
+            };
+            let zeros: &[u8] = if dp == 1 {
+                &[0]
+            } else if base.task.is_peft() {
+                &[0, 3]
+            } else {
+                &[1, 2, 3]
             };
             // Expert parallelism for MoE models: experts split over up to dp × tp ranks, for every
             // task and profile (DeepSpeed-MoE, Megatron-Core, torchtitan and Megatron-based LoRA
             // stacks run EP); without it ZeRO-3 gathers every expert each micro-batch.
-            let eps: Vec<u64> = [1, 2, 4, 8, 16, 32, 64]
-                .into_iter()
-                .filter(|ep| {
-                    *ep == 1 || (experts.is_multiple_of(*ep) && (dp * tp).is_multiple_of(*ep))
-                })
-                .collect();
-            for (&ep, &zero) in eps.iter().flat_map(|e| zeros.iter().map(move |z| (e, z))) {
-                for &rc in &rcs {
-                    let mut fit: Option<(TrainingSetup, TrainingMemory)> = None;
-                    for &mb in mbs {
-                        // Keep the user's global batch: micro-batch × DP may not exceed it.
-                        if mb > 1 && mb * dp > global_batch.max(dp) {
-                            break;
-                        }
-                        let mut s = base.clone();
-                        s.parallel.tp = tp;
-                        s.parallel.pp = pp;
-                        s.parallel.zero = zero;
-                        s.parallel.ep = ep;
-                        s.parallel.sequence_parallel =
-                            tp > 1 && base.framework == crate::workload::Framework::Megatron;
-                        s.parallel.cp = cp;
-                        propose_overlap(&mut s, layers);
-                        s.recompute = rc;
-                        s.micro_batch = mb;
-                        s.grad_accum = global_batch.div_ceil(mb * dp).max(1);
-                        *evaluated += 1;
-                        let Ok(mem) = training_memory(m, &s, c, tun) else {
-                            break;
-                        };
-                        if mem.device_total.0 <= gpu_mem.0 {
-                            fit = Some((s, mem));
-                        } else {
-                            if least.as_ref().is_none_or(|l| mem.device_total.0 < l.need.0) {
-                                least = Some(Shortfall {
-                                    need: mem.device_total,
-                                    have: gpu_mem,
-                                    setup: s,
-                                });
-                            }
-                            break;
-                        }
-                    }
-                    if let Some((s, mem)) = fit {
-                        let Ok(step) = training_step(m, &s, c, tun) else {
-                            continue;
-                        };
-                        let better = best.as_ref().is_none_or(|b| {
-                            step.tokens_per_second > b.step.tokens_per_second * 1.0001
+            let eps = [1, 2, 4, 8, 16, 32, 64].into_iter().filter(|ep| {
+                *ep == 1 || (experts.is_multiple_of(*ep) && (dp * tp).is_multiple_of(*ep))
+            });
+            for ep in eps {
+                for &zero in zeros {
+                    for &recompute in rcs {
+                        out.push(Point {
+                            tp,
+                            pp,
+                            cp,
+                            vp,
+                            ep,
+                            zero,
+                            recompute,
+                            dp,
                         });
-                        if better {
-                            best = Some(Best {
-                                setup: s,
-                                memory: mem,
-                                step,
-                            });
-                        }
                     }
                 }
             }
         }
     }
-    best.ok_or_else(|| {
-        Box::new(least.unwrap_or(Shortfall {
-            need: Bytes(f64::INFINITY),
-            have: gpu_mem,
-            setup: base.clone(),
-        }))
-    })
+    out
 }
 
-/// Schedule and overlap options the search proposes for Megatron-Core where they help and the
-/// user left them unset (issue 10): the interleaved 1F1B schedule with 2 virtual stages when
-/// the layers split evenly into pp × 2 chunks (a smaller bubble), and the DP/TP communication
-/// overlaps NeMo's recipes switch on (`overlap_grad_reduce`, `overlap_param_gather`,
-/// `tp_comm_overlap`); other frameworks keep their defaults.
-fn propose_overlap(s: &mut TrainingSetup, layers: u64) {
+/// One micro-batch of one point: the configuration and its memory (`None`: not estimable).
+pub type Rung = std::sync::Arc<(TrainingSetup, Option<TrainingMemory>)>;
+
+/// The configurations of a search space that fit memory on a cluster: per point, the largest
+/// fitting micro-batch with its memory, in search order.
+#[derive(Clone)]
+pub struct Fits {
+    pub fit: Vec<Rung>,
+    /// The least memory any evaluated configuration needed (for "why it does not fit"); `None`
+    /// when every point fitted or none could be evaluated.
+    pub least: Option<Shortfall>,
+    /// What the cluster's GPU has.
+    pub have: Bytes,
+    /// The setup searched (named by the shortfall when nothing was evaluated).
+    pub base: TrainingSetup,
+    /// Configurations whose memory was evaluated (as if this cluster were searched alone).
+    pub evaluated: u64,
+}
+
+impl Fits {
+    fn new(base: &TrainingSetup, c: &ClusterSpec) -> Fits {
+        Fits {
+            fit: Vec::new(),
+            least: None,
+            have: c.gpu.memory().unwrap_or(Bytes(0.0)),
+            base: base.clone(),
+            evaluated: 0,
+        }
+    }
+
+    /// The least memory any configuration needed, or "infinitely much" when none was evaluated.
+    pub fn shortfall(&self) -> Shortfall {
+        self.least.clone().unwrap_or_else(|| Shortfall {
+            need: Bytes(f64::INFINITY),
+            have: self.have,
+            setup: self.base.clone(),
+        })
+    }
+
+    /// One point's micro-batches in increasing order, stopping at the first that does not fit:
+    /// activation memory grows with the micro-batch, so no larger one fits either. Keeps the
+    /// largest that fits.
+    fn climb(&mut self, rungs: impl Iterator<Item = Rung>) {
+        let mut fit = None;
+        for rung in rungs {
+            self.evaluated += 1;
+            let Some(mem) = &rung.1 else { break };
+            if mem.device_total.0 <= self.have.0 {
+                fit = Some(rung);
+                continue;
+            }
+            if self
+                .least
+                .as_ref()
+                .is_none_or(|l| mem.device_total.0 < l.need.0)
+            {
+                self.least = Some(Shortfall {
+                    need: mem.device_total,
+                    have: self.have,
+                    setup: rung.0.clone(),
+                });
+            }
+            break;
+        }
+        self.fit.extend(fit);
+    }
+}
+
+/// Micro-batches the search tries, in increasing order.
+fn micro_batches(req: &PlanRequest) -> &'static [u64] {
+    match req.model.architecture {
+        Architecture::Transformer(_) => &[1, 2, 4, 8, 16],
+        Architecture::Opaque(_) => &[1, 2, 4, 8, 16, 32, 64, 128, 256],
+    }
+}
+
+/// A point's rungs, computed as they are consumed; micro-batch × DP never exceeds the user's
+/// global batch.
+fn rungs<'a>(
+    req: &'a PlanRequest,
+    base: &'a TrainingSetup,
+    global_batch: u64,
+    point: Point,
+    c: &'a ClusterSpec,
+) -> impl Iterator<Item = Rung> + 'a {
+    micro_batches(req)
+        .iter()
+        .take_while(move |&&mb| mb == 1 || mb * point.dp <= global_batch.max(point.dp))
+        .map(move |&mb| {
+            let s = point.configure(base, mb, global_batch);
+            let mem = training_memory(&req.model, &s, c, &req.tunables).ok();
+            std::sync::Arc::new((s, mem))
+        })
+}
+
+/// Memory pass of the search on one cluster, every rung computed (the reference).
+pub fn fits(req: &PlanRequest, base: &TrainingSetup, global_batch: u64, c: &ClusterSpec) -> Fits {
+    let mut out = Fits::new(base, c);
+    for point in search_space(req, base, c) {
+        out.climb(rungs(req, base, global_batch, point, c));
+    }
+    out
+}
+
+/// A point's rungs up to the first one that no GPU of `most` bytes holds: every rung a climb on
+/// a GPU with at most `most` bytes consumes.
+fn ladder(
+    req: &PlanRequest,
+    base: &TrainingSetup,
+    global_batch: u64,
+    point: Point,
+    c: &ClusterSpec,
+    most: f64,
+) -> Vec<Rung> {
+    let mut out = Vec::new();
+    for rung in rungs(req, base, global_batch, point, c) {
+        // Stop where the largest GPU stops (a NaN need stops every climb).
+        let held = rung.1.as_ref().is_some_and(|m| m.device_total.0 <= most);
+        out.push(rung);
+        if !held {
+            break;
+        }
+    }
+    out
+}
+
+/// Time pass of the search: the fastest of the fitting configurations on this cluster (the first
+/// in search order unless a later one is > 0.01% faster), or the smallest shortfall. The request's
+/// tunables must have been validated (`validate_request`, or [`best_config`]).
+fn fastest(
+    req: &PlanRequest,
+    fits: &Fits,
+    c: &ClusterSpec,
+    steps: &mut u64,
+) -> Result<Best, Box<Shortfall>> {
+    let mut best: Option<Best> = None;
+    for rung in &fits.fit {
+        let (s, Some(mem)) = &**rung else { continue };
+        *steps += 1;
+        let Ok(step) = training_step_validated(&req.model, s, c, &req.tunables) else {
+            continue;
+        };
+        let better = best
+            .as_ref()
+            .is_none_or(|b| step.tokens_per_second > b.step.tokens_per_second * 1.0001);
+        if better {
+            best = Some(Best {
+                setup: s.clone(),
+                memory: mem.clone(),
+                step,
+            });
+        }
+    }
+    best.ok_or_else(|| Box::new(fits.shortfall()))
+}
+
+/// Search one cluster. Returns the fastest fitting configuration, or the smallest shortfall.
+pub fn best_config(
+    req: &PlanRequest,
+    base: &TrainingSetup,
+    global_batch: u64,
+    c: &ClusterSpec,
+    evaluated: &mut u64,
+) -> Result<Best, Box<Shortfall>> {
+    let f = fits(req, base, global_batch, c);
+    *evaluated += f.evaluated;
+    // Invalid tunables: no step time can be estimated, as `training_step` would say.
+    if req.tunables.validate().is_err() {
+        return Err(Box::new(f.shortfall()));
+    }
+    fastest(req, &f, c, &mut 0)
+}
+
+/// Overlap options the search proposes for Megatron-Core where the user left them unset (issue
+/// 10): the DP/TP communication overlaps NeMo's recipes switch on (`overlap_grad_reduce`,
+/// `overlap_param_gather`, `tp_comm_overlap`); other frameworks keep their defaults. (The
+/// interleaved schedule is a search dimension, [`Point::vp`].)
+fn propose_overlap(s: &mut TrainingSetup) {
     if s.framework != crate::workload::Framework::Megatron {
         return;
     }
     let p = &mut s.parallel;
-    if p.pp > 1 && p.virtual_stages == 1 && layers.is_multiple_of(p.pp * 2) {
-        p.virtual_stages = 2;
-    }
     p.overlap_grad_reduce = p.overlap_grad_reduce.or(Some(true));
     p.overlap_param_gather = p.overlap_param_gather.or(Some(true));
     if p.tp > 1 {
@@ -307,13 +487,10 @@ fn propose_overlap(s: &mut TrainingSetup, layers: u64) {
 }
 
 /// What the chosen configuration asks of the training stack.
-fn stack_caveats(s: &TrainingSetup) -> Vec<String> {
+fn stack_caveats(s: &TrainingSetup) -> Vec<Text> {
     let mut v = Vec::new();
     if s.parallel.ep > 1 && s.framework == crate::workload::Framework::HuggingFace {
-        v.push(format!(
-            "expert parallelism (EP {}) needs an MoE-aware stack: DeepSpeed-MoE, Megatron-Core or torchtitan (LoRA: a Megatron-based trainer such as ms-swift's Megatron backend); HF Trainer with FSDP alone gathers every expert",
-            s.parallel.ep
-        ));
+        v.push(Msg::new("cav-ep-stack").arg("ep", s.parallel.ep).into());
     }
     v
 }
@@ -346,7 +523,7 @@ pub struct TrainJob<'a> {
 }
 
 /// Chips the job's pinned precision (or attention) cannot run on, with the reason, once each.
-fn reject_chips(skipped: &[(String, String)], rejected: &mut Vec<Binding>) {
+fn reject_chips(skipped: &[(String, Text)], rejected: &mut Vec<Binding>) {
     let mut seen: Vec<&str> = Vec::new();
     for (gpu, why) in skipped {
         if seen.contains(&gpu.as_str()) {
@@ -355,33 +532,249 @@ fn reject_chips(skipped: &[(String, String)], rejected: &mut Vec<Binding>) {
         seen.push(gpu);
         rejected.push(Binding {
             constraint: "precision",
-            message_en: format!("{gpu} skipped: {why}"),
-            message_zh: format!("{gpu} 已跳过：该芯片不支持所选精度或注意力实现（{why}）"),
+            message_en: format!("{gpu} skipped: {}", why.en),
+            message_zh: format!(
+                "{gpu} 已跳过：该芯片不支持所选精度或注意力实现（{}）",
+                why.zh
+            ),
         });
     }
 }
 
-/// Search results per (cluster, setup): instance types of different providers and regions with
-/// the same GPU, node shape and links give the same configurations, so each is searched once.
-type Memo = std::collections::HashMap<String, (Result<Best, Box<Shortfall>>, u64)>;
+/// Where one (instance type, node count) of the search stands: its cluster and which shared
+/// memory pass ([`Fits`]) and time pass ([`fastest`]) answer it.
+struct Site<'a> {
+    inst: &'a Instance,
+    gpu: &'a GpuSpec,
+    /// Index into the chips' adapted setups.
+    chip: usize,
+    nodes: u64,
+    cluster: ClusterSpec,
+    assumed: Option<Text>,
+    fit: usize,
+    time: usize,
+}
 
-/// `best_config`, computed once per distinct cluster and setup; the count of configurations is
-/// reported as if searched again, so the plan's "configurations evaluated" does not change.
-fn cached_best(
-    memo: &mut Memo,
-    req: &PlanRequest,
-    setup: &TrainingSetup,
-    gb: u64,
-    cluster: &ClusterSpec,
-) -> (Result<Best, Box<Shortfall>>, u64) {
-    let key = format!("{cluster:?}|{setup:?}|{gb}");
-    if let Some((found, n)) = memo.get(&key) {
-        return (found.clone(), *n);
+/// A chip's setup after `chip::adapt`, or why the job cannot run on it.
+type ChipSetup = Result<(TrainingSetup, Vec<Text>), Text>;
+
+/// A memory pass over the sites that share its chip, cluster shape and search space: one ladder
+/// per point (empty in the reference mode, where the pass computes every rung itself).
+struct FitJob {
+    chip: usize,
+    cluster: ClusterSpec,
+    ladders: Vec<usize>,
+}
+
+/// One point's micro-batch ladder, shared by every cluster whose chips run the same adapted setup
+/// on the same software stack with the same number of GPUs: memory depends on the cluster only
+/// through those (tested: `memory_depends_on_setup_stack_and_gpu_count_only` in
+/// tests/search_equivalence.rs); TP stays inside a node by the search space. Climbed up to the
+/// largest GPU memory of those chips (`most`), it holds every rung any of them would evaluate.
+struct LadderJob {
+    class: usize,
+    point: Point,
+    cluster: ClusterSpec,
+    most: f64,
+}
+
+/// The distinct work the sites need: memory ladders (shared across chips and cluster shapes),
+/// memory passes per (chip, cluster shape, search space) and one time pass per distinct cluster.
+/// Instance types of different providers and regions with the same GPU, node shape and links
+/// share all of it. `share = false` gives every site its own passes, each computing every rung
+/// (the reference).
+#[derive(Default)]
+struct Work {
+    /// Distinct adapted setups.
+    classes: Vec<TrainingSetup>,
+    stacks: Vec<String>,
+    ladders: Vec<LadderJob>,
+    ladder_keys: std::collections::HashMap<(usize, usize, u64, Point), usize>,
+    fit_jobs: Vec<FitJob>,
+    fit_keys: std::collections::HashMap<(usize, u64, u64, Vec<Point>), usize>,
+    time_jobs: Vec<(usize, ClusterSpec)>,
+    time_keys: std::collections::HashMap<(usize, u64, u64), Vec<usize>>,
+}
+
+impl Work {
+    fn class_of(&mut self, setup: &TrainingSetup) -> usize {
+        self.classes
+            .iter()
+            .position(|s| s == setup)
+            .unwrap_or_else(|| {
+                self.classes.push(setup.clone());
+                self.classes.len() - 1
+            })
     }
-    let mut evaluated = 0;
-    let found = best_config(req, setup, gb, cluster, &mut evaluated);
-    memo.insert(key, (found.clone(), evaluated));
-    (found, evaluated)
+    fn ladder_for(&mut self, class: usize, point: Point, c: &ClusterSpec) -> usize {
+        let stack = match self.stacks.iter().position(|s| *s == c.gpu.stack) {
+            Some(i) => i,
+            None => {
+                self.stacks.push(c.gpu.stack.clone());
+                self.stacks.len() - 1
+            }
+        };
+        let have = c.gpu.memory().unwrap_or(Bytes(0.0)).0;
+        let key = (class, stack, c.total_gpus(), point);
+        if let Some(&i) = self.ladder_keys.get(&key) {
+            self.ladders[i].most = self.ladders[i].most.max(have);
+            return i;
+        }
+        self.ladders.push(LadderJob {
+            class,
+            point,
+            cluster: c.clone(),
+            most: have,
+        });
+        self.ladder_keys.insert(key, self.ladders.len() - 1);
+        self.ladders.len() - 1
+    }
+    fn fit_for(
+        &mut self,
+        req: &PlanRequest,
+        (chip, setup): (usize, &TrainingSetup),
+        c: &ClusterSpec,
+        share: bool,
+    ) -> usize {
+        let space = search_space(req, setup, c);
+        if !share {
+            self.fit_jobs.push(FitJob {
+                chip,
+                cluster: c.clone(),
+                ladders: Vec::new(),
+            });
+            return self.fit_jobs.len() - 1;
+        }
+        let key = (chip, c.gpus_per_node, c.nodes, space);
+        if let Some(&i) = self.fit_keys.get(&key) {
+            return i;
+        }
+        let class = self.class_of(setup);
+        let ladders = key
+            .3
+            .iter()
+            .map(|p| self.ladder_for(class, *p, c))
+            .collect();
+        self.fit_jobs.push(FitJob {
+            chip,
+            cluster: c.clone(),
+            ladders,
+        });
+        self.fit_keys.insert(key, self.fit_jobs.len() - 1);
+        self.fit_jobs.len() - 1
+    }
+    fn time_for(&mut self, fit: usize, c: &ClusterSpec, share: bool) -> usize {
+        let key = (
+            fit,
+            c.intra_bandwidth.0.to_bits(),
+            c.inter_bandwidth.0.to_bits(),
+        );
+        let same = self.time_keys.entry(key).or_default();
+        // The hash key narrows; the whole cluster decides (a field added later is never ignored).
+        if let Some(&i) = same.iter().find(|&&i| share && self.time_jobs[i].1 == *c) {
+            return i;
+        }
+        self.time_jobs.push((fit, c.clone()));
+        same.push(self.time_jobs.len() - 1);
+        self.time_jobs.len() - 1
+    }
+}
+
+/// `f` over `items` on all cores (scoped threads taking items in turn), results in item order.
+fn par_map<T: Sync, R: Send>(items: &[T], threads: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = threads.min(items.len());
+    if threads <= 1 {
+        return items.iter().map(f).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(item) = items.get(i) else { break };
+                        out.push((i, f(item)));
+                    }
+                    out
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
+}
+
+/// Threads for the search: the machine's cores (1 in the reference mode).
+fn search_threads(mode: SearchMode) -> usize {
+    match mode {
+        SearchMode::Exhaustive => 1,
+        SearchMode::Shared => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    }
+}
+
+/// The chips' adapted setups (one per distinct GPU row) and the sites of the search.
+fn sites<'a>(
+    req: &PlanRequest,
+    job: &TrainJob,
+    cands: &[(&'a Instance, &'a GpuSpec)],
+    share: bool,
+    work: &mut Work,
+) -> (Vec<ChipSetup>, Vec<Site<'a>>, Vec<(String, Text)>) {
+    let mut chips: Vec<(*const GpuSpec, ChipSetup)> = Vec::new();
+    let mut out = Vec::new();
+    let mut skipped = Vec::new();
+    for &(inst, gpu) in cands {
+        let chip = match chips.iter().position(|(g, _)| std::ptr::eq(*g, gpu)) {
+            Some(i) => i,
+            None => {
+                let (setup, notes) = crate::chip::adapt(
+                    &req.model,
+                    job.setup,
+                    gpu,
+                    crate::chip::Pinned {
+                        precision: job.precision_pinned,
+                        attention: false,
+                    },
+                );
+                let ok = crate::chip::check_support(&req.model, &setup, gpu)
+                    .map(|()| (setup, notes))
+                    .map_err(|e| e.message().into());
+                chips.push((gpu, ok));
+                chips.len() - 1
+            }
+        };
+        let setup = match &chips[chip].1 {
+            Ok((s, _)) => s,
+            Err(e) => {
+                skipped.push((gpu.id.clone(), e.clone()));
+                continue;
+            }
+        };
+        for nodes in node_counts(req.constraints.max_nodes) {
+            let Ok((cluster, assumed)) = instance_cluster(inst, gpu, nodes) else {
+                continue;
+            };
+            let fit = work.fit_for(req, (chip, setup), &cluster, share);
+            let time = work.time_for(fit, &cluster, share);
+            out.push(Site {
+                inst,
+                gpu,
+                chip,
+                nodes,
+                cluster,
+                assumed,
+                fit,
+                time,
+            });
+        }
+    }
+    (chips.into_iter().map(|(_, s)| s).collect(), out, skipped)
 }
 
 pub fn search(
@@ -390,18 +783,55 @@ pub fn search(
     cands: &[(&Instance, &GpuSpec)],
     cat: &Catalog,
     rejected: &mut Vec<Binding>,
+    (mode, work_done): (SearchMode, &mut SearchWork),
 ) -> Result<(Vec<Plan>, u64), CoreError> {
     let (setup, global_batch) = (job.setup, job.global_batch);
     setup.validate()?;
+    // Once here instead of in every step-time estimate.
+    req.tunables.validate()?;
     let tokens = job_tokens(&req.model, setup).ok_or_else(|| {
-        CoreError::invalid(
+        CoreError::invalid_msg(
             "training.tokens",
             "(missing)",
-            "say how much data: --tokens N, or --samples N with --epochs E",
+            Msg::new("fix-say-how-much-data"),
         )
     })?;
     let is_opaque = req.model.transformer().is_none();
     let gb = global_batch.unwrap_or_else(|| default_global_batch(setup, is_opaque));
+    let share = mode == SearchMode::Shared;
+    let mut work = Work::default();
+    let (chips, sites, skipped_chips) = sites(req, job, cands, share, &mut work);
+    let threads = search_threads(mode);
+    let ladders = par_map(&work.ladders, threads, |l| {
+        ladder(req, &work.classes[l.class], gb, l.point, &l.cluster, l.most)
+    });
+    let fit_results = par_map(&work.fit_jobs, threads, |job| {
+        let base = chips[job.chip].as_ref().ok()?;
+        if !share {
+            return Some(fits(req, &base.0, gb, &job.cluster));
+        }
+        let mut f = Fits::new(&base.0, &job.cluster);
+        for &l in &job.ladders {
+            f.climb(ladders[l].iter().cloned());
+        }
+        Some(f)
+    });
+    let time_results = par_map(&work.time_jobs, threads, |(fit, cluster)| {
+        fit_results[*fit].as_ref().map(|f| {
+            let mut steps = 0;
+            (fastest(req, f, cluster, &mut steps), steps)
+        })
+    });
+    work_done.memory += if share {
+        ladders.iter().map(|l| l.len() as u64).sum::<u64>()
+    } else {
+        fit_results
+            .iter()
+            .flatten()
+            .map(|f| f.evaluated)
+            .sum::<u64>()
+    };
+    work_done.step += time_results.iter().flatten().map(|(_, n)| n).sum::<u64>();
     let mut plans = Vec::new();
     let mut evaluated_total = 0u64;
     let mut closest_fail: Option<(String, Box<Shortfall>)> = None;
@@ -410,158 +840,149 @@ pub fn search(
     let mut unpriced = 0usize;
     let mut any_fit = false;
     let c = &req.constraints;
-    let mut skipped_chips: Vec<(String, String)> = Vec::new();
-    let mut memo = Memo::new();
-    for (inst, gpu) in cands {
-        let (chip_setup, chip_notes) = crate::chip::adapt(
-            &req.model,
-            setup,
-            gpu,
-            crate::chip::Pinned {
-                precision: job.precision_pinned,
-                attention: false,
-            },
+    for site in sites {
+        let (inst, gpu, nodes, cluster, assumed) =
+            (site.inst, site.gpu, site.nodes, site.cluster, site.assumed);
+        let chip_notes = match &chips[site.chip] {
+            Ok((_, notes)) => notes,
+            Err(_) => continue,
+        };
+        let (Some(fitted), Some((found, _))) = (&fit_results[site.fit], &time_results[site.time])
+        else {
+            continue;
+        };
+        let evaluated = fitted.evaluated;
+        let best = match found {
+            Ok(b) => b.clone(),
+            Err(short) => {
+                evaluated_total += evaluated;
+                if closest_fail
+                    .as_ref()
+                    .is_none_or(|(_, s)| short.need.0 / short.have.0 < s.need.0 / s.have.0)
+                {
+                    closest_fail = Some((format!("{} × {}", nodes, inst.id), short.clone()));
+                }
+                continue;
+            }
+        };
+        evaluated_total += evaluated;
+        any_fit = true;
+        let mut step = best.step;
+        let network_assumed = assumed.as_ref().map(|t| t.en.clone());
+        let mut caveats: Vec<Text> = assumed.into_iter().collect();
+        caveats.extend(chip_notes.iter().cloned());
+        caveats.extend(stack_caveats(&best.setup));
+        if let Some(act) = best
+            .memory
+            .items
+            .iter()
+            .find(|x| x.name == "activations" && x.basis.starts_with("UNKNOWN"))
+        {
+            caveats.push(
+                Msg::new("cav-memory-lower-bound")
+                    .arg("basis", act.basis.trim_start_matches("UNKNOWN: "))
+                    .into(),
+            );
+        }
+        if req.model.transformer().is_none() {
+            caveats.push(
+                Msg::new("cav-cnn-efficiency")
+                    .arg("name", step.efficiency_name.as_str())
+                    .arg("pct", format!("{:.0}", step.efficiency_used * 100.0))
+                    .into(),
+            );
+        }
+        // What the GPUs demand from the input pipeline (before any cap).
+        let data = data_path(&req.model, &best.setup, &step, &req.tunables);
+        let storage = input_limits(req, cat, inst, nodes, &data, &mut step, &mut caveats);
+        // What the pipeline then really reads, at the capped rate.
+        let data = data_path(&req.model, &best.setup, &step, &req.tunables);
+        let compute_hours = tokens / step.tokens_per_second / 3600.0;
+        let write_s = storage
+            .as_ref()
+            .map(|s| s.checkpoint_write_s)
+            .unwrap_or(data.checkpoint_size.0 / FALLBACK_WRITE_BYTES_PER_S);
+        let stall_h = checkpoint_stall_hours(compute_hours, write_s, &req.tunables);
+        let hours = compute_hours + stall_h + req.tunables.startup_hours;
+        let (mut costs_v, mut chosen, spot) = costs(
+            cat,
+            inst,
+            nodes,
+            hours,
+            c,
+            &req.tunables,
+            Some((
+                data.checkpoint_size,
+                data.checkpoint_size.0 / write_s.max(1e-9),
+            )),
         );
-        if let Err(e) = crate::chip::check_support(&req.model, &chip_setup, gpu) {
-            skipped_chips.push((gpu.id.clone(), e.to_string()));
+        let storage = storage.map(|mut s| {
+            add_storage_cost(&mut s, &mut costs_v, &mut chosen);
+            s
+        });
+        if let Some(d) = c.deadline_hours {
+            if hours > d {
+                if fastest_over_deadline
+                    .as_ref()
+                    .is_none_or(|(_, h)| hours < *h)
+                {
+                    fastest_over_deadline = Some((format!("{nodes} × {}", inst.id), hours));
+                }
+                continue;
+            }
+        }
+        if c.budget_cny.is_some() && chosen.is_none() {
+            unpriced += 1;
             continue;
         }
-        let setup = &chip_setup;
-        for nodes in node_counts(c.max_nodes) {
-            let Ok((cluster, assumed)) = instance_cluster(inst, gpu, nodes) else {
-                continue;
-            };
-            let (found, evaluated) = cached_best(&mut memo, req, setup, gb, &cluster);
-            let best = match found {
-                Ok(b) => b,
-                Err(short) => {
-                    evaluated_total += evaluated;
-                    if closest_fail
-                        .as_ref()
-                        .is_none_or(|(_, s)| short.need.0 / short.have.0 < s.need.0 / s.have.0)
-                    {
-                        closest_fail = Some((format!("{} × {}", nodes, inst.id), short));
-                    }
-                    continue;
+        if let (Some(b), Some(ch)) = (c.budget_cny, &chosen) {
+            if ch.cny > b {
+                let spot_cost = costs_v
+                    .iter()
+                    .find(|x| x.billing == crate::catalog::Billing::Spot)
+                    .map(|x| x.cny);
+                if cheapest_over_budget
+                    .as_ref()
+                    .is_none_or(|(_, x, _)| ch.cny < *x)
+                {
+                    cheapest_over_budget =
+                        Some((format!("{nodes} × {}", inst.id), ch.cny, spot_cost));
                 }
-            };
-            evaluated_total += evaluated;
-            any_fit = true;
-            let mut step = best.step;
-            let network_assumed = assumed.clone();
-            let mut caveats: Vec<String> = assumed.into_iter().collect();
-            caveats.extend(chip_notes.iter().cloned());
-            caveats.extend(stack_caveats(&best.setup));
-            if let Some(act) = best
-                .memory
-                .items
-                .iter()
-                .find(|x| x.name == "activations" && x.basis.starts_with("UNKNOWN"))
-            {
-                caveats.push(format!(
-                    "memory is a lower bound: {}",
-                    act.basis.trim_start_matches("UNKNOWN: ")
-                ));
-            }
-            if req.model.transformer().is_none() {
-                caveats.push(format!(
-                    "throughput uses {} = {:.0}% of peak (convolutional/UNet training reaches far less than transformer GEMMs); measure the first epoch",
-                    step.efficiency_name,
-                    step.efficiency_used * 100.0
-                ));
-            }
-            // What the GPUs demand from the input pipeline (before any cap).
-            let data = data_path(&req.model, &best.setup, &step, &req.tunables);
-            let storage = input_limits(req, cat, inst, nodes, &data, &mut step, &mut caveats);
-            // What the pipeline then really reads, at the capped rate.
-            let data = data_path(&req.model, &best.setup, &step, &req.tunables);
-            let compute_hours = tokens / step.tokens_per_second / 3600.0;
-            let write_s = storage
-                .as_ref()
-                .map(|s| s.checkpoint_write_s)
-                .unwrap_or(data.checkpoint_size.0 / FALLBACK_WRITE_BYTES_PER_S);
-            let stall_h = checkpoint_stall_hours(compute_hours, write_s, &req.tunables);
-            let hours = compute_hours + stall_h + req.tunables.startup_hours;
-            let (mut costs_v, mut chosen, spot) = costs(
-                cat,
-                inst,
-                nodes,
-                hours,
-                c,
-                &req.tunables,
-                Some((
-                    data.checkpoint_size,
-                    data.checkpoint_size.0 / write_s.max(1e-9),
-                )),
-            );
-            let storage = storage.map(|mut s| {
-                add_storage_cost(&mut s, &mut costs_v, &mut chosen);
-                s
-            });
-            if let Some(d) = c.deadline_hours {
-                if hours > d {
-                    if fastest_over_deadline
-                        .as_ref()
-                        .is_none_or(|(_, h)| hours < *h)
-                    {
-                        fastest_over_deadline = Some((format!("{nodes} × {}", inst.id), hours));
-                    }
-                    continue;
-                }
-            }
-            if c.budget_cny.is_some() && chosen.is_none() {
-                unpriced += 1;
                 continue;
             }
-            if let (Some(b), Some(ch)) = (c.budget_cny, &chosen) {
-                if ch.cny > b {
-                    let spot_cost = costs_v
-                        .iter()
-                        .find(|x| x.billing == crate::catalog::Billing::Spot)
-                        .map(|x| x.cny);
-                    if cheapest_over_budget
-                        .as_ref()
-                        .is_none_or(|(_, x, _)| ch.cny < *x)
-                    {
-                        cheapest_over_budget =
-                            Some((format!("{nodes} × {}", inst.id), ch.cny, spot_cost));
-                    }
-                    continue;
-                }
-            }
-            let total_gpus = cluster.total_gpus() as f64;
-            plans.push(Plan {
-                instance: (*inst).clone(),
-                gpu: (*gpu).clone(),
-                nodes,
-                total_gpus,
-                cluster,
-                network_assumed,
-                train: Some(TrainDetail {
-                    setup: best.setup,
-                    memory: best.memory,
-                    step,
-                    data,
-                    storage,
-                    spot,
-                    evaluated,
-                }),
-                serve: None,
-                hours: chosen.as_ref().map(|x| x.hours).unwrap_or(hours),
-                costs: costs_v,
-                chosen,
-                caveats,
-                advice: Vec::new(),
-                also: Vec::new(),
-            });
         }
+        let total_gpus = cluster.total_gpus() as f64;
+        plans.push(Plan {
+            instance: (*inst).clone(),
+            gpu: (*gpu).clone(),
+            nodes,
+            total_gpus,
+            cluster,
+            network_assumed,
+            train: Some(TrainDetail {
+                setup: best.setup,
+                memory: best.memory,
+                step,
+                data,
+                storage,
+                spot,
+                evaluated,
+            }),
+            serve: None,
+            hours: chosen.as_ref().map(|x| x.hours).unwrap_or(hours),
+            costs: costs_v,
+            chosen,
+            caveats,
+            advice: Vec::new(),
+            also: Vec::new(),
+        });
     }
     reject_chips(&skipped_chips, rejected);
     if unpriced > 0 {
         rejected.push(Binding {
             constraint: "budget",
             message_en: format!("{unpriced} plan(s) on types with no known price were left out: they cannot be checked against the budget (import prices with `gpuplan catalog import`)"),
-            message_zh: format!("{unpriced} 个方案的规格没有已知价格，无法核对预算，已排除（可用 gpuplan catalog import 导入价格）"),
+            message_zh: format!("{unpriced} 个方案的规格没有已知价格，无法核对预算，已排除（可用 `gpuplan catalog import` 导入价格）"),
         });
     }
     if plans.is_empty() {

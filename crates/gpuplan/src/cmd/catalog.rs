@@ -16,7 +16,7 @@ use gpuplan_core::catalog::{
 pub fn run(action: CatalogAction, opts: &CatalogOpts) -> Result<u8> {
     match action {
         CatalogAction::Gpus { format } => gpus(&load_catalog(opts)?, format),
-        CatalogAction::Instances(f) => instances(&load_catalog(opts)?, &f),
+        CatalogAction::Instances(f) => instances(&load_catalog(opts)?, &f, opts),
         CatalogAction::Show { id, format } => show(&load_catalog(opts)?, &id, format),
         CatalogAction::Validate { files, format } => validate(opts, &files, format),
         CatalogAction::Import {
@@ -50,12 +50,14 @@ pub fn billing(b: BillingArg) -> Billing {
     }
 }
 
+/// The body of the `gpus` JSON document, shared with `gpuplan serve`.
+pub fn gpus_json(c: &Catalog) -> serde_json::Value {
+    serde_json::json!({ "gpus": c.gpus })
+}
+
 fn gpus(c: &Catalog, format: Format) -> Result<u8> {
     if format == Format::Json {
-        outln!(
-            "{}",
-            render::json("gpus", &serde_json::json!({ "gpus": c.gpus }))?
-        );
+        outln!("{}", render::json("gpus", &gpus_json(c))?);
         return Ok(0);
     }
     let header = [
@@ -165,22 +167,21 @@ fn filtered<'a>(c: &'a Catalog, f: &InstanceFilterArgs) -> Vec<(&'a Instance, Op
         .collect()
 }
 
-fn instances(c: &Catalog, f: &InstanceFilterArgs) -> Result<u8> {
-    let rows = filtered(c, f);
+/// The body of the `instances` JSON document, shared with `gpuplan serve`.
+pub fn instances_json(c: &Catalog, f: &InstanceFilterArgs) -> serde_json::Value {
+    let v: Vec<_> = filtered(c, f)
+        .iter()
+        .map(|(i, p)| serde_json::json!({ "instance": i, "price": p }))
+        .collect();
+    serde_json::json!({ "billing": billing(f.billing).name(), "instances": v })
+}
+
+fn instances(c: &Catalog, f: &InstanceFilterArgs, opts: &CatalogOpts) -> Result<u8> {
     if f.format == ListFormat::Json {
-        let v: Vec<_> = rows
-            .iter()
-            .map(|(i, p)| serde_json::json!({ "instance": i, "price": p }))
-            .collect();
-        outln!(
-            "{}",
-            render::json(
-                "instances",
-                &serde_json::json!({ "billing": billing(f.billing).name(), "instances": v })
-            )?
-        );
+        outln!("{}", render::json("instances", &instances_json(c, f))?);
         return Ok(0);
     }
+    let rows = filtered(c, f);
     let header = [
         "id",
         "provider",
@@ -231,8 +232,89 @@ fn instances(c: &Catalog, f: &InstanceFilterArgs) -> Result<u8> {
         }
         ListFormat::Markdown => out!("{}", render::markdown(&header, &table)),
         _ => {
-            outln!("{}", render::table(&header, &table));
-            outln!("{} instance types. Prices: list = published, user = yours, estimate = derived (see `catalog show`). – = not sourced.", rows.len());
+            let l = opts.lang;
+            let t = |id: &str| gpuplan_core::i18n::text(l, id);
+            let bill = gpuplan_core::i18n::names::billing(billing(f.billing)).render(l);
+            if opts.wide {
+                let mut h: Vec<String> = [
+                    "cat-col-id",
+                    "plan-col-provider",
+                    "GPU",
+                    "plan-col-mem",
+                    "vCPU",
+                    "cat-col-ram",
+                    "cat-col-net",
+                    "RDMA",
+                    "cat-col-link",
+                ]
+                .iter()
+                .map(|k| {
+                    if k.contains("-col-") {
+                        t(k)
+                    } else {
+                        k.to_string()
+                    }
+                })
+                .collect();
+                h.push(
+                    gpuplan_core::i18n::Msg::new("cat-col-price")
+                        .arg("billing", bill)
+                        .render(l),
+                );
+                h.push(t("cat-col-confidence"));
+                h.push(t("cat-col-origin"));
+                let h: Vec<&str> = h.iter().map(String::as_str).collect();
+                let table: Vec<Vec<String>> = table
+                    .into_iter()
+                    .zip(rows.iter())
+                    .map(|(mut r, (i, _))| {
+                        r[1] = gpuplan_core::i18n::names::provider(i.provider).render(l);
+                        r
+                    })
+                    .collect();
+                outln!("{}", render::table(&h, &table));
+            } else {
+                let h = [
+                    t("cat-col-id"),
+                    t("plan-col-provider"),
+                    "GPU".to_string(),
+                    t("plan-col-mem"),
+                    "vCPU".to_string(),
+                    "RDMA".to_string(),
+                    gpuplan_core::i18n::Msg::new("cat-col-price-short")
+                        .arg("billing", bill)
+                        .render(l),
+                ];
+                let h: Vec<&str> = h.iter().map(String::as_str).collect();
+                let compact: Vec<Vec<String>> = rows
+                    .iter()
+                    .map(|(i, p)| {
+                        vec![
+                            i.id.clone(),
+                            gpuplan_core::i18n::names::provider(i.provider).render(l),
+                            format!("{}×{}", format_count(i.gpu_count), i.gpu),
+                            opt(i.gpu_memory_gib),
+                            i.vcpu.map(|v| v.to_string()).unwrap_or_else(|| "–".into()),
+                            match i.rdma {
+                                _ if i.rdma.is_rdma() => "✓".into(),
+                                gpuplan_core::catalog::RdmaKind::Unknown => "?".into(),
+                                _ => "–".into(),
+                            },
+                            p.as_ref()
+                                .map(|p| format!("¥{:.2}", p.cny))
+                                .unwrap_or_else(|| "–".into()),
+                        ]
+                    })
+                    .collect();
+                outln!("{}", render::table_keeping(&h, &compact, &[0, 2]));
+            }
+            let legend = gpuplan_core::i18n::Msg::new("cat-instances-legend")
+                .arg("n", rows.len())
+                .arg(
+                    "billing",
+                    gpuplan_core::i18n::names::billing(billing(f.billing)),
+                );
+            outln!("{}", render::wrap(&legend.render(l), render::width(), ""));
         }
     }
     Ok(0)
@@ -287,7 +369,11 @@ fn show(c: &Catalog, id: &str, format: Format) -> Result<u8> {
             if hints.is_empty() || e.to_string().contains("wrong") {
                 return Err(e.into());
             }
-            anyhow::bail!("{e}\n  families with a similar name: {hints} (`gpuplan catalog show FAMILY` lists a family)");
+            return Err(crate::render::fail(
+                gpuplan_core::i18n::Msg::new("cli-err-similar-families")
+                    .arg("error", e.message())
+                    .arg("hints", hints),
+            ));
         }
     }
     let i = c.find_instance(id)?;

@@ -1,21 +1,24 @@
 //! `gpuplan estimate`: one job on one hardware description.
 
 use super::{apply_sets, apply_training_flags, parse_word, read_workload, resolve_model};
-use crate::cli::{EstimateArgs, Format, TaskArg};
+use crate::cli::{EstimateArgs, Format, SolveArg, TaskArg};
 use crate::exit;
 use crate::render::{self, gib};
 use anyhow::{Context, Result};
 use gpuplan_core::constants::Tunables;
+use gpuplan_core::hardware::ClusterSpec;
+use gpuplan_core::i18n::Msg;
 use gpuplan_core::job::{
     estimate_inference, estimate_training, model_summary, HardwareInput, InferenceEstimate,
     JobKind, TrainingEstimate, WorkloadFile,
 };
+use gpuplan_core::model::ModelSpec;
 use gpuplan_core::units::{format_count, Bandwidth, Seconds};
 use gpuplan_core::workload::{InferenceSetup, TrainingSetup, WeightFormat};
 use serde_json::json;
 
 /// Everything resolved from file + flags.
-struct Request {
+pub struct Request {
     file: WorkloadFile,
     kind: JobKind,
     global_batch: Option<u64>,
@@ -23,6 +26,11 @@ struct Request {
     inference: InferenceSetup,
     hardware: HardwareInput,
     tunables: Tunables,
+}
+
+/// `note: …` on stderr in `lang`.
+fn note_line(lang: gpuplan_core::i18n::Lang, text: &str) {
+    eprintln!("{}{text}", gpuplan_core::i18n::text(lang, "note-prefix"));
 }
 
 fn parse_weights(s: &str) -> Result<WeightFormat> {
@@ -34,15 +42,20 @@ fn parse_weights(s: &str) -> Result<WeightFormat> {
         "int8" => WeightFormat::Int8,
         "int4" | "awq" | "gptq" => WeightFormat::Int4 { group: 128 },
         other => match other.parse::<f64>() {
-            Ok(bits) => WeightFormat::Bits { bits_per_weight: bits },
-            Err(_) => anyhow::bail!("invalid --weights `{s}`: use fp32, bf16, fp16, fp8, int8, int4, or bits per weight such as 4.5 (GGUF Q4_K)"),
+            Ok(bits) => WeightFormat::Bits {
+                bits_per_weight: bits,
+            },
+            Err(_) => {
+                return Err(crate::render::fail(
+                    Msg::new("cli-err-weights-estimate").arg("value", s),
+                ))
+            }
         },
     })
 }
 
-fn resolve(a: &EstimateArgs) -> Result<Request> {
+fn resolve(a: &EstimateArgs, file: WorkloadFile) -> Result<Request> {
     let j = &a.job;
-    let file = read_workload(j)?;
     let mut training = file.training.clone().unwrap_or_default();
     let mut inference = file.inference.clone().unwrap_or_default();
     let mut hardware = file.hardware.clone().unwrap_or_default();
@@ -128,6 +141,32 @@ fn resolve(a: &EstimateArgs) -> Result<Request> {
     set!(j.input_tokens => i.input_tokens);
     set!(j.output_tokens => i.output_tokens);
     set!(a.gpu_memory_utilization => i.gpu_memory_utilization);
+    if let Some(e) = &j.engine {
+        i.engine = parse_word("engine", e)?;
+    }
+    if a.mem_fraction_static.is_some() {
+        i.mem_fraction_static = a.mem_fraction_static;
+    }
+    if a.free_gpu_memory_fraction.is_some() {
+        i.free_gpu_memory_fraction = a.free_gpu_memory_fraction;
+    }
+    if a.max_num_batched_tokens.is_some() {
+        i.max_num_batched_tokens = a.max_num_batched_tokens;
+    }
+    set!(a.images_per_request => i.images_per_request);
+    if let Some(sz) = &a.image_size {
+        let bad = || {
+            anyhow::anyhow!(
+                "invalid --image-size `{sz}`: give WIDTHxHEIGHT in pixels, e.g. 1024x768"
+            )
+        };
+        let lower = sz.to_lowercase();
+        let (w, h) = lower.split_once('x').ok_or_else(bad)?;
+        i.image_size = [
+            w.trim().parse().map_err(|_| bad())?,
+            h.trim().parse().map_err(|_| bad())?,
+        ];
+    }
     if a.max_model_len.is_some() {
         i.max_model_len = a.max_model_len;
     }
@@ -145,32 +184,109 @@ fn resolve(a: &EstimateArgs) -> Result<Request> {
 }
 
 pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
-    let mut r = resolve(&a)?;
+    let file = read_workload(&a.job)?;
+    let x = compute(&a, file, opts.lang, &|| super::load_catalog(opts))?;
+    match a.format {
+        Format::Json => {
+            let (kind, body) = estimate_json(&x);
+            outln!("{}", render::json(kind, &body)?)
+        }
+        f => {
+            let look = look(opts, f);
+            match &x {
+                Estimated::Training {
+                    model,
+                    r,
+                    cluster,
+                    e,
+                } => {
+                    out!("{}", training_report(model, r, cluster, e, &look))
+                }
+                Estimated::Inference { model, r, e, .. } => {
+                    out!("{}", inference_report(&model.name, r, e, &look))
+                }
+                Estimated::Solved {
+                    model,
+                    r,
+                    cluster,
+                    s,
+                } => out!("{}", solve_report(model, r, cluster, s, look.md)),
+            }
+        }
+    }
+    Ok(if x.fits() { 0 } else { exit::DOES_NOT_FIT })
+}
+
+/// One estimate, with what it was computed from.
+pub enum Estimated {
+    Training {
+        model: ModelSpec,
+        r: Box<Request>,
+        cluster: ClusterSpec,
+        e: Box<TrainingEstimate>,
+    },
+    Inference {
+        model: ModelSpec,
+        r: Box<Request>,
+        cluster: ClusterSpec,
+        e: Box<InferenceEstimate>,
+    },
+    /// `--solve`: one serving question answered.
+    Solved {
+        model: ModelSpec,
+        r: Box<Request>,
+        cluster: ClusterSpec,
+        s: Box<gpuplan_core::infer::Solved>,
+    },
+}
+
+impl Estimated {
+    /// Whether the job fits the device's memory.
+    pub fn fits(&self) -> bool {
+        match self {
+            Estimated::Training { e, .. } => e.fits,
+            Estimated::Inference { e, .. } => e.memory.fits,
+            Estimated::Solved { s, .. } => s.batch > 0,
+        }
+    }
+}
+
+/// The estimate of flags `a` over a workload already read (`gpuplan serve` passes the body of
+/// `POST /api/v1/estimate`); `catalog` is called only when the hardware names a catalog row.
+pub fn compute(
+    a: &EstimateArgs,
+    file: WorkloadFile,
+    lang: gpuplan_core::i18n::Lang,
+    catalog: &dyn Fn() -> Result<gpuplan_core::catalog::Catalog>,
+) -> Result<Estimated> {
+    let mut r = resolve(a, file)?;
     let model = resolve_model(&a.job, &r.file)?;
     if r.kind == JobKind::Training {
         let explicit = a.job.seq_len.is_some()
             || r.training.seq_len != gpuplan_core::workload::DEFAULT_SEQ_LEN;
         if let Some(note) = gpuplan_core::workload::fit_seq_len(&mut r.training, &model, explicit)?
         {
-            eprintln!("note: {note}");
+            note_line(lang, &note.render(lang));
         }
     }
     for w in &model.warnings {
-        eprintln!("warning: {w}");
+        eprintln!("{}{w}", gpuplan_core::i18n::text(lang, "warning-prefix"));
     }
     let cluster = match &a.instance {
         Some(id) => {
-            let cat = super::load_catalog(opts)?;
+            let cat = catalog()?;
             let inst = cat.find_instance(id)?;
             if !inst.gpu_is_mapped() || inst.vgpu {
-                anyhow::bail!("instance `{id}` has an unmapped GPU or is a vGPU slice: estimate on --gpu instead");
+                return Err(crate::render::fail(
+                    Msg::new("cli-err-instance-unmapped").arg("id", id.as_str()),
+                ));
             }
             let gpu = cat
                 .gpu(&inst.gpu)
                 .with_context(|| format!("GPU `{}` of `{id}` is not in the GPU table", inst.gpu))?;
             let (c, assumed) = gpuplan_core::plan::instance_cluster(inst, gpu, r.hardware.nodes)?;
             if let Some(note) = assumed {
-                eprintln!("note: {note}");
+                note_line(lang, note.get(lang));
             }
             c
         }
@@ -178,7 +294,7 @@ pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
             Ok(c) => c,
             // Not a built-in accelerator: one from a user catalog or --catalog FILE.
             Err(e) => {
-                let cat = super::load_catalog(opts)?;
+                let cat = catalog()?;
                 match cat
                     .gpus
                     .iter()
@@ -200,7 +316,11 @@ pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
             };
             let (t, notes) = gpuplan_core::chip::adapt(&model, &r.training, &cluster.gpu, pinned);
             for n in notes {
-                eprintln!("note: {n}");
+                eprintln!(
+                    "{}{}",
+                    gpuplan_core::i18n::text(lang, "note-prefix"),
+                    n.get(lang)
+                );
             }
             r.training = t;
             if let Some(g) = r.global_batch {
@@ -208,44 +328,71 @@ pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
                     gpuplan_core::train::grad_accum_for_global(g, &r.training, &cluster)?;
             }
             let e = estimate_training(&model, &r.training, &cluster, &r.tunables)?;
-            match a.format {
-                Format::Json => outln!(
-                    "{}",
-                    render::json(
-                        "training_estimate",
-                        &json!({
-                            "model": model_summary(&model), "setup": r.training, "hardware": cluster,
-                            "tunables": r.tunables, "estimate": e
-                        })
-                    )?
-                ),
-                f => out!(
-                    "{}",
-                    training_report(&model, &r, &cluster, &e, f == Format::Markdown)
-                ),
-            }
-            Ok(if e.fits { 0 } else { exit::DOES_NOT_FIT })
+            Ok(Estimated::Training {
+                model,
+                r: Box::new(r),
+                cluster,
+                e: Box::new(e),
+            })
+        }
+        JobKind::Inference if a.solve.is_some() => {
+            let s = solve_question(a, &model, &r, &cluster)?;
+            Ok(Estimated::Solved {
+                model,
+                r: Box::new(r),
+                cluster,
+                s: Box::new(s),
+            })
         }
         JobKind::Inference => {
             let e = estimate_inference(&model, &r.inference, &cluster, &r.tunables)?;
-            match a.format {
-                Format::Json => outln!(
-                    "{}",
-                    render::json(
-                        "inference_estimate",
-                        &json!({
-                            "model": model_summary(&model), "setup": r.inference, "hardware": cluster,
-                            "tunables": r.tunables, "estimate": e
-                        })
-                    )?
-                ),
-                f => out!(
-                    "{}",
-                    inference_report(&model.name, &r, &e, f == Format::Markdown)
-                ),
-            }
-            Ok(if e.memory.fits { 0 } else { exit::DOES_NOT_FIT })
+            Ok(Estimated::Inference {
+                model,
+                r: Box::new(r),
+                cluster,
+                e: Box::new(e),
+            })
         }
+    }
+}
+
+/// The kind and body of the estimate's JSON document (docs/json-schema.md), shared with
+/// `gpuplan serve`.
+pub fn estimate_json(x: &Estimated) -> (&'static str, serde_json::Value) {
+    match x {
+        Estimated::Training {
+            model,
+            r,
+            cluster,
+            e,
+        } => (
+            "training_estimate",
+            json!({
+                "model": model_summary(model), "setup": r.training, "hardware": cluster,
+                "tunables": r.tunables, "estimate": e
+            }),
+        ),
+        Estimated::Inference {
+            model,
+            r,
+            cluster,
+            e,
+        } => (
+            "inference_estimate",
+            json!({
+                "model": model_summary(model), "setup": r.inference, "hardware": cluster,
+                "tunables": r.tunables, "estimate": e
+            }),
+        ),
+        Estimated::Solved {
+            model,
+            r,
+            cluster,
+            s,
+        } => (
+            "serving_solve",
+            json!({"model": model_summary(model), "setup": r.inference, "hardware": cluster, "answer": s}),
+        ),
     }
 }
 
@@ -278,229 +425,430 @@ fn pct(x: f64) -> String {
     format!("{:.1}%", x * 100.0)
 }
 
+fn look(opts: &super::CatalogOpts, f: Format) -> Look {
+    Look {
+        lang: opts.lang,
+        md: f == Format::Markdown,
+        wide: opts.wide,
+    }
+}
+
+/// Presentation of an estimate: language, Markdown, full table.
+struct Look {
+    lang: gpuplan_core::i18n::Lang,
+    md: bool,
+    wide: bool,
+}
+
+/// A training choice in words (`precision-amp_bf16` → "bf16 mixed precision (AMP)").
+fn word<T: serde::Serialize>(prefix: &str, v: &T) -> Msg {
+    let w = serde_json::to_value(v)
+        .ok()
+        .and_then(|x| x.as_str().map(str::to_string))
+        .unwrap_or_default();
+    let id = format!("{prefix}-{w}");
+    if gpuplan_core::i18n::has_message(gpuplan_core::i18n::Lang::En, &id) {
+        Msg::new(&id)
+    } else {
+        Msg::raw(&w)
+    }
+}
+
+fn task_word(t: gpuplan_core::workload::TrainTask) -> Msg {
+    use gpuplan_core::workload::TrainTask;
+    Msg::new(match t {
+        TrainTask::Pretrain => "task-pretrain",
+        TrainTask::FullFinetune => "task-full_finetune",
+        TrainTask::Lora => "task-lora",
+        TrainTask::Qlora => "task-qlora",
+    })
+}
+
+/// A table whose last column ("how") is shown only with `--wide`.
+fn how_table(look: &Look, header: &[String], rows: Vec<Vec<String>>) -> String {
+    let keep = if look.wide {
+        header.len()
+    } else {
+        header.len() - 1
+    };
+    let h: Vec<&str> = header[..keep].iter().map(String::as_str).collect();
+    let rows: Vec<Vec<String>> = rows
+        .into_iter()
+        .map(|mut r| {
+            r.truncate(keep);
+            r
+        })
+        .collect();
+    render::block(look.md, &h, &rows)
+}
+
+/// Every collective family of the step: its effective bandwidth, time per step and the part
+/// hidden behind compute (the algorithm and link in the "how" column, shown with --wide).
+fn collectives_table(st: &gpuplan_core::train::StepTime, look: &Look) -> String {
+    let l = look.lang;
+    let t = |id: &str| gpuplan_core::i18n::text(l, id);
+    let rows: Vec<Vec<String>> = st
+        .collectives
+        .iter()
+        .map(|c| {
+            vec![
+                t(&format!("est-coll-{}", c.kind)),
+                if c.effective_bandwidth.0 > 0.0 {
+                    c.effective_bandwidth.to_string()
+                } else {
+                    "–".into()
+                },
+                c.total.to_string(),
+                c.overlapped.to_string(),
+                format!("{}, {}", c.collective, c.link),
+            ]
+        })
+        .collect();
+    let h = [
+        t("est-coll-col-kind"),
+        t("est-coll-col-bandwidth"),
+        t("plan-col-time"),
+        t("est-coll-col-overlapped"),
+        t("plan-col-how"),
+    ];
+    format!("{}\n{}", t("est-coll-title"), how_table(look, &h, rows))
+}
+
 fn training_report(
     model: &gpuplan_core::model::ModelSpec,
     r: &Request,
     c: &gpuplan_core::hardware::ClusterSpec,
     e: &TrainingEstimate,
-    md: bool,
+    look: &Look,
 ) -> String {
-    let (name, (unit, _)) = (&model.name, gpuplan_core::chip::work_unit(model));
+    let l = look.lang;
+    let t = |id: &str| gpuplan_core::i18n::text(l, id);
+    let (unit_en, unit_zh) = gpuplan_core::chip::work_unit(model);
+    let unit = if l.is_zh() { unit_zh } else { unit_en };
     let s = &r.training;
     let p = &s.parallel;
-    // CNN/UNet jobs have no sequence length.
-    let seq = if model.transformer().is_some() {
-        format!("seq {} × ", s.seq_len)
-    } else {
-        String::new()
-    };
+    let offload = format!(
+        "{}{}",
+        if p.offload_optimizer {
+            t("est-offload-optimizer")
+        } else {
+            String::new()
+        },
+        if p.offload_params {
+            t("est-offload-params")
+        } else {
+            String::new()
+        },
+    );
+    let wrap = |x: String| render::wrap(&x, render::width(), "  ");
     let mut out = format!(
-        "{name}: {:?}, {:?}, {:?}, {seq}micro-batch {} × accum {}, {:?} recompute, {:?} attention, {:?} profile\n\
-         hardware: {} × {} {} ({} inside, {} {} between nodes); TP {} PP {} DP {} EP {} ZeRO-{}{}{}\n\n",
-        s.task, s.precision, s.optimizer, s.micro_batch, s.grad_accum, s.recompute, s.attention, s.framework,
-        c.nodes, c.gpus_per_node, c.gpu.name, c.intra_bandwidth, c.inter_link.name(), c.inter_bandwidth,
-        p.tp, p.pp, e.memory.data_parallel, p.ep, p.zero,
-        if p.offload_optimizer { " +optimizer offload" } else { "" },
-        if p.offload_params { " +param offload" } else { "" },
+        "{}\n{}\n\n",
+        wrap(
+            Msg::new("est-train-title")
+                .arg("model", model.name.as_str())
+                .arg("task", task_word(s.task))
+                .arg("precision", word("precision", &s.precision))
+                .arg("optimizer", word("optimizer", &s.optimizer))
+                // CNN/UNet jobs have no sequence length.
+                .arg(
+                    "seq",
+                    if model.transformer().is_some() {
+                        s.seq_len.to_string()
+                    } else {
+                        "none".into()
+                    }
+                )
+                .arg("mb", s.micro_batch)
+                .arg("ga", s.grad_accum)
+                .arg("recompute", word("recompute", &s.recompute))
+                .arg("attention", word("attention", &s.attention))
+                .arg("profile", word("framework", &s.framework))
+                .render(l)
+        ),
+        wrap(
+            Msg::new("est-hardware")
+                .arg("nodes", c.nodes)
+                .arg("per", c.gpus_per_node)
+                .arg("gpu", c.gpu.name.as_str())
+                .arg("intra", c.intra_bandwidth.to_string())
+                .arg("link", c.inter_link.name())
+                .arg("inter", c.inter_bandwidth.to_string())
+                .arg("tp", p.tp)
+                .arg("pp", p.pp)
+                .arg("dp", e.memory.data_parallel)
+                .arg("ep", p.ep)
+                .arg("zero", p.zero)
+                .arg("offload", offload)
+                .render(l)
+        ),
     );
     let mut rows: Vec<Vec<String>> = e
         .memory
         .items
         .iter()
-        .map(|i| vec![i.name.to_string(), gib(i.bytes), i.basis.clone()])
+        .map(|i| {
+            vec![
+                super::plan::mem_label(i.name, l),
+                gib(i.bytes),
+                i.basis.clone(),
+            ]
+        })
         .collect();
     rows.push(vec![
-        "peak allocated (torch)".into(),
+        t("est-peak-allocated"),
         gib(e.memory.peak_allocated),
         String::new(),
     ]);
+    let verdict = match c.gpu.memory_gib {
+        None => Msg::new("est-no-memory").arg("gpu", c.gpu.name.as_str()),
+        Some(m) if e.fits => Msg::new("est-fits")
+            .arg("have", m)
+            .arg("gpu", c.gpu.name.as_str()),
+        Some(m) => Msg::new("est-does-not-fit")
+            .arg("have", m)
+            .arg("gpu", c.gpu.name.as_str())
+            .arg("short", format!("{:.1}", e.memory.device_total.gib() - m)),
+    };
     rows.push(vec![
-        "needed per device".into(),
+        t("est-needed"),
         gib(e.memory.device_total),
-        match c.gpu.memory_gib {
-            None => format!(
-                "{} has no sourced memory size: cannot say whether it fits",
-                c.gpu.name
-            ),
-            Some(m) if e.fits => format!("{m} GiB on {} → fits", c.gpu.name),
-            Some(m) => format!(
-                "{m} GiB on {} → DOES NOT FIT (short by {:.1} GiB)",
-                c.gpu.name,
-                e.memory.device_total.gib() - m
-            ),
-        },
+        verdict.render(l),
     ]);
     if e.memory.cpu_offload.0 > 0.0 {
         rows.push(vec![
-            "host RAM for offload (per GPU)".into(),
+            t("est-offload-ram"),
             gib(e.memory.cpu_offload),
             String::new(),
         ]);
     }
     out.push_str(&format!(
-        "memory per device ({} params, {} trainable)\n",
-        format_count(e.memory.params_per_device),
-        format_count(e.memory.trainable_params_per_device)
+        "{}\n",
+        Msg::new("est-mem-title")
+            .arg("params", format_count(e.memory.params_per_device))
+            .arg(
+                "trainable",
+                format_count(e.memory.trainable_params_per_device)
+            )
+            .render(l)
     ));
-    out.push_str(&render::block(md, &["component", "GiB", "how"], &rows));
-    out.push_str(&timeline_block(&e.memory, md));
+    // The fit verdict is in the "how" column: keep it visible in the compact table.
+    let verdict_row = rows.len() - usize::from(e.memory.cpu_offload.0 > 0.0) - 1;
+    if !look.wide {
+        let v = rows[verdict_row][2].clone();
+        rows[verdict_row][0] = if l.is_zh() {
+            format!("{}（{v}）", rows[verdict_row][0])
+        } else {
+            format!("{} ({v})", rows[verdict_row][0])
+        };
+    }
+    let h = [
+        t("plan-col-component"),
+        "GiB".to_string(),
+        t("plan-col-how"),
+    ];
+    out.push_str(&how_table(look, &h, rows));
+    if look.wide {
+        out.push_str(&timeline_block(&e.memory, look.md));
+    }
     match &e.step {
         Some(st) => {
             let share = |x: Seconds| pct(x.0 / st.step.0);
+            let row = |id: &str, x: Seconds, how: String| vec![t(id), x.to_string(), share(x), how];
             let rows = vec![
-                vec![
-                    "compute".into(),
-                    format!("{}", st.compute),
-                    share(st.compute),
+                row(
+                    "plan-step-compute",
+                    st.compute,
                     format!(
                         "{} peak × {} ({})",
                         st.peak, st.efficiency_used, st.efficiency_name
                     ),
-                ],
-                vec![
-                    "pipeline bubble".into(),
-                    format!("{}", st.pipeline_bubble),
-                    share(st.pipeline_bubble),
+                ),
+                row(
+                    "plan-step-bubble",
+                    st.pipeline_bubble,
                     format!(
-                        "(p−1)/(v·m) with p={}, v={}, m={}",
+                        "(p−1)/(v·m), p={}, v={}, m={}",
                         p.pp, p.virtual_stages, s.grad_accum
                     ),
-                ],
+                ),
+                row(
+                    "est-step-tp",
+                    st.tp_comm,
+                    format!("2 × all-reduce / layer / pass − {}", st.tp_comm_overlapped),
+                ),
+                row("est-step-cp", st.cp_comm, "ring K/V − attention".into()),
+                row(
+                    "plan-step-dp",
+                    st.dp_comm_exposed,
+                    format!("{} / {}", st.dp_comm_total, st.dp_link),
+                ),
+                row("est-step-p2p", st.pp_comm, String::new()),
+                row("est-step-ep", st.ep_comm, String::new()),
                 vec![
-                    "tensor-parallel comm (exposed)".into(),
-                    format!("{}", st.tp_comm),
-                    share(st.tp_comm),
-                    if st.tp_comm_overlapped.0 > 0.0 {
-                        format!(
-                            "{} hidden behind GEMMs (TP-comm overlap)",
-                            st.tp_comm_overlapped
-                        )
-                    } else {
-                        "all-reduces per layer and pass, not overlapped".into()
+                    {
+                        let b = Msg::new("est-col-bottleneck")
+                            .arg("b", super::plan::bottleneck_label(st.bottleneck, l))
+                            .render(l);
+                        if l.is_zh() {
+                            format!("{}（{b}）", t("plan-step-step"))
+                        } else {
+                            format!("{} ({b})", t("plan-step-step"))
+                        }
                     },
-                ],
-                vec![
-                    "context-parallel K/V (exposed)".into(),
-                    format!("{}", st.cp_comm),
-                    share(st.cp_comm),
-                    "ring attention, overlapped with attention compute".into(),
-                ],
-                vec![
-                    "data-parallel comm (exposed)".into(),
-                    format!("{}", st.dp_comm_exposed),
-                    share(st.dp_comm_exposed),
-                    format!("{} total over {}", st.dp_comm_total, st.dp_link),
-                ],
-                vec![
-                    "pipeline p2p".into(),
-                    format!("{}", st.pp_comm),
-                    share(st.pp_comm),
-                    String::new(),
-                ],
-                vec![
-                    "expert all-to-all".into(),
-                    format!("{}", st.ep_comm),
-                    share(st.ep_comm),
-                    String::new(),
-                ],
-                vec![
-                    "step".into(),
-                    format!("{}", st.step),
+                    st.step.to_string(),
                     "100%".into(),
-                    format!("bottleneck: {}", st.bottleneck),
+                    String::new(),
                 ],
             ];
-            out.push_str("time per optimizer step\n");
-            out.push_str(&render::block(md, &["part", "time", "share", "how"], &rows));
+            out.push_str(&format!("{}\n", t("est-step-title")));
+            let h = [
+                t("plan-col-part"),
+                t("plan-col-time"),
+                t("plan-col-share"),
+                t("plan-col-how"),
+            ];
+            out.push_str(&how_table(look, &h, rows));
             out.push_str(&format!(
-                "throughput: {:.0} {unit}/s ({:.0} per GPU), MFU {} (HFU {}); {:.0} TFLOP/s per GPU in model FLOPs, {:.0} in hardware FLOPs (with recompute)\n",
-                st.tokens_per_second,
-                st.tokens_per_second_per_gpu,
-                pct(st.mfu),
-                pct(st.hfu),
-                st.model_tflops_per_gpu,
-                st.hardware_tflops_per_gpu
+                "{}\n",
+                Msg::new("est-throughput")
+                    .arg("rate", format!("{:.0}", st.tokens_per_second))
+                    .arg("unit", unit)
+                    .arg("per", format!("{:.0}", st.tokens_per_second_per_gpu))
+                    .arg("mfu", pct(st.mfu))
+                    .arg("hfu", pct(st.hfu))
+                    .arg("model_tf", format!("{:.0}", st.model_tflops_per_gpu))
+                    .arg("hw_tf", format!("{:.0}", st.hardware_tflops_per_gpu))
+                    .render(l)
             ));
             if !st.collectives.is_empty() {
-                let rows: Vec<Vec<String>> = st
-                    .collectives
-                    .iter()
-                    .map(|c| {
-                        vec![
-                            c.kind.to_string(),
-                            c.collective.clone(),
-                            c.link.clone(),
-                            if c.effective_bandwidth.0 > 0.0 {
-                                format!("{}", c.effective_bandwidth)
-                            } else {
-                                "–".into()
-                            },
-                            format!("{}", c.total),
-                            format!("{}", c.overlapped),
-                        ]
-                    })
-                    .collect();
-                out.push_str("collectives per optimizer step\n");
-                out.push_str(&render::block(
-                    md,
-                    &[
-                        "kind",
-                        "collective",
-                        "link",
-                        "effective bandwidth",
-                        "time",
-                        "overlapped",
-                    ],
-                    &rows,
-                ));
+                out.push_str(&collectives_table(st, look));
             }
         }
         None => out.push_str(&format!(
-            "time: not estimated: {}\n",
-            e.step_unavailable.clone().unwrap_or_default()
+            "{}\n",
+            Msg::new("est-time-unavailable")
+                .arg("why", e.step_unavailable.clone().unwrap_or_default())
+                .render(l)
         )),
     }
-    if let Some(t) = &e.totals {
-        out.push_str(&format!(
-            "job: {} {unit} in {:.0} steps: {} wall-clock, {:.0} GPU-hours ({:.2e} model FLOPs)\n",
-            format_count(t.tokens),
-            t.steps,
-            t.wall_time,
-            t.gpu_hours,
-            t.total_flops.0
-        ));
-    } else {
-        out.push_str(
-            "job: give --tokens (or --samples and --epochs) for wall-clock time and GPU-hours\n",
-        );
+    match &e.totals {
+        Some(tt) => out.push_str(&format!(
+            "{}\n",
+            Msg::new("est-job")
+                .arg("amount", format_count(tt.tokens))
+                .arg("unit", unit)
+                .arg("steps", format!("{:.0}", tt.steps))
+                .arg("wall", tt.wall_time.to_string())
+                .arg("gpu_hours", format!("{:.0}", tt.gpu_hours))
+                .arg("flops", format!("{:.2e}", tt.total_flops.0))
+                .render(l)
+        )),
+        None => out.push_str(&format!("{}\n", t("est-job-missing"))),
     }
     if let Some(d) = &e.data_path {
         out.push_str(&format!(
-            "data: {:.1} samples/s → read {}{}; checkpoint {} (weights {}), write at 1 GB/s: {}\n",
-            d.samples_per_second,
-            d.read_bandwidth,
-            d.cpu_cores_for_decode
-                .map(|c| format!(", ~{:.0} host CPU cores for decode/augment", c.ceil()))
-                .unwrap_or_default(),
-            d.checkpoint_size,
-            d.weights_size,
-            gpuplan_core::units::transfer_time(d.checkpoint_size, Bandwidth::from_gb_per_s(1.0))
+            "{}\n",
+            Msg::new("est-data")
+                .arg("rate", format!("{:.1}", d.samples_per_second))
+                .arg("read", d.read_bandwidth.to_string())
+                .arg(
+                    "cores",
+                    d.cpu_cores_for_decode
+                        .map(|c| format!("{:.0}", c.ceil()))
+                        .unwrap_or_else(|| "none".into())
+                )
+                .arg("ckpt", d.checkpoint_size.to_string())
+                .arg("weights", d.weights_size.to_string())
+                .arg(
+                    "write",
+                    gpuplan_core::units::transfer_time(
+                        d.checkpoint_size,
+                        Bandwidth::from_gb_per_s(1.0)
+                    )
+                    .to_string()
+                )
+                .render(l)
         ));
+    }
+    if !look.wide && !look.md {
+        out.push_str(&format!("{}\n", t("est-legend-wide")));
     }
     out
 }
 
+/// `estimate --solve`: the question of the flags, answered by the core.
+fn solve_question(
+    a: &EstimateArgs,
+    model: &ModelSpec,
+    r: &Request,
+    cluster: &ClusterSpec,
+) -> Result<gpuplan_core::infer::Solved> {
+    use gpuplan_core::infer::{solve, SolveFor};
+    let q = match a.solve {
+        Some(SolveArg::MaxContext) => SolveFor::MaxContext,
+        Some(SolveArg::MaxBatch) => SolveFor::MaxBatch,
+        Some(SolveArg::MaxThroughput) => match a.tpot {
+            Some(t) if t.is_finite() && t > 0.0 && t <= 3600.0 => SolveFor::MaxThroughput { tpot_s: t },
+            Some(t) => anyhow::bail!("invalid --tpot {t}: give seconds per output token in (0, 3600], e.g. 0.05"),
+            None => anyhow::bail!("--solve max-throughput needs --tpot SECONDS (the time-per-output-token target, e.g. 0.05)"),
+        },
+        None => anyhow::bail!("--solve needs a question"),
+    };
+    r.inference.validate_for(model)?;
+    Ok(solve(model, &r.inference, &cluster.gpu, &r.tunables, q)?)
+}
+
+/// The answer of `--solve` as a table, with its binding constraint.
+fn solve_report(
+    model: &ModelSpec,
+    r: &Request,
+    cluster: &ClusterSpec,
+    s: &gpuplan_core::infer::Solved,
+    md: bool,
+) -> String {
+    let ms = |t: Option<Seconds>| {
+        t.map(|t| format!("{:.2}", t.millis()))
+            .unwrap_or_else(|| "n/a".into())
+    };
+    let tps = s
+        .output_tokens_per_second
+        .map(|x| format!("{x:.0}"))
+        .unwrap_or_else(|| "n/a".into());
+    let rows = vec![
+        vec![
+            "context (tokens per sequence)".into(),
+            s.context.to_string(),
+        ],
+        vec!["concurrent sequences".into(), s.batch.to_string()],
+        vec!["time per output token (ms)".into(), ms(s.time_per_token)],
+        vec!["output tokens/s (replica)".into(), tps],
+        vec!["binding constraint".into(), s.binding.to_string()],
+        vec!["why".into(), s.explanation.clone()],
+    ];
+    format!(
+        "{}: {} on {} × TP {} ({} rule, {} evaluations)\n{}",
+        model.name,
+        s.question.label(),
+        cluster.gpu.id,
+        r.inference.tp,
+        r.inference.engine.name(),
+        s.evaluations,
+        render::block(md, &["quantity", "value"], &rows)
+    )
+}
+
 /// The KV pool row; a pool below zero is shown as 0 with the shortfall, never as negative memory.
-fn kv_pool_row(m: &gpuplan_core::infer::ServingMemory) -> Vec<String> {
+fn kv_pool_row(m: &gpuplan_core::infer::ServingMemory, l: gpuplan_core::i18n::Lang) -> Vec<String> {
+    let name = gpuplan_core::i18n::text(l, "est-serve-kv-pool");
     let per = format!(
         "{} B/token/GPU ({} KV heads per GPU)",
         m.kv_per_token.per_device.0, m.kv_per_token.heads_per_device
     );
     if m.kv_shortfall.0 <= 0.0 {
-        vec!["KV pool".into(), gib(m.kv_pool), per]
+        vec![name, gib(m.kv_pool), per]
     } else {
         vec![
-            "KV pool".into(),
+            name,
             "0.00".into(),
             format!(
                 "none: the budget is short by {:.2} GiB; {per}",
@@ -510,61 +858,146 @@ fn kv_pool_row(m: &gpuplan_core::infer::ServingMemory) -> Vec<String> {
     }
 }
 
-fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, md: bool) -> String {
+fn budget_how(e: gpuplan_core::workload::Engine) -> &'static str {
+    use gpuplan_core::workload::Engine;
+    match e {
+        Engine::Vllm => "gpu_memory_utilization × visible",
+        Engine::Sglang => "mem_fraction_static × (visible − CUDA context − NCCL)",
+        Engine::Trtllm => {
+            "visible − CUDA context − NCCL; KV = fraction × what weights and activations leave"
+        }
+        Engine::Static => "visible memory",
+    }
+}
+
+fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, look: &Look) -> String {
+    let l = look.lang;
+    let t = |id: &str| gpuplan_core::i18n::text(l, id);
     let s = &r.inference;
     let m = &e.memory;
     let mut out = format!(
-        "{name}: serve with {} weights, {:?} KV cache, TP {}, gpu_memory_utilization {}, max_model_len {}\n\n",
-        s.weights.name(),
-        s.kv_dtype,
-        s.tp,
-        s.gpu_memory_utilization,
-        m.max_model_len
+        "{}\n\n",
+        render::wrap(
+            &Msg::new("est-serve-title")
+                .arg("model", name)
+                .arg("weights", s.weights.name())
+                .arg("kv", word("kv", &s.kv_dtype))
+                .arg("tp", s.tp)
+                .arg("util", s.gpu_memory_utilization.to_string())
+                .arg("engine", s.engine.name())
+                .arg("len", m.max_model_len)
+                .render(l),
+            render::width(),
+            "  "
+        )
     );
+    out.insert_str(
+        out.len() - 1,
+        &format!(
+            "{}\n",
+            Msg::new("est-serve-rule")
+                .arg("rule", m.rule.as_str())
+                .render(l)
+        ),
+    );
+    if s.images_per_request > 0 {
+        out.insert_str(
+            out.len() - 1,
+            &format!(
+                "{}\n",
+                Msg::new("est-serve-images")
+                    .arg("n", s.images_per_request)
+                    .arg("w", s.image_size[0])
+                    .arg("h", s.image_size[1])
+                    .render(l)
+            ),
+        );
+    }
+    let mut pool = kv_pool_row(m, l);
+    if m.kv_shortfall.0 > 0.0 && !look.wide {
+        pool[0] = format!("{} (−{:.2} GiB)", pool[0], m.kv_shortfall.gib());
+    }
     let rows = vec![
         vec![
-            "budget (util × visible total)".into(),
+            t("est-serve-budget"),
             gib(m.budget),
-            String::new(),
+            budget_how(s.engine).into(),
         ],
         vec![
-            "weights".into(),
+            t("est-serve-weights"),
             gib(m.weights),
             format!("{} bits/weight on linears", s.weights.bits()),
         ],
         vec![
-            "activation peak (profile run)".into(),
+            t("est-serve-activation"),
             gib(m.activation_peak),
-            "max_num_batched_tokens × per-token MLP workspace".into(),
+            format!(
+                "{} profile tokens × per-token MLP workspace",
+                m.profile_tokens
+            ),
         ],
         vec![
-            "non-torch + CUDA graphs".into(),
+            t("est-serve-non-torch"),
             gib(m.non_torch + m.cudagraph),
-            "tunables vllm_non_torch_gib, vllm_cudagraph_gib".into(),
+            "inside the budget (vLLM: vllm_non_torch_gib + NCCL; static: CUDA context + NCCL)"
+                .into(),
         ],
-        kv_pool_row(m),
+        pool,
     ];
-    out.push_str("memory per GPU (vLLM sizing)\n");
-    out.push_str(&render::block(md, &["component", "GiB", "how"], &rows));
     out.push_str(&format!(
-        "KV capacity: {} blocks × {} = {} tokens; max concurrency at max_model_len: {:.2}; {} requests of {}+{} tokens at once; longest context at batch {}: {}\n",
-        m.blocks, s.block_size, m.kv_tokens, m.max_concurrency_at_max_len, m.max_concurrent_requests, s.input_tokens, s.output_tokens, s.batch, m.max_context_at_batch
+        "{}\n",
+        Msg::new("est-serve-mem-title")
+            .arg("engine", s.engine.name())
+            .render(l)
+    ));
+    let h = [
+        t("plan-col-component"),
+        "GiB".to_string(),
+        t("plan-col-how"),
+    ];
+    out.push_str(&how_table(look, &h, rows));
+    let para = |text: String| format!("{}\n", render::wrap(&text, render::width(), "  "));
+    out.push_str(&para(
+        Msg::new("est-serve-kv")
+            .arg("blocks", m.blocks)
+            .arg("block", m.block_tokens)
+            .arg("tokens", m.kv_tokens)
+            .arg("conc", format!("{:.2}", m.max_concurrency_at_max_len))
+            .arg("reqs", m.max_concurrent_requests)
+            .arg("input", s.input_tokens)
+            .arg("output", s.output_tokens)
+            .arg("batch", s.batch)
+            .arg("ctx", m.max_context_at_batch)
+            .render(l),
     ));
     if let Some(p) = &m.problem {
-        out.push_str(&format!("PROBLEM: {p}\n"));
+        out.push_str(&para(
+            Msg::new("est-serve-problem").arg("p", p.as_str()).render(l),
+        ));
     }
-    match &e.latency {
-        Some(l) => out.push_str(&format!(
-            "latency: TTFT {} for {} prompt tokens; {} per output token at batch {} ({:.0} tokens/s, {}; ridge batch ≈ {:.0})\n",
-            l.ttft,
-            s.input_tokens,
-            l.time_per_token,
-            s.batch,
-            l.decode_tokens_per_second,
-            if l.decode_bandwidth_bound { "bandwidth-bound" } else { "compute-bound" },
-            l.ridge_batch
-        )),
-        None => out.push_str(&format!("latency: not estimated: {}\n", e.latency_unavailable.clone().unwrap_or_default())),
+    out.push_str(&para(match &e.latency {
+        Some(x) => Msg::new("est-serve-latency")
+            .arg("ttft", x.ttft.to_string())
+            .arg("input", s.input_tokens)
+            .arg("tpot", x.time_per_token.to_string())
+            .arg("batch", s.batch)
+            .arg("rate", format!("{:.0}", x.decode_tokens_per_second))
+            .arg(
+                "bound",
+                if x.decode_bandwidth_bound {
+                    "bandwidth"
+                } else {
+                    "compute"
+                },
+            )
+            .arg("ridge", format!("{:.0}", x.ridge_batch))
+            .render(l),
+        None => Msg::new("est-serve-latency-unavailable")
+            .arg("why", e.latency_unavailable.clone().unwrap_or_default())
+            .render(l),
+    }));
+    if !look.wide && !look.md {
+        out.push_str(&format!("{}\n", t("est-legend-wide")));
     }
     out
 }

@@ -3,6 +3,7 @@
 pub mod accuracy;
 pub mod catalog;
 pub mod estimate;
+pub mod export;
 pub mod models;
 pub mod plan;
 pub mod userfiles;
@@ -21,14 +22,33 @@ pub fn run(cli: Cli) -> Result<u8> {
     let opts = CatalogOpts {
         extra: cli.catalogs.clone(),
         no_user: cli.no_user_catalog,
+        lang: crate::cli::Lang::resolve(cli.lang),
+        wide: cli.wide,
     };
     match cli.command {
         Command::Models { action, format } => models::run(action, format),
         Command::Catalog { action } => catalog::run(action, &opts),
         Command::Plan(args) => plan::run(*args, &opts),
         Command::Estimate(args) => estimate::run(*args, &opts),
+        Command::Export(args) => export::run(&args),
         Command::Accuracy { cases, format } => accuracy::run(cases.as_deref(), format),
         Command::Prices(args) => prices::run(*args, &opts),
+        Command::Completions { shell } => {
+            let mut c = <Cli as clap::CommandFactory>::command();
+            let mut buf = Vec::new();
+            clap_complete::generate(shell, &mut c, "gpuplan", &mut buf);
+            out!("{}", String::from_utf8_lossy(&buf));
+            Ok(0)
+        }
+        Command::Man => {
+            let mut buf = Vec::new();
+            clap_mangen::Man::new(<Cli as clap::CommandFactory>::command())
+                .render(&mut buf)
+                .context("cannot render the man page")?;
+            out!("{}", String::from_utf8_lossy(&buf));
+            Ok(0)
+        }
+        Command::Serve(args) => crate::serve::run(args, &opts),
     }
 }
 
@@ -95,7 +115,11 @@ pub fn load_config(path: &Path) -> Result<ModelSpec> {
                 .map(|s| s.to_string_lossy().to_string())
         })
         .unwrap_or_else(|| "custom".into());
-    let mut m = parse_hf_config(&name, &text).with_context(|| format!("in {}", file.display()))?;
+    let mut m = parse_hf_config(&name, &text).with_context(|| {
+        crate::render::Localized(
+            gpuplan_core::i18n::Msg::new("cli-err-in-file").arg("file", file.display().to_string()),
+        )
+    })?;
     m.sources.push(file.display().to_string());
     Ok(m)
 }
@@ -104,7 +128,9 @@ pub fn load_model(preset: Option<&str>, config: Option<&Path>) -> Result<ModelSp
     match (preset, config) {
         (_, Some(p)) => load_config(p),
         (Some(name), None) => Ok(find_preset(name)?.model.clone()),
-        (None, None) => anyhow::bail!("no model given: pass --model NAME (see `gpuplan models`) or --model-config PATH/config.json"),
+        (None, None) => Err(crate::render::fail(gpuplan_core::i18n::Msg::new(
+            "cli-err-no-model",
+        ))),
     }
 }
 
@@ -150,14 +176,25 @@ fn warn_both(name: Option<&str>, config: &str, name_key: &str, config_key: &str)
 /// Parse a flag value through the same serde names the workload file uses, so both accept the
 /// same words and errors name the field.
 pub fn parse_word<T: serde::de::DeserializeOwned>(field: &str, value: &str) -> Result<T> {
-    serde_json::from_value(serde_json::Value::String(value.to_string()))
-        .map_err(|e| anyhow::anyhow!("invalid --{field} `{value}`: {e}"))
+    serde_json::from_value(serde_json::Value::String(value.to_string())).map_err(|e| {
+        crate::render::fail(
+            gpuplan_core::i18n::Msg::new("cli-err-bad-word")
+                .arg("field", field)
+                .arg("value", value)
+                .arg("why", crate::render::serde_message(&e.to_string())),
+        )
+    })
 }
 
 /// Where catalogs come from.
+/// Where catalogs come from, and how output is presented (the global flags).
 pub struct CatalogOpts {
     pub extra: Vec<PathBuf>,
     pub no_user: bool,
+    /// `--lang` (or $LC_ALL/$LANG).
+    pub lang: gpuplan_core::i18n::Lang,
+    /// `--wide`: full tables.
+    pub wide: bool,
 }
 
 /// The user's config directory: $GPUPLAN_CONFIG_DIR, else $XDG_CONFIG_HOME/gpuplan, else
@@ -370,6 +407,12 @@ pub fn apply_training_flags(
     if let Some(r) = j.lora_rank {
         t.lora.rank = r;
     }
+    if let Some(v) = &j.adapter_dtype {
+        t.adapter_dtype = parse_word("adapter-dtype", v)?;
+    }
+    t.autocast |= j.autocast;
+    t.optimizer_in_backward |= j.optimizer_in_backward;
+    t.chunked_loss |= j.chunked_loss;
     if let Some(v) = &j.lora_targets {
         t.lora.targets = v
             .split(',')
@@ -383,13 +426,18 @@ pub fn apply_training_flags(
 /// Apply `--set NAME=VALUE` overrides.
 pub fn apply_sets(tun: &mut gpuplan_core::constants::Tunables, sets: &[String]) -> Result<()> {
     for kv in sets {
-        let (k, v) = kv.split_once('=').with_context(|| {
-            format!("--set `{kv}`: expected NAME=VALUE, e.g. --set fragmentation=0.05")
+        let (k, v) = kv.split_once('=').ok_or_else(|| {
+            crate::render::fail(
+                gpuplan_core::i18n::Msg::new("cli-err-set-form").arg("value", kv.as_str()),
+            )
         })?;
-        let v: f64 = v
-            .trim()
-            .parse()
-            .with_context(|| format!("--set {k}: `{v}` is not a number"))?;
+        let v: f64 = v.trim().parse().map_err(|_| {
+            crate::render::fail(
+                gpuplan_core::i18n::Msg::new("cli-err-set-number")
+                    .arg("name", k)
+                    .arg("value", v),
+            )
+        })?;
         tun.set(k.trim(), v)?;
     }
     Ok(tun.validate()?)

@@ -19,14 +19,21 @@ pub fn run(action: Option<ModelsAction>, format: Format) -> Result<u8> {
     }
 }
 
+/// The body of the `models` JSON document, shared with `gpuplan serve`.
+pub fn list_json(all: &[gpuplan_core::model::Preset]) -> serde_json::Value {
+    let rows: Vec<_> = all.iter().map(|p| model_summary(&p.model)).collect();
+    serde_json::json!({ "models": rows })
+}
+
+/// The body of the `model` JSON document, shared with `gpuplan serve`.
+pub fn show_json(m: &gpuplan_core::model::ModelSpec) -> serde_json::Value {
+    serde_json::json!({ "model": model_summary(m), "architecture": m.architecture, "sources": m.sources })
+}
+
 fn list(format: Format) -> Result<u8> {
     let all = presets()?;
     if format == Format::Json {
-        let rows: Vec<_> = all.iter().map(|p| model_summary(&p.model)).collect();
-        outln!(
-            "{}",
-            render::json("models", &serde_json::json!({ "models": rows }))?
-        );
+        outln!("{}", render::json("models", &list_json(all))?);
         return Ok(0);
     }
     let header = [
@@ -92,13 +99,7 @@ fn show(name: Option<&str>, config: Option<&std::path::Path>, format: Format) ->
     let m = load_model(name, config)?;
     let s = model_summary(&m);
     if format == Format::Json {
-        outln!(
-            "{}",
-            render::json(
-                "model",
-                &serde_json::json!({ "model": s, "architecture": m.architecture, "sources": m.sources })
-            )?
-        );
+        outln!("{}", render::json("model", &show_json(&m))?);
         return Ok(0);
     }
     let b = &s.params;

@@ -5,10 +5,11 @@ use super::{
     apply_sets, apply_training_flags, load_catalog, parse_word, read_workload, resolve_model,
     CatalogOpts,
 };
-use crate::cli::{Format, Lang, OptimizeArg, PlanArgs, ProviderArg, TaskArg};
-use crate::render;
-use anyhow::{Context, Result};
-use gpuplan_core::catalog::{Billing, PriceKind, Provider};
+use crate::cli::{Format, OptimizeArg, PlanArgs, ProviderArg, TaskArg};
+use crate::render::{self, fail};
+use anyhow::Result;
+use gpuplan_core::catalog::Provider;
+use gpuplan_core::i18n::{self, names, Lang, Msg};
 use gpuplan_core::plan::advice::Severity;
 use gpuplan_core::plan::{
     plan, BillingChoice, ChipFamily, Job, Objective, Plan, PlanOutcome, PlanRequest, ServeJob,
@@ -20,17 +21,51 @@ use gpuplan_core::workload::{TrainTask, TrainingSetup, WeightFormat};
 /// Exit code when no plan satisfies the constraints (README.md).
 pub const NO_PLAN: u8 = 4;
 
-fn lang(a: Option<Lang>) -> Lang {
-    a.unwrap_or_else(|| {
-        let l = std::env::var("LC_ALL")
-            .or_else(|_| std::env::var("LANG"))
-            .unwrap_or_default();
-        if l.to_lowercase().starts_with("zh") {
-            Lang::Zh
-        } else {
-            Lang::En
+/// The defaults the user did not set that shaped the answer (printed under the plan table).
+fn defaults_used(a: &PlanArgs, req: &PlanRequest, o: &PlanOutcome) -> Vec<Msg> {
+    let j = &a.job;
+    let mut d = Vec::new();
+    let from_file = j.workload.is_some();
+    match &req.job {
+        Job::Train {
+            setup,
+            global_batch,
+            ..
+        } => {
+            if j.seq_len.is_none() && !from_file && req.model.transformer().is_some() {
+                d.push(Msg::new("plan-default-seq").arg("v", setup.seq_len));
+            }
+            if global_batch.is_none() {
+                if let Some(x) = o.plans.first().and_then(|p| p.train.as_ref()) {
+                    let s = &x.setup;
+                    let gb = s.micro_batch * s.grad_accum * x.memory.data_parallel;
+                    d.push(Msg::new("plan-default-batch").arg("v", gb));
+                }
+            }
         }
-    })
+        Job::Serve(s) => {
+            if j.input_tokens.is_none() && j.output_tokens.is_none() && !from_file {
+                d.push(
+                    Msg::new("plan-default-prompt")
+                        .arg("input", s.input_tokens)
+                        .arg("output", s.output_tokens),
+                );
+            }
+            if a.min_replicas.is_none() && !from_file {
+                d.push(Msg::new("plan-default-replicas").arg("v", s.min_replicas));
+            }
+            if a.peak_factor.is_none() && !from_file {
+                d.push(Msg::new("plan-default-peak").arg("v", s.peak_factor));
+            }
+        }
+    }
+    if a.max_nodes.is_none() && !from_file {
+        d.push(Msg::new("plan-default-max-nodes").arg("v", req.constraints.max_nodes));
+    }
+    if a.chips.is_none() && !from_file && req.constraints.chips == [ChipFamily::Nvidia] {
+        d.push(Msg::new("plan-default-chips"));
+    }
+    d
 }
 
 fn parse_hours(s: &str) -> Result<f64> {
@@ -45,7 +80,7 @@ fn parse_hours(s: &str) -> Result<f64> {
     let v: f64 = num
         .trim()
         .parse()
-        .with_context(|| format!("--deadline `{s}`: expected hours (24), or 24h / 30d"))?;
+        .map_err(|_| fail(Msg::new("cli-err-deadline").arg("value", s)))?;
     // The range (more than 0, at most 10 years) is checked by Constraints::validate.
     Ok(v * mult)
 }
@@ -71,12 +106,13 @@ fn parse_size(s: &str) -> Result<f64> {
         .iter()
         .find_map(|(u, m)| t.strip_suffix(u).map(|n| (n, *m)))
         .unwrap_or((t.as_str(), 1.0));
-    let v: f64 = num.trim().parse().with_context(|| {
-        format!("--dataset-size `{s}`: expected a size such as 30TB, 500GiB or 1.5e12 (bytes)")
-    })?;
+    let v: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| fail(Msg::new("cli-err-dataset-size").arg("value", s)))?;
     let bytes = v * mult;
     if !(bytes.is_finite() && bytes > 0.0 && bytes <= MAX_DATASET_BYTES) {
-        anyhow::bail!("--dataset-size `{s}`: must be a positive size up to 1 EB");
+        return Err(fail(Msg::new("cli-err-dataset-size-range").arg("value", s)));
     }
     Ok(bytes)
 }
@@ -89,7 +125,7 @@ fn fit_default_prompt(
     model: &gpuplan_core::model::ModelSpec,
     j: &crate::cli::JobArgs,
     from_file: bool,
-) -> Option<String> {
+) -> Option<Msg> {
     if from_file || j.input_tokens.is_some() || j.output_tokens.is_some() {
         return None;
     }
@@ -105,13 +141,19 @@ fn fit_default_prompt(
         ctx.saturating_sub(s.output_tokens)
     };
     if s.input_tokens <= room || room == 0 {
-        return encoder.then(|| format!("serving {}: one forward per request of {} input tokens (set --input-tokens to change it)", model.name, s.input_tokens));
+        return encoder.then(|| {
+            Msg::new("plan-note-encoder")
+                .arg("model", model.name.as_str())
+                .arg("input", s.input_tokens)
+        });
     }
     s.input_tokens = room;
-    Some(format!(
-        "default prompt shortened to {room} input tokens to fit {}'s {ctx}-token context (set --input-tokens/--output-tokens to change it)",
-        model.name
-    ))
+    Some(
+        Msg::new("plan-note-prompt-shortened")
+            .arg("room", room)
+            .arg("model", model.name.as_str())
+            .arg("ctx", ctx),
+    )
 }
 
 /// Most serving replicas accepted as a floor.
@@ -120,9 +162,18 @@ const MAX_REPLICAS: u64 = 10_000;
 /// Largest dataset accepted (1 EB): beyond any storage class sold.
 const MAX_DATASET_BYTES: f64 = 1e18;
 
-fn build_request(a: &PlanArgs) -> Result<PlanRequest> {
+fn build_request(a: &PlanArgs, lang: Lang) -> Result<PlanRequest> {
+    build_request_from(a, read_workload(&a.job)?, lang)
+}
+
+/// The plan request of flags `a` over a workload already read (`gpuplan serve` passes the body of
+/// `POST /api/v1/plan` here, with the flags of its query).
+pub fn build_request_from(
+    a: &PlanArgs,
+    file: gpuplan_core::job::WorkloadFile,
+    lang: Lang,
+) -> Result<PlanRequest> {
     let j = &a.job;
-    let file = read_workload(j)?;
     let model = resolve_model(j, &file)?;
     let mut tun = file.tunables.clone().unwrap_or_default();
     apply_sets(&mut tun, &j.set)?;
@@ -172,17 +223,17 @@ fn build_request(a: &PlanArgs) -> Result<PlanRequest> {
     c.validate()?;
     check_top(a.top)?;
     if c.billing == BillingChoice::Spot && !c.interruptible {
-        anyhow::bail!("--billing spot needs --interruptible: spot instances are reclaimed, so the job must checkpoint and resume");
+        return Err(fail(Msg::new("cli-err-spot-needs-interruptible")));
     }
     let serve_task = matches!(j.task, Some(TaskArg::Inference))
         || (j.task.is_none() && file.serve.is_some() && file.training.is_none());
     if !serve_task {
         if let Some(flag) = serving_flag(a) {
-            anyhow::bail!("{flag} is a serving flag: add --task inference (or remove {flag} to plan training)");
+            return Err(fail(Msg::new("cli-err-serving-flag").arg("flag", flag)));
         }
     }
     let job = if serve_task {
-        let mut s = file.serve.clone().unwrap_or_else(ServeJob::default);
+        let mut s = file.serve.clone().unwrap_or_default();
         if let Some(x) = a.rate {
             s.rate_rps = Some(x);
         }
@@ -196,7 +247,10 @@ fn build_request(a: &PlanArgs) -> Result<PlanRequest> {
             s.output_tokens = x;
         }
         if let Some(note) = fit_default_prompt(&mut s, &model, j, file.serve.is_some()) {
-            eprintln!("note: {note}");
+            eprintln!("{}{}", tx(lang, "note-prefix"), note.render(lang));
+        }
+        if let Some(e) = &j.engine {
+            s.engine = super::parse_word("engine", e)?;
         }
         if let Some(x) = a.ttft {
             s.ttft_s = Some(x);
@@ -211,16 +265,16 @@ fn build_request(a: &PlanArgs) -> Result<PlanRequest> {
             s.peak_factor = x;
         }
         if !(1..=MAX_REPLICAS).contains(&s.min_replicas) {
-            anyhow::bail!(
-                "min_replicas {}: give 1 to {MAX_REPLICAS} (--min-replicas or [serve] min_replicas)",
-                s.min_replicas
-            );
+            return Err(fail(
+                Msg::new("cli-err-min-replicas")
+                    .arg("value", s.min_replicas)
+                    .arg("max", MAX_REPLICAS),
+            ));
         }
         if !(s.peak_factor.is_finite() && (1.0..=100.0).contains(&s.peak_factor)) {
-            anyhow::bail!(
-                "peak_factor {}: give a multiple of the stated load from 1 to 100, e.g. 1.5 (--peak-factor or [serve] peak_factor)",
-                s.peak_factor
-            );
+            return Err(fail(
+                Msg::new("cli-err-peak-factor").arg("value", s.peak_factor.to_string()),
+            ));
         }
         if let Some(w) = &a.weights {
             s.weights = w
@@ -231,9 +285,7 @@ fn build_request(a: &PlanArgs) -> Result<PlanRequest> {
                     "fp8" => Ok(WeightFormat::Fp8),
                     "int8" => Ok(WeightFormat::Int8),
                     "int4" => Ok(WeightFormat::Int4 { group: 128 }),
-                    o => Err(anyhow::anyhow!(
-                        "--weights `{o}`: use bf16, fp16, fp8, int8 or int4"
-                    )),
+                    o => Err(fail(Msg::new("cli-err-weights-plan").arg("value", o))),
                 })
                 .collect::<Result<_>>()?;
         }
@@ -249,7 +301,7 @@ fn build_request(a: &PlanArgs) -> Result<PlanRequest> {
         }
         let explicit = j.seq_len.is_some() || t.seq_len != gpuplan_core::workload::DEFAULT_SEQ_LEN;
         if let Some(note) = gpuplan_core::workload::fit_seq_len(&mut t, &model, explicit)? {
-            eprintln!("note: {note}");
+            eprintln!("{}{}", tx(lang, "note-prefix"), note.render(lang));
         }
         Job::Train {
             setup: t,
@@ -271,12 +323,39 @@ fn build_request(a: &PlanArgs) -> Result<PlanRequest> {
     })
 }
 
+/// `--gpu` / `--family`: keep only the instance types with one of these GPUs (id or name
+/// prefix, as in `catalog instances --gpu`) and of one of these families (case-insensitive).
+fn filter_gpus_and_families(cat: &mut gpuplan_core::catalog::Catalog, a: &PlanArgs) {
+    let norm = |q: &str| q.to_lowercase().replace(' ', "-");
+    let gpus: Vec<String> = a.gpus.iter().map(|g| norm(g)).collect();
+    let fams: Vec<String> = a.families.iter().map(|f| f.to_lowercase()).collect();
+    let names: std::collections::HashMap<String, String> = cat
+        .gpus
+        .iter()
+        .map(|g| (g.id.clone(), norm(&g.name)))
+        .collect();
+    cat.instances.retain(|i| {
+        let gpu_ok = gpus.is_empty()
+            || gpus.iter().any(|q| {
+                let q = q.trim_start_matches("nvidia-");
+                i.gpu.to_lowercase().starts_with(q)
+                    || names.get(&i.gpu).is_some_and(|n| n.contains(q))
+            });
+        let fam_ok = fams.is_empty() || fams.contains(&i.family.to_lowercase());
+        gpu_ok && fam_ok
+    });
+}
+
 /// Most plans `--top` may show.
 pub const MAX_TOP: usize = 1000;
 
 fn check_top(top: usize) -> Result<()> {
     if !(1..=MAX_TOP).contains(&top) {
-        anyhow::bail!("invalid --top {top}: plans to show, 1–{MAX_TOP}");
+        return Err(fail(
+            Msg::new("cli-err-top")
+                .arg("value", top)
+                .arg("max", MAX_TOP),
+        ));
     }
     Ok(())
 }
@@ -291,17 +370,19 @@ fn serving_flag(a: &PlanArgs) -> Option<&'static str> {
         (a.weights.is_some(), "--weights"),
         (a.job.input_tokens.is_some(), "--input-tokens"),
         (a.job.output_tokens.is_some(), "--output-tokens"),
+        (a.job.engine.is_some(), "--engine"),
     ]
     .into_iter()
     .find_map(|(given, flag)| given.then_some(flag))
 }
 
 pub fn run(a: PlanArgs, opts: &CatalogOpts) -> Result<u8> {
-    let req = build_request(&a)?;
+    let req = build_request(&a, opts.lang)?;
     for w in &req.model.warnings {
-        eprintln!("warning: {w}");
+        eprintln!("{}{w}", tx(opts.lang, "warning-prefix"));
     }
     let mut cat = load_catalog(opts)?;
+    filter_gpus_and_families(&mut cat, &a);
     let today = super::prices::today_secs();
     if let Some(s) = &a.max_price_age {
         let max = super::prices::parse_age_days(s)?;
@@ -310,31 +391,56 @@ pub fn run(a: PlanArgs, opts: &CatalogOpts) -> Result<u8> {
             .retain(|p| super::prices::age_days(&p.as_of, today).is_some_and(|d| d <= max));
         let dropped = before - cat.prices.len();
         if dropped > 0 {
-            eprintln!(
-                "note: --max-price-age {s}: {dropped} price(s) older than {max} days are ignored"
-            );
+            let m = Msg::new("plan-note-max-price-age")
+                .arg("age", s.as_str())
+                .arg("n", dropped)
+                .arg("days", max);
+            eprintln!("{}{}", tx(opts.lang, "note-prefix"), m.render(opts.lang));
         }
     }
     let out = plan(&req, &cat)?;
     let ages = super::prices::plan_price_ages(&out.plans, a.top.max(1), today);
-    for w in super::prices::stale_warnings(&ages) {
-        eprintln!("warning: {w}");
+    for w in super::prices::stale_warnings(&ages, opts.lang) {
+        eprintln!("{}{w}", tx(opts.lang, "warning-prefix"));
     }
-    let l = lang(a.lang);
+    if let (Some(dir), false) = (&a.export.export, out.plans.is_empty()) {
+        let doc = serde_json::json!({ "schema_version": render::SCHEMA_VERSION, "kind": "plan", "request": request_json(&req), "outcome": trimmed(&out, a.top.max(a.export.pick)) });
+        super::export::write_doc(&doc, a.export.pick, dir, a.export.force)?;
+    } else if a.export.export.is_some() {
+        eprintln!(
+            "{}{}",
+            tx(opts.lang, "note-prefix"),
+            tx(opts.lang, "plan-export-nothing")
+        );
+    }
+    let l = opts.lang;
+    let view = View {
+        top: a.top,
+        explain: a.explain,
+        lang: l,
+        md: a.format == Format::Markdown,
+        wide: opts.wide,
+        width: render::width(),
+        defaults: defaults_used(&a, &req, &out),
+    };
     match a.format {
         Format::Json => outln!(
             "{}",
-            render::json(
-                "plan",
-                &serde_json::json!({ "request": request_json(&req), "outcome": trimmed(&out, a.top), "price_ages": ages })
-            )?
+            render::json("plan", &plan_json(&req, &out, a.top, &ages))?
         ),
-        f => out!(
-            "{}",
-            report(&req, &out, a.top, a.explain, l, f == Format::Markdown)
-        ),
+        _ => out!("{}", report(&req, &out, &view)),
     }
     Ok(if out.plans.is_empty() { NO_PLAN } else { 0 })
+}
+
+/// The body of the `plan` JSON document (docs/json-schema.md), shared with `gpuplan serve`.
+pub fn plan_json(
+    req: &PlanRequest,
+    out: &PlanOutcome,
+    top: usize,
+    ages: &[super::prices::PlanPriceAge],
+) -> serde_json::Value {
+    serde_json::json!({ "request": request_json(req), "outcome": trimmed(out, top), "price_ages": ages })
 }
 
 fn request_json(r: &PlanRequest) -> serde_json::Value {
@@ -351,53 +457,35 @@ fn trimmed(o: &PlanOutcome, top: usize) -> serde_json::Value {
     })
 }
 
-struct T {
-    zh: bool,
+/// Everything the report needs beyond the request and the outcome.
+pub struct View {
+    pub top: usize,
+    pub explain: bool,
+    pub lang: Lang,
+    pub md: bool,
+    /// The full table (provider, billing, price kind, parallelism) instead of the compact one.
+    pub wide: bool,
+    /// Output width for wrapping; `None`: no limit.
+    pub width: Option<usize>,
+    /// The defaults the user did not set that shaped the answer.
+    pub defaults: Vec<Msg>,
 }
 
-impl T {
-    fn s<'a>(&self, en: &'a str, zh: &'a str) -> &'a str {
-        if self.zh {
-            zh
-        } else {
-            en
-        }
-    }
+fn tx(l: Lang, id: &str) -> String {
+    i18n::text(l, id)
 }
 
-fn billing_name(b: Billing, t: &T) -> &'static str {
-    match (b, t.zh) {
-        (Billing::OnDemand, false) => "on-demand",
-        (Billing::Monthly, false) => "monthly",
-        (Billing::Spot, false) => "spot",
-        (Billing::OnDemand, true) => "按量",
-        (Billing::Monthly, true) => "包月",
-        (Billing::Spot, true) => "抢占式",
-    }
-}
-
-fn kind_name(k: PriceKind, t: &T) -> &'static str {
-    match (k, t.zh) {
-        (PriceKind::List, false) => "list",
-        (PriceKind::User, false) => "user",
-        (PriceKind::Estimate, false) => "estimate",
-        (PriceKind::List, true) => "公开价",
-        (PriceKind::User, true) => "自有价",
-        (PriceKind::Estimate, true) => "估算",
-        (PriceKind::Api, false) => "api",
-        (PriceKind::Api, true) => "接口价",
-    }
-}
-
-fn hours(h: f64, t: &T) -> String {
+fn hours(h: f64, l: Lang) -> String {
     if h >= 72.0 {
-        format!("{:.1} {}", h / 24.0, t.s("d", "天"))
+        Msg::new("unit-days")
+            .arg("d", format!("{:.1}", h / 24.0))
+            .render(l)
     } else {
-        format!("{h:.1} {}", t.s("h", "小时"))
+        Msg::new("unit-hours").arg("h", format!("{h:.1}")).render(l)
     }
 }
 
-fn config(p: &Plan, t: &T) -> String {
+fn config(p: &Plan, l: Lang) -> String {
     if let Some(x) = &p.train {
         let s = &x.setup;
         format!(
@@ -422,500 +510,543 @@ fn config(p: &Plan, t: &T) -> String {
             },
             s.parallel.zero,
             match s.recompute {
-                gpuplan_core::workload::Recompute::Full => t.s("recompute ", "重计算 "),
-                gpuplan_core::workload::Recompute::Selective =>
-                    t.s("sel-recompute ", "选择性重计算 "),
-                gpuplan_core::workload::Recompute::SelectiveOp =>
-                    t.s("op-recompute ", "逐算子重计算 "),
-                gpuplan_core::workload::Recompute::None => "",
+                gpuplan_core::workload::Recompute::Full => tx(l, "plan-recompute-full"),
+                gpuplan_core::workload::Recompute::Selective => tx(l, "plan-recompute-selective"),
+                gpuplan_core::workload::Recompute::SelectiveOp => tx(l, "plan-recompute-op"),
+                gpuplan_core::workload::Recompute::None => String::new(),
             },
             s.micro_batch,
             s.grad_accum
         )
     } else if let Some(s) = &p.serve {
-        format!(
-            "{} TP{} × {} {} {}",
-            s.weights.name(),
-            s.tp,
-            s.replicas,
-            t.s("replicas, batch", "副本，批"),
-            s.batch_per_replica
-        )
+        Msg::new("plan-config-serve")
+            .arg("weights", s.weights.name())
+            .arg("tp", s.tp)
+            .arg("replicas", s.replicas)
+            .arg("batch", s.batch_per_replica)
+            .render(l)
     } else {
         String::new()
     }
 }
 
-fn cost(p: &Plan, t: &T, serve: bool) -> String {
+fn cost(p: &Plan, l: Lang, serve: bool) -> String {
     match &p.chosen {
-        Some(c) => format!(
-            "¥{:.0}{} ({}, {} {})",
-            c.cny,
-            if serve { t.s("/month", "/月") } else { "" },
-            billing_name(c.billing, t),
-            kind_name(c.price.kind, t),
-            c.price.as_of
-        ),
-        None => t.s("no price known", "无已知价格").to_string(),
+        Some(c) => Msg::new("plan-cost")
+            .arg("cny", format!("{:.0}", c.cny))
+            .arg("serve", if serve { "yes" } else { "no" })
+            .arg("billing", names::billing(c.billing))
+            .arg("kind", names::price_kind(c.price.kind))
+            .arg("as_of", c.price.as_of.as_str())
+            .render(l),
+        None => tx(l, "plan-no-price"),
     }
 }
 
-fn mem_label(name: &str, t: &T) -> String {
-    if !t.zh {
-        return name.to_string();
+fn cost_short(p: &Plan, l: Lang, serve: bool) -> String {
+    match &p.chosen {
+        Some(c) => Msg::new("plan-cost-short")
+            .arg("cny", format!("{:.0}", c.cny))
+            .arg("serve", if serve { "yes" } else { "no" })
+            .render(l),
+        None => tx(l, "plan-cost-short-none"),
     }
-    match name {
-        "weights" => "权重",
-        "gradients" => "梯度",
-        "optimizer states + master weights" => "优化器状态 + 主权重",
-        "base weights (frozen)" => "基座权重（冻结）",
-        "LoRA adapters + grads + optimizer" => "LoRA 适配器 + 梯度 + 优化器",
-        "ZeRO-3 gather buffers" => "ZeRO-3 聚合缓冲",
-        "activations" => "激活值",
-        "logits + loss" => "logits + 损失",
-        "layer working set" => "单层反向工作集",
-        "autocast weight copies" => "autocast 权重副本",
-        "optimizer temporaries" => "优化器临时缓冲",
-        "allocator fragmentation" => "显存碎片",
-        "CUDA context" => "CUDA 上下文",
-        "CANN runtime context" => "CANN 运行时上下文",
-        "NCCL buffers" => "NCCL 缓冲",
-        "HCCL buffers" => "HCCL 缓冲",
-        other => other,
-    }
-    .to_string()
 }
 
-fn report(
-    req: &PlanRequest,
-    o: &PlanOutcome,
-    top: usize,
-    explain: bool,
-    l: Lang,
-    md: bool,
-) -> String {
-    let t = T { zh: l == Lang::Zh };
-    let serve = matches!(req.job, Job::Serve(_));
-    let tab = |h: &[&str], rows: &[Vec<String>]| render::block(md, h, rows);
-    let mut out = String::new();
-    let what = match &req.job {
-        Job::Train { setup, .. } => format!(
-            "{} {}, {}{} {}",
-            req.model.name,
-            match (setup.task, t.zh) {
-                (TrainTask::Pretrain, false) => "pretraining",
-                (TrainTask::FullFinetune, false) => "full fine-tune",
-                (TrainTask::Lora, false) => "LoRA",
-                (TrainTask::Qlora, false) => "QLoRA",
-                (TrainTask::Pretrain, true) => "预训练",
-                (TrainTask::FullFinetune, true) => "全参微调",
-                (TrainTask::Lora, true) => "LoRA 微调",
-                (TrainTask::Qlora, true) => "QLoRA 微调",
-            },
-            // CNN/UNet jobs have no sequence length.
-            if req.model.transformer().is_some() {
-                format!("{} {}, ", t.s("seq", "序列长度"), setup.seq_len)
-            } else {
-                String::new()
-            },
-            gpuplan_core::train::job_tokens(&req.model, setup)
-                .map(format_count)
-                .unwrap_or_else(|| "?".into()),
-            if req.model.transformer().is_some() {
-                "tokens"
-            } else {
-                t.s("samples", "样本")
-            }
-        ),
-        Job::Serve(s) => format!(
-            "{} {}, {}+{} tokens{}{}",
-            req.model.name,
-            t.s("serving", "推理服务"),
-            s.input_tokens,
-            s.output_tokens,
-            s.rate_rps
-                .map(|r| format!(", {r} req/s"))
-                .unwrap_or_default(),
-            s.ttft_s
-                .map(|x| format!(", TTFT < {x} s"))
-                .unwrap_or_default()
-        ),
-    };
-    out.push_str(&format!(
-        "{}: {what}\n{}\n\n",
-        t.s("gpuplan plan", "gpuplan 方案"),
-        if t.zh {
-            format!(
-                "搜索了 {} 个实例规格中的 {} 个候选，评估 {} 种配置，共 {} 个可行方案",
-                o.stats.instance_types,
-                o.stats.candidates,
-                o.stats.configurations,
-                o.plans.len()
-            )
-        } else {
-            format!(
-                "searched {} candidates of {} instance types, {} configurations, {} feasible plans",
-                o.stats.candidates,
-                o.stats.instance_types,
-                o.stats.configurations,
-                o.plans.len()
-            )
+/// A memory component or step phase by the catalog key of its English name (`memory.ftl`);
+/// a name the catalog lacks is shown as is.
+fn label(prefix: &str, name: &str, l: Lang) -> String {
+    let mut slug = String::new();
+    for c in name.to_lowercase().chars() {
+        let c = if c.is_ascii_alphanumeric() { c } else { '-' };
+        if !(c == '-' && (slug.is_empty() || slug.ends_with('-'))) {
+            slug.push(c);
         }
+    }
+    let key = format!("{prefix}-{}", slug.trim_end_matches('-'));
+    if i18n::has_message(l, &key) {
+        tx(l, &key)
+    } else {
+        name.to_string()
+    }
+}
+
+pub fn mem_label(name: &str, l: Lang) -> String {
+    label("mem", name, l)
+}
+
+fn task_msg(t: TrainTask) -> Msg {
+    Msg::new(match t {
+        TrainTask::Pretrain => "task-pretrain",
+        TrainTask::FullFinetune => "task-full_finetune",
+        TrainTask::Lora => "task-lora",
+        TrainTask::Qlora => "task-qlora",
+    })
+}
+
+fn what(req: &PlanRequest, l: Lang) -> String {
+    match &req.job {
+        Job::Train { setup, .. } => {
+            let transformer = req.model.transformer().is_some();
+            Msg::new("plan-what-train")
+                .arg("model", req.model.name.as_str())
+                .arg("task", task_msg(setup.task))
+                // CNN/UNet jobs have no sequence length.
+                .arg(
+                    "seq",
+                    if transformer {
+                        setup.seq_len.to_string()
+                    } else {
+                        "none".into()
+                    },
+                )
+                .arg(
+                    "amount",
+                    gpuplan_core::train::job_tokens(&req.model, setup)
+                        .map(format_count)
+                        .unwrap_or_else(|| "?".into()),
+                )
+                .arg(
+                    "unit",
+                    Msg::new(if transformer {
+                        "plan-work-tokens"
+                    } else {
+                        "plan-work-samples"
+                    }),
+                )
+                .render(l)
+        }
+        Job::Serve(s) => Msg::new("plan-what-serve")
+            .arg("model", req.model.name.as_str())
+            .arg("input", s.input_tokens)
+            .arg("output", s.output_tokens)
+            .arg(
+                "rate",
+                s.rate_rps
+                    .map(|r| r.to_string())
+                    .unwrap_or_else(|| "none".into()),
+            )
+            .arg(
+                "ttft",
+                s.ttft_s
+                    .map(|r| r.to_string())
+                    .unwrap_or_else(|| "none".into()),
+            )
+            .render(l),
+    }
+}
+
+fn bottleneck(p: &Plan) -> &str {
+    p.train
+        .as_ref()
+        .map(|x| x.step.bottleneck)
+        .or(p.serve.as_ref().map(|s| {
+            if s.latency.decode_bandwidth_bound {
+                "memory-bandwidth"
+            } else {
+                "compute"
+            }
+        }))
+        .unwrap_or("")
+}
+
+/// A bottleneck in `l` (for `estimate` too).
+pub fn bottleneck_label(b: &str, l: Lang) -> String {
+    bottleneck_name(b, l)
+}
+
+fn bottleneck_name(b: &str, l: Lang) -> String {
+    let key = format!("bottleneck-{b}");
+    if b.is_empty() || !i18n::has_message(l, &key) {
+        return b.to_string();
+    }
+    names::bottleneck(b).render(l)
+}
+
+fn used_gib(p: &Plan) -> f64 {
+    p.train
+        .as_ref()
+        .map(|x| x.memory.device_total.gib())
+        .or(p
+            .serve
+            .as_ref()
+            .map(|s| (s.memory.weights + s.memory.kv_pool).gib()))
+        .unwrap_or(0.0)
+}
+
+fn plan_table(o: &PlanOutcome, v: &View, serve: bool) -> String {
+    let l = v.lang;
+    let shown = o.plans.iter().take(v.top.max(1)).enumerate();
+    let rank = |i: usize| format!("{}{}", i + 1, if o.pareto.contains(&i) { "*" } else { "" });
+    let time = |p: &Plan| {
+        if serve {
+            tx(l, "plan-per-month")
+        } else {
+            hours(p.hours, l)
+        }
+    };
+    let (header, rows): (Vec<String>, Vec<Vec<String>>) = if v.wide {
+        let h = [
+            "#",
+            "plan-col-plan",
+            "plan-col-provider",
+            "GPU",
+            "plan-col-time",
+            "plan-col-cost",
+            "plan-col-config",
+            "plan-col-mem",
+            "plan-col-bottleneck",
+        ];
+        let rows = shown
+            .map(|(i, p)| {
+                vec![
+                    rank(i),
+                    format!("{} × {}", p.nodes, p.instance.id),
+                    names::provider(p.instance.provider).render(l),
+                    format!("{} × {}", p.total_gpus, p.gpu.id),
+                    time(p),
+                    cost(p, l, serve),
+                    config(p, l),
+                    format!("{:.1}/{:.0}", used_gib(p), p.gpu.memory_gib.unwrap_or(0.0)),
+                    bottleneck_name(bottleneck(p), l),
+                ]
+            })
+            .collect();
+        (h.iter().map(|k| header_text(k, l)).collect(), rows)
+    } else {
+        let h = [
+            "#",
+            "plan-col-plan",
+            "GPU",
+            "plan-col-time",
+            "¥",
+            "plan-col-headroom",
+            "plan-col-bottleneck",
+        ];
+        let rows = shown
+            .map(|(i, p)| {
+                let free = p.gpu.memory_gib.unwrap_or(0.0) - used_gib(p);
+                vec![
+                    rank(i),
+                    format!("{}×{}", p.nodes, p.instance.id),
+                    format!("{}×{}", p.total_gpus, p.gpu.id),
+                    time(p),
+                    cost_short(p, l, serve),
+                    if p.gpu.memory_gib.is_some() {
+                        format!("{:.1}", free.max(0.0))
+                    } else {
+                        "?".into()
+                    },
+                    bottleneck_name(bottleneck(p), l),
+                ]
+            })
+            .collect();
+        (h.iter().map(|k| header_text(k, l)).collect(), rows)
+    };
+    let h: Vec<&str> = header.iter().map(String::as_str).collect();
+    render::block_keeping(v.md, &h, &rows, &[1, 2])
+}
+
+/// A header: a message id, or a literal (`#`, `GPU`, `¥`).
+fn header_text(k: &str, l: Lang) -> String {
+    if k.starts_with("plan-col-") {
+        tx(l, k)
+    } else {
+        k.to_string()
+    }
+}
+
+pub fn report(req: &PlanRequest, o: &PlanOutcome, v: &View) -> String {
+    let l = v.lang;
+    let serve = matches!(req.job, Job::Serve(_));
+    let mut out = String::new();
+    out.push_str(&format!(
+        "{}\n{}\n\n",
+        Msg::new("plan-title").arg("what", what(req, l)).render(l),
+        Msg::new("plan-searched")
+            .arg("candidates", o.stats.candidates)
+            .arg("types", o.stats.instance_types)
+            .arg("configs", o.stats.configurations)
+            .arg("plans", o.plans.len())
+            .render(l)
     ));
     if o.plans.is_empty() {
-        out.push_str(t.s(
-            "NO PLAN satisfies the constraints.\n",
-            "没有满足约束的方案。\n",
-        ));
+        out.push_str(&format!("{}\n", tx(l, "plan-none")));
         for b in &o.rejected {
-            out.push_str(&format!(
-                "- {} [{}]\n",
-                if t.zh { &b.message_zh } else { &b.message_en },
-                b.constraint
-            ));
+            let text = if l.is_zh() {
+                &b.message_zh
+            } else {
+                &b.message_en
+            };
+            out.push_str(&para(&format!("- {text} [{}]", b.constraint), v, "  "));
         }
         return out;
     }
-    let header: Vec<&str> = vec![
-        "#",
-        t.s("plan", "方案"),
-        t.s("provider", "云厂商"),
-        "GPU",
-        t.s("time", "时长"),
-        t.s("cost", "费用"),
-        t.s("parallelism / serving", "并行 / 部署"),
-        t.s("GiB/GPU", "每卡显存"),
-        t.s("bottleneck", "瓶颈"),
-    ];
-    let rows: Vec<Vec<String>> = o
-        .plans
-        .iter()
-        .take(top.max(1))
-        .enumerate()
-        .map(|(i, p)| {
-            let mem = p
-                .train
-                .as_ref()
-                .map(|x| x.memory.device_total.gib())
-                .or(p
-                    .serve
-                    .as_ref()
-                    .map(|s| (s.memory.weights + s.memory.kv_pool).gib()))
-                .unwrap_or(0.0);
-            vec![
-                format!("{}{}", i + 1, if o.pareto.contains(&i) { "*" } else { "" }),
-                format!("{} × {}", p.nodes, p.instance.id),
-                p.instance.provider.name().to_string(),
-                format!("{} × {}", p.total_gpus, p.gpu.id),
-                if serve {
-                    t.s("per month", "按月").to_string()
-                } else {
-                    hours(p.hours, &t)
-                },
-                cost(p, &t, serve),
-                config(p, &t),
-                format!("{mem:.1}/{:.0}", p.gpu.memory_gib.unwrap_or(0.0)),
-                bottleneck_name(
-                    p.train
-                        .as_ref()
-                        .map(|x| x.step.bottleneck)
-                        .or(p.serve.as_ref().map(|s| {
-                            if s.latency.decode_bandwidth_bound {
-                                "memory-bandwidth"
-                            } else {
-                                "compute"
-                            }
-                        }))
-                        .unwrap_or(""),
-                    &t,
-                ),
-            ]
-        })
-        .collect();
-    out.push_str(&tab(&header, &rows));
-    for (i, p) in o.plans.iter().take(top.max(1)).enumerate() {
+    out.push_str(&plan_table(o, v, serve));
+    for (i, p) in o.plans.iter().take(v.top.max(1)).enumerate() {
         if !p.also.is_empty() {
-            let also = p.also.join(t.s(", ", "、"));
-            out.push_str(&if t.zh {
-                format!("与方案 {} 相同：{also}\n", i + 1)
-            } else {
-                format!("same answer as plan {}: {also}\n", i + 1)
-            });
+            let also = p.also.join(&tx(l, "plan-list-sep"));
+            let m = Msg::new("plan-same-answer")
+                .arg("n", i + 1)
+                .arg("list", also);
+            out.push_str(&para(&m.render(l), v, "  "));
         }
     }
-    if o.plans.iter().take(top.max(1)).any(|p| p.chosen.is_none()) {
-        out.push_str(t.s(
-            "plans without a known price are ranked after priced ones, by GPU-hours (import prices: `gpuplan catalog import`)\n",
-            "无已知价格的方案排在有价格的方案之后，按卡时排序（导入价格：gpuplan catalog import）\n",
-        ));
+    if o.plans
+        .iter()
+        .take(v.top.max(1))
+        .any(|p| p.chosen.is_none())
+    {
+        out.push_str(&para(&tx(l, "plan-unpriced-order"), v, ""));
     }
-    out.push_str(t.s(
-        "* = on the cost-vs-time Pareto frontier\n\n",
-        "* = 位于费用-时间帕累托前沿\n\n",
-    ));
+    out.push_str(&para(&tx(l, "plan-legend-pareto"), v, ""));
+    if !v.wide {
+        out.push_str(&para(&tx(l, "plan-legend-compact"), v, ""));
+    }
+    if !v.defaults.is_empty() {
+        let list: Vec<String> = v.defaults.iter().map(|m| m.render(l)).collect();
+        let m = Msg::new("plan-defaults").arg("list", list.join(&tx(l, "plan-parts-sep")));
+        out.push_str(&para(&m.render(l), v, "  "));
+    }
+    out.push('\n');
+    top_plan(req, o, v, &mut out);
+    out
+}
+
+/// A paragraph wrapped to the view's width, with a newline.
+fn para(text: &str, v: &View, indent: &str) -> String {
+    format!("{}\n", render::wrap(text, v.width, indent))
+}
+
+fn top_plan(req: &PlanRequest, o: &PlanOutcome, v: &View, out: &mut String) {
+    let l = v.lang;
     let p = &o.plans[0];
     out.push_str(&format!(
-        "{} 1: {} × {} ({})\n",
-        t.s("Plan", "方案"),
-        p.nodes,
-        p.instance.id,
-        p.gpu.name
+        "{}\n",
+        Msg::new("plan-top")
+            .arg("nodes", p.nodes)
+            .arg("id", p.instance.id.as_str())
+            .arg("gpu", p.gpu.name.as_str())
+            .arg("provider", names::provider(p.instance.provider))
+            .render(l)
     ));
     for c in &p.caveats {
-        out.push_str(&format!("  ! {c}\n"));
+        out.push_str(&para(&format!("  ! {}", c.get(l)), v, "    "));
     }
     if let Some(x) = &p.train {
-        let rows: Vec<Vec<String>> = x
-            .memory
-            .items
-            .iter()
-            .map(|i| {
-                vec![
-                    mem_label(i.name, &t),
-                    format!("{:.2}", i.bytes.gib()),
-                    i.basis.clone(),
-                ]
-            })
-            .collect();
-        out.push_str(&format!(
-            "{} ({} {}, {:.2} GiB)\n",
-            t.s("memory per GPU", "每卡显存"),
-            t.s("peak in", "峰值阶段"),
-            x.memory.phase_at_peak,
-            x.memory.peak_allocated.gib()
-        ));
-        out.push_str(&tab(
-            &[t.s("component", "组成"), "GiB", t.s("how", "计算方式")],
-            &rows,
-        ));
-        if p.total_gpus > 1.0 {
-            if let Some(need) = gpuplan_core::plan::train::single_gpu_need(req, &x.setup, &p.gpu) {
-                let have = p.gpu.memory_gib.unwrap_or(0.0);
-                if need.gib() > have {
-                    out.push_str(&if t.zh {
-                        format!("为什么不是单卡：一张 {} 即使全量重计算、micro-batch 1 也需要 {:.1} GiB，超过 {have:.0} GiB；ZeRO-{} 切分到 {} 张卡后每卡 {:.1} GiB。\n", p.gpu.name, need.gib(), x.setup.parallel.zero, p.total_gpus, x.memory.device_total.gib())
-                    } else {
-                        format!("Why not one GPU: on one {} this job needs {:.1} GiB even with full recompute at micro-batch 1, over its {have:.0} GiB; ZeRO-{} over {} GPUs brings it to {:.1} GiB per GPU.\n", p.gpu.name, need.gib(), x.setup.parallel.zero, p.total_gpus, x.memory.device_total.gib())
-                    });
-                }
-            }
-        }
-        let st = &x.step;
-        let share = |v: f64| format!("{:.1}%", v / st.step.0 * 100.0);
-        let rows = vec![
-            vec![
-                t.s("compute", "计算").into(),
-                format!("{}", st.compute),
-                share(st.compute.0),
-            ],
-            vec![
-                t.s("pipeline bubble", "流水线气泡").into(),
-                format!("{}", st.pipeline_bubble),
-                share(st.pipeline_bubble.0),
-            ],
-            vec![
-                t.s("tensor-parallel comm", "张量并行通信").into(),
-                format!("{}", st.tp_comm),
-                share(st.tp_comm.0),
-            ],
-            vec![
-                t.s("data-parallel comm (exposed)", "数据并行通信（未重叠）")
-                    .into(),
-                format!("{}", st.dp_comm_exposed),
-                share(st.dp_comm_exposed.0),
-            ],
-            vec![
-                t.s(
-                    "pipeline p2p + expert all-to-all",
-                    "流水线点对点 + 专家 all-to-all",
-                )
-                .into(),
-                format!("{}", st.pp_comm + st.ep_comm),
-                share(st.pp_comm.0 + st.ep_comm.0),
-            ],
-            vec![
-                t.s("step", "每步").into(),
-                format!("{}", st.step),
-                "100%".into(),
-            ],
-        ];
-        out.push_str(&format!("{}\n", t.s("time per step", "每步时间")));
-        out.push_str(&tab(
-            &[
-                t.s("part", "组成"),
-                t.s("time", "时间"),
-                t.s("share", "占比"),
-            ],
-            &rows,
-        ));
-        let (unit_en, unit_zh) = gpuplan_core::chip::work_unit(&req.model);
-        out.push_str(&if t.zh {
-            format!("吞吐 {:.0} {unit_zh}/s（每卡 {:.0}），MFU {:.1}%；数据读取 {}，检查点 {}\n", st.tokens_per_second, st.tokens_per_second_per_gpu, st.mfu * 100.0, x.data.read_bandwidth, x.data.checkpoint_size)
-        } else {
-            format!("throughput {:.0} {unit_en}/s ({:.0} per GPU), MFU {:.1}%; data read {}, checkpoint {}\n", st.tokens_per_second, st.tokens_per_second_per_gpu, st.mfu * 100.0, x.data.read_bandwidth, x.data.checkpoint_size)
-        });
+        train_detail(req, p, x, v, out);
     }
     if let Some(s) = &p.serve {
-        out.push_str(&if t.zh {
-            format!(
-                "部署：{} 个副本 × TP{}（{} 权重），每副本批大小 {}、{:.2} 请求/秒；TTFT {}，每 token {}；每副本权重 {:.1} GiB、KV 池 {:.1} GiB（{} tokens）\n",
-                s.replicas, s.tp, s.weights.name(), s.batch_per_replica, s.requests_per_second_per_replica, s.latency.ttft, s.latency.time_per_token, s.memory.weights.gib(), s.memory.kv_pool.gib(), s.memory.kv_tokens
-            )
-        } else {
-            format!(
-                "serving: {} replica(s) × TP{} ({} weights), batch {} per replica at {:.2} req/s each; TTFT {}, {} per output token; {:.1} GiB weights and a {:.1} GiB KV pool ({} tokens) per GPU\n",
-                s.replicas, s.tp, s.weights.name(), s.batch_per_replica, s.requests_per_second_per_replica, s.latency.ttft, s.latency.time_per_token, s.memory.weights.gib(), s.memory.kv_pool.gib(), s.memory.kv_tokens
-            )
-        });
+        let m = Msg::new("plan-serving")
+            .arg("replicas", s.replicas)
+            .arg("tp", s.tp)
+            .arg("weights", s.weights.name())
+            .arg("batch", s.batch_per_replica)
+            .arg("rps", format!("{:.2}", s.requests_per_second_per_replica))
+            .arg("ttft", s.latency.ttft.to_string())
+            .arg("tpot", s.latency.time_per_token.to_string())
+            .arg("wgib", format!("{:.1}", s.memory.weights.gib()))
+            .arg("kv", format!("{:.1}", s.memory.kv_pool.gib()))
+            .arg("tokens", s.memory.kv_tokens);
+        out.push_str(&para(&m.render(l), v, "  "));
         if let (Some(m), Some(k)) = (s.cost_per_million_tokens, s.cost_per_1k_requests) {
-            out.push_str(&if t.zh {
-                format!("每百万 token ¥{m:.2}，每千次请求 ¥{k:.3}\n")
-            } else {
-                format!("¥{m:.2} per million tokens, ¥{k:.3} per 1k requests\n")
-            });
+            let m = Msg::new("plan-serving-cost")
+                .arg("m", format!("{m:.2}"))
+                .arg("k", format!("{k:.3}"));
+            out.push_str(&para(&m.render(l), v, "  "));
         }
     }
-    if !p.costs.is_empty() {
-        let rows: Vec<Vec<String>> = p
-            .costs
-            .iter()
-            .map(|c| {
-                vec![
-                    billing_name(c.billing, &t).into(),
-                    format!("¥{:.0}", c.cny),
-                    hours(c.hours, &t),
-                    format!(
-                        "¥{:.2} {} ({}, {}{})",
-                        c.price.cny,
-                        kind_name(c.price.kind, &t),
-                        c.price.region,
-                        c.price.as_of,
-                        super::prices::age_label(&c.price.as_of, t.zh)
-                    ),
-                    if t.zh {
-                        c.note_zh.clone()
-                    } else {
-                        c.note.clone()
-                    }
-                    .unwrap_or_default(),
-                ]
-            })
-            .collect();
-        out.push_str(&format!(
-            "{}\n",
-            t.s("cost by billing mode", "各计费方式费用")
-        ));
-        out.push_str(&tab(
-            &[
-                t.s("billing", "计费"),
-                t.s("total", "总价"),
-                t.s("time", "时长"),
-                t.s("unit price", "单价"),
-                t.s("note", "说明"),
-            ],
-            &rows,
-        ));
-    }
+    costs(p, v, out);
     if let Some(st) = p.train.as_ref().and_then(|x| x.storage.as_ref()) {
-        out.push_str(&storage_line(st, &t));
+        out.push_str(&para(&storage_line(st, l), v, "  "));
     }
-    out.push_str(&format!("{}\n", t.s("advice", "建议")));
+    out.push_str(&format!("{}\n", tx(l, "plan-advice-title")));
     for adv in &p.advice {
         let mark = match adv.severity {
             Severity::Critical => "!!",
             Severity::Warn => "! ",
             Severity::Info => "- ",
         };
-        out.push_str(&format!(
-            "{mark} [{}] {}\n",
-            adv.id,
-            if t.zh { &adv.zh } else { &adv.en }
-        ));
+        let text = if l.is_zh() { &adv.zh } else { &adv.en };
+        out.push_str(&para(&format!("{mark} [{}] {text}", adv.id), v, "   "));
     }
-    if explain {
-        out.push_str(&format!(
-            "\n{}\n",
-            t.s("why each plan beats the next", "各方案排序理由")
-        ));
-        let shown: Vec<&Plan> = o.plans.iter().take(top.max(1)).collect();
+    if v.explain {
+        out.push_str(&format!("\n{}\n", tx(l, "plan-explain-title")));
+        let shown: Vec<&Plan> = o.plans.iter().take(v.top.max(1)).collect();
         for w in shown.windows(2) {
-            out.push_str(&format!("- {}\n", why(w[0], w[1], req.objective, &t)));
+            out.push_str(&para(
+                &format!("- {}", why(w[0], w[1], req.objective, l)),
+                v,
+                "  ",
+            ));
         }
     }
-    out
 }
 
-fn bottleneck_name(b: &str, t: &T) -> String {
-    if !t.zh {
-        return b.to_string();
+fn train_detail(
+    req: &PlanRequest,
+    p: &Plan,
+    x: &gpuplan_core::plan::TrainDetail,
+    v: &View,
+    out: &mut String,
+) {
+    let l = v.lang;
+    let rows: Vec<Vec<String>> = x
+        .memory
+        .items
+        .iter()
+        .map(|i| {
+            let mut r = vec![mem_label(i.name, l), format!("{:.2}", i.bytes.gib())];
+            if v.wide {
+                r.push(i.basis.clone());
+            }
+            r
+        })
+        .collect();
+    out.push_str(&format!(
+        "{}\n",
+        Msg::new("plan-mem-title")
+            .arg("phase", label("phase", x.memory.phase_at_peak, l))
+            .arg("gib", format!("{:.2}", x.memory.peak_allocated.gib()))
+            .render(l)
+    ));
+    let mut h = vec![tx(l, "plan-col-component"), "GiB".to_string()];
+    if v.wide {
+        h.push(tx(l, "plan-col-how"));
     }
-    match b {
-        "compute" => "计算",
-        "pipeline-bubble" => "流水线气泡",
-        "tp-communication" => "张量并行通信",
-        "dp-communication" => "数据并行通信",
-        "ep-communication" => "专家并行通信",
-        "host-cpu" => "主机 CPU",
-        "memory-bandwidth" => "显存带宽",
-        other => other,
+    let h: Vec<&str> = h.iter().map(String::as_str).collect();
+    out.push_str(&render::block(v.md, &h, &rows));
+    if p.total_gpus > 1.0 {
+        if let Some(need) = gpuplan_core::plan::train::single_gpu_need(req, &x.setup, &p.gpu) {
+            let have = p.gpu.memory_gib.unwrap_or(0.0);
+            if need.gib() > have {
+                let m = Msg::new("plan-why-not-one")
+                    .arg("gpu", p.gpu.name.as_str())
+                    .arg("need", format!("{:.1}", need.gib()))
+                    .arg("have", format!("{have:.0}"))
+                    .arg("zero", x.setup.parallel.zero)
+                    .arg("gpus", p.total_gpus)
+                    .arg("per", format!("{:.1}", x.memory.device_total.gib()));
+                out.push_str(&para(&m.render(l), v, "  "));
+            }
+        }
     }
-    .to_string()
+    let st = &x.step;
+    let share = |t: f64| format!("{:.1}%", t / st.step.0 * 100.0);
+    let row = |k: &str, t: gpuplan_core::units::Seconds| vec![tx(l, k), t.to_string(), share(t.0)];
+    let rows = vec![
+        row("plan-step-compute", st.compute),
+        row("plan-step-bubble", st.pipeline_bubble),
+        row("plan-step-tp", st.tp_comm),
+        row("plan-step-dp", st.dp_comm_exposed),
+        row("plan-step-pp-ep", st.pp_comm + st.ep_comm),
+        vec![tx(l, "plan-step-step"), st.step.to_string(), "100%".into()],
+    ];
+    out.push_str(&format!("{}\n", tx(l, "plan-step-title")));
+    let h = [
+        tx(l, "plan-col-part"),
+        tx(l, "plan-col-time"),
+        tx(l, "plan-col-share"),
+    ];
+    let h: Vec<&str> = h.iter().map(String::as_str).collect();
+    out.push_str(&render::block(v.md, &h, &rows));
+    let (unit_en, unit_zh) = gpuplan_core::chip::work_unit(&req.model);
+    let m = Msg::new("plan-throughput")
+        .arg("rate", format!("{:.0}", st.tokens_per_second))
+        .arg("unit", if l.is_zh() { unit_zh } else { unit_en })
+        .arg("per", format!("{:.0}", st.tokens_per_second_per_gpu))
+        .arg("mfu", format!("{:.1}", st.mfu * 100.0))
+        .arg("read", x.data.read_bandwidth.to_string())
+        .arg("ckpt", x.data.checkpoint_size.to_string());
+    out.push_str(&para(&m.render(l), v, "  "));
+}
+
+fn costs(p: &Plan, v: &View, out: &mut String) {
+    let l = v.lang;
+    if p.costs.is_empty() {
+        return;
+    }
+    let rows: Vec<Vec<String>> = p
+        .costs
+        .iter()
+        .map(|c| {
+            vec![
+                names::billing(c.billing).render(l),
+                format!("¥{:.0}", c.cny),
+                hours(c.hours, l),
+                Msg::new("plan-unit-price")
+                    .arg("cny", format!("{:.2}", c.price.cny))
+                    .arg("kind", names::price_kind(c.price.kind))
+                    .arg("region", c.price.region.as_str())
+                    .arg("as_of", c.price.as_of.as_str())
+                    .arg("age", super::prices::age_label(&c.price.as_of, l.is_zh()))
+                    .render(l),
+                if l.is_zh() {
+                    c.note_zh.clone()
+                } else {
+                    c.note.clone()
+                }
+                .unwrap_or_default(),
+            ]
+        })
+        .collect();
+    out.push_str(&format!("{}\n", tx(l, "plan-costs-title")));
+    let h = [
+        tx(l, "plan-col-billing"),
+        tx(l, "plan-col-total"),
+        tx(l, "plan-col-time"),
+        tx(l, "plan-col-unit-price"),
+        tx(l, "plan-col-note"),
+    ];
+    let h: Vec<&str> = h.iter().map(String::as_str).collect();
+    out.push_str(&render::block(v.md, &h, &rows));
 }
 
 /// One sentence on why `a` ranks above `b`. Every comparison is made on the values as shown
 /// (rounded), so it never says "sooner (0.3 h vs 0.3 h)": equal shown values are a tie.
-fn why(a: &Plan, b: &Plan, obj: Objective, t: &T) -> String {
+fn why(a: &Plan, b: &Plan, obj: Objective, l: Lang) -> String {
     let name = |p: &Plan| {
         let n = format!("{} × {}", p.nodes, p.instance.id);
         if a.nodes == b.nodes && a.instance.id == b.instance.id {
-            format!("{n} ({})", p.instance.provider.name())
+            format!("{n} ({})", names::provider(p.instance.provider).render(l))
         } else {
             n
         }
     };
     let mut parts = Vec::new();
-    if let Some(x) = cost_difference(a, b, t) {
+    if let Some(x) = cost_difference(a, b, l) {
         parts.push(x);
     }
-    if let Some(x) = time_difference(a, b, t) {
+    if let Some(x) = time_difference(a, b, l) {
         parts.push(x);
     }
     if a.total_gpus < b.total_gpus {
-        parts.push(if t.zh {
-            format!("用 {} 张卡，后者 {} 张", a.total_gpus, b.total_gpus)
-        } else {
-            let unit = if a.total_gpus == 1.0 { "GPU" } else { "GPUs" };
-            format!("uses {} {unit} instead of {}", a.total_gpus, b.total_gpus)
-        });
+        parts.push(
+            Msg::new("plan-fewer-gpus")
+                .arg("a", a.total_gpus)
+                .arg("b", b.total_gpus)
+                .render(l),
+        );
     }
-    if let Some(x) = comm_difference(a, b, t) {
+    if let Some(x) = comm_difference(a, b, l) {
         parts.push(x);
     }
     if parts.is_empty() {
-        parts.push(match obj {
-            Objective::Cost => t
-                .s(
-                    "ties on cost and time as shown; ordered by the exact values, then fewer GPUs",
-                    "显示的费用和时长相同；按精确值和卡数排序",
-                )
-                .to_string(),
-            _ => t
-                .s(
-                    "ties as shown; ordered by the exact values, then fewer GPUs",
-                    "显示的数值相同；按精确值和卡数排序",
-                )
-                .to_string(),
-        });
+        let key = match obj {
+            _ if a.chosen.is_none() && b.chosen.is_none() => "plan-tie-unpriced",
+            Objective::Cost => "plan-tie-cost",
+            _ => "plan-tie",
+        };
+        parts.push(tx(l, key));
     }
-    let (na, nb) = (name(a), name(b));
-    if t.zh {
-        format!("{na} 优于 {nb}：{}", parts.join("；"))
-    } else {
-        format!("{na} beats {nb}: {}", parts.join("; "))
-    }
+    Msg::new("plan-beats")
+        .arg("a", name(a))
+        .arg("b", name(b))
+        .arg("parts", parts.join(&tx(l, "plan-parts-sep")))
+        .render(l)
 }
 
-fn cost_difference(a: &Plan, b: &Plan, t: &T) -> Option<String> {
+fn cost_difference(a: &Plan, b: &Plan, l: Lang) -> Option<String> {
     let (ca, cb) = (
         a.chosen.as_ref().map(|c| c.cny),
         b.chosen.as_ref().map(|c| c.cny),
@@ -925,80 +1056,59 @@ fn cost_difference(a: &Plan, b: &Plan, t: &T) -> Option<String> {
             let (sx, sy) = (format!("¥{x:.0}"), format!("¥{y:.0}"));
             let pct = (1.0 - x / y) * 100.0;
             (sx != sy && y > x && pct >= 0.5).then(|| {
-                if t.zh {
-                    format!("便宜 {pct:.0}%（{sx}，后者 {sy}）")
-                } else {
-                    format!("costs {pct:.0}% less ({sx} vs {sy})")
-                }
+                Msg::new("plan-cheaper")
+                    .arg("pct", format!("{pct:.0}"))
+                    .arg("a", sx)
+                    .arg("b", sy)
+                    .render(l)
             })
         }
-        (Some(_), None) => Some(
-            t.s(
-                "has a known price (the other is ranked by GPU-hours)",
-                "有已知价格（后者无价格，按卡时排序）",
-            )
-            .to_string(),
-        ),
+        (Some(_), None) => Some(tx(l, "plan-priced-vs-unpriced")),
         (None, None) => {
             let (ga, gb) = (a.hours * a.total_gpus, b.hours * b.total_gpus);
             let (sa, sb) = (format!("{ga:.1}"), format!("{gb:.1}"));
             (sa != sb && ga < gb).then(|| {
-                if t.zh {
-                    format!("无价格，按卡时：{sa} 卡时，后者 {sb}")
-                } else {
-                    format!("no price known: fewer GPU-hours ({sa} vs {sb})")
-                }
+                Msg::new("plan-fewer-gpu-hours")
+                    .arg("a", sa)
+                    .arg("b", sb)
+                    .render(l)
             })
         }
         (None, Some(_)) => None,
     }
 }
 
-fn time_difference(a: &Plan, b: &Plan, t: &T) -> Option<String> {
-    let (sa, sb) = (hours(a.hours, t), hours(b.hours, t));
+fn time_difference(a: &Plan, b: &Plan, l: Lang) -> Option<String> {
+    let (sa, sb) = (hours(a.hours, l), hours(b.hours, l));
     let pct = (1.0 - a.hours / b.hours) * 100.0;
     (sa != sb && b.hours > a.hours && pct >= 0.5).then(|| {
-        if t.zh {
-            format!("快 {pct:.0}%（{sa}，后者 {sb}）")
-        } else {
-            format!("finishes {pct:.0}% sooner ({sa} vs {sb})")
-        }
+        Msg::new("plan-sooner")
+            .arg("pct", format!("{pct:.0}"))
+            .arg("a", sa)
+            .arg("b", sb)
+            .render(l)
     })
 }
 
-fn comm_difference(a: &Plan, b: &Plan, t: &T) -> Option<String> {
+fn comm_difference(a: &Plan, b: &Plan, l: Lang) -> Option<String> {
     let (xa, xb) = (a.train.as_ref()?, b.train.as_ref()?);
     let sa = (xa.step.tp_comm.0 + xa.step.dp_comm_exposed.0) / xa.step.step.0;
     let sb = (xb.step.tp_comm.0 + xb.step.dp_comm_exposed.0) / xb.step.step.0;
     (sb > sa + 0.05).then(|| {
-        if t.zh {
-            format!(
-                "后者每步 {:.0}% 的时间在通信（{}）",
-                sb * 100.0,
-                xb.step.dp_link
-            )
-        } else {
-            format!(
-                "the other spends {:.0}% of each step communicating over {}",
-                sb * 100.0,
-                xb.step.dp_link
-            )
-        }
+        Msg::new("plan-other-comm")
+            .arg("pct", format!("{:.0}", sb * 100.0))
+            .arg("link", xb.step.dp_link.to_string())
+            .render(l)
     })
 }
 
 /// The storage rented with the plan and whether its cost is in the totals.
-fn storage_line(st: &gpuplan_core::plan::money::StorageChoice, t: &T) -> String {
-    let name = &st.class.name;
-    let cap = st.capacity_gib;
-    match (st.job_cny, t.zh) {
-        (Some(c), false) => format!(
-            "storage: {name}, {cap:.0} GiB: ¥{c:.0} for the job, included in the totals above\n"
-        ),
-        (Some(c), true) => format!("存储：{name}，{cap:.0} GiB：本任务 ¥{c:.0}，已计入上方总价\n"),
-        (None, false) => format!(
-            "storage: {name}, {cap:.0} GiB: no price known, NOT included in the totals above\n"
-        ),
-        (None, true) => format!("存储：{name}，{cap:.0} GiB：无已知价格，未计入上方总价\n"),
-    }
+fn storage_line(st: &gpuplan_core::plan::money::StorageChoice, l: Lang) -> String {
+    let m = match st.job_cny {
+        Some(c) => Msg::new("plan-storage-priced").arg("cny", format!("{c:.0}")),
+        None => Msg::new("plan-storage-unpriced"),
+    };
+    m.arg("name", names::storage(&st.class, l))
+        .arg("gib", format!("{:.0}", st.capacity_gib))
+        .render(l)
 }

@@ -10,6 +10,7 @@ use anyhow::{bail, Context, Result};
 use gpuplan_core::catalog::{
     Billing, Catalog, CatalogFile, Instance, Origin, Price, PriceKind, Provider,
 };
+use gpuplan_core::i18n::{Lang, Msg};
 use gpuplan_core::plan::money::HOURS_PER_MONTH;
 use gpuplan_core::signing::{days_from_civil, UtcTime};
 use serde::Serialize;
@@ -142,6 +143,16 @@ fn csv_field(s: &str) -> String {
     }
 }
 
+/// The body of the `prices` JSON document (the list, not `--by-gpu`), shared with
+/// `gpuplan serve`.
+pub fn list_json(c: &Catalog, f: &PricesListArgs) -> serde_json::Value {
+    rows_json(&rows(c, f, now_secs()))
+}
+
+fn rows_json(rows: &[Row]) -> serde_json::Value {
+    serde_json::json!({ "prices": rows })
+}
+
 fn list(c: &Catalog, f: &PricesListArgs) -> Result<u8> {
     let today = now_secs();
     if f.by_gpu {
@@ -150,10 +161,7 @@ fn list(c: &Catalog, f: &PricesListArgs) -> Result<u8> {
     let rows = rows(c, f, today);
     match f.format {
         PriceFormat::Json => {
-            outln!(
-                "{}",
-                render::json("prices", &serde_json::json!({ "prices": rows }))?
-            );
+            outln!("{}", render::json("prices", &rows_json(&rows))?);
         }
         PriceFormat::Csv => {
             outln!("provider,instance,gpu,gpu_count,region,billing,cny,cny_per_gpu_hour,kind,as_of,age_days,source");
@@ -616,7 +624,9 @@ pub fn parse_age_days(s: &str) -> Result<i64> {
     };
     match num.trim().parse::<i64>() {
         Ok(n) if n >= 0 => Ok(n * mult),
-        _ => bail!("invalid --max-price-age `{s}`: give days, e.g. 30d (or weeks, e.g. 4w)"),
+        _ => Err(crate::render::fail(
+            Msg::new("cli-err-max-price-age").arg("value", s),
+        )),
     }
 }
 
@@ -683,7 +693,7 @@ pub fn plan_price_ages(
 
 /// One warning for the best-ranked plan with a stale price (with the command that refreshes it),
 /// and one line counting the others, so a table of old list prices does not bury the output.
-pub fn stale_warnings(ages: &[PlanPriceAge]) -> Vec<String> {
+pub fn stale_warnings(ages: &[PlanPriceAge], lang: Lang) -> Vec<String> {
     let stale: Vec<&PlanPriceAge> = ages
         .iter()
         .filter(|a| a.age_days.is_some_and(|d| d > STALE_DAYS))
@@ -691,22 +701,26 @@ pub fn stale_warnings(ages: &[PlanPriceAge]) -> Vec<String> {
     let Some(first) = stale.first() else {
         return Vec::new();
     };
-    let mut out = vec![format!(
-        "plan {}: the {} {} price of {} is {} days old (as of {}); refresh it with `{}`",
-        first.rank,
-        first.kind,
-        first.billing,
-        first.instance,
-        first.age_days.unwrap_or_default(),
-        first.as_of,
-        first.refresh
-    )];
+    let mut out = vec![Msg::new("prices-stale-first")
+        .arg("rank", first.rank)
+        .arg("kind", Msg::new(&format!("price-kind-{}", first.kind)))
+        .arg(
+            "billing",
+            Msg::new(&format!("billing-{}", first.billing.replace('-', "_"))),
+        )
+        .arg("instance", first.instance.as_str())
+        .arg("days", first.age_days.unwrap_or_default())
+        .arg("as_of", first.as_of.as_str())
+        .arg("refresh", first.refresh.as_str())
+        .render(lang)];
     if stale.len() > 1 {
         let ranks: Vec<String> = stale[1..].iter().map(|a| a.rank.to_string()).collect();
-        out.push(format!(
-            "plans {} also use prices older than {STALE_DAYS} days (their refresh commands: `--format json`, price_ages)",
-            ranks.join(", ")
-        ));
+        out.push(
+            Msg::new("prices-stale-others")
+                .arg("ranks", ranks.join(", "))
+                .arg("days", STALE_DAYS)
+                .render(lang),
+        );
     }
     out
 }

@@ -278,6 +278,7 @@ pub fn api_price(provider: Provider, task: &Task, cny: f64, api: &str, spec: &Fe
         source: format!("{api} {} (fetched {})", task.region, t.rfc3339()),
         confidence: Some(Confidence::Confirmed),
         method: None,
+        method_zh: None,
         origin: Origin::Builtin,
     }
 }

@@ -1,0 +1,99 @@
+# Advice rules (plan/advice.rs, docs/advice.md). Decimal numbers arrive formatted; counts as numbers.
+
+adv-multi-node-without-rdma = { $nodes } nodes without RDMA: gradient sync runs over TCP at { $bw } per node: { $comm } per step ({ $share } of the step), { $exposed } of it not hidden behind compute ({ $exposed_share } of the step). TCP also adds latency and jitter; pick an RDMA (eRDMA/RoCE/IB) type for multi-node training.
+adv-tp-over-pcie = TP={ $tp } over PCIe: the per-layer all-reduces take { $share } of the step. Prefer NVLink types for TP, or trade TP for ZeRO/PP.
+adv-zero3-over-slow-link = ZeRO-3/FSDP re-gathers parameters every micro-batch over { $link }; exposed communication is { $share } of the step. Larger micro-batches or ZeRO-2 help if memory allows.
+adv-nvlink-needed = { $share } of the step is gradient traffic between the { $gpus } GPUs over PCIe; an NVLink/NVSwitch type would cut it several-fold.
+adv-storage-class = Storage: the input pipeline needs { $read }; { $why }. A { $ckpt_gib } GiB checkpoint takes { $write_s } s to write at { $mbs } MB/s.{ $object ->
+    [yes] { " " }Object storage suits datasets read sequentially; stage checkpoints on a file system.
+   *[no] {""}
+}
+adv-storage-tiering = Cheaper hot/cold split: keep the { $object_gib } GiB dataset on { $object } (¥{ $object_cny }/month; it sustains the read rate) and a { $cache_gib } GiB { $cache } for the hot working set and the checkpoints (¥{ $cache_cny }/month): ¥{ $split }/month instead of ¥{ $whole } for { $whole_gib } GiB of { $class }. Read through a cache layer (JindoFS/Fluid, ossfs/obsfs/cosfs with a local cache, or the file system's data flow from object storage).
+adv-image-decode-cores = Image decode/augmentation at { $rate } samples/s needs about { $cores } host cores ({ $per_core } img/s per core){ $have ->
+    [short] ; this plan has { $vcpus } vCPUs: too few, the GPUs will wait. Use GPU decoding (NVIDIA DALI) or a type with more vCPUs
+    [enough] ; this plan has { $vcpus } vCPUs
+   *[unknown] ; vCPU count not documented for this type
+}.
+adv-spot-fits = Spot fits this interruptible job: expected { $preemptions } preemptions at { $rate }/node-hour, checkpoint every { $interval_min } min (Young/Daly, { $write_s } s per write), { $overhead }% time, expected ¥{ $cny }.
+adv-spot-not-interruptible = Spot is not recommended: the job is not marked interruptible (--interruptible). If it checkpoints and resumes, spot would cost about ¥{ $cny }.
+adv-memory-headroom = Only { $left } GiB of { $have } GiB left per GPU: allocator fragmentation or a longer sample can OOM. Keep one micro-batch size smaller in reserve.
+adv-first-hour = First hour: expect ~{ $rate } { $unit }/s per GPU (MFU { $mfu }) and { $gib } GiB per GPU{ $ascend ->
+    [yes] { " " }(watch NPU utilisation and memory with `npu-smi info`)
+   *[no] {""}
+}. If GPU utilisation stays below ~80% the input pipeline is short ({ $framework ->
+    [mindspore] raise the dataset's num_parallel_workers
+   *[other] raise DataLoader workers, pin memory
+}, faster storage); if memory is far below, raise the micro-batch; if it OOMs, turn on activation recomputation or raise the { $framework ->
+    [mindspore] optimizer-state sharding (MindSpore optimizer parallel, the ZeRO equivalent)
+   *[other] ZeRO stage
+}.
+adv-auto-release = The job ends after ~{ $hours } h: set an automatic release/deletion time on the instances, or script their release after the final checkpoint is uploaded; idle GPUs are billed.
+adv-autoscaling = Replicas: the stated load needs { $needed } (at { $rps } req/s each); the plan runs { $replicas } ({ $peak }× peak headroom, at least { $min } for availability{ $single ->
+    [yes] ; one replica is a single point of failure: a node failure or an upgrade takes the service down
+   *[no] {""}
+}). { $range ->
+    [yes] Autoscale between { $floor } and { $replicas }
+   *[no] Keep { $floor } running and autoscale above it for larger peaks
+}: scale on queue length (vLLM `vllm:num_requests_waiting` > 0 for 1–2 min) or KV-cache use (`vllm:gpu_cache_usage_perc` > 0.8), not on GPU utilisation, which continuous batching keeps high. New replicas need minutes to load weights: keep the floor warm.
+adv-filing-duty = Serving a generative model to the public in mainland China falls under the Interim Measures for the Management of Generative AI Services (2023): plan for the algorithm/model filing (备案) and content-safety duties before launch.
+adv-placement-serve = { $replicas } replicas on { $gpus } GPU(s) per instance: run one server per GPU (or per TP group) behind a load balancer.
+adv-placement-train = Multi-node: create all nodes in one zone, VPC and subnet, with topology-aware placement (Alibaba deployment set, Huawei same AZ/cluster, Tencent HCC cluster), and { $ascend ->
+    [yes] check the NPUs' RoCE ports are up (`hccn_tool -i <npu> -link -g` on every NPU) and that HCCL sees every node (rank table / HCCL_IF_IP)
+   *[no] check the RDMA NICs are up (ibv_devinfo)
+} before launching.
+adv-topology-check-ascend = Run `npu-smi info` on the first node (every NPU listed, health OK) and `npu-smi info -t topo` for the NPU topology: on { $id } expect { $nvlink ->
+    [yes] HCCS links
+   *[no] PCIe paths
+} between NPUs.
+adv-topology-check-nvidia = Run `nvidia-smi topo -m` on the first node: for { $id } expect { $nvlink ->
+    [yes] NV# links
+   *[no] PIX/PXB (PCIe)
+} between GPUs; 'SYS' between GPUs means traffic crosses CPU sockets.
+adv-host-cpu-ratio = { $per } vCPUs per GPU, below the usual 4 per GPU for data loading and framework threads.
+adv-host-ram-ratio = { $ram } GiB host RAM for { $gmem } GiB of GPU memory{ $offload ->
+    [none] {""}
+   *[other] { " " }(offload needs { $offload } GiB)
+}: below 1.5× leaves little room for the data pipeline, pinned buffers{ $train ->
+    [yes] { " " }and checkpoint staging
+   *[no] { " " }and model loading
+}.
+adv-ascend-migration = Ascend: runs on CANN, not CUDA. { $framework ->
+    [mindspore] MindSpore runs natively.
+    [pytorch] PyTorch needs the torch_npu adapter (`.cuda()` → `.npu()`, NCCL → HCCL).
+   *[other] Check the framework's NPU support.
+} Budget a migration: replace CUDA-specific kernels and ops, check operator coverage, and use Huawei's images with matching CANN / torch_npu versions.
+adv-vendor-image-ascend = Use Huawei's Ascend image (ModelArts / Ascend Hub) with the NPU driver and firmware, CANN and { $fw } preinstalled; keep the driver, CANN, { $fw } and HCCL versions identical on every node (check with `npu-smi info` and the CANN version file).
+adv-vendor-image-amd = AMD Instinct: use ROCm builds of the framework and RCCL.
+adv-vendor-image-nvidia = Use the provider's GPU image with the driver, CUDA, cuDNN and NCCL preinstalled (do not install drivers by hand); keep the NCCL and CUDA versions identical on every node.
+adv-consumer-gpu = Consumer GPU: NVIDIA's GeForce driver licence restricts data-centre deployment, there is no NVLink or ECC, and some providers limit commercial use; check the provider's terms.
+adv-price-provenance = Cost uses the { $kind ->
+    [list] list
+    [user] your
+    [estimate] estimated
+   *[api] fetched
+} { $billing } price ¥{ $cny } ({ $region }, { $as_of }){ $method ->
+    [none] {""}
+   *[other] ; method: { $method }
+}. Check today's price in the console or import it (`gpuplan catalog import`).
+adv-subscription-break-even = Subscription: { $note }.
+adv-price-unknown = No price is known for this type (no published list price was found): import yours with `gpuplan catalog import` to compare cost.
+adv-region-undocumented = Regions not documented for { $id }: check availability in { $regions } (console instance-type-by-region page or the provider's stock API) before relying on this plan.
+adv-price-other-region = Price from { $from }, used for { $regions }: an estimate (¥{ $cny }, { $as_of }); prices differ by region, check the { $regions } price in the console or import it.
+adv-access-restricted = { $id } ({ $family }) is not freely orderable: access = { $access } ({ $note }). Apply or open the ticket before you count on it, and keep a fallback.
+adv-access-note-default = see the provider's docs
+adv-stock-reported = The provider's stock API reported { $id } as low on stock when it was imported ({ $detail }): create the instances early or keep the fallbacks below at hand.
+adv-stock-no-detail = no zone detail
+adv-unverified-facts = Catalog facts behind this plan are { $instance } (instance) / { $chip } (chip): confirm the GPU model and links in the console.
+adv-stock-fallbacks = If { $id } is out of stock in your zone: { $list }.
+adv-fallback = { $nodes } × { $id } ({ $provider }{ $other ->
+    [yes] , other provider
+   *[no] {""}
+}, { $hours }{ $cost ->
+    [none] {""}
+   *[other] , { $cost }
+})
+adv-fallback-sep = ;{" "}
+adv-quantization-changes = Quantization changes the answer: { $weights } weights cost ¥{ $cny }/month; the best bf16 plan, { $nodes } × { $id }, costs ¥{ $other }/month ({ $ratio }×). Validate quality on your prompts first.
+adv-quantization-only = Only quantized weights ({ $weights }) meet the targets in memory here: no bf16 plan was feasible. Validate quality first.
+adv-quantization-would-cut = Quantizing to { $weights } would cut the cost to ¥{ $other }/month on { $nodes } × { $id } ({ $pct }% less), if quality holds.
+adv-big-card-small-inference = Inference on { $gpu }: ¥{ $cost } per 1k requests; { $nodes } × { $id } costs ¥{ $other }.

@@ -1,0 +1,19 @@
+# Caveats on a plan or an estimate (plan/mod.rs, plan/train.rs, chip.rs).
+
+cav-rdma-unknown = RDMA not documented for this type: assumed TCP
+cav-roce-unknown-ascend = RoCE between Ascend nodes not documented for this type: HCCL over TCP assumed (check the NPU RoCE ports with hccn_tool)
+cav-network-unknown = network bandwidth not documented: assumed 10 Gbit/s
+cav-pcie-assumed = GPU link not documented as NVLink: PCIe Gen4 assumed
+cav-host-cpu-cap = host CPUs cap the input pipeline at { $cap } samples/s ({ $vcpu } vCPU × { $nodes } nodes × { $per_core } img/s/core) below the GPUs' { $gpus }: decode on GPU (DALI) or pick more vCPUs
+cav-input-bound = { $limit ->
+    [input] the storage class
+   *[network] the nodes' network
+} delivers { $supply } of the { $demand } the GPUs could read: input-bound at { $rate } { $unit ->
+    [tokens] tokens/s
+   *[samples] samples/s
+}
+cav-ep-stack = expert parallelism (EP { $ep }) needs an MoE-aware stack: DeepSpeed-MoE, Megatron-Core or torchtitan (LoRA: a Megatron-based trainer such as ms-swift's Megatron backend); HF Trainer with FSDP alone gathers every expert
+cav-memory-lower-bound = memory is a lower bound: { $basis }
+cav-cnn-efficiency = throughput uses { $name } = { $pct }% of peak (convolutional/UNet training reaches far less than transformer GEMMs); measure the first epoch
+cav-no-bf16 = { $gpu } has no bf16: trains with fp16 AMP (dynamic loss scaling, fp32 master weights)
+cav-no-flash = no FlashAttention-2 on { $gpu }: attention runs on PyTorch SDPA's memory-efficient kernel (same memory, slower)

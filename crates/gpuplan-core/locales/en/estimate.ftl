@@ -1,0 +1,77 @@
+# `gpuplan estimate` output, and the names of the training choices it prints in words.
+
+precision-fp32 = fp32
+precision-amp_bf16 = bf16 mixed precision (AMP)
+precision-amp_fp16 = fp16 mixed precision (AMP, loss scaling)
+precision-pure_bf16 = pure bf16
+precision-fp8 = fp8 (Transformer Engine)
+optimizer-adam_w = AdamW
+optimizer-adam_w8bit = 8-bit AdamW
+optimizer-sgd_momentum = SGD with momentum
+optimizer-adafactor = Adafactor
+recompute-none = no recomputation
+recompute-selective = selective recomputation
+recompute-full = full recomputation
+attention-eager = eager attention
+attention-flash = FlashAttention-2
+attention-mem_efficient = memory-efficient attention (PyTorch SDPA)
+framework-hugging_face = Hugging Face memory profile
+framework-megatron = Megatron memory profile
+est-train-title = { $model }: { $task }, { $precision }, { $optimizer }, { $seq ->
+    [none] {""}
+   *[other] sequence length { $seq } ×{" "}
+}micro-batch { $mb } × { $ga } accumulation steps, { $recompute }, { $attention }, { $profile }
+est-hardware = hardware: { $nodes } × { $per } { $gpu } ({ $intra } inside a node, { $link } { $inter } between nodes); TP { $tp } PP { $pp } DP { $dp } EP { $ep } ZeRO-{ $zero }{ $offload }
+est-offload-optimizer = {" "}+ optimizer offload
+est-offload-params = {" "}+ parameter offload
+est-mem-title = memory per device ({ $params } params, { $trainable } trainable)
+est-peak-allocated = peak allocated (torch)
+est-needed = needed per device
+est-no-memory = { $gpu } has no sourced memory size: cannot say whether it fits
+est-fits = { $have } GiB on { $gpu } → fits
+est-does-not-fit = { $have } GiB on { $gpu } → DOES NOT FIT (short by { $short } GiB)
+est-offload-ram = host RAM for offload (per GPU)
+est-step-tp = tensor-parallel comm (exposed)
+est-step-cp = context-parallel K/V (exposed)
+est-coll-title = collectives per optimizer step
+est-coll-col-kind = collective
+est-coll-col-bandwidth = effective bandwidth
+est-coll-col-overlapped = overlapped
+est-coll-tp = tensor-parallel all-reduce
+est-coll-cp = context-parallel K/V ring
+est-coll-dp = data-parallel gradients and parameters
+est-coll-pp = pipeline send/recv
+est-coll-ep = expert all-to-all
+est-step-title = time per optimizer step
+est-step-p2p = pipeline p2p
+est-step-ep = expert all-to-all
+est-throughput = throughput: { $rate } { $unit }/s ({ $per } per GPU), MFU { $mfu } (HFU { $hfu }); { $model_tf } TFLOP/s per GPU in model FLOPs, { $hw_tf } in hardware FLOPs (with recompute)
+est-time-unavailable = time: not estimated: { $why }
+est-job = job: { $amount } { $unit } in { $steps } steps: { $wall } wall-clock, { $gpu_hours } GPU-hours ({ $flops } model FLOPs)
+est-job-missing = job: give --tokens (or --samples and --epochs) for wall-clock time and GPU-hours
+est-data = data: { $rate } samples/s → read { $read }{ $cores ->
+    [none] {""}
+   *[other] , ~{ $cores } host CPU cores for decode/augment
+}; checkpoint { $ckpt } (weights { $weights }), write at 1 GB/s: { $write }
+est-col-bottleneck = bottleneck: { $b }
+est-serve-title = { $model }: serving with { $weights } weights, { $kv } KV cache, TP { $tp }, engine { $engine }, gpu_memory_utilization { $util }, max_model_len { $len }
+est-serve-mem-title = memory per GPU ({ $engine } sizing)
+est-serve-rule = rule: { $rule }
+est-serve-images = images: { $n } per request at { $w }×{ $h } px (the model's image-token rule; KV, prefill and the profile run include them)
+est-serve-budget = budget
+est-serve-weights = weights
+est-serve-activation = activation peak (profile run)
+est-serve-non-torch = non-torch + CUDA graphs
+est-serve-kv-pool = KV pool
+est-serve-kv = KV capacity: { $blocks } blocks × { $block } = { $tokens } tokens; max concurrency at max_model_len: { $conc }; { $reqs } requests of { $input }+{ $output } tokens at once; longest context at batch { $batch }: { $ctx }
+est-serve-problem = PROBLEM: { $p }
+est-serve-latency = latency: TTFT { $ttft } for { $input } prompt tokens; { $tpot } per output token at batch { $batch } ({ $rate } tokens/s, { $bound ->
+    [bandwidth] bandwidth-bound
+   *[compute] compute-bound
+}; ridge batch ≈ { $ridge })
+est-serve-latency-unavailable = latency: not estimated: { $why }
+est-legend-wide = `--wide` adds the "how" column: the formula behind each number.
+kv-fp16 = fp16
+kv-bf16 = bf16
+kv-fp8 = fp8
+kv-int8 = int8

@@ -1,0 +1,24 @@
+# Memory components (train.rs) and step phases (timeline.rs), by the slug of their English name.
+
+mem-weights = weights
+mem-gradients = gradients
+mem-optimizer-states-master-weights = optimizer states + master weights
+mem-base-weights-frozen = base weights (frozen)
+mem-lora-adapters-grads-optimizer = LoRA adapters + grads + optimizer
+mem-zero-3-gather-buffers = ZeRO-3 gather buffers
+mem-activations = activations
+mem-logits-loss = logits + loss
+mem-layer-working-set = layer working set
+mem-autocast-weight-copies = autocast weight copies
+mem-optimizer-temporaries = optimizer temporaries
+mem-allocator-fragmentation = allocator fragmentation
+mem-cuda-context = CUDA context
+mem-cann-runtime-context = CANN runtime context
+mem-nccl-buffers = NCCL buffers
+mem-hccl-buffers = HCCL buffers
+phase-forward = forward
+phase-loss = loss
+phase-backward-lm-head = backward: LM head
+phase-backward-layers = backward: layers
+phase-backward-loss = backward: loss
+phase-optimizer-step = optimizer step

@@ -1,0 +1,110 @@
+# `gpuplan plan` output.
+
+plan-title = gpuplan plan: { $what }
+plan-what-train = { $model } { $task }, { $seq ->
+    [none] {""}
+   *[other] seq len { $seq },{" "}
+}{ $amount } { $unit }
+plan-what-serve = { $model } serving, { $input }+{ $output } tokens{ $rate ->
+    [none] {""}
+   *[other] , { $rate } req/s
+}{ $ttft ->
+    [none] {""}
+   *[other] , TTFT < { $ttft } s
+}
+plan-searched = searched { $candidates } candidates of { $types } instance types, { $configs } configurations, { $plans } feasible plans
+plan-none = NO PLAN satisfies the constraints.
+plan-col-plan = plan
+plan-col-provider = provider
+plan-col-time = time
+plan-col-cost = cost
+plan-col-config = parallelism / serving
+plan-col-mem = GiB/GPU
+plan-col-headroom = free
+plan-col-bottleneck = bottleneck
+plan-per-month = —
+plan-no-price = no price known
+plan-cost = ¥{ $cny }{ $serve ->
+    [yes] /month
+   *[no] {""}
+} ({ $billing }, { $kind } { $as_of })
+plan-cost-short = ¥{ $cny }{ $serve ->
+    [yes] /mo
+   *[no] {""}
+}
+plan-cost-short-none = no price
+plan-config-serve = { $weights } TP{ $tp } × { $replicas } replicas, batch size { $batch }
+plan-recompute-full = recompute{" "}
+plan-recompute-selective = sel-recompute{" "}
+plan-recompute-op = op-recompute{" "}
+plan-same-answer = same answer as plan { $n }: { $list }
+plan-list-sep = ,{" "}
+plan-unpriced-order = plans without a known price are ranked after priced ones, by GPU-hours (import prices: `gpuplan catalog import`)
+plan-legend-pareto = * = on the cost-vs-time Pareto frontier
+plan-legend-compact = ¥ = the plan's total at its cheapest billing (serving: per month); free = GiB of memory left per GPU. `--wide` shows the provider, billing, price kind and parallelism.
+plan-defaults = Defaults that shaped this answer: { $list }.
+plan-default-seq = sequence length { $v } (--seq-len)
+plan-default-batch = global batch { $v } sequences (--global-batch)
+plan-default-max-nodes = at most { $v } nodes (--max-nodes)
+plan-default-prompt = { $input } input + { $output } output tokens per request (--input-tokens/--output-tokens)
+plan-default-replicas = at least { $v } replicas (--min-replicas)
+plan-default-peak = peak { $v }× the stated load (--peak-factor)
+plan-default-chips = NVIDIA chips only (--chips nvidia,ascend,amd)
+plan-top = Plan 1: { $nodes } × { $id } ({ $gpu }, { $provider })
+plan-mem-title = memory per GPU (peak in { $phase }, { $gib } GiB)
+plan-col-component = component
+plan-col-how = how
+plan-why-not-one = Why not one GPU: on one { $gpu } this job needs { $need } GiB even with full recompute at micro-batch 1, over its { $have } GiB; ZeRO-{ $zero } over { $gpus } GPUs brings it to { $per } GiB per GPU.
+plan-step-title = time per step
+plan-col-part = part
+plan-col-share = share
+plan-step-compute = compute
+plan-step-bubble = pipeline bubble
+plan-step-tp = tensor-parallel comm
+plan-step-dp = data-parallel comm (exposed)
+plan-step-pp-ep = pipeline p2p + expert all-to-all
+plan-step-step = step
+plan-throughput = throughput { $rate } { $unit }/s ({ $per } per GPU), MFU { $mfu }%; data read { $read }, checkpoint { $ckpt }
+plan-serving = serving: { $replicas } replica(s) × TP{ $tp } ({ $weights } weights), batch size { $batch } per replica at { $rps } req/s each; TTFT { $ttft }, { $tpot } per output token; { $wgib } GiB weights and a { $kv } GiB KV pool ({ $tokens } tokens) per GPU
+plan-serving-cost = ¥{ $m } per million tokens, ¥{ $k } per 1k requests
+plan-costs-title = cost by billing mode
+plan-col-billing = billing
+plan-col-total = total
+plan-col-unit-price = unit price
+plan-col-note = note
+plan-unit-price = ¥{ $cny } { $kind } ({ $region }, { $as_of }{ $age })
+plan-storage-priced = storage: { $name }, { $gib } GiB: ¥{ $cny } for the job, included in the totals above
+plan-storage-unpriced = storage: { $name }, { $gib } GiB: no price known, NOT included in the totals above
+plan-advice-title = advice
+plan-explain-title = why each plan beats the next
+plan-beats = { $a } beats { $b }: { $parts }
+plan-parts-sep = ;{" "}
+plan-cheaper = costs { $pct }% less ({ $a }; the other { $b })
+plan-priced-vs-unpriced = has a known price (the other is ranked by GPU-hours)
+plan-fewer-gpu-hours = no price known: fewer GPU-hours ({ $a }; the other { $b })
+plan-sooner = finishes { $pct }% sooner ({ $a }; the other { $b })
+plan-fewer-gpus = uses { $a ->
+    [one] { $a } GPU
+   *[other] { $a } GPUs
+} instead of { $b }
+plan-other-comm = the other spends { $pct }% of each step communicating over { $link }
+plan-tie-cost = ties on cost and time as shown; ordered by the exact values, then fewer GPUs
+plan-tie = ties as shown; ordered by the exact values, then fewer GPUs
+plan-tie-unpriced = neither plan has a known price; ordered by GPU-hours, then fewer GPUs
+plan-work-samples = samples
+plan-work-tokens = tokens
+prices-stale-first = plan { $rank }: the { $kind } { $billing } price of { $instance } is { $days } days old (as of { $as_of }); refresh it with `{ $refresh }`
+prices-stale-others = plans { $ranks } also use prices older than { $days } days (their refresh commands: `--format json`, price_ages)
+plan-note-encoder = serving { $model }: one forward per request of { $input } input tokens (set --input-tokens to change it)
+plan-note-prompt-shortened = default prompt shortened to { $room } input tokens to fit { $model }'s { $ctx }-token context (set --input-tokens/--output-tokens to change it)
+plan-note-max-price-age = --max-price-age { $age }: { $n } price(s) older than { $days } days are ignored
+cat-col-id = instance type
+cat-col-ram = RAM GiB
+cat-col-net = net Gbit/s
+cat-col-link = GPU link
+cat-col-price = { $billing } price
+cat-col-price-short = ¥
+cat-col-confidence = confidence
+cat-col-origin = origin
+cat-instances-legend = { $n } instance types. ¥ = { $billing } price (per hour; monthly: per month). RDMA: ✓ = eRDMA, RoCE or InfiniBand, – = none, ? = not documented; – elsewhere = not sourced. `--wide` shows network, links, price kind and date, confidence and origin; prices: list = published, user = yours, estimate = derived (see `catalog show`).
+plan-export-nothing = --export: no plan meets the constraints, nothing was exported

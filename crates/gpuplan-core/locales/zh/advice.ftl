@@ -1,0 +1,102 @@
+# 建议规则（plan/advice.rs，docs/advice.md）。小数已按精度格式化，计数以数字传入。
+
+adv-multi-node-without-rdma = { $nodes } 个节点之间没有 RDMA：梯度同步走 TCP（每节点 { $bw }），每步通信 { $comm }（占每步 { $share }），其中未与计算重叠的部分为 { $exposed }（占每步 { $exposed_share }）。TCP 还带来额外延迟与抖动，多机训练请选择支持 eRDMA/RoCE/IB 的规格。
+adv-tp-over-pcie = 在 PCIe 互联上做 TP={ $tp }：每层 all-reduce 占每步时间 { $share }。TP 请选 NVLink 机型，或改用 ZeRO/流水线并行。
+adv-zero3-over-slow-link = ZeRO-3/FSDP 每个 micro-batch 都要经 { $link } 重新聚合参数，未与计算重叠的通信占每步 { $share }。显存允许时加大 micro-batch 或改用 ZeRO-2。
+adv-nvlink-needed = 每步 { $share } 的时间花在 { $gpus } 张卡之间经 PCIe 的梯度通信上；NVLink/NVSwitch 机型可将其降低数倍。
+adv-storage-class = 存储：数据读取需要 { $read }；建议使用{ $class }，容量至少 { $cap_gib } GiB（可达 { $mbs } MB/s）。{ $ckpt_gib } GiB 的检查点写入约 { $write_s } 秒。{ $object ->
+    [yes] 对象存储适合顺序读取的数据集；检查点请先写到文件系统。
+   *[no] {""}
+}
+adv-storage-tiering = 更省的冷热分层：{ $object_gib } GiB 数据集放在 { $object }（每月 ¥{ $object_cny }，可满足读取速率），另用 { $cache_gib } GiB 的 { $cache } 存放热数据和检查点（每月 ¥{ $cache_cny }）：合计每月 ¥{ $split }，比全部放在 { $whole_gib } GiB 的 { $class } 上（每月 ¥{ $whole }）便宜。通过缓存层读取（JindoFS/Fluid、带本地缓存的 ossfs/obsfs/cosfs，或文件存储与对象存储的数据流动）。
+adv-image-decode-cores = 图像解码/增强以每秒 { $rate } 个样本计，需约 { $cores } 个主机 CPU 核（每核每秒 { $per_core } 张图）{ $have ->
+    [short] ；本方案只有 { $vcpus } 个 vCPU，不够，GPU 会空等：改用 GPU 解码（NVIDIA DALI）或 vCPU 更多的规格
+    [enough] ；本方案有 { $vcpus } 个 vCPU
+   *[unknown] ；该规格的 vCPU 数未见文档
+}。
+adv-spot-fits = 该任务可中断，适合抢占式实例：按每节点每小时 { $rate } 次计，预计被回收 { $preemptions } 次；每 { $interval_min } 分钟保存一次检查点（Young/Daly 公式，每次写入 { $write_s } 秒），时间增加 { $overhead }%，期望花费 ¥{ $cny }。
+adv-spot-not-interruptible = 不建议使用抢占式实例：任务未声明可中断（--interruptible）。若能断点续训，约需 ¥{ $cny }。
+adv-memory-headroom = 每卡仅剩 { $left } GiB（共 { $have } GiB）：显存碎片或更长的样本可能导致 OOM，请预留一个更小的 micro-batch。
+adv-first-hour = 第一个小时：预期每卡约 { $rate } { $unit }/s（MFU { $mfu }），每卡显存约 { $gib } GiB{ $ascend ->
+    [yes] （用 `npu-smi info` 观察 NPU 利用率与显存）
+   *[no] {""}
+}。{ $ascend ->
+    [yes] NPU
+   *[no] GPU
+} 利用率长期低于约 80% 说明数据管道不足（{ $framework ->
+    [mindspore] 提高数据集的 num_parallel_workers
+   *[other] 增加 DataLoader worker、开启 pin memory
+}、换更快的存储）；显存富余则加大 micro-batch；OOM 则开启激活重计算或{ $framework ->
+    [mindspore] 开启优化器状态切分（MindSpore 优化器并行，相当于 ZeRO）
+   *[other] 提高 ZeRO 阶段
+}。
+adv-auto-release = 任务约 { $hours } 小时结束：为实例设置自动释放时间，或在最后一个检查点上传后用脚本释放；闲置的 GPU 照常计费。
+adv-autoscaling = 副本数：按给定负载需要 { $needed } 个（每个约 { $rps } 请求/秒）；本方案运行 { $replicas } 个（峰值余量 { $peak } 倍，为可用性至少 { $min } 个{ $single ->
+    [yes] ；单副本是单点故障，节点故障或升级都会导致服务中断
+   *[no] {""}
+}）。{ $range ->
+    [yes] 自动扩缩容区间 { $floor }–{ $replicas } 个
+   *[no] 常驻 { $floor } 个，更大的峰值再向上扩容
+}：按排队长度（vLLM `vllm:num_requests_waiting` 持续 1–2 分钟 > 0）或 KV 缓存占用（`vllm:gpu_cache_usage_perc` > 0.8）扩容，不要按 GPU 利用率（连续批处理下它总是很高）。新副本加载权重需要数分钟：保持最低副本常驻。
+adv-filing-duty = 在中国大陆向公众提供生成式 AI 服务，适用《生成式人工智能服务管理暂行办法》（2023）：上线前需完成算法/大模型备案并落实内容安全义务。
+adv-placement-serve = { $replicas } 个副本、每实例 { $gpus } 张卡：每张卡（或每个 TP 组）起一个服务进程，前面挂负载均衡。
+adv-placement-train = 多机训练：所有节点放在同一可用区、同一 VPC 和子网，使用拓扑感知部署（阿里云部署集、华为云同一可用区/集群、腾讯云 HCC 高性能计算集群），启动前{ $ascend ->
+    [yes] 用 `hccn_tool -i <npu> -link -g` 确认每张 NPU 的 RoCE 端口已连通，并确认 HCCL 能看到所有节点（rank table / HCCL_IF_IP）
+   *[no] 用 ibv_devinfo 确认 RDMA 网卡可用
+}。
+adv-topology-check-ascend = 在第一台机器上运行 `npu-smi info`（所有 NPU 均在且状态正常）和 `npu-smi info -t topo` 查看拓扑：{ $id } 的 NPU 之间应为 { $nvlink ->
+    [yes] HCCS 互联
+   *[no] PCIe 通路
+}。
+adv-topology-check-nvidia = 在第一台机器上运行 `nvidia-smi topo -m`：{ $id } 的 GPU 之间应显示 { $nvlink ->
+    [yes] NV#（NVLink）
+   *[no] PIX/PXB（PCIe）
+}；显示 SYS 表示通信跨 CPU 插槽。
+adv-host-cpu-ratio = 每张卡仅 { $per } 个 vCPU，低于数据加载和框架线程常用的每卡 4 核。
+adv-host-ram-ratio = 主机内存 { $ram } GiB，GPU 显存共 { $gmem } GiB{ $offload ->
+    [none] {""}
+   *[other] （卸载需要 { $offload } GiB）
+}：低于 1.5 倍，数据管道、锁页内存和{ $train ->
+    [yes] 检查点暂存
+   *[no] 模型加载
+}的空间紧张。
+adv-ascend-migration = 昇腾使用 CANN 而非 CUDA：{ $framework ->
+    [mindspore] MindSpore 原生支持。
+    [pytorch] PyTorch 需 torch_npu 适配（.cuda() → .npu()，NCCL → HCCL）。
+   *[other] 请核对所用框架对 NPU 的支持。
+}请预留迁移工作量：替换 CUDA 专用算子、核对算子覆盖，并使用版本匹配的 CANN/torch_npu 镜像。
+adv-vendor-image-ascend = 使用华为预装 NPU 驱动与固件、CANN 及 { $fw } 的昇腾镜像（ModelArts / 昇腾镜像仓库），并保证所有节点的驱动、CANN、{ $fw } 与 HCCL 版本一致（用 `npu-smi info` 和 CANN 版本文件核对）。
+adv-vendor-image-amd = AMD Instinct：使用框架的 ROCm 版本与 RCCL。
+adv-vendor-image-nvidia = 使用云厂商预装驱动、CUDA、cuDNN、NCCL 的 GPU 镜像（不要手工装驱动），并保证所有节点的 NCCL 与 CUDA 版本一致。
+adv-consumer-gpu = 消费级显卡：NVIDIA GeForce 驱动许可限制数据中心部署，且无 NVLink、无 ECC，部分厂商限制商用，请核对服务条款。
+adv-price-provenance = 费用按{ $kind ->
+    [list] 公开
+    [user] 您提供的
+    [estimate] 估算的
+   *[api] 接口查询的
+}{ $billing }价格 ¥{ $cny }（{ $region }，{ $as_of }）计算{ $method ->
+    [none] {""}
+   *[other] （估算方法：{ $method }）
+}，请在控制台核对当日价格或导入（`gpuplan catalog import`）。
+adv-subscription-break-even = 包年包月：{ $note }。
+adv-price-unknown = 该规格没有已知价格（未找到公开价格）：请用 `gpuplan catalog import` 导入价格后再比较费用。
+adv-region-undocumented = { $id } 的售卖地域未见文档：使用本方案前，请先在控制台（按地域查看实例规格）或库存接口确认 { $regions } 是否有售。
+adv-price-other-region = 价格来自 { $from }，用于 { $regions }：仅为估算（¥{ $cny }，{ $as_of }）；各地域价格不同，请在控制台核对 { $regions } 的价格或导入。
+adv-access-restricted = { $id }（{ $family }）不能直接购买：需{ $access }（{ $note }）。请提前申请或提交工单，并准备备选方案。
+adv-access-note-default = 见云厂商文档
+adv-stock-reported = 导入时库存接口显示 { $id } 库存紧张（{ $detail }）：请尽早创建实例，或准备下方的备选方案。
+adv-stock-no-detail = 无可用区明细
+adv-unverified-facts = 该方案依据的规格数据并非全部经官方确认（实例：{ $instance }，芯片：{ $chip }）：请在控制台核对 GPU 型号与互联。
+adv-stock-fallbacks = 若 { $id } 在目标可用区缺货，可选：{ $list }。
+adv-fallback = { $nodes } × { $id }（{ $provider }{ $other ->
+    [yes] ，其他云厂商
+   *[no] {""}
+}，{ $hours }{ $cost ->
+    [none] {""}
+   *[other] ，{ $cost }
+}）
+adv-fallback-sep = ；
+adv-quantization-changes = 量化改变了结论：{ $weights } 权重每月 ¥{ $cny }；最优 bf16 方案 { $nodes } × { $id } 每月 ¥{ $other }（{ $ratio } 倍）。请先用自己的提示词验证效果。
+adv-quantization-only = 只有量化权重（{ $weights }）能在显存内满足目标：没有可行的 bf16 方案。请先验证效果。
+adv-quantization-would-cut = 若量化到 { $weights } 且效果可接受，{ $nodes } × { $id } 每月 ¥{ $other }（便宜 { $pct }%）。
+adv-big-card-small-inference = 在 { $gpu } 上推理：每千次请求 ¥{ $cost }；{ $nodes } × { $id } 为 ¥{ $other }。

@@ -1,0 +1,19 @@
+# 方案或估算的前提说明（plan/mod.rs、plan/train.rs、chip.rs）。
+
+cav-rdma-unknown = 该规格的 RDMA 未见文档：按 TCP 计算
+cav-roce-unknown-ascend = 该规格昇腾节点间的 RoCE 未见文档：按 HCCL 走 TCP 计算（用 hccn_tool 检查 NPU 的 RoCE 端口）
+cav-network-unknown = 网络带宽未见文档：按 10 Gbit/s 计算
+cav-pcie-assumed = GPU 互联未注明为 NVLink：按 PCIe Gen4 计算
+cav-host-cpu-cap = 主机 CPU 把数据管道限制在每秒 { $cap } 个样本（{ $vcpu } 个 vCPU × { $nodes } 个节点 × 每核每秒 { $per_core } 张图），低于 GPU 的 { $gpus }：改用 GPU 解码（DALI）或选 vCPU 更多的规格
+cav-input-bound = { $limit ->
+    [input] 存储
+   *[network] 节点网络
+}只能提供 { $supply }，而 GPU 可读取 { $demand }：受输入限制，吞吐为 { $rate } { $unit ->
+    [tokens] tokens/s
+   *[samples] 样本/秒
+}
+cav-ep-stack = 专家并行（EP { $ep }）需要支持 MoE 的训练框架：DeepSpeed-MoE、Megatron-Core 或 torchtitan（LoRA 可用基于 Megatron 的训练器，如 ms-swift 的 Megatron 后端）；仅用 HF Trainer + FSDP 会聚合全部专家
+cav-memory-lower-bound = 显存为下限：{ $basis }
+cav-cnn-efficiency = 吞吐按 { $name } = 峰值的 { $pct }% 计算（卷积/UNet 训练远低于 Transformer 的矩阵乘效率）；请实测第一个 epoch
+cav-no-bf16 = { $gpu } 不支持 bf16：改用 fp16 混合精度训练（动态损失缩放，fp32 主权重）
+cav-no-flash = { $gpu } 不支持 FlashAttention-2：注意力改用 PyTorch SDPA 的 memory-efficient 内核（显存相同，速度较慢）

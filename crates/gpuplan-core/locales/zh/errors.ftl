@@ -1,0 +1,26 @@
+# 错误信息（error.rs 的 CoreError；crates/gpuplan 中 CLI 自身的错误）。`raw` 原样显示文本。
+
+raw = { $text }
+error-prefix = 错误：
+warning-prefix = 警告：
+note-prefix = 提示：
+error-chain-sep = ：
+err-invalid-field = `{ $field }` 的值 { $value } 无效：{ $fix }
+err-missing-fields = 模型配置缺少 { $fields }：请在 config.json 中补上（或使用预置模型：`gpuplan models`）
+err-unknown = 未知的{ $kind } `{ $name }`{ $suggestions ->
+    [none] {""}
+   *[other] ；您是否要找：{ $suggestions }？
+}
+err-parse = { $what }：{ $message }
+kind-model = 模型
+kind-gpu = GPU
+kind-instance-type = 实例规格
+kind-tunable = 可调常数
+kind-instance-type-this-name-circulates-in-blog-posts-but-is-wrong = 实例规格（此名称在博客中流传，但并不存在）
+fix-chip-lacks-precision = { $gpu } 不支持 { $dtype }（依据：{ $source }）；请用 --precision { $alt } 或换一种芯片
+fix-chip-lacks-flash = FlashAttention-2 不能在 { $gpu } 上运行（仅 Ampere 及更新架构）；请用 mem_efficient（PyTorch SDPA）或 eager
+fix-tp-divides-heads = 必须能整除注意力头数（{ $heads }）；可试 { $try }
+fix-tp-divides-heads-serve = 必须能整除注意力头数（{ $heads }）
+fix-say-how-much-data = 请给出数据量：--tokens N，或 --samples N 加 --epochs E
+fix-learned-positions = { $model } 的位置编码表只有 { $limit } 个位置：请给 --seq-len { $limit } 或更小
+note-seq-len-fitted = 序列长度取 { $limit }（模型的上下文长度；默认的 { $was } 更长）：用 --seq-len 修改

@@ -1,0 +1,77 @@
+# `gpuplan estimate` 的输出，以及其中用文字表示的训练选项。
+
+precision-fp32 = fp32
+precision-amp_bf16 = bf16 混合精度（AMP）
+precision-amp_fp16 = fp16 混合精度（AMP，损失缩放）
+precision-pure_bf16 = 纯 bf16
+precision-fp8 = fp8（Transformer Engine）
+optimizer-adam_w = AdamW
+optimizer-adam_w8bit = 8 位 AdamW
+optimizer-sgd_momentum = 带动量的 SGD
+optimizer-adafactor = Adafactor
+recompute-none = 不重计算
+recompute-selective = 选择性重计算
+recompute-full = 全量重计算
+attention-eager = 普通（eager）注意力
+attention-flash = FlashAttention-2
+attention-mem_efficient = 省显存注意力（PyTorch SDPA）
+framework-hugging_face = 按 Hugging Face 的显存口径
+framework-megatron = 按 Megatron 的显存口径
+est-train-title = { $model }：{ $task }，{ $precision }，{ $optimizer }，{ $seq ->
+    [none] {""}
+   *[other] 序列长度 { $seq } ×{" "}
+}micro-batch { $mb } × 梯度累积 { $ga } 步，{ $recompute }，{ $attention }，{ $profile }
+est-hardware = 硬件：{ $nodes } × { $per } 张 { $gpu }（节点内 { $intra }，节点间 { $link } { $inter }）；TP { $tp } PP { $pp } DP { $dp } EP { $ep } ZeRO-{ $zero }{ $offload }
+est-offload-optimizer = ，优化器卸载到内存
+est-offload-params = ，参数卸载到内存
+est-mem-title = 每卡显存（{ $params } 参数，其中可训练 { $trainable }）
+est-peak-allocated = 峰值分配（torch）
+est-needed = 每卡所需
+est-no-memory = { $gpu } 的显存容量没有来源：无法判断是否放得下
+est-fits = { $gpu } 有 { $have } GiB → 放得下
+est-does-not-fit = { $gpu } 有 { $have } GiB → 放不下（差 { $short } GiB）
+est-offload-ram = 卸载所需主机内存（每卡）
+est-step-tp = 张量并行通信（未重叠）
+est-step-cp = 上下文并行 K/V（未重叠）
+est-coll-title = 每个优化器步的集合通信
+est-coll-col-kind = 集合通信
+est-coll-col-bandwidth = 有效带宽
+est-coll-col-overlapped = 被计算掩盖
+est-coll-tp = 张量并行 all-reduce
+est-coll-cp = 上下文并行 K/V 环
+est-coll-dp = 数据并行梯度与参数
+est-coll-pp = 流水线点对点收发
+est-coll-ep = 专家 all-to-all
+est-step-title = 每个优化器步的时间
+est-step-p2p = 流水线点对点
+est-step-ep = 专家 all-to-all
+est-throughput = 吞吐：{ $rate } { $unit }/s（每卡 { $per }），MFU { $mfu }（HFU { $hfu }）；每卡按模型 FLOPs 计 { $model_tf } TFLOP/s，按硬件 FLOPs（含重计算）计 { $hw_tf } TFLOP/s
+est-time-unavailable = 时间：未估算：{ $why }
+est-job = 任务：{ $amount } { $unit }，共 { $steps } 步：耗时 { $wall }，{ $gpu_hours } 卡时（模型计算量 { $flops } FLOPs）
+est-job-missing = 任务：给出 --tokens（或 --samples 加 --epochs）才能估算耗时和卡时
+est-data = 数据：每秒 { $rate } 个样本 → 读取 { $read }{ $cores ->
+    [none] {""}
+   *[other] ，解码/增强约需 { $cores } 个主机 CPU 核
+}；检查点 { $ckpt }（权重 { $weights }），按 1 GB/s 写入：{ $write }
+est-col-bottleneck = 瓶颈：{ $b }
+est-serve-title = { $model }：推理服务，{ $weights } 权重，{ $kv } KV 缓存，TP { $tp }，引擎 { $engine }，gpu_memory_utilization { $util }，max_model_len { $len }
+est-serve-mem-title = 每卡显存（按 { $engine } 口径）
+est-serve-rule = 规则：{ $rule }
+est-serve-images = 图像：每个请求 { $n } 张，{ $w }×{ $h } 像素（按模型的图像 token 规则；KV、预填充和显存探测都已计入）
+est-serve-budget = 可用预算
+est-serve-weights = 权重
+est-serve-activation = 激活峰值（profile 运行）
+est-serve-non-torch = 非 torch 显存 + CUDA graph
+est-serve-kv-pool = KV 池
+est-serve-kv = KV 容量：{ $blocks } 个块 × { $block } = { $tokens } 个 token；按 max_model_len 的最大并发：{ $conc }；可同时处理 { $reqs } 个 { $input }+{ $output } token 的请求；批大小 { $batch } 时的最长上下文：{ $ctx }
+est-serve-problem = 问题：{ $p }
+est-serve-latency = 时延：{ $input } 个提示 token 的 TTFT 为 { $ttft }；批大小 { $batch } 时每个输出 token { $tpot }（每秒 { $rate } 个 token，{ $bound ->
+    [bandwidth] 受显存带宽限制
+   *[compute] 受算力限制
+}；拐点批大小约 { $ridge }）
+est-serve-latency-unavailable = 时延：未估算：{ $why }
+est-legend-wide = `--wide` 增加“计算方式”一列：每个数字背后的公式。
+kv-fp16 = fp16
+kv-bf16 = bf16
+kv-fp8 = fp8
+kv-int8 = int8

@@ -1,0 +1,24 @@
+# 显存组成（train.rs）与训练步阶段（timeline.rs），键为英文名的 slug。
+
+mem-weights = 权重
+mem-gradients = 梯度
+mem-optimizer-states-master-weights = 优化器状态 + 主权重
+mem-base-weights-frozen = 基座权重（冻结）
+mem-lora-adapters-grads-optimizer = LoRA 适配器 + 梯度 + 优化器
+mem-zero-3-gather-buffers = ZeRO-3 聚合缓冲
+mem-activations = 激活值
+mem-logits-loss = logits + 损失
+mem-layer-working-set = 单层反向工作集
+mem-autocast-weight-copies = autocast 权重副本
+mem-optimizer-temporaries = 优化器临时缓冲
+mem-allocator-fragmentation = 显存碎片
+mem-cuda-context = CUDA 上下文
+mem-cann-runtime-context = CANN 运行时上下文
+mem-nccl-buffers = NCCL 缓冲
+mem-hccl-buffers = HCCL 缓冲
+phase-forward = 前向
+phase-loss = 损失计算
+phase-backward-lm-head = 反向：LM 头
+phase-backward-layers = 反向：各层
+phase-backward-loss = 反向：损失
+phase-optimizer-step = 优化器更新

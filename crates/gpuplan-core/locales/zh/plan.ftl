@@ -1,0 +1,107 @@
+# `gpuplan plan` 的输出。
+
+plan-title = gpuplan 方案：{ $what }
+plan-what-train = { $model } { $task }，{ $seq ->
+    [none] {""}
+   *[other] 序列长度 { $seq }，
+}{ $amount } { $unit }
+plan-what-serve = { $model } 推理服务，{ $input }+{ $output } tokens{ $rate ->
+    [none] {""}
+   *[other] ，{ $rate } 请求/秒
+}{ $ttft ->
+    [none] {""}
+   *[other] ，TTFT < { $ttft } 秒
+}
+plan-searched = 搜索了 { $types } 个实例规格中的 { $candidates } 个候选，评估 { $configs } 种配置，共 { $plans } 个可行方案
+plan-none = 没有满足约束的方案。
+plan-col-plan = 方案
+plan-col-provider = 云厂商
+plan-col-time = 时长
+plan-col-cost = 费用
+plan-col-config = 并行 / 部署
+plan-col-mem = 每卡显存
+plan-col-headroom = 余量
+plan-col-bottleneck = 瓶颈
+plan-per-month = —
+plan-no-price = 无已知价格
+plan-cost = ¥{ $cny }{ $serve ->
+    [yes] /月
+   *[no] {""}
+}（{ $billing }，{ $kind } { $as_of }）
+plan-cost-short = ¥{ $cny }{ $serve ->
+    [yes] /月
+   *[no] {""}
+}
+plan-cost-short-none = 无价格
+plan-config-serve = { $weights } TP{ $tp } × { $replicas } 个副本，批大小 { $batch }
+plan-recompute-full = 重计算{" "}
+plan-recompute-selective = 选择性重计算{" "}
+plan-recompute-op = 逐算子重计算{" "}
+plan-same-answer = 与方案 { $n } 相同：{ $list }
+plan-list-sep = 、
+plan-unpriced-order = 无已知价格的方案排在有价格的方案之后，按卡时排序（导入价格：`gpuplan catalog import`）
+plan-legend-pareto = * = 位于费用-时间帕累托前沿
+plan-legend-compact = ¥ = 方案按最便宜计费方式的总价（推理服务为每月）；余量 = 每卡剩余显存（GiB）。`--wide` 显示云厂商、计费方式、价格类型和并行配置。
+plan-defaults = 影响本结果的默认值：{ $list }。
+plan-default-seq = 序列长度 { $v }（--seq-len）
+plan-default-batch = 全局批大小 { $v } 条序列（--global-batch）
+plan-default-max-nodes = 最多 { $v } 个节点（--max-nodes）
+plan-default-prompt = 每个请求输入 { $input } + 输出 { $output } 个 token（--input-tokens/--output-tokens）
+plan-default-replicas = 至少 { $v } 个副本（--min-replicas）
+plan-default-peak = 峰值为给定负载的 { $v } 倍（--peak-factor）
+plan-default-chips = 只考虑 NVIDIA 芯片（--chips nvidia,ascend,amd）
+plan-top = 方案 1：{ $nodes } × { $id }（{ $gpu }，{ $provider }）
+plan-mem-title = 每卡显存（峰值阶段 { $phase }，{ $gib } GiB）
+plan-col-component = 组成
+plan-col-how = 计算方式
+plan-why-not-one = 为什么不是单卡：一张 { $gpu } 即使全量重计算、micro-batch 为 1 也需要 { $need } GiB，超过其 { $have } GiB；ZeRO-{ $zero } 切分到 { $gpus } 张卡后每卡 { $per } GiB。
+plan-step-title = 每步时间
+plan-col-part = 组成
+plan-col-share = 占比
+plan-step-compute = 计算
+plan-step-bubble = 流水线气泡
+plan-step-tp = 张量并行通信
+plan-step-dp = 数据并行通信（未重叠）
+plan-step-pp-ep = 流水线点对点 + 专家 all-to-all
+plan-step-step = 每步
+plan-throughput = 吞吐 { $rate } { $unit }/s（每卡 { $per }），MFU { $mfu }%；数据读取 { $read }，检查点 { $ckpt }
+plan-serving = 部署：{ $replicas } 个副本 × TP{ $tp }（{ $weights } 权重），每副本批大小 { $batch }、每秒 { $rps } 个请求；TTFT { $ttft }，每个输出 token { $tpot }；每卡权重 { $wgib } GiB、KV 池 { $kv } GiB（{ $tokens } 个 token）
+plan-serving-cost = 每百万 token ¥{ $m }，每千次请求 ¥{ $k }
+plan-costs-title = 各计费方式费用
+plan-col-billing = 计费方式
+plan-col-total = 总价
+plan-col-unit-price = 单价
+plan-col-note = 说明
+plan-unit-price = ¥{ $cny } { $kind }（{ $region }，{ $as_of }{ $age }）
+plan-storage-priced = 存储：{ $name }，{ $gib } GiB：本任务 ¥{ $cny }，已计入上方总价
+plan-storage-unpriced = 存储：{ $name }，{ $gib } GiB：无已知价格，未计入上方总价
+plan-advice-title = 建议
+plan-explain-title = 各方案排序理由
+plan-beats = { $a } 优于 { $b }：{ $parts }
+plan-parts-sep = ；
+plan-cheaper = 比后者便宜 { $pct }%（{ $a }，后者 { $b }）
+plan-priced-vs-unpriced = 有已知价格（后者无价格，按卡时排序）
+plan-fewer-gpu-hours = 均无价格，按卡时：{ $a } 卡时，后者 { $b }
+plan-sooner = 比后者快 { $pct }%（{ $a }，后者 { $b }）
+plan-fewer-gpus = 用 { $a } 张卡，后者 { $b } 张
+plan-other-comm = 后者每步 { $pct }% 的时间在通信（{ $link }）
+plan-tie-cost = 显示的费用和时长相同；按精确值排序，其次卡数少者优先
+plan-tie = 显示的数值相同；按精确值排序，其次卡数少者优先
+plan-tie-unpriced = 两个方案均无已知价格；按卡时排序，其次卡数少者优先
+plan-work-samples = 个样本
+plan-work-tokens = tokens
+prices-stale-first = 方案 { $rank }：{ $instance } 的{ $billing }{ $kind }已有 { $days } 天未更新（{ $as_of }）；用 `{ $refresh }` 更新
+prices-stale-others = 方案 { $ranks } 也使用了超过 { $days } 天的价格（更新命令见 `--format json` 的 price_ages）
+plan-note-encoder = { $model } 推理：每个请求一次前向，输入 { $input } 个 token（用 --input-tokens 修改）
+plan-note-prompt-shortened = 默认提示词缩短为 { $room } 个输入 token，以适应 { $model } 的 { $ctx } token 上下文（用 --input-tokens/--output-tokens 修改）
+plan-note-max-price-age = --max-price-age { $age }：忽略 { $n } 个超过 { $days } 天的价格
+cat-col-id = 实例规格
+cat-col-ram = 内存 GiB
+cat-col-net = 网络 Gbit/s
+cat-col-link = GPU 互联
+cat-col-price = { $billing }价格
+cat-col-price-short = ¥
+cat-col-confidence = 可信度
+cat-col-origin = 来源
+cat-instances-legend = 共 { $n } 个实例规格。¥ = { $billing }价格（每小时；包年包月为每月）。RDMA：✓ = 支持 eRDMA、RoCE 或 InfiniBand，– = 不支持，? = 未见文档；其他列的 – = 无来源。`--wide` 显示网络、互联、价格类型与日期、可信度和来源；价格：公开价 = 官网公布，自有价 = 您提供，估算价 = 推算（见 `catalog show`）。
+plan-export-nothing = --export：没有满足约束的方案，未导出任何文件

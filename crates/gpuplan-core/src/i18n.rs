@@ -1,0 +1,401 @@
+//! The message catalog: every user-facing sentence in English and Chinese, kept in Fluent files
+//! (`locales/en/*.ftl`, `locales/zh/*.ftl`, embedded at build time by `build.rs`, which lists every
+//! `.ftl` file of each directory) and rendered with `fluent-bundle`, which also handles plurals
+//! (`{ $n -> [one] … *[other] … }`).
+//!
+//! Code never holds translated text: it names a message id and its arguments ([`Msg`]); the
+//! renderer picks the language ([`Lang`]). Decimal numbers are formatted by the caller (the
+//! precision is part of the meaning, e.g. `¥139` vs `¥139.42`) and passed as strings; counts are
+//! passed as numbers so that plural rules apply.
+
+use fluent_bundle::concurrent::FluentBundle;
+use fluent_bundle::{FluentArgs, FluentResource, FluentValue};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+use std::sync::OnceLock;
+
+mod files {
+    include!(concat!(env!("OUT_DIR"), "/locales.rs"));
+}
+
+/// Output language.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Lang {
+    #[default]
+    En,
+    Zh,
+}
+
+impl Lang {
+    pub const ALL: [Lang; 2] = [Lang::En, Lang::Zh];
+
+    /// The catalog directory name (`en`, `zh`).
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::Zh => "zh",
+        }
+    }
+
+    /// The language of a POSIX locale value (`zh_CN.UTF-8` → zh); anything else is English.
+    pub fn from_locale(value: &str) -> Lang {
+        if value.trim().to_lowercase().starts_with("zh") {
+            Lang::Zh
+        } else {
+            Lang::En
+        }
+    }
+
+    pub fn is_zh(self) -> bool {
+        self == Lang::Zh
+    }
+}
+
+/// One argument of a message.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Arg {
+    Str(String),
+    Num(f64),
+    /// Another message, rendered in the same language (a provider or billing name, a clause).
+    Msg(Box<Msg>),
+    /// A value already known in both languages (a data file's name and its catalog name).
+    PerLang {
+        en: String,
+        zh: String,
+    },
+}
+
+impl From<&str> for Arg {
+    fn from(s: &str) -> Arg {
+        Arg::Str(s.to_string())
+    }
+}
+impl From<String> for Arg {
+    fn from(s: String) -> Arg {
+        Arg::Str(s)
+    }
+}
+impl From<&String> for Arg {
+    fn from(s: &String) -> Arg {
+        Arg::Str(s.clone())
+    }
+}
+impl From<Msg> for Arg {
+    fn from(m: Msg) -> Arg {
+        Arg::Msg(Box::new(m))
+    }
+}
+macro_rules! num_arg {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Arg {
+            fn from(n: $t) -> Arg {
+                Arg::Num(n as f64)
+            }
+        }
+    )*};
+}
+num_arg!(u8, u32, u64, usize, i64, f64);
+
+/// A message id with its arguments, rendered later in the user's language.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Msg {
+    pub id: String,
+    pub args: Vec<(String, Arg)>,
+}
+
+impl Msg {
+    pub fn new(id: &str) -> Msg {
+        Msg {
+            id: id.to_string(),
+            args: Vec::new(),
+        }
+    }
+
+    /// Text shown as is in every language (a name from a file, a message only known in English).
+    pub fn raw(text: &str) -> Msg {
+        Msg::new("raw").arg("text", text)
+    }
+
+    /// Adds an argument (builder style).
+    pub fn arg(mut self, name: &str, value: impl Into<Arg>) -> Msg {
+        self.args.push((name.to_string(), value.into()));
+        self
+    }
+
+    pub fn render(&self, lang: Lang) -> String {
+        let mut args = FluentArgs::new();
+        for (k, v) in &self.args {
+            let value = match v {
+                Arg::Str(s) => FluentValue::from(s.clone()),
+                Arg::Num(n) => FluentValue::from(*n),
+                Arg::Msg(m) => FluentValue::from(m.render(lang)),
+                Arg::PerLang { en, zh } => FluentValue::from(match lang {
+                    Lang::En => en.clone(),
+                    Lang::Zh => zh.clone(),
+                }),
+            };
+            args.set(k.clone(), value);
+        }
+        format_message(lang, &self.id, Some(&args))
+    }
+}
+
+/// A sentence rendered in both languages (a caveat, a note): computed results carry it so that
+/// the renderer can pick the language. Serialises as its English text (the JSON schema's string).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Text {
+    pub en: String,
+    pub zh: String,
+}
+
+impl Text {
+    pub fn get(&self, lang: Lang) -> &str {
+        match lang {
+            Lang::En => &self.en,
+            Lang::Zh => &self.zh,
+        }
+    }
+
+    /// `self` and `then` as one sentence, joined by each language's clause separator.
+    pub fn and(self, then: Text) -> Text {
+        Text {
+            en: format!("{}; {}", self.en, then.en),
+            zh: format!("{}；{}", self.zh, then.zh),
+        }
+    }
+}
+
+impl From<Msg> for Text {
+    fn from(m: Msg) -> Text {
+        Text {
+            en: m.render(Lang::En),
+            zh: m.render(Lang::Zh),
+        }
+    }
+}
+
+impl std::fmt::Display for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.en)
+    }
+}
+
+impl Serialize for Text {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.en)
+    }
+}
+
+/// Renders message `id` with `args` in `lang`.
+pub fn msg(lang: Lang, id: &str, args: &[(&str, Arg)]) -> String {
+    let mut m = Msg::new(id);
+    m.args = args
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect();
+    m.render(lang)
+}
+
+/// Renders a message without arguments.
+pub fn text(lang: Lang, id: &str) -> String {
+    format_message(lang, id, None)
+}
+
+/// The snake_case serde name of an enum value (`Billing::OnDemand` → `on_demand`).
+fn snake<T: Serialize>(v: &T) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|x| x.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// Names of catalog values, as messages (`names.ftl`).
+pub mod names {
+    use super::{snake, Lang, Msg};
+    use crate::catalog::{Access, Billing, Confidence, PriceKind, Provider, StorageClass};
+
+    pub fn provider(p: Provider) -> Msg {
+        Msg::new(&format!("provider-{}", snake(&p)))
+    }
+    pub fn billing(b: Billing) -> Msg {
+        Msg::new(&format!("billing-{}", snake(&b)))
+    }
+    pub fn price_kind(k: PriceKind) -> Msg {
+        Msg::new(&format!("price-kind-{}", snake(&k)))
+    }
+    pub fn access(a: Access) -> Msg {
+        Msg::new(&format!("access-{}", snake(&a)))
+    }
+    pub fn confidence(c: Confidence) -> Msg {
+        Msg::new(&format!("confidence-{}", snake(&c)))
+    }
+    /// A confidence given as text (the GPU table's `confirmed`/`likely`/`unverified`).
+    pub fn confidence_word(c: &str) -> Msg {
+        Msg::new(&format!("confidence-{c}"))
+    }
+    /// The kind of a name in an "unknown NAME" error (`model`, `GPU`, `instance type`): its
+    /// catalog name where the catalog has one, else the text as is.
+    pub fn kind(kind: &str) -> Msg {
+        let mut slug = String::new();
+        for c in kind.to_lowercase().chars() {
+            let c = if c.is_ascii_alphanumeric() { c } else { '-' };
+            if !(c == '-' && (slug.is_empty() || slug.ends_with('-'))) {
+                slug.push(c);
+            }
+        }
+        let key = format!("kind-{}", slug.trim_end_matches('-'));
+        if super::has_message(Lang::En, &key) {
+            Msg::new(&key)
+        } else {
+            Msg::raw(kind)
+        }
+    }
+    /// A bottleneck name as the estimators report it (`dp-communication`, `memory-bandwidth`).
+    pub fn bottleneck(b: &str) -> Msg {
+        Msg::new(&format!("bottleneck-{b}"))
+    }
+    /// A storage class name in both languages, as a message argument.
+    pub fn storage_arg(id: &str, name: &str) -> super::Arg {
+        super::Arg::PerLang {
+            en: storage_by_id(id, name, Lang::En),
+            zh: storage_by_id(id, name, Lang::Zh),
+        }
+    }
+    /// A storage class by its product name in `lang`; a user-defined class keeps its own name.
+    pub fn storage(s: &StorageClass, lang: Lang) -> String {
+        storage_by_id(&s.id, &s.name, lang)
+    }
+    /// A storage class by catalog id, `name` when the catalog has no message for it.
+    pub fn storage_by_id(id: &str, name: &str, lang: Lang) -> String {
+        let key = format!("storage-{id}");
+        if super::has_message(lang, &key) {
+            super::text(lang, &key)
+        } else {
+            name.to_string()
+        }
+    }
+}
+
+/// Whether `lang` has message `id`.
+pub fn has_message(lang: Lang, id: &str) -> bool {
+    bundle(lang).has_message(id)
+}
+
+type Bundle = FluentBundle<FluentResource>;
+
+fn bundle(lang: Lang) -> &'static Bundle {
+    static EN: OnceLock<Bundle> = OnceLock::new();
+    static ZH: OnceLock<Bundle> = OnceLock::new();
+    let cell = match lang {
+        Lang::En => &EN,
+        Lang::Zh => &ZH,
+    };
+    cell.get_or_init(|| build(lang))
+}
+
+fn build(lang: Lang) -> Bundle {
+    // Both codes are valid BCP 47 language tags, so parsing cannot fail; the fallback is the
+    // root locale, never a panic.
+    let id: unic_langid::LanguageIdentifier = lang.code().parse().unwrap_or_default();
+    let mut b = FluentBundle::new_concurrent(vec![id]);
+    // No Unicode isolation marks around arguments: terminals show them as stray characters.
+    b.set_use_isolating(false);
+    for (_, src) in sources(lang) {
+        // A file that does not parse keeps its valid entries; the catalog tests fail on any error.
+        let res = FluentResource::try_new(src.to_string()).unwrap_or_else(|(r, _)| r);
+        let _ = b.add_resource(res);
+    }
+    b
+}
+
+/// (file name, contents) of every catalog file of `lang`.
+pub fn sources(lang: Lang) -> impl Iterator<Item = (&'static str, &'static str)> {
+    files::FILES
+        .iter()
+        .filter(move |(l, _, _)| *l == lang.code())
+        .map(|(_, name, src)| (*name, *src))
+}
+
+/// Every message id of `lang`, across all its files (for the completeness tests).
+pub fn message_ids(lang: Lang) -> BTreeSet<String> {
+    let mut ids = BTreeSet::new();
+    for (_, src) in sources(lang) {
+        let res = FluentResource::try_new(src.to_string()).unwrap_or_else(|(r, _)| r);
+        for e in res.entries() {
+            if let fluent_syntax::ast::Entry::Message(m) = e {
+                ids.insert(m.id.name.to_string());
+            }
+        }
+    }
+    ids
+}
+
+/// Parse errors of every catalog file, as `lang/file: error` (empty when all parse).
+pub fn parse_errors() -> Vec<String> {
+    let mut out = Vec::new();
+    for lang in Lang::ALL {
+        for (name, src) in sources(lang) {
+            if let Err((_, errs)) = FluentResource::try_new(src.to_string()) {
+                for e in errs {
+                    out.push(format!("{}/{name}: {e:?}", lang.code()));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn format_message(lang: Lang, id: &str, args: Option<&FluentArgs>) -> String {
+    let b = bundle(lang);
+    let Some(pattern) = b.get_message(id).and_then(|m| m.value()) else {
+        // A missing id is a catalog defect (the tests catch it); show the id, never panic.
+        return id.to_string();
+    };
+    let mut errors = Vec::new();
+    b.format_pattern(pattern, args, &mut errors).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_file_parses() {
+        assert_eq!(parse_errors(), Vec::<String>::new());
+    }
+
+    #[test]
+    fn both_languages_have_the_same_files_and_keys() {
+        let files = |l: Lang| sources(l).map(|(n, _)| n).collect::<BTreeSet<_>>();
+        assert_eq!(files(Lang::En), files(Lang::Zh), "locale files differ");
+        assert!(!files(Lang::En).is_empty());
+        let (en, zh) = (message_ids(Lang::En), message_ids(Lang::Zh));
+        let only_en: Vec<_> = en.difference(&zh).collect();
+        let only_zh: Vec<_> = zh.difference(&en).collect();
+        assert!(only_en.is_empty(), "missing in zh: {only_en:?}");
+        assert!(only_zh.is_empty(), "missing in en: {only_zh:?}");
+    }
+
+    #[test]
+    fn arguments_and_plurals_render() {
+        let m = Msg::new("unit-gpus").arg("n", 1u64);
+        assert_eq!(m.render(Lang::En), "1 GPU");
+        assert_eq!(
+            Msg::new("unit-gpus").arg("n", 8u64).render(Lang::En),
+            "8 GPUs"
+        );
+        assert_eq!(
+            Msg::new("unit-gpus").arg("n", 8u64).render(Lang::Zh),
+            "8 张卡"
+        );
+    }
+
+    #[test]
+    fn locale_values() {
+        assert_eq!(Lang::from_locale("zh_CN.UTF-8"), Lang::Zh);
+        assert_eq!(Lang::from_locale("en_US.UTF-8"), Lang::En);
+        assert_eq!(Lang::from_locale("C"), Lang::En);
+    }
+}

@@ -1,0 +1,79 @@
+//! Issue 9 targets on published training-memory peaks (cases/*.toml of kind `train_memory` whose
+//! metric is a peak: allocated, reserved or nvidia-smi), asserted as bands. The issue's goal is an
+//! out-of-sample median |error| ≤ 5%; what is true today is asserted (see docs/methodology.md,
+//! "Not yet done"), so that a regression fails and an improvement is noticed.
+
+use gpuplan_core::validation::{evaluate, parse_case, CaseKind};
+
+const PEAK_METRICS: &[&str] = &[
+    "peak_allocated_gib",
+    "peak_allocated_gb",
+    "peak_reserved_gib",
+    "device_total_gib",
+];
+
+/// (id, error, known_deviation?) of every out-of-sample published peak.
+fn peaks() -> Vec<(String, f64, bool)> {
+    let dir = format!("{}/../../cases", env!("CARGO_MANIFEST_DIR"));
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_none_or(|x| x != "toml") {
+            continue;
+        }
+        let case = parse_case(
+            &p.display().to_string(),
+            &std::fs::read_to_string(&p).unwrap(),
+        )
+        .unwrap();
+        if case.kind != CaseKind::TrainMemory
+            || !PEAK_METRICS.contains(&case.metric.as_str())
+            || case.in_sample.is_some()
+        {
+            continue;
+        }
+        let o = evaluate(&case).unwrap();
+        out.push((o.id, o.error, case.known_deviation.is_some()));
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+#[test]
+fn published_training_peaks_within_their_bands() {
+    let rows = peaks();
+    let report: String = rows
+        .iter()
+        .map(|(id, e, kd)| {
+            format!(
+                "{id:44} {:+6.1}%{}\n",
+                e * 100.0,
+                if *kd { "  known deviation" } else { "" }
+            )
+        })
+        .collect();
+    println!("{report}");
+    assert!(
+        rows.len() >= 12,
+        "published peaks: {}\n{report}",
+        rows.len()
+    );
+    // None beyond 15% unless a recorded known_deviation with its cause.
+    for (id, e, kd) in &rows {
+        assert!(e.abs() <= 0.15 || *kd, "{id}: {:+.1}%\n{report}", e * 100.0);
+    }
+    let mut abs: Vec<f64> = rows.iter().map(|r| r.1.abs()).collect();
+    abs.sort_by(f64::total_cmp);
+    let median = (abs[(abs.len() - 1) / 2] + abs[abs.len() / 2]) / 2.0;
+    println!(
+        "out-of-sample median |error| {:.1}% over {}",
+        median * 100.0,
+        rows.len()
+    );
+    // Target 5% (issue 9): not reached; the measured median (8.9% over 12 cases) is asserted.
+    assert!(
+        median <= 0.09,
+        "median |error| {:.1}%\n{report}",
+        median * 100.0
+    );
+}

@@ -1,0 +1,284 @@
+//! The shared search (memory passes shared across clusters, time passes across identical
+//! clusters, all cores) gives exactly the plans of the exhaustive reference search (every
+//! instance type × node count searched from scratch on one thread): the whole plan outcome —
+//! every plan's instance, nodes, parallelism, memory, time, cost, advice, the Pareto front, the
+//! rejections and the configuration count — compared as JSON (issue 10).
+
+use gpuplan_core::catalog::{Catalog, Provider};
+use gpuplan_core::constants::Tunables;
+use gpuplan_core::hardware::{ClusterSpec, GpuSpec, InterLink};
+use gpuplan_core::model::find_preset;
+use gpuplan_core::plan::{
+    plan_with, ChipFamily, Constraints, Job, Objective, PlanRequest, SearchMode, SoftwareFramework,
+};
+use gpuplan_core::train::training_memory;
+use gpuplan_core::units::Bandwidth;
+use gpuplan_core::workload::{
+    AttentionImpl, Framework, Precision, Recompute, TrainTask, TrainingSetup,
+};
+use proptest::prelude::*;
+
+/// The built-in catalog, parsed once for all cases.
+fn builtin() -> &'static Catalog {
+    static CAT: std::sync::OnceLock<Catalog> = std::sync::OnceLock::new();
+    CAT.get_or_init(|| Catalog::builtin().expect("catalog"))
+}
+
+fn request(model: &str, setup: TrainingSetup, gb: Option<u64>, c: Constraints) -> PlanRequest {
+    PlanRequest {
+        model: find_preset(model).expect("preset").model.clone(),
+        job: Job::Train {
+            setup,
+            global_batch: gb,
+            precision_pinned: false,
+        },
+        constraints: c,
+        objective: Objective::Cost,
+        tunables: Tunables::default(),
+    }
+}
+
+fn setup(task: TrainTask, seq_len: u64, tokens: f64) -> TrainingSetup {
+    TrainingSetup {
+        task,
+        seq_len,
+        tokens: Some(tokens),
+        ..Default::default()
+    }
+}
+
+/// Both searches on one request: identical outcomes (or identical errors); returns the number of
+/// plans and the memory evaluations of (shared, exhaustive).
+fn same_answers(req: &PlanRequest, cat: &Catalog) -> (usize, u64, u64) {
+    let fast = plan_with(req, cat, SearchMode::Shared);
+    let slow = plan_with(req, cat, SearchMode::Exhaustive);
+    match (fast, slow) {
+        (Ok(f), Ok(s)) => {
+            let (jf, js) = (
+                serde_json::to_value(&f).expect("json"),
+                serde_json::to_value(&s).expect("json"),
+            );
+            if jf != js {
+                for (a, b) in f.plans.iter().zip(&s.plans) {
+                    assert_eq!(
+                        serde_json::to_value(a).expect("json"),
+                        serde_json::to_value(b).expect("json"),
+                        "first differing plan"
+                    );
+                }
+                panic!("outcomes differ outside the plans");
+            }
+            assert!(f.stats.work.memory <= s.stats.work.memory);
+            assert!(f.stats.work.step <= s.stats.work.step);
+            (f.plans.len(), f.stats.work.memory, s.stats.work.memory)
+        }
+        (Err(a), Err(b)) => {
+            assert_eq!(a.to_string(), b.to_string());
+            (0, 0, 0)
+        }
+        (a, b) => panic!(
+            "one search failed: shared {:?}, exhaustive {:?}",
+            a.err(),
+            b.err()
+        ),
+    }
+}
+
+#[test]
+fn bench_and_cli_scenarios_give_the_same_plans() {
+    let cat = builtin();
+    let nodes = |n| Constraints {
+        max_nodes: n,
+        ..Default::default()
+    };
+    let cases = [
+        request(
+            "Qwen2.5-7B",
+            setup(TrainTask::Lora, 2048, 1e8),
+            None,
+            Constraints::default(),
+        ),
+        request(
+            "Llama-3.1-8B",
+            setup(TrainTask::FullFinetune, 4096, 1e9),
+            None,
+            Constraints::default(),
+        ),
+        // The CLI's `plan -m Llama-2-13B --task pretrain --tokens 3e11 --seq-len 4096
+        // --deadline 30d` (at most 16 nodes, to keep the debug-build reference short).
+        request(
+            "Llama-2-13B",
+            setup(TrainTask::Pretrain, 4096, 3e11),
+            None,
+            Constraints {
+                deadline_hours: Some(720.0),
+                ..nodes(16)
+            },
+        ),
+        request(
+            "Mixtral-8x7B",
+            setup(TrainTask::Pretrain, 4096, 1e11),
+            None,
+            nodes(8),
+        ),
+        request(
+            "ResNet-50",
+            TrainingSetup {
+                task: TrainTask::Pretrain,
+                samples: Some(1.28e6),
+                epochs: Some(2.0),
+                ..Default::default()
+            },
+            None,
+            Constraints::default(),
+        ),
+        // Ascend with MindSpore, a budget, spot allowed.
+        request(
+            "Qwen2.5-7B",
+            setup(TrainTask::FullFinetune, 2048, 5e8),
+            Some(128),
+            Constraints {
+                chips: vec![ChipFamily::Ascend, ChipFamily::Nvidia],
+                framework: SoftwareFramework::Mindspore,
+                budget_cny: Some(5000.0),
+                interruptible: true,
+                ..Default::default()
+            },
+        ),
+        // Eager attention (selective recompute in the space), Megatron profile, fp16.
+        request(
+            "Llama-2-7B",
+            TrainingSetup {
+                attention: AttentionImpl::Eager,
+                framework: Framework::Megatron,
+                precision: Precision::AmpFp16,
+                ..setup(TrainTask::FullFinetune, 2048, 1e9)
+            },
+            Some(256),
+            Constraints {
+                providers: vec![Provider::Tencent],
+                ..nodes(8)
+            },
+        ),
+    ];
+    for req in &cases {
+        let (plans, shared, exhaustive) = same_answers(req, cat);
+        assert!(
+            plans > 0 && shared < exhaustive,
+            "{}: {plans} plans, memory evaluations {shared} shared vs {exhaustive}",
+            req.model.name
+        );
+    }
+}
+
+fn model() -> impl Strategy<Value = &'static str> {
+    prop_oneof![
+        Just("Qwen2.5-0.5B"),
+        Just("Qwen2.5-7B"),
+        Just("Llama-2-13B"),
+        Just("Qwen3-30B-A3B"),
+        Just("BERT-base-uncased"),
+        Just("ViT-L/16"),
+        Just("SDXL-UNet"),
+    ]
+}
+
+fn task() -> impl Strategy<Value = TrainTask> {
+    prop_oneof![
+        Just(TrainTask::Pretrain),
+        Just(TrainTask::FullFinetune),
+        Just(TrainTask::Lora),
+        Just(TrainTask::Qlora),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    /// Random requests on one provider's part of the catalog: the same plans either way.
+    #[test]
+    fn random_requests_give_the_same_plans(
+        model in model(),
+        task in task(),
+        seq in prop::sample::select(vec![512u64, 2048, 8192]),
+        gb in prop::option::of(prop::sample::select(vec![1u64, 16, 96, 1024])),
+        max_nodes in prop::sample::select(vec![1u64, 2, 8]),
+        provider in prop::sample::select(vec![Provider::Alibaba, Provider::Huawei, Provider::Tencent]),
+        megatron in any::<bool>(),
+        eager in any::<bool>(),
+        objective in prop::sample::select(vec![Objective::Cost, Objective::Time, Objective::Balanced]),
+        deadline in prop::option::of(1.0f64..2000.0),
+    ) {
+        let cat = builtin();
+        let mut req = request(
+            model,
+            TrainingSetup {
+                framework: if megatron { Framework::Megatron } else { Framework::HuggingFace },
+                attention: if eager { AttentionImpl::Eager } else { AttentionImpl::Flash },
+                ..setup(task, seq, 1e9)
+            },
+            gb,
+            Constraints {
+                providers: vec![provider],
+                max_nodes,
+                deadline_hours: deadline,
+                ..Default::default()
+            },
+        );
+        req.objective = objective;
+        same_answers(&req, cat);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// What the shared search relies on: a configuration's memory depends on the cluster only
+    /// through the software stack and the number of GPUs (with TP inside a node) — not the chip
+    /// model, its memory size, the GPUs per node or the links.
+    #[test]
+    fn memory_depends_on_setup_stack_and_gpu_count_only(
+        model in model(),
+        task in task(),
+        tp in prop::sample::select(vec![1u64, 2, 4, 8]),
+        pp in prop::sample::select(vec![1u64, 2, 4]),
+        ep in prop::sample::select(vec![1u64, 2, 8]),
+        zero in 0u8..=3,
+        recompute in prop::sample::select(vec![Recompute::None, Recompute::Selective, Recompute::Full]),
+        mb in prop::sample::select(vec![1u64, 2, 16]),
+        total in prop::sample::select(vec![8u64, 16, 64]),
+        chips in (0usize..64, 0usize..64),
+        per_node in (0usize..4, 0usize..4),
+        links in prop::sample::select(vec![
+            (InterLink::Rdma, 400.0, InterLink::Tcp, 10.0),
+            (InterLink::Erdma, 160.0, InterLink::Rdma, 3200.0),
+        ]),
+    ) {
+        let cat = builtin();
+        let cuda: Vec<&GpuSpec> = cat.gpus.iter().filter(|g| g.stack == "cuda").collect();
+        let m = &find_preset(model).expect("preset").model;
+        let mut s = setup(task, 2048, 1e9);
+        s.parallel.tp = tp;
+        s.parallel.pp = pp;
+        s.parallel.ep = ep;
+        s.parallel.zero = zero;
+        s.recompute = recompute;
+        s.micro_batch = mb;
+        let shapes: Vec<u64> = [1u64, 2, 4, 8].into_iter().filter(|n| *n >= tp).collect();
+        let cluster = |chip: usize, shape: usize, link: InterLink, gbit: f64| {
+            let per = shapes[shape % shapes.len()];
+            let g = cuda[chip % cuda.len()];
+            ClusterSpec::new(g, per, total / per, link, Bandwidth::from_gbit_per_s(gbit))
+                .expect("cluster")
+        };
+        let a = cluster(chips.0, per_node.0, links.0, links.1);
+        let mut b = cluster(chips.1, per_node.1, links.2, links.3);
+        b.intra_bandwidth = Bandwidth::from_gb_per_s(32.0);
+        let tun = Tunables::default();
+        let (ma, mb_) = (training_memory(m, &s, &a, &tun), training_memory(m, &s, &b, &tun));
+        prop_assert_eq!(ma.is_ok(), mb_.is_ok());
+        if let (Ok(x), Ok(y)) = (ma, mb_) {
+            prop_assert_eq!(x, y);
+        }
+    }
+}

@@ -1,0 +1,202 @@
+//! The provider CLI command that creates the plan's machines, dry-run by default (`DRY_RUN=false`
+//! creates). Parameter names are the providers' API names, checked by tests/export.rs against the
+//! vendored request models: Alibaba ECS RunInstances (alibabacloud_ecs20140526 7.11.8), Tencent
+//! CVM RunInstances (tencentcloud-sdk-python-cvm 3.1.178), Huawei ECS CreateServers (Huawei's API
+//! definition, crate huawei-cloud-api-definitions-ECS). Image, zone, network and placement group
+//! are the user's: they are required variables, never guessed.
+
+use super::script;
+use super::view::PlanView;
+use super::File;
+
+pub fn file(p: &PlanView) -> File {
+    let body = match p.provider.as_str() {
+        "alibaba" => alibaba(p),
+        "tencent" => tencent(p),
+        "huawei" if p.family.starts_with("modelarts") => modelarts(p),
+        "huawei" => huawei(p),
+        other => format!("echo 'no instance-creation command for provider {other}' >&2\nexit 2\n"),
+    };
+    File::new(
+        "cloud/create-instances.sh",
+        script(
+            p,
+            &format!(
+                "Create {} × {} in {}: dry run unless DRY_RUN=false.",
+                p.nodes,
+                p.instance,
+                p.region.as_deref().unwrap_or("REGION")
+            ),
+            &body,
+        ),
+    )
+}
+
+/// A batch (training) job on pay-as-you-go or spot is released after the planned hours.
+fn releases(p: &PlanView) -> bool {
+    p.train.is_some() && p.billing.as_deref() != Some("monthly")
+}
+
+fn months(p: &PlanView) -> u64 {
+    (p.hours / 730.0).ceil().max(1.0) as u64
+}
+
+fn region_line(p: &PlanView, var: &str) -> String {
+    match &p.region {
+        Some(r) => format!("{var}=\"${{{var}:-{r}}}\"\n"),
+        None => format!("{var}=\"${{{var}:?set {var}: the plan has no region (pass --region to gpuplan plan)}}\"\n"),
+    }
+}
+
+/// `RELEASE_AT`: now + the plan's wall-clock hours (rounded up), in UTC ISO 8601.
+fn release_at(p: &PlanView) -> String {
+    format!(
+        "# Released when the plan's wall-clock estimate ({:.1} h) is over: raise HOURS for a margin.\nHOURS=\"${{HOURS:-{}}}\"\nRELEASE_AT=\"$(date -u -d \"+$HOURS hours\" +%Y-%m-%dT%H:%M:%SZ)\"\n",
+        p.hours,
+        p.hours.ceil() as u64
+    )
+}
+
+fn alibaba(p: &PlanView) -> String {
+    let mut s = region_line(p, "REGION_ID");
+    s.push_str(&format!(
+        "ZONE_ID=\"${{ZONE_ID:?set ZONE_ID to a zone of $REGION_ID that sells {t}}}\"\nIMAGE_ID=\"${{IMAGE_ID:?set IMAGE_ID to a GPU image: aliyun ecs DescribeImages --RegionId $REGION_ID --InstanceType {t} --ImageOwnerAlias system}}\"\nSECURITY_GROUP_ID=\"${{SECURITY_GROUP_ID:?set SECURITY_GROUP_ID}}\"\nVSWITCH_ID=\"${{VSWITCH_ID:?set VSWITCH_ID (a vSwitch in ZONE_ID)}}\"\n",
+        t = p.instance
+    ));
+    let mut args = vec![
+        "--RegionId \"$REGION_ID\"".to_string(),
+        "--ZoneId \"$ZONE_ID\"".into(),
+        format!("--InstanceType {}", p.instance),
+        "--ImageId \"$IMAGE_ID\"".into(),
+        format!("--Amount {}", p.nodes),
+        format!("--MinAmount {}", p.nodes),
+        "--SecurityGroupId \"$SECURITY_GROUP_ID\"".into(),
+        "--VSwitchId \"$VSWITCH_ID\"".into(),
+        format!("--InstanceName {}", p.slug()),
+    ];
+    match p.billing.as_deref() {
+        Some("monthly") => args.extend([
+            "--InstanceChargeType PrePaid".into(),
+            format!("--Period {}", months(p)),
+            "--PeriodUnit Month".into(),
+        ]),
+        Some("spot") => args.extend([
+            "--InstanceChargeType PostPaid".into(),
+            "--SpotStrategy SpotAsPriceGo".into(),
+        ]),
+        _ => args.push("--InstanceChargeType PostPaid".into()),
+    }
+    if releases(p) {
+        s.push_str(&release_at(p));
+        args.push("--AutoReleaseTime \"$RELEASE_AT\"".into());
+    }
+    s.push_str("# A deployment set keeps the nodes close (optional): DEPLOYMENT_SET_ID=ds-…\nDEPLOYMENT_SET=()\n[ -n \"${DEPLOYMENT_SET_ID:-}\" ] && DEPLOYMENT_SET=(--DeploymentSetId \"$DEPLOYMENT_SET_ID\")\n");
+    args.push("\"${DEPLOYMENT_SET[@]}\"".into());
+    args.push("--DryRun \"${DRY_RUN:-true}\"".into());
+    command("aliyun ecs RunInstances", &args, &mut s);
+    s
+}
+
+fn tencent(p: &PlanView) -> String {
+    let mut s = region_line(p, "REGION");
+    s.push_str(&format!(
+        "ZONE=\"${{ZONE:?set ZONE to a zone of $REGION that sells {t}}}\"\nIMAGE_ID=\"${{IMAGE_ID:?set IMAGE_ID to a GPU image: tccli cvm DescribeImages --region $REGION --InstanceType {t}}}\"\nVPC_ID=\"${{VPC_ID:?set VPC_ID}}\"\nSUBNET_ID=\"${{SUBNET_ID:?set SUBNET_ID (a subnet in ZONE)}}\"\n",
+        t = p.instance
+    ));
+    s.push_str("PLACEMENT=$(printf '{\"Zone\":\"%s\"}' \"$ZONE\")\nVPC=$(printf '{\"VpcId\":\"%s\",\"SubnetId\":\"%s\"}' \"$VPC_ID\" \"$SUBNET_ID\")\n");
+    let mut args = vec![
+        "--region \"$REGION\"".to_string(),
+        "--Placement \"$PLACEMENT\"".into(),
+        format!("--InstanceType {}", p.instance),
+        "--ImageId \"$IMAGE_ID\"".into(),
+        format!("--InstanceCount {}", p.nodes),
+        "--VirtualPrivateCloud \"$VPC\"".into(),
+        format!("--InstanceName {}", p.slug()),
+    ];
+    match p.billing.as_deref() {
+        Some("monthly") => {
+            s.push_str(&format!(
+                "PREPAID=$(printf '{{\"Period\":%s}}' {})\n",
+                months(p)
+            ));
+            args.extend([
+                "--InstanceChargeType PREPAID".into(),
+                "--InstanceChargePrepaid \"$PREPAID\"".into(),
+            ]);
+        }
+        Some("spot") => {
+            s.push_str("MARKET=$(printf '{\"MarketType\":\"%s\"}' spot)\n");
+            args.extend([
+                "--InstanceChargeType SPOTPAID".into(),
+                "--InstanceMarketOptions \"$MARKET\"".into(),
+            ]);
+        }
+        _ => args.push("--InstanceChargeType POSTPAID_BY_HOUR".into()),
+    }
+    if releases(p) {
+        s.push_str(&release_at(p));
+        s.push_str("TIMER=$(printf '{\"TimerAction\":\"%s\",\"ActionTime\":\"%s\"}' TerminateInstances \"$RELEASE_AT\")\n");
+        args.push("--ActionTimer \"$TIMER\"".into());
+    }
+    s.push_str("# A placement group (optional): PLACEMENT_GROUP_ID=ps-…\nGROUP=()\n[ -n \"${PLACEMENT_GROUP_ID:-}\" ] && GROUP=(--DisasterRecoverGroupIds \"[\\\"$PLACEMENT_GROUP_ID\\\"]\")\n");
+    args.push("\"${GROUP[@]}\"".into());
+    args.push("--DryRun \"${DRY_RUN:-true}\"".into());
+    command("tccli cvm RunInstances", &args, &mut s);
+    s
+}
+
+fn huawei(p: &PlanView) -> String {
+    let mut s = region_line(p, "REGION");
+    s.push_str(&format!(
+        "PROJECT_ID=\"${{PROJECT_ID:?set PROJECT_ID (IAM project of $REGION)}}\"\nAZ=\"${{AZ:?set AZ to an availability zone of $REGION that sells {t}}}\"\nIMAGE_ID=\"${{IMAGE_ID:?set IMAGE_ID to a public GPU image id of $REGION (IMS console)}}\"\nVPC_ID=\"${{VPC_ID:?set VPC_ID}}\"\nSUBNET_ID=\"${{SUBNET_ID:?set SUBNET_ID}}\"\n",
+        t = p.instance
+    ));
+    let mut args = vec![
+        "--cli-region=\"$REGION\"".to_string(),
+        "--project_id=\"$PROJECT_ID\"".into(),
+        format!("--server.flavorRef={}", p.instance),
+        "--server.imageRef=\"$IMAGE_ID\"".into(),
+        format!("--server.name={}", p.slug()),
+        format!("--server.count={}", p.nodes),
+        "--server.availability_zone=\"$AZ\"".into(),
+        "--server.vpcid=\"$VPC_ID\"".into(),
+        "--server.nics.1.subnet_id=\"$SUBNET_ID\"".into(),
+        "--server.root_volume.volumetype=SSD".into(),
+    ];
+    match p.billing.as_deref() {
+        Some("monthly") => args.extend([
+            "--server.extendparam.chargingMode=prePaid".into(),
+            "--server.extendparam.periodType=month".into(),
+            format!("--server.extendparam.periodNum={}", months(p)),
+        ]),
+        Some("spot") => args.extend([
+            "--server.extendparam.chargingMode=postPaid".into(),
+            "--server.extendparam.marketType=spot".into(),
+        ]),
+        _ => args.push("--server.extendparam.chargingMode=postPaid".into()),
+    }
+    if releases(p) {
+        s.push_str(&release_at(p));
+        args.push("--server.auto_terminate_time=\"$RELEASE_AT\"".into());
+    }
+    s.push_str("# A server group keeps the nodes apart or together (optional): SERVER_GROUP_ID=…\nGROUP=()\n[ -n \"${SERVER_GROUP_ID:-}\" ] && GROUP=(--server.os:scheduler_hints.group=\"$SERVER_GROUP_ID\")\n");
+    args.push("\"${GROUP[@]}\"".into());
+    args.push("--dry_run=\"${DRY_RUN:-true}\"".into());
+    command("hcloud ECS CreateServers", &args, &mut s);
+    s
+}
+
+fn modelarts(p: &PlanView) -> String {
+    format!(
+        "# {} is a ModelArts flavor, not an ECS flavor: ModelArts resource pools and training jobs\n# are created in the ModelArts console or its API, which this bundle does not drive.\necho 'create a ModelArts resource pool of {} × {} in the ModelArts console' >&2\nexit 2\n",
+        p.instance, p.nodes, p.instance
+    )
+}
+
+fn command(cmd: &str, args: &[String], s: &mut String) {
+    s.push_str(cmd);
+    for a in args {
+        s.push_str(&format!(" \\\n  {a}"));
+    }
+    s.push('\n');
+}

@@ -1,0 +1,135 @@
+//! Serving bundle: `vllm serve` and SGLang launch lines with the TP, context, memory fraction,
+//! weight format, KV dtype and batch the plan sized (argument names: vLLM 0.34.0 engine/arg_utils.py
+//! and SGLang 0.5.2 srt/server_args.py, vendored in crates/gpuplan/tests/schemas/).
+
+use super::view::{PlanView, ServeView};
+use super::{script, File};
+use anyhow::Result;
+
+/// vLLM's default API port (vllm/entrypoints/common/cli_args.py FrontendArgs.port = 8000).
+pub const VLLM_PORT: u64 = 8000;
+/// SGLang's default port (sglang/srt/server_args.py ServerArgs.port = 30000).
+pub const SGLANG_PORT: u64 = 30000;
+
+pub fn files(p: &PlanView) -> Result<Vec<File>> {
+    let s = p.serve.as_ref().unwrap_or_else(|| unreachable!());
+    Ok(vec![
+        File::new("serve-vllm.sh", vllm_sh(p, s)),
+        File::new("serve-sglang.sh", sglang_sh(p, s)),
+    ])
+}
+
+/// One engine argument: the flag, its value (none for a switch), and why.
+pub struct Arg {
+    pub flag: &'static str,
+    pub value: String,
+}
+
+fn arg(flag: &'static str, value: impl ToString) -> Arg {
+    Arg {
+        flag,
+        value: value.to_string(),
+    }
+}
+
+/// The `vllm serve` arguments, and notes where vLLM cannot hold the plan's format exactly.
+pub fn vllm_args(s: &ServeView) -> (Vec<Arg>, Vec<String>) {
+    let mut notes = vec![];
+    let mut a = vec![
+        arg("--tensor-parallel-size", s.tp),
+        arg("--max-model-len", s.max_model_len),
+        arg("--gpu-memory-utilization", s.gpu_memory_utilization),
+        arg("--max-num-seqs", s.batch_per_replica),
+    ];
+    match s.weights.as_str() {
+        "bf16" => a.push(arg("--dtype", "bfloat16")),
+        "fp16" => a.push(arg("--dtype", "float16")),
+        "fp32" => a.push(arg("--dtype", "float32")),
+        "fp8" => a.push(arg("--quantization", "fp8")),
+        "int8" => a.push(arg("--quantization", "int8_per_channel_weight_only")),
+        "int4" => {
+            a.push(arg("--quantization", "awq"));
+            notes.push("int4: serve an AWQ checkpoint of the model (or a GPTQ one with --quantization gptq)".into());
+        }
+        other => notes.push(format!(
+            "weights {other}: vLLM reads the quantization from the checkpoint; no flag is set"
+        )),
+    }
+    match s.kv_dtype.as_str() {
+        "fp8" => a.push(arg("--kv-cache-dtype", "fp8")),
+        "int8" => {
+            a.push(arg("--kv-cache-dtype", "fp8"));
+            notes.push("KV int8: vLLM has no int8 KV cache; fp8 takes the same 1 byte per element, so the plan's KV pool holds".into());
+        }
+        _ => a.push(arg("--kv-cache-dtype", "auto")),
+    }
+    (a, notes)
+}
+
+/// The SGLang server arguments.
+pub fn sglang_args(s: &ServeView) -> (Vec<Arg>, Vec<String>) {
+    let mut notes = vec!["--mem-fraction-static is the plan's gpu_memory_utilization: both are the share of device memory for weights + KV pool".to_string()];
+    let mut a = vec![
+        arg("--tp-size", s.tp),
+        arg("--context-length", s.max_model_len),
+        arg("--mem-fraction-static", s.gpu_memory_utilization),
+        arg("--max-running-requests", s.batch_per_replica),
+        arg("--host", "0.0.0.0"),
+        arg("--port", SGLANG_PORT),
+    ];
+    match s.weights.as_str() {
+        "bf16" => a.push(arg("--dtype", "bfloat16")),
+        "fp16" => a.push(arg("--dtype", "float16")),
+        "fp32" => a.push(arg("--dtype", "float32")),
+        "fp8" => a.push(arg("--quantization", "fp8")),
+        "int4" => a.push(arg("--quantization", "awq")),
+        other => notes.push(format!(
+            "weights {other}: SGLang 0.5.2 has no weight-only flag for it; serve a checkpoint quantized so"
+        )),
+    }
+    if matches!(s.kv_dtype.as_str(), "fp8" | "int8") {
+        a.push(arg("--kv-cache-dtype", "fp8_e4m3"));
+    }
+    (a, notes)
+}
+
+fn lines(args: &[Arg]) -> String {
+    args.iter()
+        .map(|a| format!("  {} {} \\\n", a.flag, a.value))
+        .collect()
+}
+
+fn comments(notes: &[String]) -> String {
+    notes.iter().map(|n| format!("# Note: {n}\n")).collect()
+}
+
+fn replicas_note(p: &PlanView, s: &ServeView) -> String {
+    format!(
+        "# One replica ({} {} GPU(s)); the plan runs {} replicas ({} for the stated rate, {} at peak)\n# on {} × {}: k8s/deployment.yaml scales them.\n",
+        s.tp, p.gpu_name, s.replicas, s.replicas_for_rate.max(s.min_replicas).min(s.replicas), s.replicas, p.nodes, p.instance
+    )
+}
+
+fn vllm_sh(p: &PlanView, s: &ServeView) -> String {
+    let (args, notes) = vllm_args(s);
+    let body = format!(
+        "{}{}MODEL=\"${{MODEL:?set MODEL to the HF repo id or local path of {}}}\"\nexec vllm serve \"$MODEL\" \\\n{}  \"$@\"\n",
+        replicas_note(p, s),
+        comments(&notes),
+        p.model,
+        lines(&args)
+    );
+    script(p, "vLLM server, sized as the plan sized it.", &body)
+}
+
+fn sglang_sh(p: &PlanView, s: &ServeView) -> String {
+    let (args, notes) = sglang_args(s);
+    let body = format!(
+        "{}{}MODEL=\"${{MODEL:?set MODEL to the HF repo id or local path of {}}}\"\nexec python -m sglang.launch_server --model-path \"$MODEL\" \\\n{}  \"$@\"\n",
+        replicas_note(p, s),
+        comments(&notes),
+        p.model,
+        lines(&args)
+    );
+    script(p, "SGLang server, the same sizing as serve-vllm.sh.", &body)
+}

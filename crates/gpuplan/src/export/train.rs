@@ -1,0 +1,309 @@
+//! Training bundle: env.sh (NCCL/HCCL for the plan's link), launch.sh (torchrun on every node),
+//! ds_config.json (DeepSpeed), accelerate_fsdp.yaml (when FSDP can hold the same memory plan) and
+//! megatron_args.sh (when the plan uses model parallelism). Values come from the plan; names
+//! from the vendored argument lists (crates/gpuplan/tests/schemas/, checked by tests/export.rs).
+
+use super::view::{PlanView, TrainView};
+use super::{netenv, script, yaml, File};
+use anyhow::Result;
+use serde_json::{json, Value};
+
+/// DeepSpeed's documented default for reduce_bucket_size and allgather_bucket_size
+/// (docs/_pages/config-json.md, "ZeRO Optimizations"), written explicitly: the plan's memory
+/// model does not size the buckets, it counts ZeRO-3 gather buffers as two layers in flight.
+pub const DS_BUCKET_ELEMENTS: u64 = 500_000_000;
+
+pub fn files(p: &PlanView) -> Result<Vec<File>> {
+    let t = train(p);
+    let mut out = vec![
+        File::new("env.sh", env_sh(p)),
+        File::new("launch.sh", launch_sh(p, t)),
+        File::new(
+            "ds_config.json",
+            serde_json::to_string_pretty(&deepspeed(p, t))? + "\n",
+        ),
+    ];
+    if fsdp_equivalent(t).is_ok() {
+        out.push(File::new("accelerate_fsdp.yaml", accelerate_fsdp(p, t)?));
+    }
+    if t.model_parallel() {
+        out.push(File::new("megatron_args.sh", megatron_args_sh(p, t)));
+    }
+    Ok(out)
+}
+
+fn train(p: &PlanView) -> &TrainView {
+    // `bundle` only calls here for training plans (PlanView has train xor serve).
+    p.train.as_ref().unwrap_or_else(|| unreachable!())
+}
+
+/// Global batch in sequences: micro-batch × accumulation × data-parallel ranks.
+pub fn global_batch(p: &PlanView, t: &TrainView) -> u64 {
+    t.micro_batch * t.grad_accum * t.data_parallel(p.total_gpus())
+}
+
+/// `export NAME=value` lines for the plan's link; placeholders stop the script until set.
+pub fn env_lines(p: &PlanView) -> String {
+    let mut s = String::new();
+    if p.ascend() {
+        let devices: Vec<String> = (0..p.gpus_per_node).map(|i| i.to_string()).collect();
+        s.push_str("# Ascend: the NPUs this node's processes use (CANN environment variable).\n");
+        s.push_str(&format!(
+            "export ASCEND_RT_VISIBLE_DEVICES=\"${{ASCEND_RT_VISIBLE_DEVICES:-{}}}\"\n",
+            devices.join(",")
+        ));
+        s.push_str("# DeepSpeed on Ascend selects its NPU accelerator by DS_ACCELERATOR (deepspeed accelerator/real_accelerator.py).\nexport DS_ACCELERATOR=npu\n");
+    }
+    let Some(pr) = netenv::profile(p) else {
+        s.push_str("# One node: no inter-node traffic, no NCCL/HCCL network settings needed.\n");
+        return s;
+    };
+    s.push_str(&format!(
+        "# {} over {} between nodes. Source: {}\n",
+        pr.library.to_uppercase(),
+        netenv::link_key(p),
+        pr.source
+    ));
+    for v in &pr.vars {
+        match (&v.value, &v.placeholder) {
+            (Some(val), _) => s.push_str(&format!("export {n}=\"${{{n}:-{val}}}\"\n", n = v.name)),
+            (None, Some(msg)) => {
+                s.push_str(&format!(": \"${{{n}:?{msg}}}\"\nexport {n}\n", n = v.name))
+            }
+            (None, None) => {}
+        }
+    }
+    s
+}
+
+fn env_sh(p: &PlanView) -> String {
+    script(
+        p,
+        "Collective-communication environment for this plan's nodes (sourced by launch.sh).",
+        &env_lines(p),
+    )
+}
+
+fn launcher_default(t: &TrainView) -> &'static str {
+    if t.model_parallel() {
+        "megatron"
+    } else {
+        "deepspeed"
+    }
+}
+
+fn launch_sh(p: &PlanView, t: &TrainView) -> String {
+    let master = if p.nodes > 1 {
+        format!(
+            "MASTER_ADDR=\"${{MASTER_ADDR:?set MASTER_ADDR to the private address of node 0}}\"\nNODE_RANK=\"${{NODE_RANK:?set NODE_RANK: 0 on node 0, 1..{} on the others}}\"",
+            p.nodes - 1
+        )
+    } else {
+        "MASTER_ADDR=\"${MASTER_ADDR:-127.0.0.1}\"\nNODE_RANK=\"${NODE_RANK:-0}\"".into()
+    };
+    let body = format!(
+        r#"# Run on every node (NODE_RANK 0..{last}). LAUNCHER picks the engine settings:
+#   deepspeed: TRAIN_SCRIPT takes --deepspeed ds_config.json (HF Trainer convention)
+#   fsdp:      accelerate launch with accelerate_fsdp.yaml (when the bundle has it)
+#   megatron:  TRAIN_SCRIPT is a Megatron-LM entry point (pretrain_gpt.py), megatron_args.sh
+HERE="$(cd "$(dirname "${{BASH_SOURCE[0]}}")" && pwd)"
+source "$HERE/env.sh"
+TRAIN_SCRIPT="${{TRAIN_SCRIPT:?set TRAIN_SCRIPT to your training entry point}}"
+{master}
+MASTER_PORT="${{MASTER_PORT:-29500}}"
+LAUNCHER="${{LAUNCHER:-{default}}}"
+NNODES={nodes}
+NPROC_PER_NODE={gpn}
+TORCHRUN=(torchrun --nnodes "$NNODES" --nproc-per-node "$NPROC_PER_NODE" --node-rank "$NODE_RANK"
+  --rdzv-backend c10d --rdzv-endpoint "$MASTER_ADDR:$MASTER_PORT" --rdzv-id "${{JOB_ID:-{slug}}}")
+case "$LAUNCHER" in
+  deepspeed) exec "${{TORCHRUN[@]}}" "$TRAIN_SCRIPT" --deepspeed "$HERE/ds_config.json" "$@" ;;
+  fsdp)
+    [ -f "$HERE/accelerate_fsdp.yaml" ] || {{ echo "this plan has no FSDP equivalent (README.txt)" >&2; exit 2; }}
+    exec accelerate launch --config_file "$HERE/accelerate_fsdp.yaml" --machine_rank "$NODE_RANK" \
+      --main_process_ip "$MASTER_ADDR" --main_process_port "$MASTER_PORT" "$TRAIN_SCRIPT" "$@" ;;
+  megatron)
+    [ -f "$HERE/megatron_args.sh" ] || {{ echo "this plan uses no model parallelism: use deepspeed" >&2; exit 2; }}
+    source "$HERE/megatron_args.sh"
+    exec "${{TORCHRUN[@]}}" "$TRAIN_SCRIPT" "${{MEGATRON_ARGS[@]}}" "$@" ;;
+  *) echo "LAUNCHER must be deepspeed, fsdp or megatron" >&2; exit 2 ;;
+esac
+"#,
+        last = p.nodes - 1,
+        default = launcher_default(t),
+        nodes = p.nodes,
+        gpn = p.gpus_per_node,
+        slug = p.slug(),
+    );
+    script(
+        p,
+        &format!(
+            "torchrun launch for {} node(s) × {} {}.",
+            p.nodes,
+            p.gpus_per_node,
+            if p.ascend() {
+                "NPUs (torch_npu: import torch_npu, backend hccl)"
+            } else {
+                "GPUs"
+            }
+        ),
+        &body,
+    )
+}
+
+/// DeepSpeed configuration holding the plan's ZeRO stage, offload, precision and batch.
+pub fn deepspeed(p: &PlanView, t: &TrainView) -> Value {
+    let mut zero = json!({ "stage": t.zero });
+    if t.zero >= 1 {
+        // The plan's step time overlaps gradient communication with backward (dp_overlap).
+        zero["overlap_comm"] = json!(true);
+        zero["contiguous_gradients"] = json!(true);
+        zero["reduce_bucket_size"] = json!(DS_BUCKET_ELEMENTS);
+    }
+    if (1..=2).contains(&t.zero) {
+        zero["allgather_bucket_size"] = json!(DS_BUCKET_ELEMENTS);
+    }
+    if t.offload_optimizer {
+        zero["offload_optimizer"] = json!({ "device": "cpu", "pin_memory": true });
+    }
+    if t.offload_params && t.zero == 3 {
+        zero["offload_param"] = json!({ "device": "cpu", "pin_memory": true });
+    }
+    let mut ds = json!({
+        "train_batch_size": global_batch(p, t),
+        "train_micro_batch_size_per_gpu": t.micro_batch,
+        "gradient_accumulation_steps": t.grad_accum,
+        "zero_optimization": zero,
+    });
+    match t.precision.as_str() {
+        "amp_fp16" => ds["fp16"] = json!({ "enabled": true }),
+        "fp32" => {}
+        _ => ds["bf16"] = json!({ "enabled": true }),
+    }
+    ds
+}
+
+/// Whether Accelerate's FSDP can hold the same memory plan (ZeRO-1 and optimizer-only offload
+/// have no FSDP counterpart; TP/PP are not in an FSDP config).
+pub fn fsdp_equivalent(t: &TrainView) -> Result<&'static str, &'static str> {
+    if t.model_parallel() {
+        return Err("the plan uses TP/PP/EP: use megatron_args.sh");
+    }
+    if t.offload_optimizer != t.offload_params {
+        return Err("FSDP offloads parameters and gradients together; the plan offloads only one of them: use ds_config.json");
+    }
+    match t.zero {
+        0 => Ok("NO_SHARD"),
+        2 => Ok("SHARD_GRAD_OP"),
+        3 => Ok("FULL_SHARD"),
+        _ => {
+            Err("ZeRO-1 (optimizer states only) has no FSDP sharding strategy: use ds_config.json")
+        }
+    }
+}
+
+fn accelerate_fsdp(p: &PlanView, t: &TrainView) -> Result<String> {
+    let strategy = fsdp_equivalent(t).unwrap_or("FULL_SHARD");
+    let mixed = match t.precision.as_str() {
+        "amp_fp16" => "fp16",
+        "fp32" => "no",
+        "fp8" => "fp8",
+        _ => "bf16",
+    };
+    let doc = json!({
+        "compute_environment": "LOCAL_MACHINE",
+        "distributed_type": "FSDP",
+        "mixed_precision": mixed,
+        "num_machines": p.nodes,
+        "num_processes": p.total_gpus(),
+        "machine_rank": 0,
+        "main_process_ip": "REPLACE: the private address of node 0 (launch.sh passes --main_process_ip)",
+        "main_process_port": 29500,
+        "rdzv_backend": "c10d",
+        "same_network": true,
+        "fsdp_config": {
+            "fsdp_version": 1,
+            "fsdp_sharding_strategy": strategy,
+            "fsdp_offload_params": t.offload_params,
+            "fsdp_activation_checkpointing": t.recompute == "full",
+            "fsdp_auto_wrap_policy": "TRANSFORMER_BASED_WRAP",
+            "fsdp_state_dict_type": "SHARDED_STATE_DICT",
+            "fsdp_use_orig_params": true,
+        },
+    });
+    yaml(
+        p,
+        &format!(
+            "Accelerate FSDP config: ZeRO-{} of the plan = FSDP {strategy}, {} micro-batch {} × accumulation {} (set them in the training script).",
+            t.zero, mixed, t.micro_batch, t.grad_accum
+        ),
+        &[doc],
+    )
+}
+
+/// Megatron-LM (core_v0.15.0 argument names) arguments for the plan's parallelism and batch.
+pub fn megatron_args(p: &PlanView, t: &TrainView) -> Vec<String> {
+    let mut a: Vec<String> = vec![
+        format!("--tensor-model-parallel-size {}", t.tp),
+        format!("--pipeline-model-parallel-size {}", t.pp),
+    ];
+    if t.ep > 1 {
+        a.push(format!("--expert-model-parallel-size {}", t.ep));
+    }
+    if t.sequence_parallel {
+        a.push("--sequence-parallel".into());
+    }
+    a.push(format!("--micro-batch-size {}", t.micro_batch));
+    a.push(format!("--global-batch-size {}", global_batch(p, t)));
+    a.push(format!("--seq-length {}", t.seq_len));
+    match t.precision.as_str() {
+        "amp_fp16" => a.push("--fp16".into()),
+        "fp32" => {}
+        "fp8" => a.extend(["--bf16".into(), "--fp8-format hybrid".into()]),
+        _ => a.push("--bf16".into()),
+    }
+    match t.recompute.as_str() {
+        // Store each layer's input, recompute the layer: uniform over 1-layer chunks.
+        "full" => a.extend([
+            "--recompute-granularity full".into(),
+            "--recompute-method uniform".into(),
+            "--recompute-num-layers 1".into(),
+        ]),
+        "selective" => a.push("--recompute-granularity selective".into()),
+        _ => {}
+    }
+    if t.zero >= 1 {
+        a.push("--use-distributed-optimizer".into());
+    }
+    if t.offload_optimizer {
+        a.push("--optimizer-cpu-offload".into());
+    }
+    if t.attention == "flash" {
+        a.push("--use-flash-attn".into());
+    }
+    a
+}
+
+fn megatron_args_sh(p: &PlanView, t: &TrainView) -> String {
+    let args = megatron_args(p, t);
+    let mut body = String::from("# Sourced by launch.sh (LAUNCHER=megatron); add the model, data and optimizer arguments.\n");
+    if t.zero >= 2 {
+        body.push_str(&format!("# The plan uses ZeRO-{}: Megatron's distributed optimizer shards the optimizer states (ZeRO-1);\n# gradients/parameters stay replicated across data-parallel ranks, so memory is higher than planned.\n", t.zero));
+    }
+    body.push_str("MEGATRON_ARGS=(\n");
+    for a in args {
+        body.push_str(&format!("  {a}\n"));
+    }
+    body.push_str(")\n");
+    script(
+        p,
+        &format!(
+            "Megatron-LM arguments: TP {} × PP {} × EP {}, DP {}.",
+            t.tp,
+            t.pp,
+            t.ep,
+            t.data_parallel(p.total_gpus())
+        ),
+        &body,
+    )
+}

@@ -1,0 +1,402 @@
+//! The plan as the exporters see it: the fields they need, read from the plan JSON document
+//! (`gpuplan plan --format json`, docs/json-schema.md) and checked. Both `plan --export` and
+//! `export PLAN.json` go through here, so a saved plan and a fresh one give the same bundle.
+//! Every string that reaches a shell script or a manifest is checked against a safe alphabet:
+//! a hand-edited JSON cannot inject shell or YAML.
+
+use anyhow::{bail, Context, Result};
+use serde_json::Value;
+
+/// The plan JSON schema versions the exporters read.
+pub const SUPPORTED_SCHEMA_VERSIONS: &[u64] = &[1];
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanView {
+    /// 1-based rank of the plan in the document.
+    pub rank: usize,
+    pub model: String,
+    pub provider: String,
+    pub instance: String,
+    pub family: String,
+    pub gpu_id: String,
+    pub gpu_name: String,
+    /// `nvidia` | `huawei` | `amd`.
+    pub vendor: String,
+    pub gpus_per_node: u64,
+    pub nodes: u64,
+    /// The instance's RDMA kind: `erdma` | `roce` | `ib` | `none` | `unknown`.
+    pub rdma: String,
+    /// The link the plan assumed between nodes: `erdma` | `rdma` | `tcp`.
+    pub inter_link: String,
+    /// Region of the chosen price, else the first `--region`; `None` when neither is known.
+    pub region: Option<String>,
+    /// `on_demand` | `monthly` | `spot`; `None` when no price is known.
+    pub billing: Option<String>,
+    pub hours: f64,
+    /// `pytorch` | `mindspore` | … (`--framework`).
+    pub software: String,
+    pub train: Option<TrainView>,
+    pub serve: Option<ServeView>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrainView {
+    pub task: String,
+    pub precision: String,
+    pub optimizer: String,
+    pub framework: String,
+    pub tp: u64,
+    pub pp: u64,
+    pub ep: u64,
+    pub sequence_parallel: bool,
+    pub zero: u64,
+    pub offload_optimizer: bool,
+    pub offload_params: bool,
+    pub recompute: String,
+    pub attention: String,
+    pub micro_batch: u64,
+    pub grad_accum: u64,
+    pub seq_len: u64,
+    pub storage: Option<StorageView>,
+    pub interruptible: bool,
+    pub checkpoint_interval_s: Option<f64>,
+}
+
+impl TrainView {
+    pub fn data_parallel(&self, total_gpus: u64) -> u64 {
+        (total_gpus / (self.tp * self.pp)).max(1)
+    }
+    pub fn model_parallel(&self) -> bool {
+        self.tp > 1 || self.pp > 1 || self.ep > 1 || self.framework == "megatron"
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct StorageView {
+    pub id: String,
+    pub name: String,
+    /// `file` | `object` | `block` | …
+    pub kind: String,
+    pub shared: bool,
+    pub capacity_gib: f64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ServeView {
+    /// `bf16` | `fp16` | `fp32` | `fp8` | `int8` | `int4` | `bits`.
+    pub weights: String,
+    pub tp: u64,
+    pub replicas: u64,
+    pub replicas_for_rate: u64,
+    pub min_replicas: u64,
+    pub batch_per_replica: u64,
+    /// Requests per second one replica sustains (the plan's figure).
+    pub rps_per_replica: f64,
+    pub max_model_len: u64,
+    pub gpu_memory_utilization: f64,
+    pub kv_dtype: String,
+}
+
+impl PlanView {
+    pub fn total_gpus(&self) -> u64 {
+        self.gpus_per_node * self.nodes
+    }
+    pub fn ascend(&self) -> bool {
+        self.vendor == "huawei"
+    }
+    /// A name usable as a Kubernetes object name and a file name (RFC 1123 label, ≤ 63).
+    pub fn slug(&self) -> String {
+        let raw = format!("gpuplan-{}-{}", self.model, self.instance).to_ascii_lowercase();
+        let mut s: String = raw
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        while s.contains("--") {
+            s = s.replace("--", "-");
+        }
+        s.truncate(63);
+        s.trim_end_matches('-').to_string()
+    }
+    /// One line naming the plan, for file headers.
+    pub fn title(&self) -> String {
+        let job = if self.serve.is_some() {
+            "serving"
+        } else {
+            "training"
+        };
+        format!(
+            "plan #{} of the document: {} {} on {} × {} ({} {} × {} per node, {})",
+            self.rank,
+            self.model,
+            job,
+            self.nodes,
+            self.instance,
+            self.provider,
+            self.gpu_name,
+            self.gpus_per_node,
+            self.billing.as_deref().unwrap_or("no price known"),
+        )
+    }
+}
+
+/// The `pick`-th plan (1-based) of a plan JSON document.
+pub fn from_document(doc: &Value, pick: usize) -> Result<PlanView> {
+    check_envelope(doc)?;
+    let plans = doc
+        .pointer("/outcome/plans")
+        .and_then(Value::as_array)
+        .context("plan JSON: `outcome.plans` is missing: export reads the output of `gpuplan plan --format json`")?;
+    if plans.is_empty() {
+        bail!("the plan document holds no plan (the planner found none that meets the constraints: see `outcome.rejected`): nothing to export");
+    }
+    if pick == 0 || pick > plans.len() {
+        bail!(
+            "--pick {pick}: the document holds {} plan(s); pick 1–{} (rerun `gpuplan plan` with --top N for more)",
+            plans.len(),
+            plans.len()
+        );
+    }
+    let p = &plans[pick - 1];
+    let at = |path: &str| format!("outcome.plans[{}].{}", pick - 1, path.replace('/', "."));
+    let s = |path: &str| -> Result<String> { ident(p, path, &at(path)) };
+    let n = |path: &str, max: u64| -> Result<u64> { count(p, path, max, &at(path)) };
+    let present = |k: &str| p.get(k).is_some_and(|v| !v.is_null());
+    if present("train") == present("serve") {
+        bail!(
+            "{}: a plan has either `train` or `serve`: this one has {}",
+            at("").trim_end_matches('.'),
+            if present("train") { "both" } else { "neither" }
+        );
+    }
+    let request = doc
+        .get("request")
+        .context("plan JSON: `request` is missing")?;
+    let view = PlanView {
+        rank: pick,
+        model: ident(request, "model", "request.model")?,
+        provider: s("instance/provider")?,
+        instance: s("instance/id")?,
+        family: s("instance/family")?,
+        gpu_id: s("gpu/id")?,
+        gpu_name: text(p, "gpu/name", &at("gpu/name"))?,
+        vendor: s("gpu/vendor")?,
+        gpus_per_node: n("cluster/gpus_per_node", 64)?,
+        nodes: n("nodes", 4096)?,
+        rdma: s("instance/rdma")?,
+        inter_link: s("cluster/inter_link")?,
+        region: region(p, request)?,
+        billing: optional_ident(p, "chosen/billing", &at("chosen.billing"))?,
+        hours: hours(p, &at("hours"))?,
+        software: ident(
+            request,
+            "constraints/framework",
+            "request.constraints.framework",
+        )?,
+        train: match p.get("train") {
+            Some(t) if !t.is_null() => Some(train_view(t, request, &at("train"))?),
+            _ => None,
+        },
+        serve: match p.get("serve") {
+            Some(v) if !v.is_null() => Some(serve_view(v, request, &at("serve"))?),
+            _ => None,
+        },
+    };
+    Ok(view)
+}
+
+fn check_envelope(doc: &Value) -> Result<()> {
+    let kind = doc.get("kind").and_then(Value::as_str);
+    if kind != Some("plan") {
+        bail!(
+            "not a plan document (kind = {}): export reads the output of `gpuplan plan --format json`",
+            kind.unwrap_or("missing")
+        );
+    }
+    match doc.get("schema_version").and_then(Value::as_u64) {
+        Some(v) if SUPPORTED_SCHEMA_VERSIONS.contains(&v) => Ok(()),
+        Some(v) => bail!(
+            "plan JSON schema_version {v} is not supported by this gpuplan ({}; it reads {:?}): re-create the plan with this version's `gpuplan plan --format json`",
+            env!("CARGO_PKG_VERSION"),
+            SUPPORTED_SCHEMA_VERSIONS
+        ),
+        None => bail!("plan JSON: `schema_version` is missing or not a number"),
+    }
+}
+
+fn train_view(t: &Value, request: &Value, at: &str) -> Result<TrainView> {
+    let f = |path: &str| format!("{at}.{}", path.replace('/', "."));
+    let s = |path: &str| ident(t, path, &f(path));
+    let n = |path: &str, max: u64| count(t, path, max, &f(path));
+    let b = |path: &str| flag(t, path, &f(path));
+    let zero = count_from(t, "setup/parallel/zero", 0, 3, &f("setup/parallel/zero"))?;
+    let storage = match t.get("storage") {
+        Some(st) if !st.is_null() => Some(StorageView {
+            id: ident(st, "class/id", &format!("{at}.storage.class.id"))?,
+            name: text(st, "class/name", &format!("{at}.storage.class.name"))?,
+            kind: ident(st, "class/kind", &format!("{at}.storage.class.kind"))?,
+            shared: flag(st, "class/shared", &format!("{at}.storage.class.shared"))?,
+            capacity_gib: positive(
+                st,
+                "capacity_gib",
+                1e9,
+                &format!("{at}.storage.capacity_gib"),
+            )?,
+        }),
+        _ => None,
+    };
+    let checkpoint_interval_s = match t.pointer("/spot/checkpoint_interval_s") {
+        Some(v) if !v.is_null() => Some(positive(
+            t,
+            "spot/checkpoint_interval_s",
+            1e9,
+            &f("spot/checkpoint_interval_s"),
+        )?),
+        _ => None,
+    };
+    Ok(TrainView {
+        task: s("setup/task")?,
+        precision: s("setup/precision")?,
+        optimizer: s("setup/optimizer")?,
+        framework: s("setup/framework")?,
+        tp: n("setup/parallel/tp", 1024)?,
+        pp: n("setup/parallel/pp", 1024)?,
+        ep: n("setup/parallel/ep", 1024)?,
+        sequence_parallel: b("setup/parallel/sequence_parallel")?,
+        zero,
+        offload_optimizer: b("setup/parallel/offload_optimizer")?,
+        offload_params: b("setup/parallel/offload_params")?,
+        recompute: s("setup/recompute")?,
+        attention: s("setup/attention")?,
+        micro_batch: n("setup/micro_batch", 1 << 20)?,
+        grad_accum: n("setup/grad_accum", 1 << 20)?,
+        seq_len: n("setup/seq_len", 1 << 24)?,
+        storage,
+        interruptible: flag(
+            request,
+            "constraints/interruptible",
+            "request.constraints.interruptible",
+        )?,
+        checkpoint_interval_s,
+    })
+}
+
+fn serve_view(v: &Value, request: &Value, at: &str) -> Result<ServeView> {
+    let f = |path: &str| format!("{at}.{}", path.replace('/', "."));
+    let n = |path: &str, max: u64| count(v, path, max, &f(path));
+    let job = |path: &str| format!("request.job.{path}");
+    let util = positive(
+        request,
+        "job/gpu_memory_utilization",
+        1.0,
+        &job("gpu_memory_utilization"),
+    )?;
+    Ok(ServeView {
+        weights: ident(v, "weights/format", &f("weights/format"))?,
+        tp: n("tp", 1024)?,
+        replicas: n("replicas", 1 << 20)?,
+        replicas_for_rate: n("replicas_for_rate", 1 << 20)?,
+        min_replicas: count(request, "job/min_replicas", 1 << 20, &job("min_replicas"))?,
+        batch_per_replica: n("batch_per_replica", 1 << 24)?,
+        rps_per_replica: positive(
+            v,
+            "requests_per_second_per_replica",
+            1e9,
+            &f("requests_per_second_per_replica"),
+        )?,
+        max_model_len: n("memory/max_model_len", 1 << 24)?,
+        gpu_memory_utilization: util,
+        kv_dtype: ident(request, "job/kv_dtype", &job("kv_dtype"))?,
+    })
+}
+
+fn region(p: &Value, request: &Value) -> Result<Option<String>> {
+    if let Some(r) = optional_ident(p, "chosen/price/region", "chosen.price.region")? {
+        return Ok(Some(r));
+    }
+    match request
+        .pointer("/constraints/regions/0")
+        .and_then(Value::as_str)
+    {
+        Some(r) => Ok(Some(safe(r, "request.constraints.regions[0]")?.to_string())),
+        None => Ok(None),
+    }
+}
+
+fn get<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
+    v.pointer(&format!("/{path}"))
+}
+
+/// Characters allowed in identifiers that reach scripts and manifests unquoted.
+fn safe<'a>(s: &'a str, field: &str) -> Result<&'a str> {
+    let ok = !s.is_empty()
+        && s.len() <= 128
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/'));
+    if !ok {
+        bail!("plan JSON: `{field}` = {s:?} is not a plain identifier (letters, digits, . _ - /, at most 128): export refuses it rather than write it into a script");
+    }
+    Ok(s)
+}
+
+fn ident(v: &Value, path: &str, field: &str) -> Result<String> {
+    let s = get(v, path)
+        .and_then(Value::as_str)
+        .with_context(|| format!("plan JSON: `{field}` is missing or not a string"))?;
+    Ok(safe(s, field)?.to_string())
+}
+
+fn optional_ident(v: &Value, path: &str, field: &str) -> Result<Option<String>> {
+    match get(v, path) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(safe(s, field)?.to_string())),
+        Some(_) => bail!("plan JSON: `{field}` is not a string"),
+    }
+}
+
+/// Free text (a display name) for comments: printable, no control characters, no quotes.
+fn text(v: &Value, path: &str, field: &str) -> Result<String> {
+    let s = get(v, path)
+        .and_then(Value::as_str)
+        .with_context(|| format!("plan JSON: `{field}` is missing or not a string"))?;
+    if s.len() > 200
+        || s.chars()
+            .any(|c| c.is_control() || matches!(c, '"' | '\'' | '`' | '$' | '\\'))
+    {
+        bail!("plan JSON: `{field}` holds control or quote characters: export refuses it");
+    }
+    Ok(s.to_string())
+}
+
+fn count(v: &Value, path: &str, max: u64, field: &str) -> Result<u64> {
+    count_from(v, path, 1, max, field)
+}
+
+fn count_from(v: &Value, path: &str, min: u64, max: u64, field: &str) -> Result<u64> {
+    let n = get(v, path)
+        .and_then(Value::as_u64)
+        .with_context(|| format!("plan JSON: `{field}` is missing or not a whole number"))?;
+    if n < min || n > max {
+        bail!("plan JSON: `{field}` = {n} is outside {min}–{max}");
+    }
+    Ok(n)
+}
+
+fn flag(v: &Value, path: &str, field: &str) -> Result<bool> {
+    get(v, path)
+        .and_then(Value::as_bool)
+        .with_context(|| format!("plan JSON: `{field}` is missing or not true/false"))
+}
+
+fn positive(v: &Value, path: &str, max: f64, field: &str) -> Result<f64> {
+    let x = get(v, path)
+        .and_then(Value::as_f64)
+        .with_context(|| format!("plan JSON: `{field}` is missing or not a number"))?;
+    if !(x.is_finite() && x > 0.0 && x <= max) {
+        bail!("plan JSON: `{field}` = {x} is outside (0, {max}]");
+    }
+    Ok(x)
+}
+
+fn hours(p: &Value, field: &str) -> Result<f64> {
+    positive(p, "hours", 1e7, field)
+}

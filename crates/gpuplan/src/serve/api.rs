@@ -1,0 +1,380 @@
+//! The `/api/v1` handlers. Each one turns its input into the CLI's argument struct and calls the
+//! CLI's own function (cmd/*.rs), then wraps the result in the CLI's JSON envelope.
+
+use super::{query, AppState, MAX_API_NODES};
+use crate::cli::{EstimateArgs, InstanceFilterArgs, PlanArgs, PricesListArgs};
+use crate::render;
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use gpuplan_core::job::WorkloadFile;
+use std::sync::Arc;
+
+type St = State<Arc<AppState>>;
+type Pairs = Query<Vec<(String, String)>>;
+
+pub fn routes() -> Router<Arc<AppState>> {
+    Router::new()
+        .route("/healthz", get(healthz))
+        .route("/plan", post(plan))
+        .route("/estimate", post(estimate))
+        .route("/models", get(models))
+        .route("/models/{name}", get(model))
+        .route("/catalog/gpus", get(gpus))
+        .route("/catalog/instances", get(instances))
+        .route("/prices", get(prices))
+        .route("/messages/{lang}", get(super::messages::handler))
+        .route("/openapi.json", get(super::openapi::handler))
+}
+
+/// A JSON answer: the CLI's document, or its error object with an HTTP status.
+pub struct Answer {
+    status: StatusCode,
+    body: Bytes,
+}
+
+impl IntoResponse for Answer {
+    fn into_response(self) -> Response {
+        (
+            self.status,
+            [(header::CONTENT_TYPE, "application/json; charset=utf-8")],
+            self.body,
+        )
+            .into_response()
+    }
+}
+
+impl Answer {
+    pub fn from_text(body: String) -> Self {
+        Self::ok(body)
+    }
+
+    fn ok(body: String) -> Self {
+        Answer {
+            status: StatusCode::OK,
+            body: Bytes::from(body),
+        }
+    }
+
+    /// The CLI's JSON error object (docs/json-schema.md), `code` 2 = bad input.
+    pub fn error(status: StatusCode, e: &anyhow::Error, field: Option<String>) -> Self {
+        let v = render::json_error(crate::exit::USAGE, e, field);
+        Answer {
+            status,
+            body: Bytes::from(serde_json::to_string_pretty(&v).unwrap_or_default()),
+        }
+    }
+
+    fn bad(message: impl std::fmt::Display, field: Option<String>) -> Self {
+        Self::error(
+            StatusCode::BAD_REQUEST,
+            &anyhow::anyhow!("{message}"),
+            field,
+        )
+    }
+}
+
+fn doc(kind: &str, body: &serde_json::Value) -> Answer {
+    match render::json(kind, body) {
+        Ok(s) => Answer::ok(s),
+        Err(e) => Answer::error(StatusCode::INTERNAL_SERVER_ERROR, &e, None),
+    }
+}
+
+fn query_error(e: query::QueryError) -> Answer {
+    Answer::bad(e.message, Some(e.field).filter(|f| !f.is_empty()))
+}
+
+/// Errors answered before a handler runs (body over the limit, timeout, wrong method) come as
+/// plain text from the layers: turn them into the same JSON error object.
+pub async fn json_errors(r: Response) -> Response {
+    let status = r.status();
+    let is_json = r
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return r;
+    }
+    let message = match status {
+        StatusCode::PAYLOAD_TOO_LARGE => format!(
+            "request body over the {} KiB limit: a workload is a few KiB of JSON",
+            super::MAX_BODY_BYTES / 1024
+        ),
+        StatusCode::REQUEST_TIMEOUT => format!(
+            "no answer within {} s (the server is busy or the search is too large): narrow the constraints and retry",
+            super::REQUEST_TIMEOUT.as_secs()
+        ),
+        StatusCode::METHOD_NOT_ALLOWED => {
+            "method not allowed here: POST for /plan and /estimate, GET for the rest (see /api/v1/openapi.json)".to_string()
+        }
+        s => format!("HTTP {s}"),
+    };
+    Answer::error(status, &anyhow::anyhow!("{message}"), None).into_response()
+}
+
+pub async fn not_found() -> Answer {
+    Answer::error(
+        StatusCode::NOT_FOUND,
+        &anyhow::anyhow!(
+            "no such page or API route: the API is under /api/v1 (see /api/v1/openapi.json)"
+        ),
+        None,
+    )
+}
+
+#[utoipa::path(get, path = "/api/v1/healthz", responses((status = 200, description = "the server is up", body = super::openapi::Document), (status = 503, description = "not ready", body = super::openapi::ErrorDocument)))]
+pub async fn healthz() -> Answer {
+    doc(
+        "health",
+        &serde_json::json!({ "status": "ok", "version": env!("CARGO_PKG_VERSION") }),
+    )
+}
+
+/// The body as a workload file: the error names the key path (`constraints.deadline_hours`) as
+/// the CLI names the key of a TOML file. A server reads no files, so `model_config` is refused.
+pub fn parse_body(body: &[u8]) -> Result<WorkloadFile, Answer> {
+    let text = std::str::from_utf8(body).map_err(|e| {
+        Answer::bad(
+            format!(
+                "request body: not UTF-8 (invalid byte at offset {}): send JSON text",
+                e.valid_up_to()
+            ),
+            None,
+        )
+    })?;
+    if text.trim().is_empty() {
+        return Err(Answer::bad(
+            "request body: empty; send a workload as JSON, e.g. {\"model\": \"Qwen2.5-7B\", \"training\": {\"task\": \"lora\"}} (docs/workload-format.md)",
+            None,
+        ));
+    }
+    let de = &mut serde_json::Deserializer::from_str(text);
+    let file: WorkloadFile = serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let at = format!("line {}, column {}", inner.line(), inner.column());
+        let suffix = format!(" at line {} column {}", inner.line(), inner.column());
+        let msg = inner.to_string();
+        let inner = msg.strip_suffix(&suffix).unwrap_or(&msg);
+        if path == "." || path == "?" || path.is_empty() {
+            Answer::bad(
+                format!("request body: {at}: {inner} (docs/workload-format.md)"),
+                None,
+            )
+        } else {
+            Answer::bad(
+                format!("request body: {at}, key `{path}`: {inner} (docs/workload-format.md)"),
+                Some(path),
+            )
+        }
+    })?;
+    if file.model_config.is_some() {
+        return Err(Answer::bad(
+            "model_config: the server reads no files; give the config.json's fields inline as `config`, or a preset as `model`",
+            Some("model_config".into()),
+        ));
+    }
+    Ok(file)
+}
+
+/// Run CPU-bound work off the async threads, at most `jobs` at once (the permit is held until the
+/// work ends, even when the request has timed out), and catch a panic as a 500.
+async fn blocking(st: &Arc<AppState>, f: impl FnOnce() -> Answer + Send + 'static) -> Answer {
+    let permit = match st.jobs.clone().acquire_owned().await {
+        Ok(p) => p,
+        Err(e) => return Answer::error(StatusCode::SERVICE_UNAVAILABLE, &e.into(), None),
+    };
+    match tokio::task::spawn_blocking(move || {
+        let a = f();
+        drop(permit);
+        a
+    })
+    .await
+    {
+        Ok(a) => a,
+        Err(e) => Answer::error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            &anyhow::anyhow!("internal error: {e}"),
+            None,
+        ),
+    }
+}
+
+/// Flags a plan request may take in its query (the rest is the body).
+pub const PLAN_QUERY: &[&str] = &["top", "optimize", "deadline", "dataset-size"];
+
+#[utoipa::path(post, path = "/api/v1/plan", request_body(content = gpuplan_core::job::WorkloadFile, description = "A workload file as JSON (docs/workload-format.md): `model`, `training` or `serve`, `constraints`, `objective`, `global_batch`, `tunables`. `model_config` (a path) is refused: give `config` inline."),
+    params(
+        ("top" = Option<usize>, Query, description = "plans to return, 1–1000 (default 5), as `gpuplan plan --top`"),
+        ("optimize" = Option<String>, Query, description = "cost | time | balanced (default: the body's `objective`, else cost)"),
+        ("deadline" = Option<String>, Query, description = "hours (24) or 24h / 30d, as `--deadline`; overrides `constraints.deadline_hours`"),
+        ("dataset-size" = Option<String>, Query, description = "dataset size on storage, e.g. 30TB or 500GiB, as `--dataset-size`"),
+    ),
+    responses((status = 200, description = "the `plan` document (docs/json-schema.md); no plans means none meets the constraints, `outcome.rejected` says which binds", body = super::openapi::Document), (status = 400, description = "bad input: the message names the field", body = super::openapi::ErrorDocument)))]
+pub async fn plan(State(st): St, Query(q): Pairs, body: Bytes) -> Answer {
+    let file = match parse_body(&body) {
+        Ok(f) => f,
+        Err(a) => return a,
+    };
+    let args: PlanArgs = match query::parse(&q, PLAN_QUERY) {
+        Ok(a) => a,
+        Err(e) => return query_error(e),
+    };
+    let today = crate::cmd::prices::today_secs();
+    let key = format!(
+        "plan\0{}\0{:?}\0{}",
+        today / 86_400,
+        q,
+        serde_json::to_string(&file).unwrap_or_default()
+    );
+    if let Some(hit) = st.cached(&key) {
+        return Answer {
+            status: StatusCode::OK,
+            body: hit,
+        };
+    }
+    let st2 = st.clone();
+    blocking(&st, move || {
+        let a = plan_answer(&st2, &args, file, today);
+        if a.status == StatusCode::OK {
+            st2.remember(key, a.body.clone());
+        }
+        a
+    })
+    .await
+}
+
+fn plan_answer(st: &AppState, args: &PlanArgs, file: WorkloadFile, today: i64) -> Answer {
+    let req = match crate::cmd::plan::build_request_from(args, file, gpuplan_core::i18n::Lang::En) {
+        Ok(r) => r,
+        Err(e) => return Answer::error(StatusCode::BAD_REQUEST, &e, None),
+    };
+    if req.constraints.max_nodes > MAX_API_NODES {
+        return Answer::bad(
+            format!(
+                "constraints.max_nodes {}: the server searches at most {MAX_API_NODES} nodes per request; lower it, or run `gpuplan plan --max-nodes N` for a larger search",
+                req.constraints.max_nodes
+            ),
+            Some("constraints.max_nodes".into()),
+        );
+    }
+    let out = match gpuplan_core::plan::plan(&req, &st.catalog) {
+        Ok(o) => o,
+        Err(e) => return Answer::error(StatusCode::BAD_REQUEST, &e.into(), None),
+    };
+    let ages = crate::cmd::prices::plan_price_ages(&out.plans, args.top.max(1), today);
+    doc(
+        "plan",
+        &crate::cmd::plan::plan_json(&req, &out, args.top, &ages),
+    )
+}
+
+/// Flags an estimate request may take in its query.
+pub const ESTIMATE_QUERY: &[&str] = &["instance"];
+
+#[utoipa::path(post, path = "/api/v1/estimate", request_body(content = gpuplan_core::job::WorkloadFile, description = "A workload file as JSON with `hardware` (or the `instance` parameter)"),
+    params(("instance" = Option<String>, Query, description = "a catalog instance type as the hardware, as `gpuplan estimate --instance`")),
+    responses((status = 200, description = "`training_estimate` or `inference_estimate` (docs/json-schema.md)", body = super::openapi::Document), (status = 400, description = "bad input: the message names the field", body = super::openapi::ErrorDocument)))]
+pub async fn estimate(State(st): St, Query(q): Pairs, body: Bytes) -> Answer {
+    let file = match parse_body(&body) {
+        Ok(f) => f,
+        Err(a) => return a,
+    };
+    let args: EstimateArgs = match query::parse(&q, ESTIMATE_QUERY) {
+        Ok(a) => a,
+        Err(e) => return query_error(e),
+    };
+    let st2 = st.clone();
+    blocking(&st, move || {
+        let cat = || Ok(st2.catalog.clone());
+        match crate::cmd::estimate::compute(&args, file, gpuplan_core::i18n::Lang::En, &cat) {
+            Ok(x) => {
+                let (kind, body) = crate::cmd::estimate::estimate_json(&x);
+                doc(kind, &body)
+            }
+            Err(e) => Answer::error(StatusCode::BAD_REQUEST, &e, None),
+        }
+    })
+    .await
+}
+
+#[utoipa::path(get, path = "/api/v1/models", responses((status = 200, description = "the `models` document: every built-in preset", body = super::openapi::Document), (status = 500, description = "the built-in presets failed to load", body = super::openapi::ErrorDocument)))]
+pub async fn models() -> Answer {
+    match gpuplan_core::model::presets() {
+        Ok(all) => doc("models", &crate::cmd::models::list_json(all)),
+        Err(e) => Answer::error(StatusCode::INTERNAL_SERVER_ERROR, &e.into(), None),
+    }
+}
+
+#[utoipa::path(get, path = "/api/v1/models/{name}", params(("name" = String, Path, description = "a preset name (`gpuplan models`)")), responses((status = 200, description = "the `model` document: architecture, parameter breakdown, sources", body = super::openapi::Document), (status = 404, description = "unknown model: the message lists close names", body = super::openapi::ErrorDocument)))]
+pub async fn model(Path(name): Path<String>) -> Answer {
+    match gpuplan_core::model::find_preset(&name) {
+        Ok(p) => doc("model", &crate::cmd::models::show_json(&p.model)),
+        Err(e) => Answer::error(StatusCode::NOT_FOUND, &e.into(), Some("name".into())),
+    }
+}
+
+#[utoipa::path(get, path = "/api/v1/catalog/gpus", responses((status = 200, description = "the `gpus` document", body = super::openapi::Document), (status = 500, description = "internal error", body = super::openapi::ErrorDocument)))]
+pub async fn gpus(State(st): St) -> Answer {
+    doc("gpus", &crate::cmd::catalog::gpus_json(&st.catalog))
+}
+
+/// `gpuplan catalog instances` filters, as query parameters.
+pub const INSTANCE_QUERY: &[&str] = &[
+    "provider",
+    "gpu",
+    "gpus",
+    "min-gpu-memory",
+    "rdma",
+    "nvlink",
+    "region",
+    "max-price",
+    "billing",
+    "vgpu",
+];
+
+#[utoipa::path(get, path = "/api/v1/catalog/instances",
+    params(
+        ("provider" = Option<String>, Query, description = "alibaba | huawei | tencent"),
+        ("gpu" = Option<String>, Query, description = "GPU id or name prefix"),
+        ("gpus" = Option<f64>, Query, description = "GPUs per instance"),
+        ("min-gpu-memory" = Option<f64>, Query, description = "GiB per GPU at least"),
+        ("rdma" = Option<bool>, Query, description = "only RDMA types"),
+        ("nvlink" = Option<bool>, Query, description = "only NVLink/NVSwitch/HCCS types"),
+        ("region" = Option<String>, Query, description = "documented or priced in this region"),
+        ("max-price" = Option<f64>, Query, description = "CNY per hour (per month with billing=monthly) at most"),
+        ("billing" = Option<String>, Query, description = "on-demand | monthly | spot"),
+        ("vgpu" = Option<bool>, Query, description = "include vGPU slices"),
+    ),
+    responses((status = 200, description = "the `instances` document, as `gpuplan catalog instances --format json`", body = super::openapi::Document), (status = 400, description = "bad input: the message names the field", body = super::openapi::ErrorDocument)))]
+pub async fn instances(State(st): St, Query(q): Pairs) -> Answer {
+    match query::parse::<InstanceFilterArgs>(&q, INSTANCE_QUERY) {
+        Ok(f) => doc(
+            "instances",
+            &crate::cmd::catalog::instances_json(&st.catalog, &f),
+        ),
+        Err(e) => query_error(e),
+    }
+}
+
+/// `gpuplan prices` filters, as query parameters.
+pub const PRICES_QUERY: &[&str] = &["provider", "gpu", "billing"];
+
+#[utoipa::path(get, path = "/api/v1/prices",
+    params(
+        ("provider" = Option<String>, Query, description = "alibaba | huawei | tencent"),
+        ("gpu" = Option<String>, Query, description = "GPU id or name prefix"),
+        ("billing" = Option<String>, Query, description = "on-demand | monthly | spot"),
+    ),
+    responses((status = 200, description = "the `prices` document: kind, region and age of every price", body = super::openapi::Document), (status = 400, description = "bad input: the message names the field", body = super::openapi::ErrorDocument)))]
+pub async fn prices(State(st): St, Query(q): Pairs) -> Answer {
+    match query::parse::<PricesListArgs>(&q, PRICES_QUERY) {
+        Ok(f) => doc("prices", &crate::cmd::prices::list_json(&st.catalog, &f)),
+        Err(e) => query_error(e),
+    }
+}

@@ -1,0 +1,132 @@
+//! Query strings as CLI flags: `?provider=alibaba&gpu=A100` is parsed by clap exactly as
+//! `--provider alibaba --gpu A100`, so the API accepts the same words and gives the same messages
+//! as the command line. Only the keys a route names are accepted (never a flag that reads a file).
+
+use clap::{Args, CommandFactory, FromArgMatches, Parser};
+
+/// A clap parser for one flag group.
+#[derive(Parser, Debug)]
+#[command(name = "query", no_binary_name = true, disable_help_flag = true)]
+struct Wrap<T: Args> {
+    #[command(flatten)]
+    inner: T,
+}
+
+/// A bad query: the message names the parameter.
+#[derive(Debug)]
+pub struct QueryError {
+    pub field: String,
+    pub message: String,
+}
+
+/// Parse `pairs` as the flags of `T`, allowing only the long names in `allowed` (as written on the
+/// command line, e.g. `min-gpu-memory`; `min_gpu_memory` is accepted too).
+pub fn parse<T: Args + FromArgMatches>(
+    pairs: &[(String, String)],
+    allowed: &[&str],
+) -> Result<T, QueryError> {
+    let cmd = Wrap::<T>::command();
+    let mut argv: Vec<String> = Vec::new();
+    for (k, v) in pairs {
+        let name = k.replace('_', "-");
+        if !allowed.contains(&name.as_str()) {
+            return Err(QueryError {
+                field: k.clone(),
+                message: format!(
+                    "unknown query parameter `{k}`: accepted here: {}",
+                    allowed.join(", ")
+                ),
+            });
+        }
+        let takes_value = cmd
+            .get_arguments()
+            .find(|a| a.get_long() == Some(name.as_str()))
+            .is_some_and(|a| a.get_action().takes_values());
+        if takes_value {
+            argv.push(format!("--{name}={v}"));
+        } else {
+            match v.as_str() {
+                "" | "true" | "1" => argv.push(format!("--{name}")),
+                "false" | "0" => {}
+                _ => {
+                    return Err(QueryError {
+                        field: k.clone(),
+                        message: format!("query parameter `{k}={v}`: a switch takes true or false"),
+                    })
+                }
+            }
+        }
+    }
+    let m = cmd.try_get_matches_from(&argv).map_err(|e| {
+        let field = e
+            .get(clap::error::ContextKind::InvalidArg)
+            .map(|v| {
+                v.to_string()
+                    .trim_start_matches("--")
+                    .split([' ', '='])
+                    .next()
+                    .unwrap_or("")
+                    .to_string()
+            })
+            .unwrap_or_default();
+        QueryError {
+            field,
+            message: first_line(&e.render().to_string()),
+        }
+    })?;
+    let w = Wrap::<T>::from_arg_matches(&m).map_err(|e| QueryError {
+        field: String::new(),
+        message: first_line(&e.render().to_string()),
+    })?;
+    Ok(w.inner)
+}
+
+/// clap's message without its usage lines, with flags spelled as query parameters.
+fn first_line(s: &str) -> String {
+    s.lines()
+        .next()
+        .unwrap_or("")
+        .trim_start_matches("error: ")
+        .replace("'--", "'")
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::InstanceFilterArgs;
+
+    fn q(p: &[(&str, &str)]) -> Vec<(String, String)> {
+        p.iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn query_pairs_parse_as_flags() {
+        let a: InstanceFilterArgs = parse(
+            &q(&[
+                ("provider", "alibaba"),
+                ("gpu", "A100"),
+                ("rdma", "true"),
+                ("min_gpu_memory", "40"),
+            ]),
+            &["provider", "gpu", "rdma", "min-gpu-memory"],
+        )
+        .unwrap();
+        assert_eq!(a.gpu.as_deref(), Some("A100"));
+        assert!(a.rdma);
+        assert_eq!(a.min_gpu_memory, Some(40.0));
+        assert_eq!(a.provider.len(), 1);
+    }
+
+    #[test]
+    fn bad_values_and_unknown_keys_name_the_parameter() {
+        let e = parse::<InstanceFilterArgs>(&q(&[("provider", "aws")]), &["provider"]).unwrap_err();
+        assert_eq!(e.field, "provider", "{e:?}");
+        assert!(e.message.contains("aws"), "{e:?}");
+        let e = parse::<InstanceFilterArgs>(&q(&[("format", "csv")]), &["provider"]).unwrap_err();
+        assert_eq!(e.field, "format");
+        assert!(e.message.contains("unknown query parameter"), "{e:?}");
+    }
+}

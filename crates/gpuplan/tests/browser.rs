@@ -1,0 +1,271 @@
+//! The page in a real browser: headless Chromium driven through chromedriver (fantoccini). Fills
+//! the form for the README's scenario (LoRA Qwen2.5-7B on Alibaba within 24 h) and checks from the
+//! DOM that the plans table, the chart's Pareto points, the chosen-plan mark, the memory bar and
+//! the step-time bar are there; switches to Chinese; saves a screenshot per language under
+//! `target/tmp/browser/` (the CI artifact; docs/serve-en.png and docs/serve-zh.png are copies).
+//!
+//! Skips, saying so, when Chromium or chromedriver is not installed (`.ci/run` installs both
+//! from Debian: `apt-get install chromium chromium-driver`). `GPUPLAN_CHROMIUM` and
+//! `GPUPLAN_CHROMEDRIVER` name other binaries.
+
+mod common;
+
+use common::Server;
+use fantoccini::{ClientBuilder, Locator};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn on_path(names: &[&str]) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .flat_map(|d| names.iter().map(move |n| d.join(n)))
+        .find(|p| p.is_file())
+}
+
+fn binary(var: &str, names: &[&str]) -> Option<PathBuf> {
+    std::env::var_os(var)
+        .map(PathBuf::from)
+        .or_else(|| on_path(names))
+}
+
+struct Driver(Child);
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+/// Poll `f` until it gives `Some`, or fail after `secs` with `what`.
+async fn wait_for<T, F, Fut>(secs: u64, what: &str, mut f: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let end = Instant::now() + Duration::from_secs(secs);
+    loop {
+        if let Some(v) = f().await {
+            return v;
+        }
+        assert!(Instant::now() < end, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+async fn count(c: &fantoccini::Client, css: &str) -> usize {
+    c.find_all(Locator::Css(css)).await.map_or(0, |v| v.len())
+}
+
+async fn set_text(c: &fantoccini::Client, css: &str, text: &str) {
+    let e = c.find(Locator::Css(css)).await.expect(css);
+    e.clear().await.expect("clear");
+    e.send_keys(text).await.expect("type");
+}
+
+/// The API's answer for the same scenario, to compare the page with.
+fn api_plan(base: &str) -> serde_json::Value {
+    let body = r#"{"model": "Qwen2.5-7B", "objective": "cost", "training": {"task": "lora", "tokens": 1e8, "seq_len": 2048}, "constraints": {"providers": ["alibaba"], "chips": ["nvidia"], "billing": "auto", "interruptible": false}}"#;
+    let r = ureq::post(&format!("{base}/api/v1/plan?top=200&deadline=24h"))
+        .send_string(body)
+        .expect("plan");
+    serde_json::from_str(&r.into_string().unwrap()).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_plans_the_readme_scenario_in_chromium() {
+    let (Some(chromium), Some(chromedriver)) = (
+        binary(
+            "GPUPLAN_CHROMIUM",
+            &["chromium", "chromium-browser", "google-chrome"],
+        ),
+        binary("GPUPLAN_CHROMEDRIVER", &["chromedriver"]),
+    ) else {
+        eprintln!("SKIPPED browser test: Chromium and chromedriver are not installed (apt-get install chromium chromium-driver; .ci/run does)");
+        return;
+    };
+    let server = Server::start();
+    let port = free_port();
+    let _driver = Driver(
+        Command::new(&chromedriver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start chromedriver"),
+    );
+    let profile = std::env::temp_dir().join(format!("gpuplan-browser-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&profile);
+    std::fs::create_dir_all(&profile).unwrap();
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "goog:chromeOptions".into(),
+        serde_json::json!({
+            "binary": chromium,
+            "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                     "--lang=en-US", "--window-size=1280,1700",
+                     format!("--user-data-dir={}", profile.display())],
+        }),
+    );
+    let webdriver = format!("http://127.0.0.1:{port}");
+    let c = wait_for(30, "chromedriver", || {
+        let caps = caps.clone();
+        let webdriver = webdriver.clone();
+        async move {
+            ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+                .capabilities(caps)
+                .connect(&webdriver)
+                .await
+                .ok()
+        }
+    })
+    .await;
+
+    c.goto(&format!("{}/", server.base)).await.unwrap();
+    // The README's scenario, typed into the form.
+    wait_for(30, "the form", || async {
+        (count(&c, "#model").await == 1).then_some(())
+    })
+    .await;
+    set_text(&c, "#model", "Qwen2.5-7B").await;
+    c.find(Locator::Css("#task"))
+        .await
+        .unwrap()
+        .select_by_value("lora")
+        .await
+        .unwrap();
+    set_text(&c, "#tokens", "1e8").await;
+    set_text(&c, "#seq", "2048").await;
+    set_text(&c, "#deadline", "24").await;
+    for (p, on) in [("alibaba", true), ("huawei", false), ("tencent", false)] {
+        let e = c
+            .find(Locator::Css(&format!("input[name=provider][value={p}]")))
+            .await
+            .unwrap();
+        if e.is_selected().await.unwrap() != on {
+            e.click().await.unwrap();
+        }
+    }
+    let want = api_plan(&server.base);
+    let plans = want["outcome"]["plans"].as_array().unwrap();
+    assert!(!plans.is_empty());
+    // The table shows every plan the API returns for this state.
+    let rows = wait_for(90, "the plans table", || async {
+        let url = c.current_url().await.ok()?;
+        let q = url.query().unwrap_or("");
+        let settled = q.contains("provider=alibaba&") && q.contains("deadline=24&");
+        let n = count(&c, "#plans tbody tr").await;
+        (settled && n == plans.len()).then_some(n)
+    })
+    .await;
+    assert_eq!(rows, plans.len());
+    let pareto_priced = want["outcome"]["pareto"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| !plans[i.as_u64().unwrap() as usize]["chosen"].is_null())
+        .count();
+    assert!(pareto_priced >= 2, "{pareto_priced}");
+    assert_eq!(count(&c, "#chart circle.pareto-pt").await, pareto_priced);
+    assert_eq!(count(&c, "#chart path.frontier").await, 1);
+    assert_eq!(count(&c, "#chart circle.chosen").await, 1);
+    let priced = plans.iter().filter(|p| !p["chosen"].is_null()).count();
+    assert_eq!(
+        count(&c, "#chart circle.pt").await + pareto_priced,
+        priced,
+        "every priced plan is a point"
+    );
+    let items = plans[0]["train"]["memory"]["items"].as_array().unwrap();
+    assert_eq!(count(&c, "#memory rect.seg").await, items.len());
+    assert!(count(&c, "#step rect.seg").await >= 1);
+    assert!(count(&c, "#advice li").await >= 1);
+    let hover = c
+        .find(Locator::Css("#plans tbody tr .price"))
+        .await
+        .unwrap()
+        .attr("title")
+        .await
+        .unwrap()
+        .unwrap_or_default();
+    assert!(
+        hover.contains("as of") && hover.contains("days old"),
+        "{hover}"
+    );
+    // Selecting another plan moves the mark and lands in the URL; the link restores it.
+    c.find(Locator::Css("#plans tbody tr:nth-child(2)"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let url = c.current_url().await.unwrap();
+    assert!(url.query().unwrap_or("").contains("sel=2"), "{url}");
+    let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("browser");
+    std::fs::create_dir_all(&shots).unwrap();
+    std::fs::write(shots.join("serve-en.png"), c.screenshot().await.unwrap()).unwrap();
+    c.goto(url.as_str()).await.unwrap();
+    wait_for(90, "the shared link's plans", || async {
+        (count(&c, "#plans tbody tr.sel").await == 1
+            && count(&c, "#plans tbody tr").await == plans.len())
+        .then_some(())
+    })
+    .await;
+    let sel = c
+        .find(Locator::Css("#plans tbody tr.sel td"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(sel, "2");
+    assert_eq!(
+        c.find(Locator::Css("#tokens"))
+            .await
+            .unwrap()
+            .prop("value")
+            .await
+            .unwrap()
+            .as_deref(),
+        Some("1e8")
+    );
+    // Chinese.
+    c.find(Locator::Css("#lang"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(30, "the Chinese page", || async {
+        let h = c.find(Locator::Css("h1")).await.ok()?.text().await.ok()?;
+        h.contains("该租").then_some(())
+    })
+    .await;
+    let th = c
+        .find(Locator::Css("#plans thead th:nth-child(2)"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(th, "实例");
+    assert!(c
+        .current_url()
+        .await
+        .unwrap()
+        .query()
+        .unwrap_or("")
+        .contains("lang=zh"));
+    std::fs::write(shots.join("serve-zh.png"), c.screenshot().await.unwrap()).unwrap();
+    eprintln!("screenshots in {}", shots.display());
+    c.close().await.unwrap();
+    let _ = std::fs::remove_dir_all(&profile);
+}

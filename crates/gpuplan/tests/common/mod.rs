@@ -1,0 +1,166 @@
+//! Helpers shared by the output tests: finding English sentences left in Chinese output, and
+//! a `gpuplan serve` child process on a free loopback port, for the API and browser tests.
+#![allow(dead_code)]
+
+/// Words that stay in Latin script in Chinese text: product, framework and algorithm names,
+/// units. Identifiers (with digits, dots, dashes, underscores or slashes), all-capital
+/// abbreviations (GPU, RDMA, TTFT) and text between backticks are allowed without listing.
+const ALLOWED: &[&str] = &[
+    "tokens",
+    "token",
+    "samples",
+    "LoRA",
+    "QLoRA",
+    "ZeRO",
+    "NVLink",
+    "NVSwitch",
+    "PCIe",
+    "Gen4",
+    "eRDMA",
+    "RoCE",
+    "vLLM",
+    "vCPU",
+    "vCPUs",
+    "Turbo",
+    "AutoPL",
+    "Ascend",
+    "Young",
+    "Daly",
+    "MindSpore",
+    "PyTorch",
+    "DeepSpeed",
+    "Megatron",
+    "Core",
+    "torchtitan",
+    "Trainer",
+    "Fluid",
+    "JindoFS",
+    "ossfs",
+    "obsfs",
+    "cosfs",
+    "ModelArts",
+    "Hub",
+    "Instinct",
+    "ROCm",
+    "GeForce",
+    "cuDNN",
+    "logits",
+    "autocast",
+    "GiB",
+    "MiB",
+    "KiB",
+    "TiB",
+    "MB",
+    "GB",
+    "KB",
+    "TB",
+    "ms",
+    "Gbit",
+    "NVIDIA",
+    "SXM",
+    "PCIe",
+];
+
+fn is_english_word(w: &str) -> bool {
+    let w = w.trim_matches(|c: char| ",.;:!?()'\"".contains(c));
+    if w.len() < 2 || !w.chars().all(|c| c.is_ascii_alphabetic()) {
+        return false;
+    }
+    if w.chars().all(|c| c.is_ascii_uppercase()) {
+        return false; // an abbreviation: GPU, RDMA, TCP
+    }
+    !ALLOWED.iter().any(|a| a.eq_ignore_ascii_case(w))
+}
+
+/// Runs of three or more English words in `text` (outside backticks): untranslated sentences.
+pub fn english_sentences(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    // Drop `code` spans (a wrapped span may cross a line break).
+    let mut text_plain = String::new();
+    for (i, part) in text.split('`').enumerate() {
+        if i % 2 == 0 {
+            text_plain.push_str(part);
+        } else {
+            text_plain.extend(part.chars().filter(|c| *c == '\n'));
+        }
+        text_plain.push(' ');
+    }
+    for (plain, line) in text_plain.lines().zip(text.lines()) {
+        // Latin runs between non-ASCII characters.
+        for run in plain.split(|c: char| !c.is_ascii()) {
+            let words: Vec<&str> = run.split_whitespace().collect();
+            let mut streak = 0;
+            for (i, w) in words.iter().enumerate() {
+                if is_english_word(w) {
+                    streak += 1;
+                    if streak == 3 {
+                        found.push(format!("{:?} in {line:?}", words[i - 2..=i].join(" ")));
+                    }
+                } else {
+                    streak = 0;
+                }
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_detector_finds_sentences_and_allows_names() {
+    assert!(!english_sentences("! RDMA not documented for this type: assumed TCP").is_empty());
+    assert!(english_sentences("该规格的 RDMA 未见文档：按 TCP 计算").is_empty());
+    assert!(english_sentences("建议使用文件存储 NAS 通用型，`nvidia-smi topo -m` 查看").is_empty());
+    assert!(
+        english_sentences("1 × ecs.gn7e-c16g1.4xlarge（NVIDIA A100 80GB SXM，阿里云）").is_empty()
+    );
+}
+
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Child, Command, Stdio};
+
+/// Price ages depend on today: pin it for the server and the CLI alike.
+pub const TODAY: &str = "2026-12-03";
+
+pub struct Server {
+    pub child: Child,
+    pub base: String,
+}
+
+impl Server {
+    pub fn start() -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_gpuplan"))
+            .args(["serve", "--bind", "127.0.0.1:0", "--no-user-catalog"])
+            .env("GPUPLAN_TODAY", TODAY)
+            .stderr(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("start gpuplan serve");
+        let mut err = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        err.read_line(&mut line).unwrap();
+        let base = line
+            .split("listening on ")
+            .nth(1)
+            .and_then(|s| s.split('/').nth(2))
+            .map(|hostport| format!("http://{hostport}"))
+            .unwrap_or_else(|| panic!("no address in the start-up line: {line}"));
+        assert!(line.contains("no authentication"), "{line}");
+        // Keep draining stderr so the server never blocks on a full pipe.
+        std::thread::spawn(move || {
+            let mut sink = String::new();
+            let _ = err.read_to_string(&mut sink);
+        });
+        Server { child, base }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -1,0 +1,906 @@
+//! Launch bundles (`plan --export`, `export PLAN.json --to`): every exporter runs on the nine
+//! planner scenarios of plan_scenarios.rs and every file it writes is parsed and validated
+//! against the real schema or argument list of its target, vendored in tests/schemas/
+//! (SOURCES.md there: versions, commits, licences). Snapshots: one multi-node training bundle
+//! and one serving bundle, from saved plan documents (tests/fixtures/export/).
+
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const SCHEMAS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/schemas");
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/export");
+
+fn gpuplan(args: &[&str]) -> Output {
+    let cfg = std::env::temp_dir().join(format!("gpuplan-export-cfg-{}", std::process::id()));
+    Command::new(env!("CARGO_BIN_EXE_gpuplan"))
+        .env("GPUPLAN_TODAY", "2026-12-03")
+        .env("GPUPLAN_CONFIG_DIR", &cfg)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn scratch(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("gpuplan-export-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// The nine scenarios of tests/plan_scenarios.rs (same flags).
+const SCENARIOS: &[(&str, &[&str])] = &[
+    (
+        "s1",
+        &[
+            "-m",
+            "Qwen2.5-7B",
+            "--task",
+            "lora",
+            "--seq-len",
+            "2048",
+            "--tokens",
+            "1e8",
+            "--provider",
+            "alibaba",
+            "--deadline",
+            "24h",
+        ],
+    ),
+    (
+        "s2",
+        &[
+            "-m",
+            "Llama-3.1-8B",
+            "--task",
+            "full",
+            "--seq-len",
+            "4096",
+            "--tokens",
+            "1e9",
+        ],
+    ),
+    (
+        "s3",
+        &[
+            "-m",
+            "Llama-2-13B",
+            "--task",
+            "pretrain",
+            "--tokens",
+            "3e11",
+            "--seq-len",
+            "4096",
+            "--deadline",
+            "30d",
+            "--chips",
+            "nvidia",
+        ],
+    ),
+    (
+        "s4",
+        &[
+            "-m",
+            "Llama-3.1-70B",
+            "--task",
+            "inference",
+            "--rate",
+            "10",
+            "--input-tokens",
+            "1000",
+            "--output-tokens",
+            "300",
+            "--ttft",
+            "2",
+            "--tpot",
+            "0.06",
+        ],
+    ),
+    (
+        "s5",
+        &[
+            "-m",
+            "ResNet-50",
+            "--task",
+            "pretrain",
+            "--samples",
+            "1281167",
+            "--epochs",
+            "90",
+            "--deadline",
+            "24h",
+        ],
+    ),
+    (
+        "s6",
+        &[
+            "-m",
+            "BERT-base-uncased",
+            "--task",
+            "inference",
+            "--rate",
+            "200",
+            "--input-tokens",
+            "128",
+            "--output-tokens",
+            "1",
+        ],
+    ),
+    (
+        "s7",
+        &[
+            "-m",
+            "Llama-2-13B",
+            "--task",
+            "lora",
+            "--tokens",
+            "1e8",
+            "--chips",
+            "ascend",
+            "--framework",
+            "mindspore",
+        ],
+    ),
+    (
+        "s8",
+        &[
+            "-m",
+            "Qwen2.5-1.5B",
+            "--task",
+            "pretrain",
+            "--tokens",
+            "2e10",
+            "--seq-len",
+            "2048",
+            "--interruptible",
+        ],
+    ),
+    (
+        "s9",
+        &[
+            "-m",
+            "Llama-2-13B",
+            "--task",
+            "pretrain",
+            "--tokens",
+            "3e11",
+            "--seq-len",
+            "4096",
+            "--budget",
+            "1000",
+        ],
+    ),
+];
+
+fn load_json(name: &str) -> Value {
+    let text = std::fs::read_to_string(Path::new(SCHEMAS).join(name)).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+fn items(name: &str) -> Value {
+    load_json(name)["items"].clone()
+}
+
+fn strings(v: &Value) -> BTreeSet<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Kubernetes rejects fields a structural schema does not declare (`kubectl apply`'s default
+/// strict field validation) unless the node preserves unknown fields: JSON Schema leaves objects
+/// open, so every declared object is closed here the way the API server treats it.
+fn close_objects(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            let preserve =
+                m.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true));
+            if m.contains_key("properties") && !m.contains_key("additionalProperties") && !preserve
+            {
+                m.insert("additionalProperties".into(), Value::Bool(false));
+            }
+            for (_, child) in m.iter_mut() {
+                close_objects(child);
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(close_objects),
+        _ => {}
+    }
+}
+
+/// The openAPIV3Schema of a CRD's served version.
+fn crd_schema(file: &str, version: &str) -> jsonschema::Validator {
+    let text = std::fs::read_to_string(Path::new(SCHEMAS).join(file)).unwrap();
+    let crd: Value = serde_norway::from_str(&text).unwrap();
+    let v = crd["spec"]["versions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["name"] == version)
+        .unwrap_or_else(|| panic!("{file} has no version {version}"));
+    let mut schema = v["schema"]["openAPIV3Schema"].clone();
+    close_objects(&mut schema);
+    jsonschema::validator_for(&schema).unwrap()
+}
+
+fn schema(file: &str) -> jsonschema::Validator {
+    jsonschema::validator_for(&load_json(file)).unwrap()
+}
+
+struct Refs {
+    pytorchjob: jsonschema::Validator,
+    volcano: jsonschema::Validator,
+    skypilot: jsonschema::Validator,
+    huawei: jsonschema::Validator,
+    k8s: BTreeMap<&'static str, jsonschema::Validator>,
+    deepspeed: BTreeMap<String, Vec<String>>,
+    accelerate: Value,
+    vllm: Value,
+    sglang: Value,
+    megatron: BTreeSet<String>,
+    torchrun: BTreeSet<String>,
+    alibaba: BTreeSet<String>,
+    tencent: Value,
+}
+
+impl Refs {
+    fn load() -> Refs {
+        let ds = items("deepspeed-config-keys.json");
+        Refs {
+            pytorchjob: crd_schema("kubeflow.org_pytorchjobs.yaml", "v1"),
+            volcano: crd_schema("batch.volcano.sh_jobs.yaml", "v1alpha1"),
+            skypilot: schema("skypilot-task.schema.json"),
+            huawei: schema("huawei-createservers.schema.json"),
+            k8s: [
+                ("Deployment", "k8s-V1Deployment.schema.json"),
+                ("Service", "k8s-V1Service.schema.json"),
+                (
+                    "HorizontalPodAutoscaler",
+                    "k8s-V2HorizontalPodAutoscaler.schema.json",
+                ),
+            ]
+            .into_iter()
+            .map(|(k, f)| (k, schema(f)))
+            .collect(),
+            deepspeed: ds
+                .as_object()
+                .unwrap()
+                .iter()
+                .map(|(k, v)| (k.clone(), strings(v).into_iter().collect()))
+                .collect(),
+            accelerate: items("accelerate-config-keys.json"),
+            vllm: items("vllm-serve-args.json"),
+            sglang: items("sglang-server-args.json"),
+            megatron: strings(&items("megatron-args.json")),
+            torchrun: strings(&items("torchrun-args.json")),
+            alibaba: strings(&items("alibaba-runinstances.json")),
+            tencent: items("tencent-runinstances.json"),
+        }
+    }
+}
+
+fn errors(v: &jsonschema::Validator, doc: &Value) -> Vec<String> {
+    v.iter_errors(doc)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect()
+}
+
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = vec![];
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(files_under(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Lines of a script with `\`-continuations joined.
+fn joined(text: &str) -> Vec<String> {
+    text.replace("\\\n", " ")
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// `--flag value` pairs of one command line (values: the next token unless it is a flag).
+fn flag_pairs(line: &str) -> Vec<(String, String)> {
+    let tokens: Vec<&str> = line.split_whitespace().collect();
+    let mut out = vec![];
+    for (i, t) in tokens.iter().enumerate() {
+        let t = t.trim_start_matches('(').trim_end_matches(')');
+        if let Some(f) = t.strip_prefix("--") {
+            let value = tokens
+                .get(i + 1)
+                .filter(|v| !v.starts_with("--"))
+                .map(|v| v.trim_end_matches(')').to_string())
+                .unwrap_or_default();
+            out.push((format!("--{f}"), value));
+        }
+    }
+    out
+}
+
+#[derive(Default)]
+struct Seen(BTreeMap<&'static str, usize>);
+
+impl Seen {
+    fn hit(&mut self, what: &'static str) {
+        *self.0.entry(what).or_default() += 1;
+    }
+}
+
+fn check_file(r: &Refs, path: &Path, rel: &str, seen: &mut Seen) -> Vec<String> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut bad = vec![];
+    if rel.ends_with(".sh") {
+        let o = Command::new("bash").arg("-n").arg(path).output().unwrap();
+        if !o.status.success() {
+            bad.push(format!("bash -n: {}", String::from_utf8_lossy(&o.stderr)));
+        }
+        seen.hit("bash -n");
+        assert!(text.starts_with("#!/usr/bin/env bash\n# "), "{rel}: header");
+        bad.extend(check_script(r, rel, &text, seen));
+    } else if rel.ends_with(".json") {
+        let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        bad.extend(check_deepspeed(r, &v, "", seen));
+    } else if rel.ends_with(".yaml") {
+        assert!(text.starts_with("# "), "{rel}: header comment");
+        for doc in serde_norway::Deserializer::from_str(&text) {
+            let v: Value =
+                serde::Deserialize::deserialize(doc).unwrap_or_else(|e| panic!("{rel}: {e}"));
+            bad.extend(check_yaml(r, rel, &v, seen));
+        }
+    } else {
+        assert_eq!(rel, "README.txt", "unexpected file");
+        assert!(text.contains("gpuplan ") && text.contains("plan #"));
+    }
+    bad
+}
+
+fn check_yaml(r: &Refs, rel: &str, v: &Value, seen: &mut Seen) -> Vec<String> {
+    let kind = v["kind"].as_str().unwrap_or("");
+    match (rel, kind) {
+        ("skypilot.yaml", _) => {
+            seen.hit("skypilot schema");
+            errors(&r.skypilot, v)
+        }
+        ("accelerate_fsdp.yaml", _) => {
+            seen.hit("accelerate keys");
+            let top = strings(&r.accelerate["top_level"]);
+            let fsdp = strings(&r.accelerate["fsdp_config"]);
+            let mut bad: Vec<String> = v
+                .as_object()
+                .unwrap()
+                .keys()
+                .filter(|k| !top.contains(*k))
+                .map(|k| format!("accelerate: unknown key {k}"))
+                .collect();
+            for k in v["fsdp_config"].as_object().unwrap().keys() {
+                if !fsdp.contains(k) {
+                    bad.push(format!("accelerate: unknown fsdp_config key {k}"));
+                }
+            }
+            bad
+        }
+        (_, "PyTorchJob") => {
+            seen.hit("PyTorchJob CRD");
+            errors(&r.pytorchjob, v)
+        }
+        (_, "Job") => {
+            seen.hit("Volcano Job CRD");
+            errors(&r.volcano, v)
+        }
+        (_, k) if r.k8s.contains_key(k) => {
+            seen.hit("k8s core schemas");
+            errors(&r.k8s[k], v)
+        }
+        _ => vec![format!("{rel}: no schema for kind {kind:?}")],
+    }
+}
+
+fn type_ok(t: &str, v: &Value) -> bool {
+    match t {
+        "integer" => v.is_u64() || v.is_i64(),
+        "boolean" => v.is_boolean(),
+        "dictionary" => v.is_object(),
+        "string" => v.is_string(),
+        "float" => v.is_number(),
+        _ => true,
+    }
+}
+
+fn check_deepspeed(r: &Refs, v: &Value, at: &str, seen: &mut Seen) -> Vec<String> {
+    seen.hit("deepspeed keys");
+    let mut bad = vec![];
+    for (k, val) in v.as_object().unwrap() {
+        match r.deepspeed.get(k) {
+            None => bad.push(format!("deepspeed: undocumented key {at}{k}")),
+            Some(types) if !types.is_empty() && !types.iter().any(|t| type_ok(t, val)) => {
+                bad.push(format!("deepspeed: {at}{k} = {val} is not {types:?}"))
+            }
+            _ => {}
+        }
+        if val.is_object() {
+            bad.extend(check_deepspeed(r, val, &format!("{at}{k}."), seen));
+        }
+    }
+    bad
+}
+
+fn check_engine(refs: &Value, engine: &str, line: &str) -> Vec<String> {
+    let flags = strings(&refs["flags"]);
+    let mut bad = vec![];
+    for (f, value) in flag_pairs(line) {
+        if !flags.contains(&f) {
+            bad.push(format!("{engine}: unknown flag {f}"));
+        }
+        if let Some(choices) = refs["choices"].get(&f) {
+            if !strings(choices).contains(&value) {
+                bad.push(format!("{engine}: {f} {value} is not one of {choices}"));
+            }
+        }
+    }
+    bad
+}
+
+fn check_script(r: &Refs, rel: &str, text: &str, seen: &mut Seen) -> Vec<String> {
+    let lines = joined(text);
+    let find = |prefix: &str| {
+        lines
+            .iter()
+            .find(|l| l.trim_start().starts_with(prefix))
+            .cloned()
+    };
+    let mut bad = vec![];
+    match rel {
+        "serve-vllm.sh" => {
+            seen.hit("vllm args");
+            let l = find("exec vllm serve").expect("vllm serve line");
+            bad.extend(check_engine(&r.vllm, "vllm", &l));
+        }
+        "serve-sglang.sh" => {
+            seen.hit("sglang args");
+            let l = find("exec python -m sglang.launch_server").expect("sglang line");
+            bad.extend(check_engine(&r.sglang, "sglang", &l));
+        }
+        "launch.sh" => {
+            seen.hit("torchrun args");
+            let l = find("TORCHRUN=(torchrun").expect("torchrun line");
+            for (f, _) in flag_pairs(&l) {
+                if !r.torchrun.contains(&f) {
+                    bad.push(format!("torchrun: unknown flag {f}"));
+                }
+            }
+            let launch = strings(&r.accelerate["launch_flags"]);
+            let l = find("exec accelerate launch").expect("accelerate line");
+            for (f, _) in flag_pairs(&l) {
+                if !launch.contains(&f) {
+                    bad.push(format!("accelerate launch: unknown flag {f}"));
+                }
+            }
+        }
+        "megatron_args.sh" => {
+            seen.hit("megatron args");
+            let start = text.find("MEGATRON_ARGS=(").unwrap();
+            let block = &text[start..text[start..].find("\n)").unwrap() + start];
+            for (f, _) in flag_pairs(block) {
+                if !r.megatron.contains(&f) {
+                    bad.push(format!("megatron: unknown flag {f}"));
+                }
+            }
+        }
+        "cloud/create-instances.sh" => bad.extend(check_cloud(r, text, &lines, seen)),
+        _ => {}
+    }
+    bad
+}
+
+/// The command's flags: its own line plus the optional-flag arrays (`NAME=(--Flag …)`).
+fn command_flags(lines: &[String], cmd: &str) -> Vec<(String, String)> {
+    let mut out = vec![];
+    for l in lines {
+        let t = l.trim_start();
+        let optional = t.contains("=(--");
+        if t.starts_with(cmd) || optional {
+            let from = if optional {
+                t.find("=(").unwrap() + 2
+            } else {
+                cmd.len()
+            };
+            out.extend(flag_pairs(&t[from..]));
+        }
+    }
+    out
+}
+
+fn check_cloud(r: &Refs, text: &str, lines: &[String], seen: &mut Seen) -> Vec<String> {
+    let mut bad = vec![];
+    if text.contains("aliyun ecs RunInstances") {
+        seen.hit("alibaba RunInstances");
+        for (f, _) in command_flags(lines, "aliyun ecs RunInstances") {
+            if !r.alibaba.contains(f.trim_start_matches("--")) {
+                bad.push(format!("aliyun: RunInstances has no parameter {f}"));
+            }
+        }
+        assert!(text.contains("--DryRun \"${DRY_RUN:-true}\""));
+    } else if text.contains("tccli cvm RunInstances") {
+        seen.hit("tencent RunInstances");
+        bad.extend(check_tencent(r, lines));
+        assert!(text.contains("--DryRun \"${DRY_RUN:-true}\""));
+    } else if text.contains("hcloud ECS CreateServers") {
+        seen.hit("huawei CreateServers");
+        let body = huawei_body(&command_flags(lines, "hcloud ECS CreateServers"));
+        bad.extend(errors(&r.huawei, &body));
+        assert_eq!(body["dry_run"], true, "dry run by default");
+    } else {
+        assert!(text.contains("ModelArts"), "{text}");
+    }
+    bad
+}
+
+fn check_tencent(r: &Refs, lines: &[String]) -> Vec<String> {
+    let request = strings(&r.tencent["RunInstancesRequest"]);
+    let model_of = |flag: &str| match flag {
+        "--InstanceMarketOptions" => "InstanceMarketOptionsRequest".to_string(),
+        f => f.trim_start_matches("--").to_string(),
+    };
+    // JSON objects built with printf: VAR=$(printf '{...}' …)
+    let mut objects = BTreeMap::new();
+    for l in lines {
+        if let Some((var, rest)) = l.split_once("=$(printf '") {
+            let json = rest.split('\'').next().unwrap().replace("%s", "1");
+            objects.insert(
+                format!("\"${var}\""),
+                serde_json::from_str::<Value>(&json).unwrap(),
+            );
+        }
+    }
+    let mut bad = vec![];
+    for (f, value) in command_flags(lines, "tccli cvm RunInstances") {
+        if f == "--region" {
+            continue; // tccli's common parameter
+        }
+        if !request.contains(f.trim_start_matches("--")) {
+            bad.push(format!("tccli: RunInstances has no parameter {f}"));
+        }
+        if let Some(obj) = objects.get(&value) {
+            let fields = strings(&r.tencent[model_of(&f)]);
+            for k in obj.as_object().unwrap().keys() {
+                if !fields.contains(k) {
+                    bad.push(format!("tccli: {f} has no field {k}"));
+                }
+            }
+        }
+    }
+    bad
+}
+
+/// The CreateServers request body the hcloud flags describe (`--server.nics.1.subnet_id=…`).
+fn huawei_body(flags: &[(String, String)]) -> Value {
+    let mut body = serde_json::json!({});
+    for (flag, _) in flags {
+        let (path, raw) = flag.trim_start_matches("--").split_once('=').unwrap();
+        if path == "cli-region" || path == "project_id" {
+            continue; // CLI option and URI parameter, not body fields
+        }
+        let value = if raw.contains("DRY_RUN") || raw == "true" {
+            Value::Bool(true)
+        } else if let Ok(n) = raw.parse::<u64>() {
+            Value::from(n)
+        } else {
+            Value::from(raw.trim_matches('"').replace('$', "v"))
+        };
+        let mut node = &mut body;
+        let parts: Vec<&str> = path.split('.').collect();
+        for (i, part) in parts.iter().enumerate() {
+            let last = i + 1 == parts.len();
+            let next_is_index = parts.get(i + 1).is_some_and(|p| p.parse::<usize>().is_ok());
+            node = if let Ok(idx) = part.parse::<usize>() {
+                let arr = node.as_array_mut().unwrap();
+                while arr.len() < idx {
+                    arr.push(serde_json::json!({}));
+                }
+                &mut arr[idx - 1]
+            } else {
+                let obj = node.as_object_mut().unwrap();
+                let empty = if next_is_index {
+                    Value::Array(vec![])
+                } else {
+                    serde_json::json!({})
+                };
+                obj.entry(part.to_string()).or_insert(empty)
+            };
+            if last {
+                *node = value.clone();
+            }
+        }
+    }
+    body
+}
+
+#[test]
+fn every_exporter_on_the_nine_scenarios_writes_files_that_validate() {
+    let r = Refs::load();
+    let mut seen = Seen::default();
+    let mut failures = vec![];
+    for (name, args) in SCENARIOS {
+        let dir = scratch(name);
+        let mut a = vec!["plan", "--export", dir.to_str().unwrap()];
+        a.extend_from_slice(args);
+        let o = gpuplan(&a);
+        if *name == "s9" {
+            assert_eq!(o.status.code(), Some(4));
+            assert!(!dir.exists(), "no plan, nothing written");
+            assert!(String::from_utf8_lossy(&o.stderr).contains("nothing was exported"));
+            continue;
+        }
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{name}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let files = files_under(&dir);
+        let rels: Vec<String> = files
+            .iter()
+            .map(|f| f.strip_prefix(&dir).unwrap().to_string_lossy().to_string())
+            .collect();
+        for must in ["README.txt", "skypilot.yaml", "cloud/create-instances.sh"] {
+            assert!(
+                rels.iter().any(|r| r == must),
+                "{name}: {must} missing in {rels:?}"
+            );
+        }
+        for (f, rel) in files.iter().zip(&rels) {
+            for b in check_file(&r, f, rel, &mut seen) {
+                failures.push(format!("{name} {rel}: {b}"));
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    for what in [
+        "bash -n",
+        "skypilot schema",
+        "accelerate keys",
+        "PyTorchJob CRD",
+        "Volcano Job CRD",
+        "k8s core schemas",
+        "deepspeed keys",
+        "vllm args",
+        "sglang args",
+        "torchrun args",
+        "alibaba RunInstances",
+    ] {
+        assert!(
+            seen.0.contains_key(what),
+            "no scenario exercised {what}: {:?}",
+            seen.0
+        );
+    }
+}
+
+/// Each provider's command, and model parallelism (Megatron), on plans the nine scenarios do
+/// not reach with their top plan.
+#[test]
+fn every_provider_command_and_megatron_args_validate() {
+    let r = Refs::load();
+    let mut seen = Seen::default();
+    let mut failures = vec![];
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "tencent",
+            &[
+                "-m",
+                "Qwen2.5-7B",
+                "--task",
+                "lora",
+                "--tokens",
+                "1e8",
+                "--provider",
+                "tencent",
+            ],
+        ),
+        (
+            "huawei",
+            &[
+                "-m",
+                "Qwen2.5-7B",
+                "--task",
+                "lora",
+                "--tokens",
+                "1e8",
+                "--provider",
+                "huawei",
+            ],
+        ),
+        (
+            "megatron",
+            &[
+                "-m",
+                "Mixtral-8x7B",
+                "--task",
+                "pretrain",
+                "--tokens",
+                "1e11",
+                "--seq-len",
+                "4096",
+            ],
+        ),
+    ];
+    for (name, args) in cases {
+        let dir = scratch(name);
+        let mut a = vec!["plan", "--export", dir.to_str().unwrap()];
+        a.extend_from_slice(args);
+        let o = gpuplan(&a);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{name}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        for f in files_under(&dir) {
+            let rel = f.strip_prefix(&dir).unwrap().to_string_lossy().to_string();
+            for b in check_file(&r, &f, &rel, &mut seen) {
+                failures.push(format!("{name} {rel}: {b}"));
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    for what in [
+        "tencent RunInstances",
+        "huawei CreateServers",
+        "megatron args",
+    ] {
+        assert!(
+            seen.0.contains_key(what),
+            "not exercised: {what}: {:?}",
+            seen.0
+        );
+    }
+}
+
+fn bundle_text(dir: &Path) -> String {
+    files_under(dir)
+        .iter()
+        .map(|f| {
+            format!(
+                "==> {} <==\n{}",
+                f.strip_prefix(dir).unwrap().display(),
+                std::fs::read_to_string(f).unwrap()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn snapshot_multinode_training_and_serving_bundles() {
+    for (name, fixture) in [
+        ("train-multinode", "plan-train-multinode.json"),
+        ("serve", "plan-serve.json"),
+    ] {
+        let dir = scratch(name);
+        let plan = Path::new(FIXTURES).join(fixture);
+        let o = gpuplan(&[
+            "export",
+            plan.to_str().unwrap(),
+            "--to",
+            dir.to_str().unwrap(),
+        ]);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        insta::assert_snapshot!(format!("bundle-{name}"), bundle_text(&dir));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[test]
+fn existing_files_are_kept_unless_force_and_pick_and_schema_are_checked() {
+    let dir = scratch("force");
+    let plan = Path::new(FIXTURES).join("plan-train-multinode.json");
+    let p = plan.to_str().unwrap();
+    let d = dir.to_str().unwrap();
+    assert_eq!(gpuplan(&["export", p, "--to", d]).status.code(), Some(0));
+    std::fs::write(dir.join("launch.sh"), "mine\n").unwrap();
+    let o = gpuplan(&["export", p, "--to", d]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--force") && err.contains("launch.sh"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("launch.sh")).unwrap(),
+        "mine\n"
+    );
+    assert_eq!(
+        gpuplan(&["export", p, "--to", d, "--force"]).status.code(),
+        Some(0)
+    );
+    assert_ne!(
+        std::fs::read_to_string(dir.join("launch.sh")).unwrap(),
+        "mine\n"
+    );
+    let left: Vec<_> = files_under(&dir)
+        .into_iter()
+        .filter(|f| f.to_string_lossy().contains(".tmp-"))
+        .collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
+
+    let o = gpuplan(&["export", p, "--to", d, "--force", "--pick", "2"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--pick 2"));
+
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(&plan).unwrap()).unwrap();
+    doc["schema_version"] = Value::from(99);
+    let other = dir.join("v99.json");
+    std::fs::write(&other, doc.to_string()).unwrap();
+    let o = gpuplan(&["export", other.to_str().unwrap(), "--to", d, "--force"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("schema_version 99"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn hostile_plan_strings_are_refused_not_written_into_scripts() {
+    let dir = scratch("hostile");
+    std::fs::create_dir_all(&dir).unwrap();
+    let plan = Path::new(FIXTURES).join("plan-train-multinode.json");
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(&plan).unwrap()).unwrap();
+    doc["outcome"]["plans"][0]["instance"]["id"] = Value::from("x\"; rm -rf ~; echo \"");
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, doc.to_string()).unwrap();
+    let out = dir.join("out");
+    let o = gpuplan(&[
+        "export",
+        bad.to_str().unwrap(),
+        "--to",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("instance.id"));
+    assert!(!out.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn placeholders_stop_the_scripts_until_set() {
+    let dir = scratch("placeholders");
+    let plan = Path::new(FIXTURES).join("plan-train-multinode.json");
+    let d = dir.to_str().unwrap();
+    assert_eq!(
+        gpuplan(&["export", plan.to_str().unwrap(), "--to", d])
+            .status
+            .code(),
+        Some(0)
+    );
+    // The cloud command needs a zone and an image: without them it stops, naming the variable.
+    let o = Command::new("bash")
+        .arg(dir.join("cloud/create-instances.sh"))
+        .env_remove("ZONE_ID")
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("ZONE_ID"));
+    let o = Command::new("bash")
+        .arg(dir.join("launch.sh"))
+        .env_remove("TRAIN_SCRIPT")
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("TRAIN_SCRIPT"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,360 @@
+//! `gpuplan serve` against a running server on 127.0.0.1 (a free port chosen by the OS): the API
+//! answers with the CLI's JSON, refuses bad input with 400 naming the field, survives bad bodies
+//! sent alongside good requests, and stops cleanly on SIGTERM.
+
+mod common;
+
+use common::{Server, TODAY};
+use std::process::Command;
+
+const README_BODY: &str = r#"{"model": "Qwen2.5-7B", "training": {"task": "lora", "seq_len": 2048, "tokens": 1e8}, "constraints": {"providers": ["alibaba"], "deadline_hours": 24}}"#;
+const README_ARGS: &[&str] = &[
+    "plan",
+    "--model",
+    "Qwen2.5-7B",
+    "--task",
+    "lora",
+    "--seq-len",
+    "2048",
+    "--tokens",
+    "1e8",
+    "--provider",
+    "alibaba",
+    "--deadline",
+    "24h",
+];
+/// (status, JSON body) of one request; 4xx/5xx are answers too.
+fn call(method: &str, url: &str, body: Option<&str>) -> (u16, serde_json::Value) {
+    let req = ureq::request(method, url).set("content-type", "application/json");
+    let r = match body {
+        Some(b) => req.send_string(b),
+        None => req.call(),
+    };
+    let resp = match r {
+        Ok(r) => r,
+        Err(ureq::Error::Status(_, r)) => r,
+        Err(e) => panic!("{method} {url}: {e}"),
+    };
+    let status = resp.status();
+    let text = resp.into_string().unwrap();
+    let v = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{url}: not JSON ({e}): {text}"));
+    (status, v)
+}
+
+fn cli_json(args: &[&str]) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_gpuplan"))
+        .args(args)
+        .args(["--format", "json", "--no-user-catalog"])
+        .env("GPUPLAN_TODAY", TODAY)
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout).expect("CLI JSON")
+}
+
+#[test]
+fn plan_answers_the_readme_scenario_with_the_clis_json() {
+    let s = Server::start();
+    let (st, v) = call(
+        "POST",
+        &format!("{}/api/v1/plan", s.base),
+        Some(README_BODY),
+    );
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["kind"], "plan");
+    assert!(!v["outcome"]["plans"].as_array().unwrap().is_empty());
+    // The same document as `gpuplan plan … --format json` (same builders, same defaults).
+    assert_eq!(v, cli_json(README_ARGS));
+    // `top` as the flag; `deadline` as the flag's text.
+    let (st, v) = call(
+        "POST",
+        &format!("{}/api/v1/plan?top=50&deadline=1d", s.base),
+        Some(README_BODY),
+    );
+    assert_eq!(st, 200, "{v}");
+    let n = v["outcome"]["plans"].as_array().unwrap().len();
+    assert!(n > 5 && n <= 50, "{n}");
+    assert_eq!(v["request"]["constraints"]["deadline_hours"], 24.0);
+}
+
+#[test]
+fn bad_input_is_a_400_naming_the_field_with_the_clis_message() {
+    let s = Server::start();
+    let url = format!("{}/api/v1/plan", s.base);
+    let cases: &[(&str, &str)] = &[
+        (
+            r#"{"model": "Qwen2.5-7B", "training": {"seq_len": "long"}}"#,
+            "training.seq_len",
+        ),
+        (
+            r#"{"model": "Qwen2.5-7B", "constraints": {"dedline_hours": 3}}"#,
+            "constraints.dedline_hours",
+        ),
+        (
+            r#"{"model": "Qwen2.5-7B", "constraints": {"max_nodes": 0}}"#,
+            "max_nodes",
+        ),
+        (
+            r#"{"model": "Qwen2.5-7B", "constraints": {"max_nodes": 300}}"#,
+            "constraints.max_nodes",
+        ),
+        (r#"{"model_config": "/etc/passwd"}"#, "model_config"),
+    ];
+    for (body, field) in cases {
+        let (st, v) = call("POST", &url, Some(body));
+        assert_eq!(st, 400, "{body}: {v}");
+        assert_eq!(v["kind"], "error", "{v}");
+        assert_eq!(v["error"]["field"], *field, "{body}: {v}");
+    }
+    for body in ["", "{", "[1,2]", "{\"model\": \"Qwen2.5-7B\",}", "\u{0}"] {
+        let (st, v) = call("POST", &url, Some(body));
+        assert_eq!(st, 400, "{body:?}: {v}");
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("request body"),
+            "{v}"
+        );
+    }
+    // The same message as the CLI for the same value.
+    let (st, v) = call(
+        "POST",
+        &url,
+        Some(r#"{"model": "Qwen2.5-7B", "constraints": {"deadline_hours": -1}}"#),
+    );
+    assert_eq!(st, 400);
+    let cli = cli_json(&["plan", "--model", "Qwen2.5-7B", "--deadline=-1"]);
+    assert_eq!(
+        v["error"]["message"], cli["error"]["message"],
+        "{v} vs {cli}"
+    );
+    let (st, v) = call("POST", &url, Some(r#"{"model": "GPT-7"}"#));
+    assert_eq!(st, 400);
+    assert_eq!(v["error"]["kind"], "unknown_name", "{v}");
+    // Query parameters are checked as the flags they stand for.
+    let (st, v) = call("POST", &format!("{url}?top=0"), Some(README_BODY));
+    assert_eq!(
+        (
+            st,
+            v["error"]["message"].as_str().unwrap().contains("--top")
+        ),
+        (400, true),
+        "{v}"
+    );
+    let (st, v) = call(
+        "POST",
+        &format!("{url}?workload=/etc/passwd"),
+        Some(README_BODY),
+    );
+    assert_eq!(
+        (st, v["error"]["field"].as_str()),
+        (400, Some("workload")),
+        "{v}"
+    );
+    let (st, v) = call(
+        "GET",
+        &format!("{}/api/v1/catalog/instances?provider=aws", s.base),
+        None,
+    );
+    assert_eq!(
+        (st, v["error"]["field"].as_str()),
+        (400, Some("provider")),
+        "{v}"
+    );
+    let (st, v) = call(
+        "GET",
+        &format!("{}/api/v1/prices?by-gpu=true", s.base),
+        None,
+    );
+    assert_eq!(st, 400, "{v}");
+    // Oversized body: 413 with a JSON error, not a dropped connection.
+    let big = format!("{{\"model\": \"{}\"}}", "x".repeat(100_000));
+    let (st, v) = call("POST", &url, Some(&big));
+    assert_eq!(st, 413, "{v}");
+    assert!(
+        v["error"]["message"].as_str().unwrap().contains("KiB"),
+        "{v}"
+    );
+    let (st, _) = call("GET", &url, None);
+    assert_eq!(st, 405);
+    let (st, _) = call("GET", &format!("{}/api/v2/plan", s.base), None);
+    assert_eq!(st, 404);
+}
+
+#[test]
+fn catalog_models_prices_estimate_and_openapi() {
+    let s = Server::start();
+    let b = format!("{}/api/v1", s.base);
+    let (st, v) = call("GET", &format!("{b}/healthz"), None);
+    assert_eq!((st, v["status"].as_str()), (200, Some("ok")));
+    let (st, v) = call("GET", &format!("{b}/models"), None);
+    assert_eq!(st, 200);
+    assert_eq!(v, cli_json(&["models"]));
+    let (st, v) = call("GET", &format!("{b}/models/Qwen2.5-7B"), None);
+    assert_eq!(st, 200);
+    assert_eq!(v, cli_json(&["models", "show", "Qwen2.5-7B"]));
+    let (st, v) = call("GET", &format!("{b}/models/GPT-7"), None);
+    assert_eq!(
+        (st, v["error"]["kind"].as_str()),
+        (404, Some("unknown_name"))
+    );
+    let (st, v) = call("GET", &format!("{b}/catalog/gpus"), None);
+    assert_eq!(st, 200);
+    assert_eq!(v, cli_json(&["catalog", "gpus"]));
+    let (st, v) = call(
+        "GET",
+        &format!("{b}/catalog/instances?provider=alibaba&gpu=A100&min_gpu_memory=80"),
+        None,
+    );
+    assert_eq!(st, 200);
+    assert_eq!(
+        v,
+        cli_json(&[
+            "catalog",
+            "instances",
+            "--provider",
+            "alibaba",
+            "--gpu",
+            "A100",
+            "--min-gpu-memory",
+            "80"
+        ])
+    );
+    assert!(!v["instances"].as_array().unwrap().is_empty());
+    let (st, v) = call(
+        "GET",
+        &format!("{b}/prices?provider=alibaba&billing=spot"),
+        None,
+    );
+    assert_eq!(st, 200);
+    assert_eq!(
+        v,
+        cli_json(&["prices", "--provider", "alibaba", "--billing", "spot"])
+    );
+    let body = r#"{"model": "Llama-3.1-8B", "training": {"task": "lora", "tokens": 1e8, "recompute": "full"}, "hardware": {"gpu": "A100"}}"#;
+    let (st, v) = call("POST", &format!("{b}/estimate"), Some(body));
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(
+        v,
+        cli_json(&[
+            "estimate",
+            "--model",
+            "Llama-3.1-8B",
+            "--task",
+            "lora",
+            "--gpu",
+            "A100",
+            "--recompute",
+            "full",
+            "--tokens",
+            "1e8"
+        ])
+    );
+    let (st, v) = call(
+        "POST",
+        &format!("{b}/estimate?instance=ecs.gn7e-c16g1.4xlarge"),
+        Some(r#"{"model": "Qwen2.5-7B", "kind": "inference"}"#),
+    );
+    assert_eq!(
+        (st, v["kind"].as_str()),
+        (200, Some("inference_estimate")),
+        "{v}"
+    );
+    let (st, v) = call("GET", &format!("{b}/openapi.json"), None);
+    assert_eq!(st, 200);
+    assert!(
+        v["openapi"].as_str().unwrap().starts_with("3."),
+        "{}",
+        v["openapi"]
+    );
+    assert!(v["components"]["schemas"]["WorkloadFile"].is_object());
+    for l in ["en", "zh"] {
+        let (st, v) = call("GET", &format!("{b}/messages/{l}"), None);
+        assert_eq!((st, v["lang"].as_str()), (200, Some(l)));
+        assert!(v["messages"]["chart-title"].is_string());
+    }
+    let (st, _) = call("GET", &format!("{b}/messages/fr"), None);
+    assert_eq!(st, 404);
+}
+
+#[test]
+fn the_page_is_embedded_and_loads_nothing_from_elsewhere() {
+    let s = Server::start();
+    for (path, kind) in [
+        ("/", "text/html"),
+        ("/app.js", "text/javascript"),
+        ("/style.css", "text/css"),
+    ] {
+        let r = ureq::get(&format!("{}{path}", s.base)).call().unwrap();
+        assert!(
+            r.content_type().starts_with(kind),
+            "{path}: {}",
+            r.content_type()
+        );
+        let text = r.into_string().unwrap();
+        for bad in [
+            "src=\"http",
+            "href=\"http",
+            "url(http",
+            "import(",
+            "@import",
+            "//cdn",
+        ] {
+            assert!(!text.contains(bad), "{path} refers to another host: {bad}");
+        }
+    }
+}
+
+#[test]
+fn bad_bodies_do_not_disturb_concurrent_good_requests() {
+    let s = Server::start();
+    let url = format!("{}/api/v1/plan", s.base);
+    let big = "{\"model\": \"".to_string() + &"y".repeat(200_000) + "\"}";
+    let threads: Vec<_> = (0..12)
+        .map(|k| {
+            let (url, big) = (url.clone(), big.clone());
+            std::thread::spawn(move || {
+                for i in 0..6 {
+                    match k % 3 {
+                        0 => {
+                            let (st, v) =
+                                call("POST", &format!("{url}?top={}", 1 + i), Some(README_BODY));
+                            assert_eq!(st, 200, "{v}");
+                            assert_eq!(v["outcome"]["plans"].as_array().unwrap().len(), 1 + i);
+                        }
+                        1 => assert_eq!(call("POST", &url, Some(&big)).0, 413),
+                        _ => assert_eq!(call("POST", &url, Some("{\"model\": [")).0, 400),
+                    }
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().expect("a client thread failed");
+    }
+}
+
+#[test]
+fn non_loopback_needs_allow_remote_and_sigterm_stops_cleanly() {
+    let out = Command::new(env!("CARGO_BIN_EXE_gpuplan"))
+        .args(["serve", "--bind", "0.0.0.0:0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--allow-remote") && err.contains("no authentication"),
+        "{err}"
+    );
+
+    let mut s = Server::start();
+    let (st, _) = call("GET", &format!("{}/api/v1/healthz", s.base), None);
+    assert_eq!(st, 200);
+    let killed = Command::new("kill")
+        .args(["-TERM", &s.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = s.child.wait().unwrap();
+    assert!(status.success(), "exit after SIGTERM: {status:?}");
+}
