@@ -395,23 +395,40 @@ fn ladder(
 /// Time pass of the search: the fastest of the fitting configurations on this cluster (the first
 /// in search order unless a later one is > 0.01% faster), or the smallest shortfall. The request's
 /// tunables must have been validated (`validate_request`, or [`best_config`]).
+///
+/// `bounds[k]` (where given) bounds the tokens/s of rung k from above on this cluster: a rung
+/// whose bound is not > 0.01% above the best so far cannot become the best and is not timed
+/// (exact: it skips only rungs the search would have passed over). Returns the bounds the timed
+/// rungs give for every cluster of the same chip and shape ([`step_bound`]).
 fn fastest(
     req: &PlanRequest,
     fits: &Fits,
     c: &ClusterSpec,
+    bounds: &[Option<f64>],
     steps: &mut u64,
-) -> Result<Best, Box<Shortfall>> {
+) -> (Result<Best, Box<Shortfall>>, Vec<Option<f64>>) {
     let mut best: Option<Best> = None;
-    for rung in &fits.fit {
+    let mut found = vec![None; fits.fit.len()];
+    for (k, rung) in fits.fit.iter().enumerate() {
         let (s, Some(mem)) = &**rung else { continue };
+        let beats = |tps: f64| {
+            best.as_ref()
+                .is_none_or(|b| tps > b.step.tokens_per_second * 1.0001)
+        };
+        if bounds
+            .get(k)
+            .copied()
+            .flatten()
+            .is_some_and(|ub| !beats(ub))
+        {
+            continue;
+        }
         *steps += 1;
         let Ok(step) = training_step_validated(&req.model, s, c, &req.tunables) else {
             continue;
         };
-        let better = best
-            .as_ref()
-            .is_none_or(|b| step.tokens_per_second > b.step.tokens_per_second * 1.0001);
-        if better {
+        found[k] = step_bound(&step);
+        if beats(step.tokens_per_second) {
             best = Some(Best {
                 setup: s.clone(),
                 memory: mem.clone(),
@@ -419,7 +436,18 @@ fn fastest(
             });
         }
     }
-    best.ok_or_else(|| Box::new(fits.shortfall()))
+    (best.ok_or_else(|| Box::new(fits.shortfall())), found)
+}
+
+/// An upper bound on a configuration's tokens/s on every cluster with this one's chip and shape
+/// (GPUs per node, nodes), whatever its links: the step is compute + pipeline bubble (which depend
+/// on the chip, the setup and the data-parallel degree, not on the links) plus communication
+/// terms that are never negative, so tokens per step ÷ (compute + bubble) is never exceeded
+/// (float rounding is monotone, so the bound holds bit for bit). Tested:
+/// `step_floor_ignores_links` in tests/search_equivalence.rs.
+pub fn step_bound(step: &StepTime) -> Option<f64> {
+    let floor = step.compute.0 + step.pipeline_bubble.0;
+    (floor > 0.0 && step.step.0 >= floor).then(|| step.tokens_per_step / floor)
 }
 
 /// Search one cluster. Returns the fastest fitting configuration, or the smallest shortfall.
@@ -436,7 +464,7 @@ pub fn best_config(
     if req.tunables.validate().is_err() {
         return Err(Box::new(f.shortfall()));
     }
-    fastest(req, &f, c, &mut 0)
+    fastest(req, &f, c, &[], &mut 0).0
 }
 
 /// What the chosen configuration asks of the training stack.
@@ -730,6 +758,9 @@ fn sites<'a>(
     (chips.into_iter().map(|(_, s)| s).collect(), out, skipped)
 }
 
+/// A time pass's answer and the step evaluations it made.
+type Timed = (Result<Best, Box<Shortfall>>, u64);
+
 pub fn search(
     req: &PlanRequest,
     job: &TrainJob,
@@ -769,12 +800,33 @@ pub fn search(
         }
         Some(f)
     });
-    let time_results = par_map(&work.time_jobs, threads, |(fit, cluster)| {
-        fit_results[*fit].as_ref().map(|f| {
+    // Time passes grouped by memory pass: the first cluster of a group is timed in full and
+    // bounds the others (same chip and shape, other links).
+    let mut groups: Vec<Vec<usize>> = vec![Vec::new(); work.fit_jobs.len()];
+    for (t, (fit, _)) in work.time_jobs.iter().enumerate() {
+        groups[*fit].push(t);
+    }
+    let timed = par_map(&groups, threads, |group| {
+        let mut bounds: Vec<Option<f64>> = Vec::new();
+        let mut out = Vec::new();
+        for &t in group {
+            let (fit, cluster) = &work.time_jobs[t];
+            let Some(f) = &fit_results[*fit] else {
+                continue;
+            };
             let mut steps = 0;
-            (fastest(req, f, cluster, &mut steps), steps)
-        })
+            let (found, b) = fastest(req, f, cluster, &bounds, &mut steps);
+            if bounds.is_empty() {
+                bounds = b;
+            }
+            out.push((t, found, steps));
+        }
+        out
     });
+    let mut time_results: Vec<Option<Timed>> = (0..work.time_jobs.len()).map(|_| None).collect();
+    for (t, found, steps) in timed.into_iter().flatten() {
+        time_results[t] = Some((found, steps));
+    }
     work_done.memory += if share {
         ladders.iter().map(|l| l.len() as u64).sum::<u64>()
     } else {

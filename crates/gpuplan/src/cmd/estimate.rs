@@ -6,8 +6,8 @@ use crate::exit;
 use crate::render::{self, gib};
 use anyhow::{Context, Result};
 use gpuplan_core::constants::Tunables;
-use gpuplan_core::i18n::Msg;
 use gpuplan_core::hardware::ClusterSpec;
+use gpuplan_core::i18n::Msg;
 use gpuplan_core::job::{
     estimate_inference, estimate_training, model_summary, HardwareInput, InferenceEstimate,
     JobKind, TrainingEstimate, WorkloadFile,
@@ -252,10 +252,7 @@ pub fn compute(
         }
     }
     for w in &model.warnings {
-        eprintln!(
-            "{}{w}",
-            gpuplan_core::i18n::text(lang, "warning-prefix")
-        );
+        eprintln!("{}{w}", gpuplan_core::i18n::text(lang, "warning-prefix"));
     }
     let cluster = match &a.instance {
         Some(id) => {
@@ -751,7 +748,10 @@ fn solve_report(
         .map(|x| format!("{x:.0}"))
         .unwrap_or_else(|| "n/a".into());
     let rows = vec![
-        vec!["context (tokens per sequence)".into(), s.context.to_string()],
+        vec![
+            "context (tokens per sequence)".into(),
+            s.context.to_string(),
+        ],
         vec!["concurrent sequences".into(), s.batch.to_string()],
         vec!["time per output token (ms)".into(), ms(s.time_per_token)],
         vec!["output tokens/s (replica)".into(), tps],
@@ -826,7 +826,12 @@ fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, look: &Look)
     );
     out.insert_str(
         out.len() - 1,
-        &format!("{}\n", Msg::new("est-serve-rule").arg("rule", m.rule.as_str()).render(l)),
+        &format!(
+            "{}\n",
+            Msg::new("est-serve-rule")
+                .arg("rule", m.rule.as_str())
+                .render(l)
+        ),
     );
     if s.images_per_request > 0 {
         out.insert_str(
@@ -846,7 +851,11 @@ fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, look: &Look)
         pool[0] = format!("{} (−{:.2} GiB)", pool[0], m.kv_shortfall.gib());
     }
     let rows = vec![
-        vec![t("est-serve-budget"), gib(m.budget), budget_how(s.engine).into()],
+        vec![
+            t("est-serve-budget"),
+            gib(m.budget),
+            budget_how(s.engine).into(),
+        ],
         vec![
             t("est-serve-weights"),
             gib(m.weights),
@@ -870,7 +879,9 @@ fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, look: &Look)
     ];
     out.push_str(&format!(
         "{}\n",
-        Msg::new("est-serve-mem-title").arg("engine", s.engine.name()).render(l)
+        Msg::new("est-serve-mem-title")
+            .arg("engine", s.engine.name())
+            .render(l)
     ));
     let h = [
         t("plan-col-component"),

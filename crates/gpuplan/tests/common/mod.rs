@@ -115,7 +115,6 @@ fn the_detector_finds_sentences_and_allows_names() {
     );
 }
 
-
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Command, Stdio};
 
