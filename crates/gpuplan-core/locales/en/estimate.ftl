@@ -64,3 +64,5 @@ kv-fp16 = fp16
 kv-bf16 = bf16
 kv-fp8 = fp8
 kv-int8 = int8
+est-serve-kv-short = short by { $gib } GiB
+est-serve-kv-none = none: the budget is short by { $gib } GiB; { $per }

@@ -64,3 +64,5 @@ kv-fp16 = fp16
 kv-bf16 = bf16
 kv-fp8 = fp8
 kv-int8 = int8
+est-serve-kv-short = 还差 { $gib } GiB
+est-serve-kv-none = 无：预算还差 { $gib } GiB；{ $per }
