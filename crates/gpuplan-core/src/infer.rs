@@ -479,6 +479,44 @@ fn compute_dtype(format: WeightFormat) -> ComputeDtype {
     }
 }
 
+/// 16-bit on chips without bf16 (Turing T4, Volta V100): vLLM refuses bf16 there
+/// (vllm/v1/worker/gpu_worker.py `_check_if_gpu_supports_dtype`: "Bfloat16 is only supported on
+/// GPUs with compute capability of at least 8.0 … use float16 instead … --dtype=half"). A default
+/// bf16 becomes fp16 with a note (same bytes); an explicitly chosen bf16 is an error naming the
+/// field, as in vLLM.
+pub fn adapt_half(
+    s: &InferenceSetup,
+    gpu: &GpuSpec,
+    weights_pinned: bool,
+) -> Result<(InferenceSetup, Option<crate::i18n::Text>), CoreError> {
+    use crate::i18n::Msg;
+    if gpu.supports(ComputeDtype::Bf16) || s.weights != WeightFormat::Bf16 {
+        return Ok((s.clone(), None));
+    }
+    if weights_pinned {
+        return Err(CoreError::invalid_msg(
+            "weights",
+            "bf16",
+            Msg::new("fix-serve-no-bf16").arg("gpu", gpu.id.as_str()),
+        ));
+    }
+    let mut out = s.clone();
+    out.weights = WeightFormat::Fp16;
+    if out.kv_dtype == crate::workload::KvDtype::Bf16 {
+        out.kv_dtype = crate::workload::KvDtype::Fp16;
+    }
+    let note = Msg::new("cav-serve-no-bf16").arg("gpu", gpu.id.as_str());
+    Ok((out, Some(note.into())))
+}
+
+/// The format a model's released checkpoint is stored in when it is not 16-bit: DeepSeek-V3 and
+/// R1 (`deepseek_v3`) ship FP8 e4m3 weights with 128×128 block scales (their HF configs'
+/// `quantization_config`, the DeepSeek-V3 report §3.3 FP8 training). Serving them in FP8 is not a
+/// quantization of the model, so no quality warning applies.
+pub fn native_format(m: &ModelSpec) -> Option<WeightFormat> {
+    (m.model_type() == "deepseek_v3").then_some(WeightFormat::Fp8)
+}
+
 /// Expected distinct routed experts one MoE layer reads for `tokens` tokens routed top-k of E
 /// uniformly: E·(1 − (1 − k/E)^tokens). At a few dozen tokens nearly every expert is read.
 pub fn experts_touched(experts: u64, top_k: u64, tokens: f64) -> f64 {
@@ -625,8 +663,8 @@ pub enum SolveFor {
 }
 
 impl SolveFor {
-    /// The question in words (`solve-q-*` in estimate.ftl).
-    pub fn label(self) -> Msg {
+    pub fn label(self) -> crate::i18n::Msg {
+        use crate::i18n::Msg;
         match self {
             SolveFor::MaxContext => Msg::new("solve-q-max-context"),
             SolveFor::MaxBatch => Msg::new("solve-q-max-batch"),
@@ -650,8 +688,8 @@ pub struct Solved {
     pub output_tokens_per_second: Option<f64>,
     /// What binds: `kv_pool`, `model_context`, `max_num_seqs`, `tpot_target`, `memory`.
     pub binding: &'static str,
-    /// Why it binds, in both languages (JSON: the English text).
-    pub explanation: Text,
+    /// Why the answer stops there, in both languages (JSON: the English text).
+    pub explanation: crate::i18n::Text,
     /// Estimator calls the answer took.
     pub evaluations: u64,
 }
@@ -711,6 +749,7 @@ pub fn solve(
         .max_model_len
         .unwrap_or(s.input_tokens.saturating_add(s.output_tokens))
         .clamp(1, ctx_limit);
+    use crate::i18n::Msg;
     let none_fit = |what: Msg| Solved {
         question: q,
         context: 0,
@@ -730,9 +769,7 @@ pub fn solve(
                 holds(m, s, gpu, tun, l, batch)
             };
             if !ok(1)? {
-                return Ok(none_fit(
-                    Msg::new("solve-why-none-at-one-token").arg("batch", batch),
-                ));
+                return Ok(none_fit(Msg::new("solve-why-no-pool").arg("batch", batch)));
             }
             let best = bisect_max(1, ctx_limit, ok)?;
             if best == ctx_limit {
@@ -740,14 +777,14 @@ pub fn solve(
                     best,
                     batch,
                     "model_context",
-                    Msg::new("solve-why-model-context").arg("ctx", ctx_limit),
+                    Msg::new("solve-why-model-context").arg("limit", ctx_limit),
                 )
             } else {
                 (
                     best,
                     batch,
                     "kv_pool",
-                    Msg::new("solve-why-context-fills-pool")
+                    Msg::new("solve-why-kv-context")
                         .arg("batch", batch)
                         .arg("tokens", best + 1),
                 )
@@ -760,7 +797,7 @@ pub fn solve(
             };
             if !ok(1)? {
                 return Ok(none_fit(
-                    Msg::new("solve-why-one-sequence").arg("context", context),
+                    Msg::new("solve-why-one-too-long").arg("context", context),
                 ));
             }
             let hi = if s.engine == Engine::Static {
@@ -781,7 +818,7 @@ pub fn solve(
                     context,
                     best,
                     "kv_pool",
-                    Msg::new("solve-why-batch-fills-pool")
+                    Msg::new("solve-why-kv-batch")
                         .arg("n", best + 1)
                         .arg("context", context),
                 )
@@ -801,7 +838,7 @@ pub fn solve(
         evals += 1;
         if tpot(1)? > tpot_s {
             let mut out = none_fit(
-                Msg::new("solve-why-tpot-at-one")
+                Msg::new("solve-why-tpot-one")
                     .arg("ms", format!("{:.1}", tpot(1)? * 1e3))
                     .arg("target", format!("{:.1}", tpot_s * 1e3)),
             );

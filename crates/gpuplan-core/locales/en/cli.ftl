@@ -36,10 +36,6 @@ serve-shutting-down = gpuplan serve: shutting down (finishing requests in flight
 serve-err-not-loopback = --bind { $bind }: not a loopback address; the server has no authentication, so anyone who can reach it can use it: add --allow-remote to bind there anyway
 serve-err-runtime = cannot start the server's runtime
 serve-err-listen = --bind { $bind }: cannot listen there
-export-done = exported plan #{ $pick } ({ $nodes } × { $instance }) to { $dir }: { $n } files; start with README.txt
-solve-err-tpot = invalid --tpot { $value }: give seconds per output token in (0, 3600], e.g. 0.05
-solve-err-needs-tpot = --solve max-throughput needs --tpot SECONDS (the time-per-output-token target, e.g. 0.05)
-solve-err-no-question = --solve needs a question
 cli-warn-both = both { $name_key } `{ $name }` and { $config_key } { $config } are given: { $config_key } wins, { $name_key } is ignored
 cli-err-catalog-dir-unreadable = cannot read the user catalog directory { $dir }: fix its permissions, set GPUPLAN_CONFIG_DIR, or pass --no-user-catalog
 cli-err-catalog-dir-not-dir = the user catalog directory { $dir } is not a directory: fix its permissions, set GPUPLAN_CONFIG_DIR, or pass --no-user-catalog
@@ -64,11 +60,6 @@ import-done = imported { $instances } instance type(s) and { $prices } price(s) 
     [0] {""}
    *[other] ; { $out } invalid row(s) left out
 }
-export-err-no-plan = the plan document holds no plan (the planner found none that meets the constraints: see `outcome.rejected`): nothing to export
-export-err-pick = --pick { $pick }: the document holds { $n } plan(s); pick 1–{ $n } (rerun `gpuplan plan` with --top N for more)
-export-err-schema = plan JSON schema_version { $v } is not supported by this gpuplan ({ $version }; it reads { $reads }): re-create the plan with this version's `gpuplan plan --format json`
-export-err-not-identifier = plan JSON: `{ $field }` = { $value } is not a plain identifier (letters, digits, . _ - /, at most 128): export refuses it rather than write it into a script
-export-err-exists = { $n } file(s) of the bundle already exist in { $dir } ({ $files }): pass --force to overwrite them (nothing was written)
 prices-err-instance-provider = --instance { $id } belongs to { $owner }, not { $asked }: drop it, or fetch it with `gpuplan prices fetch { $owner }`
 prices-err-family = --family { $family }: no { $provider } instance type in the catalog has that family (see `gpuplan catalog instances --provider { $provider }`)
 fetch-err-endpoint-scheme = --endpoint `{ $url }`: give a URL starting with https:// (or http:// for a local test server)
@@ -97,3 +88,6 @@ models-published = published { $n }
 models-active = active per token
 models-notes = notes: { $text }
 models-source = source: { $text }
+cli-err-solve-needs-tpot = --solve max-throughput needs --tpot SECONDS (the time-per-output-token target, e.g. 0.05)
+cli-err-solve-tpot-range = invalid --tpot { $value }: give seconds per output token in (0, 3600], e.g. 0.05
+cli-err-solve-needs-question = --solve needs a question: max-context, max-batch or max-throughput

@@ -36,10 +36,6 @@ serve-shutting-down = gpuplan serve：正在关闭（等待处理中的请求完
 serve-err-not-loopback = --bind { $bind }：不是本机回环地址；服务没有身份验证，能访问到它的人都能使用：确需在此地址监听请加 --allow-remote
 serve-err-runtime = 无法启动服务的运行时
 serve-err-listen = --bind { $bind }：无法在此地址监听
-export-done = 已将方案 #{ $pick }（{ $nodes } × { $instance }）导出到 { $dir }：共 { $n } 个文件；请先阅读 README.txt
-solve-err-tpot = --tpot { $value } 无效：请给出每个输出 token 的秒数，范围 (0, 3600]，例如 0.05
-solve-err-needs-tpot = --solve max-throughput 需要 --tpot 秒数（每个输出 token 的时间目标，例如 0.05）
-solve-err-no-question = --solve 需要指定问题
 cli-warn-both = 同时给出了 { $name_key } `{ $name }` 和 { $config_key } { $config }：以 { $config_key } 为准，忽略 { $name_key }
 cli-err-catalog-dir-unreadable = 无法读取用户目录 { $dir }：请修正其权限、设置 GPUPLAN_CONFIG_DIR，或加 --no-user-catalog
 cli-err-catalog-dir-not-dir = 用户目录 { $dir } 不是目录：请修正、设置 GPUPLAN_CONFIG_DIR，或加 --no-user-catalog
@@ -58,11 +54,6 @@ import-done = 已导入 { $instances } 个实例规格和 { $prices } 条价格�
     [0] {""}
    *[other] ；已去掉 { $out } 行无效数据
 }
-export-err-no-plan = 方案文件中没有方案（规划器没有找到满足约束的方案：见 `outcome.rejected`）：无可导出
-export-err-pick = --pick { $pick }：文件中只有 { $n } 个方案；请选 1–{ $n }（需要更多可用 --top N 重新运行 `gpuplan plan`）
-export-err-schema = 本版本 gpuplan（{ $version }，可读取 { $reads }）不支持 schema_version 为 { $v } 的方案 JSON：请用本版本的 `gpuplan plan --format json` 重新生成
-export-err-not-identifier = 方案 JSON：`{ $field }` = { $value } 不是普通标识符（字母、数字、. _ - /，最多 128 个字符）：为避免写入脚本，导出拒绝该值
-export-err-exists = { $dir } 中已有启动包的 { $n } 个文件（{ $files }）：加 --force 覆盖（未写入任何文件）
 prices-err-instance-provider = --instance { $id } 属于 { $owner }，不属于 { $asked }：请去掉它，或用 `gpuplan prices fetch { $owner }` 获取
 prices-err-family = --family { $family }：目录中没有该系列的 { $provider } 实例规格（见 `gpuplan catalog instances --provider { $provider }`）
 fetch-err-endpoint-scheme = --endpoint `{ $url }`：请给出以 https:// 开头的地址（本地测试服务器可用 http://）
@@ -91,3 +82,6 @@ models-published = 官方公布 { $n }
 models-active = 每 token 激活
 models-notes = 备注：{ $text }
 models-source = 来源：{ $text }
+cli-err-solve-needs-tpot = --solve max-throughput 需要 --tpot 秒数（每个输出 token 的时间目标，例如 0.05）
+cli-err-solve-tpot-range = --tpot { $value } 无效：请给出 (0, 3600] 内的每输出 token 秒数，例如 0.05
+cli-err-solve-needs-question = --solve 需要一个问题：max-context、max-batch 或 max-throughput

@@ -122,7 +122,7 @@ fn show(name: Option<&str>, config: Option<&std::path::Path>, format: Format) ->
     for g in &b.groups {
         rows.push(vec![
             Msg::new("models-layers")
-                .arg("name", g.name.as_str())
+                .arg("name", g.name)
                 .arg("n", g.count)
                 .render(l),
             format_count(g.params() as f64),
