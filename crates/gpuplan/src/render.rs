@@ -31,6 +31,22 @@ pub fn lang() -> Lang {
     LANG.get().copied().unwrap_or_default()
 }
 
+/// Column names of a table from the catalog: `{prefix}-{key}` for each key, in this run's
+/// language (a key without a message is shown as it is).
+pub fn header(prefix: &str, keys: &[&str]) -> Vec<String> {
+    let l = lang();
+    keys.iter()
+        .map(|k| {
+            let id = format!("{prefix}-{k}");
+            if i18n::has_message(l, &id) {
+                i18n::text(l, &id)
+            } else {
+                k.to_string()
+            }
+        })
+        .collect()
+}
+
 /// `warning: …` on stderr in this run's language.
 pub fn warn(m: Msg) {
     let l = lang();

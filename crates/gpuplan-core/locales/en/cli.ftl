@@ -91,3 +91,27 @@ models-source = source: { $text }
 cli-err-solve-needs-tpot = --solve max-throughput needs --tpot SECONDS (the time-per-output-token target, e.g. 0.05)
 cli-err-solve-tpot-range = invalid --tpot { $value }: give seconds per output token in (0, 3600], e.g. 0.05
 cli-err-solve-needs-question = --solve needs a question: max-context, max-batch or max-throughput
+
+## catalog gpus, prices
+gpus-col-id = id
+gpus-col-name = name
+gpus-col-tflops = bf16/fp16 TFLOPS
+gpus-col-fp8 = fp8
+gpus-col-link = link
+gpus-col-link-gbs = link GB/s
+gpus-col-stack = stack
+gpus-col-confidence = confidence
+gpus-col-as-of = as of
+gpus-legend = – = not sourced (left out rather than guessed). Sources: `gpuplan catalog gpus --format json`.
+prices-col-provider = provider
+prices-col-instance = instance
+prices-col-gpu = gpu
+prices-col-region = region
+prices-col-billing = billing
+prices-col-per-gpu-hour = ¥/GPU-h
+prices-col-kind = kind
+prices-col-as-of = as of
+prices-col-age = age
+prices-col-vs-cheapest = vs cheapest
+prices-none = no prices match; `gpuplan prices fetch alibaba|tencent|huawei` gets today's prices with your credentials
+prices-old-note = { $n } price(s) are older than 90 days; `gpuplan prices fetch PROVIDER` gets today's

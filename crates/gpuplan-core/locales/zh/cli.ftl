@@ -85,3 +85,27 @@ models-source = 来源：{ $text }
 cli-err-solve-needs-tpot = --solve max-throughput 需要 --tpot 秒数（每个输出 token 的时间目标，例如 0.05）
 cli-err-solve-tpot-range = --tpot { $value } 无效：请给出 (0, 3600] 内的每输出 token 秒数，例如 0.05
 cli-err-solve-needs-question = --solve 需要一个问题：max-context、max-batch 或 max-throughput
+
+## catalog gpus, prices
+gpus-col-id = ID
+gpus-col-name = 名称
+gpus-col-tflops = bf16/fp16 TFLOPS
+gpus-col-fp8 = fp8
+gpus-col-link = 卡间互联
+gpus-col-link-gbs = 互联 GB/s
+gpus-col-stack = 软件栈
+gpus-col-confidence = 可信度
+gpus-col-as-of = 日期
+gpus-legend = – = 无可靠来源（宁缺勿猜）。来源见 `gpuplan catalog gpus --format json`。
+prices-col-provider = 云厂商
+prices-col-instance = 实例规格
+prices-col-gpu = GPU
+prices-col-region = 地域
+prices-col-billing = 计费方式
+prices-col-per-gpu-hour = ¥/卡时
+prices-col-kind = 价格类型
+prices-col-as-of = 日期
+prices-col-age = 天数
+prices-col-vs-cheapest = 较最低价
+prices-none = 没有匹配的价格；`gpuplan prices fetch alibaba|tencent|huawei` 用你的凭证获取当天价格
+prices-old-note = { $n } 条价格已超过 90 天；`gpuplan prices fetch PROVIDER` 可获取当天价格

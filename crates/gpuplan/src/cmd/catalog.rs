@@ -61,19 +61,23 @@ fn gpus(c: &Catalog, format: Format) -> Result<u8> {
         outln!("{}", render::json("gpus", &gpus_json(c))?);
         return Ok(0);
     }
-    let header = [
-        "id",
-        "name",
-        "GiB",
-        "GB/s",
-        "bf16/fp16 TFLOPS",
-        "fp8",
-        "link",
-        "link GB/s",
-        "stack",
-        "confidence",
-        "as of",
-    ];
+    let header = render::header(
+        "gpus-col",
+        &[
+            "id",
+            "name",
+            "GiB",
+            "GB/s",
+            "tflops",
+            "fp8",
+            "link",
+            "link-gbs",
+            "stack",
+            "confidence",
+            "as-of",
+        ],
+    );
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
     let rows: Vec<Vec<String>> = c
         .gpus
         .iter()
@@ -97,7 +101,10 @@ fn gpus(c: &Catalog, format: Format) -> Result<u8> {
         Format::Markdown => out!("{}", render::markdown(&header, &rows)),
         _ => outln!("{}", render::table(&header, &rows)),
     }
-    outln!("– = not sourced (left out rather than guessed). Sources: `gpuplan catalog gpus --format json`.");
+    outln!(
+        "{}",
+        gpuplan_core::i18n::text(render::lang(), "gpus-legend")
+    );
     Ok(0)
 }
 

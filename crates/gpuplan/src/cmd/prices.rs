@@ -187,13 +187,28 @@ fn list(c: &Catalog, f: &PricesListArgs) -> Result<u8> {
         }
         PriceFormat::Table => {
             if rows.is_empty() {
-                eprintln!("no prices match; `gpuplan prices fetch alibaba|tencent|huawei` gets today's prices with your credentials");
+                eprintln!(
+                    "{}",
+                    gpuplan_core::i18n::text(crate::render::lang(), "prices-none")
+                );
                 return Ok(0);
             }
-            let header = [
-                "provider", "instance", "gpu", "region", "billing", "¥", "¥/GPU-h", "kind",
-                "as of", "age",
-            ];
+            let header = render::header(
+                "prices-col",
+                &[
+                    "provider",
+                    "instance",
+                    "gpu",
+                    "region",
+                    "billing",
+                    "¥",
+                    "per-gpu-hour",
+                    "kind",
+                    "as-of",
+                    "age",
+                ],
+            );
+            let header: Vec<&str> = header.iter().map(String::as_str).collect();
             let t: Vec<Vec<String>> = rows
                 .iter()
                 .map(|r| {
@@ -217,7 +232,7 @@ fn list(c: &Catalog, f: &PricesListArgs) -> Result<u8> {
                 .filter(|r| r.age_days.is_some_and(|d| d > 90))
                 .count();
             if old > 0 {
-                eprintln!("note: {old} price(s) are older than 90 days; `gpuplan prices fetch PROVIDER` gets today's");
+                crate::render::note(gpuplan_core::i18n::Msg::new("prices-old-note").arg("n", old));
             }
         }
     }
@@ -324,17 +339,21 @@ fn by_gpu(c: &Catalog, f: &PricesListArgs, today: i64) -> Result<u8> {
                 );
                 return Ok(0);
             }
-            let header = [
-                "gpu",
-                "provider",
-                "¥/GPU-h",
-                "vs cheapest",
-                "instance",
-                "region",
-                "billing",
-                "kind",
-                "age",
-            ];
+            let header = render::header(
+                "prices-col",
+                &[
+                    "gpu",
+                    "provider",
+                    "per-gpu-hour",
+                    "vs-cheapest",
+                    "instance",
+                    "region",
+                    "billing",
+                    "kind",
+                    "age",
+                ],
+            );
+            let header: Vec<&str> = header.iter().map(String::as_str).collect();
             let t: Vec<Vec<String>> = out
                 .iter()
                 .map(|r| {
