@@ -226,6 +226,7 @@ fn serde_zh(en: &str) -> String {
             "GPU 数量应为整数，范围 ",
         ),
         ("not a number", "非数字"),
+        ("TFLOP/s (0 = not supported)", "TFLOP/s（0 = 不支持）"),
         ("a negative infinite value", "负无穷"),
         ("an infinite value", "无穷大"),
         ("invalid string", "字符串无效"),

@@ -108,3 +108,24 @@ fix-per-node-network-bandwidth-in-gbit = per-node network bandwidth in Gbit/s, e
 fix-the-shapes-describe-more-than-1e15 = the shapes describe more than 1e15 parameters: check hidden_size, num_hidden_layers, intermediate_size and the expert counts
 fix-tensorflow-and-jax-have-no-maintained = TensorFlow and JAX have no maintained Ascend backend for training
 fix-mindspore-and-paddlepaddle-training-on-amd = MindSpore and PaddlePaddle training on AMD Instinct is not supported upstream
+finding-empty-region = `{ $field }` is empty: give the region id (e.g. cn-shanghai)
+finding-empty-instance = `{ $field }` is empty: give the instance type id the price is for
+finding-empty-gpu = `{ $field }` is empty: give an accelerator id (`gpuplan catalog gpus`)
+finding-empty-name = `{ $field }` is empty: give the display name
+finding-empty-id = `{ $field }` is empty: give the row an id
+finding-not-positive = { $value } is not valid: give a positive number of { $unit }
+finding-not-zero-or-positive = { $value } is not valid: give a zero or positive number of { $unit }
+finding-duplicate = duplicate { $what } in this file: the first row is kept, remove this one
+finding-gpu-count = { $value } is not a GPU count: give 1 to { $max } (fractions below 1 mark vGPU slices)
+finding-gpu-unknown = `{ $gpu }` is not in the GPU table (`gpuplan catalog gpus`): add a [[gpu]] row or use a listed id
+finding-not-a-price = { $value } is not a price: zero, negative and non-finite prices are never valid (leave the price out when unknown)
+fix-needs-a-non-empty-source-and = needs a non-empty source and an as_of date (YYYY-MM or YYYY-MM-DD)
+fix-contains-control-characters-use-printable-text = contains control characters: use printable text
+fix-not-given-memory-per-device-gib = not given: memory per device (GiB) is needed to plan with this accelerator
+fix-no-bf16-or-fp16-peak-give = no bf16 or fp16 peak: give tflops.bf16 or tflops.fp16 (dense TFLOP/s), needed to estimate times with this accelerator
+fix-must-be-confirmed-likely-or-unverified = must be confirmed, likely or unverified
+fix-a-fractional-gpu-count-is-a = a fractional gpu_count is a vGPU slice: set vgpu = true
+fix-an-estimate-must-say-how-it = an estimate must say how it was derived (method = "...")
+fix-exceeds-max-capacity-gib = exceeds max_capacity_gib
+fix-a-wrong-name-row-needs-a = a wrong-name row needs a non-empty name
+fix-the-raw-chip-name-is-empty = the raw chip name is empty

@@ -105,3 +105,24 @@ fix-per-node-network-bandwidth-in-gbit = 每节点网络带宽（Gbit/s），例
 fix-the-shapes-describe-more-than-1e15 = 这些形状对应超过 1e15 个参数：请检查 hidden_size、num_hidden_layers、intermediate_size 和专家数量
 fix-tensorflow-and-jax-have-no-maintained = TensorFlow 和 JAX 没有维护中的昇腾训练后端
 fix-mindspore-and-paddlepaddle-training-on-amd = 上游不支持在 AMD Instinct 上用 MindSpore 和 PaddlePaddle 训练
+finding-empty-region = `{ $field }` 为空：请给出地域 ID（例如 cn-shanghai）
+finding-empty-instance = `{ $field }` 为空：请给出该价格对应的实例规格 ID
+finding-empty-gpu = `{ $field }` 为空：请给出加速卡 ID（`gpuplan catalog gpus`）
+finding-empty-name = `{ $field }` 为空：请给出显示名称
+finding-empty-id = `{ $field }` 为空：请为该行给出 ID
+finding-not-positive = { $value } 无效：请给出以 { $unit } 计的正数
+finding-not-zero-or-positive = { $value } 无效：请给出以 { $unit } 计的零或正数
+finding-duplicate = 本文件中 { $what } 重复：保留第一行，请删除这一行
+finding-gpu-count = { $value } 不是有效的 GPU 数量：请给出 1 到 { $max }（小于 1 的小数表示 vGPU 切片）
+finding-gpu-unknown = `{ $gpu }` 不在 GPU 表中（`gpuplan catalog gpus`）：添加一行 [[gpu]] 或使用表中已有的 ID
+finding-not-a-price = { $value } 不是有效价格：零、负数和非有限值都无效（价格未知时请省略）
+fix-needs-a-non-empty-source-and = 需要非空的 source 和 as_of 日期（YYYY-MM 或 YYYY-MM-DD）
+fix-contains-control-characters-use-printable-text = 含有控制字符：请使用可打印文本
+fix-not-given-memory-per-device-gib = 未给出：用该加速卡做规划需要每卡显存（GiB）
+fix-no-bf16-or-fp16-peak-give = 没有 bf16 或 fp16 峰值：请给出 tflops.bf16 或 tflops.fp16（稠密 TFLOP/s），估算该加速卡的时间需要它
+fix-must-be-confirmed-likely-or-unverified = 必须是 confirmed、likely 或 unverified
+fix-a-fractional-gpu-count-is-a = 小数的 gpu_count 表示 vGPU 切片：请设置 vgpu = true
+fix-an-estimate-must-say-how-it = 估算价必须说明推算方法（method = "..."）
+fix-exceeds-max-capacity-gib = 超过 max_capacity_gib
+fix-a-wrong-name-row-needs-a = 错误名称行需要非空的 name
+fix-the-raw-chip-name-is-empty = 原始芯片名为空
