@@ -92,3 +92,5 @@ solve-why-max-num-seqs = the engine schedules at most { $cap } sequences by defa
 solve-why-kv-batch = { $n } sequences of { $context } tokens overflow the KV pool
 solve-why-tpot-one = even one sequence takes { $ms } ms per token, over the { $target } ms target
 solve-why-tpot = { $n } sequences take longer than { $target } ms per token
+est-serve-kv-short = short by { $gib } GiB
+est-serve-kv-none = none: the budget is short by { $gib } GiB; { $per }

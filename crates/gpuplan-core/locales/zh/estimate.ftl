@@ -92,3 +92,5 @@ solve-why-max-num-seqs = 引擎默认最多调度 { $cap } 个序列
 solve-why-kv-batch = { $n } 个 { $context } token 的序列会超出 KV 缓存池
 solve-why-tpot-one = 即使只有一个序列，每 token 也需 { $ms } ms，超过 { $target } ms 的目标
 solve-why-tpot = { $n } 个序列时每 token 超过 { $target } ms
+est-serve-kv-short = 还差 { $gib } GiB
+est-serve-kv-none = 无：预算还差 { $gib } GiB；{ $per }

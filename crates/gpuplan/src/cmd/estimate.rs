@@ -595,9 +595,7 @@ fn training_report(
         t("plan-col-how"),
     ];
     out.push_str(&how_table(look, &h, rows));
-    if look.wide {
-        out.push_str(&timeline_block(&e.memory, look.md));
-    }
+    out.push_str(&timeline_block(&e.memory, look.md));
     match &e.step {
         Some(st) => {
             let share = |x: Seconds| pct(x.0 / st.step.0);
@@ -820,10 +818,10 @@ fn kv_pool_row(m: &gpuplan_core::infer::ServingMemory, l: gpuplan_core::i18n::La
         vec![
             name,
             "0.00".into(),
-            format!(
-                "none: the budget is short by {:.2} GiB; {per}",
-                m.kv_shortfall.gib()
-            ),
+            Msg::new("est-serve-kv-none")
+                .arg("gib", format!("{:.2}", m.kv_shortfall.gib()))
+                .arg("per", per)
+                .render(l),
         ]
     }
 }
@@ -885,7 +883,10 @@ fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, look: &Look)
     }
     let mut pool = kv_pool_row(m, l);
     if m.kv_shortfall.0 > 0.0 && !look.wide {
-        pool[0] = format!("{} (−{:.2} GiB)", pool[0], m.kv_shortfall.gib());
+        let short = Msg::new("est-serve-kv-short")
+            .arg("gib", format!("{:.2}", m.kv_shortfall.gib()))
+            .render(l);
+        pool[0] = format!("{} ({short})", pool[0]);
     }
     let rows = vec![
         vec![

@@ -405,7 +405,7 @@ pub fn run(a: PlanArgs, opts: &CatalogOpts) -> Result<u8> {
     }
     if let (Some(dir), false) = (&a.export.export, out.plans.is_empty()) {
         let doc = serde_json::json!({ "schema_version": render::SCHEMA_VERSION, "kind": "plan", "request": request_json(&req), "outcome": trimmed(&out, a.top.max(a.export.pick)) });
-        super::export::write_doc(&doc, a.export.pick, dir, a.export.force)?;
+        super::export::write_doc(&doc, a.export.pick, dir, a.export.force, opts.lang)?;
     } else if a.export.export.is_some() {
         eprintln!(
             "{}{}",
