@@ -364,6 +364,11 @@ fn serving_out_of_sample_medians_are_within_their_bands() {
     assert!(ttft <= 0.20, "TTFT median |error| {ttft}");
     let kv = median(g.get_mut("kv_capacity").expect("kv cases"));
     assert!(kv <= 0.15, "KV capacity median |error| {kv}");
+    // TPOT target 10% (today ≈ 18.5% over 13 gpt-fast rows at batch 1; 13.0% over its 7 bf16
+    // rows: the weight-only int8/int4 rows are recorded misses, their dequantising kernels reach a
+    // lower bandwidth than the bf16 ones).
+    let tpot = median(g.get_mut("tpot").expect("tpot cases"));
+    assert!(tpot <= 0.19, "TPOT median |error| {tpot}");
     assert!(
         g.get("throughput").map_or(0, Vec::len) + g.get("ttft").map_or(0, Vec::len) >= 25,
         "the serving cases went missing"
