@@ -598,3 +598,40 @@ fn default_max_model_len_is_stated() {
         "{text}"
     );
 }
+
+/// Issue 11 item 6: a serving plan on T4 (no bf16) runs fp16 weights and says so.
+#[test]
+fn serving_plans_on_t4_are_fp16_and_say_so() {
+    let o = gpuplan(&[
+        "plan",
+        "-m",
+        "BERT-base-uncased",
+        "--task",
+        "inference",
+        "--rate",
+        "200",
+        "--input-tokens",
+        "128",
+        "--output-tokens",
+        "1",
+        "--gpu",
+        "t4",
+        "--top",
+        "1",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let p = &v["outcome"]["plans"][0];
+    assert_eq!(p["serve"]["weights"]["format"], "fp16");
+    assert!(
+        p["caveats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c.as_str().unwrap_or("").contains("no bf16")),
+        "{}",
+        p["caveats"]
+    );
+}
