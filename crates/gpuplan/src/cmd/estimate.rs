@@ -21,6 +21,7 @@ use serde_json::json;
 pub struct Request {
     file: WorkloadFile,
     kind: JobKind,
+    global_batch: Option<u64>,
     training: TrainingSetup,
     inference: InferenceSetup,
     hardware: HardwareInput,
@@ -106,6 +107,21 @@ fn resolve(a: &EstimateArgs, file: WorkloadFile) -> Result<Request> {
     t.parallel.sequence_parallel |= a.sequence_parallel;
     t.parallel.offload_optimizer |= a.offload_optimizer;
     t.parallel.offload_params |= a.offload_params;
+    set!(a.cp => t.parallel.cp);
+    set!(a.virtual_stages => t.parallel.virtual_stages);
+    if a.last_stage_layers.is_some() {
+        t.parallel.last_stage_layers = a.last_stage_layers;
+    }
+    if a.tp_comm_overlap.is_some() {
+        t.parallel.tp_comm_overlap = a.tp_comm_overlap;
+    }
+    if a.overlap_grad_reduce.is_some() {
+        t.parallel.overlap_grad_reduce = a.overlap_grad_reduce;
+    }
+    if a.overlap_param_gather.is_some() {
+        t.parallel.overlap_param_gather = a.overlap_param_gather;
+    }
+    t.compiled |= a.compiled;
     if let Some(v) = &a.recompute {
         t.recompute = parse_word("recompute", v)?;
     }
@@ -155,9 +171,11 @@ fn resolve(a: &EstimateArgs, file: WorkloadFile) -> Result<Request> {
         i.max_model_len = a.max_model_len;
     }
     apply_sets(&mut tunables, &j.set)?;
+    let global_batch = a.global_batch.or(file.global_batch);
     Ok(Request {
         file,
         kind,
+        global_batch,
         training,
         inference,
         hardware,
@@ -305,6 +323,10 @@ pub fn compute(
                 );
             }
             r.training = t;
+            if let Some(g) = r.global_batch {
+                r.training.grad_accum =
+                    gpuplan_core::train::grad_accum_for_global(g, &r.training, &cluster)?;
+            }
             let e = estimate_training(&model, &r.training, &cluster, &r.tunables)?;
             Ok(Estimated::Training {
                 model,
@@ -376,9 +398,13 @@ pub fn estimate_json(x: &Estimated) -> (&'static str, serde_json::Value) {
     }
 }
 
-/// The step's liveness timeline: live GiB per phase by component, the peak marked.
-fn timeline_block(m: &gpuplan_core::train::TrainingMemory, md: bool) -> String {
+/// The step's liveness timeline: live GiB per phase by component, the peak marked; phase and
+/// component names from the catalog (`memory.ftl`).
+fn timeline_block(m: &gpuplan_core::train::TrainingMemory, look: &Look) -> String {
+    let l = look.lang;
+    let t = |id: &str| gpuplan_core::i18n::text(l, id);
     let tl = &m.timeline;
+    let sep = if l.is_zh() { "，" } else { ", " };
     let rows: Vec<Vec<String>> = tl
         .phases
         .iter()
@@ -387,17 +413,32 @@ fn timeline_block(m: &gpuplan_core::train::TrainingMemory, md: bool) -> String {
             let parts = p
                 .components
                 .iter()
-                .map(|(n, b)| format!("{n} {:.2}", b.gib()))
+                .map(|(n, b)| format!("{} {:.2}", super::plan::mem_label(n, l), b.gib()))
                 .collect::<Vec<_>>()
-                .join(", ");
-            let mark = if i == tl.peak_index { " ← peak" } else { "" };
-            vec![format!("{}{mark}", p.phase), gib(p.total), parts]
+                .join(sep);
+            let phase = super::plan::phase_label(p.phase, l);
+            let name = if i == tl.peak_index {
+                format!("{phase} {}", t("est-timeline-peak"))
+            } else {
+                phase
+            };
+            vec![name, gib(p.total), parts]
         })
         .collect();
     format!(
-        "\nstep timeline (live allocated GiB; saved after forward {})\n{}",
-        gib(m.saved_after_forward),
-        render::block(md, &["phase", "GiB", "live by component (GiB)"], &rows)
+        "\n{}\n{}",
+        Msg::new("est-timeline-title")
+            .arg("saved", gib(m.saved_after_forward))
+            .render(l),
+        render::block(
+            look.md,
+            &[
+                t("est-timeline-col-phase").as_str(),
+                "GiB",
+                t("est-timeline-col-live").as_str(),
+            ],
+            &rows
+        )
     )
 }
 
@@ -462,6 +503,38 @@ fn how_table(look: &Look, header: &[String], rows: Vec<Vec<String>>) -> String {
     render::block(look.md, &h, &rows)
 }
 
+/// Every collective family of the step: its effective bandwidth, time per step and the part
+/// hidden behind compute (the algorithm and link in the "how" column, shown with --wide).
+fn collectives_table(st: &gpuplan_core::train::StepTime, look: &Look) -> String {
+    let l = look.lang;
+    let t = |id: &str| gpuplan_core::i18n::text(l, id);
+    let rows: Vec<Vec<String>> = st
+        .collectives
+        .iter()
+        .map(|c| {
+            vec![
+                t(&format!("est-coll-{}", c.kind)),
+                if c.effective_bandwidth.0 > 0.0 {
+                    c.effective_bandwidth.to_string()
+                } else {
+                    "–".into()
+                },
+                c.total.to_string(),
+                c.overlapped.to_string(),
+                format!("{}, {}", c.collective, c.link),
+            ]
+        })
+        .collect();
+    let h = [
+        t("est-coll-col-kind"),
+        t("est-coll-col-bandwidth"),
+        t("plan-col-time"),
+        t("est-coll-col-overlapped"),
+        t("plan-col-how"),
+    ];
+    format!("{}\n{}", t("est-coll-title"), how_table(look, &h, rows))
+}
+
 fn training_report(
     model: &gpuplan_core::model::ModelSpec,
     r: &Request,
@@ -490,7 +563,7 @@ fn training_report(
     );
     let wrap = |x: String| render::wrap(&x, render::width(), "  ");
     let mut out = format!(
-        "{}\n{}\n\n",
+        "{}\n{}\n{}\n\n",
         wrap(
             Msg::new("est-train-title")
                 .arg("model", model.name.as_str())
@@ -511,6 +584,11 @@ fn training_report(
                 .arg("recompute", word("recompute", &s.recompute))
                 .arg("attention", word("attention", &s.attention))
                 .arg("profile", word("framework", &s.framework))
+                .render(l)
+        ),
+        wrap(
+            Msg::new("est-accounting")
+                .arg("profile", t(&format!("acct-{}", e.memory.accounting)))
                 .render(l)
         ),
         wrap(
@@ -595,7 +673,7 @@ fn training_report(
         t("plan-col-how"),
     ];
     out.push_str(&how_table(look, &h, rows));
-    out.push_str(&timeline_block(&e.memory, look.md));
+    out.push_str(&timeline_block(&e.memory, look));
     match &e.step {
         Some(st) => {
             let share = |x: Seconds| pct(x.0 / st.step.0);
@@ -612,9 +690,17 @@ fn training_report(
                 row(
                     "plan-step-bubble",
                     st.pipeline_bubble,
-                    format!("(p−1)/m, p={}, m={}", p.pp, s.grad_accum),
+                    format!(
+                        "(p−1)/(v·m), p={}, v={}, m={}",
+                        p.pp, p.virtual_stages, s.grad_accum
+                    ),
                 ),
-                row("plan-step-tp", st.tp_comm, "4 × all-reduce / layer".into()),
+                row(
+                    "est-step-tp",
+                    st.tp_comm,
+                    format!("2 × all-reduce / layer / pass − {}", st.tp_comm_overlapped),
+                ),
+                row("est-step-cp", st.cp_comm, "ring K/V − attention".into()),
                 row(
                     "plan-step-dp",
                     st.dp_comm_exposed,
@@ -654,8 +740,13 @@ fn training_report(
                     .arg("per", format!("{:.0}", st.tokens_per_second_per_gpu))
                     .arg("mfu", pct(st.mfu))
                     .arg("hfu", pct(st.hfu))
+                    .arg("model_tf", format!("{:.0}", st.model_tflops_per_gpu))
+                    .arg("hw_tf", format!("{:.0}", st.hardware_tflops_per_gpu))
                     .render(l)
             ));
+            if !st.collectives.is_empty() {
+                out.push_str(&collectives_table(st, look));
+            }
         }
         None => out.push_str(&format!(
             "{}\n",
