@@ -54,7 +54,7 @@ fn published_training_peaks_within_their_bands() {
         .collect();
     println!("{report}");
     assert!(
-        rows.len() >= 12,
+        rows.len() >= 18,
         "published peaks: {}\n{report}",
         rows.len()
     );
@@ -70,7 +70,8 @@ fn published_training_peaks_within_their_bands() {
         median * 100.0,
         rows.len()
     );
-    // Target 5% (issue 9): not reached; the measured median (8.9% over 12 cases) is asserted.
+    // Target 5% (issue 9): not reached; the measured median (8.85% over 18 cases: LitGPT resource
+    // tables and config hub, torchtune README) is asserted.
     assert!(
         median <= 0.09,
         "median |error| {:.1}%\n{report}",
