@@ -22,7 +22,8 @@ def litgpt_lora(r):
     quant = s["quantization"] != "none"
     t = dict(task="qlora" if quant else "lora", precision="pure_bf16", adapter_dtype="bf16",
              micro_batch=s["micro_batch"], seq_len=1304, recompute="none", attention="flash",
-             lora=dict(rank=8, targets=["q_proj", "v_proj"], base="nf4" if quant else "bf16"))
+             lora=dict(rank=8, targets=["q_proj", "v_proj"],
+                       base={"none": "bf16", "bnb.nf4-dq": "nf4", "bnb.nf4": "nf4_no_dq"}[s["quantization"]]))
     notes = ("LitGPT @8641822 finetune/lora.py, --precision bf16-true: bf16 weights, adapters and AdamW states; "
              "LoRA r=8 on query and value; no activation checkpointing; the first batch holds the longest Alpaca "
              "sample (1304 tokens with the Llama 2 tokenizer). Published as torch.cuda.max_memory_allocated()/1e9 "
@@ -34,7 +35,9 @@ def litgpt_lora(r):
         # needs a gradient (bitsandbytes 0.41.0 autograd/_functions.py line 522-523; removed by PR
         # #1270, 9e75374, first in 0.43.2).
         t["bnb_saves_inputs"] = True
-        notes += (" bnb.nf4-dq base (4.127 bits/weight), bitsandbytes 0.41.1 PagedAdamW with 32-bit states; "
+        dq = s["quantization"] == "bnb.nf4-dq"
+        notes += (f" {s['quantization']} base ({'4.127' if dq else '4.5'} bits/weight{'' if dq else ', no double quantisation'}), "
+                  "bitsandbytes 0.41.1 PagedAdamW with 32-bit states; "
                   "bitsandbytes < 0.43.2 keeps every 4-bit linear's input for backward (bnb_saves_inputs, "
                   "bitsandbytes@a06a0f6 (0.41.0) bitsandbytes/autograd/_functions.py lines 522-523 "
                   "`if any(ctx.needs_input_grad[:2]): ctx.tensors = (A, B)`; fixed by PR #1270).")
