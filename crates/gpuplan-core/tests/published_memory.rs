@@ -70,10 +70,10 @@ fn published_training_peaks_within_their_bands() {
         median * 100.0,
         rows.len()
     );
-    // Target 5% (issue 9): not reached; the measured median (8.95% over 24 cases: LitGPT resource
+    // Target 5% (issue 9): not reached; the measured median (8.1% over 24 cases: LitGPT resource
     // tables and config hub, torchtune README) is asserted.
     assert!(
-        median <= 0.09,
+        median <= 0.085,
         "median |error| {:.1}%\n{report}",
         median * 100.0
     );
