@@ -340,6 +340,35 @@ fn data_parallel(setup: &TrainingSetup, c: &ClusterSpec) -> Result<u64, CoreErro
     Ok(n / mp)
 }
 
+/// Micro-batches per step for a global batch of `global` sequences: global / (micro-batch ×
+/// data-parallel size), which must divide evenly (as Megatron and DeepSpeed require).
+pub fn grad_accum_for_global(
+    global: u64,
+    setup: &TrainingSetup,
+    c: &ClusterSpec,
+) -> Result<u64, CoreError> {
+    crate::error::check_int(
+        "global_batch",
+        global,
+        1,
+        crate::plan::inputs::MAX_GLOBAL_BATCH,
+        "sequences per optimizer step, 1–16777216",
+    )?;
+    let dp = data_parallel(setup, c)?;
+    let per = setup.micro_batch.max(1) * dp;
+    if !global.is_multiple_of(per) {
+        return Err(CoreError::invalid(
+            "global_batch",
+            global,
+            &format!(
+                "must be a multiple of micro-batch × data-parallel size = {} × {dp} = {per}",
+                setup.micro_batch
+            ),
+        ));
+    }
+    Ok(global / per)
+}
+
 /// Check TP/PP/EP against the model shapes and the cluster.
 pub fn check_parallelism(
     m: &ModelSpec,

@@ -16,6 +16,10 @@ mem-cuda-context = CUDA 上下文
 mem-cann-runtime-context = CANN 运行时上下文
 mem-nccl-buffers = NCCL 缓冲
 mem-hccl-buffers = HCCL 缓冲
+# Serving memory components (infer.rs ServingMemory; shown by the web page).
+mem-kv-cache-pool = KV 缓存池
+mem-non-torch = 非 PyTorch 显存
+mem-cuda-graphs = CUDA Graph
 mem-resident-states = 常驻状态
 mem-ddp-gradient-buckets = DDP 梯度桶
 mem-saved-activations = 保存的激活值

@@ -30,7 +30,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Catalog { action } => catalog::run(action, &opts),
         Command::Plan(args) => plan::run(*args, &opts),
         Command::Estimate(args) => estimate::run(*args, &opts),
-        Command::Export(args) => export::run(&args),
+        Command::Export(args) => export::run(&args, opts.lang),
         Command::Accuracy { cases, format } => accuracy::run(cases.as_deref(), format),
         Command::Prices(args) => prices::run(*args, &opts),
         Command::Completions { shell } => {
