@@ -58,6 +58,10 @@ fn published_training_peaks_within_their_bands() {
         "published peaks: {}\n{report}",
         rows.len()
     );
+    // The recorded deviations among the peaks (torchtune 70B full and A6000 full, four LitGPT
+    // config-hub QLoRA rows): a guard, so that a new one is noticed.
+    let known = rows.iter().filter(|r| r.2).count();
+    assert!(known <= 6, "{known} known deviations\n{report}");
     // None beyond 15% unless a recorded known_deviation with its cause.
     for (id, e, kd) in &rows {
         assert!(e.abs() <= 0.15 || *kd, "{id}: {:+.1}%\n{report}", e * 100.0);

@@ -113,15 +113,19 @@ fn training_accuracy_stays_within_todays_bands() {
     };
     let tput = median(CaseKind::TrainThroughput);
     let hours = median(CaseKind::TrainTime);
-    let known = outcomes.iter().filter(|(k, _)| *k).count();
+    // Training-memory deviations are guarded by gpuplan-core/tests/published_memory.rs.
+    let known = outcomes
+        .iter()
+        .filter(|(k, o)| *k && o.kind != CaseKind::TrainMemory)
+        .count();
     assert!(
         tput <= 0.12,
         "training throughput out-of-sample median {tput:.3}"
     );
     assert!(hours <= 0.50, "GPU-hours out-of-sample median {hours:.3}");
     assert!(
-        known <= 52,
-        "{known} known deviations (training and serving)"
+        known <= 50,
+        "{known} known deviations (training time/throughput and serving)"
     );
     let new_cases = outcomes
         .iter()
