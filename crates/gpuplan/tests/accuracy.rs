@@ -119,7 +119,11 @@ fn training_accuracy_stays_within_todays_bands() {
             CaseKind::TrainThroughput | CaseKind::TrainTime | CaseKind::TrainMemory
         )
     };
-    let known = outcomes.iter().filter(|(k, o)| *k && train(o.kind)).count();
+    // Training-memory deviations are guarded by gpuplan-core/tests/published_memory.rs.
+    let known = outcomes
+        .iter()
+        .filter(|(k, o)| *k && train(o.kind) && o.kind != CaseKind::TrainMemory)
+        .count();
     // Serving cases are held by tests/serving_v2.rs (gpuplan-core); their recorded misses are
     // counted apart so that new published serving rows (issue 11: gpt-fast's quantized decode)
     // do not eat the training allowance: 17 today.
@@ -136,7 +140,10 @@ fn training_accuracy_stays_within_todays_bands() {
         "training throughput out-of-sample median {tput:.3}"
     );
     assert!(hours <= 0.50, "GPU-hours out-of-sample median {hours:.3}");
-    assert!(known <= 42, "{known} known deviations (training)");
+    assert!(
+        known <= 39,
+        "{known} known deviations (training time/throughput)"
+    );
     let new_cases = outcomes
         .iter()
         .filter(|(_, o)| o.id.starts_with("t-"))
