@@ -80,8 +80,21 @@ fn usage_error(e: clap::Error, json: bool, lang: gpuplan_core::i18n::Lang) -> Ex
     if json {
         let field = e
             .get(clap::error::ContextKind::InvalidArg)
-            .map(|v| v.to_string());
+            .map(|v| match e.kind() {
+                // A flag that does not exist is named as typed; a bad value names its field.
+                ErrorKind::UnknownArgument => v.to_string(),
+                _ => flag_field(&v.to_string()),
+            });
         render::emit_json_error(exit::USAGE, &anyhow::anyhow!("{}", e.render()), field);
     }
     ExitCode::from(exit::USAGE)
+}
+
+/// The workload field a flag sets: `--max-nodes <N>` → `max_nodes`.
+fn flag_field(arg: &str) -> String {
+    arg.split_whitespace()
+        .next()
+        .unwrap_or(arg)
+        .trim_start_matches('-')
+        .replace('-', "_")
 }

@@ -83,3 +83,52 @@ fn accuracy_runs_outside_the_repository() {
     let have = std::fs::read_to_string(root().join("docs/accuracy.md")).unwrap_or_default();
     assert_eq!(String::from_utf8_lossy(&out.stdout), have);
 }
+
+/// Issue 10's accuracy targets as regression bands at today's measured values (the issue's own
+/// goals — out-of-sample median ≤ 10% for throughput *and* GPU-hours, at most 5 known
+/// deviations — are not met yet: docs/accuracy.md and the final report say by how much).
+#[test]
+fn training_accuracy_stays_within_todays_bands() {
+    use gpuplan_core::validation::CaseKind;
+    let mut outcomes = Vec::new();
+    for e in std::fs::read_dir(root().join("cases")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "toml") {
+            let case = parse_case(
+                &p.display().to_string(),
+                &std::fs::read_to_string(&p).unwrap(),
+            )
+            .unwrap();
+            outcomes.push((case.known_deviation.is_some(), evaluate(&case).unwrap()));
+        }
+    }
+    let median = |kind: CaseKind| {
+        let mut v: Vec<f64> = outcomes
+            .iter()
+            .filter(|(_, o)| o.kind == kind && o.in_sample.is_none())
+            .map(|(_, o)| o.error.abs())
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let tput = median(CaseKind::TrainThroughput);
+    let hours = median(CaseKind::TrainTime);
+    let known = outcomes.iter().filter(|(k, _)| *k).count();
+    assert!(
+        tput <= 0.12,
+        "training throughput out-of-sample median {tput:.3}"
+    );
+    assert!(hours <= 0.50, "GPU-hours out-of-sample median {hours:.3}");
+    assert!(
+        known <= 52,
+        "{known} known deviations (training and serving)"
+    );
+    let new_cases = outcomes
+        .iter()
+        .filter(|(_, o)| o.id.starts_with("t-"))
+        .count();
+    assert!(
+        new_cases >= 40,
+        "issue 10 asks for 40 published training cases from new sources"
+    );
+}
