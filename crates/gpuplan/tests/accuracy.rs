@@ -113,15 +113,36 @@ fn training_accuracy_stays_within_todays_bands() {
     };
     let tput = median(CaseKind::TrainThroughput);
     let hours = median(CaseKind::TrainTime);
-    let known = outcomes.iter().filter(|(k, _)| *k).count();
+    let train = |k: CaseKind| {
+        matches!(
+            k,
+            CaseKind::TrainThroughput | CaseKind::TrainTime | CaseKind::TrainMemory
+        )
+    };
+    // Training-memory deviations are guarded by gpuplan-core/tests/published_memory.rs.
+    let known = outcomes
+        .iter()
+        .filter(|(k, o)| *k && train(o.kind) && o.kind != CaseKind::TrainMemory)
+        .count();
+    // Serving cases are held by tests/serving_v2.rs (gpuplan-core); their recorded misses are
+    // counted apart so that new published serving rows (issue 11: gpt-fast's quantized decode)
+    // do not eat the training allowance: 17 today.
+    let known_serving = outcomes
+        .iter()
+        .filter(|(k, o)| *k && !train(o.kind))
+        .count();
+    assert!(
+        known_serving <= 17,
+        "{known_serving} known deviations (serving)"
+    );
     assert!(
         tput <= 0.12,
         "training throughput out-of-sample median {tput:.3}"
     );
     assert!(hours <= 0.50, "GPU-hours out-of-sample median {hours:.3}");
     assert!(
-        known <= 52,
-        "{known} known deviations (training and serving)"
+        known <= 39,
+        "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
         .iter()

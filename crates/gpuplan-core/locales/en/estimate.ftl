@@ -67,6 +67,7 @@ est-data = data: { $rate } samples/s → read { $read }{ $cores ->
 est-col-bottleneck = bottleneck: { $b }
 est-serve-title = { $model }: serving with { $weights } weights, { $kv } KV cache, TP { $tp }, engine { $engine }, gpu_memory_utilization { $util }, max_model_len { $len }
 est-serve-mem-title = memory per GPU ({ $engine } sizing)
+est-serve-mml-default = max_model_len { $len } (default): the workload's { $input } + { $output } tokens rounded up to whole { $block }-token blocks, not the model's full context (a longer one must fit in the KV pool, and vLLM V0 profiled it); set --max-model-len to change it
 est-serve-rule = rule: { $rule }
 est-serve-images = images: { $n } per request at { $w }×{ $h } px (the model's image-token rule; KV, prefill and the profile run include them)
 est-serve-budget = budget
@@ -105,11 +106,7 @@ est-serve-how-activation = { $tokens } profile tokens × per-token MLP workspace
 est-serve-how-non-torch = inside the budget (vLLM: vllm_non_torch_gib + NCCL; static: CUDA context + NCCL)
 est-serve-how-kv = { $bytes } B/token/GPU ({ $heads } KV heads per GPU)
 
-## estimate --solve
 
-## The step timeline (estimate --wide)
-est-serve-kv-short = short by { $gib } GiB
-est-serve-kv-none = none: the budget is short by { $gib } GiB; { $per }
 solve-title = { $model }: { $question } on { $gpu } × TP { $tp } ({ $engine } rule, { $evals } evaluations)
 solve-q-max-context = max-context
 solve-q-max-batch = max-batch
@@ -138,3 +135,5 @@ solve-why-max-num-seqs = the engine schedules at most { $cap } sequences by defa
 solve-why-kv-batch = { $n } sequences of { $context } tokens overflow the KV pool
 solve-why-tpot-one = even one sequence takes { $ms } ms per token, over the { $target } ms target
 solve-why-tpot = { $n } sequences take longer than { $target } ms per token
+est-serve-kv-short = short by { $gib } GiB
+est-serve-kv-none = none: the budget is short by { $gib } GiB; { $per }

@@ -67,6 +67,7 @@ est-data = 数据：每秒 { $rate } 个样本 → 读取 { $read }{ $cores ->
 est-col-bottleneck = 瓶颈：{ $b }
 est-serve-title = { $model }：推理服务，{ $weights } 权重，{ $kv } KV 缓存，TP { $tp }，引擎 { $engine }，gpu_memory_utilization { $util }，max_model_len { $len }
 est-serve-mem-title = 每卡显存（按 { $engine } 口径）
+est-serve-mml-default = max_model_len { $len }（默认）：即本负载的 { $input } + { $output } 个 token，向上取整到 { $block } token 的整块，而非模型的完整上下文长度（更长的值必须放得进 KV 缓存池，vLLM V0 还会按它做 profile）；可用 --max-model-len 修改
 est-serve-rule = 规则：{ $rule }
 est-serve-images = 图像：每个请求 { $n } 张，{ $w }×{ $h } 像素（按模型的图像 token 规则；KV、预填充和显存探测都已计入）
 est-serve-budget = 可用预算
@@ -105,11 +106,7 @@ est-serve-how-activation = { $tokens } 个探测 token × 每 token 的 MLP 工�
 est-serve-how-non-torch = 已计入预算（vLLM：vllm_non_torch_gib + NCCL；静态分配：CUDA 上下文 + NCCL）
 est-serve-how-kv = 每卡每 token { $bytes } 字节（每卡 { $heads } 个 KV 头）
 
-## estimate --solve
 
-## The step timeline (estimate --wide)
-est-serve-kv-short = 还差 { $gib } GiB
-est-serve-kv-none = 无：预算还差 { $gib } GiB；{ $per }
 solve-title = { $model }：在 { $gpu } × TP { $tp } 上求 { $question }（{ $engine } 规则，{ $evals } 次估算）
 solve-q-max-context = 最长上下文
 solve-q-max-batch = 最大并发
@@ -138,3 +135,5 @@ solve-why-max-num-seqs = 引擎默认最多调度 { $cap } 个序列
 solve-why-kv-batch = { $n } 个 { $context } token 的序列会超出 KV 缓存池
 solve-why-tpot-one = 即使只有一个序列，每 token 也需 { $ms } ms，超过 { $target } ms 的目标
 solve-why-tpot = { $n } 个序列时每 token 超过 { $target } ms
+est-serve-kv-short = 还差 { $gib } GiB
+est-serve-kv-none = 无：预算还差 { $gib } GiB；{ $per }
