@@ -129,3 +129,5 @@ fix-an-estimate-must-say-how-it = an estimate must say how it was derived (metho
 fix-exceeds-max-capacity-gib = exceeds max_capacity_gib
 fix-a-wrong-name-row-needs-a = a wrong-name row needs a non-empty name
 fix-the-raw-chip-name-is-empty = the raw chip name is empty
+fix-lora-no-linears = { $model } ({ $type }) is described by its totals and has no linear layers to adapt: use --task full
+fix-lora-unknown-target = { $model } has no linear named so; valid names: { $names }, or all-linear

@@ -126,3 +126,5 @@ fix-an-estimate-must-say-how-it = 估算价必须说明推算方法（method = "
 fix-exceeds-max-capacity-gib = 超过 max_capacity_gib
 fix-a-wrong-name-row-needs-a = 错误名称行需要非空的 name
 fix-the-raw-chip-name-is-empty = 原始芯片名为空
+fix-lora-no-linears = { $model }（{ $type }）以总量描述，没有可适配的线性层：请用 --task full
+fix-lora-unknown-target = { $model } 没有这个名字的线性层；可用的名字：{ $names }，或 all-linear
