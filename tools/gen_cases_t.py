@@ -151,8 +151,9 @@ NEMO_FP8 = ("FIXME: under-predicted by 20-33%: NeMo's FP8 GEMMs on large layers 
 NEMO_SFT = (NEMO_FP8 + " The SFT rows also do not state their virtual-pipeline size: with PP 4 plain 1F1B is assumed, a "
             "larger bubble than NeMo's interleaved schedule.")
 NEMO_LORA = ("FIXME: NeMo's LoRA runs 1.47x its own pretraining throughput (24,824 vs 16,934 tok/s for 7B), close to the "
-             "1.5x of a frozen-base backward; gpuplan predicts ~1.2x because peft_efficiency_factor (0.85, derived for "
-             "HF PEFT's unfused adapters) also applies to Megatron's, on top of the FP8 gap of the pretraining rows.")
+             "1.5x of a frozen-base backward; gpuplan, timing the frozen base without weight-gradient GEMMs and each "
+             "rank-32 q/k/v adapter as 16-bit memory-bound GEMMs, predicts ~1.22x: attention, element-wise work and the "
+             "FP8 casts are not reduced by freezing, and the FP8 gap of the pretraining rows comes on top.")
 CARD_COMM = ("FIXME: the card gives neither the layout nor the GPU count; under the assumed one (TP 8 + FSDP over 2048 "
              "GPUs, 1 sequence per GPU per micro-batch) the per-micro-batch parameter gathers dominate, far above the card. "
              "The real run likely used larger micro-batches or pipeline parallelism; not modelled without a source.")

@@ -154,6 +154,53 @@ fn linear_seconds(tokens: u64, d_in: u64, d_out: u64, tp: u64, frozen: bool, r: 
     fwd + dgrad + wgrad + cast
 }
 
+/// Forward, activation-gradient and weight-gradient GEMMs of one LoRA adapter (A: d_in → r,
+/// B: r → d_out; Hu et al. 2021) next to a frozen linear with `tokens` rows, plus the two adds
+/// that join it to the base path (B's output into the base output in forward, A's input gradient
+/// into the base input gradient in backward: read 2, write 1 element each). The adapters run in
+/// 16 bit even in FP8 training (Transformer Engine casts only the base GEMMs): their rank-r GEMMs
+/// are memory-bound at common ranks, so the roofline charges the re-read of the b·s·h input and
+/// the write of the b·s·d_out output, the mechanism a flat PEFT efficiency factor stood for.
+/// `shared_input`: A is shared with the other projections of a fused q/k/v module (GPT-2
+/// `c_attn`), so only B is counted here. The larger dimension is split over TP as the base is.
+fn adapter_seconds(
+    tokens: u64,
+    d_in: u64,
+    d_out: u64,
+    rank: u64,
+    tp: u64,
+    shared_input: bool,
+    r: &ChipRates,
+) -> f64 {
+    let (d_in, d_out) = if d_out >= d_in {
+        (d_in, d_out.div_ceil(tp))
+    } else {
+        (d_in.div_ceil(tp), d_out)
+    };
+    let mut a16 = *r;
+    a16.act_bytes = r.act_bytes.max(2.0);
+    if r.cast_bytes > 0.0 {
+        // The FP8 rate is twice the 16-bit one on every chip with FP8 tensor cores.
+        a16.gemm = FlopRate(r.gemm.0 / 2.0);
+    }
+    a16.cast_bytes = 0.0;
+    let rank = rank.max(1);
+    let three = |m: u64, n: u64, k: u64| {
+        gemm_seconds(m, n, k, &a16) + gemm_seconds(m, k, n, &a16) + gemm_seconds(k, n, m, &a16)
+    };
+    let a = if shared_input {
+        0.0
+    } else {
+        three(tokens, rank, d_in)
+    };
+    let b = three(tokens, d_out, rank);
+    let adds = r.memory.map_or(0.0, |bw| {
+        3.0 * a16.act_bytes * (tokens * (d_out + if shared_input { 0 } else { d_in })) as f64
+            / bw.0.max(1.0)
+    });
+    a + b + adds
+}
+
 /// Forward passes counted in the micro-batch (1, or 2 with full recompute).
 fn forward_passes(setup: &TrainingSetup) -> f64 {
     if matches!(setup.recompute, Recompute::Full | Recompute::SelectiveOp) {
@@ -289,6 +336,34 @@ pub fn micro_batch_compute(
                 }
             })
             .sum();
+        if frozen {
+            let targets = &setup.lora.targets;
+            let adapters: f64 = g
+                .linears
+                .iter()
+                .filter(|l| crate::train::is_target(targets, l))
+                .map(|l| {
+                    let shared = crate::train::shares_adapter_input(targets, l);
+                    if l.copies > 1 {
+                        let local = l.copies.div_ceil(p.ep.max(1));
+                        let rows = (tokens * l.active_copies * p.ep.max(1)).div_ceil(l.copies);
+                        let one = adapter_seconds(
+                            rows.max(1),
+                            l.d_in,
+                            l.d_out,
+                            setup.lora.rank,
+                            p.tp,
+                            shared,
+                            r,
+                        );
+                        local as f64 * one
+                    } else {
+                        adapter_seconds(tokens, l.d_in, l.d_out, setup.lora.rank, p.tp, shared, r)
+                    }
+                })
+                .sum();
+            layer.gemm_s += adapters * g.count as f64 / total_layers as f64;
+        }
         layer.gemm_s += per_layer * g.count as f64 / total_layers as f64;
     }
     // Recompute repeats every forward GEMM (one third of the three).

@@ -57,7 +57,9 @@ pub struct Tunables {
     /// Efficiency factor for LoRA/QLoRA: the frozen-base backward skips the weight-gradient GEMMs
     /// (counted in the FLOPs), and the adapters add memory-bound small GEMMs, dropout and adds on
     /// every adapted linear (reading and writing b·s·h activations ≈ 400/h of the main GEMM's time
-    /// at A100 ratios: ~10% at h = 4096, more in backward). Derived assumption: 0.85.
+    /// at A100 ratios: ~10% at h = 4096, more in backward). Derived assumption: 0.85. Since issue
+    /// 10 only for models given by totals: transformers time each adapter's GEMMs
+    /// (compute.rs `adapter_seconds`).
     pub peft_efficiency_factor: f64,
     /// Share of the Hopper efficiency that FP8 training realises against the FP8 peak. estimation.md
     /// §1.5: NeMo FP8 28–43% of the FP8 peak vs 41–49% bf16 MFU (≈ 0.7); MosaicML 3B FP8 27.7%

@@ -133,7 +133,7 @@ fn adafactor_state_fraction(b: &ParamBreakdown) -> f64 {
     (factored + rest) / b.total as f64
 }
 
-fn is_target(targets: &[String], l: &Linear) -> bool {
+pub(crate) fn is_target(targets: &[String], l: &Linear) -> bool {
     targets.iter().any(|t| {
         t == "all-linear"
             || t == "all"
@@ -167,7 +167,7 @@ pub fn lora_params(b: &ParamBreakdown, rank: u64, targets: &[String]) -> f64 {
 
 /// Whether `l` is k_proj or v_proj inside a fused q/k/v module that carries one LoRA adapter
 /// (GPT-2 `c_attn`, [`crate::workload::FUSED_QKV`]): its adapter input is q_proj's.
-fn shares_adapter_input(targets: &[String], l: &Linear) -> bool {
+pub(crate) fn shares_adapter_input(targets: &[String], l: &Linear) -> bool {
     matches!(l.name, "k_proj" | "v_proj") && targets.iter().any(|t| t == FUSED_QKV)
 }
 

@@ -164,6 +164,37 @@ fn tflops_in_both_conventions() {
     );
 }
 
+#[test]
+fn lora_adapters_cost_by_rank_and_targets_and_the_frozen_base_skips_weight_gradients() {
+    let m = model("Llama-2-7B");
+    let c = cluster("h100-sxm", 1);
+    let mut full = megatron(1, 1, 4);
+    full.task = TrainTask::FullFinetune;
+    let mut lora = full.clone();
+    lora.task = TrainTask::Lora;
+    lora.lora.rank = 16;
+    lora.lora.targets = vec!["q_proj".into(), "k_proj".into(), "v_proj".into()];
+    let f = step(&m, &full, &c);
+    let qkv = step(&m, &lora, &c);
+    let parts = |st: &StepTime| st.compute_parts.gemm_s;
+    // The frozen base drops one GEMM of three; the adapters add back a little.
+    assert!(parts(&qkv) > parts(&f) * 2.0 / 3.0);
+    assert!(
+        parts(&qkv) < parts(&f) * 0.8,
+        "{} vs {}",
+        parts(&qkv),
+        parts(&f)
+    );
+    let mut wide = lora.clone();
+    wide.lora.targets = vec!["all-linear".into()];
+    let all = step(&m, &wide, &c);
+    assert!(parts(&all) > parts(&qkv));
+    wide.lora.rank = 256;
+    assert!(parts(&step(&m, &wide, &c)) > parts(&all));
+    // No flat PEFT factor on the GEMM rate of a transformer.
+    assert!(!qkv.efficiency_name.contains("peft_efficiency_factor"));
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
     #[test]
