@@ -195,6 +195,29 @@ fn lora_adapters_cost_by_rank_and_targets_and_the_frozen_base_skips_weight_gradi
     assert!(!qkv.efficiency_name.contains("peft_efficiency_factor"));
 }
 
+#[test]
+fn transformer_engine_caches_fp8_weight_casts_over_micro_batches() {
+    let m = model("Llama-2-7B");
+    let c = cluster("h100-sxm", 1);
+    let mut one = megatron(1, 1, 1);
+    one.precision = Precision::Fp8;
+    let mut many = one.clone();
+    many.grad_accum = 8;
+    let gemm = |s: &TrainingSetup| step(&m, s, &c).compute_parts.gemm_s;
+    // Per micro-batch, the weight casts shrink to 1/8 under Megatron-Core's TE layers …
+    assert!(gemm(&many) < gemm(&one));
+    // … but not for stacks that cast every weight each micro-batch.
+    let (mut hf1, mut hf8) = (one.clone(), many.clone());
+    hf1.framework = Framework::HuggingFace;
+    hf8.framework = Framework::HuggingFace;
+    assert!((gemm(&hf8) - gemm(&hf1)).abs() < 1e-12 * gemm(&hf1));
+    // Without FP8 there is nothing to cast.
+    let (mut b1, mut b8) = (one.clone(), many.clone());
+    b1.precision = Precision::AmpBf16;
+    b8.precision = Precision::AmpBf16;
+    assert!((gemm(&b8) - gemm(&b1)).abs() < 1e-12 * gemm(&b1));
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
     #[test]
