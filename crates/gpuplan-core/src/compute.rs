@@ -493,7 +493,9 @@ pub fn chip_rates(
     let is_hopper = ["h100", "h800", "h20", "h200"]
         .iter()
         .any(|p| g.id.starts_with(p));
-    let attn_eff = if is_hopper {
+    let attn_eff = if is_hopper && setup.framework == crate::workload::Framework::Megatron {
+        tun.attention_efficiency_hopper_te
+    } else if is_hopper {
         tun.attention_efficiency_hopper
     } else {
         tun.attention_efficiency_other

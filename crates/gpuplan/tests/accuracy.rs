@@ -114,13 +114,15 @@ fn training_accuracy_stays_within_todays_bands() {
     let tput = median(CaseKind::TrainThroughput);
     let hours = median(CaseKind::TrainTime);
     let known = outcomes.iter().filter(|(k, _)| *k).count();
+    // Measured 10.0% (the target) and 47.7% (the model cards' hours, whose layouts are
+    // unpublished, are far from it).
     assert!(
-        tput <= 0.12,
-        "training throughput out-of-sample median {tput:.3}"
+        tput <= 0.1005,
+        "training throughput out-of-sample median {tput:.4}"
     );
-    assert!(hours <= 0.50, "GPU-hours out-of-sample median {hours:.3}");
+    assert!(hours <= 0.48, "GPU-hours out-of-sample median {hours:.3}");
     assert!(
-        known <= 50,
+        known <= 45,
         "{known} known deviations (training and serving)"
     );
     let new_cases = outcomes
