@@ -109,20 +109,26 @@ fn training_accuracy_stays_within_todays_bands() {
             .map(|(_, o)| o.error.abs())
             .collect();
         v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
+        // The median as docs/accuracy.md reports it (the mean of the two middle values when even).
+        let n = v.len();
+        if n % 2 == 0 {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        } else {
+            v[n / 2]
+        }
     };
     let tput = median(CaseKind::TrainThroughput);
     let hours = median(CaseKind::TrainTime);
     let known = outcomes.iter().filter(|(k, _)| *k).count();
-    // Measured 10.0% (the target) and 47.7% (the model cards' hours, whose layouts are
-    // unpublished, are far from it).
+    // Measured 10.0% (the target) and 21.9% (GPU-hours: the Llama 2/3 model cards' hours,
+    // whose layouts and GPU counts are unpublished, stay far off).
     assert!(
         tput <= 0.1005,
         "training throughput out-of-sample median {tput:.4}"
     );
-    assert!(hours <= 0.48, "GPU-hours out-of-sample median {hours:.3}");
+    assert!(hours <= 0.22, "GPU-hours out-of-sample median {hours:.3}");
     assert!(
-        known <= 45,
+        known <= 41,
         "{known} known deviations (training and serving)"
     );
     let new_cases = outcomes
