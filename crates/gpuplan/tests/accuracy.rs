@@ -111,7 +111,7 @@ fn training_accuracy_stays_within_todays_bands() {
         v.sort_by(f64::total_cmp);
         // The median as docs/accuracy.md reports it (the mean of the two middle values when even).
         let n = v.len();
-        if n % 2 == 0 {
+        if n.is_multiple_of(2) {
             (v[n / 2 - 1] + v[n / 2]) / 2.0
         } else {
             v[n / 2]

@@ -654,7 +654,7 @@ fn training_report(
         Some(st) => {
             let share = |x: Seconds| pct(x.0 / st.step.0);
             let row = |id: &str, x: Seconds, how: String| vec![t(id), x.to_string(), share(x), how];
-            let rows = vec![
+            let mut rows = vec![
                 row(
                     "plan-step-compute",
                     st.compute,
@@ -700,6 +700,10 @@ fn training_report(
                     String::new(),
                 ],
             ];
+            // The context-parallel row only where context parallelism runs.
+            if p.cp <= 1 {
+                rows.retain(|r| r[0] != t("est-step-cp"));
+            }
             out.push_str(&format!("{}\n", t("est-step-title")));
             let h = [
                 t("plan-col-part"),
