@@ -2,7 +2,9 @@
 //! configurations it covers (`configs`, as if each instance × node count were searched alone)
 //! and really evaluates after sharing (`memory`, `steps`), for the scenarios.
 //! Run: `cargo bench -p gpuplan-core --bench plan_search`. Timing is reported, never asserted
-//! (tests stay deterministic); the counts are the deterministic measure of the work.
+//! (tests stay deterministic); the counts are the deterministic measure of the work. `best ms` /
+//! `median ms` are wall time per run, `cpu ms` the mean CPU time per run of all threads (Linux),
+//! which other load on the machine does not inflate (docs/performance.md).
 
 use gpuplan_core::catalog::Catalog;
 use gpuplan_core::constants::Tunables;
@@ -10,6 +12,18 @@ use gpuplan_core::model::find_preset;
 use gpuplan_core::plan::{plan, Constraints, Job, Objective, PlanRequest, ServeJob};
 use gpuplan_core::workload::{TrainTask, TrainingSetup};
 use std::time::Instant;
+
+/// CPU time of this process so far (all threads, finished ones included), in ms: utime + stime
+/// of /proc/self/stat, in USER_HZ = 100 ticks (Linux). `None` elsewhere. Unlike wall time it
+/// does not grow when other processes share the cores, so it is the load-independent measure.
+fn cpu_ms() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which is in parentheses and may hold spaces).
+    let rest = stat.rsplit_once(')')?.1;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks * 10.0)
+}
 
 fn main() {
     // Repetitions per scenario (best and median reported): GPUPLAN_BENCH_REPS, default 11.
@@ -73,8 +87,16 @@ fn main() {
         ),
     ];
     println!(
-        "{:<32} {:>10} {:>9} {:>9} {:>9} {:>6} {:>9} {:>9}",
-        "scenario", "candidates", "configs", "memory", "steps", "plans", "best ms", "median ms"
+        "{:<32} {:>10} {:>9} {:>9} {:>9} {:>6} {:>9} {:>9} {:>8}",
+        "scenario",
+        "candidates",
+        "configs",
+        "memory",
+        "steps",
+        "plans",
+        "best ms",
+        "median ms",
+        "cpu ms"
     );
     // One scenario only (e.g. under `perf stat`): GPUPLAN_BENCH_ONLY=<name>.
     let only = std::env::var("GPUPLAN_BENCH_ONLY").ok();
@@ -91,16 +113,22 @@ fn main() {
         };
         let mut times = Vec::new();
         let mut last = None;
+        let cpu0 = cpu_ms();
         for _ in 0..reps {
             let t = Instant::now();
             let out = plan(&req, &cat).expect("plan");
             times.push(t.elapsed().as_secs_f64() * 1e3);
             last = Some(out);
         }
+        // Mean CPU time per run (all threads), from 10 ms ticks.
+        let cpu = match (cpu0, cpu_ms()) {
+            (Some(a), Some(b)) => format!("{:.1}", (b - a) / reps as f64),
+            _ => "-".into(),
+        };
         times.sort_by(f64::total_cmp);
         let out = last.expect("ran");
         println!(
-            "{:<32} {:>10} {:>9} {:>9} {:>9} {:>6} {:>9.1} {:>9.1}",
+            "{:<32} {:>10} {:>9} {:>9} {:>9} {:>6} {:>9.1} {:>9.1} {:>8}",
             name,
             out.stats.candidates,
             out.stats.configurations,
@@ -108,7 +136,8 @@ fn main() {
             out.stats.work.step,
             out.plans.len(),
             times[0],
-            times[times.len() / 2]
+            times[times.len() / 2],
+            cpu
         );
     }
 }

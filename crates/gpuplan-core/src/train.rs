@@ -46,6 +46,8 @@ pub struct TrainingMemory {
     pub device_total: Bytes,
     /// The step phase whose live bytes are `peak_allocated` (see [`crate::timeline`]).
     pub phase_at_peak: &'static str,
+    /// The framework accounting profile the states follow ([`accounting_profile`]).
+    pub accounting: &'static str,
     /// Bytes saved for backward when forward + loss end (saved-tensor-hook count).
     pub saved_after_forward: Bytes,
     /// Live bytes per phase of one step.
@@ -592,9 +594,20 @@ pub fn training_memory(
         if p.offload_optimizer {
             cpu += mo + if p.zero >= 2 { g } else { 0.0 };
         }
+        // Paged states (unified memory) page out to the host when the device is full: counted
+        // as host memory, outside the allocated peak.
+        let paged = setup.paged_optimizer && !p.offload_optimizer;
+        if paged {
+            cpu += zero_params(1) * sb.optimizer * opt_fraction;
+        }
+        let paged_out = if paged {
+            zero_params(1) * sb.optimizer * opt_fraction
+        } else {
+            0.0
+        };
         items.push(MemoryItem {
             name: "optimizer states + master weights",
-            bytes: Bytes(if p.offload_optimizer { 0.0 } else { mo }),
+            bytes: Bytes(if p.offload_optimizer { 0.0 } else { mo - paged_out }),
             basis: format!(
                 "{:?}: {} B/param states{} + {} B master{}{}",
                 setup.optimizer,
@@ -608,6 +621,8 @@ pub fn training_memory(
                 shard_note(p.zero >= 1, &dev),
                 if p.offload_optimizer {
                     " (offloaded to CPU)"
+                } else if paged {
+                    " (states paged: CUDA unified memory outside torch's allocator, evicted to host when the GPU is full)"
                 } else {
                     ""
                 }
@@ -625,6 +640,7 @@ pub fn training_memory(
     }
 
     let acts = activation_bytes(m, setup, tun)?;
+    cpu += acts.offloaded;
     let buffers = step_buffers(m, setup, c, &b, &items, &acts, sb, share, zero_params(1));
     let timeline = step_timeline(&buffers);
     peak_items(&mut items, &timeline, &acts);
@@ -664,6 +680,7 @@ pub fn training_memory(
         peak_allocated: Bytes(allocated),
         device_total: Bytes(total),
         phase_at_peak: timeline.peak().phase,
+        accounting: accounting_profile(setup),
         saved_after_forward: timeline.saved_after_forward,
         timeline,
         cpu_offload: Bytes(cpu),
@@ -671,6 +688,23 @@ pub fn training_memory(
         trainable_params_per_device: trainable,
         data_parallel: dp,
     })
+}
+
+/// Which framework's state accounting applies, as a stable id (JSON `memory.accounting`; the
+/// words are the catalog's `acct-<id>`): `autocast` (torch.autocast, HF Trainer / Accelerate
+/// without DeepSpeed: fp32 weights and grads, bf16 weight copies), `mixed` (DeepSpeed-style mixed
+/// precision: 16-bit weights and grads, fp32 master + states), `megatron` (fp32 main grads),
+/// `pure-bf16`, `fp32` or `peft` (frozen base, adapters in the adapter dtype).
+pub fn accounting_profile(setup: &TrainingSetup) -> &'static str {
+    let amp = matches!(setup.precision, Precision::AmpBf16 | Precision::AmpFp16);
+    match (setup.framework, setup.precision) {
+        _ if setup.task.is_peft() => "peft",
+        (Framework::Megatron, _) => "megatron",
+        (_, Precision::Fp32) => "fp32",
+        (_, Precision::PureBf16) => "pure-bf16",
+        _ if setup.autocast && amp => "autocast",
+        _ => "mixed",
+    }
 }
 
 /// Parameters of the largest layer one device gathers under ZeRO-3: its dense part over TP, its
@@ -709,6 +743,8 @@ fn shard_note(sharded: bool, dev: &DeviceParams) -> String {
 pub struct ActivationParts {
     /// Saved by all layers of the stage, × in-flight micro-batches.
     pub saved_layers: f64,
+    /// Saved activations held in host memory (activation offload).
+    pub offloaded: f64,
     /// Saved outside the layers: token ids and labels, final norm, LM-head input.
     pub saved_outside: f64,
     /// One layer's extra working set during its backward.
@@ -934,6 +970,17 @@ fn transformer_activations(
             ),
         ),
     };
+    // Activation offload: two layers' saved tensors stay (the one computed, the one copied).
+    let (saved_layers, offloaded, basis) = if setup.activation_offload && layers_per_stage > 2.0 {
+        let keep = saved_layers * 2.0 / layers_per_stage;
+        (
+            keep,
+            saved_layers - keep,
+            format!("{basis}; offloaded to host except 2 layers in flight (activation offload)"),
+        )
+    } else {
+        (saved_layers, 0.0, basis)
+    };
     let has_head = t.vocab > 0 && t.structure != crate::model::Structure::EncoderOnly;
     // Under autocast the LM head casts the fp32 final-norm output to a saved bf16 copy (2h).
     let autocast_head = if setup.autocast {
@@ -954,6 +1001,7 @@ fn transformer_activations(
     let (legacy, logits_basis) = logits_bytes(t, tokens, setup, tun);
     ActivationParts {
         saved_layers,
+        offloaded,
         saved_outside,
         layer_working,
         basis,
@@ -1165,11 +1213,18 @@ fn step_buffers(
     StepBuffers {
         resident,
         grads,
+        // DDP without bucket views keeps its buckets (below) and creates `param.grad` in
+        // backward (`zero_grad(set_to_none=True)`); with views the gradients are the buckets.
         grads_persistent: p.zero >= 1
             || setup.framework == Framework::Megatron
-            || c.total_gpus() > 1,
+            || (c.total_gpus() > 1 && !ddp_bucket_copy(setup, c)),
         head_grads: if full {
             b.lm_head as f64 / tp * sb.grads
+        } else {
+            0.0
+        },
+        grad_buckets: if ddp_bucket_copy(setup, c) {
+            grads
         } else {
             0.0
         },
@@ -1240,6 +1295,17 @@ fn autocast_copied_params(
     (on_device * linear_share + tied - first_qkv - experts + adapters).max(0.0)
 }
 
+/// Plain PyTorch DDP (ZeRO 0, more than one GPU, HF profile) with `gradient_as_bucket_view`
+/// off: its reducer's flat buckets (25 MB each, `bucket_cap_mb`) hold a second copy of every
+/// gradient, allocated once and live in every phase.
+fn ddp_bucket_copy(setup: &TrainingSetup, c: &ClusterSpec) -> bool {
+    setup.parallel.zero == 0
+        && c.total_gpus() > 1
+        && setup.framework == Framework::HuggingFace
+        && !setup.gradient_as_bucket_view
+        && !setup.optimizer_in_backward
+}
+
 trait WithModel {
     fn with_model(self, m: &ModelSpec) -> Self;
 }
@@ -1293,6 +1359,9 @@ fn peak_items(items: &mut Vec<MemoryItem>, tl: &Timeline, acts: &ActivationParts
                     }
                     "optimizer temporaries" => {
                         "AdamW foreach: one state-sized buffer (_foreach_sqrt)".into()
+                    }
+                    "DDP gradient buckets" => {
+                        "DDP all-reduce buckets: a copy of the gradients (gradient_as_bucket_view off, PyTorch default)".into()
                     }
                     _ => "one layer's backward working set".into(),
                 };

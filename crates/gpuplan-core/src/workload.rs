@@ -401,6 +401,21 @@ pub struct TrainingSetup {
     /// fixed by bitsandbytes PR #1270 ("fix QLoRA mem bug: delete useless buffered activation",
     /// 9e75374, first released in 0.43.2). QLoRA only.
     pub bnb_saves_inputs: bool,
+    /// DDP `gradient_as_bucket_view=True`: gradients are views into the all-reduce buckets. Off
+    /// (PyTorch's default, also Accelerate's `DistributedDataParallelKwargs`): the buckets are a
+    /// second copy of every gradient ("the saved memory size will be equal to the total gradients
+    /// size", torch.nn.parallel.DistributedDataParallel docs). Plain DDP only (ZeRO 0, > 1 GPU).
+    pub gradient_as_bucket_view: bool,
+    /// Saved activations offloaded to host memory in forward and brought back in backward
+    /// (torchtune `enable_activation_offloading`, `OffloadActivations` saved-tensor hooks): on the
+    /// device only the layer being computed and the one being prefetched stay.
+    pub activation_offload: bool,
+    /// bitsandbytes paged optimizer (PagedAdamW, PagedAdamW8bit): the states live in CUDA unified
+    /// memory (`get_paged` → `cudaMallocManaged`, bitsandbytes csrc/pythonInterface.cpp), outside
+    /// PyTorch's caching allocator, and "transfer memory from the GPU to the CPU when GPU memory is
+    /// exhausted" (bitsandbytes docs, reference/optim/adam.mdx): not part of the allocated peak,
+    /// not required on the device.
+    pub paged_optimizer: bool,
     /// Training tokens in total (for time and cost). Alternative: `samples` × `epochs`.
     pub tokens: Option<f64>,
     pub samples: Option<f64>,
@@ -436,6 +451,9 @@ impl Default for TrainingSetup {
             optimizer_foreach: false,
             adapter_dtype: AdapterDtype::Fp32,
             bnb_saves_inputs: false,
+            gradient_as_bucket_view: false,
+            activation_offload: false,
+            paged_optimizer: false,
             tokens: None,
             samples: None,
             epochs: None,

@@ -8,10 +8,11 @@ use gpuplan_core::catalog::{Catalog, Provider};
 use gpuplan_core::constants::Tunables;
 use gpuplan_core::hardware::{ClusterSpec, GpuSpec, InterLink};
 use gpuplan_core::model::find_preset;
+use gpuplan_core::plan::train::step_bound;
 use gpuplan_core::plan::{
     plan_with, ChipFamily, Constraints, Job, Objective, PlanRequest, SearchMode, SoftwareFramework,
 };
-use gpuplan_core::train::training_memory;
+use gpuplan_core::train::{training_memory, training_step};
 use gpuplan_core::units::Bandwidth;
 use gpuplan_core::workload::{
     AttentionImpl, Framework, Precision, Recompute, TrainTask, TrainingSetup,
@@ -279,6 +280,74 @@ proptest! {
         prop_assert_eq!(ma.is_ok(), mb_.is_ok());
         if let (Ok(x), Ok(y)) = (ma, mb_) {
             prop_assert_eq!(x, y);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// What the time pass's bound relies on (`plan::train::step_bound`): on clusters with the same
+    /// chip and shape (GPUs per node, nodes) but any links, compute and pipeline bubble are the
+    /// same bit for bit and the communication only adds, so tokens per step ÷ (compute + bubble)
+    /// of one bounds the tokens/s of every other — with and without TP/DP overlap.
+    #[test]
+    fn step_floor_ignores_links(
+        model in model(),
+        task in task(),
+        tp in prop::sample::select(vec![1u64, 2, 4, 8]),
+        pp in prop::sample::select(vec![1u64, 2, 4]),
+        ep in prop::sample::select(vec![1u64, 2, 8]),
+        zero in 0u8..=3,
+        recompute in prop::sample::select(vec![Recompute::None, Recompute::Selective, Recompute::Full]),
+        mb in prop::sample::select(vec![1u64, 2, 16]),
+        accum in prop::sample::select(vec![1u64, 4, 32]),
+        nodes in prop::sample::select(vec![1u64, 2, 8, 64]),
+        chip in 0usize..64,
+        per_node in prop::sample::select(vec![1u64, 2, 4, 8]),
+        overlap in (any::<Option<bool>>(), any::<Option<bool>>(), any::<Option<bool>>()),
+        megatron in any::<bool>(),
+        links in prop::sample::select(vec![
+            (InterLink::Rdma, 3200.0, 900.0, InterLink::Tcp, 10.0, 32.0),
+            (InterLink::Erdma, 160.0, 32.0, InterLink::Rdma, 400.0, 600.0),
+            (InterLink::Tcp, 25.0, 400.0, InterLink::Tcp, 100.0, 16.0),
+        ]),
+    ) {
+        let cat = builtin();
+        let g = &cat.gpus[chip % cat.gpus.len()];
+        let m = &find_preset(model).expect("preset").model;
+        let mut s = setup(task, 2048, 1e9);
+        s.framework = if megatron { Framework::Megatron } else { Framework::HuggingFace };
+        s.parallel.tp = tp.min(per_node);
+        s.parallel.pp = pp;
+        s.parallel.ep = ep;
+        s.parallel.zero = zero;
+        s.parallel.tp_comm_overlap = overlap.0;
+        s.parallel.overlap_grad_reduce = overlap.1;
+        s.parallel.overlap_param_gather = overlap.2;
+        s.recompute = recompute;
+        s.micro_batch = mb;
+        s.grad_accum = accum;
+        let cluster = |link: InterLink, gbit: f64, intra: f64| {
+            let mut c = ClusterSpec::new(g, per_node, nodes, link, Bandwidth::from_gbit_per_s(gbit))
+                .expect("cluster");
+            c.intra_bandwidth = Bandwidth::from_gb_per_s(intra);
+            c
+        };
+        let a = cluster(links.0, links.1, links.2);
+        let b = cluster(links.3, links.4, links.5);
+        let tun = Tunables::default();
+        let (sa, sb) = (training_step(m, &s, &a, &tun), training_step(m, &s, &b, &tun));
+        prop_assert_eq!(sa.is_ok(), sb.is_ok());
+        if let (Ok(x), Ok(y)) = (sa, sb) {
+            prop_assert_eq!(x.compute.0.to_bits(), y.compute.0.to_bits());
+            prop_assert_eq!(x.pipeline_bubble.0.to_bits(), y.pipeline_bubble.0.to_bits());
+            for (p, q) in [(&x, &y), (&y, &x)] {
+                let bound = step_bound(p);
+                prop_assert!(bound.is_some(), "a step with compute has a bound");
+                prop_assert!(bound.is_some_and(|ub| q.tokens_per_second <= ub),
+                    "{} tokens/s above the bound {:?}", q.tokens_per_second, bound);
+            }
         }
     }
 }

@@ -293,6 +293,16 @@ pub struct JobArgs {
     /// Chunked cross-entropy (torchtune CEWithChunkedOutputLoss, 8 chunks).
     #[arg(long)]
     pub chunked_loss: bool,
+    /// bitsandbytes paged optimizer states (PagedAdamW / PagedAdamW8bit): CUDA unified memory,
+    /// outside the allocated peak, paged to host when the GPU is full.
+    #[arg(long)]
+    pub paged_optimizer: bool,
+    /// Offload saved activations to host memory (torchtune enable_activation_offloading).
+    #[arg(long)]
+    pub activation_offload: bool,
+    /// DDP gradient_as_bucket_view=True: no second copy of the gradients in the all-reduce buckets.
+    #[arg(long)]
+    pub gradient_as_bucket_view: bool,
     /// Serving: prompt tokens per request [default: 1000, fitted to the model's context].
     #[arg(long, value_name = "TOKENS")]
     pub input_tokens: Option<u64>,

@@ -128,7 +128,7 @@ fn training_accuracy_stays_within_todays_bands() {
     );
     assert!(hours <= 0.22, "GPU-hours out-of-sample median {hours:.3}");
     assert!(
-        known <= 41,
+        known <= 42,
         "{known} known deviations (training and serving)"
     );
     let new_cases = outcomes

@@ -502,3 +502,65 @@ fn serving_estimate_json_has_no_negative_numbers() {
     assert!(bad.is_empty(), "{bad:?}");
     assert!(v["estimate"]["memory"]["kv_shortfall"].as_f64().unwrap() > 0.0);
 }
+
+/// Issue 11: `estimate --solve` speaks the user's language (catalog messages, en + zh), its
+/// errors too; the JSON answer keeps the English explanation.
+#[test]
+fn solve_answers_in_both_languages() {
+    let args = [
+        "estimate",
+        "--task",
+        "inference",
+        "-m",
+        "Llama-3.1-8B",
+        "--gpu",
+        "a100-80g",
+        "--solve",
+        "max-throughput",
+        "--tpot",
+        "0.02",
+    ];
+    let en = gpuplan(&args);
+    assert_eq!(en.status.code(), Some(0));
+    let en = String::from_utf8_lossy(&en.stdout).to_string();
+    assert!(
+        en.contains("binding constraint") && en.contains("TPOT target"),
+        "{en}"
+    );
+    let mut zh_args = vec!["--lang", "zh"];
+    zh_args.extend_from_slice(&args);
+    let zh = gpuplan(&zh_args);
+    assert_eq!(zh.status.code(), Some(0));
+    let zh = String::from_utf8_lossy(&zh.stdout).to_string();
+    assert!(zh.contains("约束条件") && zh.contains("原因"), "{zh}");
+    for word in [
+        "binding",
+        "quantity",
+        "concurrent",
+        "sequences",
+        "evaluations",
+        "within",
+    ] {
+        assert!(
+            !zh.contains(word),
+            "English `{word}` in the zh answer:\n{zh}"
+        );
+    }
+    // The missing target is bad input (exit 2), named in the user's language.
+    let o = gpuplan(&[
+        "--lang",
+        "zh",
+        "estimate",
+        "--task",
+        "inference",
+        "-m",
+        "Llama-3.1-8B",
+        "--gpu",
+        "a100-80g",
+        "--solve",
+        "max-throughput",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--tpot") && err.contains("需要"), "{err}");
+}

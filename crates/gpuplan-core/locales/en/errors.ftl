@@ -23,6 +23,7 @@ kind-instance-type-this-name-circulates-in-blog-posts-but-is-wrong = instance ty
 fix-chip-lacks-precision = { $gpu } has no { $dtype } support ({ $source }); use --precision { $alt } or another chip
 fix-chip-lacks-flash = FlashAttention-2 does not run on { $gpu } (Ampere or later only); use mem_efficient (PyTorch SDPA) or eager
 fix-tp-divides-heads = must divide the attention heads ({ $heads }); try { $try }
+fix-serve-no-bf16 = { $gpu } has no bf16 (compute capability below 8.0), and vLLM refuses it there: use --weights fp16 (same bytes)
 fix-tp-divides-heads-serve = must divide the attention heads ({ $heads })
 fix-say-how-much-data = say how much data: --tokens N, or --samples N with --epochs E
 fix-learned-positions = { $model } has a learned table of { $limit } positions: give --seq-len { $limit } or less

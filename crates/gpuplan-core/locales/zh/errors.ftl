@@ -20,6 +20,7 @@ kind-instance-type-this-name-circulates-in-blog-posts-but-is-wrong = 实例规�
 fix-chip-lacks-precision = { $gpu } 不支持 { $dtype }（依据：{ $source }）；请用 --precision { $alt } 或换一种芯片
 fix-chip-lacks-flash = FlashAttention-2 不能在 { $gpu } 上运行（仅 Ampere 及更新架构）；请用 mem_efficient（PyTorch SDPA）或 eager
 fix-tp-divides-heads = 必须能整除注意力头数（{ $heads }）；可试 { $try }
+fix-serve-no-bf16 = { $gpu } 不支持 bf16（计算能力低于 8.0），vLLM 在此拒绝 bf16：请用 --weights fp16（字节数相同）
 fix-tp-divides-heads-serve = 必须能整除注意力头数（{ $heads }）
 fix-say-how-much-data = 请给出数据量：--tokens N，或 --samples N 加 --epochs E
 fix-learned-positions = { $model } 的位置编码表只有 { $limit } 个位置：请给 --seq-len { $limit } 或更小

@@ -21,6 +21,17 @@ est-train-title = { $model }：{ $task }，{ $precision }，{ $optimizer }，{ $
     [none] {""}
    *[other] 序列长度 { $seq } ×{" "}
 }micro-batch { $mb } × 梯度累积 { $ga } 步，{ $recompute }，{ $attention }，{ $profile }
+est-accounting = 状态记账方式：{ $profile }
+acct-autocast = torch.autocast（HF Trainer / 不用 DeepSpeed 的 Accelerate）：fp32 权重 + fp32 梯度，bf16 权重副本，无主权重
+acct-mixed = DeepSpeed 式混合精度：16 位权重 + 梯度，fp32 主权重 + 优化器状态
+acct-megatron = Megatron：16 位权重，fp32 主梯度 + 主权重 + 优化器状态
+acct-pure-bf16 = 纯 bf16：权重、梯度和优化器状态均为 bf16
+acct-fp32 = fp32 权重、梯度和优化器状态
+acct-peft = PEFT：基座权重冻结，适配器及其梯度和优化器状态使用适配器的数据类型
+est-timeline-title = 训练步时间线（已分配显存 GiB；前向结束时保存 { $saved }）
+est-timeline-peak = ← 峰值
+est-timeline-col-phase = 阶段
+est-timeline-col-live = 各组成的在用显存（GiB）
 est-hardware = 硬件：{ $nodes } × { $per } 张 { $gpu }（节点内 { $intra }，节点间 { $link } { $inter }）；TP { $tp } PP { $pp } DP { $dp } EP { $ep } ZeRO-{ $zero }{ $offload }
 est-offload-optimizer = ，优化器卸载到内存
 est-offload-params = ，参数卸载到内存
@@ -75,3 +86,33 @@ kv-fp16 = fp16
 kv-bf16 = bf16
 kv-fp8 = fp8
 kv-int8 = int8
+est-serve-kv-short = 还差 { $gib } GiB
+est-serve-kv-none = 无：预算还差 { $gib } GiB；{ $per }
+solve-title = { $model }：在 { $gpu } × TP { $tp } 上求 { $question }（{ $engine } 规则，{ $evals } 次估算）
+solve-q-max-context = 最长上下文
+solve-q-max-batch = 最大并发
+solve-q-max-throughput = 每 token { $ms } ms 以内的最高吞吐
+solve-col-quantity = 指标
+solve-col-value = 值
+solve-row-context = 上下文（每序列 token 数）
+solve-row-batch = 并发序列数
+solve-row-tpot = 每输出 token 时间（ms）
+solve-row-tps = 输出 token/s（单副本）
+solve-row-binding = 约束条件
+solve-row-why = 原因
+solve-na = 无
+solve-binding = { $b ->
+    [kv_pool] KV 缓存池
+    [model_context] 模型上下文长度
+    [max_num_seqs] 引擎 max_num_seqs
+    [tpot_target] TPOT 目标
+   *[memory] 显存
+}（{ $b }）
+solve-why-no-pool = { $batch } 个序列即使每个 1 个 token 也放不下：权重和运行时没有给 KV 缓存池留下空间
+solve-why-model-context = 模型的上下文长度（{ $limit } token）先于 KV 缓存池成为约束
+solve-why-kv-context = { $batch } × { $tokens } token 会占满 KV 缓存池
+solve-why-one-too-long = 一个 { $context } token 的序列放不进 KV 缓存池
+solve-why-max-num-seqs = 引擎默认最多调度 { $cap } 个序列
+solve-why-kv-batch = { $n } 个 { $context } token 的序列会超出 KV 缓存池
+solve-why-tpot-one = 即使只有一个序列，每 token 也需 { $ms } ms，超过 { $target } ms 的目标
+solve-why-tpot = { $n } 个序列时每 token 超过 { $target } ms

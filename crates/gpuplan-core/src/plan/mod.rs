@@ -263,6 +263,8 @@ pub struct TrainDetail {
 #[derive(Clone, Debug, Serialize)]
 pub struct ServeDetail {
     pub weights: WeightFormat,
+    /// The weights are the checkpoint's own format (DeepSeek-V3/R1 in FP8): no quantization step.
+    pub weights_native: bool,
     pub tp: u64,
     pub replicas: u64,
     pub batch_per_replica: u64,
@@ -484,8 +486,12 @@ pub fn plan_with(
     rank(&mut plans, req.objective);
     collapse_near_duplicates(&mut plans);
     let pareto = pareto_front(&plans);
-    for p in plans.iter_mut() {
-        p.advice = advice::evaluate(p, req);
+    // Advice per plan, independent of the others: on all cores (one thread in the reference).
+    let advice = train::par_map(&plans, train::search_threads(mode), |p| {
+        advice::evaluate(p, req)
+    });
+    for (p, a) in plans.iter_mut().zip(advice) {
+        p.advice = a;
     }
     advice::add_fallbacks(&mut plans);
     if let Some(h) = hints::poor_plan_hint(&plans, req) {
@@ -643,9 +649,12 @@ pub fn rank(plans: &mut Vec<Plan>, obj: Objective) {
         })
         .collect();
     let keys = rank_keys(&inputs, obj);
-    let mut keyed: Vec<(RankKey, Plan)> = keys.into_iter().zip(plans.drain(..)).collect();
-    keyed.sort_by(|a, b| a.0.cmp(&b.0));
-    plans.extend(keyed.into_iter().map(|(_, p)| p));
+    // Sort the indices (stable, as sorting the plans themselves would be), then move each plan
+    // once: a plan is a few kilobytes, and moving it at every comparison dominated the ranking.
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    order.sort_by(|a, b| keys[*a].cmp(&keys[*b]));
+    let mut slots: Vec<Option<Plan>> = plans.drain(..).map(Some).collect();
+    plans.extend(order.into_iter().filter_map(|i| slots[i].take()));
 }
 
 /// Relative time difference under which two otherwise identical plans are the same answer.
@@ -679,15 +688,33 @@ fn near_duplicate(a: &Plan, b: &Plan) -> bool {
 /// money) into the better-ranked plan's `also` list. Keeps the ranking order.
 pub fn collapse_near_duplicates(plans: &mut Vec<Plan>) {
     let mut kept: Vec<Plan> = Vec::with_capacity(plans.len());
+    // Kept plans by what a near-duplicate must share (provider, accelerator, count), in kept
+    // order: the first match in its bucket is the first match among all kept plans.
+    let mut buckets: std::collections::HashMap<(Provider, String, u64), Vec<usize>> =
+        std::collections::HashMap::new();
     for p in plans.drain(..) {
-        match kept.iter_mut().find(|k| near_duplicate(k, &p)) {
-            Some(k) => {
+        let key = (
+            p.instance.provider,
+            p.gpu.id.clone(),
+            p.total_gpus.to_bits(),
+        );
+        let bucket = buckets.entry(key).or_default();
+        match bucket
+            .iter()
+            .copied()
+            .find(|&i| near_duplicate(&kept[i], &p))
+        {
+            Some(i) => {
+                let k = &mut kept[i];
                 let name = format!("{} × {}", p.nodes, p.instance.id);
                 if !k.also.contains(&name) {
                     k.also.push(name);
                 }
             }
-            None => kept.push(p),
+            None => {
+                bucket.push(kept.len());
+                kept.push(p);
+            }
         }
     }
     *plans = kept;

@@ -338,6 +338,7 @@ pub fn search(
                 train: None,
                 serve: Some(ServeDetail {
                     weights: s.weights,
+                    weights_native: crate::infer::native_format(&req.model) == Some(s.weights),
                     tp: s.tp,
                     replicas,
                     batch_per_replica: s.batch,

@@ -426,23 +426,40 @@ fn ladder(
 /// Time pass of the search: the fastest of the fitting configurations on this cluster (the first
 /// in search order unless a later one is > 0.01% faster), or the smallest shortfall. The request's
 /// tunables must have been validated (`validate_request`, or [`best_config`]).
+///
+/// `bounds[k]` (where given) bounds the tokens/s of rung k from above on this cluster: a rung
+/// whose bound is not > 0.01% above the best so far cannot become the best and is not timed
+/// (exact: it skips only rungs the search would have passed over). Returns the bounds the timed
+/// rungs give for every cluster of the same chip and shape ([`step_bound`]).
 fn fastest(
     req: &PlanRequest,
     fits: &Fits,
     c: &ClusterSpec,
+    bounds: &[Option<f64>],
     steps: &mut u64,
-) -> Result<Best, Box<Shortfall>> {
+) -> (Result<Best, Box<Shortfall>>, Vec<Option<f64>>) {
     let mut best: Option<Best> = None;
-    for rung in &fits.fit {
+    let mut found = vec![None; fits.fit.len()];
+    for (k, rung) in fits.fit.iter().enumerate() {
         let (s, Some(mem)) = &**rung else { continue };
+        let beats = |tps: f64| {
+            best.as_ref()
+                .is_none_or(|b| tps > b.step.tokens_per_second * 1.0001)
+        };
+        if bounds
+            .get(k)
+            .copied()
+            .flatten()
+            .is_some_and(|ub| !beats(ub))
+        {
+            continue;
+        }
         *steps += 1;
         let Ok(step) = training_step_validated(&req.model, s, c, &req.tunables) else {
             continue;
         };
-        let better = best
-            .as_ref()
-            .is_none_or(|b| step.tokens_per_second > b.step.tokens_per_second * 1.0001);
-        if better {
+        found[k] = step_bound(&step);
+        if beats(step.tokens_per_second) {
             best = Some(Best {
                 setup: s.clone(),
                 memory: mem.clone(),
@@ -450,7 +467,18 @@ fn fastest(
             });
         }
     }
-    best.ok_or_else(|| Box::new(fits.shortfall()))
+    (best.ok_or_else(|| Box::new(fits.shortfall())), found)
+}
+
+/// An upper bound on a configuration's tokens/s on every cluster with this one's chip and shape
+/// (GPUs per node, nodes), whatever its links: the step is compute + pipeline bubble (which depend
+/// on the chip, the setup and the data-parallel degree, not on the links) plus communication
+/// terms that are never negative, so tokens per step ÷ (compute + bubble) is never exceeded
+/// (float rounding is monotone, so the bound holds bit for bit). Tested:
+/// `step_floor_ignores_links` in tests/search_equivalence.rs.
+pub fn step_bound(step: &StepTime) -> Option<f64> {
+    let floor = step.compute.0 + step.pipeline_bubble.0;
+    (floor > 0.0 && step.step.0 >= floor).then(|| step.tokens_per_step / floor)
 }
 
 /// Search one cluster. Returns the fastest fitting configuration, or the smallest shortfall.
@@ -467,7 +495,7 @@ pub fn best_config(
     if req.tunables.validate().is_err() {
         return Err(Box::new(f.shortfall()));
     }
-    fastest(req, &f, c, &mut 0)
+    fastest(req, &f, c, &[], &mut 0).0
 }
 
 /// Overlap options the search proposes for Megatron-Core where the user left them unset (issue
@@ -681,7 +709,11 @@ impl Work {
 }
 
 /// `f` over `items` on all cores (scoped threads taking items in turn), results in item order.
-fn par_map<T: Sync, R: Send>(items: &[T], threads: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+pub(crate) fn par_map<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
     let threads = threads.min(items.len());
     if threads <= 1 {
         return items.iter().map(f).collect();
@@ -711,7 +743,7 @@ fn par_map<T: Sync, R: Send>(items: &[T], threads: usize, f: impl Fn(&T) -> R + 
 }
 
 /// Threads for the search: the machine's cores (1 in the reference mode).
-fn search_threads(mode: SearchMode) -> usize {
+pub(crate) fn search_threads(mode: SearchMode) -> usize {
     match mode {
         SearchMode::Exhaustive => 1,
         SearchMode::Shared => std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -777,6 +809,147 @@ fn sites<'a>(
     (chips.into_iter().map(|(_, s)| s).collect(), out, skipped)
 }
 
+/// What one site (instance type × node count) of the search gives, before the constraints
+/// that compare sites with each other.
+enum Outcome {
+    /// Not searched: its chip cannot run the job.
+    Skip,
+    /// Nothing fits memory: configurations evaluated and the smallest shortfall.
+    Short(u64, Box<Shortfall>),
+    /// Fits, but takes longer than the deadline (hours).
+    OverDeadline(u64, f64),
+    /// Fits, but has no price to check against the budget.
+    Unpriced(u64),
+    /// Fits, but costs more than the budget (chosen and spot ¥).
+    OverBudget(u64, f64, Option<f64>),
+    Plan(Box<Plan>),
+}
+
+/// The plan of one site from its memory and time passes, or why there is none.
+fn site_outcome(
+    req: &PlanRequest,
+    cat: &Catalog,
+    tokens: f64,
+    site: &Site,
+    chips: &[ChipSetup],
+    fit_results: &[Option<Fits>],
+    time_results: &[Option<Timed>],
+) -> Outcome {
+    let (inst, gpu, nodes, cluster) = (site.inst, site.gpu, site.nodes, &site.cluster);
+    let c = &req.constraints;
+    let chip_notes = match &chips[site.chip] {
+        Ok((_, notes)) => notes,
+        Err(_) => return Outcome::Skip,
+    };
+    let (Some(fitted), Some((found, _))) = (&fit_results[site.fit], &time_results[site.time])
+    else {
+        return Outcome::Skip;
+    };
+    let evaluated = fitted.evaluated;
+    let best = match found {
+        Ok(b) => b.clone(),
+        Err(short) => return Outcome::Short(evaluated, short.clone()),
+    };
+    let mut step = best.step;
+    let network_assumed = site.assumed.as_ref().map(|t| t.en.clone());
+    let mut caveats: Vec<Text> = site.assumed.iter().cloned().collect();
+    caveats.extend(chip_notes.iter().cloned());
+    caveats.extend(stack_caveats(&best.setup));
+    if let Some(act) = best
+        .memory
+        .items
+        .iter()
+        .find(|x| x.name == "activations" && x.basis.starts_with("UNKNOWN"))
+    {
+        caveats.push(
+            Msg::new("cav-memory-lower-bound")
+                .arg("basis", act.basis.trim_start_matches("UNKNOWN: "))
+                .into(),
+        );
+    }
+    if req.model.transformer().is_none() {
+        caveats.push(
+            Msg::new("cav-cnn-efficiency")
+                .arg("name", step.efficiency_name.as_str())
+                .arg("pct", format!("{:.0}", step.efficiency_used * 100.0))
+                .into(),
+        );
+    }
+    // What the GPUs demand from the input pipeline (before any cap).
+    let data = data_path(&req.model, &best.setup, &step, &req.tunables);
+    let storage = input_limits(req, cat, inst, nodes, &data, &mut step, &mut caveats);
+    // What the pipeline then really reads, at the capped rate.
+    let data = data_path(&req.model, &best.setup, &step, &req.tunables);
+    let compute_hours = tokens / step.tokens_per_second / 3600.0;
+    let write_s = storage
+        .as_ref()
+        .map(|s| s.checkpoint_write_s)
+        .unwrap_or(data.checkpoint_size.0 / FALLBACK_WRITE_BYTES_PER_S);
+    let stall_h = checkpoint_stall_hours(compute_hours, write_s, &req.tunables);
+    let hours = compute_hours + stall_h + req.tunables.startup_hours;
+    let (mut costs_v, mut chosen, spot) = costs(
+        cat,
+        inst,
+        nodes,
+        hours,
+        c,
+        &req.tunables,
+        Some((
+            data.checkpoint_size,
+            data.checkpoint_size.0 / write_s.max(1e-9),
+        )),
+    );
+    let storage = storage.map(|mut s| {
+        add_storage_cost(&mut s, &mut costs_v, &mut chosen);
+        s
+    });
+    if let Some(d) = c.deadline_hours {
+        if hours > d {
+            return Outcome::OverDeadline(evaluated, hours);
+        }
+    }
+    if c.budget_cny.is_some() && chosen.is_none() {
+        return Outcome::Unpriced(evaluated);
+    }
+    if let (Some(b), Some(ch)) = (c.budget_cny, &chosen) {
+        if ch.cny > b {
+            let spot_cost = costs_v
+                .iter()
+                .find(|x| x.billing == crate::catalog::Billing::Spot)
+                .map(|x| x.cny);
+            return Outcome::OverBudget(evaluated, ch.cny, spot_cost);
+        }
+    }
+    let total_gpus = cluster.total_gpus() as f64;
+    Outcome::Plan(Box::new(Plan {
+        instance: (*inst).clone(),
+        gpu: (*gpu).clone(),
+        nodes,
+        total_gpus,
+        cluster: cluster.clone(),
+        network_assumed,
+        train: Some(TrainDetail {
+            setup: best.setup,
+            memory: best.memory,
+            step,
+            data,
+            storage,
+            spot,
+            evaluated,
+        }),
+        serve: None,
+        hours: chosen.as_ref().map(|x| x.hours).unwrap_or(hours),
+        costs: costs_v,
+        chosen,
+        caveats,
+        advice: Vec::new(),
+        also: Vec::new(),
+    }))
+}
+
+/// A time pass's answer and the step evaluations it made.
+type Timed = (Result<Best, Box<Shortfall>>, u64);
+
 pub fn search(
     req: &PlanRequest,
     job: &TrainJob,
@@ -816,12 +989,33 @@ pub fn search(
         }
         Some(f)
     });
-    let time_results = par_map(&work.time_jobs, threads, |(fit, cluster)| {
-        fit_results[*fit].as_ref().map(|f| {
+    // Time passes grouped by memory pass: the first cluster of a group is timed in full and
+    // bounds the others (same chip and shape, other links).
+    let mut groups: Vec<Vec<usize>> = vec![Vec::new(); work.fit_jobs.len()];
+    for (t, (fit, _)) in work.time_jobs.iter().enumerate() {
+        groups[*fit].push(t);
+    }
+    let timed = par_map(&groups, threads, |group| {
+        let mut bounds: Vec<Option<f64>> = Vec::new();
+        let mut out = Vec::new();
+        for &t in group {
+            let (fit, cluster) = &work.time_jobs[t];
+            let Some(f) = &fit_results[*fit] else {
+                continue;
+            };
             let mut steps = 0;
-            (fastest(req, f, cluster, &mut steps), steps)
-        })
+            let (found, b) = fastest(req, f, cluster, &bounds, &mut steps);
+            if bounds.is_empty() {
+                bounds = b;
+            }
+            out.push((t, found, steps));
+        }
+        out
     });
+    let mut time_results: Vec<Option<Timed>> = (0..work.time_jobs.len()).map(|_| None).collect();
+    for (t, found, steps) in timed.into_iter().flatten() {
+        time_results[t] = Some((found, steps));
+    }
     work_done.memory += if share {
         ladders.iter().map(|l| l.len() as u64).sum::<u64>()
     } else {
@@ -840,142 +1034,54 @@ pub fn search(
     let mut unpriced = 0usize;
     let mut any_fit = false;
     let c = &req.constraints;
-    for site in sites {
-        let (inst, gpu, nodes, cluster, assumed) =
-            (site.inst, site.gpu, site.nodes, site.cluster, site.assumed);
-        let chip_notes = match &chips[site.chip] {
-            Ok((_, notes)) => notes,
-            Err(_) => continue,
-        };
-        let (Some(fitted), Some((found, _))) = (&fit_results[site.fit], &time_results[site.time])
-        else {
-            continue;
-        };
-        let evaluated = fitted.evaluated;
-        let best = match found {
-            Ok(b) => b.clone(),
-            Err(short) => {
+    // Each site on its own (all cores), then folded in site order.
+    let outcomes = par_map(&sites, threads, |site| {
+        site_outcome(req, cat, tokens, site, &chips, &fit_results, &time_results)
+    });
+    for (site, outcome) in sites.iter().zip(outcomes) {
+        let what = || format!("{} × {}", site.nodes, site.inst.id);
+        match outcome {
+            Outcome::Skip => {}
+            Outcome::Short(evaluated, short) => {
                 evaluated_total += evaluated;
                 if closest_fail
                     .as_ref()
                     .is_none_or(|(_, s)| short.need.0 / short.have.0 < s.need.0 / s.have.0)
                 {
-                    closest_fail = Some((format!("{} × {}", nodes, inst.id), short.clone()));
+                    closest_fail = Some((what(), short));
                 }
-                continue;
             }
-        };
-        evaluated_total += evaluated;
-        any_fit = true;
-        let mut step = best.step;
-        let network_assumed = assumed.as_ref().map(|t| t.en.clone());
-        let mut caveats: Vec<Text> = assumed.into_iter().collect();
-        caveats.extend(chip_notes.iter().cloned());
-        caveats.extend(stack_caveats(&best.setup));
-        if let Some(act) = best
-            .memory
-            .items
-            .iter()
-            .find(|x| x.name == "activations" && x.basis.starts_with("UNKNOWN"))
-        {
-            caveats.push(
-                Msg::new("cav-memory-lower-bound")
-                    .arg("basis", act.basis.trim_start_matches("UNKNOWN: "))
-                    .into(),
-            );
-        }
-        if req.model.transformer().is_none() {
-            caveats.push(
-                Msg::new("cav-cnn-efficiency")
-                    .arg("name", step.efficiency_name.as_str())
-                    .arg("pct", format!("{:.0}", step.efficiency_used * 100.0))
-                    .into(),
-            );
-        }
-        // What the GPUs demand from the input pipeline (before any cap).
-        let data = data_path(&req.model, &best.setup, &step, &req.tunables);
-        let storage = input_limits(req, cat, inst, nodes, &data, &mut step, &mut caveats);
-        // What the pipeline then really reads, at the capped rate.
-        let data = data_path(&req.model, &best.setup, &step, &req.tunables);
-        let compute_hours = tokens / step.tokens_per_second / 3600.0;
-        let write_s = storage
-            .as_ref()
-            .map(|s| s.checkpoint_write_s)
-            .unwrap_or(data.checkpoint_size.0 / FALLBACK_WRITE_BYTES_PER_S);
-        let stall_h = checkpoint_stall_hours(compute_hours, write_s, &req.tunables);
-        let hours = compute_hours + stall_h + req.tunables.startup_hours;
-        let (mut costs_v, mut chosen, spot) = costs(
-            cat,
-            inst,
-            nodes,
-            hours,
-            c,
-            &req.tunables,
-            Some((
-                data.checkpoint_size,
-                data.checkpoint_size.0 / write_s.max(1e-9),
-            )),
-        );
-        let storage = storage.map(|mut s| {
-            add_storage_cost(&mut s, &mut costs_v, &mut chosen);
-            s
-        });
-        if let Some(d) = c.deadline_hours {
-            if hours > d {
+            Outcome::OverDeadline(evaluated, hours) => {
+                evaluated_total += evaluated;
+                any_fit = true;
                 if fastest_over_deadline
                     .as_ref()
                     .is_none_or(|(_, h)| hours < *h)
                 {
-                    fastest_over_deadline = Some((format!("{nodes} × {}", inst.id), hours));
+                    fastest_over_deadline = Some((what(), hours));
                 }
-                continue;
             }
-        }
-        if c.budget_cny.is_some() && chosen.is_none() {
-            unpriced += 1;
-            continue;
-        }
-        if let (Some(b), Some(ch)) = (c.budget_cny, &chosen) {
-            if ch.cny > b {
-                let spot_cost = costs_v
-                    .iter()
-                    .find(|x| x.billing == crate::catalog::Billing::Spot)
-                    .map(|x| x.cny);
+            Outcome::Unpriced(evaluated) => {
+                evaluated_total += evaluated;
+                any_fit = true;
+                unpriced += 1;
+            }
+            Outcome::OverBudget(evaluated, cny, spot_cost) => {
+                evaluated_total += evaluated;
+                any_fit = true;
                 if cheapest_over_budget
                     .as_ref()
-                    .is_none_or(|(_, x, _)| ch.cny < *x)
+                    .is_none_or(|(_, x, _)| cny < *x)
                 {
-                    cheapest_over_budget =
-                        Some((format!("{nodes} × {}", inst.id), ch.cny, spot_cost));
+                    cheapest_over_budget = Some((what(), cny, spot_cost));
                 }
-                continue;
+            }
+            Outcome::Plan(p) => {
+                evaluated_total += p.train.as_ref().map_or(0, |t| t.evaluated);
+                any_fit = true;
+                plans.push(*p);
             }
         }
-        let total_gpus = cluster.total_gpus() as f64;
-        plans.push(Plan {
-            instance: (*inst).clone(),
-            gpu: (*gpu).clone(),
-            nodes,
-            total_gpus,
-            cluster,
-            network_assumed,
-            train: Some(TrainDetail {
-                setup: best.setup,
-                memory: best.memory,
-                step,
-                data,
-                storage,
-                spot,
-                evaluated,
-            }),
-            serve: None,
-            hours: chosen.as_ref().map(|x| x.hours).unwrap_or(hours),
-            costs: costs_v,
-            chosen,
-            caveats,
-            advice: Vec::new(),
-            also: Vec::new(),
-        });
     }
     reject_chips(&skipped_chips, rejected);
     if unpriced > 0 {

@@ -210,7 +210,7 @@ pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
                     r,
                     cluster,
                     s,
-                } => out!("{}", solve_report(model, r, cluster, s, look.md)),
+                } => out!("{}", solve_report(model, r, cluster, s, &look)),
             }
         }
     }
@@ -336,6 +336,7 @@ pub fn compute(
             })
         }
         JobKind::Inference if a.solve.is_some() => {
+            adapt_inference(a, &mut r, &cluster, lang)?;
             let s = solve_question(a, &model, &r, &cluster)?;
             Ok(Estimated::Solved {
                 model,
@@ -345,6 +346,7 @@ pub fn compute(
             })
         }
         JobKind::Inference => {
+            adapt_inference(a, &mut r, &cluster, lang)?;
             let e = estimate_inference(&model, &r.inference, &cluster, &r.tunables)?;
             Ok(Estimated::Inference {
                 model,
@@ -396,9 +398,13 @@ pub fn estimate_json(x: &Estimated) -> (&'static str, serde_json::Value) {
     }
 }
 
-/// The step's liveness timeline: live GiB per phase by component, the peak marked.
-fn timeline_block(m: &gpuplan_core::train::TrainingMemory, md: bool) -> String {
+/// The step's liveness timeline: live GiB per phase by component, the peak marked; phase and
+/// component names from the catalog (`memory.ftl`).
+fn timeline_block(m: &gpuplan_core::train::TrainingMemory, look: &Look) -> String {
+    let l = look.lang;
+    let t = |id: &str| gpuplan_core::i18n::text(l, id);
     let tl = &m.timeline;
+    let sep = if l.is_zh() { "，" } else { ", " };
     let rows: Vec<Vec<String>> = tl
         .phases
         .iter()
@@ -407,17 +413,32 @@ fn timeline_block(m: &gpuplan_core::train::TrainingMemory, md: bool) -> String {
             let parts = p
                 .components
                 .iter()
-                .map(|(n, b)| format!("{n} {:.2}", b.gib()))
+                .map(|(n, b)| format!("{} {:.2}", super::plan::mem_label(n, l), b.gib()))
                 .collect::<Vec<_>>()
-                .join(", ");
-            let mark = if i == tl.peak_index { " ← peak" } else { "" };
-            vec![format!("{}{mark}", p.phase), gib(p.total), parts]
+                .join(sep);
+            let phase = super::plan::phase_label(p.phase, l);
+            let name = if i == tl.peak_index {
+                format!("{phase} {}", t("est-timeline-peak"))
+            } else {
+                phase
+            };
+            vec![name, gib(p.total), parts]
         })
         .collect();
     format!(
-        "\nstep timeline (live allocated GiB; saved after forward {})\n{}",
-        gib(m.saved_after_forward),
-        render::block(md, &["phase", "GiB", "live by component (GiB)"], &rows)
+        "\n{}\n{}",
+        Msg::new("est-timeline-title")
+            .arg("saved", gib(m.saved_after_forward))
+            .render(l),
+        render::block(
+            look.md,
+            &[
+                t("est-timeline-col-phase").as_str(),
+                "GiB",
+                t("est-timeline-col-live").as_str(),
+            ],
+            &rows
+        )
     )
 }
 
@@ -542,7 +563,7 @@ fn training_report(
     );
     let wrap = |x: String| render::wrap(&x, render::width(), "  ");
     let mut out = format!(
-        "{}\n{}\n\n",
+        "{}\n{}\n{}\n\n",
         wrap(
             Msg::new("est-train-title")
                 .arg("model", model.name.as_str())
@@ -563,6 +584,11 @@ fn training_report(
                 .arg("recompute", word("recompute", &s.recompute))
                 .arg("attention", word("attention", &s.attention))
                 .arg("profile", word("framework", &s.framework))
+                .render(l)
+        ),
+        wrap(
+            Msg::new("est-accounting")
+                .arg("profile", t(&format!("acct-{}", e.memory.accounting)))
                 .render(l)
         ),
         wrap(
@@ -647,9 +673,7 @@ fn training_report(
         t("plan-col-how"),
     ];
     out.push_str(&how_table(look, &h, rows));
-    if look.wide {
-        out.push_str(&timeline_block(&e.memory, look.md));
-    }
+    out.push_str(&timeline_block(&e.memory, look));
     match &e.step {
         Some(st) => {
             let share = |x: Seconds| pct(x.0 / st.step.0);
@@ -780,6 +804,26 @@ fn training_report(
     out
 }
 
+/// bf16 on a chip without it: fp16 with a note, or an error when the weights were chosen.
+fn adapt_inference(
+    a: &EstimateArgs,
+    r: &mut Request,
+    cluster: &ClusterSpec,
+    lang: gpuplan_core::i18n::Lang,
+) -> Result<()> {
+    let pinned = a.weights.is_some()
+        || r.file
+            .inference
+            .as_ref()
+            .is_some_and(|i| i.weights != WeightFormat::Bf16);
+    let (s, note) = gpuplan_core::infer::adapt_half(&r.inference, &cluster.gpu, pinned)?;
+    if let Some(n) = note {
+        note_line(lang, n.get(lang));
+    }
+    r.inference = s;
+    Ok(())
+}
+
 /// `estimate --solve`: the question of the flags, answered by the core.
 fn solve_question(
     a: &EstimateArgs,
@@ -792,52 +836,67 @@ fn solve_question(
         Some(SolveArg::MaxContext) => SolveFor::MaxContext,
         Some(SolveArg::MaxBatch) => SolveFor::MaxBatch,
         Some(SolveArg::MaxThroughput) => match a.tpot {
-            Some(t) if t.is_finite() && t > 0.0 && t <= 3600.0 => SolveFor::MaxThroughput { tpot_s: t },
-            Some(t) => anyhow::bail!("invalid --tpot {t}: give seconds per output token in (0, 3600], e.g. 0.05"),
-            None => anyhow::bail!("--solve max-throughput needs --tpot SECONDS (the time-per-output-token target, e.g. 0.05)"),
+            Some(t) if t.is_finite() && t > 0.0 && t <= 3600.0 => {
+                SolveFor::MaxThroughput { tpot_s: t }
+            }
+            Some(t) => {
+                return Err(crate::render::fail(
+                    Msg::new("cli-err-solve-tpot-range").arg("value", t.to_string()),
+                ))
+            }
+            None => return Err(crate::render::fail(Msg::new("cli-err-solve-needs-tpot"))),
         },
-        None => anyhow::bail!("--solve needs a question"),
+        None => {
+            return Err(crate::render::fail(Msg::new(
+                "cli-err-solve-needs-question",
+            )))
+        }
     };
     r.inference.validate_for(model)?;
     Ok(solve(model, &r.inference, &cluster.gpu, &r.tunables, q)?)
 }
 
-/// The answer of `--solve` as a table, with its binding constraint.
+/// The answer of `--solve` as a table, with its binding constraint, in the user's language.
 fn solve_report(
     model: &ModelSpec,
     r: &Request,
     cluster: &ClusterSpec,
     s: &gpuplan_core::infer::Solved,
-    md: bool,
+    look: &Look,
 ) -> String {
-    let ms = |t: Option<Seconds>| {
-        t.map(|t| format!("{:.2}", t.millis()))
-            .unwrap_or_else(|| "n/a".into())
+    let l = look.lang;
+    let t = |id: &str| gpuplan_core::i18n::text(l, id);
+    let ms = |x: Option<Seconds>| {
+        x.map(|x| format!("{:.2}", x.millis()))
+            .unwrap_or_else(|| t("solve-na"))
     };
     let tps = s
         .output_tokens_per_second
         .map(|x| format!("{x:.0}"))
-        .unwrap_or_else(|| "n/a".into());
+        .unwrap_or_else(|| t("solve-na"));
     let rows = vec![
+        vec![t("solve-row-context"), s.context.to_string()],
+        vec![t("solve-row-batch"), s.batch.to_string()],
+        vec![t("solve-row-tpot"), ms(s.time_per_token)],
+        vec![t("solve-row-tps"), tps],
         vec![
-            "context (tokens per sequence)".into(),
-            s.context.to_string(),
+            t("solve-row-binding"),
+            Msg::new("solve-binding").arg("b", s.binding).render(l),
         ],
-        vec!["concurrent sequences".into(), s.batch.to_string()],
-        vec!["time per output token (ms)".into(), ms(s.time_per_token)],
-        vec!["output tokens/s (replica)".into(), tps],
-        vec!["binding constraint".into(), s.binding.to_string()],
-        vec!["why".into(), s.explanation.clone()],
+        vec![t("solve-row-why"), s.explanation.get(l).to_string()],
     ];
+    let title = Msg::new("solve-title")
+        .arg("model", model.name.as_str())
+        .arg("question", s.question.label())
+        .arg("gpu", cluster.gpu.id.as_str())
+        .arg("tp", r.inference.tp)
+        .arg("engine", r.inference.engine.name())
+        .arg("evals", s.evaluations)
+        .render(l);
+    let (q, v) = (t("solve-col-quantity"), t("solve-col-value"));
     format!(
-        "{}: {} on {} × TP {} ({} rule, {} evaluations)\n{}",
-        model.name,
-        s.question.label(),
-        cluster.gpu.id,
-        r.inference.tp,
-        r.inference.engine.name(),
-        s.evaluations,
-        render::block(md, &["quantity", "value"], &rows)
+        "{title}\n{}",
+        render::block(look.md, &[q.as_str(), v.as_str()], &rows)
     )
 }
 
@@ -854,10 +913,10 @@ fn kv_pool_row(m: &gpuplan_core::infer::ServingMemory, l: gpuplan_core::i18n::La
         vec![
             name,
             "0.00".into(),
-            format!(
-                "none: the budget is short by {:.2} GiB; {per}",
-                m.kv_shortfall.gib()
-            ),
+            Msg::new("est-serve-kv-none")
+                .arg("gib", format!("{:.2}", m.kv_shortfall.gib()))
+                .arg("per", per)
+                .render(l),
         ]
     }
 }
@@ -919,7 +978,10 @@ fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, look: &Look)
     }
     let mut pool = kv_pool_row(m, l);
     if m.kv_shortfall.0 > 0.0 && !look.wide {
-        pool[0] = format!("{} (−{:.2} GiB)", pool[0], m.kv_shortfall.gib());
+        let short = Msg::new("est-serve-kv-short")
+            .arg("gib", format!("{:.2}", m.kv_shortfall.gib()))
+            .render(l);
+        pool[0] = format!("{} ({short})", pool[0]);
     }
     let rows = vec![
         vec![

@@ -30,7 +30,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Catalog { action } => catalog::run(action, &opts),
         Command::Plan(args) => plan::run(*args, &opts),
         Command::Estimate(args) => estimate::run(*args, &opts),
-        Command::Export(args) => export::run(&args),
+        Command::Export(args) => export::run(&args, opts.lang),
         Command::Accuracy { cases, format } => accuracy::run(cases.as_deref(), format),
         Command::Prices(args) => prices::run(*args, &opts),
         Command::Completions { shell } => {
@@ -413,6 +413,9 @@ pub fn apply_training_flags(
     t.autocast |= j.autocast;
     t.optimizer_in_backward |= j.optimizer_in_backward;
     t.chunked_loss |= j.chunked_loss;
+    t.paged_optimizer |= j.paged_optimizer;
+    t.activation_offload |= j.activation_offload;
+    t.gradient_as_bucket_view |= j.gradient_as_bucket_view;
     if let Some(v) = &j.lora_targets {
         t.lora.targets = v
             .split(',')

@@ -405,7 +405,7 @@ pub fn run(a: PlanArgs, opts: &CatalogOpts) -> Result<u8> {
     }
     if let (Some(dir), false) = (&a.export.export, out.plans.is_empty()) {
         let doc = serde_json::json!({ "schema_version": render::SCHEMA_VERSION, "kind": "plan", "request": request_json(&req), "outcome": trimmed(&out, a.top.max(a.export.pick)) });
-        super::export::write_doc(&doc, a.export.pick, dir, a.export.force)?;
+        super::export::write_doc(&doc, a.export.pick, dir, a.export.force, opts.lang)?;
     } else if a.export.export.is_some() {
         eprintln!(
             "{}{}",
@@ -573,6 +573,11 @@ fn label(prefix: &str, name: &str, l: Lang) -> String {
 
 pub fn mem_label(name: &str, l: Lang) -> String {
     label("mem", name, l)
+}
+
+/// A step phase of the memory timeline in the user's language (`phase-*` in `memory.ftl`).
+pub fn phase_label(name: &str, l: Lang) -> String {
+    label("phase", name, l)
 }
 
 fn task_msg(t: TrainTask) -> Msg {

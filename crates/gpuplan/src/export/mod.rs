@@ -12,7 +12,9 @@ pub mod skypilot;
 pub mod train;
 pub mod view;
 
-use anyhow::{bail, Context, Result};
+use crate::render::{fail, Localized};
+use anyhow::{Context, Result};
+use gpuplan_core::i18n::Msg;
 use std::path::{Path, PathBuf};
 pub use view::{from_document, PlanView};
 
@@ -62,7 +64,9 @@ pub fn yaml(p: &PlanView, what: &str, docs: &[serde_json::Value]) -> Result<Stri
         if i > 0 {
             out.push_str("---\n");
         }
-        out.push_str(&serde_norway::to_string(d).context("cannot write YAML")?);
+        out.push_str(&serde_norway::to_string(d).map_err(|e| {
+            anyhow::Error::new(e).context(Localized(Msg::new("export-cannot-yaml")))
+        })?);
     }
     Ok(out)
 }
@@ -120,34 +124,90 @@ pub fn five_commands(p: &PlanView) -> String {
     )
 }
 
-/// Write the bundle into `dir`: refuses (naming them) files that exist unless `force`; each file
-/// is written atomically (temporary file + rename), scripts made executable.
+/// Write the bundle into `dir`, all or nothing as far as the file system allows:
+/// 1. refuse (naming them) files that exist unless `force`, and any target that exists but is
+///    not a file (a directory, a FIFO) even with `force`;
+/// 2. write every file to a temporary sibling (`.NAME.tmp-PID`, scripts made executable);
+///    on any failure remove the temporaries: nothing of the bundle was replaced;
+/// 3. rename the temporaries over the targets (atomic per file: a reader sees the old or the
+///    new file, never a part). A link at a target is replaced, not written through.
 pub fn write(dir: &Path, files: &[File], force: bool) -> Result<Vec<PathBuf>> {
     let targets: Vec<PathBuf> = files.iter().map(|f| dir.join(&f.path)).collect();
-    if !force {
-        let existing: Vec<String> = targets
-            .iter()
-            .filter(|t| std::fs::symlink_metadata(t).is_ok())
-            .map(|t| t.display().to_string())
-            .collect();
-        if !existing.is_empty() {
-            let shown: Vec<&str> = existing.iter().take(5).map(String::as_str).collect();
-            bail!(
-                "{} file(s) of the bundle already exist in {} ({}{}): pass --force to overwrite them (nothing was written)",
-                existing.len(),
-                dir.display(),
-                shown.join(", "),
-                if existing.len() > 5 { ", …" } else { "" }
-            );
-        }
-    }
+    let mut existing = vec![];
     for (f, t) in files.iter().zip(&targets) {
-        crate::cmd::write_atomic(t, &f.text)?;
-        if f.executable {
-            make_executable(t)?;
+        let Ok(m) = std::fs::symlink_metadata(t) else {
+            continue;
+        };
+        if !(m.is_file() || m.file_type().is_symlink()) {
+            return Err(fail(
+                Msg::new("export-not-a-file").arg("path", t.display().to_string()),
+            ));
         }
+        existing.push(f.path.as_str());
+    }
+    if !force && !existing.is_empty() {
+        let mut shown: Vec<&str> = existing.iter().take(5).copied().collect();
+        if existing.len() > 5 {
+            shown.push("…");
+        }
+        return Err(fail(
+            Msg::new("export-exists")
+                .arg("n", existing.len() as u64)
+                .arg("dir", dir.display().to_string())
+                .arg("names", shown.join(", ")),
+        ));
+    }
+    let mut temps: Vec<PathBuf> = vec![];
+    let staged = files.iter().zip(&targets).try_for_each(|(f, t)| {
+        let tmp = temp_path(t)?;
+        temps.push(tmp.clone());
+        stage(&tmp, f).with_context(|| {
+            Localized(Msg::new("export-cannot-write").arg("path", t.display().to_string()))
+        })
+    });
+    if let Err(e) = staged {
+        for tmp in &temps {
+            let _ = std::fs::remove_file(tmp);
+        }
+        return Err(e);
+    }
+    for (tmp, t) in temps.iter().zip(&targets) {
+        std::fs::rename(tmp, t).with_context(|| {
+            Localized(
+                Msg::new("export-cannot-move")
+                    .arg("tmp", tmp.display().to_string())
+                    .arg("path", t.display().to_string()),
+            )
+        })?;
     }
     Ok(targets)
+}
+
+/// `.NAME.tmp-PID` next to `target` (the name `cmd::userfiles` uses, so that its clean-up of a
+/// killed run's leftovers applies), its directory created.
+fn temp_path(target: &Path) -> Result<PathBuf> {
+    let (Some(parent), Some(name)) = (target.parent(), target.file_name()) else {
+        return Err(fail(
+            Msg::new("export-cannot-write").arg("path", target.display().to_string()),
+        ));
+    };
+    std::fs::create_dir_all(parent).with_context(|| {
+        Localized(Msg::new("export-cannot-write").arg("path", parent.display().to_string()))
+    })?;
+    let name = name.to_string_lossy();
+    crate::cmd::userfiles::clean_stale_temps(parent, &name);
+    Ok(parent.join(format!(".{name}.tmp-{}", std::process::id())))
+}
+
+fn stage(tmp: &Path, f: &File) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::fs::File::create(tmp)?;
+    out.write_all(f.text.as_bytes())?;
+    out.sync_all()?;
+    if f.executable {
+        make_executable(tmp)?;
+    }
+    Ok(())
 }
 
 #[cfg(unix)]
@@ -155,11 +215,255 @@ fn make_executable(path: &Path) -> Result<()> {
     use std::os::unix::fs::PermissionsExt;
     let mut perms = std::fs::metadata(path)?.permissions();
     perms.set_mode(perms.mode() | 0o755);
-    std::fs::set_permissions(path, perms)
-        .with_context(|| format!("cannot make {} executable", path.display()))
+    std::fs::set_permissions(path, perms).with_context(|| {
+        Localized(Msg::new("export-cannot-chmod").arg("path", path.display().to_string()))
+    })
 }
 
 #[cfg(not(unix))]
 fn make_executable(_: &Path) -> Result<()> {
     Ok(())
+}
+
+#[cfg(test)]
+mod proptests {
+    use super::view::{ServeView, StorageView, TrainView};
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    fn pick<T: Clone + std::fmt::Debug + 'static>(xs: &'static [T]) -> impl Strategy<Value = T> {
+        proptest::sample::select(xs)
+    }
+
+    prop_compose! {
+        fn train()(tp in pick(&[1u64, 2, 4, 8]), pp in pick(&[1u64, 2, 4]), ep in pick(&[1u64, 8]),
+                   zero in 0u64..=3, off in any::<(bool, bool)>(), sp in any::<bool>(),
+                   precision in pick(&["amp_bf16", "amp_fp16", "fp32", "pure_bf16", "fp8"]),
+                   recompute in pick(&["none", "selective", "full"]),
+                   mb in 1u64..64, ga in 1u64..512, seq in 1u64..200_000,
+                   ckpt in proptest::option::of(1.0f64..1e6), step_s in 0.001f64..1e4,
+                   storage in any::<bool>()) -> TrainView {
+            TrainView { task: "pretrain".into(), precision: precision.into(), optimizer: "adam_w".into(),
+                framework: "hugging_face".into(), tp, pp, ep, sequence_parallel: sp, zero,
+                offload_optimizer: off.0, offload_params: off.1, recompute: recompute.into(),
+                attention: "flash".into(), micro_batch: mb, grad_accum: ga, seq_len: seq,
+                storage: storage.then(|| StorageView { id: "alibaba-nas-capacity".into(),
+                    name: "NAS".into(), kind: "file".into(), shared: true, capacity_gib: 100.0 }),
+                interruptible: ckpt.is_some(), checkpoint_interval_s: ckpt, step_s }
+        }
+    }
+
+    prop_compose! {
+        fn serving()(tp in pick(&[1u64, 2, 4, 8]), replicas in 1u64..500, rate in 1u64..500,
+                     min in 1u64..10, batch in 1u64..4096, len in 1u64..1_000_000,
+                     util in 0.05f64..=1.0, rps in 0.001f64..1e5,
+                     weights in pick(&["bf16", "fp16", "fp32", "fp8", "int8", "int4", "bits"]),
+                     kv in pick(&["bf16", "fp16", "fp8", "int8"])) -> ServeView {
+            ServeView { weights: weights.into(), tp, replicas, replicas_for_rate: rate, min_replicas: min,
+                batch_per_replica: batch, rps_per_replica: rps, max_model_len: len,
+                gpu_memory_utilization: util, kv_dtype: kv.into() }
+        }
+    }
+
+    prop_compose! {
+        fn plan()(provider in pick(&["alibaba", "tencent", "huawei"]),
+                  rdma in pick(&["erdma", "roce", "ib", "none", "unknown"]),
+                  vendor in pick(&["nvidia", "huawei", "amd"]), gpn in 1u64..=16, nodes in 1u64..=64,
+                  billing in proptest::option::of(pick(&["on_demand", "monthly", "spot"])),
+                  region in proptest::option::of(pick(&["cn-shanghai", "ap-beijing"])),
+                  hours in 0.01f64..1e5, software in pick(&["pytorch", "mindspore"]),
+                  job in prop_oneof![train().prop_map(|t| (Some(t), None)), serving().prop_map(|s| (None, Some(s)))])
+                  -> PlanView {
+            let inter = match rdma { "erdma" => "erdma", "roce" | "ib" => "rdma", _ => "tcp" };
+            PlanView { rank: 1, model: "Qwen2.5-7B".into(), provider: provider.into(),
+                instance: "ecs.gn7i-c8g1.2xlarge".into(), family: "gn7i".into(), gpu_id: "a10".into(),
+                gpu_name: "NVIDIA A10".into(), vendor: vendor.into(), gpus_per_node: gpn, nodes,
+                rdma: rdma.into(), inter_link: inter.into(), region: region.map(String::from),
+                billing: billing.map(String::from), hours, software: software.into(),
+                train: job.0, serve: job.1 }
+        }
+    }
+
+    fn parse_all(files: &[File]) -> Vec<Value> {
+        let mut docs = vec![];
+        for f in files {
+            if f.path.ends_with(".json") {
+                docs.push(serde_json::from_str(&f.text).unwrap());
+            } else if f.path.ends_with(".yaml") {
+                for d in serde_norway::Deserializer::from_str(&f.text) {
+                    docs.push(serde::Deserialize::deserialize(d).unwrap());
+                }
+            }
+        }
+        docs
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+        #[test]
+        fn every_bundle_parses_and_holds_the_plan(p in plan()) {
+            let files = bundle(&p).unwrap();
+            let mut paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+            paths.sort();
+            paths.dedup();
+            prop_assert_eq!(paths.len(), files.len(), "duplicate paths");
+            for f in &files {
+                prop_assert!(!f.text.contains("NaN") && !f.text.contains("inf\n"), "{}", f.path);
+                if f.path.ends_with(".sh") {
+                    prop_assert!(f.text.starts_with("#!/usr/bin/env bash\n# "));
+                    let mut child = std::process::Command::new("bash").arg("-n")
+                        .stdin(std::process::Stdio::piped()).stderr(std::process::Stdio::piped())
+                        .spawn().unwrap();
+                    use std::io::Write;
+                    child.stdin.take().unwrap().write_all(f.text.as_bytes()).unwrap();
+                    let out = child.wait_with_output().unwrap();
+                    prop_assert!(out.status.success(), "{}: {}\n{}", f.path,
+                        String::from_utf8_lossy(&out.stderr), f.text);
+                }
+            }
+            let docs = parse_all(&files);
+            for d in &docs {
+                match d["kind"].as_str() {
+                    Some("Job") => prop_assert_eq!(d["spec"]["minAvailable"].as_u64(), Some(p.nodes)),
+                    Some("PyTorchJob") => {
+                        let s = &d["spec"]["pytorchReplicaSpecs"];
+                        let workers = s["Worker"]["replicas"].as_u64().unwrap_or(0);
+                        prop_assert_eq!(s["Master"]["replicas"].as_u64().unwrap() + workers, p.nodes);
+                    }
+                    Some("HorizontalPodAutoscaler") => prop_assert!(
+                        d["spec"]["minReplicas"].as_u64() <= d["spec"]["maxReplicas"].as_u64()),
+                    _ => {}
+                }
+            }
+            if let Some(t) = &p.train {
+                let ds: Value = serde_json::from_str(
+                    &files.iter().find(|f| f.path == "ds_config.json").unwrap().text).unwrap();
+                prop_assert_eq!(ds["zero_optimization"]["stage"].as_u64(), Some(t.zero));
+                prop_assert_eq!(ds["train_batch_size"].as_u64(),
+                    Some(t.micro_batch * t.grad_accum * t.data_parallel(p.total_gpus())));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod write_tests {
+    use super::*;
+
+    fn scratch(tag: &str) -> PathBuf {
+        let d =
+            std::env::temp_dir().join(format!("gpuplan-export-write-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn files() -> Vec<File> {
+        vec![
+            File::new("launch.sh", "#!/usr/bin/env bash\necho new\n".into()),
+            File::new("k8s/pytorchjob.yaml", "kind: PyTorchJob\n".into()),
+            File::new("README.txt", "new\n".into()),
+        ]
+    }
+
+    fn listing(dir: &Path) -> Vec<String> {
+        let mut out = vec![];
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p.clone());
+                }
+                out.push(p.strip_prefix(dir).unwrap().display().to_string());
+            }
+        }
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn existing_files_are_refused_without_force_and_nothing_is_written() {
+        let dir = scratch("noforce");
+        std::fs::write(dir.join("README.txt"), "mine\n").unwrap();
+        let err = write(&dir, &files(), false).unwrap_err().to_string();
+        assert!(
+            err.contains("--force") && err.contains("README.txt"),
+            "{err}"
+        );
+        assert_eq!(listing(&dir), ["README.txt"]);
+        assert_eq!(
+            std::fs::read_to_string(dir.join("README.txt")).unwrap(),
+            "mine\n"
+        );
+        write(&dir, &files(), true).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.join("README.txt")).unwrap(),
+            "new\n"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_failure_midway_replaces_nothing_and_leaves_no_temporaries() {
+        let dir = scratch("midway");
+        std::fs::write(dir.join("launch.sh"), "mine\n").unwrap();
+        // The second file cannot be staged: its directory `k8s` is a file.
+        std::fs::write(dir.join("k8s"), "not a directory\n").unwrap();
+        let err = write(&dir, &files(), true).unwrap_err();
+        assert!(format!("{err:#}").contains("cannot write"), "{err:#}");
+        assert_eq!(
+            std::fs::read_to_string(dir.join("launch.sh")).unwrap(),
+            "mine\n"
+        );
+        assert_eq!(
+            listing(&dir),
+            ["k8s", "launch.sh"],
+            "no README, no temporaries"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_directory_in_the_way_is_refused_even_with_force() {
+        let dir = scratch("dir");
+        std::fs::create_dir_all(dir.join("README.txt")).unwrap();
+        let err = write(&dir, &files(), true).unwrap_err().to_string();
+        assert!(err.contains("is not a file"), "{err}");
+        assert_eq!(listing(&dir), ["README.txt"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn scripts_are_executable_and_a_link_is_replaced_not_written_through() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = scratch("link");
+        let outside = dir.join("outside.txt");
+        std::fs::write(&outside, "keep\n").unwrap();
+        std::os::unix::fs::symlink(&outside, dir.join("README.txt")).unwrap();
+        write(&dir, &files(), true).unwrap();
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "keep\n");
+        assert_eq!(
+            std::fs::read_to_string(dir.join("README.txt")).unwrap(),
+            "new\n"
+        );
+        let mode = std::fs::metadata(dir.join("launch.sh"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o111, 0o111, "{mode:o}");
+        assert_eq!(
+            listing(&dir),
+            [
+                "README.txt",
+                "k8s",
+                "k8s/pytorchjob.yaml",
+                "launch.sh",
+                "outside.txt"
+            ]
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -84,8 +84,14 @@ fn env_sh(p: &PlanView) -> String {
     )
 }
 
-fn launcher_default(t: &TrainView) -> &'static str {
-    if t.model_parallel() {
+fn mindspore(p: &PlanView) -> bool {
+    p.ascend() && p.software == "mindspore"
+}
+
+fn launcher_default(p: &PlanView, t: &TrainView) -> &'static str {
+    if mindspore(p) {
+        "msrun"
+    } else if t.model_parallel() {
         "megatron"
     } else {
         "deepspeed"
@@ -106,7 +112,7 @@ fn launch_sh(p: &PlanView, t: &TrainView) -> String {
 #   deepspeed: TRAIN_SCRIPT takes --deepspeed ds_config.json (HF Trainer convention)
 #   fsdp:      accelerate launch with accelerate_fsdp.yaml (when the bundle has it)
 #   megatron:  TRAIN_SCRIPT is a Megatron-LM entry point (pretrain_gpt.py), megatron_args.sh
-HERE="$(cd "$(dirname "${{BASH_SOURCE[0]}}")" && pwd)"
+{msrun_doc}{checkpoint}HERE="$(cd "$(dirname "${{BASH_SOURCE[0]}}")" && pwd)"
 source "$HERE/env.sh"
 TRAIN_SCRIPT="${{TRAIN_SCRIPT:?set TRAIN_SCRIPT to your training entry point}}"
 {master}
@@ -126,11 +132,23 @@ case "$LAUNCHER" in
     [ -f "$HERE/megatron_args.sh" ] || {{ echo "this plan uses no model parallelism: use deepspeed" >&2; exit 2; }}
     source "$HERE/megatron_args.sh"
     exec "${{TORCHRUN[@]}}" "$TRAIN_SCRIPT" "${{MEGATRON_ARGS[@]}}" "$@" ;;
-  *) echo "LAUNCHER must be deepspeed, fsdp or megatron" >&2; exit 2 ;;
+{msrun_case}  *) echo "LAUNCHER must be {launchers}" >&2; exit 2 ;;
 esac
 "#,
         last = p.nodes - 1,
-        default = launcher_default(t),
+        msrun_doc = if p.ascend() {
+            msrun_doc(p, t)
+        } else {
+            String::new()
+        },
+        msrun_case = if p.ascend() { MSRUN_CASE } else { "" },
+        launchers = if p.ascend() {
+            "deepspeed, fsdp, megatron or msrun"
+        } else {
+            "deepspeed, fsdp or megatron"
+        },
+        checkpoint = checkpoint_lines(t),
+        default = launcher_default(p, t),
         nodes = p.nodes,
         gpn = p.gpus_per_node,
         slug = p.slug(),
@@ -149,6 +167,38 @@ esac
         ),
         &body,
     )
+}
+
+/// msrun (MindSpore's launcher, Ascend only): flags from the vendored msrun-args.json.
+const MSRUN_CASE: &str = r#"  msrun)
+    # MindSpore on Ascend: msrun starts local_worker_num processes per node (scheduler on node 0).
+    exec msrun --worker_num "$((NNODES * NPROC_PER_NODE))" --local_worker_num "$NPROC_PER_NODE" \
+      --master_addr "$MASTER_ADDR" --master_port "$MASTER_PORT" --node_rank "$NODE_RANK" \
+      --log_dir "${LOG_DIR:-msrun_log}" --join True "$TRAIN_SCRIPT" "$@" ;;
+"#;
+
+fn msrun_doc(p: &PlanView, t: &TrainView) -> String {
+    format!(
+        "#   msrun:     MindSpore on Ascend (msrun); set the parallel split in the MindSpore script:\n#              data-parallel {}, tensor/model-parallel {}, pipeline stages {}, micro-batch {} × {}\n",
+        t.data_parallel(p.total_gpus()),
+        t.tp,
+        t.pp,
+        t.micro_batch,
+        t.grad_accum
+    )
+}
+
+/// The plan's checkpoint interval (spot plans), as a variable the training script can read.
+fn checkpoint_lines(t: &TrainView) -> String {
+    match (t.checkpoint_interval_s, t.checkpoint_steps()) {
+        (Some(secs), Some(steps)) => format!(
+            "# Spot: checkpoint every {secs:.0} s = {steps} steps (the plan's Young/Daly interval for its preemption rate;
+# HF Trainer: --save_steps {steps}; Megatron: --save-interval, set in megatron_args.sh).
+export GPUPLAN_CHECKPOINT_STEPS=\"${{GPUPLAN_CHECKPOINT_STEPS:-{steps}}}\"
+"
+        ),
+        _ => String::new(),
+    }
 }
 
 /// DeepSpeed configuration holding the plan's ZeRO stage, offload, precision and batch.
@@ -280,6 +330,9 @@ pub fn megatron_args(p: &PlanView, t: &TrainView) -> Vec<String> {
     }
     if t.attention == "flash" {
         a.push("--use-flash-attn".into());
+    }
+    if let Some(steps) = t.checkpoint_steps() {
+        a.push(format!("--save-interval {steps}"));
     }
     a
 }

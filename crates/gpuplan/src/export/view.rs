@@ -4,8 +4,15 @@
 //! Every string that reaches a shell script or a manifest is checked against a safe alphabet:
 //! a hand-edited JSON cannot inject shell or YAML.
 
-use anyhow::{bail, Context, Result};
+use crate::render::fail;
+use anyhow::Result;
+use gpuplan_core::i18n::Msg;
 use serde_json::Value;
+
+/// A catalog message naming one field of the plan document.
+fn field_msg(id: &str, field: &str) -> Msg {
+    Msg::new(id).arg("field", field)
+}
 
 /// The plan JSON schema versions the exporters read.
 pub const SUPPORTED_SCHEMA_VERSIONS: &[u64] = &[1];
@@ -59,7 +66,18 @@ pub struct TrainView {
     pub seq_len: u64,
     pub storage: Option<StorageView>,
     pub interruptible: bool,
+    /// The plan's Young/Daly checkpoint interval (spot plans only).
     pub checkpoint_interval_s: Option<f64>,
+    /// Seconds per optimizer step (the plan's `train.step.step`).
+    pub step_s: f64,
+}
+
+impl TrainView {
+    /// Optimizer steps between checkpoints at the plan's interval (at least 1).
+    pub fn checkpoint_steps(&self) -> Option<u64> {
+        self.checkpoint_interval_s
+            .map(|i| (i / self.step_s).floor().max(1.0) as u64)
+    }
 }
 
 impl TrainView {
@@ -145,16 +163,16 @@ pub fn from_document(doc: &Value, pick: usize) -> Result<PlanView> {
     let plans = doc
         .pointer("/outcome/plans")
         .and_then(Value::as_array)
-        .context("plan JSON: `outcome.plans` is missing: export reads the output of `gpuplan plan --format json`")?;
+        .ok_or_else(|| fail(Msg::new("export-no-plans-key")))?;
     if plans.is_empty() {
-        bail!("the plan document holds no plan (the planner found none that meets the constraints: see `outcome.rejected`): nothing to export");
+        return Err(fail(Msg::new("export-no-plan")));
     }
     if pick == 0 || pick > plans.len() {
-        bail!(
-            "--pick {pick}: the document holds {} plan(s); pick 1–{} (rerun `gpuplan plan` with --top N for more)",
-            plans.len(),
-            plans.len()
-        );
+        return Err(fail(
+            Msg::new("export-pick")
+                .arg("pick", pick as u64)
+                .arg("n", plans.len() as u64),
+        ));
     }
     let p = &plans[pick - 1];
     let at = |path: &str| format!("outcome.plans[{}].{}", pick - 1, path.replace('/', "."));
@@ -162,15 +180,15 @@ pub fn from_document(doc: &Value, pick: usize) -> Result<PlanView> {
     let n = |path: &str, max: u64| -> Result<u64> { count(p, path, max, &at(path)) };
     let present = |k: &str| p.get(k).is_some_and(|v| !v.is_null());
     if present("train") == present("serve") {
-        bail!(
-            "{}: a plan has either `train` or `serve`: this one has {}",
-            at("").trim_end_matches('.'),
-            if present("train") { "both" } else { "neither" }
-        );
+        return Err(fail(
+            Msg::new("export-train-xor-serve")
+                .arg("at", at("").trim_end_matches('.'))
+                .arg("has", if present("train") { "both" } else { "neither" }),
+        ));
     }
     let request = doc
         .get("request")
-        .context("plan JSON: `request` is missing")?;
+        .ok_or_else(|| fail(field_msg("export-field-missing", "request")))?;
     let view = PlanView {
         rank: pick,
         model: ident(request, "model", "request.model")?,
@@ -207,19 +225,19 @@ pub fn from_document(doc: &Value, pick: usize) -> Result<PlanView> {
 fn check_envelope(doc: &Value) -> Result<()> {
     let kind = doc.get("kind").and_then(Value::as_str);
     if kind != Some("plan") {
-        bail!(
-            "not a plan document (kind = {}): export reads the output of `gpuplan plan --format json`",
-            kind.unwrap_or("missing")
-        );
+        return Err(fail(
+            Msg::new("export-not-plan").arg("kind", kind.unwrap_or("missing")),
+        ));
     }
     match doc.get("schema_version").and_then(Value::as_u64) {
         Some(v) if SUPPORTED_SCHEMA_VERSIONS.contains(&v) => Ok(()),
-        Some(v) => bail!(
-            "plan JSON schema_version {v} is not supported by this gpuplan ({}; it reads {:?}): re-create the plan with this version's `gpuplan plan --format json`",
-            env!("CARGO_PKG_VERSION"),
-            SUPPORTED_SCHEMA_VERSIONS
-        ),
-        None => bail!("plan JSON: `schema_version` is missing or not a number"),
+        Some(v) => Err(fail(
+            Msg::new("export-schema-unsupported")
+                .arg("v", v.to_string())
+                .arg("version", env!("CARGO_PKG_VERSION"))
+                .arg("supported", format!("{SUPPORTED_SCHEMA_VERSIONS:?}")),
+        )),
+        None => Err(fail(field_msg("export-field-not-number", "schema_version"))),
     }
 }
 
@@ -277,6 +295,7 @@ fn train_view(t: &Value, request: &Value, at: &str) -> Result<TrainView> {
             "request.constraints.interruptible",
         )?,
         checkpoint_interval_s,
+        step_s: positive(t, "step/step", 1e9, &f("step/step"))?,
     })
 }
 
@@ -333,7 +352,9 @@ fn safe<'a>(s: &'a str, field: &str) -> Result<&'a str> {
         && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/'));
     if !ok {
-        bail!("plan JSON: `{field}` = {s:?} is not a plain identifier (letters, digits, . _ - /, at most 128): export refuses it rather than write it into a script");
+        return Err(fail(
+            field_msg("export-field-not-ident", field).arg("value", format!("{s:?}")),
+        ));
     }
     Ok(s)
 }
@@ -341,7 +362,7 @@ fn safe<'a>(s: &'a str, field: &str) -> Result<&'a str> {
 fn ident(v: &Value, path: &str, field: &str) -> Result<String> {
     let s = get(v, path)
         .and_then(Value::as_str)
-        .with_context(|| format!("plan JSON: `{field}` is missing or not a string"))?;
+        .ok_or_else(|| fail(field_msg("export-field-not-string", field)))?;
     Ok(safe(s, field)?.to_string())
 }
 
@@ -349,7 +370,7 @@ fn optional_ident(v: &Value, path: &str, field: &str) -> Result<Option<String>> 
     match get(v, path) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(safe(s, field)?.to_string())),
-        Some(_) => bail!("plan JSON: `{field}` is not a string"),
+        Some(_) => Err(fail(field_msg("export-field-not-string", field))),
     }
 }
 
@@ -357,12 +378,12 @@ fn optional_ident(v: &Value, path: &str, field: &str) -> Result<Option<String>> 
 fn text(v: &Value, path: &str, field: &str) -> Result<String> {
     let s = get(v, path)
         .and_then(Value::as_str)
-        .with_context(|| format!("plan JSON: `{field}` is missing or not a string"))?;
+        .ok_or_else(|| fail(field_msg("export-field-not-string", field)))?;
     if s.len() > 200
         || s.chars()
             .any(|c| c.is_control() || matches!(c, '"' | '\'' | '`' | '$' | '\\'))
     {
-        bail!("plan JSON: `{field}` holds control or quote characters: export refuses it");
+        return Err(fail(field_msg("export-field-unsafe-text", field)));
     }
     Ok(s.to_string())
 }
@@ -374,9 +395,14 @@ fn count(v: &Value, path: &str, max: u64, field: &str) -> Result<u64> {
 fn count_from(v: &Value, path: &str, min: u64, max: u64, field: &str) -> Result<u64> {
     let n = get(v, path)
         .and_then(Value::as_u64)
-        .with_context(|| format!("plan JSON: `{field}` is missing or not a whole number"))?;
+        .ok_or_else(|| fail(field_msg("export-field-not-count", field)))?;
     if n < min || n > max {
-        bail!("plan JSON: `{field}` = {n} is outside {min}–{max}");
+        return Err(fail(
+            field_msg("export-field-count-range", field)
+                .arg("value", n.to_string())
+                .arg("min", min.to_string())
+                .arg("max", max.to_string()),
+        ));
     }
     Ok(n)
 }
@@ -384,15 +410,19 @@ fn count_from(v: &Value, path: &str, min: u64, max: u64, field: &str) -> Result<
 fn flag(v: &Value, path: &str, field: &str) -> Result<bool> {
     get(v, path)
         .and_then(Value::as_bool)
-        .with_context(|| format!("plan JSON: `{field}` is missing or not true/false"))
+        .ok_or_else(|| fail(field_msg("export-field-not-bool", field)))
 }
 
 fn positive(v: &Value, path: &str, max: f64, field: &str) -> Result<f64> {
     let x = get(v, path)
         .and_then(Value::as_f64)
-        .with_context(|| format!("plan JSON: `{field}` is missing or not a number"))?;
+        .ok_or_else(|| fail(field_msg("export-field-not-number", field)))?;
     if !(x.is_finite() && x > 0.0 && x <= max) {
-        bail!("plan JSON: `{field}` = {x} is outside (0, {max}]");
+        return Err(fail(
+            field_msg("export-field-number-range", field)
+                .arg("value", x.to_string())
+                .arg("max", max.to_string()),
+        ));
     }
     Ok(x)
 }
