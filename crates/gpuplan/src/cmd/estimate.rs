@@ -603,6 +603,23 @@ fn training_report(
                 .arg("pp", p.pp)
                 .arg("dp", e.memory.data_parallel)
                 .arg("ep", p.ep)
+                // Context parallelism and the interleaved schedule, only where they run.
+                .arg(
+                    "sched",
+                    format!(
+                        "{}{}",
+                        if p.cp > 1 {
+                            format!(" CP {}", p.cp)
+                        } else {
+                            String::new()
+                        },
+                        if p.virtual_stages > 1 {
+                            format!(" VP {}", p.virtual_stages)
+                        } else {
+                            String::new()
+                        }
+                    )
+                )
                 .arg("zero", p.zero)
                 .arg("offload", offload)
                 .render(l)
