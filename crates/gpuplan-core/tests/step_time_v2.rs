@@ -58,6 +58,13 @@ fn interleaving_divides_the_bubble_by_the_virtual_stages() {
     // Interleaving sends each micro-batch over v times as many stage boundaries.
     assert!((b.pp_comm.0 - 4.0 * a.pp_comm.0).abs() < 1e-12 + 1e-9 * a.pp_comm.0);
     assert!(b.step.0 < a.step.0);
+    // Interleaving without a pipeline, or with more chunks than layers, is bad input.
+    let mut flat = megatron(4, 1, 16);
+    flat.parallel.virtual_stages = 2;
+    let e = training_step(&m, &flat, &c, &Tunables::default()).unwrap_err();
+    assert!(e.to_string().contains("parallel.virtual_stages"), "{e}");
+    inter.parallel.virtual_stages = 21; // 4 × 21 chunks > 80 layers
+    assert!(training_step(&m, &inter, &c, &Tunables::default()).is_err());
 }
 
 #[test]
