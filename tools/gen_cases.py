@@ -136,8 +136,8 @@ def torchtune(cid, r, task, gpu, n, extra, note):
     val = float(r["result"]["peak_memory_per_gpu"].split()[0])
     CASES[cid] = dict(
         kind="train_memory", metric="peak_allocated_gib", published=val, unit="GiB (torchtune peak memory)",
-        notes="torchtune recipe: bf16 weights (pure bf16), activation checkpointing, chunked cross-entropy, packed "
-              "seq 2048, batch 2. " + note,
+        notes="torchtune recipe: bf16 weights (pure bf16), activation checkpointing, chunked cross-entropy "
+              "(CEWithChunkedOutputLoss), packed seq 2048, batch 2. " + note,
         workload=dict(kind="training", model=r["setup"]["model"].replace("Llama 3.1 ", "Llama-3.1-"), training=t,
                       hardware=dict(gpu=gpu, gpus_per_node=n, nodes=1)))
 
@@ -199,27 +199,35 @@ def main(path):
     for size in ["7b", "13b", "33b", "65b"]:
         cid = f"llama1-{size}-gpu-hours"
         llama1(cid, rows[cid], size, "gpu_hours", rows[cid]["result"]["gpu_hours"], "A100-80GB GPU-hours", "train_time")
+    # Config knobs from recipes/configs/llama3_1/*.yaml at 30b8519e8 (2024-09-24, "Readme Updates
+    # (#1664)"), the commit that published the table; torchtune builds the model, adapters included,
+    # under the bf16 default dtype (adapter_dtype bf16).
+    paged = ("PagedAdamW8bit + optimizer_in_bwd (8B_full_single_device.yaml @30b8519e8): the paged 8-bit "
+             "states live in CUDA unified memory outside the allocator statistics (paged_optimizer).")
     torchtune("torchtune-llama31-8b-full-4090", rows["torchtune-llama31-8b-full-4090"], "full_finetune", "rtx-4090", 1,
-              dict(optimizer="adam_w8bit", optimizer_in_backward=True, parallel=dict(offload_optimizer=True)),
-              "PagedAdamW8bit + optimizer-in-backward: on a 24 GB card the paged 8-bit states cannot stay resident "
-              "next to 15 GiB of weights, so they are modelled as paged out to host memory (offload_optimizer).")
+              dict(optimizer="adam_w8bit", optimizer_in_backward=True, paged_optimizer=True), paged)
     torchtune("torchtune-llama31-8b-full-a6000", rows["torchtune-llama31-8b-full-a6000"], "full_finetune", "rtx-a6000", 1,
-              dict(optimizer="adam_w8bit", optimizer_in_backward=True),
-              "Single-device config (8B_full_single_device.yaml): PagedAdamW8bit resident on a 48 GB card, "
-              "optimizer_in_bwd and activation checkpointing as in the recipe.")
-    lora_t = ["q_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+              dict(optimizer="adam_w8bit", optimizer_in_backward=True, paged_optimizer=True), paged)
+    bf16 = dict(adapter_dtype="bf16")
     torchtune("torchtune-llama31-8b-lora-4090", rows["torchtune-llama31-8b-lora-4090"], "lora", "rtx-4090", 1,
-              dict(lora=dict(rank=8, targets=lora_t)), "LoRA rank 8 on q, v, output_proj and the MLP.")
+              dict(bf16, lora=dict(rank=8, targets=["q_proj", "v_proj"])),
+              "LoRA rank 8 on q and v (8B_lora_single_device.yaml @30b8519e8), bf16 adapters.")
+    qkvo_mlp = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
     torchtune("torchtune-llama31-8b-qlora-4090", rows["torchtune-llama31-8b-qlora-4090"], "qlora", "rtx-4090", 1,
-              dict(lora=dict(rank=8, targets=lora_t)), "QLoRA: NF4 base, LoRA rank 8 on q, v, output_proj and the MLP.")
+              dict(bf16, lora=dict(rank=8, targets=qkvo_mlp)),
+              "QLoRA: NF4 base, LoRA rank 8 on q, k, v, output_proj and the MLP (8B_qlora_single_device.yaml "
+              "@30b8519e8), bf16 adapters.")
     torchtune("torchtune-llama31-70b-full-8xa100", rows["torchtune-llama31-70b-full-8xa100"], "full_finetune", "a100-80g", 8,
-              dict(parallel=dict(zero=3, offload_params=True, offload_optimizer=True), optimizer_in_backward=True),
-              "FSDP with CPU offload of parameters and optimizer, fused optimizer step.")
+              dict(parallel=dict(zero=3, offload_params=True, offload_optimizer=True)),
+              "FSDP with CPU offload of parameters, gradients and optimizer (70B_full.yaml @30b8519e8: "
+              "fsdp_cpu_offload, no optimizer_in_bwd).")
     torchtune("torchtune-llama31-70b-lora-8xa100", rows["torchtune-llama31-70b-lora-8xa100"], "lora", "a100-80g", 8,
-              dict(lora=dict(rank=16, targets=lora_t), parallel=dict(zero=3)), "FSDP-sharded bf16 base, LoRA rank 16.")
+              dict(bf16, lora=dict(rank=16, targets=["q_proj", "k_proj", "v_proj"]), parallel=dict(zero=3)),
+              "FSDP-sharded bf16 base, LoRA rank 16 on q, k, v (70B_lora.yaml @30b8519e8), bf16 adapters.")
     torchtune("torchtune-llama31-405b-qlora-8xa100", rows["torchtune-llama31-405b-qlora-8xa100"], "qlora", "a100-80g", 8,
-              dict(micro_batch=1, lora=dict(rank=16, targets=lora_t), parallel=dict(zero=3)),
-              "FSDP-sharded NF4 base, LoRA rank 16; the recipe config sets batch_size 1. The table prints 'GB'; read as GiB like its other rows.")
+              dict(bf16, micro_batch=1, lora=dict(rank=16, targets=qkvo_mlp), parallel=dict(zero=3)),
+              "FSDP-sharded NF4 base, LoRA rank 16 on q, k, v, output_proj and the MLP, batch_size 1 "
+              "(405B_qlora.yaml @30b8519e8), bf16 adapters. The table prints 'GB'; read as GiB like its other rows.")
     for cid, stage, val in [("deepspeed-zero2-t5-3b-8gpu", 2, 15.93), ("deepspeed-zero3-t5-3b-8gpu", 3, 6.1)]:
         # DeepSpeed's own estimator formulas (memory.rst), not a measurement.
         CASES[cid] = dict(
@@ -311,8 +319,12 @@ def main(path):
                                        "same unmodelled effective-bandwidth gap as the 384-GPU row.",
         "torchtune-llama31-70b-full-8xa100": "FIXME: with parameter + optimizer offload the GPU peak depends on FSDP "
                                              "prefetch and pinned staging buffers, which are not modelled.",
-        "torchtune-llama31-8b-full-a6000": "FIXME: the 8-bit optimizer's paging and torch.compile's activation "
-                                           "savings make the measured peak depend on allocator behaviour not modelled.",
+        "torchtune-llama31-8b-full-a6000": "FIXME: the same 8B_full_single_device config (PagedAdamW8bit, "
+                                           "optimizer_in_bwd) is published at 18.9 GiB on a 4090 and 37.4 GiB on an "
+                                           "A6000; paged 8-bit states are outside the allocator statistics, so the "
+                                           "A6000 figure (~ weights + resident 8-bit states + activations) is not the "
+                                           "allocated peak of that config: a different statistic (reserved/active) "
+                                           "or states that stayed resident; which one is not stated.",
         "trtllm061-llama7b-h100-fp8-128-128": "FIXME: with the FP8 derating (fp8_efficiency_ratio) still ~30% over: decode at "
                                               "batch 768 is modelled as one compute-bound GEMM pass; TRT-LLM's per-step "
                                               "overheads (attention over 768 sequences, sampling) are not.",

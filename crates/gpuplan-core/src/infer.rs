@@ -102,14 +102,43 @@ pub fn image_load(t: &TransformerSpec, s: &InferenceSetup) -> ImageLoad {
 /// hidden-size buffers (residual, normed input, output: 6h). For Llama-3.1-8B this gives 110.6 KB
 /// per token against the 109.8 KB per token between the 20k and 29k vLLM logs (cases
 /// vllm-llama31-8b-rtx3090-*).
+///
+/// MoE layers run the fused-MoE kernel instead (vLLM `fused_experts_impl`,
+/// vllm/model_executor/layers/fused_moe/fused_moe.py @000d145): per token and routed expert it
+/// allocates `cache13` of max(N, K) (gate‖up output N = 2·f_e/t, reused for the down output of
+/// width K = h) and `cache2` of N/2, in the activation dtype; a shared expert runs as a dense MLP
+/// before it and keeps its h-wide output. Dense leading layers (DeepSeek) keep the dense rule.
 pub fn activation_peak(t: &TransformerSpec, tokens: u64, tp: u64) -> Bytes {
-    let f = t.ffn_for_activation() as f64 / tp as f64;
+    let tp = tp as f64;
     let h = t.hidden as f64;
-    let mlp = match t.mlp {
+    let dense = |f: f64| match t.mlp {
         MlpKind::Gated => 6.0 * f,
         MlpKind::Plain => 4.0 * f,
     };
-    let attn = 2.0 * (t.q_width() + 2 * t.kv_width()) as f64 / tp as f64;
+    let mlp = match t.moe {
+        Some(moe) => {
+            let fe = moe.expert_ffn as f64 / tp;
+            let n = match t.mlp {
+                MlpKind::Gated => 2.0 * fe,
+                MlpKind::Plain => fe,
+            };
+            let k = moe.experts_per_token as f64;
+            let routed = 2.0 * k * (n.max(h) + fe);
+            let shared = moe.shared_experts as f64;
+            let moe_layer = if shared > 0.0 {
+                routed.max(dense(shared * fe)) + 2.0 * h
+            } else {
+                routed
+            };
+            if moe.dense_layers > 0 {
+                moe_layer.max(dense(t.ffn as f64 / tp))
+            } else {
+                moe_layer
+            }
+        }
+        None => dense(t.ffn_for_activation() as f64 / tp),
+    };
+    let attn = 2.0 * (t.q_width() + 2 * t.kv_width()) as f64 / tp;
     Bytes(tokens as f64 * (mlp.max(attn) + 6.0 * h))
 }
 

@@ -1113,7 +1113,11 @@ fn peft_first_layer_absent(
 
 /// QLoRA under bitsandbytes < 0.43.2 (`bnb_saves_inputs`): the 4-bit matmul keeps its input.
 fn bnb_keeps_inputs(setup: &TrainingSetup) -> bool {
-    setup.bnb_saves_inputs && setup.base_weights() == BaseWeights::Nf4
+    setup.bnb_saves_inputs
+        && matches!(
+            setup.base_weights(),
+            BaseWeights::Nf4 | BaseWeights::Nf4NoDq
+        )
 }
 
 /// Bytes per token a norm with a frozen weight saves when its input needs a gradient: RMSNorm

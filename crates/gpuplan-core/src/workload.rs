@@ -102,6 +102,9 @@ pub enum BaseWeights {
     Fp32,
     /// QLoRA NF4 with double quantisation: 4 + 0.127 bits per weight (Dettmers et al. 2023, §3).
     Nf4,
+    /// NF4 without double quantisation (bitsandbytes `compress_statistics=False`, LitGPT
+    /// `bnb.nf4`): one fp32 absmax per 64-weight block, 4 + 32/64 = 4.5 bits per weight.
+    Nf4NoDq,
     /// LLM.int8(): 1 byte per weight (+ per-row scales, negligible).
     Int8,
 }
@@ -112,6 +115,7 @@ impl BaseWeights {
             BaseWeights::Bf16 => 16.0,
             BaseWeights::Fp32 => 32.0,
             BaseWeights::Nf4 => 4.127,
+            BaseWeights::Nf4NoDq => 4.5,
             BaseWeights::Int8 => 8.0,
         }
     }

@@ -364,6 +364,11 @@ fn serving_out_of_sample_medians_are_within_their_bands() {
     assert!(ttft <= 0.20, "TTFT median |error| {ttft}");
     let kv = median(g.get_mut("kv_capacity").expect("kv cases"));
     assert!(kv <= 0.15, "KV capacity median |error| {kv}");
+    // TPOT target 10% (today ≈ 18.5% over 13 gpt-fast rows at batch 1; 13.0% over its 7 bf16
+    // rows: the weight-only int8/int4 rows are recorded misses, their dequantising kernels reach a
+    // lower bandwidth than the bf16 ones).
+    let tpot = median(g.get_mut("tpot").expect("tpot cases"));
+    assert!(tpot <= 0.19, "TPOT median |error| {tpot}");
     assert!(
         g.get("throughput").map_or(0, Vec::len) + g.get("ttft").map_or(0, Vec::len) >= 25,
         "the serving cases went missing"
@@ -567,4 +572,27 @@ fn thirty_published_serving_cases_name_source_quote_and_engine() {
         n += 1;
     }
     assert!(n >= 30, "{n} published serving cases");
+}
+
+/// Issue 11 item 1: the profile run's MoE layer holds the fused-MoE buffers of vLLM
+/// `fused_experts_impl` (cache13 = tokens·k·max(2·f_e/t, h), cache2 = tokens·k·f_e/t, 2 bytes
+/// each), not a dense MLP of width k·f_e; dense models keep 6f + 6h per token.
+#[test]
+fn moe_profile_activation_counts_the_fused_moe_buffers() {
+    use gpuplan_core::infer::activation_peak;
+    let q = &find_preset("Qwen3-235B-A22B").expect("preset").model;
+    let t = q.transformer().expect("transformer");
+    let moe = t.moe.expect("moe");
+    let (tokens, tp) = (8192u64, 4u64);
+    let fe = moe.expert_ffn as f64 / tp as f64;
+    let h = t.hidden as f64;
+    let k = moe.experts_per_token as f64;
+    let want = tokens as f64 * (2.0 * k * ((2.0 * fe).max(h) + fe) + 6.0 * h);
+    let got = activation_peak(t, tokens, tp).0;
+    assert!((got / want - 1.0).abs() < 1e-9, "{got} vs {want}");
+    // Llama-3.1-8B (dense): (6f + 6h) per token, 110.6 KB.
+    let l = &find_preset("Llama-3.1-8B").expect("preset").model;
+    let lt = l.transformer().expect("transformer");
+    let per = activation_peak(lt, 1, 1).0;
+    assert_eq!(per, (6 * 14336 + 6 * 4096) as f64);
 }

@@ -119,7 +119,28 @@ fn training_accuracy_stays_within_todays_bands() {
     };
     let tput = median(CaseKind::TrainThroughput);
     let hours = median(CaseKind::TrainTime);
-    let known = outcomes.iter().filter(|(k, _)| *k).count();
+    let train = |k: CaseKind| {
+        matches!(
+            k,
+            CaseKind::TrainThroughput | CaseKind::TrainTime | CaseKind::TrainMemory
+        )
+    };
+    // Training-memory deviations are guarded by gpuplan-core/tests/published_memory.rs.
+    let known = outcomes
+        .iter()
+        .filter(|(k, o)| *k && train(o.kind) && o.kind != CaseKind::TrainMemory)
+        .count();
+    // Serving cases are held by tests/serving_v2.rs (gpuplan-core); their recorded misses are
+    // counted apart so that new published serving rows (issue 11: gpt-fast's quantized decode)
+    // do not eat the training allowance: 17 today.
+    let known_serving = outcomes
+        .iter()
+        .filter(|(k, o)| *k && !train(o.kind))
+        .count();
+    assert!(
+        known_serving <= 17,
+        "{known_serving} known deviations (serving)"
+    );
     // Measured 10.0% (the issue's target) and 21.9% (GPU-hours: the Llama 2/3 model cards' hours,
     // whose layouts and GPU counts are unpublished, stay far off).
     assert!(
@@ -128,8 +149,8 @@ fn training_accuracy_stays_within_todays_bands() {
     );
     assert!(hours <= 0.22, "GPU-hours out-of-sample median {hours:.3}");
     assert!(
-        known <= 42,
-        "{known} known deviations (training and serving)"
+        known <= 28,
+        "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
         .iter()

@@ -3,7 +3,8 @@
 //! DOM that the plans table, the chart's Pareto points, the chosen-plan mark, the memory bar and
 //! the step-time bar are there, the price's provenance and age on hover; selects plan 2 and
 //! reloads the URL (the shared link) to find the same state; switches to Chinese and checks that
-//! the names come from the shared catalog and that nothing was fetched from another host; saves a
+//! the names come from the shared catalog and that nothing was fetched from another host; a
+//! browser whose language is Chinese gets the Chinese page by default; saves a
 //! screenshot per language under `target/tmp/browser/` (the CI artifact;
 //! `GPUPLAN_UPDATE_SCREENSHOTS=1` copies them to docs/serve-en.png and docs/serve-zh.png).
 //!
@@ -128,33 +129,9 @@ async fn the_page_plans_the_readme_scenario_in_chromium() {
             .spawn()
             .expect("start chromedriver"),
     );
-    let profile = std::env::temp_dir().join(format!("gpuplan-browser-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&profile);
-    std::fs::create_dir_all(&profile).unwrap();
-    let mut caps = serde_json::Map::new();
-    caps.insert(
-        "goog:chromeOptions".into(),
-        serde_json::json!({
-            "binary": chromium,
-            "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                     "--lang=en-US", "--window-size=1280,1700",
-                     format!("--user-data-dir={}", profile.display())],
-        }),
-    );
     let webdriver = format!("http://127.0.0.1:{port}");
-    let c = wait_for(30, "chromedriver", || {
-        let caps = caps.clone();
-        let webdriver = webdriver.clone();
-        async move {
-            ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-                .capabilities(caps)
-                .connect(&webdriver)
-                .await
-                .ok()
-        }
-    })
-    .await;
+    let profile = std::env::temp_dir().join(format!("gpuplan-browser-{}", std::process::id()));
+    let c = browser(&webdriver, &chromium, &profile, "en-US").await;
 
     c.goto(&format!("{}/", server.base)).await.unwrap();
     // The README's scenario, typed into the form.
@@ -432,4 +409,51 @@ async fn the_page_plans_the_readme_scenario_in_chromium() {
     }
     c.close().await.unwrap();
     let _ = std::fs::remove_dir_all(&profile);
+    // A browser whose language is Chinese gets the Chinese page by default (no `lang` in the URL),
+    // and its first plan request's state lands in the URL with lang=zh.
+    let profile = profile.with_extension("zh");
+    let c = browser(&webdriver, &chromium, &profile, "zh-CN").await;
+    c.goto(&format!("{}/", server.base)).await.unwrap();
+    wait_for(60, "the Chinese page by default", || async {
+        let h = c.find(Locator::Css("h1")).await.ok()?.text().await.ok()?;
+        let url = c.current_url().await.ok()?;
+        (h.contains("该租") && url.query().unwrap_or("").contains("lang=zh")).then_some(())
+    })
+    .await;
+    c.close().await.unwrap();
+    let _ = std::fs::remove_dir_all(&profile);
+}
+
+/// A headless Chromium session whose browser language is `lang`, with its own profile directory.
+async fn browser(
+    webdriver: &str,
+    chromium: &std::path::Path,
+    profile: &std::path::Path,
+    lang: &str,
+) -> fantoccini::Client {
+    let _ = std::fs::remove_dir_all(profile);
+    std::fs::create_dir_all(profile).unwrap();
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "goog:chromeOptions".into(),
+        serde_json::json!({
+            "binary": chromium,
+            "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                     format!("--lang={lang}"), "--window-size=1280,1700",
+                     format!("--user-data-dir={}", profile.display())],
+            "prefs": { "intl.accept_languages": lang },
+        }),
+    );
+    wait_for(30, "chromedriver", || {
+        let caps = caps.clone();
+        async move {
+            ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+                .capabilities(caps)
+                .connect(webdriver)
+                .await
+                .ok()
+        }
+    })
+    .await
 }

@@ -626,3 +626,74 @@ fn estimate_takes_the_global_batch_and_reports_collectives() {
     let o = gpuplan(&base);
     assert!(String::from_utf8_lossy(&o.stdout).contains("VP 2"));
 }
+
+/// Issue 11 item 7: a defaulted max_model_len is stated as what the workload needs; a given one
+/// is not called a default.
+#[test]
+fn default_max_model_len_is_stated() {
+    let base = [
+        "estimate",
+        "--task",
+        "inference",
+        "-m",
+        "Llama-3.1-8B",
+        "--gpu",
+        "a100-80g",
+        "--input-tokens",
+        "1000",
+        "--output-tokens",
+        "300",
+    ];
+    let o = gpuplan(&base);
+    assert_eq!(o.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(
+        text.contains("max_model_len 1312 (default)") && text.contains("1000 + 300"),
+        "{text}"
+    );
+    let mut given = base.to_vec();
+    given.extend_from_slice(&["--max-model-len", "4096"]);
+    let o = gpuplan(&given);
+    let text = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(
+        text.contains("max_model_len 4096") && !text.contains("(default)"),
+        "{text}"
+    );
+}
+
+/// Issue 11 item 6: a serving plan on T4 (no bf16) runs fp16 weights and says so.
+#[test]
+fn serving_plans_on_t4_are_fp16_and_say_so() {
+    let o = gpuplan(&[
+        "plan",
+        "-m",
+        "BERT-base-uncased",
+        "--task",
+        "inference",
+        "--rate",
+        "200",
+        "--input-tokens",
+        "128",
+        "--output-tokens",
+        "1",
+        "--gpu",
+        "t4",
+        "--top",
+        "1",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let p = &v["outcome"]["plans"][0];
+    assert_eq!(p["serve"]["weights"]["format"], "fp16");
+    assert!(
+        p["caveats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c.as_str().unwrap_or("").contains("no bf16")),
+        "{}",
+        p["caveats"]
+    );
+}

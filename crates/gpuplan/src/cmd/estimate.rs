@@ -980,6 +980,21 @@ fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, look: &Look)
                 .render(l)
         ),
     );
+    if s.max_model_len.is_none() {
+        // The default is what the workload needs, not the model's full context: say so.
+        out.insert_str(
+            out.len() - 1,
+            &format!(
+                "{}\n",
+                Msg::new("est-serve-mml-default")
+                    .arg("len", m.max_model_len)
+                    .arg("input", s.input_tokens)
+                    .arg("output", s.output_tokens)
+                    .arg("block", m.block_tokens)
+                    .render(l)
+            ),
+        );
+    }
     if s.images_per_request > 0 {
         out.insert_str(
             out.len() - 1,
