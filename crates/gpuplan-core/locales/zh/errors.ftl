@@ -25,3 +25,8 @@ fix-tp-divides-heads-serve = 必须能整除注意力头数（{ $heads }）
 fix-say-how-much-data = 请给出数据量：--tokens N，或 --samples N 加 --epochs E
 fix-learned-positions = { $model } 的位置编码表只有 { $limit } 个位置：请给 --seq-len { $limit } 或更小
 note-seq-len-fitted = 序列长度取 { $limit }（模型的上下文长度；默认的 { $was } 更长）：用 --seq-len 修改
+fix-model-parallel-divides-gpus = 必须能整除 GPU 总数（{ $gpus }）：请调整 tp/pp/cp 或 GPU 数量
+fix-global-batch-multiple = 必须是 micro-batch × 数据并行规模 = { $mb } × { $dp } = { $per } 的整数倍
+fix-cp-divides-seq = 序列（{ $seq } 个 token）必须能均分到各上下文并行 rank：请选能整除 seq_len 的 cp
+fix-virtual-stages = 交错流水线需要 pp ≥ 2，且每个虚拟阶段至少有 { $layers } 层中的一层（pp × virtual_stages ≤ { $layers }）
+fix-last-stage-layers = 需要 pp ≥ 2，并给其余每个阶段至少留下 { $layers } 层中的一层
