@@ -135,7 +135,7 @@ fn adafactor_state_fraction(b: &ParamBreakdown) -> f64 {
     (factored + rest) / b.total as f64
 }
 
-fn is_target(targets: &[String], l: &Linear) -> bool {
+pub(crate) fn is_target(targets: &[String], l: &Linear) -> bool {
     targets.iter().any(|t| {
         t == "all-linear"
             || t == "all"
@@ -169,7 +169,7 @@ pub fn lora_params(b: &ParamBreakdown, rank: u64, targets: &[String]) -> f64 {
 
 /// Whether `l` is k_proj or v_proj inside a fused q/k/v module that carries one LoRA adapter
 /// (GPT-2 `c_attn`, [`crate::workload::FUSED_QKV`]): its adapter input is q_proj's.
-fn shares_adapter_input(targets: &[String], l: &Linear) -> bool {
+pub(crate) fn shares_adapter_input(targets: &[String], l: &Linear) -> bool {
     matches!(l.name, "k_proj" | "v_proj") && targets.iter().any(|t| t == FUSED_QKV)
 }
 
@@ -331,10 +331,10 @@ fn data_parallel(setup: &TrainingSetup, c: &ClusterSpec) -> Result<u64, CoreErro
     let mp = setup.parallel.tp * setup.parallel.pp * setup.parallel.cp;
     let n = c.total_gpus();
     if !n.is_multiple_of(mp) {
-        return Err(CoreError::invalid(
+        return Err(CoreError::invalid_msg(
             "parallel.tp × parallel.pp × parallel.cp",
             mp,
-            &format!("must divide the number of GPUs ({n}); change tp/pp/cp or the GPU count"),
+            crate::i18n::Msg::new("fix-model-parallel-divides-gpus").arg("gpus", n),
         ));
     }
     Ok(n / mp)
@@ -357,13 +357,13 @@ pub fn grad_accum_for_global(
     let dp = data_parallel(setup, c)?;
     let per = setup.micro_batch.max(1) * dp;
     if !global.is_multiple_of(per) {
-        return Err(CoreError::invalid(
+        return Err(CoreError::invalid_msg(
             "global_batch",
             global,
-            &format!(
-                "must be a multiple of micro-batch × data-parallel size = {} × {dp} = {per}",
-                setup.micro_batch
-            ),
+            crate::i18n::Msg::new("fix-global-batch-multiple")
+                .arg("mb", setup.micro_batch)
+                .arg("dp", dp)
+                .arg("per", per),
         ));
     }
     Ok(global / per)
@@ -396,14 +396,21 @@ pub fn check_parallelism(
                 &format!("at most one stage per layer: the model has {layers} layers"),
             ));
         }
+        // Interleaved 1F1B: each device holds v model chunks, so it needs a pipeline and at least
+        // one layer per chunk (chunks may be uneven, as torchtitan splits 126 layers over 16).
+        if p.virtual_stages > 1 && (p.pp < 2 || p.pp * p.virtual_stages > layers) {
+            return Err(CoreError::invalid_msg(
+                "parallel.virtual_stages",
+                p.virtual_stages,
+                crate::i18n::Msg::new("fix-virtual-stages").arg("layers", layers),
+            ));
+        }
         if let Some(last) = p.last_stage_layers {
             if p.pp < 2 || last >= layers || last + (p.pp - 1) > layers {
-                return Err(CoreError::invalid(
+                return Err(CoreError::invalid_msg(
                     "parallel.last_stage_layers",
                     last,
-                    &format!(
-                        "needs pp ≥ 2 and leaves at least one of the {layers} layers to each other stage"
-                    ),
+                    crate::i18n::Msg::new("fix-last-stage-layers").arg("layers", layers),
                 ));
             }
         }

@@ -547,13 +547,10 @@ impl TrainingSetup {
             "ZeRO stages are 0, 1, 2 or 3",
         )?;
         if p.cp > 1 && !self.seq_len.is_multiple_of(p.cp) {
-            return Err(CoreError::invalid(
+            return Err(CoreError::invalid_msg(
                 "parallel.cp",
                 p.cp,
-                &format!(
-                    "the sequence ({} tokens) must split evenly over the context-parallel ranks: choose a cp that divides seq_len",
-                    self.seq_len
-                ),
+                crate::i18n::Msg::new("fix-cp-divides-seq").arg("seq", self.seq_len),
             ));
         }
         if let Some(l) = p.last_stage_layers {

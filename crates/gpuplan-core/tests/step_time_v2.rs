@@ -58,6 +58,13 @@ fn interleaving_divides_the_bubble_by_the_virtual_stages() {
     // Interleaving sends each micro-batch over v times as many stage boundaries.
     assert!((b.pp_comm.0 - 4.0 * a.pp_comm.0).abs() < 1e-12 + 1e-9 * a.pp_comm.0);
     assert!(b.step.0 < a.step.0);
+    // Interleaving without a pipeline, or with more chunks than layers, is bad input.
+    let mut flat = megatron(4, 1, 16);
+    flat.parallel.virtual_stages = 2;
+    let e = training_step(&m, &flat, &c, &Tunables::default()).unwrap_err();
+    assert!(e.to_string().contains("parallel.virtual_stages"), "{e}");
+    inter.parallel.virtual_stages = 21; // 4 × 21 chunks > 80 layers
+    assert!(training_step(&m, &inter, &c, &Tunables::default()).is_err());
 }
 
 #[test]
@@ -162,6 +169,60 @@ fn tflops_in_both_conventions() {
         ratio > 1.3 && ratio < 1.34,
         "full recompute adds one forward: {ratio}"
     );
+}
+
+#[test]
+fn lora_adapters_cost_by_rank_and_targets_and_the_frozen_base_skips_weight_gradients() {
+    let m = model("Llama-2-7B");
+    let c = cluster("h100-sxm", 1);
+    let mut full = megatron(1, 1, 4);
+    full.task = TrainTask::FullFinetune;
+    let mut lora = full.clone();
+    lora.task = TrainTask::Lora;
+    lora.lora.rank = 16;
+    lora.lora.targets = vec!["q_proj".into(), "k_proj".into(), "v_proj".into()];
+    let f = step(&m, &full, &c);
+    let qkv = step(&m, &lora, &c);
+    let parts = |st: &StepTime| st.compute_parts.gemm_s;
+    // The frozen base drops one GEMM of three; the adapters add back a little.
+    assert!(parts(&qkv) > parts(&f) * 2.0 / 3.0);
+    assert!(
+        parts(&qkv) < parts(&f) * 0.8,
+        "{} vs {}",
+        parts(&qkv),
+        parts(&f)
+    );
+    let mut wide = lora.clone();
+    wide.lora.targets = vec!["all-linear".into()];
+    let all = step(&m, &wide, &c);
+    assert!(parts(&all) > parts(&qkv));
+    wide.lora.rank = 256;
+    assert!(parts(&step(&m, &wide, &c)) > parts(&all));
+    // No flat PEFT factor on the GEMM rate of a transformer.
+    assert!(!qkv.efficiency_name.contains("peft_efficiency_factor"));
+}
+
+#[test]
+fn transformer_engine_caches_fp8_weight_casts_over_micro_batches() {
+    let m = model("Llama-2-7B");
+    let c = cluster("h100-sxm", 1);
+    let mut one = megatron(1, 1, 1);
+    one.precision = Precision::Fp8;
+    let mut many = one.clone();
+    many.grad_accum = 8;
+    let gemm = |s: &TrainingSetup| step(&m, s, &c).compute_parts.gemm_s;
+    // Per micro-batch, the weight casts shrink to 1/8 under Megatron-Core's TE layers …
+    assert!(gemm(&many) < gemm(&one));
+    // … but not for stacks that cast every weight each micro-batch.
+    let (mut hf1, mut hf8) = (one.clone(), many.clone());
+    hf1.framework = Framework::HuggingFace;
+    hf8.framework = Framework::HuggingFace;
+    assert!((gemm(&hf8) - gemm(&hf1)).abs() < 1e-12 * gemm(&hf1));
+    // Without FP8 there is nothing to cast.
+    let (mut b1, mut b8) = (one.clone(), many.clone());
+    b1.precision = Precision::AmpBf16;
+    b8.precision = Precision::AmpBf16;
+    assert!((gemm(&b8) - gemm(&b1)).abs() < 1e-12 * gemm(&b1));
 }
 
 proptest! {

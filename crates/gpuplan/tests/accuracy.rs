@@ -109,7 +109,13 @@ fn training_accuracy_stays_within_todays_bands() {
             .map(|(_, o)| o.error.abs())
             .collect();
         v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
+        // The median as docs/accuracy.md reports it (the mean of the two middle values when even).
+        let n = v.len();
+        if n.is_multiple_of(2) {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        } else {
+            v[n / 2]
+        }
     };
     let tput = median(CaseKind::TrainThroughput);
     let hours = median(CaseKind::TrainTime);
@@ -135,13 +141,15 @@ fn training_accuracy_stays_within_todays_bands() {
         known_serving <= 17,
         "{known_serving} known deviations (serving)"
     );
+    // Measured 10.0% (the target) and 21.9% (GPU-hours: the Llama 2/3 model cards' hours,
+    // whose layouts and GPU counts are unpublished, stay far off).
     assert!(
-        tput <= 0.12,
-        "training throughput out-of-sample median {tput:.3}"
+        tput <= 0.1005,
+        "training throughput out-of-sample median {tput:.4}"
     );
-    assert!(hours <= 0.50, "GPU-hours out-of-sample median {hours:.3}");
+    assert!(hours <= 0.22, "GPU-hours out-of-sample median {hours:.3}");
     assert!(
-        known <= 39,
+        known <= 28,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes

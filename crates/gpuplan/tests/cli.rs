@@ -566,6 +566,68 @@ fn solve_answers_in_both_languages() {
     assert!(err.contains("--tpot") && err.contains("需要"), "{err}");
 }
 
+/// Issue 10's interface: `--global-batch` sets the accumulation in `estimate` (or names the
+/// divisor), the JSON reports TFLOP/s in both conventions and every collective's effective
+/// bandwidth and overlapped time, and the options are flags.
+#[test]
+fn estimate_takes_the_global_batch_and_reports_collectives() {
+    let base = [
+        "estimate",
+        "-m",
+        "Llama-2-13B",
+        "--task",
+        "pretrain",
+        "--gpu",
+        "h100-sxm",
+        "--gpus-per-node",
+        "8",
+        "--nodes",
+        "2",
+        "--tp",
+        "4",
+        "--pp",
+        "2",
+        "--virtual-stages",
+        "2",
+        "--tp-comm-overlap",
+        "true",
+        "--overlap-grad-reduce",
+        "true",
+        "--recompute",
+        "full",
+    ];
+    let mut args = base.to_vec();
+    args.extend(["--global-batch", "64", "--format", "json"]);
+    let o = gpuplan(&args);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // 16 GPUs / (TP 4 × PP 2) = DP 2; 64 sequences of micro-batch 1 → 32 micro-batches.
+    assert_eq!(v["setup"]["grad_accum"], 32, "{v}");
+    let st = &v["estimate"]["step"];
+    let (model, hw) = (
+        st["model_tflops_per_gpu"].as_f64().unwrap(),
+        st["hardware_tflops_per_gpu"].as_f64().unwrap(),
+    );
+    assert!(
+        model > 0.0 && hw > model,
+        "full recompute adds hardware FLOPs"
+    );
+    let cols = st["collectives"].as_array().unwrap();
+    let tp = cols.iter().find(|c| c["kind"] == "tp").unwrap();
+    assert!(tp["effective_bandwidth"].as_f64().unwrap() > 0.0);
+    assert!(tp["overlapped"].as_f64().unwrap() > 0.0);
+    assert!(tp["overlapped"].as_f64().unwrap() <= tp["total"].as_f64().unwrap());
+    // A global batch the data-parallel size does not divide: exit 2 naming the field.
+    let mut bad = base.to_vec();
+    bad.extend(["--global-batch", "63"]);
+    let o = gpuplan(&bad);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("global_batch"), "{err}");
+    // The table names the schedule.
+    let o = gpuplan(&base);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("VP 2"));
+}
+
 /// Issue 11 item 7: a defaulted max_model_len is stated as what the workload needs; a given one
 /// is not called a default.
 #[test]

@@ -131,3 +131,8 @@ fix-a-wrong-name-row-needs-a = a wrong-name row needs a non-empty name
 fix-the-raw-chip-name-is-empty = the raw chip name is empty
 fix-lora-no-linears = { $model } ({ $type }) is described by its totals and has no linear layers to adapt: use --task full
 fix-lora-unknown-target = { $model } has no linear named so; valid names: { $names }, or all-linear
+fix-model-parallel-divides-gpus = must divide the number of GPUs ({ $gpus }); change tp/pp/cp or the GPU count
+fix-global-batch-multiple = must be a multiple of micro-batch × data-parallel size = { $mb } × { $dp } = { $per }
+fix-cp-divides-seq = the sequence ({ $seq } tokens) must split evenly over the context-parallel ranks: choose a cp that divides seq_len
+fix-virtual-stages = interleaving needs pp ≥ 2 and at least one of the { $layers } layers per virtual stage (pp × virtual_stages ≤ { $layers })
+fix-last-stage-layers = needs pp ≥ 2 and leaves at least one of the { $layers } layers to each other stage

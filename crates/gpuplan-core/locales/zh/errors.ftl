@@ -128,3 +128,8 @@ fix-a-wrong-name-row-needs-a = 错误名称行需要非空的 name
 fix-the-raw-chip-name-is-empty = 原始芯片名为空
 fix-lora-no-linears = { $model }（{ $type }）以总量描述，没有可适配的线性层：请用 --task full
 fix-lora-unknown-target = { $model } 没有这个名字的线性层；可用的名字：{ $names }，或 all-linear
+fix-model-parallel-divides-gpus = 必须能整除 GPU 总数（{ $gpus }）：请调整 tp/pp/cp 或 GPU 数量
+fix-global-batch-multiple = 必须是 micro-batch × 数据并行规模 = { $mb } × { $dp } = { $per } 的整数倍
+fix-cp-divides-seq = 序列（{ $seq } 个 token）必须能均分到各上下文并行 rank：请选能整除 seq_len 的 cp
+fix-virtual-stages = 交错流水线需要 pp ≥ 2，且每个虚拟阶段至少有 { $layers } 层中的一层（pp × virtual_stages ≤ { $layers }）
+fix-last-stage-layers = 需要 pp ≥ 2，并给其余每个阶段至少留下 { $layers } 层中的一层

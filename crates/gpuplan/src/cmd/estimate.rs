@@ -614,6 +614,23 @@ fn training_report(
                 .arg("pp", p.pp)
                 .arg("dp", e.memory.data_parallel)
                 .arg("ep", p.ep)
+                // Context parallelism and the interleaved schedule, only where they run.
+                .arg(
+                    "sched",
+                    format!(
+                        "{}{}",
+                        if p.cp > 1 {
+                            format!(" CP {}", p.cp)
+                        } else {
+                            String::new()
+                        },
+                        if p.virtual_stages > 1 {
+                            format!(" VP {}", p.virtual_stages)
+                        } else {
+                            String::new()
+                        }
+                    )
+                )
                 .arg("zero", p.zero)
                 .arg("offload", offload)
                 .render(l)
@@ -689,7 +706,7 @@ fn training_report(
         Some(st) => {
             let share = |x: Seconds| pct(x.0 / st.step.0);
             let row = |id: &str, x: Seconds, how: String| vec![t(id), x.to_string(), share(x), how];
-            let rows = vec![
+            let mut rows = vec![
                 row(
                     "plan-step-compute",
                     st.compute,
@@ -735,6 +752,10 @@ fn training_report(
                     String::new(),
                 ],
             ];
+            // The context-parallel row only where context parallelism runs.
+            if p.cp <= 1 {
+                rows.retain(|r| r[0] != t("est-step-cp"));
+            }
             out.push_str(&format!("{}\n", t("est-step-title")));
             let h = [
                 t("plan-col-part"),
