@@ -22,6 +22,7 @@ plan-col-config = parallelism / serving
 plan-col-mem = GiB/GPU
 plan-col-headroom = free
 plan-col-bottleneck = bottleneck
+plan-col-cost-month = ¥/month
 plan-per-month = —
 plan-no-price = no price known
 plan-cost = ¥{ $cny }{ $serve ->

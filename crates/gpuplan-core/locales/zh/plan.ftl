@@ -22,6 +22,7 @@ plan-col-config = 并行 / 部署
 plan-col-mem = 每卡显存
 plan-col-headroom = 余量
 plan-col-bottleneck = 瓶颈
+plan-col-cost-month = ¥/月
 plan-per-month = —
 plan-no-price = 无已知价格
 plan-cost = ¥{ $cny }{ $serve ->
