@@ -115,3 +115,21 @@ prices-col-age = age
 prices-col-vs-cheapest = vs cheapest
 prices-none = no prices match; `gpuplan prices fetch alibaba|tencent|huawei` gets today's prices with your credentials
 prices-old-note = { $n } price(s) are older than 90 days; `gpuplan prices fetch PROVIDER` gets today's
+
+## Input files (cmd/mod.rs read_input)
+input-kind-case-file = case file
+input-kind-catalog-file = catalog file
+input-kind-credential-file = credential file
+input-kind-model-config = model config
+input-kind-plan-file = plan file
+input-kind-provider-response = provider response
+input-kind-workload-file = workload file
+input-err-unreadable = cannot read { $what } { $file }: { $why }
+input-err-directory = { $what } { $file } is a directory: give the path of a file
+input-err-not-regular = { $what } { $file } is not a regular file (a pipe, socket or device): save it to a file first
+input-err-too-big = { $what } { $file } is { $bytes } bytes, over the { $limit } MiB limit for one input file: split it
+input-err-grew = { $what } { $file } grew past the { $limit } MiB limit for one input file while being read
+input-err-not-utf8 = { $what } { $file } is not UTF-8 text (invalid byte at offset { $offset }): save it as UTF-8
+io-not-found = { $os }
+io-permission-denied = { $os }
+io-other = { $os }

@@ -109,3 +109,21 @@ prices-col-age = 天数
 prices-col-vs-cheapest = 较最低价
 prices-none = 没有匹配的价格；`gpuplan prices fetch alibaba|tencent|huawei` 用你的凭证获取当天价格
 prices-old-note = { $n } 条价格已超过 90 天；`gpuplan prices fetch PROVIDER` 可获取当天价格
+
+## Input files (cmd/mod.rs read_input)
+input-kind-case-file = 案例文件
+input-kind-catalog-file = 目录文件
+input-kind-credential-file = 凭证文件
+input-kind-model-config = 模型配置
+input-kind-plan-file = 方案文件
+input-kind-provider-response = 云厂商响应文件
+input-kind-workload-file = 任务文件
+input-err-unreadable = 无法读取{ $what } { $file }：{ $why }
+input-err-directory = { $what } { $file } 是目录：请给出文件路径
+input-err-not-regular = { $what } { $file } 不是普通文件（管道、套接字或设备）：请先保存为文件
+input-err-too-big = { $what } { $file } 有 { $bytes } 字节，超过单个输入文件 { $limit } MiB 的上限：请拆分
+input-err-grew = { $what } { $file } 在读取时超过了单个输入文件 { $limit } MiB 的上限
+input-err-not-utf8 = { $what } { $file } 不是 UTF-8 文本（偏移 { $offset } 处字节无效）：请另存为 UTF-8
+io-not-found = 文件或目录不存在
+io-permission-denied = 没有权限
+io-other = { $os }

@@ -61,41 +61,60 @@ pub const MAX_INPUT_BYTES: u64 = 64 * 1024 * 1024;
 /// [`MAX_INPUT_BYTES`], in UTF-8. Directories, FIFOs, sockets and devices are refused before they
 /// are opened (opening a FIFO would block), and the read itself is bounded in case the file grows.
 pub fn read_input(path: &Path, what: &str) -> Result<String> {
+    use crate::render::fail;
     use std::io::Read;
-    let shown = path.display();
-    let meta = std::fs::metadata(path).with_context(|| format!("cannot read {what} {shown}"))?;
+    let shown = path.display().to_string();
+    let err = |id: &str| {
+        Msg::new(id)
+            .arg("what", input_kind(what))
+            .arg("file", shown.as_str())
+    };
+    let io = |e: std::io::Error| fail(err("input-err-unreadable").arg("why", io_reason(&e)));
+    let meta = std::fs::metadata(path).map_err(io)?;
     if meta.is_dir() {
-        anyhow::bail!("{what} {shown} is a directory: give the path of a file");
+        return Err(fail(err("input-err-directory")));
     }
     if !meta.is_file() {
-        anyhow::bail!(
-            "{what} {shown} is not a regular file (a pipe, socket or device): save it to a file first"
-        );
+        return Err(fail(err("input-err-not-regular")));
     }
+    let limit = MAX_INPUT_BYTES / (1024 * 1024);
     if meta.len() > MAX_INPUT_BYTES {
-        anyhow::bail!(
-            "{what} {shown} is {} bytes, over the {} MiB limit for one input file: split it",
-            meta.len(),
-            MAX_INPUT_BYTES / (1024 * 1024)
-        );
+        return Err(fail(
+            err("input-err-too-big")
+                .arg("bytes", meta.len())
+                .arg("limit", limit),
+        ));
     }
-    let f = std::fs::File::open(path).with_context(|| format!("cannot read {what} {shown}"))?;
+    let f = std::fs::File::open(path).map_err(io)?;
     let mut bytes = Vec::new();
     f.take(MAX_INPUT_BYTES + 1)
         .read_to_end(&mut bytes)
-        .with_context(|| format!("cannot read {what} {shown}"))?;
+        .map_err(io)?;
     if bytes.len() as u64 > MAX_INPUT_BYTES {
-        anyhow::bail!(
-            "{what} {shown} grew past the {} MiB limit for one input file while being read",
-            MAX_INPUT_BYTES / (1024 * 1024)
-        );
+        return Err(fail(err("input-err-grew").arg("limit", limit)));
     }
-    String::from_utf8(bytes).map_err(|e| {
-        anyhow::anyhow!(
-            "{what} {shown} is not UTF-8 text (invalid byte at offset {}): save it as UTF-8",
-            e.utf8_error().valid_up_to()
-        )
-    })
+    String::from_utf8(bytes)
+        .map_err(|e| fail(err("input-err-not-utf8").arg("offset", e.utf8_error().valid_up_to())))
+}
+
+/// What kind of input a file is (`catalog file`, `plan file`, …) as a catalog name.
+fn input_kind(what: &str) -> Msg {
+    let id = format!("input-kind-{}", what.replace(' ', "-"));
+    if gpuplan_core::i18n::has_message(gpuplan_core::i18n::Lang::En, &id) {
+        Msg::new(&id)
+    } else {
+        Msg::raw(what)
+    }
+}
+
+/// An I/O error in words: the system's own text in English, the common kinds in Chinese.
+pub fn io_reason(e: &std::io::Error) -> Msg {
+    let id = match e.kind() {
+        std::io::ErrorKind::NotFound => "io-not-found",
+        std::io::ErrorKind::PermissionDenied => "io-permission-denied",
+        _ => "io-other",
+    };
+    Msg::new(id).arg("os", e.to_string())
 }
 
 /// Read a HuggingFace config.json, or the config.json inside a directory.
