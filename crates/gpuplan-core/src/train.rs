@@ -29,6 +29,18 @@ use crate::workload::{
 use serde::Serialize;
 
 /// One named line of a memory breakdown.
+/// `format!` where the estimate explains itself, an empty (unallocated) string where it does not
+/// ([`training_memory_lean`]).
+macro_rules! why {
+    ($explain:expr, $($fmt:tt)*) => {
+        if $explain {
+            format!($($fmt)*)
+        } else {
+            String::new()
+        }
+    };
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MemoryItem {
     pub name: &'static str,
@@ -299,9 +311,10 @@ fn logits_bytes(
     tokens: f64,
     setup: &TrainingSetup,
     tun: &Tunables,
+    explain: bool,
 ) -> (f64, String) {
     if t.vocab == 0 || t.structure == crate::model::Structure::EncoderOnly {
-        return (0.0, "no vocabulary head".into());
+        return (0.0, why!(explain, "no vocabulary head"));
     }
     let v = t.vocab as f64;
     let tp = setup.parallel.tp as f64;
@@ -311,16 +324,16 @@ fn logits_bytes(
             let per = 2.0 + (tun.hf_logits_bytes_per_element - 2.0) / 8.0;
             (
                 per * tokens * v / tp,
-                format!("{per} B × tokens × vocab ({}): bf16 logits + one of 8 fp32 chunks (chunked cross-entropy)", t.vocab),
+                why!(explain, "{per} B × tokens × vocab ({}): bf16 logits + one of 8 fp32 chunks (chunked cross-entropy)", t.vocab),
             )
         }
         Framework::HuggingFace => (
             tun.hf_logits_bytes_per_element * tokens * v / tp,
-            format!("{} B × tokens × vocab ({}): bf16 logits + fp32 upcast + fp32 loss grad", tun.hf_logits_bytes_per_element, t.vocab),
+            why!(explain, "{} B × tokens × vocab ({}): bf16 logits + fp32 upcast + fp32 loss grad", tun.hf_logits_bytes_per_element, t.vocab),
         ),
         Framework::Megatron => (
             4.0 * tokens * (t.hidden as f64 + v) / tp,
-            "4·s·b·(h + V)/t: fused vocab-parallel cross-entropy (Megatron theoretical_memory_usage.py)".into(),
+            why!(explain, "4·s·b·(h + V)/t: fused vocab-parallel cross-entropy (Megatron theoretical_memory_usage.py)"),
         ),
     }
 }
@@ -450,6 +463,29 @@ pub fn training_memory(
     c: &ClusterSpec,
     tun: &Tunables,
 ) -> Result<TrainingMemory, CoreError> {
+    memory(m, setup, c, tun, true)
+}
+
+/// [`training_memory`] without the words: the same bytes, totals, peak phase and timeline, bit
+/// for bit (tested: `lean_memory_has_the_same_bytes` in tests/search_equivalence.rs), but every
+/// item's `basis` empty, and an item of 0 bytes may be left out. For searches that only compare
+/// the totals and explain the configuration they keep with [`training_memory`].
+pub fn training_memory_lean(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    c: &ClusterSpec,
+    tun: &Tunables,
+) -> Result<TrainingMemory, CoreError> {
+    memory(m, setup, c, tun, false)
+}
+
+fn memory(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    c: &ClusterSpec,
+    tun: &Tunables,
+    explain: bool,
+) -> Result<TrainingMemory, CoreError> {
     setup.validate()?;
     let dp = check_parallelism(m, setup, c)?;
     // Context parallelism: each rank holds the activations of seq_len / cp tokens.
@@ -489,7 +525,8 @@ pub fn training_memory(
         items.push(MemoryItem {
             name: "base weights (frozen)",
             bytes: Bytes(base_bytes),
-            basis: format!(
+            basis: why!(
+                explain,
                 "{:?}: {} bits/weight on linears, {} bits elsewhere{}",
                 base,
                 base.bits(),
@@ -514,7 +551,8 @@ pub fn training_memory(
             bytes: Bytes(
                 lora / share.max(f64::MIN_POSITIVE) * zero_params(1) / b.total as f64 * per,
             ),
-            basis: format!(
+            basis: why!(
+                explain,
                 "{:.1}M adapter params (rank {}) × {per} B ({} weight, grad, optimizer states)",
                 lora / 1e6,
                 setup.lora.rank,
@@ -533,7 +571,8 @@ pub fn training_memory(
         items.push(MemoryItem {
             name: "weights",
             bytes: Bytes(if on_cpu_params { 0.0 } else { w }),
-            basis: format!(
+            basis: why!(
+                explain,
                 "{:.2}B params × {} B{}{}",
                 dev_params / 1e9,
                 sb.weights,
@@ -555,9 +594,17 @@ pub fn training_memory(
                 },
             ),
             basis: if setup.optimizer_in_backward {
-                "optimizer step fused into backward: no full gradient buffer".into()
+                why!(
+                    explain,
+                    "optimizer step fused into backward: no full gradient buffer"
+                )
             } else {
-                format!("{} B/param{}", sb.grads, shard_note(p.zero >= 2, &dev))
+                why!(
+                    explain,
+                    "{} B/param{}",
+                    sb.grads,
+                    shard_note(p.zero >= 2, &dev)
+                )
             },
         });
         if p.offload_optimizer {
@@ -566,7 +613,8 @@ pub fn training_memory(
         items.push(MemoryItem {
             name: "optimizer states + master weights",
             bytes: Bytes(if p.offload_optimizer { 0.0 } else { mo }),
-            basis: format!(
+            basis: why!(
+                explain,
                 "{:?}: {} B/param states{} + {} B master{}{}",
                 setup.optimizer,
                 sb.optimizer,
@@ -591,20 +639,24 @@ pub fn training_memory(
         items.push(MemoryItem {
             name: "ZeRO-3 gather buffers",
             bytes: Bytes(gather),
-            basis: "2 × largest layer × 2 B (DeepSpeed memory.rst: 4·largest_layer_params)".into(),
+            basis: why!(
+                explain,
+                "2 × largest layer × 2 B (DeepSpeed memory.rst: 4·largest_layer_params)"
+            ),
         });
     }
 
-    let acts = activation_bytes(m, setup, tun)?;
+    let acts = activation_bytes(m, setup, tun, explain)?;
     let buffers = step_buffers(m, setup, c, &b, &items, &acts, sb, share, zero_params(1));
     let timeline = step_timeline(&buffers);
-    peak_items(&mut items, &timeline, &acts);
+    peak_items(&mut items, &timeline, &acts, explain);
     let allocated = timeline.peak().total.0;
     let frag = allocated * tun.fragmentation;
     items.push(MemoryItem {
         name: "allocator fragmentation",
         bytes: Bytes(frag),
-        basis: format!(
+        basis: why!(
+            explain,
             "{:.0}% of allocated (tunable `fragmentation`)",
             tun.fragmentation * 100.0
         ),
@@ -616,7 +668,7 @@ pub fn training_memory(
             "CUDA context"
         },
         bytes: Bytes::from_gib(tun.cuda_context_gib),
-        basis: "tunable `cuda_context_gib`".into(),
+        basis: why!(explain, "tunable `cuda_context_gib`"),
     });
     if c.total_gpus() > 1 {
         items.push(MemoryItem {
@@ -626,7 +678,7 @@ pub fn training_memory(
                 "NCCL buffers"
             },
             bytes: Bytes::from_gib(tun.nccl_buffers_gib),
-            basis: "tunable `nccl_buffers_gib`".into(),
+            basis: why!(explain, "tunable `nccl_buffers_gib`"),
         });
     }
     let total: f64 = items.iter().map(|i| i.bytes.0).sum();
@@ -805,12 +857,17 @@ fn activation_bytes(
     m: &ModelSpec,
     setup: &TrainingSetup,
     tun: &Tunables,
+    explain: bool,
 ) -> Result<ActivationParts, CoreError> {
     match &m.architecture {
-        Architecture::Opaque(o) => Ok(opaque_activations(m, o, setup)),
-        Architecture::Transformer(t) => {
-            Ok(transformer_activations(&param_breakdown(m), t, setup, tun))
-        }
+        Architecture::Opaque(o) => Ok(opaque_activations(m, o, setup, explain)),
+        Architecture::Transformer(t) => Ok(transformer_activations(
+            &param_breakdown(m),
+            t,
+            setup,
+            tun,
+            explain,
+        )),
     }
 }
 
@@ -818,12 +875,14 @@ fn opaque_activations(
     m: &ModelSpec,
     o: &crate::model::OpaqueSpec,
     setup: &TrainingSetup,
+    explain: bool,
 ) -> ActivationParts {
     let dtype_factor = compute_bytes(setup) / 2.0;
     match o.activation_bytes_per_sample {
         Some(a) => ActivationParts {
             saved_layers: a * setup.micro_batch as f64 * dtype_factor,
-            basis: format!(
+            basis: why!(
+                explain,
                 "{} per sample at {} × micro-batch {}",
                 Bytes(a),
                 o.reference_input,
@@ -832,7 +891,8 @@ fn opaque_activations(
             ..Default::default()
         },
         None => ActivationParts {
-            basis: format!(
+            basis: why!(
+                explain,
                 "UNKNOWN: no sourced activation size for {}; memory is a lower bound",
                 m.name
             ),
@@ -846,6 +906,7 @@ fn transformer_activations(
     t: &TransformerSpec,
     setup: &TrainingSetup,
     tun: &Tunables,
+    explain: bool,
 ) -> ActivationParts {
     let p = setup.parallel;
     let c = compute_bytes(setup);
@@ -887,13 +948,14 @@ fn transformer_activations(
             (
                 inputs,
                 per_token_layer * tokens + grad_working(t, c, tp) * tokens,
-                format!("full recompute: {c}·h B/token/layer × {layers_per_stage} layers × {in_flight} micro-batch(es); one layer's set ({per_token_layer:.0} B/token) recomputed in backward"),
+                why!(explain, "full recompute: {c}·h B/token/layer × {layers_per_stage} layers × {in_flight} micro-batch(es); one layer's set ({per_token_layer:.0} B/token) recomputed in backward"),
             )
         }
         _ => (
             (per_token_layer * layers_per_stage - first_absent) * tokens * in_flight,
             grad_working(t, c, tp) * tokens,
-            format!(
+            why!(
+                explain,
                 "{per_token_layer:.0} B/token/layer × {tokens} tokens × {layers_per_stage} layers{} × {in_flight} in flight ({:?} profile{})",
                 if first_absent > 0.0 {
                     format!(" − {first_absent:.0} B/token (layer 0 before its adapters)")
@@ -922,7 +984,7 @@ fn transformer_activations(
     } else {
         0.0
     };
-    let (legacy, logits_basis) = logits_bytes(t, tokens, setup, tun);
+    let (legacy, logits_basis) = logits_bytes(t, tokens, setup, tun, explain);
     ActivationParts {
         saved_layers,
         saved_outside,
@@ -1231,7 +1293,7 @@ impl WithModel for StepBuffers {
 
 /// The state items with the gradients at their live value at the peak, then the peak phase's
 /// other components, so that the items sum to the timeline's peak.
-fn peak_items(items: &mut Vec<MemoryItem>, tl: &Timeline, acts: &ActivationParts) {
+fn peak_items(items: &mut Vec<MemoryItem>, tl: &Timeline, acts: &ActivationParts, explain: bool) {
     let peak = tl.peak();
     for (name, bytes) in &peak.components {
         match *name {
@@ -1239,14 +1301,17 @@ fn peak_items(items: &mut Vec<MemoryItem>, tl: &Timeline, acts: &ActivationParts
             "gradients" => match items.iter_mut().find(|i| i.name == "gradients") {
                 Some(g) => {
                     if bytes.0 != g.bytes.0 {
-                        g.basis = format!(
+                        g.basis = why!(
+                            explain,
                             "{}; {} live at the peak ({}, the LM-head gradient if smaller)",
-                            g.basis, bytes, peak.phase
+                            g.basis,
+                            bytes,
+                            peak.phase
                         );
                     }
                     g.bytes = *bytes;
                 }
-                None => items.push(item("gradients", *bytes, "LM-head gradient".into())),
+                None => items.push(item("gradients", *bytes, why!(explain, "LM-head gradient"))),
             },
             n => {
                 let name = match n {
@@ -1255,22 +1320,22 @@ fn peak_items(items: &mut Vec<MemoryItem>, tl: &Timeline, acts: &ActivationParts
                     other => other,
                 };
                 let basis = match n {
-                    "saved activations" => acts.basis.clone(),
+                    "saved activations" => acts.basis.as_str(),
                     "logits" | "loss buffers (fp32)" | "logits gradient" => {
-                        acts.logits_basis.clone()
+                        acts.logits_basis.as_str()
                     }
                     "autocast weight copies" => {
-                        "16-bit copies of the fp32 linear weights (torch.autocast)".into()
+                        "16-bit copies of the fp32 linear weights (torch.autocast)"
                     }
                     "optimizer temporaries" => {
-                        "AdamW foreach: one state-sized buffer (_foreach_sqrt)".into()
+                        "AdamW foreach: one state-sized buffer (_foreach_sqrt)"
                     }
-                    _ => "one layer's backward working set".into(),
+                    _ => "one layer's backward working set",
                 };
                 items.push(item(
                     name,
                     *bytes,
-                    format!("{basis} — {n} at the peak ({})", peak.phase),
+                    why!(explain, "{basis} — {n} at the peak ({})", peak.phase),
                 ));
             }
         }
@@ -1281,13 +1346,18 @@ fn peak_items(items: &mut Vec<MemoryItem>, tl: &Timeline, acts: &ActivationParts
         ("logits + loss", &acts.logits_basis),
     ] {
         if !items.iter().any(|i| i.name == name) && !basis.is_empty() {
-            let why = format!("{basis} — not live at the peak ({})", peak.phase);
+            let why = why!(explain, "{basis} — not live at the peak ({})", peak.phase);
             items.push(item(name, Bytes(0.0), why));
         }
     }
     if let Some(g) = items.iter_mut().find(|i| i.name == "gradients") {
         if !peak.components.iter().any(|(n, _)| *n == "gradients") && g.bytes.0 > 0.0 {
-            g.basis = format!("{}; not live at the peak ({})", g.basis, peak.phase);
+            g.basis = why!(
+                explain,
+                "{}; not live at the peak ({})",
+                g.basis,
+                peak.phase
+            );
             g.bytes = Bytes(0.0);
         }
     }

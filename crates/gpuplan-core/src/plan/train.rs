@@ -14,7 +14,8 @@ use crate::i18n::{Msg, Text};
 use crate::model::Architecture;
 use crate::train::DataPath;
 use crate::train::{
-    data_path, job_tokens, training_memory, training_step_validated, StepTime, TrainingMemory,
+    data_path, job_tokens, training_memory, training_memory_lean, training_step_validated,
+    StepTime, TrainingMemory,
 };
 use crate::units::Bytes;
 use crate::workload::{AttentionImpl, Recompute, TrainTask, TrainingSetup};
@@ -266,7 +267,8 @@ pub fn search_space(req: &PlanRequest, base: &TrainingSetup, c: &ClusterSpec) ->
     out
 }
 
-/// One micro-batch of one point: the configuration and its memory (`None`: not estimable).
+/// One micro-batch of one point: the configuration and its memory, lean (bytes without the words,
+/// [`training_memory_lean`]; `None`: not estimable).
 pub type Rung = std::sync::Arc<(TrainingSetup, Option<TrainingMemory>)>;
 
 /// The configurations of a search space that fit memory on a cluster: per point, the largest
@@ -356,7 +358,7 @@ fn rungs<'a>(
         .take_while(move |&&mb| mb == 1 || mb * point.dp <= global_batch.max(point.dp))
         .map(move |&mb| {
             let s = point.configure(base, mb, global_batch);
-            let mem = training_memory(&req.model, &s, c, &req.tunables).ok();
+            let mem = training_memory_lean(&req.model, &s, c, &req.tunables).ok();
             std::sync::Arc::new((s, mem))
         })
 }
@@ -407,13 +409,14 @@ fn fastest(
     bounds: &[Option<f64>],
     steps: &mut u64,
 ) -> (Result<Best, Box<Shortfall>>, Vec<Option<f64>>) {
-    let mut best: Option<Best> = None;
+    // The best so far: its rung and step time.
+    let mut best: Option<(usize, StepTime)> = None;
     let mut found = vec![None; fits.fit.len()];
     for (k, rung) in fits.fit.iter().enumerate() {
-        let (s, Some(mem)) = &**rung else { continue };
+        let (s, Some(_)) = &**rung else { continue };
         let beats = |tps: f64| {
             best.as_ref()
-                .is_none_or(|b| tps > b.step.tokens_per_second * 1.0001)
+                .is_none_or(|(_, b)| tps > b.tokens_per_second * 1.0001)
         };
         if bounds
             .get(k)
@@ -429,13 +432,22 @@ fn fastest(
         };
         found[k] = step_bound(&step);
         if beats(step.tokens_per_second) {
-            best = Some(Best {
-                setup: s.clone(),
-                memory: mem.clone(),
-                step,
-            });
+            best = Some((k, step));
         }
     }
+    let best = best.and_then(|(k, step)| {
+        let (setup, lean) = &*fits.fit[k];
+        // The rungs carry lean memory (bytes only); the kept configuration is explained in full
+        // (same bytes: `lean_memory_has_the_same_bytes`).
+        let memory = training_memory(&req.model, setup, c, &req.tunables)
+            .ok()
+            .or_else(|| lean.clone())?;
+        Some(Best {
+            setup: setup.clone(),
+            memory,
+            step,
+        })
+    });
     (best.ok_or_else(|| Box::new(fits.shortfall())), found)
 }
 
@@ -979,6 +991,12 @@ pub fn search(
             .sum::<u64>()
     };
     work_done.step += time_results.iter().flatten().map(|(_, n)| n).sum::<u64>();
+    // Each kept configuration's memory, explained in full once.
+    work_done.memory += time_results
+        .iter()
+        .flatten()
+        .filter(|(r, _)| r.is_ok())
+        .count() as u64;
     let mut plans = Vec::new();
     let mut evaluated_total = 0u64;
     let mut closest_fail: Option<(String, Box<Shortfall>)> = None;
