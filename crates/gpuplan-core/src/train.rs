@@ -646,7 +646,7 @@ fn memory(
         });
     }
 
-    let acts = activation_bytes(m, setup, tun, explain)?;
+    let acts = activation_bytes(m, &b, setup, tun, explain)?;
     let buffers = step_buffers(m, setup, c, &b, &items, &acts, sb, share, zero_params(1));
     let timeline = step_timeline(&buffers);
     peak_items(&mut items, &timeline, &acts, explain);
@@ -855,19 +855,14 @@ fn outside_per_token(t: &TransformerSpec, c: f64) -> f64 {
 /// Activation-side buffers for the most loaded device.
 fn activation_bytes(
     m: &ModelSpec,
+    b: &ParamBreakdown,
     setup: &TrainingSetup,
     tun: &Tunables,
     explain: bool,
 ) -> Result<ActivationParts, CoreError> {
     match &m.architecture {
         Architecture::Opaque(o) => Ok(opaque_activations(m, o, setup, explain)),
-        Architecture::Transformer(t) => Ok(transformer_activations(
-            &param_breakdown(m),
-            t,
-            setup,
-            tun,
-            explain,
-        )),
+        Architecture::Transformer(t) => Ok(transformer_activations(b, t, setup, tun, explain)),
     }
 }
 
@@ -1385,6 +1380,15 @@ pub fn training_flops_per_token(
     m: &ModelSpec,
     setup: &TrainingSetup,
 ) -> Result<TokenFlops, CoreError> {
+    flops_per_token(m, &param_breakdown(m), setup)
+}
+
+/// [`training_flops_per_token`] with the model's parameter breakdown already at hand.
+fn flops_per_token(
+    m: &ModelSpec,
+    b: &ParamBreakdown,
+    setup: &TrainingSetup,
+) -> Result<TokenFlops, CoreError> {
     match &m.architecture {
         Architecture::Opaque(o) => {
             if !o.forward_flops_per_sample.is_finite() {
@@ -1409,7 +1413,6 @@ pub fn training_flops_per_token(
             })
         }
         Architecture::Transformer(t) => {
-            let b = param_breakdown(m);
             let linear_active = b.active_linear_params() as f64;
             let head = if t.vocab > 0 && t.structure != crate::model::Structure::EncoderOnly {
                 (t.vocab * t.hidden) as f64
@@ -1598,6 +1601,29 @@ pub fn training_step_validated(
     c: &ClusterSpec,
     tun: &Tunables,
 ) -> Result<StepTime, CoreError> {
+    step_time(m, setup, c, tun, true)
+}
+
+/// [`training_step_validated`] without the words: the same seconds, rates and bytes bit for bit
+/// (tested: `lean_step_has_the_same_numbers` in tests/search_equivalence.rs), but the collectives'
+/// and links' descriptions empty. For searches that compare step times and explain the
+/// configuration they keep in full.
+pub fn training_step_lean(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    c: &ClusterSpec,
+    tun: &Tunables,
+) -> Result<StepTime, CoreError> {
+    step_time(m, setup, c, tun, false)
+}
+
+fn step_time(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    c: &ClusterSpec,
+    tun: &Tunables,
+    explain: bool,
+) -> Result<StepTime, CoreError> {
     setup.validate()?;
     crate::chip::check_support(m, setup, &c.gpu)?;
     let dp = check_parallelism(m, setup, c)?;
@@ -1606,7 +1632,8 @@ pub fn training_step_validated(
         CoreError::invalid("gpu", &c.gpu.id, "no sourced peak FLOP/s for this chip and precision; time cannot be estimated (memory still can)")
     })?;
     let (eff, eff_name) = crate::chip::train_efficiency(m, setup, &c.gpu, tun);
-    let fl = training_flops_per_token(m, setup)?;
+    let b = param_breakdown(m);
+    let fl = flops_per_token(m, &b, setup)?;
     let is_opaque = m.transformer().is_none();
     let tokens_per_micro = if is_opaque {
         setup.micro_batch as f64
@@ -1618,7 +1645,6 @@ pub fn training_step_validated(
     // Per-device work: a micro-batch's FLOPs split over tp × pp devices.
     let mp = (p.tp * p.pp) as f64;
     let rate = peak * eff;
-    let b = param_breakdown(m);
     let (compute, compute_parts, optimizer) = match m.transformer() {
         Some(t) => {
             let r = crate::compute::chip_rates(&c.gpu, setup, peak, eff, tun);
@@ -1688,8 +1714,8 @@ pub fn training_step_validated(
             };
             collectives.push(crate::comm::CollectiveUse {
                 kind: "tp",
-                collective: format!("all-reduce ({algo})"),
-                link: format!("{} inside the node", c.gpu.intra_link.name()),
+                collective: why!(explain, "all-reduce ({algo})"),
+                link: why!(explain, "{} inside the node", c.gpu.intra_link.name()),
                 effective_bandwidth: intra * eff_net,
                 bytes_per_step: Bytes(
                     crate::comm::ring_volume(crate::comm::Collective::AllReduce, bytes, p.tp)
@@ -1724,11 +1750,11 @@ pub fn training_step_validated(
             let hidden = total.min(Seconds(compute_parts.attention_s * m_micro));
             collectives.push(crate::comm::CollectiveUse {
                 kind: "cp",
-                collective: "ring send/recv of K/V (ring attention)".into(),
+                collective: why!(explain, "ring send/recv of K/V (ring attention)"),
                 link: if p.tp * cp > c.gpus_per_node {
-                    format!("{} between nodes", c.inter_link.name())
+                    why!(explain, "{} between nodes", c.inter_link.name())
                 } else {
-                    format!("{} inside the node", c.gpu.intra_link.name())
+                    why!(explain, "{} inside the node", c.gpu.intra_link.name())
                 },
                 effective_bandwidth: link * eff_net,
                 bytes_per_step: Bytes(bytes),
@@ -1754,12 +1780,16 @@ pub fn training_step_validated(
         let inter = c.inter_bandwidth;
         (
             inter,
-            format!("{} between nodes ({})", c.inter_link.name(), inter),
+            why!(explain, "{} between nodes ({})", c.inter_link.name(), inter),
         )
     } else {
         (
             intra,
-            format!("{} inside the node ({intra})", c.gpu.intra_link.name()),
+            why!(
+                explain,
+                "{} inside the node ({intra})",
+                c.gpu.intra_link.name()
+            ),
         )
     };
     // Hierarchical path: inside a node the ring runs over NVLink/PCIe; across nodes every GPU
@@ -1843,9 +1873,12 @@ pub fn training_step_validated(
             Seconds(0.0)
         };
         let what = if p.zero >= 1 {
-            format!("reduce-scatter + all-gather ({algo}, {buckets:.0} buckets)")
+            why!(
+                explain,
+                "reduce-scatter + all-gather ({algo}, {buckets:.0} buckets)"
+            )
         } else {
-            format!("all-reduce ({algo}, {buckets:.0} buckets)")
+            why!(explain, "all-reduce ({algo}, {buckets:.0} buckets)")
         };
         (total, hide_grad + hide_param, what)
     };
@@ -1909,8 +1942,8 @@ pub fn training_step_validated(
     if let Some(t) = act(pp_comm) {
         collectives.push(crate::comm::CollectiveUse {
             kind: "pp",
-            collective: "send/recv of activations between stages".into(),
-            link: "stage boundary".into(),
+            collective: why!(explain, "send/recv of activations between stages"),
+            link: why!(explain, "stage boundary"),
             effective_bandwidth: Bandwidth(0.0),
             bytes_per_step: Bytes(0.0),
             total: t,
@@ -1920,8 +1953,8 @@ pub fn training_step_validated(
     if let Some(t) = act(ep_comm) {
         collectives.push(crate::comm::CollectiveUse {
             kind: "ep",
-            collective: "all-to-all (dispatch + combine)".into(),
-            link: "expert-parallel ranks".into(),
+            collective: why!(explain, "all-to-all (dispatch + combine)"),
+            link: why!(explain, "expert-parallel ranks"),
             effective_bandwidth: Bandwidth(0.0),
             bytes_per_step: Bytes(0.0),
             total: t,

@@ -14,8 +14,8 @@ use crate::i18n::{Msg, Text};
 use crate::model::Architecture;
 use crate::train::DataPath;
 use crate::train::{
-    data_path, job_tokens, training_memory, training_memory_lean, training_step_validated,
-    StepTime, TrainingMemory,
+    data_path, job_tokens, training_memory, training_memory_lean, training_step_lean,
+    training_step_validated, StepTime, TrainingMemory,
 };
 use crate::units::Bytes;
 use crate::workload::{AttentionImpl, Recompute, TrainTask, TrainingSetup};
@@ -427,7 +427,7 @@ fn fastest(
             continue;
         }
         *steps += 1;
-        let Ok(step) = training_step_validated(&req.model, s, c, &req.tunables) else {
+        let Ok(step) = training_step_lean(&req.model, s, c, &req.tunables) else {
             continue;
         };
         found[k] = step_bound(&step);
@@ -435,13 +435,17 @@ fn fastest(
             best = Some((k, step));
         }
     }
-    let best = best.and_then(|(k, step)| {
+    let best = best.and_then(|(k, lean_step)| {
         let (setup, lean) = &*fits.fit[k];
-        // The rungs carry lean memory (bytes only); the kept configuration is explained in full
-        // (same bytes: `lean_memory_has_the_same_bytes`).
+        // Rungs and steps are compared lean (numbers only); the kept configuration is explained
+        // in full (same numbers: tests `lean_memory_has_the_same_bytes` and
+        // `lean_step_has_the_same_numbers`).
         let memory = training_memory(&req.model, setup, c, &req.tunables)
             .ok()
             .or_else(|| lean.clone())?;
+        *steps += 1;
+        let step =
+            training_step_validated(&req.model, setup, c, &req.tunables).unwrap_or(lean_step);
         Some(Best {
             setup: setup.clone(),
             memory,
