@@ -198,7 +198,8 @@ impl Point {
 }
 
 /// The search space on one cluster, in search order: TP × PP × EP × ZeRO × recompute (the
-/// micro-batch is searched per point by [`fits`]).
+/// micro-batch is searched per point by [`fits`]). Of the cluster it reads only the chip, the GPUs
+/// per node, the node count and the intra-node bandwidth (`Work::fit_for` keys on these).
 pub fn search_space(req: &PlanRequest, base: &TrainingSetup, c: &ClusterSpec) -> Vec<Point> {
     let total = c.total_gpus();
     let (heads, layers, experts) = match &req.model.architecture {
@@ -588,7 +589,14 @@ struct Work {
     ladders: Vec<LadderJob>,
     ladder_keys: std::collections::HashMap<(usize, usize, u64, Point), usize>,
     fit_jobs: Vec<FitJob>,
-    fit_keys: std::collections::HashMap<(usize, u64, u64, Vec<Point>), usize>,
+    /// Memory passes by (chip, GPUs per node, nodes, search space).
+    fit_keys: std::collections::HashMap<(usize, u64, u64, usize), usize>,
+    /// Distinct search spaces, and each by its content.
+    spaces: Vec<Vec<Point>>,
+    space_ids: std::collections::HashMap<Vec<Point>, usize>,
+    /// The search space of (chip, GPUs per node, nodes, intra-node bandwidth): what
+    /// [`search_space`] reads of a cluster besides its chip.
+    space_of: std::collections::HashMap<(usize, u64, u64, u64), usize>,
     time_jobs: Vec<(usize, ClusterSpec)>,
     time_keys: std::collections::HashMap<(usize, u64, u64), Vec<usize>>,
 }
@@ -633,7 +641,6 @@ impl Work {
         c: &ClusterSpec,
         share: bool,
     ) -> usize {
-        let space = search_space(req, setup, c);
         if !share {
             self.fit_jobs.push(FitJob {
                 chip,
@@ -642,13 +649,34 @@ impl Work {
             });
             return self.fit_jobs.len() - 1;
         }
+        // The space once per (chip, shape, intra-node bandwidth), interned by content: sites
+        // share a memory pass exactly when their chip, shape and space are the same.
+        let shape = (
+            chip,
+            c.gpus_per_node,
+            c.nodes,
+            c.intra_bandwidth.0.to_bits(),
+        );
+        let space = match self.space_of.get(&shape) {
+            Some(&i) => i,
+            None => {
+                let points = search_space(req, setup, c);
+                let next = self.spaces.len();
+                let i = *self.space_ids.entry(points.clone()).or_insert(next);
+                if i == next {
+                    self.spaces.push(points);
+                }
+                self.space_of.insert(shape, i);
+                i
+            }
+        };
         let key = (chip, c.gpus_per_node, c.nodes, space);
         if let Some(&i) = self.fit_keys.get(&key) {
             return i;
         }
         let class = self.class_of(setup);
-        let ladders = key
-            .3
+        let points = self.spaces[space].clone();
+        let ladders = points
             .iter()
             .map(|p| self.ladder_for(class, *p, c))
             .collect();
