@@ -408,7 +408,7 @@ fn fastest(
     fits: &Fits,
     c: &ClusterSpec,
     bounds: &[Option<f64>],
-    steps: &mut u64,
+    (steps, explained): (&mut u64, &mut Vec<Option<TrainingMemory>>),
 ) -> (Result<Best, Box<Shortfall>>, Vec<Option<f64>>) {
     // The best so far: its rung and step time.
     let mut best: Option<(usize, StepTime)> = None;
@@ -441,9 +441,21 @@ fn fastest(
         // Rungs and steps are compared lean (numbers only); the kept configuration is explained
         // in full (same numbers: tests `lean_memory_has_the_same_bytes` and
         // `lean_step_has_the_same_numbers`).
-        let memory = training_memory(&req.model, setup, c, &req.tunables)
-            .ok()
-            .or_else(|| lean.clone())?;
+        // Memory does not depend on the links: one full estimate per rung serves every cluster
+        // of this memory pass (`explained`, indexed like the rungs).
+        if explained.len() < fits.fit.len() {
+            explained.resize(fits.fit.len(), None);
+        }
+        let memory = match &explained[k] {
+            Some(m) => m.clone(),
+            None => {
+                let m = training_memory(&req.model, setup, c, &req.tunables)
+                    .ok()
+                    .or_else(|| lean.clone())?;
+                explained[k] = Some(m.clone());
+                m
+            }
+        };
         *steps += 1;
         let step =
             training_step_validated(&req.model, setup, c, &req.tunables).unwrap_or(lean_step);
@@ -481,7 +493,7 @@ pub fn best_config(
     if req.tunables.validate().is_err() {
         return Err(Box::new(f.shortfall()));
     }
-    fastest(req, &f, c, &[], &mut 0).0
+    fastest(req, &f, c, &[], (&mut 0, &mut Vec::new())).0
 }
 
 /// What the chosen configuration asks of the training stack.
@@ -994,6 +1006,7 @@ pub fn search(
     }
     let timed = par_map(&groups, threads, |group| {
         let mut bounds: Vec<Option<f64>> = Vec::new();
+        let mut explained = Vec::new();
         let mut out = Vec::new();
         for &t in group {
             let (fit, cluster) = &work.time_jobs[t];
@@ -1001,17 +1014,22 @@ pub fn search(
                 continue;
             };
             let mut steps = 0;
-            let (found, b) = fastest(req, f, cluster, &bounds, &mut steps);
+            let (found, b) = fastest(req, f, cluster, &bounds, (&mut steps, &mut explained));
             if bounds.is_empty() {
                 bounds = b;
             }
             out.push((t, found, steps));
         }
-        out
+        // The kept configurations' memory, explained in full once per rung and memory pass.
+        let full = explained.iter().flatten().count() as u64;
+        (out, full)
     });
     let mut time_results: Vec<Option<Timed>> = (0..work.time_jobs.len()).map(|_| None).collect();
-    for (t, found, steps) in timed.into_iter().flatten() {
-        time_results[t] = Some((found, steps));
+    for (out, full) in timed {
+        work_done.memory += full;
+        for (t, found, steps) in out {
+            time_results[t] = Some((found, steps));
+        }
     }
     work_done.memory += if share {
         ladders.iter().map(|l| l.len() as u64).sum::<u64>()
@@ -1023,12 +1041,6 @@ pub fn search(
             .sum::<u64>()
     };
     work_done.step += time_results.iter().flatten().map(|(_, n)| n).sum::<u64>();
-    // Each kept configuration's memory, explained in full once.
-    work_done.memory += time_results
-        .iter()
-        .flatten()
-        .filter(|(r, _)| r.is_ok())
-        .count() as u64;
     let mut plans = Vec::new();
     let mut evaluated_total = 0u64;
     let mut closest_fail: Option<(String, Box<Shortfall>)> = None;
