@@ -125,18 +125,19 @@ impl Msg {
     }
 
     pub fn render(&self, lang: Lang) -> String {
-        let mut args = FluentArgs::new();
+        // Names and text borrowed from the message, room for every argument at once.
+        let mut args = FluentArgs::with_capacity(self.args.len());
         for (k, v) in &self.args {
             let value = match v {
-                Arg::Str(s) => FluentValue::from(s.clone()),
+                Arg::Str(s) => FluentValue::from(s.as_str()),
                 Arg::Num(n) => FluentValue::from(*n),
                 Arg::Msg(m) => FluentValue::from(m.render(lang)),
                 Arg::PerLang { en, zh } => FluentValue::from(match lang {
-                    Lang::En => en.clone(),
-                    Lang::Zh => zh.clone(),
+                    Lang::En => en.as_str(),
+                    Lang::Zh => zh.as_str(),
                 }),
             };
-            args.set(k.clone(), value);
+            args.set(k.as_str(), value);
         }
         format_message(lang, &self.id, Some(&args))
     }
