@@ -180,7 +180,9 @@ pub fn train_efficiency(
         eff *= card;
         names.push(card_name.to_string());
     }
-    if s.task.is_peft() {
+    // Transformers time each LoRA adapter's GEMMs next to its frozen linear (compute.rs
+    // `adapter_seconds`); models given by totals keep the flat factor.
+    if s.task.is_peft() && WorkloadKind::of(m) != WorkloadKind::Transformer {
         eff *= tun.peft_efficiency_factor;
         names.push("peft_efficiency_factor".into());
     }

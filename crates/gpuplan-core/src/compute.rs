@@ -133,9 +133,53 @@ pub fn gemm_seconds(m: u64, n: u64, k: u64, r: &ChipRates) -> f64 {
     t_compute.max(t_memory)
 }
 
+/// Which FP8 casts a linear pays, as shares of [`FP8_CAST_BYTES`] per element.
+#[derive(Clone, Copy, Debug)]
+struct Casts {
+    /// Of the activation input (0: fused into the LayerNorm that feeds it).
+    input: f64,
+    /// Of the weight, per micro-batch (1/m: cast once per optimizer step and cached).
+    weight: f64,
+}
+
+const EXPLICIT_CASTS: Casts = Casts {
+    input: 1.0,
+    weight: 1.0,
+};
+
+/// FP8 casts under Megatron-Core's Transformer Engine layers: the linears fed by a norm (fused
+/// q/k/v, fc1 or gate+up) are `TELayerNormColumnParallelLinear` (TE `LayerNormLinear`: the norm
+/// writes the FP8 input itself), and the fused q/k/v and gate/up modules read one input; every TE
+/// linear is called with `is_first_microbatch`, so its FP8 weight copy is cast on the first
+/// micro-batch of a step and reused (NVIDIA/Megatron-LM megatron/core/transformer/custom_layers/
+/// transformer_engine.py, `TELinear.forward`, `TELayerNormColumnParallelLinear`). Other stacks
+/// (llm-foundry's `te.Linear` swaps) cast every input and weight per micro-batch.
+fn te_casts(setup: &TrainingSetup, t: &TransformerSpec, name: &str, d_in: u64) -> Casts {
+    if setup.framework != crate::workload::Framework::Megatron {
+        return EXPLICIT_CASTS;
+    }
+    let norm_fed = d_in == t.hidden && !matches!(name, "o_proj" | "down_proj" | "fc2");
+    Casts {
+        input: if norm_fed { 0.0 } else { 1.0 },
+        weight: 1.0 / setup.grad_accum.max(1) as f64,
+    }
+}
+
 /// Forward, activation-gradient and weight-gradient GEMMs of one linear on one TP shard, with
 /// `tokens` rows. Column-parallel (d_out ≥ d_in) splits N, row-parallel splits K.
 fn linear_seconds(tokens: u64, d_in: u64, d_out: u64, tp: u64, frozen: bool, r: &ChipRates) -> f64 {
+    linear_seconds_cast(tokens, d_in, d_out, tp, frozen, EXPLICIT_CASTS, r)
+}
+
+fn linear_seconds_cast(
+    tokens: u64,
+    d_in: u64,
+    d_out: u64,
+    tp: u64,
+    frozen: bool,
+    casts: Casts,
+    r: &ChipRates,
+) -> f64 {
     let (k, n) = if d_out >= d_in {
         (d_in, d_out.div_ceil(tp))
     } else {
@@ -144,7 +188,11 @@ fn linear_seconds(tokens: u64, d_in: u64, d_out: u64, tp: u64, frozen: bool, r: 
     let fwd = gemm_seconds(tokens, n, k, r);
     let dgrad = gemm_seconds(tokens, k, n, r);
     let cast = r.memory.map_or(0.0, |bw| {
-        r.cast_bytes * ((tokens * (k + n)) as f64 + (k * n) as f64) / bw.0.max(1.0)
+        r.cast_bytes
+            * ((tokens * k) as f64 * casts.input
+                + (tokens * n) as f64
+                + (k * n) as f64 * casts.weight)
+            / bw.0.max(1.0)
     });
     let wgrad = if frozen {
         0.0
@@ -152,6 +200,59 @@ fn linear_seconds(tokens: u64, d_in: u64, d_out: u64, tp: u64, frozen: bool, r: 
         gemm_seconds(k, n, tokens, r)
     };
     fwd + dgrad + wgrad + cast
+}
+
+/// The rates of the 16-bit GEMMs that FP8 training leaves in 16 bit (adapters, Megatron's output
+/// layer): the FP8 rate is twice the 16-bit one on every chip with FP8 tensor cores, and no casts.
+fn sixteen_bit(r: &ChipRates) -> ChipRates {
+    let mut a16 = *r;
+    a16.act_bytes = r.act_bytes.max(2.0);
+    if r.cast_bytes > 0.0 {
+        a16.gemm = FlopRate(r.gemm.0 / 2.0);
+    }
+    a16.cast_bytes = 0.0;
+    a16
+}
+
+/// Forward, activation-gradient and weight-gradient GEMMs of one LoRA adapter (A: d_in → r,
+/// B: r → d_out; Hu et al. 2021) next to a frozen linear with `tokens` rows, plus the two adds
+/// that join it to the base path (B's output into the base output in forward, A's input gradient
+/// into the base input gradient in backward: read 2, write 1 element each). The adapters run in
+/// 16 bit even in FP8 training (Transformer Engine casts only the base GEMMs): their rank-r GEMMs
+/// are memory-bound at common ranks, so the roofline charges the re-read of the b·s·h input and
+/// the write of the b·s·d_out output, the mechanism a flat PEFT efficiency factor stood for.
+/// `shared_input`: A is shared with the other projections of a fused q/k/v module (GPT-2
+/// `c_attn`), so only B is counted here. The larger dimension is split over TP as the base is.
+fn adapter_seconds(
+    tokens: u64,
+    d_in: u64,
+    d_out: u64,
+    rank: u64,
+    tp: u64,
+    shared_input: bool,
+    r: &ChipRates,
+) -> f64 {
+    let (d_in, d_out) = if d_out >= d_in {
+        (d_in, d_out.div_ceil(tp))
+    } else {
+        (d_in.div_ceil(tp), d_out)
+    };
+    let a16 = sixteen_bit(r);
+    let rank = rank.max(1);
+    let three = |m: u64, n: u64, k: u64| {
+        gemm_seconds(m, n, k, &a16) + gemm_seconds(m, k, n, &a16) + gemm_seconds(k, n, m, &a16)
+    };
+    let a = if shared_input {
+        0.0
+    } else {
+        three(tokens, rank, d_in)
+    };
+    let b = three(tokens, d_out, rank);
+    let adds = r.memory.map_or(0.0, |bw| {
+        3.0 * a16.act_bytes * (tokens * (d_out + if shared_input { 0 } else { d_in })) as f64
+            / bw.0.max(1.0)
+    });
+    a + b + adds
 }
 
 /// Forward passes counted in the micro-batch (1, or 2 with full recompute).
@@ -283,12 +384,43 @@ pub fn micro_batch_compute(
                     // them (tokens × k × ep / E each); per-device FLOPs equal the dense-active ones.
                     let local = l.copies.div_ceil(p.ep.max(1));
                     let rows = (tokens * l.active_copies * p.ep.max(1)).div_ceil(l.copies);
-                    local as f64 * linear_seconds(rows.max(1), l.d_in, l.d_out, p.tp, frozen, r)
+                    let casts = te_casts(setup, t, l.name, l.d_in);
+                    local as f64
+                        * linear_seconds_cast(rows.max(1), l.d_in, l.d_out, p.tp, frozen, casts, r)
                 } else {
-                    linear_seconds(tokens, l.d_in, l.d_out, p.tp, frozen, r)
+                    let casts = te_casts(setup, t, l.name, l.d_in);
+                    linear_seconds_cast(tokens, l.d_in, l.d_out, p.tp, frozen, casts, r)
                 }
             })
             .sum();
+        if frozen {
+            let targets = &setup.lora.targets;
+            let adapters: f64 = g
+                .linears
+                .iter()
+                .filter(|l| crate::train::is_target(targets, l))
+                .map(|l| {
+                    let shared = crate::train::shares_adapter_input(targets, l);
+                    if l.copies > 1 {
+                        let local = l.copies.div_ceil(p.ep.max(1));
+                        let rows = (tokens * l.active_copies * p.ep.max(1)).div_ceil(l.copies);
+                        let one = adapter_seconds(
+                            rows.max(1),
+                            l.d_in,
+                            l.d_out,
+                            setup.lora.rank,
+                            p.tp,
+                            shared,
+                            r,
+                        );
+                        local as f64 * one
+                    } else {
+                        adapter_seconds(tokens, l.d_in, l.d_out, setup.lora.rank, p.tp, shared, r)
+                    }
+                })
+                .sum();
+            layer.gemm_s += adapters * g.count as f64 / total_layers as f64;
+        }
         layer.gemm_s += per_layer * g.count as f64 / total_layers as f64;
     }
     // Recompute repeats every forward GEMM (one third of the three).
@@ -309,7 +441,14 @@ pub fn micro_batch_compute(
         .map_or(0.0, |bw| fwd_bytes * passes / bw.0.max(1.0));
     // The LM head on the last stage: forward, dgrad and (if trained) wgrad.
     let head = if t.vocab > 0 && t.structure != Structure::EncoderOnly {
-        linear_seconds(tokens, t.hidden, t.vocab, p.tp, frozen, r)
+        // Megatron-Core's output layer is a plain `tensor_parallel.ColumnParallelLinear`, not a
+        // TE module: it stays in 16 bit under FP8 training.
+        let head_rates = if setup.framework == crate::workload::Framework::Megatron {
+            sixteen_bit(r)
+        } else {
+            *r
+        };
+        linear_seconds(tokens, t.hidden, t.vocab, p.tp, frozen, &head_rates)
     } else {
         0.0
     };
@@ -354,7 +493,9 @@ pub fn chip_rates(
     let is_hopper = ["h100", "h800", "h20", "h200"]
         .iter()
         .any(|p| g.id.starts_with(p));
-    let attn_eff = if is_hopper {
+    let attn_eff = if is_hopper && setup.framework == crate::workload::Framework::Megatron {
+        tun.attention_efficiency_hopper_te
+    } else if is_hopper {
         tun.attention_efficiency_hopper
     } else {
         tun.attention_efficiency_other

@@ -57,7 +57,9 @@ pub struct Tunables {
     /// Efficiency factor for LoRA/QLoRA: the frozen-base backward skips the weight-gradient GEMMs
     /// (counted in the FLOPs), and the adapters add memory-bound small GEMMs, dropout and adds on
     /// every adapted linear (reading and writing b·s·h activations ≈ 400/h of the main GEMM's time
-    /// at A100 ratios: ~10% at h = 4096, more in backward). Derived assumption: 0.85.
+    /// at A100 ratios: ~10% at h = 4096, more in backward). Derived assumption: 0.85. Since issue
+    /// 10 only for models given by totals: transformers time each adapter's GEMMs
+    /// (compute.rs `adapter_seconds`).
     pub peft_efficiency_factor: f64,
     /// Share of the Hopper efficiency that FP8 training realises against the FP8 peak. estimation.md
     /// §1.5: NeMo FP8 28–43% of the FP8 peak vs 41–49% bf16 MFU (≈ 0.7); MosaicML 3B FP8 27.7%
@@ -69,9 +71,20 @@ pub struct Tunables {
     /// case `fp8_efficiency_ratio` was fitted on (serving keeps `fp8_efficiency_ratio`).
     pub fp8_train_gemm_ratio: f64,
     /// Share of the 16-bit peak that FlashAttention-2 forward+backward reaches on Hopper, in
-    /// causal FLOPs. FlashAttention-3 paper (arXiv 2407.08608, abstract): "FlashAttention-2
-    /// achieving only 35% utilization on the H100 GPU": 0.35. Not fitted.
+    /// causal FLOPs (PyTorch SDPA's flash backend: HF, torchtitan, FSDP stacks). Forward: the
+    /// FlashAttention-3 paper (arXiv 2407.08608, abstract): "FlashAttention-2 achieving only 35%
+    /// utilization on the H100 GPU". Backward derived as for Ampere (`attention_efficiency_other`):
+    /// at the bottom/top ratio of FA-2's A100 range (50/73), 0.24; forward + 2.5× backward work:
+    /// 3.5 / (1/0.35 + 2.5/0.24) = 0.26. Not fitted.
     pub attention_efficiency_hopper: f64,
+    /// Same for Transformer Engine's attention under Megatron-Core on Hopper, which selects cuDNN's
+    /// fused attention there ("Disabling FlashAttention to give FusedAttention preference on
+    /// Hopper+ for performance reasons", transformer_engine/pytorch/attention.py
+    /// `get_attention_backend`). FA-3 paper §4.1: FlashAttention-3 is "1.5-2.0× faster than
+    /// FlashAttention-2 in the forward pass and 1.5-1.75× faster in the backward pass" and
+    /// "surpasses the speed of ... cuDNN" from 1k tokens: cuDNN lies between FA-2 and FA-3, taken
+    /// at the low end of FA-3's speed-up, 1.5 × 0.26 = 0.39. Assumption, not fitted.
+    pub attention_efficiency_hopper_te: f64,
     /// Same on Ampere and other chips. FlashAttention-2 paper (arXiv 2307.08691, abstract):
     /// "reaching 50-73% of the theoretical maximum FLOPs/s on A100"; forward reaches the top of
     /// the range and backward the bottom, so fwd+bwd (backward is 2.5/3.5 of the work): 0.55.
@@ -192,7 +205,8 @@ impl Default for Tunables {
             peft_efficiency_factor: 0.85,
             fp8_efficiency_ratio: 0.6,
             fp8_train_gemm_ratio: 0.74,
-            attention_efficiency_hopper: 0.35,
+            attention_efficiency_hopper: 0.26,
+            attention_efficiency_hopper_te: 0.39,
             attention_efficiency_other: 0.55,
             elementwise_bandwidth_efficiency: 0.8,
             prefill_efficiency: 0.65,
@@ -309,6 +323,10 @@ impl Tunables {
             (
                 "attention_efficiency_hopper",
                 self.attention_efficiency_hopper,
+            ),
+            (
+                "attention_efficiency_hopper_te",
+                self.attention_efficiency_hopper_te,
             ),
             (
                 "attention_efficiency_other",

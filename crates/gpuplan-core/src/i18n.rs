@@ -403,6 +403,106 @@ pub fn message_ids(lang: Lang) -> BTreeSet<String> {
     ids
 }
 
+/// Ids defined more than once across the catalog files of `lang`, as `id (file, file)`. The
+/// bundle keeps the first definition (files in name order) and drops the others, so a clash
+/// would silently show one file's text where another's was meant; the tests keep this empty.
+pub fn duplicate_ids(lang: Lang) -> Vec<String> {
+    let mut seen: std::collections::BTreeMap<String, Vec<&str>> = Default::default();
+    for (file, src) in sources(lang) {
+        let res = FluentResource::try_new(src.to_string()).unwrap_or_else(|(r, _)| r);
+        for e in res.entries() {
+            let id = match e {
+                fluent_syntax::ast::Entry::Message(m) => m.id.name.to_string(),
+                fluent_syntax::ast::Entry::Term(t) => format!("-{}", t.id.name),
+                _ => continue,
+            };
+            seen.entry(id).or_default().push(file);
+        }
+    }
+    seen.into_iter()
+        .filter(|(_, files)| files.len() > 1)
+        .map(|(id, files)| format!("{id} ({})", files.join(", ")))
+        .collect()
+}
+
+/// The messages of the catalog files `files` of `lang` as templates for a page's script: each
+/// rendered by the bundle (so references to other messages and terms resolve, in `lang`), with
+/// every variable left as the literal text `{$name}` for the script to fill in. A message that
+/// selects on a variable (plurals) has no single template and is left out; `unselectable` lists
+/// those ids so that a caller can refuse them.
+pub fn templates(lang: Lang, files: &[&str]) -> Templates {
+    let mut out = Templates::default();
+    for (file, src) in sources(lang).filter(|(f, _)| files.contains(f)) {
+        let res = FluentResource::try_new(src.to_string()).unwrap_or_else(|(r, _)| r);
+        for e in res.entries() {
+            let fluent_syntax::ast::Entry::Message(m) = e else {
+                continue;
+            };
+            let Some(p) = &m.value else { continue };
+            let mut vars = BTreeSet::new();
+            if !pattern_vars(p, &mut vars) {
+                out.unselectable.push(format!("{file}: {}", m.id.name));
+                continue;
+            }
+            let mut args = FluentArgs::new();
+            for v in vars {
+                args.set(v.to_string(), FluentValue::from(format!("{{${v}}}")));
+            }
+            out.messages.insert(
+                m.id.name.to_string(),
+                format_message(lang, m.id.name, Some(&args)),
+            );
+        }
+    }
+    out
+}
+
+/// What [`templates`] returns.
+#[derive(Debug, Default)]
+pub struct Templates {
+    /// id → text with `{$name}` placeholders.
+    pub messages: std::collections::BTreeMap<String, String>,
+    /// `file: id` of the messages left out because they select on a variable.
+    pub unselectable: Vec<String>,
+}
+
+/// The variables a pattern uses (into `vars`); false when it has a select expression.
+fn pattern_vars<'a>(
+    p: &fluent_syntax::ast::Pattern<&'a str>,
+    vars: &mut BTreeSet<&'a str>,
+) -> bool {
+    use fluent_syntax::ast::{Expression, InlineExpression, PatternElement};
+    fn inline<'a>(e: &InlineExpression<&'a str>, vars: &mut BTreeSet<&'a str>) -> bool {
+        match e {
+            InlineExpression::VariableReference { id } => {
+                vars.insert(id.name);
+                true
+            }
+            InlineExpression::Placeable { expression } => match &**expression {
+                Expression::Inline(i) => inline(i, vars),
+                Expression::Select { .. } => false,
+            },
+            InlineExpression::FunctionReference { arguments, .. }
+            | InlineExpression::TermReference {
+                arguments: Some(arguments),
+                ..
+            } => arguments
+                .positional
+                .iter()
+                .chain(arguments.named.iter().map(|n| &n.value))
+                .all(|a| inline(a, vars)),
+            _ => true,
+        }
+    }
+    p.elements.iter().all(|el| match el {
+        PatternElement::TextElement { .. } => true,
+        PatternElement::Placeable { expression } => match expression {
+            Expression::Inline(i) => inline(i, vars),
+            Expression::Select { .. } => false,
+        },
+    })
+}
+
 /// Parse errors of every catalog file, as `lang/file: error` (empty when all parse).
 pub fn parse_errors() -> Vec<String> {
     let mut out = Vec::new();
@@ -470,6 +570,30 @@ mod tests {
         let only_zh: Vec<_> = zh.difference(&en).collect();
         assert!(only_en.is_empty(), "missing in zh: {only_en:?}");
         assert!(only_zh.is_empty(), "missing in en: {only_zh:?}");
+    }
+
+    #[test]
+    fn no_id_is_defined_twice() {
+        for l in Lang::ALL {
+            assert_eq!(duplicate_ids(l), Vec::<String>::new(), "{}", l.code());
+        }
+    }
+
+    #[test]
+    fn templates_keep_variables_and_resolve_references() {
+        let t = templates(Lang::En, &["names.ftl"]);
+        assert_eq!(t.messages["provider-alibaba"], "Alibaba Cloud");
+        assert!(
+            t.unselectable.iter().any(|u| u.ends_with("unit-gpus")),
+            "{:?}",
+            t.unselectable
+        );
+        let t = templates(Lang::En, &["errors.ftl"]);
+        assert_eq!(t.messages["err-parse"], "{$what}: {$message}");
+        assert!(!t.messages.contains_key("err-unknown"));
+        assert!(
+            templates(Lang::Zh, &["names.ftl"]).messages["provider-alibaba"].contains("阿里云")
+        );
     }
 
     #[test]

@@ -102,14 +102,43 @@ pub fn image_load(t: &TransformerSpec, s: &InferenceSetup) -> ImageLoad {
 /// hidden-size buffers (residual, normed input, output: 6h). For Llama-3.1-8B this gives 110.6 KB
 /// per token against the 109.8 KB per token between the 20k and 29k vLLM logs (cases
 /// vllm-llama31-8b-rtx3090-*).
+///
+/// MoE layers run the fused-MoE kernel instead (vLLM `fused_experts_impl`,
+/// vllm/model_executor/layers/fused_moe/fused_moe.py @000d145): per token and routed expert it
+/// allocates `cache13` of max(N, K) (gate‖up output N = 2·f_e/t, reused for the down output of
+/// width K = h) and `cache2` of N/2, in the activation dtype; a shared expert runs as a dense MLP
+/// before it and keeps its h-wide output. Dense leading layers (DeepSeek) keep the dense rule.
 pub fn activation_peak(t: &TransformerSpec, tokens: u64, tp: u64) -> Bytes {
-    let f = t.ffn_for_activation() as f64 / tp as f64;
+    let tp = tp as f64;
     let h = t.hidden as f64;
-    let mlp = match t.mlp {
+    let dense = |f: f64| match t.mlp {
         MlpKind::Gated => 6.0 * f,
         MlpKind::Plain => 4.0 * f,
     };
-    let attn = 2.0 * (t.q_width() + 2 * t.kv_width()) as f64 / tp as f64;
+    let mlp = match t.moe {
+        Some(moe) => {
+            let fe = moe.expert_ffn as f64 / tp;
+            let n = match t.mlp {
+                MlpKind::Gated => 2.0 * fe,
+                MlpKind::Plain => fe,
+            };
+            let k = moe.experts_per_token as f64;
+            let routed = 2.0 * k * (n.max(h) + fe);
+            let shared = moe.shared_experts as f64;
+            let moe_layer = if shared > 0.0 {
+                routed.max(dense(shared * fe)) + 2.0 * h
+            } else {
+                routed
+            };
+            if moe.dense_layers > 0 {
+                moe_layer.max(dense(t.ffn as f64 / tp))
+            } else {
+                moe_layer
+            }
+        }
+        None => dense(t.ffn_for_activation() as f64 / tp),
+    };
+    let attn = 2.0 * (t.q_width() + 2 * t.kv_width()) as f64 / tp;
     Bytes(tokens as f64 * (mlp.max(attn) + 6.0 * h))
 }
 
@@ -467,6 +496,44 @@ fn compute_dtype(format: WeightFormat) -> ComputeDtype {
     }
 }
 
+/// 16-bit on chips without bf16 (Turing T4, Volta V100): vLLM refuses bf16 there
+/// (vllm/v1/worker/gpu_worker.py `_check_if_gpu_supports_dtype`: "Bfloat16 is only supported on
+/// GPUs with compute capability of at least 8.0 … use float16 instead … --dtype=half"). A default
+/// bf16 becomes fp16 with a note (same bytes); an explicitly chosen bf16 is an error naming the
+/// field, as in vLLM.
+pub fn adapt_half(
+    s: &InferenceSetup,
+    gpu: &GpuSpec,
+    weights_pinned: bool,
+) -> Result<(InferenceSetup, Option<crate::i18n::Text>), CoreError> {
+    use crate::i18n::Msg;
+    if gpu.supports(ComputeDtype::Bf16) || s.weights != WeightFormat::Bf16 {
+        return Ok((s.clone(), None));
+    }
+    if weights_pinned {
+        return Err(CoreError::invalid_msg(
+            "weights",
+            "bf16",
+            Msg::new("fix-serve-no-bf16").arg("gpu", gpu.id.as_str()),
+        ));
+    }
+    let mut out = s.clone();
+    out.weights = WeightFormat::Fp16;
+    if out.kv_dtype == crate::workload::KvDtype::Bf16 {
+        out.kv_dtype = crate::workload::KvDtype::Fp16;
+    }
+    let note = Msg::new("cav-serve-no-bf16").arg("gpu", gpu.id.as_str());
+    Ok((out, Some(note.into())))
+}
+
+/// The format a model's released checkpoint is stored in when it is not 16-bit: DeepSeek-V3 and
+/// R1 (`deepseek_v3`) ship FP8 e4m3 weights with 128×128 block scales (their HF configs'
+/// `quantization_config`, the DeepSeek-V3 report §3.3 FP8 training). Serving them in FP8 is not a
+/// quantization of the model, so no quality warning applies.
+pub fn native_format(m: &ModelSpec) -> Option<WeightFormat> {
+    (m.model_type() == "deepseek_v3").then_some(WeightFormat::Fp8)
+}
+
 /// Expected distinct routed experts one MoE layer reads for `tokens` tokens routed top-k of E
 /// uniformly: E·(1 − (1 − k/E)^tokens). At a few dozen tokens nearly every expert is read.
 pub fn experts_touched(experts: u64, top_k: u64, tokens: f64) -> f64 {
@@ -621,12 +688,13 @@ pub enum SolveFor {
 }
 
 impl SolveFor {
-    pub fn label(self) -> String {
+    pub fn label(self) -> crate::i18n::Msg {
+        use crate::i18n::Msg;
         match self {
-            SolveFor::MaxContext => "max-context".into(),
-            SolveFor::MaxBatch => "max-batch".into(),
+            SolveFor::MaxContext => Msg::new("solve-q-max-context"),
+            SolveFor::MaxBatch => Msg::new("solve-q-max-batch"),
             SolveFor::MaxThroughput { tpot_s } => {
-                format!("max-throughput within {:.1} ms per token", tpot_s * 1e3)
+                Msg::new("solve-q-max-throughput").arg("ms", format!("{:.1}", tpot_s * 1e3))
             }
         }
     }
@@ -645,7 +713,8 @@ pub struct Solved {
     pub output_tokens_per_second: Option<f64>,
     /// What binds: `kv_pool`, `model_context`, `max_num_seqs`, `tpot_target`, `memory`.
     pub binding: &'static str,
-    pub explanation: String,
+    /// Why the answer stops there, in both languages (JSON: the English text).
+    pub explanation: crate::i18n::Text,
     /// Estimator calls the answer took.
     pub evaluations: u64,
 }
@@ -705,14 +774,15 @@ pub fn solve(
         .max_model_len
         .unwrap_or(s.input_tokens.saturating_add(s.output_tokens))
         .clamp(1, ctx_limit);
-    let none_fit = |what: String| Solved {
+    use crate::i18n::Msg;
+    let none_fit = |what: Msg| Solved {
         question: q,
         context: 0,
         batch: 0,
         time_per_token: None,
         output_tokens_per_second: None,
         binding: "memory",
-        explanation: what,
+        explanation: what.into(),
         evaluations: 0,
     };
     let seq_cap = engine_max_num_seqs(s.engine, gpu);
@@ -724,7 +794,7 @@ pub fn solve(
                 holds(m, s, gpu, tun, l, batch)
             };
             if !ok(1)? {
-                return Ok(none_fit(format!("{batch} sequences do not fit even at 1 token each: weights and runtime leave no KV pool")));
+                return Ok(none_fit(Msg::new("solve-why-no-pool").arg("batch", batch)));
             }
             let best = bisect_max(1, ctx_limit, ok)?;
             if best == ctx_limit {
@@ -732,14 +802,16 @@ pub fn solve(
                     best,
                     batch,
                     "model_context",
-                    format!("the model's context ({ctx_limit} tokens) binds before the KV pool"),
+                    Msg::new("solve-why-model-context").arg("limit", ctx_limit),
                 )
             } else {
                 (
                     best,
                     batch,
                     "kv_pool",
-                    format!("{batch} × {} tokens fill the KV pool", best + 1),
+                    Msg::new("solve-why-kv-context")
+                        .arg("batch", batch)
+                        .arg("tokens", best + 1),
                 )
             }
         }
@@ -749,9 +821,9 @@ pub fn solve(
                 holds(m, s, gpu, tun, context, b)
             };
             if !ok(1)? {
-                return Ok(none_fit(format!(
-                    "one sequence of {context} tokens does not fit the KV pool"
-                )));
+                return Ok(none_fit(
+                    Msg::new("solve-why-one-too-long").arg("context", context),
+                ));
             }
             let hi = if s.engine == Engine::Static {
                 crate::workload::MAX_BATCH
@@ -764,17 +836,16 @@ pub fn solve(
                     context,
                     best,
                     "max_num_seqs",
-                    format!("the engine schedules at most {seq_cap} sequences by default"),
+                    Msg::new("solve-why-max-num-seqs").arg("cap", seq_cap),
                 )
             } else {
                 (
                     context,
                     best,
                     "kv_pool",
-                    format!(
-                        "{} sequences of {context} tokens overflow the KV pool",
-                        best + 1
-                    ),
+                    Msg::new("solve-why-kv-batch")
+                        .arg("n", best + 1)
+                        .arg("context", context),
                 )
             }
         }
@@ -791,11 +862,11 @@ pub fn solve(
         let tpot = |b: u64| latency(m, &probe(b), gpu, tun).map(|l| l.time_per_token.0);
         evals += 1;
         if tpot(1)? > tpot_s {
-            let mut out = none_fit(format!(
-                "even one sequence takes {:.1} ms per token, over the {:.1} ms target",
-                tpot(1)? * 1e3,
-                tpot_s * 1e3
-            ));
+            let mut out = none_fit(
+                Msg::new("solve-why-tpot-one")
+                    .arg("ms", format!("{:.1}", tpot(1)? * 1e3))
+                    .arg("target", format!("{:.1}", tpot_s * 1e3)),
+            );
             out.binding = "tpot_target";
             out.evaluations = evals;
             return Ok(out);
@@ -806,11 +877,9 @@ pub fn solve(
                 Ok(tpot(b)? <= tpot_s)
             })?;
             binding = "tpot_target";
-            why = format!(
-                "{} sequences take longer than {:.1} ms per token",
-                batch + 1,
-                tpot_s * 1e3
-            );
+            why = Msg::new("solve-why-tpot")
+                .arg("n", batch + 1)
+                .arg("target", format!("{:.1}", tpot_s * 1e3));
         }
     }
     let lat = latency(m, &probe(batch), gpu, tun).ok();
@@ -821,7 +890,7 @@ pub fn solve(
         time_per_token: lat.as_ref().map(|l| l.time_per_token),
         output_tokens_per_second: lat.as_ref().map(|l| l.decode_tokens_per_second),
         binding,
-        explanation: why,
+        explanation: why.into(),
         evaluations: evals,
     })
 }

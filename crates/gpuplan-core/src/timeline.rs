@@ -38,6 +38,9 @@ pub struct StepBuffers {
     pub head_grads: f64,
     /// torch.autocast's 16-bit weight copies: made in forward, saved for backward.
     pub weight_copies: f64,
+    /// DDP's flat all-reduce buckets (a copy of every gradient unless `gradient_as_bucket_view`),
+    /// allocated when the reducer is built: live in every phase.
+    pub grad_buckets: f64,
     /// Activations saved by all layers (× in-flight micro-batches).
     pub saved_layers: f64,
     /// Activations saved outside the layers: token ids, final norm, LM-head input.
@@ -128,6 +131,7 @@ pub fn step_timeline(b: &StepBuffers) -> Timeline {
     let acts = b.saved_layers + b.saved_outside;
     let common = [
         ("resident states", b.resident),
+        ("DDP gradient buckets", b.grad_buckets),
         ("autocast weight copies", b.weight_copies),
     ];
     let with = |extra: &[(&'static str, f64)]| -> Vec<(&'static str, f64)> {
@@ -184,6 +188,7 @@ pub fn step_timeline(b: &StepBuffers) -> Timeline {
             "optimizer step",
             &[
                 ("resident states", b.resident),
+                ("DDP gradient buckets", b.grad_buckets),
                 ("gradients", b.grads),
                 ("optimizer temporaries", b.optimizer_temp),
             ],

@@ -58,6 +58,8 @@ pub struct TrainingMemory {
     pub device_total: Bytes,
     /// The step phase whose live bytes are `peak_allocated` (see [`crate::timeline`]).
     pub phase_at_peak: &'static str,
+    /// The framework accounting profile the states follow ([`accounting_profile`]).
+    pub accounting: &'static str,
     /// Bytes saved for backward when forward + loss end (saved-tensor-hook count).
     pub saved_after_forward: Bytes,
     /// Live bytes per phase of one step.
@@ -145,7 +147,7 @@ fn adafactor_state_fraction(b: &ParamBreakdown) -> f64 {
     (factored + rest) / b.total as f64
 }
 
-fn is_target(targets: &[String], l: &Linear) -> bool {
+pub(crate) fn is_target(targets: &[String], l: &Linear) -> bool {
     targets.iter().any(|t| {
         t == "all-linear"
             || t == "all"
@@ -179,7 +181,7 @@ pub fn lora_params(b: &ParamBreakdown, rank: u64, targets: &[String]) -> f64 {
 
 /// Whether `l` is k_proj or v_proj inside a fused q/k/v module that carries one LoRA adapter
 /// (GPT-2 `c_attn`, [`crate::workload::FUSED_QKV`]): its adapter input is q_proj's.
-fn shares_adapter_input(targets: &[String], l: &Linear) -> bool {
+pub(crate) fn shares_adapter_input(targets: &[String], l: &Linear) -> bool {
     matches!(l.name, "k_proj" | "v_proj") && targets.iter().any(|t| t == FUSED_QKV)
 }
 
@@ -342,13 +344,42 @@ fn data_parallel(setup: &TrainingSetup, c: &ClusterSpec) -> Result<u64, CoreErro
     let mp = setup.parallel.tp * setup.parallel.pp * setup.parallel.cp;
     let n = c.total_gpus();
     if !n.is_multiple_of(mp) {
-        return Err(CoreError::invalid(
+        return Err(CoreError::invalid_msg(
             "parallel.tp × parallel.pp × parallel.cp",
             mp,
-            &format!("must divide the number of GPUs ({n}); change tp/pp/cp or the GPU count"),
+            crate::i18n::Msg::new("fix-model-parallel-divides-gpus").arg("gpus", n),
         ));
     }
     Ok(n / mp)
+}
+
+/// Micro-batches per step for a global batch of `global` sequences: global / (micro-batch ×
+/// data-parallel size), which must divide evenly (as Megatron and DeepSpeed require).
+pub fn grad_accum_for_global(
+    global: u64,
+    setup: &TrainingSetup,
+    c: &ClusterSpec,
+) -> Result<u64, CoreError> {
+    crate::error::check_int(
+        "global_batch",
+        global,
+        1,
+        crate::plan::inputs::MAX_GLOBAL_BATCH,
+        "sequences per optimizer step, 1–16777216",
+    )?;
+    let dp = data_parallel(setup, c)?;
+    let per = setup.micro_batch.max(1) * dp;
+    if !global.is_multiple_of(per) {
+        return Err(CoreError::invalid_msg(
+            "global_batch",
+            global,
+            crate::i18n::Msg::new("fix-global-batch-multiple")
+                .arg("mb", setup.micro_batch)
+                .arg("dp", dp)
+                .arg("per", per),
+        ));
+    }
+    Ok(global / per)
 }
 
 /// Check TP/PP/EP against the model shapes and the cluster.
@@ -378,14 +409,21 @@ pub fn check_parallelism(
                 &format!("at most one stage per layer: the model has {layers} layers"),
             ));
         }
+        // Interleaved 1F1B: each device holds v model chunks, so it needs a pipeline and at least
+        // one layer per chunk (chunks may be uneven, as torchtitan splits 126 layers over 16).
+        if p.virtual_stages > 1 && (p.pp < 2 || p.pp * p.virtual_stages > layers) {
+            return Err(CoreError::invalid_msg(
+                "parallel.virtual_stages",
+                p.virtual_stages,
+                crate::i18n::Msg::new("fix-virtual-stages").arg("layers", layers),
+            ));
+        }
         if let Some(last) = p.last_stage_layers {
             if p.pp < 2 || last >= layers || last + (p.pp - 1) > layers {
-                return Err(CoreError::invalid(
+                return Err(CoreError::invalid_msg(
                     "parallel.last_stage_layers",
                     last,
-                    &format!(
-                        "needs pp ≥ 2 and leaves at least one of the {layers} layers to each other stage"
-                    ),
+                    crate::i18n::Msg::new("fix-last-stage-layers").arg("layers", layers),
                 ));
             }
         }
@@ -610,9 +648,20 @@ fn memory(
         if p.offload_optimizer {
             cpu += mo + if p.zero >= 2 { g } else { 0.0 };
         }
+        // Paged states (unified memory) page out to the host when the device is full: counted
+        // as host memory, outside the allocated peak.
+        let paged = setup.paged_optimizer && !p.offload_optimizer;
+        if paged {
+            cpu += zero_params(1) * sb.optimizer * opt_fraction;
+        }
+        let paged_out = if paged {
+            zero_params(1) * sb.optimizer * opt_fraction
+        } else {
+            0.0
+        };
         items.push(MemoryItem {
             name: "optimizer states + master weights",
-            bytes: Bytes(if p.offload_optimizer { 0.0 } else { mo }),
+            bytes: Bytes(if p.offload_optimizer { 0.0 } else { mo - paged_out }),
             basis: why!(
                 explain,
                 "{:?}: {} B/param states{} + {} B master{}{}",
@@ -627,6 +676,8 @@ fn memory(
                 shard_note(p.zero >= 1, &dev),
                 if p.offload_optimizer {
                     " (offloaded to CPU)"
+                } else if paged {
+                    " (states paged: CUDA unified memory outside torch's allocator, evicted to host when the GPU is full)"
                 } else {
                     ""
                 }
@@ -647,6 +698,7 @@ fn memory(
     }
 
     let acts = activation_bytes(m, &b, setup, tun, explain)?;
+    cpu += acts.offloaded;
     let buffers = step_buffers(m, setup, c, &b, &items, &acts, sb, share, zero_params(1));
     let timeline = step_timeline(&buffers);
     peak_items(&mut items, &timeline, &acts, explain);
@@ -687,6 +739,7 @@ fn memory(
         peak_allocated: Bytes(allocated),
         device_total: Bytes(total),
         phase_at_peak: timeline.peak().phase,
+        accounting: accounting_profile(setup),
         saved_after_forward: timeline.saved_after_forward,
         timeline,
         cpu_offload: Bytes(cpu),
@@ -694,6 +747,23 @@ fn memory(
         trainable_params_per_device: trainable,
         data_parallel: dp,
     })
+}
+
+/// Which framework's state accounting applies, as a stable id (JSON `memory.accounting`; the
+/// words are the catalog's `acct-<id>`): `autocast` (torch.autocast, HF Trainer / Accelerate
+/// without DeepSpeed: fp32 weights and grads, bf16 weight copies), `mixed` (DeepSpeed-style mixed
+/// precision: 16-bit weights and grads, fp32 master + states), `megatron` (fp32 main grads),
+/// `pure-bf16`, `fp32` or `peft` (frozen base, adapters in the adapter dtype).
+pub fn accounting_profile(setup: &TrainingSetup) -> &'static str {
+    let amp = matches!(setup.precision, Precision::AmpBf16 | Precision::AmpFp16);
+    match (setup.framework, setup.precision) {
+        _ if setup.task.is_peft() => "peft",
+        (Framework::Megatron, _) => "megatron",
+        (_, Precision::Fp32) => "fp32",
+        (_, Precision::PureBf16) => "pure-bf16",
+        _ if setup.autocast && amp => "autocast",
+        _ => "mixed",
+    }
 }
 
 /// Parameters of the largest layer one device gathers under ZeRO-3: its dense part over TP, its
@@ -732,6 +802,8 @@ fn shard_note(sharded: bool, dev: &DeviceParams) -> String {
 pub struct ActivationParts {
     /// Saved by all layers of the stage, × in-flight micro-batches.
     pub saved_layers: f64,
+    /// Saved activations held in host memory (activation offload).
+    pub offloaded: f64,
     /// Saved outside the layers: token ids and labels, final norm, LM-head input.
     pub saved_outside: f64,
     /// One layer's extra working set during its backward.
@@ -962,6 +1034,20 @@ fn transformer_activations(
             ),
         ),
     };
+    // Activation offload: two layers' saved tensors stay (the one computed, the one copied).
+    let (saved_layers, offloaded, basis) = if setup.activation_offload && layers_per_stage > 2.0 {
+        let keep = saved_layers * 2.0 / layers_per_stage;
+        (
+            keep,
+            saved_layers - keep,
+            why!(
+                explain,
+                "{basis}; offloaded to host except 2 layers in flight (activation offload)"
+            ),
+        )
+    } else {
+        (saved_layers, 0.0, basis)
+    };
     let has_head = t.vocab > 0 && t.structure != crate::model::Structure::EncoderOnly;
     // Under autocast the LM head casts the fp32 final-norm output to a saved bf16 copy (2h).
     let autocast_head = if setup.autocast {
@@ -982,6 +1068,7 @@ fn transformer_activations(
     let (legacy, logits_basis) = logits_bytes(t, tokens, setup, tun, explain);
     ActivationParts {
         saved_layers,
+        offloaded,
         saved_outside,
         layer_working,
         basis,
@@ -1086,7 +1173,11 @@ fn peft_first_layer_absent(
 
 /// QLoRA under bitsandbytes < 0.43.2 (`bnb_saves_inputs`): the 4-bit matmul keeps its input.
 fn bnb_keeps_inputs(setup: &TrainingSetup) -> bool {
-    setup.bnb_saves_inputs && setup.base_weights() == BaseWeights::Nf4
+    setup.bnb_saves_inputs
+        && matches!(
+            setup.base_weights(),
+            BaseWeights::Nf4 | BaseWeights::Nf4NoDq
+        )
 }
 
 /// Bytes per token a norm with a frozen weight saves when its input needs a gradient: RMSNorm
@@ -1193,11 +1284,18 @@ fn step_buffers(
     StepBuffers {
         resident,
         grads,
+        // DDP without bucket views keeps its buckets (below) and creates `param.grad` in
+        // backward (`zero_grad(set_to_none=True)`); with views the gradients are the buckets.
         grads_persistent: p.zero >= 1
             || setup.framework == Framework::Megatron
-            || c.total_gpus() > 1,
+            || (c.total_gpus() > 1 && !ddp_bucket_copy(setup, c)),
         head_grads: if full {
             b.lm_head as f64 / tp * sb.grads
+        } else {
+            0.0
+        },
+        grad_buckets: if ddp_bucket_copy(setup, c) {
+            grads
         } else {
             0.0
         },
@@ -1268,6 +1366,17 @@ fn autocast_copied_params(
     (on_device * linear_share + tied - first_qkv - experts + adapters).max(0.0)
 }
 
+/// Plain PyTorch DDP (ZeRO 0, more than one GPU, HF profile) with `gradient_as_bucket_view`
+/// off: its reducer's flat buckets (25 MB each, `bucket_cap_mb`) hold a second copy of every
+/// gradient, allocated once and live in every phase.
+fn ddp_bucket_copy(setup: &TrainingSetup, c: &ClusterSpec) -> bool {
+    setup.parallel.zero == 0
+        && c.total_gpus() > 1
+        && setup.framework == Framework::HuggingFace
+        && !setup.gradient_as_bucket_view
+        && !setup.optimizer_in_backward
+}
+
 trait WithModel {
     fn with_model(self, m: &ModelSpec) -> Self;
 }
@@ -1324,6 +1433,9 @@ fn peak_items(items: &mut Vec<MemoryItem>, tl: &Timeline, acts: &ActivationParts
                     }
                     "optimizer temporaries" => {
                         "AdamW foreach: one state-sized buffer (_foreach_sqrt)"
+                    }
+                    "DDP gradient buckets" => {
+                        "DDP all-reduce buckets: a copy of the gradients (gradient_as_bucket_view off, PyTorch default)"
                     }
                     _ => "one layer's backward working set",
                 };

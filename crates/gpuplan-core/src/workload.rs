@@ -102,6 +102,9 @@ pub enum BaseWeights {
     Fp32,
     /// QLoRA NF4 with double quantisation: 4 + 0.127 bits per weight (Dettmers et al. 2023, §3).
     Nf4,
+    /// NF4 without double quantisation (bitsandbytes `compress_statistics=False`, LitGPT
+    /// `bnb.nf4`): one fp32 absmax per 64-weight block, 4 + 32/64 = 4.5 bits per weight.
+    Nf4NoDq,
     /// LLM.int8(): 1 byte per weight (+ per-row scales, negligible).
     Int8,
 }
@@ -112,6 +115,7 @@ impl BaseWeights {
             BaseWeights::Bf16 => 16.0,
             BaseWeights::Fp32 => 32.0,
             BaseWeights::Nf4 => 4.127,
+            BaseWeights::Nf4NoDq => 4.5,
             BaseWeights::Int8 => 8.0,
         }
     }
@@ -401,6 +405,21 @@ pub struct TrainingSetup {
     /// fixed by bitsandbytes PR #1270 ("fix QLoRA mem bug: delete useless buffered activation",
     /// 9e75374, first released in 0.43.2). QLoRA only.
     pub bnb_saves_inputs: bool,
+    /// DDP `gradient_as_bucket_view=True`: gradients are views into the all-reduce buckets. Off
+    /// (PyTorch's default, also Accelerate's `DistributedDataParallelKwargs`): the buckets are a
+    /// second copy of every gradient ("the saved memory size will be equal to the total gradients
+    /// size", torch.nn.parallel.DistributedDataParallel docs). Plain DDP only (ZeRO 0, > 1 GPU).
+    pub gradient_as_bucket_view: bool,
+    /// Saved activations offloaded to host memory in forward and brought back in backward
+    /// (torchtune `enable_activation_offloading`, `OffloadActivations` saved-tensor hooks): on the
+    /// device only the layer being computed and the one being prefetched stay.
+    pub activation_offload: bool,
+    /// bitsandbytes paged optimizer (PagedAdamW, PagedAdamW8bit): the states live in CUDA unified
+    /// memory (`get_paged` → `cudaMallocManaged`, bitsandbytes csrc/pythonInterface.cpp), outside
+    /// PyTorch's caching allocator, and "transfer memory from the GPU to the CPU when GPU memory is
+    /// exhausted" (bitsandbytes docs, reference/optim/adam.mdx): not part of the allocated peak,
+    /// not required on the device.
+    pub paged_optimizer: bool,
     /// Training tokens in total (for time and cost). Alternative: `samples` × `epochs`.
     pub tokens: Option<f64>,
     pub samples: Option<f64>,
@@ -436,6 +455,9 @@ impl Default for TrainingSetup {
             optimizer_foreach: false,
             adapter_dtype: AdapterDtype::Fp32,
             bnb_saves_inputs: false,
+            gradient_as_bucket_view: false,
+            activation_offload: false,
+            paged_optimizer: false,
             tokens: None,
             samples: None,
             epochs: None,
@@ -529,13 +551,10 @@ impl TrainingSetup {
             "ZeRO stages are 0, 1, 2 or 3",
         )?;
         if p.cp > 1 && !self.seq_len.is_multiple_of(p.cp) {
-            return Err(CoreError::invalid(
+            return Err(CoreError::invalid_msg(
                 "parallel.cp",
                 p.cp,
-                &format!(
-                    "the sequence ({} tokens) must split evenly over the context-parallel ranks: choose a cp that divides seq_len",
-                    self.seq_len
-                ),
+                crate::i18n::Msg::new("fix-cp-divides-seq").arg("seq", self.seq_len),
             ));
         }
         if let Some(l) = p.last_stage_layers {

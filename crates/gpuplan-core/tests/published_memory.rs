@@ -54,10 +54,14 @@ fn published_training_peaks_within_their_bands() {
         .collect();
     println!("{report}");
     assert!(
-        rows.len() >= 12,
+        rows.len() >= 24,
         "published peaks: {}\n{report}",
         rows.len()
     );
+    // The recorded deviations among the peaks (torchtune 70B full and A6000 full, four LitGPT
+    // config-hub QLoRA rows): a guard, so that a new one is noticed.
+    let known = rows.iter().filter(|r| r.2).count();
+    assert!(known <= 6, "{known} known deviations\n{report}");
     // None beyond 15% unless a recorded known_deviation with its cause.
     for (id, e, kd) in &rows {
         assert!(e.abs() <= 0.15 || *kd, "{id}: {:+.1}%\n{report}", e * 100.0);
@@ -70,9 +74,10 @@ fn published_training_peaks_within_their_bands() {
         median * 100.0,
         rows.len()
     );
-    // Target 5% (issue 9): not reached; the measured median (8.9% over 12 cases) is asserted.
+    // Target 5% (issue 9): not reached; the measured median (8.1% over 24 cases: LitGPT resource
+    // tables and config hub, torchtune README) is asserted.
     assert!(
-        median <= 0.09,
+        median <= 0.085,
         "median |error| {:.1}%\n{report}",
         median * 100.0
     );

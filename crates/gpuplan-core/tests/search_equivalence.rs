@@ -372,7 +372,7 @@ proptest! {
         mb in prop::sample::select(vec![1u64, 2, 16]),
         total in prop::sample::select(vec![1u64, 8, 64]),
         chip in 0usize..64,
-        flags in (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
+        flags in (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
     ) {
         let cat = builtin();
         let g = &cat.gpus[chip % cat.gpus.len()];
@@ -386,6 +386,7 @@ proptest! {
         s.parallel.offload_optimizer = flags.1;
         s.autocast = flags.2;
         s.chunked_loss = flags.3;
+        s.activation_offload = flags.4;
         s.recompute = recompute;
         s.micro_batch = mb;
         let per_node = total.min(8);

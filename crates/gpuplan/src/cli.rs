@@ -293,6 +293,16 @@ pub struct JobArgs {
     /// Chunked cross-entropy (torchtune CEWithChunkedOutputLoss, 8 chunks).
     #[arg(long)]
     pub chunked_loss: bool,
+    /// bitsandbytes paged optimizer states (PagedAdamW / PagedAdamW8bit): CUDA unified memory,
+    /// outside the allocated peak, paged to host when the GPU is full.
+    #[arg(long)]
+    pub paged_optimizer: bool,
+    /// Offload saved activations to host memory (torchtune enable_activation_offloading).
+    #[arg(long)]
+    pub activation_offload: bool,
+    /// DDP gradient_as_bucket_view=True: no second copy of the gradients in the all-reduce buckets.
+    #[arg(long)]
+    pub gradient_as_bucket_view: bool,
     /// Serving: prompt tokens per request [default: 1000, fitted to the model's context].
     #[arg(long, value_name = "TOKENS")]
     pub input_tokens: Option<u64>,
@@ -358,7 +368,33 @@ pub struct EstimateArgs {
     /// Keep parameters in host RAM (ZeRO-3 offload).
     #[arg(long)]
     pub offload_params: bool,
-    /// Activation recomputation: none, selective, full [default: none].
+    /// Sequences per optimizer step over all data-parallel ranks; sets grad_accum =
+    /// global / (micro-batch × data-parallel size), which must divide evenly.
+    #[arg(long, value_name = "N")]
+    pub global_batch: Option<u64>,
+    /// Context-parallel degree (Megatron-Core --context-parallel-size; default 1).
+    #[arg(long, value_name = "N")]
+    pub cp: Option<u64>,
+    /// Virtual pipeline stages per device: interleaved 1F1B (default 1 = plain 1F1B).
+    #[arg(long, value_name = "N")]
+    pub virtual_stages: Option<u64>,
+    /// Layers on the last pipeline stage (Megatron-Core --decoder-last-pipeline-num-layers).
+    #[arg(long, value_name = "N")]
+    pub last_stage_layers: Option<u64>,
+    /// Overlap TP communication with GEMMs (Megatron-Core --tp-comm-overlap; default off).
+    #[arg(long)]
+    pub tp_comm_overlap: Option<bool>,
+    /// Overlap the gradient reduce with backward (Megatron default off, DDP/FSDP on).
+    #[arg(long)]
+    pub overlap_grad_reduce: Option<bool>,
+    /// Overlap the parameter all-gather with compute (ZeRO-3 prefetch on; ZeRO-1/2 off).
+    #[arg(long)]
+    pub overlap_param_gather: Option<bool>,
+    /// The model runs under torch.compile (fused element-wise kernels).
+    #[arg(long)]
+    pub compiled: bool,
+    /// Activation recomputation: none, selective, selective_op (torchtitan per-op SAC), full
+    /// [default: none].
     #[arg(long)]
     pub recompute: Option<String>,
     /// eager, flash (FlashAttention-2, Ampere or later) or mem_efficient (PyTorch SDPA)

@@ -76,7 +76,7 @@ fn usage_error(e: clap::Error, json: bool, lang: gpuplan_core::i18n::Lang) -> Ex
         render::emit_err(&e.render().to_string());
         return ExitCode::from(exit::USAGE);
     }
-    render::emit_err(&clap_text(&e, lang));
+    render::emit_err(&render::clap_text(&e, lang));
     if json {
         let field = e
             .get(clap::error::ContextKind::InvalidArg)
@@ -97,46 +97,4 @@ fn flag_field(arg: &str) -> String {
         .unwrap_or(arg)
         .trim_start_matches('-')
         .replace('-', "_")
-}
-
-/// A clap error in the user's language: the common kinds from the catalog (`cli.ftl`), with
-/// clap's own "tip" lines; any other kind as clap writes it.
-fn clap_text(e: &clap::Error, lang: gpuplan_core::i18n::Lang) -> String {
-    use clap::error::{ContextKind, ErrorKind};
-    use gpuplan_core::i18n::Msg;
-    let english = e.render().to_string();
-    if !lang.is_zh() {
-        return english;
-    }
-    let get = |k: ContextKind| e.get(k).map(|v| v.to_string()).unwrap_or_default();
-    let id = match e.kind() {
-        ErrorKind::UnknownArgument => "cli-err-unknown-argument",
-        ErrorKind::InvalidValue => "cli-err-invalid-value",
-        ErrorKind::MissingRequiredArgument => "cli-err-missing-argument",
-        ErrorKind::InvalidSubcommand => "cli-err-invalid-subcommand",
-        ErrorKind::ValueValidation => "cli-err-value-validation",
-        ErrorKind::ArgumentConflict => "cli-err-conflict",
-        _ => return english,
-    };
-    let m = Msg::new(id)
-        .arg("arg", get(ContextKind::InvalidArg))
-        .arg("value", get(ContextKind::InvalidValue))
-        .arg("valid", get(ContextKind::ValidValue))
-        .arg("sub", get(ContextKind::InvalidSubcommand))
-        .arg("other", get(ContextKind::PriorArg));
-    let mut out = format!(
-        "{}{}\n",
-        gpuplan_core::i18n::text(lang, "error-prefix"),
-        m.render(lang)
-    );
-    let suggested = get(ContextKind::SuggestedArg)
-        + &get(ContextKind::SuggestedValue)
-        + &get(ContextKind::SuggestedSubcommand);
-    if !suggested.is_empty() {
-        out.push_str(&Msg::new("cli-err-suggest").arg("s", suggested).render(lang));
-        out.push('\n');
-    }
-    out.push_str(&gpuplan_core::i18n::text(lang, "cli-err-help"));
-    out.push('\n');
-    out
 }

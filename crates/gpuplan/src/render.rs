@@ -63,6 +63,48 @@ pub fn error_text(e: &anyhow::Error, l: Lang) -> String {
     )
 }
 
+/// A clap error in the user's language: the common kinds from the catalog (`cli.ftl`), with
+/// clap's own "tip" lines; any other kind as clap writes it.
+pub fn clap_text(e: &clap::Error, lang: gpuplan_core::i18n::Lang) -> String {
+    use clap::error::{ContextKind, ErrorKind};
+    use gpuplan_core::i18n::Msg;
+    let english = e.render().to_string();
+    if !lang.is_zh() {
+        return english;
+    }
+    let get = |k: ContextKind| e.get(k).map(|v| v.to_string()).unwrap_or_default();
+    let id = match e.kind() {
+        ErrorKind::UnknownArgument => "cli-err-unknown-argument",
+        ErrorKind::InvalidValue => "cli-err-invalid-value",
+        ErrorKind::MissingRequiredArgument => "cli-err-missing-argument",
+        ErrorKind::InvalidSubcommand => "cli-err-invalid-subcommand",
+        ErrorKind::ValueValidation => "cli-err-value-validation",
+        ErrorKind::ArgumentConflict => "cli-err-conflict",
+        _ => return english,
+    };
+    let m = Msg::new(id)
+        .arg("arg", get(ContextKind::InvalidArg))
+        .arg("value", get(ContextKind::InvalidValue))
+        .arg("valid", get(ContextKind::ValidValue))
+        .arg("sub", get(ContextKind::InvalidSubcommand))
+        .arg("other", get(ContextKind::PriorArg));
+    let mut out = format!(
+        "{}{}\n",
+        gpuplan_core::i18n::text(lang, "error-prefix"),
+        m.render(lang)
+    );
+    let suggested = get(ContextKind::SuggestedArg)
+        + &get(ContextKind::SuggestedValue)
+        + &get(ContextKind::SuggestedSubcommand);
+    if !suggested.is_empty() {
+        out.push_str(&Msg::new("cli-err-suggest").arg("s", suggested).render(lang));
+        out.push('\n');
+    }
+    out.push_str(&gpuplan_core::i18n::text(lang, "cli-err-help"));
+    out.push('\n');
+    out
+}
+
 /// A parser's (serde, toml) English message in both languages: the phrases serde and toml use
 /// (`unknown field`, `unknown variant`, `missing field`, `invalid type`, `line L, column C`,
 /// `key`) translated for Chinese; the names inside backticks stay as they are.
@@ -405,6 +447,25 @@ pub fn json_error(code: u8, e: &anyhow::Error, field: Option<String>) -> serde_j
             "field": field.or_else(|| core.and_then(CoreError::field).map(String::from)),
         }
     })
+}
+
+/// The JSON error object with its message in `lang`, as [`error_text`] writes it on stderr
+/// (the server answers in the request's language).
+pub fn json_error_in(
+    code: u8,
+    e: &anyhow::Error,
+    field: Option<String>,
+    lang: Lang,
+) -> serde_json::Value {
+    let mut v = json_error(code, e, field);
+    let text = error_text(e, lang);
+    let text = text
+        .strip_prefix(&i18n::text(lang, "error-prefix"))
+        .unwrap_or(&text)
+        .trim_end()
+        .to_string();
+    v["error"]["message"] = serde_json::Value::String(text);
+    v
 }
 
 pub fn emit_json_error(code: u8, e: &anyhow::Error, field: Option<String>) {

@@ -83,3 +83,81 @@ fn accuracy_runs_outside_the_repository() {
     let have = std::fs::read_to_string(root().join("docs/accuracy.md")).unwrap_or_default();
     assert_eq!(String::from_utf8_lossy(&out.stdout), have);
 }
+
+/// Issue 10's accuracy targets as regression bands at today's measured values (the issue's own
+/// goals — out-of-sample median ≤ 10% for throughput *and* GPU-hours, at most 5 known
+/// deviations — are not met yet: docs/accuracy.md and the final report say by how much).
+#[test]
+fn training_accuracy_stays_within_todays_bands() {
+    use gpuplan_core::validation::CaseKind;
+    let mut outcomes = Vec::new();
+    for e in std::fs::read_dir(root().join("cases")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "toml") {
+            let case = parse_case(
+                &p.display().to_string(),
+                &std::fs::read_to_string(&p).unwrap(),
+            )
+            .unwrap();
+            outcomes.push((case.known_deviation.is_some(), evaluate(&case).unwrap()));
+        }
+    }
+    let median = |kind: CaseKind| {
+        let mut v: Vec<f64> = outcomes
+            .iter()
+            .filter(|(_, o)| o.kind == kind && o.in_sample.is_none())
+            .map(|(_, o)| o.error.abs())
+            .collect();
+        v.sort_by(f64::total_cmp);
+        // The median as docs/accuracy.md reports it (the mean of the two middle values when even).
+        let n = v.len();
+        if n.is_multiple_of(2) {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        } else {
+            v[n / 2]
+        }
+    };
+    let tput = median(CaseKind::TrainThroughput);
+    let hours = median(CaseKind::TrainTime);
+    let train = |k: CaseKind| {
+        matches!(
+            k,
+            CaseKind::TrainThroughput | CaseKind::TrainTime | CaseKind::TrainMemory
+        )
+    };
+    // Training-memory deviations are guarded by gpuplan-core/tests/published_memory.rs.
+    let known = outcomes
+        .iter()
+        .filter(|(k, o)| *k && train(o.kind) && o.kind != CaseKind::TrainMemory)
+        .count();
+    // Serving cases are held by tests/serving_v2.rs (gpuplan-core); their recorded misses are
+    // counted apart so that new published serving rows (issue 11: gpt-fast's quantized decode)
+    // do not eat the training allowance: 17 today.
+    let known_serving = outcomes
+        .iter()
+        .filter(|(k, o)| *k && !train(o.kind))
+        .count();
+    assert!(
+        known_serving <= 17,
+        "{known_serving} known deviations (serving)"
+    );
+    // Measured 10.0% (the issue's target) and 21.9% (GPU-hours: the Llama 2/3 model cards' hours,
+    // whose layouts and GPU counts are unpublished, stay far off).
+    assert!(
+        tput <= 0.1005,
+        "training throughput out-of-sample median {tput:.4}"
+    );
+    assert!(hours <= 0.22, "GPU-hours out-of-sample median {hours:.3}");
+    assert!(
+        known <= 28,
+        "{known} known deviations (training time/throughput)"
+    );
+    let new_cases = outcomes
+        .iter()
+        .filter(|(_, o)| o.id.starts_with("t-"))
+        .count();
+    assert!(
+        new_cases >= 40,
+        "issue 10 asks for 40 published training cases from new sources"
+    );
+}

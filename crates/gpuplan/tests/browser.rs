@@ -1,8 +1,12 @@
 //! The page in a real browser: headless Chromium driven through chromedriver (fantoccini). Fills
 //! the form for the README's scenario (LoRA Qwen2.5-7B on Alibaba within 24 h) and checks from the
 //! DOM that the plans table, the chart's Pareto points, the chosen-plan mark, the memory bar and
-//! the step-time bar are there; switches to Chinese; saves a screenshot per language under
-//! `target/tmp/browser/` (the CI artifact; docs/serve-en.png and docs/serve-zh.png are copies).
+//! the step-time bar are there, the price's provenance and age on hover; selects plan 2 and
+//! reloads the URL (the shared link) to find the same state; switches to Chinese and checks that
+//! the names come from the shared catalog and that nothing was fetched from another host; a
+//! browser whose language is Chinese gets the Chinese page by default; saves a
+//! screenshot per language under `target/tmp/browser/` (the CI artifact;
+//! `GPUPLAN_UPDATE_SCREENSHOTS=1` copies them to docs/serve-en.png and docs/serve-zh.png).
 //!
 //! Skips, saying so, when Chromium or chromedriver is not installed (`.ci/run` installs both
 //! from Debian: `apt-get install chromium chromium-driver`). `GPUPLAN_CHROMIUM` and
@@ -80,6 +84,29 @@ fn api_plan(base: &str) -> serde_json::Value {
     serde_json::from_str(&r.into_string().unwrap()).unwrap()
 }
 
+/// The page's messages in `lang`, as the page gets them.
+fn messages(base: &str, lang: &str) -> std::collections::BTreeMap<String, String> {
+    let r = ureq::get(&format!("{base}/api/v1/messages/{lang}"))
+        .call()
+        .expect("messages");
+    let v: serde_json::Value = serde_json::from_str(&r.into_string().unwrap()).unwrap();
+    serde_json::from_value(v["messages"].clone()).unwrap()
+}
+
+/// The page's id of a core component name (app.js `part`): lower case, runs of other
+/// characters as one dash.
+fn slug(name: &str) -> String {
+    let mut s = String::new();
+    for c in name.to_lowercase().chars() {
+        if c.is_ascii_alphanumeric() {
+            s.push(c);
+        } else if !s.ends_with('-') {
+            s.push('-');
+        }
+    }
+    s.trim_matches('-').to_string()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_page_plans_the_readme_scenario_in_chromium() {
     let (Some(chromium), Some(chromedriver)) = (
@@ -102,33 +129,9 @@ async fn the_page_plans_the_readme_scenario_in_chromium() {
             .spawn()
             .expect("start chromedriver"),
     );
-    let profile = std::env::temp_dir().join(format!("gpuplan-browser-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&profile);
-    std::fs::create_dir_all(&profile).unwrap();
-    let mut caps = serde_json::Map::new();
-    caps.insert(
-        "goog:chromeOptions".into(),
-        serde_json::json!({
-            "binary": chromium,
-            "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                     "--lang=en-US", "--window-size=1280,1700",
-                     format!("--user-data-dir={}", profile.display())],
-        }),
-    );
     let webdriver = format!("http://127.0.0.1:{port}");
-    let c = wait_for(30, "chromedriver", || {
-        let caps = caps.clone();
-        let webdriver = webdriver.clone();
-        async move {
-            ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-                .capabilities(caps)
-                .connect(&webdriver)
-                .await
-                .ok()
-        }
-    })
-    .await;
+    let profile = std::env::temp_dir().join(format!("gpuplan-browser-{}", std::process::id()));
+    let c = browser(&webdriver, &chromium, &profile, "en-US").await;
 
     c.goto(&format!("{}/", server.base)).await.unwrap();
     // The README's scenario, typed into the form.
@@ -200,6 +203,18 @@ async fn the_page_plans_the_readme_scenario_in_chromium() {
         hover.contains("as of") && hover.contains("days old"),
         "{hover}"
     );
+    let point = c
+        .find(Locator::Css("#chart circle.pareto-pt title"))
+        .await
+        .unwrap()
+        .prop("textContent")
+        .await
+        .unwrap()
+        .unwrap_or_default();
+    assert!(
+        point.contains("as of") && point.contains("source"),
+        "{point}"
+    );
     // Selecting another plan moves the mark and lands in the URL; the link restores it.
     c.find(Locator::Css("#plans tbody tr:nth-child(2)"))
         .await
@@ -264,8 +279,181 @@ async fn the_page_plans_the_readme_scenario_in_chromium() {
         .query()
         .unwrap_or("")
         .contains("lang=zh"));
+    // The names on the Chinese page are the shared catalog's (names.ftl, memory.ftl): the
+    // provider under each instance, the memory bar's segments of the selected plan (#2), the
+    // price kind and age on hover.
+    let zh = messages(&server.base, "zh");
+    let provider = c
+        .find(Locator::Css("#plans tbody tr td:nth-child(2) small"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(provider.starts_with(&zh["provider-alibaba"]), "{provider}");
+    let segs = c.find_all(Locator::Css("#memory rect.seg")).await.unwrap();
+    let items = plans[1]["train"]["memory"]["items"].as_array().unwrap();
+    assert_eq!(segs.len(), items.len());
+    for (seg, item) in segs.iter().zip(items) {
+        let name = item["name"].as_str().unwrap();
+        let id = format!("mem-{}", slug(name));
+        assert_eq!(
+            seg.attr("data-name").await.unwrap().as_deref(),
+            Some(zh.get(&id).map_or("", String::as_str)),
+            "{name}: no Chinese name ({id})"
+        );
+    }
+    let hover = c
+        .find(Locator::Css("#plans tbody tr .price"))
+        .await
+        .unwrap()
+        .attr("title")
+        .await
+        .unwrap()
+        .unwrap_or_default();
+    let kind = plans[0]["chosen"]["price"]["kind"].as_str().unwrap();
+    assert!(
+        hover.starts_with(&zh[&format!("price-kind-{kind}")])
+            && hover.contains("天前")
+            && hover.contains("来源"),
+        "{hover}"
+    );
+    // Nothing was loaded from another host (no CDN): every resource the page fetched is this
+    // server's.
+    let loaded = c
+        .execute(
+            "return performance.getEntriesByType('resource').map(e => e.name).concat([location.href]);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let loaded: Vec<String> = serde_json::from_value(loaded).unwrap();
+    assert!(loaded.len() >= 4, "{loaded:?}");
+    for u in &loaded {
+        assert!(
+            u.starts_with(&format!("{}/", server.base)),
+            "fetched from elsewhere: {u}"
+        );
+    }
     std::fs::write(shots.join("serve-zh.png"), c.screenshot().await.unwrap()).unwrap();
+    // A bad field: the server's message in the page's language, naming the field; fixing the
+    // field clears it.
+    set_text(&c, "#seq", "abc").await;
+    let (field, text) = wait_for(30, "the input error", || async {
+        let e = c.find(Locator::Css("#error")).await.ok()?;
+        if !e.is_displayed().await.ok()? {
+            return None;
+        }
+        Some((e.attr("data-field").await.ok()??, e.text().await.ok()?))
+    })
+    .await;
+    assert_eq!(field, "training.seq_len", "{text}");
+    assert!(
+        text.contains("请求体") && text.contains("类型错误"),
+        "{text}"
+    );
+    set_text(&c, "#seq", "2048").await;
+    wait_for(30, "the error to clear", || async {
+        let e = c.find(Locator::Css("#error")).await.ok()?;
+        (!e.is_displayed().await.ok()?).then_some(())
+    })
+    .await;
+    // Serving: the form switches its fields, the plans come back with a memory bar of the
+    // serving components (weights, KV cache pool, …).
+    c.find(Locator::Css("#task"))
+        .await
+        .unwrap()
+        .select_by_value("inference")
+        .await
+        .unwrap();
+    wait_for(90, "serving plans", || async {
+        let url = c.current_url().await.ok()?;
+        let serving = url.query().unwrap_or("").contains("task=inference");
+        let detail = c
+            .find(Locator::Css("#selected"))
+            .await
+            .ok()?
+            .text()
+            .await
+            .ok()?;
+        (serving
+            && count(&c, "#plans tbody tr").await > 0
+            && count(&c, "#memory rect.seg").await >= 2
+            && !detail.is_empty())
+        .then_some(())
+    })
+    .await;
+    assert!(c
+        .find(Locator::Css("#rate"))
+        .await
+        .unwrap()
+        .is_displayed()
+        .await
+        .unwrap());
+    assert!(!c
+        .find(Locator::Css("#tokens"))
+        .await
+        .unwrap()
+        .is_displayed()
+        .await
+        .unwrap());
     eprintln!("screenshots in {}", shots.display());
+    // `GPUPLAN_UPDATE_SCREENSHOTS=1` refreshes the reference copies under docs/.
+    if std::env::var_os("GPUPLAN_UPDATE_SCREENSHOTS").is_some() {
+        let docs = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs");
+        for l in ["en", "zh"] {
+            let name = format!("serve-{l}.png");
+            std::fs::copy(shots.join(&name), docs.join(&name)).unwrap();
+        }
+        eprintln!("copied to {}", docs.display());
+    }
     c.close().await.unwrap();
     let _ = std::fs::remove_dir_all(&profile);
+    // A browser whose language is Chinese gets the Chinese page by default (no `lang` in the URL),
+    // and its first plan request's state lands in the URL with lang=zh.
+    let profile = profile.with_extension("zh");
+    let c = browser(&webdriver, &chromium, &profile, "zh-CN").await;
+    c.goto(&format!("{}/", server.base)).await.unwrap();
+    wait_for(60, "the Chinese page by default", || async {
+        let h = c.find(Locator::Css("h1")).await.ok()?.text().await.ok()?;
+        let url = c.current_url().await.ok()?;
+        (h.contains("该租") && url.query().unwrap_or("").contains("lang=zh")).then_some(())
+    })
+    .await;
+    c.close().await.unwrap();
+    let _ = std::fs::remove_dir_all(&profile);
+}
+
+/// A headless Chromium session whose browser language is `lang`, with its own profile directory.
+async fn browser(
+    webdriver: &str,
+    chromium: &std::path::Path,
+    profile: &std::path::Path,
+    lang: &str,
+) -> fantoccini::Client {
+    let _ = std::fs::remove_dir_all(profile);
+    std::fs::create_dir_all(profile).unwrap();
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "goog:chromeOptions".into(),
+        serde_json::json!({
+            "binary": chromium,
+            "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                     format!("--lang={lang}"), "--window-size=1280,1700",
+                     format!("--user-data-dir={}", profile.display())],
+            "prefs": { "intl.accept_languages": lang },
+        }),
+    );
+    wait_for(30, "chromedriver", || {
+        let caps = caps.clone();
+        async move {
+            ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+                .capabilities(caps)
+                .connect(webdriver)
+                .await
+                .ok()
+        }
+    })
+    .await
 }

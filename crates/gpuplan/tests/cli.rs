@@ -502,3 +502,198 @@ fn serving_estimate_json_has_no_negative_numbers() {
     assert!(bad.is_empty(), "{bad:?}");
     assert!(v["estimate"]["memory"]["kv_shortfall"].as_f64().unwrap() > 0.0);
 }
+
+/// Issue 11: `estimate --solve` speaks the user's language (catalog messages, en + zh), its
+/// errors too; the JSON answer keeps the English explanation.
+#[test]
+fn solve_answers_in_both_languages() {
+    let args = [
+        "estimate",
+        "--task",
+        "inference",
+        "-m",
+        "Llama-3.1-8B",
+        "--gpu",
+        "a100-80g",
+        "--solve",
+        "max-throughput",
+        "--tpot",
+        "0.02",
+    ];
+    let en = gpuplan(&args);
+    assert_eq!(en.status.code(), Some(0));
+    let en = String::from_utf8_lossy(&en.stdout).to_string();
+    assert!(
+        en.contains("binding constraint") && en.contains("TPOT target"),
+        "{en}"
+    );
+    let mut zh_args = vec!["--lang", "zh"];
+    zh_args.extend_from_slice(&args);
+    let zh = gpuplan(&zh_args);
+    assert_eq!(zh.status.code(), Some(0));
+    let zh = String::from_utf8_lossy(&zh.stdout).to_string();
+    assert!(zh.contains("约束条件") && zh.contains("原因"), "{zh}");
+    for word in [
+        "binding",
+        "quantity",
+        "concurrent",
+        "sequences",
+        "evaluations",
+        "within",
+    ] {
+        assert!(
+            !zh.contains(word),
+            "English `{word}` in the zh answer:\n{zh}"
+        );
+    }
+    // The missing target is bad input (exit 2), named in the user's language.
+    let o = gpuplan(&[
+        "--lang",
+        "zh",
+        "estimate",
+        "--task",
+        "inference",
+        "-m",
+        "Llama-3.1-8B",
+        "--gpu",
+        "a100-80g",
+        "--solve",
+        "max-throughput",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--tpot") && err.contains("需要"), "{err}");
+}
+
+/// Issue 10's interface: `--global-batch` sets the accumulation in `estimate` (or names the
+/// divisor), the JSON reports TFLOP/s in both conventions and every collective's effective
+/// bandwidth and overlapped time, and the options are flags.
+#[test]
+fn estimate_takes_the_global_batch_and_reports_collectives() {
+    let base = [
+        "estimate",
+        "-m",
+        "Llama-2-13B",
+        "--task",
+        "pretrain",
+        "--gpu",
+        "h100-sxm",
+        "--gpus-per-node",
+        "8",
+        "--nodes",
+        "2",
+        "--tp",
+        "4",
+        "--pp",
+        "2",
+        "--virtual-stages",
+        "2",
+        "--tp-comm-overlap",
+        "true",
+        "--overlap-grad-reduce",
+        "true",
+        "--recompute",
+        "full",
+    ];
+    let mut args = base.to_vec();
+    args.extend(["--global-batch", "64", "--format", "json"]);
+    let o = gpuplan(&args);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // 16 GPUs / (TP 4 × PP 2) = DP 2; 64 sequences of micro-batch 1 → 32 micro-batches.
+    assert_eq!(v["setup"]["grad_accum"], 32, "{v}");
+    let st = &v["estimate"]["step"];
+    let (model, hw) = (
+        st["model_tflops_per_gpu"].as_f64().unwrap(),
+        st["hardware_tflops_per_gpu"].as_f64().unwrap(),
+    );
+    assert!(
+        model > 0.0 && hw > model,
+        "full recompute adds hardware FLOPs"
+    );
+    let cols = st["collectives"].as_array().unwrap();
+    let tp = cols.iter().find(|c| c["kind"] == "tp").unwrap();
+    assert!(tp["effective_bandwidth"].as_f64().unwrap() > 0.0);
+    assert!(tp["overlapped"].as_f64().unwrap() > 0.0);
+    assert!(tp["overlapped"].as_f64().unwrap() <= tp["total"].as_f64().unwrap());
+    // A global batch the data-parallel size does not divide: exit 2 naming the field.
+    let mut bad = base.to_vec();
+    bad.extend(["--global-batch", "63"]);
+    let o = gpuplan(&bad);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("global_batch"), "{err}");
+    // The table names the schedule.
+    let o = gpuplan(&base);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("VP 2"));
+}
+
+/// Issue 11 item 7: a defaulted max_model_len is stated as what the workload needs; a given one
+/// is not called a default.
+#[test]
+fn default_max_model_len_is_stated() {
+    let base = [
+        "estimate",
+        "--task",
+        "inference",
+        "-m",
+        "Llama-3.1-8B",
+        "--gpu",
+        "a100-80g",
+        "--input-tokens",
+        "1000",
+        "--output-tokens",
+        "300",
+    ];
+    let o = gpuplan(&base);
+    assert_eq!(o.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(
+        text.contains("max_model_len 1312 (default)") && text.contains("1000 + 300"),
+        "{text}"
+    );
+    let mut given = base.to_vec();
+    given.extend_from_slice(&["--max-model-len", "4096"]);
+    let o = gpuplan(&given);
+    let text = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(
+        text.contains("max_model_len 4096") && !text.contains("(default)"),
+        "{text}"
+    );
+}
+
+/// Issue 11 item 6: a serving plan on T4 (no bf16) runs fp16 weights and says so.
+#[test]
+fn serving_plans_on_t4_are_fp16_and_say_so() {
+    let o = gpuplan(&[
+        "plan",
+        "-m",
+        "BERT-base-uncased",
+        "--task",
+        "inference",
+        "--rate",
+        "200",
+        "--input-tokens",
+        "128",
+        "--output-tokens",
+        "1",
+        "--gpu",
+        "t4",
+        "--top",
+        "1",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let p = &v["outcome"]["plans"][0];
+    assert_eq!(p["serve"]["weights"]["format"], "fp16");
+    assert!(
+        p["caveats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c.as_str().unwrap_or("").contains("no bf16")),
+        "{}",
+        p["caveats"]
+    );
+}

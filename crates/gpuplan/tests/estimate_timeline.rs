@@ -97,3 +97,54 @@ fn json_timeline_has_phases_components_and_the_peak() {
         serde_json::to_string_pretty(tl).unwrap()
     );
 }
+
+fn plan(args: &[&str]) -> String {
+    let cfg = std::env::temp_dir().join(format!("gpuplan-plan-tl-{}", std::process::id()));
+    let o = Command::new(env!("CARGO_BIN_EXE_gpuplan"))
+        .env("GPUPLAN_TODAY", "2026-12-03")
+        .env("GPUPLAN_CONFIG_DIR", &cfg)
+        .env("COLUMNS", "220")
+        .args([
+            "plan",
+            "-m",
+            "Llama-3.1-8B",
+            "--task",
+            "lora",
+            "--tokens",
+            "1e8",
+            "--provider",
+            "alibaba",
+            "--top",
+            "1",
+        ])
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout).unwrap()
+}
+
+/// `plan` says in which phase of the step the memory peak occurs: in its JSON (the timeline's
+/// peak phase) and in the plan detail, in words from the catalog in both languages.
+#[test]
+fn plan_names_the_phase_of_the_memory_peak() {
+    let v: Value = serde_json::from_str(&plan(&["--format", "json"])).unwrap();
+    let m = &v["outcome"]["plans"][0]["train"]["memory"];
+    let tl = &m["timeline"];
+    let peak = tl["peak_index"].as_u64().unwrap() as usize;
+    let phase = m["phase_at_peak"].as_str().unwrap();
+    assert_eq!(tl["phases"][peak]["phase"].as_str(), Some(phase));
+    assert_eq!(
+        phase, "backward: loss",
+        "this LoRA job peaks at the loss backward"
+    );
+    let en = plan(&["--lang", "en"]);
+    assert!(en.contains("(peak in backward: loss,"), "{en}");
+    let zh = plan(&["--lang", "zh"]);
+    assert!(zh.contains("峰值阶段 反向：损失"), "{zh}");
+}

@@ -181,6 +181,143 @@ fn bad_input_is_a_400_naming_the_field_with_the_clis_message() {
     assert_eq!(st, 404);
 }
 
+/// (status, JSON) of a request with an `Accept-Language` header.
+fn call_lang(
+    method: &str,
+    url: &str,
+    body: Option<&str>,
+    accept: &str,
+) -> (u16, serde_json::Value) {
+    let req = ureq::request(method, url)
+        .set("content-type", "application/json")
+        .set("accept-language", accept);
+    let r = match body {
+        Some(b) => req.send_string(b),
+        None => req.call(),
+    };
+    let resp = match r {
+        Ok(r) => r,
+        Err(ureq::Error::Status(_, r)) => r,
+        Err(e) => panic!("{method} {url}: {e}"),
+    };
+    let status = resp.status();
+    (
+        status,
+        serde_json::from_str(&resp.into_string().unwrap()).unwrap(),
+    )
+}
+
+/// The CLI's error line on stderr in `lang`, without its `error:` prefix.
+fn cli_error(args: &[&str], lang: &str) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_gpuplan"))
+        .args(["--lang", lang])
+        .args(args)
+        .arg("--no-user-catalog")
+        .env("GPUPLAN_TODAY", TODAY)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    let line = err.lines().last().unwrap_or("").to_string();
+    line.trim_start_matches("error: ")
+        .trim_start_matches("错误：")
+        .to_string()
+}
+
+#[test]
+fn errors_come_in_the_requests_language_with_the_clis_messages() {
+    let s = Server::start();
+    let url = format!("{}/api/v1/plan", s.base);
+    let zh = "zh-CN,zh;q=0.9,en;q=0.8";
+    // A range error: the CLI's message in each language, by Accept-Language or ?lang=.
+    let body = r#"{"model": "Qwen2.5-7B", "constraints": {"deadline_hours": -1}}"#;
+    let args = ["plan", "--model", "Qwen2.5-7B", "--deadline=-1"];
+    let cli_zh = cli_error(&args, "zh");
+    let cli_en = cli_error(&args, "en");
+    assert_ne!(cli_zh, cli_en);
+    let (st, v) = call_lang("POST", &url, Some(body), zh);
+    assert_eq!(
+        (st, v["error"]["message"].as_str()),
+        (400, Some(cli_zh.as_str())),
+        "{v}"
+    );
+    let (_, v) = call("POST", &format!("{url}?lang=zh"), Some(body));
+    assert_eq!(v["error"]["message"].as_str(), Some(cli_zh.as_str()), "{v}");
+    let (_, v) = call_lang("POST", &format!("{url}?lang=en"), Some(body), zh);
+    assert_eq!(
+        v["error"]["message"].as_str(),
+        Some(cli_en.as_str()),
+        "?lang wins: {v}"
+    );
+    let (_, v) = call_lang("POST", &url, Some(body), "fr-FR, en;q=0.2, zh;q=0.5");
+    assert_eq!(
+        v["error"]["message"].as_str(),
+        Some(cli_zh.as_str()),
+        "by quality: {v}"
+    );
+    let (_, v) = call_lang("POST", &url, Some(body), "fr-FR");
+    assert_eq!(
+        v["error"]["message"].as_str(),
+        Some(cli_en.as_str()),
+        "default: {v}"
+    );
+    // A body that does not parse: the CLI's parse message (`err-parse`), parser phrases in
+    // Chinese, the key path as the field.
+    let (st, v) = call_lang(
+        "POST",
+        &url,
+        Some(r#"{"model": "Qwen2.5-7B", "training": {"seq_len": "long"}}"#),
+        zh,
+    );
+    let m = v["error"]["message"].as_str().unwrap();
+    assert_eq!(
+        (st, v["error"]["field"].as_str()),
+        (400, Some("training.seq_len")),
+        "{v}"
+    );
+    assert!(
+        m.starts_with("请求体：第 1 行") && m.contains("类型错误"),
+        "{m}"
+    );
+    // The server's own limits, the query's flags and unknown routes, in Chinese too.
+    let big = format!("{{\"model\": \"{}\"}}", "x".repeat(100_000));
+    let (st, v) = call_lang("POST", &url, Some(&big), zh);
+    assert_eq!(st, 413);
+    assert!(
+        v["error"]["message"].as_str().unwrap().contains("上限"),
+        "{v}"
+    );
+    let (st, v) = call(
+        "GET",
+        &format!("{}/api/v1/catalog/instances?provider=aws&lang=zh", s.base),
+        None,
+    );
+    let m = v["error"]["message"].as_str().unwrap();
+    assert_eq!(
+        (st, v["error"]["field"].as_str()),
+        (400, Some("provider")),
+        "{v}"
+    );
+    assert!(m.contains("aws") && m.contains("无效"), "{m}");
+    let (st, v) = call_lang("GET", &format!("{}/api/v2/plan", s.base), None, zh);
+    assert_eq!(st, 404);
+    assert!(
+        v["error"]["message"].as_str().unwrap().contains("没有这个"),
+        "{v}"
+    );
+    let (st, v) = call_lang("GET", &url, None, zh);
+    assert_eq!(st, 405);
+    assert!(
+        v["error"]["message"].as_str().unwrap().contains("POST"),
+        "{v}"
+    );
+    // The language changes messages only: the same plan document either way.
+    let (st, a) = call("POST", &format!("{url}?lang=zh"), Some(README_BODY));
+    let (_, b) = call("POST", &url, Some(README_BODY));
+    assert_eq!(st, 200, "{a}");
+    assert_eq!(a, b);
+}
+
 #[test]
 fn catalog_models_prices_estimate_and_openapi() {
     let s = Server::start();

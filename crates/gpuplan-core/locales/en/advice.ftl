@@ -93,7 +93,8 @@ adv-fallback = { $nodes } × { $id } ({ $provider }{ $other ->
    *[other] , { $cost }
 })
 adv-fallback-sep = ;{" "}
-adv-quantization-changes = Quantization changes the answer: { $weights } weights cost ¥{ $cny }/month; the best bf16 plan, { $nodes } × { $id }, costs ¥{ $other }/month ({ $ratio }×). Validate quality on your prompts first.
+adv-quantization-changes = Quantization changes the answer: { $weights } weights cost ¥{ $cny }/month; the best { $base } plan, { $nodes } × { $id }, costs ¥{ $other }/month ({ $ratio }×). Validate quality on your prompts first.
+adv-weights-native = { $weights } (native)
 adv-quantization-only = Only quantized weights ({ $weights }) meet the targets in memory here: no bf16 plan was feasible. Validate quality first.
 adv-quantization-would-cut = Quantizing to { $weights } would cut the cost to ¥{ $other }/month on { $nodes } × { $id } ({ $pct }% less), if quality holds.
 adv-big-card-small-inference = Inference on { $gpu }: ¥{ $cost } per 1k requests; { $nodes } × { $id } costs ¥{ $other }.

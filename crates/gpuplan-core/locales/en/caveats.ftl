@@ -16,4 +16,5 @@ cav-ep-stack = expert parallelism (EP { $ep }) needs an MoE-aware stack: DeepSpe
 cav-memory-lower-bound = memory is a lower bound: { $basis }
 cav-cnn-efficiency = throughput uses { $name } = { $pct }% of peak (convolutional/UNet training reaches far less than transformer GEMMs); measure the first epoch
 cav-no-bf16 = { $gpu } has no bf16: trains with fp16 AMP (dynamic loss scaling, fp32 master weights)
+cav-serve-no-bf16 = { $gpu } has no bf16: weights and KV cache in fp16 (same size; vLLM needs --dtype half there)
 cav-no-flash = no FlashAttention-2 on { $gpu }: attention runs on PyTorch SDPA's memory-efficient kernel (same memory, slower)

@@ -27,3 +27,6 @@ cli-err-max-price-age = invalid --max-price-age `{ $value }`: give days, e.g. 30
 cli-err-instance-unmapped = instance `{ $id }` has an unmapped GPU or is a vGPU slice: estimate on --gpu instead
 cli-err-similar-families = { $error }
     families with a similar name: { $hints } (`gpuplan catalog show FAMILY` lists a family)
+cli-err-solve-needs-tpot = --solve max-throughput needs --tpot SECONDS (the time-per-output-token target, e.g. 0.05)
+cli-err-solve-tpot-range = invalid --tpot { $value }: give seconds per output token in (0, 3600], e.g. 0.05
+cli-err-solve-needs-question = --solve needs a question: max-context, max-batch or max-throughput

@@ -21,7 +21,18 @@ est-train-title = { $model }: { $task }, { $precision }, { $optimizer }, { $seq 
     [none] {""}
    *[other] sequence length { $seq } ×{" "}
 }micro-batch { $mb } × { $ga } accumulation steps, { $recompute }, { $attention }, { $profile }
-est-hardware = hardware: { $nodes } × { $per } { $gpu } ({ $intra } inside a node, { $link } { $inter } between nodes); TP { $tp } PP { $pp } DP { $dp } EP { $ep } ZeRO-{ $zero }{ $offload }
+est-accounting = state accounting: { $profile }
+acct-autocast = torch.autocast (HF Trainer / Accelerate without DeepSpeed): fp32 weights + fp32 gradients, bf16 weight copies, no master copy
+acct-mixed = DeepSpeed-style mixed precision: 16-bit weights + gradients, fp32 master weights + optimizer states
+acct-megatron = Megatron: 16-bit weights, fp32 main gradients + master weights + optimizer states
+acct-pure-bf16 = pure bf16: weights, gradients and optimizer states in bf16
+acct-fp32 = fp32 weights, gradients and optimizer states
+acct-peft = PEFT: frozen base weights, adapters with their gradients and optimizer states in the adapter dtype
+est-timeline-title = step timeline (live allocated GiB; saved after forward { $saved })
+est-timeline-peak = ← peak
+est-timeline-col-phase = phase
+est-timeline-col-live = live by component (GiB)
+est-hardware = hardware: { $nodes } × { $per } { $gpu } ({ $intra } inside a node, { $link } { $inter } between nodes); TP { $tp } PP { $pp } DP { $dp } EP { $ep }{ $sched } ZeRO-{ $zero }{ $offload }
 est-offload-optimizer = {" "}+ optimizer offload
 est-offload-params = {" "}+ parameter offload
 est-mem-title = memory per device ({ $params } params, { $trainable } trainable)
@@ -31,10 +42,21 @@ est-no-memory = { $gpu } has no sourced memory size: cannot say whether it fits
 est-fits = { $have } GiB on { $gpu } → fits
 est-does-not-fit = { $have } GiB on { $gpu } → DOES NOT FIT (short by { $short } GiB)
 est-offload-ram = host RAM for offload (per GPU)
+est-step-tp = tensor-parallel comm (exposed)
+est-step-cp = context-parallel K/V (exposed)
+est-coll-title = collectives per optimizer step
+est-coll-col-kind = collective
+est-coll-col-bandwidth = effective bandwidth
+est-coll-col-overlapped = overlapped
+est-coll-tp = tensor-parallel all-reduce
+est-coll-cp = context-parallel K/V ring
+est-coll-dp = data-parallel gradients and parameters
+est-coll-pp = pipeline send/recv
+est-coll-ep = expert all-to-all
 est-step-title = time per optimizer step
 est-step-p2p = pipeline p2p
 est-step-ep = expert all-to-all
-est-throughput = throughput: { $rate } { $unit }/s ({ $per } per GPU), MFU { $mfu } (HFU { $hfu })
+est-throughput = throughput: { $rate } { $unit }/s ({ $per } per GPU), MFU { $mfu } (HFU { $hfu }); { $model_tf } TFLOP/s per GPU in model FLOPs, { $hw_tf } in hardware FLOPs (with recompute)
 est-time-unavailable = time: not estimated: { $why }
 est-job = job: { $amount } { $unit } in { $steps } steps: { $wall } wall-clock, { $gpu_hours } GPU-hours ({ $flops } model FLOPs)
 est-job-missing = job: give --tokens (or --samples and --epochs) for wall-clock time and GPU-hours
@@ -45,6 +67,7 @@ est-data = data: { $rate } samples/s → read { $read }{ $cores ->
 est-col-bottleneck = bottleneck: { $b }
 est-serve-title = { $model }: serving with { $weights } weights, { $kv } KV cache, TP { $tp }, engine { $engine }, gpu_memory_utilization { $util }, max_model_len { $len }
 est-serve-mem-title = memory per GPU ({ $engine } sizing)
+est-serve-mml-default = max_model_len { $len } (default): the workload's { $input } + { $output } tokens rounded up to whole { $block }-token blocks, not the model's full context (a longer one must fit in the KV pool, and vLLM V0 profiled it); set --max-model-len to change it
 est-serve-rule = rule: { $rule }
 est-serve-images = images: { $n } per request at { $w }×{ $h } px (the model's image-token rule; KV, prefill and the profile run include them)
 est-serve-budget = budget
@@ -64,5 +87,33 @@ kv-fp16 = fp16
 kv-bf16 = bf16
 kv-fp8 = fp8
 kv-int8 = int8
+solve-title = { $model }: { $question } on { $gpu } × TP { $tp } ({ $engine } rule, { $evals } evaluations)
+solve-q-max-context = max-context
+solve-q-max-batch = max-batch
+solve-q-max-throughput = max-throughput within { $ms } ms per token
+solve-col-quantity = quantity
+solve-col-value = value
+solve-row-context = context (tokens per sequence)
+solve-row-batch = concurrent sequences
+solve-row-tpot = time per output token (ms)
+solve-row-tps = output tokens/s (replica)
+solve-row-binding = binding constraint
+solve-row-why = why
+solve-na = n/a
+solve-binding = { $b ->
+    [kv_pool] KV pool
+    [model_context] model context
+    [max_num_seqs] engine max_num_seqs
+    [tpot_target] TPOT target
+   *[memory] memory
+} ({ $b })
+solve-why-no-pool = { $batch } sequences do not fit even at 1 token each: weights and runtime leave no KV pool
+solve-why-model-context = the model's context ({ $limit } tokens) binds before the KV pool
+solve-why-kv-context = { $batch } × { $tokens } tokens fill the KV pool
+solve-why-one-too-long = one sequence of { $context } tokens does not fit the KV pool
+solve-why-max-num-seqs = the engine schedules at most { $cap } sequences by default
+solve-why-kv-batch = { $n } sequences of { $context } tokens overflow the KV pool
+solve-why-tpot-one = even one sequence takes { $ms } ms per token, over the { $target } ms target
+solve-why-tpot = { $n } sequences take longer than { $target } ms per token
 est-serve-kv-short = short by { $gib } GiB
 est-serve-kv-none = none: the budget is short by { $gib } GiB; { $per }

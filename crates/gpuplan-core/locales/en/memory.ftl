@@ -16,6 +16,16 @@ mem-cuda-context = CUDA context
 mem-cann-runtime-context = CANN runtime context
 mem-nccl-buffers = NCCL buffers
 mem-hccl-buffers = HCCL buffers
+# Serving memory components (infer.rs ServingMemory; shown by the web page).
+mem-kv-cache-pool = KV cache pool
+mem-non-torch = non-torch memory
+mem-cuda-graphs = CUDA graphs
+mem-resident-states = resident states
+mem-ddp-gradient-buckets = DDP gradient buckets
+mem-saved-activations = saved activations
+mem-logits = logits
+mem-loss-buffers-fp32 = loss buffers (fp32)
+mem-logits-gradient = logits gradient
 phase-forward = forward
 phase-loss = loss
 phase-backward-lm-head = backward: LM head

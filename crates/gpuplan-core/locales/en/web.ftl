@@ -1,5 +1,8 @@
 # Strings of the `gpuplan serve` web page (crates/gpuplan/src/serve/assets/app.js).
 # { $name } placeables are filled in by the page.
+# The page also uses names.ftl (providers, billing modes, price kinds, bottlenecks) and memory.ftl
+# (memory components): GET /api/v1/messages/{lang} serves the three files, rendered by the shared
+# catalog (gpuplan_core::i18n::templates). An id is defined once across all files (a test checks).
 page-title = gpuplan — which GPUs to rent
 page-subtitle = Plans, memory, time and cost for a training or serving job, from gpuplan's sourced catalog.
 no-auth = Local server without authentication: do not expose it to a network.
@@ -8,11 +11,11 @@ form-title = Workload
 field-model = Model
 field-model-hint = search the presets
 field-task = Task
-task-lora = LoRA fine-tune
-task-qlora = QLoRA fine-tune
-task-full = Full fine-tune
-task-pretrain = Pretraining
-task-inference = Serving (inference)
+form-task-lora = LoRA fine-tune
+form-task-qlora = QLoRA fine-tune
+form-task-full = Full fine-tune
+form-task-pretrain = Pretraining
+form-task-inference = Serving (inference)
 field-tokens = Training tokens
 field-dataset-size = Dataset size on storage
 field-dataset-hint = e.g. 30TB or 500GiB (optional)
@@ -28,17 +31,11 @@ field-providers = Providers
 field-chips = Chips
 field-billing = Billing
 billing-auto = best of all
-billing-on-demand = on-demand
-billing-monthly = monthly
-billing-spot = spot
 field-interruptible = Interruptible (checkpoints and resumes; allows spot)
 field-optimize = Rank by
 optimize-cost = cost
 optimize-time = time
 optimize-balanced = balanced
-provider-alibaba = Alibaba Cloud
-provider-huawei = Huawei Cloud
-provider-tencent = Tencent Cloud
 share-link = Link to this plan
 copied = copied
 working = computing…
@@ -73,26 +70,7 @@ per-month = /month
 hours = h
 days = d
 
-# Memory components (the core's names, slugged) and step-time parts.
-mem-weights = weights
-mem-gradients = gradients
-mem-optimizer-states-master-weights = optimizer states + master weights
-mem-base-weights-frozen = base weights (frozen)
-mem-lora-adapters-grads-optimizer = LoRA adapters + grads + optimizer
-mem-zero-3-gather-buffers = ZeRO-3 gather buffers
-mem-activations = activations
-mem-logits-loss = logits + loss
-mem-layer-working-set = layer working set
-mem-autocast-weight-copies = autocast weight copies
-mem-optimizer-temporaries = optimizer temporaries
-mem-allocator-fragmentation = allocator fragmentation
-mem-cuda-context = CUDA context
-mem-cann-runtime-context = CANN runtime context
-mem-nccl-buffers = NCCL buffers
-mem-hccl-buffers = HCCL buffers
-mem-kv-cache-pool = KV cache pool
-mem-non-torch = non-torch memory
-mem-cuda-graphs = CUDA graphs
+# Step-time parts (memory components are memory.ftl's mem-* messages).
 step-compute = compute
 step-optimizer = optimizer step
 step-pipeline-bubble = pipeline bubble

@@ -96,7 +96,8 @@ adv-fallback = { $nodes } × { $id }（{ $provider }{ $other ->
    *[other] ，{ $cost }
 }）
 adv-fallback-sep = ；
-adv-quantization-changes = 量化改变了结论：{ $weights } 权重每月 ¥{ $cny }；最优 bf16 方案 { $nodes } × { $id } 每月 ¥{ $other }（{ $ratio } 倍）。请先用自己的提示词验证效果。
+adv-quantization-changes = 量化改变了结论：{ $weights } 权重每月 ¥{ $cny }；最优 { $base } 方案 { $nodes } × { $id } 每月 ¥{ $other }（{ $ratio } 倍）。请先用自己的提示词验证效果。
+adv-weights-native = { $weights }（原生格式）
 adv-quantization-only = 只有量化权重（{ $weights }）能在显存内满足目标：没有可行的 bf16 方案。请先验证效果。
 adv-quantization-would-cut = 若量化到 { $weights } 且效果可接受，{ $nodes } × { $id } 每月 ¥{ $other }（便宜 { $pct }%）。
 adv-big-card-small-inference = 在 { $gpu } 上推理：每千次请求 ¥{ $cost }；{ $nodes } × { $id } 为 ¥{ $other }。

@@ -16,4 +16,5 @@ cav-ep-stack = 专家并行（EP { $ep }）需要支持 MoE 的训练框架：De
 cav-memory-lower-bound = 显存为下限：{ $basis }
 cav-cnn-efficiency = 吞吐按 { $name } = 峰值的 { $pct }% 计算（卷积/UNet 训练远低于 Transformer 的矩阵乘效率）；请实测第一个 epoch
 cav-no-bf16 = { $gpu } 不支持 bf16：改用 fp16 混合精度训练（动态损失缩放，fp32 主权重）
+cav-serve-no-bf16 = { $gpu } 不支持 bf16：权重和 KV 缓存改用 fp16（大小相同；vLLM 需加 --dtype half）
 cav-no-flash = { $gpu } 不支持 FlashAttention-2：注意力改用 PyTorch SDPA 的 memory-efficient 内核（显存相同，速度较慢）

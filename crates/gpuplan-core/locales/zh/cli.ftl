@@ -27,3 +27,6 @@ cli-err-max-price-age = --max-price-age `{ $value }` 无效：请给天数，例
 cli-err-instance-unmapped = 实例 `{ $id }` 的 GPU 未收录或为 vGPU 分片：请改用 --gpu 估算
 cli-err-similar-families = { $error }
     名称相近的实例族：{ $hints }（`gpuplan catalog show FAMILY` 列出一个实例族）
+cli-err-solve-needs-tpot = --solve max-throughput 需要 --tpot 秒数（每个输出 token 的时间目标，例如 0.05）
+cli-err-solve-tpot-range = --tpot { $value } 无效：请给出 (0, 3600] 内的每输出 token 秒数，例如 0.05
+cli-err-solve-needs-question = --solve 需要一个问题：max-context、max-batch 或 max-throughput

@@ -21,7 +21,18 @@ est-train-title = { $model }：{ $task }，{ $precision }，{ $optimizer }，{ $
     [none] {""}
    *[other] 序列长度 { $seq } ×{" "}
 }micro-batch { $mb } × 梯度累积 { $ga } 步，{ $recompute }，{ $attention }，{ $profile }
-est-hardware = 硬件：{ $nodes } × { $per } 张 { $gpu }（节点内 { $intra }，节点间 { $link } { $inter }）；TP { $tp } PP { $pp } DP { $dp } EP { $ep } ZeRO-{ $zero }{ $offload }
+est-accounting = 状态记账方式：{ $profile }
+acct-autocast = torch.autocast（HF Trainer / 不用 DeepSpeed 的 Accelerate）：fp32 权重 + fp32 梯度，bf16 权重副本，无主权重
+acct-mixed = DeepSpeed 式混合精度：16 位权重 + 梯度，fp32 主权重 + 优化器状态
+acct-megatron = Megatron：16 位权重，fp32 主梯度 + 主权重 + 优化器状态
+acct-pure-bf16 = 纯 bf16：权重、梯度和优化器状态均为 bf16
+acct-fp32 = fp32 权重、梯度和优化器状态
+acct-peft = PEFT：基座权重冻结，适配器及其梯度和优化器状态使用适配器的数据类型
+est-timeline-title = 训练步时间线（已分配显存 GiB；前向结束时保存 { $saved }）
+est-timeline-peak = ← 峰值
+est-timeline-col-phase = 阶段
+est-timeline-col-live = 各组成的在用显存（GiB）
+est-hardware = 硬件：{ $nodes } × { $per } 张 { $gpu }（节点内 { $intra }，节点间 { $link } { $inter }）；TP { $tp } PP { $pp } DP { $dp } EP { $ep }{ $sched } ZeRO-{ $zero }{ $offload }
 est-offload-optimizer = ，优化器卸载到内存
 est-offload-params = ，参数卸载到内存
 est-mem-title = 每卡显存（{ $params } 参数，其中可训练 { $trainable }）
@@ -31,10 +42,21 @@ est-no-memory = { $gpu } 的显存容量没有来源：无法判断是否放得�
 est-fits = { $gpu } 有 { $have } GiB → 放得下
 est-does-not-fit = { $gpu } 有 { $have } GiB → 放不下（差 { $short } GiB）
 est-offload-ram = 卸载所需主机内存（每卡）
+est-step-tp = 张量并行通信（未重叠）
+est-step-cp = 上下文并行 K/V（未重叠）
+est-coll-title = 每个优化器步的集合通信
+est-coll-col-kind = 集合通信
+est-coll-col-bandwidth = 有效带宽
+est-coll-col-overlapped = 被计算掩盖
+est-coll-tp = 张量并行 all-reduce
+est-coll-cp = 上下文并行 K/V 环
+est-coll-dp = 数据并行梯度与参数
+est-coll-pp = 流水线点对点收发
+est-coll-ep = 专家 all-to-all
 est-step-title = 每个优化器步的时间
 est-step-p2p = 流水线点对点
 est-step-ep = 专家 all-to-all
-est-throughput = 吞吐：{ $rate } { $unit }/s（每卡 { $per }），MFU { $mfu }（HFU { $hfu }）
+est-throughput = 吞吐：{ $rate } { $unit }/s（每卡 { $per }），MFU { $mfu }（HFU { $hfu }）；每卡按模型 FLOPs 计 { $model_tf } TFLOP/s，按硬件 FLOPs（含重计算）计 { $hw_tf } TFLOP/s
 est-time-unavailable = 时间：未估算：{ $why }
 est-job = 任务：{ $amount } { $unit }，共 { $steps } 步：耗时 { $wall }，{ $gpu_hours } 卡时（模型计算量 { $flops } FLOPs）
 est-job-missing = 任务：给出 --tokens（或 --samples 加 --epochs）才能估算耗时和卡时
@@ -45,6 +67,7 @@ est-data = 数据：每秒 { $rate } 个样本 → 读取 { $read }{ $cores ->
 est-col-bottleneck = 瓶颈：{ $b }
 est-serve-title = { $model }：推理服务，{ $weights } 权重，{ $kv } KV 缓存，TP { $tp }，引擎 { $engine }，gpu_memory_utilization { $util }，max_model_len { $len }
 est-serve-mem-title = 每卡显存（按 { $engine } 口径）
+est-serve-mml-default = max_model_len { $len }（默认）：即本负载的 { $input } + { $output } 个 token，向上取整到 { $block } token 的整块，而非模型的完整上下文长度（更长的值必须放得进 KV 缓存池，vLLM V0 还会按它做 profile）；可用 --max-model-len 修改
 est-serve-rule = 规则：{ $rule }
 est-serve-images = 图像：每个请求 { $n } 张，{ $w }×{ $h } 像素（按模型的图像 token 规则；KV、预填充和显存探测都已计入）
 est-serve-budget = 可用预算
@@ -64,5 +87,33 @@ kv-fp16 = fp16
 kv-bf16 = bf16
 kv-fp8 = fp8
 kv-int8 = int8
+solve-title = { $model }：在 { $gpu } × TP { $tp } 上求 { $question }（{ $engine } 规则，{ $evals } 次估算）
+solve-q-max-context = 最长上下文
+solve-q-max-batch = 最大并发
+solve-q-max-throughput = 每 token { $ms } ms 以内的最高吞吐
+solve-col-quantity = 指标
+solve-col-value = 值
+solve-row-context = 上下文（每序列 token 数）
+solve-row-batch = 并发序列数
+solve-row-tpot = 每输出 token 时间（ms）
+solve-row-tps = 输出 token/s（单副本）
+solve-row-binding = 约束条件
+solve-row-why = 原因
+solve-na = 无
+solve-binding = { $b ->
+    [kv_pool] KV 缓存池
+    [model_context] 模型上下文长度
+    [max_num_seqs] 引擎 max_num_seqs
+    [tpot_target] TPOT 目标
+   *[memory] 显存
+}（{ $b }）
+solve-why-no-pool = { $batch } 个序列即使每个 1 个 token 也放不下：权重和运行时没有给 KV 缓存池留下空间
+solve-why-model-context = 模型的上下文长度（{ $limit } token）先于 KV 缓存池成为约束
+solve-why-kv-context = { $batch } × { $tokens } token 会占满 KV 缓存池
+solve-why-one-too-long = 一个 { $context } token 的序列放不进 KV 缓存池
+solve-why-max-num-seqs = 引擎默认最多调度 { $cap } 个序列
+solve-why-kv-batch = { $n } 个 { $context } token 的序列会超出 KV 缓存池
+solve-why-tpot-one = 即使只有一个序列，每 token 也需 { $ms } ms，超过 { $target } ms 的目标
+solve-why-tpot = { $n } 个序列时每 token 超过 { $target } ms
 est-serve-kv-short = 还差 { $gib } GiB
 est-serve-kv-none = 无：预算还差 { $gib } GiB；{ $per }

@@ -16,6 +16,16 @@ mem-cuda-context = CUDA 上下文
 mem-cann-runtime-context = CANN 运行时上下文
 mem-nccl-buffers = NCCL 缓冲
 mem-hccl-buffers = HCCL 缓冲
+# Serving memory components (infer.rs ServingMemory; shown by the web page).
+mem-kv-cache-pool = KV 缓存池
+mem-non-torch = 非 PyTorch 显存
+mem-cuda-graphs = CUDA Graph
+mem-resident-states = 常驻状态
+mem-ddp-gradient-buckets = DDP 梯度桶
+mem-saved-activations = 保存的激活值
+mem-logits = logits
+mem-loss-buffers-fp32 = 损失缓冲（fp32）
+mem-logits-gradient = logits 梯度
 phase-forward = 前向
 phase-loss = 损失计算
 phase-backward-lm-head = 反向：LM 头

@@ -1,5 +1,8 @@
 # `gpuplan serve` 网页的文字（crates/gpuplan/src/serve/assets/app.js）。
 # { $name } 由网页填入。
+# 网页也用 names.ftl（云厂商、计费方式、价格类别、瓶颈）与 memory.ftl（显存组成）：
+# GET /api/v1/messages/{lang} 由共享目录（gpuplan_core::i18n::templates）渲染这三个文件。
+# 每个 id 在所有文件中只定义一次（有测试检查）。
 page-title = gpuplan — 该租哪些 GPU
 page-subtitle = 训练或推理任务的方案、显存、时间与成本，数据来自 gpuplan 带出处的目录。
 no-auth = 本地服务，无身份验证：请勿暴露到网络。
@@ -8,11 +11,11 @@ form-title = 任务
 field-model = 模型
 field-model-hint = 搜索预置模型
 field-task = 任务类型
-task-lora = LoRA 微调
-task-qlora = QLoRA 微调
-task-full = 全参微调
-task-pretrain = 预训练
-task-inference = 推理服务
+form-task-lora = LoRA 微调
+form-task-qlora = QLoRA 微调
+form-task-full = 全参微调
+form-task-pretrain = 预训练
+form-task-inference = 推理服务
 field-tokens = 训练 token 数
 field-dataset-size = 存储上的数据集大小
 field-dataset-hint = 例如 30TB 或 500GiB（可选）
@@ -28,17 +31,11 @@ field-providers = 云厂商
 field-chips = 芯片
 field-billing = 计费方式
 billing-auto = 自动选最优
-billing-on-demand = 按量
-billing-monthly = 包月
-billing-spot = 抢占式
 field-interruptible = 可中断（会保存检查点并恢复；允许抢占式实例）
 field-optimize = 排序依据
 optimize-cost = 成本
 optimize-time = 时间
 optimize-balanced = 均衡
-provider-alibaba = 阿里云
-provider-huawei = 华为云
-provider-tencent = 腾讯云
 share-link = 本方案链接
 copied = 已复制
 working = 计算中…
@@ -73,26 +70,7 @@ per-month = /月
 hours = 小时
 days = 天
 
-# 显存组成（核心的名称，转为 id）与单步时间组成。
-mem-weights = 权重
-mem-gradients = 梯度
-mem-optimizer-states-master-weights = 优化器状态 + 主权重
-mem-base-weights-frozen = 基座权重（冻结）
-mem-lora-adapters-grads-optimizer = LoRA 适配器 + 梯度 + 优化器
-mem-zero-3-gather-buffers = ZeRO-3 聚合缓冲
-mem-activations = 激活值
-mem-logits-loss = logits + 损失
-mem-layer-working-set = 单层反向工作集
-mem-autocast-weight-copies = autocast 权重副本
-mem-optimizer-temporaries = 优化器临时缓冲
-mem-allocator-fragmentation = 显存碎片
-mem-cuda-context = CUDA 上下文
-mem-cann-runtime-context = CANN 运行时上下文
-mem-nccl-buffers = NCCL 缓冲
-mem-hccl-buffers = HCCL 缓冲
-mem-kv-cache-pool = KV 缓存池
-mem-non-torch = 非 PyTorch 显存
-mem-cuda-graphs = CUDA Graph
+# 单步时间组成（显存组成用 memory.ftl 的 mem-* 消息）。
 step-compute = 计算
 step-optimizer = 优化器步
 step-pipeline-bubble = 流水线气泡

@@ -747,19 +747,28 @@ fn quantization(plans: &mut [Plan]) {
             crate::workload::WeightFormat::Bf16 | crate::workload::WeightFormat::Fp16
         )
     };
-    let best16 = plans
-        .iter()
-        .find(|p| p.serve.as_ref().is_some_and(|s| is16(s.weights)));
+    // A checkpoint's own format (DeepSeek-V3/R1 in FP8) is not a quantization of the model.
+    let unq = |s: &super::ServeDetail| is16(s.weights) || s.weights_native;
+    let best16 = plans.iter().find(|p| p.serve.as_ref().is_some_and(unq));
     let bestq = plans
         .iter()
-        .find(|p| p.serve.as_ref().is_some_and(|s| !is16(s.weights)));
+        .find(|p| p.serve.as_ref().is_some_and(|s| !unq(s)));
     let top_w = top.weights;
-    let msg = match (is16(top_w), best16, bestq) {
+    // "bf16", or the checkpoint's own format ("fp8 (native)").
+    let base = |p: &Plan| match p.serve.as_ref() {
+        Some(s) if s.weights_native => {
+            Msg::new("adv-weights-native").arg("weights", s.weights.name())
+        }
+        Some(s) => Msg::raw(&s.weights.name()),
+        None => Msg::raw(""),
+    };
+    let msg = match (unq(top), best16, bestq) {
         (false, Some(b), _) => match (cost(&plans[0]), cost(b)) {
             (Some(x), Some(y)) => Some((
                 Severity::Info,
                 Msg::new("adv-quantization-changes")
                     .arg("weights", top_w.name())
+                    .arg("base", base(b))
                     .arg("cny", f0(x))
                     .arg("nodes", b.nodes)
                     .arg("id", b.instance.id.as_str())

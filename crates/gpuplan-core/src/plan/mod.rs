@@ -263,6 +263,8 @@ pub struct TrainDetail {
 #[derive(Clone, Debug, Serialize)]
 pub struct ServeDetail {
     pub weights: WeightFormat,
+    /// The weights are the checkpoint's own format (DeepSeek-V3/R1 in FP8): no quantization step.
+    pub weights_native: bool,
     pub tp: u64,
     pub replicas: u64,
     pub batch_per_replica: u64,

@@ -328,16 +328,27 @@ pub fn search(
                     continue;
                 }
             }
+            let network_assumed = assumed.as_ref().map(|t| t.en.clone());
+            let mut caveats: Vec<crate::i18n::Text> = assumed.into_iter().collect();
+            // 16-bit weights on a chip without bf16 (T4, V100) are fp16: say so.
+            if s.weights == WeightFormat::Fp16 && !gpu.supports(ComputeDtype::Bf16) {
+                caveats.push(
+                    crate::i18n::Msg::new("cav-serve-no-bf16")
+                        .arg("gpu", gpu.id.as_str())
+                        .into(),
+                );
+            }
             plans.push(Plan {
                 instance: (*inst).clone(),
                 gpu: (*gpu).clone(),
                 nodes,
                 total_gpus: cluster.total_gpus() as f64,
                 cluster,
-                network_assumed: assumed.as_ref().map(|t| t.en.clone()),
+                network_assumed,
                 train: None,
                 serve: Some(ServeDetail {
                     weights: s.weights,
+                    weights_native: crate::infer::native_format(&req.model) == Some(s.weights),
                     tp: s.tp,
                     replicas,
                     batch_per_replica: s.batch,
@@ -351,7 +362,7 @@ pub fn search(
                 hours: HOURS_PER_MONTH,
                 costs: costs_v,
                 chosen: chosen_cost,
-                caveats: assumed.into_iter().collect(),
+                caveats,
                 advice: Vec::new(),
                 also: Vec::new(),
             });

@@ -159,6 +159,10 @@ fn add_storage_cost(
 pub struct Point {
     pub tp: u64,
     pub pp: u64,
+    /// Context-parallel degree (ring attention; 1 unless a sequence is at least 32k tokens).
+    pub cp: u64,
+    /// Virtual pipeline stages per device (interleaved 1F1B).
+    pub vp: u64,
     pub ep: u64,
     pub zero: u8,
     pub recompute: Recompute,
@@ -171,6 +175,8 @@ impl std::hash::Hash for Point {
         (
             self.tp,
             self.pp,
+            self.cp,
+            self.vp,
             self.ep,
             self.zero,
             self.recompute as u8,
@@ -190,6 +196,9 @@ impl Point {
         s.parallel.ep = self.ep;
         s.parallel.sequence_parallel =
             self.tp > 1 && base.framework == crate::workload::Framework::Megatron;
+        s.parallel.cp = self.cp;
+        s.parallel.virtual_stages = self.vp;
+        propose_overlap(&mut s);
         s.recompute = self.recompute;
         s.micro_batch = mb;
         s.grad_accum = global_batch.div_ceil(mb * self.dp).max(1);
@@ -223,6 +232,15 @@ pub fn search_space(req: &PlanRequest, base: &TrainingSetup, c: &ClusterSpec) ->
         .into_iter()
         .filter(|pp| *pp == 1 || (model_parallel && layers.is_multiple_of(*pp)))
         .collect();
+    // Context parallelism for long sequences (issue 10): ring attention over up to 8 ranks when a
+    // sequence is at least 32k tokens, where activations of a whole sequence crowd one device.
+    let cps: Vec<u64> = match req.model.architecture {
+        Architecture::Transformer(_) if base.seq_len >= 32_768 => [1, 2, 4, 8]
+            .into_iter()
+            .filter(|cp| base.seq_len.is_multiple_of(*cp))
+            .collect(),
+        _ => vec![1],
+    };
     let rcs: &[Recompute] = if base.attention == AttentionImpl::Eager {
         &[Recompute::None, Recompute::Selective, Recompute::Full]
     } else {
@@ -230,12 +248,23 @@ pub fn search_space(req: &PlanRequest, base: &TrainingSetup, c: &ClusterSpec) ->
     };
     let mut out = Vec::new();
     for tp in tps {
-        for &pp in &pps {
-            let mp = tp * pp;
+        for (&pp, &cp) in pps.iter().flat_map(|p| cps.iter().map(move |c| (p, c))) {
+            let mp = tp * pp * cp;
             if mp > total || !total.is_multiple_of(mp) {
                 continue;
             }
             let dp = total / mp;
+            // Megatron-Core's interleaved schedule with 2 virtual stages when the layers split
+            // evenly into pp × 2 chunks and the workload did not choose (a smaller bubble).
+            let vp = if base.framework == crate::workload::Framework::Megatron
+                && pp > 1
+                && base.parallel.virtual_stages == 1
+                && layers.is_multiple_of(pp * 2)
+            {
+                2
+            } else {
+                base.parallel.virtual_stages
+            };
             let zeros: &[u8] = if dp == 1 {
                 &[0]
             } else if base.task.is_peft() {
@@ -255,6 +284,8 @@ pub fn search_space(req: &PlanRequest, base: &TrainingSetup, c: &ClusterSpec) ->
                         out.push(Point {
                             tp,
                             pp,
+                            cp,
+                            vp,
                             ep,
                             zero,
                             recompute,
@@ -494,6 +525,22 @@ pub fn best_config(
         return Err(Box::new(f.shortfall()));
     }
     fastest(req, &f, c, &[], (&mut 0, &mut Vec::new())).0
+}
+
+/// Overlap options the search proposes for Megatron-Core where the user left them unset (issue
+/// 10): the DP/TP communication overlaps NeMo's recipes switch on (`overlap_grad_reduce`,
+/// `overlap_param_gather`, `tp_comm_overlap`); other frameworks keep their defaults. (The
+/// interleaved schedule is a search dimension, [`Point::vp`].)
+fn propose_overlap(s: &mut TrainingSetup) {
+    if s.framework != crate::workload::Framework::Megatron {
+        return;
+    }
+    let p = &mut s.parallel;
+    p.overlap_grad_reduce = p.overlap_grad_reduce.or(Some(true));
+    p.overlap_param_gather = p.overlap_param_gather.or(Some(true));
+    if p.tp > 1 {
+        p.tp_comm_overlap = p.tp_comm_overlap.or(Some(true));
+    }
 }
 
 /// What the chosen configuration asks of the training stack.

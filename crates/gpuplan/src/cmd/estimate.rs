@@ -21,6 +21,7 @@ use serde_json::json;
 pub struct Request {
     file: WorkloadFile,
     kind: JobKind,
+    global_batch: Option<u64>,
     training: TrainingSetup,
     inference: InferenceSetup,
     hardware: HardwareInput,
@@ -106,6 +107,21 @@ fn resolve(a: &EstimateArgs, file: WorkloadFile) -> Result<Request> {
     t.parallel.sequence_parallel |= a.sequence_parallel;
     t.parallel.offload_optimizer |= a.offload_optimizer;
     t.parallel.offload_params |= a.offload_params;
+    set!(a.cp => t.parallel.cp);
+    set!(a.virtual_stages => t.parallel.virtual_stages);
+    if a.last_stage_layers.is_some() {
+        t.parallel.last_stage_layers = a.last_stage_layers;
+    }
+    if a.tp_comm_overlap.is_some() {
+        t.parallel.tp_comm_overlap = a.tp_comm_overlap;
+    }
+    if a.overlap_grad_reduce.is_some() {
+        t.parallel.overlap_grad_reduce = a.overlap_grad_reduce;
+    }
+    if a.overlap_param_gather.is_some() {
+        t.parallel.overlap_param_gather = a.overlap_param_gather;
+    }
+    t.compiled |= a.compiled;
     if let Some(v) = &a.recompute {
         t.recompute = parse_word("recompute", v)?;
     }
@@ -155,9 +171,11 @@ fn resolve(a: &EstimateArgs, file: WorkloadFile) -> Result<Request> {
         i.max_model_len = a.max_model_len;
     }
     apply_sets(&mut tunables, &j.set)?;
+    let global_batch = a.global_batch.or(file.global_batch);
     Ok(Request {
         file,
         kind,
+        global_batch,
         training,
         inference,
         hardware,
@@ -192,7 +210,7 @@ pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
                     r,
                     cluster,
                     s,
-                } => out!("{}", solve_report(model, r, cluster, s, look.md)),
+                } => out!("{}", solve_report(model, r, cluster, s, &look)),
             }
         }
     }
@@ -305,6 +323,10 @@ pub fn compute(
                 );
             }
             r.training = t;
+            if let Some(g) = r.global_batch {
+                r.training.grad_accum =
+                    gpuplan_core::train::grad_accum_for_global(g, &r.training, &cluster)?;
+            }
             let e = estimate_training(&model, &r.training, &cluster, &r.tunables)?;
             Ok(Estimated::Training {
                 model,
@@ -314,6 +336,7 @@ pub fn compute(
             })
         }
         JobKind::Inference if a.solve.is_some() => {
+            adapt_inference(a, &mut r, &cluster, lang)?;
             let s = solve_question(a, &model, &r, &cluster)?;
             Ok(Estimated::Solved {
                 model,
@@ -323,6 +346,7 @@ pub fn compute(
             })
         }
         JobKind::Inference => {
+            adapt_inference(a, &mut r, &cluster, lang)?;
             let e = estimate_inference(&model, &r.inference, &cluster, &r.tunables)?;
             Ok(Estimated::Inference {
                 model,
@@ -374,9 +398,13 @@ pub fn estimate_json(x: &Estimated) -> (&'static str, serde_json::Value) {
     }
 }
 
-/// The step's liveness timeline: live GiB per phase by component, the peak marked.
-fn timeline_block(m: &gpuplan_core::train::TrainingMemory, md: bool) -> String {
+/// The step's liveness timeline: live GiB per phase by component, the peak marked; phase and
+/// component names from the catalog (`memory.ftl`).
+fn timeline_block(m: &gpuplan_core::train::TrainingMemory, look: &Look) -> String {
+    let l = look.lang;
+    let t = |id: &str| gpuplan_core::i18n::text(l, id);
     let tl = &m.timeline;
+    let sep = if l.is_zh() { "，" } else { ", " };
     let rows: Vec<Vec<String>> = tl
         .phases
         .iter()
@@ -385,17 +413,32 @@ fn timeline_block(m: &gpuplan_core::train::TrainingMemory, md: bool) -> String {
             let parts = p
                 .components
                 .iter()
-                .map(|(n, b)| format!("{n} {:.2}", b.gib()))
+                .map(|(n, b)| format!("{} {:.2}", super::plan::mem_label(n, l), b.gib()))
                 .collect::<Vec<_>>()
-                .join(", ");
-            let mark = if i == tl.peak_index { " ← peak" } else { "" };
-            vec![format!("{}{mark}", p.phase), gib(p.total), parts]
+                .join(sep);
+            let phase = super::plan::phase_label(p.phase, l);
+            let name = if i == tl.peak_index {
+                format!("{phase} {}", t("est-timeline-peak"))
+            } else {
+                phase
+            };
+            vec![name, gib(p.total), parts]
         })
         .collect();
     format!(
-        "\nstep timeline (live allocated GiB; saved after forward {})\n{}",
-        gib(m.saved_after_forward),
-        render::block(md, &["phase", "GiB", "live by component (GiB)"], &rows)
+        "\n{}\n{}",
+        Msg::new("est-timeline-title")
+            .arg("saved", gib(m.saved_after_forward))
+            .render(l),
+        render::block(
+            look.md,
+            &[
+                t("est-timeline-col-phase").as_str(),
+                "GiB",
+                t("est-timeline-col-live").as_str(),
+            ],
+            &rows
+        )
     )
 }
 
@@ -460,6 +503,38 @@ fn how_table(look: &Look, header: &[String], rows: Vec<Vec<String>>) -> String {
     render::block(look.md, &h, &rows)
 }
 
+/// Every collective family of the step: its effective bandwidth, time per step and the part
+/// hidden behind compute (the algorithm and link in the "how" column, shown with --wide).
+fn collectives_table(st: &gpuplan_core::train::StepTime, look: &Look) -> String {
+    let l = look.lang;
+    let t = |id: &str| gpuplan_core::i18n::text(l, id);
+    let rows: Vec<Vec<String>> = st
+        .collectives
+        .iter()
+        .map(|c| {
+            vec![
+                t(&format!("est-coll-{}", c.kind)),
+                if c.effective_bandwidth.0 > 0.0 {
+                    c.effective_bandwidth.to_string()
+                } else {
+                    "–".into()
+                },
+                c.total.to_string(),
+                c.overlapped.to_string(),
+                format!("{}, {}", c.collective, c.link),
+            ]
+        })
+        .collect();
+    let h = [
+        t("est-coll-col-kind"),
+        t("est-coll-col-bandwidth"),
+        t("plan-col-time"),
+        t("est-coll-col-overlapped"),
+        t("plan-col-how"),
+    ];
+    format!("{}\n{}", t("est-coll-title"), how_table(look, &h, rows))
+}
+
 fn training_report(
     model: &gpuplan_core::model::ModelSpec,
     r: &Request,
@@ -488,7 +563,7 @@ fn training_report(
     );
     let wrap = |x: String| render::wrap(&x, render::width(), "  ");
     let mut out = format!(
-        "{}\n{}\n\n",
+        "{}\n{}\n{}\n\n",
         wrap(
             Msg::new("est-train-title")
                 .arg("model", model.name.as_str())
@@ -512,6 +587,11 @@ fn training_report(
                 .render(l)
         ),
         wrap(
+            Msg::new("est-accounting")
+                .arg("profile", t(&format!("acct-{}", e.memory.accounting)))
+                .render(l)
+        ),
+        wrap(
             Msg::new("est-hardware")
                 .arg("nodes", c.nodes)
                 .arg("per", c.gpus_per_node)
@@ -523,6 +603,23 @@ fn training_report(
                 .arg("pp", p.pp)
                 .arg("dp", e.memory.data_parallel)
                 .arg("ep", p.ep)
+                // Context parallelism and the interleaved schedule, only where they run.
+                .arg(
+                    "sched",
+                    format!(
+                        "{}{}",
+                        if p.cp > 1 {
+                            format!(" CP {}", p.cp)
+                        } else {
+                            String::new()
+                        },
+                        if p.virtual_stages > 1 {
+                            format!(" VP {}", p.virtual_stages)
+                        } else {
+                            String::new()
+                        }
+                    )
+                )
                 .arg("zero", p.zero)
                 .arg("offload", offload)
                 .render(l)
@@ -593,12 +690,12 @@ fn training_report(
         t("plan-col-how"),
     ];
     out.push_str(&how_table(look, &h, rows));
-    out.push_str(&timeline_block(&e.memory, look.md));
+    out.push_str(&timeline_block(&e.memory, look));
     match &e.step {
         Some(st) => {
             let share = |x: Seconds| pct(x.0 / st.step.0);
             let row = |id: &str, x: Seconds, how: String| vec![t(id), x.to_string(), share(x), how];
-            let rows = vec![
+            let mut rows = vec![
                 row(
                     "plan-step-compute",
                     st.compute,
@@ -610,9 +707,17 @@ fn training_report(
                 row(
                     "plan-step-bubble",
                     st.pipeline_bubble,
-                    format!("(p−1)/m, p={}, m={}", p.pp, s.grad_accum),
+                    format!(
+                        "(p−1)/(v·m), p={}, v={}, m={}",
+                        p.pp, p.virtual_stages, s.grad_accum
+                    ),
                 ),
-                row("plan-step-tp", st.tp_comm, "4 × all-reduce / layer".into()),
+                row(
+                    "est-step-tp",
+                    st.tp_comm,
+                    format!("2 × all-reduce / layer / pass − {}", st.tp_comm_overlapped),
+                ),
+                row("est-step-cp", st.cp_comm, "ring K/V − attention".into()),
                 row(
                     "plan-step-dp",
                     st.dp_comm_exposed,
@@ -636,6 +741,10 @@ fn training_report(
                     String::new(),
                 ],
             ];
+            // The context-parallel row only where context parallelism runs.
+            if p.cp <= 1 {
+                rows.retain(|r| r[0] != t("est-step-cp"));
+            }
             out.push_str(&format!("{}\n", t("est-step-title")));
             let h = [
                 t("plan-col-part"),
@@ -652,8 +761,13 @@ fn training_report(
                     .arg("per", format!("{:.0}", st.tokens_per_second_per_gpu))
                     .arg("mfu", pct(st.mfu))
                     .arg("hfu", pct(st.hfu))
+                    .arg("model_tf", format!("{:.0}", st.model_tflops_per_gpu))
+                    .arg("hw_tf", format!("{:.0}", st.hardware_tflops_per_gpu))
                     .render(l)
             ));
+            if !st.collectives.is_empty() {
+                out.push_str(&collectives_table(st, look));
+            }
         }
         None => out.push_str(&format!(
             "{}\n",
@@ -707,6 +821,26 @@ fn training_report(
     out
 }
 
+/// bf16 on a chip without it: fp16 with a note, or an error when the weights were chosen.
+fn adapt_inference(
+    a: &EstimateArgs,
+    r: &mut Request,
+    cluster: &ClusterSpec,
+    lang: gpuplan_core::i18n::Lang,
+) -> Result<()> {
+    let pinned = a.weights.is_some()
+        || r.file
+            .inference
+            .as_ref()
+            .is_some_and(|i| i.weights != WeightFormat::Bf16);
+    let (s, note) = gpuplan_core::infer::adapt_half(&r.inference, &cluster.gpu, pinned)?;
+    if let Some(n) = note {
+        note_line(lang, n.get(lang));
+    }
+    r.inference = s;
+    Ok(())
+}
+
 /// `estimate --solve`: the question of the flags, answered by the core.
 fn solve_question(
     a: &EstimateArgs,
@@ -719,52 +853,67 @@ fn solve_question(
         Some(SolveArg::MaxContext) => SolveFor::MaxContext,
         Some(SolveArg::MaxBatch) => SolveFor::MaxBatch,
         Some(SolveArg::MaxThroughput) => match a.tpot {
-            Some(t) if t.is_finite() && t > 0.0 && t <= 3600.0 => SolveFor::MaxThroughput { tpot_s: t },
-            Some(t) => anyhow::bail!("invalid --tpot {t}: give seconds per output token in (0, 3600], e.g. 0.05"),
-            None => anyhow::bail!("--solve max-throughput needs --tpot SECONDS (the time-per-output-token target, e.g. 0.05)"),
+            Some(t) if t.is_finite() && t > 0.0 && t <= 3600.0 => {
+                SolveFor::MaxThroughput { tpot_s: t }
+            }
+            Some(t) => {
+                return Err(crate::render::fail(
+                    Msg::new("cli-err-solve-tpot-range").arg("value", t.to_string()),
+                ))
+            }
+            None => return Err(crate::render::fail(Msg::new("cli-err-solve-needs-tpot"))),
         },
-        None => anyhow::bail!("--solve needs a question"),
+        None => {
+            return Err(crate::render::fail(Msg::new(
+                "cli-err-solve-needs-question",
+            )))
+        }
     };
     r.inference.validate_for(model)?;
     Ok(solve(model, &r.inference, &cluster.gpu, &r.tunables, q)?)
 }
 
-/// The answer of `--solve` as a table, with its binding constraint.
+/// The answer of `--solve` as a table, with its binding constraint, in the user's language.
 fn solve_report(
     model: &ModelSpec,
     r: &Request,
     cluster: &ClusterSpec,
     s: &gpuplan_core::infer::Solved,
-    md: bool,
+    look: &Look,
 ) -> String {
-    let ms = |t: Option<Seconds>| {
-        t.map(|t| format!("{:.2}", t.millis()))
-            .unwrap_or_else(|| "n/a".into())
+    let l = look.lang;
+    let t = |id: &str| gpuplan_core::i18n::text(l, id);
+    let ms = |x: Option<Seconds>| {
+        x.map(|x| format!("{:.2}", x.millis()))
+            .unwrap_or_else(|| t("solve-na"))
     };
     let tps = s
         .output_tokens_per_second
         .map(|x| format!("{x:.0}"))
-        .unwrap_or_else(|| "n/a".into());
+        .unwrap_or_else(|| t("solve-na"));
     let rows = vec![
+        vec![t("solve-row-context"), s.context.to_string()],
+        vec![t("solve-row-batch"), s.batch.to_string()],
+        vec![t("solve-row-tpot"), ms(s.time_per_token)],
+        vec![t("solve-row-tps"), tps],
         vec![
-            "context (tokens per sequence)".into(),
-            s.context.to_string(),
+            t("solve-row-binding"),
+            Msg::new("solve-binding").arg("b", s.binding).render(l),
         ],
-        vec!["concurrent sequences".into(), s.batch.to_string()],
-        vec!["time per output token (ms)".into(), ms(s.time_per_token)],
-        vec!["output tokens/s (replica)".into(), tps],
-        vec!["binding constraint".into(), s.binding.to_string()],
-        vec!["why".into(), s.explanation.clone()],
+        vec![t("solve-row-why"), s.explanation.get(l).to_string()],
     ];
+    let title = Msg::new("solve-title")
+        .arg("model", model.name.as_str())
+        .arg("question", s.question.label())
+        .arg("gpu", cluster.gpu.id.as_str())
+        .arg("tp", r.inference.tp)
+        .arg("engine", r.inference.engine.name())
+        .arg("evals", s.evaluations)
+        .render(l);
+    let (q, v) = (t("solve-col-quantity"), t("solve-col-value"));
     format!(
-        "{}: {} on {} × TP {} ({} rule, {} evaluations)\n{}",
-        model.name,
-        s.question.label(),
-        cluster.gpu.id,
-        r.inference.tp,
-        r.inference.engine.name(),
-        s.evaluations,
-        render::block(md, &["quantity", "value"], &rows)
+        "{title}\n{}",
+        render::block(look.md, &[q.as_str(), v.as_str()], &rows)
     )
 }
 
@@ -831,6 +980,21 @@ fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, look: &Look)
                 .render(l)
         ),
     );
+    if s.max_model_len.is_none() {
+        // The default is what the workload needs, not the model's full context: say so.
+        out.insert_str(
+            out.len() - 1,
+            &format!(
+                "{}\n",
+                Msg::new("est-serve-mml-default")
+                    .arg("len", m.max_model_len)
+                    .arg("input", s.input_tokens)
+                    .arg("output", s.output_tokens)
+                    .arg("block", m.block_tokens)
+                    .render(l)
+            ),
+        );
+    }
     if s.images_per_request > 0 {
         out.insert_str(
             out.len() - 1,

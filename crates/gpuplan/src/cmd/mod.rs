@@ -413,6 +413,9 @@ pub fn apply_training_flags(
     t.autocast |= j.autocast;
     t.optimizer_in_backward |= j.optimizer_in_backward;
     t.chunked_loss |= j.chunked_loss;
+    t.paged_optimizer |= j.paged_optimizer;
+    t.activation_offload |= j.activation_offload;
+    t.gradient_as_bucket_view |= j.gradient_as_bucket_view;
     if let Some(v) = &j.lora_targets {
         t.lora.targets = v
             .split(',')

@@ -489,10 +489,20 @@ fn config(p: &Plan, l: Lang) -> String {
     if let Some(x) = &p.train {
         let s = &x.setup;
         format!(
-            "TP{} PP{} DP{}{} ZeRO-{} {}mb{}×{}",
+            "TP{} PP{}{} DP{}{}{} ZeRO-{} {}mb{}×{}",
             s.parallel.tp,
             s.parallel.pp,
+            if s.parallel.virtual_stages > 1 {
+                format!("×v{}", s.parallel.virtual_stages)
+            } else {
+                String::new()
+            },
             x.memory.data_parallel,
+            if s.parallel.cp > 1 {
+                format!(" CP{}", s.parallel.cp)
+            } else {
+                String::new()
+            },
             if s.parallel.ep > 1 {
                 format!(" EP{}", s.parallel.ep)
             } else {
@@ -563,6 +573,11 @@ fn label(prefix: &str, name: &str, l: Lang) -> String {
 
 pub fn mem_label(name: &str, l: Lang) -> String {
     label("mem", name, l)
+}
+
+/// A step phase of the memory timeline in the user's language (`phase-*` in `memory.ftl`).
+pub fn phase_label(name: &str, l: Lang) -> String {
+    label("phase", name, l)
 }
 
 fn task_msg(t: TrainTask) -> Msg {

@@ -48,12 +48,26 @@ fn region_line(p: &PlanView, var: &str) -> String {
     }
 }
 
-/// `RELEASE_AT`: now + the plan's wall-clock hours (rounded up), in UTC ISO 8601.
+/// Auto-release margin over the plan's wall-clock estimate. A policy, not a measurement: an early
+/// release loses the run (and its last checkpoint interval), an idle hour costs one hour, and the
+/// out-of-sample training-time error is 10–25% with a tail beyond (docs/accuracy.md), so the
+/// release errs long. The user stops the machines when the job ends; HOURS overrides.
+const RELEASE_MARGIN: f64 = 1.5;
+/// Hours added for set-up before the job starts (image pull, data staging, rendezvous).
+const RELEASE_SETUP_HOURS: f64 = 1.0;
+
+/// Hours until auto-release: the estimate × RELEASE_MARGIN + RELEASE_SETUP_HOURS, rounded up.
+fn release_hours(plan_hours: f64) -> u64 {
+    (plan_hours * RELEASE_MARGIN + RELEASE_SETUP_HOURS).ceil() as u64
+}
+
+/// `RELEASE_AT`: now + release_hours, in UTC ISO 8601.
 fn release_at(p: &PlanView) -> String {
     format!(
-        "# Released when the plan's wall-clock estimate ({:.1} h) is over: raise HOURS for a margin.\nHOURS=\"${{HOURS:-{}}}\"\nRELEASE_AT=\"$(date -u -d \"+$HOURS hours\" +%Y-%m-%dT%H:%M:%SZ)\"\n",
+        "# Auto-release after {} h: the plan's wall-clock estimate ({:.1} h) × {RELEASE_MARGIN} + {RELEASE_SETUP_HOURS} h set-up. Set HOURS to change it.\nHOURS=\"${{HOURS:-{}}}\"\nRELEASE_AT=\"$(date -u -d \"+$HOURS hours\" +%Y-%m-%dT%H:%M:%SZ)\"\n",
+        release_hours(p.hours),
         p.hours,
-        p.hours.ceil() as u64
+        release_hours(p.hours)
     )
 }
 
@@ -199,4 +213,18 @@ fn command(cmd: &str, args: &[String], s: &mut String) {
         s.push_str(&format!(" \\\n  {a}"));
     }
     s.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::release_hours;
+
+    #[test]
+    fn auto_release_leaves_a_margin_over_the_estimate() {
+        assert_eq!(release_hours(10.0), 16);
+        assert_eq!(release_hours(0.2), 2);
+        for h in [0.1, 1.0, 7.3, 100.0] {
+            assert!(release_hours(h) as f64 >= h * 1.5);
+        }
+    }
 }

@@ -10,6 +10,7 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
+use gpuplan_core::i18n::{Lang, Msg};
 use gpuplan_core::job::WorkloadFile;
 use std::sync::Arc;
 
@@ -47,6 +48,82 @@ impl IntoResponse for Answer {
     }
 }
 
+/// The language of a request's messages: `?lang=zh|en`, else the first of `zh`/`en` in
+/// `Accept-Language` by quality, else English. Answers other than errors do not depend on it
+/// (the JSON documents carry both languages where they carry text).
+#[derive(Clone, Copy, Debug)]
+pub struct ReqLang(pub Lang);
+
+impl ReqLang {
+    pub fn of(parts: &axum::http::request::Parts) -> ReqLang {
+        ReqLang(request_lang(
+            parts.uri.query(),
+            parts
+                .headers
+                .get(header::ACCEPT_LANGUAGE)
+                .and_then(|v| v.to_str().ok()),
+        ))
+    }
+}
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for ReqLang {
+    type Rejection = std::convert::Infallible;
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _: &S,
+    ) -> Result<Self, Self::Rejection> {
+        Ok(ReqLang::of(parts))
+    }
+}
+
+/// See [`ReqLang`].
+pub fn request_lang(query: Option<&str>, accept: Option<&str>) -> Lang {
+    let pick = |tag: &str| {
+        let t = tag.trim().to_ascii_lowercase();
+        if t.starts_with("zh") {
+            Some(Lang::Zh)
+        } else if t.starts_with("en") {
+            Some(Lang::En)
+        } else {
+            None
+        }
+    };
+    if let Some(q) = query {
+        for (k, v) in url_pairs(q) {
+            if k == "lang" {
+                if let Some(l) = pick(&v) {
+                    return l;
+                }
+            }
+        }
+    }
+    let mut best: Option<(f32, Lang)> = None;
+    for item in accept.unwrap_or("").split(',') {
+        let mut it = item.split(';');
+        let Some(l) = pick(it.next().unwrap_or("")) else {
+            continue;
+        };
+        let q = it
+            .find_map(|p| p.trim().strip_prefix("q="))
+            .and_then(|x| x.trim().parse::<f32>().ok())
+            .filter(|q| q.is_finite())
+            .unwrap_or(1.0);
+        if q > 0.0 && best.is_none_or(|(b, _)| q > b) {
+            best = Some((q, l));
+        }
+    }
+    best.map_or(Lang::En, |(_, l)| l)
+}
+
+fn url_pairs(q: &str) -> Vec<(String, String)> {
+    let uri = format!("/?{q}");
+    uri.parse::<axum::http::Uri>()
+        .ok()
+        .and_then(|u| Query::<Vec<(String, String)>>::try_from_uri(&u).ok())
+        .map(|Query(p)| p)
+        .unwrap_or_default()
+}
+
 impl Answer {
     pub fn from_text(body: String) -> Self {
         Self::ok(body)
@@ -59,38 +136,46 @@ impl Answer {
         }
     }
 
-    /// The CLI's JSON error object (docs/json-schema.md), `code` 2 = bad input.
-    pub fn error(status: StatusCode, e: &anyhow::Error, field: Option<String>) -> Self {
-        let v = render::json_error(crate::exit::USAGE, e, field);
+    /// The CLI's JSON error object (docs/json-schema.md), `code` 2 = bad input, its message in
+    /// `lang` as the CLI writes it on stderr.
+    pub fn error(status: StatusCode, e: &anyhow::Error, field: Option<String>, lang: Lang) -> Self {
+        let v = render::json_error_in(crate::exit::USAGE, e, field, lang);
         Answer {
             status,
             body: Bytes::from(serde_json::to_string_pretty(&v).unwrap_or_default()),
         }
     }
 
-    fn bad(message: impl std::fmt::Display, field: Option<String>) -> Self {
-        Self::error(
-            StatusCode::BAD_REQUEST,
-            &anyhow::anyhow!("{message}"),
-            field,
-        )
+    /// An error that is a catalog message.
+    pub fn error_msg(status: StatusCode, m: Msg, field: Option<String>, lang: Lang) -> Self {
+        Self::error(status, &render::fail(m), field, lang)
+    }
+
+    fn bad(m: Msg, field: Option<String>, lang: Lang) -> Self {
+        Self::error_msg(StatusCode::BAD_REQUEST, m, field, lang)
     }
 }
 
 fn doc(kind: &str, body: &serde_json::Value) -> Answer {
     match render::json(kind, body) {
         Ok(s) => Answer::ok(s),
-        Err(e) => Answer::error(StatusCode::INTERNAL_SERVER_ERROR, &e, None),
+        Err(e) => Answer::error(StatusCode::INTERNAL_SERVER_ERROR, &e, None, Lang::En),
     }
 }
 
-fn query_error(e: query::QueryError) -> Answer {
-    Answer::bad(e.message, Some(e.field).filter(|f| !f.is_empty()))
+fn query_error(e: query::QueryError, lang: Lang) -> Answer {
+    Answer::bad(e.message, Some(e.field).filter(|f| !f.is_empty()), lang)
 }
 
 /// Errors answered before a handler runs (body over the limit, timeout, wrong method) come as
-/// plain text from the layers: turn them into the same JSON error object.
-pub async fn json_errors(r: Response) -> Response {
+/// plain text from the layers: turn them into the same JSON error object, in the request's
+/// language.
+pub async fn json_errors(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let (parts, body) = req.into_parts();
+    let lang = ReqLang::of(&parts).0;
+    let r = next
+        .run(axum::extract::Request::from_parts(parts, body))
+        .await;
     let status = r.status();
     let is_json = r
         .headers()
@@ -100,30 +185,25 @@ pub async fn json_errors(r: Response) -> Response {
     if !(status.is_client_error() || status.is_server_error()) || is_json {
         return r;
     }
-    let message = match status {
-        StatusCode::PAYLOAD_TOO_LARGE => format!(
-            "request body over the {} KiB limit: a workload is a few KiB of JSON",
-            super::MAX_BODY_BYTES / 1024
-        ),
-        StatusCode::REQUEST_TIMEOUT => format!(
-            "no answer within {} s (the server is busy or the search is too large): narrow the constraints and retry",
-            super::REQUEST_TIMEOUT.as_secs()
-        ),
-        StatusCode::METHOD_NOT_ALLOWED => {
-            "method not allowed here: POST for /plan and /estimate, GET for the rest (see /api/v1/openapi.json)".to_string()
+    let m = match status {
+        StatusCode::PAYLOAD_TOO_LARGE => {
+            Msg::new("api-err-too-large").arg("kib", super::MAX_BODY_BYTES / 1024)
         }
-        s => format!("HTTP {s}"),
+        StatusCode::REQUEST_TIMEOUT => {
+            Msg::new("api-err-timeout").arg("s", super::REQUEST_TIMEOUT.as_secs())
+        }
+        StatusCode::METHOD_NOT_ALLOWED => Msg::new("api-err-method"),
+        s => Msg::new("api-err-http").arg("status", s.to_string()),
     };
-    Answer::error(status, &anyhow::anyhow!("{message}"), None).into_response()
+    Answer::error_msg(status, m, None, lang).into_response()
 }
 
-pub async fn not_found() -> Answer {
-    Answer::error(
+pub async fn not_found(lang: ReqLang) -> Answer {
+    Answer::error_msg(
         StatusCode::NOT_FOUND,
-        &anyhow::anyhow!(
-            "no such page or API route: the API is under /api/v1 (see /api/v1/openapi.json)"
-        ),
+        Msg::new("api-err-not-found"),
         None,
+        lang.0,
     )
 }
 
@@ -137,20 +217,22 @@ pub async fn healthz() -> Answer {
 
 /// The body as a workload file: the error names the key path (`constraints.deadline_hours`) as
 /// the CLI names the key of a TOML file. A server reads no files, so `model_config` is refused.
-pub fn parse_body(body: &[u8]) -> Result<WorkloadFile, Answer> {
+pub fn parse_body(body: &[u8], lang: Lang) -> Result<WorkloadFile, Answer> {
     let text = std::str::from_utf8(body).map_err(|e| {
         Answer::bad(
-            format!(
-                "request body: not UTF-8 (invalid byte at offset {}): send JSON text",
-                e.valid_up_to()
-            ),
+            Msg::new("api-err-body-utf8").arg("at", e.valid_up_to()),
             None,
+            lang,
         )
     })?;
     if text.trim().is_empty() {
         return Err(Answer::bad(
-            "request body: empty; send a workload as JSON, e.g. {\"model\": \"Qwen2.5-7B\", \"training\": {\"task\": \"lora\"}} (docs/workload-format.md)",
+            Msg::new("api-err-body-empty").arg(
+                "example",
+                r#"{"model": "Qwen2.5-7B", "training": {"task": "lora"}}"#,
+            ),
             None,
+            lang,
         ));
     }
     let de = &mut serde_json::Deserializer::from_str(text);
@@ -161,22 +243,26 @@ pub fn parse_body(body: &[u8]) -> Result<WorkloadFile, Answer> {
         let suffix = format!(" at line {} column {}", inner.line(), inner.column());
         let msg = inner.to_string();
         let inner = msg.strip_suffix(&suffix).unwrap_or(&msg);
-        if path == "." || path == "?" || path.is_empty() {
-            Answer::bad(
-                format!("request body: {at}: {inner} (docs/workload-format.md)"),
-                None,
-            )
+        // The CLI's message for a workload file that does not parse (`err-parse`), with the
+        // parser's phrases in the request's language, the body standing for the file.
+        let (message, field) = if path == "." || path == "?" || path.is_empty() {
+            (format!("{at}: {inner}"), None)
         } else {
-            Answer::bad(
-                format!("request body: {at}, key `{path}`: {inner} (docs/workload-format.md)"),
-                Some(path),
-            )
-        }
+            (format!("{at}, key `{path}`: {inner}"), Some(path))
+        };
+        Answer::bad(
+            Msg::new("err-parse")
+                .arg("what", Msg::new("api-body"))
+                .arg("message", render::serde_message(&message)),
+            field,
+            lang,
+        )
     })?;
     if file.model_config.is_some() {
         return Err(Answer::bad(
-            "model_config: the server reads no files; give the config.json's fields inline as `config`, or a preset as `model`",
+            Msg::new("api-err-model-config"),
             Some("model_config".into()),
+            lang,
         ));
     }
     Ok(file)
@@ -184,10 +270,14 @@ pub fn parse_body(body: &[u8]) -> Result<WorkloadFile, Answer> {
 
 /// Run CPU-bound work off the async threads, at most `jobs` at once (the permit is held until the
 /// work ends, even when the request has timed out), and catch a panic as a 500.
-async fn blocking(st: &Arc<AppState>, f: impl FnOnce() -> Answer + Send + 'static) -> Answer {
+async fn blocking(
+    st: &Arc<AppState>,
+    lang: Lang,
+    f: impl FnOnce() -> Answer + Send + 'static,
+) -> Answer {
     let permit = match st.jobs.clone().acquire_owned().await {
         Ok(p) => p,
-        Err(e) => return Answer::error(StatusCode::SERVICE_UNAVAILABLE, &e.into(), None),
+        Err(e) => return Answer::error(StatusCode::SERVICE_UNAVAILABLE, &e.into(), None, lang),
     };
     match tokio::task::spawn_blocking(move || {
         let a = f();
@@ -197,10 +287,11 @@ async fn blocking(st: &Arc<AppState>, f: impl FnOnce() -> Answer + Send + 'stati
     .await
     {
         Ok(a) => a,
-        Err(e) => Answer::error(
+        Err(e) => Answer::error_msg(
             StatusCode::INTERNAL_SERVER_ERROR,
-            &anyhow::anyhow!("internal error: {e}"),
+            Msg::new("api-err-internal").arg("error", e.to_string()),
             None,
+            lang,
         ),
     }
 }
@@ -216,15 +307,17 @@ pub const PLAN_QUERY: &[&str] = &["top", "optimize", "deadline", "dataset-size"]
         ("dataset-size" = Option<String>, Query, description = "dataset size on storage, e.g. 30TB or 500GiB, as `--dataset-size`"),
     ),
     responses((status = 200, description = "the `plan` document (docs/json-schema.md); no plans means none meets the constraints, `outcome.rejected` says which binds", body = super::openapi::Document), (status = 400, description = "bad input: the message names the field", body = super::openapi::ErrorDocument)))]
-pub async fn plan(State(st): St, Query(q): Pairs, body: Bytes) -> Answer {
-    let file = match parse_body(&body) {
+pub async fn plan(State(st): St, ReqLang(lang): ReqLang, Query(q): Pairs, body: Bytes) -> Answer {
+    let file = match parse_body(&body, lang) {
         Ok(f) => f,
         Err(a) => return a,
     };
-    let args: PlanArgs = match query::parse(&q, PLAN_QUERY) {
+    let args: PlanArgs = match query::parse(&q, PLAN_QUERY, lang) {
         Ok(a) => a,
-        Err(e) => return query_error(e),
+        Err(e) => return query_error(e, lang),
     };
+    // The answer does not depend on the language (only error messages do).
+    let q: Vec<_> = q.into_iter().filter(|(k, _)| k != "lang").collect();
     let today = crate::cmd::prices::today_secs();
     let key = format!(
         "plan\0{}\0{:?}\0{}",
@@ -239,8 +332,8 @@ pub async fn plan(State(st): St, Query(q): Pairs, body: Bytes) -> Answer {
         };
     }
     let st2 = st.clone();
-    blocking(&st, move || {
-        let a = plan_answer(&st2, &args, file, today);
+    blocking(&st, lang, move || {
+        let a = plan_answer(&st2, &args, file, today, lang);
         if a.status == StatusCode::OK {
             st2.remember(key, a.body.clone());
         }
@@ -249,23 +342,29 @@ pub async fn plan(State(st): St, Query(q): Pairs, body: Bytes) -> Answer {
     .await
 }
 
-fn plan_answer(st: &AppState, args: &PlanArgs, file: WorkloadFile, today: i64) -> Answer {
-    let req = match crate::cmd::plan::build_request_from(args, file, gpuplan_core::i18n::Lang::En) {
+fn plan_answer(
+    st: &AppState,
+    args: &PlanArgs,
+    file: WorkloadFile,
+    today: i64,
+    lang: Lang,
+) -> Answer {
+    let req = match crate::cmd::plan::build_request_from(args, file, lang) {
         Ok(r) => r,
-        Err(e) => return Answer::error(StatusCode::BAD_REQUEST, &e, None),
+        Err(e) => return Answer::error(StatusCode::BAD_REQUEST, &e, None, lang),
     };
     if req.constraints.max_nodes > MAX_API_NODES {
         return Answer::bad(
-            format!(
-                "constraints.max_nodes {}: the server searches at most {MAX_API_NODES} nodes per request; lower it, or run `gpuplan plan --max-nodes N` for a larger search",
-                req.constraints.max_nodes
-            ),
+            Msg::new("api-err-max-nodes")
+                .arg("value", req.constraints.max_nodes)
+                .arg("max", MAX_API_NODES),
             Some("constraints.max_nodes".into()),
+            lang,
         );
     }
     let out = match gpuplan_core::plan::plan(&req, &st.catalog) {
         Ok(o) => o,
-        Err(e) => return Answer::error(StatusCode::BAD_REQUEST, &e.into(), None),
+        Err(e) => return Answer::error(StatusCode::BAD_REQUEST, &e.into(), None, lang),
     };
     let ages = crate::cmd::prices::plan_price_ages(&out.plans, args.top.max(1), today);
     doc(
@@ -280,42 +379,47 @@ pub const ESTIMATE_QUERY: &[&str] = &["instance"];
 #[utoipa::path(post, path = "/api/v1/estimate", request_body(content = gpuplan_core::job::WorkloadFile, description = "A workload file as JSON with `hardware` (or the `instance` parameter)"),
     params(("instance" = Option<String>, Query, description = "a catalog instance type as the hardware, as `gpuplan estimate --instance`")),
     responses((status = 200, description = "`training_estimate` or `inference_estimate` (docs/json-schema.md)", body = super::openapi::Document), (status = 400, description = "bad input: the message names the field", body = super::openapi::ErrorDocument)))]
-pub async fn estimate(State(st): St, Query(q): Pairs, body: Bytes) -> Answer {
-    let file = match parse_body(&body) {
+pub async fn estimate(
+    State(st): St,
+    ReqLang(lang): ReqLang,
+    Query(q): Pairs,
+    body: Bytes,
+) -> Answer {
+    let file = match parse_body(&body, lang) {
         Ok(f) => f,
         Err(a) => return a,
     };
-    let args: EstimateArgs = match query::parse(&q, ESTIMATE_QUERY) {
+    let args: EstimateArgs = match query::parse(&q, ESTIMATE_QUERY, lang) {
         Ok(a) => a,
-        Err(e) => return query_error(e),
+        Err(e) => return query_error(e, lang),
     };
     let st2 = st.clone();
-    blocking(&st, move || {
+    blocking(&st, lang, move || {
         let cat = || Ok(st2.catalog.clone());
-        match crate::cmd::estimate::compute(&args, file, gpuplan_core::i18n::Lang::En, &cat) {
+        match crate::cmd::estimate::compute(&args, file, lang, &cat) {
             Ok(x) => {
                 let (kind, body) = crate::cmd::estimate::estimate_json(&x);
                 doc(kind, &body)
             }
-            Err(e) => Answer::error(StatusCode::BAD_REQUEST, &e, None),
+            Err(e) => Answer::error(StatusCode::BAD_REQUEST, &e, None, lang),
         }
     })
     .await
 }
 
 #[utoipa::path(get, path = "/api/v1/models", responses((status = 200, description = "the `models` document: every built-in preset", body = super::openapi::Document), (status = 500, description = "the built-in presets failed to load", body = super::openapi::ErrorDocument)))]
-pub async fn models() -> Answer {
+pub async fn models(ReqLang(lang): ReqLang) -> Answer {
     match gpuplan_core::model::presets() {
         Ok(all) => doc("models", &crate::cmd::models::list_json(all)),
-        Err(e) => Answer::error(StatusCode::INTERNAL_SERVER_ERROR, &e.into(), None),
+        Err(e) => Answer::error(StatusCode::INTERNAL_SERVER_ERROR, &e.into(), None, lang),
     }
 }
 
 #[utoipa::path(get, path = "/api/v1/models/{name}", params(("name" = String, Path, description = "a preset name (`gpuplan models`)")), responses((status = 200, description = "the `model` document: architecture, parameter breakdown, sources", body = super::openapi::Document), (status = 404, description = "unknown model: the message lists close names", body = super::openapi::ErrorDocument)))]
-pub async fn model(Path(name): Path<String>) -> Answer {
+pub async fn model(Path(name): Path<String>, ReqLang(lang): ReqLang) -> Answer {
     match gpuplan_core::model::find_preset(&name) {
         Ok(p) => doc("model", &crate::cmd::models::show_json(&p.model)),
-        Err(e) => Answer::error(StatusCode::NOT_FOUND, &e.into(), Some("name".into())),
+        Err(e) => Answer::error(StatusCode::NOT_FOUND, &e.into(), Some("name".into()), lang),
     }
 }
 
@@ -352,13 +456,13 @@ pub const INSTANCE_QUERY: &[&str] = &[
         ("vgpu" = Option<bool>, Query, description = "include vGPU slices"),
     ),
     responses((status = 200, description = "the `instances` document, as `gpuplan catalog instances --format json`", body = super::openapi::Document), (status = 400, description = "bad input: the message names the field", body = super::openapi::ErrorDocument)))]
-pub async fn instances(State(st): St, Query(q): Pairs) -> Answer {
-    match query::parse::<InstanceFilterArgs>(&q, INSTANCE_QUERY) {
+pub async fn instances(State(st): St, ReqLang(lang): ReqLang, Query(q): Pairs) -> Answer {
+    match query::parse::<InstanceFilterArgs>(&q, INSTANCE_QUERY, lang) {
         Ok(f) => doc(
             "instances",
             &crate::cmd::catalog::instances_json(&st.catalog, &f),
         ),
-        Err(e) => query_error(e),
+        Err(e) => query_error(e, lang),
     }
 }
 
@@ -372,9 +476,30 @@ pub const PRICES_QUERY: &[&str] = &["provider", "gpu", "billing"];
         ("billing" = Option<String>, Query, description = "on-demand | monthly | spot"),
     ),
     responses((status = 200, description = "the `prices` document: kind, region and age of every price", body = super::openapi::Document), (status = 400, description = "bad input: the message names the field", body = super::openapi::ErrorDocument)))]
-pub async fn prices(State(st): St, Query(q): Pairs) -> Answer {
-    match query::parse::<PricesListArgs>(&q, PRICES_QUERY) {
+pub async fn prices(State(st): St, ReqLang(lang): ReqLang, Query(q): Pairs) -> Answer {
+    match query::parse::<PricesListArgs>(&q, PRICES_QUERY, lang) {
         Ok(f) => doc("prices", &crate::cmd::prices::list_json(&st.catalog, &f)),
-        Err(e) => query_error(e),
+        Err(e) => query_error(e, lang),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_language_comes_from_the_query_then_accept_language() {
+        let l = request_lang;
+        assert_eq!(l(None, None), Lang::En);
+        assert_eq!(l(Some("top=3&lang=zh"), Some("en")), Lang::Zh);
+        assert_eq!(l(Some("lang=en"), Some("zh-CN")), Lang::En);
+        assert_eq!(l(Some("lang=fr"), Some("zh-CN")), Lang::Zh);
+        assert_eq!(l(None, Some("zh-CN,zh;q=0.9,en;q=0.8")), Lang::Zh);
+        assert_eq!(l(None, Some("en-US,en;q=0.9,zh;q=0.8")), Lang::En);
+        assert_eq!(l(None, Some("fr, en;q=0.3, zh-TW;q=0.6")), Lang::Zh);
+        assert_eq!(l(None, Some("zh;q=0, en;q=0.1")), Lang::En);
+        assert_eq!(l(None, Some("de, fr;q=0.5")), Lang::En);
+        assert_eq!(l(None, Some("zh;q=nan")), Lang::Zh);
+        assert_eq!(l(None, Some(";;,,q=")), Lang::En);
     }
 }

@@ -112,7 +112,7 @@ pub fn router(state: Arc<AppState>) -> Router {
             REQUEST_TIMEOUT,
         ))
         .layer(tower::limit::ConcurrencyLimitLayer::new(MAX_IN_FLIGHT))
-        .layer(axum::middleware::map_response(api::json_errors))
+        .layer(axum::middleware::from_fn(api::json_errors))
 }
 
 /// Refuse a non-loopback address unless the user said so.

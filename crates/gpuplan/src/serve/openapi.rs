@@ -58,9 +58,46 @@ pub struct ErrorBody {
         super::messages::handler,
         handler,
     ),
-    components(schemas(Document, ErrorDocument, ErrorBody, gpuplan_core::job::WorkloadFile))
+    components(schemas(Document, ErrorDocument, ErrorBody, gpuplan_core::job::WorkloadFile)),
+    modifiers(&LangParams)
 )]
 pub struct ApiDoc;
+
+/// Every route takes the language of its messages (api::ReqLang): `lang` in the query, else
+/// `Accept-Language`; declared once per path.
+struct LangParams;
+
+impl utoipa::Modify for LangParams {
+    fn modify(&self, api: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::path::{ParameterBuilder, ParameterIn};
+        use utoipa::openapi::schema::{ObjectBuilder, Type};
+        use utoipa::openapi::Required;
+        let string = || ObjectBuilder::new().schema_type(Type::String).build();
+        let lang = ParameterBuilder::new()
+            .name("lang")
+            .parameter_in(ParameterIn::Query)
+            .required(Required::False)
+            .description(Some(
+                "en | zh: the language of error messages (overrides Accept-Language); answers are otherwise the same",
+            ))
+            .schema(Some(string()))
+            .build();
+        let accept = ParameterBuilder::new()
+            .name("Accept-Language")
+            .parameter_in(ParameterIn::Header)
+            .required(Required::False)
+            .description(Some(
+                "the best of zh / en by quality is the language of error messages (default en)",
+            ))
+            .schema(Some(string()))
+            .build();
+        for item in api.paths.paths.values_mut() {
+            let ps = item.parameters.get_or_insert_with(Vec::new);
+            ps.push(lang.clone().into());
+            ps.push(accept.clone().into());
+        }
+    }
+}
 
 /// The OpenAPI document as JSON text.
 pub fn document() -> String {
@@ -137,6 +174,17 @@ mod tests {
             params("/api/v1/prices", "get"),
             want(super::super::api::PRICES_QUERY)
         );
+        // `lang` (and Accept-Language) on every path.
+        for (p, item) in paths {
+            let names: Vec<_> = item["parameters"]
+                .as_array()
+                .map(|a| a.iter().map(|x| x["name"].as_str().unwrap_or("")).collect())
+                .unwrap_or_default();
+            assert!(
+                names.contains(&"lang") && names.contains(&"Accept-Language"),
+                "{p}: {names:?}"
+            );
+        }
         // The body schema comes from the workload types: the constraint keys are there.
         let s = doc["components"]["schemas"].to_string();
         for k in [

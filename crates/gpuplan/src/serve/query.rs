@@ -1,8 +1,10 @@
 //! Query strings as CLI flags: `?provider=alibaba&gpu=A100` is parsed by clap exactly as
 //! `--provider alibaba --gpu A100`, so the API accepts the same words and gives the same messages
-//! as the command line. Only the keys a route names are accepted (never a flag that reads a file).
+//! as the command line. Only the keys a route names are accepted (never a flag that reads a file),
+//! and `lang` (the language of the messages, on every route).
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser};
+use gpuplan_core::i18n::{Lang, Msg};
 
 /// A clap parser for one flag group.
 #[derive(Parser, Debug)]
@@ -16,26 +18,30 @@ struct Wrap<T: Args> {
 #[derive(Debug)]
 pub struct QueryError {
     pub field: String,
-    pub message: String,
+    pub message: Msg,
 }
 
 /// Parse `pairs` as the flags of `T`, allowing only the long names in `allowed` (as written on the
 /// command line, e.g. `min-gpu-memory`; `min_gpu_memory` is accepted too).
+/// Messages in `lang`, as the CLI's (`render::clap_text`).
 pub fn parse<T: Args + FromArgMatches>(
     pairs: &[(String, String)],
     allowed: &[&str],
+    lang: Lang,
 ) -> Result<T, QueryError> {
     let cmd = Wrap::<T>::command();
     let mut argv: Vec<String> = Vec::new();
     for (k, v) in pairs {
+        if k == "lang" {
+            continue;
+        }
         let name = k.replace('_', "-");
         if !allowed.contains(&name.as_str()) {
             return Err(QueryError {
                 field: k.clone(),
-                message: format!(
-                    "unknown query parameter `{k}`: accepted here: {}",
-                    allowed.join(", ")
-                ),
+                message: Msg::new("api-err-query-unknown")
+                    .arg("key", k.as_str())
+                    .arg("allowed", allowed.join(", ")),
             });
         }
         let takes_value = cmd
@@ -51,7 +57,9 @@ pub fn parse<T: Args + FromArgMatches>(
                 _ => {
                     return Err(QueryError {
                         field: k.clone(),
-                        message: format!("query parameter `{k}={v}`: a switch takes true or false"),
+                        message: Msg::new("api-err-query-switch")
+                            .arg("key", k.as_str())
+                            .arg("value", v.as_str()),
                     })
                 }
             }
@@ -71,22 +79,22 @@ pub fn parse<T: Args + FromArgMatches>(
             .unwrap_or_default();
         QueryError {
             field,
-            message: first_line(&e.render().to_string()),
+            message: Msg::raw(&first_line(&crate::render::clap_text(&e, lang), lang)),
         }
     })?;
     let w = Wrap::<T>::from_arg_matches(&m).map_err(|e| QueryError {
         field: String::new(),
-        message: first_line(&e.render().to_string()),
+        message: Msg::raw(&first_line(&crate::render::clap_text(&e, lang), lang)),
     })?;
     Ok(w.inner)
 }
 
-/// clap's message without its usage lines, with flags spelled as query parameters.
-fn first_line(s: &str) -> String {
-    s.lines()
-        .next()
-        .unwrap_or("")
-        .trim_start_matches("error: ")
+/// The CLI's message for a flag without its usage lines and `error:` prefix, with flags spelled
+/// as query parameters.
+fn first_line(s: &str, lang: Lang) -> String {
+    let line = s.lines().next().unwrap_or("");
+    line.strip_prefix(&gpuplan_core::i18n::text(lang, "error-prefix"))
+        .unwrap_or(line)
         .replace("'--", "'")
         .to_string()
 }
@@ -112,6 +120,7 @@ mod tests {
                 ("min_gpu_memory", "40"),
             ]),
             &["provider", "gpu", "rdma", "min-gpu-memory"],
+            Lang::En,
         )
         .unwrap();
         assert_eq!(a.gpu.as_deref(), Some("A100"));
@@ -122,11 +131,26 @@ mod tests {
 
     #[test]
     fn bad_values_and_unknown_keys_name_the_parameter() {
-        let e = parse::<InstanceFilterArgs>(&q(&[("provider", "aws")]), &["provider"]).unwrap_err();
+        let e = parse::<InstanceFilterArgs>(&q(&[("provider", "aws")]), &["provider"], Lang::En)
+            .unwrap_err();
         assert_eq!(e.field, "provider", "{e:?}");
-        assert!(e.message.contains("aws"), "{e:?}");
-        let e = parse::<InstanceFilterArgs>(&q(&[("format", "csv")]), &["provider"]).unwrap_err();
+        let m = e.message.render(Lang::En);
+        assert!(m.contains("aws") && !m.starts_with("error"), "{m}");
+        let e = parse::<InstanceFilterArgs>(&q(&[("provider", "aws")]), &["provider"], Lang::Zh)
+            .unwrap_err();
+        let m = e.message.render(Lang::Zh);
+        assert!(m.contains("aws") && m.contains("无效"), "{m}");
+        let e = parse::<InstanceFilterArgs>(&q(&[("format", "csv")]), &["provider"], Lang::En)
+            .unwrap_err();
         assert_eq!(e.field, "format");
-        assert!(e.message.contains("unknown query parameter"), "{e:?}");
+        assert!(
+            e.message
+                .render(Lang::En)
+                .contains("unknown query parameter"),
+            "{e:?}"
+        );
+        // `lang` is every route's and never a flag.
+        let a: InstanceFilterArgs = parse(&q(&[("lang", "zh")]), &["provider"], Lang::Zh).unwrap();
+        assert!(a.provider.is_empty());
     }
 }

@@ -80,7 +80,8 @@ function requestOf(s) {
   };
   if (s.budget !== "") constraints.budget_cny = num(s.budget);
   const body = { model: s.model, objective: s.optimize, constraints };
-  const query = new URLSearchParams({ top: String(TOP) });
+  // lang: the server's error messages in the page's language (the answer itself is the same).
+  const query = new URLSearchParams({ top: String(TOP), lang });
   if (s.deadline !== "") query.set("deadline", /^[0-9.eE+]+$/.test(s.deadline) ? s.deadline + "h" : s.deadline);
   if (s.task === "inference") {
     body.serve = { rate_rps: num(s.rate), input_tokens: num(s.inTok), output_tokens: num(s.outTok), ttft_s: num(s.ttft), tpot_s: num(s.tpot) };
@@ -150,13 +151,11 @@ function config(p) {
   return "";
 }
 
-const BILLING = { on_demand: "billing-on-demand", monthly: "billing-monthly", spot: "billing-spot" };
-
 function priceTitle(p, i) {
   const c = p.chosen;
   if (!c) return t("price-none");
   const age = (last.price_ages || []).find((a) => a.rank === i + 1);
-  return t("price-hover", { kind: c.price.kind, region: c.price.region, asof: c.price.as_of, age: age && age.age_days != null ? age.age_days : "?", source: c.price.source });
+  return t("price-hover", { kind: t("price-kind-" + c.price.kind), region: c.price.region, asof: c.price.as_of, age: age && age.age_days != null ? age.age_days : "?", source: c.price.source });
 }
 
 function render() {
@@ -170,8 +169,8 @@ function render() {
   $("#plans tbody").innerHTML = plans
     .map((p, i) => {
       const c = p.chosen;
-      const cost = c ? fmtMoney(c.cny) + (serving ? t("per-month") : "") + ` <small>(${esc(t(BILLING[c.billing] || c.billing))})</small>` : esc(t("price-none"));
-      return `<tr data-i="${i}" class="${i === selected ? "sel" : ""}"><td class="num">${i + 1}</td><td>${esc(p.instance.id)}<br><small>${esc(p.instance.provider)} · ${esc(p.gpu.id)}</small></td>` +
+      const cost = c ? fmtMoney(c.cny) + (serving ? t("per-month") : "") + ` <small>(${esc(t("billing-" + c.billing))})</small>` : esc(t("price-none"));
+      return `<tr data-i="${i}" class="${i === selected ? "sel" : ""}"><td class="num">${i + 1}</td><td>${esc(p.instance.id)}<br><small>${esc(t("provider-" + p.instance.provider))} · ${esc(p.gpu.id)}</small></td>` +
         `<td class="num">${p.nodes}</td><td class="num">${p.total_gpus}</td><td>${esc(config(p))}</td><td class="num">${fmtHours(p.hours)}</td>` +
         `<td class="num"><span class="price" title="${esc(priceTitle(p, i))}">${cost}</span></td><td>${pareto.has(i) ? "★" : ""}</td></tr>`;
     })
@@ -245,7 +244,7 @@ function drawChart(plans, pareto, serving) {
   for (const p of pts) {
     const onFront = pareto.includes(p.i);
     const c = el("circle", { class: onFront ? "pareto-pt" : "pt", cx: sx.f(p.x), cy: sy.f(p.y), r: onFront ? 5 : 3.5, "data-rank": p.i + 1 }, svg);
-    el("title", {}, c).textContent = `#${p.i + 1} ${plans[p.i].instance.id} × ${plans[p.i].nodes}: ${fmtHours(p.x)}, ${fmtMoney(p.y)}`;
+    el("title", {}, c).textContent = `#${p.i + 1} ${plans[p.i].instance.id} × ${plans[p.i].nodes}: ${fmtHours(p.x)}, ${fmtMoney(p.y)}\n${priceTitle(plans[p.i], p.i)}`;
     c.addEventListener("click", () => select(p.i));
   }
   const s = pts.find((p) => p.i === selected);
@@ -303,7 +302,7 @@ function drawDetail(p) {
     const parts = [
       ["compute", s.compute - s.optimizer], ["optimizer", s.optimizer], ["pipeline bubble", s.pipeline_bubble],
       ["TP comm", s.tp_comm], ["PP comm", s.pp_comm], ["EP comm", s.ep_comm], ["DP comm (exposed)", s.dp_comm_exposed],
-    ].filter(([, v]) => v > 0).map(([name, v]) => ({ name: part("step", name), value: v, title: `${part("step", name)}: ${v.toFixed(3)} s / ${s.step.toFixed(3)} s (${s.bottleneck})` }));
+    ].filter(([, v]) => v > 0).map(([name, v]) => ({ name: part("step", name), value: v, title: `${part("step", name)}: ${v.toFixed(3)} s / ${s.step.toFixed(3)} s (${part("bottleneck", s.bottleneck)})` }));
     stackedBar($("#step"), parts, 0, "s", t("step-total", { s: s.step.toFixed(3), mfu: (s.mfu * 100).toFixed(1) }));
   } else if (p.serve) {
     const m = p.serve.memory;

@@ -1,0 +1,17 @@
+# Errors of the HTTP API (`gpuplan serve`, crates/gpuplan/src/serve); the CLI's own messages
+# (errors.ftl, cli.ftl) are used wherever the API meets the same error.
+
+api-body = request body
+api-err-body-utf8 = request body: not UTF-8 (invalid byte at offset { $at }): send JSON text
+api-err-body-empty = request body: empty; send a workload as JSON, e.g. { $example } (docs/workload-format.md)
+api-err-model-config = model_config: the server reads no files; give the config.json's fields inline as `config`, or a preset as `model`
+api-err-max-nodes = constraints.max_nodes { $value }: the server searches at most { $max } nodes per request; lower it, or run `gpuplan plan --max-nodes N` for a larger search
+api-err-too-large = request body over the { $kib } KiB limit: a workload is a few KiB of JSON
+api-err-timeout = no answer within { $s } s (the server is busy or the search is too large): narrow the constraints and retry
+api-err-method = method not allowed here: POST for /plan and /estimate, GET for the rest (see /api/v1/openapi.json)
+api-err-http = HTTP { $status }
+api-err-not-found = no such page or API route: the API is under /api/v1 (see /api/v1/openapi.json)
+api-err-language = language `{ $lang }`: served are en, zh
+api-err-query-unknown = unknown query parameter `{ $key }`: accepted here: { $allowed } (and lang)
+api-err-query-switch = query parameter `{ $key }={ $value }`: a switch takes true or false
+api-err-internal = internal error: { $error }

@@ -1,0 +1,188 @@
+//! The training-step options of issue 9 (paged optimizer, activation offload, DDP gradient buckets,
+//! optimizer in backward, chunked loss), each checked by the mechanism it models: which timeline
+//! component it moves, by how many bytes, and where those bytes go (host memory or nowhere).
+
+use gpuplan_core::constants::Tunables;
+use gpuplan_core::hardware::{find_gpu, ClusterSpec, InterLink};
+use gpuplan_core::model::{find_preset, ModelSpec};
+use gpuplan_core::train::{accounting_profile, training_memory, TrainingMemory};
+use gpuplan_core::units::Bandwidth;
+use gpuplan_core::workload::*;
+
+fn model() -> ModelSpec {
+    find_preset("Llama-3.1-8B").unwrap().model.clone()
+}
+
+fn cluster(per_node: u64) -> ClusterSpec {
+    ClusterSpec::new(
+        find_gpu("a100-80g").unwrap(),
+        per_node,
+        1,
+        InterLink::Rdma,
+        Bandwidth::from_gbit_per_s(800.0),
+    )
+    .unwrap()
+}
+
+fn full() -> TrainingSetup {
+    TrainingSetup {
+        optimizer: Optimizer::AdamW8bit,
+        seq_len: 2048,
+        ..TrainingSetup::default()
+    }
+}
+
+fn mem(s: &TrainingSetup, gpus: u64) -> TrainingMemory {
+    training_memory(&model(), s, &cluster(gpus), &Tunables::default()).unwrap()
+}
+
+fn item(m: &TrainingMemory, name: &str) -> f64 {
+    m.items
+        .iter()
+        .find(|i| i.name == name)
+        .map(|i| i.bytes.0)
+        .unwrap_or(0.0)
+}
+
+fn component(m: &TrainingMemory, phase: &str, name: &str) -> f64 {
+    let p = m.timeline.phases.iter().find(|p| p.phase == phase).unwrap();
+    p.components
+        .iter()
+        .filter(|(n, _)| *n == name)
+        .map(|(_, b)| b.0)
+        .sum()
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1.0)
+}
+
+#[test]
+fn paged_optimizer_moves_exactly_the_states_to_the_host() {
+    let base = mem(&full(), 1);
+    let paged = mem(
+        &TrainingSetup {
+            paged_optimizer: true,
+            ..full()
+        },
+        1,
+    );
+    let params = base.params_per_device;
+    // AdamW8bit: two 1-byte states per parameter leave the allocator; the fp32 master stays.
+    let states = 2.0 * params;
+    let moved = item(&base, "optimizer states + master weights")
+        - item(&paged, "optimizer states + master weights");
+    assert!(close(moved, states), "moved {moved} vs states {states}");
+    assert!(close(paged.cpu_offload.0 - base.cpu_offload.0, states));
+    assert!(close(
+        base.peak_allocated.0 - paged.peak_allocated.0,
+        states
+    ));
+}
+
+#[test]
+fn activation_offload_keeps_two_layers_on_the_device() {
+    let base = mem(&full(), 1);
+    let off = mem(
+        &TrainingSetup {
+            activation_offload: true,
+            ..full()
+        },
+        1,
+    );
+    let layers = model().transformer().unwrap().total_layers() as f64;
+    let saved = |m: &TrainingMemory| component(m, "backward: layers", "saved activations");
+    let (b, o) = (saved(&base), saved(&off));
+    // Of the layers' saved activations two layers' worth stay; the rest is host memory.
+    let per_layer = (b - o) / (layers - 2.0);
+    assert!(per_layer > 0.0);
+    assert!(close(o, 2.0 * b / layers), "kept {o} of {b}");
+    assert!(close(
+        off.cpu_offload.0 - base.cpu_offload.0,
+        per_layer * (layers - 2.0)
+    ));
+    assert!(off.peak_allocated.0 < base.peak_allocated.0);
+}
+
+#[test]
+fn ddp_buckets_are_a_second_gradient_copy_unless_bucket_views() {
+    let s = full();
+    let ddp = mem(&s, 2);
+    let views = mem(
+        &TrainingSetup {
+            gradient_as_bucket_view: true,
+            ..s.clone()
+        },
+        2,
+    );
+    let grads = component(&ddp, "optimizer step", "gradients");
+    for phase in ["forward", "backward: layers", "optimizer step"] {
+        assert!(close(component(&ddp, phase, "DDP gradient buckets"), grads));
+        assert_eq!(component(&views, phase, "DDP gradient buckets"), 0.0);
+    }
+    // One GPU has no reducer; ZeRO and the fused step have no DDP buckets either.
+    assert_eq!(
+        component(&mem(&s, 1), "forward", "DDP gradient buckets"),
+        0.0
+    );
+    let fused = mem(
+        &TrainingSetup {
+            optimizer_in_backward: true,
+            ..s.clone()
+        },
+        2,
+    );
+    assert_eq!(component(&fused, "forward", "DDP gradient buckets"), 0.0);
+}
+
+#[test]
+fn accounting_profile_names_the_framework() {
+    let s = full();
+    assert_eq!(accounting_profile(&s), "mixed");
+    assert_eq!(
+        accounting_profile(&TrainingSetup {
+            autocast: true,
+            ..s.clone()
+        }),
+        "autocast"
+    );
+    assert_eq!(
+        accounting_profile(&TrainingSetup {
+            framework: Framework::Megatron,
+            ..s.clone()
+        }),
+        "megatron"
+    );
+    assert_eq!(
+        accounting_profile(&TrainingSetup {
+            task: TrainTask::Lora,
+            ..s.clone()
+        }),
+        "peft"
+    );
+    assert_eq!(mem(&s, 1).accounting, "mixed");
+}
+
+#[test]
+fn the_options_are_workload_file_keys() {
+    let w: WorkloadTraining = toml::from_str(
+        r#"
+paged_optimizer = true
+activation_offload = true
+gradient_as_bucket_view = true
+optimizer_in_backward = true
+chunked_loss = true
+adapter_dtype = "bf16"
+"#,
+    )
+    .unwrap();
+    let t = w.0;
+    assert!(t.paged_optimizer && t.activation_offload && t.gradient_as_bucket_view);
+    assert!(t.optimizer_in_backward && t.chunked_loss);
+    assert_eq!(t.adapter_dtype, AdapterDtype::Bf16);
+}
+
+/// `TrainingSetup` as the `[training]` table of a workload file deserialises it.
+#[derive(serde::Deserialize)]
+#[serde(transparent)]
+struct WorkloadTraining(TrainingSetup);

@@ -1,0 +1,267 @@
+//! Issue 10 (training time v2): the pipeline schedule, context parallelism, uneven stages, the
+//! overlap options with their framework defaults, NCCL-model latency and the global batch.
+
+use gpuplan_core::constants::Tunables;
+use gpuplan_core::hardware::{find_gpu, ClusterSpec, InterLink};
+use gpuplan_core::model::{find_preset, ModelSpec};
+use gpuplan_core::train::{grad_accum_for_global, training_memory, training_step, StepTime};
+use gpuplan_core::units::Bandwidth;
+use gpuplan_core::workload::*;
+use proptest::prelude::*;
+
+fn model(name: &str) -> ModelSpec {
+    find_preset(name).unwrap().model.clone()
+}
+
+fn cluster(gpu: &str, nodes: u64) -> ClusterSpec {
+    ClusterSpec::new(
+        find_gpu(gpu).unwrap(),
+        8,
+        nodes,
+        InterLink::Rdma,
+        Bandwidth::from_gbit_per_s(3200.0),
+    )
+    .unwrap()
+}
+
+fn megatron(tp: u64, pp: u64, accum: u64) -> TrainingSetup {
+    let mut s = TrainingSetup {
+        task: TrainTask::Pretrain,
+        framework: Framework::Megatron,
+        seq_len: 4096,
+        grad_accum: accum,
+        ..Default::default()
+    };
+    s.parallel.tp = tp;
+    s.parallel.pp = pp;
+    s.parallel.zero = 1;
+    s.parallel.sequence_parallel = tp > 1;
+    s
+}
+
+fn step(m: &ModelSpec, s: &TrainingSetup, c: &ClusterSpec) -> StepTime {
+    training_step(m, s, c, &Tunables::default()).unwrap()
+}
+
+#[test]
+fn interleaving_divides_the_bubble_by_the_virtual_stages() {
+    let m = model("Llama-2-70B");
+    let c = cluster("h100-sxm", 4);
+    let plain = megatron(4, 4, 16);
+    let mut inter = plain.clone();
+    inter.parallel.virtual_stages = 4;
+    let (a, b) = (step(&m, &plain, &c), step(&m, &inter, &c));
+    // (p−1)/(v·m): 3/16 of the compute, then 3/64.
+    let compute = a.compute.0 - a.optimizer.0;
+    assert!((a.pipeline_bubble.0 - compute * 3.0 / 16.0).abs() < 1e-9 * compute);
+    assert!((b.pipeline_bubble.0 * 4.0 - a.pipeline_bubble.0).abs() < 1e-9 * compute);
+    // Interleaving sends each micro-batch over v times as many stage boundaries.
+    assert!((b.pp_comm.0 - 4.0 * a.pp_comm.0).abs() < 1e-12 + 1e-9 * a.pp_comm.0);
+    assert!(b.step.0 < a.step.0);
+    // Interleaving without a pipeline, or with more chunks than layers, is bad input.
+    let mut flat = megatron(4, 1, 16);
+    flat.parallel.virtual_stages = 2;
+    let e = training_step(&m, &flat, &c, &Tunables::default()).unwrap_err();
+    assert!(e.to_string().contains("parallel.virtual_stages"), "{e}");
+    inter.parallel.virtual_stages = 21; // 4 × 21 chunks > 80 layers
+    assert!(training_step(&m, &inter, &c, &Tunables::default()).is_err());
+}
+
+#[test]
+fn uneven_stages_are_accepted_and_the_slowest_stage_sets_the_pace() {
+    let m = model("Llama-3.1-405B"); // 126 layers: not divisible by 16
+    let c = cluster("h100-sxm", 64);
+    let mut s = megatron(8, 16, 32);
+    let even = step(&m, &s, &c); // ⌈126/16⌉ = 8 layers + the LM head on the last stage
+    s.parallel.last_stage_layers = Some(6); // 8 × 15 + 6: the head's stage lighter
+    let uneven = step(&m, &s, &c);
+    assert!(uneven.compute.0 < even.compute.0);
+    s.parallel.last_stage_layers = Some(126);
+    let e = training_step(&m, &s, &c, &Tunables::default()).unwrap_err();
+    assert!(e.to_string().contains("last_stage_layers"), "{e}");
+}
+
+#[test]
+fn context_parallelism_splits_the_sequence_and_overlaps_its_kv_ring() {
+    let m = model("Llama-3.1-8B");
+    let c = cluster("h100-sxm", 1);
+    let mut s = megatron(1, 1, 1);
+    s.seq_len = 131_072;
+    s.parallel.zero = 3;
+    s.recompute = Recompute::Full;
+    let mut with_cp = s.clone();
+    with_cp.parallel.cp = 4;
+    let mem = training_memory(&m, &s, &c, &Tunables::default()).unwrap();
+    let mem_cp = training_memory(&m, &with_cp, &c, &Tunables::default()).unwrap();
+    assert!(mem_cp.peak_allocated.0 < mem.peak_allocated.0);
+    let st = step(&m, &with_cp, &c);
+    let kv = st.collectives.iter().find(|x| x.kind == "cp").unwrap();
+    assert!(kv.total.0 > 0.0 && kv.overlapped.0 <= kv.total.0);
+    // The same tokens per step: 2 data-parallel groups of 4 CP ranks, each one sequence.
+    assert_eq!(st.tokens_per_step, 2.0 * 131_072.0);
+    with_cp.parallel.cp = 3;
+    let e = training_step(&m, &with_cp, &c, &Tunables::default()).unwrap_err();
+    assert!(e.to_string().contains("parallel.cp"), "{e}");
+}
+
+#[test]
+fn tp_comm_overlap_hides_part_of_the_tp_time_and_never_more() {
+    let m = model("Llama-2-70B");
+    let c = cluster("h100-sxm", 2);
+    let off = megatron(8, 1, 8);
+    let mut on = off.clone();
+    on.parallel.tp_comm_overlap = Some(true);
+    let (a, b) = (step(&m, &off, &c), step(&m, &on, &c));
+    assert_eq!(a.tp_comm_overlapped.0, 0.0);
+    assert!(b.tp_comm_overlapped.0 > 0.0);
+    let total = b.tp_comm.0 + b.tp_comm_overlapped.0;
+    assert!((total - a.tp_comm.0).abs() < 1e-9 * total);
+    assert!(b.tp_comm_overlapped.0 <= Tunables::default().tp_overlap_fraction * total * 1.000001);
+}
+
+#[test]
+fn dp_overlap_defaults_follow_the_framework() {
+    let m = model("Llama-3.1-8B");
+    let c = cluster("h100-sxm", 8);
+    // Megatron-Core: --overlap-grad-reduce and --overlap-param-gather default off.
+    let meg = megatron(1, 1, 1);
+    let mut on = meg.clone();
+    on.parallel.overlap_grad_reduce = Some(true);
+    on.parallel.overlap_param_gather = Some(true);
+    let (a, b) = (step(&m, &meg, &c), step(&m, &on, &c));
+    assert!((a.dp_comm_exposed.0 - a.dp_comm_total.0).abs() < 1e-12);
+    assert!(b.dp_comm_exposed.0 < a.dp_comm_exposed.0);
+    // DDP/FSDP (the huggingface framework) overlap gradient buckets by default.
+    let mut hf = meg.clone();
+    hf.framework = Framework::HuggingFace;
+    hf.parallel.zero = 0;
+    let h = step(&m, &hf, &c);
+    assert!(h.dp_comm_exposed.0 < h.dp_comm_total.0);
+    let dp = h.collectives.iter().find(|x| x.kind == "dp").unwrap();
+    assert!(dp.effective_bandwidth.0 > 0.0 && dp.collective.contains("buckets"));
+}
+
+#[test]
+fn the_global_batch_sets_the_accumulation_or_names_the_divisor() {
+    let c = cluster("h100-sxm", 2);
+    let s = megatron(2, 2, 1); // DP = 16 / 4 = 4
+    assert_eq!(grad_accum_for_global(64, &s, &c).unwrap(), 16);
+    let e = grad_accum_for_global(66, &s, &c).unwrap_err();
+    assert!(
+        e.to_string().contains("global_batch") && e.to_string().contains("4"),
+        "{e}"
+    );
+    assert!(grad_accum_for_global(0, &s, &c).is_err());
+}
+
+#[test]
+fn tflops_in_both_conventions() {
+    let m = model("Llama-2-7B");
+    let c = cluster("a100-80g", 1);
+    let mut s = megatron(1, 1, 4);
+    s.parallel.zero = 1;
+    let none = step(&m, &s, &c);
+    assert!((none.model_tflops_per_gpu - none.hardware_tflops_per_gpu).abs() < 1e-9);
+    s.recompute = Recompute::Full;
+    let full = step(&m, &s, &c);
+    let ratio = full.hardware_tflops_per_gpu / full.model_tflops_per_gpu;
+    assert!(
+        ratio > 1.3 && ratio < 1.34,
+        "full recompute adds one forward: {ratio}"
+    );
+}
+
+#[test]
+fn lora_adapters_cost_by_rank_and_targets_and_the_frozen_base_skips_weight_gradients() {
+    let m = model("Llama-2-7B");
+    let c = cluster("h100-sxm", 1);
+    let mut full = megatron(1, 1, 4);
+    full.task = TrainTask::FullFinetune;
+    let mut lora = full.clone();
+    lora.task = TrainTask::Lora;
+    lora.lora.rank = 16;
+    lora.lora.targets = vec!["q_proj".into(), "k_proj".into(), "v_proj".into()];
+    let f = step(&m, &full, &c);
+    let qkv = step(&m, &lora, &c);
+    let parts = |st: &StepTime| st.compute_parts.gemm_s;
+    // The frozen base drops one GEMM of three; the adapters add back a little.
+    assert!(parts(&qkv) > parts(&f) * 2.0 / 3.0);
+    assert!(
+        parts(&qkv) < parts(&f) * 0.8,
+        "{} vs {}",
+        parts(&qkv),
+        parts(&f)
+    );
+    let mut wide = lora.clone();
+    wide.lora.targets = vec!["all-linear".into()];
+    let all = step(&m, &wide, &c);
+    assert!(parts(&all) > parts(&qkv));
+    wide.lora.rank = 256;
+    assert!(parts(&step(&m, &wide, &c)) > parts(&all));
+    // No flat PEFT factor on the GEMM rate of a transformer.
+    assert!(!qkv.efficiency_name.contains("peft_efficiency_factor"));
+}
+
+#[test]
+fn transformer_engine_caches_fp8_weight_casts_over_micro_batches() {
+    let m = model("Llama-2-7B");
+    let c = cluster("h100-sxm", 1);
+    let mut one = megatron(1, 1, 1);
+    one.precision = Precision::Fp8;
+    let mut many = one.clone();
+    many.grad_accum = 8;
+    let gemm = |s: &TrainingSetup| step(&m, s, &c).compute_parts.gemm_s;
+    // Per micro-batch, the weight casts shrink to 1/8 under Megatron-Core's TE layers …
+    assert!(gemm(&many) < gemm(&one));
+    // … but not for stacks that cast every weight each micro-batch.
+    let (mut hf1, mut hf8) = (one.clone(), many.clone());
+    hf1.framework = Framework::HuggingFace;
+    hf8.framework = Framework::HuggingFace;
+    assert!((gemm(&hf8) - gemm(&hf1)).abs() < 1e-12 * gemm(&hf1));
+    // Without FP8 there is nothing to cast.
+    let (mut b1, mut b8) = (one.clone(), many.clone());
+    b1.precision = Precision::AmpBf16;
+    b8.precision = Precision::AmpBf16;
+    assert!((gemm(&b8) - gemm(&b1)).abs() < 1e-12 * gemm(&b1));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    #[test]
+    fn every_option_gives_finite_non_negative_times(
+        tp in prop::sample::select(vec![1u64, 2, 4, 8]),
+        pp in prop::sample::select(vec![1u64, 2, 3, 5]),
+        cp in prop::sample::select(vec![1u64, 2, 4]),
+        v in 1u64..4,
+        accum in 1u64..12,
+        zero in 0u8..4,
+        flags in prop::array::uniform3(prop::option::of(any::<bool>())),
+        megatron_fw in any::<bool>(),
+        rc in prop::sample::select(vec![Recompute::None, Recompute::Selective, Recompute::SelectiveOp, Recompute::Full]),
+    ) {
+        let m = model("Llama-2-13B");
+        let c = cluster("h100-sxm", 8);
+        let mut s = megatron(tp, pp, accum);
+        s.framework = if megatron_fw { Framework::Megatron } else { Framework::HuggingFace };
+        s.parallel.cp = cp;
+        s.parallel.virtual_stages = v;
+        s.parallel.zero = zero;
+        s.recompute = rc;
+        s.parallel.tp_comm_overlap = flags[0];
+        s.parallel.overlap_grad_reduce = flags[1];
+        s.parallel.overlap_param_gather = flags[2];
+        if let Ok(st) = training_step(&m, &s, &c, &Tunables::default()) {
+            for x in [st.compute, st.pipeline_bubble, st.tp_comm, st.tp_comm_overlapped, st.cp_comm,
+                      st.dp_comm_total, st.dp_comm_exposed, st.pp_comm, st.step] {
+                prop_assert!(x.0.is_finite() && x.0 >= 0.0, "{:?}", st);
+            }
+            prop_assert!(st.dp_comm_exposed.0 <= st.dp_comm_total.0 + 1e-12);
+            for col in &st.collectives {
+                prop_assert!(col.overlapped.0 <= col.total.0 + 1e-12 && col.total.0.is_finite());
+                prop_assert!(col.effective_bandwidth.0.is_finite() && col.effective_bandwidth.0 >= 0.0);
+            }
+            prop_assert!(st.mfu > 0.0 && st.mfu < 1.0);
+            prop_assert!(st.hardware_tflops_per_gpu >= st.model_tflops_per_gpu - 1e-9);
+        }
+    }
+}
