@@ -6,7 +6,11 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("locales");
+    // The manifest directory of this build, read when the script runs: `env!` would bake in
+    // the directory the script was compiled in, and a target directory copied from another
+    // checkout would then embed that checkout's catalog.
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR");
+    let root = Path::new(&manifest).join("locales");
     println!("cargo:rerun-if-changed={}", root.display());
     let mut files = Vec::new();
     for lang in ["en", "zh"] {

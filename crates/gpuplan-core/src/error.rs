@@ -55,12 +55,15 @@ fn suggest(s: &[String]) -> String {
 }
 
 impl CoreError {
+    /// An invalid field with its fix in English; the fix is rendered in the user's language
+    /// when the catalog holds a `fix-*` message of exactly this English text (see
+    /// [`crate::i18n::fixed_text`]).
     pub fn invalid(field: &str, value: impl ToString, fix: &str) -> CoreError {
         CoreError::InvalidField {
             field: field.to_string(),
             value: show_value(value.to_string()),
             fix: fix.to_string(),
-            fix_msg: None,
+            fix_msg: crate::i18n::fixed_text(fix),
         }
     }
 
@@ -100,9 +103,14 @@ impl CoreError {
                 .arg(
                     "suggestions",
                     if suggestions.is_empty() {
-                        "none".to_string()
+                        crate::i18n::Arg::Str("none".to_string())
                     } else {
-                        suggestions.join(", ")
+                        // Each language's list separator (`, ` / `、`).
+                        let sep = |l| crate::i18n::text(l, "plan-list-sep");
+                        crate::i18n::Arg::PerLang {
+                            en: suggestions.join(&sep(crate::i18n::Lang::En)),
+                            zh: suggestions.join(&sep(crate::i18n::Lang::Zh)),
+                        }
                     },
                 ),
             CoreError::Parse { what, message } => Msg::new("err-parse")

@@ -168,6 +168,22 @@ impl Text {
     }
 }
 
+/// A sentence known only in one form (a name, a parser's message): the same in both languages.
+impl From<String> for Text {
+    fn from(s: String) -> Text {
+        Text {
+            zh: s.clone(),
+            en: s,
+        }
+    }
+}
+
+impl From<&str> for Text {
+    fn from(s: &str) -> Text {
+        Text::from(s.to_string())
+    }
+}
+
 impl From<Msg> for Text {
     /// Both languages, from this thread's cache of recent renderings when the same message with
     /// the same arguments was rendered before (a plan search renders many identical advice and
@@ -347,6 +363,28 @@ pub mod names {
             name.to_string()
         }
     }
+}
+
+/// The catalog message whose English text is exactly `en`, among the argument-free messages
+/// whose id starts with `fix-` (errors.ftl): a fixed English sentence in the code (a table of
+/// field checks, say) is shown in the user's language without a message id at its call site.
+/// `None` when the catalog has no such message (the sentence then stays as it is).
+pub fn fixed_text(en: &str) -> Option<Msg> {
+    static BY_TEXT: OnceLock<std::collections::HashMap<String, String>> = OnceLock::new();
+    let map = BY_TEXT.get_or_init(|| {
+        message_ids(Lang::En)
+            .into_iter()
+            .filter(|id| id.starts_with("fix-"))
+            .filter_map(|id| {
+                let b = bundle(Lang::En);
+                let pattern = b.get_message(&id)?.value()?;
+                let mut errors = Vec::new();
+                let text = b.format_pattern(pattern, None, &mut errors).into_owned();
+                errors.is_empty().then_some((text, id))
+            })
+            .collect()
+    });
+    map.get(en).map(|id| Msg::new(id))
 }
 
 /// Whether `lang` has message `id`.

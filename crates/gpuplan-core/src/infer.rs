@@ -9,6 +9,7 @@
 use crate::constants::Tunables;
 use crate::error::CoreError;
 use crate::hardware::{ComputeDtype, GpuSpec};
+use crate::i18n::{Msg, Text};
 use crate::model::{param_breakdown, AttentionKind, MlpKind, ModelSpec, TransformerSpec};
 use crate::units::{compute_time, transfer_time, Bytes, FlopRate, Flops, Seconds};
 use crate::workload::{Engine, InferenceSetup, WeightFormat};
@@ -146,8 +147,9 @@ pub fn activation_peak(t: &TransformerSpec, tokens: u64, tp: u64) -> Bytes {
 pub struct ServingMemory {
     /// The engine whose rule sized the pool.
     pub engine: Engine,
-    /// The rule in one line (the engine's formula, with its source in docs/methodology.md).
-    pub rule: String,
+    /// The rule in one line (the engine's formula, with its source in docs/methodology.md), in
+    /// both languages (JSON: the English text).
+    pub rule: Text,
     pub weights: Bytes,
     pub activation_peak: Bytes,
     /// Runtime memory the rule charges inside its budget (vLLM: non-torch growth; static:
@@ -178,7 +180,7 @@ pub struct ServingMemory {
     pub max_context_at_batch: u64,
     /// Whether the engine would start (vLLM refuses when max_model_len > kv_tokens).
     pub fits: bool,
-    pub problem: Option<String>,
+    pub problem: Option<Text>,
 }
 
 /// vLLM V1's default `max_num_batched_tokens` for `vllm serve` (EngineArgs.get_batch_defaults,
@@ -262,7 +264,7 @@ pub fn setup_weight_bytes(m: &ModelSpec, s: &InferenceSetup) -> Bytes {
 
 /// The pieces one engine rule charges (see [`serving_memory`]).
 struct Charged {
-    rule: String,
+    rule: Text,
     budget: Bytes,
     act: Bytes,
     non_torch: Bytes,
@@ -293,10 +295,10 @@ fn engine_charge(
             let cudagraph = Bytes::from_gib(tun.vllm_cudagraph_gib);
             let budget = visible * s.gpu_memory_utilization;
             Charged {
-                rule: format!(
-                    "vLLM: {} × visible − weights − profile peak ({tokens} tokens) − non-torch",
-                    s.gpu_memory_utilization
-                ),
+                rule: Msg::new("serve-rule-vllm")
+                    .arg("util", s.gpu_memory_utilization.to_string())
+                    .arg("tokens", tokens)
+                    .into(),
                 kv: (budget - weights - act - non_torch - cudagraph).0,
                 budget,
                 act,
@@ -311,7 +313,7 @@ fn engine_charge(
                 .unwrap_or_else(|| sglang_default_mem_fraction(s.tp));
             let budget = (visible - context) * f;
             Charged {
-                rule: format!("SGLang: mem_fraction_static {f} × (visible − CUDA context − NCCL) − weights; no profile run"),
+                rule: Msg::new("serve-rule-sglang").arg("f", f.to_string()).into(),
                 kv: (budget - weights).0,
                 budget,
                 act: Bytes(0.0),
@@ -330,7 +332,10 @@ fn engine_charge(
             let act = activation_peak(t, tokens, s.tp);
             let free = visible - context - weights - act;
             Charged {
-                rule: format!("TensorRT-LLM: free_gpu_memory_fraction {f} × (visible − context − weights − activations of max_num_tokens {tokens})"),
+                rule: Msg::new("serve-rule-trtllm")
+                    .arg("f", f.to_string())
+                    .arg("tokens", tokens)
+                    .into(),
                 kv: free.0 * f,
                 budget: visible - context,
                 act,
@@ -345,10 +350,7 @@ fn engine_charge(
             let want = static_kv;
             let spare = (visible - weights - act - context).0;
             Charged {
-                rule: format!(
-                    "static: batch {} × max_model_len KV allocated up front",
-                    s.batch
-                ),
+                rule: Msg::new("serve-rule-static").arg("batch", s.batch).into(),
                 // The cache is exactly what was asked for; the shortfall is what does not fit.
                 kv: if spare >= want { want } else { spare - want },
                 budget: visible,
@@ -435,12 +437,22 @@ pub fn serving_memory(
     let kv_tokens = blocks.saturating_mul(block_tokens);
     let per_request = s.input_tokens + s.output_tokens + img.kv_tokens;
     let problem = if c.kv <= 0.0 {
-        Some(format!(
-            "weights ({weights}) + activation peak ({}) + runtime ({}) + KV exceed what {} leaves ({}): use more GPUs (tp), a quantised format, or a shorter max_model_len",
-            c.act, c.non_torch, s.engine.name(), c.budget
-        ))
+        Some(
+            Msg::new("serve-problem-no-kv")
+                .arg("weights", weights.to_string())
+                .arg("act", c.act.to_string())
+                .arg("runtime", c.non_torch.to_string())
+                .arg("engine", s.engine.name())
+                .arg("budget", c.budget.to_string())
+                .into(),
+        )
     } else if kv_tokens < max_model_len {
-        Some(format!("KV pool holds {kv_tokens} tokens, fewer than max_model_len {max_model_len}: the engine refuses to start; lower max_model_len or add memory"))
+        Some(
+            Msg::new("serve-problem-short-pool")
+                .arg("tokens", kv_tokens)
+                .arg("len", max_model_len)
+                .into(),
+        )
     } else {
         None
     };
@@ -592,18 +604,10 @@ pub fn latency(
         .peak(compute_dtype(s.weights))
         .or_else(|| gpu.peak_half())
         .ok_or_else(|| {
-            CoreError::invalid(
-                "gpu",
-                &gpu.id,
-                "no sourced peak FLOP/s; latency cannot be estimated",
-            )
+            CoreError::invalid_msg("gpu", &gpu.id, Msg::new("fix-gpu-no-peak-latency"))
         })?;
     let bw = gpu.memory_bandwidth().ok_or_else(|| {
-        CoreError::invalid(
-            "gpu",
-            &gpu.id,
-            "no sourced memory bandwidth; decode latency cannot be estimated",
-        )
+        CoreError::invalid_msg("gpu", &gpu.id, Msg::new("fix-gpu-no-bandwidth-latency"))
     })?;
     let b = param_breakdown(m);
     let linear_active = b.active_linear_params() as f64;

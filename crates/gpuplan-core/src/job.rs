@@ -309,7 +309,7 @@ fn check_inference_estimate(m: &ModelSpec, e: &InferenceEstimate) -> Result<(), 
 pub struct InferenceEstimate {
     pub memory: ServingMemory,
     pub latency: Option<Latency>,
-    pub latency_unavailable: Option<String>,
+    pub latency_unavailable: Option<crate::i18n::Text>,
 }
 
 pub fn estimate_inference(
@@ -334,7 +334,17 @@ pub fn estimate_inference(
     let memory = serving_memory(m, s, &c.gpu, tun)?;
     let (latency, latency_unavailable) = match latency(m, s, &c.gpu, tun) {
         Ok(l) => (Some(l), None),
-        Err(CoreError::InvalidField { fix, .. }) => (None, Some(fix)),
+        Err(CoreError::InvalidField { fix, fix_msg, .. }) => (
+            None,
+            Some(
+                fix_msg
+                    .map(crate::i18n::Text::from)
+                    .unwrap_or(crate::i18n::Text {
+                        en: fix.clone(),
+                        zh: fix,
+                    }),
+            ),
+        ),
         Err(e) => return Err(e),
     };
     let e = InferenceEstimate {

@@ -224,9 +224,9 @@ pub fn metric_value(case: &Case) -> Result<f64, CoreError> {
             let setup = w.inference.clone().unwrap_or_default();
             let e = estimate_inference(&m, &setup, &cluster, &tun)?;
             let lat = || {
-                e.latency
-                    .as_ref()
-                    .ok_or_else(|| unavailable(case, e.latency_unavailable.clone()))
+                e.latency.as_ref().ok_or_else(|| {
+                    unavailable(case, e.latency_unavailable.as_ref().map(|t| t.en.clone()))
+                })
             };
             Ok(match case.metric.as_str() {
                 "num_gpu_blocks" => e.memory.blocks as f64,

@@ -159,14 +159,12 @@ impl LoraConfig {
     pub fn validate_for(&self, m: &crate::model::ModelSpec) -> Result<(), CoreError> {
         let names = lora_target_names(m);
         if names.is_empty() {
-            return Err(CoreError::invalid(
+            return Err(CoreError::invalid_msg(
                 "task",
                 format!("lora on {}", m.name),
-                &format!(
-                    "{} ({}) is described by its totals and has no linear layers to adapt: use --task full",
-                    m.name,
-                    m.model_type()
-                ),
+                crate::i18n::Msg::new("fix-lora-no-linears")
+                    .arg("model", m.name.as_str())
+                    .arg("type", m.model_type()),
             ));
         }
         let all = |t: &str| t == "all-linear" || t == "all";
@@ -175,14 +173,12 @@ impl LoraConfig {
             .iter()
             .find(|t| !all(t) && !names.contains(&t.as_str()))
         {
-            return Err(CoreError::invalid(
+            return Err(CoreError::invalid_msg(
                 "lora.targets",
                 bad,
-                &format!(
-                    "{} has no linear named so; valid names: {}, or all-linear",
-                    m.name,
-                    names.join(", ")
-                ),
+                crate::i18n::Msg::new("fix-lora-unknown-target")
+                    .arg("model", m.name.as_str())
+                    .arg("names", names.join(", ")),
             ));
         }
         Ok(())
@@ -877,13 +873,12 @@ pub fn check_context(
         input.saturating_add(output)
     };
     if need > t.max_context {
-        return Err(CoreError::invalid(
+        return Err(CoreError::invalid_msg(
             "input_tokens + output_tokens",
             need,
-            &format!(
-                "{} reads at most {} tokens (max_position_embeddings): shorten the prompt or the output",
-                m.name, t.max_context
-            ),
+            crate::i18n::Msg::new("fix-prompt-beyond-context")
+                .arg("model", m.name.as_str())
+                .arg("ctx", t.max_context),
         ));
     }
     Ok(())

@@ -17,7 +17,7 @@ pub struct Cli {
     /// Ignore the user catalogs in the config directory.
     #[arg(long, global = true)]
     pub no_user_catalog: bool,
-    /// Output language, errors included: en or zh [default: from $LC_ALL, else $LANG; zh_* → zh].
+    /// Output language, errors included: en or zh [default: from $LC_ALL, else $LC_MESSAGES, else $LANG; zh_* → zh].
     #[arg(long, global = true, value_enum)]
     pub lang: Option<Lang>,
     /// Full tables with every column; the default tables fit the terminal width ($COLUMNS
@@ -168,6 +168,8 @@ pub enum ProviderArg {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum BillingArg {
+    /// Also spelled `on_demand`, as in catalog files.
+    #[value(alias = "on_demand")]
     OnDemand,
     Monthly,
     Spot,
@@ -462,16 +464,16 @@ pub enum Lang {
 }
 
 impl Lang {
-    /// The language to use: the flag, else `$LC_ALL`, else `$LANG` (zh_* → zh), else English.
+    /// The language to use: the flag, else the first set of `$LC_ALL`, `$LC_MESSAGES`, `$LANG`
+    /// (POSIX precedence; zh_* → zh), else English.
     pub fn resolve(flag: Option<Lang>) -> gpuplan_core::i18n::Lang {
         use gpuplan_core::i18n::Lang as L;
         match flag {
             Some(Lang::En) => L::En,
             Some(Lang::Zh) => L::Zh,
-            None => std::env::var("LC_ALL")
-                .ok()
-                .filter(|v| !v.is_empty())
-                .or_else(|| std::env::var("LANG").ok())
+            None => ["LC_ALL", "LC_MESSAGES", "LANG"]
+                .iter()
+                .find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))
                 .map(|v| L::from_locale(&v))
                 .unwrap_or_default(),
         }

@@ -45,6 +45,7 @@ fn main() -> ExitCode {
     let json = render::json_requested(std::env::args());
     let args: Vec<String> = std::env::args().collect();
     let lang = cli::Lang::from_args(&args);
+    render::set_lang(lang);
     let cli = match cli::Cli::try_parse() {
         Ok(c) => c,
         Err(e) => return usage_error(e, json, lang),

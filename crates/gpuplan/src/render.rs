@@ -19,6 +19,54 @@ impl std::fmt::Display for Localized {
 
 impl std::error::Error for Localized {}
 
+/// The language of this run (set once by `main` from `--lang` and the locale), for messages
+/// printed far from the command's options (warnings while loading catalogs).
+static LANG: std::sync::OnceLock<Lang> = std::sync::OnceLock::new();
+
+pub fn set_lang(l: Lang) {
+    let _ = LANG.set(l);
+}
+
+pub fn lang() -> Lang {
+    LANG.get().copied().unwrap_or_default()
+}
+
+/// Column names of a table from the catalog: `{prefix}-{key}` for each key, in this run's
+/// language (a key without a message is shown as it is).
+pub fn header(prefix: &str, keys: &[&str]) -> Vec<String> {
+    let l = lang();
+    keys.iter()
+        .map(|k| {
+            let id = format!("{prefix}-{k}");
+            if i18n::has_message(l, &id) {
+                i18n::text(l, &id)
+            } else {
+                k.to_string()
+            }
+        })
+        .collect()
+}
+
+/// `warning: …` on stderr in this run's language.
+pub fn warn(m: Msg) {
+    let l = lang();
+    emit_err(&format!(
+        "{}{}\n",
+        i18n::text(l, "warning-prefix"),
+        m.render(l)
+    ));
+}
+
+/// `note: …` on stderr in this run's language.
+pub fn note(m: Msg) {
+    let l = lang();
+    emit_err(&format!(
+        "{}{}\n",
+        i18n::text(l, "note-prefix"),
+        m.render(l)
+    ));
+}
+
 /// An error from a catalog message, for `return Err(fail(...))`.
 pub fn fail(m: Msg) -> anyhow::Error {
     Localized(m).into()
@@ -115,9 +163,36 @@ pub fn serde_message(en: &str) -> i18n::Arg {
     }
 }
 
+/// A parser's or provider response's English message in `l` (see [`serde_message`]).
+pub fn parser_text(en: &str, l: Lang) -> String {
+    match l {
+        Lang::Zh => serde_zh(en),
+        Lang::En => en.to_string(),
+    }
+}
+
+/// A catalog finding's message in `l` (a parser's phrases translated as by [`serde_message`]).
+pub fn finding_text(f: &gpuplan_core::catalog::validate::Finding, l: Lang) -> String {
+    match l {
+        Lang::Zh => serde_zh(f.message_in(l)),
+        Lang::En => f.message.clone(),
+    }
+}
+
 fn serde_zh(en: &str) -> String {
     let mut s = en.to_string();
-    // "line 3, column 1" → "第 3 行第 1 列"
+    // "line 3, column 1" → "第 3 行第 1 列"; "line 12 column 26" → "第 12 行第 26 列"
+    if let Some(i) = s.find("line ") {
+        let rest = &s[i + 5..];
+        let line: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        if let Some(col) = rest[line.len()..].strip_prefix(" column ") {
+            let digits: String = col.chars().take_while(char::is_ascii_digit).collect();
+            if !line.is_empty() && !digits.is_empty() {
+                let end = i + 5 + line.len() + " column ".len() + digits.len();
+                s.replace_range(i..end, &format!("第 {line} 行第 {digits} 列"));
+            }
+        }
+    }
     if let Some(rest) = s.strip_prefix("line ") {
         if let Some((line, rest)) = rest.split_once(", column ") {
             let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
@@ -137,6 +212,40 @@ fn serde_zh(en: &str) -> String {
         (", expected one of ", "，可选："),
         (", expected ", "，应为 "),
         ("there are no fields", "此处不接受任何字段"),
+        // Provider responses (catalog/import.rs).
+        ("the response is truncated (ends at ", "响应不完整（截止于"),
+        (": fetch it again", "：请重新获取"),
+        ("not valid JSON at ", "不是有效的 JSON，位置："),
+        (" is not valid: ", " 无效："),
+        (
+            "a price must be a positive amount of CNY",
+            "价格必须是以人民币计的正数",
+        ),
+        (
+            "a GPU count is a whole number from ",
+            "GPU 数量应为整数，范围 ",
+        ),
+        ("not a number", "非数字"),
+        ("TFLOP/s (0 = not supported)", "TFLOP/s（0 = 不支持）"),
+        ("a negative infinite value", "负无穷"),
+        ("an infinite value", "无穷大"),
+        ("invalid string", "字符串无效"),
+        (
+            "number too large to fit in target type",
+            "数值过大，超出该字段的范围",
+        ),
+        (
+            "number too small to fit in target type",
+            "数值过小，超出该字段的范围",
+        ),
+        (" expected `", "，应为 `"),
+        ("integer `", "整数 `"),
+        ("floating point `", "浮点数 `"),
+        ("a string", "字符串"),
+        ("a sequence", "数组"),
+        ("a boolean", "布尔值"),
+        ("a map", "表"),
+        (" in `", "，位于 `"),
         (" or ", " 或 "),
     ] {
         s = s.replace(from, to);
@@ -226,6 +335,24 @@ pub fn width() -> Option<usize> {
         return None;
     }
     terminal_size::terminal_size_of(&out).map(|(w, _)| usize::from(w.0).max(MIN_WIDTH))
+}
+
+/// Every line of `text` wider than `width` display columns wrapped as by [`wrap`] (continuation
+/// lines indented by two spaces); lines that fit (table rows among them) are left as they are.
+pub fn fit(text: &str, width: Option<usize>) -> String {
+    let Some(w) = width else {
+        return text.to_string();
+    };
+    text.split('\n')
+        .map(|line| {
+            if unicode_width::UnicodeWidthStr::width(line) <= w {
+                line.to_string()
+            } else {
+                wrap(line, Some(w), "  ")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Wraps a paragraph to `width` display columns (CJK characters count two and may break
@@ -412,8 +539,9 @@ pub fn emit(text: &str) {
 /// nowhere left to report it), never a panic.
 pub fn emit_err(text: &str) {
     use std::io::Write;
+    let text = fit(text, width());
     let mut err = std::io::stderr().lock();
-    let _ = err.write_all(escape_controls(text).as_bytes());
+    let _ = err.write_all(escape_controls(&text).as_bytes());
     let _ = err.flush();
 }
 

@@ -1,5 +1,6 @@
 //! `gpuplan catalog …` as a user runs it: filters, merge order, imports, validation, snapshots.
 
+mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -23,13 +24,13 @@ fn tmpdir(tag: &str) -> PathBuf {
 
 /// Run with an isolated config directory.
 fn run(cfg: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gpuplan"))
-        .env("GPUPLAN_TODAY", "2026-12-03")
-        .env("GPUPLAN_CONFIG_DIR", cfg)
-        .env("COLUMNS", "250")
-        .args(args)
-        .output()
-        .unwrap()
+    common::output_checked(
+        Command::new(env!("CARGO_BIN_EXE_gpuplan"))
+            .env("GPUPLAN_TODAY", "2026-12-03")
+            .env("GPUPLAN_CONFIG_DIR", cfg)
+            .env("COLUMNS", "250")
+            .args(args),
+    )
 }
 
 fn stdout(o: &Output) -> String {
@@ -315,6 +316,63 @@ fn wrong_names_are_explained() {
         assert!(
             String::from_utf8_lossy(&o.stderr).contains("wrong"),
             "{name}"
+        );
+    }
+}
+
+/// Issue 13: the documented one-file user catalog (docs/examples/my-catalog.toml) is valid, and
+/// `billing = "on-demand"` and `billing = "on_demand"` (like `--billing on-demand|on_demand`)
+/// are the same billing.
+#[test]
+fn documented_example_catalog_is_valid_and_both_on_demand_spellings_apply() {
+    let example = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/examples/my-catalog.toml"
+    );
+    let text = std::fs::read_to_string(example).unwrap();
+    assert!(text.contains("billing = \"on-demand\"") && text.contains("billing = \"on_demand\""));
+    let cfg = tmpdir("example");
+    let o = run(&cfg, &["catalog", "validate", example]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("0 error(s), 0 warning(s)"),
+        "{}",
+        stdout(&o)
+    );
+    for spelling in ["on-demand", "on_demand"] {
+        let o = run(
+            &cfg,
+            &[
+                "catalog",
+                "instances",
+                "--catalog",
+                example,
+                "--gpu",
+                "a10",
+                "--billing",
+                spelling,
+                "--format",
+                "json",
+            ],
+        );
+        assert_eq!(o.status.code(), Some(0), "{spelling}");
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let rows = v["instances"].as_array().unwrap();
+        let price = |id: &str| {
+            rows.iter()
+                .find(|r| r["instance"]["id"] == id)
+                .map(|r| (r["price"]["cny"].clone(), r["price"]["kind"].clone()))
+        };
+        // "on-demand" in the file, and "on_demand" for the added type.
+        assert_eq!(
+            price("ecs.gn7i-c8g1.2xlarge"),
+            Some((serde_json::json!(6.5), serde_json::json!("user"))),
+            "{spelling}"
+        );
+        assert_eq!(
+            price("ecs.gn7i-custom"),
+            Some((serde_json::json!(12.0), serde_json::json!("user"))),
+            "{spelling}"
         );
     }
 }

@@ -2,6 +2,7 @@
 //! validate what they write, concurrent imports keep both, a killed import never leaves a partial
 //! file, links and permissions survive, unreadable directories are errors.
 
+mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
@@ -30,7 +31,7 @@ fn cmd(cfg: &Path, args: &[&str]) -> Command {
 }
 
 fn run(cfg: &Path, args: &[&str]) -> Output {
-    cmd(cfg, args).output().unwrap()
+    common::output_checked(&mut cmd(cfg, args))
 }
 
 fn err(o: &Output) -> String {
@@ -79,7 +80,7 @@ fn invalid_user_rows_are_skipped_with_one_warning_each() {
     let o2 = run(&cfg, &["catalog", "instances", "--format", "json"]);
     let e2 = err(&o2);
     assert_eq!(e2.matches("row skipped").count(), 1, "{e2}");
-    assert!(e2.contains("(and 1 more problem(s) in this row)"), "{e2}");
+    assert!(e2.contains("(and 1 more problem in this row)"), "{e2}");
     assert!(!e.contains("NaN"), "{e}");
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let rows = v["instances"].as_array().unwrap();

@@ -1,16 +1,17 @@
 //! The CLI as a user runs it: exit codes, JSON shape, error messages.
 
+mod common;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn gpuplan(args: &[&str]) -> Output {
     // An empty config directory: the user's own catalogs never leak into tests.
     let cfg = std::env::temp_dir().join(format!("gpuplan-cli-cfg-{}", std::process::id()));
-    Command::new(env!("CARGO_BIN_EXE_gpuplan"))
-        .env("GPUPLAN_CONFIG_DIR", cfg)
-        .args(args)
-        .output()
-        .unwrap()
+    common::output_checked(
+        Command::new(env!("CARGO_BIN_EXE_gpuplan"))
+            .env("GPUPLAN_CONFIG_DIR", cfg)
+            .args(args),
+    )
 }
 
 fn tmp(name: &str, content: &str) -> PathBuf {

@@ -4,6 +4,7 @@
 //! (SOURCES.md there: versions, commits, licences). Snapshots: one multi-node training bundle
 //! and one serving bundle, from saved plan documents (tests/fixtures/export/).
 
+mod common;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -14,12 +15,12 @@ const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/expo
 
 fn gpuplan(args: &[&str]) -> Output {
     let cfg = std::env::temp_dir().join(format!("gpuplan-export-cfg-{}", std::process::id()));
-    Command::new(env!("CARGO_BIN_EXE_gpuplan"))
-        .env("GPUPLAN_TODAY", "2026-12-03")
-        .env("GPUPLAN_CONFIG_DIR", &cfg)
-        .args(args)
-        .output()
-        .unwrap()
+    common::output_checked(
+        Command::new(env!("CARGO_BIN_EXE_gpuplan"))
+            .env("GPUPLAN_TODAY", "2026-12-03")
+            .env("GPUPLAN_CONFIG_DIR", &cfg)
+            .args(args),
+    )
 }
 
 fn scratch(tag: &str) -> PathBuf {

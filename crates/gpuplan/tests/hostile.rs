@@ -16,6 +16,7 @@
 //! env = { LANG = "zh_CN.UTF-8" } # optional
 //! ```
 
+mod common;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -177,6 +178,13 @@ fn run_case(file: &str, index: usize, c: &Case, root: &Path) -> Result<(), Strin
     if took > Duration::from_secs(60) {
         return Err(format!("took {took:?}\n{}", show()));
     }
+    // The same failure in Chinese (issue 13): same exit code, no English sentence left. Kept
+    // apart from the other checks (see ZH_LEFT_MAX).
+    if c.fifos.is_empty() {
+        if let Err(e) = common::zh_problems(&cmd, out.status.code()) {
+            return Err(format!("{ZH_MARK}{e}"));
+        }
+    }
     // No temporary files left in the config directory.
     let leftovers: Vec<String> = walk(&dir.join("cfg"))
         .into_iter()
@@ -203,6 +211,19 @@ fn walk(d: &Path) -> Vec<String> {
     }
     out
 }
+
+/// Marks a failure that is only the Chinese rerun's (English left in the zh output).
+const ZH_MARK: &str = "[zh] ";
+
+/// Hostile cases whose Chinese error still holds an English sentence: a ratchet, lowered as the
+/// remaining messages move into the catalog. Measured 2026-12-03: 37 of 1434 (from 741 before
+/// issue 13's error work): some catalog findings (storage prices, gpu_aliases, wrong rows, vCPU
+/// range), provider-response structure messages, toml/serde phrases without a translation, file
+/// system errors (`File exists`), clap's help text. Run
+/// `cargo test -p gpuplan --test hostile -- --nocapture` and read the `[zh]` lines to see them.
+/// Any other failure, and a zh failure beyond this count, fails the test; an exit code that
+/// differs between the languages always fails.
+const ZH_LEFT_MAX: usize = 37;
 
 #[test]
 fn hostile_corpus() {
@@ -236,8 +257,24 @@ fn hostile_corpus() {
     });
     let mut found = found.into_inner().unwrap_or_default();
     found.sort();
-    failures.extend(found.into_iter().map(|(_, e)| e));
+    let (zh, other): (Vec<_>, Vec<_>) = found
+        .into_iter()
+        .partition(|(_, e)| e.contains(ZH_MARK) && !e.contains(", in en "));
+    failures.extend(other.into_iter().map(|(_, e)| e));
     let _ = std::fs::remove_dir_all(&root);
+    eprintln!(
+        "hostile: {} of {} cases still show English in Chinese (at most {ZH_LEFT_MAX} allowed)",
+        zh.len(),
+        cases.len()
+    );
+    for (_, e) in &zh {
+        eprintln!("{e}\n");
+    }
+    assert!(
+        zh.len() <= ZH_LEFT_MAX,
+        "{} hostile cases show English in their Chinese output (at most {ZH_LEFT_MAX}): see above",
+        zh.len()
+    );
     assert!(
         failures.is_empty(),
         "{} of {} hostile cases failed:\n\n{}",

@@ -2,17 +2,18 @@
 //! regions and access, Ascend made real, catalog corrections. Each test asserts the property, not
 //! a frozen number.
 
+mod common;
 use serde_json::Value;
 use std::process::{Command, Output};
 
 fn run(args: &[&str]) -> Output {
     let cfg = std::env::temp_dir().join(format!("gpuplan-regions-{}", std::process::id()));
-    Command::new(env!("CARGO_BIN_EXE_gpuplan"))
-        .env("GPUPLAN_CONFIG_DIR", &cfg)
-        .env("COLUMNS", "220")
-        .args(args)
-        .output()
-        .unwrap()
+    common::output_checked(
+        Command::new(env!("CARGO_BIN_EXE_gpuplan"))
+            .env("GPUPLAN_CONFIG_DIR", &cfg)
+            .env("COLUMNS", "220")
+            .args(args),
+    )
 }
 
 fn text(o: &Output) -> String {

@@ -7,13 +7,13 @@ use std::process::{Command, Output};
 
 fn run(args: &[&str]) -> Output {
     let cfg = std::env::temp_dir().join(format!("gpuplan-plan-{}", std::process::id()));
-    Command::new(env!("CARGO_BIN_EXE_gpuplan"))
-        .env("GPUPLAN_TODAY", "2026-12-03")
-        .env("GPUPLAN_CONFIG_DIR", &cfg)
-        .env("COLUMNS", "220")
-        .args(args)
-        .output()
-        .unwrap()
+    common::output_checked(
+        Command::new(env!("CARGO_BIN_EXE_gpuplan"))
+            .env("GPUPLAN_TODAY", "2026-12-03")
+            .env("GPUPLAN_CONFIG_DIR", &cfg)
+            .env("COLUMNS", "220")
+            .args(args),
+    )
 }
 
 fn plan_json(args: &[&str]) -> (Option<i32>, Value) {

@@ -2,6 +2,7 @@
 //! issue-12 scenario: once prices are fetched, a plan on `--provider tencent` and on
 //! `--provider huawei` ranks by ¥ (fetched-fixture catalogs written as `prices fetch` writes them).
 
+mod common;
 use gpuplan_core::catalog::{
     Billing, Catalog, CatalogFile, Confidence, Origin, Price, PriceKind, Provider,
 };
@@ -30,11 +31,11 @@ fn today() -> String {
 }
 
 fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gpuplan"))
-        .args(args)
-        .env("GPUPLAN_CONFIG_DIR", dir)
-        .output()
-        .unwrap()
+    common::output_checked(
+        Command::new(env!("CARGO_BIN_EXE_gpuplan"))
+            .args(args)
+            .env("GPUPLAN_CONFIG_DIR", dir),
+    )
 }
 
 /// A fetched-price file as `prices fetch` writes it: on-demand `api` prices for every GPU type of

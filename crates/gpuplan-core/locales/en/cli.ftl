@@ -27,6 +27,109 @@ cli-err-max-price-age = invalid --max-price-age `{ $value }`: give days, e.g. 30
 cli-err-instance-unmapped = instance `{ $id }` has an unmapped GPU or is a vGPU slice: estimate on --gpu instead
 cli-err-similar-families = { $error }
     families with a similar name: { $hints } (`gpuplan catalog show FAMILY` lists a family)
+serve-listening = gpuplan serve: listening on http://{ $at }/ (API under /api/v1; no authentication{ $reach ->
+    [loopback] , loopback only)
+   *[network] : reachable from the network)
+}
+serve-stopped = gpuplan serve: stopped
+serve-shutting-down = gpuplan serve: shutting down (finishing requests in flight)
+serve-err-not-loopback = --bind { $bind }: not a loopback address; the server has no authentication, so anyone who can reach it can use it: add --allow-remote to bind there anyway
+serve-err-runtime = cannot start the server's runtime
+serve-err-listen = --bind { $bind }: cannot listen there
+cli-warn-both = both { $name_key } `{ $name }` and { $config_key } { $config } are given: { $config_key } wins, { $name_key } is ignored
+cli-err-catalog-dir-unreadable = cannot read the user catalog directory { $dir }: fix its permissions, set GPUPLAN_CONFIG_DIR, or pass --no-user-catalog
+cli-err-catalog-dir-not-dir = the user catalog directory { $dir } is not a directory: fix its permissions, set GPUPLAN_CONFIG_DIR, or pass --no-user-catalog
+cli-warn-more-in-row = { $n ->
+    [one] {" "}(and 1 more problem in this row)
+   *[other] {" "}(and { $n } more problems in this row)
+}
+cli-warn-row = { $file }: { $location }: { $message }{ $more }{ $tail }
+cli-warn-row-skipped = {" "}— row skipped
+cli-warn-row-left-out = {" "}— left out of the rewritten file
+cli-note-other-findings = { $n ->
+    [one] 1 other catalog finding in user files: see `gpuplan catalog validate`
+   *[other] { $n } other catalog findings in user files: see `gpuplan catalog validate`
+}
+import-left-out = left out { $what }
+import-err-nothing = nothing imported: all { $n } row(s) in the response are invalid (see the warnings above); { $file } is unchanged
+import-dry-run = dry run: { $instances } instance type(s), { $prices } price(s) would be written to { $file }{ $out ->
+    [0] {""}
+   *[other] ; { $out } invalid row(s) left out
+}
+import-done = imported { $instances } instance type(s) and { $prices } price(s) into { $file }{ $out ->
+    [0] {""}
+   *[other] ; { $out } invalid row(s) left out
+}
+prices-err-instance-provider = --instance { $id } belongs to { $owner }, not { $asked }: drop it, or fetch it with `gpuplan prices fetch { $owner }`
+prices-err-family = --family { $family }: no { $provider } instance type in the catalog has that family (see `gpuplan catalog instances --provider { $provider }`)
+fetch-err-endpoint-scheme = --endpoint `{ $url }`: give a URL starting with https:// (or http:// for a local test server)
+fetch-err-endpoint-host = --endpoint `{ $url }`: no host
+
+## gpuplan models
+models-col-model = model
+models-col-type = type
+models-col-params = params
+models-col-active = active
+models-col-published = published
+models-col-layers = layers
+models-col-hidden = hidden
+models-col-heads = heads/kv
+models-col-context = context
+models-col-detail = detail
+models-embedding = token embedding
+models-stem = positions / stem
+models-layers = { $name } layers × { $n }
+models-per-layer = { $params } per layer: { $linears }
+models-final-norms = final norms
+models-lm-head = lm head
+models-tied = tied or none
+models-total = total
+models-published = published { $n }
+models-active = active per token
+models-notes = notes: { $text }
+models-source = source: { $text }
 cli-err-solve-needs-tpot = --solve max-throughput needs --tpot SECONDS (the time-per-output-token target, e.g. 0.05)
 cli-err-solve-tpot-range = invalid --tpot { $value }: give seconds per output token in (0, 3600], e.g. 0.05
 cli-err-solve-needs-question = --solve needs a question: max-context, max-batch or max-throughput
+
+## catalog gpus, prices
+gpus-col-id = id
+gpus-col-name = name
+gpus-col-tflops = bf16/fp16 TFLOPS
+gpus-col-fp8 = fp8
+gpus-col-link = link
+gpus-col-link-gbs = link GB/s
+gpus-col-stack = stack
+gpus-col-confidence = confidence
+gpus-col-as-of = as of
+gpus-legend = – = not sourced (left out rather than guessed). Sources: `gpuplan catalog gpus --format json`.
+prices-col-provider = provider
+prices-col-instance = instance
+prices-col-gpu = gpu
+prices-col-region = region
+prices-col-billing = billing
+prices-col-per-gpu-hour = ¥/GPU-h
+prices-col-kind = kind
+prices-col-as-of = as of
+prices-col-age = age
+prices-col-vs-cheapest = vs cheapest
+prices-none = no prices match; `gpuplan prices fetch alibaba|tencent|huawei` gets today's prices with your credentials
+prices-old-note = { $n } price(s) are older than 90 days; `gpuplan prices fetch PROVIDER` gets today's
+
+## Input files (cmd/mod.rs read_input)
+input-kind-case-file = case file
+input-kind-catalog-file = catalog file
+input-kind-credential-file = credential file
+input-kind-model-config = model config
+input-kind-plan-file = plan file
+input-kind-provider-response = provider response
+input-kind-workload-file = workload file
+input-err-unreadable = cannot read { $what } { $file }: { $why }
+input-err-directory = { $what } { $file } is a directory: give the path of a file
+input-err-not-regular = { $what } { $file } is not a regular file (a pipe, socket or device): save it to a file first
+input-err-too-big = { $what } { $file } is { $bytes } bytes, over the { $limit } MiB limit for one input file: split it
+input-err-grew = { $what } { $file } grew past the { $limit } MiB limit for one input file while being read
+input-err-not-utf8 = { $what } { $file } is not UTF-8 text (invalid byte at offset { $offset }): save it as UTF-8
+io-not-found = { $os }
+io-permission-denied = { $os }
+io-other = { $os }

@@ -28,6 +28,109 @@ fix-tp-divides-heads-serve = must divide the attention heads ({ $heads })
 fix-say-how-much-data = say how much data: --tokens N, or --samples N with --epochs E
 fix-learned-positions = { $model } has a learned table of { $limit } positions: give --seq-len { $limit } or less
 note-seq-len-fitted = seq_len { $limit } (the model's context; the default { $was } is longer): set --seq-len to change it
+fix-gpu-no-peak-latency = no sourced peak FLOP/s; latency cannot be estimated
+fix-gpu-no-bandwidth-latency = no sourced memory bandwidth; decode latency cannot be estimated
+
+## Fixed sentences of field checks (found by their English text: i18n::fixed_text)
+fix-lora-rank-1-65536-typical-8 = LoRA rank, 1–65536 (typical: 8–64)
+fix-name-the-linears-to-adapt-q = name the linears to adapt (q_proj,v_proj,...) or all-linear
+fix-sequences-per-device-per-micro-step = sequences per device per micro-step, 1–65536 (typically 1–64)
+fix-tokens-per-sequence-1-16777216-e = tokens per sequence, 1–16777216 (e.g. 2048)
+fix-micro-batches-per-optimizer-step-1 = micro-batches per optimizer step, 1–1048576
+fix-tensor-parallel-degree-1-65536-usually = tensor-parallel degree, 1–65536 (usually ≤ 8, inside a node)
+fix-pipeline-parallel-degree-1-65536 = pipeline-parallel degree, 1–65536
+fix-expert-parallel-degree-1-65536 = expert-parallel degree, 1–65536
+fix-context-parallel-degree-1-65536-the = context-parallel degree, 1–65536 (the sequence is split over cp devices)
+fix-virtual-pipeline-stages-per-device-1 = virtual pipeline stages per device, 1–65536 (1 = plain 1F1B)
+fix-zero-stages-are-0-1-2 = ZeRO stages are 0, 1, 2 or 3
+fix-layers-on-the-last-pipeline-stage = layers on the last pipeline stage, at least 1 (and fewer than the model's layers)
+fix-parameter-offload-needs-zero-3-or = parameter offload needs ZeRO-3 (or FSDP full shard): set parallel.zero = 3
+fix-training-tokens-a-positive-number-up = training tokens, a positive number up to 1e16 (e.g. 1e8)
+fix-training-samples-a-positive-number-up = training samples, a positive number up to 1e15
+fix-passes-over-the-samples-a-positive = passes over the samples, a positive number up to 1e6
+fix-stored-bytes-per-sample-a-positive = stored bytes per sample, a positive number up to 1e12
+fix-dataset-size-in-bytes-a-positive = dataset size in bytes, a positive number up to 1e18 (1 EB)
+fix-weights-per-quantisation-group-e-g = weights per quantisation group, e.g. 128
+fix-bits-per-weight-between-1-and = bits per weight between 1 and 32 (GGUF Q4_K ≈ 4.5)
+fix-a-fraction-in-0-1-vllm = a fraction in (0, 1]; vLLM's default is 0.9
+fix-tensor-parallel-degree-1-65536 = tensor-parallel degree, 1–65536
+fix-paged-kv-block-size-in-tokens = paged-KV block size in tokens, e.g. 16
+fix-concurrent-sequences-1-1048576 = concurrent sequences, 1–1048576
+fix-prompt-tokens-1-16777216 = prompt tokens, 1–16777216
+fix-generated-tokens-per-request-1-16777216 = generated tokens per request, 1–16777216
+fix-context-length-in-tokens-1-16777216 = context length in tokens, 1–16777216
+fix-tokens-per-batch-1-16777216 = tokens per batch, 1–16777216
+fix-a-fraction-in-0-1-sglang = a fraction in (0, 1]; SGLang's default is 0.88 at TP 1
+fix-a-fraction-in-0-1-tensorrt = a fraction in (0, 1]; TensorRT-LLM's default is 0.9
+fix-images-per-request-0-1024 = images per request, 0–1024
+fix-nodes-per-plan-1-4096-max = nodes per plan, 1–4096 (--max-nodes)
+fix-deadline-hours-more-than-0-and = --deadline: hours, more than 0 and at most 87600 (10 years): e.g. 24h or 30d
+fix-budget-a-positive-amount-in-cny = --budget: a positive amount in CNY, at most 1e12
+fix-preemption-rate-preemptions-per-node-hour = --preemption-rate: preemptions per node-hour, at least 0 and below 1 (default 0.02)
+fix-minutes-to-resume-after-a-preemption = minutes to resume after a preemption, 0–10080 (default 10)
+fix-reuse-hours-hours-per-month-of = --reuse-hours: hours per month of reuse after the job, 0–730
+fix-prompt-tokens-per-request-1-16777216 = prompt tokens per request, 1–16777216
+fix-rate-requests-per-second-more-than = --rate: requests per second, more than 0 and at most 1e7
+fix-concurrent-requests-1-10000000 = concurrent requests, 1–10000000
+fix-sequences-per-optimizer-step-1-16777216 = sequences per optimizer step, 1–16777216
+fix-samples-epochs-seq-len-comes-to = samples × epochs × seq_len comes to over 1e16 training tokens: fewer samples or epochs (or --tokens)
+fix-computed-a-value-that-is-not = computed a value that is not a finite, non-negative number; check the inputs of this model and task (and report it: this is a bug)
+fix-at-most-1024-gpus-per-node = at most 1024 GPUs per node and 1048576 GPUs in all
+fix-must-be-at-least-1 = must be at least 1
+fix-must-be-a-finite-non-negative = must be a finite, non-negative number (at most 1e6)
+fix-spot-price-as-a-share-of = spot price as a share of on-demand, 0.001–1
+fix-images-per-second-per-cpu-core = images per second per CPU core, 0.001–1e6
+fix-hours-billed-before-the-first-step = hours billed before the first step, 0–720
+fix-dp-overlap-must-be-in-0 = dp_overlap must be in [0, 1] and fragmentation in [0, 1)
+fix-hours-between-checkpoints-e-g-1 = hours between checkpoints, e.g. 1
+fix-a-share-in-0-1-1 = a share in [0, 1]: 1 for synchronous saves, lower for asynchronous checkpointing
+fix-must-all-be-finite-numbers = must all be finite numbers
+fix-must-be-a-positive-integer = must be a positive integer
+fix-cannot-exceed-num-hidden-layers = cannot exceed num_hidden_layers
+fix-set-head-dim-or-a-hidden = set head_dim, or a hidden_size divisible by num_attention_heads
+
+## Catalog findings (catalog/validate.rs)
+finding-memory-mib = { $value } GiB per device looks like MiB: give memory_gib in GiB (e.g. 80 for an 80 GB card)
+finding-ram-mib = { $value } GiB looks like MiB: give ram_gib in GiB
+finding-gpu-memory-mib = { $value } looks like MiB: the field is GiB per GPU (the chip has { $chip } GiB)
+validate-summary = { $files } file(s) checked: { $errors } error(s), { $warnings } warning(s)
+fix-prompt-beyond-context = { $model } reads at most { $ctx } tokens (max_position_embeddings): shorten the prompt or the output
+
+## HF config.json keys (model/hf.rs)
+hf-at-least-one = must be at least 1
+hf-whole-number = expected a whole number from 0 to { $max }
+hf-bool = expected true or false
+hf-string = expected a string
+hf-divisible-by-heads = must be divisible by the number of attention heads ({ $heads }), or give head_dim
+hf-bad-key = { $why } (config.json key `{ $key }`)
+fix-a-latency-target-in-seconds-more = a latency target in seconds, more than 0 and at most 3600 (e.g. --ttft 2 --tpot 0.06)
+fix-per-node-network-bandwidth-in-gbit = per-node network bandwidth in Gbit/s, e.g. 100 or 800
+fix-the-shapes-describe-more-than-1e15 = the shapes describe more than 1e15 parameters: check hidden_size, num_hidden_layers, intermediate_size and the expert counts
+fix-tensorflow-and-jax-have-no-maintained = TensorFlow and JAX have no maintained Ascend backend for training
+fix-mindspore-and-paddlepaddle-training-on-amd = MindSpore and PaddlePaddle training on AMD Instinct is not supported upstream
+finding-empty-region = `{ $field }` is empty: give the region id (e.g. cn-shanghai)
+finding-empty-instance = `{ $field }` is empty: give the instance type id the price is for
+finding-empty-gpu = `{ $field }` is empty: give an accelerator id (`gpuplan catalog gpus`)
+finding-empty-name = `{ $field }` is empty: give the display name
+finding-empty-id = `{ $field }` is empty: give the row an id
+finding-not-positive = { $value } is not valid: give a positive number of { $unit }
+finding-not-zero-or-positive = { $value } is not valid: give a zero or positive number of { $unit }
+finding-duplicate = duplicate { $what } in this file: the first row is kept, remove this one
+finding-gpu-count = { $value } is not a GPU count: give 1 to { $max } (fractions below 1 mark vGPU slices)
+finding-gpu-unknown = `{ $gpu }` is not in the GPU table (`gpuplan catalog gpus`): add a [[gpu]] row or use a listed id
+finding-not-a-price = { $value } is not a price: zero, negative and non-finite prices are never valid (leave the price out when unknown)
+fix-needs-a-non-empty-source-and = needs a non-empty source and an as_of date (YYYY-MM or YYYY-MM-DD)
+fix-contains-control-characters-use-printable-text = contains control characters: use printable text
+fix-not-given-memory-per-device-gib = not given: memory per device (GiB) is needed to plan with this accelerator
+fix-no-bf16-or-fp16-peak-give = no bf16 or fp16 peak: give tflops.bf16 or tflops.fp16 (dense TFLOP/s), needed to estimate times with this accelerator
+fix-must-be-confirmed-likely-or-unverified = must be confirmed, likely or unverified
+fix-a-fractional-gpu-count-is-a = a fractional gpu_count is a vGPU slice: set vgpu = true
+fix-an-estimate-must-say-how-it = an estimate must say how it was derived (method = "...")
+fix-exceeds-max-capacity-gib = exceeds max_capacity_gib
+fix-a-wrong-name-row-needs-a = a wrong-name row needs a non-empty name
+fix-the-raw-chip-name-is-empty = the raw chip name is empty
+fix-lora-no-linears = { $model } ({ $type }) is described by its totals and has no linear layers to adapt: use --task full
+fix-lora-unknown-target = { $model } has no linear named so; valid names: { $names }, or all-linear
 fix-model-parallel-divides-gpus = must divide the number of GPUs ({ $gpus }); change tp/pp/cp or the GPU count
 fix-global-batch-multiple = must be a multiple of micro-batch × data-parallel size = { $mb } × { $dp } = { $per }
 fix-cp-divides-seq = the sequence ({ $seq } tokens) must split evenly over the context-parallel ranks: choose a cp that divides seq_len

@@ -87,6 +87,26 @@ kv-fp16 = fp16
 kv-bf16 = bf16
 kv-fp8 = fp8
 kv-int8 = int8
+
+## Serving engine rules (infer.rs) and what stops a pool
+serve-rule-vllm = vLLM: { $util } × visible − weights − profile peak ({ $tokens } tokens) − non-torch
+serve-rule-sglang = SGLang: mem_fraction_static { $f } × (visible − CUDA context − NCCL) − weights; no profile run
+serve-rule-trtllm = TensorRT-LLM: free_gpu_memory_fraction { $f } × (visible − context − weights − activations of max_num_tokens { $tokens })
+serve-rule-static = static: batch { $batch } × max_model_len KV allocated up front
+serve-rule-encoder = encoder: one forward per request, no KV cache
+serve-problem-no-kv = weights ({ $weights }) + activation peak ({ $act }) + runtime ({ $runtime }) + KV exceed what { $engine } leaves ({ $budget }): use more GPUs (tp), a quantised format, or a shorter max_model_len
+serve-problem-short-pool = KV pool holds { $tokens } tokens, fewer than max_model_len { $len }: the engine refuses to start; lower max_model_len or add memory
+## The "how" column of the serving memory table
+est-serve-how-budget-vllm = gpu_memory_utilization × visible
+est-serve-how-budget-sglang = mem_fraction_static × (visible − CUDA context − NCCL)
+est-serve-how-budget-trtllm = visible − CUDA context − NCCL; KV = fraction × what weights and activations leave
+est-serve-how-budget-static = visible memory
+est-serve-how-weights = { $bits } bits/weight on linears
+est-serve-how-activation = { $tokens } profile tokens × per-token MLP workspace
+est-serve-how-non-torch = inside the budget (vLLM: vllm_non_torch_gib + NCCL; static: CUDA context + NCCL)
+est-serve-how-kv = { $bytes } B/token/GPU ({ $heads } KV heads per GPU)
+
+
 solve-title = { $model }: { $question } on { $gpu } × TP { $tp } ({ $engine } rule, { $evals } evaluations)
 solve-q-max-context = max-context
 solve-q-max-batch = max-batch

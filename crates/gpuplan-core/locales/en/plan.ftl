@@ -22,6 +22,7 @@ plan-col-config = parallelism / serving
 plan-col-mem = GiB/GPU
 plan-col-headroom = free
 plan-col-bottleneck = bottleneck
+plan-col-cost-month = ¥/month
 plan-per-month = —
 plan-no-price = no price known
 plan-cost = ¥{ $cny }{ $serve ->
@@ -108,3 +109,19 @@ cat-col-confidence = confidence
 cat-col-origin = origin
 cat-instances-legend = { $n } instance types. ¥ = { $billing } price (per hour; monthly: per month). RDMA: ✓ = eRDMA, RoCE or InfiniBand, – = none, ? = not documented; – elsewhere = not sourced. `--wide` shows network, links, price kind and date, confidence and origin; prices: list = published, user = yours, estimate = derived (see `catalog show`).
 plan-export-nothing = --export: no plan meets the constraints, nothing was exported
+
+## Why no plan came out (plan/*.rs Binding)
+bind-no-candidates = no candidate instance type: { $why }
+bind-why-regions = { $n } type(s) match the provider and chip filters but their documented regions exclude { $regions }
+bind-why-sold-out = every matching type was reported sold out by the provider's stock API (re-import to refresh)
+bind-why-no-match = no instance type matches the provider, region and chip filters
+bind-chip-skipped = { $gpu } skipped: { $why }
+bind-unpriced-left-out = { $n } plan(s) on types with no known price were left out: they cannot be checked against the budget (import prices with `gpuplan catalog import`)
+bind-no-fit = no configuration fits memory: the closest, { $what } with TP { $tp } PP { $pp } ZeRO-{ $zero } { $recompute } recompute at micro-batch { $mb }, needs { $need } GiB per GPU of { $have } GiB
+bind-over-deadline = the fastest plan, { $what }, takes { $h } h, over the { $d } h deadline by { $over } h: allow more nodes (--max-nodes) or more time
+bind-over-budget = cheapest plan { $what } costs ¥{ $x }, over the ¥{ $b } budget by ¥{ $over }{ $spot ->
+    [none] {""}
+   *[other] ; with spot (if the job tolerates interruption: --interruptible) it is ¥{ $spot }
+}
+bind-serve-over-budget = cheapest serving plan { $what } costs ¥{ $x }/month, over the ¥{ $b } budget by ¥{ $over }
+bind-serve-no-fit = no instance type meets the latency targets with the model in memory: relax --ttft/--tpot, allow quantization, or more GPUs per node

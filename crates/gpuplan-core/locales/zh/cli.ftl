@@ -27,6 +27,103 @@ cli-err-max-price-age = --max-price-age `{ $value }` 无效：请给天数，例
 cli-err-instance-unmapped = 实例 `{ $id }` 的 GPU 未收录或为 vGPU 分片：请改用 --gpu 估算
 cli-err-similar-families = { $error }
     名称相近的实例族：{ $hints }（`gpuplan catalog show FAMILY` 列出一个实例族）
+serve-listening = gpuplan serve：正在监听 http://{ $at }/（API 位于 /api/v1；无身份验证{ $reach ->
+    [loopback] ，仅限本机访问）
+   *[network] ：网络上的其他机器可以访问）
+}
+serve-stopped = gpuplan serve：已停止
+serve-shutting-down = gpuplan serve：正在关闭（等待处理中的请求完成）
+serve-err-not-loopback = --bind { $bind }：不是本机回环地址；服务没有身份验证，能访问到它的人都能使用：确需在此地址监听请加 --allow-remote
+serve-err-runtime = 无法启动服务的运行时
+serve-err-listen = --bind { $bind }：无法在此地址监听
+cli-warn-both = 同时给出了 { $name_key } `{ $name }` 和 { $config_key } { $config }：以 { $config_key } 为准，忽略 { $name_key }
+cli-err-catalog-dir-unreadable = 无法读取用户目录 { $dir }：请修正其权限、设置 GPUPLAN_CONFIG_DIR，或加 --no-user-catalog
+cli-err-catalog-dir-not-dir = 用户目录 { $dir } 不是目录：请修正、设置 GPUPLAN_CONFIG_DIR，或加 --no-user-catalog
+cli-warn-more-in-row = （该行还有 { $n } 个问题）
+cli-warn-row = { $file }：{ $location }：{ $message }{ $more }{ $tail }
+cli-warn-row-skipped = ——已跳过该行
+cli-warn-row-left-out = ——重写文件时已去掉该行
+cli-note-other-findings = 用户目录文件中还有 { $n } 条其他检查结果：运行 `gpuplan catalog validate` 查看
+import-left-out = 已去掉 { $what }
+import-err-nothing = 没有导入任何内容：响应中的 { $n } 行全部无效（见上方警告）；{ $file } 未改动
+import-dry-run = 试运行：将写入 { $instances } 个实例规格、{ $prices } 条价格到 { $file }{ $out ->
+    [0] {""}
+   *[other] ；已去掉 { $out } 行无效数据
+}
+import-done = 已导入 { $instances } 个实例规格和 { $prices } 条价格到 { $file }{ $out ->
+    [0] {""}
+   *[other] ；已去掉 { $out } 行无效数据
+}
+prices-err-instance-provider = --instance { $id } 属于 { $owner }，不属于 { $asked }：请去掉它，或用 `gpuplan prices fetch { $owner }` 获取
+prices-err-family = --family { $family }：目录中没有该系列的 { $provider } 实例规格（见 `gpuplan catalog instances --provider { $provider }`）
+fetch-err-endpoint-scheme = --endpoint `{ $url }`：请给出以 https:// 开头的地址（本地测试服务器可用 http://）
+fetch-err-endpoint-host = --endpoint `{ $url }`：缺少主机名
+
+## gpuplan models
+models-col-model = 模型
+models-col-type = 类型
+models-col-params = 参数量
+models-col-active = 激活参数
+models-col-published = 官方数字
+models-col-layers = 层数
+models-col-hidden = 隐藏维度
+models-col-heads = 注意力头/KV 头
+models-col-context = 上下文
+models-col-detail = 明细
+models-embedding = token 嵌入
+models-stem = 位置编码 / stem
+models-layers = { $name } 层 × { $n }
+models-per-layer = 每层 { $params }：{ $linears }
+models-final-norms = 最终归一化
+models-lm-head = LM head
+models-tied = 与嵌入共享或无
+models-total = 合计
+models-published = 官方公布 { $n }
+models-active = 每 token 激活
+models-notes = 备注：{ $text }
+models-source = 来源：{ $text }
 cli-err-solve-needs-tpot = --solve max-throughput 需要 --tpot 秒数（每个输出 token 的时间目标，例如 0.05）
 cli-err-solve-tpot-range = --tpot { $value } 无效：请给出 (0, 3600] 内的每输出 token 秒数，例如 0.05
 cli-err-solve-needs-question = --solve 需要一个问题：max-context、max-batch 或 max-throughput
+
+## catalog gpus, prices
+gpus-col-id = ID
+gpus-col-name = 名称
+gpus-col-tflops = bf16/fp16 TFLOPS
+gpus-col-fp8 = fp8
+gpus-col-link = 卡间互联
+gpus-col-link-gbs = 互联 GB/s
+gpus-col-stack = 软件栈
+gpus-col-confidence = 可信度
+gpus-col-as-of = 日期
+gpus-legend = – = 无可靠来源（宁缺勿猜）。来源见 `gpuplan catalog gpus --format json`。
+prices-col-provider = 云厂商
+prices-col-instance = 实例规格
+prices-col-gpu = GPU
+prices-col-region = 地域
+prices-col-billing = 计费方式
+prices-col-per-gpu-hour = ¥/卡时
+prices-col-kind = 价格类型
+prices-col-as-of = 日期
+prices-col-age = 天数
+prices-col-vs-cheapest = 较最低价
+prices-none = 没有匹配的价格；`gpuplan prices fetch alibaba|tencent|huawei` 用你的凭证获取当天价格
+prices-old-note = { $n } 条价格已超过 90 天；`gpuplan prices fetch PROVIDER` 可获取当天价格
+
+## Input files (cmd/mod.rs read_input)
+input-kind-case-file = 案例文件
+input-kind-catalog-file = 目录文件
+input-kind-credential-file = 凭证文件
+input-kind-model-config = 模型配置
+input-kind-plan-file = 方案文件
+input-kind-provider-response = 云厂商响应文件
+input-kind-workload-file = 任务文件
+input-err-unreadable = 无法读取{ $what } { $file }：{ $why }
+input-err-directory = { $what } { $file } 是目录：请给出文件路径
+input-err-not-regular = { $what } { $file } 不是普通文件（管道、套接字或设备）：请先保存为文件
+input-err-too-big = { $what } { $file } 有 { $bytes } 字节，超过单个输入文件 { $limit } MiB 的上限：请拆分
+input-err-grew = { $what } { $file } 在读取时超过了单个输入文件 { $limit } MiB 的上限
+input-err-not-utf8 = { $what } { $file } 不是 UTF-8 文本（偏移 { $offset } 处字节无效）：请另存为 UTF-8
+io-not-found = 文件或目录不存在
+io-permission-denied = 没有权限
+io-other = { $os }

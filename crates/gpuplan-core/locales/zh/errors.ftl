@@ -25,6 +25,109 @@ fix-tp-divides-heads-serve = 必须能整除注意力头数（{ $heads }）
 fix-say-how-much-data = 请给出数据量：--tokens N，或 --samples N 加 --epochs E
 fix-learned-positions = { $model } 的位置编码表只有 { $limit } 个位置：请给 --seq-len { $limit } 或更小
 note-seq-len-fitted = 序列长度取 { $limit }（模型的上下文长度；默认的 { $was } 更长）：用 --seq-len 修改
+fix-gpu-no-peak-latency = 没有有据可查的峰值算力（FLOP/s），无法估算时延
+fix-gpu-no-bandwidth-latency = 没有有据可查的显存带宽，无法估算解码时延
+
+## Fixed sentences of field checks (found by their English text: i18n::fixed_text)
+fix-lora-rank-1-65536-typical-8 = LoRA 秩，1–65536（常用 8–64）
+fix-name-the-linears-to-adapt-q = 给出要适配的线性层（q_proj,v_proj,...）或 all-linear
+fix-sequences-per-device-per-micro-step = 每卡每个微步的序列数，1–65536（通常 1–64）
+fix-tokens-per-sequence-1-16777216-e = 每条序列的 token 数，1–16777216（例如 2048）
+fix-micro-batches-per-optimizer-step-1 = 每个优化器步的微批数，1–1048576
+fix-tensor-parallel-degree-1-65536-usually = 张量并行度，1–65536（通常 ≤ 8，在节点内）
+fix-pipeline-parallel-degree-1-65536 = 流水线并行度，1–65536
+fix-expert-parallel-degree-1-65536 = 专家并行度，1–65536
+fix-context-parallel-degree-1-65536-the = 上下文并行度，1–65536（序列切分到 cp 张卡上）
+fix-virtual-pipeline-stages-per-device-1 = 每卡的虚拟流水线阶段数，1–65536（1 = 普通 1F1B）
+fix-zero-stages-are-0-1-2 = ZeRO 阶段只能是 0、1、2 或 3
+fix-layers-on-the-last-pipeline-stage = 最后一个流水线阶段的层数，至少 1（且少于模型的总层数）
+fix-parameter-offload-needs-zero-3-or = 参数卸载需要 ZeRO-3（或 FSDP full shard）：设置 parallel.zero = 3
+fix-training-tokens-a-positive-number-up = 训练 token 数，不超过 1e16 的正数（例如 1e8）
+fix-training-samples-a-positive-number-up = 训练样本数，不超过 1e15 的正数
+fix-passes-over-the-samples-a-positive = 遍历样本的轮数，不超过 1e6 的正数
+fix-stored-bytes-per-sample-a-positive = 每个样本的存储字节数，不超过 1e12 的正数
+fix-dataset-size-in-bytes-a-positive = 数据集大小（字节），不超过 1e18（1 EB）的正数
+fix-weights-per-quantisation-group-e-g = 每个量化组的权重数，例如 128
+fix-bits-per-weight-between-1-and = 每个权重的位数，1 到 32 之间（GGUF Q4_K ≈ 4.5）
+fix-a-fraction-in-0-1-vllm = (0, 1] 之间的比例；vLLM 默认 0.9
+fix-tensor-parallel-degree-1-65536 = 张量并行度，1–65536
+fix-paged-kv-block-size-in-tokens = 分页 KV 的块大小（token 数），例如 16
+fix-concurrent-sequences-1-1048576 = 并发序列数，1–1048576
+fix-prompt-tokens-1-16777216 = 提示 token 数，1–16777216
+fix-generated-tokens-per-request-1-16777216 = 每个请求生成的 token 数，1–16777216
+fix-context-length-in-tokens-1-16777216 = 上下文长度（token 数），1–16777216
+fix-tokens-per-batch-1-16777216 = 每批 token 数，1–16777216
+fix-a-fraction-in-0-1-sglang = (0, 1] 之间的比例；SGLang 在 TP 1 时默认 0.88
+fix-a-fraction-in-0-1-tensorrt = (0, 1] 之间的比例；TensorRT-LLM 默认 0.9
+fix-images-per-request-0-1024 = 每个请求的图像数，0–1024
+fix-nodes-per-plan-1-4096-max = 每个方案的节点数，1–4096（--max-nodes）
+fix-deadline-hours-more-than-0-and = --deadline：小时数，大于 0 且不超过 87600（10 年）：例如 24h 或 30d
+fix-budget-a-positive-amount-in-cny = --budget：以人民币计的正数金额，不超过 1e12
+fix-preemption-rate-preemptions-per-node-hour = --preemption-rate：每节点每小时的回收次数，不小于 0 且小于 1（默认 0.02）
+fix-minutes-to-resume-after-a-preemption = 被回收后恢复所需的分钟数，0–10080（默认 10）
+fix-reuse-hours-hours-per-month-of = --reuse-hours：任务结束后每月继续使用的小时数，0–730
+fix-prompt-tokens-per-request-1-16777216 = 每个请求的提示 token 数，1–16777216
+fix-rate-requests-per-second-more-than = --rate：每秒请求数，大于 0 且不超过 1e7
+fix-concurrent-requests-1-10000000 = 并发请求数，1–10000000
+fix-sequences-per-optimizer-step-1-16777216 = 每个优化器步的序列数，1–16777216
+fix-samples-epochs-seq-len-comes-to = 样本数 × 轮数 × seq_len 超过 1e16 个训练 token：减少样本数或轮数（或改用 --tokens）
+fix-computed-a-value-that-is-not = 计算结果不是有限的非负数；请检查该模型和任务的输入（并报告此问题：这是一个缺陷）
+fix-at-most-1024-gpus-per-node = 每节点最多 1024 张卡，总共最多 1048576 张
+fix-must-be-at-least-1 = 至少为 1
+fix-must-be-a-finite-non-negative = 必须是有限的非负数（不超过 1e6）
+fix-spot-price-as-a-share-of = 抢占式价格占按量价格的比例，0.001–1
+fix-images-per-second-per-cpu-core = 每个 CPU 核每秒处理的图像数，0.001–1e6
+fix-hours-billed-before-the-first-step = 第一步之前计费的小时数，0–720
+fix-dp-overlap-must-be-in-0 = dp_overlap 应在 [0, 1] 内，fragmentation 应在 [0, 1) 内
+fix-hours-between-checkpoints-e-g-1 = 两次检查点之间的小时数，例如 1
+fix-a-share-in-0-1-1 = [0, 1] 之间的比例：同步保存为 1，异步检查点更低
+fix-must-all-be-finite-numbers = 必须全部是有限数
+fix-must-be-a-positive-integer = 必须是正整数
+fix-cannot-exceed-num-hidden-layers = 不能超过 num_hidden_layers
+fix-set-head-dim-or-a-hidden = 设置 head_dim，或使 hidden_size 能被 num_attention_heads 整除
+
+## Catalog findings (catalog/validate.rs)
+finding-memory-mib = 每卡 { $value } GiB 看起来是 MiB：memory_gib 请以 GiB 为单位（例如 80 GB 的卡填 80）
+finding-ram-mib = { $value } GiB 看起来是 MiB：ram_gib 请以 GiB 为单位
+finding-gpu-memory-mib = { $value } 看起来是 MiB：该字段是每卡的 GiB 数（该芯片有 { $chip } GiB）
+validate-summary = 已检查 { $files } 个文件：{ $errors } 个错误，{ $warnings } 个警告
+fix-prompt-beyond-context = { $model } 最多读取 { $ctx } 个 token（max_position_embeddings）：请缩短提示或输出
+
+## HF config.json keys (model/hf.rs)
+hf-at-least-one = 至少为 1
+hf-whole-number = 应为 0 到 { $max } 之间的整数
+hf-bool = 应为 true 或 false
+hf-string = 应为字符串
+hf-divisible-by-heads = 必须能被注意力头数（{ $heads }）整除，或给出 head_dim
+hf-bad-key = { $why }（config.json 键 `{ $key }`）
+fix-a-latency-target-in-seconds-more = 以秒计的时延目标，大于 0 且不超过 3600（例如 --ttft 2 --tpot 0.06）
+fix-per-node-network-bandwidth-in-gbit = 每节点网络带宽（Gbit/s），例如 100 或 800
+fix-the-shapes-describe-more-than-1e15 = 这些形状对应超过 1e15 个参数：请检查 hidden_size、num_hidden_layers、intermediate_size 和专家数量
+fix-tensorflow-and-jax-have-no-maintained = TensorFlow 和 JAX 没有维护中的昇腾训练后端
+fix-mindspore-and-paddlepaddle-training-on-amd = 上游不支持在 AMD Instinct 上用 MindSpore 和 PaddlePaddle 训练
+finding-empty-region = `{ $field }` 为空：请给出地域 ID（例如 cn-shanghai）
+finding-empty-instance = `{ $field }` 为空：请给出该价格对应的实例规格 ID
+finding-empty-gpu = `{ $field }` 为空：请给出加速卡 ID（`gpuplan catalog gpus`）
+finding-empty-name = `{ $field }` 为空：请给出显示名称
+finding-empty-id = `{ $field }` 为空：请为该行给出 ID
+finding-not-positive = { $value } 无效：请给出以 { $unit } 计的正数
+finding-not-zero-or-positive = { $value } 无效：请给出以 { $unit } 计的零或正数
+finding-duplicate = 本文件中 { $what } 重复：保留第一行，请删除这一行
+finding-gpu-count = { $value } 不是有效的 GPU 数量：请给出 1 到 { $max }（小于 1 的小数表示 vGPU 切片）
+finding-gpu-unknown = `{ $gpu }` 不在 GPU 表中（`gpuplan catalog gpus`）：添加一行 [[gpu]] 或使用表中已有的 ID
+finding-not-a-price = { $value } 不是有效价格：零、负数和非有限值都无效（价格未知时请省略）
+fix-needs-a-non-empty-source-and = 需要非空的 source 和 as_of 日期（YYYY-MM 或 YYYY-MM-DD）
+fix-contains-control-characters-use-printable-text = 含有控制字符：请使用可打印文本
+fix-not-given-memory-per-device-gib = 未给出：用该加速卡做规划需要每卡显存（GiB）
+fix-no-bf16-or-fp16-peak-give = 没有 bf16 或 fp16 峰值：请给出 tflops.bf16 或 tflops.fp16（稠密 TFLOP/s），估算该加速卡的时间需要它
+fix-must-be-confirmed-likely-or-unverified = 必须是 confirmed、likely 或 unverified
+fix-a-fractional-gpu-count-is-a = 小数的 gpu_count 表示 vGPU 切片：请设置 vgpu = true
+fix-an-estimate-must-say-how-it = 估算价必须说明推算方法（method = "..."）
+fix-exceeds-max-capacity-gib = 超过 max_capacity_gib
+fix-a-wrong-name-row-needs-a = 错误名称行需要非空的 name
+fix-the-raw-chip-name-is-empty = 原始芯片名为空
+fix-lora-no-linears = { $model }（{ $type }）以总量描述，没有可适配的线性层：请用 --task full
+fix-lora-unknown-target = { $model } 没有这个名字的线性层；可用的名字：{ $names }，或 all-linear
 fix-model-parallel-divides-gpus = 必须能整除 GPU 总数（{ $gpus }）：请调整 tp/pp/cp 或 GPU 数量
 fix-global-batch-multiple = 必须是 micro-batch × 数据并行规模 = { $mb } × { $dp } = { $per } 的整数倍
 fix-cp-divides-seq = 序列（{ $seq } 个 token）必须能均分到各上下文并行 rank：请选能整除 seq_len 的 cp

@@ -32,7 +32,7 @@ est-timeline-title = 训练步时间线（已分配显存 GiB；前向结束时�
 est-timeline-peak = ← 峰值
 est-timeline-col-phase = 阶段
 est-timeline-col-live = 各组成的在用显存（GiB）
-est-hardware = 硬件：{ $nodes } × { $per } 张 { $gpu }（节点内 { $intra }，节点间 { $link } { $inter }）；TP { $tp } PP { $pp } DP { $dp } EP { $ep }{ $sched } ZeRO-{ $zero }{ $offload }
+est-hardware = 硬件：{ $nodes } 个节点 × 每节点 { $per } 张 { $gpu }（节点内 { $intra }，节点间 { $link } { $inter }）；TP { $tp } PP { $pp } DP { $dp } EP { $ep }{ $sched } ZeRO-{ $zero }{ $offload }
 est-offload-optimizer = ，优化器卸载到内存
 est-offload-params = ，参数卸载到内存
 est-mem-title = 每卡显存（{ $params } 参数，其中可训练 { $trainable }）
@@ -87,6 +87,26 @@ kv-fp16 = fp16
 kv-bf16 = bf16
 kv-fp8 = fp8
 kv-int8 = int8
+
+## Serving engine rules (infer.rs) and what stops a pool
+serve-rule-vllm = vLLM：{ $util } × 可见显存 − 权重 − 探测峰值（{ $tokens } 个 token）− 非 torch 显存
+serve-rule-sglang = SGLang：mem_fraction_static { $f } ×（可见显存 − CUDA 上下文 − NCCL）− 权重；不做探测运行
+serve-rule-trtllm = TensorRT-LLM：free_gpu_memory_fraction { $f } ×（可见显存 − 上下文 − 权重 − max_num_tokens { $tokens } 的激活）
+serve-rule-static = 静态分配：启动时按批大小 { $batch } × max_model_len 分配 KV
+serve-rule-encoder = 编码器：每个请求一次前向，无 KV 缓存
+serve-problem-no-kv = 权重（{ $weights }）+ 激活峰值（{ $act }）+ 运行时（{ $runtime }）+ KV 超出 { $engine } 剩余的显存（{ $budget }）：增加 GPU（tp）、改用量化格式或缩短 max_model_len
+serve-problem-short-pool = KV 池只能容纳 { $tokens } 个 token，少于 max_model_len { $len }：引擎无法启动；调低 max_model_len 或增加显存
+## The "how" column of the serving memory table
+est-serve-how-budget-vllm = gpu_memory_utilization × 可见显存
+est-serve-how-budget-sglang = mem_fraction_static ×（可见显存 − CUDA 上下文 − NCCL）
+est-serve-how-budget-trtllm = 可见显存 − CUDA 上下文 − NCCL；KV = 比例 × 权重和激活之外的剩余
+est-serve-how-budget-static = 可见显存
+est-serve-how-weights = 线性层每个权重 { $bits } 位
+est-serve-how-activation = { $tokens } 个探测 token × 每 token 的 MLP 工作区
+est-serve-how-non-torch = 已计入预算（vLLM：vllm_non_torch_gib + NCCL；静态分配：CUDA 上下文 + NCCL）
+est-serve-how-kv = 每卡每 token { $bytes } 字节（每卡 { $heads } 个 KV 头）
+
+
 solve-title = { $model }：在 { $gpu } × TP { $tp } 上求 { $question }（{ $engine } 规则，{ $evals } 次估算）
 solve-q-max-context = 最长上下文
 solve-q-max-batch = 最大并发

@@ -22,6 +22,7 @@ plan-col-config = 并行 / 部署
 plan-col-mem = 每卡显存
 plan-col-headroom = 余量
 plan-col-bottleneck = 瓶颈
+plan-col-cost-month = ¥/月
 plan-per-month = —
 plan-no-price = 无已知价格
 plan-cost = ¥{ $cny }{ $serve ->
@@ -105,3 +106,19 @@ cat-col-confidence = 可信度
 cat-col-origin = 来源
 cat-instances-legend = 共 { $n } 个实例规格。¥ = { $billing }价格（每小时；包年包月为每月）。RDMA：✓ = 支持 eRDMA、RoCE 或 InfiniBand，– = 不支持，? = 未见文档；其他列的 – = 无来源。`--wide` 显示网络、互联、价格类型与日期、可信度和来源；价格：公开价 = 官网公布，自有价 = 您提供，估算价 = 推算（见 `catalog show`）。
 plan-export-nothing = --export：没有满足约束的方案，未导出任何文件
+
+## Why no plan came out (plan/*.rs Binding)
+bind-no-candidates = 没有符合条件的实例规格：{ $why }
+bind-why-regions = 有 { $n } 个规格符合云厂商和芯片条件，但其文档所列地域不包括 { $regions }
+bind-why-sold-out = 所有符合条件的规格都被云厂商的库存接口报告为售罄（重新导入可刷新）
+bind-why-no-match = 没有实例规格符合云厂商、地域和芯片条件
+bind-chip-skipped = { $gpu } 已跳过：该芯片不支持所选精度或注意力实现（{ $why }）
+bind-unpriced-left-out = { $n } 个方案的规格没有已知价格，无法核对预算，已排除（可用 `gpuplan catalog import` 导入价格）
+bind-no-fit = 没有任何配置能放进显存：最接近的 { $what }（TP { $tp } PP { $pp } ZeRO-{ $zero }，微批大小 { $mb }）每卡需要 { $need } GiB，可用 { $have } GiB
+bind-over-deadline = 最快的方案 { $what } 需要 { $h } 小时，比 { $d } 小时的期限多出 { $over } 小时：放宽节点数（--max-nodes）或期限
+bind-over-budget = 最便宜的方案 { $what } 需 ¥{ $x }，比预算 ¥{ $b } 多出 ¥{ $over }{ $spot ->
+    [none] {""}
+   *[other] ；若任务可中断（--interruptible），使用抢占式实例约 ¥{ $spot }
+}
+bind-serve-over-budget = 最便宜的推理方案 { $what } 每月 ¥{ $x }，比预算 ¥{ $b } 多出 ¥{ $over }
+bind-serve-no-fit = 没有实例能在显存内同时满足时延目标：放宽 --ttft/--tpot，允许量化，或选择更多卡的实例

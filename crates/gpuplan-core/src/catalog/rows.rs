@@ -17,6 +17,7 @@ impl Rows<'_> {
             severity: Severity::Error,
             file: self.file.to_string(),
             location,
+            message_zh: message.clone(),
             message,
             row: None,
         });

@@ -22,7 +22,11 @@ pub struct Finding {
     pub file: String,
     /// Which row and field: `instance "ecs.gn7i-c8g1.2xlarge" gpu_memory_gib`.
     pub location: String,
+    /// What is wrong and the fix, in English (the JSON field).
     pub message: String,
+    /// The same in Chinese, where the finding comes from a catalog message (else the English).
+    #[serde(skip)]
+    pub message_zh: String,
     /// The row the finding is about (`instance[3]`: table and index in the file), when it is about
     /// one row; several findings may share it (one row, several bad fields).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -35,26 +39,49 @@ struct Out<'a> {
     errors: usize,
 }
 
+impl Finding {
+    /// The message in `l`.
+    pub fn message_in(&self, l: crate::i18n::Lang) -> &str {
+        match l {
+            crate::i18n::Lang::Zh if !self.message_zh.is_empty() => &self.message_zh,
+            _ => &self.message,
+        }
+    }
+}
+
+/// A fixed English sentence (same text in both languages) in the user's language when the
+/// catalog has it as a `fix-*` message.
+fn translated(t: crate::i18n::Text) -> crate::i18n::Text {
+    match crate::i18n::fixed_text(&t.en) {
+        Some(m) if t.en == t.zh => m.into(),
+        _ => t,
+    }
+}
+
 impl Out<'_> {
-    fn err(&mut self, location: String, message: impl Into<String>) {
+    fn err(&mut self, location: String, message: impl Into<crate::i18n::Text>) {
         self.errors += 1;
+        let t = translated(message.into());
         self.findings.push(Finding {
             severity: Severity::Error,
             file: self.file.to_string(),
             location,
-            message: message.into(),
+            message: t.en,
+            message_zh: t.zh,
             row: None,
         });
     }
     fn errors(&self) -> usize {
         self.errors
     }
-    fn warn(&mut self, location: String, message: impl Into<String>) {
+    fn warn(&mut self, location: String, message: impl Into<crate::i18n::Text>) {
+        let t = translated(message.into());
         self.findings.push(Finding {
             severity: Severity::Warning,
             file: self.file.to_string(),
             location,
-            message: message.into(),
+            message: t.en,
+            message_zh: t.zh,
             row: None,
         });
     }
@@ -101,15 +128,12 @@ impl Out<'_> {
     fn id(&mut self, loc: &str, field: &str, id: &str) {
         if id.trim().is_empty() {
             let fix = match field {
-                "region" => "give the region id (e.g. cn-shanghai)",
-                "instance" => "give the instance type id the price is for",
-                "gpu" => "give an accelerator id (`gpuplan catalog gpus`)",
-                "name" => "give the display name",
-                _ => "give the row an id",
+                "region" | "instance" | "gpu" | "name" => field,
+                _ => "id",
             };
             self.err(
                 format!("{loc} {field}"),
-                format!("`{field}` is empty: {fix}"),
+                crate::i18n::Msg::new(&format!("finding-empty-{fix}")).arg("field", field),
             );
         } else if id.chars().any(char::is_control) {
             self.err(
@@ -123,17 +147,15 @@ impl Out<'_> {
         let Some(x) = v else { return };
         let ok = x.is_finite() && (x > 0.0 || (zero_ok && x == 0.0));
         if !ok {
-            let want = if zero_ok {
-                "zero or positive"
-            } else {
-                "positive"
-            };
             self.err(
                 format!("{loc} {field}"),
-                format!(
-                    "{} is not valid: give a {want} number of {unit}",
-                    show_num(x)
-                ),
+                crate::i18n::Msg::new(if zero_ok {
+                    "finding-not-zero-or-positive"
+                } else {
+                    "finding-not-positive"
+                })
+                .arg("value", show_num(x))
+                .arg("unit", unit),
             );
         }
     }
@@ -143,7 +165,7 @@ impl Out<'_> {
         }
         self.err(
             loc.to_string(),
-            format!("duplicate {what} in this file: the first row is kept, remove this one"),
+            crate::i18n::Msg::new("finding-duplicate").arg("what", what),
         );
         true
     }
@@ -162,8 +184,14 @@ fn check_gpu(o: &mut Out, g: &GpuSpec) {
         "GiB",
     );
     match g.memory_gib {
-        Some(m) if m.is_finite() && m > 1024.0 => o.err(format!("{loc} memory_gib"), format!("{} GiB per device looks like MiB: give memory_gib in GiB (e.g. 80 for an 80 GB card)", show_num(m))),
-        None => o.err(format!("{loc} memory_gib"), "not given: memory per device (GiB) is needed to plan with this accelerator"),
+        Some(m) if m.is_finite() && m > 1024.0 => o.err(
+            format!("{loc} memory_gib"),
+            crate::i18n::Msg::new("finding-memory-mib").arg("value", show_num(m)),
+        ),
+        None => o.err(
+            format!("{loc} memory_gib"),
+            "not given: memory per device (GiB) is needed to plan with this accelerator",
+        ),
         _ => {}
     }
     if let (Some(v), Some(m)) = (g.visible_memory_gib, g.memory_gib) {
@@ -240,7 +268,12 @@ fn check_instance(o: &mut Out, i: &Instance, cat: &Catalog) {
     o.provenance(&loc, &i.source, &i.as_of);
     let n = i.gpu_count;
     if !(n > 0.0 && n <= MAX_GPU_COUNT) {
-        o.err(format!("{loc} gpu_count"), format!("{} is not a GPU count: give 1 to {MAX_GPU_COUNT} (fractions below 1 mark vGPU slices)", show_num(n)));
+        o.err(
+            format!("{loc} gpu_count"),
+            crate::i18n::Msg::new("finding-gpu-count")
+                .arg("value", show_num(n))
+                .arg("max", MAX_GPU_COUNT),
+        );
     } else if n > 1.0 && n.fract() != 0.0 {
         o.err(
             format!("{loc} gpu_count"),
@@ -271,7 +304,7 @@ fn check_instance(o: &mut Out, i: &Instance, cat: &Catalog) {
     if let Some(r) = i.ram_gib.filter(|r| r.is_finite() && *r > 32_768.0) {
         o.err(
             format!("{loc} ram_gib"),
-            format!("{} GiB looks like MiB: give ram_gib in GiB", show_num(r)),
+            crate::i18n::Msg::new("finding-ram-mib").arg("value", show_num(r)),
         );
     }
     for (field, v) in [("network_gbit", i.network_gbit), ("rdma_gbit", i.rdma_gbit)] {
@@ -289,7 +322,10 @@ fn check_instance(o: &mut Out, i: &Instance, cat: &Catalog) {
         return;
     }
     let Some(g) = cat.gpu(&i.gpu) else {
-        o.err(format!("{loc} gpu"), format!("`{}` is not in the GPU table (`gpuplan catalog gpus`): add a [[gpu]] row or use a listed id", i.gpu));
+        o.err(
+            format!("{loc} gpu"),
+            crate::i18n::Msg::new("finding-gpu-unknown").arg("gpu", i.gpu.as_str()),
+        );
         return;
     };
     let (Some(m), Some(chip)) = (
@@ -301,10 +337,9 @@ fn check_instance(o: &mut Out, i: &Instance, cat: &Catalog) {
     if m > 1024.0 {
         o.err(
             format!("{loc} gpu_memory_gib"),
-            format!(
-                "{} looks like MiB: the field is GiB per GPU (the chip has {chip} GiB)",
-                show_num(m)
-            ),
+            crate::i18n::Msg::new("finding-gpu-memory-mib")
+                .arg("value", show_num(m))
+                .arg("chip", show_num(chip)),
         );
     } else if i.vgpu {
         if m > chip * 1.01 {
@@ -331,7 +366,10 @@ fn check_price(o: &mut Out, n: usize, p: &Price, cat: &Catalog) {
     o.id(&loc, "instance", &p.instance);
     o.id(&loc, "region", &p.region);
     if !sane_money(p.cny) {
-        o.err(format!("{loc} cny"), format!("{} is not a price: zero, negative and non-finite prices are never valid (leave the price out when unknown)", show_num(p.cny)));
+        o.err(
+            format!("{loc} cny"),
+            crate::i18n::Msg::new("finding-not-a-price").arg("value", show_num(p.cny)),
+        );
     } else if p.cny > 1e9 {
         o.err(
             format!("{loc} cny"),

@@ -116,11 +116,11 @@ struct Fields<'a> {
     obj: &'a serde_json::Map<String, Value>,
     missing: Vec<String>,
     /// Keys present with a value that cannot be used: (key, value as written, what is expected).
-    invalid: std::cell::RefCell<Vec<(String, String, String)>>,
+    invalid: std::cell::RefCell<Vec<(String, String, crate::i18n::Msg)>>,
 }
 
 impl<'a> Fields<'a> {
-    fn bad(&self, key: &str, v: &Value, expected: String) {
+    fn bad(&self, key: &str, v: &Value, expected: crate::i18n::Msg) {
         let shown: String = v.to_string().chars().take(40).collect();
         self.invalid
             .borrow_mut()
@@ -140,12 +140,16 @@ impl<'a> Fields<'a> {
         });
         match n {
             Some(0) if !ZERO_OK.contains(&k) => {
-                self.bad(k, v, "must be at least 1".into());
+                self.bad(k, v, crate::i18n::Msg::new("hf-at-least-one"));
                 None
             }
             Some(n) if n <= max => Some(n),
             _ => {
-                self.bad(k, v, format!("expected a whole number from 0 to {max}"));
+                self.bad(
+                    k,
+                    v,
+                    crate::i18n::Msg::new("hf-whole-number").arg("max", max),
+                );
                 None
             }
         }
@@ -169,7 +173,7 @@ impl<'a> Fields<'a> {
         let v = self.obj.get(key).filter(|v| !v.is_null())?;
         let b = v.as_bool();
         if b.is_none() {
-            self.bad(key, v, "expected true or false".into());
+            self.bad(key, v, crate::i18n::Msg::new("hf-bool"));
         }
         b
     }
@@ -177,7 +181,7 @@ impl<'a> Fields<'a> {
         let v = self.obj.get(key).filter(|v| !v.is_null())?;
         let t = v.as_str();
         if t.is_none() {
-            self.bad(key, v, "expected a string".into());
+            self.bad(key, v, crate::i18n::Msg::new("hf-string"));
         }
         t
     }
@@ -190,7 +194,7 @@ impl<'a> Fields<'a> {
             self.bad(
                 hidden_key,
                 &Value::from(hidden),
-                format!("must be divisible by the number of attention heads ({heads}), or give head_dim"),
+                crate::i18n::Msg::new("hf-divisible-by-heads").arg("heads", heads),
             );
             return 0;
         }
@@ -200,10 +204,12 @@ impl<'a> Fields<'a> {
     fn first_invalid(&self) -> Option<CoreError> {
         let inv = self.invalid.borrow();
         let (k, v, why) = inv.first()?;
-        Some(CoreError::invalid(
+        Some(CoreError::invalid_msg(
             k,
             v,
-            &format!("{why} (config.json key `{k}`)"),
+            crate::i18n::Msg::new("hf-bad-key")
+                .arg("why", why.clone())
+                .arg("key", k.as_str()),
         ))
     }
 }

@@ -286,6 +286,18 @@ pub struct Binding {
     pub message_zh: String,
 }
 
+impl Binding {
+    /// A binding constraint whose message is catalog message `m` (both languages from it).
+    pub fn msg(constraint: &'static str, m: crate::i18n::Msg) -> Binding {
+        let t = crate::i18n::Text::from(m);
+        Binding {
+            constraint,
+            message_en: t.en,
+            message_zh: t.zh,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct SearchStats {
     pub instance_types: usize,
@@ -418,23 +430,20 @@ pub fn candidates<'a>(
         out.push((i, g));
     }
     if out.is_empty() {
-        let region_why = format!(
-            "{region_blocked} type(s) match the provider and chip filters but their documented regions exclude {}",
-            c.regions.join(", ")
-        );
-        let why = framework_blocked
-            .first()
-            .copied()
-            .or((region_blocked > 0).then_some(region_why.as_str()))
-            .or((sold_out > 0).then_some(
-                "every matching type was reported sold out by the provider's stock API (re-import to refresh)",
-            ))
-            .unwrap_or("no instance type matches the provider, region and chip filters");
-        rejected.push(Binding {
-            constraint: "candidates",
-            message_en: format!("no candidate instance type: {why}"),
-            message_zh: format!("没有符合条件的实例规格：{why}"),
-        });
+        use crate::i18n::Msg;
+        let why = match framework_blocked.first() {
+            // A fixed sentence of `ChipFamily::runs`, in the catalog as a `fix-*` message.
+            Some(w) => crate::i18n::fixed_text(w).unwrap_or_else(|| Msg::raw(w)),
+            None if region_blocked > 0 => Msg::new("bind-why-regions")
+                .arg("n", region_blocked)
+                .arg("regions", c.regions.join(", ")),
+            None if sold_out > 0 => Msg::new("bind-why-sold-out"),
+            None => Msg::new("bind-why-no-match"),
+        };
+        rejected.push(Binding::msg(
+            "candidates",
+            Msg::new("bind-no-candidates").arg("why", why),
+        ));
     }
     out
 }

@@ -252,7 +252,7 @@ pub fn search(
                         rps,
                         memory: crate::infer::ServingMemory {
                             engine: job.engine,
-                            rule: "encoder: one forward per request, no KV cache".into(),
+                            rule: crate::i18n::Msg::new("serve-rule-encoder").into(),
                             block_tokens: 0,
                             profile_tokens: 0,
                             weights: w,
@@ -370,16 +370,18 @@ pub fn search(
     }
     if plans.is_empty() {
         match over_budget {
-            Some((what, x)) => rejected.push(Binding {
-                constraint: "budget",
-                message_en: format!("cheapest serving plan {what} costs ¥{x:.0}/month, over the ¥{:.0} budget by ¥{:.0}", c.budget_cny.unwrap_or(0.0), x - c.budget_cny.unwrap_or(0.0)),
-                message_zh: format!("最便宜的推理方案 {what} 每月 ¥{x:.0}，超出预算 ¥{:.0}", x - c.budget_cny.unwrap_or(0.0)),
-            }),
-            None => rejected.push(Binding {
-                constraint: "latency-or-memory",
-                message_en: "no instance type meets the latency targets with the model in memory: relax --ttft/--tpot, allow quantization, or more GPUs per node".into(),
-                message_zh: "没有实例能在显存内同时满足时延目标：放宽 --ttft/--tpot，允许量化，或选择更多卡的实例".into(),
-            }),
+            Some((what, x)) => rejected.push(Binding::msg(
+                "budget",
+                crate::i18n::Msg::new("bind-serve-over-budget")
+                    .arg("what", what.as_str())
+                    .arg("x", format!("{x:.0}"))
+                    .arg("b", format!("{:.0}", c.budget_cny.unwrap_or(0.0)))
+                    .arg("over", format!("{:.0}", x - c.budget_cny.unwrap_or(0.0))),
+            )),
+            None => rejected.push(Binding::msg(
+                "latency-or-memory",
+                crate::i18n::Msg::new("bind-serve-no-fit"),
+            )),
         }
     }
     Ok((plans, evaluated))

@@ -587,14 +587,16 @@ fn reject_chips(skipped: &[(String, Text)], rejected: &mut Vec<Binding>) {
             continue;
         }
         seen.push(gpu);
-        rejected.push(Binding {
-            constraint: "precision",
-            message_en: format!("{gpu} skipped: {}", why.en),
-            message_zh: format!(
-                "{gpu} 已跳过：该芯片不支持所选精度或注意力实现（{}）",
-                why.zh
+        rejected.push(Binding::msg(
+            "precision",
+            Msg::new("bind-chip-skipped").arg("gpu", gpu).arg(
+                "why",
+                crate::i18n::Arg::PerLang {
+                    en: why.en.clone(),
+                    zh: why.zh.clone(),
+                },
             ),
-        });
+        ));
     }
 }
 
@@ -1147,44 +1149,50 @@ pub fn search(
     }
     reject_chips(&skipped_chips, rejected);
     if unpriced > 0 {
-        rejected.push(Binding {
-            constraint: "budget",
-            message_en: format!("{unpriced} plan(s) on types with no known price were left out: they cannot be checked against the budget (import prices with `gpuplan catalog import`)"),
-            message_zh: format!("{unpriced} 个方案的规格没有已知价格，无法核对预算，已排除（可用 `gpuplan catalog import` 导入价格）"),
-        });
+        rejected.push(Binding::msg(
+            "budget",
+            Msg::new("bind-unpriced-left-out").arg("n", unpriced),
+        ));
     }
     if plans.is_empty() {
         if let Some((what, s)) = closest_fail.filter(|_| !any_fit) {
-            rejected.push(Binding {
-                constraint: "memory",
-                message_en: format!(
-                    "no configuration fits memory: the closest, {what} with TP {} PP {} ZeRO-{} {:?} recompute at micro-batch {}, needs {:.1} GiB per GPU of {:.0} GiB",
-                    s.setup.parallel.tp, s.setup.parallel.pp, s.setup.parallel.zero, s.setup.recompute, s.setup.micro_batch, s.need.gib(), s.have.gib()
-                ),
-                message_zh: format!("没有任何配置能放进显存：最接近的 {what}（TP {} PP {} ZeRO-{}）每卡需要 {:.1} GiB，可用 {:.0} GiB", s.setup.parallel.tp, s.setup.parallel.pp, s.setup.parallel.zero, s.need.gib(), s.have.gib()),
-            });
+            rejected.push(Binding::msg(
+                "memory",
+                Msg::new("bind-no-fit")
+                    .arg("what", what.as_str())
+                    .arg("tp", s.setup.parallel.tp)
+                    .arg("pp", s.setup.parallel.pp)
+                    .arg("zero", u64::from(s.setup.parallel.zero))
+                    .arg("recompute", format!("{:?}", s.setup.recompute))
+                    .arg("mb", s.setup.micro_batch)
+                    .arg("need", format!("{:.1}", s.need.gib()))
+                    .arg("have", format!("{:.0}", s.have.gib())),
+            ));
         }
         if let (Some((what, h)), Some(d)) = (fastest_over_deadline, c.deadline_hours) {
-            rejected.push(Binding {
-                constraint: "deadline",
-                message_en: format!("the fastest plan, {what}, takes {h:.1} h, over the {d:.1} h deadline by {:.1} h: allow more nodes (--max-nodes) or more time", h - d),
-                message_zh: format!("最快的方案 {what} 需要 {h:.1} 小时，超出 {d:.1} 小时的期限 {:.1} 小时：放宽节点数（--max-nodes）或期限", h - d),
-            });
+            rejected.push(Binding::msg(
+                "deadline",
+                Msg::new("bind-over-deadline")
+                    .arg("what", what.as_str())
+                    .arg("h", format!("{h:.1}"))
+                    .arg("d", format!("{d:.1}"))
+                    .arg("over", format!("{:.1}", h - d)),
+            ));
         }
         if let (Some((what, x, spot)), Some(b)) = (cheapest_over_budget, c.budget_cny) {
-            rejected.push(Binding {
-                constraint: "budget",
-                message_en: format!(
-                    "cheapest plan {what} costs ¥{x:.0}, over the ¥{b:.0} budget by ¥{:.0}{}",
-                    x - b,
-                    spot.map(|s| format!("; with spot (if the job tolerates interruption: --interruptible) it is ¥{s:.0}")).unwrap_or_default()
-                ),
-                message_zh: format!(
-                    "最便宜的方案 {what} 需 ¥{x:.0}，超出预算 ¥{b:.0} 共 ¥{:.0}{}",
-                    x - b,
-                    spot.map(|s| format!("；若任务可中断，使用抢占式实例约 ¥{s:.0}")).unwrap_or_default()
-                ),
-            });
+            rejected.push(Binding::msg(
+                "budget",
+                Msg::new("bind-over-budget")
+                    .arg("what", what.as_str())
+                    .arg("x", format!("{x:.0}"))
+                    .arg("b", format!("{b:.0}"))
+                    .arg("over", format!("{:.0}", x - b))
+                    .arg(
+                        "spot",
+                        spot.map(|s| format!("{s:.0}"))
+                            .unwrap_or_else(|| "none".into()),
+                    ),
+            ));
         }
     }
     Ok((plans, evaluated_total))

@@ -12,6 +12,7 @@ use gpuplan_core::catalog::validate::{validate_file, Severity};
 use gpuplan_core::catalog::{
     Billing, Catalog, CatalogFile, Instance, InstanceLink, Origin, Price, PriceKind, Provider,
 };
+use gpuplan_core::i18n::Msg;
 
 pub fn run(action: CatalogAction, opts: &CatalogOpts) -> Result<u8> {
     match action {
@@ -60,19 +61,23 @@ fn gpus(c: &Catalog, format: Format) -> Result<u8> {
         outln!("{}", render::json("gpus", &gpus_json(c))?);
         return Ok(0);
     }
-    let header = [
-        "id",
-        "name",
-        "GiB",
-        "GB/s",
-        "bf16/fp16 TFLOPS",
-        "fp8",
-        "link",
-        "link GB/s",
-        "stack",
-        "confidence",
-        "as of",
-    ];
+    let header = render::header(
+        "gpus-col",
+        &[
+            "id",
+            "name",
+            "GiB",
+            "GB/s",
+            "tflops",
+            "fp8",
+            "link",
+            "link-gbs",
+            "stack",
+            "confidence",
+            "as-of",
+        ],
+    );
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
     let rows: Vec<Vec<String>> = c
         .gpus
         .iter()
@@ -96,7 +101,10 @@ fn gpus(c: &Catalog, format: Format) -> Result<u8> {
         Format::Markdown => out!("{}", render::markdown(&header, &rows)),
         _ => outln!("{}", render::table(&header, &rows)),
     }
-    outln!("– = not sourced (left out rather than guessed). Sources: `gpuplan catalog gpus --format json`.");
+    outln!(
+        "{}",
+        gpuplan_core::i18n::text(render::lang(), "gpus-legend")
+    );
     Ok(0)
 }
 
@@ -470,23 +478,28 @@ fn validate(opts: &CatalogOpts, files: &[std::path::PathBuf], format: Format) ->
             )?
         );
     } else {
+        let l = render::lang();
         for f in &findings {
+            let prefix = if f.severity == Severity::Error {
+                "error-prefix"
+            } else {
+                "warning-prefix"
+            };
             outln!(
-                "{}: {} {}: {}",
-                if f.severity == Severity::Error {
-                    "error"
-                } else {
-                    "warning"
-                },
+                "{}{} {}: {}",
+                gpuplan_core::i18n::text(l, prefix),
                 printable(&f.file),
                 printable(&f.location),
-                printable(&f.message)
+                printable(&render::finding_text(f, l))
             );
         }
         outln!(
-            "{} file(s) checked: {errors} error(s), {} warning(s)",
-            names.len(),
-            findings.len() - errors
+            "{}",
+            Msg::new("validate-summary")
+                .arg("files", names.len())
+                .arg("errors", errors)
+                .arg("warnings", findings.len() - errors)
+                .render(l)
         );
     }
     Ok(if errors > 0 { 1 } else { 0 })
@@ -538,36 +551,38 @@ fn import(
     let old = read_previous_import(&mut cat, &target)?;
     let r = gpuplan_core::catalog::import::import(provider(p), &docs, &ctx, &cat)?;
     for w in &r.warnings {
-        eprintln!("warning: {}", printable(w));
+        crate::render::warn(Msg::raw(&printable(w)));
     }
     for l in &r.left_out {
-        eprintln!("warning: left out {}", printable(l));
+        crate::render::warn(
+            Msg::new("import-left-out")
+                .arg("what", render::parser_text(&printable(l), render::lang())),
+        );
     }
     let (n_i, n_p, n_out) = (r.file.instance.len(), r.file.price.len(), r.left_out.len());
     if n_i + n_p == 0 && n_out > 0 {
-        anyhow::bail!(
-            "nothing imported: all {n_out} row(s) in the response are invalid (see the warnings above); {} is unchanged",
-            target.display()
-        );
+        return Err(crate::render::fail(
+            Msg::new("import-err-nothing")
+                .arg("n", n_out)
+                .arg("file", target.display().to_string()),
+        ));
     }
     let text = import_text(provider(p), &ctx.today, merge_import(old, r.file))?;
-    let left = if n_out > 0 {
-        format!("; {n_out} invalid row(s) left out")
-    } else {
-        String::new()
+    let l = render::lang();
+    let done = |id: &str| {
+        Msg::new(id)
+            .arg("instances", n_i)
+            .arg("prices", n_p)
+            .arg("file", target.display().to_string())
+            .arg("out", n_out)
+            .render(l)
     };
     if dry_run {
         out!("{text}");
-        eprintln!(
-            "dry run: {n_i} instance type(s), {n_p} price(s) would be written to {}{left}",
-            target.display()
-        );
+        eprintln!("{}", done("import-dry-run"));
     } else {
         write_atomic(&target, &text)?;
-        eprintln!(
-            "imported {n_i} instance type(s) and {n_p} price(s) into {}{left}",
-            target.display()
-        );
+        eprintln!("{}", done("import-done"));
     }
     Ok(0)
 }
@@ -727,7 +742,7 @@ fn read_previous_import(cat: &mut Catalog, target: &std::path::Path) -> Result<C
     let (kept, more) =
         gpuplan_core::catalog::validate::merge_keeping(cat, f, Origin::User(label.clone()), &label);
     findings.extend(more);
-    super::warn_rows(&findings, " — left out of the rewritten file");
+    super::warn_rows(&findings, "cli-warn-row-left-out");
     Ok(kept)
 }
 

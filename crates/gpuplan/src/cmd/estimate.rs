@@ -193,6 +193,8 @@ pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
         }
         f => {
             let look = look(opts, f);
+            // Markdown lines are not bound to the terminal; text lines wider than it wrap.
+            let w = if look.md { None } else { render::width() };
             match &x {
                 Estimated::Training {
                     model,
@@ -200,17 +202,26 @@ pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
                     cluster,
                     e,
                 } => {
-                    out!("{}", training_report(model, r, cluster, e, &look))
+                    out!(
+                        "{}",
+                        render::fit(&training_report(model, r, cluster, e, &look), w)
+                    )
                 }
                 Estimated::Inference { model, r, e, .. } => {
-                    out!("{}", inference_report(&model.name, r, e, &look))
+                    out!(
+                        "{}",
+                        render::fit(&inference_report(&model.name, r, e, &look), w)
+                    )
                 }
                 Estimated::Solved {
                     model,
                     r,
                     cluster,
                     s,
-                } => out!("{}", solve_report(model, r, cluster, s, &look)),
+                } => out!(
+                    "{}",
+                    render::fit(&solve_report(model, r, cluster, s, &look), w)
+                ),
             }
         }
     }
@@ -920,10 +931,10 @@ fn solve_report(
 /// The KV pool row; a pool below zero is shown as 0 with the shortfall, never as negative memory.
 fn kv_pool_row(m: &gpuplan_core::infer::ServingMemory, l: gpuplan_core::i18n::Lang) -> Vec<String> {
     let name = gpuplan_core::i18n::text(l, "est-serve-kv-pool");
-    let per = format!(
-        "{} B/token/GPU ({} KV heads per GPU)",
-        m.kv_per_token.per_device.0, m.kv_per_token.heads_per_device
-    );
+    let per = Msg::new("est-serve-how-kv")
+        .arg("bytes", m.kv_per_token.per_device.0.to_string())
+        .arg("heads", m.kv_per_token.heads_per_device)
+        .render(l);
     if m.kv_shortfall.0 <= 0.0 {
         vec![name, gib(m.kv_pool), per]
     } else {
@@ -941,12 +952,10 @@ fn kv_pool_row(m: &gpuplan_core::infer::ServingMemory, l: gpuplan_core::i18n::La
 fn budget_how(e: gpuplan_core::workload::Engine) -> &'static str {
     use gpuplan_core::workload::Engine;
     match e {
-        Engine::Vllm => "gpu_memory_utilization × visible",
-        Engine::Sglang => "mem_fraction_static × (visible − CUDA context − NCCL)",
-        Engine::Trtllm => {
-            "visible − CUDA context − NCCL; KV = fraction × what weights and activations leave"
-        }
-        Engine::Static => "visible memory",
+        Engine::Vllm => "est-serve-how-budget-vllm",
+        Engine::Sglang => "est-serve-how-budget-sglang",
+        Engine::Trtllm => "est-serve-how-budget-trtllm",
+        Engine::Static => "est-serve-how-budget-static",
     }
 }
 
@@ -976,7 +985,7 @@ fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, look: &Look)
         &format!(
             "{}\n",
             Msg::new("est-serve-rule")
-                .arg("rule", m.rule.as_str())
+                .arg("rule", m.rule.get(l))
                 .render(l)
         ),
     );
@@ -1019,26 +1028,26 @@ fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, look: &Look)
         vec![
             t("est-serve-budget"),
             gib(m.budget),
-            budget_how(s.engine).into(),
+            t(budget_how(s.engine)),
         ],
         vec![
             t("est-serve-weights"),
             gib(m.weights),
-            format!("{} bits/weight on linears", s.weights.bits()),
+            Msg::new("est-serve-how-weights")
+                .arg("bits", s.weights.bits().to_string())
+                .render(l),
         ],
         vec![
             t("est-serve-activation"),
             gib(m.activation_peak),
-            format!(
-                "{} profile tokens × per-token MLP workspace",
-                m.profile_tokens
-            ),
+            Msg::new("est-serve-how-activation")
+                .arg("tokens", m.profile_tokens)
+                .render(l),
         ],
         vec![
             t("est-serve-non-torch"),
             gib(m.non_torch + m.cudagraph),
-            "inside the budget (vLLM: vllm_non_torch_gib + NCCL; static: CUDA context + NCCL)"
-                .into(),
+            t("est-serve-how-non-torch"),
         ],
         pool,
     ];
@@ -1070,7 +1079,7 @@ fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, look: &Look)
     ));
     if let Some(p) = &m.problem {
         out.push_str(&para(
-            Msg::new("est-serve-problem").arg("p", p.as_str()).render(l),
+            Msg::new("est-serve-problem").arg("p", p.get(l)).render(l),
         ));
     }
     out.push_str(&para(match &e.latency {
@@ -1091,7 +1100,13 @@ fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, look: &Look)
             .arg("ridge", format!("{:.0}", x.ridge_batch))
             .render(l),
         None => Msg::new("est-serve-latency-unavailable")
-            .arg("why", e.latency_unavailable.clone().unwrap_or_default())
+            .arg(
+                "why",
+                e.latency_unavailable
+                    .as_ref()
+                    .map(|t| t.get(l).to_string())
+                    .unwrap_or_default(),
+            )
             .render(l),
     }));
     if !look.wide && !look.md {

@@ -15,6 +15,7 @@ use crate::cli::{Cli, Command};
 use anyhow::{Context, Result};
 use gpuplan_core::catalog::validate::{Finding, Severity};
 use gpuplan_core::catalog::{Catalog, CatalogFile, Origin};
+use gpuplan_core::i18n::Msg;
 use gpuplan_core::model::{find_preset, parse_hf_config, ModelSpec};
 use std::path::{Path, PathBuf};
 
@@ -60,41 +61,60 @@ pub const MAX_INPUT_BYTES: u64 = 64 * 1024 * 1024;
 /// [`MAX_INPUT_BYTES`], in UTF-8. Directories, FIFOs, sockets and devices are refused before they
 /// are opened (opening a FIFO would block), and the read itself is bounded in case the file grows.
 pub fn read_input(path: &Path, what: &str) -> Result<String> {
+    use crate::render::fail;
     use std::io::Read;
-    let shown = path.display();
-    let meta = std::fs::metadata(path).with_context(|| format!("cannot read {what} {shown}"))?;
+    let shown = path.display().to_string();
+    let err = |id: &str| {
+        Msg::new(id)
+            .arg("what", input_kind(what))
+            .arg("file", shown.as_str())
+    };
+    let io = |e: std::io::Error| fail(err("input-err-unreadable").arg("why", io_reason(&e)));
+    let meta = std::fs::metadata(path).map_err(io)?;
     if meta.is_dir() {
-        anyhow::bail!("{what} {shown} is a directory: give the path of a file");
+        return Err(fail(err("input-err-directory")));
     }
     if !meta.is_file() {
-        anyhow::bail!(
-            "{what} {shown} is not a regular file (a pipe, socket or device): save it to a file first"
-        );
+        return Err(fail(err("input-err-not-regular")));
     }
+    let limit = MAX_INPUT_BYTES / (1024 * 1024);
     if meta.len() > MAX_INPUT_BYTES {
-        anyhow::bail!(
-            "{what} {shown} is {} bytes, over the {} MiB limit for one input file: split it",
-            meta.len(),
-            MAX_INPUT_BYTES / (1024 * 1024)
-        );
+        return Err(fail(
+            err("input-err-too-big")
+                .arg("bytes", meta.len())
+                .arg("limit", limit),
+        ));
     }
-    let f = std::fs::File::open(path).with_context(|| format!("cannot read {what} {shown}"))?;
+    let f = std::fs::File::open(path).map_err(io)?;
     let mut bytes = Vec::new();
     f.take(MAX_INPUT_BYTES + 1)
         .read_to_end(&mut bytes)
-        .with_context(|| format!("cannot read {what} {shown}"))?;
+        .map_err(io)?;
     if bytes.len() as u64 > MAX_INPUT_BYTES {
-        anyhow::bail!(
-            "{what} {shown} grew past the {} MiB limit for one input file while being read",
-            MAX_INPUT_BYTES / (1024 * 1024)
-        );
+        return Err(fail(err("input-err-grew").arg("limit", limit)));
     }
-    String::from_utf8(bytes).map_err(|e| {
-        anyhow::anyhow!(
-            "{what} {shown} is not UTF-8 text (invalid byte at offset {}): save it as UTF-8",
-            e.utf8_error().valid_up_to()
-        )
-    })
+    String::from_utf8(bytes)
+        .map_err(|e| fail(err("input-err-not-utf8").arg("offset", e.utf8_error().valid_up_to())))
+}
+
+/// What kind of input a file is (`catalog file`, `plan file`, …) as a catalog name.
+fn input_kind(what: &str) -> Msg {
+    let id = format!("input-kind-{}", what.replace(' ', "-"));
+    if gpuplan_core::i18n::has_message(gpuplan_core::i18n::Lang::En, &id) {
+        Msg::new(&id)
+    } else {
+        Msg::raw(what)
+    }
+}
+
+/// An I/O error in words: the system's own text in English, the common kinds in Chinese.
+pub fn io_reason(e: &std::io::Error) -> Msg {
+    let id = match e.kind() {
+        std::io::ErrorKind::NotFound => "io-not-found",
+        std::io::ErrorKind::PermissionDenied => "io-permission-denied",
+        _ => "io-other",
+    };
+    Msg::new(id).arg("os", e.to_string())
 }
 
 /// Read a HuggingFace config.json, or the config.json inside a directory.
@@ -167,8 +187,12 @@ pub fn resolve_model(
 
 fn warn_both(name: Option<&str>, config: &str, name_key: &str, config_key: &str) {
     if let Some(n) = name {
-        eprintln!(
-            "warning: both {name_key} `{n}` and {config_key} {config} are given: {config_key} wins, {name_key} is ignored"
+        crate::render::warn(
+            Msg::new("cli-warn-both")
+                .arg("name_key", name_key)
+                .arg("name", n)
+                .arg("config_key", config_key)
+                .arg("config", config),
         );
     }
 }
@@ -216,23 +240,24 @@ pub fn user_catalog_files() -> Result<Vec<PathBuf>> {
     let Some(dir) = config_dir().map(|d| d.join("catalog")) else {
         return Ok(Vec::new());
     };
-    let fix = "fix its permissions, set GPUPLAN_CONFIG_DIR, or pass --no-user-catalog";
+    let shown = dir.display().to_string();
     match std::fs::metadata(&dir) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => anyhow::bail!(
-            "cannot read the user catalog directory {}: {e}: {fix}",
-            dir.display()
-        ),
-        Ok(m) if !m.is_dir() => anyhow::bail!(
-            "the user catalog directory {} is not a directory: {fix}",
-            dir.display()
-        ),
+        Err(e) => {
+            return Err(anyhow::Error::new(e).context(crate::render::Localized(
+                Msg::new("cli-err-catalog-dir-unreadable").arg("dir", shown.as_str()),
+            )))
+        }
+        Ok(m) if !m.is_dir() => {
+            return Err(crate::render::fail(
+                Msg::new("cli-err-catalog-dir-not-dir").arg("dir", shown.as_str()),
+            ))
+        }
         Ok(_) => {}
     }
     let cannot = || {
-        format!(
-            "cannot read the user catalog directory {}: {fix}",
-            dir.display()
+        crate::render::Localized(
+            Msg::new("cli-err-catalog-dir-unreadable").arg("dir", shown.as_str()),
         )
     };
     let mut v = Vec::new();
@@ -304,11 +329,12 @@ pub fn load_catalog_except(opts: &CatalogOpts, except: &[PathBuf]) -> Result<Cat
 /// Print one warning per row left out (its first problem, and how many more it has); other
 /// findings are summed up in one line.
 pub fn warn_skipped(findings: &[Finding]) {
-    warn_rows(findings, " — row skipped");
+    warn_rows(findings, "cli-warn-row-skipped");
 }
 
-/// [`warn_skipped`] with another ending (what happens to the row).
+/// [`warn_skipped`] with another ending (what happens to the row: a message id).
 pub fn warn_rows(findings: &[Finding], what_happens: &str) {
+    let what_happens = &gpuplan_core::i18n::text(crate::render::lang(), what_happens);
     let errors: Vec<&Finding> = findings
         .iter()
         .filter(|f| f.severity == Severity::Error)
@@ -323,7 +349,9 @@ pub fn warn_rows(findings: &[Finding], what_happens: &str) {
         let more = match &f.row {
             Some(r) => match per_row.remove(&(f.file.as_str(), r.as_str())) {
                 None => continue, // this row was reported already
-                Some(n) if n > 1 => format!(" (and {} more problem(s) in this row)", n - 1),
+                Some(n) if n > 1 => Msg::new("cli-warn-more-in-row")
+                    .arg("n", n - 1)
+                    .render(crate::render::lang()),
                 Some(_) => String::new(),
             },
             None => String::new(),
@@ -333,18 +361,21 @@ pub fn warn_rows(findings: &[Finding], what_happens: &str) {
         } else {
             what_happens
         };
-        eprintln!(
-            "warning: {}: {}: {}{more}{tail}",
-            printable(&f.file),
-            printable(&f.location),
-            printable(&f.message)
+        crate::render::warn(
+            Msg::new("cli-warn-row")
+                .arg("file", printable(&f.file))
+                .arg("location", printable(&f.location))
+                .arg(
+                    "message",
+                    printable(&crate::render::finding_text(f, crate::render::lang())),
+                )
+                .arg("more", more)
+                .arg("tail", tail),
         );
     }
     let notes = findings.len() - errors.len();
     if notes > 0 {
-        eprintln!(
-            "note: {notes} other catalog finding(s) in user files: see `gpuplan catalog validate`"
-        );
+        crate::render::note(Msg::new("cli-note-other-findings").arg("n", notes));
     }
 }
 

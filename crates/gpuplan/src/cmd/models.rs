@@ -4,6 +4,7 @@ use super::load_model;
 use crate::cli::{Format, ModelsAction};
 use crate::render;
 use anyhow::Result;
+use gpuplan_core::i18n::Msg;
 use gpuplan_core::job::model_summary;
 use gpuplan_core::model::{param_breakdown, presets, Architecture, AttentionKind};
 use gpuplan_core::units::format_count;
@@ -36,7 +37,8 @@ fn list(format: Format) -> Result<u8> {
         outln!("{}", render::json("models", &list_json(all))?);
         return Ok(0);
     }
-    let header = [
+    let l = render::lang();
+    let header: Vec<String> = [
         "model",
         "type",
         "params",
@@ -44,9 +46,13 @@ fn list(format: Format) -> Result<u8> {
         "published",
         "layers",
         "hidden",
-        "heads/kv",
+        "heads",
         "context",
-    ];
+    ]
+    .iter()
+    .map(|k| gpuplan_core::i18n::text(l, &format!("models-col-{k}")))
+    .collect();
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
     let rows: Vec<Vec<String>> = all
         .iter()
         .map(|p| {
@@ -103,66 +109,80 @@ fn show(name: Option<&str>, config: Option<&std::path::Path>, format: Format) ->
         return Ok(0);
     }
     let b = &s.params;
+    let l = render::lang();
+    let t = |id: &str| gpuplan_core::i18n::text(l, id);
     let mut rows = vec![
         vec![
-            "token embedding".to_string(),
+            t("models-embedding"),
             format_count(b.embedding as f64),
             String::new(),
         ],
-        vec![
-            "positions / stem".into(),
-            format_count(b.stem as f64),
-            String::new(),
-        ],
+        vec![t("models-stem"), format_count(b.stem as f64), String::new()],
     ];
     for g in &b.groups {
         rows.push(vec![
-            format!("{} layers × {}", g.name, g.count),
+            Msg::new("models-layers")
+                .arg("name", g.name)
+                .arg("n", g.count)
+                .render(l),
             format_count(g.params() as f64),
-            format!(
-                "{} per layer: {}",
-                format_count(g.params_per_layer() as f64),
-                g.linears
-                    .iter()
-                    .map(|l| if l.copies > 1 {
-                        format!("{} {}×{}×{}", l.name, l.copies, l.d_in, l.d_out)
-                    } else {
-                        format!("{} {}×{}", l.name, l.d_in, l.d_out)
-                    })
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+            Msg::new("models-per-layer")
+                .arg("params", format_count(g.params_per_layer() as f64))
+                .arg(
+                    "linears",
+                    g.linears
+                        .iter()
+                        .map(|l| {
+                            if l.copies > 1 {
+                                format!("{} {}×{}×{}", l.name, l.copies, l.d_in, l.d_out)
+                            } else {
+                                format!("{} {}×{}", l.name, l.d_in, l.d_out)
+                            }
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                )
+                .render(l),
         ]);
     }
     rows.push(vec![
-        "final norms".into(),
+        t("models-final-norms"),
         format_count(b.final_norms as f64),
         String::new(),
     ]);
     rows.push(vec![
-        "lm head".into(),
+        t("models-lm-head"),
         format_count(b.lm_head as f64),
         if b.lm_head == 0 {
-            "tied or none".into()
+            t("models-tied")
         } else {
             String::new()
         },
     ]);
     rows.push(vec![
-        "total".into(),
+        t("models-total"),
         format!("{} ({})", format_count(b.total as f64), b.total),
         s.params_published
-            .map(|p| format!("published {} ({p})", format_count(p as f64)))
+            .map(|p| {
+                Msg::new("models-published")
+                    .arg("n", format!("{} ({p})", format_count(p as f64)))
+                    .render(l)
+            })
             .unwrap_or_default(),
     ]);
     if b.active != b.total {
         rows.push(vec![
-            "active per token".into(),
+            t("models-active"),
             format!("{} ({})", format_count(b.active as f64), b.active),
             String::new(),
         ]);
     }
-    let header = ["component", "params", "detail"];
+    let header = [
+        t("plan-col-component"),
+        t("models-col-params"),
+        t("models-col-detail"),
+    ];
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
     let arch = match &m.architecture {
         Architecture::Transformer(t) => format!(
             "{} ({:?}): hidden {}, layers {}, heads {}/{} kv, head_dim {}, ffn {}, vocab {}, {:?} MLP, {:?}, {:?}, context {}{}",
@@ -179,13 +199,21 @@ fn show(name: Option<&str>, config: Option<&std::path::Path>, format: Format) ->
         _ => outln!("{arch}\n{}", render::table(&header, &rows)),
     }
     for w in &m.warnings {
-        eprintln!("warning: {w}");
+        render::warn(Msg::raw(w));
     }
     if let Some(n) = &m.notes {
-        outln!("notes: {n}");
+        outln!(
+            "{}",
+            Msg::new("models-notes").arg("text", n.as_str()).render(l)
+        );
     }
     for src in &m.sources {
-        outln!("source: {src}");
+        outln!(
+            "{}",
+            Msg::new("models-source")
+                .arg("text", src.as_str())
+                .render(l)
+        );
     }
     Ok(0)
 }

@@ -428,7 +428,11 @@ pub fn run(a: PlanArgs, opts: &CatalogOpts) -> Result<u8> {
             "{}",
             render::json("plan", &plan_json(&req, &out, a.top, &ages))?
         ),
-        _ => out!("{}", report(&req, &out, &view)),
+        Format::Markdown => out!("{}", report(&req, &out, &view)),
+        _ => out!(
+            "{}",
+            render::fit(&report(&req, &out, &view), render::width())
+        ),
     }
     Ok(if out.plans.is_empty() { NO_PLAN } else { 0 })
 }
@@ -719,31 +723,47 @@ fn plan_table(o: &PlanOutcome, v: &View, serve: bool) -> String {
             .collect();
         (h.iter().map(|k| header_text(k, l)).collect(), rows)
     } else {
-        let h = [
-            "#",
-            "plan-col-plan",
-            "GPU",
-            "plan-col-time",
-            "¥",
-            "plan-col-headroom",
-            "plan-col-bottleneck",
-        ];
+        // Serving plans run for as long as they are needed: no time column, and the monthly
+        // price says so in its header (`¥/month`) instead of in every cell.
+        let h: Vec<&str> = if serve {
+            vec![
+                "#",
+                "plan-col-plan",
+                "GPU",
+                "plan-col-cost-month",
+                "plan-col-headroom",
+                "plan-col-bottleneck",
+            ]
+        } else {
+            vec![
+                "#",
+                "plan-col-plan",
+                "GPU",
+                "plan-col-time",
+                "¥",
+                "plan-col-headroom",
+                "plan-col-bottleneck",
+            ]
+        };
         let rows = shown
             .map(|(i, p)| {
                 let free = p.gpu.memory_gib.unwrap_or(0.0) - used_gib(p);
-                vec![
+                let mut row = vec![
                     rank(i),
                     format!("{}×{}", p.nodes, p.instance.id),
                     format!("{}×{}", p.total_gpus, p.gpu.id),
-                    time(p),
-                    cost_short(p, l, serve),
-                    if p.gpu.memory_gib.is_some() {
-                        format!("{:.1}", free.max(0.0))
-                    } else {
-                        "?".into()
-                    },
-                    bottleneck_name(bottleneck(p), l),
-                ]
+                ];
+                if !serve {
+                    row.push(time(p));
+                }
+                row.push(cost_short(p, l, false));
+                row.push(if p.gpu.memory_gib.is_some() {
+                    format!("{:.1}", free.max(0.0))
+                } else {
+                    "?".into()
+                });
+                row.push(bottleneck_name(bottleneck(p), l));
+                row
             })
             .collect();
         (h.iter().map(|k| header_text(k, l)).collect(), rows)

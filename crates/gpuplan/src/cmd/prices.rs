@@ -187,13 +187,28 @@ fn list(c: &Catalog, f: &PricesListArgs) -> Result<u8> {
         }
         PriceFormat::Table => {
             if rows.is_empty() {
-                eprintln!("no prices match; `gpuplan prices fetch alibaba|tencent|huawei` gets today's prices with your credentials");
+                eprintln!(
+                    "{}",
+                    gpuplan_core::i18n::text(crate::render::lang(), "prices-none")
+                );
                 return Ok(0);
             }
-            let header = [
-                "provider", "instance", "gpu", "region", "billing", "¥", "¥/GPU-h", "kind",
-                "as of", "age",
-            ];
+            let header = render::header(
+                "prices-col",
+                &[
+                    "provider",
+                    "instance",
+                    "gpu",
+                    "region",
+                    "billing",
+                    "¥",
+                    "per-gpu-hour",
+                    "kind",
+                    "as-of",
+                    "age",
+                ],
+            );
+            let header: Vec<&str> = header.iter().map(String::as_str).collect();
             let t: Vec<Vec<String>> = rows
                 .iter()
                 .map(|r| {
@@ -217,7 +232,7 @@ fn list(c: &Catalog, f: &PricesListArgs) -> Result<u8> {
                 .filter(|r| r.age_days.is_some_and(|d| d > 90))
                 .count();
             if old > 0 {
-                eprintln!("note: {old} price(s) are older than 90 days; `gpuplan prices fetch PROVIDER` gets today's");
+                crate::render::note(gpuplan_core::i18n::Msg::new("prices-old-note").arg("n", old));
             }
         }
     }
@@ -324,17 +339,21 @@ fn by_gpu(c: &Catalog, f: &PricesListArgs, today: i64) -> Result<u8> {
                 );
                 return Ok(0);
             }
-            let header = [
-                "gpu",
-                "provider",
-                "¥/GPU-h",
-                "vs cheapest",
-                "instance",
-                "region",
-                "billing",
-                "kind",
-                "age",
-            ];
+            let header = render::header(
+                "prices-col",
+                &[
+                    "gpu",
+                    "provider",
+                    "per-gpu-hour",
+                    "vs-cheapest",
+                    "instance",
+                    "region",
+                    "billing",
+                    "kind",
+                    "age",
+                ],
+            );
+            let header: Vec<&str> = header.iter().map(String::as_str).collect();
             let t: Vec<Vec<String>> = out
                 .iter()
                 .map(|r| {
@@ -377,12 +396,12 @@ fn plan_tasks(c: &Catalog, p: Provider, a: &FetchArgs) -> Result<Vec<Task>> {
         for id in &a.instances {
             let i = c.find_instance(id).with_context(|| "--instance")?;
             if i.provider != p {
-                bail!(
-                    "--instance {id} belongs to {}, not {}: drop it, or fetch it with `gpuplan prices fetch {}`",
-                    i.provider.name(),
-                    p.name(),
-                    i.provider.name()
-                );
+                return Err(crate::render::fail(
+                    gpuplan_core::i18n::Msg::new("prices-err-instance-provider")
+                        .arg("id", id.as_str())
+                        .arg("owner", i.provider.name())
+                        .arg("asked", p.name()),
+                ));
             }
             types.push(i);
         }
@@ -398,12 +417,11 @@ fn plan_tasks(c: &Catalog, p: Provider, a: &FetchArgs) -> Result<Vec<Task>> {
             })
             .collect();
         if types.is_empty() {
-            bail!(
-                "--family {}: no {} instance type in the catalog has that family (see `gpuplan catalog instances --provider {}`)",
-                a.families.join(","),
-                p.name(),
-                p.name()
-            );
+            return Err(crate::render::fail(
+                gpuplan_core::i18n::Msg::new("prices-err-family")
+                    .arg("family", a.families.join(","))
+                    .arg("provider", p.name()),
+            ));
         }
     }
     let mut billings: Vec<Billing> = Vec::new();
@@ -473,7 +491,7 @@ fn fetch_cmd(a: FetchArgs, opts: &CatalogOpts) -> Result<u8> {
                 target.display()
             )
         })?;
-        super::warn_rows(&findings, " — left out of the rewritten file");
+        super::warn_rows(&findings, "cli-warn-row-left-out");
         f
     } else {
         CatalogFile::default()
@@ -717,7 +735,10 @@ pub fn stale_warnings(ages: &[PlanPriceAge], lang: Lang) -> Vec<String> {
         let ranks: Vec<String> = stale[1..].iter().map(|a| a.rank.to_string()).collect();
         out.push(
             Msg::new("prices-stale-others")
-                .arg("ranks", ranks.join(", "))
+                .arg(
+                    "ranks",
+                    ranks.join(&gpuplan_core::i18n::text(lang, "plan-list-sep")),
+                )
                 .arg("days", STALE_DAYS)
                 .render(lang),
         );

@@ -229,10 +229,16 @@ pub fn split_endpoint(url: &str) -> Result<(String, String), String> {
     let rest = url
         .strip_prefix("https://")
         .or_else(|| url.strip_prefix("http://"))
-        .ok_or_else(|| format!("--endpoint `{url}`: give a URL starting with https:// (or http:// for a local test server)"))?;
+        .ok_or_else(|| {
+            gpuplan_core::i18n::Msg::new("fetch-err-endpoint-scheme")
+                .arg("url", url)
+                .render(crate::render::lang())
+        })?;
     let host = rest.split('/').next().unwrap_or_default().to_string();
     if host.is_empty() {
-        return Err(format!("--endpoint `{url}`: no host"));
+        return Err(gpuplan_core::i18n::Msg::new("fetch-err-endpoint-host")
+            .arg("url", url)
+            .render(crate::render::lang()));
     }
     Ok((url.trim_end_matches('/').to_string(), host))
 }

@@ -20,6 +20,7 @@ use axum::extract::DefaultBodyLimit;
 use axum::http::StatusCode;
 use axum::Router;
 use gpuplan_core::catalog::Catalog;
+use gpuplan_core::i18n::Msg;
 use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -118,10 +119,9 @@ pub fn router(state: Arc<AppState>) -> Router {
 /// Refuse a non-loopback address unless the user said so.
 fn check_bind(a: &ServeArgs) -> Result<()> {
     if !a.bind.ip().is_loopback() && !a.allow_remote {
-        anyhow::bail!(
-            "--bind {}: not a loopback address; the server has no authentication, so anyone who can reach it can use it: add --allow-remote to bind there anyway",
-            a.bind
-        );
+        return Err(crate::render::fail(
+            Msg::new("serve-err-not-loopback").arg("bind", a.bind.to_string()),
+        ));
     }
     Ok(())
 }
@@ -133,31 +133,37 @@ pub fn run(a: ServeArgs, opts: &CatalogOpts) -> Result<u8> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .context("cannot start the server's runtime")?;
+        .map_err(|e| {
+            anyhow::Error::new(e).context(crate::render::Localized(Msg::new("serve-err-runtime")))
+        })?;
+    let lang = opts.lang;
+    let say = move |m: Msg| eprintln!("{}", m.render(lang));
     rt.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(a.bind)
-            .await
-            .with_context(|| format!("--bind {}: cannot listen there", a.bind))?;
+        let listener = tokio::net::TcpListener::bind(a.bind).await.map_err(|e| {
+            anyhow::Error::new(e).context(crate::render::Localized(
+                Msg::new("serve-err-listen").arg("bind", a.bind.to_string()),
+            ))
+        })?;
         let at = listener.local_addr()?;
-        eprintln!(
-            "gpuplan serve: listening on http://{at}/ (API under /api/v1; no authentication{})",
+        say(Msg::new("serve-listening").arg("at", at.to_string()).arg(
+            "reach",
             if at.ip().is_loopback() {
-                ", loopback only"
+                "loopback"
             } else {
-                ": reachable from the network"
-            }
-        );
+                "network"
+            },
+        ));
         axum::serve(listener, router(state))
-            .with_graceful_shutdown(shutdown_signal())
+            .with_graceful_shutdown(shutdown_signal(lang))
             .await
             .context("server error")?;
-        eprintln!("gpuplan serve: stopped");
+        say(Msg::new("serve-stopped"));
         Ok(0)
     })
 }
 
 /// Ctrl-C or SIGTERM: stop accepting, finish the requests in flight, exit 0.
-async fn shutdown_signal() {
+async fn shutdown_signal(lang: gpuplan_core::i18n::Lang) {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
     };
@@ -176,7 +182,7 @@ async fn shutdown_signal() {
         _ = ctrl_c => {},
         _ = term => {},
     }
-    eprintln!("gpuplan serve: shutting down (finishing requests in flight)");
+    eprintln!("{}", gpuplan_core::i18n::text(lang, "serve-shutting-down"));
 }
 
 #[cfg(test)]

@@ -115,6 +115,92 @@ fn the_detector_finds_sentences_and_allows_names() {
     );
 }
 
+/// Runs `cmd`; when it fails (non-zero exit) and names no `--lang`, runs it again with a
+/// Chinese locale (see [`zh_problems`]) and panics on what that finds. Every error path a test
+/// exercises through this helper is thereby checked in Chinese as well (issue 13).
+pub fn output_checked(cmd: &mut std::process::Command) -> std::process::Output {
+    let out = cmd.output().unwrap();
+    if let Err(e) = zh_problems(cmd, out.status.code()) {
+        // `GPUPLAN_ZH_AUDIT=FILE`: collect every finding in FILE instead of stopping at the first.
+        match std::env::var_os("GPUPLAN_ZH_AUDIT") {
+            Some(f) => {
+                use std::io::Write;
+                if let Ok(mut w) = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(f)
+                {
+                    let _ = writeln!(w, "{e}\n");
+                }
+            }
+            None => panic!("{e}"),
+        }
+    }
+    out
+}
+
+/// For a command that exited with `code`: when that is a failure and the command names no
+/// `--lang`, runs it again with `LC_ALL=zh_CN.UTF-8` (no flag: the environment alone selects
+/// the language) and says what is wrong: another exit code, an untranslated English sentence
+/// or an unresolved `{$arg}` in its output, the error included.
+pub fn zh_problems(cmd: &std::process::Command, code: Option<i32>) -> Result<(), String> {
+    let names_lang = cmd.get_args().any(|a| {
+        a.to_str()
+            .is_some_and(|a| a == "--lang" || a.starts_with("--lang="))
+    });
+    if code == Some(0) || names_lang {
+        return Ok(());
+    }
+    let mut zh = std::process::Command::new(cmd.get_program());
+    zh.args(cmd.get_args()).stdin(std::process::Stdio::null());
+    if let Some(d) = cmd.get_current_dir() {
+        zh.current_dir(d);
+    }
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => zh.env(k, v),
+            None => zh.env_remove(k),
+        };
+    }
+    zh.env("LC_ALL", "zh_CN.UTF-8").env_remove("LC_MESSAGES");
+    let o = zh.output().map_err(|e| e.to_string())?;
+    let args: Vec<_> = cmd.get_args().collect();
+    // JSON documents are data in the schema's English (docs/json-schema.md): only what the
+    // command says on stderr is checked then.
+    let json = args
+        .windows(2)
+        .any(|w| w[0] == "--format" && w[1] == "json")
+        || args.iter().any(|a| *a == "--format=json");
+    let text = format!(
+        "{}\n{}",
+        if json {
+            Default::default()
+        } else {
+            String::from_utf8_lossy(&o.stdout)
+        },
+        String::from_utf8_lossy(&o.stderr)
+    );
+    if o.status.code() != code {
+        return Err(format!(
+            "{args:?} in zh: exit {:?}, in en {code:?}\n{text}",
+            o.status.code()
+        ));
+    }
+    // clap's usage and help (shown for a missing subcommand) are English in every language.
+    let text = match text.find("Usage: ") {
+        Some(at) => text[..at].to_string(),
+        None => text,
+    };
+    let english = english_sentences(&text);
+    if !english.is_empty() || text.contains("{$") {
+        return Err(format!(
+            "{args:?} in zh: English left:\n{}\n--- output\n{text}",
+            english.join("\n")
+        ));
+    }
+    Ok(())
+}
+
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Command, Stdio};
 

@@ -1,0 +1,138 @@
+//! Issue 13: what a user sees on an ordinary terminal, as insta snapshots. `plan`, `estimate`,
+//! `catalog instances` and three error messages in English and Chinese at 80 columns, where no
+//! line may be wider than 80 display columns (a CJK character counts two), and `plan` at 120
+//! columns in both languages. Each snapshot holds stdout, then stderr after a `--- stderr` line.
+
+use std::process::Command;
+
+/// The README's example job.
+const PLAN: &[&str] = &[
+    "plan",
+    "--model",
+    "Qwen2.5-7B",
+    "--task",
+    "lora",
+    "--seq-len",
+    "2048",
+    "--tokens",
+    "1e8",
+    "--provider",
+    "alibaba",
+    "--deadline",
+    "24h",
+    "--explain",
+];
+
+const ESTIMATE: &[&str] = &[
+    "estimate",
+    "--model",
+    "Llama-3.1-8B",
+    "--task",
+    "lora",
+    "--gpu",
+    "a100-80g",
+    "--tokens",
+    "1e8",
+];
+
+const CATALOG: &[&str] = &["catalog", "instances", "--gpu", "a100"];
+
+/// Three kinds of error: a name the catalog lacks, a value out of range (core validation) and a
+/// value clap refuses.
+const ERRORS: &[(&str, &[&str])] = &[
+    (
+        "error_unknown_model",
+        &["plan", "--model", "Qwen2.5-7", "--task", "lora"],
+    ),
+    (
+        "error_out_of_range",
+        &["plan", "--model", "Qwen2.5-7B", "--max-nodes", "100000"],
+    ),
+    (
+        "error_not_a_number",
+        &["estimate", "--model", "Qwen2.5-7B", "--seq-len", "2k4"],
+    ),
+];
+
+fn run(columns: usize, lang: &str, args: &[&str]) -> (Option<i32>, String) {
+    let cfg = std::env::temp_dir().join(format!("gpuplan-terminal-{}", std::process::id()));
+    let o = Command::new(env!("CARGO_BIN_EXE_gpuplan"))
+        .env("GPUPLAN_TODAY", "2026-12-03")
+        .env("GPUPLAN_CONFIG_DIR", &cfg)
+        .env("COLUMNS", columns.to_string())
+        .env_remove("LANG")
+        .env_remove("LC_ALL")
+        .env_remove("LC_MESSAGES")
+        .args(["--lang", lang])
+        .args(args)
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}--- stderr\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    (o.status.code(), text)
+}
+
+/// Lines wider than `columns` display columns, with their widths.
+fn too_wide(text: &str, columns: usize) -> Vec<String> {
+    text.lines()
+        .map(|l| (unicode_width::UnicodeWidthStr::width(l), l))
+        .filter(|(w, _)| *w > columns)
+        .map(|(w, l)| format!("{w}: {l}"))
+        .collect()
+}
+
+#[test]
+fn plan_estimate_and_catalog_fit_80_columns_in_both_languages() {
+    for lang in ["en", "zh"] {
+        for (name, args) in [
+            ("plan", PLAN),
+            ("estimate", ESTIMATE),
+            ("catalog_instances", CATALOG),
+        ] {
+            let (code, text) = run(80, lang, args);
+            assert_eq!(code, Some(0), "{name} {lang}: {text}");
+            let wide = too_wide(&text, 80);
+            assert!(
+                wide.is_empty(),
+                "{name} {lang} at 80 columns:\n{}",
+                wide.join("\n")
+            );
+            insta::assert_snapshot!(format!("{name}_{lang}_80"), text);
+        }
+    }
+}
+
+#[test]
+fn errors_fit_80_columns_in_both_languages() {
+    for lang in ["en", "zh"] {
+        for (name, args) in ERRORS {
+            let (code, text) = run(80, lang, args);
+            assert_eq!(code, Some(2), "{name} {lang}: {text}");
+            let wide = too_wide(&text, 80);
+            assert!(
+                wide.is_empty(),
+                "{name} {lang} at 80 columns:\n{}",
+                wide.join("\n")
+            );
+            insta::assert_snapshot!(format!("{name}_{lang}_80"), text);
+        }
+    }
+}
+
+#[test]
+fn plan_at_120_columns_in_both_languages() {
+    for lang in ["en", "zh"] {
+        let (code, text) = run(120, lang, PLAN);
+        assert_eq!(code, Some(0), "{lang}: {text}");
+        let wide = too_wide(&text, 120);
+        assert!(
+            wide.is_empty(),
+            "plan {lang} at 120 columns:\n{}",
+            wide.join("\n")
+        );
+        insta::assert_snapshot!(format!("plan_{lang}_120"), text);
+    }
+}
