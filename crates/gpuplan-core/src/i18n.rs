@@ -125,18 +125,19 @@ impl Msg {
     }
 
     pub fn render(&self, lang: Lang) -> String {
-        let mut args = FluentArgs::new();
+        // Names and text borrowed from the message, room for every argument at once.
+        let mut args = FluentArgs::with_capacity(self.args.len());
         for (k, v) in &self.args {
             let value = match v {
-                Arg::Str(s) => FluentValue::from(s.clone()),
+                Arg::Str(s) => FluentValue::from(s.as_str()),
                 Arg::Num(n) => FluentValue::from(*n),
                 Arg::Msg(m) => FluentValue::from(m.render(lang)),
                 Arg::PerLang { en, zh } => FluentValue::from(match lang {
-                    Lang::En => en.clone(),
-                    Lang::Zh => zh.clone(),
+                    Lang::En => en.as_str(),
+                    Lang::Zh => zh.as_str(),
                 }),
             };
-            args.set(k.clone(), value);
+            args.set(k.as_str(), value);
         }
         format_message(lang, &self.id, Some(&args))
     }
@@ -184,12 +185,82 @@ impl From<&str> for Text {
 }
 
 impl From<Msg> for Text {
+    /// Both languages, from this thread's cache of recent renderings when the same message with
+    /// the same arguments was rendered before (a plan search renders many identical advice and
+    /// caveat lines; Fluent formatting is a pure function of the id and the arguments).
     fn from(m: Msg) -> Text {
-        Text {
+        use std::hash::Hasher;
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        hash_msg(&m, &mut h);
+        let key = h.finish();
+        let hit = RENDERED.with(|c| {
+            c.borrow().get(&key).and_then(|v| {
+                v.iter()
+                    .find(|(x, _)| same_msg(x, &m))
+                    .map(|(_, t)| t.clone())
+            })
+        });
+        if let Some(t) = hit {
+            return t;
+        }
+        let t = Text {
             en: m.render(Lang::En),
             zh: m.render(Lang::Zh),
+        };
+        RENDERED.with(|c| {
+            let mut c = c.borrow_mut();
+            if c.len() >= RENDER_CACHE_ENTRIES {
+                c.clear();
+            }
+            c.entry(key).or_default().push((m, t.clone()));
+        });
+        t
+    }
+}
+
+/// Renderings kept per thread (then the cache starts over): bounded memory in a long-running
+/// `gpuplan serve`.
+const RENDER_CACHE_ENTRIES: usize = 4096;
+
+std::thread_local! {
+    /// Recent renderings by message hash, each with the message it renders.
+    static RENDERED: std::cell::RefCell<std::collections::HashMap<u64, Vec<(Msg, Text)>>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+fn hash_msg(m: &Msg, h: &mut impl std::hash::Hasher) {
+    use std::hash::Hash;
+    m.id.hash(h);
+    for (k, v) in &m.args {
+        k.hash(h);
+        match v {
+            Arg::Str(s) => (0u8, s).hash(h),
+            Arg::Num(n) => (1u8, n.to_bits()).hash(h),
+            Arg::Msg(inner) => {
+                2u8.hash(h);
+                hash_msg(inner, h);
+            }
+            Arg::PerLang { en, zh } => (3u8, en, zh).hash(h),
         }
     }
+}
+
+/// The same message and arguments, numbers compared bit for bit (so NaN finds itself).
+fn same_msg(a: &Msg, b: &Msg) -> bool {
+    a.id == b.id
+        && a.args.len() == b.args.len()
+        && a.args.iter().zip(&b.args).all(|((ka, va), (kb, vb))| {
+            ka == kb
+                && match (va, vb) {
+                    (Arg::Str(x), Arg::Str(y)) => x == y,
+                    (Arg::Num(x), Arg::Num(y)) => x.to_bits() == y.to_bits(),
+                    (Arg::Msg(x), Arg::Msg(y)) => same_msg(x, y),
+                    (Arg::PerLang { en: e1, zh: z1 }, Arg::PerLang { en: e2, zh: z2 }) => {
+                        e1 == e2 && z1 == z2
+                    }
+                    _ => false,
+                }
+        })
 }
 
 impl std::fmt::Display for Text {
@@ -498,6 +569,29 @@ fn format_message(lang: Lang, id: &str, args: Option<&FluentArgs>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cached_renderings_are_the_renderings_of_that_message() {
+        let direct = |m: &Msg| (m.render(Lang::En), m.render(Lang::Zh));
+        for _ in 0..2 {
+            for m in [
+                Msg::raw("a"),
+                Msg::raw("b"),
+                Msg::new("raw").arg("text", 1.5),
+                Msg::new("raw").arg("text", 2.5),
+                Msg::new("raw").arg("text", f64::NAN),
+                Msg::new("raw").arg("text", Msg::raw("nested")),
+            ] {
+                let t = Text::from(m.clone());
+                assert_eq!((t.en, t.zh), direct(&m), "{m:?}");
+            }
+        }
+        // More messages than the cache holds: it starts over, answers stay right.
+        for k in 0..(RENDER_CACHE_ENTRIES + 10) {
+            let m = Msg::new("raw").arg("text", k);
+            assert_eq!(Text::from(m.clone()).en, m.render(Lang::En));
+        }
+    }
 
     #[test]
     fn every_file_parses() {

@@ -29,6 +29,18 @@ use crate::workload::{
 use serde::Serialize;
 
 /// One named line of a memory breakdown.
+/// `format!` where the estimate explains itself, an empty (unallocated) string where it does not
+/// ([`training_memory_lean`]).
+macro_rules! why {
+    ($explain:expr, $($fmt:tt)*) => {
+        if $explain {
+            format!($($fmt)*)
+        } else {
+            String::new()
+        }
+    };
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MemoryItem {
     pub name: &'static str,
@@ -301,9 +313,10 @@ fn logits_bytes(
     tokens: f64,
     setup: &TrainingSetup,
     tun: &Tunables,
+    explain: bool,
 ) -> (f64, String) {
     if t.vocab == 0 || t.structure == crate::model::Structure::EncoderOnly {
-        return (0.0, "no vocabulary head".into());
+        return (0.0, why!(explain, "no vocabulary head"));
     }
     let v = t.vocab as f64;
     let tp = setup.parallel.tp as f64;
@@ -313,16 +326,16 @@ fn logits_bytes(
             let per = 2.0 + (tun.hf_logits_bytes_per_element - 2.0) / 8.0;
             (
                 per * tokens * v / tp,
-                format!("{per} B × tokens × vocab ({}): bf16 logits + one of 8 fp32 chunks (chunked cross-entropy)", t.vocab),
+                why!(explain, "{per} B × tokens × vocab ({}): bf16 logits + one of 8 fp32 chunks (chunked cross-entropy)", t.vocab),
             )
         }
         Framework::HuggingFace => (
             tun.hf_logits_bytes_per_element * tokens * v / tp,
-            format!("{} B × tokens × vocab ({}): bf16 logits + fp32 upcast + fp32 loss grad", tun.hf_logits_bytes_per_element, t.vocab),
+            why!(explain, "{} B × tokens × vocab ({}): bf16 logits + fp32 upcast + fp32 loss grad", tun.hf_logits_bytes_per_element, t.vocab),
         ),
         Framework::Megatron => (
             4.0 * tokens * (t.hidden as f64 + v) / tp,
-            "4·s·b·(h + V)/t: fused vocab-parallel cross-entropy (Megatron theoretical_memory_usage.py)".into(),
+            why!(explain, "4·s·b·(h + V)/t: fused vocab-parallel cross-entropy (Megatron theoretical_memory_usage.py)"),
         ),
     }
 }
@@ -488,6 +501,29 @@ pub fn training_memory(
     c: &ClusterSpec,
     tun: &Tunables,
 ) -> Result<TrainingMemory, CoreError> {
+    memory(m, setup, c, tun, true)
+}
+
+/// [`training_memory`] without the words: the same bytes, totals, peak phase and timeline, bit
+/// for bit (tested: `lean_memory_has_the_same_bytes` in tests/search_equivalence.rs), but every
+/// item's `basis` empty, and an item of 0 bytes may be left out. For searches that only compare
+/// the totals and explain the configuration they keep with [`training_memory`].
+pub fn training_memory_lean(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    c: &ClusterSpec,
+    tun: &Tunables,
+) -> Result<TrainingMemory, CoreError> {
+    memory(m, setup, c, tun, false)
+}
+
+fn memory(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    c: &ClusterSpec,
+    tun: &Tunables,
+    explain: bool,
+) -> Result<TrainingMemory, CoreError> {
     setup.validate()?;
     let dp = check_parallelism(m, setup, c)?;
     // Context parallelism: each rank holds the activations of seq_len / cp tokens.
@@ -527,7 +563,8 @@ pub fn training_memory(
         items.push(MemoryItem {
             name: "base weights (frozen)",
             bytes: Bytes(base_bytes),
-            basis: format!(
+            basis: why!(
+                explain,
                 "{:?}: {} bits/weight on linears, {} bits elsewhere{}",
                 base,
                 base.bits(),
@@ -552,7 +589,8 @@ pub fn training_memory(
             bytes: Bytes(
                 lora / share.max(f64::MIN_POSITIVE) * zero_params(1) / b.total as f64 * per,
             ),
-            basis: format!(
+            basis: why!(
+                explain,
                 "{:.1}M adapter params (rank {}) × {per} B ({} weight, grad, optimizer states)",
                 lora / 1e6,
                 setup.lora.rank,
@@ -571,7 +609,8 @@ pub fn training_memory(
         items.push(MemoryItem {
             name: "weights",
             bytes: Bytes(if on_cpu_params { 0.0 } else { w }),
-            basis: format!(
+            basis: why!(
+                explain,
                 "{:.2}B params × {} B{}{}",
                 dev_params / 1e9,
                 sb.weights,
@@ -593,9 +632,17 @@ pub fn training_memory(
                 },
             ),
             basis: if setup.optimizer_in_backward {
-                "optimizer step fused into backward: no full gradient buffer".into()
+                why!(
+                    explain,
+                    "optimizer step fused into backward: no full gradient buffer"
+                )
             } else {
-                format!("{} B/param{}", sb.grads, shard_note(p.zero >= 2, &dev))
+                why!(
+                    explain,
+                    "{} B/param{}",
+                    sb.grads,
+                    shard_note(p.zero >= 2, &dev)
+                )
             },
         });
         if p.offload_optimizer {
@@ -615,7 +662,8 @@ pub fn training_memory(
         items.push(MemoryItem {
             name: "optimizer states + master weights",
             bytes: Bytes(if p.offload_optimizer { 0.0 } else { mo - paged_out }),
-            basis: format!(
+            basis: why!(
+                explain,
                 "{:?}: {} B/param states{} + {} B master{}{}",
                 setup.optimizer,
                 sb.optimizer,
@@ -642,21 +690,25 @@ pub fn training_memory(
         items.push(MemoryItem {
             name: "ZeRO-3 gather buffers",
             bytes: Bytes(gather),
-            basis: "2 × largest layer × 2 B (DeepSpeed memory.rst: 4·largest_layer_params)".into(),
+            basis: why!(
+                explain,
+                "2 × largest layer × 2 B (DeepSpeed memory.rst: 4·largest_layer_params)"
+            ),
         });
     }
 
-    let acts = activation_bytes(m, setup, tun)?;
+    let acts = activation_bytes(m, &b, setup, tun, explain)?;
     cpu += acts.offloaded;
     let buffers = step_buffers(m, setup, c, &b, &items, &acts, sb, share, zero_params(1));
     let timeline = step_timeline(&buffers);
-    peak_items(&mut items, &timeline, &acts);
+    peak_items(&mut items, &timeline, &acts, explain);
     let allocated = timeline.peak().total.0;
     let frag = allocated * tun.fragmentation;
     items.push(MemoryItem {
         name: "allocator fragmentation",
         bytes: Bytes(frag),
-        basis: format!(
+        basis: why!(
+            explain,
             "{:.0}% of allocated (tunable `fragmentation`)",
             tun.fragmentation * 100.0
         ),
@@ -668,7 +720,7 @@ pub fn training_memory(
             "CUDA context"
         },
         bytes: Bytes::from_gib(tun.cuda_context_gib),
-        basis: "tunable `cuda_context_gib`".into(),
+        basis: why!(explain, "tunable `cuda_context_gib`"),
     });
     if c.total_gpus() > 1 {
         items.push(MemoryItem {
@@ -678,7 +730,7 @@ pub fn training_memory(
                 "NCCL buffers"
             },
             bytes: Bytes::from_gib(tun.nccl_buffers_gib),
-            basis: "tunable `nccl_buffers_gib`".into(),
+            basis: why!(explain, "tunable `nccl_buffers_gib`"),
         });
     }
     let total: f64 = items.iter().map(|i| i.bytes.0).sum();
@@ -875,14 +927,14 @@ fn outside_per_token(t: &TransformerSpec, c: f64) -> f64 {
 /// Activation-side buffers for the most loaded device.
 fn activation_bytes(
     m: &ModelSpec,
+    b: &ParamBreakdown,
     setup: &TrainingSetup,
     tun: &Tunables,
+    explain: bool,
 ) -> Result<ActivationParts, CoreError> {
     match &m.architecture {
-        Architecture::Opaque(o) => Ok(opaque_activations(m, o, setup)),
-        Architecture::Transformer(t) => {
-            Ok(transformer_activations(&param_breakdown(m), t, setup, tun))
-        }
+        Architecture::Opaque(o) => Ok(opaque_activations(m, o, setup, explain)),
+        Architecture::Transformer(t) => Ok(transformer_activations(b, t, setup, tun, explain)),
     }
 }
 
@@ -890,12 +942,14 @@ fn opaque_activations(
     m: &ModelSpec,
     o: &crate::model::OpaqueSpec,
     setup: &TrainingSetup,
+    explain: bool,
 ) -> ActivationParts {
     let dtype_factor = compute_bytes(setup) / 2.0;
     match o.activation_bytes_per_sample {
         Some(a) => ActivationParts {
             saved_layers: a * setup.micro_batch as f64 * dtype_factor,
-            basis: format!(
+            basis: why!(
+                explain,
                 "{} per sample at {} × micro-batch {}",
                 Bytes(a),
                 o.reference_input,
@@ -904,7 +958,8 @@ fn opaque_activations(
             ..Default::default()
         },
         None => ActivationParts {
-            basis: format!(
+            basis: why!(
+                explain,
                 "UNKNOWN: no sourced activation size for {}; memory is a lower bound",
                 m.name
             ),
@@ -918,6 +973,7 @@ fn transformer_activations(
     t: &TransformerSpec,
     setup: &TrainingSetup,
     tun: &Tunables,
+    explain: bool,
 ) -> ActivationParts {
     let p = setup.parallel;
     let c = compute_bytes(setup);
@@ -959,13 +1015,14 @@ fn transformer_activations(
             (
                 inputs,
                 per_token_layer * tokens + grad_working(t, c, tp) * tokens,
-                format!("full recompute: {c}·h B/token/layer × {layers_per_stage} layers × {in_flight} micro-batch(es); one layer's set ({per_token_layer:.0} B/token) recomputed in backward"),
+                why!(explain, "full recompute: {c}·h B/token/layer × {layers_per_stage} layers × {in_flight} micro-batch(es); one layer's set ({per_token_layer:.0} B/token) recomputed in backward"),
             )
         }
         _ => (
             (per_token_layer * layers_per_stage - first_absent) * tokens * in_flight,
             grad_working(t, c, tp) * tokens,
-            format!(
+            why!(
+                explain,
                 "{per_token_layer:.0} B/token/layer × {tokens} tokens × {layers_per_stage} layers{} × {in_flight} in flight ({:?} profile{})",
                 if first_absent > 0.0 {
                     format!(" − {first_absent:.0} B/token (layer 0 before its adapters)")
@@ -983,7 +1040,10 @@ fn transformer_activations(
         (
             keep,
             saved_layers - keep,
-            format!("{basis}; offloaded to host except 2 layers in flight (activation offload)"),
+            why!(
+                explain,
+                "{basis}; offloaded to host except 2 layers in flight (activation offload)"
+            ),
         )
     } else {
         (saved_layers, 0.0, basis)
@@ -1005,7 +1065,7 @@ fn transformer_activations(
     } else {
         0.0
     };
-    let (legacy, logits_basis) = logits_bytes(t, tokens, setup, tun);
+    let (legacy, logits_basis) = logits_bytes(t, tokens, setup, tun, explain);
     ActivationParts {
         saved_layers,
         offloaded,
@@ -1337,7 +1397,7 @@ impl WithModel for StepBuffers {
 
 /// The state items with the gradients at their live value at the peak, then the peak phase's
 /// other components, so that the items sum to the timeline's peak.
-fn peak_items(items: &mut Vec<MemoryItem>, tl: &Timeline, acts: &ActivationParts) {
+fn peak_items(items: &mut Vec<MemoryItem>, tl: &Timeline, acts: &ActivationParts, explain: bool) {
     let peak = tl.peak();
     for (name, bytes) in &peak.components {
         match *name {
@@ -1345,14 +1405,17 @@ fn peak_items(items: &mut Vec<MemoryItem>, tl: &Timeline, acts: &ActivationParts
             "gradients" => match items.iter_mut().find(|i| i.name == "gradients") {
                 Some(g) => {
                     if bytes.0 != g.bytes.0 {
-                        g.basis = format!(
+                        g.basis = why!(
+                            explain,
                             "{}; {} live at the peak ({}, the LM-head gradient if smaller)",
-                            g.basis, bytes, peak.phase
+                            g.basis,
+                            bytes,
+                            peak.phase
                         );
                     }
                     g.bytes = *bytes;
                 }
-                None => items.push(item("gradients", *bytes, "LM-head gradient".into())),
+                None => items.push(item("gradients", *bytes, why!(explain, "LM-head gradient"))),
             },
             n => {
                 let name = match n {
@@ -1361,25 +1424,25 @@ fn peak_items(items: &mut Vec<MemoryItem>, tl: &Timeline, acts: &ActivationParts
                     other => other,
                 };
                 let basis = match n {
-                    "saved activations" => acts.basis.clone(),
+                    "saved activations" => acts.basis.as_str(),
                     "logits" | "loss buffers (fp32)" | "logits gradient" => {
-                        acts.logits_basis.clone()
+                        acts.logits_basis.as_str()
                     }
                     "autocast weight copies" => {
-                        "16-bit copies of the fp32 linear weights (torch.autocast)".into()
+                        "16-bit copies of the fp32 linear weights (torch.autocast)"
                     }
                     "optimizer temporaries" => {
-                        "AdamW foreach: one state-sized buffer (_foreach_sqrt)".into()
+                        "AdamW foreach: one state-sized buffer (_foreach_sqrt)"
                     }
                     "DDP gradient buckets" => {
-                        "DDP all-reduce buckets: a copy of the gradients (gradient_as_bucket_view off, PyTorch default)".into()
+                        "DDP all-reduce buckets: a copy of the gradients (gradient_as_bucket_view off, PyTorch default)"
                     }
-                    _ => "one layer's backward working set".into(),
+                    _ => "one layer's backward working set",
                 };
                 items.push(item(
                     name,
                     *bytes,
-                    format!("{basis} — {n} at the peak ({})", peak.phase),
+                    why!(explain, "{basis} — {n} at the peak ({})", peak.phase),
                 ));
             }
         }
@@ -1390,13 +1453,18 @@ fn peak_items(items: &mut Vec<MemoryItem>, tl: &Timeline, acts: &ActivationParts
         ("logits + loss", &acts.logits_basis),
     ] {
         if !items.iter().any(|i| i.name == name) && !basis.is_empty() {
-            let why = format!("{basis} — not live at the peak ({})", peak.phase);
+            let why = why!(explain, "{basis} — not live at the peak ({})", peak.phase);
             items.push(item(name, Bytes(0.0), why));
         }
     }
     if let Some(g) = items.iter_mut().find(|i| i.name == "gradients") {
         if !peak.components.iter().any(|(n, _)| *n == "gradients") && g.bytes.0 > 0.0 {
-            g.basis = format!("{}; not live at the peak ({})", g.basis, peak.phase);
+            g.basis = why!(
+                explain,
+                "{}; not live at the peak ({})",
+                g.basis,
+                peak.phase
+            );
             g.bytes = Bytes(0.0);
         }
     }
@@ -1424,6 +1492,15 @@ pub fn training_flops_per_token(
     m: &ModelSpec,
     setup: &TrainingSetup,
 ) -> Result<TokenFlops, CoreError> {
+    flops_per_token(m, &param_breakdown(m), setup)
+}
+
+/// [`training_flops_per_token`] with the model's parameter breakdown already at hand.
+fn flops_per_token(
+    m: &ModelSpec,
+    b: &ParamBreakdown,
+    setup: &TrainingSetup,
+) -> Result<TokenFlops, CoreError> {
     match &m.architecture {
         Architecture::Opaque(o) => {
             if !o.forward_flops_per_sample.is_finite() {
@@ -1448,7 +1525,6 @@ pub fn training_flops_per_token(
             })
         }
         Architecture::Transformer(t) => {
-            let b = param_breakdown(m);
             let linear_active = b.active_linear_params() as f64;
             let head = if t.vocab > 0 && t.structure != crate::model::Structure::EncoderOnly {
                 (t.vocab * t.hidden) as f64
@@ -1637,6 +1713,29 @@ pub fn training_step_validated(
     c: &ClusterSpec,
     tun: &Tunables,
 ) -> Result<StepTime, CoreError> {
+    step_time(m, setup, c, tun, true)
+}
+
+/// [`training_step_validated`] without the words: the same seconds, rates and bytes bit for bit
+/// (tested: `lean_step_has_the_same_numbers` in tests/search_equivalence.rs), but the collectives'
+/// and links' descriptions empty. For searches that compare step times and explain the
+/// configuration they keep in full.
+pub fn training_step_lean(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    c: &ClusterSpec,
+    tun: &Tunables,
+) -> Result<StepTime, CoreError> {
+    step_time(m, setup, c, tun, false)
+}
+
+fn step_time(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    c: &ClusterSpec,
+    tun: &Tunables,
+    explain: bool,
+) -> Result<StepTime, CoreError> {
     setup.validate()?;
     crate::chip::check_support(m, setup, &c.gpu)?;
     let dp = check_parallelism(m, setup, c)?;
@@ -1645,7 +1744,8 @@ pub fn training_step_validated(
         CoreError::invalid("gpu", &c.gpu.id, "no sourced peak FLOP/s for this chip and precision; time cannot be estimated (memory still can)")
     })?;
     let (eff, eff_name) = crate::chip::train_efficiency(m, setup, &c.gpu, tun);
-    let fl = training_flops_per_token(m, setup)?;
+    let b = param_breakdown(m);
+    let fl = flops_per_token(m, &b, setup)?;
     let is_opaque = m.transformer().is_none();
     let tokens_per_micro = if is_opaque {
         setup.micro_batch as f64
@@ -1657,7 +1757,6 @@ pub fn training_step_validated(
     // Per-device work: a micro-batch's FLOPs split over tp × pp devices.
     let mp = (p.tp * p.pp) as f64;
     let rate = peak * eff;
-    let b = param_breakdown(m);
     let (compute, compute_parts, optimizer) = match m.transformer() {
         Some(t) => {
             let r = crate::compute::chip_rates(&c.gpu, setup, peak, eff, tun);
@@ -1727,8 +1826,8 @@ pub fn training_step_validated(
             };
             collectives.push(crate::comm::CollectiveUse {
                 kind: "tp",
-                collective: format!("all-reduce ({algo})"),
-                link: format!("{} inside the node", c.gpu.intra_link.name()),
+                collective: why!(explain, "all-reduce ({algo})"),
+                link: why!(explain, "{} inside the node", c.gpu.intra_link.name()),
                 effective_bandwidth: intra * eff_net,
                 bytes_per_step: Bytes(
                     crate::comm::ring_volume(crate::comm::Collective::AllReduce, bytes, p.tp)
@@ -1763,11 +1862,11 @@ pub fn training_step_validated(
             let hidden = total.min(Seconds(compute_parts.attention_s * m_micro));
             collectives.push(crate::comm::CollectiveUse {
                 kind: "cp",
-                collective: "ring send/recv of K/V (ring attention)".into(),
+                collective: why!(explain, "ring send/recv of K/V (ring attention)"),
                 link: if p.tp * cp > c.gpus_per_node {
-                    format!("{} between nodes", c.inter_link.name())
+                    why!(explain, "{} between nodes", c.inter_link.name())
                 } else {
-                    format!("{} inside the node", c.gpu.intra_link.name())
+                    why!(explain, "{} inside the node", c.gpu.intra_link.name())
                 },
                 effective_bandwidth: link * eff_net,
                 bytes_per_step: Bytes(bytes),
@@ -1793,12 +1892,16 @@ pub fn training_step_validated(
         let inter = c.inter_bandwidth;
         (
             inter,
-            format!("{} between nodes ({})", c.inter_link.name(), inter),
+            why!(explain, "{} between nodes ({})", c.inter_link.name(), inter),
         )
     } else {
         (
             intra,
-            format!("{} inside the node ({intra})", c.gpu.intra_link.name()),
+            why!(
+                explain,
+                "{} inside the node ({intra})",
+                c.gpu.intra_link.name()
+            ),
         )
     };
     // Hierarchical path: inside a node the ring runs over NVLink/PCIe; across nodes every GPU
@@ -1882,9 +1985,12 @@ pub fn training_step_validated(
             Seconds(0.0)
         };
         let what = if p.zero >= 1 {
-            format!("reduce-scatter + all-gather ({algo}, {buckets:.0} buckets)")
+            why!(
+                explain,
+                "reduce-scatter + all-gather ({algo}, {buckets:.0} buckets)"
+            )
         } else {
-            format!("all-reduce ({algo}, {buckets:.0} buckets)")
+            why!(explain, "all-reduce ({algo}, {buckets:.0} buckets)")
         };
         (total, hide_grad + hide_param, what)
     };
@@ -1948,8 +2054,8 @@ pub fn training_step_validated(
     if let Some(t) = act(pp_comm) {
         collectives.push(crate::comm::CollectiveUse {
             kind: "pp",
-            collective: "send/recv of activations between stages".into(),
-            link: "stage boundary".into(),
+            collective: why!(explain, "send/recv of activations between stages"),
+            link: why!(explain, "stage boundary"),
             effective_bandwidth: Bandwidth(0.0),
             bytes_per_step: Bytes(0.0),
             total: t,
@@ -1959,8 +2065,8 @@ pub fn training_step_validated(
     if let Some(t) = act(ep_comm) {
         collectives.push(crate::comm::CollectiveUse {
             kind: "ep",
-            collective: "all-to-all (dispatch + combine)".into(),
-            link: "expert-parallel ranks".into(),
+            collective: why!(explain, "all-to-all (dispatch + combine)"),
+            link: why!(explain, "expert-parallel ranks"),
             effective_bandwidth: Bandwidth(0.0),
             bytes_per_step: Bytes(0.0),
             total: t,

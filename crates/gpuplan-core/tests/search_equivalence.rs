@@ -12,7 +12,9 @@ use gpuplan_core::plan::train::step_bound;
 use gpuplan_core::plan::{
     plan_with, ChipFamily, Constraints, Job, Objective, PlanRequest, SearchMode, SoftwareFramework,
 };
-use gpuplan_core::train::{training_memory, training_step};
+use gpuplan_core::train::{
+    training_memory, training_memory_lean, training_step, training_step_lean,
+};
 use gpuplan_core::units::Bandwidth;
 use gpuplan_core::workload::{
     AttentionImpl, Framework, Precision, Recompute, TrainTask, TrainingSetup,
@@ -348,6 +350,130 @@ proptest! {
                 prop_assert!(bound.is_some_and(|ub| q.tokens_per_second <= ub),
                     "{} tokens/s above the bound {:?}", q.tokens_per_second, bound);
             }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// What the search's ladders rely on: the lean memory estimate (no words) has the same bytes
+    /// as the full one, bit for bit — totals, peak, timeline, every item with bytes — and fails
+    /// exactly when the full one fails.
+    #[test]
+    fn lean_memory_has_the_same_bytes(
+        model in model(),
+        task in task(),
+        tp in prop::sample::select(vec![1u64, 2, 4, 8]),
+        pp in prop::sample::select(vec![1u64, 2, 4]),
+        ep in prop::sample::select(vec![1u64, 2, 8]),
+        zero in 0u8..=3,
+        recompute in prop::sample::select(vec![Recompute::None, Recompute::Selective, Recompute::Full]),
+        mb in prop::sample::select(vec![1u64, 2, 16]),
+        total in prop::sample::select(vec![1u64, 8, 64]),
+        chip in 0usize..64,
+        flags in (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
+    ) {
+        let cat = builtin();
+        let g = &cat.gpus[chip % cat.gpus.len()];
+        let m = &find_preset(model).expect("preset").model;
+        let mut s = setup(task, 2048, 1e9);
+        s.framework = if flags.0 { Framework::Megatron } else { Framework::HuggingFace };
+        s.parallel.tp = tp;
+        s.parallel.pp = pp;
+        s.parallel.ep = ep;
+        s.parallel.zero = zero;
+        s.parallel.offload_optimizer = flags.1;
+        s.autocast = flags.2;
+        s.chunked_loss = flags.3;
+        s.activation_offload = flags.4;
+        s.recompute = recompute;
+        s.micro_batch = mb;
+        let per_node = total.min(8);
+        let c = ClusterSpec::new(g, per_node, total / per_node, InterLink::Rdma,
+            Bandwidth::from_gbit_per_s(400.0)).expect("cluster");
+        let tun = Tunables::default();
+        match (training_memory(m, &s, &c, &tun), training_memory_lean(m, &s, &c, &tun)) {
+            (Ok(full), Ok(lean)) => {
+                prop_assert_eq!(full.device_total.0.to_bits(), lean.device_total.0.to_bits());
+                prop_assert_eq!(full.peak_allocated.0.to_bits(), lean.peak_allocated.0.to_bits());
+                prop_assert_eq!(full.phase_at_peak, lean.phase_at_peak);
+                prop_assert_eq!(&full.timeline, &lean.timeline);
+                prop_assert_eq!(full.cpu_offload.0.to_bits(), lean.cpu_offload.0.to_bits());
+                let bytes = |m: &gpuplan_core::train::TrainingMemory| -> Vec<(&'static str, u64)> {
+                    m.items.iter().filter(|i| i.bytes.0 != 0.0).map(|i| (i.name, i.bytes.0.to_bits())).collect()
+                };
+                prop_assert_eq!(bytes(&full), bytes(&lean));
+                prop_assert!(lean.items.iter().all(|i| i.basis.is_empty()));
+            }
+            (Err(a), Err(b)) => prop_assert_eq!(a.to_string(), b.to_string()),
+            (a, b) => prop_assert!(false, "full {:?} vs lean {:?}", a.is_ok(), b.is_ok()),
+        }
+    }
+}
+
+/// A JSON value with every string emptied: what is left are the numbers and the structure.
+fn numbers_only(v: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        Value::String(_) => Value::String(String::new()),
+        Value::Array(a) => Value::Array(a.into_iter().map(numbers_only).collect()),
+        Value::Object(o) => {
+            Value::Object(o.into_iter().map(|(k, v)| (k, numbers_only(v))).collect())
+        }
+        other => other,
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// What the time pass relies on: the lean step time (no words) has every number of the full
+    /// one — step, compute, bubble, each collective's bytes, bandwidth, time and overlap — and
+    /// fails exactly when the full one fails.
+    #[test]
+    fn lean_step_has_the_same_numbers(
+        model in model(),
+        task in task(),
+        tp in prop::sample::select(vec![1u64, 2, 4, 8]),
+        pp in prop::sample::select(vec![1u64, 2, 4]),
+        ep in prop::sample::select(vec![1u64, 2, 8]),
+        cp in prop::sample::select(vec![1u64, 2]),
+        zero in 0u8..=3,
+        recompute in prop::sample::select(vec![Recompute::None, Recompute::Selective, Recompute::Full]),
+        mb in prop::sample::select(vec![1u64, 2, 16]),
+        nodes in prop::sample::select(vec![1u64, 2, 16]),
+        chip in 0usize..64,
+        megatron in any::<bool>(),
+        link in prop::sample::select(vec![(InterLink::Rdma, 400.0), (InterLink::Tcp, 25.0)]),
+    ) {
+        let cat = builtin();
+        let g = &cat.gpus[chip % cat.gpus.len()];
+        let m = &find_preset(model).expect("preset").model;
+        let mut s = setup(task, 4096, 1e9);
+        s.framework = if megatron { Framework::Megatron } else { Framework::HuggingFace };
+        s.parallel.tp = tp;
+        s.parallel.pp = pp;
+        s.parallel.ep = ep;
+        s.parallel.cp = cp;
+        s.parallel.zero = zero;
+        s.recompute = recompute;
+        s.micro_batch = mb;
+        s.grad_accum = 4;
+        let c = ClusterSpec::new(g, 8, nodes, link.0, Bandwidth::from_gbit_per_s(link.1))
+            .expect("cluster");
+        let tun = Tunables::default();
+        match (training_step(m, &s, &c, &tun), training_step_lean(m, &s, &c, &tun)) {
+            (Ok(full), Ok(lean)) => {
+                prop_assert_eq!(full.tokens_per_second.to_bits(), lean.tokens_per_second.to_bits());
+                prop_assert_eq!(full.step.0.to_bits(), lean.step.0.to_bits());
+                prop_assert_eq!(
+                    numbers_only(serde_json::to_value(&full).expect("json")),
+                    numbers_only(serde_json::to_value(&lean).expect("json"))
+                );
+            }
+            (Err(a), Err(b)) => prop_assert_eq!(a.to_string(), b.to_string()),
+            (a, b) => prop_assert!(false, "full {:?} vs lean {:?}", a.is_ok(), b.is_ok()),
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use super::{ChipFamily, Job, Plan, PlanRequest};
 use crate::catalog::{Billing, InstanceLink, PriceKind, StorageKind};
-use crate::i18n::{names, Lang, Msg};
+use crate::i18n::{names, Lang, Msg, Text};
 use serde::Serialize;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -25,11 +25,12 @@ pub struct Advice {
 
 /// An advice from a catalog message (locales/*/advice.ftl), rendered in both languages.
 fn a(id: &'static str, severity: Severity, m: Msg) -> Advice {
+    let Text { en, zh } = Text::from(m);
     Advice {
         id,
         severity,
-        en: m.render(Lang::En),
-        zh: m.render(Lang::Zh),
+        en,
+        zh,
     }
 }
 

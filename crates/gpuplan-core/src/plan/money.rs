@@ -339,7 +339,7 @@ fn tiered_alternative(
         .iter()
         .filter(mine)
         .filter(|s| s.kind != StorageKind::Object && (nodes == 1 || s.shared))
-        .filter_map(|s| size_class(s, nodes, &cache_need))
+        .filter_map(|s| size_class(s, &cache_need))
         .filter(|c| c.reaches_need && c.monthly_cny.is_some())
         .min_by(|a, b| {
             a.monthly_cny
@@ -373,8 +373,19 @@ pub struct StorageNeed {
 }
 
 /// One storage class sized for the need: the capacity that holds the dataset and three
-/// checkpoints and reaches the read rate, or the class's largest capacity when it cannot.
-fn size_class(s: &StorageClass, nodes: u64, need: &StorageNeed) -> Option<StorageChoice> {
+/// checkpoints and reaches the read rate, or the class's largest capacity when it cannot. The
+/// numbers only; [`Sizing::choice`] names the class and explains the size (once, for the class
+/// chosen).
+#[derive(Clone, Copy)]
+struct Sizing<'a> {
+    class: &'a StorageClass,
+    capacity_gib: f64,
+    throughput_mbs: f64,
+    reaches_need: bool,
+    monthly_cny: Option<f64>,
+}
+
+fn size_class<'a>(s: &'a StorageClass, need: &StorageNeed) -> Option<Sizing<'a>> {
     let need_mbs = need.read / 1e6;
     let ckpt_gib = need.checkpoint.gib();
     let hold = need.dataset.gib() + 3.0 * ckpt_gib;
@@ -393,28 +404,40 @@ fn size_class(s: &StorageClass, nodes: u64, need: &StorageNeed) -> Option<Storag
     if !(tp.is_finite() && tp > 0.0) {
         return None;
     }
-    let monthly = s.price_cny_per_gib_month.map(|p| p * capacity);
-    Some(StorageChoice {
-        class: s.clone(),
+    Some(Sizing {
+        class: s,
         capacity_gib: capacity,
         throughput_mbs: tp,
-        needed_read_mbs: need_mbs,
         reaches_need: tp >= need_mbs * 0.999,
-        checkpoint_write_s: need.checkpoint.0 / (tp * 1e6),
-        monthly_cny: monthly,
-        job_cny: None,
-        tiered: None,
-        why: format!(
-            "{} reaches {:.0} MB/s at {:.0} GiB (needed: {} of reads{}; dataset {:.1} GiB + 3 checkpoints of {:.1} GiB)",
-            s.name,
-            tp,
-            capacity,
-            crate::units::Bandwidth(need.read),
-            if nodes > 1 { ", shared by all nodes" } else { "" },
-            need.dataset.gib(),
-            ckpt_gib
-        ),
+        monthly_cny: s.price_cny_per_gib_month.map(|p| p * capacity),
     })
+}
+
+impl Sizing<'_> {
+    fn choice(&self, nodes: u64, need: &StorageNeed) -> StorageChoice {
+        let (s, tp, capacity) = (self.class, self.throughput_mbs, self.capacity_gib);
+        StorageChoice {
+            class: s.clone(),
+            capacity_gib: capacity,
+            throughput_mbs: tp,
+            needed_read_mbs: need.read / 1e6,
+            reaches_need: self.reaches_need,
+            checkpoint_write_s: need.checkpoint.0 / (tp * 1e6),
+            monthly_cny: self.monthly_cny,
+            job_cny: None,
+            tiered: None,
+            why: format!(
+                "{} reaches {:.0} MB/s at {:.0} GiB (needed: {} of reads{}; dataset {:.1} GiB + 3 checkpoints of {:.1} GiB)",
+                s.name,
+                tp,
+                capacity,
+                crate::units::Bandwidth(need.read),
+                if nodes > 1 { ", shared by all nodes" } else { "" },
+                need.dataset.gib(),
+                need.checkpoint.gib()
+            ),
+        }
+    }
 }
 
 /// The cheapest storage class of the instance's provider that holds the data and sustains the
@@ -426,19 +449,20 @@ pub fn choose_storage(
     nodes: u64,
     need: &StorageNeed,
 ) -> Option<StorageChoice> {
-    let sized: Vec<StorageChoice> = cat
+    let sized: Vec<Sizing> = cat
         .storage
         .iter()
         .filter(|s| s.provider == inst.provider && (nodes == 1 || s.shared))
         // Object storage is for datasets and cold copies; checkpoints want a file system.
         .filter(|s| s.kind != StorageKind::Object || need.read >= 1e6)
-        .filter_map(|s| size_class(s, nodes, need))
+        .filter_map(|s| size_class(s, need))
         .collect();
-    let cheaper = |a: &StorageChoice, b: &StorageChoice| match (a.monthly_cny, b.monthly_cny) {
+    let write_s = |a: &Sizing| need.checkpoint.0 / (a.throughput_mbs * 1e6);
+    let cheaper = |a: &Sizing, b: &Sizing| match (a.monthly_cny, b.monthly_cny) {
         (Some(x), Some(y)) => x.total_cmp(&y),
         (Some(_), None) => std::cmp::Ordering::Less,
         (None, Some(_)) => std::cmp::Ordering::Greater,
-        (None, None) => a.checkpoint_write_s.total_cmp(&b.checkpoint_write_s),
+        (None, None) => write_s(a).total_cmp(&write_s(b)),
     };
     let reaching = sized
         .iter()
@@ -449,8 +473,8 @@ pub fn choose_storage(
             sized
                 .iter()
                 .max_by(|a, b| a.throughput_mbs.total_cmp(&b.throughput_mbs))
-        })
-        .cloned()?;
+        })?
+        .choice(nodes, need);
     chosen.tiered = tiered_alternative(cat, inst, nodes, need, &chosen);
     Some(chosen)
 }

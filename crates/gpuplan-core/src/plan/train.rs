@@ -14,7 +14,8 @@ use crate::i18n::{Msg, Text};
 use crate::model::Architecture;
 use crate::train::DataPath;
 use crate::train::{
-    data_path, job_tokens, training_memory, training_step_validated, StepTime, TrainingMemory,
+    data_path, job_tokens, training_memory, training_memory_lean, training_step_lean,
+    training_step_validated, StepTime, TrainingMemory,
 };
 use crate::units::Bytes;
 use crate::workload::{AttentionImpl, Recompute, TrainTask, TrainingSetup};
@@ -206,7 +207,8 @@ impl Point {
 }
 
 /// The search space on one cluster, in search order: TP × PP × EP × ZeRO × recompute (the
-/// micro-batch is searched per point by [`fits`]).
+/// micro-batch is searched per point by [`fits`]). Of the cluster it reads only the chip, the GPUs
+/// per node, the node count and the intra-node bandwidth (`Work::fit_for` keys on these).
 pub fn search_space(req: &PlanRequest, base: &TrainingSetup, c: &ClusterSpec) -> Vec<Point> {
     let total = c.total_gpus();
     let (heads, layers, experts) = match &req.model.architecture {
@@ -297,7 +299,8 @@ pub fn search_space(req: &PlanRequest, base: &TrainingSetup, c: &ClusterSpec) ->
     out
 }
 
-/// One micro-batch of one point: the configuration and its memory (`None`: not estimable).
+/// One micro-batch of one point: the configuration and its memory, lean (bytes without the words,
+/// [`training_memory_lean`]; `None`: not estimable).
 pub type Rung = std::sync::Arc<(TrainingSetup, Option<TrainingMemory>)>;
 
 /// The configurations of a search space that fit memory on a cluster: per point, the largest
@@ -387,7 +390,7 @@ fn rungs<'a>(
         .take_while(move |&&mb| mb == 1 || mb * point.dp <= global_batch.max(point.dp))
         .map(move |&mb| {
             let s = point.configure(base, mb, global_batch);
-            let mem = training_memory(&req.model, &s, c, &req.tunables).ok();
+            let mem = training_memory_lean(&req.model, &s, c, &req.tunables).ok();
             std::sync::Arc::new((s, mem))
         })
 }
@@ -436,15 +439,16 @@ fn fastest(
     fits: &Fits,
     c: &ClusterSpec,
     bounds: &[Option<f64>],
-    steps: &mut u64,
+    (steps, explained): (&mut u64, &mut Vec<Option<TrainingMemory>>),
 ) -> (Result<Best, Box<Shortfall>>, Vec<Option<f64>>) {
-    let mut best: Option<Best> = None;
+    // The best so far: its rung and step time.
+    let mut best: Option<(usize, StepTime)> = None;
     let mut found = vec![None; fits.fit.len()];
     for (k, rung) in fits.fit.iter().enumerate() {
-        let (s, Some(mem)) = &**rung else { continue };
+        let (s, Some(_)) = &**rung else { continue };
         let beats = |tps: f64| {
             best.as_ref()
-                .is_none_or(|b| tps > b.step.tokens_per_second * 1.0001)
+                .is_none_or(|(_, b)| tps > b.tokens_per_second * 1.0001)
         };
         if bounds
             .get(k)
@@ -455,18 +459,43 @@ fn fastest(
             continue;
         }
         *steps += 1;
-        let Ok(step) = training_step_validated(&req.model, s, c, &req.tunables) else {
+        let Ok(step) = training_step_lean(&req.model, s, c, &req.tunables) else {
             continue;
         };
         found[k] = step_bound(&step);
         if beats(step.tokens_per_second) {
-            best = Some(Best {
-                setup: s.clone(),
-                memory: mem.clone(),
-                step,
-            });
+            best = Some((k, step));
         }
     }
+    let best = best.and_then(|(k, lean_step)| {
+        let (setup, lean) = &*fits.fit[k];
+        // Rungs and steps are compared lean (numbers only); the kept configuration is explained
+        // in full (same numbers: tests `lean_memory_has_the_same_bytes` and
+        // `lean_step_has_the_same_numbers`).
+        // Memory does not depend on the links: one full estimate per rung serves every cluster
+        // of this memory pass (`explained`, indexed like the rungs).
+        if explained.len() < fits.fit.len() {
+            explained.resize(fits.fit.len(), None);
+        }
+        let memory = match &explained[k] {
+            Some(m) => m.clone(),
+            None => {
+                let m = training_memory(&req.model, setup, c, &req.tunables)
+                    .ok()
+                    .or_else(|| lean.clone())?;
+                explained[k] = Some(m.clone());
+                m
+            }
+        };
+        *steps += 1;
+        let step =
+            training_step_validated(&req.model, setup, c, &req.tunables).unwrap_or(lean_step);
+        Some(Best {
+            setup: setup.clone(),
+            memory,
+            step,
+        })
+    });
     (best.ok_or_else(|| Box::new(fits.shortfall())), found)
 }
 
@@ -495,7 +524,7 @@ pub fn best_config(
     if req.tunables.validate().is_err() {
         return Err(Box::new(f.shortfall()));
     }
-    fastest(req, &f, c, &[], &mut 0).0
+    fastest(req, &f, c, &[], (&mut 0, &mut Vec::new())).0
 }
 
 /// Overlap options the search proposes for Megatron-Core where the user left them unset (issue
@@ -621,7 +650,14 @@ struct Work {
     ladders: Vec<LadderJob>,
     ladder_keys: std::collections::HashMap<(usize, usize, u64, Point), usize>,
     fit_jobs: Vec<FitJob>,
-    fit_keys: std::collections::HashMap<(usize, u64, u64, Vec<Point>), usize>,
+    /// Memory passes by (chip, GPUs per node, nodes, search space).
+    fit_keys: std::collections::HashMap<(usize, u64, u64, usize), usize>,
+    /// Distinct search spaces, and each by its content.
+    spaces: Vec<Vec<Point>>,
+    space_ids: std::collections::HashMap<Vec<Point>, usize>,
+    /// The search space of (chip, GPUs per node, nodes, intra-node bandwidth): what
+    /// [`search_space`] reads of a cluster besides its chip.
+    space_of: std::collections::HashMap<(usize, u64, u64, u64), usize>,
     time_jobs: Vec<(usize, ClusterSpec)>,
     time_keys: std::collections::HashMap<(usize, u64, u64), Vec<usize>>,
 }
@@ -666,7 +702,6 @@ impl Work {
         c: &ClusterSpec,
         share: bool,
     ) -> usize {
-        let space = search_space(req, setup, c);
         if !share {
             self.fit_jobs.push(FitJob {
                 chip,
@@ -675,13 +710,34 @@ impl Work {
             });
             return self.fit_jobs.len() - 1;
         }
+        // The space once per (chip, shape, intra-node bandwidth), interned by content: sites
+        // share a memory pass exactly when their chip, shape and space are the same.
+        let shape = (
+            chip,
+            c.gpus_per_node,
+            c.nodes,
+            c.intra_bandwidth.0.to_bits(),
+        );
+        let space = match self.space_of.get(&shape) {
+            Some(&i) => i,
+            None => {
+                let points = search_space(req, setup, c);
+                let next = self.spaces.len();
+                let i = *self.space_ids.entry(points.clone()).or_insert(next);
+                if i == next {
+                    self.spaces.push(points);
+                }
+                self.space_of.insert(shape, i);
+                i
+            }
+        };
         let key = (chip, c.gpus_per_node, c.nodes, space);
         if let Some(&i) = self.fit_keys.get(&key) {
             return i;
         }
         let class = self.class_of(setup);
-        let ladders = key
-            .3
+        let points = self.spaces[space].clone();
+        let ladders = points
             .iter()
             .map(|p| self.ladder_for(class, *p, c))
             .collect();
@@ -999,6 +1055,7 @@ pub fn search(
     }
     let timed = par_map(&groups, threads, |group| {
         let mut bounds: Vec<Option<f64>> = Vec::new();
+        let mut explained = Vec::new();
         let mut out = Vec::new();
         for &t in group {
             let (fit, cluster) = &work.time_jobs[t];
@@ -1006,17 +1063,22 @@ pub fn search(
                 continue;
             };
             let mut steps = 0;
-            let (found, b) = fastest(req, f, cluster, &bounds, &mut steps);
+            let (found, b) = fastest(req, f, cluster, &bounds, (&mut steps, &mut explained));
             if bounds.is_empty() {
                 bounds = b;
             }
             out.push((t, found, steps));
         }
-        out
+        // The kept configurations' memory, explained in full once per rung and memory pass.
+        let full = explained.iter().flatten().count() as u64;
+        (out, full)
     });
     let mut time_results: Vec<Option<Timed>> = (0..work.time_jobs.len()).map(|_| None).collect();
-    for (t, found, steps) in timed.into_iter().flatten() {
-        time_results[t] = Some((found, steps));
+    for (out, full) in timed {
+        work_done.memory += full;
+        for (t, found, steps) in out {
+            time_results[t] = Some((found, steps));
+        }
     }
     work_done.memory += if share {
         ladders.iter().map(|l| l.len() as u64).sum::<u64>()
