@@ -133,3 +133,10 @@ fix-global-batch-multiple = 必须是 micro-batch × 数据并行规模 = { $mb 
 fix-cp-divides-seq = 序列（{ $seq } 个 token）必须能均分到各上下文并行 rank：请选能整除 seq_len 的 cp
 fix-virtual-stages = 交错流水线需要 pp ≥ 2，且每个虚拟阶段至少有 { $layers } 层中的一层（pp × virtual_stages ≤ { $layers }）
 fix-last-stage-layers = 需要 pp ≥ 2，并给其余每个阶段至少留下 { $layers } 层中的一层
+finding-gpu-count-fraction = { $value } 不是整数张 GPU
+finding-vcpu-range = { $value } 个 vCPU 超出范围：请给出 1 到 1024
+finding-price-implausible = { $value } 元不是合理的实例价格
+finding-price-no-instance = 目录中没有实例规格 `{ $id }`：请先添加它的 [[instance]] 行
+finding-price-provider = 实例规格 `{ $id }` 属于 { $owner }，不属于 { $asked }
+finding-storage-price = { $value } 不是有效价格：零、负数和非有限值都无效
+finding-alias-unknown = 映射到的 `{ $id }` 不在 GPU 表中

@@ -277,7 +277,7 @@ fn check_instance(o: &mut Out, i: &Instance, cat: &Catalog) {
     } else if n > 1.0 && n.fract() != 0.0 {
         o.err(
             format!("{loc} gpu_count"),
-            format!("{} is not a whole number of GPUs", show_num(n)),
+            crate::i18n::Msg::new("finding-gpu-count-fraction").arg("value", show_num(n)),
         );
     } else if n < 1.0 && !i.vgpu {
         o.err(
@@ -289,7 +289,7 @@ fn check_instance(o: &mut Out, i: &Instance, cat: &Catalog) {
         if v == 0 || v > 1024 {
             o.err(
                 format!("{loc} vcpu"),
-                format!("{v} vCPUs is out of range: give 1 to 1024"),
+                crate::i18n::Msg::new("finding-vcpu-range").arg("value", v),
             );
         }
     }
@@ -373,7 +373,7 @@ fn check_price(o: &mut Out, n: usize, p: &Price, cat: &Catalog) {
     } else if p.cny > 1e9 {
         o.err(
             format!("{loc} cny"),
-            format!("{} CNY is not a plausible instance price", show_num(p.cny)),
+            crate::i18n::Msg::new("finding-price-implausible").arg("value", show_num(p.cny)),
         );
     }
     o.provenance(&loc, &p.source, &p.as_of);
@@ -386,10 +386,7 @@ fn check_price(o: &mut Out, n: usize, p: &Price, cat: &Catalog) {
     match cat.instance(&p.instance) {
         None => o.err(
             format!("{loc} instance"),
-            format!(
-                "no instance `{}` in the catalog: add its [[instance]] row first",
-                p.instance
-            ),
+            crate::i18n::Msg::new("finding-price-no-instance").arg("id", p.instance.as_str()),
         ),
         Some(i)
             if i.provider != p.provider
@@ -400,12 +397,10 @@ fn check_price(o: &mut Out, n: usize, p: &Price, cat: &Catalog) {
         {
             o.err(
                 format!("{loc} provider"),
-                format!(
-                    "instance `{}` is a {} type, not {}",
-                    p.instance,
-                    i.provider.name(),
-                    p.provider.name()
-                ),
+                crate::i18n::Msg::new("finding-price-provider")
+                    .arg("id", p.instance.as_str())
+                    .arg("owner", i.provider.name())
+                    .arg("asked", p.provider.name()),
             )
         }
         Some(_) => {}
@@ -460,10 +455,7 @@ fn check_storage(o: &mut Out, s: &StorageClass) {
         if !sane_money(pr) {
             o.err(
                 format!("{loc} price_cny_per_gib_month"),
-                format!(
-                    "{} is not a price: zero, negative and non-finite prices are never valid",
-                    show_num(pr)
-                ),
+                crate::i18n::Msg::new("finding-storage-price").arg("value", show_num(pr)),
             );
         }
     }
@@ -618,7 +610,7 @@ impl Rows<'_> {
             } else if cat.gpu(&id).is_none() {
                 self.o.err(
                     loc,
-                    format!("maps to `{id}`, which is not in the GPU table"),
+                    crate::i18n::Msg::new("finding-alias-unknown").arg("id", id.as_str()),
                 );
             } else {
                 out.insert(raw, id);
