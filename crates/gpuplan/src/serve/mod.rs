@@ -32,6 +32,10 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// Requests handled at once; more wait in the queue (bounded by [`REQUEST_TIMEOUT`]).
 pub const MAX_IN_FLIGHT: usize = 256;
+/// An oversized body declared up to this size is read and dropped before the 413 is sent, so a
+/// client still writing it reads the answer instead of a reset connection (at most
+/// MAX_IN_FLIGHT × this is buffered); larger declared bodies get the 413 at once.
+pub const MAX_DRAIN_BYTES: usize = 1024 * 1024;
 /// Plan/estimate computations running at once per CPU core (CPU-bound; the rest wait). Together
 /// with [`MAX_API_NODES`] this bounds the server's memory.
 pub const JOBS_PER_CORE: usize = 2;
@@ -108,12 +112,36 @@ pub fn router(state: Arc<AppState>) -> Router {
         .with_state(state)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn(drain_oversized))
         .layer(TimeoutLayer::with_status_code(
             StatusCode::REQUEST_TIMEOUT,
             REQUEST_TIMEOUT,
         ))
         .layer(tower::limit::ConcurrencyLimitLayer::new(MAX_IN_FLIGHT))
         .layer(axum::middleware::from_fn(api::json_errors))
+}
+
+/// A request whose declared body is over [`MAX_BODY_BYTES`]: 413 without running the handler,
+/// after reading the body (up to [`MAX_DRAIN_BYTES`]) so that the client sees the answer.
+async fn drain_oversized(
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let declared = req
+        .headers()
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    match declared {
+        Some(n) if n > MAX_BODY_BYTES as u64 => {
+            if n <= MAX_DRAIN_BYTES as u64 {
+                let _ = axum::body::to_bytes(req.into_body(), MAX_DRAIN_BYTES).await;
+            }
+            StatusCode::PAYLOAD_TOO_LARGE.into_response()
+        }
+        _ => next.run(req).await,
+    }
 }
 
 /// Refuse a non-loopback address unless the user said so.
