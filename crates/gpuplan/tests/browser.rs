@@ -216,14 +216,18 @@ async fn the_page_plans_the_readme_scenario_in_chromium() {
         "{point}"
     );
     // Selecting another plan moves the mark and lands in the URL; the link restores it.
-    c.find(Locator::Css("#plans tbody tr:nth-child(2)"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    let url = c.current_url().await.unwrap();
-    assert!(url.query().unwrap_or("").contains("sel=2"), "{url}");
+    // The table may be re-rendered between finding a row and clicking it (a late answer, the
+    // price hovers): find and click again until the selection lands in the URL.
+    let url = wait_for(30, "plan 2 selected and in the URL", || async {
+        let row = c
+            .find(Locator::Css("#plans tbody tr:nth-child(2)"))
+            .await
+            .ok()?;
+        row.click().await.ok()?;
+        let url = c.current_url().await.ok()?;
+        url.query().unwrap_or("").contains("sel=2").then_some(url)
+    })
+    .await;
     let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("browser");
     std::fs::create_dir_all(&shots).unwrap();
     std::fs::write(shots.join("serve-en.png"), c.screenshot().await.unwrap()).unwrap();
