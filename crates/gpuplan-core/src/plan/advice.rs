@@ -15,23 +15,77 @@ pub enum Severity {
     Critical,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// One advice line of a plan. Its text is kept as the catalog message (id and arguments) and
+/// rendered only when shown: a search advises hundreds of plans, a user reads a few.
+/// Serialises as `{id, severity, en, zh}` (docs/json-schema.md), rendered then.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Advice {
     pub id: &'static str,
     pub severity: Severity,
-    pub en: String,
-    pub zh: String,
+    text: AdviceText,
 }
 
-/// An advice from a catalog message (locales/*/advice.ftl), rendered in both languages.
-fn a(id: &'static str, severity: Severity, m: Msg) -> Advice {
-    let Text { en, zh } = Text::from(m);
-    Advice {
-        id,
-        severity,
-        en,
-        zh,
+#[derive(Clone, Debug, PartialEq)]
+enum AdviceText {
+    /// A catalog message, rendered on demand.
+    Msg(Msg),
+    /// Text already rendered in both languages.
+    Text(Text),
+}
+
+impl Advice {
+    /// An advice from a catalog message (locales/*/advice.ftl), rendered when shown.
+    pub fn new(id: &'static str, severity: Severity, m: Msg) -> Advice {
+        Advice {
+            id,
+            severity,
+            text: AdviceText::Msg(m),
+        }
     }
+
+    /// An advice whose text is already known in both languages.
+    pub fn from_text(id: &'static str, severity: Severity, text: Text) -> Advice {
+        Advice {
+            id,
+            severity,
+            text: AdviceText::Text(text),
+        }
+    }
+
+    /// The text in `lang`.
+    pub fn text(&self, lang: Lang) -> std::borrow::Cow<'_, str> {
+        match &self.text {
+            AdviceText::Msg(m) => std::borrow::Cow::Owned(m.render(lang)),
+            AdviceText::Text(t) => std::borrow::Cow::Borrowed(t.get(lang)),
+        }
+    }
+
+    /// The English text.
+    pub fn en(&self) -> std::borrow::Cow<'_, str> {
+        self.text(Lang::En)
+    }
+
+    /// The Chinese text.
+    pub fn zh(&self) -> std::borrow::Cow<'_, str> {
+        self.text(Lang::Zh)
+    }
+}
+
+impl Serialize for Advice {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("Advice", 4)?;
+        st.serialize_field("id", self.id)?;
+        st.serialize_field("severity", &self.severity)?;
+        st.serialize_field("en", &*self.en())?;
+        st.serialize_field("zh", &*self.zh())?;
+        st.end()
+    }
+}
+
+/// An advice from a catalog message (locales/*/advice.ftl).
+fn a(id: &'static str, severity: Severity, m: Msg) -> Advice {
+    Advice::new(id, severity, m)
 }
 
 fn f0(x: f64) -> String {
@@ -843,7 +897,28 @@ fn big_card_small_inference(plans: &mut [Plan]) {
 
 #[cfg(test)]
 mod tests {
-    use super::RULES;
+    use super::{Advice, Severity, RULES};
+    use crate::i18n::{Lang, Msg, Text};
+
+    #[test]
+    fn lazy_advice_renders_and_serialises_as_the_eager_text() {
+        let m = Msg::new("adv-auto-release").arg("hours", "80.1");
+        let eager = Text::from(m.clone());
+        let lazy = Advice::new("auto-release", Severity::Info, m);
+        assert_eq!(lazy.text(Lang::En), eager.en);
+        assert_eq!(lazy.text(Lang::Zh), eager.zh);
+        assert_ne!(eager.en, eager.zh, "both languages rendered");
+        let json = serde_json::to_string(&lazy).unwrap();
+        let q = |t: &str| serde_json::to_string(t).unwrap();
+        let want = format!(
+            r#"{{"id":"auto-release","severity":"info","en":{},"zh":{}}}"#,
+            q(&eager.en),
+            q(&eager.zh)
+        );
+        assert_eq!(json, want, "same fields, same order");
+        let fixed = Advice::from_text("auto-release", Severity::Info, eager.clone());
+        assert_eq!(serde_json::to_string(&fixed).unwrap(), want);
+    }
 
     #[test]
     fn every_rule_is_documented() {

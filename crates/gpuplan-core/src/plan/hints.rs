@@ -5,6 +5,7 @@
 use super::advice::{Advice, Severity};
 use super::train::best_config;
 use super::{Job, Plan, PlanRequest};
+use crate::i18n::Text;
 use crate::workload::{Framework, TrainingSetup};
 
 /// MFU under which a plan is called poor. Assumption: well-run dense transformer training on
@@ -134,10 +135,12 @@ pub fn poor_plan_hint(plans: &[Plan], req: &PlanRequest) -> Option<Advice> {
         })
         .collect::<Vec<_>>()
         .join("；");
-    Some(Advice {
-        id: "poor-plan-hints",
-        severity: Severity::Warn,
-        en: format!("The top plan is {why_en}. What would change it: {en}."),
-        zh: format!("首选方案{why_zh}。可改进：{zh}。"),
-    })
+    Some(Advice::from_text(
+        "poor-plan-hints",
+        Severity::Warn,
+        Text {
+            en: format!("The top plan is {why_en}. What would change it: {en}."),
+            zh: format!("首选方案{why_zh}。可改进：{zh}。"),
+        },
+    ))
 }

@@ -892,7 +892,7 @@ fn top_plan(req: &PlanRequest, o: &PlanOutcome, v: &View, out: &mut String) {
             Severity::Warn => "! ",
             Severity::Info => "- ",
         };
-        let text = if l.is_zh() { &adv.zh } else { &adv.en };
+        let text = adv.text(l);
         out.push_str(&para(&format!("{mark} [{}] {text}", adv.id), v, "   "));
     }
     if v.explain {
