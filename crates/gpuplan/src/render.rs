@@ -99,6 +99,10 @@ pub fn error_text(e: &anyhow::Error, l: Lang) -> String {
                         .render(l),
                     _ => x.message().render(l),
                 }
+            } else if let Some(x) = c.downcast_ref::<std::io::Error>() {
+                crate::cmd::io_reason(x).render(l)
+            } else if c.downcast_ref::<serde_json::Error>().is_some() {
+                parser_text(&c.to_string(), l)
             } else {
                 c.to_string()
             }
@@ -181,6 +185,12 @@ pub fn finding_text(f: &gpuplan_core::catalog::validate::Finding, l: Lang) -> St
 
 fn serde_zh(en: &str) -> String {
     let mut s = en.to_string();
+    // The catalog's phrases (phrases.ftl) first: they are longer than the generic ones below.
+    for (from, to) in i18n::phrases() {
+        if s.contains(from.as_str()) {
+            s = s.replace(from.as_str(), to);
+        }
+    }
     // "line 3, column 1" → "第 3 行第 1 列"; "line 12 column 26" → "第 12 行第 26 列"
     if let Some(i) = s.find("line ") {
         let rest = &s[i + 5..];

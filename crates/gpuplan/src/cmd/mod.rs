@@ -117,6 +117,7 @@ pub fn io_reason(e: &std::io::Error) -> Msg {
     let id = match e.kind() {
         std::io::ErrorKind::NotFound => "io-not-found",
         std::io::ErrorKind::PermissionDenied => "io-permission-denied",
+        std::io::ErrorKind::AlreadyExists => "io-already-exists",
         _ => "io-other",
     };
     Msg::new(id).arg("os", e.to_string())
