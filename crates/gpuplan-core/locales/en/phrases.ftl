@@ -4,7 +4,10 @@
 # No arguments: the surrounding names and numbers stay as they are.
 
 phrase-json-expected-value = expected value at
-phrase-json-eof = EOF while parsing
+phrase-json-eof-value = EOF while parsing a value at
+phrase-json-eof-object = EOF while parsing an object at
+phrase-json-eof-list = EOF while parsing a list at
+phrase-json-eof-string = EOF while parsing a string at
 phrase-json-trailing = trailing characters at
 phrase-json-key-string = key must be a string at
 phrase-toml-table-header = invalid table header

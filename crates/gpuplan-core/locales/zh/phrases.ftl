@@ -2,7 +2,10 @@
 # 与 en/phrases.ftl 同一 id 的中文（见该文件说明）。
 
 phrase-json-expected-value = 应有值，位于
-phrase-json-eof = 解析时文件意外结束，位于
+phrase-json-eof-value = 解析值时文件意外结束，位于
+phrase-json-eof-object = 解析对象时文件意外结束，位于
+phrase-json-eof-list = 解析数组时文件意外结束，位于
+phrase-json-eof-string = 解析字符串时文件意外结束，位于
 phrase-json-trailing = 多余的字符，位于
 phrase-json-key-string = 键必须是字符串，位于
 phrase-toml-table-header = 表头无效
