@@ -202,7 +202,7 @@ fn linear_seconds_cast(
     fwd + dgrad + wgrad + cast
 }
 
-/// The rates of the 16-bit GEMMs that FP8 training leaves in 16 bit (adapters, Megatron's output
+/// The rates of the 16-bit GEMMs that FP8 training leaves in 16 bit (adapters, the output
 /// layer): the FP8 rate is twice the 16-bit one on every chip with FP8 tensor cores, and no casts.
 fn sixteen_bit(r: &ChipRates) -> ChipRates {
     let mut a16 = *r;
@@ -441,13 +441,16 @@ pub fn micro_batch_compute(
         .map_or(0.0, |bw| fwd_bytes * passes / bw.0.max(1.0));
     // The LM head on the last stage: forward, dgrad and (if trained) wgrad.
     let head = if t.vocab > 0 && t.structure != Structure::EncoderOnly {
-        // Megatron-Core's output layer is a plain `tensor_parallel.ColumnParallelLinear`, not a
-        // TE module: it stays in 16 bit under FP8 training.
-        let head_rates = if setup.framework == crate::workload::Framework::Megatron {
-            sixteen_bit(r)
-        } else {
-            *r
-        };
+        // The output layer stays in 16 bit under FP8 training in every FP8 stack of the cases:
+        // Megatron-Core's is a plain `tensor_parallel.ColumnParallelLinear`, not a TE module;
+        // llm-foundry swaps only its `fc_type: te` linears to TE (scripts/train/benchmarking/
+        // submit_benchmarks.py sets it for H100 FP8) and computes tied-embedding logits as
+        // `self.transformer.wte(out, True)`, i.e. `F.linear(input, self.weight)`
+        // (llmfoundry/models/mpt/modeling_mpt.py, layers/custom_embedding.py `SharedEmbedding`,
+        // mosaicml/llm-foundry @8c8dd48f); torchtitan's float8 converter swaps every linear but
+        // the head (`module_filter_fn=lambda mod, fqn: fqn != "output"`). `sixteen_bit` is the
+        // identity outside FP8 training.
+        let head_rates = sixteen_bit(r);
         linear_seconds(tokens, t.hidden, t.vocab, p.tp, frozen, &head_rates)
     } else {
         0.0

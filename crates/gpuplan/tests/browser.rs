@@ -65,6 +65,58 @@ where
     }
 }
 
+/// The text of the first element matching `css`, found afresh until the read succeeds: the page
+/// re-renders its tables when a late answer arrives, which makes an element found earlier stale.
+async fn text_of(c: &fantoccini::Client, css: &str) -> String {
+    wait_for(30, css, || async {
+        c.find(Locator::Css(css)).await.ok()?.text().await.ok()
+    })
+    .await
+}
+
+/// An attribute of the first element matching `css` ("" when absent), read as [`text_of`].
+async fn attr_of(c: &fantoccini::Client, css: &str, name: &str) -> String {
+    wait_for(30, css, || async {
+        let v = c
+            .find(Locator::Css(css))
+            .await
+            .ok()?
+            .attr(name)
+            .await
+            .ok()?;
+        Some(v.unwrap_or_default())
+    })
+    .await
+}
+
+/// A DOM property of the first element matching `css` ("" when absent), read as [`text_of`].
+async fn prop_of(c: &fantoccini::Client, css: &str, name: &str) -> String {
+    wait_for(30, css, || async {
+        let v = c
+            .find(Locator::Css(css))
+            .await
+            .ok()?
+            .prop(name)
+            .await
+            .ok()?;
+        Some(v.unwrap_or_default())
+    })
+    .await
+}
+
+/// Whether the first element matching `css` is displayed, read as [`text_of`].
+async fn shown(c: &fantoccini::Client, css: &str) -> bool {
+    wait_for(30, css, || async {
+        c.find(Locator::Css(css))
+            .await
+            .ok()?
+            .is_displayed()
+            .await
+            .ok()
+    })
+    .await
+}
+
 async fn count(c: &fantoccini::Client, css: &str) -> usize {
     c.find_all(Locator::Css(css)).await.map_or(0, |v| v.len())
 }
@@ -191,26 +243,12 @@ async fn the_page_plans_the_readme_scenario_in_chromium() {
     assert_eq!(count(&c, "#memory rect.seg").await, items.len());
     assert!(count(&c, "#step rect.seg").await >= 1);
     assert!(count(&c, "#advice li").await >= 1);
-    let hover = c
-        .find(Locator::Css("#plans tbody tr .price"))
-        .await
-        .unwrap()
-        .attr("title")
-        .await
-        .unwrap()
-        .unwrap_or_default();
+    let hover = attr_of(&c, "#plans tbody tr .price", "title").await;
     assert!(
         hover.contains("as of") && hover.contains("days old"),
         "{hover}"
     );
-    let point = c
-        .find(Locator::Css("#chart circle.pareto-pt title"))
-        .await
-        .unwrap()
-        .prop("textContent")
-        .await
-        .unwrap()
-        .unwrap_or_default();
+    let point = prop_of(&c, "#chart circle.pareto-pt title", "textContent").await;
     assert!(
         point.contains("as of") && point.contains("source"),
         "{point}"
@@ -238,24 +276,9 @@ async fn the_page_plans_the_readme_scenario_in_chromium() {
         .then_some(())
     })
     .await;
-    let sel = c
-        .find(Locator::Css("#plans tbody tr.sel td"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let sel = text_of(&c, "#plans tbody tr.sel td").await;
     assert_eq!(sel, "2");
-    assert_eq!(
-        c.find(Locator::Css("#tokens"))
-            .await
-            .unwrap()
-            .prop("value")
-            .await
-            .unwrap()
-            .as_deref(),
-        Some("1e8")
-    );
+    assert_eq!(prop_of(&c, "#tokens", "value").await, "1e8");
     // Chinese.
     c.find(Locator::Css("#lang"))
         .await
@@ -268,13 +291,7 @@ async fn the_page_plans_the_readme_scenario_in_chromium() {
         h.contains("该租").then_some(())
     })
     .await;
-    let th = c
-        .find(Locator::Css("#plans thead th:nth-child(2)"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let th = text_of(&c, "#plans thead th:nth-child(2)").await;
     assert_eq!(th, "实例");
     assert!(c
         .current_url()
@@ -287,34 +304,29 @@ async fn the_page_plans_the_readme_scenario_in_chromium() {
     // provider under each instance, the memory bar's segments of the selected plan (#2), the
     // price kind and age on hover.
     let zh = messages(&server.base, "zh");
-    let provider = c
-        .find(Locator::Css("#plans tbody tr td:nth-child(2) small"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let provider = text_of(&c, "#plans tbody tr td:nth-child(2) small").await;
     assert!(provider.starts_with(&zh["provider-alibaba"]), "{provider}");
-    let segs = c.find_all(Locator::Css("#memory rect.seg")).await.unwrap();
+    let names: Vec<String> = wait_for(30, "the memory bar's names", || async {
+        let segs = c.find_all(Locator::Css("#memory rect.seg")).await.ok()?;
+        let mut v = Vec::new();
+        for seg in &segs {
+            v.push(seg.attr("data-name").await.ok()?.unwrap_or_default());
+        }
+        Some(v)
+    })
+    .await;
     let items = plans[1]["train"]["memory"]["items"].as_array().unwrap();
-    assert_eq!(segs.len(), items.len());
-    for (seg, item) in segs.iter().zip(items) {
+    assert_eq!(names.len(), items.len());
+    for (seg, item) in names.iter().zip(items) {
         let name = item["name"].as_str().unwrap();
         let id = format!("mem-{}", slug(name));
         assert_eq!(
-            seg.attr("data-name").await.unwrap().as_deref(),
-            Some(zh.get(&id).map_or("", String::as_str)),
+            seg.as_str(),
+            zh.get(&id).map_or("", String::as_str),
             "{name}: no Chinese name ({id})"
         );
     }
-    let hover = c
-        .find(Locator::Css("#plans tbody tr .price"))
-        .await
-        .unwrap()
-        .attr("title")
-        .await
-        .unwrap()
-        .unwrap_or_default();
+    let hover = attr_of(&c, "#plans tbody tr .price", "title").await;
     let kind = plans[0]["chosen"]["price"]["kind"].as_str().unwrap();
     assert!(
         hover.starts_with(&zh[&format!("price-kind-{kind}")])
@@ -387,20 +399,8 @@ async fn the_page_plans_the_readme_scenario_in_chromium() {
         .then_some(())
     })
     .await;
-    assert!(c
-        .find(Locator::Css("#rate"))
-        .await
-        .unwrap()
-        .is_displayed()
-        .await
-        .unwrap());
-    assert!(!c
-        .find(Locator::Css("#tokens"))
-        .await
-        .unwrap()
-        .is_displayed()
-        .await
-        .unwrap());
+    assert!(shown(&c, "#rate").await);
+    assert!(!shown(&c, "#tokens").await);
     eprintln!("screenshots in {}", shots.display());
     // `GPUPLAN_UPDATE_SCREENSHOTS=1` refreshes the reference copies under docs/.
     if std::env::var_os("GPUPLAN_UPDATE_SCREENSHOTS").is_some() {
