@@ -387,6 +387,30 @@ pub fn fixed_text(en: &str) -> Option<Msg> {
     map.get(en).map(|id| Msg::new(id))
 }
 
+/// (English, Chinese) text of every `phrase-*` message (phrases.ftl), longest English first: the
+/// parser and provider-response phrases that reach the user inside an English message, for a
+/// renderer that translates such a message phrase by phrase.
+pub fn phrases() -> &'static [(String, String)] {
+    static PHRASES: OnceLock<Vec<(String, String)>> = OnceLock::new();
+    PHRASES.get_or_init(|| {
+        let plain = |lang: Lang, id: &str| {
+            let b = bundle(lang);
+            let pattern = b.get_message(id)?.value()?;
+            let mut errors = Vec::new();
+            let text = b.format_pattern(pattern, None, &mut errors).into_owned();
+            errors.is_empty().then_some(text)
+        };
+        let mut v: Vec<(String, String)> = message_ids(Lang::En)
+            .into_iter()
+            .filter(|id| id.starts_with("phrase-"))
+            .filter_map(|id| Some((plain(Lang::En, &id)?, plain(Lang::Zh, &id)?)))
+            .filter(|(en, _)| !en.is_empty())
+            .collect();
+        v.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.0.cmp(&b.0)));
+        v
+    })
+}
+
 /// Whether `lang` has message `id`.
 pub fn has_message(lang: Lang, id: &str) -> bool {
     bundle(lang).has_message(id)
@@ -608,6 +632,21 @@ mod tests {
         let only_zh: Vec<_> = zh.difference(&en).collect();
         assert!(only_en.is_empty(), "missing in zh: {only_en:?}");
         assert!(only_zh.is_empty(), "missing in en: {only_zh:?}");
+    }
+
+    #[test]
+    fn phrases_have_both_languages_longest_first() {
+        let p = phrases();
+        let ids = message_ids(Lang::En)
+            .into_iter()
+            .filter(|id| id.starts_with("phrase-"))
+            .count();
+        assert!(ids > 10 && p.len() == ids, "{} of {ids} phrases", p.len());
+        for (en, zh) in p {
+            assert!(!zh.is_empty() && en != zh, "phrase `{en}` has no Chinese");
+            assert!(!zh.is_ascii(), "`{zh}` is not Chinese");
+        }
+        assert!(p.windows(2).all(|w| w[0].0.len() >= w[1].0.len()));
     }
 
     #[test]

@@ -63,7 +63,8 @@ pub enum Command {
         /// Folder of case files [default: the cases built into the binary].
         #[arg(long)]
         cases: Option<PathBuf>,
-        /// Output: table, json or markdown.
+        /// Output: table, json or markdown (markdown is docs/accuracy.md: in English unless
+        /// --lang is given).
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
     },

@@ -99,6 +99,10 @@ pub fn error_text(e: &anyhow::Error, l: Lang) -> String {
                         .render(l),
                     _ => x.message().render(l),
                 }
+            } else if let Some(x) = c.downcast_ref::<std::io::Error>() {
+                crate::cmd::io_reason(x).render(l)
+            } else if c.downcast_ref::<serde_json::Error>().is_some() {
+                parser_text(&c.to_string(), l)
             } else {
                 c.to_string()
             }
@@ -181,15 +185,27 @@ pub fn finding_text(f: &gpuplan_core::catalog::validate::Finding, l: Lang) -> St
 
 fn serde_zh(en: &str) -> String {
     let mut s = en.to_string();
+    // The catalog's phrases (phrases.ftl) first: they are longer than the generic ones below.
+    for (from, to) in i18n::phrases() {
+        if s.contains(from.as_str()) {
+            s = s.replace(from.as_str(), to);
+        }
+    }
     // "line 3, column 1" → "第 3 行第 1 列"; "line 12 column 26" → "第 12 行第 26 列"
-    if let Some(i) = s.find("line ") {
+    // Every occurrence (a parser's message can be quoted inside another one's).
+    let mut from = 0;
+    while let Some(off) = s[from..].find("line ") {
+        let i = from + off;
+        from = i + 5;
         let rest = &s[i + 5..];
         let line: String = rest.chars().take_while(char::is_ascii_digit).collect();
         if let Some(col) = rest[line.len()..].strip_prefix(" column ") {
             let digits: String = col.chars().take_while(char::is_ascii_digit).collect();
             if !line.is_empty() && !digits.is_empty() {
                 let end = i + 5 + line.len() + " column ".len() + digits.len();
-                s.replace_range(i..end, &format!("第 {line} 行第 {digits} 列"));
+                let zh = format!("第 {line} 行第 {digits} 列");
+                s.replace_range(i..end, &zh);
+                from = i + zh.len();
             }
         }
     }
@@ -257,7 +273,10 @@ fn serde_zh(en: &str) -> String {
             s.replace_range(at..at + 2, "`）");
         }
     }
-    s.replace("): ", "）：").replace(": ", "：")
+    // "位于 第 1 行": a phrase that ends in 位于 (at) meets the line it points to.
+    s.replace("): ", "）：")
+        .replace(": ", "：")
+        .replace("位于 第", "位于第")
 }
 
 /// Version of every JSON document gpuplan prints (docs/json-schema.md).
@@ -430,6 +449,24 @@ mod serde_tests {
         assert_eq!(
             super::serde_zh("line 2, column 5 (key `billing`): unknown variant `hourly`, expected `on_demand` or `spot`"),
             "第 2 行第 5 列（键 `billing`）：未知取值 `hourly`，应为 `on_demand` 或 `spot`"
+        );
+    }
+
+    #[test]
+    fn catalog_phrases_and_every_position_are_translated() {
+        assert_eq!(
+            super::serde_zh(
+                "not valid JSON at line 1 column 9: EOF while parsing a value at line 1 column 9"
+            ),
+            "不是有效的 JSON，位置：第 1 行第 9 列：解析值时文件意外结束，位于第 1 行第 9 列"
+        );
+        assert_eq!(
+            super::serde_zh("duplicate key `id` in table `instance`"),
+            "重复的键 `id`，位于表 `instance`"
+        );
+        assert_eq!(
+            super::serde_zh("$.InstanceTypes.InstanceType[0].GPUAmount: expected a number, found a string that is not one"),
+            "$.InstanceTypes.InstanceType[0].GPUAmount：应为数字，实际为不是数字的字符串"
         );
     }
 }

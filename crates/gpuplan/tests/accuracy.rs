@@ -64,6 +64,36 @@ fn docs_accuracy_md_is_generated_from_the_cases() {
     assert!(have == want, "docs/accuracy.md is stale: run `cargo run --release -- accuracy --format markdown > docs/accuracy.md`");
 }
 
+/// Issue 13: the report speaks Chinese when asked (headers, statuses, summary from the catalog);
+/// the Markdown report, docs/accuracy.md, stays English under a Chinese `$LANG` unless `--lang`
+/// asks for Chinese.
+#[test]
+fn accuracy_report_in_chinese() {
+    let run = |args: &[&str], lang: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_gpuplan"))
+            .args(args)
+            .env("LANG", lang)
+            .env_remove("LC_ALL")
+            .env_remove("LC_MESSAGES")
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let table = run(&["accuracy"], "zh_CN.UTF-8");
+    for want in ["案例", "在容差带内", "留一来源验证", "个案例中"] {
+        assert!(table.contains(want), "zh table lacks {want}:\n{table}");
+    }
+    for english in ["within band", "out-of-sample", "held out", "OUT OF BAND"] {
+        assert!(!table.contains(english), "zh table shows {english}");
+    }
+    let md_env = run(&["accuracy", "--format", "markdown"], "zh_CN.UTF-8");
+    assert!(md_env.starts_with("# Accuracy against published numbers"));
+    let md_zh = run(&["--lang", "zh", "accuracy", "--format", "markdown"], "C");
+    assert!(md_zh.starts_with("# 与公开数据对比的准确度"), "{md_zh}");
+    assert!(md_zh.contains("## 按来源（留一来源验证）"));
+}
+
 /// Issue 8 item 10: `gpuplan accuracy` works outside the repository (the cases are embedded).
 #[test]
 fn accuracy_runs_outside_the_repository() {

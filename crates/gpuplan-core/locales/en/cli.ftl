@@ -132,4 +132,5 @@ input-err-grew = { $what } { $file } grew past the { $limit } MiB limit for one 
 input-err-not-utf8 = { $what } { $file } is not UTF-8 text (invalid byte at offset { $offset }): save it as UTF-8
 io-not-found = { $os }
 io-permission-denied = { $os }
+io-already-exists = { $os }
 io-other = { $os }

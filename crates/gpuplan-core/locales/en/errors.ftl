@@ -112,6 +112,14 @@ finding-empty-region = `{ $field }` is empty: give the region id (e.g. cn-shangh
 finding-empty-instance = `{ $field }` is empty: give the instance type id the price is for
 finding-empty-gpu = `{ $field }` is empty: give an accelerator id (`gpuplan catalog gpus`)
 finding-empty-name = `{ $field }` is empty: give the display name
+finding-array-of-tables = must be an array of tables (`[[{ $name }]]` blocks)
+finding-value-fix = { $why }: { $fix }
+finding-fix-family-list = give a list of family names
+finding-fix-alias-table = give a table of "raw name" = "gpu id"
+finding-not-a-table = not a catalog table (expected gpu, instance, price, storage, wrong, hide_families or gpu_aliases); it is ignored
+finding-gpu-unmapped = chip `{ $chip }` is not mapped to a catalog GPU: add a gpu_aliases entry; the instance is kept out of planning
+fix-experts-per-token = must be between 1 and the number of experts ({ $experts })
+fix-describeprice-needs-instance = a DescribePrice response does not name the instance: pass --instance TYPE and --billing on-demand|monthly|spot
 finding-empty-id = `{ $field }` is empty: give the row an id
 finding-not-positive = { $value } is not valid: give a positive number of { $unit }
 finding-not-zero-or-positive = { $value } is not valid: give a zero or positive number of { $unit }

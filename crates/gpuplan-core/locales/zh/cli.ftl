@@ -126,4 +126,5 @@ input-err-grew = { $what } { $file } 在读取时超过了单个输入文件 { $
 input-err-not-utf8 = { $what } { $file } 不是 UTF-8 文本（偏移 { $offset } 处字节无效）：请另存为 UTF-8
 io-not-found = 文件或目录不存在
 io-permission-denied = 没有权限
+io-already-exists = 文件已存在
 io-other = { $os }

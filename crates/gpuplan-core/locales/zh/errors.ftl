@@ -109,6 +109,14 @@ finding-empty-region = `{ $field }` 为空：请给出地域 ID（例如 cn-shan
 finding-empty-instance = `{ $field }` 为空：请给出该价格对应的实例规格 ID
 finding-empty-gpu = `{ $field }` 为空：请给出加速卡 ID（`gpuplan catalog gpus`）
 finding-empty-name = `{ $field }` 为空：请给出显示名称
+finding-array-of-tables = 必须是表数组（`[[{ $name }]]` 块）
+finding-value-fix = { $why }：{ $fix }
+finding-fix-family-list = 请给出家族名称的列表
+finding-fix-alias-table = 请给出 "原始名称" = "GPU ID" 形式的表
+finding-not-a-table = 不是目录中的表（应为 gpu、instance、price、storage、wrong、hide_families 或 gpu_aliases）；已忽略
+finding-gpu-unmapped = 芯片 `{ $chip }` 没有对应的目录 GPU：请添加一条 gpu_aliases；该实例不参与规划
+fix-experts-per-token = 应在 1 到专家数（{ $experts }）之间
+fix-describeprice-needs-instance = DescribePrice 响应没有给出实例：请传入 --instance TYPE 和 --billing on-demand|monthly|spot
 finding-empty-id = `{ $field }` 为空：请为该行给出 ID
 finding-not-positive = { $value } 无效：请给出以 { $unit } 计的正数
 finding-not-zero-or-positive = { $value } 无效：请给出以 { $unit } 计的零或正数

@@ -4,21 +4,20 @@ use super::validate::{Finding, Severity};
 use super::CatalogFile;
 use serde::de::DeserializeOwned;
 
-const TABLES: &str = "gpu, instance, price, storage, wrong, hide_families or gpu_aliases";
-
 struct Rows<'a> {
     file: &'a str,
     findings: Vec<Finding>,
 }
 
 impl Rows<'_> {
-    fn err(&mut self, location: String, message: String) {
+    fn err(&mut self, location: String, message: impl Into<crate::i18n::Text>) {
+        let t = message.into();
         self.findings.push(Finding {
             severity: Severity::Error,
             file: self.file.to_string(),
             location,
-            message_zh: message.clone(),
-            message,
+            message_zh: t.zh,
+            message: t.en,
             row: None,
         });
     }
@@ -28,7 +27,7 @@ impl Rows<'_> {
         let toml::Value::Array(items) = v else {
             self.err(
                 name.to_string(),
-                format!("must be an array of tables (`[[{name}]]` blocks)"),
+                crate::i18n::Msg::new("finding-array-of-tables").arg("name", name),
             );
             return;
         };
@@ -59,12 +58,15 @@ impl Rows<'_> {
         v: toml::Value,
         want: &str,
     ) -> T {
+        let want = crate::i18n::Msg::new(want);
         match serde_path_to_error::deserialize::<_, T>(v) {
             Ok(x) => x,
             Err(e) => {
                 self.err(
                     name.to_string(),
-                    format!("{}: {want}", sanitize(&e.inner().to_string())),
+                    crate::i18n::Msg::new("finding-value-fix")
+                        .arg("why", sanitize(&e.inner().to_string()))
+                        .arg("fix", want),
                 );
                 T::default()
             }
@@ -98,14 +100,14 @@ pub(super) fn split(file: &str, table: toml::Table) -> (CatalogFile, Vec<Finding
             "storage" => r.table("storage", v, &mut f.storage),
             "wrong" => r.table("wrong", v, &mut f.wrong),
             "hide_families" => {
-                f.hide_families = r.value(&key, v, "give a list of family names");
+                f.hide_families = r.value(&key, v, "finding-fix-family-list");
             }
             "gpu_aliases" => {
-                f.gpu_aliases = r.value(&key, v, "give a table of \"raw name\" = \"gpu id\"");
+                f.gpu_aliases = r.value(&key, v, "finding-fix-alias-table");
             }
             other => r.err(
                 format!("key {other:?}"),
-                format!("not a catalog table (expected {TABLES}); it is ignored"),
+                crate::i18n::Msg::new("finding-not-a-table"),
             ),
         }
     }

@@ -318,7 +318,11 @@ fn check_instance(o: &mut Out, i: &Instance, cat: &Catalog) {
     }
     o.num(&loc, "local_nvme_gib", i.local_nvme_gib, true, "GiB");
     if !i.gpu_is_mapped() {
-        o.warn(format!("{loc} gpu"), format!("chip `{}` is not mapped to a catalog GPU: add a gpu_aliases entry; the instance is kept out of planning", i.gpu.trim_start_matches("unknown:")));
+        o.warn(
+            format!("{loc} gpu"),
+            crate::i18n::Msg::new("finding-gpu-unmapped")
+                .arg("chip", i.gpu.trim_start_matches("unknown:")),
+        );
         return;
     }
     let Some(g) = cat.gpu(&i.gpu) else {

@@ -323,13 +323,10 @@ fn validate_shapes(t: &TransformerSpec) -> Result<(), CoreError> {
     }
     if let Some(m) = t.moe {
         if m.experts_per_token == 0 || m.experts_per_token > m.experts {
-            return Err(CoreError::invalid(
+            return Err(CoreError::invalid_msg(
                 "num_experts_per_tok",
                 m.experts_per_token,
-                &format!(
-                    "must be between 1 and the number of experts ({})",
-                    m.experts
-                ),
+                crate::i18n::Msg::new("fix-experts-per-token").arg("experts", m.experts),
             ));
         }
         if m.dense_layers > t.layers {

@@ -4,6 +4,7 @@
 use crate::cli::Format;
 use crate::render;
 use anyhow::{Context, Result};
+use gpuplan_core::i18n::{text, Lang, Msg};
 use gpuplan_core::validation::{evaluate, parse_case, CaseOutcome};
 use std::path::Path;
 
@@ -37,13 +38,23 @@ pub fn load_outcomes(dir: &Path) -> Result<Vec<CaseOutcome>> {
         .collect()
 }
 
-fn status(o: &CaseOutcome) -> &'static str {
-    match (o.within, o.known_deviation.is_some()) {
-        (true, false) => "ok",
-        (false, true) => "known miss",
-        (true, true) => "FIXED? (remove known_deviation)",
-        (false, false) => "OUT OF BAND",
-    }
+fn status(o: &CaseOutcome, l: Lang) -> String {
+    text(
+        l,
+        match (o.within, o.known_deviation.is_some()) {
+            (true, false) => "acc-status-ok",
+            (false, true) => "acc-status-known-miss",
+            (true, true) => "acc-status-fixed",
+            (false, false) => "acc-status-out",
+        },
+    )
+}
+
+/// The report's column headers in `l` (catalog ids `acc-h-*`).
+fn headers(l: Lang, ids: &[&str]) -> Vec<String> {
+    ids.iter()
+        .map(|id| text(l, &format!("acc-h-{id}")))
+        .collect()
 }
 
 fn band(o: &CaseOutcome) -> String {
@@ -94,17 +105,20 @@ fn mean(v: &[f64]) -> Option<f64> {
 }
 
 /// Per kind of case: counts and in-sample / out-of-sample median and mean |error|.
-fn by_kind(out: &[CaseOutcome]) -> (Vec<&'static str>, Vec<Vec<String>>) {
-    let header = vec![
-        "kind",
-        "cases",
-        "within band",
-        "known misses",
-        "in-sample (n, median abs error)",
-        "out-of-sample n",
-        "out-of-sample median abs error",
-        "out-of-sample mean abs error",
-    ];
+fn by_kind(out: &[CaseOutcome], l: Lang) -> (Vec<String>, Vec<Vec<String>>) {
+    let header = headers(
+        l,
+        &[
+            "kind",
+            "cases",
+            "within",
+            "known-misses",
+            "in-sample",
+            "oos-n",
+            "oos-median",
+            "oos-mean",
+        ],
+    );
     let mut kinds: Vec<_> = out.iter().map(|o| format!("{:?}", o.kind)).collect();
     kinds.sort();
     kinds.dedup();
@@ -139,7 +153,7 @@ fn by_kind(out: &[CaseOutcome]) -> (Vec<&'static str>, Vec<Vec<String>>) {
 /// constant was fitted on it. A source no constant was fitted on is held out entirely, so its
 /// error is a leave-one-source-out figure; for a source that calibrated a constant it would need
 /// a refit without it, which this report does not do (marked "no: fits …").
-fn by_source(out: &[CaseOutcome]) -> (Vec<&'static str>, Vec<Vec<String>>, String) {
+fn by_source(out: &[CaseOutcome], l: Lang) -> (Vec<String>, Vec<Vec<String>>, String) {
     use gpuplan_core::validation::CaseKind;
     let train: Vec<_> = out
         .iter()
@@ -148,14 +162,17 @@ fn by_source(out: &[CaseOutcome]) -> (Vec<&'static str>, Vec<Vec<String>>, Strin
     let mut groups: Vec<String> = train.iter().map(|o| source_group(&o.id)).collect();
     groups.sort();
     groups.dedup();
-    let header = vec![
-        "source",
-        "training cases",
-        "within band",
-        "median abs error",
-        "mean abs error",
-        "held out (no constant fitted on it)",
-    ];
+    let header = headers(
+        l,
+        &[
+            "source",
+            "training-cases",
+            "within",
+            "median",
+            "mean",
+            "held-out",
+        ],
+    );
     let mut held = Vec::new();
     let rows = groups
         .iter()
@@ -183,31 +200,36 @@ fn by_source(out: &[CaseOutcome]) -> (Vec<&'static str>, Vec<Vec<String>>, Strin
                 pct(median(errs.clone())),
                 pct(mean(&errs)),
                 if fits.is_empty() {
-                    "yes".into()
+                    text(l, "acc-held-yes")
                 } else {
-                    format!("no: fits {}", fits.join(", "))
+                    Msg::new("acc-held-no")
+                        .arg("fits", fits.join(", "))
+                        .render(l)
                 },
             ]
         })
         .collect();
-    let line = format!(
-        "Leave-one-source-out (training throughput and GPU-hours of the {} held-out sources, {} cases): median |error| {}, mean {}.",
-        groups.len() - {
-            let fitted: std::collections::BTreeSet<_> = train
-                .iter()
-                .filter(|o| o.in_sample.is_some())
-                .map(|o| source_group(&o.id))
-                .collect();
-            fitted.len()
-        },
-        held.len(),
-        pct(median(held.clone())),
-        pct(mean(&held))
-    );
+    let fitted: std::collections::BTreeSet<_> = train
+        .iter()
+        .filter(|o| o.in_sample.is_some())
+        .map(|o| source_group(&o.id))
+        .collect();
+    let line = Msg::new("acc-loso")
+        .arg("sources", groups.len() - fitted.len())
+        .arg("cases", held.len())
+        .arg("median", pct(median(held.clone())))
+        .arg("mean", pct(mean(&held)))
+        .render(l);
     (header, rows, line)
 }
 
-pub fn run(dir: Option<&Path>, format: Format) -> Result<u8> {
+/// The report in `lang`; the Markdown report (docs/accuracy.md) is in English unless `--lang`
+/// asks otherwise (`lang_flag`), so that regenerating the doc does not depend on `$LANG`.
+pub fn run(dir: Option<&Path>, format: Format, lang: Lang, lang_flag: Option<Lang>) -> Result<u8> {
+    let l = match format {
+        Format::Markdown => lang_flag.unwrap_or(Lang::En),
+        _ => lang,
+    };
     let out = match dir {
         Some(d) => load_outcomes(d)?,
         None => embedded_outcomes()?,
@@ -219,17 +241,20 @@ pub fn run(dir: Option<&Path>, format: Format) -> Result<u8> {
         );
         return Ok(0);
     }
-    let header = [
-        "case",
-        "kind",
-        "metric",
-        "published",
-        "predicted",
-        "error",
-        "band",
-        "status",
-        "in-sample for",
-    ];
+    let header = headers(
+        l,
+        &[
+            "case",
+            "kind",
+            "metric",
+            "published",
+            "predicted",
+            "error",
+            "band",
+            "status",
+            "in-sample-for",
+        ],
+    );
     let rows: Vec<Vec<String>> = out
         .iter()
         .map(|o| {
@@ -244,7 +269,7 @@ pub fn run(dir: Option<&Path>, format: Format) -> Result<u8> {
                 format!("{:.2}", o.predicted),
                 format!("{:+.1}%", o.error * 100.0),
                 band(o),
-                status(o).to_string(),
+                status(o, l),
                 o.in_sample.clone().unwrap_or_default(),
             ]
         })
@@ -256,35 +281,41 @@ pub fn run(dir: Option<&Path>, format: Format) -> Result<u8> {
     let mean_abs = |v: &[&CaseOutcome]| {
         v.iter().map(|o| o.error.abs()).sum::<f64>() / v.len().max(1) as f64 * 100.0
     };
-    let summary = format!(
-        "{ok} of {n} cases within their band; out-of-sample {oos_ok} of {}; mean |error| {:.1}% (all), {:.1}% (out-of-sample).",
-        oos.len(),
-        mean_abs(&out.iter().collect::<Vec<_>>()),
-        mean_abs(&oos)
-    );
+    let summary = Msg::new("acc-summary")
+        .arg("ok", ok)
+        .arg("n", n)
+        .arg("oos_ok", oos_ok)
+        .arg("oos", oos.len())
+        .arg(
+            "mean_all",
+            format!("{:.1}%", mean_abs(&out.iter().collect::<Vec<_>>())),
+        )
+        .arg("mean_oos", format!("{:.1}%", mean_abs(&oos)))
+        .render(l);
+    let t = |id: &str| text(l, id);
     match format {
         Format::Markdown => {
-            outln!("# Accuracy against published numbers\n");
-            outln!("Generated by `gpuplan accuracy --format markdown > docs/accuracy.md`; do not edit by hand.");
-            outln!("Cases: `cases/*.toml` (converted from shared/reference/public-benchmarks.jsonl by tools/gen_cases.py, and the");
-            outln!("`t-…` training cases from cases/sources/t.jsonl by tools/gen_cases_t.py;");
-            outln!("what was not converted and why: cases/SKIPPED.md). Tolerance bands per kind are in docs/methodology.md §Validation.");
-            outln!("A case marked *in-sample* was used to calibrate the named constant, so it does not validate it.\n");
+            outln!("{}\n", t("acc-md-title"));
+            outln!("{}", t("acc-md-generated"));
+            outln!("{}", t("acc-md-cases-1"));
+            outln!("{}", t("acc-md-cases-2"));
+            outln!("{}", t("acc-md-cases-3"));
+            outln!("{}\n", t("acc-md-in-sample"));
             outln!("{summary}\n");
-            let (kh, kr) = by_kind(&out);
-            outln!("## By kind: in-sample and out-of-sample\n");
-            out!("{}", render::markdown(&kh, &kr));
-            let (sh, sr, loso) = by_source(&out);
-            outln!("\n## By source (leave-one-source-out)\n");
-            outln!("A source no constant was fitted on is held out entirely: its error is a leave-one-source-out figure.");
-            outln!("For a source that calibrated a constant that figure would need a refit without it, which is not done here.\n");
+            let (kh, kr) = by_kind(&out, l);
+            outln!("{}\n", t("acc-md-by-kind"));
+            out!("{}", render::markdown(&refs(&kh), &kr));
+            let (sh, sr, loso) = by_source(&out, l);
+            outln!("\n{}\n", t("acc-md-by-source"));
+            outln!("{}", t("acc-md-held-1"));
+            outln!("{}\n", t("acc-md-held-2"));
             outln!("{loso}\n");
-            out!("{}", render::markdown(&sh, &sr));
-            outln!("\n## Cases\n");
-            out!("{}", render::markdown(&header, &rows));
+            out!("{}", render::markdown(&refs(&sh), &sr));
+            outln!("\n{}\n", t("acc-md-cases"));
+            out!("{}", render::markdown(&refs(&header), &rows));
             let misses: Vec<_> = out.iter().filter(|o| o.known_deviation.is_some()).collect();
             if !misses.is_empty() {
-                outln!("\n## Known misses\n");
+                outln!("\n{}\n", t("acc-md-misses"));
                 for o in misses {
                     outln!(
                         "- `{}`: {}",
@@ -295,14 +326,18 @@ pub fn run(dir: Option<&Path>, format: Format) -> Result<u8> {
             }
         }
         _ => {
-            outln!("{}", render::table(&header, &rows));
-            let (kh, kr) = by_kind(&out);
-            outln!("{}", render::table(&kh, &kr));
-            let (sh, sr, loso) = by_source(&out);
-            outln!("{}", render::table(&sh, &sr));
+            outln!("{}", render::table(&refs(&header), &rows));
+            let (kh, kr) = by_kind(&out, l);
+            outln!("{}", render::table(&refs(&kh), &kr));
+            let (sh, sr, loso) = by_source(&out, l);
+            outln!("{}", render::table(&refs(&sh), &sr));
             outln!("{summary}");
             outln!("{loso}");
         }
     }
     Ok(0)
+}
+
+fn refs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
 }

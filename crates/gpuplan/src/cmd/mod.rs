@@ -32,7 +32,12 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Plan(args) => plan::run(*args, &opts),
         Command::Estimate(args) => estimate::run(*args, &opts),
         Command::Export(args) => export::run(&args, opts.lang),
-        Command::Accuracy { cases, format } => accuracy::run(cases.as_deref(), format),
+        Command::Accuracy { cases, format } => accuracy::run(
+            cases.as_deref(),
+            format,
+            opts.lang,
+            cli.lang.map(|l| crate::cli::Lang::resolve(Some(l))),
+        ),
         Command::Prices(args) => prices::run(*args, &opts),
         Command::Completions { shell } => {
             let mut c = <Cli as clap::CommandFactory>::command();
@@ -112,6 +117,7 @@ pub fn io_reason(e: &std::io::Error) -> Msg {
     let id = match e.kind() {
         std::io::ErrorKind::NotFound => "io-not-found",
         std::io::ErrorKind::PermissionDenied => "io-permission-denied",
+        std::io::ErrorKind::AlreadyExists => "io-already-exists",
         _ => "io-other",
     };
     Msg::new(id).arg("os", e.to_string())

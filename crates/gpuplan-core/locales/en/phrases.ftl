@@ -1,0 +1,34 @@
+# Phrases of parsers (serde_json, toml) and of provider responses (catalog/import.rs) that reach
+# the user inside an English message: `phrase-*` ids, the English text exactly as the message
+# holds it, replaced by the Chinese text of the same id (longest first) when the language is zh.
+# No arguments: the surrounding names and numbers stay as they are.
+
+phrase-json-expected-value = expected value at
+phrase-json-eof-value = EOF while parsing a value at
+phrase-json-eof-object = EOF while parsing an object at
+phrase-json-eof-list = EOF while parsing a list at
+phrase-json-eof-string = EOF while parsing a string at
+phrase-json-trailing = trailing characters at
+phrase-json-key-string = key must be a string at
+phrase-toml-table-header = invalid table header
+phrase-toml-duplicate-key = duplicate key
+phrase-toml-in-table = ` in table `
+phrase-toml-expected-newline = expected newline
+phrase-toml-invalid-string = invalid basic string
+phrase-import-expected-array = expected an array
+phrase-import-api-error = the response is an API error
+phrase-import-not-alibaba = not a DescribeInstanceTypes, DescribeSpotPriceHistory or DescribePrice response (no InstanceTypes / SpotPrices / PriceInfo)
+phrase-import-not-huawei = missing: not a ListFlavors response
+phrase-import-not-tencent = missing: not a DescribeZoneInstanceConfigInfos response
+phrase-import-want-gpu-count = expected a GPU count (GPUSpec is given)
+phrase-import-want-gpu-model = expected the GPU model (GPUAmount is not 0)
+phrase-import-want-price = expected a price
+phrase-import-want-number = expected a number
+phrase-import-found-nothing = , found nothing
+phrase-import-found-bool = , found a boolean
+phrase-import-found-number = , found a number
+phrase-import-found-not-number = , found a string that is not one
+phrase-import-found-array = , found an array
+phrase-import-found-object = , found an object
+phrase-hf-top-level = the top level must be a JSON object
+phrase-empty-row-id = is empty: give the row an id

@@ -1,0 +1,32 @@
+# 解析器（serde_json、toml）和云厂商响应（catalog/import.rs）中出现在英文消息里的短语：
+# 与 en/phrases.ftl 同一 id 的中文（见该文件说明）。
+
+phrase-json-expected-value = 应有值，位于
+phrase-json-eof-value = 解析值时文件意外结束，位于
+phrase-json-eof-object = 解析对象时文件意外结束，位于
+phrase-json-eof-list = 解析数组时文件意外结束，位于
+phrase-json-eof-string = 解析字符串时文件意外结束，位于
+phrase-json-trailing = 多余的字符，位于
+phrase-json-key-string = 键必须是字符串，位于
+phrase-toml-table-header = 表头无效
+phrase-toml-duplicate-key = 重复的键
+phrase-toml-in-table = `，位于表 `
+phrase-toml-expected-newline = 应换行
+phrase-toml-invalid-string = 字符串无效
+phrase-import-expected-array = 应为数组
+phrase-import-api-error = 响应是一个 API 错误
+phrase-import-not-alibaba = 不是 DescribeInstanceTypes、DescribeSpotPriceHistory 或 DescribePrice 的响应（没有 InstanceTypes / SpotPrices / PriceInfo）
+phrase-import-not-huawei = 缺失：不是 ListFlavors 的响应
+phrase-import-not-tencent = 缺失：不是 DescribeZoneInstanceConfigInfos 的响应
+phrase-import-want-gpu-count = 应为 GPU 数量（已给出 GPUSpec）
+phrase-import-want-gpu-model = 应为 GPU 型号（GPUAmount 不为 0）
+phrase-import-want-price = 应为价格
+phrase-import-want-number = 应为数字
+phrase-import-found-nothing = ，实际为空
+phrase-import-found-bool = ，实际为布尔值
+phrase-import-found-number = ，实际为数字
+phrase-import-found-not-number = ，实际为不是数字的字符串
+phrase-import-found-array = ，实际为数组
+phrase-import-found-object = ，实际为对象
+phrase-hf-top-level = 顶层必须是 JSON 对象
+phrase-empty-row-id = 为空：请为该行给出 ID
