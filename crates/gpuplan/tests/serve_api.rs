@@ -8,21 +8,7 @@ use common::{Server, TODAY};
 use std::process::Command;
 
 const README_BODY: &str = r#"{"model": "Qwen2.5-7B", "training": {"task": "lora", "seq_len": 2048, "tokens": 1e8}, "constraints": {"providers": ["alibaba"], "deadline_hours": 24}}"#;
-const README_ARGS: &[&str] = &[
-    "plan",
-    "--model",
-    "Qwen2.5-7B",
-    "--task",
-    "lora",
-    "--seq-len",
-    "2048",
-    "--tokens",
-    "1e8",
-    "--provider",
-    "alibaba",
-    "--deadline",
-    "24h",
-];
+const README_ARGS: &[&str] = common::README_PLAN;
 /// (status, JSON body) of one request; 4xx/5xx are answers too.
 fn call(method: &str, url: &str, body: Option<&str>) -> (u16, serde_json::Value) {
     let req = ureq::request(method, url).set("content-type", "application/json");

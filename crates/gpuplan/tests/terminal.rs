@@ -3,25 +3,14 @@
 //! line may be wider than 80 display columns (a CJK character counts two), and `plan` at 120
 //! columns in both languages. Each snapshot holds stdout, then stderr after a `--- stderr` line.
 
+mod common;
+
 use std::process::Command;
 
-/// The README's example job.
-const PLAN: &[&str] = &[
-    "plan",
-    "--model",
-    "Qwen2.5-7B",
-    "--task",
-    "lora",
-    "--seq-len",
-    "2048",
-    "--tokens",
-    "1e8",
-    "--provider",
-    "alibaba",
-    "--deadline",
-    "24h",
-    "--explain",
-];
+/// The README's example job, explained.
+fn plan() -> Vec<&'static str> {
+    [common::README_PLAN, &["--explain"]].concat()
+}
 
 const ESTIMATE: &[&str] = &[
     "estimate",
@@ -84,23 +73,30 @@ fn too_wide(text: &str, columns: usize) -> Vec<String> {
         .collect()
 }
 
+/// Runs `args` at `columns` in `lang`, checks the exit code and that no line is wider than the
+/// terminal, and snapshots the output as `{name}_{lang}_{columns}`.
+fn check_fits(name: &str, lang: &str, columns: usize, args: &[&str], want: i32) {
+    let (code, text) = run(columns, lang, args);
+    assert_eq!(code, Some(want), "{name} {lang}: {text}");
+    let wide = too_wide(&text, columns);
+    assert!(
+        wide.is_empty(),
+        "{name} {lang} at {columns} columns:\n{}",
+        wide.join("\n")
+    );
+    insta::assert_snapshot!(format!("{name}_{lang}_{columns}"), text);
+}
+
 #[test]
 fn plan_estimate_and_catalog_fit_80_columns_in_both_languages() {
     for lang in ["en", "zh"] {
+        let plan = plan();
         for (name, args) in [
-            ("plan", PLAN),
+            ("plan", plan.as_slice()),
             ("estimate", ESTIMATE),
             ("catalog_instances", CATALOG),
         ] {
-            let (code, text) = run(80, lang, args);
-            assert_eq!(code, Some(0), "{name} {lang}: {text}");
-            let wide = too_wide(&text, 80);
-            assert!(
-                wide.is_empty(),
-                "{name} {lang} at 80 columns:\n{}",
-                wide.join("\n")
-            );
-            insta::assert_snapshot!(format!("{name}_{lang}_80"), text);
+            check_fits(name, lang, 80, args, 0);
         }
     }
 }
@@ -109,15 +105,7 @@ fn plan_estimate_and_catalog_fit_80_columns_in_both_languages() {
 fn errors_fit_80_columns_in_both_languages() {
     for lang in ["en", "zh"] {
         for (name, args) in ERRORS {
-            let (code, text) = run(80, lang, args);
-            assert_eq!(code, Some(2), "{name} {lang}: {text}");
-            let wide = too_wide(&text, 80);
-            assert!(
-                wide.is_empty(),
-                "{name} {lang} at 80 columns:\n{}",
-                wide.join("\n")
-            );
-            insta::assert_snapshot!(format!("{name}_{lang}_80"), text);
+            check_fits(name, lang, 80, args, 2);
         }
     }
 }
@@ -125,14 +113,6 @@ fn errors_fit_80_columns_in_both_languages() {
 #[test]
 fn plan_at_120_columns_in_both_languages() {
     for lang in ["en", "zh"] {
-        let (code, text) = run(120, lang, PLAN);
-        assert_eq!(code, Some(0), "{lang}: {text}");
-        let wide = too_wide(&text, 120);
-        assert!(
-            wide.is_empty(),
-            "plan {lang} at 120 columns:\n{}",
-            wide.join("\n")
-        );
-        insta::assert_snapshot!(format!("plan_{lang}_120"), text);
+        check_fits("plan", lang, 120, &plan(), 0);
     }
 }

@@ -204,6 +204,23 @@ pub fn zh_problems(cmd: &std::process::Command, code: Option<i32>) -> Result<(),
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Command, Stdio};
 
+/// The README's example job (`gpuplan plan …`), shared by the API, terminal and CLI tests.
+pub const README_PLAN: &[&str] = &[
+    "plan",
+    "--model",
+    "Qwen2.5-7B",
+    "--task",
+    "lora",
+    "--seq-len",
+    "2048",
+    "--tokens",
+    "1e8",
+    "--provider",
+    "alibaba",
+    "--deadline",
+    "24h",
+];
+
 /// Price ages depend on today: pin it for the server and the CLI alike.
 pub const TODAY: &str = "2026-12-03";
 
