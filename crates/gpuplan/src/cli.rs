@@ -3,6 +3,8 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
+pub mod help;
+
 #[derive(Parser, Debug)]
 #[command(
     name = "gpuplan",

@@ -26,7 +26,6 @@ mod fetch;
 mod render;
 mod serve;
 
-use clap::Parser;
 use std::process::ExitCode;
 
 /// Exit codes (documented in README.md).
@@ -46,7 +45,10 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let lang = cli::Lang::from_args(&args);
     render::set_lang(lang);
-    let cli = match cli::Cli::try_parse() {
+    let parsed = cli::help::command(lang)
+        .try_get_matches_from(&args)
+        .and_then(|m| <cli::Cli as clap::FromArgMatches>::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(c) => c,
         Err(e) => return usage_error(e, json, lang),
     };
@@ -67,14 +69,14 @@ fn main() -> ExitCode {
 fn usage_error(e: clap::Error, json: bool, lang: gpuplan_core::i18n::Lang) -> ExitCode {
     use clap::error::ErrorKind;
     if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
-        render::emit(&e.render().to_string());
+        render::emit(&render::fit_help(&e.render().to_string(), render::width()));
         return ExitCode::SUCCESS;
     }
     if matches!(
         e.kind(),
         ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
     ) {
-        render::emit_err(&e.render().to_string());
+        render::emit_err(&render::fit_help(&e.render().to_string(), render::width()));
         return ExitCode::from(exit::USAGE);
     }
     render::emit_err(&render::clap_text(&e, lang));

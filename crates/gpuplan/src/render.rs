@@ -130,6 +130,7 @@ pub fn clap_text(e: &clap::Error, lang: gpuplan_core::i18n::Lang) -> String {
         ErrorKind::InvalidValue => "cli-err-invalid-value",
         ErrorKind::MissingRequiredArgument => "cli-err-missing-argument",
         ErrorKind::InvalidSubcommand => "cli-err-invalid-subcommand",
+        ErrorKind::MissingSubcommand => "cli-err-missing-subcommand",
         ErrorKind::ValueValidation => "cli-err-value-validation",
         ErrorKind::ArgumentConflict => "cli-err-conflict",
         _ => return english,
@@ -139,6 +140,7 @@ pub fn clap_text(e: &clap::Error, lang: gpuplan_core::i18n::Lang) -> String {
         .arg("value", get(ContextKind::InvalidValue))
         .arg("valid", get(ContextKind::ValidValue))
         .arg("sub", get(ContextKind::InvalidSubcommand))
+        .arg("subs", get(ContextKind::ValidSubcommand))
         .arg("other", get(ContextKind::PriorArg));
     let mut out = format!(
         "{}{}\n",
@@ -373,6 +375,52 @@ pub fn fit(text: &str, width: Option<usize>) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+/// clap's help (`--help`, a bare `gpuplan`) fitted to `width`: each line wider than it is wrapped
+/// with a hanging indent at the column where its text starts (after the flag or command name and
+/// its gap of two or more spaces, else after the leading spaces), CJK text broken between
+/// characters as by [`wrap`]. When the name column is wider than half the width, the text moves
+/// under the name. Without a width the text is returned as is.
+pub fn fit_help(text: &str, width: Option<usize>) -> String {
+    let Some(w) = width else {
+        return text.to_string();
+    };
+    let uw = unicode_width::UnicodeWidthStr::width;
+    text.split('\n')
+        .map(|line| {
+            if uw(line) <= w {
+                return line.to_string();
+            }
+            let lead = line.len() - line.trim_start().len();
+            let start = line[lead..]
+                .find("  ")
+                .map(|gap| {
+                    let from = lead + gap;
+                    from + line[from..].len() - line[from..].trim_start().len()
+                })
+                .unwrap_or(lead);
+            let (name, body) = line.split_at(start);
+            let mut col = uw(name);
+            let mut out = String::new();
+            if col > w / 2 {
+                out.push_str(name.trim_end());
+                out.push('\n');
+                col = lead + HELP_UNDER_NAME_INDENT;
+                out.push_str(&" ".repeat(col));
+            } else {
+                out.push_str(name);
+            }
+            let pad = " ".repeat(col);
+            let body = wrap(body, Some(w.saturating_sub(col).max(MIN_WIDTH / 2)), "");
+            out.push_str(&body.replace('\n', &format!("\n{pad}")));
+            out
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Indent of a help text moved under its flag name (clap's own next-line indent).
+const HELP_UNDER_NAME_INDENT: usize = 10;
 
 /// Wraps a paragraph to `width` display columns (CJK characters count two and may break
 /// anywhere except before closing or after opening punctuation); continuation lines start with

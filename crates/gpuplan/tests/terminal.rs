@@ -116,3 +116,26 @@ fn plan_at_120_columns_in_both_languages() {
         check_fits("plan", lang, 120, &plan(), 0);
     }
 }
+
+/// `--help` of the two main commands and the root fits 80 columns in both languages, and the
+/// Chinese help is Chinese (headings, defaults and every flag's text from help.ftl).
+#[test]
+fn help_fits_80_columns_and_is_chinese_under_zh() {
+    for lang in ["en", "zh"] {
+        for (name, args) in [
+            ("help_plan", &["plan", "--help"][..]),
+            ("help_estimate", &["estimate", "--help"][..]),
+            ("help_root", &["--help"][..]),
+        ] {
+            check_fits(name, lang, 80, args, 0);
+            if lang == "zh" {
+                let (_, text) = run(80, lang, args);
+                let english = common::english_sentences(&text);
+                assert!(
+                    english.is_empty(),
+                    "{name}: English in zh help: {english:#?}"
+                );
+            }
+        }
+    }
+}

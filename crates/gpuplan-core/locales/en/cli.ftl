@@ -4,6 +4,7 @@ cli-err-unknown-argument = unexpected argument '{ $arg }'
 cli-err-invalid-value = invalid value '{ $value }' for '{ $arg }' (possible values: { $valid })
 cli-err-missing-argument = the required argument { $arg } was not given
 cli-err-invalid-subcommand = unknown subcommand '{ $sub }'
+cli-err-missing-subcommand = a subcommand is needed: { $subs }
 cli-err-value-validation = invalid value '{ $value }' for '{ $arg }'
 cli-err-conflict = '{ $arg }' cannot be used with '{ $other }'
 cli-err-suggest = tip: did you mean '{ $s }'?
@@ -134,3 +135,10 @@ io-not-found = { $os }
 io-permission-denied = { $os }
 io-already-exists = { $os }
 io-other = { $os }
+
+## --help (the flag texts themselves are in help.ftl)
+help-values = {" "}[possible values: { $values }]
+help-default = {" "}[default: { $value }]
+help-builtin-help = Print help
+help-builtin-version = Print version
+help-builtin-help-command = Print this message or the help of the given subcommand(s)

@@ -4,6 +4,7 @@ cli-err-unknown-argument = 无法识别的参数 '{ $arg }'
 cli-err-invalid-value = '{ $arg }' 的取值 '{ $value }' 无效（可选：{ $valid }）
 cli-err-missing-argument = 缺少必需的参数 { $arg }
 cli-err-invalid-subcommand = 未知的子命令 '{ $sub }'
+cli-err-missing-subcommand = 缺少子命令：请给出其中之一：{ $subs }
 cli-err-value-validation = '{ $arg }' 的取值 '{ $value }' 无效
 cli-err-conflict = '{ $arg }' 不能与 '{ $other }' 同时使用
 cli-err-suggest = 提示：您是否要用 '{ $s }'？
@@ -128,3 +129,10 @@ io-not-found = 文件或目录不存在
 io-permission-denied = 没有权限
 io-already-exists = 文件已存在
 io-other = { $os }
+
+## --help（各选项的说明在 help.ftl）
+help-values = （可选：{ $values }）
+help-default = （默认：{ $value }）
+help-builtin-help = 显示帮助
+help-builtin-version = 显示版本
+help-builtin-help-command = 显示本帮助，或所给子命令的帮助

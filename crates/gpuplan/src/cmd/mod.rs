@@ -40,7 +40,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         ),
         Command::Prices(args) => prices::run(*args, &opts),
         Command::Completions { shell } => {
-            let mut c = <Cli as clap::CommandFactory>::command();
+            let mut c = crate::cli::help::command(opts.lang);
             let mut buf = Vec::new();
             clap_complete::generate(shell, &mut c, "gpuplan", &mut buf);
             out!("{}", String::from_utf8_lossy(&buf));
@@ -48,7 +48,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         }
         Command::Man => {
             let mut buf = Vec::new();
-            clap_mangen::Man::new(<Cli as clap::CommandFactory>::command())
+            clap_mangen::Man::new(crate::cli::help::command(opts.lang))
                 .render(&mut buf)
                 .context("cannot render the man page")?;
             out!("{}", String::from_utf8_lossy(&buf));
