@@ -103,7 +103,13 @@ pub struct GpuSpec {
     pub vendor: String,
     /// Marketed memory per device; `None` where no source gives it.
     pub memory_gib: Option<f64>,
+    /// Total memory as torch.cuda / vLLM report it (`cudaMemGetInfo`), where a log shows it.
     pub visible_memory_gib: Option<f64>,
+    /// Total memory as nvidia-smi / NVML report it, MiB, where a source shows it. Below the
+    /// marketed size on GDDR6 datacenter boards with ECC on by default (A10, L4, L40S, T4: 1/16
+    /// of the memory holds the ECC bits).
+    #[serde(default)]
+    pub reported_memory_mib: Option<f64>,
     pub memory_bandwidth_gbs: Option<f64>,
     #[serde(default)]
     pub tflops: PeakTflops,
@@ -135,9 +141,10 @@ pub struct GpuSpec {
     pub confidence: String,
 }
 
-/// Fraction of the marketed memory that the CUDA runtime reports as total when no log gives the
-/// exact figure: 79.15/80 (A100-80GB, vLLM PR #2031) and 23.58/24 (RTX 3090, vLLM issue log)
-/// average 0.986.
+/// Fraction of the driver's total (nvidia-smi; the marketed size on HBM and GeForce boards) that
+/// the CUDA runtime reports as total when no log gives the exact figure: 79.15/80 (A100-80GB,
+/// vLLM PR #2031) and 23.58/24 (RTX 3090, vLLM issue log) average 0.986; an A10G's 22.30 GiB
+/// (AWS data-on-eks vLLM log) of its 23028 MiB = 22.49 GiB is 0.992.
 pub const VISIBLE_MEMORY_FRACTION: f64 = 0.986;
 
 impl GpuSpec {
@@ -145,9 +152,14 @@ impl GpuSpec {
     pub fn memory(&self) -> Option<Bytes> {
         self.memory_gib.map(Bytes::from_gib)
     }
-    /// Total memory as torch.cuda / vLLM report it, if known.
+    /// Total memory as torch.cuda / vLLM report it: the logged figure, else
+    /// [`VISIBLE_MEMORY_FRACTION`] of the driver's total (nvidia-smi where sourced, else the
+    /// marketed size). What a job can use: planning compares peaks against it.
     pub fn visible_memory(&self) -> Option<Bytes> {
         self.visible_memory_gib
+            .or(self
+                .reported_memory_mib
+                .map(|mib| mib / 1024.0 * VISIBLE_MEMORY_FRACTION))
             .or(self.memory_gib.map(|m| m * VISIBLE_MEMORY_FRACTION))
             .map(Bytes::from_gib)
     }

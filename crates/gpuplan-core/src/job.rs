@@ -251,7 +251,10 @@ pub fn estimate_training(
     };
     let data_path = step.as_ref().map(|st| data_path(m, s, st, tun));
     // An unknown memory size never "fits": the planner must not place work on it.
-    let fits = c.gpu.memory().is_some_and(|m| memory.device_total.0 <= m.0);
+    let fits = c
+        .gpu
+        .visible_memory()
+        .is_some_and(|m| memory.device_total.0 <= m.0);
     let e = TrainingEstimate {
         memory,
         step,

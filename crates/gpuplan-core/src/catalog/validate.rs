@@ -183,6 +183,26 @@ fn check_gpu(o: &mut Out, g: &GpuSpec) {
         false,
         "GiB",
     );
+    o.num(
+        &loc,
+        "reported_memory_mib",
+        g.reported_memory_mib,
+        false,
+        "MiB",
+    );
+    if let (Some(r), Some(m)) = (g.reported_memory_mib, g.memory_gib) {
+        if r / 1024.0 > m {
+            o.err(
+                format!("{loc} reported_memory_mib"),
+                format!(
+                    "{} MiB exceeds memory_gib ({} GiB = {} MiB)",
+                    show_num(r),
+                    show_num(m),
+                    show_num(m * 1024.0)
+                ),
+            );
+        }
+    }
     match g.memory_gib {
         Some(m) if m.is_finite() && m > 1024.0 => o.err(
             format!("{loc} memory_gib"),

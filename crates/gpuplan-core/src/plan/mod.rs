@@ -230,6 +230,9 @@ pub struct BillingCost {
 pub struct Plan {
     pub instance: Instance,
     pub gpu: GpuSpec,
+    /// What CUDA reports as total on one GPU ([`GpuSpec::visible_memory`]), GiB: the capacity
+    /// the memory feasibility and the headroom are measured against.
+    pub usable_memory_gib: Option<f64>,
     pub nodes: u64,
     pub total_gpus: f64,
     pub cluster: ClusterSpec,

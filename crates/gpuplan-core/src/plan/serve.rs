@@ -189,7 +189,7 @@ fn size_encoder(
     if !flops_per_req.is_finite() {
         return None;
     }
-    let mem = gpu.memory()?;
+    let mem = gpu.visible_memory()?;
     if wbytes.0 > mem.0 * job.gpu_memory_utilization {
         return None;
     }
@@ -259,7 +259,8 @@ pub fn search(
                             activation_peak: Bytes(0.0),
                             non_torch: Bytes::from_gib(req.tunables.cuda_context_gib),
                             cudagraph: Bytes(0.0),
-                            budget: gpu.memory().unwrap_or(Bytes(0.0)) * job.gpu_memory_utilization,
+                            budget: gpu.visible_memory().unwrap_or(Bytes(0.0))
+                                * job.gpu_memory_utilization,
                             kv_pool: Bytes(0.0),
                             kv_shortfall: Bytes(0.0),
                             kv_per_token: crate::infer::KvPerToken {
@@ -341,6 +342,7 @@ pub fn search(
             plans.push(Plan {
                 instance: (*inst).clone(),
                 gpu: (*gpu).clone(),
+                usable_memory_gib: gpu.visible_memory().map(|b| b.gib()),
                 nodes,
                 total_gpus: cluster.total_gpus() as f64,
                 cluster,

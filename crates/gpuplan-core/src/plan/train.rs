@@ -324,7 +324,7 @@ impl Fits {
         Fits {
             fit: Vec::new(),
             least: None,
-            have: c.gpu.memory().unwrap_or(Bytes(0.0)),
+            have: c.gpu.visible_memory().unwrap_or(Bytes(0.0)),
             base: base.clone(),
             evaluated: 0,
         }
@@ -680,7 +680,7 @@ impl Work {
                 self.stacks.len() - 1
             }
         };
-        let have = c.gpu.memory().unwrap_or(Bytes(0.0)).0;
+        let have = c.gpu.visible_memory().unwrap_or(Bytes(0.0)).0;
         let key = (class, stack, c.total_gpus(), point);
         if let Some(&i) = self.ladder_keys.get(&key) {
             self.ladders[i].most = self.ladders[i].most.max(have);
@@ -982,6 +982,7 @@ fn site_outcome(
     Outcome::Plan(Box::new(Plan {
         instance: (*inst).clone(),
         gpu: (*gpu).clone(),
+        usable_memory_gib: gpu.visible_memory().map(|b| b.gib()),
         nodes,
         total_gpus,
         cluster: cluster.clone(),

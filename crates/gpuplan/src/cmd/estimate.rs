@@ -653,7 +653,11 @@ fn training_report(
         gib(e.memory.peak_allocated),
         String::new(),
     ]);
-    let verdict = match c.gpu.memory_gib {
+    let verdict = match c
+        .gpu
+        .visible_memory()
+        .map(|b| (b.gib() * 100.0).round() / 100.0)
+    {
         None => Msg::new("est-no-memory").arg("gpu", c.gpu.name.as_str()),
         Some(m) if e.fits => Msg::new("est-fits")
             .arg("have", m)

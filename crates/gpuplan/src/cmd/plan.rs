@@ -672,6 +672,11 @@ fn bottleneck_name(b: &str, l: Lang) -> String {
     names::bottleneck(b).render(l)
 }
 
+/// Memory a job can use on the plan's GPU (what CUDA reports as total), GiB.
+fn usable_gib(p: &Plan) -> Option<f64> {
+    p.gpu.visible_memory().map(|b| b.gib())
+}
+
 fn used_gib(p: &Plan) -> f64 {
     p.train
         .as_ref()
@@ -716,7 +721,7 @@ fn plan_table(o: &PlanOutcome, v: &View, serve: bool) -> String {
                     time(p),
                     cost(p, l, serve),
                     config(p, l),
-                    format!("{:.1}/{:.0}", used_gib(p), p.gpu.memory_gib.unwrap_or(0.0)),
+                    format!("{:.1}/{:.0}", used_gib(p), usable_gib(p).unwrap_or(0.0)),
                     bottleneck_name(bottleneck(p), l),
                 ]
             })
@@ -747,7 +752,7 @@ fn plan_table(o: &PlanOutcome, v: &View, serve: bool) -> String {
         };
         let rows = shown
             .map(|(i, p)| {
-                let free = p.gpu.memory_gib.unwrap_or(0.0) - used_gib(p);
+                let free = usable_gib(p).unwrap_or(0.0) - used_gib(p);
                 let mut row = vec![
                     rank(i),
                     format!("{}×{}", p.nodes, p.instance.id),
@@ -757,7 +762,7 @@ fn plan_table(o: &PlanOutcome, v: &View, serve: bool) -> String {
                     row.push(time(p));
                 }
                 row.push(cost_short(p, l, false));
-                row.push(if p.gpu.memory_gib.is_some() {
+                row.push(if usable_gib(p).is_some() {
                     format!("{:.1}", free.max(0.0))
                 } else {
                     "?".into()
@@ -943,7 +948,7 @@ fn train_detail(
     out.push_str(&render::block(v.md, &h, &rows));
     if p.total_gpus > 1.0 {
         if let Some(need) = gpuplan_core::plan::train::single_gpu_need(req, &x.setup, &p.gpu) {
-            let have = p.gpu.memory_gib.unwrap_or(0.0);
+            let have = p.gpu.visible_memory().map_or(0.0, |b| b.gib());
             if need.gib() > have {
                 let m = Msg::new("plan-why-not-one")
                     .arg("gpu", p.gpu.name.as_str())

@@ -293,8 +293,8 @@ function drawDetail(p) {
     $("#memory").innerHTML = $("#step").innerHTML = $("#advice").innerHTML = "";
     return;
   }
-  const capGib = p.gpu.visible_memory_gib || p.gpu.memory_gib || p.instance.gpu_memory_gib;
-  const cap = capGib ? t("memory-capacity", { gib: capGib }) : "";
+  const capGib = p.usable_memory_gib || p.gpu.memory_gib || p.instance.gpu_memory_gib;
+  const cap = capGib ? t("memory-capacity", { gib: +capGib.toFixed(1) }) : "";
   if (p.train) {
     const m = p.train.memory;
     stackedBar($("#memory"), m.items.map((c) => ({ name: part("mem", c.name), value: c.bytes / GIB, title: `${part("mem", c.name)}: ${(c.bytes / GIB).toFixed(2)} GiB — ${c.basis}` })), capGib, "GiB", cap);
