@@ -360,6 +360,24 @@ impl ClusterSpec {
 mod tests {
     use super::*;
 
+    /// The usable total: a logged torch figure first, then 0.986 of nvidia-smi's total (ECC GDDR6
+    /// boards lose 1/16), then 0.986 of the marketed size; never above the marketed size.
+    #[test]
+    fn visible_memory_prefers_the_log_then_the_driver_total() {
+        let g = builtin_gpus().unwrap();
+        let get = |id: &str| g.iter().find(|x| x.id == id).unwrap();
+        let gib = |id: &str| get(id).visible_memory().unwrap().gib();
+        assert!((gib("a100-80g") - 79.15).abs() < 1e-9);
+        assert!((gib("t4") - 15.0 * VISIBLE_MEMORY_FRACTION).abs() < 1e-9);
+        assert!((gib("l40s") - 46068.0 / 1024.0 * VISIBLE_MEMORY_FRACTION).abs() < 1e-9);
+        assert!((gib("h100-sxm") - 80.0 * VISIBLE_MEMORY_FRACTION).abs() < 1e-9);
+        for x in g {
+            if let (Some(v), Some(m)) = (x.visible_memory(), x.memory()) {
+                assert!(v.0 <= m.0, "{}: usable above marketed", x.id);
+            }
+        }
+    }
+
     #[test]
     fn builtin_table_parses_and_every_row_is_sourced() {
         let g = builtin_gpus().unwrap();
