@@ -41,7 +41,7 @@ plan-recompute-op = 逐算子重计算{" "}
 plan-same-answer = 与方案 { $n } 相同：{ $list }
 plan-list-sep = 、
 plan-unpriced-order = 无已知价格的方案排在有价格的方案之后，按卡时排序（导入价格：`gpuplan catalog import`）
-plan-legend-pareto = * = 位于费用-时间帕累托前沿
+plan-legend-pareto = * = 位于费用-时间帕累托前沿。费用相差不到 { $tie } 视为相同，用时短的方案排在前面。
 plan-legend-compact = ¥ = 方案按最便宜计费方式的总价（推理服务为每月）；余量 = 每卡剩余显存（GiB）。`--wide` 显示云厂商、计费方式、价格类型和并行配置。
 plan-defaults = 影响本结果的默认值：{ $list }。
 plan-default-seq = 序列长度 { $v }（--seq-len）

@@ -829,7 +829,9 @@ pub fn report(req: &PlanRequest, o: &PlanOutcome, v: &View) -> String {
     {
         out.push_str(&para(&tx(l, "plan-unpriced-order"), v, ""));
     }
-    out.push_str(&para(&tx(l, "plan-legend-pareto"), v, ""));
+    let tie = format!("{}%", gpuplan_core::plan::RANK_TIE_FRACTION * 100.0);
+    let pareto = Msg::new("plan-legend-pareto").arg("tie", tie).render(l);
+    out.push_str(&para(&pareto, v, ""));
     if !v.wide {
         out.push_str(&para(&tx(l, "plan-legend-compact"), v, ""));
     }
