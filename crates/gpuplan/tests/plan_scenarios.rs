@@ -2,6 +2,8 @@
 //! JSON output), each asserting the named property rather than a frozen number; plus snapshots
 //! of the zh and en tables for scenarios 1 and 4.
 
+mod common;
+
 use serde_json::Value;
 use std::process::{Command, Output};
 
@@ -42,36 +44,8 @@ fn advice_ids(p: &Value) -> Vec<String> {
         .collect()
 }
 
-const S1: &[&str] = &[
-    "-m",
-    "Qwen2.5-7B",
-    "--task",
-    "lora",
-    "--seq-len",
-    "2048",
-    "--tokens",
-    "1e8",
-    "--provider",
-    "alibaba",
-    "--deadline",
-    "24h",
-];
-const S4: &[&str] = &[
-    "-m",
-    "Llama-3.1-70B",
-    "--task",
-    "inference",
-    "--rate",
-    "10",
-    "--input-tokens",
-    "1000",
-    "--output-tokens",
-    "300",
-    "--ttft",
-    "2",
-    "--tpot",
-    "0.06",
-];
+const S1: &[&str] = common::SCENARIOS[0].1;
+const S4: &[&str] = common::SCENARIOS[3].1;
 
 #[test]
 fn s1_lora_7b_fits_a_small_node() {
@@ -358,18 +332,7 @@ fn s8_spot_only_when_interruptible() {
     );
 }
 
-const S9: &[&str] = &[
-    "-m",
-    "Llama-2-13B",
-    "--task",
-    "pretrain",
-    "--tokens",
-    "3e11",
-    "--seq-len",
-    "4096",
-    "--budget",
-    "1000",
-];
+const S9: &[&str] = common::SCENARIOS[8].1;
 
 #[test]
 fn s9_budget_too_small_explains_and_exits_4() {
@@ -1012,92 +975,12 @@ fn explain_snapshots_zh_and_en() {
     }
 }
 
-mod common;
-
-/// The nine planner scenarios (s1–s9 above), as flags.
-const NINE: &[&[&str]] = &[
-    S1,
-    &[
-        "-m",
-        "Llama-3.1-8B",
-        "--task",
-        "full",
-        "--seq-len",
-        "4096",
-        "--tokens",
-        "1e9",
-    ],
-    &[
-        "-m",
-        "Llama-2-13B",
-        "--task",
-        "pretrain",
-        "--tokens",
-        "3e11",
-        "--seq-len",
-        "4096",
-        "--deadline",
-        "30d",
-        "--chips",
-        "nvidia",
-    ],
-    S4,
-    &[
-        "-m",
-        "ResNet-50",
-        "--task",
-        "pretrain",
-        "--samples",
-        "1281167",
-        "--epochs",
-        "90",
-        "--deadline",
-        "24h",
-    ],
-    &[
-        "-m",
-        "BERT-base-uncased",
-        "--task",
-        "inference",
-        "--rate",
-        "200",
-        "--input-tokens",
-        "128",
-        "--output-tokens",
-        "1",
-    ],
-    &[
-        "-m",
-        "Llama-2-13B",
-        "--task",
-        "lora",
-        "--tokens",
-        "1e8",
-        "--chips",
-        "ascend",
-        "--framework",
-        "mindspore",
-    ],
-    &[
-        "-m",
-        "Qwen2.5-1.5B",
-        "--task",
-        "pretrain",
-        "--tokens",
-        "2e10",
-        "--seq-len",
-        "2048",
-        "--interruptible",
-    ],
-    S9,
-];
-
 /// Issue 13: the Chinese output of the nine scenarios (tables, advice, caveats, explanations,
 /// the notes on stderr) has no English sentence left.
 #[test]
 fn zh_output_of_the_nine_scenarios_is_chinese() {
     let mut found = Vec::new();
-    for (i, args) in NINE.iter().enumerate() {
+    for (i, (_, args)) in common::SCENARIOS.iter().enumerate() {
         let mut a = vec!["plan", "--lang", "zh", "--explain", "--top", "5"];
         a.extend_from_slice(args);
         let o = run(&a);
