@@ -72,16 +72,7 @@ fn s1_lora_7b_fits_a_small_node() {
 
 #[test]
 fn s2_full_finetune_8b_needs_more_than_one_gpu_and_says_why() {
-    let (code, v) = plan_json(&[
-        "-m",
-        "Llama-3.1-8B",
-        "--task",
-        "full",
-        "--seq-len",
-        "4096",
-        "--tokens",
-        "1e9",
-    ]);
+    let (code, v) = plan_json(common::SCENARIOS[1].1);
     assert_eq!(code, Some(0));
     for p in plans(&v).iter().take(5) {
         assert!(
@@ -114,22 +105,7 @@ fn s2_full_finetune_8b_needs_more_than_one_gpu_and_says_why() {
 
 #[test]
 fn s3_pretrain_13b_goes_multi_node_with_nvlink_and_rdma() {
-    let (code, v) = plan_json(&[
-        "-m",
-        "Llama-2-13B",
-        "--task",
-        "pretrain",
-        "--tokens",
-        "3e11",
-        "--seq-len",
-        "4096",
-        "--deadline",
-        "30d",
-        "--chips",
-        "nvidia",
-        "--top",
-        "20",
-    ]);
+    let (code, v) = plan_json(&[common::SCENARIOS[2].1, &["--top", "20"]].concat());
     assert_eq!(code, Some(0));
     let ps = plans(&v);
     let top = &ps[0];
@@ -192,20 +168,7 @@ fn s4_serve_70b_uses_tp_over_nvlink_or_quantization_and_shows_costs() {
 
 #[test]
 fn s5_resnet50_imagenet_states_storage_and_cpu_needs() {
-    let (code, v) = plan_json(&[
-        "-m",
-        "ResNet-50",
-        "--task",
-        "pretrain",
-        "--samples",
-        "1281167",
-        "--epochs",
-        "90",
-        "--deadline",
-        "24h",
-        "--top",
-        "400",
-    ]);
+    let (code, v) = plan_json(&[common::SCENARIOS[4].1, &["--top", "400"]].concat());
     assert_eq!(code, Some(0));
     let ps = plans(&v);
     let top = &ps[0];
@@ -236,20 +199,7 @@ fn s5_resnet50_imagenet_states_storage_and_cpu_needs() {
 
 #[test]
 fn s6_bert_serving_prefers_t4_a10_class() {
-    let (code, v) = plan_json(&[
-        "-m",
-        "BERT-base-uncased",
-        "--task",
-        "inference",
-        "--rate",
-        "200",
-        "--input-tokens",
-        "128",
-        "--output-tokens",
-        "1",
-        "--top",
-        "50",
-    ]);
+    let (code, v) = plan_json(&[common::SCENARIOS[5].1, &["--top", "50"]].concat());
     assert_eq!(code, Some(0));
     let ps = plans(&v);
     let small = |p: &Value| ["t4", "a10"].contains(&p["gpu"]["id"].as_str().unwrap());
@@ -266,18 +216,7 @@ fn s6_bert_serving_prefers_t4_a10_class() {
 
 #[test]
 fn s7_ascend_only_with_mindspore_and_never_for_cuda_pytorch() {
-    let (code, v) = plan_json(&[
-        "-m",
-        "Llama-2-13B",
-        "--task",
-        "lora",
-        "--tokens",
-        "1e8",
-        "--chips",
-        "ascend",
-        "--framework",
-        "mindspore",
-    ]);
+    let (code, v) = plan_json(common::SCENARIOS[6].1);
     assert_eq!(code, Some(0));
     let top = &plans(&v)[0];
     assert_eq!(top["instance"]["provider"], "huawei");
