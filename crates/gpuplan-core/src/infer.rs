@@ -143,6 +143,28 @@ pub fn activation_peak(t: &TransformerSpec, tokens: u64, tp: u64) -> Bytes {
     Bytes(tokens as f64 * (mlp.max(attn) + 6.0 * h))
 }
 
+/// Bytes per logit of vLLM V1's sampler warm-up in the profile run (PyTorch top-k/top-p path,
+/// FlashInfer not installed): the bf16 logits (2) and their fp32 copy (4, `sampler.py`
+/// `logits.to(torch.float32)`), then `logits.sort(dim=-1)` (`topk_topp_sampler.py`): sorted
+/// values (4) and int64 indices (8), and inside PyTorch's segmented sort (`SortStable.cu`) the
+/// int64 reverse indices (8) and CUB's spare key/value buffers (4 + 8), all through the caching
+/// allocator: 38. vLLM v0.9.0–v0.10.0 `gpu_model_runner.py` `profile_run` →
+/// `_dummy_sampler_run` (top_p 0.9, top_k vocab − 1).
+pub const VLLM_SAMPLER_BYTES_PER_LOGIT: f64 = 38.0;
+
+/// Peak of vLLM V1's dummy sampler run inside the profiled window: `min(max_num_seqs, tokens)`
+/// requests, each with the full vocabulary (the logits are all-gathered on every TP rank), plus
+/// the profile batch's bf16 hidden states. vLLM charges the larger of this and the forward peak.
+/// For Qwen3-235B (vocab 151,936) at 1024 sequences this is 5.6 GiB per GPU, against 0.7 GiB for
+/// its 8192-token forward (case s-vllm-kv-qwen3-235b-fp8-h100-tp4).
+pub fn vllm_sampler_peak(t: &TransformerSpec, tokens: u64, max_num_seqs: u64) -> Bytes {
+    let requests = max_num_seqs.min(tokens) as f64;
+    Bytes(
+        requests * t.vocab as f64 * VLLM_SAMPLER_BYTES_PER_LOGIT
+            + 2.0 * tokens as f64 * t.hidden as f64,
+    )
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ServingMemory {
     /// The engine whose rule sized the pool.
@@ -290,7 +312,15 @@ fn engine_charge(
             let tokens = s
                 .max_num_batched_tokens
                 .unwrap_or_else(|| vllm_default_batched_tokens(gpu));
-            let act = activation_peak(t, tokens, s.tp);
+            let seqs = s
+                .max_num_seqs
+                .unwrap_or_else(|| engine_max_num_seqs(s.engine, gpu));
+            // The profile run's torch peak: its forward pass, or the sampler warm-up after it.
+            let act = Bytes(
+                activation_peak(t, tokens, s.tp)
+                    .0
+                    .max(vllm_sampler_peak(t, tokens, seqs).0),
+            );
             let non_torch = Bytes::from_gib(tun.vllm_non_torch_gib + nccl);
             let cudagraph = Bytes::from_gib(tun.vllm_cudagraph_gib);
             let budget = visible * s.gpu_memory_utilization;
@@ -789,7 +819,9 @@ pub fn solve(
         explanation: what.into(),
         evaluations: 0,
     };
-    let seq_cap = engine_max_num_seqs(s.engine, gpu);
+    let seq_cap = s
+        .max_num_seqs
+        .unwrap_or_else(|| engine_max_num_seqs(s.engine, gpu));
     let (context, batch, mut binding, mut why) = match q {
         SolveFor::MaxContext => {
             let batch = s.batch;

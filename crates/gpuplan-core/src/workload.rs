@@ -759,6 +759,10 @@ pub struct InferenceSetup {
     /// 70 GiB or more other than A100, else 2048; TensorRT-LLM 8192). vLLM V0 without chunked
     /// prefill profiled `max_model_len` tokens: set it to that for V0 logs.
     pub max_num_batched_tokens: Option<u64>,
+    /// vLLM `max_num_seqs`: the most sequences the scheduler runs at once, and the requests of the
+    /// V1 profile run's sampler warm-up; default vLLM's (1024 on GPUs of 70 GiB or more other
+    /// than A100, else 256).
+    pub max_num_seqs: Option<u64>,
     /// Decoder layers kept in 16-bit at each end of the stack when `weights` is a lower-bit
     /// format (per-module recipes, e.g. an FP8 checkpoint keeping its first and last layers in
     /// bf16): `[first, last]`. Default none.
@@ -790,6 +794,7 @@ impl Default for InferenceSetup {
             free_gpu_memory_fraction: None,
             max_model_len: None,
             max_num_batched_tokens: None,
+            max_num_seqs: None,
             keep_16bit_layers: [0, 0],
             keep_16bit_attention: false,
             images_per_request: 0,
@@ -928,6 +933,12 @@ impl InferenceSetup {
                 self.max_num_batched_tokens.unwrap_or(1),
                 MAX_SEQ_LEN,
                 "tokens per batch, 1–16777216",
+            ),
+            (
+                "max_num_seqs",
+                self.max_num_seqs.unwrap_or(1),
+                MAX_SEQ_LEN,
+                "sequences per batch, 1–16777216",
             ),
         ] {
             check_int(field, v, 1, max, fix)?;

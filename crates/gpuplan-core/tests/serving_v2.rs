@@ -596,3 +596,39 @@ fn moe_profile_activation_counts_the_fused_moe_buffers() {
     let per = activation_peak(lt, 1, 1).0;
     assert_eq!(per, (6 * 14336 + 6 * 4096) as f64);
 }
+
+/// vLLM V1 charges the larger of the profile forward and the sampler warm-up over
+/// min(max_num_seqs, tokens) full-vocabulary requests at 38 B per logit: 5.6 GiB for Qwen3-235B
+/// at 1024 sequences, and fewer sequences (`max_num_seqs`) give a larger KV pool.
+#[test]
+fn vllm_charges_the_sampler_warm_up_of_its_profile_run() {
+    use gpuplan_core::infer::{serving_memory, vllm_sampler_peak};
+    let m = &find_preset("Qwen3-235B-A22B").expect("preset").model;
+    let t = m.transformer().unwrap();
+    let peak = vllm_sampler_peak(t, 8192, 1024).gib();
+    let want = (1024.0 * 151936.0 * 38.0 + 2.0 * 8192.0 * 4096.0) / (1u64 << 30) as f64;
+    assert!(
+        (peak - want).abs() < 1e-9 && (peak - 5.57).abs() < 0.05,
+        "{peak}"
+    );
+    // Never more requests than tokens in the batch.
+    assert_eq!(
+        vllm_sampler_peak(t, 16, 1024).0,
+        vllm_sampler_peak(t, 16, 16).0
+    );
+    let m = &find_preset("Llama-3.1-8B").expect("preset").model;
+    let gpu = find_gpu("h100-sxm").unwrap();
+    let tun = Tunables::default();
+    let pool = |seqs| {
+        let s = InferenceSetup {
+            max_num_seqs: Some(seqs),
+            max_model_len: Some(4096),
+            ..InferenceSetup::default()
+        };
+        serving_memory(m, &s, &gpu, &tun).unwrap().kv_pool.gib()
+    };
+    // 1024 vs 4 sequences: 1020 × 128256 × 38 B ≈ 4.6 GiB less pool, minus the 8192-token
+    // forward peak the smaller sampler hides behind.
+    let (big, small) = (pool(1024), pool(4));
+    assert!(small - big > 3.5 && small - big < 4.7, "{big} vs {small}");
+}

@@ -433,6 +433,10 @@ pub struct EstimateArgs {
     /// `max_num_tokens`); default the engine's own.
     #[arg(long)]
     pub max_num_batched_tokens: Option<u64>,
+    /// vLLM `max_num_seqs`: most sequences scheduled at once, and the requests of the V1 profile
+    /// run's sampler warm-up [default: 1024 on ≥70 GiB GPUs other than A100, else 256].
+    #[arg(long, value_name = "N")]
+    pub max_num_seqs: Option<u64>,
     /// Images in each request (multimodal configs: LLaVA, Qwen2-VL, Pixtral, Llama-3.2-Vision).
     #[arg(long)]
     pub images_per_request: Option<u64>,

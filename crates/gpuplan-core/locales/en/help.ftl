@@ -73,6 +73,7 @@ help-arg-lora-targets = LoRA target modules: comma-separated linear names, or al
 help-arg-max-model-len = Serving: longest sequence (prompt + output) a request may have, tokens [default: input + output tokens]
 help-arg-max-nodes = Most nodes (instances) one plan may use [default: 16]
 help-arg-max-num-batched-tokens = Tokens of the engine's profile batch (vLLM `max_num_batched_tokens`, TensorRT-LLM `max_num_tokens`); default the engine's own
+help-arg-max-num-seqs = vLLM `max_num_seqs`: most sequences scheduled at once, and the requests of the V1 profile run's sampler warm-up [default: 1024 on ≥70 GiB GPUs other than A100, else 256]
 help-arg-max-price = Maximum price (CNY per hour for on-demand/spot, per month for monthly) under --billing
 help-arg-max-price-age = Ignore prices older than this (days: 30d or 30); estimates then come from newer prices only. `gpuplan prices` shows each price's age
 help-arg-max-rps = Requests per second at most

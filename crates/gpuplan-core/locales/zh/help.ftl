@@ -71,6 +71,7 @@ help-arg-lora-targets = LoRA 目标模块：逗号分隔的线性层名，或 al
 help-arg-max-model-len = 推理：一个请求的最长序列（提示 + 输出），单位 token（默认：输入 + 输出 token 数）
 help-arg-max-nodes = 一个方案最多使用的节点（实例）数（默认：16）
 help-arg-max-num-batched-tokens = 引擎 profile 批的 token 数（vLLM `max_num_batched_tokens`、TensorRT-LLM `max_num_tokens`）；默认取引擎自己的值
+help-arg-max-num-seqs = vLLM 的 `max_num_seqs`：同时调度的最多序列数，也是 V1 profile 运行中采样器预热的请求数（默认：≥70 GiB 且非 A100 的 GPU 上为 1024，否则 256）
 help-arg-max-price = 在 --billing 下的最高价格（按量和抢占式为元/小时，包月为元/月）
 help-arg-max-price-age = 忽略早于此时长的价格（天数：30d 或 30）；估算价只取自更新的价格。`gpuplan prices` 显示每个价格的时效
 help-arg-max-rps = 每秒最多请求数

@@ -153,6 +153,9 @@ fn resolve(a: &EstimateArgs, file: WorkloadFile) -> Result<Request> {
     if a.max_num_batched_tokens.is_some() {
         i.max_num_batched_tokens = a.max_num_batched_tokens;
     }
+    if a.max_num_seqs.is_some() {
+        i.max_num_seqs = a.max_num_seqs;
+    }
     set!(a.images_per_request => i.images_per_request);
     if let Some(sz) = &a.image_size {
         let bad = || {
