@@ -625,7 +625,7 @@ fn vllm_charges_the_sampler_warm_up_of_its_profile_run() {
             max_model_len: Some(4096),
             ..InferenceSetup::default()
         };
-        serving_memory(m, &s, &gpu, &tun).unwrap().kv_pool.gib()
+        serving_memory(m, &s, gpu, &tun).unwrap().kv_pool.gib()
     };
     // 1024 vs 4 sequences: 1020 × 128256 × 38 B ≈ 4.6 GiB less pool, minus the 8192-token
     // forward peak the smaller sampler hides behind.
