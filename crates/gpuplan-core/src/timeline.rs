@@ -57,6 +57,12 @@ pub struct StepBuffers {
     pub loss_chunks: f64,
     /// Optimizer-step temporaries.
     pub optimizer_temp: f64,
+    /// Live only at the end of forward: the previous step's graph held by the training loop
+    /// ([`crate::workload::TrainingSetup::keeps_previous_graph`]).
+    pub previous_graph: f64,
+    /// Live only while the LM head runs in forward: its dequantized copy
+    /// ([`crate::workload::TrainingSetup::quantized_lm_head`]).
+    pub head_dequant: f64,
 }
 
 /// Live bytes of one phase, by component.
@@ -145,6 +151,8 @@ pub fn step_timeline(b: &StepBuffers) -> Timeline {
                 ("gradients", early_grads),
                 ("saved activations", acts),
                 ("logits", logits_fwd),
+                ("previous step's kept inputs", b.previous_graph),
+                ("LM-head dequantisation", b.head_dequant),
             ]),
         ),
         phase(

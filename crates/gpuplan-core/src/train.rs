@@ -320,6 +320,13 @@ fn logits_bytes(
     }
     let v = t.vocab as f64;
     let tp = setup.parallel.tp as f64;
+    if setup.bf16_chunked_loss {
+        let (saved, transient) = bf16_chunked_loss(t, tokens, setup);
+        return (
+            saved + transient,
+            why!(explain, "bf16 logits + bf16 log-softmax (2 + 2 B × tokens × vocab {}) + one {LITGPT_LOSS_CHUNK_TOKENS}-token chunk's gradients (LitGPT chunked_cross_entropy)", t.vocab),
+        );
+    }
     match setup.framework {
         Framework::HuggingFace if setup.chunked_loss => {
             // bf16 logits stay whole; the fp32 upcast and its gradient exist for 1 of 8 chunks.
@@ -338,6 +345,21 @@ fn logits_bytes(
             why!(explain, "4·s·b·(h + V)/t: fused vocab-parallel cross-entropy (Megatron theoretical_memory_usage.py)"),
         ),
     }
+}
+
+/// LitGPT's loss chunk (`chunked_cross_entropy(chunk_size=128)`, `lm_head_chunk_size=128`).
+pub const LITGPT_LOSS_CHUNK_TOKENS: f64 = 128.0;
+
+/// (kept until backward, backward transient) bytes of [`TrainingSetup::bf16_chunked_loss`]: the
+/// bf16 logits held by the loop and each chunk's saved bf16 log-softmax output (c per logit each);
+/// in backward one chunk's nll and log-softmax gradients (2·c per logit of the chunk).
+fn bf16_chunked_loss(t: &TransformerSpec, tokens: f64, setup: &TrainingSetup) -> (f64, f64) {
+    let c = compute_bytes(setup);
+    let per_token = t.vocab as f64 / setup.parallel.tp as f64;
+    (
+        2.0 * c * tokens * per_token,
+        2.0 * c * LITGPT_LOSS_CHUNK_TOKENS.min(tokens) * per_token,
+    )
 }
 
 fn data_parallel(setup: &TrainingSetup, c: &ClusterSpec) -> Result<u64, CoreError> {
@@ -551,7 +573,13 @@ fn memory(
         let base = setup.base_weights();
         // Quantisation applies to the transformer linears; embeddings, norms and the LM head stay
         // bf16 (bitsandbytes/PEFT skip the output embedding, `get_keys_to_not_convert`).
-        let linear_params = b.linear_params() as f64;
+        let head_quantized = setup.quantized_lm_head && base.bits() < 16.0;
+        let linear_params = b.linear_params() as f64
+            + if head_quantized {
+                b.lm_head as f64
+            } else {
+                0.0
+            };
         let rest = b.total as f64 - linear_params;
         let rest_bits = if base == BaseWeights::Fp32 {
             32.0
@@ -1078,7 +1106,11 @@ fn transformer_activations(
             0.0
         },
         logits_dtype_bytes: c,
-        fused_loss: (setup.framework == Framework::Megatron && has_head).then_some((0.0, legacy)),
+        fused_loss: if setup.bf16_chunked_loss && has_head {
+            Some(bf16_chunked_loss(t, tokens, setup))
+        } else {
+            (setup.framework == Framework::Megatron && has_head).then_some((0.0, legacy))
+        },
         loss_chunks: if setup.chunked_loss { 8.0 } else { 1.0 },
         logits_basis,
     }
@@ -1169,6 +1201,49 @@ fn peft_first_layer_absent(
         0.0
     };
     norm + masks + bnb
+}
+
+/// What the previous step leaves live through the next forward when the loop holds its output
+/// (`keeps_previous_graph`, LitGPT): the old logits, and with `bnb_saves_inputs` the inputs its
+/// 4-bit matmuls keep in `ctx.tensors` (backward frees only `save_for_backward` tensors): per token
+/// and layer the q/k/v input (not on layer 0, whose input needs no gradient), the attention
+/// output-projection input (a view of the SDPA output, kept only by the old node), the MLP input
+/// and the down-projection input, c·(3h + f), and the LM-head input c·h once when the head is
+/// quantized. The previous micro-batch is assumed as long as this one (an upper bound when
+/// lengths vary). Source: bitsandbytes 0.41.0/0.42.0 `autograd/_functions.py` l.522-523
+/// (`ctx.tensors = (A, B)`); PyTorch `PyNode::release_variables` frees only saved variables;
+/// litgpt @4a9b7e62 `finetune/lora.py` l.243 (`logits = model(...)`).
+fn previous_graph_bytes(m: &ModelSpec, setup: &TrainingSetup) -> f64 {
+    let Some(t) = m.transformer() else {
+        return 0.0;
+    };
+    if !setup.keeps_previous_graph {
+        return 0.0;
+    }
+    let c = compute_bytes(setup);
+    let tp = setup.parallel.tp as f64;
+    let tokens = (setup.micro_batch * setup.seq_len) as f64;
+    // The old logits themselves (the loop's variable), in the compute dtype.
+    let logits = c * tokens * t.vocab as f64 / tp;
+    if !bnb_keeps_inputs(setup) || setup.recompute == Recompute::Full {
+        return logits;
+    }
+    let (h, f) = (t.hidden as f64, t.ffn_for_activation() as f64);
+    let layers = t.total_layers() as f64;
+    let per_layer = c * (3.0 * h + f) / tp;
+    let head = if setup.quantized_lm_head { c * h } else { 0.0 };
+    logits + tokens * (per_layer * layers - c * h / tp + head)
+}
+
+/// The LM head's dequantized copy while it runs in forward (`quantized_lm_head`): fp16 from
+/// `dequantize_4bit` (Lightning quantized it from fp16, bitsandbytes.py @b19c3a9 l.335) and its
+/// bf16 cast (`.to(A.dtype)`, bitsandbytes 0.41/0.42 `_functions.py` l.516): 4 B per weight.
+fn head_dequant_bytes(b: &ParamBreakdown, setup: &TrainingSetup) -> f64 {
+    if setup.quantized_lm_head && setup.task.is_peft() && setup.base_weights().bits() < 16.0 {
+        4.0 * b.lm_head as f64 / setup.parallel.tp as f64
+    } else {
+        0.0
+    }
 }
 
 /// QLoRA under bitsandbytes < 0.43.2 (`bnb_saves_inputs`): the 4-bit matmul keeps its input.
@@ -1312,6 +1387,8 @@ fn step_buffers(
         fused_loss: acts.fused_loss,
         loss_chunks: acts.loss_chunks,
         optimizer_temp,
+        previous_graph: previous_graph_bytes(m, setup),
+        head_dequant: head_dequant_bytes(b, setup),
     }
     .with_model(m)
 }

@@ -384,6 +384,11 @@ pub struct TrainingSetup {
     /// Chunked cross-entropy (torchtune `CEWithChunkedOutputLoss`, 8 chunks): the fp32 upcast
     /// exists for one chunk at a time.
     pub chunked_loss: bool,
+    /// LitGPT's `chunked_cross_entropy`: the LM head runs in 128-token chunks whose bf16 logits
+    /// the loop keeps, and `F.cross_entropy` runs on each bf16 chunk without an fp32 upcast
+    /// (litgpt/utils.py @4a9b7e62 l.255-262): the logits and their bf16 log-softmax (2 + 2 B per
+    /// logit) stay until backward, which adds one chunk's two gradients at a time.
+    pub bf16_chunked_loss: bool,
     /// torch.autocast over fp32 weights (HF Trainer / Accelerate without DeepSpeed, `bf16=True`):
     /// fp32 weights and fp32 gradients, plus 16-bit weight copies made in forward and saved for
     /// backward; no separate master copy. Off: DeepSpeed/Megatron-style 16-bit weights + fp32
@@ -401,6 +406,16 @@ pub struct TrainingSetup {
     /// fixed by bitsandbytes PR #1270 ("fix QLoRA mem bug: delete useless buffered activation",
     /// 9e75374, first released in 0.43.2). QLoRA only.
     pub bnb_saves_inputs: bool,
+    /// QLoRA with the LM head quantized too (Lightning `BitsandbytesPrecision` without
+    /// `ignore_modules`, as LitGPT calls it): the head's weights are stored 4-bit, and each forward
+    /// dequantizes it (Lightning quantizes from fp16, so `dequantize_4bit` returns fp16, then
+    /// bitsandbytes casts to bf16: 4 B per weight, live while every activation is).
+    pub quantized_lm_head: bool,
+    /// The training loop holds the previous step's output until the next forward returns (LitGPT
+    /// `logits = model(input_ids)`, rebound only after the call): the old logits stay live through
+    /// the next forward, and with `bnb_saves_inputs` so do the inputs the old graph's `MatMul4Bit`
+    /// nodes keep in `ctx.tensors` (not `save_for_backward`, so backward does not free them).
+    pub keeps_previous_graph: bool,
     /// DDP `gradient_as_bucket_view=True`: gradients are views into the all-reduce buckets. Off
     /// (PyTorch's default, also Accelerate's `DistributedDataParallelKwargs`): the buckets are a
     /// second copy of every gradient ("the saved memory size will be equal to the total gradients
@@ -447,10 +462,13 @@ impl Default for TrainingSetup {
             lora: LoraConfig::default(),
             optimizer_in_backward: false,
             chunked_loss: false,
+            bf16_chunked_loss: false,
             autocast: false,
             optimizer_foreach: false,
             adapter_dtype: AdapterDtype::Fp32,
             bnb_saves_inputs: false,
+            quantized_lm_head: false,
+            keeps_previous_graph: false,
             gradient_as_bucket_view: false,
             activation_offload: false,
             paged_optimizer: false,

@@ -58,10 +58,12 @@ fn published_training_peaks_within_their_bands() {
         "published peaks: {}\n{report}",
         rows.len()
     );
-    // The recorded deviations among the peaks (torchtune 70B full and A6000 full, four LitGPT
-    // config-hub QLoRA rows): a guard, so that a new one is noticed.
+    // The recorded deviations among the peaks (torchtune 70B full and A6000 full, the two 7B
+    // LitGPT resource-table QLoRA rows at -10%; the four config-hub QLoRA rows left the list when
+    // the previous step's kept inputs, the quantized LM head and the bf16 chunked loss were
+    // modelled): a guard, so that a new one is noticed.
     let known = rows.iter().filter(|r| r.2).count();
-    assert!(known <= 6, "{known} known deviations\n{report}");
+    assert!(known <= 4, "{known} known deviations\n{report}");
     // None beyond 15% unless a recorded known_deviation with its cause.
     for (id, e, kd) in &rows {
         assert!(e.abs() <= 0.15 || *kd, "{id}: {:+.1}%\n{report}", e * 100.0);
@@ -74,10 +76,10 @@ fn published_training_peaks_within_their_bands() {
         median * 100.0,
         rows.len()
     );
-    // Target 5% (issue 9): not reached; the measured median (8.1% over 24 cases: LitGPT resource
-    // tables and config hub, torchtune README) is asserted.
+    // Target 5% (issue 9): not reached; the measured median (7.2% over 24 cases: LitGPT resource
+    // tables and config hub, torchtune README; 8.1% before the LitGPT mechanisms) is asserted.
     assert!(
-        median <= 0.085,
+        median <= 0.075,
         "median |error| {:.1}%\n{report}",
         median * 100.0
     );
