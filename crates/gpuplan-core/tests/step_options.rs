@@ -186,3 +186,40 @@ adapter_dtype = "bf16"
 #[derive(serde::Deserialize)]
 #[serde(transparent)]
 struct WorkloadTraining(TrainingSetup);
+
+/// LitGPT's loop (issue 9): with `keeps_previous_graph` the forward end also holds the old logits
+/// and, under old bitsandbytes, the inputs the old graph's 4-bit matmuls kept: c·(3h + f) per
+/// token and layer less layer 0's q/k/v input, plus the LM-head input when the head is quantized;
+/// `quantized_lm_head` stores the head 4-bit and adds its 4 B/weight dequantized copy at forward.
+#[test]
+fn litgpt_previous_graph_and_quantized_head_land_at_the_forward_end() {
+    let qlora = TrainingSetup {
+        task: TrainTask::Qlora,
+        precision: Precision::PureBf16,
+        seq_len: 512,
+        micro_batch: 2,
+        bnb_saves_inputs: true,
+        ..TrainingSetup::default()
+    };
+    let with = TrainingSetup {
+        keeps_previous_graph: true,
+        quantized_lm_head: true,
+        ..qlora.clone()
+    };
+    let (a, b) = (mem(&qlora, 1), mem(&with, 1));
+    let (h, f, l, v, tok) = (4096.0, 14336.0, 32.0, 128256.0, 1024.0);
+    let kept = tok * (2.0 * (3.0 * h + f) * l - 2.0 * h + 2.0 * h);
+    let old_logits = 2.0 * tok * v;
+    let prev = component(&b, "forward", "previous step's kept inputs");
+    assert!(
+        close(prev, kept + old_logits),
+        "{prev} vs {}",
+        kept + old_logits
+    );
+    let deq = component(&b, "forward", "LM-head dequantisation");
+    assert!(close(deq, 4.0 * v * h), "{deq}");
+    assert_eq!(component(&a, "forward", "previous step's kept inputs"), 0.0);
+    // Nothing of it outside the forward phase; the head's 4-bit storage lowers the base weights.
+    assert_eq!(component(&b, "loss", "previous step's kept inputs"), 0.0);
+    assert!(item(&b, "base weights (frozen)") < item(&a, "base weights (frozen)"));
+}
