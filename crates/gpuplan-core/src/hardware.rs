@@ -299,7 +299,8 @@ impl InterLink {
 /// The hardware an estimate runs on.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ClusterSpec {
-    pub gpu: GpuSpec,
+    /// Shared: a plan search builds thousands of clusters of the same few chips.
+    pub gpu: std::sync::Arc<GpuSpec>,
     pub gpus_per_node: u64,
     pub nodes: u64,
     /// One-direction per-GPU bandwidth inside a node.
@@ -324,6 +325,18 @@ impl ClusterSpec {
         inter_link: InterLink,
         inter_bandwidth: Bandwidth,
     ) -> Result<ClusterSpec, CoreError> {
+        let gpu = std::sync::Arc::new(gpu.clone());
+        ClusterSpec::shared(gpu, gpus_per_node, nodes, inter_link, inter_bandwidth)
+    }
+
+    /// [`ClusterSpec::new`] over a chip row already shared (no copy of it).
+    pub fn shared(
+        gpu: std::sync::Arc<GpuSpec>,
+        gpus_per_node: u64,
+        nodes: u64,
+        inter_link: InterLink,
+        inter_bandwidth: Bandwidth,
+    ) -> Result<ClusterSpec, CoreError> {
         if gpus_per_node == 0 {
             return Err(CoreError::invalid("gpus_per_node", 0, "must be at least 1"));
         }
@@ -343,7 +356,7 @@ impl ClusterSpec {
             .intra_link_bandwidth()
             .unwrap_or_else(|| Bandwidth::from_gb_per_s(16.0));
         Ok(ClusterSpec {
-            gpu: gpu.clone(),
+            gpu,
             gpus_per_node,
             nodes,
             intra_bandwidth: intra,

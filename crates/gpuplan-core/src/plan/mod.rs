@@ -229,7 +229,8 @@ pub struct BillingCost {
 #[derive(Clone, Debug, Serialize)]
 pub struct Plan {
     pub instance: Instance,
-    pub gpu: GpuSpec,
+    /// The chip row, shared with `cluster.gpu`.
+    pub gpu: std::sync::Arc<GpuSpec>,
     /// What CUDA reports as total on one GPU ([`GpuSpec::visible_memory`]), GiB: the capacity
     /// the memory feasibility and the headroom are measured against.
     pub usable_memory_gib: Option<f64>,
@@ -333,7 +334,7 @@ pub struct PlanOutcome {
 /// The cluster an instance type gives: GPUs per node, the GPU link, and the network.
 pub fn instance_cluster(
     inst: &Instance,
-    gpu: &GpuSpec,
+    gpu: &std::sync::Arc<GpuSpec>,
     nodes: u64,
 ) -> Result<(ClusterSpec, Option<crate::i18n::Text>), CoreError> {
     use crate::i18n::{Msg, Text};
@@ -371,7 +372,13 @@ pub fn instance_cluster(
             10.0
         }
     };
-    let mut c = ClusterSpec::new(gpu, per_node, nodes, link, Bandwidth::from_gbit_per_s(gbit))?;
+    let mut c = ClusterSpec::shared(
+        gpu.clone(),
+        per_node,
+        nodes,
+        link,
+        Bandwidth::from_gbit_per_s(gbit),
+    )?;
     // An instance whose GPUs sit on PCIe gets the PCIe bandwidth even if the chip has NVLink.
     if matches!(inst.intra_link, Some(InstanceLink::Pcie) | None)
         && gpu.intra_link.is_nvlink_class()

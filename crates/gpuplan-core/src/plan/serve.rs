@@ -304,7 +304,8 @@ pub fn search(
             if nodes > c.max_nodes.max(1) * 8 {
                 continue;
             }
-            let Ok((cluster, assumed)) = instance_cluster(inst, gpu, nodes) else {
+            let shared_gpu = std::sync::Arc::new((*gpu).clone());
+            let Ok((cluster, assumed)) = instance_cluster(inst, &shared_gpu, nodes) else {
                 continue;
             };
             let (costs_v, chosen_cost, _) =
@@ -341,7 +342,7 @@ pub fn search(
             }
             plans.push(Plan {
                 instance: (*inst).clone(),
-                gpu: (*gpu).clone(),
+                gpu: cluster.gpu.clone(),
                 usable_memory_gib: gpu.visible_memory().map(|b| b.gib()),
                 nodes,
                 total_gpus: cluster.total_gpus() as f64,

@@ -846,8 +846,9 @@ fn sites<'a>(
                 continue;
             }
         };
+        let shared_gpu = std::sync::Arc::new((*gpu).clone());
         for nodes in node_counts(req.constraints.max_nodes) {
-            let Ok((cluster, assumed)) = instance_cluster(inst, gpu, nodes) else {
+            let Ok((cluster, assumed)) = instance_cluster(inst, &shared_gpu, nodes) else {
                 continue;
             };
             let fit = work.fit_for(req, (chip, setup), &cluster, share);
@@ -981,7 +982,7 @@ fn site_outcome(
     let total_gpus = cluster.total_gpus() as f64;
     Outcome::Plan(Box::new(Plan {
         instance: (*inst).clone(),
-        gpu: (*gpu).clone(),
+        gpu: cluster.gpu.clone(),
         usable_memory_gib: gpu.visible_memory().map(|b| b.gib()),
         nodes,
         total_gpus,

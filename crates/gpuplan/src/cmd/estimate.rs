@@ -298,7 +298,11 @@ pub fn compute(
             let gpu = cat
                 .gpu(&inst.gpu)
                 .with_context(|| format!("GPU `{}` of `{id}` is not in the GPU table", inst.gpu))?;
-            let (c, assumed) = gpuplan_core::plan::instance_cluster(inst, gpu, r.hardware.nodes)?;
+            let (c, assumed) = gpuplan_core::plan::instance_cluster(
+                inst,
+                &std::sync::Arc::new(gpu.clone()),
+                r.hardware.nodes,
+            )?;
             if let Some(note) = assumed {
                 note_line(lang, note.get(lang));
             }
