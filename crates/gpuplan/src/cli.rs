@@ -308,6 +308,21 @@ pub struct JobArgs {
     /// DDP gradient_as_bucket_view=True: no second copy of the gradients in the all-reduce buckets.
     #[arg(long)]
     pub gradient_as_bucket_view: bool,
+    /// QLoRA on bitsandbytes < 0.43.2: every 4-bit linear keeps its input for backward (fixed by
+    /// bitsandbytes PR #1270).
+    #[arg(long)]
+    pub bnb_saves_inputs: bool,
+    /// QLoRA with the LM head quantized too (Lightning BitsandbytesPrecision, LitGPT): 4-bit head,
+    /// dequantized (4 B per weight) in each forward.
+    #[arg(long)]
+    pub quantized_lm_head: bool,
+    /// The loop holds the previous step's logits through the next forward (LitGPT); with
+    /// --bnb-saves-inputs also the old graph's kept 4-bit inputs.
+    #[arg(long)]
+    pub keeps_previous_graph: bool,
+    /// LitGPT chunked_cross_entropy: bf16 cross-entropy per 128-token chunk, no fp32 upcast.
+    #[arg(long)]
+    pub bf16_chunked_loss: bool,
     /// Serving: prompt tokens per request [default: 1000, fitted to the model's context].
     #[arg(long, value_name = "TOKENS")]
     pub input_tokens: Option<u64>,

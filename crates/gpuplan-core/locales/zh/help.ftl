@@ -189,3 +189,7 @@ help-prices-fetch--families = 要询价的实例规格族（可重复），例�
 help-prices-fetch--provider = 要询价的云厂商：alibaba、huawei、tencent
 help-value-billing-on-demand = 也可写作 `on_demand`，与目录文件一致
 help-value-task-full = 全参微调（别名：finetune）
+help-arg-bf16-chunked-loss = LitGPT 的 chunked_cross_entropy：按 128 个 token 一块做 bf16 交叉熵，不升为 fp32
+help-arg-bnb-saves-inputs = bitsandbytes 0.43.2 之前的 QLoRA：每个 4 位线性层都为反向保留其输入（bitsandbytes PR #1270 修复）
+help-arg-keeps-previous-graph = 训练循环把上一步的 logits 保留到下一次前向结束（LitGPT）；配合 --bnb-saves-inputs 时还保留旧计算图里 4 位矩阵乘保存的输入
+help-arg-quantized-lm-head = LM 头也量化的 QLoRA（Lightning BitsandbytesPrecision，LitGPT）：4 位存储，每次前向反量化（每个权重 4 字节）

@@ -453,6 +453,10 @@ pub fn apply_training_flags(
     t.paged_optimizer |= j.paged_optimizer;
     t.activation_offload |= j.activation_offload;
     t.gradient_as_bucket_view |= j.gradient_as_bucket_view;
+    t.bnb_saves_inputs |= j.bnb_saves_inputs;
+    t.quantized_lm_head |= j.quantized_lm_head;
+    t.keeps_previous_graph |= j.keeps_previous_graph;
+    t.bf16_chunked_loss |= j.bf16_chunked_loss;
     if let Some(v) = &j.lora_targets {
         t.lora.targets = v
             .split(',')
