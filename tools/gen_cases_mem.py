@@ -20,23 +20,26 @@ def litgpt_lora(r):
     (LitGPT's fused qkv linear, one adapter input), no checkpointing, longest Alpaca sample 1304."""
     s = r["setup"]
     quant = s["quantization"] != "none"
-    t = dict(task="qlora" if quant else "lora", precision="pure_bf16", adapter_dtype="bf16",
+    t = dict(task="qlora" if quant else "lora", framework="litgpt", precision="pure_bf16", adapter_dtype="bf16",
              micro_batch=s["micro_batch"], seq_len=1304, recompute="none", attention="flash",
-             bf16_chunked_loss=True,
              lora=dict(rank=8, targets=["q_proj", "v_proj"],
                        base={"none": "bf16", "bnb.nf4-dq": "nf4", "bnb.nf4": "nf4_no_dq"}[s["quantization"]]))
     notes = ("LitGPT @8641822 finetune/lora.py, --precision bf16-true: bf16 weights, adapters and AdamW states; "
              "LoRA r=8 on query and value; no activation checkpointing; the first batch holds the longest Alpaca "
              "sample (1304 tokens with the Llama 2 tokenizer). Published as torch.cuda.max_memory_allocated()/1e9 "
-             "(metric peak_allocated_gb: no allocator reserve, no CUDA context). Modelled with the HF eager "
-             "profile: LitGPT's own modules (fused qkv with one shared LoRA dropout, RMSNorm without fp32 upcast, "
-             "128-token chunked LM head with bf16 cross-entropy: bf16_chunked_loss) differ in detail.")
+             "(metric peak_allocated_gb: no allocator reserve, no CUDA context). Modelled with the litgpt framework "
+             "profile (LitGPT's fused qkv and LoRA modules, its 128-token chunked bf16 loss and validate() pass; "
+             "measured on CPU, tools/measure_litgpt.py --old); lit-gpt @8641822 predates the RMSNorm fp32 upcast "
+             "(PR #606, 6178c7cc, 2023-10-24): rmsnorm_fp32 = false.")
+    # The first iteration holds the longest sample (finetune/lora.py @8641822 l.212), with no step
+    # before it: no previous logits; and this lit-gpt predates the RMSNorm fp32 upcast.
+    t["keeps_previous_graph"] = False
+    t["rmsnorm_fp32"] = False
     if quant:
         # bitsandbytes 0.41.1 (resource-tables.md line 10): MatMul4Bit keeps its input whenever it
         # needs a gradient (bitsandbytes 0.41.0 autograd/_functions.py line 522-523; removed by PR
         # #1270, 9e75374, first in 0.43.2).
         t["bnb_saves_inputs"] = True
-        t["quantized_lm_head"] = True
         dq = s["quantization"] == "bnb.nf4-dq"
         notes += (f" {s['quantization']} base ({'4.127' if dq else '4.5'} bits/weight{'' if dq else ', no double quantisation'}), "
                   "bitsandbytes 0.41.1 PagedAdamW with 32-bit states; "
@@ -66,16 +69,15 @@ def litgpt_hub(r):
     (< 0.43.2: the 4-bit matmul keeps its input), PagedAdamW when quantized."""
     s = r["setup"]
     quant = s["quantization"] != "none"
-    t = dict(task="qlora" if quant else "lora", precision="pure_bf16", adapter_dtype="bf16",
+    t = dict(task="qlora" if quant else "lora", framework="litgpt", precision="pure_bf16", adapter_dtype="bf16",
              micro_batch=s["micro_batch"], seq_len=s["seq_len"], recompute="none", attention="flash",
-             bf16_chunked_loss=True, keeps_previous_graph=True,
              lora=dict(rank=s["lora_rank"], targets=["q_proj", "v_proj"], base="nf4_no_dq" if quant else "bf16"))
     notes = (f"{s['framework']}: --precision bf16-true (bf16 weights, adapters and AdamW states); LoRA r=32 on "
              "query and value; no activation checkpointing; micro-batch padded to its longest sample, samples "
              "truncated to max_seq_length 512 (assumed reached: at least one Alpaca2k sample is 512+ tokens). "
              "Published as torch.cuda.max_memory_allocated()/1e9 (metric peak_allocated_gb). Modelled with the "
-             "HF eager profile (LitGPT's fused qkv with one shared LoRA dropout, 128-token chunked LM head "
-             "with bf16 cross-entropy: bf16_chunked_loss). The loop holds the previous step's logits until the next "
+             "litgpt framework profile (LitGPT's fused qkv and LoRA modules, its 128-token chunked bf16 loss and "
+             "validate() pass; measured on CPU, tools/measure_litgpt.py). The loop holds the previous step's logits until the next "
              "forward returns (litgpt/finetune/lora.py `logits = model(input_ids, lm_head_chunk_size=128)`, l.243 "
              "@4a9b7e62): keeps_previous_graph, the previous micro-batch assumed as long as this one.")
     if s["model"] == "Llama-3.1-8B":
@@ -85,7 +87,6 @@ def litgpt_hub(r):
     if quant:
         t["bnb_saves_inputs"] = True
         t["paged_optimizer"] = True
-        t["quantized_lm_head"] = True
         notes += (" bnb.nf4 base without double quantisation (Lightning BitsandbytesPrecision mode nf4: "
                   "compress_statistics=False, 4.5 bits/weight); bitsandbytes < 0.43.2 keeps every 4-bit "
                   "linear's input for backward (bnb_saves_inputs, fixed by PR #1270); PagedAdamW (states in "
@@ -100,18 +101,10 @@ def litgpt_hub(r):
                 unit="GB = 1e9 B (torch.cuda.max_memory_allocated)", notes=notes, workload=workload)
 
 
-# Cases outside their band, with the cause. The config-hub QLoRA rows left this list when the
-# previous step's kept inputs, the quantized LM head's dequantisation and the bf16 chunked loss
-# were modelled (-15..-19% -> -5..-8%).
-RT = ("-10%: the 2023 resource-table QLoRA rows (lit-gpt @8641822, bitsandbytes 0.41.1) stay ~1.4 GB under. "
-      "The same version's LoRA rows miss by 0.8 GB (7B) and 1.3 GB (13B) too, so most of the gap is on LitGPT's "
-      "side and not QLoRA-specific; it is not identified (the QLoRA-only rest is ~0.5 GB). Modelled: every 4-bit "
-      "linear's kept input, the quantized LM head and its dequantized copy, the bf16 chunked loss; the previous "
-      "step's graph cannot raise this peak (the first iteration holds the longest sample).")
-MISSES = {
-    "mem-litgpt-llama2-7b-qlora-nf4-mb1": RT,
-    "mem-litgpt-llama2-7b-qlora-nf4dq-mb1": RT,
-}
+# Cases outside their band, with the cause. None since the `litgpt` framework profile (LitGPT's
+# own modules, measured on CPU by tools/measure_litgpt.py) replaced the HF profile for these rows:
+# the 2023 resource-table QLoRA rows went from -10% to -1.5%.
+MISSES = {}
 
 
 def main():

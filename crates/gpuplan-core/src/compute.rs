@@ -526,8 +526,7 @@ pub fn chip_rates(
         } else {
             0.0
         },
-        eager_elementwise: !setup.compiled
-            && setup.framework == crate::workload::Framework::HuggingFace,
+        eager_elementwise: !setup.compiled && setup.framework.is_eager(),
     }
 }
 

@@ -63,6 +63,18 @@ pub struct StepBuffers {
     /// Live only while the LM head runs in forward: its dequantized copy
     /// ([`crate::workload::TrainingSetup::quantized_lm_head`]).
     pub head_dequant: f64,
+    /// Live only at the end of forward, not saved: the final norm's output that a frozen LM head
+    /// reads (LitGPT; measured on validation/litgpt-measured.json).
+    pub head_input: f64,
+    /// Logits the training loop itself holds from forward through backward (LitGPT's chunk list,
+    /// not saved by autograd): live in the loss and backward phases up to the LM head.
+    pub held_logits: f64,
+    /// Loss-phase transient of LitGPT's chunked loss: `logits[-1][..., :-1, :].reshape(-1, V)`
+    /// copies the shifted last chunk when the micro-batch has more than one sequence.
+    pub loss_copy: f64,
+    /// A validation pass between steps (LitGPT's `validate()`): its buffers, next to the
+    /// resident states and the previous step's held output; 0 when not modelled.
+    pub validation: f64,
 }
 
 /// Live bytes of one phase, by component.
@@ -92,6 +104,12 @@ impl Timeline {
 /// HF cross-entropy over the full logits: fp32 bytes per logit element of (saved log_softmax
 /// output, loss-phase transient, backward transient). See the module docs.
 fn loss_buffers(b: &StepBuffers) -> (f64, f64, f64) {
+    if b.held_logits > 0.0 {
+        // LitGPT's chunked loss: in forward only the copy `reshape` makes of the shifted last
+        // chunk (b > 1); the gradients come in backward.
+        let (saved, transient) = b.fused_loss.unwrap_or((0.0, 0.0));
+        return (saved, b.loss_copy, transient);
+    }
     if let Some((saved, transient)) = b.fused_loss {
         return (saved, transient, transient);
     }
@@ -109,7 +127,11 @@ fn loss_buffers(b: &StepBuffers) -> (f64, f64, f64) {
 /// Share of the logits gradient live at once in the LM-head backward: all of it, or one chunk
 /// when the loss is chunked (torchtune also chunks the output projection).
 fn lm_head_share(b: &StepBuffers) -> f64 {
-    if b.fused_loss.is_some() {
+    if b.held_logits > 0.0 {
+        // Every chunk's log-softmax gradient waits for its LM-head matmul: autograd runs the
+        // loss nodes (created last) before any head chunk.
+        1.0
+    } else if b.fused_loss.is_some() {
         0.0
     } else {
         1.0 / b.loss_chunks.max(1.0)
@@ -153,6 +175,7 @@ pub fn step_timeline(b: &StepBuffers) -> Timeline {
                 ("logits", logits_fwd),
                 ("previous step's kept inputs", b.previous_graph),
                 ("LM-head dequantisation", b.head_dequant),
+                ("LM-head input", b.head_input),
             ]),
         ),
         phase(
@@ -160,6 +183,7 @@ pub fn step_timeline(b: &StepBuffers) -> Timeline {
             &with(&[
                 ("gradients", early_grads),
                 ("saved activations", acts),
+                ("logits", b.held_logits),
                 ("loss buffers (fp32)", saved_loss + loss_transient),
             ]),
         ),
@@ -168,6 +192,7 @@ pub fn step_timeline(b: &StepBuffers) -> Timeline {
             &with(&[
                 ("gradients", early_grads),
                 ("saved activations", acts),
+                ("logits", b.held_logits),
                 ("loss buffers (fp32)", saved_loss + bwd_transient),
             ]),
         ),
@@ -176,6 +201,7 @@ pub fn step_timeline(b: &StepBuffers) -> Timeline {
             &with(&[
                 ("gradients", early_grads.max(b.head_grads)),
                 ("saved activations", acts),
+                ("logits", b.held_logits),
                 (
                     "logits gradient",
                     b.logits_dtype_bytes * b.logits_elems * lm_head_share(b),
@@ -202,6 +228,18 @@ pub fn step_timeline(b: &StepBuffers) -> Timeline {
             ],
         ),
     ];
+    let mut phases = phases;
+    if b.validation > 0.0 {
+        phases.push(phase(
+            "validation",
+            &[
+                ("resident states", b.resident),
+                ("DDP gradient buckets", b.grad_buckets),
+                ("previous step's kept inputs", b.previous_graph),
+                ("validation logits + loss", b.validation),
+            ],
+        ));
+    }
     let peak_index = phases.iter().enumerate().fold(0, |best, (i, p)| {
         if p.total.0 > phases[best].total.0 {
             i

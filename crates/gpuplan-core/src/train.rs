@@ -12,6 +12,8 @@
 //! - communication: ring collectives (Patarasuk & Yuan 2009): 2(d−1)/d·S for all-reduce,
 //!   (d−1)/d·S for reduce-scatter/all-gather; ZeRO-3 moves 1.5× DDP's volume (ZeRO §7).
 
+mod litgpt;
+
 use crate::constants::Tunables;
 use crate::error::CoreError;
 use crate::hardware::{ClusterSpec, ComputeDtype};
@@ -102,7 +104,7 @@ pub fn state_bytes(precision: Precision, optimizer: Optimizer, framework: Framew
         // on device (ZeRO paper's 2 + 2 + 12).
         Precision::AmpBf16 | Precision::AmpFp16 => match framework {
             Framework::Megatron => (2.0, 4.0, 4.0),
-            Framework::HuggingFace => (2.0, 2.0, 4.0),
+            Framework::HuggingFace | Framework::LitGpt => (2.0, 2.0, 4.0),
         },
         Precision::PureBf16 => (2.0, 2.0, 0.0),
         // Transformer Engine keeps an fp8 copy of each weight for the GEMMs on top of bf16 weights.
@@ -228,7 +230,7 @@ pub fn layer_activation(t: &TransformerSpec, s: u64, setup: &TrainingSetup) -> L
             let sharded = 2.0 * q + 4.0 * kv + 2.0 * q + mlp;
             (replicated, sharded, 2.0 + 3.0 * drop)
         }
-        Framework::HuggingFace => {
+        Framework::HuggingFace | Framework::LitGpt => {
             // Eager RMSNorm saves its fp32 upcast input (4h) and the normalised bf16 output (2h);
             // fused LayerNorm saves its input (2h). Then the norm outputs feed QKV and the MLP.
             // LayerNorm (GPT-2): 4h, fitted on the GPT-2 SDPA rows of
@@ -320,15 +322,15 @@ fn logits_bytes(
     }
     let v = t.vocab as f64;
     let tp = setup.parallel.tp as f64;
-    if setup.bf16_chunked_loss {
+    if setup.uses_bf16_chunked_loss() {
         let (saved, transient) = bf16_chunked_loss(t, tokens, setup);
         return (
-            saved + transient,
+            compute_bytes(setup) * tokens * v / tp + saved + transient,
             why!(explain, "bf16 logits + bf16 log-softmax (2 + 2 B × tokens × vocab {}) + one {LITGPT_LOSS_CHUNK_TOKENS}-token chunk's gradients (LitGPT chunked_cross_entropy)", t.vocab),
         );
     }
     match setup.framework {
-        Framework::HuggingFace if setup.chunked_loss => {
+        Framework::HuggingFace | Framework::LitGpt if setup.chunked_loss => {
             // bf16 logits stay whole; the fp32 upcast and its gradient exist for 1 of 8 chunks.
             let per = 2.0 + (tun.hf_logits_bytes_per_element - 2.0) / 8.0;
             (
@@ -336,7 +338,7 @@ fn logits_bytes(
                 why!(explain, "{per} B × tokens × vocab ({}): bf16 logits + one of 8 fp32 chunks (chunked cross-entropy)", t.vocab),
             )
         }
-        Framework::HuggingFace => (
+        Framework::HuggingFace | Framework::LitGpt => (
             tun.hf_logits_bytes_per_element * tokens * v / tp,
             why!(explain, "{} B × tokens × vocab ({}): bf16 logits + fp32 upcast + fp32 loss grad", tun.hf_logits_bytes_per_element, t.vocab),
         ),
@@ -352,14 +354,37 @@ pub const LITGPT_LOSS_CHUNK_TOKENS: f64 = 128.0;
 
 /// (kept until backward, backward transient) bytes of [`TrainingSetup::bf16_chunked_loss`]: the
 /// bf16 logits held by the loop and each chunk's saved bf16 log-softmax output (c per logit each);
-/// in backward one chunk's nll and log-softmax gradients (2·c per logit of the chunk).
+/// in backward one chunk's nll and log-softmax gradients (2·c per logit of the chunk). A chunk is
+/// 128 positions of every sequence of the micro-batch (`x.split(128, dim=1)`), so b·128 tokens;
+/// measured on the b = 1, 2, 4 rows of validation/litgpt-measured.json.
 fn bf16_chunked_loss(t: &TransformerSpec, tokens: f64, setup: &TrainingSetup) -> (f64, f64) {
     let c = compute_bytes(setup);
     let per_token = t.vocab as f64 / setup.parallel.tp as f64;
+    let chunk_tokens =
+        setup.micro_batch as f64 * LITGPT_LOSS_CHUNK_TOKENS.min(setup.seq_len as f64);
     (
-        2.0 * c * tokens * per_token,
-        2.0 * c * LITGPT_LOSS_CHUNK_TOKENS.min(tokens) * per_token,
+        c * tokens * per_token,
+        2.0 * c * chunk_tokens.min(tokens) * per_token,
     )
+}
+
+/// LitGPT's `validate()` (finetune/lora.py @00af8b0d l.365-378), run every `eval.interval` steps
+/// and counted by the `max_memory_allocated` the loop prints: under `no_grad`, the full logits
+/// (no LM-head chunking) in the compute dtype, the `log_softmax` output of
+/// `cross_entropy(logits[..., :-1, :].reshape(-1, V))`, and for b > 1 the copy that reshape makes
+/// of the non-contiguous slice; the training loop's last logits are still held. Bytes beyond the
+/// resident states and that held output, for a validation batch as long as the training
+/// micro-batch (an upper bound when validation samples are shorter).
+fn litgpt_validation_bytes(t: &TransformerSpec, setup: &TrainingSetup) -> f64 {
+    if setup.framework != Framework::LitGpt || t.vocab == 0 {
+        return 0.0;
+    }
+    let c = compute_bytes(setup);
+    let b = setup.micro_batch as f64;
+    let s = setup.seq_len as f64;
+    let v = t.vocab as f64 / setup.parallel.tp as f64;
+    let copies = if setup.micro_batch > 1 { 2.0 } else { 1.0 };
+    c * b * v * (s + copies * (s - 1.0))
 }
 
 fn data_parallel(setup: &TrainingSetup, c: &ClusterSpec) -> Result<u64, CoreError> {
@@ -573,7 +598,7 @@ fn memory(
         let base = setup.base_weights();
         // Quantisation applies to the transformer linears; embeddings, norms and the LM head stay
         // bf16 (bitsandbytes/PEFT skip the output embedding, `get_keys_to_not_convert`).
-        let head_quantized = setup.quantized_lm_head && base.bits() < 16.0;
+        let head_quantized = setup.lm_head_quantized() && base.bits() < 16.0;
         let linear_params = b.linear_params() as f64
             + if head_quantized {
                 b.lm_head as f64
@@ -860,7 +885,7 @@ fn compute_bytes(setup: &TrainingSetup) -> f64 {
 fn fp32_layer(la: LayerActivation, t: &TransformerSpec, setup: &TrainingSetup) -> LayerActivation {
     let h = t.hidden as f64;
     match setup.framework {
-        Framework::HuggingFace => LayerActivation {
+        Framework::HuggingFace | Framework::LitGpt => LayerActivation {
             replicated: 2.0 * la.replicated
                 - if t.norm == NormKind::RmsNorm {
                     8.0 * h
@@ -1029,11 +1054,23 @@ fn transformer_activations(
     }
     let tp = p.tp as f64;
     let sp = if p.sequence_parallel { tp } else { 1.0 };
-    let per_token_layer =
-        la.replicated / sp + la.sharded / tp + la.scores / tp + lora_activation(b, t, setup, tun);
+    let litgpt =
+        (setup.framework == Framework::LitGpt).then(|| litgpt::saved_per_token(b, t, setup, tun));
+    let per_token_layer = match &litgpt {
+        Some(l) => l.per_layer / tp,
+        None => {
+            la.replicated / sp
+                + la.sharded / tp
+                + la.scores / tp
+                + lora_activation(b, t, setup, tun)
+        }
+    };
     // The first layer's pre-adapter tensors are never saved (PEFT without checkpointing); only
     // pipeline stage 0 holds it.
-    let first_absent = peft_first_layer_absent(b, t, setup, tun) / sp;
+    let first_absent = match &litgpt {
+        Some(l) => l.first_absent / sp,
+        None => peft_first_layer_absent(b, t, setup, tun) / sp,
+    };
     let layers_per_stage = t.total_layers().div_ceil(p.pp) as f64;
     let in_flight = p.pp.min(setup.grad_accum) as f64;
     let (saved_layers, layer_working, basis) = match setup.recompute {
@@ -1083,10 +1120,10 @@ fn transformer_activations(
     } else {
         0.0
     };
-    let outside = if setup.task.is_peft() {
-        frozen_outside_per_token(t, setup)
-    } else {
-        outside_per_token(t, c) + autocast_head
+    let outside = match &litgpt {
+        Some(l) => l.outside,
+        None if setup.task.is_peft() => frozen_outside_per_token(t, setup),
+        None => outside_per_token(t, c) + autocast_head,
     };
     let saved_outside = if has_head {
         outside * tokens / sp + rotary_saved(t, setup)
@@ -1106,7 +1143,7 @@ fn transformer_activations(
             0.0
         },
         logits_dtype_bytes: c,
-        fused_loss: if setup.bf16_chunked_loss && has_head {
+        fused_loss: if setup.uses_bf16_chunked_loss() && has_head {
             Some(bf16_chunked_loss(t, tokens, setup))
         } else {
             (setup.framework == Framework::Megatron && has_head).then_some((0.0, legacy))
@@ -1217,7 +1254,7 @@ fn previous_graph_bytes(m: &ModelSpec, setup: &TrainingSetup) -> f64 {
     let Some(t) = m.transformer() else {
         return 0.0;
     };
-    if !setup.keeps_previous_graph {
+    if !setup.holds_previous_output() {
         return 0.0;
     }
     let c = compute_bytes(setup);
@@ -1231,7 +1268,11 @@ fn previous_graph_bytes(m: &ModelSpec, setup: &TrainingSetup) -> f64 {
     let (h, f) = (t.hidden as f64, t.ffn_for_activation() as f64);
     let layers = t.total_layers() as f64;
     let per_layer = c * (3.0 * h + f) / tp;
-    let head = if setup.quantized_lm_head { c * h } else { 0.0 };
+    let head = if setup.lm_head_quantized() {
+        c * h
+    } else {
+        0.0
+    };
     logits + tokens * (per_layer * layers - c * h / tp + head)
 }
 
@@ -1239,7 +1280,7 @@ fn previous_graph_bytes(m: &ModelSpec, setup: &TrainingSetup) -> f64 {
 /// `dequantize_4bit` (Lightning quantized it from fp16, bitsandbytes.py @b19c3a9 l.335) and its
 /// bf16 cast (`.to(A.dtype)`, bitsandbytes 0.41/0.42 `_functions.py` l.516): 4 B per weight.
 fn head_dequant_bytes(b: &ParamBreakdown, setup: &TrainingSetup) -> f64 {
-    if setup.quantized_lm_head && setup.task.is_peft() && setup.base_weights().bits() < 16.0 {
+    if setup.lm_head_quantized() && setup.task.is_peft() && setup.base_weights().bits() < 16.0 {
         4.0 * b.lm_head as f64 / setup.parallel.tp as f64
     } else {
         0.0
@@ -1280,10 +1321,13 @@ fn residual_bytes(setup: &TrainingSetup) -> f64 {
 /// once per forward and saved by the first `q * cos` of every layer (one storage): bytes per
 /// micro-batch. Under full checkpointing no layer saves them (measured: +0.3–0.7% otherwise).
 fn rotary_saved(t: &TransformerSpec, setup: &TrainingSetup) -> f64 {
-    if !matches!(t.positional, crate::model::Positional::Rotary)
-        || setup.framework != Framework::HuggingFace
-        || setup.recompute == Recompute::Full
-    {
+    if !matches!(t.positional, crate::model::Positional::Rotary) {
+        return 0.0;
+    }
+    if setup.framework == Framework::LitGpt {
+        return litgpt::rope_cache_bytes(t, setup.seq_len);
+    }
+    if setup.framework != Framework::HuggingFace || setup.recompute == Recompute::Full {
         return 0.0;
     }
     2.0 * setup.seq_len as f64 * t.head_dim as f64 * residual_bytes(setup)
@@ -1389,6 +1433,32 @@ fn step_buffers(
         optimizer_temp,
         previous_graph: previous_graph_bytes(m, setup),
         head_dequant: head_dequant_bytes(b, setup),
+        loss_copy: match m.transformer() {
+            Some(t) if setup.uses_bf16_chunked_loss() && setup.micro_batch > 1 => {
+                compute_bytes(setup)
+                    * setup.micro_batch as f64
+                    * (LITGPT_LOSS_CHUNK_TOKENS.min(setup.seq_len as f64) - 1.0).max(0.0)
+                    * t.vocab as f64
+                    / setup.parallel.tp as f64
+            }
+            _ => 0.0,
+        },
+        // A frozen head's input (the final norm output) is not saved, but live while it runs.
+        head_input: match m.transformer() {
+            Some(t) if setup.framework == Framework::LitGpt && setup.task.is_peft() => {
+                compute_bytes(setup) * (setup.micro_batch * setup.seq_len * t.hidden) as f64
+            }
+            _ => 0.0,
+        },
+        // The bf16 chunked loss: the loop's `logits` list holds every chunk through backward.
+        held_logits: if acts.fused_loss.is_some() && setup.uses_bf16_chunked_loss() {
+            acts.logits_dtype_bytes * acts.logits_elems
+        } else {
+            0.0
+        },
+        validation: m
+            .transformer()
+            .map_or(0.0, |t| litgpt_validation_bytes(t, setup)),
     }
     .with_model(m)
 }
@@ -1430,7 +1500,7 @@ fn autocast_copied_params(
         0.0
     };
     // Routed experts run in fp32 under autocast (see `autocast_extra_per_layer`): no copies.
-    let experts = if setup.framework == Framework::HuggingFace {
+    let experts = if setup.framework.is_eager() {
         b.expert_params() as f64 * on_device / b.total.max(1) as f64
     } else {
         0.0
@@ -1449,7 +1519,7 @@ fn autocast_copied_params(
 fn ddp_bucket_copy(setup: &TrainingSetup, c: &ClusterSpec) -> bool {
     setup.parallel.zero == 0
         && c.total_gpus() > 1
-        && setup.framework == Framework::HuggingFace
+        && setup.framework.is_eager()
         && !setup.gradient_as_bucket_view
         && !setup.optimizer_in_backward
 }
@@ -1740,7 +1810,7 @@ fn zero3_latency(
     let layers: u64 = b.groups.iter().map(|g| g.count).sum();
     let stage = crate::compute::layers_on_slowest_stage(layers, setup.parallel.pp);
     let tensors = match setup.framework {
-        crate::workload::Framework::HuggingFace => 1,
+        crate::workload::Framework::HuggingFace | crate::workload::Framework::LitGpt => 1,
         crate::workload::Framework::Megatron => {
             b.groups.first().map_or(1, |g| g.linears.len() as u64 + 1)
         }

@@ -91,6 +91,25 @@ pub enum Framework {
     /// Megatron-LM / NeMo: fused kernels (Korthikanti et al.'s accounting), fp32 main grads,
     /// vocab-parallel fused cross-entropy.
     Megatron,
+    /// LitGPT (`litgpt finetune lora|qlora`, Lightning Fabric): eager PyTorch like
+    /// `hugging_face`, with LitGPT's own modules (litgpt/model.py, litgpt/lora.py @00af8b0d):
+    /// one fused q/k/v linear whose views feed attention (K and V copied at full head count
+    /// under GQA; with MHA the SDPA-saved V is a view that keeps the whole q/k/v output), one
+    /// LoRA dropout shared by q/k/v, LoRA outputs saved by `index_copy_`, and its training loop:
+    /// the 128-token chunked bf16 loss ([`TrainingSetup::bf16_chunked_loss`]), the previous
+    /// step's logits held through the next forward
+    /// ([`TrainingSetup::keeps_previous_graph`]) and, under QLoRA, a quantized LM head
+    /// ([`TrainingSetup::quantized_lm_head`]). Measured on CPU by tools/measure_litgpt.py.
+    #[serde(rename = "litgpt", alias = "lit_gpt")]
+    LitGpt,
+}
+
+impl Framework {
+    /// Eager PyTorch modules (HF Transformers/PEFT, torchtune, LitGPT), as opposed to
+    /// Megatron's fused kernels and contiguous buffers.
+    pub fn is_eager(self) -> bool {
+        matches!(self, Framework::HuggingFace | Framework::LitGpt)
+    }
 }
 
 /// How the frozen base weights of LoRA/QLoRA are stored.
@@ -329,8 +348,7 @@ impl Parallelism {
     }
     /// Gradient reduction overlapped with backward: the option, else the framework's default.
     pub fn grad_overlap(&self, f: Framework) -> bool {
-        self.overlap_grad_reduce
-            .unwrap_or(f == Framework::HuggingFace)
+        self.overlap_grad_reduce.unwrap_or(f.is_eager())
     }
     /// Parameter gathers overlapped with compute: the option, else on for ZeRO-3/FSDP
     /// (prefetch) and off for ZeRO-1/2 (Megatron-Core's default; DeepSpeed ZeRO-1/2 gathers
@@ -388,7 +406,8 @@ pub struct TrainingSetup {
     /// the loop keeps, and `F.cross_entropy` runs on each bf16 chunk without an fp32 upcast
     /// (litgpt/utils.py @4a9b7e62 l.255-262): the logits and their bf16 log-softmax (2 + 2 B per
     /// logit) stay until backward, which adds one chunk's two gradients at a time.
-    pub bf16_chunked_loss: bool,
+    /// Default: on with the `litgpt` framework, else off.
+    pub bf16_chunked_loss: Option<bool>,
     /// torch.autocast over fp32 weights (HF Trainer / Accelerate without DeepSpeed, `bf16=True`):
     /// fp32 weights and fp32 gradients, plus 16-bit weight copies made in forward and saved for
     /// backward; no separate master copy. Off: DeepSpeed/Megatron-style 16-bit weights + fp32
@@ -410,12 +429,19 @@ pub struct TrainingSetup {
     /// `ignore_modules`, as LitGPT calls it): the head's weights are stored 4-bit, and each forward
     /// dequantizes it (Lightning quantizes from fp16, so `dequantize_4bit` returns fp16, then
     /// bitsandbytes casts to bf16: 4 B per weight, live while every activation is).
-    pub quantized_lm_head: bool,
+    /// Default: on with the `litgpt` framework, else off.
+    pub quantized_lm_head: Option<bool>,
     /// The training loop holds the previous step's output until the next forward returns (LitGPT
     /// `logits = model(input_ids)`, rebound only after the call): the old logits stay live through
     /// the next forward, and with `bnb_saves_inputs` so do the inputs the old graph's `MatMul4Bit`
     /// nodes keep in `ctx.tensors` (not `save_for_backward`, so backward does not free them).
-    pub keeps_previous_graph: bool,
+    /// Default: on with the `litgpt` framework, else off.
+    pub keeps_previous_graph: Option<bool>,
+    /// LitGPT's RMSNorm upcasts to fp32 (`x = x.float()`, lit-gpt PR #606, 6178c7cc,
+    /// 2023-10-24, and every LitGPT release): it saves its fp32 input. Off: lit-gpt before that
+    /// commit, which normalised in the compute dtype and saved the 16-bit input. Default: on.
+    /// `litgpt` framework only.
+    pub rmsnorm_fp32: Option<bool>,
     /// DDP `gradient_as_bucket_view=True`: gradients are views into the all-reduce buckets. Off
     /// (PyTorch's default, also Accelerate's `DistributedDataParallelKwargs`): the buckets are a
     /// second copy of every gradient ("the saved memory size will be equal to the total gradients
@@ -462,13 +488,14 @@ impl Default for TrainingSetup {
             lora: LoraConfig::default(),
             optimizer_in_backward: false,
             chunked_loss: false,
-            bf16_chunked_loss: false,
+            bf16_chunked_loss: None,
             autocast: false,
             optimizer_foreach: false,
             adapter_dtype: AdapterDtype::Fp32,
             bnb_saves_inputs: false,
-            quantized_lm_head: false,
-            keeps_previous_graph: false,
+            quantized_lm_head: None,
+            keeps_previous_graph: None,
+            rmsnorm_fp32: None,
             gradient_as_bucket_view: false,
             activation_offload: false,
             paged_optimizer: false,
@@ -502,6 +529,24 @@ pub const MAX_EPOCHS: f64 = 1e6;
 pub const MAX_BYTES_PER_SAMPLE: f64 = 1e12;
 
 impl TrainingSetup {
+    /// LitGPT's chunked bf16 loss: the option, or implied by the `litgpt` framework.
+    pub fn uses_bf16_chunked_loss(&self) -> bool {
+        self.bf16_chunked_loss
+            .unwrap_or(self.framework == Framework::LitGpt)
+    }
+    /// The loop holds the previous step's output through the next forward: the option, or
+    /// implied by the `litgpt` framework (`logits = model(...)` in `fit()`).
+    pub fn holds_previous_output(&self) -> bool {
+        self.keeps_previous_graph
+            .unwrap_or(self.framework == Framework::LitGpt)
+    }
+    /// The LM head is quantized with the base under QLoRA: the option, or implied by the
+    /// `litgpt` framework (Lightning's `BitsandbytesPrecision` without `ignore_modules`).
+    pub fn lm_head_quantized(&self) -> bool {
+        self.quantized_lm_head
+            .unwrap_or(self.framework == Framework::LitGpt)
+    }
+
     /// The ranges of every numeric field (the same for flags and workload files).
     pub fn validate(&self) -> Result<(), CoreError> {
         let p = &self.parallel;

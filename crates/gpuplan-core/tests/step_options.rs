@@ -202,8 +202,8 @@ fn litgpt_previous_graph_and_quantized_head_land_at_the_forward_end() {
         ..TrainingSetup::default()
     };
     let with = TrainingSetup {
-        keeps_previous_graph: true,
-        quantized_lm_head: true,
+        keeps_previous_graph: Some(true),
+        quantized_lm_head: Some(true),
         ..qlora.clone()
     };
     let (a, b) = (mem(&qlora, 1), mem(&with, 1));

@@ -276,7 +276,7 @@ pub struct JobArgs {
     /// adam_w, adam_w8bit, sgd_momentum, adafactor [default: adam_w].
     #[arg(long)]
     pub optimizer: Option<String>,
-    /// Memory accounting profile: hugging_face or megatron [default: hugging_face].
+    /// Memory accounting profile: hugging_face, megatron or litgpt [default: hugging_face].
     #[arg(long)]
     pub profile: Option<String>,
     /// LoRA/QLoRA adapter rank r [default: 16].

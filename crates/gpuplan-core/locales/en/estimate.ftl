@@ -17,6 +17,7 @@ attention-flash = FlashAttention-2
 attention-mem_efficient = memory-efficient attention (PyTorch SDPA)
 framework-hugging_face = Hugging Face memory profile
 framework-megatron = Megatron memory profile
+framework-litgpt = LitGPT memory profile
 est-train-title = { $model }: { $task }, { $precision }, { $optimizer }, { $seq ->
     [none] {""}
    *[other] sequence length { $seq } ×{" "}

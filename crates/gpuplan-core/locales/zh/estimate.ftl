@@ -17,6 +17,7 @@ attention-flash = FlashAttention-2
 attention-mem_efficient = 省显存注意力（PyTorch SDPA）
 framework-hugging_face = 按 Hugging Face 的显存口径
 framework-megatron = 按 Megatron 的显存口径
+framework-litgpt = 按 LitGPT 的显存口径
 est-train-title = { $model }：{ $task }，{ $precision }，{ $optimizer }，{ $seq ->
     [none] {""}
    *[other] 序列长度 { $seq } ×{" "}

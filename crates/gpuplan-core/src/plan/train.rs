@@ -546,7 +546,7 @@ fn propose_overlap(s: &mut TrainingSetup) {
 /// What the chosen configuration asks of the training stack.
 fn stack_caveats(s: &TrainingSetup) -> Vec<Text> {
     let mut v = Vec::new();
-    if s.parallel.ep > 1 && s.framework == crate::workload::Framework::HuggingFace {
+    if s.parallel.ep > 1 && s.framework.is_eager() {
         v.push(Msg::new("cav-ep-stack").arg("ep", s.parallel.ep).into());
     }
     v

@@ -454,9 +454,15 @@ pub fn apply_training_flags(
     t.activation_offload |= j.activation_offload;
     t.gradient_as_bucket_view |= j.gradient_as_bucket_view;
     t.bnb_saves_inputs |= j.bnb_saves_inputs;
-    t.quantized_lm_head |= j.quantized_lm_head;
-    t.keeps_previous_graph |= j.keeps_previous_graph;
-    t.bf16_chunked_loss |= j.bf16_chunked_loss;
+    if j.quantized_lm_head {
+        t.quantized_lm_head = Some(true);
+    }
+    if j.keeps_previous_graph {
+        t.keeps_previous_graph = Some(true);
+    }
+    if j.bf16_chunked_loss {
+        t.bf16_chunked_loss = Some(true);
+    }
     if let Some(v) = &j.lora_targets {
         t.lora.targets = v
             .split(',')
