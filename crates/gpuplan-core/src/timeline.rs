@@ -166,6 +166,12 @@ pub fn step_timeline(b: &StepBuffers) -> Timeline {
         common.iter().chain(extra.iter()).copied().collect()
     };
     let logits_fwd = b.logits_dtype_bytes * b.logits_elems;
+    // LitGPT's chunked loss keeps its buffers in the compute dtype.
+    let loss_label = if b.held_logits > 0.0 && b.logits_dtype_bytes < 4.0 {
+        "loss buffers (bf16)"
+    } else {
+        "loss buffers (fp32)"
+    };
     let phases = vec![
         phase(
             "forward",
@@ -184,7 +190,7 @@ pub fn step_timeline(b: &StepBuffers) -> Timeline {
                 ("gradients", early_grads),
                 ("saved activations", acts),
                 ("logits", b.held_logits),
-                ("loss buffers (fp32)", saved_loss + loss_transient),
+                (loss_label, saved_loss + loss_transient),
             ]),
         ),
         phase(
@@ -193,7 +199,7 @@ pub fn step_timeline(b: &StepBuffers) -> Timeline {
                 ("gradients", early_grads),
                 ("saved activations", acts),
                 ("logits", b.held_logits),
-                ("loss buffers (fp32)", saved_loss + bwd_transient),
+                (loss_label, saved_loss + bwd_transient),
             ]),
         ),
         phase(

@@ -1567,13 +1567,26 @@ fn peak_items(items: &mut Vec<MemoryItem>, tl: &Timeline, acts: &ActivationParts
             n => {
                 let name = match n {
                     "saved activations" => "activations",
-                    "logits" | "loss buffers (fp32)" | "logits gradient" => "logits + loss",
+                    "logits"
+                    | "loss buffers (fp32)"
+                    | "loss buffers (bf16)"
+                    | "logits gradient" => "logits + loss",
                     other => other,
                 };
                 let basis = match n {
                     "saved activations" => acts.basis.as_str(),
-                    "logits" | "loss buffers (fp32)" | "logits gradient" => {
+                    "logits" | "loss buffers (fp32)" | "loss buffers (bf16)" | "logits gradient" => {
                         acts.logits_basis.as_str()
+                    }
+                    "previous step's kept inputs" => {
+                        "the previous step's output (and its 4-bit matmuls' kept inputs) held by the training loop"
+                    }
+                    "LM-head dequantisation" => {
+                        "the quantized LM head's dequantized copy (fp16 + bf16 cast, 4 B per weight)"
+                    }
+                    "LM-head input" => "the final norm's output the frozen LM head reads (not saved)",
+                    "validation logits + loss" => {
+                        "validate(): full logits, their log-softmax and the shifted copy (b > 1)"
                     }
                     "autocast weight copies" => {
                         "16-bit copies of the fp32 linear weights (torch.autocast)"
@@ -1586,11 +1599,15 @@ fn peak_items(items: &mut Vec<MemoryItem>, tl: &Timeline, acts: &ActivationParts
                     }
                     _ => "one layer's backward working set",
                 };
-                items.push(item(
-                    name,
-                    *bytes,
-                    why!(explain, "{basis} — {n} at the peak ({})", peak.phase),
-                ));
+                // Components shown under one name (logits and loss buffers) add up in one row.
+                match items.iter_mut().find(|i| i.name == name) {
+                    Some(i) => i.bytes = Bytes(i.bytes.0 + bytes.0),
+                    None => items.push(item(
+                        name,
+                        *bytes,
+                        why!(explain, "{basis} — {n} at the peak ({})", peak.phase),
+                    )),
+                }
             }
         }
     }

@@ -25,6 +25,7 @@ mem-ddp-gradient-buckets = DDP gradient buckets
 mem-saved-activations = saved activations
 mem-logits = logits
 mem-loss-buffers-fp32 = loss buffers (fp32)
+mem-loss-buffers-bf16 = loss buffers (bf16)
 mem-logits-gradient = logits gradient
 mem-previous-step-s-kept-inputs = previous step's kept inputs
 mem-lm-head-dequantisation = LM-head dequantisation

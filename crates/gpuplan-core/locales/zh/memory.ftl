@@ -25,6 +25,7 @@ mem-ddp-gradient-buckets = DDP 梯度桶
 mem-saved-activations = 保存的激活值
 mem-logits = logits
 mem-loss-buffers-fp32 = 损失缓冲（fp32）
+mem-loss-buffers-bf16 = 损失缓冲（bf16）
 mem-logits-gradient = logits 梯度
 mem-previous-step-s-kept-inputs = 上一步保留的输入
 mem-lm-head-dequantisation = LM 头反量化副本
