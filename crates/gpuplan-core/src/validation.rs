@@ -6,6 +6,7 @@ use crate::error::CoreError;
 use crate::job::{estimate_inference, estimate_training, JobKind, WorkloadFile};
 use crate::model::{find_preset, hf::from_hf_value, ModelSpec};
 use crate::units::Bytes;
+use crate::workload::TrainingSetup;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -55,6 +56,12 @@ pub struct Case {
     /// asserts the miss persists, so a fix is noticed and the flag removed.
     #[serde(default)]
     pub known_deviation: Option<String>,
+    /// The source gives no parallel layout (model cards): the case is evaluated at the layout
+    /// the planner's search picks on the stated cluster for this global batch (sequences per
+    /// optimizer step), `plan::train::best_config` — what `gpuplan plan` would run — instead of
+    /// a layout written into the case by hand.
+    #[serde(default)]
+    pub search_layout_global_batch: Option<u64>,
     pub workload: WorkloadFile,
 }
 
@@ -116,6 +123,41 @@ pub fn evaluate(case: &Case) -> Result<CaseOutcome, CoreError> {
     })
 }
 
+/// The planner's fastest layout for `setup` on `cluster` at `global_batch` sequences per step.
+fn searched_layout(
+    case: &Case,
+    m: &ModelSpec,
+    setup: TrainingSetup,
+    global_batch: u64,
+    cluster: &crate::hardware::ClusterSpec,
+    tun: &crate::constants::Tunables,
+) -> Result<TrainingSetup, CoreError> {
+    let req = crate::plan::PlanRequest {
+        model: m.clone(),
+        job: crate::plan::Job::Train {
+            setup: setup.clone(),
+            global_batch: Some(global_batch),
+            precision_pinned: true,
+        },
+        constraints: crate::plan::Constraints::default(),
+        objective: crate::plan::Objective::Time,
+        tunables: tun.clone(),
+    };
+    let mut evaluated = 0;
+    match crate::plan::train::best_config(&req, &setup, global_batch, cluster, &mut evaluated) {
+        Ok(best) => Ok(TrainingSetup {
+            tokens: setup.tokens,
+            samples: setup.samples,
+            epochs: setup.epochs,
+            ..best.setup
+        }),
+        Err(_) => Err(unavailable(
+            case,
+            Some("no layout fits the cluster at this global batch".into()),
+        )),
+    }
+}
+
 fn unavailable(case: &Case, why: Option<String>) -> CoreError {
     CoreError::invalid(
         "metric",
@@ -141,7 +183,10 @@ pub fn metric_value(case: &Case) -> Result<f64, CoreError> {
     });
     match kind {
         JobKind::Training => {
-            let setup = w.training.clone().unwrap_or_default();
+            let mut setup = w.training.clone().unwrap_or_default();
+            if let Some(gb) = case.search_layout_global_batch {
+                setup = searched_layout(case, &m, setup, gb, &cluster, &tun)?;
+            }
             let e = estimate_training(&m, &setup, &cluster, &tun)?;
             let step = || {
                 e.step

@@ -171,15 +171,16 @@ fn training_accuracy_stays_within_todays_bands() {
         known_serving <= 17,
         "{known_serving} known deviations (serving)"
     );
-    // Measured 10.0% (the target) and 21.9% (GPU-hours: the Llama 2/3 model cards' hours,
-    // whose layouts and GPU counts are unpublished, stay far off).
+    // Measured 10.0% (the target) and 12.8% (GPU-hours: 21.9% before the model cards,
+    // whose layouts are unpublished, were evaluated at the planner's searched layout; the Llama 3
+    // 8B cards' hours, at ~15% MFU, stay far off).
     assert!(
         tput <= 0.1005,
         "training throughput out-of-sample median {tput:.4}"
     );
-    assert!(hours <= 0.22, "GPU-hours out-of-sample median {hours:.3}");
+    assert!(hours <= 0.13, "GPU-hours out-of-sample median {hours:.3}");
     assert!(
-        known <= 25,
+        known <= 22,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
