@@ -45,6 +45,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let lang = cli::Lang::from_args(&args);
     render::set_lang(lang);
+    let args = without_help_lang(args);
     let parsed = cli::help::command(lang)
         .try_get_matches_from(&args)
         .and_then(|m| <cli::Cli as clap::FromArgMatches>::from_arg_matches(&m));
@@ -62,6 +63,30 @@ fn main() -> ExitCode {
             ExitCode::from(exit::USAGE)
         }
     }
+}
+
+/// `gpuplan help plan --lang zh`: clap's `help` subcommand takes subcommand names only, so the
+/// language flag (already read by [`cli::Lang::from_args`]) is dropped after `help`.
+fn without_help_lang(args: Vec<String>) -> Vec<String> {
+    let Some(at) = args.iter().position(|a| a == "help") else {
+        return args;
+    };
+    if args[1..at]
+        .iter()
+        .any(|a| !a.starts_with('-') && a != "zh" && a != "en")
+    {
+        return args; // `help` is an argument of a subcommand, not the help subcommand
+    }
+    let mut out = args[..=at].to_vec();
+    let mut rest = args[at + 1..].iter();
+    while let Some(a) = rest.next() {
+        if a == "--lang" {
+            rest.next();
+        } else if !a.starts_with("--lang=") {
+            out.push(a.clone());
+        }
+    }
+    out
 }
 
 /// A flag clap rejects: its message on stderr (and a JSON error object with `--format json`);

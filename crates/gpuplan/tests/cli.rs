@@ -698,3 +698,26 @@ fn serving_plans_on_t4_are_fp16_and_say_so() {
         p["caveats"]
     );
 }
+
+/// `gpuplan help plan --lang zh` (clap's help subcommand takes no flags): the language flag is
+/// honoured wherever it stands, and a `help` that is a flag's value is left alone.
+#[test]
+fn help_subcommand_takes_the_language_flag() {
+    for args in [
+        &["help", "plan", "--lang", "zh"][..],
+        &["help", "--lang=zh", "plan"][..],
+        &["--lang", "zh", "help", "plan"][..],
+    ] {
+        let o = gpuplan(args);
+        assert!(
+            o.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(out.contains("用法：gpuplan plan"), "{args:?}: {out}");
+    }
+    let o = gpuplan(&["plan", "--model", "help", "--lang", "en"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("help"));
+}
