@@ -358,12 +358,12 @@ fn serving_out_of_sample_medians_are_within_their_bands() {
     assert!(w <= 0.05, "weights median |error| {w}");
     // Targets NOT yet met, held where they are so they cannot get worse unnoticed:
     // TTFT target 10% (today ≈ 19.8%: short prompts' fixed costs, see the s-trtllm-ttft-* misses);
-    // KV capacity target 5% (today ≈ 14.5% over four cases: 1.0%, 5.6%, and two recorded misses,
-    // the vLLM MoE profile term (+84%) and the A10 row's unsourced visible memory (+23%)).
+    // KV capacity target 5% (today 6.5% over nine cases: 1.0% to 8.8% for seven vLLM V0/V1 and
+    // SGLang logs, and two recorded misses, Qwen3-235B on vLLM (+19%) and the T4 TP 2 row (+168%)).
     let ttft = median(g.get_mut("ttft").expect("ttft cases"));
     assert!(ttft <= 0.20, "TTFT median |error| {ttft}");
     let kv = median(g.get_mut("kv_capacity").expect("kv cases"));
-    assert!(kv <= 0.15, "KV capacity median |error| {kv}");
+    assert!(kv <= 0.07, "KV capacity median |error| {kv}");
     // TPOT target 10% (today ≈ 18.5% over 13 gpt-fast rows at batch 1; 13.0% over its 7 bf16
     // rows: the weight-only int8/int4 rows are recorded misses, their dequantising kernels reach a
     // lower bandwidth than the bf16 ones).
