@@ -140,7 +140,11 @@ pub fn load(p: Provider, src: &Sources, warnings: &mut Vec<String>) -> Result<Cr
             e.column()
         )
     })?;
-    let mut c = parse_profile(p, &v).with_context(|| format!("in {}", path.display()))?;
+    let mut c = parse_profile(p, &v).with_context(|| {
+        crate::render::Localized(
+            gpuplan_core::i18n::Msg::new("cli-ctx-in-file").arg("path", path.display().to_string()),
+        )
+    })?;
     if c.project_id.is_none() {
         c.project_id = project_env;
     }
@@ -161,13 +165,21 @@ fn current_profile<'a>(v: &'a serde_json::Value, file: &str) -> Result<&'a serde
     let profiles = v
         .get("profiles")
         .and_then(|x| x.as_array())
-        .with_context(|| format!("no `profiles` list: configure the {file} CLI first"))?;
+        .with_context(|| {
+            crate::render::Localized(
+                gpuplan_core::i18n::Msg::new("cli-ctx-no-profiles").arg("file", file.to_string()),
+            )
+        })?;
     let want = str_field(v, &["current"]).unwrap_or_else(|| "default".into());
     profiles
         .iter()
         .find(|p| str_field(p, &["name"]).as_deref() == Some(want.as_str()))
         .or_else(|| (profiles.len() == 1).then(|| &profiles[0]))
-        .with_context(|| format!("no profile named `{want}` in `profiles`"))
+        .with_context(|| {
+            crate::render::Localized(
+                gpuplan_core::i18n::Msg::new("cli-ctx-no-profile").arg("name", want.clone()),
+            )
+        })
 }
 
 pub fn parse_profile(p: Provider, v: &serde_json::Value) -> Result<Credentials> {

@@ -83,6 +83,14 @@ pub fn error_text(e: &anyhow::Error, l: Lang) -> String {
         .or_else(|| {
             e.downcast_ref::<gpuplan_core::CoreError>()
                 .map(|x| x as &(dyn std::error::Error + 'static))
+        })
+        // anyhow's downcast also finds the error *under* a plain-text context; that one is the
+        // chain's second link, not a stand-in for the first (the context text would be lost and
+        // the error shown twice).
+        .filter(|o| {
+            e.chain()
+                .next()
+                .is_some_and(|first| first.to_string() == o.to_string())
         });
     let links = outer
         .into_iter()

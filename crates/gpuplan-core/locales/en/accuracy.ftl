@@ -44,3 +44,5 @@ acc-md-held-1 = A source no constant was fitted on is held out entirely: its err
 acc-md-held-2 = For a source that calibrated a constant that figure would need a refit without it, which is not done here.
 acc-md-cases = ## Cases
 acc-md-misses = ## Known misses
+acc-err-case = case { $path }
+acc-err-cases-folder = cannot read the cases folder { $path }

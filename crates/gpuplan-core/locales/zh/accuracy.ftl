@@ -44,3 +44,5 @@ acc-md-held-1 = 未用于拟合任何常数的来源被完整留出：其误差�
 acc-md-held-2 = 对于校准过常数的来源，该数值需要去掉它重新拟合，这里没有这样做。
 acc-md-cases = ## 案例
 acc-md-misses = ## 已知偏差
+acc-err-case = 案例 { $path }
+acc-err-cases-folder = 无法读取案例文件夹 { $path }

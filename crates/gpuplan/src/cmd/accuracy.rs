@@ -16,14 +16,21 @@ pub fn embedded_outcomes() -> Result<Vec<CaseOutcome>> {
         .iter()
         .map(|(name, text)| {
             let case = parse_case(&format!("cases/{name}"), text)?;
-            evaluate(&case).with_context(|| format!("case cases/{name}"))
+            evaluate(&case).with_context(|| {
+                render::Localized(Msg::new("acc-err-case").arg("path", format!("cases/{name}")))
+            })
         })
         .collect()
 }
 
 pub fn load_outcomes(dir: &Path) -> Result<Vec<CaseOutcome>> {
     let mut files: Vec<_> = std::fs::read_dir(dir)
-        .with_context(|| format!("cannot read the cases folder {}", dir.display()))?
+        .with_context(|| {
+            crate::render::Localized(
+                gpuplan_core::i18n::Msg::new("acc-err-cases-folder")
+                    .arg("path", dir.display().to_string()),
+            )
+        })?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .collect();
@@ -33,7 +40,9 @@ pub fn load_outcomes(dir: &Path) -> Result<Vec<CaseOutcome>> {
         .map(|p| {
             let text = super::read_input(p, "case file")?;
             let case = parse_case(&p.display().to_string(), &text)?;
-            evaluate(&case).with_context(|| format!("case {}", p.display()))
+            evaluate(&case).with_context(|| {
+                render::Localized(Msg::new("acc-err-case").arg("path", p.display().to_string()))
+            })
         })
         .collect()
 }

@@ -736,8 +736,12 @@ fn read_previous_import(cat: &mut Catalog, target: &std::path::Path) -> Result<C
     if !target.exists() {
         return Ok(CatalogFile::default());
     }
-    let (f, mut findings) = read_catalog_file(target)
-        .with_context(|| format!("{} cannot be updated: fix or remove it", target.display()))?;
+    let (f, mut findings) = read_catalog_file(target).with_context(|| {
+        crate::render::Localized(
+            gpuplan_core::i18n::Msg::new("cli-ctx-import-unreadable")
+                .arg("path", target.display().to_string()),
+        )
+    })?;
     let label = target.display().to_string();
     let (kept, more) =
         gpuplan_core::catalog::validate::merge_keeping(cat, f, Origin::User(label.clone()), &label);

@@ -295,9 +295,13 @@ pub fn compute(
                     Msg::new("cli-err-instance-unmapped").arg("id", id.as_str()),
                 ));
             }
-            let gpu = cat
-                .gpu(&inst.gpu)
-                .with_context(|| format!("GPU `{}` of `{id}` is not in the GPU table", inst.gpu))?;
+            let gpu = cat.gpu(&inst.gpu).with_context(|| {
+                crate::render::Localized(
+                    gpuplan_core::i18n::Msg::new("cli-ctx-gpu-not-in-table")
+                        .arg("gpu", inst.gpu.as_str())
+                        .arg("id", id.as_str()),
+                )
+            })?;
             let (c, assumed) = gpuplan_core::plan::instance_cluster(
                 inst,
                 &std::sync::Arc::new(gpu.clone()),

@@ -19,16 +19,30 @@ pub struct CatalogLock {
 
 pub fn lock(target: &Path) -> Result<CatalogLock> {
     let (dir, name) = dir_and_name(target)?;
-    fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    fs::create_dir_all(&dir).with_context(|| {
+        crate::render::Localized(
+            gpuplan_core::i18n::Msg::new("cli-ctx-cannot-create")
+                .arg("path", dir.display().to_string()),
+        )
+    })?;
     let path = dir.join(format!(".{name}.lock"));
     let file = File::options()
         .create(true)
         .truncate(false)
         .write(true)
         .open(&path)
-        .with_context(|| format!("cannot open the lock file {}", path.display()))?;
-    file.lock()
-        .with_context(|| format!("cannot lock {}", path.display()))?;
+        .with_context(|| {
+            crate::render::Localized(
+                gpuplan_core::i18n::Msg::new("cli-ctx-cannot-open-lock")
+                    .arg("path", path.display().to_string()),
+            )
+        })?;
+    file.lock().with_context(|| {
+        crate::render::Localized(
+            gpuplan_core::i18n::Msg::new("cli-ctx-cannot-lock")
+                .arg("path", path.display().to_string()),
+        )
+    })?;
     clean_stale_temps(&dir, &name);
     Ok(CatalogLock { _file: file })
 }
@@ -37,7 +51,12 @@ fn dir_and_name(path: &Path) -> Result<(PathBuf, String)> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
-        .with_context(|| format!("{} does not name a file", path.display()))?;
+        .with_context(|| {
+            crate::render::Localized(
+                gpuplan_core::i18n::Msg::new("cli-ctx-not-a-file")
+                    .arg("path", path.display().to_string()),
+            )
+        })?;
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -52,8 +71,12 @@ pub fn link_target(path: &Path) -> Result<PathBuf> {
     for _ in 0..40 {
         match fs::symlink_metadata(&p) {
             Ok(m) if m.file_type().is_symlink() => {
-                let t = fs::read_link(&p)
-                    .with_context(|| format!("cannot read the link {}", p.display()))?;
+                let t = fs::read_link(&p).with_context(|| {
+                    crate::render::Localized(
+                        gpuplan_core::i18n::Msg::new("cli-ctx-cannot-read-link")
+                            .arg("path", p.display().to_string()),
+                    )
+                })?;
                 p = match p.parent() {
                     Some(dir) if t.is_relative() => dir.join(t),
                     _ => t,
@@ -110,7 +133,12 @@ fn pid_alive(pid: u32) -> bool {
 pub fn write_atomic(path: &Path, contents: &str) -> Result<()> {
     let target = link_target(path)?;
     let (dir, name) = dir_and_name(&target)?;
-    fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    fs::create_dir_all(&dir).with_context(|| {
+        crate::render::Localized(
+            gpuplan_core::i18n::Msg::new("cli-ctx-cannot-create")
+                .arg("path", dir.display().to_string()),
+        )
+    })?;
     clean_stale_temps(&dir, &name);
     let tmp = dir.join(format!("{}{}", temp_prefix(&name), std::process::id()));
     let perms = fs::metadata(&target).ok().map(|m| m.permissions());
@@ -118,7 +146,12 @@ pub fn write_atomic(path: &Path, contents: &str) -> Result<()> {
     if result.is_err() {
         let _ = fs::remove_file(&tmp);
     }
-    result.with_context(|| format!("cannot write {}", path.display()))
+    result.with_context(|| {
+        crate::render::Localized(
+            gpuplan_core::i18n::Msg::new("cli-ctx-cannot-write")
+                .arg("path", path.display().to_string()),
+        )
+    })
 }
 
 fn write_then_rename(
