@@ -721,3 +721,24 @@ fn help_subcommand_takes_the_language_flag() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("help"));
 }
+
+/// A context over a core error is shown, and the error once: `case PATH: invalid `metric` …`.
+#[test]
+fn error_context_is_kept_and_the_cause_shown_once() {
+    let dir = std::env::temp_dir().join(format!("gpuplan-cli-badcase-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let case = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../cases/llama1-7b-gpu-hours.toml"),
+    )
+    .unwrap()
+    .replace("metric = \"gpu_hours\"", "metric = \"bogus\"");
+    std::fs::write(dir.join("bad.toml"), case).unwrap();
+    for (lang, ctx) in [("en", "case "), ("zh", "案例 ")] {
+        let o = gpuplan(&["accuracy", "--cases", dir.to_str().unwrap(), "--lang", lang]);
+        assert_eq!(o.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(ctx), "{err}");
+        assert_eq!(err.matches("bogus").count(), 1, "{err}");
+    }
+}
