@@ -42,12 +42,16 @@ OLD = "--old" in sys.argv
 if OLD:
     import lit_gpt as litgpt
     from lit_gpt.lora import GPT, Config, mark_only_lora_as_trainable
+    from lit_gpt.model import GPT as PlainGPT
+    from lit_gpt.config import Config as PlainConfig
     from lit_gpt.utils import chunked_cross_entropy
 
     COMMIT = "8641822b3249bb94f068c254aa5d13decbc9f0a0"
 else:
     import litgpt
     from litgpt.lora import GPT, Config, mark_only_lora_as_trainable
+    from litgpt.model import GPT as PlainGPT
+    from litgpt.config import Config as PlainConfig
     from litgpt.utils import chunked_cross_entropy
 
     COMMIT = "00af8b0d9b43eaa3f8c812e3e8bd53ef38cbb49d"
@@ -66,6 +70,13 @@ SHAPES = {
 COMMON = dict(n_layer=2, block_size=2048, bias=False, norm_class_name="RMSNorm", norm_eps=1e-5,
               mlp_class_name="LLaMAMLP", parallel_residual=False, rotary_percentage=1.0,
               rope_base=500000, lora_alpha=16, lora_dropout=0.05, lora_query=True, lora_value=True)
+# Full fine-tuning rows (finetune/full.py: the plain GPT, every parameter trained, the LM head
+# unchunked and the loss chunked over the flattened tokens): lora rank None.
+ROWS_FULL = [
+    ("llama-gqa", 512, 1, None, {}),
+    ("llama-gqa", 256, 2, None, {}),
+    ("llama-mha", 384, 2, None, {}),
+]
 ROWS = [  # (shape, seq, micro_batch, lora rank, extra LoRA targets)
     ("llama-gqa", 512, 1, 32, {}),
     ("llama-gqa", 512, 2, 32, {}),
@@ -142,6 +153,12 @@ def storages(tensors):
 
 
 def config(shape, rank, extra):
+    if rank is None:  # the plain model: no LoRA keys
+        kw = {k: v for k, v in {**COMMON, **extra, **SHAPES[shape]}.items() if not k.startswith("lora_")}
+        if OLD:
+            kw = {{"norm_class_name": "_norm_class", "mlp_class_name": "_mlp_class"}.get(k, k): v
+                  for k, v in kw.items()}
+        return PlainConfig(**kw)
     kw = {**COMMON, **extra, **SHAPES[shape], "lora_r": rank}
     if OLD:  # lit-gpt @8641822 names
         ren = {"norm_class_name": "_norm_class", "mlp_class_name": "_mlp_class", "lora_r": "r",
@@ -155,15 +172,17 @@ def measure(shape, seq, mb, rank, extra):
     """One profile around everything (model build included), so every allocation and free is
     seen and the live curve starts from zero; peaks are read per range afterwards."""
     torch.manual_seed(0)
+    full = rank is None
     cfg = config(shape, rank, extra)
     gen = torch.Generator().manual_seed(1)
     ids = torch.randint(0, cfg.vocab_size, (mb, seq), generator=gen)
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         with record_function("setup"):
             torch.set_default_dtype(torch.bfloat16)  # Fabric's "bf16-true" init_module
-            model = GPT(cfg)
+            model = PlainGPT(cfg) if full else GPT(cfg)
             torch.set_default_dtype(torch.float32)
-            mark_only_lora_as_trainable(model)
+            if not full:
+                mark_only_lora_as_trainable(model)
             model.max_seq_length = seq
             model.train()
             opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=2e-4,
@@ -178,12 +197,15 @@ def measure(shape, seq, mb, rank, extra):
                 # the previous one is freed when the names are rebound
                 input_ids, targets = ids.clone(), ids.clone()
                 with record_function("forward"):
-                    new_logits = model(input_ids, lm_head_chunk_size=CHUNK)
+                    new_logits = model(input_ids) if full else model(input_ids, lm_head_chunk_size=CHUNK)
                 logits = new_logits  # the loop rebinds `logits` only when forward returns
                 del new_logits
                 with record_function("loss"):
-                    logits[-1] = logits[-1][..., :-1, :]
-                    loss = chunked_cross_entropy(logits, targets[..., 1:])
+                    if full:  # finetune/full.py @00af8b0d l.255-257
+                        loss = chunked_cross_entropy(logits[..., :-1, :], targets[..., 1:])
+                    else:
+                        logits[-1] = logits[-1][..., :-1, :]
+                        loss = chunked_cross_entropy(logits, targets[..., 1:])
                 with record_function("backward"):
                     (loss / 2).backward()
                 if not accumulating:
@@ -205,13 +227,14 @@ def measure(shape, seq, mb, rank, extra):
     params = sum(p.numel() for p in model.parameters())
     trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
     return {"shape": shape, "config": {**COMMON, **extra, **SHAPES[shape], "lora_r": rank},
-            "saved_after_forward_bytes": saved_after_forward(model, ids), "seq": seq,
+            "task": "full" if full else "lora",
+            "saved_after_forward_bytes": saved_after_forward(model, ids, full), "seq": seq,
             "micro_batch": mb, "params": params, "trainable_params": trainable,
             "param_bytes": sum(storages(model.parameters()).values()),
             "buffer_bytes": sum(storages(model.buffers()).values()), **rows}
 
 
-def saved_after_forward(model, ids):
+def saved_after_forward(model, ids, full=False):
     """Unique non-parameter storages saved for backward by one training forward + loss."""
     model.train()
     own = {t.untyped_storage().data_ptr() for t in list(model.parameters()) + list(model.buffers())}
@@ -224,9 +247,13 @@ def saved_after_forward(model, ids):
         return t
 
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-        logits = model(ids, lm_head_chunk_size=CHUNK)
-        logits[-1] = logits[-1][..., :-1, :]
-        loss = chunked_cross_entropy(logits, ids[..., 1:])
+        if full:
+            logits = model(ids)
+            loss = chunked_cross_entropy(logits[..., :-1, :], ids[..., 1:])
+        else:
+            logits = model(ids, lm_head_chunk_size=CHUNK)
+            logits[-1] = logits[-1][..., :-1, :]
+            loss = chunked_cross_entropy(logits, ids[..., 1:])
     del logits, loss
     return sum(seen.values())
 
@@ -235,7 +262,7 @@ def main():
     torch.set_num_threads(2)
     out = {"litgpt_commit": COMMIT, "package": litgpt.__name__,
            "torch": torch.__version__, "chunk": CHUNK, "rows": []}
-    for row in ROWS:
+    for row in ROWS + ROWS_FULL:
         out["rows"].append(measure(*row))
         print(json.dumps(out["rows"][-1]), file=sys.stderr, flush=True)
     json.dump(out, sys.stdout, indent=1, sort_keys=True)

@@ -14,6 +14,9 @@
 //!   still live;
 //! - backward through the LM head: the logits gradient in the compute dtype and the LM-head
 //!   weight gradient;
+//! - with gradient accumulation, the gradients of the earlier micro-batches are live from the next
+//!   micro-batch's forward on (`zero_grad` runs after the optimizer step), so every phase of the
+//!   peak micro-batch carries them;
 //! - backward through the layers: the LM-head gradient has materialised, one layer's working set
 //!   (its recomputed activations under checkpointing) is added, saved activations free layer by
 //!   layer;
@@ -208,6 +211,9 @@ pub fn step_timeline(b: &StepBuffers) -> Timeline {
                 ("gradients", early_grads.max(b.head_grads)),
                 ("saved activations", acts),
                 ("logits", b.held_logits),
+                // A 4-bit head dequantizes again for its input gradient (bitsandbytes
+                // `MatMul4Bit.backward`: `grad_output @ dequantize_4bit(B).to(dtype).t()`).
+                ("LM-head dequantisation", b.head_dequant),
                 (
                     "logits gradient",
                     b.logits_dtype_bytes * b.logits_elems * lm_head_share(b),

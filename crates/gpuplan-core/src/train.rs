@@ -360,12 +360,25 @@ pub const LITGPT_LOSS_CHUNK_TOKENS: f64 = 128.0;
 fn bf16_chunked_loss(t: &TransformerSpec, tokens: f64, setup: &TrainingSetup) -> (f64, f64) {
     let c = compute_bytes(setup);
     let per_token = t.vocab as f64 / setup.parallel.tp as f64;
+    if litgpt_unchunked_head(setup) {
+        // finetune/full.py: the chunks are 128 flattened tokens of one logits tensor, so their
+        // gradients meet in `SplitBackward` (one logits-sized cat) and then in the shifting
+        // slice's backward (a logits-sized zeros): two logits-sized buffers next to the held
+        // logits once the saved log-softmax outputs are gone.
+        return (c * tokens * per_token, c * tokens * per_token);
+    }
     let chunk_tokens =
         setup.micro_batch as f64 * LITGPT_LOSS_CHUNK_TOKENS.min(setup.seq_len as f64);
     (
         c * tokens * per_token,
         2.0 * c * chunk_tokens.min(tokens) * per_token,
     )
+}
+
+/// LitGPT's full fine-tuning and pretraining loops run the LM head unchunked
+/// (finetune/full.py @00af8b0d l.255-257: `logits = model(input_ids)`), unlike its LoRA loop.
+fn litgpt_unchunked_head(setup: &TrainingSetup) -> bool {
+    setup.framework == Framework::LitGpt && !setup.task.is_peft()
 }
 
 /// LitGPT's `validate()` (finetune/lora.py @00af8b0d l.365-378), run every `eval.interval` steps
@@ -1405,9 +1418,15 @@ fn step_buffers(
         grads,
         // DDP without bucket views keeps its buckets (below) and creates `param.grad` in
         // backward (`zero_grad(set_to_none=True)`); with views the gradients are the buckets.
+        // With gradient accumulation the gradients of the earlier micro-batches are live
+        // through every later micro-batch (`zero_grad` runs after the optimizer step), so the
+        // step's peak micro-batch has them from its forward on (measured: LitGPT full
+        // fine-tuning rows of validation/litgpt-measured.json). The optimizer in backward
+        // applies and frees each gradient at once, so nothing accumulates.
         grads_persistent: p.zero >= 1
             || setup.framework == Framework::Megatron
-            || (c.total_gpus() > 1 && !ddp_bucket_copy(setup, c)),
+            || (c.total_gpus() > 1 && !ddp_bucket_copy(setup, c))
+            || (setup.grad_accum > 1 && !setup.optimizer_in_backward),
         head_grads: if full {
             b.lm_head as f64 / tp * sb.grads
         } else {
@@ -1435,9 +1454,16 @@ fn step_buffers(
         head_dequant: head_dequant_bytes(b, setup),
         loss_copy: match m.transformer() {
             Some(t) if setup.uses_bf16_chunked_loss() && setup.micro_batch > 1 => {
+                // The shifted slice is copied by `reshape`: the last 128-position chunk (LoRA
+                // loop), or the whole logits tensor (unchunked head).
+                let positions = if litgpt_unchunked_head(setup) {
+                    setup.seq_len as f64
+                } else {
+                    LITGPT_LOSS_CHUNK_TOKENS.min(setup.seq_len as f64)
+                };
                 compute_bytes(setup)
                     * setup.micro_batch as f64
-                    * (LITGPT_LOSS_CHUNK_TOKENS.min(setup.seq_len as f64) - 1.0).max(0.0)
+                    * (positions - 1.0).max(0.0)
                     * t.vocab as f64
                     / setup.parallel.tp as f64
             }

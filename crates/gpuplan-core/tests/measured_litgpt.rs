@@ -1,7 +1,8 @@
 //! The `litgpt` framework profile against LitGPT's own LoRA loop, measured on CPU
 //! (tools/measure_litgpt.py → validation/litgpt-measured.json for litgpt @00af8b0d and
-//! validation/litgpt-old-measured.json for lit-gpt @8641822): every phase of the step, the
-//! validation pass, the peak and the saved-after-forward bytes, each within 2%.
+//! validation/litgpt-old-measured.json for lit-gpt @8641822), its LoRA loop and its full
+//! fine-tuning loop: every phase of the step, the validation pass, the peak and the
+//! saved-after-forward bytes, each within 2%.
 
 use gpuplan_core::constants::Tunables;
 use gpuplan_core::hardware::{find_gpu, ClusterSpec, InterLink};
@@ -33,8 +34,15 @@ fn predict(row: &Value, old: bool) -> TrainingMemory {
     if c["lora_key"].as_bool() == Some(true) {
         targets.push("k_proj".into());
     }
+    let full = row["task"] == "full";
     let mut setup = TrainingSetup {
-        task: TrainTask::Lora,
+        task: if full {
+            TrainTask::FullFinetune
+        } else {
+            TrainTask::Lora
+        },
+        // torch.optim.AdamW on CPU tensors runs its for-loop path (no foreach temporary).
+        optimizer_foreach: false,
         framework: Framework::LitGpt,
         precision: Precision::PureBf16,
         adapter_dtype: AdapterDtype::Bf16,
@@ -44,14 +52,20 @@ fn predict(row: &Value, old: bool) -> TrainingMemory {
         seq_len: row["seq"].as_u64().unwrap(),
         grad_accum: 2,
         rmsnorm_fp32: Some(!old),
-        lora: LoraConfig {
-            rank: c["lora_r"].as_u64().unwrap(),
-            targets,
-            base: Some(BaseWeights::Bf16),
+        lora: if full {
+            LoraConfig::default()
+        } else {
+            LoraConfig {
+                rank: c["lora_r"].as_u64().unwrap(),
+                targets,
+                base: Some(BaseWeights::Bf16),
+            }
         },
         ..Default::default()
     };
-    setup.lora = setup.lora.resolved_for(&m);
+    if !full {
+        setup.lora = setup.lora.resolved_for(&m);
+    }
     let cl = ClusterSpec::new(
         find_gpu("H100-SXM-80G").unwrap(),
         1,
@@ -75,8 +89,9 @@ fn comparisons(file: &str, old: bool) -> Vec<(String, f64, f64)> {
     let mut out = Vec::new();
     for r in data["rows"].as_array().unwrap() {
         let name = format!(
-            "{} {} s{} b{}",
+            "{} {} {} s{} b{}",
             data["package"].as_str().unwrap(),
+            r["task"].as_str().unwrap(),
             r["shape"].as_str().unwrap(),
             r["seq"],
             r["micro_batch"]
@@ -130,7 +145,7 @@ fn litgpt_profile_matches_measured_loop() {
         .into_iter()
         .chain(comparisons("litgpt-old-measured.json", true))
         .collect();
-    assert_eq!(rows.len(), 2 * 6 * 6, "the grid of tools/measure_litgpt.py");
+    assert_eq!(rows.len(), 2 * 9 * 6, "the grid of tools/measure_litgpt.py");
     let report: String = rows
         .iter()
         .map(|(n, a, b)| {

@@ -115,14 +115,13 @@ pub(super) fn saved_per_token(
         MlpKind::Gated => 3.0 * c * f,
         MlpKind::Plain => c * f,
     };
-    // Trainable linears save their inputs: the q/k/v input, the output-projection input (a
-    // reshaped copy of the SDPA output), the MLP input (one storage for gate and up), the
-    // down-projection input.
-    let linear_inputs = if trainable {
-        c * (h + q + h + f)
-    } else if bnb_keeps_inputs(setup) {
+    // Trainable linears save their inputs: the q/k/v input, the MLP input (one storage for gate
+    // and up), the down-projection input. The output projection's input is a view of the SDPA
+    // output (the kernel writes it as [B, T, H, D] and returns a transposed view, so the
+    // reshape back is free), which SDPA already saves (measured: full fine-tuning rows).
+    let linear_inputs = if trainable || bnb_keeps_inputs(setup) {
         // bitsandbytes < 0.43.2 keeps every 4-bit matmul's input whose input needs a gradient.
-        c * (h + q + h + f)
+        c * (h + h + f)
     } else {
         0.0
     };
