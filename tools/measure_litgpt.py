@@ -27,6 +27,7 @@ training loop's leftovers live, because `max_memory_allocated` covers it.
 
 Output rows are checked by crates/gpuplan-core/tests/measured_litgpt.rs.
 """
+import contextlib
 import gc
 import json
 import sys
@@ -76,6 +77,13 @@ ROWS_FULL = [
     ("llama-gqa", 512, 1, None, {}),
     ("llama-gqa", 256, 2, None, {}),
     ("llama-mha", 384, 2, None, {}),
+]
+# Fabric "bf16-mixed" rows (LitGPT's default training precision, get_default_supported_precision):
+# fp32 weights, the module forward under torch.autocast (Fabric runs `model(...)` inside the
+# precision plugin's forward context; the loss outside it).
+ROWS_AMP = [
+    ("llama-gqa", 512, 1, 32, {"amp": True}),
+    ("llama-mha", 384, 2, 8, {"amp": True}),
 ]
 ROWS = [  # (shape, seq, micro_batch, lora rank, extra LoRA targets)
     ("llama-gqa", 512, 1, 32, {}),
@@ -153,6 +161,7 @@ def storages(tensors):
 
 
 def config(shape, rank, extra):
+    extra = {k: v for k, v in extra.items() if k != "amp"}
     if rank is None:  # the plain model: no LoRA keys
         kw = {k: v for k, v in {**COMMON, **extra, **SHAPES[shape]}.items() if not k.startswith("lora_")}
         if OLD:
@@ -173,12 +182,15 @@ def measure(shape, seq, mb, rank, extra):
     seen and the live curve starts from zero; peaks are read per range afterwards."""
     torch.manual_seed(0)
     full = rank is None
+    amp = extra.get("amp", False)
+    autocast = (lambda: torch.autocast("cpu", dtype=torch.bfloat16)) if amp else contextlib.nullcontext
     cfg = config(shape, rank, extra)
     gen = torch.Generator().manual_seed(1)
     ids = torch.randint(0, cfg.vocab_size, (mb, seq), generator=gen)
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         with record_function("setup"):
-            torch.set_default_dtype(torch.bfloat16)  # Fabric's "bf16-true" init_module
+            # Fabric's "bf16-true" init_module builds in bf16; "bf16-mixed" keeps fp32
+            torch.set_default_dtype(torch.float32 if amp else torch.bfloat16)
             model = PlainGPT(cfg) if full else GPT(cfg)
             torch.set_default_dtype(torch.float32)
             if not full:
@@ -196,7 +208,7 @@ def measure(shape, seq, mb, rank, extra):
                 # `batch = next(train_iterator)`: a fresh batch on the device each micro-batch;
                 # the previous one is freed when the names are rebound
                 input_ids, targets = ids.clone(), ids.clone()
-                with record_function("forward"):
+                with record_function("forward"), autocast():
                     new_logits = model(input_ids) if full else model(input_ids, lm_head_chunk_size=CHUNK)
                 logits = new_logits  # the loop rebinds `logits` only when forward returns
                 del new_logits
@@ -218,7 +230,8 @@ def measure(shape, seq, mb, rank, extra):
         model.eval()
         with torch.no_grad(), record_function("validate"):
             input_ids, targets = ids.clone(), ids.clone()
-            vlogits = model(input_ids)
+            with autocast():
+                vlogits = model(input_ids)
             chunked_cross_entropy(vlogits[..., :-1, :], targets[..., 1:], chunk_size=0)
             del vlogits
     ranges = curve(prof)
@@ -227,14 +240,14 @@ def measure(shape, seq, mb, rank, extra):
     params = sum(p.numel() for p in model.parameters())
     trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
     return {"shape": shape, "config": {**COMMON, **extra, **SHAPES[shape], "lora_r": rank},
-            "task": "full" if full else "lora",
-            "saved_after_forward_bytes": saved_after_forward(model, ids, full), "seq": seq,
+            "task": "full" if full else "lora", "precision": "bf16-mixed" if amp else "bf16-true",
+            "saved_after_forward_bytes": saved_after_forward(model, ids, full, autocast), "seq": seq,
             "micro_batch": mb, "params": params, "trainable_params": trainable,
             "param_bytes": sum(storages(model.parameters()).values()),
             "buffer_bytes": sum(storages(model.buffers()).values()), **rows}
 
 
-def saved_after_forward(model, ids, full=False):
+def saved_after_forward(model, ids, full=False, autocast=contextlib.nullcontext):
     """Unique non-parameter storages saved for backward by one training forward + loss."""
     model.train()
     own = {t.untyped_storage().data_ptr() for t in list(model.parameters()) + list(model.buffers())}
@@ -247,11 +260,11 @@ def saved_after_forward(model, ids, full=False):
         return t
 
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        with autocast():
+            logits = model(ids) if full else model(ids, lm_head_chunk_size=CHUNK)
         if full:
-            logits = model(ids)
             loss = chunked_cross_entropy(logits[..., :-1, :], ids[..., 1:])
         else:
-            logits = model(ids, lm_head_chunk_size=CHUNK)
             logits[-1] = logits[-1][..., :-1, :]
             loss = chunked_cross_entropy(logits, ids[..., 1:])
     del logits, loss
@@ -262,7 +275,7 @@ def main():
     torch.set_num_threads(2)
     out = {"litgpt_commit": COMMIT, "package": litgpt.__name__,
            "torch": torch.__version__, "chunk": CHUNK, "rows": []}
-    for row in ROWS + ROWS_FULL:
+    for row in ROWS + ROWS_FULL + ROWS_AMP:
         out["rows"].append(measure(*row))
         print(json.dumps(out["rows"][-1]), file=sys.stderr, flush=True)
     json.dump(out, sys.stdout, indent=1, sort_keys=True)

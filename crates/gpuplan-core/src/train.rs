@@ -263,7 +263,7 @@ pub fn layer_activation(t: &TransformerSpec, s: u64, setup: &TrainingSetup) -> L
             // (measured: 1 in bf16, 2 in fp32; activations- and peak-measured.json).
             // Under autocast it keeps 5 (softmax autocast to fp32 + 1 B mask; fitted on the GPT-2
             // autocast eager row of peak-measured.json).
-            let coeff = match (t.model_type.as_str(), setup.autocast) {
+            let coeff = match (t.model_type.as_str(), setup.autocast_on()) {
                 ("gpt2", false) => 1.0,
                 ("gpt2", true) => 5.0,
                 _ => 6.0,
@@ -827,7 +827,7 @@ pub fn accounting_profile(setup: &TrainingSetup) -> &'static str {
         (Framework::Megatron, _) => "megatron",
         (_, Precision::Fp32) => "fp32",
         (_, Precision::PureBf16) => "pure-bf16",
-        _ if setup.autocast && amp => "autocast",
+        _ if setup.autocast_on() && amp => "autocast",
         _ => "mixed",
     }
 }
@@ -1049,12 +1049,12 @@ fn transformer_activations(
         la = fp32_layer(la, t, setup);
     }
     // Frozen linears save no input casts: the autocast extra applies to full training only.
-    if setup.autocast && setup.framework == Framework::HuggingFace && !setup.task.is_peft() {
+    if setup.autocast_on() && setup.framework == Framework::HuggingFace && !setup.task.is_peft() {
         la.replicated += autocast_extra_per_layer(t);
     }
     if setup.task.is_peft() && setup.framework == Framework::HuggingFace {
         la = frozen_layer(la, t, c);
-        if setup.autocast && t.norm == NormKind::LayerNorm {
+        if setup.autocast_on() && t.norm == NormKind::LayerNorm {
             // A frozen LayerNorm saves its input: fp32 under autocast (+2h over bf16), × 2.
             la.replicated += 2.0 * 2.0 * t.hidden as f64;
         }
@@ -1128,7 +1128,7 @@ fn transformer_activations(
     };
     let has_head = t.vocab > 0 && t.structure != crate::model::Structure::EncoderOnly;
     // Under autocast the LM head casts the fp32 final-norm output to a saved bf16 copy (2h).
-    let autocast_head = if setup.autocast {
+    let autocast_head = if setup.autocast_on() {
         2.0 * t.hidden as f64
     } else {
         0.0
@@ -1189,7 +1189,7 @@ fn lora_activation(
         return 0.0;
     }
     let r = setup.lora.rank as f64;
-    let saved = if setup.autocast {
+    let saved = if setup.autocast_on() {
         2.0
     } else {
         setup.adapter_dtype.bytes()
@@ -1323,7 +1323,7 @@ fn frozen_norm_saved(t: &TransformerSpec, setup: &TrainingSetup) -> f64 {
 /// Bytes per element of the residual stream: fp32 in fp32 training and under torch.autocast
 /// (the embedding output is not cast), else the compute dtype.
 fn residual_bytes(setup: &TrainingSetup) -> f64 {
-    if setup.autocast {
+    if setup.autocast_on() {
         4.0
     } else {
         compute_bytes(setup)
@@ -1350,7 +1350,7 @@ fn rotary_saved(t: &TransformerSpec, setup: &TrainingSetup) -> f64 {
 fn effective_state_bytes(setup: &TrainingSetup) -> StateBytes {
     let sb = state_bytes(setup.precision, setup.optimizer, setup.framework);
     let amp = matches!(setup.precision, Precision::AmpBf16 | Precision::AmpFp16);
-    if setup.autocast && amp {
+    if setup.autocast_on() && amp {
         StateBytes {
             weights: 4.0,
             grads: 4.0,
@@ -1437,7 +1437,7 @@ fn step_buffers(
         } else {
             0.0
         },
-        weight_copies: if setup.autocast {
+        weight_copies: if setup.autocast_on() {
             2.0 * autocast_copied_params(m, setup, b, params_on_device(b, p, 1), linear_share)
         } else {
             0.0
@@ -1472,7 +1472,8 @@ fn step_buffers(
         // A frozen head's input (the final norm output) is not saved, but live while it runs.
         head_input: match m.transformer() {
             Some(t) if setup.framework == Framework::LitGpt && setup.task.is_peft() => {
-                compute_bytes(setup) * (setup.micro_batch * setup.seq_len * t.hidden) as f64
+                // In the residual dtype: fp32 under autocast (the norm returns its input dtype).
+                residual_bytes(setup) * (setup.micro_batch * setup.seq_len * t.hidden) as f64
             }
             _ => 0.0,
         },
@@ -1510,21 +1511,20 @@ fn autocast_copied_params(
     } else {
         0.0
     };
-    let first_qkv = if setup.task.is_peft()
-        && setup.framework == Framework::HuggingFace
-        && setup.recompute != Recompute::Full
-    {
-        b.groups.first().map_or(0.0, |g| {
-            g.linears
-                .iter()
-                .filter(|l| matches!(l.name, "q_proj" | "k_proj" | "v_proj"))
-                .map(|l| l.params() as f64)
-                .sum::<f64>()
-                / p.tp as f64
-        })
-    } else {
-        0.0
-    };
+    let first_qkv =
+        if setup.task.is_peft() && setup.framework.is_eager() && setup.recompute != Recompute::Full
+        {
+            b.groups.first().map_or(0.0, |g| {
+                g.linears
+                    .iter()
+                    .filter(|l| matches!(l.name, "q_proj" | "k_proj" | "v_proj"))
+                    .map(|l| l.params() as f64)
+                    .sum::<f64>()
+                    / p.tp as f64
+            })
+        } else {
+            0.0
+        };
     // Routed experts run in fp32 under autocast (see `autocast_extra_per_layer`): no copies.
     let experts = if setup.framework.is_eager() {
         b.expert_params() as f64 * on_device / b.total.max(1) as f64
@@ -1536,7 +1536,17 @@ fn autocast_copied_params(
     } else {
         0.0
     };
-    (on_device * linear_share + tied - first_qkv - experts + adapters).max(0.0)
+    // LitGPT's LoRA loop runs the head once per 128-position chunk; autocast caches casts only of
+    // leaves that require grad, so a frozen head is cast again for every chunk and each copy is
+    // saved for that chunk's input gradient (measured: the bf16-mixed rows of
+    // validation/litgpt-measured.json).
+    let head_recasts = if has_head && setup.framework == Framework::LitGpt && setup.task.is_peft() {
+        let chunks = (setup.seq_len as f64 / LITGPT_LOSS_CHUNK_TOKENS).ceil();
+        (chunks - 1.0).max(0.0) * (t.vocab * t.hidden) as f64 / p.tp as f64
+    } else {
+        0.0
+    };
+    (on_device * linear_share + tied - first_qkv - experts + adapters + head_recasts).max(0.0)
 }
 
 /// Plain PyTorch DDP (ZeRO 0, more than one GPU, HF profile) with `gradient_as_bucket_view`

@@ -529,6 +529,14 @@ pub const MAX_EPOCHS: f64 = 1e6;
 pub const MAX_BYTES_PER_SAMPLE: f64 = 1e12;
 
 impl TrainingSetup {
+    /// torch.autocast over fp32 weights: the option, or implied by the `litgpt` framework with a
+    /// mixed precision (Fabric's `bf16-mixed`/`16-mixed`, LitGPT's default training precision:
+    /// fp32 parameters, the module forward under autocast).
+    pub fn autocast_on(&self) -> bool {
+        self.autocast
+            || (self.framework == Framework::LitGpt
+                && matches!(self.precision, Precision::AmpBf16 | Precision::AmpFp16))
+    }
     /// LitGPT's chunked bf16 loss: the option, or implied by the `litgpt` framework.
     pub fn uses_bf16_chunked_loss(&self) -> bool {
         self.bf16_chunked_loss
@@ -685,6 +693,8 @@ impl TrainingSetup {
         match (self.task, self.lora.base) {
             (_, Some(b)) => b,
             (TrainTask::Qlora, None) => BaseWeights::Nf4,
+            // Fabric's mixed precision keeps every parameter, the frozen base included, in fp32.
+            _ if self.framework == Framework::LitGpt && self.autocast_on() => BaseWeights::Fp32,
             _ => BaseWeights::Bf16,
         }
     }

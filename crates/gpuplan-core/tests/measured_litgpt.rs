@@ -1,7 +1,7 @@
 //! The `litgpt` framework profile against LitGPT's own LoRA loop, measured on CPU
 //! (tools/measure_litgpt.py → validation/litgpt-measured.json for litgpt @00af8b0d and
-//! validation/litgpt-old-measured.json for lit-gpt @8641822), its LoRA loop and its full
-//! fine-tuning loop: every phase of the step, the validation pass, the peak and the
+//! validation/litgpt-old-measured.json for lit-gpt @8641822), its LoRA loop in bf16-true and
+//! bf16-mixed and its full fine-tuning loop: every phase of the step, the validation pass, the peak and the
 //! saved-after-forward bytes, each within 2%.
 
 use gpuplan_core::constants::Tunables;
@@ -35,6 +35,9 @@ fn predict(row: &Value, old: bool) -> TrainingMemory {
         targets.push("k_proj".into());
     }
     let full = row["task"] == "full";
+    // Fabric "bf16-mixed": fp32 parameters and LoRA adapters, the forward under autocast (the
+    // `litgpt` framework implies both from the mixed precision).
+    let mixed = row["precision"] == "bf16-mixed";
     let mut setup = TrainingSetup {
         task: if full {
             TrainTask::FullFinetune
@@ -44,8 +47,16 @@ fn predict(row: &Value, old: bool) -> TrainingMemory {
         // torch.optim.AdamW on CPU tensors runs its for-loop path (no foreach temporary).
         optimizer_foreach: false,
         framework: Framework::LitGpt,
-        precision: Precision::PureBf16,
-        adapter_dtype: AdapterDtype::Bf16,
+        precision: if mixed {
+            Precision::AmpBf16
+        } else {
+            Precision::PureBf16
+        },
+        adapter_dtype: if mixed {
+            AdapterDtype::Fp32
+        } else {
+            AdapterDtype::Bf16
+        },
         attention: AttentionImpl::Flash,
         recompute: Recompute::None,
         micro_batch: row["micro_batch"].as_u64().unwrap(),
@@ -58,7 +69,7 @@ fn predict(row: &Value, old: bool) -> TrainingMemory {
             LoraConfig {
                 rank: c["lora_r"].as_u64().unwrap(),
                 targets,
-                base: Some(BaseWeights::Bf16),
+                base: (!mixed).then_some(BaseWeights::Bf16),
             }
         },
         ..Default::default()
@@ -74,9 +85,10 @@ fn predict(row: &Value, old: bool) -> TrainingMemory {
         Bandwidth::from_gbit_per_s(400.0),
     )
     .unwrap();
-    // CPU: `F.dropout` saves its noise in the input dtype (bf16: 2 B), not CUDA's bool mask.
+    // CPU: `F.dropout` saves its noise in the input dtype (bf16: 2 B; fp32 under autocast, whose
+    // norm outputs stay fp32: 4 B), not CUDA's bool mask.
     let tun = Tunables {
-        lora_dropout_mask_bytes: 2.0,
+        lora_dropout_mask_bytes: if mixed { 4.0 } else { 2.0 },
         ..Tunables::default()
     };
     training_memory(&m, &setup, &cl, &tun).unwrap()
@@ -89,9 +101,10 @@ fn comparisons(file: &str, old: bool) -> Vec<(String, f64, f64)> {
     let mut out = Vec::new();
     for r in data["rows"].as_array().unwrap() {
         let name = format!(
-            "{} {} {} s{} b{}",
+            "{} {} {} {} s{} b{}",
             data["package"].as_str().unwrap(),
             r["task"].as_str().unwrap(),
+            r["precision"].as_str().unwrap(),
             r["shape"].as_str().unwrap(),
             r["seq"],
             r["micro_batch"]
@@ -145,7 +158,11 @@ fn litgpt_profile_matches_measured_loop() {
         .into_iter()
         .chain(comparisons("litgpt-old-measured.json", true))
         .collect();
-    assert_eq!(rows.len(), 2 * 9 * 6, "the grid of tools/measure_litgpt.py");
+    assert_eq!(
+        rows.len(),
+        2 * 11 * 6,
+        "the grid of tools/measure_litgpt.py"
+    );
     let report: String = rows
         .iter()
         .map(|(n, a, b)| {

@@ -36,10 +36,11 @@ pub(super) struct LitGptSaved {
 fn norm_saved(t: &TransformerSpec, setup: &TrainingSetup, trainable: bool) -> f64 {
     let h = t.hidden as f64;
     if t.norm == NormKind::RmsNorm && setup.rmsnorm_fp32 == Some(false) {
-        // Before the upcast: `x * x` and `x * rsqrt(·)` save the input and rsqrt in the compute
-        // dtype; a trainable weight also saves the normalised copy.
-        let c = compute_bytes(setup);
-        return c * h + c + if trainable { c * h } else { 0.0 };
+        // Before the upcast: `x * x` and `x * rsqrt(·)` save the input and rsqrt in the residual
+        // dtype (the compute dtype, fp32 under autocast); a trainable weight also saves the
+        // normalised copy.
+        let r = residual_bytes(setup);
+        return r * h + r + if trainable { r * h } else { 0.0 };
     }
     match (t.norm, trainable) {
         (NormKind::RmsNorm, true) => 8.0 * h + 4.0,
