@@ -742,3 +742,39 @@ fn error_context_is_kept_and_the_cause_shown_once() {
         assert_eq!(err.matches("bogus").count(), 1, "{err}");
     }
 }
+
+/// LitGPT PEFT in its default bf16-mixed gets the bf16-true advice; in bf16-true it does not.
+#[test]
+fn litgpt_mixed_precision_is_advised_against() {
+    let run = |precision: &[&str]| {
+        let mut args = vec![
+            "plan",
+            "-m",
+            "Llama-3.1-8B",
+            "--task",
+            "lora",
+            "--profile",
+            "litgpt",
+            "--seq-len",
+            "512",
+            "--tokens",
+            "1e8",
+            "--format",
+            "json",
+            "--top",
+            "3",
+        ];
+        args.extend_from_slice(precision);
+        let o = gpuplan(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).contains("\"litgpt-bf16-mixed\"")
+    };
+    assert!(
+        run(&[]),
+        "bf16-mixed (the default amp_bf16) is advised against"
+    );
+    assert!(
+        !run(&["--precision", "pure_bf16"]),
+        "bf16-true needs no such advice"
+    );
+}

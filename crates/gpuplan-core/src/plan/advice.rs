@@ -116,6 +116,10 @@ pub const RULES: &[(&str, &str)] = &[
         "tensor parallelism across GPUs linked only by PCIe",
     ),
     (
+        "litgpt-bf16-mixed",
+        "LitGPT PEFT in bf16-mixed (its default): fp32 base and saved bf16 weight casts; bf16-true needs neither",
+    ),
+    (
         "zero3-over-slow-link",
         "ZeRO-3/FSDP gathers over PCIe or TCP",
     ),
@@ -310,6 +314,33 @@ fn training(p: &Plan, req: &PlanRequest, t: &super::TrainDetail, out: &mut Vec<A
                 .arg("tp", t.setup.parallel.tp)
                 .arg("share", pct(share(st.tp_comm.0))),
         ));
+    }
+    if t.setup.framework == crate::workload::Framework::LitGpt
+        && t.setup.task.is_peft()
+        && t.setup.autocast_on()
+    {
+        let bytes = |name: &str| {
+            t.memory
+                .items
+                .iter()
+                .filter(|i| i.name == name)
+                .map(|i| i.bytes.0)
+                .sum::<f64>()
+        };
+        let copies = bytes("autocast weight copies");
+        let base = bytes("base weights (frozen)");
+        if copies > 0.0 {
+            out.push(a(
+                "litgpt-bf16-mixed",
+                Severity::Info,
+                Msg::new("adv-litgpt-bf16-mixed")
+                    .arg("copies", crate::units::Bytes(copies).to_string())
+                    .arg(
+                        "saved",
+                        crate::units::Bytes(copies + base / 2.0).to_string(),
+                    ),
+            ));
+        }
     }
     if t.setup.parallel.zero == 3
         && (!nvlink || (p.nodes > 1 && !i.rdma.is_rdma()))
