@@ -221,8 +221,10 @@ pub fn search_space(req: &PlanRequest, base: &TrainingSetup, c: &ClusterSpec) ->
     };
     // Model parallelism is what Megatron-style stacks do (and what pretraining uses); HF Trainer /
     // PEFT jobs shard with ZeRO/FSDP only. TP stays inside a node and on NVLink-class links.
-    let model_parallel =
-        base.framework == crate::workload::Framework::Megatron || base.task == TrainTask::Pretrain;
+    // LitGPT shards with FSDP only (its finetune/pretrain scripts take no TP/PP arguments).
+    let model_parallel = base.framework == crate::workload::Framework::Megatron
+        || (base.task == TrainTask::Pretrain
+            && base.framework != crate::workload::Framework::LitGpt);
     let nvlink = c.gpu.intra_link.is_nvlink_class() && c.intra_bandwidth.gb_per_s() > 64.0;
     let tps = [1, 2, 4, 8].into_iter().filter(|tp| {
         *tp == 1
