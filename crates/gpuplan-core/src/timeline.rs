@@ -175,7 +175,7 @@ pub fn step_timeline(b: &StepBuffers) -> Timeline {
     } else {
         "loss buffers (fp32)"
     };
-    let phases = vec![
+    let mut phases = vec![
         phase(
             "forward",
             &with(&[
@@ -240,7 +240,6 @@ pub fn step_timeline(b: &StepBuffers) -> Timeline {
             ],
         ),
     ];
-    let mut phases = phases;
     if b.validation > 0.0 {
         phases.push(phase(
             "validation",

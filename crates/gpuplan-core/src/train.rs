@@ -150,11 +150,17 @@ fn adafactor_state_fraction(b: &ParamBreakdown) -> f64 {
 }
 
 pub(crate) fn is_target(targets: &[String], l: &Linear) -> bool {
+    is_target_name(targets, l.name)
+}
+
+/// Whether the LoRA targets adapt the linear named `name` (a cross-attention `cross_q_proj`
+/// matches `q_proj`).
+pub(crate) fn is_target_name(targets: &[String], name: &str) -> bool {
     targets.iter().any(|t| {
         t == "all-linear"
             || t == "all"
-            || t == l.name
-            || l.name.strip_prefix("cross_").is_some_and(|n| n == t)
+            || t == name
+            || name.strip_prefix("cross_").is_some_and(|n| n == t)
     })
 }
 
@@ -420,13 +426,7 @@ pub fn grad_accum_for_global(
     setup: &TrainingSetup,
     c: &ClusterSpec,
 ) -> Result<u64, CoreError> {
-    crate::error::check_int(
-        "global_batch",
-        global,
-        1,
-        crate::plan::inputs::MAX_GLOBAL_BATCH,
-        "sequences per optimizer step, 1–16777216",
-    )?;
+    crate::plan::inputs::check_global_batch("global_batch", global)?;
     let dp = data_parallel(setup, c)?;
     let per = setup.micro_batch.max(1) * dp;
     if !global.is_multiple_of(per) {

@@ -132,13 +132,7 @@ fn searched_layout(
     cluster: &crate::hardware::ClusterSpec,
     tun: &crate::constants::Tunables,
 ) -> Result<TrainingSetup, CoreError> {
-    crate::error::check_int(
-        "search_layout_global_batch",
-        global_batch,
-        1,
-        crate::plan::inputs::MAX_GLOBAL_BATCH,
-        "sequences per optimizer step, 1–16777216",
-    )?;
+    crate::plan::inputs::check_global_batch("search_layout_global_batch", global_batch)?;
     let req = crate::plan::PlanRequest {
         model: m.clone(),
         job: crate::plan::Job::Train {

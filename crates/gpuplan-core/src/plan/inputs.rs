@@ -18,6 +18,17 @@ pub const MAX_REUSE_HOURS: f64 = 730.0;
 /// Largest global batch, sequences per optimizer step.
 pub const MAX_GLOBAL_BATCH: u64 = 16_777_216;
 
+/// A global batch (sequences per optimizer step) in 1..=[`MAX_GLOBAL_BATCH`], named `field`.
+pub fn check_global_batch(field: &str, v: u64) -> Result<(), CoreError> {
+    crate::error::check_int(
+        field,
+        v,
+        1,
+        MAX_GLOBAL_BATCH,
+        "sequences per optimizer step, 1–16777216",
+    )
+}
+
 impl Constraints {
     /// The range of every numeric constraint (the same for flags and workload files).
     pub fn validate(&self) -> Result<(), CoreError> {
@@ -141,13 +152,7 @@ pub fn validate_request(req: &PlanRequest) -> Result<PlanRequest, CoreError> {
         } => {
             setup.validate()?;
             if let Some(g) = global_batch {
-                crate::error::check_int(
-                    "global_batch",
-                    *g,
-                    1,
-                    MAX_GLOBAL_BATCH,
-                    "sequences per optimizer step, 1–16777216",
-                )?;
+                check_global_batch("global_batch", *g)?;
             }
             if setup.task.is_peft() {
                 setup.lora.validate_for(&req.model)?;

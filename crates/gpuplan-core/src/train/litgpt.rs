@@ -18,11 +18,12 @@
 //! Other LoRA targets (the output projection, the MLP) are `LoRALinear`s, saved as PEFT's.
 
 use super::{
-    bnb_keeps_inputs, compute_bytes, frozen_norm_saved, is_target, layer_activation, residual_bytes,
+    bnb_keeps_inputs, compute_bytes, frozen_norm_saved, is_target, is_target_name,
+    layer_activation, residual_bytes,
 };
 use crate::constants::Tunables;
 use crate::model::{MlpKind, NormKind, ParamBreakdown, TransformerSpec};
-use crate::workload::TrainingSetup;
+use crate::workload::{TrainingSetup, FUSED_QKV};
 
 /// Bytes per token: every layer's saved set, what layer 0 does not save (its input needs no
 /// gradient under LoRA), and what is saved outside the layers.
@@ -49,11 +50,12 @@ fn norm_saved(t: &TransformerSpec, setup: &TrainingSetup, trainable: bool) -> f6
     }
 }
 
+/// Whether LoRA adapts q_proj, k_proj or v_proj (`name`) of the fused q/k/v module; the fused
+/// marker covers all three.
 fn targeted(setup: &TrainingSetup, name: &str) -> bool {
+    let targets = &setup.lora.targets;
     setup.task.is_peft()
-        && setup.lora.targets.iter().any(|t| {
-            t == "all-linear" || t == "all" || t == name || (t == "(fused qkv)" && name != "o_proj")
-        })
+        && (is_target_name(targets, name) || targets.iter().any(|t| t == FUSED_QKV))
 }
 
 pub(super) fn saved_per_token(
