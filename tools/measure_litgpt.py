@@ -85,6 +85,17 @@ ROWS_AMP = [
     ("llama-gqa", 512, 1, 32, {"amp": True}),
     ("llama-mha", 384, 2, 8, {"amp": True}),
 ]
+# More than one device: LitGPT's finetune scripts run FSDPStrategy(activation_checkpointing_policy=
+# {Block}) (litgpt/finetune/lora.py l.147-153, full.py l.100-106), which Lightning applies with
+# torch's apply_activation_checkpointing and the non-reentrant checkpoint_wrapper
+# (lightning/fabric/strategies/fsdp.py `_setup_activation_checkpointing`). One CPU process runs the
+# same wrapping without the sharding: what every Block saves, not FSDP's own buffers.
+ROWS_CKPT = [
+    ("llama-gqa", 512, 1, 32, {"ckpt": True}),
+    ("llama-mha", 384, 2, 8, {"ckpt": True}),
+    ("llama-gqa", 512, 1, 32, {"amp": True, "ckpt": True}),
+    ("llama-gqa", 512, 1, None, {"ckpt": True}),
+]
 ROWS = [  # (shape, seq, micro_batch, lora rank, extra LoRA targets)
     ("llama-gqa", 512, 1, 32, {}),
     ("llama-gqa", 512, 2, 32, {}),
@@ -161,7 +172,7 @@ def storages(tensors):
 
 
 def config(shape, rank, extra):
-    extra = {k: v for k, v in extra.items() if k != "amp"}
+    extra = {k: v for k, v in extra.items() if k not in ("amp", "ckpt")}
     if rank is None:  # the plain model: no LoRA keys
         kw = {k: v for k, v in {**COMMON, **extra, **SHAPES[shape]}.items() if not k.startswith("lora_")}
         if OLD:
@@ -195,6 +206,12 @@ def measure(shape, seq, mb, rank, extra):
             torch.set_default_dtype(torch.float32)
             if not full:
                 mark_only_lora_as_trainable(model)
+            if extra.get("ckpt", False):
+                from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import (
+                    apply_activation_checkpointing, checkpoint_wrapper)
+                block = litgpt.model.Block
+                apply_activation_checkpointing(model, checkpoint_wrapper_fn=checkpoint_wrapper,
+                                               check_fn=lambda m: isinstance(m, block))
             model.max_seq_length = seq
             model.train()
             opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=2e-4,
@@ -241,6 +258,7 @@ def measure(shape, seq, mb, rank, extra):
     trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
     return {"shape": shape, "config": {**COMMON, **extra, **SHAPES[shape], "lora_r": rank},
             "task": "full" if full else "lora", "precision": "bf16-mixed" if amp else "bf16-true",
+            "checkpointing": bool(extra.get("ckpt", False)),
             "saved_after_forward_bytes": saved_after_forward(model, ids, full, autocast), "seq": seq,
             "micro_batch": mb, "params": params, "trainable_params": trainable,
             "param_bytes": sum(storages(model.parameters()).values()),
@@ -275,7 +293,7 @@ def main():
     torch.set_num_threads(2)
     out = {"litgpt_commit": COMMIT, "package": litgpt.__name__,
            "torch": torch.__version__, "chunk": CHUNK, "rows": []}
-    for row in ROWS + ROWS_FULL + ROWS_AMP:
+    for row in ROWS + ROWS_FULL + ROWS_AMP + ROWS_CKPT:
         out["rows"].append(measure(*row))
         print(json.dumps(out["rows"][-1]), file=sys.stderr, flush=True)
     json.dump(out, sys.stdout, indent=1, sort_keys=True)

@@ -41,6 +41,11 @@ pub struct StepBuffers {
     pub head_grads: f64,
     /// torch.autocast's 16-bit weight copies: made in forward, saved for backward.
     pub weight_copies: f64,
+    /// torch.autocast's cast cache under full recompute: the copies of trainable leaf weights in
+    /// checkpointed layers, live to the end of the autocast region (forward, and the loss when
+    /// `cached_copies_in_loss`), not saved.
+    pub cached_copies: f64,
+    pub cached_copies_in_loss: bool,
     /// DDP's flat all-reduce buckets (a copy of every gradient unless `gradient_as_bucket_view`),
     /// allocated when the reducer is built: live in every phase.
     pub grad_buckets: f64,
@@ -51,6 +56,13 @@ pub struct StepBuffers {
     /// One layer's extra working set during its backward (recomputed activations, activation
     /// gradients).
     pub layer_working: f64,
+    /// One checkpointed layer's intermediates during its forward (full recompute), next to the
+    /// layer inputs saved so far and the previous step's held output: the "forward: layers"
+    /// phase; 0 without checkpointing.
+    pub forward_working: f64,
+    /// Module buffers the step reads, live in every phase and not saved for backward (LitGPT's
+    /// rotary cos/sin cache).
+    pub rope_cache: f64,
     /// Logits elements (tokens × vocab / tp) and bytes per element in the compute dtype.
     pub logits_elems: f64,
     pub logits_dtype_bytes: f64,
@@ -70,7 +82,7 @@ pub struct StepBuffers {
     /// reads (LitGPT; measured on validation/litgpt-measured.json).
     pub head_input: f64,
     /// Logits the training loop itself holds from forward through backward (LitGPT's chunk list,
-    /// not saved by autograd): live in the loss and backward phases up to the LM head.
+    /// not saved by autograd): live in the loss and every backward phase.
     pub held_logits: f64,
     /// Loss-phase transient of LitGPT's chunked loss: `logits[-1][..., :-1, :].reshape(-1, V)`
     /// copies the shifted last chunk when the micro-batch has more than one sequence.
@@ -162,6 +174,7 @@ pub fn step_timeline(b: &StepBuffers) -> Timeline {
     let acts = b.saved_layers + b.saved_outside;
     let common = [
         ("resident states", b.resident),
+        ("rotary cache", b.rope_cache),
         ("DDP gradient buckets", b.grad_buckets),
         ("autocast weight copies", b.weight_copies),
     ];
@@ -175,11 +188,25 @@ pub fn step_timeline(b: &StepBuffers) -> Timeline {
     } else {
         "loss buffers (fp32)"
     };
-    let mut phases = vec![
+    let mut phases = Vec::new();
+    if b.forward_working > 0.0 {
+        phases.push(phase(
+            "forward: layers",
+            &with(&[
+                ("gradients", early_grads),
+                ("autocast cast cache", b.cached_copies),
+                ("saved activations", b.saved_layers),
+                ("previous step's kept inputs", b.previous_graph),
+                ("layer forward working set", b.forward_working),
+            ]),
+        ));
+    }
+    phases.extend([
         phase(
             "forward",
             &with(&[
                 ("gradients", early_grads),
+                ("autocast cast cache", b.cached_copies),
                 ("saved activations", acts),
                 ("logits", logits_fwd),
                 ("previous step's kept inputs", b.previous_graph),
@@ -191,6 +218,14 @@ pub fn step_timeline(b: &StepBuffers) -> Timeline {
             "loss",
             &with(&[
                 ("gradients", early_grads),
+                (
+                    "autocast cast cache",
+                    if b.cached_copies_in_loss {
+                        b.cached_copies
+                    } else {
+                        0.0
+                    },
+                ),
                 ("saved activations", acts),
                 ("logits", b.held_logits),
                 (loss_label, saved_loss + loss_transient),
@@ -227,6 +262,8 @@ pub fn step_timeline(b: &StepBuffers) -> Timeline {
                 // gradient was applied and freed.
                 ("gradients", early_grads.max(b.head_grads.min(b.grads))),
                 ("saved activations", b.saved_layers),
+                // The loop's own reference (LitGPT's `logits` list) outlives backward.
+                ("logits", b.held_logits),
                 ("layer working set", b.layer_working),
             ]),
         ),
@@ -234,17 +271,19 @@ pub fn step_timeline(b: &StepBuffers) -> Timeline {
             "optimizer step",
             &[
                 ("resident states", b.resident),
+                ("rotary cache", b.rope_cache),
                 ("DDP gradient buckets", b.grad_buckets),
                 ("gradients", b.grads),
                 ("optimizer temporaries", b.optimizer_temp),
             ],
         ),
-    ];
+    ]);
     if b.validation > 0.0 {
         phases.push(phase(
             "validation",
             &[
                 ("resident states", b.resident),
+                ("rotary cache", b.rope_cache),
                 ("DDP gradient buckets", b.grad_buckets),
                 ("previous step's kept inputs", b.previous_graph),
                 ("validation logits + loss", b.validation),

@@ -874,6 +874,10 @@ pub struct ActivationParts {
     pub saved_outside: f64,
     /// One layer's extra working set during its backward.
     pub layer_working: f64,
+    /// One checkpointed layer's tensors while its forward runs (full recompute: the layer saves
+    /// only its input, but its intermediates are live until it returns); 0 otherwise, where they
+    /// are among the saved activations.
+    pub forward_working: f64,
     pub basis: String,
     pub logits_elems: f64,
     pub logits_dtype_bytes: f64,
@@ -1086,14 +1090,22 @@ fn transformer_activations(
     };
     let layers_per_stage = t.total_layers().div_ceil(p.pp) as f64;
     let in_flight = p.pp.min(setup.grad_accum) as f64;
+    let forward_working = if setup.recompute == Recompute::Full {
+        checkpointed_forward_working(t, setup, tp, sp) * tokens
+    } else {
+        0.0
+    };
     let (saved_layers, layer_working, basis) = match setup.recompute {
         Recompute::Full => {
-            // Each layer keeps its input; backward recomputes one layer's full set at a time.
-            let inputs = c * t.hidden as f64 / sp * tokens * layers_per_stage * in_flight;
+            // Each layer keeps its input, in the residual stream's dtype (fp32 under autocast,
+            // measured: the autocast checkpointing rows); backward recomputes one layer's full
+            // set at a time.
+            let r = residual_bytes(setup);
+            let inputs = r * t.hidden as f64 / sp * tokens * layers_per_stage * in_flight;
             (
                 inputs,
                 per_token_layer * tokens + grad_working(t, c, tp) * tokens,
-                why!(explain, "full recompute: {c}·h B/token/layer × {layers_per_stage} layers × {in_flight} micro-batch(es); one layer's set ({per_token_layer:.0} B/token) recomputed in backward"),
+                why!(explain, "full recompute: {r}·h B/token/layer × {layers_per_stage} layers × {in_flight} micro-batch(es); one layer's set ({per_token_layer:.0} B/token) recomputed in backward"),
             )
         }
         _ => (
@@ -1149,6 +1161,7 @@ fn transformer_activations(
         offloaded,
         saved_outside,
         layer_working,
+        forward_working,
         basis,
         logits_elems: if has_head {
             tokens * t.vocab as f64 / tp
@@ -1166,10 +1179,19 @@ fn transformer_activations(
     }
 }
 
-/// Assumption: a layer's backward adds its activation gradients, ≈ c·(2h + f) bytes per token
-/// (the residual-stream gradient in and out, one MLP-width gradient).
+/// A layer's backward adds its activation gradients, at most at the MLP activation's backward:
+/// the residual-stream gradient (h) and, gated, the product's gradient from the down projection
+/// plus the two the product's backward writes (3 of f); plain, the activation output's gradient
+/// and the one its backward writes (2 of f). Measured at the backward peak of the LitGPT
+/// checkpointing row llama-mha b2 (validation/litgpt-measured.json: three f-sized bf16 tensors
+/// under `MulBackward0`); the other rows peak before the layers' backward.
 fn grad_working(t: &TransformerSpec, c: f64, tp: f64) -> f64 {
-    c * (2.0 * t.hidden as f64 + t.ffn_for_activation() as f64) / tp
+    let f = t.ffn_for_activation() as f64;
+    let mlp = match t.mlp {
+        MlpKind::Gated => 3.0 * f,
+        MlpKind::Plain => 2.0 * f,
+    };
+    c * (t.hidden as f64 + mlp) / tp
 }
 
 /// PEFT LoRA's extra saved bytes per token per layer (`LoraLayer.forward`, lora_dropout > 0:
@@ -1320,6 +1342,31 @@ fn frozen_norm_saved(t: &TransformerSpec, setup: &TrainingSetup) -> f64 {
     }
 }
 
+/// Bytes per token live inside one checkpointed layer at its forward peak, the MLP product
+/// (measured: the checkpointing rows of validation/litgpt-measured.json and peak-measured.json):
+/// the MLP's intermediates (gate and up outputs, the activation, the product being written: 4
+/// of f under a gated MLP; fc output and activation: 2 under a plain one), the residual sum
+/// and the attention block's output beside the layer input (3 of h), and an RMSNorm's fp32
+/// upcast of its input. Nothing of the layer is saved: its inputs are the saved activations.
+fn checkpointed_forward_working(
+    t: &TransformerSpec,
+    setup: &TrainingSetup,
+    tp: f64,
+    sp: f64,
+) -> f64 {
+    let c = compute_bytes(setup);
+    let (h, f) = (t.hidden as f64, t.ffn_for_activation() as f64);
+    let mlp = match t.mlp {
+        MlpKind::Gated => 4.0 * f,
+        MlpKind::Plain => 2.0 * f,
+    };
+    let upcast = match t.norm {
+        NormKind::RmsNorm if setup.rmsnorm_fp32 != Some(false) && c < 4.0 => 4.0 * h,
+        _ => 0.0,
+    };
+    c * mlp / tp + (3.0 * c * h + upcast) / sp
+}
+
 /// Bytes per element of the residual stream: fp32 in fp32 training and under torch.autocast
 /// (the embedding output is not cast), else the compute dtype.
 fn residual_bytes(setup: &TrainingSetup) -> f64 {
@@ -1336,9 +1383,6 @@ fn residual_bytes(setup: &TrainingSetup) -> f64 {
 fn rotary_saved(t: &TransformerSpec, setup: &TrainingSetup) -> f64 {
     if !matches!(t.positional, crate::model::Positional::Rotary) {
         return 0.0;
-    }
-    if setup.framework == Framework::LitGpt {
-        return litgpt::rope_cache_bytes(t, setup.seq_len);
     }
     if setup.framework != Framework::HuggingFace || setup.recompute == Recompute::Full {
         return 0.0;
@@ -1413,6 +1457,11 @@ fn step_buffers(
         0.0
     };
     let linear_share = (b.linear_params() + b.lm_head) as f64 / b.total.max(1) as f64;
+    let copies = if setup.autocast_on() {
+        autocast_copied_params(m, setup, b, params_on_device(b, p, 1), linear_share)
+    } else {
+        AutocastCopies::default()
+    };
     StepBuffers {
         resident,
         grads,
@@ -1437,14 +1486,25 @@ fn step_buffers(
         } else {
             0.0
         },
-        weight_copies: if setup.autocast_on() {
-            2.0 * autocast_copied_params(m, setup, b, params_on_device(b, p, 1), linear_share)
-        } else {
-            0.0
-        },
+        weight_copies: 2.0 * copies.saved,
+        cached_copies: 2.0 * copies.cached,
+        // HF models compute the loss inside the forward that autocast wraps; LitGPT calls its
+        // loss after the module forward, when Fabric's autocast has exited.
+        cached_copies_in_loss: setup.framework != Framework::LitGpt,
         saved_layers: acts.saved_layers,
         saved_outside: acts.saved_outside,
-        layer_working: acts.layer_working,
+        layer_working: acts.layer_working + 2.0 * copies.one_layer,
+        forward_working: acts.forward_working,
+        // LitGPT's rotary cache is a pair of module buffers, live from `max_seq_length` on.
+        rope_cache: match m.transformer() {
+            Some(t)
+                if setup.framework == Framework::LitGpt
+                    && matches!(t.positional, crate::model::Positional::Rotary) =>
+            {
+                litgpt::rope_cache_bytes(t, setup.seq_len)
+            }
+            _ => 0.0,
+        },
         logits_elems: acts.logits_elems,
         logits_dtype_bytes: acts.logits_dtype_bytes,
         fused_loss: acts.fused_loss,
@@ -1490,49 +1550,60 @@ fn step_buffers(
     .with_model(m)
 }
 
+/// torch.autocast's 16-bit weight copies by lifetime, in parameters.
+#[derive(Clone, Copy, Debug, Default)]
+struct AutocastCopies {
+    /// Saved for backward: live from forward through backward.
+    saved: f64,
+    /// Held by autocast's cast cache only, to the end of the autocast region (the forward, and
+    /// the loss when it runs inside it): the casts of trainable leaf weights in checkpointed
+    /// layers, which autograd does not save.
+    cached: f64,
+    /// One checkpointed layer's copies, made again by its recompute and saved for its backward.
+    one_layer: f64,
+}
+
 /// Parameters whose bf16 copy torch.autocast saves for backward: every linear's weight whose
 /// input needs a gradient, the LM head included (a tied head's copy too: GPT-2's 32h on the tiny
 /// rows), less the first layer's q/k/v under PEFT without checkpointing (their input has no
 /// gradient, see [`peft_first_layer_absent`]). Measured per tensor (tools/measure_peak.py rows).
+///
+/// Under full recompute a checkpointed layer saves nothing in forward, its copies included: only
+/// the LM head's (outside the layers) stay saved. Autocast still caches the casts of leaves that
+/// require grad until its region exits (`cached_casts`, aten/src/ATen/autocast_mode.cpp): every
+/// trainable layer weight under full fine-tuning, the adapters under PEFT. FSDP/ZeRO-3 hand the
+/// layers views of the gathered flat parameter, which are not leaves: nothing is cached. In
+/// backward each layer's recompute casts its weights again for its own backward. Measured:
+/// the autocast checkpointing rows of validation/peak-measured.json.
 fn autocast_copied_params(
     m: &ModelSpec,
     setup: &TrainingSetup,
     b: &ParamBreakdown,
     on_device: f64,
     linear_share: f64,
-) -> f64 {
+) -> AutocastCopies {
     let p = &setup.parallel;
     let Some(t) = m.transformer() else {
-        return on_device * linear_share;
+        return AutocastCopies {
+            saved: on_device * linear_share,
+            ..AutocastCopies::default()
+        };
     };
+    let per_device = |params: f64| params * on_device / b.total.max(1) as f64;
     let has_head = t.vocab > 0 && t.structure != crate::model::Structure::EncoderOnly;
     let tied = if t.tie_embeddings && has_head {
         (t.vocab * t.hidden) as f64 / p.tp as f64
     } else {
         0.0
     };
-    let first_qkv =
-        if setup.task.is_peft() && setup.framework.is_eager() && setup.recompute != Recompute::Full
-        {
-            b.groups.first().map_or(0.0, |g| {
-                g.linears
-                    .iter()
-                    .filter(|l| matches!(l.name, "q_proj" | "k_proj" | "v_proj"))
-                    .map(|l| l.params() as f64)
-                    .sum::<f64>()
-                    / p.tp as f64
-            })
-        } else {
-            0.0
-        };
     // Routed experts run in fp32 under autocast (see `autocast_extra_per_layer`): no copies.
     let experts = if setup.framework.is_eager() {
-        b.expert_params() as f64 * on_device / b.total.max(1) as f64
+        per_device(b.expert_params() as f64)
     } else {
         0.0
     };
     let adapters = if setup.task.is_peft() {
-        lora_params(b, setup.lora.rank, &setup.lora.targets) * on_device / b.total.max(1) as f64
+        per_device(lora_params(b, setup.lora.rank, &setup.lora.targets))
     } else {
         0.0
     };
@@ -1546,7 +1617,48 @@ fn autocast_copied_params(
     } else {
         0.0
     };
-    (on_device * linear_share + tied - first_qkv - experts + adapters + head_recasts).max(0.0)
+    if setup.recompute == Recompute::Full {
+        let layers = per_device(b.linear_params() as f64) - experts;
+        let one_layer = b
+            .groups
+            .iter()
+            .map(|g| {
+                g.linears
+                    .iter()
+                    .filter(|l| l.copies <= 1)
+                    .map(|l| l.params() as f64)
+                    .sum::<f64>()
+            })
+            .fold(0.0, f64::max)
+            / p.tp as f64;
+        let leaves = p.zero < 3;
+        return AutocastCopies {
+            saved: per_device(b.lm_head as f64) + tied + head_recasts,
+            cached: match (leaves, setup.task.is_peft()) {
+                (false, _) => 0.0,
+                (true, true) => adapters,
+                (true, false) => layers.max(0.0),
+            },
+            one_layer,
+        };
+    }
+    let first_qkv = if setup.task.is_peft() && setup.framework.is_eager() {
+        b.groups.first().map_or(0.0, |g| {
+            g.linears
+                .iter()
+                .filter(|l| matches!(l.name, "q_proj" | "k_proj" | "v_proj"))
+                .map(|l| l.params() as f64)
+                .sum::<f64>()
+                / p.tp as f64
+        })
+    } else {
+        0.0
+    };
+    AutocastCopies {
+        saved: (on_device * linear_share + tied - first_qkv - experts + adapters + head_recasts)
+            .max(0.0),
+        ..AutocastCopies::default()
+    }
 }
 
 /// Plain PyTorch DDP (ZeRO 0, more than one GPU, HF profile) with `gradient_as_bucket_view`
@@ -1602,7 +1714,8 @@ fn peak_items(items: &mut Vec<MemoryItem>, tl: &Timeline, acts: &ActivationParts
             },
             n => {
                 let name = match n {
-                    "saved activations" => "activations",
+                    // LitGPT's rotary buffers are shown with the activations they serve.
+                    "saved activations" | "rotary cache" => "activations",
                     "logits"
                     | "loss buffers (fp32)"
                     | "loss buffers (bf16)"
@@ -1610,7 +1723,7 @@ fn peak_items(items: &mut Vec<MemoryItem>, tl: &Timeline, acts: &ActivationParts
                     other => other,
                 };
                 let basis = match n {
-                    "saved activations" => acts.basis.as_str(),
+                    "saved activations" | "rotary cache" => acts.basis.as_str(),
                     "logits" | "loss buffers (fp32)" | "loss buffers (bf16)" | "logits gradient" => {
                         acts.logits_basis.as_str()
                     }
@@ -1626,6 +1739,12 @@ fn peak_items(items: &mut Vec<MemoryItem>, tl: &Timeline, acts: &ActivationParts
                     }
                     "autocast weight copies" => {
                         "16-bit copies of the fp32 linear weights (torch.autocast)"
+                    }
+                    "layer forward working set" => {
+                        "one checkpointed layer's MLP intermediates, residual sum and norm upcast while its forward runs"
+                    }
+                    "autocast cast cache" => {
+                        "autocast's cached 16-bit copies of the trainable weights in checkpointed layers (to the end of the autocast region)"
                     }
                     "optimizer temporaries" => {
                         "AdamW foreach: one state-sized buffer (_foreach_sqrt)"

@@ -58,7 +58,12 @@ fn predict(row: &Value, old: bool) -> TrainingMemory {
             AdapterDtype::Bf16
         },
         attention: AttentionImpl::Flash,
-        recompute: Recompute::None,
+        // More than one device: FSDP with every Block checkpointed (measured unsharded).
+        recompute: if row["checkpointing"].as_bool() == Some(true) {
+            Recompute::Full
+        } else {
+            Recompute::None
+        },
         micro_batch: row["micro_batch"].as_u64().unwrap(),
         seq_len: row["seq"].as_u64().unwrap(),
         grad_accum: 2,
@@ -101,13 +106,18 @@ fn comparisons(file: &str, old: bool) -> Vec<(String, f64, f64)> {
     let mut out = Vec::new();
     for r in data["rows"].as_array().unwrap() {
         let name = format!(
-            "{} {} {} {} s{} b{}",
+            "{} {} {} {} s{} b{}{}",
             data["package"].as_str().unwrap(),
             r["task"].as_str().unwrap(),
             r["precision"].as_str().unwrap(),
             r["shape"].as_str().unwrap(),
             r["seq"],
-            r["micro_batch"]
+            r["micro_batch"],
+            if r["checkpointing"].as_bool() == Some(true) {
+                " ckpt"
+            } else {
+                ""
+            }
         );
         let m = predict(r, old);
         let t = &m.timeline;
@@ -160,7 +170,7 @@ fn litgpt_profile_matches_measured_loop() {
         .collect();
     assert_eq!(
         rows.len(),
-        2 * 11 * 6,
+        2 * 15 * 6,
         "the grid of tools/measure_litgpt.py"
     );
     let report: String = rows

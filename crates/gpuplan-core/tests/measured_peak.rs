@@ -138,7 +138,7 @@ fn errors() -> Vec<(String, f64, f64, String, String)> {
 #[test]
 fn timeline_matches_measured_peaks() {
     let rows = errors();
-    assert_eq!(rows.len(), 38, "the grid of tools/measure_peak.py");
+    assert_eq!(rows.len(), 41, "the grid of tools/measure_peak.py");
     let mut report = String::new();
     for (name, peak, saved, phase, measured_phase) in &rows {
         report += &format!(
@@ -169,4 +169,49 @@ fn timeline_matches_measured_peaks() {
 /// Every row: 2% on the peak and on the saved-after-forward bytes (issue 9).
 fn tolerance(_name: &str) -> (f64, f64) {
     (0.02, 0.02)
+}
+
+/// The loss phase against the profiler's peak inside its range (`phase_peaks_bytes`): what the
+/// timeline holds live before backward — the saved activations, the logits and loss buffers, and
+/// under autocast with full checkpointing the cast cache of the trainable weights (2.4% of the
+/// phase on the Llama row, −0.1% with it). 2% on every row. The forward phase is reported, not
+/// asserted: the timeline holds its end state, and the peak inside the range also has the last
+/// op's temporaries (bf16 RMSNorm upcasts and the like: up to −10% of the phase on these rows,
+/// never the step's peak).
+#[test]
+fn loss_phase_matches_measured_phase_peaks() {
+    let p = format!(
+        "{}/../../validation/peak-measured.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let data: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+    let (b, s) = (
+        data["batch"].as_u64().unwrap(),
+        data["seq"].as_u64().unwrap(),
+    );
+    let mut report = String::new();
+    let mut worst: f64 = 0.0;
+    for r in data["rows"].as_array().unwrap() {
+        let m = predict(r, b, s);
+        let phase = |name: &str| {
+            m.timeline
+                .phases
+                .iter()
+                .find(|p| p.phase == name)
+                .map(|p| p.total.0)
+                .unwrap()
+        };
+        let measured = |name: &str| r["phase_peaks_bytes"][name].as_f64().unwrap();
+        let fwd = phase("forward") / measured("forward") - 1.0;
+        let loss = phase("loss") / measured("loss") - 1.0;
+        worst = worst.max(loss.abs());
+        report += &format!(
+            "{:44} forward {:+6.1}%  loss {:+6.1}%\n",
+            row_name(r),
+            fwd * 100.0,
+            loss * 100.0
+        );
+    }
+    println!("{report}");
+    assert!(worst <= 0.02, "loss phase {:.1}%\n{report}", worst * 100.0);
 }

@@ -243,7 +243,11 @@ pub fn search_space(req: &PlanRequest, base: &TrainingSetup, c: &ClusterSpec) ->
             .collect(),
         _ => vec![1],
     };
-    let rcs: &[Recompute] = if base.attention == AttentionImpl::Eager {
+    let litgpt = base.framework == crate::workload::Framework::LitGpt;
+    let rcs: &[Recompute] = if litgpt {
+        // LitGPT has no recompute switch: its strategy follows from the device count (below).
+        &[Recompute::None, Recompute::Full]
+    } else if base.attention == AttentionImpl::Eager {
         &[Recompute::None, Recompute::Selective, Recompute::Full]
     } else {
         &[Recompute::None, Recompute::Full]
@@ -283,6 +287,14 @@ pub fn search_space(req: &PlanRequest, base: &TrainingSetup, c: &ClusterSpec) ->
             for ep in eps {
                 for &zero in zeros {
                     for &recompute in rcs {
+                        // LitGPT has no expert or context parallelism either.
+                        if litgpt
+                            && (ep != 1
+                                || cp != 1
+                                || !litgpt_strategy(base.task, dp, zero, recompute))
+                        {
+                            continue;
+                        }
                         out.push(Point {
                             tp,
                             pp,
@@ -299,6 +311,21 @@ pub fn search_space(req: &PlanRequest, base: &TrainingSetup, c: &ClusterSpec) ->
         }
     }
     out
+}
+
+/// The one sharding and recompute choice LitGPT's scripts make for a device count (litgpt
+/// @00af8b0d `finetune/lora.py` l.141-153, `finetune/full.py` l.99-106, `finetune/adapter.py`
+/// l.117-123: more than one device → `FSDPStrategy(auto_wrap_policy={Block},
+/// activation_checkpointing_policy={Block})`, FULL_SHARD with every Block checkpointed, else
+/// `"auto"`: one device, no sharding, no checkpointing; `pretrain.py` l.134-135: FSDP
+/// `HYBRID_SHARD` without checkpointing, modelled as ZeRO-3, which shards over every rank where
+/// HYBRID_SHARD shards inside a node only). No flag of those scripts changes either choice.
+fn litgpt_strategy(task: TrainTask, dp: u64, zero: u8, recompute: Recompute) -> bool {
+    match (dp > 1, task) {
+        (false, _) => zero == 0 && recompute == Recompute::None,
+        (true, TrainTask::Pretrain) => zero == 3 && recompute == Recompute::None,
+        (true, _) => zero == 3 && recompute == Recompute::Full,
+    }
 }
 
 /// One micro-batch of one point: the configuration and its memory, lean (bytes without the words,

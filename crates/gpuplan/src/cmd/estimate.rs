@@ -432,9 +432,12 @@ fn timeline_block(m: &gpuplan_core::train::TrainingMemory, look: &Look) -> Strin
         .iter()
         .enumerate()
         .map(|(i, p)| {
+            // Components below the table's 0.01 GiB resolution (LitGPT's rotary buffers at
+            // short contexts) stay in the JSON, not in the text.
             let parts = p
                 .components
                 .iter()
+                .filter(|(_, b)| b.gib() >= 0.005)
                 .map(|(n, b)| format!("{} {:.2}", super::plan::mem_label(n, l), b.gib()))
                 .collect::<Vec<_>>()
                 .join(sep);
