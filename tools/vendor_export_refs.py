@@ -28,6 +28,10 @@ Each list is extracted from the project's own source or documentation, never typ
                             replaced by get_resources_schema() and get_service_schema() (the task
                             schema leaves them bare objects; SkyPilot validates them with those);
                             needs `pip install skypilot`
+  litgpt-args.json          LitGPT's CLI (litgpt/__main__.py subcommands): the parameters of `setup()`
+                            in litgpt/finetune/lora.py, finetune/full.py and pretrain.py (config
+                            keys of `--config FILE`), the fields of TrainArgs (litgpt/args.py, the
+                            `train:` section) and the `quantize` choices of finetune/lora.py
   torchrun-args.json        not generated here: transcribed from torch/distributed/run.py (see _source)
   k8s-<kind>.schema.json    the Kubernetes Python client's pydantic models (kubernetes 37.0.2,
                             OpenAPI release-1.37): V1Deployment, V1Service,
@@ -111,6 +115,23 @@ def tencent(path):
         out[name] = sorted(set(re.findall(r"self\._([A-Za-z0-9]+) = None", m.group(1))))
     return out
 
+def litgpt(root):
+    """LitGPT at ROOT (the package directory): config keys per subcommand, TrainArgs fields."""
+    def params(rel):
+        src = open(os.path.join(root, rel), encoding="utf-8").read()
+        sig = src[src.index("\ndef setup("):]
+        sig = sig[: re.search(r"\n\)", sig).start()]  # the signature's closing parenthesis
+        return sorted(set(re.findall(r"^    ([a-z_][a-z0-9_]*):", sig, re.M)))
+    args = open(os.path.join(root, "args.py"), encoding="utf-8").read()
+    body = re.search(r"class TrainArgs:\n(.*?)(?=\n@dataclass|\nclass )", args, re.S).group(1)
+    lora = open(os.path.join(root, "finetune/lora.py"), encoding="utf-8").read()
+    quant = re.search(r"quantize: Optional\[Literal\[(.*?)\]\]", lora, re.S).group(1)
+    return {"commands": {"finetune_lora": params("finetune/lora.py"),
+                         "finetune_full": params("finetune/full.py"),
+                         "pretrain": params("pretrain.py")},
+            "train": sorted(set(re.findall(r"^    ([a-z_][a-z0-9_]*):", body, re.M))),
+            "quantize": re.findall(r'"([^"]+)"', quant)}
+
 def huawei(path):
     d = json.load(open(path, encoding="utf-8"))
     return {"$ref": "#/definitions/CreateServersRequestBody", "definitions": d["definitions"]}
@@ -126,6 +147,8 @@ if __name__ == "__main__":
         data = flags(paths, "'")
     elif kind == "deepspeed":
         data = deepspeed(paths[0])
+    elif kind == "litgpt":
+        data = litgpt(paths[0])
     elif kind == "alibaba":
         data = alibaba(paths[0])
     elif kind == "tencent":

@@ -99,6 +99,7 @@ struct Refs {
     megatron: BTreeSet<String>,
     torchrun: BTreeSet<String>,
     msrun: BTreeSet<String>,
+    litgpt: Value,
     alibaba: BTreeSet<String>,
     tencent: Value,
 }
@@ -134,6 +135,7 @@ impl Refs {
             megatron: strings(&items("megatron-args.json")),
             torchrun: strings(&items("torchrun-args.json")),
             msrun: strings(&items("msrun-args.json")),
+            litgpt: items("litgpt-args.json"),
             alibaba: strings(&items("alibaba-runinstances.json")),
             tencent: items("tencent-runinstances.json"),
         }
@@ -275,6 +277,55 @@ fn check_yaml(r: &Refs, rel: &str, v: &Value, seen: &mut Seen) -> Vec<String> {
             }
             bad
         }
+        ("litgpt.yaml", _) => {
+            seen.hit("litgpt config keys");
+            // The subcommand the file is for (launch.sh runs it: checked there).
+            let command = if v.get("model_name").is_some() {
+                "pretrain"
+            } else if v.get("lora_r").is_some() {
+                "finetune_lora"
+            } else {
+                "finetune_full"
+            };
+            let keys = strings(&r.litgpt["commands"][command]);
+            let train = strings(&r.litgpt["train"]);
+            let mut bad: Vec<String> = v
+                .as_object()
+                .unwrap()
+                .keys()
+                .filter(|k| !keys.contains(*k))
+                .map(|k| format!("litgpt {command}: unknown key {k}"))
+                .collect();
+            for k in v["train"].as_object().unwrap().keys() {
+                if !train.contains(k) {
+                    bad.push(format!("litgpt: unknown train key {k}"));
+                }
+            }
+            // The finetune scripts reject these TrainArgs (validate_args) and need epochs.
+            if command != "pretrain" {
+                for k in [
+                    "max_tokens",
+                    "max_norm",
+                    "tie_embeddings",
+                    "lr_warmup_fraction",
+                ] {
+                    if v["train"].get(k).is_some() {
+                        bad.push(format!(
+                            "litgpt {command}: {k} is rejected by validate_args"
+                        ));
+                    }
+                }
+                if v["train"].get("epochs").is_none() {
+                    bad.push(format!("litgpt {command}: train.epochs missing"));
+                }
+            }
+            if let Some(q) = v.get("quantize").and_then(Value::as_str) {
+                if !strings(&r.litgpt["quantize"]).contains(q) {
+                    bad.push(format!("litgpt: unknown quantize {q}"));
+                }
+            }
+            bad
+        }
         (_, "PyTorchJob") => {
             seen.hit("PyTorchJob CRD");
             errors(&r.pytorchjob, v)
@@ -362,6 +413,20 @@ fn check_script(r: &Refs, rel: &str, text: &str, seen: &mut Seen) -> Vec<String>
             for (f, _) in flag_pairs(&l) {
                 if !r.torchrun.contains(&f) {
                     bad.push(format!("torchrun: unknown flag {f}"));
+                }
+            }
+            // LitGPT plans run LitGPT's CLI on their litgpt.yaml by default.
+            if let Some(l) = find("litgpt) exec") {
+                seen.hit("litgpt launch");
+                let cmds = r.litgpt["commands"].as_object().unwrap();
+                if !cmds
+                    .keys()
+                    .any(|c| l.contains(&format!(" {c} --config \"$HERE/litgpt.yaml\"")))
+                {
+                    bad.push(format!("litgpt: no known subcommand on its config in {l}"));
+                }
+                if find("LAUNCHER=\"${LAUNCHER:-litgpt}\"").is_none() {
+                    bad.push("litgpt plans must default to LAUNCHER=litgpt".into());
                 }
             }
             // msrun (MindSpore) is offered on Ascend plans only, and is their default there.
@@ -622,6 +687,34 @@ fn every_provider_command_and_megatron_args_validate() {
             ],
         ),
         (
+            "litgpt",
+            &[
+                "-m",
+                "Llama-3.1-8B",
+                "--task",
+                "qlora",
+                "--profile",
+                "litgpt",
+                "--tokens",
+                "1e8",
+            ],
+        ),
+        (
+            "litgpt-full-multinode",
+            &[
+                "-m",
+                "Llama-3.1-8B",
+                "--task",
+                "full",
+                "--profile",
+                "litgpt",
+                "--tokens",
+                "1e9",
+                "--deadline",
+                "5h",
+            ],
+        ),
+        (
             "megatron",
             &[
                 "-m",
@@ -659,6 +752,8 @@ fn every_provider_command_and_megatron_args_validate() {
         "tencent RunInstances",
         "huawei CreateServers",
         "megatron args",
+        "litgpt config keys",
+        "litgpt launch",
     ] {
         assert!(
             seen.0.contains_key(what),

@@ -110,6 +110,13 @@ pub fn five_commands(p: &PlanView) -> String {
             "MODEL=<repo or path> bash serve-vllm.sh                 # on each node".to_string(),
             "k8s/deployment.yaml",
         ),
+        None if p.train.as_ref().is_some_and(|t| t.framework == "litgpt") => (
+            format!(
+                "NODE_RANK=<0..{}> MASTER_ADDR=<node 0> bash launch.sh   # on each node: LitGPT's CLI with litgpt.yaml (set its checkpoint_dir, and data: LitGPT's default is Alpaca)",
+                p.nodes - 1
+            ),
+            "k8s/pytorchjob.yaml (or k8s/volcano-job.yaml)",
+        ),
         None => (
             format!(
                 "NODE_RANK=<0..{}> MASTER_ADDR=<node 0> TRAIN_SCRIPT=train.py bash launch.sh   # on each node",
@@ -243,11 +250,17 @@ mod proptests {
                    recompute in pick(&["none", "selective", "full"]),
                    mb in 1u64..64, ga in 1u64..512, seq in 1u64..200_000,
                    ckpt in proptest::option::of(1.0f64..1e6), step_s in 0.001f64..1e4,
-                   storage in any::<bool>()) -> TrainView {
-            TrainView { task: "pretrain".into(), precision: precision.into(), optimizer: "adam_w".into(),
-                framework: "hugging_face".into(), tp, pp, ep, sequence_parallel: sp, zero,
+                   storage in any::<bool>(),
+                   task in pick(&["pretrain", "full_finetune", "lora", "qlora"]),
+                   framework in pick(&["hugging_face", "litgpt"]),
+                   rank in 1u64..1024, tokens in proptest::option::of(1.0f64..1e13),
+                   base in proptest::option::of(pick(&["nf4", "nf4_no_dq", "int8", "bf16"]))) -> TrainView {
+            TrainView { task: task.into(), precision: precision.into(), optimizer: "adam_w".into(),
+                framework: framework.into(), tp, pp, ep, sequence_parallel: sp, zero,
                 offload_optimizer: off.0, offload_params: off.1, recompute: recompute.into(),
                 attention: "flash".into(), micro_batch: mb, grad_accum: ga, seq_len: seq,
+                lora_rank: Some(rank), lora_targets: vec!["q_proj".into(), "v_proj".into()],
+                lora_base: base.map(String::from), tokens,
                 storage: storage.then(|| StorageView { id: "alibaba-nas-capacity".into(),
                     name: "NAS".into(), kind: "file".into(), shared: true, capacity_gib: 100.0 }),
                 interruptible: ckpt.is_some(), checkpoint_interval_s: ckpt, step_s }
@@ -342,6 +355,18 @@ mod proptests {
                 prop_assert_eq!(ds["zero_optimization"]["stage"].as_u64(), Some(t.zero));
                 prop_assert_eq!(ds["train_batch_size"].as_u64(),
                     Some(t.micro_batch * t.grad_accum * t.data_parallel(p.total_gpus())));
+                // LitGPT plans carry their config, with the same batch, and nothing else does.
+                let lit = files.iter().find(|f| f.path == "litgpt.yaml");
+                prop_assert_eq!(lit.is_some(), t.framework == "litgpt");
+                if let Some(f) = lit {
+                    let v: Value = serde_norway::from_str(&f.text).unwrap();
+                    prop_assert_eq!(&v["train"]["global_batch_size"], &ds["train_batch_size"]);
+                    prop_assert_eq!(v["devices"].as_u64(), Some(p.gpus_per_node));
+                    prop_assert_eq!(v["num_nodes"].as_u64(), Some(p.nodes));
+                    if let Some(steps) = v["train"]["max_steps"].as_u64() {
+                        prop_assert!(steps >= 1);
+                    }
+                }
             }
         }
     }

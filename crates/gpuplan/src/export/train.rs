@@ -29,7 +29,131 @@ pub fn files(p: &PlanView) -> Result<Vec<File>> {
     if t.model_parallel() {
         out.push(File::new("megatron_args.sh", megatron_args_sh(p, t)));
     }
+    if litgpt_plan(t) {
+        out.push(File::new("litgpt.yaml", litgpt_yaml(p, t)?));
+    }
     Ok(out)
+}
+
+/// `train.epochs` of LitGPT's finetune scripts' `setup()` defaults (finetune/lora.py and full.py
+/// @00af8b0d: `TrainArgs(..., epochs=5)`), written out because their loop multiplies by it.
+const LITGPT_FINETUNE_EPOCHS: u64 = 5;
+
+/// A plan made with the `litgpt` framework profile: its memory is LitGPT's own loop's.
+fn litgpt_plan(t: &TrainView) -> bool {
+    t.framework == "litgpt"
+}
+
+/// LitGPT's CLI subcommand for the plan's task (litgpt/__main__.py @00af8b0d).
+pub fn litgpt_command(t: &TrainView) -> &'static str {
+    match t.task.as_str() {
+        "pretrain" => "pretrain",
+        "lora" | "qlora" => "finetune_lora",
+        _ => "finetune_full",
+    }
+}
+
+/// Lightning Fabric's precision string for the plan's precision (lightning/fabric/connector.py
+/// `_PRECISION_INPUT_STR`; LitGPT passes `--precision` to `Fabric(precision=...)`).
+fn litgpt_precision(precision: &str) -> &'static str {
+    match precision {
+        "amp_bf16" => "bf16-mixed",
+        "amp_fp16" => "16-mixed",
+        "fp32" => "32-true",
+        "fp8" => "REPLACE: LitGPT has no FP8 training precision; the plan assumed FP8 GEMMs",
+        _ => "bf16-true",
+    }
+}
+
+/// The LitGPT `--config` file (config-hub format: litgpt/finetune/lora.py `setup()` keys, the
+/// `train:` section of litgpt/args.py TrainArgs; names checked against the vendored
+/// tests/schemas/litgpt-args.json). LitGPT picks the strategy itself: FSDP with every Block
+/// checkpointed above one device, what the plan's memory assumed.
+pub fn litgpt_config(p: &PlanView, t: &TrainView) -> Value {
+    let command = litgpt_command(t);
+    let mut train = json!({
+        "global_batch_size": global_batch(p, t),
+        "micro_batch_size": t.micro_batch,
+        "max_seq_length": t.seq_len,
+        "log_interval": 1,
+    });
+    match (t.tokens, command) {
+        (Some(tokens), "pretrain") => train["max_tokens"] = json!(tokens.round() as u64),
+        // The finetune scripts reject max_tokens (validate_args) and need epochs: the plan's
+        // token budget as optimizer steps, at most setup()'s default 5 epochs of the dataset.
+        (tokens, _) => {
+            train["epochs"] = json!(LITGPT_FINETUNE_EPOCHS);
+            if let Some(tokens) = tokens {
+                let per_step = (global_batch(p, t) * t.seq_len).max(1) as f64;
+                train["max_steps"] = json!((tokens / per_step).ceil().max(1.0) as u64);
+            }
+        }
+    }
+    if let Some(steps) = t.checkpoint_steps() {
+        train["save_interval"] = json!(steps);
+    }
+    let mut doc = json!({
+        "out_dir": format!("out/{command}"),
+        "precision": litgpt_precision(&t.precision),
+        "devices": p.gpus_per_node,
+        "num_nodes": p.nodes,
+        "train": train,
+        "optimizer": match t.optimizer.as_str() {
+            "adam_w" => "AdamW",
+            "sgd_momentum" => "SGD",
+            _ => "REPLACE: the optimizer the plan assumed has no LitGPT name here",
+        },
+    });
+    let model = format!(
+        "REPLACE: the LitGPT checkpoint directory of {} (`litgpt download <org>/<repo>`)",
+        p.model
+    );
+    if command == "pretrain" {
+        doc["model_name"] = json!(format!("REPLACE: the LitGPT config name of {}", p.model));
+    } else {
+        doc["checkpoint_dir"] = json!(model);
+    }
+    if command == "finetune_lora" {
+        let all = t.lora_targets.iter().any(|x| x == "all-linear");
+        let has =
+            |names: &[&str]| all || t.lora_targets.iter().any(|x| names.contains(&x.as_str()));
+        doc["lora_r"] = match t.lora_rank {
+            Some(r) => json!(r),
+            None => json!("REPLACE: the LoRA rank (the plan document gives none)"),
+        };
+        doc["lora_query"] = json!(has(&["q_proj", "c_attn", "qkv_proj"]));
+        doc["lora_key"] = json!(has(&["k_proj", "c_attn", "qkv_proj"]));
+        doc["lora_value"] = json!(has(&["v_proj", "c_attn", "qkv_proj"]));
+        doc["lora_projection"] = json!(has(&["o_proj", "c_proj", "dense"]));
+        doc["lora_mlp"] = json!(has(&[
+            "gate_proj",
+            "up_proj",
+            "down_proj",
+            "c_fc",
+            "fc1",
+            "fc2"
+        ]));
+        doc["lora_head"] = json!(!all && t.lora_targets.iter().any(|x| x == "lm_head"));
+        if t.task == "qlora" {
+            doc["quantize"] = json!(match t.lora_base.as_deref() {
+                Some("nf4_no_dq") => "bnb.nf4",
+                Some("int8") => "bnb.int8-training",
+                _ => "bnb.nf4-dq",
+            });
+        }
+    }
+    doc
+}
+
+fn litgpt_yaml(p: &PlanView, t: &TrainView) -> Result<String> {
+    yaml(
+        p,
+        &format!(
+            "LitGPT config: `litgpt {} --config litgpt.yaml` (launch.sh LAUNCHER=litgpt). LitGPT shards with FSDP and checkpoints every Block on more than one device, as the plan's memory assumed.",
+            litgpt_command(t)
+        ),
+        &[litgpt_config(p, t)],
+    )
 }
 
 fn train(p: &PlanView) -> &TrainView {
@@ -91,6 +215,8 @@ fn mindspore(p: &PlanView) -> bool {
 fn launcher_default(p: &PlanView, t: &TrainView) -> &'static str {
     if mindspore(p) {
         "msrun"
+    } else if litgpt_plan(t) {
+        "litgpt"
     } else if t.model_parallel() {
         "megatron"
     } else {
@@ -112,12 +238,12 @@ fn launch_sh(p: &PlanView, t: &TrainView) -> String {
 #   deepspeed: TRAIN_SCRIPT takes --deepspeed ds_config.json (HF Trainer convention)
 #   fsdp:      accelerate launch with accelerate_fsdp.yaml (when the bundle has it)
 #   megatron:  TRAIN_SCRIPT is a Megatron-LM entry point (pretrain_gpt.py), megatron_args.sh
-{msrun_doc}{checkpoint}HERE="$(cd "$(dirname "${{BASH_SOURCE[0]}}")" && pwd)"
+{litgpt_doc}{msrun_doc}{checkpoint}HERE="$(cd "$(dirname "${{BASH_SOURCE[0]}}")" && pwd)"
 source "$HERE/env.sh"
-TRAIN_SCRIPT="${{TRAIN_SCRIPT:?set TRAIN_SCRIPT to your training entry point}}"
+LAUNCHER="${{LAUNCHER:-{default}}}"
+{train_script}
 {master}
 MASTER_PORT="${{MASTER_PORT:-29500}}"
-LAUNCHER="${{LAUNCHER:-{default}}}"
 NNODES={nodes}
 NPROC_PER_NODE={gpn}
 TORCHRUN=(torchrun --nnodes "$NNODES" --nproc-per-node "$NPROC_PER_NODE" --node-rank "$NODE_RANK"
@@ -132,7 +258,7 @@ case "$LAUNCHER" in
     [ -f "$HERE/megatron_args.sh" ] || {{ echo "this plan uses no model parallelism: use deepspeed" >&2; exit 2; }}
     source "$HERE/megatron_args.sh"
     exec "${{TORCHRUN[@]}}" "$TRAIN_SCRIPT" "${{MEGATRON_ARGS[@]}}" "$@" ;;
-{msrun_case}  *) echo "LAUNCHER must be {launchers}" >&2; exit 2 ;;
+{litgpt_case}{msrun_case}  *) echo "LAUNCHER must be {launchers}" >&2; exit 2 ;;
 esac
 "#,
         last = p.nodes - 1,
@@ -142,10 +268,28 @@ esac
             String::new()
         },
         msrun_case = if p.ascend() { MSRUN_CASE } else { "" },
-        launchers = if p.ascend() {
-            "deepspeed, fsdp, megatron or msrun"
+        litgpt_doc = if litgpt_plan(t) {
+            format!("#   litgpt:    the LitGPT CLI, `litgpt {} --config litgpt.yaml` (the plan's memory is LitGPT's loop);
+#              more than one node: under torchrun, which Lightning Fabric detects
+", litgpt_command(t))
         } else {
-            "deepspeed, fsdp or megatron"
+            String::new()
+        },
+        train_script = if litgpt_plan(t) {
+            "[ \"$LAUNCHER\" = litgpt ] || TRAIN_SCRIPT=\"${TRAIN_SCRIPT:?set TRAIN_SCRIPT to your training entry point}\""
+        } else {
+            "TRAIN_SCRIPT=\"${TRAIN_SCRIPT:?set TRAIN_SCRIPT to your training entry point}\""
+        },
+        litgpt_case = if litgpt_plan(t) {
+            litgpt_case(p, t)
+        } else {
+            String::new()
+        },
+        launchers = match (p.ascend(), litgpt_plan(t)) {
+            (true, true) => "deepspeed, fsdp, megatron, litgpt or msrun",
+            (true, false) => "deepspeed, fsdp, megatron or msrun",
+            (false, true) => "deepspeed, fsdp, megatron or litgpt",
+            (false, false) => "deepspeed, fsdp or megatron",
         },
         checkpoint = checkpoint_lines(t),
         default = launcher_default(p, t),
@@ -167,6 +311,20 @@ esac
         ),
         &body,
     )
+}
+
+/// The LitGPT case of launch.sh: one node runs the CLI, which starts its own processes
+/// (`devices` in litgpt.yaml); more nodes run it under torchrun, whose environment Lightning
+/// Fabric picks up (TorchElasticEnvironment) instead of launching.
+fn litgpt_case(p: &PlanView, t: &TrainView) -> String {
+    let cmd = litgpt_command(t);
+    if p.nodes > 1 {
+        format!(
+            "  litgpt) exec \"${{TORCHRUN[@]}}\" \"$(command -v litgpt)\" {cmd} --config \"$HERE/litgpt.yaml\" \"$@\" ;;\n"
+        )
+    } else {
+        format!("  litgpt) exec litgpt {cmd} --config \"$HERE/litgpt.yaml\" \"$@\" ;;\n")
+    }
 }
 
 /// msrun (MindSpore's launcher, Ascend only): flags from the vendored msrun-args.json.

@@ -64,6 +64,13 @@ pub struct TrainView {
     pub micro_batch: u64,
     pub grad_accum: u64,
     pub seq_len: u64,
+    /// LoRA rank, targets (HF linear names or `all-linear`) and base format (`nf4`, `nf4_no_dq`,
+    /// `int8`, `bf16`, `fp32`; `None`: the precision's) under PEFT.
+    pub lora_rank: Option<u64>,
+    pub lora_targets: Vec<String>,
+    pub lora_base: Option<String>,
+    /// Tokens the plan trains on (`setup.tokens`), when given.
+    pub tokens: Option<f64>,
     pub storage: Option<StorageView>,
     pub interruptible: bool,
     /// The plan's Young/Daly checkpoint interval (spot plans only).
@@ -288,6 +295,36 @@ fn train_view(t: &Value, request: &Value, at: &str) -> Result<TrainView> {
         micro_batch: n("setup/micro_batch", 1 << 20)?,
         grad_accum: n("setup/grad_accum", 1 << 20)?,
         seq_len: n("setup/seq_len", 1 << 24)?,
+        // Older or hand-made plans may lack the LoRA block: only LitGPT's config reads it.
+        lora_rank: match get(t, "setup/lora/rank") {
+            None | Some(Value::Null) => None,
+            Some(_) => Some(n("setup/lora/rank", 1 << 16)?),
+        },
+        lora_targets: match get(t, "setup/lora/targets") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(a)) => a
+                .iter()
+                .enumerate()
+                .map(|(i, v)| match v.as_str() {
+                    Some(x) => Ok(safe(x, &f(&format!("setup/lora/targets/{i}")))?.to_string()),
+                    None => Err(fail(field_msg(
+                        "export-field-not-string",
+                        &f(&format!("setup/lora/targets/{i}")),
+                    ))),
+                })
+                .collect::<Result<Vec<_>>>()?,
+            _ => {
+                return Err(fail(field_msg(
+                    "export-field-not-string",
+                    &f("setup/lora/targets"),
+                )))
+            }
+        },
+        lora_base: optional_ident(t, "setup/lora/base", &f("setup/lora/base"))?,
+        tokens: match get(t, "setup/tokens") {
+            None | Some(Value::Null) => None,
+            Some(_) => Some(positive(t, "setup/tokens", 1e16, &f("setup/tokens"))?),
+        },
         storage,
         interruptible: flag(
             request,
