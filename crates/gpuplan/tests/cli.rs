@@ -778,3 +778,43 @@ fn litgpt_mixed_precision_is_advised_against() {
         "bf16-true needs no such advice"
     );
 }
+
+/// `estimate --profile litgpt` on a layout LitGPT's scripts do not run (they shard and
+/// checkpoint by device count) says so and names the layout they run; that layout gets no note.
+#[test]
+fn litgpt_estimate_names_the_layout_litgpt_runs() {
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "estimate",
+            "-m",
+            "Llama-3.1-8B",
+            "--task",
+            "lora",
+            "--profile",
+            "litgpt",
+            "--gpu",
+            "a100-80g",
+        ];
+        args.extend_from_slice(extra);
+        let o = gpuplan(&args);
+        // 0: fits, 3: estimated but does not fit (bf16-mixed keeps an fp32 base).
+        assert!(
+            matches!(o.status.code(), Some(0 | 3)),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        String::from_utf8_lossy(&o.stderr).to_string()
+    };
+    let four = run(&["--gpus-per-node", "4"]);
+    assert!(
+        four.contains("LitGPT does not run this layout")
+            && four.contains("--zero 3 --recompute full"),
+        "{four}"
+    );
+    assert!(
+        !run(&["--gpus-per-node", "4", "--zero", "3", "--recompute", "full"])
+            .contains("LitGPT does not")
+    );
+    assert!(run(&["--recompute", "full"]).contains("--zero 0 --recompute none"));
+    assert!(!run(&[]).contains("LitGPT does not"));
+}

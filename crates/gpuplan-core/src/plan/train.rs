@@ -320,6 +320,28 @@ pub fn search_space(req: &PlanRequest, base: &TrainingSetup, c: &ClusterSpec) ->
 /// `"auto"`: one device, no sharding, no checkpointing; `pretrain.py` l.134-135: FSDP
 /// `HYBRID_SHARD` without checkpointing, modelled as ZeRO-3, which shards over every rank where
 /// HYBRID_SHARD shards inside a node only). No flag of those scripts changes either choice.
+/// The caveat of an estimate with the `litgpt` profile whose sharding or checkpointing is not the
+/// one LitGPT's scripts choose for its device count ([`litgpt_strategy`]); `None` otherwise.
+pub fn litgpt_strategy_caveat(setup: &TrainingSetup, total_gpus: u64) -> Option<crate::i18n::Msg> {
+    let dp = total_gpus / (setup.parallel.tp * setup.parallel.pp).max(1);
+    if setup.framework != crate::workload::Framework::LitGpt
+        || litgpt_strategy(setup.task, dp, setup.parallel.zero, setup.recompute)
+    {
+        return None;
+    }
+    let (zero, recompute) = match (dp > 1, setup.task) {
+        (false, _) => (0, "none"),
+        (true, TrainTask::Pretrain) => (3, "none"),
+        (true, _) => (3, "full"),
+    };
+    Some(
+        crate::i18n::Msg::new("cav-litgpt-strategy")
+            .arg("gpus", total_gpus.to_string())
+            .arg("zero", zero.to_string())
+            .arg("recompute", recompute),
+    )
+}
+
 fn litgpt_strategy(task: TrainTask, dp: u64, zero: u8, recompute: Recompute) -> bool {
     match (dp > 1, task) {
         (false, _) => zero == 0 && recompute == Recompute::None,

@@ -345,6 +345,15 @@ pub fn compute(
                 );
             }
             r.training = t;
+            if let Some(n) =
+                gpuplan_core::plan::train::litgpt_strategy_caveat(&r.training, cluster.total_gpus())
+            {
+                eprintln!(
+                    "{}{}",
+                    gpuplan_core::i18n::text(lang, "note-prefix"),
+                    gpuplan_core::i18n::Text::from(n).get(lang)
+                );
+            }
             if let Some(g) = r.global_batch {
                 r.training.grad_accum =
                     gpuplan_core::train::grad_accum_for_global(g, &r.training, &cluster)?;
