@@ -55,6 +55,14 @@ MODELS = {
     "mixtral": dict(model_type="mixtral", hidden_size=256, intermediate_size=512, num_attention_heads=4,
                     num_key_value_heads=2, vocab_size=8192, max_position_embeddings=1024,
                     num_local_experts=4, num_experts_per_tok=2, sliding_window=None),
+    # DeepSeek-V3's shape scaled down: MLA (q and kv low-rank projections, decoupled rotary part),
+    # a dense first layer, then routed + shared experts (HF DeepseekV3ForCausalLM).
+    "deepseek": dict(model_type="deepseek_v3", hidden_size=256, intermediate_size=688,
+                     moe_intermediate_size=128, num_attention_heads=4, num_key_value_heads=4,
+                     n_routed_experts=4, n_shared_experts=1, num_experts_per_tok=2,
+                     first_k_dense_replace=1, q_lora_rank=64, kv_lora_rank=32, qk_rope_head_dim=16,
+                     qk_nope_head_dim=32, v_head_dim=32, vocab_size=8192, max_position_embeddings=1024,
+                     n_group=1, topk_group=1, rope_scaling=None),
 }
 LORA_TARGETS = {"gpt2": ["c_attn"], "default": ["q_proj", "k_proj", "v_proj", "o_proj"]}
 DTYPES = ["fp32", "bf16", "autocast-bf16"]
@@ -196,8 +204,14 @@ def measure(name, dtype, attn, ckpt, lora):
 def grid():
     """Rows in priority order: the plain step of every model, dtype and attention first; then
     LoRA, checkpointing and both on a subset (SDPA; LoRA on Llama and GPT-2, whose target names
-    differ; checkpointing on Llama, GPT-2 and Mixtral) to keep the run near 20 minutes on 2 cores."""
+    differ; checkpointing on Llama, GPT-2 and Mixtral) to keep the run near 20 minutes on 2 cores;
+    DeepSeek (MLA + routed and shared experts behind a dense first layer) eager only."""
     for dtype, name, attn in itertools.product(DTYPES, MODELS, ["eager", "sdpa"]):
+        # MLA's q/k head dim (nope + rope) differs from its v head dim: CPU SDPA has no fused
+        # kernel for that and runs its math path, which saves fp32 scores; CUDA's
+        # memory-efficient kernel takes it. Its SDPA rows would measure a CPU-only path.
+        if name == "deepseek" and attn == "sdpa":
+            continue
         yield name, dtype, attn, False, False
     if peft:
         for dtype, name in itertools.product(DTYPES, ["llama", "gpt2"]):

@@ -246,7 +246,7 @@ pub fn layer_activation(t: &TransformerSpec, s: u64, setup: &TrainingSetup) -> L
                 NormKind::RmsNorm => 6.0 * h,
                 NormKind::LayerNorm => 4.0 * h,
             };
-            let replicated = 2.0 * norm + 2.0 * h + 2.0 * h + 2.0 * drop * h;
+            let replicated = 2.0 * norm + 2.0 * h + 2.0 * h + 2.0 * drop * h + mla_low_rank(t);
             let mlp = match t.mlp {
                 // fc1 output + activation output; HF's `gelu_new` is a composite of elementwise
                 // ops that also keeps tanh(·), 1 + tanh(·) and 0.5·x (3 more 2f tensors).
@@ -287,6 +287,21 @@ pub fn layer_activation(t: &TransformerSpec, s: u64, setup: &TrainingSetup) -> L
         replicated,
         sharded,
         scores,
+    }
+}
+
+/// HF MLA (DeepseekV3Attention) beyond what the K/V/q widths count, bytes per token: each
+/// low-rank RMSNorm (over q_lora_rank, over kv_lora_rank) saves its fp32 input, its rsqrt and the
+/// cast that meets its weight, and the up-projection after it saves the normalised output:
+/// 4r + 4 + 2r + 2r in bf16; in fp32 the casts are no-ops and input and output take 8r as well.
+/// Measured: the deepseek rows of validation/peak-measured.json.
+fn mla_low_rank(t: &TransformerSpec) -> f64 {
+    match t.attention {
+        crate::model::AttentionKind::Mla(m) => {
+            let ranks = [m.q_lora_rank, Some(m.kv_lora_rank)];
+            ranks.iter().flatten().map(|&r| 8.0 * r as f64 + 4.0).sum()
+        }
+        crate::model::AttentionKind::Standard => 0.0,
     }
 }
 
@@ -903,7 +918,9 @@ fn fp32_layer(la: LayerActivation, t: &TransformerSpec, setup: &TrainingSetup) -
     let h = t.hidden as f64;
     match setup.framework {
         Framework::HuggingFace | Framework::LitGpt => LayerActivation {
+            // MLA's low-rank norms save the same bytes in fp32 (see `mla_low_rank`).
             replicated: 2.0 * la.replicated
+                - mla_low_rank(t)
                 - if t.norm == NormKind::RmsNorm {
                     8.0 * h
                 } else {
@@ -1038,16 +1055,10 @@ fn opaque_activations(
     }
 }
 
-fn transformer_activations(
-    b: &ParamBreakdown,
-    t: &TransformerSpec,
-    setup: &TrainingSetup,
-    tun: &Tunables,
-    explain: bool,
-) -> ActivationParts {
-    let p = setup.parallel;
+/// One layer's activation profile in the HF/LitGPT/Megatron accounting, with the precision's,
+/// autocast's and PEFT's adjustments.
+fn hf_layer_activation(t: &TransformerSpec, setup: &TrainingSetup) -> LayerActivation {
     let c = compute_bytes(setup);
-    let tokens = (setup.micro_batch * setup.seq_len) as f64;
     let mut la = layer_activation(t, setup.seq_len, setup);
     if c == 4.0 {
         la = fp32_layer(la, t, setup);
@@ -1069,18 +1080,42 @@ fn transformer_activations(
             la.sharded += c * t.ffn_for_activation() as f64;
         }
     }
+    la
+}
+
+fn transformer_activations(
+    b: &ParamBreakdown,
+    t: &TransformerSpec,
+    setup: &TrainingSetup,
+    tun: &Tunables,
+    explain: bool,
+) -> ActivationParts {
+    let p = setup.parallel;
+    let c = compute_bytes(setup);
+    let tokens = (setup.micro_batch * setup.seq_len) as f64;
     let tp = p.tp as f64;
     let sp = if p.sequence_parallel { tp } else { 1.0 };
+    let la = hf_layer_activation(t, setup);
+    // DeepSeek's leading dense layers (`first_k_dense_replace`) save a dense layer's set.
+    let dense = t.moe.filter(|m| m.dense_layers > 0).map(|m| {
+        let d = TransformerSpec {
+            moe: None,
+            ..t.clone()
+        };
+        (m.dense_layers as f64, hf_layer_activation(&d, setup))
+    });
+    let per_token = |la: &LayerActivation| {
+        la.replicated / sp + la.sharded / tp + la.scores / tp + lora_activation(b, t, setup, tun)
+    };
     let litgpt =
         (setup.framework == Framework::LitGpt).then(|| litgpt::saved_per_token(b, t, setup, tun));
-    let per_token_layer = match &litgpt {
-        Some(l) => l.per_layer / tp,
-        None => {
-            la.replicated / sp
-                + la.sharded / tp
-                + la.scores / tp
-                + lora_activation(b, t, setup, tun)
+    let per_token_layer = match (&litgpt, dense) {
+        (Some(l), _) => l.per_layer / tp,
+        (None, Some((n, d))) => {
+            let all = t.total_layers().max(1) as f64;
+            (n * per_token(&d) + (all - n).max(0.0) * per_token(&la)) / all
         }
+        (None, None) => per_token(&la),
     };
     // The first layer's pre-adapter tensors are never saved (PEFT without checkpointing); only
     // pipeline stage 0 holds it.
