@@ -55,6 +55,14 @@ MODELS = {
     "mixtral": dict(model_type="mixtral", hidden_size=256, intermediate_size=512, num_attention_heads=4,
                     num_key_value_heads=2, vocab_size=8192, max_position_embeddings=1024,
                     num_local_experts=4, num_experts_per_tok=2, sliding_window=None),
+    # Qwen3: per-head RMSNorm on q and k (q_norm, k_norm) before rotary; Qwen3-MoE adds
+    # routed experts (no shared ones).
+    "qwen3": dict(model_type="qwen3", hidden_size=256, intermediate_size=768, num_attention_heads=4,
+                  num_key_value_heads=2, head_dim=64, vocab_size=8192, max_position_embeddings=1024),
+    "qwen3_moe": dict(model_type="qwen3_moe", hidden_size=256, intermediate_size=768,
+                      moe_intermediate_size=128, num_attention_heads=4, num_key_value_heads=2,
+                      head_dim=64, num_experts=4, num_experts_per_tok=2, decoder_sparse_step=1,
+                      mlp_only_layers=[], vocab_size=8192, max_position_embeddings=1024),
     # DeepSeek-V3's shape scaled down: MLA (q and kv low-rank projections, decoupled rotary part),
     # a dense first layer, then routed + shared experts (HF DeepseekV3ForCausalLM).
     "deepseek": dict(model_type="deepseek_v3", hidden_size=256, intermediate_size=688,
@@ -216,6 +224,9 @@ def grid():
     if peft:
         for dtype, name in itertools.product(DTYPES, ["llama", "gpt2"]):
             yield name, dtype, "sdpa", False, True
+        # Qwen3 LoRA: the frozen q/k-norms keep no normalised copy.
+        for dtype in DTYPES:
+            yield "qwen3", dtype, "sdpa", False, True
     for dtype, name in itertools.product(["fp32", "bf16"], ["llama", "gpt2", "mixtral"]):
         yield name, dtype, "sdpa", True, False
     if peft:

@@ -263,7 +263,13 @@ pub fn layer_activation(t: &TransformerSpec, s: u64, setup: &TrainingSetup) -> L
             } else {
                 0.0
             };
-            let sharded = 2.0 * (q + kv) + 2.0 * kv + 2.0 * q + mlp + repeat + hf_moe_routing(t);
+            let sharded = 2.0 * (q + kv)
+                + 2.0 * kv
+                + 2.0 * q
+                + mlp
+                + repeat
+                + hf_moe_routing(t)
+                + qk_norm_saved(t);
             // fp32 softmax output (4) + its bf16 copy (2); + mask and dropout output with dropout.
             // GPT-2's eager path (transformers 5.x) keeps c/2 B per score element over SDPA
             // (measured: 1 in bf16, 2 in fp32; activations- and peak-measured.json).
@@ -926,7 +932,8 @@ fn fp32_layer(la: LayerActivation, t: &TransformerSpec, setup: &TrainingSetup) -
                 } else {
                     0.0
                 },
-            sharded: 2.0 * la.sharded,
+            // q/k-norms: fp32 input and normalised copy, not 2 × the bf16 profile's.
+            sharded: 2.0 * la.sharded - qk_norm_fp32_less(t),
             scores: if t.model_type == "gpt2" {
                 2.0 * la.scores
             } else {
@@ -986,11 +993,38 @@ fn frozen_layer(la: LayerActivation, t: &TransformerSpec, c: f64) -> LayerActiva
         NormKind::RmsNorm => 2.0 * c * h,
         NormKind::LayerNorm => 0.0,
     };
+    // A frozen q/k-norm weight needs no normalised copy either.
+    let qk = if t.qk_norm {
+        c * (t.q_width() + t.kv_width()) as f64
+    } else {
+        0.0
+    };
     LayerActivation {
         replicated: la.replicated - norms - 2.0 * c * h,
-        sharded: la.sharded - c * t.ffn_for_activation() as f64,
+        sharded: la.sharded - c * t.ffn_for_activation() as f64 - qk,
         scores: la.scores,
     }
+}
+
+/// Qwen3's per-head RMSNorms on q and k (HF `Qwen3RMSNorm` before rotary), bytes per token in
+/// the bf16 profile: each saves its fp32 upcast input (4 B per element of q and of k), its fp32
+/// rsqrt per head (4 B) and the bf16 cast that meets its weight (2 B per element); the same
+/// under autocast. Measured: the qwen3 and qwen3_moe rows of validation/peak-measured.json.
+fn qk_norm_saved(t: &TransformerSpec) -> f64 {
+    if !t.qk_norm {
+        return 0.0;
+    }
+    let (q, kv) = (t.q_width() as f64, t.kv_width() as f64);
+    6.0 * (q + kv) + 4.0 * (t.heads + t.kv_heads) as f64
+}
+
+/// In fp32 the upcast and the cast are no-ops: each q/k-norm saves its input and the normalised
+/// copy (4 + 4 B per element) and the rsqrt — this much less than twice the bf16 profile.
+fn qk_norm_fp32_less(t: &TransformerSpec) -> f64 {
+    if !t.qk_norm {
+        return 0.0;
+    }
+    4.0 * (t.q_width() + t.kv_width()) as f64 + 4.0 * (t.heads + t.kv_heads) as f64
 }
 
 /// Outside the layers with a frozen embedding, final norm and LM head: the int64 labels
