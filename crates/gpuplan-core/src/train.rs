@@ -246,7 +246,10 @@ pub fn layer_activation(t: &TransformerSpec, s: u64, setup: &TrainingSetup) -> L
                 NormKind::RmsNorm => 6.0 * h,
                 NormKind::LayerNorm => 4.0 * h,
             };
-            let replicated = 2.0 * norm + 2.0 * h + 2.0 * h + 2.0 * drop * h + mla_low_rank(t);
+            // GLM-4's post-branch norms save what a pre-norm saves but feed no linear.
+            let post = if t.post_norms { 2.0 * norm } else { 0.0 };
+            let replicated =
+                2.0 * norm + post + 2.0 * h + 2.0 * h + 2.0 * drop * h + mla_low_rank(t);
             let mlp = match t.mlp {
                 // fc1 output + activation output; HF's `gelu_new` is a composite of elementwise
                 // ops that also keeps tanh(·), 1 + tanh(·) and 0.5·x (3 more 2f tensors).
@@ -928,7 +931,12 @@ fn fp32_layer(la: LayerActivation, t: &TransformerSpec, setup: &TrainingSetup) -
             replicated: 2.0 * la.replicated
                 - mla_low_rank(t)
                 - if t.norm == NormKind::RmsNorm {
-                    8.0 * h
+                    // 4h less per RMSNorm: 2 per layer, 4 with post-branch norms.
+                    if t.post_norms {
+                        16.0 * h
+                    } else {
+                        8.0 * h
+                    }
                 } else {
                     0.0
                 },

@@ -375,6 +375,7 @@ fn base(
         out_bias: false,
         mlp_bias: false,
         qk_norm: false,
+        post_norms: false,
         tie_embeddings: false,
         max_context,
         sliding_window: None,
@@ -483,6 +484,8 @@ fn decoder(f: &mut Fields, model_type: &str, warnings: &mut Vec<String>) -> Tran
         // Qwen2 attention always has q/k/v biases (modeling_qwen2.py: `bias=True`).
         "qwen2" | "qwen2_moe" => t.qkv_bias = true,
         "qwen3" | "qwen3_moe" => t.qk_norm = true,
+        // transformers models/glm4/modeling_glm4.py Glm4DecoderLayer.
+        "glm4" => t.post_norms = true,
         "baichuan" if hidden >= 5120 => t.positional = Positional::Alibi,
         _ => {}
     }

@@ -235,7 +235,7 @@ fn layer_group(
     let mut linears = Vec::new();
     let mut small = 0;
     attention_linears(t, &mut linears, &mut small, false);
-    let norms = if cross { 3 } else { 2 };
+    let norms = if cross { 3 } else { 2 } + if t.post_norms { 2 } else { 0 };
     small += norms * t.norm.params(t.hidden);
     if cross {
         attention_linears(t, &mut linears, &mut small, true);

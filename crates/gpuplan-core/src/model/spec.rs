@@ -131,6 +131,10 @@ pub struct TransformerSpec {
     pub mlp_bias: bool,
     /// Per-head RMSNorm on q and k (Qwen3).
     pub qk_norm: bool,
+    /// An RMSNorm on each branch output before the residual add as well (GLM-4's
+    /// `post_self_attn_layernorm` and `post_mlp_layernorm`): four norms per layer.
+    #[serde(default)]
+    pub post_norms: bool,
     pub tie_embeddings: bool,
     /// Trained context length (`max_position_embeddings` or equivalent).
     pub max_context: u64,
