@@ -595,6 +595,43 @@ pub fn weights_read(m: &ModelSpec, full: f64, format: WeightFormat, tp: u64, tok
     (full - routed).max(0.0) + routed * share
 }
 
+/// Effective bandwidth of the static engine's int8 weight-only GEMV (gpt-fast / torchao:
+/// `F.linear(x, w.to(x.dtype)) * scales` under torch.compile, the dequantisation fused into the
+/// reduction) relative to its bf16 GEMV at batch 1. torchao quantization README @03d01adc
+/// (one A100, batch 1, GB/s = model bytes × tokens/s): Llama-2-7B int8wo 1131.18 vs bf16
+/// 1418.93 (0.797), Llama-3-8B 1150.80 vs 1435.54 (0.802): 0.80. Measured kernel ratio, not
+/// fitted on any case (gpt-fast's own rows stay out-of-sample).
+pub const STATIC_INT8_WO_BANDWIDTH_RATIO: f64 = 0.80;
+/// Same for the int4 weight-only path (tinygemm `aten._weight_int4pack_mm`, groups of 64):
+/// Llama-2-7B int4wo-64 751.42 vs 1418.93 (0.530), Llama-3-8B 763.33 vs 1435.54 (0.532): 0.53.
+pub const STATIC_INT4_WO_BANDWIDTH_RATIO: f64 = 0.53;
+
+/// Share of the 16-bit GEMV's effective bandwidth an engine's weight-only kernels reach at
+/// decode. The static engine's (gpt-fast/torchao) dequantise inside a torch.compile'd or tinygemm
+/// GEMV: the ratios above. vLLM and SGLang run GPTQ/AWQ int4 and W8A16 through Marlin, which
+/// "can deliver close to ideal (4x) speedups up to batchsizes of 16-32 tokens" (IST-DASLab/marlin
+/// README: the ideal 3.87x at group 128, i.e. the 16-bit kernel's bandwidth): 1. TensorRT-LLM's
+/// weight-only kernels: not measured here, taken as 1 (unverified).
+pub fn dequant_bandwidth_ratio(engine: Engine, format: WeightFormat) -> f64 {
+    match (engine, format) {
+        (Engine::Static, WeightFormat::Int8) => STATIC_INT8_WO_BANDWIDTH_RATIO,
+        (Engine::Static, WeightFormat::Int4 { .. }) => STATIC_INT4_WO_BANDWIDTH_RATIO,
+        _ => 1.0,
+    }
+}
+
+/// Bytes of weights read per step as the 16-bit kernels' equivalent: the quantised layer linears
+/// (their share of `read`) cost `1 / dequant_bandwidth_ratio` times their bytes.
+fn weight_read_equivalent(m: &ModelSpec, s: &InferenceSetup, full: f64, read: f64) -> f64 {
+    let ratio = dequant_bandwidth_ratio(s.engine, s.weights);
+    if ratio >= 1.0 || full <= 0.0 {
+        return read;
+    }
+    let quantised = param_breakdown(m).linear_params() as f64 * s.weights.bits() / 8.0;
+    let share = (quantised / s.tp.max(1) as f64 / full).clamp(0.0, 1.0);
+    read * (1.0 + share * (1.0 / ratio - 1.0))
+}
+
 /// Latency of one all-reduce of a small message among `tp` GPUs of one node: one-shot
 /// (vLLM/TRT-LLM custom all-reduce) on NVLink-class links; a ring of 2(tp−1) steps over PCIe,
 /// each step costing `tp_allreduce_latency_s`.
@@ -666,8 +703,9 @@ pub fn latency(
     // A prefill reads every weight it touches at least once: its floor, plus the engine's fixed
     // per-step overhead (scheduling, sampling, launches; no CUDA graph for prefill).
     let prefill_time = |tokens: f64| {
+        let read = weights_read(m, full_weights, s.weights, s.tp, tokens);
         let floor = transfer_time(
-            Bytes(weights_read(m, full_weights, s.weights, s.tp, tokens)),
+            Bytes(weight_read_equivalent(m, s, full_weights, read)),
             bw * tun.decode_bandwidth_efficiency,
         );
         compute_time(Flops(prefill_flops * tokens / n.max(1.0) / tp), peak * eff).max(floor)
@@ -682,7 +720,12 @@ pub fn latency(
     let ctx = (s.input_tokens + img.kv_tokens + s.output_tokens / 2) as f64;
     let kv = kv_per_token(t, s.kv_dtype.bytes(), s.tp);
     // MoE: a decode step at batch B reads the experts its B tokens route to, not only k.
-    let step_weight_bytes = weights_read(m, full_weights, s.weights, s.tp, batch);
+    let step_weight_bytes = weight_read_equivalent(
+        m,
+        s,
+        full_weights,
+        weights_read(m, full_weights, s.weights, s.tp, batch),
+    );
     let read = Bytes(step_weight_bytes + batch * ctx * kv.per_device.0);
     let t_mem = transfer_time(read, bw * tun.decode_bandwidth_efficiency);
     let t_cmp = compute_time(Flops(2.0 * (linear_active + head) * batch / tp), peak * eff);

@@ -75,6 +75,47 @@ fn tp_allreduce_latency_grows_with_the_ring_over_pcie_only() {
 }
 
 #[test]
+fn static_engine_dequantising_gemv_is_slower_than_marlin() {
+    use gpuplan_core::infer::{
+        dequant_bandwidth_ratio, STATIC_INT4_WO_BANDWIDTH_RATIO, STATIC_INT8_WO_BANDWIDTH_RATIO,
+    };
+    use gpuplan_core::workload::Engine;
+    let m = &find_preset("Llama-2-7B").expect("preset").model;
+    let gpu = find_gpu("a100-80g").expect("gpu");
+    let tun = Tunables::default();
+    let int4 = WeightFormat::Int4 { group: 32 };
+    assert_eq!(dequant_bandwidth_ratio(Engine::Vllm, int4), 1.0);
+    assert_eq!(
+        dequant_bandwidth_ratio(Engine::Static, WeightFormat::Bf16),
+        1.0
+    );
+    let tpot = |engine: Engine, w: WeightFormat| {
+        let s = InferenceSetup {
+            engine,
+            ..setup(1, 1, w)
+        };
+        latency(m, &s, gpu, &tun).expect("latency").time_per_token.0
+    };
+    // bf16 is the same kernel on both engines; weight-only formats are not.
+    assert_eq!(
+        tpot(Engine::Static, WeightFormat::Bf16),
+        tpot(Engine::Vllm, WeightFormat::Bf16)
+    );
+    for (w, ratio) in [
+        (WeightFormat::Int8, STATIC_INT8_WO_BANDWIDTH_RATIO),
+        (int4, STATIC_INT4_WO_BANDWIDTH_RATIO),
+    ] {
+        let slower = tpot(Engine::Static, w) / tpot(Engine::Vllm, w);
+        // The quantised linears are ~96% of the step's bytes (the 16-bit embedding and head the
+        // rest), so the slow-down is a little under 1/ratio, and well above 1.
+        assert!(
+            slower > 0.9 / ratio && slower < 1.0 / ratio + 1e-9,
+            "{w:?}: {slower}"
+        );
+    }
+}
+
+#[test]
 fn fp8_decode_at_large_batch_is_derated_like_training() {
     let m = &find_preset("Llama-2-7B").expect("preset").model;
     let gpu = find_gpu("h100-sxm").expect("gpu");
@@ -364,11 +405,12 @@ fn serving_out_of_sample_medians_are_within_their_bands() {
     assert!(ttft <= 0.20, "TTFT median |error| {ttft}");
     let kv = median(g.get_mut("kv_capacity").expect("kv cases"));
     assert!(kv <= 0.07, "KV capacity median |error| {kv}");
-    // TPOT target 10% (today ≈ 18.5% over 13 gpt-fast rows at batch 1; 13.0% over its 7 bf16
-    // rows: the weight-only int8/int4 rows are recorded misses, their dequantising kernels reach a
-    // lower bandwidth than the bf16 ones).
+    // TPOT target 10% (today ≈ 13.9% over 13 gpt-fast rows at batch 1, 18.5% before the static
+    // engine's dequantising GEMVs were charged at torchao's measured bandwidth ratios; the rest:
+    // its 7B at TP 1 streams at 69% of the A100's bandwidth, 70B at 82%, against the 80% of
+    // decode_bandwidth_efficiency, and its NCCL all-reduces at TP 8 cost ~35 µs, not 20).
     let tpot = median(g.get_mut("tpot").expect("tpot cases"));
-    assert!(tpot <= 0.19, "TPOT median |error| {tpot}");
+    assert!(tpot <= 0.14, "TPOT median |error| {tpot}");
     assert!(
         g.get("throughput").map_or(0, Vec::len) + g.get("ttft").map_or(0, Vec::len) >= 25,
         "the serving cases went missing"
