@@ -360,12 +360,19 @@ fn logits_bytes(
         );
     }
     match setup.framework {
+        Framework::HuggingFace | Framework::LitGpt if setup.chunked_loss && setup.compiled => (
+            compute_bytes(setup) * tokens * v / tp,
+            why!(explain, "{} B × tokens × vocab ({}): the logits only (torch.compile'd chunked cross-entropy: no fp32 buffer)", compute_bytes(setup), t.vocab),
+        ),
         Framework::HuggingFace | Framework::LitGpt if setup.chunked_loss => {
-            // bf16 logits stay whole; the fp32 upcast and its gradient exist for 1 of 8 chunks.
-            let per = 2.0 + (tun.hf_logits_bytes_per_element - 2.0) / 8.0;
+            // bf16 logits + every chunk's saved fp32 log-softmax output + one chunk's fp32
+            // upcast (of the HF total: logits, upcast, saved output).
+            let c = compute_bytes(setup);
+            let upcast = (tun.hf_logits_bytes_per_element - c - 4.0).max(0.0);
+            let per = c + 4.0 + upcast / 8.0;
             (
                 per * tokens * v / tp,
-                why!(explain, "{per} B × tokens × vocab ({}): bf16 logits + one of 8 fp32 chunks (chunked cross-entropy)", t.vocab),
+                why!(explain, "{per} B × tokens × vocab ({}): logits + every chunk's saved fp32 log-softmax + one of 8 fp32 upcasts (chunked cross-entropy)", t.vocab),
             )
         }
         Framework::HuggingFace | Framework::LitGpt => (
@@ -1586,6 +1593,7 @@ fn step_buffers(
         logits_dtype_bytes: acts.logits_dtype_bytes,
         fused_loss: acts.fused_loss,
         loss_chunks: acts.loss_chunks,
+        compiled_loss: setup.compiled && setup.chunked_loss,
         optimizer_temp,
         previous_graph: previous_graph_bytes(m, setup),
         head_dequant: head_dequant_bytes(b, setup),

@@ -75,14 +75,15 @@ fn published_training_peaks_within_their_bands() {
         median * 100.0,
         rows.len()
     );
-    // Target 5% (issue 9): not met. Measured 5.8% over 24 cases (LitGPT resource tables and
+    // Target 5% (issue 9): not met. Measured 5.25% over 24 cases (5.8% before the torchtune rows
+    // were evaluated with their compiled chunked loss, README: "torch compile enabled") (LitGPT resource tables and
     // config hub, torchtune README): 7.2% before the `litgpt` profile, 4.9% with it while the
     // 4-bit output projection's input was charged as its own copy (it is a view of the SDPA
     // output, which SDPA saves anyway: measured on CPU for trainable linears), 8.1% before the
     // LitGPT mechanisms. Every LitGPT row errs low (-0.4% to -8.8%): a CUDA-side term the CPU
     // measurement cannot see (docs/methodology.md). Asserted where it stands.
     assert!(
-        median <= 0.06,
+        median <= 0.055,
         "median |error| {:.1}%\n{report}",
         median * 100.0
     );
