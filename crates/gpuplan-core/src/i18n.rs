@@ -11,6 +11,7 @@
 use fluent_bundle::concurrent::FluentBundle;
 use fluent_bundle::{FluentArgs, FluentResource, FluentValue};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
@@ -101,14 +102,16 @@ num_arg!(u8, u32, u64, usize, i64, f64);
 /// A message id with its arguments, rendered later in the user's language.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Msg {
-    pub id: String,
-    pub args: Vec<(String, Arg)>,
+    /// Borrowed for the catalog's literal ids (no allocation on the planner's hot path), owned
+    /// for ids built at run time (`provider-…`).
+    pub id: Cow<'static, str>,
+    pub args: Vec<(&'static str, Arg)>,
 }
 
 impl Msg {
-    pub fn new(id: &str) -> Msg {
+    pub fn new(id: impl Into<Cow<'static, str>>) -> Msg {
         Msg {
-            id: id.to_string(),
+            id: id.into(),
             args: Vec::new(),
         }
     }
@@ -119,8 +122,8 @@ impl Msg {
     }
 
     /// Adds an argument (builder style).
-    pub fn arg(mut self, name: &str, value: impl Into<Arg>) -> Msg {
-        self.args.push((name.to_string(), value.into()));
+    pub fn arg(mut self, name: &'static str, value: impl Into<Arg>) -> Msg {
+        self.args.push((name, value.into()));
         self
     }
 
@@ -137,7 +140,7 @@ impl Msg {
                     Lang::Zh => zh.as_str(),
                 }),
             };
-            args.set(k.as_str(), value);
+            args.set(*k, value);
         }
         format_message(lang, &self.id, Some(&args))
     }
@@ -276,12 +279,9 @@ impl Serialize for Text {
 }
 
 /// Renders message `id` with `args` in `lang`.
-pub fn msg(lang: Lang, id: &str, args: &[(&str, Arg)]) -> String {
-    let mut m = Msg::new(id);
-    m.args = args
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.clone()))
-        .collect();
+pub fn msg(lang: Lang, id: &str, args: &[(&'static str, Arg)]) -> String {
+    let mut m = Msg::new(id.to_string());
+    m.args = args.to_vec();
     m.render(lang)
 }
 
@@ -304,23 +304,23 @@ pub mod names {
     use crate::catalog::{Access, Billing, Confidence, PriceKind, Provider, StorageClass};
 
     pub fn provider(p: Provider) -> Msg {
-        Msg::new(&format!("provider-{}", snake(&p)))
+        Msg::new(format!("provider-{}", snake(&p)))
     }
     pub fn billing(b: Billing) -> Msg {
-        Msg::new(&format!("billing-{}", snake(&b)))
+        Msg::new(format!("billing-{}", snake(&b)))
     }
     pub fn price_kind(k: PriceKind) -> Msg {
-        Msg::new(&format!("price-kind-{}", snake(&k)))
+        Msg::new(format!("price-kind-{}", snake(&k)))
     }
     pub fn access(a: Access) -> Msg {
-        Msg::new(&format!("access-{}", snake(&a)))
+        Msg::new(format!("access-{}", snake(&a)))
     }
     pub fn confidence(c: Confidence) -> Msg {
-        Msg::new(&format!("confidence-{}", snake(&c)))
+        Msg::new(format!("confidence-{}", snake(&c)))
     }
     /// A confidence given as text (the GPU table's `confirmed`/`likely`/`unverified`).
     pub fn confidence_word(c: &str) -> Msg {
-        Msg::new(&format!("confidence-{c}"))
+        Msg::new(format!("confidence-{c}"))
     }
     /// The kind of a name in an "unknown NAME" error (`model`, `GPU`, `instance type`): its
     /// catalog name where the catalog has one, else the text as is.
@@ -334,14 +334,14 @@ pub mod names {
         }
         let key = format!("kind-{}", slug.trim_end_matches('-'));
         if super::has_message(Lang::En, &key) {
-            Msg::new(&key)
+            Msg::new(key)
         } else {
             Msg::raw(kind)
         }
     }
     /// A bottleneck name as the estimators report it (`dp-communication`, `memory-bandwidth`).
     pub fn bottleneck(b: &str) -> Msg {
-        Msg::new(&format!("bottleneck-{b}"))
+        Msg::new(format!("bottleneck-{b}"))
     }
     /// A storage class name in both languages, as a message argument.
     pub fn storage_arg(id: &str, name: &str) -> super::Arg {
@@ -384,7 +384,7 @@ pub fn fixed_text(en: &str) -> Option<Msg> {
             })
             .collect()
     });
-    map.get(en).map(|id| Msg::new(id))
+    map.get(en).map(Msg::new)
 }
 
 /// (English, Chinese) text of every `phrase-*` message (phrases.ftl), longest English first: the

@@ -69,9 +69,20 @@ pub fn expert_data_parallel(p: &Parallelism, dp: u64) -> Option<u64> {
 /// What one device of PP stage `stage` holds (stages 0..pp; layers split evenly, the embedding
 /// on the first stage, the LM head — or the tied embedding's copy — on the last).
 pub fn stage_params(b: &ParamBreakdown, p: &Parallelism, dp: u64, stage: u64) -> DeviceParams {
-    let (tp, pp) = (p.tp as f64, p.pp as f64);
     let experts = b.expert_params() as f64;
-    let layers_dense = b.layer_params() as f64 - experts;
+    stage_params_of(b, experts, b.layer_params() as f64 - experts, p, dp, stage)
+}
+
+/// [`stage_params`] with the breakdown's expert and dense layer sums already taken.
+fn stage_params_of(
+    b: &ParamBreakdown,
+    experts: f64,
+    layers_dense: f64,
+    p: &Parallelism,
+    dp: u64,
+    stage: u64,
+) -> DeviceParams {
+    let (tp, pp) = (p.tp as f64, p.pp as f64);
     let shard = (p.ep * expert_tp(p)) as f64;
     let mut dense = layers_dense / tp / pp;
     let first = stage == 0;
@@ -98,11 +109,19 @@ pub fn stage_params(b: &ParamBreakdown, p: &Parallelism, dp: u64, stage: u64) ->
 
 /// The most loaded device (the stage holding the most parameters).
 pub fn most_loaded(b: &ParamBreakdown, p: &Parallelism, dp: u64) -> DeviceParams {
-    (0..p.pp.max(1))
-        .map(|s| stage_params(b, p, dp, s))
+    let experts = b.expert_params() as f64;
+    let dense = b.layer_params() as f64 - experts;
+    let of = |s: u64| stage_params_of(b, experts, dense, p, dp, s);
+    // Only the first and last stages differ from the others: stage 1 stands for every middle
+    // stage (the first of equals wins, as over all stages in order).
+    let pp = p.pp.max(1);
+    let stages = [0, 1.min(pp - 1), pp - 1];
+    stages
+        .into_iter()
+        .map(of)
         .fold(None::<DeviceParams>, |acc, d| match acc {
             Some(a) if a.total() >= d.total() => Some(a),
             _ => Some(d),
         })
-        .unwrap_or_else(|| stage_params(b, p, dp, 0))
+        .unwrap_or_else(|| of(0))
 }

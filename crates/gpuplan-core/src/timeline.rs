@@ -167,9 +167,12 @@ fn lm_head_share(b: &StepBuffers) -> f64 {
     }
 }
 
-fn phase(name: &'static str, parts: &[(&'static str, f64)]) -> PhaseLive {
+fn phase<'a>(
+    name: &'static str,
+    parts: impl IntoIterator<Item = &'a (&'static str, f64)>,
+) -> PhaseLive {
     let components: Vec<_> = parts
-        .iter()
+        .into_iter()
         .filter(|(_, v)| *v > 0.0)
         .map(|(n, v)| (*n, Bytes(*v)))
         .collect();
@@ -192,9 +195,14 @@ pub fn step_timeline(b: &StepBuffers) -> Timeline {
         ("DDP gradient buckets", b.grad_buckets),
         ("autocast weight copies", b.weight_copies),
     ];
-    let with = |extra: &[(&'static str, f64)]| -> Vec<(&'static str, f64)> {
-        common.iter().chain(extra.iter()).copied().collect()
-    };
+    // The components every phase has, then the phase's own (no intermediate Vec: this runs
+    // for every configuration the planner sizes).
+    fn with<'a>(
+        common: &'a [(&'static str, f64)],
+        extra: &'a [(&'static str, f64)],
+    ) -> impl Iterator<Item = &'a (&'static str, f64)> {
+        common.iter().chain(extra)
+    }
     let logits_fwd = b.logits_dtype_bytes * b.logits_elems;
     // LitGPT's chunked loss keeps its buffers in the compute dtype.
     let loss_label = if b.held_logits > 0.0 && b.logits_dtype_bytes < 4.0 {
@@ -206,80 +214,98 @@ pub fn step_timeline(b: &StepBuffers) -> Timeline {
     if b.forward_working > 0.0 {
         phases.push(phase(
             "forward: layers",
-            &with(&[
-                ("gradients", early_grads),
-                ("autocast cast cache", b.cached_copies),
-                ("saved activations", b.saved_layers),
-                ("previous step's kept inputs", b.previous_graph),
-                ("layer forward working set", b.forward_working),
-            ]),
+            with(
+                &common,
+                &[
+                    ("gradients", early_grads),
+                    ("autocast cast cache", b.cached_copies),
+                    ("saved activations", b.saved_layers),
+                    ("previous step's kept inputs", b.previous_graph),
+                    ("layer forward working set", b.forward_working),
+                ],
+            ),
         ));
     }
     phases.extend([
         phase(
             "forward",
-            &with(&[
-                ("gradients", early_grads),
-                ("autocast cast cache", b.cached_copies),
-                ("saved activations", acts),
-                ("logits", logits_fwd),
-                ("previous step's kept inputs", b.previous_graph),
-                ("LM-head dequantisation", b.head_dequant),
-                ("LM-head input", b.head_input),
-            ]),
+            with(
+                &common,
+                &[
+                    ("gradients", early_grads),
+                    ("autocast cast cache", b.cached_copies),
+                    ("saved activations", acts),
+                    ("logits", logits_fwd),
+                    ("previous step's kept inputs", b.previous_graph),
+                    ("LM-head dequantisation", b.head_dequant),
+                    ("LM-head input", b.head_input),
+                ],
+            ),
         ),
         phase(
             "loss",
-            &with(&[
-                ("gradients", early_grads),
-                (
-                    "autocast cast cache",
-                    if b.cached_copies_in_loss {
-                        b.cached_copies
-                    } else {
-                        0.0
-                    },
-                ),
-                ("saved activations", acts),
-                ("logits", b.held_logits),
-                (loss_label, saved_loss + loss_transient),
-            ]),
+            with(
+                &common,
+                &[
+                    ("gradients", early_grads),
+                    (
+                        "autocast cast cache",
+                        if b.cached_copies_in_loss {
+                            b.cached_copies
+                        } else {
+                            0.0
+                        },
+                    ),
+                    ("saved activations", acts),
+                    ("logits", b.held_logits),
+                    (loss_label, saved_loss + loss_transient),
+                ],
+            ),
         ),
         phase(
             "backward: loss",
-            &with(&[
-                ("gradients", early_grads),
-                ("saved activations", acts),
-                ("logits", b.held_logits),
-                (loss_label, saved_loss + bwd_transient),
-            ]),
+            with(
+                &common,
+                &[
+                    ("gradients", early_grads),
+                    ("saved activations", acts),
+                    ("logits", b.held_logits),
+                    (loss_label, saved_loss + bwd_transient),
+                ],
+            ),
         ),
         phase(
             "backward: LM head",
-            &with(&[
-                ("gradients", early_grads.max(b.head_grads)),
-                ("saved activations", acts),
-                ("logits", b.held_logits),
-                // A 4-bit head dequantizes again for its input gradient (bitsandbytes
-                // `MatMul4Bit.backward`: `grad_output @ dequantize_4bit(B).to(dtype).t()`).
-                ("LM-head dequantisation", b.head_dequant),
-                (
-                    "logits gradient",
-                    b.logits_dtype_bytes * b.logits_elems * lm_head_share(b),
-                ),
-            ]),
+            with(
+                &common,
+                &[
+                    ("gradients", early_grads.max(b.head_grads)),
+                    ("saved activations", acts),
+                    ("logits", b.held_logits),
+                    // A 4-bit head dequantizes again for its input gradient (bitsandbytes
+                    // `MatMul4Bit.backward`: `grad_output @ dequantize_4bit(B).to(dtype).t()`).
+                    ("LM-head dequantisation", b.head_dequant),
+                    (
+                        "logits gradient",
+                        b.logits_dtype_bytes * b.logits_elems * lm_head_share(b),
+                    ),
+                ],
+            ),
         ),
         phase(
             "backward: layers",
-            &with(&[
-                // No full gradient buffer (optimizer in backward, offload): the LM-head
-                // gradient was applied and freed.
-                ("gradients", early_grads.max(b.head_grads.min(b.grads))),
-                ("saved activations", b.saved_layers),
-                // The loop's own reference (LitGPT's `logits` list) outlives backward.
-                ("logits", b.held_logits),
-                ("layer working set", b.layer_working),
-            ]),
+            with(
+                &common,
+                &[
+                    // No full gradient buffer (optimizer in backward, offload): the LM-head
+                    // gradient was applied and freed.
+                    ("gradients", early_grads.max(b.head_grads.min(b.grads))),
+                    ("saved activations", b.saved_layers),
+                    // The loop's own reference (LitGPT's `logits` list) outlives backward.
+                    ("logits", b.held_logits),
+                    ("layer working set", b.layer_working),
+                ],
+            ),
         ),
         phase(
             "optimizer step",

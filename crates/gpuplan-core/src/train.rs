@@ -19,7 +19,7 @@ use crate::error::CoreError;
 use crate::hardware::{ClusterSpec, ComputeDtype};
 use crate::layout::{self, DeviceParams};
 use crate::model::{
-    param_breakdown, Architecture, Linear, MlpKind, ModelSpec, NormKind, ParamBreakdown,
+    param_breakdown_shared, Architecture, Linear, MlpKind, ModelSpec, NormKind, ParamBreakdown,
     TransformerSpec,
 };
 use crate::timeline::{step_timeline, StepBuffers, Timeline};
@@ -617,11 +617,17 @@ fn memory(
 ) -> Result<TrainingMemory, CoreError> {
     setup.validate()?;
     let dp = check_parallelism(m, setup, c)?;
-    // Context parallelism: each rank holds the activations of seq_len / cp tokens.
-    let local = cp_local(setup);
-    let setup = &local;
+    // Context parallelism: each rank holds the activations of seq_len / cp tokens (a copy of
+    // the setup only then).
+    let local;
+    let setup = if setup.parallel.cp > 1 {
+        local = cp_local(setup);
+        &local
+    } else {
+        setup
+    };
     let p = setup.parallel;
-    let b = param_breakdown(m);
+    let b = param_breakdown_shared(m);
     let dev = layout::most_loaded(&b, &p, dp);
     let dev_params = dev.total();
     let share = dev_params / b.total as f64;
@@ -1896,7 +1902,7 @@ pub fn training_flops_per_token(
     m: &ModelSpec,
     setup: &TrainingSetup,
 ) -> Result<TokenFlops, CoreError> {
-    flops_per_token(m, &param_breakdown(m), setup)
+    flops_per_token(m, &param_breakdown_shared(m), setup)
 }
 
 /// [`training_flops_per_token`] with the model's parameter breakdown already at hand.
@@ -2148,7 +2154,7 @@ fn step_time(
         CoreError::invalid("gpu", &c.gpu.id, "no sourced peak FLOP/s for this chip and precision; time cannot be estimated (memory still can)")
     })?;
     let (eff, eff_name) = crate::chip::train_efficiency(m, setup, &c.gpu, tun);
-    let b = param_breakdown(m);
+    let b = param_breakdown_shared(m);
     let fl = flops_per_token(m, &b, setup)?;
     let is_opaque = m.transformer().is_none();
     let tokens_per_micro = if is_opaque {
@@ -2586,7 +2592,7 @@ pub struct DataPath {
 }
 
 pub fn data_path(m: &ModelSpec, setup: &TrainingSetup, st: &StepTime, tun: &Tunables) -> DataPath {
-    let b = param_breakdown(m);
+    let b = param_breakdown_shared(m);
     let is_opaque = m.transformer().is_none();
     let samples_per_second = if is_opaque {
         st.tokens_per_second

@@ -58,7 +58,7 @@ impl Rows<'_> {
         v: toml::Value,
         want: &str,
     ) -> T {
-        let want = crate::i18n::Msg::new(want);
+        let want = crate::i18n::Msg::new(want.to_string());
         match serde_path_to_error::deserialize::<_, T>(v) {
             Ok(x) => x,
             Err(e) => {

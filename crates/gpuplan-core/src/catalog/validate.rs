@@ -133,7 +133,7 @@ impl Out<'_> {
             };
             self.err(
                 format!("{loc} {field}"),
-                crate::i18n::Msg::new(&format!("finding-empty-{fix}")).arg("field", field),
+                crate::i18n::Msg::new(format!("finding-empty-{fix}")).arg("field", field),
             );
         } else if id.chars().any(char::is_control) {
             self.err(

@@ -6,7 +6,9 @@ pub mod presets;
 pub mod spec;
 
 pub use hf::parse_hf_config;
-pub use params::{param_breakdown, transformer_params, Linear, ParamBreakdown};
+pub use params::{
+    param_breakdown, param_breakdown_shared, transformer_params, Linear, ParamBreakdown,
+};
 pub use presets::{find_preset, presets, Preset};
 pub use spec::*;
 

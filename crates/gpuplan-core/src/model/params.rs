@@ -331,6 +331,31 @@ pub fn transformer_params(t: &TransformerSpec) -> ParamBreakdown {
     }
 }
 
+thread_local! {
+    /// The last transformer broken down on this thread and its breakdown: the planner asks for
+    /// the same model's breakdown for every configuration it sizes and times.
+    static LAST_BREAKDOWN: std::cell::RefCell<Option<(TransformerSpec, std::sync::Arc<ParamBreakdown>)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// [`param_breakdown`], shared: the same value, computed once per model and thread (the
+/// estimators' hot paths call this for every configuration the planner evaluates).
+pub fn param_breakdown_shared(m: &ModelSpec) -> std::sync::Arc<ParamBreakdown> {
+    let Architecture::Transformer(t) = &m.architecture else {
+        return std::sync::Arc::new(param_breakdown(m));
+    };
+    LAST_BREAKDOWN.with(|cell| {
+        if let Some((spec, b)) = cell.borrow().as_ref() {
+            if spec == t {
+                return b.clone();
+            }
+        }
+        let b = std::sync::Arc::new(transformer_params(t));
+        *cell.borrow_mut() = Some((t.clone(), b.clone()));
+        b
+    })
+}
+
 /// Parameter breakdown of any model; opaque models are a single block.
 pub fn param_breakdown(m: &ModelSpec) -> ParamBreakdown {
     match &m.architecture {

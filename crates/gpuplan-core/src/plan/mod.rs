@@ -338,7 +338,7 @@ pub fn instance_cluster(
     nodes: u64,
 ) -> Result<(ClusterSpec, Option<crate::i18n::Text>), CoreError> {
     use crate::i18n::{Msg, Text};
-    let add = |prev: Option<Text>, m: &str| -> Option<Text> {
+    let add = |prev: Option<Text>, m: &'static str| -> Option<Text> {
         let t = Text::from(Msg::new(m));
         Some(match prev {
             Some(p) => p.and(t),

@@ -699,18 +699,18 @@ struct Work {
     classes: Vec<TrainingSetup>,
     stacks: Vec<String>,
     ladders: Vec<LadderJob>,
-    ladder_keys: std::collections::HashMap<(usize, usize, u64, Point), usize>,
+    ladder_keys: rustc_hash::FxHashMap<(usize, usize, u64, Point), usize>,
     fit_jobs: Vec<FitJob>,
     /// Memory passes by (chip, GPUs per node, nodes, search space).
-    fit_keys: std::collections::HashMap<(usize, u64, u64, usize), usize>,
+    fit_keys: rustc_hash::FxHashMap<(usize, u64, u64, usize), usize>,
     /// Distinct search spaces, and each by its content.
     spaces: Vec<Vec<Point>>,
-    space_ids: std::collections::HashMap<Vec<Point>, usize>,
+    space_ids: rustc_hash::FxHashMap<Vec<Point>, usize>,
     /// The search space of (chip, GPUs per node, nodes, intra-node bandwidth): what
     /// [`search_space`] reads of a cluster besides its chip.
-    space_of: std::collections::HashMap<(usize, u64, u64, u64), usize>,
+    space_of: rustc_hash::FxHashMap<(usize, u64, u64, u64), usize>,
     time_jobs: Vec<(usize, ClusterSpec)>,
-    time_keys: std::collections::HashMap<(usize, u64, u64), Vec<usize>>,
+    time_keys: rustc_hash::FxHashMap<(usize, u64, u64), Vec<usize>>,
 }
 
 impl Work {

@@ -569,7 +569,7 @@ fn import(
     }
     let text = import_text(provider(p), &ctx.today, merge_import(old, r.file))?;
     let l = render::lang();
-    let done = |id: &str| {
+    let done = |id: &'static str| {
         Msg::new(id)
             .arg("instances", n_i)
             .arg("prices", n_p)

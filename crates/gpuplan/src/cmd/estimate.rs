@@ -503,7 +503,7 @@ fn word<T: serde::Serialize>(prefix: &str, v: &T) -> Msg {
         .unwrap_or_default();
     let id = format!("{prefix}-{w}");
     if gpuplan_core::i18n::has_message(gpuplan_core::i18n::Lang::En, &id) {
-        Msg::new(&id)
+        Msg::new(id)
     } else {
         Msg::raw(&w)
     }

@@ -69,7 +69,7 @@ pub fn read_input(path: &Path, what: &str) -> Result<String> {
     use crate::render::fail;
     use std::io::Read;
     let shown = path.display().to_string();
-    let err = |id: &str| {
+    let err = |id: &'static str| {
         Msg::new(id)
             .arg("what", input_kind(what))
             .arg("file", shown.as_str())
@@ -106,7 +106,7 @@ pub fn read_input(path: &Path, what: &str) -> Result<String> {
 fn input_kind(what: &str) -> Msg {
     let id = format!("input-kind-{}", what.replace(' ', "-"));
     if gpuplan_core::i18n::has_message(gpuplan_core::i18n::Lang::En, &id) {
-        Msg::new(&id)
+        Msg::new(id)
     } else {
         Msg::raw(what)
     }

@@ -721,10 +721,10 @@ pub fn stale_warnings(ages: &[PlanPriceAge], lang: Lang) -> Vec<String> {
     };
     let mut out = vec![Msg::new("prices-stale-first")
         .arg("rank", first.rank)
-        .arg("kind", Msg::new(&format!("price-kind-{}", first.kind)))
+        .arg("kind", Msg::new(format!("price-kind-{}", first.kind)))
         .arg(
             "billing",
-            Msg::new(&format!("billing-{}", first.billing.replace('-', "_"))),
+            Msg::new(format!("billing-{}", first.billing.replace('-', "_"))),
         )
         .arg("instance", first.instance.as_str())
         .arg("days", first.age_days.unwrap_or_default())

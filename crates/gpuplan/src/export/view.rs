@@ -10,7 +10,7 @@ use gpuplan_core::i18n::Msg;
 use serde_json::Value;
 
 /// A catalog message naming one field of the plan document.
-fn field_msg(id: &str, field: &str) -> Msg {
+fn field_msg(id: &'static str, field: &str) -> Msg {
     Msg::new(id).arg("field", field)
 }
 
