@@ -174,23 +174,28 @@ pub fn train_efficiency(
         WorkloadKind::DiffusionUnet => (tun.train_efficiency_unet, "train_efficiency_unet"),
     };
     let mut eff = base;
-    let mut names = vec![base_name.to_string()];
+    // At most four names, joined once (this runs for every configuration the planner times).
+    let mut names: [&str; 4] = [base_name, "", "", ""];
+    let mut n = 1;
     let (card, card_name) = card_factor(g, tun);
     if card < 1.0 || !card_name.is_empty() {
         eff *= card;
-        names.push(card_name.to_string());
+        names[n] = card_name;
+        n += 1;
     }
     // Transformers time each LoRA adapter's GEMMs next to its frozen linear (compute.rs
     // `adapter_seconds`); models given by totals keep the flat factor.
     if s.task.is_peft() && WorkloadKind::of(m) != WorkloadKind::Transformer {
         eff *= tun.peft_efficiency_factor;
-        names.push("peft_efficiency_factor".into());
+        names[n] = "peft_efficiency_factor";
+        n += 1;
     }
     if s.precision == Precision::Fp8 && g.supports(ComputeDtype::Fp8) {
         eff *= tun.fp8_train_gemm_ratio;
-        names.push("fp8_train_gemm_ratio".into());
+        names[n] = "fp8_train_gemm_ratio";
+        n += 1;
     }
-    (eff.min(1.0), names.join(" × "))
+    (eff.min(1.0), names[..n].join(" × "))
 }
 
 /// What the throughput counts, in English and Chinese: tokens for transformers, samples (images)
