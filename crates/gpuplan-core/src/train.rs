@@ -1110,9 +1110,96 @@ fn opaque_activations(
     }
 }
 
+/// Whether [`compiled_layer`] describes this step: torch.compile (Inductor) over HF-style
+/// modules in pure bf16/fp16 (no autocast) for a dense Llama-family layer (RMSNorm, gated MLP,
+/// standard attention through SDPA/FlashAttention, no q/k-norms or post-branch norms, no
+/// dropout). Other steps keep the eager accounting (an upper bound on what compile saves).
+pub fn compiled_layer_applies(t: &TransformerSpec, setup: &TrainingSetup) -> bool {
+    setup.compiled
+        && setup.framework == Framework::HuggingFace
+        && compute_bytes(setup) == 2.0
+        && !setup.autocast_on()
+        && setup.attention != AttentionImpl::Eager
+        && t.norm == NormKind::RmsNorm
+        && t.mlp == MlpKind::Gated
+        && matches!(t.attention, crate::model::AttentionKind::Standard)
+        && t.moe.is_none()
+        && !t.qk_norm
+        && !t.post_norms
+        && !t.dropout
+}
+
+/// What a torch.compile'd decoder layer saves for backward, bytes per token: AOTAutograd's
+/// min-cut partitioner keeps the inputs the matmuls and SDPA need and recomputes the pointwise
+/// ops (the norms' fp32 copies, SiLU, the residual adds) from them. Read off the forward graph
+/// (TORCH_LOGS=aot_graphs) and the allocations of tools/measure_compiled.py
+/// (validation/compiled-peak-measured.json): the layer input (c·h), the two norms' rsqrt (4 B
+/// each), q and k after rotary and v (c·(q + 2kv)), the SDPA output and its fp32 log-sum-exp
+/// (c·q + 4 per head), the residual after attention (c·h), the gate and up outputs (2·c·f); then
+/// what the trainable weights need: a trainable q/k/v the first norm's output (c·h), a trainable
+/// gate/up the second's (c·h), a trainable down projection the SiLU product (c·f); a LoRA
+/// adapter its input in the adapter dtype (the same tensor when the adapter dtype is the compute
+/// dtype; an fp32 adapter saves its own cast, shared by adapters reading one input) and
+/// `lora_A`'s output (adapter bytes × r). No dropout (torchtune's `lora_dropout: 0.0`). Returned
+/// as (replicated, sharded) in the layout of [`layer_activation`].
+fn compiled_layer(t: &TransformerSpec, setup: &TrainingSetup) -> LayerActivation {
+    let c = compute_bytes(setup);
+    let (h, q, kv, f) = (
+        t.hidden as f64,
+        t.q_width() as f64,
+        t.kv_width() as f64,
+        t.ffn as f64,
+    );
+    let mut replicated = c * h + 8.0 + c * h;
+    let mut sharded = c * (q + 2.0 * kv) + c * q + 4.0 * t.heads as f64 + 2.0 * c * f;
+    let peft = setup.task.is_peft();
+    let targets = &setup.lora.targets;
+    let adapted = |name: &str| peft && is_target_name(targets, name);
+    let a = if setup.autocast_on() {
+        2.0
+    } else {
+        setup.adapter_dtype.bytes()
+    };
+    let r = setup.lora.rank as f64;
+    // (input width, [linears reading it], the input already saved for another reason)
+    let groups: [(f64, &[&str], bool, bool); 4] = [
+        (h, &["q_proj", "k_proj", "v_proj"], false, true),
+        (q, &["o_proj"], true, false),
+        (h, &["gate_proj", "up_proj"], false, true),
+        (f, &["down_proj"], false, false),
+    ];
+    for (width, names, input_kept, replicated_input) in groups {
+        let trainable_base = !peft;
+        let adapters = names.iter().filter(|n| adapted(n)).count() as f64;
+        // The base weights' gradients need the input itself (c bytes).
+        let base_needs = trainable_base && !input_kept;
+        let mut bytes = if base_needs { c * width } else { 0.0 };
+        if adapters > 0.0 {
+            // The adapters' shared input: the same tensor in the compute dtype, else its cast.
+            if a != c || (!base_needs && !input_kept) {
+                bytes += a * width;
+            }
+            bytes += adapters * a * r;
+        }
+        if replicated_input {
+            replicated += bytes;
+        } else {
+            sharded += bytes;
+        }
+    }
+    LayerActivation {
+        replicated,
+        sharded,
+        scores: 0.0,
+    }
+}
+
 /// One layer's activation profile in the HF/LitGPT/Megatron accounting, with the precision's,
 /// autocast's and PEFT's adjustments.
 fn hf_layer_activation(t: &TransformerSpec, setup: &TrainingSetup) -> LayerActivation {
+    if compiled_layer_applies(t, setup) {
+        return compiled_layer(t, setup);
+    }
     let c = compute_bytes(setup);
     let mut la = layer_activation(t, setup.seq_len, setup);
     if c == 4.0 {
@@ -1164,6 +1251,21 @@ fn transformer_activations(
     };
     let litgpt =
         (setup.framework == Framework::LitGpt).then(|| litgpt::saved_per_token(b, t, setup, tun));
+    // Under torch.compile the recomputed layer's working set in backward keeps the eager
+    // accounting: only the saved set is measured to shrink (tests/compiled_peak.rs; the CPU
+    // Inductor backward of a layer peaked above the eager set, so the smaller compiled set is not
+    // used for the working set).
+    let recompute_per_token = if compiled_layer_applies(t, setup) {
+        let eager = TrainingSetup {
+            compiled: false,
+            ..setup.clone()
+        };
+        hf_layer_activation(t, &eager).replicated / sp
+            + hf_layer_activation(t, &eager).sharded / tp
+            + lora_activation(b, t, &eager, tun)
+    } else {
+        f64::NAN
+    };
     let per_token_layer = match (&litgpt, dense) {
         (Some(l), _) => l.per_layer / tp,
         (None, Some((n, d))) => {
@@ -1194,7 +1296,12 @@ fn transformer_activations(
             let inputs = r * t.hidden as f64 / sp * tokens * layers_per_stage * in_flight;
             (
                 inputs,
-                per_token_layer * tokens + grad_working(t, c, tp) * tokens,
+                if recompute_per_token.is_nan() {
+                    per_token_layer
+                } else {
+                    recompute_per_token
+                } * tokens
+                    + grad_working(t, c, tp) * tokens,
                 why!(explain, "full recompute: {r}·h B/token/layer × {layers_per_stage} layers × {in_flight} micro-batch(es); one layer's set ({per_token_layer:.0} B/token) recomputed in backward"),
             )
         }
@@ -1235,6 +1342,7 @@ fn transformer_activations(
     } else {
         0.0
     };
+    // Compiled layers (torchtune's layout): the final norm and the head stay eager.
     let outside = match &litgpt {
         Some(l) => l.outside,
         None if setup.task.is_peft() => frozen_outside_per_token(t, setup),
@@ -1300,6 +1408,10 @@ fn lora_activation(
     if !setup.task.is_peft() {
         return 0.0;
     }
+    // A compiled layer's adapter tensors are in `compiled_layer` (no dropout).
+    if t.moe.is_none() && compiled_layer_applies(t, setup) {
+        return 0.0;
+    }
     let r = setup.lora.rank as f64;
     let saved = if setup.autocast_on() {
         2.0
@@ -1341,6 +1453,10 @@ fn peft_first_layer_absent(
         || setup.recompute == Recompute::Full
     {
         return 0.0;
+    }
+    // Compiled: layer 0's input and its first norm's rsqrt (no gradient reaches them).
+    if compiled_layer_applies(t, setup) {
+        return compute_bytes(setup) * t.hidden as f64 + 4.0;
     }
     let norm = frozen_norm_saved(t, setup);
     let masks: f64 = b
