@@ -203,7 +203,9 @@ def main(path):
         llama1(cid, rows[cid], size, "gpu_hours", rows[cid]["result"]["gpu_hours"], "A100-80GB GPU-hours", "train_time")
     # Config knobs from recipes/configs/llama3_1/*.yaml at 30b8519e8 (2024-09-24, "Readme Updates
     # (#1664)"), the commit that published the table; torchtune builds the model, adapters included,
-    # under the bf16 default dtype (adapter_dtype bf16).
+    # under the bf16 default dtype (adapter_dtype bf16). LoRA dropout: 0.0 in every LoRA/QLoRA config
+    # there (`lora_dropout: 0.0`; 405B_qlora.yaml leaves it to qlora_llama3_1_405b's default 0.0),
+    # so LoRALinear's dropout is nn.Identity (torchtune/modules/peft/lora.py @30b8519e8 l.68).
     paged = ("PagedAdamW8bit + optimizer_in_bwd (8B_full_single_device.yaml @30b8519e8): the paged 8-bit "
              "states live in CUDA unified memory outside the allocator statistics (paged_optimizer).")
     torchtune("torchtune-llama31-8b-full-4090", rows["torchtune-llama31-8b-full-4090"], "full_finetune", "rtx-4090", 1,
@@ -212,11 +214,11 @@ def main(path):
               dict(optimizer="adam_w8bit", optimizer_in_backward=True, paged_optimizer=True), paged)
     bf16 = dict(adapter_dtype="bf16")
     torchtune("torchtune-llama31-8b-lora-4090", rows["torchtune-llama31-8b-lora-4090"], "lora", "rtx-4090", 1,
-              dict(bf16, lora=dict(rank=8, targets=["q_proj", "v_proj"])),
+              dict(bf16, lora=dict(rank=8, targets=["q_proj", "v_proj"], dropout=0.0)),
               "LoRA rank 8 on q and v (8B_lora_single_device.yaml @30b8519e8), bf16 adapters.")
     qkvo_mlp = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
     torchtune("torchtune-llama31-8b-qlora-4090", rows["torchtune-llama31-8b-qlora-4090"], "qlora", "rtx-4090", 1,
-              dict(bf16, lora=dict(rank=8, targets=qkvo_mlp)),
+              dict(bf16, lora=dict(rank=8, targets=qkvo_mlp, dropout=0.0)),
               "QLoRA: NF4 base, LoRA rank 8 on q, k, v, output_proj and the MLP (8B_qlora_single_device.yaml "
               "@30b8519e8), bf16 adapters.")
     torchtune("torchtune-llama31-70b-full-8xa100", rows["torchtune-llama31-70b-full-8xa100"], "full_finetune", "a100-80g", 8,
@@ -224,10 +226,10 @@ def main(path):
               "FSDP with CPU offload of parameters, gradients and optimizer (70B_full.yaml @30b8519e8: "
               "fsdp_cpu_offload, no optimizer_in_bwd).")
     torchtune("torchtune-llama31-70b-lora-8xa100", rows["torchtune-llama31-70b-lora-8xa100"], "lora", "a100-80g", 8,
-              dict(bf16, lora=dict(rank=16, targets=["q_proj", "k_proj", "v_proj"]), parallel=dict(zero=3)),
+              dict(bf16, lora=dict(rank=16, targets=["q_proj", "k_proj", "v_proj"], dropout=0.0), parallel=dict(zero=3)),
               "FSDP-sharded bf16 base, LoRA rank 16 on q, k, v (70B_lora.yaml @30b8519e8), bf16 adapters.")
     torchtune("torchtune-llama31-405b-qlora-8xa100", rows["torchtune-llama31-405b-qlora-8xa100"], "qlora", "a100-80g", 8,
-              dict(bf16, micro_batch=1, lora=dict(rank=16, targets=qkvo_mlp), parallel=dict(zero=3)),
+              dict(bf16, micro_batch=1, lora=dict(rank=16, targets=qkvo_mlp, dropout=0.0), parallel=dict(zero=3)),
               "FSDP-sharded NF4 base, LoRA rank 16 on q, k, v, output_proj and the MLP, batch_size 1 "
               "(405B_qlora.yaml @30b8519e8), bf16 adapters. The table prints 'GB'; read as GiB like its other rows.")
     for cid, stage, val in [("deepspeed-zero2-t5-3b-8gpu", 2, 15.93), ("deepspeed-zero3-t5-3b-8gpu", 3, 6.1)]:

@@ -1418,6 +1418,8 @@ fn lora_activation(
     } else {
         setup.adapter_dtype.bytes()
     };
+    // Dropout 0 (`nn.Identity`): no mask, and lora_A reads the input itself (its cast).
+    let mask = lora_mask_bytes(setup, tun);
     let layers = t.total_layers().max(1) as f64;
     b.groups
         .iter()
@@ -1427,14 +1429,21 @@ fn lora_activation(
                     .iter()
                     .filter(|l| is_target(&setup.lora.targets, l))
                     .filter(|l| !shares_adapter_input(&setup.lora.targets, l))
-                    .map(|l| {
-                        ((tun.lora_dropout_mask_bytes + saved) * l.d_in as f64 + saved * r)
-                            * l.copies as f64
-                    })
+                    .map(|l| ((mask + saved) * l.d_in as f64 + saved * r) * l.copies as f64)
                     .sum::<f64>()
         })
         .sum::<f64>()
         / layers
+}
+
+/// Bytes per input element of a LoRA dropout mask: `lora_dropout_mask_bytes` when dropout is on,
+/// none at `lora.dropout = 0` (PEFT and torchtune then use `nn.Identity`).
+fn lora_mask_bytes(setup: &TrainingSetup, tun: &Tunables) -> f64 {
+    if setup.lora.dropout > 0.0 {
+        tun.lora_dropout_mask_bytes
+    } else {
+        0.0
+    }
 }
 
 /// PEFT without gradient checkpointing leaves the embedding output without `requires_grad`
@@ -1468,7 +1477,7 @@ fn peft_first_layer_absent(
                 .filter(|l| matches!(l.name, "q_proj" | "k_proj" | "v_proj"))
                 .filter(|l| is_target(&setup.lora.targets, l))
                 .filter(|l| !shares_adapter_input(&setup.lora.targets, l))
-                .map(|l| tun.lora_dropout_mask_bytes * l.d_in as f64)
+                .map(|l| lora_mask_bytes(setup, tun) * l.d_in as f64)
                 .sum()
         })
         .unwrap_or(0.0);

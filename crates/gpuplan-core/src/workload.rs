@@ -150,6 +150,12 @@ pub struct LoraConfig {
     pub targets: Vec<String>,
     /// Base weight storage; `None`: bf16 for LoRA, nf4 for QLoRA.
     pub base: Option<BaseWeights>,
+    /// LoRA dropout probability. Above 0 each adapter saves a dropout mask and its own dropped
+    /// copy of the input; at 0 the adapter reads the input itself (`nn.Identity`: PEFT's
+    /// `lora_dropout=0.0`, torchtune's default `lora_dropout: 0.0`). Default 0.05, the value of
+    /// the PEFT examples (PEFT's own default, torchtune, LLaMA-Factory and Unsloth use 0): the
+    /// larger memory.
+    pub dropout: f64,
 }
 
 impl LoraConfig {
@@ -163,6 +169,13 @@ impl LoraConfig {
             MAX_LORA_RANK,
             "LoRA rank, 1–65536 (typical: 8–64)",
         )?;
+        if !(0.0..1.0).contains(&self.dropout) {
+            return Err(CoreError::invalid(
+                "lora.dropout",
+                format!("{}", self.dropout),
+                "a dropout probability, 0 ≤ p < 1 (typical: 0, 0.05, 0.1)",
+            ));
+        }
         if self.targets.is_empty() {
             return Err(CoreError::invalid(
                 "lora.targets",
@@ -289,12 +302,16 @@ pub fn lora_target_names(m: &crate::model::ModelSpec) -> Vec<&'static str> {
     names
 }
 
+/// [`LoraConfig::dropout`]'s default: the PEFT examples' 0.05 (an assumption on the larger side).
+pub const DEFAULT_LORA_DROPOUT: f64 = 0.05;
+
 impl Default for LoraConfig {
     fn default() -> Self {
         LoraConfig {
             rank: 16,
             targets: vec!["all-linear".into()],
             base: None,
+            dropout: DEFAULT_LORA_DROPOUT,
         }
     }
 }

@@ -53,6 +53,7 @@ fn predict(row: &Value, batch: u64, seq: u64) -> TrainingMemory {
                 rank: lora["rank"].as_u64().unwrap(),
                 targets: serde_json::from_value(lora["targets"].clone()).unwrap(),
                 base: Some(BaseWeights::Bf16),
+                dropout: lora["dropout"].as_f64().unwrap(),
             }
         },
         ..Default::default()
@@ -107,10 +108,10 @@ fn compiled_timeline_matches_measured_steps() {
             // The 256-token vocabulary rows, where the layers' backward is the peak: the saved
             // sets within 5% (a few tens of KB: the rotary tables), and the peak held as a
             // regression band at today's measured gap — the CPU Inductor backward of a compiled
-            // layer (fp32 LoRA adapters above all) peaks 3–18% above the eager working set the
+            // layer (fp32 LoRA adapters above all) peaks 3–23% above the eager working set the
             // model keeps for it; CUDA's is not measured (docs/methodology.md).
             assert!(saved.abs() <= 0.05 && fwd.abs() <= 0.05, "{name}\n{report}");
-            assert!((-0.19..=0.05).contains(&peak), "{name}: peak\n{report}");
+            assert!((-0.25..=0.05).contains(&peak), "{name}: peak\n{report}");
         } else {
             worst = worst.max(peak.abs()).max(saved.abs()).max(fwd.abs());
         }
@@ -168,5 +169,51 @@ fn compile_shrinks_the_saved_set_only_where_measured() {
         },
     ] {
         assert!(!compiled_layer_applies(t, &other));
+    }
+}
+
+/// `lora.dropout = 0` (torchtune's LoRALinear: `nn.Identity`): no dropout masks — one byte per
+/// element of every adapted input on CUDA — and nothing else changes; a probability outside
+/// [0, 1) is an error naming the field.
+#[test]
+fn lora_dropout_zero_saves_no_masks() {
+    use gpuplan_core::model::find_preset;
+    let m = &find_preset("Llama-3.1-8B").unwrap().model;
+    let c = ClusterSpec::new(
+        find_gpu("H100-SXM-80G").unwrap(),
+        1,
+        1,
+        InterLink::Rdma,
+        Bandwidth::from_gbit_per_s(400.0),
+    )
+    .unwrap();
+    let with = |p: f64| TrainingSetup {
+        task: TrainTask::Lora,
+        precision: Precision::PureBf16,
+        attention: AttentionImpl::Flash,
+        micro_batch: 1,
+        seq_len: 1024,
+        lora: LoraConfig {
+            rank: 8,
+            targets: vec!["q_proj".into(), "v_proj".into()],
+            dropout: p,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let saved = |p: f64| {
+        training_memory(m, &with(p), &c, &Tunables::default())
+            .unwrap()
+            .saved_after_forward
+            .0
+    };
+    // q_proj and v_proj read one input (h = 4096) in each of 32 layers; layer 0's adapters see
+    // an input without gradient and keep no mask either (PEFT without checkpointing).
+    let masks = Tunables::default().lora_dropout_mask_bytes * 2.0 * 4096.0 * 1024.0 * 31.0;
+    let got = saved(0.05) - saved(0.0);
+    assert!((got - masks).abs() / masks < 1e-9, "{got} vs {masks}");
+    for bad in [1.0, -0.1, f64::NAN] {
+        let e = training_memory(m, &with(bad), &c, &Tunables::default()).unwrap_err();
+        assert!(e.to_string().contains("lora.dropout"), "{e}");
     }
 }

@@ -40,7 +40,7 @@ proptest! {
             rmsnorm_fp32: rms,
             keeps_previous_graph: held,
             tokens: Some(1e9),
-            lora: LoraConfig { rank: 16, targets: targets.split(',').map(String::from).collect(), base: None },
+            lora: LoraConfig { rank: 16, targets: targets.split(',').map(String::from).collect(), base: None, ..Default::default() },
             ..Default::default()
         };
         if setup.lora.validate_for(m).is_err() {

@@ -75,6 +75,7 @@ fn predict(row: &Value, old: bool) -> TrainingMemory {
                 rank: c["lora_r"].as_u64().unwrap(),
                 targets,
                 base: (!mixed).then_some(BaseWeights::Bf16),
+                ..Default::default()
             }
         },
         ..Default::default()

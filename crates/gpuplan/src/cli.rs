@@ -285,6 +285,10 @@ pub struct JobArgs {
     /// LoRA target modules: comma-separated linear names, or all-linear [default: all-linear].
     #[arg(long)]
     pub lora_targets: Option<String>,
+    /// LoRA dropout probability; 0 saves no dropout masks (torchtune, LLaMA-Factory, Unsloth and
+    /// PEFT's own default) [default: 0.05, the PEFT examples' value].
+    #[arg(long, value_name = "P")]
+    pub lora_dropout: Option<f64>,
     /// LoRA adapter (and its grads and optimizer states) dtype: fp32 (PEFT default) or bf16.
     #[arg(long)]
     pub adapter_dtype: Option<String>,

@@ -71,6 +71,7 @@ help-arg-keeps-previous-graph = The loop holds the previous step's logits throug
 help-arg-kv-dtype = KV cache dtype: bf16, fp16, fp8, int8 [default: bf16]
 help-arg-lang = Output language, errors included: en or zh [default: from $LC_ALL, else $LC_MESSAGES, else $LANG; zh_* → zh]
 help-arg-last-stage-layers = Layers on the last pipeline stage (Megatron-Core --decoder-last-pipeline-num-layers)
+help-arg-lora-dropout = LoRA dropout probability; 0 saves no dropout masks (torchtune, LLaMA-Factory, Unsloth and PEFT's own default) [default: 0.05, the PEFT examples' value]
 help-arg-lora-rank = LoRA/QLoRA adapter rank r [default: 16]
 help-arg-lora-targets = LoRA target modules: comma-separated linear names, or all-linear [default: all-linear]
 help-arg-max-model-len = Serving: longest sequence (prompt + output) a request may have, tokens [default: input + output tokens]

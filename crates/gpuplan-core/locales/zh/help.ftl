@@ -66,6 +66,7 @@ help-arg-interruptible = 作业会保存检查点并能续跑，因此可以使�
 help-arg-kv-dtype = KV 缓存数据类型：bf16、fp16、fp8、int8（默认：bf16）
 help-arg-lang = 输出语言（含错误信息）：en 或 zh（默认：取自 $LC_ALL，否则 $LC_MESSAGES，否则 $LANG；zh_* → zh）
 help-arg-last-stage-layers = 最后一个流水线阶段的层数（Megatron-Core --decoder-last-pipeline-num-layers）
+help-arg-lora-dropout = LoRA dropout 概率；为 0 时不保存 dropout 掩码（torchtune、LLaMA-Factory、Unsloth 以及 PEFT 自身的默认值）（默认：0.05，PEFT 示例中的取值）
 help-arg-lora-rank = LoRA/QLoRA 适配器的秩 r（默认：16）
 help-arg-lora-targets = LoRA 目标模块：逗号分隔的线性层名，或 all-linear（默认：all-linear）
 help-arg-max-model-len = 推理：一个请求的最长序列（提示 + 输出），单位 token（默认：输入 + 输出 token 数）

@@ -444,6 +444,9 @@ pub fn apply_training_flags(
     if let Some(r) = j.lora_rank {
         t.lora.rank = r;
     }
+    if let Some(p) = j.lora_dropout {
+        t.lora.dropout = p;
+    }
     if let Some(v) = &j.adapter_dtype {
         t.adapter_dtype = parse_word("adapter-dtype", v)?;
     }
