@@ -313,7 +313,9 @@ fn attention_seconds(t: &TransformerSpec, setup: &TrainingSetup, r: &ChipRates, 
     let b = setup.micro_batch as f64;
     let heads = (t.heads as f64 / tp as f64).max(1.0);
     let q_width = t.q_width() as f64 / tp as f64;
-    let window = t.sliding_window.map_or(s, |w| (w as f64).min(s));
+    // Keys per query: the sliding window, the packed documents' span, else the sequence.
+    let keys = setup.attended_keys() as f64;
+    let window = t.sliding_window.map_or(keys, |w| (w as f64).min(keys));
     // QKᵀ and AV: 4·b·s·window·q_width FLOPs forward (full count).
     let fwd_flops = 4.0 * b * s_q * window * q_width;
     let recompute_attn = matches!(setup.recompute, Recompute::Full | Recompute::Selective);

@@ -2066,7 +2066,7 @@ fn flops_per_token(
             } else {
                 0.0
             };
-            let attn = 4.0 * (t.total_layers() * setup.seq_len * t.q_width()) as f64;
+            let attn = 4.0 * (t.total_layers() * setup.attended_keys() * t.q_width()) as f64;
             let fwd_mm = 2.0 * (linear_active + head);
             let fwd = fwd_mm + attn;
             let (model, hardware) = if setup.task.is_peft() {

@@ -410,6 +410,10 @@ pub struct TrainingSetup {
     pub framework: Framework,
     pub micro_batch: u64,
     pub seq_len: u64,
+    /// Packed sequences attended per document (FlashAttention varlen / `cu_seqlens`, TE's THD
+    /// format: NeMo, TRL and torchtune packing with document masks): the keys a query sees,
+    /// E[l²]/E[l] over the packed documents of length l. `None`: the whole sequence.
+    pub attention_span: Option<u64>,
     /// Micro-batches per optimizer step on each data-parallel rank.
     pub grad_accum: u64,
     pub lora: LoraConfig,
@@ -489,6 +493,14 @@ pub struct TrainingSetup {
     pub compiled: bool,
 }
 
+impl TrainingSetup {
+    /// Keys each query attends over: [`TrainingSetup::attention_span`], else the sequence.
+    pub fn attended_keys(&self) -> u64 {
+        self.attention_span
+            .map_or(self.seq_len, |s| s.min(self.seq_len))
+    }
+}
+
 impl Default for TrainingSetup {
     fn default() -> Self {
         TrainingSetup {
@@ -501,6 +513,7 @@ impl Default for TrainingSetup {
             framework: Framework::HuggingFace,
             micro_batch: 1,
             seq_len: 2048,
+            attention_span: None,
             grad_accum: 1,
             lora: LoraConfig::default(),
             optimizer_in_backward: false,
@@ -626,6 +639,15 @@ impl TrainingSetup {
             ),
         ] {
             check_int(field, v, 1, max, fix)?;
+        }
+        if let Some(span) = self.attention_span {
+            check_int(
+                "attention_span",
+                span,
+                1,
+                self.seq_len.max(1),
+                "keys a query attends over in packed sequences (E[l²]/E[l] of the documents), 1 to seq_len",
+            )?;
         }
         check_int(
             "parallel.zero",

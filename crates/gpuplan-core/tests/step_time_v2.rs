@@ -265,3 +265,28 @@ proptest! {
         }
     }
 }
+
+/// Packed sequences attended per document (`attention_span`): the attention kernel's time and
+/// the model FLOPs' attention term scale with the span; the GEMMs do not change; a span beyond
+/// the sequence is an error naming the field.
+#[test]
+fn attention_span_scales_attention_only() {
+    let m = model("Llama-2-7B");
+    let c = cluster("h100-sxm", 1);
+    let full = megatron(1, 1, 4);
+    let packed = TrainingSetup {
+        attention_span: Some(256),
+        ..full.clone()
+    };
+    let (a, b) = (step(&m, &full, &c), step(&m, &packed, &c));
+    assert!((a.compute_parts.gemm_s - b.compute_parts.gemm_s).abs() < 1e-12);
+    let ratio = b.compute_parts.attention_s / a.compute_parts.attention_s;
+    assert!((ratio - 256.0 / 4096.0).abs() < 1e-9, "{ratio}");
+    assert!(b.tokens_per_second > a.tokens_per_second);
+    let bad = TrainingSetup {
+        attention_span: Some(8192),
+        ..full
+    };
+    let e = training_step(&m, &bad, &c, &Tunables::default()).unwrap_err();
+    assert!(e.to_string().contains("attention_span"), "{e}");
+}

@@ -261,6 +261,10 @@ pub struct JobArgs {
     /// context].
     #[arg(long, value_name = "TOKENS")]
     pub seq_len: Option<u64>,
+    /// Packed sequences attended per document (FlashAttention varlen, TE THD): the keys a query
+    /// sees, E[l²]/E[l] of the packed documents, in tokens [default: the whole sequence].
+    #[arg(long, value_name = "TOKENS")]
+    pub attention_span: Option<u64>,
     /// Training tokens in total: 1e8, 100M, 2B, 300e9, 1.5T (k/M/B/T = 10^3/10^6/10^9/10^12).
     #[arg(long, value_name = "N", value_parser = parse_amount)]
     pub tokens: Option<f64>,

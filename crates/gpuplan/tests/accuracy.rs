@@ -180,8 +180,9 @@ fn training_accuracy_stays_within_todays_bands() {
         "training throughput out-of-sample median {tput:.4}"
     );
     assert!(hours <= 0.13, "GPU-hours out-of-sample median {hours:.3}");
+    // 20 (22 before NeMo's packed fine-tuning samples were attended per sample).
     assert!(
-        known <= 22,
+        known <= 20,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes

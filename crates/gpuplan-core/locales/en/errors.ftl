@@ -32,6 +32,7 @@ fix-gpu-no-peak-latency = no sourced peak FLOP/s; latency cannot be estimated
 fix-gpu-no-bandwidth-latency = no sourced memory bandwidth; decode latency cannot be estimated
 
 ## Fixed sentences of field checks (found by their English text: i18n::fixed_text)
+fix-attention-span-packed = keys a query attends over in packed sequences (E[l²]/E[l] of the documents), 1 to seq_len
 fix-lora-dropout-probability = a dropout probability, 0 ≤ p < 1 (typical: 0, 0.05, 0.1)
 fix-lora-rank-1-65536-typical-8 = LoRA rank, 1–65536 (typical: 8–64)
 fix-name-the-linears-to-adapt-q = name the linears to adapt (q_proj,v_proj,...) or all-linear

@@ -27,6 +27,7 @@ help-arg-activation-offload = Offload saved activations to host memory (torchtun
 help-arg-adapter-dtype = LoRA adapter (and its grads and optimizer states) dtype: fp32 (PEFT default) or bf16
 help-arg-allow-remote = Allow a non-loopback --bind. The server has no authentication and no TLS: anyone who can reach the address can use it
 help-arg-attention = eager, flash (FlashAttention-2, Ampere or later) or mem_efficient (PyTorch SDPA) [default: flash; mem_efficient on chips without it]
+help-arg-attention-span = Packed sequences attended per document (FlashAttention varlen, TE THD): the keys a query sees, E[l²]/E[l] of the packed documents, in tokens [default: the whole sequence]
 help-arg-autocast = torch.autocast accounting (HF Trainer without DeepSpeed): fp32 weights + grads and bf16 weight copies, no master copy; without it: DeepSpeed/Megatron-style bf16 weights + fp32 master
 help-arg-batch = Serving: concurrent sequences in the decode batch [default: 1]
 help-arg-bf16-chunked-loss = LitGPT chunked_cross_entropy: bf16 cross-entropy per 128-token chunk, no fp32 upcast

@@ -29,6 +29,7 @@ fix-gpu-no-peak-latency = 没有有据可查的峰值算力（FLOP/s），无法
 fix-gpu-no-bandwidth-latency = 没有有据可查的显存带宽，无法估算解码时延
 
 ## Fixed sentences of field checks (found by their English text: i18n::fixed_text)
+fix-attention-span-packed = 打包序列中每个查询关注的键数（各文档长度的 E[l²]/E[l]），1 到 seq_len
 fix-lora-dropout-probability = dropout 概率，0 ≤ p < 1（常用 0、0.05、0.1）
 fix-lora-rank-1-65536-typical-8 = LoRA 秩，1–65536（常用 8–64）
 fix-name-the-linears-to-adapt-q = 给出要适配的线性层（q_proj,v_proj,...）或 all-linear

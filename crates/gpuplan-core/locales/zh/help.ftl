@@ -24,6 +24,7 @@ help-accuracy--format = 输出格式：table、json 或 markdown（markdown 即 
 help-arg-activation-offload = 把保存的激活值卸载到主机内存（torchtune enable_activation_offloading）
 help-arg-adapter-dtype = LoRA 适配器（及其梯度和优化器状态）的数据类型：fp32（PEFT 默认）或 bf16
 help-arg-allow-remote = 允许 --bind 使用非回环地址。服务器没有身份验证和 TLS：能访问该地址的任何人都能使用它
+help-arg-attention-span = 打包序列按文档计算注意力（FlashAttention varlen、TE THD）：每个查询关注的键数，即打包文档长度的 E[l²]/E[l]，单位 token（默认：整个序列）
 help-arg-attention = eager、flash（FlashAttention-2，Ampere 及以后）或 mem_efficient（PyTorch SDPA）（默认：flash；不支持的芯片上为 mem_efficient）
 help-arg-autocast = 按 torch.autocast 计算显存（HF Trainer 不用 DeepSpeed 时）：fp32 权重和梯度加 bf16 权重副本，没有主副本；不加此项：DeepSpeed/Megatron 方式，bf16 权重加 fp32 主副本
 help-arg-batch = 推理：解码批中的并发序列数（默认：1）

@@ -420,6 +420,9 @@ pub fn apply_training_flags(
         Some(TaskArg::Qlora) => t.task = TrainTask::Qlora,
         Some(TaskArg::Inference) | None => {}
     }
+    if let Some(x) = j.attention_span {
+        t.attention_span = Some(x);
+    }
     if let Some(x) = j.seq_len {
         t.seq_len = x;
     }
