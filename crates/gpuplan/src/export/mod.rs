@@ -260,7 +260,7 @@ mod proptests {
                 offload_optimizer: off.0, offload_params: off.1, recompute: recompute.into(),
                 attention: "flash".into(), micro_batch: mb, grad_accum: ga, seq_len: seq,
                 lora_rank: Some(rank), lora_targets: vec!["q_proj".into(), "v_proj".into()],
-                lora_base: base.map(String::from), tokens,
+                lora_base: base.map(String::from), lora_dropout: Some(0.05), tokens,
                 storage: storage.then(|| StorageView { id: "alibaba-nas-capacity".into(),
                     name: "NAS".into(), kind: "file".into(), shared: true, capacity_gib: 100.0 }),
                 interruptible: ckpt.is_some(), checkpoint_interval_s: ckpt, step_s }

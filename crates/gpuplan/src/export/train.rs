@@ -134,6 +134,9 @@ pub fn litgpt_config(p: &PlanView, t: &TrainView) -> Value {
             "fc2"
         ]));
         doc["lora_head"] = json!(!all && t.lora_targets.iter().any(|x| x == "lm_head"));
+        if let Some(d) = t.lora_dropout {
+            doc["lora_dropout"] = json!(d);
+        }
         if t.task == "qlora" {
             doc["quantize"] = json!(match t.lora_base.as_deref() {
                 Some("nf4_no_dq") => "bnb.nf4",

@@ -69,6 +69,8 @@ pub struct TrainView {
     pub lora_rank: Option<u64>,
     pub lora_targets: Vec<String>,
     pub lora_base: Option<String>,
+    /// LoRA dropout probability (`setup.lora.dropout`; older plans lack it).
+    pub lora_dropout: Option<f64>,
     /// Tokens the plan trains on (`setup.tokens`), when given.
     pub tokens: Option<f64>,
     pub storage: Option<StorageView>,
@@ -321,6 +323,14 @@ fn train_view(t: &Value, request: &Value, at: &str) -> Result<TrainView> {
             }
         },
         lora_base: optional_ident(t, "setup/lora/base", &f("setup/lora/base"))?,
+        lora_dropout: match get(t, "setup/lora/dropout") {
+            None | Some(Value::Null) => None,
+            Some(_) => Some(probability(
+                t,
+                "setup/lora/dropout",
+                &f("setup/lora/dropout"),
+            )?),
+        },
         tokens: match get(t, "setup/tokens") {
             None | Some(Value::Null) => None,
             Some(_) => Some(positive(t, "setup/tokens", 1e16, &f("setup/tokens"))?),
@@ -459,6 +469,21 @@ fn positive(v: &Value, path: &str, max: f64, field: &str) -> Result<f64> {
             field_msg("export-field-number-range", field)
                 .arg("value", x.to_string())
                 .arg("max", max.to_string()),
+        ));
+    }
+    Ok(x)
+}
+
+/// A probability in [0, 1) (`max` shown in the message as 1).
+fn probability(v: &Value, path: &str, field: &str) -> Result<f64> {
+    let x = get(v, path)
+        .and_then(Value::as_f64)
+        .ok_or_else(|| fail(field_msg("export-field-not-number", field)))?;
+    if !(x.is_finite() && (0.0..1.0).contains(&x)) {
+        return Err(fail(
+            field_msg("export-field-number-range", field)
+                .arg("value", x.to_string())
+                .arg("max", "1"),
         ));
     }
     Ok(x)
