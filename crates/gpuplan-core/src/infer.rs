@@ -10,7 +10,9 @@ use crate::constants::Tunables;
 use crate::error::CoreError;
 use crate::hardware::{ComputeDtype, GpuSpec};
 use crate::i18n::{Msg, Text};
-use crate::model::{param_breakdown, AttentionKind, MlpKind, ModelSpec, TransformerSpec};
+use crate::model::{
+    param_breakdown, AttentionKind, MlpKind, ModelSpec, ParamBreakdown, TransformerSpec,
+};
 use crate::units::{compute_time, transfer_time, Bytes, FlopRate, Flops, Seconds};
 use crate::workload::{Engine, InferenceSetup, WeightFormat};
 use serde::Serialize;
@@ -620,16 +622,17 @@ pub fn dequant_bandwidth_ratio(engine: Engine, format: WeightFormat) -> f64 {
     }
 }
 
-/// Bytes of weights read per step as the 16-bit kernels' equivalent: the quantised layer linears
-/// (their share of `read`) cost `1 / dequant_bandwidth_ratio` times their bytes.
-fn weight_read_equivalent(m: &ModelSpec, s: &InferenceSetup, full: f64, read: f64) -> f64 {
+/// Factor from the bytes of weights a step reads to the 16-bit kernels' equivalent: the
+/// quantised layer linears (their share of the weights) cost `1 / dequant_bandwidth_ratio` times
+/// their bytes.
+fn weight_read_factor(b: &ParamBreakdown, s: &InferenceSetup, full: f64) -> f64 {
     let ratio = dequant_bandwidth_ratio(s.engine, s.weights);
     if ratio >= 1.0 || full <= 0.0 {
-        return read;
+        return 1.0;
     }
-    let quantised = param_breakdown(m).linear_params() as f64 * s.weights.bits() / 8.0;
+    let quantised = b.linear_params() as f64 * s.weights.bits() / 8.0;
     let share = (quantised / s.tp.max(1) as f64 / full).clamp(0.0, 1.0);
-    read * (1.0 + share * (1.0 / ratio - 1.0))
+    1.0 + share * (1.0 / ratio - 1.0)
 }
 
 /// Latency of one all-reduce of a small message among `tp` GPUs of one node: one-shot
@@ -702,12 +705,10 @@ pub fn latency(
     let full_weights = setup_weight_bytes(m, s).0;
     // A prefill reads every weight it touches at least once: its floor, plus the engine's fixed
     // per-step overhead (scheduling, sampling, launches; no CUDA graph for prefill).
+    let read_factor = weight_read_factor(&b, s, full_weights);
     let prefill_time = |tokens: f64| {
-        let read = weights_read(m, full_weights, s.weights, s.tp, tokens);
-        let floor = transfer_time(
-            Bytes(weight_read_equivalent(m, s, full_weights, read)),
-            bw * tun.decode_bandwidth_efficiency,
-        );
+        let read = weights_read(m, full_weights, s.weights, s.tp, tokens) * read_factor;
+        let floor = transfer_time(Bytes(read), bw * tun.decode_bandwidth_efficiency);
         compute_time(Flops(prefill_flops * tokens / n.max(1.0) / tp), peak * eff).max(floor)
             + Seconds(tun.engine_prefill_overhead_s)
             + comm_lat
@@ -720,12 +721,7 @@ pub fn latency(
     let ctx = (s.input_tokens + img.kv_tokens + s.output_tokens / 2) as f64;
     let kv = kv_per_token(t, s.kv_dtype.bytes(), s.tp);
     // MoE: a decode step at batch B reads the experts its B tokens route to, not only k.
-    let step_weight_bytes = weight_read_equivalent(
-        m,
-        s,
-        full_weights,
-        weights_read(m, full_weights, s.weights, s.tp, batch),
-    );
+    let step_weight_bytes = weights_read(m, full_weights, s.weights, s.tp, batch) * read_factor;
     let read = Bytes(step_weight_bytes + batch * ctx * kv.per_device.0);
     let t_mem = transfer_time(read, bw * tun.decode_bandwidth_efficiency);
     let t_cmp = compute_time(Flops(2.0 * (linear_active + head) * batch / tp), peak * eff);

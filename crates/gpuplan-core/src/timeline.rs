@@ -357,7 +357,6 @@ mod tests {
             logits_elems: 100.0,
             logits_dtype_bytes: 2.0,
             loss_chunks: 1.0,
-            compiled_loss: false,
             ..Default::default()
         };
         let t = step_timeline(&b);
@@ -375,7 +374,6 @@ mod tests {
             optimizer_temp: 500.0,
             saved_layers: 50.0,
             loss_chunks: 1.0,
-            compiled_loss: false,
             ..Default::default()
         };
         let t = step_timeline(&b);

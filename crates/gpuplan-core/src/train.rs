@@ -1155,13 +1155,11 @@ fn compiled_layer(t: &TransformerSpec, setup: &TrainingSetup) -> LayerActivation
     let peft = setup.task.is_peft();
     let targets = &setup.lora.targets;
     let adapted = |name: &str| peft && is_target_name(targets, name);
-    let a = if setup.autocast_on() {
-        2.0
-    } else {
-        setup.adapter_dtype.bytes()
-    };
+    // No autocast here (`compiled_layer_applies`): adapters are stored and saved in their dtype.
+    let a = setup.adapter_dtype.bytes();
     let r = setup.lora.rank as f64;
-    // (input width, [linears reading it], the input already saved for another reason)
+    // (input width, the linears reading it, the input already saved for another reason, the
+    // input h-wide and so replicated under TP)
     let groups: [(f64, &[&str], bool, bool); 4] = [
         (h, &["q_proj", "k_proj", "v_proj"], false, true),
         (q, &["o_proj"], true, false),
@@ -1169,10 +1167,9 @@ fn compiled_layer(t: &TransformerSpec, setup: &TrainingSetup) -> LayerActivation
         (f, &["down_proj"], false, false),
     ];
     for (width, names, input_kept, replicated_input) in groups {
-        let trainable_base = !peft;
         let adapters = names.iter().filter(|n| adapted(n)).count() as f64;
-        // The base weights' gradients need the input itself (c bytes).
-        let base_needs = trainable_base && !input_kept;
+        // Trainable base weights' gradients need the input itself (c bytes).
+        let base_needs = !peft && !input_kept;
         let mut bytes = if base_needs { c * width } else { 0.0 };
         if adapters > 0.0 {
             // The adapters' shared input: the same tensor in the compute dtype, else its cast.
@@ -1198,8 +1195,15 @@ fn compiled_layer(t: &TransformerSpec, setup: &TrainingSetup) -> LayerActivation
 /// autocast's and PEFT's adjustments.
 fn hf_layer_activation(t: &TransformerSpec, setup: &TrainingSetup) -> LayerActivation {
     if compiled_layer_applies(t, setup) {
-        return compiled_layer(t, setup);
+        compiled_layer(t, setup)
+    } else {
+        eager_layer_activation(t, setup)
     }
+}
+
+/// [`hf_layer_activation`] of eager PyTorch modules (also the working set a compiled layer is
+/// charged in backward).
+fn eager_layer_activation(t: &TransformerSpec, setup: &TrainingSetup) -> LayerActivation {
     let c = compute_bytes(setup);
     let mut la = layer_activation(t, setup.seq_len, setup);
     if c == 4.0 {
@@ -1246,26 +1250,21 @@ fn transformer_activations(
         };
         (m.dense_layers as f64, hf_layer_activation(&d, setup))
     });
-    let per_token = |la: &LayerActivation| {
-        la.replicated / sp + la.sharded / tp + la.scores / tp + lora_activation(b, t, setup, tun)
+    // A compiled layer's adapter tensors are part of `compiled_layer` (no dropout).
+    let compiled = compiled_layer_applies(t, setup);
+    let lora = lora_activation(b, t, setup, tun);
+    let per_token_of = |la: &LayerActivation, lora: f64| {
+        la.replicated / sp + la.sharded / tp + la.scores / tp + lora
     };
+    let per_token = |la: &LayerActivation| per_token_of(la, if compiled { 0.0 } else { lora });
     let litgpt =
         (setup.framework == Framework::LitGpt).then(|| litgpt::saved_per_token(b, t, setup, tun));
     // Under torch.compile the recomputed layer's working set in backward keeps the eager
     // accounting: only the saved set is measured to shrink (tests/compiled_peak.rs; the CPU
     // Inductor backward of a layer peaked above the eager set, so the smaller compiled set is not
     // used for the working set).
-    let recompute_per_token = if compiled_layer_applies(t, setup) {
-        let eager = TrainingSetup {
-            compiled: false,
-            ..setup.clone()
-        };
-        hf_layer_activation(t, &eager).replicated / sp
-            + hf_layer_activation(t, &eager).sharded / tp
-            + lora_activation(b, t, &eager, tun)
-    } else {
-        f64::NAN
-    };
+    let recompute_per_token =
+        compiled.then(|| per_token_of(&eager_layer_activation(t, setup), lora));
     let per_token_layer = match (&litgpt, dense) {
         (Some(l), _) => l.per_layer / tp,
         (None, Some((n, d))) => {
@@ -1296,11 +1295,7 @@ fn transformer_activations(
             let inputs = r * t.hidden as f64 / sp * tokens * layers_per_stage * in_flight;
             (
                 inputs,
-                if recompute_per_token.is_nan() {
-                    per_token_layer
-                } else {
-                    recompute_per_token
-                } * tokens
+                recompute_per_token.unwrap_or(per_token_layer) * tokens
                     + grad_working(t, c, tp) * tokens,
                 why!(explain, "full recompute: {r}·h B/token/layer × {layers_per_stage} layers × {in_flight} micro-batch(es); one layer's set ({per_token_layer:.0} B/token) recomputed in backward"),
             )
@@ -1406,10 +1401,6 @@ fn lora_activation(
     tun: &Tunables,
 ) -> f64 {
     if !setup.task.is_peft() {
-        return 0.0;
-    }
-    // A compiled layer's adapter tensors are in `compiled_layer` (no dropout).
-    if t.moe.is_none() && compiled_layer_applies(t, setup) {
         return 0.0;
     }
     let r = setup.lora.rank as f64;
