@@ -257,7 +257,11 @@ def main(path):
             kind="infer_throughput", metric=metric, published=rows[cid]["result"]["throughput"], unit=unit,
             notes="Static batching (gptSessionBenchmark): batch prefilled at once, then output_len decode steps at the full batch.",
             workload=dict(kind="inference", model=model,
-                          inference=dict(weights={"format": prec}, kv_dtype=kv, tp=tp, batch=s["batch_size"],
+                          inference=dict(weights={"format": prec}, kv_dtype=kv, tp=tp, engine="trtllm",
+                                         # v0.6.1's generation kernel (masked MHA) loads a GQA
+                                         # model's KV head once per query head (Llama-2-70B: 8).
+                                         **({"decode_kv_reads": "per_query_head"} if "70B" in model else {}),
+                                         batch=s["batch_size"],
                                          input_tokens=s["input_len"], output_tokens=s["output_len"],
                                          max_model_len=s["input_len"] + s["output_len"]),
                           hardware=dict(gpu=gpu, gpus_per_node=8, nodes=1)))

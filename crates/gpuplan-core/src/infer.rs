@@ -14,7 +14,7 @@ use crate::model::{
     param_breakdown, AttentionKind, MlpKind, ModelSpec, ParamBreakdown, TransformerSpec,
 };
 use crate::units::{compute_time, transfer_time, Bytes, FlopRate, Flops, Seconds};
-use crate::workload::{Engine, InferenceSetup, WeightFormat};
+use crate::workload::{DecodeKvReads, Engine, InferenceSetup, WeightFormat};
 use serde::Serialize;
 
 /// KV-cache bytes per token, for the whole model and for one TP rank.
@@ -648,6 +648,25 @@ pub fn allreduce_latency(gpu: &GpuSpec, tp: u64, tun: &Tunables) -> f64 {
     }
 }
 
+/// KV-cache bytes the generation-phase attention loads per cached byte on one TP rank. Grouped
+/// kernels load each KV head once (1). TensorRT-LLM's masked multi-head attention kernel runs one
+/// thread block per (sequence, query head) and each block loads the cache of its KV head
+/// `hi_kv = hi / qhead_per_kv` (cpp/tensorrt_llm/kernels/decoderMaskedMultiheadAttention/
+/// decoderMaskedMultiheadAttentionTemplate.h; "The different kernels assign a threadblock for B x H
+/// pair", H the query heads): a GQA model's KV head is loaded once per query head of its group,
+/// i.e. query heads ÷ KV heads per rank (8 for Llama-2-70B at any TP up to 8). MLA caches one
+/// latent per token: 1.
+pub fn decode_kv_load_factor(t: &TransformerSpec, s: &InferenceSetup) -> f64 {
+    match (s.decode_kv_reads, t.attention) {
+        (DecodeKvReads::PerQueryHead, AttentionKind::Standard) => {
+            let kv = kv_per_token(t, 1.0, s.tp).heads_per_device.max(1);
+            let q = (t.heads / s.tp.max(1)).max(1);
+            (q as f64 / kv as f64).max(1.0)
+        }
+        _ => 1.0,
+    }
+}
+
 /// Share of the nominal peak a format's GEMMs reach relative to bf16: FP8 reaches a smaller
 /// fraction of its (twice as high) peak — the same `fp8_efficiency_ratio` training uses.
 fn dtype_derate(format: WeightFormat, tun: &Tunables) -> f64 {
@@ -722,7 +741,8 @@ pub fn latency(
     let kv = kv_per_token(t, s.kv_dtype.bytes(), s.tp);
     // MoE: a decode step at batch B reads the experts its B tokens route to, not only k.
     let step_weight_bytes = weights_read(m, full_weights, s.weights, s.tp, batch) * read_factor;
-    let read = Bytes(step_weight_bytes + batch * ctx * kv.per_device.0);
+    let kv_loads = kv.per_device.0 * decode_kv_load_factor(t, s);
+    let read = Bytes(step_weight_bytes + batch * ctx * kv_loads);
     let t_mem = transfer_time(read, bw * tun.decode_bandwidth_efficiency);
     let t_cmp = compute_time(Flops(2.0 * (linear_active + head) * batch / tp), peak * eff);
     let per_token = t_mem.max(t_cmp) + comm_lat;

@@ -848,6 +848,21 @@ impl Engine {
     }
 }
 
+/// How the generation-phase attention kernel loads a GQA/MQA model's KV cache (infer.rs `latency`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DecodeKvReads {
+    /// Each KV head is loaded once for the query heads that share it (vLLM/SGLang FlashAttention
+    /// and FlashInfer decode, TensorRT-LLM's XQA kernels).
+    #[default]
+    Grouped,
+    /// One thread block per (sequence, query head), each loading its KV head's cache: TensorRT-LLM's
+    /// masked multi-head attention kernel (`hi_kv = hi / qhead_per_kv`), the generation kernel of
+    /// v0.6.1 and earlier for Llama-2-70B.
+    PerQueryHead,
+}
+
 /// An inference/serving job, sized the way its engine sizes its KV pool.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -886,6 +901,9 @@ pub struct InferenceSetup {
     pub images_per_request: u64,
     /// Image width × height in pixels, for the model's image-token rule (default 1024 × 1024).
     pub image_size: [u64; 2],
+    /// How the generation kernel loads a GQA model's KV cache: `grouped` (default) or
+    /// `per_query_head` (TensorRT-LLM ≤ v0.6.1's masked MHA: each KV head once per query head).
+    pub decode_kv_reads: DecodeKvReads,
     /// Paged-KV block size in tokens (vLLM 16, TRT-LLM 32).
     pub block_size: u64,
     /// Concurrent sequences (decode batch).
@@ -911,6 +929,7 @@ impl Default for InferenceSetup {
             keep_16bit_attention: false,
             images_per_request: 0,
             image_size: [1024, 1024],
+            decode_kv_reads: DecodeKvReads::Grouped,
             block_size: 16,
             batch: 1,
             input_tokens: 1000,

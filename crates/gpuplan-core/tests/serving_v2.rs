@@ -1,12 +1,12 @@
 //! Serving mechanisms of issue 11: MoE decode reads the experts its batch routes to, prefill has a
 //! weight-read floor and a fixed engine overhead, TP all-reduce latency grows with the ring over
-//! PCIe, FP8 is derated like training.
+//! PCIe, FP8 is derated like training, TensorRT-LLM's masked MHA loads a GQA KV head per query head.
 
 use gpuplan_core::constants::Tunables;
 use gpuplan_core::hardware::find_gpu;
-use gpuplan_core::infer::{allreduce_latency, experts_touched, latency};
+use gpuplan_core::infer::{allreduce_latency, decode_kv_load_factor, experts_touched, latency};
 use gpuplan_core::model::find_preset;
-use gpuplan_core::workload::{InferenceSetup, KvDtype, WeightFormat};
+use gpuplan_core::workload::{DecodeKvReads, InferenceSetup, KvDtype, WeightFormat};
 
 fn setup(batch: u64, tp: u64, weights: WeightFormat) -> InferenceSetup {
     InferenceSetup {
@@ -41,6 +41,45 @@ fn moe_decode_at_batch_reads_nearly_every_expert() {
     // bytes (46.7B total vs 12.9B active), far more than the KV of 64 short sequences adds.
     let ratio = many.time_per_token.0 / one.time_per_token.0;
     assert!(ratio > 2.5, "TPOT ratio batch 64 / batch 1 = {ratio}");
+}
+
+#[test]
+fn masked_mha_loads_a_gqa_kv_head_once_per_query_head() {
+    let per_head = |tp: u64| InferenceSetup {
+        decode_kv_reads: DecodeKvReads::PerQueryHead,
+        ..setup(64, tp, WeightFormat::Bf16)
+    };
+    let m = &find_preset("Llama-2-70B").expect("preset").model;
+    let t70 = m.transformer().expect("transformer");
+    // 64 query heads over 8 KV heads: 8 query heads per KV head on every rank up to TP 8, where
+    // each rank holds one KV head and 8 query heads.
+    for tp in [1, 2, 4, 8] {
+        assert_eq!(decode_kv_load_factor(t70, &per_head(tp)), 8.0, "TP {tp}");
+    }
+    assert_eq!(
+        decode_kv_load_factor(t70, &setup(64, 4, WeightFormat::Bf16)),
+        1.0
+    );
+    // MHA (Llama-2-7B): one query head per KV head, nothing changes.
+    let t7 = &find_preset("Llama-2-7B").expect("preset").model;
+    assert_eq!(
+        decode_kv_load_factor(t7.transformer().expect("transformer"), &per_head(1)),
+        1.0
+    );
+    // The decode step reads 7 more copies of the KV the batch holds, on top of the weights.
+    let gpu = find_gpu("a100-80g").expect("gpu");
+    let tun = Tunables::default();
+    let grouped = latency(m, &setup(64, 4, WeightFormat::Bf16), gpu, &tun).expect("latency");
+    let loaded = latency(m, &per_head(4), gpu, &tun).expect("latency");
+    let kv = 64.0 * (512.0 + 64.0) * 2.0 * 80.0 * 2.0 * 128.0 * 2.0; // per rank: 2 KV heads
+    let bw = gpu.memory_bandwidth().expect("bandwidth").0;
+    let want = 7.0 * kv / (bw * tun.decode_bandwidth_efficiency);
+    let got = loaded.time_per_token.0 - grouped.time_per_token.0;
+    assert!((got / want - 1.0).abs() < 1e-6, "{got} vs {want}");
+    assert_eq!(
+        loaded.ttft, grouped.ttft,
+        "prefill does not run the decode kernel"
+    );
 }
 
 #[test]
