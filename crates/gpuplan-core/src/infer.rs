@@ -13,7 +13,7 @@ use crate::i18n::{Msg, Text};
 use crate::model::{
     param_breakdown, AttentionKind, MlpKind, ModelSpec, ParamBreakdown, TransformerSpec,
 };
-use crate::units::{compute_time, transfer_time, Bytes, FlopRate, Flops, Seconds};
+use crate::units::{compute_time, transfer_time, Bandwidth, Bytes, FlopRate, Flops, Seconds};
 use crate::workload::{DecodeKvReads, Engine, InferenceSetup, WeightFormat};
 use serde::Serialize;
 
@@ -677,6 +677,89 @@ fn dtype_derate(format: WeightFormat, tun: &Tunables) -> f64 {
     }
 }
 
+/// The chip's rates a serving step runs at: the format's peak (or the 16-bit one) and the memory
+/// bandwidth; a chip without either is bad input naming the GPU.
+fn chip_rates(gpu: &GpuSpec, s: &InferenceSetup) -> Result<(FlopRate, Bandwidth), CoreError> {
+    let peak = gpu
+        .peak(compute_dtype(s.weights))
+        .or_else(|| gpu.peak_half())
+        .ok_or_else(|| {
+            CoreError::invalid_msg("gpu", &gpu.id, Msg::new("fix-gpu-no-peak-latency"))
+        })?;
+    let bw = gpu.memory_bandwidth().ok_or_else(|| {
+        CoreError::invalid_msg("gpu", &gpu.id, Msg::new("fix-gpu-no-bandwidth-latency"))
+    })?;
+    Ok((peak, bw))
+}
+
+/// What the prefill and decode steps of one setup share: the model's sizes, the chip's rates and
+/// the per-step costs that do not depend on the tokens.
+struct Steps<'a> {
+    m: &'a ModelSpec,
+    t: &'a TransformerSpec,
+    s: &'a InferenceSetup,
+    gpu: &'a GpuSpec,
+    tun: &'a Tunables,
+    peak: FlopRate,
+    bw: Bandwidth,
+    linear_active: f64,
+    head: f64,
+    layers: f64,
+    /// GEMM efficiency: `prefill_efficiency` × the format's derate.
+    eff: f64,
+    /// Weight bytes on one rank, and the factor to the 16-bit kernels' equivalent reads.
+    full_weights: f64,
+    read_factor: f64,
+    /// Latency of the step's TP all-reduces (2 per layer).
+    comm_lat: Seconds,
+}
+
+impl Steps<'_> {
+    /// TP in prefill: 2 all-reduces per layer of `tokens`·h 16-bit activations over the
+    /// intra-node link.
+    fn prefill_comm(&self, tokens: f64) -> Seconds {
+        let tp = self.s.tp as f64;
+        match self.gpu.intra_link_bandwidth() {
+            Some(bw) if self.s.tp > 1 => {
+                let bytes = 2.0 * (tp - 1.0) / tp * tokens * self.t.hidden as f64 * 2.0;
+                transfer_time(Bytes(bytes), bw * self.tun.collective_efficiency)
+                    * (2.0 * self.layers)
+            }
+            _ => Seconds(0.0),
+        }
+    }
+
+    /// A prefill of `tokens` tokens (`flops_n` FLOPs per `n` prompt tokens): compute, or the
+    /// weights it touches read at least once — its floor — plus the engine's fixed per-step
+    /// overhead (scheduling, sampling, launches; no CUDA graph for prefill) and TP.
+    fn prefill(&self, flops_n: f64, n: f64, tokens: f64) -> Seconds {
+        let (s, tun) = (self.s, self.tun);
+        let read =
+            weights_read(self.m, self.full_weights, s.weights, s.tp, tokens) * self.read_factor;
+        let floor = transfer_time(Bytes(read), self.bw * tun.decode_bandwidth_efficiency);
+        let flops = Flops(flops_n * tokens / n.max(1.0) / s.tp as f64);
+        compute_time(flops, self.peak * self.eff).max(floor)
+            + Seconds(tun.engine_prefill_overhead_s)
+            + self.comm_lat
+            + self.prefill_comm(tokens)
+    }
+
+    /// One decode step at `batch` sequences of `ctx` cached tokens: the weights the batch's
+    /// tokens touch (MoE: the experts they route to) plus each sequence's KV loads, or 2·N·B of
+    /// compute. Returns (memory time, compute time).
+    fn decode(&self, batch: f64, ctx: f64) -> (Seconds, Seconds) {
+        let (t, s, tun) = (self.t, self.s, self.tun);
+        let kv = kv_per_token(t, s.kv_dtype.bytes(), s.tp);
+        let weights =
+            weights_read(self.m, self.full_weights, s.weights, s.tp, batch) * self.read_factor;
+        let kv_loads = kv.per_device.0 * decode_kv_load_factor(t, s);
+        let read = Bytes(weights + batch * ctx * kv_loads);
+        let t_mem = transfer_time(read, self.bw * tun.decode_bandwidth_efficiency);
+        let flops = Flops(2.0 * (self.linear_active + self.head) * batch / s.tp as f64);
+        (t_mem, compute_time(flops, self.peak * self.eff))
+    }
+}
+
 /// Prefill and decode latency on `tp` GPUs of `gpu` joined by a link of `link_latency` per
 /// all-reduce (see [`Tunables::tp_allreduce_latency_s`]).
 pub fn latency(
@@ -689,66 +772,41 @@ pub fn latency(
     let t = m
         .transformer()
         .ok_or_else(|| CoreError::invalid("model", &m.name, "latency needs a transformer"))?;
-    let peak = gpu
-        .peak(compute_dtype(s.weights))
-        .or_else(|| gpu.peak_half())
-        .ok_or_else(|| {
-            CoreError::invalid_msg("gpu", &gpu.id, Msg::new("fix-gpu-no-peak-latency"))
-        })?;
-    let bw = gpu.memory_bandwidth().ok_or_else(|| {
-        CoreError::invalid_msg("gpu", &gpu.id, Msg::new("fix-gpu-no-bandwidth-latency"))
-    })?;
+    let (peak, bw) = chip_rates(gpu, s)?;
     let b = param_breakdown(m);
-    let linear_active = b.active_linear_params() as f64;
-    let head = (t.vocab * t.hidden) as f64;
-    let tp = s.tp as f64;
+    let full_weights = setup_weight_bytes(m, s).0;
     let layers = t.decoder_layers() as f64;
+    let steps = Steps {
+        m,
+        t,
+        s,
+        gpu,
+        tun,
+        peak,
+        bw,
+        linear_active: b.active_linear_params() as f64,
+        head: (t.vocab * t.hidden) as f64,
+        layers,
+        eff: tun.prefill_efficiency * dtype_derate(s.weights, tun),
+        full_weights,
+        read_factor: weight_read_factor(&b, s, full_weights),
+        comm_lat: Seconds(allreduce_latency(gpu, s.tp, tun) * 2.0 * layers),
+    };
     let img = image_load(t, s);
     let n = (s.input_tokens + img.kv_tokens) as f64;
     // Prefill: 2·N per token over the prompt (text + image tokens) + causal attention (½ of
     // 4·L·n²·q_width) + the vision encoder over the request's images.
-    let prefill_flops = 2.0 * linear_active * n
-        + 2.0 * head
+    let prefill_flops = 2.0 * steps.linear_active * n
+        + 2.0 * steps.head
         + 2.0 * layers * n * n * t.q_width() as f64
         + img.encoder_flops;
-    let comm_lat = Seconds(allreduce_latency(gpu, s.tp, tun) * 2.0 * layers);
-    // TP in prefill: 2 all-reduces per layer of n·h 16-bit activations over the intra-node link.
-    let prefill_comm = |tokens: f64| match gpu.intra_link_bandwidth() {
-        Some(bw) if s.tp > 1 => {
-            let bytes = 2.0 * (tp - 1.0) / tp * tokens * t.hidden as f64 * 2.0;
-            transfer_time(Bytes(bytes), bw * tun.collective_efficiency) * (2.0 * layers)
-        }
-        _ => Seconds(0.0),
-    };
-    let eff = tun.prefill_efficiency * dtype_derate(s.weights, tun);
-    let full_weights = setup_weight_bytes(m, s).0;
-    // A prefill reads every weight it touches at least once: its floor, plus the engine's fixed
-    // per-step overhead (scheduling, sampling, launches; no CUDA graph for prefill).
-    let read_factor = weight_read_factor(&b, s, full_weights);
-    let prefill_time = |tokens: f64| {
-        let read = weights_read(m, full_weights, s.weights, s.tp, tokens) * read_factor;
-        let floor = transfer_time(Bytes(read), bw * tun.decode_bandwidth_efficiency);
-        compute_time(Flops(prefill_flops * tokens / n.max(1.0) / tp), peak * eff).max(floor)
-            + Seconds(tun.engine_prefill_overhead_s)
-            + comm_lat
-            + prefill_comm(tokens)
-    };
-    let ttft = prefill_time(n);
-    let batch_prefill = prefill_time(n * s.batch as f64);
-    // Decode: read the active weights once per step plus each sequence's KV, or compute 2·N·B.
     let batch = s.batch as f64;
     let ctx = (s.input_tokens + img.kv_tokens + s.output_tokens / 2) as f64;
-    let kv = kv_per_token(t, s.kv_dtype.bytes(), s.tp);
-    // MoE: a decode step at batch B reads the experts its B tokens route to, not only k.
-    let step_weight_bytes = weights_read(m, full_weights, s.weights, s.tp, batch) * read_factor;
-    let kv_loads = kv.per_device.0 * decode_kv_load_factor(t, s);
-    let read = Bytes(step_weight_bytes + batch * ctx * kv_loads);
-    let t_mem = transfer_time(read, bw * tun.decode_bandwidth_efficiency);
-    let t_cmp = compute_time(Flops(2.0 * (linear_active + head) * batch / tp), peak * eff);
-    let per_token = t_mem.max(t_cmp) + comm_lat;
+    let (t_mem, t_cmp) = steps.decode(batch, ctx);
+    let per_token = t_mem.max(t_cmp) + steps.comm_lat;
     Ok(Latency {
-        ttft,
-        batch_prefill,
+        ttft: steps.prefill(prefill_flops, n, n),
+        batch_prefill: steps.prefill(prefill_flops, n, n * batch),
         time_per_token: per_token,
         decode_tokens_per_second: batch / per_token.0,
         decode_bandwidth_bound: t_mem.0 >= t_cmp.0,
