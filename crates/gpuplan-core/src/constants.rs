@@ -150,6 +150,15 @@ pub struct Tunables {
     /// kernel launches without CUDA graphs (vLLM captures graphs for decode only). Assumption:
     /// 3 ms, the order of vLLM's per-step CPU time; not fitted to any case.
     pub engine_prefill_overhead_s: f64,
+    /// GPU time per decoder layer of every forward step (prefill and decode) beyond its
+    /// bandwidth/compute roofline, seconds: a layer runs ~10 kernels (norms, QKV, rotary, KV
+    /// write, attention, output projection, MLP GEMVs, residual adds), each paying a ramp-up, a
+    /// tail and an inter-kernel gap that stream no bytes — at batch 1 a 7B model's 4096-wide
+    /// GEMVs take tens of µs each, so the few µs per kernel are several per cent of a token.
+    /// Fitted: 32 µs, the least-squares value (relative errors) on the two FasterTransformer 13B
+    /// A100 decode rows (ft-13b-a100-40g-tp1-decode, tp2-decode, in-sample; they were −4.5% and
+    /// −10.4% without it), with `decode_bandwidth_efficiency` kept at 0.8.
+    pub layer_overhead_s: f64,
     /// NCCL's cost model (src/graph/tuning.cc of NVIDIA/nccl @01afd20a, Simple protocol, the one
     /// large gradient/parameter buckets use), microseconds: the ring algorithm's base latency
     /// `baseLat[Ring][Simple]` = 8.4.
@@ -225,6 +234,7 @@ impl Default for Tunables {
             checkpoint_interval_hours: 1.0,
             checkpoint_stall_fraction: 1.0,
             engine_prefill_overhead_s: 0.003,
+            layer_overhead_s: 32e-6,
             nccl_ring_base_us: 8.4,
             nccl_ring_nvlink_us: 3.4,
             nccl_ring_pci_us: 5.7,

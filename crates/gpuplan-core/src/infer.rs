@@ -710,8 +710,10 @@ struct Steps<'a> {
     /// Weight bytes on one rank, and the factor to the 16-bit kernels' equivalent reads.
     full_weights: f64,
     read_factor: f64,
-    /// Latency of the step's TP all-reduces (2 per layer).
+    /// Latency of the step's TP all-reduces (2 per layer) and the layers' fixed GPU time
+    /// (`layer_overhead_s` each), paid by every prefill and decode step.
     comm_lat: Seconds,
+    layer_lat: Seconds,
 }
 
 impl Steps<'_> {
@@ -741,6 +743,7 @@ impl Steps<'_> {
         compute_time(flops, self.peak * self.eff).max(floor)
             + Seconds(tun.engine_prefill_overhead_s)
             + self.comm_lat
+            + self.layer_lat
             + self.prefill_comm(tokens)
     }
 
@@ -791,6 +794,7 @@ pub fn latency(
         full_weights,
         read_factor: weight_read_factor(&b, s, full_weights),
         comm_lat: Seconds(allreduce_latency(gpu, s.tp, tun) * 2.0 * layers),
+        layer_lat: Seconds(tun.layer_overhead_s * layers),
     };
     let img = image_load(t, s);
     let n = (s.input_tokens + img.kv_tokens) as f64;
@@ -803,7 +807,7 @@ pub fn latency(
     let batch = s.batch as f64;
     let ctx = (s.input_tokens + img.kv_tokens + s.output_tokens / 2) as f64;
     let (t_mem, t_cmp) = steps.decode(batch, ctx);
-    let per_token = t_mem.max(t_cmp) + steps.comm_lat;
+    let per_token = t_mem.max(t_cmp) + steps.comm_lat + steps.layer_lat;
     Ok(Latency {
         ttft: steps.prefill(prefill_flops, n, n),
         batch_prefill: steps.prefill(prefill_flops, n, n * batch),

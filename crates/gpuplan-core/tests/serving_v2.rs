@@ -101,6 +101,25 @@ fn prefill_has_a_weight_read_floor_and_overhead() {
 }
 
 #[test]
+fn every_step_pays_the_layers_fixed_time() {
+    let m = &find_preset("Llama-2-7B").expect("preset").model;
+    let gpu = find_gpu("a100-80g").expect("gpu");
+    let tun = Tunables::default();
+    let without = Tunables {
+        layer_overhead_s: 0.0,
+        ..Tunables::default()
+    };
+    let s = setup(1, 1, WeightFormat::Bf16);
+    let a = latency(m, &s, gpu, &tun).expect("latency");
+    let b = latency(m, &s, gpu, &without).expect("latency");
+    // 32 layers × 32 µs on the decode step and on the prefill, independent of batch and prompt.
+    let want = 32.0 * tun.layer_overhead_s;
+    assert!((a.time_per_token.0 - b.time_per_token.0 - want).abs() < 1e-12);
+    assert!((a.ttft.0 - b.ttft.0 - want).abs() < 1e-12);
+    assert!((a.batch_prefill.0 - b.batch_prefill.0 - want).abs() < 1e-12);
+}
+
+#[test]
 fn tp_allreduce_latency_grows_with_the_ring_over_pcie_only() {
     let tun = Tunables::default();
     let pcie = find_gpu("a10").expect("gpu");
@@ -121,7 +140,11 @@ fn static_engine_dequantising_gemv_is_slower_than_marlin() {
     use gpuplan_core::workload::Engine;
     let m = &find_preset("Llama-2-7B").expect("preset").model;
     let gpu = find_gpu("a100-80g").expect("gpu");
-    let tun = Tunables::default();
+    // The streamed bytes alone: without the layers' fixed time, which both engines pay.
+    let tun = Tunables {
+        layer_overhead_s: 0.0,
+        ..Tunables::default()
+    };
     let int4 = WeightFormat::Int4 { group: 32 };
     assert_eq!(dequant_bandwidth_ratio(Engine::Vllm, int4), 1.0);
     assert_eq!(
@@ -436,20 +459,21 @@ fn serving_out_of_sample_medians_are_within_their_bands() {
     assert!(thr <= 0.10, "throughput median |error| {thr}");
     let w = median(g.get_mut("weights").expect("weight cases"));
     assert!(w <= 0.05, "weights median |error| {w}");
+    // TPOT target 10% met: 5.0% over 13 gpt-fast rows at batch 1 (13.9% before every step paid
+    // its layers' fixed GPU time, layer_overhead_s; 18.5% before the static engine's
+    // dequantising GEMVs were charged at torchao's measured bandwidth ratios).
+    let tpot = median(g.get_mut("tpot").expect("tpot cases"));
+    assert!(tpot <= 0.10, "TPOT median |error| {tpot}");
     // Targets NOT yet met, held where they are so they cannot get worse unnoticed:
-    // TTFT target 10% (today ≈ 19.8%: short prompts' fixed costs, see the s-trtllm-ttft-* misses);
+    // TTFT target 10% (today 14.9%, 19.8% before layer_overhead_s: short prompts' fixed costs of
+    // TensorRT-LLM v0.5's generate() call, see the s-trtllm-ttft-* misses, and FP8 prefill
+    // efficiency on L40S/H100);
     // KV capacity target 5% (today 6.5% over nine cases: 1.0% to 8.8% for seven vLLM V0/V1 and
     // SGLang logs, and two recorded misses, Qwen3-235B on vLLM (+19%) and the T4 TP 2 row (+168%)).
     let ttft = median(g.get_mut("ttft").expect("ttft cases"));
-    assert!(ttft <= 0.20, "TTFT median |error| {ttft}");
+    assert!(ttft <= 0.15, "TTFT median |error| {ttft}");
     let kv = median(g.get_mut("kv_capacity").expect("kv cases"));
     assert!(kv <= 0.07, "KV capacity median |error| {kv}");
-    // TPOT target 10% (today ≈ 13.9% over 13 gpt-fast rows at batch 1, 18.5% before the static
-    // engine's dequantising GEMVs were charged at torchao's measured bandwidth ratios; the rest:
-    // its 7B at TP 1 streams at 69% of the A100's bandwidth, 70B at 82%, against the 80% of
-    // decode_bandwidth_efficiency, and its NCCL all-reduces at TP 8 cost ~35 µs, not 20).
-    let tpot = median(g.get_mut("tpot").expect("tpot cases"));
-    assert!(tpot <= 0.14, "TPOT median |error| {tpot}");
     assert!(
         g.get("throughput").map_or(0, Vec::len) + g.get("ttft").map_or(0, Vec::len) >= 25,
         "the serving cases went missing"
