@@ -333,12 +333,6 @@ def main(path):
                                            "A6000 figure (~ weights + resident 8-bit states + activations) is not the "
                                            "allocated peak of that config: a different statistic (reserved/active) "
                                            "or states that stayed resident; which one is not stated.",
-        "trtllm061-llama7b-h100-fp8-128-128": "FIXME: with the FP8 derating (fp8_efficiency_ratio) and the per-layer "
-                                              "step cost (layer_overhead_s) still ~26% over (30% without the latter): decode "
-                                              "at batch 768 is modelled as one compute-bound GEMM pass, max(weight + KV "
-                                              "reads, GEMMs); TRT-LLM's attention over 768 sequences runs as kernels of its "
-                                              "own after the GEMMs, and sampling per step, are not added. The A100 fp16 row "
-                                              "of the same table (batch 384) is within its band at +19%.",
         "dle-resnet50-a100-80g-amp-8gpu": "FIXME: the 6.72x scaling on 8 A100s (host/DALI input pipeline and per-step "
                                           "synchronisation at ~2,000 img/s per GPU) is not modelled: the all-reduce of "
                                           "25.6M gradients over NVLink is tiny, so 8 GPUs are predicted at 8x one GPU.",

@@ -79,9 +79,9 @@ ESTIMATE_FLAGS = [
 TUNABLES = [
     ("cuda_context_gib", True), ("nccl_buffers_gib", True), ("fragmentation", True),
     ("train_efficiency_ampere", False), ("train_efficiency_hopper", False),
-    ("train_efficiency_other", False), ("fp8_efficiency_ratio", False),
+    ("train_efficiency_other", False), ("fp8_train_gemm_ratio", False),
     ("prefill_efficiency", False), ("decode_bandwidth_efficiency", False),
-    ("collective_efficiency", False), ("dp_overlap", True), ("tp_allreduce_latency_s", True),
+    ("collective_efficiency", False), ("dp_overlap", True), ("tp_allreduce_latency_s", True), ("layer_overhead_s", True),
     ("vllm_non_torch_gib", True), ("vllm_cudagraph_gib", True),
     ("hf_logits_bytes_per_element", True), ("startup_hours", True),
     ("spot_price_fraction", False), ("image_decode_per_core", False),

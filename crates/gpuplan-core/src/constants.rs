@@ -61,15 +61,14 @@ pub struct Tunables {
     /// 10 only for models given by totals: transformers time each adapter's GEMMs
     /// (compute.rs `adapter_seconds`).
     pub peft_efficiency_factor: f64,
-    /// Share of the Hopper efficiency that FP8 training realises against the FP8 peak. estimation.md
-    /// §1.5: NeMo FP8 28–43% of the FP8 peak vs 41–49% bf16 MFU (≈ 0.7); MosaicML 3B FP8 27.7%
-    /// (≈ 0.55). We take 0.6. *Calibrated* on mpt3b-h100-fp8-8gpu-s2048.
-    pub fp8_efficiency_ratio: f64,
-    /// Training only (issue 10): share of the Hopper GEMM efficiency that FP8 GEMMs realise
-    /// against the FP8 peak once the casts to FP8 are timed separately (compute.rs
-    /// `FP8_CAST_BYTES`, bandwidth-bound) and the 16-bit output layer at the 16-bit rate.
-    /// *Calibrated* (0.77) on mpt3b-h100-fp8-8gpu-s2048, the case `fp8_efficiency_ratio` was
-    /// fitted on (serving keeps `fp8_efficiency_ratio`).
+    /// Share of the Hopper GEMM efficiency that FP8 GEMMs realise against the FP8 peak once the
+    /// casts to FP8 are timed separately — the one FP8 chip model of training and serving.
+    /// Training (issue 10) times the casts as bandwidth-bound kernels (compute.rs
+    /// `FP8_CAST_BYTES`) and the 16-bit output layer at the 16-bit rate; serving engines fuse the
+    /// activation quantisation into the neighbouring kernels (TensorRT-LLM, vLLM's FP8 linear
+    /// methods), so their GEMMs pay this ratio alone. *Calibrated* (0.77) on
+    /// mpt3b-h100-fp8-8gpu-s2048, where the earlier combined ratio (0.6, GEMMs and casts in one
+    /// number, used by serving until issue 11's second part) had been fitted.
     pub fp8_train_gemm_ratio: f64,
     /// Share of the 16-bit peak that FlashAttention-2 forward+backward reaches on Hopper, in
     /// causal FLOPs (PyTorch SDPA's flash backend: HF, torchtitan, FSDP stacks). Forward: the
@@ -213,7 +212,6 @@ impl Default for Tunables {
             card_factor_pcie: 0.90,
             low_power_max_tdp_w: 150.0,
             peft_efficiency_factor: 0.85,
-            fp8_efficiency_ratio: 0.6,
             fp8_train_gemm_ratio: 0.77,
             attention_efficiency_hopper: 0.26,
             attention_efficiency_hopper_te: 0.39,
@@ -328,7 +326,6 @@ impl Tunables {
                 self.decode_bandwidth_efficiency,
             ),
             ("collective_efficiency", self.collective_efficiency),
-            ("fp8_efficiency_ratio", self.fp8_efficiency_ratio),
             ("fp8_train_gemm_ratio", self.fp8_train_gemm_ratio),
             ("tp_overlap_fraction", self.tp_overlap_fraction),
             (

@@ -667,11 +667,12 @@ pub fn decode_kv_load_factor(t: &TransformerSpec, s: &InferenceSetup) -> f64 {
     }
 }
 
-/// Share of the nominal peak a format's GEMMs reach relative to bf16: FP8 reaches a smaller
-/// fraction of its (twice as high) peak — the same `fp8_efficiency_ratio` training uses.
+/// Share of the nominal peak a format's GEMMs reach relative to bf16: FP8 GEMMs reach a smaller
+/// fraction of their (twice as high) peak — `fp8_train_gemm_ratio`, the ratio training's FP8
+/// GEMMs use (the engines fuse the activation quantisation, so no cast is timed apart).
 fn dtype_derate(format: WeightFormat, tun: &Tunables) -> f64 {
     if compute_dtype(format) == ComputeDtype::Fp8 {
-        tun.fp8_efficiency_ratio
+        tun.fp8_train_gemm_ratio
     } else {
         1.0
     }
@@ -747,19 +748,43 @@ impl Steps<'_> {
             + self.prefill_comm(tokens)
     }
 
-    /// One decode step at `batch` sequences of `ctx` cached tokens: the weights the batch's
-    /// tokens touch (MoE: the experts they route to) plus each sequence's KV loads, or 2·N·B of
-    /// compute. Returns (memory time, compute time).
-    fn decode(&self, batch: f64, ctx: f64) -> (Seconds, Seconds) {
+    /// One decode step at `batch` sequences of `ctx` cached tokens, in its two phases. The
+    /// GEMMs read the weights the batch's tokens touch (MoE: the experts they route to) or
+    /// compute 2·N·B, whichever takes longer; the attention kernels then load each sequence's
+    /// KV cache. They are separate kernels on one stream, so the KV loads add to the GEMMs'
+    /// time rather than hide behind their compute (at batch 1 both phases stream bytes and the
+    /// sum is the step's bytes over the bandwidth).
+    fn decode(&self, batch: f64, ctx: f64) -> DecodeStep {
         let (t, s, tun) = (self.t, self.s, self.tun);
-        let kv = kv_per_token(t, s.kv_dtype.bytes(), s.tp);
+        let bw = self.bw * tun.decode_bandwidth_efficiency;
         let weights =
             weights_read(self.m, self.full_weights, s.weights, s.tp, batch) * self.read_factor;
-        let kv_loads = kv.per_device.0 * decode_kv_load_factor(t, s);
-        let read = Bytes(weights + batch * ctx * kv_loads);
-        let t_mem = transfer_time(read, self.bw * tun.decode_bandwidth_efficiency);
+        let kv =
+            kv_per_token(t, s.kv_dtype.bytes(), s.tp).per_device.0 * decode_kv_load_factor(t, s);
         let flops = Flops(2.0 * (self.linear_active + self.head) * batch / s.tp as f64);
-        (t_mem, compute_time(flops, self.peak * self.eff))
+        DecodeStep {
+            weights: transfer_time(Bytes(weights), bw),
+            gemm: compute_time(flops, self.peak * self.eff),
+            kv: transfer_time(Bytes(batch * ctx * kv), bw),
+        }
+    }
+}
+
+/// The phases of one decode step: weight reads and GEMM compute (overlapped: the GEMMs stream
+/// the weights), then the attention kernels' KV loads.
+struct DecodeStep {
+    weights: Seconds,
+    gemm: Seconds,
+    kv: Seconds,
+}
+
+impl DecodeStep {
+    fn time(&self) -> Seconds {
+        self.weights.max(self.gemm) + self.kv
+    }
+
+    fn bandwidth_bound(&self) -> bool {
+        self.weights.0 + self.kv.0 >= self.gemm.0
     }
 }
 
@@ -806,14 +831,14 @@ pub fn latency(
         + img.encoder_flops;
     let batch = s.batch as f64;
     let ctx = (s.input_tokens + img.kv_tokens + s.output_tokens / 2) as f64;
-    let (t_mem, t_cmp) = steps.decode(batch, ctx);
-    let per_token = t_mem.max(t_cmp) + steps.comm_lat + steps.layer_lat;
+    let step = steps.decode(batch, ctx);
+    let per_token = step.time() + steps.comm_lat + steps.layer_lat;
     Ok(Latency {
         ttft: steps.prefill(prefill_flops, n, n),
         batch_prefill: steps.prefill(prefill_flops, n, n * batch),
         time_per_token: per_token,
         decode_tokens_per_second: batch / per_token.0,
-        decode_bandwidth_bound: t_mem.0 >= t_cmp.0,
+        decode_bandwidth_bound: step.bandwidth_bound(),
         ridge_batch: peak.0 / bw.0 * (s.weights.bits() / 8.0) / 2.0,
         peak,
     })

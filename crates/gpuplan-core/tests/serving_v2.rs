@@ -1,6 +1,7 @@
 //! Serving mechanisms of issue 11: MoE decode reads the experts its batch routes to, prefill has a
 //! weight-read floor and a fixed engine overhead, TP all-reduce latency grows with the ring over
-//! PCIe, FP8 is derated like training, TensorRT-LLM's masked MHA loads a GQA KV head per query head.
+//! PCIe, FP8 GEMMs take training's ratio, TensorRT-LLM's masked MHA loads a GQA KV head per query
+//! head, a decode step's attention follows its GEMMs, every step pays its layers' fixed time.
 
 use gpuplan_core::constants::Tunables;
 use gpuplan_core::hardware::find_gpu;
@@ -101,6 +102,28 @@ fn prefill_has_a_weight_read_floor_and_overhead() {
 }
 
 #[test]
+fn decode_attention_follows_compute_bound_gemms() {
+    // Llama-2-7B on an A100 at batch 384: the GEMMs (2·6.7B·384 FLOPs) take longer than reading
+    // the weights, and the attention kernels' KV loads come after them: 128 more cached tokens
+    // per sequence add their bytes' time in full, though the GEMM phase is compute-bound.
+    let m = &find_preset("Llama-2-7B").expect("preset").model;
+    let gpu = find_gpu("a100-80g").expect("gpu");
+    let tun = Tunables::default();
+    let at = |input: u64| {
+        let s = InferenceSetup {
+            input_tokens: input,
+            ..setup(384, 1, WeightFormat::Bf16)
+        };
+        latency(m, &s, gpu, &tun).expect("latency").time_per_token.0
+    };
+    let kv_per_token = 2.0 * 32.0 * 4096.0 * 2.0;
+    let bw = gpu.memory_bandwidth().expect("bandwidth").0 * tun.decode_bandwidth_efficiency;
+    let want = 384.0 * 128.0 * kv_per_token / bw;
+    let got = at(256) - at(128);
+    assert!((got / want - 1.0).abs() < 1e-9, "{got} vs {want}");
+}
+
+#[test]
 fn every_step_pays_the_layers_fixed_time() {
     let m = &find_preset("Llama-2-7B").expect("preset").model;
     let gpu = find_gpu("a100-80g").expect("gpu");
@@ -184,9 +207,13 @@ fn fp8_decode_at_large_batch_is_derated_like_training() {
     let tun = Tunables::default();
     let s8 = latency(m, &setup(768, 1, WeightFormat::Fp8), gpu, &tun).expect("fp8");
     let s16 = latency(m, &setup(768, 1, WeightFormat::Bf16), gpu, &tun).expect("bf16");
-    // FP8's peak is 2× bf16's, derated by fp8_efficiency_ratio (0.6): 1.2× faster when compute-bound.
+    // FP8's peak is 2× bf16's, derated by training's FP8 GEMM ratio (0.77): its GEMMs run 1.54×
+    // faster when compute-bound; the step's KV loads (bf16 cache in both) and fixed costs do not.
     let speedup = s16.time_per_token.0 / s8.time_per_token.0;
-    assert!(speedup < 1.5, "{speedup}");
+    assert!(
+        speedup > 1.0 && speedup < 2.0 * tun.fp8_train_gemm_ratio,
+        "{speedup}"
+    );
 }
 
 // ---- Engine rules (issue 11 item 1) ----
@@ -464,14 +491,14 @@ fn serving_out_of_sample_medians_are_within_their_bands() {
     // dequantising GEMVs were charged at torchao's measured bandwidth ratios).
     let tpot = median(g.get_mut("tpot").expect("tpot cases"));
     assert!(tpot <= 0.10, "TPOT median |error| {tpot}");
-    // Targets NOT yet met, held where they are so they cannot get worse unnoticed:
-    // TTFT target 10% (today 14.9%, 19.8% before layer_overhead_s: short prompts' fixed costs of
-    // TensorRT-LLM v0.5's generate() call, see the s-trtllm-ttft-* misses, and FP8 prefill
-    // efficiency on L40S/H100);
-    // KV capacity target 5% (today 6.5% over nine cases: 1.0% to 8.8% for seven vLLM V0/V1 and
-    // SGLang logs, and two recorded misses, Qwen3-235B on vLLM (+19%) and the T4 TP 2 row (+168%)).
+    // TTFT target 10% met: 8.7% over nine TensorRT-LLM v0.5 rows (19.8% before every step paid its
+    // layers' fixed time and serving's FP8 GEMMs took training's ratio; the 128-token A100 and
+    // H100 TP 4 rows stay recorded misses: v0.5's generate() host-side set-up).
     let ttft = median(g.get_mut("ttft").expect("ttft cases"));
-    assert!(ttft <= 0.15, "TTFT median |error| {ttft}");
+    assert!(ttft <= 0.10, "TTFT median |error| {ttft}");
+    // Target NOT yet met, held where it is so it cannot get worse unnoticed: KV capacity 5%
+    // (today 6.5% over nine cases: 1.0% to 8.8% for seven vLLM V0/V1 and SGLang logs, and two
+    // recorded misses, Qwen3-235B on vLLM (+19%) and the T4 TP 2 row (+168%)).
     let kv = median(g.get_mut("kv_capacity").expect("kv cases"));
     assert!(kv <= 0.07, "KV capacity median |error| {kv}");
     assert!(

@@ -162,16 +162,17 @@ fn training_accuracy_stays_within_todays_bands() {
         .count();
     // Serving cases are held by tests/serving_v2.rs (gpuplan-core); their recorded misses are
     // counted apart so that new published serving rows (issue 11: gpt-fast's quantized decode)
-    // do not eat the training allowance: 10 today (12 before every step paid its layers' fixed
-    // GPU time, layer_overhead_s; 13 before TensorRT-LLM v0.6.1's masked MHA was charged its
-    // per-query-head KV loads, 17 before the static engine's weight-only kernels were charged at
-    // their measured bandwidth).
+    // do not eat the training allowance: 8 today (10 before the decode step's attention phase
+    // was timed after its GEMMs and serving's FP8 GEMMs took training's ratio, 12 before every
+    // step paid its layers' fixed GPU time, 13 before TensorRT-LLM v0.6.1's masked MHA was
+    // charged its per-query-head KV loads, 17 before the static engine's weight-only kernels
+    // were charged at their measured bandwidth).
     let known_serving = outcomes
         .iter()
         .filter(|(k, o)| *k && !train(o.kind))
         .count();
     assert!(
-        known_serving <= 10,
+        known_serving <= 8,
         "{known_serving} known deviations (serving)"
     );
     // Measured 10.0% (the issue's target) and 12.8% (GPU-hours: 21.9% before the model cards,
