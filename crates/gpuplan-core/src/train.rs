@@ -575,6 +575,48 @@ fn divisors_below(n: u64, max: u64) -> String {
         .join(", ")
 }
 
+/// What ZeRO-3 / FSDP keeps gathered beyond the shards. Without pipeline parallelism: two
+/// gathered layers in flight (current + prefetch), DeepSpeed's 4 × largest_layer_params.
+/// FSDP2 under pipeline parallelism (torchtitan) keeps the whole stage gathered from the first
+/// forward to the last backward — `reshard_after_forward=False` when PP is on
+/// (torchtitan/parallelisms/parallelize_llama.py @9dec370 lines 326-329) and, for every backward,
+/// `set_reshard_after_backward(False)` and `set_requires_gradient_sync(False)`, the reduce-scatter
+/// run once after the last micro-batch (torch/distributed/pipelining/stage.py
+/// `backward_maybe_with_nosync`) — and accumulates the stage's unsharded gradients across the
+/// micro-batches in the reduce dtype (fp32: torch/distributed/fsdp/_fully_shard/_fsdp_param.py
+/// `to_accumulated_grad_if_needed`, `unsharded_grad.to(self.reduce_dtype)`); one micro-batch
+/// leaves them in the parameter dtype. Counted as resident: the timeline's optimizer step, after
+/// the reduce-scatter, is overstated by it, a phase that never holds the peak with it.
+fn zero3_gathered(
+    setup: &TrainingSetup,
+    b: &ParamBreakdown,
+    dev: &layout::DeviceParams,
+    explain: bool,
+) -> MemoryItem {
+    let p = setup.parallel;
+    if p.pp > 1 && setup.framework == Framework::HuggingFace && !setup.task.is_peft() {
+        let c = compute_bytes(setup);
+        let g = if setup.grad_accum > 1 { 4.0 } else { c };
+        return MemoryItem {
+            name: "FSDP unsharded stage (PP)",
+            bytes: Bytes(dev.total() * (c + g)),
+            basis: why!(
+                explain,
+                "{:.2}B stage params × ({c} B gathered weights + {g} B unsharded gradients): FSDP2 under pipeline parallelism reshards and reduce-scatters after the last micro-batch only",
+                dev.total() / 1e9
+            ),
+        };
+    }
+    MemoryItem {
+        name: "ZeRO-3 gather buffers",
+        bytes: Bytes(2.0 * largest_gathered_layer(b, &p) * 2.0),
+        basis: why!(
+            explain,
+            "2 × largest layer × 2 B (DeepSpeed memory.rst: 4·largest_layer_params)"
+        ),
+    }
+}
+
 /// The setup one context-parallel rank sees: seq_len / cp tokens per sequence (activations,
 /// logits and element-wise work scale with it; attention still spans the whole sequence).
 pub fn cp_local(setup: &TrainingSetup) -> TrainingSetup {
@@ -628,7 +670,11 @@ fn memory(
     };
     let p = setup.parallel;
     let b = param_breakdown_shared(m);
-    let dev = layout::most_loaded(&b, &p, dp);
+    // ZeRO shards over every rank that holds the same weights: the data-parallel × context-
+    // parallel ranks (torchtitan's FSDP mesh `dp_shard_cp`, parallelize_llama.py @9dec370 lines
+    // 79-85; Megatron's distributed optimizer over the DP group with context parallelism), as
+    // the gradient traffic in `step_time` already counts.
+    let dev = layout::most_loaded(&b, &p, dp * p.cp);
     let dev_params = dev.total();
     let share = dev_params / b.total as f64;
     // Parameters of a state on the device once ZeRO stage `stage` or above has sharded it:
@@ -787,17 +833,8 @@ fn memory(
             ),
         });
     }
-    if p.zero >= 3 && dp > 1 {
-        // Two gathered layers in flight (current + prefetch): DeepSpeed's 4 × largest_layer_params.
-        let gather = 2.0 * largest_gathered_layer(&b, &p) * 2.0;
-        items.push(MemoryItem {
-            name: "ZeRO-3 gather buffers",
-            bytes: Bytes(gather),
-            basis: why!(
-                explain,
-                "2 × largest layer × 2 B (DeepSpeed memory.rst: 4·largest_layer_params)"
-            ),
-        });
+    if p.zero >= 3 && dp * p.cp > 1 {
+        items.push(zero3_gathered(setup, &b, &dev, explain));
     }
 
     let acts = activation_bytes(m, &b, setup, tun, explain)?;
@@ -1229,16 +1266,81 @@ fn eager_layer_activation(t: &TransformerSpec, setup: &TrainingSetup) -> LayerAc
     la
 }
 
-fn transformer_activations(
+/// torchtitan's per-op selective checkpointing ([`Recompute::SelectiveOp`]) of a dense layer
+/// with standard attention through a fused SDPA kernel, bytes per token: what the checkpoint
+/// keeps for backward. The checkpoint keeps the layer input; the policy keeps the outputs of the
+/// SDPA kernel (its output and the fp32 log-sum-exp per head) and of every odd-numbered `aten.mm`
+/// of the layer's forward — in torchtitan's Llama order (wq, wk, wv, wo, then w1, w3, w2; a plain
+/// MLP: fc1, fc2) that is wq, wv, w1 and w2 — and, under tensor parallelism with sequence
+/// parallelism, the reduce-scatter outputs of the row-parallel projections (a row-parallel
+/// matmul's output is the unreduced partial sum: full width on every TP rank). Everything else
+/// (norms, rotary, SiLU, the products, the other matmuls) is recomputed in the layer's backward.
+/// Source: torchtitan/parallelisms/parallelize_llama.py @9dec370 lines 214-262 (`_save_list`;
+/// `_custom_policy`: "Saves output of all compute ops, except every second mm", with a counter per
+/// layer call from `selective_checkpointing_context_fn`), models/llama/model.py @9dec370 lines 189
+/// and 253 (the matmul order). torchao's Float8Linear dispatches `aten.mm` on its Float8Tensor and
+/// is counted alike (bf16 outputs). `None` where torchtitan's layout does not apply (PEFT, MoE,
+/// MLA, eager attention, the LitGPT and Megatron profiles): those keep the `selective` accounting.
+fn op_sac_layer(t: &TransformerSpec, setup: &TrainingSetup) -> Option<LayerActivation> {
+    let applies = setup.framework == Framework::HuggingFace
+        && !setup.task.is_peft()
+        && t.moe.is_none()
+        && matches!(t.attention, crate::model::AttentionKind::Standard)
+        && setup.attention != AttentionImpl::Eager;
+    if !applies {
+        return None;
+    }
+    let c = compute_bytes(setup);
+    let (h, f) = (t.hidden as f64, t.ffn_for_activation() as f64);
+    let (q, kv) = (t.q_width() as f64, t.kv_width() as f64);
+    let p = setup.parallel;
+    // (output width, row-parallel) of each matmul, in forward order.
+    let attention = [(q, false), (kv, false), (kv, false), (h, true)];
+    let mlp: &[(f64, bool)] = match t.mlp {
+        MlpKind::Gated => &[(f, false), (f, false), (h, true)],
+        MlpKind::Plain => &[(f, false), (h, true)],
+    };
+    // The layer input; the SDPA output and its log-sum-exp (fp32 per head).
+    let mut la = LayerActivation {
+        replicated: c * h,
+        sharded: c * q + 4.0 * t.heads as f64,
+        scores: 0.0,
+    };
+    for (i, &(width, row)) in attention.iter().chain(mlp).enumerate() {
+        let saved = i % 2 == 0; // the 1st, 3rd, … call
+        let partial = if row { p.tp as f64 } else { 1.0 };
+        if saved {
+            la.sharded += partial * c * width;
+        }
+        if row && p.tp > 1 && p.sequence_parallel {
+            la.replicated += c * width;
+        }
+    }
+    Some(la)
+}
+
+/// Saved bytes per token of one layer (after TP/SP), and what the layer's backward recomputes.
+struct LayerSaved {
+    /// Saved per token per layer, averaged over the stage's layers.
+    per_token: f64,
+    /// Under torch.compile: the eager set a recomputed layer rebuilds in backward.
+    recompute_per_token: Option<f64>,
+    /// Per-op selective checkpointing: the eager set one layer rebuilds in backward.
+    op_sac_eager: Option<f64>,
+    /// PEFT's first layer's pre-adapter tensors, never saved (pipeline stage 0).
+    first_absent: f64,
+    /// Whether eager s² scores are among the saved bytes.
+    scores: bool,
+}
+
+fn layer_saved(
     b: &ParamBreakdown,
     t: &TransformerSpec,
     setup: &TrainingSetup,
     tun: &Tunables,
-    explain: bool,
-) -> ActivationParts {
+    litgpt: Option<&litgpt::LitGptSaved>,
+) -> LayerSaved {
     let p = setup.parallel;
-    let c = compute_bytes(setup);
-    let tokens = (setup.micro_batch * setup.seq_len) as f64;
     let tp = p.tp as f64;
     let sp = if p.sequence_parallel { tp } else { 1.0 };
     let la = hf_layer_activation(t, setup);
@@ -1257,15 +1359,17 @@ fn transformer_activations(
         la.replicated / sp + la.sharded / tp + la.scores / tp + lora
     };
     let per_token = |la: &LayerActivation| per_token_of(la, if compiled { 0.0 } else { lora });
-    let litgpt =
-        (setup.framework == Framework::LitGpt).then(|| litgpt::saved_per_token(b, t, setup, tun));
     // Under torch.compile the recomputed layer's working set in backward keeps the eager
     // accounting: only the saved set is measured to shrink (tests/compiled_peak.rs; the CPU
     // Inductor backward of a layer peaked above the eager set, so the smaller compiled set is not
     // used for the working set).
     let recompute_per_token =
         compiled.then(|| per_token_of(&eager_layer_activation(t, setup), lora));
-    let per_token_layer = match (&litgpt, dense) {
+    let op_sac = (setup.recompute == Recompute::SelectiveOp)
+        .then(|| op_sac_layer(t, setup))
+        .flatten();
+    let per_token_layer = match (litgpt, dense) {
+        _ if op_sac.is_some() => op_sac.as_ref().map_or(0.0, per_token),
         (Some(l), _) => l.per_layer / tp,
         (None, Some((n, d))) => {
             let all = t.total_layers().max(1) as f64;
@@ -1273,21 +1377,38 @@ fn transformer_activations(
         }
         (None, None) => per_token(&la),
     };
-    // The first layer's pre-adapter tensors are never saved (PEFT without checkpointing); only
-    // pipeline stage 0 holds it.
-    let first_absent = match &litgpt {
-        Some(l) => l.first_absent / sp,
-        None => peft_first_layer_absent(b, t, setup, tun) / sp,
-    };
+    LayerSaved {
+        per_token: per_token_layer,
+        recompute_per_token,
+        op_sac_eager: op_sac.map(|_| per_token(&eager_layer_activation(t, setup))),
+        // The first layer's pre-adapter tensors are never saved (PEFT without checkpointing);
+        // only pipeline stage 0 holds it.
+        first_absent: match litgpt {
+            Some(l) => l.first_absent / sp,
+            None => peft_first_layer_absent(b, t, setup, tun) / sp,
+        },
+        scores: la.scores > 0.0,
+    }
+}
+
+/// The stage's saved layer activations, one layer's extra working set in backward, and the words.
+fn saved_and_working(
+    t: &TransformerSpec,
+    setup: &TrainingSetup,
+    ls: &LayerSaved,
+    explain: bool,
+) -> (f64, f64, String) {
+    let p = setup.parallel;
+    let c = compute_bytes(setup);
+    let tokens = (setup.micro_batch * setup.seq_len) as f64;
+    let tp = p.tp as f64;
+    let sp = if p.sequence_parallel { tp } else { 1.0 };
+    let per_token_layer = ls.per_token;
+    let first_absent = ls.first_absent;
     let layers_per_stage = t.total_layers().div_ceil(p.pp) as f64;
     let in_flight = p.pp.min(setup.grad_accum) as f64;
-    let forward_working = if setup.recompute == Recompute::Full {
-        checkpointed_forward_working(t, setup, tp, sp) * tokens
-    } else {
-        0.0
-    };
-    let (saved_layers, layer_working, basis) = match setup.recompute {
-        Recompute::Full => {
+    match (setup.recompute, ls.op_sac_eager) {
+        (Recompute::Full, _) => {
             // Each layer keeps its input, in the residual stream's dtype (fp32 under autocast,
             // measured: the autocast checkpointing rows); backward recomputes one layer's full
             // set at a time.
@@ -1295,11 +1416,17 @@ fn transformer_activations(
             let inputs = r * t.hidden as f64 / sp * tokens * layers_per_stage * in_flight;
             (
                 inputs,
-                recompute_per_token.unwrap_or(per_token_layer) * tokens
+                ls.recompute_per_token.unwrap_or(per_token_layer) * tokens
                     + grad_working(t, c, tp) * tokens,
                 why!(explain, "full recompute: {r}·h B/token/layer × {layers_per_stage} layers × {in_flight} micro-batch(es); one layer's set ({per_token_layer:.0} B/token) recomputed in backward"),
             )
         }
+        // Per-op selective checkpointing: backward recomputes what one layer did not keep.
+        (Recompute::SelectiveOp, Some(eager)) => (
+            per_token_layer * layers_per_stage * tokens * in_flight,
+            ((eager - per_token_layer).max(0.0) + grad_working(t, c, tp)) * tokens,
+            why!(explain, "per-op selective checkpointing (torchtitan): {per_token_layer:.0} B/token/layer (input, SDPA output, every other matmul output) × {tokens} tokens × {layers_per_stage} layers × {in_flight} in flight; the rest of one layer's set ({eager:.0} B/token) recomputed in backward"),
+        ),
         _ => (
             (per_token_layer * layers_per_stage - first_absent) * tokens * in_flight,
             grad_working(t, c, tp) * tokens,
@@ -1312,12 +1439,23 @@ fn transformer_activations(
                     String::new()
                 },
                 setup.framework,
-                if la.scores > 0.0 { ", eager s² scores" } else { ", no s² scores" }
+                if ls.scores { ", eager s² scores" } else { ", no s² scores" }
             ),
         ),
-    };
-    // Activation offload: two layers' saved tensors stay (the one computed, the one copied).
-    let (saved_layers, offloaded, basis) = if setup.activation_offload && layers_per_stage > 2.0 {
+    }
+}
+
+/// Activation offload: two layers' saved tensors stay (the one computed, the one copied); the
+/// rest goes to host memory. (kept, offloaded, words).
+fn offload_split(
+    t: &TransformerSpec,
+    setup: &TrainingSetup,
+    saved_layers: f64,
+    basis: String,
+    explain: bool,
+) -> (f64, f64, String) {
+    let layers_per_stage = t.total_layers().div_ceil(setup.parallel.pp) as f64;
+    if setup.activation_offload && layers_per_stage > 2.0 {
         let keep = saved_layers * 2.0 / layers_per_stage;
         (
             keep,
@@ -1329,8 +1467,26 @@ fn transformer_activations(
         )
     } else {
         (saved_layers, 0.0, basis)
-    };
+    }
+}
+
+/// Saved outside the layers (final norm, LM-head input, rotary tables), bytes per micro-batch.
+fn saved_outside_layers(
+    t: &TransformerSpec,
+    setup: &TrainingSetup,
+    litgpt: Option<&litgpt::LitGptSaved>,
+) -> f64 {
     let has_head = t.vocab > 0 && t.structure != crate::model::Structure::EncoderOnly;
+    if !has_head {
+        return 0.0;
+    }
+    let p = setup.parallel;
+    let sp = if p.sequence_parallel {
+        p.tp as f64
+    } else {
+        1.0
+    };
+    let tokens = (setup.micro_batch * setup.seq_len) as f64;
     // Under autocast the LM head casts the fp32 final-norm output to a saved bf16 copy (2h).
     let autocast_head = if setup.autocast_on() {
         2.0 * t.hidden as f64
@@ -1338,21 +1494,42 @@ fn transformer_activations(
         0.0
     };
     // Compiled layers (torchtune's layout): the final norm and the head stay eager.
-    let outside = match &litgpt {
+    let outside = match litgpt {
         Some(l) => l.outside,
         None if setup.task.is_peft() => frozen_outside_per_token(t, setup),
-        None => outside_per_token(t, c) + autocast_head,
+        None => outside_per_token(t, compute_bytes(setup)) + autocast_head,
     };
-    let saved_outside = if has_head {
-        outside * tokens / sp + rotary_saved(t, setup)
+    outside * tokens / sp + rotary_saved(t, setup)
+}
+
+fn transformer_activations(
+    b: &ParamBreakdown,
+    t: &TransformerSpec,
+    setup: &TrainingSetup,
+    tun: &Tunables,
+    explain: bool,
+) -> ActivationParts {
+    let p = setup.parallel;
+    let c = compute_bytes(setup);
+    let tokens = (setup.micro_batch * setup.seq_len) as f64;
+    let tp = p.tp as f64;
+    let sp = if p.sequence_parallel { tp } else { 1.0 };
+    let litgpt =
+        (setup.framework == Framework::LitGpt).then(|| litgpt::saved_per_token(b, t, setup, tun));
+    let ls = layer_saved(b, t, setup, tun, litgpt.as_ref());
+    let forward_working = if setup.recompute == Recompute::Full {
+        checkpointed_forward_working(t, setup, tp, sp) * tokens
     } else {
         0.0
     };
+    let (saved_layers, layer_working, basis) = saved_and_working(t, setup, &ls, explain);
+    let (saved_layers, offloaded, basis) = offload_split(t, setup, saved_layers, basis, explain);
+    let has_head = t.vocab > 0 && t.structure != crate::model::Structure::EncoderOnly;
     let (legacy, logits_basis) = logits_bytes(t, tokens, setup, tun, explain);
     ActivationParts {
         saved_layers,
         offloaded,
-        saved_outside,
+        saved_outside: saved_outside_layers(t, setup, litgpt.as_ref()),
         layer_working,
         forward_working,
         basis,

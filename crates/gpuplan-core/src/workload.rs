@@ -62,8 +62,9 @@ pub enum Recompute {
     /// torchtitan's per-op selective checkpointing (`selective_ac_option = "op"`): saves the
     /// outputs of attention and of every other matmul, recomputes the other matmuls and every
     /// element-wise op in backward (torchtitan/parallelisms/parallelize_llama.py `_save_list`,
-    /// "Saves output of all compute ops, except every second mm", @9dec370). Memory is
-    /// estimated as for `selective`.
+    /// "Saves output of all compute ops, except every second mm", @9dec370). Memory: the layer
+    /// input, the SDPA output and every other matmul output (`train::op_sac_layer`) for dense
+    /// layers of the HF profile; elsewhere as for `selective`.
     SelectiveOp,
 }
 
