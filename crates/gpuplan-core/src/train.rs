@@ -650,6 +650,221 @@ pub fn training_memory_lean(
     memory(m, setup, c, tun, false)
 }
 
+/// PEFT's model states: the frozen base weights and the adapters with their gradients and
+/// optimizer states; and the trainable (adapter) parameters on the device.
+fn peft_states(
+    setup: &TrainingSetup,
+    b: &ParamBreakdown,
+    dev: &DeviceParams,
+    explain: bool,
+) -> (Vec<MemoryItem>, f64) {
+    let p = setup.parallel;
+    let zero_params = |stage: u8| dev.after_zero(p.zero >= stage);
+    let share = dev.total() / b.total as f64;
+    let mut items = Vec::new();
+    let base = setup.base_weights();
+    // Quantisation applies to the transformer linears; embeddings, norms and the LM head stay
+    // bf16 (bitsandbytes/PEFT skip the output embedding, `get_keys_to_not_convert`).
+    let head_quantized = setup.lm_head_quantized() && base.bits() < 16.0;
+    let linear_params = b.linear_params() as f64
+        + if head_quantized {
+            b.lm_head as f64
+        } else {
+            0.0
+        };
+    let rest = b.total as f64 - linear_params;
+    let rest_bits = if base == BaseWeights::Fp32 {
+        32.0
+    } else {
+        16.0
+    };
+    let bits_per_param = (linear_params * base.bits() + rest * rest_bits) / b.total as f64;
+    let base_bytes = bits_per_param / 8.0 * zero_params(3);
+    items.push(MemoryItem {
+        name: "base weights (frozen)",
+        bytes: Bytes(base_bytes),
+        basis: why!(
+            explain,
+            "{:?}: {} bits/weight on linears, {} bits elsewhere{}",
+            base,
+            base.bits(),
+            rest_bits,
+            shard_note(p.zero >= 3, dev)
+        ),
+    });
+    let lora = lora_params(b, setup.lora.rank, &setup.lora.targets) * share;
+    // Adapters, their grads and AdamW states in the adapter dtype (PEFT default fp32,
+    // autocast_adapter_dtype); 8-bit AdamW keeps 2 B of states.
+    let a = setup.adapter_dtype.bytes();
+    let per = a
+        + a
+        + if setup.optimizer == Optimizer::AdamW8bit {
+            2.0
+        } else {
+            2.0 * a
+        };
+    items.push(MemoryItem {
+        name: "LoRA adapters + grads + optimizer",
+        bytes: Bytes(lora / share.max(f64::MIN_POSITIVE) * zero_params(1) / b.total as f64 * per),
+        basis: why!(
+            explain,
+            "{:.1}M adapter params (rank {}) × {per} B ({} weight, grad, optimizer states)",
+            lora / 1e6,
+            setup.lora.rank,
+            setup.adapter_dtype.name()
+        ),
+    });
+    (items, lora)
+}
+
+/// Full training's model states: weights, gradients, optimizer states + master weights, after
+/// ZeRO and offload; and the bytes they put in host memory.
+fn full_states(
+    setup: &TrainingSetup,
+    b: &ParamBreakdown,
+    dev: &DeviceParams,
+    explain: bool,
+) -> (Vec<MemoryItem>, f64) {
+    let p = setup.parallel;
+    let zero_params = |stage: u8| dev.after_zero(p.zero >= stage);
+    let dev_params = dev.total();
+    let sb = effective_state_bytes(setup);
+    let opt_fraction = if setup.optimizer == Optimizer::Adafactor {
+        adafactor_state_fraction(b)
+    } else {
+        1.0
+    };
+    let mut items = Vec::new();
+    let mut cpu = 0.0;
+    let on_cpu_params = p.offload_params;
+    let w = zero_params(3) * sb.weights;
+    let g = zero_params(2) * sb.grads;
+    let mo = zero_params(1) * (sb.master + sb.optimizer * opt_fraction);
+    if on_cpu_params {
+        cpu += w;
+    }
+    items.push(MemoryItem {
+        name: "weights",
+        bytes: Bytes(if on_cpu_params { 0.0 } else { w }),
+        basis: why!(
+            explain,
+            "{:.2}B params × {} B{}{}",
+            dev_params / 1e9,
+            sb.weights,
+            shard_note(p.zero >= 3, dev),
+            if on_cpu_params {
+                " (offloaded to CPU)"
+            } else {
+                ""
+            }
+        ),
+    });
+    items.push(MemoryItem {
+        name: "gradients",
+        bytes: Bytes(
+            if (p.offload_optimizer && p.zero >= 2) || setup.optimizer_in_backward {
+                0.0
+            } else {
+                g
+            },
+        ),
+        basis: if setup.optimizer_in_backward {
+            why!(
+                explain,
+                "optimizer step fused into backward: no full gradient buffer"
+            )
+        } else {
+            why!(
+                explain,
+                "{} B/param{}",
+                sb.grads,
+                shard_note(p.zero >= 2, dev)
+            )
+        },
+    });
+    if p.offload_optimizer {
+        cpu += mo + if p.zero >= 2 { g } else { 0.0 };
+    }
+    // Paged states (unified memory) page out to the host when the device is full: counted
+    // as host memory, outside the allocated peak.
+    let paged = setup.paged_optimizer && !p.offload_optimizer;
+    if paged {
+        cpu += zero_params(1) * sb.optimizer * opt_fraction;
+    }
+    let paged_out = if paged {
+        zero_params(1) * sb.optimizer * opt_fraction
+    } else {
+        0.0
+    };
+    items.push(MemoryItem {
+        name: "optimizer states + master weights",
+        bytes: Bytes(if p.offload_optimizer { 0.0 } else { mo - paged_out }),
+        basis: why!(
+            explain,
+            "{:?}: {} B/param states{} + {} B master{}{}",
+            setup.optimizer,
+            sb.optimizer,
+            if opt_fraction < 1.0 {
+                format!(" on {:.3}% of params (factored)", opt_fraction * 100.0)
+            } else {
+                String::new()
+            },
+            sb.master,
+            shard_note(p.zero >= 1, dev),
+            if p.offload_optimizer {
+                " (offloaded to CPU)"
+            } else if paged {
+                " (states paged: CUDA unified memory outside torch's allocator, evicted to host when the GPU is full)"
+            } else {
+                ""
+            }
+        ),
+    });
+    (items, cpu)
+}
+
+/// Outside torch's allocated peak: the allocator's reserve, the CUDA/CANN context, and the
+/// collective library's buffers on more than one device.
+fn runtime_items(
+    c: &ClusterSpec,
+    tun: &Tunables,
+    allocated: f64,
+    explain: bool,
+) -> Vec<MemoryItem> {
+    let mut items = vec![
+        MemoryItem {
+            name: "allocator fragmentation",
+            bytes: Bytes(allocated * tun.fragmentation),
+            basis: why!(
+                explain,
+                "{:.0}% of allocated (tunable `fragmentation`)",
+                tun.fragmentation * 100.0
+            ),
+        },
+        MemoryItem {
+            name: if c.gpu.stack == "cann" {
+                "CANN runtime context"
+            } else {
+                "CUDA context"
+            },
+            bytes: Bytes::from_gib(tun.cuda_context_gib),
+            basis: why!(explain, "tunable `cuda_context_gib`"),
+        },
+    ];
+    if c.total_gpus() > 1 {
+        items.push(MemoryItem {
+            name: if c.gpu.stack == "cann" {
+                "HCCL buffers"
+            } else {
+                "NCCL buffers"
+            },
+            bytes: Bytes::from_gib(tun.nccl_buffers_gib),
+            basis: why!(explain, "tunable `nccl_buffers_gib`"),
+        });
+    }
+    items
+}
+
 fn memory(
     m: &ModelSpec,
     setup: &TrainingSetup,
@@ -677,202 +892,26 @@ fn memory(
     let dev = layout::most_loaded(&b, &p, dp * p.cp);
     let dev_params = dev.total();
     let share = dev_params / b.total as f64;
-    // Parameters of a state on the device once ZeRO stage `stage` or above has sharded it:
-    // dense parameters over DP, expert parameters over the expert-data-parallel group.
-    let zero_params = |stage: u8| dev.after_zero(p.zero >= stage);
-    let sb = effective_state_bytes(setup);
-    let opt_fraction = if setup.optimizer == Optimizer::Adafactor {
-        adafactor_state_fraction(&b)
+    let (mut items, mut cpu, trainable) = if setup.task.is_peft() {
+        let (items, lora) = peft_states(setup, &b, &dev, explain);
+        (items, 0.0, lora)
     } else {
-        1.0
+        let (items, cpu) = full_states(setup, &b, &dev, explain);
+        (items, cpu, dev_params)
     };
-    let mut items = Vec::new();
-    let mut cpu = 0.0;
-    let trainable;
-
-    if setup.task.is_peft() {
-        let base = setup.base_weights();
-        // Quantisation applies to the transformer linears; embeddings, norms and the LM head stay
-        // bf16 (bitsandbytes/PEFT skip the output embedding, `get_keys_to_not_convert`).
-        let head_quantized = setup.lm_head_quantized() && base.bits() < 16.0;
-        let linear_params = b.linear_params() as f64
-            + if head_quantized {
-                b.lm_head as f64
-            } else {
-                0.0
-            };
-        let rest = b.total as f64 - linear_params;
-        let rest_bits = if base == BaseWeights::Fp32 {
-            32.0
-        } else {
-            16.0
-        };
-        let bits_per_param = (linear_params * base.bits() + rest * rest_bits) / b.total as f64;
-        let base_bytes = bits_per_param / 8.0 * zero_params(3);
-        items.push(MemoryItem {
-            name: "base weights (frozen)",
-            bytes: Bytes(base_bytes),
-            basis: why!(
-                explain,
-                "{:?}: {} bits/weight on linears, {} bits elsewhere{}",
-                base,
-                base.bits(),
-                rest_bits,
-                shard_note(p.zero >= 3, &dev)
-            ),
-        });
-        let lora = lora_params(&b, setup.lora.rank, &setup.lora.targets) * share;
-        trainable = lora;
-        // Adapters, their grads and AdamW states in the adapter dtype (PEFT default fp32,
-        // autocast_adapter_dtype); 8-bit AdamW keeps 2 B of states.
-        let a = setup.adapter_dtype.bytes();
-        let per = a
-            + a
-            + if setup.optimizer == Optimizer::AdamW8bit {
-                2.0
-            } else {
-                2.0 * a
-            };
-        items.push(MemoryItem {
-            name: "LoRA adapters + grads + optimizer",
-            bytes: Bytes(
-                lora / share.max(f64::MIN_POSITIVE) * zero_params(1) / b.total as f64 * per,
-            ),
-            basis: why!(
-                explain,
-                "{:.1}M adapter params (rank {}) × {per} B ({} weight, grad, optimizer states)",
-                lora / 1e6,
-                setup.lora.rank,
-                setup.adapter_dtype.name()
-            ),
-        });
-    } else {
-        trainable = dev_params;
-        let on_cpu_params = p.offload_params;
-        let w = zero_params(3) * sb.weights;
-        let g = zero_params(2) * sb.grads;
-        let mo = zero_params(1) * (sb.master + sb.optimizer * opt_fraction);
-        if on_cpu_params {
-            cpu += w;
-        }
-        items.push(MemoryItem {
-            name: "weights",
-            bytes: Bytes(if on_cpu_params { 0.0 } else { w }),
-            basis: why!(
-                explain,
-                "{:.2}B params × {} B{}{}",
-                dev_params / 1e9,
-                sb.weights,
-                shard_note(p.zero >= 3, &dev),
-                if on_cpu_params {
-                    " (offloaded to CPU)"
-                } else {
-                    ""
-                }
-            ),
-        });
-        items.push(MemoryItem {
-            name: "gradients",
-            bytes: Bytes(
-                if (p.offload_optimizer && p.zero >= 2) || setup.optimizer_in_backward {
-                    0.0
-                } else {
-                    g
-                },
-            ),
-            basis: if setup.optimizer_in_backward {
-                why!(
-                    explain,
-                    "optimizer step fused into backward: no full gradient buffer"
-                )
-            } else {
-                why!(
-                    explain,
-                    "{} B/param{}",
-                    sb.grads,
-                    shard_note(p.zero >= 2, &dev)
-                )
-            },
-        });
-        if p.offload_optimizer {
-            cpu += mo + if p.zero >= 2 { g } else { 0.0 };
-        }
-        // Paged states (unified memory) page out to the host when the device is full: counted
-        // as host memory, outside the allocated peak.
-        let paged = setup.paged_optimizer && !p.offload_optimizer;
-        if paged {
-            cpu += zero_params(1) * sb.optimizer * opt_fraction;
-        }
-        let paged_out = if paged {
-            zero_params(1) * sb.optimizer * opt_fraction
-        } else {
-            0.0
-        };
-        items.push(MemoryItem {
-            name: "optimizer states + master weights",
-            bytes: Bytes(if p.offload_optimizer { 0.0 } else { mo - paged_out }),
-            basis: why!(
-                explain,
-                "{:?}: {} B/param states{} + {} B master{}{}",
-                setup.optimizer,
-                sb.optimizer,
-                if opt_fraction < 1.0 {
-                    format!(" on {:.3}% of params (factored)", opt_fraction * 100.0)
-                } else {
-                    String::new()
-                },
-                sb.master,
-                shard_note(p.zero >= 1, &dev),
-                if p.offload_optimizer {
-                    " (offloaded to CPU)"
-                } else if paged {
-                    " (states paged: CUDA unified memory outside torch's allocator, evicted to host when the GPU is full)"
-                } else {
-                    ""
-                }
-            ),
-        });
-    }
     if p.zero >= 3 && dp * p.cp > 1 {
         items.push(zero3_gathered(setup, &b, &dev, explain));
     }
 
     let acts = activation_bytes(m, &b, setup, tun, explain)?;
     cpu += acts.offloaded;
-    let buffers = step_buffers(m, setup, c, &b, &items, &acts, sb, share, zero_params(1));
+    let sb = effective_state_bytes(setup);
+    let zero1_params = dev.after_zero(p.zero >= 1);
+    let buffers = step_buffers(m, setup, c, &b, &items, &acts, sb, share, zero1_params);
     let timeline = step_timeline(&buffers);
     peak_items(&mut items, &timeline, &acts, explain);
     let allocated = timeline.peak().total.0;
-    let frag = allocated * tun.fragmentation;
-    items.push(MemoryItem {
-        name: "allocator fragmentation",
-        bytes: Bytes(frag),
-        basis: why!(
-            explain,
-            "{:.0}% of allocated (tunable `fragmentation`)",
-            tun.fragmentation * 100.0
-        ),
-    });
-    items.push(MemoryItem {
-        name: if c.gpu.stack == "cann" {
-            "CANN runtime context"
-        } else {
-            "CUDA context"
-        },
-        bytes: Bytes::from_gib(tun.cuda_context_gib),
-        basis: why!(explain, "tunable `cuda_context_gib`"),
-    });
-    if c.total_gpus() > 1 {
-        items.push(MemoryItem {
-            name: if c.gpu.stack == "cann" {
-                "HCCL buffers"
-            } else {
-                "NCCL buffers"
-            },
-            bytes: Bytes::from_gib(tun.nccl_buffers_gib),
-            basis: why!(explain, "tunable `nccl_buffers_gib`"),
-        });
-    }
+    items.extend(runtime_items(c, tun, allocated, explain));
     let total: f64 = items.iter().map(|i| i.bytes.0).sum();
     Ok(TrainingMemory {
         items,
