@@ -1859,25 +1859,7 @@ fn step_buffers(
     let p = &setup.parallel;
     let full = !setup.task.is_peft();
     let tp = p.tp as f64;
-    // Assumption: AdamW runs fused (HF `adamw_torch_fused`, DeepSpeed/apex FusedAdam, torchtune
-    // `fused: True`): no step temporaries. The foreach path would add one state-sized buffer
-    // (`_foreach_sqrt(exp_avg_sq)`, torch/optim/adamw.py); `optimizer_foreach_temp` models it.
-    let optimizer_temp = if setup.optimizer == Optimizer::AdamW && !p.offload_optimizer {
-        let params = if full {
-            zero1_params
-        } else {
-            lora_params(b, setup.lora.rank, &setup.lora.targets) * share
-        };
-        params
-            * tun_foreach(setup)
-            * if full {
-                sb.optimizer / 2.0
-            } else {
-                setup.adapter_dtype.bytes()
-            }
-    } else {
-        0.0
-    };
+    let optimizer_temp = optimizer_temp_bytes(setup, b, sb, share, zero1_params);
     let linear_share = (b.linear_params() + b.lm_head) as f64 / b.total.max(1) as f64;
     let copies = if setup.autocast_on() {
         autocast_copied_params(m, setup, b, params_on_device(b, p, 1), linear_share)
@@ -1917,16 +1899,7 @@ fn step_buffers(
         saved_outside: acts.saved_outside,
         layer_working: acts.layer_working + 2.0 * copies.one_layer,
         forward_working: acts.forward_working,
-        // LitGPT's rotary cache is a pair of module buffers, live from `max_seq_length` on.
-        rope_cache: match m.transformer() {
-            Some(t)
-                if setup.framework == Framework::LitGpt
-                    && matches!(t.positional, crate::model::Positional::Rotary) =>
-            {
-                litgpt::rope_cache_bytes(t, setup.seq_len)
-            }
-            _ => 0.0,
-        },
+        rope_cache: rope_cache(m, setup),
         logits_elems: acts.logits_elems,
         logits_dtype_bytes: acts.logits_dtype_bytes,
         fused_loss: acts.fused_loss,
@@ -1935,23 +1908,7 @@ fn step_buffers(
         optimizer_temp,
         previous_graph: previous_graph_bytes(m, setup),
         head_dequant: head_dequant_bytes(b, setup),
-        loss_copy: match m.transformer() {
-            Some(t) if setup.uses_bf16_chunked_loss() && setup.micro_batch > 1 => {
-                // The shifted slice is copied by `reshape`: the last 128-position chunk (LoRA
-                // loop), or the whole logits tensor (unchunked head).
-                let positions = if litgpt_unchunked_head(setup) {
-                    setup.seq_len as f64
-                } else {
-                    LITGPT_LOSS_CHUNK_TOKENS.min(setup.seq_len as f64)
-                };
-                compute_bytes(setup)
-                    * setup.micro_batch as f64
-                    * (positions - 1.0).max(0.0)
-                    * t.vocab as f64
-                    / setup.parallel.tp as f64
-            }
-            _ => 0.0,
-        },
+        loss_copy: loss_copy_bytes(m, setup),
         // A frozen head's input (the final norm output) is not saved, but live while it runs.
         head_input: match m.transformer() {
             Some(t) if setup.framework == Framework::LitGpt && setup.task.is_peft() => {
@@ -1971,6 +1928,67 @@ fn step_buffers(
             .map_or(0.0, |t| litgpt_validation_bytes(t, setup)),
     }
     .with_model(m)
+}
+
+/// Assumption: AdamW runs fused (HF `adamw_torch_fused`, DeepSpeed/apex FusedAdam, torchtune
+/// `fused: True`): no step temporaries. The foreach path would add one state-sized buffer
+/// (`_foreach_sqrt(exp_avg_sq)`, torch/optim/adamw.py); `optimizer_foreach_temp` models it.
+fn optimizer_temp_bytes(
+    setup: &TrainingSetup,
+    b: &ParamBreakdown,
+    sb: StateBytes,
+    share: f64,
+    zero1_params: f64,
+) -> f64 {
+    if setup.optimizer != Optimizer::AdamW || setup.parallel.offload_optimizer {
+        return 0.0;
+    }
+    let full = !setup.task.is_peft();
+    let params = if full {
+        zero1_params
+    } else {
+        lora_params(b, setup.lora.rank, &setup.lora.targets) * share
+    };
+    params
+        * tun_foreach(setup)
+        * if full {
+            sb.optimizer / 2.0
+        } else {
+            setup.adapter_dtype.bytes()
+        }
+}
+
+/// LitGPT's rotary cache is a pair of module buffers, live from `max_seq_length` on.
+fn rope_cache(m: &ModelSpec, setup: &TrainingSetup) -> f64 {
+    match m.transformer() {
+        Some(t)
+            if setup.framework == Framework::LitGpt
+                && matches!(t.positional, crate::model::Positional::Rotary) =>
+        {
+            litgpt::rope_cache_bytes(t, setup.seq_len)
+        }
+        _ => 0.0,
+    }
+}
+
+/// LitGPT's bf16 chunked loss with b > 1: the shifted slice is copied by `reshape` — the last
+/// 128-position chunk (LoRA loop), or the whole logits tensor (unchunked head).
+fn loss_copy_bytes(m: &ModelSpec, setup: &TrainingSetup) -> f64 {
+    match m.transformer() {
+        Some(t) if setup.uses_bf16_chunked_loss() && setup.micro_batch > 1 => {
+            let positions = if litgpt_unchunked_head(setup) {
+                setup.seq_len as f64
+            } else {
+                LITGPT_LOSS_CHUNK_TOKENS.min(setup.seq_len as f64)
+            };
+            compute_bytes(setup)
+                * setup.micro_batch as f64
+                * (positions - 1.0).max(0.0)
+                * t.vocab as f64
+                / setup.parallel.tp as f64
+        }
+        _ => 0.0,
+    }
 }
 
 /// torch.autocast's 16-bit weight copies by lifetime, in parameters.
@@ -2120,63 +2138,10 @@ fn peak_items(items: &mut Vec<MemoryItem>, tl: &Timeline, acts: &ActivationParts
     for (name, bytes) in &peak.components {
         match *name {
             "resident states" => {}
-            "gradients" => match items.iter_mut().find(|i| i.name == "gradients") {
-                Some(g) => {
-                    if bytes.0 != g.bytes.0 {
-                        g.basis = why!(
-                            explain,
-                            "{}; {} live at the peak ({}, the LM-head gradient if smaller)",
-                            g.basis,
-                            bytes,
-                            peak.phase
-                        );
-                    }
-                    g.bytes = *bytes;
-                }
-                None => items.push(item("gradients", *bytes, why!(explain, "LM-head gradient"))),
-            },
+            "gradients" => peak_gradients(items, *bytes, peak.phase, explain),
             n => {
-                let name = match n {
-                    // LitGPT's rotary buffers are shown with the activations they serve.
-                    "saved activations" | "rotary cache" => "activations",
-                    "logits"
-                    | "loss buffers (fp32)"
-                    | "loss buffers (bf16)"
-                    | "logits gradient" => "logits + loss",
-                    other => other,
-                };
-                let basis = match n {
-                    "saved activations" | "rotary cache" => acts.basis.as_str(),
-                    "logits" | "loss buffers (fp32)" | "loss buffers (bf16)" | "logits gradient" => {
-                        acts.logits_basis.as_str()
-                    }
-                    "previous step's kept inputs" => {
-                        "the previous step's output (and its 4-bit matmuls' kept inputs) held by the training loop"
-                    }
-                    "LM-head dequantisation" => {
-                        "the quantized LM head's dequantized copy (fp16 + bf16 cast, 4 B per weight)"
-                    }
-                    "LM-head input" => "the final norm's output the frozen LM head reads (not saved)",
-                    "validation logits + loss" => {
-                        "validate(): full logits, their log-softmax and the shifted copy (b > 1)"
-                    }
-                    "autocast weight copies" => {
-                        "16-bit copies of the fp32 linear weights (torch.autocast)"
-                    }
-                    "layer forward working set" => {
-                        "one checkpointed layer's MLP intermediates, residual sum and norm upcast while its forward runs"
-                    }
-                    "autocast cast cache" => {
-                        "autocast's cached 16-bit copies of the trainable weights in checkpointed layers (to the end of the autocast region)"
-                    }
-                    "optimizer temporaries" => {
-                        "AdamW foreach: one state-sized buffer (_foreach_sqrt)"
-                    }
-                    "DDP gradient buckets" => {
-                        "DDP all-reduce buckets: a copy of the gradients (gradient_as_bucket_view off, PyTorch default)"
-                    }
-                    _ => "one layer's backward working set",
-                };
+                let name = peak_row_name(n);
+                let basis = peak_row_basis(n, acts);
                 // Components shown under one name (logits and loss buffers) add up in one row.
                 match items.iter_mut().find(|i| i.name == name) {
                     Some(i) => i.bytes = Bytes(i.bytes.0 + bytes.0),
@@ -2209,6 +2174,69 @@ fn peak_items(items: &mut Vec<MemoryItem>, tl: &Timeline, acts: &ActivationParts
             );
             g.bytes = Bytes(0.0);
         }
+    }
+}
+
+/// The gradients row holds what is live at the peak (the LM-head gradient when no full buffer).
+fn peak_gradients(items: &mut Vec<MemoryItem>, bytes: Bytes, phase: &str, explain: bool) {
+    match items.iter_mut().find(|i| i.name == "gradients") {
+        Some(g) => {
+            if bytes.0 != g.bytes.0 {
+                g.basis = why!(
+                    explain,
+                    "{}; {} live at the peak ({}, the LM-head gradient if smaller)",
+                    g.basis,
+                    bytes,
+                    phase
+                );
+            }
+            g.bytes = bytes;
+        }
+        None => items.push(item("gradients", bytes, why!(explain, "LM-head gradient"))),
+    }
+}
+
+/// The breakdown row a timeline component is shown under.
+fn peak_row_name(component: &'static str) -> &'static str {
+    match component {
+        // LitGPT's rotary buffers are shown with the activations they serve.
+        "saved activations" | "rotary cache" => "activations",
+        "logits" | "loss buffers (fp32)" | "loss buffers (bf16)" | "logits gradient" => {
+            "logits + loss"
+        }
+        other => other,
+    }
+}
+
+/// How a timeline component's bytes arise, for its breakdown row.
+fn peak_row_basis<'a>(component: &str, acts: &'a ActivationParts) -> &'a str {
+    match component {
+        "saved activations" | "rotary cache" => acts.basis.as_str(),
+        "logits" | "loss buffers (fp32)" | "loss buffers (bf16)" | "logits gradient" => {
+            acts.logits_basis.as_str()
+        }
+        "previous step's kept inputs" => {
+            "the previous step's output (and its 4-bit matmuls' kept inputs) held by the training loop"
+        }
+        "LM-head dequantisation" => {
+            "the quantized LM head's dequantized copy (fp16 + bf16 cast, 4 B per weight)"
+        }
+        "LM-head input" => "the final norm's output the frozen LM head reads (not saved)",
+        "validation logits + loss" => {
+            "validate(): full logits, their log-softmax and the shifted copy (b > 1)"
+        }
+        "autocast weight copies" => "16-bit copies of the fp32 linear weights (torch.autocast)",
+        "layer forward working set" => {
+            "one checkpointed layer's MLP intermediates, residual sum and norm upcast while its forward runs"
+        }
+        "autocast cast cache" => {
+            "autocast's cached 16-bit copies of the trainable weights in checkpointed layers (to the end of the autocast region)"
+        }
+        "optimizer temporaries" => "AdamW foreach: one state-sized buffer (_foreach_sqrt)",
+        "DDP gradient buckets" => {
+            "DDP all-reduce buckets: a copy of the gradients (gradient_as_bucket_view off, PyTorch default)"
+        }
+        _ => "one layer's backward working set",
     }
 }
 
