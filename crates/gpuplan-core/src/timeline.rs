@@ -135,11 +135,12 @@ fn loss_buffers(b: &StepBuffers) -> (f64, f64, f64) {
     }
     let e = b.logits_elems;
     let chunk = 1.0 / b.loss_chunks.max(1.0);
-    if b.compiled_loss && b.loss_chunks > 1.0 {
+    if b.compiled_loss {
         // Inductor fuses the upcast and the log-sum-exp into one reduction; AOTAutograd's
         // partitioner saves the chunk's bf16 input and per-row statistics, and the backward
         // kernel writes the bf16 gradient directly: only the logits stay (measured: < 0.13 B per
-        // logit beyond them in loss and backward).
+        // logit beyond them in loss and backward, torchtune's 8 chunks). An unchunked compiled
+        // loss (torchtitan) is the same graph over one chunk (assumed, not measured).
         return (b.logits_dtype_bytes * e, 0.0, 0.0);
     }
     let upcast = if b.logits_dtype_bytes < 4.0 { 4.0 } else { 0.0 };

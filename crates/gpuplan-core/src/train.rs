@@ -1904,7 +1904,7 @@ fn step_buffers(
         logits_dtype_bytes: acts.logits_dtype_bytes,
         fused_loss: acts.fused_loss,
         loss_chunks: acts.loss_chunks,
-        compiled_loss: setup.compiled && setup.chunked_loss,
+        compiled_loss: setup.loss_compiled(),
         optimizer_temp,
         previous_graph: previous_graph_bytes(m, setup),
         head_dequant: head_dequant_bytes(b, setup),

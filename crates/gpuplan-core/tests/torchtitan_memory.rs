@@ -123,3 +123,31 @@ fn fsdp_under_pp_keeps_the_stage_gathered() {
     assert!(item(&m, "ZeRO-3 gather buffers").is_some());
     assert!(item(&m, "FSDP unsharded stage (PP)").is_none());
 }
+
+/// `compiled_loss` without chunks (torchtitan ≥ 2025 under `--training.compile`): the loss phase
+/// keeps the bf16 logits only, where the eager loss adds the fp32 upcast and log-softmax.
+#[test]
+fn a_compiled_unchunked_loss_keeps_only_the_bf16_logits() {
+    let loss = |compiled_loss: Option<bool>| {
+        let mut s = pretrain(Recompute::SelectiveOp);
+        s.compiled = true;
+        s.compiled_loss = compiled_loss;
+        let m = mem(&s, 1);
+        let p = m
+            .timeline
+            .phases
+            .iter()
+            .find(|p| p.phase == "loss")
+            .unwrap();
+        p.components
+            .iter()
+            .filter(|(n, _)| n.starts_with("loss buffers"))
+            .map(|(_, b)| b.0)
+            .sum::<f64>()
+    };
+    let logits = 2048.0 * 128256.0;
+    assert_eq!(loss(Some(true)), 2.0 * logits);
+    // Default: `compiled` alone (torchtitan @9dec370) leaves the loss eager.
+    assert_eq!(loss(None), loss(Some(false)));
+    assert!(loss(None) >= 10.0 * logits);
+}
