@@ -962,6 +962,42 @@ fn largest_gathered_layer(b: &ParamBreakdown, p: &Parallelism) -> f64 {
         .fold(0.0, f64::max)
 }
 
+/// ZeRO-3 / FSDP2 without PP, in a layer's backward: the unit's unsharded gradients (compute
+/// dtype) grow while the previous unit's reduce-scatter input (reduce dtype) is still in flight.
+/// FSDP2 copies a unit's gradients into a `reduce_scatter_input` of the reduce dtype and frees them
+/// only after the copy (torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py `foreach_reduce`:
+/// `reduce_scatter_input = torch.empty(..., dtype=reduce_dtype)`, `foreach_reduce_scatter_copy_in`,
+/// then `unsharded_grads.clear()`), and the reduce-scatter runs on its own stream, overlapping the
+/// next unit's backward. Reduce dtype: fp32 under mixed precision (torchtitan's
+/// `mixed_precision_reduce = "float32"`), the parameter dtype in pure bf16 (torchtune: no
+/// MixedPrecisionPolicy). Under PP the stage's gradients are already whole
+/// ([`zero3_gathered`]); PEFT's units have adapter gradients only (not counted).
+fn unit_gradients(setup: &TrainingSetup, c: &ClusterSpec, b: &ParamBreakdown) -> f64 {
+    let p = setup.parallel;
+    let sharded = c.total_gpus() > p.tp * p.pp;
+    if p.zero < 3 || p.pp > 1 || !sharded || setup.task.is_peft() {
+        return 0.0;
+    }
+    let grad = compute_bytes(setup);
+    let reduce = match setup.precision {
+        Precision::AmpBf16 | Precision::AmpFp16 | Precision::Fp8 => 4.0,
+        _ => grad,
+    };
+    largest_layer_unit(b, &p) * (grad + reduce)
+}
+
+/// Parameters of the largest transformer layer on a device (dense over TP, experts over EP·ETP).
+fn largest_layer_unit(b: &ParamBreakdown, p: &Parallelism) -> f64 {
+    let shard = (p.ep * layout::expert_tp(p)) as f64;
+    b.groups
+        .iter()
+        .map(|g| {
+            let experts = g.expert_params() as f64 / g.count.max(1) as f64;
+            (g.params_per_layer() as f64 - experts) / p.tp as f64 + experts / shard
+        })
+        .fold(0.0, f64::max)
+}
+
 /// How ZeRO divides a state: dense parameters over DP, experts over the expert-DP group.
 fn shard_note(sharded: bool, dev: &DeviceParams) -> String {
     let (dp, edp) = (dev.dense_group, dev.expert_group);
@@ -1897,7 +1933,7 @@ fn step_buffers(
         cached_copies_in_loss: setup.framework != Framework::LitGpt,
         saved_layers: acts.saved_layers,
         saved_outside: acts.saved_outside,
-        layer_working: acts.layer_working + 2.0 * copies.one_layer,
+        layer_working: acts.layer_working + 2.0 * copies.one_layer + unit_gradients(setup, c, b),
         forward_working: acts.forward_working,
         rope_cache: rope_cache(m, setup),
         logits_elems: acts.logits_elems,

@@ -151,3 +151,35 @@ fn a_compiled_unchunked_loss_keeps_only_the_bf16_logits() {
     assert_eq!(loss(None), loss(Some(false)));
     assert!(loss(None) >= 10.0 * logits);
 }
+
+/// ZeRO-3 / FSDP2 without PP: a layer's backward adds the unit's unsharded gradients and the
+/// previous unit's reduce-scatter input — one Llama 3.1 8B layer (218,112,000 params) × (2 + 4)
+/// B under mixed precision (fp32 reduce), × (2 + 2) B in pure bf16.
+#[test]
+fn fsdp_unit_gradients_join_a_layers_backward() {
+    let working = |precision: Precision, zero: u8| {
+        let mut s = pretrain(Recompute::Full);
+        s.precision = precision;
+        s.parallel.zero = zero;
+        let m = mem(&s, 8);
+        let p = m
+            .timeline
+            .phases
+            .iter()
+            .find(|p| p.phase == "backward: layers")
+            .unwrap();
+        p.components
+            .iter()
+            .filter(|(n, _)| *n == "layer working set")
+            .map(|(_, b)| b.0)
+            .sum::<f64>()
+    };
+    let layer = 218_112_000.0;
+    for (precision, bytes) in [(Precision::AmpBf16, 6.0), (Precision::PureBf16, 4.0)] {
+        let extra = working(precision, 3) - working(precision, 2);
+        assert!(
+            (extra - layer * bytes).abs() <= 1e-9 * layer * bytes,
+            "{precision:?}: {extra}"
+        );
+    }
+}
