@@ -378,6 +378,12 @@ def main(path):
         table("workload", c["workload"], out)
         open(f"cases/{cid}.toml", "w").write("\n".join(out) + "\n")
     skipped = sorted(set(rows) - {k.replace("-prefill", "").replace("-decode", "") for k in CASES})
+    # The hand-written sections after the generated list ("## …") are kept as they are.
+    try:
+        old = open("cases/SKIPPED.md").read()
+        kept = old[old.index("\n## "):] if "\n## " in old else ""
+    except FileNotFoundError:
+        kept = ""
     with open("cases/SKIPPED.md", "w") as f:
         f.write("# Published cases not converted\n\n")
         reasons = {
@@ -391,6 +397,7 @@ def main(path):
         }
         for s in skipped:
             f.write(f"- `{s}`: {reasons.get(s, 'not converted yet')}\n")
+        f.write(kept)
     print(len(CASES), "cases;", len(skipped), "skipped")
 
 
