@@ -135,11 +135,12 @@ fn loss_buffers(b: &StepBuffers) -> (f64, f64, f64) {
     }
     let e = b.logits_elems;
     let chunk = 1.0 / b.loss_chunks.max(1.0);
-    if b.compiled_loss && b.loss_chunks > 1.0 {
+    if b.compiled_loss {
         // Inductor fuses the upcast and the log-sum-exp into one reduction; AOTAutograd's
         // partitioner saves the chunk's bf16 input and per-row statistics, and the backward
         // kernel writes the bf16 gradient directly: only the logits stay (measured: < 0.13 B per
-        // logit beyond them in loss and backward).
+        // logit beyond them in loss and backward, torchtune's 8 chunks). An unchunked compiled
+        // loss (torchtitan) is the same graph over one chunk (assumed, not measured).
         return (b.logits_dtype_bytes * e, 0.0, 0.0);
     }
     let upcast = if b.logits_dtype_bytes < 4.0 { 4.0 } else { 0.0 };
@@ -187,148 +188,21 @@ fn phase<'a>(
 /// Build the timeline of one step from its buffers.
 pub fn step_timeline(b: &StepBuffers) -> Timeline {
     let (saved_loss, loss_transient, bwd_transient) = loss_buffers(b);
-    let early_grads = if b.grads_persistent { b.grads } else { 0.0 };
-    let acts = b.saved_layers + b.saved_outside;
-    let common = [
-        ("resident states", b.resident),
-        ("rotary cache", b.rope_cache),
-        ("DDP gradient buckets", b.grad_buckets),
-        ("autocast weight copies", b.weight_copies),
-    ];
-    // The components every phase has, then the phase's own (no intermediate Vec: this runs
-    // for every configuration the planner sizes).
-    fn with<'a>(
-        common: &'a [(&'static str, f64)],
-        extra: &'a [(&'static str, f64)],
-    ) -> impl Iterator<Item = &'a (&'static str, f64)> {
-        common.iter().chain(extra)
-    }
-    let logits_fwd = b.logits_dtype_bytes * b.logits_elems;
-    // LitGPT's chunked loss keeps its buffers in the compute dtype.
-    let loss_label = if b.held_logits > 0.0 && b.logits_dtype_bytes < 4.0 {
-        "loss buffers (bf16)"
-    } else {
-        "loss buffers (fp32)"
-    };
-    let mut phases = Vec::new();
+    let live = Live::of(b);
+    let mut phases = Vec::with_capacity(8);
     if b.forward_working > 0.0 {
-        phases.push(phase(
-            "forward: layers",
-            with(
-                &common,
-                &[
-                    ("gradients", early_grads),
-                    ("autocast cast cache", b.cached_copies),
-                    ("saved activations", b.saved_layers),
-                    ("previous step's kept inputs", b.previous_graph),
-                    ("layer forward working set", b.forward_working),
-                ],
-            ),
-        ));
+        phases.push(forward_layers_phase(b, &live));
     }
     phases.extend([
-        phase(
-            "forward",
-            with(
-                &common,
-                &[
-                    ("gradients", early_grads),
-                    ("autocast cast cache", b.cached_copies),
-                    ("saved activations", acts),
-                    ("logits", logits_fwd),
-                    ("previous step's kept inputs", b.previous_graph),
-                    ("LM-head dequantisation", b.head_dequant),
-                    ("LM-head input", b.head_input),
-                ],
-            ),
-        ),
-        phase(
-            "loss",
-            with(
-                &common,
-                &[
-                    ("gradients", early_grads),
-                    (
-                        "autocast cast cache",
-                        if b.cached_copies_in_loss {
-                            b.cached_copies
-                        } else {
-                            0.0
-                        },
-                    ),
-                    ("saved activations", acts),
-                    ("logits", b.held_logits),
-                    (loss_label, saved_loss + loss_transient),
-                ],
-            ),
-        ),
-        phase(
-            "backward: loss",
-            with(
-                &common,
-                &[
-                    ("gradients", early_grads),
-                    ("saved activations", acts),
-                    ("logits", b.held_logits),
-                    (loss_label, saved_loss + bwd_transient),
-                ],
-            ),
-        ),
-        phase(
-            "backward: LM head",
-            with(
-                &common,
-                &[
-                    ("gradients", early_grads.max(b.head_grads)),
-                    ("saved activations", acts),
-                    ("logits", b.held_logits),
-                    // A 4-bit head dequantizes again for its input gradient (bitsandbytes
-                    // `MatMul4Bit.backward`: `grad_output @ dequantize_4bit(B).to(dtype).t()`).
-                    ("LM-head dequantisation", b.head_dequant),
-                    (
-                        "logits gradient",
-                        b.logits_dtype_bytes * b.logits_elems * lm_head_share(b),
-                    ),
-                ],
-            ),
-        ),
-        phase(
-            "backward: layers",
-            with(
-                &common,
-                &[
-                    // No full gradient buffer (optimizer in backward, offload): the LM-head
-                    // gradient was applied and freed.
-                    ("gradients", early_grads.max(b.head_grads.min(b.grads))),
-                    ("saved activations", b.saved_layers),
-                    // The loop's own reference (LitGPT's `logits` list) outlives backward.
-                    ("logits", b.held_logits),
-                    ("layer working set", b.layer_working),
-                ],
-            ),
-        ),
-        phase(
-            "optimizer step",
-            &[
-                ("resident states", b.resident),
-                ("rotary cache", b.rope_cache),
-                ("DDP gradient buckets", b.grad_buckets),
-                ("gradients", b.grads),
-                ("optimizer temporaries", b.optimizer_temp),
-            ],
-        ),
+        forward_phase(b, &live),
+        loss_phase(b, &live, saved_loss + loss_transient),
+        backward_loss_phase(b, &live, saved_loss + bwd_transient),
+        backward_head_phase(b, &live),
+        backward_layers_phase(b, &live),
+        optimizer_phase(b),
     ]);
     if b.validation > 0.0 {
-        phases.push(phase(
-            "validation",
-            &[
-                ("resident states", b.resident),
-                ("rotary cache", b.rope_cache),
-                ("DDP gradient buckets", b.grad_buckets),
-                ("previous step's kept inputs", b.previous_graph),
-                ("validation logits + loss", b.validation),
-            ],
-        ));
+        phases.push(validation_phase(b));
     }
     let peak_index = phases.iter().enumerate().fold(0, |best, (i, p)| {
         if p.total.0 > phases[best].total.0 {
@@ -340,8 +214,168 @@ pub fn step_timeline(b: &StepBuffers) -> Timeline {
     Timeline {
         phases,
         peak_index,
-        saved_after_forward: Bytes(acts + saved_loss + b.weight_copies),
+        saved_after_forward: Bytes(live.acts + saved_loss + b.weight_copies),
     }
+}
+
+/// What the phases of forward, loss and backward share.
+struct Live {
+    /// The components every one of those phases has.
+    common: [(&'static str, f64); 4],
+    /// Gradients live from the step's start (persistent buffers, accumulation).
+    early_grads: f64,
+    /// Saved activations, inside and outside the layers.
+    acts: f64,
+    /// LitGPT's chunked loss keeps its buffers in the compute dtype.
+    loss_label: &'static str,
+}
+
+impl Live {
+    fn of(b: &StepBuffers) -> Live {
+        Live {
+            common: [
+                ("resident states", b.resident),
+                ("rotary cache", b.rope_cache),
+                ("DDP gradient buckets", b.grad_buckets),
+                ("autocast weight copies", b.weight_copies),
+            ],
+            early_grads: if b.grads_persistent { b.grads } else { 0.0 },
+            acts: b.saved_layers + b.saved_outside,
+            loss_label: if b.held_logits > 0.0 && b.logits_dtype_bytes < 4.0 {
+                "loss buffers (bf16)"
+            } else {
+                "loss buffers (fp32)"
+            },
+        }
+    }
+
+    /// The common components, then the phase's own (no intermediate Vec: this runs for every
+    /// configuration the planner sizes).
+    fn with<'a>(
+        &'a self,
+        extra: &'a [(&'static str, f64)],
+    ) -> impl Iterator<Item = &'a (&'static str, f64)> {
+        self.common.iter().chain(extra)
+    }
+}
+
+/// Full checkpointing: a layer's intermediates while its forward runs.
+fn forward_layers_phase(b: &StepBuffers, l: &Live) -> PhaseLive {
+    phase(
+        "forward: layers",
+        l.with(&[
+            ("gradients", l.early_grads),
+            ("autocast cast cache", b.cached_copies),
+            ("saved activations", b.saved_layers),
+            ("previous step's kept inputs", b.previous_graph),
+            ("layer forward working set", b.forward_working),
+        ]),
+    )
+}
+
+fn forward_phase(b: &StepBuffers, l: &Live) -> PhaseLive {
+    phase(
+        "forward",
+        l.with(&[
+            ("gradients", l.early_grads),
+            ("autocast cast cache", b.cached_copies),
+            ("saved activations", l.acts),
+            ("logits", b.logits_dtype_bytes * b.logits_elems),
+            ("previous step's kept inputs", b.previous_graph),
+            ("LM-head dequantisation", b.head_dequant),
+            ("LM-head input", b.head_input),
+        ]),
+    )
+}
+
+fn loss_phase(b: &StepBuffers, l: &Live, loss: f64) -> PhaseLive {
+    let cast_cache = if b.cached_copies_in_loss {
+        b.cached_copies
+    } else {
+        0.0
+    };
+    phase(
+        "loss",
+        l.with(&[
+            ("gradients", l.early_grads),
+            ("autocast cast cache", cast_cache),
+            ("saved activations", l.acts),
+            ("logits", b.held_logits),
+            (l.loss_label, loss),
+        ]),
+    )
+}
+
+fn backward_loss_phase(b: &StepBuffers, l: &Live, loss: f64) -> PhaseLive {
+    phase(
+        "backward: loss",
+        l.with(&[
+            ("gradients", l.early_grads),
+            ("saved activations", l.acts),
+            ("logits", b.held_logits),
+            (l.loss_label, loss),
+        ]),
+    )
+}
+
+fn backward_head_phase(b: &StepBuffers, l: &Live) -> PhaseLive {
+    phase(
+        "backward: LM head",
+        l.with(&[
+            ("gradients", l.early_grads.max(b.head_grads)),
+            ("saved activations", l.acts),
+            ("logits", b.held_logits),
+            // A 4-bit head dequantizes again for its input gradient (bitsandbytes
+            // `MatMul4Bit.backward`: `grad_output @ dequantize_4bit(B).to(dtype).t()`).
+            ("LM-head dequantisation", b.head_dequant),
+            (
+                "logits gradient",
+                b.logits_dtype_bytes * b.logits_elems * lm_head_share(b),
+            ),
+        ]),
+    )
+}
+
+fn backward_layers_phase(b: &StepBuffers, l: &Live) -> PhaseLive {
+    phase(
+        "backward: layers",
+        l.with(&[
+            // No full gradient buffer (optimizer in backward, offload): the LM-head gradient was
+            // applied and freed.
+            ("gradients", l.early_grads.max(b.head_grads.min(b.grads))),
+            ("saved activations", b.saved_layers),
+            // The loop's own reference (LitGPT's `logits` list) outlives backward.
+            ("logits", b.held_logits),
+            ("layer working set", b.layer_working),
+        ]),
+    )
+}
+
+fn optimizer_phase(b: &StepBuffers) -> PhaseLive {
+    phase(
+        "optimizer step",
+        &[
+            ("resident states", b.resident),
+            ("rotary cache", b.rope_cache),
+            ("DDP gradient buckets", b.grad_buckets),
+            ("gradients", b.grads),
+            ("optimizer temporaries", b.optimizer_temp),
+        ],
+    )
+}
+
+/// A validation pass between steps (LitGPT's loop).
+fn validation_phase(b: &StepBuffers) -> PhaseLive {
+    phase(
+        "validation",
+        &[
+            ("resident states", b.resident),
+            ("rotary cache", b.rope_cache),
+            ("DDP gradient buckets", b.grad_buckets),
+            ("previous step's kept inputs", b.previous_graph),
+            ("validation logits + loss", b.validation),
+        ],
+    )
 }
 
 #[cfg(test)]

@@ -575,6 +575,48 @@ fn divisors_below(n: u64, max: u64) -> String {
         .join(", ")
 }
 
+/// What ZeRO-3 / FSDP keeps gathered beyond the shards. Without pipeline parallelism: two
+/// gathered layers in flight (current + prefetch), DeepSpeed's 4 × largest_layer_params.
+/// FSDP2 under pipeline parallelism (torchtitan) keeps the whole stage gathered from the first
+/// forward to the last backward — `reshard_after_forward=False` when PP is on
+/// (torchtitan/parallelisms/parallelize_llama.py @9dec370 lines 326-329) and, for every backward,
+/// `set_reshard_after_backward(False)` and `set_requires_gradient_sync(False)`, the reduce-scatter
+/// run once after the last micro-batch (torch/distributed/pipelining/stage.py
+/// `backward_maybe_with_nosync`) — and accumulates the stage's unsharded gradients across the
+/// micro-batches in the reduce dtype (fp32: torch/distributed/fsdp/_fully_shard/_fsdp_param.py
+/// `to_accumulated_grad_if_needed`, `unsharded_grad.to(self.reduce_dtype)`); one micro-batch
+/// leaves them in the parameter dtype. Counted as resident: the timeline's optimizer step, after
+/// the reduce-scatter, is overstated by it, a phase that never holds the peak with it.
+fn zero3_gathered(
+    setup: &TrainingSetup,
+    b: &ParamBreakdown,
+    dev: &layout::DeviceParams,
+    explain: bool,
+) -> MemoryItem {
+    let p = setup.parallel;
+    if p.pp > 1 && setup.framework == Framework::HuggingFace && !setup.task.is_peft() {
+        let c = compute_bytes(setup);
+        let g = if setup.grad_accum > 1 { 4.0 } else { c };
+        return MemoryItem {
+            name: "FSDP unsharded stage (PP)",
+            bytes: Bytes(dev.total() * (c + g)),
+            basis: why!(
+                explain,
+                "{:.2}B stage params × ({c} B gathered weights + {g} B unsharded gradients): FSDP2 under pipeline parallelism reshards and reduce-scatters after the last micro-batch only",
+                dev.total() / 1e9
+            ),
+        };
+    }
+    MemoryItem {
+        name: "ZeRO-3 gather buffers",
+        bytes: Bytes(2.0 * largest_gathered_layer(b, &p) * 2.0),
+        basis: why!(
+            explain,
+            "2 × largest layer × 2 B (DeepSpeed memory.rst: 4·largest_layer_params)"
+        ),
+    }
+}
+
 /// The setup one context-parallel rank sees: seq_len / cp tokens per sequence (activations,
 /// logits and element-wise work scale with it; attention still spans the whole sequence).
 pub fn cp_local(setup: &TrainingSetup) -> TrainingSetup {
@@ -608,6 +650,221 @@ pub fn training_memory_lean(
     memory(m, setup, c, tun, false)
 }
 
+/// PEFT's model states: the frozen base weights and the adapters with their gradients and
+/// optimizer states; and the trainable (adapter) parameters on the device.
+fn peft_states(
+    setup: &TrainingSetup,
+    b: &ParamBreakdown,
+    dev: &DeviceParams,
+    explain: bool,
+) -> (Vec<MemoryItem>, f64) {
+    let p = setup.parallel;
+    let zero_params = |stage: u8| dev.after_zero(p.zero >= stage);
+    let share = dev.total() / b.total as f64;
+    let mut items = Vec::new();
+    let base = setup.base_weights();
+    // Quantisation applies to the transformer linears; embeddings, norms and the LM head stay
+    // bf16 (bitsandbytes/PEFT skip the output embedding, `get_keys_to_not_convert`).
+    let head_quantized = setup.lm_head_quantized() && base.bits() < 16.0;
+    let linear_params = b.linear_params() as f64
+        + if head_quantized {
+            b.lm_head as f64
+        } else {
+            0.0
+        };
+    let rest = b.total as f64 - linear_params;
+    let rest_bits = if base == BaseWeights::Fp32 {
+        32.0
+    } else {
+        16.0
+    };
+    let bits_per_param = (linear_params * base.bits() + rest * rest_bits) / b.total as f64;
+    let base_bytes = bits_per_param / 8.0 * zero_params(3);
+    items.push(MemoryItem {
+        name: "base weights (frozen)",
+        bytes: Bytes(base_bytes),
+        basis: why!(
+            explain,
+            "{:?}: {} bits/weight on linears, {} bits elsewhere{}",
+            base,
+            base.bits(),
+            rest_bits,
+            shard_note(p.zero >= 3, dev)
+        ),
+    });
+    let lora = lora_params(b, setup.lora.rank, &setup.lora.targets) * share;
+    // Adapters, their grads and AdamW states in the adapter dtype (PEFT default fp32,
+    // autocast_adapter_dtype); 8-bit AdamW keeps 2 B of states.
+    let a = setup.adapter_dtype.bytes();
+    let per = a
+        + a
+        + if setup.optimizer == Optimizer::AdamW8bit {
+            2.0
+        } else {
+            2.0 * a
+        };
+    items.push(MemoryItem {
+        name: "LoRA adapters + grads + optimizer",
+        bytes: Bytes(lora / share.max(f64::MIN_POSITIVE) * zero_params(1) / b.total as f64 * per),
+        basis: why!(
+            explain,
+            "{:.1}M adapter params (rank {}) × {per} B ({} weight, grad, optimizer states)",
+            lora / 1e6,
+            setup.lora.rank,
+            setup.adapter_dtype.name()
+        ),
+    });
+    (items, lora)
+}
+
+/// Full training's model states: weights, gradients, optimizer states + master weights, after
+/// ZeRO and offload; and the bytes they put in host memory.
+fn full_states(
+    setup: &TrainingSetup,
+    b: &ParamBreakdown,
+    dev: &DeviceParams,
+    explain: bool,
+) -> (Vec<MemoryItem>, f64) {
+    let p = setup.parallel;
+    let zero_params = |stage: u8| dev.after_zero(p.zero >= stage);
+    let dev_params = dev.total();
+    let sb = effective_state_bytes(setup);
+    let opt_fraction = if setup.optimizer == Optimizer::Adafactor {
+        adafactor_state_fraction(b)
+    } else {
+        1.0
+    };
+    let mut items = Vec::new();
+    let mut cpu = 0.0;
+    let on_cpu_params = p.offload_params;
+    let w = zero_params(3) * sb.weights;
+    let g = zero_params(2) * sb.grads;
+    let mo = zero_params(1) * (sb.master + sb.optimizer * opt_fraction);
+    if on_cpu_params {
+        cpu += w;
+    }
+    items.push(MemoryItem {
+        name: "weights",
+        bytes: Bytes(if on_cpu_params { 0.0 } else { w }),
+        basis: why!(
+            explain,
+            "{:.2}B params × {} B{}{}",
+            dev_params / 1e9,
+            sb.weights,
+            shard_note(p.zero >= 3, dev),
+            if on_cpu_params {
+                " (offloaded to CPU)"
+            } else {
+                ""
+            }
+        ),
+    });
+    items.push(MemoryItem {
+        name: "gradients",
+        bytes: Bytes(
+            if (p.offload_optimizer && p.zero >= 2) || setup.optimizer_in_backward {
+                0.0
+            } else {
+                g
+            },
+        ),
+        basis: if setup.optimizer_in_backward {
+            why!(
+                explain,
+                "optimizer step fused into backward: no full gradient buffer"
+            )
+        } else {
+            why!(
+                explain,
+                "{} B/param{}",
+                sb.grads,
+                shard_note(p.zero >= 2, dev)
+            )
+        },
+    });
+    if p.offload_optimizer {
+        cpu += mo + if p.zero >= 2 { g } else { 0.0 };
+    }
+    // Paged states (unified memory) page out to the host when the device is full: counted
+    // as host memory, outside the allocated peak.
+    let paged = setup.paged_optimizer && !p.offload_optimizer;
+    if paged {
+        cpu += zero_params(1) * sb.optimizer * opt_fraction;
+    }
+    let paged_out = if paged {
+        zero_params(1) * sb.optimizer * opt_fraction
+    } else {
+        0.0
+    };
+    items.push(MemoryItem {
+        name: "optimizer states + master weights",
+        bytes: Bytes(if p.offload_optimizer { 0.0 } else { mo - paged_out }),
+        basis: why!(
+            explain,
+            "{:?}: {} B/param states{} + {} B master{}{}",
+            setup.optimizer,
+            sb.optimizer,
+            if opt_fraction < 1.0 {
+                format!(" on {:.3}% of params (factored)", opt_fraction * 100.0)
+            } else {
+                String::new()
+            },
+            sb.master,
+            shard_note(p.zero >= 1, dev),
+            if p.offload_optimizer {
+                " (offloaded to CPU)"
+            } else if paged {
+                " (states paged: CUDA unified memory outside torch's allocator, evicted to host when the GPU is full)"
+            } else {
+                ""
+            }
+        ),
+    });
+    (items, cpu)
+}
+
+/// Outside torch's allocated peak: the allocator's reserve, the CUDA/CANN context, and the
+/// collective library's buffers on more than one device.
+fn runtime_items(
+    c: &ClusterSpec,
+    tun: &Tunables,
+    allocated: f64,
+    explain: bool,
+) -> Vec<MemoryItem> {
+    let mut items = vec![
+        MemoryItem {
+            name: "allocator fragmentation",
+            bytes: Bytes(allocated * tun.fragmentation),
+            basis: why!(
+                explain,
+                "{:.0}% of allocated (tunable `fragmentation`)",
+                tun.fragmentation * 100.0
+            ),
+        },
+        MemoryItem {
+            name: if c.gpu.stack == "cann" {
+                "CANN runtime context"
+            } else {
+                "CUDA context"
+            },
+            bytes: Bytes::from_gib(tun.cuda_context_gib),
+            basis: why!(explain, "tunable `cuda_context_gib`"),
+        },
+    ];
+    if c.total_gpus() > 1 {
+        items.push(MemoryItem {
+            name: if c.gpu.stack == "cann" {
+                "HCCL buffers"
+            } else {
+                "NCCL buffers"
+            },
+            bytes: Bytes::from_gib(tun.nccl_buffers_gib),
+            basis: why!(explain, "tunable `nccl_buffers_gib`"),
+        });
+    }
+    items
+}
+
 fn memory(
     m: &ModelSpec,
     setup: &TrainingSetup,
@@ -628,214 +885,33 @@ fn memory(
     };
     let p = setup.parallel;
     let b = param_breakdown_shared(m);
-    let dev = layout::most_loaded(&b, &p, dp);
+    // ZeRO shards over every rank that holds the same weights: the data-parallel × context-
+    // parallel ranks (torchtitan's FSDP mesh `dp_shard_cp`, parallelize_llama.py @9dec370 lines
+    // 79-85; Megatron's distributed optimizer over the DP group with context parallelism), as
+    // the gradient traffic in `step_time` already counts.
+    let dev = layout::most_loaded(&b, &p, dp * p.cp);
     let dev_params = dev.total();
     let share = dev_params / b.total as f64;
-    // Parameters of a state on the device once ZeRO stage `stage` or above has sharded it:
-    // dense parameters over DP, expert parameters over the expert-data-parallel group.
-    let zero_params = |stage: u8| dev.after_zero(p.zero >= stage);
-    let sb = effective_state_bytes(setup);
-    let opt_fraction = if setup.optimizer == Optimizer::Adafactor {
-        adafactor_state_fraction(&b)
+    let (mut items, mut cpu, trainable) = if setup.task.is_peft() {
+        let (items, lora) = peft_states(setup, &b, &dev, explain);
+        (items, 0.0, lora)
     } else {
-        1.0
+        let (items, cpu) = full_states(setup, &b, &dev, explain);
+        (items, cpu, dev_params)
     };
-    let mut items = Vec::new();
-    let mut cpu = 0.0;
-    let trainable;
-
-    if setup.task.is_peft() {
-        let base = setup.base_weights();
-        // Quantisation applies to the transformer linears; embeddings, norms and the LM head stay
-        // bf16 (bitsandbytes/PEFT skip the output embedding, `get_keys_to_not_convert`).
-        let head_quantized = setup.lm_head_quantized() && base.bits() < 16.0;
-        let linear_params = b.linear_params() as f64
-            + if head_quantized {
-                b.lm_head as f64
-            } else {
-                0.0
-            };
-        let rest = b.total as f64 - linear_params;
-        let rest_bits = if base == BaseWeights::Fp32 {
-            32.0
-        } else {
-            16.0
-        };
-        let bits_per_param = (linear_params * base.bits() + rest * rest_bits) / b.total as f64;
-        let base_bytes = bits_per_param / 8.0 * zero_params(3);
-        items.push(MemoryItem {
-            name: "base weights (frozen)",
-            bytes: Bytes(base_bytes),
-            basis: why!(
-                explain,
-                "{:?}: {} bits/weight on linears, {} bits elsewhere{}",
-                base,
-                base.bits(),
-                rest_bits,
-                shard_note(p.zero >= 3, &dev)
-            ),
-        });
-        let lora = lora_params(&b, setup.lora.rank, &setup.lora.targets) * share;
-        trainable = lora;
-        // Adapters, their grads and AdamW states in the adapter dtype (PEFT default fp32,
-        // autocast_adapter_dtype); 8-bit AdamW keeps 2 B of states.
-        let a = setup.adapter_dtype.bytes();
-        let per = a
-            + a
-            + if setup.optimizer == Optimizer::AdamW8bit {
-                2.0
-            } else {
-                2.0 * a
-            };
-        items.push(MemoryItem {
-            name: "LoRA adapters + grads + optimizer",
-            bytes: Bytes(
-                lora / share.max(f64::MIN_POSITIVE) * zero_params(1) / b.total as f64 * per,
-            ),
-            basis: why!(
-                explain,
-                "{:.1}M adapter params (rank {}) × {per} B ({} weight, grad, optimizer states)",
-                lora / 1e6,
-                setup.lora.rank,
-                setup.adapter_dtype.name()
-            ),
-        });
-    } else {
-        trainable = dev_params;
-        let on_cpu_params = p.offload_params;
-        let w = zero_params(3) * sb.weights;
-        let g = zero_params(2) * sb.grads;
-        let mo = zero_params(1) * (sb.master + sb.optimizer * opt_fraction);
-        if on_cpu_params {
-            cpu += w;
-        }
-        items.push(MemoryItem {
-            name: "weights",
-            bytes: Bytes(if on_cpu_params { 0.0 } else { w }),
-            basis: why!(
-                explain,
-                "{:.2}B params × {} B{}{}",
-                dev_params / 1e9,
-                sb.weights,
-                shard_note(p.zero >= 3, &dev),
-                if on_cpu_params {
-                    " (offloaded to CPU)"
-                } else {
-                    ""
-                }
-            ),
-        });
-        items.push(MemoryItem {
-            name: "gradients",
-            bytes: Bytes(
-                if (p.offload_optimizer && p.zero >= 2) || setup.optimizer_in_backward {
-                    0.0
-                } else {
-                    g
-                },
-            ),
-            basis: if setup.optimizer_in_backward {
-                why!(
-                    explain,
-                    "optimizer step fused into backward: no full gradient buffer"
-                )
-            } else {
-                why!(
-                    explain,
-                    "{} B/param{}",
-                    sb.grads,
-                    shard_note(p.zero >= 2, &dev)
-                )
-            },
-        });
-        if p.offload_optimizer {
-            cpu += mo + if p.zero >= 2 { g } else { 0.0 };
-        }
-        // Paged states (unified memory) page out to the host when the device is full: counted
-        // as host memory, outside the allocated peak.
-        let paged = setup.paged_optimizer && !p.offload_optimizer;
-        if paged {
-            cpu += zero_params(1) * sb.optimizer * opt_fraction;
-        }
-        let paged_out = if paged {
-            zero_params(1) * sb.optimizer * opt_fraction
-        } else {
-            0.0
-        };
-        items.push(MemoryItem {
-            name: "optimizer states + master weights",
-            bytes: Bytes(if p.offload_optimizer { 0.0 } else { mo - paged_out }),
-            basis: why!(
-                explain,
-                "{:?}: {} B/param states{} + {} B master{}{}",
-                setup.optimizer,
-                sb.optimizer,
-                if opt_fraction < 1.0 {
-                    format!(" on {:.3}% of params (factored)", opt_fraction * 100.0)
-                } else {
-                    String::new()
-                },
-                sb.master,
-                shard_note(p.zero >= 1, &dev),
-                if p.offload_optimizer {
-                    " (offloaded to CPU)"
-                } else if paged {
-                    " (states paged: CUDA unified memory outside torch's allocator, evicted to host when the GPU is full)"
-                } else {
-                    ""
-                }
-            ),
-        });
-    }
-    if p.zero >= 3 && dp > 1 {
-        // Two gathered layers in flight (current + prefetch): DeepSpeed's 4 × largest_layer_params.
-        let gather = 2.0 * largest_gathered_layer(&b, &p) * 2.0;
-        items.push(MemoryItem {
-            name: "ZeRO-3 gather buffers",
-            bytes: Bytes(gather),
-            basis: why!(
-                explain,
-                "2 × largest layer × 2 B (DeepSpeed memory.rst: 4·largest_layer_params)"
-            ),
-        });
+    if p.zero >= 3 && dp * p.cp > 1 {
+        items.push(zero3_gathered(setup, &b, &dev, explain));
     }
 
     let acts = activation_bytes(m, &b, setup, tun, explain)?;
     cpu += acts.offloaded;
-    let buffers = step_buffers(m, setup, c, &b, &items, &acts, sb, share, zero_params(1));
+    let sb = effective_state_bytes(setup);
+    let zero1_params = dev.after_zero(p.zero >= 1);
+    let buffers = step_buffers(m, setup, c, &b, &items, &acts, sb, share, zero1_params);
     let timeline = step_timeline(&buffers);
     peak_items(&mut items, &timeline, &acts, explain);
     let allocated = timeline.peak().total.0;
-    let frag = allocated * tun.fragmentation;
-    items.push(MemoryItem {
-        name: "allocator fragmentation",
-        bytes: Bytes(frag),
-        basis: why!(
-            explain,
-            "{:.0}% of allocated (tunable `fragmentation`)",
-            tun.fragmentation * 100.0
-        ),
-    });
-    items.push(MemoryItem {
-        name: if c.gpu.stack == "cann" {
-            "CANN runtime context"
-        } else {
-            "CUDA context"
-        },
-        bytes: Bytes::from_gib(tun.cuda_context_gib),
-        basis: why!(explain, "tunable `cuda_context_gib`"),
-    });
-    if c.total_gpus() > 1 {
-        items.push(MemoryItem {
-            name: if c.gpu.stack == "cann" {
-                "HCCL buffers"
-            } else {
-                "NCCL buffers"
-            },
-            bytes: Bytes::from_gib(tun.nccl_buffers_gib),
-            basis: why!(explain, "tunable `nccl_buffers_gib`"),
-        });
-    }
+    items.extend(runtime_items(c, tun, allocated, explain));
     let total: f64 = items.iter().map(|i| i.bytes.0).sum();
     Ok(TrainingMemory {
         items,
@@ -883,6 +959,42 @@ fn largest_gathered_layer(b: &ParamBreakdown, p: &Parallelism) -> f64 {
             b.embedding as f64 / p.tp as f64,
             b.lm_head as f64 / p.tp as f64,
         ])
+        .fold(0.0, f64::max)
+}
+
+/// ZeRO-3 / FSDP2 without PP, in a layer's backward: the unit's unsharded gradients (compute
+/// dtype) grow while the previous unit's reduce-scatter input (reduce dtype) is still in flight.
+/// FSDP2 copies a unit's gradients into a `reduce_scatter_input` of the reduce dtype and frees them
+/// only after the copy (torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py `foreach_reduce`:
+/// `reduce_scatter_input = torch.empty(..., dtype=reduce_dtype)`, `foreach_reduce_scatter_copy_in`,
+/// then `unsharded_grads.clear()`), and the reduce-scatter runs on its own stream, overlapping the
+/// next unit's backward. Reduce dtype: fp32 under mixed precision (torchtitan's
+/// `mixed_precision_reduce = "float32"`), the parameter dtype in pure bf16 (torchtune: no
+/// MixedPrecisionPolicy). Under PP the stage's gradients are already whole
+/// ([`zero3_gathered`]); PEFT's units have adapter gradients only (not counted).
+fn unit_gradients(setup: &TrainingSetup, c: &ClusterSpec, b: &ParamBreakdown) -> f64 {
+    let p = setup.parallel;
+    let sharded = c.total_gpus() > p.tp * p.pp;
+    if p.zero < 3 || p.pp > 1 || !sharded || setup.task.is_peft() {
+        return 0.0;
+    }
+    let grad = compute_bytes(setup);
+    let reduce = match setup.precision {
+        Precision::AmpBf16 | Precision::AmpFp16 | Precision::Fp8 => 4.0,
+        _ => grad,
+    };
+    largest_layer_unit(b, &p) * (grad + reduce)
+}
+
+/// Parameters of the largest transformer layer on a device (dense over TP, experts over EP·ETP).
+fn largest_layer_unit(b: &ParamBreakdown, p: &Parallelism) -> f64 {
+    let shard = (p.ep * layout::expert_tp(p)) as f64;
+    b.groups
+        .iter()
+        .map(|g| {
+            let experts = g.expert_params() as f64 / g.count.max(1) as f64;
+            (g.params_per_layer() as f64 - experts) / p.tp as f64 + experts / shard
+        })
         .fold(0.0, f64::max)
 }
 
@@ -1229,16 +1341,81 @@ fn eager_layer_activation(t: &TransformerSpec, setup: &TrainingSetup) -> LayerAc
     la
 }
 
-fn transformer_activations(
+/// torchtitan's per-op selective checkpointing ([`Recompute::SelectiveOp`]) of a dense layer
+/// with standard attention through a fused SDPA kernel, bytes per token: what the checkpoint
+/// keeps for backward. The checkpoint keeps the layer input; the policy keeps the outputs of the
+/// SDPA kernel (its output and the fp32 log-sum-exp per head) and of every odd-numbered `aten.mm`
+/// of the layer's forward — in torchtitan's Llama order (wq, wk, wv, wo, then w1, w3, w2; a plain
+/// MLP: fc1, fc2) that is wq, wv, w1 and w2 — and, under tensor parallelism with sequence
+/// parallelism, the reduce-scatter outputs of the row-parallel projections (a row-parallel
+/// matmul's output is the unreduced partial sum: full width on every TP rank). Everything else
+/// (norms, rotary, SiLU, the products, the other matmuls) is recomputed in the layer's backward.
+/// Source: torchtitan/parallelisms/parallelize_llama.py @9dec370 lines 214-262 (`_save_list`;
+/// `_custom_policy`: "Saves output of all compute ops, except every second mm", with a counter per
+/// layer call from `selective_checkpointing_context_fn`), models/llama/model.py @9dec370 lines 189
+/// and 253 (the matmul order). torchao's Float8Linear dispatches `aten.mm` on its Float8Tensor and
+/// is counted alike (bf16 outputs). `None` where torchtitan's layout does not apply (PEFT, MoE,
+/// MLA, eager attention, the LitGPT and Megatron profiles): those keep the `selective` accounting.
+fn op_sac_layer(t: &TransformerSpec, setup: &TrainingSetup) -> Option<LayerActivation> {
+    let applies = setup.framework == Framework::HuggingFace
+        && !setup.task.is_peft()
+        && t.moe.is_none()
+        && matches!(t.attention, crate::model::AttentionKind::Standard)
+        && setup.attention != AttentionImpl::Eager;
+    if !applies {
+        return None;
+    }
+    let c = compute_bytes(setup);
+    let (h, f) = (t.hidden as f64, t.ffn_for_activation() as f64);
+    let (q, kv) = (t.q_width() as f64, t.kv_width() as f64);
+    let p = setup.parallel;
+    // (output width, row-parallel) of each matmul, in forward order.
+    let attention = [(q, false), (kv, false), (kv, false), (h, true)];
+    let mlp: &[(f64, bool)] = match t.mlp {
+        MlpKind::Gated => &[(f, false), (f, false), (h, true)],
+        MlpKind::Plain => &[(f, false), (h, true)],
+    };
+    // The layer input; the SDPA output and its log-sum-exp (fp32 per head).
+    let mut la = LayerActivation {
+        replicated: c * h,
+        sharded: c * q + 4.0 * t.heads as f64,
+        scores: 0.0,
+    };
+    for (i, &(width, row)) in attention.iter().chain(mlp).enumerate() {
+        let saved = i % 2 == 0; // the 1st, 3rd, … call
+        let partial = if row { p.tp as f64 } else { 1.0 };
+        if saved {
+            la.sharded += partial * c * width;
+        }
+        if row && p.tp > 1 && p.sequence_parallel {
+            la.replicated += c * width;
+        }
+    }
+    Some(la)
+}
+
+/// Saved bytes per token of one layer (after TP/SP), and what the layer's backward recomputes.
+struct LayerSaved {
+    /// Saved per token per layer, averaged over the stage's layers.
+    per_token: f64,
+    /// Under torch.compile: the eager set a recomputed layer rebuilds in backward.
+    recompute_per_token: Option<f64>,
+    /// Per-op selective checkpointing: the eager set one layer rebuilds in backward.
+    op_sac_eager: Option<f64>,
+    /// PEFT's first layer's pre-adapter tensors, never saved (pipeline stage 0).
+    first_absent: f64,
+    /// Whether eager s² scores are among the saved bytes.
+    scores: bool,
+}
+
+fn layer_saved(
     b: &ParamBreakdown,
     t: &TransformerSpec,
     setup: &TrainingSetup,
     tun: &Tunables,
-    explain: bool,
-) -> ActivationParts {
+    litgpt: Option<&litgpt::LitGptSaved>,
+) -> LayerSaved {
     let p = setup.parallel;
-    let c = compute_bytes(setup);
-    let tokens = (setup.micro_batch * setup.seq_len) as f64;
     let tp = p.tp as f64;
     let sp = if p.sequence_parallel { tp } else { 1.0 };
     let la = hf_layer_activation(t, setup);
@@ -1257,15 +1434,17 @@ fn transformer_activations(
         la.replicated / sp + la.sharded / tp + la.scores / tp + lora
     };
     let per_token = |la: &LayerActivation| per_token_of(la, if compiled { 0.0 } else { lora });
-    let litgpt =
-        (setup.framework == Framework::LitGpt).then(|| litgpt::saved_per_token(b, t, setup, tun));
     // Under torch.compile the recomputed layer's working set in backward keeps the eager
     // accounting: only the saved set is measured to shrink (tests/compiled_peak.rs; the CPU
     // Inductor backward of a layer peaked above the eager set, so the smaller compiled set is not
     // used for the working set).
     let recompute_per_token =
         compiled.then(|| per_token_of(&eager_layer_activation(t, setup), lora));
-    let per_token_layer = match (&litgpt, dense) {
+    let op_sac = (setup.recompute == Recompute::SelectiveOp)
+        .then(|| op_sac_layer(t, setup))
+        .flatten();
+    let per_token_layer = match (litgpt, dense) {
+        _ if op_sac.is_some() => op_sac.as_ref().map_or(0.0, per_token),
         (Some(l), _) => l.per_layer / tp,
         (None, Some((n, d))) => {
             let all = t.total_layers().max(1) as f64;
@@ -1273,21 +1452,38 @@ fn transformer_activations(
         }
         (None, None) => per_token(&la),
     };
-    // The first layer's pre-adapter tensors are never saved (PEFT without checkpointing); only
-    // pipeline stage 0 holds it.
-    let first_absent = match &litgpt {
-        Some(l) => l.first_absent / sp,
-        None => peft_first_layer_absent(b, t, setup, tun) / sp,
-    };
+    LayerSaved {
+        per_token: per_token_layer,
+        recompute_per_token,
+        op_sac_eager: op_sac.map(|_| per_token(&eager_layer_activation(t, setup))),
+        // The first layer's pre-adapter tensors are never saved (PEFT without checkpointing);
+        // only pipeline stage 0 holds it.
+        first_absent: match litgpt {
+            Some(l) => l.first_absent / sp,
+            None => peft_first_layer_absent(b, t, setup, tun) / sp,
+        },
+        scores: la.scores > 0.0,
+    }
+}
+
+/// The stage's saved layer activations, one layer's extra working set in backward, and the words.
+fn saved_and_working(
+    t: &TransformerSpec,
+    setup: &TrainingSetup,
+    ls: &LayerSaved,
+    explain: bool,
+) -> (f64, f64, String) {
+    let p = setup.parallel;
+    let c = compute_bytes(setup);
+    let tokens = (setup.micro_batch * setup.seq_len) as f64;
+    let tp = p.tp as f64;
+    let sp = if p.sequence_parallel { tp } else { 1.0 };
+    let per_token_layer = ls.per_token;
+    let first_absent = ls.first_absent;
     let layers_per_stage = t.total_layers().div_ceil(p.pp) as f64;
     let in_flight = p.pp.min(setup.grad_accum) as f64;
-    let forward_working = if setup.recompute == Recompute::Full {
-        checkpointed_forward_working(t, setup, tp, sp) * tokens
-    } else {
-        0.0
-    };
-    let (saved_layers, layer_working, basis) = match setup.recompute {
-        Recompute::Full => {
+    match (setup.recompute, ls.op_sac_eager) {
+        (Recompute::Full, _) => {
             // Each layer keeps its input, in the residual stream's dtype (fp32 under autocast,
             // measured: the autocast checkpointing rows); backward recomputes one layer's full
             // set at a time.
@@ -1295,11 +1491,17 @@ fn transformer_activations(
             let inputs = r * t.hidden as f64 / sp * tokens * layers_per_stage * in_flight;
             (
                 inputs,
-                recompute_per_token.unwrap_or(per_token_layer) * tokens
+                ls.recompute_per_token.unwrap_or(per_token_layer) * tokens
                     + grad_working(t, c, tp) * tokens,
                 why!(explain, "full recompute: {r}·h B/token/layer × {layers_per_stage} layers × {in_flight} micro-batch(es); one layer's set ({per_token_layer:.0} B/token) recomputed in backward"),
             )
         }
+        // Per-op selective checkpointing: backward recomputes what one layer did not keep.
+        (Recompute::SelectiveOp, Some(eager)) => (
+            per_token_layer * layers_per_stage * tokens * in_flight,
+            ((eager - per_token_layer).max(0.0) + grad_working(t, c, tp)) * tokens,
+            why!(explain, "per-op selective checkpointing (torchtitan): {per_token_layer:.0} B/token/layer (input, SDPA output, every other matmul output) × {tokens} tokens × {layers_per_stage} layers × {in_flight} in flight; the rest of one layer's set ({eager:.0} B/token) recomputed in backward"),
+        ),
         _ => (
             (per_token_layer * layers_per_stage - first_absent) * tokens * in_flight,
             grad_working(t, c, tp) * tokens,
@@ -1312,12 +1514,23 @@ fn transformer_activations(
                     String::new()
                 },
                 setup.framework,
-                if la.scores > 0.0 { ", eager s² scores" } else { ", no s² scores" }
+                if ls.scores { ", eager s² scores" } else { ", no s² scores" }
             ),
         ),
-    };
-    // Activation offload: two layers' saved tensors stay (the one computed, the one copied).
-    let (saved_layers, offloaded, basis) = if setup.activation_offload && layers_per_stage > 2.0 {
+    }
+}
+
+/// Activation offload: two layers' saved tensors stay (the one computed, the one copied); the
+/// rest goes to host memory. (kept, offloaded, words).
+fn offload_split(
+    t: &TransformerSpec,
+    setup: &TrainingSetup,
+    saved_layers: f64,
+    basis: String,
+    explain: bool,
+) -> (f64, f64, String) {
+    let layers_per_stage = t.total_layers().div_ceil(setup.parallel.pp) as f64;
+    if setup.activation_offload && layers_per_stage > 2.0 {
         let keep = saved_layers * 2.0 / layers_per_stage;
         (
             keep,
@@ -1329,8 +1542,26 @@ fn transformer_activations(
         )
     } else {
         (saved_layers, 0.0, basis)
-    };
+    }
+}
+
+/// Saved outside the layers (final norm, LM-head input, rotary tables), bytes per micro-batch.
+fn saved_outside_layers(
+    t: &TransformerSpec,
+    setup: &TrainingSetup,
+    litgpt: Option<&litgpt::LitGptSaved>,
+) -> f64 {
     let has_head = t.vocab > 0 && t.structure != crate::model::Structure::EncoderOnly;
+    if !has_head {
+        return 0.0;
+    }
+    let p = setup.parallel;
+    let sp = if p.sequence_parallel {
+        p.tp as f64
+    } else {
+        1.0
+    };
+    let tokens = (setup.micro_batch * setup.seq_len) as f64;
     // Under autocast the LM head casts the fp32 final-norm output to a saved bf16 copy (2h).
     let autocast_head = if setup.autocast_on() {
         2.0 * t.hidden as f64
@@ -1338,21 +1569,42 @@ fn transformer_activations(
         0.0
     };
     // Compiled layers (torchtune's layout): the final norm and the head stay eager.
-    let outside = match &litgpt {
+    let outside = match litgpt {
         Some(l) => l.outside,
         None if setup.task.is_peft() => frozen_outside_per_token(t, setup),
-        None => outside_per_token(t, c) + autocast_head,
+        None => outside_per_token(t, compute_bytes(setup)) + autocast_head,
     };
-    let saved_outside = if has_head {
-        outside * tokens / sp + rotary_saved(t, setup)
+    outside * tokens / sp + rotary_saved(t, setup)
+}
+
+fn transformer_activations(
+    b: &ParamBreakdown,
+    t: &TransformerSpec,
+    setup: &TrainingSetup,
+    tun: &Tunables,
+    explain: bool,
+) -> ActivationParts {
+    let p = setup.parallel;
+    let c = compute_bytes(setup);
+    let tokens = (setup.micro_batch * setup.seq_len) as f64;
+    let tp = p.tp as f64;
+    let sp = if p.sequence_parallel { tp } else { 1.0 };
+    let litgpt =
+        (setup.framework == Framework::LitGpt).then(|| litgpt::saved_per_token(b, t, setup, tun));
+    let ls = layer_saved(b, t, setup, tun, litgpt.as_ref());
+    let forward_working = if setup.recompute == Recompute::Full {
+        checkpointed_forward_working(t, setup, tp, sp) * tokens
     } else {
         0.0
     };
+    let (saved_layers, layer_working, basis) = saved_and_working(t, setup, &ls, explain);
+    let (saved_layers, offloaded, basis) = offload_split(t, setup, saved_layers, basis, explain);
+    let has_head = t.vocab > 0 && t.structure != crate::model::Structure::EncoderOnly;
     let (legacy, logits_basis) = logits_bytes(t, tokens, setup, tun, explain);
     ActivationParts {
         saved_layers,
         offloaded,
-        saved_outside,
+        saved_outside: saved_outside_layers(t, setup, litgpt.as_ref()),
         layer_working,
         forward_working,
         basis,
@@ -1643,25 +1895,7 @@ fn step_buffers(
     let p = &setup.parallel;
     let full = !setup.task.is_peft();
     let tp = p.tp as f64;
-    // Assumption: AdamW runs fused (HF `adamw_torch_fused`, DeepSpeed/apex FusedAdam, torchtune
-    // `fused: True`): no step temporaries. The foreach path would add one state-sized buffer
-    // (`_foreach_sqrt(exp_avg_sq)`, torch/optim/adamw.py); `optimizer_foreach_temp` models it.
-    let optimizer_temp = if setup.optimizer == Optimizer::AdamW && !p.offload_optimizer {
-        let params = if full {
-            zero1_params
-        } else {
-            lora_params(b, setup.lora.rank, &setup.lora.targets) * share
-        };
-        params
-            * tun_foreach(setup)
-            * if full {
-                sb.optimizer / 2.0
-            } else {
-                setup.adapter_dtype.bytes()
-            }
-    } else {
-        0.0
-    };
+    let optimizer_temp = optimizer_temp_bytes(setup, b, sb, share, zero1_params);
     let linear_share = (b.linear_params() + b.lm_head) as f64 / b.total.max(1) as f64;
     let copies = if setup.autocast_on() {
         autocast_copied_params(m, setup, b, params_on_device(b, p, 1), linear_share)
@@ -1699,43 +1933,18 @@ fn step_buffers(
         cached_copies_in_loss: setup.framework != Framework::LitGpt,
         saved_layers: acts.saved_layers,
         saved_outside: acts.saved_outside,
-        layer_working: acts.layer_working + 2.0 * copies.one_layer,
+        layer_working: acts.layer_working + 2.0 * copies.one_layer + unit_gradients(setup, c, b),
         forward_working: acts.forward_working,
-        // LitGPT's rotary cache is a pair of module buffers, live from `max_seq_length` on.
-        rope_cache: match m.transformer() {
-            Some(t)
-                if setup.framework == Framework::LitGpt
-                    && matches!(t.positional, crate::model::Positional::Rotary) =>
-            {
-                litgpt::rope_cache_bytes(t, setup.seq_len)
-            }
-            _ => 0.0,
-        },
+        rope_cache: rope_cache(m, setup),
         logits_elems: acts.logits_elems,
         logits_dtype_bytes: acts.logits_dtype_bytes,
         fused_loss: acts.fused_loss,
         loss_chunks: acts.loss_chunks,
-        compiled_loss: setup.compiled && setup.chunked_loss,
+        compiled_loss: setup.loss_compiled(),
         optimizer_temp,
         previous_graph: previous_graph_bytes(m, setup),
         head_dequant: head_dequant_bytes(b, setup),
-        loss_copy: match m.transformer() {
-            Some(t) if setup.uses_bf16_chunked_loss() && setup.micro_batch > 1 => {
-                // The shifted slice is copied by `reshape`: the last 128-position chunk (LoRA
-                // loop), or the whole logits tensor (unchunked head).
-                let positions = if litgpt_unchunked_head(setup) {
-                    setup.seq_len as f64
-                } else {
-                    LITGPT_LOSS_CHUNK_TOKENS.min(setup.seq_len as f64)
-                };
-                compute_bytes(setup)
-                    * setup.micro_batch as f64
-                    * (positions - 1.0).max(0.0)
-                    * t.vocab as f64
-                    / setup.parallel.tp as f64
-            }
-            _ => 0.0,
-        },
+        loss_copy: loss_copy_bytes(m, setup),
         // A frozen head's input (the final norm output) is not saved, but live while it runs.
         head_input: match m.transformer() {
             Some(t) if setup.framework == Framework::LitGpt && setup.task.is_peft() => {
@@ -1755,6 +1964,67 @@ fn step_buffers(
             .map_or(0.0, |t| litgpt_validation_bytes(t, setup)),
     }
     .with_model(m)
+}
+
+/// Assumption: AdamW runs fused (HF `adamw_torch_fused`, DeepSpeed/apex FusedAdam, torchtune
+/// `fused: True`): no step temporaries. The foreach path would add one state-sized buffer
+/// (`_foreach_sqrt(exp_avg_sq)`, torch/optim/adamw.py); `optimizer_foreach_temp` models it.
+fn optimizer_temp_bytes(
+    setup: &TrainingSetup,
+    b: &ParamBreakdown,
+    sb: StateBytes,
+    share: f64,
+    zero1_params: f64,
+) -> f64 {
+    if setup.optimizer != Optimizer::AdamW || setup.parallel.offload_optimizer {
+        return 0.0;
+    }
+    let full = !setup.task.is_peft();
+    let params = if full {
+        zero1_params
+    } else {
+        lora_params(b, setup.lora.rank, &setup.lora.targets) * share
+    };
+    params
+        * tun_foreach(setup)
+        * if full {
+            sb.optimizer / 2.0
+        } else {
+            setup.adapter_dtype.bytes()
+        }
+}
+
+/// LitGPT's rotary cache is a pair of module buffers, live from `max_seq_length` on.
+fn rope_cache(m: &ModelSpec, setup: &TrainingSetup) -> f64 {
+    match m.transformer() {
+        Some(t)
+            if setup.framework == Framework::LitGpt
+                && matches!(t.positional, crate::model::Positional::Rotary) =>
+        {
+            litgpt::rope_cache_bytes(t, setup.seq_len)
+        }
+        _ => 0.0,
+    }
+}
+
+/// LitGPT's bf16 chunked loss with b > 1: the shifted slice is copied by `reshape` — the last
+/// 128-position chunk (LoRA loop), or the whole logits tensor (unchunked head).
+fn loss_copy_bytes(m: &ModelSpec, setup: &TrainingSetup) -> f64 {
+    match m.transformer() {
+        Some(t) if setup.uses_bf16_chunked_loss() && setup.micro_batch > 1 => {
+            let positions = if litgpt_unchunked_head(setup) {
+                setup.seq_len as f64
+            } else {
+                LITGPT_LOSS_CHUNK_TOKENS.min(setup.seq_len as f64)
+            };
+            compute_bytes(setup)
+                * setup.micro_batch as f64
+                * (positions - 1.0).max(0.0)
+                * t.vocab as f64
+                / setup.parallel.tp as f64
+        }
+        _ => 0.0,
+    }
 }
 
 /// torch.autocast's 16-bit weight copies by lifetime, in parameters.
@@ -1904,63 +2174,10 @@ fn peak_items(items: &mut Vec<MemoryItem>, tl: &Timeline, acts: &ActivationParts
     for (name, bytes) in &peak.components {
         match *name {
             "resident states" => {}
-            "gradients" => match items.iter_mut().find(|i| i.name == "gradients") {
-                Some(g) => {
-                    if bytes.0 != g.bytes.0 {
-                        g.basis = why!(
-                            explain,
-                            "{}; {} live at the peak ({}, the LM-head gradient if smaller)",
-                            g.basis,
-                            bytes,
-                            peak.phase
-                        );
-                    }
-                    g.bytes = *bytes;
-                }
-                None => items.push(item("gradients", *bytes, why!(explain, "LM-head gradient"))),
-            },
+            "gradients" => peak_gradients(items, *bytes, peak.phase, explain),
             n => {
-                let name = match n {
-                    // LitGPT's rotary buffers are shown with the activations they serve.
-                    "saved activations" | "rotary cache" => "activations",
-                    "logits"
-                    | "loss buffers (fp32)"
-                    | "loss buffers (bf16)"
-                    | "logits gradient" => "logits + loss",
-                    other => other,
-                };
-                let basis = match n {
-                    "saved activations" | "rotary cache" => acts.basis.as_str(),
-                    "logits" | "loss buffers (fp32)" | "loss buffers (bf16)" | "logits gradient" => {
-                        acts.logits_basis.as_str()
-                    }
-                    "previous step's kept inputs" => {
-                        "the previous step's output (and its 4-bit matmuls' kept inputs) held by the training loop"
-                    }
-                    "LM-head dequantisation" => {
-                        "the quantized LM head's dequantized copy (fp16 + bf16 cast, 4 B per weight)"
-                    }
-                    "LM-head input" => "the final norm's output the frozen LM head reads (not saved)",
-                    "validation logits + loss" => {
-                        "validate(): full logits, their log-softmax and the shifted copy (b > 1)"
-                    }
-                    "autocast weight copies" => {
-                        "16-bit copies of the fp32 linear weights (torch.autocast)"
-                    }
-                    "layer forward working set" => {
-                        "one checkpointed layer's MLP intermediates, residual sum and norm upcast while its forward runs"
-                    }
-                    "autocast cast cache" => {
-                        "autocast's cached 16-bit copies of the trainable weights in checkpointed layers (to the end of the autocast region)"
-                    }
-                    "optimizer temporaries" => {
-                        "AdamW foreach: one state-sized buffer (_foreach_sqrt)"
-                    }
-                    "DDP gradient buckets" => {
-                        "DDP all-reduce buckets: a copy of the gradients (gradient_as_bucket_view off, PyTorch default)"
-                    }
-                    _ => "one layer's backward working set",
-                };
+                let name = peak_row_name(n);
+                let basis = peak_row_basis(n, acts);
                 // Components shown under one name (logits and loss buffers) add up in one row.
                 match items.iter_mut().find(|i| i.name == name) {
                     Some(i) => i.bytes = Bytes(i.bytes.0 + bytes.0),
@@ -1993,6 +2210,69 @@ fn peak_items(items: &mut Vec<MemoryItem>, tl: &Timeline, acts: &ActivationParts
             );
             g.bytes = Bytes(0.0);
         }
+    }
+}
+
+/// The gradients row holds what is live at the peak (the LM-head gradient when no full buffer).
+fn peak_gradients(items: &mut Vec<MemoryItem>, bytes: Bytes, phase: &str, explain: bool) {
+    match items.iter_mut().find(|i| i.name == "gradients") {
+        Some(g) => {
+            if bytes.0 != g.bytes.0 {
+                g.basis = why!(
+                    explain,
+                    "{}; {} live at the peak ({}, the LM-head gradient if smaller)",
+                    g.basis,
+                    bytes,
+                    phase
+                );
+            }
+            g.bytes = bytes;
+        }
+        None => items.push(item("gradients", bytes, why!(explain, "LM-head gradient"))),
+    }
+}
+
+/// The breakdown row a timeline component is shown under.
+fn peak_row_name(component: &'static str) -> &'static str {
+    match component {
+        // LitGPT's rotary buffers are shown with the activations they serve.
+        "saved activations" | "rotary cache" => "activations",
+        "logits" | "loss buffers (fp32)" | "loss buffers (bf16)" | "logits gradient" => {
+            "logits + loss"
+        }
+        other => other,
+    }
+}
+
+/// How a timeline component's bytes arise, for its breakdown row.
+fn peak_row_basis<'a>(component: &str, acts: &'a ActivationParts) -> &'a str {
+    match component {
+        "saved activations" | "rotary cache" => acts.basis.as_str(),
+        "logits" | "loss buffers (fp32)" | "loss buffers (bf16)" | "logits gradient" => {
+            acts.logits_basis.as_str()
+        }
+        "previous step's kept inputs" => {
+            "the previous step's output (and its 4-bit matmuls' kept inputs) held by the training loop"
+        }
+        "LM-head dequantisation" => {
+            "the quantized LM head's dequantized copy (fp16 + bf16 cast, 4 B per weight)"
+        }
+        "LM-head input" => "the final norm's output the frozen LM head reads (not saved)",
+        "validation logits + loss" => {
+            "validate(): full logits, their log-softmax and the shifted copy (b > 1)"
+        }
+        "autocast weight copies" => "16-bit copies of the fp32 linear weights (torch.autocast)",
+        "layer forward working set" => {
+            "one checkpointed layer's MLP intermediates, residual sum and norm upcast while its forward runs"
+        }
+        "autocast cast cache" => {
+            "autocast's cached 16-bit copies of the trainable weights in checkpointed layers (to the end of the autocast region)"
+        }
+        "optimizer temporaries" => "AdamW foreach: one state-sized buffer (_foreach_sqrt)",
+        "DDP gradient buckets" => {
+            "DDP all-reduce buckets: a copy of the gradients (gradient_as_bucket_view off, PyTorch default)"
+        }
+        _ => "one layer's backward working set",
     }
 }
 

@@ -62,8 +62,9 @@ pub enum Recompute {
     /// torchtitan's per-op selective checkpointing (`selective_ac_option = "op"`): saves the
     /// outputs of attention and of every other matmul, recomputes the other matmuls and every
     /// element-wise op in backward (torchtitan/parallelisms/parallelize_llama.py `_save_list`,
-    /// "Saves output of all compute ops, except every second mm", @9dec370). Memory is
-    /// estimated as for `selective`.
+    /// "Saves output of all compute ops, except every second mm", @9dec370). Memory: the layer
+    /// input, the SDPA output and every other matmul output (`train::op_sac_layer`) for dense
+    /// layers of the HF profile; elsewhere as for `selective`.
     SelectiveOp,
 }
 
@@ -491,6 +492,14 @@ pub struct TrainingSetup {
     /// element-wise ops between GEMMs are fused into one kernel, so their memory traffic falls
     /// (compute.rs: fused element-wise accounting instead of the eager one). Default off (eager).
     pub compiled: bool,
+    /// The loss runs under `torch.compile` too: Inductor fuses the fp32 upcast, log-softmax and
+    /// NLL into one reduction and its backward writes the 16-bit gradient directly, so only the
+    /// 16-bit logits stay (measured on CPU for torchtune's chunked loss,
+    /// validation/compiled-loss-measured.json). torchtune compiles its chunked loss with the model
+    /// (`compile_loss`); torchtitan compiles its loss under `--training.compile` from 2025
+    /// (torchtitan/components/loss.py @e7c0cae lines 25-30; at 9dec370 it stayed eager).
+    /// Default: `compiled` and `chunked_loss` both on.
+    pub compiled_loss: Option<bool>,
 }
 
 impl TrainingSetup {
@@ -535,6 +544,7 @@ impl Default for TrainingSetup {
             bytes_per_sample: None,
             dataset_bytes: None,
             compiled: false,
+            compiled_loss: None,
         }
     }
 }
@@ -566,6 +576,11 @@ impl TrainingSetup {
         self.autocast
             || (self.framework == Framework::LitGpt
                 && matches!(self.precision, Precision::AmpBf16 | Precision::AmpFp16))
+    }
+    /// The loss under torch.compile: the option, or `compiled` with `chunked_loss` (torchtune).
+    pub fn loss_compiled(&self) -> bool {
+        self.compiled_loss
+            .unwrap_or(self.compiled && self.chunked_loss)
     }
     /// LitGPT's chunked bf16 loss: the option, or implied by the `litgpt` framework.
     pub fn uses_bf16_chunked_loss(&self) -> bool {

@@ -53,16 +53,20 @@ fn published_training_peaks_within_their_bands() {
         })
         .collect();
     println!("{report}");
+    // 24 (LitGPT, torchtune) + 18 torchtitan pre-training rows (Dec 2024 H100 benchmark) + 2
+    // Trainy torchtitan H200 rows (June 2025).
     assert!(
-        rows.len() >= 24,
+        rows.len() >= 44,
         "published peaks: {}\n{report}",
         rows.len()
     );
-    // The recorded deviations among the peaks (torchtune 70B full on 8×A100 and 8B full on an
-    // A6000; the LitGPT rows left the list when the `litgpt` framework profile, measured on CPU,
-    // replaced the HF profile for them): a guard, so that a new one is noticed.
+    // The recorded deviations among the peaks (torchtune 8B full on an A6000; torchtitan's two
+    // 70B FSDP × TP rows; the LitGPT rows left the list when the `litgpt` framework profile,
+    // measured on CPU, replaced the HF profile for them, Trainy's H200 rows when `compiled_loss`
+    // was modelled, torchtune's 70B full row when FSDP's unit gradients were): a guard, so that a
+    // new one is noticed.
     let known = rows.iter().filter(|r| r.2).count();
-    assert!(known <= 2, "{known} known deviations\n{report}");
+    assert!(known <= 3, "{known} known deviations\n{report}");
     // None beyond 15% unless a recorded known_deviation with its cause.
     for (id, e, kd) in &rows {
         assert!(e.abs() <= 0.15 || *kd, "{id}: {:+.1}%\n{report}", e * 100.0);
@@ -75,8 +79,11 @@ fn published_training_peaks_within_their_bands() {
         median * 100.0,
         rows.len()
     );
-    // Target 5% (issue 9): met. Measured 4.7% over 24 cases (LitGPT resource tables and config
-    // hub, torchtune README): 5.25% before the torchtune LoRA configs' `lora_dropout: 0.0` was
+    // Target 5% (issue 9): met. Measured 4.1% over 44 cases (LitGPT resource tables and config
+    // hub, torchtune README, Trainy's torchtitan H200 rows (−5.9%/−3.8%; +38…+40% before
+    // `compiled_loss`), torchtitan's Dec 2024 H100 benchmark: 4.0% over its 18 rows, 53% before
+    // per-op selective checkpointing, ZeRO over DP × CP and FSDP2's gathered stage under PP were
+    // modelled); 4.7% over the first 24, 5.25% before the torchtune LoRA configs' `lora_dropout: 0.0` was
     // modelled (no masks), 5.8% before their compiled chunked loss, 7.2% before the `litgpt`
     // profile, 8.1% before the LitGPT mechanisms. Every LitGPT row errs low (-0.9% to -8.3%): a
     // CUDA-side term the CPU measurement cannot see (docs/methodology.md).

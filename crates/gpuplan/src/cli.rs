@@ -331,6 +331,10 @@ pub struct JobArgs {
     /// LitGPT chunked_cross_entropy: bf16 cross-entropy per 128-token chunk, no fp32 upcast.
     #[arg(long)]
     pub bf16_chunked_loss: bool,
+    /// The loss runs under torch.compile (fused cross-entropy: only the bf16 logits stay)
+    /// [default: with --compiled and --chunked-loss].
+    #[arg(long)]
+    pub compiled_loss: bool,
     /// Serving: prompt tokens per request [default: 1000, fitted to the model's context].
     #[arg(long, value_name = "TOKENS")]
     pub input_tokens: Option<u64>,

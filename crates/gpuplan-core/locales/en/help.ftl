@@ -41,6 +41,7 @@ help-arg-catalogs = Extra catalog file(s) merged over the built-in catalog and t
 help-arg-chips = Chip families allowed (comma list): nvidia, ascend, amd [default: nvidia]
 help-arg-chunked-loss = Chunked cross-entropy (torchtune CEWithChunkedOutputLoss, 8 chunks)
 help-arg-compiled = The model runs under torch.compile (fused element-wise kernels)
+help-arg-compiled-loss = The loss runs under torch.compile (fused cross-entropy: only the bf16 logits stay) [default: with --compiled and --chunked-loss]
 help-arg-concurrency = Serving: concurrent requests instead of a rate
 help-arg-config = A HuggingFace config.json, or a directory containing one
 help-arg-cp = Context-parallel degree (Megatron-Core --context-parallel-size; default 1)

@@ -6,6 +6,7 @@ mem-optimizer-states-master-weights = optimizer states + master weights
 mem-base-weights-frozen = base weights (frozen)
 mem-lora-adapters-grads-optimizer = LoRA adapters + grads + optimizer
 mem-zero-3-gather-buffers = ZeRO-3 gather buffers
+mem-fsdp-unsharded-stage-pp = FSDP unsharded stage (PP)
 mem-activations = activations
 mem-logits-loss = logits + loss
 mem-layer-working-set = layer working set

@@ -37,6 +37,7 @@ help-arg-catalogs = 额外的目录文件，叠加在内置目录和配置目录
 help-arg-chips = 允许的芯片系列（逗号分隔）：nvidia、ascend、amd（默认：nvidia）
 help-arg-chunked-loss = 分块交叉熵（torchtune CEWithChunkedOutputLoss，8 块）
 help-arg-compiled = 模型在 torch.compile 下运行（逐元素算子融合）
+help-arg-compiled-loss = 损失函数也在 torch.compile 下运行（融合交叉熵：只保留 bf16 logits）[默认：同时指定 --compiled 与 --chunked-loss 时开启]
 help-arg-concurrency = 推理：用并发请求数代替请求速率
 help-arg-config = HuggingFace 的 config.json，或包含它的目录
 help-arg-cp = 上下文并行度（Megatron-Core --context-parallel-size；默认 1）

@@ -466,6 +466,9 @@ pub fn apply_training_flags(
     if j.keeps_previous_graph {
         t.keeps_previous_graph = Some(true);
     }
+    if j.compiled_loss {
+        t.compiled_loss = Some(true);
+    }
     if j.bf16_chunked_loss {
         t.bf16_chunked_loss = Some(true);
     }
