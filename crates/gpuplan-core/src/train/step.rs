@@ -440,12 +440,20 @@ fn allreduce_comm(
     } else {
         Seconds(0.0)
     };
-    let total = transfer_time(Bytes(2.0 * vol.grad_volume()), bw * x.eff_net) + lat;
-    let (grad_part, param_part) = if p.zero >= 1 {
-        (total * 0.5, total * 0.5)
+    // Gradients: a reduce-scatter (ZeRO-1/2) or an all-reduce (DDP; a sharded optimizer that
+    // all-reduces, `grad_all_reduce`) — twice the ring volume; parameters: ZeRO-1/2's all-gather.
+    let grad_passes = if p.zero >= 1 && !p.grad_all_reduce {
+        1.0
     } else {
-        (total, Seconds(0.0))
+        2.0
     };
+    let param_passes = if p.zero >= 1 { 1.0 } else { 0.0 };
+    let passes = grad_passes + param_passes;
+    let total = transfer_time(Bytes(passes * vol.grad_volume()), bw * x.eff_net) + lat;
+    let (grad_part, param_part) = (
+        total * (grad_passes / passes),
+        total * (param_passes / passes),
+    );
     let micro = compute * (1.0 / m_micro) * tun.dp_overlap;
     let hide_grad = if p.grad_overlap(setup.framework) {
         grad_part.min(micro * (2.0 / 3.0))
@@ -457,7 +465,12 @@ fn allreduce_comm(
     } else {
         Seconds(0.0)
     };
-    let what = if p.zero >= 1 {
+    let what = if p.grad_all_reduce && p.zero >= 1 {
+        why!(
+            explain,
+            "all-reduce + all-gather ({algo}, {buckets:.0} buckets)"
+        )
+    } else if p.zero >= 1 {
         why!(
             explain,
             "reduce-scatter + all-gather ({algo}, {buckets:.0} buckets)"
@@ -513,7 +526,12 @@ fn dp_phase(x: &Ctx, compute: Seconds, collectives: &mut Vec<CollectiveUse>) -> 
         let (per_micro, bytes) = if p.zero >= 3 {
             (x.m_micro, 2.0 * vol.over_groups(2.0) + vol.grad_volume())
         } else {
-            (1.0, 2.0 * vol.grad_volume())
+            let passes = if p.zero >= 1 && p.grad_all_reduce {
+                3.0
+            } else {
+                2.0
+            };
+            (1.0, passes * vol.grad_volume())
         };
         collectives.push(CollectiveUse {
             kind: "dp",
