@@ -303,6 +303,16 @@ def main(path):
                       inference=dict(kv_dtype="fp16", input_tokens=128000, max_model_len=8192),
                       hardware=dict(gpu="h100-sxm", gpus_per_node=1, nodes=1)))
 
+    # What is known of DeepSpeed ZeRO-3 in early 2021 (the paper's Table 2 ran it between the ZeRO-3
+    # release, v0.3.13, and #1188 of Oct 2021), read at microsoft/DeepSpeed v0.3.13.
+    ZERO3_2021 = ("DeepSpeed v0.3.13 (the ZeRO-3 of spring 2021) all-gathers each parameter separately after a "
+                  "torch.cuda.synchronize() (partition_parameters.py _allgather_param, removed by #1188 in Oct "
+                  "2021) into a zero-filled buffer through torch's list all_gather (a flatten copy), and "
+                  "reduce-scatters each gradient separately; prefetch still overlaps one sub-module ahead, so "
+                  "overlap alone does not explain the gap. The paper's three ZeRO-3 rows (384/768/1536 GPUs at "
+                  "144/88/44 TFLOP/s, constant global batch) fit ~9 µs on every ring hop (NCCL's inter-node "
+                  "hwLat, where its cost model charges 3.4 µs on the NVLink hops), ~30 GB/s per GPU (about one "
+                  "25 GB/s NIC) and ~40% of compute overlapped: three parameters from three rows, not adopted.")
     # Cases the model misses today, each with its diagnosis (a FIXME): the test asserts they stay
     # missed, so a fix shows up and the flag is removed.
     size = ("FIXME: training efficiency is one constant per chip generation; it does not fall for small "
@@ -313,14 +323,13 @@ def main(path):
         "megatron-175b-ptd-384gpu": "h/t = 1536 per GPU at TP 8 with micro-batch 1: " + size,
         "mpt13b-h100-8gpu-s2048": "micro-batch 2 of 2048 tokens with FSDP on H100: " + size,
         "megatron-175b-zero3-384gpu": "FIXME: +41%: per micro-batch (4 × 2048 tokens) the 3 × 2P = 1.05 TB of ZeRO-3 "
-                                      "traffic per GPU takes ~7 s at the node's 200 GB/s × 0.75 and the ring latency "
-                                      "(383 hops × 5 µs × 1440 collectives) ~2.8 s, both hidden behind ~50 s of compute; "
-                                      "the measured 144 TFLOP/s implies ~25 s exposed, i.e. an effective ZeRO-3 "
-                                      "bandwidth near one 25 GB/s NIC per GPU rather than the node's aggregate.",
-        "megatron-175b-zero3-1536gpu": "FIXME: +163% (was +352% before the ring-latency term of comm.rs): the 1535-hop "
-                                       "latency of 1440 per-tensor collectives per micro-batch (~11 s) is now charged, "
-                                       "but the measured 44 TFLOP/s needs ~50 s of exposed communication per micro-batch; "
-                                       "same unmodelled effective-bandwidth gap as the 384-GPU row.",
+                                      "traffic per GPU takes ~7 s at the node's 200 GB/s × 0.75 and NCCL's ring latency "
+                                      "for 1440 per-tensor collectives ~2.8 s, both hidden behind ~58 s of compute; "
+                                      "the measured 144 TFLOP/s implies ~14 s exposed. " + ZERO3_2021,
+        "megatron-175b-zero3-1536gpu": "FIXME: +192% (+352% before the ring-latency term of comm.rs): NCCL's ring "
+                                       "latency of 1440 per-tensor collectives over 1535 hops (~9 s per micro-batch) "
+                                       "is charged, but the measured 44 TFLOP/s needs ~50 s of exposed communication "
+                                       "per micro-batch. " + ZERO3_2021,
         "torchtune-llama31-70b-full-8xa100": "FIXME: with parameter + optimizer offload the GPU peak depends on FSDP "
                                              "prefetch and pinned staging buffers, which are not modelled.",
         "torchtune-llama31-8b-full-a6000": "FIXME: the same 8B_full_single_device config (PagedAdamW8bit, "
