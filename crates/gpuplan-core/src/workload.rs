@@ -357,6 +357,14 @@ pub struct Parallelism {
     /// per-layer prefetch (FSDP `backward_prefetch=BACKWARD_PRE` and `limit_all_gathers`,
     /// DeepSpeed `overlap_comm`), default on.
     pub overlap_param_gather: Option<bool>,
+    /// A sharded (ZeRO-1) optimizer that all-reduces the whole gradient and then updates its
+    /// shard, instead of reduce-scattering it: DeepSpeed's `BF16_Optimizer` under pipeline
+    /// parallelism (bf16 with ZeRO stage 0 in the DeepSpeed config; `PipelineEngine.
+    /// _bf16_reduce_grads` all-reduces the optimizer's flat gradients, `BF16_Optimizer.step`
+    /// all-gathers the updated bf16 shards; microsoft/DeepSpeed @56c52238). The data-parallel
+    /// traffic is 6·P·(d−1)/d bytes instead of 4·P·(d−1)/d. Default: off (reduce-scatter, as
+    /// Megatron's distributed optimizer and DeepSpeed ZeRO-1/2 do).
+    pub grad_all_reduce: bool,
 }
 
 impl Parallelism {
@@ -393,6 +401,7 @@ impl Default for Parallelism {
             tp_comm_overlap: None,
             overlap_grad_reduce: None,
             overlap_param_gather: None,
+            grad_all_reduce: false,
         }
     }
 }

@@ -142,6 +142,39 @@ fn dp_overlap_defaults_follow_the_framework() {
 }
 
 #[test]
+fn a_sharded_optimizer_that_all_reduces_moves_half_as_much_again() {
+    // DeepSpeed's BF16_Optimizer (grad_all_reduce): an all-reduce of the gradients (2 ring
+    // passes) + the all-gather of the updated shards (1) against ZeRO-1's reduce-scatter +
+    // all-gather (2): 3/2 of the bytes, the same buckets and so the same latency.
+    let m = model("Llama-3.1-8B");
+    let c = cluster("h100-sxm", 8);
+    let rs = megatron(1, 1, 1);
+    let mut ar = rs.clone();
+    ar.parallel.grad_all_reduce = true;
+    let (a, b) = (step(&m, &rs, &c), step(&m, &ar, &c));
+    let dp = |st: &StepTime| {
+        st.collectives
+            .iter()
+            .find(|x| x.kind == "dp")
+            .unwrap()
+            .clone()
+    };
+    let (da, db) = (dp(&a), dp(&b));
+    assert!((db.bytes_per_step.0 - 1.5 * da.bytes_per_step.0).abs() < 1e-6 * da.bytes_per_step.0);
+    let bw_a = da.bytes_per_step.0 / da.effective_bandwidth.0;
+    let lat = a.dp_comm_total.0 - bw_a;
+    assert!(lat > 0.0);
+    assert!((b.dp_comm_total.0 - (1.5 * bw_a + lat)).abs() < 1e-9 * b.dp_comm_total.0);
+    assert!(db.collective.starts_with("all-reduce + all-gather"));
+    assert!(b.step.0 > a.step.0);
+    // Without a sharded optimizer (ZeRO 0) the gradients are all-reduced either way.
+    let (mut z0, mut z0_ar) = (rs.clone(), ar.clone());
+    z0.parallel.zero = 0;
+    z0_ar.parallel.zero = 0;
+    assert_eq!(step(&m, &z0, &c), step(&m, &z0_ar, &c));
+}
+
+#[test]
 fn the_global_batch_sets_the_accumulation_or_names_the_divisor() {
     let c = cluster("h100-sxm", 2);
     let s = megatron(2, 2, 1); // DP = 16 / 4 = 4

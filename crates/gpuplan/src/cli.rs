@@ -422,6 +422,10 @@ pub struct EstimateArgs {
     /// Overlap the parameter all-gather with compute (ZeRO-3 prefetch on; ZeRO-1/2 off).
     #[arg(long)]
     pub overlap_param_gather: Option<bool>,
+    /// ZeRO-1 optimizer that all-reduces whole gradients before updating its shard (DeepSpeed
+    /// BF16_Optimizer with pipeline parallelism) instead of reduce-scattering them.
+    #[arg(long)]
+    pub grad_all_reduce: bool,
     /// The model runs under torch.compile (fused element-wise kernels).
     #[arg(long)]
     pub compiled: bool,

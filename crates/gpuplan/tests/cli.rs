@@ -818,3 +818,61 @@ fn litgpt_estimate_names_the_layout_litgpt_runs() {
     assert!(run(&["--recompute", "full"]).contains("--zero 0 --recompute none"));
     assert!(!run(&[]).contains("LitGPT does not"));
 }
+
+/// `--grad-all-reduce`: a ZeRO-1 optimizer that all-reduces whole gradients (DeepSpeed's
+/// BF16_Optimizer) says so in the DP collective and moves half as much again.
+#[test]
+fn grad_all_reduce_is_a_flag_and_names_its_collective() {
+    let base = [
+        "estimate",
+        "-m",
+        "Llama-2-13B",
+        "--task",
+        "pretrain",
+        "--gpu",
+        "a100-80g",
+        "--gpus-per-node",
+        "8",
+        "--nodes",
+        "4",
+        "--tp",
+        "4",
+        "--pp",
+        "2",
+        "--zero",
+        "1",
+        "--format",
+        "json",
+    ];
+    let dp = |extra: &[&str]| {
+        let mut args = base.to_vec();
+        args.extend(extra);
+        let o = gpuplan(&args);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let c = v["estimate"]["step"]["collectives"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["kind"] == "dp")
+            .cloned()
+            .unwrap();
+        (
+            c["collective"].as_str().unwrap().to_string(),
+            c["bytes_per_step"].as_f64().unwrap(),
+        )
+    };
+    let (rs, rs_bytes) = dp(&[]);
+    let (ar, ar_bytes) = dp(&["--grad-all-reduce"]);
+    assert!(rs.starts_with("reduce-scatter + all-gather"), "{rs}");
+    assert!(ar.starts_with("all-reduce + all-gather"), "{ar}");
+    assert!(
+        (ar_bytes / rs_bytes - 1.5).abs() < 1e-9,
+        "{ar_bytes} {rs_bytes}"
+    );
+}

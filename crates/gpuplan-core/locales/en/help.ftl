@@ -59,6 +59,7 @@ help-arg-free-gpu-memory-fraction = TensorRT-LLM `free_gpu_memory_fraction` (wit
 help-arg-gpu-memory-utilization = Serving: share of GPU memory the engine may use (vLLM --gpu-memory-utilization), 0–1 [default: 0.9]
 help-arg-gpus-per-node = GPUs per node with --gpu [default: 1]
 help-arg-grad-accum = Gradient-accumulation steps per optimizer step [default: 1]
+help-arg-grad-all-reduce = ZeRO-1 optimizer that all-reduces whole gradients before updating its shard (DeepSpeed BF16_Optimizer with pipeline parallelism) instead of reduce-scattering them
 help-arg-gradient-as-bucket-view = DDP gradient_as_bucket_view=True: no second copy of the gradients in the all-reduce buckets
 help-arg-id = Instance id (ecs.gn7e-c16g1.4xlarge), family (gn7e, GN10Xp) or GPU id (a100-80g)
 help-arg-image = Tencent: the image id the inquiry names (a public image; the price is the instance's)

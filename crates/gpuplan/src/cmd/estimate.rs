@@ -121,6 +121,7 @@ fn resolve(a: &EstimateArgs, file: WorkloadFile) -> Result<Request> {
     if a.overlap_param_gather.is_some() {
         t.parallel.overlap_param_gather = a.overlap_param_gather;
     }
+    t.parallel.grad_all_reduce |= a.grad_all_reduce;
     t.compiled |= a.compiled;
     if let Some(v) = &a.recompute {
         t.recompute = parse_word("recompute", v)?;

@@ -1,0 +1,740 @@
+//! Step time of one optimizer step, phase by phase: compute (shape-aware, `crate::compute`), the
+//! pipeline bubble, tensor-, context-, data-, pipeline- and expert-parallel communication (NCCL's
+//! cost model, `crate::comm`), what overlap hides, and the totals (rates, MFU/HFU, bottleneck).
+//! Sources per phase are in docs/methodology.md §Training time.
+
+use super::{check_parallelism, flops_per_token, lora_params, params_on_device, training_peak};
+use crate::comm::{CollectiveUse, Group};
+use crate::compute::{ChipRates, ComputeParts};
+use crate::constants::Tunables;
+use crate::error::CoreError;
+use crate::hardware::ClusterSpec;
+use crate::layout::{self, DeviceParams};
+use crate::model::{param_breakdown_shared, ModelSpec, ParamBreakdown, TransformerSpec};
+use crate::units::{compute_time, transfer_time, Bandwidth, Bytes, FlopRate, Flops, Seconds};
+use crate::workload::{Framework, Parallelism, Recompute, TrainingSetup};
+use serde::Serialize;
+
+/// Time of one optimizer step and its parts.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StepTime {
+    /// Compute of all micro-batches plus the optimizer step, on the slowest device.
+    pub compute: Seconds,
+    /// One micro-batch's compute by kind of work (GEMMs, attention, element-wise); zero for
+    /// models given by totals (CNNs, UNets), which keep the FLOPs ÷ (peak × efficiency) path.
+    pub compute_parts: ComputeParts,
+    /// The optimizer step, bandwidth-bound (included in `compute`).
+    pub optimizer: Seconds,
+    pub pipeline_bubble: Seconds,
+    /// Tensor-parallel communication left exposed (after TP-comm overlap, when on).
+    pub tp_comm: Seconds,
+    /// Tensor-parallel communication hidden behind GEMMs (`tp_comm_overlap`).
+    pub tp_comm_overlapped: Seconds,
+    /// Context-parallel K/V exchange left after overlap with attention.
+    pub cp_comm: Seconds,
+    pub dp_comm_total: Seconds,
+    /// Data-parallel communication left after overlap with backward.
+    pub dp_comm_exposed: Seconds,
+    pub pp_comm: Seconds,
+    pub ep_comm: Seconds,
+    pub step: Seconds,
+    pub tokens_per_step: f64,
+    pub tokens_per_second: f64,
+    pub tokens_per_second_per_gpu: f64,
+    /// Model FLOPs utilisation: model FLOPs/s ÷ (GPUs × peak).
+    pub mfu: f64,
+    /// Hardware FLOPs utilisation (counts recompute).
+    pub hfu: f64,
+    /// Achieved TFLOP/s per GPU counting model FLOPs (6·N per token + attention; no recompute).
+    pub model_tflops_per_gpu: f64,
+    /// Achieved TFLOP/s per GPU counting hardware FLOPs (with recompute).
+    pub hardware_tflops_per_gpu: f64,
+    /// Every collective family of the step: bytes, effective bandwidth, time and overlap.
+    pub collectives: Vec<CollectiveUse>,
+    pub efficiency_used: f64,
+    /// The named constants whose product is `efficiency_used`.
+    pub efficiency_name: String,
+    pub peak: FlopRate,
+    /// Slowest link the data-parallel ring crosses, one direction.
+    pub dp_bandwidth: Bandwidth,
+    pub dp_link: String,
+    /// What dominates the step: compute, tp-communication, dp-communication, pipeline-bubble.
+    pub bottleneck: &'static str,
+}
+
+/// The optimizer step: every trainable parameter shard on the device read and written once
+/// (`compute::optimizer_bytes_per_param`), bandwidth-bound.
+fn optimizer_seconds(b: &ParamBreakdown, setup: &TrainingSetup, dp: u64, r: &ChipRates) -> Seconds {
+    let on_device = params_on_device(b, &setup.parallel, dp);
+    let trainable = if setup.task.is_peft() {
+        lora_params(b, setup.lora.rank, &setup.lora.targets) / b.total.max(1) as f64 * on_device
+    } else {
+        on_device
+    };
+    let shard = if setup.parallel.zero >= 1 {
+        trainable / dp.max(1) as f64
+    } else {
+        trainable
+    };
+    let bytes = shard * crate::compute::optimizer_bytes_per_param(setup.optimizer);
+    r.memory
+        .map_or(Seconds(0.0), |bw| transfer_time(Bytes(bytes), bw))
+}
+
+/// Ring latency of ZeRO-3's per-layer gathers and reduce-scatters in one micro-batch on the
+/// slowest pipeline stage. FSDP (the `huggingface` framework) gathers one flat parameter per
+/// layer; Megatron-DeepSpeed (`megatron` with ZeRO-3) fetches each weight tensor of a layer,
+/// plus one for its small parameters.
+fn zero3_latency(b: &ParamBreakdown, setup: &TrainingSetup, g: Group, tun: &Tunables) -> Seconds {
+    let layers: u64 = b.groups.iter().map(|g| g.count).sum();
+    let stage = crate::compute::layers_on_slowest_stage(layers, setup.parallel.pp);
+    let tensors = match setup.framework {
+        Framework::HuggingFace | Framework::LitGpt => 1,
+        Framework::Megatron => b.groups.first().map_or(1, |g| g.linears.len() as u64 + 1),
+    };
+    let n = crate::comm::zero3_collectives_per_micro(stage, tensors);
+    crate::comm::nccl_latency(crate::comm::Collective::AllGather, g, tun).0 * n
+}
+
+/// Gradient buckets per step, each one collective: PyTorch DDP's 25 MiB (ZeRO-0 outside
+/// Megatron), DeepSpeed's reduce bucket (ZeRO-1/2), Megatron-Core's max(40M, 1M·dp) parameters.
+fn dp_buckets(grad_params: f64, setup: &TrainingSetup, dp: u64, tun: &Tunables) -> f64 {
+    let per_bucket = match (setup.framework, setup.parallel.zero) {
+        (Framework::Megatron, _) => {
+            (tun.megatron_bucket_min_mparams).max(tun.megatron_bucket_mparams_per_rank * dp as f64)
+                * 1e6
+        }
+        (_, 0) => tun.dp_bucket_mib * 1_048_576.0 / 2.0,
+        _ => tun.deepspeed_bucket_melements * 1e6,
+    };
+    (grad_params / per_bucket.max(1.0)).ceil().max(1.0)
+}
+
+fn ring_allreduce(bytes: f64, n: u64, bw: Bandwidth, eff: f64) -> Seconds {
+    if n <= 1 {
+        return Seconds(0.0);
+    }
+    let v = 2.0 * (n - 1) as f64 / n as f64 * bytes;
+    transfer_time(Bytes(v), bw * eff)
+}
+
+/// Step time from a per-device roofline plus communication (see module docs).
+pub fn training_step(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    c: &ClusterSpec,
+    tun: &Tunables,
+) -> Result<StepTime, CoreError> {
+    tun.validate()?;
+    training_step_validated(m, setup, c, tun)
+}
+
+/// [`training_step`] with tunables the caller has validated (the planner validates them once per
+/// request instead of once per configuration).
+pub fn training_step_validated(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    c: &ClusterSpec,
+    tun: &Tunables,
+) -> Result<StepTime, CoreError> {
+    step_time(m, setup, c, tun, true)
+}
+
+/// [`training_step_validated`] without the words: the same seconds, rates and bytes bit for bit
+/// (tested: `lean_step_has_the_same_numbers` in tests/search_equivalence.rs), but the collectives'
+/// and links' descriptions empty. For searches that compare step times and explain the
+/// configuration they keep in full.
+pub fn training_step_lean(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    c: &ClusterSpec,
+    tun: &Tunables,
+) -> Result<StepTime, CoreError> {
+    step_time(m, setup, c, tun, false)
+}
+
+/// What every phase of the step reads: the job, the cluster, and the shapes derived once.
+struct Ctx<'a> {
+    m: &'a ModelSpec,
+    setup: &'a TrainingSetup,
+    c: &'a ClusterSpec,
+    tun: &'a Tunables,
+    explain: bool,
+    b: &'a ParamBreakdown,
+    p: Parallelism,
+    /// Data-parallel size.
+    dp: u64,
+    /// Micro-batches per step (gradient accumulation).
+    m_micro: f64,
+    tokens_per_micro: f64,
+    /// A micro-batch's tokens on one context-parallel rank.
+    local_tokens: f64,
+    /// Layers of the slowest pipeline stage.
+    stage_max: f64,
+    intra: Bandwidth,
+    /// NCCL's achieved fraction of a link's bandwidth.
+    eff_net: f64,
+}
+
+impl Ctx<'_> {
+    /// `ranks` devices `stride` apart (TP ranks are adjacent; DP ranks tp·pp·cp apart).
+    fn group(&self, ranks: u64, stride: u64) -> Group {
+        let c = self.c;
+        let intra = if c.gpu.intra_link.is_nvlink_class()
+            || c.gpu.intra_link == crate::hardware::IntraLink::InfinityFabric
+        {
+            crate::comm::IntraClass::NvLink
+        } else {
+            crate::comm::IntraClass::Pcie
+        };
+        let per_node = (c.gpus_per_node / stride.max(1)).max(1);
+        Group {
+            ranks,
+            nodes: ranks.div_ceil(per_node).max(1),
+            intra,
+        }
+    }
+
+    fn transformer(&self) -> Option<&TransformerSpec> {
+        self.m.transformer()
+    }
+}
+
+/// Compute of all micro-batches plus the optimizer step, its per-micro-batch parts, and the
+/// optimizer step alone. Transformers: shape-aware (`compute::micro_batch_compute`); models given
+/// by totals: FLOPs ÷ (peak × efficiency) over the tp × pp devices.
+fn compute_phase(
+    x: &Ctx,
+    hardware_flops: Flops,
+    peak: FlopRate,
+    eff: f64,
+) -> (Seconds, ComputeParts, Seconds) {
+    match x.transformer() {
+        Some(t) => {
+            let r = crate::compute::chip_rates(&x.c.gpu, x.setup, peak, eff, x.tun);
+            let parts = crate::compute::micro_batch_compute(x.b, t, x.setup, &r);
+            let opt = optimizer_seconds(x.b, x.setup, x.dp, &r);
+            (Seconds(parts.total() * x.m_micro) + opt, parts, opt)
+        }
+        None => {
+            let mp = (x.p.tp * x.p.pp) as f64;
+            let flops = Flops(hardware_flops.0 * x.tokens_per_micro * x.m_micro / mp);
+            (
+                compute_time(flops, peak * eff),
+                ComputeParts::default(),
+                Seconds(0.0),
+            )
+        }
+    }
+}
+
+/// Interleaved 1F1B (v virtual stages per device) shrinks the bubble to (p−1)/(v·m)
+/// (Narayanan et al. 2021 §2.2.2); v = 1 is plain 1F1B.
+fn pipeline_bubble(x: &Ctx, compute: Seconds, optimizer: Seconds) -> Seconds {
+    let v = x.p.virtual_stages.max(1) as f64;
+    let bubble_frac = (x.p.pp as f64 - 1.0) / (v * x.m_micro);
+    (compute - optimizer) * bubble_frac
+}
+
+/// TP: 2 all-reduces of b·s·h per layer in each forward pass (recompute repeats them) and 2
+/// in backward (Megatron; SP's all-gather + reduce-scatter moves the same bytes), 2-byte
+/// activations, each paying NCCL's latency over the TP ranks. With TP-comm overlap
+/// (Megatron-Core --tp-comm-overlap, torchtitan async TP) it hides behind the GEMMs.
+/// Returns (total, hidden).
+fn tp_phase(
+    x: &Ctx,
+    parts: &ComputeParts,
+    collectives: &mut Vec<CollectiveUse>,
+) -> (Seconds, Seconds) {
+    let (p, tun, explain) = (x.p, x.tun, x.explain);
+    let Some(t) = x.transformer().filter(|_| p.tp > 1) else {
+        return (Seconds(0.0), Seconds(0.0));
+    };
+    let fwd_passes = if x.setup.recompute == Recompute::Full {
+        2.0
+    } else {
+        1.0
+    };
+    let bytes = x.local_tokens * t.hidden as f64 * 2.0;
+    let g = x.group(p.tp, 1);
+    let (lat, algo) = crate::comm::nccl_latency(crate::comm::Collective::AllReduce, g, tun);
+    let per = ring_allreduce(bytes, p.tp, x.intra, x.eff_net) + lat;
+    let count = 2.0 * (fwd_passes + 1.0) * x.stage_max * x.m_micro;
+    let total = per * count;
+    let hidden = if p.tp_overlap() {
+        (total * tun.tp_overlap_fraction).min(Seconds(parts.gemm_s * x.m_micro))
+    } else {
+        Seconds(0.0)
+    };
+    collectives.push(CollectiveUse {
+        kind: "tp",
+        collective: why!(explain, "all-reduce ({algo})"),
+        link: why!(explain, "{} inside the node", x.c.gpu.intra_link.name()),
+        effective_bandwidth: x.intra * x.eff_net,
+        bytes_per_step: Bytes(
+            crate::comm::ring_volume(crate::comm::Collective::AllReduce, bytes, p.tp) * count,
+        ),
+        total,
+        overlapped: hidden,
+    });
+    (total, hidden)
+}
+
+/// CP (ring attention): per layer and pass, cp − 1 K/V chunks of b·(s/cp)·2·kv_width/tp
+/// travel around the ring (backward also returns dK/dV: twice), each transfer overlapped
+/// with the attention block it feeds. Returns the exposed time.
+fn cp_phase(x: &Ctx, parts: &ComputeParts, collectives: &mut Vec<CollectiveUse>) -> Seconds {
+    let (p, c, explain) = (x.p, x.c, x.explain);
+    let cp = p.cp.max(1);
+    let Some(t) = x.transformer().filter(|_| cp > 1) else {
+        return Seconds(0.0);
+    };
+    let chunk = x.local_tokens * 2.0 * t.kv_width() as f64 / p.tp as f64 * 2.0;
+    let attn_passes = match x.setup.recompute {
+        Recompute::Full | Recompute::Selective => 2.0,
+        _ => 1.0,
+    };
+    let bytes = chunk * (cp - 1) as f64 * (attn_passes + 2.0) * x.stage_max * x.m_micro;
+    let crosses_nodes = p.tp * cp > c.gpus_per_node;
+    let link = if crosses_nodes {
+        c.inter_bandwidth.min(x.intra) / (c.gpus_per_node / cp.min(c.gpus_per_node)).max(1) as f64
+    } else {
+        x.intra
+    };
+    let total = transfer_time(Bytes(bytes), link * x.eff_net);
+    let hidden = total.min(Seconds(parts.attention_s * x.m_micro));
+    collectives.push(CollectiveUse {
+        kind: "cp",
+        collective: why!(explain, "ring send/recv of K/V (ring attention)"),
+        link: if crosses_nodes {
+            why!(explain, "{} between nodes", c.inter_link.name())
+        } else {
+            why!(explain, "{} inside the node", c.gpu.intra_link.name())
+        },
+        effective_bandwidth: link * x.eff_net,
+        bytes_per_step: Bytes(bytes),
+        total,
+        overlapped: hidden,
+    });
+    total - hidden
+}
+
+/// The data-parallel ring's path: the slowest link it crosses (NIC between nodes, else the
+/// intra-node link), its words, and the bandwidth one ring gets. Hierarchical path: inside a
+/// node the ring runs over NVLink/PCIe; across nodes every GPU of a node runs its own ring over
+/// the node's shared NICs, so the node boundary carries k rings, k = model-parallel ranks per
+/// node.
+fn dp_path(x: &Ctx, dpc: u64) -> (Bandwidth, String) {
+    let (p, c, explain, intra) = (x.p, x.c, x.explain, x.intra);
+    let cp = p.cp.max(1);
+    let spans_nodes = p.tp * p.pp * dpc > c.gpus_per_node;
+    let crosses_nic = dpc > 1 && spans_nodes && c.inter_bandwidth.0 < intra.0;
+    let (dp_bw, dp_link) = if crosses_nic {
+        let inter = c.inter_bandwidth;
+        (
+            inter,
+            why!(explain, "{} between nodes ({})", c.inter_link.name(), inter),
+        )
+    } else {
+        (
+            intra,
+            why!(
+                explain,
+                "{} inside the node ({intra})",
+                c.gpu.intra_link.name()
+            ),
+        )
+    };
+    let share = if crosses_nic {
+        (p.tp * p.pp * cp).min(c.gpus_per_node) as f64
+    } else {
+        1.0
+    };
+    (dp_bw / share, dp_link)
+}
+
+/// The data-parallel traffic of the device: its dense parameters over the DP × CP ranks and its
+/// experts over expert-DP, with the trainable share (LoRA adapters are spread like the weights
+/// they adapt).
+struct DpVolume {
+    dev: DeviceParams,
+    dpc: u64,
+    train_frac: f64,
+}
+
+impl DpVolume {
+    /// Ring volume (d−1)/d × bytes, dense parameters over DP and experts over expert-DP.
+    fn over_groups(&self, bytes_per_param: f64) -> f64 {
+        let ring = |d: u64| {
+            if d > 1 {
+                (d - 1) as f64 / d as f64
+            } else {
+                0.0
+            }
+        };
+        bytes_per_param
+            * (self.dev.dense * ring(self.dpc) + self.dev.expert * ring(self.dev.expert_group))
+    }
+
+    fn grad_volume(&self) -> f64 {
+        self.over_groups(2.0 * self.train_frac)
+    }
+}
+
+/// One step's data-parallel communication: total, hidden behind compute, and in words.
+struct DpComm {
+    total: Seconds,
+    hidden: Seconds,
+    what: String,
+}
+
+/// ZeRO-3/FSDP: parameters are all-gathered for forward and again for backward in every
+/// micro-batch, gradients reduce-scattered: 3 × (d−1)/d × 2P per micro-batch (ZeRO §7), plus
+/// NCCL's ring latency per collective; prefetch hides them behind compute.
+fn zero3_comm(x: &Ctx, vol: &DpVolume, bw: Bandwidth, group: Group, compute: Seconds) -> DpComm {
+    let (setup, tun, m_micro) = (x.setup, x.tun, x.m_micro);
+    let base_bpp = if setup.task.is_peft() {
+        setup.base_weights().bits() / 8.0
+    } else {
+        2.0
+    };
+    let gathers = transfer_time(
+        Bytes(2.0 * vol.over_groups(base_bpp) * m_micro),
+        bw * x.eff_net,
+    );
+    let rs = transfer_time(Bytes(vol.grad_volume() * m_micro), bw * x.eff_net);
+    let lat = zero3_latency(x.b, setup, group, tun) * m_micro;
+    let total = gathers + rs + lat;
+    let hidden = if x.p.param_overlap(setup.framework) {
+        total.min(compute * tun.dp_overlap)
+    } else if x.p.grad_overlap(setup.framework) {
+        rs.min(compute * (2.0 / 3.0) * tun.dp_overlap)
+    } else {
+        Seconds(0.0)
+    };
+    DpComm {
+        total,
+        hidden,
+        what: "all-gather ×2 + reduce-scatter per layer (ZeRO-3/FSDP)".to_string(),
+    }
+}
+
+/// DDP / ZeRO-1/2: one gradient all-reduce per step (ZeRO-1/2: reduce-scatter + all-gather of
+/// the same volume), in buckets that each pay NCCL's latency (ring or tree, whichever is
+/// faster). The gradient half overlaps the last micro-batch's backward (≈ 2/3 of its compute)
+/// with --overlap-grad-reduce / DDP buckets; ZeRO-1/2's parameter all-gather (the other half)
+/// the next step's first forward with --overlap-param-gather.
+fn allreduce_comm(
+    x: &Ctx,
+    vol: &DpVolume,
+    bw: Bandwidth,
+    group: Group,
+    compute: Seconds,
+) -> DpComm {
+    let (p, setup, tun, m_micro, explain) = (x.p, x.setup, x.tun, x.m_micro, x.explain);
+    let (lat, algo) = crate::comm::nccl_latency(crate::comm::Collective::AllReduce, group, x.tun);
+    let grad_bytes = vol.dev.dense * 2.0 * vol.train_frac;
+    let buckets = dp_buckets(grad_bytes / 2.0, setup, vol.dpc, tun);
+    let lat = if vol.dpc > 1 {
+        lat * buckets
+    } else {
+        Seconds(0.0)
+    };
+    // Gradients: a reduce-scatter (ZeRO-1/2) or an all-reduce (DDP; a sharded optimizer that
+    // all-reduces, `grad_all_reduce`) — twice the ring volume; parameters: ZeRO-1/2's all-gather.
+    let grad_passes = if p.zero >= 1 && !p.grad_all_reduce {
+        1.0
+    } else {
+        2.0
+    };
+    let param_passes = if p.zero >= 1 { 1.0 } else { 0.0 };
+    let passes = grad_passes + param_passes;
+    let total = transfer_time(Bytes(passes * vol.grad_volume()), bw * x.eff_net) + lat;
+    let (grad_part, param_part) = (
+        total * (grad_passes / passes),
+        total * (param_passes / passes),
+    );
+    let micro = compute * (1.0 / m_micro) * tun.dp_overlap;
+    let hide_grad = if p.grad_overlap(setup.framework) {
+        grad_part.min(micro * (2.0 / 3.0))
+    } else {
+        Seconds(0.0)
+    };
+    let hide_param = if p.param_overlap(setup.framework) {
+        param_part.min(micro * (1.0 / 3.0))
+    } else {
+        Seconds(0.0)
+    };
+    let what = if p.grad_all_reduce && p.zero >= 1 {
+        why!(
+            explain,
+            "all-reduce + all-gather ({algo}, {buckets:.0} buckets)"
+        )
+    } else if p.zero >= 1 {
+        why!(
+            explain,
+            "reduce-scatter + all-gather ({algo}, {buckets:.0} buckets)"
+        )
+    } else {
+        why!(explain, "all-reduce ({algo}, {buckets:.0} buckets)")
+    };
+    DpComm {
+        total,
+        hidden: hide_grad + hide_param,
+        what,
+    }
+}
+
+/// The data-parallel phase's results the step reports.
+struct DpPhase {
+    total: Seconds,
+    exposed: Seconds,
+    bandwidth: Bandwidth,
+    link: String,
+}
+
+/// DP: gradients (and for ZeRO-3, parameters) of the trainable weights on the device, 2 bytes
+/// each, over the data-parallel × context-parallel ranks (both hold the same weights).
+fn dp_phase(x: &Ctx, compute: Seconds, collectives: &mut Vec<CollectiveUse>) -> DpPhase {
+    let p = x.p;
+    let cp = p.cp.max(1);
+    let dpc = x.dp * cp;
+    let train_frac = if x.setup.task.is_peft() {
+        lora_params(x.b, x.setup.lora.rank, &x.setup.lora.targets) / x.b.total as f64
+    } else {
+        1.0
+    };
+    let vol = DpVolume {
+        dev: layout::most_loaded(x.b, &p, x.dp),
+        dpc,
+        train_frac,
+    };
+    let (bw, link) = dp_path(x, dpc);
+    let group = x.group(dpc, p.tp * p.pp * cp);
+    let DpComm {
+        total,
+        hidden,
+        what,
+    } = if p.zero >= 3 {
+        zero3_comm(x, &vol, bw, group, compute)
+    } else {
+        allreduce_comm(x, &vol, bw, group, compute)
+    };
+    let hidden = hidden.min(total);
+    let exposed = (total - hidden).max(Seconds(0.0));
+    if dpc > 1 {
+        let (per_micro, bytes) = if p.zero >= 3 {
+            (x.m_micro, 2.0 * vol.over_groups(2.0) + vol.grad_volume())
+        } else {
+            let passes = if p.zero >= 1 && p.grad_all_reduce {
+                3.0
+            } else {
+                2.0
+            };
+            (1.0, passes * vol.grad_volume())
+        };
+        collectives.push(CollectiveUse {
+            kind: "dp",
+            collective: what,
+            link: link.clone(),
+            effective_bandwidth: bw * x.eff_net,
+            bytes_per_step: Bytes(bytes * per_micro),
+            total,
+            overlapped: hidden,
+        });
+    }
+    DpPhase {
+        total,
+        exposed,
+        bandwidth: bw,
+        link,
+    }
+}
+
+/// PP: each micro-batch's activations (b·s·h/tp, 2 bytes) cross every stage boundary forward
+/// and their gradients backward; interleaving sends each micro-batch across v·(p−1) boundaries
+/// instead of p−1.
+fn pp_phase(x: &Ctx) -> Seconds {
+    let (p, c) = (x.p, x.c);
+    let Some(t) = x.transformer().filter(|_| p.pp > 1) else {
+        return Seconds(0.0);
+    };
+    let act = x.tokens_per_micro * t.hidden as f64 * 2.0 / p.tp as f64;
+    let link = if p.tp * p.pp > c.gpus_per_node {
+        c.inter_bandwidth.min(x.intra)
+    } else {
+        x.intra
+    };
+    let v = p.virtual_stages.max(1) as f64;
+    transfer_time(Bytes(2.0 * act * x.m_micro * v), link * x.eff_net)
+}
+
+/// EP: dispatch + combine, forward and backward: 4 all-to-alls of tokens × k × h × 2 B per MoE
+/// layer of the stage.
+fn ep_phase(x: &Ctx) -> Seconds {
+    let (p, c) = (x.p, x.c);
+    let Some((t, moe)) = x.transformer().and_then(|t| t.moe.map(|moe| (t, moe))) else {
+        return Seconds(0.0);
+    };
+    if p.ep <= 1 {
+        return Seconds(0.0);
+    }
+    let moe_layers = (t.layers - moe.dense_layers) as f64 / p.pp as f64;
+    let bytes = x.tokens_per_micro
+        * moe.experts_per_token as f64
+        * t.hidden as f64
+        * 2.0
+        * (p.ep - 1) as f64
+        / p.ep as f64;
+    let link = if p.ep > c.gpus_per_node {
+        c.inter_bandwidth.min(x.intra)
+    } else {
+        x.intra
+    };
+    transfer_time(
+        Bytes(4.0 * bytes * moe_layers * x.m_micro),
+        link * x.eff_net,
+    )
+}
+
+/// The point-to-point phases' entries in the collectives list (time only: their bytes and
+/// bandwidth are not broken out).
+fn push_p2p(x: &Ctx, pp_comm: Seconds, ep_comm: Seconds, collectives: &mut Vec<CollectiveUse>) {
+    let explain = x.explain;
+    let entry = |kind, collective, link, total| CollectiveUse {
+        kind,
+        collective,
+        link,
+        effective_bandwidth: Bandwidth(0.0),
+        bytes_per_step: Bytes(0.0),
+        total,
+        overlapped: Seconds(0.0),
+    };
+    if pp_comm.0 > 0.0 {
+        collectives.push(entry(
+            "pp",
+            why!(explain, "send/recv of activations between stages"),
+            why!(explain, "stage boundary"),
+            pp_comm,
+        ));
+    }
+    if ep_comm.0 > 0.0 {
+        collectives.push(entry(
+            "ep",
+            why!(explain, "all-to-all (dispatch + combine)"),
+            why!(explain, "expert-parallel ranks"),
+            ep_comm,
+        ));
+    }
+}
+
+/// The largest exposed part of the step names its bottleneck (compute on a tie or when all are
+/// zero).
+fn bottleneck(st: &StepTime) -> &'static str {
+    let parts = [
+        ("compute", st.compute.0),
+        ("pipeline-bubble", st.pipeline_bubble.0),
+        ("tp-communication", st.tp_comm.0),
+        ("cp-communication", st.cp_comm.0),
+        ("dp-communication", st.dp_comm_exposed.0),
+        ("ep-communication", st.ep_comm.0),
+    ];
+    parts
+        .iter()
+        .fold(
+            ("compute", 0.0),
+            |acc, x| if x.1 > acc.1 { *x } else { acc },
+        )
+        .0
+}
+
+fn step_time(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    c: &ClusterSpec,
+    tun: &Tunables,
+    explain: bool,
+) -> Result<StepTime, CoreError> {
+    setup.validate()?;
+    crate::chip::check_support(m, setup, &c.gpu)?;
+    let dp = check_parallelism(m, setup, c)?;
+    let p = setup.parallel;
+    let peak = training_peak(c, setup.precision).ok_or_else(|| {
+        CoreError::invalid("gpu", &c.gpu.id, "no sourced peak FLOP/s for this chip and precision; time cannot be estimated (memory still can)")
+    })?;
+    let (eff, eff_name) = crate::chip::train_efficiency(m, setup, &c.gpu, tun);
+    let b = param_breakdown_shared(m);
+    let fl = flops_per_token(m, &b, setup)?;
+    let tokens_per_micro = match m.transformer() {
+        Some(_) => (setup.micro_batch * setup.seq_len) as f64,
+        None => setup.micro_batch as f64,
+    };
+    let stage_max = match m.transformer() {
+        Some(t) => {
+            let (other, last) =
+                crate::compute::stage_layers(t.total_layers(), p.pp, p.last_stage_layers);
+            other.max(last) as f64
+        }
+        None => 0.0,
+    };
+    let x = Ctx {
+        m,
+        setup,
+        c,
+        tun,
+        explain,
+        b: &b,
+        p,
+        dp,
+        m_micro: setup.grad_accum as f64,
+        tokens_per_micro,
+        local_tokens: tokens_per_micro / p.cp.max(1) as f64,
+        stage_max,
+        intra: c.intra_bandwidth,
+        eff_net: tun.collective_efficiency,
+    };
+    let (compute, compute_parts, optimizer) = compute_phase(&x, fl.hardware, peak, eff);
+    let bubble = pipeline_bubble(&x, compute, optimizer);
+    let mut collectives = Vec::new();
+    let (tp_total, tp_hidden) = tp_phase(&x, &compute_parts, &mut collectives);
+    let cp_comm = cp_phase(&x, &compute_parts, &mut collectives);
+    let dp = dp_phase(&x, compute, &mut collectives);
+    let pp_comm = pp_phase(&x);
+    let ep_comm = ep_phase(&x);
+    push_p2p(&x, pp_comm, ep_comm, &mut collectives);
+    let tp_comm = tp_total - tp_hidden;
+    let step = compute + bubble + tp_comm + cp_comm + dp.exposed + pp_comm + ep_comm;
+    let tokens_per_step = tokens_per_micro * x.m_micro * x.dp as f64;
+    let tps = tokens_per_step / step.0;
+    let n = c.total_gpus() as f64;
+    let mut st = StepTime {
+        compute,
+        compute_parts,
+        optimizer,
+        pipeline_bubble: bubble,
+        tp_comm,
+        tp_comm_overlapped: tp_hidden,
+        cp_comm,
+        dp_comm_total: dp.total,
+        dp_comm_exposed: dp.exposed,
+        pp_comm,
+        ep_comm,
+        step,
+        tokens_per_step,
+        tokens_per_second: tps,
+        tokens_per_second_per_gpu: tps / n,
+        mfu: fl.model.0 * tps / (n * peak.0),
+        hfu: fl.hardware.0 * tps / (n * peak.0),
+        model_tflops_per_gpu: fl.model.0 * tps / n / 1e12,
+        hardware_tflops_per_gpu: fl.hardware.0 * tps / n / 1e12,
+        collectives,
+        efficiency_used: eff,
+        efficiency_name: eff_name,
+        peak,
+        dp_bandwidth: dp.bandwidth,
+        dp_link: dp.link,
+        bottleneck: "compute",
+    };
+    st.bottleneck = bottleneck(&st);
+    Ok(st)
+}
