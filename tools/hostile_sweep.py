@@ -849,6 +849,44 @@ def esanity():
     return c
 
 
+
+def misc():
+    """The other commands' flags (catalog, prices, prices fetch --dry-run, serve, accuracy) × bad
+    values, and serving plans over a range of loads and latency targets."""
+    c = []
+    spec = [
+        (["catalog", "instances"], "min-gpu-memory", ("min-gpu-memory", "min_gpu_memory")),
+        (["catalog", "instances"], "max-price", ("max-price", "max_price")),
+        (["catalog", "instances"], "gpus", ("gpus",)),
+        (["prices", "fetch", "alibaba", "--dry-run"], "max-rps", ("max-rps", "max_rps")),
+        (["prices", "fetch", "alibaba", "--dry-run"], "retries", ("retries",)),
+        (["prices", "fetch", "alibaba", "--dry-run"], "timeout", ("timeout",)),
+        (["prices", "fetch", "alibaba", "--dry-run"], "endpoint", ("endpoint",)),
+        (["serve"], "bind", ("bind",)),
+        (["accuracy"], "cases", ("cases",)),  # a folder named `nan` is the user's own word
+    ]
+    for base, flag, frag in spec:
+        for v in BAD:
+            if base == ["accuracy"] and v in ("nan", "inf", "-inf"):
+                continue  # a folder of that name: the user's own word, echoed
+            c.append(Case("misc", f"{' '.join(base)} --{flag}={v!r}", base + [f"--{flag}={v}"],
+                          frag=frag + (f"--{flag}",), ok_exits=(0, 2, 6)))
+    for rate, ttft, tpot in itertools.product(["0.001", "0.5", "50", "2000"], ["0.05", "2", "600"],
+                                              ["0.005", "0.05", "1"]):
+        for m in ["Qwen2.5-7B", "Llama-3.1-70B", "Qwen3-30B-A3B", "GPT-2"]:
+            args = ["plan", "-m", m, "--task", "inference", "--rate", rate, "--ttft", ttft, "--tpot", tpot,
+                    "--format", "json"]
+            c.append(Case("misc", " ".join(args[1:]), args, ok_exits=(0, 4),
+                          check=lambda r, m=m: check_plan_json(r, m, "inference")))
+    for conc in ["1", "64", "100000"]:
+        for eng in ["vllm", "sglang", "trtllm", "static"]:
+            args = ["plan", "-m", "Llama-3.1-8B", "--task", "inference", "--concurrency", conc, "--engine", eng,
+                    "--format", "json", "--max-nodes", "64"]
+            c.append(Case("misc", " ".join(args[1:]), args, ok_exits=(0, 4),
+                          check=lambda r: check_plan_json(r, "Llama-3.1-8B", "inference")))
+    return c
+
+
 # ---------------------------------------------------------------------------------------------
 # serve API
 
@@ -932,7 +970,7 @@ def api_sweep(bin_path):
 
 
 FAMILIES = {"flags": flags, "combos": combos, "hfconfig": hfconfigs, "files": lambda: workload_files() + catalog_and_prices(),
-            "export": export_cases, "sanity": sanity, "esanity": esanity}
+            "export": export_cases, "sanity": sanity, "esanity": esanity, "misc": misc}
 
 
 def main():
