@@ -183,3 +183,4 @@ fix-max-model-len-request = shorter than one request ({ $input } prompt + { $out
 fix-images-no-vision = { $model } has no vision encoder (no vision_config): use 0, or a multimodal config
 fix-images-exceed-context = { $n } images of { $per } tokens each + { $text } text tokens exceed the context of { $ctx } tokens: fewer or smaller images
 fix-keep-16bit-layers = { $model } has { $layers } decoder layers: keep at most that many in 16-bit
+fix-sequences-per-batch = sequences per batch, 1–16777216

@@ -39,3 +39,7 @@ phrase-model-unmapped = has no dedicated mapping; estimated as a generic gated-M
 phrase-model-context-assumed = no max_position_embeddings: context length assumed 4096
 phrase-model-mtp = multi-token-prediction layer(s) in the checkpoint are not counted (they are dropped for inference and most fine-tuning)
 phrase-model-mllama = mllama: the cross-attention layers are counted like self-attention layers for the text KV cache; image tokens are charged to the cross-attention layers only
+
+# Parser phrases found by tools/hostile_sweep.py (2026-12-05).
+phrase-parse-recursion = recursion limit exceeded
+phrase-serde-weight-format = internally tagged enum WeightFormat

@@ -94,6 +94,7 @@ models-notes = 备注：{ $text }
 models-source = 来源：{ $text }
 cli-err-solve-needs-tpot = --solve max-throughput 需要 --tpot 秒数（每个输出 token 的时间目标，例如 0.05）
 cli-err-solve-training = --solve 用于服务问题：请配合 --task inference 使用（训练任务没有可求解的 KV 池、批大小或 TPOT）
+cli-err-image-size = --image-size `{ $value }` 无效：请给出 宽x高 像素，例如 1024x768
 cli-err-solve-tpot-range = --tpot { $value } 无效：请给出 (0, 3600] 内的每输出 token 秒数，例如 0.05
 cli-err-solve-needs-question = --solve 需要一个问题：max-context、max-batch 或 max-throughput
 

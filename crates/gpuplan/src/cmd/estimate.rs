@@ -158,11 +158,7 @@ fn resolve(a: &EstimateArgs, file: WorkloadFile) -> Result<Request> {
     }
     set!(a.images_per_request => i.images_per_request);
     if let Some(sz) = &a.image_size {
-        let bad = || {
-            anyhow::anyhow!(
-                "invalid --image-size `{sz}`: give WIDTHxHEIGHT in pixels, e.g. 1024x768"
-            )
-        };
+        let bad = || crate::render::fail(Msg::new("cli-err-image-size").arg("value", sz.as_str()));
         let lower = sz.to_lowercase();
         let (w, h) = lower.split_once('x').ok_or_else(bad)?;
         i.image_size = [
