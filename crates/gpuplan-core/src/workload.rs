@@ -1213,22 +1213,26 @@ pub fn check_job_tokens(
 
 /// The default prompt (1000 + 300 tokens), when the user set no token counts, shortened to what
 /// the model reads: encoders take only an input of at most their context (BERT 512, one output
-/// "token"); decoders keep input + output within the context. Returns the note saying so.
+/// "token"); decoders keep input + output within the context, and within `max_model_len` when the
+/// user set one shorter. Returns the note saying so.
 pub fn fit_default_prompt(
     input: &mut u64,
     output: &mut u64,
     m: &crate::model::ModelSpec,
+    max_model_len: Option<u64>,
 ) -> Option<Msg> {
     let t = m.transformer()?;
     let ctx = t.max_context;
+    let limit = max_model_len.filter(|l| *l < ctx);
     let encoder = t.structure == crate::model::Structure::EncoderOnly;
     if encoder {
         *output = 1;
     }
+    let cap = limit.unwrap_or(ctx);
     let room = if encoder {
-        ctx
+        cap
     } else {
-        ctx.saturating_sub(*output)
+        cap.saturating_sub(*output)
     };
     if *input <= room || room == 0 {
         return encoder.then(|| {
@@ -1238,12 +1242,15 @@ pub fn fit_default_prompt(
         });
     }
     *input = room;
-    Some(
-        Msg::new("plan-note-prompt-shortened")
+    Some(match limit {
+        Some(len) => Msg::new("note-prompt-max-model-len")
+            .arg("room", room)
+            .arg("len", len),
+        None => Msg::new("plan-note-prompt-shortened")
             .arg("room", room)
             .arg("model", m.name.as_str())
             .arg("ctx", ctx),
-    )
+    })
 }
 
 /// Sequence length used when neither a flag nor the workload file sets one.

@@ -886,6 +886,7 @@ fn adapt_inference(
             &mut i.input_tokens,
             &mut i.output_tokens,
             model,
+            i.max_model_len,
         ) {
             note_line(lang, &n.render(lang));
         }

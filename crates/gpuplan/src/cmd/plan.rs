@@ -128,7 +128,12 @@ fn fit_default_prompt(
     if from_file || j.input_tokens.is_some() || j.output_tokens.is_some() {
         return None;
     }
-    gpuplan_core::workload::fit_default_prompt(&mut s.input_tokens, &mut s.output_tokens, model)
+    gpuplan_core::workload::fit_default_prompt(
+        &mut s.input_tokens,
+        &mut s.output_tokens,
+        model,
+        None,
+    )
 }
 
 /// Most serving replicas accepted as a floor.
