@@ -307,7 +307,7 @@ def main(path):
         kind="infer_memory", metric="kv_gib_for_input", published=15.62, unit="GiB",
         notes="KV of one 128,000-token sequence in fp16.",
         workload=dict(kind="inference", model="Llama-3.1-8B",
-                      inference=dict(kv_dtype="fp16", input_tokens=128000, max_model_len=8192),
+                      inference=dict(kv_dtype="fp16", input_tokens=128000, max_model_len=128300),
                       hardware=dict(gpu="h100-sxm", gpus_per_node=1, nodes=1)))
 
     # What is known of DeepSpeed ZeRO-3 in early 2021 (the paper's Table 2 ran it between the ZeRO-3

@@ -50,6 +50,12 @@ PLAN_FLAGS = [
     ("tpot", "f64", "tpot", False, SERVE),
     ("input-tokens", "u64", "input_tokens", False, SERVE),
     ("output-tokens", "u64", "output_tokens", False, SERVE),
+    # Flags added since issue 7 (tools/hostile_sweep.py, 2026-12-05).
+    ("attention-span", "u64", "attention_span", False, TRAIN),
+    ("lora-dropout", "f64", "lora.dropout", True, TRAIN),
+    ("dataset-size", "str", "--dataset-size", False, TRAIN),
+    ("min-replicas", "u64", "min_replicas", False, SERVE),
+    ("peak-factor", "f64", "peak_factor", False, SERVE),
 ]
 
 ESTIMATE_FLAGS = [
@@ -73,6 +79,18 @@ ESTIMATE_FLAGS = [
     ("input-tokens", "u64", "input_tokens", False, E_SERVE),
     ("output-tokens", "u64", "output_tokens", False, E_SERVE),
     ("weights", "str", "weights", False, E_SERVE),
+    # Flags added since issue 7 (tools/hostile_sweep.py, 2026-12-05).
+    ("cp", "u64", "parallel.cp", False, E_TRAIN),
+    ("virtual-stages", "u64", "parallel.virtual_stages", False, E_TRAIN),
+    ("last-stage-layers", "u64", "parallel.last_stage_layers", False, E_TRAIN),
+    ("attention-span", "u64", "attention_span", False, E_TRAIN),
+    ("global-batch", "u64", "global_batch", False, E_TRAIN),
+    ("mem-fraction-static", "f64", "mem_fraction_static", False, E_SERVE),
+    ("free-gpu-memory-fraction", "f64", "free_gpu_memory_fraction", False, E_SERVE),
+    ("max-num-batched-tokens", "u64", "max_num_batched_tokens", False, E_SERVE),
+    ("max-num-seqs", "u64", "max_num_seqs", False, E_SERVE),
+    ("images-per-request", "u64", "images_per_request", True, E_SERVE),
+    ("image-size", "str", "--image-size", False, E_SERVE),
 ]
 
 # Tunables: (name, 0 allowed)

@@ -131,7 +131,7 @@ impl CoreError {
 
 /// A value as shown in an error: NaN and infinities are spelled out in words, so no message ever
 /// shows them as if they were numbers.
-fn show_value(v: String) -> String {
+pub fn show_value(v: String) -> String {
     match v.as_str() {
         "NaN" | "-NaN" => "not-a-number".into(),
         "inf" => "infinite".into(),

@@ -874,7 +874,7 @@ impl SolveFor {
             SolveFor::MaxContext => Msg::new("solve-q-max-context"),
             SolveFor::MaxBatch => Msg::new("solve-q-max-batch"),
             SolveFor::MaxThroughput { tpot_s } => {
-                Msg::new("solve-q-max-throughput").arg("ms", format!("{:.1}", tpot_s * 1e3))
+                Msg::new("solve-q-max-throughput").arg("ms", ms_text(tpot_s))
             }
         }
     }
@@ -933,6 +933,17 @@ fn holds(
     };
     let mem = serving_memory(m, &probe, gpu, tun)?;
     Ok(mem.fits && mem.kv_tokens / context.max(1) >= batch)
+}
+
+/// Seconds as milliseconds for a message: one decimal from 1 ms, else three significant digits
+/// (a 1 µs TPOT target reads 0.00100 ms, not 0.0 ms).
+fn ms_text(s: f64) -> String {
+    let ms = s * 1e3;
+    if !(ms > 0.0 && ms < 1.0) {
+        return format!("{ms:.1}");
+    }
+    let decimals = (2.0 - ms.log10().floor()).clamp(1.0, 9.0) as usize;
+    format!("{ms:.decimals$}")
 }
 
 /// Answer `q` for the setup: bisection over the context or the batch on the same estimators
@@ -1046,8 +1057,8 @@ pub fn solve(
         if tpot(1)? > tpot_s {
             let mut out = none_fit(
                 Msg::new("solve-why-tpot-one")
-                    .arg("ms", format!("{:.1}", tpot(1)? * 1e3))
-                    .arg("target", format!("{:.1}", tpot_s * 1e3)),
+                    .arg("ms", ms_text(tpot(1)?))
+                    .arg("target", ms_text(tpot_s)),
             );
             out.binding = "tpot_target";
             out.evaluations = evals;

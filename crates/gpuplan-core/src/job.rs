@@ -226,6 +226,7 @@ pub fn estimate_training(
 ) -> Result<TrainingEstimate, CoreError> {
     tun.validate()?;
     s.validate()?;
+    crate::workload::check_job_tokens(m, s)?;
     let resolved;
     let s = if s.task.is_peft() {
         s.lora.validate_for(m)?;
@@ -324,14 +325,12 @@ pub fn estimate_inference(
     tun.validate()?;
     s.validate_for(m)?;
     if s.tp > c.total_gpus() {
-        return Err(CoreError::invalid(
+        return Err(CoreError::invalid_msg(
             "inference.tp",
             s.tp,
-            &format!(
-                "needs at least {} GPUs; the hardware has {}",
-                s.tp,
-                c.total_gpus()
-            ),
+            crate::i18n::Msg::new("fix-tp-needs-gpus")
+                .arg("tp", s.tp)
+                .arg("gpus", c.total_gpus()),
         ));
     }
     let memory = serving_memory(m, s, &c.gpu, tun)?;

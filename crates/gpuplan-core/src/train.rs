@@ -497,10 +497,10 @@ pub fn check_parallelism(
         // Layers need not divide PP: the stages split unevenly (DeepSpeed's partitioner, or
         // Megatron-Core's `--decoder-last-pipeline-num-layers`); the slowest stage sets the pace.
         if p.pp > layers {
-            return Err(CoreError::invalid(
+            return Err(CoreError::invalid_msg(
                 "parallel.pp",
                 p.pp,
-                &format!("at most one stage per layer: the model has {layers} layers"),
+                crate::i18n::Msg::new("fix-pp-at-most-layers").arg("layers", layers),
             ));
         }
         // Interleaved 1F1B: each device holds v model chunks, so it needs a pipeline and at least
@@ -523,10 +523,10 @@ pub fn check_parallelism(
         }
         match t.moe {
             Some(moe) if !moe.experts.is_multiple_of(p.ep) => {
-                return Err(CoreError::invalid(
+                return Err(CoreError::invalid_msg(
                     "parallel.ep",
                     p.ep,
-                    &format!("must divide the number of experts ({})", moe.experts),
+                    crate::i18n::Msg::new("fix-ep-divides-experts").arg("experts", moe.experts),
                 ));
             }
             None if p.ep > 1 => {
@@ -546,25 +546,18 @@ pub fn check_parallelism(
         ));
     }
     if p.tp > c.gpus_per_node {
-        return Err(CoreError::invalid(
+        return Err(CoreError::invalid_msg(
             "parallel.tp",
             p.tp,
-            &format!(
-                "tensor parallelism stays inside a node: at most {} here",
-                c.gpus_per_node
-            ),
+            crate::i18n::Msg::new("fix-tp-inside-node").arg("n", c.gpus_per_node),
         ));
     }
     let dp = data_parallel(setup, c)?;
     if p.ep > dp * p.tp || layout::expert_data_parallel(p, dp).is_none() {
-        return Err(CoreError::invalid(
+        return Err(CoreError::invalid_msg(
             "parallel.ep",
             p.ep,
-            &format!(
-                "must divide tp × data-parallel size ({}): experts are split over EP ranks and \
-                 their states sharded over the remaining expert-data-parallel ranks",
-                dp * p.tp
-            ),
+            crate::i18n::Msg::new("fix-ep-divides-tp-dp").arg("n", dp * p.tp),
         ));
     }
     Ok(dp)

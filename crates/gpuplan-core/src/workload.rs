@@ -3,6 +3,7 @@
 //! workload file (docs/workload-format.md); unknown keys are rejected with their name.
 
 use crate::error::{check_int, check_range, CoreError};
+use crate::i18n::Msg;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -1144,60 +1145,155 @@ impl InferenceSetup {
     pub fn validate_for(&self, m: &crate::model::ModelSpec) -> Result<(), CoreError> {
         self.validate()?;
         check_context(m, self.input_tokens, self.output_tokens)?;
+        let Some(t) = m.transformer() else {
+            return Ok(());
+        };
+        self.check_max_model_len(m, t)?;
+        self.check_images(m, t)?;
+        let kept = self.keep_16bit_layers[0].saturating_add(self.keep_16bit_layers[1]);
+        if kept > t.decoder_layers() {
+            return Err(CoreError::invalid_msg(
+                "keep_16bit_layers",
+                kept,
+                Msg::new("fix-keep-16bit-layers")
+                    .arg("model", m.name.as_str())
+                    .arg("layers", t.decoder_layers()),
+            ));
+        }
+        Ok(())
+    }
+
+    /// `max_model_len` within the model's context (when known), and long enough for one request:
+    /// vLLM, SGLang and TensorRT-LLM refuse a request whose prompt + output exceeds it.
+    fn check_max_model_len(
+        &self,
+        m: &crate::model::ModelSpec,
+        t: &crate::model::TransformerSpec,
+    ) -> Result<(), CoreError> {
+        let Some(len) = self.max_model_len else {
+            return Ok(());
+        };
         let known = !m
             .warnings
             .iter()
             .any(|w| w == crate::model::hf::CONTEXT_ASSUMED);
-        match (self.max_model_len, m.transformer()) {
-            (Some(len), Some(t)) if known && len > t.max_context => Err(CoreError::invalid(
+        if known && len > t.max_context {
+            return Err(CoreError::invalid_msg(
                 "max_model_len",
                 len,
-                &format!(
-                    "{} has a context of {} tokens (max_position_embeddings); vLLM refuses a longer max_model_len",
-                    m.name, t.max_context
-                ),
-            )),
-            _ => Ok(()),
-        }?;
-        if let Some(t) = m.transformer() {
-            match t.vision.as_deref() {
-                None if self.images_per_request > 0 => {
-                    return Err(CoreError::invalid(
-                        "images_per_request",
-                        self.images_per_request,
-                        &format!("{} has no vision encoder (no vision_config): use 0, or a multimodal config", m.name),
-                    ))
-                }
-                Some(v) if self.images_per_request > 0 => {
-                    let per = v.image_tokens(self.image_size[0], self.image_size[1]) as f64
-                        * v.kv_layer_share;
-                    let need = (self.input_tokens + self.output_tokens) as f64
-                        + (per * self.images_per_request as f64).round();
-                    if need > t.max_context as f64 {
-                        return Err(CoreError::invalid(
-                            "images_per_request",
-                            self.images_per_request,
-                            &format!("{} images of {} tokens each + {} text tokens exceed the context of {} tokens: fewer or smaller images", self.images_per_request, per.round(), self.input_tokens + self.output_tokens, t.max_context),
-                        ));
-                    }
-                }
-                _ => {}
-            }
+                Msg::new("fix-max-model-len-context")
+                    .arg("model", m.name.as_str())
+                    .arg("ctx", t.max_context),
+            ));
         }
-        let kept = self.keep_16bit_layers[0].saturating_add(self.keep_16bit_layers[1]);
-        match m.transformer() {
-            Some(t) if kept > t.decoder_layers() => Err(CoreError::invalid(
-                "keep_16bit_layers",
-                kept,
-                &format!(
-                    "{} has {} decoder layers: keep at most that many in 16-bit",
-                    m.name,
-                    t.decoder_layers()
-                ),
-            )),
-            _ => Ok(()),
+        let need = if t.structure == crate::model::Structure::EncoderOnly {
+            self.input_tokens
+        } else {
+            self.input_tokens.saturating_add(self.output_tokens)
+        };
+        if len < need {
+            return Err(CoreError::invalid_msg(
+                "max_model_len",
+                len,
+                Msg::new("fix-max-model-len-request")
+                    .arg("input", self.input_tokens)
+                    .arg("output", self.output_tokens)
+                    .arg("need", need),
+            ));
         }
+        Ok(())
     }
+
+    /// Images only for a model with a vision encoder, and within its context with the text.
+    fn check_images(
+        &self,
+        m: &crate::model::ModelSpec,
+        t: &crate::model::TransformerSpec,
+    ) -> Result<(), CoreError> {
+        if self.images_per_request == 0 {
+            return Ok(());
+        }
+        let Some(v) = t.vision.as_deref() else {
+            return Err(CoreError::invalid_msg(
+                "images_per_request",
+                self.images_per_request,
+                Msg::new("fix-images-no-vision").arg("model", m.name.as_str()),
+            ));
+        };
+        let per = v.image_tokens(self.image_size[0], self.image_size[1]) as f64 * v.kv_layer_share;
+        let text = self.input_tokens + self.output_tokens;
+        let need = text as f64 + (per * self.images_per_request as f64).round();
+        if need > t.max_context as f64 {
+            return Err(CoreError::invalid_msg(
+                "images_per_request",
+                self.images_per_request,
+                Msg::new("fix-images-exceed-context")
+                    .arg("n", self.images_per_request)
+                    .arg("per", per.round())
+                    .arg("text", text)
+                    .arg("ctx", t.max_context),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The job's training tokens (samples × epochs × seq_len when given so) at most
+/// [`MAX_TOKENS`]: each factor is in range on its own, their product may not be.
+pub fn check_job_tokens(
+    m: &crate::model::ModelSpec,
+    setup: &TrainingSetup,
+) -> Result<(), CoreError> {
+    match crate::train::job_tokens(m, setup) {
+        Some(t) if !(t.is_finite() && t <= MAX_TOKENS) => Err(CoreError::invalid_msg(
+            "samples × epochs",
+            format!("{t:.3e} tokens"),
+            Msg::new("fix-samples-epochs-seq-len-comes-to"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The default prompt (1000 + 300 tokens), when the user set no token counts, shortened to what
+/// the model reads: encoders take only an input of at most their context (BERT 512, one output
+/// "token"); decoders keep input + output within the context, and within `max_model_len` when the
+/// user set one shorter. Returns the note saying so.
+pub fn fit_default_prompt(
+    input: &mut u64,
+    output: &mut u64,
+    m: &crate::model::ModelSpec,
+    max_model_len: Option<u64>,
+) -> Option<Msg> {
+    let t = m.transformer()?;
+    let ctx = t.max_context;
+    let limit = max_model_len.filter(|l| *l < ctx);
+    let encoder = t.structure == crate::model::Structure::EncoderOnly;
+    if encoder {
+        *output = 1;
+    }
+    let cap = limit.unwrap_or(ctx);
+    let room = if encoder {
+        cap
+    } else {
+        cap.saturating_sub(*output)
+    };
+    if *input <= room || room == 0 {
+        return encoder.then(|| {
+            Msg::new("plan-note-encoder")
+                .arg("model", m.name.as_str())
+                .arg("input", *input)
+        });
+    }
+    *input = room;
+    Some(match limit {
+        Some(len) => Msg::new("note-prompt-max-model-len")
+            .arg("room", room)
+            .arg("len", len),
+        None => Msg::new("plan-note-prompt-shortened")
+            .arg("room", room)
+            .arg("model", m.name.as_str())
+            .arg("ctx", ctx),
+    })
 }
 
 /// Sequence length used when neither a flag nor the workload file sets one.

@@ -108,3 +108,96 @@ proptest! {
         }
     }
 }
+
+/// `vision_config` keys of the multimodal families (model/hf.rs vision_shape).
+const VISION_KEYS: &[&str] = &[
+    "hidden_size",
+    "embed_dim",
+    "num_hidden_layers",
+    "depth",
+    "num_global_layers",
+    "intermediate_size",
+    "mlp_ratio",
+    "patch_size",
+    "spatial_merge_size",
+    "temporal_patch_size",
+    "image_size",
+    "num_channels",
+    "in_chans",
+    "out_hidden_size",
+    "vision_output_dim",
+    "max_num_tiles",
+    "max_aspect_ratio_id",
+    "num_attention_heads",
+    "num_heads",
+];
+
+/// A LLaVA (CLIP), a LLaVA-NeXT, a Qwen2-VL and an mllama config.
+fn multimodal_bases() -> Vec<Value> {
+    let text = json!({"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
+        "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 32064,
+        "intermediate_size": 11008, "max_position_embeddings": 8192});
+    let clip = json!({"model_type": "clip_vision_model", "hidden_size": 1024, "image_size": 336,
+        "intermediate_size": 4096, "num_attention_heads": 16, "num_hidden_layers": 24, "patch_size": 14});
+    let mut mtext = text.clone();
+    mtext["model_type"] = json!("mllama_text_model");
+    mtext["num_hidden_layers"] = json!(40);
+    mtext["cross_attention_layers"] = json!([3, 8, 13, 18, 23, 28, 33, 38]);
+    vec![
+        json!({"model_type": "llava", "text_config": text, "vision_config": clip}),
+        json!({"model_type": "llava_next", "text_config": text, "vision_config": clip}),
+        json!({"model_type": "qwen2_vl", "hidden_size": 3584, "num_hidden_layers": 28,
+            "num_attention_heads": 28, "num_key_value_heads": 4, "vocab_size": 152064,
+            "intermediate_size": 18944, "max_position_embeddings": 32768,
+            "vision_config": {"depth": 32, "embed_dim": 1280, "hidden_size": 3584, "mlp_ratio": 4,
+                "num_heads": 16, "in_chans": 3, "patch_size": 14, "spatial_merge_size": 2,
+                "temporal_patch_size": 2}}),
+        json!({"model_type": "mllama", "text_config": mtext, "vision_config": {"hidden_size": 1280,
+            "image_size": 560, "patch_size": 14, "num_hidden_layers": 32, "num_global_layers": 8,
+            "num_attention_heads": 16, "intermediate_size": 5120, "max_num_tiles": 4,
+            "vision_output_dim": 7680}}),
+    ]
+}
+
+fn multimodal_config() -> impl Strategy<Value = String> {
+    let n = multimodal_bases().len();
+    (
+        0..n,
+        prop::collection::vec((0..VISION_KEYS.len(), value()), 0..4),
+    )
+        .prop_map(|(base, kv)| {
+            let mut c = multimodal_bases()[base].clone();
+            for (k, v) in kv {
+                c["vision_config"][VISION_KEYS[k]] = v;
+            }
+            c.to_string()
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Random vision_config values (0, u64::MAX, 1e300, -1, strings, null, arrays) never panic:
+    /// a refusal says invalid or missing, an accepted config counts its parameters without
+    /// overflow and gives a finite token count for any image size (1 px to 10^5 px a side).
+    #[test]
+    fn multimodal_import_never_panics(text in multimodal_config(),
+                                      w in 1u64..100_000, h in 1u64..100_000) {
+        let r = parse_hf_config("fuzz", &text);
+        if let Err(e) = &r {
+            let msg = e.to_string();
+            prop_assert!(msg.contains("invalid") || msg.contains("missing"), "{text}: {msg}");
+        }
+        if let Ok(m) = r {
+            let b = param_breakdown(&m);
+            prop_assert!(b.total > 0 && b.total as f64 <= 2e15, "{text}: {}", b.total);
+            let v = m.transformer().and_then(|t| t.vision.as_deref());
+            prop_assert!(v.is_some(), "{text}: no vision encoder");
+            if let Some(v) = v {
+                let tokens = v.image_tokens(w, h) as f64 * v.kv_layer_share;
+                prop_assert!(tokens.is_finite() && tokens >= 0.0, "{text}: {tokens}");
+                prop_assert!((0.0..=1.0).contains(&v.kv_layer_share), "{text}");
+            }
+        }
+    }
+}

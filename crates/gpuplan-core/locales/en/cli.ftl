@@ -65,6 +65,15 @@ prices-err-instance-provider = --instance { $id } belongs to { $owner }, not { $
 prices-err-family = --family { $family }: no { $provider } instance type in the catalog has that family (see `gpuplan catalog instances --provider { $provider }`)
 fetch-err-endpoint-scheme = --endpoint `{ $url }`: give a URL starting with https:// (or http:// for a local test server)
 fetch-err-endpoint-host = --endpoint `{ $url }`: no host
+fetch-err-max-rps = { $flag } { $value }: give a positive number of requests per second up to 1000, e.g. 5
+fetch-err-retries = { $flag } { $value }: give 0 to 100 retries per request (default 4)
+fetch-err-timeout = { $flag } { $value }: give the seconds one request may take, 1 to 3600, e.g. 20
+fetch-dry-run = dry run: { $n } request(s) to { $provider } would be written to { $path }
+fetch-using-credentials = using { $provider } credentials { $id } from { $source }
+fetch-done = fetched { $n } price(s) from { $provider } ({ $sent } request(s)) into { $path }
+fetch-failed = { $n } of { $total } price request(s) failed:
+fetch-failed-none-written = { $n } of { $total } price request(s) failed; nothing was written and the existing file is unchanged:
+prices-none-billing = no { $billing } prices match; `gpuplan prices fetch PROVIDER` gets them
 
 ## gpuplan models
 models-col-model = model
@@ -90,6 +99,8 @@ models-active = active per token
 models-notes = notes: { $text }
 models-source = source: { $text }
 cli-err-solve-needs-tpot = --solve max-throughput needs --tpot SECONDS (the time-per-output-token target, e.g. 0.05)
+cli-err-solve-training = --solve answers a serving question: use it with --task inference (a training job has no KV pool, batch or TPOT to solve for)
+cli-err-image-size = invalid --image-size `{ $value }`: give WIDTHxHEIGHT in pixels, e.g. 1024x768
 cli-err-solve-tpot-range = invalid --tpot { $value }: give seconds per output token in (0, 3600], e.g. 0.05
 cli-err-solve-needs-question = --solve needs a question: max-context, max-batch or max-throughput
 

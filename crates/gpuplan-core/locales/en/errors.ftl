@@ -153,3 +153,34 @@ finding-price-no-instance = no instance `{ $id }` in the catalog: add its [[inst
 finding-price-provider = instance `{ $id }` is a { $owner } type, not { $asked }
 finding-storage-price = { $value } is not a price: zero, negative and non-finite prices are never valid
 finding-alias-unknown = maps to `{ $id }`, which is not in the GPU table
+
+# Robustness sweep (tools/hostile_sweep.py): multimodal configs, parallel layouts, serving lengths.
+fix-hf-table-object = must be a JSON object (the `{ $key }` table of a multimodal config.json), or left out
+fix-vision-config-shape = needs the encoder width (hidden_size or embed_dim) and depth (num_hidden_layers or depth)
+fix-vision-heads-divide = must divide the encoder width ({ $d })
+fix-vision-patch-image = is larger than the image ({ $image } px): give a patch_size at most image_size
+fix-vision-mlp-ratio = expected a positive number up to 1000 (MLP width ÷ encoder width)
+fix-vision-too-large = the vision encoder's shapes describe more than 1e15 parameters: check hidden_size, num_hidden_layers, intermediate_size, image_size and patch_size
+fix-cross-attention-layers = a list of distinct decoder layer indices below num_hidden_layers ({ $layers })
+fix-no-flops-per-sample = no sourced FLOPs per sample for this model; time cannot be estimated
+fix-no-peak-for-precision = no sourced peak FLOP/s for this chip and precision; time cannot be estimated (memory still can)
+fix-intra-gbs = one-direction GB/s per GPU, e.g. 300 for NVLink 3
+fix-estimate-not-a-number = the estimate came out as a value that is not a finite, non-negative number; check the inputs for this model (and report it: this is a bug)
+fix-kv-needs-transformer = KV-cache sizing needs a transformer; this model is given by totals
+fix-no-memory-size = no sourced memory size for this chip; add memory_gib in a user catalog
+fix-latency-needs-transformer = latency needs a transformer
+fix-solve-needs-transformer = --solve needs a transformer
+fix-ep-needs-moe = expert parallelism needs a MoE model; set ep = 1
+fix-totals-data-parallel-only = models given by totals (CNNs, UNets) train data-parallel only: set tp = pp = 1
+fix-pp-at-most-layers = at most one stage per layer: the model has { $layers } layers
+fix-ep-divides-experts = must divide the number of experts ({ $experts })
+fix-tp-inside-node = tensor parallelism stays inside a node: at most { $n } here
+fix-ep-divides-tp-dp = must divide tp × data-parallel size ({ $n }): experts are split over EP ranks and their states sharded over the remaining expert-data-parallel ranks
+fix-tp-needs-gpus = needs at least { $tp } GPUs; the hardware has { $gpus }
+fix-kv-heads-divide = must divide num_attention_heads ({ $heads })
+fix-max-model-len-context = { $model } has a context of { $ctx } tokens (max_position_embeddings); vLLM refuses a longer max_model_len
+fix-max-model-len-request = shorter than one request ({ $input } prompt + { $output } output tokens): the engine refuses such requests; give at least { $need }, or fewer tokens per request
+fix-images-no-vision = { $model } has no vision encoder (no vision_config): use 0, or a multimodal config
+fix-images-exceed-context = { $n } images of { $per } tokens each + { $text } text tokens exceed the context of { $ctx } tokens: fewer or smaller images
+fix-keep-16bit-layers = { $model } has { $layers } decoder layers: keep at most that many in 16-bit
+fix-sequences-per-batch = sequences per batch, 1–16777216

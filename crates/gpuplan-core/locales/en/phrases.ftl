@@ -32,3 +32,14 @@ phrase-import-found-array = , found an array
 phrase-import-found-object = , found an object
 phrase-hf-top-level = the top level must be a JSON object
 phrase-empty-row-id = is empty: give the row an id
+
+# Model import warnings (model/hf.rs).
+phrase-model-no-type = config has no `model_type`; treated as a generic Llama-style decoder
+phrase-model-unmapped = has no dedicated mapping; estimated as a generic gated-MLP decoder from the standard fields (hidden_size, num_hidden_layers, ...). Check the parameter count against the model card.
+phrase-model-context-assumed = no max_position_embeddings: context length assumed 4096
+phrase-model-mtp = multi-token-prediction layer(s) in the checkpoint are not counted (they are dropped for inference and most fine-tuning)
+phrase-model-mllama = mllama: the cross-attention layers are counted like self-attention layers for the text KV cache; image tokens are charged to the cross-attention layers only
+
+# Parser phrases found by tools/hostile_sweep.py (2026-12-05).
+phrase-parse-recursion = recursion limit exceeded
+phrase-serde-weight-format = internally tagged enum WeightFormat

@@ -98,6 +98,7 @@ prices-stale-first = plan { $rank }: the { $kind } { $billing } price of { $inst
 prices-stale-others = plans { $ranks } also use prices older than { $days } days (their refresh commands: `--format json`, price_ages)
 plan-note-encoder = serving { $model }: one forward per request of { $input } input tokens (set --input-tokens to change it)
 plan-note-prompt-shortened = default prompt shortened to { $room } input tokens to fit { $model }'s { $ctx }-token context (set --input-tokens/--output-tokens to change it)
+note-prompt-max-model-len = default prompt shortened to { $room } input tokens to fit max_model_len { $len } (set --input-tokens/--output-tokens to change it)
 plan-note-max-price-age = --max-price-age { $age }: { $n } price(s) older than { $days } days are ignored
 cat-col-id = instance type
 cat-col-ram = RAM GiB

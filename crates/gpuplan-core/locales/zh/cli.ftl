@@ -59,6 +59,15 @@ prices-err-instance-provider = --instance { $id } 属于 { $owner }，不属于 
 prices-err-family = --family { $family }：目录中没有该系列的 { $provider } 实例规格（见 `gpuplan catalog instances --provider { $provider }`）
 fetch-err-endpoint-scheme = --endpoint `{ $url }`：请给出以 https:// 开头的地址（本地测试服务器可用 http://）
 fetch-err-endpoint-host = --endpoint `{ $url }`：缺少主机名
+fetch-err-max-rps = { $flag } { $value }：请给出每秒请求数，大于 0 且不超过 1000，例如 5
+fetch-err-retries = { $flag } { $value }：每个请求的重试次数应为 0 到 100（默认 4）
+fetch-err-timeout = { $flag } { $value }：请给出单个请求的超时秒数，1 到 3600，例如 20
+fetch-dry-run = 试运行：向 { $provider } 发送 { $n } 个请求，结果将写入 { $path }
+fetch-using-credentials = 使用 { $provider } 凭据 { $id }（来自 { $source }）
+fetch-done = 已从 { $provider } 获取 { $n } 个价格（{ $sent } 个请求），写入 { $path }
+fetch-failed = { $total } 个价格请求中有 { $n } 个失败：
+fetch-failed-none-written = { $total } 个价格请求中有 { $n } 个失败；未写入任何内容，现有文件保持不变：
+prices-none-billing = 没有匹配的 { $billing } 价格；`gpuplan prices fetch PROVIDER` 可获取
 
 ## gpuplan models
 models-col-model = 模型
@@ -84,6 +93,8 @@ models-active = 每 token 激活
 models-notes = 备注：{ $text }
 models-source = 来源：{ $text }
 cli-err-solve-needs-tpot = --solve max-throughput 需要 --tpot 秒数（每个输出 token 的时间目标，例如 0.05）
+cli-err-solve-training = --solve 用于服务问题：请配合 --task inference 使用（训练任务没有可求解的 KV 池、批大小或 TPOT）
+cli-err-image-size = --image-size `{ $value }` 无效：请给出 宽x高 像素，例如 1024x768
 cli-err-solve-tpot-range = --tpot { $value } 无效：请给出 (0, 3600] 内的每输出 token 秒数，例如 0.05
 cli-err-solve-needs-question = --solve 需要一个问题：max-context、max-batch 或 max-throughput
 

@@ -150,3 +150,34 @@ finding-price-no-instance = 目录中没有实例规格 `{ $id }`：请先添加
 finding-price-provider = 实例规格 `{ $id }` 属于 { $owner }，不属于 { $asked }
 finding-storage-price = { $value } 不是有效价格：零、负数和非有限值都无效
 finding-alias-unknown = 映射到的 `{ $id }` 不在 GPU 表中
+
+# 健壮性扫描（tools/hostile_sweep.py）：多模态配置、并行布局、服务长度。
+fix-hf-table-object = 必须是 JSON 对象（多模态 config.json 的 `{ $key }` 表），或不写
+fix-vision-config-shape = 需要视觉编码器的宽度（hidden_size 或 embed_dim）和层数（num_hidden_layers 或 depth）
+fix-vision-heads-divide = 必须能整除编码器宽度（{ $d }）
+fix-vision-patch-image = 大于图像尺寸（{ $image } 像素）：patch_size 不能超过 image_size
+fix-vision-mlp-ratio = 应为不超过 1000 的正数（MLP 宽度 ÷ 编码器宽度）
+fix-vision-too-large = 视觉编码器的形状对应超过 1e15 个参数：请检查 hidden_size、num_hidden_layers、intermediate_size、image_size 和 patch_size
+fix-cross-attention-layers = 应为互不相同、小于 num_hidden_layers（{ $layers }）的解码层编号列表
+fix-no-flops-per-sample = 该模型没有有来源的每样本 FLOPs，无法估算时间
+fix-no-peak-for-precision = 该芯片在此精度下没有有来源的峰值 FLOP/s，无法估算时间（内存仍可估算）
+fix-intra-gbs = 每块 GPU 的单向 GB/s，例如 NVLink 3 为 300
+fix-estimate-not-a-number = 估算结果出现了非有限或负的数值；请检查该模型的输入（并报告：这是缺陷）
+fix-kv-needs-transformer = KV 缓存估算需要 Transformer 结构；该模型只给出了总量
+fix-no-memory-size = 该芯片没有有来源的显存容量；请在用户目录中补上 memory_gib
+fix-latency-needs-transformer = 延迟估算需要 Transformer 结构
+fix-solve-needs-transformer = --solve 需要 Transformer 结构
+fix-ep-needs-moe = 专家并行只适用于 MoE 模型；请设 ep = 1
+fix-totals-data-parallel-only = 只给出总量的模型（CNN、UNet）只能数据并行训练：请设 tp = pp = 1
+fix-pp-at-most-layers = 每层最多一个流水线阶段：该模型共 { $layers } 层
+fix-ep-divides-experts = 必须能整除专家数（{ $experts }）
+fix-tp-inside-node = 张量并行限于单个节点内：此处最多 { $n }
+fix-ep-divides-tp-dp = 必须能整除 tp × 数据并行规模（{ $n }）：专家分布在各 EP rank 上，其状态再在其余的专家数据并行 rank 上分片
+fix-tp-needs-gpus = 至少需要 { $tp } 块 GPU；当前硬件只有 { $gpus } 块
+fix-kv-heads-divide = 必须能整除 num_attention_heads（{ $heads }）
+fix-max-model-len-context = { $model } 的上下文为 { $ctx } 个 token（max_position_embeddings）；vLLM 不接受更长的 max_model_len
+fix-max-model-len-request = 比单个请求（{ $input } 个提示 token + { $output } 个输出 token）还短：引擎会拒绝这样的请求；请至少设为 { $need }，或减少每个请求的 token
+fix-images-no-vision = { $model } 没有视觉编码器（没有 vision_config）：请用 0，或使用多模态配置
+fix-images-exceed-context = { $n } 张图像（每张 { $per } 个 token）+ { $text } 个文本 token 超过了 { $ctx } 个 token 的上下文：请减少图像数量或缩小图像
+fix-keep-16bit-layers = { $model } 共有 { $layers } 个解码层：保留为 16 位的层数不能超过这个数
+fix-sequences-per-batch = 每批序列数，1–16777216

@@ -30,3 +30,14 @@ phrase-import-found-array = ，实际为数组
 phrase-import-found-object = ，实际为对象
 phrase-hf-top-level = 顶层必须是 JSON 对象
 phrase-empty-row-id = 为空：请为该行给出 ID
+
+# 模型导入警告（model/hf.rs）。
+phrase-model-no-type = 配置中没有 `model_type`；按通用的 Llama 式解码器处理
+phrase-model-unmapped = 没有专门的映射；按通用门控 MLP 解码器根据标准字段（hidden_size、num_hidden_layers 等）估算。请对照模型卡核对参数量。
+phrase-model-context-assumed = 没有 max_position_embeddings：上下文长度按 4096 假定
+phrase-model-mtp = 个多 token 预测（MTP）层不计入（推理和大多数微调都会丢弃它们）
+phrase-model-mllama = mllama：文本 KV 缓存中交叉注意力层按自注意力层计；图像 token 只计入交叉注意力层
+
+# tools/hostile_sweep.py（2026-12-05）发现的解析器短语。
+phrase-parse-recursion = 嵌套层数超过上限
+phrase-serde-weight-format = 带 format 键的权重格式表（例如 { "{" } format = "int4", group = 128 { "}" }）

@@ -95,6 +95,7 @@ prices-stale-first = 方案 { $rank }：{ $instance } 的{ $billing }{ $kind }�
 prices-stale-others = 方案 { $ranks } 也使用了超过 { $days } 天的价格（更新命令见 `--format json` 的 price_ages）
 plan-note-encoder = { $model } 推理：每个请求一次前向，输入 { $input } 个 token（用 --input-tokens 修改）
 plan-note-prompt-shortened = 默认提示词缩短为 { $room } 个输入 token，以适应 { $model } 的 { $ctx } token 上下文（用 --input-tokens/--output-tokens 修改）
+note-prompt-max-model-len = 默认提示词缩短为 { $room } 个输入 token，以适应 max_model_len { $len }（用 --input-tokens/--output-tokens 修改）
 plan-note-max-price-age = --max-price-age { $age }：忽略 { $n } 个超过 { $days } 天的价格
 cat-col-id = 实例规格
 cat-col-ram = 内存 GiB

@@ -17,6 +17,17 @@ use serde_json::Value;
 /// context skip such models: the limit is not known).
 pub const CONTEXT_ASSUMED: &str = "no max_position_embeddings: context length assumed 4096";
 
+/// Multimodal `model_type`s: their config must carry a `vision_config` table.
+const MULTIMODAL_TYPES: &[&str] = &[
+    "llava",
+    "llava_next",
+    "mllama",
+    "qwen2_vl",
+    "qwen2_5_vl",
+    "qwen3_vl",
+    "qwen3_vl_moe",
+];
+
 /// Families with a dedicated mapping.
 pub const KNOWN_MODEL_TYPES: &[&str] = &[
     "llama",
@@ -74,7 +85,16 @@ fn key_max(key: &str) -> u64 {
         | "num_nextn_predict_layers" => MAX_LAYERS,
         "hidden_size" | "n_embd" | "d_model" | "head_dim" | "kv_channels" | "d_kv"
         | "kv_lora_rank" | "q_lora_rank" | "qk_nope_head_dim" | "qk_rope_head_dim"
-        | "v_head_dim" => MAX_HIDDEN,
+        | "v_head_dim" | "embed_dim" | "width" | "out_hidden_size" | "vision_output_dim" => {
+            MAX_HIDDEN
+        }
+        "depth" | "layers" | "num_global_layers" => MAX_LAYERS,
+        "in_channels"
+        | "in_chans"
+        | "spatial_merge_size"
+        | "temporal_patch_size"
+        | "max_num_tiles"
+        | "max_aspect_ratio_id" => 1_000,
         "intermediate_size"
         | "ffn_hidden_size"
         | "d_ff"
@@ -110,6 +130,7 @@ const ZERO_OK: &[&str] = &[
     "n_routed_experts",
     "sliding_window",
     "type_vocab_size",
+    "num_global_layers",
 ];
 
 struct Fields<'a> {
@@ -202,14 +223,19 @@ impl<'a> Fields<'a> {
     }
     /// The first invalid key as an error.
     fn first_invalid(&self) -> Option<CoreError> {
+        self.first_invalid_in("")
+    }
+    /// The first invalid key as an error, the key named with its table (`vision_config.`).
+    fn first_invalid_in(&self, table: &str) -> Option<CoreError> {
         let inv = self.invalid.borrow();
         let (k, v, why) = inv.first()?;
+        let key = format!("{table}{k}");
         Some(CoreError::invalid_msg(
-            k,
+            &key,
             v,
             crate::i18n::Msg::new("hf-bad-key")
                 .arg("why", why.clone())
-                .arg("key", k.as_str()),
+                .arg("key", key.as_str()),
         ))
     }
 }
@@ -233,8 +259,23 @@ pub fn from_hf_value(name: &str, v: &Value, sources: Vec<String>) -> Result<Mode
         what: format!("config.json of `{name}`"),
         message: "the top level must be a JSON object".into(),
     })?;
+    for table in ["vision_config", "text_config"] {
+        if let Some(v) = obj.get(table).filter(|v| !v.is_null() && !v.is_object()) {
+            return Err(CoreError::invalid_msg(
+                table,
+                v.to_string().chars().take(40).collect::<String>(),
+                crate::i18n::Msg::new("fix-hf-table-object").arg("key", table),
+            ));
+        }
+    }
     if let Some(Value::Object(vision)) = obj.get("vision_config") {
         return multimodal(name, obj, vision, sources);
+    }
+    let top_type = obj.get("model_type").and_then(Value::as_str).unwrap_or("");
+    if MULTIMODAL_TYPES.contains(&top_type) {
+        return Err(CoreError::MissingFields {
+            fields: vec!["vision_config".into()],
+        });
     }
     let mut f = Fields {
         obj,
@@ -308,10 +349,10 @@ fn validate_shapes(t: &TransformerSpec) -> Result<(), CoreError> {
         }
     }
     if t.kv_heads == 0 || !t.heads.is_multiple_of(t.kv_heads) {
-        return Err(CoreError::invalid(
+        return Err(CoreError::invalid_msg(
             "num_key_value_heads",
             t.kv_heads,
-            &format!("must divide num_attention_heads ({})", t.heads),
+            crate::i18n::Msg::new("fix-kv-heads-divide").arg("heads", t.heads),
         ));
     }
     if t.head_dim == 0 {
@@ -799,7 +840,14 @@ fn multimodal(
             .and_then(Value::as_str),
     );
     text.insert("model_type".into(), Value::String(text_type));
-    let mut m = from_hf_value(name, &Value::Object(text.clone()), sources)?;
+    let mut m = match from_hf_value(name, &Value::Object(text.clone()), sources) {
+        // The language model's keys live in `text_config` (LLaVA, mllama) or at the top (Qwen-VL).
+        Err(CoreError::MissingFields { mut fields }) if nested.is_none() => {
+            fields.insert(0, "text_config".into());
+            return Err(CoreError::MissingFields { fields });
+        }
+        r => r?,
+    };
     let Architecture::Transformer(t) = &mut m.architecture else {
         return Ok(m);
     };
@@ -815,15 +863,222 @@ fn multimodal(
     Ok(m)
 }
 
-fn num(o: &serde_json::Map<String, Value>, keys: &[&str]) -> Option<u64> {
-    keys.iter().find_map(|k| o.get(*k).and_then(Value::as_u64))
-}
-
 /// Parameters of a ViT stack: attention 4d² (+4d biases), MLP 2df or 3df (+biases), two norms.
-fn vit_params(d: u64, layers: u64, f: u64, gated: bool, bias: bool) -> u64 {
+/// In u128: the shapes are bounded, but their products are checked against [`MAX_PARAMS`] after.
+fn vit_params(d: u128, layers: u128, f: u128, gated: bool, bias: bool) -> u128 {
     let attn = 4 * d * d + if bias { 4 * d } else { 0 };
     let mlp = if gated { 3 * d * f } else { 2 * d * f } + if bias { f + d } else { 0 };
     layers * (attn + mlp + 4 * d)
+}
+
+/// The shape keys of a `vision_config`, read with the ranges of the text keys: a present value
+/// that is not usable is an error naming `vision_config.<key>`, never a silent default.
+struct VisionShape {
+    d: u64,
+    layers: u64,
+    ffn: u64,
+    patch: u64,
+    merge: u64,
+    temporal: u64,
+    image: u64,
+    channels: u64,
+    out_hidden: Option<u64>,
+    out_dim: Option<u64>,
+    tiles: u64,
+    ratios: u64,
+}
+
+fn vision_shape(qwen: bool, v: &serde_json::Map<String, Value>) -> Result<VisionShape, CoreError> {
+    let f = Fields {
+        obj: v,
+        missing: Vec::new(),
+        invalid: Default::default(),
+    };
+    // Qwen2-VL names the ViT width `embed_dim` (its `hidden_size` is the LLM width).
+    let d = f.opt_u64(&["embed_dim", "hidden_size", "width"]);
+    let depth = f.opt_u64(&["depth", "num_hidden_layers", "layers"]);
+    let global = f.opt_u64(&["num_global_layers"]).unwrap_or(0);
+    let heads = f.opt_u64(&["num_attention_heads", "num_heads"]);
+    let ffn = f.opt_u64(&["intermediate_size"]);
+    let ratio = mlp_ratio(&f);
+    let s = VisionShape {
+        d: d.unwrap_or(0),
+        layers: depth.unwrap_or(0) + global,
+        ffn: 0,
+        patch: f.opt_u64(&["patch_size"]).unwrap_or(14),
+        merge: if qwen {
+            f.opt_u64(&["spatial_merge_size"]).unwrap_or(2)
+        } else {
+            1
+        },
+        temporal: if qwen {
+            f.opt_u64(&["temporal_patch_size"]).unwrap_or(2)
+        } else {
+            1
+        },
+        image: f.opt_u64(&["image_size"]).unwrap_or(336),
+        channels: f
+            .opt_u64(&["num_channels", "in_channels", "in_chans"])
+            .unwrap_or(3),
+        out_hidden: f.opt_u64(&["out_hidden_size"]),
+        out_dim: f.opt_u64(&["vision_output_dim"]),
+        tiles: f.opt_u64(&["max_num_tiles"]).unwrap_or(4),
+        ratios: f.opt_u64(&["max_aspect_ratio_id"]).unwrap_or(8),
+    };
+    if let Some(e) = f.first_invalid_in("vision_config.") {
+        return Err(e);
+    }
+    let (Some(d), Some(_)) = (d, depth) else {
+        return Err(CoreError::invalid_msg(
+            "vision_config",
+            format!("hidden {}, layers {}", s.d, s.layers),
+            crate::i18n::Msg::new("fix-vision-config-shape"),
+        ));
+    };
+    if let Some(h) = heads.filter(|h| !d.is_multiple_of(*h)) {
+        let key = if v.contains_key("num_attention_heads") {
+            "vision_config.num_attention_heads"
+        } else {
+            "vision_config.num_heads"
+        };
+        return Err(CoreError::invalid_msg(
+            key,
+            h,
+            crate::i18n::Msg::new("fix-vision-heads-divide").arg("d", d),
+        ));
+    }
+    if s.patch > s.image {
+        return Err(CoreError::invalid_msg(
+            "vision_config.patch_size",
+            s.patch,
+            crate::i18n::Msg::new("fix-vision-patch-image").arg("image", s.image),
+        ));
+    }
+    let ffn = match (ffn, ratio) {
+        (Some(f), _) => f,
+        (None, Some(r)) => (r * d as f64).round() as u64,
+        (None, None) => 4 * d,
+    };
+    Ok(VisionShape { ffn, ..s })
+}
+
+/// `mlp_ratio` (Qwen2-VL: the encoder MLP width ÷ its width): a positive number up to 1000.
+fn mlp_ratio(f: &Fields) -> Option<f64> {
+    let v = f.obj.get("mlp_ratio").filter(|v| !v.is_null())?;
+    match v
+        .as_f64()
+        .filter(|r| r.is_finite() && *r > 0.0 && *r <= 1000.0)
+    {
+        Some(r) => Some(r),
+        None => {
+            f.bad(
+                "mlp_ratio",
+                v,
+                crate::i18n::Msg::new("fix-vision-mlp-ratio"),
+            );
+            None
+        }
+    }
+}
+
+/// Encoder + projector + position-table parameters of a vision tower, refused beyond
+/// [`MAX_PARAMS`] (as the text shapes are) so no later sum overflows.
+fn vision_params(top_type: &str, vtype: &str, s: &VisionShape, h: u64) -> Result<u64, CoreError> {
+    let [d, f, patch, h] = [s.d, s.ffn, s.patch, h].map(u128::from);
+    let grid = u128::from((s.image / s.patch).pow(2));
+    let gated = top_type == "qwen2_5_vl" || vtype == "pixtral";
+    let bias = vtype != "pixtral" && top_type != "mllama";
+    let embed = u128::from(s.channels * s.temporal) * patch * patch * d;
+    let (projector, positions) = if top_type.starts_with("qwen") {
+        let m2 = d * u128::from(s.merge * s.merge);
+        let out = s.out_hidden.map_or(h, u128::from);
+        (m2 * m2 + m2 + m2 * out + out + d, 0)
+    } else if top_type == "mllama" {
+        let out_dim = s.out_dim.map_or(d, u128::from);
+        let (tiles, ratios) = (u128::from(s.tiles), u128::from(s.ratios) + 1);
+        // Gated positional embedding (one per patch, plus per aspect ratio × tile) and the pre/post
+        // tile embeddings (MllamaVisionModel).
+        let pos = (grid + 1) * d + ratios * tiles * (grid + 1) * d + 2 * ratios * tiles * d;
+        (out_dim * h + h, pos)
+    } else {
+        // LLaVA projector: linear_1 (vision → text) + linear_2 (text → text), with biases.
+        let pos = if vtype == "pixtral" {
+            0
+        } else {
+            (grid + 1) * d + d
+        };
+        (d * h + h + h * h + h, pos)
+    };
+    let total = vit_params(d, u128::from(s.layers), f, gated, bias) + embed + projector + positions;
+    match u64::try_from(total) {
+        Ok(n) if (n as f64) <= MAX_PARAMS => Ok(n),
+        _ => Err(CoreError::invalid_msg(
+            "vision_config",
+            format!("~{:.2e} parameters", total as f64),
+            crate::i18n::Msg::new("fix-vision-too-large"),
+        )),
+    }
+}
+
+/// The image-token rule of the family's processor.
+fn image_rule(top_type: &str, vtype: &str, s: &VisionShape) -> ImageTokenRule {
+    let grid = (s.image / s.patch).pow(2);
+    match (top_type, vtype) {
+        (_, "pixtral") => ImageTokenRule::RowBreak {
+            patch: s.patch,
+            max_side: s.image,
+        },
+        ("llava_next", _) => ImageTokenRule::Anyres {
+            per_view: grid,
+            tile: s.image,
+            max_tiles: 4,
+        },
+        ("mllama", _) => ImageTokenRule::Tiles {
+            tile: s.image,
+            per_tile: grid + 1,
+            max_tiles: s.tiles,
+        },
+        _ if top_type.starts_with("qwen") => ImageTokenRule::Grid {
+            unit: s.patch * s.merge,
+            max_pixels: 16384 * 28 * 28,
+        },
+        _ => ImageTokenRule::Fixed { tokens: grid },
+    }
+}
+
+/// mllama: the share of decoder layers that attend to the image (cross-attention layers ÷
+/// layers); `cross_attention_layers` must list distinct layer indices below the layer count.
+fn kv_layer_share(
+    top_type: &str,
+    text: &serde_json::Map<String, Value>,
+    t: &TransformerSpec,
+) -> Result<f64, CoreError> {
+    let Some(v) = text.get("cross_attention_layers").filter(|v| !v.is_null()) else {
+        return Ok(1.0);
+    };
+    if top_type != "mllama" {
+        return Ok(1.0);
+    }
+    let idx: Option<Vec<u64>> = v
+        .as_array()
+        .map(|a| a.iter().map(Value::as_u64).collect::<Option<Vec<u64>>>())
+        .and_then(|l| l);
+    let distinct = |l: &Vec<u64>| {
+        let mut s = l.clone();
+        s.sort_unstable();
+        s.dedup();
+        s.len() == l.len()
+    };
+    match idx {
+        Some(l) if l.iter().all(|i| *i < t.layers) && distinct(&l) => {
+            Ok(l.len() as f64 / t.layers as f64)
+        }
+        _ => Err(CoreError::invalid_msg(
+            "cross_attention_layers",
+            v.to_string().chars().take(40).collect::<String>(),
+            crate::i18n::Msg::new("fix-cross-attention-layers").arg("layers", t.layers),
+        )),
+    }
 }
 
 /// The vision encoder of a multimodal config: widths from `vision_config` (keys per the HF config
@@ -838,98 +1093,18 @@ fn vision_spec(
     t: &TransformerSpec,
 ) -> Result<VisionSpec, CoreError> {
     let vtype = v.get("model_type").and_then(Value::as_str).unwrap_or("");
-    let qwen = top_type.starts_with("qwen");
-    // Qwen2-VL names the ViT width `embed_dim` (its `hidden_size` is the LLM width).
-    let d = num(v, &["embed_dim", "hidden_size", "width"]).unwrap_or(0);
-    let layers = num(v, &["depth", "num_hidden_layers", "layers"]).unwrap_or(0)
-        + num(v, &["num_global_layers"]).unwrap_or(0);
-    if d == 0 || layers == 0 {
-        return Err(CoreError::invalid(
-            "vision_config",
-            format!("hidden {d}, layers {layers}"),
-            "needs the encoder width (hidden_size or embed_dim) and depth (num_hidden_layers or depth)",
-        ));
-    }
-    let f = num(v, &["intermediate_size"])
-        .or_else(|| num(v, &["mlp_ratio"]).map(|r| r * d))
-        .unwrap_or(4 * d);
-    let gated = top_type == "qwen2_5_vl" || vtype == "pixtral";
-    let bias = vtype != "pixtral" && top_type != "mllama";
-    let patch = num(v, &["patch_size"]).unwrap_or(14).max(1);
-    let merge = if qwen {
-        num(v, &["spatial_merge_size"]).unwrap_or(2).max(1)
-    } else {
-        1
-    };
-    let temporal = if qwen {
-        num(v, &["temporal_patch_size"]).unwrap_or(2)
-    } else {
-        1
-    };
-    let image = num(v, &["image_size"]).unwrap_or(336).max(1);
-    let grid = (image / patch).pow(2);
-    let channels = num(v, &["num_channels", "in_channels", "in_chans"]).unwrap_or(3);
-    let embed = channels * temporal * patch * patch * d;
-    let h = t.hidden;
-    let (projector, positions) = if qwen {
-        let m2 = d * merge * merge;
-        let out = num(v, &["out_hidden_size"]).unwrap_or(h);
-        (m2 * m2 + m2 + m2 * out + out + d, 0)
-    } else if top_type == "mllama" {
-        let out_dim = num(v, &["vision_output_dim"]).unwrap_or(d);
-        let tiles = num(v, &["max_num_tiles"]).unwrap_or(4);
-        let ratios = num(v, &["max_aspect_ratio_id"]).unwrap_or(8) + 1;
-        // Gated positional embedding (one per patch, plus per aspect ratio × tile) and the pre/post
-        // tile embeddings (MllamaVisionModel).
-        let pos = (grid + 1) * d + ratios * tiles * (grid + 1) * d + 2 * ratios * tiles * d;
-        (out_dim * h + h, pos)
-    } else {
-        // LLaVA projector: linear_1 (vision → text) + linear_2 (text → text), with biases.
-        (
-            d * h + h + h * h + h,
-            if vtype == "pixtral" {
-                0
-            } else {
-                (grid + 1) * d + d
-            },
-        )
-    };
-    let params = vit_params(d, layers, f, gated, bias) + embed + projector + positions;
-    let rule = match (top_type, vtype) {
-        (_, "pixtral") => ImageTokenRule::RowBreak {
-            patch,
-            max_side: image,
-        },
-        ("llava_next", _) => ImageTokenRule::Anyres {
-            per_view: grid,
-            tile: image,
-            max_tiles: 4,
-        },
-        ("mllama", _) => ImageTokenRule::Tiles {
-            tile: image,
-            per_tile: grid + 1,
-            max_tiles: num(v, &["max_num_tiles"]).unwrap_or(4),
-        },
-        _ if qwen => ImageTokenRule::Grid {
-            unit: patch * merge,
-            max_pixels: 16384 * 28 * 28,
-        },
-        _ => ImageTokenRule::Fixed { tokens: grid },
-    };
-    let kv_layer_share = match text.get("cross_attention_layers").and_then(Value::as_array) {
-        Some(a) if top_type == "mllama" && t.layers > 0 => a.len() as f64 / t.layers as f64,
-        _ => 1.0,
-    };
+    let s = vision_shape(top_type.starts_with("qwen"), v)?;
+    let params = vision_params(top_type, vtype, &s, t.hidden)?;
     Ok(VisionSpec {
         model_type: top_type.to_string(),
-        hidden: d,
-        layers,
-        ffn: f,
-        gated,
-        patches_per_token: merge * merge,
+        hidden: s.d,
+        layers: s.layers,
+        ffn: s.ffn,
+        gated: top_type == "qwen2_5_vl" || vtype == "pixtral",
+        patches_per_token: s.merge * s.merge,
         params,
-        rule,
-        kv_layer_share,
+        rule: image_rule(top_type, vtype, &s),
+        kv_layer_share: kv_layer_share(top_type, text, t)?,
     })
 }
 

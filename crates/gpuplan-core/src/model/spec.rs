@@ -239,7 +239,8 @@ impl VisionSpec {
                 per_tile,
                 max_tiles,
             } => {
-                let tiles = (w.div_ceil(tile.max(1)) * h.div_ceil(tile.max(1))).clamp(1, max_tiles);
+                let tiles =
+                    (w.div_ceil(tile.max(1)) * h.div_ceil(tile.max(1))).clamp(1, max_tiles.max(1));
                 tiles * per_tile
             }
         }

@@ -158,15 +158,7 @@ pub fn validate_request(req: &PlanRequest) -> Result<PlanRequest, CoreError> {
                 setup.lora.validate_for(&req.model)?;
                 setup.lora = setup.lora.resolved_for(&req.model);
             }
-            if let Some(t) = crate::train::job_tokens(&req.model, setup)
-                .filter(|t| !(t.is_finite() && *t <= crate::workload::MAX_TOKENS))
-            {
-                return Err(CoreError::invalid(
-                    "samples × epochs",
-                    format!("{t:.3e} tokens"),
-                    "samples × epochs × seq_len comes to over 1e16 training tokens: fewer samples or epochs (or --tokens)",
-                ));
-            }
+            crate::workload::check_job_tokens(&req.model, setup)?;
         }
         Job::Serve(s) => {
             s.validate()?;

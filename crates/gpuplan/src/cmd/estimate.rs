@@ -159,11 +159,7 @@ fn resolve(a: &EstimateArgs, file: WorkloadFile) -> Result<Request> {
     }
     set!(a.images_per_request => i.images_per_request);
     if let Some(sz) = &a.image_size {
-        let bad = || {
-            anyhow::anyhow!(
-                "invalid --image-size `{sz}`: give WIDTHxHEIGHT in pixels, e.g. 1024x768"
-            )
-        };
+        let bad = || crate::render::fail(Msg::new("cli-err-image-size").arg("value", sz.as_str()));
         let lower = sz.to_lowercase();
         let (w, h) = lower.split_once('x').ok_or_else(bad)?;
         i.image_size = [
@@ -285,7 +281,7 @@ pub fn compute(
         }
     }
     for w in &model.warnings {
-        eprintln!("{}{w}", gpuplan_core::i18n::text(lang, "warning-prefix"));
+        crate::render::model_warning(w);
     }
     let cluster = match &a.instance {
         Some(id) => {
@@ -329,6 +325,9 @@ pub fn compute(
             }
         },
     };
+    if matches!(r.kind, JobKind::Training) && a.solve.is_some() {
+        return Err(crate::render::fail(Msg::new("cli-err-solve-training")));
+    }
     match r.kind {
         JobKind::Training => {
             // Switch what the chip cannot run (bf16 on Turing/Volta, FlashAttention-2) unless the
@@ -368,7 +367,7 @@ pub fn compute(
             })
         }
         JobKind::Inference if a.solve.is_some() => {
-            adapt_inference(a, &mut r, &cluster, lang)?;
+            adapt_inference(a, &mut r, &model, &cluster, lang)?;
             let s = solve_question(a, &model, &r, &cluster)?;
             Ok(Estimated::Solved {
                 model,
@@ -378,7 +377,7 @@ pub fn compute(
             })
         }
         JobKind::Inference => {
-            adapt_inference(a, &mut r, &cluster, lang)?;
+            adapt_inference(a, &mut r, &model, &cluster, lang)?;
             let e = estimate_inference(&model, &r.inference, &cluster, &r.tunables)?;
             Ok(Estimated::Inference {
                 model,
@@ -864,6 +863,7 @@ fn training_report(
 fn adapt_inference(
     a: &EstimateArgs,
     r: &mut Request,
+    model: &ModelSpec,
     cluster: &ClusterSpec,
     lang: gpuplan_core::i18n::Lang,
 ) -> Result<()> {
@@ -877,6 +877,21 @@ fn adapt_inference(
         note_line(lang, n.get(lang));
     }
     r.inference = s;
+    // The default prompt fitted to the model's context, as `plan` does (a file's or a flag's
+    // token counts are the user's and stay as given).
+    let given =
+        a.job.input_tokens.is_some() || a.job.output_tokens.is_some() || r.file.inference.is_some();
+    if !given {
+        let i = &mut r.inference;
+        if let Some(n) = gpuplan_core::workload::fit_default_prompt(
+            &mut i.input_tokens,
+            &mut i.output_tokens,
+            model,
+            i.max_model_len,
+        ) {
+            note_line(lang, &n.render(lang));
+        }
+    }
     Ok(())
 }
 
@@ -897,7 +912,8 @@ fn solve_question(
             }
             Some(t) => {
                 return Err(crate::render::fail(
-                    Msg::new("cli-err-solve-tpot-range").arg("value", t.to_string()),
+                    Msg::new("cli-err-solve-tpot-range")
+                        .arg("value", gpuplan_core::error::show_value(t.to_string())),
                 ))
             }
             None => return Err(crate::render::fail(Msg::new("cli-err-solve-needs-tpot"))),

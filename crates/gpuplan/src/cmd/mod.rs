@@ -485,11 +485,15 @@ pub fn apply_training_flags(
 /// Apply `--set NAME=VALUE` overrides.
 pub fn apply_sets(tun: &mut gpuplan_core::constants::Tunables, sets: &[String]) -> Result<()> {
     for kv in sets {
-        let (k, v) = kv.split_once('=').ok_or_else(|| {
-            crate::render::fail(
-                gpuplan_core::i18n::Msg::new("cli-err-set-form").arg("value", kv.as_str()),
-            )
-        })?;
+        // An empty name (`--set =0.1`) is the same mistake as a missing `=`.
+        let (k, v) = kv
+            .split_once('=')
+            .filter(|(k, _)| !k.trim().is_empty())
+            .ok_or_else(|| {
+                crate::render::fail(
+                    gpuplan_core::i18n::Msg::new("cli-err-set-form").arg("value", kv.as_str()),
+                )
+            })?;
         let v: f64 = v.trim().parse().map_err(|_| {
             crate::render::fail(
                 gpuplan_core::i18n::Msg::new("cli-err-set-number")

@@ -199,7 +199,7 @@ fn show(name: Option<&str>, config: Option<&std::path::Path>, format: Format) ->
         _ => outln!("{arch}\n{}", render::table(&header, &rows)),
     }
     for w in &m.warnings {
-        render::warn(Msg::raw(w));
+        render::model_warning(w);
     }
     if let Some(n) = &m.notes {
         outln!(

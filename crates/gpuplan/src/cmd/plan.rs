@@ -117,9 +117,8 @@ fn parse_size(s: &str) -> Result<f64> {
     Ok(bytes)
 }
 
-/// When the user set no token counts, shorten the default prompt (1000 + 300) to what the model
-/// reads: encoders take only an input of at most their context (BERT 512, one output "token");
-/// decoders keep input + output within the context.
+/// When the user set no token counts, shorten the default prompt to what the model reads
+/// (`workload::fit_default_prompt`).
 fn fit_default_prompt(
     s: &mut ServeJob,
     model: &gpuplan_core::model::ModelSpec,
@@ -129,30 +128,11 @@ fn fit_default_prompt(
     if from_file || j.input_tokens.is_some() || j.output_tokens.is_some() {
         return None;
     }
-    let t = model.transformer()?;
-    let ctx = t.max_context;
-    let encoder = t.structure == gpuplan_core::model::Structure::EncoderOnly;
-    if encoder {
-        s.output_tokens = 1;
-    }
-    let room = if encoder {
-        ctx
-    } else {
-        ctx.saturating_sub(s.output_tokens)
-    };
-    if s.input_tokens <= room || room == 0 {
-        return encoder.then(|| {
-            Msg::new("plan-note-encoder")
-                .arg("model", model.name.as_str())
-                .arg("input", s.input_tokens)
-        });
-    }
-    s.input_tokens = room;
-    Some(
-        Msg::new("plan-note-prompt-shortened")
-            .arg("room", room)
-            .arg("model", model.name.as_str())
-            .arg("ctx", ctx),
+    gpuplan_core::workload::fit_default_prompt(
+        &mut s.input_tokens,
+        &mut s.output_tokens,
+        model,
+        None,
     )
 }
 
@@ -272,9 +252,10 @@ pub fn build_request_from(
             ));
         }
         if !(s.peak_factor.is_finite() && (1.0..=100.0).contains(&s.peak_factor)) {
-            return Err(fail(
-                Msg::new("cli-err-peak-factor").arg("value", s.peak_factor.to_string()),
-            ));
+            return Err(fail(Msg::new("cli-err-peak-factor").arg(
+                "value",
+                gpuplan_core::error::show_value(s.peak_factor.to_string()),
+            )));
         }
         if let Some(w) = &a.weights {
             s.weights = w
@@ -379,7 +360,7 @@ fn serving_flag(a: &PlanArgs) -> Option<&'static str> {
 pub fn run(a: PlanArgs, opts: &CatalogOpts) -> Result<u8> {
     let req = build_request(&a, opts.lang)?;
     for w in &req.model.warnings {
-        eprintln!("{}{w}", tx(opts.lang, "warning-prefix"));
+        crate::render::model_warning(w);
     }
     let mut cat = load_catalog(opts)?;
     filter_gpus_and_families(&mut cat, &a);

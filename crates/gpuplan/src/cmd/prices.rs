@@ -6,7 +6,7 @@ use crate::cli::{FetchArgs, PriceFormat, PricesAction, PricesArgs, PricesListArg
 use crate::creds;
 use crate::fetch::{self, Client, FetchSpec, Policy, Task};
 use crate::render;
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use gpuplan_core::catalog::{
     Billing, Catalog, CatalogFile, Instance, Origin, Price, PriceKind, Provider,
 };
@@ -334,8 +334,10 @@ fn by_gpu(c: &Catalog, f: &PricesListArgs, today: i64) -> Result<u8> {
         PriceFormat::Table => {
             if out.is_empty() {
                 eprintln!(
-                    "no {} prices match; `gpuplan prices fetch PROVIDER` gets them",
-                    billing_name(billing)
+                    "{}",
+                    Msg::new("prices-none-billing")
+                        .arg("billing", billing_name(billing))
+                        .render(crate::render::lang())
                 );
                 return Ok(0);
             }
@@ -460,17 +462,46 @@ pub fn prices_file(p: Provider) -> Result<std::path::PathBuf> {
         .join(format!("prices-{}.toml", p.name())))
 }
 
+/// Most retries of one request, and the longest timeout, accepted (a day of waiting at most).
+const MAX_RETRIES: u32 = 100;
+const MAX_TIMEOUT_S: u64 = 3600;
+
+/// `--max-rps` positive and finite (at most 1000), `--retries` 0–100, `--timeout` 1–3600 s.
+fn check_fetch_policy(a: &FetchArgs) -> Result<()> {
+    let fail = |id: &'static str, flag: &'static str, value: String| {
+        crate::render::fail(
+            Msg::new(id)
+                .arg("flag", flag)
+                .arg("value", gpuplan_core::error::show_value(value)),
+        )
+    };
+    if !(a.max_rps > 0.0 && a.max_rps <= 1000.0) {
+        return Err(fail(
+            "fetch-err-max-rps",
+            "--max-rps",
+            a.max_rps.to_string(),
+        ));
+    }
+    if a.retries > MAX_RETRIES {
+        return Err(fail(
+            "fetch-err-retries",
+            "--retries",
+            a.retries.to_string(),
+        ));
+    }
+    if !(1..=MAX_TIMEOUT_S).contains(&a.timeout) {
+        return Err(fail(
+            "fetch-err-timeout",
+            "--timeout",
+            a.timeout.to_string(),
+        ));
+    }
+    Ok(())
+}
+
 fn fetch_cmd(a: FetchArgs, opts: &CatalogOpts) -> Result<u8> {
     let p = provider(a.provider);
-    if !(a.max_rps > 0.0 && a.max_rps.is_finite()) {
-        bail!(
-            "--max-rps {}: give a positive number of requests per second, e.g. 5",
-            a.max_rps
-        );
-    }
-    if a.timeout == 0 {
-        bail!("--timeout 0: give the seconds one request may take, e.g. 20");
-    }
+    check_fetch_policy(&a)?;
     if let Some(e) = &a.endpoint {
         fetch::split_endpoint(e).map_err(|m| anyhow::anyhow!(m))?;
     }
@@ -500,24 +531,24 @@ fn fetch_cmd(a: FetchArgs, opts: &CatalogOpts) -> Result<u8> {
         for t in &tasks {
             outln!("{}", t.label());
         }
-        eprintln!(
-            "dry run: {} request(s) to {} would be written to {}",
-            tasks.len(),
-            p.name(),
-            target.display()
+        crate::render::note(
+            Msg::new("fetch-dry-run")
+                .arg("n", tasks.len() as u64)
+                .arg("provider", p.name())
+                .arg("path", target.display().to_string()),
         );
         return Ok(0);
     }
     let mut warnings = Vec::new();
     let creds = creds::load(p, &creds::Sources::real(), &mut warnings)?;
     for w in &warnings {
-        eprintln!("warning: {w}");
+        crate::render::warn(Msg::raw(w));
     }
-    eprintln!(
-        "using {} credentials {} from {}",
-        p.name(),
-        creds::mask(&creds.id),
-        creds.source
+    crate::render::note(
+        Msg::new("fetch-using-credentials")
+            .arg("provider", p.name())
+            .arg("id", creds::mask(&creds.id))
+            .arg("source", creds.source.to_string()),
     );
     let mut policy = Policy {
         retries: a.retries,
@@ -572,22 +603,24 @@ fn fetch_cmd(a: FetchArgs, opts: &CatalogOpts) -> Result<u8> {
         );
         gpuplan_core::catalog::parse_catalog_file("fetched price catalog", &text)?;
         write_atomic(&target, &text)?;
-        eprintln!(
-            "fetched {n_ok} price(s) from {} ({} request(s)) into {}",
-            p.name(),
-            client.sent,
-            target.display()
+        crate::render::note(
+            Msg::new("fetch-done")
+                .arg("n", n_ok as u64)
+                .arg("provider", p.name())
+                .arg("sent", client.sent as u64)
+                .arg("path", target.display().to_string()),
         );
     }
     if n_fail > 0 {
-        eprintln!(
-            "{n_fail} of {} price request(s) failed{}:",
-            tasks.len(),
-            if n_ok == 0 {
-                "; nothing was written and the existing file is unchanged"
-            } else {
-                ""
-            }
+        let id = if n_ok == 0 {
+            "fetch-failed-none-written"
+        } else {
+            "fetch-failed"
+        };
+        crate::render::warn(
+            Msg::new(id)
+                .arg("n", n_fail as u64)
+                .arg("total", tasks.len() as u64),
         );
         for (t, e) in &outcome.failed {
             eprintln!("  {}: {e}", t.label());

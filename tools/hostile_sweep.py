@@ -1,0 +1,1031 @@
+#!/usr/bin/env python3
+"""An independent hostile-input and plan-sanity sweep of the gpuplan binary (offline).
+
+    cargo build --release && python3 tools/hostile_sweep.py [--bin target/release/gpuplan] [--only FAMILY]
+
+Families (each input is one gpuplan run, or one HTTP request for `api`):
+  flags    every numeric/string flag added since issue 7 (and the older ones the corpus lacks) ×
+           0, -1, nan, inf, 1e308, 1e400, 2^64, "", a word, a full-width digit, a huge integer
+  combos   contradictory combinations (parallel degrees, cp, attention span, LoRA targets, solve
+           modes, engines with MoE, …) with the exit code and field each must give
+  hfconfig config.json edge cases: experts, top_k, head_dim, vocab, layers, rope scaling junk,
+           multimodal text_config/vision_config missing or inconsistent
+  files    workload TOML, catalog TOML and provider price JSON edge cases
+  export   export into unwritable, existing, symlinked and file-in-the-way directories
+  api      `gpuplan serve` bodies: JSON fuzz, huge arrays, deep nesting, wrong types
+  sanity   ordinary questions: preset × task × provider × objective × size, each plan checked
+           against independent invariants (memory within the GPU, MFU ≤ 0.75, priced plans first
+           by cost, ¥ > 0, serving KV pool holds its batch, MoE experts held)
+
+Every run is checked for: no panic (exit 101 / "panicked"), no other exit than 0/1/2, no hang
+(60 s), no NaN/inf/negative money in the output, and, for a refusal (exit 2), a message that names
+the field. Prints one line per failure and a summary per family; exit 1 when anything failed.
+"""
+
+import argparse
+import itertools
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+BIN = os.path.join(ROOT, "target", "release", "gpuplan")
+TIMEOUT = 60
+
+TRAIN = ["plan", "-m", "Qwen2.5-7B", "--task", "lora", "--provider", "alibaba", "--tokens", "1e8"]
+SERVE = ["plan", "-m", "Qwen2.5-7B", "--task", "inference", "--provider", "alibaba"]
+E_TRAIN = ["estimate", "-m", "Qwen2.5-7B", "--task", "lora", "--gpu", "A100"]
+E_FULL = ["estimate", "-m", "Llama-3.1-8B", "--task", "full", "--gpu", "A100", "--gpus-per-node", "8"]
+E_SERVE = ["estimate", "-m", "Qwen2.5-7B", "--task", "inference", "--gpu", "A100"]
+
+BAD = ["0", "-1", "nan", "inf", "-inf", "1e308", "1e400", "18446744073709551616", "", "abc", "１",
+       "99999999999999999999999999"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Running and judging one case
+
+
+def shows_non_number(s):
+    """NaN, infinity or negative money printed as a computed number (quoted user input excepted)."""
+    low = s.lower().replace("infinity fabric", "")  # AMD's link, a name
+    for needle, what in [("nan", "NaN"), ("¥-", "negative money"), ("-¥", "negative money"),
+                         ("inf ", "infinity"), ("inf\n", "infinity"), ("infinity", "infinity"),
+                         ("inf,", "infinity"), ("inf)", "infinity")]:
+        start = 0
+        while True:
+            at = low.find(needle, start)
+            if at < 0:
+                break
+            before = low[at - 1] if at > 0 else ""
+            after = low[at + len(needle)] if at + len(needle) < len(low) else ""
+            word_start = not needle[0].isalpha() or not before.isalnum()
+            word_end = not needle[-1].isalpha() or not after.isalnum()
+            quoted = before in "'`\""
+            if word_start and word_end and not quoted:
+                return what
+            start = at + len(needle)
+    return None
+
+
+class Case:
+    def __init__(self, family, name, args, exit=None, frag=None, files=None, env=None, check=None,
+                 ok_exits=(0, 2, 3, 4)):
+        self.family, self.name, self.args = family, name, args
+        self.exit, self.frag = exit, frag  # exit: required code; frag: str or tuple (any)
+        self.files, self.env, self.check = files or {}, env or {}, check
+        self.ok_exits = ok_exits
+
+
+def run_case(c, bin_path):
+    d = tempfile.mkdtemp(prefix="gpuplan-sweep-")
+    try:
+        os.makedirs(os.path.join(d, "cfg"), exist_ok=True)
+        for name, content in c.files.items():
+            p = os.path.join(d, name)
+            os.makedirs(os.path.dirname(p), exist_ok=True)
+            mode = "wb" if isinstance(content, bytes) else "w"
+            with open(p, mode) as f:
+                f.write(content if isinstance(content, bytes) else content.replace("{dir}", d))
+        args = [a.replace("{dir}", d) for a in c.args]
+        env = {k: v for k, v in os.environ.items() if k not in ("LANG", "LC_ALL", "LC_MESSAGES", "COLUMNS")}
+        env["GPUPLAN_CONFIG_DIR"] = os.path.join(d, "cfg")
+        env["GPUPLAN_TODAY"] = "2026-12-03"
+        env.update({k: v.replace("{dir}", d) for k, v in c.env.items()})
+        t0 = time.time()
+        try:
+            p = subprocess.run([bin_path] + args, capture_output=True, env=env, timeout=TIMEOUT,
+                               stdin=subprocess.DEVNULL, cwd=d)
+        except subprocess.TimeoutExpired:
+            return [f"hang (> {TIMEOUT} s)"], None
+        took = time.time() - t0
+        out = p.stdout.decode("utf-8", "replace")
+        err = p.stderr.decode("utf-8", "replace")
+        res = {"code": p.returncode, "out": out, "err": err, "took": took, "dir": d}
+        probs = judge(c, res)
+        if c.check and p.returncode == 0:
+            try:
+                probs += c.check(res) or []
+            except Exception as e:  # a check that cannot read the output is itself a finding
+                probs.append(f"check raised {type(e).__name__}: {e}")
+        if p.returncode == 2 and not probs and "--lang" not in args:
+            probs += judge_zh(c, bin_path, args, env, d)
+        return probs, res
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def judge(c, r):
+    probs = []
+    code, out, err = r["code"], r["out"], r["err"]
+    if code == 101 or "panicked" in err or code < 0:
+        probs.append(f"panic/signal (exit {code}): {err.strip()[-300:]}")
+        return probs
+    if c.exit is not None and code != c.exit:
+        probs.append(f"exit {code}, expected {c.exit}")
+    elif c.exit is None and code not in c.ok_exits:
+        probs.append(f"exit {code} (allowed {c.ok_exits})")
+    for what, text in (("stdout", out), ("stderr", err)):
+        bad = shows_non_number(text)
+        if bad:
+            probs.append(f"{what} shows {bad}")
+    if code == 2 and c.frag:
+        frags = c.frag if isinstance(c.frag, tuple) else (c.frag,)
+        if not any(f.lower() in err.lower() for f in frags):
+            probs.append(f"error does not name {' / '.join(frags)}")
+    if code == 2 and not err.strip():
+        probs.append("exit 2 with nothing on stderr")
+    if probs:
+        probs.append("stderr: " + err.strip()[:400].replace("\n", " | "))
+    return probs
+
+
+# Names allowed in Chinese text (crates/gpuplan/tests/common/mod.rs ALLOWED, the corpus harness's list).
+ALLOWED = {w.lower() for w in """tokens token samples LoRA QLoRA ZeRO NVLink NVSwitch PCIe Gen4 eRDMA RoCE
+    vLLM vCPU vCPUs Turbo AutoPL Ascend Young Daly MindSpore PyTorch DeepSpeed Megatron Core torchtitan
+    Trainer Fluid JindoFS ossfs obsfs cosfs ModelArts Hub Instinct ROCm GeForce cuDNN logits autocast GiB
+    MiB KiB TiB MB GB KB TB ms Gbit NVIDIA SXM PCIe""".split()}
+
+
+def english_sentences(text):
+    """Runs of three English words outside backticks, as the corpus harness's detector finds them."""
+    parts = text.split("`")
+    plain = " ".join(p if i % 2 == 0 else "\n" * p.count("\n") for i, p in enumerate(parts))
+    found = []
+    for line in plain.splitlines():
+        for run in re.split(r"[^\x00-\x7f]", line):
+            streak = 0
+            for w in run.split():
+                w = w.strip(",.;:!?()'\"")
+                english = (len(w) >= 2 and w.isascii() and w.isalpha() and not w.isupper()
+                           and w.lower() not in ALLOWED)
+                streak = streak + 1 if english else 0
+                if streak == 3:
+                    found.append(line.strip()[:100])
+    return found
+
+
+def judge_zh(c, bin_path, args, env, d):
+    env = dict(env, LC_ALL="zh_CN.UTF-8")
+    try:
+        p = subprocess.run([bin_path] + args, capture_output=True, env=env, timeout=TIMEOUT,
+                           stdin=subprocess.DEVNULL, cwd=d)
+    except subprocess.TimeoutExpired:
+        return ["zh: hang"]
+    err = p.stderr.decode("utf-8", "replace").split("Usage: ")[0]
+    probs = []
+    if p.returncode != 2:
+        probs.append(f"zh: exit {p.returncode}, en 2")
+    left = english_sentences(err)
+    if left:
+        probs.append(f"zh: English left: {left[0]}")
+    return probs
+
+
+# ---------------------------------------------------------------------------------------------
+# Families
+
+
+def flags():
+    """(base, flag, field fragment, values that are valid)"""
+    fam = []
+    spec = [
+        (TRAIN, "attention-span", ("attention_span", "--attention-span")),
+        (TRAIN, "lora-dropout", ("dropout", "--lora-dropout")),
+        (TRAIN, "lora-rank", ("rank",)),
+        (TRAIN, "dataset-size", ("dataset", "--dataset-size")),
+        (TRAIN, "max-price-age", ("price", "--max-price-age")),
+        (TRAIN, "pick", ("--pick", "pick")),
+        (TRAIN, "top", ("--top", "top")),
+        (TRAIN, "deadline", ("deadline",)),
+        (TRAIN, "restart-minutes", ("restart",)),
+        (SERVE, "min-replicas", ("min_replicas", "--min-replicas", "replicas")),
+        (SERVE, "peak-factor", ("peak_factor", "--peak-factor", "peak")),
+        (SERVE, "tpot", ("tpot",)),
+        (SERVE, "ttft", ("ttft",)),
+        (SERVE, "input-tokens", ("input_tokens", "--input-tokens")),
+        (SERVE, "output-tokens", ("output_tokens", "--output-tokens")),
+        (SERVE, "weights", ("weights",)),
+        (SERVE, "engine", ("engine",)),
+        (E_FULL, "cp", ("cp", "--cp", "context")),
+        (E_FULL, "virtual-stages", ("virtual_stages", "--virtual-stages")),
+        (E_FULL, "last-stage-layers", ("last_stage_layers", "--last-stage-layers")),
+        (E_FULL, "global-batch", ("global_batch", "--global-batch")),
+        (E_FULL, "micro-batch", ("micro_batch", "--micro-batch")),
+        (E_FULL, "seq-len", ("seq_len", "--seq-len")),
+        (E_FULL, "attention-span", ("attention_span", "--attention-span")),
+        (E_TRAIN, "lora-dropout", ("dropout", "--lora-dropout")),
+        (E_TRAIN, "adapter-dtype", ("adapter", "--adapter-dtype")),
+        (E_TRAIN, "recompute", ("recompute",)),
+        (E_TRAIN, "attention", ("attention",)),
+        (E_TRAIN, "precision", ("precision",)),
+        (E_TRAIN, "optimizer", ("optimizer",)),
+        (E_TRAIN, "profile", ("profile",)),
+        (E_TRAIN, "set", ("--set", "set", "name=value")),
+        (E_TRAIN, "inter-gbit", ("inter_gbit", "--inter-gbit")),
+        (E_TRAIN, "tokens", ("tokens",)),
+        (E_SERVE, "mem-fraction-static", ("mem_fraction_static", "--mem-fraction-static")),
+        (E_SERVE, "free-gpu-memory-fraction", ("free_gpu_memory_fraction", "--free-gpu-memory-fraction")),
+        (E_SERVE, "max-num-batched-tokens", ("max_num_batched_tokens", "--max-num-batched-tokens")),
+        (E_SERVE, "max-num-seqs", ("max_num_seqs", "--max-num-seqs")),
+        (E_SERVE, "images-per-request", ("images_per_request", "--images-per-request")),
+        (E_SERVE, "image-size", ("image_size", "--image-size")),
+        (E_SERVE, "gpu-memory-utilization", ("gpu_memory_utilization", "--gpu-memory-utilization")),
+        (E_SERVE, "kv-dtype", ("kv", "--kv-dtype")),
+        (E_SERVE, "batch", ("batch",)),
+        (E_SERVE, "max-model-len", ("max_model_len", "--max-model-len")),
+        (E_SERVE + ["--solve", "max-context"], "batch", ("batch",)),
+        (E_SERVE + ["--solve", "max-batch"], "input-tokens", ("input_tokens", "--input-tokens")),
+        (E_SERVE + ["--solve", "max-throughput"], "tpot", ("tpot",)),
+        (E_SERVE + ["--engine", "sglang"], "mem-fraction-static", ("mem_fraction_static",)),
+        (E_SERVE + ["--engine", "trtllm"], "free-gpu-memory-fraction", ("free_gpu_memory_fraction",)),
+        (E_SERVE + ["--engine", "static"], "batch", ("batch",)),
+        (E_SERVE + ["--engine", "static"], "max-model-len", ("max_model_len",)),
+    ]
+    for base, flag, frag in spec:
+        for v in BAD:
+            fam.append(Case("flags", f"{' '.join(base[:2])} --{flag}={v!r}", base + [f"--{flag}={v}"],
+                            frag=frag + (f"--{flag}",)))
+    # --image-size shapes
+    for v in ["0x0", "1024", "x", "1024x", "-5x10", "1e9x1e9", "100000000x100000000", "1024x768x3",
+              "nanxnan", "1024×768"]:
+        fam.append(Case("flags", f"image-size {v}", ["estimate", "-m", "Qwen2.5-7B", "--task", "inference",
+                                                     "--gpu", "A100", f"--image-size={v}"],
+                        frag=("image_size", "--image-size")))
+    # --set shapes
+    for v in ["=", "fragmentation", "fragmentation=", "=0.1", "nosuch=1", "fragmentation=nan",
+              "fragmentation=1e400", "fragmentation=0x10", "train_efficiency_hopper=2",
+              "startup_hours=721", "spot_price_fraction=0"]:
+        fam.append(Case("flags", f"--set {v}", TRAIN + ["--set", v], frag=("--set", v.split("=")[0] or "set")))
+    return fam
+
+
+def combos():
+    """Contradictory or extreme combinations: expected exit and field (None: 0 or 2 both fine)."""
+    L8 = ["-m", "Llama-3.1-8B"]
+    MX = ["-m", "Mixtral-8x7B"]
+    est = ["estimate", "--gpu", "H100", "--gpus-per-node", "8", "--zero", "3"]
+    c = []
+
+    def add(name, args, exit=None, frag=None, **kw):
+        c.append(Case("combos", name, args, exit=exit, frag=frag, **kw))
+
+    # parallel degrees
+    add("tp 3 of 8 gpus", est + L8 + ["--task", "full", "--tp", "3"], 2, ("tp",))
+    add("tp×pp > gpus", est + L8 + ["--task", "full", "--tp", "8", "--pp", "2"], 2, ("pp", "tp"))
+    add("cp 3 of 8", est + L8 + ["--task", "full", "--cp", "3"], 2, ("cp",))
+    add("cp with seq not divisible", est + L8 + ["--task", "full", "--cp", "2", "--seq-len", "1001"], 2, ("cp", "seq"))
+    add("cp 8 seq 8", est + L8 + ["--task", "full", "--cp", "8", "--seq-len", "8"], None, ("cp", "seq"))
+    add("cp > seq", est + L8 + ["--task", "full", "--cp", "8", "--seq-len", "4"], 2, ("cp", "seq"))
+    add("tp 16 in 8-gpu node", est + L8 + ["--task", "full", "--tp", "16", "--nodes", "2"], None, ("tp",))
+    add("tp > heads", est + ["-m", "Qwen2.5-0.5B", "--task", "full", "--tp", "8"], None, ("tp", "head"))
+    add("pp > layers", ["estimate", "--gpu", "H100", "-m", "GPT-2", "--task", "full", "--pp", "16", "--gpus-per-node", "8", "--nodes", "2"], None, ("pp", "layer"))
+    add("pp 64 > 32 layers", ["estimate", "--gpu", "H100", "--gpus-per-node", "8", "--nodes", "8"] + L8 + ["--task", "full", "--pp", "64"], 2, ("pp", "layer"))
+    add("virtual stages without pp", est + L8 + ["--task", "full", "--virtual-stages", "2"], None, ("virtual",))
+    add("virtual stages × pp > layers", est + L8 + ["--task", "full", "--pp", "8", "--virtual-stages", "8"], 2, ("virtual", "layer"))
+    add("last stage layers > layers", est + L8 + ["--task", "full", "--pp", "2", "--last-stage-layers", "40"], 2, ("last_stage",))
+    add("last stage layers = layers", est + L8 + ["--task", "full", "--pp", "2", "--last-stage-layers", "32"], 2, ("last_stage",))
+    add("last stage layers without pp", est + L8 + ["--task", "full", "--last-stage-layers", "3"], None, ("last_stage",))
+    add("last stage 31 of 32 pp 2", est + L8 + ["--task", "full", "--pp", "2", "--last-stage-layers", "31"], None, ("last_stage",))
+    add("last stage 1 pp 8", est + L8 + ["--task", "full", "--pp", "8", "--last-stage-layers", "1"], None, ("last_stage",))
+    add("ep on dense", est + L8 + ["--task", "full", "--ep", "2"], None, ("ep",))
+    add("ep 3 on mixtral", est + MX + ["--task", "full", "--ep", "3"], 2, ("ep",))
+    add("ep 16 > 8 experts", ["estimate", "--gpu", "H100", "--gpus-per-node", "8", "--nodes", "2"] + MX + ["--task", "full", "--ep", "16"], 2, ("ep", "expert"))
+    add("zero 1 offload params", ["estimate", "--gpu", "H100", "--gpus-per-node", "8"] + L8 + ["--task", "full", "--zero", "1", "--offload-params"], 2, ("offload",))
+    add("sequence parallel tp 1", est + L8 + ["--task", "full", "--sequence-parallel"], None, ("sequence",))
+    add("global batch not divisible", est + L8 + ["--task", "full", "--global-batch", "7"], 2, ("global",))
+    add("global batch 1 micro 4", est + L8 + ["--task", "full", "--global-batch", "1", "--micro-batch", "4"], 2, ("global",))
+    add("micro-batch 65536", est + L8 + ["--task", "full", "--micro-batch", "65536"], None, ("micro",))
+    add("seq 16M", est + L8 + ["--task", "full", "--seq-len", "16777216"], None, ("seq",))
+    add("seq 16M recompute full", est + L8 + ["--task", "full", "--seq-len", "16777216", "--recompute", "full", "--cp", "8"], None, ("seq",))
+    # attention span
+    add("attention span > seq", est + L8 + ["--task", "full", "--seq-len", "1024", "--attention-span", "4096"], 2, ("attention_span",))
+    add("attention span = seq", est + L8 + ["--task", "full", "--seq-len", "1024", "--attention-span", "1024"], 0)
+    add("attention span 1", est + L8 + ["--task", "full", "--seq-len", "1024", "--attention-span", "1"], 0)
+    add("attention span on plan > seq", TRAIN + ["--seq-len", "512", "--attention-span", "1024"], 2, ("attention_span",))
+    add("attention span eager", est + L8 + ["--task", "full", "--seq-len", "1024", "--attention-span", "128", "--attention", "eager"], None, ("attention",))
+    add("attention span on inference", E_SERVE + ["--attention-span", "64"], None, ("attention_span",))
+    add("attention span on bert", est + ["-m", "BERT-base-uncased", "--task", "full", "--seq-len", "512", "--attention-span", "64"], None, ("attention",))
+    add("attention span on resnet", est + ["-m", "ResNet-50", "--task", "full", "--attention-span", "64"], None, ("attention",))
+    # LoRA
+    add("lora target missing", E_TRAIN + ["--lora-targets", "c_attn"], 2, ("lora",))
+    add("lora target empty", E_TRAIN + ["--lora-targets", ""], 2, ("lora",))
+    add("lora target commas", E_TRAIN + ["--lora-targets", ",,,"], 2, ("lora",))
+    add("lora target weird", E_TRAIN + ["--lora-targets", "q_proj,\u202e,k_proj"], 2, ("lora",))
+    add("lora dropout 1", E_TRAIN + ["--lora-dropout", "1"], 2, ("dropout",))
+    add("lora dropout 0.999", E_TRAIN + ["--lora-dropout", "0.999"], 0)
+    add("lora rank > hidden", E_TRAIN + ["--lora-rank", "65536"], None, ("rank",))
+    add("lora on resnet", ["estimate", "-m", "ResNet-50", "--task", "lora", "--gpu", "A100"], 2, ("lora",))
+    add("qlora on sdxl", ["estimate", "-m", "SDXL-UNet", "--task", "qlora", "--gpu", "A100"], 2, ("lora", "qlora"))
+    add("lora flags on full", est + L8 + ["--task", "full", "--lora-rank", "8", "--lora-dropout", "0"], None, ("lora",))
+    add("adapter dtype on full", est + L8 + ["--task", "full", "--adapter-dtype", "bf16"], None, ("adapter",))
+    add("qlora on moe", est + MX + ["--task", "qlora"], None, ("qlora",))
+    add("qlora bnb flags", ["estimate", "-m", "Qwen2.5-7B", "--gpu", "A100", "--task", "qlora", "--bnb-saves-inputs", "--quantized-lm-head", "--keeps-previous-graph", "--bf16-chunked-loss", "--profile", "litgpt"], 0)
+    add("lora litgpt compiled chunked", E_TRAIN + ["--profile", "litgpt", "--compiled", "--chunked-loss", "--optimizer-in-backward", "--activation-offload", "--paged-optimizer"], None, ("compiled", "litgpt"))
+    add("paged optimizer with sgd", E_TRAIN + ["--paged-optimizer", "--optimizer", "sgd_momentum"], None, ("paged",))
+    add("optimizer in backward with grad accum", E_TRAIN + ["--optimizer-in-backward", "--grad-accum", "4"], None, ("optimizer_in_backward", "grad_accum"))
+    add("activation offload on inference", E_SERVE + ["--activation-offload"], None, ("activation",))
+    add("compiled fp32", est + L8 + ["--task", "full", "--compiled", "--precision", "fp32"], 0)
+    add("compiled on moe", est + MX + ["--task", "full", "--compiled", "--zero", "3"], None)
+    add("compiled on ascend", ["estimate", "--gpu", "910B", "--gpus-per-node", "8"] + L8 + ["--task", "lora", "--compiled"], None)
+    # The refusal cites its source by title (an English proper name, not a sentence to translate).
+    add("fp8 on A100", ["estimate", "--gpu", "A100", "--gpus-per-node", "8", "--lang", "en"] + L8 + ["--task", "full", "--precision", "fp8"], None, ("fp8", "precision"))
+    add("flash on V100", ["estimate", "--gpu", "V100", "--gpus-per-node", "8"] + L8 + ["--task", "lora", "--attention", "flash"], None, ("flash", "attention"))
+    add("pure bf16 on V100", ["estimate", "--gpu", "V100"] + ["-m", "Qwen2.5-0.5B"] + ["--task", "full", "--precision", "pure_bf16"], None, ("bf16", "precision"))
+    add("offload optimizer on ascend", ["estimate", "--gpu", "910B", "--gpus-per-node", "8"] + L8 + ["--task", "full", "--zero", "3", "--offload-optimizer", "--offload-params"], None)
+    add("tokens tiny", E_TRAIN + ["--tokens", "1"], 0)
+    add("tokens 1e16", E_TRAIN + ["--tokens", "1e16"], 0)
+    add("samples epochs product", E_TRAIN + ["--samples", "1e15", "--epochs", "1e6"], 2, ("tokens", "samples", "epochs"))
+    add("tokens and samples", E_TRAIN + ["--samples", "1000", "--tokens", "1e9"], None, ("tokens", "samples"))
+    add("epochs without samples", E_TRAIN + ["--epochs", "3"], None, ("epochs", "samples"))
+    # serving
+    add("tpot 0", SERVE + ["--tpot", "0"], 2, ("tpot",))
+    add("tpot 1e-9", SERVE + ["--tpot", "1e-9"], None, ("tpot",))
+    add("ttft 1e-9", SERVE + ["--ttft", "1e-9"], None, ("ttft",))
+    add("rate and concurrency", SERVE + ["--rate", "1", "--concurrency", "4"], None, ("rate", "concurrency"))
+    add("rate 1e7", SERVE + ["--rate", "1e7"], None, ("rate",))
+    add("concurrency 1e7", SERVE + ["--concurrency", "10000000"], None, ("concurrency",))
+    add("min replicas 0", SERVE + ["--min-replicas", "0"], None, ("replicas",))
+    add("min replicas huge", SERVE + ["--min-replicas", "100000000"], None, ("replicas",))
+    add("peak factor 0.5", SERVE + ["--peak-factor", "0.5"], None, ("peak",))
+    add("input beyond context", SERVE + ["--input-tokens", "200000"], 2, ("input",))
+    add("output beyond context", ["plan", "-m", "GPT-2", "--task", "inference", "--output-tokens", "2000"], 2, ("output", "context"))
+    add("bert serve output", ["plan", "-m", "BERT-base-uncased", "--task", "inference"], None)
+    add("resnet serve", ["plan", "-m", "ResNet-50", "--task", "inference"], None)
+    add("sdxl serve", ["plan", "-m", "SDXL-UNet", "--task", "inference"], None)
+    add("whisper serve", ["plan", "-m", "Whisper-large-v3", "--task", "inference"], None)
+    add("t5 serve", ["plan", "-m", "T5-base", "--task", "inference"], None)
+    add("vit serve", ["plan", "-m", "ViT-L/16", "--task", "inference"], None)
+    add("weights list empty", SERVE + ["--weights", ""], 2, ("weights",))
+    add("weights list junk", SERVE + ["--weights", "bf16,,int3"], 2, ("weights",))
+    add("engine static moe", ["estimate", "-m", "Mixtral-8x7B", "--task", "inference", "--gpu", "H100", "--gpus-per-node", "2", "--tp", "2", "--engine", "static"], None, ("engine", "static"))
+    add("engine static deepseek plan", ["plan", "-m", "DeepSeek-V3", "--task", "inference", "--engine", "static", "--max-nodes", "4"], None, ("engine",))
+    add("engine trtllm ascend", ["estimate", "-m", "Qwen2.5-7B", "--task", "inference", "--gpu", "910B", "--engine", "trtllm"], None, ("engine", "trtllm"))
+    add("engine sglang mfs on vllm", E_SERVE + ["--mem-fraction-static", "0.5"], None, ("mem_fraction_static", "engine"))
+    add("engine on training", E_TRAIN + ["--engine", "sglang"], None, ("engine",))
+    add("max model len < input", E_SERVE + ["--max-model-len", "100", "--input-tokens", "1000"], 2, ("max_model_len", "input"))
+    add("max batched tokens < max model len", E_SERVE + ["--max-num-batched-tokens", "16"], None, ("max_num_batched_tokens",))
+    add("max-num-seqs < batch", E_SERVE + ["--max-num-seqs", "4", "--batch", "64"], None, ("max_num_seqs", "batch"))
+    add("gpu util tiny", E_SERVE + ["--gpu-memory-utilization", "0.001"], None, ("gpu_memory_utilization",))
+    add("kv int8 on vllm", E_SERVE + ["--kv-dtype", "int8"], None, ("kv",))
+    add("weights bits 0.5", E_SERVE + ["--weights", "0.5"], 2, ("weights", "bits"))
+    add("weights bits 33", E_SERVE + ["--weights", "33"], 2, ("weights", "bits"))
+    add("weights bits 4.5", E_SERVE + ["--weights", "4.5"], 0)
+    add("images on text model", E_SERVE + ["--images-per-request", "3"], None, ("images",))
+    add("images 1e6 on text model", E_SERVE + ["--images-per-request", "1000000"], None, ("images",))
+    add("tp 3 inference", E_SERVE[:-2] + ["--gpu", "A100", "--gpus-per-node", "4", "--tp", "3"], 2, ("tp",))
+    add("tp 8 on 7 kv heads", E_SERVE[:-2] + ["--gpu", "A100", "--gpus-per-node", "8", "--tp", "8"], None, ("tp",))
+    add("pp inference", E_SERVE[:-2] + ["--gpu", "A100", "--gpus-per-node", "4", "--pp", "2"], None, ("pp",))
+    # solve modes
+    for mode in ["max-context", "max-batch", "max-throughput"]:
+        add(f"solve {mode} on training", E_TRAIN + ["--solve", mode], 2, ("solve",))
+        add(f"solve {mode} 405B on one L20", ["estimate", "-m", "Llama-3.1-405B", "--task", "inference", "--gpu", "L20", "--solve", mode, "--tpot", "0.05"], None, ("solve", "fit", "memory"))
+        add(f"solve {mode} huge batch", E_SERVE + ["--solve", mode, "--batch", "1000000", "--tpot", "0.05"], None, ("batch",))
+        add(f"solve {mode} static", E_SERVE + ["--solve", mode, "--engine", "static", "--tpot", "0.05"], None)
+        add(f"solve {mode} gpt2", ["estimate", "-m", "GPT-2", "--task", "inference", "--gpu", "A100", "--solve", mode, "--tpot", "0.05"], None)
+        add(f"solve {mode} bert", ["estimate", "-m", "BERT-base-uncased", "--task", "inference", "--gpu", "A100", "--solve", mode, "--tpot", "0.05"], None)
+        add(f"solve {mode} resnet", ["estimate", "-m", "ResNet-50", "--task", "inference", "--gpu", "A100", "--solve", mode, "--tpot", "0.05"], None)
+        add(f"solve {mode} mixtral sglang", ["estimate", "-m", "Mixtral-8x7B", "--task", "inference", "--gpu", "H100", "--gpus-per-node", "2", "--tp", "2", "--engine", "sglang", "--solve", mode, "--tpot", "0.05"], None)
+        add(f"solve {mode} json", E_SERVE + ["--solve", mode, "--tpot", "0.05", "--format", "json"], None)
+    add("solve max-throughput without tpot", E_SERVE + ["--solve", "max-throughput"], None, ("tpot",))
+    add("solve max-throughput tpot 1e-6", E_SERVE + ["--solve", "max-throughput", "--tpot", "1e-6"], None, ("tpot",))
+    add("solve max-throughput tpot 0", E_SERVE + ["--solve", "max-throughput", "--tpot", "0"], 2, ("tpot",))
+    add("solve max-throughput tpot 3600", E_SERVE + ["--solve", "max-throughput", "--tpot", "3600"], None, ("tpot",))
+    add("solve max-context batch 0", E_SERVE + ["--solve", "max-context", "--batch", "0"], 2, ("batch",))
+    add("solve max-batch input huge", E_SERVE + ["--solve", "max-batch", "--input-tokens", "131000", "--output-tokens", "1000"], None, ("input",))
+    add("solve max-context gpu util tiny", E_SERVE + ["--solve", "max-context", "--gpu-memory-utilization", "0.05"], None, ("gpu_memory_utilization", "fit"))
+    add("solve max-batch max-num-seqs 1", E_SERVE + ["--solve", "max-batch", "--max-num-seqs", "1"], None)
+    # plan constraints
+    add("deadline 1 second", TRAIN[:-2] + ["--tokens", "1e12", "--deadline", "0.0003"], None, ("deadline",))
+    add("budget 0.01", TRAIN + ["--budget", "0.01"], None, ("budget",))
+    # By design (cmd/plan.rs) --pick may reach past --top into the ranking; past the ranking it is an error.
+    add("pick > top", TRAIN + ["--pick", "9", "--top", "3", "--export", "{dir}/x"], 0)
+    add("pick > ranking", TRAIN + ["--pick", "100000", "--export", "{dir}/x"], 2, ("pick",))
+    add("pick 0", TRAIN + ["--pick", "0", "--export", "{dir}/x"], 2, ("pick",))
+    add("gpu none match", TRAIN + ["--gpu", "nosuchgpu"], None, ("gpu",))
+    add("region none", TRAIN + ["--region", "mars-1"], None, ("region",))
+    add("family none", TRAIN + ["--family", "zz"], None, ("family",))
+    add("chips ascend only + cuda flags", TRAIN + ["--chips", "ascend", "--precision", "fp8"], None, ("fp8", "precision"))
+    add("chips junk", TRAIN + ["--chips", "nvidia,,intel"], 2, ("chips",))
+    add("max-price-age 0", TRAIN + ["--max-price-age", "0"], None, ("price",))
+    add("max-price-age 0d", TRAIN + ["--max-price-age", "0d"], None, ("price",))
+    add("max-price-age -1d", TRAIN + ["--max-price-age", "-1d"], 2, ("price", "age"))
+    add("max-price-age 1e400d", TRAIN + ["--max-price-age", "1e400d"], 2, ("price", "age"))
+    add("deadline 1e400d", TRAIN + ["--deadline", "1e400d"], 2, ("deadline",))
+    add("deadline 5y", TRAIN + ["--deadline", "5y"], 2, ("deadline",))
+    add("deadline 0h", TRAIN + ["--deadline", "0h"], 2, ("deadline",))
+    add("dataset size -1TB", TRAIN + ["--dataset-size=-1TB"], 2, ("dataset",))
+    add("dataset size 1e30TB", TRAIN + ["--dataset-size", "1e30TB"], 2, ("dataset",))
+    add("dataset size nanTB", TRAIN + ["--dataset-size", "nanTB"], 2, ("dataset",))
+    add("dataset size 5XB", TRAIN + ["--dataset-size", "5XB"], 2, ("dataset",))
+    add("tokens 1.5T suffix", TRAIN[:-2] + ["--tokens", "1.5T"], 0)
+    add("tokens 1e9T", TRAIN + ["--tokens", "1e9T"], 2, ("tokens",))
+    add("tokens nanB", TRAIN + ["--tokens", "nanB"], 2, ("tokens",))
+    add("tokens -5M", TRAIN[:-2] + ["--tokens=-5M"], 2, ("tokens",))
+    add("samples 50k", TRAIN + ["--samples", "50k", "--epochs", "3"], 0)
+    add("samples 1e400k", TRAIN + ["--samples", "1e400k"], 2, ("samples",))
+    add("interruptible spot preemption 0.99", TRAIN[:-2] + ["--interruptible", "--billing", "spot", "--preemption-rate", "0.99", "--tokens", "1e10"], None, ("preemption",))
+    add("reuse hours 730 monthly", TRAIN + ["--reuse-hours", "730", "--billing", "monthly"], None)
+    add("every provider, time, 405B pretrain", ["plan", "-m", "Llama-3.1-405B", "--task", "pretrain", "--tokens", "15T", "--optimize", "time", "--max-nodes", "4096"], None)
+    add("deepseek full 1 node", ["plan", "-m", "DeepSeek-V3", "--task", "full", "--max-nodes", "1"], None)
+    add("resnet pretrain", ["plan", "-m", "ResNet-50", "--task", "pretrain", "--samples", "1.28M", "--epochs", "90"], None)
+    add("sdxl full", ["plan", "-m", "SDXL-UNet", "--task", "full", "--samples", "1M"], None)
+    add("whisper lora", ["plan", "-m", "Whisper-large-v3", "--task", "lora", "--tokens", "1e8"], None)
+    add("t5 lora", ["plan", "-m", "T5-base", "--task", "lora", "--tokens", "1e8"], None)
+    add("bert pretrain seq 4096", ["plan", "-m", "BERT-base-uncased", "--task", "pretrain", "--seq-len", "4096"], None, ("seq",))
+    add("gpt2 seq 1M", ["plan", "-m", "GPT-2", "--task", "full", "--seq-len", "1000000"], None, ("seq",))
+    add("gpt2 lora target c_attn", ["plan", "-m", "GPT-2", "--task", "lora", "--tokens", "1e8", "--lora-targets", "c_attn"], 0)
+    add("gpt2 lora target q_proj", ["plan", "-m", "GPT-2", "--task", "lora", "--lora-targets", "q_proj"], 2, ("lora",))
+    add("framework mindspore on nvidia", TRAIN + ["--framework", "mindspore"], None, ("framework",))
+    add("framework jax on ascend", TRAIN + ["--framework", "jax", "--chips", "ascend"], None, ("framework",))
+    add("model unicode", ["plan", "-m", "\u0007Qwen"], 2, ("model",))
+    add("model empty", ["plan", "-m", ""], 2, ("model",))
+    add("model escape", ["plan", "-m", "\x1b[31mred"], 2, ("model",))
+    add("model long", ["plan", "-m", "a" * 100000], 2, ("model",))
+    add("model case", ["plan", "-m", "qwen2.5-7b", "--task", "lora", "--tokens", "1e8"], None, ("model",))
+    add("models show unknown", ["models", "show", "zz"], 2, ("zz", "model"))
+    add("catalog gpus", ["catalog", "gpus"], 0)
+    add("prices by-gpu", ["prices", "--by-gpu"], 0)
+    add("accuracy json", ["accuracy", "--format", "json"], 0)
+    add("instance unknown", ["estimate", "-m", "Qwen2.5-7B", "--task", "lora", "--instance", "zz"], 2, ("instance",))
+    add("instance with gpu", ["estimate", "-m", "Qwen2.5-7B", "--task", "lora", "--instance", "ecs.gn7e-c16g1.32xlarge", "--gpu", "A100"], None, ("instance", "gpu"))
+    add("instance nodes 1e6", ["estimate", "-m", "Qwen2.5-7B", "--task", "lora", "--instance", "ecs.gn7e-c16g1.32xlarge", "--nodes", "1000000"], 2, ("nodes",))
+    add("inter gbit tiny", E_FULL + ["--nodes", "2", "--inter-gbit", "1e-9"], None, ("inter_gbit",))
+    add("gpus per node 1024 tp 1024", ["estimate", "-m", "Llama-3.1-405B", "--task", "full", "--gpu", "H100", "--gpus-per-node", "1024", "--tp", "1024"], None, ("tp",))
+    return c
+
+
+LLAMA = {
+    "model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
+    "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256,
+    "intermediate_size": 14336, "max_position_embeddings": 8192,
+    "tie_word_embeddings": False, "torch_dtype": "bfloat16",
+}
+MIXTRAL = dict(LLAMA, model_type="mixtral", num_local_experts=8, num_experts_per_tok=2)
+QWEN_MOE = dict(LLAMA, model_type="qwen2_moe", num_experts=60, num_experts_per_tok=4,
+                moe_intermediate_size=1408, shared_expert_intermediate_size=5632)
+LLAVA = {
+    "model_type": "llava", "architectures": ["LlavaForConditionalGeneration"],
+    "image_token_index": 32000,
+    "text_config": dict(LLAMA, vocab_size=32064, num_key_value_heads=32, intermediate_size=11008),
+    "vision_config": {"model_type": "clip_vision_model", "hidden_size": 1024, "image_size": 336,
+                      "intermediate_size": 4096, "num_attention_heads": 16, "num_hidden_layers": 24,
+                      "patch_size": 14, "projection_dim": 768},
+}
+QWEN2VL = {
+    "model_type": "qwen2_vl", "hidden_size": 3584, "num_hidden_layers": 28, "num_attention_heads": 28,
+    "num_key_value_heads": 4, "vocab_size": 152064, "intermediate_size": 18944,
+    "max_position_embeddings": 32768, "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]},
+    "vision_config": {"depth": 32, "embed_dim": 1280, "hidden_size": 3584, "mlp_ratio": 4,
+                      "num_heads": 16, "in_chans": 3, "patch_size": 14, "spatial_merge_size": 2,
+                      "temporal_patch_size": 2},
+}
+MLLAMA = {
+    "model_type": "mllama",
+    "text_config": dict(LLAMA, model_type="mllama_text_model", cross_attention_layers=[3, 8, 13, 18, 23, 28, 33, 38],
+                        num_hidden_layers=40),
+    "vision_config": {"hidden_size": 1280, "image_size": 560, "patch_size": 14, "num_hidden_layers": 32,
+                      "num_global_layers": 8, "num_attention_heads": 16, "intermediate_size": 5120,
+                      "max_num_tiles": 4, "vision_output_dim": 7680},
+}
+
+
+def hfconfigs():
+    c = []
+    cmds = {
+        "show": ["models", "show", "--config", "{dir}/config.json"],
+        "lora": ["estimate", "--model-config", "{dir}/config.json", "--task", "lora", "--gpu", "H100", "--gpus-per-node", "8"],
+        "serve": ["estimate", "--model-config", "{dir}/config.json", "--task", "inference", "--gpu", "H100", "--gpus-per-node", "4", "--tp", "4"],
+        "img": ["estimate", "--model-config", "{dir}/config.json", "--task", "inference", "--gpu", "H100", "--images-per-request", "2"],
+        "plan": ["plan", "--model-config", "{dir}/config.json", "--task", "inference", "--provider", "alibaba"],
+        "planl": ["plan", "--model-config", "{dir}/config.json", "--task", "lora", "--provider", "alibaba", "--tokens", "1e8"],
+    }
+
+    def add(name, cfg, frag=None, exit=None, which=("show", "lora", "serve", "plan", "planl")):
+        text = cfg if isinstance(cfg, (str, bytes)) else json.dumps(cfg)
+        for w in which:
+            c.append(Case("hfconfig", f"{name} [{w}]", cmds[w], exit=exit, frag=frag,
+                          files={"config.json": text}))
+
+    add("moe num_experts 0 with top_k", dict(MIXTRAL, num_local_experts=0), ("num_local_experts", "num_experts_per_tok"))
+    add("moe top_k > experts", dict(MIXTRAL, num_experts_per_tok=9), ("num_experts_per_tok",), 2)
+    add("moe top_k 0", dict(MIXTRAL, num_experts_per_tok=0), ("num_experts_per_tok",))
+    add("moe experts 1e6", dict(MIXTRAL, num_local_experts=1000000), ("num_local_experts", "parameters"))
+    add("qwen moe experts 0", dict(QWEN_MOE, num_experts=0), ("num_experts",))
+    add("qwen moe top_k > experts", dict(QWEN_MOE, num_experts_per_tok=61), ("num_experts_per_tok",), 2)
+    add("qwen moe no moe_intermediate", {k: v for k, v in QWEN_MOE.items() if k != "moe_intermediate_size"}, ("moe_intermediate_size",))
+    add("head_dim × heads ≠ hidden", dict(LLAMA, head_dim=100), ("head_dim",))
+    add("head_dim 0", dict(LLAMA, head_dim=0), ("head_dim",), 2)
+    add("head_dim huge", dict(LLAMA, head_dim=1000000), ("head_dim", "parameters"))
+    add("kv heads > heads", dict(LLAMA, num_key_value_heads=64), ("num_key_value_heads",), 2)
+    add("kv heads not dividing", dict(LLAMA, num_key_value_heads=5), ("num_key_value_heads",), 2)
+    add("vocab 0", dict(LLAMA, vocab_size=0), ("vocab_size",), 2)
+    add("layers 1e6", dict(LLAMA, num_hidden_layers=1000000), ("num_hidden_layers",), 2)
+    add("layers 10000", dict(LLAMA, num_hidden_layers=10000), ("num_hidden_layers",))
+    add("hidden 1", dict(LLAMA, hidden_size=1, num_attention_heads=1, num_key_value_heads=1), ("hidden_size", "tp"))
+    add("context 1", dict(LLAMA, max_position_embeddings=1), ("max_position_embeddings", "context", "input"))
+    for junk in [{"type": "linear"}, {"type": "linear", "factor": -2}, {"type": "linear", "factor": "x"},
+                 {"factor": 1e300, "type": "dynamic"}, {"rope_type": "yarn", "factor": 0,
+                 "original_max_position_embeddings": 0}, "yes", [1, 2], {"type": "llama3", "factor": 8.0,
+                 "original_max_position_embeddings": 8192, "low_freq_factor": 1, "high_freq_factor": 4},
+                 {"type": "yarn", "factor": 1e9, "original_max_position_embeddings": 32768},
+                 {"type": "yarn", "factor": 4, "original_max_position_embeddings": 1e30}]:
+        add(f"rope_scaling {json.dumps(junk)}", dict(LLAMA, rope_scaling=junk), ("rope_scaling",))
+    add("rope_theta negative", dict(LLAMA, rope_theta=-1), ("rope_theta",))
+    add("sliding window > context", dict(LLAMA, sliding_window=1 << 40), ("sliding_window",))
+    add("sliding window 0", dict(LLAMA, sliding_window=0), ("sliding_window",))
+    add("torch_dtype junk", dict(LLAMA, torch_dtype="float7"), ("torch_dtype",))
+    add("quantization_config junk", dict(LLAMA, quantization_config={"bits": -3, "quant_method": "gptq"}), ("quantization_config", "bits"))
+    add("quantization_config bits 0", dict(LLAMA, quantization_config={"bits": 0, "quant_method": "awq"}), ("quantization_config", "bits"))
+    add("quantization_config string", dict(LLAMA, quantization_config="gptq"), ("quantization_config",))
+    add("unknown model_type", dict(LLAMA, model_type="zzz"), ("model_type",))
+    add("empty object", {}, ("model_type", "missing", "hidden"), 2)
+    add("array", [], ("config",), 2)
+    add("not json", "{{{", ("config", "json"), 2)
+    add("deep nesting", "[" * 100000 + "]" * 100000, ("config", "json", "nest", "recursion"), 2)
+    add("BOM", "\ufeff" + json.dumps(LLAMA), ("config",))
+    add("huge string", dict(LLAMA, model_type="l" * 10_000_000), ("model_type",))
+    add("duplicate keys", '{"model_type":"llama","hidden_size":4096,"hidden_size":0,"num_hidden_layers":32,"num_attention_heads":32,"vocab_size":32000,"intermediate_size":11008}', ("hidden_size",))
+    add("binary", b"\x00\xff\xfe" * 100, ("config",), 2)
+    # multimodal
+    add("llava ok", LLAVA, None, 0, ("show", "lora", "serve", "img"))
+    add("llava no vision_config", {k: v for k, v in LLAVA.items() if k != "vision_config"}, ("vision_config",), None, ("show", "img", "serve"))
+    add("llava no text_config", {k: v for k, v in LLAVA.items() if k != "text_config"}, ("text_config",), None, ("show", "img", "serve"))
+    add("llava vision patch 0", dict(LLAVA, vision_config=dict(LLAVA["vision_config"], patch_size=0)), ("patch_size",), 2, ("show", "img"))
+    add("llava vision patch > image", dict(LLAVA, vision_config=dict(LLAVA["vision_config"], patch_size=1000)), ("patch_size", "image_size"), None, ("show", "img"))
+    add("llava vision image 0", dict(LLAVA, vision_config=dict(LLAVA["vision_config"], image_size=0)), ("image_size",), 2, ("show", "img"))
+    add("llava vision heads not dividing", dict(LLAVA, vision_config=dict(LLAVA["vision_config"], num_attention_heads=7)), ("num_attention_heads",), None, ("show", "img"))
+    add("llava vision hidden 0", dict(LLAVA, vision_config=dict(LLAVA["vision_config"], hidden_size=0)), ("hidden_size",), 2, ("show", "img"))
+    add("llava vision layers huge", dict(LLAVA, vision_config=dict(LLAVA["vision_config"], num_hidden_layers=10**9)), ("num_hidden_layers",), 2, ("show", "img"))
+    add("llava vision_config string", dict(LLAVA, vision_config="clip"), ("vision_config",), 2, ("show", "img"))
+    add("llava text_config string", dict(LLAVA, text_config="llama"), ("text_config",), 2, ("show", "img"))
+    add("llava vision patch string", dict(LLAVA, vision_config=dict(LLAVA["vision_config"], patch_size="14")), ("patch_size",), 2, ("show", "img"))
+    add("llava text moe top_k > experts", dict(LLAVA, text_config=dict(MIXTRAL, num_experts_per_tok=9)), ("num_experts_per_tok",), 2, ("show", "img"))
+    add("qwen2vl ok", QWEN2VL, None, 0, ("show", "serve", "img"))
+    add("qwen2vl spatial merge 0", dict(QWEN2VL, vision_config=dict(QWEN2VL["vision_config"], spatial_merge_size=0)), ("spatial_merge_size",), 2, ("show", "img"))
+    add("qwen2vl temporal patch 0", dict(QWEN2VL, vision_config=dict(QWEN2VL["vision_config"], temporal_patch_size=0)), ("temporal_patch_size",), None, ("show", "img"))
+    add("qwen2vl depth 0", dict(QWEN2VL, vision_config=dict(QWEN2VL["vision_config"], depth=0)), ("depth",), None, ("show", "img"))
+    add("qwen2vl mlp_ratio nan-ish", dict(QWEN2VL, vision_config=dict(QWEN2VL["vision_config"], mlp_ratio=1e300)), ("mlp_ratio",), 2, ("show", "img"))
+    add("qwen2vl mlp_ratio -4", dict(QWEN2VL, vision_config=dict(QWEN2VL["vision_config"], mlp_ratio=-4)), ("mlp_ratio",), 2, ("show", "img"))
+    add("qwen2vl embed_dim 0", dict(QWEN2VL, vision_config=dict(QWEN2VL["vision_config"], embed_dim=0)), ("embed_dim",), 2, ("show", "img"))
+    add("qwen2vl num_heads not dividing", dict(QWEN2VL, vision_config=dict(QWEN2VL["vision_config"], num_heads=7)), ("num_heads",), None, ("show", "img"))
+    add("mllama ok", MLLAMA, None, 0, ("show", "serve", "img"))
+    add("mllama cross layers out of range", dict(MLLAMA, text_config=dict(MLLAMA["text_config"], cross_attention_layers=[100, -1])), ("cross_attention_layers",), 2, ("show", "img"))
+    add("mllama cross layers junk", dict(MLLAMA, text_config=dict(MLLAMA["text_config"], cross_attention_layers="all")), ("cross_attention_layers",), 2, ("show", "img"))
+    add("mllama tiles 0", dict(MLLAMA, vision_config=dict(MLLAMA["vision_config"], max_num_tiles=0)), ("max_num_tiles",), None, ("show", "img"))
+    add("mllama tiles 1e9", dict(MLLAMA, vision_config=dict(MLLAMA["vision_config"], max_num_tiles=10**9)), ("max_num_tiles",), None, ("show", "img"))
+    add("mllama global layers > layers", dict(MLLAMA, vision_config=dict(MLLAMA["vision_config"], num_global_layers=100)), ("num_global_layers",), None, ("show", "img"))
+    return c
+
+
+def workload_files():
+    c = []
+    est = ["estimate", "-w", "{dir}/w.toml"]
+    plan = ["plan", "-w", "{dir}/w.toml", "--provider", "alibaba"]
+
+    def add(name, text, args=est, exit=None, frag=None):
+        c.append(Case("files", name, args, exit=exit, frag=frag, files={"w.toml": text}))
+
+    base = 'model = "Llama-3.1-8B"\nkind = "training"\n[hardware]\ngpu = "H100"\ngpus_per_node = 8\n[training]\ntask = "full_finetune"\n'
+    for k, v in [("attention_span", 0), ("attention_span", -1), ("attention_span", "nan"), ("attention_span", 1e300),
+                 ("attention_span", 5000), ("compiled", 1), ("compiled", '"yes"'), ("chunked_loss", "nan"),
+                 ("adapter_dtype", '"fp8"'), ("framework", '"litgptx"'), ("rmsnorm_fp32", 3)]:
+        add(f"training.{k} = {v}", base + f"{k} = {v}\n", est, 2, (k,))
+    for k, v in [("cp", 0), ("cp", 3), ("cp", -2), ("virtual_stages", 0), ("virtual_stages", 1e10),
+                 ("last_stage_layers", 0), ("last_stage_layers", 33), ("tp_comm_overlap", 1),
+                 ("overlap_grad_reduce", '"x"'), ("overlap_param_gather", "nan")]:
+        add(f"parallel.{k} = {v}", base + f"[training.parallel]\n{k} = {v}\n", est, 2, (k,))
+    add("lora.dropout 1", base.replace('"full_finetune"', '"lora"') + "[training.lora]\ndropout = 1\n", est, 2, ("dropout",))
+    add("lora.dropout nan", base.replace('"full_finetune"', '"lora"') + "[training.lora]\ndropout = nan\n", est, 2, ("dropout",))
+    add("lora.dropout -0.0", base.replace('"full_finetune"', '"lora"') + "[training.lora]\ndropout = -0.0\n", est, None, ("dropout",))
+    add("lora.targets empty", base.replace('"full_finetune"', '"lora"') + "[training.lora]\ntargets = []\n", est, 2, ("targets",))
+    add("lora.targets number", base.replace('"full_finetune"', '"lora"') + "[training.lora]\ntargets = [1]\n", est, 2, ("targets",))
+    add("lora.base junk", base.replace('"full_finetune"', '"lora"') + '[training.lora]\nbase = "nf3"\n', est, 2, ("base",))
+    inf = 'model = "Qwen2.5-7B"\nkind = "inference"\n[hardware]\ngpu = "A100"\n[inference]\n'
+    for k, v in [("engine", '"tgi"'), ("mem_fraction_static", 0), ("mem_fraction_static", 1.5),
+                 ("free_gpu_memory_fraction", "nan"), ("max_num_seqs", 0), ("max_num_seqs", -1),
+                 ("keep_16bit_layers", "[100, 100]"), ("keep_16bit_layers", "[-1, 0]"), ("keep_16bit_layers", "[1]"),
+                 ("keep_16bit_layers", '"x"'), ("keep_16bit_attention", 1), ("images_per_request", -1),
+                 ("images_per_request", 1e9), ("image_size", "[0, 0]"), ("image_size", "[1e9, 1e9]"),
+                 ("image_size", "[1024]"), ("image_size", "[-1, 5]"), ("kv_dtype", '"int4"'),
+                 ("weights", '{ format = "int4", group = 0 }'), ("weights", '{ format = "bits", bits_per_weight = nan }'),
+                 ("weights", '{ format = "bits" }'), ("weights", '"int4"'), ("weights", '{ format = "int3" }'),
+                 ("block_size", 7), ("block_size", 0), ("tp", 3)]:
+        add(f"inference.{k} = {v}", inf + f"{k} = {v}\n", est, None, (k,))
+    sv = 'model = "Qwen2.5-7B"\n[serve]\nrate_rps = 1\n'
+    for k, v in [("weights", '["int3"]'), ("weights", "[1]"), ("kv_dtype", '"x"'), ("public_generative", 1),
+                 ("min_replicas", 0), ("peak_factor", 0), ("peak_factor", "nan"), ("engine", '"static"')]:
+        add(f"serve.{k} = {v}", sv + f"{k} = {v}\n", plan, None, (k,))
+    for k, v in [("providers", '["aws"]'), ("regions", "[1]"), ("chips", '["intel"]'),
+                 ("framework", '"keras"'), ("billing", '"yearly"'), ("interruptible", 1)]:
+        add(f"constraints.{k} = {v}", 'model = "Qwen2.5-7B"\n[training]\ntask = "lora"\ntokens = 1e8\n[constraints]\n' + f"{k} = {v}\n", plan, 2, (k,))
+    add("objective junk", 'model = "Qwen2.5-7B"\nobjective = "fast"\n[training]\ntask = "lora"\n', plan, 2, ("objective",))
+    add("inline config ok", 'kind = "training"\n[hardware]\ngpu = "H100"\n[training]\ntask = "lora"\n[config]\n' +
+        "\n".join(f"{k} = {json.dumps(v)}" for k, v in LLAMA.items()) + "\n", est, 0)
+    add("inline config bad", 'kind = "training"\n[hardware]\ngpu = "H100"\n[training]\ntask = "lora"\n[config]\nmodel_type = "llama"\nhidden_size = -1\n', est, 2, ("hidden_size",))
+    add("inline config float", 'kind = "training"\n[hardware]\ngpu = "H100"\n[training]\ntask = "lora"\n[config]\n' +
+        "\n".join(f"{k} = {json.dumps(v)}" for k, v in dict(LLAMA, hidden_size=4096.5).items()) + "\n", est, 2, ("hidden_size",))
+    add("inline config nan", 'kind = "training"\n[hardware]\ngpu = "H100"\n[training]\ntask = "lora"\n[config]\n' +
+        "\n".join(f"{k} = {json.dumps(v)}" for k, v in LLAMA.items() if k != "rope_theta") + "\nrope_theta = nan\n", est, None, ("rope_theta",))
+    add("model_config missing file", 'model_config = "{dir}/nope.json"\n[training]\ntask="lora"\n', plan, 2, ("model_config", "nope"))
+    add("model_config is dir without config", 'model_config = "{dir}"\n[training]\ntask="lora"\n', plan, 2, ("config",))
+    add("both training and serve", 'model = "Qwen2.5-7B"\n[training]\ntask = "lora"\n[serve]\nrate_rps = 1\n', plan, 2, ("serve", "training"))
+    add("kind inference with training table", 'model = "Qwen2.5-7B"\nkind = "inference"\n[hardware]\ngpu = "A100"\n[training]\ntask = "lora"\n', est, None, ("kind", "training"))
+    add("empty file", "", est, 2, ("model",))
+    add("table as key", 'model = "Qwen2.5-7B"\ntraining = 1\n', plan, 2, ("training",))
+    add("unicode key", 'model = "Qwen2.5-7B"\n[training]\ntask = "lora"\n"ｓｅｑ_len" = 5\n', plan, 2, ("seq",))
+    add("huge int", 'model = "Qwen2.5-7B"\n[training]\ntask = "lora"\nseq_len = 99999999999999999999\n', plan, 2, ("seq_len",))
+    add("nested deep", 'model = "Qwen2.5-7B"\nx = ' + "[" * 5000 + "]" * 5000 + "\n", plan, 2, ("x", "line", "nest", "recursion"))
+    add("tunables unknown", 'model = "Qwen2.5-7B"\n[training]\ntask = "lora"\n[tunables]\nzz = 1\n', plan, 2, ("zz",))
+    add("binary", "\x00\x01\x02model", plan, 2, ("w.toml",))
+    return c
+
+
+def catalog_and_prices():
+    c = []
+    gpu_row = ('[[gpu]]\nid = "x1"\nname = "X1"\nvendor = "nvidia"\nmemory_gib = {mem}\nmemory_bandwidth_gbs = 2000\n'
+               'tflops = {{ bf16 = {tf}, fp16 = {tf}, fp32 = 19.5 }}\nintra_link = "nvlink3"\nintra_link_gbs = 600\n'
+               'tdp_w = 400\nstack = "cuda"\nsource = "s"\nas_of = "2025-06"\n')
+    inst = ('[[instance]]\nid = "xi"\nprovider = "alibaba"\nfamily = "xf"\ngpu = "{g}"\ngpu_count = 8\nvcpu = 96\n'
+            'ram_gib = 1024\nnetwork_gbit = 100\nsource = "s"\nas_of = "2025-06"\n')
+    price = '[[price]]\ninstance = "xi"\nprovider = "alibaba"\nregion = "cn-shanghai"\nbilling = "on_demand"\ncny = {cny}\nkind = "list"\nsource = "s"\nas_of = "2025-06"\n'
+    for mem, tf in [(80, 1e-300), (1e-9, 312), (80, 99999), (0.001, 312), (1024, 312)]:
+        text = gpu_row.format(mem=mem, tf=tf) + inst.format(g="x1") + price.format(cny=10)
+        c.append(Case("files", f"user gpu mem {mem} tf {tf}", TRAIN + ["--catalog", "{dir}/c.toml", "--gpu", "x1", "--format", "json"],
+                      files={"c.toml": text}, check=lambda r: check_plan_json(r)))
+    for cny in ["1e-300", "5e-324", "999999999", "0.0001"]:
+        text = inst.format(g="h100-sxm") + price.format(cny=cny)
+        c.append(Case("files", f"price {cny}", TRAIN + ["--catalog", "{dir}/c.toml", "--format", "json"],
+                      files={"c.toml": text}, check=lambda r: check_plan_json(r)))
+    return c
+
+
+def export_cases():
+    c = []
+    base = ["plan", "-m", "Qwen2.5-7B", "--task", "lora", "--tokens", "1e8", "--provider", "alibaba"]
+    sbase = ["plan", "-m", "Qwen2.5-7B", "--task", "inference", "--provider", "alibaba", "--rate", "2"]
+    c.append(Case("export", "export existing file in the way", base + ["--export", "{dir}/f"], 2, ("f",), files={"f": "x"}))
+    c.append(Case("export", "export existing dir with files", base + ["--export", "{dir}/d"], None, ("force", "exist"), files={"d/README.md": "mine"},
+                  check=lambda r: ([] if open(os.path.join(r["dir"], "d/README.md")).read() == "mine" else ["user file overwritten without --force"])))
+    c.append(Case("export", "export into /proc", base + ["--export", "/proc/gpuplan-x"], 2, ("/proc",)))
+    c.append(Case("export", "export into /dev/null", base + ["--export", "/dev/null"], 2, ("/dev/null",)))
+    c.append(Case("export", "export path empty", base + ["--export", ""], 2, ("export",)))
+    c.append(Case("export", "export litgpt", ["plan", "-m", "Llama-3.1-8B", "--task", "lora", "--profile", "litgpt", "--tokens", "1e8", "--export", "{dir}/l"], 0))
+    c.append(Case("export", "export serving", sbase + ["--export", "{dir}/s"], 0))
+    c.append(Case("export", "export serve static", sbase + ["--engine", "static", "--export", "{dir}/s"], None))
+    c.append(Case("export", "export serve sglang", sbase + ["--engine", "sglang", "--export", "{dir}/s"], None))
+    c.append(Case("export", "export serve trtllm", sbase + ["--engine", "trtllm", "--export", "{dir}/s"], None))
+    c.append(Case("export", "export cp pretrain", ["plan", "-m", "Llama-3.1-70B", "--task", "pretrain", "--tokens", "1e10", "--seq-len", "131072", "--max-nodes", "16", "--export", "{dir}/p"], None))
+    c.append(Case("export", "export plan json junk", ["export", "{dir}/p.json", "--to", "{dir}/o"], 2, ("p.json", "plan document"), files={"p.json": "{\"schema_version\": 1}"}))
+    c.append(Case("export", "export plan json nan", ["export", "{dir}/p.json", "--to", "{dir}/o"], 2, ("p.json",), files={"p.json": "[NaN]"}))
+    c.append(Case("export", "export plan json deep", ["export", "{dir}/p.json", "--to", "{dir}/o"], 2, ("p.json",), files={"p.json": "[" * 200000}))
+    c.append(Case("export", "export plan json empty", ["export", "{dir}/p.json", "--to", "{dir}/o"], 2, ("p.json",), files={"p.json": ""}))
+    c.append(Case("export", "export symlink dir", base + ["--export", "{dir}/ln"], None, ("ln",), files={"target/.keep": ""}))
+    return c
+
+
+# ---------------------------------------------------------------------------------------------
+# Plan sanity (ordinary questions)
+
+
+ACTIVE = {}
+MOE = {"Qwen3-30B-A3B", "Qwen3-235B-A22B", "DeepSeek-V3", "DeepSeek-R1", "Mixtral-8x7B"}
+
+
+def active_params(bin_path, model):
+    """Non-embedding active parameters of a preset (`models show --format json`), for the MFU bound."""
+    if model not in ACTIVE:
+        try:
+            out = subprocess.run([bin_path, "models", "show", model, "--format", "json"], capture_output=True,
+                                 timeout=TIMEOUT).stdout
+            prm = json.loads(out)["model"]["params"]
+            ACTIVE[model] = (prm.get("active") or prm["total"]) - prm.get("embedding", 0)
+        except (ValueError, KeyError, TypeError):
+            ACTIVE[model] = None
+    return ACTIVE[model]
+
+
+def check_plan_json(r, model=None, task=None):
+    """Independent invariants on every plan of `plan --format json`."""
+    probs = []
+    try:
+        d = json.loads(r["out"])
+    except ValueError as e:
+        return [f"stdout is not JSON: {e}"]
+    o = d.get("outcome", {})
+    plans = o.get("plans", [])
+    objective = d.get("request", {}).get("objective", "cost")
+    n_active = active_params(BIN, model) if model else None
+    costs = []
+    for i, p in enumerate(plans, 1):
+        tag = f"plan {i} ({p.get('instance', {}).get('id')}x{p.get('nodes')})"
+        cny = (p.get("chosen") or {}).get("cny")
+        hours = p.get("hours")
+        costs.append(cny)
+        if cny is not None and not (cny > 0):
+            probs.append(f"{tag}: CNY {cny} <= 0")
+        if hours is not None and not (hours > 0):
+            probs.append(f"{tag}: hours {hours} <= 0")
+        gpu = p.get("gpu") or {}
+        vis = gpu.get("visible_memory_gib") or gpu.get("memory_gib")
+        tr = p.get("train")
+        gpu = gpu or {}
+        if tr:
+            mem = (tr.get("memory") or {}).get("device_total")
+            if isinstance(mem, (int, float)) and vis and mem / 2**30 > vis * 1.0001:
+                probs.append(f"{tag}: memory {mem / 2**30:.1f} GiB > visible {vis} GiB")
+            st = tr.get("step") or {}
+            if st.get("mfu", 0) > 0.75:
+                probs.append(f"{tag}: reported MFU {st['mfu']:.2f} > 0.75")
+            tps, peak = st.get("tokens_per_second_per_gpu"), st.get("peak")
+            if n_active and tps and peak and model not in ("ResNet-50", "SDXL-UNet", "ViT-L/16", "Whisper-large-v3", "T5-base"):
+                k = 4.0 if task in ("lora", "qlora") else 6.0
+                mfu = k * n_active * tps / peak
+                if mfu > 0.75:
+                    probs.append(f"{tag}: {k:.0f}N FLOPs/token x {tps:.0f} tokens/s/GPU = {mfu:.2f} of the {peak / 1e12:.0f} TFLOP/s peak")
+        sv = p.get("serve")
+        if sv:
+            m = sv.get("memory") or {}
+            if m.get("fits") is False:
+                probs.append(f"{tag}: serving memory does not fit")
+            b = sv.get("batch_per_replica")
+            mcr = m.get("max_concurrent_requests")
+            if b and mcr is not None and b > mcr:
+                probs.append(f"{tag}: batch {b} > the KV pool's {mcr} requests")
+            if (m.get("kv_shortfall") or 0) > 0:
+                probs.append(f"{tag}: kv_shortfall {m.get('kv_shortfall')}")
+            tpot = (sv.get("latency") or {}).get("time_per_token")
+            bw = gpu.get("memory_bandwidth_gbs")
+            w = m.get("weights")
+            moe = model in MOE  # MoE decode reads only the experts its batch routes to
+            if tpot and bw and w and not moe and tpot < 0.9 * w / (bw * 1e9):
+                probs.append(f"{tag}: {tpot * 1e3:.2f} ms per token < reading the weights once ({w / (bw * 1e6):.2f} ms)")
+    if objective == "cost":
+        priced = [x is not None for x in costs]
+        if any(not a and b for a, b in zip(priced, priced[1:])):
+            probs.append("an unpriced plan ranked above a priced one")
+    return probs
+
+
+def sanity():
+    presets = ["Qwen2.5-0.5B", "Qwen2.5-7B", "Qwen2.5-72B", "Qwen3-30B-A3B", "Qwen3-235B-A22B", "DeepSeek-V3",
+               "Llama-2-7B", "Llama-3.1-8B", "Llama-3.1-70B", "Llama-3.1-405B", "Mixtral-8x7B", "GLM-4-9B",
+               "Baichuan2-13B", "Yi-34B", "InternLM2.5-20B", "BERT-large-uncased", "T5-base", "GPT-2", "ViT-L/16",
+               "Whisper-large-v3", "ResNet-50", "SDXL-UNet", "Qwen3-8B", "Mistral-7B-v0.1"]
+    c = []
+    for m, task, prov, obj in itertools.product(presets, ["pretrain", "full", "lora", "qlora", "inference"],
+                                                ["alibaba", "huawei", "tencent", None], ["cost", "time", "balanced"]):
+        if task in ("lora", "qlora") and m in ("ResNet-50", "SDXL-UNet"):
+            continue
+        args = ["plan", "-m", m, "--task", task, "--optimize", obj, "--format", "json", "--top", "5"]
+        if prov:
+            args += ["--provider", prov]
+        if task == "inference":
+            args += ["--rate", "5"]
+        elif task == "pretrain":
+            args += ["--tokens", "1e10", "--max-nodes", "64"]
+        else:
+            args += ["--tokens", "1e8"]
+        # A full fine-tune of 405B/671B may need more than the 16 nodes allowed: exit 4, with the reason.
+        big = m in ("DeepSeek-V3", "Llama-3.1-405B")
+        c.append(Case("sanity", " ".join(args[1:]), args, exit=None, ok_exits=(0, 4) if big else (0,),
+                       check=lambda r, m=m, t=task: check_plan_json(r, m, t)))
+    for m in ["Qwen2.5-7B", "Llama-3.1-70B", "Mixtral-8x7B", "DeepSeek-V3"]:
+        for chips in ["ascend", "nvidia,ascend"]:
+            args = ["plan", "-m", m, "--task", "lora", "--chips", chips, "--format", "json", "--tokens", "1e8"]
+            c.append(Case("sanity", " ".join(args[1:]), args, ok_exits=(0, 4) if m == "DeepSeek-V3" else (0,),
+                          check=lambda r, m=m: check_plan_json(r, m, "lora")))
+    return c
+
+
+def check_estimate_json(r, model=None, task=None):
+    """Independent bounds on `estimate --format json`: MFU from 6N (4N for LoRA) FLOPs per token at
+    most 0.75 of the peak; memory finite and positive; decode no faster than one read of the
+    weights (dense models); KV pool not negative."""
+    d = json.loads(r["out"])
+    e, hw = d["estimate"], d["hardware"]
+    probs = []
+    n_active = active_params(BIN, model) if model else None
+    if d["kind"] == "training_estimate":
+        st = e.get("step") or {}
+        tps, peak = st.get("tokens_per_second_per_gpu"), st.get("peak")
+        if n_active and tps and peak and model not in NON_TOKEN:
+            k = 4.0 if task in ("lora", "qlora") else 6.0
+            mfu = k * n_active * tps / peak
+            if mfu > 0.75:
+                probs.append(f"{k:.0f}N x {tps:.0f} tokens/s/GPU = {mfu:.2f} of the peak")
+        mem = (e.get("memory") or {}).get("device_total")
+        if not (isinstance(mem, (int, float)) and mem > 0):
+            probs.append(f"device_total {mem}")
+    else:
+        m = e.get("memory") or {}
+        lat = e.get("latency") or {}
+        bw = (hw.get("gpu") or {}).get("memory_bandwidth_gbs")
+        tpot, w = lat.get("time_per_token"), m.get("weights")
+        if tpot and bw and w and model not in MOE and tpot < 0.9 * w / (bw * 1e9):
+            probs.append(f"{tpot * 1e3:.2f} ms per token < one read of the weights ({w / (bw * 1e6):.2f} ms)")
+        if (m.get("kv_pool") or 0) < 0:
+            probs.append(f"kv_pool {m.get('kv_pool')} < 0")
+    return probs
+
+
+NON_TOKEN = ("ResNet-50", "SDXL-UNet", "ViT-L/16", "Whisper-large-v3", "T5-base", "BERT-base-uncased",
+             "BERT-large-uncased")
+
+
+def esanity():
+    """Ordinary `estimate` questions: preset × task × chip × a few options."""
+    presets = ["Qwen2.5-0.5B", "Qwen2.5-7B", "Qwen2.5-72B", "Qwen3-30B-A3B", "Llama-3.1-8B", "Llama-3.1-70B",
+               "Mixtral-8x7B", "GLM-4-9B", "Baichuan2-13B", "GPT-2", "BERT-base-uncased", "T5-base",
+               "Whisper-large-v3", "ViT-L/16", "ResNet-50", "SDXL-UNet", "DeepSeek-V3", "InternLM2.5-7B"]
+    chips = [("H100", 8), ("A100", 8), ("L20", 4), ("910B", 8), ("V100", 8), ("rtx-4090", 1)]
+    opts = [[], ["--recompute", "full"], ["--compiled", "--chunked-loss"], ["--profile", "megatron", "--tp", "2"],
+            ["--profile", "litgpt"], ["--seq-len", "8192", "--cp", "2"], ["--optimizer", "adam_w8bit", "--paged-optimizer"],
+            ["--activation-offload", "--optimizer-in-backward"]]
+    c = []
+    for m, task, (gpu, n), o in itertools.product(presets, ["full", "lora", "qlora", "pretrain"], chips, opts):
+        if task in ("lora", "qlora") and m in ("ResNet-50", "SDXL-UNet"):
+            continue
+        args = ["estimate", "-m", m, "--task", task, "--gpu", gpu, "--gpus-per-node", str(n), "--zero", "3",
+                "--tokens", "1e9", "--format", "json"] + o
+        c.append(Case("esanity", " ".join(args[1:]), args, ok_exits=(0, 2, 3),
+                      check=lambda r, m=m, t=task: check_estimate_json(r, m, t)))
+    for m, (gpu, n), o in itertools.product(presets, chips, [[], ["--engine", "sglang"], ["--engine", "trtllm"],
+                                                           ["--engine", "static"], ["--weights", "int4"],
+                                                           ["--kv-dtype", "fp8", "--batch", "64"],
+                                                           ["--solve", "max-batch"], ["--solve", "max-context"],
+                                                           ["--solve", "max-throughput", "--tpot", "0.05"]]):
+        args = ["estimate", "-m", m, "--task", "inference", "--gpu", gpu, "--gpus-per-node", str(n), "--tp", str(n),
+                "--format", "json"] + o
+        chk = (lambda r, m=m: check_estimate_json(r, m, "inference")) if "--solve" not in o else None
+        c.append(Case("esanity", " ".join(args[1:]), args, ok_exits=(0, 2, 3), check=chk))
+    return c
+
+
+
+def misc():
+    """The other commands' flags (catalog, prices, prices fetch --dry-run, serve, accuracy) × bad
+    values, and serving plans over a range of loads and latency targets."""
+    c = []
+    spec = [
+        (["catalog", "instances"], "min-gpu-memory", ("min-gpu-memory", "min_gpu_memory")),
+        (["catalog", "instances"], "max-price", ("max-price", "max_price")),
+        (["catalog", "instances"], "gpus", ("gpus",)),
+        (["prices", "fetch", "alibaba", "--dry-run"], "max-rps", ("max-rps", "max_rps")),
+        (["prices", "fetch", "alibaba", "--dry-run"], "retries", ("retries",)),
+        (["prices", "fetch", "alibaba", "--dry-run"], "timeout", ("timeout",)),
+        (["prices", "fetch", "alibaba", "--dry-run"], "endpoint", ("endpoint",)),
+        (["serve"], "bind", ("bind",)),
+        (["accuracy"], "cases", ("cases",)),  # a folder named `nan` is the user's own word
+    ]
+    for base, flag, frag in spec:
+        for v in BAD:
+            if base == ["accuracy"] and v in ("nan", "inf", "-inf"):
+                continue  # a folder of that name: the user's own word, echoed
+            c.append(Case("misc", f"{' '.join(base)} --{flag}={v!r}", base + [f"--{flag}={v}"],
+                          frag=frag + (f"--{flag}",), ok_exits=(0, 2, 6)))
+    for rate, ttft, tpot in itertools.product(["0.001", "0.5", "50", "2000"], ["0.05", "2", "600"],
+                                              ["0.005", "0.05", "1"]):
+        for m in ["Qwen2.5-7B", "Llama-3.1-70B", "Qwen3-30B-A3B", "GPT-2"]:
+            args = ["plan", "-m", m, "--task", "inference", "--rate", rate, "--ttft", ttft, "--tpot", tpot,
+                    "--format", "json"]
+            c.append(Case("misc", " ".join(args[1:]), args, ok_exits=(0, 4),
+                          check=lambda r, m=m: check_plan_json(r, m, "inference")))
+    for conc in ["1", "64", "100000"]:
+        for eng in ["vllm", "sglang", "trtllm", "static"]:
+            args = ["plan", "-m", "Llama-3.1-8B", "--task", "inference", "--concurrency", conc, "--engine", eng,
+                    "--format", "json", "--max-nodes", "64"]
+            c.append(Case("misc", " ".join(args[1:]), args, ok_exits=(0, 4),
+                          check=lambda r: check_plan_json(r, "Llama-3.1-8B", "inference")))
+    return c
+
+
+# ---------------------------------------------------------------------------------------------
+# serve API
+
+
+def api_sweep(bin_path):
+    d = tempfile.mkdtemp(prefix="gpuplan-sweep-api-")
+    env = dict(os.environ, GPUPLAN_CONFIG_DIR=d)
+    p = subprocess.Popen([bin_path, "serve", "--bind", "127.0.0.1:0", "--no-user-catalog"], env=env,
+                         stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    line = p.stderr.readline().decode()
+    m = re.search(r"http://([0-9.:]+)", line)
+    if not m:
+        p.kill()
+        return [("api", "start", [f"no address: {line}"])], 0
+    base = f"http://{m.group(1)}/api/v1"
+    bodies = []
+    good = {"model": "Qwen2.5-7B", "training": {"task": "lora"}}
+    bodies += [("plan", b) for b in [
+        b"", b"{", b"[]", b"null", b"1", b'"x"', json.dumps(good).encode(),
+        json.dumps(dict(good, training={"task": "lora", "seq_len": -1})).encode(),
+        json.dumps(dict(good, training={"task": "lora", "seq_len": 1e400 if False else 1e308})).encode(),
+        json.dumps(dict(good, training={"task": "lora", "attention_span": 99999})).encode(),
+        json.dumps(dict(good, training={"task": "lora", "lora": {"dropout": 2}})).encode(),
+        json.dumps({"model": "Qwen2.5-7B", "serve": {"rate_rps": 1, "tpot_s": 0}}).encode(),
+        json.dumps({"model": "Qwen2.5-7B", "serve": {"rate_rps": 1, "weights": ["x"] * 10000}}).encode(),
+        json.dumps({"model": "Qwen2.5-7B", "constraints": {"regions": ["r"] * 10000}, "training": {"task": "lora"}}).encode(),
+        b'{"model":' + b"[" * 100000 + b"]" * 100000 + b"}",
+        b'{"model":"Qwen2.5-7B","training":{"task":"lora","seq_len":NaN}}',
+        b'{"model":"Qwen2.5-7B","training":{"task":"lora","seq_len":1e999}}',
+        b'{"model":"\xff\xfe","training":{"task":"lora"}}',
+        json.dumps({"model": "Qwen2.5-7B", "config": {"model_type": "llama", "hidden_size": 1 << 62}, "training": {"task": "lora"}}).encode(),
+        json.dumps({"config": dict(LLAVA), "serve": {"rate_rps": 1}}).encode(),
+        json.dumps({"config": dict(MIXTRAL, num_experts_per_tok=99), "serve": {"rate_rps": 1}}).encode(),
+        json.dumps(dict(good, tunables={"fragmentation": -1})).encode(),
+        json.dumps(dict(good, training={"task": "lora", "parallel": {"cp": 3}})).encode(),
+        json.dumps(dict(good, model_config="/etc/passwd")).encode(),
+        json.dumps(dict(good, model_config="/proc/self/environ")).encode(),
+    ]]
+    bodies += [("estimate", b) for b in [
+        json.dumps({"model": "Qwen2.5-7B", "kind": "inference", "hardware": {"gpu": "A100"}, "solve": "max-context"}).encode(),
+        json.dumps({"model": "Qwen2.5-7B", "kind": "inference", "hardware": {"gpu": "A100", "gpus_per_node": 1 << 40}}).encode(),
+        json.dumps({"model": "Qwen2.5-7B", "kind": "inference", "hardware": {"gpu": "A100"}, "inference": {"engine": "static", "batch": 1000000}}).encode(),
+        json.dumps({"model": "Mixtral-8x7B", "kind": "inference", "hardware": {"gpu": "H100", "gpus_per_node": 2}, "inference": {"engine": "static", "tp": 2}}).encode(),
+        json.dumps({"model": "Qwen2.5-7B", "kind": "training", "hardware": {"gpu": "A100"}, "training": {"task": "full", "parallel": {"cp": 2}, "seq_len": 1001}}).encode(),
+        b"{" * 10000,
+    ]]
+    fails = []
+    n = 0
+    for ep, body in bodies:
+        n += 1
+        req = urllib.request.Request(f"{base}/{ep}", data=body, method="POST",
+                                     headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=TIMEOUT) as resp:
+                status, text = resp.status, resp.read().decode("utf-8", "replace")
+        except urllib.error.HTTPError as e:
+            status, text = e.code, e.read().decode("utf-8", "replace")
+        except Exception as e:
+            status, text = -1, f"{type(e).__name__}: {e}"
+        probs = []
+        if status == -1 or status >= 500:
+            probs.append(f"status {status}: {text[:300]}")
+        bad = shows_non_number(text)
+        if bad:
+            probs.append(f"shows {bad}: {text[:200]}")
+        if "root:" in text or "PATH=" in text:
+            probs.append("leaks a local file")
+        if p.poll() is not None:
+            probs.append("server died")
+            p = subprocess.Popen([bin_path, "serve", "--bind", m.group(1), "--no-user-catalog"], env=env,
+                                 stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+            p.stderr.readline()
+        if probs:
+            fails.append(("api", f"{ep} {body[:80]!r}", probs))
+    p.kill()
+    shutil.rmtree(d, ignore_errors=True)
+    return fails, n
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+FAMILIES = {"flags": flags, "combos": combos, "hfconfig": hfconfigs, "files": lambda: workload_files() + catalog_and_prices(),
+            "export": export_cases, "sanity": sanity, "esanity": esanity, "misc": misc}
+
+
+def main():
+    global BIN
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", default=BIN)
+    ap.add_argument("--only", action="append")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("-v", action="store_true", help="print every case's exit code")
+    a = ap.parse_args()
+    BIN = a.bin
+    names = a.only or list(FAMILIES) + ["api"]
+    total_fail = 0
+    for fam in names:
+        if fam == "api":
+            fails, n = api_sweep(a.bin)
+        else:
+            cases = FAMILIES[fam]()
+            n = len(cases)
+            with ThreadPoolExecutor(a.jobs) as ex:
+                results = list(ex.map(lambda c: (c, run_case(c, a.bin)), cases))
+            fails = []
+            for c, (probs, res) in results:
+                if a.v:
+                    print(f"  [{res['code'] if res else 'hang'}] {c.name}")
+                if probs:
+                    fails.append((fam, c.name, probs))
+        for fam_, name, probs in fails:
+            print(f"FAIL [{fam_}] {name}")
+            for pr in probs:
+                print(f"    {pr}")
+        print(f"== {fam}: {n} inputs, {len(fails)} failing")
+        total_fail += len(fails)
+    sys.exit(1 if total_fail else 0)
+
+
+if __name__ == "__main__":
+    main()
