@@ -607,6 +607,17 @@ fn work_unit(model: &ModelSpec, l: gpuplan_core::i18n::Lang) -> &'static str {
     }
 }
 
+/// Under a text report: `--wide` adds the "how" column (nothing in Markdown or with `--wide`).
+fn legend(look: &Look) -> String {
+    if look.wide || look.md {
+        return String::new();
+    }
+    format!(
+        "{}\n",
+        gpuplan_core::i18n::text(look.lang, "est-legend-wide")
+    )
+}
+
 /// A table label with a note after it: `label (note)` / `label（note）`.
 fn label_note(label: &str, note: &str, l: gpuplan_core::i18n::Lang) -> String {
     Msg::new("est-label-note")
@@ -640,12 +651,7 @@ fn training_report(
     if let Some(d) = &e.data_path {
         out.push_str(&data_line(d, l));
     }
-    if !look.wide && !look.md {
-        out.push_str(&format!(
-            "{}\n",
-            gpuplan_core::i18n::text(l, "est-legend-wide")
-        ));
-    }
+    out.push_str(&legend(look));
     out
 }
 
@@ -1083,12 +1089,7 @@ fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, look: &Look)
         ));
     }
     out.push_str(&para(latency_line(s, e, l)));
-    if !look.wide && !look.md {
-        out.push_str(&format!(
-            "{}\n",
-            gpuplan_core::i18n::text(l, "est-legend-wide")
-        ));
-    }
+    out.push_str(&legend(look));
     out
 }
 
