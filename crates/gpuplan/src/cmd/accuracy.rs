@@ -243,13 +243,19 @@ pub fn run(dir: Option<&Path>, format: Format, lang: Lang, lang_flag: Option<Lan
         Some(d) => load_outcomes(d)?,
         None => embedded_outcomes()?,
     };
-    if format == Format::Json {
-        outln!(
+    match format {
+        Format::Json => outln!(
             "{}",
             render::json("accuracy", &serde_json::json!({ "cases": out }))?
-        );
-        return Ok(0);
+        ),
+        Format::Markdown => out!("{}", markdown_report(&out, l)),
+        _ => out!("{}", table_report(&out, l)),
     }
+    Ok(0)
+}
+
+/// The case table's header and rows: each case's metric, numbers, error, band and status.
+fn case_table(out: &[CaseOutcome], l: Lang) -> (Vec<String>, Vec<Vec<String>>) {
     let header = headers(
         l,
         &[
@@ -264,7 +270,7 @@ pub fn run(dir: Option<&Path>, format: Format, lang: Lang, lang_flag: Option<Lan
             "in-sample-for",
         ],
     );
-    let rows: Vec<Vec<String>> = out
+    let rows = out
         .iter()
         .map(|o| {
             vec![
@@ -283,16 +289,20 @@ pub fn run(dir: Option<&Path>, format: Format, lang: Lang, lang_flag: Option<Lan
             ]
         })
         .collect();
-    let n = out.len();
+    (header, rows)
+}
+
+/// Cases within their band, all and out of sample, with the mean absolute errors.
+fn summary(out: &[CaseOutcome], l: Lang) -> String {
     let ok = out.iter().filter(|o| o.within).count();
     let oos: Vec<_> = out.iter().filter(|o| o.in_sample.is_none()).collect();
     let oos_ok = oos.iter().filter(|o| o.within).count();
     let mean_abs = |v: &[&CaseOutcome]| {
         v.iter().map(|o| o.error.abs()).sum::<f64>() / v.len().max(1) as f64 * 100.0
     };
-    let summary = Msg::new("acc-summary")
+    Msg::new("acc-summary")
         .arg("ok", ok)
-        .arg("n", n)
+        .arg("n", out.len())
         .arg("oos_ok", oos_ok)
         .arg("oos", oos.len())
         .arg(
@@ -300,51 +310,64 @@ pub fn run(dir: Option<&Path>, format: Format, lang: Lang, lang_flag: Option<Lan
             format!("{:.1}%", mean_abs(&out.iter().collect::<Vec<_>>())),
         )
         .arg("mean_oos", format!("{:.1}%", mean_abs(&oos)))
-        .render(l);
+        .render(l)
+}
+
+/// `accuracy --format markdown` (docs/accuracy.md): intro, summary, by kind, by source (with
+/// the leave-one-source-out line), every case, and the known deviations.
+fn markdown_report(out: &[CaseOutcome], l: Lang) -> String {
     let t = |id: &str| text(l, id);
-    match format {
-        Format::Markdown => {
-            outln!("{}\n", t("acc-md-title"));
-            outln!("{}", t("acc-md-generated"));
-            outln!("{}", t("acc-md-cases-1"));
-            outln!("{}", t("acc-md-cases-2"));
-            outln!("{}", t("acc-md-cases-3"));
-            outln!("{}\n", t("acc-md-in-sample"));
-            outln!("{summary}\n");
-            let (kh, kr) = by_kind(&out, l);
-            outln!("{}\n", t("acc-md-by-kind"));
-            out!("{}", render::markdown(&refs(&kh), &kr));
-            let (sh, sr, loso) = by_source(&out, l);
-            outln!("\n{}\n", t("acc-md-by-source"));
-            outln!("{}", t("acc-md-held-1"));
-            outln!("{}\n", t("acc-md-held-2"));
-            outln!("{loso}\n");
-            out!("{}", render::markdown(&refs(&sh), &sr));
-            outln!("\n{}\n", t("acc-md-cases"));
-            out!("{}", render::markdown(&refs(&header), &rows));
-            let misses: Vec<_> = out.iter().filter(|o| o.known_deviation.is_some()).collect();
-            if !misses.is_empty() {
-                outln!("\n{}\n", t("acc-md-misses"));
-                for o in misses {
-                    outln!(
-                        "- `{}`: {}",
-                        o.id,
-                        o.known_deviation.clone().unwrap_or_default()
-                    );
-                }
-            }
-        }
-        _ => {
-            outln!("{}", render::table(&refs(&header), &rows));
-            let (kh, kr) = by_kind(&out, l);
-            outln!("{}", render::table(&refs(&kh), &kr));
-            let (sh, sr, loso) = by_source(&out, l);
-            outln!("{}", render::table(&refs(&sh), &sr));
-            outln!("{summary}");
-            outln!("{loso}");
+    let (header, rows) = case_table(out, l);
+    let (kh, kr) = by_kind(out, l);
+    let (sh, sr, loso) = by_source(out, l);
+    let mut s = format!(
+        "{}\n\n{}\n{}\n{}\n{}\n{}\n\n{}\n\n",
+        t("acc-md-title"),
+        t("acc-md-generated"),
+        t("acc-md-cases-1"),
+        t("acc-md-cases-2"),
+        t("acc-md-cases-3"),
+        t("acc-md-in-sample"),
+        summary(out, l)
+    );
+    s.push_str(&format!("{}\n\n", t("acc-md-by-kind")));
+    s.push_str(&render::markdown(&refs(&kh), &kr));
+    s.push_str(&format!(
+        "\n{}\n\n{}\n{}\n\n{loso}\n\n",
+        t("acc-md-by-source"),
+        t("acc-md-held-1"),
+        t("acc-md-held-2")
+    ));
+    s.push_str(&render::markdown(&refs(&sh), &sr));
+    s.push_str(&format!("\n{}\n\n", t("acc-md-cases")));
+    s.push_str(&render::markdown(&refs(&header), &rows));
+    let misses: Vec<_> = out.iter().filter(|o| o.known_deviation.is_some()).collect();
+    if !misses.is_empty() {
+        s.push_str(&format!("\n{}\n\n", t("acc-md-misses")));
+        for o in misses {
+            s.push_str(&format!(
+                "- `{}`: {}\n",
+                o.id,
+                o.known_deviation.clone().unwrap_or_default()
+            ));
         }
     }
-    Ok(0)
+    s
+}
+
+/// `accuracy` as terminal tables: every case, by kind, by source, the summary and the
+/// leave-one-source-out line.
+fn table_report(out: &[CaseOutcome], l: Lang) -> String {
+    let (header, rows) = case_table(out, l);
+    let (kh, kr) = by_kind(out, l);
+    let (sh, sr, loso) = by_source(out, l);
+    format!(
+        "{}\n{}\n{}\n{}\n{loso}\n",
+        render::table(&refs(&header), &rows),
+        render::table(&refs(&kh), &kr),
+        render::table(&refs(&sh), &sr),
+        summary(out, l)
+    )
 }
 
 fn refs(v: &[String]) -> Vec<&str> {
