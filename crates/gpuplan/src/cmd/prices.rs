@@ -494,28 +494,10 @@ fn fetch_cmd(a: FetchArgs, opts: &CatalogOpts) -> Result<u8> {
     // Read the existing file first: a file gpuplan cannot read is never overwritten.
     let existing = read_existing_prices(&target)?;
     if a.dry_run {
-        for t in &tasks {
-            outln!("{}", t.label());
-        }
-        eprintln!(
-            "dry run: {} request(s) to {} would be written to {}",
-            tasks.len(),
-            p.name(),
-            target.display()
-        );
+        dry_run(p, &tasks, &target);
         return Ok(0);
     }
-    let mut warnings = Vec::new();
-    let creds = creds::load(p, &creds::Sources::real(), &mut warnings)?;
-    for w in &warnings {
-        eprintln!("warning: {w}");
-    }
-    eprintln!(
-        "using {} credentials {} from {}",
-        p.name(),
-        creds::mask(&creds.id),
-        creds.source
-    );
+    let creds = load_creds(p)?;
     let now = now_secs();
     let spec = FetchSpec {
         endpoint: a.endpoint.clone(),
@@ -538,21 +520,55 @@ fn fetch_cmd(a: FetchArgs, opts: &CatalogOpts) -> Result<u8> {
         );
     }
     if n_fail > 0 {
-        eprintln!(
-            "{n_fail} of {} price request(s) failed{}:",
-            tasks.len(),
-            if n_ok == 0 {
-                "; nothing was written and the existing file is unchanged"
-            } else {
-                ""
-            }
-        );
-        for (t, e) in &outcome.failed {
-            eprintln!("  {}: {e}", t.label());
-        }
+        report_failures(&outcome.failed, tasks.len(), n_ok);
         return Ok(crate::exit::PARTIAL);
     }
     Ok(0)
+}
+
+/// `--dry-run`: the requests that would be sent, and where their prices would be written.
+fn dry_run(p: Provider, tasks: &[Task], target: &std::path::Path) {
+    for t in tasks {
+        outln!("{}", t.label());
+    }
+    eprintln!(
+        "dry run: {} request(s) to {} would be written to {}",
+        tasks.len(),
+        p.name(),
+        target.display()
+    );
+}
+
+/// The provider's credentials, with their warnings and the masked id and source on stderr.
+fn load_creds(p: Provider) -> Result<creds::Credentials> {
+    let mut warnings = Vec::new();
+    let creds = creds::load(p, &creds::Sources::real(), &mut warnings)?;
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    eprintln!(
+        "using {} credentials {} from {}",
+        p.name(),
+        creds::mask(&creds.id),
+        creds.source
+    );
+    Ok(creds)
+}
+
+/// The failed requests on stderr, saying whether anything was written.
+fn report_failures(failed: &[(Task, fetch::ApiError)], sent: usize, n_ok: usize) {
+    eprintln!(
+        "{} of {sent} price request(s) failed{}:",
+        failed.len(),
+        if n_ok == 0 {
+            "; nothing was written and the existing file is unchanged"
+        } else {
+            ""
+        }
+    );
+    for (t, e) in failed {
+        eprintln!("  {}: {e}", t.label());
+    }
 }
 
 /// `--max-rps`, `--timeout` and `--endpoint` before anything is read or sent.
