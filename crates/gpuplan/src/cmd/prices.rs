@@ -212,22 +212,18 @@ fn list_csv(rows: &[Row]) -> String {
 
 /// `prices` as a table.
 fn list_table(rows: &[Row]) -> String {
-    let header = render::header(
-        "prices-col",
-        &[
-            "provider",
-            "instance",
-            "gpu",
-            "region",
-            "billing",
-            "¥",
-            "per-gpu-hour",
-            "kind",
-            "as-of",
-            "age",
-        ],
-    );
-    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    let keys = [
+        "provider",
+        "instance",
+        "gpu",
+        "region",
+        "billing",
+        "¥",
+        "per-gpu-hour",
+        "kind",
+        "as-of",
+        "age",
+    ];
     let t: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
@@ -245,7 +241,7 @@ fn list_table(rows: &[Row]) -> String {
             ]
         })
         .collect();
-    render::table(&header, &t)
+    prices_table(&keys, &t)
 }
 
 #[derive(Serialize)]
@@ -359,23 +355,26 @@ fn by_gpu_csv(out: &[GpuRow]) -> String {
     s
 }
 
+/// A table whose headers are the `prices-col-*` messages of `keys`.
+fn prices_table(keys: &[&str], rows: &[Vec<String>]) -> String {
+    let header = render::header("prices-col", keys);
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    render::table(&header, rows)
+}
+
 /// `prices --by-gpu` as a table.
 fn by_gpu_table(out: &[GpuRow]) -> String {
-    let header = render::header(
-        "prices-col",
-        &[
-            "gpu",
-            "provider",
-            "per-gpu-hour",
-            "vs-cheapest",
-            "instance",
-            "region",
-            "billing",
-            "kind",
-            "age",
-        ],
-    );
-    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    let keys = [
+        "gpu",
+        "provider",
+        "per-gpu-hour",
+        "vs-cheapest",
+        "instance",
+        "region",
+        "billing",
+        "kind",
+        "age",
+    ];
     let t: Vec<Vec<String>> = out
         .iter()
         .map(|r| {
@@ -392,7 +391,7 @@ fn by_gpu_table(out: &[GpuRow]) -> String {
             ]
         })
         .collect();
-    render::table(&header, &t)
+    prices_table(&keys, &t)
 }
 
 fn billing_name(b: crate::cli::BillingArg) -> &'static str {
