@@ -413,33 +413,15 @@ pub fn run(a: PlanArgs, opts: &CatalogOpts) -> Result<u8> {
     filter_gpus_and_families(&mut cat, &a);
     let today = super::prices::today_secs();
     if let Some(s) = &a.max_price_age {
-        let max = super::prices::parse_age_days(s)?;
-        let before = cat.prices.len();
-        cat.prices
-            .retain(|p| super::prices::age_days(&p.as_of, today).is_some_and(|d| d <= max));
-        let dropped = before - cat.prices.len();
-        if dropped > 0 {
-            let m = Msg::new("plan-note-max-price-age")
-                .arg("age", s.as_str())
-                .arg("n", dropped)
-                .arg("days", max);
-            eprintln!("{}{}", tx(opts.lang, "note-prefix"), m.render(opts.lang));
-        }
+        drop_old_prices(&mut cat, s, today, opts.lang)?;
     }
     let out = plan(&req, &cat)?;
     let ages = super::prices::plan_price_ages(&out.plans, a.top.max(1), today);
     for w in super::prices::stale_warnings(&ages, opts.lang) {
         eprintln!("{}{w}", tx(opts.lang, "warning-prefix"));
     }
-    if let (Some(dir), false) = (&a.export.export, out.plans.is_empty()) {
-        let doc = serde_json::json!({ "schema_version": render::SCHEMA_VERSION, "kind": "plan", "request": request_json(&req), "outcome": trimmed(&out, a.top.max(a.export.pick)) });
-        super::export::write_doc(&doc, a.export.pick, dir, a.export.force, opts.lang)?;
-    } else if a.export.export.is_some() {
-        eprintln!(
-            "{}{}",
-            tx(opts.lang, "note-prefix"),
-            tx(opts.lang, "plan-export-nothing")
-        );
+    if let Some(dir) = &a.export.export {
+        export_bundle(&a, &req, &out, dir, opts.lang)?;
     }
     let l = opts.lang;
     let view = View {
@@ -463,6 +445,48 @@ pub fn run(a: PlanArgs, opts: &CatalogOpts) -> Result<u8> {
         ),
     }
     Ok(if out.plans.is_empty() { NO_PLAN } else { 0 })
+}
+
+/// `--max-price-age`: drop the prices older than it (a note says how many).
+fn drop_old_prices(
+    cat: &mut gpuplan_core::catalog::Catalog,
+    age: &str,
+    today: i64,
+    lang: Lang,
+) -> Result<()> {
+    let max = super::prices::parse_age_days(age)?;
+    let before = cat.prices.len();
+    cat.prices
+        .retain(|p| super::prices::age_days(&p.as_of, today).is_some_and(|d| d <= max));
+    let dropped = before - cat.prices.len();
+    if dropped > 0 {
+        let m = Msg::new("plan-note-max-price-age")
+            .arg("age", age)
+            .arg("n", dropped)
+            .arg("days", max);
+        eprintln!("{}{}", tx(lang, "note-prefix"), m.render(lang));
+    }
+    Ok(())
+}
+
+/// `--export DIR`: the launch bundle of the picked plan; a note when there is no plan.
+fn export_bundle(
+    a: &PlanArgs,
+    req: &PlanRequest,
+    out: &PlanOutcome,
+    dir: &std::path::Path,
+    lang: Lang,
+) -> Result<()> {
+    if out.plans.is_empty() {
+        eprintln!(
+            "{}{}",
+            tx(lang, "note-prefix"),
+            tx(lang, "plan-export-nothing")
+        );
+        return Ok(());
+    }
+    let doc = serde_json::json!({ "schema_version": render::SCHEMA_VERSION, "kind": "plan", "request": request_json(req), "outcome": trimmed(out, a.top.max(a.export.pick)) });
+    super::export::write_doc(&doc, a.export.pick, dir, a.export.force, lang)
 }
 
 /// The body of the `plan` JSON document (docs/json-schema.md), shared with `gpuplan serve`.
