@@ -186,36 +186,9 @@ fn by_source(out: &[CaseOutcome], l: Lang) -> (Vec<String>, Vec<Vec<String>>, St
     let rows = groups
         .iter()
         .map(|g| {
-            let of: Vec<_> = train
-                .iter()
-                .copied()
-                .filter(|o| &source_group(&o.id) == g)
-                .collect();
-            let mut fits: Vec<String> = of
-                .iter()
-                .filter_map(|o| o.in_sample.as_deref())
-                .flat_map(|f| f.split(", ").map(str::to_string))
-                .collect();
-            fits.sort();
-            fits.dedup();
-            let errs = abs_errors(of.iter().copied());
-            if fits.is_empty() {
-                held.extend(errs.iter().copied());
-            }
-            vec![
-                g.clone(),
-                of.len().to_string(),
-                of.iter().filter(|o| o.within).count().to_string(),
-                pct(median(errs.clone())),
-                pct(mean(&errs)),
-                if fits.is_empty() {
-                    text(l, "acc-held-yes")
-                } else {
-                    Msg::new("acc-held-no")
-                        .arg("fits", fits.join(", "))
-                        .render(l)
-                },
-            ]
+            let (row, held_errors) = source_row(g, &train, l);
+            held.extend(held_errors);
+            row
         })
         .collect();
     let fitted: std::collections::BTreeSet<_> = train
@@ -230,6 +203,41 @@ fn by_source(out: &[CaseOutcome], l: Lang) -> (Vec<String>, Vec<Vec<String>>, St
         .arg("mean", pct(mean(&held)))
         .render(l);
     (header, rows, line)
+}
+
+/// One source's row: its training cases, how many are within their band, median and mean
+/// |error|, and whether it is held out (no constant fitted on it); with its |errors| when held
+/// out (empty otherwise).
+fn source_row(g: &str, train: &[&CaseOutcome], l: Lang) -> (Vec<String>, Vec<f64>) {
+    let of: Vec<_> = train
+        .iter()
+        .copied()
+        .filter(|o| source_group(&o.id) == g)
+        .collect();
+    let mut fits: Vec<String> = of
+        .iter()
+        .filter_map(|o| o.in_sample.as_deref())
+        .flat_map(|f| f.split(", ").map(str::to_string))
+        .collect();
+    fits.sort();
+    fits.dedup();
+    let errs = abs_errors(of.iter().copied());
+    let held_out = if fits.is_empty() {
+        text(l, "acc-held-yes")
+    } else {
+        Msg::new("acc-held-no")
+            .arg("fits", fits.join(", "))
+            .render(l)
+    };
+    let row = vec![
+        g.to_string(),
+        of.len().to_string(),
+        of.iter().filter(|o| o.within).count().to_string(),
+        pct(median(errs.clone())),
+        pct(mean(&errs)),
+        held_out,
+    ];
+    (row, if fits.is_empty() { errs } else { Vec::new() })
 }
 
 /// The report in `lang`; the Markdown report (docs/accuracy.md) is in English unless `--lang`
