@@ -53,52 +53,58 @@ fn list(format: Format) -> Result<u8> {
     .map(|k| gpuplan_core::i18n::text(l, &format!("models-col-{k}")))
     .collect();
     let header: Vec<&str> = header.iter().map(String::as_str).collect();
-    let rows: Vec<Vec<String>> = all
-        .iter()
-        .map(|p| {
-            let b = param_breakdown(&p.model);
-            let (layers, hidden, heads, ctx) = match &p.model.architecture {
-                Architecture::Transformer(t) => (
-                    t.total_layers().to_string(),
-                    t.hidden.to_string(),
-                    match t.attention {
-                        AttentionKind::Mla(_) => format!("{} MLA", t.heads),
-                        AttentionKind::Standard => format!("{}/{}", t.heads, t.kv_heads),
-                    },
-                    t.max_context.to_string(),
-                ),
-                Architecture::Opaque(o) => (
-                    "-".into(),
-                    "-".into(),
-                    "-".into(),
-                    o.reference_input.clone(),
-                ),
-            };
-            vec![
-                p.model.name.clone(),
-                p.model.model_type().to_string(),
-                format_count(b.total as f64),
-                if b.active != b.total {
-                    format_count(b.active as f64)
-                } else {
-                    String::new()
-                },
-                p.model
-                    .params_published
-                    .map(|x| format_count(x as f64))
-                    .unwrap_or_default(),
-                layers,
-                hidden,
-                heads,
-                ctx,
-            ]
-        })
-        .collect();
+    let rows: Vec<Vec<String>> = all.iter().map(preset_row).collect();
     match format {
         Format::Markdown => out!("{}", render::markdown(&header, &rows)),
         _ => outln!("{}", render::table(&header, &rows)),
     }
     Ok(0)
+}
+
+/// One preset's row: name, type, parameters (total, active, published) and its shape.
+fn preset_row(p: &gpuplan_core::model::Preset) -> Vec<String> {
+    let b = param_breakdown(&p.model);
+    let (layers, hidden, heads, ctx) = shape(&p.model.architecture);
+    vec![
+        p.model.name.clone(),
+        p.model.model_type().to_string(),
+        format_count(b.total as f64),
+        if b.active != b.total {
+            format_count(b.active as f64)
+        } else {
+            String::new()
+        },
+        p.model
+            .params_published
+            .map(|x| format_count(x as f64))
+            .unwrap_or_default(),
+        layers,
+        hidden,
+        heads,
+        ctx,
+    ]
+}
+
+/// Layers, hidden size, heads (`32/8`, `128 MLA`) and context of a transformer; `-` and the
+/// reference input for other models.
+fn shape(a: &Architecture) -> (String, String, String, String) {
+    match a {
+        Architecture::Transformer(t) => (
+            t.total_layers().to_string(),
+            t.hidden.to_string(),
+            match t.attention {
+                AttentionKind::Mla(_) => format!("{} MLA", t.heads),
+                AttentionKind::Standard => format!("{}/{}", t.heads, t.kv_heads),
+            },
+            t.max_context.to_string(),
+        ),
+        Architecture::Opaque(o) => (
+            "-".into(),
+            "-".into(),
+            "-".into(),
+            o.reference_input.clone(),
+        ),
+    }
 }
 
 fn show(name: Option<&str>, config: Option<&std::path::Path>, format: Format) -> Result<u8> {
