@@ -479,6 +479,31 @@ fn instance_text(c: &Catalog, i: &Instance, prices: Vec<Price>) -> Result<String
 }
 
 fn validate(opts: &CatalogOpts, files: &[std::path::PathBuf], format: Format) -> Result<u8> {
+    let (findings, names) = validation_findings(opts, files)?;
+    let errors = findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .count();
+    if format == Format::Json {
+        outln!(
+            "{}",
+            render::json(
+                "validation",
+                &serde_json::json!({ "files": names, "errors": errors, "findings": findings })
+            )?
+        );
+    } else {
+        out!("{}", findings_text(&findings, names.len(), errors));
+    }
+    Ok(if errors > 0 { 1 } else { 0 })
+}
+
+/// The findings of the files checked, with their names: the built-in files and the user
+/// catalogs, or the files given (merged over the catalog in turn).
+fn validation_findings(
+    opts: &CatalogOpts,
+    files: &[std::path::PathBuf],
+) -> Result<(Vec<gpuplan_core::catalog::validate::Finding>, Vec<String>)> {
     let mut findings = Vec::new();
     let mut names = Vec::new();
     let mut cat = if files.is_empty() {
@@ -500,44 +525,37 @@ fn validate(opts: &CatalogOpts, files: &[std::path::PathBuf], format: Format) ->
         findings.extend(merge_user_file(&mut cat, p)?);
         names.push(p.display().to_string());
     }
-    let errors = findings
-        .iter()
-        .filter(|f| f.severity == Severity::Error)
-        .count();
-    if format == Format::Json {
-        outln!(
-            "{}",
-            render::json(
-                "validation",
-                &serde_json::json!({ "files": names, "errors": errors, "findings": findings })
-            )?
-        );
-    } else {
-        let l = render::lang();
-        for f in &findings {
-            let prefix = if f.severity == Severity::Error {
-                "error-prefix"
-            } else {
-                "warning-prefix"
-            };
-            outln!(
-                "{}{} {}: {}",
-                gpuplan_core::i18n::text(l, prefix),
-                printable(&f.file),
-                printable(&f.location),
-                printable(&render::finding_text(f, l))
-            );
-        }
-        outln!(
-            "{}",
-            Msg::new("validate-summary")
-                .arg("files", names.len())
-                .arg("errors", errors)
-                .arg("warnings", findings.len() - errors)
-                .render(l)
-        );
+    Ok((findings, names))
+}
+
+/// One line per finding (error or warning, file, location, text), then the summary.
+fn findings_text(
+    findings: &[gpuplan_core::catalog::validate::Finding],
+    files: usize,
+    errors: usize,
+) -> String {
+    let l = render::lang();
+    let mut out = String::new();
+    for f in findings {
+        let prefix = if f.severity == Severity::Error {
+            "error-prefix"
+        } else {
+            "warning-prefix"
+        };
+        out.push_str(&format!(
+            "{}{} {}: {}\n",
+            gpuplan_core::i18n::text(l, prefix),
+            printable(&f.file),
+            printable(&f.location),
+            printable(&render::finding_text(f, l))
+        ));
     }
-    Ok(if errors > 0 { 1 } else { 0 })
+    let summary = Msg::new("validate-summary")
+        .arg("files", files)
+        .arg("errors", errors)
+        .arg("warnings", findings.len() - errors);
+    out.push_str(&format!("{}\n", summary.render(l)));
+    out
 }
 
 fn today() -> String {
@@ -557,15 +575,7 @@ fn import(
     bill: Option<BillingArg>,
     dry_run: bool,
 ) -> Result<u8> {
-    let docs: Vec<(String, String)> = files
-        .iter()
-        .map(|f| {
-            Ok((
-                f.display().to_string(),
-                super::read_input(f, "provider response")?,
-            ))
-        })
-        .collect::<Result<_>>()?;
+    let docs = read_responses(files)?;
     let ctx = ImportContext {
         region,
         today: today(),
@@ -585,15 +595,7 @@ fn import(
     };
     let old = read_previous_import(&mut cat, &target)?;
     let r = gpuplan_core::catalog::import::import(provider(p), &docs, &ctx, &cat)?;
-    for w in &r.warnings {
-        crate::render::warn(Msg::raw(&printable(w)));
-    }
-    for l in &r.left_out {
-        crate::render::warn(
-            Msg::new("import-left-out")
-                .arg("what", render::parser_text(&printable(l), render::lang())),
-        );
-    }
+    warn_import(&r);
     let (n_i, n_p, n_out) = (r.file.instance.len(), r.file.price.len(), r.left_out.len());
     if n_i + n_p == 0 && n_out > 0 {
         return Err(crate::render::fail(
@@ -620,6 +622,32 @@ fn import(
         eprintln!("{}", done("import-done"));
     }
     Ok(0)
+}
+
+/// The provider responses to import: (file name, text) each.
+fn read_responses(files: &[std::path::PathBuf]) -> Result<Vec<(String, String)>> {
+    files
+        .iter()
+        .map(|f| {
+            Ok((
+                f.display().to_string(),
+                super::read_input(f, "provider response")?,
+            ))
+        })
+        .collect()
+}
+
+/// The import's warnings and the rows it left out, on stderr.
+fn warn_import(r: &gpuplan_core::catalog::import::ImportResult) {
+    for w in &r.warnings {
+        crate::render::warn(Msg::raw(&printable(w)));
+    }
+    for l in &r.left_out {
+        crate::render::warn(
+            Msg::new("import-left-out")
+                .arg("what", render::parser_text(&printable(l), render::lang())),
+        );
+    }
 }
 
 fn regions_line(i: &Instance) -> String {
