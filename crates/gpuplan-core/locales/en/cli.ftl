@@ -23,7 +23,6 @@ cli-err-min-replicas = min_replicas { $value }: give 1 to { $max } (--min-replic
 cli-err-peak-factor = peak_factor { $value }: give a multiple of the stated load from 1 to 100, e.g. 1.5 (--peak-factor or [serve] peak_factor)
 cli-err-weights-plan = --weights `{ $value }`: use bf16, fp16, fp8, int8 or int4
 cli-err-weights-estimate = invalid --weights `{ $value }`: use fp32, bf16, fp16, fp8, int8, int4, or bits per weight such as 4.5 (GGUF Q4_K)
-cli-err-image-size = invalid --image-size `{ $value }`: give WIDTHxHEIGHT in pixels, e.g. 1024x768
 cli-err-top = invalid --top { $value }: plans to show, 1–{ $max }
 cli-err-max-price-age = invalid --max-price-age `{ $value }`: give days, e.g. 30d (or weeks, e.g. 4w)
 cli-err-instance-unmapped = instance `{ $id }` has an unmapped GPU or is a vGPU slice: estimate on --gpu instead

@@ -23,7 +23,6 @@ cli-err-min-replicas = min_replicas { $value }：请给 1 到 { $max }（--min-r
 cli-err-peak-factor = peak_factor { $value }：请给给定负载的 1 到 100 倍，例如 1.5（--peak-factor 或 [serve] peak_factor）
 cli-err-weights-plan = --weights `{ $value }`：可用 bf16、fp16、fp8、int8 或 int4
 cli-err-weights-estimate = --weights `{ $value }` 无效：可用 fp32、bf16、fp16、fp8、int8、int4，或每个权重的位数，例如 4.5（GGUF Q4_K）
-cli-err-image-size = --image-size `{ $value }` 无效：请按“宽x高”给出像素数，例如 1024x768
 cli-err-top = --top { $value } 无效：显示的方案数，1–{ $max }
 cli-err-max-price-age = --max-price-age `{ $value }` 无效：请给天数，例如 30d（或周数，例如 4w）
 cli-err-instance-unmapped = 实例 `{ $id }` 的 GPU 未收录或为 vGPU 分片：请改用 --gpu 估算

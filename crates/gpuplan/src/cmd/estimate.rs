@@ -185,7 +185,9 @@ fn apply_inference_flags(a: &EstimateArgs, i: &mut InferenceSetup) -> Result<()>
 
 /// `--image-size WIDTHxHEIGHT` in pixels.
 fn parse_image_size(sz: &str) -> Result<[u64; 2]> {
-    let bad = || crate::render::fail(Msg::new("cli-err-image-size").arg("value", sz));
+    let bad = || {
+        anyhow::anyhow!("invalid --image-size `{sz}`: give WIDTHxHEIGHT in pixels, e.g. 1024x768")
+    };
     let lower = sz.to_lowercase();
     let (w, h) = lower.split_once('x').ok_or_else(bad)?;
     Ok([
