@@ -138,3 +138,7 @@ solve-why-tpot-one = even one sequence takes { $ms } ms per token, over the { $t
 solve-why-tpot = { $n } sequences take longer than { $target } ms per token
 est-serve-kv-short = short by { $gib } GiB
 est-serve-kv-none = none: the budget is short by { $gib } GiB; { $per }
+# A table label with a note after it (the fit verdict, the bottleneck).
+est-label-note = { $label } ({ $note })
+# Between the components of one timeline phase.
+est-timeline-sep = ,{" "}

@@ -138,3 +138,7 @@ solve-why-tpot-one = 即使只有一个序列，每 token 也需 { $ms } ms，�
 solve-why-tpot = { $n } 个序列时每 token 超过 { $target } ms
 est-serve-kv-short = 还差 { $gib } GiB
 est-serve-kv-none = 无：预算还差 { $gib } GiB；{ $per }
+# A table label with a note after it (the fit verdict, the bottleneck).
+est-label-note = { $label }（{ $note }）
+# Between the components of one timeline phase.
+est-timeline-sep = ，

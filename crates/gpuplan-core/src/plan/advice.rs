@@ -235,13 +235,232 @@ fn pct(x: f64) -> String {
     format!("{:.0}%", x * 100.0)
 }
 
+/// What the rules read: the plan, its request, and the facts several rules share.
+struct Ctx<'a> {
+    p: &'a Plan,
+    req: &'a PlanRequest,
+    ascend: bool,
+    nvlink: bool,
+}
+
+impl<'a> Ctx<'a> {
+    fn new(p: &'a Plan, req: &'a PlanRequest) -> Ctx<'a> {
+        Ctx {
+            p,
+            req,
+            ascend: ChipFamily::of(&p.gpu) == ChipFamily::Ascend,
+            nvlink: has_nvlink(&p.instance),
+        }
+    }
+
+    /// The training detail: training rules fire only on training plans.
+    fn train(&self) -> Option<&'a super::TrainDetail> {
+        self.p.train.as_ref()
+    }
+
+    /// Several nodes joined by TCP only.
+    fn nodes_over_tcp(&self) -> bool {
+        self.p.nodes > 1 && !self.p.instance.rdma.is_rdma()
+    }
+}
+
+/// The exposed data-parallel communication's share of the step.
+fn dp_share(t: &super::TrainDetail) -> f64 {
+    t.step.dp_comm_exposed.0 / t.step.step.0
+}
+
+/// How severe a rule's advice is: fixed, or decided on the plan.
+#[derive(Clone, Copy)]
+enum Level {
+    At(Severity),
+    By(fn(&Ctx) -> Severity),
+}
+
+/// One advice rule: its id, its severity and its check (the message when it fires).
+struct Rule {
+    id: &'static str,
+    level: Level,
+    check: fn(&Ctx) -> Option<Msg>,
+}
+
+impl Rule {
+    const fn at(id: &'static str, severity: Severity, check: fn(&Ctx) -> Option<Msg>) -> Rule {
+        Rule {
+            id,
+            level: Level::At(severity),
+            check,
+        }
+    }
+
+    const fn by(
+        id: &'static str,
+        severity: fn(&Ctx) -> Severity,
+        check: fn(&Ctx) -> Option<Msg>,
+    ) -> Rule {
+        Rule {
+            id,
+            level: Level::By(severity),
+            check,
+        }
+    }
+
+    fn fire(&self, c: &Ctx) -> Option<Advice> {
+        let m = (self.check)(c)?;
+        let severity = match self.level {
+            Level::At(s) => s,
+            Level::By(f) => f(c),
+        };
+        Some(a(self.id, severity, m))
+    }
+}
+
+use Severity::{Info, Warn};
+
+/// The rules evaluated on every plan, in the order they are emitted (then sorted by severity,
+/// stably). Adding a rule is one check function and one row here (and its line in `RULES`).
+const PLAN_RULES: &[Rule] = &[
+    // Training: communication, storage, host cores, spot, memory, first hour, release.
+    Rule::by(
+        "multi-node-without-rdma",
+        rdma_severity,
+        multi_node_without_rdma,
+    ),
+    Rule::at("tp-over-pcie", Warn, tp_over_pcie),
+    Rule::at("litgpt-bf16-mixed", Info, litgpt_bf16_mixed),
+    Rule::at("zero3-over-slow-link", Warn, zero3_over_slow_link),
+    Rule::at("nvlink-needed", Warn, nvlink_needed),
+    Rule::at("storage-class", Info, storage_class),
+    Rule::at("storage-tiering", Info, storage_tiering),
+    Rule::by("image-decode-cores", decode_severity, image_decode_cores),
+    Rule::at("spot-checkpoint", Info, spot_checkpoint),
+    Rule::at("memory-headroom", Warn, memory_headroom),
+    Rule::at("first-hour", Info, first_hour),
+    Rule::at("auto-release", Info, auto_release),
+    // Serving: replicas and autoscaling, the filing duty, one server per GPU.
+    Rule::by("autoscaling", autoscaling_severity, autoscaling),
+    Rule::at("filing-duty", Info, filing_duty),
+    Rule::at("placement", Info, placement_serve),
+    // Hardware: placement, topology, host CPU and RAM, the chip's software stack.
+    Rule::at("placement", Info, placement_train),
+    Rule::at("topology-check", Info, topology_check),
+    Rule::at("host-cpu-ratio", Warn, host_cpu_ratio),
+    Rule::at("host-ram-ratio", Warn, host_ram_ratio),
+    Rule::at("ascend-migration", Warn, ascend_migration),
+    Rule::at("vendor-image", Info, vendor_image),
+    Rule::at("consumer-gpu", Warn, consumer_gpu),
+    // Price: provenance, break-even, region, access and stock.
+    Rule::by("price-provenance", price_severity, price_provenance),
+    Rule::at("subscription-break-even", Info, subscription_break_even),
+    Rule::at("region-undocumented", Warn, region_undocumented),
+    Rule::at("price-other-region", Warn, price_other_region),
+    Rule::at("access-restricted", Warn, access_restricted),
+    Rule::at("stock-reported", Warn, stock_reported),
+    Rule::at("unverified-facts", Info, unverified_facts),
+];
+
+fn rdma_severity(c: &Ctx) -> Severity {
+    if c.train().is_some_and(|t| dp_share(t) > 0.15) {
+        Severity::Critical
+    } else {
+        Warn
+    }
+}
+
+fn multi_node_without_rdma(c: &Ctx) -> Option<Msg> {
+    let st = &c.train()?.step;
+    if !c.nodes_over_tcp() {
+        return None;
+    }
+    Some(
+        Msg::new("adv-multi-node-without-rdma")
+            .arg("nodes", c.p.nodes)
+            .arg("bw", c.p.cluster.inter_bandwidth.to_string())
+            .arg("comm", st.dp_comm_total.to_string())
+            .arg("share", pct(st.dp_comm_total.0 / st.step.0))
+            .arg("exposed", st.dp_comm_exposed.to_string())
+            .arg("exposed_share", pct(st.dp_comm_exposed.0 / st.step.0)),
+    )
+}
+
+fn tp_over_pcie(c: &Ctx) -> Option<Msg> {
+    let t = c.train()?;
+    (t.setup.parallel.tp > 1 && !c.nvlink).then(|| {
+        Msg::new("adv-tp-over-pcie")
+            .arg("tp", t.setup.parallel.tp)
+            .arg("share", pct(t.step.tp_comm.0 / t.step.step.0))
+    })
+}
+
+fn litgpt_bf16_mixed(c: &Ctx) -> Option<Msg> {
+    let t = c.train()?;
+    let s = &t.setup;
+    if !(s.framework == crate::workload::Framework::LitGpt && s.task.is_peft() && s.autocast_on()) {
+        return None;
+    }
+    let bytes = |name: &str| {
+        t.memory
+            .items
+            .iter()
+            .filter(|i| i.name == name)
+            .map(|i| i.bytes.0)
+            .sum::<f64>()
+    };
+    let copies = bytes("autocast weight copies");
+    let base = bytes("base weights (frozen)");
+    (copies > 0.0).then(|| {
+        Msg::new("adv-litgpt-bf16-mixed")
+            .arg("copies", crate::units::Bytes(copies).to_string())
+            .arg(
+                "saved",
+                crate::units::Bytes(copies + base / 2.0).to_string(),
+            )
+    })
+}
+
+fn zero3_over_slow_link(c: &Ctx) -> Option<Msg> {
+    let t = c.train()?;
+    let share = dp_share(t);
+    (t.setup.parallel.zero == 3 && (!c.nvlink || c.nodes_over_tcp()) && share > 0.05).then(|| {
+        Msg::new("adv-zero3-over-slow-link")
+            .arg("link", t.step.dp_link.to_string())
+            .arg("share", pct(share))
+    })
+}
+
+fn nvlink_needed(c: &Ctx) -> Option<Msg> {
+    let t = c.train()?;
+    let share = dp_share(t);
+    let gpus = c.p.cluster.gpus_per_node;
+    (!c.nvlink && gpus > 1 && t.setup.parallel.tp == 1 && share > 0.2).then(|| {
+        Msg::new("adv-nvlink-needed")
+            .arg("share", pct(share))
+            .arg("gpus", gpus)
+    })
+}
+
+fn storage_class(c: &Ctx) -> Option<Msg> {
+    let t = c.train()?;
+    let s = t.storage.as_ref()?;
+    Some(
+        Msg::new("adv-storage-class")
+            .arg("read", t.data.read_bandwidth.to_string())
+            .arg("why", s.why.as_str())
+            .arg("class", names::storage_arg(&s.class.id, &s.class.name))
+            .arg("cap_gib", f0(s.capacity_gib))
+            .arg("ckpt_gib", f1(t.data.checkpoint_size.gib()))
+            .arg("write_s", f0(s.checkpoint_write_s))
+            .arg("mbs", f0(s.throughput_mbs))
+            .arg("object", yes(s.class.kind == StorageKind::Object)),
+    )
+}
+
 /// The hot/cold storage split and what it saves per month.
-fn tiering(t: &super::money::Tiered, s: &super::money::StorageChoice) -> Advice {
+fn storage_tiering(c: &Ctx) -> Option<Msg> {
+    let s = c.train()?.storage.as_ref()?;
+    let t = s.tiered.as_ref()?;
     let split = t.object_monthly_cny + t.cache_monthly_cny;
     let whole = s.monthly_cny.unwrap_or(split);
-    a(
-        "storage-tiering",
-        Severity::Info,
+    Some(
         Msg::new("adv-storage-tiering")
             .arg("object_gib", f0(t.object_gib))
             .arg("object", names::storage_arg(&t.object_id, &t.object))
@@ -256,199 +475,87 @@ fn tiering(t: &super::money::Tiered, s: &super::money::StorageChoice) -> Advice 
     )
 }
 
-/// Replicas to run and how to scale them.
-fn autoscaling(s: &super::ServeDetail, job: &super::ServeJob) -> Advice {
-    let floor = s.replicas_for_rate.max(job.min_replicas.max(1));
-    let single = job.min_replicas <= 1;
-    a(
-        "autoscaling",
-        if single {
-            Severity::Warn
-        } else {
-            Severity::Info
-        },
-        Msg::new("adv-autoscaling")
-            .arg("needed", s.replicas_for_rate)
-            .arg("rps", f2(s.requests_per_second_per_replica))
-            .arg("replicas", s.replicas)
-            .arg("peak", f2(job.peak_factor))
-            .arg("min", job.min_replicas)
-            .arg("single", yes(single))
-            .arg("range", yes(s.replicas > floor))
-            .arg("floor", floor),
+/// Host cores the image decode needs, the vCPUs the plan has, and whether they fall short
+/// (also when the CPUs capped the plan: its rate is then exactly what they decode).
+fn decode_cores(c: &Ctx) -> Option<(f64, Option<f64>, bool)> {
+    let t = c.train()?;
+    let cores = t.data.cpu_cores_for_decode?;
+    let have = c.p.instance.vcpu.map(|v| v as f64 * c.p.nodes as f64);
+    let short = have.is_some_and(|h| h < cores) || t.step.bottleneck == "host-cpu";
+    Some((cores, have, short))
+}
+
+fn decode_severity(c: &Ctx) -> Severity {
+    if decode_cores(c).is_some_and(|(_, _, short)| short) {
+        Severity::Critical
+    } else {
+        Info
+    }
+}
+
+fn image_decode_cores(c: &Ctx) -> Option<Msg> {
+    let t = c.train()?;
+    let (cores, have, short) = decode_cores(c)?;
+    Some(
+        Msg::new("adv-image-decode-cores")
+            .arg("rate", f0(t.data.samples_per_second))
+            .arg("cores", f0(cores.ceil()))
+            .arg("per_core", c.req.tunables.image_decode_per_core)
+            .arg(
+                "have",
+                match have {
+                    Some(_) if short => "short",
+                    Some(_) => "enough",
+                    None => "unknown",
+                },
+            )
+            .arg("vcpus", f0(have.unwrap_or(0.0))),
     )
 }
 
-/// Training rules: communication, storage, host cores, spot, memory, first hour, release.
-fn training(p: &Plan, req: &PlanRequest, t: &super::TrainDetail, out: &mut Vec<Advice>) {
-    let i = &p.instance;
-    let gpus_per_node = p.cluster.gpus_per_node;
-    let ascend = ChipFamily::of(&p.gpu) == ChipFamily::Ascend;
-    let nvlink = has_nvlink(i);
-    let st = &t.step;
-    let share = |x: f64| x / st.step.0;
-    let dp_share = share(st.dp_comm_exposed.0);
-    if p.nodes > 1 && !i.rdma.is_rdma() {
-        let total = st.dp_comm_total.0 / st.step.0;
-        out.push(a(
-            "multi-node-without-rdma",
-            if dp_share > 0.15 {
-                Severity::Critical
-            } else {
-                Severity::Warn
-            },
-            Msg::new("adv-multi-node-without-rdma")
-                .arg("nodes", p.nodes)
-                .arg("bw", p.cluster.inter_bandwidth.to_string())
-                .arg("comm", st.dp_comm_total.to_string())
-                .arg("share", pct(total))
-                .arg("exposed", st.dp_comm_exposed.to_string())
-                .arg("exposed_share", pct(dp_share)),
-        ));
-    }
-    if t.setup.parallel.tp > 1 && !nvlink {
-        out.push(a(
-            "tp-over-pcie",
-            Severity::Warn,
-            Msg::new("adv-tp-over-pcie")
-                .arg("tp", t.setup.parallel.tp)
-                .arg("share", pct(share(st.tp_comm.0))),
-        ));
-    }
-    if t.setup.framework == crate::workload::Framework::LitGpt
-        && t.setup.task.is_peft()
-        && t.setup.autocast_on()
-    {
-        let bytes = |name: &str| {
-            t.memory
-                .items
-                .iter()
-                .filter(|i| i.name == name)
-                .map(|i| i.bytes.0)
-                .sum::<f64>()
-        };
-        let copies = bytes("autocast weight copies");
-        let base = bytes("base weights (frozen)");
-        if copies > 0.0 {
-            out.push(a(
-                "litgpt-bf16-mixed",
-                Severity::Info,
-                Msg::new("adv-litgpt-bf16-mixed")
-                    .arg("copies", crate::units::Bytes(copies).to_string())
-                    .arg(
-                        "saved",
-                        crate::units::Bytes(copies + base / 2.0).to_string(),
-                    ),
-            ));
-        }
-    }
-    if t.setup.parallel.zero == 3
-        && (!nvlink || (p.nodes > 1 && !i.rdma.is_rdma()))
-        && dp_share > 0.05
-    {
-        out.push(a(
-            "zero3-over-slow-link",
-            Severity::Warn,
-            Msg::new("adv-zero3-over-slow-link")
-                .arg("link", st.dp_link.to_string())
-                .arg("share", pct(dp_share)),
-        ));
-    }
-    if !nvlink && gpus_per_node > 1 && t.setup.parallel.tp == 1 && dp_share > 0.2 {
-        out.push(a(
-            "nvlink-needed",
-            Severity::Warn,
-            Msg::new("adv-nvlink-needed")
-                .arg("share", pct(dp_share))
-                .arg("gpus", gpus_per_node),
-        ));
-    }
-    if let Some(s) = &t.storage {
-        out.push(a(
-            "storage-class",
-            Severity::Info,
-            Msg::new("adv-storage-class")
-                .arg("read", t.data.read_bandwidth.to_string())
-                .arg("why", s.why.as_str())
-                .arg("class", names::storage_arg(&s.class.id, &s.class.name))
-                .arg("cap_gib", f0(s.capacity_gib))
-                .arg("ckpt_gib", f1(t.data.checkpoint_size.gib()))
-                .arg("write_s", f0(s.checkpoint_write_s))
-                .arg("mbs", f0(s.throughput_mbs))
-                .arg("object", yes(s.class.kind == StorageKind::Object)),
-        ));
-        if let Some(tier) = &s.tiered {
-            out.push(tiering(tier, s));
-        }
-    }
-    if let Some(cores) = t.data.cpu_cores_for_decode {
-        let have = i.vcpu.map(|v| v as f64 * p.nodes as f64);
-        // Short when the CPUs capped the plan (its rate is then exactly what they decode).
-        let short = have.is_some_and(|h| h < cores) || t.step.bottleneck == "host-cpu";
-        out.push(a(
-            "image-decode-cores",
-            if short {
-                Severity::Critical
-            } else {
-                Severity::Info
-            },
-            Msg::new("adv-image-decode-cores")
-                .arg("rate", f0(t.data.samples_per_second))
-                .arg("cores", f0(cores.ceil()))
-                .arg("per_core", req.tunables.image_decode_per_core)
-                .arg(
-                    "have",
-                    match have {
-                        Some(_) if short => "short",
-                        Some(_) => "enough",
-                        None => "unknown",
-                    },
-                )
-                .arg("vcpus", f0(have.unwrap_or(0.0))),
-        ));
-    }
-    if let Some(sp) = &t.spot {
-        let m = if req.constraints.interruptible {
-            Msg::new("adv-spot-fits")
-                .arg("preemptions", f1(sp.expected_preemptions))
-                .arg("rate", format!("{:.3}", req.constraints.preemption_rate))
-                .arg("interval_min", f0(sp.checkpoint_interval_s / 60.0))
-                .arg("write_s", f0(sp.checkpoint_write_s))
-                .arg("overhead", format!("{:+.1}", sp.overhead_fraction * 100.0))
-                .arg("cny", f0(sp.expected_cny))
-        } else {
-            Msg::new("adv-spot-not-interruptible").arg("cny", f0(sp.expected_cny))
-        };
-        out.push(a("spot-checkpoint", Severity::Info, m));
-    }
-    let need = t.memory.device_total.gib();
-    let have = p.gpu.memory_gib.unwrap_or(0.0);
-    if have > 0.0 && need / have > 0.92 {
-        out.push(a(
-            "memory-headroom",
-            Severity::Warn,
-            Msg::new("adv-memory-headroom")
-                .arg("left", f1(have - need))
-                .arg("have", f0(have)),
-        ));
-    }
-    let mindspore = req.constraints.framework == super::SoftwareFramework::Mindspore;
-    out.push(a(
-        "first-hour",
-        Severity::Info,
+fn spot_checkpoint(c: &Ctx) -> Option<Msg> {
+    let sp = c.train()?.spot.as_ref()?;
+    let k = &c.req.constraints;
+    Some(if k.interruptible {
+        Msg::new("adv-spot-fits")
+            .arg("preemptions", f1(sp.expected_preemptions))
+            .arg("rate", format!("{:.3}", k.preemption_rate))
+            .arg("interval_min", f0(sp.checkpoint_interval_s / 60.0))
+            .arg("write_s", f0(sp.checkpoint_write_s))
+            .arg("overhead", format!("{:+.1}", sp.overhead_fraction * 100.0))
+            .arg("cny", f0(sp.expected_cny))
+    } else {
+        Msg::new("adv-spot-not-interruptible").arg("cny", f0(sp.expected_cny))
+    })
+}
+
+fn memory_headroom(c: &Ctx) -> Option<Msg> {
+    let need = c.train()?.memory.device_total.gib();
+    let have = c.p.gpu.memory_gib.unwrap_or(0.0);
+    (have > 0.0 && need / have > 0.92).then(|| {
+        Msg::new("adv-memory-headroom")
+            .arg("left", f1(have - need))
+            .arg("have", f0(have))
+    })
+}
+
+fn first_hour(c: &Ctx) -> Option<Msg> {
+    let t = c.train()?;
+    let mindspore = c.req.constraints.framework == super::SoftwareFramework::Mindspore;
+    Some(
         Msg::new("adv-first-hour")
             .arg("rate", f0(t.step.tokens_per_second_per_gpu))
-            .arg("unit", work_unit(req))
+            .arg("unit", work_unit(c.req))
             .arg("mfu", pct(t.step.mfu))
-            .arg("gib", f1(need))
-            .arg("ascend", yes(ascend))
+            .arg("gib", f1(t.memory.device_total.gib()))
+            .arg("ascend", yes(c.ascend))
             .arg("framework", if mindspore { "mindspore" } else { "other" }),
-    ));
-    out.push(a(
-        "auto-release",
-        Severity::Info,
-        Msg::new("adv-auto-release").arg("hours", f1(p.hours)),
-    ));
+    )
+}
+
+fn auto_release(c: &Ctx) -> Option<Msg> {
+    c.train()?;
+    Some(Msg::new("adv-auto-release").arg("hours", f1(c.p.hours)))
 }
 
 /// The unit of work (tokens, images, samples) in both languages.
@@ -467,224 +574,208 @@ fn has_nvlink(i: &crate::catalog::Instance) -> bool {
     )
 }
 
-/// Serving rules: replicas and autoscaling, the filing duty, one server per GPU.
-fn serving(p: &Plan, req: &PlanRequest, s: &super::ServeDetail, out: &mut Vec<Advice>) {
-    if let Job::Serve(job) = &req.job {
-        out.push(autoscaling(s, job));
-        if job.public_generative
-            && req
-                .model
-                .transformer()
-                .is_some_and(|t| t.structure != crate::model::Structure::EncoderOnly)
-        {
-            out.push(a(
-                "filing-duty",
-                Severity::Info,
-                Msg::new("adv-filing-duty"),
-            ));
-        }
-    }
-    let gpus_per_node = p.cluster.gpus_per_node;
-    if p.total_gpus > 0.0 && gpus_per_node > 1 && s.tp == 1 {
-        out.push(a(
-            "placement",
-            Severity::Info,
-            Msg::new("adv-placement-serve")
-                .arg("replicas", s.replicas)
-                .arg("gpus", gpus_per_node),
-        ));
+/// The serving detail and job of a serving plan.
+fn serve_job<'a>(c: &Ctx<'a>) -> Option<(&'a super::ServeDetail, &'a super::ServeJob)> {
+    match (&c.p.serve, &c.req.job) {
+        (Some(s), Job::Serve(job)) => Some((s, job)),
+        _ => None,
     }
 }
 
-/// Hardware rules: placement, topology, host CPU and RAM, the chip's software stack.
-fn hardware(p: &Plan, req: &PlanRequest, out: &mut Vec<Advice>) {
-    let i = &p.instance;
-    let gpus_per_node = p.cluster.gpus_per_node;
-    let ascend = ChipFamily::of(&p.gpu) == ChipFamily::Ascend;
-    let nvlink = has_nvlink(i);
-    if p.nodes > 1 && p.train.is_some() {
-        out.push(a(
-            "placement",
-            Severity::Info,
-            Msg::new("adv-placement-train").arg("ascend", yes(ascend)),
-        ));
-    }
-    if gpus_per_node > 1 {
-        let id = if ascend {
-            "adv-topology-check-ascend"
-        } else {
-            "adv-topology-check-nvidia"
-        };
-        out.push(a(
-            "topology-check",
-            Severity::Info,
-            Msg::new(id)
-                .arg("id", i.id.as_str())
-                .arg("nvlink", yes(nvlink)),
-        ));
-    }
-    if let Some(v) = i.vcpu {
-        let per = v as f64 / p.cluster.gpus_per_node as f64;
-        if per < 4.0 {
-            out.push(a(
-                "host-cpu-ratio",
-                Severity::Warn,
-                Msg::new("adv-host-cpu-ratio").arg("per", f1(per)),
-            ));
-        }
-    }
-    if let (Some(ram), Some(gmem)) = (i.ram_gib, i.total_gpu_memory_gib()) {
-        let offload = p
-            .train
-            .as_ref()
-            .map(|t| t.memory.cpu_offload.gib() * p.cluster.gpus_per_node as f64)
-            .unwrap_or(0.0);
-        if ram < 1.5 * gmem || ram < offload * 1.2 {
-            out.push(a(
-                "host-ram-ratio",
-                Severity::Warn,
-                Msg::new("adv-host-ram-ratio")
-                    .arg("ram", f0(ram))
-                    .arg("gmem", f0(gmem))
-                    .arg(
-                        "offload",
-                        if offload > 0.0 {
-                            f0(offload)
-                        } else {
-                            "none".into()
-                        },
-                    )
-                    .arg("train", yes(p.train.is_some())),
-            ));
-        }
-    }
-    software(p, req, out);
-    if p.gpu.consumer {
-        out.push(a(
-            "consumer-gpu",
-            Severity::Warn,
-            Msg::new("adv-consumer-gpu"),
-        ));
+fn autoscaling_severity(c: &Ctx) -> Severity {
+    if serve_job(c).is_some_and(|(_, job)| job.min_replicas <= 1) {
+        Warn
+    } else {
+        Info
     }
 }
 
-/// The chip's software stack: Ascend migration and images, ROCm, CUDA images.
-fn software(p: &Plan, req: &PlanRequest, out: &mut Vec<Advice>) {
+/// Replicas to run and how to scale them.
+fn autoscaling(c: &Ctx) -> Option<Msg> {
+    let (s, job) = serve_job(c)?;
+    let floor = s.replicas_for_rate.max(job.min_replicas.max(1));
+    Some(
+        Msg::new("adv-autoscaling")
+            .arg("needed", s.replicas_for_rate)
+            .arg("rps", f2(s.requests_per_second_per_replica))
+            .arg("replicas", s.replicas)
+            .arg("peak", f2(job.peak_factor))
+            .arg("min", job.min_replicas)
+            .arg("single", yes(job.min_replicas <= 1))
+            .arg("range", yes(s.replicas > floor))
+            .arg("floor", floor),
+    )
+}
+
+fn filing_duty(c: &Ctx) -> Option<Msg> {
+    let (_, job) = serve_job(c)?;
+    let generative = c
+        .req
+        .model
+        .transformer()
+        .is_some_and(|t| t.structure != crate::model::Structure::EncoderOnly);
+    (job.public_generative && generative).then(|| Msg::new("adv-filing-duty"))
+}
+
+fn placement_serve(c: &Ctx) -> Option<Msg> {
+    let s = c.p.serve.as_ref()?;
+    let gpus = c.p.cluster.gpus_per_node;
+    (c.p.total_gpus > 0.0 && gpus > 1 && s.tp == 1).then(|| {
+        Msg::new("adv-placement-serve")
+            .arg("replicas", s.replicas)
+            .arg("gpus", gpus)
+    })
+}
+
+fn placement_train(c: &Ctx) -> Option<Msg> {
+    (c.p.nodes > 1 && c.p.train.is_some())
+        .then(|| Msg::new("adv-placement-train").arg("ascend", yes(c.ascend)))
+}
+
+fn topology_check(c: &Ctx) -> Option<Msg> {
+    let id = if c.ascend {
+        "adv-topology-check-ascend"
+    } else {
+        "adv-topology-check-nvidia"
+    };
+    (c.p.cluster.gpus_per_node > 1).then(|| {
+        Msg::new(id)
+            .arg("id", c.p.instance.id.as_str())
+            .arg("nvlink", yes(c.nvlink))
+    })
+}
+
+fn host_cpu_ratio(c: &Ctx) -> Option<Msg> {
+    let per = c.p.instance.vcpu? as f64 / c.p.cluster.gpus_per_node as f64;
+    (per < 4.0).then(|| Msg::new("adv-host-cpu-ratio").arg("per", f1(per)))
+}
+
+fn host_ram_ratio(c: &Ctx) -> Option<Msg> {
+    let p = c.p;
+    let (ram, gmem) = (p.instance.ram_gib?, p.instance.total_gpu_memory_gib()?);
+    let offload = p
+        .train
+        .as_ref()
+        .map(|t| t.memory.cpu_offload.gib() * p.cluster.gpus_per_node as f64)
+        .unwrap_or(0.0);
+    if !(ram < 1.5 * gmem || ram < offload * 1.2) {
+        return None;
+    }
+    let offload = if offload > 0.0 {
+        f0(offload)
+    } else {
+        "none".into()
+    };
+    Some(
+        Msg::new("adv-host-ram-ratio")
+            .arg("ram", f0(ram))
+            .arg("gmem", f0(gmem))
+            .arg("offload", offload)
+            .arg("train", yes(p.train.is_some())),
+    )
+}
+
+/// The framework asked for, as the Ascend messages name it.
+fn ascend_framework(c: &Ctx) -> &'static str {
     use super::SoftwareFramework as F;
-    match ChipFamily::of(&p.gpu) {
+    match c.req.constraints.framework {
+        F::Mindspore => "mindspore",
+        F::Pytorch => "pytorch",
+        _ => "other",
+    }
+}
+
+fn ascend_migration(c: &Ctx) -> Option<Msg> {
+    c.ascend
+        .then(|| Msg::new("adv-ascend-migration").arg("framework", ascend_framework(c)))
+}
+
+/// The chip's software stack: Ascend (CANN with torch_npu or MindSpore), ROCm, CUDA images.
+fn vendor_image(c: &Ctx) -> Option<Msg> {
+    Some(match ChipFamily::of(&c.p.gpu) {
         ChipFamily::Ascend => {
-            let fw = match req.constraints.framework {
-                F::Mindspore => "mindspore",
-                F::Pytorch => "pytorch",
-                _ => "other",
-            };
-            out.push(a(
-                "ascend-migration",
-                Severity::Warn,
-                Msg::new("adv-ascend-migration").arg("framework", fw),
-            ));
-            let stack = if fw == "mindspore" {
+            let stack = if ascend_framework(c) == "mindspore" {
                 "MindSpore"
             } else {
                 "torch_npu"
             };
-            out.push(a(
-                "vendor-image",
-                Severity::Info,
-                Msg::new("adv-vendor-image-ascend").arg("fw", stack),
-            ));
+            Msg::new("adv-vendor-image-ascend").arg("fw", stack)
         }
-        ChipFamily::Amd => out.push(a(
-            "vendor-image",
-            Severity::Info,
-            Msg::new("adv-vendor-image-amd"),
-        )),
-        ChipFamily::Nvidia => out.push(a(
-            "vendor-image",
-            Severity::Info,
-            Msg::new("adv-vendor-image-nvidia"),
-        )),
+        ChipFamily::Amd => Msg::new("adv-vendor-image-amd"),
+        ChipFamily::Nvidia => Msg::new("adv-vendor-image-nvidia"),
+    })
+}
+
+fn consumer_gpu(c: &Ctx) -> Option<Msg> {
+    c.p.gpu.consumer.then(|| Msg::new("adv-consumer-gpu"))
+}
+
+fn price_severity(c: &Ctx) -> Severity {
+    match &c.p.chosen {
+        Some(ch) if ch.price.kind != PriceKind::Estimate => Info,
+        _ => Warn,
     }
 }
 
-/// Price rules: provenance, break-even, region, access and stock.
-fn pricing(p: &Plan, req: &PlanRequest, out: &mut Vec<Advice>) {
-    let i = &p.instance;
-    if let Some(ch) = &p.chosen {
-        out.push(a(
-            "price-provenance",
-            if ch.price.kind == PriceKind::Estimate {
-                Severity::Warn
-            } else {
-                Severity::Info
-            },
-            Msg::new("adv-price-provenance")
-                .arg("kind", serde_word(&ch.price.kind))
-                .arg("billing", names::billing(ch.billing))
-                .arg("cny", f2(ch.price.cny))
-                .arg("region", ch.price.region.as_str())
-                .arg("as_of", ch.price.as_of.as_str())
-                .arg(
-                    "method",
-                    match &ch.price.method {
-                        Some(m) => crate::i18n::Arg::PerLang {
-                            en: m.clone(),
-                            zh: ch.price.method_zh.clone().unwrap_or_else(|| m.clone()),
-                        },
-                        None => "none".into(),
-                    },
-                ),
-        ));
-        if let Some(m) = p.costs.iter().find(|c| c.billing == Billing::Monthly) {
-            if let (Some(en), Some(zh)) = (&m.note, &m.note_zh) {
-                out.push(a(
-                    "subscription-break-even",
-                    Severity::Info,
-                    Msg::new("adv-subscription-break-even").arg(
-                        "note",
-                        crate::i18n::Arg::PerLang {
-                            en: en.clone(),
-                            zh: zh.clone(),
-                        },
-                    ),
-                ));
-            }
-        }
-    } else {
-        out.push(a(
-            "price-provenance",
-            Severity::Warn,
-            Msg::new("adv-price-unknown"),
-        ));
-    }
-    let asked = &req.constraints.regions;
-    if !asked.is_empty() && i.regions.is_empty() {
-        out.push(a(
-            "region-undocumented",
-            Severity::Warn,
-            Msg::new("adv-region-undocumented")
-                .arg("id", i.id.as_str())
-                .arg("regions", asked.join(" / ")),
-        ));
-    }
-    if let Some(ch) = &p.chosen {
-        if !asked.is_empty()
-            && !asked
-                .iter()
-                .any(|r| super::money::same_region(r, &ch.price.region))
-        {
-            out.push(a(
-                "price-other-region",
-                Severity::Warn,
-                Msg::new("adv-price-other-region")
-                    .arg("from", ch.price.region.as_str())
-                    .arg("regions", asked.join(" / "))
-                    .arg("cny", f2(ch.price.cny))
-                    .arg("as_of", ch.price.as_of.as_str()),
-            ));
-        }
-    }
-    access_and_stock(p, out);
+/// Where the price comes from (list / user / estimate) and its date; or that it is unknown.
+fn price_provenance(c: &Ctx) -> Option<Msg> {
+    let Some(ch) = &c.p.chosen else {
+        return Some(Msg::new("adv-price-unknown"));
+    };
+    let method = match &ch.price.method {
+        Some(m) => crate::i18n::Arg::PerLang {
+            en: m.clone(),
+            zh: ch.price.method_zh.clone().unwrap_or_else(|| m.clone()),
+        },
+        None => "none".into(),
+    };
+    Some(
+        Msg::new("adv-price-provenance")
+            .arg("kind", serde_word(&ch.price.kind))
+            .arg("billing", names::billing(ch.billing))
+            .arg("cny", f2(ch.price.cny))
+            .arg("region", ch.price.region.as_str())
+            .arg("as_of", ch.price.as_of.as_str())
+            .arg("method", method),
+    )
+}
+
+fn subscription_break_even(c: &Ctx) -> Option<Msg> {
+    c.p.chosen.as_ref()?;
+    let m = c.p.costs.iter().find(|x| x.billing == Billing::Monthly)?;
+    let (en, zh) = (m.note.as_ref()?, m.note_zh.as_ref()?);
+    Some(Msg::new("adv-subscription-break-even").arg(
+        "note",
+        crate::i18n::Arg::PerLang {
+            en: en.clone(),
+            zh: zh.clone(),
+        },
+    ))
+}
+
+fn region_undocumented(c: &Ctx) -> Option<Msg> {
+    let asked = &c.req.constraints.regions;
+    let i = &c.p.instance;
+    (!asked.is_empty() && i.regions.is_empty()).then(|| {
+        Msg::new("adv-region-undocumented")
+            .arg("id", i.id.as_str())
+            .arg("regions", asked.join(" / "))
+    })
+}
+
+fn price_other_region(c: &Ctx) -> Option<Msg> {
+    let ch = c.p.chosen.as_ref()?;
+    let asked = &c.req.constraints.regions;
+    let elsewhere = !asked
+        .iter()
+        .any(|r| super::money::same_region(r, &ch.price.region));
+    (!asked.is_empty() && elsewhere).then(|| {
+        Msg::new("adv-price-other-region")
+            .arg("from", ch.price.region.as_str())
+            .arg("regions", asked.join(" / "))
+            .arg("cny", f2(ch.price.cny))
+            .arg("as_of", ch.price.as_of.as_str())
+    })
 }
 
 fn serde_word<T: Serialize>(v: &T) -> String {
@@ -694,62 +785,78 @@ fn serde_word<T: Serialize>(v: &T) -> String {
         .unwrap_or_default()
 }
 
-fn access_and_stock(p: &Plan, out: &mut Vec<Advice>) {
-    let i = &p.instance;
-    if let Some(acc) = i.access {
-        let note: crate::i18n::Arg = match i.access_note.as_deref() {
-            Some(n) => n.into(),
-            None => Msg::new("adv-access-note-default").into(),
-        };
-        out.push(a(
-            "access-restricted",
-            Severity::Warn,
-            Msg::new("adv-access-restricted")
-                .arg("id", i.id.as_str())
-                .arg("family", i.family.as_str())
-                .arg("access", names::access(acc))
-                .arg("note", note),
-        ));
-    }
-    if i.stock == Some(crate::catalog::Stock::Low) {
-        let detail: crate::i18n::Arg = match i.notes.as_deref() {
-            Some(n) => n.into(),
-            None => Msg::new("adv-stock-no-detail").into(),
-        };
-        out.push(a(
-            "stock-reported",
-            Severity::Warn,
-            Msg::new("adv-stock-reported")
-                .arg("id", i.id.as_str())
-                .arg("detail", detail),
-        ));
-    }
-    if !matches!(i.confidence, crate::catalog::Confidence::Confirmed)
-        || p.gpu.confidence != "confirmed"
-    {
-        out.push(a(
-            "unverified-facts",
-            Severity::Info,
-            Msg::new("adv-unverified-facts")
-                .arg("instance", names::confidence(i.confidence))
-                .arg("chip", names::confidence_word(&p.gpu.confidence)),
-        ));
-    }
+fn access_restricted(c: &Ctx) -> Option<Msg> {
+    let i = &c.p.instance;
+    let acc = i.access?;
+    let note: crate::i18n::Arg = match i.access_note.as_deref() {
+        Some(n) => n.into(),
+        None => Msg::new("adv-access-note-default").into(),
+    };
+    Some(
+        Msg::new("adv-access-restricted")
+            .arg("id", i.id.as_str())
+            .arg("family", i.family.as_str())
+            .arg("access", names::access(acc))
+            .arg("note", note),
+    )
 }
 
+fn stock_reported(c: &Ctx) -> Option<Msg> {
+    let i = &c.p.instance;
+    if i.stock != Some(crate::catalog::Stock::Low) {
+        return None;
+    }
+    let detail: crate::i18n::Arg = match i.notes.as_deref() {
+        Some(n) => n.into(),
+        None => Msg::new("adv-stock-no-detail").into(),
+    };
+    Some(
+        Msg::new("adv-stock-reported")
+            .arg("id", i.id.as_str())
+            .arg("detail", detail),
+    )
+}
+
+fn unverified_facts(c: &Ctx) -> Option<Msg> {
+    let i = &c.p.instance;
+    let confirmed = matches!(i.confidence, crate::catalog::Confidence::Confirmed)
+        && c.p.gpu.confidence == "confirmed";
+    (!confirmed).then(|| {
+        Msg::new("adv-unverified-facts")
+            .arg("instance", names::confidence(i.confidence))
+            .arg("chip", names::confidence_word(&c.p.gpu.confidence))
+    })
+}
+
+/// The advice of one plan: every rule of `PLAN_RULES` that fires, the most severe first.
 pub fn evaluate(p: &Plan, req: &PlanRequest) -> Vec<Advice> {
-    let mut out = Vec::new();
-    if let Some(t) = &p.train {
-        training(p, req, t, &mut out);
-    }
-    if let Some(s) = &p.serve {
-        serving(p, req, s, &mut out);
-    }
-    hardware(p, req, &mut out);
-    pricing(p, req, &mut out);
+    let c = Ctx::new(p, req);
+    let mut out: Vec<Advice> = PLAN_RULES.iter().filter_map(|r| r.fire(&c)).collect();
     out.sort_by_key(|x| std::cmp::Reverse(x.severity));
     out
 }
+
+/// A rule on the ranked list: advice for the top plan, drawn from the plans after it.
+struct ListRule {
+    id: &'static str,
+    check: fn(&[Plan]) -> Option<(Severity, Msg)>,
+}
+
+/// The list rules, in the order their advice is appended to the top plan.
+const LIST_RULES: &[ListRule] = &[
+    ListRule {
+        id: "stock-fallbacks",
+        check: stock_fallbacks,
+    },
+    ListRule {
+        id: "quantization",
+        check: quantization,
+    },
+    ListRule {
+        id: "big-card-small-inference",
+        check: big_card_small_inference,
+    },
+];
 
 /// Stock fallbacks: for the top plan, the best plans on other families or providers; and for
 /// serving on training-class GPUs, the cost per request of the best T4/A10-class plan.
@@ -757,42 +864,47 @@ pub fn add_fallbacks(plans: &mut [Plan]) {
     if plans.is_empty() {
         return;
     }
-    stock_fallbacks(plans);
-    quantization(plans);
-    big_card_small_inference(plans);
+    for r in LIST_RULES {
+        if let Some((severity, m)) = (r.check)(plans) {
+            plans[0].advice.push(a(r.id, severity, m));
+        }
+    }
 }
 
-fn stock_fallbacks(plans: &mut [Plan]) {
-    let top_family = plans[0].instance.family.clone();
-    let top_provider = plans[0].instance.provider;
-    let mut seen = vec![top_family];
+/// One fallback plan in words: nodes, type, provider, hours and cost.
+fn fallback(p: &Plan, top_provider: crate::catalog::Provider) -> Msg {
+    Msg::new("adv-fallback")
+        .arg("nodes", p.nodes)
+        .arg("id", p.instance.id.as_str())
+        .arg("provider", names::provider(p.instance.provider))
+        .arg("other", yes(p.instance.provider != top_provider))
+        .arg("hours", hours_arg(p.hours))
+        .arg(
+            "cost",
+            p.chosen
+                .as_ref()
+                .map(|c| format!("¥{:.0}", c.cny))
+                .unwrap_or_else(|| "none".into()),
+        )
+}
+
+/// Up to three fallbacks, each the best plan of a family not listed before it.
+fn stock_fallbacks(plans: &[Plan]) -> Option<(Severity, Msg)> {
+    let top = &plans[0].instance;
+    let mut seen = vec![top.family.clone()];
     let mut picks = Vec::new();
     for p in plans.iter().skip(1) {
         if seen.contains(&p.instance.family) {
             continue;
         }
         seen.push(p.instance.family.clone());
-        picks.push(
-            Msg::new("adv-fallback")
-                .arg("nodes", p.nodes)
-                .arg("id", p.instance.id.as_str())
-                .arg("provider", names::provider(p.instance.provider))
-                .arg("other", yes(p.instance.provider != top_provider))
-                .arg("hours", hours_arg(p.hours))
-                .arg(
-                    "cost",
-                    p.chosen
-                        .as_ref()
-                        .map(|c| format!("¥{:.0}", c.cny))
-                        .unwrap_or_else(|| "none".into()),
-                ),
-        );
+        picks.push(fallback(p, top.provider));
         if picks.len() == 3 {
             break;
         }
     }
     if picks.is_empty() {
-        return;
+        return None;
     }
     let list = |l: Lang| {
         picks
@@ -802,7 +914,7 @@ fn stock_fallbacks(plans: &mut [Plan]) {
             .join(&crate::i18n::text(l, "adv-fallback-sep"))
     };
     let m = Msg::new("adv-stock-fallbacks")
-        .arg("id", plans[0].instance.id.as_str())
+        .arg("id", top.id.as_str())
         .arg(
             "list",
             crate::i18n::Arg::PerLang {
@@ -810,9 +922,7 @@ fn stock_fallbacks(plans: &mut [Plan]) {
                 zh: list(Lang::Zh),
             },
         );
-    plans[0]
-        .advice
-        .push(a("stock-fallbacks", Severity::Info, m));
+    Some((Info, m))
 }
 
 /// Hours as shown in tables (`80.1 h` / `80.1 小时`).
@@ -820,80 +930,89 @@ fn hours_arg(h: f64) -> Msg {
     Msg::new("unit-hours").arg("h", f1(h))
 }
 
-/// Quantization, when it changes the answer: compare the best bf16 plan with the top plan.
-fn quantization(plans: &mut [Plan]) {
-    let Some(top) = plans[0].serve.as_ref() else {
-        return;
-    };
-    let cost = |p: &Plan| p.chosen.as_ref().map(|c| c.cny);
-    let is16 = |w: crate::workload::WeightFormat| {
-        matches!(
-            w,
-            crate::workload::WeightFormat::Bf16 | crate::workload::WeightFormat::Fp16
-        )
-    };
-    // A checkpoint's own format (DeepSeek-V3/R1 in FP8) is not a quantization of the model.
-    let unq = |s: &super::ServeDetail| is16(s.weights) || s.weights_native;
-    let best16 = plans.iter().find(|p| p.serve.as_ref().is_some_and(unq));
-    let bestq = plans
-        .iter()
-        .find(|p| p.serve.as_ref().is_some_and(|s| !unq(s)));
-    let top_w = top.weights;
-    // "bf16", or the checkpoint's own format ("fp8 (native)").
-    let base = |p: &Plan| match p.serve.as_ref() {
+fn cost(p: &Plan) -> Option<f64> {
+    p.chosen.as_ref().map(|c| c.cny)
+}
+
+/// Serving weights as the model ships them: bf16/fp16, or the checkpoint's own format
+/// (DeepSeek-V3/R1 in FP8 is not a quantization of the model).
+fn unquantized(s: &super::ServeDetail) -> bool {
+    use crate::workload::WeightFormat as W;
+    matches!(s.weights, W::Bf16 | W::Fp16) || s.weights_native
+}
+
+/// "bf16", or the checkpoint's own format ("fp8 (native)").
+fn base_weights(p: &Plan) -> Msg {
+    match p.serve.as_ref() {
         Some(s) if s.weights_native => {
             Msg::new("adv-weights-native").arg("weights", s.weights.name())
         }
         Some(s) => Msg::raw(&s.weights.name()),
         None => Msg::raw(""),
-    };
-    let msg = match (unq(top), best16, bestq) {
-        (false, Some(b), _) => match (cost(&plans[0]), cost(b)) {
-            (Some(x), Some(y)) => Some((
-                Severity::Info,
-                Msg::new("adv-quantization-changes")
-                    .arg("weights", top_w.name())
-                    .arg("base", base(b))
-                    .arg("cny", f0(x))
-                    .arg("nodes", b.nodes)
-                    .arg("id", b.instance.id.as_str())
-                    .arg("other", f0(y))
-                    .arg("ratio", f1(y / x)),
-            )),
-            _ => None,
-        },
-        (false, None, _) => Some((
-            Severity::Warn,
-            Msg::new("adv-quantization-only").arg("weights", top_w.name()),
-        )),
-        (true, _, Some(q)) => match (cost(&plans[0]), cost(q)) {
-            (Some(x), Some(y)) if y < 0.8 * x => {
-                let w = q
-                    .serve
-                    .as_ref()
-                    .map(|s| s.weights.name())
-                    .unwrap_or_default();
-                Some((
-                    Severity::Info,
-                    Msg::new("adv-quantization-would-cut")
-                        .arg("weights", w)
-                        .arg("other", f0(y))
-                        .arg("nodes", q.nodes)
-                        .arg("id", q.instance.id.as_str())
-                        .arg("pct", f0((1.0 - y / x) * 100.0)),
-                ))
-            }
-            _ => None,
-        },
-        _ => None,
-    };
-    if let Some((sev, m)) = msg {
-        plans[0].advice.push(a("quantization", sev, m));
     }
 }
 
+/// Quantization, when it changes the answer: compare the best bf16 plan with the top plan.
+fn quantization(plans: &[Plan]) -> Option<(Severity, Msg)> {
+    let top = plans[0].serve.as_ref()?;
+    let best16 = plans
+        .iter()
+        .find(|p| p.serve.as_ref().is_some_and(unquantized));
+    let bestq = plans
+        .iter()
+        .find(|p| p.serve.as_ref().is_some_and(|s| !unquantized(s)));
+    match (unquantized(top), best16, bestq) {
+        (false, Some(b), _) => quantization_changes(&plans[0], top, b),
+        (false, None, _) => Some((
+            Warn,
+            Msg::new("adv-quantization-only").arg("weights", top.weights.name()),
+        )),
+        (true, _, Some(q)) => quantization_would_cut(&plans[0], q),
+        _ => None,
+    }
+}
+
+/// A quantized top plan against the best unquantized one.
+fn quantization_changes(
+    first: &Plan,
+    top: &super::ServeDetail,
+    b: &Plan,
+) -> Option<(Severity, Msg)> {
+    let (x, y) = (cost(first)?, cost(b)?);
+    Some((
+        Info,
+        Msg::new("adv-quantization-changes")
+            .arg("weights", top.weights.name())
+            .arg("base", base_weights(b))
+            .arg("cny", f0(x))
+            .arg("nodes", b.nodes)
+            .arg("id", b.instance.id.as_str())
+            .arg("other", f0(y))
+            .arg("ratio", f1(y / x)),
+    ))
+}
+
+/// An unquantized top plan against a quantized one at least 20% cheaper.
+fn quantization_would_cut(first: &Plan, q: &Plan) -> Option<(Severity, Msg)> {
+    let (x, y) = (cost(first)?, cost(q)?);
+    let w = q
+        .serve
+        .as_ref()
+        .map(|s| s.weights.name())
+        .unwrap_or_default();
+    (y < 0.8 * x).then(|| {
+        let m = Msg::new("adv-quantization-would-cut")
+            .arg("weights", w)
+            .arg("other", f0(y))
+            .arg("nodes", q.nodes)
+            .arg("id", q.instance.id.as_str())
+            .arg("pct", f0((1.0 - y / x) * 100.0));
+        (Info, m)
+    })
+}
+
 /// Big training cards for small inference.
-fn big_card_small_inference(plans: &mut [Plan]) {
+fn big_card_small_inference(plans: &[Plan]) -> Option<(Severity, Msg)> {
     let small = |g: &str| ["t4", "a10", "l4", "l20", "a30"].contains(&g);
     let big = |g: &str| g.starts_with("a100") || g.starts_with("a800") || g.starts_with("h");
     let small_model = plans[0]
@@ -901,29 +1020,20 @@ fn big_card_small_inference(plans: &mut [Plan]) {
         .as_ref()
         .is_some_and(|s| s.memory.weights.gib() * (s.tp as f64) < 40.0);
     if !(big(&plans[0].gpu.id) && small_model) {
-        return;
+        return None;
     }
-    let Some(alt) = plans.iter().find(|p| small(&p.gpu.id) && p.serve.is_some()) else {
-        return;
-    };
-    let (top, other) = (
-        plans[0].serve.as_ref().and_then(|s| s.cost_per_1k_requests),
-        alt.serve.as_ref().and_then(|s| s.cost_per_1k_requests),
-    );
-    if let (Some(t), Some(o)) = (top, other) {
-        let m = Msg::new("adv-big-card-small-inference")
-            .arg("gpu", plans[0].gpu.name.as_str())
-            .arg("cost", format!("{t:.3}"))
-            .arg("nodes", alt.nodes)
-            .arg("id", alt.instance.id.as_str())
-            .arg("other", format!("{o:.3}"));
-        let sev = if o < t {
-            Severity::Warn
-        } else {
-            Severity::Info
-        };
-        plans[0].advice.push(a("big-card-small-inference", sev, m));
-    }
+    let alt = plans
+        .iter()
+        .find(|p| small(&p.gpu.id) && p.serve.is_some())?;
+    let t = plans[0].serve.as_ref()?.cost_per_1k_requests?;
+    let o = alt.serve.as_ref()?.cost_per_1k_requests?;
+    let m = Msg::new("adv-big-card-small-inference")
+        .arg("gpu", plans[0].gpu.name.as_str())
+        .arg("cost", format!("{t:.3}"))
+        .arg("nodes", alt.nodes)
+        .arg("id", alt.instance.id.as_str())
+        .arg("other", format!("{o:.3}"));
+    Some((if o < t { Warn } else { Info }, m))
 }
 
 #[cfg(test)]

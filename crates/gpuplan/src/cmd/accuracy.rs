@@ -186,36 +186,9 @@ fn by_source(out: &[CaseOutcome], l: Lang) -> (Vec<String>, Vec<Vec<String>>, St
     let rows = groups
         .iter()
         .map(|g| {
-            let of: Vec<_> = train
-                .iter()
-                .copied()
-                .filter(|o| &source_group(&o.id) == g)
-                .collect();
-            let mut fits: Vec<String> = of
-                .iter()
-                .filter_map(|o| o.in_sample.as_deref())
-                .flat_map(|f| f.split(", ").map(str::to_string))
-                .collect();
-            fits.sort();
-            fits.dedup();
-            let errs = abs_errors(of.iter().copied());
-            if fits.is_empty() {
-                held.extend(errs.iter().copied());
-            }
-            vec![
-                g.clone(),
-                of.len().to_string(),
-                of.iter().filter(|o| o.within).count().to_string(),
-                pct(median(errs.clone())),
-                pct(mean(&errs)),
-                if fits.is_empty() {
-                    text(l, "acc-held-yes")
-                } else {
-                    Msg::new("acc-held-no")
-                        .arg("fits", fits.join(", "))
-                        .render(l)
-                },
-            ]
+            let (row, held_errors) = source_row(g, &train, l);
+            held.extend(held_errors);
+            row
         })
         .collect();
     let fitted: std::collections::BTreeSet<_> = train
@@ -232,6 +205,41 @@ fn by_source(out: &[CaseOutcome], l: Lang) -> (Vec<String>, Vec<Vec<String>>, St
     (header, rows, line)
 }
 
+/// One source's row: its training cases, how many are within their band, median and mean
+/// |error|, and whether it is held out (no constant fitted on it); with its |errors| when held
+/// out (empty otherwise).
+fn source_row(g: &str, train: &[&CaseOutcome], l: Lang) -> (Vec<String>, Vec<f64>) {
+    let of: Vec<_> = train
+        .iter()
+        .copied()
+        .filter(|o| source_group(&o.id) == g)
+        .collect();
+    let mut fits: Vec<String> = of
+        .iter()
+        .filter_map(|o| o.in_sample.as_deref())
+        .flat_map(|f| f.split(", ").map(str::to_string))
+        .collect();
+    fits.sort();
+    fits.dedup();
+    let errs = abs_errors(of.iter().copied());
+    let held_out = if fits.is_empty() {
+        text(l, "acc-held-yes")
+    } else {
+        Msg::new("acc-held-no")
+            .arg("fits", fits.join(", "))
+            .render(l)
+    };
+    let row = vec![
+        g.to_string(),
+        of.len().to_string(),
+        of.iter().filter(|o| o.within).count().to_string(),
+        pct(median(errs.clone())),
+        pct(mean(&errs)),
+        held_out,
+    ];
+    (row, if fits.is_empty() { errs } else { Vec::new() })
+}
+
 /// The report in `lang`; the Markdown report (docs/accuracy.md) is in English unless `--lang`
 /// asks otherwise (`lang_flag`), so that regenerating the doc does not depend on `$LANG`.
 pub fn run(dir: Option<&Path>, format: Format, lang: Lang, lang_flag: Option<Lang>) -> Result<u8> {
@@ -243,13 +251,19 @@ pub fn run(dir: Option<&Path>, format: Format, lang: Lang, lang_flag: Option<Lan
         Some(d) => load_outcomes(d)?,
         None => embedded_outcomes()?,
     };
-    if format == Format::Json {
-        outln!(
+    match format {
+        Format::Json => outln!(
             "{}",
             render::json("accuracy", &serde_json::json!({ "cases": out }))?
-        );
-        return Ok(0);
+        ),
+        Format::Markdown => out!("{}", markdown_report(&out, l)),
+        _ => out!("{}", table_report(&out, l)),
     }
+    Ok(0)
+}
+
+/// The case table's header and rows: each case's metric, numbers, error, band and status.
+fn case_table(out: &[CaseOutcome], l: Lang) -> (Vec<String>, Vec<Vec<String>>) {
     let header = headers(
         l,
         &[
@@ -264,7 +278,7 @@ pub fn run(dir: Option<&Path>, format: Format, lang: Lang, lang_flag: Option<Lan
             "in-sample-for",
         ],
     );
-    let rows: Vec<Vec<String>> = out
+    let rows = out
         .iter()
         .map(|o| {
             vec![
@@ -283,16 +297,20 @@ pub fn run(dir: Option<&Path>, format: Format, lang: Lang, lang_flag: Option<Lan
             ]
         })
         .collect();
-    let n = out.len();
+    (header, rows)
+}
+
+/// Cases within their band, all and out of sample, with the mean absolute errors.
+fn summary(out: &[CaseOutcome], l: Lang) -> String {
     let ok = out.iter().filter(|o| o.within).count();
     let oos: Vec<_> = out.iter().filter(|o| o.in_sample.is_none()).collect();
     let oos_ok = oos.iter().filter(|o| o.within).count();
     let mean_abs = |v: &[&CaseOutcome]| {
         v.iter().map(|o| o.error.abs()).sum::<f64>() / v.len().max(1) as f64 * 100.0
     };
-    let summary = Msg::new("acc-summary")
+    Msg::new("acc-summary")
         .arg("ok", ok)
-        .arg("n", n)
+        .arg("n", out.len())
         .arg("oos_ok", oos_ok)
         .arg("oos", oos.len())
         .arg(
@@ -300,51 +318,64 @@ pub fn run(dir: Option<&Path>, format: Format, lang: Lang, lang_flag: Option<Lan
             format!("{:.1}%", mean_abs(&out.iter().collect::<Vec<_>>())),
         )
         .arg("mean_oos", format!("{:.1}%", mean_abs(&oos)))
-        .render(l);
+        .render(l)
+}
+
+/// `accuracy --format markdown` (docs/accuracy.md): intro, summary, by kind, by source (with
+/// the leave-one-source-out line), every case, and the known deviations.
+fn markdown_report(out: &[CaseOutcome], l: Lang) -> String {
     let t = |id: &str| text(l, id);
-    match format {
-        Format::Markdown => {
-            outln!("{}\n", t("acc-md-title"));
-            outln!("{}", t("acc-md-generated"));
-            outln!("{}", t("acc-md-cases-1"));
-            outln!("{}", t("acc-md-cases-2"));
-            outln!("{}", t("acc-md-cases-3"));
-            outln!("{}\n", t("acc-md-in-sample"));
-            outln!("{summary}\n");
-            let (kh, kr) = by_kind(&out, l);
-            outln!("{}\n", t("acc-md-by-kind"));
-            out!("{}", render::markdown(&refs(&kh), &kr));
-            let (sh, sr, loso) = by_source(&out, l);
-            outln!("\n{}\n", t("acc-md-by-source"));
-            outln!("{}", t("acc-md-held-1"));
-            outln!("{}\n", t("acc-md-held-2"));
-            outln!("{loso}\n");
-            out!("{}", render::markdown(&refs(&sh), &sr));
-            outln!("\n{}\n", t("acc-md-cases"));
-            out!("{}", render::markdown(&refs(&header), &rows));
-            let misses: Vec<_> = out.iter().filter(|o| o.known_deviation.is_some()).collect();
-            if !misses.is_empty() {
-                outln!("\n{}\n", t("acc-md-misses"));
-                for o in misses {
-                    outln!(
-                        "- `{}`: {}",
-                        o.id,
-                        o.known_deviation.clone().unwrap_or_default()
-                    );
-                }
-            }
-        }
-        _ => {
-            outln!("{}", render::table(&refs(&header), &rows));
-            let (kh, kr) = by_kind(&out, l);
-            outln!("{}", render::table(&refs(&kh), &kr));
-            let (sh, sr, loso) = by_source(&out, l);
-            outln!("{}", render::table(&refs(&sh), &sr));
-            outln!("{summary}");
-            outln!("{loso}");
+    let (header, rows) = case_table(out, l);
+    let (kh, kr) = by_kind(out, l);
+    let (sh, sr, loso) = by_source(out, l);
+    let mut s = format!(
+        "{}\n\n{}\n{}\n{}\n{}\n{}\n\n{}\n\n",
+        t("acc-md-title"),
+        t("acc-md-generated"),
+        t("acc-md-cases-1"),
+        t("acc-md-cases-2"),
+        t("acc-md-cases-3"),
+        t("acc-md-in-sample"),
+        summary(out, l)
+    );
+    s.push_str(&format!("{}\n\n", t("acc-md-by-kind")));
+    s.push_str(&render::markdown(&refs(&kh), &kr));
+    s.push_str(&format!(
+        "\n{}\n\n{}\n{}\n\n{loso}\n\n",
+        t("acc-md-by-source"),
+        t("acc-md-held-1"),
+        t("acc-md-held-2")
+    ));
+    s.push_str(&render::markdown(&refs(&sh), &sr));
+    s.push_str(&format!("\n{}\n\n", t("acc-md-cases")));
+    s.push_str(&render::markdown(&refs(&header), &rows));
+    let misses: Vec<_> = out.iter().filter(|o| o.known_deviation.is_some()).collect();
+    if !misses.is_empty() {
+        s.push_str(&format!("\n{}\n\n", t("acc-md-misses")));
+        for o in misses {
+            s.push_str(&format!(
+                "- `{}`: {}\n",
+                o.id,
+                o.known_deviation.clone().unwrap_or_default()
+            ));
         }
     }
-    Ok(0)
+    s
+}
+
+/// `accuracy` as terminal tables: every case, by kind, by source, the summary and the
+/// leave-one-source-out line.
+fn table_report(out: &[CaseOutcome], l: Lang) -> String {
+    let (header, rows) = case_table(out, l);
+    let (kh, kr) = by_kind(out, l);
+    let (sh, sr, loso) = by_source(out, l);
+    format!(
+        "{}\n{}\n{}\n{}\n{loso}\n",
+        render::table(&refs(&header), &rows),
+        render::table(&refs(&kh), &kr),
+        render::table(&refs(&sh), &sr),
+        summary(out, l)
+    )
 }
 
 fn refs(v: &[String]) -> Vec<&str> {

@@ -190,6 +190,7 @@ fn instances(c: &Catalog, f: &InstanceFilterArgs, opts: &CatalogOpts) -> Result<
         return Ok(0);
     }
     let rows = filtered(c, f);
+    let price_col = format!("{} price", billing(f.billing).name());
     let header = [
         "id",
         "provider",
@@ -200,12 +201,33 @@ fn instances(c: &Catalog, f: &InstanceFilterArgs, opts: &CatalogOpts) -> Result<
         "net Gbit/s",
         "RDMA",
         "GPU link",
-        &format!("{} price", billing(f.billing).name()),
+        price_col.as_str(),
         "confidence",
         "origin",
     ];
-    let table: Vec<Vec<String>> = rows
-        .iter()
+    match f.format {
+        ListFormat::Csv => out!("{}", csv_text(&header, full_rows(&rows))),
+        ListFormat::Markdown => out!("{}", render::markdown(&header, &full_rows(&rows))),
+        _ => {
+            let l = opts.lang;
+            let bill = billing(f.billing);
+            if opts.wide {
+                outln!("{}", wide_instances(&rows, bill, l));
+            } else {
+                outln!("{}", compact_instances(&rows, bill, l));
+            }
+            let legend = Msg::new("cat-instances-legend")
+                .arg("n", rows.len())
+                .arg("billing", gpuplan_core::i18n::names::billing(bill));
+            outln!("{}", render::wrap(&legend.render(l), render::width(), ""));
+        }
+    }
+    Ok(0)
+}
+
+/// Every column of each instance row (CSV, Markdown and `--wide`), provider and words in English.
+fn full_rows(rows: &[(&Instance, Option<Price>)]) -> Vec<Vec<String>> {
+    rows.iter()
         .map(|(i, p)| {
             vec![
                 i.id.clone(),
@@ -225,107 +247,109 @@ fn instances(c: &Catalog, f: &InstanceFilterArgs, opts: &CatalogOpts) -> Result<
                 },
             ]
         })
-        .collect();
-    let header: Vec<&str> = header.to_vec();
-    match f.format {
-        ListFormat::Csv => {
-            let mut w = String::new();
-            for r in std::iter::once(header.iter().map(|s| s.to_string()).collect::<Vec<_>>())
-                .chain(table)
-            {
-                w.push_str(&r.iter().map(|c| csv_field(c)).collect::<Vec<_>>().join(","));
-                w.push('\n');
-            }
-            out!("{w}");
-        }
-        ListFormat::Markdown => out!("{}", render::markdown(&header, &table)),
-        _ => {
-            let l = opts.lang;
-            let t = |id: &str| gpuplan_core::i18n::text(l, id);
-            let bill = gpuplan_core::i18n::names::billing(billing(f.billing)).render(l);
-            if opts.wide {
-                let mut h: Vec<String> = [
-                    "cat-col-id",
-                    "plan-col-provider",
-                    "GPU",
-                    "plan-col-mem",
-                    "vCPU",
-                    "cat-col-ram",
-                    "cat-col-net",
-                    "RDMA",
-                    "cat-col-link",
-                ]
-                .iter()
-                .map(|k| {
-                    if k.contains("-col-") {
-                        t(k)
-                    } else {
-                        k.to_string()
-                    }
-                })
-                .collect();
-                h.push(
-                    gpuplan_core::i18n::Msg::new("cat-col-price")
-                        .arg("billing", bill)
-                        .render(l),
-                );
-                h.push(t("cat-col-confidence"));
-                h.push(t("cat-col-origin"));
-                let h: Vec<&str> = h.iter().map(String::as_str).collect();
-                let table: Vec<Vec<String>> = table
-                    .into_iter()
-                    .zip(rows.iter())
-                    .map(|(mut r, (i, _))| {
-                        r[1] = gpuplan_core::i18n::names::provider(i.provider).render(l);
-                        r
-                    })
-                    .collect();
-                outln!("{}", render::table(&h, &table));
-            } else {
-                let h = [
-                    t("cat-col-id"),
-                    t("plan-col-provider"),
-                    "GPU".to_string(),
-                    t("plan-col-mem"),
-                    "vCPU".to_string(),
-                    "RDMA".to_string(),
-                    gpuplan_core::i18n::Msg::new("cat-col-price-short")
-                        .arg("billing", bill)
-                        .render(l),
-                ];
-                let h: Vec<&str> = h.iter().map(String::as_str).collect();
-                let compact: Vec<Vec<String>> = rows
-                    .iter()
-                    .map(|(i, p)| {
-                        vec![
-                            i.id.clone(),
-                            gpuplan_core::i18n::names::provider(i.provider).render(l),
-                            format!("{}×{}", format_count(i.gpu_count), i.gpu),
-                            opt(i.gpu_memory_gib),
-                            i.vcpu.map(|v| v.to_string()).unwrap_or_else(|| "–".into()),
-                            match i.rdma {
-                                _ if i.rdma.is_rdma() => "✓".into(),
-                                gpuplan_core::catalog::RdmaKind::Unknown => "?".into(),
-                                _ => "–".into(),
-                            },
-                            p.as_ref()
-                                .map(|p| format!("¥{:.2}", p.cny))
-                                .unwrap_or_else(|| "–".into()),
-                        ]
-                    })
-                    .collect();
-                outln!("{}", render::table_keeping(&h, &compact, &[0, 2]));
-            }
-            let legend = gpuplan_core::i18n::Msg::new("cat-instances-legend")
-                .arg("n", rows.len())
-                .arg(
-                    "billing",
-                    gpuplan_core::i18n::names::billing(billing(f.billing)),
-                );
-            outln!("{}", render::wrap(&legend.render(l), render::width(), ""));
-        }
+        .collect()
+}
+
+/// A header row and the rows as CSV, each cell escaped (`csv_field`).
+fn csv_text(header: &[&str], table: Vec<Vec<String>>) -> String {
+    let mut w = String::new();
+    for r in std::iter::once(header.iter().map(|s| s.to_string()).collect::<Vec<_>>()).chain(table)
+    {
+        w.push_str(&r.iter().map(|c| csv_field(c)).collect::<Vec<_>>().join(","));
+        w.push('\n');
     }
-    Ok(0)
+    w
+}
+
+/// The `--wide` instance table: every column, headers and provider in `l`.
+fn wide_instances(
+    rows: &[(&Instance, Option<Price>)],
+    bill: Billing,
+    l: gpuplan_core::i18n::Lang,
+) -> String {
+    let t = |id: &str| gpuplan_core::i18n::text(l, id);
+    let mut h: Vec<String> = [
+        "cat-col-id",
+        "plan-col-provider",
+        "GPU",
+        "plan-col-mem",
+        "vCPU",
+        "cat-col-ram",
+        "cat-col-net",
+        "RDMA",
+        "cat-col-link",
+    ]
+    .iter()
+    .map(|k| {
+        if k.contains("-col-") {
+            t(k)
+        } else {
+            k.to_string()
+        }
+    })
+    .collect();
+    let bill = gpuplan_core::i18n::names::billing(bill).render(l);
+    h.push(Msg::new("cat-col-price").arg("billing", bill).render(l));
+    h.push(t("cat-col-confidence"));
+    h.push(t("cat-col-origin"));
+    let h: Vec<&str> = h.iter().map(String::as_str).collect();
+    let table: Vec<Vec<String>> = full_rows(rows)
+        .into_iter()
+        .zip(rows.iter())
+        .map(|(mut r, (i, _))| {
+            r[1] = gpuplan_core::i18n::names::provider(i.provider).render(l);
+            r
+        })
+        .collect();
+    render::table(&h, &table)
+}
+
+/// The compact instance table: id, provider, GPUs, memory, vCPU, RDMA and price.
+fn compact_instances(
+    rows: &[(&Instance, Option<Price>)],
+    bill: Billing,
+    l: gpuplan_core::i18n::Lang,
+) -> String {
+    let t = |id: &str| gpuplan_core::i18n::text(l, id);
+    let bill = gpuplan_core::i18n::names::billing(bill).render(l);
+    let h = [
+        t("cat-col-id"),
+        t("plan-col-provider"),
+        "GPU".to_string(),
+        t("plan-col-mem"),
+        "vCPU".to_string(),
+        "RDMA".to_string(),
+        Msg::new("cat-col-price-short")
+            .arg("billing", bill)
+            .render(l),
+    ];
+    let h: Vec<&str> = h.iter().map(String::as_str).collect();
+    let compact: Vec<Vec<String>> = rows
+        .iter()
+        .map(|(i, p)| {
+            vec![
+                i.id.clone(),
+                gpuplan_core::i18n::names::provider(i.provider).render(l),
+                format!("{}×{}", format_count(i.gpu_count), i.gpu),
+                opt(i.gpu_memory_gib),
+                i.vcpu.map(|v| v.to_string()).unwrap_or_else(|| "–".into()),
+                rdma_mark(i.rdma),
+                p.as_ref()
+                    .map(|p| format!("¥{:.2}", p.cny))
+                    .unwrap_or_else(|| "–".into()),
+            ]
+        })
+        .collect();
+    render::table_keeping(&h, &compact, &[0, 2])
+}
+
+/// RDMA in the compact table: ✓, ? when unknown, – when absent.
+fn rdma_mark(r: gpuplan_core::catalog::RdmaKind) -> String {
+    match r {
+        _ if r.is_rdma() => "✓".into(),
+        gpuplan_core::catalog::RdmaKind::Unknown => "?".into(),
+        _ => "–".into(),
+    }
 }
 
 fn format_count(n: f64) -> String {
@@ -365,23 +389,8 @@ fn show(c: &Catalog, id: &str, format: Format) -> Result<u8> {
         return Ok(0);
     }
     if !c.instances.iter().any(|i| i.id.eq_ignore_ascii_case(id)) {
-        let fam: Vec<&Instance> = c
-            .visible_instances()
-            .filter(|i| i.family.eq_ignore_ascii_case(id))
-            .collect();
-        if !fam.is_empty() {
-            return show_families(c, id, &fam, format);
-        }
-        if let Err(e) = c.find_instance(id) {
-            let hints = family_hints(c, id);
-            if hints.is_empty() || e.to_string().contains("wrong") {
-                return Err(e.into());
-            }
-            return Err(crate::render::fail(
-                gpuplan_core::i18n::Msg::new("cli-err-similar-families")
-                    .arg("error", e.message())
-                    .arg("hints", hints),
-            ));
+        if let Some(code) = family_or_error(c, id, format)? {
+            return Ok(code);
         }
     }
     let i = c.find_instance(id)?;
@@ -390,60 +399,111 @@ fn show(c: &Catalog, id: &str, format: Format) -> Result<u8> {
         .filter_map(|b| c.best_price(i, *b, None))
         .collect();
     if format == Format::Json {
-        outln!(
-            "{}",
-            render::json(
-                "instance",
-                &serde_json::json!({ "instance": i, "prices": prices, "all_prices": c.prices_for(&i.id).collect::<Vec<_>>() })
-            )?
-        );
+        let all: Vec<_> = c.prices_for(&i.id).collect();
+        let body = serde_json::json!({ "instance": i, "prices": prices, "all_prices": all });
+        outln!("{}", render::json("instance", &body)?);
         return Ok(0);
     }
-    outln!("{}", toml::to_string_pretty(i)?.trim_end());
+    out!("{}", instance_text(c, i, prices)?);
+    Ok(0)
+}
+
+/// A query that is no instance id: the family it names (shown), an error with similar
+/// families, or `None` when the catalog still resolves it (an alias).
+fn family_or_error(c: &Catalog, id: &str, format: Format) -> Result<Option<u8>> {
+    let fam: Vec<&Instance> = c
+        .visible_instances()
+        .filter(|i| i.family.eq_ignore_ascii_case(id))
+        .collect();
+    if !fam.is_empty() {
+        return show_families(c, id, &fam, format).map(Some);
+    }
+    let Err(e) = c.find_instance(id) else {
+        return Ok(None);
+    };
+    let hints = family_hints(c, id);
+    if hints.is_empty() || e.to_string().contains("wrong") {
+        return Err(e.into());
+    }
+    Err(crate::render::fail(
+        gpuplan_core::i18n::Msg::new("cli-err-similar-families")
+            .arg("error", e.message())
+            .arg("hints", hints),
+    ))
+}
+
+/// One instance type as text: its TOML, its chip, regions, access and best prices.
+fn instance_text(c: &Catalog, i: &Instance, prices: Vec<Price>) -> Result<String> {
+    let mut out = format!("{}\n", toml::to_string_pretty(i)?.trim_end());
     if let Some(g) = c.gpu(&i.gpu) {
-        outln!(
-            "gpu: {} ({} GiB, {} GB/s, {} TFLOPS bf16/fp16; {}, {})",
+        out.push_str(&format!(
+            "gpu: {} ({} GiB, {} GB/s, {} TFLOPS bf16/fp16; {}, {})\n",
             g.name,
             opt(g.memory_gib),
             opt(g.memory_bandwidth_gbs),
             opt(g.tflops.bf16.or(g.tflops.fp16)),
             g.confidence,
             g.as_of
-        );
+        ));
     } else if !i.gpu_is_mapped() {
-        outln!(
-            "gpu: NOT MAPPED ({}); add `[gpu_aliases]` to a user catalog to plan with it",
+        out.push_str(&format!(
+            "gpu: NOT MAPPED ({}); add `[gpu_aliases]` to a user catalog to plan with it\n",
             i.gpu
-        );
+        ));
     }
-    outln!("{}", regions_line(i));
+    out.push_str(&format!("{}\n", regions_line(i)));
     if let Some(a) = i.access {
-        outln!(
-            "access: {} — {}",
-            a.name(),
-            i.access_note
-                .as_deref()
-                .unwrap_or("see the provider's docs")
-        );
+        let note = i
+            .access_note
+            .as_deref()
+            .unwrap_or("see the provider's docs");
+        out.push_str(&format!("access: {} — {note}\n", a.name()));
     }
     if prices.is_empty() {
-        outln!("prices: none known (no list price was found for this type; import yours with `gpuplan catalog import`)");
+        out.push_str("prices: none known (no list price was found for this type; import yours with `gpuplan catalog import`)\n");
     }
     for p in prices {
-        outln!(
-            "price {}: {}{}",
+        let method = p
+            .method
+            .as_ref()
+            .map(|m| format!(" — method: {m}"))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "price {}: {}{method}\n  source: {}\n",
             p.billing.name(),
             price_label(&p),
-            p.method
-                .map(|m| format!(" — method: {m}"))
-                .unwrap_or_default()
-        );
-        outln!("  source: {}", p.source);
+            p.source
+        ));
     }
-    Ok(0)
+    Ok(out)
 }
 
 fn validate(opts: &CatalogOpts, files: &[std::path::PathBuf], format: Format) -> Result<u8> {
+    let (findings, names) = validation_findings(opts, files)?;
+    let errors = findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .count();
+    if format == Format::Json {
+        outln!(
+            "{}",
+            render::json(
+                "validation",
+                &serde_json::json!({ "files": names, "errors": errors, "findings": findings })
+            )?
+        );
+    } else {
+        out!("{}", findings_text(&findings, names.len(), errors));
+    }
+    Ok(if errors > 0 { 1 } else { 0 })
+}
+
+/// The findings of the files checked, with their names: the built-in files and the user
+/// catalogs, or the files given (merged over the catalog in turn).
+fn validation_findings(
+    opts: &CatalogOpts,
+    files: &[std::path::PathBuf],
+) -> Result<(Vec<gpuplan_core::catalog::validate::Finding>, Vec<String>)> {
     let mut findings = Vec::new();
     let mut names = Vec::new();
     let mut cat = if files.is_empty() {
@@ -465,44 +525,37 @@ fn validate(opts: &CatalogOpts, files: &[std::path::PathBuf], format: Format) ->
         findings.extend(merge_user_file(&mut cat, p)?);
         names.push(p.display().to_string());
     }
-    let errors = findings
-        .iter()
-        .filter(|f| f.severity == Severity::Error)
-        .count();
-    if format == Format::Json {
-        outln!(
-            "{}",
-            render::json(
-                "validation",
-                &serde_json::json!({ "files": names, "errors": errors, "findings": findings })
-            )?
-        );
-    } else {
-        let l = render::lang();
-        for f in &findings {
-            let prefix = if f.severity == Severity::Error {
-                "error-prefix"
-            } else {
-                "warning-prefix"
-            };
-            outln!(
-                "{}{} {}: {}",
-                gpuplan_core::i18n::text(l, prefix),
-                printable(&f.file),
-                printable(&f.location),
-                printable(&render::finding_text(f, l))
-            );
-        }
-        outln!(
-            "{}",
-            Msg::new("validate-summary")
-                .arg("files", names.len())
-                .arg("errors", errors)
-                .arg("warnings", findings.len() - errors)
-                .render(l)
-        );
+    Ok((findings, names))
+}
+
+/// One line per finding (error or warning, file, location, text), then the summary.
+fn findings_text(
+    findings: &[gpuplan_core::catalog::validate::Finding],
+    files: usize,
+    errors: usize,
+) -> String {
+    let l = render::lang();
+    let mut out = String::new();
+    for f in findings {
+        let prefix = if f.severity == Severity::Error {
+            "error-prefix"
+        } else {
+            "warning-prefix"
+        };
+        out.push_str(&format!(
+            "{}{} {}: {}\n",
+            gpuplan_core::i18n::text(l, prefix),
+            printable(&f.file),
+            printable(&f.location),
+            printable(&render::finding_text(f, l))
+        ));
     }
-    Ok(if errors > 0 { 1 } else { 0 })
+    let summary = Msg::new("validate-summary")
+        .arg("files", files)
+        .arg("errors", errors)
+        .arg("warnings", findings.len() - errors);
+    out.push_str(&format!("{}\n", summary.render(l)));
+    out
 }
 
 fn today() -> String {
@@ -522,15 +575,7 @@ fn import(
     bill: Option<BillingArg>,
     dry_run: bool,
 ) -> Result<u8> {
-    let docs: Vec<(String, String)> = files
-        .iter()
-        .map(|f| {
-            Ok((
-                f.display().to_string(),
-                super::read_input(f, "provider response")?,
-            ))
-        })
-        .collect::<Result<_>>()?;
+    let docs = read_responses(files)?;
     let ctx = ImportContext {
         region,
         today: today(),
@@ -550,15 +595,7 @@ fn import(
     };
     let old = read_previous_import(&mut cat, &target)?;
     let r = gpuplan_core::catalog::import::import(provider(p), &docs, &ctx, &cat)?;
-    for w in &r.warnings {
-        crate::render::warn(Msg::raw(&printable(w)));
-    }
-    for l in &r.left_out {
-        crate::render::warn(
-            Msg::new("import-left-out")
-                .arg("what", render::parser_text(&printable(l), render::lang())),
-        );
-    }
+    warn_import(&r);
     let (n_i, n_p, n_out) = (r.file.instance.len(), r.file.price.len(), r.left_out.len());
     if n_i + n_p == 0 && n_out > 0 {
         return Err(crate::render::fail(
@@ -585,6 +622,32 @@ fn import(
         eprintln!("{}", done("import-done"));
     }
     Ok(0)
+}
+
+/// The provider responses to import: (file name, text) each.
+fn read_responses(files: &[std::path::PathBuf]) -> Result<Vec<(String, String)>> {
+    files
+        .iter()
+        .map(|f| {
+            Ok((
+                f.display().to_string(),
+                super::read_input(f, "provider response")?,
+            ))
+        })
+        .collect()
+}
+
+/// The import's warnings and the rows it left out, on stderr.
+fn warn_import(r: &gpuplan_core::catalog::import::ImportResult) {
+    for w in &r.warnings {
+        crate::render::warn(Msg::raw(&printable(w)));
+    }
+    for l in &r.left_out {
+        crate::render::warn(
+            Msg::new("import-left-out")
+                .arg("what", render::parser_text(&printable(l), render::lang())),
+        );
+    }
 }
 
 fn regions_line(i: &Instance) -> String {
@@ -632,85 +695,24 @@ fn show_families(c: &Catalog, q: &str, fam: &[&Instance], format: Format) -> Res
         .filter(|w| w.name.to_lowercase() == key)
         .filter(|w| w.provider.is_none_or(|p| !providers.contains(&p)))
         .collect();
+    let of =
+        |p: &Provider| -> Vec<&&Instance> { fam.iter().filter(|i| i.provider == *p).collect() };
     if format == Format::Json {
         let groups: Vec<serde_json::Value> = providers
             .iter()
             .map(|p| {
-                let rows: Vec<&&Instance> = fam.iter().filter(|i| i.provider == *p).collect();
+                let rows = of(p);
                 serde_json::json!({ "provider": p, "family": rows[0].family, "instances": rows })
             })
             .collect();
-        outln!(
-            "{}",
-            render::json(
-                "family",
-                &serde_json::json!({ "query": q, "families": groups, "wrong_names": wrong })
-            )?
-        );
+        let body = serde_json::json!({ "query": q, "families": groups, "wrong_names": wrong });
+        outln!("{}", render::json("family", &body)?);
         return Ok(0);
     }
     for p in &providers {
-        let rows: Vec<&&Instance> = fam.iter().filter(|i| i.provider == *p).collect();
-        let first = rows[0];
-        let chip = c
-            .gpu(&first.gpu)
-            .map(|g| format!("{} ({} GiB)", g.name, opt(g.memory_gib)))
-            .unwrap_or_else(|| first.gpu.clone());
-        outln!(
-            "family {} — {}: {} type(s), {chip}",
-            first.family,
-            p.name(),
-            rows.len()
-        );
-        for i in &rows {
-            outln!(
-                "  {}: {} × {}, {} vCPU, {} GiB RAM, {} Gbit/s{}",
-                i.id,
-                i.gpu_count,
-                i.gpu,
-                i.vcpu.map(|v| v.to_string()).unwrap_or_else(|| "–".into()),
-                opt(i.ram_gib),
-                opt(i.network_gbit),
-                if i.vgpu { " (vGPU slice)" } else { "" }
-            );
-        }
-        let mut lists: Vec<&Vec<String>> = rows.iter().map(|i| &i.regions).collect();
-        lists.dedup();
-        if lists.len() == 1 {
-            outln!("  {}", regions_line(first));
-        } else {
-            for i in &rows {
-                outln!("  {}: {}", i.id, regions_line(i));
-            }
-        }
-        if let Some(a) = first.access {
-            outln!(
-                "  access: {} — {}",
-                a.name(),
-                first
-                    .access_note
-                    .as_deref()
-                    .unwrap_or("see the provider's docs")
-            );
-        }
-        outln!(
-            "  source: {} ({}, {:?})",
-            first.source,
-            first.as_of,
-            first.confidence
-        );
+        out!("{}", family_block(c, *p, &of(p)));
     }
-    let mut related: Vec<String> = Vec::new();
-    for i in c.visible_instances() {
-        let f = i.family.to_lowercase();
-        let s = format!("{} ({}, {})", i.family, i.provider.name(), i.gpu);
-        if f != key
-            && (f.starts_with(&key) || f.strip_prefix("ebm") == Some(&key))
-            && !related.contains(&s)
-        {
-            related.push(s);
-        }
-    }
+    let related = related_families(c, &key);
     if !related.is_empty() {
         outln!(
             "other families starting with this name: {}",
@@ -728,6 +730,70 @@ fn show_families(c: &Catalog, q: &str, fam: &[&Instance], format: Format) -> Res
         );
     }
     Ok(0)
+}
+
+/// One provider's types of a family: chip, each type, regions, access and source.
+fn family_block(c: &Catalog, p: Provider, rows: &[&&Instance]) -> String {
+    let first = rows[0];
+    let chip = c
+        .gpu(&first.gpu)
+        .map(|g| format!("{} ({} GiB)", g.name, opt(g.memory_gib)))
+        .unwrap_or_else(|| first.gpu.clone());
+    let mut out = format!(
+        "family {} — {}: {} type(s), {chip}\n",
+        first.family,
+        p.name(),
+        rows.len()
+    );
+    for i in rows {
+        out.push_str(&format!(
+            "  {}: {} × {}, {} vCPU, {} GiB RAM, {} Gbit/s{}\n",
+            i.id,
+            i.gpu_count,
+            i.gpu,
+            i.vcpu.map(|v| v.to_string()).unwrap_or_else(|| "–".into()),
+            opt(i.ram_gib),
+            opt(i.network_gbit),
+            if i.vgpu { " (vGPU slice)" } else { "" }
+        ));
+    }
+    let mut lists: Vec<&Vec<String>> = rows.iter().map(|i| &i.regions).collect();
+    lists.dedup();
+    if lists.len() == 1 {
+        out.push_str(&format!("  {}\n", regions_line(first)));
+    } else {
+        for i in rows {
+            out.push_str(&format!("  {}: {}\n", i.id, regions_line(i)));
+        }
+    }
+    if let Some(a) = first.access {
+        let note = first
+            .access_note
+            .as_deref()
+            .unwrap_or("see the provider's docs");
+        out.push_str(&format!("  access: {} — {note}\n", a.name()));
+    }
+    out.push_str(&format!(
+        "  source: {} ({}, {:?})\n",
+        first.source, first.as_of, first.confidence
+    ));
+    out
+}
+
+/// Other families whose name starts with `key` (or is `ebm` + `key`), once each.
+fn related_families(c: &Catalog, key: &str) -> Vec<String> {
+    let mut related: Vec<String> = Vec::new();
+    for i in c.visible_instances() {
+        let f = i.family.to_lowercase();
+        let s = format!("{} ({}, {})", i.family, i.provider.name(), i.gpu);
+        if f != key
+            && (f.starts_with(key) || f.strip_prefix("ebm") == Some(key))
+            && !related.contains(&s)
+        {
+            related.push(s);
+        }
+    }
+    related
 }
 
 /// The valid rows of the file a previous import wrote (merged into `cat`, so new rows may refer

@@ -54,74 +54,97 @@ fn parse_weights(s: &str) -> Result<WeightFormat> {
     })
 }
 
+/// Set `$dst` to the flag's value when the flag was given.
+macro_rules! set {
+    ($flag:expr => $dst:expr) => {
+        if let Some(v) = $flag {
+            $dst = v;
+        }
+    };
+}
+
+/// Set an optional `$dst` when the flag was given (keeping the file's value otherwise).
+macro_rules! set_opt {
+    ($flag:expr => $dst:expr) => {
+        if $flag.is_some() {
+            $dst = $flag;
+        }
+    };
+}
+
 fn resolve(a: &EstimateArgs, file: WorkloadFile) -> Result<Request> {
     let j = &a.job;
     let mut training = file.training.clone().unwrap_or_default();
     let mut inference = file.inference.clone().unwrap_or_default();
     let mut hardware = file.hardware.clone().unwrap_or_default();
     let mut tunables = file.tunables.clone().unwrap_or_default();
-    let mut kind = file
-        .kind
-        .unwrap_or(if file.inference.is_some() && file.training.is_none() {
-            JobKind::Inference
-        } else {
-            JobKind::Training
-        });
-    match j.task {
-        Some(TaskArg::Inference) => kind = JobKind::Inference,
-        Some(_) => kind = JobKind::Training,
-        None => {}
-    }
+    let kind = job_kind(&file, j.task);
     apply_training_flags(&mut training, j)?;
-    // Hardware.
+    apply_hardware_flags(a, &mut hardware)?;
+    apply_layout_flags(a, &mut training)?;
+    apply_inference_flags(a, &mut inference)?;
+    apply_sets(&mut tunables, &j.set)?;
+    let global_batch = a.global_batch.or(file.global_batch);
+    Ok(Request {
+        file,
+        kind,
+        global_batch,
+        training,
+        inference,
+        hardware,
+        tunables,
+    })
+}
+
+/// Training or inference: `--task`, else the file's `kind`, else inference when the file has
+/// only an `[inference]` table.
+fn job_kind(file: &WorkloadFile, task: Option<TaskArg>) -> JobKind {
+    match task {
+        Some(TaskArg::Inference) => JobKind::Inference,
+        Some(_) => JobKind::Training,
+        None => file
+            .kind
+            .unwrap_or(if file.inference.is_some() && file.training.is_none() {
+                JobKind::Inference
+            } else {
+                JobKind::Training
+            }),
+    }
+}
+
+/// `--gpu`, `--gpus-per-node`, `--nodes`, `--inter-link`, `--inter-gbit`.
+fn apply_hardware_flags(a: &EstimateArgs, hw: &mut HardwareInput) -> Result<()> {
     if let Some(g) = &a.gpu {
-        hardware.gpu = g.clone();
+        hw.gpu = g.clone();
     }
-    if let Some(n) = a.gpus_per_node {
-        hardware.gpus_per_node = n;
-    }
-    if let Some(n) = a.nodes {
-        hardware.nodes = n;
-    }
+    set!(a.gpus_per_node => hw.gpus_per_node);
+    set!(a.nodes => hw.nodes);
     if let Some(l) = &a.inter_link {
-        hardware.inter_link = parse_word("inter-link", l)?;
+        hw.inter_link = parse_word("inter-link", l)?;
     }
-    if let Some(g) = a.inter_gbit {
-        hardware.inter_gbit = g;
-    }
-    // Training.
-    let t = &mut training;
-    macro_rules! set {
-        ($flag:expr => $dst:expr) => {
-            if let Some(v) = $flag {
-                $dst = v;
-            }
-        };
-    }
+    set!(a.inter_gbit => hw.inter_gbit);
+    Ok(())
+}
+
+/// The training step's batch, parallel layout, overlap, compile, recompute and attention flags.
+fn apply_layout_flags(a: &EstimateArgs, t: &mut TrainingSetup) -> Result<()> {
     set!(a.micro_batch => t.micro_batch);
     set!(a.grad_accum => t.grad_accum);
-    set!(a.zero => t.parallel.zero);
-    set!(a.tp => t.parallel.tp);
-    set!(a.pp => t.parallel.pp);
-    set!(a.ep => t.parallel.ep);
-    t.parallel.sequence_parallel |= a.sequence_parallel;
-    t.parallel.offload_optimizer |= a.offload_optimizer;
-    t.parallel.offload_params |= a.offload_params;
-    set!(a.cp => t.parallel.cp);
-    set!(a.virtual_stages => t.parallel.virtual_stages);
-    if a.last_stage_layers.is_some() {
-        t.parallel.last_stage_layers = a.last_stage_layers;
-    }
-    if a.tp_comm_overlap.is_some() {
-        t.parallel.tp_comm_overlap = a.tp_comm_overlap;
-    }
-    if a.overlap_grad_reduce.is_some() {
-        t.parallel.overlap_grad_reduce = a.overlap_grad_reduce;
-    }
-    if a.overlap_param_gather.is_some() {
-        t.parallel.overlap_param_gather = a.overlap_param_gather;
-    }
-    t.parallel.grad_all_reduce |= a.grad_all_reduce;
+    let p = &mut t.parallel;
+    set!(a.zero => p.zero);
+    set!(a.tp => p.tp);
+    set!(a.pp => p.pp);
+    set!(a.ep => p.ep);
+    p.sequence_parallel |= a.sequence_parallel;
+    p.offload_optimizer |= a.offload_optimizer;
+    p.offload_params |= a.offload_params;
+    set!(a.cp => p.cp);
+    set!(a.virtual_stages => p.virtual_stages);
+    set_opt!(a.last_stage_layers => p.last_stage_layers);
+    set_opt!(a.tp_comm_overlap => p.tp_comm_overlap);
+    set_opt!(a.overlap_grad_reduce => p.overlap_grad_reduce);
+    set_opt!(a.overlap_param_gather => p.overlap_param_gather);
+    p.grad_all_reduce |= a.grad_all_reduce;
     t.compiled |= a.compiled;
     if let Some(v) = &a.recompute {
         t.recompute = parse_word("recompute", v)?;
@@ -129,8 +152,12 @@ fn resolve(a: &EstimateArgs, file: WorkloadFile) -> Result<Request> {
     if let Some(v) = &a.attention {
         t.attention = parse_word("attention", v)?;
     }
-    // Inference.
-    let i = &mut inference;
+    Ok(())
+}
+
+/// The serving flags: weights, KV type, TP, batch, tokens, engine and its memory knobs, images.
+fn apply_inference_flags(a: &EstimateArgs, i: &mut InferenceSetup) -> Result<()> {
+    let j = &a.job;
     if let Some(w) = &a.weights {
         i.weights = parse_weights(w)?;
     }
@@ -145,42 +172,27 @@ fn resolve(a: &EstimateArgs, file: WorkloadFile) -> Result<Request> {
     if let Some(e) = &j.engine {
         i.engine = parse_word("engine", e)?;
     }
-    if a.mem_fraction_static.is_some() {
-        i.mem_fraction_static = a.mem_fraction_static;
-    }
-    if a.free_gpu_memory_fraction.is_some() {
-        i.free_gpu_memory_fraction = a.free_gpu_memory_fraction;
-    }
-    if a.max_num_batched_tokens.is_some() {
-        i.max_num_batched_tokens = a.max_num_batched_tokens;
-    }
-    if a.max_num_seqs.is_some() {
-        i.max_num_seqs = a.max_num_seqs;
-    }
+    set_opt!(a.mem_fraction_static => i.mem_fraction_static);
+    set_opt!(a.free_gpu_memory_fraction => i.free_gpu_memory_fraction);
+    set_opt!(a.max_num_batched_tokens => i.max_num_batched_tokens);
+    set_opt!(a.max_num_seqs => i.max_num_seqs);
     set!(a.images_per_request => i.images_per_request);
     if let Some(sz) = &a.image_size {
-        let bad = || crate::render::fail(Msg::new("cli-err-image-size").arg("value", sz.as_str()));
-        let lower = sz.to_lowercase();
-        let (w, h) = lower.split_once('x').ok_or_else(bad)?;
-        i.image_size = [
-            w.trim().parse().map_err(|_| bad())?,
-            h.trim().parse().map_err(|_| bad())?,
-        ];
+        i.image_size = parse_image_size(sz)?;
     }
-    if a.max_model_len.is_some() {
-        i.max_model_len = a.max_model_len;
-    }
-    apply_sets(&mut tunables, &j.set)?;
-    let global_batch = a.global_batch.or(file.global_batch);
-    Ok(Request {
-        file,
-        kind,
-        global_batch,
-        training,
-        inference,
-        hardware,
-        tunables,
-    })
+    set_opt!(a.max_model_len => i.max_model_len);
+    Ok(())
+}
+
+/// `--image-size WIDTHxHEIGHT` in pixels.
+fn parse_image_size(sz: &str) -> Result<[u64; 2]> {
+    let bad = || crate::render::fail(Msg::new("cli-err-image-size").arg("value", sz));
+    let lower = sz.to_lowercase();
+    let (w, h) = lower.split_once('x').ok_or_else(bad)?;
+    Ok([
+        w.trim().parse().map_err(|_| bad())?,
+        h.trim().parse().map_err(|_| bad())?,
+    ])
 }
 
 pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
@@ -284,81 +296,15 @@ pub fn compute(
         crate::render::model_warning(w);
     }
     let cluster = match &a.instance {
-        Some(id) => {
-            let cat = catalog()?;
-            let inst = cat.find_instance(id)?;
-            if !inst.gpu_is_mapped() || inst.vgpu {
-                return Err(crate::render::fail(
-                    Msg::new("cli-err-instance-unmapped").arg("id", id.as_str()),
-                ));
-            }
-            let gpu = cat.gpu(&inst.gpu).with_context(|| {
-                crate::render::Localized(
-                    gpuplan_core::i18n::Msg::new("cli-ctx-gpu-not-in-table")
-                        .arg("gpu", inst.gpu.as_str())
-                        .arg("id", id.as_str()),
-                )
-            })?;
-            let (c, assumed) = gpuplan_core::plan::instance_cluster(
-                inst,
-                &std::sync::Arc::new(gpu.clone()),
-                r.hardware.nodes,
-            )?;
-            if let Some(note) = assumed {
-                note_line(lang, note.get(lang));
-            }
-            c
-        }
-        None => match r.hardware.cluster() {
-            Ok(c) => c,
-            // Not a built-in accelerator: one from a user catalog or --catalog FILE.
-            Err(e) => {
-                let cat = catalog()?;
-                match cat
-                    .gpus
-                    .iter()
-                    .find(|g| g.id.eq_ignore_ascii_case(&r.hardware.gpu))
-                {
-                    Some(g) => r.hardware.cluster_on(g)?,
-                    None => return Err(e.into()),
-                }
-            }
-        },
+        Some(id) => instance_cluster(id, &r, lang, catalog)?,
+        None => hardware_cluster(&r, catalog)?,
     };
     if matches!(r.kind, JobKind::Training) && a.solve.is_some() {
         return Err(crate::render::fail(Msg::new("cli-err-solve-training")));
     }
     match r.kind {
         JobKind::Training => {
-            // Switch what the chip cannot run (bf16 on Turing/Volta, FlashAttention-2) unless the
-            // flag chose it; a chosen one the chip lacks is an error naming the field.
-            let pinned = gpuplan_core::chip::Pinned {
-                precision: a.job.precision.is_some(),
-                attention: a.attention.is_some(),
-            };
-            let (t, notes) = gpuplan_core::chip::adapt(&model, &r.training, &cluster.gpu, pinned);
-            for n in notes {
-                eprintln!(
-                    "{}{}",
-                    gpuplan_core::i18n::text(lang, "note-prefix"),
-                    n.get(lang)
-                );
-            }
-            r.training = t;
-            if let Some(n) =
-                gpuplan_core::plan::train::litgpt_strategy_caveat(&r.training, cluster.total_gpus())
-            {
-                eprintln!(
-                    "{}{}",
-                    gpuplan_core::i18n::text(lang, "note-prefix"),
-                    gpuplan_core::i18n::Text::from(n).get(lang)
-                );
-            }
-            if let Some(g) = r.global_batch {
-                r.training.grad_accum =
-                    gpuplan_core::train::grad_accum_for_global(g, &r.training, &cluster)?;
-            }
-            let e = estimate_training(&model, &r.training, &cluster, &r.tunables)?;
+            let e = train_on(a, &model, &mut r, &cluster, lang)?;
             Ok(Estimated::Training {
                 model,
                 r: Box::new(r),
@@ -387,6 +333,92 @@ pub fn compute(
             })
         }
     }
+}
+
+/// The cluster of `--instance ID` (with `--nodes`), from the catalog; the layout it assumed is
+/// noted on stderr.
+fn instance_cluster(
+    id: &str,
+    r: &Request,
+    lang: gpuplan_core::i18n::Lang,
+    catalog: &dyn Fn() -> Result<gpuplan_core::catalog::Catalog>,
+) -> Result<ClusterSpec> {
+    let cat = catalog()?;
+    let inst = cat.find_instance(id)?;
+    if !inst.gpu_is_mapped() || inst.vgpu {
+        return Err(crate::render::fail(
+            Msg::new("cli-err-instance-unmapped").arg("id", id),
+        ));
+    }
+    let gpu = cat.gpu(&inst.gpu).with_context(|| {
+        crate::render::Localized(
+            gpuplan_core::i18n::Msg::new("cli-ctx-gpu-not-in-table")
+                .arg("gpu", inst.gpu.as_str())
+                .arg("id", id),
+        )
+    })?;
+    let (c, assumed) = gpuplan_core::plan::instance_cluster(
+        inst,
+        &std::sync::Arc::new(gpu.clone()),
+        r.hardware.nodes,
+    )?;
+    if let Some(note) = assumed {
+        note_line(lang, note.get(lang));
+    }
+    Ok(c)
+}
+
+/// The cluster of `--gpu` and its layout: a built-in accelerator, else one from a user catalog
+/// or `--catalog FILE`.
+fn hardware_cluster(
+    r: &Request,
+    catalog: &dyn Fn() -> Result<gpuplan_core::catalog::Catalog>,
+) -> Result<ClusterSpec> {
+    let e = match r.hardware.cluster() {
+        Ok(c) => return Ok(c),
+        Err(e) => e,
+    };
+    let cat = catalog()?;
+    match cat
+        .gpus
+        .iter()
+        .find(|g| g.id.eq_ignore_ascii_case(&r.hardware.gpu))
+    {
+        Some(g) => Ok(r.hardware.cluster_on(g)?),
+        None => Err(e.into()),
+    }
+}
+
+/// The training estimate on `cluster`, after adapting the setup to the chip (notes on stderr)
+/// and deriving gradient accumulation from `--global-batch`.
+fn train_on(
+    a: &EstimateArgs,
+    model: &ModelSpec,
+    r: &mut Request,
+    cluster: &ClusterSpec,
+    lang: gpuplan_core::i18n::Lang,
+) -> Result<TrainingEstimate> {
+    // Switch what the chip cannot run (bf16 on Turing/Volta, FlashAttention-2) unless the
+    // flag chose it; a chosen one the chip lacks is an error naming the field.
+    let pinned = gpuplan_core::chip::Pinned {
+        precision: a.job.precision.is_some(),
+        attention: a.attention.is_some(),
+    };
+    let (t, notes) = gpuplan_core::chip::adapt(model, &r.training, &cluster.gpu, pinned);
+    for n in notes {
+        note_line(lang, n.get(lang));
+    }
+    r.training = t;
+    if let Some(n) =
+        gpuplan_core::plan::train::litgpt_strategy_caveat(&r.training, cluster.total_gpus())
+    {
+        note_line(lang, gpuplan_core::i18n::Text::from(n).get(lang));
+    }
+    if let Some(g) = r.global_batch {
+        r.training.grad_accum =
+            gpuplan_core::train::grad_accum_for_global(g, &r.training, cluster)?;
+    }
+    Ok(estimate_training(model, &r.training, cluster, &r.tunables)?)
 }
 
 /// The kind and body of the estimate's JSON document (docs/json-schema.md), shared with
@@ -435,7 +467,7 @@ fn timeline_block(m: &gpuplan_core::train::TrainingMemory, look: &Look) -> Strin
     let l = look.lang;
     let t = |id: &str| gpuplan_core::i18n::text(l, id);
     let tl = &m.timeline;
-    let sep = if l.is_zh() { "，" } else { ", " };
+    let sep = t("est-timeline-sep");
     let rows: Vec<Vec<String>> = tl
         .phases
         .iter()
@@ -449,7 +481,7 @@ fn timeline_block(m: &gpuplan_core::train::TrainingMemory, look: &Look) -> Strin
                 .filter(|(_, b)| b.gib() >= 0.005)
                 .map(|(n, b)| format!("{} {:.2}", super::plan::mem_label(n, l), b.gib()))
                 .collect::<Vec<_>>()
-                .join(sep);
+                .join(&sep);
             let phase = super::plan::phase_label(p.phase, l);
             let name = if i == tl.peak_index {
                 format!("{phase} {}", t("est-timeline-peak"))
@@ -569,98 +601,179 @@ fn collectives_table(st: &gpuplan_core::train::StepTime, look: &Look) -> String 
     format!("{}\n{}", t("est-coll-title"), how_table(look, &h, rows))
 }
 
+/// The unit of work (tokens, images, samples) in `l`.
+fn work_unit(model: &ModelSpec, l: gpuplan_core::i18n::Lang) -> &'static str {
+    let (en, zh) = gpuplan_core::chip::work_unit(model);
+    if l.is_zh() {
+        zh
+    } else {
+        en
+    }
+}
+
+/// Under a text report: `--wide` adds the "how" column (nothing in Markdown or with `--wide`).
+fn legend(look: &Look) -> String {
+    if look.wide || look.md {
+        return String::new();
+    }
+    format!(
+        "{}\n",
+        gpuplan_core::i18n::text(look.lang, "est-legend-wide")
+    )
+}
+
+/// A table label with a note after it: `label (note)` / `label（note）`.
+fn label_note(label: &str, note: &str, l: gpuplan_core::i18n::Lang) -> String {
+    Msg::new("est-label-note")
+        .arg("label", label)
+        .arg("note", note)
+        .render(l)
+}
+
+/// The training report: setup, memory table, liveness timeline, step time, job and data path.
 fn training_report(
-    model: &gpuplan_core::model::ModelSpec,
+    model: &ModelSpec,
     r: &Request,
-    c: &gpuplan_core::hardware::ClusterSpec,
+    c: &ClusterSpec,
     e: &TrainingEstimate,
     look: &Look,
 ) -> String {
     let l = look.lang;
-    let t = |id: &str| gpuplan_core::i18n::text(l, id);
-    let (unit_en, unit_zh) = gpuplan_core::chip::work_unit(model);
-    let unit = if l.is_zh() { unit_zh } else { unit_en };
-    let s = &r.training;
-    let p = &s.parallel;
-    let offload = format!(
-        "{}{}",
-        if p.offload_optimizer {
-            t("est-offload-optimizer")
-        } else {
-            String::new()
-        },
-        if p.offload_params {
-            t("est-offload-params")
-        } else {
-            String::new()
-        },
-    );
-    let wrap = |x: String| render::wrap(&x, render::width(), "  ");
-    let mut out = format!(
+    let mut out = training_header(model, r, c, e, l);
+    out.push_str(&memory_section(c, e, look));
+    out.push_str(&timeline_block(&e.memory, look));
+    match &e.step {
+        Some(st) => out.push_str(&step_section(model, r, st, look)),
+        None => out.push_str(&format!(
+            "{}\n",
+            Msg::new("est-time-unavailable")
+                .arg("why", e.step_unavailable.clone().unwrap_or_default())
+                .render(l)
+        )),
+    }
+    out.push_str(&job_line(model, e, l));
+    if let Some(d) = &e.data_path {
+        out.push_str(&data_line(d, l));
+    }
+    out.push_str(&legend(look));
+    out
+}
+
+/// The report's first lines: the job, the accounting profile and the hardware, each wrapped.
+fn training_header(
+    model: &ModelSpec,
+    r: &Request,
+    c: &ClusterSpec,
+    e: &TrainingEstimate,
+    l: gpuplan_core::i18n::Lang,
+) -> String {
+    let wrap = |m: Msg| render::wrap(&m.render(l), render::width(), "  ");
+    let acct = gpuplan_core::i18n::text(l, &format!("acct-{}", e.memory.accounting));
+    format!(
         "{}\n{}\n{}\n\n",
-        wrap(
-            Msg::new("est-train-title")
-                .arg("model", model.name.as_str())
-                .arg("task", task_word(s.task))
-                .arg("precision", word("precision", &s.precision))
-                .arg("optimizer", word("optimizer", &s.optimizer))
-                // CNN/UNet jobs have no sequence length.
-                .arg(
-                    "seq",
-                    if model.transformer().is_some() {
-                        s.seq_len.to_string()
-                    } else {
-                        "none".into()
-                    }
-                )
-                .arg("mb", s.micro_batch)
-                .arg("ga", s.grad_accum)
-                .arg("recompute", word("recompute", &s.recompute))
-                .arg("attention", word("attention", &s.attention))
-                .arg("profile", word("framework", &s.framework))
-                .render(l)
-        ),
-        wrap(
-            Msg::new("est-accounting")
-                .arg("profile", t(&format!("acct-{}", e.memory.accounting)))
-                .render(l)
-        ),
-        wrap(
-            Msg::new("est-hardware")
-                .arg("nodes", c.nodes)
-                .arg("per", c.gpus_per_node)
-                .arg("gpu", c.gpu.name.as_str())
-                .arg("intra", c.intra_bandwidth.to_string())
-                .arg("link", c.inter_link.name())
-                .arg("inter", c.inter_bandwidth.to_string())
-                .arg("tp", p.tp)
-                .arg("pp", p.pp)
-                .arg("dp", e.memory.data_parallel)
-                .arg("ep", p.ep)
-                // Context parallelism and the interleaved schedule, only where they run.
-                .arg(
-                    "sched",
-                    format!(
-                        "{}{}",
-                        if p.cp > 1 {
-                            format!(" CP {}", p.cp)
-                        } else {
-                            String::new()
-                        },
-                        if p.virtual_stages > 1 {
-                            format!(" VP {}", p.virtual_stages)
-                        } else {
-                            String::new()
-                        }
-                    )
-                )
-                .arg("zero", p.zero)
-                .arg("offload", offload)
-                .render(l)
-        ),
-    );
-    let mut rows: Vec<Vec<String>> = e
-        .memory
+        wrap(training_title(model, &r.training)),
+        wrap(Msg::new("est-accounting").arg("profile", acct)),
+        wrap(training_hardware(&r.training, c, e, l)),
+    )
+}
+
+/// The job in words: model, task, precision, optimizer, sequence, batch, recompute, attention.
+fn training_title(model: &ModelSpec, s: &TrainingSetup) -> Msg {
+    // CNN/UNet jobs have no sequence length.
+    let seq = if model.transformer().is_some() {
+        s.seq_len.to_string()
+    } else {
+        "none".into()
+    };
+    Msg::new("est-train-title")
+        .arg("model", model.name.as_str())
+        .arg("task", task_word(s.task))
+        .arg("precision", word("precision", &s.precision))
+        .arg("optimizer", word("optimizer", &s.optimizer))
+        .arg("seq", seq)
+        .arg("mb", s.micro_batch)
+        .arg("ga", s.grad_accum)
+        .arg("recompute", word("recompute", &s.recompute))
+        .arg("attention", word("attention", &s.attention))
+        .arg("profile", word("framework", &s.framework))
+}
+
+/// The hardware and its parallel layout.
+fn training_hardware(
+    s: &TrainingSetup,
+    c: &ClusterSpec,
+    e: &TrainingEstimate,
+    l: gpuplan_core::i18n::Lang,
+) -> Msg {
+    let p = &s.parallel;
+    Msg::new("est-hardware")
+        .arg("nodes", c.nodes)
+        .arg("per", c.gpus_per_node)
+        .arg("gpu", c.gpu.name.as_str())
+        .arg("intra", c.intra_bandwidth.to_string())
+        .arg("link", c.inter_link.name())
+        .arg("inter", c.inter_bandwidth.to_string())
+        .arg("tp", p.tp)
+        .arg("pp", p.pp)
+        .arg("dp", e.memory.data_parallel)
+        .arg("ep", p.ep)
+        .arg("sched", schedule_suffix(p))
+        .arg("zero", p.zero)
+        .arg("offload", offload_words(p, l))
+}
+
+/// Context parallelism and the interleaved schedule, only where they run (` CP 2 VP 4`).
+fn schedule_suffix(p: &gpuplan_core::workload::Parallelism) -> String {
+    let mut s = String::new();
+    if p.cp > 1 {
+        s.push_str(&format!(" CP {}", p.cp));
+    }
+    if p.virtual_stages > 1 {
+        s.push_str(&format!(" VP {}", p.virtual_stages));
+    }
+    s
+}
+
+/// What is offloaded to the host, in `l` (empty when nothing is).
+fn offload_words(p: &gpuplan_core::workload::Parallelism, l: gpuplan_core::i18n::Lang) -> String {
+    let t = |on: bool, id: &str| {
+        if on {
+            gpuplan_core::i18n::text(l, id)
+        } else {
+            String::new()
+        }
+    };
+    format!(
+        "{}{}",
+        t(p.offload_optimizer, "est-offload-optimizer"),
+        t(p.offload_params, "est-offload-params")
+    )
+}
+
+/// Whether the job fits the device's memory, in words.
+fn fit_verdict(c: &ClusterSpec, e: &TrainingEstimate) -> Msg {
+    let gpu = c.gpu.name.as_str();
+    match c
+        .gpu
+        .visible_memory()
+        .map(|b| (b.gib() * 100.0).round() / 100.0)
+    {
+        None => Msg::new("est-no-memory").arg("gpu", gpu),
+        Some(m) if e.fits => Msg::new("est-fits").arg("have", m).arg("gpu", gpu),
+        Some(m) => Msg::new("est-does-not-fit")
+            .arg("have", m)
+            .arg("gpu", gpu)
+            .arg("short", format!("{:.1}", e.memory.device_total.gib() - m)),
+    }
+}
+
+/// The memory table's rows: every component, the peak, the total with its fit verdict (kept
+/// in the label when the "how" column is hidden) and the host RAM offload takes.
+fn memory_rows(c: &ClusterSpec, e: &TrainingEstimate, look: &Look) -> Vec<Vec<String>> {
+    let l = look.lang;
+    let t = |id: &str| gpuplan_core::i18n::text(l, id);
+    let m = &e.memory;
+    let mut rows: Vec<Vec<String>> = m
         .items
         .iter()
         .map(|i| {
@@ -673,190 +786,170 @@ fn training_report(
         .collect();
     rows.push(vec![
         t("est-peak-allocated"),
-        gib(e.memory.peak_allocated),
+        gib(m.peak_allocated),
         String::new(),
     ]);
-    let verdict = match c
-        .gpu
-        .visible_memory()
-        .map(|b| (b.gib() * 100.0).round() / 100.0)
-    {
-        None => Msg::new("est-no-memory").arg("gpu", c.gpu.name.as_str()),
-        Some(m) if e.fits => Msg::new("est-fits")
-            .arg("have", m)
-            .arg("gpu", c.gpu.name.as_str()),
-        Some(m) => Msg::new("est-does-not-fit")
-            .arg("have", m)
-            .arg("gpu", c.gpu.name.as_str())
-            .arg("short", format!("{:.1}", e.memory.device_total.gib() - m)),
+    let verdict = fit_verdict(c, e).render(l);
+    let needed = if look.wide {
+        t("est-needed")
+    } else {
+        label_note(&t("est-needed"), &verdict, l)
     };
-    rows.push(vec![
-        t("est-needed"),
-        gib(e.memory.device_total),
-        verdict.render(l),
-    ]);
-    if e.memory.cpu_offload.0 > 0.0 {
+    rows.push(vec![needed, gib(m.device_total), verdict]);
+    if m.cpu_offload.0 > 0.0 {
         rows.push(vec![
             t("est-offload-ram"),
-            gib(e.memory.cpu_offload),
+            gib(m.cpu_offload),
             String::new(),
         ]);
     }
-    out.push_str(&format!(
-        "{}\n",
-        Msg::new("est-mem-title")
-            .arg("params", format_count(e.memory.params_per_device))
-            .arg(
-                "trainable",
-                format_count(e.memory.trainable_params_per_device)
-            )
-            .render(l)
-    ));
-    // The fit verdict is in the "how" column: keep it visible in the compact table.
-    let verdict_row = rows.len() - usize::from(e.memory.cpu_offload.0 > 0.0) - 1;
-    if !look.wide {
-        let v = rows[verdict_row][2].clone();
-        rows[verdict_row][0] = if l.is_zh() {
-            format!("{}（{v}）", rows[verdict_row][0])
-        } else {
-            format!("{} ({v})", rows[verdict_row][0])
-        };
-    }
+    rows
+}
+
+/// The memory title and table.
+fn memory_section(c: &ClusterSpec, e: &TrainingEstimate, look: &Look) -> String {
+    let l = look.lang;
+    let t = |id: &str| gpuplan_core::i18n::text(l, id);
+    let title = Msg::new("est-mem-title")
+        .arg("params", format_count(e.memory.params_per_device))
+        .arg(
+            "trainable",
+            format_count(e.memory.trainable_params_per_device),
+        )
+        .render(l);
     let h = [
         t("plan-col-component"),
         "GiB".to_string(),
         t("plan-col-how"),
     ];
-    out.push_str(&how_table(look, &h, rows));
-    out.push_str(&timeline_block(&e.memory, look));
-    match &e.step {
-        Some(st) => {
-            let share = |x: Seconds| pct(x.0 / st.step.0);
-            let row = |id: &str, x: Seconds, how: String| vec![t(id), x.to_string(), share(x), how];
-            let mut rows = vec![
-                row(
-                    "plan-step-compute",
-                    st.compute,
-                    format!(
-                        "{} peak × {} ({})",
-                        st.peak, st.efficiency_used, st.efficiency_name
-                    ),
-                ),
-                row(
-                    "plan-step-bubble",
-                    st.pipeline_bubble,
-                    format!(
-                        "(p−1)/(v·m), p={}, v={}, m={}",
-                        p.pp, p.virtual_stages, s.grad_accum
-                    ),
-                ),
-                row(
-                    "est-step-tp",
-                    st.tp_comm,
-                    format!("2 × all-reduce / layer / pass − {}", st.tp_comm_overlapped),
-                ),
-                row("est-step-cp", st.cp_comm, "ring K/V − attention".into()),
-                row(
-                    "plan-step-dp",
-                    st.dp_comm_exposed,
-                    format!("{} / {}", st.dp_comm_total, st.dp_link),
-                ),
-                row("est-step-p2p", st.pp_comm, String::new()),
-                row("est-step-ep", st.ep_comm, String::new()),
-                vec![
-                    {
-                        let b = Msg::new("est-col-bottleneck")
-                            .arg("b", super::plan::bottleneck_label(st.bottleneck, l))
-                            .render(l);
-                        if l.is_zh() {
-                            format!("{}（{b}）", t("plan-step-step"))
-                        } else {
-                            format!("{} ({b})", t("plan-step-step"))
-                        }
-                    },
-                    st.step.to_string(),
-                    "100%".into(),
-                    String::new(),
-                ],
-            ];
-            // The context-parallel row only where context parallelism runs.
-            if p.cp <= 1 {
-                rows.retain(|r| r[0] != t("est-step-cp"));
-            }
-            out.push_str(&format!("{}\n", t("est-step-title")));
-            let h = [
-                t("plan-col-part"),
-                t("plan-col-time"),
-                t("plan-col-share"),
-                t("plan-col-how"),
-            ];
-            out.push_str(&how_table(look, &h, rows));
-            out.push_str(&format!(
-                "{}\n",
-                Msg::new("est-throughput")
-                    .arg("rate", format!("{:.0}", st.tokens_per_second))
-                    .arg("unit", unit)
-                    .arg("per", format!("{:.0}", st.tokens_per_second_per_gpu))
-                    .arg("mfu", pct(st.mfu))
-                    .arg("hfu", pct(st.hfu))
-                    .arg("model_tf", format!("{:.0}", st.model_tflops_per_gpu))
-                    .arg("hw_tf", format!("{:.0}", st.hardware_tflops_per_gpu))
-                    .render(l)
-            ));
-            if !st.collectives.is_empty() {
-                out.push_str(&collectives_table(st, look));
-            }
-        }
-        None => out.push_str(&format!(
-            "{}\n",
-            Msg::new("est-time-unavailable")
-                .arg("why", e.step_unavailable.clone().unwrap_or_default())
-                .render(l)
-        )),
+    format!("{title}\n{}", how_table(look, &h, memory_rows(c, e, look)))
+}
+
+/// The step-time rows: compute, bubble, each communication and the step with its bottleneck.
+fn step_rows(
+    st: &gpuplan_core::train::StepTime,
+    s: &TrainingSetup,
+    l: gpuplan_core::i18n::Lang,
+) -> Vec<Vec<String>> {
+    let t = |id: &str| gpuplan_core::i18n::text(l, id);
+    let p = &s.parallel;
+    let row =
+        |id: &str, x: Seconds, how: String| vec![t(id), x.to_string(), pct(x.0 / st.step.0), how];
+    let compute = format!(
+        "{} peak × {} ({})",
+        st.peak, st.efficiency_used, st.efficiency_name
+    );
+    let bubble = format!(
+        "(p−1)/(v·m), p={}, v={}, m={}",
+        p.pp, p.virtual_stages, s.grad_accum
+    );
+    let tp = format!("2 × all-reduce / layer / pass − {}", st.tp_comm_overlapped);
+    let bottleneck = Msg::new("est-col-bottleneck")
+        .arg("b", super::plan::bottleneck_label(st.bottleneck, l))
+        .render(l);
+    let mut rows = vec![
+        row("plan-step-compute", st.compute, compute),
+        row("plan-step-bubble", st.pipeline_bubble, bubble),
+        row("est-step-tp", st.tp_comm, tp),
+    ];
+    // The context-parallel row only where context parallelism runs.
+    if p.cp > 1 {
+        rows.push(row(
+            "est-step-cp",
+            st.cp_comm,
+            "ring K/V − attention".into(),
+        ));
     }
+    rows.extend([
+        row(
+            "plan-step-dp",
+            st.dp_comm_exposed,
+            format!("{} / {}", st.dp_comm_total, st.dp_link),
+        ),
+        row("est-step-p2p", st.pp_comm, String::new()),
+        row("est-step-ep", st.ep_comm, String::new()),
+        vec![
+            label_note(&t("plan-step-step"), &bottleneck, l),
+            st.step.to_string(),
+            "100%".into(),
+            String::new(),
+        ],
+    ]);
+    rows
+}
+
+/// The step-time title and table, the throughput line and the collectives table.
+fn step_section(
+    model: &ModelSpec,
+    r: &Request,
+    st: &gpuplan_core::train::StepTime,
+    look: &Look,
+) -> String {
+    let l = look.lang;
+    let t = |id: &str| gpuplan_core::i18n::text(l, id);
+    let h = [
+        t("plan-col-part"),
+        t("plan-col-time"),
+        t("plan-col-share"),
+        t("plan-col-how"),
+    ];
+    let throughput = Msg::new("est-throughput")
+        .arg("rate", format!("{:.0}", st.tokens_per_second))
+        .arg("unit", work_unit(model, l))
+        .arg("per", format!("{:.0}", st.tokens_per_second_per_gpu))
+        .arg("mfu", pct(st.mfu))
+        .arg("hfu", pct(st.hfu))
+        .arg("model_tf", format!("{:.0}", st.model_tflops_per_gpu))
+        .arg("hw_tf", format!("{:.0}", st.hardware_tflops_per_gpu))
+        .render(l);
+    let mut out = format!(
+        "{}\n{}{throughput}\n",
+        t("est-step-title"),
+        how_table(look, &h, step_rows(st, &r.training, l))
+    );
+    if !st.collectives.is_empty() {
+        out.push_str(&collectives_table(st, look));
+    }
+    out
+}
+
+/// The whole job: amount of work, steps, wall time, GPU-hours and FLOPs.
+fn job_line(model: &ModelSpec, e: &TrainingEstimate, l: gpuplan_core::i18n::Lang) -> String {
     match &e.totals {
-        Some(tt) => out.push_str(&format!(
+        Some(tt) => format!(
             "{}\n",
             Msg::new("est-job")
                 .arg("amount", format_count(tt.tokens))
-                .arg("unit", unit)
+                .arg("unit", work_unit(model, l))
                 .arg("steps", format!("{:.0}", tt.steps))
                 .arg("wall", tt.wall_time.to_string())
                 .arg("gpu_hours", format!("{:.0}", tt.gpu_hours))
                 .arg("flops", format!("{:.2e}", tt.total_flops.0))
                 .render(l)
-        )),
-        None => out.push_str(&format!("{}\n", t("est-job-missing"))),
+        ),
+        None => format!("{}\n", gpuplan_core::i18n::text(l, "est-job-missing")),
     }
-    if let Some(d) = &e.data_path {
-        out.push_str(&format!(
-            "{}\n",
-            Msg::new("est-data")
-                .arg("rate", format!("{:.1}", d.samples_per_second))
-                .arg("read", d.read_bandwidth.to_string())
-                .arg(
-                    "cores",
-                    d.cpu_cores_for_decode
-                        .map(|c| format!("{:.0}", c.ceil()))
-                        .unwrap_or_else(|| "none".into())
-                )
-                .arg("ckpt", d.checkpoint_size.to_string())
-                .arg("weights", d.weights_size.to_string())
-                .arg(
-                    "write",
-                    gpuplan_core::units::transfer_time(
-                        d.checkpoint_size,
-                        Bandwidth::from_gb_per_s(1.0)
-                    )
-                    .to_string()
-                )
-                .render(l)
-        ));
-    }
-    if !look.wide && !look.md {
-        out.push_str(&format!("{}\n", t("est-legend-wide")));
-    }
-    out
+}
+
+/// The data path: sample rate, read bandwidth, decode cores, checkpoint and its write time.
+fn data_line(d: &gpuplan_core::train::DataPath, l: gpuplan_core::i18n::Lang) -> String {
+    let cores = d
+        .cpu_cores_for_decode
+        .map(|c| format!("{:.0}", c.ceil()))
+        .unwrap_or_else(|| "none".into());
+    let write =
+        gpuplan_core::units::transfer_time(d.checkpoint_size, Bandwidth::from_gb_per_s(1.0));
+    format!(
+        "{}\n",
+        Msg::new("est-data")
+            .arg("rate", format!("{:.1}", d.samples_per_second))
+            .arg("read", d.read_bandwidth.to_string())
+            .arg("cores", cores)
+            .arg("ckpt", d.checkpoint_size.to_string())
+            .arg("weights", d.weights_size.to_string())
+            .arg("write", write.to_string())
+            .render(l)
+    )
 }
 
 /// bf16 on a chip without it: fp16 with a note, or an error when the weights were chosen.
@@ -1003,64 +1096,73 @@ fn budget_how(e: gpuplan_core::workload::Engine) -> &'static str {
     }
 }
 
+/// The serving report: setup, memory table, KV pool, problems and latency.
 fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, look: &Look) -> String {
     let l = look.lang;
-    let t = |id: &str| gpuplan_core::i18n::text(l, id);
-    let s = &r.inference;
-    let m = &e.memory;
-    let mut out = format!(
-        "{}\n\n",
-        render::wrap(
-            &Msg::new("est-serve-title")
-                .arg("model", name)
-                .arg("weights", s.weights.name())
-                .arg("kv", word("kv", &s.kv_dtype))
-                .arg("tp", s.tp)
-                .arg("util", s.gpu_memory_utilization.to_string())
-                .arg("engine", s.engine.name())
-                .arg("len", m.max_model_len)
-                .render(l),
-            render::width(),
-            "  "
-        )
-    );
-    out.insert_str(
-        out.len() - 1,
-        &format!(
-            "{}\n",
-            Msg::new("est-serve-rule")
-                .arg("rule", m.rule.get(l))
-                .render(l)
-        ),
-    );
+    let (s, m) = (&r.inference, &e.memory);
+    let para = |text: String| format!("{}\n", render::wrap(&text, render::width(), "  "));
+    let mut out = inference_header(name, s, m, l);
+    out.push_str(&serving_memory_section(s, m, look));
+    out.push_str(&para(kv_capacity(s, m).render(l)));
+    if let Some(p) = &m.problem {
+        out.push_str(&para(
+            Msg::new("est-serve-problem").arg("p", p.get(l)).render(l),
+        ));
+    }
+    out.push_str(&para(latency_line(s, e, l)));
+    out.push_str(&legend(look));
+    out
+}
+
+/// The serving setup (wrapped), the engine's memory rule, the default context when it was not
+/// asked for, and the images per request; then a blank line.
+fn inference_header(
+    name: &str,
+    s: &InferenceSetup,
+    m: &gpuplan_core::infer::ServingMemory,
+    l: gpuplan_core::i18n::Lang,
+) -> String {
+    let title = Msg::new("est-serve-title")
+        .arg("model", name)
+        .arg("weights", s.weights.name())
+        .arg("kv", word("kv", &s.kv_dtype))
+        .arg("tp", s.tp)
+        .arg("util", s.gpu_memory_utilization.to_string())
+        .arg("engine", s.engine.name())
+        .arg("len", m.max_model_len);
+    let mut lines = vec![
+        render::wrap(&title.render(l), render::width(), "  "),
+        Msg::new("est-serve-rule")
+            .arg("rule", m.rule.get(l))
+            .render(l),
+    ];
     if s.max_model_len.is_none() {
         // The default is what the workload needs, not the model's full context: say so.
-        out.insert_str(
-            out.len() - 1,
-            &format!(
-                "{}\n",
-                Msg::new("est-serve-mml-default")
-                    .arg("len", m.max_model_len)
-                    .arg("input", s.input_tokens)
-                    .arg("output", s.output_tokens)
-                    .arg("block", m.block_tokens)
-                    .render(l)
-            ),
-        );
+        let mml = Msg::new("est-serve-mml-default")
+            .arg("len", m.max_model_len)
+            .arg("input", s.input_tokens)
+            .arg("output", s.output_tokens)
+            .arg("block", m.block_tokens);
+        lines.push(mml.render(l));
     }
     if s.images_per_request > 0 {
-        out.insert_str(
-            out.len() - 1,
-            &format!(
-                "{}\n",
-                Msg::new("est-serve-images")
-                    .arg("n", s.images_per_request)
-                    .arg("w", s.image_size[0])
-                    .arg("h", s.image_size[1])
-                    .render(l)
-            ),
-        );
+        let images = Msg::new("est-serve-images")
+            .arg("n", s.images_per_request)
+            .arg("w", s.image_size[0])
+            .arg("h", s.image_size[1]);
+        lines.push(images.render(l));
     }
+    format!("{}\n\n", lines.join("\n"))
+}
+
+/// The serving memory title and table: budget, weights, activation, non-torch, KV pool.
+fn serving_memory_section(
+    s: &InferenceSetup,
+    m: &gpuplan_core::infer::ServingMemory,
+    look: &Look,
+) -> String {
+    let l = look.lang;
+    let t = |id: &str| gpuplan_core::i18n::text(l, id);
     let mut pool = kv_pool_row(m, l);
     if m.kv_shortfall.0 > 0.0 && !look.wide {
         let short = Msg::new("est-serve-kv-short")
@@ -1068,6 +1170,8 @@ fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, look: &Look)
             .render(l);
         pool[0] = format!("{} ({short})", pool[0]);
     }
+    let weights_how = Msg::new("est-serve-how-weights").arg("bits", s.weights.bits().to_string());
+    let activation_how = Msg::new("est-serve-how-activation").arg("tokens", m.profile_tokens);
     let rows = vec![
         vec![
             t("est-serve-budget"),
@@ -1077,16 +1181,12 @@ fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, look: &Look)
         vec![
             t("est-serve-weights"),
             gib(m.weights),
-            Msg::new("est-serve-how-weights")
-                .arg("bits", s.weights.bits().to_string())
-                .render(l),
+            weights_how.render(l),
         ],
         vec![
             t("est-serve-activation"),
             gib(m.activation_peak),
-            Msg::new("est-serve-how-activation")
-                .arg("tokens", m.profile_tokens)
-                .render(l),
+            activation_how.render(l),
         ],
         vec![
             t("est-serve-non-torch"),
@@ -1095,66 +1195,55 @@ fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, look: &Look)
         ],
         pool,
     ];
-    out.push_str(&format!(
-        "{}\n",
-        Msg::new("est-serve-mem-title")
-            .arg("engine", s.engine.name())
-            .render(l)
-    ));
+    let title = Msg::new("est-serve-mem-title")
+        .arg("engine", s.engine.name())
+        .render(l);
     let h = [
         t("plan-col-component"),
         "GiB".to_string(),
         t("plan-col-how"),
     ];
-    out.push_str(&how_table(look, &h, rows));
-    let para = |text: String| format!("{}\n", render::wrap(&text, render::width(), "  "));
-    out.push_str(&para(
-        Msg::new("est-serve-kv")
-            .arg("blocks", m.blocks)
-            .arg("block", m.block_tokens)
-            .arg("tokens", m.kv_tokens)
-            .arg("conc", format!("{:.2}", m.max_concurrency_at_max_len))
-            .arg("reqs", m.max_concurrent_requests)
-            .arg("input", s.input_tokens)
-            .arg("output", s.output_tokens)
-            .arg("batch", s.batch)
-            .arg("ctx", m.max_context_at_batch)
-            .render(l),
-    ));
-    if let Some(p) = &m.problem {
-        out.push_str(&para(
-            Msg::new("est-serve-problem").arg("p", p.get(l)).render(l),
-        ));
-    }
-    out.push_str(&para(match &e.latency {
-        Some(x) => Msg::new("est-serve-latency")
-            .arg("ttft", x.ttft.to_string())
-            .arg("input", s.input_tokens)
-            .arg("tpot", x.time_per_token.to_string())
-            .arg("batch", s.batch)
-            .arg("rate", format!("{:.0}", x.decode_tokens_per_second))
-            .arg(
-                "bound",
-                if x.decode_bandwidth_bound {
-                    "bandwidth"
-                } else {
-                    "compute"
-                },
-            )
-            .arg("ridge", format!("{:.0}", x.ridge_batch))
-            .render(l),
-        None => Msg::new("est-serve-latency-unavailable")
-            .arg(
-                "why",
-                e.latency_unavailable
-                    .as_ref()
-                    .map(|t| t.get(l).to_string())
-                    .unwrap_or_default(),
-            )
-            .render(l),
-    }));
-    if !look.wide && !look.md {
-        out.push_str(&format!("{}\n", t("est-legend-wide")));
-    }
-    out
+    format!("{title}\n{}", how_table(look, &h, rows))
+}
+
+/// The KV pool's capacity: blocks, tokens, concurrency at full length and at the batch.
+fn kv_capacity(s: &InferenceSetup, m: &gpuplan_core::infer::ServingMemory) -> Msg {
+    Msg::new("est-serve-kv")
+        .arg("blocks", m.blocks)
+        .arg("block", m.block_tokens)
+        .arg("tokens", m.kv_tokens)
+        .arg("conc", format!("{:.2}", m.max_concurrency_at_max_len))
+        .arg("reqs", m.max_concurrent_requests)
+        .arg("input", s.input_tokens)
+        .arg("output", s.output_tokens)
+        .arg("batch", s.batch)
+        .arg("ctx", m.max_context_at_batch)
+}
+
+/// Time to first token and per token with what bounds the decode; or why there is none.
+fn latency_line(s: &InferenceSetup, e: &InferenceEstimate, l: gpuplan_core::i18n::Lang) -> String {
+    let Some(x) = &e.latency else {
+        let why = e
+            .latency_unavailable
+            .as_ref()
+            .map(|t| t.get(l).to_string())
+            .unwrap_or_default();
+        return Msg::new("est-serve-latency-unavailable")
+            .arg("why", why)
+            .render(l);
+    };
+    let bound = if x.decode_bandwidth_bound {
+        "bandwidth"
+    } else {
+        "compute"
+    };
+    Msg::new("est-serve-latency")
+        .arg("ttft", x.ttft.to_string())
+        .arg("input", s.input_tokens)
+        .arg("tpot", x.time_per_token.to_string())
+        .arg("batch", s.batch)
+        .arg("rate", format!("{:.0}", x.decode_tokens_per_second))
+        .arg("bound", bound)
+        .arg("ridge", format!("{:.0}", x.ridge_batch))
+        .render(l)
 }

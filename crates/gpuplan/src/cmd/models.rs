@@ -4,7 +4,7 @@ use super::load_model;
 use crate::cli::{Format, ModelsAction};
 use crate::render;
 use anyhow::Result;
-use gpuplan_core::i18n::Msg;
+use gpuplan_core::i18n::{Lang, Msg};
 use gpuplan_core::job::model_summary;
 use gpuplan_core::model::{param_breakdown, presets, Architecture, AttentionKind};
 use gpuplan_core::units::format_count;
@@ -53,52 +53,58 @@ fn list(format: Format) -> Result<u8> {
     .map(|k| gpuplan_core::i18n::text(l, &format!("models-col-{k}")))
     .collect();
     let header: Vec<&str> = header.iter().map(String::as_str).collect();
-    let rows: Vec<Vec<String>> = all
-        .iter()
-        .map(|p| {
-            let b = param_breakdown(&p.model);
-            let (layers, hidden, heads, ctx) = match &p.model.architecture {
-                Architecture::Transformer(t) => (
-                    t.total_layers().to_string(),
-                    t.hidden.to_string(),
-                    match t.attention {
-                        AttentionKind::Mla(_) => format!("{} MLA", t.heads),
-                        AttentionKind::Standard => format!("{}/{}", t.heads, t.kv_heads),
-                    },
-                    t.max_context.to_string(),
-                ),
-                Architecture::Opaque(o) => (
-                    "-".into(),
-                    "-".into(),
-                    "-".into(),
-                    o.reference_input.clone(),
-                ),
-            };
-            vec![
-                p.model.name.clone(),
-                p.model.model_type().to_string(),
-                format_count(b.total as f64),
-                if b.active != b.total {
-                    format_count(b.active as f64)
-                } else {
-                    String::new()
-                },
-                p.model
-                    .params_published
-                    .map(|x| format_count(x as f64))
-                    .unwrap_or_default(),
-                layers,
-                hidden,
-                heads,
-                ctx,
-            ]
-        })
-        .collect();
+    let rows: Vec<Vec<String>> = all.iter().map(preset_row).collect();
     match format {
         Format::Markdown => out!("{}", render::markdown(&header, &rows)),
         _ => outln!("{}", render::table(&header, &rows)),
     }
     Ok(0)
+}
+
+/// One preset's row: name, type, parameters (total, active, published) and its shape.
+fn preset_row(p: &gpuplan_core::model::Preset) -> Vec<String> {
+    let b = param_breakdown(&p.model);
+    let (layers, hidden, heads, ctx) = shape(&p.model.architecture);
+    vec![
+        p.model.name.clone(),
+        p.model.model_type().to_string(),
+        format_count(b.total as f64),
+        if b.active != b.total {
+            format_count(b.active as f64)
+        } else {
+            String::new()
+        },
+        p.model
+            .params_published
+            .map(|x| format_count(x as f64))
+            .unwrap_or_default(),
+        layers,
+        hidden,
+        heads,
+        ctx,
+    ]
+}
+
+/// Layers, hidden size, heads (`32/8`, `128 MLA`) and context of a transformer; `-` and the
+/// reference input for other models.
+fn shape(a: &Architecture) -> (String, String, String, String) {
+    match a {
+        Architecture::Transformer(t) => (
+            t.total_layers().to_string(),
+            t.hidden.to_string(),
+            match t.attention {
+                AttentionKind::Mla(_) => format!("{} MLA", t.heads),
+                AttentionKind::Standard => format!("{}/{}", t.heads, t.kv_heads),
+            },
+            t.max_context.to_string(),
+        ),
+        Architecture::Opaque(o) => (
+            "-".into(),
+            "-".into(),
+            "-".into(),
+            o.reference_input.clone(),
+        ),
+    }
 }
 
 fn show(name: Option<&str>, config: Option<&std::path::Path>, format: Format) -> Result<u8> {
@@ -108,92 +114,16 @@ fn show(name: Option<&str>, config: Option<&std::path::Path>, format: Format) ->
         outln!("{}", render::json("model", &show_json(&m))?);
         return Ok(0);
     }
-    let b = &s.params;
     let l = render::lang();
     let t = |id: &str| gpuplan_core::i18n::text(l, id);
-    let mut rows = vec![
-        vec![
-            t("models-embedding"),
-            format_count(b.embedding as f64),
-            String::new(),
-        ],
-        vec![t("models-stem"), format_count(b.stem as f64), String::new()],
-    ];
-    for g in &b.groups {
-        rows.push(vec![
-            Msg::new("models-layers")
-                .arg("name", g.name)
-                .arg("n", g.count)
-                .render(l),
-            format_count(g.params() as f64),
-            Msg::new("models-per-layer")
-                .arg("params", format_count(g.params_per_layer() as f64))
-                .arg(
-                    "linears",
-                    g.linears
-                        .iter()
-                        .map(|l| {
-                            if l.copies > 1 {
-                                format!("{} {}×{}×{}", l.name, l.copies, l.d_in, l.d_out)
-                            } else {
-                                format!("{} {}×{}", l.name, l.d_in, l.d_out)
-                            }
-                        })
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                )
-                .render(l),
-        ]);
-    }
-    rows.push(vec![
-        t("models-final-norms"),
-        format_count(b.final_norms as f64),
-        String::new(),
-    ]);
-    rows.push(vec![
-        t("models-lm-head"),
-        format_count(b.lm_head as f64),
-        if b.lm_head == 0 {
-            t("models-tied")
-        } else {
-            String::new()
-        },
-    ]);
-    rows.push(vec![
-        t("models-total"),
-        format!("{} ({})", format_count(b.total as f64), b.total),
-        s.params_published
-            .map(|p| {
-                Msg::new("models-published")
-                    .arg("n", format!("{} ({p})", format_count(p as f64)))
-                    .render(l)
-            })
-            .unwrap_or_default(),
-    ]);
-    if b.active != b.total {
-        rows.push(vec![
-            t("models-active"),
-            format!("{} ({})", format_count(b.active as f64), b.active),
-            String::new(),
-        ]);
-    }
+    let rows = param_rows(&s, l);
     let header = [
         t("plan-col-component"),
         t("models-col-params"),
         t("models-col-detail"),
     ];
     let header: Vec<&str> = header.iter().map(String::as_str).collect();
-    let arch = match &m.architecture {
-        Architecture::Transformer(t) => format!(
-            "{} ({:?}): hidden {}, layers {}, heads {}/{} kv, head_dim {}, ffn {}, vocab {}, {:?} MLP, {:?}, {:?}, context {}{}",
-            m.name, t.structure, t.hidden, t.total_layers(), t.heads, t.kv_heads, t.head_dim, t.ffn, t.vocab, t.mlp, t.norm, t.attention, t.max_context,
-            t.moe.map(|e| format!(", MoE {} experts × {} (top-{}, {} shared, {} dense layers)", e.experts, e.expert_ffn, e.experts_per_token, e.shared_experts, e.dense_layers)).unwrap_or_default()
-        ),
-        Architecture::Opaque(o) => format!(
-            "{} ({}): {} params; forward {:.3e} FLOPs per sample at {}",
-            m.name, o.model_type, o.params, o.forward_flops_per_sample, o.reference_input
-        ),
-    };
+    let arch = architecture_line(&m);
     match format {
         Format::Markdown => out!("**{arch}**\n\n{}", render::markdown(&header, &rows)),
         _ => outln!("{arch}\n{}", render::table(&header, &rows)),
@@ -216,4 +146,88 @@ fn show(name: Option<&str>, config: Option<&std::path::Path>, format: Format) ->
         );
     }
     Ok(0)
+}
+
+/// The parameter table's rows: embedding, stem, each layer group, norms, head, totals.
+fn param_rows(s: &gpuplan_core::job::ModelSummary, l: Lang) -> Vec<Vec<String>> {
+    let t = |id: &str| gpuplan_core::i18n::text(l, id);
+    let b = &s.params;
+    let count = |n: u64| format_count(n as f64);
+    let mut rows = vec![
+        vec![t("models-embedding"), count(b.embedding), String::new()],
+        vec![t("models-stem"), count(b.stem), String::new()],
+    ];
+    rows.extend(b.groups.iter().map(|g| group_row(g, l)));
+    let tied = if b.lm_head == 0 {
+        t("models-tied")
+    } else {
+        String::new()
+    };
+    let published = s
+        .params_published
+        .map(|p| {
+            Msg::new("models-published")
+                .arg("n", format!("{} ({p})", count(p)))
+                .render(l)
+        })
+        .unwrap_or_default();
+    rows.extend([
+        vec![t("models-final-norms"), count(b.final_norms), String::new()],
+        vec![t("models-lm-head"), count(b.lm_head), tied],
+        vec![
+            t("models-total"),
+            format!("{} ({})", count(b.total), b.total),
+            published,
+        ],
+    ]);
+    if b.active != b.total {
+        rows.push(vec![
+            t("models-active"),
+            format!("{} ({})", count(b.active), b.active),
+            String::new(),
+        ]);
+    }
+    rows
+}
+
+/// One layer group: its count, parameters, and per layer its linears (`name d_in×d_out`).
+fn group_row(g: &gpuplan_core::model::params::LayerGroup, l: Lang) -> Vec<String> {
+    let linears = g
+        .linears
+        .iter()
+        .map(|x| {
+            if x.copies > 1 {
+                format!("{} {}×{}×{}", x.name, x.copies, x.d_in, x.d_out)
+            } else {
+                format!("{} {}×{}", x.name, x.d_in, x.d_out)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    vec![
+        Msg::new("models-layers")
+            .arg("name", g.name)
+            .arg("n", g.count)
+            .render(l),
+        format_count(g.params() as f64),
+        Msg::new("models-per-layer")
+            .arg("params", format_count(g.params_per_layer() as f64))
+            .arg("linears", linears)
+            .render(l),
+    ]
+}
+
+/// The architecture in one line: dimensions, MLP, norm, attention, context and MoE layout.
+fn architecture_line(m: &gpuplan_core::model::ModelSpec) -> String {
+    match &m.architecture {
+        Architecture::Transformer(t) => format!(
+            "{} ({:?}): hidden {}, layers {}, heads {}/{} kv, head_dim {}, ffn {}, vocab {}, {:?} MLP, {:?}, {:?}, context {}{}",
+            m.name, t.structure, t.hidden, t.total_layers(), t.heads, t.kv_heads, t.head_dim, t.ffn, t.vocab, t.mlp, t.norm, t.attention, t.max_context,
+            t.moe.map(|e| format!(", MoE {} experts × {} (top-{}, {} shared, {} dense layers)", e.experts, e.expert_ffn, e.experts_per_token, e.shared_experts, e.dense_layers)).unwrap_or_default()
+        ),
+        Architecture::Opaque(o) => format!(
+            "{} ({}): {} params; forward {:.3e} FLOPs per sample at {}",
+            m.name, o.model_type, o.params, o.forward_flops_per_sample, o.reference_input
+        ),
+    }
 }

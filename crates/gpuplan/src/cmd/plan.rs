@@ -157,6 +157,43 @@ pub fn build_request_from(
     let model = resolve_model(j, &file)?;
     let mut tun = file.tunables.clone().unwrap_or_default();
     apply_sets(&mut tun, &j.set)?;
+    let c = constraints_from(a, &file)?;
+    check_top(a.top)?;
+    if c.billing == BillingChoice::Spot && !c.interruptible {
+        return Err(fail(Msg::new("cli-err-spot-needs-interruptible")));
+    }
+    let serve_task = matches!(j.task, Some(TaskArg::Inference))
+        || (j.task.is_none() && file.serve.is_some() && file.training.is_none());
+    if !serve_task {
+        if let Some(flag) = serving_flag(a) {
+            return Err(fail(Msg::new("cli-err-serving-flag").arg("flag", flag)));
+        }
+    }
+    let job = if serve_task {
+        Job::Serve(serve_job(a, &file, &model, lang)?)
+    } else {
+        train_job(a, &file, &model, lang)?
+    };
+    let objective = match a.optimize {
+        OptimizeArg::Cost => file.objective.unwrap_or(Objective::Cost),
+        OptimizeArg::Time => Objective::Time,
+        OptimizeArg::Balanced => Objective::Balanced,
+    };
+    Ok(PlanRequest {
+        model,
+        job,
+        constraints: c,
+        objective,
+        tunables: tun,
+    })
+}
+
+/// The file's constraints with the flags over them: providers, regions, chips, framework,
+/// deadline, budget, nodes, billing, spot; validated.
+fn constraints_from(
+    a: &PlanArgs,
+    file: &gpuplan_core::job::WorkloadFile,
+) -> Result<gpuplan_core::plan::Constraints> {
     let mut c = file.constraints.clone().unwrap_or_default();
     if !a.provider.is_empty() {
         c.providers = a
@@ -201,106 +238,97 @@ pub fn build_request_from(
         c.reuse_hours_per_month = r;
     }
     c.validate()?;
-    check_top(a.top)?;
-    if c.billing == BillingChoice::Spot && !c.interruptible {
-        return Err(fail(Msg::new("cli-err-spot-needs-interruptible")));
+    Ok(c)
+}
+
+/// The serving job: the file's `[serve]` with the flags over it (a shortened default prompt is
+/// noted on stderr), its replica floor and peak factor checked.
+fn serve_job(
+    a: &PlanArgs,
+    file: &gpuplan_core::job::WorkloadFile,
+    model: &gpuplan_core::model::ModelSpec,
+    lang: Lang,
+) -> Result<ServeJob> {
+    let j = &a.job;
+    let mut s = file.serve.clone().unwrap_or_default();
+    s.rate_rps = a.rate.or(s.rate_rps);
+    s.concurrency = a.concurrency.or(s.concurrency);
+    s.input_tokens = j.input_tokens.unwrap_or(s.input_tokens);
+    s.output_tokens = j.output_tokens.unwrap_or(s.output_tokens);
+    if let Some(note) = fit_default_prompt(&mut s, model, j, file.serve.is_some()) {
+        eprintln!("{}{}", tx(lang, "note-prefix"), note.render(lang));
     }
-    let serve_task = matches!(j.task, Some(TaskArg::Inference))
-        || (j.task.is_none() && file.serve.is_some() && file.training.is_none());
-    if !serve_task {
-        if let Some(flag) = serving_flag(a) {
-            return Err(fail(Msg::new("cli-err-serving-flag").arg("flag", flag)));
-        }
+    if let Some(e) = &j.engine {
+        s.engine = super::parse_word("engine", e)?;
     }
-    let job = if serve_task {
-        let mut s = file.serve.clone().unwrap_or_default();
-        if let Some(x) = a.rate {
-            s.rate_rps = Some(x);
-        }
-        if let Some(x) = a.concurrency {
-            s.concurrency = Some(x);
-        }
-        if let Some(x) = j.input_tokens {
-            s.input_tokens = x;
-        }
-        if let Some(x) = j.output_tokens {
-            s.output_tokens = x;
-        }
-        if let Some(note) = fit_default_prompt(&mut s, &model, j, file.serve.is_some()) {
-            eprintln!("{}{}", tx(lang, "note-prefix"), note.render(lang));
-        }
-        if let Some(e) = &j.engine {
-            s.engine = super::parse_word("engine", e)?;
-        }
-        if let Some(x) = a.ttft {
-            s.ttft_s = Some(x);
-        }
-        if let Some(x) = a.tpot {
-            s.tpot_s = Some(x);
-        }
-        if let Some(x) = a.min_replicas {
-            s.min_replicas = x;
-        }
-        if let Some(x) = a.peak_factor {
-            s.peak_factor = x;
-        }
-        if !(1..=MAX_REPLICAS).contains(&s.min_replicas) {
-            return Err(fail(
-                Msg::new("cli-err-min-replicas")
-                    .arg("value", s.min_replicas)
-                    .arg("max", MAX_REPLICAS),
-            ));
-        }
-        if !(s.peak_factor.is_finite() && (1.0..=100.0).contains(&s.peak_factor)) {
-            return Err(fail(Msg::new("cli-err-peak-factor").arg(
-                "value",
-                gpuplan_core::error::show_value(s.peak_factor.to_string()),
-            )));
-        }
-        if let Some(w) = &a.weights {
-            s.weights = w
-                .split(',')
-                .map(|x| match x.trim() {
-                    "bf16" => Ok(WeightFormat::Bf16),
-                    "fp16" => Ok(WeightFormat::Fp16),
-                    "fp8" => Ok(WeightFormat::Fp8),
-                    "int8" => Ok(WeightFormat::Int8),
-                    "int4" => Ok(WeightFormat::Int4 { group: 128 }),
-                    o => Err(fail(Msg::new("cli-err-weights-plan").arg("value", o))),
-                })
-                .collect::<Result<_>>()?;
-        }
-        Job::Serve(s)
-    } else {
-        let mut t: TrainingSetup = file.training.clone().unwrap_or_default();
-        apply_training_flags(&mut t, j)?;
-        if a.bytes_per_sample.is_some() {
-            t.bytes_per_sample = a.bytes_per_sample;
-        }
-        if let Some(d) = &a.dataset_size {
-            t.dataset_bytes = Some(parse_size(d)?);
-        }
-        let explicit = j.seq_len.is_some() || t.seq_len != gpuplan_core::workload::DEFAULT_SEQ_LEN;
-        if let Some(note) = gpuplan_core::workload::fit_seq_len(&mut t, &model, explicit)? {
-            eprintln!("{}{}", tx(lang, "note-prefix"), note.render(lang));
-        }
-        Job::Train {
-            setup: t,
-            global_batch: a.global_batch.or(file.global_batch),
-            precision_pinned: j.precision.is_some(),
-        }
-    };
-    let objective = match a.optimize {
-        OptimizeArg::Cost => file.objective.unwrap_or(Objective::Cost),
-        OptimizeArg::Time => Objective::Time,
-        OptimizeArg::Balanced => Objective::Balanced,
-    };
-    Ok(PlanRequest {
-        model,
-        job,
-        constraints: c,
-        objective,
-        tunables: tun,
+    s.ttft_s = a.ttft.or(s.ttft_s);
+    s.tpot_s = a.tpot.or(s.tpot_s);
+    s.min_replicas = a.min_replicas.unwrap_or(s.min_replicas);
+    s.peak_factor = a.peak_factor.unwrap_or(s.peak_factor);
+    check_replicas(&s)?;
+    if let Some(w) = &a.weights {
+        s.weights = parse_plan_weights(w)?;
+    }
+    Ok(s)
+}
+
+/// The replica floor within 1..=MAX_REPLICAS and the peak factor within 1–100.
+fn check_replicas(s: &ServeJob) -> Result<()> {
+    if !(1..=MAX_REPLICAS).contains(&s.min_replicas) {
+        return Err(fail(
+            Msg::new("cli-err-min-replicas")
+                .arg("value", s.min_replicas)
+                .arg("max", MAX_REPLICAS),
+        ));
+    }
+    if !(s.peak_factor.is_finite() && (1.0..=100.0).contains(&s.peak_factor)) {
+        return Err(fail(Msg::new("cli-err-peak-factor").arg(
+            "value",
+            gpuplan_core::error::show_value(s.peak_factor.to_string()),
+        )));
+    }
+    Ok(())
+}
+
+/// `--weights bf16,int4,…`: the weight formats the search may serve in.
+fn parse_plan_weights(w: &str) -> Result<Vec<WeightFormat>> {
+    w.split(',')
+        .map(|x| match x.trim() {
+            "bf16" => Ok(WeightFormat::Bf16),
+            "fp16" => Ok(WeightFormat::Fp16),
+            "fp8" => Ok(WeightFormat::Fp8),
+            "int8" => Ok(WeightFormat::Int8),
+            "int4" => Ok(WeightFormat::Int4 { group: 128 }),
+            o => Err(fail(Msg::new("cli-err-weights-plan").arg("value", o))),
+        })
+        .collect()
+}
+
+/// The training job: the file's `[training]` with the flags over it, the sequence length fitted
+/// to the model (noted on stderr).
+fn train_job(
+    a: &PlanArgs,
+    file: &gpuplan_core::job::WorkloadFile,
+    model: &gpuplan_core::model::ModelSpec,
+    lang: Lang,
+) -> Result<Job> {
+    let j = &a.job;
+    let mut t: TrainingSetup = file.training.clone().unwrap_or_default();
+    apply_training_flags(&mut t, j)?;
+    if a.bytes_per_sample.is_some() {
+        t.bytes_per_sample = a.bytes_per_sample;
+    }
+    if let Some(d) = &a.dataset_size {
+        t.dataset_bytes = Some(parse_size(d)?);
+    }
+    let explicit = j.seq_len.is_some() || t.seq_len != gpuplan_core::workload::DEFAULT_SEQ_LEN;
+    if let Some(note) = gpuplan_core::workload::fit_seq_len(&mut t, model, explicit)? {
+        eprintln!("{}{}", tx(lang, "note-prefix"), note.render(lang));
+    }
+    Ok(Job::Train {
+        setup: t,
+        global_batch: a.global_batch.or(file.global_batch),
+        precision_pinned: j.precision.is_some(),
     })
 }
 
@@ -366,33 +394,15 @@ pub fn run(a: PlanArgs, opts: &CatalogOpts) -> Result<u8> {
     filter_gpus_and_families(&mut cat, &a);
     let today = super::prices::today_secs();
     if let Some(s) = &a.max_price_age {
-        let max = super::prices::parse_age_days(s)?;
-        let before = cat.prices.len();
-        cat.prices
-            .retain(|p| super::prices::age_days(&p.as_of, today).is_some_and(|d| d <= max));
-        let dropped = before - cat.prices.len();
-        if dropped > 0 {
-            let m = Msg::new("plan-note-max-price-age")
-                .arg("age", s.as_str())
-                .arg("n", dropped)
-                .arg("days", max);
-            eprintln!("{}{}", tx(opts.lang, "note-prefix"), m.render(opts.lang));
-        }
+        drop_old_prices(&mut cat, s, today, opts.lang)?;
     }
     let out = plan(&req, &cat)?;
     let ages = super::prices::plan_price_ages(&out.plans, a.top.max(1), today);
     for w in super::prices::stale_warnings(&ages, opts.lang) {
         eprintln!("{}{w}", tx(opts.lang, "warning-prefix"));
     }
-    if let (Some(dir), false) = (&a.export.export, out.plans.is_empty()) {
-        let doc = serde_json::json!({ "schema_version": render::SCHEMA_VERSION, "kind": "plan", "request": request_json(&req), "outcome": trimmed(&out, a.top.max(a.export.pick)) });
-        super::export::write_doc(&doc, a.export.pick, dir, a.export.force, opts.lang)?;
-    } else if a.export.export.is_some() {
-        eprintln!(
-            "{}{}",
-            tx(opts.lang, "note-prefix"),
-            tx(opts.lang, "plan-export-nothing")
-        );
+    if let Some(dir) = &a.export.export {
+        export_bundle(&a, &req, &out, dir, opts.lang)?;
     }
     let l = opts.lang;
     let view = View {
@@ -416,6 +426,48 @@ pub fn run(a: PlanArgs, opts: &CatalogOpts) -> Result<u8> {
         ),
     }
     Ok(if out.plans.is_empty() { NO_PLAN } else { 0 })
+}
+
+/// `--max-price-age`: drop the prices older than it (a note says how many).
+fn drop_old_prices(
+    cat: &mut gpuplan_core::catalog::Catalog,
+    age: &str,
+    today: i64,
+    lang: Lang,
+) -> Result<()> {
+    let max = super::prices::parse_age_days(age)?;
+    let before = cat.prices.len();
+    cat.prices
+        .retain(|p| super::prices::age_days(&p.as_of, today).is_some_and(|d| d <= max));
+    let dropped = before - cat.prices.len();
+    if dropped > 0 {
+        let m = Msg::new("plan-note-max-price-age")
+            .arg("age", age)
+            .arg("n", dropped)
+            .arg("days", max);
+        eprintln!("{}{}", tx(lang, "note-prefix"), m.render(lang));
+    }
+    Ok(())
+}
+
+/// `--export DIR`: the launch bundle of the picked plan; a note when there is no plan.
+fn export_bundle(
+    a: &PlanArgs,
+    req: &PlanRequest,
+    out: &PlanOutcome,
+    dir: &std::path::Path,
+    lang: Lang,
+) -> Result<()> {
+    if out.plans.is_empty() {
+        eprintln!(
+            "{}{}",
+            tx(lang, "note-prefix"),
+            tx(lang, "plan-export-nothing")
+        );
+        return Ok(());
+    }
+    let doc = serde_json::json!({ "schema_version": render::SCHEMA_VERSION, "kind": "plan", "request": request_json(req), "outcome": trimmed(out, a.top.max(a.export.pick)) });
+    super::export::write_doc(&doc, a.export.pick, dir, a.export.force, lang)
 }
 
 /// The body of the `plan` JSON document (docs/json-schema.md), shared with `gpuplan serve`.
@@ -670,92 +722,99 @@ fn used_gib(p: &Plan) -> f64 {
 }
 
 fn plan_table(o: &PlanOutcome, v: &View, serve: bool) -> String {
-    let l = v.lang;
     let shown = o.plans.iter().take(v.top.max(1)).enumerate();
     let rank = |i: usize| format!("{}{}", i + 1, if o.pareto.contains(&i) { "*" } else { "" });
-    let time = |p: &Plan| {
-        if serve {
-            tx(l, "plan-per-month")
-        } else {
-            hours(p.hours, l)
-        }
-    };
-    let (header, rows): (Vec<String>, Vec<Vec<String>>) = if v.wide {
-        let h = [
-            "#",
-            "plan-col-plan",
-            "plan-col-provider",
-            "GPU",
-            "plan-col-time",
-            "plan-col-cost",
-            "plan-col-config",
-            "plan-col-mem",
-            "plan-col-bottleneck",
-        ];
-        let rows = shown
-            .map(|(i, p)| {
-                vec![
-                    rank(i),
-                    format!("{} × {}", p.nodes, p.instance.id),
-                    names::provider(p.instance.provider).render(l),
-                    format!("{} × {}", p.total_gpus, p.gpu.id),
-                    time(p),
-                    cost(p, l, serve),
-                    config(p, l),
-                    format!("{:.1}/{:.0}", used_gib(p), usable_gib(p).unwrap_or(0.0)),
-                    bottleneck_name(bottleneck(p), l),
-                ]
-            })
-            .collect();
-        (h.iter().map(|k| header_text(k, l)).collect(), rows)
+    let (keys, rows): (&[&str], Vec<Vec<String>>) = if v.wide {
+        let rows = shown.map(|(i, p)| wide_row(rank(i), p, v.lang, serve));
+        (WIDE_COLUMNS, rows.collect())
     } else {
-        // Serving plans run for as long as they are needed: no time column, and the monthly
-        // price says so in its header (`¥/month`) instead of in every cell.
-        let h: Vec<&str> = if serve {
-            vec![
-                "#",
-                "plan-col-plan",
-                "GPU",
-                "plan-col-cost-month",
-                "plan-col-headroom",
-                "plan-col-bottleneck",
-            ]
-        } else {
-            vec![
-                "#",
-                "plan-col-plan",
-                "GPU",
-                "plan-col-time",
-                "¥",
-                "plan-col-headroom",
-                "plan-col-bottleneck",
-            ]
-        };
-        let rows = shown
-            .map(|(i, p)| {
-                let free = usable_gib(p).unwrap_or(0.0) - used_gib(p);
-                let mut row = vec![
-                    rank(i),
-                    format!("{}×{}", p.nodes, p.instance.id),
-                    format!("{}×{}", p.total_gpus, p.gpu.id),
-                ];
-                if !serve {
-                    row.push(time(p));
-                }
-                row.push(cost_short(p, l, false));
-                row.push(if usable_gib(p).is_some() {
-                    format!("{:.1}", free.max(0.0))
-                } else {
-                    "?".into()
-                });
-                row.push(bottleneck_name(bottleneck(p), l));
-                row
-            })
-            .collect();
-        (h.iter().map(|k| header_text(k, l)).collect(), rows)
+        let rows = shown.map(|(i, p)| compact_row(rank(i), p, v.lang, serve));
+        (compact_columns(serve), rows.collect())
     };
+    let header: Vec<String> = keys.iter().map(|k| header_text(k, v.lang)).collect();
     let h: Vec<&str> = header.iter().map(String::as_str).collect();
     render::block_keeping(v.md, &h, &rows, &[1, 2])
+}
+
+/// The `--wide` plan table's columns.
+const WIDE_COLUMNS: &[&str] = &[
+    "#",
+    "plan-col-plan",
+    "plan-col-provider",
+    "GPU",
+    "plan-col-time",
+    "plan-col-cost",
+    "plan-col-config",
+    "plan-col-mem",
+    "plan-col-bottleneck",
+];
+
+/// The compact plan table's columns. Serving plans run for as long as they are needed: no time
+/// column, and the monthly price says so in its header (`¥/month`) instead of in every cell.
+fn compact_columns(serve: bool) -> &'static [&'static str] {
+    if serve {
+        &[
+            "#",
+            "plan-col-plan",
+            "GPU",
+            "plan-col-cost-month",
+            "plan-col-headroom",
+            "plan-col-bottleneck",
+        ]
+    } else {
+        &[
+            "#",
+            "plan-col-plan",
+            "GPU",
+            "plan-col-time",
+            "¥",
+            "plan-col-headroom",
+            "plan-col-bottleneck",
+        ]
+    }
+}
+
+/// The time a plan runs: its hours, or "per month" for serving.
+fn plan_time(p: &Plan, l: Lang, serve: bool) -> String {
+    if serve {
+        tx(l, "plan-per-month")
+    } else {
+        hours(p.hours, l)
+    }
+}
+
+/// One row of the `--wide` plan table.
+fn wide_row(rank: String, p: &Plan, l: Lang, serve: bool) -> Vec<String> {
+    vec![
+        rank,
+        format!("{} × {}", p.nodes, p.instance.id),
+        names::provider(p.instance.provider).render(l),
+        format!("{} × {}", p.total_gpus, p.gpu.id),
+        plan_time(p, l, serve),
+        cost(p, l, serve),
+        config(p, l),
+        format!("{:.1}/{:.0}", used_gib(p), usable_gib(p).unwrap_or(0.0)),
+        bottleneck_name(bottleneck(p), l),
+    ]
+}
+
+/// One row of the compact plan table.
+fn compact_row(rank: String, p: &Plan, l: Lang, serve: bool) -> Vec<String> {
+    let mut row = vec![
+        rank,
+        format!("{}×{}", p.nodes, p.instance.id),
+        format!("{}×{}", p.total_gpus, p.gpu.id),
+    ];
+    if !serve {
+        row.push(plan_time(p, l, serve));
+    }
+    row.push(cost_short(p, l, false));
+    row.push(match usable_gib(p) {
+        Some(have) => format!("{:.1}", (have - used_gib(p)).max(0.0)),
+        None => "?".into(),
+    });
+    row.push(bottleneck_name(bottleneck(p), l));
+    row
 }
 
 /// A header: a message id, or a literal (`#`, `GPU`, `¥`).
@@ -770,8 +829,7 @@ fn header_text(k: &str, l: Lang) -> String {
 pub fn report(req: &PlanRequest, o: &PlanOutcome, v: &View) -> String {
     let l = v.lang;
     let serve = matches!(req.job, Job::Serve(_));
-    let mut out = String::new();
-    out.push_str(&format!(
+    let mut out = format!(
         "{}\n{}\n\n",
         Msg::new("plan-title").arg("what", what(req, l)).render(l),
         Msg::new("plan-searched")
@@ -780,21 +838,40 @@ pub fn report(req: &PlanRequest, o: &PlanOutcome, v: &View) -> String {
             .arg("configs", o.stats.configurations)
             .arg("plans", o.plans.len())
             .render(l)
-    ));
+    );
     if o.plans.is_empty() {
-        out.push_str(&format!("{}\n", tx(l, "plan-none")));
-        for b in &o.rejected {
-            let text = if l.is_zh() {
-                &b.message_zh
-            } else {
-                &b.message_en
-            };
-            out.push_str(&para(&format!("- {text} [{}]", b.constraint), v, "  "));
-        }
+        out.push_str(&no_plan(o, v));
         return out;
     }
     out.push_str(&plan_table(o, v, serve));
-    for (i, p) in o.plans.iter().take(v.top.max(1)).enumerate() {
+    out.push_str(&table_notes(o, v));
+    out.push('\n');
+    top_plan(req, o, v, &mut out);
+    out
+}
+
+/// No plan: every constraint that rejected candidates, in the view's language.
+fn no_plan(o: &PlanOutcome, v: &View) -> String {
+    let l = v.lang;
+    let mut out = format!("{}\n", tx(l, "plan-none"));
+    for b in &o.rejected {
+        let text = if l.is_zh() {
+            &b.message_zh
+        } else {
+            &b.message_en
+        };
+        out.push_str(&para(&format!("- {text} [{}]", b.constraint), v, "  "));
+    }
+    out
+}
+
+/// Under the plan table: plans with the same answer, the order of unpriced plans, the legends
+/// and the defaults that shaped the answer.
+fn table_notes(o: &PlanOutcome, v: &View) -> String {
+    let l = v.lang;
+    let shown = || o.plans.iter().take(v.top.max(1));
+    let mut out = String::new();
+    for (i, p) in shown().enumerate() {
         if !p.also.is_empty() {
             let also = p.also.join(&tx(l, "plan-list-sep"));
             let m = Msg::new("plan-same-answer")
@@ -803,11 +880,7 @@ pub fn report(req: &PlanRequest, o: &PlanOutcome, v: &View) -> String {
             out.push_str(&para(&m.render(l), v, "  "));
         }
     }
-    if o.plans
-        .iter()
-        .take(v.top.max(1))
-        .any(|p| p.chosen.is_none())
-    {
+    if shown().any(|p| p.chosen.is_none()) {
         out.push_str(&para(&tx(l, "plan-unpriced-order"), v, ""));
     }
     let tie = format!("{}%", gpuplan_core::plan::RANK_TIE_FRACTION * 100.0);
@@ -821,8 +894,6 @@ pub fn report(req: &PlanRequest, o: &PlanOutcome, v: &View) -> String {
         let m = Msg::new("plan-defaults").arg("list", list.join(&tx(l, "plan-parts-sep")));
         out.push_str(&para(&m.render(l), v, "  "));
     }
-    out.push('\n');
-    top_plan(req, o, v, &mut out);
     out
 }
 
@@ -850,30 +921,46 @@ fn top_plan(req: &PlanRequest, o: &PlanOutcome, v: &View, out: &mut String) {
         train_detail(req, p, x, v, out);
     }
     if let Some(s) = &p.serve {
-        let m = Msg::new("plan-serving")
-            .arg("replicas", s.replicas)
-            .arg("tp", s.tp)
-            .arg("weights", s.weights.name())
-            .arg("batch", s.batch_per_replica)
-            .arg("rps", format!("{:.2}", s.requests_per_second_per_replica))
-            .arg("ttft", s.latency.ttft.to_string())
-            .arg("tpot", s.latency.time_per_token.to_string())
-            .arg("wgib", format!("{:.1}", s.memory.weights.gib()))
-            .arg("kv", format!("{:.1}", s.memory.kv_pool.gib()))
-            .arg("tokens", s.memory.kv_tokens);
-        out.push_str(&para(&m.render(l), v, "  "));
-        if let (Some(m), Some(k)) = (s.cost_per_million_tokens, s.cost_per_1k_requests) {
-            let m = Msg::new("plan-serving-cost")
-                .arg("m", format!("{m:.2}"))
-                .arg("k", format!("{k:.3}"));
-            out.push_str(&para(&m.render(l), v, "  "));
-        }
+        out.push_str(&serve_detail(s, v));
     }
     costs(p, v, out);
     if let Some(st) = p.train.as_ref().and_then(|x| x.storage.as_ref()) {
         out.push_str(&para(&storage_line(st, l), v, "  "));
     }
-    out.push_str(&format!("{}\n", tx(l, "plan-advice-title")));
+    out.push_str(&advice_lines(p, v));
+    if v.explain {
+        out.push_str(&explanations(req, o, v));
+    }
+}
+
+/// The serving layout of the top plan, and its cost per token and per request when priced.
+fn serve_detail(s: &gpuplan_core::plan::ServeDetail, v: &View) -> String {
+    let l = v.lang;
+    let m = Msg::new("plan-serving")
+        .arg("replicas", s.replicas)
+        .arg("tp", s.tp)
+        .arg("weights", s.weights.name())
+        .arg("batch", s.batch_per_replica)
+        .arg("rps", format!("{:.2}", s.requests_per_second_per_replica))
+        .arg("ttft", s.latency.ttft.to_string())
+        .arg("tpot", s.latency.time_per_token.to_string())
+        .arg("wgib", format!("{:.1}", s.memory.weights.gib()))
+        .arg("kv", format!("{:.1}", s.memory.kv_pool.gib()))
+        .arg("tokens", s.memory.kv_tokens);
+    let mut out = para(&m.render(l), v, "  ");
+    if let (Some(m), Some(k)) = (s.cost_per_million_tokens, s.cost_per_1k_requests) {
+        let m = Msg::new("plan-serving-cost")
+            .arg("m", format!("{m:.2}"))
+            .arg("k", format!("{k:.3}"));
+        out.push_str(&para(&m.render(l), v, "  "));
+    }
+    out
+}
+
+/// The advice title and one line per advice, marked by severity.
+fn advice_lines(p: &Plan, v: &View) -> String {
+    let l = v.lang;
+    let mut out = format!("{}\n", tx(l, "plan-advice-title"));
     for adv in &p.advice {
         let mark = match adv.severity {
             Severity::Critical => "!!",
@@ -883,17 +970,22 @@ fn top_plan(req: &PlanRequest, o: &PlanOutcome, v: &View, out: &mut String) {
         let text = adv.text(l);
         out.push_str(&para(&format!("{mark} [{}] {text}", adv.id), v, "   "));
     }
-    if v.explain {
-        out.push_str(&format!("\n{}\n", tx(l, "plan-explain-title")));
-        let shown: Vec<&Plan> = o.plans.iter().take(v.top.max(1)).collect();
-        for w in shown.windows(2) {
-            out.push_str(&para(
-                &format!("- {}", why(w[0], w[1], req.objective, l)),
-                v,
-                "  ",
-            ));
-        }
+    out
+}
+
+/// `--explain`: why each shown plan ranks above the next.
+fn explanations(req: &PlanRequest, o: &PlanOutcome, v: &View) -> String {
+    let l = v.lang;
+    let mut out = format!("\n{}\n", tx(l, "plan-explain-title"));
+    let shown: Vec<&Plan> = o.plans.iter().take(v.top.max(1)).collect();
+    for w in shown.windows(2) {
+        out.push_str(&para(
+            &format!("- {}", why(w[0], w[1], req.objective, l)),
+            v,
+            "  ",
+        ));
     }
+    out
 }
 
 fn train_detail(
@@ -903,6 +995,26 @@ fn train_detail(
     v: &View,
     out: &mut String,
 ) {
+    let l = v.lang;
+    out.push_str(&memory_table(x, v));
+    if let Some(m) = why_not_one(req, p, x) {
+        out.push_str(&para(&m.render(l), v, "  "));
+    }
+    let st = &x.step;
+    out.push_str(&step_table(st, v));
+    let (unit_en, unit_zh) = gpuplan_core::chip::work_unit(&req.model);
+    let m = Msg::new("plan-throughput")
+        .arg("rate", format!("{:.0}", st.tokens_per_second))
+        .arg("unit", if l.is_zh() { unit_zh } else { unit_en })
+        .arg("per", format!("{:.0}", st.tokens_per_second_per_gpu))
+        .arg("mfu", format!("{:.1}", st.mfu * 100.0))
+        .arg("read", x.data.read_bandwidth.to_string())
+        .arg("ckpt", x.data.checkpoint_size.to_string());
+    out.push_str(&para(&m.render(l), v, "  "));
+}
+
+/// The top plan's memory per device at the peak: title and table (the basis with `--wide`).
+fn memory_table(x: &gpuplan_core::plan::TrainDetail, v: &View) -> String {
     let l = v.lang;
     let rows: Vec<Vec<String>> = x
         .memory
@@ -916,35 +1028,38 @@ fn train_detail(
             r
         })
         .collect();
-    out.push_str(&format!(
-        "{}\n",
-        Msg::new("plan-mem-title")
-            .arg("phase", label("phase", x.memory.phase_at_peak, l))
-            .arg("gib", format!("{:.2}", x.memory.peak_allocated.gib()))
-            .render(l)
-    ));
+    let title = Msg::new("plan-mem-title")
+        .arg("phase", label("phase", x.memory.phase_at_peak, l))
+        .arg("gib", format!("{:.2}", x.memory.peak_allocated.gib()))
+        .render(l);
     let mut h = vec![tx(l, "plan-col-component"), "GiB".to_string()];
     if v.wide {
         h.push(tx(l, "plan-col-how"));
     }
     let h: Vec<&str> = h.iter().map(String::as_str).collect();
-    out.push_str(&render::block(v.md, &h, &rows));
-    if p.total_gpus > 1.0 {
-        if let Some(need) = gpuplan_core::plan::train::single_gpu_need(req, &x.setup, &p.gpu) {
-            let have = p.gpu.visible_memory().map_or(0.0, |b| b.gib());
-            if need.gib() > have {
-                let m = Msg::new("plan-why-not-one")
-                    .arg("gpu", p.gpu.name.as_str())
-                    .arg("need", format!("{:.1}", need.gib()))
-                    .arg("have", format!("{have:.0}"))
-                    .arg("zero", x.setup.parallel.zero)
-                    .arg("gpus", p.total_gpus)
-                    .arg("per", format!("{:.1}", x.memory.device_total.gib()));
-                out.push_str(&para(&m.render(l), v, "  "));
-            }
-        }
-    }
-    let st = &x.step;
+    format!("{title}\n{}", render::block(v.md, &h, &rows))
+}
+
+/// Why one GPU is not enough, for a plan on several: the memory the job would need on one.
+fn why_not_one(req: &PlanRequest, p: &Plan, x: &gpuplan_core::plan::TrainDetail) -> Option<Msg> {
+    let need = (p.total_gpus > 1.0)
+        .then(|| gpuplan_core::plan::train::single_gpu_need(req, &x.setup, &p.gpu))
+        .flatten()?;
+    let have = p.gpu.visible_memory().map_or(0.0, |b| b.gib());
+    (need.gib() > have).then(|| {
+        Msg::new("plan-why-not-one")
+            .arg("gpu", p.gpu.name.as_str())
+            .arg("need", format!("{:.1}", need.gib()))
+            .arg("have", format!("{have:.0}"))
+            .arg("zero", x.setup.parallel.zero)
+            .arg("gpus", p.total_gpus)
+            .arg("per", format!("{:.1}", x.memory.device_total.gib()))
+    })
+}
+
+/// The top plan's step time: title and table of its parts with their shares.
+fn step_table(st: &gpuplan_core::train::StepTime, v: &View) -> String {
+    let l = v.lang;
     let share = |t: f64| format!("{:.1}%", t / st.step.0 * 100.0);
     let row = |k: &str, t: gpuplan_core::units::Seconds| vec![tx(l, k), t.to_string(), share(t.0)];
     let rows = vec![
@@ -955,23 +1070,17 @@ fn train_detail(
         row("plan-step-pp-ep", st.pp_comm + st.ep_comm),
         vec![tx(l, "plan-step-step"), st.step.to_string(), "100%".into()],
     ];
-    out.push_str(&format!("{}\n", tx(l, "plan-step-title")));
     let h = [
         tx(l, "plan-col-part"),
         tx(l, "plan-col-time"),
         tx(l, "plan-col-share"),
     ];
     let h: Vec<&str> = h.iter().map(String::as_str).collect();
-    out.push_str(&render::block(v.md, &h, &rows));
-    let (unit_en, unit_zh) = gpuplan_core::chip::work_unit(&req.model);
-    let m = Msg::new("plan-throughput")
-        .arg("rate", format!("{:.0}", st.tokens_per_second))
-        .arg("unit", if l.is_zh() { unit_zh } else { unit_en })
-        .arg("per", format!("{:.0}", st.tokens_per_second_per_gpu))
-        .arg("mfu", format!("{:.1}", st.mfu * 100.0))
-        .arg("read", x.data.read_bandwidth.to_string())
-        .arg("ckpt", x.data.checkpoint_size.to_string());
-    out.push_str(&para(&m.render(l), v, "  "));
+    format!(
+        "{}\n{}",
+        tx(l, "plan-step-title"),
+        render::block(v.md, &h, &rows)
+    )
 }
 
 fn costs(p: &Plan, v: &View, out: &mut String) {

@@ -163,28 +163,7 @@ fn list(c: &Catalog, f: &PricesListArgs) -> Result<u8> {
         PriceFormat::Json => {
             outln!("{}", render::json("prices", &rows_json(&rows))?);
         }
-        PriceFormat::Csv => {
-            outln!("provider,instance,gpu,gpu_count,region,billing,cny,cny_per_gpu_hour,kind,as_of,age_days,source");
-            for r in &rows {
-                outln!(
-                    "{},{},{},{},{},{},{},{},{},{},{},{}",
-                    r.provider,
-                    csv_field(r.instance),
-                    csv_field(r.gpu),
-                    r.gpu_count,
-                    csv_field(r.region),
-                    r.billing,
-                    r.cny,
-                    r.cny_per_gpu_hour
-                        .map(|x| format!("{x:.4}"))
-                        .unwrap_or_default(),
-                    r.kind,
-                    r.as_of,
-                    r.age_days.map(|x| x.to_string()).unwrap_or_default(),
-                    csv_field(r.source)
-                );
-            }
-        }
+        PriceFormat::Csv => out!("{}", list_csv(&rows)),
         PriceFormat::Table => {
             if rows.is_empty() {
                 eprintln!(
@@ -193,40 +172,7 @@ fn list(c: &Catalog, f: &PricesListArgs) -> Result<u8> {
                 );
                 return Ok(0);
             }
-            let header = render::header(
-                "prices-col",
-                &[
-                    "provider",
-                    "instance",
-                    "gpu",
-                    "region",
-                    "billing",
-                    "¥",
-                    "per-gpu-hour",
-                    "kind",
-                    "as-of",
-                    "age",
-                ],
-            );
-            let header: Vec<&str> = header.iter().map(String::as_str).collect();
-            let t: Vec<Vec<String>> = rows
-                .iter()
-                .map(|r| {
-                    vec![
-                        r.provider.into(),
-                        r.instance.into(),
-                        format!("{}×{}", r.gpu_count, r.gpu),
-                        r.region.into(),
-                        r.billing.into(),
-                        money(r.cny),
-                        r.cny_per_gpu_hour.map(money).unwrap_or_else(|| "–".into()),
-                        r.kind.into(),
-                        r.as_of.into(),
-                        age(r.age_days),
-                    ]
-                })
-                .collect();
-            outln!("{}", render::table(&header, &t));
+            outln!("{}", list_table(&rows));
             let old = rows
                 .iter()
                 .filter(|r| r.age_days.is_some_and(|d| d > 90))
@@ -237,6 +183,65 @@ fn list(c: &Catalog, f: &PricesListArgs) -> Result<u8> {
         }
     }
     Ok(0)
+}
+
+/// `prices --format csv`: a header line, then one line per price.
+fn list_csv(rows: &[Row]) -> String {
+    let mut s = "provider,instance,gpu,gpu_count,region,billing,cny,cny_per_gpu_hour,kind,as_of,age_days,source\n".to_string();
+    for r in rows {
+        s.push_str(&format!(
+            "{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            r.provider,
+            csv_field(r.instance),
+            csv_field(r.gpu),
+            r.gpu_count,
+            csv_field(r.region),
+            r.billing,
+            r.cny,
+            r.cny_per_gpu_hour
+                .map(|x| format!("{x:.4}"))
+                .unwrap_or_default(),
+            r.kind,
+            r.as_of,
+            r.age_days.map(|x| x.to_string()).unwrap_or_default(),
+            csv_field(r.source)
+        ));
+    }
+    s
+}
+
+/// `prices` as a table.
+fn list_table(rows: &[Row]) -> String {
+    let keys = [
+        "provider",
+        "instance",
+        "gpu",
+        "region",
+        "billing",
+        "¥",
+        "per-gpu-hour",
+        "kind",
+        "as-of",
+        "age",
+    ];
+    let t: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.provider.into(),
+                r.instance.into(),
+                format!("{}×{}", r.gpu_count, r.gpu),
+                r.region.into(),
+                r.billing.into(),
+                money(r.cny),
+                r.cny_per_gpu_hour.map(money).unwrap_or_else(|| "–".into()),
+                r.kind.into(),
+                r.as_of.into(),
+                age(r.age_days),
+            ]
+        })
+        .collect();
+    prices_table(&keys, &t)
 }
 
 #[derive(Serialize)]
@@ -264,6 +269,32 @@ fn by_gpu(c: &Catalog, f: &PricesListArgs, today: i64) -> Result<u8> {
         format: f.format,
     };
     let rows = rows(c, &f2, today);
+    let out = cheapest_per_gpu(&rows);
+    match f.format {
+        PriceFormat::Json => {
+            let body = serde_json::json!({ "billing": billing_name(billing), "by_gpu": out });
+            outln!("{}", render::json("prices-by-gpu", &body)?);
+        }
+        PriceFormat::Csv => out!("{}", by_gpu_csv(&out)),
+        PriceFormat::Table => {
+            if out.is_empty() {
+                eprintln!(
+                    "{}",
+                    Msg::new("prices-none-billing")
+                        .arg("billing", billing_name(billing))
+                        .render(crate::render::lang())
+                );
+                return Ok(0);
+            }
+            outln!("{}", by_gpu_table(&out));
+        }
+    }
+    Ok(0)
+}
+
+/// The cheapest priced row per (GPU, provider), with its ratio to the GPU's cheapest; sorted by
+/// GPU, then price.
+fn cheapest_per_gpu<'a>(rows: &'a [Row<'a>]) -> Vec<GpuRow<'a>> {
     let mut best: std::collections::BTreeMap<(&str, &str), &Row> = Default::default();
     for r in rows.iter().filter(|r| !r.gpu.starts_with("unknown:")) {
         let Some(x) = r.cny_per_gpu_hour else {
@@ -302,80 +333,67 @@ fn by_gpu(c: &Catalog, f: &PricesListArgs, today: i64) -> Result<u8> {
             .cmp(b.gpu)
             .then(a.cny_per_gpu_hour.total_cmp(&b.cny_per_gpu_hour))
     });
-    match f.format {
-        PriceFormat::Json => {
-            outln!(
-                "{}",
-                render::json(
-                    "prices-by-gpu",
-                    &serde_json::json!({ "billing": billing_name(billing), "by_gpu": out })
-                )?
-            );
-        }
-        PriceFormat::Csv => {
-            outln!(
-                "gpu,provider,cny_per_gpu_hour,vs_cheapest,instance,region,billing,kind,age_days"
-            );
-            for r in &out {
-                outln!(
-                    "{},{},{:.4},{:.3},{},{},{},{},{}",
-                    csv_field(r.gpu),
-                    r.provider,
-                    r.cny_per_gpu_hour,
-                    r.vs_cheapest,
-                    csv_field(r.instance),
-                    csv_field(r.region),
-                    r.billing,
-                    r.kind,
-                    r.age_days.map(|x| x.to_string()).unwrap_or_default()
-                );
-            }
-        }
-        PriceFormat::Table => {
-            if out.is_empty() {
-                eprintln!(
-                    "{}",
-                    Msg::new("prices-none-billing")
-                        .arg("billing", billing_name(billing))
-                        .render(crate::render::lang())
-                );
-                return Ok(0);
-            }
-            let header = render::header(
-                "prices-col",
-                &[
-                    "gpu",
-                    "provider",
-                    "per-gpu-hour",
-                    "vs-cheapest",
-                    "instance",
-                    "region",
-                    "billing",
-                    "kind",
-                    "age",
-                ],
-            );
-            let header: Vec<&str> = header.iter().map(String::as_str).collect();
-            let t: Vec<Vec<String>> = out
-                .iter()
-                .map(|r| {
-                    vec![
-                        r.gpu.into(),
-                        r.provider.into(),
-                        money(r.cny_per_gpu_hour),
-                        format!("×{:.2}", r.vs_cheapest),
-                        r.instance.into(),
-                        r.region.into(),
-                        r.billing.into(),
-                        r.kind.into(),
-                        age(r.age_days),
-                    ]
-                })
-                .collect();
-            outln!("{}", render::table(&header, &t));
-        }
+    out
+}
+
+/// `prices --by-gpu --format csv`: a header line, then one line per row.
+fn by_gpu_csv(out: &[GpuRow]) -> String {
+    let mut s = "gpu,provider,cny_per_gpu_hour,vs_cheapest,instance,region,billing,kind,age_days\n"
+        .to_string();
+    for r in out {
+        s.push_str(&format!(
+            "{},{},{:.4},{:.3},{},{},{},{},{}\n",
+            csv_field(r.gpu),
+            r.provider,
+            r.cny_per_gpu_hour,
+            r.vs_cheapest,
+            csv_field(r.instance),
+            csv_field(r.region),
+            r.billing,
+            r.kind,
+            r.age_days.map(|x| x.to_string()).unwrap_or_default()
+        ));
     }
-    Ok(0)
+    s
+}
+
+/// A table whose headers are the `prices-col-*` messages of `keys`.
+fn prices_table(keys: &[&str], rows: &[Vec<String>]) -> String {
+    let header = render::header("prices-col", keys);
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    render::table(&header, rows)
+}
+
+/// `prices --by-gpu` as a table.
+fn by_gpu_table(out: &[GpuRow]) -> String {
+    let keys = [
+        "gpu",
+        "provider",
+        "per-gpu-hour",
+        "vs-cheapest",
+        "instance",
+        "region",
+        "billing",
+        "kind",
+        "age",
+    ];
+    let t: Vec<Vec<String>> = out
+        .iter()
+        .map(|r| {
+            vec![
+                r.gpu.into(),
+                r.provider.into(),
+                money(r.cny_per_gpu_hour),
+                format!("×{:.2}", r.vs_cheapest),
+                r.instance.into(),
+                r.region.into(),
+                r.billing.into(),
+                r.kind.into(),
+                age(r.age_days),
+            ]
+        })
+        .collect();
+    prices_table(&keys, &t)
 }
 
 fn billing_name(b: crate::cli::BillingArg) -> &'static str {
@@ -515,30 +533,56 @@ fn fetch_cmd(a: FetchArgs, opts: &CatalogOpts) -> Result<u8> {
         Some(super::userfiles::lock(&target)?)
     };
     // Read the existing file first: a file gpuplan cannot read is never overwritten.
-    let existing = if target.exists() {
-        let (f, findings) = read_catalog_file(&target).with_context(|| {
-            format!(
-                "the existing price file {} cannot be read, so nothing was fetched: fix or move it",
-                target.display()
-            )
-        })?;
-        super::warn_rows(&findings, "cli-warn-row-left-out");
-        f
-    } else {
-        CatalogFile::default()
-    };
+    let existing = read_existing_prices(&target)?;
     if a.dry_run {
-        for t in &tasks {
-            outln!("{}", t.label());
-        }
-        crate::render::note(
-            Msg::new("fetch-dry-run")
-                .arg("n", tasks.len() as u64)
-                .arg("provider", p.name())
-                .arg("path", target.display().to_string()),
-        );
+        dry_run(p, &tasks, &target);
         return Ok(0);
     }
+    let creds = load_creds(p)?;
+    let now = now_secs();
+    let spec = FetchSpec {
+        endpoint: a.endpoint.clone(),
+        zones: a.zones.clone(),
+        image: a.image.clone(),
+        now,
+    };
+    let mut fetcher = fetch::make_fetcher(p, creds, spec);
+    let mut client = Client::new(fetch_policy(&a));
+    let outcome = run_with_progress(fetcher.as_mut(), &mut client, &tasks);
+    let (n_ok, n_fail) = (outcome.prices.len(), outcome.failed.len());
+    if n_ok > 0 {
+        let merged = merge_prices(existing, outcome.prices);
+        write_prices(p, now, &merged, &target)?;
+        crate::render::note(
+            Msg::new("fetch-done")
+                .arg("n", n_ok as u64)
+                .arg("provider", p.name())
+                .arg("sent", client.sent as u64)
+                .arg("path", target.display().to_string()),
+        );
+    }
+    if n_fail > 0 {
+        report_failures(&outcome.failed, tasks.len(), n_ok);
+        return Ok(crate::exit::PARTIAL);
+    }
+    Ok(0)
+}
+
+/// `--dry-run`: the requests that would be sent, and where their prices would be written.
+fn dry_run(p: Provider, tasks: &[Task], target: &std::path::Path) {
+    for t in tasks {
+        outln!("{}", t.label());
+    }
+    crate::render::note(
+        Msg::new("fetch-dry-run")
+            .arg("n", tasks.len() as u64)
+            .arg("provider", p.name())
+            .arg("path", target.display().to_string()),
+    );
+}
+
+/// The provider's credentials, with their warnings and the masked id and source on stderr.
+fn load_creds(p: Provider) -> Result<creds::Credentials> {
     let mut warnings = Vec::new();
     let creds = creds::load(p, &creds::Sources::real(), &mut warnings)?;
     for w in &warnings {
@@ -550,13 +594,50 @@ fn fetch_cmd(a: FetchArgs, opts: &CatalogOpts) -> Result<u8> {
             .arg("id", creds::mask(&creds.id))
             .arg("source", creds.source.to_string()),
     );
+    Ok(creds)
+}
+
+/// The failed requests on stderr, saying whether anything was written.
+fn report_failures(failed: &[(Task, fetch::ApiError)], sent: usize, n_ok: usize) {
+    let id = if n_ok == 0 {
+        "fetch-failed-none-written"
+    } else {
+        "fetch-failed"
+    };
+    crate::render::warn(
+        Msg::new(id)
+            .arg("n", failed.len() as u64)
+            .arg("total", sent as u64),
+    );
+    for (t, e) in failed {
+        eprintln!("  {}: {e}", t.label());
+    }
+}
+
+/// The price file a previous fetch wrote (empty when there is none); its bad rows are reported
+/// and left out, a file that cannot be read is an error.
+fn read_existing_prices(target: &std::path::Path) -> Result<CatalogFile> {
+    if !target.exists() {
+        return Ok(CatalogFile::default());
+    }
+    let (f, findings) = read_catalog_file(target).with_context(|| {
+        format!(
+            "the existing price file {} cannot be read, so nothing was fetched: fix or move it",
+            target.display()
+        )
+    })?;
+    super::warn_rows(&findings, "cli-warn-row-left-out");
+    Ok(f)
+}
+
+/// Retries, rate and timeout of the flags (tests shorten the backoff; not a user setting).
+fn fetch_policy(a: &FetchArgs) -> Policy {
     let mut policy = Policy {
         retries: a.retries,
         max_rps: a.max_rps,
         timeout: std::time::Duration::from_secs(a.timeout),
         ..Policy::default()
     };
-    // Tests shorten the backoff; not a user setting.
     if let Some(ms) = std::env::var("GPUPLAN_FETCH_BACKOFF_MS")
         .ok()
         .and_then(|v| v.parse::<u64>().ok())
@@ -564,17 +645,17 @@ fn fetch_cmd(a: FetchArgs, opts: &CatalogOpts) -> Result<u8> {
         policy.backoff_base = std::time::Duration::from_millis(ms);
         policy.backoff_cap = std::time::Duration::from_millis(ms * 8);
     }
-    let now = now_secs();
-    let spec = FetchSpec {
-        endpoint: a.endpoint.clone(),
-        zones: a.zones.clone(),
-        image: a.image.clone(),
-        now,
-    };
-    let mut fetcher = fetch::make_fetcher(p, creds, spec);
-    let mut client = Client::new(policy);
+    policy
+}
+
+/// Every task sent, with a progress bar on a terminal.
+fn run_with_progress(
+    fetcher: &mut dyn fetch::Fetcher,
+    client: &mut Client,
+    tasks: &[Task],
+) -> fetch::Outcome {
     let bar = progress(tasks.len());
-    let outcome = fetch::run_tasks(fetcher.as_mut(), &mut client, &tasks, &mut |t, _ok| {
+    let outcome = fetch::run_tasks(fetcher, client, tasks, &mut |t, _ok| {
         if let Some(b) = &bar {
             b.set_message(t.label());
             b.inc(1);
@@ -583,51 +664,43 @@ fn fetch_cmd(a: FetchArgs, opts: &CatalogOpts) -> Result<u8> {
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    let (n_ok, n_fail) = (outcome.prices.len(), outcome.failed.len());
-    if n_ok > 0 {
-        let mut merged = existing;
-        for mut pr in outcome.prices {
-            pr.origin = Origin::Builtin; // not written: the origin is the file itself
-            match merged.price.iter_mut().find(|x| {
-                x.instance == pr.instance && x.region == pr.region && x.billing == pr.billing
-            }) {
-                Some(x) => *x = pr,
-                None => merged.price.push(pr),
-            }
+    outcome
+}
+
+/// The fetched prices over the existing file: a row of the same instance, region and billing
+/// is replaced, others are added.
+fn merge_prices(existing: CatalogFile, prices: Vec<Price>) -> CatalogFile {
+    let mut merged = existing;
+    for mut pr in prices {
+        pr.origin = Origin::Builtin; // not written: the origin is the file itself
+        match merged
+            .price
+            .iter_mut()
+            .find(|x| x.instance == pr.instance && x.region == pr.region && x.billing == pr.billing)
+        {
+            Some(x) => *x = pr,
+            None => merged.price.push(pr),
         }
-        let text = format!(
-            "# Written by `gpuplan prices fetch {}`; last run {}. Rows here override the built-in prices.\n{}",
-            p.name(),
-            UtcTime::from_unix(now).rfc3339(),
-            toml::to_string(&merged).context("cannot serialise the price catalog")?
-        );
-        gpuplan_core::catalog::parse_catalog_file("fetched price catalog", &text)?;
-        write_atomic(&target, &text)?;
-        crate::render::note(
-            Msg::new("fetch-done")
-                .arg("n", n_ok as u64)
-                .arg("provider", p.name())
-                .arg("sent", client.sent as u64)
-                .arg("path", target.display().to_string()),
-        );
     }
-    if n_fail > 0 {
-        let id = if n_ok == 0 {
-            "fetch-failed-none-written"
-        } else {
-            "fetch-failed"
-        };
-        crate::render::warn(
-            Msg::new(id)
-                .arg("n", n_fail as u64)
-                .arg("total", tasks.len() as u64),
-        );
-        for (t, e) in &outcome.failed {
-            eprintln!("  {}: {e}", t.label());
-        }
-        return Ok(crate::exit::PARTIAL);
-    }
-    Ok(0)
+    merged
+}
+
+/// The merged price file, checked to parse back, written atomically.
+fn write_prices(
+    p: Provider,
+    now: i64,
+    merged: &CatalogFile,
+    target: &std::path::Path,
+) -> Result<()> {
+    let text = format!(
+        "# Written by `gpuplan prices fetch {}`; last run {}. Rows here override the built-in prices.\n{}",
+        p.name(),
+        UtcTime::from_unix(now).rfc3339(),
+        toml::to_string(merged).context("cannot serialise the price catalog")?
+    );
+    gpuplan_core::catalog::parse_catalog_file("fetched price catalog", &text)?;
+    write_atomic(target, &text)?;
+    Ok(())
 }
 
 fn progress(n: usize) -> Option<indicatif::ProgressBar> {
