@@ -143,8 +143,19 @@ fn plan_names_the_phase_of_the_memory_peak() {
         phase, "backward: loss",
         "this LoRA job peaks at the loss backward"
     );
+    // The title's total is the device total the table sums to, not the allocated peak alone.
+    let total = format!(
+        "{:.2}",
+        m["device_total"].as_f64().unwrap() / (1u64 << 30) as f64
+    );
     let en = plan(&["--lang", "en"]);
-    assert!(en.contains("(peak in backward: loss,"), "{en}");
+    assert!(
+        en.contains(&format!("{total} GiB at the peak (backward: loss;")),
+        "{en}"
+    );
     let zh = plan(&["--lang", "zh"]);
-    assert!(zh.contains("峰值阶段 反向：损失"), "{zh}");
+    assert!(
+        zh.contains(&format!("峰值 {total} GiB（阶段 反向：损失")),
+        "{zh}"
+    );
 }

@@ -1031,6 +1031,7 @@ fn memory_table(x: &gpuplan_core::plan::TrainDetail, v: &View) -> String {
     let title = Msg::new("plan-mem-title")
         .arg("phase", label("phase", x.memory.phase_at_peak, l))
         .arg("gib", format!("{:.2}", x.memory.peak_allocated.gib()))
+        .arg("total", format!("{:.2}", x.memory.device_total.gib()))
         .render(l);
     let mut h = vec![tx(l, "plan-col-component"), "GiB".to_string()];
     if v.wide {
