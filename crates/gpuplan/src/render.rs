@@ -325,7 +325,8 @@ pub fn table_keeping(header: &[&str], rows: &[Vec<String>], keep: &[usize]) -> S
         let w = rows
             .iter()
             .filter_map(|r| r.get(k))
-            .map(|c| unicode_width::UnicodeWidthStr::width(c.as_str()))
+            .flat_map(|c| c.lines())
+            .map(unicode_width::UnicodeWidthStr::width)
             .max()
             .unwrap_or(0);
         // The constraint counts the cell padding.

@@ -800,11 +800,12 @@ fn wide_row(rank: String, p: &Plan, l: Lang, serve: bool) -> Vec<String> {
 
 /// One row of the compact plan table.
 fn compact_row(rank: String, p: &Plan, l: Lang, serve: bool) -> Vec<String> {
-    let mut row = vec![
-        rank,
-        format!("{}×{}", p.nodes, p.instance.id),
-        format!("{}×{}", p.total_gpus, p.gpu.id),
-    ];
+    // A serving plan's weight format tells plans on the same machines apart (fp8 vs int4).
+    let gpus = match &p.serve {
+        Some(s) => format!("{}×{}\n{}", p.total_gpus, p.gpu.id, s.weights.name()),
+        None => format!("{}×{}", p.total_gpus, p.gpu.id),
+    };
+    let mut row = vec![rank, format!("{}×{}", p.nodes, p.instance.id), gpus];
     if !serve {
         row.push(plan_time(p, l, serve));
     }
