@@ -406,3 +406,29 @@ fn catalog_show_answers_per_provider_and_points_to_families() {
     assert_eq!(v["families"][0]["provider"], "tencent");
     assert_eq!(v["wrong_names"][0]["provider"], "alibaba");
 }
+
+/// A MoE job that fits no Ascend node names the closest layout with its expert parallelism: the
+/// search did try EP, and the message must not read as if it had not (it printed TP/PP/ZeRO only).
+#[test]
+fn no_fit_message_names_the_expert_parallel_layout() {
+    let (_, v) = plan_json(&[
+        "--model",
+        "DeepSeek-V3",
+        "--task",
+        "lora",
+        "--tokens",
+        "1e8",
+        "--chips",
+        "ascend",
+    ]);
+    assert!(plans(&v).is_empty(), "DeepSeek-V3 LoRA fit on 32 GB NPUs?");
+    let rejected = v["outcome"]["rejected"].as_array().unwrap();
+    let mem = rejected
+        .iter()
+        .find(|r| r["constraint"] == "memory")
+        .expect("a memory rejection");
+    let en = mem["message_en"].as_str().unwrap();
+    assert!(en.contains(" EP "), "{en}");
+    let zh = mem["message_zh"].as_str().unwrap();
+    assert!(zh.contains(" EP "), "{zh}");
+}

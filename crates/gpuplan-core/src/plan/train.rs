@@ -1213,9 +1213,7 @@ pub fn search(
                 "memory",
                 Msg::new("bind-no-fit")
                     .arg("what", what.as_str())
-                    .arg("tp", s.setup.parallel.tp)
-                    .arg("pp", s.setup.parallel.pp)
-                    .arg("zero", u64::from(s.setup.parallel.zero))
+                    .arg("layout", layout_words(&s.setup.parallel))
                     .arg("recompute", format!("{:?}", s.setup.recompute))
                     .arg("mb", s.setup.micro_batch)
                     .arg("need", format!("{:.1}", s.need.gib()))
@@ -1269,4 +1267,21 @@ pub fn single_gpu_need(req: &PlanRequest, setup: &TrainingSetup, gpu: &GpuSpec) 
     training_memory(&req.model, &s, &c, &req.tunables)
         .ok()
         .map(|m| m.device_total)
+}
+
+/// A parallel layout in language-neutral words: `TP 1 PP 1 EP 64 ZeRO-3` (EP, CP and virtual
+/// stages only where they are used).
+fn layout_words(p: &crate::workload::Parallelism) -> String {
+    let mut w = format!("TP {} PP {}", p.tp, p.pp);
+    if p.virtual_stages > 1 {
+        w.push_str(&format!("×v{}", p.virtual_stages));
+    }
+    if p.cp > 1 {
+        w.push_str(&format!(" CP {}", p.cp));
+    }
+    if p.ep > 1 {
+        w.push_str(&format!(" EP {}", p.ep));
+    }
+    w.push_str(&format!(" ZeRO-{}", p.zero));
+    w
 }
