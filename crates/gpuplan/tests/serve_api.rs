@@ -373,6 +373,17 @@ fn catalog_models_prices_estimate_and_openapi() {
             "1e8"
         ])
     );
+    // A plan's body sent to /estimate: its `constraints` would be ignored, so it is refused.
+    let (st, v) = call("POST", &format!("{b}/estimate"), Some(README_BODY));
+    assert_eq!(st, 400, "{v}");
+    assert_eq!(v["error"]["field"], "constraints", "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("/api/v1/plan"),
+        "{v}"
+    );
     let (st, v) = call(
         "POST",
         &format!("{b}/estimate?instance=ecs.gn7e-c16g1.4xlarge"),

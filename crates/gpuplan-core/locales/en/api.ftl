@@ -15,3 +15,4 @@ api-err-language = language `{ $lang }`: served are en, zh
 api-err-query-unknown = unknown query parameter `{ $key }`: accepted here: { $allowed } (and lang)
 api-err-query-switch = query parameter `{ $key }={ $value }`: a switch takes true or false
 api-err-internal = internal error: { $error }
+api-err-plan-key = request body: `{ $key }` is read by /api/v1/plan only, so /api/v1/estimate would ignore it: POST this body to /api/v1/plan, or describe the job with `training` or `inference` and `hardware` for an estimate

@@ -217,6 +217,18 @@ pub async fn healthz() -> Answer {
 
 /// The body as a workload file: the error names the key path (`constraints.deadline_hours`) as
 /// the CLI names the key of a TOML file. A server reads no files, so `model_config` is refused.
+/// A key of the body that only `/plan` reads (`serve`, `constraints`, `objective`): sent to
+/// `/estimate` it would be ignored silently and the estimate would answer another question.
+fn plan_only_key(f: &WorkloadFile) -> Option<&'static str> {
+    [
+        ("serve", f.serve.is_some()),
+        ("constraints", f.constraints.is_some()),
+        ("objective", f.objective.is_some()),
+    ]
+    .into_iter()
+    .find_map(|(k, present)| present.then_some(k))
+}
+
 pub fn parse_body(body: &[u8], lang: Lang) -> Result<WorkloadFile, Answer> {
     let text = std::str::from_utf8(body).map_err(|e| {
         Answer::bad(
@@ -389,6 +401,13 @@ pub async fn estimate(
         Ok(f) => f,
         Err(a) => return a,
     };
+    if let Some(key) = plan_only_key(&file) {
+        return Answer::bad(
+            Msg::new("api-err-plan-key").arg("key", key),
+            Some(key.into()),
+            lang,
+        );
+    }
     let args: EstimateArgs = match query::parse(&q, ESTIMATE_QUERY, lang) {
         Ok(a) => a,
         Err(e) => return query_error(e, lang),
