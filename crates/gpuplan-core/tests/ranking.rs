@@ -50,7 +50,7 @@ proptest! {
     fn sorting_by_rank_key_never_panics_and_is_ordered(items in inputs(), obj in objective()) {
         let ins: Vec<RankInput<'_>> = items
             .iter()
-            .map(|(c, h, g, id)| RankInput { cost: *c, hours: *h, gpus: *g, id })
+            .map(|(c, h, g, id)| RankInput { cost: *c, hours: *h, gpus: *g, lossy: 0, id })
             .collect();
         let keys = rank_keys(&ins, obj);
         prop_assert_eq!(keys.len(), ins.len());
@@ -100,8 +100,8 @@ proptest! {
         priced in 1.0f64..1e6, hours in 0.1f64..1e3, gpus in 1.0f64..256.0
     ) {
         let ins = [
-            RankInput { cost: None, hours: hours / 100.0, gpus: 1.0, id: "fast-unpriced" },
-            RankInput { cost: Some(priced), hours, gpus, id: "priced" },
+            RankInput { cost: None, hours: hours / 100.0, gpus: 1.0, lossy: 0, id: "fast-unpriced" },
+            RankInput { cost: Some(priced), hours, gpus, lossy: 0, id: "priced" },
         ];
         let keys = rank_keys(&ins, Objective::Cost);
         prop_assert!(keys[1] < keys[0]);
@@ -116,12 +116,14 @@ fn unpriced_plans_are_ranked_by_gpu_hours_not_speed() {
             cost: None,
             hours: 0.3,
             gpus: 128.0,
+            lossy: 0,
             id: "big",
         },
         RankInput {
             cost: None,
             hours: 4.0,
             gpus: 1.0,
+            lossy: 0,
             id: "small",
         },
     ];
@@ -136,12 +138,14 @@ fn near_ties_go_to_the_faster_plan() {
             cost: Some(100.2),
             hours: 10.0,
             gpus: 8.0,
+            lossy: 0,
             id: "slow",
         },
         RankInput {
             cost: Some(100.1),
             hours: 5.0,
             gpus: 8.0,
+            lossy: 0,
             id: "fast",
         },
     ];
@@ -182,4 +186,40 @@ proptest! {
         fast.sort();
         prop_assert_eq!(fast, brute_front(&pts));
     }
+}
+
+#[test]
+fn at_equal_cost_and_time_the_less_quantized_plan_ranks_first() {
+    // The same machines serving int4 (12 bits given up) and int8 (8) for the same money.
+    let ins = [
+        RankInput {
+            cost: Some(9151.0),
+            hours: 730.0,
+            gpus: 2.0,
+            lossy: 12,
+            id: "a-int4",
+        },
+        RankInput {
+            cost: Some(9151.0),
+            hours: 730.0,
+            gpus: 2.0,
+            lossy: 8,
+            id: "b-int8",
+        },
+    ];
+    let keys = rank_keys(&ins, Objective::Cost);
+    assert!(
+        keys[1] < keys[0],
+        "int8 must rank before int4 at equal cost"
+    );
+    // Quantization never beats money: a cheaper int4 plan still ranks first.
+    let cheaper = [
+        RankInput {
+            cost: Some(7500.0),
+            ..ins[0].clone()
+        },
+        ins[1].clone(),
+    ];
+    let keys = rank_keys(&cheaper, Objective::Cost);
+    assert!(keys[0] < keys[1]);
 }

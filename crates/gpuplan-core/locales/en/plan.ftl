@@ -89,6 +89,7 @@ plan-fewer-gpus = uses { $a ->
    *[other] { $a } GPUs
 } instead of { $b }
 plan-other-comm = the other spends { $pct }% of each step communicating over { $link }
+plan-less-quantized = serves { $a } weights instead of { $b } (less quantization)
 plan-tie-cost = ties on cost and time as shown; ordered by the exact values, then fewer GPUs
 plan-tie = ties as shown; ordered by the exact values, then fewer GPUs
 plan-tie-unpriced = neither plan has a known price; ordered by GPU-hours, then fewer GPUs

@@ -86,6 +86,7 @@ plan-fewer-gpu-hours = 均无价格，按卡时：{ $a } 卡时，后者 { $b }
 plan-sooner = 比后者快 { $pct }%（{ $a }，后者 { $b }）
 plan-fewer-gpus = 用 { $a } 张卡，后者 { $b } 张
 plan-other-comm = 后者每步 { $pct }% 的时间在通信（{ $link }）
+plan-less-quantized = 权重用 { $a } 而非 { $b }（量化更少）
 plan-tie-cost = 显示的费用和时长相同；按精确值排序，其次卡数少者优先
 plan-tie = 显示的数值相同；按精确值排序，其次卡数少者优先
 plan-tie-unpriced = 两个方案均无已知价格；按卡时排序，其次卡数少者优先

@@ -557,6 +557,9 @@ pub struct RankKey {
     /// Wall-clock hours, then the number of GPUs, then the exact key, as totally ordered bits.
     pub hours: TotalF64,
     pub gpus: TotalF64,
+    /// Bits given up by quantization ([`RankInput::lossy`]): an expert serves int8 over int4
+    /// when they cost the same.
+    pub lossy: u8,
     pub exact: TotalF64,
     pub id: String,
 }
@@ -587,6 +590,9 @@ pub struct RankInput<'a> {
     pub cost: Option<f64>,
     pub hours: f64,
     pub gpus: f64,
+    /// Bits of precision a serving plan's weights give up against the checkpoint (0: none, or
+    /// training); at equal cost and time the less quantized plan ranks first.
+    pub lossy: u8,
     pub id: &'a str,
 }
 
@@ -623,6 +629,7 @@ pub fn rank_keys(items: &[RankInput<'_>], obj: Objective) -> Vec<RankKey> {
                 bucket: 0,
                 hours: TotalF64(i.hours),
                 gpus: TotalF64(i.gpus),
+                lossy: i.lossy,
                 exact: TotalF64(value),
                 id: i.id.to_string(),
             }
@@ -664,6 +671,7 @@ pub fn rank(plans: &mut Vec<Plan>, obj: Objective) {
             cost: plan_cost(p),
             hours: p.hours,
             gpus: p.total_gpus,
+            lossy: p.serve.as_ref().map_or(0, lossy_bits),
             id: &p.instance.id,
         })
         .collect();
@@ -674,6 +682,16 @@ pub fn rank(plans: &mut Vec<Plan>, obj: Objective) {
     order.sort_by(|a, b| keys[*a].cmp(&keys[*b]));
     let mut slots: Vec<Option<Plan>> = plans.drain(..).map(Some).collect();
     plans.extend(order.into_iter().filter_map(|i| slots[i].take()));
+}
+
+/// Bits a serving plan's weights give up against the checkpoint: 0 for bf16/fp16 or the
+/// checkpoint's own format (DeepSeek-V3's FP8), else 16 − the format's bits (fp8/int8 8, int4 ~12).
+pub fn lossy_bits(s: &ServeDetail) -> u8 {
+    use crate::workload::WeightFormat as W;
+    if matches!(s.weights, W::Bf16 | W::Fp16) || s.weights_native {
+        return 0;
+    }
+    (16.0 - s.weights.bits()).clamp(0.0, 16.0).round() as u8
 }
 
 /// Relative time difference under which two otherwise identical plans are the same answer.

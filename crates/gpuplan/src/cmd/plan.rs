@@ -1129,12 +1129,17 @@ fn costs(p: &Plan, v: &View, out: &mut String) {
 /// One sentence on why `a` ranks above `b`. Every comparison is made on the values as shown
 /// (rounded), so it never says "sooner (0.3 h vs 0.3 h)": equal shown values are a tie.
 fn why(a: &Plan, b: &Plan, obj: Objective, l: Lang) -> String {
+    // Two plans on the same machines are told apart by provider, else by weight format.
     let name = |p: &Plan| {
         let n = format!("{} × {}", p.nodes, p.instance.id);
-        if a.nodes == b.nodes && a.instance.id == b.instance.id {
-            format!("{n} ({})", names::provider(p.instance.provider).render(l))
-        } else {
-            n
+        if a.nodes != b.nodes || a.instance.id != b.instance.id {
+            return n;
+        }
+        match &p.serve {
+            Some(s) if a.instance.provider == b.instance.provider => {
+                format!("{n} ({})", s.weights.name())
+            }
+            _ => format!("{n} ({})", names::provider(p.instance.provider).render(l)),
         }
     };
     let mut parts = Vec::new();
@@ -1154,6 +1159,16 @@ fn why(a: &Plan, b: &Plan, obj: Objective, l: Lang) -> String {
     }
     if let Some(x) = comm_difference(a, b, l) {
         parts.push(x);
+    }
+    if let (Some(x), Some(y)) = (&a.serve, &b.serve) {
+        if gpuplan_core::plan::lossy_bits(x) < gpuplan_core::plan::lossy_bits(y) {
+            parts.push(
+                Msg::new("plan-less-quantized")
+                    .arg("a", x.weights.name())
+                    .arg("b", y.weights.name())
+                    .render(l),
+            );
+        }
     }
     if parts.is_empty() {
         let key = match obj {
