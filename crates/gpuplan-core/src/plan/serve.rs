@@ -114,9 +114,8 @@ fn size_decoder(
     if job.ttft_s.is_some_and(|t| first.ttft.0 > t) {
         return Ok(None);
     }
-    let mut best: Option<Sized> = None;
-    let mut b = 1;
-    while b <= cap {
+    // One batch size: None when it misses the TPOT target (or, static cache, memory).
+    let mut try_batch = |b: u64| -> Result<Option<Sized>, CoreError> {
         *evaluated += 1;
         let s = InferenceSetup {
             batch: b,
@@ -126,7 +125,7 @@ fn size_decoder(
         let mem_b = if job.engine == Engine::Static {
             let m = serving_memory(&req.model, &s, gpu, tun)?;
             if !m.fits {
-                break;
+                return Ok(None);
             }
             m
         } else {
@@ -134,23 +133,48 @@ fn size_decoder(
         };
         let l = latency(&req.model, &s, gpu, tun)?;
         if job.tpot_s.is_some_and(|t| l.time_per_token.0 > t) {
-            break;
+            return Ok(None);
         }
         // Continuous batching: b slots, each request holds one for prefill + output decode steps.
         let per_request = l.ttft.0 + job.output_tokens as f64 * l.time_per_token.0;
-        let rps = b as f64 / per_request;
-        best = Some(Sized {
+        Ok(Some(Sized {
             weights: fmt,
             tp,
             batch: b,
-            rps,
+            rps: b as f64 / per_request,
             memory: mem_b,
             latency: l,
-        });
-        if b == cap {
-            break;
+        }))
+    };
+    largest_batch(cap, &mut try_batch)
+}
+
+/// The largest batch in 1..=cap that `try_batch` accepts, for a constraint that only gets harder
+/// with the batch (TPOT and a static cache's memory grow with it): doubling from 1 up to the first
+/// refusal, then bisecting between the last accepted and the first refused batch. (Doubling alone
+/// stopped at 32 where 48 met the target, and the plan took more replicas than needed.)
+fn largest_batch<T>(
+    cap: u64,
+    try_batch: &mut impl FnMut(u64) -> Result<Option<T>, CoreError>,
+) -> Result<Option<T>, CoreError> {
+    let (mut best, mut lo) = (None, 0);
+    let mut b = 1;
+    let mut hi = loop {
+        match try_batch(b)? {
+            Some(s) => (best, lo) = (Some(s), b),
+            None => break b,
+        }
+        if b >= cap {
+            return Ok(best);
         }
         b = (b * 2).min(cap);
+    };
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        match try_batch(mid)? {
+            Some(s) => (best, lo) = (Some(s), mid),
+            None => hi = mid,
+        }
     }
     Ok(best)
 }
@@ -388,4 +412,37 @@ pub fn search(
         }
     }
     Ok((plans, evaluated))
+}
+
+#[cfg(test)]
+mod batch_search_tests {
+    use super::largest_batch;
+
+    /// The largest accepted batch for a monotone limit, and how many batches were tried.
+    fn search(cap: u64, limit: u64) -> (Option<u64>, u64) {
+        let mut tried = 0;
+        let found = largest_batch(cap, &mut |b| {
+            tried += 1;
+            assert!((1..=cap).contains(&b), "batch {b} outside 1..={cap}");
+            Ok((b <= limit).then_some(b))
+        })
+        .unwrap();
+        (found, tried)
+    }
+
+    #[test]
+    fn finds_the_largest_batch_under_any_limit() {
+        for cap in [1, 2, 3, 7, 64, 100, 256] {
+            for limit in 0..=cap + 2 {
+                let (found, tried) = search(cap, limit);
+                let want = (limit >= 1).then_some(limit.min(cap));
+                assert_eq!(found, want, "cap {cap}, limit {limit}");
+                // Doubling then bisecting: about 2·log2(cap) tries, never a linear scan.
+                assert!(
+                    tried <= 2 * (64 - cap.leading_zeros() as u64) + 1,
+                    "{tried} tries"
+                );
+            }
+        }
+    }
 }
