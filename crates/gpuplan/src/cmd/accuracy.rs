@@ -341,6 +341,11 @@ fn markdown_report(out: &[CaseOutcome], l: Lang) -> String {
     s.push_str(&format!("{}\n\n", t("acc-md-by-kind")));
     s.push_str(&render::markdown(&refs(&kh), &kr));
     s.push_str(&format!(
+        "\n{}\n\n{}\n",
+        t("acc-md-serving-plans"),
+        t("acc-md-serving-plans-body")
+    ));
+    s.push_str(&format!(
         "\n{}\n\n{}\n{}\n\n{loso}\n\n",
         t("acc-md-by-source"),
         t("acc-md-held-1"),
