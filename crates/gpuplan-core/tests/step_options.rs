@@ -269,8 +269,8 @@ fn peft_parameter_offload_moves_base_and_adapters_to_the_host() {
     let mut s = qlora.clone();
     s.parallel.offload_params = true;
     let off = mem(&s, 2);
-    let states = item(&on_gpu, "base weights (frozen)")
-        + item(&on_gpu, "LoRA adapters + grads + optimizer");
+    let states =
+        item(&on_gpu, "base weights (frozen)") + item(&on_gpu, "LoRA adapters + grads + optimizer");
     assert!(states > 0.0);
     assert_eq!(item(&off, "base weights (frozen)"), 0.0);
     assert_eq!(item(&off, "LoRA adapters + grads + optimizer"), 0.0);
@@ -318,5 +318,9 @@ fn fp32_eager_attention_dropout_keeps_mask_and_dropped_probabilities() {
     let (with, without) = (acts(&bert(0.1)), acts(&bert(0.0)));
     let (a, h, tokens, layers) = (16.0, 1024.0, 512.0, 24.0);
     let expected = (5.0 * a * 512.0 + 2.0 * 2.0 * h) * tokens * layers;
-    assert!(close(with - without, expected), "{} vs {expected}", with - without);
+    assert!(
+        close(with - without, expected),
+        "{} vs {expected}",
+        with - without
+    );
 }
