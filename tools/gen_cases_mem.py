@@ -258,7 +258,8 @@ def qwen1_lora(r):
              "autocast_adapter_dtype) casts the adapters to the base weight dtype (LoraLayer.update_layer "
              "self.to(weight.device, dtype=weight.dtype)): adapter_dtype bf16. "
              "The README says \"memory (GB)\" without saying how it was measured: read as nvidia-smi in GiB "
-             "(device_total_gib). Model shapes from the Qwen/Qwen-* config.json on the Hugging Face hub.")
+             "(device_total_gib). Model shapes from the Qwen/Qwen-* config.json on the Hugging Face hub; they give "
+             "the published parameter counts (1.84B, 7.72B, 14.17B).")
     return dict(kind="train_memory", metric="device_total_gib", published=float(r["result"]["memory_g"]),
                 unit="GiB (README 'memory (GB)', measure not stated; nvidia-smi assumed)", notes=notes, workload=w)
 
