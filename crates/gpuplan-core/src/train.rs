@@ -647,13 +647,19 @@ pub fn training_memory_lean(
 }
 
 /// PEFT's model states: the frozen base weights and the adapters with their gradients and
-/// optimizer states; and the trainable (adapter) parameters on the device.
+/// optimizer states; the trainable (adapter) parameters on the device; and the bytes parameter
+/// offload puts in host memory. Under parameter offload (FSDP `CPUOffload(offload_params=True)`,
+/// ZeRO-3 `offload_param`) the sharded base weights and adapters stay on the host with the
+/// adapters' gradients, and the optimizer steps there ("this offloads gradients to CPU as well,
+/// meaning that the optimizer step runs on CPU", torch/distributed/fsdp/api.py `CPUOffload`): the
+/// device holds only the gathered units ([`zero3_gathered`]).
 fn peft_states(
     setup: &TrainingSetup,
     b: &ParamBreakdown,
     dev: &DeviceParams,
     explain: bool,
-) -> (Vec<MemoryItem>, f64) {
+) -> (Vec<MemoryItem>, f64, f64) {
+    let offload = setup.parallel.offload_params;
     let p = setup.parallel;
     let zero_params = |stage: u8| dev.after_zero(p.zero >= stage);
     let share = dev.total() / b.total as f64;
@@ -676,12 +682,13 @@ fn peft_states(
     };
     let bits_per_param = (linear_params * base.bits() + rest * rest_bits) / b.total as f64;
     let base_bytes = bits_per_param / 8.0 * zero_params(3);
+    let on_host = if offload { " (offloaded to CPU)" } else { "" };
     items.push(MemoryItem {
         name: "base weights (frozen)",
-        bytes: Bytes(base_bytes),
+        bytes: Bytes(if offload { 0.0 } else { base_bytes }),
         basis: why!(
             explain,
-            "{:?}: {} bits/weight on linears, {} bits elsewhere{}",
+            "{:?}: {} bits/weight on linears, {} bits elsewhere{}{on_host}",
             base,
             base.bits(),
             rest_bits,
@@ -699,18 +706,24 @@ fn peft_states(
         } else {
             2.0 * a
         };
+    let adapter_bytes = lora / share.max(f64::MIN_POSITIVE) * zero_params(1) / b.total as f64 * per;
     items.push(MemoryItem {
         name: "LoRA adapters + grads + optimizer",
-        bytes: Bytes(lora / share.max(f64::MIN_POSITIVE) * zero_params(1) / b.total as f64 * per),
+        bytes: Bytes(if offload { 0.0 } else { adapter_bytes }),
         basis: why!(
             explain,
-            "{:.1}M adapter params (rank {}) × {per} B ({} weight, grad, optimizer states)",
+            "{:.1}M adapter params (rank {}) × {per} B ({} weight, grad, optimizer states){on_host}",
             lora / 1e6,
             setup.lora.rank,
             setup.adapter_dtype.name()
         ),
     });
-    (items, lora)
+    let cpu = if offload {
+        base_bytes + adapter_bytes
+    } else {
+        0.0
+    };
+    (items, lora, cpu)
 }
 
 /// Full training's model states: weights, gradients, optimizer states + master weights, after
@@ -889,8 +902,8 @@ fn memory(
     let dev_params = dev.total();
     let share = dev_params / b.total as f64;
     let (mut items, mut cpu, trainable) = if setup.task.is_peft() {
-        let (items, lora) = peft_states(setup, &b, &dev, explain);
-        (items, 0.0, lora)
+        let (items, lora, cpu) = peft_states(setup, &b, &dev, explain);
+        (items, cpu, lora)
     } else {
         let (items, cpu) = full_states(setup, &b, &dev, explain);
         (items, cpu, dev_params)
@@ -1066,7 +1079,7 @@ fn fp32_layer(la: LayerActivation, t: &TransformerSpec, setup: &TrainingSetup) -
             scores: if t.model_type == "gpt2" {
                 2.0 * la.scores
             } else {
-                la.scores * 4.0 / 6.0
+                fp32_scores(la.scores, t)
             },
         },
         Framework::Megatron => LayerActivation {
@@ -1075,6 +1088,17 @@ fn fp32_layer(la: LayerActivation, t: &TransformerSpec, setup: &TrainingSetup) -
             scores: 2.0 * la.scores,
         },
     }
+}
+
+/// Eager attention's s² bytes per token in fp32, from the 16-bit profile's (6 + 3·dropout)·a·s:
+/// the fp32 softmax output (4) and, with attention dropout, its 1-byte mask and the dropped-out
+/// fp32 probabilities the probs @ V matmul saves (4): (4 + 5·dropout)·a·s. Without dropout this
+/// is the 16-bit profile × 4/6 (no 16-bit copy of the softmax output). Source: transformers
+/// BertSelfAttention.forward (softmax → self.dropout → torch.matmul(attention_probs,
+/// value_layer)); PyTorch's fused dropout returns its mask as 1-byte booleans.
+fn fp32_scores(scores16: f64, t: &TransformerSpec) -> f64 {
+    let drop = if t.dropout { 1.0 } else { 0.0 };
+    scores16 / (6.0 + 3.0 * drop) * (4.0 + 5.0 * drop)
 }
 
 /// torch.autocast over fp32 weights keeps the residual stream in fp32 (the embedding is not cast),
@@ -1909,6 +1933,7 @@ fn step_buffers(
         // fine-tuning rows of validation/litgpt-measured.json). The optimizer in backward
         // applies and frees each gradient at once, so nothing accumulates.
         grads_persistent: p.zero >= 1
+            || setup.persistent_grads
             || setup.framework == Framework::Megatron
             || (c.total_gpus() > 1 && !ddp_bucket_copy(setup, c))
             || (setup.grad_accum > 1 && !setup.optimizer_in_backward),

@@ -479,6 +479,13 @@ pub struct TrainingSetup {
     /// second copy of every gradient ("the saved memory size will be equal to the total gradients
     /// size", torch.nn.parallel.DistributedDataParallel docs). Plain DDP only (ZeRO 0, > 1 GPU).
     pub gradient_as_bucket_view: bool,
+    /// Gradients kept between steps and zeroed in place: PyTorch < 2.0
+    /// `Module.zero_grad(set_to_none=False)` / `Optimizer.zero_grad(set_to_none=False)` (the
+    /// default until 2.0, torch/nn/modules/module.py v1.10.0), which the HF Trainer called as
+    /// `model.zero_grad()` (transformers 4.16 trainer.py). From the second step on the full
+    /// gradient buffer is live in every phase, forward included. Off: `set_to_none=True`
+    /// (PyTorch ≥ 2.0), gradients created in backward.
+    pub persistent_grads: bool,
     /// Saved activations offloaded to host memory in forward and brought back in backward
     /// (torchtune `enable_activation_offloading`, `OffloadActivations` saved-tensor hooks): on the
     /// device only the layer being computed and the one being prefetched stay.
@@ -546,6 +553,7 @@ impl Default for TrainingSetup {
             keeps_previous_graph: None,
             rmsnorm_fp32: None,
             gradient_as_bucket_view: false,
+            persistent_grads: false,
             activation_offload: false,
             paged_optimizer: false,
             tokens: None,

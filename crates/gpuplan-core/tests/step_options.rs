@@ -223,3 +223,104 @@ fn litgpt_previous_graph_and_quantized_head_land_at_the_forward_end() {
     assert_eq!(component(&b, "loss", "previous step's kept inputs"), 0.0);
     assert!(item(&b, "base weights (frozen)") < item(&a, "base weights (frozen)"));
 }
+
+/// `persistent_grads` (PyTorch < 2.0 `zero_grad(set_to_none=False)`, the HF Trainer's
+/// `model.zero_grad()`): the full gradient buffer is live in forward too, not only once backward
+/// has made it; with set_to_none (the default) a one-GPU, no-accumulation forward holds none.
+#[test]
+fn persistent_grads_hold_the_gradient_buffer_through_forward() {
+    let s = TrainingSetup {
+        grad_accum: 1,
+        ..full()
+    };
+    let fresh = mem(&s, 1);
+    let kept = mem(
+        &TrainingSetup {
+            persistent_grads: true,
+            ..s.clone()
+        },
+        1,
+    );
+    let grads = component(&fresh, "optimizer step", "gradients");
+    assert!(grads > 0.0);
+    assert_eq!(component(&fresh, "forward", "gradients"), 0.0);
+    assert!(close(component(&kept, "forward", "gradients"), grads));
+    assert!(kept.peak_allocated.0 > fresh.peak_allocated.0);
+    let w: WorkloadTraining = toml::from_str("persistent_grads = true").unwrap();
+    assert!(w.0.persistent_grads);
+}
+
+/// PEFT under parameter offload (FSDP `CPUOffload(offload_params=True)`): the sharded frozen
+/// base and the adapters with their gradients and optimizer states move to the host, byte for
+/// byte; the gathered units stay on the device.
+#[test]
+fn peft_parameter_offload_moves_base_and_adapters_to_the_host() {
+    let qlora = TrainingSetup {
+        task: TrainTask::Qlora,
+        precision: Precision::AmpBf16,
+        recompute: Recompute::Full,
+        parallel: Parallelism {
+            zero: 3,
+            ..Parallelism::default()
+        },
+        ..full()
+    };
+    let on_gpu = mem(&qlora, 2);
+    let mut s = qlora.clone();
+    s.parallel.offload_params = true;
+    let off = mem(&s, 2);
+    let states =
+        item(&on_gpu, "base weights (frozen)") + item(&on_gpu, "LoRA adapters + grads + optimizer");
+    assert!(states > 0.0);
+    assert_eq!(item(&off, "base weights (frozen)"), 0.0);
+    assert_eq!(item(&off, "LoRA adapters + grads + optimizer"), 0.0);
+    assert!(close(off.cpu_offload.0 - on_gpu.cpu_offload.0, states));
+    assert!(close(
+        item(&off, "ZeRO-3 gather buffers"),
+        item(&on_gpu, "ZeRO-3 gather buffers")
+    ));
+    assert!(close(
+        on_gpu.peak_allocated.0 - off.peak_allocated.0,
+        states
+    ));
+}
+
+/// Eager attention in fp32 with attention dropout (HF BertSelfAttention: softmax → dropout →
+/// probs @ V): per token and layer the dropout adds its 1-byte mask and the fp32 dropped-out
+/// probabilities (5·a·s) and the two hidden-state dropout masks (2·h, 1 B each in 16-bit units,
+/// doubled in the fp32 profile); without dropout only the fp32 softmax output (4·a·s) is kept.
+#[test]
+fn fp32_eager_attention_dropout_keeps_mask_and_dropped_probabilities() {
+    let bert = |drop: f64| {
+        let cfg = format!(
+            r#"{{"model_type": "bert", "hidden_size": 1024, "intermediate_size": 4096,
+            "num_hidden_layers": 24, "num_attention_heads": 16, "vocab_size": 30522,
+            "max_position_embeddings": 512, "type_vocab_size": 2, "hidden_act": "gelu",
+            "hidden_dropout_prob": {drop}, "attention_probs_dropout_prob": {drop}}}"#
+        );
+        gpuplan_core::model::hf::parse_hf_config("bert-large-uncased", &cfg).unwrap()
+    };
+    let s = TrainingSetup {
+        task: TrainTask::FullFinetune,
+        precision: Precision::Fp32,
+        attention: AttentionImpl::Eager,
+        recompute: Recompute::None,
+        seq_len: 512,
+        micro_batch: 1,
+        grad_accum: 1,
+        optimizer: Optimizer::AdamW,
+        ..TrainingSetup::default()
+    };
+    let acts = |m: &ModelSpec| {
+        let r = training_memory(m, &s, &cluster(1), &Tunables::default()).unwrap();
+        component(&r, "backward: layers", "saved activations")
+    };
+    let (with, without) = (acts(&bert(0.1)), acts(&bert(0.0)));
+    let (a, h, tokens, layers) = (16.0, 1024.0, 512.0, 24.0);
+    let expected = (5.0 * a * 512.0 + 2.0 * 2.0 * h) * tokens * layers;
+    assert!(
+        close(with - without, expected),
+        "{} vs {expected}",
+        with - without
+    );
+}

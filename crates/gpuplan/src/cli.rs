@@ -316,6 +316,9 @@ pub struct JobArgs {
     /// DDP gradient_as_bucket_view=True: no second copy of the gradients in the all-reduce buckets.
     #[arg(long)]
     pub gradient_as_bucket_view: bool,
+    /// Gradients kept between steps and zeroed in place (PyTorch < 2.0 zero_grad(set_to_none=False), the HF Trainer before PyTorch 2.0).
+    #[arg(long)]
+    pub persistent_grads: bool,
     /// QLoRA on bitsandbytes < 0.43.2: every 4-bit linear keeps its input for backward (fixed by
     /// bitsandbytes PR #1270).
     #[arg(long)]

@@ -459,6 +459,7 @@ pub fn apply_training_flags(
     t.paged_optimizer |= j.paged_optimizer;
     t.activation_offload |= j.activation_offload;
     t.gradient_as_bucket_view |= j.gradient_as_bucket_view;
+    t.persistent_grads |= j.persistent_grads;
     t.bnb_saves_inputs |= j.bnb_saves_inputs;
     if j.quantized_lm_head {
         t.quantized_lm_head = Some(true);
