@@ -185,11 +185,12 @@ fn training_accuracy_stays_within_todays_bands() {
         "training throughput out-of-sample median {tput:.4}"
     );
     assert!(hours <= 0.1377, "GPU-hours out-of-sample median {hours:.4}");
-    // 20: 22 before NeMo's packed fine-tuning samples were attended per sample, 20 then; BLOOM's
+    // 18: 22 before NeMo's packed fine-tuning samples were attended per sample, 20 then; BLOOM's
     // ramp-up row (GBS 192, micro-batch 1) one more, at +20.0%; LLaMA-65B's hours one fewer
-    // (+14.6% -> +8.9%) with the paper's 4M-token batch.
+    // (+14.6% -> +8.9%) with the paper's 4M-token batch; NeMo's Llama 2 70B pretraining and SFT
+    // two fewer (-20.4% -> -13.9%, -21.3% -> -14.5%) with TE userbuffers' TP-comm overlap.
     assert!(
-        known <= 20,
+        known <= 18,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes

@@ -262,7 +262,8 @@ fn tp_phase(
     let count = 2.0 * (fwd_passes + 1.0) * x.stage_max * x.m_micro;
     let total = per * count;
     let hidden = if p.tp_overlap() {
-        (total * tun.tp_overlap_fraction).min(Seconds(parts.gemm_s * x.m_micro))
+        let share = tp_overlap_share(x.setup.framework, fwd_passes, tun.tp_overlap_fraction);
+        (total * share).min(Seconds(parts.gemm_s * x.m_micro))
     } else {
         Seconds(0.0)
     };
@@ -278,6 +279,35 @@ fn tp_phase(
         overlapped: hidden,
     });
     (total, hidden)
+}
+
+/// Chunks Transformer Engine's `pipeline` overlap splits a GEMM into (`num_splits`, default 4 for
+/// that method: TE v1.8 transformer_engine/pytorch/module/base.py `initialize_ub`, lines 236 and
+/// 260); the reduce-scatter of the last chunk has no GEMM left to hide behind.
+const TE_UB_PIPELINE_SPLITS: f64 = 4.0;
+
+/// Share of the TP traffic that TP-comm overlap hides (before the cap at the GEMM time).
+///
+/// Megatron-Core's `--tp-comm-overlap` (NeMo's `tp_comm_overlap`; Megatron requires sequence
+/// parallelism for it) is Transformer Engine's userbuffers overlap, whose default methods (TE
+/// v1.8, the TE of NeMo 24.07, base.py lines 99-102) are `ring_exchange` for the all-gathers
+/// before qkv/fc1 in forward and for proj/fc2 dgrad (each GEMM chunk runs while the next
+/// rank's chunk arrives), `bulk` for qkv/fc1 dgrad and wgrad (the collective runs beside a whole
+/// other GEMM), and `pipeline` only for the reduce-scatters after proj and fc2 in forward: the
+/// GEMM is cut into [`TE_UB_PIPELINE_SPLITS`] chunks, each chunk's reduce-scatter overlapping
+/// the next chunk's GEMM, so the last chunk's (1/4 of it) stays exposed. Counted in the
+/// all-gather/reduce-scatter units of [`tp_phase`] (4 per layer and pass: 2 all-reduces):
+/// each forward pass exposes 2 × 1/4 of a unit, backward none. Torch's async TP (torchtitan)
+/// keeps the calibrated `tp_overlap_fraction`. Not modelled: the SMs the pipelined
+/// reduce-scatter takes from the concurrent GEMM (16 by default).
+pub(crate) fn tp_overlap_share(framework: Framework, fwd_passes: f64, async_tp: f64) -> f64 {
+    match framework {
+        Framework::Megatron => {
+            let exposed = fwd_passes * 2.0 / TE_UB_PIPELINE_SPLITS;
+            1.0 - exposed / (4.0 * (fwd_passes + 1.0))
+        }
+        Framework::HuggingFace | Framework::LitGpt => async_tp,
+    }
 }
 
 /// CP (ring attention): per layer and pass, cp − 1 K/V chunks of b·(s/cp)·2·kv_width/tp
@@ -737,4 +767,21 @@ fn step_time(
     };
     st.bottleneck = bottleneck(&st);
     Ok(st)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// TE userbuffers expose only the last of the 4 pipelined chunks of the 2 forward
+    /// reduce-scatters: 0.5 of the 8 units of a layer (forward + backward), 1.0 of 12 with full
+    /// recompute; torchtitan's async TP keeps the calibrated share.
+    #[test]
+    fn te_userbuffers_hide_all_but_the_last_pipelined_chunk() {
+        let share = |f, passes| tp_overlap_share(f, passes, 0.4);
+        assert!((share(Framework::Megatron, 1.0) - 0.9375).abs() < 1e-12);
+        assert!((share(Framework::Megatron, 2.0) - (1.0 - 1.0 / 12.0)).abs() < 1e-12);
+        assert_eq!(share(Framework::HuggingFace, 1.0), 0.4);
+        assert_eq!(share(Framework::LitGpt, 2.0), 0.4);
+    }
 }
