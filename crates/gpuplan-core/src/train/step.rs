@@ -290,7 +290,7 @@ const TE_UB_PIPELINE_SPLITS: f64 = 4.0;
 ///
 /// Megatron-Core's `--tp-comm-overlap` (NeMo's `tp_comm_overlap`; Megatron requires sequence
 /// parallelism for it) is Transformer Engine's userbuffers overlap, whose default methods (TE
-/// v1.8, the TE of NeMo 24.07, base.py lines 99-102) are `ring_exchange` for the all-gathers
+/// v1.8 @3ec998e9 base.py lines 99-102, the same in v1.7; NeMo 24.07 ships TE 1.8.0.dev0) are `ring_exchange` for the all-gathers
 /// before qkv/fc1 in forward and for proj/fc2 dgrad (each GEMM chunk runs while the next
 /// rank's chunk arrives), `bulk` for qkv/fc1 dgrad and wgrad (the collective runs beside a whole
 /// other GEMM), and `pipeline` only for the reduce-scatters after proj and fc2 in forward: the
