@@ -449,6 +449,55 @@ fn zero3_comm(x: &Ctx, vol: &DpVolume, bw: Bandwidth, group: Group, compute: Sec
     }
 }
 
+/// Megatron's interleaved 1F1B synchronises data-parallel state per model chunk (Megatron-Core
+/// core_v0.8.0 @baf94af3 megatron/core/pipeline_parallel/schedules.py
+/// `forward_backward_pipelining_with_interleaving`): a chunk's gradient reduction is launched
+/// when its last micro-batch's backward is done (lines 778-805; the cool-down runs chunks
+/// v−1 … 0, p chunk-steps apart), the parameter all-gathers of chunks 0 and 1 at the step's
+/// start (lines 668-670) and chunk k's (k ≥ 2) at chunk k−1's first micro-batch (lines 723-734).
+/// So each chunk's collective (1/v of the volume) overlaps the other chunks' compute, and only the
+/// chunk reduced last (chunk 0's gradients) or gathered first (chunks 0 and 1's parameters) keeps
+/// the overlap with its own micro-batch that v = 1 has. Other frameworks and v = 1: one chunk.
+struct ModelChunks {
+    /// Model chunks per device (virtual pipeline stages).
+    v: f64,
+    /// Pipeline stages: chunk-steps between two chunks' last backward (or first forward).
+    p: f64,
+}
+
+impl ModelChunks {
+    fn of(x: &Ctx) -> Self {
+        let interleaved = x.setup.framework == Framework::Megatron && x.p.pp > 1;
+        let v = if interleaved {
+            x.p.virtual_stages.max(1) as f64
+        } else {
+            1.0
+        };
+        ModelChunks {
+            v,
+            p: x.p.pp as f64,
+        }
+    }
+
+    /// Gradient reduction hidden: chunks v−1 … 1 behind the other chunks' cool-down backward
+    /// (p chunk-steps of 1/v of a micro-batch's backward each), chunk 0 behind its own.
+    fn hidden_grads(&self, grads: Seconds, micro_backward: Seconds) -> Seconds {
+        let (v, p) = (self.v, self.p);
+        let early = (grads * ((v - 1.0) / v)).min(micro_backward * (p * (v - 1.0) / v));
+        early + (grads * (1.0 / v)).min(micro_backward * (1.0 / v))
+    }
+
+    /// Parameter all-gather hidden: chunks 2 … v−1 behind the forward of the chunk before (p
+    /// chunk-steps), chunks 0 and 1 behind the step's first forward chunk-steps.
+    fn hidden_params(&self, params: Seconds, micro_forward: Seconds) -> Seconds {
+        let (v, p) = (self.v, self.p);
+        let first = v.min(2.0) / v;
+        let later = (v - 2.0).max(0.0) / v;
+        (params * later).min(micro_forward * (p * later))
+            + (params * first).min(micro_forward * first)
+    }
+}
+
 /// DDP / ZeRO-1/2: one gradient all-reduce per step (ZeRO-1/2: reduce-scatter + all-gather of
 /// the same volume), in buckets that each pay NCCL's latency (ring or tree, whichever is
 /// faster). The gradient half overlaps the last micro-batch's backward (≈ 2/3 of its compute)
@@ -485,13 +534,14 @@ fn allreduce_comm(
         total * (param_passes / passes),
     );
     let micro = compute * (1.0 / m_micro) * tun.dp_overlap;
+    let chunks = ModelChunks::of(x);
     let hide_grad = if p.grad_overlap(setup.framework) {
-        grad_part.min(micro * (2.0 / 3.0))
+        chunks.hidden_grads(grad_part, micro * (2.0 / 3.0))
     } else {
         Seconds(0.0)
     };
     let hide_param = if p.param_overlap(setup.framework) {
-        param_part.min(micro * (1.0 / 3.0))
+        chunks.hidden_params(param_part, micro * (1.0 / 3.0))
     } else {
         Seconds(0.0)
     };
@@ -783,5 +833,28 @@ mod tests {
         assert!((share(Framework::Megatron, 2.0) - (1.0 - 1.0 / 12.0)).abs() < 1e-12);
         assert_eq!(share(Framework::HuggingFace, 1.0), 0.4);
         assert_eq!(share(Framework::LitGpt, 2.0), 0.4);
+    }
+
+    /// One chunk (v = 1) is the old overlap: the last micro-batch's backward for gradients, the
+    /// first one's forward for parameters. With v chunks only chunk 0's gradient reduction (1/v)
+    /// and chunks 0-1's gathers (2/v) are limited by their own micro-batch; the rest hide behind
+    /// the other chunks' p chunk-steps each.
+    #[test]
+    fn interleaved_chunks_overlap_their_collectives_with_the_other_chunks() {
+        let one = ModelChunks { v: 1.0, p: 8.0 };
+        let (comm, micro) = (Seconds(10.0), Seconds(1.0));
+        assert_eq!(one.hidden_grads(comm, micro).0, 1.0);
+        assert_eq!(one.hidden_params(comm, micro).0, 1.0);
+        assert_eq!(one.hidden_grads(Seconds(0.5), micro).0, 0.5);
+        let six = ModelChunks { v: 6.0, p: 8.0 };
+        // Gradients: 5/6 of 10 s within 8 × 5/6 s of cool-down, + min(10/6, 1/6).
+        let g = six.hidden_grads(comm, micro).0;
+        assert!((g - (8.0 * 5.0 / 6.0 + 1.0 / 6.0)).abs() < 1e-12, "{g}");
+        // Parameters: 4/6 of 10 s within 8 × 4/6 s, + min(2/6 × 10, 2/6).
+        let h = six.hidden_params(comm, micro).0;
+        assert!((h - (8.0 * 4.0 / 6.0 + 2.0 / 6.0)).abs() < 1e-12, "{h}");
+        // Never more than the collective itself.
+        assert!(six.hidden_grads(Seconds(0.3), micro).0 <= 0.3 + 1e-12);
+        assert!(six.hidden_params(Seconds(0.3), micro).0 <= 0.3 + 1e-12);
     }
 }
