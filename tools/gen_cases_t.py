@@ -237,15 +237,9 @@ CARD_8B = ("FIXME: not modellable from the card: 6·N·D over the card's hours a
            "band's allowance for restarts and evaluation. The card states neither the GPU count, the layout, the "
            "batch, nor what the hours include beyond pretraining; any mechanism that closed the gap would be fitted "
            "to this one number.")
-BLOOM_RAMP = ("FIXME: +20.0%, just outside the band: at the batch ramp-up's first stage (micro-batch 1, 24 micro-batches "
-              "over PP 12, so 1F1B's bubble is 46% of compute) the 1F1B bubble and the BF16_Optimizer's data-parallel "
-              "all-reduce + all-gather (grad_all_reduce: 5.1 s of a 16.8 s step; +34% before it was modelled) leave "
-              "~3 s per step unexplained. Not identified: candidates are DeepSpeed PipelineEngine's per-micro-batch "
-              "costs at micro-batch 1 (blocking send/recv of TP-partitioned activations and their all-gather, "
-              "CUDA_LAUNCH_BLOCKING=1 set for the run, which the README finds 'a tiny impact' at the steady "
-              "layout); the statement gives two digits. The steady row (GBS 2048) is +7.1%, GBS 16 +19.2%.")
+# (BLOOM's ramp-up row, GBS 192 at micro-batch 1, +20.0% while each GPU was given the whole node's
+# inter-node bandwidth for its stage-to-stage sends, is +19.1% with its share: train/step.rs pp_phase.)
 KNOWN = {
-    "t-bloom-176b-384gpu-gbs192-mbs1": BLOOM_RAMP,
     **{f"t-titan-llama31-8b-8gpu-cp{c}-s{s}k": CP for c, s in [(4, 128), (8, 256)]},
     **{f"t-titan-llama31-405b-512gpu-cp{c}-s{s}k": CP for c, s in [(8, 256)]},
     **{f"t-titan25-llama3-8b-64gpu-bf16-{t}": SMALL_TITAN for t in ["tp", "asynctp"]},

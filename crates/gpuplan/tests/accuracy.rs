@@ -190,9 +190,10 @@ fn training_accuracy_stays_within_todays_bands() {
     // ramp-up row (GBS 192, micro-batch 1) one more, at +20.0%; LLaMA-65B's hours one fewer
     // (+14.6% -> +8.9%) with the paper's 4M-token batch; NeMo's Llama 2 70B pretraining and SFT
     // two fewer (-20.4% -> -13.9%, -21.3% -> -14.5%) with TE userbuffers' TP-comm overlap;
-    // 17: torchtitan 2025-06's Llama 3 8B FP8 async-TP row (+21.9% -> +14.5%) on the HBM2e H100.
+    // 17: torchtitan 2025-06's Llama 3 8B FP8 async-TP row (+21.9% -> +14.5%) on the HBM2e H100;
+    // 16: BLOOM's ramp-up row (+20.0% -> +19.1%) with the pipeline sends' share of the node's NICs.
     assert!(
-        known <= 17,
+        known <= 16,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes

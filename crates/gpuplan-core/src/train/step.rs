@@ -282,7 +282,7 @@ fn tp_phase(
 }
 
 /// Chunks Transformer Engine's `pipeline` overlap splits a GEMM into (`num_splits`, default 4 for
-/// that method: TE v1.8 transformer_engine/pytorch/module/base.py `initialize_ub`, lines 236 and
+/// that method: TE v1.8 transformer_engine/pytorch/module/base.py `initialize_ub`, lines 231 and
 /// 260); the reduce-scatter of the last chunk has no GEMM left to hide behind.
 const TE_UB_PIPELINE_SPLITS: f64 = 4.0;
 
@@ -639,9 +639,12 @@ fn pp_phase(x: &Ctx) -> Seconds {
     let Some(t) = x.transformer().filter(|_| p.pp > 1) else {
         return Seconds(0.0);
     };
+    // All GPUs of a node on a stage boundary send at once (the stage's TP × DP × CP ranks on the
+    // node), so each gets its share of the node's inter-node bandwidth, as in `dp_path`.
     let act = x.tokens_per_micro * t.hidden as f64 * 2.0 / p.tp as f64;
     let link = if p.tp * p.pp > c.gpus_per_node {
-        c.inter_bandwidth.min(x.intra)
+        let senders = (p.tp * x.dp * p.cp.max(1)).min(c.gpus_per_node);
+        c.inter_bandwidth.min(x.intra) / senders as f64
     } else {
         x.intra
     };
@@ -679,23 +682,43 @@ fn ep_phase(x: &Ctx) -> Seconds {
 
 /// The point-to-point phases' entries in the collectives list (time only: their bytes and
 /// bandwidth are not broken out).
-fn push_p2p(x: &Ctx, pp_comm: Seconds, ep_comm: Seconds, collectives: &mut Vec<CollectiveUse>) {
+/// Megatron's interleaved schedule overlaps the stage-to-stage sends and receives with the
+/// forward and backward chunks (`overlap_p2p_comm`, on by default: `--no-overlap-p2p-communication`
+/// turns it off, and it is forced off without virtual stages; Megatron-Core core_v0.8.0
+/// megatron/training/arguments.py lines 274 and 1405-1407): hidden behind the compute. Plain 1F1B
+/// (and other frameworks' schedules) wait for each transfer.
+fn pp_overlap(x: &Ctx, total: Seconds, compute: Seconds) -> Seconds {
+    let interleaved = x.setup.framework == Framework::Megatron && x.p.virtual_stages > 1;
+    if interleaved {
+        total.min(compute)
+    } else {
+        Seconds(0.0)
+    }
+}
+
+fn push_p2p(
+    x: &Ctx,
+    (pp_total, pp_hidden): (Seconds, Seconds),
+    ep_comm: Seconds,
+    collectives: &mut Vec<CollectiveUse>,
+) {
     let explain = x.explain;
-    let entry = |kind, collective, link, total| CollectiveUse {
+    let entry = |kind, collective, link, total, overlapped| CollectiveUse {
         kind,
         collective,
         link,
         effective_bandwidth: Bandwidth(0.0),
         bytes_per_step: Bytes(0.0),
         total,
-        overlapped: Seconds(0.0),
+        overlapped,
     };
-    if pp_comm.0 > 0.0 {
+    if pp_total.0 > 0.0 {
         collectives.push(entry(
             "pp",
             why!(explain, "send/recv of activations between stages"),
             why!(explain, "stage boundary"),
-            pp_comm,
+            pp_total,
+            pp_hidden,
         ));
     }
     if ep_comm.0 > 0.0 {
@@ -704,6 +727,7 @@ fn push_p2p(x: &Ctx, pp_comm: Seconds, ep_comm: Seconds, collectives: &mut Vec<C
             why!(explain, "all-to-all (dispatch + combine)"),
             why!(explain, "expert-parallel ranks"),
             ep_comm,
+            Seconds(0.0),
         ));
     }
 }
@@ -779,9 +803,11 @@ fn step_time(
     let (tp_total, tp_hidden) = tp_phase(&x, &compute_parts, &mut collectives);
     let cp_comm = cp_phase(&x, &compute_parts, &mut collectives);
     let dp = dp_phase(&x, compute, &mut collectives);
-    let pp_comm = pp_phase(&x);
+    let pp_total = pp_phase(&x);
+    let pp_hidden = pp_overlap(&x, pp_total, compute);
+    let pp_comm = pp_total - pp_hidden;
     let ep_comm = ep_phase(&x);
-    push_p2p(&x, pp_comm, ep_comm, &mut collectives);
+    push_p2p(&x, (pp_total, pp_hidden), ep_comm, &mut collectives);
     let tp_comm = tp_total - tp_hidden;
     let step = compute + bubble + tp_comm + cp_comm + dp.exposed + pp_comm + ep_comm;
     let tokens_per_step = tokens_per_micro * x.m_micro * x.dp as f64;
