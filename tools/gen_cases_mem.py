@@ -108,8 +108,8 @@ def titan_memory(r):
     per-op selective or full activation checkpointing, PP micro-batches = PP degree."""
     from gen_cases_t import titan
     w = titan(dict(r, result={"tokens_per_s_per_gpu": 0.0}))["workload"]
-    notes = ("torchtitan 9dec370 pre-training on Grand Teton H100s (96 GB HBM2e; modelled as h100-sxm: the "
-             "memory estimate does not depend on the capacity). FSDP2 (fully_shard) with bf16 parameters and "
+    notes = ("torchtitan 9dec370 pre-training on Grand Teton H100s (96 GB HBM2e, 2.4 TB/s, 500 W: the catalog's "
+             "h100-sxm-96g-hbm2e; the memory estimate does not depend on the capacity). FSDP2 (fully_shard) with bf16 parameters and "
              "fp32 reduce over the dp_shard_cp mesh (parallelize_llama.py @9dec370 lines 79-91: ZeRO shards over "
              "DP x CP), TP with sequence parallel and loss parallel, AdamW; per-op selective checkpointing "
              "(_save_list, every other mm, lines 214-262) or full checkpointing as the table states; under PP "

@@ -183,7 +183,9 @@ pub struct Tunables {
     /// most the GEMM time): the GEMMs are split into per-rank chunks and the collectives run on
     /// the same SMs, so part of the time stays exposed. *Calibrated* (0.4: the pair's 1.092 speedup) on torchtitan's
     /// Llama 3 70B bf16 vanilla-TP / async-TP pair (597.3 → 652.4 tokens/s, 2025-06 report;
-    /// cases t-titan25-llama3-70b-256gpu-bf16-tp and -asynctp, in-sample).
+    /// cases t-titan25-llama3-70b-256gpu-bf16-tp and -asynctp, in-sample). torch's async TP only:
+    /// Megatron-Core's overlap (Transformer Engine userbuffers) is derived from TE's overlap
+    /// methods (`train::step::tp_overlap_share`).
     pub tp_overlap_fraction: f64,
     /// Million elements per DeepSpeed ZeRO-1/2 reduce bucket (`reduce_bucket_size`); 500 as
     /// printed in the DeepSpeed config of EleutherAI's Pythia run log (wandb.ai/eleutherai/pythia,

@@ -175,19 +175,25 @@ fn training_accuracy_stays_within_todays_bands() {
         known_serving <= 8,
         "{known_serving} known deviations (serving)"
     );
-    // Measured 10.0% (the target) and 14.6% (GPU-hours: 21.9% before the model cards,
-    // whose layouts are unpublished, were evaluated at the planner's searched layout, 12.8% then;
-    // BLOOM-176B's whole-run hours, -16.0% from the steady state, moved it to 14.6%; the Llama 3
-    // 8B cards' hours, at ~15% MFU, stay far off).
+    // Measured 9.15% (the target is 10%; 9.67% before torchtitan's rows ran on their
+    // stated 2.4 TB/s HBM2e H100, 9.8% before the LLaMA-1 rows took the paper's 4M-token batch)
+    // and 13.7% (GPU-hours: 21.9% before the model cards, whose layouts are
+    // unpublished, were evaluated at the planner's searched layout, 12.8% then; BLOOM-176B's
+    // whole-run hours, -16.0% from the steady state, moved it to 14.6%; the LLaMA-1 4M-token batch
+    // to 13.7%; the Llama 3 8B cards' hours, at ~15% MFU, stay far off).
     assert!(
-        tput <= 0.1005,
+        tput <= 0.0916,
         "training throughput out-of-sample median {tput:.4}"
     );
-    assert!(hours <= 0.147, "GPU-hours out-of-sample median {hours:.3}");
-    // 21: 22 before NeMo's packed fine-tuning samples were attended per sample, 20 then; BLOOM's
-    // ramp-up row (GBS 192, micro-batch 1) is one more, at +20.0%.
+    assert!(hours <= 0.1377, "GPU-hours out-of-sample median {hours:.4}");
+    // 18: 22 before NeMo's packed fine-tuning samples were attended per sample, 20 then; BLOOM's
+    // ramp-up row (GBS 192, micro-batch 1) one more, at +20.0%; LLaMA-65B's hours one fewer
+    // (+14.6% -> +8.9%) with the paper's 4M-token batch; NeMo's Llama 2 70B pretraining and SFT
+    // two fewer (-20.4% -> -13.9%, -21.3% -> -14.5%) with TE userbuffers' TP-comm overlap;
+    // 17: torchtitan 2025-06's Llama 3 8B FP8 async-TP row (+21.9% -> +14.5%) on the HBM2e H100;
+    // 16: BLOOM's ramp-up row (+20.0% -> +19.1%) with the pipeline sends' share of the node's NICs.
     assert!(
-        known <= 21,
+        known <= 16,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes

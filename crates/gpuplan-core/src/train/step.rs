@@ -262,7 +262,8 @@ fn tp_phase(
     let count = 2.0 * (fwd_passes + 1.0) * x.stage_max * x.m_micro;
     let total = per * count;
     let hidden = if p.tp_overlap() {
-        (total * tun.tp_overlap_fraction).min(Seconds(parts.gemm_s * x.m_micro))
+        let share = tp_overlap_share(x.setup.framework, fwd_passes, tun.tp_overlap_fraction);
+        (total * share).min(Seconds(parts.gemm_s * x.m_micro))
     } else {
         Seconds(0.0)
     };
@@ -278,6 +279,35 @@ fn tp_phase(
         overlapped: hidden,
     });
     (total, hidden)
+}
+
+/// Chunks Transformer Engine's `pipeline` overlap splits a GEMM into (`num_splits`, default 4 for
+/// that method: TE v1.8 transformer_engine/pytorch/module/base.py `initialize_ub`, lines 231 and
+/// 260); the reduce-scatter of the last chunk has no GEMM left to hide behind.
+const TE_UB_PIPELINE_SPLITS: f64 = 4.0;
+
+/// Share of the TP traffic that TP-comm overlap hides (before the cap at the GEMM time).
+///
+/// Megatron-Core's `--tp-comm-overlap` (NeMo's `tp_comm_overlap`; Megatron requires sequence
+/// parallelism for it) is Transformer Engine's userbuffers overlap, whose default methods (TE
+/// v1.8 @3ec998e9 base.py lines 99-102, the same in v1.7; NeMo 24.07 ships TE 1.8.0.dev0) are `ring_exchange` for the all-gathers
+/// before qkv/fc1 in forward and for proj/fc2 dgrad (each GEMM chunk runs while the next
+/// rank's chunk arrives), `bulk` for qkv/fc1 dgrad and wgrad (the collective runs beside a whole
+/// other GEMM), and `pipeline` only for the reduce-scatters after proj and fc2 in forward: the
+/// GEMM is cut into [`TE_UB_PIPELINE_SPLITS`] chunks, each chunk's reduce-scatter overlapping
+/// the next chunk's GEMM, so the last chunk's (1/4 of it) stays exposed. Counted in the
+/// all-gather/reduce-scatter units of [`tp_phase`] (4 per layer and pass: 2 all-reduces):
+/// each forward pass exposes 2 × 1/4 of a unit, backward none. Torch's async TP (torchtitan)
+/// keeps the calibrated `tp_overlap_fraction`. Not modelled: the SMs the pipelined
+/// reduce-scatter takes from the concurrent GEMM (16 by default).
+pub(crate) fn tp_overlap_share(framework: Framework, fwd_passes: f64, async_tp: f64) -> f64 {
+    match framework {
+        Framework::Megatron => {
+            let exposed = fwd_passes * 2.0 / TE_UB_PIPELINE_SPLITS;
+            1.0 - exposed / (4.0 * (fwd_passes + 1.0))
+        }
+        Framework::HuggingFace | Framework::LitGpt => async_tp,
+    }
 }
 
 /// CP (ring attention): per layer and pass, cp − 1 K/V chunks of b·(s/cp)·2·kv_width/tp
@@ -419,6 +449,55 @@ fn zero3_comm(x: &Ctx, vol: &DpVolume, bw: Bandwidth, group: Group, compute: Sec
     }
 }
 
+/// Megatron's interleaved 1F1B synchronises data-parallel state per model chunk (Megatron-Core
+/// core_v0.8.0 @baf94af3 megatron/core/pipeline_parallel/schedules.py
+/// `forward_backward_pipelining_with_interleaving`): a chunk's gradient reduction is launched
+/// when its last micro-batch's backward is done (lines 778-805; the cool-down runs chunks
+/// v−1 … 0, p chunk-steps apart), the parameter all-gathers of chunks 0 and 1 at the step's
+/// start (lines 668-670) and chunk k's (k ≥ 2) at chunk k−1's first micro-batch (lines 723-734).
+/// So each chunk's collective (1/v of the volume) overlaps the other chunks' compute, and only the
+/// chunk reduced last (chunk 0's gradients) or gathered first (chunks 0 and 1's parameters) keeps
+/// the overlap with its own micro-batch that v = 1 has. Other frameworks and v = 1: one chunk.
+struct ModelChunks {
+    /// Model chunks per device (virtual pipeline stages).
+    v: f64,
+    /// Pipeline stages: chunk-steps between two chunks' last backward (or first forward).
+    p: f64,
+}
+
+impl ModelChunks {
+    fn of(x: &Ctx) -> Self {
+        let interleaved = x.setup.framework == Framework::Megatron && x.p.pp > 1;
+        let v = if interleaved {
+            x.p.virtual_stages.max(1) as f64
+        } else {
+            1.0
+        };
+        ModelChunks {
+            v,
+            p: x.p.pp as f64,
+        }
+    }
+
+    /// Gradient reduction hidden: chunks v−1 … 1 behind the other chunks' cool-down backward
+    /// (p chunk-steps of 1/v of a micro-batch's backward each), chunk 0 behind its own.
+    fn hidden_grads(&self, grads: Seconds, micro_backward: Seconds) -> Seconds {
+        let (v, p) = (self.v, self.p);
+        let early = (grads * ((v - 1.0) / v)).min(micro_backward * (p * (v - 1.0) / v));
+        early + (grads * (1.0 / v)).min(micro_backward * (1.0 / v))
+    }
+
+    /// Parameter all-gather hidden: chunks 2 … v−1 behind the forward of the chunk before (p
+    /// chunk-steps), chunks 0 and 1 behind the step's first forward chunk-steps.
+    fn hidden_params(&self, params: Seconds, micro_forward: Seconds) -> Seconds {
+        let (v, p) = (self.v, self.p);
+        let first = v.min(2.0) / v;
+        let later = (v - 2.0).max(0.0) / v;
+        (params * later).min(micro_forward * (p * later))
+            + (params * first).min(micro_forward * first)
+    }
+}
+
 /// DDP / ZeRO-1/2: one gradient all-reduce per step (ZeRO-1/2: reduce-scatter + all-gather of
 /// the same volume), in buckets that each pay NCCL's latency (ring or tree, whichever is
 /// faster). The gradient half overlaps the last micro-batch's backward (≈ 2/3 of its compute)
@@ -455,13 +534,14 @@ fn allreduce_comm(
         total * (param_passes / passes),
     );
     let micro = compute * (1.0 / m_micro) * tun.dp_overlap;
+    let chunks = ModelChunks::of(x);
     let hide_grad = if p.grad_overlap(setup.framework) {
-        grad_part.min(micro * (2.0 / 3.0))
+        chunks.hidden_grads(grad_part, micro * (2.0 / 3.0))
     } else {
         Seconds(0.0)
     };
     let hide_param = if p.param_overlap(setup.framework) {
-        param_part.min(micro * (1.0 / 3.0))
+        chunks.hidden_params(param_part, micro * (1.0 / 3.0))
     } else {
         Seconds(0.0)
     };
@@ -559,9 +639,12 @@ fn pp_phase(x: &Ctx) -> Seconds {
     let Some(t) = x.transformer().filter(|_| p.pp > 1) else {
         return Seconds(0.0);
     };
+    // All GPUs of a node on a stage boundary send at once (the stage's TP × DP × CP ranks on the
+    // node), so each gets its share of the node's inter-node bandwidth, as in `dp_path`.
     let act = x.tokens_per_micro * t.hidden as f64 * 2.0 / p.tp as f64;
     let link = if p.tp * p.pp > c.gpus_per_node {
-        c.inter_bandwidth.min(x.intra)
+        let senders = (p.tp * x.dp * p.cp.max(1)).min(c.gpus_per_node);
+        c.inter_bandwidth.min(x.intra) / senders as f64
     } else {
         x.intra
     };
@@ -599,23 +682,43 @@ fn ep_phase(x: &Ctx) -> Seconds {
 
 /// The point-to-point phases' entries in the collectives list (time only: their bytes and
 /// bandwidth are not broken out).
-fn push_p2p(x: &Ctx, pp_comm: Seconds, ep_comm: Seconds, collectives: &mut Vec<CollectiveUse>) {
+/// Megatron's interleaved schedule overlaps the stage-to-stage sends and receives with the
+/// forward and backward chunks (`overlap_p2p_comm`, on by default: `--no-overlap-p2p-communication`
+/// turns it off, and it is forced off without virtual stages; Megatron-Core core_v0.8.0
+/// megatron/training/arguments.py lines 274 and 1405-1407): hidden behind the compute. Plain 1F1B
+/// (and other frameworks' schedules) wait for each transfer.
+fn pp_overlap(x: &Ctx, total: Seconds, compute: Seconds) -> Seconds {
+    let interleaved = x.setup.framework == Framework::Megatron && x.p.virtual_stages > 1;
+    if interleaved {
+        total.min(compute)
+    } else {
+        Seconds(0.0)
+    }
+}
+
+fn push_p2p(
+    x: &Ctx,
+    (pp_total, pp_hidden): (Seconds, Seconds),
+    ep_comm: Seconds,
+    collectives: &mut Vec<CollectiveUse>,
+) {
     let explain = x.explain;
-    let entry = |kind, collective, link, total| CollectiveUse {
+    let entry = |kind, collective, link, total, overlapped| CollectiveUse {
         kind,
         collective,
         link,
         effective_bandwidth: Bandwidth(0.0),
         bytes_per_step: Bytes(0.0),
         total,
-        overlapped: Seconds(0.0),
+        overlapped,
     };
-    if pp_comm.0 > 0.0 {
+    if pp_total.0 > 0.0 {
         collectives.push(entry(
             "pp",
             why!(explain, "send/recv of activations between stages"),
             why!(explain, "stage boundary"),
-            pp_comm,
+            pp_total,
+            pp_hidden,
         ));
     }
     if ep_comm.0 > 0.0 {
@@ -624,6 +727,7 @@ fn push_p2p(x: &Ctx, pp_comm: Seconds, ep_comm: Seconds, collectives: &mut Vec<C
             why!(explain, "all-to-all (dispatch + combine)"),
             why!(explain, "expert-parallel ranks"),
             ep_comm,
+            Seconds(0.0),
         ));
     }
 }
@@ -699,9 +803,11 @@ fn step_time(
     let (tp_total, tp_hidden) = tp_phase(&x, &compute_parts, &mut collectives);
     let cp_comm = cp_phase(&x, &compute_parts, &mut collectives);
     let dp = dp_phase(&x, compute, &mut collectives);
-    let pp_comm = pp_phase(&x);
+    let pp_total = pp_phase(&x);
+    let pp_hidden = pp_overlap(&x, pp_total, compute);
+    let pp_comm = pp_total - pp_hidden;
     let ep_comm = ep_phase(&x);
-    push_p2p(&x, pp_comm, ep_comm, &mut collectives);
+    push_p2p(&x, (pp_total, pp_hidden), ep_comm, &mut collectives);
     let tp_comm = tp_total - tp_hidden;
     let step = compute + bubble + tp_comm + cp_comm + dp.exposed + pp_comm + ep_comm;
     let tokens_per_step = tokens_per_micro * x.m_micro * x.dp as f64;
@@ -737,4 +843,44 @@ fn step_time(
     };
     st.bottleneck = bottleneck(&st);
     Ok(st)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// TE userbuffers expose only the last of the 4 pipelined chunks of the 2 forward
+    /// reduce-scatters: 0.5 of the 8 units of a layer (forward + backward), 1.0 of 12 with full
+    /// recompute; torchtitan's async TP keeps the calibrated share.
+    #[test]
+    fn te_userbuffers_hide_all_but_the_last_pipelined_chunk() {
+        let share = |f, passes| tp_overlap_share(f, passes, 0.4);
+        assert!((share(Framework::Megatron, 1.0) - 0.9375).abs() < 1e-12);
+        assert!((share(Framework::Megatron, 2.0) - (1.0 - 1.0 / 12.0)).abs() < 1e-12);
+        assert_eq!(share(Framework::HuggingFace, 1.0), 0.4);
+        assert_eq!(share(Framework::LitGpt, 2.0), 0.4);
+    }
+
+    /// One chunk (v = 1) is the old overlap: the last micro-batch's backward for gradients, the
+    /// first one's forward for parameters. With v chunks only chunk 0's gradient reduction (1/v)
+    /// and chunks 0-1's gathers (2/v) are limited by their own micro-batch; the rest hide behind
+    /// the other chunks' p chunk-steps each.
+    #[test]
+    fn interleaved_chunks_overlap_their_collectives_with_the_other_chunks() {
+        let one = ModelChunks { v: 1.0, p: 8.0 };
+        let (comm, micro) = (Seconds(10.0), Seconds(1.0));
+        assert_eq!(one.hidden_grads(comm, micro).0, 1.0);
+        assert_eq!(one.hidden_params(comm, micro).0, 1.0);
+        assert_eq!(one.hidden_grads(Seconds(0.5), micro).0, 0.5);
+        let six = ModelChunks { v: 6.0, p: 8.0 };
+        // Gradients: 5/6 of 10 s within 8 × 5/6 s of cool-down, + min(10/6, 1/6).
+        let g = six.hidden_grads(comm, micro).0;
+        assert!((g - (8.0 * 5.0 / 6.0 + 1.0 / 6.0)).abs() < 1e-12, "{g}");
+        // Parameters: 4/6 of 10 s within 8 × 4/6 s, + min(2/6 × 10, 2/6).
+        let h = six.hidden_params(comm, micro).0;
+        assert!((h - (8.0 * 4.0 / 6.0 + 2.0 / 6.0)).abs() < 1e-12, "{h}");
+        // Never more than the collective itself.
+        assert!(six.hidden_grads(Seconds(0.3), micro).0 <= 0.3 + 1e-12);
+        assert!(six.hidden_params(Seconds(0.3), micro).0 <= 0.3 + 1e-12);
+    }
 }
