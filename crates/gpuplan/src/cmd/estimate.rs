@@ -237,7 +237,7 @@ pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
             }
         }
     }
-    Ok(if x.fits() { 0 } else { exit::DOES_NOT_FIT })
+    Ok(x.exit_code())
 }
 
 /// One estimate, with what it was computed from.
@@ -270,6 +270,18 @@ impl Estimated {
             Estimated::Training { e, .. } => e.fits,
             Estimated::Inference { e, .. } => e.memory.fits,
             Estimated::Solved { s, .. } => s.batch > 0,
+        }
+    }
+    /// README's exit codes: 0; 3 when the job does not fit the memory; 4 when it fits but no
+    /// batch meets `--solve max-throughput`'s `--tpot` target (a constraint that cannot be met,
+    /// as `plan`'s 4), not 3.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Estimated::Solved { s, .. } if s.batch == 0 && s.binding == "tpot_target" => {
+                exit::UNMET
+            }
+            _ if self.fits() => 0,
+            _ => exit::DOES_NOT_FIT,
         }
     }
 }
