@@ -589,14 +589,24 @@ fn solve_exit_codes_separate_an_unmet_target_from_memory() {
         ])
     };
     let o = solve("Llama-3.1-8B", "a100-80g", "0.0001");
-    assert_eq!(o.status.code(), Some(4), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(4),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["answer"]["binding"], "tpot_target");
     assert_eq!(v["answer"]["batch"], 0);
     let o = solve("Llama-3.1-8B", "a100-80g", "0.05");
     assert_eq!(o.status.code(), Some(0));
     let o = solve("Llama-3.1-70B", "t4", "0.05");
-    assert_eq!(o.status.code(), Some(3), "{}", String::from_utf8_lossy(&o.stdout));
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
 }
 
 /// Issue 10's interface: `--global-batch` sets the accumulation in `estimate` (or names the
