@@ -174,6 +174,9 @@ fn apply_inference_flags(a: &EstimateArgs, i: &mut InferenceSetup) -> Result<()>
     }
     set_opt!(a.mem_fraction_static => i.mem_fraction_static);
     set_opt!(a.free_gpu_memory_fraction => i.free_gpu_memory_fraction);
+    if a.engine_version.is_some() {
+        i.engine_version.clone_from(&a.engine_version);
+    }
     set_opt!(a.max_num_batched_tokens => i.max_num_batched_tokens);
     set_opt!(a.max_num_seqs => i.max_num_seqs);
     set!(a.images_per_request => i.images_per_request);
