@@ -104,7 +104,7 @@ est-serve-how-budget-trtllm = 可见显存 − CUDA 上下文 − NCCL；KV = �
 est-serve-how-budget-static = 可见显存
 est-serve-how-weights = 线性层每个权重 { $bits } 位
 est-serve-how-activation = { $tokens } 个探测 token × 每 token 的 MLP 工作区
-est-serve-how-non-torch = 已计入预算（vLLM：vllm_non_torch_gib + NCCL；静态分配：CUDA 上下文 + NCCL）
+est-serve-how-non-torch = 已计入预算（vLLM：按其版本（engine_version）计入的 torch 之外显存 + NCCL；静态分配：CUDA 上下文 + NCCL）
 est-serve-how-kv = 每卡每 token { $bytes } 字节（每卡 { $heads } 个 KV 头）
 
 
