@@ -378,6 +378,7 @@ fn engine_charge(
                 rule: Msg::new("serve-rule-vllm")
                     .arg("util", s.gpu_memory_utilization.to_string())
                     .arg("tokens", tokens)
+                    .arg("release", s.vllm_profiler().key())
                     .into(),
                 kv: (budget - weights - act - non_torch - cudagraph).0,
                 budget,

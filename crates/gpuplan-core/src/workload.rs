@@ -908,6 +908,17 @@ pub enum VllmProfiler {
     NonTorchGrowth,
 }
 
+impl VllmProfiler {
+    /// The rule's name (its JSON spelling; the message catalogs select on it).
+    pub fn key(self) -> &'static str {
+        match self {
+            VllmProfiler::FreeMemory => "free_memory",
+            VllmProfiler::NonTorchTotal => "non_torch_total",
+            VllmProfiler::NonTorchGrowth => "non_torch_growth",
+        }
+    }
+}
+
 /// `MAJOR.MINOR[.PATCH]` of a release string, or `None` when it does not read as one.
 pub fn parse_release(v: &str) -> Option<[u64; 3]> {
     let v = v.trim().trim_start_matches(['v', 'V']);

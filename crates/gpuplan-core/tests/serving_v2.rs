@@ -296,6 +296,12 @@ fn vllm_releases_charge_their_own_non_torch_memory() {
     };
     assert!(pool(Some("0.5")) < pool(Some("0.6.4")));
     assert!(pool(Some("0.6.4")) < pool(None));
+    // The rule line says which release's accounting it applied, in both languages.
+    use gpuplan_core::i18n::Lang;
+    let rule = |v| serving_memory(m, &at(v), gpu, &tun).expect("pool").rule;
+    assert!(rule(Some("0.6.4")).get(Lang::En).contains("release 0.6.4"));
+    assert!(rule(Some("0.5")).get(Lang::En).contains("before 0.6.4"));
+    assert!(rule(None).get(Lang::Zh).contains("0.6.5 及以后"));
 }
 
 /// MoE routers stay whole and 16-bit on every TP rank: an FP8 Qwen3-235B at TP 4 carries its
