@@ -296,16 +296,23 @@ def main(path):
             in_sample="vllm_non_torch_gib",
             notes="vLLM V0, gpu_memory_utilization 0.9, profile batch = max_model_len (no chunked prefill), so "
                   "max_num_batched_tokens = max_model_len here. The "
-                  "non-torch 0.35 GiB is read from this log, so the case is in-sample for that constant.",
+                  "non-torch 0.35 GiB is read from this log, so the case is in-sample for that constant. "
+                  "Release 0.6.4: the log line (initial_memory_usage, peak_torch_memory, non_torch_memory) is "
+                  "the format of PR #9352 (v0.6.4), which PR #10511 replaced in v0.6.5.",
             workload=dict(kind="inference", model="Llama-3.1-8B",
-                          inference=dict(max_model_len=mml, max_num_batched_tokens=mml, gpu_memory_utilization=0.9),
+                          inference=dict(max_model_len=mml, max_num_batched_tokens=mml, gpu_memory_utilization=0.9,
+                                         engine_version="0.6.4"),
                           hardware=dict(gpu="rtx-3090", gpus_per_node=1, nodes=1)))
     CASES["vllm-llama2-7b-a100-80g-tp1"] = dict(
         kind="kv_capacity", metric="num_gpu_blocks", published=7351, unit="blocks of 16 tokens",
+        in_sample="vllm_free_memory_overhead_gib",
         notes="vLLM Dec 2023 benchmark_throughput defaults: max_model_len 4096 (Llama-2), profile batch "
-              "max(max_model_len, 2048) = 4096 tokens.",
+              "max(max_model_len, 2048) = 4096 tokens. The PR's own two figures (7449 blocks under "
+              "max_memory_allocated, 7351 under total - free) give VLLM_FREE_MEMORY_OVERHEAD_GIB (0.766 GiB), "
+              "so the case is in-sample for it; engine_version 0.2.5, the release PR #2031 went into.",
         workload=dict(kind="inference", model="Llama-2-7B",
-                      inference=dict(max_model_len=4096, max_num_batched_tokens=4096, gpu_memory_utilization=0.9),
+                      inference=dict(max_model_len=4096, max_num_batched_tokens=4096, gpu_memory_utilization=0.9,
+                                     engine_version="0.2.5"),
                       hardware=dict(gpu="a100-80g", gpus_per_node=1, nodes=1)))
     CASES["vllm-weights-llama31-8b"] = dict(
         kind="infer_memory", metric="weights_gib", published=14.9888, unit="GiB",

@@ -14,7 +14,7 @@ use crate::model::{
     param_breakdown, AttentionKind, MlpKind, ModelSpec, ParamBreakdown, TransformerSpec,
 };
 use crate::units::{compute_time, transfer_time, Bandwidth, Bytes, FlopRate, Flops, Seconds};
-use crate::workload::{DecodeKvReads, Engine, InferenceSetup, WeightFormat};
+use crate::workload::{DecodeKvReads, Engine, InferenceSetup, VllmProfiler, WeightFormat};
 use serde::Serialize;
 
 /// KV-cache bytes per token, for the whole model and for one TP rank.
@@ -54,6 +54,7 @@ pub fn kv_per_token(t: &TransformerSpec, kv_bytes: f64, tp: u64) -> KvPerToken {
 
 /// Weight bytes on one TP rank for a storage format. Quantised int formats apply to the layer
 /// linears; embeddings, norms and the LM head stay 16-bit (AWQ/GPTQ/bitsandbytes defaults).
+/// The MoE routers are whole on every rank (see [`router_params`]).
 pub fn weight_bytes(m: &ModelSpec, format: WeightFormat, tp: u64) -> Bytes {
     let b = param_breakdown(m);
     let linears = b.linear_params() as f64;
@@ -64,7 +65,30 @@ pub fn weight_bytes(m: &ModelSpec, format: WeightFormat, tp: u64) -> Bytes {
     } else {
         bits
     };
-    Bytes((linears * bits + rest * rest_bits) / 8.0 / tp as f64)
+    let tp = tp.max(1) as f64;
+    let replicated = router_params(m) as f64 * rest_bits / 8.0 * (1.0 - 1.0 / tp);
+    Bytes((linears * bits + rest * rest_bits) / 8.0 / tp + replicated)
+}
+
+/// Router weights of the MoE layers (`mlp.gate`, hidden × experts each), counted with the
+/// layers' small parameters. The engines keep them whole and unquantised on every TP rank:
+/// vLLM builds them as `ReplicatedLinear(hidden, experts, quant_config=None)`
+/// (vllm/model_executor/models/qwen3_moe.py, qwen2_moe.py, mixtral.py, deepseek_v2.py,
+/// v0.9–v0.10), and an FP8 checkpoint such as Qwen3-235B-A22B-FP8 stores them in bf16.
+pub fn router_params(m: &ModelSpec) -> u64 {
+    let Some(moe) = m.transformer().and_then(|t| t.moe) else {
+        return 0;
+    };
+    let Some(t) = m.transformer() else {
+        return 0;
+    };
+    let layers: u64 = param_breakdown(m)
+        .groups
+        .iter()
+        .filter(|g| g.name == "moe")
+        .map(|g| g.count)
+        .sum();
+    layers * (t.hidden * moe.experts + if moe.router_bias { moe.experts } else { 0 })
 }
 
 /// What the images of one request add: LLM tokens, KV tokens, encoder work and activations.
@@ -165,6 +189,30 @@ pub fn vllm_sampler_peak(t: &TransformerSpec, tokens: u64, max_num_seqs: u64) ->
         requests * t.vocab as f64 * VLLM_SAMPLER_BYTES_PER_LOGIT
             + 2.0 * tokens as f64 * t.hidden as f64,
     )
+}
+
+/// v0.2.5–v0.6.3 ([`VllmProfiler::FreeMemory`]): what the `init − free` peak charges beyond
+/// torch's allocated peak, GiB. PR #2031 (vLLM, Dec 2023), which introduced the rule, measured it
+/// on Llama-2-7B, TP 1, A100-80GB: "Current main: # GPU blocks: 7449 / This PR: # GPU blocks:
+/// 7351", 98 blocks × 16 tokens × 512 KiB = 0.766 GiB (the caching allocator's reserve above the
+/// allocated peak and the memory outside torch, CUDA context included in that release's
+/// `total − free`). One measurement: in-sample for case vllm-llama2-7b-a100-80g-tp1.
+pub const VLLM_FREE_MEMORY_OVERHEAD_GIB: f64 = 0.766;
+
+/// v0.6.5 and later ([`VllmProfiler::NonTorchGrowth`]): growth of memory outside torch between
+/// the instance's creation and the end of the profile run at TP 1 (cuBLAS/cuBLASLt handles,
+/// kernel modules loaded on first use), GiB. PR #12126 (vLLM, Jan 2025) on an H100-80GB:
+/// "non_torch_memory takes 0.16GiB" (no case uses that log). NCCL comes on top at TP > 1.
+pub const VLLM_NON_TORCH_GROWTH_GIB: f64 = 0.16;
+
+/// Memory outside the weights and the profile run's torch peak that the setup's vLLM release
+/// charges, GiB, before NCCL (see [`VllmProfiler`]).
+pub fn vllm_non_torch_gib(s: &InferenceSetup, tun: &Tunables) -> f64 {
+    match s.vllm_profiler() {
+        VllmProfiler::FreeMemory => VLLM_FREE_MEMORY_OVERHEAD_GIB,
+        VllmProfiler::NonTorchTotal => tun.vllm_non_torch_gib,
+        VllmProfiler::NonTorchGrowth => VLLM_NON_TORCH_GROWTH_GIB,
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -323,13 +371,14 @@ fn engine_charge(
                     .0
                     .max(vllm_sampler_peak(t, tokens, seqs).0),
             );
-            let non_torch = Bytes::from_gib(tun.vllm_non_torch_gib + nccl);
+            let non_torch = Bytes::from_gib(vllm_non_torch_gib(s, tun) + nccl);
             let cudagraph = Bytes::from_gib(tun.vllm_cudagraph_gib);
             let budget = visible * s.gpu_memory_utilization;
             Charged {
                 rule: Msg::new("serve-rule-vllm")
                     .arg("util", s.gpu_memory_utilization.to_string())
                     .arg("tokens", tokens)
+                    .arg("release", s.vllm_profiler().key())
                     .into(),
                 kv: (budget - weights - act - non_torch - cudagraph).0,
                 budget,

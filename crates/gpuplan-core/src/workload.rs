@@ -896,6 +896,57 @@ pub enum DecodeKvReads {
     PerQueryHead,
 }
 
+/// How a vLLM release charges the memory beyond its weights and the profile run's torch peak
+/// when it sizes the KV pool (`determine_num_available_blocks`, vllm/worker/worker.py; V1
+/// `determine_available_memory`, vllm/v1/worker/gpu_worker.py).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VllmProfiler {
+    /// v0.2.5 to v0.6.3 (PR #2031, Dec 2023): the peak is the device memory in use after the
+    /// profile run (`init_gpu_memory − free`, the caching allocator not emptied): torch's reserve
+    /// above its allocated peak and everything outside torch since start-up.
+    FreeMemory,
+    /// v0.6.4 (PR #9352, Oct 2024): torch's allocated peak plus all memory outside torch after the
+    /// run (`mem_get_info` used − `allocated_bytes.all.current`), the CUDA context included.
+    NonTorchTotal,
+    /// v0.6.5 and later, V0 and V1 (PRs #10511, #11809, #12126; V1 #19312): torch's peak increase
+    /// plus the growth of memory outside torch since the instance was created
+    /// (`vllm/utils.py` `memory_profiling`, `non_torch_increase`): the CUDA context, created
+    /// before the baseline snapshot, is not charged.
+    NonTorchGrowth,
+}
+
+impl VllmProfiler {
+    /// The rule's name (its JSON spelling; the message catalogs select on it).
+    pub fn key(self) -> &'static str {
+        match self {
+            VllmProfiler::FreeMemory => "free_memory",
+            VllmProfiler::NonTorchTotal => "non_torch_total",
+            VllmProfiler::NonTorchGrowth => "non_torch_growth",
+        }
+    }
+}
+
+/// `MAJOR.MINOR[.PATCH]` of a release string, or `None` when it does not read as one.
+pub fn parse_release(v: &str) -> Option<[u64; 3]> {
+    let v = v.trim().trim_start_matches(['v', 'V']);
+    let mut out = [0u64; 3];
+    let mut parts: Vec<&str> = v.split('.').collect();
+    // "0.6.3.post1", "0.7.0.dev0": a fourth, textual part is a build of that release.
+    if parts.len() == 4 && parts[3].starts_with(|c: char| c.is_ascii_alphabetic()) {
+        parts.pop();
+    }
+    if parts.len() < 2 || parts.len() > 3 {
+        return None;
+    }
+    for (slot, p) in out.iter_mut().zip(&parts) {
+        // "0.6.4.post1" and "0.6.3rc1" keep their numeric prefix.
+        let digits: String = p.chars().take_while(|c| c.is_ascii_digit()).collect();
+        *slot = digits.parse().ok()?;
+    }
+    Some(out)
+}
+
 /// An inference/serving job, sized the way its engine sizes its KV pool.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -919,6 +970,10 @@ pub struct InferenceSetup {
     /// 70 GiB or more other than A100, else 2048; TensorRT-LLM 8192). vLLM V0 without chunked
     /// prefill profiled `max_model_len` tokens: set it to that for V0 logs.
     pub max_num_batched_tokens: Option<u64>,
+    /// vLLM release whose memory profiler sizes the pool, `MAJOR.MINOR[.PATCH]` ("0.5", "0.6.4");
+    /// default the current rule (v0.6.5 and later, V1). The releases count what lies outside the
+    /// profile run's torch peak differently: see [`VllmProfiler`].
+    pub engine_version: Option<String>,
     /// vLLM `max_num_seqs`: the most sequences the scheduler runs at once, and the requests of the
     /// V1 profile run's sampler warm-up; default vLLM's (1024 on GPUs of 70 GiB or more other
     /// than A100, else 256).
@@ -945,6 +1000,17 @@ pub struct InferenceSetup {
     pub output_tokens: u64,
 }
 
+impl InferenceSetup {
+    /// The vLLM accounting rule of `engine_version` (the current one when absent).
+    pub fn vllm_profiler(&self) -> VllmProfiler {
+        match self.engine_version.as_deref().and_then(parse_release) {
+            Some(v) if v < [0, 6, 4] => VllmProfiler::FreeMemory,
+            Some(v) if v < [0, 6, 5] => VllmProfiler::NonTorchTotal,
+            _ => VllmProfiler::NonTorchGrowth,
+        }
+    }
+}
+
 impl Default for InferenceSetup {
     fn default() -> Self {
         InferenceSetup {
@@ -957,6 +1023,7 @@ impl Default for InferenceSetup {
             free_gpu_memory_fraction: None,
             max_model_len: None,
             max_num_batched_tokens: None,
+            engine_version: None,
             max_num_seqs: None,
             keep_16bit_layers: [0, 0],
             keep_16bit_attention: false,
@@ -1108,6 +1175,15 @@ impl InferenceSetup {
             check_int(field, v, 1, max, fix)?;
         }
         check_gpu_memory_utilization(self.gpu_memory_utilization)?;
+        if let Some(v) = &self.engine_version {
+            if parse_release(v).is_none() {
+                return Err(CoreError::invalid(
+                    "engine_version",
+                    v,
+                    "a release as MAJOR.MINOR[.PATCH], e.g. 0.6.4",
+                ));
+            }
+        }
         for (field, v, fix) in [
             (
                 "mem_fraction_static",

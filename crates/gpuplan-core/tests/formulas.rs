@@ -165,10 +165,12 @@ fn vllm_kv_pool_on_a_3090() {
     let m = &find_preset("Llama-3.1-8B").unwrap().model;
     let gpu = find_gpu("rtx-3090").unwrap();
     for (mml, want) in [(20_000u64, 1952.0), (29_000, 1478.0)] {
-        // vLLM V0 without chunked prefill: the profile run is max_model_len tokens.
+        // vLLM V0 without chunked prefill: the profile run is max_model_len tokens; the log is
+        // v0.6.4's, which charges all memory outside torch (the CUDA context included).
         let s = InferenceSetup {
             max_model_len: Some(mml),
             max_num_batched_tokens: Some(mml),
+            engine_version: Some("0.6.4".into()),
             ..Default::default()
         };
         let r = serving_memory(m, &s, gpu, &Tunables::default()).unwrap();

@@ -5,7 +5,9 @@
 
 use gpuplan_core::constants::Tunables;
 use gpuplan_core::hardware::find_gpu;
-use gpuplan_core::infer::{allreduce_latency, decode_kv_load_factor, experts_touched, latency};
+use gpuplan_core::infer::{
+    allreduce_latency, decode_kv_load_factor, experts_touched, latency, VLLM_NON_TORCH_GROWTH_GIB,
+};
 use gpuplan_core::model::find_preset;
 use gpuplan_core::workload::{DecodeKvReads, InferenceSetup, KvDtype, WeightFormat};
 
@@ -224,6 +226,98 @@ use gpuplan_core::infer::{
 use gpuplan_core::units::Bytes;
 use gpuplan_core::workload::Engine;
 
+/// Each vLLM release charges the memory outside its torch peak its own way (PR #2031's
+/// `init − free`, v0.6.4's all-non-torch, v0.6.5+'s growth since start-up); the release string
+/// picks the rule, and an unreadable one is refused.
+#[test]
+fn vllm_releases_charge_their_own_non_torch_memory() {
+    use gpuplan_core::infer::{vllm_non_torch_gib, VLLM_FREE_MEMORY_OVERHEAD_GIB};
+    use gpuplan_core::workload::{parse_release, VllmProfiler};
+    let tun = Tunables::default();
+    let at = |v: Option<&str>| InferenceSetup {
+        engine_version: v.map(str::to_string),
+        ..InferenceSetup::default()
+    };
+    for (v, rule, gib) in [
+        (
+            Some("0.2.5"),
+            VllmProfiler::FreeMemory,
+            VLLM_FREE_MEMORY_OVERHEAD_GIB,
+        ),
+        (
+            Some("0.5"),
+            VllmProfiler::FreeMemory,
+            VLLM_FREE_MEMORY_OVERHEAD_GIB,
+        ),
+        (
+            Some("0.6.3.post1"),
+            VllmProfiler::FreeMemory,
+            VLLM_FREE_MEMORY_OVERHEAD_GIB,
+        ),
+        (
+            Some("v0.6.4"),
+            VllmProfiler::NonTorchTotal,
+            tun.vllm_non_torch_gib,
+        ),
+        (
+            Some("0.6.5"),
+            VllmProfiler::NonTorchGrowth,
+            VLLM_NON_TORCH_GROWTH_GIB,
+        ),
+        (
+            Some("0.10.1"),
+            VllmProfiler::NonTorchGrowth,
+            VLLM_NON_TORCH_GROWTH_GIB,
+        ),
+        (
+            None,
+            VllmProfiler::NonTorchGrowth,
+            VLLM_NON_TORCH_GROWTH_GIB,
+        ),
+    ] {
+        let s = at(v);
+        assert_eq!(s.vllm_profiler(), rule, "{v:?}");
+        assert_eq!(vllm_non_torch_gib(&s, &tun), gib, "{v:?}");
+    }
+    // Minor versions compare as numbers, not text: 0.10 is after 0.6.
+    assert!(parse_release("0.10") > parse_release("0.6.4"));
+    for bad in ["", "7", "latest", "0.x", "1.2.3.4"] {
+        assert!(parse_release(bad).is_none(), "{bad}");
+        assert!(at(Some(bad)).validate().is_err(), "{bad}");
+    }
+    // The older rule leaves a smaller pool for the same job (0.77 > 0.35 > 0.16 GiB).
+    let m = &find_preset("Llama-3.1-8B").expect("preset").model;
+    let gpu = find_gpu("rtx-3090").expect("gpu");
+    let pool = |v| {
+        serving_memory(m, &at(v), gpu, &tun)
+            .expect("pool")
+            .kv_pool
+            .0
+    };
+    assert!(pool(Some("0.5")) < pool(Some("0.6.4")));
+    assert!(pool(Some("0.6.4")) < pool(None));
+    // The rule line says which release's accounting it applied, in both languages.
+    use gpuplan_core::i18n::Lang;
+    let rule = |v| serving_memory(m, &at(v), gpu, &tun).expect("pool").rule;
+    assert!(rule(Some("0.6.4")).get(Lang::En).contains("release 0.6.4"));
+    assert!(rule(Some("0.5")).get(Lang::En).contains("before 0.6.4"));
+    assert!(rule(None).get(Lang::Zh).contains("0.6.5 及以后"));
+}
+
+/// MoE routers stay whole and 16-bit on every TP rank: an FP8 Qwen3-235B at TP 4 carries its
+/// 94 × 4096 × 128 router weights in bf16 on each GPU.
+#[test]
+fn moe_routers_are_replicated_over_tp() {
+    use gpuplan_core::infer::router_params;
+    let m = &find_preset("Qwen3-235B-A22B").expect("preset").model;
+    assert_eq!(router_params(m), 94 * 4096 * 128);
+    let fp8 = |tp| weight_bytes(m, WeightFormat::Fp8, tp).0;
+    let replicated = router_params(m) as f64 * 2.0 * (1.0 - 1.0 / 4.0);
+    assert!((fp8(4) - (fp8(1) / 4.0 + replicated)).abs() < 1.0);
+    let dense = &find_preset("Llama-3.1-8B").expect("preset").model;
+    assert_eq!(router_params(dense), 0);
+}
+
 fn engine_setup(engine: Engine) -> InferenceSetup {
     InferenceSetup {
         engine,
@@ -241,10 +335,11 @@ fn each_engine_applies_its_own_rule() {
     let visible = gpu.visible_memory().expect("memory");
     let ctx = Bytes::from_gib(tun.cuda_context_gib);
     let w = weight_bytes(m, WeightFormat::Bf16, 1);
-    // vLLM V1: util × visible − weights − activation at 2048 profile tokens (A100 default) − non-torch.
+    // vLLM V1: util × visible − weights − activation at 2048 profile tokens (A100 default) − the
+    // growth of memory outside torch since start-up (the CUDA context is not charged).
     let v = serving_memory(m, &engine_setup(Engine::Vllm), gpu, &tun).expect("vllm");
     assert_eq!(v.profile_tokens, 2048);
-    let want = visible * 0.9 - w - v.activation_peak - Bytes::from_gib(tun.vllm_non_torch_gib);
+    let want = visible * 0.9 - w - v.activation_peak - Bytes::from_gib(VLLM_NON_TORCH_GROWTH_GIB);
     assert!(
         (v.kv_pool.0 - want.0).abs() < 1.0,
         "{} vs {}",
@@ -496,11 +591,18 @@ fn serving_out_of_sample_medians_are_within_their_bands() {
     // H100 TP 4 rows stay recorded misses: v0.5's generate() host-side set-up).
     let ttft = median(g.get_mut("ttft").expect("ttft cases"));
     assert!(ttft <= 0.10, "TTFT median |error| {ttft}");
-    // Target NOT yet met, held where it is so it cannot get worse unnoticed: KV capacity 5%
-    // (today 6.5% over nine cases: 1.0% to 8.8% for seven vLLM V0/V1 and SGLang logs, and two
-    // recorded misses, Qwen3-235B on vLLM (+19%) and the T4 TP 2 row (+168%)).
+    // KV capacity target 5% met: 3.9% over eight cases (1.2% to 5.2% for six vLLM V0/V1 and
+    // SGLang logs, and two recorded misses, Qwen3-235B on vLLM (+20%) and the T4 TP 2 row
+    // (+14%, +168% before vLLM's 65536-token max_model_len from the linear RoPE factor was
+    // read)); 6.5% over nine before each vLLM release's accounting of the memory outside torch
+    // was modelled (the A100 Llama-2-7B row is now in-sample for that rule's constant).
     let kv = median(g.get_mut("kv_capacity").expect("kv cases"));
-    assert!(kv <= 0.07, "KV capacity median |error| {kv}");
+    assert!(kv <= 0.05, "KV capacity median |error| {kv}");
+    assert_eq!(
+        g.get("kv_capacity").map_or(0, Vec::len),
+        8,
+        "KV cases out of sample"
+    );
     assert!(
         g.get("throughput").map_or(0, Vec::len) + g.get("ttft").map_or(0, Vec::len) >= 25,
         "the serving cases went missing"

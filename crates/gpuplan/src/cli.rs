@@ -463,6 +463,10 @@ pub struct EstimateArgs {
     /// TensorRT-LLM `free_gpu_memory_fraction` (with --engine trtllm; default 0.9).
     #[arg(long)]
     pub free_gpu_memory_fraction: Option<f64>,
+    /// vLLM release whose memory profiler sizes the KV pool, e.g. 0.5 or 0.6.4 (releases count
+    /// the memory outside torch differently); default the current rule (v0.6.5 and later).
+    #[arg(long, value_name = "RELEASE")]
+    pub engine_version: Option<String>,
     /// Tokens of the engine's profile batch (vLLM `max_num_batched_tokens`, TensorRT-LLM
     /// `max_num_tokens`); default the engine's own.
     #[arg(long)]

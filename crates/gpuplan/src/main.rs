@@ -34,6 +34,9 @@ pub mod exit {
     pub const USAGE: u8 = 2;
     /// The estimate ran but the job does not fit the hardware.
     pub const DOES_NOT_FIT: u8 = 3;
+    /// No answer meets the constraints: `plan` found no plan; `estimate --solve max-throughput`
+    /// found no batch within the `--tpot` target (the job fits; the target cannot be met).
+    pub const UNMET: u8 = 4;
     /// The output could not be written (disk full, I/O error; a closed pipe is not an error).
     pub const WRITE_FAILED: u8 = 5;
     /// `prices fetch`: some requests failed (what succeeded was written).

@@ -175,6 +175,9 @@ fn inference_reports_kv_capacity() {
         // The log is vLLM V0 without chunked prefill: its profile run was max_model_len tokens.
         "--max-num-batched-tokens",
         "20000",
+        // Its log line is v0.6.4's, which charges all memory outside torch (0.35 GiB there).
+        "--engine-version",
+        "0.6.4",
         "--format",
         "json",
     ]);
@@ -564,6 +567,49 @@ fn solve_answers_in_both_languages() {
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("--tpot") && err.contains("需要"), "{err}");
+}
+
+/// Issue 11: an unreachable `--tpot` is a constraint that cannot be met (exit 4, as `plan` with
+/// no plan), not "does not fit in memory" (exit 3, README's exit codes); a model that leaves no
+/// KV pool still exits 3.
+#[test]
+fn solve_exit_codes_separate_an_unmet_target_from_memory() {
+    let solve = |model: &str, gpu: &str, tpot: &str| {
+        gpuplan(&[
+            "estimate",
+            "--task",
+            "inference",
+            "-m",
+            model,
+            "--gpu",
+            gpu,
+            "--solve",
+            "max-throughput",
+            "--tpot",
+            tpot,
+            "--format",
+            "json",
+        ])
+    };
+    let o = solve("Llama-3.1-8B", "a100-80g", "0.0001");
+    assert_eq!(
+        o.status.code(),
+        Some(4),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["answer"]["binding"], "tpot_target");
+    assert_eq!(v["answer"]["batch"], 0);
+    let o = solve("Llama-3.1-8B", "a100-80g", "0.05");
+    assert_eq!(o.status.code(), Some(0));
+    let o = solve("Llama-3.1-70B", "t4", "0.05");
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
 }
 
 /// Issue 10's interface: `--global-batch` sets the accumulation in `estimate` (or names the

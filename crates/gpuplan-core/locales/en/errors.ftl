@@ -184,3 +184,4 @@ fix-images-no-vision = { $model } has no vision encoder (no vision_config): use 
 fix-images-exceed-context = { $n } images of { $per } tokens each + { $text } text tokens exceed the context of { $ctx } tokens: fewer or smaller images
 fix-keep-16bit-layers = { $model } has { $layers } decoder layers: keep at most that many in 16-bit
 fix-sequences-per-batch = sequences per batch, 1–16777216
+fix-engine-version = a release as MAJOR.MINOR[.PATCH], e.g. 0.6.4

@@ -90,7 +90,11 @@ kv-fp8 = fp8
 kv-int8 = int8
 
 ## Serving engine rules (infer.rs) and what stops a pool
-serve-rule-vllm = vLLM: { $util } × visible − weights − profile peak ({ $tokens } tokens) − non-torch
+serve-rule-vllm = vLLM: { $util } × visible − weights − profile peak ({ $tokens } tokens) − non-torch { $release ->
+    [free_memory] (init − free after the profile run: releases before 0.6.4)
+    [non_torch_total] (all memory outside torch, CUDA context included: release 0.6.4)
+   *[non_torch_growth] (growth since start-up: release 0.6.5 and later)
+}
 serve-rule-sglang = SGLang: mem_fraction_static { $f } × (visible − CUDA context − NCCL) − weights; no profile run
 serve-rule-trtllm = TensorRT-LLM: free_gpu_memory_fraction { $f } × (visible − context − weights − activations of max_num_tokens { $tokens })
 serve-rule-static = static: batch { $batch } × max_model_len KV allocated up front
@@ -104,7 +108,7 @@ est-serve-how-budget-trtllm = visible − CUDA context − NCCL; KV = fraction �
 est-serve-how-budget-static = visible memory
 est-serve-how-weights = { $bits } bits/weight on linears
 est-serve-how-activation = { $tokens } profile tokens × per-token MLP workspace
-est-serve-how-non-torch = inside the budget (vLLM: vllm_non_torch_gib + NCCL; static: CUDA context + NCCL)
+est-serve-how-non-torch = inside the budget (vLLM: what its release charges outside torch, engine_version, + NCCL; static: CUDA context + NCCL)
 est-serve-how-kv = { $bytes } B/token/GPU ({ $heads } KV heads per GPU)
 
 

@@ -49,6 +49,7 @@ help-arg-dataset-size = Dataset size on storage, e.g. 30TB or 500GiB (sets the s
 help-arg-deadline = Deadline: hours, or with a unit: 24h, 30d [default: none]
 help-arg-endpoint = API base URL instead of the provider's (a private endpoint, or a local test server)
 help-arg-engine = Serving engine whose KV-pool rule applies: vllm (V1, default), sglang, trtllm, or static (a reference implementation allocating batch × max_model_len up front)
+help-arg-engine-version = vLLM release whose memory profiler sizes the KV pool, e.g. 0.5 or 0.6.4 (releases count the memory outside torch differently); default the current rule (v0.6.5 and later)
 help-arg-ep = Expert-parallel degree for MoE models [default: 1]
 help-arg-epochs = Passes over the --samples [default: 1]
 help-arg-explain = Say for each plan why it beats the next one

@@ -181,3 +181,4 @@ fix-images-no-vision = { $model } 没有视觉编码器（没有 vision_config�
 fix-images-exceed-context = { $n } 张图像（每张 { $per } 个 token）+ { $text } 个文本 token 超过了 { $ctx } 个 token 的上下文：请减少图像数量或缩小图像
 fix-keep-16bit-layers = { $model } 共有 { $layers } 个解码层：保留为 16 位的层数不能超过这个数
 fix-sequences-per-batch = 每批序列数，1–16777216
+fix-engine-version = 版本号写作 MAJOR.MINOR[.PATCH]，例如 0.6.4

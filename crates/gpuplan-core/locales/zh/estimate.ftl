@@ -90,7 +90,11 @@ kv-fp8 = fp8
 kv-int8 = int8
 
 ## Serving engine rules (infer.rs) and what stops a pool
-serve-rule-vllm = vLLM：{ $util } × 可见显存 − 权重 − 探测峰值（{ $tokens } 个 token）− 非 torch 显存
+serve-rule-vllm = vLLM：{ $util } × 可见显存 − 权重 − 探测峰值（{ $tokens } 个 token）− 非 torch 显存{ $release ->
+    [free_memory] （探测后的 init − free：0.6.4 之前的版本）
+    [non_torch_total] （torch 之外的全部显存，含 CUDA 上下文：0.6.4 版）
+   *[non_torch_growth] （启动以来的增长：0.6.5 及以后）
+}
 serve-rule-sglang = SGLang：mem_fraction_static { $f } ×（可见显存 − CUDA 上下文 − NCCL）− 权重；不做探测运行
 serve-rule-trtllm = TensorRT-LLM：free_gpu_memory_fraction { $f } ×（可见显存 − 上下文 − 权重 − max_num_tokens { $tokens } 的激活）
 serve-rule-static = 静态分配：启动时按批大小 { $batch } × max_model_len 分配 KV
@@ -104,7 +108,7 @@ est-serve-how-budget-trtllm = 可见显存 − CUDA 上下文 − NCCL；KV = �
 est-serve-how-budget-static = 可见显存
 est-serve-how-weights = 线性层每个权重 { $bits } 位
 est-serve-how-activation = { $tokens } 个探测 token × 每 token 的 MLP 工作区
-est-serve-how-non-torch = 已计入预算（vLLM：vllm_non_torch_gib + NCCL；静态分配：CUDA 上下文 + NCCL）
+est-serve-how-non-torch = 已计入预算（vLLM：按其版本（engine_version）计入的 torch 之外显存 + NCCL；静态分配：CUDA 上下文 + NCCL）
 est-serve-how-kv = 每卡每 token { $bytes } 字节（每卡 { $heads } 个 KV 头）
 
 

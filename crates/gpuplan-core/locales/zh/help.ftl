@@ -52,6 +52,7 @@ help-arg-export = 把最优方案（或 --pick N 指定的方案）的启动包�
 help-arg-force = 覆盖 DIR 中已存在的文件
 help-arg-framework = 软件框架：pytorch、tensorflow、jax、mindspore、paddlepaddle（默认：pytorch）
 help-arg-free-gpu-memory-fraction = TensorRT-LLM 的 `free_gpu_memory_fraction`（配合 --engine trtllm；默认 0.9）
+help-arg-engine-version = 按哪个 vLLM 版本的显存探测规则计算 KV 池，例如 0.5 或 0.6.4（各版本对 torch 之外显存的计法不同）；默认取当前规则（v0.6.5 及以后）
 help-arg-gpu-memory-utilization = 推理：引擎可使用的显存比例（vLLM --gpu-memory-utilization），0–1（默认：0.9）
 help-arg-gpus-per-node = 配合 --gpu 时每节点的 GPU 数（默认：1）
 help-arg-grad-accum = 每个优化器步的梯度累积步数（默认：1）

@@ -174,6 +174,9 @@ fn apply_inference_flags(a: &EstimateArgs, i: &mut InferenceSetup) -> Result<()>
     }
     set_opt!(a.mem_fraction_static => i.mem_fraction_static);
     set_opt!(a.free_gpu_memory_fraction => i.free_gpu_memory_fraction);
+    if a.engine_version.is_some() {
+        i.engine_version.clone_from(&a.engine_version);
+    }
     set_opt!(a.max_num_batched_tokens => i.max_num_batched_tokens);
     set_opt!(a.max_num_seqs => i.max_num_seqs);
     set!(a.images_per_request => i.images_per_request);
@@ -237,7 +240,7 @@ pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
             }
         }
     }
-    Ok(if x.fits() { 0 } else { exit::DOES_NOT_FIT })
+    Ok(x.exit_code())
 }
 
 /// One estimate, with what it was computed from.
@@ -270,6 +273,18 @@ impl Estimated {
             Estimated::Training { e, .. } => e.fits,
             Estimated::Inference { e, .. } => e.memory.fits,
             Estimated::Solved { s, .. } => s.batch > 0,
+        }
+    }
+    /// README's exit codes: 0; 3 when the job does not fit the memory; 4 when it fits but no
+    /// batch meets `--solve max-throughput`'s `--tpot` target (a constraint that cannot be met,
+    /// as `plan`'s 4), not 3.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Estimated::Solved { s, .. } if s.batch == 0 && s.binding == "tpot_target" => {
+                exit::UNMET
+            }
+            _ if self.fits() => 0,
+            _ => exit::DOES_NOT_FIT,
         }
     }
 }

@@ -19,7 +19,7 @@ use gpuplan_core::units::format_count;
 use gpuplan_core::workload::{TrainTask, TrainingSetup, WeightFormat};
 
 /// Exit code when no plan satisfies the constraints (README.md).
-pub const NO_PLAN: u8 = 4;
+pub const NO_PLAN: u8 = crate::exit::UNMET;
 
 /// The defaults the user did not set that shaped the answer (printed under the plan table).
 fn defaults_used(a: &PlanArgs, req: &PlanRequest, o: &PlanOutcome) -> Vec<Msg> {
