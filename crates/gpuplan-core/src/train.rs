@@ -378,6 +378,10 @@ fn logits_bytes(
                 why!(explain, "{per} B × tokens × vocab ({}): logits + every chunk's saved fp32 log-softmax + one of 8 fp32 upcasts (chunked cross-entropy)", t.vocab),
             )
         }
+        Framework::HuggingFace if setup.loss_parallel() => (
+            16.0 * tokens * v / tp,
+            why!(explain, "16 B × tokens × vocab ({}) / TP at the loss's backward: torch loss_parallel's fp32 saved log-softmax, zeros, exp and their sum (torch/distributed/tensor/parallel/loss.py)", t.vocab),
+        ),
         Framework::HuggingFace | Framework::LitGpt => (
             tun.hf_logits_bytes_per_element * tokens * v / tp,
             why!(explain, "{} B × tokens × vocab ({}): bf16 logits + fp32 upcast + fp32 loss grad", tun.hf_logits_bytes_per_element, t.vocab),
@@ -1594,7 +1598,20 @@ fn saved_outside_layers(
         None if setup.task.is_peft() => frozen_outside_per_token(t, setup),
         None => outside_per_token(t, compute_bytes(setup)) + autocast_head,
     };
-    outside * tokens / sp + rotary_saved(t, setup)
+    outside * tokens / sp + gathered_head_input(t, setup) * tokens + rotary_saved(t, setup)
+}
+
+/// DTensor sequence parallelism (torchtitan @9dec370 parallelize_llama.py l.133-141: `"norm":
+/// SequenceParallel()`, `"output": ColwiseParallel(input_layouts=Shard(1), ...)`) all-gathers the
+/// final norm's output over TP before the LM head, and `F.linear` saves that gathered input for
+/// its weight gradient: the LM-head input per token is `c·h`, not `c·h / tp` as under Megatron,
+/// which re-gathers it in backward. Bytes per token beyond the sharded share.
+fn gathered_head_input(t: &TransformerSpec, setup: &TrainingSetup) -> f64 {
+    let p = setup.parallel;
+    if setup.framework != Framework::HuggingFace || p.tp <= 1 || !p.sequence_parallel {
+        return 0.0;
+    }
+    compute_bytes(setup) * t.hidden as f64 * (1.0 - 1.0 / p.tp as f64)
 }
 
 fn transformer_activations(
@@ -1962,6 +1979,8 @@ fn step_buffers(
         fused_loss: acts.fused_loss,
         loss_chunks: acts.loss_chunks,
         compiled_loss: setup.loss_compiled(),
+        loss_parallel: setup.loss_parallel() && acts.fused_loss.is_none(),
+        saved_layers_at_head: saved_layers_at_head(setup, acts.saved_layers),
         optimizer_temp,
         previous_graph: previous_graph_bytes(m, setup),
         head_dequant: head_dequant_bytes(b, setup),
@@ -1985,6 +2004,26 @@ fn step_buffers(
             .map_or(0.0, |t| litgpt_validation_bytes(t, setup)),
     }
     .with_model(m)
+}
+
+/// Under pipeline parallelism the last rank runs the LM head and the loss while holding fewer
+/// micro-batches than stage 0 (whose `min(pp, accum)` the saved layers count): one under 1F1B
+/// (torch.distributed.pipelining `Schedule1F1B`: `warmup_chunks = min(n_microbatches,
+/// num_stages - stage_index)`, 1 on the last stage), and with `v` virtual stages
+/// `(v − 1) · microbatches_per_round` warm-up chunk forwards plus the one whose loss runs
+/// (`ScheduleInterleaved1F1B` `get_rank_warmup_ops`, Megatron's interleaved schedule alike), each
+/// chunk 1/v of a stage's layers.
+fn saved_layers_at_head(setup: &TrainingSetup, saved_layers: f64) -> Option<f64> {
+    let p = &setup.parallel;
+    if p.pp <= 1 {
+        return None;
+    }
+    let accum = setup.grad_accum.max(1);
+    let in_flight = p.pp.min(accum) as f64;
+    let v = p.virtual_stages.max(1);
+    let per_round = accum / (accum / p.pp).max(1);
+    let chunks = ((v - 1) * per_round + 1).min(accum * v) as f64;
+    Some(saved_layers * (chunks / v as f64).min(in_flight) / in_flight)
 }
 
 /// Assumption: AdamW runs fused (HF `adamw_torch_fused`, DeepSpeed/apex FusedAdam, torchtune

@@ -88,7 +88,8 @@ pub enum AttentionImpl {
 #[serde(rename_all = "snake_case")]
 pub enum Framework {
     /// HF Transformers / PEFT / TRL / torchtune eager PyTorch modules: unfused norms and SwiGLU,
-    /// fp32 loss over the full logits.
+    /// fp32 loss over the full logits. With TP > 1: DTensor tensor parallelism as torchtitan runs
+    /// it ([`TrainingSetup::loss_parallel`], the LM head's all-gathered input saved under SP).
     HuggingFace,
     /// Megatron-LM / NeMo: fused kernels (Korthikanti et al.'s accounting), fp32 main grads,
     /// vocab-parallel fused cross-entropy.
@@ -599,6 +600,18 @@ impl TrainingSetup {
     pub fn loss_compiled(&self) -> bool {
         self.compiled_loss
             .unwrap_or(self.compiled && self.chunked_loss)
+    }
+    /// Eager PyTorch tensor parallelism over DTensor (torchtitan) with `loss_parallel`, its
+    /// default (`training.disable_loss_parallel = false`): the LM head's logits stay sharded over
+    /// the vocabulary and cross-entropy runs as torch's decomposed, all-reduced log-softmax
+    /// (torch/distributed/tensor/parallel/loss.py). The `hugging_face` profile with TP > 1 and an
+    /// eager, unchunked loss.
+    pub fn loss_parallel(&self) -> bool {
+        self.framework == Framework::HuggingFace
+            && self.parallel.tp > 1
+            && !self.loss_compiled()
+            && !self.chunked_loss
+            && !self.uses_bf16_chunked_loss()
     }
     /// LitGPT's chunked bf16 loss: the option, or implied by the `litgpt` framework.
     pub fn uses_bf16_chunked_loss(&self) -> bool {
