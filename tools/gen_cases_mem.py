@@ -200,6 +200,9 @@ def peft_docs(r):
              grad_accum=s["grad_accum"], recompute="full", attention="flash",
              lora=dict(rank=8, targets=["all-linear"], dropout=0.1, base="nf4" if quant else "bf16"),
              parallel=dict(zero=3, offload_params=s["offload_params"]))
+    ds = s["engine"].startswith("DeepSpeed")
+    if ds:
+        t["deepspeed"] = True
     w = dict(kind="training", model="Llama-2-70B", training=t,
              hardware=dict(gpu=gpu, gpus_per_node=s["gpu_count"], nodes=1))
     notes = (f"PEFT examples/sft/train.py through TRL SFTTrainer and accelerate: {s['engine']}; Llama-2-70b-hf, "
@@ -211,6 +214,12 @@ def peft_docs(r):
     if quant:
         notes += ("QLoRA: bitsandbytes nf4 with double quantisation and bnb_4bit_quant_storage bf16, so the 4-bit "
                   "weights shard like bf16 tensors (ZeRO-3 / FSDP flat parameters). ")
+    if ds:
+        notes += ("DeepSpeed's engine (deepspeed): accelerate builds the DeepSpeed config from the yaml's "
+                  "deepspeed_config keys (examples/sft/configs/deepspeed_config*.yaml @09802c1b; accelerate v1.0.1 "
+                  "src/accelerate/utils/dataclasses.py DeepSpeedPlugin, l.1145-1160) without reduce_bucket_size, so "
+                  "ZeRO-3 allocates DeepSpeed's default 5e8-element bf16 reduce bucket at start-up "
+                  "(deepspeed/runtime/zero/config.py @38327e07 l.109, stage3.py l.537-540). ")
     if s["offload_params"]:
         notes += ("fsdp_offload_params: FSDP CPUOffload(offload_params=True) keeps the sharded parameters and "
                   "their gradients on the host and runs the optimizer there (torch/distributed/fsdp/api.py "

@@ -83,6 +83,13 @@ pub struct StepBuffers {
     /// LM head and the loss with fewer micro-batches in flight than stage 0 (`saved_layers`
     /// holds stage 0's); `None`: the same device holds both.
     pub saved_layers_at_head: Option<f64>,
+    /// DeepSpeed ZeRO's reduce bucket (`ipg_buffer`): allocated by ZeRO-1/2 in each `backward()`
+    /// and released at its end, so live in the backward phases; by ZeRO-3 once at start-up, so
+    /// live in every phase (`reduce_bucket_always`).
+    pub reduce_bucket: f64,
+    pub reduce_bucket_always: bool,
+    /// DeepSpeed's fp32 copy of the rank's gradient partition, made at the optimizer step.
+    pub step_grad32: f64,
     /// Optimizer-step temporaries.
     pub optimizer_temp: f64,
     /// Live only at the end of forward: the previous step's graph held by the training loop
@@ -247,7 +254,9 @@ pub fn step_timeline(b: &StepBuffers) -> Timeline {
 /// What the phases of forward, loss and backward share.
 struct Live {
     /// The components every one of those phases has.
-    common: [(&'static str, f64); 4],
+    common: [(&'static str, f64); 5],
+    /// DeepSpeed ZeRO-1/2's reduce bucket, live in backward only.
+    backward_bucket: f64,
     /// Gradients live from the step's start (persistent buffers, accumulation).
     early_grads: f64,
     /// Saved activations, inside and outside the layers.
@@ -266,7 +275,9 @@ impl Live {
                 ("rotary cache", b.rope_cache),
                 ("DDP gradient buckets", b.grad_buckets),
                 ("autocast weight copies", b.weight_copies),
+                (REDUCE_BUCKET, always_bucket(b)),
             ],
+            backward_bucket: b.reduce_bucket - always_bucket(b),
             early_grads: if b.grads_persistent { b.grads } else { 0.0 },
             acts: b.saved_layers + b.saved_outside,
             acts_at_head: b.saved_layers_at_head.unwrap_or(b.saved_layers) + b.saved_outside,
@@ -285,6 +296,16 @@ impl Live {
         extra: &'a [(&'static str, f64)],
     ) -> impl Iterator<Item = &'a (&'static str, f64)> {
         self.common.iter().chain(extra)
+    }
+}
+
+const REDUCE_BUCKET: &str = "ZeRO reduce bucket";
+
+fn always_bucket(b: &StepBuffers) -> f64 {
+    if b.reduce_bucket_always {
+        b.reduce_bucket
+    } else {
+        0.0
     }
 }
 
@@ -339,6 +360,7 @@ fn backward_loss_phase(b: &StepBuffers, l: &Live, loss: f64) -> PhaseLive {
     phase(
         "backward: loss",
         l.with(&[
+            (REDUCE_BUCKET, l.backward_bucket),
             ("gradients", l.early_grads),
             ("saved activations", l.acts_at_head),
             ("logits", b.held_logits),
@@ -351,6 +373,7 @@ fn backward_head_phase(b: &StepBuffers, l: &Live) -> PhaseLive {
     phase(
         "backward: LM head",
         l.with(&[
+            (REDUCE_BUCKET, l.backward_bucket),
             ("gradients", l.early_grads.max(b.head_grads)),
             ("saved activations", l.acts_at_head),
             ("logits", b.held_logits),
@@ -369,6 +392,7 @@ fn backward_layers_phase(b: &StepBuffers, l: &Live) -> PhaseLive {
     phase(
         "backward: layers",
         l.with(&[
+            (REDUCE_BUCKET, l.backward_bucket),
             // No full gradient buffer (optimizer in backward, offload): the LM-head gradient was
             // applied and freed.
             ("gradients", l.early_grads.max(b.head_grads.min(b.grads))),
@@ -387,7 +411,9 @@ fn optimizer_phase(b: &StepBuffers) -> PhaseLive {
             ("resident states", b.resident),
             ("rotary cache", b.rope_cache),
             ("DDP gradient buckets", b.grad_buckets),
+            (REDUCE_BUCKET, always_bucket(b)),
             ("gradients", b.grads),
+            ("fp32 gradient partition", b.step_grad32),
             ("optimizer temporaries", b.optimizer_temp),
         ],
     )
@@ -401,6 +427,7 @@ fn validation_phase(b: &StepBuffers) -> PhaseLive {
             ("resident states", b.resident),
             ("rotary cache", b.rope_cache),
             ("DDP gradient buckets", b.grad_buckets),
+            (REDUCE_BUCKET, always_bucket(b)),
             ("previous step's kept inputs", b.previous_graph),
             ("validation logits + loss", b.validation),
         ],

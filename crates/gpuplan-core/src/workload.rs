@@ -487,6 +487,14 @@ pub struct TrainingSetup {
     /// gradient buffer is live in every phase, forward included. Off: `set_to_none=True`
     /// (PyTorch ≥ 2.0), gradients created in backward.
     pub persistent_grads: bool,
+    /// ZeRO run by DeepSpeed's engine (deepspeed/runtime/zero/stage_1_and_2.py, stage3.py
+    /// @38327e07) under the `hugging_face` profile: its reduce bucket (`reduce_bucket_size`
+    /// elements of the 16-bit dtype, tunable `deepspeed_bucket_melements`; ZeRO-1/2 allocate it in each
+    /// `backward()`, ZeRO-3 once at start-up) and, at the optimizer step, the fp32 copy of the
+    /// rank's gradient partition (`flatten(averaged_gradients).to(fp32)`, per sub-group of at
+    /// most `deepspeed_sub_group_melements` under ZeRO-3). Off: the ZeRO paper's 2 + 2 + 12 bytes per
+    /// parameter (FSDP).
+    pub deepspeed: bool,
     /// Saved activations offloaded to host memory in forward and brought back in backward
     /// (torchtune `enable_activation_offloading`, `OffloadActivations` saved-tensor hooks): on the
     /// device only the layer being computed and the one being prefetched stay.
@@ -555,6 +563,7 @@ impl Default for TrainingSetup {
             rmsnorm_fp32: None,
             gradient_as_bucket_view: false,
             persistent_grads: false,
+            deepspeed: false,
             activation_offload: false,
             paged_optimizer: false,
             tokens: None,
