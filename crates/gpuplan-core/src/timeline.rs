@@ -172,7 +172,9 @@ fn loss_buffers(b: &StepBuffers) -> (f64, f64, f64) {
     (saved, loss, bwd)
 }
 
-/// torch's `loss_parallel` (torch/distributed/tensor/parallel/loss.py, read at pytorch@02eef6b8):
+/// torch's `loss_parallel` (torch/distributed/tensor/parallel/loss.py, read at pytorch@02eef6b8 and
+/// in an early-2024 copy importing `torch.distributed._tensor`, alike in every buffer below, so
+/// also at torch 1963fc8, December 2024, which torchtitan's benchmark ran):
 /// `_log_softmax` follows torch._decomp's decomposition on the local shard, `shifted = x - x_max`,
 /// `torch.sum(torch.exp(shifted))` (all-reduced), `result = shifted - shifted_logsumexp`, each an
 /// fp32 tensor of the local logits. At its peak the training loop's compute-dtype logits (torchtitan
