@@ -311,12 +311,16 @@ QWEN1_MISS = (
 
 PEFT_OFFLOAD_MISS = (
     "FSDP QLoRA with fsdp_offload_params: 19.6 GB per GPU published, the estimate 13.6 GiB (33.1 GiB before "
-    "parameter offload was modelled for PEFT). Not diagnosed: the GPU side of FSDP1's CPU offload is "
-    "the gathered units, the activations and the working set; candidates not modelled are FSDP1's "
-    "per-unit device copies of the host shard before the all-gather (FlatParamHandle._local_shard -> "
-    "device, pinned staging), the bitsandbytes quant_state tensors of the gathered 4-bit weights, and "
-    "the allocator's reserve under the host-device copy stream; the guide does not say how it measured "
-    "the 19.6 GB.")
+    "parameter offload was modelled for PEFT). Not diagnosed; the GPU-side gap is larger than it shows: the "
+    "estimate charges the gathered units at 16 bits (two Llama-2-70B layers of 856M parameters, 3.19 GiB) "
+    "where a 4-bit base stored as bf16 (bnb_4bit_quant_storage) gathers 0.5 B per parameter (0.80 GiB), so "
+    "about 8.5 GiB (6.0 GiB + 2.4 GiB and its allocator reserve) are unaccounted. What the GPU holds under FSDP1's CPU offload is the gathered units, the "
+    "activations and the working set; candidates not modelled are FSDP1's per-unit device copies of the host "
+    "shard before the all-gather (FlatParamHandle.pre_unshard: flat_param_to(device) / _mp_shard), the "
+    "bitsandbytes quant_state tensors (absmax, nested absmax and code), which FSDP does not shard or offload, "
+    "one dequantised 16-bit weight per 4-bit linear in forward and in backward (bitsandbytes MatMul4Bit), and "
+    "the allocator's reserve under the host-device copy stream; the guide does not say how it measured the "
+    "19.6 GB.")
 
 # Cases outside their band, with the cause. No LitGPT row since the `litgpt` framework profile
 # (LitGPT's own modules, measured on CPU by tools/measure_litgpt.py) replaced the HF profile for
