@@ -377,3 +377,38 @@ fn deepspeed_adds_its_reduce_bucket_and_fp32_gradient_partition() {
     let w: WorkloadTraining = toml::from_str("deepspeed = true").unwrap();
     assert!(w.0.deepspeed);
 }
+
+/// Every timeline component of the DeepSpeed setups has its name in both catalogs (memory.ftl,
+/// `mem-` + the slug of the English name), so the Chinese tables do not fall back to English.
+#[test]
+fn deepspeed_components_are_in_both_catalogs() {
+    use gpuplan_core::i18n::{has_message, Lang};
+    let slug = |name: &str| {
+        let s: String = name
+            .to_lowercase()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        s.split('-')
+            .filter(|p| !p.is_empty())
+            .collect::<Vec<_>>()
+            .join("-")
+    };
+    for zero in [2, 3] {
+        let mut s = TrainingSetup {
+            optimizer: Optimizer::AdamW,
+            deepspeed: true,
+            ..full()
+        };
+        s.parallel.zero = zero;
+        let m = mem(&s, 8);
+        for p in &m.timeline.phases {
+            for (name, _) in &p.components {
+                let id = format!("mem-{}", slug(name));
+                for lang in [Lang::En, Lang::Zh] {
+                    assert!(has_message(lang, &id), "{name}: no {id} in {lang:?}");
+                }
+            }
+        }
+    }
+}
