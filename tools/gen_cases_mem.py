@@ -200,6 +200,9 @@ def peft_docs(r):
              grad_accum=s["grad_accum"], recompute="full", attention="flash",
              lora=dict(rank=8, targets=["all-linear"], dropout=0.1, base="nf4" if quant else "bf16"),
              parallel=dict(zero=3, offload_params=s["offload_params"]))
+    ds = s["engine"].startswith("DeepSpeed")
+    if ds:
+        t["deepspeed"] = True
     w = dict(kind="training", model="Llama-2-70B", training=t,
              hardware=dict(gpu=gpu, gpus_per_node=s["gpu_count"], nodes=1))
     notes = (f"PEFT examples/sft/train.py through TRL SFTTrainer and accelerate: {s['engine']}; Llama-2-70b-hf, "
@@ -211,6 +214,12 @@ def peft_docs(r):
     if quant:
         notes += ("QLoRA: bitsandbytes nf4 with double quantisation and bnb_4bit_quant_storage bf16, so the 4-bit "
                   "weights shard like bf16 tensors (ZeRO-3 / FSDP flat parameters). ")
+    if ds:
+        notes += ("DeepSpeed's engine (deepspeed): accelerate builds the DeepSpeed config from the yaml's "
+                  "deepspeed_config keys (examples/sft/configs/deepspeed_config*.yaml @09802c1b; accelerate v1.0.1 "
+                  "src/accelerate/utils/dataclasses.py DeepSpeedPlugin, l.1145-1160) without reduce_bucket_size, so "
+                  "ZeRO-3 allocates DeepSpeed's default 5e8-element bf16 reduce bucket at start-up "
+                  "(deepspeed/runtime/zero/config.py @38327e07 l.109, stage3.py l.537-540). ")
     if s["offload_params"]:
         notes += ("fsdp_offload_params: FSDP CPUOffload(offload_params=True) keeps the sharded parameters and "
                   "their gradients on the host and runs the optimizer there (torch/distributed/fsdp/api.py "
@@ -230,17 +239,29 @@ QWEN1 = {"1.8B": (2048, 24, 16, 11008, 151936), "7B": (4096, 32, 32, 22016, 1519
          "14B": (5120, 40, 40, 27392, 152064)}
 
 
+# The README commit that added each size's LoRA row (git log -S on README.md) and the PEFT release
+# current then (finetune.py and docker/Dockerfile install `peft` unpinned). PEFT before 0.6.0
+# (2023-11-02) leaves the adapters in fp32: v0.5.0 src/peft/tuners/lora.py LoraLayer.update_layer
+# l.153-158 creates `nn.Linear(self.in_features, r, bias=False)` (torch's default dtype) and moves it
+# with `self.to(self.weight.device)` only; from 0.6.0 it casts them to the base weight's dtype
+# (v0.6.2 src/peft/tuners/lora/layer.py l.85-86 `self.to(weight.device, dtype=weight.dtype)`).
+QWEN1_ROWS_ADDED = {"1.8B": ("e8e1596", "2023-11-30", "0.6.2 (2023-11-13)", "bf16"),
+                    "7B": ("e6f2a7a", "2023-10-11", "0.5.0 (2023-08-22)", "fp32"),
+                    "14B": ("e6f2a7a", "2023-10-11", "0.5.0 (2023-08-22)", "fp32")}
+
+
 def qwen1_lora(r):
     """Qwen (v1) README "Profiling of Memory and Speed": single-GPU LoRA (finetune.py, HF Trainer +
     PEFT), A100-SXM4-80G, batch 1 x 8 accumulation, gradient checkpointing, flash-attention 2."""
     s = r["setup"]
     size = s["model"].split()[0].removeprefix("Qwen-")
     h, layers, heads, inter, vocab = QWEN1[size]
+    commit, added, peft, adapter = QWEN1_ROWS_ADDED[size]
     config = dict(model_type="qwen2", hidden_size=h, num_hidden_layers=layers, num_attention_heads=heads,
                   num_key_value_heads=heads, intermediate_size=inter // 2, vocab_size=vocab,
                   max_position_embeddings=8192, tie_word_embeddings=False)
     t = dict(task="lora", precision="amp_bf16", micro_batch=1, seq_len=s["seq_len"], grad_accum=8,
-             recompute="full", attention="flash", adapter_dtype="bf16", optimizer_foreach=True,
+             recompute="full", attention="flash", adapter_dtype=adapter, optimizer_foreach=True,
              lora=dict(rank=64, targets=["all-linear"], dropout=0.05))
     w = dict(kind="training", model=f"Qwen-{size}", config=config, training=t,
              hardware=dict(gpu="a100-80g", gpus_per_node=1, nodes=1))
@@ -254,9 +275,15 @@ def qwen1_lora(r):
              "--gradient_checkpointing, batch 1 x 8 accumulation (README), no DeepSpeed on one GPU; the Trainer's "
              "optim adamw_torch (finetune.py TrainingArguments) is torch.optim.AdamW, foreach on CUDA in "
              "PyTorch 2.0 (optimizer_foreach). "
-             "The remote code sets bf16 weights (autoset precision) and PEFT of late 2023 (< 0.12, before "
-             "autocast_adapter_dtype) casts the adapters to the base weight dtype (LoraLayer.update_layer "
-             "self.to(weight.device, dtype=weight.dtype)): adapter_dtype bf16. "
+             "The remote code sets bf16 weights (autoset precision). The README row was added by commit "
+             f"{commit} ({added}); finetune.py installs PEFT unpinned, so the release current then, PEFT {peft}, "
+             + ("casts the adapters to the base weight dtype (src/peft/tuners/lora/layer.py l.85-86 "
+                "self.to(weight.device, dtype=weight.dtype)): adapter_dtype bf16. "
+                if adapter == "bf16" else
+                "leaves the adapters in fp32 (src/peft/tuners/lora.py LoraLayer.update_layer l.153-158: "
+                "nn.Linear(in_features, r) in torch's default dtype, then self.to(self.weight.device) "
+                "without a dtype; the cast came in 0.6.0, 2023-11-02): adapter_dtype fp32, so fp32 "
+                "adapter weights, gradients and AdamW states. ") +
              "The README says \"memory (GB)\" without saying how it was measured: read as nvidia-smi in GiB "
              "(device_total_gib). Model shapes from the Qwen/Qwen-* config.json on the Hugging Face hub; they give "
              "the published parameter counts (1.84B, 7.72B, 14.17B).")
@@ -264,42 +291,43 @@ def qwen1_lora(r):
                 unit="GiB (README 'memory (GB)', measure not stated; nvidia-smi assumed)", notes=notes, workload=w)
 
 
-TITAN_70B_MISS = (
-    "Llama 3.1 70B, FSDP 32 x TP 8, local batch 16 x 8192 tokens, full checkpointing: the estimate "
-    "is about 18 GiB (2D) / 13 GiB (AsyncTP) below the reserved peak; not diagnosed to the byte. The "
-    "leading candidate, not modelled: torchtitan's loss_parallel computes the vocab-sharded "
-    "log-softmax by decomposition (torch/distributed/tensor/parallel/loss.py _log_softmax: "
-    "shifted = x - max, exp(shifted), result = shifted - logsumexp, each an fp32 tensor of "
-    "131072 x 16032 logits = 7.8 GiB) where the estimate charges the fused kernel's buffers "
-    "(12 B per logit); one or two more such tensors at the loss peak would close 8-16 GiB. The "
-    "other rows with this loss hold 4x fewer tokens per micro-batch (405B, PP) or no TP (8B).")
-
 QWEN1_MISS = (
-    "Qwen (v1) single-GPU LoRA rows: the estimate is 1.4-2.4 GiB below the README at every size and "
-    "length (the 7B and 14B rows carry the same absolute gap and stay inside the band because their "
-    "totals are larger; a further +1.6-1.7 GiB bump at 4096 tokens in the 1.8B and 7B rows); not diagnosed "
-    "to the byte. Not the loss (38.9M logits at 256 tokens: 0.5 GB) nor the optimizer (foreach AdamW "
-    "on bf16 adapters, 0.4 GB, not at the peak). Candidates, none modelled: a larger CUDA context than the "
-    "0.5 GiB default (CUDA 11.8 with eager module loading and flash-attention 2's kernels; the "
-    "transformers docs measured 1.31 GiB on a V100 with CUDA 11.2), Qwen's remote code (modeling_qwen.py "
-    "rotary and logn buffers, unpadding copies), and the README's unstated measure (if its G is 10^9 B "
-    "every Qwen error moves by +7.4% and these rows come to -12...-16%).")
+    "Qwen-1.8B (v1) single-GPU LoRA rows: the estimate is 1.4-1.6 GiB below the README at 256-1024 "
+    "tokens, 2.2 GiB at 2048 and 3.4 GiB at 4096 (0.9 GiB at 8192, inside the band). Diagnosed in part: "
+    "the 7B and 14B rows, added on 2023-10-11 when PEFT 0.5.0 left LoRA adapters in fp32, are within "
+    "-6.5...+2.5% with fp32 adapters (1.7-2.4 GiB low with bf16 ones, the 7B row at 4096 tokens a miss); "
+    "these rows were added on 2023-11-30, when PEFT 0.6.2 casts the adapters to bf16 - measured in the "
+    "October environment instead, fp32 adapters (+0.45 GiB: 60M adapter parameters x 8 B) would bring "
+    "them to -13...-18%. Not modelled: about 1 GiB at 256 tokens left in every size (a CUDA context "
+    "above the 0.5 GiB default under PyTorch 2.0 / CUDA 11.8 with flash-attention 2, not measured "
+    "here), and a +1.6 GiB bump at 4096 tokens that the 7B row shows too but no 8192-token row does "
+    "(candidate: the caching allocator's reserve around the 2.3 GiB fp32 logit buffers). Not the "
+    "loss: Qwen's remote code (modeling_qwen.py QWenLMHeadModel.forward) keeps bf16 logits, copies the "
+    "shifted logits (.contiguous()) and runs CrossEntropyLoss under the Trainer's autocast, which "
+    "computes it in fp32: 12 B per logit in forward and in backward where the estimate charges 10 "
+    "and 12, so the peak is unchanged. Not the optimizer (foreach AdamW on bf16 adapters, 0.4 GB, not "
+    "at the peak). The README does not say how it measured (if its G is 10^9 B every Qwen error "
+    "moves by +7.4%).")
 
 PEFT_OFFLOAD_MISS = (
     "FSDP QLoRA with fsdp_offload_params: 19.6 GB per GPU published, the estimate 13.6 GiB (33.1 GiB before "
-    "parameter offload was modelled for PEFT). Not diagnosed: the GPU side of FSDP1's CPU offload is "
-    "the gathered units, the activations and the working set; candidates not modelled are FSDP1's "
-    "per-unit device copies of the host shard before the all-gather (FlatParamHandle._local_shard -> "
-    "device, pinned staging), the bitsandbytes quant_state tensors of the gathered 4-bit weights, and "
-    "the allocator's reserve under the host-device copy stream; the guide does not say how it measured "
-    "the 19.6 GB.")
+    "parameter offload was modelled for PEFT). Not diagnosed; the GPU-side gap is larger than it shows: the "
+    "estimate charges the gathered units at 16 bits (two Llama-2-70B layers of 856M parameters, 3.19 GiB) "
+    "where a 4-bit base stored as bf16 (bnb_4bit_quant_storage) gathers 0.5 B per parameter (0.80 GiB), so "
+    "about 8.5 GiB (6.0 GiB + 2.4 GiB and its allocator reserve) are unaccounted. What the GPU holds under FSDP1's CPU offload is the gathered units, the "
+    "activations and the working set; candidates not modelled are FSDP1's per-unit device copies of the host "
+    "shard before the all-gather (FlatParamHandle.pre_unshard: flat_param_to(device) / _mp_shard), the "
+    "bitsandbytes quant_state tensors (absmax, nested absmax and code), which FSDP does not shard or offload, "
+    "one dequantised 16-bit weight per 4-bit linear in forward and in backward (bitsandbytes MatMul4Bit), and "
+    "the allocator's reserve under the host-device copy stream; the guide does not say how it measured the "
+    "19.6 GB.")
 
 # Cases outside their band, with the cause. No LitGPT row since the `litgpt` framework profile
 # (LitGPT's own modules, measured on CPU by tools/measure_litgpt.py) replaced the HF profile for
-# them (the 2023 resource-table QLoRA rows went from -10% to -1.5%); torchtitan's two 70B rows.
-MISSES = {"mem-titan-llama31-70b-256gpu-2d": TITAN_70B_MISS, "mem-titan-llama31-70b-256gpu-2d-asynctp": TITAN_70B_MISS,
-          "mem-peft-fsdp-qlora-offload-llama2-70b-2x24gb": PEFT_OFFLOAD_MISS,
-          "mem-qwen1-7b-lora-s4096": QWEN1_MISS}
+# them (the 2023 resource-table QLoRA rows went from -10% to -1.5%). None of torchtitan's rows
+# since loss_parallel's decomposed log-softmax and the gathered LM-head input were modelled (the
+# 70B FSDP 32 x TP 8 rows went from -24.5% / -19.7% to -9.9% / -4.1%).
+MISSES = {"mem-peft-fsdp-qlora-offload-llama2-70b-2x24gb": PEFT_OFFLOAD_MISS}
 MISSES.update({f"mem-qwen1-18b-lora-s{s}": QWEN1_MISS for s in (256, 512, 1024, 2048, 4096)})
 
 

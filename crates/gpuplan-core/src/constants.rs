@@ -126,6 +126,9 @@ pub struct Tunables {
     /// tensor of the input's dtype and saves it (aten/src/ATen/native/Dropout.cpp): 4 with fp32
     /// adapters, what tests/measured_peak.rs sets for its CPU rows. Not fitted.
     pub lora_dropout_mask_bytes: f64,
+    /// DeepSpeed ZeRO-3's `sub_group_size` in millions of elements, the most the step converts to fp32 at once:
+    /// its default, `Field(pp_int(1e9))` (config.py @38327e07 l.168). Used with `deepspeed`.
+    pub deepspeed_sub_group_melements: f64,
     /// Hours every node is billed before the first training step: boot, image pull, model and
     /// dataset download, framework start-up. Assumption: 0.25 h (15 min). It is what makes a
     /// 30-minute run on 64 GPUs cost more than a 4-hour run on 8.
@@ -189,7 +192,10 @@ pub struct Tunables {
     pub tp_overlap_fraction: f64,
     /// Million elements per DeepSpeed ZeRO-1/2 reduce bucket (`reduce_bucket_size`); 500 as
     /// printed in the DeepSpeed config of EleutherAI's Pythia run log (wandb.ai/eleutherai/pythia,
-    /// `'reduce_bucket_size': 500000000`). Unverified against DeepSpeed's source.
+    /// `'reduce_bucket_size': 500000000`), which is DeepSpeed's default, `Field(pp_int(5e8))`
+    /// (deepspeed/runtime/zero/config.py @38327e07 l.109). With `deepspeed` also the reduce
+    /// bucket's size in memory: the engine allocates the whole bucket whatever the model's size
+    /// (stage_1_and_2.py l.2048-2060, stage3.py l.537-540). HF's `"auto"` sets hidden² instead.
     pub deepspeed_bucket_melements: f64,
     /// Megatron-Core's DDP bucket: `max(40000000, 1000000 * dp_group.size())` parameters
     /// (megatron/core/distributed/distributed_data_parallel.py:134 @d98e8a64): the floor, in
@@ -228,6 +234,7 @@ impl Default for Tunables {
             vllm_cudagraph_gib: 0.0,
             hf_logits_bytes_per_element: 10.0,
             lora_dropout_mask_bytes: 1.0,
+            deepspeed_sub_group_melements: 1000.0,
             startup_hours: 0.25,
             spot_price_fraction: 0.2,
             image_decode_per_core: 150.0,

@@ -75,6 +75,21 @@ pub struct StepBuffers {
     /// `training.compile_loss`): each compiled chunk keeps its bf16 logits input and per-row
     /// statistics, no fp32 buffer (validation/compiled-loss-measured.json).
     pub compiled_loss: bool,
+    /// torch's `loss_parallel` over vocabulary-sharded logits (DTensor TP, torchtitan): the
+    /// decomposed log-softmax and its fused backward keep more fp32 logits-sized buffers than
+    /// the fused kernels (see [`loss_buffers`]).
+    pub loss_parallel: bool,
+    /// Under pipeline parallelism, the saved layer activations on the last rank, which runs the
+    /// LM head and the loss with fewer micro-batches in flight than stage 0 (`saved_layers`
+    /// holds stage 0's); `None`: the same device holds both.
+    pub saved_layers_at_head: Option<f64>,
+    /// DeepSpeed ZeRO's reduce bucket (`ipg_buffer`): allocated by ZeRO-1/2 in each `backward()`
+    /// and released at its end, so live in the backward phases; by ZeRO-3 once at start-up, so
+    /// live in every phase (`reduce_bucket_always`).
+    pub reduce_bucket: f64,
+    pub reduce_bucket_always: bool,
+    /// DeepSpeed's fp32 copy of the rank's gradient partition, made at the optimizer step.
+    pub step_grad32: f64,
     /// Optimizer-step temporaries.
     pub optimizer_temp: f64,
     /// Live only at the end of forward: the previous step's graph held by the training loop
@@ -144,6 +159,9 @@ fn loss_buffers(b: &StepBuffers) -> (f64, f64, f64) {
         return (b.logits_dtype_bytes * e, 0.0, 0.0);
     }
     let upcast = if b.logits_dtype_bytes < 4.0 { 4.0 } else { 0.0 };
+    if b.loss_parallel {
+        return loss_parallel_buffers(b.logits_dtype_bytes, upcast, e);
+    }
     // log_softmax saves its fp32 output for backward: chunking does not shorten that, every
     // chunk's output stays saved (measured: 4 B per logit after an eager chunked loss).
     let saved = 4.0 * e;
@@ -152,6 +170,23 @@ fn loss_buffers(b: &StepBuffers) -> (f64, f64, f64) {
     // Backward: one chunk's nll_loss fp32 gradient + log_softmax fp32 gradient.
     let bwd = 8.0 * e * chunk;
     (saved, loss, bwd)
+}
+
+/// torch's `loss_parallel` (torch/distributed/tensor/parallel/loss.py, read at pytorch@02eef6b8 and
+/// in an early-2024 copy importing `torch.distributed._tensor`, alike in every buffer below, so
+/// also at torch 1963fc8, December 2024, which torchtitan's benchmark ran):
+/// `_log_softmax` follows torch._decomp's decomposition on the local shard, `shifted = x - x_max`,
+/// `torch.sum(torch.exp(shifted))` (all-reduced), `result = shifted - shifted_logsumexp`, each an
+/// fp32 tensor of the local logits. At its peak the training loop's compute-dtype logits (torchtitan
+/// @9dec370 train.py l.303-307 deletes `pred` only after the loss), their fp32 copy
+/// (`pred.float()`, l.131-134), `shifted` and `exp(shifted)` or `result` are live; `result` is
+/// saved. Backward, `_nll_loss_and_log_softmax_backward` fuses both gradients: `grad_input =
+/// torch.zeros_like(x)`, then `(grad_input + torch.exp(x)) * grad_output`, so the saved output,
+/// the zeros, the exp and the sum (or the sum and the product) are four fp32 buffers at once:
+/// 16 B per logit where the fused kernels' backward needs 12. (saved, forward transient,
+/// backward transient) bytes.
+fn loss_parallel_buffers(c: f64, upcast: f64, e: f64) -> (f64, f64, f64) {
+    (4.0 * e, (c + upcast + 4.0) * e, 12.0 * e)
 }
 
 /// Share of the logits gradient live at once in the LM-head backward: all of it, or one chunk
@@ -221,11 +256,15 @@ pub fn step_timeline(b: &StepBuffers) -> Timeline {
 /// What the phases of forward, loss and backward share.
 struct Live {
     /// The components every one of those phases has.
-    common: [(&'static str, f64); 4],
+    common: [(&'static str, f64); 5],
+    /// DeepSpeed ZeRO-1/2's reduce bucket, live in backward only.
+    backward_bucket: f64,
     /// Gradients live from the step's start (persistent buffers, accumulation).
     early_grads: f64,
     /// Saved activations, inside and outside the layers.
     acts: f64,
+    /// The same on the rank that runs the LM head and the loss (the last pipeline rank).
+    acts_at_head: f64,
     /// LitGPT's chunked loss keeps its buffers in the compute dtype.
     loss_label: &'static str,
 }
@@ -238,9 +277,12 @@ impl Live {
                 ("rotary cache", b.rope_cache),
                 ("DDP gradient buckets", b.grad_buckets),
                 ("autocast weight copies", b.weight_copies),
+                (REDUCE_BUCKET, always_bucket(b)),
             ],
+            backward_bucket: b.reduce_bucket - always_bucket(b),
             early_grads: if b.grads_persistent { b.grads } else { 0.0 },
             acts: b.saved_layers + b.saved_outside,
+            acts_at_head: b.saved_layers_at_head.unwrap_or(b.saved_layers) + b.saved_outside,
             loss_label: if b.held_logits > 0.0 && b.logits_dtype_bytes < 4.0 {
                 "loss buffers (bf16)"
             } else {
@@ -256,6 +298,16 @@ impl Live {
         extra: &'a [(&'static str, f64)],
     ) -> impl Iterator<Item = &'a (&'static str, f64)> {
         self.common.iter().chain(extra)
+    }
+}
+
+const REDUCE_BUCKET: &str = "ZeRO reduce bucket";
+
+fn always_bucket(b: &StepBuffers) -> f64 {
+    if b.reduce_bucket_always {
+        b.reduce_bucket
+    } else {
+        0.0
     }
 }
 
@@ -279,7 +331,7 @@ fn forward_phase(b: &StepBuffers, l: &Live) -> PhaseLive {
         l.with(&[
             ("gradients", l.early_grads),
             ("autocast cast cache", b.cached_copies),
-            ("saved activations", l.acts),
+            ("saved activations", l.acts_at_head),
             ("logits", b.logits_dtype_bytes * b.logits_elems),
             ("previous step's kept inputs", b.previous_graph),
             ("LM-head dequantisation", b.head_dequant),
@@ -299,7 +351,7 @@ fn loss_phase(b: &StepBuffers, l: &Live, loss: f64) -> PhaseLive {
         l.with(&[
             ("gradients", l.early_grads),
             ("autocast cast cache", cast_cache),
-            ("saved activations", l.acts),
+            ("saved activations", l.acts_at_head),
             ("logits", b.held_logits),
             (l.loss_label, loss),
         ]),
@@ -310,8 +362,9 @@ fn backward_loss_phase(b: &StepBuffers, l: &Live, loss: f64) -> PhaseLive {
     phase(
         "backward: loss",
         l.with(&[
+            (REDUCE_BUCKET, l.backward_bucket),
             ("gradients", l.early_grads),
-            ("saved activations", l.acts),
+            ("saved activations", l.acts_at_head),
             ("logits", b.held_logits),
             (l.loss_label, loss),
         ]),
@@ -322,8 +375,9 @@ fn backward_head_phase(b: &StepBuffers, l: &Live) -> PhaseLive {
     phase(
         "backward: LM head",
         l.with(&[
+            (REDUCE_BUCKET, l.backward_bucket),
             ("gradients", l.early_grads.max(b.head_grads)),
-            ("saved activations", l.acts),
+            ("saved activations", l.acts_at_head),
             ("logits", b.held_logits),
             // A 4-bit head dequantizes again for its input gradient (bitsandbytes
             // `MatMul4Bit.backward`: `grad_output @ dequantize_4bit(B).to(dtype).t()`).
@@ -340,6 +394,7 @@ fn backward_layers_phase(b: &StepBuffers, l: &Live) -> PhaseLive {
     phase(
         "backward: layers",
         l.with(&[
+            (REDUCE_BUCKET, l.backward_bucket),
             // No full gradient buffer (optimizer in backward, offload): the LM-head gradient was
             // applied and freed.
             ("gradients", l.early_grads.max(b.head_grads.min(b.grads))),
@@ -358,7 +413,9 @@ fn optimizer_phase(b: &StepBuffers) -> PhaseLive {
             ("resident states", b.resident),
             ("rotary cache", b.rope_cache),
             ("DDP gradient buckets", b.grad_buckets),
+            (REDUCE_BUCKET, always_bucket(b)),
             ("gradients", b.grads),
+            ("fp32 gradient partition", b.step_grad32),
             ("optimizer temporaries", b.optimizer_temp),
         ],
     )
@@ -372,6 +429,7 @@ fn validation_phase(b: &StepBuffers) -> PhaseLive {
             ("resident states", b.resident),
             ("rotary cache", b.rope_cache),
             ("DDP gradient buckets", b.grad_buckets),
+            (REDUCE_BUCKET, always_bucket(b)),
             ("previous step's kept inputs", b.previous_graph),
             ("validation logits + loss", b.validation),
         ],
@@ -398,6 +456,24 @@ mod tests {
         // resident + saved + 12 B per logit (saved log_softmax + two fp32 gradients)
         assert_eq!(t.peak().total.0, 100.0 + 50.0 + 1200.0);
         assert_eq!(t.saved_after_forward.0, 50.0 + 400.0);
+    }
+
+    #[test]
+    fn loss_parallel_adds_one_fp32_buffer_in_each_loss_phase() {
+        let at = |loss_parallel: bool| {
+            let t = step_timeline(&StepBuffers {
+                logits_elems: 100.0,
+                logits_dtype_bytes: 2.0,
+                loss_chunks: 1.0,
+                loss_parallel,
+                ..Default::default()
+            });
+            (t.phases[1].total.0, t.phases[2].total.0)
+        };
+        // bf16 logits + fp32 copy + shifted + exp (or the saved result); backward: the saved
+        // result, zeros, exp and their sum.
+        assert_eq!(at(true), (1400.0, 1600.0));
+        assert_eq!(at(false), (1000.0, 1200.0));
     }
 
     #[test]

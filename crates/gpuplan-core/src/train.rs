@@ -378,6 +378,10 @@ fn logits_bytes(
                 why!(explain, "{per} B × tokens × vocab ({}): logits + every chunk's saved fp32 log-softmax + one of 8 fp32 upcasts (chunked cross-entropy)", t.vocab),
             )
         }
+        Framework::HuggingFace if setup.loss_parallel() => (
+            16.0 * tokens * v / tp,
+            why!(explain, "16 B × tokens × vocab ({}) / TP at the loss's backward: torch loss_parallel's fp32 saved log-softmax, zeros, exp and their sum (torch/distributed/tensor/parallel/loss.py)", t.vocab),
+        ),
         Framework::HuggingFace | Framework::LitGpt => (
             tun.hf_logits_bytes_per_element * tokens * v / tp,
             why!(explain, "{} B × tokens × vocab ({}): bf16 logits + fp32 upcast + fp32 loss grad", tun.hf_logits_bytes_per_element, t.vocab),
@@ -916,7 +920,8 @@ fn memory(
     cpu += acts.offloaded;
     let sb = effective_state_bytes(setup);
     let zero1_params = dev.after_zero(p.zero >= 1);
-    let buffers = step_buffers(m, setup, c, &b, &items, &acts, sb, share, zero1_params);
+    let ds = deepspeed_buffers(setup, &b, share, zero1_params, tun);
+    let buffers = step_buffers(m, setup, c, &b, &items, &acts, sb, share, zero1_params, &ds);
     let timeline = step_timeline(&buffers);
     peak_items(&mut items, &timeline, &acts, explain);
     let allocated = timeline.peak().total.0;
@@ -1594,7 +1599,20 @@ fn saved_outside_layers(
         None if setup.task.is_peft() => frozen_outside_per_token(t, setup),
         None => outside_per_token(t, compute_bytes(setup)) + autocast_head,
     };
-    outside * tokens / sp + rotary_saved(t, setup)
+    outside * tokens / sp + gathered_head_input(t, setup) * tokens + rotary_saved(t, setup)
+}
+
+/// DTensor sequence parallelism (torchtitan @9dec370 parallelize_llama.py l.133-141: `"norm":
+/// SequenceParallel()`, `"output": ColwiseParallel(input_layouts=Shard(1), ...)`) all-gathers the
+/// final norm's output over TP before the LM head, and `F.linear` saves that gathered input for
+/// its weight gradient: the LM-head input per token is `c·h`, not `c·h / tp` as under Megatron,
+/// which re-gathers it in backward. Bytes per token beyond the sharded share.
+fn gathered_head_input(t: &TransformerSpec, setup: &TrainingSetup) -> f64 {
+    let p = setup.parallel;
+    if setup.framework != Framework::HuggingFace || p.tp <= 1 || !p.sequence_parallel {
+        return 0.0;
+    }
+    compute_bytes(setup) * t.hidden as f64 * (1.0 - 1.0 / p.tp as f64)
 }
 
 fn transformer_activations(
@@ -1905,6 +1923,7 @@ fn step_buffers(
     sb: StateBytes,
     share: f64,
     zero1_params: f64,
+    ds: &DeepSpeedBuffers,
 ) -> StepBuffers {
     let grads = items
         .iter()
@@ -1915,7 +1934,7 @@ fn step_buffers(
     let p = &setup.parallel;
     let full = !setup.task.is_peft();
     let tp = p.tp as f64;
-    let optimizer_temp = optimizer_temp_bytes(setup, b, sb, share, zero1_params);
+    let optimizer_temp = optimizer_temp_bytes(setup, b, sb, share, zero1_params) + ds.flat16;
     let linear_share = (b.linear_params() + b.lm_head) as f64 / b.total.max(1) as f64;
     let copies = if setup.autocast_on() {
         autocast_copied_params(m, setup, b, params_on_device(b, p, 1), linear_share)
@@ -1962,6 +1981,11 @@ fn step_buffers(
         fused_loss: acts.fused_loss,
         loss_chunks: acts.loss_chunks,
         compiled_loss: setup.loss_compiled(),
+        loss_parallel: setup.loss_parallel() && acts.fused_loss.is_none(),
+        reduce_bucket: ds.bucket,
+        reduce_bucket_always: setup.parallel.zero >= 3,
+        step_grad32: ds.grad32,
+        saved_layers_at_head: saved_layers_at_head(setup, acts.saved_layers),
         optimizer_temp,
         previous_graph: previous_graph_bytes(m, setup),
         head_dequant: head_dequant_bytes(b, setup),
@@ -1985,6 +2009,87 @@ fn step_buffers(
             .map_or(0.0, |t| litgpt_validation_bytes(t, setup)),
     }
     .with_model(m)
+}
+
+/// DeepSpeed's ZeRO buffers beyond the ZeRO paper's states (`TrainingSetup::deepspeed`).
+#[derive(Default)]
+struct DeepSpeedBuffers {
+    /// The reduce bucket (`ipg_buffer`).
+    bucket: f64,
+    /// The fp32 gradient partition at the step.
+    grad32: f64,
+    /// Its transient 16-bit flat source (`self.flatten(self.averaged_gradients[i])`).
+    flat16: f64,
+}
+
+/// DeepSpeed @38327e07: ZeRO-1/2 (deepspeed/runtime/zero/stage_1_and_2.py) allocate the reduce
+/// bucket, `torch.empty(int(self.reduce_bucket_size), dtype=self.dtype)`, at the start of every
+/// `backward()` (l.2048-2060, a second one with `overlap_comm`, off by default below ZeRO-3) and
+/// drop it in the epilogue (l.802); ZeRO-3 (stage3.py l.537-540) once at start-up. At the step
+/// each rank flattens its 16-bit gradient partition and converts it to fp32
+/// (`single_grad_partition = self.flatten(self.averaged_gradients[i]).to(fp32)`, stage_1_and_2.py
+/// l.1892-1902; stage3.py `_prepare_fp32_grad_for_sub_group` l.1895-1905 per sub-group of at most
+/// `sub_group_size`), freed after the group's step: the "4_grads_32bit" of DeepSpeed's own
+/// estimator (`estimate_zero2_model_states_mem_needs`, l.2441-2444: 2 + 18/N bytes per param).
+/// Not with the optimizer offloaded (the fp32 gradients live on the host).
+fn deepspeed_buffers(
+    setup: &TrainingSetup,
+    b: &ParamBreakdown,
+    share: f64,
+    zero1_params: f64,
+    tun: &Tunables,
+) -> DeepSpeedBuffers {
+    let p = &setup.parallel;
+    if !setup.deepspeed || setup.framework != Framework::HuggingFace || p.zero == 0 {
+        return DeepSpeedBuffers::default();
+    }
+    let dtype = if setup.precision == Precision::Fp32 {
+        4.0
+    } else {
+        2.0
+    };
+    let trainable = if setup.task.is_peft() {
+        lora_params(b, setup.lora.rank, &setup.lora.targets) * share * zero1_params
+            / (b.total as f64 * share).max(1.0)
+    } else {
+        zero1_params
+    };
+    let converted = if p.zero >= 3 {
+        trainable.min(tun.deepspeed_sub_group_melements * 1e6)
+    } else {
+        trainable
+    };
+    let offloaded = p.offload_optimizer;
+    DeepSpeedBuffers {
+        bucket: dtype * tun.deepspeed_bucket_melements * 1e6,
+        grad32: if offloaded { 0.0 } else { 4.0 * converted },
+        // With fp32 weights the flat copy already is the fp32 gradient (`.to` returns it).
+        flat16: if offloaded || dtype >= 4.0 {
+            0.0
+        } else {
+            dtype * converted
+        },
+    }
+}
+
+/// Under pipeline parallelism the last rank runs the LM head and the loss while holding fewer
+/// micro-batches than stage 0 (whose `min(pp, accum)` the saved layers count): one under 1F1B
+/// (torch.distributed.pipelining `Schedule1F1B`: `warmup_chunks = min(n_microbatches,
+/// num_stages - stage_index)`, 1 on the last stage), and with `v` virtual stages
+/// `(v − 1) · microbatches_per_round` warm-up chunk forwards plus the one whose loss runs
+/// (`ScheduleInterleaved1F1B` `get_rank_warmup_ops`, Megatron's interleaved schedule alike), each
+/// chunk 1/v of a stage's layers.
+fn saved_layers_at_head(setup: &TrainingSetup, saved_layers: f64) -> Option<f64> {
+    let p = &setup.parallel;
+    if p.pp <= 1 {
+        return None;
+    }
+    let accum = setup.grad_accum.max(1);
+    let in_flight = p.pp.min(accum) as f64;
+    let v = p.virtual_stages.max(1);
+    let per_round = accum / (accum / p.pp).max(1);
+    let chunks = ((v - 1) * per_round + 1).min(accum * v) as f64;
+    Some(saved_layers * (chunks / v as f64).min(in_flight) / in_flight)
 }
 
 /// Assumption: AdamW runs fused (HF `adamw_torch_fused`, DeepSpeed/apex FusedAdam, torchtune
@@ -2289,7 +2394,15 @@ fn peak_row_basis<'a>(component: &str, acts: &'a ActivationParts) -> &'a str {
         "autocast cast cache" => {
             "autocast's cached 16-bit copies of the trainable weights in checkpointed layers (to the end of the autocast region)"
         }
-        "optimizer temporaries" => "AdamW foreach: one state-sized buffer (_foreach_sqrt)",
+        "optimizer temporaries" => {
+            "AdamW foreach: one state-sized buffer (_foreach_sqrt); DeepSpeed: the flattened 16-bit gradient partition"
+        }
+        "ZeRO reduce bucket" => {
+            "DeepSpeed's reduce bucket (ipg_buffer): reduce_bucket_size elements of the 16-bit dtype"
+        }
+        "fp32 gradient partition" => {
+            "DeepSpeed's step: flatten(averaged_gradients).to(fp32), the rank's gradient partition in fp32"
+        }
         "DDP gradient buckets" => {
             "DDP all-reduce buckets: a copy of the gradients (gradient_as_bucket_view off, PyTorch default)"
         }

@@ -171,6 +171,36 @@ fn unavailable(case: &Case, why: Option<String>) -> CoreError {
     )
 }
 
+/// Model states as DeepSpeed's estimators count them (memory.rst): weights, gradients, optimizer
+/// states and master weights, ZeRO-3's gathered layers, and — with `deepspeed` — the fp32
+/// gradient partition its step makes (the estimator's "4_grads_32bit").
+fn model_states(m: &crate::train::TrainingMemory) -> Bytes {
+    let items: Bytes = m
+        .items
+        .iter()
+        .filter(|i| {
+            [
+                "weights",
+                "gradients",
+                "optimizer states + master weights",
+                "ZeRO-3 gather buffers",
+            ]
+            .contains(&i.name)
+        })
+        .map(|i| i.bytes)
+        .sum();
+    let grad32: f64 = m
+        .timeline
+        .phases
+        .iter()
+        .filter(|p| p.phase == "optimizer step")
+        .flat_map(|p| p.components.iter())
+        .filter(|(n, _)| *n == "fp32 gradient partition")
+        .map(|(_, b)| b.0)
+        .sum();
+    Bytes(items.0 + grad32)
+}
+
 /// The predicted value of the case's metric.
 pub fn metric_value(case: &Case) -> Result<f64, CoreError> {
     let w = &case.workload;
@@ -203,22 +233,7 @@ pub fn metric_value(case: &Case) -> Result<f64, CoreError> {
                 "peak_allocated_gb" => e.memory.peak_allocated.0 / 1e9,
                 "peak_reserved_gib" => e.memory.peak_reserved().gib(),
                 "device_total_gib" => e.memory.device_total.gib(),
-                "model_states_gib" => e
-                    .memory
-                    .items
-                    .iter()
-                    .filter(|i| {
-                        [
-                            "weights",
-                            "gradients",
-                            "optimizer states + master weights",
-                            "ZeRO-3 gather buffers",
-                        ]
-                        .contains(&i.name)
-                    })
-                    .map(|i| i.bytes)
-                    .sum::<Bytes>()
-                    .gib(),
+                "model_states_gib" => model_states(&e.memory).gib(),
                 "tokens_per_s_per_gpu" => step()?.tokens_per_second_per_gpu,
                 "mfu_pct" => step()?.mfu * 100.0,
                 "megatron_tflops_per_gpu" => {

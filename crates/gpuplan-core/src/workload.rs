@@ -88,7 +88,8 @@ pub enum AttentionImpl {
 #[serde(rename_all = "snake_case")]
 pub enum Framework {
     /// HF Transformers / PEFT / TRL / torchtune eager PyTorch modules: unfused norms and SwiGLU,
-    /// fp32 loss over the full logits.
+    /// fp32 loss over the full logits. With TP > 1: DTensor tensor parallelism as torchtitan runs
+    /// it ([`TrainingSetup::loss_parallel`], the LM head's all-gathered input saved under SP).
     HuggingFace,
     /// Megatron-LM / NeMo: fused kernels (Korthikanti et al.'s accounting), fp32 main grads,
     /// vocab-parallel fused cross-entropy.
@@ -486,6 +487,14 @@ pub struct TrainingSetup {
     /// gradient buffer is live in every phase, forward included. Off: `set_to_none=True`
     /// (PyTorch ≥ 2.0), gradients created in backward.
     pub persistent_grads: bool,
+    /// ZeRO run by DeepSpeed's engine (deepspeed/runtime/zero/stage_1_and_2.py, stage3.py
+    /// @38327e07) under the `hugging_face` profile: its reduce bucket (`reduce_bucket_size`
+    /// elements of the 16-bit dtype, tunable `deepspeed_bucket_melements`; ZeRO-1/2 allocate it in each
+    /// `backward()`, ZeRO-3 once at start-up) and, at the optimizer step, the fp32 copy of the
+    /// rank's gradient partition (`flatten(averaged_gradients).to(fp32)`, per sub-group of at
+    /// most `deepspeed_sub_group_melements` under ZeRO-3). Off: the ZeRO paper's 2 + 2 + 12 bytes per
+    /// parameter (FSDP).
+    pub deepspeed: bool,
     /// Saved activations offloaded to host memory in forward and brought back in backward
     /// (torchtune `enable_activation_offloading`, `OffloadActivations` saved-tensor hooks): on the
     /// device only the layer being computed and the one being prefetched stay.
@@ -554,6 +563,7 @@ impl Default for TrainingSetup {
             rmsnorm_fp32: None,
             gradient_as_bucket_view: false,
             persistent_grads: false,
+            deepspeed: false,
             activation_offload: false,
             paged_optimizer: false,
             tokens: None,
@@ -599,6 +609,18 @@ impl TrainingSetup {
     pub fn loss_compiled(&self) -> bool {
         self.compiled_loss
             .unwrap_or(self.compiled && self.chunked_loss)
+    }
+    /// Eager PyTorch tensor parallelism over DTensor (torchtitan) with `loss_parallel`, its
+    /// default (`training.disable_loss_parallel = false`): the LM head's logits stay sharded over
+    /// the vocabulary and cross-entropy runs as torch's decomposed, all-reduced log-softmax
+    /// (torch/distributed/tensor/parallel/loss.py). The `hugging_face` profile with TP > 1 and an
+    /// eager, unchunked loss.
+    pub fn loss_parallel(&self) -> bool {
+        self.framework == Framework::HuggingFace
+            && self.parallel.tp > 1
+            && !self.loss_compiled()
+            && !self.chunked_loss
+            && !self.uses_bf16_chunked_loss()
     }
     /// LitGPT's chunked bf16 loss: the option, or implied by the `litgpt` framework.
     pub fn uses_bf16_chunked_loss(&self) -> bool {

@@ -63,13 +63,16 @@ fn published_training_peaks_within_their_bands() {
         rows.len()
     );
     // The recorded deviations among the peaks (torchtune 8B full on an A6000; torchtitan's two
-    // 70B FSDP × TP rows; the LitGPT rows left the list when the `litgpt` framework profile,
+    // 70B FSDP × TP rows left the list when torch's loss_parallel buffers and the gathered LM-head
+    // input were modelled (−24.5% / −19.7% → −9.9% / −4.1%); the LitGPT rows when the `litgpt`
+    // framework profile,
     // measured on CPU, replaced the HF profile for them, Trainy's H200 rows when `compiled_loss`
     // was modelled, torchtune's 70B full row when FSDP's unit gradients were); the PEFT FSDP QLoRA
-    // row with parameter offload and six Qwen (v1) README rows (five 1.8B, the 7B at 4096 tokens),
-    // both not diagnosed (tools/gen_cases_mem.py): a guard, so that a new one is noticed.
+    // row with parameter offload and five Qwen (v1) README rows (1.8B, 256-4096 tokens; the 7B row
+    // at 4096 tokens left when the 7B/14B rows got PEFT 0.5.0's fp32 adapters), both diagnosed in
+    // part only (tools/gen_cases_mem.py): a guard, so that a new one is noticed.
     let known = rows.iter().filter(|r| r.2).count();
-    assert!(known <= 10, "{known} known deviations\n{report}");
+    assert!(known <= 7, "{known} known deviations\n{report}");
     // None beyond 15% unless a recorded known_deviation with its cause.
     for (id, e, kd) in &rows {
         assert!(e.abs() <= 0.15 || *kd, "{id}: {:+.1}%\n{report}", e * 100.0);
@@ -82,7 +85,13 @@ fn published_training_peaks_within_their_bands() {
         median * 100.0,
         rows.len()
     );
-    // Target 5% (issue 9): met. Measured 4.4% over 75 cases: 4.1% over the 44 below, and over the
+    // Target 5% (issue 9): met. Measured 3.85% over 75 cases: 3.9% over the first 44, 3.1% over
+    // the 31 added later (PEFT docs 7.0% over 4 since its two ZeRO-3 rows carry DeepSpeed's
+    // reduce bucket, `deepspeed`: −8.3% / −9.7% → −6.7% / −6.9%). 4.3% before the Qwen (v1) 7B/14B rows got fp32 adapters (PEFT 0.5.0, the
+    // release when those rows were added: Qwen README 8.0% → 2.5% over its 18 rows), 4.4% before
+    // loss_parallel, the gathered LM-head input and the last pipeline rank's loss were modelled
+    // (torchtitan's 18 Dec 2024 rows 4.0% → 3.7%, its 405B PP rows −6.9…+8.7% → −9.7…+5.5%).
+    // Before that 4.4% over 75: 4.1% over the 44 below, and over the
     // 31 rows of three sources added later (none used to fit a constant): transformers docs
     // BERT-large 3.0% over 9 (its batch-4 rows −22…−31% with neither `persistent_grads` nor the
     // fp32 eager dropout scores and the model's dropout rates, −12…−20% with the first alone), PEFT docs 9.0% over 4, Qwen README

@@ -183,3 +183,90 @@ fn fsdp_unit_gradients_join_a_layers_backward() {
         );
     }
 }
+
+fn phase_part(m: &TrainingMemory, phase: &str, prefix: &str) -> f64 {
+    let p = m.timeline.phases.iter().find(|p| p.phase == phase).unwrap();
+    p.components
+        .iter()
+        .filter(|(n, _)| n.starts_with(prefix))
+        .map(|(_, b)| b.0)
+        .sum()
+}
+
+/// torch's `loss_parallel` under DTensor TP (torchtitan's default): on the local vocabulary
+/// shard the decomposed log-softmax has the bf16 logits, their fp32 copy, `shifted` and
+/// `exp(shifted)` / the saved `result` live (2 + 4 + 4 + 4 B per logit), and its fused backward the
+/// saved output, the zeros, the exp and their sum (4 × 4 B); the fused kernels without TP keep
+/// 10 and 12 B per logit.
+#[test]
+fn loss_parallel_keeps_four_fp32_logit_buffers_in_backward() {
+    let loss = |tp: u64| {
+        let mut s = pretrain(Recompute::Full);
+        s.parallel.tp = tp;
+        let m = mem(&s, tp);
+        let per_logit = 2048.0 * 128256.0 / tp as f64;
+        (
+            phase_part(&m, "loss", "loss buffers") / per_logit,
+            phase_part(&m, "backward: loss", "loss buffers") / per_logit,
+        )
+    };
+    assert_eq!(loss(1), (10.0, 12.0));
+    assert_eq!(loss(2), (14.0, 16.0));
+    assert_eq!(loss(8), (14.0, 16.0));
+    // Megatron's fused vocab-parallel cross-entropy is not this path.
+    let mut s = pretrain(Recompute::Full);
+    s.parallel.tp = 2;
+    s.framework = Framework::Megatron;
+    assert!(!s.loss_parallel());
+}
+
+/// DTensor sequence parallelism all-gathers the final norm output for the LM head, which saves it
+/// whole. Llama 3.1 8B under full checkpointing, TP 4, 2048 tokens: SP shards the 32 layer inputs
+/// (2h each) and the final norm's saved tensors (16 + 4h + 2·2h B per token) by 4, but not the
+/// gathered head input (2h), which stays whole.
+#[test]
+fn sequence_parallel_lm_head_saves_its_gathered_input() {
+    let saved = |sp: bool| {
+        let mut s = pretrain(Recompute::Full);
+        s.parallel.tp = 4;
+        s.parallel.sequence_parallel = sp;
+        phase_part(&mem(&s, 4), "forward", "saved activations")
+    };
+    let h = 4096.0;
+    let sharded_away = 0.75 * 2048.0 * (32.0 * 2.0 * h + 16.0 + 8.0 * h - 2.0 * h);
+    let got = saved(false) - saved(true);
+    assert!(
+        (got - sharded_away).abs() <= 1e-9 * sharded_away,
+        "{got} vs {sharded_away}"
+    );
+}
+
+/// Under PP the last rank runs the LM head and the loss holding one micro-batch (1F1B), or with
+/// v virtual stages (v − 1) · pp warm-up chunks + 1, each 1/v of a stage; stage 0 holds
+/// min(pp, accum) micro-batches. Llama 3.1 8B, PP 2, 4 micro-batches: the loss phase keeps 1/2
+/// (1F1B) or (1·2 + 1)/2 / 2 = 3/4 (v = 2) of stage 0's saved layer activations.
+#[test]
+fn the_loss_runs_on_the_last_pipeline_rank() {
+    let at = |v: u64| {
+        let mut s = pretrain(Recompute::Full);
+        s.grad_accum = 4;
+        s.parallel.pp = 2;
+        s.parallel.virtual_stages = v;
+        let m = mem(&s, 2);
+        (
+            phase_part(&m, "backward: loss", "saved activations"),
+            phase_part(&m, "forward: layers", "saved activations"),
+        )
+    };
+    for (v, share) in [(1, 0.5), (2, 0.75)] {
+        let (at_loss, stage0) = at(v);
+        // The loss phase's saved set: the last rank's share of the layers + the final norm's
+        // saved tensors (16 + 4h + 2·2h B per token, one micro-batch).
+        let outside = 2048.0 * (16.0 + 8.0 * 4096.0);
+        let want = share * stage0 + outside;
+        assert!(
+            (at_loss - want).abs() <= 1e-9 * want,
+            "v {v}: {at_loss} vs {want}"
+        );
+    }
+}

@@ -319,6 +319,10 @@ pub struct JobArgs {
     /// Gradients kept between steps and zeroed in place (PyTorch < 2.0 zero_grad(set_to_none=False), the HF Trainer before PyTorch 2.0).
     #[arg(long)]
     pub persistent_grads: bool,
+    /// ZeRO run by DeepSpeed's engine: its reduce bucket and, at the step, the fp32 copy of the
+    /// rank's gradient partition.
+    #[arg(long)]
+    pub deepspeed: bool,
     /// QLoRA on bitsandbytes < 0.43.2: every 4-bit linear keeps its input for backward (fixed by
     /// bitsandbytes PR #1270).
     #[arg(long)]

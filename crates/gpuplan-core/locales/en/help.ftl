@@ -47,6 +47,7 @@ help-arg-config = A HuggingFace config.json, or a directory containing one
 help-arg-cp = Context-parallel degree (Megatron-Core --context-parallel-size; default 1)
 help-arg-dataset-size = Dataset size on storage, e.g. 30TB or 500GiB (sets the storage capacity; default: one epoch's samples × bytes per sample)
 help-arg-deadline = Deadline: hours, or with a unit: 24h, 30d [default: none]
+help-arg-deepspeed = ZeRO run by DeepSpeed's engine: its reduce bucket and, at the step, the fp32 copy of the rank's gradient partition
 help-arg-endpoint = API base URL instead of the provider's (a private endpoint, or a local test server)
 help-arg-engine = Serving engine whose KV-pool rule applies: vllm (V1, default), sglang, trtllm, or static (a reference implementation allocating batch × max_model_len up front)
 help-arg-engine-version = vLLM release whose memory profiler sizes the KV pool, e.g. 0.5 or 0.6.4 (releases count the memory outside torch differently); default the current rule (v0.6.5 and later)

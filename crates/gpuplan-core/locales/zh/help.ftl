@@ -58,6 +58,7 @@ help-arg-gpus-per-node = 配合 --gpu 时每节点的 GPU 数（默认：1）
 help-arg-grad-accum = 每个优化器步的梯度累积步数（默认：1）
 help-arg-grad-all-reduce = 在更新本分片前对整份梯度做 all-reduce 的 ZeRO-1 优化器（流水线并行下的 DeepSpeed BF16_Optimizer），而非 reduce-scatter
 help-arg-gradient-as-bucket-view = DDP gradient_as_bucket_view=True：all-reduce 桶中不再另存一份梯度
+help-arg-deepspeed = 由 DeepSpeed 引擎运行 ZeRO：计入其归约桶（reduce bucket），以及优化器步时本分片梯度的 fp32 副本
 help-arg-persistent-grads = 梯度在各步之间保留并原地清零（PyTorch < 2.0 的 zero_grad(set_to_none=False)，PyTorch 2.0 之前的 HF Trainer）
 help-arg-id = 实例规格 ID（ecs.gn7e-c16g1.4xlarge）、规格族（gn7e、GN10Xp）或 GPU ID（a100-80g）
 help-arg-image = 腾讯云：询价时指定的镜像 ID（公共镜像；价格是实例本身的）

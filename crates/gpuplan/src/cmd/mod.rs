@@ -460,6 +460,7 @@ pub fn apply_training_flags(
     t.activation_offload |= j.activation_offload;
     t.gradient_as_bucket_view |= j.gradient_as_bucket_view;
     t.persistent_grads |= j.persistent_grads;
+    t.deepspeed |= j.deepspeed;
     t.bnb_saves_inputs |= j.bnb_saves_inputs;
     if j.quantized_lm_head {
         t.quantized_lm_head = Some(true);
