@@ -199,11 +199,9 @@ CP = ("FIXME: ring attention at 128k-256k tokens is over-predicted (+35% to +41%
       "context_parallel runs the FlashAttention kernel once per ring step on (s/cp)-long blocks and rescales and merges "
       "the partial outputs (fp32 online-softmax merge) after each step; neither the per-step kernel efficiency nor the "
       "merge traffic is modelled, only the K/V transfer (hidden behind attention).")
-SMALL_TITAN = ("FIXME: Llama 3 8B at TP 8 (512-wide GEMM shards per GPU, 12 x 8192 tokens) in bf16 is over-predicted by "
-               "22-23% (25-26% before the report's 2.4 TB/s HBM2e part was modelled; the FP8 rows, +19% to +22% then, "
-               "are +13% to +15%) while the 70B rows of the same report at TP 8 are within 14%. Part may be the 500 W "
-               "part's peak, which the report places 'between SXM and NVL' without a value (the SXM peak is used); the "
-               "rest (narrow-GEMM efficiency under async/vanilla TP with torch.compile) is not identified.")
+# (Llama 3 8B at TP 8 on 64 GPUs in bf16, +22.5% and +23.1% (vanilla and async TP; the FP8 rows +12.9% and
+# +14.5%), is +15.6% and +18.5% (FP8: +6.2%, +9.8%) since torchtitan's per-op SAC re-runs the sequence-parallel
+# all-gathers in backward: train/step.rs tp_forward_passes.)
 FP8_GAP = ("NeMo's FP8 GEMMs on large layers reach ~45% of the FP8 peak (888 model "
            "TFLOP/s for GPT3-175B), while fp8_train_gemm_ratio, fitted on llm-foundry's MPT-3B (h = 2560), gives ~38%: "
            "FP8 GEMM efficiency grows with GEMM size more than the tile/wave model captures. Transformer Engine's "
@@ -242,7 +240,6 @@ CARD_8B = ("FIXME: not modellable from the card: 6·N·D over the card's hours a
 KNOWN = {
     **{f"t-titan-llama31-8b-8gpu-cp{c}-s{s}k": CP for c, s in [(4, 128), (8, 256)]},
     **{f"t-titan-llama31-405b-512gpu-cp{c}-s{s}k": CP for c, s in [(8, 256)]},
-    **{f"t-titan25-llama3-8b-64gpu-bf16-{t}": SMALL_TITAN for t in ["tp", "asynctp"]},
     "t-nemo-gpt3-175b-512gpu-h100-fp8": NEMO_FP8,
     "t-nemo-llama2-13b-sft-h100-fp8": NEMO_SFT,
     **{f"t-nemo-llama2-{m}-lora-h100-fp8": NEMO_LORA for m in ["13b"]},
