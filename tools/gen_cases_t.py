@@ -198,7 +198,16 @@ CP = ("FIXME: ring attention at 128k-256k tokens is over-predicted (+35% to +41%
       "band with FA-2's Hopper backward modelled): torch's "
       "context_parallel runs the FlashAttention kernel once per ring step on (s/cp)-long blocks and rescales and merges "
       "the partial outputs (fp32 online-softmax merge) after each step; neither the per-step kernel efficiency nor the "
-      "merge traffic is modelled, only the K/V transfer (hidden behind attention).")
+      "merge traffic is modelled, only the K/V transfer (hidden behind attention). Checked and ruled out: the work "
+      "split (torch's load-balanced rounds, torch/distributed/tensor/experimental/_attention.py "
+      "_templated_ring_attention read at pytorch @0123248a, later than the report's 1963fc8: round 0 causal on the "
+      "rank's two chunks, later rounds half the queries or half the keys, 1/cp of the causal work per rank as "
+      "modelled), the K/V exchange (torchtitan @9dec370 config_manager.py lines 365-367: all-gather by default, once "
+      "per pass, hidden behind round 0) and the kernel (get_train_context in torchtitan/utils.py lines 207-216 limits "
+      "SDPA to the flash and efficient backends under CP, the FA-2 class the model uses). The merge and the "
+      "backward's fp32 dq/dk/dv accumulation (torch.cat partial updates) would add ~3% to the 8B rows' step if run eagerly "
+      "(~0.7 s of 22.9 s at CP 4, ~1.5 s of 42.7 s at CP 8, at ~40 bytes per output element and round), less if "
+      "Inductor fuses them; which of the two ran is not determined.")
 # (Llama 3 8B at TP 8 on 64 GPUs in bf16, +22.5% and +23.1% (vanilla and async TP; the FP8 rows +12.9% and
 # +14.5%), is +15.6% and +18.5% (FP8: +6.2%, +9.8%) since torchtitan's per-op SAC re-runs the sequence-parallel
 # all-gathers in backward: train/step.rs tp_forward_passes.)
@@ -223,7 +232,12 @@ NEMO_LORA = ("FIXME: -20% (-32% before the packed samples' attention span was mo
              "16-bit memory-bound GEMMs and attention over 127-token packed samples (attention_span, from NeMo's "
              "TFLOP/s column), predicts ~1.46x for 7B and 1.34x here: element-wise work and the FP8 casts are not "
              "reduced by freezing, and the FP8 gap of the pretraining rows (-17% for 13B) comes on top. The 7B and 70B "
-             "LoRA rows are within band (-13.5%, -16.6%).")
+             "LoRA rows are within band (-13.5%, -16.6%). Two Transformer Engine 1.8 details of LoRA under NeMo were "
+             "checked and nearly cancel (about -0.1% together, not modelled): a frozen te.Linear casts its input "
+             "without the transposed copy for wgrad (transformer_engine/pytorch/module/linear.py @3ec998e9 lines "
+             "113-141, 'weight.requires_grad'), and NeMo's qkv adapter sets return_layernorm_output (nemo/collections/"
+             "nlp/modules/common/megatron/adapters/mcore_mixins.py), so the fused LayerNorm writes 16 bit and pays 'an "
+             "extra fp8 cast' (layernorm_linear.py, same commit).")
 # (The three 70B cards, +43% to +137% under a hand-written TP 8 + FSDP layout, are within band at the
 # planner's searched layout: search_layout_global_batch.)
 CARD_8B = ("FIXME: not modellable from the card: 6·N·D over the card's hours at the H100's 989 TFLOP/s gives 15.6% "
