@@ -255,6 +255,36 @@ fn adapter_seconds(
     a + b + adds
 }
 
+/// Forward GEMM seconds that torchtitan's per-op SAC runs again in backward, on one TP shard: its
+/// policy saves every odd-numbered `aten.mm` of the layer's forward and marks the rest
+/// recompute ("Saves output of all compute ops, except every second mm",
+/// torchtitan/models/llama3/parallelize_llama.py @820504e lines 254-268), and backward needs
+/// all but the layer's last one (its output only feeds the residual add that leaves the
+/// layer). In torchtitan's order (wq, wk, wv, wo, w1, w3, w2: models/llama3/model.py lines 238
+/// and 302, same commit) that is wk, wo and w3 — 36.5% of Llama 3 8B's forward matmul FLOPs,
+/// not half. `linears` is the layer's dense linears in forward order (`model::params`).
+pub fn op_sac_recomputed_forward(
+    linears: &[crate::model::Linear],
+    tokens: u64,
+    tp: u64,
+    r: &ChipRates,
+) -> f64 {
+    let last = linears.len().saturating_sub(1);
+    linears
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| i % 2 == 1 && *i != last)
+        .map(|(_, l)| {
+            let (k, n) = if l.d_out >= l.d_in {
+                (l.d_in, l.d_out.div_ceil(tp))
+            } else {
+                (l.d_in.div_ceil(tp), l.d_out)
+            };
+            gemm_seconds(tokens, n, k, r)
+        })
+        .sum()
+}
+
 /// Forward passes counted in the micro-batch (1, or 2 with full recompute).
 fn forward_passes(setup: &TrainingSetup) -> f64 {
     if matches!(setup.recompute, Recompute::Full | Recompute::SelectiveOp) {
@@ -373,6 +403,7 @@ pub fn micro_batch_compute(
     let p = setup.parallel;
     let tokens = setup.micro_batch * (setup.seq_len / p.cp.max(1)).max(1);
     let frozen = setup.task.is_peft();
+    let op_sac = crate::train::op_sac_applies(t, setup);
     let total_layers: u64 = b.groups.iter().map(|g| g.count).sum::<u64>().max(1);
     // One layer on average (all layers / L), then scaled to the slowest stage.
     let mut layer = ComputeParts::default();
@@ -424,12 +455,17 @@ pub fn micro_batch_compute(
             layer.gemm_s += adapters * g.count as f64 / total_layers as f64;
         }
         layer.gemm_s += per_layer * g.count as f64 / total_layers as f64;
+        if op_sac {
+            let again = op_sac_recomputed_forward(&g.linears, tokens, p.tp, r);
+            layer.gemm_s += again * g.count as f64 / total_layers as f64;
+        }
     }
     // Recompute repeats every forward GEMM (one third of the three).
     match setup.recompute {
         Recompute::Full => layer.gemm_s *= if frozen { 1.5 } else { 4.0 / 3.0 },
-        // Per-op SAC recomputes every other forward matmul: half of the forward GEMMs again.
-        Recompute::SelectiveOp => layer.gemm_s *= if frozen { 1.25 } else { 7.0 / 6.0 },
+        // Per-op SAC outside torchtitan's dense layout (MoE, MLA, PEFT): every other forward
+        // matmul, taken as half of the forward GEMMs again.
+        Recompute::SelectiveOp if !op_sac => layer.gemm_s *= if frozen { 1.25 } else { 7.0 / 6.0 },
         _ => {}
     }
     layer.attention_s = attention_seconds(t, setup, r, p.tp);
@@ -540,6 +576,61 @@ fn gemm_eff_card_factor(g: &GpuSpec, tun: &Tunables) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Llama 3 8B (h 4096, 8 KV heads of 128, SwiGLU 14336): per-op SAC runs wk, wo and w3
+    /// again — (1024 + 4096 + 14336) / (4096 + 2 × 1024 + 4096 + 3 × 14336) = 36.5% of the
+    /// forward matmuls; a plain MLP's last linear (fc2) is not rerun.
+    #[test]
+    fn op_sac_reruns_wk_wo_and_w3() {
+        let r = ChipRates {
+            gemm: FlopRate(1e15),
+            attention: FlopRate(1e15),
+            memory: None,
+            sms: None,
+            act_bytes: 2.0,
+            eager_elementwise: false,
+            cast_bytes: 0.0,
+        };
+        let lin = |name, d_in, d_out| crate::model::Linear {
+            name,
+            d_in,
+            d_out,
+            copies: 1,
+            active_copies: 1,
+        };
+        let (h, kv, f) = (4096, 1024, 14336);
+        let gated = [
+            lin("q_proj", h, h),
+            lin("k_proj", h, kv),
+            lin("v_proj", h, kv),
+            lin("o_proj", h, h),
+            lin("gate_proj", h, f),
+            lin("up_proj", h, f),
+            lin("down_proj", f, h),
+        ];
+        let fwd: f64 = gated
+            .iter()
+            .map(|l| gemm_seconds(8192, l.d_out, l.d_in, &r))
+            .sum();
+        let again = op_sac_recomputed_forward(&gated, 8192, 1, &r);
+        let share = (kv + h + f) as f64 / (2 * h + 2 * kv + 3 * f) as f64;
+        assert!((again / fwd - share).abs() < 1e-12);
+        assert!((share - 0.365).abs() < 1e-3, "{share}");
+        // TP splits the same GEMMs: the share stays.
+        let again8 = op_sac_recomputed_forward(&gated, 8192, 8, &r);
+        assert!((again8 * 8.0 - again).abs() / again < 1e-12);
+        let plain = [
+            lin("q_proj", h, h),
+            lin("k_proj", h, h),
+            lin("v_proj", h, h),
+            lin("o_proj", h, h),
+            lin("fc1", h, 4 * h),
+            lin("fc2", 4 * h, h),
+        ];
+        let rerun = op_sac_recomputed_forward(&plain, 8192, 1, &r);
+        let k_and_o = 2.0 * gemm_seconds(8192, h, h, &r);
+        assert!((rerun - k_and_o).abs() / k_and_o < 1e-12);
+    }
 
     #[test]
     fn quantization_penalises_partial_waves_and_tiles() {

@@ -1366,6 +1366,17 @@ fn eager_layer_activation(t: &TransformerSpec, setup: &TrainingSetup) -> LayerAc
     la
 }
 
+/// Whether torchtitan's per-op SAC layout ([`op_sac_layer`]) applies: `selective_op` on a dense
+/// layer with standard attention through a fused SDPA kernel under the HF profile, not PEFT.
+pub(crate) fn op_sac_applies(t: &TransformerSpec, setup: &TrainingSetup) -> bool {
+    setup.recompute == Recompute::SelectiveOp
+        && setup.framework == Framework::HuggingFace
+        && !setup.task.is_peft()
+        && t.moe.is_none()
+        && matches!(t.attention, crate::model::AttentionKind::Standard)
+        && setup.attention != AttentionImpl::Eager
+}
+
 /// torchtitan's per-op selective checkpointing ([`Recompute::SelectiveOp`]) of a dense layer
 /// with standard attention through a fused SDPA kernel, bytes per token: what the checkpoint
 /// keeps for backward. The checkpoint keeps the layer input; the policy keeps the outputs of the
@@ -1382,12 +1393,7 @@ fn eager_layer_activation(t: &TransformerSpec, setup: &TrainingSetup) -> LayerAc
 /// is counted alike (bf16 outputs). `None` where torchtitan's layout does not apply (PEFT, MoE,
 /// MLA, eager attention, the LitGPT and Megatron profiles): those keep the `selective` accounting.
 fn op_sac_layer(t: &TransformerSpec, setup: &TrainingSetup) -> Option<LayerActivation> {
-    let applies = setup.framework == Framework::HuggingFace
-        && !setup.task.is_peft()
-        && t.moe.is_none()
-        && matches!(t.attention, crate::model::AttentionKind::Standard)
-        && setup.attention != AttentionImpl::Eager;
-    if !applies {
+    if !op_sac_applies(t, setup) {
         return None;
     }
     let c = compute_bytes(setup);

@@ -175,14 +175,16 @@ fn training_accuracy_stays_within_todays_bands() {
         known_serving <= 8,
         "{known_serving} known deviations (serving)"
     );
-    // Measured 9.15% (the target is 10%; 9.67% before torchtitan's rows ran on their
+    // Measured 9.22% (the target is 10%; 9.07% before per-op SAC's recomputed matmuls were
+    // counted per op (wk, wo, w3: 36.5% of Llama 3 8B's forward, not half), 9.15% before its
+    // sequence-parallel all-gathers were re-run in backward, 9.67% before torchtitan's rows ran on their
     // stated 2.4 TB/s HBM2e H100, 9.8% before the LLaMA-1 rows took the paper's 4M-token batch)
     // and 13.7% (GPU-hours: 21.9% before the model cards, whose layouts are
     // unpublished, were evaluated at the planner's searched layout, 12.8% then; BLOOM-176B's
     // whole-run hours, -16.0% from the steady state, moved it to 14.6%; the LLaMA-1 4M-token batch
     // to 13.7%; the Llama 3 8B cards' hours, at ~15% MFU, stay far off).
     assert!(
-        tput <= 0.0916,
+        tput <= 0.0923,
         "training throughput out-of-sample median {tput:.4}"
     );
     assert!(hours <= 0.1377, "GPU-hours out-of-sample median {hours:.4}");
@@ -191,9 +193,12 @@ fn training_accuracy_stays_within_todays_bands() {
     // (+14.6% -> +8.9%) with the paper's 4M-token batch; NeMo's Llama 2 70B pretraining and SFT
     // two fewer (-20.4% -> -13.9%, -21.3% -> -14.5%) with TE userbuffers' TP-comm overlap;
     // 17: torchtitan 2025-06's Llama 3 8B FP8 async-TP row (+21.9% -> +14.5%) on the HBM2e H100;
-    // 16: BLOOM's ramp-up row (+20.0% -> +19.1%) with the pipeline sends' share of the node's NICs.
+    // 16: BLOOM's ramp-up row (+20.0% -> +19.1%) with the pipeline sends' share of the node's NICs;
+    // 14: torchtitan 2025-06's Llama 3 8B bf16 TP 8 rows (+22.5% -> +15.6%, +23.1% -> +18.5%) with
+    // per-op SAC's recomputed all-gathers; 15: its async-TP row +18.5% -> +21.3% again with the
+    // recomputed matmuls counted per op.
     assert!(
-        known <= 16,
+        known <= 15,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes

@@ -236,7 +236,8 @@ fn pipeline_bubble(x: &Ctx, compute: Seconds, optimizer: Seconds) -> Seconds {
     (compute - optimizer) * bubble_frac
 }
 
-/// TP: 2 all-reduces of b·s·h per layer in each forward pass (recompute repeats them) and 2
+/// TP: 2 all-reduces of b·s·h per layer in each forward pass (recompute repeats them:
+/// [`tp_forward_passes`]) and 2
 /// in backward (Megatron; SP's all-gather + reduce-scatter moves the same bytes), 2-byte
 /// activations, each paying NCCL's latency over the TP ranks. With TP-comm overlap
 /// (Megatron-Core --tp-comm-overlap, torchtitan async TP) it hides behind the GEMMs.
@@ -250,11 +251,7 @@ fn tp_phase(
     let Some(t) = x.transformer().filter(|_| p.tp > 1) else {
         return (Seconds(0.0), Seconds(0.0));
     };
-    let fwd_passes = if x.setup.recompute == Recompute::Full {
-        2.0
-    } else {
-        1.0
-    };
+    let fwd_passes = tp_forward_passes(x.setup.recompute, p.sequence_parallel);
     let bytes = x.local_tokens * t.hidden as f64 * 2.0;
     let g = x.group(p.tp, 1);
     let (lat, algo) = crate::comm::nccl_latency(crate::comm::Collective::AllReduce, g, tun);
@@ -279,6 +276,28 @@ fn tp_phase(
         overlapped: hidden,
     });
     (total, hidden)
+}
+
+/// Forward passes of a layer's TP collectives, in units of the forward's 2 all-reduces (4
+/// all-gather/reduce-scatter units with sequence parallelism): 1, plus what the backward's
+/// recompute repeats. Full recompute repeats the whole forward. torchtitan's per-op SAC
+/// ([`Recompute::SelectiveOp`]) saves the outputs of the ops in `_save_list` — every other `mm`,
+/// SDPA and `_c10d_functional.reduce_scatter_tensor` — and marks every other op
+/// `PREFER_RECOMPUTE` (torchtitan/models/llama3/parallelize_llama.py @820504e lines 218-268), which
+/// torch.compile's partitioner treats as must-recompute (torch/_functorch/partitioners.py
+/// `must_recompute` returns true for MUST_RECOMPUTE and PREFER_RECOMPUTE, pytorch @c28ba8e5);
+/// eager SAC re-runs them alike. So with sequence parallelism the two all-gathers in front of
+/// the column-parallel q/k/v and w1/w3 run again in backward (their outputs, s·h wide, are not
+/// saved; the wgrad of those linears needs them) while the two reduce-scatters after wo and w2
+/// do not: half a forward pass. Without sequence parallelism the all-reduces are not in the
+/// list and the even-numbered wo that feeds one is recomputed: a whole pass.
+pub(crate) fn tp_forward_passes(recompute: Recompute, sequence_parallel: bool) -> f64 {
+    match recompute {
+        Recompute::Full => 2.0,
+        Recompute::SelectiveOp if sequence_parallel => 1.5,
+        Recompute::SelectiveOp => 2.0,
+        _ => 1.0,
+    }
 }
 
 /// Chunks Transformer Engine's `pipeline` overlap splits a GEMM into (`num_splits`, default 4 for
@@ -859,6 +878,19 @@ mod tests {
         assert!((share(Framework::Megatron, 2.0) - (1.0 - 1.0 / 12.0)).abs() < 1e-12);
         assert_eq!(share(Framework::HuggingFace, 1.0), 0.4);
         assert_eq!(share(Framework::LitGpt, 2.0), 0.4);
+    }
+
+    /// torchtitan's per-op SAC re-runs the all-gathers (not saved) but not the reduce-scatters
+    /// (saved) of sequence parallelism: 10 of 8 units per layer; all-reduces without SP are not
+    /// saved: 12, as full recompute; `selective` keeps the TP collectives' outputs: 8.
+    #[test]
+    fn op_sac_repeats_the_sequence_parallel_all_gathers_only() {
+        let units = |r, sp| 4.0 * (tp_forward_passes(r, sp) + 1.0);
+        assert_eq!(units(Recompute::SelectiveOp, true), 10.0);
+        assert_eq!(units(Recompute::SelectiveOp, false), 12.0);
+        assert_eq!(units(Recompute::Full, true), 12.0);
+        assert_eq!(units(Recompute::Selective, true), 8.0);
+        assert_eq!(units(Recompute::None, false), 8.0);
     }
 
     /// One chunk (v = 1) is the old overlap: the last micro-batch's backward for gradients, the
