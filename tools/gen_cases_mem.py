@@ -257,20 +257,20 @@ def qwen1_lora(r):
     size = s["model"].split()[0].removeprefix("Qwen-")
     h, layers, heads, inter, vocab = QWEN1[size]
     commit, added, peft, adapter = QWEN1_ROWS_ADDED[size]
-    config = dict(model_type="qwen2", hidden_size=h, num_hidden_layers=layers, num_attention_heads=heads,
-                  num_key_value_heads=heads, intermediate_size=inter // 2, vocab_size=vocab,
+    config = dict(model_type="qwen", hidden_size=h, num_hidden_layers=layers, num_attention_heads=heads,
+                  kv_channels=h // heads, intermediate_size=inter, vocab_size=vocab, no_bias=True,
                   max_position_embeddings=8192, tie_word_embeddings=False)
     t = dict(task="lora", precision="amp_bf16", micro_batch=1, seq_len=s["seq_len"], grad_accum=8,
              recompute="full", attention="flash", adapter_dtype=adapter, optimizer_foreach=True,
-             lora=dict(rank=64, targets=["all-linear"], dropout=0.05))
+             lora=dict(rank=64, targets=["c_attn", "c_proj", "w1", "w2"], dropout=0.05))
     w = dict(kind="training", model=f"Qwen-{size}", config=config, training=t,
              hardware=dict(gpu="a100-80g", gpus_per_node=1, nodes=1))
     notes = (f"Qwen-{size} (v1): Qwen's remote code, given as its shapes (config.json: hidden {h}, {layers} layers, "
              f"{heads} heads without GQA, intermediate_size {inter} of which each of w1, w2 and the MLP c_proj "
-             f"uses half, vocab {vocab}, untied head, q/k/v bias) in the qwen2 layout. finetune.py "
+             f"uses half, vocab {vocab}, untied head, q/k/v bias, no other bias) as model_type qwen. finetune.py "
              "@00dceebb: LoRA r=64, alpha 16, dropout 0.05 on c_attn, c_proj, w1, w2 (every linear but the "
-             "head; Qwen's c_attn is one fused q/k/v module with one adapter, here three adapters: "
-             "+2·r·h parameters per layer, 0.1-0.2 GB), the README's LoRA row (no trainable embedding or head), "
+             "head; Qwen's c_attn is one fused q/k/v nn.Linear(h, 3h), so PEFT puts one adapter on it: "
+             "r·(h + 3h) parameters and one dropout/adapter input per layer), the README's LoRA row (no trainable embedding or head), "
              "samples right-padded to model_max_length (preprocess pads to max_len), --bf16 with "
              "--gradient_checkpointing, batch 1 x 8 accumulation (README), no DeepSpeed on one GPU; the Trainer's "
              "optim adamw_torch (finetune.py TrainingArguments) is torch.optim.AdamW, foreach on CUDA in "

@@ -280,6 +280,16 @@ fn peft_aliases(model_type: &str) -> Aliases {
             ("c_proj", &["o_proj", "fc2"]),
             ("c_fc", &["fc1"]),
         ],
+        // Qwen (v1) remote code (modeling_qwen.py): `attn.c_attn` is the fused q/k/v projection
+        // (one PEFT adapter), `c_proj` names both the attention output (`attn.c_proj`) and the MLP
+        // output (`mlp.c_proj`), `w2` is the SiLU-gated half and `w1` the other
+        // (`a1 * F.silu(a2)`, a1 = w1(x), a2 = w2(x)).
+        "qwen" => &[
+            ("c_attn", &["q_proj", "k_proj", "v_proj", FUSED_QKV]),
+            ("c_proj", &["o_proj", "down_proj"]),
+            ("w1", &["up_proj"]),
+            ("w2", &["gate_proj"]),
+        ],
         _ => &[],
     }
 }
@@ -1507,6 +1517,35 @@ mod tests {
         );
         assert!(with(&["all-linear"]).validate_for(resnet).is_err());
         assert!(with(&["q_proj", "v_proj"]).validate_for(llama).is_ok());
+    }
+
+    /// Qwen (v1) remote code, Qwen/Qwen-7B config.json: PEFT adapts the fused `c_attn` with one
+    /// adapter, `c_proj` names two linears, so finetune.py's targets give r·(4h + h+h + 3·(h + f))
+    /// per layer: 143,130,624 at r 64, where three q/k/v adapters would give 159,907,840.
+    #[test]
+    fn qwen_v1_targets_map_the_fused_c_attn_to_one_adapter() {
+        let cfg = r#"{"model_type": "qwen", "hidden_size": 4096, "num_hidden_layers": 32,
+            "num_attention_heads": 32, "kv_channels": 128, "intermediate_size": 22016,
+            "vocab_size": 151936, "no_bias": true, "max_position_embeddings": 8192}"#;
+        let qwen = crate::model::hf::parse_hf_config("Qwen-7B", cfg).unwrap();
+        let b = crate::model::param_breakdown(&qwen);
+        assert_eq!(b.total, 7_721_324_544);
+        let lora = LoraConfig {
+            rank: 64,
+            targets: ["c_attn", "c_proj", "w1", "w2"].map(String::from).to_vec(),
+            ..LoraConfig::default()
+        };
+        assert!(lora.validate_for(&qwen).is_ok());
+        let t = lora.resolved_for(&qwen).targets;
+        assert_eq!(crate::train::lora_params(&b, 64, &t), 143_130_624.0);
+        assert!(with_targets(&["q_proj"]).validate_for(&qwen).is_err());
+    }
+
+    fn with_targets(t: &[&str]) -> LoraConfig {
+        LoraConfig {
+            targets: t.iter().map(|s| s.to_string()).collect(),
+            ..LoraConfig::default()
+        }
     }
 
     #[test]

@@ -33,6 +33,7 @@ pub const KNOWN_MODEL_TYPES: &[&str] = &[
     "llama",
     "mistral",
     "mixtral",
+    "qwen",
     "qwen2",
     "qwen2_moe",
     "qwen3",
@@ -478,6 +479,21 @@ fn nonzero_dropout(f: &Fields, keys: &[&str]) -> bool {
     })
 }
 
+/// Qwen (v1) remote code (Qwen/Qwen-7B modeling_qwen.py, 2023): `QWenMLP` gives each of w1, w2
+/// and c_proj half of `intermediate_size` (`ff_dim_in = config.intermediate_size // 2`), the heads
+/// are `kv_channels` wide, the fused `c_attn` always has a bias (`nn.Linear(hidden_size,
+/// 3 * projection_size)`) and c_proj / w1 / w2 have one unless `no_bias`.
+fn qwen_v1(f: &mut Fields, t: &mut TransformerSpec) {
+    t.ffn /= 2;
+    if let Some(d) = f.opt_u64(&["kv_channels"]) {
+        t.head_dim = d;
+    }
+    t.qkv_bias = true;
+    let bias = !f.opt_bool("no_bias").unwrap_or(true);
+    t.out_bias = bias;
+    t.mlp_bias = bias;
+}
+
 /// Llama-style decoders: llama, mistral, mixtral, qwen2(_moe), qwen3(_moe), deepseek_v2/v3,
 /// baichuan, internlm2, gemma, phi3 and the generic fallback.
 fn decoder(f: &mut Fields, model_type: &str, warnings: &mut Vec<String>) -> TransformerSpec {
@@ -524,6 +540,7 @@ fn decoder(f: &mut Fields, model_type: &str, warnings: &mut Vec<String>) -> Tran
     match model_type {
         // Qwen2 attention always has q/k/v biases (modeling_qwen2.py: `bias=True`).
         "qwen2" | "qwen2_moe" => t.qkv_bias = true,
+        "qwen" => qwen_v1(f, &mut t),
         "qwen3" | "qwen3_moe" => t.qk_norm = true,
         // transformers models/glm4/modeling_glm4.py Glm4DecoderLayer.
         "glm4" => t.post_norms = true,
