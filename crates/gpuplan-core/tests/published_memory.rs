@@ -125,7 +125,11 @@ fn qwen_v1_readme_rows() {
     for (id, e, kd) in &rows {
         let short_18b = id.starts_with("mem-qwen1-18b-") && !id.ends_with("-s8192");
         assert_eq!(*kd, short_18b, "{id}");
-        let (lo, hi) = if short_18b { (-0.23, -0.19) } else { (-0.076, 0.015) };
+        let (lo, hi) = if short_18b {
+            (-0.23, -0.19)
+        } else {
+            (-0.076, 0.015)
+        };
         assert!((lo..=hi).contains(e), "{id}: {:+.1}%", e * 100.0);
     }
     let mut abs: Vec<f64> = rows.iter().map(|r| r.1.abs()).collect();
