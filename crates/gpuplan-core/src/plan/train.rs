@@ -352,7 +352,10 @@ fn litgpt_strategy(task: TrainTask, dp: u64, zero: u8, recompute: Recompute) -> 
 
 /// One micro-batch of one point: the configuration and its memory, lean (bytes without the words,
 /// [`training_memory_lean`]; `None`: not estimable).
-pub type Rung = std::sync::Arc<(TrainingSetup, Option<TrainingMemory>)>;
+/// One configuration of a ladder and the device memory it needs (`None`: not estimable). Only
+/// the total is kept: the lean estimate is dropped where it is computed (on the worker), and the
+/// configuration a time pass keeps is explained again in full.
+pub type Rung = std::sync::Arc<(TrainingSetup, Option<Bytes>)>;
 
 /// The configurations of a search space that fit memory on a cluster: per point, the largest
 /// fitting micro-batch with its memory, in search order.
@@ -397,18 +400,14 @@ impl Fits {
         let mut fit = None;
         for rung in rungs {
             self.evaluated += 1;
-            let Some(mem) = &rung.1 else { break };
-            if mem.device_total.0 <= self.have.0 {
+            let Some(need) = rung.1 else { break };
+            if need.0 <= self.have.0 {
                 fit = Some(rung);
                 continue;
             }
-            if self
-                .least
-                .as_ref()
-                .is_none_or(|l| mem.device_total.0 < l.need.0)
-            {
+            if self.least.as_ref().is_none_or(|l| need.0 < l.need.0) {
                 self.least = Some(Shortfall {
-                    need: mem.device_total,
+                    need,
                     have: self.have,
                     setup: rung.0.clone(),
                 });
@@ -441,8 +440,10 @@ fn rungs<'a>(
         .take_while(move |&&mb| mb == 1 || mb * point.dp <= global_batch.max(point.dp))
         .map(move |&mb| {
             let s = point.configure(base, mb, global_batch);
-            let mem = training_memory_lean(&req.model, &s, c, &req.tunables).ok();
-            std::sync::Arc::new((s, mem))
+            let need = training_memory_lean(&req.model, &s, c, &req.tunables)
+                .ok()
+                .map(|m| m.device_total);
+            std::sync::Arc::new((s, need))
         })
 }
 
@@ -468,7 +469,7 @@ fn ladder(
     let mut out = Vec::new();
     for rung in rungs(req, base, global_batch, point, c) {
         // Stop where the largest GPU stops (a NaN need stops every climb).
-        let held = rung.1.as_ref().is_some_and(|m| m.device_total.0 <= most);
+        let held = rung.1.is_some_and(|need| need.0 <= most);
         out.push(rung);
         if !held {
             break;
@@ -519,7 +520,7 @@ fn fastest(
         }
     }
     let best = best.and_then(|(k, lean_step)| {
-        let (setup, lean) = &*fits.fit[k];
+        let setup = &fits.fit[k].0;
         // Rungs and steps are compared lean (numbers only); the kept configuration is explained
         // in full (same numbers: tests `lean_memory_has_the_same_bytes` and
         // `lean_step_has_the_same_numbers`).
@@ -531,9 +532,11 @@ fn fastest(
         let memory = match &explained[k] {
             Some(m) => m.clone(),
             None => {
+                // (The lean estimate again if the full one fails: what the rung held before
+                // it kept only the total.)
                 let m = training_memory(&req.model, setup, c, &req.tunables)
-                    .ok()
-                    .or_else(|| lean.clone())?;
+                    .or_else(|_| training_memory_lean(&req.model, setup, c, &req.tunables))
+                    .ok()?;
                 explained[k] = Some(m.clone());
                 m
             }
