@@ -329,6 +329,10 @@ pub struct PlanOutcome {
     pub pareto: Vec<usize>,
     pub rejected: Vec<Binding>,
     pub stats: SearchStats,
+    /// How many plans, from the top, carry their per-plan advice: all of them from [`plan`] and
+    /// [`plan_with`], the first `shown` from [`plan_shown`] (not part of the JSON document).
+    #[serde(skip)]
+    pub advised: usize,
 }
 
 /// The cluster an instance type gives: GPUs per node, the GPU link, and the network.
@@ -475,11 +479,36 @@ pub fn plan(req: &PlanRequest, cat: &Catalog) -> Result<PlanOutcome, CoreError> 
     plan_with(req, cat, SearchMode::Shared)
 }
 
+/// [`plan`] for a caller that shows only the first `shown` plans (the CLI's and the API's
+/// `--top N`): the per-plan advice rules run for those plans only, and `advice` is empty on the
+/// plans after them (`PlanOutcome::advised` says how many carry it). Everything else — the plans,
+/// their order and numbers, the Pareto front, the rejections and the list advice on the top plan
+/// (fallbacks and hints, which read the whole ranked list) — is what [`plan`] gives (tested:
+/// `shown_plans_carry_the_advice_of_the_full_outcome` in tests/search_equivalence.rs). At least
+/// the top plan is advised.
+pub fn plan_shown(
+    req: &PlanRequest,
+    cat: &Catalog,
+    shown: usize,
+) -> Result<PlanOutcome, CoreError> {
+    plan_advising(req, cat, SearchMode::Shared, shown.max(1))
+}
+
 /// [`plan`] with a chosen search mode.
 pub fn plan_with(
     req: &PlanRequest,
     cat: &Catalog,
     mode: SearchMode,
+) -> Result<PlanOutcome, CoreError> {
+    plan_advising(req, cat, mode, usize::MAX)
+}
+
+/// The search, ranking and Pareto front, with the per-plan advice of the first `shown` plans.
+fn plan_advising(
+    req: &PlanRequest,
+    cat: &Catalog,
+    mode: SearchMode,
+    shown: usize,
 ) -> Result<PlanOutcome, CoreError> {
     let resolved = validate_request(req)?;
     let req = &resolved;
@@ -506,7 +535,8 @@ pub fn plan_with(
     collapse_near_duplicates(&mut plans);
     let pareto = pareto_front(&plans);
     // Advice per plan, independent of the others: on all cores (one thread in the reference).
-    let advice = train::par_map(&plans, train::search_threads(mode), |p| {
+    let advised = shown.min(plans.len());
+    let advice = train::par_map(&plans[..advised], train::search_threads(mode), |p| {
         advice::evaluate(p, req)
     });
     for (p, a) in plans.iter_mut().zip(advice) {
@@ -529,6 +559,7 @@ pub fn plan_with(
         plans,
         pareto,
         rejected,
+        advised,
     })
 }
 
