@@ -255,7 +255,9 @@ pub struct Plan {
 #[derive(Clone, Debug, Serialize)]
 pub struct TrainDetail {
     pub setup: TrainingSetup,
-    pub memory: TrainingMemory,
+    /// Shared by the plans whose sites one time pass answered (identical clusters of other
+    /// instance types, providers or regions); serialised as the memory itself.
+    pub memory: std::sync::Arc<TrainingMemory>,
     pub step: StepTime,
     pub data: DataPath,
     pub storage: Option<money::StorageChoice>,

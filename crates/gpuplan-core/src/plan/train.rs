@@ -24,7 +24,8 @@ use crate::workload::{AttentionImpl, Recompute, TrainTask, TrainingSetup};
 #[derive(Clone)]
 pub struct Best {
     pub setup: TrainingSetup,
-    pub memory: TrainingMemory,
+    /// Explained in full once per rung and memory pass, shared by every plan it answers.
+    pub memory: std::sync::Arc<TrainingMemory>,
     pub step: StepTime,
 }
 
@@ -491,7 +492,7 @@ fn fastest(
     fits: &Fits,
     c: &ClusterSpec,
     bounds: &[Option<f64>],
-    (steps, explained): (&mut u64, &mut Vec<Option<TrainingMemory>>),
+    (steps, explained): (&mut u64, &mut Vec<Option<std::sync::Arc<TrainingMemory>>>),
 ) -> (Result<Best, Box<Shortfall>>, Vec<Option<f64>>) {
     // The best so far: its rung and step time.
     let mut best: Option<(usize, StepTime)> = None;
@@ -537,6 +538,7 @@ fn fastest(
                 let m = training_memory(&req.model, setup, c, &req.tunables)
                     .or_else(|_| training_memory_lean(&req.model, setup, c, &req.tunables))
                     .ok()?;
+                let m = std::sync::Arc::new(m);
                 explained[k] = Some(m.clone());
                 m
             }
@@ -959,11 +961,12 @@ fn site_outcome(
         return Outcome::Skip;
     };
     let evaluated = fitted.evaluated;
+    // Borrowed: the setup and memory are copied into the plan only once it passes the checks.
     let best = match found {
-        Ok(b) => b.clone(),
+        Ok(b) => b,
         Err(short) => return Outcome::Short(evaluated, short.clone()),
     };
-    let mut step = best.step;
+    let mut step = best.step.clone();
     let network_assumed = site.assumed.as_ref().map(|t| t.en.clone());
     let mut caveats: Vec<Text> = site.assumed.iter().cloned().collect();
     caveats.extend(chip_notes.iter().cloned());
@@ -1043,8 +1046,8 @@ fn site_outcome(
         cluster: cluster.clone(),
         network_assumed,
         train: Some(TrainDetail {
-            setup: best.setup,
-            memory: best.memory,
+            setup: best.setup.clone(),
+            memory: best.memory.clone(),
             step,
             data,
             storage,
