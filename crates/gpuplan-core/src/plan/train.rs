@@ -2,7 +2,9 @@
 //! PP, DP, ZeRO stage, recompute, micro-batch) that fits memory and is fastest; then time,
 //! cost under each billing mode, storage and the constraints.
 
-use super::money::{choose_storage, costs, StorageChoice, StorageNeed, HOURS_PER_MONTH};
+use super::money::{
+    choose_storage, costs, costs_at, InstancePrices, StorageChoice, StorageNeed, HOURS_PER_MONTH,
+};
 use super::{
     instance_cluster, BillingCost, Binding, Plan, PlanRequest, SearchMode, SearchWork, TrainDetail,
 };
@@ -660,6 +662,8 @@ fn reject_chips(skipped: &[(String, Text)], rejected: &mut Vec<Binding>) {
 /// memory pass ([`Fits`]) and time pass ([`fastest`]) answer it.
 struct Site<'a> {
     inst: &'a Instance,
+    /// Index of the candidate (instance type) in the search's list.
+    cand: usize,
     gpu: &'a GpuSpec,
     /// Index into the chips' adapted setups.
     chip: usize,
@@ -875,7 +879,7 @@ fn sites<'a>(
     let mut chips: Vec<(*const GpuSpec, ChipSetup)> = Vec::new();
     let mut out = Vec::new();
     let mut skipped = Vec::new();
-    for &(inst, gpu) in cands {
+    for (cand, &(inst, gpu)) in cands.iter().enumerate() {
         let chip = match chips.iter().position(|(g, _)| std::ptr::eq(*g, gpu)) {
             Some(i) => i,
             None => {
@@ -911,6 +915,7 @@ fn sites<'a>(
             let time = work.time_for(fit, &cluster, share);
             out.push(Site {
                 inst,
+                cand,
                 gpu,
                 chip,
                 nodes,
@@ -947,8 +952,8 @@ fn site_outcome(
     tokens: f64,
     site: &Site,
     chips: &[ChipSetup],
-    fit_results: &[Option<Fits>],
-    time_results: &[Option<Timed>],
+    (fit_results, time_results): (&[Option<Fits>], &[Option<Timed>]),
+    prices: &[Option<InstancePrices>],
 ) -> Outcome {
     let (inst, gpu, nodes, cluster) = (site.inst, site.gpu, site.nodes, &site.cluster);
     let c = &req.constraints;
@@ -1003,18 +1008,14 @@ fn site_outcome(
         .unwrap_or(data.checkpoint_size.0 / FALLBACK_WRITE_BYTES_PER_S);
     let stall_h = checkpoint_stall_hours(compute_hours, write_s, &req.tunables);
     let hours = compute_hours + stall_h + req.tunables.startup_hours;
-    let (mut costs_v, mut chosen, spot) = costs(
-        cat,
-        inst,
-        nodes,
-        hours,
-        c,
-        &req.tunables,
-        Some((
-            data.checkpoint_size,
-            data.checkpoint_size.0 / write_s.max(1e-9),
-        )),
-    );
+    let checkpoint = Some((
+        data.checkpoint_size,
+        data.checkpoint_size.0 / write_s.max(1e-9),
+    ));
+    let (mut costs_v, mut chosen, spot) = match &prices[site.cand] {
+        Some(p) => costs_at(p, nodes, hours, c, checkpoint),
+        None => costs(cat, inst, nodes, hours, c, &req.tunables, checkpoint),
+    };
     let storage = storage.map(|mut s| {
         add_storage_cost(&mut s, &mut costs_v, &mut chosen);
         s
@@ -1157,9 +1158,21 @@ pub fn search(
     let mut unpriced = 0usize;
     let mut any_fit = false;
     let c = &req.constraints;
+    // Prices once per instance type with a fitting configuration, for all its node counts (the
+    // reference: per site).
+    let mut priced: Vec<Option<&Instance>> = vec![None; cands.len()];
+    for site in sites.iter().filter(|_| share) {
+        if matches!(&time_results[site.time], Some((Ok(_), _))) {
+            priced[site.cand] = Some(site.inst);
+        }
+    }
+    let prices = par_map(&priced, threads, |inst| {
+        inst.map(|i| InstancePrices::of(cat, i, c, &req.tunables, true))
+    });
     // Each site on its own (all cores), then folded in site order.
     let outcomes = par_map(&sites, threads, |site| {
-        site_outcome(req, cat, tokens, site, &chips, &fit_results, &time_results)
+        let passes = (&fit_results[..], &time_results[..]);
+        site_outcome(req, cat, tokens, site, &chips, passes, &prices)
     });
     for (site, outcome) in sites.iter().zip(outcomes) {
         let what = || format!("{} × {}", site.nodes, site.inst.id);
