@@ -533,8 +533,7 @@ fn plan_advising(
         Job::Serve(s) => serve::search(req, s, &cands, cat, &mut rejected)?,
     };
     check_plans(req, &plans)?;
-    rank(&mut plans, req.objective);
-    collapse_near_duplicates(&mut plans);
+    rank_and_fold(&mut plans, req.objective);
     let pareto = pareto_front(&plans);
     // Advice per plan, independent of the others: on all cores (one thread in the reference).
     let advised = shown.min(plans.len());
@@ -695,9 +694,8 @@ fn assign_tie_groups(keys: &mut [RankKey]) {
     }
 }
 
-/// Order plans by the objective. Plans without a known price sort after priced ones for cost and
-/// are ranked among themselves by GPU-hours.
-pub fn rank(plans: &mut Vec<Plan>, obj: Objective) {
+/// The indices of `plans` in rank order ([`rank`]).
+fn rank_order(plans: &[Plan], obj: Objective) -> Vec<usize> {
     let inputs: Vec<RankInput<'_>> = plans
         .iter()
         .map(|p| RankInput {
@@ -713,8 +711,24 @@ pub fn rank(plans: &mut Vec<Plan>, obj: Objective) {
     // once: a plan is a few kilobytes, and moving it at every comparison dominated the ranking.
     let mut order: Vec<usize> = (0..keys.len()).collect();
     order.sort_by(|a, b| keys[*a].cmp(&keys[*b]));
+    order
+}
+
+/// Order plans by the objective. Plans without a known price sort after priced ones for cost and
+/// are ranked among themselves by GPU-hours.
+pub fn rank(plans: &mut Vec<Plan>, obj: Objective) {
+    let order = rank_order(plans, obj);
     let mut slots: Vec<Option<Plan>> = plans.drain(..).map(Some).collect();
     plans.extend(order.into_iter().filter_map(|i| slots[i].take()));
+}
+
+/// [`rank`] then [`collapse_near_duplicates`], each plan moved once into the ranked, folded list
+/// (the planner's path; test `rank_and_fold_is_rank_then_collapse` in tests/ranking.rs).
+pub fn rank_and_fold(plans: &mut Vec<Plan>, obj: Objective) {
+    let order = rank_order(plans, obj);
+    // (`drain` keeps the allocation: the folded plans go back into it.)
+    let mut slots: Vec<Option<Plan>> = plans.drain(..).map(Some).collect();
+    fold_into(plans, order.into_iter().filter_map(|i| slots[i].take()));
 }
 
 /// Bits a serving plan's weights give up against the checkpoint: 0 for bf16/fp16 or the
@@ -757,12 +771,20 @@ fn near_duplicate(a: &Plan, b: &Plan) -> bool {
 /// Fold near-duplicates (e.g. two sizes of one family giving the same 8 GPUs for the same time and
 /// money) into the better-ranked plan's `also` list. Keeps the ranking order.
 pub fn collapse_near_duplicates(plans: &mut Vec<Plan>) {
-    let mut kept: Vec<Plan> = Vec::with_capacity(plans.len());
+    let all = std::mem::take(plans);
+    plans.reserve(all.len());
+    fold_into(plans, all.into_iter());
+}
+
+/// The plans of `ranked` (best first) that are no near-duplicate of a better one, pushed onto
+/// `kept`, which must be empty; each near-duplicate is named in the `also` of the first kept plan
+/// it duplicates.
+fn fold_into(kept: &mut Vec<Plan>, ranked: impl Iterator<Item = Plan>) {
     // Kept plans by what a near-duplicate must share (provider, accelerator, count), in kept
     // order: the first match in its bucket is the first match among all kept plans.
     let mut buckets: std::collections::HashMap<(Provider, String, u64), Vec<usize>> =
         std::collections::HashMap::new();
-    for p in plans.drain(..) {
+    for p in ranked {
         let key = (
             p.instance.provider,
             p.gpu.id.clone(),
@@ -787,7 +809,6 @@ pub fn collapse_near_duplicates(plans: &mut Vec<Plan>) {
             }
         }
     }
-    *plans = kept;
 }
 
 /// Plans not dominated in (cost, time).

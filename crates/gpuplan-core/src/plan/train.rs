@@ -1065,6 +1065,42 @@ fn site_outcome(
     }))
 }
 
+/// The time passes, one task per memory pass (`groups`: its time passes): the first cluster of a
+/// group is timed in full and bounds the others (same chip and shape, other links). Per group:
+/// (time pass, its answer, steps timed) and the full memory estimates made.
+fn time_passes(
+    req: &PlanRequest,
+    work: &Work,
+    groups: &[Vec<usize>],
+    fit_results: &[Option<Fits>],
+    threads: usize,
+) -> Vec<GroupTimes> {
+    par_map(groups, threads, |group| {
+        let mut bounds: Vec<Option<f64>> = Vec::new();
+        let mut explained = Vec::new();
+        let mut out = Vec::new();
+        for &t in group {
+            let (fit, cluster) = &work.time_jobs[t];
+            let Some(f) = &fit_results[*fit] else {
+                continue;
+            };
+            let mut steps = 0;
+            let (found, b) = fastest(req, f, cluster, &bounds, (&mut steps, &mut explained));
+            if bounds.is_empty() {
+                bounds = b;
+            }
+            out.push((t, found, steps));
+        }
+        // The kept configurations' memory, explained in full once per rung and memory pass.
+        let full = explained.iter().flatten().count() as u64;
+        (out, full)
+    })
+}
+
+/// One memory pass's time passes: (time pass, its answer, steps timed), and the full memory
+/// estimates made.
+type GroupTimes = (Vec<(usize, Result<Best, Box<Shortfall>>, u64)>, u64);
+
 /// A time pass's answer and the step evaluations it made.
 type Timed = (Result<Best, Box<Shortfall>>, u64);
 
@@ -1113,26 +1149,8 @@ pub fn search(
     for (t, (fit, _)) in work.time_jobs.iter().enumerate() {
         groups[*fit].push(t);
     }
-    let timed = par_map(&groups, threads, |group| {
-        let mut bounds: Vec<Option<f64>> = Vec::new();
-        let mut explained = Vec::new();
-        let mut out = Vec::new();
-        for &t in group {
-            let (fit, cluster) = &work.time_jobs[t];
-            let Some(f) = &fit_results[*fit] else {
-                continue;
-            };
-            let mut steps = 0;
-            let (found, b) = fastest(req, f, cluster, &bounds, (&mut steps, &mut explained));
-            if bounds.is_empty() {
-                bounds = b;
-            }
-            out.push((t, found, steps));
-        }
-        // The kept configurations' memory, explained in full once per rung and memory pass.
-        let full = explained.iter().flatten().count() as u64;
-        (out, full)
-    });
+    let ladder_rungs: u64 = ladders.iter().map(|l| l.len() as u64).sum();
+    let timed = time_passes(req, &work, &groups, &fit_results, threads);
     let mut time_results: Vec<Option<Timed>> = (0..work.time_jobs.len()).map(|_| None).collect();
     for (out, full) in timed {
         work_done.memory += full;
@@ -1141,7 +1159,7 @@ pub fn search(
         }
     }
     work_done.memory += if share {
-        ladders.iter().map(|l| l.len() as u64).sum::<u64>()
+        ladder_rungs
     } else {
         fit_results
             .iter()
