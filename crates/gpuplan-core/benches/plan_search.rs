@@ -1,4 +1,5 @@
-//! Bench binary (no harness): how long `plan` takes over the whole built-in catalog and how many
+//! Bench binary (no harness): how long `plan` takes over the whole built-in catalog (with the
+//! advice of the top 5 plans, as the CLI and the API show them: `plan_shown`) and how many
 //! configurations it covers (`configs`, as if each instance × node count were searched alone)
 //! and really evaluates after sharing (`memory`, `steps`), for the scenarios.
 //! Run: `cargo bench -p gpuplan-core --bench plan_search`. Timing is reported, never asserted
@@ -9,7 +10,7 @@
 use gpuplan_core::catalog::Catalog;
 use gpuplan_core::constants::Tunables;
 use gpuplan_core::model::find_preset;
-use gpuplan_core::plan::{plan, Constraints, Job, Objective, PlanRequest, ServeJob};
+use gpuplan_core::plan::{plan, plan_shown, Constraints, Job, Objective, PlanRequest, ServeJob};
 use gpuplan_core::workload::{TrainTask, TrainingSetup};
 use std::time::Instant;
 
@@ -32,6 +33,12 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .filter(|n| *n > 0)
         .unwrap_or(11);
+    // Plans whose advice is evaluated, as the CLI's and the API's `--top` (default 5);
+    // GPUPLAN_BENCH_TOP=0: every plan's (`plan`, the library's full outcome).
+    let top: usize = std::env::var("GPUPLAN_BENCH_TOP")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5);
     let cat = Catalog::builtin().expect("built-in catalog");
     let train = |task, seq, tokens: f64| Job::Train {
         setup: TrainingSetup {
@@ -86,6 +93,10 @@ fn main() {
             Constraints::default(),
         ),
     ];
+    match top {
+        0 => println!("advice: every plan"),
+        n => println!("advice: the top {n} plans (GPUPLAN_BENCH_TOP, 0 = every plan)"),
+    }
     println!(
         "{:<32} {:>10} {:>9} {:>9} {:>9} {:>6} {:>9} {:>9} {:>8}",
         "scenario",
@@ -116,7 +127,12 @@ fn main() {
         let cpu0 = cpu_ms();
         for _ in 0..reps {
             let t = Instant::now();
-            let out = plan(&req, &cat).expect("plan");
+            let out = if top == 0 {
+                plan(&req, &cat)
+            } else {
+                plan_shown(&req, &cat, top)
+            }
+            .expect("plan");
             times.push(t.elapsed().as_secs_f64() * 1e3);
             last = Some(out);
         }

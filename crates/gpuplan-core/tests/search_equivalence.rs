@@ -10,7 +10,8 @@ use gpuplan_core::hardware::{ClusterSpec, GpuSpec, InterLink};
 use gpuplan_core::model::find_preset;
 use gpuplan_core::plan::train::step_bound;
 use gpuplan_core::plan::{
-    plan_with, ChipFamily, Constraints, Job, Objective, PlanRequest, SearchMode, SoftwareFramework,
+    plan, plan_shown, plan_with, ChipFamily, Constraints, Job, Objective, PlanRequest, SearchMode,
+    ServeJob, SoftwareFramework,
 };
 use gpuplan_core::train::{
     training_memory, training_memory_lean, training_step, training_step_lean,
@@ -90,11 +91,76 @@ fn same_answers(req: &PlanRequest, cat: &Catalog) -> (usize, u64, u64) {
 #[test]
 fn bench_and_cli_scenarios_give_the_same_plans() {
     let cat = builtin();
+    for req in &scenarios() {
+        let (plans, shared, exhaustive) = same_answers(req, cat);
+        assert!(
+            plans > 0 && shared < exhaustive,
+            "{}: {plans} plans, memory evaluations {shared} shared vs {exhaustive}",
+            req.model.name
+        );
+    }
+}
+
+/// `plan_shown(n)` is `plan` with the per-plan advice of the plans after the n-th left out: the
+/// first n plans (at least one) are identical as JSON, advice included; the others are identical
+/// but for their empty advice; the Pareto front, rejections and statistics are the same.
+#[test]
+fn shown_plans_carry_the_advice_of_the_full_outcome() {
+    let cat = builtin();
+    let mut reqs = scenarios();
+    reqs.push(PlanRequest {
+        model: find_preset("Llama-3.1-70B").expect("preset").model.clone(),
+        job: Job::Serve(ServeJob {
+            rate_rps: Some(10.0),
+            tpot_s: Some(0.06),
+            ..Default::default()
+        }),
+        constraints: Constraints::default(),
+        objective: Objective::Cost,
+        tunables: Tunables::default(),
+    });
+    // Plans after the fifth that carry advice in the full outcome (so some is left out below).
+    let mut left_out = 0;
+    for req in &reqs {
+        let full = plan(req, cat).expect("plan");
+        assert_eq!(full.advised, full.plans.len());
+        left_out += full
+            .plans
+            .iter()
+            .skip(5)
+            .filter(|p| !p.advice.is_empty())
+            .count();
+        for shown in [0, 1, 5, full.plans.len() + 1] {
+            let part = plan_shown(req, cat, shown).expect("plan");
+            let advised = shown.max(1).min(full.plans.len());
+            assert_eq!(part.advised, advised);
+            assert_eq!(part.plans.len(), full.plans.len());
+            for (i, (a, b)) in part.plans.iter().zip(&full.plans).enumerate() {
+                let mut want = serde_json::to_value(b).expect("json");
+                if i >= advised {
+                    assert!(a.advice.is_empty(), "plan {i} of {shown} shown has advice");
+                    want["advice"] = serde_json::json!([]);
+                }
+                assert_eq!(serde_json::to_value(a).expect("json"), want, "plan {i}");
+            }
+            let rest = |o: &gpuplan_core::plan::PlanOutcome| {
+                let mut v = serde_json::to_value(o).expect("json");
+                v["plans"] = serde_json::Value::Null;
+                v
+            };
+            assert_eq!(rest(&part), rest(&full));
+        }
+    }
+    assert!(left_out > 100, "{left_out} advised plans after the fifth");
+}
+
+/// The bench's and the CLI's training scenarios (tests above).
+fn scenarios() -> Vec<PlanRequest> {
     let nodes = |n| Constraints {
         max_nodes: n,
         ..Default::default()
     };
-    let cases = [
+    [
         request(
             "Qwen2.5-7B",
             setup(TrainTask::Lora, 2048, 1e8),
@@ -163,15 +229,8 @@ fn bench_and_cli_scenarios_give_the_same_plans() {
                 ..nodes(8)
             },
         ),
-    ];
-    for req in &cases {
-        let (plans, shared, exhaustive) = same_answers(req, cat);
-        assert!(
-            plans > 0 && shared < exhaustive,
-            "{}: {plans} plans, memory evaluations {shared} shared vs {exhaustive}",
-            req.model.name
-        );
-    }
+    ]
+    .into()
 }
 
 fn model() -> impl Strategy<Value = &'static str> {

@@ -380,7 +380,11 @@ mod tests {
             |p| p.costs[0].price.cny = -1.0,
             |p| p.hours = f64::NAN,
             |p| p.train.as_mut().unwrap().step.step.0 = f64::NAN,
-            |p| p.train.as_mut().unwrap().memory.device_total.0 = -1.0,
+            |p| {
+                std::sync::Arc::make_mut(&mut p.train.as_mut().unwrap().memory)
+                    .device_total
+                    .0 = -1.0
+            },
         ];
         for m in mutations {
             let mut bad = p.clone();

@@ -255,7 +255,9 @@ pub struct Plan {
 #[derive(Clone, Debug, Serialize)]
 pub struct TrainDetail {
     pub setup: TrainingSetup,
-    pub memory: TrainingMemory,
+    /// Shared by the plans whose sites one time pass answered (identical clusters of other
+    /// instance types, providers or regions); serialised as the memory itself.
+    pub memory: std::sync::Arc<TrainingMemory>,
     pub step: StepTime,
     pub data: DataPath,
     pub storage: Option<money::StorageChoice>,
@@ -329,6 +331,10 @@ pub struct PlanOutcome {
     pub pareto: Vec<usize>,
     pub rejected: Vec<Binding>,
     pub stats: SearchStats,
+    /// How many plans, from the top, carry their per-plan advice: all of them from [`plan`] and
+    /// [`plan_with`], the first `shown` from [`plan_shown`] (not part of the JSON document).
+    #[serde(skip)]
+    pub advised: usize,
 }
 
 /// The cluster an instance type gives: GPUs per node, the GPU link, and the network.
@@ -475,11 +481,36 @@ pub fn plan(req: &PlanRequest, cat: &Catalog) -> Result<PlanOutcome, CoreError> 
     plan_with(req, cat, SearchMode::Shared)
 }
 
+/// [`plan`] for a caller that shows only the first `shown` plans (the CLI's and the API's
+/// `--top N`): the per-plan advice rules run for those plans only, and `advice` is empty on the
+/// plans after them (`PlanOutcome::advised` says how many carry it). Everything else — the plans,
+/// their order and numbers, the Pareto front, the rejections and the list advice on the top plan
+/// (fallbacks and hints, which read the whole ranked list) — is what [`plan`] gives (tested:
+/// `shown_plans_carry_the_advice_of_the_full_outcome` in tests/search_equivalence.rs). At least
+/// the top plan is advised.
+pub fn plan_shown(
+    req: &PlanRequest,
+    cat: &Catalog,
+    shown: usize,
+) -> Result<PlanOutcome, CoreError> {
+    plan_advising(req, cat, SearchMode::Shared, shown.max(1))
+}
+
 /// [`plan`] with a chosen search mode.
 pub fn plan_with(
     req: &PlanRequest,
     cat: &Catalog,
     mode: SearchMode,
+) -> Result<PlanOutcome, CoreError> {
+    plan_advising(req, cat, mode, usize::MAX)
+}
+
+/// The search, ranking and Pareto front, with the per-plan advice of the first `shown` plans.
+fn plan_advising(
+    req: &PlanRequest,
+    cat: &Catalog,
+    mode: SearchMode,
+    shown: usize,
 ) -> Result<PlanOutcome, CoreError> {
     let resolved = validate_request(req)?;
     let req = &resolved;
@@ -502,11 +533,11 @@ pub fn plan_with(
         Job::Serve(s) => serve::search(req, s, &cands, cat, &mut rejected)?,
     };
     check_plans(req, &plans)?;
-    rank(&mut plans, req.objective);
-    collapse_near_duplicates(&mut plans);
+    rank_and_fold(&mut plans, req.objective);
     let pareto = pareto_front(&plans);
     // Advice per plan, independent of the others: on all cores (one thread in the reference).
-    let advice = train::par_map(&plans, train::search_threads(mode), |p| {
+    let advised = shown.min(plans.len());
+    let advice = train::par_map(&plans[..advised], train::search_threads(mode), |p| {
         advice::evaluate(p, req)
     });
     for (p, a) in plans.iter_mut().zip(advice) {
@@ -529,6 +560,7 @@ pub fn plan_with(
         plans,
         pareto,
         rejected,
+        advised,
     })
 }
 
@@ -662,9 +694,8 @@ fn assign_tie_groups(keys: &mut [RankKey]) {
     }
 }
 
-/// Order plans by the objective. Plans without a known price sort after priced ones for cost and
-/// are ranked among themselves by GPU-hours.
-pub fn rank(plans: &mut Vec<Plan>, obj: Objective) {
+/// The indices of `plans` in rank order ([`rank`]).
+fn rank_order(plans: &[Plan], obj: Objective) -> Vec<usize> {
     let inputs: Vec<RankInput<'_>> = plans
         .iter()
         .map(|p| RankInput {
@@ -680,8 +711,24 @@ pub fn rank(plans: &mut Vec<Plan>, obj: Objective) {
     // once: a plan is a few kilobytes, and moving it at every comparison dominated the ranking.
     let mut order: Vec<usize> = (0..keys.len()).collect();
     order.sort_by(|a, b| keys[*a].cmp(&keys[*b]));
+    order
+}
+
+/// Order plans by the objective. Plans without a known price sort after priced ones for cost and
+/// are ranked among themselves by GPU-hours.
+pub fn rank(plans: &mut Vec<Plan>, obj: Objective) {
+    let order = rank_order(plans, obj);
     let mut slots: Vec<Option<Plan>> = plans.drain(..).map(Some).collect();
     plans.extend(order.into_iter().filter_map(|i| slots[i].take()));
+}
+
+/// [`rank`] then [`collapse_near_duplicates`], each plan moved once into the ranked, folded list
+/// (the planner's path; test `rank_and_fold_is_rank_then_collapse` in tests/ranking.rs).
+pub fn rank_and_fold(plans: &mut Vec<Plan>, obj: Objective) {
+    let order = rank_order(plans, obj);
+    // (`drain` keeps the allocation: the folded plans go back into it.)
+    let mut slots: Vec<Option<Plan>> = plans.drain(..).map(Some).collect();
+    fold_into(plans, order.into_iter().filter_map(|i| slots[i].take()));
 }
 
 /// Bits a serving plan's weights give up against the checkpoint: 0 for bf16/fp16 or the
@@ -724,12 +771,20 @@ fn near_duplicate(a: &Plan, b: &Plan) -> bool {
 /// Fold near-duplicates (e.g. two sizes of one family giving the same 8 GPUs for the same time and
 /// money) into the better-ranked plan's `also` list. Keeps the ranking order.
 pub fn collapse_near_duplicates(plans: &mut Vec<Plan>) {
-    let mut kept: Vec<Plan> = Vec::with_capacity(plans.len());
+    let all = std::mem::take(plans);
+    plans.reserve(all.len());
+    fold_into(plans, all.into_iter());
+}
+
+/// The plans of `ranked` (best first) that are no near-duplicate of a better one, pushed onto
+/// `kept`, which must be empty; each near-duplicate is named in the `also` of the first kept plan
+/// it duplicates.
+fn fold_into(kept: &mut Vec<Plan>, ranked: impl Iterator<Item = Plan>) {
     // Kept plans by what a near-duplicate must share (provider, accelerator, count), in kept
     // order: the first match in its bucket is the first match among all kept plans.
     let mut buckets: std::collections::HashMap<(Provider, String, u64), Vec<usize>> =
         std::collections::HashMap::new();
-    for p in plans.drain(..) {
+    for p in ranked {
         let key = (
             p.instance.provider,
             p.gpu.id.clone(),
@@ -754,7 +809,6 @@ pub fn collapse_near_duplicates(plans: &mut Vec<Plan>) {
             }
         }
     }
-    *plans = kept;
 }
 
 /// Plans not dominated in (cost, time).

@@ -139,6 +139,28 @@ fn spot_price(cat: &Catalog, inst: &Instance, regions: &[String], tun: &Tunables
     })
 }
 
+/// The prices one instance type is billed at, looked up once for all its node counts: they
+/// depend on the type, the regions asked for and the tunables only.
+#[derive(Clone, Debug)]
+pub struct InstancePrices {
+    od: Option<Price>,
+    monthly: Option<Price>,
+    /// Looked up only where spot is costed (training: `checkpoint` given).
+    spot: Option<Price>,
+}
+
+impl InstancePrices {
+    /// The on-demand, monthly and (with `spot`) spot price of `inst` in the regions asked for.
+    pub fn of(cat: &Catalog, inst: &Instance, c: &Constraints, tun: &Tunables, spot: bool) -> Self {
+        let regions = &c.regions;
+        InstancePrices {
+            od: regional_price(cat, inst, Billing::OnDemand, regions),
+            monthly: regional_price(cat, inst, Billing::Monthly, regions),
+            spot: spot.then(|| spot_price(cat, inst, regions, tun)).flatten(),
+        }
+    }
+}
+
 /// Costs of running `nodes` instances for `hours` under every billing mode that has a price, and
 /// the mode the constraints pick. `checkpoint` = (size, write bandwidth in bytes/s) for spot.
 pub fn costs(
@@ -150,11 +172,23 @@ pub fn costs(
     tun: &Tunables,
     checkpoint: Option<(Bytes, f64)>,
 ) -> (Vec<BillingCost>, Option<BillingCost>, Option<SpotPlan>) {
-    let regions = &c.regions;
+    let prices = InstancePrices::of(cat, inst, c, tun, checkpoint.is_some());
+    costs_at(&prices, nodes, hours, c, checkpoint)
+}
+
+/// [`costs`] with the instance type's prices already looked up ([`InstancePrices::of`], with
+/// `spot` where `checkpoint` is given).
+pub fn costs_at(
+    prices: &InstancePrices,
+    nodes: u64,
+    hours: f64,
+    c: &Constraints,
+    checkpoint: Option<(Bytes, f64)>,
+) -> (Vec<BillingCost>, Option<BillingCost>, Option<SpotPlan>) {
     let n = nodes as f64;
     let mut out = Vec::new();
-    let od = regional_price(cat, inst, Billing::OnDemand, regions);
-    if let Some(p) = &od {
+    let od = &prices.od;
+    if let Some(p) = od {
         out.push(BillingCost {
             billing: Billing::OnDemand,
             cny: p.cny * hours * n,
@@ -164,7 +198,7 @@ pub fn costs(
             note_zh: None,
         });
     }
-    if let Some(p) = regional_price(cat, inst, Billing::Monthly, regions) {
+    if let Some(p) = prices.monthly.clone() {
         let months = (hours / HOURS_PER_MONTH).ceil().max(1.0);
         let note = od.as_ref().map(|o| {
             let be = p.cny / o.cny;
@@ -193,7 +227,7 @@ pub fn costs(
         });
     }
     let mut spot_plan = None;
-    if let (Some(sp), Some((size, bw))) = (spot_price(cat, inst, regions, tun), checkpoint) {
+    if let (Some(sp), Some((size, bw))) = (prices.spot.clone(), checkpoint) {
         let lambda = c.preemption_rate * n / 3600.0;
         let delta = if bw > 0.0 { size.0 / bw } else { 0.0 };
         let tau = young_interval_s(delta, lambda);

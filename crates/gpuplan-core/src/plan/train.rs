@@ -2,7 +2,9 @@
 //! PP, DP, ZeRO stage, recompute, micro-batch) that fits memory and is fastest; then time,
 //! cost under each billing mode, storage and the constraints.
 
-use super::money::{choose_storage, costs, StorageChoice, StorageNeed, HOURS_PER_MONTH};
+use super::money::{
+    choose_storage, costs, costs_at, InstancePrices, StorageChoice, StorageNeed, HOURS_PER_MONTH,
+};
 use super::{
     instance_cluster, BillingCost, Binding, Plan, PlanRequest, SearchMode, SearchWork, TrainDetail,
 };
@@ -24,7 +26,8 @@ use crate::workload::{AttentionImpl, Recompute, TrainTask, TrainingSetup};
 #[derive(Clone)]
 pub struct Best {
     pub setup: TrainingSetup,
-    pub memory: TrainingMemory,
+    /// Explained in full once per rung and memory pass, shared by every plan it answers.
+    pub memory: std::sync::Arc<TrainingMemory>,
     pub step: StepTime,
 }
 
@@ -352,7 +355,10 @@ fn litgpt_strategy(task: TrainTask, dp: u64, zero: u8, recompute: Recompute) -> 
 
 /// One micro-batch of one point: the configuration and its memory, lean (bytes without the words,
 /// [`training_memory_lean`]; `None`: not estimable).
-pub type Rung = std::sync::Arc<(TrainingSetup, Option<TrainingMemory>)>;
+/// One configuration of a ladder and the device memory it needs (`None`: not estimable). Only
+/// the total is kept: the lean estimate is dropped where it is computed (on the worker), and the
+/// configuration a time pass keeps is explained again in full.
+pub type Rung = std::sync::Arc<(TrainingSetup, Option<Bytes>)>;
 
 /// The configurations of a search space that fit memory on a cluster: per point, the largest
 /// fitting micro-batch with its memory, in search order.
@@ -397,18 +403,14 @@ impl Fits {
         let mut fit = None;
         for rung in rungs {
             self.evaluated += 1;
-            let Some(mem) = &rung.1 else { break };
-            if mem.device_total.0 <= self.have.0 {
+            let Some(need) = rung.1 else { break };
+            if need.0 <= self.have.0 {
                 fit = Some(rung);
                 continue;
             }
-            if self
-                .least
-                .as_ref()
-                .is_none_or(|l| mem.device_total.0 < l.need.0)
-            {
+            if self.least.as_ref().is_none_or(|l| need.0 < l.need.0) {
                 self.least = Some(Shortfall {
-                    need: mem.device_total,
+                    need,
                     have: self.have,
                     setup: rung.0.clone(),
                 });
@@ -441,8 +443,10 @@ fn rungs<'a>(
         .take_while(move |&&mb| mb == 1 || mb * point.dp <= global_batch.max(point.dp))
         .map(move |&mb| {
             let s = point.configure(base, mb, global_batch);
-            let mem = training_memory_lean(&req.model, &s, c, &req.tunables).ok();
-            std::sync::Arc::new((s, mem))
+            let need = training_memory_lean(&req.model, &s, c, &req.tunables)
+                .ok()
+                .map(|m| m.device_total);
+            std::sync::Arc::new((s, need))
         })
 }
 
@@ -468,7 +472,7 @@ fn ladder(
     let mut out = Vec::new();
     for rung in rungs(req, base, global_batch, point, c) {
         // Stop where the largest GPU stops (a NaN need stops every climb).
-        let held = rung.1.as_ref().is_some_and(|m| m.device_total.0 <= most);
+        let held = rung.1.is_some_and(|need| need.0 <= most);
         out.push(rung);
         if !held {
             break;
@@ -490,7 +494,7 @@ fn fastest(
     fits: &Fits,
     c: &ClusterSpec,
     bounds: &[Option<f64>],
-    (steps, explained): (&mut u64, &mut Vec<Option<TrainingMemory>>),
+    (steps, explained): (&mut u64, &mut Vec<Option<std::sync::Arc<TrainingMemory>>>),
 ) -> (Result<Best, Box<Shortfall>>, Vec<Option<f64>>) {
     // The best so far: its rung and step time.
     let mut best: Option<(usize, StepTime)> = None;
@@ -519,7 +523,7 @@ fn fastest(
         }
     }
     let best = best.and_then(|(k, lean_step)| {
-        let (setup, lean) = &*fits.fit[k];
+        let setup = &fits.fit[k].0;
         // Rungs and steps are compared lean (numbers only); the kept configuration is explained
         // in full (same numbers: tests `lean_memory_has_the_same_bytes` and
         // `lean_step_has_the_same_numbers`).
@@ -531,9 +535,12 @@ fn fastest(
         let memory = match &explained[k] {
             Some(m) => m.clone(),
             None => {
+                // (The lean estimate again if the full one fails: what the rung held before
+                // it kept only the total.)
                 let m = training_memory(&req.model, setup, c, &req.tunables)
-                    .ok()
-                    .or_else(|| lean.clone())?;
+                    .or_else(|_| training_memory_lean(&req.model, setup, c, &req.tunables))
+                    .ok()?;
+                let m = std::sync::Arc::new(m);
                 explained[k] = Some(m.clone());
                 m
             }
@@ -655,6 +662,8 @@ fn reject_chips(skipped: &[(String, Text)], rejected: &mut Vec<Binding>) {
 /// memory pass ([`Fits`]) and time pass ([`fastest`]) answer it.
 struct Site<'a> {
     inst: &'a Instance,
+    /// Index of the candidate (instance type) in the search's list.
+    cand: usize,
     gpu: &'a GpuSpec,
     /// Index into the chips' adapted setups.
     chip: usize,
@@ -870,7 +879,7 @@ fn sites<'a>(
     let mut chips: Vec<(*const GpuSpec, ChipSetup)> = Vec::new();
     let mut out = Vec::new();
     let mut skipped = Vec::new();
-    for &(inst, gpu) in cands {
+    for (cand, &(inst, gpu)) in cands.iter().enumerate() {
         let chip = match chips.iter().position(|(g, _)| std::ptr::eq(*g, gpu)) {
             Some(i) => i,
             None => {
@@ -906,6 +915,7 @@ fn sites<'a>(
             let time = work.time_for(fit, &cluster, share);
             out.push(Site {
                 inst,
+                cand,
                 gpu,
                 chip,
                 nodes,
@@ -942,8 +952,8 @@ fn site_outcome(
     tokens: f64,
     site: &Site,
     chips: &[ChipSetup],
-    fit_results: &[Option<Fits>],
-    time_results: &[Option<Timed>],
+    (fit_results, time_results): (&[Option<Fits>], &[Option<Timed>]),
+    prices: &[Option<InstancePrices>],
 ) -> Outcome {
     let (inst, gpu, nodes, cluster) = (site.inst, site.gpu, site.nodes, &site.cluster);
     let c = &req.constraints;
@@ -956,11 +966,12 @@ fn site_outcome(
         return Outcome::Skip;
     };
     let evaluated = fitted.evaluated;
+    // Borrowed: the setup and memory are copied into the plan only once it passes the checks.
     let best = match found {
-        Ok(b) => b.clone(),
+        Ok(b) => b,
         Err(short) => return Outcome::Short(evaluated, short.clone()),
     };
-    let mut step = best.step;
+    let mut step = best.step.clone();
     let network_assumed = site.assumed.as_ref().map(|t| t.en.clone());
     let mut caveats: Vec<Text> = site.assumed.iter().cloned().collect();
     caveats.extend(chip_notes.iter().cloned());
@@ -997,18 +1008,14 @@ fn site_outcome(
         .unwrap_or(data.checkpoint_size.0 / FALLBACK_WRITE_BYTES_PER_S);
     let stall_h = checkpoint_stall_hours(compute_hours, write_s, &req.tunables);
     let hours = compute_hours + stall_h + req.tunables.startup_hours;
-    let (mut costs_v, mut chosen, spot) = costs(
-        cat,
-        inst,
-        nodes,
-        hours,
-        c,
-        &req.tunables,
-        Some((
-            data.checkpoint_size,
-            data.checkpoint_size.0 / write_s.max(1e-9),
-        )),
-    );
+    let checkpoint = Some((
+        data.checkpoint_size,
+        data.checkpoint_size.0 / write_s.max(1e-9),
+    ));
+    let (mut costs_v, mut chosen, spot) = match &prices[site.cand] {
+        Some(p) => costs_at(p, nodes, hours, c, checkpoint),
+        None => costs(cat, inst, nodes, hours, c, &req.tunables, checkpoint),
+    };
     let storage = storage.map(|mut s| {
         add_storage_cost(&mut s, &mut costs_v, &mut chosen);
         s
@@ -1040,8 +1047,8 @@ fn site_outcome(
         cluster: cluster.clone(),
         network_assumed,
         train: Some(TrainDetail {
-            setup: best.setup,
-            memory: best.memory,
+            setup: best.setup.clone(),
+            memory: best.memory.clone(),
             step,
             data,
             storage,
@@ -1057,6 +1064,42 @@ fn site_outcome(
         also: Vec::new(),
     }))
 }
+
+/// The time passes, one task per memory pass (`groups`: its time passes): the first cluster of a
+/// group is timed in full and bounds the others (same chip and shape, other links). Per group:
+/// (time pass, its answer, steps timed) and the full memory estimates made.
+fn time_passes(
+    req: &PlanRequest,
+    work: &Work,
+    groups: &[Vec<usize>],
+    fit_results: &[Option<Fits>],
+    threads: usize,
+) -> Vec<GroupTimes> {
+    par_map(groups, threads, |group| {
+        let mut bounds: Vec<Option<f64>> = Vec::new();
+        let mut explained = Vec::new();
+        let mut out = Vec::new();
+        for &t in group {
+            let (fit, cluster) = &work.time_jobs[t];
+            let Some(f) = &fit_results[*fit] else {
+                continue;
+            };
+            let mut steps = 0;
+            let (found, b) = fastest(req, f, cluster, &bounds, (&mut steps, &mut explained));
+            if bounds.is_empty() {
+                bounds = b;
+            }
+            out.push((t, found, steps));
+        }
+        // The kept configurations' memory, explained in full once per rung and memory pass.
+        let full = explained.iter().flatten().count() as u64;
+        (out, full)
+    })
+}
+
+/// One memory pass's time passes: (time pass, its answer, steps timed), and the full memory
+/// estimates made.
+type GroupTimes = (Vec<(usize, Result<Best, Box<Shortfall>>, u64)>, u64);
 
 /// A time pass's answer and the step evaluations it made.
 type Timed = (Result<Best, Box<Shortfall>>, u64);
@@ -1106,26 +1149,8 @@ pub fn search(
     for (t, (fit, _)) in work.time_jobs.iter().enumerate() {
         groups[*fit].push(t);
     }
-    let timed = par_map(&groups, threads, |group| {
-        let mut bounds: Vec<Option<f64>> = Vec::new();
-        let mut explained = Vec::new();
-        let mut out = Vec::new();
-        for &t in group {
-            let (fit, cluster) = &work.time_jobs[t];
-            let Some(f) = &fit_results[*fit] else {
-                continue;
-            };
-            let mut steps = 0;
-            let (found, b) = fastest(req, f, cluster, &bounds, (&mut steps, &mut explained));
-            if bounds.is_empty() {
-                bounds = b;
-            }
-            out.push((t, found, steps));
-        }
-        // The kept configurations' memory, explained in full once per rung and memory pass.
-        let full = explained.iter().flatten().count() as u64;
-        (out, full)
-    });
+    let ladder_rungs: u64 = ladders.iter().map(|l| l.len() as u64).sum();
+    let timed = time_passes(req, &work, &groups, &fit_results, threads);
     let mut time_results: Vec<Option<Timed>> = (0..work.time_jobs.len()).map(|_| None).collect();
     for (out, full) in timed {
         work_done.memory += full;
@@ -1134,7 +1159,7 @@ pub fn search(
         }
     }
     work_done.memory += if share {
-        ladders.iter().map(|l| l.len() as u64).sum::<u64>()
+        ladder_rungs
     } else {
         fit_results
             .iter()
@@ -1151,9 +1176,21 @@ pub fn search(
     let mut unpriced = 0usize;
     let mut any_fit = false;
     let c = &req.constraints;
+    // Prices once per instance type with a fitting configuration, for all its node counts (the
+    // reference: per site).
+    let mut priced: Vec<Option<&Instance>> = vec![None; cands.len()];
+    for site in sites.iter().filter(|_| share) {
+        if matches!(&time_results[site.time], Some((Ok(_), _))) {
+            priced[site.cand] = Some(site.inst);
+        }
+    }
+    let prices = par_map(&priced, threads, |inst| {
+        inst.map(|i| InstancePrices::of(cat, i, c, &req.tunables, true))
+    });
     // Each site on its own (all cores), then folded in site order.
     let outcomes = par_map(&sites, threads, |site| {
-        site_outcome(req, cat, tokens, site, &chips, &fit_results, &time_results)
+        let passes = (&fit_results[..], &time_results[..]);
+        site_outcome(req, cat, tokens, site, &chips, passes, &prices)
     });
     for (site, outcome) in sites.iter().zip(outcomes) {
         let what = || format!("{} × {}", site.nodes, site.inst.id);

@@ -12,8 +12,8 @@ use gpuplan_core::catalog::Provider;
 use gpuplan_core::i18n::{self, names, Lang, Msg};
 use gpuplan_core::plan::advice::Severity;
 use gpuplan_core::plan::{
-    plan, BillingChoice, ChipFamily, Job, Objective, Plan, PlanOutcome, PlanRequest, ServeJob,
-    SoftwareFramework,
+    plan_shown, BillingChoice, ChipFamily, Job, Objective, Plan, PlanOutcome, PlanRequest,
+    ServeJob, SoftwareFramework,
 };
 use gpuplan_core::units::format_count;
 use gpuplan_core::workload::{TrainTask, TrainingSetup, WeightFormat};
@@ -396,7 +396,8 @@ pub fn run(a: PlanArgs, opts: &CatalogOpts) -> Result<u8> {
     if let Some(s) = &a.max_price_age {
         drop_old_prices(&mut cat, s, today, opts.lang)?;
     }
-    let out = plan(&req, &cat)?;
+    // Advice for the plans shown: the table and JSON show the top N, the export picks among them.
+    let out = plan_shown(&req, &cat, a.top.max(a.export.pick))?;
     let ages = super::prices::plan_price_ages(&out.plans, a.top.max(1), today);
     for w in super::prices::stale_warnings(&ages, opts.lang) {
         eprintln!("{}{w}", tx(opts.lang, "warning-prefix"));

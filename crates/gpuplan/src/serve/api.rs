@@ -374,7 +374,8 @@ fn plan_answer(
             lang,
         );
     }
-    let out = match gpuplan_core::plan::plan(&req, &st.catalog) {
+    // Advice for the plans the answer carries (`top`).
+    let out = match gpuplan_core::plan::plan_shown(&req, &st.catalog, args.top) {
         Ok(o) => o,
         Err(e) => return Answer::error(StatusCode::BAD_REQUEST, &e.into(), None, lang),
     };
