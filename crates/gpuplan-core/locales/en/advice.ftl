@@ -29,6 +29,7 @@ adv-first-hour = First hour: expect ~{ $rate } { $unit }/s per GPU (MFU { $mfu }
    *[other] ZeRO stage
 }.
 adv-auto-release = The job ends after ~{ $hours } h: set an automatic release/deletion time on the instances, or script their release after the final checkpoint is uploaded; idle GPUs are billed.
+adv-latency-margin = Latency margin: { $what } { $got } ms meets the { $target } ms target by only { $pct }%, within the model's typical error on published runs (about { $margin }%). Benchmark one replica at batch { $batch } before committing; if it misses, cap the engine's concurrent sequences below { $batch } (vLLM --max-num-seqs) and add a replica.
 adv-autoscaling = Replicas: the stated load needs { $needed } (at { $rps } req/s each); the plan runs { $replicas } ({ $peak }× peak headroom, at least { $min } for availability{ $single ->
     [yes] ; one replica is a single point of failure: a node failure or an upgrade takes the service down
    *[no] {""}
