@@ -967,13 +967,6 @@ fn cost(p: &Plan) -> Option<f64> {
     p.chosen.as_ref().map(|c| c.cny)
 }
 
-/// Serving weights as the model ships them: bf16/fp16, or the checkpoint's own format
-/// (DeepSeek-V3/R1 in FP8 is not a quantization of the model).
-fn unquantized(s: &super::ServeDetail) -> bool {
-    use crate::workload::WeightFormat as W;
-    matches!(s.weights, W::Bf16 | W::Fp16) || s.weights_native
-}
-
 /// "bf16", or the checkpoint's own format ("fp8 (native)").
 fn base_weights(p: &Plan) -> Msg {
     match p.serve.as_ref() {
@@ -988,13 +981,15 @@ fn base_weights(p: &Plan) -> Msg {
 /// Quantization, when it changes the answer: compare the best bf16 plan with the top plan.
 fn quantization(plans: &[Plan]) -> Option<(Severity, Msg)> {
     let top = plans[0].serve.as_ref()?;
-    let best16 = plans
-        .iter()
-        .find(|p| p.serve.as_ref().is_some_and(unquantized));
+    let best16 = plans.iter().find(|p| {
+        p.serve
+            .as_ref()
+            .is_some_and(super::ServeDetail::unquantized)
+    });
     let bestq = plans
         .iter()
-        .find(|p| p.serve.as_ref().is_some_and(|s| !unquantized(s)));
-    match (unquantized(top), best16, bestq) {
+        .find(|p| p.serve.as_ref().is_some_and(|s| !s.unquantized()));
+    match (top.unquantized(), best16, bestq) {
         (false, Some(b), _) => quantization_changes(&plans[0], top, b),
         (false, None, _) => Some((
             Warn,

@@ -731,11 +731,19 @@ pub fn rank_and_fold(plans: &mut Vec<Plan>, obj: Objective) {
     fold_into(plans, order.into_iter().filter_map(|i| slots[i].take()));
 }
 
-/// Bits a serving plan's weights give up against the checkpoint: 0 for bf16/fp16 or the
-/// checkpoint's own format (DeepSeek-V3's FP8), else 16 − the format's bits (fp8/int8 8, int4 ~12).
+impl ServeDetail {
+    /// Serving weights as the model ships them: bf16/fp16, or the checkpoint's own format
+    /// (DeepSeek-V3/R1 in FP8 is not a quantization of the model).
+    pub fn unquantized(&self) -> bool {
+        use crate::workload::WeightFormat as W;
+        matches!(self.weights, W::Bf16 | W::Fp16) || self.weights_native
+    }
+}
+
+/// Bits a serving plan's weights give up against the checkpoint: 0 when
+/// [`ServeDetail::unquantized`], else 16 − the format's bits (fp8/int8 8, int4 ~12).
 pub fn lossy_bits(s: &ServeDetail) -> u8 {
-    use crate::workload::WeightFormat as W;
-    if matches!(s.weights, W::Bf16 | W::Fp16) || s.weights_native {
+    if s.unquantized() {
         return 0;
     }
     (16.0 - s.weights.bits()).clamp(0.0, 16.0).round() as u8
