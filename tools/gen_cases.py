@@ -335,14 +335,19 @@ def main(path):
 
     # What is known of DeepSpeed ZeRO-3 in early 2021 (the paper's Table 2 ran it between the ZeRO-3
     # release, v0.3.13, and #1188 of Oct 2021), read at microsoft/DeepSpeed v0.3.13.
-    ZERO3_2021 = ("DeepSpeed v0.3.13 (the ZeRO-3 of spring 2021) all-gathers each parameter separately after a "
-                  "torch.cuda.synchronize() (partition_parameters.py _allgather_param, removed by #1188 in Oct "
-                  "2021) into a zero-filled buffer through torch's list all_gather (a flatten copy), and "
-                  "reduce-scatters each gradient separately; prefetch still overlaps one sub-module ahead, so "
-                  "overlap alone does not explain the gap. The paper's three ZeRO-3 rows (384/768/1536 GPUs at "
-                  "144/88/44 TFLOP/s, constant global batch) fit ~9 µs on every ring hop (NCCL's inter-node "
-                  "hwLat, where its cost model charges 3.4 µs on the NVLink hops), ~30 GB/s per GPU (about one "
-                  "25 GB/s NIC) and ~40% of compute overlapped: three parameters from three rows, not adopted.")
+    ZERO3_2021 = ("Modelled (train::zero3, DeepSpeed v0.3.13 and @38327e07): one all-gather per weight tensor, "
+                  "biases and norms (< stage3_param_persistence_threshold 1e5) kept gathered, a weight kept only "
+                  "if used again within stage3_max_reuse_distance (1e9 elements), so full recompute gathers "
+                  "GPT-3's weights 2.67 times per micro-batch (forward, recompute, backward but fc2), plus "
+                  "NCCL's ring latency per collective. Not modelled: v0.3.13's coordinator (stage3.py "
+                  "fetch_sub_module) calls torch.cuda.synchronize() at every fetch and prefetches only when "
+                  "nothing is in flight, up to stage3_prefetch_bucket_size (5e7 elements: one GPT-3 weight); a "
+                  "replay of it (tools/zero3_v0313_sim.py) at NCCL's cost over the node's 8 NICs still gives "
+                  "+33% / +88% / +151% on the paper's 384 / 768 / 1536-GPU rows (144 / 88 / 44 TFLOP/s, "
+                  "constant global batch), and -11% / -11% / -8% only at one 25 GB/s NIC per GPU: the rows' "
+                  "shape (768 and 1536 GPUs both ~67 s a step) points to a per-GPU bandwidth-like cost, but "
+                  "NCCL's rings cross each node once per channel over all 8 NICs (busbw = NICs x 25 GB/s), so "
+                  "no source supports it; not adopted.")
     # Cases the model misses today, each with its diagnosis (a FIXME): the test asserts they stay
     # missed, so a fix shows up and the flag is removed.
     size = ("FIXME: training efficiency is one constant per chip generation; it does not fall for small "
@@ -352,23 +357,31 @@ def main(path):
         "megatron-a100-18b-256gpu": "h/t = 768 per GPU at TP 8: " + size,
         "megatron-175b-ptd-384gpu": "h/t = 1536 per GPU at TP 8 with micro-batch 1: " + size,
         "mpt13b-h100-8gpu-s2048": "micro-batch 2 of 2048 tokens with FSDP on H100: " + size,
-        "megatron-175b-zero3-384gpu": "FIXME: +41%: per micro-batch (4 × 2048 tokens) the 3 × 2P = 1.05 TB of ZeRO-3 "
-                                      "traffic per GPU takes ~7 s at the node's 200 GB/s × 0.75 and NCCL's ring latency "
-                                      "for 1440 per-tensor collectives ~2.8 s, both hidden behind ~58 s of compute; "
-                                      "the measured 144 TFLOP/s implies ~14 s exposed. " + ZERO3_2021,
-        "megatron-175b-zero3-1536gpu": "FIXME: +192% (+352% before the ring-latency term of comm.rs): NCCL's ring "
-                                       "latency of 1440 per-tensor collectives over 1535 hops (~9 s per micro-batch) "
-                                       "is charged, but the measured 44 TFLOP/s needs ~50 s of exposed communication "
-                                       "per micro-batch. " + ZERO3_2021,
+        "megatron-175b-zero3-384gpu": "FIXME: +41%: per micro-batch (4 × 2048 tokens) the ZeRO-3 traffic per GPU "
+                                      "(2.67 × 2P gathered + 2P reduce-scattered, ~1.3 TB) takes ~8.7 s at the node's "
+                                      "200 GB/s × 0.75 and NCCL's ring latency of 1539 collectives ~2.5 s, all hidden "
+                                      "behind ~58 s of compute; the measured 144 TFLOP/s implies ~24 s exposed. "
+                                      + ZERO3_2021,
+        "megatron-175b-zero3-1536gpu": "FIXME: +154% (+192% before DeepSpeed's per-tensor gathers and full "
+                                       "recompute's third gather were counted, +352% before the ring-latency term of "
+                                       "comm.rs): 23 s of ZeRO-3 traffic and NCCL ring latency (1539 collectives over "
+                                       "1535 hops) per micro-batch, 12 s of it exposed, but the measured 44 TFLOP/s "
+                                       "needs ~52 s exposed beside ~15 s of compute. " + ZERO3_2021,
         "torchtune-llama31-8b-full-a6000": "FIXME: the same 8B_full_single_device config (PagedAdamW8bit, "
                                            "optimizer_in_bwd) is published at 18.9 GiB on a 4090 and 37.4 GiB on an "
                                            "A6000; paged 8-bit states are outside the allocator statistics, so the "
                                            "A6000 figure (~ weights + resident 8-bit states + activations) is not the "
                                            "allocated peak of that config: a different statistic (reserved/active) "
                                            "or states that stayed resident; which one is not stated.",
-        "dle-resnet50-a100-80g-amp-8gpu": "FIXME: the 6.72x scaling on 8 A100s (host/DALI input pipeline and per-step "
-                                          "synchronisation at ~2,000 img/s per GPU) is not modelled: the all-reduce of "
-                                          "25.6M gradients over NVLink is tiny, so 8 GPUs are predicted at 8x one GPU.",
+        "dle-resnet50-a100-80g-amp-8gpu": "FIXME: +22%: 8 GPUs are predicted at 8x one GPU (the all-reduce of 25.6M "
+                                          "gradients over NVLink, ~1 ms, hides behind backward). The same README table "
+                                          "scales 6.72x in AMP but 7.72x in TF32 on the same 8 A100s (V100: 6.93x vs "
+                                          "7.76x): a GPU's step grows by 19.6 ms in AMP (103.6 -> 123.2 ms) but 9.7 ms "
+                                          "in TF32 (272.9 -> 282.6 ms), so it is not a fixed per-step cost; the README "
+                                          "recommends `--data-backends dali-cpu` on DGX A100 (JPEG decoding and "
+                                          "augmentation on the host CPUs): 8 AMP GPUs need 16.6k images/s from the "
+                                          "node's CPUs, TF32 7.2k. A host decode ceiling between the two fits both, "
+                                          "but no published decode rate of that CPU pipeline exists to model it.",
     }
     # Issue 10: with the layout the paper states (Korthikanti sequence parallelism, fused kernels,
     # network communication overlapped) and its 4M-token batch (Table 2) the five LLaMA-1 rows are

@@ -44,6 +44,7 @@ macro_rules! why {
 }
 
 mod step;
+mod zero3;
 pub use step::{training_step, training_step_lean, training_step_validated, StepTime};
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

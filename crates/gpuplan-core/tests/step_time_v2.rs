@@ -383,3 +383,44 @@ fn pipeline_sends_share_the_nics_and_interleaving_hides_them() {
     titan.framework = Framework::HuggingFace;
     assert!(step(&m, &titan, &c).pp_comm.0 > 0.0);
 }
+
+/// DeepSpeed ZeRO-3 (Megatron-DeepSpeed) re-gathers a large layer's weights in full recompute's
+/// second forward (its pre-hooks fire again; the weights were released, a model's worth of work
+/// past the reuse distance): the parameter traffic grows from 2 passes towards 3; FSDP's
+/// recompute runs inside the unit's backward and keeps 2 (train::zero3, docs/methodology.md).
+#[test]
+fn deepspeed_zero3_gathers_again_for_full_recompute_and_fsdp_does_not() {
+    let m = model("Llama-2-70B");
+    let c = cluster("a100-80g", 8);
+    let dp_bytes = |framework: Framework, recompute: Recompute| {
+        let mut s = megatron(1, 1, 1);
+        s.framework = framework;
+        s.parallel.zero = 3;
+        s.recompute = recompute;
+        let st = step(&m, &s, &c);
+        let dp = st.collectives.iter().find(|x| x.kind == "dp").unwrap();
+        dp.bytes_per_step.0
+    };
+    let ds_none = dp_bytes(Framework::Megatron, Recompute::None);
+    let ds_full = dp_bytes(Framework::Megatron, Recompute::Full);
+    let fsdp_none = dp_bytes(Framework::HuggingFace, Recompute::None);
+    let fsdp_full = dp_bytes(Framework::HuggingFace, Recompute::Full);
+    assert_eq!(fsdp_none, fsdp_full);
+    // Gathers + one reduce-scatter, in gather units: 3 for FSDP; DeepSpeed without recompute
+    // a little under 3 (the last layer's last weights are reused at once); with full recompute
+    // 3.18: Llama 2 70B's gate/up/down (235M elements each) are used again in backward within
+    // 1e9 elements of their recompute (down at once, up after 2 × 235M, gate after 2 × 470M)
+    // and stay gathered, q/k/v/o (151M of the layer's 856M) come after 2 × 705M and are gathered
+    // a third time: 1 + 1 + 0.18 passes.
+    let units = |b: f64| b / fsdp_none * 3.0;
+    assert!(
+        units(ds_none) < 3.0 && units(ds_none) > 2.95,
+        "{}",
+        units(ds_none)
+    );
+    assert!(
+        units(ds_full) > 3.15 && units(ds_full) < 3.2,
+        "{}",
+        units(ds_full)
+    );
+}

@@ -81,18 +81,39 @@ fn optimizer_seconds(b: &ParamBreakdown, setup: &TrainingSetup, dp: u64, r: &Chi
         .map_or(Seconds(0.0), |bw| transfer_time(Bytes(bytes), bw))
 }
 
+/// DeepSpeed ZeRO-3's all-gathers in one micro-batch on the slowest pipeline stage
+/// (`framework = megatron` with ZeRO-3 is Megatron-DeepSpeed): tensor by tensor, with the
+/// reuse-distance and persistence rules and full recompute's third forward
+/// ([`super::zero3::deepspeed_fetches`]); the first layer group's linears stand for every layer
+/// and the embedding for the (tied) output head.
+fn deepspeed_fetches(b: &ParamBreakdown, setup: &TrainingSetup) -> Option<super::zero3::Fetches> {
+    if setup.framework != Framework::Megatron {
+        return None;
+    }
+    let g = b.groups.first()?;
+    let layers: u64 = b.groups.iter().map(|g| g.count).sum();
+    let stage = crate::compute::layers_on_slowest_stage(layers, setup.parallel.pp);
+    let linears: Vec<f64> = g.linears.iter().map(|l| l.params() as f64).collect();
+    let head = b.embedding.max(b.lm_head) as f64;
+    let full = setup.recompute == Recompute::Full;
+    Some(super::zero3::deepspeed_fetches(&linears, stage, head, full))
+}
+
 /// Ring latency of ZeRO-3's per-layer gathers and reduce-scatters in one micro-batch on the
 /// slowest pipeline stage. FSDP (the `huggingface` framework) gathers one flat parameter per
-/// layer; Megatron-DeepSpeed (`megatron` with ZeRO-3) fetches each weight tensor of a layer,
-/// plus one for its small parameters.
+/// layer for forward and backward and reduce-scatters it; Megatron-DeepSpeed gathers each weight
+/// tensor as [`deepspeed_fetches`] counts and reduce-scatters each weight's gradient plus one
+/// collective for a layer's small parameters.
 fn zero3_latency(b: &ParamBreakdown, setup: &TrainingSetup, g: Group, tun: &Tunables) -> Seconds {
     let layers: u64 = b.groups.iter().map(|g| g.count).sum();
     let stage = crate::compute::layers_on_slowest_stage(layers, setup.parallel.pp);
-    let tensors = match setup.framework {
-        Framework::HuggingFace | Framework::LitGpt => 1,
-        Framework::Megatron => b.groups.first().map_or(1, |g| g.linears.len() as u64 + 1),
+    let n = match deepspeed_fetches(b, setup) {
+        Some(f) => {
+            let tensors = b.groups.first().map_or(1, |g| g.linears.len() as u64 + 1);
+            f.gathers + (stage * tensors) as f64
+        }
+        None => crate::comm::zero3_collectives_per_micro(stage, 1),
     };
-    let n = crate::comm::zero3_collectives_per_micro(stage, tensors);
     crate::comm::nccl_latency(crate::comm::Collective::AllGather, g, tun).0 * n
 }
 
@@ -437,9 +458,17 @@ struct DpComm {
     what: String,
 }
 
+/// Passes of parameter all-gathers per micro-batch: FSDP 2 (forward, backward; its recompute
+/// runs inside the unit's backward, parameters gathered); DeepSpeed ZeRO-3 as
+/// [`deepspeed_fetches`] counts (up to 3 with full recompute).
+fn gather_passes(b: &ParamBreakdown, setup: &TrainingSetup) -> f64 {
+    deepspeed_fetches(b, setup).map_or(2.0, |f| f.passes())
+}
+
 /// ZeRO-3/FSDP: parameters are all-gathered for forward and again for backward in every
-/// micro-batch, gradients reduce-scattered: 3 × (d−1)/d × 2P per micro-batch (ZeRO §7), plus
-/// NCCL's ring latency per collective; prefetch hides them behind compute.
+/// micro-batch ([`gather_passes`]), gradients reduce-scattered: 3 × (d−1)/d × 2P per
+/// micro-batch (ZeRO §7), plus NCCL's ring latency per collective; prefetch hides them behind
+/// compute.
 fn zero3_comm(x: &Ctx, vol: &DpVolume, bw: Bandwidth, group: Group, compute: Seconds) -> DpComm {
     let (setup, tun, m_micro) = (x.setup, x.tun, x.m_micro);
     let base_bpp = if setup.task.is_peft() {
@@ -447,8 +476,9 @@ fn zero3_comm(x: &Ctx, vol: &DpVolume, bw: Bandwidth, group: Group, compute: Sec
     } else {
         2.0
     };
+    let passes = gather_passes(x.b, setup);
     let gathers = transfer_time(
-        Bytes(2.0 * vol.over_groups(base_bpp) * m_micro),
+        Bytes(passes * vol.over_groups(base_bpp) * m_micro),
         bw * x.eff_net,
     );
     let rs = transfer_time(Bytes(vol.grad_volume() * m_micro), bw * x.eff_net);
@@ -464,7 +494,14 @@ fn zero3_comm(x: &Ctx, vol: &DpVolume, bw: Bandwidth, group: Group, compute: Sec
     DpComm {
         total,
         hidden,
-        what: "all-gather ×2 + reduce-scatter per layer (ZeRO-3/FSDP)".to_string(),
+        what: if deepspeed_fetches(x.b, setup).is_some() {
+            why!(
+                x.explain,
+                "all-gather ×{passes:.2} + reduce-scatter per weight tensor (DeepSpeed ZeRO-3)"
+            )
+        } else {
+            "all-gather ×2 + reduce-scatter per layer (ZeRO-3/FSDP)".to_string()
+        },
     }
 }
 
@@ -623,7 +660,10 @@ fn dp_phase(x: &Ctx, compute: Seconds, collectives: &mut Vec<CollectiveUse>) -> 
     let exposed = (total - hidden).max(Seconds(0.0));
     if dpc > 1 {
         let (per_micro, bytes) = if p.zero >= 3 {
-            (x.m_micro, 2.0 * vol.over_groups(2.0) + vol.grad_volume())
+            (
+                x.m_micro,
+                gather_passes(x.b, x.setup) * vol.over_groups(2.0) + vol.grad_volume(),
+            )
         } else {
             let passes = if p.zero >= 1 && p.grad_all_reduce {
                 3.0
