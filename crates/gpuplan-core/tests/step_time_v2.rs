@@ -392,15 +392,17 @@ fn pipeline_sends_share_the_nics_and_interleaving_hides_them() {
 fn deepspeed_zero3_gathers_again_for_full_recompute_and_fsdp_does_not() {
     let m = model("Llama-2-70B");
     let c = cluster("a100-80g", 8);
-    let dp_bytes = |framework: Framework, recompute: Recompute| {
+    let dp_bytes_with = |framework: Framework, deepspeed: bool, recompute: Recompute| {
         let mut s = megatron(1, 1, 1);
         s.framework = framework;
+        s.deepspeed = deepspeed;
         s.parallel.zero = 3;
         s.recompute = recompute;
         let st = step(&m, &s, &c);
         let dp = st.collectives.iter().find(|x| x.kind == "dp").unwrap();
         dp.bytes_per_step.0
     };
+    let dp_bytes = |framework, recompute| dp_bytes_with(framework, false, recompute);
     let ds_none = dp_bytes(Framework::Megatron, Recompute::None);
     let ds_full = dp_bytes(Framework::Megatron, Recompute::Full);
     let fsdp_none = dp_bytes(Framework::HuggingFace, Recompute::None);
@@ -422,5 +424,12 @@ fn deepspeed_zero3_gathers_again_for_full_recompute_and_fsdp_does_not() {
         units(ds_full) > 3.15 && units(ds_full) < 3.2,
         "{}",
         units(ds_full)
+    );
+    // DeepSpeed under the Hugging Face profile (`deepspeed`) fetches the same way.
+    let hf_ds = dp_bytes_with(Framework::HuggingFace, true, Recompute::Full);
+    assert!(
+        (units(hf_ds) - units(ds_full)).abs() < 1e-9,
+        "{}",
+        units(hf_ds)
     );
 }

@@ -81,13 +81,14 @@ fn optimizer_seconds(b: &ParamBreakdown, setup: &TrainingSetup, dp: u64, r: &Chi
         .map_or(Seconds(0.0), |bw| transfer_time(Bytes(bytes), bw))
 }
 
-/// DeepSpeed ZeRO-3's all-gathers in one micro-batch on the slowest pipeline stage
-/// (`framework = megatron` with ZeRO-3 is Megatron-DeepSpeed): tensor by tensor, with the
-/// reuse-distance and persistence rules and full recompute's third forward
-/// ([`super::zero3::deepspeed_fetches`]); the first layer group's linears stand for every layer
-/// and the embedding for the (tied) output head.
+/// DeepSpeed ZeRO-3's all-gathers in one micro-batch on the slowest pipeline stage (ZeRO-3 run
+/// by DeepSpeed: `framework = megatron`, Megatron-DeepSpeed, or `deepspeed` under the
+/// `huggingface` profile; otherwise FSDP): tensor by tensor, with the reuse-distance and
+/// persistence rules and full recompute's third forward ([`super::zero3::deepspeed_fetches`]);
+/// the first layer group's linears stand for every layer and the embedding for the (tied) output
+/// head.
 fn deepspeed_fetches(b: &ParamBreakdown, setup: &TrainingSetup) -> Option<super::zero3::Fetches> {
-    if setup.framework != Framework::Megatron {
+    if setup.framework != Framework::Megatron && !setup.deepspeed {
         return None;
     }
     let g = b.groups.first()?;
