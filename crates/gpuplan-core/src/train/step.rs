@@ -91,7 +91,7 @@ fn deepspeed_fetches(b: &ParamBreakdown, setup: &TrainingSetup) -> Option<super:
     if setup.framework != Framework::Megatron && !setup.deepspeed {
         return None;
     }
-    let g = b.groups.first()?;
+    let g = b.groups.first().filter(|g| !g.linears.is_empty())?;
     let layers: u64 = b.groups.iter().map(|g| g.count).sum();
     let stage = crate::compute::layers_on_slowest_stage(layers, setup.parallel.pp);
     let linears: Vec<f64> = g.linears.iter().map(|l| l.params() as f64).collect();
