@@ -109,9 +109,9 @@ pub fn ring_latency(p: u64, alpha: Seconds) -> Seconds {
 
 /// Collectives ZeRO-3/FSDP issues per micro-batch on one device: every layer's parameters are
 /// all-gathered for forward and again for backward, and its gradients reduce-scattered (ZeRO §7),
-/// one collective per weight tensor (DeepSpeed fetches parameters per sub-module; FSDP wraps per
-/// layer, so `tensors_per_layer` = 1 there). The small parameters of a layer (norms, biases)
-/// travel as one more tensor.
+/// one collective per tensor of `tensors_per_layer` (FSDP wraps per layer: 1). DeepSpeed's
+/// per-tensor fetches (persistence, reuse distance, recompute's third gather) are counted by
+/// `train::zero3` instead.
 pub fn zero3_collectives_per_micro(layers_on_device: u64, tensors_per_layer: u64) -> f64 {
     3.0 * layers_on_device as f64 * tensors_per_layer as f64
 }
