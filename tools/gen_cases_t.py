@@ -139,6 +139,14 @@ def card(r):
             + (", PP 16 with the distributed optimizer" if pp > 1 else " + FSDP (ZeRO-3)")
             + (", 4M-token global batch (stated)" if hw is A100 else ", 16M-token global batch (assumed)")
             + ". GPU-hours include restarts and evaluation, so the steady-state estimate may be well below them.")
+    if hw is A100:
+        note += (" What the Llama 2 paper states of the hardware (Touvron et al. 2023, arXiv 2307.09288, §2.2.1, as "
+                 "reproduced at proyectodescartes.org/iCartesiLibri/materiales_didacticos/IA2024/docs/llama2/6.html): "
+                 "'We pretrained our models on Meta's Research Super Cluster (RSC) (Lee and Sengupta, 2022) as well as "
+                 "internal production clusters. Both clusters use NVIDIA A100s.', 'Both of these solutions interconnect "
+                 "200 Gbps end-points.' (the 1600 Gbit/s per node of 8 assumed here) and 'RSC uses 400W while our "
+                 "production cluster uses 350W'; neither the GPU count per model, the layout nor which cluster ran "
+                 "which model is stated, and the 350 W cap (a slower A100 than the catalog's) is not modelled.")
     w = dict(kind="training", model=model, training=training, hardware=dict(hw, nodes=nodes))
     out = dict(metric="gpu_hours", published=r["result"]["gpu_hours"], unit=f"{s['gpu']} GPU-hours", notes=note,
                workload=w)
@@ -223,7 +231,13 @@ TINYLLAMA_NOTE = ("TinyLlama 1.1B on 2 nodes of 8 A100-40G (the catalog's a100-4
                   "stated (the generator's A100 default, 1600 Gbit/s RDMA, is assumed). FSDP FULL_SHARD over the 16 "
                   "GPUs (ZeRO-3, per-block prefetch), bf16 autocast, FlashAttention-2 and fused kernels (framework "
                   "megatron: fused norm, SwiGLU, rotary and cross-entropy), no activation checkpointing, micro-batch "
-                  "8 x 2048 tokens, 8 accumulation steps (2M-token batch).")
+                  "8 x 2048 tokens, 8 accumulation steps (2M-token batch). Not modelled: Lightning Fabric >= "
+                  "2.0.3's FSDPPrecision for 'bf16-mixed' keeps param_dtype float32 (reduce_dtype bfloat16; "
+                  "lightning_fabric/plugins/precision/fsdp.py mixed_precision_config, changed between the 2.0.2 "
+                  "and 2.0.3 PyPI releases; TinyLlama pins lightning==2.1.2), so "
+                  "FSDP all-gathers 4-byte parameters where 2 are charged; at the assumed network the whole "
+                  "data-parallel traffic (0.6 s per 5.0 s step) is hidden behind compute by prefetch, and twice the "
+                  "gather bytes would be too.")
 
 
 RUN_GROUPS = ("gpt-neox", "pythia", "starcoder", "tinyllama")
