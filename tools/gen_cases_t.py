@@ -12,7 +12,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gen_cases import gpt_cfg, table, tv  # noqa: E402
+from gen_cases import gpt_cfg, llama_cfg, table, tv  # noqa: E402
 
 SRC = os.path.join("cases", "sources", "t.jsonl")
 H100 = {"gpu": "h100-sxm", "gpus_per_node": 8, "inter_link": "rdma", "inter_gbit": 3200.0}
@@ -139,6 +139,14 @@ def card(r):
             + (", PP 16 with the distributed optimizer" if pp > 1 else " + FSDP (ZeRO-3)")
             + (", 4M-token global batch (stated)" if hw is A100 else ", 16M-token global batch (assumed)")
             + ". GPU-hours include restarts and evaluation, so the steady-state estimate may be well below them.")
+    if hw is A100:
+        note += (" What the Llama 2 paper states of the hardware (Touvron et al. 2023, arXiv 2307.09288, §2.2.1, as "
+                 "reproduced at proyectodescartes.org/iCartesiLibri/materiales_didacticos/IA2024/docs/llama2/6.html): "
+                 "'We pretrained our models on Meta's Research Super Cluster (RSC) (Lee and Sengupta, 2022) as well as "
+                 "internal production clusters. Both clusters use NVIDIA A100s.', 'Both of these solutions interconnect "
+                 "200 Gbps end-points.' (the 1600 Gbit/s per node of 8 assumed here) and 'RSC uses 400W while our "
+                 "production cluster uses 350W'; neither the GPU count per model, the layout nor which cluster ran "
+                 "which model is stated, and the 350 W cap (a slower A100 than the catalog's) is not modelled.")
     w = dict(kind="training", model=model, training=training, hardware=dict(hw, nodes=nodes))
     out = dict(metric="gpu_hours", published=r["result"]["gpu_hours"], unit=f"{s['gpu']} GPU-hours", notes=note,
                workload=w)
@@ -186,6 +194,82 @@ def bloom(r):
                     "the estimate is the steady state at GBS 2048.", workload=w)
     return dict(metric="megatron_tflops_per_gpu", published=r["result"]["megatron_tflops_per_gpu"],
                 unit="TFLOP/s per GPU (Megatron count incl. recompute)", notes=BLOOM_NOTE, workload=w)
+
+
+# Published GPU-hours of whole pretraining runs whose layout is stated (issue 10): the model as a
+# config, the layout as the source's own training config states it. Out-of-sample: no constant
+# is fitted on them.
+A100_40 = dict(A100, gpu="a100-40g")
+RUN_MODELS = {
+    # HF config of EleutherAI/gpt-neox-20b: vocab padded to 50432, untied output layer.
+    "GPT-NeoX-20B": dict(gpt_cfg(6144, 44, 64, 50432, 2048), tie_word_embeddings=False),
+    # HF config of EleutherAI/pythia-1b: vocab padded to 50304, untied output layer.
+    "Pythia-1B": dict(gpt_cfg(2048, 16, 8, 50304, 2048), tie_word_embeddings=False),
+    # HF config of bigcode/starcoderbase (gpt_bigcode: GPT-2 blocks, one K/V head).
+    "StarCoderBase-15.5B": dict(gpt_cfg(6144, 40, 48, 49152, 8192, dropout=True, ffn=24576),
+                                model_type="gpt_bigcode", multi_query=True),
+    # README 'Model Size' row (TinyLlama/TinyLlama-1.1B: untied, vocab 32000).
+    "TinyLlama-1.1B": llama_cfg(2048, 22, 32, 5632, kv=4),
+}
+NEOX_NOTE = ("GPT-NeoX (Megatron + DeepSpeed) on A100-SXM4-40GB nodes of 8 (the catalog's a100-40g, NVLink inside the "
+             "node). The architecture is written as a GPT-2-style config: GPT-NeoX's parallel attention + MLP block "
+             "(gpt_j_residual) and partial rotary embeddings are not separate terms (same GEMMs; the learned-position "
+             "parameters of the GPT-2 form are < 0.1% of the model). DeepSpeed's pipeline engine runs the ZeRO-1 "
+             "gradient reduce-scatter and the parameter all-gather after the last micro-batch, not overlapped with "
+             "compute; fused kernels (framework megatron).")
+STARCODER_NOTE = ("StarCoderBase on 64 nodes of 8 A100 80GB (the catalog's a100-80g); the inter-node network is not "
+                  "stated: the job ran on AWS (/fsx paths in the slurm script), modelled as p4de's 4 x 100 Gb/s EFA "
+                  "(400 Gbit/s, RDMA). Megatron-LM (bigcode fork, May 2023): TP 4 with sequence parallelism, PP 4 "
+                  "(1F1B, no virtual stages), DP 32, distributed optimizer (ZeRO-1), bf16, FlashAttention, no "
+                  "activation recompute, dropout 0.1; this Megatron has no --overlap-grad-reduce, so the gradient "
+                  "reduce-scatter and the parameter all-gather are not overlapped with compute. Under bf16 it "
+                  "accumulates and reduce-scatters the gradients in fp32 (megatron/arguments.py @7c325cd3 lines "
+                  "186-192: 'bfloat16 requires gradient accumulation and all-reduce to be done in fp32'; "
+                  "grad_reduce_fp32), which the paper names as the cost of bf16: 'the training in BF16 leads to "
+                  "10% lower throughput than FP16'.")
+TINYLLAMA_NOTE = ("TinyLlama 1.1B on 2 nodes of 8 A100-40G (the catalog's a100-40g); the inter-node network is not "
+                  "stated (the generator's A100 default, 1600 Gbit/s RDMA, is assumed). FSDP FULL_SHARD over the 16 "
+                  "GPUs (ZeRO-3, per-block prefetch), bf16 autocast, FlashAttention-2 and fused kernels (framework "
+                  "megatron: fused norm, SwiGLU, rotary and cross-entropy), no activation checkpointing, micro-batch "
+                  "8 x 2048 tokens, 8 accumulation steps (2M-token batch). Not modelled: Lightning Fabric >= "
+                  "2.0.3's FSDPPrecision for 'bf16-mixed' keeps param_dtype float32 (reduce_dtype bfloat16; "
+                  "lightning_fabric/plugins/precision/fsdp.py mixed_precision_config, changed between the 2.0.2 "
+                  "and 2.0.3 PyPI releases; TinyLlama pins lightning==2.1.2), so "
+                  "FSDP all-gathers 4-byte parameters where 2 are charged; at the assumed network the whole "
+                  "data-parallel traffic (0.6 s per 5.0 s step) is hidden behind compute by prefetch, and twice the "
+                  "gather bytes would be too.")
+
+
+RUN_GROUPS = ("gpt-neox", "pythia", "starcoder", "tinyllama")
+
+
+def run_hours(r):
+    """A whole pretraining run's GPU-hours with its stated layout."""
+    s, g = r["setup"], r["source_group"]
+    dp = s["gpus"] // (s["tp"] * s["pp"])
+    precision = {"fp16": "amp_fp16", "bf16": "amp_bf16"}[s["precision"]]
+    parallel = dict(tp=s["tp"], pp=s["pp"], zero=s["zero"])
+    if g == "starcoder":
+        # This Megatron reduces bf16 runs' gradients in fp32 (megatron/arguments.py @7c325cd3 lines
+        # 186-192; distrib_optimizer.py reduce-scatters the fp32 grad buffer), as the paper says.
+        parallel.update(sequence_parallel=True, grad_reduce_fp32=True)
+    training = dict(task="pretrain", precision=precision, framework="megatron", micro_batch=s["mbs"],
+                    seq_len=s["seq_len"], grad_accum=max(1, s["gbs"] // (s["mbs"] * dp)), recompute=s["recompute"],
+                    attention=s["attention"], tokens=s["tokens"], parallel=parallel)
+    hw = dict(A100_40 if "40" in s["gpu"] else A100, nodes=s["gpus"] // 8)
+    if "inter_gbit" in s:
+        hw["inter_gbit"] = s["inter_gbit"]
+    note = {"gpt-neox": NEOX_NOTE, "pythia": NEOX_NOTE, "starcoder": STARCODER_NOTE, "tinyllama": TINYLLAMA_NOTE}[g]
+    if g == "gpt-neox":
+        note += (" Inter-node: four ConnectX-6 HCAs per node on an HDR (200 Gb/s) InfiniBand fabric (MQM8700 "
+                 "switches): 800 Gbit/s. GPU-hours = the run's 1,830 wall-clock hours x 96 GPUs.")
+    if g == "pythia":
+        note += (" The inter-node network is not stated (the generator's A100 default, 1600 Gbit/s RDMA, is "
+                 "assumed). GPU-hours from the paper's table as reproduced in TinyLlama's README; 64 GPUs from "
+                 "Khandelwal et al. 2024.")
+    w = dict(kind="training", config=RUN_MODELS[s["model"]], training=training, hardware=hw)
+    return dict(metric="gpu_hours", published=r["result"]["gpu_hours"], unit=f"{s['gpu']} GPU-hours", notes=note,
+                workload=w)
 
 
 # Constants fitted on cases of this file (in-sample), by case id.
@@ -276,7 +360,7 @@ def main():
     for r in rows:
         g = r["source_group"]
         c = (nemo(r) if g.startswith("nemo") else titan(r) if g.startswith("torchtitan")
-             else bloom(r) if g == "bloom" else card(r))
+             else bloom(r) if g == "bloom" else run_hours(r) if g in RUN_GROUPS else card(r))
         cid = r["id"]
         out = [f"# GENERATED by tools/gen_cases_t.py from {SRC}; edit the generator or the source rows.",
                f"id = {tv(cid)}", f"kind = {tv(r['kind'])}", f"metric = {tv(c['metric'])}",

@@ -377,6 +377,13 @@ pub struct Parallelism {
     /// traffic is 6·P·(d−1)/d bytes instead of 4·P·(d−1)/d. Default: off (reduce-scatter, as
     /// Megatron's distributed optimizer and DeepSpeed ZeRO-1/2 do).
     pub grad_all_reduce: bool,
+    /// Gradients reduced over the data-parallel ranks in fp32 (4 bytes each) instead of the
+    /// 16-bit compute dtype: Megatron-LM before Megatron-Core forces it under bf16
+    /// (`accumulate_allreduce_grads_in_fp32`, megatron/arguments.py "bfloat16 requires gradient
+    /// accumulation and all-reduce to be done in fp32"; its distributed optimizer reduce-scatters
+    /// the fp32 grad buffer), Megatron-Core's `grad_reduce_in_fp32`, FSDP's fp32 `reduce_dtype`.
+    /// Parameters are still gathered in 16 bit. Default: off.
+    pub grad_reduce_fp32: bool,
 }
 
 impl Parallelism {
@@ -414,6 +421,7 @@ impl Default for Parallelism {
             overlap_grad_reduce: None,
             overlap_param_gather: None,
             grad_all_reduce: false,
+            grad_reduce_fp32: false,
         }
     }
 }

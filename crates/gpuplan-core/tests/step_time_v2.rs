@@ -199,6 +199,40 @@ fn a_sharded_optimizer_that_all_reduces_moves_half_as_much_again() {
     assert_eq!(step(&m, &z0, &c), step(&m, &z0_ar, &c));
 }
 
+/// `grad_reduce_fp32` (Megatron-LM's fp32 gradient reduction under bf16): the gradients' ring
+/// pass moves 4 bytes per gradient, the parameters' all-gather still 2 — ZeRO-1's 2 + 2 becomes
+/// 4 + 2 (3/2 of the bytes), DDP's all-reduce 2 × 2 becomes 2 × 4 (twice); same buckets, same latency.
+#[test]
+fn fp32_gradient_reduction_doubles_the_gradient_bytes_only() {
+    let m = model("Llama-3.1-8B");
+    let c = cluster("h100-sxm", 8);
+    let dp = |st: &StepTime| {
+        st.collectives
+            .iter()
+            .find(|x| x.kind == "dp")
+            .unwrap()
+            .clone()
+    };
+    for (zero, factor) in [(1, 1.5), (0, 2.0)] {
+        let mut bf16 = megatron(1, 1, 1);
+        bf16.parallel.zero = zero;
+        let mut fp32 = bf16.clone();
+        fp32.parallel.grad_reduce_fp32 = true;
+        let (a, b) = (step(&m, &bf16, &c), step(&m, &fp32, &c));
+        let (da, db) = (dp(&a), dp(&b));
+        let ratio = db.bytes_per_step.0 / da.bytes_per_step.0;
+        assert!((ratio - factor).abs() < 1e-9, "zero {zero}: {ratio}");
+        let lat = a.dp_comm_total.0 - da.bytes_per_step.0 / da.effective_bandwidth.0;
+        assert!(lat > 0.0);
+        let want = db.bytes_per_step.0 / db.effective_bandwidth.0 + lat;
+        assert!(
+            (b.dp_comm_total.0 - want).abs() < 1e-9 * want,
+            "zero {zero}"
+        );
+        assert!(b.step.0 > a.step.0);
+    }
+}
+
 #[test]
 fn the_global_batch_sets_the_accumulation_or_names_the_divisor() {
     let c = cluster("h100-sxm", 2);

@@ -182,12 +182,20 @@ fn training_accuracy_stays_within_todays_bands() {
     // and 13.7% (GPU-hours: 21.9% before the model cards, whose layouts are
     // unpublished, were evaluated at the planner's searched layout, 12.8% then; BLOOM-176B's
     // whole-run hours, -16.0% from the steady state, moved it to 14.6%; the LLaMA-1 4M-token batch
-    // to 13.7%; the Llama 3 8B cards' hours, at ~15% MFU, stay far off).
+    // to 13.7%; the Llama 3 8B cards' hours, at ~15% MFU, stay far off; 13.7% over 17 since
+    // GPT-NeoX-20B, Pythia-1B, StarCoderBase and TinyLlama's published runs were added with their
+    // stated layouts: 14.8% before StarCoderBase's fp32 gradient reduction, -15.0% -> -9.6%).
     assert!(
         tput <= 0.0923,
         "training throughput out-of-sample median {tput:.4}"
     );
     assert!(hours <= 0.1377, "GPU-hours out-of-sample median {hours:.4}");
+    // The median is over 17 GPU-hours cases (13 before the four runs with published configs).
+    let hours_n = outcomes
+        .iter()
+        .filter(|(_, o)| o.kind == CaseKind::TrainTime && o.in_sample.is_none())
+        .count();
+    assert!(hours_n >= 17, "{hours_n} out-of-sample GPU-hours cases");
     // 18: 22 before NeMo's packed fine-tuning samples were attended per sample, 20 then; BLOOM's
     // ramp-up row (GBS 192, micro-batch 1) one more, at +20.0%; LLaMA-65B's hours one fewer
     // (+14.6% -> +8.9%) with the paper's 4M-token batch; NeMo's Llama 2 70B pretraining and SFT

@@ -49,6 +49,7 @@ pub const KNOWN_MODEL_TYPES: &[&str] = &[
     "gemma2",
     "phi3",
     "gpt2",
+    "gpt_bigcode",
     "bert",
     "t5",
     "whisper",
@@ -294,7 +295,7 @@ pub fn from_hf_value(name: &str, v: &Value, sources: Vec<String>) -> Result<Mode
         ));
     }
     let spec = match model_type.as_str() {
-        "gpt2" => gpt2(&mut f),
+        "gpt2" | "gpt_bigcode" => gpt2(&mut f),
         "bert" => bert(&mut f),
         "t5" => t5(&mut f),
         "whisper" => whisper(&mut f),
@@ -635,9 +636,16 @@ fn chatglm(f: &mut Fields, model_type: &str) -> TransformerSpec {
     t
 }
 
+/// GPT-2, and GPT-BigCode (SantaCoder/StarCoder: the GPT-2 block with multi-query attention,
+/// `multi_query: true` = one K/V head; transformers models/gpt_bigcode/configuration_gpt_bigcode.py).
 fn gpt2(f: &mut Fields) -> TransformerSpec {
     let hidden = f.req(&["n_embd", "hidden_size"]);
     let heads = f.req(&["n_head", "num_attention_heads"]);
+    let kv_heads = if f.opt_bool("multi_query") == Some(true) {
+        1
+    } else {
+        heads
+    };
     let positions = f.opt_u64(&["n_positions", "n_ctx"]).unwrap_or(1024);
     let mut t = base(
         "gpt2",
@@ -645,7 +653,7 @@ fn gpt2(f: &mut Fields) -> TransformerSpec {
         hidden,
         f.req(&["n_layer", "num_hidden_layers"]),
         heads,
-        heads,
+        kv_heads,
         f.derived_head_dim("n_embd", hidden, heads),
         f.opt_u64(&["n_inner"]).unwrap_or(4 * hidden),
         f.req(&["vocab_size"]),
@@ -1173,6 +1181,21 @@ mod input_tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("1e15"), "{e}");
+    }
+
+    /// bigcode/starcoderbase config.json: GPT-2 blocks with one K/V head (`multi_query`); the
+    /// model card's "15.5B parameter models" (tied LM head, learned 8192 positions).
+    #[test]
+    fn gpt_bigcode_multi_query_has_one_kv_head() {
+        let cfg = r#"{"model_type": "gpt_bigcode", "n_embd": 6144, "n_layer": 40, "n_head": 48,
+            "n_inner": 24576, "vocab_size": 49152, "n_positions": 8192, "multi_query": true}"#;
+        let m = parse_hf_config("StarCoderBase", cfg).unwrap();
+        let t = m.transformer().unwrap();
+        assert_eq!((t.heads, t.kv_heads, t.head_dim), (48, 1, 128));
+        let total = crate::model::param_breakdown(&m).total as f64;
+        assert!((total / 15.5e9 - 1.0).abs() < 0.01, "{total}");
+        let mha = parse_hf_config("MHA", &cfg.replace("true", "false")).unwrap();
+        assert_eq!(mha.transformer().unwrap().kv_heads, 48);
     }
 
     #[test]

@@ -431,6 +431,8 @@ struct DpVolume {
     dev: DeviceParams,
     dpc: u64,
     train_frac: f64,
+    /// Bytes per reduced gradient: 2, or 4 under `grad_reduce_fp32`.
+    grad_bpp: f64,
 }
 
 impl DpVolume {
@@ -448,8 +450,24 @@ impl DpVolume {
     }
 
     fn grad_volume(&self) -> f64 {
+        self.over_groups(self.grad_bpp * self.train_frac)
+    }
+    /// The 16-bit parameters ZeRO-1/2 all-gather after the step.
+    fn param_volume(&self) -> f64 {
         self.over_groups(2.0 * self.train_frac)
     }
+}
+
+/// Ring passes of one step's DDP / ZeRO-1/2 traffic: (gradient, parameter). Gradients: a
+/// reduce-scatter (ZeRO-1/2) or an all-reduce (DDP; a sharded optimizer that all-reduces,
+/// `grad_all_reduce`) — twice the ring volume; parameters: ZeRO-1/2's all-gather.
+fn dp_passes(p: &Parallelism) -> (f64, f64) {
+    let grad = if p.zero >= 1 && !p.grad_all_reduce {
+        1.0
+    } else {
+        2.0
+    };
+    (grad, if p.zero >= 1 { 1.0 } else { 0.0 })
 }
 
 /// One step's data-parallel communication: total, hidden behind compute, and in words.
@@ -576,20 +594,18 @@ fn allreduce_comm(
     } else {
         Seconds(0.0)
     };
-    // Gradients: a reduce-scatter (ZeRO-1/2) or an all-reduce (DDP; a sharded optimizer that
-    // all-reduces, `grad_all_reduce`) — twice the ring volume; parameters: ZeRO-1/2's all-gather.
-    let grad_passes = if p.zero >= 1 && !p.grad_all_reduce {
-        1.0
-    } else {
-        2.0
-    };
-    let param_passes = if p.zero >= 1 { 1.0 } else { 0.0 };
-    let passes = grad_passes + param_passes;
-    let total = transfer_time(Bytes(passes * vol.grad_volume()), bw * x.eff_net) + lat;
-    let (grad_part, param_part) = (
-        total * (grad_passes / passes),
-        total * (param_passes / passes),
+    let (grad_passes, param_passes) = dp_passes(&p);
+    let (grad_v, param_v) = (
+        grad_passes * vol.grad_volume(),
+        param_passes * vol.param_volume(),
     );
+    let total = transfer_time(Bytes(grad_v + param_v), bw * x.eff_net) + lat;
+    let share = if grad_v + param_v > 0.0 {
+        grad_v / (grad_v + param_v)
+    } else {
+        1.0
+    };
+    let (grad_part, param_part) = (total * share, total * (1.0 - share));
     let micro = compute * (1.0 / m_micro) * tun.dp_overlap;
     let chunks = ModelChunks::of(x);
     let hide_grad = if p.grad_overlap(setup.framework) {
@@ -645,6 +661,7 @@ fn dp_phase(x: &Ctx, compute: Seconds, collectives: &mut Vec<CollectiveUse>) -> 
         dev: layout::most_loaded(x.b, &p, x.dp),
         dpc,
         train_frac,
+        grad_bpp: if p.grad_reduce_fp32 { 4.0 } else { 2.0 },
     };
     let (bw, link) = dp_path(x, dpc);
     let group = x.group(dpc, p.tp * p.pp * cp);
@@ -666,12 +683,11 @@ fn dp_phase(x: &Ctx, compute: Seconds, collectives: &mut Vec<CollectiveUse>) -> 
                 gather_passes(x.b, x.setup) * vol.over_groups(2.0) + vol.grad_volume(),
             )
         } else {
-            let passes = if p.zero >= 1 && p.grad_all_reduce {
-                3.0
-            } else {
-                2.0
-            };
-            (1.0, passes * vol.grad_volume())
+            let (grad_passes, param_passes) = dp_passes(&p);
+            (
+                1.0,
+                grad_passes * vol.grad_volume() + param_passes * vol.param_volume(),
+            )
         };
         collectives.push(CollectiveUse {
             kind: "dp",
