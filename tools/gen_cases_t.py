@@ -234,18 +234,6 @@ NEMO_SFT = ("FIXME: -31% (TP 1, so TP-comm overlap does not apply): " + FP8_GAP 
             "virtual-pipeline size: with PP 4 plain 1F1B is assumed, a "
             "larger bubble than NeMo's interleaved schedule. Their packed samples' attention span is modelled "
             "(attention_span 127: 13B -38% to -31%, 70B -27% to -21%; 7B SFT -15% to -1%).")
-NEMO_LORA = ("FIXME: -20% (-32% before the packed samples' attention span was modelled): NeMo's LoRA runs 1.47x "
-             "its own pretraining throughput (24,824 vs 16,934 tok/s for 7B), close to the 1.5x of a frozen-base "
-             "backward; gpuplan, timing the frozen base without weight-gradient GEMMs, each rank-32 q/k/v adapter as "
-             "16-bit memory-bound GEMMs and attention over 127-token packed samples (attention_span, from NeMo's "
-             "TFLOP/s column), predicts ~1.46x for 7B and 1.34x here: element-wise work and the FP8 casts are not "
-             "reduced by freezing, and the FP8 gap of the pretraining rows (-17% for 13B) comes on top. The 7B and 70B "
-             "LoRA rows are within band (-13.5%, -16.6%). Two Transformer Engine 1.8 details of LoRA under NeMo were "
-             "checked and nearly cancel (about -0.1% together, not modelled): a frozen te.Linear casts its input "
-             "without the transposed copy for wgrad (transformer_engine/pytorch/module/linear.py @3ec998e9 lines "
-             "113-141, 'weight.requires_grad'), and NeMo's qkv adapter sets return_layernorm_output (nemo/collections/"
-             "nlp/modules/common/megatron/adapters/mcore_mixins.py), so the fused LayerNorm writes 16 bit and pays 'an "
-             "extra fp8 cast' (layernorm_linear.py, same commit).")
 # (The three 70B cards, +43% to +137% under a hand-written TP 8 + FSDP layout, are within band at the
 # planner's searched layout: search_layout_global_batch.)
 CARD_8B = ("FIXME: not modellable from the card: 6·N·D over the card's hours at the H100's 989 TFLOP/s gives 15.6% "
@@ -265,7 +253,6 @@ KNOWN = {
     "t-titan25-llama3-8b-64gpu-bf16-asynctp": SMALL_TITAN,
     "t-nemo-gpt3-175b-512gpu-h100-fp8": NEMO_FP8,
     "t-nemo-llama2-13b-sft-h100-fp8": NEMO_SFT,
-    **{f"t-nemo-llama2-{m}-lora-h100-fp8": NEMO_LORA for m in ["13b"]},
     **{k: CARD_8B for k in ["t-card-llama3-8b-gpu-hours", "t-card-llama31-8b-gpu-hours"]},
 }
 

@@ -196,9 +196,10 @@ fn training_accuracy_stays_within_todays_bands() {
     // 16: BLOOM's ramp-up row (+20.0% -> +19.1%) with the pipeline sends' share of the node's NICs;
     // 14: torchtitan 2025-06's Llama 3 8B bf16 TP 8 rows (+22.5% -> +15.6%, +23.1% -> +18.5%) with
     // per-op SAC's recomputed all-gathers; 15: its async-TP row +18.5% -> +21.3% again with the
-    // recomputed matmuls counted per op.
+    // recomputed matmuls counted per op; 14: NeMo's Llama 2 13B LoRA row (-20.2% -> -18.4%) with
+    // Megatron-Core's fused q/k/v carrying one LoRA adapter (workload.rs `fused_for`).
     assert!(
-        known <= 15,
+        known <= 14,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
