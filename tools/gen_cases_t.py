@@ -46,15 +46,25 @@ NEMO_NOTE = ("NeMo 24.07 on DGX-H100 (8 × 400 Gb/s IB per node: 3200 Gbit/s), F
 SQUAD_PACKED_SPAN = 127
 
 
+# Virtual-pipeline size of NeMo's pretraining rows by (model, TP, PP), filled by `main`: the
+# fine-tuning table states no VP (see `nemo`).
+PRETRAIN_VP = {}
+
+
 def nemo(r):
     s = r["setup"]
     tp, pp, cp = s["tp"], s["pp"], s.get("cp", 1)
     dp = s["gpus"] // (tp * pp * cp)
     accum = max(1, s["gbs"] // (s["mbs"] * dp))
     task = {"pretrain": "pretrain", "SFT": "full_finetune", "LoRA": "lora"}[s["task"]]
+    # The fine-tuning table has no VP column. NeMo's fine-tuning (MegatronGPTSFTModel.fwd_bwd_step)
+    # runs Megatron-Core's get_forward_backward_func over a list of model chunks as pretraining
+    # does, so a fine-tuning row takes the VP of the same model's pretraining row at the same TP
+    # and PP (13B SFT: 10, 70B SFT: 20); without such a row (70B LoRA at TP 2) VP 1.
+    vp = s.get("vp", PRETRAIN_VP.get((s["model"], tp, pp), 1))
     training = dict(task=task, precision="fp8", framework="megatron", micro_batch=s["mbs"], seq_len=s["seq_len"],
                     grad_accum=accum, recompute="none", attention="flash",
-                    parallel=dict(tp=tp, pp=pp, cp=cp, virtual_stages=s.get("vp", 1), zero=1,
+                    parallel=dict(tp=tp, pp=pp, cp=cp, virtual_stages=vp, zero=1,
                                   sequence_parallel=tp > 1, tp_comm_overlap=tp > 1,
                                   overlap_grad_reduce=True, overlap_param_gather=True))
     note = NEMO_NOTE
@@ -62,6 +72,10 @@ def nemo(r):
         training["lora"] = dict(rank=32, targets=["q_proj", "k_proj", "v_proj"])
         note += (" LoRA: NeMo 1.x defaults assumed (adapter on the fused QKV projection, adapter_dim 32); the base is frozen "
                  "bf16/FP8.")
+    if task != "pretrain" and pp > 1:
+        note += (f" The fine-tuning table states no VP: taken as {vp}, the VP of the same model's pretraining row at the "
+                 "same TP and PP (1 where the table has none). Assumption; plain 1F1B's (PP-1)/accumulation bubble "
+                 "would leave 13B SFT's published 787 model TFLOP/s above its pretraining row's 760 (VP 10).")
     if task != "pretrain":
         # Packed SQuAD samples attend per sample (TE THD / cu_seqlens). NeMo's own TFLOP/s column
         # counts the span: 7B SFT 673 TFLOP/s at 16,891 tok/s = 39.84 GFLOP/token, 6N = 39.64, so
@@ -230,10 +244,6 @@ NEMO_FP8 = ("FIXME: -21% (-28% before Transformer Engine's userbuffers TP-comm o
             "interleaved schedule's per-chunk data-parallel overlap): compute is now 96% of the modelled step, so the "
             "gap is the FP8 GEMM rate; the table's 512-GPU row (micro-batch 2) runs 1.15x the 128-GPU row's "
             "tokens/s/GPU (micro-batch 1, -10.2%), the model 1.01x. " + FP8_GAP)
-NEMO_SFT = ("FIXME: -31% (TP 1, so TP-comm overlap does not apply): " + FP8_GAP + " The SFT rows also do not state their "
-            "virtual-pipeline size: with PP 4 plain 1F1B is assumed, a "
-            "larger bubble than NeMo's interleaved schedule. Their packed samples' attention span is modelled "
-            "(attention_span 127: 13B -38% to -31%, 70B -27% to -21%; 7B SFT -15% to -1%).")
 # (The three 70B cards, +43% to +137% under a hand-written TP 8 + FSDP layout, are within band at the
 # planner's searched layout: search_layout_global_batch.)
 CARD_8B = ("FIXME: not modellable from the card: 6·N·D over the card's hours at the H100's 989 TFLOP/s gives 15.6% "
@@ -252,13 +262,16 @@ KNOWN = {
     **{f"t-titan-llama31-405b-512gpu-cp{c}-s{s}k": CP for c, s in [(8, 256)]},
     "t-titan25-llama3-8b-64gpu-bf16-asynctp": SMALL_TITAN,
     "t-nemo-gpt3-175b-512gpu-h100-fp8": NEMO_FP8,
-    "t-nemo-llama2-13b-sft-h100-fp8": NEMO_SFT,
     **{k: CARD_8B for k in ["t-card-llama3-8b-gpu-hours", "t-card-llama31-8b-gpu-hours"]},
 }
 
 
 def main():
     rows = [json.loads(l) for l in open(SRC) if l.strip()]
+    for r in rows:
+        s = r["setup"]
+        if r["source_group"].startswith("nemo") and s.get("task") == "pretrain" and "vp" in s:
+            PRETRAIN_VP[(s["model"], s["tp"], s["pp"])] = s["vp"]
     n = 0
     for r in rows:
         g = r["source_group"]

@@ -175,7 +175,8 @@ fn training_accuracy_stays_within_todays_bands() {
         known_serving <= 8,
         "{known_serving} known deviations (serving)"
     );
-    // Measured 9.22% (the target is 10%; 9.07% before per-op SAC's recomputed matmuls were
+    // Measured 9.15% (the target is 10%; 9.22% before NeMo's fine-tuning rows took their
+    // pretraining rows' VP, 9.07% before per-op SAC's recomputed matmuls were
     // counted per op (wk, wo, w3: 36.5% of Llama 3 8B's forward, not half), 9.15% before its
     // sequence-parallel all-gathers were re-run in backward, 9.67% before torchtitan's rows ran on their
     // stated 2.4 TB/s HBM2e H100, 9.8% before the LLaMA-1 rows took the paper's 4M-token batch)
@@ -184,7 +185,7 @@ fn training_accuracy_stays_within_todays_bands() {
     // whole-run hours, -16.0% from the steady state, moved it to 14.6%; the LLaMA-1 4M-token batch
     // to 13.7%; the Llama 3 8B cards' hours, at ~15% MFU, stay far off).
     assert!(
-        tput <= 0.0923,
+        tput <= 0.0915,
         "training throughput out-of-sample median {tput:.4}"
     );
     assert!(hours <= 0.1377, "GPU-hours out-of-sample median {hours:.4}");
@@ -197,9 +198,10 @@ fn training_accuracy_stays_within_todays_bands() {
     // 14: torchtitan 2025-06's Llama 3 8B bf16 TP 8 rows (+22.5% -> +15.6%, +23.1% -> +18.5%) with
     // per-op SAC's recomputed all-gathers; 15: its async-TP row +18.5% -> +21.3% again with the
     // recomputed matmuls counted per op; 14: NeMo's Llama 2 13B LoRA row (-20.2% -> -18.4%) with
-    // Megatron-Core's fused q/k/v carrying one LoRA adapter (workload.rs `fused_for`).
+    // Megatron-Core's fused q/k/v carrying one LoRA adapter (workload.rs `fused_for`); 13: its 13B
+    // SFT row (-30.7% -> -19.2%) with the same model's pretraining VP (10) for the unstated one.
     assert!(
-        known <= 14,
+        known <= 13,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
