@@ -68,7 +68,10 @@ pub struct Tunables {
     /// activation quantisation into the neighbouring kernels (TensorRT-LLM, vLLM's FP8 linear
     /// methods), so their GEMMs pay this ratio alone. *Calibrated* (0.77) on
     /// mpt3b-h100-fp8-8gpu-s2048, where the earlier combined ratio (0.6, GEMMs and casts in one
-    /// number, used by serving until issue 11's second part) had been fitted.
+    /// number, used by serving until issue 11's second part) had been fitted. That row ran
+    /// TransformerEngine v0.10 (llm-foundry PR #543, 2023-10); NeMo 24.07's and torchtitan's later
+    /// FP8 stacks run faster than this ratio gives, by a level independent of GEMM size
+    /// (docs/methodology.md, FP8 casts: software era of the fit).
     pub fp8_train_gemm_ratio: f64,
     /// Share of the 16-bit peak that FlashAttention-2 forward+backward reaches on Hopper, in
     /// causal FLOPs (PyTorch SDPA's flash backend: HF, torchtitan, FSDP stacks). Forward: the

@@ -231,7 +231,7 @@ pub fn estimate_training(
     let s = if s.task.is_peft() {
         s.lora.validate_for(m)?;
         resolved = TrainingSetup {
-            lora: s.lora.resolved_for(m),
+            lora: s.lora.resolved_for(m).fused_for(s.framework),
             ..s.clone()
         };
         &resolved

@@ -236,6 +236,26 @@ impl LoraConfig {
             ..self.clone()
         }
     }
+
+    /// Megatron-Core computes q, k and v with one fused linear (`SelfAttention.linear_qkv`), and
+    /// NeMo's LoRA on it is one adapter: `lora_mixed_qkv = lora_kqv_adapter(layernorm_output)`,
+    /// then `mixed_qkv = mixed_qkv + lora_mixed_qkv` (NVIDIA/NeMo
+    /// nemo/collections/nlp/modules/common/megatron/adapters/mcore_mixins.py @94c4a14a,
+    /// `MCoreSelfAttentionMixin.get_query_key_value_tensors`): one A (h → r) reading the input
+    /// once and one B into q + 2·kv, as GPT-2's `c_attn` carries. Under `megatron`, targets that
+    /// cover q, k and v gain the [`FUSED_QKV`] marker; other frameworks are unchanged.
+    pub fn fused_for(mut self, framework: Framework) -> LoraConfig {
+        let covers = |n: &str| {
+            self.targets
+                .iter()
+                .any(|t| t == n || t == "all-linear" || t == "all")
+        };
+        let qkv = ["q_proj", "k_proj", "v_proj"].iter().all(|n| covers(n));
+        if framework == Framework::Megatron && qkv && !self.targets.iter().any(|t| t == FUSED_QKV) {
+            self.targets.push(FUSED_QKV.to_string());
+        }
+        self
+    }
 }
 
 /// Storage dtype of LoRA adapters.
@@ -1525,6 +1545,45 @@ mod tests {
         );
         assert!(with(&["all-linear"]).validate_for(resnet).is_err());
         assert!(with(&["q_proj", "v_proj"]).validate_for(llama).is_ok());
+    }
+
+    /// Megatron-Core's fused `linear_qkv` carries one NeMo LoRA adapter: q/k/v targets (or
+    /// all-linear) gain the fused marker under `megatron` only, and a partial q/k/v set does not.
+    #[test]
+    fn megatron_qkv_targets_are_one_fused_adapter() {
+        let with = |t: &[&str]| LoraConfig {
+            targets: t.iter().map(|s| s.to_string()).collect(),
+            ..LoraConfig::default()
+        };
+        let qkv = with(&["q_proj", "k_proj", "v_proj"]);
+        assert_eq!(
+            qkv.clone().fused_for(Framework::Megatron).targets,
+            ["q_proj", "k_proj", "v_proj", FUSED_QKV]
+        );
+        assert_eq!(
+            qkv.clone().fused_for(Framework::HuggingFace).targets,
+            qkv.targets
+        );
+        let all = with(&["all-linear"]).fused_for(Framework::Megatron).targets;
+        assert_eq!(all, ["all-linear", FUSED_QKV]);
+        let qv = with(&["q_proj", "v_proj"]);
+        assert_eq!(
+            qv.clone().fused_for(Framework::Megatron).targets,
+            qv.targets
+        );
+        // Idempotent: resolving twice adds one marker.
+        let twice = qkv
+            .clone()
+            .fused_for(Framework::Megatron)
+            .fused_for(Framework::Megatron);
+        assert_eq!(twice.targets.iter().filter(|t| *t == FUSED_QKV).count(), 1);
+        // Llama-2-13B (h 5120, 40 layers, MHA) at rank 32: one A of h and one B of 3h per layer,
+        // r·4h·L = 26,214,400, against r·6h·L = 39,321,600 for three q/k/v adapters.
+        let m = &find_preset("Llama-2-13B").unwrap().model;
+        let b = crate::model::param_breakdown(m);
+        let params = |l: LoraConfig| crate::train::lora_params(&b, 32, &l.targets);
+        assert_eq!(params(twice), 26_214_400.0);
+        assert_eq!(params(qkv), 39_321_600.0);
     }
 
     /// Qwen (v1) remote code, Qwen/Qwen-7B config.json: PEFT adapts the fused `c_attn` with one

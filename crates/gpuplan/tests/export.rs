@@ -714,6 +714,21 @@ fn every_provider_command_and_megatron_args_validate() {
                 "5h",
             ],
         ),
+        // LoRA on a fused q/k/v module: the plan's setup carries the estimator's fused marker,
+        // which the bundle leaves out (export refused the plan before).
+        (
+            "gpt2-c_attn-lora",
+            &[
+                "-m",
+                "GPT-2",
+                "--task",
+                "lora",
+                "--lora-targets",
+                "c_attn",
+                "--tokens",
+                "1e8",
+            ],
+        ),
         (
             "megatron",
             &[

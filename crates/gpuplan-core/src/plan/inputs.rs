@@ -156,7 +156,10 @@ pub fn validate_request(req: &PlanRequest) -> Result<PlanRequest, CoreError> {
             }
             if setup.task.is_peft() {
                 setup.lora.validate_for(&req.model)?;
-                setup.lora = setup.lora.resolved_for(&req.model);
+                setup.lora = setup
+                    .lora
+                    .resolved_for(&req.model)
+                    .fused_for(setup.framework);
             }
             crate::workload::check_job_tokens(&req.model, setup)?;
         }

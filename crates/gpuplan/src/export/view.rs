@@ -302,11 +302,14 @@ fn train_view(t: &Value, request: &Value, at: &str) -> Result<TrainView> {
             None | Some(Value::Null) => None,
             Some(_) => Some(n("setup/lora/rank", 1 << 16)?),
         },
+        // The estimator's fused q/k/v marker (GPT-2 `c_attn`, Megatron's `linear_qkv`) is no module
+        // name: the bundle's configs take the targets the user named, so it is left out.
         lora_targets: match get(t, "setup/lora/targets") {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::Array(a)) => a
                 .iter()
                 .enumerate()
+                .filter(|(_, v)| v.as_str() != Some(gpuplan_core::workload::FUSED_QKV))
                 .map(|(i, v)| match v.as_str() {
                     Some(x) => Ok(safe(x, &f(&format!("setup/lora/targets/{i}")))?.to_string()),
                     None => Err(fail(field_msg(
