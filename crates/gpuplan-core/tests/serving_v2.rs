@@ -104,6 +104,65 @@ fn prefill_has_a_weight_read_floor_and_overhead() {
 }
 
 #[test]
+fn engines_fuse_the_gemms_they_fuse() {
+    use gpuplan_core::infer::engine_gemms;
+    use gpuplan_core::model::param_breakdown;
+    use gpuplan_core::workload::Engine;
+    let m = &find_preset("Llama-2-7B").expect("preset").model;
+    let b = param_breakdown(m);
+    let names = |e: Engine| -> Vec<(&str, u64)> {
+        engine_gemms(&b.groups[0].linears, e)
+            .iter()
+            .map(|l| (l.name, l.d_out))
+            .collect()
+    };
+    // q/k/v are one GEMM everywhere; gate and up one GEMM in vLLM, two in TensorRT-LLM v0.5.
+    assert_eq!(
+        names(Engine::Vllm),
+        [
+            ("qkv_proj", 3 * 4096),
+            ("o_proj", 4096),
+            ("gate_up_proj", 2 * 11008),
+            ("down_proj", 4096)
+        ]
+    );
+    assert_eq!(
+        names(Engine::Trtllm),
+        [
+            ("qkv_proj", 3 * 4096),
+            ("o_proj", 4096),
+            ("gate_proj", 11008),
+            ("up_proj", 11008),
+            ("down_proj", 4096)
+        ]
+    );
+}
+
+#[test]
+fn prefill_at_the_ridge_pays_each_gemms_roofline() {
+    // Llama-2-7B, 128-token prompt, A100 fp16: each GEMM's FLOPs at the GEMM rate and its
+    // bytes over the bandwidth are within a few per cent of each other (the ridge), so the sum
+    // of the per-GEMM maxima is at least the larger of the summed compute and the summed weight
+    // reads, and at most their sum.
+    let m = &find_preset("Llama-2-7B").expect("preset").model;
+    let gpu = find_gpu("a100-80g").expect("gpu");
+    let tun = Tunables::default();
+    let mut s = setup(1, 1, WeightFormat::Fp16);
+    s.engine = gpuplan_core::workload::Engine::Trtllm;
+    s.input_tokens = 128;
+    let l = latency(m, &s, gpu, &tun).expect("latency");
+    let fixed = tun.engine_prefill_overhead_s + 32.0 * tun.layer_overhead_s;
+    let gemms = l.ttft.0 - fixed;
+    let linear = 32.0 * (4.0 * 4096.0 * 4096.0 + 3.0 * 4096.0 * 11008.0);
+    let rate = gpu.peak_half().expect("peak").0 * tun.prefill_efficiency;
+    let bw = gpu.memory_bandwidth().expect("bw").0 * tun.decode_bandwidth_efficiency;
+    let compute = 2.0 * 128.0 * linear / rate;
+    let reads = 2.0 * linear / bw;
+    assert!(gemms >= compute.max(reads), "{gemms} < {compute}, {reads}");
+    assert!(gemms <= compute + reads, "{gemms} > {compute} + {reads}");
+}
+
+#[test]
 fn decode_attention_follows_compute_bound_gemms() {
     // Llama-2-7B on an A100 at batch 384: the GEMMs (2·6.7B·384 FLOPs) take longer than reading
     // the weights, and the attention kernels' KV loads come after them: 128 more cached tokens
