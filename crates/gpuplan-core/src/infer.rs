@@ -15,7 +15,9 @@ use crate::model::{
     param_breakdown, AttentionKind, Linear, MlpKind, ModelSpec, ParamBreakdown, TransformerSpec,
 };
 use crate::units::{compute_time, transfer_time, Bandwidth, Bytes, FlopRate, Flops, Seconds};
-use crate::workload::{DecodeKvReads, Engine, InferenceSetup, VllmProfiler, WeightFormat};
+use crate::workload::{
+    DecodeKvReads, Engine, InferenceSetup, TpAllReduce, VllmProfiler, WeightFormat,
+};
 use serde::Serialize;
 
 /// KV-cache bytes per token, for the whole model and for one TP rank.
@@ -687,11 +689,28 @@ fn weight_read_factor(b: &ParamBreakdown, s: &InferenceSetup, full: f64) -> f64 
 
 /// Latency of one all-reduce of a small message among `tp` GPUs of one node: one-shot
 /// (vLLM/TRT-LLM custom all-reduce) on NVLink-class links; a ring of 2(tp−1) steps over PCIe,
-/// each step costing `tp_allreduce_latency_s`.
-pub fn allreduce_latency(gpu: &GpuSpec, tp: u64, tun: &Tunables) -> f64 {
+/// each step costing `tp_allreduce_latency_s`. With `tp_allreduce = nccl`, NCCL's own latency
+/// model (`comm::nccl_latency`, tuning.cc: the ring's base latency + 2(tp−1) hops of the link's).
+pub fn allreduce_latency(gpu: &GpuSpec, s: &InferenceSetup, tun: &Tunables) -> f64 {
+    let tp = s.tp;
     if tp <= 1 {
-        0.0
-    } else if gpu.intra_link.is_nvlink_class() {
+        return 0.0;
+    }
+    let nvlink = gpu.intra_link.is_nvlink_class();
+    if s.tp_allreduce == TpAllReduce::Nccl {
+        use crate::comm::{nccl_latency, Collective, Group, IntraClass};
+        let intra = if nvlink {
+            IntraClass::NvLink
+        } else {
+            IntraClass::Pcie
+        };
+        let g = Group {
+            ranks: tp,
+            nodes: 1,
+            intra,
+        };
+        nccl_latency(Collective::AllReduce, g, tun).0 .0
+    } else if nvlink {
         tun.tp_allreduce_latency_s
     } else {
         tun.tp_allreduce_latency_s * 2.0 * (tp - 1) as f64
@@ -974,7 +993,7 @@ pub fn latency(
         eff,
         full_weights,
         read_factor,
-        comm_lat: Seconds(allreduce_latency(gpu, s.tp, tun) * 2.0 * layers),
+        comm_lat: Seconds(allreduce_latency(gpu, s, tun) * 2.0 * layers),
         layer_lat: Seconds(tun.layer_overhead_s * layers),
         weight_bytes: full_weights * read_factor / rank_params,
         gemm_rates: serving_gemm_rates(gpu, peak * eff, bw * tun.decode_bandwidth_efficiency),
