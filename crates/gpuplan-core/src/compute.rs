@@ -113,7 +113,14 @@ pub fn quantization_tile(m: u64, n: u64, sms: Option<u64>, tile: (u64, u64)) -> 
     }
     let tm = m.div_ceil(tile.0);
     let tn = n.div_ceil(tile.1);
-    let tile_q = (m * n) as f64 / ((tm * tn * tile.0 * tile.1) as f64);
+    // A serving batch's prefill can hold 10^13 rows: past u64, quantization is negligible.
+    let padded = [tn, tile.0, tile.1]
+        .iter()
+        .try_fold(tm, |acc, &x| acc.checked_mul(x));
+    let (Some(area), Some(padded)) = (m.checked_mul(n), padded) else {
+        return 1.0;
+    };
+    let tile_q = area as f64 / (padded as f64);
     let wave_q = match sms {
         // Fewer tiles than SMs: cuBLAS switches to split-K or smaller tiles to fill the chip, so
         // only a partial *last* wave after at least one full wave is charged.
@@ -152,7 +159,8 @@ pub fn gemm_seconds(m: u64, n: u64, k: u64, r: &ChipRates) -> f64 {
 /// serving engine's FP8 or weight-only-quantised linears are; the activations stay at
 /// `act_bytes`.
 pub fn gemm_seconds_weights(m: u64, n: u64, k: u64, weight_bytes: f64, r: &ChipRates) -> f64 {
-    let bytes = r.act_bytes * (m * k + m * n) as f64 + weight_bytes * (k * n) as f64;
+    let (mf, nf, kf) = (m as f64, n as f64, k as f64);
+    let bytes = r.act_bytes * (mf * kf + mf * nf) + weight_bytes * (kf * nf);
     gemm_roofline(m, n, k, bytes, r)
 }
 
