@@ -139,6 +139,39 @@ fn engines_fuse_the_gemms_they_fuse() {
 }
 
 #[test]
+fn moe_prefill_reads_only_the_experts_its_tokens_touch() {
+    use gpuplan_core::infer::{setup_weight_bytes, weights_read};
+    // Mixtral-8x7B at TP 2, a 1-token prompt: the GEMMs read the attention and 2 of 8 experts
+    // per layer (weights_read's occupancy), far below all 46.7B parameters; at 512 tokens every
+    // expert is read.
+    let m = &find_preset("Mixtral-8x7B").expect("preset").model;
+    let gpu = find_gpu("a100-80g").expect("gpu");
+    let tun = Tunables::default();
+    let at = |input: u64| {
+        let mut s = setup(1, 2, WeightFormat::Bf16);
+        s.input_tokens = input;
+        let fixed = tun.engine_prefill_overhead_s
+            + 32.0 * (tun.layer_overhead_s + 2.0 * tun.tp_allreduce_latency_s);
+        let ttft = latency(m, &s, gpu, &tun).expect("latency").ttft.0;
+        (ttft - fixed, s)
+    };
+    let bw = gpu.memory_bandwidth().expect("bw").0 * tun.decode_bandwidth_efficiency;
+    let (one, s) = at(1);
+    let full = setup_weight_bytes(m, &s).0;
+    let touched = weights_read(m, full, s.weights, s.tp, 1.0) / bw;
+    // Within 5% of the touched weights' read time (the embedding table is not read whole; the
+    // activations and the TP ring volume of one token are small).
+    assert!((one / touched - 1.0).abs() < 0.05, "{one} vs {touched}");
+    assert!(one < 0.4 * full / bw, "{one} vs all weights {}", full / bw);
+    let (many, _) = at(512);
+    assert!(
+        many > 0.9 * full / bw,
+        "{many} vs all weights {}",
+        full / bw
+    );
+}
+
+#[test]
 fn prefill_at_the_ridge_pays_each_gemms_roofline() {
     // Llama-2-7B, 128-token prompt, A100 fp16: each GEMM's FLOPs at the GEMM rate and its
     // bytes over the bandwidth are within a few per cent of each other (the ridge), so the sum
