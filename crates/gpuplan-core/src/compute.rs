@@ -137,8 +137,10 @@ pub fn quantization_tile(m: u64, n: u64, sms: Option<u64>, tile: (u64, u64)) -> 
 /// the tensor-core threadblock shapes with 64 to 256 rows of TensorRT-LLM's CUTLASS
 /// configurations (`CutlassTileConfig`: CtaShape64x128, 128x64, 128x128, 128x256, 256x128;
 /// cpp/tensorrt_llm/cutlass_extensions/include/cutlass_extensions/gemm_configs.h @b35ac1b6).
-/// TensorRT's builder times the tactics of every layer and keeps the fastest, so the shape
-/// that fills the chip best is charged; per-tile efficiency is taken as equal across them.
+/// Serving engines choose a GEMM kernel per problem shape (cuBLAS's heuristics take the
+/// shape; FasterTransformer times its GEMM configurations per shape; TensorRT's auto-tuner
+/// times tactics, at an optimization profile's kOPT shape), so the shape that fills the chip
+/// best is charged; per-tile efficiency is taken as equal across them.
 pub const AUTOTUNED_TILES: [(u64, u64); 5] =
     [(128, 128), (64, 128), (128, 64), (128, 256), (256, 128)];
 
