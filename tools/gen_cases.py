@@ -274,12 +274,19 @@ def main(path):
         s = rows[cid]["setup"]
         CASES[cid] = dict(
             kind="infer_throughput", metric=metric, published=rows[cid]["result"]["throughput"], unit=unit,
-            notes="Static batching (gptSessionBenchmark): batch prefilled at once, then output_len decode steps at the full batch.",
+            notes="Static batching (gptSessionBenchmark): batch prefilled at once, then output_len decode steps at the full batch."
+            + (" tp_allreduce = nccl: the doc's build commands pass no --use_custom_all_reduce, and TensorRT-LLM's 2023"
+               " plugin config defaults to NCCL (tensorrt_llm/plugin/plugin.py `set_nccl_plugin(self, dtype='float16',"
+               " use_custom_all_reduce: bool = False)`)." if tp > 1 else ""),
             workload=dict(kind="inference", model=model,
                           inference=dict(weights={"format": prec}, kv_dtype=kv, tp=tp, engine="trtllm",
                                          # v0.6.1's generation kernel (masked MHA) loads a GQA
                                          # model's KV head once per query head (Llama-2-70B: 8).
                                          **({"decode_kv_reads": "per_query_head"} if "70B" in model else {}),
+                                         # Built without --use_custom_all_reduce (performance.md's
+                                         # commands; plugin.py set_nccl_plugin defaults it False):
+                                         # NCCL's all-reduce.
+                                         **({"tp_allreduce": "nccl"} if tp > 1 else {}),
                                          batch=s["batch_size"],
                                          input_tokens=s["input_len"], output_tokens=s["output_len"],
                                          max_model_len=s["input_len"] + s["output_len"]),

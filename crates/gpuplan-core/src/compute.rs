@@ -61,6 +61,9 @@ pub struct ChipRates {
     /// Bytes moved per GEMM-input element to cast it to FP8 ([`FP8_CAST_BYTES`] in FP8
     /// training, 0 otherwise).
     pub cast_bytes: f64,
+    /// Each GEMM runs the tile shape that fills the chip best ([`AUTOTUNED_TILES`]): engines
+    /// that time their tactics per shape (serving). Off: the fixed [`GEMM_TILE`] square.
+    pub autotuned: bool,
 }
 
 /// Bytes per element of an eager PyTorch RMSNorm forward (`x.float()`, `pow(2)`, `mean`,
@@ -100,12 +103,24 @@ impl ComputeParts {
 /// Share of the tensor cores a GEMM's output tiles keep busy: tile quantization (partial edge
 /// tiles) times wave quantization (the last wave of tiles over the SMs runs part-empty).
 pub fn quantization(m: u64, n: u64, sms: Option<u64>) -> f64 {
+    quantization_tile(m, n, sms, (GEMM_TILE, GEMM_TILE))
+}
+
+/// [`quantization`] for output tiles of `tile` = (rows, columns).
+pub fn quantization_tile(m: u64, n: u64, sms: Option<u64>, tile: (u64, u64)) -> f64 {
     if m == 0 || n == 0 {
         return 1.0;
     }
-    let tm = m.div_ceil(GEMM_TILE);
-    let tn = n.div_ceil(GEMM_TILE);
-    let tile_q = (m * n) as f64 / ((tm * tn * GEMM_TILE * GEMM_TILE) as f64);
+    let tm = m.div_ceil(tile.0);
+    let tn = n.div_ceil(tile.1);
+    // A serving batch's prefill can hold 10^13 rows: past u64, quantization is negligible.
+    let padded = [tn, tile.0, tile.1]
+        .iter()
+        .try_fold(tm, |acc, &x| acc.checked_mul(x));
+    let (Some(area), Some(padded)) = (m.checked_mul(n), padded) else {
+        return 1.0;
+    };
+    let tile_q = area as f64 / (padded as f64);
     let wave_q = match sms {
         // Fewer tiles than SMs: cuBLAS switches to split-K or smaller tiles to fill the chip, so
         // only a partial *last* wave after at least one full wave is charged.
@@ -118,18 +133,53 @@ pub fn quantization(m: u64, n: u64, sms: Option<u64>) -> f64 {
     tile_q * wave_q
 }
 
+/// Output tiles (rows × columns) an engine that picks its GEMM kernel per shape chooses among:
+/// the tensor-core threadblock shapes with 64 to 256 rows of TensorRT-LLM's CUTLASS
+/// configurations (`CutlassTileConfig`: CtaShape64x128, 128x64, 128x128, 128x256, 256x128;
+/// cpp/tensorrt_llm/cutlass_extensions/include/cutlass_extensions/gemm_configs.h @b35ac1b6).
+/// Serving engines choose a GEMM kernel per problem shape (cuBLAS's heuristics take the
+/// shape; FasterTransformer times its GEMM configurations per shape; TensorRT's auto-tuner
+/// times tactics, at an optimization profile's kOPT shape), so the shape that fills the chip
+/// best is charged; per-tile efficiency is taken as equal across them.
+pub const AUTOTUNED_TILES: [(u64, u64); 5] =
+    [(128, 128), (64, 128), (128, 64), (128, 256), (256, 128)];
+
+/// The best quantization over `tiles`.
+pub fn best_quantization(m: u64, n: u64, sms: Option<u64>, tiles: &[(u64, u64)]) -> f64 {
+    tiles
+        .iter()
+        .map(|&t| quantization_tile(m, n, sms, t))
+        .fold(0.0, f64::max)
+}
+
 /// Seconds of one GEMM C[m×n] = A[m×k]·B[k×n]: the slower of its compute and its memory traffic.
 pub fn gemm_seconds(m: u64, n: u64, k: u64, r: &ChipRates) -> f64 {
+    gemm_roofline(m, n, k, r.act_bytes * (m * k + k * n + m * n) as f64, r)
+}
+
+/// [`gemm_seconds`] with the k×n operand (a weight) stored at `weight_bytes` per element, as a
+/// serving engine's FP8 or weight-only-quantised linears are; the activations stay at
+/// `act_bytes`.
+pub fn gemm_seconds_weights(m: u64, n: u64, k: u64, weight_bytes: f64, r: &ChipRates) -> f64 {
+    let (mf, nf, kf) = (m as f64, n as f64, k as f64);
+    let bytes = r.act_bytes * (mf * kf + mf * nf) + weight_bytes * (kf * nf);
+    gemm_roofline(m, n, k, bytes, r)
+}
+
+/// The slower of a GEMM's compute at the quantized rate and its `bytes` over the bandwidth.
+fn gemm_roofline(m: u64, n: u64, k: u64, bytes: f64, r: &ChipRates) -> f64 {
     let flops = 2.0 * m as f64 * n as f64 * k as f64;
-    let q = quantization(m, n, r.sms);
+    let q = if r.autotuned {
+        best_quantization(m, n, r.sms, &AUTOTUNED_TILES)
+    } else {
+        quantization(m, n, r.sms)
+    };
     let t_compute = if r.gemm.0 > 0.0 {
         flops / (r.gemm.0 * q)
     } else {
         f64::INFINITY
     };
-    let t_memory = r.memory.map_or(0.0, |bw| {
-        r.act_bytes * (m * k + k * n + m * n) as f64 / bw.0.max(1.0)
-    });
+    let t_memory = r.memory.map_or(0.0, |bw| bytes / bw.0.max(1.0));
     t_compute.max(t_memory)
 }
 
@@ -565,6 +615,7 @@ pub fn chip_rates(
             0.0
         },
         eager_elementwise: !setup.compiled && setup.framework.is_eager(),
+        autotuned: false,
     }
 }
 
@@ -590,6 +641,7 @@ mod tests {
             act_bytes: 2.0,
             eager_elementwise: false,
             cast_bytes: 0.0,
+            autotuned: false,
         };
         let lin = |name, d_in, d_out| crate::model::Linear {
             name,
@@ -653,6 +705,7 @@ mod tests {
             act_bytes: 2.0,
             eager_elementwise: false,
             cast_bytes: 0.0,
+            autotuned: false,
         };
         // A 16-row GEMM against a 4096×4096 weight: weight traffic dominates.
         let t = gemm_seconds(16, 4096, 4096, &r);
@@ -663,6 +716,49 @@ mod tests {
         // 64 × 64 = 4096 tiles on 132 SMs: 32 waves, the last one 4096 − 31·132 = 4 short.
         let q = 4096.0 / (32.0 * 132.0);
         assert!((big - 2.0 * 8192f64.powi(3) / (500e12 * q)).abs() / big < 1e-9);
+    }
+
+    #[test]
+    fn autotuned_tiles_fill_the_chip() {
+        // FasterTransformer GPT-13B's 512-token prefill, attention output (5120 × 5120) on an
+        // A100 (108 SMs): 4 × 40 = 160 tiles of 128 × 128 run in two waves, the second 52 short
+        // (160/216 = 0.74); 64 × 128 tiles make 8 × 40 = 320, three waves of 108 less 4
+        // (320/324 = 0.988); 256 × 128 tiles make 80, under one wave (split-K fills the chip,
+        // as for the fixed tile): the best of the five shapes.
+        let fixed = quantization(512, 5120, Some(108));
+        assert!((fixed - 160.0 / 216.0).abs() < 1e-12);
+        let narrow = quantization_tile(512, 5120, Some(108), (64, 128));
+        assert!((narrow - 320.0 / 324.0).abs() < 1e-12, "{narrow}");
+        let best = best_quantization(512, 5120, Some(108), &AUTOTUNED_TILES);
+        assert_eq!(best, 1.0);
+        // 2048 rows of a 5120-wide output: 16 × 40 = 640 tiles of 128 × 128 (0.988), 8 × 40 =
+        // 320 of 256 × 128 (0.988), 16 × 20 = 320 of 128 × 256; 64 × 128: 32 × 40 = 1280
+        // (1280/1296 = 0.988); 128 × 64: 16 × 80 = 1280 (0.988).
+        let wide = best_quantization(2048, 5120, Some(108), &AUTOTUNED_TILES);
+        assert!((wide - 1280.0 / 1296.0).abs() < 1e-12, "{wide}");
+        // Under one wave nothing is charged, whatever the shape.
+        assert_eq!(
+            best_quantization(128, 4096, Some(108), &AUTOTUNED_TILES),
+            1.0
+        );
+    }
+
+    #[test]
+    fn quantised_weights_read_their_own_bytes() {
+        let r = ChipRates {
+            gemm: FlopRate(1e18),
+            attention: FlopRate(1e18),
+            memory: Some(Bandwidth(1e12)),
+            sms: None,
+            act_bytes: 2.0,
+            eager_elementwise: false,
+            cast_bytes: 0.0,
+            autotuned: true,
+        };
+        // One FP8 weight (1 B per element) against 16-bit activations.
+        let t = gemm_seconds_weights(128, 4096, 4096, 1.0, &r);
+        let bytes = 2.0 * (128.0 * 4096.0 * 2.0) + 4096.0 * 4096.0;
+        assert!((t - bytes / 1e12).abs() / t < 1e-12);
     }
 
     #[test]

@@ -6,15 +6,18 @@
 //! `determine_available_memory`); decode as bandwidth-bound until the ridge point (kipply's
 //! inference arithmetic, llm-analysis); see docs/methodology.md §Inference.
 
+use crate::compute::{gemm_seconds_weights, ChipRates};
 use crate::constants::Tunables;
 use crate::error::CoreError;
 use crate::hardware::{ComputeDtype, GpuSpec};
 use crate::i18n::{Msg, Text};
 use crate::model::{
-    param_breakdown, AttentionKind, MlpKind, ModelSpec, ParamBreakdown, TransformerSpec,
+    param_breakdown, AttentionKind, Linear, MlpKind, ModelSpec, ParamBreakdown, TransformerSpec,
 };
 use crate::units::{compute_time, transfer_time, Bandwidth, Bytes, FlopRate, Flops, Seconds};
-use crate::workload::{DecodeKvReads, Engine, InferenceSetup, VllmProfiler, WeightFormat};
+use crate::workload::{
+    DecodeKvReads, Engine, InferenceSetup, TpAllReduce, VllmProfiler, WeightFormat,
+};
 use serde::Serialize;
 
 /// KV-cache bytes per token, for the whole model and for one TP rank.
@@ -686,11 +689,28 @@ fn weight_read_factor(b: &ParamBreakdown, s: &InferenceSetup, full: f64) -> f64 
 
 /// Latency of one all-reduce of a small message among `tp` GPUs of one node: one-shot
 /// (vLLM/TRT-LLM custom all-reduce) on NVLink-class links; a ring of 2(tp−1) steps over PCIe,
-/// each step costing `tp_allreduce_latency_s`.
-pub fn allreduce_latency(gpu: &GpuSpec, tp: u64, tun: &Tunables) -> f64 {
+/// each step costing `tp_allreduce_latency_s`. With `tp_allreduce = nccl`, NCCL's own latency
+/// model (`comm::nccl_latency`, tuning.cc: the ring's base latency + 2(tp−1) hops of the link's).
+pub fn allreduce_latency(gpu: &GpuSpec, s: &InferenceSetup, tun: &Tunables) -> f64 {
+    let tp = s.tp;
     if tp <= 1 {
-        0.0
-    } else if gpu.intra_link.is_nvlink_class() {
+        return 0.0;
+    }
+    let nvlink = gpu.intra_link.is_nvlink_class();
+    if s.tp_allreduce == TpAllReduce::Nccl {
+        use crate::comm::{nccl_latency, Collective, Group, IntraClass};
+        let intra = if nvlink {
+            IntraClass::NvLink
+        } else {
+            IntraClass::Pcie
+        };
+        let g = Group {
+            ranks: tp,
+            nodes: 1,
+            intra,
+        };
+        nccl_latency(Collective::AllReduce, g, tun).0 .0
+    } else if nvlink {
         tun.tp_allreduce_latency_s
     } else {
         tun.tp_allreduce_latency_s * 2.0 * (tp - 1) as f64
@@ -742,6 +762,47 @@ fn chip_rates(gpu: &GpuSpec, s: &InferenceSetup) -> Result<(FlopRate, Bandwidth)
     Ok((peak, bw))
 }
 
+/// Row-parallel linears of Megatron-style tensor parallelism (vLLM `RowParallelLinear`,
+/// TensorRT-LLM `RowLinear`): the attention output and the MLP down projections split their
+/// input dimension over TP; every other linear splits its output.
+fn is_row_parallel(name: &str) -> bool {
+    matches!(name, "o_proj" | "cross_o_proj" | "down_proj" | "fc2")
+}
+
+/// The GEMMs a serving engine runs for one layer's linears: q/k/v fused into one GEMM by every
+/// engine (vLLM/SGLang `QKVParallelLinear`, TensorRT-LLM's `Attention.qkv`, gpt-fast's `wqkv`),
+/// gate and up fused by vLLM and SGLang (`MergedColumnParallelLinear` gate_up_proj) but not by
+/// TensorRT-LLM's `GatedMLP` without `--use_fused_mlp` (its `fc` and `gate` linears) nor gpt-fast
+/// (`w1`, `w3`).
+pub fn engine_gemms(linears: &[Linear], engine: Engine) -> Vec<Linear> {
+    let fuse_gate_up = matches!(engine, Engine::Vllm | Engine::Sglang);
+    let mut out: Vec<Linear> = Vec::with_capacity(linears.len());
+    for l in linears {
+        let joins = |prev: &Linear| {
+            prev.d_in == l.d_in
+                && prev.copies == l.copies
+                && match (prev.name, l.name) {
+                    ("q_proj" | "qkv_proj", "k_proj" | "v_proj") => true,
+                    ("cross_q_proj" | "cross_qkv_proj", "cross_k_proj" | "cross_v_proj") => true,
+                    ("gate_proj", "up_proj") => fuse_gate_up,
+                    _ => false,
+                }
+        };
+        match out.last_mut() {
+            Some(prev) if joins(prev) => {
+                prev.d_out += l.d_out;
+                prev.name = match prev.name {
+                    "q_proj" | "qkv_proj" => "qkv_proj",
+                    "cross_q_proj" | "cross_qkv_proj" => "cross_qkv_proj",
+                    _ => "gate_up_proj",
+                };
+            }
+            _ => out.push(l.clone()),
+        }
+    }
+    out
+}
+
 /// What the prefill and decode steps of one setup share: the model's sizes, the chip's rates and
 /// the per-step costs that do not depend on the tokens.
 struct Steps<'a> {
@@ -764,6 +825,12 @@ struct Steps<'a> {
     /// (`layer_overhead_s` each), paid by every prefill and decode step.
     comm_lat: Seconds,
     layer_lat: Seconds,
+    /// The model's linears, the shared GEMM model's rates for them (compute.rs) and the bytes
+    /// per weight element the step reads (all weights of a rank over its parameters, times
+    /// `read_factor`).
+    b: ParamBreakdown,
+    gemm_rates: ChipRates,
+    weight_bytes: f64,
 }
 
 impl Steps<'_> {
@@ -781,20 +848,60 @@ impl Steps<'_> {
         }
     }
 
-    /// A prefill of `tokens` tokens (`flops_n` FLOPs per `n` prompt tokens): compute, or the
-    /// weights it touches read at least once — its floor — plus the engine's fixed per-step
-    /// overhead (scheduling, sampling, launches; no CUDA graph for prefill) and TP.
-    fn prefill(&self, flops_n: f64, n: f64, tokens: f64) -> Seconds {
-        let (s, tun) = (self.s, self.tun);
-        let read =
-            weights_read(self.m, self.full_weights, s.weights, s.tp, tokens) * self.read_factor;
-        let floor = transfer_time(Bytes(read), self.bw * tun.decode_bandwidth_efficiency);
-        let flops = Flops(flops_n * tokens / n.max(1.0) / s.tp as f64);
-        compute_time(flops, self.peak * self.eff).max(floor)
-            + Seconds(tun.engine_prefill_overhead_s)
+    /// A prefill of `seqs` prompts of `n` tokens each: every linear of every layer as its own
+    /// GEMM on this rank's shard, timed by the shared GEMM model (`compute::gemm_seconds_weights`:
+    /// the slower of its FLOPs at the tile- and wave-quantized rate and its weight and activation
+    /// bytes over the bandwidth), the LM head over the last token of each prompt, the attention
+    /// and vision-encoder FLOPs (`other_flops` per prompt) at the GEMM rate, plus the engine's
+    /// fixed per-step overhead (scheduling, sampling, launches; no CUDA graph for prefill) and TP.
+    fn prefill(&self, n: f64, seqs: f64, other_flops: f64) -> Seconds {
+        let tokens = (n * seqs).round().max(1.0);
+        let rows = tokens as u64;
+        let mut gemms = 0.0;
+        for g in &self.b.groups {
+            let per_layer: f64 = engine_gemms(&g.linears, self.s.engine)
+                .iter()
+                .map(|l| self.linear_seconds(l, rows, tokens))
+                .sum();
+            gemms += per_layer * g.count as f64;
+        }
+        let tp = self.s.tp.max(1);
+        if self.t.vocab > 0 {
+            let head = (self.t.vocab.div_ceil(tp), self.t.hidden);
+            gemms += gemm_seconds_weights(
+                seqs.max(1.0) as u64,
+                head.0,
+                head.1,
+                self.weight_bytes,
+                &self.gemm_rates,
+            );
+        }
+        let other = compute_time(Flops(other_flops * seqs / tp as f64), self.gemm_rates.gemm);
+        Seconds(gemms)
+            + other
+            + Seconds(self.tun.engine_prefill_overhead_s)
             + self.comm_lat
             + self.layer_lat
             + self.prefill_comm(tokens)
+    }
+
+    /// Seconds of one linear over `rows` tokens on this rank: column-parallel linears split
+    /// their output over TP, row-parallel ones (the attention output and MLP down projections)
+    /// their input. Routed experts run as the experts the tokens touch, each over its share.
+    fn linear_seconds(&self, l: &Linear, rows: u64, tokens: f64) -> f64 {
+        let tp = self.s.tp.max(1);
+        let (n, k) = if is_row_parallel(l.name) {
+            (l.d_out, l.d_in.div_ceil(tp))
+        } else {
+            (l.d_out.div_ceil(tp), l.d_in)
+        };
+        let one = |m: u64| gemm_seconds_weights(m, n, k, self.weight_bytes, &self.gemm_rates);
+        if l.copies <= 1 {
+            return one(rows);
+        }
+        let touched = experts_touched(l.copies, l.active_copies, tokens).max(1.0);
+        let per_expert = (tokens * l.active_copies as f64 / touched).ceil().max(1.0);
+        touched * one(per_expert as u64)
     }
 
     /// One decode step at `batch` sequences of `ctx` cached tokens, in its two phases. The
@@ -837,6 +944,22 @@ impl DecodeStep {
     }
 }
 
+/// The shared GEMM model's rates (compute.rs) for a serving step: the format's peak × serving's
+/// GEMM efficiency, the bandwidth × `decode_bandwidth_efficiency`, the chip's SMs for wave
+/// quantization and 16-bit activations (the engines' FP8 GEMMs write 16-bit outputs).
+fn serving_gemm_rates(gpu: &GpuSpec, gemm: FlopRate, memory: Bandwidth) -> ChipRates {
+    ChipRates {
+        gemm,
+        attention: gemm,
+        memory: Some(memory),
+        sms: gpu.sm_count,
+        act_bytes: 2.0,
+        eager_elementwise: false,
+        cast_bytes: 0.0,
+        autotuned: true,
+    }
+}
+
 /// Prefill and decode latency on `tp` GPUs of `gpu` joined by a link of `link_latency` per
 /// all-reduce (see [`Tunables::tp_allreduce_latency_s`]).
 pub fn latency(
@@ -853,6 +976,9 @@ pub fn latency(
     let b = param_breakdown(m);
     let full_weights = setup_weight_bytes(m, s).0;
     let layers = t.decoder_layers() as f64;
+    let eff = tun.prefill_efficiency * dtype_derate(s.weights, tun);
+    let read_factor = weight_read_factor(&b, s, full_weights);
+    let rank_params = (b.total as f64 / s.tp.max(1) as f64).max(1.0);
     let steps = Steps {
         m,
         t,
@@ -864,27 +990,27 @@ pub fn latency(
         linear_active: b.active_linear_params() as f64,
         head: (t.vocab * t.hidden) as f64,
         layers,
-        eff: tun.prefill_efficiency * dtype_derate(s.weights, tun),
+        eff,
         full_weights,
-        read_factor: weight_read_factor(&b, s, full_weights),
-        comm_lat: Seconds(allreduce_latency(gpu, s.tp, tun) * 2.0 * layers),
+        read_factor,
+        comm_lat: Seconds(allreduce_latency(gpu, s, tun) * 2.0 * layers),
         layer_lat: Seconds(tun.layer_overhead_s * layers),
+        weight_bytes: full_weights * read_factor / rank_params,
+        gemm_rates: serving_gemm_rates(gpu, peak * eff, bw * tun.decode_bandwidth_efficiency),
+        b,
     };
     let img = image_load(t, s);
     let n = (s.input_tokens + img.kv_tokens) as f64;
-    // Prefill: 2·N per token over the prompt (text + image tokens) + causal attention (½ of
-    // 4·L·n²·q_width) + the vision encoder over the request's images.
-    let prefill_flops = 2.0 * steps.linear_active * n
-        + 2.0 * steps.head
-        + 2.0 * layers * n * n * t.q_width() as f64
-        + img.encoder_flops;
+    // Prefill beyond the linears: causal attention (½ of 4·L·n²·q_width) + the vision encoder
+    // over the request's images.
+    let other_flops = 2.0 * layers * n * n * t.q_width() as f64 + img.encoder_flops;
     let batch = s.batch as f64;
     let ctx = (s.input_tokens + img.kv_tokens + s.output_tokens / 2) as f64;
     let step = steps.decode(batch, ctx);
     let per_token = step.time() + steps.comm_lat + steps.layer_lat;
     Ok(Latency {
-        ttft: steps.prefill(prefill_flops, n, n),
-        batch_prefill: steps.prefill(prefill_flops, n, n * batch),
+        ttft: steps.prefill(n, 1.0, other_flops),
+        batch_prefill: steps.prefill(n, batch, other_flops),
         time_per_token: per_token,
         decode_tokens_per_second: batch / per_token.0,
         decode_bandwidth_bound: step.bandwidth_bound(),

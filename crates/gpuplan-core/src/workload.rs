@@ -956,6 +956,21 @@ pub enum DecodeKvReads {
     PerQueryHead,
 }
 
+/// Which all-reduce a serving engine's tensor parallelism runs (infer.rs `allreduce_latency`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TpAllReduce {
+    /// A one-shot custom all-reduce over NVLink-class links (vLLM/SGLang `custom_all_reduce`,
+    /// TensorRT-LLM's `use_custom_all_reduce`), a ring over PCIe.
+    #[default]
+    Custom,
+    /// NCCL's all-reduce at NCCL's own latency model (src/graph/tuning.cc): TensorRT-LLM engines
+    /// built without `--use_custom_all_reduce` (`PluginConfig.set_nccl_plugin`'s default in the
+    /// 2023 releases), as the v0.5/v0.6.1 performance tables' build commands were.
+    Nccl,
+}
+
 /// How a vLLM release charges the memory beyond its weights and the profile run's torch peak
 /// when it sizes the KV pool (`determine_num_available_blocks`, vllm/worker/worker.py; V1
 /// `determine_available_memory`, vllm/v1/worker/gpu_worker.py).
@@ -1052,6 +1067,9 @@ pub struct InferenceSetup {
     /// How the generation kernel loads a GQA model's KV cache: `grouped` (default) or
     /// `per_query_head` (TensorRT-LLM ≤ v0.6.1's masked MHA: each KV head once per query head).
     pub decode_kv_reads: DecodeKvReads,
+    /// The TP all-reduce: `custom` (default: vLLM/SGLang's and later TensorRT-LLM's one-shot
+    /// kernel on NVLink) or `nccl` (TensorRT-LLM engines built without the custom all-reduce).
+    pub tp_allreduce: TpAllReduce,
     /// Paged-KV block size in tokens (vLLM 16, TRT-LLM 32).
     pub block_size: u64,
     /// Concurrent sequences (decode batch).
@@ -1090,6 +1108,7 @@ impl Default for InferenceSetup {
             images_per_request: 0,
             image_size: [1024, 1024],
             decode_kv_reads: DecodeKvReads::Grouped,
+            tp_allreduce: TpAllReduce::Custom,
             block_size: 16,
             batch: 1,
             input_tokens: 1000,
