@@ -175,7 +175,9 @@ fn training_accuracy_stays_within_todays_bands() {
         known_serving <= 8,
         "{known_serving} known deviations (serving)"
     );
-    // Measured 9.22% (the target is 10%; 9.07% before per-op SAC's recomputed matmuls were
+    // Measured 9.07% (the target is 10%; 9.22% before torch's context-parallel ring was
+    // modelled round by round (ring.rs: the 405B CP 2/4/8 rows +14.8/+17.0/+36.8% -> +4.0/+0.9/+13.7%,
+    // the 8B CP 4/8 rows +33.6/+40.1% -> +25.4/+31.0%, CP 2 -0.9% -> -6.4%), 9.07% before per-op SAC's recomputed matmuls were
     // counted per op (wk, wo, w3: 36.5% of Llama 3 8B's forward, not half), 9.15% before its
     // sequence-parallel all-gathers were re-run in backward, 9.67% before torchtitan's rows ran on their
     // stated 2.4 TB/s HBM2e H100, 9.8% before the LLaMA-1 rows took the paper's 4M-token batch)
@@ -184,7 +186,7 @@ fn training_accuracy_stays_within_todays_bands() {
     // whole-run hours, -16.0% from the steady state, moved it to 14.6%; the LLaMA-1 4M-token batch
     // to 13.7%; the Llama 3 8B cards' hours, at ~15% MFU, stay far off).
     assert!(
-        tput <= 0.0923,
+        tput <= 0.0908,
         "training throughput out-of-sample median {tput:.4}"
     );
     assert!(hours <= 0.1377, "GPU-hours out-of-sample median {hours:.4}");
@@ -196,9 +198,10 @@ fn training_accuracy_stays_within_todays_bands() {
     // 16: BLOOM's ramp-up row (+20.0% -> +19.1%) with the pipeline sends' share of the node's NICs;
     // 14: torchtitan 2025-06's Llama 3 8B bf16 TP 8 rows (+22.5% -> +15.6%, +23.1% -> +18.5%) with
     // per-op SAC's recomputed all-gathers; 15: its async-TP row +18.5% -> +21.3% again with the
-    // recomputed matmuls counted per op.
+    // recomputed matmuls counted per op; 14: torchtitan's 405B CP 8 row (+36.8% -> +13.7%) with torch's
+    // ring per round over one NIC per ring.
     assert!(
-        known <= 15,
+        known <= 14,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
