@@ -90,7 +90,9 @@ pub struct ComputeParts {
     pub attention_s: f64,
     pub elementwise_s: f64,
     /// One layer's attention kernels in one forward pass of one micro-batch (all ring rounds
-    /// under context parallelism): what a ring round's transfer can hide behind.
+    /// under context parallelism): what a ring round's transfer can hide behind. Not a part of
+    /// the split (inside `attention_s`), so not in the JSON.
+    #[serde(skip)]
     pub attention_fwd_layer_s: f64,
 }
 
