@@ -20,7 +20,9 @@
 //! - Under `torch.compile` the ring is traced into the compiled block, and a traced functional
 //!   collective is waited at once (`_maybe_wrap_tensor` in torch/distributed/_functional_collectives.py:
 //!   `if _are_we_tracing(): return wait_tensor(self)`); Inductor moves waits later only with
-//!   `reorder_for_compute_comm_overlap`, off by default (torch/_inductor/config.py). So compiled,
+//!   `reorder_for_compute_comm_overlap`, off by default (torch/_inductor/config.py; a traced CP
+//!   graph shows the pattern: `all_gather_into_tensor` then `wait_tensor` on the next line, in the
+//!   Inductor output quoted in pytorch/torchtitan PR #3305). So compiled,
 //!   every transfer is exposed; eager, the all-gather hides behind round 0 and each dK/dV send
 //!   behind the next round's backward kernel.
 
