@@ -292,20 +292,25 @@ IN_SAMPLE = {
     "t-titan25-llama3-70b-256gpu-bf16-asynctp": "tp_overlap_fraction",
 }
 # Cases the model misses, with the diagnosis (the test asserts they stay missed).
-CP = ("FIXME: ring attention at 128k-256k tokens is over-predicted (+35% to +41%, growing with cp; 32k-64k are within "
-      "band with FA-2's Hopper backward modelled): torch's "
-      "context_parallel runs the FlashAttention kernel once per ring step on (s/cp)-long blocks and rescales and merges "
-      "the partial outputs (fp32 online-softmax merge) after each step; neither the per-step kernel efficiency nor the "
-      "merge traffic is modelled, only the K/V transfer (hidden behind attention). Checked and ruled out: the work "
-      "split (torch's load-balanced rounds, torch/distributed/tensor/experimental/_attention.py "
-      "_templated_ring_attention read at pytorch @0123248a, later than the report's 1963fc8: round 0 causal on the "
-      "rank's two chunks, later rounds half the queries or half the keys, 1/cp of the causal work per rank as "
-      "modelled), the K/V exchange (torchtitan @9dec370 config_manager.py lines 365-367: all-gather by default, once "
-      "per pass, hidden behind round 0) and the kernel (get_train_context in torchtitan/utils.py lines 207-216 limits "
-      "SDPA to the flash and efficient backends under CP, the FA-2 class the model uses). The merge and the "
-      "backward's fp32 dq/dk/dv accumulation (torch.cat partial updates) would add ~3% to the 8B rows' step if run eagerly "
-      "(~0.7 s of 22.9 s at CP 4, ~1.5 s of 42.7 s at CP 8, at ~40 bytes per output element and round), less if "
-      "Inductor fuses them; which of the two ran is not determined.")
+CP = ("FIXME: ring attention at 128k-256k tokens on 8 GPUs is over-predicted (+25.4% at CP 4, +31.0% at CP 8; "
+      "+33.6% and +40.1% before torch's ring was modelled round by round, ring.rs): modelled now, from "
+      "torch/distributed/tensor/experimental/_attention.py read at pytorch @0123248a (later than the report's "
+      "1963fc8), are K and V at the query-head count (torchtitan's repeat_kv before SDPA, models/llama/model.py "
+      "@9dec370 lines 201-209), the K/V all-gather once per pass (torchtitan's default rotate method, "
+      "config_manager.py lines 365-367) and the fp32 dK/dV all-to-all every backward round, all of them exposed "
+      "because torch.compile traces the ring and a traced functional collective is waited at once "
+      "(_functional_collectives.py _maybe_wrap_tensor; Inductor's reorder_for_compute_comm_overlap is off by "
+      "default), and the fp32 merge and gradient accumulation of every round (Inductor-fused bytes). Left "
+      "unexplained: every CP row of the table runs the same blocks per round (chunks of s/(2 cp) = 16,384 tokens: "
+      "a causal 32k x 32k block at round 0, a 32k x 16k or 16k x 32k block after), so neither the kernel's "
+      "efficiency on these shapes nor a per-round cost independent of the ring's size (merge, accumulation, one "
+      "K/V chunk of the all-gather and one dK/dV send per round) can make a CP 4 round slower than a CP 2 round; "
+      "yet the "
+      "published step (32,768 tokens per GPU in every row) grows 2.37x from CP 2 to CP 4 (12.9 s to 30.6 s) for "
+      "twice the attention work, and 1.95x from CP 4 to CP 8, while the CP 2 row is at -6.4% with the same "
+      "per-round model. What changes in the run from CP 2 to CP 4 (a ring over 4 and 8 NVLink peers instead of a "
+      "pairwise swap, clocks under the 500 W limit in a step that is ~90% attention) is not determined from the "
+      "report.")
 # (Llama 3 8B at TP 8 on 64 GPUs, vanilla TP in bf16: +22.5% before torchtitan's per-op SAC re-ran the
 # sequence-parallel all-gathers in backward (train/step.rs tp_forward_passes), +15.6% then, +18.0% since the
 # recomputed matmuls are counted per op (compute.rs op_sac_recomputed_forward): within band.)
@@ -358,9 +363,11 @@ CARD_8B = ("FIXME: not modellable from the card: 6·N·D over the card's hours a
            "to this one number.")
 # (BLOOM's ramp-up row, GBS 192 at micro-batch 1, +20.0% while each GPU was given the whole node's
 # inter-node bandwidth for its stage-to-stage sends, is +19.1% with its share: train/step.rs pp_phase.)
+# (Llama 3.1 405B at TP 8 x PP 8 x CP 8, 256k: +36.8% while the CP ring had a whole node's NICs and hid its
+# K/V behind attention; +13.7% with torch's ring per round (ring.rs: repeat_kv-expanded K/V, exposed under
+# torch.compile) over one NIC per ring: train/step.rs cp_rings_per_node.)
 KNOWN = {
     **{f"t-titan-llama31-8b-8gpu-cp{c}-s{s}k": CP for c, s in [(4, 128), (8, 256)]},
-    **{f"t-titan-llama31-405b-512gpu-cp{c}-s{s}k": CP for c, s in [(8, 256)]},
     "t-titan25-llama3-8b-64gpu-bf16-asynctp": SMALL_TITAN,
     "t-nemo-gpt3-175b-512gpu-h100-fp8": NEMO_FP8,
     **{k: CARD_8B for k in ["t-card-llama3-8b-gpu-hours", "t-card-llama31-8b-gpu-hours"]},

@@ -92,6 +92,11 @@ pub struct ComputeParts {
     pub gemm_s: f64,
     pub attention_s: f64,
     pub elementwise_s: f64,
+    /// One layer's attention kernels in one forward pass of one micro-batch (all ring rounds
+    /// under context parallelism): what a ring round's transfer can hide behind. Not a part of
+    /// the split (inside `attention_s`), so not in the JSON.
+    #[serde(skip)]
+    pub attention_fwd_layer_s: f64,
 }
 
 impl ComputeParts {
@@ -384,8 +389,58 @@ fn elementwise_bytes_fwd(t: &TransformerSpec, p: &Parallelism, act: f64, eager: 
     act * (rep + split / p.tp as f64)
 }
 
-/// Attention seconds of one layer for one micro-batch on one TP shard.
+/// Attention seconds of one layer for one micro-batch on one TP shard: the kernels, and under
+/// torch's context parallelism the ring's bookkeeping outside them (fp32 merge and gradient
+/// accumulation, [`crate::ring::Ring::bookkeeping_bytes`]).
 fn attention_seconds(t: &TransformerSpec, setup: &TrainingSetup, r: &ChipRates, tp: u64) -> f64 {
+    let (_, total) = attention_kernel_seconds(t, setup, r, tp);
+    let ring = torch_ring(t, setup, tp).map_or(0.0, |ring| {
+        r.memory
+            .map_or(0.0, |bw| ring.bookkeeping_bytes() / bw.0.max(1.0))
+    });
+    total + ring
+}
+
+/// torch's `context_parallel` ring of one layer on one rank (every framework but Megatron's, whose
+/// CP is Transformer Engine's), `None` without context parallelism or with eager attention (torch
+/// shards only the flash / efficient SDPA ops). K and V reach SDPA at the query-head count:
+/// torchtitan and HF expand GQA heads with `repeat_kv` before the call.
+pub fn torch_ring(
+    t: &TransformerSpec,
+    setup: &TrainingSetup,
+    tp: u64,
+) -> Option<crate::ring::Ring> {
+    let cp = setup.parallel.cp.max(1);
+    let flash = matches!(
+        setup.attention,
+        AttentionImpl::Flash | AttentionImpl::MemEfficient
+    );
+    if cp <= 1 || !flash || setup.framework == crate::workload::Framework::Megatron {
+        return None;
+    }
+    let local = setup.micro_batch as f64 * (setup.seq_len / cp).max(1) as f64;
+    let width = t.q_width() as f64 / tp.max(1) as f64;
+    Some(crate::ring::Ring {
+        cp,
+        q_elems: local * width,
+        kv_elems: local * width,
+        fwd_passes: if matches!(setup.recompute, Recompute::Full | Recompute::Selective) {
+            2.0
+        } else {
+            1.0
+        },
+        traced: setup.compiled,
+    })
+}
+
+/// Attention kernels of one layer for one micro-batch on one TP shard: (one forward pass, the
+/// whole step's forward passes + backward).
+fn attention_kernel_seconds(
+    t: &TransformerSpec,
+    setup: &TrainingSetup,
+    r: &ChipRates,
+    tp: u64,
+) -> (f64, f64) {
     let s = setup.seq_len as f64;
     // Context parallelism: each rank holds seq_len / cp queries and attends over all keys
     // (ring attention, load-balanced causal chunks: 1/cp of the whole causal work each).
@@ -407,8 +462,8 @@ fn attention_seconds(t: &TransformerSpec, setup: &TrainingSetup, r: &ChipRates, 
             } else {
                 CAUSAL_WORK_FRACTION
             };
-            let work = fwd_flops * causal * (fwd_passes + FLASH_BACKWARD_RATIO);
-            work / r.attention.0.max(1.0)
+            let pass = fwd_flops * causal / r.attention.0.max(1.0);
+            (pass, pass * (fwd_passes + FLASH_BACKWARD_RATIO))
         }
         AttentionImpl::Eager => {
             let gemm = fwd_flops * (fwd_passes + 2.0) / r.gemm.0.max(1.0);
@@ -416,7 +471,8 @@ fn attention_seconds(t: &TransformerSpec, setup: &TrainingSetup, r: &ChipRates, 
             let drop = if t.dropout { DROPOUT_BYTES } else { 0.0 };
             let bytes =
                 scores * ((SOFTMAX_BYTES_FWD + drop) * fwd_passes + SOFTMAX_BYTES_BWD + drop);
-            gemm + r.memory.map_or(0.0, |bw| bytes / bw.0.max(1.0))
+            let total = gemm + r.memory.map_or(0.0, |bw| bytes / bw.0.max(1.0));
+            (total / (fwd_passes + 2.0), total)
         }
     }
 }
@@ -555,6 +611,7 @@ pub fn micro_batch_compute(
         gemm_s: layer.gemm_s * n + if on_last { head } else { 0.0 },
         attention_s: layer.attention_s * n,
         elementwise_s: layer.elementwise_s * n,
+        attention_fwd_layer_s: attention_kernel_seconds(t, setup, r, p.tp).0,
     }
 }
 
@@ -682,6 +739,41 @@ mod tests {
         let rerun = op_sac_recomputed_forward(&plain, 8192, 1, &r);
         let k_and_o = 2.0 * gemm_seconds(8192, h, h, &r);
         assert!((rerun - k_and_o).abs() / k_and_o < 1e-12);
+    }
+
+    /// torch's ring runs for every framework but Megatron (Transformer Engine's CP), only with
+    /// the flash / efficient SDPA ops, and moves K and V at the query-head count (`repeat_kv`
+    /// before SDPA): Llama 3.1 8B's 8 KV heads reach the ring as 32.
+    #[test]
+    fn torch_ring_moves_expanded_kv_outside_megatron() {
+        let m = crate::model::find_preset("Llama-3.1-8B")
+            .unwrap()
+            .model
+            .clone();
+        let t = m.transformer().unwrap();
+        let mut s = TrainingSetup {
+            seq_len: 131072,
+            attention: AttentionImpl::Flash,
+            recompute: Recompute::Full,
+            compiled: true,
+            ..TrainingSetup::default()
+        };
+        s.parallel.cp = 4;
+        let ring = torch_ring(t, &s, 1).unwrap();
+        assert_eq!(ring.q_elems, 32768.0 * 4096.0);
+        assert_eq!(ring.kv_elems, ring.q_elems);
+        assert_eq!(ring.fwd_passes, 2.0);
+        assert!(ring.traced);
+        // TP 2 halves the heads of each rank.
+        assert_eq!(torch_ring(t, &s, 2).unwrap().q_elems, ring.q_elems / 2.0);
+        s.framework = crate::workload::Framework::Megatron;
+        assert!(torch_ring(t, &s, 1).is_none());
+        s.framework = crate::workload::Framework::HuggingFace;
+        s.attention = AttentionImpl::Eager;
+        assert!(torch_ring(t, &s, 1).is_none());
+        s.attention = AttentionImpl::Flash;
+        s.parallel.cp = 1;
+        assert!(torch_ring(t, &s, 1).is_none());
     }
 
     #[test]

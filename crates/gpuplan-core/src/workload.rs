@@ -554,7 +554,9 @@ pub struct TrainingSetup {
     pub dataset_bytes: Option<f64>,
     /// The model runs under `torch.compile` (torchtitan `compile = true`, Inductor): chains of
     /// element-wise ops between GEMMs are fused into one kernel, so their memory traffic falls
-    /// (compute.rs: fused element-wise accounting instead of the eager one). Default off (eager).
+    /// (compute.rs: fused element-wise accounting instead of the eager one), and torch's
+    /// context-parallel ring is traced into the compiled graph, where each collective is waited
+    /// at once (ring.rs: nothing of it overlapped). Default off (eager).
     pub compiled: bool,
     /// The loss runs under `torch.compile` too: Inductor fuses the fp32 upcast, log-softmax and
     /// NLL into one reduction and its backward writes the 16-bit gradient directly, so only the

@@ -89,6 +89,39 @@ fn uneven_stages_are_accepted_and_the_slowest_stage_sets_the_pace() {
     assert!(e.to_string().contains("last_stage_layers"), "{e}");
 }
 
+/// torch's context_parallel (torchtitan, HF): eager, the K/V all-gather hides behind round 0 and
+/// each fp32 dK/dV send behind the next backward round; traced by torch.compile every transfer
+/// is waited at once, so the whole ring shows. It moves K/V at the query-head count (32 heads of
+/// Llama 3.1 8B, not 8), more than Transformer Engine's ring under Megatron.
+#[test]
+fn torch_ring_is_exposed_under_compile_and_moves_expanded_kv() {
+    let m = model("Llama-3.1-8B");
+    let c = cluster("h100-sxm", 1);
+    let mut s = megatron(1, 1, 1);
+    s.seq_len = 131_072;
+    s.parallel.zero = 3;
+    s.parallel.cp = 4;
+    s.recompute = Recompute::Full;
+    let te = step(&m, &s, &c);
+    s.framework = Framework::HuggingFace;
+    let eager = step(&m, &s, &c);
+    s.compiled = true;
+    let traced = step(&m, &s, &c);
+    let ring = |st: &StepTime| {
+        st.collectives
+            .iter()
+            .find(|x| x.kind == "cp")
+            .unwrap()
+            .clone()
+    };
+    assert!(ring(&eager).bytes_per_step.0 > 3.0 * ring(&te).bytes_per_step.0);
+    // Eager: only the last dK/dV send of each layer shows (NVLink, long rounds).
+    assert!(eager.cp_comm.0 > 0.0 && eager.cp_comm.0 < 0.2 * ring(&eager).total.0);
+    // Traced: nothing hidden.
+    assert_eq!(ring(&traced).overlapped.0, 0.0);
+    assert!((traced.cp_comm.0 - ring(&traced).total.0).abs() < 1e-9);
+}
+
 #[test]
 fn context_parallelism_splits_the_sequence_and_overlaps_its_kv_ring() {
     let m = model("Llama-3.1-8B");

@@ -351,29 +351,63 @@ pub(crate) fn tp_overlap_share(framework: Framework, fwd_passes: f64, async_tp: 
     }
 }
 
-/// CP (ring attention): per layer and pass, cp − 1 K/V chunks of b·(s/cp)·2·kv_width/tp
-/// travel around the ring (backward also returns dK/dV: twice), each transfer overlapped
-/// with the attention block it feeds. Returns the exposed time.
+/// Context-parallel rings that share one node's NICs, `None` while a ring's TP × CP ranks fit in
+/// a node (NVLink). A node holds cp_in_node = min(cp, gpus_per_node / tp) ranks of each ring (CP
+/// ranks are TP ranks apart), so gpus_per_node / cp_in_node rings cross its boundary at once
+/// (torchtitan's 405B TP 8 × CP 8: eight rings, one NIC each).
+fn cp_rings_per_node(tp: u64, cp: u64, gpus_per_node: u64) -> Option<u64> {
+    let gpn = gpus_per_node.max(1);
+    if tp.max(1) * cp.max(1) <= gpn {
+        return None;
+    }
+    let cp_in_node = cp.max(1).min((gpn / tp.max(1)).max(1));
+    Some((gpn / cp_in_node).max(1))
+}
+
+/// The link one context-parallel ring gets, and whether it crosses nodes.
+fn cp_link(x: &Ctx) -> (Bandwidth, bool) {
+    match cp_rings_per_node(x.p.tp, x.p.cp, x.c.gpus_per_node) {
+        None => (x.intra, false),
+        Some(rings) => (x.c.inter_bandwidth.min(x.intra) / rings as f64, true),
+    }
+}
+
+/// CP (ring attention), exposed time. torch's `context_parallel` (every framework but Megatron):
+/// per round, [`crate::ring::Ring::exposed_comm_seconds`] — the K/V all-gather hidden behind
+/// round 0 only and fp32 dK/dV sends behind the next backward round, or nothing hidden when
+/// torch.compile traces the ring. Megatron (Transformer Engine's P2P ring): per layer and pass,
+/// cp − 1 K/V chunks of b·(s/cp)·2·kv_width/tp travel around the ring (backward also returns
+/// dK/dV: twice), each overlapped with the attention block it feeds.
 fn cp_phase(x: &Ctx, parts: &ComputeParts, collectives: &mut Vec<CollectiveUse>) -> Seconds {
     let (p, c, explain) = (x.p, x.c, x.explain);
     let cp = p.cp.max(1);
     let Some(t) = x.transformer().filter(|_| cp > 1) else {
         return Seconds(0.0);
     };
-    let chunk = x.local_tokens * 2.0 * t.kv_width() as f64 / p.tp as f64 * 2.0;
-    let attn_passes = match x.setup.recompute {
-        Recompute::Full | Recompute::Selective => 2.0,
-        _ => 1.0,
+    let (link, crosses_nodes) = cp_link(x);
+    let bw = link * x.eff_net;
+    let layers = x.stage_max * x.m_micro;
+    let (bytes, total, hidden) = match crate::compute::torch_ring(t, x.setup, p.tp) {
+        Some(ring) => {
+            let passes = ring.fwd_passes + 1.0;
+            let bytes =
+                (passes * ring.all_gather_bytes() + cp as f64 * ring.dkv_round_bytes()) * layers;
+            let total = transfer_time(Bytes(bytes), bw);
+            let exposed = ring.exposed_comm_seconds(bw.0, parts.attention_fwd_layer_s) * layers;
+            (bytes, total, total - Seconds(exposed.min(total.0)))
+        }
+        None => {
+            let chunk = x.local_tokens * 2.0 * t.kv_width() as f64 / p.tp as f64 * 2.0;
+            let attn_passes = match x.setup.recompute {
+                Recompute::Full | Recompute::Selective => 2.0,
+                _ => 1.0,
+            };
+            let bytes = chunk * (cp - 1) as f64 * (attn_passes + 2.0) * layers;
+            let total = transfer_time(Bytes(bytes), bw);
+            let hidden = total.min(Seconds(parts.attention_s * x.m_micro));
+            (bytes, total, hidden)
+        }
     };
-    let bytes = chunk * (cp - 1) as f64 * (attn_passes + 2.0) * x.stage_max * x.m_micro;
-    let crosses_nodes = p.tp * cp > c.gpus_per_node;
-    let link = if crosses_nodes {
-        c.inter_bandwidth.min(x.intra) / (c.gpus_per_node / cp.min(c.gpus_per_node)).max(1) as f64
-    } else {
-        x.intra
-    };
-    let total = transfer_time(Bytes(bytes), link * x.eff_net);
-    let hidden = total.min(Seconds(parts.attention_s * x.m_micro));
     collectives.push(CollectiveUse {
         kind: "cp",
         collective: why!(explain, "ring send/recv of K/V (ring attention)"),
@@ -382,7 +416,7 @@ fn cp_phase(x: &Ctx, parts: &ComputeParts, collectives: &mut Vec<CollectiveUse>)
         } else {
             why!(explain, "{} inside the node", c.gpu.intra_link.name())
         },
-        effective_bandwidth: link * x.eff_net,
+        effective_bandwidth: bw,
         bytes_per_step: Bytes(bytes),
         total,
         overlapped: hidden,
@@ -948,6 +982,19 @@ mod tests {
         assert_eq!(units(Recompute::Full, true), 12.0);
         assert_eq!(units(Recompute::Selective, true), 8.0);
         assert_eq!(units(Recompute::None, false), 8.0);
+    }
+
+    /// A ring inside a node runs over NVLink; across nodes the node's NICs are shared by every
+    /// ring crossing at once: TP 8 × CP 8 (torchtitan's 405B) puts one rank of each of 8 rings
+    /// on a node, TP 2 × CP 8 four ranks of each of 2 rings, TP 1 × CP 16 eight of one.
+    #[test]
+    fn cp_rings_share_the_node_nics() {
+        assert_eq!(cp_rings_per_node(1, 8, 8), None);
+        assert_eq!(cp_rings_per_node(4, 2, 8), None);
+        assert_eq!(cp_rings_per_node(8, 8, 8), Some(8));
+        assert_eq!(cp_rings_per_node(8, 2, 8), Some(8));
+        assert_eq!(cp_rings_per_node(2, 8, 8), Some(2));
+        assert_eq!(cp_rings_per_node(1, 16, 8), Some(1));
     }
 
     /// One chunk (v = 1) is the old overlap: the last micro-batch's backward for gradients, the
