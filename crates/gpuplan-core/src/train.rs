@@ -190,6 +190,40 @@ pub fn lora_params(b: &ParamBreakdown, rank: u64, targets: &[String]) -> f64 {
         .sum()
 }
 
+/// Parameters of the modules PEFT trains whole beside the adapters (`lora.modules_to_save`): the
+/// token embedding (V·h) and/or the LM head (V·h; a tied head is copied too, so the copy has the
+/// embedding's size). `ModulesToSaveWrapper` (src/peft/utils/other.py, v0.5.0-v0.6.2) keeps the
+/// original frozen and trains `copy.deepcopy(original_module)`.
+pub fn modules_to_save_params(b: &ParamBreakdown, lora: &crate::workload::LoraConfig) -> f64 {
+    let head = if b.lm_head > 0 {
+        b.lm_head
+    } else {
+        b.embedding
+    };
+    let emb = if lora.saves_embedding() {
+        b.embedding
+    } else {
+        0
+    };
+    let head = if lora.saves_head() { head } else { 0 };
+    (emb + head) as f64
+}
+
+/// All trainable parameters under PEFT: the adapters and the `modules_to_save` copies.
+pub fn peft_trainable_params(b: &ParamBreakdown, lora: &crate::workload::LoraConfig) -> f64 {
+    lora_params(b, lora.rank, &lora.targets) + modules_to_save_params(b, lora)
+}
+
+/// Bytes per parameter of a `modules_to_save` copy: the base weights' 16-bit dtype (fp32 for an
+/// fp32 base); a quantised base keeps its embedding and head in 16 bits.
+fn saved_module_bytes(setup: &TrainingSetup) -> f64 {
+    if setup.base_weights() == BaseWeights::Fp32 {
+        4.0
+    } else {
+        2.0
+    }
+}
+
 /// Whether `l` is k_proj or v_proj inside a fused q/k/v module that carries one LoRA adapter
 /// (GPT-2 `c_attn`, [`crate::workload::FUSED_QKV`]): its adapter input is q_proj's.
 pub(crate) fn shares_adapter_input(targets: &[String], l: &Linear) -> bool {
@@ -722,12 +756,56 @@ fn peft_states(
             setup.adapter_dtype.name()
         ),
     });
+    let (saved, saved_bytes) = saved_modules_item(setup, b, zero_params(1), explain);
+    if let Some(item) = saved {
+        items.push(item);
+    }
     let cpu = if offload {
-        base_bytes + adapter_bytes
+        base_bytes + adapter_bytes + saved_bytes
     } else {
         0.0
     };
-    (items, lora, cpu)
+    (
+        items,
+        lora + modules_to_save_params(b, &setup.lora) * share,
+        cpu,
+    )
+}
+
+/// The `modules_to_save` copies with their gradients and optimizer states (AdamW: two states in
+/// the copy's dtype, `torch.zeros_like(p)`; 8-bit AdamW: 2 B), sharded like the adapters; `None`
+/// when no module is saved. Also the bytes (for the host under parameter offload).
+fn saved_modules_item(
+    setup: &TrainingSetup,
+    b: &ParamBreakdown,
+    zero1_params: f64,
+    explain: bool,
+) -> (Option<MemoryItem>, f64) {
+    let params = modules_to_save_params(b, &setup.lora);
+    if params <= 0.0 {
+        return (None, 0.0);
+    }
+    let c = saved_module_bytes(setup);
+    let states = if setup.optimizer == Optimizer::AdamW8bit {
+        2.0
+    } else {
+        2.0 * c
+    };
+    let per = c + c + states;
+    let bytes = params * zero1_params / b.total as f64 * per;
+    let offload = setup.parallel.offload_params;
+    let item = MemoryItem {
+        name: "modules_to_save copies + grads + optimizer",
+        bytes: Bytes(if offload { 0.0 } else { bytes }),
+        basis: why!(
+            explain,
+            "{:.1}M params ({}) × {per} B (trainable copy, grad, optimizer states){}",
+            params / 1e6,
+            setup.lora.modules_to_save.join(", "),
+            if offload { " (offloaded to CPU)" } else { "" }
+        ),
+    };
+    (Some(item), bytes)
 }
 
 /// Full training's model states: weights, gradients, optimizer states + master weights, after
@@ -1908,10 +1986,11 @@ fn effective_state_bytes(setup: &TrainingSetup) -> StateBytes {
     }
 }
 
-/// 1 when AdamW runs its foreach path (one state-sized temporary), 0 when fused.
+/// State-sized temporaries of the AdamW step: `optimizer_foreach_buffers` (1 from PyTorch 2.1,
+/// 2 in 2.0) on the foreach path, 0 when fused.
 fn tun_foreach(setup: &TrainingSetup) -> f64 {
     if setup.optimizer_foreach {
-        1.0
+        setup.optimizer_foreach_buffers as f64
     } else {
         0.0
     }
@@ -2112,18 +2191,13 @@ fn optimizer_temp_bytes(
         return 0.0;
     }
     let full = !setup.task.is_peft();
-    let params = if full {
-        zero1_params
-    } else {
-        lora_params(b, setup.lora.rank, &setup.lora.targets) * share
-    };
-    params
-        * tun_foreach(setup)
-        * if full {
-            sb.optimizer / 2.0
-        } else {
-            setup.adapter_dtype.bytes()
-        }
+    if full {
+        return zero1_params * tun_foreach(setup) * sb.optimizer / 2.0;
+    }
+    let adapters = lora_params(b, setup.lora.rank, &setup.lora.targets) * share;
+    let saved = modules_to_save_params(b, &setup.lora) * share;
+    tun_foreach(setup)
+        * (adapters * setup.adapter_dtype.bytes() + saved * saved_module_bytes(setup))
 }
 
 /// LitGPT's rotary cache is a pair of module buffers, live from `max_seq_length` on.

@@ -5,6 +5,7 @@ mem-gradients = gradients
 mem-optimizer-states-master-weights = optimizer states + master weights
 mem-base-weights-frozen = base weights (frozen)
 mem-lora-adapters-grads-optimizer = LoRA adapters + grads + optimizer
+mem-modules-to-save-copies-grads-optimizer = modules_to_save copies + grads + optimizer
 mem-zero-3-gather-buffers = ZeRO-3 gather buffers
 mem-fsdp-unsharded-stage-pp = FSDP unsharded stage (PP)
 mem-activations = activations

@@ -5,6 +5,7 @@ mem-gradients = 梯度
 mem-optimizer-states-master-weights = 优化器状态 + 主权重
 mem-base-weights-frozen = 基座权重（冻结）
 mem-lora-adapters-grads-optimizer = LoRA 适配器 + 梯度 + 优化器
+mem-modules-to-save-copies-grads-optimizer = modules_to_save 副本 + 梯度 + 优化器
 mem-zero-3-gather-buffers = ZeRO-3 聚合缓冲
 mem-fsdp-unsharded-stage-pp = FSDP 流水线阶段未分片参数与梯度
 mem-activations = 激活值
