@@ -718,9 +718,22 @@ fn peft_states(
     } else {
         16.0
     };
-    let bits_per_param = (linear_params * base.bits() + rest * rest_bits) / b.total as f64;
+    let constants = replicated_constant_bits(setup, base);
+    let bits_per_param =
+        (linear_params * (base.bits() - constants) + rest * rest_bits) / b.total as f64;
     let base_bytes = bits_per_param / 8.0 * zero_params(3);
     let on_host = if offload { " (offloaded to CPU)" } else { "" };
+    if constants > 0.0 {
+        items.push(MemoryItem {
+            name: "4-bit quantisation constants",
+            bytes: Bytes(linear_params * share * constants / 8.0),
+            basis: why!(
+                explain,
+                "{:.2}B quantised weights × {constants:.3} bits (bitsandbytes QuantState), whole on every GPU: not parameters, so ZeRO-3/FSDP neither shard nor offload them",
+                linear_params * share / 1e9
+            ),
+        });
+    }
     items.push(MemoryItem {
         name: "base weights (frozen)",
         bytes: Bytes(if offload { 0.0 } else { base_bytes }),
@@ -770,6 +783,18 @@ fn peft_states(
         lora + modules_to_save_params(b, &setup.lora) * share,
         cpu,
     )
+}
+
+/// Bits per quantised weight that stay whole on every GPU: the quantisation constants of a
+/// bitsandbytes 4-bit base (`bnb_quant_state_replicated`: NF4 4.127 − 4, NF4 without double
+/// quantisation 4.5 − 4); 0 otherwise (they shard with the weights).
+fn replicated_constant_bits(setup: &TrainingSetup, base: BaseWeights) -> f64 {
+    match base {
+        BaseWeights::Nf4 | BaseWeights::Nf4NoDq if setup.bnb_quant_state_replicated => {
+            base.bits() - 4.0
+        }
+        _ => 0.0,
+    }
 }
 
 /// The `modules_to_save` copies with their gradients and optimizer states (AdamW: two states in

@@ -514,6 +514,15 @@ pub struct TrainingSetup {
     /// fixed by bitsandbytes PR #1270 ("fix QLoRA mem bug: delete useless buffered activation",
     /// 9e75374, first released in 0.43.2). QLoRA only.
     pub bnb_saves_inputs: bool,
+    /// QLoRA on bitsandbytes under ZeRO-3/FSDP: the 4-bit weights' quantisation constants (the
+    /// `QuantState` tensors: absmax per 64 weights, with double quantisation 8-bit absmax and an
+    /// fp32 absmax per 256 of them) are not parameters, so neither FSDP nor DeepSpeed shards or
+    /// offloads them: whole on every GPU. bitsandbytes keeps them on the module
+    /// (`Linear4bit.quant_state`) to restore them after FSDP flattens the weight
+    /// (bitsandbytes/nn/modules.py `fix_4bit_weight_quant_state_from_module`: "the quant state got
+    /// lost when the parameter got converted. This happens for example for fsdp"). Off: the
+    /// constants shard and offload with the weights (torchao's NF4 tensor under FSDP2).
+    pub bnb_quant_state_replicated: bool,
     /// QLoRA with the LM head quantized too (Lightning `BitsandbytesPrecision` without
     /// `ignore_modules`, as LitGPT calls it): the head's weights are stored 4-bit, and each forward
     /// dequantizes it (Lightning quantizes from fp16, so `dequantize_4bit` returns fp16, then
@@ -613,6 +622,7 @@ impl Default for TrainingSetup {
             autocast: false,
             optimizer_foreach: false,
             optimizer_foreach_buffers: 1,
+            bnb_quant_state_replicated: false,
             adapter_dtype: AdapterDtype::Fp32,
             bnb_saves_inputs: false,
             quantized_lm_head: None,

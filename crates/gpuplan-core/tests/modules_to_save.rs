@@ -1,7 +1,9 @@
-//! PEFT `modules_to_save` (`lora.modules_to_save`) and the foreach AdamW step's temporaries
-//! (`optimizer_foreach_buffers`), each checked by the bytes its mechanism allocates: the trainable
-//! copy of the embedding / LM head with its gradient and optimizer states, and one or two
-//! state-sized buffers of every trainable parameter in the optimizer step.
+//! PEFT `modules_to_save` (`lora.modules_to_save`), the foreach AdamW step's temporaries
+//! (`optimizer_foreach_buffers`) and bitsandbytes' replicated quantisation constants
+//! (`bnb_quant_state_replicated`), each checked by the bytes its mechanism allocates: the trainable
+//! copy of the embedding / LM head with its gradient and optimizer states, one or two state-sized
+//! buffers of every trainable parameter in the optimizer step, and the 4-bit weights' constants
+//! whole on every GPU under ZeRO-3 and parameter offload.
 
 use gpuplan_core::constants::Tunables;
 use gpuplan_core::hardware::{find_gpu, ClusterSpec, InterLink};
@@ -155,5 +157,47 @@ fn workload_keys_parse_and_are_checked() {
         ] {
             assert!(has_message(lang, id), "{id} in {lang:?}");
         }
+    }
+}
+
+/// bitsandbytes' QuantState is not a parameter: under ZeRO-3 / FSDP it stays whole on every GPU
+/// (0.127 bits per NF4 weight, 0.5 without double quantisation) and is not offloaded; the 4-bit
+/// data shards as before, so the device total grows by the unsharded share of the constants only.
+#[test]
+fn bnb_quant_constants_stay_whole_on_every_gpu() {
+    const CONSTANTS: &str = "4-bit quantisation constants";
+    let b = param_breakdown(&model());
+    let linear = b.linear_params() as f64;
+    let qlora = |replicated: bool, offload: bool, base: BaseWeights| {
+        let mut s = TrainingSetup {
+            task: TrainTask::Qlora,
+            bnb_quant_state_replicated: replicated,
+            ..lora(&[])
+        };
+        s.lora.base = Some(base);
+        s.parallel.zero = 3;
+        s.parallel.offload_params = offload;
+        mem(&s, 4)
+    };
+    let (off, on) = (
+        qlora(false, false, BaseWeights::Nf4),
+        qlora(true, false, BaseWeights::Nf4),
+    );
+    let constants = linear * (4.127 - 4.0) / 8.0;
+    assert!((item(&on, CONSTANTS) - constants).abs() <= 1e-6 * constants);
+    assert_eq!(item(&off, CONSTANTS), 0.0);
+    // The sharded base loses a quarter of the constants (4 GPUs), the device keeps all of them.
+    let base = |m: &TrainingMemory| item(m, "base weights (frozen)");
+    assert!((base(&off) - base(&on) - constants / 4.0).abs() <= 1e-6 * constants);
+    // Parameter offload moves the 4-bit data to the host, not the constants.
+    let offloaded = qlora(true, true, BaseWeights::Nf4);
+    assert_eq!(base(&offloaded), 0.0);
+    assert_eq!(item(&offloaded, CONSTANTS), item(&on, CONSTANTS));
+    let no_dq = qlora(true, false, BaseWeights::Nf4NoDq);
+    assert!((item(&no_dq, CONSTANTS) - linear * 0.5 / 8.0).abs() <= 1e-6 * linear);
+    // A 16-bit base has no constants.
+    assert_eq!(item(&qlora(true, false, BaseWeights::Bf16), CONSTANTS), 0.0);
+    for lang in [Lang::En, Lang::Zh] {
+        assert!(has_message(lang, "mem-4-bit-quantisation-constants"));
     }
 }

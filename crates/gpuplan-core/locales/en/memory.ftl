@@ -4,6 +4,7 @@ mem-weights = weights
 mem-gradients = gradients
 mem-optimizer-states-master-weights = optimizer states + master weights
 mem-base-weights-frozen = base weights (frozen)
+mem-4-bit-quantisation-constants = 4-bit quantisation constants
 mem-lora-adapters-grads-optimizer = LoRA adapters + grads + optimizer
 mem-modules-to-save-copies-grads-optimizer = modules_to_save copies + grads + optimizer
 mem-zero-3-gather-buffers = ZeRO-3 gather buffers

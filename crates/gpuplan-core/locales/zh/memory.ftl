@@ -4,6 +4,7 @@ mem-weights = 权重
 mem-gradients = 梯度
 mem-optimizer-states-master-weights = 优化器状态 + 主权重
 mem-base-weights-frozen = 基座权重（冻结）
+mem-4-bit-quantisation-constants = 4-bit 量化常数
 mem-lora-adapters-grads-optimizer = LoRA 适配器 + 梯度 + 优化器
 mem-modules-to-save-copies-grads-optimizer = modules_to_save 副本 + 梯度 + 优化器
 mem-zero-3-gather-buffers = ZeRO-3 聚合缓冲
