@@ -363,9 +363,19 @@ def main(path):
         "torchtune-llama31-8b-full-a6000": "FIXME: the same 8B_full_single_device config (PagedAdamW8bit, "
                                            "optimizer_in_bwd) is published at 18.9 GiB on a 4090 and 37.4 GiB on an "
                                            "A6000; paged 8-bit states are outside the allocator statistics, so the "
-                                           "A6000 figure (~ weights + resident 8-bit states + activations) is not the "
-                                           "allocated peak of that config: a different statistic (reserved/active) "
-                                           "or states that stayed resident; which one is not stated.",
+                                           "A6000 figure is not the allocated peak of that config as the yaml sets "
+                                           "it. Likeliest reading: the A6000 rows ran without activation "
+                                           "checkpointing (the README states batch, packing and compile for every "
+                                           "row, not checkpointing; the yaml's enable_activation_checkpointing: True "
+                                           "is what a 24 GB 4090 needs). The same README's LoRA rows double the same "
+                                           "way (16.2 GiB on the 4090, 30.3 GiB on the A6000) although LoRA's AdamW "
+                                           "states are under 0.1 GiB (3.4M rank-8 adapter parameters on q and v, 8B_lora_single_device.yaml), so paging cannot explain them; without "
+                                           "checkpointing the estimate gives 28.5 GiB for that LoRA row (-5.9%; "
+                                           "17.0 GiB with it) and 33.2 GiB for this one (-11.2%), and both A6000 rows "
+                                           "run 1.5-1.6x the 4090 rows' tokens/s, as a run without recompute would. "
+                                           "Not confirmed (the config of the A6000 runs is not published); the rest "
+                                           "of this row, 4.2 GiB, would be part of the paged 8-bit states held "
+                                           "resident (15 GiB in all) or a reserved rather than allocated statistic.",
         "dle-resnet50-a100-80g-amp-8gpu": "FIXME: the 6.72x scaling on 8 A100s (host/DALI input pipeline and per-step "
                                           "synchronisation at ~2,000 img/s per GPU) is not modelled: the all-reduce of "
                                           "25.6M gradients over NVLink is tiny, so 8 GPUs are predicted at 8x one GPU.",
