@@ -698,10 +698,55 @@ fn peft_states(
     explain: bool,
 ) -> (Vec<MemoryItem>, f64, f64) {
     let offload = setup.parallel.offload_params;
-    let p = setup.parallel;
-    let zero_params = |stage: u8| dev.after_zero(p.zero >= stage);
+    let zero1 = dev.after_zero(setup.parallel.zero >= 1);
     let share = dev.total() / b.total as f64;
-    let mut items = Vec::new();
+    let (mut items, base_bytes) = peft_base_items(setup, b, dev, explain);
+    let on_host = if offload { " (offloaded to CPU)" } else { "" };
+    let lora = lora_params(b, setup.lora.rank, &setup.lora.targets) * share;
+    // Adapters, their grads and AdamW states in the adapter dtype (PEFT default fp32,
+    // autocast_adapter_dtype); 8-bit AdamW keeps 2 B of states.
+    let a = setup.adapter_dtype.bytes();
+    let per = a
+        + a
+        + if setup.optimizer == Optimizer::AdamW8bit {
+            2.0
+        } else {
+            2.0 * a
+        };
+    let adapter_bytes = lora / share.max(f64::MIN_POSITIVE) * zero1 / b.total as f64 * per;
+    items.push(MemoryItem {
+        name: "LoRA adapters + grads + optimizer",
+        bytes: Bytes(if offload { 0.0 } else { adapter_bytes }),
+        basis: why!(
+            explain,
+            "{:.1}M adapter params (rank {}) × {per} B ({} weight, grad, optimizer states){on_host}",
+            lora / 1e6,
+            setup.lora.rank,
+            setup.adapter_dtype.name()
+        ),
+    });
+    let (saved, saved_bytes) = saved_modules_item(setup, b, zero1, explain);
+    items.extend(saved);
+    let cpu = if offload {
+        base_bytes + adapter_bytes + saved_bytes
+    } else {
+        0.0
+    };
+    let trainable = lora + modules_to_save_params(b, &setup.lora) * share;
+    (items, trainable, cpu)
+}
+
+/// The frozen base: its weights after ZeRO-3 (on the host under parameter offload) and, for a
+/// bitsandbytes 4-bit base under `bnb_quant_state_replicated`, the quantisation constants whole on
+/// the device. Also the base bytes (for the host under offload).
+fn peft_base_items(
+    setup: &TrainingSetup,
+    b: &ParamBreakdown,
+    dev: &DeviceParams,
+    explain: bool,
+) -> (Vec<MemoryItem>, f64) {
+    let p = setup.parallel;
+    let share = dev.total() / b.total as f64;
     let base = setup.base_weights();
     // Quantisation applies to the transformer linears; embeddings, norms and the LM head stay
     // bf16 (bitsandbytes/PEFT skip the output embedding, `get_keys_to_not_convert`).
@@ -721,8 +766,8 @@ fn peft_states(
     let constants = replicated_constant_bits(setup, base);
     let bits_per_param =
         (linear_params * (base.bits() - constants) + rest * rest_bits) / b.total as f64;
-    let base_bytes = bits_per_param / 8.0 * zero_params(3);
-    let on_host = if offload { " (offloaded to CPU)" } else { "" };
+    let base_bytes = bits_per_param / 8.0 * dev.after_zero(p.zero >= 3);
+    let mut items = Vec::new();
     if constants > 0.0 {
         items.push(MemoryItem {
             name: "4-bit quantisation constants",
@@ -736,53 +781,22 @@ fn peft_states(
     }
     items.push(MemoryItem {
         name: "base weights (frozen)",
-        bytes: Bytes(if offload { 0.0 } else { base_bytes }),
+        bytes: Bytes(if p.offload_params { 0.0 } else { base_bytes }),
         basis: why!(
             explain,
-            "{:?}: {} bits/weight on linears, {} bits elsewhere{}{on_host}",
+            "{:?}: {} bits/weight on linears, {} bits elsewhere{}{}",
             base,
             base.bits(),
             rest_bits,
-            shard_note(p.zero >= 3, dev)
+            shard_note(p.zero >= 3, dev),
+            if p.offload_params {
+                " (offloaded to CPU)"
+            } else {
+                ""
+            }
         ),
     });
-    let lora = lora_params(b, setup.lora.rank, &setup.lora.targets) * share;
-    // Adapters, their grads and AdamW states in the adapter dtype (PEFT default fp32,
-    // autocast_adapter_dtype); 8-bit AdamW keeps 2 B of states.
-    let a = setup.adapter_dtype.bytes();
-    let per = a
-        + a
-        + if setup.optimizer == Optimizer::AdamW8bit {
-            2.0
-        } else {
-            2.0 * a
-        };
-    let adapter_bytes = lora / share.max(f64::MIN_POSITIVE) * zero_params(1) / b.total as f64 * per;
-    items.push(MemoryItem {
-        name: "LoRA adapters + grads + optimizer",
-        bytes: Bytes(if offload { 0.0 } else { adapter_bytes }),
-        basis: why!(
-            explain,
-            "{:.1}M adapter params (rank {}) × {per} B ({} weight, grad, optimizer states){on_host}",
-            lora / 1e6,
-            setup.lora.rank,
-            setup.adapter_dtype.name()
-        ),
-    });
-    let (saved, saved_bytes) = saved_modules_item(setup, b, zero_params(1), explain);
-    if let Some(item) = saved {
-        items.push(item);
-    }
-    let cpu = if offload {
-        base_bytes + adapter_bytes + saved_bytes
-    } else {
-        0.0
-    };
-    (
-        items,
-        lora + modules_to_save_params(b, &setup.lora) * share,
-        cpu,
-    )
+    (items, base_bytes)
 }
 
 /// Bits per quantised weight that stay whole on every GPU: the quantisation constants of a
