@@ -191,6 +191,40 @@ pub fn lora_params(b: &ParamBreakdown, rank: u64, targets: &[String]) -> f64 {
         .sum()
 }
 
+/// Parameters of the modules PEFT trains whole beside the adapters (`lora.modules_to_save`): the
+/// token embedding (V·h) and/or the LM head (V·h; a tied head is copied too, so the copy has the
+/// embedding's size). `ModulesToSaveWrapper` (src/peft/utils/other.py, v0.5.0-v0.6.2) keeps the
+/// original frozen and trains `copy.deepcopy(original_module)`.
+pub fn modules_to_save_params(b: &ParamBreakdown, lora: &crate::workload::LoraConfig) -> f64 {
+    let head = if b.lm_head > 0 {
+        b.lm_head
+    } else {
+        b.embedding
+    };
+    let emb = if lora.saves_embedding() {
+        b.embedding
+    } else {
+        0
+    };
+    let head = if lora.saves_head() { head } else { 0 };
+    (emb + head) as f64
+}
+
+/// All trainable parameters under PEFT: the adapters and the `modules_to_save` copies.
+pub fn peft_trainable_params(b: &ParamBreakdown, lora: &crate::workload::LoraConfig) -> f64 {
+    lora_params(b, lora.rank, &lora.targets) + modules_to_save_params(b, lora)
+}
+
+/// Bytes per parameter of a `modules_to_save` copy: the base weights' 16-bit dtype (fp32 for an
+/// fp32 base); a quantised base keeps its embedding and head in 16 bits.
+fn saved_module_bytes(setup: &TrainingSetup) -> f64 {
+    if setup.base_weights() == BaseWeights::Fp32 {
+        4.0
+    } else {
+        2.0
+    }
+}
+
 /// Whether `l` is k_proj or v_proj inside a fused q/k/v module that carries one LoRA adapter
 /// (GPT-2 `c_attn`, [`crate::workload::FUSED_QKV`]): its adapter input is q_proj's.
 pub(crate) fn shares_adapter_input(targets: &[String], l: &Linear) -> bool {
@@ -665,10 +699,55 @@ fn peft_states(
     explain: bool,
 ) -> (Vec<MemoryItem>, f64, f64) {
     let offload = setup.parallel.offload_params;
-    let p = setup.parallel;
-    let zero_params = |stage: u8| dev.after_zero(p.zero >= stage);
+    let zero1 = dev.after_zero(setup.parallel.zero >= 1);
     let share = dev.total() / b.total as f64;
-    let mut items = Vec::new();
+    let (mut items, base_bytes) = peft_base_items(setup, b, dev, explain);
+    let on_host = if offload { " (offloaded to CPU)" } else { "" };
+    let lora = lora_params(b, setup.lora.rank, &setup.lora.targets) * share;
+    // Adapters, their grads and AdamW states in the adapter dtype (PEFT default fp32,
+    // autocast_adapter_dtype); 8-bit AdamW keeps 2 B of states.
+    let a = setup.adapter_dtype.bytes();
+    let per = a
+        + a
+        + if setup.optimizer == Optimizer::AdamW8bit {
+            2.0
+        } else {
+            2.0 * a
+        };
+    let adapter_bytes = lora / share.max(f64::MIN_POSITIVE) * zero1 / b.total as f64 * per;
+    items.push(MemoryItem {
+        name: "LoRA adapters + grads + optimizer",
+        bytes: Bytes(if offload { 0.0 } else { adapter_bytes }),
+        basis: why!(
+            explain,
+            "{:.1}M adapter params (rank {}) × {per} B ({} weight, grad, optimizer states){on_host}",
+            lora / 1e6,
+            setup.lora.rank,
+            setup.adapter_dtype.name()
+        ),
+    });
+    let (saved, saved_bytes) = saved_modules_item(setup, b, zero1, explain);
+    items.extend(saved);
+    let cpu = if offload {
+        base_bytes + adapter_bytes + saved_bytes
+    } else {
+        0.0
+    };
+    let trainable = lora + modules_to_save_params(b, &setup.lora) * share;
+    (items, trainable, cpu)
+}
+
+/// The frozen base: its weights after ZeRO-3 (on the host under parameter offload) and, for a
+/// bitsandbytes 4-bit base under `bnb_quant_state_replicated`, the quantisation constants whole on
+/// the device. Also the base bytes (for the host under offload).
+fn peft_base_items(
+    setup: &TrainingSetup,
+    b: &ParamBreakdown,
+    dev: &DeviceParams,
+    explain: bool,
+) -> (Vec<MemoryItem>, f64) {
+    let p = setup.parallel;
+    let share = dev.total() / b.total as f64;
     let base = setup.base_weights();
     // Quantisation applies to the transformer linears; embeddings, norms and the LM head stay
     // bf16 (bitsandbytes/PEFT skip the output embedding, `get_keys_to_not_convert`).
@@ -685,50 +764,88 @@ fn peft_states(
     } else {
         16.0
     };
-    let bits_per_param = (linear_params * base.bits() + rest * rest_bits) / b.total as f64;
-    let base_bytes = bits_per_param / 8.0 * zero_params(3);
-    let on_host = if offload { " (offloaded to CPU)" } else { "" };
+    let constants = replicated_constant_bits(setup, base);
+    let bits_per_param =
+        (linear_params * (base.bits() - constants) + rest * rest_bits) / b.total as f64;
+    let base_bytes = bits_per_param / 8.0 * dev.after_zero(p.zero >= 3);
+    let mut items = Vec::new();
+    if constants > 0.0 {
+        items.push(MemoryItem {
+            name: "4-bit quantisation constants",
+            bytes: Bytes(linear_params * share * constants / 8.0),
+            basis: why!(
+                explain,
+                "{:.2}B quantised weights × {constants:.3} bits (bitsandbytes QuantState), whole on every GPU: not parameters, so ZeRO-3/FSDP neither shard nor offload them",
+                linear_params * share / 1e9
+            ),
+        });
+    }
     items.push(MemoryItem {
         name: "base weights (frozen)",
-        bytes: Bytes(if offload { 0.0 } else { base_bytes }),
+        bytes: Bytes(if p.offload_params { 0.0 } else { base_bytes }),
         basis: why!(
             explain,
-            "{:?}: {} bits/weight on linears, {} bits elsewhere{}{on_host}",
+            "{:?}: {} bits/weight on linears, {} bits elsewhere{}{}",
             base,
             base.bits(),
             rest_bits,
-            shard_note(p.zero >= 3, dev)
+            shard_note(p.zero >= 3, dev),
+            if p.offload_params {
+                " (offloaded to CPU)"
+            } else {
+                ""
+            }
         ),
     });
-    let lora = lora_params(b, setup.lora.rank, &setup.lora.targets) * share;
-    // Adapters, their grads and AdamW states in the adapter dtype (PEFT default fp32,
-    // autocast_adapter_dtype); 8-bit AdamW keeps 2 B of states.
-    let a = setup.adapter_dtype.bytes();
-    let per = a
-        + a
-        + if setup.optimizer == Optimizer::AdamW8bit {
-            2.0
-        } else {
-            2.0 * a
-        };
-    let adapter_bytes = lora / share.max(f64::MIN_POSITIVE) * zero_params(1) / b.total as f64 * per;
-    items.push(MemoryItem {
-        name: "LoRA adapters + grads + optimizer",
-        bytes: Bytes(if offload { 0.0 } else { adapter_bytes }),
+    (items, base_bytes)
+}
+
+/// Bits per quantised weight that stay whole on every GPU: the quantisation constants of a
+/// bitsandbytes 4-bit base (`bnb_quant_state_replicated`: NF4 4.127 − 4, NF4 without double
+/// quantisation 4.5 − 4); 0 otherwise (they shard with the weights).
+fn replicated_constant_bits(setup: &TrainingSetup, base: BaseWeights) -> f64 {
+    match base {
+        BaseWeights::Nf4 | BaseWeights::Nf4NoDq if setup.bnb_quant_state_replicated => {
+            base.bits() - 4.0
+        }
+        _ => 0.0,
+    }
+}
+
+/// The `modules_to_save` copies with their gradients and optimizer states (AdamW: two states in
+/// the copy's dtype, `torch.zeros_like(p)`; 8-bit AdamW: 2 B), sharded like the adapters; `None`
+/// when no module is saved. Also the bytes (for the host under parameter offload).
+fn saved_modules_item(
+    setup: &TrainingSetup,
+    b: &ParamBreakdown,
+    zero1_params: f64,
+    explain: bool,
+) -> (Option<MemoryItem>, f64) {
+    let params = modules_to_save_params(b, &setup.lora);
+    if params <= 0.0 {
+        return (None, 0.0);
+    }
+    let c = saved_module_bytes(setup);
+    let states = if setup.optimizer == Optimizer::AdamW8bit {
+        2.0
+    } else {
+        2.0 * c
+    };
+    let per = c + c + states;
+    let bytes = params * zero1_params / b.total as f64 * per;
+    let offload = setup.parallel.offload_params;
+    let item = MemoryItem {
+        name: "modules_to_save copies + grads + optimizer",
+        bytes: Bytes(if offload { 0.0 } else { bytes }),
         basis: why!(
             explain,
-            "{:.1}M adapter params (rank {}) × {per} B ({} weight, grad, optimizer states){on_host}",
-            lora / 1e6,
-            setup.lora.rank,
-            setup.adapter_dtype.name()
+            "{:.1}M params ({}) × {per} B (trainable copy, grad, optimizer states){}",
+            params / 1e6,
+            setup.lora.modules_to_save.join(", "),
+            if offload { " (offloaded to CPU)" } else { "" }
         ),
-    });
-    let cpu = if offload {
-        base_bytes + adapter_bytes
-    } else {
-        0.0
     };
-    (items, lora, cpu)
+    (Some(item), bytes)
 }
 
 /// Full training's model states: weights, gradients, optimizer states + master weights, after
@@ -1909,10 +2026,11 @@ fn effective_state_bytes(setup: &TrainingSetup) -> StateBytes {
     }
 }
 
-/// 1 when AdamW runs its foreach path (one state-sized temporary), 0 when fused.
+/// State-sized temporaries of the AdamW step: `optimizer_foreach_buffers` (1 from PyTorch 2.1,
+/// 2 in 2.0) on the foreach path, 0 when fused.
 fn tun_foreach(setup: &TrainingSetup) -> f64 {
     if setup.optimizer_foreach {
-        1.0
+        setup.optimizer_foreach_buffers as f64
     } else {
         0.0
     }
@@ -2113,18 +2231,13 @@ fn optimizer_temp_bytes(
         return 0.0;
     }
     let full = !setup.task.is_peft();
-    let params = if full {
-        zero1_params
-    } else {
-        lora_params(b, setup.lora.rank, &setup.lora.targets) * share
-    };
-    params
-        * tun_foreach(setup)
-        * if full {
-            sb.optimizer / 2.0
-        } else {
-            setup.adapter_dtype.bytes()
-        }
+    if full {
+        return zero1_params * tun_foreach(setup) * sb.optimizer / 2.0;
+    }
+    let adapters = lora_params(b, setup.lora.rank, &setup.lora.targets) * share;
+    let saved = modules_to_save_params(b, &setup.lora) * share;
+    tun_foreach(setup)
+        * (adapters * setup.adapter_dtype.bytes() + saved * saved_module_bytes(setup))
 }
 
 /// LitGPT's rotary cache is a pair of module buffers, live from `max_seq_length` on.

@@ -159,9 +159,32 @@ pub struct LoraConfig {
     /// the PEFT examples (PEFT's own default, torchtune, LLaMA-Factory and Unsloth use 0): the
     /// larger memory.
     pub dropout: f64,
+    /// PEFT `modules_to_save`: whole modules trained beside the adapters — `embedding` (PEFT names
+    /// `embed_tokens`, `wte`, `word_embeddings`) and/or `lm_head` (`output`). PEFT's
+    /// `ModulesToSaveWrapper` keeps the frozen original and trains a `copy.deepcopy` of it
+    /// (src/peft/utils/other.py), in the base weights' dtype: a second copy of the module, its
+    /// gradient and its optimizer states. Empty by default.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub modules_to_save: Vec<String>,
 }
 
+/// Names [`LoraConfig::modules_to_save`] accepts for the token embedding and for the LM head.
+pub const SAVE_EMBEDDING_NAMES: &[&str] = &["embedding", "embed_tokens", "wte", "word_embeddings"];
+pub const SAVE_HEAD_NAMES: &[&str] = &["lm_head", "output"];
+
 impl LoraConfig {
+    /// Whether `modules_to_save` names the token embedding / the LM head.
+    pub fn saves_embedding(&self) -> bool {
+        self.modules_to_save
+            .iter()
+            .any(|n| SAVE_EMBEDDING_NAMES.contains(&n.as_str()))
+    }
+    pub fn saves_head(&self) -> bool {
+        self.modules_to_save
+            .iter()
+            .any(|n| SAVE_HEAD_NAMES.contains(&n.as_str()))
+    }
+
     /// Rank range and a non-empty target list (whether the targets exist in the model is checked
     /// against the model: [`LoraConfig::validate_for`]).
     pub fn validate(&self) -> Result<(), CoreError> {
@@ -184,6 +207,17 @@ impl LoraConfig {
                 "lora.targets",
                 "[]",
                 "name the linears to adapt (q_proj,v_proj,...) or all-linear",
+            ));
+        }
+        let known = |n: &str| SAVE_EMBEDDING_NAMES.contains(&n) || SAVE_HEAD_NAMES.contains(&n);
+        if let Some(bad) = self.modules_to_save.iter().find(|n| !known(n)) {
+            return Err(CoreError::invalid_msg(
+                "lora.modules_to_save",
+                bad,
+                crate::i18n::Msg::new("fix-lora-modules-to-save").arg(
+                    "names",
+                    [SAVE_EMBEDDING_NAMES, SAVE_HEAD_NAMES].concat().join(", "),
+                ),
             ));
         }
         Ok(())
@@ -335,6 +369,10 @@ pub fn lora_target_names(m: &crate::model::ModelSpec) -> Vec<&'static str> {
     names
 }
 
+fn is_one(v: &u64) -> bool {
+    *v == 1
+}
+
 /// [`LoraConfig::dropout`]'s default: the PEFT examples' 0.05 (an assumption on the larger side).
 pub const DEFAULT_LORA_DROPOUT: f64 = 0.05;
 
@@ -345,6 +383,7 @@ impl Default for LoraConfig {
             targets: vec!["all-linear".into()],
             base: None,
             dropout: DEFAULT_LORA_DROPOUT,
+            modules_to_save: Vec::new(),
         }
     }
 }
@@ -487,6 +526,13 @@ pub struct TrainingSetup {
     /// AdamW on torch's foreach path (`torch.optim.AdamW(foreach=True)`, the default when
     /// `fused` is not set): the step allocates one state-sized temporary. Off: fused AdamW.
     pub optimizer_foreach: bool,
+    /// State-sized temporaries the foreach AdamW step holds at once (with `optimizer_foreach`):
+    /// 1 from PyTorch 2.1 (v2.1.0 torch/optim/adamw.py l.599-603: `_foreach_sqrt(exp_avg_sqs)`,
+    /// then `_foreach_add_(exp_avg_sq_sqrt, eps)` in place), 2 in PyTorch 2.0 (v2.0.1 l.564-568:
+    /// `denom = torch._foreach_add(exp_avg_sq_sqrt, eps)` beside `exp_avg_sq_sqrt`). Default 1
+    /// (not written out then, so saved plans keep their shape).
+    #[serde(skip_serializing_if = "is_one")]
+    pub optimizer_foreach_buffers: u64,
     /// Storage dtype of the LoRA adapters and of their gradients and AdamW states: `fp32` (PEFT's
     /// default, `autocast_adapter_dtype=True` upcasts adapters of a bf16/fp16 base) or `bf16`
     /// (PEFT with `autocast_adapter_dtype=False`, torchtune/LitGPT `bf16-true`).
@@ -496,6 +542,15 @@ pub struct TrainingSetup {
     /// fixed by bitsandbytes PR #1270 ("fix QLoRA mem bug: delete useless buffered activation",
     /// 9e75374, first released in 0.43.2). QLoRA only.
     pub bnb_saves_inputs: bool,
+    /// QLoRA on bitsandbytes under ZeRO-3/FSDP: the 4-bit weights' quantisation constants (the
+    /// `QuantState` tensors: absmax per 64 weights, with double quantisation 8-bit absmax and an
+    /// fp32 absmax per 256 of them) are not parameters, so neither FSDP nor DeepSpeed shards or
+    /// offloads them: whole on every GPU. bitsandbytes keeps them on the module
+    /// (`Linear4bit.quant_state`) to restore them after FSDP flattens the weight
+    /// (bitsandbytes/nn/modules.py `fix_4bit_weight_quant_state_from_module`: "the quant state got
+    /// lost when the parameter got converted. This happens for example for fsdp"). Off: the
+    /// constants shard and offload with the weights (torchao's NF4 tensor under FSDP2).
+    pub bnb_quant_state_replicated: bool,
     /// QLoRA with the LM head quantized too (Lightning `BitsandbytesPrecision` without
     /// `ignore_modules`, as LitGPT calls it): the head's weights are stored 4-bit, and each forward
     /// dequantizes it (Lightning quantizes from fp16, so `dequantize_4bit` returns fp16, then
@@ -596,6 +651,8 @@ impl Default for TrainingSetup {
             bf16_chunked_loss: None,
             autocast: false,
             optimizer_foreach: false,
+            optimizer_foreach_buffers: 1,
+            bnb_quant_state_replicated: false,
             adapter_dtype: AdapterDtype::Fp32,
             bnb_saves_inputs: false,
             quantized_lm_head: None,
@@ -744,6 +801,13 @@ impl TrainingSetup {
                 "keys a query attends over in packed sequences (E[l²]/E[l] of the documents), 1 to seq_len",
             )?;
         }
+        check_int(
+            "optimizer_foreach_buffers",
+            self.optimizer_foreach_buffers,
+            1,
+            2,
+            "state-sized temporaries of the foreach AdamW step: 1 (PyTorch 2.1 and later) or 2 (PyTorch 2.0)",
+        )?;
         check_int(
             "parallel.zero",
             u64::from(p.zero),

@@ -54,6 +54,7 @@ fn predict(row: &Value, batch: u64, seq: u64) -> TrainingMemory {
                 targets: serde_json::from_value(lora["targets"].clone()).unwrap(),
                 base: Some(BaseWeights::Bf16),
                 dropout: lora["dropout"].as_f64().unwrap(),
+                ..Default::default()
             }
         },
         ..Default::default()

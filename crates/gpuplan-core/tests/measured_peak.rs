@@ -52,6 +52,7 @@ fn setup_for(row: &Value, batch: u64, seq: u64) -> TrainingSetup {
                     BaseWeights::Fp32
                 }),
                 dropout: lora["dropout"].as_f64().unwrap(),
+                ..Default::default()
             }
         },
         ..Default::default()

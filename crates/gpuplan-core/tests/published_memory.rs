@@ -56,9 +56,9 @@ fn published_training_peaks_within_their_bands() {
     // 24 (LitGPT, torchtune) + 18 torchtitan pre-training rows (Dec 2024 H100 benchmark) + 2
     // Trainy torchtitan H200 rows (June 2025) + 9 transformers-docs BERT-large rows (Jan 2022,
     // nvidia-smi) + 4 PEFT-docs Llama-2-70B LoRA/QLoRA rows (ZeRO-3, FSDP) + 18 Qwen (v1) README
-    // single-GPU LoRA rows.
+    // single-GPU LoRA rows + their 18 LoRA (emb) rows (`lora.modules_to_save`).
     assert!(
-        rows.len() >= 75,
+        rows.len() >= 93,
         "published peaks: {}\n{report}",
         rows.len()
     );
@@ -68,11 +68,12 @@ fn published_training_peaks_within_their_bands() {
     // framework profile,
     // measured on CPU, replaced the HF profile for them, Trainy's H200 rows when `compiled_loss`
     // was modelled, torchtune's 70B full row when FSDP's unit gradients were); the PEFT FSDP QLoRA
-    // row with parameter offload and five Qwen (v1) README rows (1.8B, 256-4096 tokens; the 7B row
-    // at 4096 tokens left when the 7B/14B rows got PEFT 0.5.0's fp32 adapters), both diagnosed in
-    // part only (tools/gen_cases_mem.py): a guard, so that a new one is noticed.
+    // row with parameter offload and seven Qwen-1.8B (v1) README rows (LoRA at 256-4096 tokens,
+    // LoRA (emb) at 512 and 1024, −10.2%: the 1.8B session's common shortfall; the 7B row at 4096
+    // tokens left when the 7B/14B rows got PEFT 0.5.0's fp32 adapters), both diagnosed in part only
+    // (tools/gen_cases_mem.py): a guard, so that a new one is noticed.
     let known = rows.iter().filter(|r| r.2).count();
-    assert!(known <= 7, "{known} known deviations\n{report}");
+    assert!(known <= 9, "{known} known deviations\n{report}");
     // None beyond 15% unless a recorded known_deviation with its cause.
     for (id, e, kd) in &rows {
         assert!(e.abs() <= 0.15 || *kd, "{id}: {:+.1}%\n{report}", e * 100.0);
@@ -85,7 +86,13 @@ fn published_training_peaks_within_their_bands() {
         median * 100.0,
         rows.len()
     );
-    // Target 5% (issue 9): met. Measured 3.90% over 75 cases: 3.9% over the first 44, 3.6% over
+    // Target 5% (issue 9): met. Measured 4.07% over 93 cases (PEFT docs 6.1% over 4 since
+    // bitsandbytes' quantisation constants stay whole on every GPU, `bnb_quant_state_replicated`:
+    // 7.0% before, the offload row −30.7% → −25.0%): 3.85% over the first 75 (3.90%
+    // before the foreach AdamW of PyTorch 2.0 held two temporaries, `optimizer_foreach_buffers`:
+    // Qwen LoRA 3.61% → 2.98% over its 18 rows) and 4.72% over the 18 Qwen LoRA (emb) rows added
+    // with `lora.modules_to_save` (3.99% over the 12 of 7B/14B; none fits a constant). Before:
+    // 3.90% over 75 cases: 3.9% over the first 44, 3.6% over
     // the 31 added later (Qwen README 3.6% over its 18 rows since Qwen's fused c_attn carries one
     // LoRA adapter, `model_type = "qwen"`, not three: 2.5% → 3.6%, the 75 3.85% → 3.90%; PEFT
     // docs 7.0% over 4 since its two ZeRO-3 rows carry DeepSpeed's
@@ -112,28 +119,49 @@ fn published_training_peaks_within_their_bands() {
     );
 }
 
-/// The Qwen (v1) README rows (18), pinned to their measured errors: the 7B and 14B rows (fp32
-/// adapters of PEFT 0.5.0, one adapter on the fused c_attn) within −7.5…+1.4%, the 1.8B rows at
-/// 256–4096 tokens the recorded deviations (−19.9…−22.8%), median |error| 3.61%.
+/// The Qwen (v1) README rows (36), pinned to their measured errors. LoRA (18): the 7B and 14B
+/// rows (fp32 adapters of PEFT 0.5.0, one adapter on the fused c_attn, PyTorch 2.0's two foreach
+/// temporaries) within −7.5…+1.4%, the 1.8B rows at 256–4096 tokens the recorded deviations
+/// (−19.9…−22.8%), median |error| 2.98%. LoRA (emb) (18, `modules_to_save = ["wte", "lm_head"]`):
+/// 7B and 14B within −4.2…+6.0%, 1.8B −6.1…−10.2% (512 and 1024 tokens recorded), median 4.72%.
 #[test]
 fn qwen_v1_readme_rows() {
     let rows: Vec<_> = peaks()
         .into_iter()
         .filter(|r| r.0.starts_with("mem-qwen1-"))
         .collect();
-    assert_eq!(rows.len(), 18, "{rows:?}");
+    assert_eq!(rows.len(), 36, "{rows:?}");
+    let median = |emb: bool| {
+        let mut abs: Vec<f64> = rows
+            .iter()
+            .filter(|r| r.0.contains("-emb-") == emb)
+            .map(|r| r.1.abs())
+            .collect();
+        assert_eq!(abs.len(), 18);
+        abs.sort_by(f64::total_cmp);
+        (abs[8] + abs[9]) / 2.0
+    };
     for (id, e, kd) in &rows {
-        let short_18b = id.starts_with("mem-qwen1-18b-") && !id.ends_with("-s8192");
-        assert_eq!(*kd, short_18b, "{id}");
-        let (lo, hi) = if short_18b {
-            (-0.23, -0.19)
-        } else {
-            (-0.076, 0.015)
+        let small = id.starts_with("mem-qwen1-18b-");
+        let s8192 = id.ends_with("-s8192");
+        let (lo, hi, recorded) = match (id.contains("-emb-"), small) {
+            (false, true) if s8192 => (-0.05, -0.03, false),
+            (false, true) => (-0.23, -0.19, true),
+            (false, false) => (-0.076, 0.015, false),
+            (true, true) => (
+                -0.103,
+                -0.06,
+                id.ends_with("-s512") || id.ends_with("-s1024"),
+            ),
+            (true, false) => (-0.043, 0.061, false),
         };
         assert!((lo..=hi).contains(e), "{id}: {:+.1}%", e * 100.0);
+        assert_eq!(*kd, recorded, "{id}");
     }
-    let mut abs: Vec<f64> = rows.iter().map(|r| r.1.abs()).collect();
-    abs.sort_by(f64::total_cmp);
-    let median = (abs[8] + abs[9]) / 2.0;
-    assert!((0.0355..=0.0367).contains(&median), "median {median:.4}");
+    let (lora, emb) = (median(false), median(true));
+    assert!((0.0292..=0.0304).contains(&lora), "LoRA median {lora:.4}");
+    assert!(
+        (0.0466..=0.0478).contains(&emb),
+        "LoRA (emb) median {emb:.4}"
+    );
 }

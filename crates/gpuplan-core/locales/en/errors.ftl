@@ -141,6 +141,7 @@ fix-a-wrong-name-row-needs-a = a wrong-name row needs a non-empty name
 fix-the-raw-chip-name-is-empty = the raw chip name is empty
 fix-lora-no-linears = { $model } ({ $type }) is described by its totals and has no linear layers to adapt: use --task full
 fix-lora-unknown-target = { $model } has no linear named so; valid names: { $names }, or all-linear
+fix-lora-modules-to-save = not a module PEFT's modules_to_save can train here; valid names: { $names } (the token embedding or the LM head)
 fix-model-parallel-divides-gpus = must divide the number of GPUs ({ $gpus }); change tp/pp/cp or the GPU count
 fix-global-batch-multiple = must be a multiple of micro-batch × data-parallel size = { $mb } × { $dp } = { $per }
 fix-cp-divides-seq = the sequence ({ $seq } tokens) must split evenly over the context-parallel ranks: choose a cp that divides seq_len

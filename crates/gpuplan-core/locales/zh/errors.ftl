@@ -138,6 +138,7 @@ fix-a-wrong-name-row-needs-a = 错误名称行需要非空的 name
 fix-the-raw-chip-name-is-empty = 原始芯片名为空
 fix-lora-no-linears = { $model }（{ $type }）以总量描述，没有可适配的线性层：请用 --task full
 fix-lora-unknown-target = { $model } 没有这个名字的线性层；可用的名字：{ $names }，或 all-linear
+fix-lora-modules-to-save = 不是此处 PEFT modules_to_save 可训练的模块；可用的名字：{ $names }（词嵌入或 LM head）
 fix-model-parallel-divides-gpus = 必须能整除 GPU 总数（{ $gpus }）：请调整 tp/pp/cp 或 GPU 数量
 fix-global-batch-multiple = 必须是 micro-batch × 数据并行规模 = { $mb } × { $dp } = { $per } 的整数倍
 fix-cp-divides-seq = 序列（{ $seq } 个 token）必须能均分到各上下文并行 rank：请选能整除 seq_len 的 cp

@@ -3,7 +3,9 @@
 //! cost model, `crate::comm`), what overlap hides, and the totals (rates, MFU/HFU, bottleneck).
 //! Sources per phase are in docs/methodology.md §Training time.
 
-use super::{check_parallelism, flops_per_token, lora_params, params_on_device, training_peak};
+use super::{
+    check_parallelism, flops_per_token, params_on_device, peft_trainable_params, training_peak,
+};
 use crate::comm::{CollectiveUse, Group};
 use crate::compute::{ChipRates, ComputeParts};
 use crate::constants::Tunables;
@@ -67,7 +69,7 @@ pub struct StepTime {
 fn optimizer_seconds(b: &ParamBreakdown, setup: &TrainingSetup, dp: u64, r: &ChipRates) -> Seconds {
     let on_device = params_on_device(b, &setup.parallel, dp);
     let trainable = if setup.task.is_peft() {
-        lora_params(b, setup.lora.rank, &setup.lora.targets) / b.total.max(1) as f64 * on_device
+        peft_trainable_params(b, &setup.lora) / b.total.max(1) as f64 * on_device
     } else {
         on_device
     };
@@ -687,7 +689,7 @@ fn dp_phase(x: &Ctx, compute: Seconds, collectives: &mut Vec<CollectiveUse>) -> 
     let cp = p.cp.max(1);
     let dpc = x.dp * cp;
     let train_frac = if x.setup.task.is_peft() {
-        lora_params(x.b, x.setup.lora.rank, &x.setup.lora.targets) / x.b.total as f64
+        peft_trainable_params(x.b, &x.setup.lora) / x.b.total as f64
     } else {
         1.0
     };
