@@ -348,25 +348,24 @@ QWEN1_MISS = (
     "by +7.4%).")
 
 PEFT_OFFLOAD_MISS = (
-    "FSDP QLoRA with fsdp_offload_params: 19.6 GB per GPU published, the estimate 14.7 GiB (13.6 GiB before the "
-    "bitsandbytes quantisation constants were kept whole on each GPU, bnb_quant_state_replicated: 1.0 GiB of "
-    "8-bit absmax for 68.4B 4-bit weights, which FSDP neither shards nor offloads; 33.1 GiB before parameter "
-    "offload was modelled for PEFT). Diagnosed in part. The guide itself warns under Caveats: \"GPU Memory "
-    "saving when using CPU Offloading is untested at present\". The same guide's run without offload, 35.6 GB, "
-    "is within band (-5.6%): offload saved 16.0 GB there and 18.9 GiB in the estimate, so about 2.9 GiB of the "
-    "gap is specific to offload and about 2 GiB shared with the FSDP row without it. The estimate also charges "
-    "the gathered units at 16 bits (two Llama-2-70B layers of 856M parameters, 3.19 GiB) where the 4-bit base "
-    "stored as bf16 (bnb_4bit_quant_storage) gathers 0.5 B per parameter (0.80 GiB), which hides 2.4 GiB more. "
-    "Confirmed in the source and not modelled: FSDP1 does not free the root unit's gathered parameters after "
-    "forward (torch/distributed/fsdp/_runtime_utils.py _post_forward_reshard: free_unsharded_flat_param = not "
-    "state._is_root and ..., 'Do not free the root's parameters in the post-forward for FULL_SHARD'), so the "
-    "embedding, final norm and LM head (524M bf16 parameters, 0.98 GiB) stay gathered from forward to the end "
-    "of backward on both FSDP rows; FSDP2 (torchtitan, torchtune) does the same for its root, so modelling it "
-    "touches those rows too and is left for a change of its own. Candidates for the offload-specific part, not "
-    "confirmed: FSDP1's device copy of each unit's host shard before its all-gather (FlatParamHandle."
-    "pre_unshard: flat_param_to(device)), the LoRA units' gradients on their way to the host, and the "
-    "allocator's reserve under the host-device copy stream; the guide does not say how it measured the "
-    "19.6 GB.")
+    "FSDP QLoRA with fsdp_offload_params: 19.6 GB per GPU published, the estimate 13.6 GiB (14.7 GiB before "
+    "FSDP's gathered units were modelled by what FSDP1 holds; 13.6 GiB before the bitsandbytes quantisation "
+    "constants were kept whole on each GPU, bnb_quant_state_replicated: 1.0 GiB of 8-bit absmax for 68.4B 4-bit "
+    "weights, which FSDP neither shards nor offloads; 33.1 GiB before parameter offload was modelled for PEFT). "
+    "Diagnosed in part. The guide itself warns under Caveats: \"GPU Memory saving when using CPU Offloading is "
+    "untested at present\". Modelled since: the root unit (embedding, final norm and LM head, 524M bf16 "
+    "parameters, 0.98 GiB) gathered from forward to the end of backward (torch/distributed/fsdp/_runtime_utils.py "
+    "_post_forward_reshard: free_unsharded_flat_param = not state._is_root and ..., 'Do not free the root's "
+    "parameters in the post-forward for FULL_SHARD'), the two layer units in flight (current + BACKWARD_PRE "
+    "prefetch) in their stored 4-bit bytes, 0.5 B per weight (2 x 0.40 GiB, where 16 bits charged 3.19 GiB), "
+    "and bitsandbytes' 16-bit dequantized weight of the linear that runs (MatMul4Bit: "
+    "F.dequantize_4bit(B, quant_state).to(A.dtype), 0.44 GiB for a 28672 x 8192 MLP weight). The same guide's "
+    "run without offload, 35.6 GB, is within band (-8.6%): offload saved 16.0 GB there and 18.9 GiB in the "
+    "estimate, so about 2.9 GiB of the gap is specific to offload and about 3.1 GiB shared with the FSDP row "
+    "without it (not identified). Candidates for the offload-specific part, not confirmed: FSDP1's device copy "
+    "of each unit's host shard before its all-gather (FlatParamHandle.pre_unshard: flat_param_to(device)), the "
+    "LoRA units' gradients on their way to the host, and the allocator's reserve under the host-device copy "
+    "stream; the guide does not say how it measured the 19.6 GB.")
 
 # Cases outside their band, with the cause. No LitGPT row since the `litgpt` framework profile
 # (LitGPT's own modules, measured on CPU by tools/measure_litgpt.py) replaced the HF profile for

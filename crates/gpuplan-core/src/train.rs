@@ -43,6 +43,7 @@ macro_rules! why {
     };
 }
 
+mod fsdp;
 mod step;
 mod zero3;
 pub use step::{training_step, training_step_lean, training_step_validated, StepTime};
@@ -639,6 +640,20 @@ fn zero3_gathered(
                 explain,
                 "{:.2}B stage params × ({c} B gathered weights + {g} B unsharded gradients): FSDP2 under pipeline parallelism reshards and reduce-scatters after the last micro-batch only",
                 dev.total() / 1e9
+            ),
+        };
+    }
+    if fsdp::applies(setup) {
+        let (root, unit) = fsdp::units(setup, b);
+        return MemoryItem {
+            name: "ZeRO-3 gather buffers",
+            bytes: Bytes(root + fsdp::GATHERED_UNITS * unit),
+            basis: why!(
+                explain,
+                "torch FSDP: the root unit gathered through the step ({:.2} GB) + {} units in flight (current + prefetched) × {:.2} GB in their stored dtype",
+                root / 1e9,
+                fsdp::GATHERED_UNITS,
+                unit / 1e9
             ),
         };
     }
@@ -1942,6 +1957,45 @@ fn head_dequant_bytes(b: &ParamBreakdown, setup: &TrainingSetup) -> f64 {
     }
 }
 
+/// A 4-bit base linear's dequantized 16-bit weight while the linear runs, in forward and again in
+/// backward: bitsandbytes `MatMul4Bit.forward` computes `F.linear(A,
+/// F.dequantize_4bit(B, quant_state).to(A.dtype).t(), bias)` and its backward
+/// `grad_output @ dequantize_4bit(B).to(dtype).t()` (bitsandbytes/autograd/_functions.py); torchao's
+/// `linear_nf4` (torchtune QLoRA) `F.linear(input, weight.to(input.dtype))`. One linear at a time:
+/// the largest on the device. 2 B per weight; LitGPT 4 B (Lightning quantizes from fp16, so the
+/// fp16 result and its bf16 cast meet, as for the quantized head).
+fn dequant_transient(b: &ParamBreakdown, setup: &TrainingSetup) -> f64 {
+    if !setup.task.is_peft()
+        || !matches!(
+            setup.base_weights(),
+            BaseWeights::Nf4 | BaseWeights::Nf4NoDq
+        )
+    {
+        return 0.0;
+    }
+    let p = setup.parallel;
+    // One expert's weight at a time (over expert-TP), a dense weight over TP.
+    let largest = b
+        .groups
+        .iter()
+        .flat_map(|g| g.linears.iter())
+        .map(|l| {
+            let split = if l.copies > 1 {
+                layout::expert_tp(&p)
+            } else {
+                p.tp
+            };
+            (l.d_in * l.d_out) as f64 / split as f64
+        })
+        .fold(0.0, f64::max);
+    let per_weight = if setup.framework == Framework::LitGpt {
+        4.0
+    } else {
+        2.0
+    };
+    largest * per_weight
+}
+
 /// QLoRA under bitsandbytes < 0.43.2 (`bnb_saves_inputs`): the 4-bit matmul keeps its input.
 fn bnb_keeps_inputs(setup: &TrainingSetup) -> bool {
     setup.bnb_saves_inputs
@@ -2098,8 +2152,11 @@ fn step_buffers(
         cached_copies_in_loss: setup.framework != Framework::LitGpt,
         saved_layers: acts.saved_layers,
         saved_outside: acts.saved_outside,
-        layer_working: acts.layer_working + 2.0 * copies.one_layer + unit_gradients(setup, c, b),
-        forward_working: acts.forward_working,
+        layer_working: acts.layer_working
+            + 2.0 * copies.one_layer
+            + unit_gradients(setup, c, b)
+            + dequant_transient(b, setup),
+        forward_working: acts.forward_working + dequant_transient(b, setup),
         rope_cache: rope_cache(m, setup),
         logits_elems: acts.logits_elems,
         logits_dtype_bytes: acts.logits_dtype_bytes,

@@ -443,6 +443,13 @@ pub struct Parallelism {
     /// the fp32 grad buffer), Megatron-Core's `grad_reduce_in_fp32`, FSDP's fp32 `reduce_dtype`.
     /// Parameters are still gathered in 16 bit. Default: off.
     pub grad_reduce_fp32: bool,
+    /// torch FSDP with the token embedding and the LM head wrapped as units of their own
+    /// (torchtune `custom_sharded_layers: ['tok_embeddings', 'output']`, full_finetune_distributed
+    /// @30b8519e8): they reshard after forward like the layers, and the root unit FSDP keeps
+    /// gathered through the step holds only the final norm. Default off: the layers are the only
+    /// wrapped units (torchtitan, torchtune's LoRA recipes, accelerate's transformer auto-wrap),
+    /// so the root holds embedding, final norm and head.
+    pub fsdp_wrap_embeddings: bool,
 }
 
 impl Parallelism {
@@ -481,6 +488,7 @@ impl Default for Parallelism {
             overlap_param_gather: None,
             grad_all_reduce: false,
             grad_reduce_fp32: false,
+            fsdp_wrap_embeddings: false,
         }
     }
 }

@@ -71,9 +71,11 @@ fn published_training_peaks_within_their_bands() {
     // row with parameter offload and seven Qwen-1.8B (v1) README rows (LoRA at 256-4096 tokens,
     // LoRA (emb) at 512 and 1024, −10.2%: the 1.8B session's common shortfall; the 7B row at 4096
     // tokens left when the 7B/14B rows got PEFT 0.5.0's fp32 adapters), both diagnosed in part only
-    // (tools/gen_cases_mem.py): a guard, so that a new one is noticed.
+    // (tools/gen_cases_mem.py); torchtune's 70B LoRA row since FSDP2's root unit (embedding and
+    // head, 3.91 GiB gathered) is modelled (−1.0% → +10.6%, diagnosed in part: tools/gen_cases.py):
+    // a guard, so that a new one is noticed.
     let known = rows.iter().filter(|r| r.2).count();
-    assert!(known <= 9, "{known} known deviations\n{report}");
+    assert!(known <= 10, "{known} known deviations\n{report}");
     // None beyond 15% unless a recorded known_deviation with its cause.
     for (id, e, kd) in &rows {
         assert!(e.abs() <= 0.15 || *kd, "{id}: {:+.1}%\n{report}", e * 100.0);
@@ -82,7 +84,7 @@ fn published_training_peaks_within_their_bands() {
     abs.sort_by(f64::total_cmp);
     let median = (abs[(abs.len() - 1) / 2] + abs[abs.len() / 2]) / 2.0;
     println!(
-        "out-of-sample median |error| {:.1}% over {}",
+        "out-of-sample median |error| {:.2}% over {}",
         median * 100.0,
         rows.len()
     );
