@@ -611,8 +611,10 @@ fn divisors_below(n: u64, max: u64) -> String {
         .join(", ")
 }
 
-/// What ZeRO-3 / FSDP keeps gathered beyond the shards. Without pipeline parallelism: two
-/// gathered layers in flight (current + prefetch), DeepSpeed's 4 × largest_layer_params.
+/// What ZeRO-3 / FSDP keeps gathered beyond the shards. Without pipeline parallelism: under
+/// DeepSpeed two gathered layers in flight (current + prefetch), DeepSpeed's
+/// 4 × largest_layer_params; under torch FSDP the root unit for the whole step and two units in
+/// their stored dtype ([`fsdp`]).
 /// FSDP2 under pipeline parallelism (torchtitan) keeps the whole stage gathered from the first
 /// forward to the last backward — `reshard_after_forward=False` when PP is on
 /// (torchtitan/parallelisms/parallelize_llama.py @9dec370 lines 326-329) and, for every backward,

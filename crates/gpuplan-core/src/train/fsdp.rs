@@ -18,9 +18,14 @@
 //!
 //! Prefetch depth. FSDP1 with `backward_prefetch=BACKWARD_PRE` (the default) all-gathers the next
 //! unit before the current unit's gradient computation, and `limit_all_gathers` (default on)
-//! lets at most two all-gathers run ahead of the frees (`_FreeEventQueue`, `_max_num_inflight_all_gathers
-//! = 2`); FSDP2 prefetches one unit in backward (`_backward_prefetch`, one `_prev` group) and in
-//! forward issues the next unit's all-gather as the current one computes. Two units.
+//! bounds the all-gathers that run ahead of the frees (torch/distributed/fsdp/_limiter_utils.py
+//! `_FreeEventQueue`: `_max_num_inflight_all_gathers = 2`); FSDP2 prefetches one unit in backward
+//! (torch/distributed/_composable/fsdp/_fsdp_param_group.py `_backward_prefetch`: the group at
+//! `curr_index - 1` of the post-forward order) and in forward issues the next unit's all-gather
+//! as the current one computes. Two units. Not modelled: FSDP2 keeps the last all-gather's output
+//! buffer (`AllGatherState`) until the next all-gather's copy-in, and FSDP1's rate limiter lets
+//! the caching allocator hold freed blocks of two units whose frees have not run yet (reserved,
+//! not allocated, memory).
 //!
 //! Storage dtype. A unit is gathered in the dtype its flat parameter holds: the mixed-precision
 //! `param_dtype` (16 bit) for trained weights; for a frozen bitsandbytes 4-bit base stored in a
