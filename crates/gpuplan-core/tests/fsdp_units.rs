@@ -1,0 +1,114 @@
+//! What ZeRO-3 / FSDP keeps gathered (train/fsdp.rs) and the 4-bit base's dequantized linear, each
+//! checked by the bytes of its mechanism on Llama-3.1-8B (h 4096, MLP 14336, vocab 128256,
+//! untied head; a layer 218,112,000 parameters, 218,103,808 of them in linears).
+
+use gpuplan_core::constants::Tunables;
+use gpuplan_core::hardware::{find_gpu, ClusterSpec, InterLink};
+use gpuplan_core::model::{find_preset, ModelSpec};
+use gpuplan_core::train::{training_memory, TrainingMemory};
+use gpuplan_core::units::Bandwidth;
+use gpuplan_core::workload::*;
+
+const EMB: f64 = 128_256.0 * 4096.0;
+const LAYER_LINEARS: f64 = 218_103_808.0;
+const LAYER: f64 = LAYER_LINEARS + 2.0 * 4096.0;
+
+fn model() -> ModelSpec {
+    find_preset("Llama-3.1-8B").unwrap().model.clone()
+}
+
+fn mem(s: &TrainingSetup, gpus: u64) -> TrainingMemory {
+    let c = ClusterSpec::new(
+        find_gpu("a100-80g").unwrap(),
+        gpus,
+        1,
+        InterLink::Rdma,
+        Bandwidth::from_gbit_per_s(800.0),
+    )
+    .unwrap();
+    training_memory(&model(), s, &c, &Tunables::default()).unwrap()
+}
+
+fn gathered(m: &TrainingMemory) -> f64 {
+    m.items
+        .iter()
+        .find(|i| i.name == "ZeRO-3 gather buffers")
+        .map(|i| i.bytes.0)
+        .unwrap()
+}
+
+fn zero3(task: TrainTask) -> TrainingSetup {
+    let mut s = TrainingSetup {
+        task,
+        precision: Precision::AmpBf16,
+        recompute: Recompute::Full,
+        seq_len: 2048,
+        ..TrainingSetup::default()
+    };
+    s.parallel.zero = 3;
+    s
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+}
+
+/// torch FSDP: the root (embedding + head + final norm) for the whole step and two layers in
+/// flight; DeepSpeed: two of the largest layer (here the embedding); torchtune's
+/// `custom_sharded_layers`: the final norm at the root and the embedding as the largest unit.
+#[test]
+fn fsdp_holds_the_root_and_two_units_deepspeed_two_largest_layers() {
+    let s = zero3(TrainTask::FullFinetune);
+    let root = (2.0 * EMB + 4096.0) * 2.0;
+    let fsdp = gathered(&mem(&s, 8));
+    assert!(close(fsdp, root + 2.0 * LAYER * 2.0), "{fsdp}");
+    let mut ds = s.clone();
+    ds.deepspeed = true;
+    assert!(close(gathered(&mem(&ds, 8)), 2.0 * EMB * 2.0));
+    let mut wrapped = s;
+    wrapped.parallel.fsdp_wrap_embeddings = true;
+    let w = gathered(&mem(&wrapped, 8));
+    assert!(close(w, 4096.0 * 2.0 + 2.0 * EMB * 2.0), "{w}");
+}
+
+/// A bitsandbytes 4-bit base in bf16 storage gathers 0.5 B per linear weight (its constants stay
+/// whole on every GPU, counted apart); torchao's NF4 gathers them with its scalers (4.127 bits).
+#[test]
+fn a_four_bit_base_is_gathered_in_its_stored_bytes() {
+    let mut s = zero3(TrainTask::Qlora);
+    s.bnb_quant_state_replicated = true;
+    let root = (2.0 * EMB + 4096.0) * 2.0;
+    let bnb = gathered(&mem(&s, 2));
+    let layer = LAYER_LINEARS * 0.5 + 2.0 * 4096.0 * 2.0;
+    assert!(close(bnb, root + 2.0 * layer), "{bnb}");
+    s.bnb_quant_state_replicated = false;
+    let nf4 = gathered(&mem(&s, 2));
+    let layer = LAYER_LINEARS * 4.127 / 8.0 + 2.0 * 4096.0 * 2.0;
+    assert!(close(nf4, root + 2.0 * layer), "{nf4}");
+}
+
+/// The 4-bit linears' dequantized 16-bit weight joins the layer working sets, forward and
+/// backward: the largest linear (gate/up, 4096 × 14336) × 2 B; a bf16 base has none.
+#[test]
+fn a_four_bit_base_dequantizes_its_largest_linear_while_it_runs() {
+    let mut q = zero3(TrainTask::Qlora);
+    q.parallel.zero = 0;
+    let mut l = q.clone();
+    l.lora.base = Some(BaseWeights::Bf16);
+    let (mq, ml) = (mem(&q, 1), mem(&l, 1));
+    let part = |m: &TrainingMemory, phase: &str, name: &str| {
+        let p = m.timeline.phases.iter().find(|p| p.phase == phase).unwrap();
+        p.components
+            .iter()
+            .find(|c| c.0 == name)
+            .map_or(0.0, |c| c.1 .0)
+    };
+    let dequant = 4096.0 * 14336.0 * 2.0;
+    let bwd = "backward: layers";
+    let d = part(&mq, bwd, "layer working set") - part(&ml, bwd, "layer working set");
+    assert!(close(d, dequant), "{d} vs {dequant}");
+    let fwd = "forward: layers";
+    let name = "layer forward working set";
+    let d = part(&mq, fwd, name) - part(&ml, fwd, name);
+    assert!(close(d, dequant), "{d} vs {dequant}");
+}
