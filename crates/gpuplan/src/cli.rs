@@ -380,6 +380,10 @@ pub struct EstimateArgs {
     /// Per-node network bandwidth, Gbit/s.
     #[arg(long)]
     pub inter_gbit: Option<f64>,
+    /// Host vCPUs (hardware threads) per node: image models are capped at what they can decode
+    /// (vCPUs × nodes × image_decode_per_core). With --instance, the catalog's vCPUs by default.
+    #[arg(long, value_name = "N")]
+    pub host_vcpus: Option<u64>,
     /// Sequences per GPU per forward/backward pass [default: 1].
     #[arg(long, value_name = "N")]
     pub micro_batch: Option<u64>,

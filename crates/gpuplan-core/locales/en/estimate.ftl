@@ -63,7 +63,7 @@ est-job = job: { $amount } { $unit } in { $steps } steps: { $wall } wall-clock, 
 est-job-missing = job: give --tokens (or --samples and --epochs) for wall-clock time and GPU-hours
 est-data = data: { $rate } samples/s → read { $read }{ $cores ->
     [none] {""}
-   *[other] , ~{ $cores } host CPU cores for decode/augment
+   *[other] , ~{ $cores } host vCPUs for decode/augment
 }; checkpoint { $ckpt } (weights { $weights }), write at 1 GB/s: { $write }
 est-col-bottleneck = bottleneck: { $b }
 est-serve-title = { $model }: serving with { $weights } weights, { $kv } KV cache, TP { $tp }, engine { $engine }, gpu_memory_utilization { $util }, max_model_len { $len }

@@ -63,7 +63,7 @@ est-job = 任务：{ $amount } { $unit }，共 { $steps } 步：耗时 { $wall }
 est-job-missing = 任务：给出 --tokens（或 --samples 加 --epochs）才能估算耗时和卡时
 est-data = 数据：每秒 { $rate } 个样本 → 读取 { $read }{ $cores ->
     [none] {""}
-   *[other] ，解码/增强约需 { $cores } 个主机 CPU 核
+   *[other] ，解码/增强约需 { $cores } 个主机 vCPU
 }；检查点 { $ckpt }（权重 { $weights }），按 1 GB/s 写入：{ $write }
 est-col-bottleneck = 瓶颈：{ $b }
 est-serve-title = { $model }：推理服务，{ $weights } 权重，{ $kv } KV 缓存，TP { $tp }，引擎 { $engine }，gpu_memory_utilization { $util }，max_model_len { $len }
