@@ -892,13 +892,24 @@ fn step_rows(
         ),
         row("est-step-p2p", st.pp_comm, String::new()),
         row("est-step-ep", st.ep_comm, String::new()),
-        vec![
-            label_note(&t("plan-step-step"), &bottleneck, l),
-            st.step.to_string(),
-            "100%".into(),
-            String::new(),
-        ],
     ]);
+    // The host-CPU ceiling stretches the step beyond its GPU parts: the rest is input wait.
+    if st.bottleneck == "host-cpu" {
+        let gpu = st.compute
+            + st.pipeline_bubble
+            + st.tp_comm
+            + st.cp_comm
+            + st.dp_comm_exposed
+            + st.pp_comm
+            + st.ep_comm;
+        rows.push(row("est-step-host", st.step - gpu, String::new()));
+    }
+    rows.extend([vec![
+        label_note(&t("plan-step-step"), &bottleneck, l),
+        st.step.to_string(),
+        "100%".into(),
+        String::new(),
+    ]]);
     rows
 }
 
