@@ -67,6 +67,7 @@ ESTIMATE_FLAGS = [
     ("gpus-per-node", "u64", "gpus_per_node", False, E_TRAIN),
     ("nodes", "u64", "nodes", False, E_TRAIN),
     ("inter-gbit", "f64", "inter_gbit", False, E_TRAIN),
+    ("host-vcpus", "u64", "host_vcpus", False, E_TRAIN),
     ("micro-batch", "u64", "micro_batch", False, E_TRAIN),
     ("grad-accum", "u64", "grad_accum", False, E_TRAIN),
     ("zero", "u8", "zero", True, E_TRAIN),
@@ -165,7 +166,7 @@ def workload_keys():
     for k in ["tp", "max_model_len", "max_num_batched_tokens", "block_size", "batch",
               "input_tokens", "output_tokens", "gpu_memory_utilization"]:
         keys.append(("inference", k, k, False, est))
-    for k in ["gpus_per_node", "nodes", "inter_gbit", "intra_gbs"]:
+    for k in ["gpus_per_node", "nodes", "inter_gbit", "intra_gbs", "host_vcpus"]:
         keys.append(("hardware", k, k, False, est))
     return keys
 

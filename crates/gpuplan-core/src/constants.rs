@@ -140,8 +140,11 @@ pub struct Tunables {
     /// "about 10–20%" of pay-as-you-go; Alibaba says it "can fall to 10%"; Huawei states no range.
     /// We take the upper end, 0.2, and label every such price an estimate.
     pub spot_price_fraction: f64,
-    /// Host-side decode+augment rate for ImageNet-style JPEG training, images/s per CPU core.
-    /// Assumption: ~100–200 img/s/core for PIL-SIMD-class ResNet preprocessing; 150.
+    /// Host-side decode+augment rate for ImageNet-style JPEG training, images/s per vCPU
+    /// (hardware thread; the name predates that choice). Assumption: 150, not fitted: no published
+    /// per-thread rate of the ResNet pipeline (decode + random-resized crop + flip) was found, and
+    /// the DGX ResNet rows cannot fix one (no single rate fits both 8-GPU rows,
+    /// tests/host_cpu.rs). Used by `train::host_decode_cap` (plan and estimate).
     pub image_decode_per_core: f64,
     /// Hours between training checkpoints when the job does not say. Assumption: 1 h, the order
     /// of the defaults people run with (HF Trainer `save_steps` 500 at 5–10 s/step ≈ 0.7–1.4 h).

@@ -308,6 +308,10 @@ pub struct ClusterSpec {
     pub inter_link: InterLink,
     /// One-direction bandwidth per node across nodes (sum of its NICs).
     pub inter_bandwidth: Bandwidth,
+    /// Host vCPUs (hardware threads) per node, when known: image models are capped at what they
+    /// can decode (`train::host`). `None`: no host ceiling.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_vcpus: Option<u64>,
 }
 
 /// Most GPUs in one node.
@@ -362,6 +366,7 @@ impl ClusterSpec {
             intra_bandwidth: intra,
             inter_link,
             inter_bandwidth,
+            host_vcpus: None,
         })
     }
     pub fn total_gpus(&self) -> u64 {

@@ -7,8 +7,8 @@ use crate::hardware::{find_gpu, ClusterSpec, InterLink};
 use crate::infer::{latency, serving_memory, Latency, ServingMemory};
 use crate::model::{param_breakdown, ModelSpec, ParamBreakdown};
 use crate::train::{
-    data_path, training_memory, training_step, training_totals, DataPath, StepTime, TrainingMemory,
-    TrainingTotals,
+    apply_host_decode_cap, data_path, training_memory, training_step, training_totals, DataPath,
+    StepTime, TrainingMemory, TrainingTotals,
 };
 use crate::units::Bandwidth;
 use crate::workload::{InferenceSetup, TrainingSetup};
@@ -27,6 +27,10 @@ pub struct HardwareInput {
     pub inter_gbit: f64,
     /// Override of the intra-node per-GPU one-direction bandwidth, GB/s.
     pub intra_gbs: Option<f64>,
+    /// Host vCPUs (hardware threads) per node: image models are capped at vCPUs × nodes ×
+    /// `image_decode_per_core` samples/s. Unset: no host ceiling.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_vcpus: Option<u64>,
 }
 
 impl Default for HardwareInput {
@@ -38,12 +42,15 @@ impl Default for HardwareInput {
             inter_link: InterLink::Rdma,
             inter_gbit: 800.0,
             intra_gbs: None,
+            host_vcpus: None,
         }
     }
 }
 
 /// Fastest link accepted, Gbit/s per node or GB/s per GPU (10^6: far above any real link).
 pub const MAX_LINK_GBIT: f64 = 1e6;
+/// Most host vCPUs per node accepted (far above any real server).
+pub const MAX_HOST_VCPUS: u64 = 65_536;
 
 impl HardwareInput {
     pub fn cluster(&self) -> Result<ClusterSpec, CoreError> {
@@ -79,8 +86,23 @@ impl HardwareInput {
             }
             c.intra_bandwidth = Bandwidth::from_gb_per_s(g);
         }
+        if let Some(v) = self.host_vcpus {
+            c.host_vcpus = Some(check_host_vcpus(v)?);
+        }
         Ok(c)
     }
+}
+
+/// A host's vCPUs per node, 1 to [`MAX_HOST_VCPUS`].
+pub fn check_host_vcpus(v: u64) -> Result<u64, CoreError> {
+    if v == 0 || v > MAX_HOST_VCPUS {
+        return Err(CoreError::invalid(
+            "hardware.host_vcpus",
+            v,
+            "hardware threads per node, 1 to 65536, e.g. 256 for 2 × 64 cores with SMT",
+        ));
+    }
+    Ok(v)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -240,7 +262,10 @@ pub fn estimate_training(
     };
     let memory = training_memory(m, s, c, tun)?;
     let (step, step_unavailable) = match training_step(m, s, c, tun) {
-        Ok(st) => (Some(st), None),
+        Ok(mut st) => {
+            apply_host_decode_cap(m, s, &mut st, c.host_vcpus, c.nodes, tun);
+            (Some(st), None)
+        }
         Err(CoreError::InvalidField { field, fix, .. }) if field == "gpu" || field == "model" => {
             (None, Some(fix))
         }

@@ -44,8 +44,12 @@ macro_rules! why {
 }
 
 mod fsdp;
+mod host;
 mod step;
 mod zero3;
+pub use host::{
+    apply_host_decode_cap, cap_step, decodes_images_on_host, host_decode_cap, samples_per_second,
+};
 pub use step::{training_step, training_step_lean, training_step_validated, StepTime};
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -2751,7 +2755,8 @@ pub struct DataPath {
     pub samples_per_second: f64,
     /// Read throughput the input pipeline must sustain.
     pub read_bandwidth: Bandwidth,
-    /// Host CPU cores for decoding/augmentation (image models), if applicable.
+    /// Host vCPUs (hardware threads) for decoding/augmentation (image models), if applicable:
+    /// samples/s ÷ `image_decode_per_core` (a rate per vCPU, `train::host`).
     pub cpu_cores_for_decode: Option<f64>,
     /// Weights + optimizer states (the full training state written at a checkpoint).
     pub checkpoint_size: Bytes,
@@ -2764,11 +2769,7 @@ pub struct DataPath {
 pub fn data_path(m: &ModelSpec, setup: &TrainingSetup, st: &StepTime, tun: &Tunables) -> DataPath {
     let b = param_breakdown_shared(m);
     let is_opaque = m.transformer().is_none();
-    let samples_per_second = if is_opaque {
-        st.tokens_per_second
-    } else {
-        st.tokens_per_second / setup.seq_len as f64
-    };
+    let samples_per_second = samples_per_second(m, setup, st.tokens_per_second);
     let sample_bytes = setup
         .bytes_per_sample
         .unwrap_or_else(|| match &m.architecture {
@@ -2776,8 +2777,7 @@ pub fn data_path(m: &ModelSpec, setup: &TrainingSetup, st: &StepTime, tun: &Tuna
             // Tokenised text: ~4 bytes per token as uint32 ids (pre-tokenised), raw text similar.
             Architecture::Transformer(_) => 4.0 * setup.seq_len as f64,
         });
-    let image = matches!(&m.architecture, Architecture::Opaque(o) if o.model_type == "resnet")
-        || m.model_type() == "vit";
+    let image = decodes_images_on_host(m);
     let params = b.total as f64;
     let (ckpt, weights) = if setup.task.is_peft() {
         let lora = lora_params(&b, setup.lora.rank, &setup.lora.targets);

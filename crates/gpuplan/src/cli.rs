@@ -380,6 +380,10 @@ pub struct EstimateArgs {
     /// Per-node network bandwidth, Gbit/s.
     #[arg(long)]
     pub inter_gbit: Option<f64>,
+    /// Host vCPUs (hardware threads) per node: image models are capped at vCPUs × nodes ×
+    /// image_decode_per_core samples/s [default: none; with --instance, the catalog's vCPUs]
+    #[arg(long, value_name = "N")]
+    pub host_vcpus: Option<u64>,
     /// Sequences per GPU per forward/backward pass [default: 1].
     #[arg(long, value_name = "N")]
     pub micro_batch: Option<u64>,

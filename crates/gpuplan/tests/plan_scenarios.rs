@@ -943,3 +943,118 @@ fn zh_output_of_the_nine_scenarios_is_chinese() {
         found.join("\n")
     );
 }
+
+/// Issue 10: `estimate --instance` applies the planner's host-CPU ceiling (one function,
+/// `train::host_decode_cap`, with the catalog's vCPUs): a plan the host CPUs bind, re-estimated
+/// on its instance and node count, gives the same images/s and names the same bottleneck.
+#[test]
+fn estimate_on_a_plans_instance_applies_the_same_host_ceiling() {
+    let (code, v) = plan_json(&[
+        "-m",
+        "ResNet-50",
+        "--task",
+        "pretrain",
+        "--samples",
+        "1.28e6",
+        "--epochs",
+        "90",
+        "--bytes-per-sample",
+        "110000",
+        "--provider",
+        "alibaba",
+        "--top",
+        "400",
+    ]);
+    assert_eq!(code, Some(0));
+    let p = plans(&v)
+        .iter()
+        .find(|p| p["train"]["step"]["bottleneck"] == "host-cpu")
+        .expect("some plan is bound by its host CPUs");
+    let id = p["instance"]["id"].as_str().unwrap();
+    let nodes = p["nodes"].as_u64().unwrap().to_string();
+    let mb = p["train"]["setup"]["micro_batch"]
+        .as_u64()
+        .unwrap()
+        .to_string();
+    let o = run(&[
+        "estimate",
+        "--format",
+        "json",
+        "-m",
+        "ResNet-50",
+        "--task",
+        "pretrain",
+        "--instance",
+        id,
+        "--nodes",
+        &nodes,
+        "--micro-batch",
+        &mb,
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let e: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let want = p["train"]["step"]["tokens_per_second"].as_f64().unwrap();
+    let got = e["estimate"]["step"]["tokens_per_second"].as_f64().unwrap();
+    assert!(
+        (got - want).abs() < 1e-6 * want,
+        "{id}: estimate {got}, plan {want}"
+    );
+    assert_eq!(e["estimate"]["step"]["bottleneck"], "host-cpu");
+    let vcpu = p["instance"]["vcpu"].as_u64().unwrap();
+    assert_eq!(e["hardware"]["host_vcpus"].as_u64(), Some(vcpu));
+}
+
+/// Issue 10: the planner's host ceiling is compared in samples/s. A ViT counts 197 tokens per
+/// 224² image; comparing the ceiling (images/s) with tokens/s, as before, capped every ViT plan
+/// at 1/197 of its rate (MFU ~0.3%). A plan the host binds runs at vCPUs × nodes × 150 images/s.
+#[test]
+fn vit_plans_take_the_host_ceiling_in_images() {
+    let dir = std::env::temp_dir().join(format!("gpuplan-vit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg = dir.join("config.json");
+    std::fs::write(
+        &cfg,
+        r#"{"model_type": "vit", "hidden_size": 768, "num_hidden_layers": 12,
+            "num_attention_heads": 12, "intermediate_size": 3072, "image_size": 224,
+            "patch_size": 16, "num_labels": 1000}"#,
+    )
+    .unwrap();
+    let (code, v) = plan_json(&[
+        "--model-config",
+        cfg.to_str().unwrap(),
+        "--task",
+        "pretrain",
+        "--samples",
+        "1.28e6",
+        "--epochs",
+        "10",
+        "--provider",
+        "alibaba",
+        "--top",
+        "100",
+    ]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(code, Some(0), "{v}");
+    for p in plans(&v) {
+        let st = &p["train"]["step"];
+        assert!(
+            st["mfu"].as_f64().unwrap() > 0.05,
+            "{}: {st}",
+            p["instance"]["id"]
+        );
+        if st["bottleneck"] == "host-cpu" {
+            let images = st["tokens_per_second"].as_f64().unwrap() / 197.0;
+            let cap =
+                p["instance"]["vcpu"].as_f64().unwrap() * p["nodes"].as_f64().unwrap() * 150.0;
+            assert!(
+                (images / cap - 1.0).abs() < 1e-6,
+                "{images} images/s vs {cap}"
+            );
+        }
+    }
+}

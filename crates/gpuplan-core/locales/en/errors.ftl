@@ -107,6 +107,7 @@ hf-divisible-by-heads = must be divisible by the number of attention heads ({ $h
 hf-bad-key = { $why } (config.json key `{ $key }`)
 fix-a-latency-target-in-seconds-more = a latency target in seconds, more than 0 and at most 3600 (e.g. --ttft 2 --tpot 0.06)
 fix-per-node-network-bandwidth-in-gbit = per-node network bandwidth in Gbit/s, e.g. 100 or 800
+fix-host-vcpus = hardware threads per node, 1 to 65536, e.g. 256 for 2 × 64 cores with SMT
 fix-the-shapes-describe-more-than-1e15 = the shapes describe more than 1e15 parameters: check hidden_size, num_hidden_layers, intermediate_size and the expert counts
 fix-tensorflow-and-jax-have-no-maintained = TensorFlow and JAX have no maintained Ascend backend for training
 fix-mindspore-and-paddlepaddle-training-on-amd = MindSpore and PaddlePaddle training on AMD Instinct is not supported upstream

@@ -57,13 +57,14 @@ est-coll-ep = expert all-to-all
 est-step-title = time per optimizer step
 est-step-p2p = pipeline p2p
 est-step-ep = expert all-to-all
+est-step-host = waiting for the host CPUs (image decode)
 est-throughput = throughput: { $rate } { $unit }/s ({ $per } per GPU), MFU { $mfu } (HFU { $hfu }); { $model_tf } TFLOP/s per GPU in model FLOPs, { $hw_tf } in hardware FLOPs (with recompute)
 est-time-unavailable = time: not estimated: { $why }
 est-job = job: { $amount } { $unit } in { $steps } steps: { $wall } wall-clock, { $gpu_hours } GPU-hours ({ $flops } model FLOPs)
 est-job-missing = job: give --tokens (or --samples and --epochs) for wall-clock time and GPU-hours
 est-data = data: { $rate } samples/s → read { $read }{ $cores ->
     [none] {""}
-   *[other] , ~{ $cores } host CPU cores for decode/augment
+   *[other] , ~{ $cores } host vCPUs for decode/augment
 }; checkpoint { $ckpt } (weights { $weights }), write at 1 GB/s: { $write }
 est-col-bottleneck = bottleneck: { $b }
 est-serve-title = { $model }: serving with { $weights } weights, { $kv } KV cache, TP { $tp }, engine { $engine }, gpu_memory_utilization { $util }, max_model_len { $len }

@@ -104,6 +104,7 @@ hf-divisible-by-heads = 必须能被注意力头数（{ $heads }）整除，或�
 hf-bad-key = { $why }（config.json 键 `{ $key }`）
 fix-a-latency-target-in-seconds-more = 以秒计的时延目标，大于 0 且不超过 3600（例如 --ttft 2 --tpot 0.06）
 fix-per-node-network-bandwidth-in-gbit = 每节点网络带宽（Gbit/s），例如 100 或 800
+fix-host-vcpus = 每节点的硬件线程（vCPU）数，1 到 65536，例如 2 颗 64 核 CPU 开启 SMT 时为 256
 fix-the-shapes-describe-more-than-1e15 = 这些形状对应超过 1e15 个参数：请检查 hidden_size、num_hidden_layers、intermediate_size 和专家数量
 fix-tensorflow-and-jax-have-no-maintained = TensorFlow 和 JAX 没有维护中的昇腾训练后端
 fix-mindspore-and-paddlepaddle-training-on-amd = 上游不支持在 AMD Instinct 上用 MindSpore 和 PaddlePaddle 训练

@@ -57,13 +57,14 @@ est-coll-ep = 专家 all-to-all
 est-step-title = 每个优化器步的时间
 est-step-p2p = 流水线点对点
 est-step-ep = 专家 all-to-all
+est-step-host = 等待主机 CPU（图像解码）
 est-throughput = 吞吐：{ $rate } { $unit }/s（每卡 { $per }），MFU { $mfu }（HFU { $hfu }）；每卡按模型 FLOPs 计 { $model_tf } TFLOP/s，按硬件 FLOPs（含重计算）计 { $hw_tf } TFLOP/s
 est-time-unavailable = 时间：未估算：{ $why }
 est-job = 任务：{ $amount } { $unit }，共 { $steps } 步：耗时 { $wall }，{ $gpu_hours } 卡时（模型计算量 { $flops } FLOPs）
 est-job-missing = 任务：给出 --tokens（或 --samples 加 --epochs）才能估算耗时和卡时
 est-data = 数据：每秒 { $rate } 个样本 → 读取 { $read }{ $cores ->
     [none] {""}
-   *[other] ，解码/增强约需 { $cores } 个主机 CPU 核
+   *[other] ，解码/增强约需 { $cores } 个主机 vCPU
 }；检查点 { $ckpt }（权重 { $weights }），按 1 GB/s 写入：{ $write }
 est-col-bottleneck = 瓶颈：{ $b }
 est-serve-title = { $model }：推理服务，{ $weights } 权重，{ $kv } KV 缓存，TP { $tp }，引擎 { $engine }，gpu_memory_utilization { $util }，max_model_len { $len }

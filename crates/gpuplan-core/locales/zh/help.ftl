@@ -60,6 +60,7 @@ help-arg-grad-all-reduce = 在更新本分片前对整份梯度做 all-reduce �
 help-arg-gradient-as-bucket-view = DDP gradient_as_bucket_view=True：all-reduce 桶中不再另存一份梯度
 help-arg-deepspeed = 由 DeepSpeed 引擎运行 ZeRO：计入其归约桶（reduce bucket），以及优化器步时本分片梯度的 fp32 副本
 help-arg-persistent-grads = 梯度在各步之间保留并原地清零（PyTorch < 2.0 的 zero_grad(set_to_none=False)，PyTorch 2.0 之前的 HF Trainer）
+help-arg-host-vcpus = 每节点主机 vCPU（硬件线程）数：图像模型的吞吐上限为 vCPU × 节点数 × image_decode_per_core 样本/秒（默认：不设上限；配合 --instance 时取目录中的 vCPU 数）
 help-arg-id = 实例规格 ID（ecs.gn7e-c16g1.4xlarge）、规格族（gn7e、GN10Xp）或 GPU ID（a100-80g）
 help-arg-image = 腾讯云：询价时指定的镜像 ID（公共镜像；价格是实例本身的）
 help-arg-image-size = 图像分辨率，宽x高（像素），用于模型的图像 token 规则（默认：1024x1024）

@@ -16,8 +16,8 @@ use crate::i18n::{Msg, Text};
 use crate::model::Architecture;
 use crate::train::DataPath;
 use crate::train::{
-    data_path, job_tokens, training_memory, training_memory_lean, training_step_lean,
-    training_step_validated, StepTime, TrainingMemory,
+    cap_step, data_path, host_decode_cap, job_tokens, training_memory, training_memory_lean,
+    training_step_lean, training_step_validated, StepTime, TrainingMemory,
 };
 use crate::units::Bytes;
 use crate::workload::{AttentionImpl, Recompute, TrainTask, TrainingSetup};
@@ -52,16 +52,6 @@ fn node_counts(max: u64) -> Vec<u64> {
 /// (bytes/s): 100 MB/s, a single cloud disk's order of magnitude.
 const FALLBACK_WRITE_BYTES_PER_S: f64 = 100e6;
 
-/// Scale a step's throughput by `ratio` (< 1) because something outside the GPUs binds.
-fn cap_step(step: &mut StepTime, ratio: f64, bottleneck: &'static str) {
-    step.tokens_per_second *= ratio;
-    step.tokens_per_second_per_gpu *= ratio;
-    step.mfu *= ratio;
-    step.hfu *= ratio;
-    step.step = step.step / ratio;
-    step.bottleneck = bottleneck;
-}
-
 /// The input path as a constraint: host decode (image models), the nodes' network and the
 /// storage class's throughput each cap the samples per second; the storage is sized for the
 /// dataset. Returns the storage chosen; caps `step` and says why in `caveats`.
@@ -81,18 +71,21 @@ fn input_limits(
     };
     // `data` was computed for the uncapped throughput.
     let uncapped = step.tokens_per_second.max(f64::MIN_POSITIVE);
-    if let Some(cap) = decode_cap(req, inst, nodes) {
-        if cap < step.tokens_per_second {
+    // The estimator's ceiling (`host_vcpus`), here with the instance's catalog vCPUs; compared
+    // in samples (`data` holds the uncapped rate).
+    let demand = data.samples_per_second;
+    if let Some(cap) = host_decode_cap(&req.model, inst.vcpu.map(u64::from), nodes, &req.tunables) {
+        if cap < demand {
             caveats.push(
                 Msg::new("cav-host-cpu-cap")
                     .arg("cap", format!("{cap:.0}"))
                     .arg("vcpu", inst.vcpu.unwrap_or(0))
                     .arg("nodes", nodes)
                     .arg("per_core", req.tunables.image_decode_per_core)
-                    .arg("gpus", format!("{:.0}", step.tokens_per_second))
+                    .arg("gpus", format!("{demand:.0}"))
                     .into(),
             );
-            cap_step(step, cap / step.tokens_per_second, "host-cpu");
+            cap_step(step, cap / demand, "host-cpu");
         }
     }
     // Read rate after the host cap, in bytes/s over all nodes.
@@ -616,17 +609,6 @@ fn default_global_batch(setup: &TrainingSetup, is_opaque: bool) -> u64 {
         (TrainTask::Pretrain, false) => 1024,
         _ => 64,
     }
-}
-
-/// Host decode capacity for image models: samples/s the CPUs can prepare.
-fn decode_cap(req: &PlanRequest, inst: &Instance, nodes: u64) -> Option<f64> {
-    let image = matches!(&req.model.architecture, Architecture::Opaque(o) if o.model_type == "resnet")
-        || req.model.model_type() == "vit";
-    if !image {
-        return None;
-    }
-    inst.vcpu
-        .map(|v| v as f64 * nodes as f64 * req.tunables.image_decode_per_core)
 }
 
 /// A training job as the planner receives it.

@@ -112,7 +112,7 @@ fn job_kind(file: &WorkloadFile, task: Option<TaskArg>) -> JobKind {
     }
 }
 
-/// `--gpu`, `--gpus-per-node`, `--nodes`, `--inter-link`, `--inter-gbit`.
+/// `--gpu`, `--gpus-per-node`, `--nodes`, `--inter-link`, `--inter-gbit`, `--host-vcpus`.
 fn apply_hardware_flags(a: &EstimateArgs, hw: &mut HardwareInput) -> Result<()> {
     if let Some(g) = &a.gpu {
         hw.gpu = g.clone();
@@ -123,6 +123,7 @@ fn apply_hardware_flags(a: &EstimateArgs, hw: &mut HardwareInput) -> Result<()> 
         hw.inter_link = parse_word("inter-link", l)?;
     }
     set!(a.inter_gbit => hw.inter_gbit);
+    set_opt!(a.host_vcpus => hw.host_vcpus);
     Ok(())
 }
 
@@ -372,11 +373,16 @@ fn instance_cluster(
                 .arg("id", id),
         )
     })?;
-    let (c, assumed) = gpuplan_core::plan::instance_cluster(
+    let (mut c, assumed) = gpuplan_core::plan::instance_cluster(
         inst,
         &std::sync::Arc::new(gpu.clone()),
         r.hardware.nodes,
     )?;
+    // The host ceiling the planner applies to this instance: its catalog vCPUs, unless given.
+    c.host_vcpus = match r.hardware.host_vcpus {
+        Some(v) => Some(gpuplan_core::job::check_host_vcpus(v)?),
+        None => inst.vcpu.map(u64::from),
+    };
     if let Some(note) = assumed {
         note_line(lang, note.get(lang));
     }
@@ -886,13 +892,24 @@ fn step_rows(
         ),
         row("est-step-p2p", st.pp_comm, String::new()),
         row("est-step-ep", st.ep_comm, String::new()),
-        vec![
-            label_note(&t("plan-step-step"), &bottleneck, l),
-            st.step.to_string(),
-            "100%".into(),
-            String::new(),
-        ],
     ]);
+    // The host-CPU ceiling stretches the step beyond its GPU parts: the rest is input wait.
+    if st.bottleneck == "host-cpu" {
+        let gpu = st.compute
+            + st.pipeline_bubble
+            + st.tp_comm
+            + st.cp_comm
+            + st.dp_comm_exposed
+            + st.pp_comm
+            + st.ep_comm;
+        rows.push(row("est-step-host", st.step - gpu, String::new()));
+    }
+    rows.extend([vec![
+        label_note(&t("plan-step-step"), &bottleneck, l),
+        st.step.to_string(),
+        "100%".into(),
+        String::new(),
+    ]]);
     rows
 }
 
