@@ -12,6 +12,10 @@ Families (each input is one gpuplan run, or one HTTP request for `api`):
            multimodal text_config/vision_config missing or inconsistent
   files    workload TOML, catalog TOML and provider price JSON edge cases
   export   export into unwritable, existing, symlinked and file-in-the-way directories
+  recent   the keys and configs of the ZeRO-3 gather / grad_reduce_fp32 / gpt_bigcode / fused
+           q/k/v LoRA / tp_allreduce changes: bad values name the key and the choices, valid ones
+           give sane estimates; MoE LoRA saves no more than 4x a full fine-tune's activations;
+           LoRA plans list module names only (fused_qkv says when q/k/v are one adapter)
   api      `gpuplan serve` bodies: JSON fuzz, huge arrays, deep nesting, wrong types
   sanity   ordinary questions: preset × task × provider × objective × size, each plan checked
            against independent invariants (memory within the GPU, MFU ≤ 0.75, priced plans first
@@ -77,11 +81,15 @@ def shows_non_number(s):
 
 class Case:
     def __init__(self, family, name, args, exit=None, frag=None, files=None, env=None, check=None,
-                 ok_exits=(0, 2, 3, 4)):
+                 ok_exits=(0, 2, 3, 4), need=(), absent=()):
         self.family, self.name, self.args = family, name, args
         self.exit, self.frag = exit, frag  # exit: required code; frag: str or tuple (any)
         self.files, self.env, self.check = files or {}, env or {}, check
         self.ok_exits = ok_exits
+        # A refusal's message must hold every `need` fragment (the key and its fix) and none of
+        # `absent` (a fix the input cannot take).
+        self.need, self.absent = need, absent
+        self.check_exits = (0,)  # the exits whose output `check` reads
 
 
 def run_case(c, bin_path):
@@ -110,7 +118,7 @@ def run_case(c, bin_path):
         err = p.stderr.decode("utf-8", "replace")
         res = {"code": p.returncode, "out": out, "err": err, "took": took, "dir": d}
         probs = judge(c, res)
-        if c.check and p.returncode == 0:
+        if c.check and p.returncode in c.check_exits:
             try:
                 probs += c.check(res) or []
             except Exception as e:  # a check that cannot read the output is itself a finding
@@ -142,6 +150,13 @@ def judge(c, r):
             probs.append(f"error does not name {' / '.join(frags)}")
     if code == 2 and not err.strip():
         probs.append("exit 2 with nothing on stderr")
+    if code == 2:
+        missing = [f for f in c.need if f.lower() not in err.lower()]
+        if missing:
+            probs.append(f"error does not name {' and '.join(missing)}")
+        offered = [f for f in c.absent if f.lower() in err.lower()]
+        if offered:
+            probs.append(f"error offers {' / '.join(offered)}, which this input cannot take")
     if probs:
         probs.append("stderr: " + err.strip()[:400].replace("\n", " | "))
     return probs
@@ -910,6 +925,201 @@ def misc():
 
 
 # ---------------------------------------------------------------------------------------------
+# Inputs added with the ZeRO-3/grad_reduce_fp32/gpt_bigcode/fused-LoRA/tp_allreduce changes
+
+
+BIGCODE = {  # bigcode/starcoderbase-1b config.json shapes (multi_query: one K/V head)
+    "model_type": "gpt_bigcode", "n_embd": 2048, "n_layer": 24, "n_head": 16, "n_inner": 8192,
+    "vocab_size": 49152, "n_positions": 8192, "multi_query": True, "activation_function": "gelu_pytorch_tanh",
+}
+QWEN1 = {  # Qwen/Qwen-7B config.json shapes (remote code, model_type qwen: fused c_attn)
+    "model_type": "qwen", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+    "intermediate_size": 22016, "vocab_size": 151936, "kv_channels": 128, "max_position_embeddings": 8192,
+    "seq_length": 8192, "no_bias": True,
+}
+
+
+def check_lora_targets_json(fused):
+    """`plan`/`estimate --format json` of a LoRA job: no internal marker among any setup's
+    targets; `fused_qkv` true exactly when q/k/v are one fused adapter."""
+    def check(r):
+        d = json.loads(r["out"])
+        probs, seen = [], []
+
+        def walk(o, path):
+            if isinstance(o, dict):
+                if "targets" in o and "rank" in o:
+                    seen.append((path, o))
+                for k, v in o.items():
+                    walk(v, f"{path}/{k}")
+            elif isinstance(o, list):
+                for i, v in enumerate(o):
+                    walk(v, f"{path}/{i}")
+        walk(d, "")
+        for path, lora in seen:
+            bad = [t for t in lora["targets"] if not re.fullmatch(r"[A-Za-z0-9_.\-]+", str(t))]
+            if bad:
+                probs.append(f"{path}/targets lists {bad}, not module names")
+            # A plan's modelled setup says fused_qkv; the request and an estimate's echo of the
+            # input keep the user's own form.
+            if path.startswith("/outcome/") and bool(lora.get("fused_qkv")) != fused:
+                probs.append(f"{path}: fused_qkv {lora.get('fused_qkv')}, expected {fused}")
+        if not seen:
+            probs.append("no LoRA setup in the output")
+        return probs
+    return check
+
+
+def check_moe_lora_vs_full(model, args):
+    """A LoRA job saves at most a few times a full fine-tune's activations: per adapted linear
+    a dropout mask (1 B) and its fp32 input (4 B) per input element, about 47h bytes per token
+    and layer over Llama's seven linears against the ~34h a layer saves (Korthikanti et al.),
+    so under 2.5x; 4x is the bound. Routed-expert adapters counted once per expert (not
+    top-k per token) broke it 17x."""
+    def check(r):
+        lora = json.loads(r["out"])["estimate"]["memory"]["saved_after_forward"]
+        full_args = [a if a != "lora" else "full" for a in args]
+        p = subprocess.run([BIN] + full_args, capture_output=True, timeout=TIMEOUT)
+        if p.returncode not in (0, 3):
+            return []
+        full = json.loads(p.stdout)["estimate"]["memory"]["saved_after_forward"]
+        if full > 0 and lora > 4 * full:
+            return [f"LoRA saves {lora / 2**30:.1f} GiB after forward, {lora / full:.1f}x the full fine-tune's {full / 2**30:.1f} GiB"]
+        return []
+    return check
+
+
+def recent():
+    c = []
+
+    def add(name, args, exit=None, frag=None, **kw):
+        c.append(Case("recent", name, args, exit=exit, frag=frag, **kw))
+
+    est = ["estimate", "-w", "{dir}/w.toml"]
+    # grad_reduce_fp32 ([training.parallel], workload file only)
+    tr = ('model = "{m}"\nkind = "training"\n[hardware]\ngpu = "H100"\ngpus_per_node = 8\nnodes = {n}\n'
+          '[training]\ntask = "{t}"\ntokens = 1e9\nframework = "{f}"\n[training.parallel]\nzero = {z}\n')
+    for v, ok in [("true", True), ("false", True), ('"yes"', False), ("1", False), ("nan", False),
+                  ('""', False), ("[true]", False), ("{ on = true }", False)]:
+        for m, t, f, z, n in [("Llama-3.1-8B", "full_finetune", "megatron", 1, 2), ("Llama-3.1-8B", "pretrain", "hugging_face", 3, 2),
+                              ("GPT-2", "lora", "hugging_face", 0, 1), ("Mixtral-8x7B", "full_finetune", "megatron", 1, 4)]:
+            text = tr.format(m=m, t=t, f=f, z=z, n=n) + f"grad_reduce_fp32 = {v}\n"
+            add(f"grad_reduce_fp32 = {v} {m} {t} {f} zero {z}", est + ["--format", "json"], None if ok else 2,
+                ("grad_reduce_fp32",), files={"w.toml": text}, need=() if ok else ("grad_reduce_fp32", "bool"),
+                ok_exits=(0, 3), check=(lambda r, m=m, t=t: check_estimate_json(r, m, "lora" if "lora" in t else "full")) if ok else None)
+    add("grad_reduce_fp32 in [training]", est, 2, None, need=("grad_reduce_fp32",),
+        files={"w.toml": tr.format(m="Llama-3.1-8B", t="full_finetune", f="megatron", z=1, n=1).replace(
+            "[training.parallel]", "grad_reduce_fp32 = true\n[training.parallel]")})
+    # tp_allreduce ([inference])
+    inf = ('model = "{m}"\nkind = "inference"\n[hardware]\ngpu = "{g}"\ngpus_per_node = {tp}\n[inference]\n'
+           'tp = {tp}\nengine = "{e}"\n')
+    for v in ['"custom"', '"nccl"']:
+        for m, g, tp, e in itertools.product(["Llama-3.1-8B", "Mixtral-8x7B", "Qwen2.5-0.5B"], ["H100", "A100", "L20"],
+                                             [1, 2, 4], ["trtllm", "vllm", "sglang", "static"]):
+            text = inf.format(m=m, g=g, tp=tp, e=e) + f"tp_allreduce = {v}\n"
+            add(f"tp_allreduce = {v} {m} {g} tp{tp} {e}", est + ["--format", "json"], None, ("tp", "tp_allreduce"),
+                files={"w.toml": text}, ok_exits=(0, 2, 3),
+                check=lambda r, m=m: check_estimate_json(r, m, "inference"))
+    for v in ['"NCCL"', '"mpi"', '""', "true", "1", "nan", '["nccl"]', '"custom "']:
+        text = inf.format(m="Llama-3.1-8B", g="H100", tp=2, e="trtllm") + f"tp_allreduce = {v}\n"
+        add(f"tp_allreduce = {v}", est, 2, None, files={"w.toml": text}, need=("tp_allreduce", "custom", "nccl"))
+    add("tp_allreduce = { nccl = 1 }", est, 2, None, need=("tp_allreduce",),
+        files={"w.toml": inf.format(m="Llama-3.1-8B", g="H100", tp=2, e="trtllm") + "tp_allreduce = { nccl = 1 }\n"})
+    add("tp_allreduce in [training]", est, 2, None, need=("tp_allreduce",),
+        files={"w.toml": tr.format(m="Llama-3.1-8B", t="full_finetune", f="megatron", z=1, n=1).replace(
+            "[training.parallel]", 'tp_allreduce = "nccl"\n[training.parallel]')})
+    for v in ["1", "true"]:
+        add(f"engine = {v} (choices named)", est, 2, None, need=("engine", "vllm"),
+            files={"w.toml": inf.format(m="Llama-3.1-8B", g="H100", tp=1, e="vllm").replace('engine = "vllm"', f"engine = {v}")})
+    # gpt_bigcode HF configs
+    cmds = {
+        "show": ["models", "show", "--config", "{dir}/config.json"],
+        "lora": ["estimate", "--model-config", "{dir}/config.json", "--task", "lora", "--gpu", "H100", "--gpus-per-node", "8", "--format", "json"],
+        "mlora": ["estimate", "--model-config", "{dir}/config.json", "--task", "lora", "--lora-targets", "c_attn", "--profile", "megatron", "--gpu", "H100", "--gpus-per-node", "8", "--format", "json"],
+        "serve": ["estimate", "--model-config", "{dir}/config.json", "--task", "inference", "--gpu", "H100", "--gpus-per-node", "4", "--tp", "4", "--format", "json"],
+        "serve1": ["estimate", "--model-config", "{dir}/config.json", "--task", "inference", "--gpu", "A100", "--format", "json"],
+        "plan": ["plan", "--model-config", "{dir}/config.json", "--task", "inference", "--provider", "alibaba", "--format", "json"],
+    }
+
+    def cfg(name, config, exit=None, frag=None, which=tuple(cmds), **kw):
+        text = config if isinstance(config, str) else json.dumps(config)
+        for w in which:
+            chk = None
+            if exit == 0 and w in ("lora", "mlora", "serve", "serve1"):
+                chk = lambda r, w=w: check_estimate_json(r, None, "inference" if "serve" in w else "lora")
+            c.append(Case("recent", f"bigcode {name} [{w}]", cmds[w], exit=exit, frag=frag,
+                          files={"config.json": text}, check=chk, **kw))
+
+    cfg("ok", BIGCODE, 0)
+    cfg("no n_inner (4h)", {k: v for k, v in BIGCODE.items() if k != "n_inner"}, 0)
+    cfg("n_inner null", dict(BIGCODE, n_inner=None), 0)
+    cfg("n_inner 0", dict(BIGCODE, n_inner=0), 2, ("n_inner",))
+    cfg("n_inner 1e15", dict(BIGCODE, n_inner=10**15), None, ("n_inner", "parameters"))
+    cfg("n_inner string", dict(BIGCODE, n_inner="8192"), 2, ("n_inner",))
+    cfg("odd heads 15 not dividing n_embd", dict(BIGCODE, n_head=15), 2, ("n_embd",), absent=("head_dim",))
+    cfg("odd heads 15 with head_dim (not read)", dict(BIGCODE, n_head=15, head_dim=128), 2, ("n_embd",), absent=("give head_dim",))
+    cfg("odd heads 25 dividing 1600", dict(BIGCODE, n_embd=1600, n_head=25), None, ("tp", "head"), which=("show", "lora", "mlora", "serve1", "plan"))
+    cfg("odd heads 25, tp 4", dict(BIGCODE, n_embd=1600, n_head=25), 2, ("tp",), which=("serve",))
+    cfg("one head", dict(BIGCODE, n_embd=128, n_head=1, n_inner=512), None, ("tp", "head"))
+    cfg("multi_query string", dict(BIGCODE, multi_query="true"), 2, ("multi_query",))
+    cfg("multi_query 1", dict(BIGCODE, multi_query=1), 2, ("multi_query",))
+    cfg("multi_query null", dict(BIGCODE, multi_query=None), 0)
+    cfg("multi_query false odd heads", dict(BIGCODE, multi_query=False, n_embd=1600, n_head=25), None, ("tp", "head"))
+    cfg("n_head 0", dict(BIGCODE, n_head=0), 2, ("n_head",))
+    cfg("no n_positions", {k: v for k, v in BIGCODE.items() if k != "n_positions"}, 0)
+    cfg("n_layer huge", dict(BIGCODE, n_layer=10**7), 2, ("n_layer",))
+    # ZeRO-3 with deepspeed on tiny and huge models
+    for m, task, (n, nodes), off in itertools.product(
+            ["GPT-2", "Qwen2.5-0.5B", "BERT-base-uncased", "T5-base", "ResNet-50", "Llama-3.1-405B",
+             "DeepSeek-V3", "Qwen3-235B-A22B", "Mixtral-8x7B"],
+            ["full", "lora", "qlora", "pretrain"], [(1, 1), (8, 1), (8, 16)],
+            [[], ["--offload-optimizer"], ["--offload-optimizer", "--offload-params"]]):
+        if task in ("lora", "qlora") and m == "ResNet-50":
+            continue
+        args = ["estimate", "-m", m, "--task", task, "--gpu", "H100", "--gpus-per-node", str(n), "--nodes", str(nodes),
+                "--zero", "3", "--deepspeed", "--tokens", "1e9", "--format", "json"] + off
+        add(f"zero3 deepspeed {' '.join(args[2:])}", args, None, ("zero", "deepspeed", "offload", "gpu"), ok_exits=(0, 2, 3),
+            check=lambda r, m=m, t=task: check_estimate_json(r, m, t))
+    for m in ["Mixtral-8x7B", "Qwen3-30B-A3B", "Qwen3-235B-A22B", "DeepSeek-V3", "Llama-3.1-8B"]:
+        args = ["estimate", "-m", m, "--task", "lora", "--gpu", "H100", "--gpus-per-node", "8", "--nodes", "2",
+                "--zero", "3", "--deepspeed", "--tokens", "1e9", "--format", "json"]
+        add(f"lora vs full activations {m}", args, None, None, ok_exits=(0, 3), check=check_moe_lora_vs_full(m, args))
+        c[-1].check_exits = (0, 3)  # a plan that does not fit still reports its memory
+    add("zero3 deepspeed megatron profile", ["estimate", "-m", "Llama-3.1-8B", "--task", "full", "--gpu", "H100",
+        "--gpus-per-node", "8", "--zero", "3", "--deepspeed", "--profile", "megatron"], None, ("deepspeed", "profile", "megatron"))
+    add("zero3 deepspeed plan", ["plan", "-m", "Llama-3.1-70B", "--task", "full", "--zero", "3", "--deepspeed",
+        "--tokens", "1e9", "--format", "json"], None, ("zero", "deepspeed"), ok_exits=(0, 2, 4),
+        check=lambda r: check_plan_json(r, "Llama-3.1-70B", "full"))
+    # LoRA under framework = megatron on fused c_attn (GPT-2, Qwen v1) and Megatron q/k/v
+    for targets, fused in [("c_attn", True), ("c_attn,c_proj", True), ("all-linear", True), ("c_proj,c_fc", False)]:
+        for prof in ["megatron", "hugging_face", "litgpt"]:
+            gpt2_fused = fused  # GPT-2's c_attn is one module in every profile
+            args = ["plan", "-m", "GPT-2", "--task", "lora", "--tokens", "1e8", "--lora-targets", targets,
+                    "--profile", prof, "--format", "json", "--top", "3"]
+            add(f"gpt2 lora {targets} {prof}", args, 0, None, check=check_lora_targets_json(gpt2_fused))
+    for targets, fused in [("q_proj,k_proj,v_proj", True), ("q_proj,v_proj", False), ("all-linear", True)]:
+        for prof, f in [("megatron", fused), ("hugging_face", False)]:
+            args = ["plan", "-m", "Llama-3.1-8B", "--task", "lora", "--tokens", "1e8", "--lora-targets", targets,
+                    "--profile", prof, "--format", "json", "--top", "3"]
+            add(f"llama lora {targets} {prof}", args, 0, None, check=check_lora_targets_json(f))
+            est_args = ["estimate", "-m", "Llama-3.1-8B", "--task", "lora", "--gpu", "H100", "--lora-targets", targets,
+                        "--profile", prof, "--format", "json"]
+            add(f"llama lora estimate {targets} {prof}", est_args, 0, None, check=check_lora_targets_json(f))
+    for targets, exit in [("c_attn", 0), ("c_attn,c_proj,w1,w2", 0), ("q_proj", 2), ("c_attn,zz", 2)]:
+        for prof in ["megatron", "hugging_face"]:
+            args = ["plan", "--model-config", "{dir}/config.json", "--task", "lora", "--tokens", "1e8",
+                    "--lora-targets", targets, "--profile", prof, "--format", "json", "--top", "3"]
+            add(f"qwen1 lora {targets} {prof}", args, exit, ("lora", "targets"), files={"config.json": json.dumps(QWEN1)},
+                check=check_lora_targets_json("c_attn" in targets) if exit == 0 else None)
+    add("qwen1 odd intermediate_size", ["models", "show", "--config", "{dir}/config.json"], None, ("intermediate_size",),
+        files={"config.json": json.dumps(dict(QWEN1, intermediate_size=22017))})
+    for m, targets, prof in [("GPT-2", "c_attn", "megatron"), ("Llama-3.1-8B", "q_proj,k_proj,v_proj", "megatron")]:
+        add(f"export {m} {targets} {prof}", ["plan", "--export", "{dir}/out", "-m", m, "--task", "lora",
+            "--tokens", "1e8", "--lora-targets", targets, "--profile", prof], 0)
+    return c
+
+
+# ---------------------------------------------------------------------------------------------
 # serve API
 
 
@@ -992,7 +1202,7 @@ def api_sweep(bin_path):
 
 
 FAMILIES = {"flags": flags, "combos": combos, "hfconfig": hfconfigs, "files": lambda: workload_files() + catalog_and_prices(),
-            "export": export_cases, "sanity": sanity, "esanity": esanity, "misc": misc}
+            "export": export_cases, "sanity": sanity, "esanity": esanity, "misc": misc, "recent": recent}
 
 
 def main():
@@ -1003,7 +1213,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("-v", action="store_true", help="print every case's exit code")
     a = ap.parse_args()
-    BIN = a.bin
+    BIN = a.bin = os.path.abspath(a.bin)  # each run's cwd is its own scratch directory
     names = a.only or list(FAMILIES) + ["api"]
     total_fail = 0
     for fam in names:

@@ -150,8 +150,35 @@ pub struct WorkloadFile {
 pub fn parse_workload(what: &str, text: &str) -> Result<WorkloadFile, CoreError> {
     toml::from_str(text).map_err(|e| CoreError::Parse {
         what: what.to_string(),
-        message: describe_toml_error(text, e.span(), e.message()),
+        message: describe_toml_error(text, e.span(), &enum_choices(text, &e)),
     })
+}
+
+/// A value of the wrong type for a choice key (`tp_allreduce = true`, `engine = 3`) gets toml's
+/// bare "wanted string or table", which names no choice. Parsing the file again with a string
+/// in the value's place makes serde list the choices ("unknown variant …, expected `custom` or
+/// `nccl`"), which the message then carries; other errors are left as they are.
+fn enum_choices(text: &str, e: &toml::de::Error) -> String {
+    let msg = e.message().trim();
+    let Some(span) = e.span() else {
+        return msg.to_string();
+    };
+    if msg != "wanted string or table" || text.get(span.clone()).is_none() {
+        return msg.to_string();
+    }
+    let probe = format!("{}\"?\"{}", &text[..span.start], &text[span.end..]);
+    let Err(again) = toml::from_str::<WorkloadFile>(&probe) else {
+        return msg.to_string();
+    };
+    match again.message().split_once(", expected ") {
+        Some((head, choices))
+            if head.starts_with("unknown variant")
+                && again.span().map(|s| s.start) == Some(span.start) =>
+        {
+            format!("invalid type: not a string, expected {}", choices.trim())
+        }
+        _ => msg.to_string(),
+    }
 }
 
 /// "line L, column C, key `table.key`: message" from a TOML error's span, with the values the
@@ -406,6 +433,37 @@ pub fn model_summary(m: &ModelSpec) -> ModelSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A choice key given a value of another type names the key and its choices (toml alone
+    /// says "wanted string or table"); the value stays out of the message.
+    #[test]
+    fn choice_keys_of_the_wrong_type_list_their_choices() {
+        let inf = "model = \"x\"\nkind = \"inference\"\n[inference]\n";
+        for (line, key, choices) in [
+            (
+                "tp_allreduce = true",
+                "inference.tp_allreduce",
+                "`custom` or `nccl`",
+            ),
+            (
+                "tp_allreduce = [\"nccl\"]",
+                "inference.tp_allreduce",
+                "`custom` or `nccl`",
+            ),
+            ("engine = 3", "inference.engine", "`vllm`"),
+        ] {
+            let e = parse_workload("w.toml", &format!("{inf}{line}\n"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(key) && e.contains(choices), "{line}: {e}");
+            assert!(!e.contains("wanted string"), "{line}: {e}");
+        }
+        // Other type errors keep their own message.
+        let e = parse_workload("w.toml", &format!("{inf}tp_allreduce = {{ nccl = 1 }}\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("inference.tp_allreduce"), "{e}");
+    }
 
     #[test]
     fn workload_file_rejects_unknown_keys_with_their_name() {

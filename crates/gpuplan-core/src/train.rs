@@ -1828,7 +1828,10 @@ fn grad_working(t: &TransformerSpec, c: f64, tp: f64) -> f64 {
 /// (the dropout output in the adapter dtype; torch.autocast saves its bf16 cast instead: 2 × d_in)
 /// and `lora_B`'s input (`lora_A`'s output: adapter bytes or 2 under autocast, × r). A fused
 /// q/k/v module (GPT-2 `c_attn`) is one adapter. Measured per tensor with saved-tensor hooks
-/// (tools/measure_peak.py rows, tiny Llama/GPT-2, fp32/bf16/autocast).
+/// (tools/measure_peak.py rows, tiny Llama/GPT-2, fp32/bf16/autocast). A routed expert's adapter
+/// sees only the tokens routed to it (HF's looped experts call each expert on
+/// `hidden_states[top_x]`), so per token its saved inputs count `active_copies` (top-k) times,
+/// not once per expert — the GEMM time (`compute.rs`) already counts rows so.
 fn lora_activation(
     b: &ParamBreakdown,
     t: &TransformerSpec,
@@ -1855,7 +1858,7 @@ fn lora_activation(
                     .iter()
                     .filter(|l| is_target(&setup.lora.targets, l))
                     .filter(|l| !shares_adapter_input(&setup.lora.targets, l))
-                    .map(|l| ((mask + saved) * l.d_in as f64 + saved * r) * l.copies as f64)
+                    .map(|l| ((mask + saved) * l.d_in as f64 + saved * r) * l.active_copies as f64)
                     .sum::<f64>()
         })
         .sum::<f64>()

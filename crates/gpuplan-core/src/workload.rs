@@ -143,7 +143,9 @@ impl BaseWeights {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// Serialized with the user's linear names only: the estimator's [`FUSED_QKV`] marker is left out
+/// of `targets` and shown as `fused_qkv: true` (see the `Serialize` impl).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct LoraConfig {
@@ -255,9 +257,12 @@ impl LoraConfig {
 
     /// The targets in the estimator's (Llama-style) linear names: PEFT module names of families
     /// that name their linears differently (GPT-2 `c_attn`, `c_proj`, `c_fc`) are translated.
+    /// `all-linear` on such a family takes its fused q/k/v module too (PEFT's all-linear finds
+    /// every Linear/Conv1D but the output layer: GPT-2's `c_attn` is one of them), so it gains
+    /// the [`FUSED_QKV`] marker as the module's own name does.
     pub fn resolved_for(&self, m: &crate::model::ModelSpec) -> LoraConfig {
         let table = peft_aliases(m.model_type());
-        let targets = self
+        let mut targets: Vec<String> = self
             .targets
             .iter()
             .flat_map(|t| match table.iter().find(|(alias, _)| alias == t) {
@@ -265,6 +270,13 @@ impl LoraConfig {
                 None => vec![t.clone()],
             })
             .collect();
+        let fused_family = table
+            .iter()
+            .any(|(_, internal)| internal.contains(&FUSED_QKV));
+        let all = targets.iter().any(|t| t == "all-linear" || t == "all");
+        if fused_family && all && !targets.iter().any(|t| t == FUSED_QKV) {
+            targets.push(FUSED_QKV.to_string());
+        }
         LoraConfig {
             targets,
             ..self.clone()
@@ -289,6 +301,28 @@ impl LoraConfig {
             self.targets.push(FUSED_QKV.to_string());
         }
         self
+    }
+}
+
+/// A plan's or estimate's setup lists the linears the user named (in the estimator's names, as
+/// resolved), not the internal [`FUSED_QKV`] marker, which is no module name (`gpuplan export`
+/// refused it, and a script reading the targets would take it for one); when the marker is set,
+/// `fused_qkv: true` says the q/k/v targets are one adapter on a fused module (GPT-2 `c_attn`,
+/// Megatron-Core's `linear_qkv`). Without the marker the output is the derived one, unchanged.
+impl Serialize for LoraConfig {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let fused = self.targets.iter().any(|t| t == FUSED_QKV);
+        let targets: Vec<&String> = self.targets.iter().filter(|t| *t != FUSED_QKV).collect();
+        let mut st = s.serialize_struct("LoraConfig", 4 + usize::from(fused))?;
+        st.serialize_field("rank", &self.rank)?;
+        st.serialize_field("targets", &targets)?;
+        st.serialize_field("base", &self.base)?;
+        st.serialize_field("dropout", &self.dropout)?;
+        if fused {
+            st.serialize_field("fused_qkv", &true)?;
+        }
+        st.end()
     }
 }
 
@@ -1638,6 +1672,25 @@ mod tests {
         );
         assert!(with(&["all-linear"]).validate_for(resnet).is_err());
         assert!(with(&["q_proj", "v_proj"]).validate_for(llama).is_ok());
+        // all-linear takes GPT-2's c_attn as one module (PEFT): the same adapters as naming
+        // c_attn, c_proj and c_fc (it counted three q/k/v adapters: 2,654,208 trainable
+        // parameters at r 16 against 2,359,296); a Llama keeps its three.
+        assert_eq!(
+            with(&["all-linear"]).resolved_for(gpt2).targets,
+            ["all-linear", FUSED_QKV]
+        );
+        assert_eq!(
+            with(&["all-linear"]).resolved_for(llama).targets,
+            ["all-linear"]
+        );
+        let b = crate::model::param_breakdown(gpt2);
+        let params =
+            |t: &[&str]| crate::train::lora_params(&b, 16, &with(t).resolved_for(gpt2).targets);
+        assert_eq!(
+            params(&["all-linear"]),
+            params(&["c_attn", "c_proj", "c_fc"])
+        );
+        assert_eq!(params(&["all-linear"]), 2_359_296.0);
     }
 
     /// Megatron-Core's fused `linear_qkv` carries one NeMo LoRA adapter: q/k/v targets (or
@@ -1677,6 +1730,30 @@ mod tests {
         let params = |l: LoraConfig| crate::train::lora_params(&b, 32, &l.targets);
         assert_eq!(params(twice), 26_214_400.0);
         assert_eq!(params(qkv), 39_321_600.0);
+    }
+
+    /// A plan's JSON lists the user's targets, the fused marker as `fused_qkv: true` (it showed
+    /// "(fused qkv)" among the targets); unfused setups serialize as before, with no new key.
+    #[test]
+    fn serialized_targets_leave_the_fused_marker_out() {
+        let qkv = LoraConfig {
+            targets: ["q_proj", "k_proj", "v_proj"].map(String::from).to_vec(),
+            ..LoraConfig::default()
+        };
+        let fused = serde_json::to_value(qkv.clone().fused_for(Framework::Megatron)).unwrap();
+        assert_eq!(
+            fused["targets"],
+            serde_json::json!(["q_proj", "k_proj", "v_proj"])
+        );
+        assert_eq!(fused["fused_qkv"], serde_json::json!(true));
+        let plain = serde_json::to_value(&qkv).unwrap();
+        assert_eq!(
+            plain,
+            serde_json::json!({"rank": 16, "targets": ["q_proj", "k_proj", "v_proj"],
+                "base": null, "dropout": 0.05})
+        );
+        // The user-side form still reads back.
+        assert_eq!(serde_json::from_value::<LoraConfig>(plain).unwrap(), qkv);
     }
 
     /// Qwen (v1) remote code, Qwen/Qwen-7B config.json: PEFT adapts the fused `c_attn` with one

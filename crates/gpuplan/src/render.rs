@@ -240,6 +240,9 @@ fn serde_zh(en: &str) -> String {
         ("missing field `", "缺少字段 `"),
         ("duplicate field `", "重复字段 `"),
         ("invalid type: ", "类型错误："),
+        // toml's own type messages (an inline table or a bare value where the other is wanted).
+        ("wanted string or table", "应为字符串或表"),
+        ("expected table, found ", "应为表，实际为 "),
         ("invalid value: ", "取值错误："),
         (", expected one of ", "，可选："),
         (", expected ", "，应为 "),
@@ -258,6 +261,7 @@ fn serde_zh(en: &str) -> String {
             "GPU 数量应为整数，范围 ",
         ),
         ("not a number", "非数字"),
+        ("not a string", "非字符串"),
         ("TFLOP/s (0 = not supported)", "TFLOP/s（0 = 不支持）"),
         ("a negative infinite value", "负无穷"),
         ("an infinite value", "无穷大"),
@@ -512,6 +516,17 @@ mod serde_tests {
         assert_eq!(
             super::serde_zh("line 2, column 5 (key `billing`): unknown variant `hourly`, expected `on_demand` or `spot`"),
             "第 2 行第 5 列（键 `billing`）：未知取值 `hourly`，应为 `on_demand` 或 `spot`"
+        );
+        // A choice key of the wrong type (job.rs `enum_choices`) and toml's own type messages.
+        assert_eq!(
+            super::serde_zh("line 9, column 16, key `inference.tp_allreduce`: invalid type: not a string, expected `custom` or `nccl`"),
+            "第 9 行第 16 列，键 `inference.tp_allreduce`：类型错误：非字符串，应为 `custom` 或 `nccl`"
+        );
+        assert_eq!(
+            super::serde_zh(
+                "line 9, column 25, key `inference.tp_allreduce`: expected table, found integer"
+            ),
+            "第 9 行第 25 列，键 `inference.tp_allreduce`：应为表，实际为 integer"
         );
     }
 

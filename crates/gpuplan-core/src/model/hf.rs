@@ -209,16 +209,26 @@ impl<'a> Fields<'a> {
         t
     }
     /// Head width from hidden / heads when the config gives none: the division must be exact.
-    fn derived_head_dim(&self, hidden_key: &str, hidden: u64, heads: u64) -> u64 {
+    /// `width_key`: the config key that would give the head width instead (`head_dim`,
+    /// ChatGLM's `kv_channels`); `None` for families whose modules always split the hidden size
+    /// evenly (GPT-2/GPT-BigCode `embed_dim // num_heads`, BERT, Whisper, ViT): the error then
+    /// offers no key the family does not read.
+    fn derived_head_dim(
+        &self,
+        hidden_key: &str,
+        hidden: u64,
+        heads: u64,
+        width_key: Option<&str>,
+    ) -> u64 {
         if heads == 0 || hidden == 0 {
             return 0;
         }
         if !hidden.is_multiple_of(heads) {
-            self.bad(
-                hidden_key,
-                &Value::from(hidden),
-                crate::i18n::Msg::new("hf-divisible-by-heads").arg("heads", heads),
-            );
+            let msg = match width_key {
+                Some(k) => crate::i18n::Msg::new("hf-divisible-by-heads").arg("width_key", k),
+                None => crate::i18n::Msg::new("hf-divisible-by-heads-only"),
+            };
+            self.bad(hidden_key, &Value::from(hidden), msg.arg("heads", heads));
             return 0;
         }
         hidden / heads
@@ -440,7 +450,7 @@ fn head_dim_or(f: &Fields, hidden: u64, heads: u64) -> u64 {
     match f.opt_u64(&["head_dim"]) {
         Some(d) => d,
         None if f.obj.get("head_dim").is_some_and(|v| !v.is_null()) => 0,
-        None => f.derived_head_dim("hidden_size", hidden, heads),
+        None => f.derived_head_dim("hidden_size", hidden, heads, Some("head_dim")),
     }
 }
 
@@ -602,7 +612,7 @@ fn chatglm(f: &mut Fields, model_type: &str) -> TransformerSpec {
     let heads = f.req(&["num_attention_heads"]);
     let head_dim = match f.opt_u64(&["kv_channels"]) {
         Some(d) => d,
-        None => f.derived_head_dim("hidden_size", hidden, heads),
+        None => f.derived_head_dim("hidden_size", hidden, heads, Some("kv_channels")),
     };
     let kv_heads = if f.opt_bool("multi_query_attention").unwrap_or(false) {
         f.req(&["multi_query_group_num"])
@@ -654,7 +664,7 @@ fn gpt2(f: &mut Fields) -> TransformerSpec {
         f.req(&["n_layer", "num_hidden_layers"]),
         heads,
         kv_heads,
-        f.derived_head_dim("n_embd", hidden, heads),
+        f.derived_head_dim("n_embd", hidden, heads, None),
         f.opt_u64(&["n_inner"]).unwrap_or(4 * hidden),
         f.req(&["vocab_size"]),
         MlpKind::Plain,
@@ -681,7 +691,7 @@ fn bert(f: &mut Fields) -> TransformerSpec {
         f.req(&["num_hidden_layers"]),
         heads,
         heads,
-        f.derived_head_dim("hidden_size", hidden, heads),
+        f.derived_head_dim("hidden_size", hidden, heads, None),
         f.req(&["intermediate_size"]),
         f.req(&["vocab_size"]),
         MlpKind::Plain,
@@ -754,7 +764,7 @@ fn whisper(f: &mut Fields) -> TransformerSpec {
         f.req(&["encoder_layers"]),
         heads,
         heads,
-        f.derived_head_dim("d_model", hidden, heads),
+        f.derived_head_dim("d_model", hidden, heads, None),
         f.req(&["encoder_ffn_dim"]),
         f.req(&["vocab_size"]),
         MlpKind::Plain,
@@ -798,7 +808,7 @@ fn vit(f: &mut Fields) -> TransformerSpec {
         f.req(&["num_hidden_layers"]),
         heads,
         heads,
-        f.derived_head_dim("hidden_size", hidden, heads),
+        f.derived_head_dim("hidden_size", hidden, heads, None),
         f.req(&["intermediate_size"]),
         0,
         MlpKind::Plain,
@@ -1196,6 +1206,26 @@ mod input_tests {
         assert!((total / 15.5e9 - 1.0).abs() < 0.01, "{total}");
         let mha = parse_hf_config("MHA", &cfg.replace("true", "false")).unwrap();
         assert_eq!(mha.transformer().unwrap().kv_heads, 48);
+    }
+
+    /// GPT-BigCode (as GPT-2, BERT, Whisper, ViT) reads no head width: HF splits `n_embd` evenly
+    /// (`GPTBigCodeAttention`: `head_dim = embed_dim // num_heads`, a ValueError otherwise), so
+    /// an odd head count that does not divide it is refused without offering `head_dim`, which
+    /// this family would ignore; Llama-style configs still offer it.
+    #[test]
+    fn indivisible_heads_offer_only_a_key_the_family_reads() {
+        let cfg = r#"{"model_type": "gpt_bigcode", "n_embd": 6144, "n_layer": 40, "n_head": 47,
+            "vocab_size": 49152, "n_positions": 8192, "multi_query": true}"#;
+        let e = parse_hf_config("odd", cfg).unwrap_err().to_string();
+        assert!(e.contains("n_embd") && e.contains("47"), "{e}");
+        assert!(!e.contains("head_dim"), "{e}");
+        let odd = with(r#""num_attention_heads": 31, "num_key_value_heads": 31"#)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            odd.contains("hidden_size") && odd.contains("head_dim"),
+            "{odd}"
+        );
     }
 
     #[test]

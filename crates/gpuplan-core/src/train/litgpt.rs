@@ -98,7 +98,8 @@ pub(super) fn saved_per_token(
         };
         (m + c) * h + c * n * r + padded
     };
-    // Other adapted linears (`LoRALinear`): dropout mask and output, lora_A output.
+    // Other adapted linears (`LoRALinear`): dropout mask and output, lora_A output; a routed
+    // expert's only for its tokens (`LLaMAMoE`: `expert(x[mask])`), top-k copies per token.
     let other_lora: f64 = b
         .groups
         .first()
@@ -107,7 +108,7 @@ pub(super) fn saved_per_token(
                 .iter()
                 .filter(|l| !matches!(l.name, "q_proj" | "k_proj" | "v_proj"))
                 .filter(|l| setup.task.is_peft() && is_target(&setup.lora.targets, l))
-                .map(|l| ((m + c) * l.d_in as f64 + c * r) * l.copies as f64)
+                .map(|l| ((m + c) * l.d_in as f64 + c * r) * l.active_copies as f64)
                 .sum()
         })
         .unwrap_or(0.0);

@@ -303,7 +303,8 @@ fn train_view(t: &Value, request: &Value, at: &str) -> Result<TrainView> {
             Some(_) => Some(n("setup/lora/rank", 1 << 16)?),
         },
         // The estimator's fused q/k/v marker (GPT-2 `c_attn`, Megatron's `linear_qkv`) is no module
-        // name: the bundle's configs take the targets the user named, so it is left out.
+        // name: plans now carry it as `fused_qkv`, and plans written before still list it among
+        // the targets, where it is left out (the bundle's configs take the targets the user named).
         lora_targets: match get(t, "setup/lora/targets") {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::Array(a)) => a
