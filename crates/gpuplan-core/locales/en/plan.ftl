@@ -33,6 +33,7 @@ plan-cost-short = ¥{ $cny }{ $serve ->
     [yes] /mo
    *[no] {""}
 }
+plan-cny-compact = { $m }M
 plan-cost-short-none = no price
 plan-config-serve = { $weights } TP{ $tp } × { $replicas } replicas, batch size { $batch }
 plan-recompute-full = recompute{" "}

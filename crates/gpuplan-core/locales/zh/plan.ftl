@@ -33,6 +33,7 @@ plan-cost-short = ¥{ $cny }{ $serve ->
     [yes] /月
    *[no] {""}
 }
+plan-cny-compact = { $w }万
 plan-cost-short-none = 无价格
 plan-config-serve = { $weights } TP{ $tp } × { $replicas } 个副本，批大小 { $batch }
 plan-recompute-full = 重计算{" "}

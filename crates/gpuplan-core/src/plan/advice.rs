@@ -767,7 +767,7 @@ fn price_provenance(c: &Ctx) -> Option<Msg> {
             .arg("kind", serde_word(&ch.price.kind))
             .arg("billing", names::billing(ch.billing))
             .arg("cny", f2(ch.price.cny))
-            .arg("region", ch.price.region.as_str())
+            .arg("region", names::price_region(&ch.price.region))
             .arg("as_of", ch.price.as_of.as_str())
             .arg("method", method),
     )
@@ -804,7 +804,7 @@ fn price_other_region(c: &Ctx) -> Option<Msg> {
         .any(|r| super::money::same_region(r, &ch.price.region));
     (!asked.is_empty() && elsewhere).then(|| {
         Msg::new("adv-price-other-region")
-            .arg("from", ch.price.region.as_str())
+            .arg("from", names::price_region(&ch.price.region))
             .arg("regions", asked.join(" / "))
             .arg("cny", f2(ch.price.cny))
             .arg("as_of", ch.price.as_of.as_str())
