@@ -4,6 +4,8 @@ adv-multi-node-without-rdma = { $nodes } nodes without RDMA: gradient sync runs 
 adv-tp-over-pcie = TP={ $tp } over PCIe: the per-layer all-reduces take { $share } of the step. Prefer NVLink types for TP, or trade TP for ZeRO/PP.
 adv-litgpt-bf16-mixed = LitGPT in its default bf16-mixed keeps the frozen base in fp32 and saves a bf16 cast of every frozen weight for backward ({ $copies }; its LM head once per 128-token chunk). `--precision bf16-true` (here `--precision pure_bf16`) stores the base in bf16 and needs no casts: about { $saved } less per GPU.
 adv-zero3-over-slow-link = ZeRO-3/FSDP re-gathers parameters every micro-batch over { $link }; exposed communication is { $share } of the step. Larger micro-batches or ZeRO-2 help if memory allows.
+adv-link-between-nodes = { $name } between nodes ({ $bw })
+adv-link-inside-node = { $name } inside the node ({ $bw })
 adv-nvlink-needed = { $share } of the step is gradient traffic between the { $gpus } GPUs over PCIe; an NVLink/NVSwitch type would cut it several-fold.
 adv-storage-class = Storage: the input pipeline needs { $read }; { $why }. A { $ckpt_gib } GiB checkpoint takes { $write_s } s to write at { $mbs } MB/s.{ $object ->
     [yes] { " " }Object storage suits datasets read sequentially; stage checkpoints on a file system.

@@ -3,7 +3,9 @@
 adv-multi-node-without-rdma = { $nodes } 个节点之间没有 RDMA：梯度同步走 TCP（每节点 { $bw }），每步通信 { $comm }（占每步 { $share }），其中未与计算重叠的部分为 { $exposed }（占每步 { $exposed_share }）。TCP 还带来额外延迟与抖动，多机训练请选择支持 eRDMA/RoCE/IB 的规格。
 adv-tp-over-pcie = 在 PCIe 互联上做 TP={ $tp }：每层 all-reduce 占每步时间 { $share }。TP 请选 NVLink 机型，或改用 ZeRO/流水线并行。
 adv-litgpt-bf16-mixed = LitGPT 默认的 bf16-mixed 把冻结的基座保存为 fp32，并为反向保存每个冻结权重的 bf16 副本（{ $copies }；LM 头每 128 个 token 分块各存一份）。改用 `--precision bf16-true`（本工具对应 `--precision pure_bf16`）后基座以 bf16 存放且无需副本：每卡约省 { $saved }。
-adv-zero3-over-slow-link = ZeRO-3/FSDP 每个 micro-batch 都要经 { $link } 重新聚合参数，未与计算重叠的通信占每步 { $share }。显存允许时加大 micro-batch 或改用 ZeRO-2。
+adv-zero3-over-slow-link = ZeRO-3/FSDP 每个 micro-batch 都要经{ $link }重新聚合参数，未与计算重叠的通信占每步 { $share }。显存允许时加大 micro-batch 或改用 ZeRO-2。
+adv-link-between-nodes = 节点间的 { $name }（{ $bw }）
+adv-link-inside-node = 节点内的 { $name }（{ $bw }）
 adv-nvlink-needed = 每步 { $share } 的时间花在 { $gpus } 张卡之间经 PCIe 的梯度通信上；NVLink/NVSwitch 机型可将其降低数倍。
 adv-storage-class = 存储：数据读取需要 { $read }；建议使用{ $class }，容量至少 { $cap_gib } GiB（可达 { $mbs } MB/s）。{ $ckpt_gib } GiB 的检查点写入约 { $write_s } 秒。{ $object ->
     [yes] 对象存储适合顺序读取的数据集；检查点请先写到文件系统。

@@ -266,6 +266,26 @@ impl<'a> Ctx<'a> {
     fn nodes_over_tcp(&self) -> bool {
         self.p.nodes > 1 && !self.p.instance.rdma.is_rdma()
     }
+    /// The data-parallel traffic's slowest hop is the nodes' network, not the link inside a node
+    /// (the condition of the step model's `dp_path`: more than one node, NIC slower than the
+    /// intra-node link). NVLink inside the node does not shorten what waits on the NIC.
+    fn dp_crosses_nic(&self) -> bool {
+        let cl = &self.p.cluster;
+        cl.nodes > 1 && cl.inter_bandwidth.0 < cl.intra_bandwidth.0
+    }
+    /// The link the data-parallel traffic waits on, in the reader's language.
+    fn dp_link(&self) -> Msg {
+        let cl = &self.p.cluster;
+        if self.dp_crosses_nic() {
+            Msg::new("adv-link-between-nodes")
+                .arg("name", cl.inter_link.name())
+                .arg("bw", cl.inter_bandwidth.to_string())
+        } else {
+            Msg::new("adv-link-inside-node")
+                .arg("name", cl.gpu.intra_link.name())
+                .arg("bw", cl.intra_bandwidth.to_string())
+        }
+    }
 }
 
 /// The exposed data-parallel communication's share of the step.
@@ -427,7 +447,7 @@ fn zero3_over_slow_link(c: &Ctx) -> Option<Msg> {
     let share = dp_share(t);
     (t.setup.parallel.zero == 3 && (!c.nvlink || c.nodes_over_tcp()) && share > 0.05).then(|| {
         Msg::new("adv-zero3-over-slow-link")
-            .arg("link", t.step.dp_link.to_string())
+            .arg("link", c.dp_link())
             .arg("share", pct(share))
     })
 }
@@ -436,7 +456,9 @@ fn nvlink_needed(c: &Ctx) -> Option<Msg> {
     let t = c.train()?;
     let share = dp_share(t);
     let gpus = c.p.cluster.gpus_per_node;
-    (!c.nvlink && gpus > 1 && t.setup.parallel.tp == 1 && share > 0.2).then(|| {
+    // Only where the traffic waits on PCIe inside the node: across nodes it waits on the NIC.
+    let inside = !c.dp_crosses_nic();
+    (!c.nvlink && inside && gpus > 1 && t.setup.parallel.tp == 1 && share > 0.2).then(|| {
         Msg::new("adv-nvlink-needed")
             .arg("share", pct(share))
             .arg("gpus", gpus)
