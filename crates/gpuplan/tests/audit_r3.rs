@@ -55,3 +55,46 @@ fn nvlink_advice_only_where_traffic_waits_inside_the_node() {
     }
     assert!(across > 0, "no plan exercised ZeRO-3 across nodes: {v}");
 }
+
+/// `plan -m Llama-3.1-8B --task pretrain --tokens 1e12 --max-nodes 64` ranked one 8-GPU node for
+/// 432 days first with no word that 8 nodes finish in 58 days for +38%. Without `--deadline`, a
+/// top training plan over 30 days names the fastest plan within 1.5× its cost and half its time;
+/// with a deadline, or on a short job, nothing is added.
+#[test]
+fn a_months_long_cheapest_plan_names_a_faster_one() {
+    let long = [
+        "-m",
+        "Llama-3.1-8B",
+        "--task",
+        "pretrain",
+        "--tokens",
+        "1e12",
+        "--max-nodes",
+        "64",
+    ];
+    let v = plan_json(&long);
+    let plans = v["outcome"]["plans"].as_array().unwrap();
+    let top = &plans[0];
+    let hint = advice(top, "long-job-no-deadline").expect("long-job-no-deadline on the top plan");
+    assert!(top["hours"].as_f64().unwrap() > 720.0);
+    let zh = hint["zh"].as_str().unwrap();
+    assert!(zh.contains("天") && zh.contains("--deadline"), "{zh}");
+    // The named plan exists in the list, at most half the time and 1.5× the cost.
+    let en = hint["en"].as_str().unwrap();
+    let cost = |p: &Value| p["chosen"]["cny"].as_f64().unwrap();
+    let named = plans
+        .iter()
+        .find(|p| {
+            let id = p["instance"]["id"].as_str().unwrap();
+            en.contains(&format!("{} × {id} finishes", p["nodes"]))
+        })
+        .unwrap_or_else(|| panic!("named plan not in the list: {en}"));
+    assert!(named["hours"].as_f64().unwrap() <= top["hours"].as_f64().unwrap() / 2.0);
+    assert!(cost(named) <= cost(top) * 1.5);
+    let with_deadline = plan_json(&[&long[..], &["--deadline", "30d"]].concat());
+    for p in with_deadline["outcome"]["plans"].as_array().unwrap() {
+        assert!(advice(p, "long-job-no-deadline").is_none());
+    }
+    let short = plan_json(&["-m", "Qwen2.5-7B", "--task", "lora", "--tokens", "1e8"]);
+    assert!(advice(&short["outcome"]["plans"][0], "long-job-no-deadline").is_none());
+}

@@ -91,6 +91,7 @@ adv-access-note-default = 见云厂商文档
 adv-stock-reported = 导入时库存接口显示 { $id } 库存紧张（{ $detail }）：请尽早创建实例，或准备下方的备选方案。
 adv-stock-no-detail = 无可用区明细
 adv-unverified-facts = 该方案依据的规格数据并非全部经官方确认（实例：{ $instance }，芯片：{ $chip }）：请在控制台核对 GPU 型号与互联。
+adv-long-job-no-deadline = 未设置截止时间（--deadline），因此最便宜的方案排在第一：它要运行 { $days }。{ $nodes } × { $id } 只需 { $faster }，费用 ¥{ $cost }（多 { $extra }）；用 --deadline 设定期限后，会在满足期限的方案中按费用排序。
 adv-stock-fallbacks = 若 { $id } 在目标可用区缺货，可选：{ $list }。
 adv-fallback = { $nodes } × { $id }（{ $provider }{ $other ->
     [yes] ，其他云厂商

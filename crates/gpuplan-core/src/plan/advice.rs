@@ -172,6 +172,10 @@ pub const RULES: &[(&str, &str)] = &[
         "two or three fallback plans on other families or providers",
     ),
     (
+        "long-job-no-deadline",
+        "no deadline and the cheapest plan runs over 30 days: the fastest plan within +50% cost",
+    ),
+    (
         "first-hour",
         "what to watch in the first hour and what to change",
     ),
@@ -924,6 +928,43 @@ pub fn add_fallbacks(plans: &mut [Plan]) {
             plans[0].advice.push(a(r.id, severity, m));
         }
     }
+}
+
+/// A training job without `--deadline` over which the cheapest plan runs longer than this, hours.
+const LONG_JOB_HOURS: f64 = 30.0 * 24.0;
+/// The extra cost within which a faster plan is offered: cost ranking picks the cheapest plan
+/// even where twice the nodes finish in half the time for a few percent more.
+const LONG_JOB_COST_RATIO: f64 = 1.5;
+
+/// Without `--deadline` the cheapest plan ranks first however long it runs (a 1T-token 8B
+/// pretraining: one 8-GPU node for 432 days although `--max-nodes 64` was given). Over 30 days,
+/// name the fastest plan of the list that costs at most 1.5× the top plan and takes at most half
+/// its time, and say that `--deadline` ranks by time.
+pub fn long_job_no_deadline(plans: &[Plan], req: &PlanRequest) -> Option<Advice> {
+    let top = plans.first()?;
+    top.train.as_ref()?;
+    if req.constraints.deadline_hours.is_some() || top.hours <= LONG_JOB_HOURS {
+        return None;
+    }
+    let base = cost(top)?;
+    let faster = plans
+        .iter()
+        .filter(|p| p.hours <= top.hours / 2.0)
+        .filter(|p| cost(p).is_some_and(|x| x <= base * LONG_JOB_COST_RATIO))
+        .min_by(|a, b| a.hours.total_cmp(&b.hours))?;
+    let extra = cost(faster)? / base - 1.0;
+    let days = |h: f64| Msg::new("unit-days").arg("d", f1(h / 24.0));
+    Some(a(
+        "long-job-no-deadline",
+        Warn,
+        Msg::new("adv-long-job-no-deadline")
+            .arg("days", days(top.hours))
+            .arg("nodes", faster.nodes)
+            .arg("id", faster.instance.id.as_str())
+            .arg("faster", days(faster.hours))
+            .arg("cost", f0(cost(faster)?))
+            .arg("extra", pct(extra.max(0.0))),
+    ))
 }
 
 /// One fallback plan in words: nodes, type, provider, hours and cost.
