@@ -98,3 +98,40 @@ fn a_months_long_cheapest_plan_names_a_faster_one() {
     let short = plan_json(&["-m", "Qwen2.5-7B", "--task", "lora", "--tokens", "1e8"]);
     assert!(advice(&short["outcome"]["plans"][0], "long-job-no-deadline").is_none());
 }
+
+/// `plan -m Llama-3.1-8B --task lora --tokens 5e7 --provider tencent`: only subscription prices
+/// are known for Tencent, so an 8.3 h job cost ¥10000 (a month) and a 4-node 45.6 h plan cost the
+/// same, with no word why. A short training plan priced by whole months says so and how to get
+/// the pay-as-you-go price; a plan with an on-demand price does not.
+#[test]
+fn a_short_job_on_a_monthly_only_price_says_so() {
+    let v = plan_json(&[
+        "-m",
+        "Llama-3.1-8B",
+        "--task",
+        "lora",
+        "--tokens",
+        "5e7",
+        "--provider",
+        "tencent",
+    ]);
+    let top = &v["outcome"]["plans"][0];
+    assert_eq!(top["chosen"]["billing"], "monthly", "{top}");
+    let m = advice(top, "monthly-price-only").expect("monthly-price-only");
+    assert!(
+        m["en"].as_str().unwrap().contains("--billing on-demand"),
+        "{m}"
+    );
+    assert!(m["zh"].as_str().unwrap().contains("按整月计费"), "{m}");
+    let ali = plan_json(&[
+        "-m",
+        "Llama-3.1-8B",
+        "--task",
+        "lora",
+        "--tokens",
+        "5e7",
+        "--provider",
+        "alibaba",
+    ]);
+    assert!(advice(&ali["outcome"]["plans"][0], "monthly-price-only").is_none());
+}

@@ -79,6 +79,7 @@ adv-price-provenance = Cost uses the { $kind ->
     [none] {""}
    *[other] ; method: { $method }
 }. Check today's price in the console or import it (`gpuplan catalog import`).
+adv-monthly-price-only = Only a monthly (subscription) price is known for { $id }: this { $hours } h job is charged ¥{ $cny } for whole months, so plans of very different length cost the same. Pay-as-you-go is usually far cheaper for a short job: get its price (`gpuplan prices fetch { $provider } --instance { $id } --billing on-demand`, or `gpuplan catalog import`) before comparing.
 adv-subscription-break-even = Subscription: { $note }.
 adv-price-unknown = No price is known for this type (no published list price was found): import yours with `gpuplan catalog import` to compare cost.
 adv-region-undocumented = Regions not documented for { $id }: check availability in { $regions } (console instance-type-by-region page or the provider's stock API) before relying on this plan.

@@ -82,6 +82,7 @@ adv-price-provenance = 费用按{ $kind ->
     [none] {""}
    *[other] （估算方法：{ $method }）
 }，请在控制台核对当日价格或导入（`gpuplan catalog import`）。
+adv-monthly-price-only = { $id } 只有包年包月价格：这个 { $hours } 小时的任务按整月计费 ¥{ $cny }，所以时长相差很大的方案费用相同。短任务按量付费通常便宜得多：先获取按量价格（`gpuplan prices fetch { $provider } --instance { $id } --billing on-demand`，或 `gpuplan catalog import`）再比较。
 adv-subscription-break-even = 包年包月：{ $note }。
 adv-price-unknown = 该规格没有已知价格（未找到公开价格）：请用 `gpuplan catalog import` 导入价格后再比较费用。
 adv-region-undocumented = { $id } 的售卖地域未见文档：使用本方案前，请先在控制台（按地域查看实例规格）或库存接口确认 { $regions } 是否有售。

@@ -172,6 +172,10 @@ pub const RULES: &[(&str, &str)] = &[
         "two or three fallback plans on other families or providers",
     ),
     (
+        "monthly-price-only",
+        "a training job shorter than half a month priced by whole months: no on-demand price known",
+    ),
+    (
         "long-job-no-deadline",
         "no deadline and the cheapest plan runs over 30 days: the fastest plan within +50% cost",
     ),
@@ -380,6 +384,7 @@ const PLAN_RULES: &[Rule] = &[
     // Price: provenance, break-even, region, access and stock.
     Rule::by("price-provenance", price_severity, price_provenance),
     Rule::at("subscription-break-even", Info, subscription_break_even),
+    Rule::at("monthly-price-only", Warn, monthly_price_only),
     Rule::at("region-undocumented", Warn, region_undocumented),
     Rule::at("price-other-region", Warn, price_other_region),
     Rule::at("access-restricted", Warn, access_restricted),
@@ -810,6 +815,24 @@ fn subscription_break_even(c: &Ctx) -> Option<Msg> {
             zh: zh.clone(),
         },
     ))
+}
+
+/// Only a subscription price is known for the type (the Tencent transcriptions in prices.toml):
+/// a training job shorter than half a month is charged whole months, which ranks a 4-node,
+/// 46-hour plan level with a 1-node, 8-hour one (both ¥10000). Say so and how to get the
+/// pay-as-you-go price.
+fn monthly_price_only(c: &Ctx) -> Option<Msg> {
+    c.train()?;
+    let ch = c.p.chosen.as_ref()?;
+    let on_demand = c.p.costs.iter().any(|x| x.billing == Billing::OnDemand);
+    let short = c.p.hours < super::money::HOURS_PER_MONTH / 2.0;
+    (ch.billing == Billing::Monthly && !on_demand && short).then(|| {
+        Msg::new("adv-monthly-price-only")
+            .arg("id", c.p.instance.id.as_str())
+            .arg("hours", f1(c.p.hours))
+            .arg("cny", f0(ch.cny))
+            .arg("provider", serde_word(&c.p.instance.provider))
+    })
 }
 
 fn region_undocumented(c: &Ctx) -> Option<Msg> {
