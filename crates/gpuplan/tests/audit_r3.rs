@@ -135,3 +135,27 @@ fn a_short_job_on_a_monthly_only_price_says_so() {
     ]);
     assert!(advice(&ali["outcome"]["plans"][0], "monthly-price-only").is_none());
 }
+
+/// Serving stock fallbacks read "(Alibaba Cloud, 730.0 h, ¥6696)" — a month as hours and a
+/// monthly price without its unit — and a 432-day job's release advice "after ~10364.6 h". A
+/// serving fallback shows its price per month; durations of 72 h and more are in days.
+#[test]
+fn fallbacks_and_release_use_the_plans_units() {
+    let serve = plan_json(&["-m", "Qwen2.5-7B", "--task", "inference", "--rate", "5"]);
+    let f = advice(&serve["outcome"]["plans"][0], "stock-fallbacks").expect("fallbacks");
+    let (en, zh) = (f["en"].as_str().unwrap(), f["zh"].as_str().unwrap());
+    assert!(en.contains("/month") && !en.contains("730.0 h"), "{en}");
+    assert!(zh.contains("/月") && !zh.contains("730.0 小时"), "{zh}");
+    let long = plan_json(&[
+        "-m",
+        "Llama-3.1-8B",
+        "--task",
+        "pretrain",
+        "--tokens",
+        "1e12",
+    ]);
+    let r = advice(&long["outcome"]["plans"][0], "auto-release").expect("auto-release");
+    let en = r["en"].as_str().unwrap();
+    assert!(en.contains(" d:") && !en.contains(" h:"), "{en}");
+    assert!(r["zh"].as_str().unwrap().contains("天结束"), "{r}");
+}

@@ -30,7 +30,7 @@ adv-first-hour = First hour: expect ~{ $rate } { $unit }/s per GPU (MFU { $mfu }
     [mindspore] optimizer-state sharding (MindSpore optimizer parallel, the ZeRO equivalent)
    *[other] ZeRO stage
 }.
-adv-auto-release = The job ends after ~{ $hours } h: set an automatic release/deletion time on the instances, or script their release after the final checkpoint is uploaded; idle GPUs are billed.
+adv-auto-release = The job ends after ~{ $time }: set an automatic release/deletion time on the instances, or script their release after the final checkpoint is uploaded; idle GPUs are billed.
 adv-latency-margin = Latency margin: { $what } { $got } ms meets the { $target } ms target by only { $pct }%, within the model's typical error on published runs (about { $margin }%). Benchmark one replica at batch { $batch } before committing; if it misses, cap the engine's concurrent sequences below { $batch } (vLLM --max-num-seqs) and add a replica.
 adv-autoscaling = Replicas: the stated load needs { $needed } (at { $rps } req/s each); the plan runs { $replicas } ({ $peak }× peak headroom, at least { $min } for availability{ $single ->
     [yes] ; one replica is a single point of failure: a node failure or an upgrade takes the service down
@@ -94,9 +94,15 @@ adv-stock-fallbacks = If { $id } is out of stock in your zone: { $list }.
 adv-fallback = { $nodes } × { $id } ({ $provider }{ $other ->
     [yes] , other provider
    *[no] {""}
-}, { $hours }{ $cost ->
+}{ $serve ->
+    [yes] {""}
+   *[no] , { $hours }
+}{ $cost ->
     [none] {""}
-   *[other] , { $cost }
+   *[other] , { $cost }{ $serve ->
+        [yes] /month
+       *[no] {""}
+    }
 })
 adv-fallback-sep = ;{" "}
 adv-quantization-changes = Quantization changes the answer: { $weights } weights cost ¥{ $cny }/month; the best { $base } plan, { $nodes } × { $id }, costs ¥{ $other }/month ({ $ratio }×). Validate quality on your prompts first.

@@ -33,7 +33,7 @@ adv-first-hour = 第一个小时：预期每卡约 { $rate } { $unit }/s（MFU {
     [mindspore] 开启优化器状态切分（MindSpore 优化器并行，相当于 ZeRO）
    *[other] 提高 ZeRO 阶段
 }。
-adv-auto-release = 任务约 { $hours } 小时结束：为实例设置自动释放时间，或在最后一个检查点上传后用脚本释放；闲置的 GPU 照常计费。
+adv-auto-release = 任务约 { $time }结束：为实例设置自动释放时间，或在最后一个检查点上传后用脚本释放；闲置的 GPU 照常计费。
 adv-latency-margin = 延迟余量：{ $what } { $got } ms 仅比 { $target } ms 的目标低 { $pct }%，在模型对公开测试结果的典型误差（约 { $margin }%）之内。确定前请先在单个副本上以批大小 { $batch } 实测；若未达标，把引擎的并发序列数限制在 { $batch } 以下（vLLM --max-num-seqs）并增加一个副本。
 adv-autoscaling = 副本数：按给定负载需要 { $needed } 个（每个约 { $rps } 请求/秒）；本方案运行 { $replicas } 个（峰值余量 { $peak } 倍，为可用性至少 { $min } 个{ $single ->
     [yes] ；单副本是单点故障，节点故障或升级都会导致服务中断
@@ -97,9 +97,15 @@ adv-stock-fallbacks = 若 { $id } 在目标可用区缺货，可选：{ $list }�
 adv-fallback = { $nodes } × { $id }（{ $provider }{ $other ->
     [yes] ，其他云厂商
    *[no] {""}
-}，{ $hours }{ $cost ->
+}{ $serve ->
+    [yes] {""}
+   *[no] ，{ $hours }
+}{ $cost ->
     [none] {""}
-   *[other] ，{ $cost }
+   *[other] ，{ $cost }{ $serve ->
+        [yes] /月
+       *[no] {""}
+    }
 }）
 adv-fallback-sep = ；
 adv-quantization-changes = 量化改变了结论：{ $weights } 权重每月 ¥{ $cny }；最优 { $base } 方案 { $nodes } × { $id } 每月 ¥{ $other }（{ $ratio } 倍）。请先用自己的提示词验证效果。

@@ -591,7 +591,7 @@ fn first_hour(c: &Ctx) -> Option<Msg> {
 
 fn auto_release(c: &Ctx) -> Option<Msg> {
     c.train()?;
-    Some(Msg::new("adv-auto-release").arg("hours", f1(c.p.hours)))
+    Some(Msg::new("adv-auto-release").arg("time", duration_arg(c.p.hours)))
 }
 
 /// The unit of work (tokens, images, samples) in both languages.
@@ -997,7 +997,8 @@ fn fallback(p: &Plan, top_provider: crate::catalog::Provider) -> Msg {
         .arg("id", p.instance.id.as_str())
         .arg("provider", names::provider(p.instance.provider))
         .arg("other", yes(p.instance.provider != top_provider))
-        .arg("hours", hours_arg(p.hours))
+        .arg("hours", duration_arg(p.hours))
+        .arg("serve", yes(p.serve.is_some()))
         .arg(
             "cost",
             p.chosen
@@ -1044,9 +1045,14 @@ fn stock_fallbacks(plans: &[Plan]) -> Option<(Severity, Msg)> {
     Some((Info, m))
 }
 
-/// Hours as shown in tables (`80.1 h` / `80.1 小时`).
-fn hours_arg(h: f64) -> Msg {
-    Msg::new("unit-hours").arg("h", f1(h))
+/// A duration as shown in tables: hours below 72 h (`80.1 h` / `80.1 小时` above that would
+/// read `10364.6 h`), days from 72 h (`431.9 d` / `431.9 天`).
+fn duration_arg(h: f64) -> Msg {
+    if h >= 72.0 {
+        Msg::new("unit-days").arg("d", f1(h / 24.0))
+    } else {
+        Msg::new("unit-hours").arg("h", f1(h))
+    }
 }
 
 fn cost(p: &Plan) -> Option<f64> {
