@@ -159,3 +159,30 @@ fn fallbacks_and_release_use_the_plans_units() {
     assert!(en.contains(" d:") && !en.contains(" h:"), "{en}");
     assert!(r["zh"].as_str().unwrap().contains("天结束"), "{r}");
 }
+
+/// "! RDMA not documented for this type: assumed TCP" stood under every one-node plan (the
+/// README's own example), where no traffic crosses the nodes' network. The network caveats are
+/// given only to plans with more than one node; those keep them.
+#[test]
+fn network_caveats_only_on_plans_that_cross_nodes() {
+    let v = plan_json(&["-m", "Qwen2.5-32B", "--task", "full", "--tokens", "5e8"]);
+    let (mut one, mut many) = (0, 0);
+    for p in v["outcome"]["plans"].as_array().unwrap() {
+        if p["instance"]["rdma"] != "unknown" {
+            continue;
+        }
+        let said = p["caveats"].as_array().unwrap().iter().any(|c| {
+            c.as_str()
+                .unwrap_or_default()
+                .contains("RDMA not documented")
+        });
+        if p["nodes"] == 1 {
+            one += 1;
+            assert!(!said, "{p}");
+        } else {
+            many += 1;
+            assert!(said, "{p}");
+        }
+    }
+    assert!(one > 0 && many > 0, "both kinds exercised: {one} / {many}");
+}
