@@ -236,3 +236,29 @@ fn a_price_without_a_region_says_so_in_both_languages() {
         assert!(text.contains(want), "{text}");
     }
 }
+
+/// Audit r3: `gpuplan models` at 80 columns squeezed nine columns to six characters each
+/// (`Qwen2.` over `5-0.5B`, `671.03` over `B`). A narrow terminal gets the model, params, active,
+/// heads/kv and context columns with names and figures whole, and a note on what was left out.
+#[test]
+fn models_list_is_readable_at_80_columns() {
+    for (lang, note) in [("en", "Narrow terminal"), ("zh", "终端较窄")] {
+        let (code, text) = run(80, lang, &["models"]);
+        assert_eq!(code, Some(0), "{text}");
+        assert!(too_wide(&text, 80).is_empty(), "{text}");
+        for whole in [
+            "DeepSeek-R1-Distill-Qwen-32B",
+            "Qwen2.5-0.5B",
+            "671.03B",
+            "131072",
+        ] {
+            assert!(text.contains(whole), "{whole} split:\n{text}");
+        }
+        assert!(text.contains(note), "{text}");
+    }
+    let (_, wide) = run(200, "en", &["models"]);
+    assert!(
+        wide.contains("published") && !wide.contains("Narrow terminal"),
+        "{wide}"
+    );
+}
