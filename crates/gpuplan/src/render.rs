@@ -339,7 +339,8 @@ pub fn table_keeping(header: &[&str], rows: &[Vec<String>], keep: &[usize]) -> S
 /// split (`¥175047` over `06`); other cells (`memory BW`, `no price`) and the headers wrap only
 /// between words (`bottleneck`, not `bottlenec` over `k`). Bounds are set only where they fit the
 /// terminal (one border per column and one more): first with whole header words, then without
-/// them (a long header may then break), else only the kept columns are protected.
+/// them (a long header may then break), then for the figures alone (the kept columns wrap), else
+/// only the kept columns are protected.
 fn lower_bounds(
     header: &[&str],
     rows: &[Vec<String>],
@@ -380,11 +381,23 @@ fn lower_bounds(
         .collect();
     // One border per column and one more: the sum plus n + 1 must not pass the width.
     let fits = |b: &[usize]| width().is_none_or(|w| b.iter().sum::<usize>() + n < w);
-    [with_head, cells]
-        .into_iter()
-        .find(|b| fits(b))
-        .map_or(kept, |b| b.into_iter().map(Some).collect())
+    if let Some(b) = [with_head, cells].into_iter().find(|b| fits(b)) {
+        return b.into_iter().map(Some).collect();
+    }
+    // Still too wide (a 25-character GPU id such as `128×alibaba-blackwell-72g`): the figures
+    // keep their bounds and the kept columns wrap instead, given at least MIN_KEPT columns each.
+    let figures: Vec<Option<usize>> = (0..n)
+        .map(|k| (!unbreakable(k)).then(|| body(k) + pad))
+        .collect();
+    let floor: Vec<usize> = figures.iter().map(|b| b.unwrap_or(MIN_KEPT)).collect();
+    if fits(&floor) {
+        return figures;
+    }
+    kept
 }
+
+/// The narrowest a kept column (an id) is made when the figures need the room.
+const MIN_KEPT: usize = 12;
 
 /// [`block`] with columns `keep` never wrapped in the table form.
 pub fn block_keeping(md: bool, header: &[&str], rows: &[Vec<String>], keep: &[usize]) -> String {

@@ -186,3 +186,31 @@ fn network_caveats_only_on_plans_that_cross_nodes() {
     }
     assert!(one > 0 && many > 0, "both kinds exercised: {one} / {many}");
 }
+
+/// `plan -m Qwen2.5-7B --task lora --tokens 1e8 --optimize time` put an unpriced Huawei plan
+/// first and then said "plans without a known price are ranked after priced ones". Under time
+/// ranking the note says how plans are really ordered; under cost ranking it is unchanged.
+#[test]
+fn unpriced_note_matches_the_order_shown() {
+    let text = |extra: &[&str]| {
+        let cfg = std::env::temp_dir().join(format!("gpuplan-audit-r3-{}", std::process::id()));
+        let o = common::output_checked(
+            Command::new(env!("CARGO_BIN_EXE_gpuplan"))
+                .env("GPUPLAN_CONFIG_DIR", &cfg)
+                .env("COLUMNS", "300")
+                .args(["plan", "--lang", "en", "-m", "Qwen2.5-7B", "--task", "lora"])
+                .args(["--tokens", "1e8"])
+                .args(extra),
+        );
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let time = text(&["--optimize", "time"]);
+    assert!(
+        time.contains("no price"),
+        "an unpriced plan is shown: {time}"
+    );
+    assert!(!time.contains("ranked after priced ones"), "{time}");
+    assert!(time.contains("ranked by time, priced or not"), "{time}");
+    let cost = text(&["--provider", "huawei"]);
+    assert!(cost.contains("ranked after priced ones"), "{cost}");
+}

@@ -41,6 +41,7 @@ plan-recompute-selective = sel-recompute{" "}
 plan-recompute-op = op-recompute{" "}
 plan-same-answer = same answer as plan { $n }: { $list }
 plan-list-sep = ,{" "}
+plan-unpriced-by-time = plans are ranked by time, priced or not: those without a known price show "no price" (import prices: `gpuplan catalog import`)
 plan-unpriced-order = plans without a known price are ranked after priced ones, by GPU-hours (import prices: `gpuplan catalog import`)
 plan-legend-pareto = * = on the cost-vs-time Pareto frontier. Costs within { $tie } of each other count as equal: the faster plan ranks first.
 plan-legend-compact = ¥ = the plan's total at its cheapest billing (serving: per month); free = GiB of memory left per GPU. `--wide` shows the provider, billing, price kind and parallelism.

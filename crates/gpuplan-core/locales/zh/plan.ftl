@@ -41,6 +41,7 @@ plan-recompute-selective = 选择性重计算{" "}
 plan-recompute-op = 逐算子重计算{" "}
 plan-same-answer = 与方案 { $n } 相同：{ $list }
 plan-list-sep = 、
+plan-unpriced-by-time = 方案按时长排序，不论有无价格：无已知价格的方案显示“无价格”（导入价格：`gpuplan catalog import`）
 plan-unpriced-order = 无已知价格的方案排在有价格的方案之后，按卡时排序（导入价格：`gpuplan catalog import`）
 plan-legend-pareto = * = 位于费用-时间帕累托前沿。费用相差不到 { $tie } 视为相同，用时短的方案排在前面。
 plan-legend-compact = ¥ = 方案按最便宜计费方式的总价（推理服务为每月）；余量 = 每卡剩余显存（GiB）。`--wide` 显示云厂商、计费方式、价格类型和并行配置。

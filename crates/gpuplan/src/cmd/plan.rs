@@ -895,7 +895,16 @@ fn table_notes(o: &PlanOutcome, v: &View) -> String {
         }
     }
     if shown().any(|p| p.chosen.is_none()) {
-        out.push_str(&para(&tx(l, "plan-unpriced-order"), v, ""));
+        // Cost ranking puts unpriced plans last; `--optimize time` ranks them among the others,
+        // and the note must not say otherwise (an unpriced plan was #1 under "ranked after").
+        let first_unpriced = shown().position(|p| p.chosen.is_none()).unwrap_or(0);
+        let mixed = shown().skip(first_unpriced).any(|p| p.chosen.is_some());
+        let note = if mixed {
+            "plan-unpriced-by-time"
+        } else {
+            "plan-unpriced-order"
+        };
+        out.push_str(&para(&tx(l, note), v, ""));
     }
     let tie = format!("{}%", gpuplan_core::plan::RANK_TIE_FRACTION * 100.0);
     let pareto = Msg::new("plan-legend-pareto").arg("tie", tie).render(l);
