@@ -214,3 +214,23 @@ fn unpriced_note_matches_the_order_shown() {
     let cost = text(&["--provider", "huawei"]);
     assert!(cost.contains("ranked after priced ones"), "{cost}");
 }
+
+/// `--explain --lang zh` said "后者每步 79% 的时间在通信（eRDMA between nodes (20.0 GB/s)）": the
+/// link came from the step model's English words. It is named from the catalog in zh.
+#[test]
+fn explain_names_the_link_in_chinese() {
+    let cfg = std::env::temp_dir().join(format!("gpuplan-audit-r3-{}", std::process::id()));
+    let o = common::output_checked(
+        Command::new(env!("CARGO_BIN_EXE_gpuplan"))
+            .env("GPUPLAN_CONFIG_DIR", &cfg)
+            .env("COLUMNS", "300")
+            .args(["plan", "--lang", "zh", "--explain", "-m", "Llama-3.1-70B"])
+            .args(["--task", "full", "--tokens", "2e9", "--provider", "alibaba"]),
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("节点间的"), "{text}");
+    assert!(
+        !text.contains("between nodes") && !text.contains("inside the node"),
+        "{text}"
+    );
+}

@@ -274,25 +274,34 @@ impl<'a> Ctx<'a> {
     fn nodes_over_tcp(&self) -> bool {
         self.p.nodes > 1 && !self.p.instance.rdma.is_rdma()
     }
-    /// The data-parallel traffic's slowest hop is the nodes' network, not the link inside a node
-    /// (the condition of the step model's `dp_path`: more than one node, NIC slower than the
-    /// intra-node link). NVLink inside the node does not shorten what waits on the NIC.
     fn dp_crosses_nic(&self) -> bool {
-        let cl = &self.p.cluster;
-        cl.nodes > 1 && cl.inter_bandwidth.0 < cl.intra_bandwidth.0
+        dp_crosses_nic(self.p)
     }
-    /// The link the data-parallel traffic waits on, in the reader's language.
     fn dp_link(&self) -> Msg {
-        let cl = &self.p.cluster;
-        if self.dp_crosses_nic() {
-            Msg::new("adv-link-between-nodes")
-                .arg("name", cl.inter_link.name())
-                .arg("bw", cl.inter_bandwidth.to_string())
-        } else {
-            Msg::new("adv-link-inside-node")
-                .arg("name", cl.gpu.intra_link.name())
-                .arg("bw", cl.intra_bandwidth.to_string())
-        }
+        dp_link(self.p)
+    }
+}
+
+/// The data-parallel traffic's slowest hop is the nodes' network, not the link inside a node
+/// (the condition of the step model's `dp_path`: more than one node, NIC slower than the
+/// intra-node link). NVLink inside the node does not shorten what waits on the NIC.
+fn dp_crosses_nic(p: &Plan) -> bool {
+    let cl = &p.cluster;
+    cl.nodes > 1 && cl.inter_bandwidth.0 < cl.intra_bandwidth.0
+}
+
+/// The link a plan's data-parallel traffic waits on, as a catalog message (the step's own
+/// `dp_link` is English, for `--explain` of `estimate`): advice and the plan's `--explain`.
+pub fn dp_link(p: &Plan) -> Msg {
+    let cl = &p.cluster;
+    if dp_crosses_nic(p) {
+        Msg::new("adv-link-between-nodes")
+            .arg("name", cl.inter_link.name())
+            .arg("bw", cl.inter_bandwidth.to_string())
+    } else {
+        Msg::new("adv-link-inside-node")
+            .arg("name", cl.gpu.intra_link.name())
+            .arg("bw", cl.intra_bandwidth.to_string())
     }
 }
 

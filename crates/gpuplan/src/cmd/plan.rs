@@ -1258,7 +1258,7 @@ fn comm_difference(a: &Plan, b: &Plan, l: Lang) -> Option<String> {
     (sb > sa + 0.05).then(|| {
         Msg::new("plan-other-comm")
             .arg("pct", format!("{:.0}", sb * 100.0))
-            .arg("link", xb.step.dp_link.to_string())
+            .arg("link", gpuplan_core::plan::advice::dp_link(b))
             .render(l)
     })
 }
