@@ -234,3 +234,38 @@ fn explain_names_the_link_in_chinese() {
         "{text}"
     );
 }
+
+/// `plan -m Qwen2.5-72B --task full --tokens 1e9 --profile megatron --region cn-beijing`: 8 × 8
+/// A100-80GB (ecs.ebmgn7e) took 29.3 h at TP8 PP8×v2 mb16×4 while 8 × 8 A100-40GB (ecs.ebmgn7,
+/// also without RDMA) took 17.8 h at mb2×32: the search kept only the largest micro-batch that
+/// fits, and under PP fewer micro-batches mean a larger bubble. More memory must not make the
+/// same cluster shape slower.
+#[test]
+fn more_memory_is_not_slower_under_pipeline_parallelism() {
+    let v = plan_json(&[
+        "-m",
+        "Qwen2.5-72B",
+        "--task",
+        "full",
+        "--tokens",
+        "1e9",
+        "--profile",
+        "megatron",
+        "--region",
+        "cn-beijing",
+    ]);
+    let hours = |id: &str| {
+        v["outcome"]["plans"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["nodes"] == 8 && p["instance"]["id"] == id)
+            .and_then(|p| p["hours"].as_f64())
+            .unwrap_or_else(|| panic!("no 8-node {id} plan"))
+    };
+    let (big, small) = (hours("ecs.ebmgn7e.32xlarge"), hours("ecs.ebmgn7.26xlarge"));
+    assert!(
+        big <= small * 1.02,
+        "80 GB {big:.1} h vs 40 GB {small:.1} h"
+    );
+}
