@@ -269,3 +269,24 @@ fn more_memory_is_not_slower_under_pipeline_parallelism() {
         "80 GB {big:.1} h vs 40 GB {small:.1} h"
     );
 }
+
+/// A budget refusal listed "p40 skipped: invalid `precision` = AmpBf16" — the Rust name of the
+/// value, not what the user types. The value is spelled as on the command line (`amp_bf16`).
+#[test]
+fn skipped_chip_reason_spells_the_precision_as_typed() {
+    let v = plan_json(&[
+        "-m",
+        "DeepSeek-R1-Distill-Qwen-32B",
+        "--task",
+        "lora",
+        "--tokens",
+        "5e7",
+        "--budget",
+        "200",
+    ]);
+    let why = v["outcome"]["rejected"].to_string();
+    assert!(
+        why.contains("amp_bf16") && !why.contains("AmpBf16"),
+        "{why}"
+    );
+}
