@@ -290,3 +290,40 @@ fn skipped_chip_reason_spells_the_precision_as_typed() {
         "{why}"
     );
 }
+
+/// `plan -m Qwen2.5-32B --task full --tokens 5e8 --deadline 10h`: the 128-GPU top plan ran DP128
+/// × micro-batch 1 = 128 sequences a step where the fine-tune default is 64, and only the
+/// "Defaults" line showed 128 as if it were the default. A plan whose global batch exceeds the
+/// one asked for says so; one that keeps it does not.
+#[test]
+fn a_raised_global_batch_is_a_caveat() {
+    let v = plan_json(&[
+        "-m",
+        "Qwen2.5-32B",
+        "--task",
+        "full",
+        "--tokens",
+        "5e8",
+        "--deadline",
+        "10h",
+    ]);
+    let (mut raised, mut kept) = (0, 0);
+    for p in v["outcome"]["plans"].as_array().unwrap() {
+        let t = &p["train"];
+        let runs = t["setup"]["micro_batch"].as_u64().unwrap()
+            * t["setup"]["grad_accum"].as_u64().unwrap()
+            * t["memory"]["data_parallel"].as_u64().unwrap();
+        let said = p["caveats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c.as_str().unwrap_or_default().starts_with("global batch"));
+        assert_eq!(said, runs > 64, "{runs}: {p}");
+        if runs > 64 {
+            raised += 1
+        } else {
+            kept += 1
+        }
+    }
+    assert!(raised > 0 && kept > 0, "{raised} / {kept}");
+}

@@ -617,6 +617,23 @@ fn stack_caveats(s: &TrainingSetup) -> Vec<Text> {
     v
 }
 
+/// The global batch a plan runs when it is larger than the one asked for (or the default): each
+/// data-parallel rank takes at least one micro-batch, so DP 128 runs 128 sequences a step where
+/// 64 were asked for, and the accumulation rounds up. The optimisation changes (learning rate,
+/// number of steps), so the plan says so.
+fn global_batch_raised(s: &TrainingSetup, dp: u64, want: u64) -> Option<Text> {
+    let runs = s.micro_batch * s.grad_accum * dp.max(1);
+    (runs > want).then(|| {
+        Msg::new("cav-global-batch-raised")
+            .arg("runs", runs)
+            .arg("want", want)
+            .arg("dp", dp)
+            .arg("mb", s.micro_batch)
+            .arg("accum", s.grad_accum)
+            .into()
+    })
+}
+
 fn default_global_batch(setup: &TrainingSetup, is_opaque: bool) -> u64 {
     match (setup.task, is_opaque) {
         (_, true) => 1024,
@@ -956,7 +973,7 @@ enum Outcome {
 fn site_outcome(
     req: &PlanRequest,
     cat: &Catalog,
-    tokens: f64,
+    (tokens, gb): (f64, u64),
     site: &Site,
     chips: &[ChipSetup],
     (fit_results, time_results): (&[Option<Fits>], &[Option<Timed>]),
@@ -983,6 +1000,11 @@ fn site_outcome(
     let mut caveats: Vec<Text> = site.assumed.iter().cloned().collect();
     caveats.extend(chip_notes.iter().cloned());
     caveats.extend(stack_caveats(&best.setup));
+    caveats.extend(global_batch_raised(
+        &best.setup,
+        best.memory.data_parallel,
+        gb,
+    ));
     if let Some(act) = best
         .memory
         .items
@@ -1197,7 +1219,7 @@ pub fn search(
     // Each site on its own (all cores), then folded in site order.
     let outcomes = par_map(&sites, threads, |site| {
         let passes = (&fit_results[..], &time_results[..]);
-        site_outcome(req, cat, tokens, site, &chips, passes, &prices)
+        site_outcome(req, cat, (tokens, gb), site, &chips, passes, &prices)
     });
     for (site, outcome) in sites.iter().zip(outcomes) {
         let what = || format!("{} × {}", site.nodes, site.inst.id);
