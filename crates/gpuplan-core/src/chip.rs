@@ -39,7 +39,11 @@ pub fn check_support(m: &ModelSpec, s: &TrainingSetup, g: &GpuSpec) -> Result<()
             .unwrap_or("no sourced peak");
         return Err(CoreError::invalid_msg(
             "precision",
-            format!("{:?}", s.precision),
+            // The spelling the user types (`amp_bf16`), not the Rust name (`AmpBf16`).
+            serde_json::to_value(s.precision)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_else(|| format!("{:?}", s.precision)),
             crate::i18n::Msg::new("fix-chip-lacks-precision")
                 .arg("gpu", g.name.as_str())
                 .arg("dtype", d.name())

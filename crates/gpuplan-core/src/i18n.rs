@@ -312,6 +312,16 @@ pub mod names {
     pub fn price_kind(k: PriceKind) -> Msg {
         Msg::new(format!("price-kind-{}", snake(&k)))
     }
+    /// The region a price was published for; the catalog's `unspecified` (a source that did not
+    /// print its region, e.g. the Tencent transcriptions in prices.toml) or an empty region reads
+    /// "region not stated" in the reader's language, not as a raw data word.
+    pub fn price_region(region: &str) -> super::Arg {
+        if region.is_empty() || region == "unspecified" {
+            super::Arg::Msg(Box::new(Msg::new("price-region-unstated")))
+        } else {
+            super::Arg::Str(region.to_string())
+        }
+    }
     pub fn access(a: Access) -> Msg {
         Msg::new(format!("access-{}", snake(&a)))
     }

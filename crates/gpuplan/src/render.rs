@@ -325,16 +325,10 @@ pub fn table_keeping(header: &[&str], rows: &[Vec<String>], keep: &[usize]) -> S
         }
     }
     let pad = if keep.is_empty() { 2 } else { 1 };
-    for &k in keep {
-        let w = rows
-            .iter()
-            .filter_map(|r| r.get(k))
-            .flat_map(|c| c.lines())
-            .map(unicode_width::UnicodeWidthStr::width)
-            .max()
-            .unwrap_or(0);
+    let bounds = lower_bounds(header, rows, keep, pad);
+    for (k, w) in bounds.into_iter().enumerate() {
         // The constraint counts the cell padding.
-        if let (Some(col), Ok(w)) = (t.column_mut(k), u16::try_from(w + pad)) {
+        if let (Some(col), Some(Ok(w))) = (t.column_mut(k), w.map(u16::try_from)) {
             col.set_constraint(comfy_table::ColumnConstraint::LowerBoundary(
                 comfy_table::Width::Fixed(w),
             ));
@@ -342,6 +336,72 @@ pub fn table_keeping(header: &[&str], rows: &[Vec<String>], keep: &[usize]) -> S
     }
     t.to_string()
 }
+
+/// The narrowest width (padding included) of each column of a compact table, so that it wraps
+/// only where a reader can follow: a kept column (ids, names) never wraps; a cell with a digit (a
+/// figure with its unit: `541.1 d`, `¥17.5M`, `12.3`) stays on one line, so a number is never
+/// split (`¥175047` over `06`); other cells (`memory BW`, `no price`) and the headers wrap only
+/// between words (`bottleneck`, not `bottlenec` over `k`). Bounds are set only where they fit the
+/// terminal (one border per column and one more): first with whole header words, then without
+/// them (a long header may then break), then for the figures alone (the kept columns wrap), else
+/// only the kept columns are protected.
+fn lower_bounds(
+    header: &[&str],
+    rows: &[Vec<String>],
+    keep: &[usize],
+    pad: usize,
+) -> Vec<Option<usize>> {
+    use unicode_width::UnicodeWidthStr;
+    let n = header.len();
+    let cell_lines = |k: usize| {
+        rows.iter()
+            .filter_map(move |r| r.get(k))
+            .flat_map(|c| c.lines())
+    };
+    let unbreakable = |k: usize| keep.contains(&k);
+    let word_max = |l: &str| l.split_whitespace().map(UnicodeWidthStr::width).max();
+    let body = |k: usize| {
+        cell_lines(k)
+            .filter_map(|l| {
+                if unbreakable(k) || l.bytes().any(|b| b.is_ascii_digit()) {
+                    Some(l.width())
+                } else {
+                    word_max(l)
+                }
+            })
+            .max()
+            .unwrap_or(0)
+    };
+    let kept: Vec<Option<usize>> = (0..n)
+        .map(|k| unbreakable(k).then(|| body(k) + pad))
+        .collect();
+    if keep.is_empty() {
+        return kept;
+    }
+    let head = |k: usize| header.get(k).and_then(|h| word_max(h)).unwrap_or(0);
+    let with_head: Vec<usize> = (0..n).map(|k| body(k).max(head(k)) + pad).collect();
+    let cells: Vec<usize> = (0..n)
+        .map(|k| kept[k].unwrap_or_else(|| body(k) + pad))
+        .collect();
+    // One border per column and one more: the sum plus n + 1 must not pass the width.
+    let fits = |b: &[usize]| width().is_none_or(|w| b.iter().sum::<usize>() + n < w);
+    if let Some(b) = [with_head, cells].into_iter().find(|b| fits(b)) {
+        return b.into_iter().map(Some).collect();
+    }
+    // Still too wide (a 25-character GPU id such as `128×alibaba-blackwell-72g`): the figures
+    // keep their bounds and the kept columns wrap instead, given at least MIN_KEPT columns each.
+    let figures: Vec<Option<usize>> = (0..n)
+        .map(|k| (!unbreakable(k)).then(|| body(k) + pad))
+        .collect();
+    let floor: Vec<usize> = figures.iter().map(|b| b.unwrap_or(MIN_KEPT)).collect();
+    if fits(&floor) {
+        return figures;
+    }
+    kept
+}
+
+/// The narrowest a kept column (an id) is made when the figures need the room.
+const MIN_KEPT: usize = 12;
 
 /// [`block`] with columns `keep` never wrapped in the table form.
 pub fn block_keeping(md: bool, header: &[&str], rows: &[Vec<String>], keep: &[usize]) -> String {

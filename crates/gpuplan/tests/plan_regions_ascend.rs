@@ -437,3 +437,54 @@ fn no_fit_message_names_the_expert_parallel_layout() {
     let zh = mem["message_zh"].as_str().unwrap();
     assert!(zh.contains(" EP "), "{zh}");
 }
+
+/// Audit r3: every Ascend serving question (`-m Qwen2.5-72B --task inference --chips ascend`, even
+/// a 7B at 1 req/s with no latency target) answered "no instance type meets the latency targets …
+/// relax --ttft/--tpot", though no target was set. The 910B4 has no sourced memory bandwidth, so
+/// decode latency is never computed: the refusal names that fact, in both languages, and the
+/// latency advice is not given.
+#[test]
+fn ascend_serving_refusal_names_the_missing_bandwidth() {
+    for model in ["Qwen2.5-7B", "Qwen2.5-72B"] {
+        let (code, v) = plan_json(&[
+            "-m",
+            model,
+            "--task",
+            "inference",
+            "--rate",
+            "1",
+            "--chips",
+            "ascend",
+        ]);
+        assert_eq!(code, Some(4), "{v}");
+        let why = v["outcome"]["rejected"].as_array().unwrap();
+        assert_eq!(why.len(), 1, "{why:?}");
+        assert_eq!(why[0]["constraint"], "no-memory-bandwidth", "{why:?}");
+        let (en, zh) = (
+            why[0]["message_en"].as_str().unwrap(),
+            why[0]["message_zh"].as_str().unwrap(),
+        );
+        assert!(
+            en.contains("ascend-910b4") && en.contains("memory bandwidth"),
+            "{en}"
+        );
+        assert!(!en.contains("--ttft"), "{en}");
+        assert!(
+            zh.contains("ascend-910b4") && zh.contains("显存带宽"),
+            "{zh}"
+        );
+    }
+    // With NVIDIA chips allowed the same job has plans: the refusal is about the chip only.
+    let (code, v) = plan_json(&[
+        "-m",
+        "Qwen2.5-7B",
+        "--task",
+        "inference",
+        "--rate",
+        "1",
+        "--chips",
+        "nvidia,ascend",
+    ]);
+    assert_eq!(code, Some(0));
+    assert!(!plans(&v).is_empty());
+}

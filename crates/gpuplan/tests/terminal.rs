@@ -139,3 +139,141 @@ fn help_fits_80_columns_and_is_chinese_under_zh() {
         }
     }
 }
+
+/// The cells of the first table in `text` after its header rule: one `Vec` per printed line.
+fn first_table_lines(text: &str) -> Vec<Vec<String>> {
+    text.lines()
+        .skip_while(|l| !l.starts_with('╞'))
+        .skip(1)
+        .take_while(|l| l.starts_with('│'))
+        .map(|l| {
+            l.trim_matches('│')
+                .split('┆')
+                .map(|c| c.trim().to_string())
+                .collect()
+        })
+        .collect()
+}
+
+/// Audit r3: at 80 columns a 1T-token 70B pretraining plan printed its ¥17,504,706 total as
+/// `¥175047` over `06`, and a 10.2 h time as `10.2` over `h`. A figure never wraps: a continuation
+/// line of the plan table has no figure in the time, ¥ and free columns, and a total of a million
+/// or more is shortened (`¥17.5M`, `¥1750万`).
+#[test]
+fn plan_table_never_splits_a_figure_at_80_columns() {
+    let big = [
+        "plan",
+        "-m",
+        "Llama-3.1-70B",
+        "--task",
+        "pretrain",
+        "--tokens",
+        "1e12",
+        "--max-nodes",
+        "64",
+        "--profile",
+        "megatron",
+    ];
+    let moe = [
+        "plan",
+        "-m",
+        "DeepSeek-V3",
+        "--task",
+        "lora",
+        "--tokens",
+        "1e8",
+    ];
+    // A 25-character GPU id (128×alibaba-blackwell-72g): the ids wrap, the figures do not.
+    let long_id = [
+        "plan",
+        "-m",
+        "Qwen2.5-14B",
+        "--task",
+        "full",
+        "--tokens",
+        "2e9",
+        "--deadline",
+        "12h",
+    ];
+    for lang in ["en", "zh"] {
+        for args in [&big[..], &moe[..], &long_id[..]] {
+            let (code, text) = run(80, lang, args);
+            assert_eq!(code, Some(0), "{text}");
+            assert!(too_wide(&text, 80).is_empty(), "{text}");
+            let lines = first_table_lines(&text);
+            assert!(lines.len() >= 3, "{text}");
+            for cells in &lines {
+                assert_eq!(cells.len(), 7, "{cells:?}");
+                if cells[0].is_empty() {
+                    for c in &cells[3..6] {
+                        assert!(!c.bytes().any(|b| b.is_ascii_digit()), "split: {text}");
+                    }
+                } else {
+                    let cost = &cells[4];
+                    if cost == "no price" || cost == "无价格" {
+                        continue;
+                    }
+                    let digits = cost.trim_start_matches('¥').trim_end_matches(['M', '万']);
+                    assert!(
+                        cost.starts_with('¥') && digits.parse::<f64>().is_ok(),
+                        "{cost}"
+                    );
+                    assert!(digits.len() <= 6, "{cost}: not shortened");
+                }
+            }
+        }
+        let (_, text) = run(80, lang, &big);
+        let want = if lang == "en" { "¥17.5M" } else { "¥1750万" };
+        assert!(text.contains(want), "{text}");
+    }
+}
+
+/// Audit r3: a Tencent price transcribed without its region printed the catalog's sentinel
+/// (`estimate (unspecified, 2026-06-15 …)`, in Chinese too: `估算价（unspecified，…）`). The
+/// region reads as a sentence in the reader's language.
+#[test]
+fn a_price_without_a_region_says_so_in_both_languages() {
+    let args = [
+        "plan",
+        "-m",
+        "Qwen2.5-7B",
+        "--task",
+        "inference",
+        "--rate",
+        "5",
+        "--provider",
+        "tencent",
+    ];
+    for (lang, want) in [("en", "region not stated"), ("zh", "未注明地域")] {
+        let (code, text) = run(200, lang, &args);
+        assert_eq!(code, Some(0), "{text}");
+        assert!(!text.contains("unspecified"), "{text}");
+        assert!(text.contains(want), "{text}");
+    }
+}
+
+/// Audit r3: `gpuplan models` at 80 columns squeezed nine columns to six characters each
+/// (`Qwen2.` over `5-0.5B`, `671.03` over `B`). A narrow terminal gets the model, params, active,
+/// heads/kv and context columns with names and figures whole, and a note on what was left out.
+#[test]
+fn models_list_is_readable_at_80_columns() {
+    for (lang, note) in [("en", "Narrow terminal"), ("zh", "终端较窄")] {
+        let (code, text) = run(80, lang, &["models"]);
+        assert_eq!(code, Some(0), "{text}");
+        assert!(too_wide(&text, 80).is_empty(), "{text}");
+        for whole in [
+            "DeepSeek-R1-Distill-Qwen-32B",
+            "Qwen2.5-0.5B",
+            "671.03B",
+            "131072",
+        ] {
+            assert!(text.contains(whole), "{whole} split:\n{text}");
+        }
+        assert!(text.contains(note), "{text}");
+    }
+    let (_, wide) = run(200, "en", &["models"]);
+    assert!(
+        wide.contains("published") && !wide.contains("Narrow terminal"),
+        "{wide}"
+    );
+}

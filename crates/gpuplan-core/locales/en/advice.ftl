@@ -4,6 +4,8 @@ adv-multi-node-without-rdma = { $nodes } nodes without RDMA: gradient sync runs 
 adv-tp-over-pcie = TP={ $tp } over PCIe: the per-layer all-reduces take { $share } of the step. Prefer NVLink types for TP, or trade TP for ZeRO/PP.
 adv-litgpt-bf16-mixed = LitGPT in its default bf16-mixed keeps the frozen base in fp32 and saves a bf16 cast of every frozen weight for backward ({ $copies }; its LM head once per 128-token chunk). `--precision bf16-true` (here `--precision pure_bf16`) stores the base in bf16 and needs no casts: about { $saved } less per GPU.
 adv-zero3-over-slow-link = ZeRO-3/FSDP re-gathers parameters every micro-batch over { $link }; exposed communication is { $share } of the step. Larger micro-batches or ZeRO-2 help if memory allows.
+adv-link-between-nodes = { $name } between nodes ({ $bw })
+adv-link-inside-node = { $name } inside the node ({ $bw })
 adv-nvlink-needed = { $share } of the step is gradient traffic between the { $gpus } GPUs over PCIe; an NVLink/NVSwitch type would cut it several-fold.
 adv-storage-class = Storage: the input pipeline needs { $read }; { $why }. A { $ckpt_gib } GiB checkpoint takes { $write_s } s to write at { $mbs } MB/s.{ $object ->
     [yes] { " " }Object storage suits datasets read sequentially; stage checkpoints on a file system.
@@ -28,7 +30,7 @@ adv-first-hour = First hour: expect ~{ $rate } { $unit }/s per GPU (MFU { $mfu }
     [mindspore] optimizer-state sharding (MindSpore optimizer parallel, the ZeRO equivalent)
    *[other] ZeRO stage
 }.
-adv-auto-release = The job ends after ~{ $hours } h: set an automatic release/deletion time on the instances, or script their release after the final checkpoint is uploaded; idle GPUs are billed.
+adv-auto-release = The job ends after ~{ $time }: set an automatic release/deletion time on the instances, or script their release after the final checkpoint is uploaded; idle GPUs are billed.
 adv-latency-margin = Latency margin: { $what } { $got } ms meets the { $target } ms target by only { $pct }%, within the model's typical error on published runs (about { $margin }%). Benchmark one replica at batch { $batch } before committing; if it misses, cap the engine's concurrent sequences below { $batch } (vLLM --max-num-seqs) and add a replica.
 adv-autoscaling = Replicas: the stated load needs { $needed } (at { $rps } req/s each); the plan runs { $replicas } ({ $peak }× peak headroom, at least { $min } for availability{ $single ->
     [yes] ; one replica is a single point of failure: a node failure or an upgrade takes the service down
@@ -77,6 +79,7 @@ adv-price-provenance = Cost uses the { $kind ->
     [none] {""}
    *[other] ; method: { $method }
 }. Check today's price in the console or import it (`gpuplan catalog import`).
+adv-monthly-price-only = Only a monthly (subscription) price is known for { $id }: this { $hours } h job is charged ¥{ $cny } for whole months, so plans of very different length cost the same. Pay-as-you-go is usually far cheaper for a short job: get its price (`gpuplan prices fetch { $provider } --instance { $id } --billing on-demand`, or `gpuplan catalog import`) before comparing.
 adv-subscription-break-even = Subscription: { $note }.
 adv-price-unknown = No price is known for this type (no published list price was found): import yours with `gpuplan catalog import` to compare cost.
 adv-region-undocumented = Regions not documented for { $id }: check availability in { $regions } (console instance-type-by-region page or the provider's stock API) before relying on this plan.
@@ -86,13 +89,20 @@ adv-access-note-default = see the provider's docs
 adv-stock-reported = The provider's stock API reported { $id } as low on stock when it was imported ({ $detail }): create the instances early or keep the fallbacks below at hand.
 adv-stock-no-detail = no zone detail
 adv-unverified-facts = Catalog facts behind this plan are { $instance } (instance) / { $chip } (chip): confirm the GPU model and links in the console.
+adv-long-job-no-deadline = No deadline was set, so the cheapest plan ranks first: it runs { $days }. { $nodes } × { $id } finishes in { $faster } for ¥{ $cost } (+{ $extra }); set --deadline to rank plans that meet it by cost.
 adv-stock-fallbacks = If { $id } is out of stock in your zone: { $list }.
 adv-fallback = { $nodes } × { $id } ({ $provider }{ $other ->
     [yes] , other provider
    *[no] {""}
-}, { $hours }{ $cost ->
+}{ $serve ->
+    [yes] {""}
+   *[no] , { $hours }
+}{ $cost ->
     [none] {""}
-   *[other] , { $cost }
+   *[other] , { $cost }{ $serve ->
+        [yes] /month
+       *[no] {""}
+    }
 })
 adv-fallback-sep = ;{" "}
 adv-quantization-changes = Quantization changes the answer: { $weights } weights cost ¥{ $cny }/month; the best { $base } plan, { $nodes } × { $id }, costs ¥{ $other }/month ({ $ratio }×). Validate quality on your prompts first.

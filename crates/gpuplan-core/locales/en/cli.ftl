@@ -85,6 +85,7 @@ models-col-layers = layers
 models-col-hidden = hidden
 models-col-heads = heads/kv
 models-col-context = context
+models-narrow-note = Narrow terminal: type, published size, layers and hidden size are left out (`gpuplan models show NAME`, `--format markdown`, or a wider $COLUMNS show them).
 models-col-detail = detail
 models-embedding = token embedding
 models-stem = positions / stem

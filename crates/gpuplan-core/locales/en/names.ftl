@@ -9,6 +9,7 @@ billing-spot = spot
 price-kind-list = list
 price-kind-user = user
 price-kind-estimate = estimate
+price-region-unstated = region not stated
 price-kind-api = api
 access-invitation = invitation
 access-application = application / whitelist

@@ -33,6 +33,7 @@ plan-cost-short = ¥{ $cny }{ $serve ->
     [yes] /mo
    *[no] {""}
 }
+plan-cny-compact = { $m }M
 plan-cost-short-none = no price
 plan-config-serve = { $weights } TP{ $tp } × { $replicas } replicas, batch size { $batch }
 plan-recompute-full = recompute{" "}
@@ -40,6 +41,7 @@ plan-recompute-selective = sel-recompute{" "}
 plan-recompute-op = op-recompute{" "}
 plan-same-answer = same answer as plan { $n }: { $list }
 plan-list-sep = ,{" "}
+plan-unpriced-by-time = plans are ranked by time, priced or not: those without a known price show "no price" (import prices: `gpuplan catalog import`)
 plan-unpriced-order = plans without a known price are ranked after priced ones, by GPU-hours (import prices: `gpuplan catalog import`)
 plan-legend-pareto = * = on the cost-vs-time Pareto frontier. Costs within { $tie } of each other count as equal: the faster plan ranks first.
 plan-legend-compact = ¥ = the plan's total at its cheapest billing (serving: per month); free = GiB of memory left per GPU. `--wide` shows the provider, billing, price kind and parallelism.
@@ -126,4 +128,5 @@ bind-over-budget = cheapest plan { $what } costs ¥{ $x }, over the ¥{ $b } bud
    *[other] ; with spot (if the job tolerates interruption: --interruptible) it is ¥{ $spot }
 }
 bind-serve-over-budget = cheapest serving plan { $what } costs ¥{ $x }/month, over the ¥{ $b } budget by ¥{ $over }
+bind-serve-no-bandwidth = no serving plan can be estimated on { $gpus }: the catalog has no sourced memory bandwidth for it, and decode latency (each output token reads the weights and the KV cache) cannot be computed without one. Plan serving on other chips (--chips nvidia), or benchmark the engine (MindIE, vLLM-Ascend) on one node
 bind-serve-no-fit = no instance type meets the latency targets with the model in memory: relax --ttft/--tpot, allow quantization, or more GPUs per node

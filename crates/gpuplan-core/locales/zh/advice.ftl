@@ -3,7 +3,9 @@
 adv-multi-node-without-rdma = { $nodes } 个节点之间没有 RDMA：梯度同步走 TCP（每节点 { $bw }），每步通信 { $comm }（占每步 { $share }），其中未与计算重叠的部分为 { $exposed }（占每步 { $exposed_share }）。TCP 还带来额外延迟与抖动，多机训练请选择支持 eRDMA/RoCE/IB 的规格。
 adv-tp-over-pcie = 在 PCIe 互联上做 TP={ $tp }：每层 all-reduce 占每步时间 { $share }。TP 请选 NVLink 机型，或改用 ZeRO/流水线并行。
 adv-litgpt-bf16-mixed = LitGPT 默认的 bf16-mixed 把冻结的基座保存为 fp32，并为反向保存每个冻结权重的 bf16 副本（{ $copies }；LM 头每 128 个 token 分块各存一份）。改用 `--precision bf16-true`（本工具对应 `--precision pure_bf16`）后基座以 bf16 存放且无需副本：每卡约省 { $saved }。
-adv-zero3-over-slow-link = ZeRO-3/FSDP 每个 micro-batch 都要经 { $link } 重新聚合参数，未与计算重叠的通信占每步 { $share }。显存允许时加大 micro-batch 或改用 ZeRO-2。
+adv-zero3-over-slow-link = ZeRO-3/FSDP 每个 micro-batch 都要经{ $link }重新聚合参数，未与计算重叠的通信占每步 { $share }。显存允许时加大 micro-batch 或改用 ZeRO-2。
+adv-link-between-nodes = 节点间的 { $name }（{ $bw }）
+adv-link-inside-node = 节点内的 { $name }（{ $bw }）
 adv-nvlink-needed = 每步 { $share } 的时间花在 { $gpus } 张卡之间经 PCIe 的梯度通信上；NVLink/NVSwitch 机型可将其降低数倍。
 adv-storage-class = 存储：数据读取需要 { $read }；建议使用{ $class }，容量至少 { $cap_gib } GiB（可达 { $mbs } MB/s）。{ $ckpt_gib } GiB 的检查点写入约 { $write_s } 秒。{ $object ->
     [yes] 对象存储适合顺序读取的数据集；检查点请先写到文件系统。
@@ -31,7 +33,7 @@ adv-first-hour = 第一个小时：预期每卡约 { $rate } { $unit }/s（MFU {
     [mindspore] 开启优化器状态切分（MindSpore 优化器并行，相当于 ZeRO）
    *[other] 提高 ZeRO 阶段
 }。
-adv-auto-release = 任务约 { $hours } 小时结束：为实例设置自动释放时间，或在最后一个检查点上传后用脚本释放；闲置的 GPU 照常计费。
+adv-auto-release = 任务约 { $time }结束：为实例设置自动释放时间，或在最后一个检查点上传后用脚本释放；闲置的 GPU 照常计费。
 adv-latency-margin = 延迟余量：{ $what } { $got } ms 仅比 { $target } ms 的目标低 { $pct }%，在模型对公开测试结果的典型误差（约 { $margin }%）之内。确定前请先在单个副本上以批大小 { $batch } 实测；若未达标，把引擎的并发序列数限制在 { $batch } 以下（vLLM --max-num-seqs）并增加一个副本。
 adv-autoscaling = 副本数：按给定负载需要 { $needed } 个（每个约 { $rps } 请求/秒）；本方案运行 { $replicas } 个（峰值余量 { $peak } 倍，为可用性至少 { $min } 个{ $single ->
     [yes] ；单副本是单点故障，节点故障或升级都会导致服务中断
@@ -80,6 +82,7 @@ adv-price-provenance = 费用按{ $kind ->
     [none] {""}
    *[other] （估算方法：{ $method }）
 }，请在控制台核对当日价格或导入（`gpuplan catalog import`）。
+adv-monthly-price-only = { $id } 只有包年包月价格：这个 { $hours } 小时的任务按整月计费 ¥{ $cny }，所以时长相差很大的方案费用相同。短任务按量付费通常便宜得多：先获取按量价格（`gpuplan prices fetch { $provider } --instance { $id } --billing on-demand`，或 `gpuplan catalog import`）再比较。
 adv-subscription-break-even = 包年包月：{ $note }。
 adv-price-unknown = 该规格没有已知价格（未找到公开价格）：请用 `gpuplan catalog import` 导入价格后再比较费用。
 adv-region-undocumented = { $id } 的售卖地域未见文档：使用本方案前，请先在控制台（按地域查看实例规格）或库存接口确认 { $regions } 是否有售。
@@ -89,13 +92,20 @@ adv-access-note-default = 见云厂商文档
 adv-stock-reported = 导入时库存接口显示 { $id } 库存紧张（{ $detail }）：请尽早创建实例，或准备下方的备选方案。
 adv-stock-no-detail = 无可用区明细
 adv-unverified-facts = 该方案依据的规格数据并非全部经官方确认（实例：{ $instance }，芯片：{ $chip }）：请在控制台核对 GPU 型号与互联。
+adv-long-job-no-deadline = 未设置截止时间（--deadline），因此最便宜的方案排在第一：它要运行 { $days }。{ $nodes } × { $id } 只需 { $faster }，费用 ¥{ $cost }（多 { $extra }）；用 --deadline 设定期限后，会在满足期限的方案中按费用排序。
 adv-stock-fallbacks = 若 { $id } 在目标可用区缺货，可选：{ $list }。
 adv-fallback = { $nodes } × { $id }（{ $provider }{ $other ->
     [yes] ，其他云厂商
    *[no] {""}
-}，{ $hours }{ $cost ->
+}{ $serve ->
+    [yes] {""}
+   *[no] ，{ $hours }
+}{ $cost ->
     [none] {""}
-   *[other] ，{ $cost }
+   *[other] ，{ $cost }{ $serve ->
+        [yes] /月
+       *[no] {""}
+    }
 }）
 adv-fallback-sep = ；
 adv-quantization-changes = 量化改变了结论：{ $weights } 权重每月 ¥{ $cny }；最优 { $base } 方案 { $nodes } × { $id } 每月 ¥{ $other }（{ $ratio } 倍）。请先用自己的提示词验证效果。

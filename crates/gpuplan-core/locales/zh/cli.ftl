@@ -79,6 +79,7 @@ models-col-layers = 层数
 models-col-hidden = 隐藏维度
 models-col-heads = 注意力头/KV 头
 models-col-context = 上下文
+models-narrow-note = 终端较窄：省略了类型、公布参数量、层数和隐藏维度（用 `gpuplan models show 名称`、`--format markdown` 或更大的 $COLUMNS 查看）。
 models-col-detail = 明细
 models-embedding = token 嵌入
 models-stem = 位置编码 / stem

@@ -9,6 +9,7 @@ billing-spot = 抢占式
 price-kind-list = 公开价
 price-kind-user = 自有价
 price-kind-estimate = 估算价
+price-region-unstated = 未注明地域
 price-kind-api = 接口价
 access-invitation = 邀测资格
 access-application = 申请/加白名单

@@ -33,6 +33,7 @@ plan-cost-short = ¥{ $cny }{ $serve ->
     [yes] /月
    *[no] {""}
 }
+plan-cny-compact = { $w }万
 plan-cost-short-none = 无价格
 plan-config-serve = { $weights } TP{ $tp } × { $replicas } 个副本，批大小 { $batch }
 plan-recompute-full = 重计算{" "}
@@ -40,6 +41,7 @@ plan-recompute-selective = 选择性重计算{" "}
 plan-recompute-op = 逐算子重计算{" "}
 plan-same-answer = 与方案 { $n } 相同：{ $list }
 plan-list-sep = 、
+plan-unpriced-by-time = 方案按时长排序，不论有无价格：无已知价格的方案显示“无价格”（导入价格：`gpuplan catalog import`）
 plan-unpriced-order = 无已知价格的方案排在有价格的方案之后，按卡时排序（导入价格：`gpuplan catalog import`）
 plan-legend-pareto = * = 位于费用-时间帕累托前沿。费用相差不到 { $tie } 视为相同，用时短的方案排在前面。
 plan-legend-compact = ¥ = 方案按最便宜计费方式的总价（推理服务为每月）；余量 = 每卡剩余显存（GiB）。`--wide` 显示云厂商、计费方式、价格类型和并行配置。
@@ -123,4 +125,5 @@ bind-over-budget = 最便宜的方案 { $what } 需 ¥{ $x }，比预算 ¥{ $b 
    *[other] ；若任务可中断（--interruptible），使用抢占式实例约 ¥{ $spot }
 }
 bind-serve-over-budget = 最便宜的推理方案 { $what } 每月 ¥{ $x }，比预算 ¥{ $b } 多出 ¥{ $over }
+bind-serve-no-bandwidth = 无法为 { $gpus } 估算推理方案：目录中没有该芯片有出处的显存带宽，而解码时延（每个输出 token 都要读取权重和 KV 缓存）离不开它。请改用其他芯片（--chips nvidia），或在单个节点上实测推理引擎（MindIE、vLLM-Ascend）
 bind-serve-no-fit = 没有实例能在显存内同时满足时延目标：放宽 --ttft/--tpot，允许量化，或选择更多卡的实例

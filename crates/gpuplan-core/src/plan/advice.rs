@@ -172,6 +172,14 @@ pub const RULES: &[(&str, &str)] = &[
         "two or three fallback plans on other families or providers",
     ),
     (
+        "monthly-price-only",
+        "a training job shorter than half a month priced by whole months: no on-demand price known",
+    ),
+    (
+        "long-job-no-deadline",
+        "no deadline and the cheapest plan runs over 30 days: the fastest plan within +50% cost",
+    ),
+    (
         "first-hour",
         "what to watch in the first hour and what to change",
     ),
@@ -266,6 +274,35 @@ impl<'a> Ctx<'a> {
     fn nodes_over_tcp(&self) -> bool {
         self.p.nodes > 1 && !self.p.instance.rdma.is_rdma()
     }
+    fn dp_crosses_nic(&self) -> bool {
+        dp_crosses_nic(self.p)
+    }
+    fn dp_link(&self) -> Msg {
+        dp_link(self.p)
+    }
+}
+
+/// The data-parallel traffic's slowest hop is the nodes' network, not the link inside a node
+/// (the condition of the step model's `dp_path`: more than one node, NIC slower than the
+/// intra-node link). NVLink inside the node does not shorten what waits on the NIC.
+fn dp_crosses_nic(p: &Plan) -> bool {
+    let cl = &p.cluster;
+    cl.nodes > 1 && cl.inter_bandwidth.0 < cl.intra_bandwidth.0
+}
+
+/// The link a plan's data-parallel traffic waits on, as a catalog message (the step's own
+/// `dp_link` is English, for `--explain` of `estimate`): advice and the plan's `--explain`.
+pub fn dp_link(p: &Plan) -> Msg {
+    let cl = &p.cluster;
+    if dp_crosses_nic(p) {
+        Msg::new("adv-link-between-nodes")
+            .arg("name", cl.inter_link.name())
+            .arg("bw", cl.inter_bandwidth.to_string())
+    } else {
+        Msg::new("adv-link-inside-node")
+            .arg("name", cl.gpu.intra_link.name())
+            .arg("bw", cl.intra_bandwidth.to_string())
+    }
 }
 
 /// The exposed data-parallel communication's share of the step.
@@ -356,6 +393,7 @@ const PLAN_RULES: &[Rule] = &[
     // Price: provenance, break-even, region, access and stock.
     Rule::by("price-provenance", price_severity, price_provenance),
     Rule::at("subscription-break-even", Info, subscription_break_even),
+    Rule::at("monthly-price-only", Warn, monthly_price_only),
     Rule::at("region-undocumented", Warn, region_undocumented),
     Rule::at("price-other-region", Warn, price_other_region),
     Rule::at("access-restricted", Warn, access_restricted),
@@ -427,7 +465,7 @@ fn zero3_over_slow_link(c: &Ctx) -> Option<Msg> {
     let share = dp_share(t);
     (t.setup.parallel.zero == 3 && (!c.nvlink || c.nodes_over_tcp()) && share > 0.05).then(|| {
         Msg::new("adv-zero3-over-slow-link")
-            .arg("link", t.step.dp_link.to_string())
+            .arg("link", c.dp_link())
             .arg("share", pct(share))
     })
 }
@@ -436,7 +474,9 @@ fn nvlink_needed(c: &Ctx) -> Option<Msg> {
     let t = c.train()?;
     let share = dp_share(t);
     let gpus = c.p.cluster.gpus_per_node;
-    (!c.nvlink && gpus > 1 && t.setup.parallel.tp == 1 && share > 0.2).then(|| {
+    // Only where the traffic waits on PCIe inside the node: across nodes it waits on the NIC.
+    let inside = !c.dp_crosses_nic();
+    (!c.nvlink && inside && gpus > 1 && t.setup.parallel.tp == 1 && share > 0.2).then(|| {
         Msg::new("adv-nvlink-needed")
             .arg("share", pct(share))
             .arg("gpus", gpus)
@@ -560,7 +600,7 @@ fn first_hour(c: &Ctx) -> Option<Msg> {
 
 fn auto_release(c: &Ctx) -> Option<Msg> {
     c.train()?;
-    Some(Msg::new("adv-auto-release").arg("hours", f1(c.p.hours)))
+    Some(Msg::new("adv-auto-release").arg("time", duration_arg(c.p.hours)))
 }
 
 /// The unit of work (tokens, images, samples) in both languages.
@@ -767,7 +807,7 @@ fn price_provenance(c: &Ctx) -> Option<Msg> {
             .arg("kind", serde_word(&ch.price.kind))
             .arg("billing", names::billing(ch.billing))
             .arg("cny", f2(ch.price.cny))
-            .arg("region", ch.price.region.as_str())
+            .arg("region", names::price_region(&ch.price.region))
             .arg("as_of", ch.price.as_of.as_str())
             .arg("method", method),
     )
@@ -784,6 +824,24 @@ fn subscription_break_even(c: &Ctx) -> Option<Msg> {
             zh: zh.clone(),
         },
     ))
+}
+
+/// Only a subscription price is known for the type (the Tencent transcriptions in prices.toml):
+/// a training job shorter than half a month is charged whole months, which ranks a 4-node,
+/// 46-hour plan level with a 1-node, 8-hour one (both ¥10000). Say so and how to get the
+/// pay-as-you-go price.
+fn monthly_price_only(c: &Ctx) -> Option<Msg> {
+    c.train()?;
+    let ch = c.p.chosen.as_ref()?;
+    let on_demand = c.p.costs.iter().any(|x| x.billing == Billing::OnDemand);
+    let short = c.p.hours < super::money::HOURS_PER_MONTH / 2.0;
+    (ch.billing == Billing::Monthly && !on_demand && short).then(|| {
+        Msg::new("adv-monthly-price-only")
+            .arg("id", c.p.instance.id.as_str())
+            .arg("hours", f1(c.p.hours))
+            .arg("cny", f0(ch.cny))
+            .arg("provider", serde_word(&c.p.instance.provider))
+    })
 }
 
 fn region_undocumented(c: &Ctx) -> Option<Msg> {
@@ -804,7 +862,7 @@ fn price_other_region(c: &Ctx) -> Option<Msg> {
         .any(|r| super::money::same_region(r, &ch.price.region));
     (!asked.is_empty() && elsewhere).then(|| {
         Msg::new("adv-price-other-region")
-            .arg("from", ch.price.region.as_str())
+            .arg("from", names::price_region(&ch.price.region))
             .arg("regions", asked.join(" / "))
             .arg("cny", f2(ch.price.cny))
             .arg("as_of", ch.price.as_of.as_str())
@@ -904,6 +962,43 @@ pub fn add_fallbacks(plans: &mut [Plan]) {
     }
 }
 
+/// A training job without `--deadline` over which the cheapest plan runs longer than this, hours.
+const LONG_JOB_HOURS: f64 = 30.0 * 24.0;
+/// The extra cost within which a faster plan is offered: cost ranking picks the cheapest plan
+/// even where twice the nodes finish in half the time for a few percent more.
+const LONG_JOB_COST_RATIO: f64 = 1.5;
+
+/// Without `--deadline` the cheapest plan ranks first however long it runs (a 1T-token 8B
+/// pretraining: one 8-GPU node for 432 days although `--max-nodes 64` was given). Over 30 days,
+/// name the fastest plan of the list that costs at most 1.5× the top plan and takes at most half
+/// its time, and say that `--deadline` ranks by time.
+pub fn long_job_no_deadline(plans: &[Plan], req: &PlanRequest) -> Option<Advice> {
+    let top = plans.first()?;
+    top.train.as_ref()?;
+    if req.constraints.deadline_hours.is_some() || top.hours <= LONG_JOB_HOURS {
+        return None;
+    }
+    let base = cost(top)?;
+    let faster = plans
+        .iter()
+        .filter(|p| p.hours <= top.hours / 2.0)
+        .filter(|p| cost(p).is_some_and(|x| x <= base * LONG_JOB_COST_RATIO))
+        .min_by(|a, b| a.hours.total_cmp(&b.hours))?;
+    let extra = cost(faster)? / base - 1.0;
+    let days = |h: f64| Msg::new("unit-days").arg("d", f1(h / 24.0));
+    Some(a(
+        "long-job-no-deadline",
+        Warn,
+        Msg::new("adv-long-job-no-deadline")
+            .arg("days", days(top.hours))
+            .arg("nodes", faster.nodes)
+            .arg("id", faster.instance.id.as_str())
+            .arg("faster", days(faster.hours))
+            .arg("cost", f0(cost(faster)?))
+            .arg("extra", pct(extra.max(0.0))),
+    ))
+}
+
 /// One fallback plan in words: nodes, type, provider, hours and cost.
 fn fallback(p: &Plan, top_provider: crate::catalog::Provider) -> Msg {
     Msg::new("adv-fallback")
@@ -911,7 +1006,8 @@ fn fallback(p: &Plan, top_provider: crate::catalog::Provider) -> Msg {
         .arg("id", p.instance.id.as_str())
         .arg("provider", names::provider(p.instance.provider))
         .arg("other", yes(p.instance.provider != top_provider))
-        .arg("hours", hours_arg(p.hours))
+        .arg("hours", duration_arg(p.hours))
+        .arg("serve", yes(p.serve.is_some()))
         .arg(
             "cost",
             p.chosen
@@ -958,9 +1054,14 @@ fn stock_fallbacks(plans: &[Plan]) -> Option<(Severity, Msg)> {
     Some((Info, m))
 }
 
-/// Hours as shown in tables (`80.1 h` / `80.1 小时`).
-fn hours_arg(h: f64) -> Msg {
-    Msg::new("unit-hours").arg("h", f1(h))
+/// A duration as shown in tables: hours below 72 h (`80.1 h` / `80.1 小时` above that would
+/// read `10364.6 h`), days from 72 h (`431.9 d` / `431.9 天`).
+fn duration_arg(h: f64) -> Msg {
+    if h >= 72.0 {
+        Msg::new("unit-days").arg("d", f1(h / 24.0))
+    } else {
+        Msg::new("unit-hours").arg("h", f1(h))
+    }
 }
 
 fn cost(p: &Plan) -> Option<f64> {

@@ -352,6 +352,15 @@ pub fn instance_cluster(
         })
     };
     let per_node = inst.gpu_count.round().max(1.0) as u64;
+    // The network between nodes is assumed (and said so) only where a plan crosses it: on one
+    // node "RDMA not documented: assumed TCP" is noise on the README's own example.
+    let add_net = |prev: Option<Text>, m: &'static str| {
+        if nodes > 1 {
+            add(prev, m)
+        } else {
+            prev
+        }
+    };
     let (link, mut assumed) = match inst.rdma {
         RdmaKind::Erdma => (InterLink::Erdma, None),
         RdmaKind::Roce | RdmaKind::Ib => (InterLink::Rdma, None),
@@ -360,7 +369,7 @@ pub fn instance_cluster(
             InterLink::Tcp,
             // Ascend clusters run HCCL over the NPUs' own RoCE ports where the flavor has them;
             // none of the stored sources documents them per flavor, so TCP stays the bound.
-            add(
+            add_net(
                 None,
                 if gpu.stack == "cann" {
                     "cav-roce-unknown-ascend"
@@ -374,7 +383,7 @@ pub fn instance_cluster(
         (true, Some(r), _) => r,
         (_, _, Some(n)) => n,
         _ => {
-            assumed = add(assumed, "cav-network-unknown");
+            assumed = add_net(assumed, "cav-network-unknown");
             10.0
         }
     };
@@ -544,6 +553,9 @@ fn plan_advising(
         p.advice = a;
     }
     advice::add_fallbacks(&mut plans);
+    if let Some(h) = advice::long_job_no_deadline(&plans, req) {
+        plans[0].advice.push(h);
+    }
     if let Some(h) = hints::poor_plan_hint(&plans, req) {
         if let Some(top) = plans.first_mut() {
             top.advice.push(h);

@@ -405,13 +405,35 @@ pub fn search(
                     .arg("b", format!("{:.0}", c.budget_cny.unwrap_or(0.0)))
                     .arg("over", format!("{:.0}", x - c.budget_cny.unwrap_or(0.0))),
             )),
-            None => rejected.push(Binding::msg(
-                "latency-or-memory",
-                crate::i18n::Msg::new("bind-serve-no-fit"),
-            )),
+            None => rejected.push(no_fit(cands)),
         }
     }
     Ok((plans, evaluated))
+}
+
+/// Why no serving plan was found when no budget was the cause. Serving latency (decode reads the
+/// weights and the KV cache each token) needs the chip's memory bandwidth: where no candidate's
+/// chip has a sourced one (the Ascend 910B4 of ModelArts Snt9B), every configuration is dropped
+/// before any latency target is looked at, and the answer names the missing fact instead of
+/// telling the user to relax targets they may not have set.
+fn no_fit(cands: &[(&Instance, &GpuSpec)]) -> Binding {
+    let mut unknown: Vec<&str> = cands
+        .iter()
+        .filter(|(_, g)| g.memory_bandwidth().is_none())
+        .map(|(_, g)| g.id.as_str())
+        .collect();
+    unknown.sort_unstable();
+    unknown.dedup();
+    if !cands.is_empty() && cands.iter().all(|(_, g)| g.memory_bandwidth().is_none()) {
+        return Binding::msg(
+            "no-memory-bandwidth",
+            crate::i18n::Msg::new("bind-serve-no-bandwidth").arg("gpus", unknown.join(", ")),
+        );
+    }
+    Binding::msg(
+        "latency-or-memory",
+        crate::i18n::Msg::new("bind-serve-no-fit"),
+    )
 }
 
 #[cfg(test)]

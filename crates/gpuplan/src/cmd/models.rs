@@ -56,9 +56,45 @@ fn list(format: Format) -> Result<u8> {
     let rows: Vec<Vec<String>> = all.iter().map(preset_row).collect();
     match format {
         Format::Markdown => out!("{}", render::markdown(&header, &rows)),
+        _ if render::width().is_some_and(|w| natural_width(&header, &rows) > w) => {
+            let (h, r) = narrow(&header, &rows);
+            outln!("{}", render::table_keeping(&h, &r, &[0]));
+            let note = gpuplan_core::i18n::text(l, "models-narrow-note");
+            outln!("{}", render::fit(&note, render::width()));
+        }
         _ => outln!("{}", render::table(&header, &rows)),
     }
     Ok(0)
+}
+
+/// The columns a narrow terminal keeps: model, params, active, heads/kv, context. At 80 columns
+/// all nine were squeezed to six characters (`Qwen2.` over `5-0.5B`, `671.03` over `B`).
+const NARROW: [usize; 5] = [0, 2, 3, 7, 8];
+
+fn narrow<'a>(header: &[&'a str], rows: &[Vec<String>]) -> (Vec<&'a str>, Vec<Vec<String>>) {
+    let h = NARROW.iter().map(|&k| header[k]).collect();
+    let r = rows
+        .iter()
+        .map(|row| NARROW.iter().map(|&k| row[k].clone()).collect())
+        .collect();
+    (h, r)
+}
+
+/// The width of the full table with no cell wrapped: each column's widest cell and its two
+/// padding spaces, plus one border per column and one more.
+fn natural_width(header: &[&str], rows: &[Vec<String>]) -> usize {
+    use unicode_width::UnicodeWidthStr;
+    (0..header.len())
+        .map(|k| {
+            rows.iter()
+                .filter_map(|r| r.get(k).map(|c| c.width()))
+                .chain([header[k].width()])
+                .max()
+                .unwrap_or(0)
+                + 3
+        })
+        .sum::<usize>()
+        + 1
 }
 
 /// One preset's row: name, type, parameters (total, active, published) and its shape.

@@ -584,11 +584,23 @@ fn cost(p: &Plan, l: Lang, serve: bool) -> String {
 fn cost_short(p: &Plan, l: Lang, serve: bool) -> String {
     match &p.chosen {
         Some(c) => Msg::new("plan-cost-short")
-            .arg("cny", format!("{:.0}", c.cny))
+            .arg("cny", cny_compact(c.cny, l))
             .arg("serve", if serve { "yes" } else { "no" })
             .render(l),
         None => tx(l, "plan-cost-short-none"),
     }
+}
+
+/// A total in the compact table: whole yuan below a million; from a million up in millions (en
+/// `17.5M`) or in 万 (zh `1750万`), so that a large total keeps to one short cell at 80 columns.
+fn cny_compact(cny: f64, l: Lang) -> String {
+    if cny < 1e6 {
+        return format!("{cny:.0}");
+    }
+    Msg::new("plan-cny-compact")
+        .arg("m", format!("{:.1}", cny / 1e6))
+        .arg("w", format!("{:.0}", cny / 1e4))
+        .render(l)
 }
 
 /// A memory component or step phase by the catalog key of its English name (`memory.ftl`);
@@ -883,7 +895,16 @@ fn table_notes(o: &PlanOutcome, v: &View) -> String {
         }
     }
     if shown().any(|p| p.chosen.is_none()) {
-        out.push_str(&para(&tx(l, "plan-unpriced-order"), v, ""));
+        // Cost ranking puts unpriced plans last; `--optimize time` ranks them among the others,
+        // and the note must not say otherwise (an unpriced plan was #1 under "ranked after").
+        let first_unpriced = shown().position(|p| p.chosen.is_none()).unwrap_or(0);
+        let mixed = shown().skip(first_unpriced).any(|p| p.chosen.is_some());
+        let note = if mixed {
+            "plan-unpriced-by-time"
+        } else {
+            "plan-unpriced-order"
+        };
+        out.push_str(&para(&tx(l, note), v, ""));
     }
     let tie = format!("{}%", gpuplan_core::plan::RANK_TIE_FRACTION * 100.0);
     let pareto = Msg::new("plan-legend-pareto").arg("tie", tie).render(l);
@@ -1102,7 +1123,7 @@ fn costs(p: &Plan, v: &View, out: &mut String) {
                 Msg::new("plan-unit-price")
                     .arg("cny", format!("{:.2}", c.price.cny))
                     .arg("kind", names::price_kind(c.price.kind))
-                    .arg("region", c.price.region.as_str())
+                    .arg("region", names::price_region(&c.price.region))
                     .arg("as_of", c.price.as_of.as_str())
                     .arg("age", super::prices::age_label(&c.price.as_of, l.is_zh()))
                     .render(l),
@@ -1237,7 +1258,7 @@ fn comm_difference(a: &Plan, b: &Plan, l: Lang) -> Option<String> {
     (sb > sa + 0.05).then(|| {
         Msg::new("plan-other-comm")
             .arg("pct", format!("{:.0}", sb * 100.0))
-            .arg("link", xb.step.dp_link.to_string())
+            .arg("link", gpuplan_core::plan::advice::dp_link(b))
             .render(l)
     })
 }
