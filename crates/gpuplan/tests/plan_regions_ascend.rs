@@ -426,7 +426,10 @@ fn no_fit_message_names_the_expert_parallel_layout() {
         "--max-nodes",
         "8",
     ]);
-    assert!(plans(&v).is_empty(), "DeepSeek-V3 LoRA fit on 8 nodes of 32 GB NPUs?");
+    assert!(
+        plans(&v).is_empty(),
+        "DeepSeek-V3 LoRA fit on 8 nodes of 32 GB NPUs?"
+    );
     let rejected = v["outcome"]["rejected"].as_array().unwrap();
     let mem = rejected
         .iter()
