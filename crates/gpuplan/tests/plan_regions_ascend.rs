@@ -491,3 +491,59 @@ fn ascend_serving_refusal_names_the_missing_bandwidth() {
     assert_eq!(code, Some(0));
     assert!(!plans(&v).is_empty());
 }
+
+/// Network facts for the multi-node training types (task p-r4-net): ModelArts Snt9B runs HCCL over
+/// RoCE at the third-party-observed 8 × 200 Gbit/s per node, said as unverified (it ran TCP at an
+/// assumed 10 Gbit/s: 72B full fine-tune at MFU 0.7 %, 98 % of the step in DP traffic); Alibaba
+/// ebmgn7ex/ebmgn8v carry their documented 160 Gbit/s eRDMA; gn7e/ebmgn7e document no ERI.
+#[test]
+fn multi_node_network_facts_are_sourced_or_said_unverified() {
+    let (code, v) = plan_json(&[
+        "-m",
+        "Qwen2.5-72B",
+        "--task",
+        "full",
+        "--tokens",
+        "1e9",
+        "--chips",
+        "ascend",
+        "--provider",
+        "huawei",
+    ]);
+    assert_eq!(code, Some(0));
+    let p = plans(&v)
+        .iter()
+        .find(|p| p["instance"]["id"] == "modelarts.snt9b.8" && p["nodes"].as_u64() > Some(1))
+        .expect("a multi-node snt9b.8 plan");
+    let net = p["network_assumed"].as_str().unwrap_or_default();
+    assert!(
+        net.contains("1600 Gbit/s") && net.contains("third-party"),
+        "{net}"
+    );
+    let step = &p["train"]["step"];
+    let share = step["dp_comm_exposed"].as_f64().unwrap() / step["step"].as_f64().unwrap();
+    assert!(share < 0.9, "DP traffic still {share} of the step");
+    assert!(step["mfu"].as_f64().unwrap() > 0.05, "{step}");
+    let o = run(&["catalog", "instances", "--vgpu", "--format", "json"]);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = v["instances"].as_array().unwrap();
+    let row = |id: &str| {
+        &rows
+            .iter()
+            .find(|i| i["instance"]["id"] == id)
+            .unwrap_or_else(|| panic!("{id} missing"))["instance"]
+    };
+    for id in ["ecs.ebmgn7ex.32xlarge", "ecs.ebmgn8v.48xlarge"] {
+        assert_eq!(row(id)["rdma"], "erdma", "{id}");
+        assert_eq!(row(id)["rdma_gbit"].as_f64(), Some(160.0), "{id}");
+        assert!(row(id)["source"].as_str().unwrap().contains("160 Gbit/s"));
+    }
+    for id in ["ecs.gn7e-c16g1.32xlarge", "ecs.ebmgn7e.32xlarge"] {
+        assert_eq!(row(id)["rdma"], "none", "{id}");
+        assert!(row(id)["source"].as_str().unwrap().contains("ERI"), "{id}");
+    }
+    let s = row("modelarts.snt9b.8");
+    assert_eq!(s["rdma"], "roce");
+    assert_eq!(s["rdma_gbit"].as_f64(), Some(1600.0));
+    assert_eq!(s["confidence"], "unverified");
+}

@@ -3,6 +3,7 @@
 cav-rdma-unknown = RDMA not documented for this type: assumed TCP
 cav-roce-unknown-ascend = RoCE between Ascend nodes not documented for this type: HCCL over TCP assumed (check the NPU RoCE ports with hccn_tool)
 cav-network-unknown = network bandwidth not documented: assumed 10 Gbit/s
+cav-rdma-unverified = RDMA between nodes at { $gbit } Gbit/s per node is from a third-party observation, not the provider's docs (see the catalog row's source): measure it before a long run
 cav-pcie-assumed = GPU link not documented as NVLink: PCIe Gen4 assumed
 cav-host-cpu-cap = host CPUs cap the input pipeline at { $cap } samples/s ({ $vcpu } vCPU × { $nodes } nodes × { $per_core } img/s per vCPU) below the GPUs' { $gpus }: decode on GPU (DALI) or pick more vCPUs
 cav-input-bound = { $limit ->

@@ -3,6 +3,7 @@
 cav-rdma-unknown = 该规格的 RDMA 未见文档：按 TCP 计算
 cav-roce-unknown-ascend = 该规格昇腾节点间的 RoCE 未见文档：按 HCCL 走 TCP 计算（用 hccn_tool 检查 NPU 的 RoCE 端口）
 cav-network-unknown = 网络带宽未见文档：按 10 Gbit/s 计算
+cav-rdma-unverified = 节点间 RDMA 带宽（每节点 { $gbit } Gbit/s）来自第三方实测，并非厂商文档（见目录行的 source）：长时间运行前请先实测
 cav-pcie-assumed = GPU 互联未注明为 NVLink：按 PCIe Gen4 计算
 cav-host-cpu-cap = 主机 CPU 把数据管道限制在每秒 { $cap } 个样本（{ $vcpu } 个 vCPU × { $nodes } 个节点 × 每个 vCPU 每秒 { $per_core } 张图），低于 GPU 的 { $gpus }：改用 GPU 解码（DALI）或选 vCPU 更多的规格
 cav-input-bound = { $limit ->

@@ -380,7 +380,10 @@ pub fn instance_cluster(
         ),
     };
     let gbit = match (inst.rdma.is_rdma(), inst.rdma_gbit, inst.network_gbit) {
-        (true, Some(r), _) => r,
+        (true, Some(r), _) => {
+            assumed = unverified_rdma(assumed, inst, r, nodes);
+            r
+        }
         (_, _, Some(n)) => n,
         _ => {
             assumed = add_net(assumed, "cav-network-unknown");
@@ -403,6 +406,25 @@ pub fn instance_cluster(
         assumed = add(assumed, "cav-pcie-assumed");
     }
     Ok((c, assumed))
+}
+
+/// An RDMA bandwidth on an `unverified` catalog row (a third-party observation, e.g. ModelArts
+/// Snt9B's 8 × 200 Gbit/s RoCE ports) is used, and a plan that crosses nodes says so.
+fn unverified_rdma(
+    prev: Option<crate::i18n::Text>,
+    inst: &Instance,
+    gbit: f64,
+    nodes: u64,
+) -> Option<crate::i18n::Text> {
+    use crate::i18n::{Msg, Text};
+    if nodes < 2 || inst.confidence != crate::catalog::Confidence::Unverified {
+        return prev;
+    }
+    let t = Text::from(Msg::new("cav-rdma-unverified").arg("gbit", gbit));
+    Some(match prev {
+        Some(p) => p.and(t),
+        None => t,
+    })
 }
 
 /// Candidate instance types for the request: mapped, full-GPU, allowed provider/region/chip.
