@@ -352,14 +352,21 @@ pub fn op_sac_recomputed_forward(
 /// `FrozenNF4Linear` and `LoRALinear(quantize_base=True)` call `linear_nf4`). The kernel reads
 /// the packed weight and its quantisation constants (`BaseWeights::bits`: 4.127 bits with double
 /// quantisation, 4.5 without) and writes the 16-bit copy (2 B), which the GEMM then reads as a
-/// 16-bit weight (already in [`gemm_seconds`]). This is the fused-kernel floor: bitsandbytes'
-/// nested absmax dequantization (8-bit absmax → fp32 before the main kernel) and torchao's
-/// eager unpacking chain move more.
+/// 16-bit weight (already in [`gemm_seconds`]). Under LitGPT the copy is fp16 (Lightning
+/// quantizes from fp16, lightning/fabric/plugins/precision/bitsandbytes.py @b19c3a9 l.335, as the
+/// memory model's `dequant_transient` has it) and `.to(A.dtype)` casts it to bf16: read 2 B,
+/// write 2 B more. This is the fused-kernel floor: bitsandbytes' nested absmax dequantization
+/// (8-bit absmax → fp32 before the main kernel) and torchao's eager unpacking chain move more.
 pub fn dequant_bytes_per_weight(setup: &TrainingSetup) -> Option<f64> {
     use crate::workload::BaseWeights;
+    let cast = if setup.framework == crate::workload::Framework::LitGpt {
+        4.0
+    } else {
+        0.0
+    };
     match setup.base_weights() {
         b @ (BaseWeights::Nf4 | BaseWeights::Nf4NoDq) if setup.task.is_peft() => {
-            Some(b.bits() / 8.0 + 2.0)
+            Some(b.bits() / 8.0 + 2.0 + cast)
         }
         _ => None,
     }
@@ -990,6 +997,11 @@ mod tests {
             (head - head_weights * bytes * 2.0 / 1e12).abs() < 1e-9,
             "{head}"
         );
+        // LitGPT's fp16 copy is cast to bf16 (read 2 B, write 2 B); a 16-bit base pays nothing.
+        s.framework = crate::workload::Framework::LitGpt;
+        assert_eq!(dequant_bytes_per_weight(&s), Some(bytes + 4.0));
+        s.task = TrainTask::Lora;
+        assert_eq!(dequant_bytes_per_weight(&s), None);
     }
 
     #[test]
