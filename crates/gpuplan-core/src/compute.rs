@@ -340,6 +340,72 @@ pub fn op_sac_recomputed_forward(
         .sum()
 }
 
+/// Bytes one dequantization of a frozen 4-bit (NF4) base weight moves, per weight; `None` for
+/// a 16-bit or int8 base. Neither QLoRA stack multiplies in 4 bit: bitsandbytes' `MatMul4Bit`
+/// runs `F.linear(A, F.dequantize_4bit(B, quant_state).to(A.dtype).t())` in forward and
+/// `torch.matmul(grad_output, F.dequantize_4bit(B, ctx.state).to(grad_output.dtype).t())` for
+/// the input gradient (bitsandbytes/autograd/_functions.py @0.43.x, `MatMul4Bit.forward` /
+/// `.backward`; `dequantize_4bit` in bitsandbytes/functional.py launches the blockwise NF4
+/// dequantization kernel into a new 16-bit tensor), and torchao's `LinearNF4` does the same with
+/// `F.linear(input, weight.to(input.dtype))` / `grad_output @ weight.to(grad_output.dtype)`
+/// (torchao/dtypes/nf4tensor.py, `LinearNF4`, `get_original_weight`; torchtune's
+/// `FrozenNF4Linear` and `LoRALinear(quantize_base=True)` call `linear_nf4`). The kernel reads
+/// the packed weight and its quantisation constants (`BaseWeights::bits`: 4.127 bits with double
+/// quantisation, 4.5 without) and writes the 16-bit copy (2 B), which the GEMM then reads as a
+/// 16-bit weight (already in [`gemm_seconds`]). Under LitGPT the copy is fp16 (Lightning
+/// quantizes from fp16, lightning/fabric/plugins/precision/bitsandbytes.py @b19c3a9 l.335, as the
+/// memory model's `dequant_transient` has it) and `.to(A.dtype)` casts it to bf16: read 2 B,
+/// write 2 B more. This is the fused-kernel floor: bitsandbytes' nested absmax dequantization
+/// (8-bit absmax → fp32 before the main kernel) and torchao's eager unpacking chain move more.
+pub fn dequant_bytes_per_weight(setup: &TrainingSetup) -> Option<f64> {
+    use crate::workload::BaseWeights;
+    let cast = if setup.framework == crate::workload::Framework::LitGpt {
+        4.0
+    } else {
+        0.0
+    };
+    match setup.base_weights() {
+        b @ (BaseWeights::Nf4 | BaseWeights::Nf4NoDq) if setup.task.is_peft() => {
+            Some(b.bits() / 8.0 + 2.0 + cast)
+        }
+        _ => None,
+    }
+}
+
+/// Dequantizations of each 4-bit layer weight per micro-batch: forward, the input-gradient
+/// GEMM in backward (a frozen base has no weight-gradient GEMM), and the recomputed forward
+/// (full checkpointing reruns every layer forward; per-op SAC outside torchtitan's dense layout
+/// reruns about half of the matmuls, as the GEMM count takes it). Selective (attention-core)
+/// recompute reruns no linear.
+fn dequant_passes(recompute: Recompute) -> f64 {
+    2.0 + match recompute {
+        Recompute::Full => 1.0,
+        Recompute::SelectiveOp => 0.5,
+        Recompute::None | Recompute::Selective => 0.0,
+    }
+}
+
+/// Weights of a layer's linears one device holds gathered for its matmuls: its tensor-parallel
+/// shard of each dense linear and of each local routed expert.
+fn device_linear_weights(linears: &[crate::model::Linear], p: &Parallelism) -> f64 {
+    linears
+        .iter()
+        .map(|l| {
+            let local = if l.copies > 1 {
+                l.copies.div_ceil(p.ep.max(1))
+            } else {
+                1
+            };
+            let shard = if l.d_out >= l.d_in {
+                l.d_in * l.d_out.div_ceil(p.tp)
+            } else {
+                l.d_in.div_ceil(p.tp) * l.d_out
+            };
+            (local * shard) as f64
+        })
+        .sum()
+}
+
 /// Forward passes counted in the micro-batch (1, or 2 with full recompute).
 fn forward_passes(setup: &TrainingSetup) -> f64 {
     if matches!(setup.recompute, Recompute::Full | Recompute::SelectiveOp) {
@@ -510,6 +576,7 @@ pub fn micro_batch_compute(
     let tokens = setup.micro_batch * (setup.seq_len / p.cp.max(1)).max(1);
     let frozen = setup.task.is_peft();
     let op_sac = crate::train::op_sac_applies(t, setup);
+    let dequant = dequant_bytes_per_weight(setup);
     let total_layers: u64 = b.groups.iter().map(|g| g.count).sum::<u64>().max(1);
     // One layer on average (all layers / L), then scaled to the slowest stage.
     let mut layer = ComputeParts::default();
@@ -580,9 +647,18 @@ pub fn micro_batch_compute(
     // Backward of an element-wise op reads the saved input and the output gradient and writes the
     // input gradient: about twice its forward traffic. torch.compile fuses part of it away.
     let passes = forward_passes(setup) + 2.0;
-    layer.elementwise_s = r
-        .memory
-        .map_or(0.0, |bw| fwd_bytes * passes / bw.0.max(1.0));
+    // QLoRA: every 4-bit layer weight is dequantized to 16 bit before each of its matmuls.
+    let dequant_layer = dequant.map_or(0.0, |bytes| {
+        let weights: f64 = b
+            .groups
+            .iter()
+            .map(|g| device_linear_weights(&g.linears, &p) * g.count as f64)
+            .sum();
+        weights / total_layers as f64 * bytes * dequant_passes(setup.recompute)
+    });
+    layer.elementwise_s = r.memory.map_or(0.0, |bw| {
+        (fwd_bytes * passes + dequant_layer) / bw.0.max(1.0)
+    });
     // The LM head on the last stage: forward, dgrad and (if trained) wgrad.
     let head = if t.vocab > 0 && t.structure != Structure::EncoderOnly {
         // The output layer stays in 16 bit under FP8 training in every FP8 stack of the cases:
@@ -599,9 +675,17 @@ pub fn micro_batch_compute(
     } else {
         0.0
     };
+    // A 4-bit LM head (LitGPT's QLoRA) is dequantized for its forward and its input gradient;
+    // it sits outside the checkpointed layers, so it is not recomputed.
+    let head_dequant = match (dequant, r.memory) {
+        (Some(bytes), Some(bw)) if head > 0.0 && setup.lm_head_quantized() => {
+            (t.hidden * t.vocab.div_ceil(p.tp)) as f64 * bytes * 2.0 / bw.0.max(1.0)
+        }
+        _ => 0.0,
+    };
     let (other, last) = stage_layers(total_layers, p.pp, p.last_stage_layers);
     let per = layer.total();
-    let n = if (other as f64) * per > last as f64 * per + head {
+    let n = if (other as f64) * per > last as f64 * per + head + head_dequant {
         other
     } else {
         last
@@ -610,7 +694,7 @@ pub fn micro_batch_compute(
     ComputeParts {
         gemm_s: layer.gemm_s * n + if on_last { head } else { 0.0 },
         attention_s: layer.attention_s * n,
-        elementwise_s: layer.elementwise_s * n,
+        elementwise_s: layer.elementwise_s * n + if on_last { head_dequant } else { 0.0 },
         attention_fwd_layer_s: attention_kernel_seconds(t, setup, r, p.tp).0,
     }
 }
@@ -851,6 +935,73 @@ mod tests {
         let t = gemm_seconds_weights(128, 4096, 4096, 1.0, &r);
         let bytes = 2.0 * (128.0 * 4096.0 * 2.0) + 4096.0 * 4096.0;
         assert!((t - bytes / 1e12).abs() / t < 1e-12);
+    }
+
+    /// QLoRA pays, over LoRA on the same adapters, one fused dequantization per 4-bit layer weight
+    /// and pass: Llama 3.1 8B's 6.98B layer weights × (4.127/8 + 2) B × 3 passes under full
+    /// recompute (2 without) over the bandwidth, and nothing in the GEMMs; a 4-bit LM head
+    /// (LitGPT) adds its own two.
+    #[test]
+    fn qlora_dequantizes_every_layer_weight_once_per_pass() {
+        use crate::workload::TrainTask;
+        let m = crate::model::find_preset("Llama-3.1-8B")
+            .unwrap()
+            .model
+            .clone();
+        let t = m.transformer().unwrap();
+        let b = crate::model::param_breakdown(&m);
+        let r = ChipRates {
+            gemm: FlopRate(1e14),
+            attention: FlopRate(1e14),
+            memory: Some(Bandwidth(1e12)),
+            sms: None,
+            act_bytes: 2.0,
+            eager_elementwise: false,
+            cast_bytes: 0.0,
+            autotuned: false,
+        };
+        let mut s = TrainingSetup {
+            task: TrainTask::Lora,
+            micro_batch: 2,
+            seq_len: 2048,
+            recompute: Recompute::Full,
+            ..TrainingSetup::default()
+        };
+        let lora = micro_batch_compute(&b, t, &s, &r);
+        s.task = TrainTask::Qlora;
+        let qlora = micro_batch_compute(&b, t, &s, &r);
+        let per_layer = 2.0 * 4096.0 * 4096.0 + 2.0 * 4096.0 * 1024.0 + 3.0 * 4096.0 * 14336.0;
+        let weights = 32.0 * per_layer;
+        assert_eq!(weights, 6_979_321_856.0);
+        let bytes = 4.127 / 8.0 + 2.0;
+        let extra = qlora.elementwise_s - lora.elementwise_s;
+        assert!(
+            (extra - weights * bytes * 3.0 / 1e12).abs() < 1e-9,
+            "{extra}"
+        );
+        assert_eq!(qlora.gemm_s, lora.gemm_s);
+        s.recompute = Recompute::None;
+        s.task = TrainTask::Lora;
+        let lora = micro_batch_compute(&b, t, &s, &r);
+        s.task = TrainTask::Qlora;
+        let qlora = micro_batch_compute(&b, t, &s, &r);
+        let extra = qlora.elementwise_s - lora.elementwise_s;
+        assert!(
+            (extra - weights * bytes * 2.0 / 1e12).abs() < 1e-9,
+            "{extra}"
+        );
+        s.quantized_lm_head = Some(true);
+        let head = micro_batch_compute(&b, t, &s, &r).elementwise_s - qlora.elementwise_s;
+        let head_weights = 4096.0 * 128_256.0;
+        assert!(
+            (head - head_weights * bytes * 2.0 / 1e12).abs() < 1e-9,
+            "{head}"
+        );
+        // LitGPT's fp16 copy is cast to bf16 (read 2 B, write 2 B); a 16-bit base pays nothing.
+        s.framework = crate::workload::Framework::LitGpt;
+        assert_eq!(dequant_bytes_per_weight(&s), Some(bytes + 4.0));
+        s.task = TrainTask::Lora;
+        assert_eq!(dequant_bytes_per_weight(&s), None);
     }
 
     #[test]
