@@ -177,9 +177,8 @@ fn training_accuracy_stays_within_todays_bands() {
         known_serving <= 8,
         "{known_serving} known deviations (serving)"
     );
-    // Measured 9.07% over 102 cases since torchtune's 4090 LoRA/QLoRA tokens/s rows (two known
-    // misses at -44.0%/-36.0%) were added; 8.98% over the 100 others, unchanged by QLoRA's NF4
-    // dequantization (the target is 10%; 9.15% before torch's context-parallel ring was
+    // Measured 8.98%, unchanged by QLoRA's NF4 dequantization (torchtune's 4090 tokens/s rows are
+    // not cases: cases/SKIPPED.md) (the target is 10%; 9.15% before torch's context-parallel ring was
     // modelled round by round (ring.rs: the 405B CP 2/4/8 rows +14.8/+17.0/+36.8% -> +4.0/+0.9/+13.7%,
     // the 8B CP 4/8 rows +33.6/+40.1% -> +25.4/+31.0%, CP 2 -0.9% -> -6.4%), 9.22% before NeMo's
     // fine-tuning rows took their pretraining rows' VP, 9.07% before per-op SAC's recomputed matmuls were
@@ -193,7 +192,7 @@ fn training_accuracy_stays_within_todays_bands() {
     // GPT-NeoX-20B, Pythia-1B, StarCoderBase and TinyLlama's published runs were added with their
     // stated layouts: 14.8% before StarCoderBase's fp32 gradient reduction, -15.0% -> -9.6%).
     assert!(
-        tput <= 0.0908,
+        tput <= 0.0899,
         "training throughput out-of-sample median {tput:.4}"
     );
     assert!(hours <= 0.1377, "GPU-hours out-of-sample median {hours:.4}");
@@ -214,11 +213,9 @@ fn training_accuracy_stays_within_todays_bands() {
     // recomputed matmuls counted per op; 14: NeMo's Llama 2 13B LoRA row (-20.2% -> -18.4%) with
     // Megatron-Core's fused q/k/v carrying one LoRA adapter (workload.rs `fused_for`); 13: its 13B
     // SFT row (-30.7% -> -19.2%) with the same model's pretraining VP (10) for the unstated one;
-    // 12: torchtitan's 405B CP 8 row (+36.8% -> +13.7%) with torch's ring per round over one NIC per ring;
-    // 14: torchtune's Llama 3.1 8B LoRA/QLoRA tokens/s on one 4090 (-44.0%, -36.0%: the rows imply
-    // 92%/72% of the 4090's dense peak; their pair checks QLoRA's NF4 dequantization, see the cases).
+    // 12: torchtitan's 405B CP 8 row (+36.8% -> +13.7%) with torch's ring per round over one NIC per ring.
     assert!(
-        known <= 14,
+        known <= 12,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
