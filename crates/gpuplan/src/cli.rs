@@ -437,7 +437,8 @@ pub struct EstimateArgs {
     /// BF16_Optimizer with pipeline parallelism) instead of reduce-scattering them.
     #[arg(long)]
     pub grad_all_reduce: bool,
-    /// The model runs under torch.compile (fused element-wise kernels).
+    /// The model runs under torch.compile (fused element-wise kernels; with --cp > 1 torch's
+    /// context-parallel ring is traced, so its K/V all-gathers and dK/dV sends are not overlapped).
     #[arg(long)]
     pub compiled: bool,
     /// Activation recomputation: none, selective, selective_op (torchtitan per-op SAC), full
