@@ -327,3 +327,39 @@ fn a_raised_global_batch_is_a_caveat() {
     }
     assert!(raised > 0 && kept > 0, "{raised} / {kept}");
 }
+
+/// `plan -m Llama-3.1-70B --task inference --rate 3 --weights bf16`: the top replica (4 × A100,
+/// TP4, batch 256) claimed 13.1 req/s while one 1000-token prefill took 0.207 s — 2.7 s of
+/// prefill in every second — and a T4 claimed 3.51 req/s of 0.327 s prefills. One replica's
+/// GPUs run every request's prefill and the batch's decode steps: per second, rate × TTFT +
+/// rate × output / batch × TPOT cannot exceed one second.
+#[test]
+fn a_replica_is_not_busier_than_one_second_per_second() {
+    for args in [
+        &["-m", "Llama-3.1-70B", "--rate", "3", "--weights", "bf16"][..],
+        &[
+            "-m",
+            "Qwen2.5-7B",
+            "--rate",
+            "5",
+            "--ttft",
+            "1",
+            "--tpot",
+            "0.05",
+        ][..],
+    ] {
+        let p = plan_json(&[&["--task", "inference"][..], args].concat());
+        let plans = p["outcome"]["plans"].as_array().expect("plans");
+        assert!(!plans.is_empty(), "{args:?}: no plan");
+        for s in plans.iter().map(|pl| &pl["serve"]) {
+            let rps = s["requests_per_second_per_replica"].as_f64().unwrap();
+            let batch = s["batch_per_replica"].as_f64().unwrap();
+            let (ttft, tpot) = (
+                s["latency"]["ttft"].as_f64().unwrap(),
+                s["latency"]["time_per_token"].as_f64().unwrap(),
+            );
+            let busy = rps * ttft + rps * 300.0 / batch * tpot;
+            assert!(busy <= 1.0 + 1e-9, "{args:?}: busy {busy:.3} s/s in {s}");
+        }
+    }
+}
