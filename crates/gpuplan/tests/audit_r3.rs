@@ -363,3 +363,33 @@ fn a_replica_is_not_busier_than_one_second_per_second() {
         }
     }
 }
+
+/// `plan -m Qwen3-235B-A22B --task inference --rate 2 --weights bf16 --provider tencent` (470 GB
+/// of bf16 weights; Tencent's largest node is 8 × A100-40G) answered "no instance type meets the
+/// latency targets …: relax --ttft/--tpot" to a user who set no latency target. With no target
+/// the refusal is memory, and it says so in both languages; with a target the old reason stays.
+#[test]
+fn a_serving_refusal_without_targets_names_memory() {
+    let base = [
+        "--task",
+        "inference",
+        "-m",
+        "Qwen3-235B-A22B",
+        "--rate",
+        "2",
+        "--weights",
+        "bf16",
+        "--provider",
+        "tencent",
+    ];
+    let p = plan_json(&base);
+    let r = &p["outcome"]["rejected"][0];
+    assert_eq!(r["constraint"], "memory", "{r}");
+    assert!(!r["message_en"].as_str().unwrap().contains("--ttft"), "{r}");
+    assert!(r["message_zh"].as_str().unwrap().contains("显存"), "{r}");
+    let p = plan_json(&[&base[..], &["--tpot", "0.05"]].concat());
+    assert_eq!(
+        p["outcome"]["rejected"][0]["constraint"],
+        "latency-or-memory"
+    );
+}

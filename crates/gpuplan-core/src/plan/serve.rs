@@ -416,7 +416,10 @@ pub fn search(
                     .arg("b", format!("{:.0}", c.budget_cny.unwrap_or(0.0)))
                     .arg("over", format!("{:.0}", x - c.budget_cny.unwrap_or(0.0))),
             )),
-            None => rejected.push(no_fit(cands)),
+            None => {
+                let no_target = decoder && job.ttft_s.is_none() && job.tpot_s.is_none();
+                rejected.push(no_fit(cands, no_target));
+            }
         }
     }
     Ok((plans, evaluated))
@@ -427,7 +430,11 @@ pub fn search(
 /// chip has a sourced one (the Ascend 910B4 of ModelArts Snt9B), every configuration is dropped
 /// before any latency target is looked at, and the answer names the missing fact instead of
 /// telling the user to relax targets they may not have set.
-fn no_fit(cands: &[(&Instance, &GpuSpec)]) -> Binding {
+///
+/// A decoder asked with no `--ttft`/`--tpot` is refused only by memory (weights + one request's
+/// KV within the engine's budget on at most one node's GPUs), so the answer says that instead of
+/// telling the user to relax targets they did not set.
+fn no_fit(cands: &[(&Instance, &GpuSpec)], no_target: bool) -> Binding {
     let mut unknown: Vec<&str> = cands
         .iter()
         .filter(|(_, g)| g.memory_bandwidth().is_none())
@@ -440,6 +447,9 @@ fn no_fit(cands: &[(&Instance, &GpuSpec)]) -> Binding {
             "no-memory-bandwidth",
             crate::i18n::Msg::new("bind-serve-no-bandwidth").arg("gpus", unknown.join(", ")),
         );
+    }
+    if no_target {
+        return Binding::msg("memory", crate::i18n::Msg::new("bind-serve-no-memory"));
     }
     Binding::msg(
         "latency-or-memory",
