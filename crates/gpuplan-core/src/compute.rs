@@ -513,7 +513,9 @@ pub fn torch_ring(
 }
 
 /// Attention kernels of one layer for one micro-batch on one TP shard: (one forward pass, the
-/// whole step's forward passes + backward).
+/// whole step's forward passes + backward). Under eager attention the first is the total over
+/// (forward passes + 2), an even split that the softmax traffic does not follow; only torch's CP
+/// ring reads it, and the ring needs flash / efficient SDPA, so it is unused there.
 fn attention_kernel_seconds(
     t: &TransformerSpec,
     setup: &TrainingSetup,
