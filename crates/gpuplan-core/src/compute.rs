@@ -358,18 +358,24 @@ pub fn op_sac_recomputed_forward(
 /// write 2 B more. This is the fused-kernel floor: bitsandbytes' nested absmax dequantization
 /// (8-bit absmax → fp32 before the main kernel) and torchao's eager unpacking chain move more.
 pub fn dequant_bytes_per_weight(setup: &TrainingSetup) -> Option<f64> {
-    use crate::workload::BaseWeights;
     let cast = if setup.framework == crate::workload::Framework::LitGpt {
         4.0
     } else {
         0.0
     };
-    match setup.base_weights() {
-        b @ (BaseWeights::Nf4 | BaseWeights::Nf4NoDq) if setup.task.is_peft() => {
-            Some(b.bits() / 8.0 + 2.0 + cast)
-        }
-        _ => None,
-    }
+    dequantizes_4bit_base(setup).then(|| setup.base_weights().bits() / 8.0 + 2.0 + cast)
+}
+
+/// Whether the frozen base's linears are 4-bit (NF4) weights dequantized to 16 bit before each
+/// matmul (QLoRA): the step time's dequantization traffic ([`dequant_bytes_per_weight`]) and the
+/// memory model's dequantized copy (`train::dequant_transient`) both apply exactly then.
+pub fn dequantizes_4bit_base(setup: &TrainingSetup) -> bool {
+    use crate::workload::BaseWeights;
+    setup.task.is_peft()
+        && matches!(
+            setup.base_weights(),
+            BaseWeights::Nf4 | BaseWeights::Nf4NoDq
+        )
 }
 
 /// Dequantizations of each 4-bit layer weight per micro-batch: forward, the input-gradient
@@ -404,6 +410,17 @@ fn device_linear_weights(linears: &[crate::model::Linear], p: &Parallelism) -> f
             (local * shard) as f64
         })
         .sum()
+}
+
+/// Forward passes of the attention kernel per micro-batch: 2 when backward reruns it (full
+/// recompute, or selective recompute of the attention core), else 1 (per-op SAC saves SDPA's
+/// output). Shared by the attention time, torch's CP ring and Megatron's CP transfers.
+pub(crate) fn attention_forward_passes(recompute: Recompute) -> f64 {
+    if matches!(recompute, Recompute::Full | Recompute::Selective) {
+        2.0
+    } else {
+        1.0
+    }
 }
 
 /// Forward passes counted in the micro-batch (1, or 2 with full recompute).
@@ -490,17 +507,15 @@ pub fn torch_ring(
         cp,
         q_elems: local * width,
         kv_elems: local * width,
-        fwd_passes: if matches!(setup.recompute, Recompute::Full | Recompute::Selective) {
-            2.0
-        } else {
-            1.0
-        },
+        fwd_passes: attention_forward_passes(setup.recompute),
         traced: setup.compiled,
     })
 }
 
 /// Attention kernels of one layer for one micro-batch on one TP shard: (one forward pass, the
-/// whole step's forward passes + backward).
+/// whole step's forward passes + backward). Under eager attention the first is the total over
+/// (forward passes + 2), an even split that the softmax traffic does not follow; only torch's CP
+/// ring reads it, and the ring needs flash / efficient SDPA, so it is unused there.
 fn attention_kernel_seconds(
     t: &TransformerSpec,
     setup: &TrainingSetup,
@@ -519,8 +534,7 @@ fn attention_kernel_seconds(
     let window = t.sliding_window.map_or(keys, |w| (w as f64).min(keys));
     // QKᵀ and AV: 4·b·s·window·q_width FLOPs forward (full count).
     let fwd_flops = 4.0 * b * s_q * window * q_width;
-    let recompute_attn = matches!(setup.recompute, Recompute::Full | Recompute::Selective);
-    let fwd_passes = if recompute_attn { 2.0 } else { 1.0 };
+    let fwd_passes = attention_forward_passes(setup.recompute);
     match setup.attention {
         AttentionImpl::Flash | AttentionImpl::MemEfficient => {
             let causal = if t.structure == Structure::EncoderOnly {

@@ -26,9 +26,11 @@
 //!   every transfer is exposed; eager, the all-gather hides behind round 0 and each dK/dV send
 //!   behind the next round's backward kernel.
 
-/// Bytes per element of one K or V tensor in the ring's transfers: bf16 forward, fp32 dK/dV
-/// (`convert_to_f32`).
+/// Bytes per element of one K or V tensor in the ring's forward transfers: bf16 (the
+/// mixed-precision compute dtype of the torchtitan runs this models).
 const KV_BYTES: f64 = 2.0;
+/// Bytes per element of the dK/dV the backward ring sends: fp32 (`convert_to_f32 = True`, the
+/// accumulators `zeros_like(..., dtype=float32)` in `_templated_ring_attention_backward`).
 const GRAD_BYTES: f64 = 4.0;
 
 /// One layer's ring on one rank for one micro-batch.
@@ -40,7 +42,8 @@ pub struct Ring {
     pub q_elems: f64,
     /// Elements of one of the rank's K or V tensors as SDPA sees them.
     pub kv_elems: f64,
-    /// Forward passes (2 under full recompute).
+    /// Forward passes of the attention kernel (2 under full or attention-core selective
+    /// recompute: [`crate::compute::attention_forward_passes`]).
     pub fwd_passes: f64,
     /// The ring is traced by torch.compile (every collective waited at once).
     pub traced: bool,
@@ -62,6 +65,15 @@ impl Ring {
         2.0 * self.kv_elems * GRAD_BYTES
     }
 
+    /// Bytes one rank receives for one layer: a K/V all-gather per forward pass and one in
+    /// backward, and a dK/dV send per backward round (cp of them, the last after the loop).
+    pub fn transfer_bytes(&self) -> f64 {
+        if self.cp <= 1 {
+            return 0.0;
+        }
+        (self.fwd_passes + 1.0) * self.all_gather_bytes() + self.cp as f64 * self.dkv_round_bytes()
+    }
+
     /// Exposed transfer seconds of one layer (forward passes + backward) at `bw` bytes/s, with
     /// `fwd_kernel_s` the attention kernels of one forward pass (all rounds; the backward's are
     /// `FLASH_BACKWARD_RATIO` × as long). Each round is 1/cp of the pass.
@@ -73,7 +85,7 @@ impl Ring {
         let ag = self.all_gather_bytes() / bw;
         let dkv = self.dkv_round_bytes() / bw;
         if self.traced {
-            return (self.fwd_passes + 1.0) * ag + cp * dkv;
+            return self.transfer_bytes() / bw;
         }
         let fwd_round = fwd_kernel_s / cp;
         let bwd_round = crate::compute::FLASH_BACKWARD_RATIO * fwd_round;
@@ -158,6 +170,7 @@ mod tests {
         // Three all-gathers (forward, recompute, backward) and four dK/dV sends.
         let want = 3.0 * ag + 4.0 * dkv;
         assert!((r.exposed_comm_seconds(bw, 10.0) - want).abs() < 1e-12);
+        assert!((r.transfer_bytes() / bw - want).abs() < 1e-12);
     }
 
     #[test]

@@ -48,7 +48,8 @@ mod host;
 mod step;
 mod zero3;
 pub use host::{
-    apply_host_decode_cap, cap_step, decodes_images_on_host, host_decode_cap, samples_per_second,
+    apply_host_decode_cap, bind_host_cap, cap_step, decodes_images_on_host, host_decode_cap,
+    samples_per_second,
 };
 pub use step::{training_step, training_step_lean, training_step_validated, StepTime};
 
@@ -220,8 +221,21 @@ pub fn peft_trainable_params(b: &ParamBreakdown, lora: &crate::workload::LoraCon
     lora_params(b, lora.rank, &lora.targets) + modules_to_save_params(b, lora)
 }
 
-/// Bytes per parameter of a `modules_to_save` copy: the base weights' 16-bit dtype (fp32 for an
-/// fp32 base); a quantised base keeps its embedding and head in 16 bits.
+/// Bytes per trained PEFT parameter (an adapter or a `modules_to_save` copy) stored at `bytes`:
+/// the weight, its gradient and the optimizer states (AdamW: two states in the same dtype,
+/// `torch.zeros_like(p)`; 8-bit AdamW: 2 B).
+fn trained_bytes_per_param(bytes: f64, optimizer: Optimizer) -> f64 {
+    let states = if optimizer == Optimizer::AdamW8bit {
+        2.0
+    } else {
+        2.0 * bytes
+    };
+    bytes + bytes + states
+}
+
+/// Bytes per parameter of the base's unquantised tensors (embedding, head, norms) and of a
+/// `modules_to_save` copy: the base weights' 16-bit dtype (fp32 for an fp32 base); a quantised
+/// base keeps its embedding and head in 16 bits. Also what FSDP gathers them in ([`fsdp`]).
 fn saved_module_bytes(setup: &TrainingSetup) -> f64 {
     if setup.base_weights() == BaseWeights::Fp32 {
         4.0
@@ -727,14 +741,7 @@ fn peft_states(
     let lora = lora_params(b, setup.lora.rank, &setup.lora.targets) * share;
     // Adapters, their grads and AdamW states in the adapter dtype (PEFT default fp32,
     // autocast_adapter_dtype); 8-bit AdamW keeps 2 B of states.
-    let a = setup.adapter_dtype.bytes();
-    let per = a
-        + a
-        + if setup.optimizer == Optimizer::AdamW8bit {
-            2.0
-        } else {
-            2.0 * a
-        };
+    let per = trained_bytes_per_param(setup.adapter_dtype.bytes(), setup.optimizer);
     let adapter_bytes = lora / share.max(f64::MIN_POSITIVE) * zero1 / b.total as f64 * per;
     items.push(MemoryItem {
         name: "LoRA adapters + grads + optimizer",
@@ -846,13 +853,7 @@ fn saved_modules_item(
     if params <= 0.0 {
         return (None, 0.0);
     }
-    let c = saved_module_bytes(setup);
-    let states = if setup.optimizer == Optimizer::AdamW8bit {
-        2.0
-    } else {
-        2.0 * c
-    };
-    let per = c + c + states;
+    let per = trained_bytes_per_param(saved_module_bytes(setup), setup.optimizer);
     let bytes = params * zero1_params / b.total as f64 * per;
     let offload = setup.parallel.offload_params;
     let item = MemoryItem {
@@ -1974,12 +1975,7 @@ fn head_dequant_bytes(b: &ParamBreakdown, setup: &TrainingSetup) -> f64 {
 /// the largest on the device. 2 B per weight; LitGPT 4 B (Lightning quantizes from fp16, so the
 /// fp16 result and its bf16 cast meet, as for the quantized head).
 fn dequant_transient(b: &ParamBreakdown, setup: &TrainingSetup) -> f64 {
-    if !setup.task.is_peft()
-        || !matches!(
-            setup.base_weights(),
-            BaseWeights::Nf4 | BaseWeights::Nf4NoDq
-        )
-    {
+    if !crate::compute::dequantizes_4bit_base(setup) {
         return 0.0;
     }
     let p = setup.parallel;

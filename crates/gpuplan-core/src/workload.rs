@@ -308,17 +308,23 @@ impl LoraConfig {
 /// resolved), not the internal [`FUSED_QKV`] marker, which is no module name (`gpuplan export`
 /// refused it, and a script reading the targets would take it for one); when the marker is set,
 /// `fused_qkv: true` says the q/k/v targets are one adapter on a fused module (GPT-2 `c_attn`,
-/// Megatron-Core's `linear_qkv`). Without the marker the output is the derived one, unchanged.
+/// Megatron-Core's `linear_qkv`). Without the marker the output is the derived one, unchanged;
+/// `modules_to_save` is written when not empty (as the derived `skip_serializing_if` did).
 impl Serialize for LoraConfig {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let fused = self.targets.iter().any(|t| t == FUSED_QKV);
         let targets: Vec<&String> = self.targets.iter().filter(|t| *t != FUSED_QKV).collect();
-        let mut st = s.serialize_struct("LoraConfig", 4 + usize::from(fused))?;
+        let saves = !self.modules_to_save.is_empty();
+        let fields = 4 + usize::from(fused) + usize::from(saves);
+        let mut st = s.serialize_struct("LoraConfig", fields)?;
         st.serialize_field("rank", &self.rank)?;
         st.serialize_field("targets", &targets)?;
         st.serialize_field("base", &self.base)?;
         st.serialize_field("dropout", &self.dropout)?;
+        if saves {
+            st.serialize_field("modules_to_save", &self.modules_to_save)?;
+        }
         if fused {
             st.serialize_field("fused_qkv", &true)?;
         }
@@ -1754,6 +1760,14 @@ mod tests {
         );
         // The user-side form still reads back.
         assert_eq!(serde_json::from_value::<LoraConfig>(plain).unwrap(), qkv);
+        // `modules_to_save` is part of the setup a plan reports, and reads back.
+        let saved = LoraConfig {
+            modules_to_save: vec!["lm_head".into()],
+            ..qkv.clone()
+        };
+        let v = serde_json::to_value(&saved).unwrap();
+        assert_eq!(v["modules_to_save"], serde_json::json!(["lm_head"]));
+        assert_eq!(serde_json::from_value::<LoraConfig>(v).unwrap(), saved);
     }
 
     /// Qwen (v1) remote code, Qwen/Qwen-7B config.json: PEFT adapts the fused `c_attn` with one

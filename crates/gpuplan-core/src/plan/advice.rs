@@ -963,9 +963,11 @@ pub fn add_fallbacks(plans: &mut [Plan]) {
 }
 
 /// A training job without `--deadline` over which the cheapest plan runs longer than this, hours.
+/// Assumption (a product choice, not measured): 30 days.
 const LONG_JOB_HOURS: f64 = 30.0 * 24.0;
 /// The extra cost within which a faster plan is offered: cost ranking picks the cheapest plan
-/// even where twice the nodes finish in half the time for a few percent more.
+/// even where twice the nodes finish in half the time for a few percent more. Assumption (a
+/// product choice, not measured): 1.5× the top plan's cost.
 const LONG_JOB_COST_RATIO: f64 = 1.5;
 
 /// Without `--deadline` the cheapest plan ranks first however long it runs (a 1T-token 8B
@@ -1054,10 +1056,13 @@ fn stock_fallbacks(plans: &[Plan]) -> Option<(Severity, Msg)> {
     Some((Info, m))
 }
 
+/// Durations from this many hours are shown in days. Assumption (a display choice): 72 h.
+const DAYS_FROM_HOURS: f64 = 72.0;
+
 /// A duration as shown in tables: hours below 72 h (`80.1 h` / `80.1 小时` above that would
 /// read `10364.6 h`), days from 72 h (`431.9 d` / `431.9 天`).
 fn duration_arg(h: f64) -> Msg {
-    if h >= 72.0 {
+    if h >= DAYS_FROM_HOURS {
         Msg::new("unit-days").arg("d", f1(h / 24.0))
     } else {
         Msg::new("unit-hours").arg("h", f1(h))

@@ -576,7 +576,9 @@ fn plan_advising(
     }
     advice::add_fallbacks(&mut plans);
     if let Some(h) = advice::long_job_no_deadline(&plans, req) {
-        plans[0].advice.push(h);
+        if let Some(top) = plans.first_mut() {
+            top.advice.push(h);
+        }
     }
     if let Some(h) = hints::poor_plan_hint(&plans, req) {
         if let Some(top) = plans.first_mut() {

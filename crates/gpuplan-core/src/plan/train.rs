@@ -16,8 +16,8 @@ use crate::i18n::{Msg, Text};
 use crate::model::Architecture;
 use crate::train::DataPath;
 use crate::train::{
-    cap_step, data_path, host_decode_cap, job_tokens, training_memory, training_memory_lean,
-    training_step_lean, training_step_validated, StepTime, TrainingMemory,
+    bind_host_cap, cap_step, data_path, host_decode_cap, job_tokens, training_memory,
+    training_memory_lean, training_step_lean, training_step_validated, StepTime, TrainingMemory,
 };
 use crate::units::Bytes;
 use crate::workload::{AttentionImpl, Recompute, TrainTask, TrainingSetup};
@@ -74,19 +74,19 @@ fn input_limits(
     // The estimator's ceiling (`host_vcpus`), here with the instance's catalog vCPUs; compared
     // in samples (`data` holds the uncapped rate).
     let demand = data.samples_per_second;
-    if let Some(cap) = host_decode_cap(&req.model, inst.vcpu.map(u64::from), nodes, &req.tunables) {
-        if cap < demand {
-            caveats.push(
-                Msg::new("cav-host-cpu-cap")
-                    .arg("cap", format!("{cap:.0}"))
-                    .arg("vcpu", inst.vcpu.unwrap_or(0))
-                    .arg("nodes", nodes)
-                    .arg("per_core", req.tunables.image_decode_per_core)
-                    .arg("gpus", format!("{demand:.0}"))
-                    .into(),
-            );
-            cap_step(step, cap / demand, "host-cpu");
-        }
+    let vcpus = inst.vcpu.map(u64::from);
+    if let Some(cap) = host_decode_cap(&req.model, vcpus, nodes, &req.tunables)
+        .and_then(|cap| bind_host_cap(step, cap, demand))
+    {
+        caveats.push(
+            Msg::new("cav-host-cpu-cap")
+                .arg("cap", format!("{cap:.0}"))
+                .arg("vcpu", inst.vcpu.unwrap_or(0))
+                .arg("nodes", nodes)
+                .arg("per_core", req.tunables.image_decode_per_core)
+                .arg("gpus", format!("{demand:.0}"))
+                .into(),
+        );
     }
     // Read rate after the host cap, in bytes/s over all nodes.
     let demand = data.read_bandwidth.0 * (step.tokens_per_second / uncapped);

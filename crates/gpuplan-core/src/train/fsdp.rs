@@ -56,9 +56,8 @@ pub(super) fn gathered_bytes(setup: &TrainingSetup) -> (f64, f64) {
     if !setup.task.is_peft() {
         return (full, full);
     }
-    let base = setup.base_weights();
-    let other = if base == BaseWeights::Fp32 { 4.0 } else { 2.0 };
-    let linear = match base {
+    let other = super::saved_module_bytes(setup);
+    let linear = match setup.base_weights() {
         BaseWeights::Nf4 | BaseWeights::Nf4NoDq if setup.bnb_quant_state_replicated => 0.5,
         b => b.bits() / 8.0,
     };

@@ -70,6 +70,13 @@ pub fn apply_host_decode_cap(
 ) -> Option<f64> {
     let cap = host_decode_cap(m, vcpus_per_node, nodes, tun)?;
     let demand = samples_per_second(m, setup, step.tokens_per_second);
+    bind_host_cap(step, cap, demand)
+}
+
+/// The comparison both the estimator ([`apply_host_decode_cap`]) and the planner make: when the
+/// hosts' `cap` (samples/s) is below the GPUs' `demand` (samples/s), stretch the step to the
+/// hosts' rate (bottleneck `host-cpu`) and return the ceiling.
+pub fn bind_host_cap(step: &mut StepTime, cap: f64, demand: f64) -> Option<f64> {
     (cap < demand).then(|| {
         cap_step(step, cap / demand, "host-cpu");
         cap

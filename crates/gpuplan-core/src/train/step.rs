@@ -391,19 +391,14 @@ fn cp_phase(x: &Ctx, parts: &ComputeParts, collectives: &mut Vec<CollectiveUse>)
     let layers = x.stage_max * x.m_micro;
     let (bytes, total, hidden) = match crate::compute::torch_ring(t, x.setup, p.tp) {
         Some(ring) => {
-            let passes = ring.fwd_passes + 1.0;
-            let bytes =
-                (passes * ring.all_gather_bytes() + cp as f64 * ring.dkv_round_bytes()) * layers;
+            let bytes = ring.transfer_bytes() * layers;
             let total = transfer_time(Bytes(bytes), bw);
             let exposed = ring.exposed_comm_seconds(bw.0, parts.attention_fwd_layer_s) * layers;
             (bytes, total, total - Seconds(exposed.min(total.0)))
         }
         None => {
             let chunk = x.local_tokens * 2.0 * t.kv_width() as f64 / p.tp as f64 * 2.0;
-            let attn_passes = match x.setup.recompute {
-                Recompute::Full | Recompute::Selective => 2.0,
-                _ => 1.0,
-            };
+            let attn_passes = crate::compute::attention_forward_passes(x.setup.recompute);
             let bytes = chunk * (cp - 1) as f64 * (attn_passes + 2.0) * layers;
             let total = transfer_time(Bytes(bytes), bw);
             let hidden = total.min(Seconds(parts.attention_s * x.m_micro));
