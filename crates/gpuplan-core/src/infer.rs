@@ -1075,7 +1075,7 @@ pub struct Solved {
 }
 
 /// Largest `x` in `[lo, hi]` with `ok(x)`, given `ok(lo)` and `ok` monotone (true then false).
-fn bisect_max(
+pub(crate) fn bisect_max(
     lo: u64,
     hi: u64,
     mut ok: impl FnMut(u64) -> Result<bool, CoreError>,

@@ -162,15 +162,16 @@ fn replica_rps(batch: u64, prefill_s: f64, output: u64, tpot_s: f64) -> f64 {
 
 /// The largest batch in 1..=cap that `try_batch` accepts, for a constraint that only gets harder
 /// with the batch (TPOT and a static cache's memory grow with it): doubling from 1 up to the first
-/// refusal, then bisecting between the last accepted and the first refused batch. (Doubling alone
-/// stopped at 32 where 48 met the target, and the plan took more replicas than needed.)
+/// refusal, then bisecting (`infer::bisect_max`) between the last accepted and the first refused
+/// batch. (Doubling alone stopped at 32 where 48 met the target, and the plan took more replicas
+/// than needed.)
 fn largest_batch<T>(
     cap: u64,
     try_batch: &mut impl FnMut(u64) -> Result<Option<T>, CoreError>,
 ) -> Result<Option<T>, CoreError> {
     let (mut best, mut lo) = (None, 0);
     let mut b = 1;
-    let mut hi = loop {
+    let refused = loop {
         match try_batch(b)? {
             Some(s) => (best, lo) = (Some(s), b),
             None => break b,
@@ -180,13 +181,10 @@ fn largest_batch<T>(
         }
         b = (b * 2).min(cap);
     };
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        match try_batch(mid)? {
-            Some(s) => (best, lo) = (Some(s), mid),
-            None => hi = mid,
-        }
-    }
+    // Every batch the bisection accepts is larger than the last, so `best` ends at its answer.
+    crate::infer::bisect_max(lo, refused - 1, |mid| {
+        Ok(try_batch(mid)?.map(|s| best = Some(s)).is_some())
+    })?;
     Ok(best)
 }
 
@@ -435,14 +433,10 @@ pub fn search(
 /// KV within the engine's budget on at most one node's GPUs), so the answer says that instead of
 /// telling the user to relax targets they did not set.
 fn no_fit(cands: &[(&Instance, &GpuSpec)], no_target: bool) -> Binding {
-    let mut unknown: Vec<&str> = cands
-        .iter()
-        .filter(|(_, g)| g.memory_bandwidth().is_none())
-        .map(|(_, g)| g.id.as_str())
-        .collect();
-    unknown.sort_unstable();
-    unknown.dedup();
     if !cands.is_empty() && cands.iter().all(|(_, g)| g.memory_bandwidth().is_none()) {
+        let mut unknown: Vec<&str> = cands.iter().map(|(_, g)| g.id.as_str()).collect();
+        unknown.sort_unstable();
+        unknown.dedup();
         return Binding::msg(
             "no-memory-bandwidth",
             crate::i18n::Msg::new("bind-serve-no-bandwidth").arg("gpus", unknown.join(", ")),
