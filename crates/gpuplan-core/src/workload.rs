@@ -677,6 +677,12 @@ impl TrainingSetup {
         self.attention_span
             .map_or(self.seq_len, |s| s.min(self.seq_len))
     }
+
+    /// Whether ZeRO-3 sharding is DeepSpeed's (Megatron-DeepSpeed under `megatron`, or
+    /// [`TrainingSetup::deepspeed`]) rather than torch FSDP's.
+    pub fn zero3_by_deepspeed(&self) -> bool {
+        self.deepspeed || self.framework == Framework::Megatron
+    }
 }
 
 impl Default for TrainingSetup {

@@ -35,7 +35,7 @@
 
 use crate::layout;
 use crate::model::ParamBreakdown;
-use crate::workload::{BaseWeights, Framework, Parallelism, Precision, TrainingSetup};
+use crate::workload::{BaseWeights, Parallelism, Precision, TrainingSetup};
 
 /// Units FSDP keeps gathered besides the root: the current one and one prefetched.
 pub(super) const GATHERED_UNITS: f64 = 2.0;
@@ -43,7 +43,7 @@ pub(super) const GATHERED_UNITS: f64 = 2.0;
 /// Whether torch FSDP (FSDP1 or FSDP2) shards the model, rather than DeepSpeed ZeRO-3
 /// (`deepspeed`, or Megatron-DeepSpeed), and without pipeline parallelism.
 pub(super) fn applies(setup: &TrainingSetup) -> bool {
-    !setup.deepspeed && setup.framework != Framework::Megatron && setup.parallel.pp == 1
+    !setup.zero3_by_deepspeed() && setup.parallel.pp == 1
 }
 
 /// Bytes per gathered parameter: (layer linear weights, everything else).

@@ -90,7 +90,7 @@ fn optimizer_seconds(b: &ParamBreakdown, setup: &TrainingSetup, dp: u64, r: &Chi
 /// the first layer group's linears stand for every layer and the embedding for the (tied) output
 /// head.
 fn deepspeed_fetches(b: &ParamBreakdown, setup: &TrainingSetup) -> Option<super::zero3::Fetches> {
-    if setup.framework != Framework::Megatron && !setup.deepspeed {
+    if !setup.zero3_by_deepspeed() {
         return None;
     }
     let g = b.groups.first().filter(|g| !g.linears.is_empty())?;
@@ -107,10 +107,16 @@ fn deepspeed_fetches(b: &ParamBreakdown, setup: &TrainingSetup) -> Option<super:
 /// layer for forward and backward and reduce-scatters it; Megatron-DeepSpeed gathers each weight
 /// tensor as [`deepspeed_fetches`] counts and reduce-scatters each weight's gradient plus one
 /// collective for a layer's small parameters.
-fn zero3_latency(b: &ParamBreakdown, setup: &TrainingSetup, g: Group, tun: &Tunables) -> Seconds {
+fn zero3_latency(
+    b: &ParamBreakdown,
+    setup: &TrainingSetup,
+    fetches: Option<&super::zero3::Fetches>,
+    g: Group,
+    tun: &Tunables,
+) -> Seconds {
     let layers: u64 = b.groups.iter().map(|g| g.count).sum();
     let stage = crate::compute::layers_on_slowest_stage(layers, setup.parallel.pp);
-    let n = match deepspeed_fetches(b, setup) {
+    let n = match fetches {
         Some(f) => {
             let tensors = b.groups.first().map_or(1, |g| g.linears.len() as u64 + 1);
             f.gathers + (stage * tensors) as f64
@@ -512,7 +518,11 @@ struct DpComm {
 /// runs inside the unit's backward, parameters gathered); DeepSpeed ZeRO-3 as
 /// [`deepspeed_fetches`] counts (up to 3 with full recompute).
 fn gather_passes(b: &ParamBreakdown, setup: &TrainingSetup) -> f64 {
-    deepspeed_fetches(b, setup).map_or(2.0, |f| f.passes())
+    passes_of(deepspeed_fetches(b, setup).as_ref())
+}
+
+fn passes_of(fetches: Option<&super::zero3::Fetches>) -> f64 {
+    fetches.map_or(2.0, |f| f.passes())
 }
 
 /// ZeRO-3/FSDP: parameters are all-gathered for forward and again for backward in every
@@ -526,13 +536,15 @@ fn zero3_comm(x: &Ctx, vol: &DpVolume, bw: Bandwidth, group: Group, compute: Sec
     } else {
         2.0
     };
-    let passes = gather_passes(x.b, setup);
+    // One fetch trace serves the gather volume, the collective count and the wording.
+    let fetches = deepspeed_fetches(x.b, setup);
+    let passes = passes_of(fetches.as_ref());
     let gathers = transfer_time(
         Bytes(passes * vol.over_groups(base_bpp) * m_micro),
         bw * x.eff_net,
     );
     let rs = transfer_time(Bytes(vol.grad_volume() * m_micro), bw * x.eff_net);
-    let lat = zero3_latency(x.b, setup, group, tun) * m_micro;
+    let lat = zero3_latency(x.b, setup, fetches.as_ref(), group, tun) * m_micro;
     let total = gathers + rs + lat;
     let hidden = if x.p.param_overlap(setup.framework) {
         total.min(compute * tun.dp_overlap)
@@ -544,7 +556,7 @@ fn zero3_comm(x: &Ctx, vol: &DpVolume, bw: Bandwidth, group: Group, compute: Sec
     DpComm {
         total,
         hidden,
-        what: if deepspeed_fetches(x.b, setup).is_some() {
+        what: if fetches.is_some() {
             why!(
                 x.explain,
                 "all-gather ×{passes:.2} + reduce-scatter per weight tensor (DeepSpeed ZeRO-3)"
