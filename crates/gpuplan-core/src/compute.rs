@@ -15,6 +15,7 @@
 
 use crate::constants::Tunables;
 use crate::hardware::GpuSpec;
+use crate::layout::WeightSplit;
 use crate::model::{MlpKind, ParamBreakdown, Positional, Structure, TransformerSpec};
 use crate::units::{Bandwidth, FlopRate};
 use crate::workload::{AttentionImpl, Parallelism, Recompute, TrainingSetup};
@@ -213,7 +214,7 @@ fn te_casts(setup: &TrainingSetup, t: &TransformerSpec, name: &str, d_in: u64) -
     if setup.framework != crate::workload::Framework::Megatron {
         return EXPLICIT_CASTS;
     }
-    let norm_fed = d_in == t.hidden && !matches!(name, "o_proj" | "down_proj" | "fc2");
+    let norm_fed = d_in == t.hidden && !crate::layout::is_row_parallel(name);
     Casts {
         input: if norm_fed { 0.0 } else { 1.0 },
         weight: 1.0 / setup.grad_accum.max(1) as f64,
@@ -321,7 +322,7 @@ fn adapter_seconds(
 pub fn op_sac_recomputed_forward(
     linears: &[crate::model::Linear],
     tokens: u64,
-    tp: u64,
+    split: &WeightSplit,
     r: &ChipRates,
 ) -> f64 {
     let last = linears.len().saturating_sub(1);
@@ -330,12 +331,8 @@ pub fn op_sac_recomputed_forward(
         .enumerate()
         .filter(|(i, _)| i % 2 == 1 && *i != last)
         .map(|(_, l)| {
-            let (k, n) = if l.d_out >= l.d_in {
-                (l.d_in, l.d_out.div_ceil(tp))
-            } else {
-                (l.d_in.div_ceil(tp), l.d_out)
-            };
-            gemm_seconds(tokens, n, k, r)
+            let d = split.linear(l);
+            gemm_seconds(tokens, d.d_out, d.d_in, r)
         })
         .sum()
 }
@@ -389,27 +386,6 @@ fn dequant_passes(recompute: Recompute) -> f64 {
         Recompute::SelectiveOp => 0.5,
         Recompute::None | Recompute::Selective => 0.0,
     }
-}
-
-/// Weights of a layer's linears one device holds gathered for its matmuls: its tensor-parallel
-/// shard of each dense linear and of each local routed expert.
-fn device_linear_weights(linears: &[crate::model::Linear], p: &Parallelism) -> f64 {
-    linears
-        .iter()
-        .map(|l| {
-            let local = if l.copies > 1 {
-                l.copies.div_ceil(p.ep.max(1))
-            } else {
-                1
-            };
-            let shard = if l.d_out >= l.d_in {
-                l.d_in * l.d_out.div_ceil(p.tp)
-            } else {
-                l.d_in.div_ceil(p.tp) * l.d_out
-            };
-            (local * shard) as f64
-        })
-        .sum()
 }
 
 /// Forward passes of the attention kernel per micro-batch: 2 when backward reruns it (full
@@ -587,6 +563,7 @@ pub fn micro_batch_compute(
     r: &ChipRates,
 ) -> ComputeParts {
     let p = setup.parallel;
+    let split = WeightSplit::training(setup);
     let tokens = setup.micro_batch * (setup.seq_len / p.cp.max(1)).max(1);
     let frozen = setup.task.is_peft();
     let op_sac = crate::train::op_sac_applies(t, setup);
@@ -595,22 +572,17 @@ pub fn micro_batch_compute(
     // One layer on average (all layers / L), then scaled to the slowest stage.
     let mut layer = ComputeParts::default();
     for g in &b.groups {
+        // Each linear as the device holds it (`WeightSplit::linear`); routed experts run their
+        // local copies over the tokens routed to them (`WeightSplit::rows`), so per-device FLOPs
+        // equal the dense-active ones.
         let per_layer: f64 = g
             .linears
             .iter()
             .map(|l| {
-                if l.copies > 1 {
-                    // Routed experts: each device runs copies/ep experts over the tokens routed to
-                    // them (tokens × k × ep / E each); per-device FLOPs equal the dense-active ones.
-                    let local = l.copies.div_ceil(p.ep.max(1));
-                    let rows = (tokens * l.active_copies * p.ep.max(1)).div_ceil(l.copies);
-                    let casts = te_casts(setup, t, l.name, l.d_in);
-                    local as f64
-                        * linear_seconds_cast(rows.max(1), l.d_in, l.d_out, p.tp, frozen, casts, r)
-                } else {
-                    let casts = te_casts(setup, t, l.name, l.d_in);
-                    linear_seconds_cast(tokens, l.d_in, l.d_out, p.tp, frozen, casts, r)
-                }
+                let d = split.linear(l);
+                let casts = te_casts(setup, t, l.name, l.d_in);
+                let rows = split.rows(l, tokens);
+                d.copies as f64 * linear_seconds_cast(rows, d.d_in, d.d_out, 1, frozen, casts, r)
             })
             .sum();
         if frozen {
@@ -621,29 +593,17 @@ pub fn micro_batch_compute(
                 .filter(|l| crate::train::is_target(targets, l))
                 .map(|l| {
                     let shared = crate::train::shares_adapter_input(targets, l);
-                    if l.copies > 1 {
-                        let local = l.copies.div_ceil(p.ep.max(1));
-                        let rows = (tokens * l.active_copies * p.ep.max(1)).div_ceil(l.copies);
-                        let one = adapter_seconds(
-                            rows.max(1),
-                            l.d_in,
-                            l.d_out,
-                            setup.lora.rank,
-                            p.tp,
-                            shared,
-                            r,
-                        );
-                        local as f64 * one
-                    } else {
-                        adapter_seconds(tokens, l.d_in, l.d_out, setup.lora.rank, p.tp, shared, r)
-                    }
+                    let d = split.linear(l);
+                    let rows = split.rows(l, tokens);
+                    let one = adapter_seconds(rows, d.d_in, d.d_out, setup.lora.rank, 1, shared, r);
+                    d.copies as f64 * one
                 })
                 .sum();
             layer.gemm_s += adapters * g.count as f64 / total_layers as f64;
         }
         layer.gemm_s += per_layer * g.count as f64 / total_layers as f64;
         if op_sac {
-            let again = op_sac_recomputed_forward(&g.linears, tokens, p.tp, r);
+            let again = op_sac_recomputed_forward(&g.linears, tokens, &split, r);
             layer.gemm_s += again * g.count as f64 / total_layers as f64;
         }
     }
@@ -666,7 +626,7 @@ pub fn micro_batch_compute(
         let weights: f64 = b
             .groups
             .iter()
-            .map(|g| device_linear_weights(&g.linears, &p) * g.count as f64)
+            .map(|g| split.layer_bytes(g, 1.0, 0.0) * g.count as f64)
             .sum();
         weights / total_layers as f64 * bytes * dequant_passes(setup.recompute)
     });
@@ -783,6 +743,15 @@ fn gemm_eff_card_factor(g: &GpuSpec, tun: &Tunables) -> f64 {
 mod tests {
     use super::*;
 
+    /// Dense layers split over `tp` ranks.
+    fn tp_split(tp: u64) -> WeightSplit {
+        let p = Parallelism {
+            tp,
+            ..Parallelism::default()
+        };
+        WeightSplit::new(&p, crate::layout::ExpertTp::Whole)
+    }
+
     /// Llama 3 8B (h 4096, 8 KV heads of 128, SwiGLU 14336): per-op SAC runs wk, wo and w3
     /// again — (1024 + 4096 + 14336) / (4096 + 2 × 1024 + 4096 + 3 × 14336) = 36.5% of the
     /// forward matmuls; a plain MLP's last linear (fc2) is not rerun.
@@ -819,12 +788,12 @@ mod tests {
             .iter()
             .map(|l| gemm_seconds(8192, l.d_out, l.d_in, &r))
             .sum();
-        let again = op_sac_recomputed_forward(&gated, 8192, 1, &r);
+        let again = op_sac_recomputed_forward(&gated, 8192, &tp_split(1), &r);
         let share = (kv + h + f) as f64 / (2 * h + 2 * kv + 3 * f) as f64;
         assert!((again / fwd - share).abs() < 1e-12);
         assert!((share - 0.365).abs() < 1e-3, "{share}");
         // TP splits the same GEMMs: the share stays.
-        let again8 = op_sac_recomputed_forward(&gated, 8192, 8, &r);
+        let again8 = op_sac_recomputed_forward(&gated, 8192, &tp_split(8), &r);
         assert!((again8 * 8.0 - again).abs() / again < 1e-12);
         let plain = [
             lin("q_proj", h, h),
@@ -834,7 +803,7 @@ mod tests {
             lin("fc1", h, 4 * h),
             lin("fc2", 4 * h, h),
         ];
-        let rerun = op_sac_recomputed_forward(&plain, 8192, 1, &r);
+        let rerun = op_sac_recomputed_forward(&plain, 8192, &tp_split(1), &r);
         let k_and_o = 2.0 * gemm_seconds(8192, h, h, &r);
         assert!((rerun - k_and_o).abs() / k_and_o < 1e-12);
     }

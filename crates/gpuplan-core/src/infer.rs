@@ -11,6 +11,7 @@ use crate::constants::Tunables;
 use crate::error::CoreError;
 use crate::hardware::{ComputeDtype, GpuSpec};
 use crate::i18n::{Msg, Text};
+use crate::layout::WeightSplit;
 use crate::model::{
     param_breakdown, AttentionKind, Linear, MlpKind, ModelSpec, ParamBreakdown, TransformerSpec,
 };
@@ -762,13 +763,6 @@ fn chip_rates(gpu: &GpuSpec, s: &InferenceSetup) -> Result<(FlopRate, Bandwidth)
     Ok((peak, bw))
 }
 
-/// Row-parallel linears of Megatron-style tensor parallelism (vLLM `RowParallelLinear`,
-/// TensorRT-LLM `RowLinear`): the attention output and the MLP down projections split their
-/// input dimension over TP; every other linear splits its output.
-fn is_row_parallel(name: &str) -> bool {
-    matches!(name, "o_proj" | "cross_o_proj" | "down_proj" | "fc2")
-}
-
 /// The GEMMs a serving engine runs for one layer's linears: q/k/v fused into one GEMM by every
 /// engine (vLLM/SGLang `QKVParallelLinear`, TensorRT-LLM's `Attention.qkv`, gpt-fast's `wqkv`),
 /// gate and up fused by vLLM and SGLang (`MergedColumnParallelLinear` gate_up_proj) but not by
@@ -885,17 +879,14 @@ impl Steps<'_> {
             + self.prefill_comm(tokens)
     }
 
-    /// Seconds of one linear over `rows` tokens on this rank: column-parallel linears split
-    /// their output over TP, row-parallel ones (the attention output and MLP down projections)
-    /// their input. Routed experts run as the experts the tokens touch, each over its share.
+    /// Seconds of one linear over `rows` tokens on this rank, its shard as the engine's TP holds
+    /// it ([`WeightSplit::serving`]: column-parallel linears split their output, row-parallel
+    /// ones their input, each routed expert too). Routed experts run as the experts the tokens
+    /// touch, each over its share.
     fn linear_seconds(&self, l: &Linear, rows: u64, tokens: f64) -> f64 {
-        let tp = self.s.tp.max(1);
-        let (n, k) = if is_row_parallel(l.name) {
-            (l.d_out, l.d_in.div_ceil(tp))
-        } else {
-            (l.d_out.div_ceil(tp), l.d_in)
-        };
-        let one = |m: u64| gemm_seconds_weights(m, n, k, self.weight_bytes, &self.gemm_rates);
+        let d = WeightSplit::serving(self.s.tp).linear(l);
+        let one =
+            |m: u64| gemm_seconds_weights(m, d.d_out, d.d_in, self.weight_bytes, &self.gemm_rates);
         if l.copies <= 1 {
             return one(rows);
         }

@@ -7,8 +7,10 @@
 //!
 //! - dense (non-expert) parameters are split over TP ranks inside a PP stage and replicated over
 //!   the DP ranks; ZeRO shards their states over the data-parallel group (size DP);
-//! - routed-expert parameters are split over EP ranks (and, without EP, over the TP ranks:
-//!   expert-TP = TP; with EP, expert-TP = 1, DeepSpeed's and Megatron's default for EP > 1); the
+//! - routed-expert parameters are split over EP ranks whole, and each expert over the
+//!   expert-TP (ETP) ranks: ETP = TP without EP in every stack; with EP, ETP = TP under
+//!   Megatron-Core (its default `expert_tensor_parallel_size`) and 1 under DeepSpeed-MoE,
+//!   torchtitan and the serving engines' EP ([`ExpertTp`], [`WeightSplit`]); the
 //!   ranks holding the same expert shard form the *expert-data-parallel* group of size
 //!   EDP = TP·DP / (EP·ETP) (Megatron `expert_data_parallel_size`; DeepSpeed
 //!   `_get_expert_data_parallel_group`, world / EP with TP = 1), and ZeRO / the distributed
@@ -18,8 +20,8 @@
 //! shards it, and to DP × dense + EDP × experts when it is replicated (property test
 //! `tests/layout_conservation.rs`).
 
-use crate::model::ParamBreakdown;
-use crate::workload::Parallelism;
+use crate::model::{LayerGroup, Linear, ParamBreakdown};
+use crate::workload::{Framework, Parallelism, TrainingSetup};
 use serde::Serialize;
 
 /// Parameters of one device before ZeRO, and the groups ZeRO shards them over.
@@ -50,40 +52,174 @@ impl DeviceParams {
     }
 }
 
-/// Expert tensor-parallel size: experts are split over TP only when EP is 1.
-pub fn expert_tp(p: &Parallelism) -> u64 {
-    if p.ep > 1 {
-        1
-    } else {
-        p.tp
+/// Which rule sets a routed expert's tensor-parallel size (expert-TP, ETP) when EP > 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExpertTp {
+    /// Megatron-Core: each expert's linears split over ETP = TP (`ModelParallelConfig.
+    /// expert_tensor_parallel_size`: "Default is None, which will be set to the value of
+    /// tensor_model_parallel_size", `__post_init__`: `if self.expert_tensor_parallel_size is None:
+    /// self.expert_tensor_parallel_size = self.tensor_model_parallel_size`;
+    /// megatron/core/model_parallel_config.py @d98e8a64, and megatron/training/arguments.py the
+    /// same; the experts' linears use `pg_collection.expt_tp`, moe/experts.py).
+    Megatron,
+    /// Whole experts on each device (ETP = 1): DeepSpeed-MoE (`MoE(...,
+    /// enable_expert_tensor_parallelism: bool = False)`, deepspeed/moe/layer.py @38327e07; the
+    /// non-expert TP ranks' duplicate tokens are dropped before the all-to-all, sharded_moe.py
+    /// `MOELayer.forward`: "for not tensor-parallel expert, drop duplicate tokens"), torchtitan
+    /// (`expert_tensor_parallel_degree` 1) and vLLM/SGLang's expert parallelism
+    /// (`FusedMoEParallelConfig.make`: with `enable_expert_parallel` the experts are split over
+    /// EP = DP × TP and `tp_size=1`).
+    Whole,
+}
+
+/// How the weights of a layer split over one device's parallel groups: dense linears over TP,
+/// routed experts over EP (whole experts) and each expert over ETP. Every place that asks how much
+/// of a layer's weights one device holds (memory, FSDP units, ZeRO-3 gathers, GEMM shapes,
+/// 4-bit dequantization) asks this.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WeightSplit {
+    /// Tensor-parallel size of the dense linears.
+    pub tp: u64,
+    /// Expert-parallel size: routed experts are divided over it whole.
+    pub ep: u64,
+    /// Expert tensor-parallel size: each routed expert's linears split over it.
+    pub etp: u64,
+}
+
+/// One device's share of one linear of a layer: `copies` local copies (its routed experts, 1 for
+/// a dense linear), each a `d_in × d_out` shard, and `params` its weights (unrounded).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LinearShard {
+    pub copies: u64,
+    pub d_in: u64,
+    pub d_out: u64,
+    pub params: f64,
+}
+
+/// Row-parallel linears of Megatron-style tensor parallelism (Megatron `RowParallelLinear`, vLLM
+/// `RowParallelLinear`, TensorRT-LLM `RowLinear`, vLLM's fused-MoE `w2`): the attention output
+/// and the MLP down projections split their input dimension; every other linear its output.
+pub fn is_row_parallel(name: &str) -> bool {
+    matches!(name, "o_proj" | "cross_o_proj" | "down_proj" | "fc2")
+}
+
+impl WeightSplit {
+    /// Under `p`: without EP every stack splits the experts like the dense MLP (ETP = TP); with
+    /// EP, `rule` says.
+    pub fn new(p: &Parallelism, rule: ExpertTp) -> WeightSplit {
+        let tp = p.tp.max(1);
+        let etp = match rule {
+            _ if p.ep <= 1 => tp,
+            ExpertTp::Megatron => tp,
+            ExpertTp::Whole => 1,
+        };
+        WeightSplit {
+            tp,
+            ep: p.ep.max(1),
+            etp,
+        }
+    }
+
+    /// A training setup's split: Megatron-Core's (framework `megatron` below ZeRO-3, which the
+    /// model takes as Megatron-DeepSpeed) or whole experts (DeepSpeed-MoE, torch stacks).
+    pub fn training(setup: &TrainingSetup) -> WeightSplit {
+        let megatron_core =
+            setup.framework == Framework::Megatron && !setup.deepspeed && setup.parallel.zero < 3;
+        let rule = if megatron_core {
+            ExpertTp::Megatron
+        } else {
+            ExpertTp::Whole
+        };
+        WeightSplit::new(&setup.parallel, rule)
+    }
+
+    /// A serving engine at tensor parallelism `tp` without expert parallelism: vLLM's
+    /// `FusedMoEParallelConfig.make` keeps `tp_size` for the experts unless
+    /// `enable_expert_parallel` (not modelled) is set.
+    pub fn serving(tp: u64) -> WeightSplit {
+        let tp = tp.max(1);
+        WeightSplit { tp, ep: 1, etp: tp }
+    }
+
+    /// Ways a routed expert's weights are divided: EP × ETP.
+    pub fn expert_ways(&self) -> u64 {
+        self.ep * self.etp
+    }
+
+    /// One device's share of linear `l`: a dense linear split over TP, a routed expert's copies
+    /// divided over EP and each split over ETP, by column or row ([`is_row_parallel`]).
+    pub fn linear(&self, l: &Linear) -> LinearShard {
+        let (copies, ways, split) = if l.copies > 1 {
+            (l.copies.div_ceil(self.ep), self.expert_ways(), self.etp)
+        } else {
+            (1, self.tp, self.tp)
+        };
+        let (d_in, d_out) = if is_row_parallel(l.name) {
+            (l.d_in.div_ceil(split), l.d_out)
+        } else {
+            (l.d_in, l.d_out.div_ceil(split))
+        };
+        LinearShard {
+            copies,
+            d_in,
+            d_out,
+            params: l.params() as f64 / ways as f64,
+        }
+    }
+
+    /// Rows each local routed expert of `l` runs for a device's `tokens`: the tokens × top-k
+    /// routed to the EP group's experts, evenly (tokens × k × EP / E), divided over the TP ranks
+    /// that hold the same tokens unless ETP splits the expert instead (DeepSpeed's
+    /// `drop_tokens`); `tokens` for a dense linear.
+    pub fn rows(&self, l: &Linear, tokens: u64) -> u64 {
+        if l.copies <= 1 {
+            return tokens;
+        }
+        let routed = tokens * l.active_copies * self.ep * self.etp;
+        routed.div_ceil(l.copies * self.tp).max(1)
+    }
+
+    /// Weights one device holds of one layer of `g`: linears at `linear` bytes each (dense over
+    /// TP, experts over EP × ETP) and the rest (norms, biases, router) at `other`, over TP.
+    pub fn layer_bytes(&self, g: &LayerGroup, linear: f64, other: f64) -> f64 {
+        let lin: f64 = g.linears.iter().map(|l| self.linear(l).params).sum();
+        lin * linear + g.small_params as f64 * other / self.tp as f64
+    }
+
+    /// Expert-data-parallel size TP·DP / (EP·ETP), or `None` when EP·ETP does not divide TP·DP.
+    pub fn expert_data_parallel(&self, dp: u64) -> Option<u64> {
+        let ranks = self.tp * dp;
+        let shard = self.expert_ways();
+        (shard > 0 && ranks.is_multiple_of(shard)).then(|| ranks / shard)
     }
 }
 
-/// Expert-data-parallel size TP·DP / (EP·ETP), or `None` when EP·ETP does not divide TP·DP.
-pub fn expert_data_parallel(p: &Parallelism, dp: u64) -> Option<u64> {
-    let ranks = p.tp * dp;
-    let shard = p.ep * expert_tp(p);
-    (shard > 0 && ranks.is_multiple_of(shard)).then(|| ranks / shard)
-}
-
 /// What one device of PP stage `stage` holds (stages 0..pp; layers split evenly, the embedding
-/// on the first stage, the LM head — or the tied embedding's copy — on the last).
-pub fn stage_params(b: &ParamBreakdown, p: &Parallelism, dp: u64, stage: u64) -> DeviceParams {
-    let experts = b.expert_params() as f64;
-    stage_params_of(b, experts, b.layer_params() as f64 - experts, p, dp, stage)
-}
-
-/// [`stage_params`] with the breakdown's expert and dense layer sums already taken.
-fn stage_params_of(
+/// on the first stage, the LM head — or the tied embedding's copy — on the last), its layers'
+/// weights split as `split` says.
+pub fn stage_params(
     b: &ParamBreakdown,
-    experts: f64,
-    layers_dense: f64,
     p: &Parallelism,
+    split: &WeightSplit,
     dp: u64,
     stage: u64,
 ) -> DeviceParams {
-    let (tp, pp) = (p.tp as f64, p.pp as f64);
-    let shard = (p.ep * expert_tp(p)) as f64;
+    let experts = b.expert_params() as f64;
+    let dense = b.layer_params() as f64 - experts;
+    stage_params_of(b, (experts, dense), p, split, dp, stage)
+}
+
+/// [`stage_params`] with the breakdown's (expert, dense) layer sums already taken.
+fn stage_params_of(
+    b: &ParamBreakdown,
+    (experts, layers_dense): (f64, f64),
+    p: &Parallelism,
+    split: &WeightSplit,
+    dp: u64,
+    stage: u64,
+) -> DeviceParams {
+    let (tp, pp) = (split.tp as f64, p.pp as f64);
+    let shard = split.expert_ways() as f64;
     let mut dense = layers_dense / tp / pp;
     let first = stage == 0;
     let last = stage + 1 == p.pp;
@@ -103,15 +239,20 @@ fn stage_params_of(
         dense,
         expert: experts / shard / pp,
         dense_group: dp.max(1),
-        expert_group: expert_data_parallel(p, dp).unwrap_or(1).max(1),
+        expert_group: split.expert_data_parallel(dp).unwrap_or(1).max(1),
     }
 }
 
 /// The most loaded device (the stage holding the most parameters).
-pub fn most_loaded(b: &ParamBreakdown, p: &Parallelism, dp: u64) -> DeviceParams {
+pub fn most_loaded(
+    b: &ParamBreakdown,
+    p: &Parallelism,
+    split: &WeightSplit,
+    dp: u64,
+) -> DeviceParams {
     let experts = b.expert_params() as f64;
     let dense = b.layer_params() as f64 - experts;
-    let of = |s: u64| stage_params_of(b, experts, dense, p, dp, s);
+    let of = |s: u64| stage_params_of(b, (experts, dense), p, split, dp, s);
     // Only the first and last stages differ from the others: stage 1 stands for every middle
     // stage (the first of equals wins, as over all stages in order).
     let pp = p.pp.max(1);
@@ -124,4 +265,101 @@ pub fn most_loaded(b: &ParamBreakdown, p: &Parallelism, dp: u64) -> DeviceParams
             _ => Some(d),
         })
         .unwrap_or_else(|| of(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{find_preset, param_breakdown};
+
+    fn mixtral_layer() -> LayerGroup {
+        let m = &find_preset("Mixtral-8x7B").expect("preset").model;
+        param_breakdown(m).groups[0].clone()
+    }
+
+    fn parallel(tp: u64, ep: u64) -> Parallelism {
+        Parallelism {
+            tp,
+            ep,
+            ..Parallelism::default()
+        }
+    }
+
+    /// Without EP every rule splits each expert over TP; with EP Megatron-Core keeps ETP = TP and
+    /// the whole-expert stacks drop it to 1; serving has no EP.
+    #[test]
+    fn expert_tp_follows_the_stack() {
+        let etp = |tp, ep, rule| WeightSplit::new(&parallel(tp, ep), rule).etp;
+        assert_eq!(etp(4, 1, ExpertTp::Whole), 4);
+        assert_eq!(etp(4, 1, ExpertTp::Megatron), 4);
+        assert_eq!(etp(4, 8, ExpertTp::Megatron), 4);
+        assert_eq!(etp(4, 8, ExpertTp::Whole), 1);
+        assert_eq!(
+            WeightSplit::serving(4),
+            WeightSplit {
+                tp: 4,
+                ep: 1,
+                etp: 4
+            }
+        );
+        let mut s = TrainingSetup {
+            framework: Framework::Megatron,
+            ..TrainingSetup::default()
+        };
+        s.parallel = parallel(2, 4);
+        assert_eq!(WeightSplit::training(&s).etp, 2);
+        s.parallel.zero = 3; // Megatron-DeepSpeed
+        assert_eq!(WeightSplit::training(&s).etp, 1);
+        s.framework = Framework::HuggingFace;
+        s.parallel.zero = 0;
+        assert_eq!(WeightSplit::training(&s).etp, 1);
+    }
+
+    /// The shard shapes the GEMMs run on hold exactly the weights the memory model counts, and the
+    /// routed rows keep each device's expert FLOPs at tokens × k / TP of the whole layer's, for
+    /// every rule: the time and memory of a plan read one split.
+    #[test]
+    fn shapes_weights_and_rows_agree() {
+        let g = mixtral_layer();
+        let tokens = 4096;
+        for (tp, ep) in [(1, 1), (2, 1), (8, 1), (2, 4), (4, 8), (1, 8)] {
+            for rule in [ExpertTp::Megatron, ExpertTp::Whole] {
+                let w = WeightSplit::new(&parallel(tp, ep), rule);
+                let shapes: f64 = g
+                    .linears
+                    .iter()
+                    .map(|l| {
+                        let d = w.linear(l);
+                        (d.copies * d.d_in * d.d_out) as f64
+                    })
+                    .sum();
+                let held = w.layer_bytes(&g, 1.0, 0.0);
+                assert!(
+                    (shapes - held).abs() <= 1e-12 * held,
+                    "{w:?}: {shapes} vs {held}"
+                );
+                for l in g.linears.iter().filter(|l| l.copies > 1) {
+                    let d = w.linear(l);
+                    let flops = (d.copies * w.rows(l, tokens) * d.d_in * d.d_out) as f64;
+                    let want = (tokens * l.active_copies * l.d_in * l.d_out) as f64 / tp as f64;
+                    assert!((flops - want).abs() <= 1e-9 * want, "{w:?} {}", l.name);
+                }
+            }
+        }
+    }
+
+    /// Column-parallel linears split their output, row-parallel ones their input.
+    #[test]
+    fn row_parallel_linears_split_their_input() {
+        let w = WeightSplit::serving(4);
+        let g = mixtral_layer();
+        for l in &g.linears {
+            let d = w.linear(l);
+            if matches!(l.name, "o_proj" | "down_proj") {
+                assert_eq!((d.d_in, d.d_out), (l.d_in / 4, l.d_out), "{}", l.name);
+            } else {
+                assert_eq!((d.d_in, d.d_out), (l.d_in, l.d_out / 4), "{}", l.name);
+            }
+        }
+    }
 }

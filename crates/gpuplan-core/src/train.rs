@@ -17,7 +17,7 @@ mod litgpt;
 use crate::constants::Tunables;
 use crate::error::CoreError;
 use crate::hardware::{ClusterSpec, ComputeDtype};
-use crate::layout::{self, DeviceParams};
+use crate::layout::{self, DeviceParams, WeightSplit};
 use crate::model::{
     param_breakdown_shared, Architecture, Linear, MlpKind, ModelSpec, NormKind, ParamBreakdown,
     TransformerSpec,
@@ -25,8 +25,8 @@ use crate::model::{
 use crate::timeline::{step_timeline, StepBuffers, Timeline};
 use crate::units::{Bandwidth, Bytes, FlopRate, Flops, Seconds};
 use crate::workload::{
-    AttentionImpl, BaseWeights, Framework, Optimizer, Parallelism, Precision, Recompute,
-    TrainingSetup, FUSED_QKV,
+    AttentionImpl, BaseWeights, Framework, Optimizer, Precision, Recompute, TrainingSetup,
+    FUSED_QKV,
 };
 use serde::Serialize;
 
@@ -251,8 +251,8 @@ pub(crate) fn shares_adapter_input(targets: &[String], l: &Linear) -> bool {
 }
 
 /// Parameters held by the most loaded device before ZeRO sharding (see [`crate::layout`]).
-pub fn params_on_device(b: &ParamBreakdown, p: &Parallelism, dp: u64) -> f64 {
-    layout::most_loaded(b, p, dp).total()
+pub fn params_on_device(b: &ParamBreakdown, setup: &TrainingSetup, dp: u64) -> f64 {
+    layout::most_loaded(b, &setup.parallel, &WeightSplit::training(setup), dp).total()
 }
 
 /// Activation bytes per token per layer (16-bit activations), and the s² score term per token.
@@ -611,7 +611,8 @@ pub fn check_parallelism(
         ));
     }
     let dp = data_parallel(setup, c)?;
-    if p.ep > dp * p.tp || layout::expert_data_parallel(p, dp).is_none() {
+    let edp = WeightSplit::training(setup).expert_data_parallel(dp);
+    if p.ep > dp * p.tp || edp.is_none() {
         return Err(CoreError::invalid_msg(
             "parallel.ep",
             p.ep,
@@ -679,7 +680,7 @@ fn zero3_gathered(
     }
     MemoryItem {
         name: "ZeRO-3 gather buffers",
-        bytes: Bytes(2.0 * largest_gathered_layer(b, &p) * 2.0),
+        bytes: Bytes(2.0 * largest_gathered_layer(b, &WeightSplit::training(setup)) * 2.0),
         basis: why!(
             explain,
             "2 × largest layer × 2 B (DeepSpeed memory.rst: 4·largest_layer_params)"
@@ -1042,7 +1043,7 @@ fn memory(
     // parallel ranks (torchtitan's FSDP mesh `dp_shard_cp`, parallelize_llama.py @9dec370 lines
     // 79-85; Megatron's distributed optimizer over the DP group with context parallelism), as
     // the gradient traffic in `step_time` already counts.
-    let dev = layout::most_loaded(&b, &p, dp * p.cp);
+    let dev = layout::most_loaded(&b, &p, &WeightSplit::training(setup), dp * p.cp);
     let dev_params = dev.total();
     let share = dev_params / b.total as f64;
     let (mut items, mut cpu, trainable) = if setup.task.is_peft() {
@@ -1099,21 +1100,13 @@ pub fn accounting_profile(setup: &TrainingSetup) -> &'static str {
     }
 }
 
-/// Parameters of the largest layer one device gathers under ZeRO-3: its dense part over TP, its
-/// experts over EP × expert-TP (only the local experts are gathered).
-fn largest_gathered_layer(b: &ParamBreakdown, p: &Parallelism) -> f64 {
-    let shard = (p.ep * layout::expert_tp(p)) as f64;
-    b.groups
-        .iter()
-        .map(|g| {
-            let experts = g.expert_params() as f64 / g.count.max(1) as f64;
-            (g.params_per_layer() as f64 - experts) / p.tp as f64 + experts / shard
-        })
-        .chain([
-            b.embedding as f64 / p.tp as f64,
-            b.lm_head as f64 / p.tp as f64,
-        ])
-        .fold(0.0, f64::max)
+/// Parameters of the largest layer one device gathers under ZeRO-3: a transformer layer as
+/// `split` holds it (only the local experts are gathered), or the embedding or head over TP.
+fn largest_gathered_layer(b: &ParamBreakdown, split: &WeightSplit) -> f64 {
+    let tp = split.tp as f64;
+    largest_layer_unit(b, split)
+        .max(b.embedding as f64 / tp)
+        .max(b.lm_head as f64 / tp)
 }
 
 /// ZeRO-3 / FSDP2 without PP, in a layer's backward: the unit's unsharded gradients (compute
@@ -1137,18 +1130,14 @@ fn unit_gradients(setup: &TrainingSetup, c: &ClusterSpec, b: &ParamBreakdown) ->
         Precision::AmpBf16 | Precision::AmpFp16 | Precision::Fp8 => 4.0,
         _ => grad,
     };
-    largest_layer_unit(b, &p) * (grad + reduce)
+    largest_layer_unit(b, &WeightSplit::training(setup)) * (grad + reduce)
 }
 
-/// Parameters of the largest transformer layer on a device (dense over TP, experts over EP·ETP).
-fn largest_layer_unit(b: &ParamBreakdown, p: &Parallelism) -> f64 {
-    let shard = (p.ep * layout::expert_tp(p)) as f64;
+/// Parameters of the largest transformer layer on a device, as `split` holds it.
+fn largest_layer_unit(b: &ParamBreakdown, split: &WeightSplit) -> f64 {
     b.groups
         .iter()
-        .map(|g| {
-            let experts = g.expert_params() as f64 / g.count.max(1) as f64;
-            (g.params_per_layer() as f64 - experts) / p.tp as f64 + experts / shard
-        })
+        .map(|g| split.layer_bytes(g, 1.0, 1.0))
         .fold(0.0, f64::max)
 }
 
@@ -1978,19 +1967,15 @@ fn dequant_transient(b: &ParamBreakdown, setup: &TrainingSetup) -> f64 {
     if !crate::compute::dequantizes_4bit_base(setup) {
         return 0.0;
     }
-    let p = setup.parallel;
-    // One expert's weight at a time (over expert-TP), a dense weight over TP.
+    let split = WeightSplit::training(setup);
+    // One weight at a time: one expert's shard, or a dense weight's.
     let largest = b
         .groups
         .iter()
         .flat_map(|g| g.linears.iter())
         .map(|l| {
-            let split = if l.copies > 1 {
-                layout::expert_tp(&p)
-            } else {
-                p.tp
-            };
-            (l.d_in * l.d_out) as f64 / split as f64
+            let shard = split.linear(l);
+            shard.params / shard.copies as f64
         })
         .fold(0.0, f64::max);
     let per_weight = if setup.framework == Framework::LitGpt {
@@ -2121,7 +2106,7 @@ fn step_buffers(
     let optimizer_temp = optimizer_temp_bytes(setup, b, sb, share, zero1_params) + ds.flat16;
     let linear_share = (b.linear_params() + b.lm_head) as f64 / b.total.max(1) as f64;
     let copies = if setup.autocast_on() {
-        autocast_copied_params(m, setup, b, params_on_device(b, p, 1), linear_share)
+        autocast_copied_params(m, setup, b, params_on_device(b, setup, 1), linear_share)
     } else {
         AutocastCopies::default()
     };

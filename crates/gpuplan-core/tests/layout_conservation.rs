@@ -12,11 +12,11 @@
 
 use gpuplan_core::constants::Tunables;
 use gpuplan_core::hardware::{find_gpu, ClusterSpec, InterLink};
-use gpuplan_core::layout::{expert_data_parallel, expert_tp, most_loaded, stage_params};
+use gpuplan_core::layout::{most_loaded, stage_params, ExpertTp, WeightSplit};
 use gpuplan_core::model::{param_breakdown, presets, ModelSpec, ParamBreakdown};
 use gpuplan_core::train::{state_bytes, training_memory};
 use gpuplan_core::units::Bandwidth;
-use gpuplan_core::workload::{Parallelism, TrainTask, TrainingSetup};
+use gpuplan_core::workload::{Framework, Parallelism, TrainTask, TrainingSetup};
 
 const GPUS_PER_NODE: u64 = 8;
 
@@ -32,7 +32,7 @@ fn cluster(nodes: u64) -> ClusterSpec {
 }
 
 /// Expected sum over all devices of a state's parameters.
-fn expected(b: &ParamBreakdown, p: &Parallelism, dp: u64, sharded: bool) -> f64 {
+fn expected(b: &ParamBreakdown, p: &Parallelism, w: &WeightSplit, dp: u64, sharded: bool) -> f64 {
     let experts = b.expert_params() as f64;
     let tied_copy = if p.pp > 1 && b.lm_head == 0 {
         b.embedding as f64
@@ -41,7 +41,7 @@ fn expected(b: &ParamBreakdown, p: &Parallelism, dp: u64, sharded: bool) -> f64 
     };
     let tp_replicated = (p.tp - 1) as f64 * (b.stem + b.final_norms) as f64;
     let dense = b.total as f64 - experts + tied_copy + tp_replicated;
-    let edp = expert_data_parallel(p, dp).unwrap() as f64;
+    let edp = w.expert_data_parallel(dp).unwrap() as f64;
     if sharded {
         dense + experts
     } else {
@@ -50,9 +50,9 @@ fn expected(b: &ParamBreakdown, p: &Parallelism, dp: u64, sharded: bool) -> f64 
 }
 
 /// Sum over all devices: every PP stage has TP × DP devices, identical in what they hold.
-fn held(b: &ParamBreakdown, p: &Parallelism, dp: u64, sharded: bool) -> f64 {
+fn held(b: &ParamBreakdown, p: &Parallelism, w: &WeightSplit, dp: u64, sharded: bool) -> f64 {
     (0..p.pp)
-        .map(|s| (p.tp * dp) as f64 * stage_params(b, p, dp, s).after_zero(sharded))
+        .map(|s| (p.tp * dp) as f64 * stage_params(b, p, w, dp, s).after_zero(sharded))
         .sum()
 }
 
@@ -81,39 +81,55 @@ fn parameters_are_conserved_for_every_layout_the_search_can_choose() {
         for nodes in [1, 2, 4, 8, 16] {
             let c = cluster(nodes);
             for (tp, pp, ep, zero) in layouts() {
-                let mut s = TrainingSetup {
-                    task: TrainTask::FullFinetune,
-                    ..Default::default()
-                };
-                s.parallel.tp = tp;
-                s.parallel.pp = pp;
-                s.parallel.ep = ep;
-                s.parallel.zero = zero;
-                let Ok(mem) = training_memory(m, &s, &c, &tun) else {
-                    continue; // a layout the model or cluster does not allow
-                };
-                let dp = mem.data_parallel;
-                let p = &s.parallel;
-                for (stage, state) in [(3, "weights"), (2, "gradients"), (1, "optimizer")] {
-                    let sharded = zero >= stage;
-                    let (got, want) = (held(&b, p, dp, sharded), expected(&b, p, dp, sharded));
-                    assert!(
-                        (got - want).abs() <= want * 1e-9,
-                        "{} {state}: TP{tp} PP{pp} EP{ep} ZeRO-{zero} DP{dp} (ETP {}): held {got:.4e}, expected {want:.4e}",
-                        m.name,
-                        expert_tp(p)
-                    );
+                // Whole experts under EP (torch stacks, DeepSpeed-MoE) and Megatron-Core's
+                // experts split over ETP = TP.
+                for framework in [Framework::HuggingFace, Framework::Megatron] {
+                    let mut s = TrainingSetup {
+                        task: TrainTask::FullFinetune,
+                        framework,
+                        ..Default::default()
+                    };
+                    s.parallel.tp = tp;
+                    s.parallel.pp = pp;
+                    s.parallel.ep = ep;
+                    s.parallel.zero = zero;
+                    checked += conserved(m, &b, &s, &c, &tun);
                 }
-                // The memory table reports the most loaded device of that same layout.
-                let w = mem.items.iter().find(|i| i.name == "weights").unwrap();
-                let sb = state_bytes(s.precision, s.optimizer, s.framework);
-                let dev = most_loaded(&b, p, dp).after_zero(zero >= 3);
-                assert!((w.bytes.0 - dev * sb.weights).abs() <= w.bytes.0 * 1e-9);
-                checked += 1;
             }
         }
     }
     assert!(checked > 1000, "only {checked} layouts checked");
+}
+
+/// Checks one layout (1), or skips one the model or cluster does not allow (0).
+fn conserved(
+    m: &ModelSpec,
+    b: &ParamBreakdown,
+    s: &TrainingSetup,
+    c: &ClusterSpec,
+    tun: &Tunables,
+) -> u32 {
+    let Ok(mem) = training_memory(m, s, c, tun) else {
+        return 0;
+    };
+    let dp = mem.data_parallel;
+    let p = &s.parallel;
+    let w = WeightSplit::training(s);
+    for (stage, state) in [(3, "weights"), (2, "gradients"), (1, "optimizer")] {
+        let sharded = p.zero >= stage;
+        let (got, want) = (held(b, p, &w, dp, sharded), expected(b, p, &w, dp, sharded));
+        assert!(
+            (got - want).abs() <= want * 1e-9,
+            "{} {state}: {p:?} DP{dp} ({w:?}): held {got:.4e}, expected {want:.4e}",
+            m.name,
+        );
+    }
+    // The memory table reports the most loaded device of that same layout.
+    let item = mem.items.iter().find(|i| i.name == "weights").unwrap();
+    let sb = state_bytes(s.precision, s.optimizer, s.framework);
+    let dev = most_loaded(b, p, &w, dp).after_zero(p.zero >= 3);
+    assert!((item.bytes.0 - dev * sb.weights).abs() <= item.bytes.0 * 1e-9);
+    1
 }
 
 /// TP × PP × EP × ZeRO as `plan::train::best_config` enumerates them.
@@ -143,7 +159,7 @@ fn experts_are_not_divided_twice() {
         zero: 3,
         ..Default::default()
     };
-    let dev = most_loaded(&b, &p, 8);
+    let dev = most_loaded(&b, &p, &WeightSplit::new(&p, ExpertTp::Whole), 8);
     assert_eq!(dev.expert_group, 1);
     assert!(dev.after_zero(true) >= b.total as f64 / 8.0 * 0.999);
 }

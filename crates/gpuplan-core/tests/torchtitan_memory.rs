@@ -5,7 +5,7 @@
 
 use gpuplan_core::constants::Tunables;
 use gpuplan_core::hardware::{find_gpu, ClusterSpec, InterLink};
-use gpuplan_core::layout::most_loaded;
+use gpuplan_core::layout::{most_loaded, WeightSplit};
 use gpuplan_core::model::{find_preset, param_breakdown, ModelSpec};
 use gpuplan_core::train::{training_memory, TrainingMemory};
 use gpuplan_core::units::Bandwidth;
@@ -105,7 +105,8 @@ fn fsdp_under_pp_keeps_the_stage_gathered() {
     let b = param_breakdown(&model());
     let mut p = pretrain(Recompute::Full).parallel;
     p.pp = 2;
-    let stage = most_loaded(&b, &p, 4).total();
+    let split = WeightSplit::training(&pretrain(Recompute::Full));
+    let stage = most_loaded(&b, &p, &split, 4).total();
     for (accum, grad_bytes) in [(4, 4.0), (1, 2.0)] {
         let m = at(accum);
         let got = item(&m, "FSDP unsharded stage (PP)").unwrap();

@@ -177,7 +177,10 @@ fn training_accuracy_stays_within_todays_bands() {
         known_serving <= 8,
         "{known_serving} known deviations (serving)"
     );
-    // Measured 8.98%, unchanged by QLoRA's NF4 dequantization (torchtune's 4090 tokens/s rows are
+    // Measured 8.84% since every TP GEMM runs the shard Megatron / torchtitan hold (layout.rs
+    // `WeightSplit::linear`: wo/o_proj row-parallel, GQA's wk/wv column-parallel; TP > 1 rows
+    // moved -0.3 to -3.4 points, torchtitan 405B 1F1B -5.8% -> -8.6%), 8.98% before, unchanged by
+    // QLoRA's NF4 dequantization (torchtune's 4090 tokens/s rows are
     // not cases: cases/SKIPPED.md) (the target is 10%; 9.15% before torch's context-parallel ring was
     // modelled round by round (ring.rs: the 405B CP 2/4/8 rows +14.8/+17.0/+36.8% -> +4.0/+0.9/+13.7%,
     // the 8B CP 4/8 rows +33.6/+40.1% -> +25.4/+31.0%, CP 2 -0.9% -> -6.4%), 9.22% before NeMo's
@@ -192,7 +195,7 @@ fn training_accuracy_stays_within_todays_bands() {
     // GPT-NeoX-20B, Pythia-1B, StarCoderBase and TinyLlama's published runs were added with their
     // stated layouts: 14.8% before StarCoderBase's fp32 gradient reduction, -15.0% -> -9.6%).
     assert!(
-        tput <= 0.0899,
+        tput <= 0.0884,
         "training throughput out-of-sample median {tput:.4}"
     );
     assert!(hours <= 0.1377, "GPU-hours out-of-sample median {hours:.4}");
@@ -213,9 +216,11 @@ fn training_accuracy_stays_within_todays_bands() {
     // recomputed matmuls counted per op; 14: NeMo's Llama 2 13B LoRA row (-20.2% -> -18.4%) with
     // Megatron-Core's fused q/k/v carrying one LoRA adapter (workload.rs `fused_for`); 13: its 13B
     // SFT row (-30.7% -> -19.2%) with the same model's pretraining VP (10) for the unstated one;
-    // 12: torchtitan's 405B CP 8 row (+36.8% -> +13.7%) with torch's ring per round over one NIC per ring.
+    // 12: torchtitan's 405B CP 8 row (+36.8% -> +13.7%) with torch's ring per round over one NIC per ring;
+    // 11: torchtitan 2025-06's Llama 3 8B bf16 async-TP row (+21.3% -> +18.3%) with the GEMMs on the
+    // shards TP really holds (layout.rs `WeightSplit::linear`).
     assert!(
-        known <= 12,
+        known <= 11,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes

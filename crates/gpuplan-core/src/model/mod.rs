@@ -7,7 +7,7 @@ pub mod spec;
 
 pub use hf::parse_hf_config;
 pub use params::{
-    param_breakdown, param_breakdown_shared, transformer_params, Linear, ParamBreakdown,
+    param_breakdown, param_breakdown_shared, transformer_params, LayerGroup, Linear, ParamBreakdown,
 };
 pub use presets::{find_preset, presets, Preset};
 pub use spec::*;

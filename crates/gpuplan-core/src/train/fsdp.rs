@@ -33,9 +33,9 @@
 //! the quantisation constants staying whole on every GPU; torchao's `NF4Tensor` under FSDP2
 //! (torchtune QLoRA) all-gathers its packed data with its scalers (`fsdp_pre_all_gather`).
 
-use crate::layout;
+use crate::layout::WeightSplit;
 use crate::model::ParamBreakdown;
-use crate::workload::{BaseWeights, Parallelism, Precision, TrainingSetup};
+use crate::workload::{BaseWeights, Precision, TrainingSetup};
 
 /// Units FSDP keeps gathered besides the root: the current one and one prefetched.
 pub(super) const GATHERED_UNITS: f64 = 2.0;
@@ -64,24 +64,17 @@ pub(super) fn gathered_bytes(setup: &TrainingSetup) -> (f64, f64) {
     (linear, other)
 }
 
-/// Bytes of the largest wrapped transformer layer one device gathers: its dense part over TP,
-/// its local experts over EP × expert-TP, linears at `linear` bytes and the rest at `other`.
+/// Bytes of the largest wrapped transformer layer one device gathers, as `split` holds it,
+/// linears at `linear` bytes and the rest at `other`.
 pub(super) fn layer_unit_bytes(
     b: &ParamBreakdown,
-    p: &Parallelism,
+    split: &WeightSplit,
     linear: f64,
     other: f64,
 ) -> f64 {
-    let shard = (p.ep * layout::expert_tp(p)) as f64;
     b.groups
         .iter()
-        .map(|g| {
-            let experts = g.expert_params() as f64 / g.count.max(1) as f64;
-            let lin = g.linears.iter().map(|l| l.params() as f64).sum::<f64>();
-            let dense_lin = lin - experts;
-            (dense_lin * linear + g.small_params as f64 * other) / p.tp as f64
-                + experts / shard * linear
-        })
+        .map(|g| split.layer_bytes(g, linear, other))
         .fold(0.0, f64::max)
 }
 
@@ -91,7 +84,7 @@ pub(super) fn units(setup: &TrainingSetup, b: &ParamBreakdown) -> (f64, f64) {
     let p = setup.parallel;
     let tp = p.tp as f64;
     let (linear, other) = gathered_bytes(setup);
-    let layer = layer_unit_bytes(b, &p, linear, other);
+    let layer = layer_unit_bytes(b, &WeightSplit::training(setup), linear, other);
     let ends = (b.embedding + b.stem + b.lm_head) as f64 / tp * other;
     let norms = b.final_norms as f64 * other;
     if p.fsdp_wrap_embeddings {

@@ -11,7 +11,7 @@ use crate::compute::{ChipRates, ComputeParts};
 use crate::constants::Tunables;
 use crate::error::CoreError;
 use crate::hardware::ClusterSpec;
-use crate::layout::{self, DeviceParams};
+use crate::layout::{self, DeviceParams, WeightSplit};
 use crate::model::{param_breakdown_shared, ModelSpec, ParamBreakdown, TransformerSpec};
 use crate::units::{compute_time, transfer_time, Bandwidth, Bytes, FlopRate, Flops, Seconds};
 use crate::workload::{Framework, Parallelism, Recompute, TrainingSetup};
@@ -67,7 +67,7 @@ pub struct StepTime {
 /// The optimizer step: every trainable parameter shard on the device read and written once
 /// (`compute::optimizer_bytes_per_param`), bandwidth-bound.
 fn optimizer_seconds(b: &ParamBreakdown, setup: &TrainingSetup, dp: u64, r: &ChipRates) -> Seconds {
-    let on_device = params_on_device(b, &setup.parallel, dp);
+    let on_device = params_on_device(b, setup, dp);
     let trainable = if setup.task.is_peft() {
         peft_trainable_params(b, &setup.lora) / b.total.max(1) as f64 * on_device
     } else {
@@ -88,7 +88,8 @@ fn optimizer_seconds(b: &ParamBreakdown, setup: &TrainingSetup, dp: u64, r: &Chi
 /// `huggingface` profile; otherwise FSDP): tensor by tensor, with the reuse-distance and
 /// persistence rules and full recompute's third forward ([`super::zero3::deepspeed_fetches`]);
 /// the first layer group's linears stand for every layer and the embedding for the (tied) output
-/// head.
+/// head, each as the device holds it ([`WeightSplit::linear`]: DeepSpeed partitions the TP
+/// shard, and only the local experts).
 fn deepspeed_fetches(b: &ParamBreakdown, setup: &TrainingSetup) -> Option<super::zero3::Fetches> {
     if !setup.zero3_by_deepspeed() {
         return None;
@@ -96,8 +97,9 @@ fn deepspeed_fetches(b: &ParamBreakdown, setup: &TrainingSetup) -> Option<super:
     let g = b.groups.first().filter(|g| !g.linears.is_empty())?;
     let layers: u64 = b.groups.iter().map(|g| g.count).sum();
     let stage = crate::compute::layers_on_slowest_stage(layers, setup.parallel.pp);
-    let linears: Vec<f64> = g.linears.iter().map(|l| l.params() as f64).collect();
-    let head = b.embedding.max(b.lm_head) as f64;
+    let split = WeightSplit::training(setup);
+    let linears: Vec<f64> = g.linears.iter().map(|l| split.linear(l).params).collect();
+    let head = b.embedding.max(b.lm_head) as f64 / split.tp as f64;
     let full = setup.recompute == Recompute::Full;
     Some(super::zero3::deepspeed_fetches(&linears, stage, head, full))
 }
@@ -701,7 +703,7 @@ fn dp_phase(x: &Ctx, compute: Seconds, collectives: &mut Vec<CollectiveUse>) -> 
         1.0
     };
     let vol = DpVolume {
-        dev: layout::most_loaded(x.b, &p, x.dp),
+        dev: layout::most_loaded(x.b, &p, &WeightSplit::training(x.setup), x.dp),
         dpc,
         train_frac,
         grad_bpp: if p.grad_reduce_fp32 { 4.0 } else { 2.0 },
