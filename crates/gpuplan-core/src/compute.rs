@@ -563,100 +563,24 @@ pub fn micro_batch_compute(
     r: &ChipRates,
 ) -> ComputeParts {
     let p = setup.parallel;
-    let split = WeightSplit::training(setup);
-    let tokens = setup.micro_batch * (setup.seq_len / p.cp.max(1)).max(1);
-    let frozen = setup.task.is_peft();
-    let op_sac = crate::train::op_sac_applies(t, setup);
-    let dequant = dequant_bytes_per_weight(setup);
+    let mb = MicroBatch {
+        t,
+        setup,
+        r,
+        split: WeightSplit::training(setup),
+        tokens: setup.micro_batch * (setup.seq_len / p.cp.max(1)).max(1),
+        frozen: setup.task.is_peft(),
+        dequant: dequant_bytes_per_weight(setup),
+    };
     let total_layers: u64 = b.groups.iter().map(|g| g.count).sum::<u64>().max(1);
     // One layer on average (all layers / L), then scaled to the slowest stage.
-    let mut layer = ComputeParts::default();
-    for g in &b.groups {
-        // Each linear as the device holds it (`WeightSplit::linear`); routed experts run their
-        // local copies over the tokens routed to them (`WeightSplit::rows`), so per-device FLOPs
-        // equal the dense-active ones.
-        let per_layer: f64 = g
-            .linears
-            .iter()
-            .map(|l| {
-                let d = split.linear(l);
-                let casts = te_casts(setup, t, l.name, l.d_in);
-                let rows = split.rows(l, tokens);
-                d.copies as f64 * linear_seconds_cast(rows, d.d_in, d.d_out, 1, frozen, casts, r)
-            })
-            .sum();
-        if frozen {
-            let targets = &setup.lora.targets;
-            let adapters: f64 = g
-                .linears
-                .iter()
-                .filter(|l| crate::train::is_target(targets, l))
-                .map(|l| {
-                    let shared = crate::train::shares_adapter_input(targets, l);
-                    let d = split.linear(l);
-                    let rows = split.rows(l, tokens);
-                    let one = adapter_seconds(rows, d.d_in, d.d_out, setup.lora.rank, 1, shared, r);
-                    d.copies as f64 * one
-                })
-                .sum();
-            layer.gemm_s += adapters * g.count as f64 / total_layers as f64;
-        }
-        layer.gemm_s += per_layer * g.count as f64 / total_layers as f64;
-        if op_sac {
-            let again = op_sac_recomputed_forward(&g.linears, tokens, &split, r);
-            layer.gemm_s += again * g.count as f64 / total_layers as f64;
-        }
-    }
-    // Recompute repeats every forward GEMM (one third of the three).
-    match setup.recompute {
-        Recompute::Full => layer.gemm_s *= if frozen { 1.5 } else { 4.0 / 3.0 },
-        // Per-op SAC outside torchtitan's dense layout (MoE, MLA, PEFT): every other forward
-        // matmul, taken as half of the forward GEMMs again.
-        Recompute::SelectiveOp if !op_sac => layer.gemm_s *= if frozen { 1.25 } else { 7.0 / 6.0 },
-        _ => {}
-    }
-    layer.attention_s = attention_seconds(t, setup, r, p.tp);
-    let fwd_bytes =
-        elementwise_bytes_fwd(t, &p, r.act_bytes.max(2.0), r.eager_elementwise) * tokens as f64;
-    // Backward of an element-wise op reads the saved input and the output gradient and writes the
-    // input gradient: about twice its forward traffic. torch.compile fuses part of it away.
-    let passes = forward_passes(setup) + 2.0;
-    // QLoRA: every 4-bit layer weight is dequantized to 16 bit before each of its matmuls.
-    let dequant_layer = dequant.map_or(0.0, |bytes| {
-        let weights: f64 = b
-            .groups
-            .iter()
-            .map(|g| split.layer_bytes(g, 1.0, 0.0) * g.count as f64)
-            .sum();
-        weights / total_layers as f64 * bytes * dequant_passes(setup.recompute)
-    });
-    layer.elementwise_s = r.memory.map_or(0.0, |bw| {
-        (fwd_bytes * passes + dequant_layer) / bw.0.max(1.0)
-    });
-    // The LM head on the last stage: forward, dgrad and (if trained) wgrad.
-    let head = if t.vocab > 0 && t.structure != Structure::EncoderOnly {
-        // The output layer stays in 16 bit under FP8 training in every FP8 stack of the cases:
-        // Megatron-Core's is a plain `tensor_parallel.ColumnParallelLinear`, not a TE module;
-        // llm-foundry swaps only its `fc_type: te` linears to TE (scripts/train/benchmarking/
-        // submit_benchmarks.py sets it for H100 FP8) and computes tied-embedding logits as
-        // `self.transformer.wte(out, True)`, i.e. `F.linear(input, self.weight)`
-        // (llmfoundry/models/mpt/modeling_mpt.py, layers/custom_embedding.py `SharedEmbedding`,
-        // mosaicml/llm-foundry @8c8dd48f); torchtitan's float8 converter swaps every linear but
-        // the head (`module_filter_fn=lambda mod, fqn: fqn != "output"`). `sixteen_bit` is the
-        // identity outside FP8 training.
-        let head_rates = sixteen_bit(r);
-        linear_seconds(tokens, t.hidden, t.vocab, p.tp, frozen, &head_rates)
-    } else {
-        0.0
+    let layer = ComputeParts {
+        gemm_s: mb.layer_gemm_seconds(b, total_layers),
+        attention_s: attention_seconds(t, setup, r, p.tp),
+        elementwise_s: mb.layer_elementwise_seconds(b, total_layers),
+        attention_fwd_layer_s: 0.0,
     };
-    // A 4-bit LM head (LitGPT's QLoRA) is dequantized for its forward and its input gradient;
-    // it sits outside the checkpointed layers, so it is not recomputed.
-    let head_dequant = match (dequant, r.memory) {
-        (Some(bytes), Some(bw)) if head > 0.0 && setup.lm_head_quantized() => {
-            (t.hidden * t.vocab.div_ceil(p.tp)) as f64 * bytes * 2.0 / bw.0.max(1.0)
-        }
-        _ => 0.0,
-    };
+    let (head, head_dequant) = mb.head_seconds();
     let (other, last) = stage_layers(total_layers, p.pp, p.last_stage_layers);
     let per = layer.total();
     let n = if (other as f64) * per > last as f64 * per + head + head_dequant {
@@ -670,6 +594,139 @@ pub fn micro_batch_compute(
         attention_s: layer.attention_s * n,
         elementwise_s: layer.elementwise_s * n + if on_last { head_dequant } else { 0.0 },
         attention_fwd_layer_s: attention_kernel_seconds(t, setup, r, p.tp).0,
+    }
+}
+
+/// What every phase of [`micro_batch_compute`] reads: the layer split, the device's tokens per
+/// micro-batch, whether the base is frozen and the 4-bit dequantization bytes per weight.
+struct MicroBatch<'a> {
+    t: &'a TransformerSpec,
+    setup: &'a TrainingSetup,
+    r: &'a ChipRates,
+    split: WeightSplit,
+    tokens: u64,
+    frozen: bool,
+    dequant: Option<f64>,
+}
+
+impl MicroBatch<'_> {
+    /// GEMM seconds of one average layer: every group's linears, LoRA adapters and per-op SAC's
+    /// recomputed matmuls weighted by its share of the layers, then the recompute's forward again.
+    fn layer_gemm_seconds(&self, b: &ParamBreakdown, total_layers: u64) -> f64 {
+        let op_sac = crate::train::op_sac_applies(self.t, self.setup);
+        let mut gemm_s = 0.0;
+        for g in &b.groups {
+            let weigh = |seconds: f64| seconds * g.count as f64 / total_layers as f64;
+            if self.frozen {
+                gemm_s += weigh(self.adapter_seconds(g));
+            }
+            gemm_s += weigh(self.linears_seconds(g));
+            if op_sac {
+                let again = op_sac_recomputed_forward(&g.linears, self.tokens, &self.split, self.r);
+                gemm_s += weigh(again);
+            }
+        }
+        // Recompute repeats every forward GEMM (one third of the three).
+        let frozen = self.frozen;
+        match self.setup.recompute {
+            Recompute::Full => gemm_s * if frozen { 1.5 } else { 4.0 / 3.0 },
+            // Per-op SAC outside torchtitan's dense layout (MoE, MLA, PEFT): every other forward
+            // matmul, taken as half of the forward GEMMs again.
+            Recompute::SelectiveOp if !op_sac => gemm_s * if frozen { 1.25 } else { 7.0 / 6.0 },
+            _ => gemm_s,
+        }
+    }
+
+    /// One layer of `g`'s linears, each as the device holds it (`WeightSplit::linear`); routed
+    /// experts run their local copies over the tokens routed to them (`WeightSplit::rows`), so
+    /// per-device FLOPs equal the dense-active ones.
+    fn linears_seconds(&self, g: &crate::model::LayerGroup) -> f64 {
+        let (setup, split) = (self.setup, &self.split);
+        g.linears
+            .iter()
+            .map(|l| {
+                let d = split.linear(l);
+                let casts = te_casts(setup, self.t, l.name, l.d_in);
+                let rows = split.rows(l, self.tokens);
+                let one = linear_seconds_cast(rows, d.d_in, d.d_out, 1, self.frozen, casts, self.r);
+                d.copies as f64 * one
+            })
+            .sum()
+    }
+
+    /// One layer of `g`'s LoRA adapters, on the same shards.
+    fn adapter_seconds(&self, g: &crate::model::LayerGroup) -> f64 {
+        let (lora, split) = (&self.setup.lora, &self.split);
+        g.linears
+            .iter()
+            .filter(|l| crate::train::is_target(&lora.targets, l))
+            .map(|l| {
+                let shared = crate::train::shares_adapter_input(&lora.targets, l);
+                let d = split.linear(l);
+                let rows = split.rows(l, self.tokens);
+                let one = adapter_seconds(rows, d.d_in, d.d_out, lora.rank, 1, shared, self.r);
+                d.copies as f64 * one
+            })
+            .sum()
+    }
+
+    /// Element-wise seconds of one average layer: its activation traffic in forward, backward
+    /// and any recomputed forward, and QLoRA's dequantization of every 4-bit layer weight before
+    /// each of its matmuls.
+    fn layer_elementwise_seconds(&self, b: &ParamBreakdown, total_layers: u64) -> f64 {
+        let (setup, r) = (self.setup, self.r);
+        let fwd_bytes = elementwise_bytes_fwd(
+            self.t,
+            &setup.parallel,
+            r.act_bytes.max(2.0),
+            r.eager_elementwise,
+        ) * self.tokens as f64;
+        // Backward of an element-wise op reads the saved input and the output gradient and
+        // writes the input gradient: about twice its forward traffic. torch.compile fuses part of
+        // it away.
+        let passes = forward_passes(setup) + 2.0;
+        let dequant_layer = self.dequant.map_or(0.0, |bytes| {
+            let weights: f64 = b
+                .groups
+                .iter()
+                .map(|g| self.split.layer_bytes(g, 1.0, 0.0) * g.count as f64)
+                .sum();
+            weights / total_layers as f64 * bytes * dequant_passes(setup.recompute)
+        });
+        r.memory.map_or(0.0, |bw| {
+            (fwd_bytes * passes + dequant_layer) / bw.0.max(1.0)
+        })
+    }
+
+    /// The LM head on the last stage: (forward, dgrad and, if trained, wgrad GEMMs; a 4-bit
+    /// head's dequantization).
+    fn head_seconds(&self) -> (f64, f64) {
+        let (t, setup, r) = (self.t, self.setup, self.r);
+        let tp = setup.parallel.tp;
+        let head = if t.vocab > 0 && t.structure != Structure::EncoderOnly {
+            // The output layer stays in 16 bit under FP8 training in every FP8 stack of the
+            // cases: Megatron-Core's is a plain `tensor_parallel.ColumnParallelLinear`, not a TE
+            // module; llm-foundry swaps only its `fc_type: te` linears to TE (scripts/train/
+            // benchmarking/submit_benchmarks.py sets it for H100 FP8) and computes tied-embedding
+            // logits as `self.transformer.wte(out, True)`, i.e. `F.linear(input, self.weight)`
+            // (llmfoundry/models/mpt/modeling_mpt.py, layers/custom_embedding.py
+            // `SharedEmbedding`, mosaicml/llm-foundry @8c8dd48f); torchtitan's float8 converter
+            // swaps every linear but the head (`module_filter_fn=lambda mod, fqn: fqn !=
+            // "output"`). `sixteen_bit` is the identity outside FP8 training.
+            let head_rates = sixteen_bit(r);
+            linear_seconds(self.tokens, t.hidden, t.vocab, tp, self.frozen, &head_rates)
+        } else {
+            0.0
+        };
+        // A 4-bit LM head (LitGPT's QLoRA) is dequantized for its forward and its input
+        // gradient; it sits outside the checkpointed layers, so it is not recomputed.
+        let head_dequant = match (self.dequant, r.memory) {
+            (Some(bytes), Some(bw)) if head > 0.0 && setup.lm_head_quantized() => {
+                (t.hidden * t.vocab.div_ceil(tp)) as f64 * bytes * 2.0 / bw.0.max(1.0)
+            }
+            _ => 0.0,
+        };
+        (head, head_dequant)
     }
 }
 

@@ -1062,7 +1062,18 @@ fn memory(
     let sb = effective_state_bytes(setup);
     let zero1_params = dev.after_zero(p.zero >= 1);
     let ds = deepspeed_buffers(setup, &b, share, zero1_params, tun);
-    let buffers = step_buffers(m, setup, c, &b, &items, &acts, sb, share, zero1_params, &ds);
+    let buffers = step_buffers(&StepInputs {
+        m,
+        setup,
+        c,
+        b: &b,
+        items: &items,
+        acts: &acts,
+        sb,
+        share,
+        zero1_params,
+        ds: &ds,
+    });
     let timeline = step_timeline(&buffers);
     peak_items(&mut items, &timeline, &acts, explain);
     let allocated = timeline.peak().total.0;
@@ -2080,39 +2091,48 @@ fn tun_foreach(setup: &TrainingSetup) -> f64 {
     }
 }
 
-/// The step's buffers from the state items and the activation parts.
-#[allow(clippy::too_many_arguments)]
-fn step_buffers(
-    m: &ModelSpec,
-    setup: &TrainingSetup,
-    c: &ClusterSpec,
-    b: &ParamBreakdown,
-    items: &[MemoryItem],
-    acts: &ActivationParts,
+/// What the step's buffers are built from: the state items and the activation parts of the most
+/// loaded device, its state bytes and share of the model, and DeepSpeed's buffers.
+struct StepInputs<'a> {
+    m: &'a ModelSpec,
+    setup: &'a TrainingSetup,
+    c: &'a ClusterSpec,
+    b: &'a ParamBreakdown,
+    items: &'a [MemoryItem],
+    acts: &'a ActivationParts,
     sb: StateBytes,
     share: f64,
     zero1_params: f64,
-    ds: &DeepSpeedBuffers,
-) -> StepBuffers {
-    let grads = items
-        .iter()
-        .filter(|i| i.name == "gradients")
-        .map(|i| i.bytes.0)
-        .sum::<f64>();
-    let resident = items.iter().map(|i| i.bytes.0).sum::<f64>() - grads;
-    let p = &setup.parallel;
-    let full = !setup.task.is_peft();
-    let tp = p.tp as f64;
-    let optimizer_temp = optimizer_temp_bytes(setup, b, sb, share, zero1_params) + ds.flat16;
-    let linear_share = (b.linear_params() + b.lm_head) as f64 / b.total.max(1) as f64;
-    let copies = if setup.autocast_on() {
-        autocast_copied_params(m, setup, b, params_on_device(b, setup, 1), linear_share)
-    } else {
-        AutocastCopies::default()
-    };
-    StepBuffers {
-        resident,
-        grads,
+    ds: &'a DeepSpeedBuffers,
+}
+
+/// The step's buffers from the state items and the activation parts, phase by phase: states and
+/// gradients, autocast's weight copies, the layers' activations and working sets, the loss and
+/// LM head, the optimizer step and the loop's own buffers.
+fn step_buffers(x: &StepInputs) -> StepBuffers {
+    let mut s = StepBuffers::default();
+    x.state_buffers(&mut s);
+    let autocast_layer = x.autocast_buffers(&mut s);
+    x.layer_buffers(&mut s, autocast_layer);
+    x.loss_buffers(&mut s);
+    x.step_and_loop_buffers(&mut s);
+    s.with_model(x.m)
+}
+
+impl StepInputs<'_> {
+    /// Resident states, the gradients and whether they persist, the head's gradients and DDP's
+    /// buckets.
+    fn state_buffers(&self, s: &mut StepBuffers) {
+        let (setup, c) = (self.setup, self.c);
+        let p = &setup.parallel;
+        let grads = self
+            .items
+            .iter()
+            .filter(|i| i.name == "gradients")
+            .map(|i| i.bytes.0)
+            .sum::<f64>();
+        s.resident = self.items.iter().map(|i| i.bytes.0).sum::<f64>() - grads;
+        s.grads = grads;
         // DDP without bucket views keeps its buckets (below) and creates `param.grad` in
         // backward (`zero_grad(set_to_none=True)`); with views the gradients are the buckets.
         // With gradient accumulation the gradients of the earlier micro-batches are live
@@ -2120,67 +2140,98 @@ fn step_buffers(
         // step's peak micro-batch has them from its forward on (measured: LitGPT full
         // fine-tuning rows of validation/litgpt-measured.json). The optimizer in backward
         // applies and frees each gradient at once, so nothing accumulates.
-        grads_persistent: p.zero >= 1
+        s.grads_persistent = p.zero >= 1
             || setup.persistent_grads
             || setup.framework == Framework::Megatron
             || (c.total_gpus() > 1 && !ddp_bucket_copy(setup, c))
-            || (setup.grad_accum > 1 && !setup.optimizer_in_backward),
-        head_grads: if full {
-            b.lm_head as f64 / tp * sb.grads
-        } else {
+            || (setup.grad_accum > 1 && !setup.optimizer_in_backward);
+        s.head_grads = if setup.task.is_peft() {
             0.0
-        },
-        grad_buckets: if ddp_bucket_copy(setup, c) {
+        } else {
+            self.b.lm_head as f64 / p.tp as f64 * self.sb.grads
+        };
+        s.grad_buckets = if ddp_bucket_copy(setup, c) {
             grads
         } else {
             0.0
-        },
-        weight_copies: 2.0 * copies.saved,
-        cached_copies: 2.0 * copies.cached,
+        };
+    }
+
+    /// torch.autocast's 16-bit weight copies: saved for backward, or cached to the end of the
+    /// autocast region; returns those of one recomputed layer (its backward's working set).
+    fn autocast_buffers(&self, s: &mut StepBuffers) -> f64 {
+        let (m, setup, b) = (self.m, self.setup, self.b);
+        let linear_share = (b.linear_params() + b.lm_head) as f64 / b.total.max(1) as f64;
+        let copies = if setup.autocast_on() {
+            autocast_copied_params(m, setup, b, params_on_device(b, setup, 1), linear_share)
+        } else {
+            AutocastCopies::default()
+        };
+        s.weight_copies = 2.0 * copies.saved;
+        s.cached_copies = 2.0 * copies.cached;
         // HF models compute the loss inside the forward that autocast wraps; LitGPT calls its
         // loss after the module forward, when Fabric's autocast has exited.
-        cached_copies_in_loss: setup.framework != Framework::LitGpt,
-        saved_layers: acts.saved_layers,
-        saved_outside: acts.saved_outside,
-        layer_working: acts.layer_working
-            + 2.0 * copies.one_layer
+        s.cached_copies_in_loss = setup.framework != Framework::LitGpt;
+        2.0 * copies.one_layer
+    }
+
+    /// The layers' saved activations and one layer's working set in forward and backward (with
+    /// its autocast copies `autocast_layer`, FSDP's unit gradients and QLoRA's dequantized
+    /// weight), and the rotary cache.
+    fn layer_buffers(&self, s: &mut StepBuffers, autocast_layer: f64) {
+        let (m, setup, c, b, acts) = (self.m, self.setup, self.c, self.b, self.acts);
+        s.saved_layers = acts.saved_layers;
+        s.saved_outside = acts.saved_outside;
+        s.layer_working = acts.layer_working
+            + autocast_layer
             + unit_gradients(setup, c, b)
-            + dequant_transient(b, setup),
-        forward_working: acts.forward_working + dequant_transient(b, setup),
-        rope_cache: rope_cache(m, setup),
-        logits_elems: acts.logits_elems,
-        logits_dtype_bytes: acts.logits_dtype_bytes,
-        fused_loss: acts.fused_loss,
-        loss_chunks: acts.loss_chunks,
-        compiled_loss: setup.loss_compiled(),
-        loss_parallel: setup.loss_parallel() && acts.fused_loss.is_none(),
-        reduce_bucket: ds.bucket,
-        reduce_bucket_always: setup.parallel.zero >= 3,
-        step_grad32: ds.grad32,
-        saved_layers_at_head: saved_layers_at_head(setup, acts.saved_layers),
-        optimizer_temp,
-        previous_graph: previous_graph_bytes(m, setup),
-        head_dequant: head_dequant_bytes(b, setup),
-        loss_copy: loss_copy_bytes(m, setup),
+            + dequant_transient(b, setup);
+        s.forward_working = acts.forward_working + dequant_transient(b, setup);
+        s.rope_cache = rope_cache(m, setup);
+        s.saved_layers_at_head = saved_layers_at_head(setup, acts.saved_layers);
+    }
+
+    /// The logits, the loss's buffers and the LM head's transients.
+    fn loss_buffers(&self, s: &mut StepBuffers) {
+        let (m, setup, acts) = (self.m, self.setup, self.acts);
+        s.logits_elems = acts.logits_elems;
+        s.logits_dtype_bytes = acts.logits_dtype_bytes;
+        s.fused_loss = acts.fused_loss;
+        s.loss_chunks = acts.loss_chunks;
+        s.compiled_loss = setup.loss_compiled();
+        s.loss_parallel = setup.loss_parallel() && acts.fused_loss.is_none();
+        s.head_dequant = head_dequant_bytes(self.b, setup);
+        s.loss_copy = loss_copy_bytes(m, setup);
         // A frozen head's input (the final norm output) is not saved, but live while it runs.
-        head_input: match m.transformer() {
+        s.head_input = match m.transformer() {
             Some(t) if setup.framework == Framework::LitGpt && setup.task.is_peft() => {
                 // In the residual dtype: fp32 under autocast (the norm returns its input dtype).
                 residual_bytes(setup) * (setup.micro_batch * setup.seq_len * t.hidden) as f64
             }
             _ => 0.0,
-        },
+        };
         // The bf16 chunked loss: the loop's `logits` list holds every chunk through backward.
-        held_logits: if acts.fused_loss.is_some() && setup.uses_bf16_chunked_loss() {
+        s.held_logits = if acts.fused_loss.is_some() && setup.uses_bf16_chunked_loss() {
             acts.logits_dtype_bytes * acts.logits_elems
         } else {
             0.0
-        },
-        validation: m
-            .transformer()
-            .map_or(0.0, |t| litgpt_validation_bytes(t, setup)),
+        };
     }
-    .with_model(m)
+
+    /// DeepSpeed's reduce bucket and fp32 gradient partition, the optimizer's temporaries, and
+    /// what the training loop holds: the previous step's graph and a validation pass.
+    fn step_and_loop_buffers(&self, s: &mut StepBuffers) {
+        let (m, setup, ds) = (self.m, self.setup, self.ds);
+        s.reduce_bucket = ds.bucket;
+        s.reduce_bucket_always = setup.parallel.zero >= 3;
+        s.step_grad32 = ds.grad32;
+        s.optimizer_temp =
+            optimizer_temp_bytes(setup, self.b, self.sb, self.share, self.zero1_params) + ds.flat16;
+        s.previous_graph = previous_graph_bytes(m, setup);
+        s.validation = m
+            .transformer()
+            .map_or(0.0, |t| litgpt_validation_bytes(t, setup));
+    }
 }
 
 /// DeepSpeed's ZeRO buffers beyond the ZeRO paper's states (`TrainingSetup::deepspeed`).

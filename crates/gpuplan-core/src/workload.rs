@@ -791,8 +791,21 @@ impl TrainingSetup {
             .unwrap_or(self.framework == Framework::LitGpt)
     }
 
-    /// The ranges of every numeric field (the same for flags and workload files).
+    /// The ranges of every numeric field (the same for flags and workload files), checked in
+    /// this order: batch, sequence and parallel sizes; the options; the parallel layout; LoRA;
+    /// the job's amounts.
     pub fn validate(&self) -> Result<(), CoreError> {
+        self.validate_sizes()?;
+        self.validate_options()?;
+        self.validate_layout()?;
+        if self.task.is_peft() {
+            self.lora.validate()?;
+        }
+        self.validate_amounts()
+    }
+
+    /// Micro-batch, sequence length, accumulation and every parallel degree: 1 up to their caps.
+    fn validate_sizes(&self) -> Result<(), CoreError> {
         let p = &self.parallel;
         for (field, v, max, fix) in [
             (
@@ -846,6 +859,11 @@ impl TrainingSetup {
         ] {
             check_int(field, v, 1, max, fix)?;
         }
+        Ok(())
+    }
+
+    /// The packed-sequence attention span and the foreach optimizer's temporaries.
+    fn validate_options(&self) -> Result<(), CoreError> {
         if let Some(span) = self.attention_span {
             check_int(
                 "attention_span",
@@ -861,7 +879,13 @@ impl TrainingSetup {
             1,
             2,
             "state-sized temporaries of the foreach AdamW step: 1 (PyTorch 2.1 and later) or 2 (PyTorch 2.0)",
-        )?;
+        )
+    }
+
+    /// The parallel layout's own consistency: ZeRO stage, CP dividing the sequence, the last
+    /// stage's layers, parameter offload under ZeRO-3.
+    fn validate_layout(&self) -> Result<(), CoreError> {
+        let p = &self.parallel;
         check_int(
             "parallel.zero",
             u64::from(p.zero),
@@ -892,10 +916,7 @@ impl TrainingSetup {
                 "parameter offload needs ZeRO-3 (or FSDP full shard): set parallel.zero = 3",
             ));
         }
-        if self.task.is_peft() {
-            self.lora.validate()?;
-        }
-        self.validate_amounts()
+        Ok(())
     }
 
     fn validate_amounts(&self) -> Result<(), CoreError> {

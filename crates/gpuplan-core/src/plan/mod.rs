@@ -343,53 +343,8 @@ pub fn instance_cluster(
     gpu: &std::sync::Arc<GpuSpec>,
     nodes: u64,
 ) -> Result<(ClusterSpec, Option<crate::i18n::Text>), CoreError> {
-    use crate::i18n::{Msg, Text};
-    let add = |prev: Option<Text>, m: &'static str| -> Option<Text> {
-        let t = Text::from(Msg::new(m));
-        Some(match prev {
-            Some(p) => p.and(t),
-            None => t,
-        })
-    };
     let per_node = inst.gpu_count.round().max(1.0) as u64;
-    // The network between nodes is assumed (and said so) only where a plan crosses it: on one
-    // node "RDMA not documented: assumed TCP" is noise on the README's own example.
-    let add_net = |prev: Option<Text>, m: &'static str| {
-        if nodes > 1 {
-            add(prev, m)
-        } else {
-            prev
-        }
-    };
-    let (link, mut assumed) = match inst.rdma {
-        RdmaKind::Erdma => (InterLink::Erdma, None),
-        RdmaKind::Roce | RdmaKind::Ib => (InterLink::Rdma, None),
-        RdmaKind::None => (InterLink::Tcp, None),
-        RdmaKind::Unknown => (
-            InterLink::Tcp,
-            // Ascend clusters run HCCL over the NPUs' own RoCE ports where the flavor has them;
-            // none of the stored sources documents them per flavor, so TCP stays the bound.
-            add_net(
-                None,
-                if gpu.stack == "cann" {
-                    "cav-roce-unknown-ascend"
-                } else {
-                    "cav-rdma-unknown"
-                },
-            ),
-        ),
-    };
-    let gbit = match (inst.rdma.is_rdma(), inst.rdma_gbit, inst.network_gbit) {
-        (true, Some(r), _) => {
-            assumed = unverified_rdma(assumed, inst, r, nodes);
-            r
-        }
-        (_, _, Some(n)) => n,
-        _ => {
-            assumed = add_net(assumed, "cav-network-unknown");
-            10.0
-        }
-    };
+    let (link, gbit, mut assumed) = inter_node(inst, gpu, nodes);
     let mut c = ClusterSpec::shared(
         gpu.clone(),
         per_node,
@@ -403,9 +358,60 @@ pub fn instance_cluster(
         && per_node > 1
     {
         c.intra_bandwidth = Bandwidth::from_gb_per_s(32.0);
-        assumed = add(assumed, "cav-pcie-assumed");
+        assumed = with_caveat(assumed, crate::i18n::Msg::new("cav-pcie-assumed"));
     }
     Ok((c, assumed))
+}
+
+/// `prev` with caveat `m` appended.
+fn with_caveat(prev: Option<crate::i18n::Text>, m: crate::i18n::Msg) -> Option<crate::i18n::Text> {
+    let t = crate::i18n::Text::from(m);
+    Some(match prev {
+        Some(p) => p.and(t),
+        None => t,
+    })
+}
+
+/// The network between an instance type's nodes: the link, its Gbit/s and what was assumed. The
+/// network is assumed (and said so) only where a plan crosses it: on one node "RDMA not
+/// documented: assumed TCP" is noise on the README's own example.
+fn inter_node(
+    inst: &Instance,
+    gpu: &GpuSpec,
+    nodes: u64,
+) -> (InterLink, f64, Option<crate::i18n::Text>) {
+    use crate::i18n::Msg;
+    let crosses = nodes > 1;
+    let (link, mut assumed) = match inst.rdma {
+        RdmaKind::Erdma => (InterLink::Erdma, None),
+        RdmaKind::Roce | RdmaKind::Ib => (InterLink::Rdma, None),
+        RdmaKind::None => (InterLink::Tcp, None),
+        // Ascend clusters run HCCL over the NPUs' own RoCE ports where the flavor has them; none
+        // of the stored sources documents them per flavor, so TCP stays the bound.
+        RdmaKind::Unknown => {
+            let m = if gpu.stack == "cann" {
+                "cav-roce-unknown-ascend"
+            } else {
+                "cav-rdma-unknown"
+            };
+            let said = crosses.then(|| crate::i18n::Text::from(Msg::new(m)));
+            (InterLink::Tcp, said)
+        }
+    };
+    let gbit = match (inst.rdma.is_rdma(), inst.rdma_gbit, inst.network_gbit) {
+        (true, Some(r), _) => {
+            assumed = unverified_rdma(assumed, inst, r, nodes);
+            r
+        }
+        (_, _, Some(n)) => n,
+        _ => {
+            if crosses {
+                assumed = with_caveat(assumed, Msg::new("cav-network-unknown"));
+            }
+            10.0
+        }
+    };
+    (link, gbit, assumed)
 }
 
 /// An RDMA bandwidth on an `unverified` catalog row (a third-party observation, e.g. ModelArts
@@ -416,15 +422,13 @@ fn unverified_rdma(
     gbit: f64,
     nodes: u64,
 ) -> Option<crate::i18n::Text> {
-    use crate::i18n::{Msg, Text};
     if nodes < 2 || inst.confidence != crate::catalog::Confidence::Unverified {
         return prev;
     }
-    let t = Text::from(Msg::new("cav-rdma-unverified").arg("gbit", gbit));
-    Some(match prev {
-        Some(p) => p.and(t),
-        None => t,
-    })
+    with_caveat(
+        prev,
+        crate::i18n::Msg::new("cav-rdma-unverified").arg("gbit", gbit),
+    )
 }
 
 /// Candidate instance types for the request: mapped, full-GPU, allowed provider/region/chip.
