@@ -611,12 +611,13 @@ pub fn check_parallelism(
         ));
     }
     let dp = data_parallel(setup, c)?;
-    let edp = WeightSplit::training(setup).expert_data_parallel(dp);
-    if p.ep > dp * p.tp || edp.is_none() {
+    let split = WeightSplit::training(setup);
+    if p.ep > dp * p.tp || split.expert_data_parallel(dp).is_none() {
+        let ranks = dp * p.tp / split.etp;
         return Err(CoreError::invalid_msg(
             "parallel.ep",
             p.ep,
-            crate::i18n::Msg::new("fix-ep-divides-tp-dp").arg("n", dp * p.tp),
+            crate::i18n::Msg::new("fix-ep-divides-tp-dp").arg("n", ranks),
         ));
     }
     Ok(dp)

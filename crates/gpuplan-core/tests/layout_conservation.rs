@@ -163,3 +163,44 @@ fn experts_are_not_divided_twice() {
     assert_eq!(dev.expert_group, 1);
     assert!(dev.after_zero(true) >= b.total as f64 / 8.0 * 0.999);
 }
+
+/// Megatron-Core splits each expert over ETP = TP as well as over EP, the whole-expert stacks
+/// (torch, DeepSpeed-MoE) over EP only: Mixtral-8x7B at TP 2 × EP 4 on 8 GPUs holds half the
+/// expert weights per device under Megatron-Core, and TP 2 × EP 8 needs EP to divide TP × DP / ETP
+/// (8 / 2 = 4 ranks under Megatron-Core: rejected, naming 4).
+#[test]
+fn megatron_core_splits_each_expert_over_tp() {
+    let m = &presets()
+        .unwrap()
+        .iter()
+        .find(|p| p.model.name == "Mixtral-8x7B")
+        .unwrap()
+        .model;
+    let b = param_breakdown(m);
+    let setup = |framework, ep| {
+        let mut s = TrainingSetup {
+            task: TrainTask::FullFinetune,
+            framework,
+            ..Default::default()
+        };
+        s.parallel.tp = 2;
+        s.parallel.ep = ep;
+        s
+    };
+    let experts = |framework| {
+        let s = setup(framework, 4);
+        most_loaded(&b, &s.parallel, &WeightSplit::training(&s), 4).expert
+    };
+    let (core, whole) = (
+        experts(Framework::Megatron),
+        experts(Framework::HuggingFace),
+    );
+    assert_eq!(whole, b.expert_params() as f64 / 4.0);
+    assert_eq!(core, whole / 2.0);
+    let tun = Tunables::default();
+    assert!(training_memory(m, &setup(Framework::HuggingFace, 8), &cluster(1), &tun).is_ok());
+    let err = training_memory(m, &setup(Framework::Megatron, 8), &cluster(1), &tun)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("parallel.ep") && err.contains("(4;"), "{err}");
+}
