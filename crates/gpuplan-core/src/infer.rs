@@ -140,6 +140,7 @@ pub fn image_load(t: &TransformerSpec, s: &InferenceSetup) -> ImageLoad {
 /// width K = h) and `cache2` of N/2, in the activation dtype; a shared expert runs as a dense MLP
 /// before it and keeps its h-wide output. Dense leading layers (DeepSeek) keep the dense rule.
 pub fn activation_peak(t: &TransformerSpec, tokens: u64, tp: u64) -> Bytes {
+    let etp = WeightSplit::serving(tp).etp as f64;
     let tp = tp as f64;
     let h = t.hidden as f64;
     let dense = |f: f64| match t.mlp {
@@ -148,7 +149,7 @@ pub fn activation_peak(t: &TransformerSpec, tokens: u64, tp: u64) -> Bytes {
     };
     let mlp = match t.moe {
         Some(moe) => {
-            let fe = moe.expert_ffn as f64 / tp;
+            let fe = moe.expert_ffn as f64 / etp;
             let n = match t.mlp {
                 MlpKind::Gated => 2.0 * fe,
                 MlpKind::Plain => fe,
@@ -645,7 +646,8 @@ pub fn weights_read(m: &ModelSpec, full: f64, format: WeightFormat, tp: u64, tok
     let Some(moe) = m.transformer().and_then(|t| t.moe) else {
         return full;
     };
-    let routed = param_breakdown(m).expert_params() as f64 * format.bits() / 8.0 / tp as f64;
+    let ways = WeightSplit::serving(tp).expert_ways() as f64;
+    let routed = param_breakdown(m).expert_params() as f64 * format.bits() / 8.0 / ways;
     let share = experts_touched(moe.experts, moe.experts_per_token, tokens) / moe.experts as f64;
     (full - routed).max(0.0) + routed * share
 }
