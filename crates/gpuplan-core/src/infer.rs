@@ -16,7 +16,7 @@ use crate::model::{
 };
 use crate::units::{compute_time, transfer_time, Bandwidth, Bytes, FlopRate, Flops, Seconds};
 use crate::workload::{
-    DecodeKvReads, Engine, InferenceSetup, TpAllReduce, VllmProfiler, WeightFormat,
+    parse_release, DecodeKvReads, Engine, InferenceSetup, TpAllReduce, VllmProfiler, WeightFormat,
 };
 use serde::Serialize;
 
@@ -218,6 +218,43 @@ pub fn vllm_non_torch_gib(s: &InferenceSetup, tun: &Tunables) -> f64 {
     }
 }
 
+/// NCCL's NVLS channels on sm90 (`NVLS_NCHANNELS_SM90`, src/transport/nvls.cc, NVIDIA/nccl
+/// v2.25.1-1 to v2.27.x; a flat `NCCL_NVLS_NCHANNELS` default of 16 since v2.22.3-1). sm100 takes
+/// 32, but no catalog part with `nvswitch_sharp` is a Blackwell.
+pub const NCCL_NVLS_CHANNELS_SM90: f64 = 16.0;
+/// One NVLS buffer: `NCCL_NVLS_CHUNKSIZE` (128 KiB) × `NCCL_STEPS` (8), bytes (nvls.cc
+/// `ncclNvlsBufferSetup`: `buffSize = nvlsStepSize * NCCL_STEPS`, v2.22.3-1 on).
+pub const NCCL_NVLS_BUFFER_BYTES: f64 = 128.0 * 1024.0 * 8.0;
+/// First vLLM release on torch 2.7, whose wheels pin nvidia-nccl-cu12 2.26.2 (NCCL ≥ 2.22's NVLS
+/// sizing). Earlier torch builds carry NCCL 2.20.5/2.21.5, whose NVLS buffers scale with the
+/// ring's channel count (`comm->nChannels × 2 × (buffSize + 2 MiB)`): not modelled.
+pub const VLLM_FIRST_NCCL_2_26: [u64; 3] = [0, 9, 0];
+
+/// NCCL's NVLink SHARP (NVLS) buffers per GPU that the engine's TP communicator holds when vLLM
+/// measures its memory, GiB. NCCL turns NVLS on by itself (`NCCL_NVLS_ENABLE` default 2: on where
+/// the driver reports multicast support) for a communicator over more than two GPUs
+/// (`ncclNvlsInit`: `gpuCount <= 2` returns), and every rank maps `nvlsTotalSize = nChannels × 2 ×
+/// buffSize × nHeads` of its own physical memory (`nvlsAllocateMem` → `cuMemCreate(ucsize)`),
+/// one head per GPU (vLLM issue #9699's 8 × H200 log: "nHeads 8 … nvlsPerRankSize 301989888
+/// nvlsTotalSize 2415919104", NCCL 2.20's larger buffers). vLLM sets `NCCL_CUMEM_ENABLE=0`, so
+/// NCCL connects at init rather than at the first collective; either way the pynccl TP
+/// communicator holds them before the profile run ends (its all-reduces of the profile batch
+/// exceed custom all-reduce's 8 MiB). One communicator is counted: 128 MiB at TP 4 on H100.
+/// SGLang sets `NCCL_NVLS_ENABLE` from `enable_nccl_nvls` (default off); TensorRT-LLM and the
+/// static engines are not charged (their NCCL release and NVLS use were not checked).
+pub fn nccl_nvls_gib(s: &InferenceSetup, gpu: &GpuSpec) -> f64 {
+    let release_ok = s
+        .engine_version
+        .as_deref()
+        .and_then(parse_release)
+        .is_none_or(|v| v >= VLLM_FIRST_NCCL_2_26);
+    if s.engine != Engine::Vllm || gpu.nvswitch_sharp != Some(true) || s.tp <= 2 || !release_ok {
+        return 0.0;
+    }
+    let bytes = NCCL_NVLS_CHANNELS_SM90 * 2.0 * NCCL_NVLS_BUFFER_BYTES * s.tp as f64;
+    Bytes(bytes).gib()
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ServingMemory {
     /// The engine whose rule sized the pool.
@@ -374,6 +411,7 @@ fn engine_charge(
                     .0
                     .max(vllm_sampler_peak(t, tokens, seqs).0),
             );
+            let nccl = nccl + nccl_nvls_gib(s, gpu);
             let non_torch = Bytes::from_gib(vllm_non_torch_gib(s, tun) + nccl);
             let cudagraph = Bytes::from_gib(tun.vllm_cudagraph_gib);
             let budget = visible * s.gpu_memory_utilization;
