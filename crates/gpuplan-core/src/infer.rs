@@ -236,8 +236,9 @@ pub const VLLM_FIRST_NCCL_2_26: [u64; 3] = [0, 9, 0];
 /// (`ncclNvlsInit`: `gpuCount <= 2` returns), and every rank maps `nvlsTotalSize = nChannels × 2 ×
 /// buffSize × nHeads` of its own physical memory (`nvlsAllocateMem` → `cuMemCreate(ucsize)`),
 /// one head per GPU (vLLM issue #9699's 8 × H200 log: "nHeads 8 … nvlsPerRankSize 301989888
-/// nvlsTotalSize 2415919104", NCCL 2.20's larger buffers). vLLM sets `NCCL_CUMEM_ENABLE=0`, so
-/// NCCL connects at init rather than at the first collective; either way the pynccl TP
+/// nvlsTotalSize 2415919104", NCCL 2.20's larger buffers). vLLM sets `NCCL_CUMEM_ENABLE=0`
+/// (vllm/__init__.py, later vllm/env_override.py unless multi-node NVLink's IMEX channels exist),
+/// so NCCL connects at init rather than at the first collective; either way the pynccl TP
 /// communicator holds them before the profile run ends (its all-reduces of the profile batch
 /// exceed custom all-reduce's 8 MiB). One communicator is counted: 128 MiB at TP 4 on H100.
 /// SGLang sets `NCCL_NVLS_ENABLE` from `enable_nccl_nvls` (default off); TensorRT-LLM and the
