@@ -873,9 +873,11 @@ struct Steps<'a> {
 }
 
 impl Steps<'_> {
-    /// TP in prefill: 2 all-reduces per layer of `tokens`·h 16-bit activations over the
-    /// intra-node link.
-    fn prefill_comm(&self, tokens: f64) -> Seconds {
+    /// Bandwidth term of TP's 2 all-reduces per layer of `tokens`·h 16-bit activations over the
+    /// intra-node link (ring volume 2(t−1)/t of the message): a prefill's prompt tokens, or a
+    /// decode step's batch (at batch 480 on Llama-3.1-70B, 480 × 8192 × 2 B = 7.9 MB per
+    /// all-reduce, whose bytes the latency term alone did not charge).
+    fn tp_comm(&self, tokens: f64) -> Seconds {
         let tp = self.s.tp as f64;
         match self.gpu.intra_link_bandwidth() {
             Some(bw) if self.s.tp > 1 => {
@@ -921,7 +923,7 @@ impl Steps<'_> {
             + Seconds(self.tun.engine_prefill_overhead_s)
             + self.comm_lat
             + self.layer_lat
-            + self.prefill_comm(tokens)
+            + self.tp_comm(tokens)
     }
 
     /// Seconds of one linear over `rows` tokens on this rank: column-parallel linears split
@@ -1046,7 +1048,7 @@ pub fn latency(
     let batch = s.batch as f64;
     let ctx = (s.input_tokens + img.kv_tokens + s.output_tokens / 2) as f64;
     let step = steps.decode(batch, ctx);
-    let per_token = step.time() + steps.comm_lat + steps.layer_lat;
+    let per_token = step.time() + steps.comm_lat + steps.tp_comm(batch) + steps.layer_lat;
     Ok(Latency {
         ttft: steps.prefill(n, 1.0, other_flops),
         batch_prefill: steps.prefill(n, batch, other_flops),

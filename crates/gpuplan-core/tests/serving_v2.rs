@@ -1028,3 +1028,39 @@ fn nvls_buffers_follow_nccls_sizing_and_gates() {
     let d = (without.kv_pool.0 - with.kv_pool.0) / (1u64 << 20) as f64;
     assert!((d - 128.0).abs() < 1e-6, "{d} MiB");
 }
+
+// ---- A replica under load (plan/load.rs) ----
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(32))]
+    /// On the estimator's own prefill and decode times, for every engine's prefill placement: the
+    /// loaded TPOT is never below the unloaded one and never falls as the rate rises (nor does the
+    /// loaded TTFT), up to the replica's capacity, where it is D + b·P/O.
+    #[test]
+    fn loaded_latency_rises_with_the_rate(
+        e in 0usize..4, batch in 1u64..512, input in 16u64..8192, output in 1u64..2048,
+        f1 in 0.0f64..1.0, f2 in 0.0f64..1.0,
+    ) {
+        use gpuplan_core::plan::load::{PrefillMixing, Replica};
+        use gpuplan_core::workload::Engine;
+        let engine = [Engine::Vllm, Engine::Sglang, Engine::Trtllm, Engine::Static][e];
+        let m = &find_preset("Qwen2.5-7B").expect("preset").model;
+        let gpu = find_gpu("a100-80g").expect("gpu");
+        let s = InferenceSetup { engine, batch, input_tokens: input, output_tokens: output,
+            ..setup(batch, 1, WeightFormat::Bf16) };
+        let l = latency(m, &s, gpu, &Tunables::default()).expect("latency");
+        let r = Replica { prefill: l.ttft.0, step: l.time_per_token.0, input, output, batch,
+            mixing: PrefillMixing::of(engine, 2048) };
+        let cap = r.capacity();
+        let (lo, hi) = (r.at(cap * f1.min(f2)), r.at(cap * f1.max(f2)));
+        proptest::prop_assert!(lo.time_per_token.0 >= l.time_per_token.0);
+        proptest::prop_assert!(hi.time_per_token.0 >= lo.time_per_token.0);
+        proptest::prop_assert!(hi.ttft.0 >= lo.ttft.0 && lo.ttft.0 >= l.ttft.0);
+        if f1 != f2 {
+            proptest::prop_assert!(hi.time_per_token.0 > lo.time_per_token.0);
+        }
+        let full = r.at(cap).time_per_token.0;
+        let want = l.time_per_token.0 + batch as f64 * l.ttft.0 / output as f64;
+        proptest::prop_assert!((full - want).abs() <= 1e-9 * want, "{full} vs {want}");
+    }
+}
