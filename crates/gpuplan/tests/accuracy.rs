@@ -173,8 +173,10 @@ fn training_accuracy_stays_within_todays_bands() {
         .iter()
         .filter(|(k, o)| *k && !train(o.kind))
         .count();
+    // 10 since TensorRT-LLM's Falcon-180B first-token rows (A100 128 tokens -21.5%, H100 FP8
+    // TP 8 2048 tokens -20.6%) joined as held-out cases.
     assert!(
-        known_serving <= 8,
+        known_serving <= 10,
         "{known_serving} known deviations (serving)"
     );
     // Measured 8.98%, unchanged by QLoRA's NF4 dequantization (torchtune's 4090 tokens/s rows are
