@@ -84,7 +84,7 @@ def mosaic(cid, r, fitted=True):
             tunables=dict(attention_efficiency_other=0.32, attention_efficiency_hopper=0.2)))
 
 
-def megatron(cid, r, tp, pp, dp, mb, accum, zero=0, note=""):
+def megatron(cid, r, tp, pp, dp, mb, accum, zero=0, note="", vp=None, ddp_overlap=None):
     s = r["setup"]
     hw = dict(A100)
     n = tp * pp * dp
@@ -99,7 +99,9 @@ def megatron(cid, r, tp, pp, dp, mb, accum, zero=0, note=""):
             config=gpt_cfg(s["hidden"], s["layers"], s["heads"], s.get("vocab", 51200), s["seq_len"], dropout=True),
             training=dict(task="pretrain", precision="amp_fp16", framework="megatron", micro_batch=mb,
                           seq_len=s["seq_len"], grad_accum=accum, recompute="full", attention="eager",
-                          parallel=dict(tp=tp, pp=pp, zero=zero)),
+                          parallel=dict(tp=tp, pp=pp, zero=zero,
+                                        **({"virtual_stages": vp} if vp else {}),
+                                        **({"overlap_grad_reduce": ddp_overlap} if ddp_overlap is not None else {}))),
             hardware=hw))
 
 
@@ -234,6 +236,23 @@ def main(path):
     megatron("megatron-a100-530b-2520gpu", rows["megatron-a100-530b-2520gpu"], 8, 35, 9, 1, 280,
              note="Interleaved schedule in the run; plain 1F1B here.")
     megatron("megatron-a100-1t-3072gpu", rows["megatron-a100-1t-3072gpu"], 8, 64, 6, 1, 512)
+    # Round 5: the table's other five rows, held out (the source fits nothing), with run_table_1.sh's
+    # layout as the run had it: DDP=torch buckets and overlaps the gradient all-reduce with backward
+    # (torch.nn.parallel.DistributedDataParallel), DDP=local (Megatron's own) all-reduces after the
+    # backward (megatron/model/distributed.py allreduce_gradients, 2021); the interleaved schedule
+    # where the script sets --num-layers-per-virtual-pipeline-stage (layers / PP / that = VP).
+    torch_ddp = "DDP=torch: PyTorch DDP's bucketed all-reduce overlaps the backward (overlap_grad_reduce)."
+    local_ddp = "DDP=local: Megatron's local DDP all-reduces the gradients after the backward (not overlapped)."
+    for cid, tp, pp, dp, mb, accum, vp, overlap in [
+            ("megatron-a100-3.6b-64gpu", 2, 1, 32, 16, 1, None, True),
+            ("megatron-a100-7.5b-128gpu", 4, 1, 32, 16, 1, None, True),
+            ("megatron-a100-39b-512gpu", 8, 2, 32, 4, 12, None, False),
+            ("megatron-a100-76b-1024gpu", 8, 4, 32, 2, 28, 3, False),
+            ("megatron-a100-310b-1920gpu", 8, 16, 15, 1, 144, 2, False)]:
+        vp_note = (f" Interleaved 1F1B with {vp} virtual stages (--num-layers-per-virtual-pipeline-stage "
+                   f"{rows[cid]['setup']['layers_per_virtual_stage']})." if vp else "")
+        megatron(cid, rows[cid], tp, pp, dp, mb, accum, vp=vp, ddp_overlap=overlap,
+                 note="Round 5, held out. " + (torch_ddp if overlap else local_ddp) + vp_note)
     megatron("megatron-175b-ptd-384gpu", rows["megatron-175b-ptd-384gpu"], 8, 12, 4, 1, 384,
              note="Model-parallel size 96 read as TP 8 × PP 12.")
     megatron("megatron-175b-ptd-1536gpu", rows["megatron-175b-ptd-1536gpu"], 8, 12, 16, 1, 96,

@@ -197,9 +197,11 @@ fn training_accuracy_stays_within_todays_bands() {
     // Megatron-Bridge's 29 H100 rows (NeMo 25.09-26.06 performance tables: Llama 3 8B/70B/405B FP8,
     // Qwen3-30B-A3B/235B-A22B and DeepSeek-V3 MoE; 21.6% alone), then the 163 remaining rows of
     // llm-foundry's benchmark table (8.16% alone; the source fits the efficiency constants on 10
-    // other rows, so they are out-of-sample but not leave-one-source-out). 8.98% over the 100 before.
+    // other rows, so they are out-of-sample but not leave-one-source-out), 9.14% over 297 with the
+    // five SC21 Table 1 rows of Megatron-LM not converted before (-3.7% to +7.6%). 8.98% over the
+    // 100 before round 5.
     assert!(
-        tput <= 0.0929,
+        tput <= 0.0915,
         "training throughput out-of-sample median {tput:.4}"
     );
     assert!(hours <= 0.1377, "GPU-hours out-of-sample median {hours:.4}");
