@@ -694,8 +694,11 @@ fn median(v: &mut [f64]) -> f64 {
 fn serving_out_of_sample_medians_are_within_their_bands() {
     let mut g = serving_errors();
     // Targets met (issue 11 item 6): throughput ≤ 10%, weights ≤ 5%.
+    // Throughput: 7.62% over 37 since the decode steps' TP all-reduces pay their ring volume
+    // (7.31% before; the 19 Llama rows went 7.59% -> 8.7%); TensorRT-LLM v0.6.1's GPT-J 6B and
+    // Falcon-180B rows (18, held out) joined the 19 Llama rows.
     let thr = median(g.get_mut("throughput").expect("throughput cases"));
-    assert!(thr <= 0.10, "throughput median |error| {thr}");
+    assert!(thr <= 0.0763, "throughput median |error| {thr}");
     let w = median(g.get_mut("weights").expect("weight cases"));
     assert!(w <= 0.05, "weights median |error| {w}");
     // TPOT target 10% met: 5.0% over 13 gpt-fast rows at batch 1 (13.9% before every step paid
@@ -708,8 +711,11 @@ fn serving_out_of_sample_medians_are_within_their_bands() {
     // step paid its layers' fixed time and serving's FP8 GEMMs took training's ratio; the
     // 128-token A100 and H100 TP 4 rows stay recorded misses: the A100's GEMMs at the ridge and
     // a residual that grows with TP 4).
+    // 8.42% over 19 since v0.5's GPT-J 6B and Falcon-180B first-token rows (10, held out) joined
+    // the nine Llama rows (8.93%); Falcon's A100 128-token and H100 FP8 TP 8 2048-token rows are
+    // recorded misses (-21.5%, -20.6%).
     let ttft = median(g.get_mut("ttft").expect("ttft cases"));
-    assert!(ttft <= 0.10, "TTFT median |error| {ttft}");
+    assert!(ttft <= 0.0843, "TTFT median |error| {ttft}");
     // KV capacity target 5% met: 3.9% over eight cases (1.2% to 5.2% for six vLLM V0/V1 and
     // SGLang logs, and two recorded misses, Qwen3-235B on vLLM (+19%, +20% before NCCL's NVLS
     // buffers) and the T4 TP 2 row (+14%, +168% before vLLM's 65536-token max_model_len from
@@ -723,7 +729,7 @@ fn serving_out_of_sample_medians_are_within_their_bands() {
         "KV cases out of sample"
     );
     assert!(
-        g.get("throughput").map_or(0, Vec::len) + g.get("ttft").map_or(0, Vec::len) >= 25,
+        g.get("throughput").map_or(0, Vec::len) + g.get("ttft").map_or(0, Vec::len) >= 56,
         "the serving cases went missing"
     );
 }
