@@ -13,6 +13,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gen_cases import gpt_cfg, llama_cfg, table, tv  # noqa: E402
+from gen_cases_mem import trainy_workload  # noqa: E402
 
 SRC = os.path.join("cases", "sources", "t.jsonl")
 H100 = {"gpu": "h100-sxm", "gpus_per_node": 8, "inter_link": "rdma", "inter_gbit": 3200.0}
@@ -199,12 +200,7 @@ def mbridge(r):
 def trainy(r):
     """Trainy's torchtitan e7c0cae run on 4 and 8 nodes of 8 H200 (June 2025), the TPS/GPU column of the
     rows whose Memory(GiB) column are the mem-trainy-* cases (gen_cases_mem.trainy_memory: same layout)."""
-    s = r["setup"]
-    training = dict(task="pretrain", precision="fp8", micro_batch=2, seq_len=8192, grad_accum=1,
-                    recompute="selective_op", attention="flash", compiled=True, compiled_loss=True,
-                    parallel=dict(tp=1, pp=1, cp=1, zero=3))
-    w = dict(kind="training", model="Llama-3.1-8B", training=training,
-             hardware=dict(gpu="h200", gpus_per_node=8, inter_link="rdma", inter_gbit=3200.0, nodes=s["nodes"]))
+    w = trainy_workload(r["setup"])
     note = ("Held out (round 5; no constant fitted on this source). torchtitan e7c0cae on H200s (8 per host, 400 Gb/s "
             "RDMA per GPU: 3200 Gbit/s per node): FSDP2 over all GPUs (data_parallel_shard_degree -1), local batch 2, "
             "seq_len 8192 and per-op selective checkpointing from train_configs/llama3_8b.toml @e7c0cae, "
