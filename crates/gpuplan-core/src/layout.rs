@@ -104,15 +104,17 @@ pub fn is_row_parallel(name: &str) -> bool {
 }
 
 impl WeightSplit {
-    /// Under `p`: without EP every stack splits the experts like the dense MLP (ETP = TP); with
-    /// EP, `rule` says.
+    /// Under `p`: its `etp` where given (Megatron-Core's `expert_tensor_parallel_size`, which
+    /// Megatron-Bridge's MoE recipes set to 1); else without EP every stack splits the experts
+    /// like the dense MLP (ETP = TP), and with EP `rule` says.
     pub fn new(p: &Parallelism, rule: ExpertTp) -> WeightSplit {
         let tp = p.tp.max(1);
-        let etp = match rule {
+        let default = match rule {
             _ if p.ep <= 1 => tp,
             ExpertTp::Megatron => tp,
             ExpertTp::Whole => 1,
         };
+        let etp = p.etp.unwrap_or(default).max(1);
         WeightSplit {
             tp,
             ep: p.ep.max(1),
@@ -302,6 +304,12 @@ mod tests {
                 etp: 4
             }
         );
+        // Megatron-Bridge's MoE recipes set expert_tensor_parallel_size = 1 explicitly.
+        let explicit = Parallelism {
+            etp: Some(1),
+            ..parallel(2, 32)
+        };
+        assert_eq!(WeightSplit::new(&explicit, ExpertTp::Megatron).etp, 1);
         let mut s = TrainingSetup {
             framework: Framework::Megatron,
             ..TrainingSetup::default()

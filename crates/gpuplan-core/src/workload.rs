@@ -438,6 +438,12 @@ pub struct Parallelism {
     pub pp: u64,
     /// Expert parallel degree (MoE).
     pub ep: u64,
+    /// Expert tensor-parallel size (Megatron-Core `--expert-tensor-parallel-size`): the ranks each
+    /// routed expert's linears are split over. Default: TP without EP; with EP, TP under
+    /// Megatron-Core and 1 (whole experts) under DeepSpeed-MoE and the torch stacks
+    /// ([`crate::layout::WeightSplit`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub etp: Option<u64>,
     /// Megatron sequence parallelism (shards the norm/dropout activations over TP).
     pub sequence_parallel: bool,
     /// ZeRO stage 0–3 (FSDP FULL_SHARD = 3, SHARD_GRAD_OP = 2).
@@ -516,6 +522,7 @@ impl Default for Parallelism {
             tp: 1,
             pp: 1,
             ep: 1,
+            etp: None,
             sequence_parallel: false,
             zero: 0,
             offload_optimizer: false,
@@ -858,6 +865,15 @@ impl TrainingSetup {
             ),
         ] {
             check_int(field, v, 1, max, fix)?;
+        }
+        if let Some(etp) = p.etp {
+            check_int(
+                "parallel.etp",
+                etp,
+                1,
+                MAX_PARALLEL_DEGREE,
+                "expert tensor-parallel degree, 1–65536 (the ranks each routed expert is split over)",
+            )?;
         }
         Ok(())
     }

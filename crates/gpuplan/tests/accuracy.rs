@@ -173,14 +173,15 @@ fn training_accuracy_stays_within_todays_bands() {
         .iter()
         .filter(|(k, o)| *k && !train(o.kind))
         .count();
+    // 10 since TensorRT-LLM's Falcon-180B first-token rows (A100 128 tokens -21.5%, H100 FP8
+    // TP 8 2048 tokens -20.6%) joined as held-out cases; 11 since the decode steps' TP
+    // all-reduces pay their ring volume (Falcon-180B H100 FP8 TP 4 2048/2048 -18.8% -> -20.3%).
     assert!(
-        known_serving <= 8,
+        known_serving <= 11,
         "{known_serving} known deviations (serving)"
     );
-    // Measured 8.84% since every TP GEMM runs the shard Megatron / torchtitan hold (layout.rs
-    // `WeightSplit::linear`: wo/o_proj row-parallel, GQA's wk/wv column-parallel; TP > 1 rows
-    // moved -0.3 to -3.4 points, torchtitan 405B 1F1B -5.8% -> -8.6%), 8.98% before, unchanged by
-    // QLoRA's NF4 dequantization (torchtune's 4090 tokens/s rows are
+    // Measured 8.98% over the 100 round-4 cases (8.84% over them with the one weight split below),
+    // unchanged by QLoRA's NF4 dequantization (torchtune's 4090 tokens/s rows are
     // not cases: cases/SKIPPED.md) (the target is 10%; 9.15% before torch's context-parallel ring was
     // modelled round by round (ring.rs: the 405B CP 2/4/8 rows +14.8/+17.0/+36.8% -> +4.0/+0.9/+13.7%,
     // the 8B CP 4/8 rows +33.6/+40.1% -> +25.4/+31.0%, CP 2 -0.9% -> -6.4%), 9.22% before NeMo's
@@ -194,8 +195,19 @@ fn training_accuracy_stays_within_todays_bands() {
     // to 13.7%; the Llama 3 8B cards' hours, at ~15% MFU, stay far off; 13.7% over 17 since
     // GPT-NeoX-20B, Pythia-1B, StarCoderBase and TinyLlama's published runs were added with their
     // stated layouts: 14.8% before StarCoderBase's fp32 gradient reduction, -15.0% -> -9.6%).
+    // 9.28% over 292 since round 5's held-out rows, no constant changed: 10.38% over 129 with
+    // Megatron-Bridge's 29 H100 rows (NeMo 25.09-26.06 performance tables: Llama 3 8B/70B/405B FP8,
+    // Qwen3-30B-A3B/235B-A22B and DeepSeek-V3 MoE; 21.6% alone), then the 163 remaining rows of
+    // llm-foundry's benchmark table (8.16% alone; the source fits the efficiency constants on 10
+    // other rows, so they are out-of-sample but not leave-one-source-out), 9.14% over 297 with the
+    // five SC21 Table 1 rows of Megatron-LM not converted before (-3.7% to +7.6%), 9.14% over 299 with
+    // Trainy's two torchtitan H200 tokens/s rows (-10.7%, -9.1%). 8.98% over the 100 before round 5.
+    // 9.11% over 299 since a layer's weights take one split (layout.rs `WeightSplit`: the TP GEMMs
+    // on the shards the frameworks hold: wo/o_proj row-parallel, GQA's wk/wv column-parallel;
+    // Megatron-Bridge's whole experts per rank): TP > 1 dense rows moved -5.3 to +0.6 points
+    // (torchtitan 405B 1F1B -5.8% -> -8.6%), Qwen3-235B-A22B's +3.6 to +5.1, no TP 1 row (9.14% before).
     assert!(
-        tput <= 0.0884,
+        tput <= 0.0911,
         "training throughput out-of-sample median {tput:.4}"
     );
     assert!(hours <= 0.1377, "GPU-hours out-of-sample median {hours:.4}");
@@ -216,11 +228,18 @@ fn training_accuracy_stays_within_todays_bands() {
     // recomputed matmuls counted per op; 14: NeMo's Llama 2 13B LoRA row (-20.2% -> -18.4%) with
     // Megatron-Core's fused q/k/v carrying one LoRA adapter (workload.rs `fused_for`); 13: its 13B
     // SFT row (-30.7% -> -19.2%) with the same model's pretraining VP (10) for the unstated one;
-    // 12: torchtitan's 405B CP 8 row (+36.8% -> +13.7%) with torch's ring per round over one NIC per ring;
-    // 11: torchtitan 2025-06's Llama 3 8B bf16 async-TP row (+21.3% -> +18.3%) with the GEMMs on the
-    // shards TP really holds (layout.rs `WeightSplit::linear`).
+    // 12: torchtitan's 405B CP 8 row (+36.8% -> +13.7%) with torch's ring per round over one NIC per ring.
+    // 29 since Megatron-Bridge's held-out rows: 8 FP8 Llama rows (-20.2% to -24.3%), the 7
+    // Qwen3-30B-A3B rows (+36% to +187%) and 2 Qwen3-235B-A22B rows (+58.2%, +20.9%); 51 with
+    // llm-foundry's remaining rows: 17 small-model rows (MPT-125M to 1B, +20% to +38%), the
+    // MPT-13B H100 micro-batch-2 rows at 16 and 32 GPUs, and three single rows (gen_cases.py);
+    // 53 since a layer's weights take one split (layout.rs `WeightSplit`): torchtitan 2025-06's
+    // Llama 3 8B bf16 async-TP row came within band (+21.3% -> +18.3%), Megatron-Bridge's
+    // Qwen3-235B-A22B 26.02 / 26.02.01 rows left it (+17.5% -> +21.3%, +19.1% -> +22.9%: whole
+    // experts per rank at TP 2 run full-width GEMMs) and its Llama 3.1 405B 26.06 row too
+    // (-19.7% -> -20.6%, TP 8's o_proj row-parallel and k/v column-parallel).
     assert!(
-        known <= 11,
+        known <= 53,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
