@@ -172,13 +172,16 @@ impl WeightSplit {
     /// Rows each local routed expert of `l` runs for a device's `tokens`: the tokens × top-k
     /// routed to the EP group's experts, evenly (tokens × k × EP / E), divided over the TP ranks
     /// that hold the same tokens unless ETP splits the expert instead (DeepSpeed's
-    /// `drop_tokens`); `tokens` for a dense linear.
+    /// `drop_tokens`); `tokens` for a dense linear. In 128 bits: tokens × k × EP × ETP of the
+    /// largest accepted inputs passes 64.
     pub fn rows(&self, l: &Linear, tokens: u64) -> u64 {
         if l.copies <= 1 {
             return tokens;
         }
-        let routed = tokens * l.active_copies * self.ep * self.etp;
-        routed.div_ceil(l.copies * self.tp).max(1)
+        let wide = |x: u64| u128::from(x);
+        let routed = wide(tokens) * wide(l.active_copies) * wide(self.ep) * wide(self.etp);
+        let rows = routed.div_ceil(wide(l.copies) * wide(self.tp)).max(1);
+        u64::try_from(rows).unwrap_or(u64::MAX)
     }
 
     /// Weights one device holds of one layer of `g`: linears at `linear` bytes each (dense over
@@ -354,6 +357,21 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The largest accepted micro-batch × sequence with EP and ETP at their caps routes its rows
+    /// without overflow.
+    #[test]
+    fn routed_rows_do_not_overflow() {
+        let g = mixtral_layer();
+        let expert = g.linears.iter().find(|l| l.copies > 1).expect("an expert");
+        let w = WeightSplit {
+            tp: 1,
+            ep: 65_536,
+            etp: 65_536,
+        };
+        let rows = w.rows(expert, 65_536 * 16_777_216);
+        assert!(rows > 1 << 62, "{rows}");
     }
 
     /// Column-parallel linears split their output, row-parallel ones their input.
