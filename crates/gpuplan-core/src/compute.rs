@@ -932,6 +932,21 @@ mod tests {
         assert!(torch_ring(t, &s, 1).is_none());
     }
 
+    /// The MLP activation runs on every routed copy: Mixtral-8x7B (top-2 of 8, 14,336 wide)
+    /// activates 2 × 14,336 per token, DeepSeek-V3 (3 dense layers of 18,432, then 58 MoE
+    /// layers of top-8 + 1 shared expert, 2,048 wide) 18,432 in both kinds.
+    #[test]
+    fn mlp_activation_runs_on_every_routed_copy() {
+        let width = |name: &str| {
+            let m = crate::model::find_preset(name).unwrap().model.clone();
+            let b = crate::model::param_breakdown(&m);
+            mlp_activation_width(&b, m.transformer().unwrap())
+        };
+        assert_eq!(width("Mixtral-8x7B"), 2.0 * 14336.0);
+        assert_eq!(width("DeepSeek-V3"), 18432.0);
+        assert_eq!(width("Llama-3.1-8B"), 14336.0);
+    }
+
     #[test]
     fn quantization_penalises_partial_waves_and_tiles() {
         // 108 tiles on 108 SMs: one full wave.
