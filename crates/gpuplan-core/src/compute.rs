@@ -20,6 +20,8 @@ use crate::units::{Bandwidth, FlopRate};
 use crate::workload::{AttentionImpl, Parallelism, Recompute, TrainingSetup};
 use serde::Serialize;
 
+pub mod moe;
+
 /// Output tile edge of the tensor-core GEMM kernels assumed for quantization (cuBLAS/CUTLASS
 /// 128×128 and 128×256 tiles are the common training choices; NVIDIA's "Matrix Multiplication
 /// Background" guide uses 128×128 in its tile/wave-quantization examples).
@@ -209,14 +211,38 @@ const EXPLICIT_CASTS: Casts = Casts {
 /// micro-batch of a step and reused (NVIDIA/Megatron-LM megatron/core/transformer/custom_layers/
 /// transformer_engine.py, `TELinear.forward`, `TELayerNormColumnParallelLinear`). Other stacks
 /// (llm-foundry's `te.Linear` swaps) cast every input and weight per micro-batch.
-fn te_casts(setup: &TrainingSetup, t: &TransformerSpec, name: &str, d_in: u64) -> Casts {
+fn te_casts(setup: &TrainingSetup, t: &TransformerSpec, l: &crate::model::Linear) -> Casts {
     if setup.framework != crate::workload::Framework::Megatron {
         return EXPLICIT_CASTS;
     }
-    let norm_fed = d_in == t.hidden && !matches!(name, "o_proj" | "down_proj" | "fc2");
+    let input = if l.copies > 1 {
+        routed_expert_input_cast(l.name)
+    } else {
+        let norm_fed = l.d_in == t.hidden && !matches!(l.name, "o_proj" | "down_proj" | "fc2");
+        if norm_fed {
+            0.0
+        } else {
+            1.0
+        }
+    };
     Casts {
-        input: if norm_fed { 0.0 } else { 1.0 },
+        input,
         weight: 1.0 / setup.grad_accum.max(1) as f64,
+    }
+}
+
+/// Input casts of a routed expert's linear under Megatron-Core: an MoE layer's pre-MLP norm is a
+/// separate norm module (`pre_mlp_layernorm=backend.layer_norm() if num_experts else
+/// IdentityOp`, megatron/core/models/gpt/gpt_layer_specs.py @d98e8a64), not a LayerNormLinear,
+/// and the dispatcher permutes its 16-bit output, so `TEGroupedMLP`'s fc1 (Transformer Engine
+/// `GroupedLinear`) quantizes the routed rows itself (megatron/core/transformer/moe/experts.py,
+/// same commit); gate and up are one fc1 there (`ffn_hidden_size * 2` when gated), reading one
+/// input (counted on `gate_proj`).
+fn routed_expert_input_cast(name: &str) -> f64 {
+    if name == "up_proj" {
+        0.0
+    } else {
+        1.0
     }
 }
 
@@ -423,6 +449,23 @@ pub(crate) fn attention_forward_passes(recompute: Recompute) -> f64 {
     }
 }
 
+/// MLP activation elements per token, averaged over the layers: a dense layer's `ffn`; an MoE
+/// layer's k routed experts and its shared experts, `expert_ffn` wide each (the activation runs
+/// on every routed copy of the token: `TEGroupedMLP` applies it to fc1's output of the permuted
+/// rows, megatron/core/transformer/moe/experts.py @d98e8a64).
+fn mlp_activation_width(b: &ParamBreakdown, t: &TransformerSpec) -> f64 {
+    let layers = b.groups.iter().map(|g| g.count).sum::<u64>().max(1) as f64;
+    let width = |moe_group: bool| match t.moe {
+        Some(m) if moe_group => (m.experts_per_token + m.shared_experts) * m.expert_ffn,
+        _ => t.ffn,
+    };
+    b.groups
+        .iter()
+        .map(|g| width(g.linears.iter().any(|l| l.copies > 1)) as f64 * g.count as f64)
+        .sum::<f64>()
+        / layers
+}
+
 /// Forward passes counted in the micro-batch (1, or 2 with full recompute).
 fn forward_passes(setup: &TrainingSetup) -> f64 {
     if matches!(setup.recompute, Recompute::Full | Recompute::SelectiveOp) {
@@ -434,8 +477,15 @@ fn forward_passes(setup: &TrainingSetup) -> f64 {
 
 /// Element-wise bytes per token per layer, forward only, split into the part that tensor
 /// parallelism divides (MLP activation, rotary on the local heads) and the part it replicates
-/// unless sequence parallelism is on (norms, residual adds, dropout on b·s·h).
-fn elementwise_bytes_fwd(t: &TransformerSpec, p: &Parallelism, act: f64, eager: bool) -> f64 {
+/// unless sequence parallelism is on (norms, residual adds, dropout on b·s·h). `ffn`: the MLP
+/// activation width per token ([`mlp_activation_width`]).
+fn elementwise_bytes_fwd(
+    t: &TransformerSpec,
+    p: &Parallelism,
+    act: f64,
+    eager: bool,
+    ffn: f64,
+) -> f64 {
     let h = t.hidden as f64;
     let eager_rms = eager && t.norm == crate::model::NormKind::RmsNorm;
     // Two norms (read + write h; eager RMSNorm: its intermediates) and two residual adds
@@ -450,7 +500,7 @@ fn elementwise_bytes_fwd(t: &TransformerSpec, p: &Parallelism, act: f64, eager: 
         // Attention-output and MLP-output dropout: read + write + 1-byte mask (in 2-byte units).
         replicated += 2.0 * 2.5 * h;
     }
-    let f = t.ffn as f64;
+    let f = ffn;
     let mut split = match t.mlp {
         MlpKind::Gated if eager_rms => EAGER_SWIGLU_BYTES / act * f,
         MlpKind::Gated => 3.0 * f, // read gate and up, write the product
@@ -594,6 +644,7 @@ pub fn micro_batch_compute(
     let total_layers: u64 = b.groups.iter().map(|g| g.count).sum::<u64>().max(1);
     // One layer on average (all layers / L), then scaled to the slowest stage.
     let mut layer = ComputeParts::default();
+    let mut moe_memory_s = 0.0;
     for g in &b.groups {
         let per_layer: f64 = g
             .linears
@@ -604,11 +655,11 @@ pub fn micro_batch_compute(
                     // them (tokens × k × ep / E each); per-device FLOPs equal the dense-active ones.
                     let local = l.copies.div_ceil(p.ep.max(1));
                     let rows = (tokens * l.active_copies * p.ep.max(1)).div_ceil(l.copies);
-                    let casts = te_casts(setup, t, l.name, l.d_in);
+                    let casts = te_casts(setup, t, l);
                     local as f64
                         * linear_seconds_cast(rows.max(1), l.d_in, l.d_out, p.tp, frozen, casts, r)
                 } else {
-                    let casts = te_casts(setup, t, l.name, l.d_in);
+                    let casts = te_casts(setup, t, l);
                     linear_seconds_cast(tokens, l.d_in, l.d_out, p.tp, frozen, casts, r)
                 }
             })
@@ -642,6 +693,11 @@ pub fn micro_batch_compute(
             layer.gemm_s += adapters * g.count as f64 / total_layers as f64;
         }
         layer.gemm_s += per_layer * g.count as f64 / total_layers as f64;
+        if let Some(m) = t.moe.filter(|_| g.linears.iter().any(|l| l.copies > 1)) {
+            let (gemm, memory) = moe::layer_seconds(t, &m, setup, tokens, forward_passes(setup), r);
+            layer.gemm_s += gemm * g.count as f64 / total_layers as f64;
+            moe_memory_s += memory * g.count as f64 / total_layers as f64;
+        }
         if op_sac {
             let again = op_sac_recomputed_forward(&g.linears, tokens, p.tp, r);
             layer.gemm_s += again * g.count as f64 / total_layers as f64;
@@ -656,8 +712,9 @@ pub fn micro_batch_compute(
         _ => {}
     }
     layer.attention_s = attention_seconds(t, setup, r, p.tp);
-    let fwd_bytes =
-        elementwise_bytes_fwd(t, &p, r.act_bytes.max(2.0), r.eager_elementwise) * tokens as f64;
+    let ffn = mlp_activation_width(b, t);
+    let fwd_bytes = elementwise_bytes_fwd(t, &p, r.act_bytes.max(2.0), r.eager_elementwise, ffn)
+        * tokens as f64;
     // Backward of an element-wise op reads the saved input and the output gradient and writes the
     // input gradient: about twice its forward traffic. torch.compile fuses part of it away.
     let passes = forward_passes(setup) + 2.0;
@@ -670,9 +727,10 @@ pub fn micro_batch_compute(
             .sum();
         weights / total_layers as f64 * bytes * dequant_passes(setup.recompute)
     });
-    layer.elementwise_s = r.memory.map_or(0.0, |bw| {
-        (fwd_bytes * passes + dequant_layer) / bw.0.max(1.0)
-    });
+    layer.elementwise_s = moe_memory_s
+        + r.memory.map_or(0.0, |bw| {
+            (fwd_bytes * passes + dequant_layer) / bw.0.max(1.0)
+        });
     // The LM head on the last stage: forward, dgrad and (if trained) wgrad.
     let head = if t.vocab > 0 && t.structure != Structure::EncoderOnly {
         // The output layer stays in 16 bit under FP8 training in every FP8 stack of the cases:
@@ -872,6 +930,21 @@ mod tests {
         s.attention = AttentionImpl::Flash;
         s.parallel.cp = 1;
         assert!(torch_ring(t, &s, 1).is_none());
+    }
+
+    /// The MLP activation runs on every routed copy: Mixtral-8x7B (top-2 of 8, 14,336 wide)
+    /// activates 2 × 14,336 per token, DeepSeek-V3 (3 dense layers of 18,432, then 58 MoE
+    /// layers of top-8 + 1 shared expert, 2,048 wide) 18,432 in both kinds.
+    #[test]
+    fn mlp_activation_runs_on_every_routed_copy() {
+        let width = |name: &str| {
+            let m = crate::model::find_preset(name).unwrap().model.clone();
+            let b = crate::model::param_breakdown(&m);
+            mlp_activation_width(&b, m.transformer().unwrap())
+        };
+        assert_eq!(width("Mixtral-8x7B"), 2.0 * 14336.0);
+        assert_eq!(width("DeepSeek-V3"), 18432.0);
+        assert_eq!(width("Llama-3.1-8B"), 14336.0);
     }
 
     #[test]

@@ -201,8 +201,10 @@ fn training_accuracy_stays_within_todays_bands() {
     // other rows, so they are out-of-sample but not leave-one-source-out), 9.14% over 297 with the
     // five SC21 Table 1 rows of Megatron-LM not converted before (-3.7% to +7.6%), 9.14% over 299 with
     // Trainy's two torchtitan H200 tokens/s rows (-10.7%, -9.1%). 8.98% over the 100 before round 5.
+    // 9.09% over 299 since the MoE layer's router and token permutations were timed (compute/moe.rs:
+    // the 14 held-out Qwen3/DeepSeek-V3 rows' median |error| 47.2% -> 32.1%; no constant fitted).
     assert!(
-        tput <= 0.0915,
+        tput <= 0.0910,
         "training throughput out-of-sample median {tput:.4}"
     );
     assert!(hours <= 0.1377, "GPU-hours out-of-sample median {hours:.4}");
@@ -228,8 +230,10 @@ fn training_accuracy_stays_within_todays_bands() {
     // Qwen3-30B-A3B rows (+36% to +187%) and 2 Qwen3-235B-A22B rows (+58.2%, +20.9%); 51 with
     // llm-foundry's remaining rows: 17 small-model rows (MPT-125M to 1B, +20% to +38%), the
     // MPT-13B H100 micro-batch-2 rows at 16 and 32 GPUs, and three single rows (gen_cases.py).
+    // 50 since the MoE router and token permutations were timed: Qwen3-235B-A22B 25.11 +20.9% ->
+    // +13.3% (the 30B-A3B rows +36%..+187% -> +21%..+154%, the 235B 25.09 row +58.2% -> +48.2%).
     assert!(
-        known <= 51,
+        known <= 50,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
