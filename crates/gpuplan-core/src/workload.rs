@@ -1167,7 +1167,8 @@ pub struct InferenceSetup {
     pub max_num_batched_tokens: Option<u64>,
     /// vLLM release whose memory profiler sizes the pool, `MAJOR.MINOR[.PATCH]` ("0.5", "0.6.4");
     /// default the current rule (v0.6.5 and later, V1). The releases count what lies outside the
-    /// profile run's torch peak differently: see [`VllmProfiler`].
+    /// profile run's torch peak differently: see [`VllmProfiler`]. For TensorRT-LLM, the release
+    /// decides how often Falcon's parallel block all-reduces (`infer::tp_allreduces_per_layer`).
     pub engine_version: Option<String>,
     /// vLLM `max_num_seqs`: the most sequences the scheduler runs at once, and the requests of the
     /// V1 profile run's sampler warm-up; default vLLM's (1024 on GPUs of 70 GiB or more other

@@ -429,6 +429,7 @@ fn base(
         mlp_bias: false,
         qk_norm: false,
         post_norms: false,
+        parallel_attn: false,
         tie_embeddings: false,
         max_context,
         sliding_window: None,
@@ -567,6 +568,10 @@ fn decoder(f: &mut Fields, model_type: &str, warnings: &mut Vec<String>) -> Tran
     if f.opt_bool("mlp_bias") == Some(true) {
         t.mlp_bias = true;
     }
+    // Falcon's parallel block (transformers models/falcon/configuration_falcon.py): attention
+    // and MLP from the same input with either flag.
+    t.parallel_attn = f.opt_bool("new_decoder_architecture") == Some(true)
+        || f.opt_bool("parallel_attn") == Some(true);
     // Mixture of experts, in the three vocabularies in use.
     let experts = f.opt_u64(&["num_local_experts", "num_experts", "n_routed_experts"]);
     if let Some(experts) = experts.filter(|e| *e > 1) {

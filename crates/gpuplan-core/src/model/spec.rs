@@ -135,6 +135,11 @@ pub struct TransformerSpec {
     /// `post_self_attn_layernorm` and `post_mlp_layernorm`): four norms per layer.
     #[serde(default)]
     pub post_norms: bool,
+    /// Attention and MLP read the same normalised input and their outputs are summed into the
+    /// residual (Falcon's `parallel_attn` / `new_decoder_architecture`): an engine can reduce
+    /// the summed output over TP once per layer (see `infer::tp_allreduces_per_layer`).
+    #[serde(default)]
+    pub parallel_attn: bool,
     pub tie_embeddings: bool,
     /// Trained context length (`max_position_embeddings` or equivalent).
     pub max_context: u64,
