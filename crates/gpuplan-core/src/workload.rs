@@ -1067,12 +1067,14 @@ impl Engine {
 #[serde(rename_all = "snake_case")]
 pub enum DecodeKvReads {
     /// Each KV head is loaded once for the query heads that share it (vLLM/SGLang FlashAttention
-    /// and FlashInfer decode, TensorRT-LLM's XQA kernels).
+    /// and FlashInfer decode, TensorRT-LLM's XQA kernels: the 2023 runner launches one CTA per
+    /// (KV head, sequence), decoderXQARunner.cpp `cuLaunchKernel(func, multi_block, num_kv_heads,
+    /// batch, ...)`).
     #[default]
     Grouped,
     /// One thread block per (sequence, query head), each loading its KV head's cache: TensorRT-LLM's
     /// masked multi-head attention kernel (`hi_kv = hi / qhead_per_kv`), the generation kernel of
-    /// v0.6.1 and earlier for Llama-2-70B.
+    /// v0.6.1 and earlier for Llama-2-70B unless the opt-in `TRTLLM_ENABLE_XQA` was set.
     PerQueryHead,
 }
 
