@@ -12,7 +12,8 @@ use crate::error::CoreError;
 use crate::hardware::{ComputeDtype, GpuSpec};
 use crate::i18n::{Msg, Text};
 use crate::model::{
-    param_breakdown, AttentionKind, Linear, MlpKind, ModelSpec, ParamBreakdown, TransformerSpec,
+    param_breakdown, AttentionKind, Linear, MlpKind, ModelSpec, ParallelBlock, ParamBreakdown,
+    TransformerSpec,
 };
 use crate::units::{compute_time, transfer_time, Bandwidth, Bytes, FlopRate, Flops, Seconds};
 use crate::workload::{
@@ -769,13 +770,15 @@ pub fn allreduce_latency(gpu: &GpuSpec, s: &InferenceSetup, tun: &Tunables) -> f
 /// before v0.6 (`engine_version` below 0.6: the FalconDecoderLayer of the v0.5-era source passes
 /// its `tp_group` to Attention and MLP, whose row-parallel dense layers each all-reduce, and adds
 /// the reduced outputs), SGLang and the static engine keep 2 (no Falcon path read for the last
-/// two).
+/// two). GPT-NeoX's parallel block ([`ParallelBlock::NeoX`]) keeps 2: TensorRT-LLM's
+/// GPTNeoXDecoderLayer passes `tp_group` to Attention and MLP and adds the reduced outputs.
 pub fn tp_allreduces_per_layer(t: &TransformerSpec, s: &InferenceSetup) -> f64 {
     let release = s.engine_version.as_deref().and_then(parse_release);
     let trtllm_fused = release.is_none_or(|v| v >= TRTLLM_FIRST_FALCON_ONE_REDUCE);
+    let falcon = t.parallel_block == ParallelBlock::Falcon;
     match s.engine {
-        Engine::Trtllm if t.parallel_attn && trtllm_fused => 1.0,
-        Engine::Vllm if t.parallel_attn => 1.0,
+        Engine::Trtllm if falcon && trtllm_fused => 1.0,
+        Engine::Vllm if falcon => 1.0,
         _ => 2.0,
     }
 }

@@ -1096,7 +1096,11 @@ fn falcons_parallel_block_reduces_once_where_the_engine_source_does() {
     use gpuplan_core::infer::tp_allreduces_per_layer;
     let (par, seq) = (falcon_like(true), falcon_like(false));
     let (tp, ts) = (par.transformer().unwrap(), seq.transformer().unwrap());
-    assert!(tp.parallel_attn && !ts.parallel_attn);
+    use gpuplan_core::model::ParallelBlock;
+    assert_eq!(
+        (tp.parallel_block, ts.parallel_block),
+        (ParallelBlock::Falcon, ParallelBlock::None)
+    );
     let mut s = setup(64, 4, WeightFormat::Fp8);
     let count = |s: &InferenceSetup, t| tp_allreduces_per_layer(t, s);
     s.engine = Engine::Trtllm;
