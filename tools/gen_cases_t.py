@@ -297,9 +297,12 @@ def bloom(r):
 A100_40 = dict(A100, gpu="a100-40g")
 RUN_MODELS = {
     # HF config of EleutherAI/gpt-neox-20b: vocab padded to 50432, untied output layer.
-    "GPT-NeoX-20B": dict(gpt_cfg(6144, 44, 64, 50432, 2048), tie_word_embeddings=False),
+    # use_parallel_residual as in that config (the GPT-NeoX library's gpt_j_residual).
+    "GPT-NeoX-20B": dict(gpt_cfg(6144, 44, 64, 50432, 2048), tie_word_embeddings=False,
+                         use_parallel_residual=True),
     # HF config of EleutherAI/pythia-1b: vocab padded to 50304, untied output layer.
-    "Pythia-1B": dict(gpt_cfg(2048, 16, 8, 50304, 2048), tie_word_embeddings=False),
+    "Pythia-1B": dict(gpt_cfg(2048, 16, 8, 50304, 2048), tie_word_embeddings=False,
+                      use_parallel_residual=True),
     # HF config of bigcode/starcoderbase (gpt_bigcode: GPT-2 blocks, one K/V head).
     "StarCoderBase-15.5B": dict(gpt_cfg(6144, 40, 48, 49152, 8192, dropout=True, ffn=24576),
                                 model_type="gpt_bigcode", multi_query=True),
@@ -307,9 +310,11 @@ RUN_MODELS = {
     "TinyLlama-1.1B": llama_cfg(2048, 22, 32, 5632, kv=4),
 }
 NEOX_NOTE = ("GPT-NeoX (Megatron + DeepSpeed) on A100-SXM4-40GB nodes of 8 (the catalog's a100-40g, NVLink inside the "
-             "node). The architecture is written as a GPT-2-style config: GPT-NeoX's parallel attention + MLP block "
-             "(gpt_j_residual) and partial rotary embeddings are not separate terms (same GEMMs; the learned-position "
-             "parameters of the GPT-2 form are < 0.1% of the model). DeepSpeed's pipeline engine runs the ZeRO-1 "
+             "node). The architecture is written as a GPT-2-style config with use_parallel_residual = true: GPT-NeoX's "
+             "parallel attention + MLP block (gpt_j_residual) has the same GEMMs and reduces the summed output over TP "
+             "once per layer in forward (megatron/model/transformer.py ParallelTransformerLayer: parallel_output="
+             "gpt_j_residual, `output = residual + self.reduce(output)`), two in backward; partial rotary embeddings "
+             "are not a separate term (the learned-position parameters of the GPT-2 form are < 0.1% of the model). DeepSpeed's pipeline engine runs the ZeRO-1 "
              "gradient reduce-scatter and the parameter all-gather after the last micro-batch, not overlapped with "
              "compute; fused kernels (framework megatron).")
 STARCODER_NOTE = ("StarCoderBase on 64 nodes of 8 A100 80GB (the catalog's a100-80g); the inter-node network is not "

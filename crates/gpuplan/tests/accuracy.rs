@@ -175,9 +175,11 @@ fn training_accuracy_stays_within_todays_bands() {
         .count();
     // 10 since TensorRT-LLM's Falcon-180B first-token rows (A100 128 tokens -21.5%, H100 FP8
     // TP 8 2048 tokens -20.6%) joined as held-out cases; 11 since the decode steps' TP
-    // all-reduces pay their ring volume (Falcon-180B H100 FP8 TP 4 2048/2048 -18.8% -> -20.3%).
+    // all-reduces pay their ring volume (Falcon-180B H100 FP8 TP 4 2048/2048 -18.8% -> -20.3%);
+    // 10 again since Falcon's parallel block pays one all-reduce per layer as v0.6.1 runs it
+    // (that row -20.3% -> -16.2%).
     assert!(
-        known_serving <= 11,
+        known_serving <= 10,
         "{known_serving} known deviations (serving)"
     );
     // Measured 8.98%, unchanged by QLoRA's NF4 dequantization (torchtune's 4090 tokens/s rows are
