@@ -341,7 +341,14 @@ def main(path):
             notes="Static batching (gptSessionBenchmark): batch prefilled at once, then output_len decode steps at the full batch."
             + (" tp_allreduce = nccl: the doc's build commands pass no --use_custom_all_reduce, and TensorRT-LLM's 2023"
                " plugin config defaults to NCCL (tensorrt_llm/plugin/plugin.py `set_nccl_plugin(self, dtype='float16',"
-               " use_custom_all_reduce: bool = False)`)." if tp > 1 else ""),
+               " use_custom_all_reduce: bool = False)`)." if tp > 1 else "")
+            + (" decode_kv_reads = per_query_head: the masked MHA, one thread block per (sequence, query head); the"
+               " 2023 XQA kernel (one CTA per KV head and sequence) would take Llama-2-70B here but is opt-in"
+               " (TRTLLM_ENABLE_XQA), which the tables' commit (performance.md @138f96d4) does not set; a later"
+               " revision (@77d24b5f, same figures) exports it and calls the kernels 'currently experimental and not"
+               " enabled by default'. With XQA's once-per-group loads this row would be "
+               + {"trtllm061-llama70b-a100-fp16-tp4-128-128": "−4.0%", "trtllm061-llama70b-h100-fp8-tp2-128-128": "+14.1%"}.get(cid, "")
+               + " (see s-trtllm-llama70b-a100-fp16-tp4-b240-128-2048)." if "70B" in model else ""),
             workload=dict(kind="inference", model=model,
                           inference=dict(weights={"format": prec}, kv_dtype=kv, tp=tp, engine="trtllm",
                                          # v0.6.1's generation kernel (masked MHA) loads a GQA

@@ -304,9 +304,12 @@ def bloom(r):
 A100_40 = dict(A100, gpu="a100-40g")
 RUN_MODELS = {
     # HF config of EleutherAI/gpt-neox-20b: vocab padded to 50432, untied output layer.
-    "GPT-NeoX-20B": dict(gpt_cfg(6144, 44, 64, 50432, 2048), tie_word_embeddings=False),
+    # use_parallel_residual as in that config (the GPT-NeoX library's gpt_j_residual).
+    "GPT-NeoX-20B": dict(gpt_cfg(6144, 44, 64, 50432, 2048), tie_word_embeddings=False,
+                         use_parallel_residual=True),
     # HF config of EleutherAI/pythia-1b: vocab padded to 50304, untied output layer.
-    "Pythia-1B": dict(gpt_cfg(2048, 16, 8, 50304, 2048), tie_word_embeddings=False),
+    "Pythia-1B": dict(gpt_cfg(2048, 16, 8, 50304, 2048), tie_word_embeddings=False,
+                      use_parallel_residual=True),
     # HF config of bigcode/starcoderbase (gpt_bigcode: GPT-2 blocks, one K/V head).
     "StarCoderBase-15.5B": dict(gpt_cfg(6144, 40, 48, 49152, 8192, dropout=True, ffn=24576),
                                 model_type="gpt_bigcode", multi_query=True),
@@ -314,9 +317,11 @@ RUN_MODELS = {
     "TinyLlama-1.1B": llama_cfg(2048, 22, 32, 5632, kv=4),
 }
 NEOX_NOTE = ("GPT-NeoX (Megatron + DeepSpeed) on A100-SXM4-40GB nodes of 8 (the catalog's a100-40g, NVLink inside the "
-             "node). The architecture is written as a GPT-2-style config: GPT-NeoX's parallel attention + MLP block "
-             "(gpt_j_residual) and partial rotary embeddings are not separate terms (same GEMMs; the learned-position "
-             "parameters of the GPT-2 form are < 0.1% of the model). DeepSpeed's pipeline engine runs the ZeRO-1 "
+             "node). The architecture is written as a GPT-2-style config with use_parallel_residual = true: GPT-NeoX's "
+             "parallel attention + MLP block (gpt_j_residual) has the same GEMMs and reduces the summed output over TP "
+             "once per layer in forward (megatron/model/transformer.py ParallelTransformerLayer: parallel_output="
+             "gpt_j_residual, `output = residual + self.reduce(output)`), two in backward; partial rotary embeddings "
+             "are not a separate term (the learned-position parameters of the GPT-2 form are < 0.1% of the model). DeepSpeed's pipeline engine runs the ZeRO-1 "
              "gradient reduce-scatter and the parameter all-gather after the last micro-batch, not overlapped with "
              "compute; fused kernels (framework megatron).")
 STARCODER_NOTE = ("StarCoderBase on 64 nodes of 8 A100 80GB (the catalog's a100-80g); the inter-node network is not "
@@ -456,31 +461,34 @@ MB_FP8 = ("FIXME: Megatron-Bridge's H100 FP8 Llama rows are under-predicted (70B
           "Layout: Megatron's default even split (the explicit 70B FP8 layout 'Et*2|(t*2|)*34,t*3|(t*2|)*3,tL' entered the "
           "recipe on 2026-08-07, Megatron-Bridge 56ae11dff, after these releases). The 8B recipe's 5 recomputed layers are not "
           "modelled, which leans the 8B estimate high, not low. " + FP8_GAP)
-MB_QWEN30 = ("FIXME: over-predicted +36% to +187%: gpuplan gives 14,300-14,650 tokens/s/GPU (405 model TFLOP/s by 6 x active "
-             "parameters; compute 71%, expert all-to-all 29% of the step) against the table's 5,113-10,494 (118-241 model "
+MB_QWEN30 = ("FIXME: over-predicted +21% to +154%: gpuplan gives 12,700-12,980 tokens/s/GPU (354-361 model TFLOP/s by 6 x "
+             "active parameters; compute 75-79%, expert all-to-all 21-25% of the step) against the table's 5,113-10,494 (118-241 model "
              "TFLOP/s). The rows disagree with each other on one layout (26.02: 5,113; 26.02.01: 9,058; both TP 1 PP 2 VP 12 "
              "EP 8, GBS 1024; 25.11: 5,275, 25.09 'tokendrop': 10,494, both MBS 2 VP 24), so release-to-release software moves "
-             "them by up to 1.8x. Not modelled: the MoE layer's work outside the expert GEMMs (router GEMM and top-8 "
-             "softmax, permute/unpermute of 8 copies of each token, the dispatcher's preprocessing that the recipes "
-             "CUDA-graph: cuda_graph_scope ['attn', 'moe_router', 'moe_preprocess']) and the grouped-GEMM rate at this "
-             "model's narrow experts (moe_intermediate_size 768, hidden 2048); gpuplan runs expert GEMMs at the tile "
-             "model's dense rate. Qwen3-235B-A22B (experts 1,536 wide, hidden 4,096) on the same tables lands at +16% to "
-             "+25%: consistent with a per-token MoE overhead that weighs less as experts widen, not determined here.")
-MB_QWEN235 = ("FIXME: over-predicted, as every Qwen3-235B-A22B row of the table (+15.7% to +22.9% for 26.x, same layout TP 2 PP 8 "
-              "VP 4 EP 32): the MoE work outside the expert GEMMs is not modelled (see the Qwen3-30B-A3B rows, +36% to +187%, "
-              "with narrower experts). The rows rose 3.6-5.1 points (26.x from +12.0% to +19.1%) when the layers' weights took "
-              "one split (layout.rs WeightSplit): the recipe's whole experts per rank (expert_tensor_parallel_size 1) run "
-              "their 1/TP share of the tokens on full-width 1,536 x 4,096 weights instead of half-width shards, and the GQA "
-              "k/v projections are column-parallel; the FLOPs are unchanged, the tile model's GEMMs are faster. The 25.09 row "
-              "('tokendrop', GBS 2048: 1,204 tokens/s/GPU, +63.3%) and the 25.11 row "
-              "(dropless, the same GBS and layout: 1,575, +24.8%) differ by 1.31x in the published figures alone: the release, "
-              "not the layout, moved it; gpuplan has no software version.")
+             "them by up to 1.8x. Modelled since these rows came (+36% to +187% before; compute/moe.rs, Megatron-LM @d98e8a64 "
+             "moe/router.py and token_dispatcher.py): the router GEMM and top-8 scores, the dispatcher's permute, sort by "
+             "local expert, unsort and unpermute of the 8 routed copies of each token at HBM bandwidth (at MBS 2: 1.3 ms of the "
+             "10.6 ms of compute per layer and micro-batch), and the grouped fc1's FP8 input cast. Not modelled: the host side of the "
+             "all-to-all dispatcher (its device-to-host copy of the token counts and the stream synchronization in every MoE "
+             "layer's forward, after which kernel launches are exposed; the recipes CUDA-graph this: cuda_graph_scope "
+             "['attn', 'moe_router', 'moe_preprocess']), the launch time of the 16 local experts' separate GEMMs and casts, "
+             "and the software version. The 26.02.01-26.06 rows (8,826-9,058) would need their modelled step (20.2-20.3 s) "
+             "43-46% longer; no constant is fitted to them.")
+MB_QWEN235 = ("FIXME: over-predicted +52.6%: the 25.09 row ('tokendrop', GBS 2048: 1,204 tokens/s/GPU) and the 25.11 row "
+              "(dropless, the same GBS and layout: 1,575, +16.7%, in the band) differ by 1.31x in the published figures alone: "
+              "the release, not the layout, moved it; gpuplan has no software version. With the router and the dispatcher's "
+              "permutations modelled (compute/moe.rs) this row went from +58.2% to +48.2%, the 25.11 row from +20.9% to "
+              "+13.3% and the 26.x rows (TP 2 PP 8 VP 4 EP 32) from +12.0%..+19.1% to +5.0%..+11.5%. With one split of a "
+              "layer's weights (layout.rs WeightSplit: the recipe's whole experts per rank, expert_tensor_parallel_size 1, "
+              "run full-width 1,536 x 4,096 GEMMs on 1/TP of the tokens instead of half-width shards, and the GQA k/v "
+              "projections are column-parallel; the FLOPs are unchanged) this row went to +52.6%, the 25.11 row to +16.7% "
+              "and the 26.x rows to +8.1%..+14.9%.")
 KNOWN = {
     **{k: MB_FP8 for k in [f"t-mbridge-{v}-llama3-70b-64gpu-h100" for v in ["2509", "2511", "2602", "260201", "2604", "260401"]]
        + ["t-mbridge-2511-llama3-8b-8gpu-h100", "t-mbridge-260401-llama31-405b-1024gpu-h100",
           "t-mbridge-2606-llama31-405b-1024gpu-h100"]},
     **{f"t-mbridge-{v}-qwen3-30b-a3b-16gpu-h100": MB_QWEN30 for v in ["2509", "2511", "2602", "260201", "2604", "260401", "2606"]},
-    **{f"t-mbridge-{v}-qwen3-235b-a22b-256gpu-h100": MB_QWEN235 for v in ["2509", "2511", "2602", "260201"]},
+    "t-mbridge-2509-qwen3-235b-a22b-256gpu-h100": MB_QWEN235,
     **{f"t-titan-llama31-8b-8gpu-cp{c}-s{s}k": CP for c, s in [(4, 128), (8, 256)]},
     "t-nemo-gpt3-175b-512gpu-h100-fp8": NEMO_FP8,
     **{k: CARD_8B for k in ["t-card-llama3-8b-gpu-hours", "t-card-llama31-8b-gpu-hours"]},

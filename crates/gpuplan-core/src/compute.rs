@@ -21,6 +21,8 @@ use crate::units::{Bandwidth, FlopRate};
 use crate::workload::{AttentionImpl, Parallelism, Recompute, TrainingSetup};
 use serde::Serialize;
 
+pub mod moe;
+
 /// Output tile edge of the tensor-core GEMM kernels assumed for quantization (cuBLAS/CUTLASS
 /// 128×128 and 128×256 tiles are the common training choices; NVIDIA's "Matrix Multiplication
 /// Background" guide uses 128×128 in its tile/wave-quantization examples).
@@ -210,14 +212,38 @@ const EXPLICIT_CASTS: Casts = Casts {
 /// micro-batch of a step and reused (NVIDIA/Megatron-LM megatron/core/transformer/custom_layers/
 /// transformer_engine.py, `TELinear.forward`, `TELayerNormColumnParallelLinear`). Other stacks
 /// (llm-foundry's `te.Linear` swaps) cast every input and weight per micro-batch.
-fn te_casts(setup: &TrainingSetup, t: &TransformerSpec, name: &str, d_in: u64) -> Casts {
+fn te_casts(setup: &TrainingSetup, t: &TransformerSpec, l: &crate::model::Linear) -> Casts {
     if setup.framework != crate::workload::Framework::Megatron {
         return EXPLICIT_CASTS;
     }
-    let norm_fed = d_in == t.hidden && !crate::layout::is_row_parallel(name);
+    let input = if l.copies > 1 {
+        routed_expert_input_cast(l.name)
+    } else {
+        let norm_fed = l.d_in == t.hidden && !crate::layout::is_row_parallel(l.name);
+        if norm_fed {
+            0.0
+        } else {
+            1.0
+        }
+    };
     Casts {
-        input: if norm_fed { 0.0 } else { 1.0 },
+        input,
         weight: 1.0 / setup.grad_accum.max(1) as f64,
+    }
+}
+
+/// Input casts of a routed expert's linear under Megatron-Core: an MoE layer's pre-MLP norm is a
+/// separate norm module (`pre_mlp_layernorm=backend.layer_norm() if num_experts else
+/// IdentityOp`, megatron/core/models/gpt/gpt_layer_specs.py @d98e8a64), not a LayerNormLinear,
+/// and the dispatcher permutes its 16-bit output, so `TEGroupedMLP`'s fc1 (Transformer Engine
+/// `GroupedLinear`) quantizes the routed rows itself (megatron/core/transformer/moe/experts.py,
+/// same commit); gate and up are one fc1 there (`ffn_hidden_size * 2` when gated), reading one
+/// input (counted on `gate_proj`).
+fn routed_expert_input_cast(name: &str) -> f64 {
+    if name == "up_proj" {
+        0.0
+    } else {
+        1.0
     }
 }
 
@@ -399,6 +425,23 @@ pub(crate) fn attention_forward_passes(recompute: Recompute) -> f64 {
     }
 }
 
+/// MLP activation elements per token, averaged over the layers: a dense layer's `ffn`; an MoE
+/// layer's k routed experts and its shared experts, `expert_ffn` wide each (the activation runs
+/// on every routed copy of the token: `TEGroupedMLP` applies it to fc1's output of the permuted
+/// rows, megatron/core/transformer/moe/experts.py @d98e8a64).
+fn mlp_activation_width(b: &ParamBreakdown, t: &TransformerSpec) -> f64 {
+    let layers = b.groups.iter().map(|g| g.count).sum::<u64>().max(1) as f64;
+    let width = |moe_group: bool| match t.moe {
+        Some(m) if moe_group => (m.experts_per_token + m.shared_experts) * m.expert_ffn,
+        _ => t.ffn,
+    };
+    b.groups
+        .iter()
+        .map(|g| width(g.linears.iter().any(|l| l.copies > 1)) as f64 * g.count as f64)
+        .sum::<f64>()
+        / layers
+}
+
 /// Forward passes counted in the micro-batch (1, or 2 with full recompute).
 fn forward_passes(setup: &TrainingSetup) -> f64 {
     if matches!(setup.recompute, Recompute::Full | Recompute::SelectiveOp) {
@@ -410,8 +453,15 @@ fn forward_passes(setup: &TrainingSetup) -> f64 {
 
 /// Element-wise bytes per token per layer, forward only, split into the part that tensor
 /// parallelism divides (MLP activation, rotary on the local heads) and the part it replicates
-/// unless sequence parallelism is on (norms, residual adds, dropout on b·s·h).
-fn elementwise_bytes_fwd(t: &TransformerSpec, p: &Parallelism, act: f64, eager: bool) -> f64 {
+/// unless sequence parallelism is on (norms, residual adds, dropout on b·s·h). `ffn`: the MLP
+/// activation width per token ([`mlp_activation_width`]).
+fn elementwise_bytes_fwd(
+    t: &TransformerSpec,
+    p: &Parallelism,
+    act: f64,
+    eager: bool,
+    ffn: f64,
+) -> f64 {
     let h = t.hidden as f64;
     let eager_rms = eager && t.norm == crate::model::NormKind::RmsNorm;
     // Two norms (read + write h; eager RMSNorm: its intermediates) and two residual adds
@@ -426,7 +476,7 @@ fn elementwise_bytes_fwd(t: &TransformerSpec, p: &Parallelism, act: f64, eager: 
         // Attention-output and MLP-output dropout: read + write + 1-byte mask (in 2-byte units).
         replicated += 2.0 * 2.5 * h;
     }
-    let f = t.ffn as f64;
+    let f = ffn;
     let mut split = match t.mlp {
         MlpKind::Gated if eager_rms => EAGER_SWIGLU_BYTES / act * f,
         MlpKind::Gated => 3.0 * f, // read gate and up, write the product
@@ -574,10 +624,11 @@ pub fn micro_batch_compute(
     };
     let total_layers: u64 = b.groups.iter().map(|g| g.count).sum::<u64>().max(1);
     // One layer on average (all layers / L), then scaled to the slowest stage.
+    let (gemm_s, moe_memory_s) = mb.layer_gemm_seconds(b, total_layers);
     let layer = ComputeParts {
-        gemm_s: mb.layer_gemm_seconds(b, total_layers),
+        gemm_s,
         attention_s: attention_seconds(t, setup, r, p.tp),
-        elementwise_s: mb.layer_elementwise_seconds(b, total_layers),
+        elementwise_s: mb.layer_elementwise_seconds(b, total_layers, moe_memory_s),
         attention_fwd_layer_s: 0.0,
     };
     let (head, head_dequant) = mb.head_seconds();
@@ -610,17 +661,30 @@ struct MicroBatch<'a> {
 }
 
 impl MicroBatch<'_> {
-    /// GEMM seconds of one average layer: every group's linears, LoRA adapters and per-op SAC's
-    /// recomputed matmuls weighted by its share of the layers, then the recompute's forward again.
-    fn layer_gemm_seconds(&self, b: &ParamBreakdown, total_layers: u64) -> f64 {
+    /// GEMM seconds of one average layer: every group's linears, LoRA adapters, MoE router
+    /// ([`moe::layer_seconds`]) and per-op SAC's recomputed matmuls weighted by its share of the
+    /// layers, then the recompute's forward again; and the MoE dispatcher's bandwidth-bound
+    /// seconds beside them.
+    fn layer_gemm_seconds(&self, b: &ParamBreakdown, total_layers: u64) -> (f64, f64) {
         let op_sac = crate::train::op_sac_applies(self.t, self.setup);
-        let mut gemm_s = 0.0;
+        let (mut gemm_s, mut moe_memory_s) = (0.0, 0.0);
         for g in &b.groups {
             let weigh = |seconds: f64| seconds * g.count as f64 / total_layers as f64;
             if self.frozen {
                 gemm_s += weigh(self.adapter_seconds(g));
             }
             gemm_s += weigh(self.linears_seconds(g));
+            if let Some(m) = self
+                .t
+                .moe
+                .filter(|_| g.linears.iter().any(|l| l.copies > 1))
+            {
+                let passes = forward_passes(self.setup);
+                let (gemm, memory) =
+                    moe::layer_seconds(self.t, &m, self.setup, self.tokens, passes, self.r);
+                gemm_s += weigh(gemm);
+                moe_memory_s += weigh(memory);
+            }
             if op_sac {
                 let again = op_sac_recomputed_forward(&g.linears, self.tokens, &self.split, self.r);
                 gemm_s += weigh(again);
@@ -628,13 +692,14 @@ impl MicroBatch<'_> {
         }
         // Recompute repeats every forward GEMM (one third of the three).
         let frozen = self.frozen;
-        match self.setup.recompute {
+        let gemm_s = match self.setup.recompute {
             Recompute::Full => gemm_s * if frozen { 1.5 } else { 4.0 / 3.0 },
             // Per-op SAC outside torchtitan's dense layout (MoE, MLA, PEFT): every other forward
             // matmul, taken as half of the forward GEMMs again.
             Recompute::SelectiveOp if !op_sac => gemm_s * if frozen { 1.25 } else { 7.0 / 6.0 },
             _ => gemm_s,
-        }
+        };
+        (gemm_s, moe_memory_s)
     }
 
     /// One layer of `g`'s linears, each as the device holds it (`WeightSplit::linear`); routed
@@ -646,7 +711,7 @@ impl MicroBatch<'_> {
             .iter()
             .map(|l| {
                 let d = split.linear(l);
-                let casts = te_casts(setup, self.t, l.name, l.d_in);
+                let casts = te_casts(setup, self.t, l);
                 let rows = split.rows(l, self.tokens);
                 let one = linear_seconds_cast(rows, d.d_in, d.d_out, 1, self.frozen, casts, self.r);
                 d.copies as f64 * one
@@ -670,16 +735,18 @@ impl MicroBatch<'_> {
             .sum()
     }
 
-    /// Element-wise seconds of one average layer: its activation traffic in forward, backward
-    /// and any recomputed forward, and QLoRA's dequantization of every 4-bit layer weight before
-    /// each of its matmuls.
-    fn layer_elementwise_seconds(&self, b: &ParamBreakdown, total_layers: u64) -> f64 {
+    /// Element-wise seconds of one average layer: the MoE dispatcher's `moe_s`, its activation
+    /// traffic in forward, backward and any recomputed forward, and QLoRA's dequantization of
+    /// every 4-bit layer weight before each of its matmuls.
+    fn layer_elementwise_seconds(&self, b: &ParamBreakdown, total_layers: u64, moe_s: f64) -> f64 {
         let (setup, r) = (self.setup, self.r);
+        let ffn = mlp_activation_width(b, self.t);
         let fwd_bytes = elementwise_bytes_fwd(
             self.t,
             &setup.parallel,
             r.act_bytes.max(2.0),
             r.eager_elementwise,
+            ffn,
         ) * self.tokens as f64;
         // Backward of an element-wise op reads the saved input and the output gradient and
         // writes the input gradient: about twice its forward traffic. torch.compile fuses part of
@@ -693,9 +760,10 @@ impl MicroBatch<'_> {
                 .sum();
             weights / total_layers as f64 * bytes * dequant_passes(setup.recompute)
         });
-        r.memory.map_or(0.0, |bw| {
-            (fwd_bytes * passes + dequant_layer) / bw.0.max(1.0)
-        })
+        moe_s
+            + r.memory.map_or(0.0, |bw| {
+                (fwd_bytes * passes + dequant_layer) / bw.0.max(1.0)
+            })
     }
 
     /// The LM head on the last stage: (forward, dgrad and, if trained, wgrad GEMMs; a 4-bit
@@ -898,6 +966,21 @@ mod tests {
         s.attention = AttentionImpl::Flash;
         s.parallel.cp = 1;
         assert!(torch_ring(t, &s, 1).is_none());
+    }
+
+    /// The MLP activation runs on every routed copy: Mixtral-8x7B (top-2 of 8, 14,336 wide)
+    /// activates 2 × 14,336 per token, DeepSeek-V3 (3 dense layers of 18,432, then 58 MoE
+    /// layers of top-8 + 1 shared expert, 2,048 wide) 18,432 in both kinds.
+    #[test]
+    fn mlp_activation_runs_on_every_routed_copy() {
+        let width = |name: &str| {
+            let m = crate::model::find_preset(name).unwrap().model.clone();
+            let b = crate::model::param_breakdown(&m);
+            mlp_activation_width(&b, m.transformer().unwrap())
+        };
+        assert_eq!(width("Mixtral-8x7B"), 2.0 * 14336.0);
+        assert_eq!(width("DeepSeek-V3"), 18432.0);
+        assert_eq!(width("Llama-3.1-8B"), 14336.0);
     }
 
     #[test]

@@ -13,7 +13,8 @@ use crate::hardware::{ComputeDtype, GpuSpec};
 use crate::i18n::{Msg, Text};
 use crate::layout::WeightSplit;
 use crate::model::{
-    param_breakdown, AttentionKind, Linear, MlpKind, ModelSpec, ParamBreakdown, TransformerSpec,
+    param_breakdown, AttentionKind, Linear, MlpKind, ModelSpec, ParallelBlock, ParamBreakdown,
+    TransformerSpec,
 };
 use crate::units::{compute_time, transfer_time, Bandwidth, Bytes, FlopRate, Flops, Seconds};
 use crate::workload::{
@@ -759,6 +760,36 @@ pub fn allreduce_latency(gpu: &GpuSpec, s: &InferenceSetup, tun: &Tunables) -> f
     }
 }
 
+/// TP all-reduces of a layer's hidden state per forward step. Megatron-style layers reduce the
+/// row-parallel attention output and MLP output apart: 2. Falcon's parallel block
+/// (`parallel_attn` / `new_decoder_architecture`) adds both branches before one reduce in the
+/// engines whose source says so: TensorRT-LLM builds its attention and MLP without a TP group
+/// ("Not to apply allreduce inside the Attention/MLP layers. allreduce applies after those
+/// layer.") and all-reduces `mlp + attention` once (tensorrt_llm/models/falcon/model.py
+/// `FalconDecoderLayer` @138f96d4, the commit of the v0.6.1 performance tables), and vLLM builds
+/// the dense and dense_4h_to_h `RowParallelLinear`s with `reduce_results=False` and calls
+/// `tensor_model_parallel_all_reduce` on their sum (vllm/model_executor/models/falcon.py
+/// `reduce_row_parallel_results = not (new_decoder_architecture or parallel_attn)`). TensorRT-LLM
+/// before v0.6 (`engine_version` below 0.6: the FalconDecoderLayer of the v0.5-era source passes
+/// its `tp_group` to Attention and MLP, whose row-parallel dense layers each all-reduce, and adds
+/// the reduced outputs), SGLang and the static engine keep 2 (no Falcon path read for the last
+/// two). GPT-NeoX's parallel block ([`ParallelBlock::NeoX`]) keeps 2: TensorRT-LLM's
+/// GPTNeoXDecoderLayer passes `tp_group` to Attention and MLP and adds the reduced outputs.
+pub fn tp_allreduces_per_layer(t: &TransformerSpec, s: &InferenceSetup) -> f64 {
+    let release = s.engine_version.as_deref().and_then(parse_release);
+    let trtllm_fused = release.is_none_or(|v| v >= TRTLLM_FIRST_FALCON_ONE_REDUCE);
+    let falcon = t.parallel_block == ParallelBlock::Falcon;
+    match s.engine {
+        Engine::Trtllm if falcon && trtllm_fused => 1.0,
+        Engine::Vllm if falcon => 1.0,
+        _ => 2.0,
+    }
+}
+
+/// First TensorRT-LLM release line whose Falcon reduces the parallel block once (the v0.6.1
+/// tables' commit 138f96d4 does; the v0.5-era FalconDecoderLayer does not).
+pub const TRTLLM_FIRST_FALCON_ONE_REDUCE: [u64; 3] = [0, 6, 0];
+
 /// KV-cache bytes the generation-phase attention loads per cached byte on one TP rank. Grouped
 /// kernels load each KV head once (1). TensorRT-LLM's masked multi-head attention kernel runs one
 /// thread block per (sequence, query head) and each block loads the cache of its KV head
@@ -856,8 +887,8 @@ struct Steps<'a> {
     /// Weight bytes on one rank, and the factor to the 16-bit kernels' equivalent reads.
     full_weights: f64,
     read_factor: f64,
-    /// Latency of the step's TP all-reduces (2 per layer) and the layers' fixed GPU time
-    /// (`layer_overhead_s` each), paid by every prefill and decode step.
+    /// Latency of the step's TP all-reduces (`tp_allreduces_per_layer` per layer) and the
+    /// layers' fixed GPU time (`layer_overhead_s` each), paid by every prefill and decode step.
     comm_lat: Seconds,
     layer_lat: Seconds,
     /// The model's linears, the shared GEMM model's rates for them (compute.rs) and the bytes
@@ -869,7 +900,8 @@ struct Steps<'a> {
 }
 
 impl Steps<'_> {
-    /// Bandwidth term of TP's 2 all-reduces per layer of `tokens`·h 16-bit activations over the
+    /// Bandwidth term of TP's all-reduces (`tp_allreduces_per_layer` per layer) of `tokens`·h
+    /// 16-bit activations over the
     /// intra-node link (ring volume 2(t−1)/t of the message): a prefill's prompt tokens, or a
     /// decode step's batch (at batch 480 on Llama-3.1-70B, 480 × 8192 × 2 B = 7.9 MB per
     /// all-reduce, whose bytes the latency term alone did not charge).
@@ -879,7 +911,7 @@ impl Steps<'_> {
             Some(bw) if self.s.tp > 1 => {
                 let bytes = 2.0 * (tp - 1.0) / tp * tokens * self.t.hidden as f64 * 2.0;
                 transfer_time(Bytes(bytes), bw * self.tun.collective_efficiency)
-                    * (2.0 * self.layers)
+                    * (tp_allreduces_per_layer(self.t, self.s) * self.layers)
             }
             _ => Seconds(0.0),
         }
@@ -1027,7 +1059,7 @@ pub fn latency(
         eff,
         full_weights,
         read_factor,
-        comm_lat: Seconds(allreduce_latency(gpu, s, tun) * 2.0 * layers),
+        comm_lat: Seconds(allreduce_latency(gpu, s, tun) * tp_allreduces_per_layer(t, s) * layers),
         layer_lat: Seconds(tun.layer_overhead_s * layers),
         weight_bytes: full_weights * read_factor / rank_params,
         gemm_rates: serving_gemm_rates(gpu, peak * eff, bw * tun.decode_bandwidth_efficiency),

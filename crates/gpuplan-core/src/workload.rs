@@ -1104,12 +1104,14 @@ impl Engine {
 #[serde(rename_all = "snake_case")]
 pub enum DecodeKvReads {
     /// Each KV head is loaded once for the query heads that share it (vLLM/SGLang FlashAttention
-    /// and FlashInfer decode, TensorRT-LLM's XQA kernels).
+    /// and FlashInfer decode, TensorRT-LLM's XQA kernels: the 2023 runner launches one CTA per
+    /// (KV head, sequence), decoderXQARunner.cpp `cuLaunchKernel(func, multi_block, num_kv_heads,
+    /// batch, ...)`).
     #[default]
     Grouped,
     /// One thread block per (sequence, query head), each loading its KV head's cache: TensorRT-LLM's
     /// masked multi-head attention kernel (`hi_kv = hi / qhead_per_kv`), the generation kernel of
-    /// v0.6.1 and earlier for Llama-2-70B.
+    /// v0.6.1 and earlier for Llama-2-70B unless the opt-in `TRTLLM_ENABLE_XQA` was set.
     PerQueryHead,
 }
 
@@ -1204,7 +1206,8 @@ pub struct InferenceSetup {
     pub max_num_batched_tokens: Option<u64>,
     /// vLLM release whose memory profiler sizes the pool, `MAJOR.MINOR[.PATCH]` ("0.5", "0.6.4");
     /// default the current rule (v0.6.5 and later, V1). The releases count what lies outside the
-    /// profile run's torch peak differently: see [`VllmProfiler`].
+    /// profile run's torch peak differently: see [`VllmProfiler`]. For TensorRT-LLM, the release
+    /// decides how often Falcon's parallel block all-reduces (`infer::tp_allreduces_per_layer`).
     pub engine_version: Option<String>,
     /// vLLM `max_num_seqs`: the most sequences the scheduler runs at once, and the requests of the
     /// V1 profile run's sampler warm-up; default vLLM's (1024 on GPUs of 70 GiB or more other

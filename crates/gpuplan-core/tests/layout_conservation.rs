@@ -143,16 +143,20 @@ fn layouts() -> impl Iterator<Item = (u64, u64, u64, u8)> {
     })
 }
 
-#[test]
-fn experts_are_not_divided_twice() {
-    // Mixtral-8x7B, EP 8 with ZeRO-3 on 8 GPUs: each GPU holds one expert of each layer in full
-    // (EDP = 1), so the states cannot drop below 1/8 of the model.
-    let m = &presets()
+fn mixtral() -> &'static ModelSpec {
+    &presets()
         .unwrap()
         .iter()
         .find(|p| p.model.name == "Mixtral-8x7B")
         .unwrap()
-        .model;
+        .model
+}
+
+#[test]
+fn experts_are_not_divided_twice() {
+    // Mixtral-8x7B, EP 8 with ZeRO-3 on 8 GPUs: each GPU holds one expert of each layer in full
+    // (EDP = 1), so the states cannot drop below 1/8 of the model.
+    let m = mixtral();
     let b = param_breakdown(m);
     let p = Parallelism {
         ep: 8,
@@ -170,12 +174,7 @@ fn experts_are_not_divided_twice() {
 /// (8 / 2 = 4 ranks under Megatron-Core: rejected, naming 4).
 #[test]
 fn megatron_core_splits_each_expert_over_tp() {
-    let m = &presets()
-        .unwrap()
-        .iter()
-        .find(|p| p.model.name == "Mixtral-8x7B")
-        .unwrap()
-        .model;
+    let m = mixtral();
     let b = param_breakdown(m);
     let setup = |framework, ep| {
         let mut s = TrainingSetup {

@@ -694,11 +694,13 @@ fn median(v: &mut [f64]) -> f64 {
 fn serving_out_of_sample_medians_are_within_their_bands() {
     let mut g = serving_errors();
     // Targets met (issue 11 item 6): throughput ≤ 10%, weights ≤ 5%.
-    // Throughput: 7.62% over 37 since the decode steps' TP all-reduces pay their ring volume
-    // (7.31% before; the 19 Llama rows went 7.59% -> 8.7%); TensorRT-LLM v0.6.1's GPT-J 6B and
-    // Falcon-180B rows (18, held out) joined the 19 Llama rows.
+    // Throughput: 7.32% over 37 since Falcon-180B's parallel block pays one TP all-reduce per
+    // layer, as TensorRT-LLM v0.6.1's FalconDecoderLayer runs it (its six rows -9.5/-11.3/-6.8/
+    // -16.0/-20.3/-18.9% -> -2.8/-4.6/+1.9/-8.6/-16.2/-11.7%); 7.62% since the decode steps' TP
+    // all-reduces pay their ring volume (7.31% before; the 19 Llama rows went 7.59% -> 8.7%);
+    // TensorRT-LLM v0.6.1's GPT-J 6B and Falcon-180B rows (18, held out) joined the 19 Llama rows.
     let thr = median(g.get_mut("throughput").expect("throughput cases"));
-    assert!(thr <= 0.0763, "throughput median |error| {thr}");
+    assert!(thr <= 0.0732, "throughput median |error| {thr}");
     let w = median(g.get_mut("weights").expect("weight cases"));
     assert!(w <= 0.05, "weights median |error| {w}");
     // TPOT target 10% met: 5.0% over 13 gpt-fast rows at batch 1 (13.9% before every step paid
@@ -1069,4 +1071,74 @@ proptest::proptest! {
         let want = l.time_per_token.0 + batch as f64 * l.ttft.0 / output as f64;
         proptest::prop_assert!((full - want).abs() <= 1e-9 * want, "{full} vs {want}");
     }
+}
+
+// ---- TP all-reduces per layer: Falcon's parallel block ----
+
+/// Falcon-180B's shape as the TensorRT-LLM cases write it, with or without Falcon's
+/// `new_decoder_architecture` flag.
+fn falcon_like(parallel: bool) -> gpuplan_core::model::ModelSpec {
+    let flag = if parallel {
+        r#", "new_decoder_architecture": true"#
+    } else {
+        ""
+    };
+    let cfg = format!(
+        r#"{{"model_type": "llama", "hidden_size": 14848, "num_hidden_layers": 80,
+        "num_attention_heads": 232, "num_key_value_heads": 8, "intermediate_size": 39595,
+        "vocab_size": 65024, "max_position_embeddings": 4096{flag}}}"#
+    );
+    gpuplan_core::model::hf::parse_hf_config("falcon-like", &cfg).expect("config")
+}
+
+#[test]
+fn falcons_parallel_block_reduces_once_where_the_engine_source_does() {
+    use gpuplan_core::infer::tp_allreduces_per_layer;
+    let (par, seq) = (falcon_like(true), falcon_like(false));
+    let (tp, ts) = (par.transformer().unwrap(), seq.transformer().unwrap());
+    use gpuplan_core::model::ParallelBlock;
+    assert_eq!(
+        (tp.parallel_block, ts.parallel_block),
+        (ParallelBlock::Falcon, ParallelBlock::None)
+    );
+    let mut s = setup(64, 4, WeightFormat::Fp8);
+    let count = |s: &InferenceSetup, t| tp_allreduces_per_layer(t, s);
+    s.engine = Engine::Trtllm;
+    assert_eq!((count(&s, tp), count(&s, ts)), (1.0, 2.0));
+    // The v0.6.1 tables' FalconDecoderLayer reduces once; the v0.5-era one twice.
+    s.engine_version = Some("0.6.1".into());
+    assert_eq!(count(&s, tp), 1.0);
+    s.engine_version = Some("0.5".into());
+    assert_eq!(count(&s, tp), 2.0);
+    s.engine_version = None;
+    s.engine = Engine::Vllm;
+    assert_eq!((count(&s, tp), count(&s, ts)), (1.0, 2.0));
+    s.engine = Engine::Sglang;
+    assert_eq!(count(&s, tp), 2.0);
+}
+
+#[test]
+fn one_reduce_saves_an_all_reduce_per_layer_in_prefill_and_decode() {
+    use gpuplan_core::workload::TpAllReduce;
+    let gpu = find_gpu("h100-sxm").expect("gpu");
+    let tun = Tunables::default();
+    let mut s = setup(64, 4, WeightFormat::Fp8);
+    s.engine = Engine::Trtllm;
+    s.tp_allreduce = TpAllReduce::Nccl;
+    let (par, seq) = (falcon_like(true), falcon_like(false));
+    let a = latency(&par, &s, gpu, &tun).expect("latency");
+    let b = latency(&seq, &s, gpu, &tun).expect("latency");
+    // One all-reduce of tokens × 14848 16-bit values per layer: NCCL's latency plus the ring's
+    // 2(t−1)/t of the message over the link.
+    let link = gpu.intra_link_bandwidth().expect("link").0 * tun.collective_efficiency;
+    let one = |tokens: f64| {
+        allreduce_latency(gpu, &s, &tun) + 2.0 * 3.0 / 4.0 * tokens * 14848.0 * 2.0 / link
+    };
+    let decode = b.time_per_token.0 - a.time_per_token.0;
+    let prefill = b.ttft.0 - a.ttft.0;
+    assert!((decode / (80.0 * one(64.0)) - 1.0).abs() < 1e-9, "{decode}");
+    assert!(
+        (prefill / (80.0 * one(512.0)) - 1.0).abs() < 1e-9,
+        "{prefill}"
+    );
 }

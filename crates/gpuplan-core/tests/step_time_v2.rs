@@ -500,3 +500,40 @@ fn deepspeed_zero3_gathers_again_for_full_recompute_and_fsdp_does_not() {
         units(hf_ds)
     );
 }
+
+/// GPT-NeoX-20B's shape as its run case writes it, with or without HF's `use_parallel_residual`.
+fn neox_20b(parallel: bool) -> ModelSpec {
+    let cfg = format!(
+        r#"{{"model_type": "gpt2", "n_embd": 6144, "n_layer": 44, "n_head": 64,
+        "vocab_size": 50432, "n_positions": 2048, "tie_word_embeddings": false,
+        "use_parallel_residual": {parallel}}}"#
+    );
+    gpuplan_core::model::parse_hf_config("neox-20b", &cfg).unwrap()
+}
+
+#[test]
+fn neox_parallel_block_reduces_once_in_forward_only_under_megatron_without_sp() {
+    // GPT-NeoX's gpt_j_residual: one all-reduce of attention + MLP per layer in forward (and in
+    // full recompute's second forward), still 2 in backward: (1·2 + 2)/(2·2 + 2) of the bytes.
+    let c = cluster("a100-40g", 1);
+    let mut s = megatron(2, 1, 4);
+    s.seq_len = 2048;
+    s.parallel.sequence_parallel = false;
+    s.recompute = Recompute::Full;
+    let tp = |m: &ModelSpec, s: &TrainingSetup| {
+        let st = step(m, s, &c);
+        let x = st.collectives.iter().find(|x| x.kind == "tp").unwrap();
+        (x.bytes_per_step.0, x.total.0)
+    };
+    let (par, seq) = (neox_20b(true), neox_20b(false));
+    let ((bp, tpar), (bs, tseq)) = (tp(&par, &s), tp(&seq, &s));
+    assert!((bp / bs - 4.0 / 6.0).abs() < 1e-9, "{bp} vs {bs}");
+    assert!((tpar / tseq - 4.0 / 6.0).abs() < 1e-9, "{tpar} vs {tseq}");
+    // With sequence parallelism, or under another framework, the block's reduces are not merged.
+    let mut sp = s.clone();
+    sp.parallel.sequence_parallel = true;
+    assert_eq!(tp(&par, &sp).0, tp(&seq, &sp).0);
+    let mut hf = s.clone();
+    hf.framework = Framework::HuggingFace;
+    assert_eq!(tp(&par, &hf).0, tp(&seq, &hf).0);
+}

@@ -175,9 +175,11 @@ fn training_accuracy_stays_within_todays_bands() {
         .count();
     // 10 since TensorRT-LLM's Falcon-180B first-token rows (A100 128 tokens -21.5%, H100 FP8
     // TP 8 2048 tokens -20.6%) joined as held-out cases; 11 since the decode steps' TP
-    // all-reduces pay their ring volume (Falcon-180B H100 FP8 TP 4 2048/2048 -18.8% -> -20.3%).
+    // all-reduces pay their ring volume (Falcon-180B H100 FP8 TP 4 2048/2048 -18.8% -> -20.3%);
+    // 10 again since Falcon's parallel block pays one all-reduce per layer as v0.6.1 runs it
+    // (that row -20.3% -> -16.2%).
     assert!(
-        known_serving <= 11,
+        known_serving <= 10,
         "{known_serving} known deviations (serving)"
     );
     // Measured 8.98% over the 100 round-4 cases (8.84% over them with the one weight split below),
@@ -202,12 +204,14 @@ fn training_accuracy_stays_within_todays_bands() {
     // other rows, so they are out-of-sample but not leave-one-source-out), 9.14% over 297 with the
     // five SC21 Table 1 rows of Megatron-LM not converted before (-3.7% to +7.6%), 9.14% over 299 with
     // Trainy's two torchtitan H200 tokens/s rows (-10.7%, -9.1%). 8.98% over the 100 before round 5.
-    // 9.11% over 299 since a layer's weights take one split (layout.rs `WeightSplit`: the TP GEMMs
-    // on the shards the frameworks hold: wo/o_proj row-parallel, GQA's wk/wv column-parallel;
+    // 9.09% over 299 since the MoE layer's router and token permutations were timed (compute/moe.rs:
+    // the 14 held-out Qwen3/DeepSeek-V3 rows' median |error| 47.2% -> 32.1%; no constant fitted).
+    // 9.10% still since a layer's weights take one split (layout.rs `WeightSplit`: the TP GEMMs on
+    // the shards the frameworks hold, wo/o_proj row-parallel and GQA's wk/wv column-parallel;
     // Megatron-Bridge's whole experts per rank): TP > 1 dense rows moved -5.3 to +0.6 points
-    // (torchtitan 405B 1F1B -5.8% -> -8.6%), Qwen3-235B-A22B's +3.6 to +5.1, no TP 1 row (9.14% before).
+    // (torchtitan 405B 1F1B -5.8% -> -8.6%), Qwen3-235B-A22B +3.1 to +4.4, no TP 1 row.
     assert!(
-        tput <= 0.0911,
+        tput <= 0.0910,
         "training throughput out-of-sample median {tput:.4}"
     );
     assert!(hours <= 0.1377, "GPU-hours out-of-sample median {hours:.4}");
@@ -232,14 +236,15 @@ fn training_accuracy_stays_within_todays_bands() {
     // 29 since Megatron-Bridge's held-out rows: 8 FP8 Llama rows (-20.2% to -24.3%), the 7
     // Qwen3-30B-A3B rows (+36% to +187%) and 2 Qwen3-235B-A22B rows (+58.2%, +20.9%); 51 with
     // llm-foundry's remaining rows: 17 small-model rows (MPT-125M to 1B, +20% to +38%), the
-    // MPT-13B H100 micro-batch-2 rows at 16 and 32 GPUs, and three single rows (gen_cases.py);
-    // 53 since a layer's weights take one split (layout.rs `WeightSplit`): torchtitan 2025-06's
+    // MPT-13B H100 micro-batch-2 rows at 16 and 32 GPUs, and three single rows (gen_cases.py).
+    // 50 since the MoE router and token permutations were timed: Qwen3-235B-A22B 25.11 +20.9% ->
+    // +13.3% (the 30B-A3B rows +36%..+187% -> +21%..+154%, the 235B 25.09 row +58.2% -> +48.2%).
+    // 50 still with one split of a layer's weights (layout.rs `WeightSplit`): torchtitan 2025-06's
     // Llama 3 8B bf16 async-TP row came within band (+21.3% -> +18.3%), Megatron-Bridge's
-    // Qwen3-235B-A22B 26.02 / 26.02.01 rows left it (+17.5% -> +21.3%, +19.1% -> +22.9%: whole
-    // experts per rank at TP 2 run full-width GEMMs) and its Llama 3.1 405B 26.06 row too
-    // (-19.7% -> -20.6%, TP 8's o_proj row-parallel and k/v column-parallel).
+    // Llama 3.1 405B 26.06 row left it (-19.7% -> -20.6%: TP 8's o_proj row-parallel and k/v
+    // column-parallel).
     assert!(
-        known <= 53,
+        known <= 50,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes

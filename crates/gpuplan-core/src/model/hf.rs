@@ -7,7 +7,7 @@
 
 use super::spec::{
     Architecture, AttentionKind, ExtraParams, MlaSpec, MlpKind, ModelSpec, MoeSpec, NormKind,
-    Positional, Structure, TransformerSpec,
+    ParallelBlock, Positional, Structure, TransformerSpec,
 };
 use super::spec::{ImageTokenRule, VisionSpec};
 use crate::error::CoreError;
@@ -429,6 +429,7 @@ fn base(
         mlp_bias: false,
         qk_norm: false,
         post_norms: false,
+        parallel_block: ParallelBlock::None,
         tie_embeddings: false,
         max_context,
         sliding_window: None,
@@ -567,6 +568,7 @@ fn decoder(f: &mut Fields, model_type: &str, warnings: &mut Vec<String>) -> Tran
     if f.opt_bool("mlp_bias") == Some(true) {
         t.mlp_bias = true;
     }
+    t.parallel_block = parallel_block(f);
     // Mixture of experts, in the three vocabularies in use.
     let experts = f.opt_u64(&["num_local_experts", "num_experts", "n_routed_experts"]);
     if let Some(experts) = experts.filter(|e| *e > 1) {
@@ -675,7 +677,23 @@ fn gpt2(f: &mut Fields) -> TransformerSpec {
     set_all_biases(&mut t);
     t.tie_embeddings = f.opt_bool("tie_word_embeddings").unwrap_or(true);
     t.dropout = nonzero_dropout(f, &["attn_pdrop", "resid_pdrop"]);
+    t.parallel_block = parallel_block(f);
     t
+}
+
+/// The parallel-residual block a config names: Falcon's flags (transformers
+/// models/falcon/configuration_falcon.py: `new_decoder_architecture`, `parallel_attn`) or
+/// GPT-NeoX's (models/gpt_neox/configuration_gpt_neox.py: `use_parallel_residual`); only when
+/// set to true in the config.
+fn parallel_block(f: &Fields) -> ParallelBlock {
+    let on = |key: &str| f.opt_bool(key) == Some(true);
+    if on("new_decoder_architecture") || on("parallel_attn") {
+        ParallelBlock::Falcon
+    } else if on("use_parallel_residual") {
+        ParallelBlock::NeoX
+    } else {
+        ParallelBlock::None
+    }
 }
 
 /// BERT: post-LN encoder. The model's single `final_norms` LayerNorm stands for the embedding

@@ -102,6 +102,19 @@ pub struct ExtraParams {
     pub params: u64,
 }
 
+/// A layer whose attention and MLP branch from the same input (the parallel-residual block).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ParallelBlock {
+    /// Attention, then the MLP on its residual (Llama, GPT-2, ...).
+    #[default]
+    None,
+    /// Falcon: HF `new_decoder_architecture` or `parallel_attn`.
+    Falcon,
+    /// GPT-NeoX / Pythia: HF `use_parallel_residual` (the GPT-NeoX library's `gpt_j_residual`).
+    NeoX,
+}
+
 /// Shapes of a transformer, in HuggingFace's vocabulary.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TransformerSpec {
@@ -135,6 +148,11 @@ pub struct TransformerSpec {
     /// `post_self_attn_layernorm` and `post_mlp_layernorm`): four norms per layer.
     #[serde(default)]
     pub post_norms: bool,
+    /// Whether attention and MLP read the same input and their outputs are summed into the
+    /// residual, and in which family's code (the TP all-reduces per layer differ by family and
+    /// engine: `infer::tp_allreduces_per_layer`, `train::step` `tp_phase`).
+    #[serde(default)]
+    pub parallel_block: ParallelBlock,
     pub tie_embeddings: bool,
     /// Trained context length (`max_position_embeddings` or equivalent).
     pub max_context: u64,

@@ -268,9 +268,8 @@ fn pipeline_bubble(x: &Ctx, compute: Seconds, optimizer: Seconds) -> Seconds {
     (compute - optimizer) * bubble_frac
 }
 
-/// TP: 2 all-reduces of b·s·h per layer in each forward pass (recompute repeats them:
-/// [`tp_forward_passes`]) and 2
-/// in backward (Megatron; SP's all-gather + reduce-scatter moves the same bytes), 2-byte
+/// TP: 2 all-reduces of b·s·h per layer in each forward pass (1 for GPT-NeoX's parallel block:
+/// [`tp_forward_reduces`]; recompute repeats them: [`tp_forward_passes`]) and 2 in backward (Megatron; SP's all-gather + reduce-scatter moves the same bytes), 2-byte
 /// activations, each paying NCCL's latency over the TP ranks. With TP-comm overlap
 /// (Megatron-Core --tp-comm-overlap, torchtitan async TP) it hides behind the GEMMs.
 /// Returns (total, hidden).
@@ -288,7 +287,8 @@ fn tp_phase(
     let g = x.group(p.tp, 1);
     let (lat, algo) = crate::comm::nccl_latency(crate::comm::Collective::AllReduce, g, tun);
     let per = ring_allreduce(bytes, p.tp, x.intra, x.eff_net) + lat;
-    let count = 2.0 * (fwd_passes + 1.0) * x.stage_max * x.m_micro;
+    let fwd = tp_forward_reduces(x.setup.framework, t, p.sequence_parallel);
+    let count = (fwd * fwd_passes + 2.0) * x.stage_max * x.m_micro;
     let total = per * count;
     let hidden = if p.tp_overlap() {
         let share = tp_overlap_share(x.setup.framework, fwd_passes, tun.tp_overlap_fraction);
@@ -308,6 +308,28 @@ fn tp_phase(
         overlapped: hidden,
     });
     (total, hidden)
+}
+
+/// TP all-reduces in a layer's forward pass: 2 (Megatron: after the row-parallel attention output
+/// and MLP output), or 1 for GPT-NeoX's parallel block trained with the GPT-NeoX library
+/// (framework `megatron`, its Megatron derivative; no sequence parallelism): with
+/// `gpt_j_residual` the attention and MLP output layers are built with `parallel_output=True` and
+/// `output = residual + self.reduce(output)` reduces their sum once ("we can do a single
+/// allreduce after we add mlp / attn outputs", megatron/model/transformer.py
+/// `ParallelTransformerLayer`, EleutherAI/gpt-neox). The backward keeps its 2: each
+/// column-parallel input (attention's and the MLP's, from their own layernorms) all-reduces its
+/// gradient (`copy_to_model_parallel_region`).
+pub(crate) fn tp_forward_reduces(
+    framework: Framework,
+    t: &crate::model::TransformerSpec,
+    sequence_parallel: bool,
+) -> f64 {
+    let neox = t.parallel_block == crate::model::ParallelBlock::NeoX;
+    if framework == Framework::Megatron && neox && !sequence_parallel {
+        1.0
+    } else {
+        2.0
+    }
 }
 
 /// Forward passes of a layer's TP collectives, in units of the forward's 2 all-reduces (4
