@@ -83,6 +83,15 @@ adv-monthly-price-only = Only a monthly (subscription) price is known for { $id 
 adv-subscription-break-even = Subscription: { $note }.
 adv-price-unknown = No price is known for this type (no published list price was found): import yours with `gpuplan catalog import` to compare cost.
 adv-region-undocumented = Regions not documented for { $id }: check availability in { $regions } (console instance-type-by-region page or the provider's stock API) before relying on this plan.
+price-method-other-region = price from { $from }, used for { $wanted } ({ $kind ->
+    [list] list price
+    [user] your price
+    [api] fetched price
+   *[estimate] estimate
+} of another region: prices differ by region, check { $wanted } in the console){ $earlier ->
+    [none] {""}
+   *[other] ; { $earlier }
+}
 adv-price-other-region = Price from { $from }, used for { $regions }: an estimate (¥{ $cny }, { $as_of }); prices differ by region, check the { $regions } price in the console or import it.
 adv-access-restricted = { $id } ({ $family }) is not freely orderable: access = { $access } ({ $note }). Apply or open the ticket before you count on it, and keep a fallback.
 adv-access-note-default = see the provider's docs
@@ -107,6 +116,7 @@ adv-fallback = { $nodes } × { $id } ({ $provider }{ $other ->
 adv-fallback-sep = ;{" "}
 adv-quantization-changes = Quantization changes the answer: { $weights } weights cost ¥{ $cny }/month; the best { $base } plan, { $nodes } × { $id }, costs ¥{ $other }/month ({ $ratio }×). Validate quality on your prompts first.
 adv-weights-native = { $weights } (native)
+adv-quantization-unpriced = Quantized weights ({ $weights }): the best plan with { $base } weights, { $nodes } × { $id }, has no known price, so the cost of quantizing cannot be compared (import its price: `gpuplan catalog import`). Validate quality on your prompts first.
 adv-quantization-only = Only quantized weights ({ $weights }) meet the targets in memory here: no bf16 plan was feasible. Validate quality first.
 adv-quantization-would-cut = Quantizing to { $weights } would cut the cost to ¥{ $other }/month on { $nodes } × { $id } ({ $pct }% less), if quality holds.
 adv-big-card-small-inference = Inference on { $gpu }: ¥{ $cost } per 1k requests; { $nodes } × { $id } costs ¥{ $other }.

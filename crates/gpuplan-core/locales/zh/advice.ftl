@@ -86,6 +86,15 @@ adv-monthly-price-only = { $id } 只有包年包月价格：这个 { $hours } �
 adv-subscription-break-even = 包年包月：{ $note }。
 adv-price-unknown = 该规格没有已知价格（未找到公开价格）：请用 `gpuplan catalog import` 导入价格后再比较费用。
 adv-region-undocumented = { $id } 的售卖地域未见文档：使用本方案前，请先在控制台（按地域查看实例规格）或库存接口确认 { $regions } 是否有售。
+price-method-other-region = 价格来自 { $from }，用于 { $wanted }（另一地域的{ $kind ->
+    [list] 公开价
+    [user] 自有价格
+    [api] 接口查询价
+   *[estimate] 估算价
+}：各地域价格不同，请在控制台核对 { $wanted } 的价格）{ $earlier ->
+    [none] {""}
+   *[other] ；{ $earlier }
+}
 adv-price-other-region = 价格来自 { $from }，用于 { $regions }：仅为估算（¥{ $cny }，{ $as_of }）；各地域价格不同，请在控制台核对 { $regions } 的价格或导入。
 adv-access-restricted = { $id }（{ $family }）不能直接购买：需{ $access }（{ $note }）。请提前申请或提交工单，并准备备选方案。
 adv-access-note-default = 见云厂商文档
@@ -110,6 +119,7 @@ adv-fallback = { $nodes } × { $id }（{ $provider }{ $other ->
 adv-fallback-sep = ；
 adv-quantization-changes = 量化改变了结论：{ $weights } 权重每月 ¥{ $cny }；最优 { $base } 方案 { $nodes } × { $id } 每月 ¥{ $other }（{ $ratio } 倍）。请先用自己的提示词验证效果。
 adv-weights-native = { $weights }（原生格式）
+adv-quantization-unpriced = 本方案使用量化权重（{ $weights }）：使用 { $base } 权重的最优方案 { $nodes } × { $id } 没有已知价格，无法比较量化省下的费用（导入价格：`gpuplan catalog import`）。请先用自己的提示词验证效果。
 adv-quantization-only = 只有量化权重（{ $weights }）能在显存内满足目标：没有可行的 bf16 方案。请先验证效果。
 adv-quantization-would-cut = 若量化到 { $weights } 且效果可接受，{ $nodes } × { $id } 每月 ¥{ $other }（便宜 { $pct }%）。
 adv-big-card-small-inference = 在 { $gpu } 上推理：每千次请求 ¥{ $cost }；{ $nodes } × { $id } 为 ¥{ $other }。

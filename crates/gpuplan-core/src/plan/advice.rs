@@ -574,13 +574,18 @@ fn spot_checkpoint(c: &Ctx) -> Option<Msg> {
     })
 }
 
+/// Little memory left per device. Measured against what the driver reports
+/// ([`Plan::usable_memory_gib`]: 39.4 GiB on an A100-40GB, 29.5 on a 910B4), the capacity the
+/// feasibility check and the table's `free` column use, not the marketed size: against 40 GiB a
+/// plan with 0.1 GiB free read "0.7 GiB left", and a 910B4 plan with 0.3 GiB free (29.2 of 32 =
+/// 91%) got no warning at all.
 fn memory_headroom(c: &Ctx) -> Option<Msg> {
     let need = c.train()?.memory.device_total.gib();
-    let have = c.p.gpu.memory_gib.unwrap_or(0.0);
+    let have = c.p.usable_memory_gib.or(c.p.gpu.memory_gib).unwrap_or(0.0);
     (have > 0.0 && need / have > 0.92).then(|| {
         Msg::new("adv-memory-headroom")
             .arg("left", f1(have - need))
-            .arg("have", f0(have))
+            .arg("have", f1(have))
     })
 }
 
@@ -1112,7 +1117,18 @@ fn quantization_changes(
     top: &super::ServeDetail,
     b: &Plan,
 ) -> Option<(Severity, Msg)> {
-    let (x, y) = (cost(first)?, cost(b)?);
+    let (Some(x), Some(y)) = (cost(first), cost(b)) else {
+        // No price on one side (DeepSeek-V3 int4 on A100 against its native FP8 on H20): the
+        // warning stays, with the plan it could not be compared with.
+        return Some((
+            Warn,
+            Msg::new("adv-quantization-unpriced")
+                .arg("weights", top.weights.name())
+                .arg("base", base_weights(b))
+                .arg("nodes", b.nodes)
+                .arg("id", b.instance.id.as_str()),
+        ));
+    };
     Some((
         Info,
         Msg::new("adv-quantization-changes")
