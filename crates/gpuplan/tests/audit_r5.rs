@@ -133,3 +133,47 @@ fn a_price_from_another_region_is_explained_in_chinese() {
     }
     assert!(seen > 0, "no plan priced from another region: {v}");
 }
+
+fn estimate_text(lang: &str, args: &[&str]) -> (Option<i32>, String) {
+    let cfg = std::env::temp_dir().join(format!("gpuplan-audit-r5-{}", std::process::id()));
+    let o = common::output_checked(
+        Command::new(env!("CARGO_BIN_EXE_gpuplan"))
+            .env("GPUPLAN_CONFIG_DIR", &cfg)
+            .env("COLUMNS", "80")
+            .args(["estimate", "--lang", lang])
+            .args(args),
+    );
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+    )
+}
+
+/// `estimate -m Qwen2.5-7B --task lora --instance ecs.gn7i-c8g1.2xlarge` (the README's LoRA on
+/// one A10) printed "DOES NOT FIT (short by 19.6 GiB)" and nothing to do about it, although
+/// `--recompute full` fits it. A training estimate that does not fit names the levers left
+/// unpulled, and the first of them really fits.
+#[test]
+fn an_estimate_that_does_not_fit_names_a_lever_that_fits() {
+    let base = [
+        "-m",
+        "Qwen2.5-7B",
+        "--task",
+        "lora",
+        "--instance",
+        "ecs.gn7i-c8g1.2xlarge",
+        "--tokens",
+        "1e8",
+    ];
+    let (code, en) = estimate_text("en", &base);
+    assert_eq!(code, Some(3), "{en}");
+    assert!(en.contains("To fit, try --recompute full"), "{en}");
+    assert!(en.contains("gpuplan plan"), "{en}");
+    let (_, zh) = estimate_text("zh", &base);
+    assert!(zh.contains("要放得下，可试 --recompute full"), "{zh}");
+    let mut fixed = base.to_vec();
+    fixed.extend(["--recompute", "full"]);
+    let (code, text) = estimate_text("en", &fixed);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(!text.contains("To fit"), "{text}");
+}

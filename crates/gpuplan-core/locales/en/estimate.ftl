@@ -42,6 +42,7 @@ est-needed = needed per device
 est-no-memory = { $gpu } has no sourced memory size: cannot say whether it fits
 est-fits = { $have } GiB on { $gpu } → fits
 est-does-not-fit = { $have } GiB on { $gpu } → DOES NOT FIT (short by { $short } GiB)
+est-no-fit-hint = To fit, try { $levers }; or let `gpuplan plan` search the parallelism, ZeRO stage, recomputation and micro-batch for this model and task.
 est-offload-ram = host RAM for offload (per GPU)
 est-step-tp = tensor-parallel comm (exposed)
 est-step-cp = context-parallel K/V (exposed)

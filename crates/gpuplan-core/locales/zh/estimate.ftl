@@ -42,6 +42,7 @@ est-needed = 每卡所需
 est-no-memory = { $gpu } 的显存容量没有来源：无法判断是否放得下
 est-fits = { $gpu } 有 { $have } GiB → 放得下
 est-does-not-fit = { $gpu } 有 { $have } GiB → 放不下（差 { $short } GiB）
+est-no-fit-hint = 要放得下，可试 { $levers }；或用 `gpuplan plan` 为该模型和任务搜索并行方式、ZeRO 阶段、重计算与 micro-batch。
 est-offload-ram = 卸载所需主机内存（每卡）
 est-step-tp = 张量并行通信（未重叠）
 est-step-cp = 上下文并行 K/V（未重叠）

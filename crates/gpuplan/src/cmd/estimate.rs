@@ -662,6 +662,12 @@ fn training_report(
     let l = look.lang;
     let mut out = training_header(model, r, c, e, l);
     out.push_str(&memory_section(c, e, look));
+    if let Some(hint) = no_fit_hint(r, c, e) {
+        out.push_str(&format!(
+            "{}\n",
+            render::wrap(&hint.render(l), render::width(), "  ")
+        ));
+    }
     out.push_str(&timeline_block(&e.memory, look));
     match &e.step {
         Some(st) => out.push_str(&step_section(model, r, st, look)),
@@ -769,6 +775,36 @@ fn offload_words(p: &gpuplan_core::workload::Parallelism, l: gpuplan_core::i18n:
         t(p.offload_optimizer, "est-offload-optimizer"),
         t(p.offload_params, "est-offload-params")
     )
+}
+
+/// A training job that does not fit: the levers of this command the user left unpulled
+/// (recomputation, ZeRO-3 over the devices given, micro-batch 1, more devices) and `gpuplan plan`,
+/// which searches them. Audit r5: the README's LoRA on one A10 printed "DOES NOT FIT (short by
+/// 19.6 GiB)" and nothing else, although `--recompute full` fits it.
+fn no_fit_hint(r: &Request, c: &ClusterSpec, e: &TrainingEstimate) -> Option<Msg> {
+    if e.fits || c.gpu.visible_memory().is_none() {
+        return None;
+    }
+    let s = &r.training;
+    let devices = c.nodes * c.gpus_per_node;
+    let mut levers: Vec<String> = vec![];
+    if s.recompute != gpuplan_core::workload::Recompute::Full {
+        levers.push("--recompute full".into());
+    }
+    if devices > 1 && s.parallel.zero < 3 {
+        levers.push("--zero 3".into());
+    }
+    if s.micro_batch > 1 {
+        levers.push("--micro-batch 1".into());
+    }
+    levers.push("--gpus-per-node / --nodes".into());
+    Some(Msg::new("est-no-fit-hint").arg(
+        "levers",
+        gpuplan_core::i18n::Arg::PerLang {
+            en: levers.join(", "),
+            zh: levers.join("、"),
+        },
+    ))
 }
 
 /// Whether the job fits the device's memory, in words.
