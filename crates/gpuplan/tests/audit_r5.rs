@@ -177,3 +177,50 @@ fn an_estimate_that_does_not_fit_names_a_lever_that_fits() {
     assert_eq!(code, Some(0), "{text}");
     assert!(!text.contains("To fit"), "{text}");
 }
+
+fn plan_text(lang: &str, args: &[&str]) -> String {
+    let cfg = std::env::temp_dir().join(format!("gpuplan-audit-r5-{}", std::process::id()));
+    let o = common::output_checked(
+        Command::new(env!("CARGO_BIN_EXE_gpuplan"))
+            .env("GPUPLAN_CONFIG_DIR", &cfg)
+            .env("COLUMNS", "200")
+            .args(["plan", "--lang", lang])
+            .args(args),
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Refusals in the plan table's units and words: `--deadline 30d` for a 55-day job read "takes
+/// 1331.8 h, over the 720.0 h deadline", and the no-fit refusal "ZeRO-3 Full recompute" (the
+/// Rust name; the Chinese text left the recomputation out).
+#[test]
+fn refusals_speak_in_days_and_words() {
+    let slow = [
+        "-m",
+        "Llama-2-13B",
+        "--task",
+        "pretrain",
+        "--tokens",
+        "1e12",
+        "--deadline",
+        "30d",
+    ];
+    let en = plan_text("en", &slow);
+    assert!(en.contains("over the 30.0 d deadline"), "{en}");
+    assert!(!en.contains("720.0 h"), "{en}");
+    assert!(plan_text("zh", &slow).contains("比 30.0 天的期限"));
+    let big = [
+        "-m",
+        "Qwen2.5-72B",
+        "--task",
+        "full",
+        "--tokens",
+        "1e8",
+        "--max-nodes",
+        "1",
+    ];
+    let en = plan_text("en", &big);
+    assert!(en.contains("full recomputation, micro-batch"), "{en}");
+    assert!(!en.contains("Full recompute"), "{en}");
+    assert!(plan_text("zh", &big).contains("全量重计算，微批大小"));
+}

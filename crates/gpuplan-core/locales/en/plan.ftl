@@ -121,8 +121,8 @@ bind-why-sold-out = every matching type was reported sold out by the provider's 
 bind-why-no-match = no instance type matches the provider, region and chip filters
 bind-chip-skipped = { $gpu } skipped: { $why }
 bind-unpriced-left-out = { $n } plan(s) on types with no known price were left out: they cannot be checked against the budget (import prices with `gpuplan catalog import`)
-bind-no-fit = no configuration fits memory: the closest, { $what } with { $layout } { $recompute } recompute at micro-batch { $mb }, needs { $need } GiB per GPU of { $have } GiB
-bind-over-deadline = the fastest plan, { $what }, takes { $h } h, over the { $d } h deadline by { $over } h: allow more nodes (--max-nodes) or more time
+bind-no-fit = no configuration fits memory: the closest, { $what } with { $layout }, { $recompute }, micro-batch { $mb }, needs { $need } GiB per GPU of { $have } GiB
+bind-over-deadline = the fastest plan, { $what }, takes { $h }, over the { $d } deadline by { $over }: allow more nodes (--max-nodes) or more time
 bind-over-budget = cheapest plan { $what } costs ¥{ $x }, over the ¥{ $b } budget by ¥{ $over }{ $spot ->
     [none] {""}
    *[other] ; with spot (if the job tolerates interruption: --interruptible) it is ¥{ $spot }

@@ -1066,7 +1066,7 @@ const DAYS_FROM_HOURS: f64 = 72.0;
 
 /// A duration as shown in tables: hours below 72 h (`80.1 h` / `80.1 小时` above that would
 /// read `10364.6 h`), days from 72 h (`431.9 d` / `431.9 天`).
-fn duration_arg(h: f64) -> Msg {
+pub(crate) fn duration_arg(h: f64) -> Msg {
     if h >= DAYS_FROM_HOURS {
         Msg::new("unit-days").arg("d", f1(h / 24.0))
     } else {
