@@ -224,3 +224,44 @@ fn refusals_speak_in_days_and_words() {
     assert!(!en.contains("Full recompute"), "{en}");
     assert!(plan_text("zh", &big).contains("全量重计算，微批大小"));
 }
+
+/// An Ascend plan's advice spoke of GPUs ("idle GPUs are billed", "confirm the GPU model"); the
+/// Chinese hot/cold storage advice put spaces inside the sentence around product names ("放在
+/// 对象存储 OSS 标准型（本地冗余）（每月"). Both read as written by hand now.
+#[test]
+fn ascend_advice_says_npu_and_chinese_storage_names_sit_in_the_sentence() {
+    let v = plan_json(&[
+        "-m",
+        "Qwen2.5-7B",
+        "--task",
+        "full",
+        "--tokens",
+        "1e9",
+        "--chips",
+        "ascend",
+    ]);
+    let top = &plans(&v)[0];
+    for id in ["auto-release", "unverified-facts"] {
+        let a = advice(top, id).unwrap_or_else(|| panic!("{id} missing"));
+        for lang in ["en", "zh"] {
+            let text = a[lang].as_str().unwrap();
+            assert!(text.contains("NPU") && !text.contains("GPU"), "{text}");
+        }
+    }
+    let v = plan_json(&[
+        "-m",
+        "Llama-3.1-8B",
+        "--task",
+        "pretrain",
+        "--tokens",
+        "2e12",
+        "--deadline",
+        "90d",
+    ]);
+    let zh = advice(&plans(&v)[0], "storage-tiering").expect("tiering advice")["zh"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(zh.contains("数据集放在对象存储"), "{zh}");
+    assert!(!zh.contains("的 文件存储"), "{zh}");
+}

@@ -30,7 +30,10 @@ adv-first-hour = First hour: expect ~{ $rate } { $unit }/s per GPU (MFU { $mfu }
     [mindspore] optimizer-state sharding (MindSpore optimizer parallel, the ZeRO equivalent)
    *[other] ZeRO stage
 }.
-adv-auto-release = The job ends after ~{ $time }: set an automatic release/deletion time on the instances, or script their release after the final checkpoint is uploaded; idle GPUs are billed.
+adv-auto-release = The job ends after ~{ $time }: set an automatic release/deletion time on the instances, or script their release after the final checkpoint is uploaded; idle { $ascend ->
+    [yes] NPUs
+   *[no] GPUs
+} are billed.
 adv-latency-margin = Latency margin: { $what } { $got } ms meets the { $target } ms target by only { $pct }%, within the model's typical error on published runs (about { $margin }%). Benchmark one replica at batch { $batch } before committing; if it misses, cap the engine's concurrent sequences below { $batch } (vLLM --max-num-seqs) and add a replica.
 adv-autoscaling = Replicas: the stated load needs { $needed } (at { $rps } req/s each); the plan runs { $replicas } ({ $peak }× peak headroom, at least { $min } for availability{ $single ->
     [yes] ; one replica is a single point of failure: a node failure or an upgrade takes the service down
@@ -97,7 +100,10 @@ adv-access-restricted = { $id } ({ $family }) is not freely orderable: access = 
 adv-access-note-default = see the provider's docs
 adv-stock-reported = The provider's stock API reported { $id } as low on stock when it was imported ({ $detail }): create the instances early or keep the fallbacks below at hand.
 adv-stock-no-detail = no zone detail
-adv-unverified-facts = Catalog facts behind this plan are { $instance } (instance) / { $chip } (chip): confirm the GPU model and links in the console.
+adv-unverified-facts = Catalog facts behind this plan are { $instance } (instance) / { $chip } (chip): confirm the { $ascend ->
+    [yes] NPU
+   *[no] GPU
+} model and links in the console.
 adv-long-job-no-deadline = No deadline was set, so the cheapest plan ranks first: it runs { $days }. { $nodes } × { $id } finishes in { $faster } for ¥{ $cost } (+{ $extra }); set --deadline to rank plans that meet it by cost.
 adv-stock-fallbacks = If { $id } is out of stock in your zone: { $list }.
 adv-fallback = { $nodes } × { $id } ({ $provider }{ $other ->

@@ -11,7 +11,7 @@ adv-storage-class = 存储：数据读取需要 { $read }；建议使用{ $class
     [yes] 对象存储适合顺序读取的数据集；检查点请先写到文件系统。
    *[no] {""}
 }
-adv-storage-tiering = 更省的冷热分层：{ $object_gib } GiB 数据集放在 { $object }（每月 ¥{ $object_cny }，可满足读取速率），另用 { $cache_gib } GiB 的 { $cache } 存放热数据和检查点（每月 ¥{ $cache_cny }）：合计每月 ¥{ $split }，比全部放在 { $whole_gib } GiB 的 { $class } 上（每月 ¥{ $whole }）便宜。通过缓存层读取（JindoFS/Fluid、带本地缓存的 ossfs/obsfs/cosfs，或文件存储与对象存储的数据流动）。
+adv-storage-tiering = 更省的冷热分层：{ $object_gib } GiB 数据集放在{ $object }（每月 ¥{ $object_cny }，可满足读取速率），另用 { $cache_gib } GiB 的{ $cache }存放热数据和检查点（每月 ¥{ $cache_cny }）：合计每月 ¥{ $split }，比全部放在 { $whole_gib } GiB 的{ $class }上（每月 ¥{ $whole }）便宜。通过缓存层读取（JindoFS/Fluid、带本地缓存的 ossfs/obsfs/cosfs，或文件存储与对象存储的数据流动）。
 adv-image-decode-cores = 图像解码/增强以每秒 { $rate } 个样本计，需约 { $cores } 个主机 vCPU（每个 vCPU 每秒 { $per_core } 张图）{ $have ->
     [short] ；本方案只有 { $vcpus } 个 vCPU，不够，GPU 会空等：改用 GPU 解码（NVIDIA DALI）或 vCPU 更多的规格
     [enough] ；本方案有 { $vcpus } 个 vCPU
@@ -33,7 +33,10 @@ adv-first-hour = 第一个小时：预期每卡约 { $rate } { $unit }/s（MFU {
     [mindspore] 开启优化器状态切分（MindSpore 优化器并行，相当于 ZeRO）
    *[other] 提高 ZeRO 阶段
 }。
-adv-auto-release = 任务约 { $time }结束：为实例设置自动释放时间，或在最后一个检查点上传后用脚本释放；闲置的 GPU 照常计费。
+adv-auto-release = 任务约 { $time }结束：为实例设置自动释放时间，或在最后一个检查点上传后用脚本释放；闲置的 { $ascend ->
+    [yes] NPU
+   *[no] GPU
+} 照常计费。
 adv-latency-margin = 延迟余量：{ $what } { $got } ms 仅比 { $target } ms 的目标低 { $pct }%，在模型对公开测试结果的典型误差（约 { $margin }%）之内。确定前请先在单个副本上以批大小 { $batch } 实测；若未达标，把引擎的并发序列数限制在 { $batch } 以下（vLLM --max-num-seqs）并增加一个副本。
 adv-autoscaling = 副本数：按给定负载需要 { $needed } 个（每个约 { $rps } 请求/秒）；本方案运行 { $replicas } 个（峰值余量 { $peak } 倍，为可用性至少 { $min } 个{ $single ->
     [yes] ；单副本是单点故障，节点故障或升级都会导致服务中断
@@ -100,7 +103,10 @@ adv-access-restricted = { $id }（{ $family }）不能直接购买：需{ $acces
 adv-access-note-default = 见云厂商文档
 adv-stock-reported = 导入时库存接口显示 { $id } 库存紧张（{ $detail }）：请尽早创建实例，或准备下方的备选方案。
 adv-stock-no-detail = 无可用区明细
-adv-unverified-facts = 该方案依据的规格数据并非全部经官方确认（实例：{ $instance }，芯片：{ $chip }）：请在控制台核对 GPU 型号与互联。
+adv-unverified-facts = 该方案依据的规格数据并非全部经官方确认（实例：{ $instance }，芯片：{ $chip }）：请在控制台核对 { $ascend ->
+    [yes] NPU
+   *[no] GPU
+} 型号与互联。
 adv-long-job-no-deadline = 未设置截止时间（--deadline），因此最便宜的方案排在第一：它要运行 { $days }。{ $nodes } × { $id } 只需 { $faster }，费用 ¥{ $cost }（多 { $extra }）；用 --deadline 设定期限后，会在满足期限的方案中按费用排序。
 adv-stock-fallbacks = 若 { $id } 在目标可用区缺货，可选：{ $list }。
 adv-fallback = { $nodes } × { $id }（{ $provider }{ $other ->

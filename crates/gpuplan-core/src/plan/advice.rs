@@ -605,7 +605,11 @@ fn first_hour(c: &Ctx) -> Option<Msg> {
 
 fn auto_release(c: &Ctx) -> Option<Msg> {
     c.train()?;
-    Some(Msg::new("adv-auto-release").arg("time", duration_arg(c.p.hours)))
+    Some(
+        Msg::new("adv-auto-release")
+            .arg("time", duration_arg(c.p.hours))
+            .arg("ascend", yes(c.ascend)),
+    )
 }
 
 /// The unit of work (tokens, images, samples) in both languages.
@@ -921,6 +925,7 @@ fn unverified_facts(c: &Ctx) -> Option<Msg> {
         Msg::new("adv-unverified-facts")
             .arg("instance", names::confidence(i.confidence))
             .arg("chip", names::confidence_word(&c.p.gpu.confidence))
+            .arg("ascend", yes(c.ascend))
     })
 }
 
