@@ -265,3 +265,47 @@ fn ascend_advice_says_npu_and_chinese_storage_names_sit_in_the_sentence() {
     assert!(zh.contains("数据集放在对象存储"), "{zh}");
     assert!(!zh.contains("的 文件存储"), "{zh}");
 }
+
+/// `plan -m Llama-3.1-70B --task inference --rate 10 … --ttft 2 --tpot 0.06`: the advice named
+/// for big cards on small inference read "¥6.898 per 1k requests; 12 × ecs.ebmgn7i.32xlarge costs
+/// ¥11.668." with no word which way it goes; it now says the larger card is the cheaper choice
+/// (and, the other way round, that the smaller cards are).
+#[test]
+fn big_card_advice_says_which_side_is_cheaper() {
+    let v = plan_json(&[
+        "-m",
+        "Llama-3.1-70B",
+        "--task",
+        "inference",
+        "--rate",
+        "10",
+        "--input-tokens",
+        "1000",
+        "--output-tokens",
+        "300",
+        "--ttft",
+        "2",
+        "--tpot",
+        "0.06",
+    ]);
+    let top = &plans(&v)[0];
+    let a = advice(top, "big-card-small-inference").expect("the advice fires on s4");
+    let own = top["serve"]["cost_per_1k_requests"].as_f64().unwrap();
+    let en = a["en"].as_str().unwrap();
+    let other: f64 = en
+        .rsplit('¥')
+        .next()
+        .and_then(|t| t.split([',', ':']).next())
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("{en}"));
+    let (want_en, want_zh) = if other < own {
+        ("the smaller cards are cheaper", "小卡每次请求更便宜")
+    } else {
+        (
+            "the larger card is the cheaper choice",
+            "此处大卡反而更便宜",
+        )
+    };
+    assert!(en.contains(want_en), "{en}");
+    assert!(a["zh"].as_str().unwrap().contains(want_zh), "{a}");
+}

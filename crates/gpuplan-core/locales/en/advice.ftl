@@ -125,4 +125,7 @@ adv-weights-native = { $weights } (native)
 adv-quantization-unpriced = Quantized weights ({ $weights }): the best plan with { $base } weights, { $nodes } × { $id }, has no known price, so the cost of quantizing cannot be compared (import its price: `gpuplan catalog import`). Validate quality on your prompts first.
 adv-quantization-only = Only quantized weights ({ $weights }) meet the targets in memory here: no bf16 plan was feasible. Validate quality first.
 adv-quantization-would-cut = Quantizing to { $weights } would cut the cost to ¥{ $other }/month on { $nodes } × { $id } ({ $pct }% less), if quality holds.
-adv-big-card-small-inference = Inference on { $gpu }: ¥{ $cost } per 1k requests; { $nodes } × { $id } costs ¥{ $other }.
+adv-big-card-small-inference = Inference on { $gpu }: ¥{ $cost } per 1k requests; { $nodes } × { $id } costs ¥{ $other }{ $cheaper ->
+    [yes] : the smaller cards are cheaper per request.
+   *[no] , so the larger card is the cheaper choice here.
+}

@@ -128,4 +128,7 @@ adv-weights-native = { $weights }（原生格式）
 adv-quantization-unpriced = 本方案使用量化权重（{ $weights }）：使用 { $base } 权重的最优方案 { $nodes } × { $id } 没有已知价格，无法比较量化省下的费用（导入价格：`gpuplan catalog import`）。请先用自己的提示词验证效果。
 adv-quantization-only = 只有量化权重（{ $weights }）能在显存内满足目标：没有可行的 bf16 方案。请先验证效果。
 adv-quantization-would-cut = 若量化到 { $weights } 且效果可接受，{ $nodes } × { $id } 每月 ¥{ $other }（便宜 { $pct }%）。
-adv-big-card-small-inference = 在 { $gpu } 上推理：每千次请求 ¥{ $cost }；{ $nodes } × { $id } 为 ¥{ $other }。
+adv-big-card-small-inference = 在 { $gpu } 上推理：每千次请求 ¥{ $cost }；{ $nodes } × { $id } 为 ¥{ $other }{ $cheaper ->
+    [yes] ：小卡每次请求更便宜。
+   *[no] ，此处大卡反而更便宜。
+}
