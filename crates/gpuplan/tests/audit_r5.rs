@@ -309,3 +309,24 @@ fn big_card_advice_says_which_side_is_cheaper() {
     assert!(en.contains(want_en), "{en}");
     assert!(a["zh"].as_str().unwrap().contains(want_zh), "{a}");
 }
+
+/// `models show DeepSeek-V3` opened with Rust's debug names: `(DecoderOnly) … Gated MLP,
+/// RmsNorm, Mla(MlaSpec { q_lora_rank: Some(1536), … })`, in Chinese too. The architecture
+/// line is a sentence of the message catalogs.
+#[test]
+fn model_architecture_line_has_no_debug_names() {
+    let cfg = std::env::temp_dir().join(format!("gpuplan-audit-r5-{}", std::process::id()));
+    for (lang, want) in [("en", "decoder-only"), ("zh", "仅解码器")] {
+        let o = common::output_checked(
+            Command::new(env!("CARGO_BIN_EXE_gpuplan"))
+                .env("GPUPLAN_CONFIG_DIR", &cfg)
+                .args(["models", "show", "DeepSeek-V3", "--lang", lang]),
+        );
+        let text = String::from_utf8_lossy(&o.stdout);
+        let first = text.lines().next().unwrap_or_default();
+        assert!(first.contains(want) && first.contains("MLA"), "{first}");
+        for raw in ["DecoderOnly", "MlaSpec", "Some(", "RmsNorm", "Gated"] {
+            assert!(!first.contains(raw), "{raw}: {first}");
+        }
+    }
+}

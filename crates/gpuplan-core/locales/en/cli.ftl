@@ -76,6 +76,15 @@ fetch-failed-none-written = { $n } of { $total } price request(s) failed; nothin
 prices-none-billing = no { $billing } prices match; `gpuplan prices fetch PROVIDER` gets them
 
 ## gpuplan models
+models-arch = { $name } ({ $structure }): hidden { $hidden }, layers { $layers }, heads { $heads }/{ $kv } kv, head_dim { $head_dim }, ffn { $ffn }, vocab { $vocab }, { $gated ->
+    [yes] gated MLP
+   *[no] plain MLP
+}, { $norm }, { $attention }, context { $context }{ $moe }
+models-structure-decoder_only = decoder-only
+models-structure-encoder_only = encoder-only
+models-structure-encoder_decoder = encoder-decoder
+models-arch-mla = MLA (q_lora_rank { $q }, kv_lora_rank { $kv }, qk_rope_head_dim { $rope })
+models-arch-moe = , MoE { $experts } experts × { $ffn } (top-{ $top }, { $shared } shared, { $dense } dense layers)
 models-col-model = model
 models-col-type = type
 models-col-params = params

@@ -70,6 +70,15 @@ fetch-failed-none-written = { $total } 个价格请求中有 { $n } 个失败；
 prices-none-billing = 没有匹配的 { $billing } 价格；`gpuplan prices fetch PROVIDER` 可获取
 
 ## gpuplan models
+models-arch = { $name }（{ $structure }）：hidden { $hidden }，{ $layers } 层，注意力头 { $heads }/{ $kv } kv，head_dim { $head_dim }，ffn { $ffn }，词表 { $vocab }，{ $gated ->
+    [yes] 门控 MLP
+   *[no] 普通 MLP
+}，{ $norm }，{ $attention }，上下文 { $context }{ $moe }
+models-structure-decoder_only = 仅解码器
+models-structure-encoder_only = 仅编码器
+models-structure-encoder_decoder = 编码器-解码器
+models-arch-mla = MLA（q_lora_rank { $q }，kv_lora_rank { $kv }，qk_rope_head_dim { $rope }）
+models-arch-moe = ，MoE：{ $experts } 个专家 × { $ffn }（top-{ $top }，{ $shared } 个共享专家，{ $dense } 个稠密层）
 models-col-model = 模型
 models-col-type = 类型
 models-col-params = 参数量
