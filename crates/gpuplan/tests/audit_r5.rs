@@ -330,3 +330,38 @@ fn model_architecture_line_has_no_debug_names() {
         }
     }
 }
+
+/// `catalog show GN8 --lang zh` (a family) and `catalog show ecs.gn8v.4xlarge --lang zh` were
+/// English, with the confidence as Rust's `Confirmed`. The family view and the lines under an
+/// instance's data are in the reader's language.
+#[test]
+fn catalog_show_speaks_chinese() {
+    let cfg = std::env::temp_dir().join(format!("gpuplan-audit-r5-{}", std::process::id()));
+    let show = |what: &str| {
+        let o = common::output_checked(
+            Command::new(env!("CARGO_BIN_EXE_gpuplan"))
+                .env("GPUPLAN_CONFIG_DIR", &cfg)
+                .args(["catalog", "show", what, "--lang", "zh"]),
+        );
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let fam = show("GN8");
+    for want in ["规格族 GN8（腾讯云）", "售卖地域：", "来源：", "已确认"] {
+        assert!(fam.contains(want), "{want}: {fam}");
+    }
+    // The wrong-name verdicts are catalog data, in English ("No family called gn8 exists …").
+    for raw in ["type(s)", "Confirmed", "— tencent"] {
+        assert!(!fam.contains(raw), "{raw}: {fam}");
+    }
+    for line in fam.lines() {
+        let t = line.trim_start();
+        assert!(
+            !t.starts_with("regions:") && !t.starts_with("source:"),
+            "{line}"
+        );
+    }
+    let one = show("ecs.gn8v.4xlarge");
+    for want in ["GPU：NVIDIA H20", "购买限制：联系销售", "价格：未知"] {
+        assert!(one.contains(want), "{want}: {one}");
+    }
+}
