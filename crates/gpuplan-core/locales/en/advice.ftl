@@ -43,7 +43,10 @@ adv-autoscaling = Replicas: the stated load needs { $needed } (at { $rps } req/s
    *[no] Keep { $floor } running and autoscale above it for larger peaks
 }: scale on queue length (vLLM `vllm:num_requests_waiting` > 0 for 1–2 min) or KV-cache use (`vllm:gpu_cache_usage_perc` > 0.8), not on GPU utilisation, which continuous batching keeps high. New replicas need minutes to load weights: keep the floor warm.
 adv-filing-duty = Serving a generative model to the public in mainland China falls under the Interim Measures for the Management of Generative AI Services (2023): plan for the algorithm/model filing (备案) and content-safety duties before launch.
-adv-placement-serve = { $replicas } replicas on { $gpus } GPU(s) per instance: run one server per GPU (or per TP group) behind a load balancer.
+adv-placement-serve = { $replicas } replicas on { $gpus } { $gpus ->
+    [one] GPU
+   *[other] GPUs
+} per instance: run one server per GPU (or per TP group) behind a load balancer.
 adv-placement-train = Multi-node: create all nodes in one zone, VPC and subnet, with topology-aware placement (Alibaba deployment set, Huawei same AZ/cluster, Tencent HCC cluster), and { $ascend ->
     [yes] check the NPUs' RoCE ports are up (`hccn_tool -i <npu> -link -g` on every NPU) and that HCCL sees every node (rank table / HCCL_IF_IP)
    *[no] check the RDMA NICs are up (ibv_devinfo)

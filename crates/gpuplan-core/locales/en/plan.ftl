@@ -68,7 +68,10 @@ plan-step-dp = data-parallel comm (exposed)
 plan-step-pp-ep = pipeline p2p + expert all-to-all
 plan-step-step = step
 plan-throughput = throughput { $rate } { $unit }/s ({ $per } per GPU), MFU { $mfu }%; data read { $read }, checkpoint { $ckpt }
-plan-serving = serving: { $replicas } replica(s) × TP{ $tp } ({ $weights } weights), batch size { $batch } per replica at { $rps } req/s each; TTFT { $ttft }, { $tpot } per output token; { $wgib } GiB weights and a { $kv } GiB KV pool ({ $tokens } tokens) per GPU
+plan-serving = serving: { $replicas } { $replicas ->
+    [one] replica
+   *[other] replicas
+} × TP{ $tp } ({ $weights } weights), batch size { $batch } per replica at { $rps } req/s each; TTFT { $ttft }, { $tpot } per output token; { $wgib } GiB weights and a { $kv } GiB KV pool ({ $tokens } tokens) per GPU
 plan-serving-cost = ¥{ $m } per million tokens, ¥{ $k } per 1k requests
 plan-costs-title = cost by billing mode
 plan-col-billing = billing
