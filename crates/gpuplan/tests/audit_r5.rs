@@ -365,3 +365,43 @@ fn catalog_show_speaks_chinese() {
         assert!(one.contains(want), "{want}: {one}");
     }
 }
+
+/// `estimate -m Llama-3.1-70B --task inference --gpu h100-sxm --gpus-per-node 8` runs vLLM's
+/// default TP 1, and said only "use more GPUs (tp)" although 8 GPUs were given. It now names the
+/// smallest TP that fits by the same estimate, and that TP really fits.
+#[test]
+fn a_serving_estimate_that_does_not_fit_names_the_tp_that_does() {
+    let base = [
+        "-m",
+        "Llama-3.1-70B",
+        "--task",
+        "inference",
+        "--gpu",
+        "h100-sxm",
+        "--gpus-per-node",
+        "8",
+        "--batch",
+        "32",
+        "--input-tokens",
+        "2000",
+        "--output-tokens",
+        "500",
+    ];
+    let (code, en) = estimate_text("en", &base);
+    assert_eq!(code, Some(3), "{en}");
+    let tp = en
+        .split("With --tp ")
+        .nth(1)
+        .and_then(|t| t.split_whitespace().next())
+        .unwrap_or_else(|| panic!("{en}"));
+    let (_, zh) = estimate_text("zh", &base);
+    assert!(
+        zh.contains(&format!("用 --tp {tp}（共给出 8 张 GPU）")),
+        "{zh}"
+    );
+    let mut at = base.to_vec();
+    at.extend(["--tp", tp]);
+    let (code, text) = estimate_text("en", &at);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(!text.contains("With --tp"), "{text}");
+}

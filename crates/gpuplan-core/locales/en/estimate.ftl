@@ -80,6 +80,7 @@ est-serve-non-torch = non-torch + CUDA graphs
 est-serve-kv-pool = KV pool
 est-serve-kv = KV capacity: { $blocks } blocks × { $block } = { $tokens } tokens; max concurrency at max_model_len: { $conc }; { $reqs } requests of { $input }+{ $output } tokens at once; longest context at batch { $batch }: { $ctx }
 est-serve-problem = PROBLEM: { $p }
+est-serve-fits-at-tp = With --tp { $tp } (of the { $gpus } GPUs given) the same setup fits.
 est-serve-latency = latency: TTFT { $ttft } for { $input } prompt tokens; { $tpot } per output token at batch { $batch } ({ $rate } tokens/s, { $bound ->
     [bandwidth] bandwidth-bound
    *[compute] compute-bound

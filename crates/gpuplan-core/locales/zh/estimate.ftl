@@ -80,6 +80,7 @@ est-serve-non-torch = 非 torch 显存 + CUDA graph
 est-serve-kv-pool = KV 池
 est-serve-kv = KV 容量：{ $blocks } 个块 × { $block } = { $tokens } 个 token；按 max_model_len 的最大并发：{ $conc }；可同时处理 { $reqs } 个 { $input }+{ $output } token 的请求；批大小 { $batch } 时的最长上下文：{ $ctx }
 est-serve-problem = 问题：{ $p }
+est-serve-fits-at-tp = 用 --tp { $tp }（共给出 { $gpus } 张 GPU）时同样的配置放得下。
 est-serve-latency = 时延：{ $input } 个提示 token 的 TTFT 为 { $ttft }；批大小 { $batch } 时每个输出 token { $tpot }（每秒 { $rate } 个 token，{ $bound ->
     [bandwidth] 受显存带宽限制
    *[compute] 受算力限制

@@ -223,11 +223,20 @@ pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
                         render::fit(&training_report(model, r, cluster, e, &look), w)
                     )
                 }
-                Estimated::Inference { model, r, e, .. } => {
-                    out!(
-                        "{}",
-                        render::fit(&inference_report(&model.name, r, e, &look), w)
-                    )
+                Estimated::Inference {
+                    model,
+                    r,
+                    e,
+                    cluster,
+                } => {
+                    let mut text = inference_report(&model.name, r, e, &look);
+                    if let Some(tp) = fitting_tp(model, r, cluster, e) {
+                        let m = Msg::new("est-serve-fits-at-tp")
+                            .arg("tp", tp)
+                            .arg("gpus", cluster.nodes * cluster.gpus_per_node);
+                        text.push_str(&format!("{}\n", m.render(look.lang)));
+                    }
+                    out!("{}", render::fit(&text, w))
                 }
                 Estimated::Solved {
                     model,
@@ -1168,6 +1177,30 @@ fn budget_how(e: gpuplan_core::workload::Engine) -> &'static str {
 }
 
 /// The serving report: setup, memory table, KV pool, problems and latency.
+/// A serving estimate that does not fit: the smallest larger TP (dividing the heads, within the
+/// GPUs given) at which the same setup fits, by the same estimate. Audit r5: `estimate -m
+/// Llama-3.1-70B --task inference --gpu h100-sxm --gpus-per-node 8` ran TP 1 (vLLM's default)
+/// and said "use more GPUs (tp)" with 8 GPUs on the command line and no number.
+fn fitting_tp(
+    model: &ModelSpec,
+    r: &Request,
+    cluster: &ClusterSpec,
+    e: &InferenceEstimate,
+) -> Option<u64> {
+    let heads = model.transformer()?.heads;
+    if e.memory.fits {
+        return None;
+    }
+    let gpus = cluster.nodes * cluster.gpus_per_node;
+    (r.inference.tp + 1..=gpus)
+        .filter(|tp| heads.is_multiple_of(*tp))
+        .find(|tp| {
+            let mut s = r.inference.clone();
+            s.tp = *tp;
+            estimate_inference(model, &s, cluster, &r.tunables).is_ok_and(|x| x.memory.fits)
+        })
+}
+
 fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, look: &Look) -> String {
     let l = look.lang;
     let (s, m) = (&r.inference, &e.memory);
