@@ -84,7 +84,7 @@ def mosaic(cid, r, fitted=True):
             tunables=dict(attention_efficiency_other=0.32, attention_efficiency_hopper=0.2)))
 
 
-def megatron(cid, r, tp, pp, dp, mb, accum, zero=0, note=""):
+def megatron(cid, r, tp, pp, dp, mb, accum, zero=0, note="", vp=None, ddp_overlap=None):
     s = r["setup"]
     hw = dict(A100)
     n = tp * pp * dp
@@ -99,7 +99,9 @@ def megatron(cid, r, tp, pp, dp, mb, accum, zero=0, note=""):
             config=gpt_cfg(s["hidden"], s["layers"], s["heads"], s.get("vocab", 51200), s["seq_len"], dropout=True),
             training=dict(task="pretrain", precision="amp_fp16", framework="megatron", micro_batch=mb,
                           seq_len=s["seq_len"], grad_accum=accum, recompute="full", attention="eager",
-                          parallel=dict(tp=tp, pp=pp, zero=zero)),
+                          parallel=dict(tp=tp, pp=pp, zero=zero,
+                                        **({"virtual_stages": vp} if vp else {}),
+                                        **({"overlap_grad_reduce": ddp_overlap} if ddp_overlap is not None else {}))),
             hardware=hw))
 
 
@@ -234,6 +236,23 @@ def main(path):
     megatron("megatron-a100-530b-2520gpu", rows["megatron-a100-530b-2520gpu"], 8, 35, 9, 1, 280,
              note="Interleaved schedule in the run; plain 1F1B here.")
     megatron("megatron-a100-1t-3072gpu", rows["megatron-a100-1t-3072gpu"], 8, 64, 6, 1, 512)
+    # Round 5: the table's other five rows, held out (the source fits nothing), with run_table_1.sh's
+    # layout as the run had it: DDP=torch buckets and overlaps the gradient all-reduce with backward
+    # (torch.nn.parallel.DistributedDataParallel), DDP=local (Megatron's own) all-reduces after the
+    # backward (megatron/model/distributed.py allreduce_gradients, 2021); the interleaved schedule
+    # where the script sets --num-layers-per-virtual-pipeline-stage (layers / PP / that = VP).
+    torch_ddp = "DDP=torch: PyTorch DDP's bucketed all-reduce overlaps the backward (overlap_grad_reduce)."
+    local_ddp = "DDP=local: Megatron's local DDP all-reduces the gradients after the backward (not overlapped)."
+    for cid, tp, pp, dp, mb, accum, vp, overlap in [
+            ("megatron-a100-3.6b-64gpu", 2, 1, 32, 16, 1, None, True),
+            ("megatron-a100-7.5b-128gpu", 4, 1, 32, 16, 1, None, True),
+            ("megatron-a100-39b-512gpu", 8, 2, 32, 4, 12, None, False),
+            ("megatron-a100-76b-1024gpu", 8, 4, 32, 2, 28, 3, False),
+            ("megatron-a100-310b-1920gpu", 8, 16, 15, 1, 144, 2, False)]:
+        vp_note = (f" Interleaved 1F1B with {vp} virtual stages (--num-layers-per-virtual-pipeline-stage "
+                   f"{rows[cid]['setup']['layers_per_virtual_stage']})." if vp else "")
+        megatron(cid, rows[cid], tp, pp, dp, mb, accum, vp=vp, ddp_overlap=overlap,
+                 note="Round 5, held out. " + (torch_ddp if overlap else local_ddp) + vp_note)
     megatron("megatron-175b-ptd-384gpu", rows["megatron-175b-ptd-384gpu"], 8, 12, 4, 1, 384,
              note="Model-parallel size 96 read as TP 8 × PP 12.")
     megatron("megatron-175b-ptd-1536gpu", rows["megatron-175b-ptd-1536gpu"], 8, 12, 16, 1, 96,
@@ -472,6 +491,40 @@ def main(path):
            "2023-10), whose submit_benchmarks.py sets attn_impl to its default, triton.")
     misses["mpt13b-h100-8gpu-s2048"] = mb2
     misses["mpt13b-h100-64gpu-s2048"] = mb2
+    # Round 5 (every remaining row of the table, held out from the fit): the 16- and 32-GPU rows of
+    # the same series run at the same rate (4,767 and 4,811 tokens/s/GPU) and miss the same way.
+    misses["mpt13b-h100-16gpu-s2048"] = mb2
+    misses["mpt13b-h100-32gpu-s2048"] = mb2
+    small = ("FIXME: the table's smallest models are over-predicted, and more so with shorter sequences and more "
+             "GPUs: MPT-125M on 8 A100-40GB +19.1% at 32k tokens to +31.6% at 512, at 2k tokens +25.6% on 8 GPUs to "
+             "+38.2% on 128 (published 136k -> 124k tokens/s/GPU at the same micro-batch of 26, the model flat at "
+             "171k); A100-80GB +5.3% at 64k to +30.4% at 512; MPT-760M on 8 A100-80GB +3.1% at 4k but +22.0%/+29.6% "
+             "at 1k/512; MPT-350M on 128 A100-40GB +20.1% (8 GPUs +12.3%); MPT-1B on 512 H100 +23.2% (128 GPUs "
+             "+11.2%). Not modelled: a cost per layer and micro-batch that does not shrink with the layer's width "
+             "(d_model 768-2048: Composer/FSDP's per-unit hooks, all-gather and reduce-scatter launches and their "
+             "NCCL latency, ~20 kernels per layer launched from the host), which weighs most where a micro-batch's "
+             "GEMMs are shortest; the published rate falling with the GPU count at a fixed micro-batch points at the "
+             "collectives' latency growing with the ring. Not determined from the table.")
+    for k in ["mpt125m-a100-40g-8gpu-s4096", "mpt125m-a100-80g-8gpu-s4096", "mpt125m-a100-80g-8gpu-s2048",
+              "mpt125m-a100-80g-8gpu-s2048-mb32", "mpt125m-a100-40g-8gpu-s2048", "mpt125m-a100-80g-8gpu-s1024",
+              "mpt125m-a100-40g-8gpu-s1024", "mpt125m-a100-80g-8gpu-s512", "mpt125m-a100-40g-8gpu-s512",
+              "mpt125m-a100-40g-16gpu-s2048", "mpt125m-a100-40g-32gpu-s2048", "mpt125m-a100-40g-64gpu-s2048",
+              "mpt125m-a100-40g-128gpu-s2048", "mpt350m-a100-40g-128gpu-s2048", "mpt760m-a100-80g-8gpu-s1024",
+              "mpt760m-a100-80g-8gpu-s512", "mpt1b-h100-512gpu-s2048"]:
+        misses[k] = small
+    misses["mpt1b-a100-40g-32gpu-s2048"] = (
+        "FIXME: +31.2%: the row is 18% below both neighbours of its own series (MPT-1B at 2k tokens on A100-40GB: "
+        "16 GPUs 19,085, 32 GPUs 15,555, 64 GPUs 19,001, 128 GPUs 18,647 tokens/s/GPU; micro-batch 8-10), which "
+        "the model puts at +7.1%, +7.5% and +9.5%. A slowdown of this one run (its MFU 45.4% against 54.4-55.7% "
+        "for the others) that no modelled mechanism follows; kept, not skipped, since the row itself is "
+        "consistent (its MFU matches its tokens/s).")
+    misses["mpt70b-a100-40g-64gpu-s2048-ac"] = (
+        "FIXME: +40.5%: MPT-70B on 64 A100-40GB at micro-batch 2 runs 276 tokens/s/GPU (35.9% MFU) while the "
+        "128-GPU row at micro-batch 4 runs 376 (48.9%, +3.3% modelled). Candidates, not determined: memory "
+        "pressure on the 40 GB part (full-shard states of 70B over 64 GPUs, 16 B/param: 16.2 GB, plus gathered "
+        "layers and checkpoints at 80 layers; the caching allocator's retries near the limit are not modelled), "
+        "and the mb2 pattern of the MPT-13B H100 rows (small micro-batches under FSDP: the modelled gather and "
+        "reduce-scatter traffic, hidden behind compute, is a larger share of it than at micro-batch 4).")
     misses["mpt30b-h100-8gpu-s8192-ac"] = (
         "FIXME: +22%: the 7B/13B rows at 8k-32k on H100 are within 10% with the Triton FlashAttention-1 efficiency, "
         "the 30B row at 8k (micro-batch 1, 21 accumulation steps) is not; the cause is not identified. Published "
@@ -480,6 +533,12 @@ def main(path):
         "7B (s4096 -> s8192 -> s32768: +0.028/+0.157 published, +0.024/+0.147 modelled) and 13B (s1024 -> s4096 -> "
         "s16384: +0.030/+0.123, +0.029/+0.115) the increments agree within 15%, so the attention kernel's efficiency "
         "is not the cause (30B's 56 heads are of the same size, 128).")
+    misses["mpt30b-a100-80g-8gpu-s8192-ac"] = (
+        "FIXME: +24.7%, the H100 30B row's anomaly on A100-80GB (round 5, held out): at micro-batch 1 with 21 "
+        "accumulation steps the published rate falls from 814 (s4096, -3.4% modelled) to 574 tokens/s/GPU at "
+        "s8192, per-token time +0.514 ms for the added 4k tokens of span where the s2048 -> s4096 step costs "
+        "+0.137 ms on the same GPUs (916 -> 814); attention's share grows linearly in the span, so the kernel model gives about "
+        "twice, not 3.8x. As for the H100 row (mpt30b-h100-8gpu-s8192-ac) the cause is not identified.")
     # Within their band since the shape-aware compute model (issue 10): element-wise traffic and
     # the last pipeline stage's LM head explain the small-GEMM over-prediction.
     for k in ["megatron-175b-ptd-384gpu", "megatron-a100-1.7b-32gpu", "megatron-a100-18b-256gpu"]:

@@ -123,15 +123,20 @@ def titan_memory(r):
                 unit="GiB (torch.cuda.memory_stats reserved_bytes.all.peak)", notes=notes, workload=w)
 
 
-def trainy_memory(r):
-    """Trainy's torchtitan e7c0cae run on 4 and 8 nodes of 8 H200 (June 2025): Llama 3.1 8B,
-    FSDP over all GPUs, local batch 2 x 8192, per-op SAC, compile, Float8 linears."""
-    s = r["setup"]
+def trainy_workload(s):
+    """The workload of Trainy's torchtitan e7c0cae H200 rows (shared by their memory and throughput
+    cases): Llama 3.1 8B, FSDP over all GPUs, local batch 2 x 8192, per-op SAC, compile, Float8."""
     training = dict(task="pretrain", precision="fp8", micro_batch=2, seq_len=8192, grad_accum=1,
                     recompute="selective_op", attention="flash", compiled=True, compiled_loss=True,
                     parallel=dict(tp=1, pp=1, cp=1, zero=3))
-    w = dict(kind="training", model="Llama-3.1-8B", training=training,
-             hardware=dict(gpu="h200", gpus_per_node=8, inter_link="rdma", inter_gbit=3200.0, nodes=s["nodes"]))
+    return dict(kind="training", model="Llama-3.1-8B", training=training,
+                hardware=dict(gpu="h200", gpus_per_node=8, inter_link="rdma", inter_gbit=3200.0, nodes=s["nodes"]))
+
+
+def trainy_memory(r):
+    """Trainy's torchtitan e7c0cae run on 4 and 8 nodes of 8 H200 (June 2025): Llama 3.1 8B,
+    FSDP over all GPUs, local batch 2 x 8192, per-op SAC, compile, Float8 linears."""
+    w = trainy_workload(r["setup"])
     notes = ("torchtitan e7c0cae (June 2025) on H200s: FSDP2 over all GPUs (data_parallel_shard_degree -1), "
              "local batch 2, seq_len 8192 and per-op selective checkpointing from train_configs/llama3_8b.toml "
              "@e7c0cae (lines 34, 56-57), --training.compile, Float8 linears (tensorwise, FSDP float8 all-gather). "

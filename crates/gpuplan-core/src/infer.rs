@@ -16,7 +16,7 @@ use crate::model::{
 };
 use crate::units::{compute_time, transfer_time, Bandwidth, Bytes, FlopRate, Flops, Seconds};
 use crate::workload::{
-    DecodeKvReads, Engine, InferenceSetup, TpAllReduce, VllmProfiler, WeightFormat,
+    parse_release, DecodeKvReads, Engine, InferenceSetup, TpAllReduce, VllmProfiler, WeightFormat,
 };
 use serde::Serialize;
 
@@ -218,6 +218,44 @@ pub fn vllm_non_torch_gib(s: &InferenceSetup, tun: &Tunables) -> f64 {
     }
 }
 
+/// NCCL's NVLS channels on sm90 (`NVLS_NCHANNELS_SM90`, src/transport/nvls.cc, NVIDIA/nccl
+/// v2.25.1-1 to v2.27.x; a flat `NCCL_NVLS_NCHANNELS` default of 16 since v2.22.3-1). sm100 takes
+/// 32, but no catalog part with `nvswitch_sharp` is a Blackwell.
+pub const NCCL_NVLS_CHANNELS_SM90: f64 = 16.0;
+/// One NVLS buffer: `NCCL_NVLS_CHUNKSIZE` (128 KiB) × `NCCL_STEPS` (8), bytes (nvls.cc
+/// `ncclNvlsBufferSetup`: `buffSize = nvlsStepSize * NCCL_STEPS`, v2.22.3-1 on).
+pub const NCCL_NVLS_BUFFER_BYTES: f64 = 128.0 * 1024.0 * 8.0;
+/// First vLLM release on torch 2.7, whose wheels pin nvidia-nccl-cu12 2.26.2 (NCCL ≥ 2.22's NVLS
+/// sizing). Earlier torch builds carry NCCL 2.20.5/2.21.5, whose NVLS buffers scale with the
+/// ring's channel count (`comm->nChannels × 2 × (buffSize + 2 MiB)`): not modelled.
+pub const VLLM_FIRST_NCCL_2_26: [u64; 3] = [0, 9, 0];
+
+/// NCCL's NVLink SHARP (NVLS) buffers per GPU that the engine's TP communicator holds when vLLM
+/// measures its memory, GiB. NCCL turns NVLS on by itself (`NCCL_NVLS_ENABLE` default 2: on where
+/// the driver reports multicast support) for a communicator over more than two GPUs
+/// (`ncclNvlsInit`: `gpuCount <= 2` returns), and every rank maps `nvlsTotalSize = nChannels × 2 ×
+/// buffSize × nHeads` of its own physical memory (`nvlsAllocateMem` → `cuMemCreate(ucsize)`),
+/// one head per GPU (vLLM issue #9699's 8 × H200 log: "nHeads 8 … nvlsPerRankSize 301989888
+/// nvlsTotalSize 2415919104", NCCL 2.20's larger buffers). vLLM sets `NCCL_CUMEM_ENABLE=0`
+/// (vllm/__init__.py, later vllm/env_override.py unless multi-node NVLink's IMEX channels exist),
+/// so NCCL connects at init rather than at the first collective; either way the pynccl TP
+/// communicator holds them before the profile run ends (its all-reduces of the profile batch
+/// exceed custom all-reduce's 8 MiB). One communicator is counted: 128 MiB at TP 4 on H100.
+/// SGLang sets `NCCL_NVLS_ENABLE` from `enable_nccl_nvls` (default off); TensorRT-LLM and the
+/// static engines are not charged (their NCCL release and NVLS use were not checked).
+pub fn nccl_nvls_gib(s: &InferenceSetup, gpu: &GpuSpec) -> f64 {
+    let release_ok = s
+        .engine_version
+        .as_deref()
+        .and_then(parse_release)
+        .is_none_or(|v| v >= VLLM_FIRST_NCCL_2_26);
+    if s.engine != Engine::Vllm || gpu.nvswitch_sharp != Some(true) || s.tp <= 2 || !release_ok {
+        return 0.0;
+    }
+    let bytes = NCCL_NVLS_CHANNELS_SM90 * 2.0 * NCCL_NVLS_BUFFER_BYTES * s.tp as f64;
+    Bytes(bytes).gib()
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ServingMemory {
     /// The engine whose rule sized the pool.
@@ -374,6 +412,7 @@ fn engine_charge(
                     .0
                     .max(vllm_sampler_peak(t, tokens, seqs).0),
             );
+            let nccl = nccl + nccl_nvls_gib(s, gpu);
             let non_torch = Bytes::from_gib(vllm_non_torch_gib(s, tun) + nccl);
             let cudagraph = Bytes::from_gib(tun.vllm_cudagraph_gib);
             let budget = visible * s.gpu_memory_utilization;
@@ -834,9 +873,11 @@ struct Steps<'a> {
 }
 
 impl Steps<'_> {
-    /// TP in prefill: 2 all-reduces per layer of `tokens`·h 16-bit activations over the
-    /// intra-node link.
-    fn prefill_comm(&self, tokens: f64) -> Seconds {
+    /// Bandwidth term of TP's 2 all-reduces per layer of `tokens`·h 16-bit activations over the
+    /// intra-node link (ring volume 2(t−1)/t of the message): a prefill's prompt tokens, or a
+    /// decode step's batch (at batch 480 on Llama-3.1-70B, 480 × 8192 × 2 B = 7.9 MB per
+    /// all-reduce, whose bytes the latency term alone did not charge).
+    fn tp_comm(&self, tokens: f64) -> Seconds {
         let tp = self.s.tp as f64;
         match self.gpu.intra_link_bandwidth() {
             Some(bw) if self.s.tp > 1 => {
@@ -882,7 +923,7 @@ impl Steps<'_> {
             + Seconds(self.tun.engine_prefill_overhead_s)
             + self.comm_lat
             + self.layer_lat
-            + self.prefill_comm(tokens)
+            + self.tp_comm(tokens)
     }
 
     /// Seconds of one linear over `rows` tokens on this rank: column-parallel linears split
@@ -1007,7 +1048,7 @@ pub fn latency(
     let batch = s.batch as f64;
     let ctx = (s.input_tokens + img.kv_tokens + s.output_tokens / 2) as f64;
     let step = steps.decode(batch, ctx);
-    let per_token = step.time() + steps.comm_lat + steps.layer_lat;
+    let per_token = step.time() + steps.comm_lat + steps.tp_comm(batch) + steps.layer_lat;
     Ok(Latency {
         ttft: steps.prefill(n, 1.0, other_flops),
         batch_prefill: steps.prefill(n, batch, other_flops),

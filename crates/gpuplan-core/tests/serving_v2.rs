@@ -694,8 +694,11 @@ fn median(v: &mut [f64]) -> f64 {
 fn serving_out_of_sample_medians_are_within_their_bands() {
     let mut g = serving_errors();
     // Targets met (issue 11 item 6): throughput ≤ 10%, weights ≤ 5%.
+    // Throughput: 7.62% over 37 since the decode steps' TP all-reduces pay their ring volume
+    // (7.31% before; the 19 Llama rows went 7.59% -> 8.7%); TensorRT-LLM v0.6.1's GPT-J 6B and
+    // Falcon-180B rows (18, held out) joined the 19 Llama rows.
     let thr = median(g.get_mut("throughput").expect("throughput cases"));
-    assert!(thr <= 0.10, "throughput median |error| {thr}");
+    assert!(thr <= 0.0763, "throughput median |error| {thr}");
     let w = median(g.get_mut("weights").expect("weight cases"));
     assert!(w <= 0.05, "weights median |error| {w}");
     // TPOT target 10% met: 5.0% over 13 gpt-fast rows at batch 1 (13.9% before every step paid
@@ -708,12 +711,15 @@ fn serving_out_of_sample_medians_are_within_their_bands() {
     // step paid its layers' fixed time and serving's FP8 GEMMs took training's ratio; the
     // 128-token A100 and H100 TP 4 rows stay recorded misses: the A100's GEMMs at the ridge and
     // a residual that grows with TP 4).
+    // 8.42% over 19 since v0.5's GPT-J 6B and Falcon-180B first-token rows (10, held out) joined
+    // the nine Llama rows (8.93%); Falcon's A100 128-token and H100 FP8 TP 8 2048-token rows are
+    // recorded misses (-21.5%, -20.6%).
     let ttft = median(g.get_mut("ttft").expect("ttft cases"));
-    assert!(ttft <= 0.10, "TTFT median |error| {ttft}");
+    assert!(ttft <= 0.0843, "TTFT median |error| {ttft}");
     // KV capacity target 5% met: 3.9% over eight cases (1.2% to 5.2% for six vLLM V0/V1 and
-    // SGLang logs, and two recorded misses, Qwen3-235B on vLLM (+20%) and the T4 TP 2 row
-    // (+14%, +168% before vLLM's 65536-token max_model_len from the linear RoPE factor was
-    // read)); 6.5% over nine before each vLLM release's accounting of the memory outside torch
+    // SGLang logs, and two recorded misses, Qwen3-235B on vLLM (+19%, +20% before NCCL's NVLS
+    // buffers) and the T4 TP 2 row (+14%, +168% before vLLM's 65536-token max_model_len from
+    // the linear RoPE factor was read)); 6.5% over nine before each vLLM release's accounting of the memory outside torch
     // was modelled (the A100 Llama-2-7B row is now in-sample for that rule's constant).
     let kv = median(g.get_mut("kv_capacity").expect("kv cases"));
     assert!(kv <= 0.05, "KV capacity median |error| {kv}");
@@ -723,7 +729,7 @@ fn serving_out_of_sample_medians_are_within_their_bands() {
         "KV cases out of sample"
     );
     assert!(
-        g.get("throughput").map_or(0, Vec::len) + g.get("ttft").map_or(0, Vec::len) >= 25,
+        g.get("throughput").map_or(0, Vec::len) + g.get("ttft").map_or(0, Vec::len) >= 56,
         "the serving cases went missing"
     );
 }
@@ -984,4 +990,83 @@ fn vllm_charges_the_sampler_warm_up_of_its_profile_run() {
     // forward peak the smaller sampler hides behind.
     let (big, small) = (pool(1024), pool(4));
     assert!(small - big > 3.5 && small - big < 4.7, "{big} vs {small}");
+}
+
+// ---- NCCL's NVLink SHARP buffers (vLLM on NVSwitch parts) ----
+
+#[test]
+fn nvls_buffers_follow_nccls_sizing_and_gates() {
+    use gpuplan_core::infer::{nccl_nvls_gib, serving_memory};
+    use gpuplan_core::workload::Engine;
+    let h100 = find_gpu("h100-sxm").expect("gpu");
+    let at = |tp: u64, engine: Engine, version: Option<&str>| InferenceSetup {
+        engine,
+        engine_version: version.map(str::to_string),
+        ..setup(1, tp, WeightFormat::Bf16)
+    };
+    // nvls.cc (NCCL 2.26.2): 16 channels × 2 × (128 KiB × 8 steps) × one head per GPU.
+    let mib = |x: f64| x * 1024.0;
+    assert_eq!(mib(nccl_nvls_gib(&at(4, Engine::Vllm, None), h100)), 128.0);
+    assert_eq!(mib(nccl_nvls_gib(&at(8, Engine::Vllm, None), h100)), 256.0);
+    assert_eq!(
+        nccl_nvls_gib(&at(8, Engine::Vllm, Some("0.10.0")), h100),
+        0.25
+    );
+    // ncclNvlsInit returns at two GPUs or fewer; SGLang turns NVLS off; the NCCL 2.20/2.21
+    // sizing of releases before torch 2.7 is not modelled; no NVLS without NVSwitch SHARP.
+    assert_eq!(nccl_nvls_gib(&at(2, Engine::Vllm, None), h100), 0.0);
+    assert_eq!(nccl_nvls_gib(&at(4, Engine::Sglang, None), h100), 0.0);
+    assert_eq!(
+        nccl_nvls_gib(&at(4, Engine::Vllm, Some("0.6.3")), h100),
+        0.0
+    );
+    for part in ["a100-80g", "h100-pcie", "rtx-4090"] {
+        let g = find_gpu(part).expect("gpu");
+        assert_eq!(nccl_nvls_gib(&at(4, Engine::Vllm, None), g), 0.0, "{part}");
+    }
+    // vLLM's rule charges it outside torch: the pool shrinks by exactly that much.
+    let m = &find_preset("Llama-2-70B").expect("preset").model;
+    let tun = Tunables::default();
+    let mut plain = h100.clone();
+    plain.nvswitch_sharp = None;
+    let with = serving_memory(m, &at(4, Engine::Vllm, None), h100, &tun).expect("pool");
+    let without = serving_memory(m, &at(4, Engine::Vllm, None), &plain, &tun).expect("pool");
+    let d = (without.kv_pool.0 - with.kv_pool.0) / (1u64 << 20) as f64;
+    assert!((d - 128.0).abs() < 1e-6, "{d} MiB");
+}
+
+// ---- A replica under load (plan/load.rs) ----
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(32))]
+    /// On the estimator's own prefill and decode times, for every engine's prefill placement: the
+    /// loaded TPOT is never below the unloaded one and never falls as the rate rises (nor does the
+    /// loaded TTFT), up to the replica's capacity, where it is D + b·P/O.
+    #[test]
+    fn loaded_latency_rises_with_the_rate(
+        e in 0usize..4, batch in 1u64..512, input in 16u64..8192, output in 1u64..2048,
+        f1 in 0.0f64..1.0, f2 in 0.0f64..1.0,
+    ) {
+        use gpuplan_core::plan::load::{PrefillMixing, Replica};
+        use gpuplan_core::workload::Engine;
+        let engine = [Engine::Vllm, Engine::Sglang, Engine::Trtllm, Engine::Static][e];
+        let m = &find_preset("Qwen2.5-7B").expect("preset").model;
+        let gpu = find_gpu("a100-80g").expect("gpu");
+        let s = InferenceSetup { engine, batch, input_tokens: input, output_tokens: output,
+            ..setup(batch, 1, WeightFormat::Bf16) };
+        let l = latency(m, &s, gpu, &Tunables::default()).expect("latency");
+        let r = Replica { prefill: l.ttft.0, step: l.time_per_token.0, input, output, batch,
+            mixing: PrefillMixing::of(engine, 2048) };
+        let cap = r.capacity();
+        let (lo, hi) = (r.at(cap * f1.min(f2)), r.at(cap * f1.max(f2)));
+        proptest::prop_assert!(lo.time_per_token.0 >= l.time_per_token.0);
+        proptest::prop_assert!(hi.time_per_token.0 >= lo.time_per_token.0);
+        proptest::prop_assert!(hi.ttft.0 >= lo.ttft.0 && lo.ttft.0 >= l.ttft.0);
+        if f1 != f2 {
+            proptest::prop_assert!(hi.time_per_token.0 > lo.time_per_token.0);
+        }
+        let full = r.at(cap).time_per_token.0;
+        let want = l.time_per_token.0 + batch as f64 * l.ttft.0 / output as f64;
+        proptest::prop_assert!((full - want).abs() <= 1e-9 * want, "{full} vs {want}");
+    }
 }

@@ -173,8 +173,11 @@ fn training_accuracy_stays_within_todays_bands() {
         .iter()
         .filter(|(k, o)| *k && !train(o.kind))
         .count();
+    // 10 since TensorRT-LLM's Falcon-180B first-token rows (A100 128 tokens -21.5%, H100 FP8
+    // TP 8 2048 tokens -20.6%) joined as held-out cases; 11 since the decode steps' TP
+    // all-reduces pay their ring volume (Falcon-180B H100 FP8 TP 4 2048/2048 -18.8% -> -20.3%).
     assert!(
-        known_serving <= 8,
+        known_serving <= 11,
         "{known_serving} known deviations (serving)"
     );
     // Measured 8.98%, unchanged by QLoRA's NF4 dequantization (torchtune's 4090 tokens/s rows are
@@ -191,8 +194,15 @@ fn training_accuracy_stays_within_todays_bands() {
     // to 13.7%; the Llama 3 8B cards' hours, at ~15% MFU, stay far off; 13.7% over 17 since
     // GPT-NeoX-20B, Pythia-1B, StarCoderBase and TinyLlama's published runs were added with their
     // stated layouts: 14.8% before StarCoderBase's fp32 gradient reduction, -15.0% -> -9.6%).
+    // 9.28% over 292 since round 5's held-out rows, no constant changed: 10.38% over 129 with
+    // Megatron-Bridge's 29 H100 rows (NeMo 25.09-26.06 performance tables: Llama 3 8B/70B/405B FP8,
+    // Qwen3-30B-A3B/235B-A22B and DeepSeek-V3 MoE; 21.6% alone), then the 163 remaining rows of
+    // llm-foundry's benchmark table (8.16% alone; the source fits the efficiency constants on 10
+    // other rows, so they are out-of-sample but not leave-one-source-out), 9.14% over 297 with the
+    // five SC21 Table 1 rows of Megatron-LM not converted before (-3.7% to +7.6%), 9.14% over 299 with
+    // Trainy's two torchtitan H200 tokens/s rows (-10.7%, -9.1%). 8.98% over the 100 before round 5.
     assert!(
-        tput <= 0.0899,
+        tput <= 0.0915,
         "training throughput out-of-sample median {tput:.4}"
     );
     assert!(hours <= 0.1377, "GPU-hours out-of-sample median {hours:.4}");
@@ -214,8 +224,12 @@ fn training_accuracy_stays_within_todays_bands() {
     // Megatron-Core's fused q/k/v carrying one LoRA adapter (workload.rs `fused_for`); 13: its 13B
     // SFT row (-30.7% -> -19.2%) with the same model's pretraining VP (10) for the unstated one;
     // 12: torchtitan's 405B CP 8 row (+36.8% -> +13.7%) with torch's ring per round over one NIC per ring.
+    // 29 since Megatron-Bridge's held-out rows: 8 FP8 Llama rows (-20.2% to -24.3%), the 7
+    // Qwen3-30B-A3B rows (+36% to +187%) and 2 Qwen3-235B-A22B rows (+58.2%, +20.9%); 51 with
+    // llm-foundry's remaining rows: 17 small-model rows (MPT-125M to 1B, +20% to +38%), the
+    // MPT-13B H100 micro-batch-2 rows at 16 and 32 GPUs, and three single rows (gen_cases.py).
     assert!(
-        known <= 12,
+        known <= 51,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes

@@ -1058,3 +1058,55 @@ fn vit_plans_take_the_host_ceiling_in_images() {
         }
     }
 }
+
+/// A serving plan keeps its latency promise under the load it was sized for: at the most
+/// requests per second per replica it claims, the TPOT a user sees while the replica also
+/// prefills other prompts (D / (1 − r·P), re-derived here from the plan's unloaded figures) is
+/// within `--tpot`, the loaded TTFT it reports at its peak rate is within `--ttft`, and the
+/// replicas carry the peak. Before the loaded model the plans were sized at D ≤ target and a
+/// rate at full capacity, where the loaded TPOT is D + b·P/O, over the target whenever D was
+/// near it: the first assertion failed.
+#[test]
+fn serving_plans_meet_their_targets_under_load() {
+    for engine in ["vllm", "sglang", "trtllm"] {
+        for (rate, ttft, tpot) in [(5.0, 1.0, 0.05), (20.0, 0.5, 0.03)] {
+            let (r, f, t) = (rate.to_string(), ttft.to_string(), tpot.to_string());
+            let (_, v) = plan_json(&[
+                "-m",
+                "Qwen2.5-7B",
+                "--task",
+                "inference",
+                "--engine",
+                engine,
+                "--rate",
+                &r,
+                "--ttft",
+                &f,
+                "--tpot",
+                &t,
+                "--top",
+                "50",
+            ]);
+            let ps = plans(&v);
+            assert!(!ps.is_empty(), "{engine} {rate}: no plan");
+            for s in ps.iter().map(|p| &p["serve"]) {
+                let rps = s["requests_per_second_per_replica"].as_f64().unwrap();
+                let (p, d) = (
+                    s["latency"]["ttft"].as_f64().unwrap(),
+                    s["latency"]["time_per_token"].as_f64().unwrap(),
+                );
+                assert!(d / (1.0 - rps * p) <= tpot * (1.0 + 1e-9), "{engine}: {s}");
+                let load = &s["load"];
+                assert!(
+                    load["time_per_token"].as_f64().unwrap() <= tpot * (1.0 + 1e-9),
+                    "{s}"
+                );
+                assert!(load["ttft"].as_f64().unwrap() <= ttft * (1.0 + 1e-9), "{s}");
+                assert!(load["time_per_token"].as_f64().unwrap() >= d, "{s}");
+                let replicas = s["replicas"].as_f64().unwrap();
+                assert!(replicas * rps >= rate * 1.25 * (1.0 - 1e-9), "{s}");
+                assert!(load["utilisation"].as_f64().unwrap() <= 1.0 + 1e-9, "{s}");
+            }
+        }
+    }
+}

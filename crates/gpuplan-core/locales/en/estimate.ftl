@@ -111,7 +111,7 @@ est-serve-how-budget-trtllm = visible − CUDA context − NCCL; KV = fraction �
 est-serve-how-budget-static = visible memory
 est-serve-how-weights = { $bits } bits/weight on linears
 est-serve-how-activation = { $tokens } profile tokens × per-token MLP workspace
-est-serve-how-non-torch = inside the budget (vLLM: what its release charges outside torch, engine_version, + NCCL; static: CUDA context + NCCL)
+est-serve-how-non-torch = inside the budget (vLLM: what its release charges outside torch, engine_version, + NCCL, + NCCL's NVLink SHARP buffers above TP 2 on NVSwitch parts; static: CUDA context + NCCL)
 est-serve-how-kv = { $bytes } B/token/GPU ({ $heads } KV heads per GPU)
 
 

@@ -111,7 +111,7 @@ est-serve-how-budget-trtllm = 可见显存 − CUDA 上下文 − NCCL；KV = �
 est-serve-how-budget-static = 可见显存
 est-serve-how-weights = 线性层每个权重 { $bits } 位
 est-serve-how-activation = { $tokens } 个探测 token × 每 token 的 MLP 工作区
-est-serve-how-non-torch = 已计入预算（vLLM：按其版本（engine_version）计入的 torch 之外显存 + NCCL；静态分配：CUDA 上下文 + NCCL）
+est-serve-how-non-torch = 已计入预算（vLLM：按其版本（engine_version）计入的 torch 之外显存 + NCCL，TP 大于 2 且在 NVSwitch 机型上再加 NCCL 的 NVLink SHARP 缓冲区；静态分配：CUDA 上下文 + NCCL）
 est-serve-how-kv = 每卡每 token { $bytes } 字节（每卡 { $heads } 个 KV 头）
 
 

@@ -5,6 +5,7 @@
 pub mod advice;
 pub mod hints;
 pub mod inputs;
+pub mod load;
 pub mod money;
 pub mod serve;
 pub mod train;
@@ -276,7 +277,12 @@ pub struct ServeDetail {
     pub batch_per_replica: u64,
     pub memory: ServingMemory,
     pub latency: Latency,
+    /// The most requests per second one replica takes with its loaded TPOT and TTFT within the
+    /// targets (its capacity at the batch when no target is set).
     pub requests_per_second_per_replica: f64,
+    /// The replica's TPOT, TTFT and utilisation at the plan's peak rate per replica (decoders;
+    /// None for encoder-only and opaque models), see [`load`].
+    pub load: Option<load::ServeLoad>,
     /// Replicas the stated rate needs without the peak headroom and the availability floor: the
     /// autoscaler's floor when `min_replicas` allows.
     pub replicas_for_rate: u64,

@@ -2,12 +2,13 @@
 //! meets the latency targets and fits the KV pool; then replicas for the request rate, cost per
 //! month and per million tokens.
 
+use super::load::{PrefillMixing, Replica};
 use super::money::{costs, HOURS_PER_MONTH};
 use super::{instance_cluster, Binding, Plan, PlanRequest, ServeDetail, ServeJob};
 use crate::catalog::{Catalog, Instance};
 use crate::error::CoreError;
 use crate::hardware::{ComputeDtype, GpuSpec};
-use crate::infer::{latency, serving_memory, weight_bytes};
+use crate::infer::{latency, serving_memory, vllm_default_batched_tokens, weight_bytes};
 use crate::model::{param_breakdown, Architecture, Structure};
 use crate::units::{compute_time, transfer_time, Bytes, Flops, Seconds};
 use crate::workload::{Engine, InferenceSetup, WeightFormat};
@@ -67,9 +68,13 @@ struct Sized {
     weights: WeightFormat,
     tp: u64,
     batch: u64,
+    /// The most requests per second one replica takes with its loaded TPOT and TTFT within the
+    /// targets (its capacity when no target binds).
     rps: f64,
     memory: crate::infer::ServingMemory,
     latency: crate::infer::Latency,
+    /// The replica's timings for the loaded figures (decoders only).
+    replica: Option<Replica>,
 }
 
 /// Autoregressive transformer on one replica of `tp` GPUs.
@@ -132,32 +137,55 @@ fn size_decoder(
             mem.clone()
         };
         let l = latency(&req.model, &s, gpu, tun)?;
-        if job.tpot_s.is_some_and(|t| l.time_per_token.0 > t) {
-            return Ok(None);
-        }
-        Ok(Some(Sized {
+        let replica = Replica {
+            prefill: l.ttft.0,
+            step: l.time_per_token.0,
+            input: job.input_tokens,
+            output: job.output_tokens,
+            batch: b,
+            mixing: PrefillMixing::of(job.engine, vllm_default_batched_tokens(gpu)),
+        };
+        let rps = replica.max_rate(job.tpot_s, job.ttft_s);
+        Ok((rps > 0.0).then_some(Sized {
             weights: fmt,
             tp,
             batch: b,
-            rps: replica_rps(b, l.ttft.0, job.output_tokens, l.time_per_token.0),
+            rps,
             memory: mem_b,
             latency: l,
+            replica: Some(replica),
         }))
     };
-    largest_batch(cap, &mut try_batch)
+    best_batch(cap, &mut try_batch)
 }
 
-/// Requests per second one replica sustains at `batch` slots. The replica is one GPU (group)
-/// shared by every request's prefill and the batch's decode steps: each second it spends
-/// rate·`prefill_s` prefilling (a prompt's prefill is compute-bound and is not hidden behind
-/// decode, whether it runs alone or as chunks mixed into decode steps — vLLM V1's scheduler
-/// puts both in one step's token budget, vllm/v1/core/sched/scheduler.py) and
-/// rate·`output`/batch decode steps of `tpot_s`, so rate ≤ batch / (batch·prefill + output·tpot).
-/// Counting the prefill in one slot only (batch / (prefill + output·tpot)) let a T4 claim
-/// 3.5 req/s of 1000-token prompts whose prefills alone needed 1.15 s of every second.
-fn replica_rps(batch: u64, prefill_s: f64, output: u64, tpot_s: f64) -> f64 {
-    let b = batch as f64;
-    b / (b * prefill_s + output as f64 * tpot_s)
+/// The batch whose replica takes the most requests per second within the targets. Its capacity
+/// grows with the batch and the rate its loaded TPOT and TTFT allow falls (the decode step grows),
+/// so the best is where they cross: the largest batch still capacity-bound (found as
+/// [`largest_batch`] finds the largest batch under a limit) or the next one, limited by a target.
+fn best_batch(
+    cap: u64,
+    try_batch: &mut impl FnMut(u64) -> Result<Option<Sized>, CoreError>,
+) -> Result<Option<Sized>, CoreError> {
+    let bound = |s: &Sized| {
+        s.replica
+            .is_some_and(|r| s.rps >= r.capacity() * (1.0 - 1e-9))
+    };
+    let full = largest_batch(cap, &mut |b| Ok(try_batch(b)?.filter(bound)))?;
+    let next = full.as_ref().map_or(1, |s| s.batch + 1);
+    let over = if next <= cap { try_batch(next)? } else { None };
+    Ok(match (full, over) {
+        (Some(f), Some(o)) if o.rps > f.rps => Some(o),
+        (f, o) => f.or(o),
+    })
+}
+
+/// Requests per second each replica carries at the peak (`peak_factor` × the stated rate over
+/// the replicas), at most `max_rps`; `max_rps` itself when the job states no rate.
+fn load_rate(job: &ServeJob, max_rps: f64, replicas: u64) -> f64 {
+    job.rate_rps
+        .map_or(max_rps, |r| r * job.peak_factor / replicas.max(1) as f64)
+        .min(max_rps)
 }
 
 /// The largest batch in 1..=cap that `try_batch` accepts, for a constraint that only gets harder
@@ -319,6 +347,7 @@ pub fn search(
                             ridge_batch: 0.0,
                             peak: gpu.peak_half().unwrap_or_default(),
                         },
+                        replica: None,
                     })
                 };
                 let Some(s) = sized else { continue };
@@ -391,6 +420,7 @@ pub fn search(
                     memory: s.memory,
                     latency: s.latency,
                     requests_per_second_per_replica: s.rps,
+                    load: s.replica.map(|r| r.at(load_rate(job, s.rps, replicas))),
                     replicas_for_rate,
                     cost_per_million_tokens: per_m,
                     cost_per_1k_requests: per_k_req,

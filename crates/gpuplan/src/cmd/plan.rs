@@ -944,7 +944,7 @@ fn top_plan(req: &PlanRequest, o: &PlanOutcome, v: &View, out: &mut String) {
         train_detail(req, p, x, v, out);
     }
     if let Some(s) = &p.serve {
-        out.push_str(&serve_detail(s, v));
+        out.push_str(&serve_detail(req, s, v));
     }
     costs(p, v, out);
     if let Some(st) = p.train.as_ref().and_then(|x| x.storage.as_ref()) {
@@ -957,7 +957,7 @@ fn top_plan(req: &PlanRequest, o: &PlanOutcome, v: &View, out: &mut String) {
 }
 
 /// The serving layout of the top plan, and its cost per token and per request when priced.
-fn serve_detail(s: &gpuplan_core::plan::ServeDetail, v: &View) -> String {
+fn serve_detail(req: &PlanRequest, s: &gpuplan_core::plan::ServeDetail, v: &View) -> String {
     let l = v.lang;
     let m = Msg::new("plan-serving")
         .arg("replicas", s.replicas)
@@ -971,6 +971,9 @@ fn serve_detail(s: &gpuplan_core::plan::ServeDetail, v: &View) -> String {
         .arg("kv", format!("{:.1}", s.memory.kv_pool.gib()))
         .arg("tokens", s.memory.kv_tokens);
     let mut out = para(&m.render(l), v, "  ");
+    if let (Some(load), gpuplan_core::plan::Job::Serve(job)) = (&s.load, &req.job) {
+        out.push_str(&para(&serve_load(load, s, job).render(l), v, "  "));
+    }
     if let (Some(m), Some(k)) = (s.cost_per_million_tokens, s.cost_per_1k_requests) {
         let m = Msg::new("plan-serving-cost")
             .arg("m", format!("{m:.2}"))
@@ -978,6 +981,38 @@ fn serve_detail(s: &gpuplan_core::plan::ServeDetail, v: &View) -> String {
         out.push_str(&para(&m.render(l), v, "  "));
     }
     out
+}
+
+/// The top plan's replica under load: its rate, utilisation and loaded TPOT/TTFT, at the peak
+/// rate per replica when the job states a rate (and the utilisation at the stated rate).
+fn serve_load(
+    x: &gpuplan_core::plan::load::ServeLoad,
+    s: &gpuplan_core::plan::ServeDetail,
+    job: &gpuplan_core::plan::ServeJob,
+) -> Msg {
+    use gpuplan_core::plan::load::PrefillMixing;
+    let mix = match x.mixing {
+        PrefillMixing::Chunked { budget } => Msg::new(x.mixing.msg_id()).arg("budget", budget).arg(
+            "steps",
+            x.mixing.riding_steps(job.input_tokens, s.batch_per_replica),
+        ),
+        m => Msg::new(m.msg_id()),
+    };
+    let pct = |f: f64| format!("{:.0}", f * 100.0);
+    let m = match job.rate_rps {
+        Some(r) => Msg::new("plan-serving-load")
+            .arg("peak", format!("{}", job.peak_factor))
+            .arg("stated", pct(r / s.replicas.max(1) as f64 / x.capacity_rps)),
+        None => Msg::new("plan-serving-load-norate"),
+    };
+    m.arg("rate", format!("{:.2}", x.rate_rps))
+        .arg("util", pct(x.utilisation))
+        .arg("cap", format!("{:.2}", x.capacity_rps))
+        .arg("share", pct(x.prefill_share))
+        .arg("tpot", x.time_per_token.to_string())
+        .arg("ttft", x.ttft.to_string())
+        .arg("queue", x.ttft_queue.to_string())
+        .arg("mix", mix)
 }
 
 /// The advice title and one line per advice, marked by severity.
