@@ -205,9 +205,12 @@ fn training_accuracy_stays_within_todays_bands() {
     // Trainy's two torchtitan H200 tokens/s rows (-10.7%, -9.1%). 8.98% over the 100 before round 5.
     // 8.37% over 288 since issue r5-fp8 (fp8_train_gemm_ratio 0.77 -> 0.90, fitted on NeMo 24.07's 11
     // FP8 pretraining rows, which left the out-of-sample set; the same 288 rows were at 8.98% before;
-    // Megatron-Bridge's 405B rows also took the recipe's embedding/loss-aware pipeline split).
+    // Megatron-Bridge's 405B rows also took the recipe's embedding/loss-aware pipeline split);
+    // 8.29% with per-tensor current scaling's casts timed (torchao tensorwise for torchtitan's FP8
+    // rows, TE Float8CurrentScaling for Megatron-Bridge's 25.11+ Llama rows: compute.rs
+    // `tensorwise_casts`; torchtitan 8B FSDP +12.0/+15.0% -> +4.0/+6.7%).
     assert!(
-        tput <= 0.0837,
+        tput <= 0.0830,
         "training throughput out-of-sample median {tput:.4}"
     );
     assert!(hours <= 0.1377, "GPU-hours out-of-sample median {hours:.4}");
