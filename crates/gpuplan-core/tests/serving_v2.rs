@@ -326,7 +326,7 @@ fn fp8_decode_at_large_batch_is_derated_like_training() {
     let tun = Tunables::default();
     let s8 = latency(m, &setup(768, 1, WeightFormat::Fp8), gpu, &tun).expect("fp8");
     let s16 = latency(m, &setup(768, 1, WeightFormat::Bf16), gpu, &tun).expect("bf16");
-    // FP8's peak is 2× bf16's, derated by training's FP8 GEMM ratio (0.90): its GEMMs run 1.80×
+    // FP8's peak is 2× bf16's, derated by training's FP8 GEMM ratio (0.77): its GEMMs run 1.54×
     // faster when compute-bound; the step's KV loads (bf16 cache in both) and fixed costs do not.
     let speedup = s16.time_per_token.0 / s8.time_per_token.0;
     assert!(
@@ -696,10 +696,10 @@ fn serving_out_of_sample_medians_are_within_their_bands() {
     // Targets met (issue 11 item 6): throughput ≤ 10%, weights ≤ 5%.
     // Throughput: 7.62% over 37 since the decode steps' TP all-reduces pay their ring volume
     // (7.31% before; the 19 Llama rows went 7.59% -> 8.7%); TensorRT-LLM v0.6.1's GPT-J 6B and
-    // Falcon-180B rows (18, held out) joined the 19 Llama rows. 7.59% with fp8_train_gemm_ratio
-    // 0.90 (issue r5-fp8).
+    // Falcon-180B rows (18, held out) joined the 19 Llama rows (7.59% with issue r5-fp8's
+    // trial ratio 0.90, not adopted).
     let thr = median(g.get_mut("throughput").expect("throughput cases"));
-    assert!(thr <= 0.0760, "throughput median |error| {thr}");
+    assert!(thr <= 0.0763, "throughput median |error| {thr}");
     let w = median(g.get_mut("weights").expect("weight cases"));
     assert!(w <= 0.05, "weights median |error| {w}");
     // TPOT target 10% met: 5.0% over 13 gpt-fast rows at batch 1 (13.9% before every step paid
@@ -714,14 +714,12 @@ fn serving_out_of_sample_medians_are_within_their_bands() {
     // a residual that grows with TP 4).
     // 8.42% over 19 since v0.5's GPT-J 6B and Falcon-180B first-token rows (10, held out) joined
     // the nine Llama rows (8.93%); Falcon's A100 128-token and H100 FP8 TP 8 2048-token rows are
-    // recorded misses (-21.5%, -20.6%).
-    // 10.67% over 19 since issue r5-fp8 refitted fp8_train_gemm_ratio on NeMo 24.07's FP8
-    // pretraining rows (0.77 -> 0.90): the TTFT target (10%) is no longer met. The FP8 2048-token
-    // first-token rows moved 7-14 points down (Llama 7B H100 -9.7% -> -21.1%, now a recorded miss;
-    // Falcon-180B TP 8 -20.6% -> -27.5%); v0.5/v0.6.1 are of the 2023 fit row's software era, and a
-    // per-release FP8 GEMM rate has no source (docs/methodology.md, FP8 casts).
+    // recorded misses (-21.5%, -20.6%). Issue r5-fp8 tried fp8_train_gemm_ratio 0.90 (fitted on
+    // NeMo 24.07's FP8 pretraining rows): 10.67% (Llama 7B H100 FP8 2048 tokens -9.7% -> -21.1%);
+    // no per-release FP8 GEMM rate was found to separate v0.5's stack from NeMo's, so the ratio
+    // stayed 0.77 and this is 8.42% again.
     let ttft = median(g.get_mut("ttft").expect("ttft cases"));
-    assert!(ttft <= 0.1068, "TTFT median |error| {ttft}");
+    assert!(ttft <= 0.0843, "TTFT median |error| {ttft}");
     // KV capacity target 5% met: 3.9% over eight cases (1.2% to 5.2% for six vLLM V0/V1 and
     // SGLang logs, and two recorded misses, Qwen3-235B on vLLM (+19%, +20% before NCCL's NVLS
     // buffers) and the T4 TP 2 row (+14%, +168% before vLLM's 65536-token max_model_len from

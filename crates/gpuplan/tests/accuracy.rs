@@ -176,8 +176,8 @@ fn training_accuracy_stays_within_todays_bands() {
     // 10 since TensorRT-LLM's Falcon-180B first-token rows (A100 128 tokens -21.5%, H100 FP8
     // TP 8 2048 tokens -20.6%) joined as held-out cases; 11 since the decode steps' TP
     // all-reduces pay their ring volume (Falcon-180B H100 FP8 TP 4 2048/2048 -18.8% -> -20.3%);
-    // still 11 with fp8_train_gemm_ratio 0.90 (issue r5-fp8): that Falcon row -20.3% -> -19.4% came
-    // within band, Llama 7B's H100 FP8 2048-token first token -9.7% -> -21.1% left it.
+    // 11 again after issue r5-fp8 (its trial ratio 0.90 swapped that Falcon row, -19.4%, for Llama
+    // 7B's H100 FP8 2048-token first token, -21.1%; the ratio stayed 0.77).
     assert!(
         known_serving <= 11,
         "{known_serving} known deviations (serving)"
@@ -203,14 +203,15 @@ fn training_accuracy_stays_within_todays_bands() {
     // other rows, so they are out-of-sample but not leave-one-source-out), 9.14% over 297 with the
     // five SC21 Table 1 rows of Megatron-LM not converted before (-3.7% to +7.6%), 9.14% over 299 with
     // Trainy's two torchtitan H200 tokens/s rows (-10.7%, -9.1%). 8.98% over the 100 before round 5.
-    // 8.37% over 288 since issue r5-fp8 (fp8_train_gemm_ratio 0.77 -> 0.90, fitted on NeMo 24.07's 11
-    // FP8 pretraining rows, which left the out-of-sample set; the same 288 rows were at 8.98% before;
-    // Megatron-Bridge's 405B rows also took the recipe's embedding/loss-aware pipeline split);
-    // 8.29% with per-tensor current scaling's casts timed (torchao tensorwise for torchtitan's FP8
-    // rows, TE Float8CurrentScaling for Megatron-Bridge's 25.11+ Llama rows: compute.rs
-    // `tensorwise_casts`; torchtitan 8B FSDP +12.0/+15.0% -> +4.0/+6.7%).
+    // Issue r5-fp8: 9.14% over 299 (9.145%) with Megatron-Bridge's 405B rows on the recipe's
+    // embedding/loss-aware pipeline split and per-tensor current scaling's casts timed (torchao
+    // tensorwise for torchtitan's FP8 rows, TE Float8CurrentScaling for Megatron-Bridge's 25.11+
+    // Llama rows: compute.rs `tensorwise_casts`). Its trial refit of fp8_train_gemm_ratio on NeMo
+    // 24.07's 11 FP8 pretraining rows (0.77 -> 0.90) gave 8.29% over 288 but moved every 2023-stack
+    // FP8 row away (serving TTFT past its 10% target) and no per-release FP8 GEMM rate was found,
+    // so it was dropped: the ratio stays fitted on llm-foundry's MPT-3B row.
     assert!(
-        tput <= 0.0830,
+        tput <= 0.0915,
         "training throughput out-of-sample median {tput:.4}"
     );
     assert!(hours <= 0.1377, "GPU-hours out-of-sample median {hours:.4}");
@@ -236,12 +237,12 @@ fn training_accuracy_stays_within_todays_bands() {
     // Qwen3-30B-A3B rows (+36% to +187%) and 2 Qwen3-235B-A22B rows (+58.2%, +20.9%); 51 with
     // llm-foundry's remaining rows: 17 small-model rows (MPT-125M to 1B, +20% to +38%), the
     // MPT-13B H100 micro-batch-2 rows at 16 and 32 GPUs, and three single rows (gen_cases.py).
-    // 46 since issue r5-fp8 (fp8_train_gemm_ratio refitted on NeMo 24.07's FP8 pretraining rows,
-    // 0.77 -> 0.90): Megatron-Bridge's 8 FP8 Llama misses (-20.2% to -24.3% -> -3.4% to -14.5%) and
-    // NeMo's GPT3-175B 512-GPU row (-20.7% -> -8.9%) came within band; 4 Qwen3-235B-A22B 26.x rows
-    // left it (+12.0..+19.1% -> +20.1..+27.6%, the unmodelled MoE work outside the expert GEMMs).
+    // 50 since issue r5-fp8: Megatron-Bridge 26.04.01's 405B row (-20.2% -> -16.5%) came within
+    // band with the recipe's embedding/loss-aware pipeline split; its 70B and 25.11 8B FP8 rows
+    // stay misses (-23.1% to -25.7%, -23.7%, with current scaling's amax passes timed). The trial
+    // ratio 0.90 (46 misses) was not adopted: no per-release FP8 GEMM rate was found.
     assert!(
-        known <= 46,
+        known <= 50,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
