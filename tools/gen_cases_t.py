@@ -486,7 +486,7 @@ MB_FP8 = ("FIXME: Megatron-Bridge's H100 FP8 Llama rows are under-predicted (70B
           "GBS 256: TP comm and bubble about 2%), so the gap is the FP8 GEMM rate, as for NeMo 24.07's FP8 rows, "
           "and these releases run the same models faster than NeMo 24.07 did (LLAMA3-70B 1,524 tokens/s/GPU in 24.07, at "
           "-11.0%; 1,602-1,664 here), a software-era gain a single fp8_train_gemm_ratio fitted on a 2023 stack cannot follow. "
-          "The 25.11+ rows run FP8 current scaling, whose amax passes are timed (fp8_scaling 'tensorwise'; 1.5-3 points). "
+          "The 25.11+ rows run FP8 current scaling, whose amax passes are timed (fp8_scaling 'tensorwise'; 1.4-2.3 points down). "
           "Layout: Megatron's default even split (the explicit 70B FP8 layout 'Et*2|(t*2|)*34,t*3|(t*2|)*3,tL' entered the "
           "recipe on 2026-08-07, Megatron-Bridge 56ae11dff, after these releases). The 8B recipe's 5 recomputed layers are not "
           "modelled, which leans the 8B estimate high, not low. " + FP8_GAP)
