@@ -533,6 +533,27 @@ impl Default for Parallelism {
     }
 }
 
+/// How FP8 training scales each tensor before its cast (only read under `precision = "fp8"`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Fp8Scaling {
+    /// Transformer Engine's delayed scaling (`DelayedScaling`: the scale comes from the amax
+    /// history, the current amax is taken inside the cast kernel): NeMo 24.07, llm-foundry.
+    #[default]
+    Delayed,
+    /// Per-tensor scaling from the tensor's own amax (TE `Float8CurrentScaling`, Megatron-Bridge's
+    /// `fp8_cs`; torchao float8 tensorwise, torchtitan): an amax pass over every cast input.
+    Tensorwise,
+}
+
+impl Fp8Scaling {
+    /// The default (skipped when a setup is serialized, so older outputs stay as they were).
+    pub fn is_delayed(&self) -> bool {
+        *self == Fp8Scaling::Delayed
+    }
+}
+
 /// A training job.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -669,6 +690,9 @@ pub struct TrainingSetup {
     /// (torchtitan/components/loss.py @e7c0cae lines 25-30; at 9dec370 it stayed eager).
     /// Default: `compiled` and `chunked_loss` both on.
     pub compiled_loss: Option<bool>,
+    /// FP8 scaling recipe (compute.rs `fp8_casts`): `delayed` (default) or `tensorwise`.
+    #[serde(skip_serializing_if = "Fp8Scaling::is_delayed")]
+    pub fp8_scaling: Fp8Scaling,
 }
 
 impl TrainingSetup {
@@ -724,6 +748,7 @@ impl Default for TrainingSetup {
             dataset_bytes: None,
             compiled: false,
             compiled_loss: None,
+            fp8_scaling: Fp8Scaling::Delayed,
         }
     }
 }
