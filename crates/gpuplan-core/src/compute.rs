@@ -196,40 +196,118 @@ fn gemm_roofline(m: u64, n: u64, k: u64, bytes: f64, r: &ChipRates) -> f64 {
 struct Casts {
     /// Of the activation input (0: fused into the LayerNorm that feeds it).
     input: f64,
+    /// Of the output gradient.
+    grad: f64,
     /// Of the weight, per micro-batch (1/m: cast once per optimizer step and cached).
     weight: f64,
 }
 
 const EXPLICIT_CASTS: Casts = Casts {
     input: 1.0,
+    grad: 1.0,
     weight: 1.0,
 };
 
-/// FP8 casts under Megatron-Core's Transformer Engine layers: the linears fed by a norm (fused
-/// q/k/v, fc1 or gate+up) are `TELayerNormColumnParallelLinear` (TE `LayerNormLinear`: the norm
-/// writes the FP8 input itself), and the fused q/k/v and gate/up modules read one input; every TE
-/// linear is called with `is_first_microbatch`, so its FP8 weight copy is cast on the first
-/// micro-batch of a step and reused (NVIDIA/Megatron-LM megatron/core/transformer/custom_layers/
-/// transformer_engine.py, `TELinear.forward`, `TELayerNormColumnParallelLinear`). Other stacks
-/// (llm-foundry's `te.Linear` swaps) cast every input and weight per micro-batch.
-fn te_casts(setup: &TrainingSetup, t: &TransformerSpec, l: &crate::model::Linear) -> Casts {
-    if setup.framework != crate::workload::Framework::Megatron {
-        return EXPLICIT_CASTS;
-    }
-    let input = if l.copies > 1 {
-        routed_expert_input_cast(l.name)
+/// The FP8 casts of one linear. Delayed scaling under Megatron-Core's Transformer Engine layers:
+/// the linears fed by a norm (fused q/k/v, fc1 or gate+up) are `TELayerNormColumnParallelLinear`
+/// (TE `LayerNormLinear`: the norm writes the FP8 input itself), and every TE linear is called
+/// with `is_first_microbatch`, so its FP8 weight copy is cast on the first micro-batch of a step
+/// and reused (NVIDIA/Megatron-LM megatron/core/transformer/custom_layers/transformer_engine.py,
+/// `TELinear.forward`); other stacks (llm-foundry's `te.Linear` swaps) cast every input and
+/// weight per micro-batch. Tensorwise scaling: see [`tensorwise_casts`].
+fn fp8_casts(setup: &TrainingSetup, t: &TransformerSpec, name: &str, d_in: u64) -> Casts {
+    let megatron = setup.framework == crate::workload::Framework::Megatron;
+    let norm_input = d_in == t.hidden && !crate::layout::is_row_parallel(name);
+    let norm_fed = megatron && norm_input;
+    let weight = if megatron {
+        1.0 / setup.grad_accum.max(1) as f64
     } else {
-        let norm_fed = l.d_in == t.hidden && !crate::layout::is_row_parallel(l.name);
-        if norm_fed {
-            0.0
-        } else {
-            1.0
-        }
+        1.0
     };
-    Casts {
-        input,
-        weight: 1.0 / setup.grad_accum.max(1) as f64,
+    match setup.fp8_scaling {
+        crate::workload::Fp8Scaling::Delayed if megatron => Casts {
+            input: if norm_fed { 0.0 } else { 1.0 },
+            grad: 1.0,
+            weight,
+        },
+        crate::workload::Fp8Scaling::Delayed => EXPLICIT_CASTS,
+        crate::workload::Fp8Scaling::Tensorwise if megatron => {
+            let mut c = tensorwise_casts(true, norm_fed, weight);
+            if norm_fed && setup.parallel.sequence_parallel {
+                // The LayerNorm quantizes its sequence-parallel shard before the FP8 all-gather
+                // (module/layernorm_linear.py @d0067d0d lines 280-310: `with_quantized_norm`,
+                // `gather_along_first_dim(ln_out, tp_group, quantizer=quantizer)`).
+                c.input /= setup.parallel.tp.max(1) as f64;
+            }
+            c
+        }
+        crate::workload::Fp8Scaling::Tensorwise => {
+            let mut c = tensorwise_casts(false, false, weight);
+            let tp = setup.parallel.tp.max(1);
+            if tp > 1 && norm_input {
+                // torchao's `PrepareFloat8ModuleInput` (torchtitan's float8 TP plan for the attention
+                // and feed-forward inputs) casts the sequence-parallel shard once before the float8
+                // all-gather, for every float8 user of that input (q/k/v: 3, gate/up: 2), and the
+                // linears, handed a float8 input, do not cast it again in backward
+                // (float8_tensor_parallel.py @36027d82 lines 172-178; float8_linear.py lines 179-181;
+                // torchtitan parallelize_llama.py @ba246978 lines 152-196).
+                let users = match name {
+                    "q_proj" | "k_proj" | "v_proj" => 3.0,
+                    "gate_proj" | "up_proj" => 2.0,
+                    _ => 1.0,
+                };
+                c.input = (AMAX_PASS_SHARE + 3.0 / FP8_CAST_BYTES) / (tp as f64 * users);
+            }
+            c
+        }
     }
+}
+
+/// Bytes per element of the amax pass that per-tensor current scaling runs over a 16-bit tensor
+/// before casting it (read 2 B), as a share of [`FP8_CAST_BYTES`].
+const AMAX_PASS_SHARE: f64 = 2.0 / FP8_CAST_BYTES;
+
+/// Casts under per-tensor current scaling. Transformer Engine's `Float8CurrentScalingQuantizer`
+/// computes the amax over its input before quantizing it (`nvte_compute_amax` then
+/// `nvte_quantize_v2`: transformer_engine/pytorch/csrc/quantizer.cpp @d0067d0d lines 980-1028),
+/// and its LayerNorm computes the norm and its amax in 16 bit, then quantizes
+/// (`FUSED_NORM_AMAX_FP8`, csrc/extensions/normalization.cpp lines 90-118), so a norm-fed input
+/// pays a plain cast's bytes (write and read 16 bit, write FP8) and every other input and
+/// gradient the amax pass on top. torchao's float8 linear (tensorwise) takes
+/// `torch.max(torch.abs(x))` before each cast (torchao/float8/float8_utils.py @36027d82 l.65),
+/// saves the 16-bit input and weight and casts them again in backward, and casts the output
+/// gradient twice, once per layout (float8_linear.py lines 45, 56, 73, 113, 131, 167, 185):
+/// input 2 × (2 + 3) B, weight the same per micro-batch, gradient 2 + 3 + 3 B (one amax for
+/// both of its casts, Inductor merging the identical reduction: assumption).
+fn tensorwise_casts(megatron: bool, norm_fed: bool, weight: f64) -> Casts {
+    let amax_cast = AMAX_PASS_SHARE + 3.0 / FP8_CAST_BYTES;
+    if megatron {
+        Casts {
+            input: if norm_fed { 1.0 } else { 1.0 + AMAX_PASS_SHARE },
+            grad: 1.0 + AMAX_PASS_SHARE,
+            weight,
+        }
+    } else {
+        Casts {
+            input: 2.0 * amax_cast,
+            grad: AMAX_PASS_SHARE + 6.0 / FP8_CAST_BYTES,
+            weight: 2.0 * amax_cast,
+        }
+    }
+}
+
+/// The FP8 casts of one linear ([`fp8_casts`]), with a routed expert's input under Megatron-Core
+/// quantized by its grouped fc1 rather than by a fused norm ([`routed_expert_input_cast`]).
+fn linear_casts(setup: &TrainingSetup, t: &TransformerSpec, l: &crate::model::Linear) -> Casts {
+    let mut c = fp8_casts(setup, t, l.name, l.d_in);
+    if l.copies > 1 && setup.framework == crate::workload::Framework::Megatron {
+        let per_cast = match setup.fp8_scaling {
+            crate::workload::Fp8Scaling::Tensorwise => 1.0 + AMAX_PASS_SHARE,
+            crate::workload::Fp8Scaling::Delayed => 1.0,
+        };
+        c.input = routed_expert_input_cast(l.name) * per_cast;
+    }
+    c
 }
 
 /// Input casts of a routed expert's linear under Megatron-Core: an MoE layer's pre-MLP norm is a
@@ -272,7 +350,7 @@ fn linear_seconds_cast(
     let cast = r.memory.map_or(0.0, |bw| {
         r.cast_bytes
             * ((tokens * k) as f64 * casts.input
-                + (tokens * n) as f64
+                + (tokens * n) as f64 * casts.grad
                 + (k * n) as f64 * casts.weight)
             / bw.0.max(1.0)
     });
@@ -711,7 +789,7 @@ impl MicroBatch<'_> {
             .iter()
             .map(|l| {
                 let d = split.linear(l);
-                let casts = te_casts(setup, self.t, l);
+                let casts = linear_casts(setup, self.t, l);
                 let rows = split.rows(l, self.tokens);
                 let one = linear_seconds_cast(rows, d.d_in, d.d_out, 1, self.frozen, casts, self.r);
                 d.copies as f64 * one

@@ -67,11 +67,13 @@ pub struct Tunables {
     /// `FP8_CAST_BYTES`) and the 16-bit output layer at the 16-bit rate; serving engines fuse the
     /// activation quantisation into the neighbouring kernels (TensorRT-LLM, vLLM's FP8 linear
     /// methods), so their GEMMs pay this ratio alone. *Calibrated* (0.77) on
-    /// mpt3b-h100-fp8-8gpu-s2048, where the earlier combined ratio (0.6, GEMMs and casts in one
-    /// number, used by serving until issue 11's second part) had been fitted. That row ran
-    /// TransformerEngine v0.10 (llm-foundry PR #543, 2023-10); NeMo 24.07's and torchtitan's later
-    /// FP8 stacks run faster than this ratio gives, by a level independent of GEMM size
-    /// (docs/methodology.md, FP8 casts: software era of the fit).
+    /// mpt3b-h100-fp8-8gpu-s2048 (llm-foundry PR #543, TransformerEngine v0.10, 2023-10). Issue
+    /// r5-fp8 tried 0.90, fitted on NeMo 24.07's 11 FP8 pretraining rows (Transformer Engine 1.8):
+    /// 2024+ training stacks came within band, but every 2023-stack FP8 row (llm-foundry,
+    /// TensorRT-LLM v0.5/v0.6.1 first-token rows) moved away and the serving TTFT median left its
+    /// 10% target; a per-release FP8 GEMM rate was looked for (cuBLAS, CUTLASS, TE, TRT-LLM
+    /// release notes) and found no rate by release, so the refit was dropped (docs/methodology.md,
+    /// FP8 casts: software era of the fit).
     pub fp8_train_gemm_ratio: f64,
     /// Share of the 16-bit peak that FlashAttention-2 forward+backward reaches on Hopper, in
     /// causal FLOPs (PyTorch SDPA's flash backend: HF, torchtitan, FSDP stacks). Forward: the

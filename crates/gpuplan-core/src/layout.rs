@@ -114,7 +114,7 @@ impl WeightSplit {
             ExpertTp::Megatron => tp,
             ExpertTp::Whole => 1,
         };
-        let etp = p.etp.unwrap_or(default).max(1);
+        let etp = p.etp.map_or(default, std::num::NonZeroU64::get);
         WeightSplit {
             tp,
             ep: p.ep.max(1),
@@ -309,7 +309,7 @@ mod tests {
         );
         // Megatron-Bridge's MoE recipes set expert_tensor_parallel_size = 1 explicitly.
         let explicit = Parallelism {
-            etp: Some(1),
+            etp: std::num::NonZeroU64::new(1),
             ..parallel(2, 32)
         };
         assert_eq!(WeightSplit::new(&explicit, ExpertTp::Megatron).etp, 1);

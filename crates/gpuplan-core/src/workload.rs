@@ -441,9 +441,10 @@ pub struct Parallelism {
     /// Expert tensor-parallel size (Megatron-Core `--expert-tensor-parallel-size`): the ranks each
     /// routed expert's linears are split over. Default: TP without EP; with EP, TP under
     /// Megatron-Core and 1 (whole experts) under DeepSpeed-MoE and the torch stacks
-    /// ([`crate::layout::WeightSplit`]).
+    /// ([`crate::layout::WeightSplit`]). At least 1 by type.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub etp: Option<u64>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<u64>, minimum = 1))]
+    pub etp: Option<std::num::NonZeroU64>,
     /// Megatron sequence parallelism (shards the norm/dropout activations over TP).
     pub sequence_parallel: bool,
     /// ZeRO stage 0–3 (FSDP FULL_SHARD = 3, SHARD_GRAD_OP = 2).
@@ -537,6 +538,27 @@ impl Default for Parallelism {
             grad_reduce_fp32: false,
             fsdp_wrap_embeddings: false,
         }
+    }
+}
+
+/// How FP8 training scales each tensor before its cast (only read under `precision = "fp8"`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Fp8Scaling {
+    /// Transformer Engine's delayed scaling (`DelayedScaling`: the scale comes from the amax
+    /// history, the current amax is taken inside the cast kernel): NeMo 24.07, llm-foundry.
+    #[default]
+    Delayed,
+    /// Per-tensor scaling from the tensor's own amax (TE `Float8CurrentScaling`, Megatron-Bridge's
+    /// `fp8_cs`; torchao float8 tensorwise, torchtitan): an amax pass over every cast input.
+    Tensorwise,
+}
+
+impl Fp8Scaling {
+    /// The default (skipped when a setup is serialized, so older outputs stay as they were).
+    pub fn is_delayed(&self) -> bool {
+        *self == Fp8Scaling::Delayed
     }
 }
 
@@ -676,6 +698,9 @@ pub struct TrainingSetup {
     /// (torchtitan/components/loss.py @e7c0cae lines 25-30; at 9dec370 it stayed eager).
     /// Default: `compiled` and `chunked_loss` both on.
     pub compiled_loss: Option<bool>,
+    /// FP8 scaling recipe (compute.rs `fp8_casts`): `delayed` (default) or `tensorwise`.
+    #[serde(skip_serializing_if = "Fp8Scaling::is_delayed")]
+    pub fp8_scaling: Fp8Scaling,
 }
 
 impl TrainingSetup {
@@ -731,6 +756,7 @@ impl Default for TrainingSetup {
             dataset_bytes: None,
             compiled: false,
             compiled_loss: None,
+            fp8_scaling: Fp8Scaling::Delayed,
         }
     }
 }
@@ -869,7 +895,7 @@ impl TrainingSetup {
         if let Some(etp) = p.etp {
             check_int(
                 "parallel.etp",
-                etp,
+                etp.get(),
                 1,
                 MAX_PARALLEL_DEGREE,
                 "expert tensor-parallel degree, 1–65536 (the ranks each routed expert is split over)",

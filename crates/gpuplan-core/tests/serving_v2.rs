@@ -715,7 +715,10 @@ fn serving_out_of_sample_medians_are_within_their_bands() {
     // a residual that grows with TP 4).
     // 8.42% over 19 since v0.5's GPT-J 6B and Falcon-180B first-token rows (10, held out) joined
     // the nine Llama rows (8.93%); Falcon's A100 128-token and H100 FP8 TP 8 2048-token rows are
-    // recorded misses (-21.5%, -20.6%).
+    // recorded misses (-21.5%, -20.6%). Issue r5-fp8 tried fp8_train_gemm_ratio 0.90 (fitted on
+    // NeMo 24.07's FP8 pretraining rows): 10.67% (Llama 7B H100 FP8 2048 tokens -9.7% -> -21.1%);
+    // no per-release FP8 GEMM rate was found to separate v0.5's stack from NeMo's, so the ratio
+    // stayed 0.77 and this is 8.42% again.
     let ttft = median(g.get_mut("ttft").expect("ttft cases"));
     assert!(ttft <= 0.0843, "TTFT median |error| {ttft}");
     // KV capacity target 5% met: 3.9% over eight cases (1.2% to 5.2% for six vLLM V0/V1 and

@@ -537,3 +537,50 @@ fn neox_parallel_block_reduces_once_in_forward_only_under_megatron_without_sp() 
     hf.framework = Framework::HuggingFace;
     assert_eq!(tp(&par, &hf).0, tp(&seq, &hf).0);
 }
+
+/// Per-tensor current scaling (torchao float8 tensorwise, TE `Float8CurrentScaling`) adds an amax
+/// pass to every cast; torchao casts the input and weight again in backward and the gradient
+/// once per layout. Exact bytes for Llama 2 7B at TP 1 under torchao (compute.rs
+/// `tensorwise_casts`): input 10 instead of 4 B, gradient 8 instead of 4, weight 10 instead of 4.
+#[test]
+fn tensorwise_scaling_pays_an_amax_pass_per_cast() {
+    let m = model("Llama-2-7B");
+    let c = cluster("h100-sxm", 1);
+    let mut delayed = megatron(1, 1, 1);
+    delayed.precision = Precision::Fp8;
+    delayed.framework = Framework::HuggingFace;
+    let mut tensorwise = delayed.clone();
+    tensorwise.fp8_scaling = Fp8Scaling::Tensorwise;
+    let gemm = |s: &TrainingSetup| step(&m, s, &c).compute_parts.gemm_s;
+    let t = 4096.0; // tokens per micro-batch (micro-batch 1 × 4096)
+    let (h, f) = (4096.0, 11008.0);
+    let inputs = 6.0 * h + f; // q, k, v, o, gate, up read h; down reads ffn
+    let grads = 4.0 * h + 2.0 * f + h;
+    let weights = 4.0 * h * h + 3.0 * h * f;
+    let extra_per_layer = 6.0 * t * inputs + 4.0 * t * grads + 6.0 * weights;
+    let bw =
+        c.gpu.memory_bandwidth().unwrap().0 * Tunables::default().elementwise_bandwidth_efficiency;
+    let want = 32.0 * extra_per_layer / bw;
+    let got = gemm(&tensorwise) - gemm(&delayed);
+    assert!((got / want - 1.0).abs() < 1e-9, "{got} vs {want}");
+    // Under Megatron-Core (TE current scaling) the norm-fed inputs pay a plain cast and the rest
+    // the amax pass: dearer than delayed scaling, cheaper than torchao's double casts.
+    let (mut te_d, mut te_t) = (delayed.clone(), tensorwise.clone());
+    te_d.framework = Framework::Megatron;
+    te_t.framework = Framework::Megatron;
+    assert!(gemm(&te_t) > gemm(&te_d));
+    assert!(gemm(&te_t) - gemm(&te_d) < got);
+    // Under torchao's float8 TP plan the attention and MLP inputs are cast once, on the
+    // sequence-parallel shard, for all of their users: at TP 2 the input casts fall.
+    let mut tp_plain = tensorwise.clone();
+    tp_plain.parallel.tp = 2;
+    tp_plain.parallel.sequence_parallel = true;
+    let mut tp_delayed = tp_plain.clone();
+    tp_delayed.fp8_scaling = Fp8Scaling::Delayed;
+    assert!(gemm(&tp_plain) - gemm(&tp_delayed) < got / 2.0);
+    // Scaling changes nothing outside FP8.
+    let (mut b1, mut b2) = (delayed.clone(), tensorwise.clone());
+    b1.precision = Precision::AmpBf16;
+    b2.precision = Precision::AmpBf16;
+    assert_eq!(gemm(&b1), gemm(&b2));
+}

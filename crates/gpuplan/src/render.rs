@@ -359,7 +359,16 @@ fn lower_bounds(
             .flat_map(|c| c.lines())
     };
     let unbreakable = |k: usize| keep.contains(&k);
-    let word_max = |l: &str| l.split_whitespace().map(UnicodeWidthStr::width).max();
+    // Chinese text may break between any two characters (as [`wrap`] breaks it): its narrowest
+    // readable unit is two characters, so `数据并行通信` wraps before an instance id has to.
+    let unit = |w: &str| {
+        if w.chars().any(is_wide) {
+            w.width().min(CJK_UNIT)
+        } else {
+            w.width()
+        }
+    };
+    let word_max = |l: &str| l.split_whitespace().map(unit).max();
     let body = |k: usize| {
         cell_lines(k)
             .filter_map(|l| {
@@ -399,6 +408,9 @@ fn lower_bounds(
     }
     kept
 }
+
+/// The narrowest a column of Chinese words is made: two characters a line.
+const CJK_UNIT: usize = 4;
 
 /// The narrowest a kept column (an id) is made when the figures need the room.
 const MIN_KEPT: usize = 12;

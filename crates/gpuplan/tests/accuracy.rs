@@ -178,6 +178,8 @@ fn training_accuracy_stays_within_todays_bands() {
     // all-reduces pay their ring volume (Falcon-180B H100 FP8 TP 4 2048/2048 -18.8% -> -20.3%);
     // 10 again since Falcon's parallel block pays one all-reduce per layer as v0.6.1 runs it
     // (that row -20.3% -> -16.2%).
+    // 11 again after issue r5-fp8 (its trial ratio 0.90 swapped that Falcon row, -19.4%, for Llama
+    // 7B's H100 FP8 2048-token first token, -21.1%; the ratio stayed 0.77).
     assert!(
         known_serving <= 10,
         "{known_serving} known deviations (serving)"
@@ -206,12 +208,20 @@ fn training_accuracy_stays_within_todays_bands() {
     // Trainy's two torchtitan H200 tokens/s rows (-10.7%, -9.1%). 8.98% over the 100 before round 5.
     // 9.09% over 299 since the MoE layer's router and token permutations were timed (compute/moe.rs:
     // the 14 held-out Qwen3/DeepSeek-V3 rows' median |error| 47.2% -> 32.1%; no constant fitted).
-    // 9.10% still since a layer's weights take one split (layout.rs `WeightSplit`: the TP GEMMs on
-    // the shards the frameworks hold, wo/o_proj row-parallel and GQA's wk/wv column-parallel;
-    // Megatron-Bridge's whole experts per rank): TP > 1 dense rows moved -5.3 to +0.6 points
-    // (torchtitan 405B 1F1B -5.8% -> -8.6%), Qwen3-235B-A22B +3.1 to +4.4, no TP 1 row.
+    // Issue r5-fp8: 9.14% over 299 (9.145%) with Megatron-Bridge's 405B rows on the recipe's
+    // embedding/loss-aware pipeline split and per-tensor current scaling's casts timed (torchao
+    // tensorwise for torchtitan's FP8 rows, TE Float8CurrentScaling for Megatron-Bridge's 25.11+
+    // Llama rows: compute.rs `tensorwise_casts`). Its trial refit of fp8_train_gemm_ratio on NeMo
+    // 24.07's 11 FP8 pretraining rows (0.77 -> 0.90) gave 8.29% over 288 but moved every 2023-stack
+    // FP8 row away (serving TTFT past its 10% target) and no per-release FP8 GEMM rate was found,
+    // so it was dropped: the ratio stays fitted on llm-foundry's MPT-3B row.
+    // 9.00% over 299 with both (the MoE timing and r5-fp8's casts and 405B split merged).
+    // 9.14% over 299 since a layer's weights take one split (layout.rs `WeightSplit`: the TP GEMMs
+    // on the shards the frameworks hold, wo/o_proj row-parallel and GQA's wk/wv column-parallel;
+    // Megatron-Bridge's whole experts per rank): TP > 1 dense rows moved -3.0 to +0.6 points,
+    // Qwen3-235B-A22B's +3.1 to +4.4 (the median row moved up), no TP 1 row.
     assert!(
-        tput <= 0.0910,
+        tput <= 0.0914,
         "training throughput out-of-sample median {tput:.4}"
     );
     assert!(hours <= 0.1377, "GPU-hours out-of-sample median {hours:.4}");
@@ -239,12 +249,15 @@ fn training_accuracy_stays_within_todays_bands() {
     // MPT-13B H100 micro-batch-2 rows at 16 and 32 GPUs, and three single rows (gen_cases.py).
     // 50 since the MoE router and token permutations were timed: Qwen3-235B-A22B 25.11 +20.9% ->
     // +13.3% (the 30B-A3B rows +36%..+187% -> +21%..+154%, the 235B 25.09 row +58.2% -> +48.2%).
-    // 50 still with one split of a layer's weights (layout.rs `WeightSplit`): torchtitan 2025-06's
-    // Llama 3 8B bf16 async-TP row came within band (+21.3% -> +18.3%), Megatron-Bridge's
-    // Llama 3.1 405B 26.06 row left it (-19.7% -> -20.6%: TP 8's o_proj row-parallel and k/v
-    // column-parallel).
+    // 50 since issue r5-fp8: Megatron-Bridge 26.04.01's 405B row (-20.2% -> -16.5%) came within
+    // band with the recipe's embedding/loss-aware pipeline split; its 70B and 25.11 8B FP8 rows
+    // stay misses (-23.1% to -25.7%, -23.7%, with current scaling's amax passes timed). The trial
+    // ratio 0.90 (46 misses) was not adopted: no per-release FP8 GEMM rate was found.
+    // 49 with both merged (the MoE timing's 50 and r5-fp8's 405B row within band).
+    // 48 with one split of a layer's weights (layout.rs `WeightSplit`): torchtitan 2025-06's
+    // Llama 3 8B bf16 async-TP row came within band (+21.3% -> +18.3%).
     assert!(
-        known <= 50,
+        known <= 48,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes

@@ -1018,3 +1018,53 @@ fn readme_five_commands_go_from_plan_to_running_job() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Audit r5: the Megatron bundle runs the schedule and overlaps the plan was timed with. A 70B
+/// Megatron plan (TP8 PP4×v2, overlaps switched on by the search) exported
+/// `--pipeline-model-parallel-size 4` alone: Megatron-LM then runs the non-interleaved
+/// schedule, twice the bubble the plan counted, with every overlap off.
+#[test]
+fn megatron_args_carry_the_planned_schedule_and_overlaps() {
+    let args = [
+        "-m",
+        "Llama-3.1-70B",
+        "--task",
+        "full",
+        "--tokens",
+        "1e9",
+        "--profile",
+        "megatron",
+    ];
+    let mut a = vec!["plan", "--format", "json", "--top", "1"];
+    a.extend_from_slice(&args);
+    let o = gpuplan(&a);
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let par = &doc["outcome"]["plans"][0]["train"]["setup"]["parallel"];
+    let vp = par["virtual_stages"].as_u64().unwrap();
+    assert!(vp > 1, "the case must plan the interleaved schedule: {par}");
+    let dir = scratch("megatron-vp");
+    let mut a = vec!["plan", "--pick", "1", "--export", dir.to_str().unwrap()];
+    a.extend_from_slice(&args);
+    assert_eq!(gpuplan(&a).status.code(), Some(0));
+    let text = std::fs::read_to_string(dir.join("megatron_args.sh")).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        text.contains(&format!("--num-virtual-stages-per-pipeline-rank {vp}")),
+        "{text}"
+    );
+    for (key, flag) in [
+        ("overlap_grad_reduce", "--overlap-grad-reduce"),
+        ("tp_comm_overlap", "--tp-comm-overlap"),
+    ] {
+        assert_eq!(
+            text.contains(flag),
+            par[key].as_bool() == Some(true),
+            "{key} = {} but the args read:\n{text}",
+            par[key]
+        );
+    }
+    // The distributed optimizer is off (ZeRO-0): Megatron-LM asserts it under
+    // --overlap-param-gather, so the flag stays out although the plan proposes the overlap.
+    assert_eq!(par["zero"].as_u64(), Some(0), "{par}");
+    assert!(!text.contains("--overlap-param-gather"), "{text}");
+}

@@ -277,3 +277,57 @@ fn models_list_is_readable_at_80_columns() {
         "{wide}"
     );
 }
+
+/// Audit r5: in Chinese at 80 columns the ids split (`1×ecs.ebmgn7e.32xlarg` over `e`,
+/// `2×modelarts.snt9b` over `.8`) because the bottleneck `数据并行通信` was held whole on one
+/// line; a user copying the id got a wrong one. The bottleneck reads `DP 通信` (as `DP comm`) and
+/// Chinese words may wrap between characters, so where the figures fit, no id wraps.
+#[test]
+fn chinese_plan_tables_keep_instance_ids_whole_at_80_columns() {
+    let cases: [&[&str]; 3] = [
+        &[
+            "plan",
+            "-m",
+            "Qwen2.5-14B",
+            "--task",
+            "full",
+            "--tokens",
+            "1e9",
+            "--deadline",
+            "48h",
+        ],
+        &[
+            "plan",
+            "-m",
+            "Qwen2.5-7B",
+            "--task",
+            "full",
+            "--tokens",
+            "1e9",
+            "--chips",
+            "ascend",
+        ],
+        &[
+            "plan",
+            "-m",
+            "DeepSeek-V3",
+            "--task",
+            "lora",
+            "--tokens",
+            "1e8",
+        ],
+    ];
+    for args in cases {
+        let (code, text) = run(80, "zh", args);
+        assert_eq!(code, Some(0), "{text}");
+        assert!(too_wide(&text, 80).is_empty(), "{text}");
+        let lines = first_table_lines(&text);
+        assert!(lines.len() >= 3, "{text}");
+        for cells in &lines {
+            if cells[0].is_empty() {
+                assert!(cells[1].is_empty(), "the id wrapped: {text}");
+            }
+            assert!(!cells[6].contains("并行通"), "{text}");
+        }
+    }
+}

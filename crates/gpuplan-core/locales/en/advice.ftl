@@ -30,7 +30,10 @@ adv-first-hour = First hour: expect ~{ $rate } { $unit }/s per GPU (MFU { $mfu }
     [mindspore] optimizer-state sharding (MindSpore optimizer parallel, the ZeRO equivalent)
    *[other] ZeRO stage
 }.
-adv-auto-release = The job ends after ~{ $time }: set an automatic release/deletion time on the instances, or script their release after the final checkpoint is uploaded; idle GPUs are billed.
+adv-auto-release = The job ends after ~{ $time }: set an automatic release/deletion time on the instances, or script their release after the final checkpoint is uploaded; idle { $ascend ->
+    [yes] NPUs
+   *[no] GPUs
+} are billed.
 adv-latency-margin = Latency margin: { $what } { $got } ms meets the { $target } ms target by only { $pct }%, within the model's typical error on published runs (about { $margin }%). Benchmark one replica at batch { $batch } before committing; if it misses, cap the engine's concurrent sequences below { $batch } (vLLM --max-num-seqs) and add a replica.
 adv-autoscaling = Replicas: the stated load needs { $needed } (at { $rps } req/s each); the plan runs { $replicas } ({ $peak }× peak headroom, at least { $min } for availability{ $single ->
     [yes] ; one replica is a single point of failure: a node failure or an upgrade takes the service down
@@ -40,7 +43,10 @@ adv-autoscaling = Replicas: the stated load needs { $needed } (at { $rps } req/s
    *[no] Keep { $floor } running and autoscale above it for larger peaks
 }: scale on queue length (vLLM `vllm:num_requests_waiting` > 0 for 1–2 min) or KV-cache use (`vllm:gpu_cache_usage_perc` > 0.8), not on GPU utilisation, which continuous batching keeps high. New replicas need minutes to load weights: keep the floor warm.
 adv-filing-duty = Serving a generative model to the public in mainland China falls under the Interim Measures for the Management of Generative AI Services (2023): plan for the algorithm/model filing (备案) and content-safety duties before launch.
-adv-placement-serve = { $replicas } replicas on { $gpus } GPU(s) per instance: run one server per GPU (or per TP group) behind a load balancer.
+adv-placement-serve = { $replicas } replicas on { $gpus } { $gpus ->
+    [one] GPU
+   *[other] GPUs
+} per instance: run one server per GPU (or per TP group) behind a load balancer.
 adv-placement-train = Multi-node: create all nodes in one zone, VPC and subnet, with topology-aware placement (Alibaba deployment set, Huawei same AZ/cluster, Tencent HCC cluster), and { $ascend ->
     [yes] check the NPUs' RoCE ports are up (`hccn_tool -i <npu> -link -g` on every NPU) and that HCCL sees every node (rank table / HCCL_IF_IP)
    *[no] check the RDMA NICs are up (ibv_devinfo)
@@ -83,12 +89,24 @@ adv-monthly-price-only = Only a monthly (subscription) price is known for { $id 
 adv-subscription-break-even = Subscription: { $note }.
 adv-price-unknown = No price is known for this type (no published list price was found): import yours with `gpuplan catalog import` to compare cost.
 adv-region-undocumented = Regions not documented for { $id }: check availability in { $regions } (console instance-type-by-region page or the provider's stock API) before relying on this plan.
+price-method-other-region = price from { $from }, used for { $wanted } ({ $kind ->
+    [list] list price
+    [user] your price
+    [api] fetched price
+   *[estimate] estimate
+} of another region: prices differ by region, check { $wanted } in the console){ $earlier ->
+    [none] {""}
+   *[other] ; { $earlier }
+}
 adv-price-other-region = Price from { $from }, used for { $regions }: an estimate (¥{ $cny }, { $as_of }); prices differ by region, check the { $regions } price in the console or import it.
 adv-access-restricted = { $id } ({ $family }) is not freely orderable: access = { $access } ({ $note }). Apply or open the ticket before you count on it, and keep a fallback.
 adv-access-note-default = see the provider's docs
 adv-stock-reported = The provider's stock API reported { $id } as low on stock when it was imported ({ $detail }): create the instances early or keep the fallbacks below at hand.
 adv-stock-no-detail = no zone detail
-adv-unverified-facts = Catalog facts behind this plan are { $instance } (instance) / { $chip } (chip): confirm the GPU model and links in the console.
+adv-unverified-facts = Catalog facts behind this plan are { $instance } (instance) / { $chip } (chip): confirm the { $ascend ->
+    [yes] NPU
+   *[no] GPU
+} model and links in the console.
 adv-long-job-no-deadline = No deadline was set, so the cheapest plan ranks first: it runs { $days }. { $nodes } × { $id } finishes in { $faster } for ¥{ $cost } (+{ $extra }); set --deadline to rank plans that meet it by cost.
 adv-stock-fallbacks = If { $id } is out of stock in your zone: { $list }.
 adv-fallback = { $nodes } × { $id } ({ $provider }{ $other ->
@@ -107,6 +125,10 @@ adv-fallback = { $nodes } × { $id } ({ $provider }{ $other ->
 adv-fallback-sep = ;{" "}
 adv-quantization-changes = Quantization changes the answer: { $weights } weights cost ¥{ $cny }/month; the best { $base } plan, { $nodes } × { $id }, costs ¥{ $other }/month ({ $ratio }×). Validate quality on your prompts first.
 adv-weights-native = { $weights } (native)
+adv-quantization-unpriced = Quantized weights ({ $weights }): the best plan with { $base } weights, { $nodes } × { $id }, has no known price, so the cost of quantizing cannot be compared (import its price: `gpuplan catalog import`). Validate quality on your prompts first.
 adv-quantization-only = Only quantized weights ({ $weights }) meet the targets in memory here: no bf16 plan was feasible. Validate quality first.
 adv-quantization-would-cut = Quantizing to { $weights } would cut the cost to ¥{ $other }/month on { $nodes } × { $id } ({ $pct }% less), if quality holds.
-adv-big-card-small-inference = Inference on { $gpu }: ¥{ $cost } per 1k requests; { $nodes } × { $id } costs ¥{ $other }.
+adv-big-card-small-inference = Inference on { $gpu }: ¥{ $cost } per 1k requests; { $nodes } × { $id } costs ¥{ $other }{ $cheaper ->
+    [yes] : the smaller cards are cheaper per request.
+   *[no] , so the larger card is the cheaper choice here.
+}

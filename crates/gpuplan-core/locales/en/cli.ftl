@@ -76,6 +76,30 @@ fetch-failed-none-written = { $n } of { $total } price request(s) failed; nothin
 prices-none-billing = no { $billing } prices match; `gpuplan prices fetch PROVIDER` gets them
 
 ## gpuplan models
+catalog-gpu-line = gpu: { $name } ({ $mem } GiB, { $bw } GB/s, { $tflops } TFLOPS bf16/fp16; { $confidence }, { $as_of })
+catalog-gpu-unmapped = gpu: NOT MAPPED ({ $gpu }); add `[gpu_aliases]` to a user catalog to plan with it
+catalog-prices-none = prices: none known (no list price was found for this type; import yours with `gpuplan catalog import`)
+catalog-family-head = family { $family } — { $provider }: { $n } type(s), { $chip }
+catalog-family-row = { $id }: { $gpus } × { $gpu }, { $vcpu } vCPU, { $ram } GiB RAM, { $net } Gbit/s{ $vgpu ->
+    [yes] {" "}(vGPU slice)
+   *[no] {""}
+}
+catalog-regions = regions: { $list }
+catalog-regions-none = regions: not documented (check availability in your region in the console)
+catalog-access = access: { $access } — { $note }
+catalog-source = source: { $source } ({ $as_of }, { $confidence })
+catalog-related = other families starting with this name: { $list }
+catalog-wrong-note = note: "{ $name }" { $verdict }
+catalog-wrong-note-provider = note ({ $provider }): "{ $name }" { $verdict }
+models-arch = { $name } ({ $structure }): hidden { $hidden }, layers { $layers }, heads { $heads }/{ $kv } kv, head_dim { $head_dim }, ffn { $ffn }, vocab { $vocab }, { $gated ->
+    [yes] gated MLP
+   *[no] plain MLP
+}, { $norm }, { $attention }, context { $context }{ $moe }
+models-structure-decoder_only = decoder-only
+models-structure-encoder_only = encoder-only
+models-structure-encoder_decoder = encoder-decoder
+models-arch-mla = MLA (q_lora_rank { $q }, kv_lora_rank { $kv }, qk_rope_head_dim { $rope })
+models-arch-moe = , MoE { $experts } experts × { $ffn } (top-{ $top }, { $shared } shared, { $dense } dense layers)
 models-col-model = model
 models-col-type = type
 models-col-params = params

@@ -42,6 +42,7 @@ est-needed = needed per device
 est-no-memory = { $gpu } has no sourced memory size: cannot say whether it fits
 est-fits = { $have } GiB on { $gpu } → fits
 est-does-not-fit = { $have } GiB on { $gpu } → DOES NOT FIT (short by { $short } GiB)
+est-no-fit-hint = To fit, try { $levers }; or let `gpuplan plan` search the parallelism, ZeRO stage, recomputation and micro-batch for this model and task.
 est-offload-ram = host RAM for offload (per GPU)
 est-step-tp = tensor-parallel comm (exposed)
 est-step-cp = context-parallel K/V (exposed)
@@ -79,6 +80,7 @@ est-serve-non-torch = non-torch + CUDA graphs
 est-serve-kv-pool = KV pool
 est-serve-kv = KV capacity: { $blocks } blocks × { $block } = { $tokens } tokens; max concurrency at max_model_len: { $conc }; { $reqs } requests of { $input }+{ $output } tokens at once; longest context at batch { $batch }: { $ctx }
 est-serve-problem = PROBLEM: { $p }
+est-serve-fits-at-tp = With --tp { $tp } (of the { $gpus } GPUs given) the same setup fits.
 est-serve-latency = latency: TTFT { $ttft } for { $input } prompt tokens; { $tpot } per output token at batch { $batch } ({ $rate } tokens/s, { $bound ->
     [bandwidth] bandwidth-bound
    *[compute] compute-bound

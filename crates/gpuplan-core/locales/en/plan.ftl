@@ -68,7 +68,10 @@ plan-step-dp = data-parallel comm (exposed)
 plan-step-pp-ep = pipeline p2p + expert all-to-all
 plan-step-step = step
 plan-throughput = throughput { $rate } { $unit }/s ({ $per } per GPU), MFU { $mfu }%; data read { $read }, checkpoint { $ckpt }
-plan-serving = serving: { $replicas } replica(s) × TP{ $tp } ({ $weights } weights), batch size { $batch } per replica at { $rps } req/s each; unloaded TTFT { $ttft }, { $tpot } per output token; { $wgib } GiB weights and a { $kv } GiB KV pool ({ $tokens } tokens) per GPU
+plan-serving = serving: { $replicas } { $replicas ->
+    [one] replica
+   *[other] replicas
+} × TP{ $tp } ({ $weights } weights), batch size { $batch } per replica at { $rps } req/s each; unloaded TTFT { $ttft }, { $tpot } per output token; { $wgib } GiB weights and a { $kv } GiB KV pool ({ $tokens } tokens) per GPU
 plan-serving-load = under load: { $rate } req/s per replica at the { $peak }× peak rate ({ $util }% of its { $cap } req/s capacity, { $share }% of each second prefilling; { $stated }% at the stated rate): TPOT { $tpot }, TTFT { $ttft } ({ $queue } waiting for the prompts ahead); { $mix }
 plan-serving-load-norate = under load: { $rate } req/s per replica ({ $util }% of its { $cap } req/s capacity, { $share }% of each second prefilling): TPOT { $tpot }, TTFT { $ttft } ({ $queue } waiting for the prompts ahead); { $mix }
 serve-mix-chunked = vLLM chunked prefill: a prompt rides { $steps } decode step(s) within the { $budget }-token step budget
@@ -126,8 +129,8 @@ bind-why-sold-out = every matching type was reported sold out by the provider's 
 bind-why-no-match = no instance type matches the provider, region and chip filters
 bind-chip-skipped = { $gpu } skipped: { $why }
 bind-unpriced-left-out = { $n } plan(s) on types with no known price were left out: they cannot be checked against the budget (import prices with `gpuplan catalog import`)
-bind-no-fit = no configuration fits memory: the closest, { $what } with { $layout } { $recompute } recompute at micro-batch { $mb }, needs { $need } GiB per GPU of { $have } GiB
-bind-over-deadline = the fastest plan, { $what }, takes { $h } h, over the { $d } h deadline by { $over } h: allow more nodes (--max-nodes) or more time
+bind-no-fit = no configuration fits memory: the closest, { $what } with { $layout }, { $recompute }, micro-batch { $mb }, needs { $need } GiB per GPU of { $have } GiB
+bind-over-deadline = the fastest plan, { $what }, takes { $h }, over the { $d } deadline by { $over }: allow more nodes (--max-nodes) or more time
 bind-over-budget = cheapest plan { $what } costs ¥{ $x }, over the ¥{ $b } budget by ¥{ $over }{ $spot ->
     [none] {""}
    *[other] ; with spot (if the job tolerates interruption: --interruptible) it is ¥{ $spot }

@@ -11,7 +11,7 @@ adv-storage-class = 存储：数据读取需要 { $read }；建议使用{ $class
     [yes] 对象存储适合顺序读取的数据集；检查点请先写到文件系统。
    *[no] {""}
 }
-adv-storage-tiering = 更省的冷热分层：{ $object_gib } GiB 数据集放在 { $object }（每月 ¥{ $object_cny }，可满足读取速率），另用 { $cache_gib } GiB 的 { $cache } 存放热数据和检查点（每月 ¥{ $cache_cny }）：合计每月 ¥{ $split }，比全部放在 { $whole_gib } GiB 的 { $class } 上（每月 ¥{ $whole }）便宜。通过缓存层读取（JindoFS/Fluid、带本地缓存的 ossfs/obsfs/cosfs，或文件存储与对象存储的数据流动）。
+adv-storage-tiering = 更省的冷热分层：{ $object_gib } GiB 数据集放在{ $object }（每月 ¥{ $object_cny }，可满足读取速率），另用 { $cache_gib } GiB 的{ $cache }存放热数据和检查点（每月 ¥{ $cache_cny }）：合计每月 ¥{ $split }，比全部放在 { $whole_gib } GiB 的{ $class }上（每月 ¥{ $whole }）便宜。通过缓存层读取（JindoFS/Fluid、带本地缓存的 ossfs/obsfs/cosfs，或文件存储与对象存储的数据流动）。
 adv-image-decode-cores = 图像解码/增强以每秒 { $rate } 个样本计，需约 { $cores } 个主机 vCPU（每个 vCPU 每秒 { $per_core } 张图）{ $have ->
     [short] ；本方案只有 { $vcpus } 个 vCPU，不够，GPU 会空等：改用 GPU 解码（NVIDIA DALI）或 vCPU 更多的规格
     [enough] ；本方案有 { $vcpus } 个 vCPU
@@ -33,7 +33,10 @@ adv-first-hour = 第一个小时：预期每卡约 { $rate } { $unit }/s（MFU {
     [mindspore] 开启优化器状态切分（MindSpore 优化器并行，相当于 ZeRO）
    *[other] 提高 ZeRO 阶段
 }。
-adv-auto-release = 任务约 { $time }结束：为实例设置自动释放时间，或在最后一个检查点上传后用脚本释放；闲置的 GPU 照常计费。
+adv-auto-release = 任务约 { $time }结束：为实例设置自动释放时间，或在最后一个检查点上传后用脚本释放；闲置的 { $ascend ->
+    [yes] NPU
+   *[no] GPU
+} 照常计费。
 adv-latency-margin = 延迟余量：{ $what } { $got } ms 仅比 { $target } ms 的目标低 { $pct }%，在模型对公开测试结果的典型误差（约 { $margin }%）之内。确定前请先在单个副本上以批大小 { $batch } 实测；若未达标，把引擎的并发序列数限制在 { $batch } 以下（vLLM --max-num-seqs）并增加一个副本。
 adv-autoscaling = 副本数：按给定负载需要 { $needed } 个（每个约 { $rps } 请求/秒）；本方案运行 { $replicas } 个（峰值余量 { $peak } 倍，为可用性至少 { $min } 个{ $single ->
     [yes] ；单副本是单点故障，节点故障或升级都会导致服务中断
@@ -86,12 +89,24 @@ adv-monthly-price-only = { $id } 只有包年包月价格：这个 { $hours } �
 adv-subscription-break-even = 包年包月：{ $note }。
 adv-price-unknown = 该规格没有已知价格（未找到公开价格）：请用 `gpuplan catalog import` 导入价格后再比较费用。
 adv-region-undocumented = { $id } 的售卖地域未见文档：使用本方案前，请先在控制台（按地域查看实例规格）或库存接口确认 { $regions } 是否有售。
+price-method-other-region = 价格来自 { $from }，用于 { $wanted }（另一地域的{ $kind ->
+    [list] 公开价
+    [user] 自有价格
+    [api] 接口查询价
+   *[estimate] 估算价
+}：各地域价格不同，请在控制台核对 { $wanted } 的价格）{ $earlier ->
+    [none] {""}
+   *[other] ；{ $earlier }
+}
 adv-price-other-region = 价格来自 { $from }，用于 { $regions }：仅为估算（¥{ $cny }，{ $as_of }）；各地域价格不同，请在控制台核对 { $regions } 的价格或导入。
 adv-access-restricted = { $id }（{ $family }）不能直接购买：需{ $access }（{ $note }）。请提前申请或提交工单，并准备备选方案。
 adv-access-note-default = 见云厂商文档
 adv-stock-reported = 导入时库存接口显示 { $id } 库存紧张（{ $detail }）：请尽早创建实例，或准备下方的备选方案。
 adv-stock-no-detail = 无可用区明细
-adv-unverified-facts = 该方案依据的规格数据并非全部经官方确认（实例：{ $instance }，芯片：{ $chip }）：请在控制台核对 GPU 型号与互联。
+adv-unverified-facts = 该方案依据的规格数据并非全部经官方确认（实例：{ $instance }，芯片：{ $chip }）：请在控制台核对 { $ascend ->
+    [yes] NPU
+   *[no] GPU
+} 型号与互联。
 adv-long-job-no-deadline = 未设置截止时间（--deadline），因此最便宜的方案排在第一：它要运行 { $days }。{ $nodes } × { $id } 只需 { $faster }，费用 ¥{ $cost }（多 { $extra }）；用 --deadline 设定期限后，会在满足期限的方案中按费用排序。
 adv-stock-fallbacks = 若 { $id } 在目标可用区缺货，可选：{ $list }。
 adv-fallback = { $nodes } × { $id }（{ $provider }{ $other ->
@@ -110,6 +125,10 @@ adv-fallback = { $nodes } × { $id }（{ $provider }{ $other ->
 adv-fallback-sep = ；
 adv-quantization-changes = 量化改变了结论：{ $weights } 权重每月 ¥{ $cny }；最优 { $base } 方案 { $nodes } × { $id } 每月 ¥{ $other }（{ $ratio } 倍）。请先用自己的提示词验证效果。
 adv-weights-native = { $weights }（原生格式）
+adv-quantization-unpriced = 本方案使用量化权重（{ $weights }）：使用 { $base } 权重的最优方案 { $nodes } × { $id } 没有已知价格，无法比较量化省下的费用（导入价格：`gpuplan catalog import`）。请先用自己的提示词验证效果。
 adv-quantization-only = 只有量化权重（{ $weights }）能在显存内满足目标：没有可行的 bf16 方案。请先验证效果。
 adv-quantization-would-cut = 若量化到 { $weights } 且效果可接受，{ $nodes } × { $id } 每月 ¥{ $other }（便宜 { $pct }%）。
-adv-big-card-small-inference = 在 { $gpu } 上推理：每千次请求 ¥{ $cost }；{ $nodes } × { $id } 为 ¥{ $other }。
+adv-big-card-small-inference = 在 { $gpu } 上推理：每千次请求 ¥{ $cost }；{ $nodes } × { $id } 为 ¥{ $other }{ $cheaper ->
+    [yes] ：小卡每次请求更便宜。
+   *[no] ，此处大卡反而更便宜。
+}

@@ -70,6 +70,30 @@ fetch-failed-none-written = { $total } 个价格请求中有 { $n } 个失败；
 prices-none-billing = 没有匹配的 { $billing } 价格；`gpuplan prices fetch PROVIDER` 可获取
 
 ## gpuplan models
+catalog-gpu-line = GPU：{ $name }（{ $mem } GiB，{ $bw } GB/s，bf16/fp16 { $tflops } TFLOPS；{ $confidence }，{ $as_of }）
+catalog-gpu-unmapped = GPU：未映射（{ $gpu }）；在用户目录中添加 `[gpu_aliases]` 后才能用它做规划
+catalog-prices-none = 价格：未知（没有找到该规格的公开价格；可用 `gpuplan catalog import` 导入）
+catalog-family-head = 规格族 { $family }（{ $provider }）：{ $n } 个规格，{ $chip }
+catalog-family-row = { $id }：{ $gpus } × { $gpu }，{ $vcpu } vCPU，内存 { $ram } GiB，网络 { $net } Gbit/s{ $vgpu ->
+    [yes] （vGPU 分片）
+   *[no] {""}
+}
+catalog-regions = 售卖地域：{ $list }
+catalog-regions-none = 售卖地域：未见文档（请在控制台确认所在地域是否有售）
+catalog-access = 购买限制：{ $access }（{ $note }）
+catalog-source = 来源：{ $source }（{ $as_of }，{ $confidence }）
+catalog-related = 以此开头的其他规格族：{ $list }
+catalog-wrong-note = 说明："{ $name }" { $verdict }
+catalog-wrong-note-provider = 说明（{ $provider }）："{ $name }" { $verdict }
+models-arch = { $name }（{ $structure }）：hidden { $hidden }，{ $layers } 层，注意力头 { $heads }/{ $kv } kv，head_dim { $head_dim }，ffn { $ffn }，词表 { $vocab }，{ $gated ->
+    [yes] 门控 MLP
+   *[no] 普通 MLP
+}，{ $norm }，{ $attention }，上下文 { $context }{ $moe }
+models-structure-decoder_only = 仅解码器
+models-structure-encoder_only = 仅编码器
+models-structure-encoder_decoder = 编码器-解码器
+models-arch-mla = MLA（q_lora_rank { $q }，kv_lora_rank { $kv }，qk_rope_head_dim { $rope }）
+models-arch-moe = ，MoE：{ $experts } 个专家 × { $ffn }（top-{ $top }，{ $shared } 个共享专家，{ $dense } 个稠密层）
 models-col-model = 模型
 models-col-type = 类型
 models-col-params = 参数量

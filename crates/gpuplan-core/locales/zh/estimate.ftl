@@ -42,6 +42,7 @@ est-needed = 每卡所需
 est-no-memory = { $gpu } 的显存容量没有来源：无法判断是否放得下
 est-fits = { $gpu } 有 { $have } GiB → 放得下
 est-does-not-fit = { $gpu } 有 { $have } GiB → 放不下（差 { $short } GiB）
+est-no-fit-hint = 要放得下，可试 { $levers }；或用 `gpuplan plan` 为该模型和任务搜索并行方式、ZeRO 阶段、重计算与 micro-batch。
 est-offload-ram = 卸载所需主机内存（每卡）
 est-step-tp = 张量并行通信（未重叠）
 est-step-cp = 上下文并行 K/V（未重叠）
@@ -79,6 +80,7 @@ est-serve-non-torch = 非 torch 显存 + CUDA graph
 est-serve-kv-pool = KV 池
 est-serve-kv = KV 容量：{ $blocks } 个块 × { $block } = { $tokens } 个 token；按 max_model_len 的最大并发：{ $conc }；可同时处理 { $reqs } 个 { $input }+{ $output } token 的请求；批大小 { $batch } 时的最长上下文：{ $ctx }
 est-serve-problem = 问题：{ $p }
+est-serve-fits-at-tp = 用 --tp { $tp }（共给出 { $gpus } 张 GPU）时同样的配置放得下。
 est-serve-latency = 时延：{ $input } 个提示 token 的 TTFT 为 { $ttft }；批大小 { $batch } 时每个输出 token { $tpot }（每秒 { $rate } 个 token，{ $bound ->
     [bandwidth] 受显存带宽限制
    *[compute] 受算力限制

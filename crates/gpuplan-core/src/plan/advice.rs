@@ -574,13 +574,18 @@ fn spot_checkpoint(c: &Ctx) -> Option<Msg> {
     })
 }
 
+/// Little memory left per device. Measured against what the driver reports
+/// ([`Plan::usable_memory_gib`]: 39.4 GiB on an A100-40GB, 29.5 on a 910B4), the capacity the
+/// feasibility check and the table's `free` column use, not the marketed size: against 40 GiB a
+/// plan with 0.1 GiB free read "0.7 GiB left", and a 910B4 plan with 0.3 GiB free (29.2 of 32 =
+/// 91%) got no warning at all.
 fn memory_headroom(c: &Ctx) -> Option<Msg> {
     let need = c.train()?.memory.device_total.gib();
-    let have = c.p.gpu.memory_gib.unwrap_or(0.0);
+    let have = c.p.usable_memory_gib.or(c.p.gpu.memory_gib).unwrap_or(0.0);
     (have > 0.0 && need / have > 0.92).then(|| {
         Msg::new("adv-memory-headroom")
             .arg("left", f1(have - need))
-            .arg("have", f0(have))
+            .arg("have", f1(have))
     })
 }
 
@@ -600,7 +605,11 @@ fn first_hour(c: &Ctx) -> Option<Msg> {
 
 fn auto_release(c: &Ctx) -> Option<Msg> {
     c.train()?;
-    Some(Msg::new("adv-auto-release").arg("time", duration_arg(c.p.hours)))
+    Some(
+        Msg::new("adv-auto-release")
+            .arg("time", duration_arg(c.p.hours))
+            .arg("ascend", yes(c.ascend)),
+    )
 }
 
 /// The unit of work (tokens, images, samples) in both languages.
@@ -916,6 +925,7 @@ fn unverified_facts(c: &Ctx) -> Option<Msg> {
         Msg::new("adv-unverified-facts")
             .arg("instance", names::confidence(i.confidence))
             .arg("chip", names::confidence_word(&c.p.gpu.confidence))
+            .arg("ascend", yes(c.ascend))
     })
 }
 
@@ -1061,7 +1071,7 @@ const DAYS_FROM_HOURS: f64 = 72.0;
 
 /// A duration as shown in tables: hours below 72 h (`80.1 h` / `80.1 小时` above that would
 /// read `10364.6 h`), days from 72 h (`431.9 d` / `431.9 天`).
-fn duration_arg(h: f64) -> Msg {
+pub(crate) fn duration_arg(h: f64) -> Msg {
     if h >= DAYS_FROM_HOURS {
         Msg::new("unit-days").arg("d", f1(h / 24.0))
     } else {
@@ -1112,7 +1122,18 @@ fn quantization_changes(
     top: &super::ServeDetail,
     b: &Plan,
 ) -> Option<(Severity, Msg)> {
-    let (x, y) = (cost(first)?, cost(b)?);
+    let (Some(x), Some(y)) = (cost(first), cost(b)) else {
+        // No price on one side (DeepSeek-V3 int4 on A100 against its native FP8 on H20): the
+        // warning stays, with the plan it could not be compared with.
+        return Some((
+            Warn,
+            Msg::new("adv-quantization-unpriced")
+                .arg("weights", top.weights.name())
+                .arg("base", base_weights(b))
+                .arg("nodes", b.nodes)
+                .arg("id", b.instance.id.as_str()),
+        ));
+    };
     Some((
         Info,
         Msg::new("adv-quantization-changes")
@@ -1166,7 +1187,10 @@ fn big_card_small_inference(plans: &[Plan]) -> Option<(Severity, Msg)> {
         .arg("cost", format!("{t:.3}"))
         .arg("nodes", alt.nodes)
         .arg("id", alt.instance.id.as_str())
-        .arg("other", format!("{o:.3}"));
+        .arg("other", format!("{o:.3}"))
+        // Which way the comparison goes: audit r5 read "¥6.898 per 1k requests; 12 × … costs
+        // ¥11.668" under a rule named for big cards, with no word that the big card wins.
+        .arg("cheaper", yes(o < t));
     Some((if o < t { Warn } else { Info }, m))
 }
 

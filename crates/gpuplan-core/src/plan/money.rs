@@ -93,18 +93,28 @@ pub fn regional_price(
         return Some(p);
     }
     let mut p = cat.best_price(inst, billing, None)?;
-    let wanted = regions.join(" / ");
-    let was = match p.kind {
-        PriceKind::List => "list price",
-        PriceKind::User => "your price",
-        PriceKind::Api => "fetched price",
+    // Both languages from the catalogs (a zh reader saw this method in English), the earlier
+    // method of an estimate kept after it in its own language.
+    let kind = match p.kind {
+        PriceKind::List => "list",
+        PriceKind::User => "user",
+        PriceKind::Api => "api",
         PriceKind::Estimate => "estimate",
     };
-    p.method = Some(format!(
-        "price from {}, used for {wanted} ({was} of another region: prices differ by region, check {wanted} in the console){}",
-        p.region,
-        p.method.take().map(|m| format!("; {m}")).unwrap_or_default()
-    ));
+    let method = |lang: crate::i18n::Lang, earlier: Option<&String>| {
+        crate::i18n::Msg::new("price-method-other-region")
+            .arg("from", crate::i18n::names::price_region(&p.region))
+            .arg("wanted", regions.join(" / "))
+            .arg("kind", kind)
+            .arg("earlier", earlier.map_or("none", |m| m.as_str()))
+            .render(lang)
+    };
+    let en = method(crate::i18n::Lang::En, p.method.as_ref());
+    let zh = method(
+        crate::i18n::Lang::Zh,
+        p.method_zh.as_ref().or(p.method.as_ref()),
+    );
+    (p.method, p.method_zh) = (Some(en), Some(zh));
     p.kind = PriceKind::Estimate;
     p.confidence = Some(Confidence::Unverified);
     Some(p)

@@ -601,6 +601,22 @@ fn propose_overlap(s: &mut TrainingSetup) {
     }
 }
 
+/// The recomputation of a configuration in words (`full recomputation`, `全量重计算`), not the
+/// Rust name (`ZeRO-3 Full recompute` in the no-fit refusal); a mode without a message reads as
+/// typed on the command line.
+fn recompute_word(r: crate::workload::Recompute) -> Msg {
+    let w = serde_json::to_value(r)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    let id = format!("recompute-{w}");
+    if crate::i18n::has_message(crate::i18n::Lang::En, &id) {
+        Msg::new(id)
+    } else {
+        Msg::raw(&w)
+    }
+}
+
 /// What the chosen configuration asks of the training stack.
 fn stack_caveats(s: &TrainingSetup) -> Vec<Text> {
     let mut v = Vec::new();
@@ -1262,7 +1278,7 @@ pub fn search(
                 Msg::new("bind-no-fit")
                     .arg("what", what.as_str())
                     .arg("layout", layout_words(&s.setup.parallel))
-                    .arg("recompute", format!("{:?}", s.setup.recompute))
+                    .arg("recompute", recompute_word(s.setup.recompute))
                     .arg("mb", s.setup.micro_batch)
                     .arg("need", format!("{:.1}", s.need.gib()))
                     .arg("have", format!("{:.0}", s.have.gib())),
@@ -1271,11 +1287,13 @@ pub fn search(
         if let (Some((what, h)), Some(d)) = (fastest_over_deadline, c.deadline_hours) {
             rejected.push(Binding::msg(
                 "deadline",
+                // In the plan table's units: a 55-day plan against a 30-day deadline read
+                // "1331.8 h, over the 720.0 h deadline".
                 Msg::new("bind-over-deadline")
                     .arg("what", what.as_str())
-                    .arg("h", format!("{h:.1}"))
-                    .arg("d", format!("{d:.1}"))
-                    .arg("over", format!("{:.1}", h - d)),
+                    .arg("h", super::advice::duration_arg(h))
+                    .arg("d", super::advice::duration_arg(d))
+                    .arg("over", super::advice::duration_arg(h - d)),
             ));
         }
         if let (Some((what, x, spot)), Some(b)) = (cheapest_over_budget, c.budget_cny) {

@@ -436,31 +436,28 @@ fn family_or_error(c: &Catalog, id: &str, format: Format) -> Result<Option<u8>> 
 fn instance_text(c: &Catalog, i: &Instance, prices: Vec<Price>) -> Result<String> {
     let mut out = format!("{}\n", toml::to_string_pretty(i)?.trim_end());
     if let Some(g) = c.gpu(&i.gpu) {
-        out.push_str(&format!(
-            "gpu: {} ({} GiB, {} GB/s, {} TFLOPS bf16/fp16; {}, {})\n",
-            g.name,
-            opt(g.memory_gib),
-            opt(g.memory_bandwidth_gbs),
-            opt(g.tflops.bf16.or(g.tflops.fp16)),
-            g.confidence,
-            g.as_of
-        ));
+        let m = Msg::new("catalog-gpu-line")
+            .arg("name", g.name.as_str())
+            .arg("mem", opt(g.memory_gib))
+            .arg("bw", opt(g.memory_bandwidth_gbs))
+            .arg("tflops", opt(g.tflops.bf16.or(g.tflops.fp16)))
+            .arg(
+                "confidence",
+                gpuplan_core::i18n::names::confidence_word(&g.confidence),
+            )
+            .arg("as_of", g.as_of.as_str());
+        out.push_str(&format!("{}\n", m.render(render::lang())));
     } else if !i.gpu_is_mapped() {
-        out.push_str(&format!(
-            "gpu: NOT MAPPED ({}); add `[gpu_aliases]` to a user catalog to plan with it\n",
-            i.gpu
-        ));
+        let m = Msg::new("catalog-gpu-unmapped").arg("gpu", i.gpu.as_str());
+        out.push_str(&format!("{}\n", m.render(render::lang())));
     }
     out.push_str(&format!("{}\n", regions_line(i)));
     if let Some(a) = i.access {
-        let note = i
-            .access_note
-            .as_deref()
-            .unwrap_or("see the provider's docs");
-        out.push_str(&format!("access: {} — {note}\n", a.name()));
+        out.push_str(&format!("{}\n", access_line(a, i.access_note.as_deref())));
     }
     if prices.is_empty() {
-        out.push_str("prices: none known (no list price was found for this type; import yours with `gpuplan catalog import`)\n");
+        let m = Msg::new("catalog-prices-none").render(render::lang());
+        out.push_str(&format!("{m}\n"));
     }
     for p in prices {
         let method = p
@@ -651,11 +648,33 @@ fn warn_import(r: &gpuplan_core::catalog::import::ImportResult) {
 }
 
 fn regions_line(i: &Instance) -> String {
-    if i.regions.is_empty() {
-        "regions: not documented (check availability in your region in the console)".into()
+    let m = if i.regions.is_empty() {
+        Msg::new("catalog-regions-none")
     } else {
-        format!("regions: {}", i.regions.join(", "))
+        Msg::new("catalog-regions").arg("list", i.regions.join(", "))
+    };
+    m.render(render::lang())
+}
+
+/// A provider by its catalog id in English (`tencent`, as `--provider` takes it) and by its
+/// name in Chinese (腾讯云).
+fn provider_arg(p: Provider) -> gpuplan_core::i18n::Arg {
+    gpuplan_core::i18n::Arg::PerLang {
+        en: p.name().to_string(),
+        zh: gpuplan_core::i18n::names::provider(p).render(gpuplan_core::i18n::Lang::Zh),
     }
+}
+
+/// The access line: how the family is ordered, and the catalog's note (or the default).
+fn access_line(a: gpuplan_core::catalog::Access, note: Option<&str>) -> String {
+    let note = match note {
+        Some(n) => gpuplan_core::i18n::Arg::Str(n.to_string()),
+        None => Msg::new("adv-access-note-default").into(),
+    };
+    Msg::new("catalog-access")
+        .arg("access", gpuplan_core::i18n::names::access(a))
+        .arg("note", note)
+        .render(render::lang())
 }
 
 /// Families whose name is close to `q`, with provider and chip: "gn6i (alibaba, t4)".
@@ -713,49 +732,53 @@ fn show_families(c: &Catalog, q: &str, fam: &[&Instance], format: Format) -> Res
         out!("{}", family_block(c, *p, &of(p)));
     }
     let related = related_families(c, &key);
+    let l = render::lang();
     if !related.is_empty() {
-        outln!(
-            "other families starting with this name: {}",
-            related.join(", ")
-        );
+        let m = Msg::new("catalog-related").arg("list", related.join(", "));
+        outln!("{}", m.render(l));
     }
     for w in wrong {
-        outln!(
-            "note{}: \"{}\" {}",
-            w.provider
-                .map(|p| format!(" ({})", p.name()))
-                .unwrap_or_default(),
-            w.name,
-            w.verdict
-        );
+        let m = match w.provider {
+            Some(p) => Msg::new("catalog-wrong-note-provider").arg("provider", provider_arg(p)),
+            None => Msg::new("catalog-wrong-note"),
+        };
+        let m = m
+            .arg("name", w.name.as_str())
+            .arg("verdict", w.verdict.as_str());
+        outln!("{}", m.render(l));
     }
     Ok(0)
 }
 
-/// One provider's types of a family: chip, each type, regions, access and source.
+/// One provider's types of a family: chip, each type, regions, access and source, in the
+/// reader's language (audit r5: `catalog show GN8 --lang zh` was all English, with the
+/// confidence as Rust's `Confirmed`).
 fn family_block(c: &Catalog, p: Provider, rows: &[&&Instance]) -> String {
+    let l = render::lang();
     let first = rows[0];
     let chip = c
         .gpu(&first.gpu)
         .map(|g| format!("{} ({} GiB)", g.name, opt(g.memory_gib)))
         .unwrap_or_else(|| first.gpu.clone());
-    let mut out = format!(
-        "family {} — {}: {} type(s), {chip}\n",
-        first.family,
-        p.name(),
-        rows.len()
-    );
+    let head = Msg::new("catalog-family-head")
+        .arg("family", first.family.as_str())
+        .arg("provider", provider_arg(p))
+        .arg("n", rows.len())
+        .arg("chip", chip);
+    let mut out = format!("{}\n", head.render(l));
     for i in rows {
-        out.push_str(&format!(
-            "  {}: {} × {}, {} vCPU, {} GiB RAM, {} Gbit/s{}\n",
-            i.id,
-            i.gpu_count,
-            i.gpu,
-            i.vcpu.map(|v| v.to_string()).unwrap_or_else(|| "–".into()),
-            opt(i.ram_gib),
-            opt(i.network_gbit),
-            if i.vgpu { " (vGPU slice)" } else { "" }
-        ));
+        let row = Msg::new("catalog-family-row")
+            .arg("id", i.id.as_str())
+            .arg("gpus", i.gpu_count.to_string())
+            .arg("gpu", i.gpu.as_str())
+            .arg(
+                "vcpu",
+                i.vcpu.map(|v| v.to_string()).unwrap_or_else(|| "–".into()),
+            )
+            .arg("ram", opt(i.ram_gib))
+            .arg("net", opt(i.network_gbit))
+            .arg("vgpu", if i.vgpu { "yes" } else { "no" });
+        out.push_str(&format!("  {}\n", row.render(l)));
     }
     let mut lists: Vec<&Vec<String>> = rows.iter().map(|i| &i.regions).collect();
     lists.dedup();
@@ -767,16 +790,19 @@ fn family_block(c: &Catalog, p: Provider, rows: &[&&Instance]) -> String {
         }
     }
     if let Some(a) = first.access {
-        let note = first
-            .access_note
-            .as_deref()
-            .unwrap_or("see the provider's docs");
-        out.push_str(&format!("  access: {} — {note}\n", a.name()));
+        out.push_str(&format!(
+            "  {}\n",
+            access_line(a, first.access_note.as_deref())
+        ));
     }
-    out.push_str(&format!(
-        "  source: {} ({}, {:?})\n",
-        first.source, first.as_of, first.confidence
-    ));
+    let source = Msg::new("catalog-source")
+        .arg("source", first.source.as_str())
+        .arg("as_of", first.as_of.as_str())
+        .arg(
+            "confidence",
+            gpuplan_core::i18n::names::confidence(first.confidence),
+        );
+    out.push_str(&format!("  {}\n", source.render(l)));
     out
 }
 

@@ -223,11 +223,20 @@ pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
                         render::fit(&training_report(model, r, cluster, e, &look), w)
                     )
                 }
-                Estimated::Inference { model, r, e, .. } => {
-                    out!(
-                        "{}",
-                        render::fit(&inference_report(&model.name, r, e, &look), w)
-                    )
+                Estimated::Inference {
+                    model,
+                    r,
+                    e,
+                    cluster,
+                } => {
+                    let mut text = inference_report(&model.name, r, e, &look);
+                    if let Some(tp) = fitting_tp(model, r, cluster, e) {
+                        let m = Msg::new("est-serve-fits-at-tp")
+                            .arg("tp", tp)
+                            .arg("gpus", cluster.nodes * cluster.gpus_per_node);
+                        text.push_str(&format!("{}\n", m.render(look.lang)));
+                    }
+                    out!("{}", render::fit(&text, w))
                 }
                 Estimated::Solved {
                     model,
@@ -662,6 +671,12 @@ fn training_report(
     let l = look.lang;
     let mut out = training_header(model, r, c, e, l);
     out.push_str(&memory_section(c, e, look));
+    if let Some(hint) = no_fit_hint(r, c, e) {
+        out.push_str(&format!(
+            "{}\n",
+            render::wrap(&hint.render(l), render::width(), "  ")
+        ));
+    }
     out.push_str(&timeline_block(&e.memory, look));
     match &e.step {
         Some(st) => out.push_str(&step_section(model, r, st, look)),
@@ -769,6 +784,36 @@ fn offload_words(p: &gpuplan_core::workload::Parallelism, l: gpuplan_core::i18n:
         t(p.offload_optimizer, "est-offload-optimizer"),
         t(p.offload_params, "est-offload-params")
     )
+}
+
+/// A training job that does not fit: the levers of this command the user left unpulled
+/// (recomputation, ZeRO-3 over the devices given, micro-batch 1, more devices) and `gpuplan plan`,
+/// which searches them. Audit r5: the README's LoRA on one A10 printed "DOES NOT FIT (short by
+/// 19.6 GiB)" and nothing else, although `--recompute full` fits it.
+fn no_fit_hint(r: &Request, c: &ClusterSpec, e: &TrainingEstimate) -> Option<Msg> {
+    if e.fits || c.gpu.visible_memory().is_none() {
+        return None;
+    }
+    let s = &r.training;
+    let devices = c.nodes * c.gpus_per_node;
+    let mut levers: Vec<String> = vec![];
+    if s.recompute != gpuplan_core::workload::Recompute::Full {
+        levers.push("--recompute full".into());
+    }
+    if devices > 1 && s.parallel.zero < 3 {
+        levers.push("--zero 3".into());
+    }
+    if s.micro_batch > 1 {
+        levers.push("--micro-batch 1".into());
+    }
+    levers.push("--gpus-per-node / --nodes".into());
+    Some(Msg::new("est-no-fit-hint").arg(
+        "levers",
+        gpuplan_core::i18n::Arg::PerLang {
+            en: levers.join(", "),
+            zh: levers.join("、"),
+        },
+    ))
 }
 
 /// Whether the job fits the device's memory, in words.
@@ -1132,6 +1177,30 @@ fn budget_how(e: gpuplan_core::workload::Engine) -> &'static str {
 }
 
 /// The serving report: setup, memory table, KV pool, problems and latency.
+/// A serving estimate that does not fit: the smallest larger TP (dividing the heads, within the
+/// GPUs given) at which the same setup fits, by the same estimate. Audit r5: `estimate -m
+/// Llama-3.1-70B --task inference --gpu h100-sxm --gpus-per-node 8` ran TP 1 (vLLM's default)
+/// and said "use more GPUs (tp)" with 8 GPUs on the command line and no number.
+fn fitting_tp(
+    model: &ModelSpec,
+    r: &Request,
+    cluster: &ClusterSpec,
+    e: &InferenceEstimate,
+) -> Option<u64> {
+    let heads = model.transformer()?.heads;
+    if e.memory.fits {
+        return None;
+    }
+    let gpus = cluster.nodes * cluster.gpus_per_node;
+    (r.inference.tp + 1..=gpus)
+        .filter(|tp| heads.is_multiple_of(*tp))
+        .find(|tp| {
+            let mut s = r.inference.clone();
+            s.tp = *tp;
+            estimate_inference(model, &s, cluster, &r.tunables).is_ok_and(|x| x.memory.fits)
+        })
+}
+
 fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, look: &Look) -> String {
     let l = look.lang;
     let (s, m) = (&r.inference, &e.memory);

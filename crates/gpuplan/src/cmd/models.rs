@@ -6,6 +6,7 @@ use crate::render;
 use anyhow::Result;
 use gpuplan_core::i18n::{Lang, Msg};
 use gpuplan_core::job::model_summary;
+use gpuplan_core::model::spec::{MlpKind, NormKind, Structure};
 use gpuplan_core::model::{param_breakdown, presets, Architecture, AttentionKind};
 use gpuplan_core::units::format_count;
 
@@ -159,7 +160,7 @@ fn show(name: Option<&str>, config: Option<&std::path::Path>, format: Format) ->
         t("models-col-detail"),
     ];
     let header: Vec<&str> = header.iter().map(String::as_str).collect();
-    let arch = architecture_line(&m);
+    let arch = architecture_line(&m, l);
     match format {
         Format::Markdown => out!("**{arch}**\n\n{}", render::markdown(&header, &rows)),
         _ => outln!("{arch}\n{}", render::table(&header, &rows)),
@@ -253,14 +254,61 @@ fn group_row(g: &gpuplan_core::model::params::LayerGroup, l: Lang) -> Vec<String
     ]
 }
 
-/// The architecture in one line: dimensions, MLP, norm, attention, context and MoE layout.
-fn architecture_line(m: &gpuplan_core::model::ModelSpec) -> String {
+/// The architecture in one line: dimensions, MLP, norm, attention, context and MoE layout, in
+/// the reader's language. Audit r5: the line printed Rust's debug names (`(DecoderOnly)`, `Gated
+/// MLP, RmsNorm, Standard`, DeepSeek's `Mla(MlaSpec { q_lora_rank: Some(1536), … })`).
+fn architecture_line(m: &gpuplan_core::model::ModelSpec, l: Lang) -> String {
     match &m.architecture {
-        Architecture::Transformer(t) => format!(
-            "{} ({:?}): hidden {}, layers {}, heads {}/{} kv, head_dim {}, ffn {}, vocab {}, {:?} MLP, {:?}, {:?}, context {}{}",
-            m.name, t.structure, t.hidden, t.total_layers(), t.heads, t.kv_heads, t.head_dim, t.ffn, t.vocab, t.mlp, t.norm, t.attention, t.max_context,
-            t.moe.map(|e| format!(", MoE {} experts × {} (top-{}, {} shared, {} dense layers)", e.experts, e.expert_ffn, e.experts_per_token, e.shared_experts, e.dense_layers)).unwrap_or_default()
-        ),
+        Architecture::Transformer(t) => {
+            let structure = match t.structure {
+                Structure::DecoderOnly => "decoder_only",
+                Structure::EncoderOnly => "encoder_only",
+                Structure::EncoderDecoder { .. } => "encoder_decoder",
+            };
+            let attention = match t.attention {
+                AttentionKind::Mla(a) => Msg::new("models-arch-mla")
+                    .arg("q", a.q_lora_rank.map_or("-".into(), |r| r.to_string()))
+                    .arg("kv", a.kv_lora_rank)
+                    .arg("rope", a.qk_rope_head_dim),
+                AttentionKind::Standard if t.kv_heads == t.heads => Msg::raw("MHA"),
+                AttentionKind::Standard if t.kv_heads == 1 => Msg::raw("MQA"),
+                AttentionKind::Standard => Msg::raw("GQA"),
+            };
+            let moe = t.moe.map_or(Msg::raw(""), |e| {
+                Msg::new("models-arch-moe")
+                    .arg("experts", e.experts)
+                    .arg("ffn", e.expert_ffn)
+                    .arg("top", e.experts_per_token)
+                    .arg("shared", e.shared_experts)
+                    .arg("dense", e.dense_layers)
+            });
+            Msg::new("models-arch")
+                .arg("name", m.name.as_str())
+                .arg(
+                    "structure",
+                    Msg::new(format!("models-structure-{structure}")),
+                )
+                .arg("hidden", t.hidden)
+                .arg("layers", t.total_layers())
+                .arg("heads", t.heads)
+                .arg("kv", t.kv_heads)
+                .arg("head_dim", t.head_dim)
+                .arg("ffn", t.ffn)
+                .arg("vocab", t.vocab)
+                .arg("gated", if t.mlp == MlpKind::Gated { "yes" } else { "no" })
+                .arg(
+                    "norm",
+                    if t.norm == NormKind::RmsNorm {
+                        "RMSNorm"
+                    } else {
+                        "LayerNorm"
+                    },
+                )
+                .arg("attention", attention)
+                .arg("context", t.max_context)
+                .arg("moe", moe)
+                .render(l)
+        }
         Architecture::Opaque(o) => format!(
             "{} ({}): {} params; forward {:.3e} FLOPs per sample at {}",
             m.name, o.model_type, o.params, o.forward_flops_per_sample, o.reference_input

@@ -256,7 +256,9 @@ mod proptests {
                    rank in 1u64..1024, tokens in proptest::option::of(1.0f64..1e13),
                    base in proptest::option::of(pick(&["nf4", "nf4_no_dq", "int8", "bf16"]))) -> TrainView {
             TrainView { task: task.into(), precision: precision.into(), optimizer: "adam_w".into(),
-                framework: framework.into(), tp, pp, ep, sequence_parallel: sp, zero,
+                framework: framework.into(), tp, pp, ep, sequence_parallel: sp,
+                virtual_stages: 1, cp: 1, last_stage_layers: None, overlap_grad_reduce: false,
+                overlap_param_gather: false, tp_comm_overlap: false, zero,
                 offload_optimizer: off.0, offload_params: off.1, recompute: recompute.into(),
                 attention: "flash".into(), micro_batch: mb, grad_accum: ga, seq_len: seq,
                 lora_rank: Some(rank), lora_targets: vec!["q_proj".into(), "v_proj".into()],

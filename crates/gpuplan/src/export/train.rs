@@ -458,12 +458,26 @@ pub fn megatron_args(p: &PlanView, t: &TrainView) -> Vec<String> {
         format!("--tensor-model-parallel-size {}", t.tp),
         format!("--pipeline-model-parallel-size {}", t.pp),
     ];
+    if t.virtual_stages > 1 {
+        // The interleaved 1F1B schedule the plan's bubble (p − 1)/(m·v) assumes.
+        a.push(format!(
+            "--num-virtual-stages-per-pipeline-rank {}",
+            t.virtual_stages
+        ));
+    }
+    if let Some(l) = t.last_stage_layers {
+        a.push(format!("--decoder-last-pipeline-num-layers {l}"));
+    }
+    if t.cp > 1 {
+        a.push(format!("--context-parallel-size {}", t.cp));
+    }
     if t.ep > 1 {
         a.push(format!("--expert-model-parallel-size {}", t.ep));
     }
     if t.sequence_parallel {
         a.push("--sequence-parallel".into());
     }
+    megatron_overlaps(t, &mut a);
     a.push(format!("--micro-batch-size {}", t.micro_batch));
     a.push(format!("--global-batch-size {}", global_batch(p, t)));
     a.push(format!("--seq-length {}", t.seq_len));
@@ -496,6 +510,22 @@ pub fn megatron_args(p: &PlanView, t: &TrainView) -> Vec<String> {
         a.push(format!("--save-interval {steps}"));
     }
     a
+}
+
+/// The overlaps the plan's step time hides communication behind; Megatron-LM leaves each off
+/// unless asked (`megatron/training/arguments.py` `validate_args`: `--overlap-param-gather`
+/// asserts the distributed optimizer and `--overlap-grad-reduce`; `--tp-comm-overlap` needs
+/// sequence parallelism and Transformer Engine).
+fn megatron_overlaps(t: &TrainView, a: &mut Vec<String>) {
+    if t.overlap_grad_reduce {
+        a.push("--overlap-grad-reduce".into());
+    }
+    if t.overlap_param_gather && t.overlap_grad_reduce && t.zero >= 1 {
+        a.push("--overlap-param-gather".into());
+    }
+    if t.tp_comm_overlap && t.tp > 1 && t.sequence_parallel {
+        a.push("--tp-comm-overlap".into());
+    }
 }
 
 fn megatron_args_sh(p: &PlanView, t: &TrainView) -> String {

@@ -56,6 +56,17 @@ pub struct TrainView {
     pub pp: u64,
     pub ep: u64,
     pub sequence_parallel: bool,
+    /// Interleaved-schedule chunks per pipeline rank, context-parallel degree and the last
+    /// stage's layer count (uneven split) the plan was timed with; older plans lack them (1, 1,
+    /// even).
+    pub virtual_stages: u64,
+    pub cp: u64,
+    pub last_stage_layers: Option<u64>,
+    /// The communication overlaps the plan was timed with (the search switches NeMo's on for
+    /// Megatron-Core, `propose_overlap`); absent: off, Megatron-LM's defaults.
+    pub overlap_grad_reduce: bool,
+    pub overlap_param_gather: bool,
+    pub tp_comm_overlap: bool,
     pub zero: u64,
     pub offload_optimizer: bool,
     pub offload_params: bool,
@@ -91,7 +102,7 @@ impl TrainView {
 
 impl TrainView {
     pub fn data_parallel(&self, total_gpus: u64) -> u64 {
-        (total_gpus / (self.tp * self.pp)).max(1)
+        (total_gpus / (self.tp * self.pp * self.cp)).max(1)
     }
     pub fn model_parallel(&self) -> bool {
         self.tp > 1 || self.pp > 1 || self.ep > 1 || self.framework == "megatron"
@@ -289,6 +300,12 @@ fn train_view(t: &Value, request: &Value, at: &str) -> Result<TrainView> {
         pp: n("setup/parallel/pp", 1024)?,
         ep: n("setup/parallel/ep", 1024)?,
         sequence_parallel: b("setup/parallel/sequence_parallel")?,
+        virtual_stages: optional_count(t, "setup/parallel/virtual_stages", 1024, &f)?.unwrap_or(1),
+        cp: optional_count(t, "setup/parallel/cp", 1024, &f)?.unwrap_or(1),
+        last_stage_layers: optional_count(t, "setup/parallel/last_stage_layers", 1 << 16, &f)?,
+        overlap_grad_reduce: optional_flag(t, "setup/parallel/overlap_grad_reduce", &f)?,
+        overlap_param_gather: optional_flag(t, "setup/parallel/overlap_param_gather", &f)?,
+        tp_comm_overlap: optional_flag(t, "setup/parallel/tp_comm_overlap", &f)?,
         zero,
         offload_optimizer: b("setup/parallel/offload_optimizer")?,
         offload_params: b("setup/parallel/offload_params")?,
@@ -456,6 +473,27 @@ fn count_from(v: &Value, path: &str, min: u64, max: u64, field: &str) -> Result<
         ));
     }
     Ok(n)
+}
+
+/// A count that older or hand-made plans may leave out (absent or null: `None`).
+fn optional_count(
+    v: &Value,
+    path: &str,
+    max: u64,
+    field: &dyn Fn(&str) -> String,
+) -> Result<Option<u64>> {
+    match get(v, path) {
+        Some(x) if !x.is_null() => count(v, path, max, &field(path)).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// A flag that older or hand-made plans may leave out (absent or null: off).
+fn optional_flag(v: &Value, path: &str, field: &dyn Fn(&str) -> String) -> Result<bool> {
+    match get(v, path) {
+        Some(x) if !x.is_null() => flag(v, path, &field(path)),
+        _ => Ok(false),
+    }
 }
 
 fn flag(v: &Value, path: &str, field: &str) -> Result<bool> {
