@@ -477,13 +477,23 @@ pub const INSTANCE_QUERY: &[&str] = &[
     ),
     responses((status = 200, description = "the `instances` document, as `gpuplan catalog instances --format json`", body = super::openapi::Document), (status = 400, description = "bad input: the message names the field", body = super::openapi::ErrorDocument)))]
 pub async fn instances(State(st): St, ReqLang(lang): ReqLang, Query(q): Pairs) -> Answer {
-    match query::parse::<InstanceFilterArgs>(&q, INSTANCE_QUERY, lang) {
-        Ok(f) => doc(
-            "instances",
-            &crate::cmd::catalog::instances_json(&st.catalog, &f),
-        ),
-        Err(e) => query_error(e, lang),
+    let f = match query::parse::<InstanceFilterArgs>(&q, INSTANCE_QUERY, lang) {
+        Ok(f) => f,
+        Err(e) => return query_error(e, lang),
+    };
+    if let Err(e) = crate::cmd::catalog::check_filter(&f) {
+        let field = e.field().map(str::to_string);
+        return Answer::error(
+            StatusCode::BAD_REQUEST,
+            &anyhow::Error::from(e),
+            field,
+            lang,
+        );
     }
+    doc(
+        "instances",
+        &crate::cmd::catalog::instances_json(&st.catalog, &f),
+    )
 }
 
 /// `gpuplan prices` filters, as query parameters.
