@@ -229,6 +229,18 @@ fn plan_only_key(f: &WorkloadFile) -> Option<&'static str> {
     .find_map(|(k, present)| present.then_some(k))
 }
 
+/// The mirror of [`plan_only_key`]: keys of the body that only `/estimate` reads (`hardware`,
+/// `inference`). `/plan` searches the hardware and takes its serving settings from `serve`, so
+/// `{"hardware": {"gpu": "H100", "nodes": 0}}` was answered 200 with plans on every GPU.
+fn estimate_only_key(f: &WorkloadFile) -> Option<&'static str> {
+    [
+        ("hardware", f.hardware.is_some()),
+        ("inference", f.inference.is_some()),
+    ]
+    .into_iter()
+    .find_map(|(k, present)| present.then_some(k))
+}
+
 pub fn parse_body(body: &[u8], lang: Lang) -> Result<WorkloadFile, Answer> {
     let text = std::str::from_utf8(body).map_err(|e| {
         Answer::bad(
@@ -324,6 +336,13 @@ pub async fn plan(State(st): St, ReqLang(lang): ReqLang, Query(q): Pairs, body: 
         Ok(f) => f,
         Err(a) => return a,
     };
+    if let Some(key) = estimate_only_key(&file) {
+        return Answer::bad(
+            Msg::new("api-err-estimate-key").arg("key", key),
+            Some(key.into()),
+            lang,
+        );
+    }
     let args: PlanArgs = match query::parse(&q, PLAN_QUERY, lang) {
         Ok(a) => a,
         Err(e) => return query_error(e, lang),
