@@ -1368,6 +1368,22 @@ def r5():
         add(f"kind = {kind} with both tables", ["plan", "-w", "{dir}/w.toml", "--provider", "alibaba", "--top", "1"],
             0, None, files={"w.toml": k.format(k=kind)},
             check=lambda r, word=word: [] if word in r["out"].splitlines()[0] else [f"not {word}: {r['out'][:120]}"])
+    # export: a hand-edited TP x PP that does not divide the plan's GPUs is refused
+    doc = json.loads(subprocess.run([BIN, "plan", "-m", "Llama-3.1-8B", "--task", "full", "--tokens", "1e9",
+                                     "--provider", "alibaba", "--format", "json", "--top", "3"],
+                                    capture_output=True, text=True, timeout=TIMEOUT,
+                                    env=dict(os.environ, GPUPLAN_TODAY="2026-12-03")).stdout)
+    for pick in range(1, len(doc["outcome"]["plans"]) + 1):
+        plan = doc["outcome"]["plans"][pick - 1]
+        gpus = plan["cluster"]["gpus_per_node"] * plan["nodes"]
+        par = plan["train"]["setup"]["parallel"]
+        for tp, pp in [(par["tp"], par["pp"]), (3, 1), (1, 3), (5, 7), (gpus * 2, 1), (1024, 1024), (gpus, 1)]:
+            edited = json.loads(json.dumps(doc))
+            edited["outcome"]["plans"][pick - 1]["train"]["setup"]["parallel"].update(tp=tp, pp=pp)
+            ok = gpus % (tp * pp) == 0
+            add(f"export pick {pick} ({gpus} GPUs) tp {tp} pp {pp}", ["export", "{dir}/p.json", "--to", "{dir}/out",
+                "--pick", str(pick)], 0 if ok else 2, ("tp",), files={"p.json": json.dumps(edited)},
+                need=() if ok else ("TP", "PP"))
     # long values are not echoed whole
     big = "x" * 1_000_000
 
