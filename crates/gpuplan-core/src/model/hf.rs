@@ -535,8 +535,12 @@ fn moe_dense_layers(f: &Fields, layers: u64) -> u64 {
     let freq = f.opt_u64(&["moe_layer_freq"]).unwrap_or(1).max(1);
     let step = f.opt_u64(&["decoder_sparse_step"]).unwrap_or(1).max(1);
     let mlp_only = layer_list(f, "mlp_only_layers");
-    let moe =
-        |i: u64| i >= first_k && i % freq == 0 && (i + 1) % step == 0 && !mlp_only.contains(&i);
+    let moe = |i: u64| {
+        i >= first_k
+            && i.is_multiple_of(freq)
+            && (i + 1).is_multiple_of(step)
+            && !mlp_only.contains(&i)
+    };
     (0..layers).filter(|i| !moe(*i)).count() as u64
 }
 

@@ -240,7 +240,7 @@ fn check_layout(v: &PlanView, field: &str) -> Result<()> {
         return Ok(());
     };
     let mp = t.tp.saturating_mul(t.pp);
-    if mp == 0 || v.total_gpus() % mp != 0 {
+    if mp == 0 || !v.total_gpus().is_multiple_of(mp) {
         return Err(fail(
             field_msg("export-field-layout", field)
                 .arg("tp", t.tp)
