@@ -17,6 +17,11 @@ Families (each input is one gpuplan run, or one HTTP request for `api`):
            give sane estimates; MoE LoRA saves no more than 4x a full fine-tune's activations;
            LoRA plans list module names only (fused_qkv says when q/k/v are one adapter)
   api      `gpuplan serve` bodies: JSON fuzz, huge arrays, deep nesting, wrong types
+  r5       round 5: a plan's JSON `setup` reads back as a workload (same memory and step time);
+           `fused_qkv` by hand; catalog filters × bad values; MoE layer schedules (dense count
+           against the modelling code's predicate); `accuracy --cases` without cases; the file's
+           `kind` in `plan`; long values not echoed whole
+  api5     `/plan` refuses `hardware`/`inference`, `/catalog/instances` bad filter values (400 + field)
   sanity   ordinary questions: preset × task × provider × objective × size, each plan checked
            against independent invariants (memory within the GPU, MFU ≤ 0.75, priced plans first
            by cost, ¥ > 0, serving KV pool holds its batch, MoE experts held)
@@ -470,7 +475,8 @@ def combos():
     add("prices by-gpu", ["prices", "--by-gpu"], 0)
     add("accuracy json", ["accuracy", "--format", "json"], 0)
     add("instance unknown", ["estimate", "-m", "Qwen2.5-7B", "--task", "lora", "--instance", "zz"], 2, ("instance",))
-    add("instance with gpu", ["estimate", "-m", "Qwen2.5-7B", "--task", "lora", "--instance", "ecs.gn7e-c16g1.32xlarge", "--gpu", "A100"], None, ("instance", "gpu"))
+    add("instance with gpu", ["estimate", "-m", "Qwen2.5-7B", "--task", "lora", "--instance", "ecs.gn7e-c16g1.32xlarge", "--gpu", "A100"], 2, ("instance", "gpu"))
+    add("instance with gpus-per-node", ["estimate", "-m", "Qwen2.5-7B", "--task", "lora", "--instance", "ecs.gn7e-c16g1.32xlarge", "--gpus-per-node", "4"], 2, ("instance", "gpus-per-node"))
     add("instance nodes 1e6", ["estimate", "-m", "Qwen2.5-7B", "--task", "lora", "--instance", "ecs.gn7e-c16g1.32xlarge", "--nodes", "1000000"], 2, ("nodes",))
     add("inter gbit tiny", E_FULL + ["--nodes", "2", "--inter-gbit", "1e-9"], None, ("inter_gbit",))
     add("gpus per node 1024 tp 1024", ["estimate", "-m", "Llama-3.1-405B", "--task", "full", "--gpu", "H100", "--gpus-per-node", "1024", "--tp", "1024"], None, ("tp",))
@@ -1198,11 +1204,250 @@ def api_sweep(bin_path):
     return fails, n
 
 
+
+# ---------------------------------------------------------------------------------------------
+# Round 5: what the tool writes it reads back; filters, schedules and folders that silently
+# selected nothing or everything.
+
+
+def toml_value(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(toml_value(x) for x in v) + "]"
+    raise ValueError(v)
+
+
+def toml_table(name, d, out):
+    """A JSON object as TOML tables (nulls left out: TOML has none)."""
+    out.append(f"[{name}]")
+    subs = []
+    for k, v in d.items():
+        if v is None:
+            continue
+        if isinstance(v, dict):
+            subs.append((k, v))
+        else:
+            out.append(f"{k} = {toml_value(v)}")
+    for k, v in subs:
+        toml_table(f"{name}.{k}", v, out)
+
+
+def check_setup_reads_back(r):
+    """Every plan's `train.setup`, written as a workload file, is read back by `estimate -w` on
+    the plan's instance and node count, with the same memory per device and step time."""
+    d = json.loads(r["out"])
+    probs = []
+    for i, pl in enumerate(d["outcome"]["plans"]):
+        out = [f"model = {toml_value(d['request']['model'])}", 'kind = "training"']
+        toml_table("training", pl["train"]["setup"], out)
+        path = os.path.join(r["dir"], f"back{i}.toml")
+        with open(path, "w") as f:
+            f.write("\n".join(out) + "\n")
+        e = subprocess.run([BIN, "estimate", "-w", path, "--instance", pl["instance"]["id"], "--nodes",
+                            str(pl["nodes"]), "--format", "json"], capture_output=True, text=True,
+                           timeout=TIMEOUT, cwd=r["dir"], env=dict(os.environ, GPUPLAN_TODAY="2026-12-03"))
+        if e.returncode != 0:
+            probs.append(f"plan {i + 1}'s setup does not read back (exit {e.returncode}): {e.stderr.strip()[-300:]}")
+            continue
+        est = json.loads(e.stdout)["estimate"]
+        for what, a, b in [("memory", pl["train"]["memory"]["device_total"], est["memory"]["device_total"]),
+                           ("step", pl["train"]["step"]["step"], est["step"]["step"])]:
+            if abs(a - b) > 1e-6 * abs(a):
+                probs.append(f"plan {i + 1}: {what} {a} in the plan, {b} read back")
+    return probs
+
+
+QWEN2_MOE = {"model_type": "qwen2_moe", "hidden_size": 1024, "num_hidden_layers": 12, "num_attention_heads": 8,
+             "num_key_value_heads": 4, "vocab_size": 1000, "intermediate_size": 2048, "num_experts": 8,
+             "num_experts_per_tok": 2, "moe_intermediate_size": 512, "max_position_embeddings": 4096}
+DEEPSEEK_SMALL = {"model_type": "deepseek_v3", "hidden_size": 1024, "num_hidden_layers": 12, "num_attention_heads": 8,
+                  "vocab_size": 1000, "intermediate_size": 2048, "n_routed_experts": 8, "num_experts_per_tok": 2,
+                  "moe_intermediate_size": 512, "kv_lora_rank": 64, "q_lora_rank": 128, "qk_rope_head_dim": 16,
+                  "qk_nope_head_dim": 32, "v_head_dim": 32, "max_position_embeddings": 4096}
+
+
+def expect_dense(n):
+    def chk(r):
+        return [] if f"{n} dense layers" in r["out"] or (n == 0 and "dense layers" not in r["out"]) else [
+            f"expected {n} dense layers: {r['out'].splitlines()[0][:200]}"]
+    return chk
+
+
+def r5():
+    c = []
+
+    def add(name, args, exit=None, frag=None, **kw):
+        c.append(Case("r5", name, args, exit=exit, frag=frag, **kw))
+
+    # A plan's setup reads back (fused_qkv, GPT-2's resolved names, modules_to_save, foreach buffers).
+    base = ["plan", "--tokens", "1e8", "--format", "json", "--top", "2"]
+    for m, task, extra in [
+            ("Qwen2.5-7B", "lora", []), ("Qwen2.5-7B", "qlora", []), ("Llama-3.1-8B", "full", []),
+            ("Llama-3.1-8B", "lora", ["--profile", "megatron"]),
+            ("Llama-3.1-8B", "lora", ["--profile", "megatron", "--lora-targets", "q_proj,k_proj,v_proj"]),
+            ("Llama-3.1-8B", "lora", ["--profile", "megatron", "--lora-targets", "q_proj,v_proj"]),
+            ("Llama-3.1-8B", "lora", ["--profile", "litgpt"]),
+            ("GPT-2", "lora", []), ("GPT-2", "lora", ["--lora-targets", "c_attn"]),
+            ("GPT-2", "lora", ["--lora-targets", "c_proj,c_fc"]), ("GPT-2", "lora", ["--profile", "megatron"]),
+            ("Mixtral-8x7B", "lora", []), ("Qwen3-30B-A3B", "lora", ["--profile", "megatron"]),
+            ("Llama-2-13B", "pretrain", []), ("GLM-4-9B", "lora", ["--lora-dropout", "0"])]:
+        for prov in ["alibaba", "tencent"]:
+            add(f"setup reads back: {m} {task} {' '.join(extra)} {prov}",
+                base + ["-m", m, "--task", task, "--provider", prov] + extra, None, None, ok_exits=(0, 4),
+                check=check_setup_reads_back)
+    wl = ('model = "Qwen2.5-7B"\n[training]\ntask = "lora"\ntokens = 1e8\noptimizer_foreach = true\n'
+          'optimizer_foreach_buffers = {b}\n[training.lora]\nmodules_to_save = {s}\n[training.parallel]\n'
+          'grad_reduce_fp32 = {g}\nfsdp_wrap_embeddings = {w}\n')
+    for b, s_, g, w in itertools.product([1, 2], ['[]', '["lm_head"]', '["embed_tokens", "lm_head"]'],
+                                         ["true", "false"], ["true", "false"]):
+        add(f"setup reads back: foreach {b} saves {s_} fp32 {g} wrap {w}",
+            ["plan", "-w", "{dir}/w.toml", "--provider", "alibaba", "--format", "json", "--top", "2"], None, None,
+            ok_exits=(0, 4), files={"w.toml": wl.format(b=b, s=s_, g=g, w=w)}, check=check_setup_reads_back)
+    # fused_qkv given by hand: agrees → 0, disagrees or wrong type → 2 naming the key.
+    fw = ('model = "{m}"\n[hardware]\ngpu = "A100"\n[training]\ntask = "lora"\ntokens = 1e8\n'
+          'framework = "{f}"\n[training.lora]\ntargets = {t}\nfused_qkv = {v}\n')
+    for m, f, t, fused in [("Llama-3.1-8B", "megatron", '["all-linear"]', True),
+                           ("Llama-3.1-8B", "hugging_face", '["all-linear"]', False),
+                           ("Llama-3.1-8B", "megatron", '["q_proj", "v_proj"]', False),
+                           ("GPT-2", "hugging_face", '["c_attn"]', True),
+                           ("GPT-2", "hugging_face", '["q_proj", "k_proj", "v_proj"]', True),
+                           ("GPT-2", "hugging_face", '["c_proj"]', False),
+                           ("GPT-2", "litgpt", '["all-linear"]', True)]:
+        for v in ["true", "false", '"true"', "1", "[true]"]:
+            ok = v in ("true", "false") and (v == "true") == fused
+            add(f"fused_qkv = {v} {m} {f} {t}", ["estimate", "-w", "{dir}/w.toml"], 0 if ok else 2, ("fused_qkv",),
+                files={"w.toml": fw.format(m=m, f=f, t=t, v=v)}, need=() if ok else ("fused_qkv",))
+    # catalog instance filters: the documented ranges (docs/reliability.md), checked independently
+    ranges = {"--gpus": (0.0, False, 1024.0), "--min-gpu-memory": (0.0, True, 10000.0),
+              "--max-price": (0.0, False, 1e12)}
+    for flag, (lo, lo_ok, hi) in ranges.items():
+        for v in BAD + ["1", "8", "0.25", "24", "80", "1000", "1e12", "1e13", "10001", "1025"]:
+            if v.startswith("-"):
+                add(f"catalog instances {flag}={v}", ["catalog", "instances", f"{flag}={v}"], 2, (flag,), need=(flag,))
+                continue
+            try:
+                x = float(v) if v.isascii() else float("nan")  # Rust reads ASCII digits only
+                ok = x == x and (x > lo or (lo_ok and x == lo)) and x <= hi
+            except ValueError:
+                ok = False  # clap refuses it (its message names the flag)
+            add(f"catalog instances {flag} {v!r}", ["catalog", "instances", flag, v, "--vgpu"], 0 if ok else 2, (flag,),
+                need=() if ok else (flag,))
+    # MoE layer schedules: the dense count follows the modelling code's predicate (computed here).
+    show = ["models", "show", "--config", "{dir}/config.json"]
+    for step in [1, 2, 3, 4, 12, 13]:
+        for only in [[], [0], [0, 1, 2], [11, 99, -1], list(range(12))]:
+            dense = sum(1 for i in range(12) if not (i not in only and (i + 1) % step == 0))
+            add(f"qwen2_moe step {step} mlp_only {only}", show, 0, None,
+                files={"config.json": json.dumps(dict(QWEN2_MOE, decoder_sparse_step=step, mlp_only_layers=only))},
+                check=expect_dense(dense))
+    for first_k in [0, 1, 3, 12]:
+        for freq in [1, 2, 3, 5, 12]:
+            dense = sum(1 for i in range(12) if not (i >= first_k and i % freq == 0))
+            add(f"deepseek first_k {first_k} freq {freq}", show, 0, None,
+                files={"config.json": json.dumps(dict(DEEPSEEK_SMALL, first_k_dense_replace=first_k, moe_layer_freq=freq))},
+                check=expect_dense(dense))
+    for key, cfg in [("decoder_sparse_step", QWEN2_MOE), ("moe_layer_freq", DEEPSEEK_SMALL)]:
+        for v in [0, -1, 1.5, "2", [2], 10 ** 30]:
+            add(f"{key} = {v!r}", show, 2, (key,), files={"config.json": json.dumps(dict(cfg, **{key: v}))}, need=(key,))
+    for v in ["0,1", 3, [0.5], [[0]], {"0": 1}, ["0"]]:
+        add(f"mlp_only_layers = {v!r}", show, 2, ("mlp_only_layers",),
+            files={"config.json": json.dumps(dict(QWEN2_MOE, mlp_only_layers=v))}, need=("mlp_only_layers",))
+    add("first_k_dense_replace above the layers", show, 2, ("first_k_dense_replace",),
+        files={"config.json": json.dumps(dict(DEEPSEEK_SMALL, first_k_dense_replace=13))})
+    # accuracy --cases folders without cases
+    for name, files in [("empty", {"none/.keep": ""}), ("only json", {"none/a.json": "{}"}),
+                        ("toml in a subfolder", {"none/sub/a.toml": ""})]:
+        add(f"accuracy --cases {name}", ["accuracy", "--cases", "{dir}/none"], 2, ("case",), files=files)
+    # the file's kind decides plan's task (no --task)
+    k = 'model = "Qwen2.5-7B"\nkind = "{k}"\n[serve]\nrate_rps = 1\n[training]\ntask = "lora"\ntokens = 1e8\n'
+    for kind, word in [("inference", "serving"), ("training", "LoRA")]:
+        add(f"kind = {kind} with both tables", ["plan", "-w", "{dir}/w.toml", "--provider", "alibaba", "--top", "1"],
+            0, None, files={"w.toml": k.format(k=kind)},
+            check=lambda r, word=word: [] if word in r["out"].splitlines()[0] else [f"not {word}: {r['out'][:120]}"])
+    # export: a hand-edited TP x PP that does not divide the plan's GPUs is refused
+    doc = json.loads(subprocess.run([BIN, "plan", "-m", "Llama-3.1-8B", "--task", "full", "--tokens", "1e9",
+                                     "--provider", "alibaba", "--format", "json", "--top", "3"],
+                                    capture_output=True, text=True, timeout=TIMEOUT,
+                                    env=dict(os.environ, GPUPLAN_TODAY="2026-12-03")).stdout)
+    for pick in range(1, len(doc["outcome"]["plans"]) + 1):
+        plan = doc["outcome"]["plans"][pick - 1]
+        gpus = plan["cluster"]["gpus_per_node"] * plan["nodes"]
+        par = plan["train"]["setup"]["parallel"]
+        for tp, pp in [(par["tp"], par["pp"]), (3, 1), (1, 3), (5, 7), (gpus * 2, 1), (1024, 1024), (gpus, 1)]:
+            edited = json.loads(json.dumps(doc))
+            edited["outcome"]["plans"][pick - 1]["train"]["setup"]["parallel"].update(tp=tp, pp=pp)
+            ok = gpus % (tp * pp) == 0
+            add(f"export pick {pick} ({gpus} GPUs) tp {tp} pp {pp}", ["export", "{dir}/p.json", "--to", "{dir}/out",
+                "--pick", str(pick)], 0 if ok else 2, ("tp",), files={"p.json": json.dumps(edited)},
+                need=() if ok else ("TP", "PP"))
+    # long values are not echoed whole
+    big = "x" * 1_000_000
+
+    def short_err(r):
+        return [] if len(r["err"]) < 4000 else [f"stderr of {len(r['err'])} bytes"]
+    for name, text in [("model", f'model = "{big}"\n'),
+                       ("lora target", f'model = "Qwen2.5-7B"\n[training]\ntask = "lora"\n[training.lora]\ntargets = ["{big}"]\n'),
+                       ("tunable 1e308", 'model = "Qwen2.5-7B"\n[tunables]\nfragmentation = 1e308\n'),
+                       ("gpu", f'model = "Qwen2.5-7B"\n[hardware]\ngpu = "{big}"\n')]:
+        add(f"long {name} not echoed whole", ["estimate", "-w", "{dir}/w.toml", "--task", "lora", "--gpu", "A100"]
+            if name != "gpu" else ["estimate", "-w", "{dir}/w.toml", "--task", "lora"], 2, None,
+            files={"w.toml": text}, check=short_err)
+        c[-1].check_exits = (2,)
+    return c
+
+
+def api_r5(bin_path):
+    """`/plan` refuses the estimate-only keys; `/catalog/instances` refuses filters that select
+    nothing by their value; both 400 naming the key."""
+    d = tempfile.mkdtemp(prefix="gpuplan-sweep-api5-")
+    p = subprocess.Popen([bin_path, "serve", "--bind", "127.0.0.1:0", "--no-user-catalog"],
+                         env=dict(os.environ, GPUPLAN_CONFIG_DIR=d), stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    m = re.search(r"http://([0-9.:]+)", p.stderr.readline().decode())
+    if not m:
+        p.kill()
+        return [("api5", "start", ["no address"])], 0
+    base = f"http://{m.group(1)}/api/v1"
+    train = {"model": "Qwen2.5-7B", "training": {"task": "lora", "tokens": 1e8}}
+    reqs = [("POST", "plan", dict(train, hardware=h), 400, "hardware")
+            for h in [{}, {"gpu": "H100"}, {"gpu": "H100", "nodes": 0}, {"host_vcpus": 0}]]
+    reqs += [("POST", "plan", {"model": "Qwen2.5-7B", "kind": "inference", "inference": i}, 400, "inference")
+             for i in [{}, {"batch": 4}, {"engine": "sglang"}]]
+    reqs += [("POST", "plan", train, 200, None), ("POST", "estimate", dict(train, hardware={"gpu": "A100"}), 200, None)]
+    for q in ["gpus=0", "gpus=nan", "gpus=inf", "gpus=1e9", "min-gpu-memory=nan", "min-gpu-memory=1e400",
+              "max-price=0", "max-price=nan", "max_price=inf"]:
+        reqs.append(("GET", f"catalog/instances?{q}", None, 400, "--" + q.split("=")[0].replace("_", "-")))
+    reqs += [("GET", "catalog/instances?gpus=8&min-gpu-memory=80&max-price=1000", None, 200, None)]
+    fails = []
+    for method, path, body, want, field in reqs:
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(f"{base}/{path}", data=data, method=method,
+                                     headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=TIMEOUT) as resp:
+                status, text = resp.status, resp.read().decode("utf-8", "replace")
+        except urllib.error.HTTPError as e:
+            status, text = e.code, e.read().decode("utf-8", "replace")
+        probs = []
+        if status != want:
+            probs.append(f"status {status}, expected {want}: {text[:200]}")
+        elif field is not None and json.loads(text)["error"]["field"] != field:
+            probs.append(f"field {json.loads(text)['error']['field']}, expected {field}")
+        if probs:
+            fails.append(("api5", f"{method} {path} {str(body)[:80]}", probs))
+    p.kill()
+    shutil.rmtree(d, ignore_errors=True)
+    return fails, len(reqs)
+
 # ---------------------------------------------------------------------------------------------
 
 
 FAMILIES = {"flags": flags, "combos": combos, "hfconfig": hfconfigs, "files": lambda: workload_files() + catalog_and_prices(),
-            "export": export_cases, "sanity": sanity, "esanity": esanity, "misc": misc, "recent": recent}
+            "export": export_cases, "sanity": sanity, "esanity": esanity, "misc": misc, "recent": recent, "r5": r5}
 
 
 def main():
@@ -1214,11 +1459,13 @@ def main():
     ap.add_argument("-v", action="store_true", help="print every case's exit code")
     a = ap.parse_args()
     BIN = a.bin = os.path.abspath(a.bin)  # each run's cwd is its own scratch directory
-    names = a.only or list(FAMILIES) + ["api"]
+    names = a.only or list(FAMILIES) + ["api", "api5"]
     total_fail = 0
     for fam in names:
         if fam == "api":
             fails, n = api_sweep(a.bin)
+        elif fam == "api5":
+            fails, n = api_r5(a.bin)
         else:
             cases = FAMILIES[fam]()
             n = len(cases)

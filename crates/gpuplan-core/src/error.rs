@@ -19,7 +19,7 @@ pub enum CoreError {
     #[error("model config is missing {}: add {} to config.json (or use a preset: `gpuplan models`)", list(.fields), plural(.fields))]
     MissingFields { fields: Vec<String> },
     /// A name that is not in a table.
-    #[error("unknown {kind} `{name}`{}", suggest(.suggestions))]
+    #[error("unknown {kind} `{}`{}", shorten(.name.clone()), suggest(.suggestions))]
     Unknown {
         kind: String,
         name: String,
@@ -99,7 +99,7 @@ impl CoreError {
                 suggestions,
             } => Msg::new("err-unknown")
                 .arg("kind", crate::i18n::names::kind(kind))
-                .arg("name", name.as_str())
+                .arg("name", shorten(name.clone()))
                 .arg(
                     "suggestions",
                     if suggestions.is_empty() {
@@ -130,13 +130,34 @@ impl CoreError {
 }
 
 /// A value as shown in an error: NaN and infinities are spelled out in words, so no message ever
-/// shows them as if they were numbers.
+/// shows them as if they were numbers; a number longer than [`MAX_SHOWN_NUMBER`] characters
+/// (1e308 printed in full has 309 digits) in scientific notation; any other value longer than
+/// [`MAX_SHOWN_CHARS`] characters cut there with "…" (a 10 MB model name was echoed whole, on
+/// stderr and in the API's error body).
 pub fn show_value(v: String) -> String {
     match v.as_str() {
         "NaN" | "-NaN" => "not-a-number".into(),
         "inf" => "infinite".into(),
         "-inf" => "minus infinite".into(),
-        _ => v,
+        _ => shorten(v),
+    }
+}
+
+/// Longest number shown digit for digit (u64::MAX has 20).
+pub const MAX_SHOWN_NUMBER: usize = 24;
+/// Longest name or value an error quotes whole.
+pub const MAX_SHOWN_CHARS: usize = 120;
+
+/// See [`show_value`]: long numbers in scientific notation, long text cut with "…".
+pub fn shorten(v: String) -> String {
+    if v.len() > MAX_SHOWN_NUMBER {
+        if let Some(x) = v.parse::<f64>().ok().filter(|x| x.is_finite()) {
+            return format!("{x:e}");
+        }
+    }
+    match v.char_indices().nth(MAX_SHOWN_CHARS) {
+        Some((at, _)) => format!("{}…", &v[..at]),
+        None => v,
     }
 }
 

@@ -278,9 +278,8 @@ pub fn estimate_training(
     crate::workload::check_job_tokens(m, s)?;
     let resolved;
     let s = if s.task.is_peft() {
-        s.lora.validate_for(m)?;
         resolved = TrainingSetup {
-            lora: s.lora.resolved_for(m).fused_for(s.framework),
+            lora: s.lora.prepared_for(m, s.framework)?,
             ..s.clone()
         };
         &resolved

@@ -108,6 +108,15 @@ pub enum Framework {
 }
 
 impl Framework {
+    /// The name a workload file and a plan's JSON give it.
+    pub fn id(self) -> &'static str {
+        match self {
+            Framework::HuggingFace => "hugging_face",
+            Framework::Megatron => "megatron",
+            Framework::LitGpt => "litgpt",
+        }
+    }
+
     /// Eager PyTorch modules (HF Transformers/PEFT, torchtune, LitGPT), as opposed to
     /// Megatron's fused kernels and contiguous buffers.
     pub fn is_eager(self) -> bool {
@@ -168,6 +177,11 @@ pub struct LoraConfig {
     /// gradient and its optimizer states. Empty by default.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub modules_to_save: Vec<String>,
+    /// `fused_qkv` as a plan's JSON writes it (see the `Serialize` impl), so that a plan's `setup`
+    /// reads back as a workload. It is derived from the model, the framework and the targets
+    /// ([`LoraConfig::prepared_for`]), never set by it: a value that disagrees with the derivation
+    /// is refused. `None`: not given.
+    pub fused_qkv: Option<bool>,
 }
 
 /// Names [`LoraConfig::modules_to_save`] accepts for the token embedding and for the LM head.
@@ -253,6 +267,62 @@ impl LoraConfig {
             ));
         }
         Ok(())
+    }
+
+    /// The LoRA config the estimator runs: targets checked against the model
+    /// ([`LoraConfig::validate_for`]), resolved to the estimator's names
+    /// ([`LoraConfig::resolved_for`]) and fused as the framework does
+    /// ([`LoraConfig::fused_for`]). A config read back from a plan's JSON carries the resolved
+    /// names (GPT-2's `c_attn` as q_proj, k_proj, v_proj) and `fused_qkv`: the names are mapped
+    /// back to the model's modules first, and a `fused_qkv` that disagrees with what the model,
+    /// framework and targets give is refused, naming the key.
+    pub fn prepared_for(
+        &self,
+        m: &crate::model::ModelSpec,
+        framework: Framework,
+    ) -> Result<LoraConfig, CoreError> {
+        let named = self.with_peft_names(m);
+        named.validate_for(m)?;
+        let out = named.resolved_for(m).fused_for(framework);
+        let fused = out.targets.iter().any(|t| t == FUSED_QKV);
+        match self.fused_qkv {
+            Some(declared) if declared != fused => Err(CoreError::invalid_msg(
+                "lora.fused_qkv",
+                declared,
+                crate::i18n::Msg::new("fix-lora-fused-qkv")
+                    .arg("model", m.name.as_str())
+                    .arg("framework", framework.id())
+                    .arg("fused", fused.to_string()),
+            )),
+            _ => Ok(LoraConfig {
+                fused_qkv: None,
+                ..out
+            }),
+        }
+    }
+
+    /// The inverse of [`LoraConfig::resolved_for`]'s renaming: on a family whose PEFT module
+    /// names differ from the estimator's (GPT-2, Qwen v1), a complete set of estimator names that
+    /// one module stands for (q_proj, k_proj and v_proj for `c_attn`) is written as that module,
+    /// as a plan's JSON lists it. Other targets are left as they are.
+    fn with_peft_names(&self, m: &crate::model::ModelSpec) -> LoraConfig {
+        let table = peft_aliases(m.model_type());
+        let mut targets: Vec<String> = self.targets.clone();
+        for (alias, internal) in table {
+            let names: Vec<&str> = internal
+                .iter()
+                .copied()
+                .filter(|n| *n != FUSED_QKV)
+                .collect();
+            if names.iter().all(|n| targets.iter().any(|t| t == n)) {
+                targets.retain(|t| !names.contains(&t.as_str()));
+                targets.push(alias.to_string());
+            }
+        }
+        LoraConfig {
+            targets,
+            ..self.clone()
+        }
     }
 
     /// The targets in the estimator's (Llama-style) linear names: PEFT module names of families
@@ -424,6 +494,7 @@ impl Default for LoraConfig {
             base: None,
             dropout: DEFAULT_LORA_DROPOUT,
             modules_to_save: Vec::new(),
+            fused_qkv: None,
         }
     }
 }
@@ -1808,6 +1879,59 @@ mod tests {
         let params = |l: LoraConfig| crate::train::lora_params(&b, 32, &l.targets);
         assert_eq!(params(twice), 26_214_400.0);
         assert_eq!(params(qkv), 39_321_600.0);
+    }
+
+    /// A plan's JSON `setup.lora` reads back as a workload's: `fused_qkv` was an unknown field
+    /// (exit 2 on `gpuplan estimate -w` with the setup of any Megatron or GPT-2 LoRA plan), and
+    /// GPT-2's targets, written in the estimator's names, were not GPT-2 module names. Read back,
+    /// the config prepares to the same estimator config; a `fused_qkv` the framework and targets
+    /// do not give is refused naming the key.
+    #[test]
+    fn a_plans_lora_setup_reads_back() {
+        let llama = &find_preset("Llama-3.1-8B").unwrap().model;
+        let gpt2 = &find_preset("GPT-2").unwrap().model;
+        let user = |t: &[&str]| LoraConfig {
+            targets: t.iter().map(|s| s.to_string()).collect(),
+            ..LoraConfig::default()
+        };
+        for (m, t, fw) in [
+            (llama, &["all-linear"][..], Framework::Megatron),
+            (
+                llama,
+                &["q_proj", "k_proj", "v_proj"][..],
+                Framework::Megatron,
+            ),
+            (llama, &["q_proj", "v_proj"][..], Framework::HuggingFace),
+            (gpt2, &["c_attn"][..], Framework::HuggingFace),
+            (
+                gpt2,
+                &["c_attn", "c_proj", "c_fc"][..],
+                Framework::HuggingFace,
+            ),
+            (gpt2, &["all-linear"][..], Framework::Megatron),
+        ] {
+            let prepared = user(t).prepared_for(m, fw).unwrap();
+            let written = serde_json::to_value(&prepared).unwrap();
+            let back: LoraConfig = serde_json::from_value(written.clone()).unwrap();
+            assert_eq!(
+                back.prepared_for(m, fw).unwrap(),
+                prepared,
+                "{t:?}: {written}"
+            );
+        }
+        let fused: LoraConfig = serde_json::from_value(
+            serde_json::json!({"targets": ["all-linear"], "fused_qkv": true}),
+        )
+        .unwrap();
+        assert!(fused.prepared_for(llama, Framework::Megatron).is_ok());
+        let e = fused
+            .prepared_for(llama, Framework::HuggingFace)
+            .unwrap_err();
+        assert_eq!(e.field(), Some("lora.fused_qkv"));
+        // q_proj alone is no GPT-2 module (c_attn is one fused linear): still refused.
+        assert!(user(&["q_proj"])
+            .prepared_for(gpt2, Framework::HuggingFace)
+            .is_err());
     }
 
     /// A plan's JSON lists the user's targets, the fused marker as `fused_qkv: true` (it showed

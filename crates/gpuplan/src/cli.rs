@@ -362,8 +362,9 @@ pub struct EstimateArgs {
     #[command(flatten)]
     pub job: JobArgs,
     /// A catalog instance type as the hardware (`gpuplan catalog instances`), e.g.
-    /// ecs.gn7e-c16g1.32xlarge; with --nodes for several. Replaces --gpu/--gpus-per-node.
-    #[arg(long)]
+    /// ecs.gn7e-c16g1.32xlarge; with --nodes for several. Instead of --gpu/--gpus-per-node (not
+    /// with them: the instance type fixes both).
+    #[arg(long, conflicts_with_all = ["gpu", "gpus_per_node"])]
     pub instance: Option<String>,
     /// GPU type (`gpuplan catalog gpus`), e.g. A100, h100-sxm, l20.
     #[arg(long)]

@@ -215,13 +215,15 @@ fn training_accuracy_stays_within_todays_bands() {
     // 24.07's 11 FP8 pretraining rows (0.77 -> 0.90) gave 8.29% over 288 but moved every 2023-stack
     // FP8 row away (serving TTFT past its 10% target) and no per-release FP8 GEMM rate was found,
     // so it was dropped: the ratio stays fitted on llm-foundry's MPT-3B row.
-    // 9.00% over 299 with both (the MoE timing and r5-fp8's casts and 405B split merged).
-    // 9.14% over 299 since a layer's weights take one split (layout.rs `WeightSplit`: the TP GEMMs
-    // on the shards the frameworks hold, wo/o_proj row-parallel and GQA's wk/wv column-parallel;
-    // Megatron-Bridge's whole experts per rank): TP > 1 dense rows moved -3.0 to +0.6 points,
-    // Qwen3-235B-A22B's +3.1 to +4.4 (the median row moved up), no TP 1 row.
+    // 9.00% over 299 with both (the MoE timing and r5-fp8's casts and 405B split merged); 8.90%
+    // since ZeRO-3/FSDP's first all-gather and last reduce-scatter of every micro-batch are exposed
+    // (train/step.rs `zero3_exposed_floor`: 155 training rows moved toward their published figure,
+    // 46 away, by 0.1-3 points). 8.95% over 299 since a layer's weights take one split (layout.rs
+    // `WeightSplit`: the TP GEMMs on the shards the frameworks hold, wo/o_proj row-parallel and
+    // GQA's wk/wv column-parallel; Megatron-Bridge's whole experts per rank): TP > 1 dense rows
+    // moved -3.0 to +0.6 points, Qwen3-235B-A22B's +3.1 to +4.4, no TP 1 row.
     assert!(
-        tput <= 0.0914,
+        tput <= 0.0895,
         "training throughput out-of-sample median {tput:.4}"
     );
     assert!(hours <= 0.1377, "GPU-hours out-of-sample median {hours:.4}");
@@ -253,11 +255,13 @@ fn training_accuracy_stays_within_todays_bands() {
     // band with the recipe's embedding/loss-aware pipeline split; its 70B and 25.11 8B FP8 rows
     // stay misses (-23.1% to -25.7%, -23.7%, with current scaling's amax passes timed). The trial
     // ratio 0.90 (46 misses) was not adopted: no per-release FP8 GEMM rate was found.
-    // 49 with both merged (the MoE timing's 50 and r5-fp8's 405B row within band).
-    // 48 with one split of a layer's weights (layout.rs `WeightSplit`): torchtitan 2025-06's
-    // Llama 3 8B bf16 async-TP row came within band (+21.3% -> +18.3%).
+    // 49 with both merged (the MoE timing's 50 and r5-fp8's 405B row within band); 48 with the
+    // ZeRO-3 exposure floor: MPT-350M on 128 A100-40GB (+20.1% -> +18.8%) and MPT-1B on 512 H100
+    // (+23.2% -> +20.0%) within band, Megatron-Bridge 25.09's Llama 3 8B FP8 (-19.5% -> -20.2%) out.
+    // 47 with one split of a layer's weights (layout.rs `WeightSplit`): torchtitan 2025-06's
+    // Llama 3 8B bf16 async-TP row within band (+20.9% -> +17.9%).
     assert!(
-        known <= 48,
+        known <= 47,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes

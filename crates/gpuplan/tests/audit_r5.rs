@@ -405,3 +405,57 @@ fn a_serving_estimate_that_does_not_fit_names_the_tp_that_does() {
     assert_eq!(code, Some(0), "{text}");
     assert!(!text.contains("With --tp"), "{text}");
 }
+
+/// Finding 13: `plan -m ResNet-50 --task pretrain …` put ZeRO-3 over two nodes at the top, its
+/// traffic (3× DDP's bytes) counted as wholly hidden. FSDP cannot hide a micro-batch's first
+/// all-gather nor its last reduce-scatter (train/step.rs `zero3_exposed_floor`), so the 25M-
+/// parameter CNN keeps DDP/ZeRO-1 in every multi-GPU plan, and `estimate` shows ZeRO-3 slower.
+#[test]
+fn resnet_plans_do_not_shard_a_small_cnn_with_zero3() {
+    let v = plan_json(&[
+        "-m",
+        "ResNet-50",
+        "--task",
+        "pretrain",
+        "--samples",
+        "1.28e6",
+        "--epochs",
+        "90",
+        "--bytes-per-sample",
+        "110000",
+    ]);
+    for p in plans(&v).iter().take(10) {
+        let gpus = p["total_gpus"].as_f64().unwrap();
+        let zero = p["train"]["setup"]["parallel"]["zero"].as_u64().unwrap();
+        assert!(
+            gpus < 2.0 || zero < 3,
+            "ZeRO-3 plan for ResNet-50: {}",
+            p["instance"]
+        );
+    }
+    let step = |zero: &str| {
+        let o = common::output_checked(Command::new(env!("CARGO_BIN_EXE_gpuplan")).args([
+            "estimate",
+            "-m",
+            "ResNet-50",
+            "--task",
+            "pretrain",
+            "--gpu",
+            "a10",
+            "--nodes",
+            "2",
+            "--zero",
+            zero,
+            "--format",
+            "json",
+        ]));
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["estimate"]["step"]["step"].as_f64().unwrap()
+    };
+    assert!(
+        step("3") > step("1"),
+        "ZeRO-3 {} vs ZeRO-1 {}",
+        step("3"),
+        step("1")
+    );
+}

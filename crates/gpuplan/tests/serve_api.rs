@@ -384,6 +384,27 @@ fn catalog_models_prices_estimate_and_openapi() {
             .contains("/api/v1/plan"),
         "{v}"
     );
+    // The mirror: an estimate's `hardware` / `inference` sent to /plan would be ignored (it was
+    // answered 200 with plans on every GPU, even for `nodes: 0`), so it is refused.
+    let est = r#"{"model": "Qwen2.5-7B", "training": {"task": "lora", "tokens": 1e8}, "hardware": {"gpu": "H100", "nodes": 0}}"#;
+    let (st, v) = call("POST", &format!("{b}/plan"), Some(est));
+    assert_eq!(
+        (st, v["error"]["field"].as_str()),
+        (400, Some("hardware")),
+        "{v}"
+    );
+    let inf = r#"{"model": "Qwen2.5-7B", "kind": "inference", "inference": {"batch": 4}}"#;
+    let (st, v) = call("POST", &format!("{b}/plan"), Some(inf));
+    assert_eq!(
+        (st, v["error"]["field"].as_str()),
+        (400, Some("inference")),
+        "{v}"
+    );
+    // A filter that selects nothing by its value (NaN, 0 GPUs) is bad input, not an empty list.
+    for q in ["gpus=0", "gpus=nan", "min-gpu-memory=inf", "max-price=0"] {
+        let (st, v) = call("GET", &format!("{b}/catalog/instances?{q}"), None);
+        assert_eq!(st, 400, "{q}: {v}");
+    }
     let (st, v) = call(
         "POST",
         &format!("{b}/estimate?instance=ecs.gn7e-c16g1.4xlarge"),

@@ -48,3 +48,4 @@ acc-md-cases = ## Cases
 acc-md-misses = ## Known misses
 acc-err-case = case { $path }
 acc-err-cases-folder = cannot read the cases folder { $path }
+acc-err-no-cases = no case files (*.toml) in { $path }: --cases takes a folder of case files such as the repository's cases/

@@ -16,3 +16,4 @@ api-err-query-unknown = unknown query parameter `{ $key }`: accepted here: { $al
 api-err-query-switch = query parameter `{ $key }={ $value }`: a switch takes true or false
 api-err-internal = internal error: { $error }
 api-err-plan-key = request body: `{ $key }` is read by /api/v1/plan only, so /api/v1/estimate would ignore it: POST this body to /api/v1/plan, or describe the job with `training` or `inference` and `hardware` for an estimate
+api-err-estimate-key = request body: `{ $key }` is read by /api/v1/estimate only, so /api/v1/plan would ignore it (a plan searches the hardware; its serving settings are in `serve`): POST this body to /api/v1/estimate, or narrow the search with `constraints`

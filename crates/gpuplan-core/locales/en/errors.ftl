@@ -103,6 +103,7 @@ hf-at-least-one = must be at least 1
 hf-whole-number = expected a whole number from 0 to { $max }
 hf-bool = expected true or false
 hf-string = expected a string
+hf-layer-list = expected a list of layer indices, e.g. [0, 1]
 hf-divisible-by-heads = must be divisible by the number of attention heads ({ $heads }), or give { $width_key }
 hf-divisible-by-heads-only = must be divisible by the number of attention heads ({ $heads }): this model family splits it evenly among the heads (no head-width key): change the head count or the width
 hf-bad-key = { $why } (config.json key `{ $key }`)
@@ -144,6 +145,10 @@ fix-the-raw-chip-name-is-empty = the raw chip name is empty
 fix-lora-no-linears = { $model } ({ $type }) is described by its totals and has no linear layers to adapt: use --task full
 fix-lora-unknown-target = { $model } has no linear named so; valid names: { $names }, or all-linear
 fix-lora-modules-to-save = not a module PEFT's modules_to_save can train here; valid names: { $names } (the token embedding or the LM head)
+fix-lora-fused-qkv = fused_qkv is derived, not chosen: for { $model } under framework = "{ $framework }" with these targets it is { $fused } (q/k/v are one adapter under megatron, or on a fused module such as GPT-2's c_attn); remove the key or set it to { $fused }
+fix-filter-gpus = GPUs per instance type, more than 0 and at most 1024 (e.g. 8; vGPU slices: 0.25)
+fix-filter-min-gpu-memory = GiB per GPU, 0 to 10000 (e.g. 80)
+fix-filter-max-price = CNY per hour (per month with --billing monthly), more than 0 and at most 1e12
 fix-model-parallel-divides-gpus = must divide the number of GPUs ({ $gpus }); change tp/pp/cp or the GPU count
 fix-global-batch-multiple = must be a multiple of micro-batch × data-parallel size = { $mb } × { $dp } = { $per }
 fix-cp-divides-seq = the sequence ({ $seq } tokens) must split evenly over the context-parallel ranks: choose a cp that divides seq_len

@@ -159,7 +159,7 @@ help-catalog-validate--format = Output: table, json or markdown
 help-estimate--format = Output: table, json or markdown
 help-estimate--global-batch = Sequences per optimizer step over all data-parallel ranks; sets grad_accum = global / (micro-batch × data-parallel size), which must divide evenly
 help-estimate--gpu = GPU type (`gpuplan catalog gpus`), e.g. A100, h100-sxm, l20
-help-estimate--instance = A catalog instance type as the hardware (`gpuplan catalog instances`), e.g. ecs.gn7e-c16g1.32xlarge; with --nodes for several. Replaces --gpu/--gpus-per-node
+help-estimate--instance = A catalog instance type as the hardware (`gpuplan catalog instances`), e.g. ecs.gn7e-c16g1.32xlarge; with --nodes for several. Instead of --gpu/--gpus-per-node (not with them: the instance type fixes both)
 help-estimate--tpot = Time-per-output-token target in seconds for --solve max-throughput (e.g. 0.05)
 help-estimate--weights = Inference weights: fp32, bf16, fp16, fp8, int8, int4 (group 128), or bits per weight (e.g. 4.5)
 help-examples-estimate =

@@ -48,3 +48,4 @@ acc-md-cases = ## 案例
 acc-md-misses = ## 已知偏差
 acc-err-case = 案例 { $path }
 acc-err-cases-folder = 无法读取案例文件夹 { $path }
+acc-err-no-cases = { $path } 中没有案例文件（*.toml）：--cases 应指向案例文件所在的文件夹，例如仓库中的 cases/

@@ -16,3 +16,4 @@ api-err-query-unknown = 未知的查询参数 `{ $key }`：此处可用 { $allow
 api-err-query-switch = 查询参数 `{ $key }={ $value }`：开关只接受 true 或 false
 api-err-internal = 内部错误：{ $error }
 api-err-plan-key = 请求体：`{ $key }` 只由 /api/v1/plan 读取，/api/v1/estimate 会忽略它：请把此请求体发到 /api/v1/plan，或用 `training` 或 `inference` 和 `hardware` 描述任务来估算
+api-err-estimate-key = 请求体：`{ $key }` 只由 /api/v1/estimate 读取，/api/v1/plan 会忽略它（方案会搜索硬件；服务设置在 `serve` 中）：请把此请求体发到 /api/v1/estimate，或用 `constraints` 缩小搜索范围

@@ -100,6 +100,7 @@ hf-at-least-one = 至少为 1
 hf-whole-number = 应为 0 到 { $max } 之间的整数
 hf-bool = 应为 true 或 false
 hf-string = 应为字符串
+hf-layer-list = 应为层序号的列表，例如 [0, 1]
 hf-divisible-by-heads = 必须能被注意力头数（{ $heads }）整除，或给出 { $width_key }
 hf-divisible-by-heads-only = 必须能被注意力头数（{ $heads }）整除：此模型族按头数均分该宽度（没有头宽键），请修改头数或宽度
 hf-bad-key = { $why }（config.json 键 `{ $key }`）
@@ -141,6 +142,10 @@ fix-the-raw-chip-name-is-empty = 原始芯片名为空
 fix-lora-no-linears = { $model }（{ $type }）以总量描述，没有可适配的线性层：请用 --task full
 fix-lora-unknown-target = { $model } 没有这个名字的线性层；可用的名字：{ $names }，或 all-linear
 fix-lora-modules-to-save = 不是此处 PEFT modules_to_save 可训练的模块；可用的名字：{ $names }（词嵌入或 LM head）
+fix-lora-fused-qkv = fused_qkv 由推导得出，不可选择：{ $model } 在 framework = "{ $framework }" 和这些 targets 下为 { $fused }（megatron 下 q/k/v 共用一个 adapter，GPT-2 的 c_attn 等融合模块亦然）；删除该键或设为 { $fused }
+fix-filter-gpus = 每个实例规格的 GPU 数，大于 0 且不超过 1024（例如 8；vGPU 分片：0.25）
+fix-filter-min-gpu-memory = 每块 GPU 的显存 GiB，0 到 10000（例如 80）
+fix-filter-max-price = 每小时的人民币价格（--billing monthly 时为每月），大于 0 且不超过 1e12
 fix-model-parallel-divides-gpus = 必须能整除 GPU 总数（{ $gpus }）：请调整 tp/pp/cp 或 GPU 数量
 fix-global-batch-multiple = 必须是 micro-batch × 数据并行规模 = { $mb } × { $dp } = { $per } 的整数倍
 fix-cp-divides-seq = 序列（{ $seq } 个 token）必须能均分到各上下文并行 rank：请选能整除 seq_len 的 cp

@@ -153,7 +153,7 @@ help-catalog-validate--format = 输出格式：table、json 或 markdown
 help-estimate--format = 输出格式：table、json 或 markdown
 help-estimate--global-batch = 所有数据并行 rank 合计每个优化器步的序列数；据此设 grad_accum = 全局批 / （微批 × 数据并行规模），必须整除
 help-estimate--gpu = GPU 型号（`gpuplan catalog gpus`），例如 A100、h100-sxm、l20
-help-estimate--instance = 用目录中的实例规格作为硬件（`gpuplan catalog instances`），例如 ecs.gn7e-c16g1.32xlarge；多台配合 --nodes。代替 --gpu/--gpus-per-node
+help-estimate--instance = 用目录中的实例规格作为硬件（`gpuplan catalog instances`），例如 ecs.gn7e-c16g1.32xlarge；多台配合 --nodes。代替 --gpu/--gpus-per-node（不可同时使用：实例规格已决定二者）
 help-estimate--tpot = 配合 --solve max-throughput 的每输出 token 时延目标，单位秒（例如 0.05）
 help-estimate--weights = 推理权重：fp32、bf16、fp16、fp8、int8、int4（组大小 128），或每个权重的位数（例如 4.5）
 help-examples-estimate =

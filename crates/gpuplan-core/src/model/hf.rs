@@ -84,6 +84,8 @@ fn key_max(key: &str) -> u64 {
         | "decoder_layers"
         | "num_decoder_layers"
         | "first_k_dense_replace"
+        | "moe_layer_freq"
+        | "decoder_sparse_step"
         | "num_nextn_predict_layers" => MAX_LAYERS,
         "hidden_size" | "n_embd" | "d_model" | "head_dim" | "kv_channels" | "d_kv"
         | "kv_lora_rank" | "q_lora_rank" | "qk_nope_head_dim" | "qk_rope_head_dim"
@@ -508,6 +510,59 @@ fn qwen_v1(f: &mut Fields, t: &mut TransformerSpec) {
 
 /// Llama-style decoders: llama, mistral, mixtral, qwen2(_moe), qwen3(_moe), deepseek_v2/v3,
 /// baichuan, internlm2, gemma, phi3 and the generic fallback.
+/// Decoder layers of an MoE config that keep a dense MLP (the model's `intermediate_size`), as the
+/// modelling code builds them. Only the count enters memory and time (layer positions are not
+/// modelled), so the three schedules in use reduce to one count:
+/// - DeepSeek-V2/V3 (remote code modeling_deepseek.py, `DeepseekV3DecoderLayer.__init__`): MoE
+///   when `layer_idx >= first_k_dense_replace and layer_idx % moe_layer_freq == 0`;
+/// - Qwen2-MoE / Qwen3-MoE (transformers src/transformers/models/qwen2_moe/modeling_qwen2_moe.py
+///   @00a3f938, `Qwen2MoeDecoderLayer.__init__`): MoE when `layer_idx not in mlp_only_layers and
+///   (layer_idx + 1) % decoder_sparse_step == 0`; indices outside the model never match (`in`).
+///
+/// Absent keys take the defaults that make every layer MoE (0, 1, 1, []); 0 for the step or the
+/// frequency is refused (the modelling code divides by it), as is a `first_k_dense_replace`
+/// above the layer count.
+fn moe_dense_layers(f: &Fields, layers: u64) -> u64 {
+    let first_k = f.opt_u64(&["first_k_dense_replace"]).unwrap_or(0);
+    if first_k > layers {
+        if let Some(v) = f.obj.get("first_k_dense_replace") {
+            f.bad(
+                "first_k_dense_replace",
+                v,
+                crate::i18n::Msg::new("fix-cannot-exceed-num-hidden-layers"),
+            );
+        }
+    }
+    let freq = f.opt_u64(&["moe_layer_freq"]).unwrap_or(1).max(1);
+    let step = f.opt_u64(&["decoder_sparse_step"]).unwrap_or(1).max(1);
+    let mlp_only = layer_list(f, "mlp_only_layers");
+    let moe = |i: u64| {
+        i >= first_k
+            && i.is_multiple_of(freq)
+            && (i + 1).is_multiple_of(step)
+            && !mlp_only.contains(&i)
+    };
+    (0..layers).filter(|i| !moe(*i)).count() as u64
+}
+
+/// A list of layer indices (`mlp_only_layers`); negative or too large indices are kept out (they
+/// name no layer), anything but a list of integers is recorded as invalid.
+fn layer_list(f: &Fields, key: &str) -> Vec<u64> {
+    let Some(v) = f.obj.get(key).filter(|v| !v.is_null()) else {
+        return Vec::new();
+    };
+    let items = v
+        .as_array()
+        .filter(|a| a.iter().all(|x| x.is_i64() || x.is_u64()));
+    match items {
+        Some(a) => a.iter().filter_map(Value::as_u64).collect(),
+        None => {
+            f.bad(key, v, crate::i18n::Msg::new("hf-layer-list"));
+            Vec::new()
+        }
+    }
+}
+
 fn decoder(f: &mut Fields, model_type: &str, warnings: &mut Vec<String>) -> TransformerSpec {
     let hidden = f.req(&["hidden_size"]);
     let layers = f.req(&["num_hidden_layers"]);
@@ -585,7 +640,7 @@ fn decoder(f: &mut Fields, model_type: &str, warnings: &mut Vec<String>) -> Tran
             experts_per_token: f.req(&["num_experts_per_tok"]),
             shared_experts: shared,
             expert_ffn,
-            dense_layers: f.opt_u64(&["first_k_dense_replace"]).unwrap_or(0),
+            dense_layers: moe_dense_layers(f, layers),
             router_bias: f.opt_str("topk_method") == Some("noaux_tc"),
         });
     }
@@ -1171,6 +1226,37 @@ mod input_tests {
 
     fn with(extra: &str) -> Result<ModelSpec, CoreError> {
         parse_hf_config("t", &format!("{{{LLAMA}, {extra}}}"))
+    }
+
+    /// MoE layer schedules (Qwen2-MoE `decoder_sparse_step` / `mlp_only_layers`, DeepSeek
+    /// `moe_layer_freq`) were not read: every layer from `first_k_dense_replace` on counted as
+    /// MoE whatever the config said. The dense count follows the modelling code's predicate.
+    #[test]
+    fn moe_layer_schedules_count_dense_layers() {
+        let moe = r#""num_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 1024"#;
+        let dense = |extra: &str| {
+            with(&format!("{moe}, {extra}"))
+                .map(|m| m.transformer().and_then(|t| t.moe).map(|x| x.dense_layers))
+        };
+        // 32 layers. Qwen2-MoE: MoE when (i + 1) % step == 0 and i not in mlp_only_layers.
+        assert_eq!(dense(r#""decoder_sparse_step": 1"#).ok(), Some(Some(0)));
+        assert_eq!(dense(r#""decoder_sparse_step": 2"#).ok(), Some(Some(16)));
+        assert_eq!(dense(r#""decoder_sparse_step": 4"#).ok(), Some(Some(24)));
+        let only = r#""mlp_only_layers": [0, 1, 2, 99, -1]"#;
+        assert_eq!(dense(only).ok(), Some(Some(3)));
+        // DeepSeek: MoE when i >= first_k and i % freq == 0: i in {4, 6, ..., 30} = 14 layers.
+        let ds = r#""first_k_dense_replace": 3, "moe_layer_freq": 2"#;
+        assert_eq!(dense(ds).ok(), Some(Some(18)));
+        for (extra, key) in [
+            (r#""decoder_sparse_step": 0"#, "decoder_sparse_step"),
+            (r#""moe_layer_freq": 0"#, "moe_layer_freq"),
+            (r#""mlp_only_layers": "0,1""#, "mlp_only_layers"),
+            (r#""mlp_only_layers": [0.5]"#, "mlp_only_layers"),
+            (r#""first_k_dense_replace": 33"#, "first_k_dense_replace"),
+        ] {
+            let e = dense(extra).expect_err(extra);
+            assert_eq!(e.field(), Some(key), "{extra}: {e}");
+        }
     }
 
     #[test]

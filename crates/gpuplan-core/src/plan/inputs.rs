@@ -155,11 +155,7 @@ pub fn validate_request(req: &PlanRequest) -> Result<PlanRequest, CoreError> {
                 check_global_batch("global_batch", *g)?;
             }
             if setup.task.is_peft() {
-                setup.lora.validate_for(&req.model)?;
-                setup.lora = setup
-                    .lora
-                    .resolved_for(&req.model)
-                    .fused_for(setup.framework);
+                setup.lora = setup.lora.prepared_for(&req.model, setup.framework)?;
             }
             crate::workload::check_job_tokens(&req.model, setup)?;
         }

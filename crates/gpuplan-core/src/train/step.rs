@@ -577,6 +577,8 @@ fn zero3_comm(x: &Ctx, vol: &DpVolume, bw: Bandwidth, group: Group, compute: Sec
     } else {
         Seconds(0.0)
     };
+    let floor = zero3_exposed_floor(x.b, gathers / passes.max(1.0), rs + lat);
+    let hidden = hidden.min((total - floor).max(Seconds(0.0)));
     DpComm {
         total,
         hidden,
@@ -589,6 +591,23 @@ fn zero3_comm(x: &Ctx, vol: &DpVolume, bw: Bandwidth, group: Group, compute: Sec
             "all-gather ×2 + reduce-scatter per layer (ZeRO-3/FSDP)".to_string()
         },
     }
+}
+
+/// What ZeRO-3/FSDP cannot hide in a micro-batch: the first unit's all-gather, which forward
+/// waits for before any compute, and the last unit's reduce-scatter, issued after the final
+/// backward computation (torch FSDP's root unit is gathered first and reduced last:
+/// `_lazy_init` / the final backward callback; DeepSpeed's first fetch and last reduce alike).
+/// The unit is the largest one FSDP wraps (a layer, or the root's embedding/head); a model
+/// without layers (the CNN presets) is one unit, so nothing of its traffic overlaps. `one_pass`
+/// is one all-gather pass of the micro-batches, `rest` the reduce-scatters and latencies.
+fn zero3_exposed_floor(b: &ParamBreakdown, one_pass: Seconds, rest: Seconds) -> Seconds {
+    let unit = b.largest_layer();
+    let share = if unit == 0 || b.total == 0 {
+        1.0
+    } else {
+        (unit as f64 / b.total as f64).min(1.0)
+    };
+    (one_pass + rest) * share
 }
 
 /// Megatron's interleaved 1F1B synchronises data-parallel state per model chunk (Megatron-Core

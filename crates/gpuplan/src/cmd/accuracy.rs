@@ -35,6 +35,13 @@ pub fn load_outcomes(dir: &Path) -> Result<Vec<CaseOutcome>> {
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .collect();
     files.sort();
+    // An empty folder (or one without case files) would print empty tables and exit 0, as if
+    // every case had passed.
+    if files.is_empty() {
+        return Err(render::fail(
+            Msg::new("acc-err-no-cases").arg("path", dir.display().to_string()),
+        ));
+    }
     files
         .iter()
         .map(|p| {

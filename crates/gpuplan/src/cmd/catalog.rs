@@ -175,6 +175,40 @@ fn filtered<'a>(c: &'a Catalog, f: &InstanceFilterArgs) -> Vec<(&'a Instance, Op
         .collect()
 }
 
+/// Most GPUs an instance type carries, for the `--gpus` filter's range.
+const MAX_FILTER_GPUS: f64 = 1024.0;
+/// Most GiB per GPU the `--min-gpu-memory` filter takes (no accelerator comes near).
+const MAX_FILTER_GPU_GIB: f64 = 10_000.0;
+/// Most CNY the `--max-price` filter takes: the `--budget` ceiling.
+const MAX_FILTER_PRICE: f64 = 1e12;
+
+/// The numeric filters' ranges. NaN, an infinity, 0 GPUs or a price of 0 select nothing, and an
+/// empty list would read as "no instance type matches": they are refused, naming the flag (exit 2;
+/// HTTP 400 on `/api/v1/catalog/instances`).
+pub fn check_filter(f: &InstanceFilterArgs) -> Result<(), gpuplan_core::CoreError> {
+    use gpuplan_core::error::check_range;
+    if let Some(n) = f.gpus {
+        let fix =
+            "GPUs per instance type, more than 0 and at most 1024 (e.g. 8; vGPU slices: 0.25)";
+        if n <= 0.0 {
+            return Err(gpuplan_core::CoreError::invalid("--gpus", n, fix));
+        }
+        check_range("--gpus", n, 0.0, MAX_FILTER_GPUS, fix)?;
+    }
+    if let Some(g) = f.min_gpu_memory {
+        let fix = "GiB per GPU, 0 to 10000 (e.g. 80)";
+        check_range("--min-gpu-memory", g, 0.0, MAX_FILTER_GPU_GIB, fix)?;
+    }
+    if let Some(p) = f.max_price {
+        let fix = "CNY per hour (per month with --billing monthly), more than 0 and at most 1e12";
+        if p <= 0.0 {
+            return Err(gpuplan_core::CoreError::invalid("--max-price", p, fix));
+        }
+        check_range("--max-price", p, 0.0, MAX_FILTER_PRICE, fix)?;
+    }
+    Ok(())
+}
+
 /// The body of the `instances` JSON document, shared with `gpuplan serve`.
 pub fn instances_json(c: &Catalog, f: &InstanceFilterArgs) -> serde_json::Value {
     let v: Vec<_> = filtered(c, f)
@@ -185,6 +219,7 @@ pub fn instances_json(c: &Catalog, f: &InstanceFilterArgs) -> serde_json::Value 
 }
 
 fn instances(c: &Catalog, f: &InstanceFilterArgs, opts: &CatalogOpts) -> Result<u8> {
+    check_filter(f)?;
     if f.format == ListFormat::Json {
         outln!("{}", render::json("instances", &instances_json(c, f))?);
         return Ok(0);

@@ -162,8 +162,13 @@ pub fn build_request_from(
     if c.billing == BillingChoice::Spot && !c.interruptible {
         return Err(fail(Msg::new("cli-err-spot-needs-interruptible")));
     }
-    let serve_task = matches!(j.task, Some(TaskArg::Inference))
-        || (j.task.is_none() && file.serve.is_some() && file.training.is_none());
+    let serve_task = match (j.task, file.kind) {
+        (Some(t), _) => t == TaskArg::Inference,
+        // The file's `kind` decides (it planned training for `kind = "inference"` whenever a
+        // `[training]` table was present too).
+        (None, Some(k)) => k == gpuplan_core::job::JobKind::Inference,
+        (None, None) => file.serve.is_some() && file.training.is_none(),
+    };
     if !serve_task {
         if let Some(flag) = serving_flag(a) {
             return Err(fail(Msg::new("cli-err-serving-flag").arg("flag", flag)));

@@ -239,7 +239,27 @@ pub fn from_document(doc: &Value, pick: usize) -> Result<PlanView> {
             _ => None,
         },
     };
+    check_layout(&view, &at("train.setup.parallel.tp"))?;
     Ok(view)
+}
+
+/// A training plan's TP × PP must divide its GPUs (the planner only emits such layouts): a
+/// hand-edited `tp = 3` on one GPU wrote `--tensor-model-parallel-size 3` with "DP 1" into
+/// megatron_args.sh, a bundle that cannot start.
+fn check_layout(v: &PlanView, field: &str) -> Result<()> {
+    let Some(t) = &v.train else {
+        return Ok(());
+    };
+    let mp = t.tp.saturating_mul(t.pp);
+    if mp == 0 || !v.total_gpus().is_multiple_of(mp) {
+        return Err(fail(
+            field_msg("export-field-layout", field)
+                .arg("tp", t.tp)
+                .arg("pp", t.pp)
+                .arg("gpus", v.total_gpus()),
+        ));
+    }
+    Ok(())
 }
 
 fn check_envelope(doc: &Value) -> Result<()> {
@@ -509,7 +529,7 @@ fn positive(v: &Value, path: &str, max: f64, field: &str) -> Result<f64> {
     if !(x.is_finite() && x > 0.0 && x <= max) {
         return Err(fail(
             field_msg("export-field-number-range", field)
-                .arg("value", x.to_string())
+                .arg("value", gpuplan_core::error::show_value(x.to_string()))
                 .arg("max", max.to_string()),
         ));
     }
@@ -524,7 +544,7 @@ fn probability(v: &Value, path: &str, field: &str) -> Result<f64> {
     if !(x.is_finite() && (0.0..1.0).contains(&x)) {
         return Err(fail(
             field_msg("export-field-number-range", field)
-                .arg("value", x.to_string())
+                .arg("value", gpuplan_core::error::show_value(x.to_string()))
                 .arg("max", "1"),
         ));
     }

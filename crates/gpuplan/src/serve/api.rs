@@ -229,6 +229,18 @@ fn plan_only_key(f: &WorkloadFile) -> Option<&'static str> {
     .find_map(|(k, present)| present.then_some(k))
 }
 
+/// The mirror of [`plan_only_key`]: keys of the body that only `/estimate` reads (`hardware`,
+/// `inference`). `/plan` searches the hardware and takes its serving settings from `serve`, so
+/// `{"hardware": {"gpu": "H100", "nodes": 0}}` was answered 200 with plans on every GPU.
+fn estimate_only_key(f: &WorkloadFile) -> Option<&'static str> {
+    [
+        ("hardware", f.hardware.is_some()),
+        ("inference", f.inference.is_some()),
+    ]
+    .into_iter()
+    .find_map(|(k, present)| present.then_some(k))
+}
+
 pub fn parse_body(body: &[u8], lang: Lang) -> Result<WorkloadFile, Answer> {
     let text = std::str::from_utf8(body).map_err(|e| {
         Answer::bad(
@@ -324,6 +336,13 @@ pub async fn plan(State(st): St, ReqLang(lang): ReqLang, Query(q): Pairs, body: 
         Ok(f) => f,
         Err(a) => return a,
     };
+    if let Some(key) = estimate_only_key(&file) {
+        return Answer::bad(
+            Msg::new("api-err-estimate-key").arg("key", key),
+            Some(key.into()),
+            lang,
+        );
+    }
     let args: PlanArgs = match query::parse(&q, PLAN_QUERY, lang) {
         Ok(a) => a,
         Err(e) => return query_error(e, lang),
@@ -477,13 +496,23 @@ pub const INSTANCE_QUERY: &[&str] = &[
     ),
     responses((status = 200, description = "the `instances` document, as `gpuplan catalog instances --format json`", body = super::openapi::Document), (status = 400, description = "bad input: the message names the field", body = super::openapi::ErrorDocument)))]
 pub async fn instances(State(st): St, ReqLang(lang): ReqLang, Query(q): Pairs) -> Answer {
-    match query::parse::<InstanceFilterArgs>(&q, INSTANCE_QUERY, lang) {
-        Ok(f) => doc(
-            "instances",
-            &crate::cmd::catalog::instances_json(&st.catalog, &f),
-        ),
-        Err(e) => query_error(e, lang),
+    let f = match query::parse::<InstanceFilterArgs>(&q, INSTANCE_QUERY, lang) {
+        Ok(f) => f,
+        Err(e) => return query_error(e, lang),
+    };
+    if let Err(e) = crate::cmd::catalog::check_filter(&f) {
+        let field = e.field().map(str::to_string);
+        return Answer::error(
+            StatusCode::BAD_REQUEST,
+            &anyhow::Error::from(e),
+            field,
+            lang,
+        );
     }
+    doc(
+        "instances",
+        &crate::cmd::catalog::instances_json(&st.catalog, &f),
+    )
 }
 
 /// `gpuplan prices` filters, as query parameters.
