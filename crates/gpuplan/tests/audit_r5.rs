@@ -459,3 +459,82 @@ fn resnet_plans_do_not_shard_a_small_cnn_with_zero3() {
         step("1")
     );
 }
+
+/// Audit r5 #8: `plan -m Llama-3.1-8B --task pretrain --tokens 2e12 --deadline 90d` runs 16 ×
+/// ebmgn7ex for about two months and a few days; whole-month billing charged three months of
+/// subscription (¥6.41M). A buyer subscribes the two whole months and runs the rest on demand:
+/// the plan lists that mix as its own row, picks it as the cheapest, and says so in both
+/// languages; `--billing monthly` still means whole months.
+#[test]
+fn a_two_month_pretrain_mixes_whole_months_with_on_demand() {
+    let args = [
+        "-m",
+        "Llama-3.1-8B",
+        "--task",
+        "pretrain",
+        "--tokens",
+        "2e12",
+        "--deadline",
+        "90d",
+    ];
+    let v = plan_json(&args);
+    let p = &plans(&v)[0];
+    let ch = &p["chosen"];
+    let mix = &ch["mix"];
+    let months = mix["months"]
+        .as_u64()
+        .expect("the top plan is billed mixed");
+    let hours = p["hours"].as_f64().unwrap();
+    assert!((months as f64) * 730.0 < hours && hours < (months + 1) as f64 * 730.0);
+    assert_eq!(mix["remainder_billing"], "on_demand");
+    let costs = p["costs"].as_array().unwrap();
+    let pure = |b: &str| {
+        costs
+            .iter()
+            .find(|c| c["billing"] == b && c.get("mix").is_none())
+            .unwrap()
+    };
+    let (od, monthly) = (pure("on_demand"), pure("monthly"));
+    let cny = ch["cny"].as_f64().unwrap();
+    assert!(cny < od["cny"].as_f64().unwrap() && cny < monthly["cny"].as_f64().unwrap());
+    // The parts: whole months at the monthly price, the rest at the on-demand price, per node.
+    let n = p["nodes"].as_f64().unwrap();
+    let m_price = monthly["price"]["cny"].as_f64().unwrap();
+    let h_price = od["price"]["cny"].as_f64().unwrap();
+    let months_cny = mix["months_cny"].as_f64().unwrap();
+    let rest = mix["remainder_hours"].as_f64().unwrap();
+    assert!((months_cny - months as f64 * m_price * n).abs() < 1e-6 * months_cny);
+    assert!((rest - (hours - months as f64 * 730.0)).abs() < 1e-6 * hours);
+    let rest_cny = mix["remainder_cny"].as_f64().unwrap();
+    assert!((rest_cny - rest * h_price * n).abs() < 1e-6 * rest_cny.max(1.0));
+    let text = |lang: &str| {
+        let o = common::output_checked(
+            Command::new(env!("CARGO_BIN_EXE_gpuplan"))
+                .env("GPUPLAN_CONFIG_DIR", std::env::temp_dir())
+                .args(["plan", "--lang", lang, "--format", "markdown"])
+                .args(args),
+        );
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let days = format!("{:.0}", rest / 24.0);
+    let en = format!("{months} months monthly + {days} d on-demand");
+    let zh = format!("包月 {months} 个月 + 按量付费 {days} 天");
+    assert!(text("en").contains(&en), "{en}");
+    assert!(text("zh").contains(&zh), "{zh}");
+    // The launch bundle subscribes the whole months only, and says what runs after them.
+    let dir = std::env::temp_dir().join(format!("gpuplan-audit-r5-mix-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    common::output_checked(
+        Command::new(env!("CARGO_BIN_EXE_gpuplan"))
+            .env("GPUPLAN_CONFIG_DIR", std::env::temp_dir())
+            .args(["plan", "--pick", "1", "--export", dir.to_str().unwrap()])
+            .args(args),
+    );
+    let script = std::fs::read_to_string(dir.join("cloud/create-instances.sh")).unwrap();
+    assert!(script.contains(&format!("--Period {months}")), "{script}");
+    assert!(script.contains("# Mixed billing"), "{script}");
+    let _ = std::fs::remove_dir_all(&dir);
+    let forced = plan_json(&[&args[..], &["--billing", "monthly"]].concat());
+    let f = &plans(&forced)[0]["chosen"];
+    assert!(f.get("mix").is_none() && f["cny"].as_f64().unwrap() > cny);
+}

@@ -6,6 +6,13 @@ provider-tencent = Tencent Cloud
 billing-on_demand = on-demand
 billing-monthly = monthly
 billing-spot = spot
+billing-mix = { $months ->
+    [one] 1 month
+   *[other] { $months } months
+} monthly + { $rest } { $unit ->
+    [d] d
+   *[h] h
+} { $rest_billing }
 price-kind-list = list
 price-kind-user = user
 price-kind-estimate = estimate

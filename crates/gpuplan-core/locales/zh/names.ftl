@@ -6,6 +6,10 @@ provider-tencent = 腾讯云
 billing-on_demand = 按量付费
 billing-monthly = 包年包月
 billing-spot = 抢占式
+billing-mix = 包月 { $months } 个月 + { $rest_billing } { $rest } { $unit ->
+    [d] 天
+   *[h] 小时
+}
 price-kind-list = 公开价
 price-kind-user = 自有价
 price-kind-estimate = 估算价

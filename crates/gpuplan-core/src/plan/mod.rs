@@ -224,6 +224,54 @@ pub struct BillingCost {
     pub price: Price,
     pub note: Option<String>,
     pub note_zh: Option<String>,
+    /// A mix of billing modes ([`money::mixed`]): whole months subscribed and the rest of the
+    /// job pay-as-you-go (or spot); `billing` is then `Monthly`, the subscription bought first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mix: Option<BillingMix>,
+}
+
+/// Whole billing periods subscribed per node, the remainder under another mode.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BillingMix {
+    /// Whole months subscribed (per node), at least one.
+    pub months: u64,
+    /// Subscription part of the total, CNY.
+    pub months_cny: f64,
+    /// The remainder's mode: on-demand, or spot for an interruptible job.
+    pub remainder_billing: Billing,
+    /// Wall-clock hours run under the remainder's mode (spot: with its expected overhead).
+    pub remainder_hours: f64,
+    pub remainder_cny: f64,
+}
+
+impl BillingCost {
+    /// The mode's name in the user's language: "monthly", or "2 months monthly + 14 d on-demand".
+    pub fn label(&self) -> crate::i18n::Msg {
+        let Some(m) = &self.mix else {
+            return crate::i18n::names::billing(self.billing);
+        };
+        let days = m.remainder_hours >= 24.0;
+        let rest = if days {
+            m.remainder_hours / 24.0
+        } else {
+            m.remainder_hours
+        };
+        crate::i18n::Msg::new("billing-mix")
+            .arg("months", m.months)
+            .arg(
+                "rest",
+                if days || rest >= 10.0 {
+                    format!("{rest:.0}")
+                } else {
+                    format!("{rest:.1}")
+                },
+            )
+            .arg("unit", if days { "d" } else { "h" })
+            .arg(
+                "rest_billing",
+                crate::i18n::names::billing(m.remainder_billing),
+            )
+    }
 }
 
 /// What the plan runs: instance × nodes and, for training, the chosen parallelism.

@@ -1,7 +1,7 @@
 //! Money: cost per billing mode, the subscription break-even, spot with expected preemptions and
 //! the optimal checkpoint interval, and the storage class a job needs.
 
-use super::{BillingChoice, BillingCost, Constraints};
+use super::{BillingChoice, BillingCost, BillingMix, Constraints};
 use crate::catalog::{
     Billing, Catalog, Confidence, Instance, Origin, Price, PriceKind, StorageClass, StorageKind,
 };
@@ -206,6 +206,7 @@ pub fn costs_at(
             price: p.clone(),
             note: None,
             note_zh: None,
+            mix: None,
         });
     }
     if let Some(p) = prices.monthly.clone() {
@@ -234,6 +235,7 @@ pub fn costs_at(
             price: p,
             note,
             note_zh,
+            mix: None,
         });
     }
     let mut spot_plan = None;
@@ -275,36 +277,120 @@ pub fn costs_at(
                 delta,
                 ovh * 100.0
             )),
+            mix: None,
         });
         spot_plan = Some(sp_plan);
     }
-    // Monthly subscription for less than a month is only worth it with enough reuse.
-    let allowed = |b: Billing| match c.billing {
-        BillingChoice::OnDemand => b == Billing::OnDemand,
-        BillingChoice::Monthly => b == Billing::Monthly,
-        BillingChoice::Spot => b == Billing::Spot && c.interruptible,
-        BillingChoice::Auto => b != Billing::Spot || c.interruptible,
+    let spot_rest = spot_plan
+        .as_ref()
+        .filter(|_| c.interruptible)
+        .map(|s| (&s.price, 1.0 + s.overhead_fraction));
+    if let Some(m) = mixed(prices, nodes, hours, spot_rest) {
+        out.push(m);
+    }
+    let chosen = choose(&out, od.as_ref(), nodes, hours, c);
+    (out, chosen, spot_plan)
+}
+
+/// The cheapest mode the constraints allow. `--billing` forces a pure mode; the mix is a
+/// candidate under `auto` only (its spot remainder only exists for interruptible jobs). A
+/// subscription's months are credited with `--reuse-hours` at the on-demand rate.
+fn choose(
+    out: &[BillingCost],
+    od: Option<&Price>,
+    nodes: u64,
+    hours: f64,
+    c: &Constraints,
+) -> Option<BillingCost> {
+    let allowed = |bc: &BillingCost| match c.billing {
+        BillingChoice::OnDemand => bc.billing == Billing::OnDemand,
+        BillingChoice::Monthly => bc.billing == Billing::Monthly && bc.mix.is_none(),
+        BillingChoice::Spot => bc.billing == Billing::Spot && c.interruptible,
+        BillingChoice::Auto => bc.billing != Billing::Spot || c.interruptible,
     };
     let effective = |bc: &BillingCost| -> f64 {
         if bc.billing == Billing::Monthly && c.reuse_hours_per_month > 0.0 {
+            let months = bc.mix.as_ref().map_or_else(
+                || (hours / HOURS_PER_MONTH).ceil().max(1.0),
+                |m| m.months as f64,
+            );
             // Credit the reuse hours at the on-demand rate they would otherwise cost.
             let credit = od
-                .as_ref()
-                .map(|o| {
-                    o.cny * c.reuse_hours_per_month * n * (hours / HOURS_PER_MONTH).ceil().max(1.0)
-                })
+                .map(|o| o.cny * c.reuse_hours_per_month * nodes as f64 * months)
                 .unwrap_or(0.0);
             (bc.cny - credit).max(0.0)
         } else {
             bc.cny
         }
     };
-    let chosen = out
-        .iter()
-        .filter(|b| allowed(b.billing))
+    out.iter()
+        .filter(|b| allowed(b))
         .min_by(|a, b| effective(a).total_cmp(&effective(b)))
-        .cloned();
-    (out, chosen, spot_plan)
+        .cloned()
+}
+
+/// Whole months subscribed per node and the rest of the job pay-as-you-go — or spot, when
+/// `spot` = (its price, 1 + expected overhead) is given for an interruptible job — as a buyer
+/// would mix them. The cost k·M + (h − 730·k)·r is linear in the months k, so over 1 ≤ k ≤
+/// ⌊h/730⌋ its minimum is at k = ⌊h/730⌋ when a month costs less than 730 h at the remainder's
+/// rate (else no subscription at all is cheaper); k = 0 and k = ⌈h/730⌉ are the pure modes,
+/// listed on their own: the mix is returned only where it costs less than every one of them
+/// (and than pure spot, when spot is allowed). No refund is assumed for a subscription cancelled early: the
+/// catalog and its price sources state no refund rule. None when the job is shorter than a
+/// month, lasts whole months, or either price is missing.
+pub fn mixed(
+    prices: &InstancePrices,
+    nodes: u64,
+    hours: f64,
+    spot: Option<(&Price, f64)>,
+) -> Option<BillingCost> {
+    let monthly = prices.monthly.as_ref()?;
+    let n = nodes as f64;
+    let months = (hours / HOURS_PER_MONTH).floor();
+    let rest = hours - months * HOURS_PER_MONTH;
+    if !(months >= 1.0 && rest > 1e-9 && hours.is_finite()) {
+        return None;
+    }
+    let od = prices.od.as_ref().map(|p| (p, 1.0));
+    let (rp, stretch) = [od, spot]
+        .into_iter()
+        .flatten()
+        .min_by(|a, b| (a.0.cny * a.1).total_cmp(&(b.0.cny * b.1)))?;
+    let months_cny = monthly.cny * months * n;
+    let remainder_hours = rest * stretch;
+    let remainder_cny = rp.cny * remainder_hours * n;
+    // The pure modes a buyer could take instead: all months, or none (the remainder's mode, or
+    // the other one, throughout). The mix is listed only where it beats them all.
+    let pure = [
+        Some(monthly.cny * months.max((hours / HOURS_PER_MONTH).ceil()) * n),
+        od.map(|(p, _)| p.cny * hours * n),
+        spot.map(|(p, k)| p.cny * hours * k * n),
+    ];
+    let total = months_cny + remainder_cny;
+    if pure.into_iter().flatten().any(|x| x <= total) || !total.is_finite() {
+        return None;
+    }
+    Some(BillingCost {
+        billing: Billing::Monthly,
+        cny: total,
+        hours: months * HOURS_PER_MONTH + remainder_hours,
+        price: monthly.clone(),
+        note: Some(format!(
+            "{months:.0} whole months subscribed per node (¥{months_cny:.0}), then {remainder_hours:.0} h at ¥{:.2}/h per node (¥{remainder_cny:.0}); no refund assumed for a subscription ended early",
+            rp.cny
+        )),
+        note_zh: Some(format!(
+            "每节点包月 {months:.0} 个整月（¥{months_cny:.0}），其余 {remainder_hours:.0} 小时按每节点 ¥{:.2}/小时计费（¥{remainder_cny:.0}）；未假设提前退订可退款",
+            rp.cny
+        )),
+        mix: Some(BillingMix {
+            months: months as u64,
+            months_cny,
+            remainder_billing: rp.billing,
+            remainder_hours,
+            remainder_cny,
+        }),
+    })
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -526,6 +612,89 @@ pub fn choose_storage(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalog::Provider;
+    use proptest::prelude::*;
+
+    fn price(billing: Billing, cny: f64) -> Price {
+        Price {
+            instance: "t".into(),
+            provider: Provider::Alibaba,
+            region: "cn-shanghai".into(),
+            billing,
+            cny,
+            kind: PriceKind::List,
+            as_of: "2026-12".into(),
+            source: "test".into(),
+            confidence: None,
+            method: None,
+            method_zh: None,
+            origin: Origin::Builtin,
+        }
+    }
+
+    fn prices(od: Option<f64>, monthly: Option<f64>, spot: Option<f64>) -> InstancePrices {
+        InstancePrices {
+            od: od.map(|x| price(Billing::OnDemand, x)),
+            monthly: monthly.map(|x| price(Billing::Monthly, x)),
+            spot: spot.map(|x| price(Billing::Spot, x)),
+        }
+    }
+
+    /// The audit's example (notes/audit-r5.md #8): 16 nodes for 62.3 days at ¥133,408 a month
+    /// or ¥277.93 an hour. Whole months: 3 × 16 × 133,408 = ¥6.40M; two months and the 2.3 days
+    /// left on demand: 16 × (2 × 133,408 + 55.2 h × 277.93) ≈ ¥4.52M.
+    #[test]
+    fn a_62_day_job_buys_two_months_and_the_rest_on_demand() {
+        let p = prices(Some(277.93), Some(133_408.0), None);
+        let c = Constraints::default();
+        let hours = 62.3 * 24.0;
+        let (all, chosen, _) = costs_at(&p, 16, hours, &c, None);
+        let ch = chosen.unwrap();
+        let mix = ch.mix.as_ref().expect("the mix is the cheapest");
+        assert_eq!((mix.months, mix.remainder_billing), (2, Billing::OnDemand));
+        let want = 16.0 * (2.0 * 133_408.0 + (hours - 1460.0) * 277.93);
+        assert!((ch.cny - want).abs() < 1e-6 * want, "{} vs {want}", ch.cny);
+        assert!(ch.cny < 4.6e6 && all.len() == 3, "{}", ch.cny);
+        // `--billing monthly` still means whole months.
+        let forced = Constraints {
+            billing: BillingChoice::Monthly,
+            ..Constraints::default()
+        };
+        let m = costs_at(&p, 16, hours, &forced, None).1.unwrap();
+        assert_eq!((m.mix.is_none(), m.cny), (true, 3.0 * 16.0 * 133_408.0));
+    }
+
+    proptest! {
+        /// The mix, when listed, costs less than every pure mode the job may use, and the mode
+        /// chosen under `auto` is never dearer than any of them; all costs finite and ≥ 0.
+        #[test]
+        fn the_mix_is_never_dearer_than_a_pure_mode(
+            od in 0.1f64..1000.0,
+            month_ratio in 0.05f64..2.0,
+            spot_fraction in proptest::option::of(0.05f64..1.0),
+            hours in 0.1f64..20_000.0,
+            nodes in 1u64..64,
+            interruptible: bool,
+            ckpt_gib in 0.1f64..2000.0,
+        ) {
+            let p = prices(Some(od), Some(od * 730.0 * month_ratio), spot_fraction.map(|f| od * f));
+            let c = Constraints { interruptible, ..Constraints::default() };
+            let ckpt = Some((Bytes::from_gib(ckpt_gib), 1e9));
+            let (all, chosen, _) = costs_at(&p, nodes, hours, &c, ckpt);
+            let allowed = |b: &BillingCost| b.billing != Billing::Spot || interruptible;
+            let pure: Vec<f64> = all.iter().filter(|b| b.mix.is_none() && allowed(b)).map(|b| b.cny).collect();
+            for b in &all {
+                prop_assert!(b.cny.is_finite() && b.cny >= 0.0 && b.hours >= hours * (1.0 - 1e-12));
+                if let Some(m) = &b.mix {
+                    prop_assert!(pure.iter().all(|&x| b.cny < x), "{} vs {:?}", b.cny, pure);
+                    prop_assert!(m.months >= 1 && (m.months as f64) * HOURS_PER_MONTH < hours);
+                    prop_assert!(interruptible || m.remainder_billing == Billing::OnDemand);
+                }
+            }
+            let ch = chosen.unwrap();
+            prop_assert!(pure.iter().all(|&x| ch.cny <= x));
+        }
+    }
 
     #[test]
     fn young_interval_matches_the_closed_form() {

@@ -578,7 +578,7 @@ fn cost(p: &Plan, l: Lang, serve: bool) -> String {
         Some(c) => Msg::new("plan-cost")
             .arg("cny", format!("{:.0}", c.cny))
             .arg("serve", if serve { "yes" } else { "no" })
-            .arg("billing", names::billing(c.billing))
+            .arg("billing", c.label())
             .arg("kind", names::price_kind(c.price.kind))
             .arg("as_of", c.price.as_of.as_str())
             .render(l),
@@ -1157,7 +1157,7 @@ fn costs(p: &Plan, v: &View, out: &mut String) {
         .iter()
         .map(|c| {
             vec![
-                names::billing(c.billing).render(l),
+                c.label().render(l),
                 format!("¥{:.0}", c.cny),
                 hours(c.hours, l),
                 Msg::new("plan-unit-price")

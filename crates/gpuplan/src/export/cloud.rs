@@ -37,8 +37,21 @@ fn releases(p: &PlanView) -> bool {
     p.train.is_some() && p.billing.as_deref() != Some("monthly")
 }
 
+/// Months to subscribe: the mix's whole months, else every month the job touches.
 fn months(p: &PlanView) -> u64 {
-    (p.hours / 730.0).ceil().max(1.0) as u64
+    p.mix_months
+        .unwrap_or_else(|| (p.hours / 730.0).ceil().max(1.0) as u64)
+}
+
+/// A mixed billing: the script buys the whole months; say what the plan priced after them.
+fn mix_line(p: &PlanView) -> String {
+    match p.mix_months {
+        Some(m) if p.billing.as_deref() == Some("monthly") => format!(
+            "# Mixed billing: {m} month(s) subscribed here; the plan prices the remaining {:.0} h outside the subscription, on-demand (spot for an interruptible job): release or switch the instances before it ends, see the plan's cost table.\n",
+            (p.hours - m as f64 * 730.0).max(0.0)
+        ),
+        _ => String::new(),
+    }
 }
 
 fn region_line(p: &PlanView, var: &str) -> String {
@@ -88,6 +101,7 @@ fn alibaba(p: &PlanView) -> String {
         "--VSwitchId \"$VSWITCH_ID\"".into(),
         format!("--InstanceName {}", p.slug()),
     ];
+    s.push_str(&mix_line(p));
     match p.billing.as_deref() {
         Some("monthly") => args.extend([
             "--InstanceChargeType PrePaid".into(),
@@ -127,6 +141,7 @@ fn tencent(p: &PlanView) -> String {
         "--VirtualPrivateCloud \"$VPC\"".into(),
         format!("--InstanceName {}", p.slug()),
     ];
+    s.push_str(&mix_line(p));
     match p.billing.as_deref() {
         Some("monthly") => {
             s.push_str(&format!(
@@ -177,6 +192,7 @@ fn huawei(p: &PlanView) -> String {
         "--server.nics.1.subnet_id=\"$SUBNET_ID\"".into(),
         "--server.root_volume.volumetype=SSD".into(),
     ];
+    s.push_str(&mix_line(p));
     match p.billing.as_deref() {
         Some("monthly") => args.extend([
             "--server.extendparam.chargingMode=prePaid".into(),

@@ -286,6 +286,7 @@ mod proptests {
                   rdma in pick(&["erdma", "roce", "ib", "none", "unknown"]),
                   vendor in pick(&["nvidia", "huawei", "amd"]), gpn in 1u64..=16, nodes in 1u64..=64,
                   billing in proptest::option::of(pick(&["on_demand", "monthly", "spot"])),
+                  mix in proptest::option::of(1u64..=3),
                   region in proptest::option::of(pick(&["cn-shanghai", "ap-beijing"])),
                   hours in 0.01f64..1e5, software in pick(&["pytorch", "mindspore"]),
                   job in prop_oneof![train().prop_map(|t| (Some(t), None)), serving().prop_map(|s| (None, Some(s)))])
@@ -295,6 +296,7 @@ mod proptests {
                 instance: "ecs.gn7i-c8g1.2xlarge".into(), family: "gn7i".into(), gpu_id: "a10".into(),
                 gpu_name: "NVIDIA A10".into(), vendor: vendor.into(), gpus_per_node: gpn, nodes,
                 rdma: rdma.into(), inter_link: inter.into(), region: region.map(String::from),
+                mix_months: mix.filter(|_| billing == Some("monthly")),
                 billing: billing.map(String::from), hours, software: software.into(),
                 train: job.0, serve: job.1 }
         }

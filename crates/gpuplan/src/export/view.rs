@@ -39,6 +39,9 @@ pub struct PlanView {
     pub region: Option<String>,
     /// `on_demand` | `monthly` | `spot`; `None` when no price is known.
     pub billing: Option<String>,
+    /// Whole months subscribed before the rest runs pay-as-you-go (`chosen.mix.months`, a
+    /// mixed billing); `None` for a pure mode.
+    pub mix_months: Option<u64>,
     pub hours: f64,
     /// `pytorch` | `mindspore` | … (`--framework`).
     pub software: String,
@@ -224,6 +227,7 @@ pub fn from_document(doc: &Value, pick: usize) -> Result<PlanView> {
         inter_link: s("cluster/inter_link")?,
         region: region(p, request)?,
         billing: optional_ident(p, "chosen/billing", &at("chosen.billing"))?,
+        mix_months: optional_count(p, "chosen/mix/months", 1200, &at)?,
         hours: hours(p, &at("hours"))?,
         software: ident(
             request,
