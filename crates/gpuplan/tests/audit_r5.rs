@@ -516,9 +516,19 @@ fn a_two_month_pretrain_mixes_whole_months_with_on_demand() {
         );
         String::from_utf8(o.stdout).unwrap()
     };
-    let days = format!("{:.0}", rest / 24.0);
-    let en = format!("{months} months monthly + {days} d on-demand");
-    let zh = format!("包月 {months} 个月 + 按量付费 {days} 天");
+    // Days from a day on, else hours; whole from ten on, one decimal below (74 h: "3.1 d").
+    let (x, en_unit, zh_unit) = if rest >= 24.0 {
+        (rest / 24.0, "d", "天")
+    } else {
+        (rest, "h", "小时")
+    };
+    let x = if x >= 10.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.1}")
+    };
+    let en = format!("{months} months monthly + {x} {en_unit} on-demand");
+    let zh = format!("包月 {months} 个月 + 按量付费 {x} {zh_unit}");
     assert!(text("en").contains(&en), "{en}");
     assert!(text("zh").contains(&zh), "{zh}");
     // The launch bundle subscribes the whole months only, and says what runs after them.

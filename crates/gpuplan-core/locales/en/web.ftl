@@ -67,6 +67,7 @@ price-none = no price known
 error-title = Input error
 selected = selected plan: #{ $rank }
 per-month = /month
+billing-mix-page = { $months } × monthly + { $hours } h { $rest }
 hours = h
 days = d
 

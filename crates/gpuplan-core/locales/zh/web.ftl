@@ -67,6 +67,7 @@ price-none = 无已知价格
 error-title = 输入错误
 selected = 选中方案：第 { $rank } 名
 per-month = /月
+billing-mix-page = 包月 { $months } 个月 + { $rest } { $hours } 小时
 hours = 小时
 days = 天
 

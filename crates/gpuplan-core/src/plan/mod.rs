@@ -260,7 +260,7 @@ impl BillingCost {
             .arg("months", m.months)
             .arg(
                 "rest",
-                if days || rest >= 10.0 {
+                if rest >= 10.0 {
                     format!("{rest:.0}")
                 } else {
                     format!("{rest:.1}")

@@ -60,6 +60,16 @@ mod tests {
             assert!(left.is_empty(), "{}: {left:?}", l.code());
         }
         assert_eq!(en["price-hover"].matches("{$").count(), 5);
+        // A mixed billing (chosen.mix): the page fills in the months, hours and the rest's mode.
+        for l in [&en, &zh] {
+            let m = &l["billing-mix-page"];
+            assert!(
+                ["{$months}", "{$hours}", "{$rest}"]
+                    .iter()
+                    .all(|v| m.contains(v)),
+                "{m}"
+            );
+        }
         assert_eq!(en["provider-alibaba"], "Alibaba Cloud");
         assert_eq!(zh["provider-alibaba"], "阿里云");
     }

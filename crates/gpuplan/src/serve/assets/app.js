@@ -169,7 +169,10 @@ function render() {
   $("#plans tbody").innerHTML = plans
     .map((p, i) => {
       const c = p.chosen;
-      const cost = c ? fmtMoney(c.cny) + (serving ? t("per-month") : "") + ` <small>(${esc(t("billing-" + c.billing))})</small>` : esc(t("price-none"));
+      const bill = c && c.mix
+        ? t("billing-mix-page", { months: c.mix.months, hours: Math.round(c.mix.remainder_hours), rest: t("billing-" + c.mix.remainder_billing) })
+        : c && t("billing-" + c.billing);
+      const cost = c ? fmtMoney(c.cny) + (serving ? t("per-month") : "") + ` <small>(${esc(bill)})</small>` : esc(t("price-none"));
       return `<tr data-i="${i}" class="${i === selected ? "sel" : ""}"><td class="num">${i + 1}</td><td>${esc(p.instance.id)}<br><small>${esc(t("provider-" + p.instance.provider))} · ${esc(p.gpu.id)}</small></td>` +
         `<td class="num">${p.nodes}</td><td class="num">${p.total_gpus}</td><td>${esc(config(p))}</td><td class="num">${fmtHours(p.hours)}</td>` +
         `<td class="num"><span class="price" title="${esc(priceTitle(p, i))}">${cost}</span></td><td>${pareto.has(i) ? "★" : ""}</td></tr>`;
