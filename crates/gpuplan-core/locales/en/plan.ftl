@@ -139,3 +139,10 @@ bind-serve-over-budget = cheapest serving plan { $what } costs ¥{ $x }/month, o
 bind-serve-no-bandwidth = no serving plan can be estimated on { $gpus }: the catalog has no sourced memory bandwidth for it, and decode latency (each output token reads the weights and the KV cache) cannot be computed without one. Plan serving on other chips (--chips nvidia), or benchmark the engine (MindIE, vLLM-Ascend) on one node
 bind-serve-no-fit = no instance type meets the latency targets with the model in memory: relax --ttft/--tpot, allow quantization, or more GPUs per node
 bind-serve-no-memory = no instance type holds the weights and one request's KV cache in one node's GPUs (tensor parallelism up to 8, within one node): allow quantization (--weights), shorten --input-tokens/--output-tokens, or choose types with more GPU memory per node
+billing-mix-note = { $nodes ->
+    [one] 1 node
+   *[other] { $nodes } nodes
+} × { $months ->
+    [one] 1 whole month
+   *[other] { $months } whole months
+} subscribed (¥{ $months_cny }), then { $hours } h { $rest } at ¥{ $price }/h per node (¥{ $rest_cny }); no refund assumed for a subscription ended early (no source states one)

@@ -370,19 +370,21 @@ pub fn mixed(
     if pure.into_iter().flatten().any(|x| x <= total) || !total.is_finite() {
         return None;
     }
+    let note = crate::i18n::Msg::new("billing-mix-note")
+        .arg("nodes", nodes)
+        .arg("months", months as u64)
+        .arg("months_cny", format!("{months_cny:.0}"))
+        .arg("hours", format!("{remainder_hours:.0}"))
+        .arg("price", format!("{:.2}", rp.cny))
+        .arg("rest", crate::i18n::names::billing(rp.billing))
+        .arg("rest_cny", format!("{remainder_cny:.0}"));
     Some(BillingCost {
         billing: Billing::Monthly,
         cny: total,
         hours: months * HOURS_PER_MONTH + remainder_hours,
         price: monthly.clone(),
-        note: Some(format!(
-            "{months:.0} whole months subscribed per node (¥{months_cny:.0}), then {remainder_hours:.0} h at ¥{:.2}/h per node (¥{remainder_cny:.0}); no refund assumed for a subscription ended early",
-            rp.cny
-        )),
-        note_zh: Some(format!(
-            "每节点包月 {months:.0} 个整月（¥{months_cny:.0}），其余 {remainder_hours:.0} 小时按每节点 ¥{:.2}/小时计费（¥{remainder_cny:.0}）；未假设提前退订可退款",
-            rp.cny
-        )),
+        note: Some(note.render(crate::i18n::Lang::En)),
+        note_zh: Some(note.render(crate::i18n::Lang::Zh)),
         mix: Some(BillingMix {
             months: months as u64,
             months_cny,
