@@ -334,6 +334,7 @@ fn train_job(
         setup: t,
         global_batch: a.global_batch.or(file.global_batch),
         precision_pinned: j.precision.is_some(),
+        pins: file.pins,
     })
 }
 
