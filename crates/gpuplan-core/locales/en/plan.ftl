@@ -33,7 +33,10 @@ plan-cost-short = ¥{ $cny }{ $serve ->
     [yes] /mo
    *[no] {""}
 }
-plan-cny-compact = { $m }M
+plan-cny-compact = { $en ->
+    [b] { $b }B
+   *[m] { $m }M
+}
 plan-cost-short-none = no price
 plan-config-serve = { $weights } TP{ $tp } × { $replicas } replicas, batch size { $batch }
 plan-recompute-full = recompute{" "}

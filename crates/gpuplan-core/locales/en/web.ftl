@@ -69,6 +69,7 @@ selected = selected plan: #{ $rank }
 per-month = /month
 hours = h
 days = d
+years = years
 
 # Step-time parts (memory components are memory.ftl's mem-* messages).
 step-compute = compute

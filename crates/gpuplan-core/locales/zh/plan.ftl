@@ -33,7 +33,10 @@ plan-cost-short = ¥{ $cny }{ $serve ->
     [yes] /月
    *[no] {""}
 }
-plan-cny-compact = { $w }万
+plan-cny-compact = { $zh ->
+    [yi] { $y }亿
+   *[wan] { $w }万
+}
 plan-cost-short-none = 无价格
 plan-config-serve = { $weights } TP{ $tp } × { $replicas } 个副本，批大小 { $batch }
 plan-recompute-full = 重计算{" "}

@@ -69,6 +69,7 @@ selected = 选中方案：第 { $rank } 名
 per-month = /月
 hours = 小时
 days = 天
+years = 年
 
 # 单步时间组成（显存组成用 memory.ftl 的 mem-* 消息）。
 step-compute = 计算
