@@ -265,6 +265,16 @@ pub fn cny_msg(cny: f64) -> crate::i18n::Msg {
         .arg("y", format!("{:.1}", cny / 1e8))
 }
 
+/// A whole count in full below a million (`48829`), from a million as [`format_count`] (`4.88T`
+/// steps, not `4882812500000`).
+pub fn format_whole(n: f64) -> String {
+    if n >= 1e6 {
+        format_count(n)
+    } else {
+        format!("{n:.0}")
+    }
+}
+
 /// Format a parameter count the way model cards do: 8.03B, 494.0M; from 10¹² in T (a token
 /// count of 10¹⁶ reads 10000.00T, not 10000000.00B).
 pub fn format_count(n: f64) -> String {
@@ -290,6 +300,8 @@ mod tests {
         assert_eq!(format_count(1e16), "10000.00T");
         assert_eq!(format_count(999e9), "999.00B");
         assert_eq!(format_count(1.5e12), "1.50T");
+        assert_eq!(format_whole(48_829.0), "48829");
+        assert_eq!(format_whole(4_882_812_500_000.0), "4.88T");
         assert_eq!(Seconds(575_381.1 * 86400.0).to_string(), "1576.4 years");
         assert_eq!(Seconds(364.0 * 86400.0).to_string(), "364.0 days");
         let l = crate::i18n::Lang::En;

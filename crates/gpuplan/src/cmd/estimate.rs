@@ -1011,9 +1011,9 @@ fn job_line(model: &ModelSpec, e: &TrainingEstimate, l: gpuplan_core::i18n::Lang
             Msg::new("est-job")
                 .arg("amount", format_count(tt.tokens))
                 .arg("unit", work_unit(model, l))
-                .arg("steps", format!("{:.0}", tt.steps))
+                .arg("steps", gpuplan_core::units::format_whole(tt.steps))
                 .arg("wall", wall_words(tt.wall_time, l))
-                .arg("gpu_hours", format!("{:.0}", tt.gpu_hours))
+                .arg("gpu_hours", gpuplan_core::units::format_whole(tt.gpu_hours))
                 .arg("flops", format!("{:.2e}", tt.total_flops.0))
                 .render(l)
         ),
