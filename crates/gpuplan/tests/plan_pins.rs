@@ -106,6 +106,16 @@ fn fixed_recompute_is_kept_in_every_plan() {
 }
 
 #[test]
+fn fixed_sequence_parallel_and_virtual_stages_are_kept() {
+    // Megatron with TP 2 turns sequence parallelism on and with PP 2 interleaves 2 virtual stages
+    // when free; written, each is kept.
+    let sp = "[training.parallel]\ntp = 2\nsequence_parallel = false\n";
+    honoured("sp", sp, "/parallel/sequence_parallel", false.into());
+    let vp = "[training.parallel]\npp = 2\nvirtual_stages = 1\n";
+    honoured("vp", vp, "/parallel/virtual_stages", 1.into());
+}
+
+#[test]
 fn a_free_search_still_varies_what_is_not_fixed() {
     // Without the keys the planner chooses: the same job's plans are not all ZeRO-3 / mb 2.
     let (code, v) = plan("free", BASE, &[]);
@@ -116,6 +126,10 @@ fn a_free_search_still_varies_what_is_not_fixed() {
         "{setups:?}"
     );
     assert!(setups.iter().any(|s| s["parallel"]["tp"] != 2));
+    assert!(setups
+        .iter()
+        .any(|s| s["parallel"]["sequence_parallel"] == true));
+    assert!(setups.iter().any(|s| s["parallel"]["virtual_stages"] == 2));
 }
 
 /// The no-plan answer to workload `text` names `key` among the bindings (exit 4).

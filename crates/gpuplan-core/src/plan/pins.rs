@@ -16,10 +16,12 @@ pub struct TrainPins {
     pub zero: bool,
     pub micro_batch: bool,
     pub recompute: bool,
+    pub sequence_parallel: bool,
+    pub virtual_stages: bool,
 }
 
 /// The workload keys of the pinnable dimensions, in the order messages name them.
-pub const PIN_KEYS: [&str; 7] = [
+pub const PIN_KEYS: [&str; 9] = [
     "training.parallel.tp",
     "training.parallel.pp",
     "training.parallel.cp",
@@ -27,6 +29,8 @@ pub const PIN_KEYS: [&str; 7] = [
     "training.parallel.zero",
     "training.micro_batch",
     "training.recompute",
+    "training.parallel.sequence_parallel",
+    "training.parallel.virtual_stages",
 ];
 
 impl TrainPins {
@@ -47,6 +51,8 @@ impl TrainPins {
             zero: par("zero"),
             micro_batch: has("micro_batch"),
             recompute: has("recompute"),
+            sequence_parallel: par("sequence_parallel"),
+            virtual_stages: par("virtual_stages"),
         }
     }
 
@@ -59,7 +65,7 @@ impl TrainPins {
         TrainPins::from_training(v.as_ref())
     }
 
-    fn flags(&self) -> [bool; 7] {
+    fn flags(&self) -> [bool; 9] {
         [
             self.tp,
             self.pp,
@@ -68,6 +74,8 @@ impl TrainPins {
             self.zero,
             self.micro_batch,
             self.recompute,
+            self.sequence_parallel,
+            self.virtual_stages,
         ]
     }
 
@@ -94,6 +102,8 @@ impl TrainPins {
             "zero" => &mut self.zero,
             "micro_batch" => &mut self.micro_batch,
             "recompute" => &mut self.recompute,
+            "sequence_parallel" => &mut self.sequence_parallel,
+            "virtual_stages" => &mut self.virtual_stages,
             _ => return self,
         };
         *slot = false;

@@ -277,7 +277,9 @@ pub fn search_space(req: &PlanRequest, base: &TrainingSetup, c: &ClusterSpec) ->
             let dp = total / mp;
             // Megatron-Core's interleaved schedule with 2 virtual stages when the layers split
             // evenly into pp × 2 chunks and the workload did not choose (a smaller bubble).
-            let vp = if base.framework == crate::workload::Framework::Megatron
+            let vp = if pin.virtual_stages {
+                base.parallel.virtual_stages
+            } else if base.framework == crate::workload::Framework::Megatron
                 && pp > 1
                 && base.parallel.virtual_stages == 1
                 && layers.is_multiple_of(pp * 2)
@@ -491,7 +493,10 @@ fn rungs<'a>(
     mbs.into_iter()
         .take_while(move |&mb| mb == 1 || mb * point.dp <= global_batch.max(point.dp))
         .map(move |mb| {
-            let s = point.configure(base, mb, global_batch);
+            let mut s = point.configure(base, mb, global_batch);
+            if pins(req).sequence_parallel {
+                s.parallel.sequence_parallel = base.parallel.sequence_parallel;
+            }
             let need = training_memory_lean(&req.model, &s, c, &req.tunables)
                 .ok()
                 .map(|m| m.device_total);
