@@ -88,6 +88,7 @@ fn main() {
             },
             global_batch: None,
             precision_pinned: false,
+            pins: Default::default(),
         },
         constraints: Constraints::default(),
         objective: Objective::Cost,

@@ -49,6 +49,7 @@ fn main() {
         },
         global_batch: None,
         precision_pinned: false,
+        pins: Default::default(),
     };
     let cases: Vec<(&str, &str, Job, Constraints)> = vec![
         (

@@ -143,15 +143,21 @@ pub struct WorkloadFile {
     pub global_batch: Option<u64>,
     /// For `gpuplan plan`: cost, time or balanced.
     pub objective: Option<crate::plan::Objective>,
+    /// For `gpuplan plan`: the `[training]` keys the file states (kept by the search); read from
+    /// the text by [`parse_workload`] (the API from its JSON body).
+    #[serde(skip)]
+    pub pins: crate::plan::TrainPins,
 }
 
 /// Parse a workload file; the error names the file, line, column and key, and never echoes the
 /// file's content (the user may have pointed at any file, a secret included).
 pub fn parse_workload(what: &str, text: &str) -> Result<WorkloadFile, CoreError> {
-    toml::from_str(text).map_err(|e| CoreError::Parse {
+    let mut file: WorkloadFile = toml::from_str(text).map_err(|e| CoreError::Parse {
         what: what.to_string(),
         message: describe_toml_error(text, e.span(), &enum_choices(text, &e)),
-    })
+    })?;
+    file.pins = crate::plan::TrainPins::from_toml(text);
+    Ok(file)
 }
 
 /// A value of the wrong type for a choice key (`tp_allreduce = true`, `engine = 3`) gets toml's

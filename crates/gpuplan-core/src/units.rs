@@ -226,15 +226,61 @@ impl fmt::Display for Seconds {
             write!(f, "{:.1} min", s / 60.0)
         } else if s < 3.0 * 86400.0 {
             write!(f, "{:.1} h", s / 3600.0)
-        } else {
+        } else if s < DAYS_PER_YEAR * 86400.0 {
             write!(f, "{:.1} days", s / 86400.0)
+        } else {
+            write!(f, "{:.1} years", s / (DAYS_PER_YEAR * 86400.0))
         }
     }
 }
 
-/// Format a parameter count the way model cards do: 8.03B, 494.0M.
+/// Durations from this many days are shown in years of 365 days (a display choice: "575381.1
+/// days" read as nothing; 1576.4 years does).
+pub const DAYS_PER_YEAR: f64 = 365.0;
+
+/// Durations from this many hours are shown in days. Assumption (a display choice): 72 h.
+pub const DAYS_FROM_HOURS: f64 = 72.0;
+
+/// A duration in hours as the tables show it, in the catalogs' words: hours below 72 h (`80.1 h`
+/// / `80.1 小时` above that would read `10364.6 h`), days from 72 h (`431.9 d` / `431.9 天`),
+/// years of 365 days from 365 days (`1576.4 years` / `1576.4 年`).
+pub fn duration_msg(h: f64) -> crate::i18n::Msg {
+    if h >= DAYS_PER_YEAR * 24.0 {
+        crate::i18n::Msg::new("unit-years").arg("y", format!("{:.1}", h / 24.0 / DAYS_PER_YEAR))
+    } else if h >= DAYS_FROM_HOURS {
+        crate::i18n::Msg::new("unit-days").arg("d", format!("{:.1}", h / 24.0))
+    } else {
+        crate::i18n::Msg::new("unit-hours").arg("h", format!("{h:.1}"))
+    }
+}
+
+/// A yuan amount in full (`¥38568`), or from 10⁹ yuan in billions (en `¥14.9B`) and from 10⁸ in
+/// 亿 (zh `¥149.3亿`): a 1000-year job's ¥1646799245901 read as nothing.
+pub fn cny_msg(cny: f64) -> crate::i18n::Msg {
+    crate::i18n::Msg::new("cny-amount")
+        .arg("x", format!("{cny:.0}"))
+        .arg("en", if cny >= 1e9 { "b" } else { "plain" })
+        .arg("b", format!("{:.1}", cny / 1e9))
+        .arg("zh", if cny >= 1e8 { "yi" } else { "plain" })
+        .arg("y", format!("{:.1}", cny / 1e8))
+}
+
+/// A whole count in full below a million (`48829`), from a million as [`format_count`] (`4.88T`
+/// steps, not `4882812500000`).
+pub fn format_whole(n: f64) -> String {
+    if n >= 1e6 {
+        format_count(n)
+    } else {
+        format!("{n:.0}")
+    }
+}
+
+/// Format a parameter count the way model cards do: 8.03B, 494.0M; from 10¹² in T (a token
+/// count of 10¹⁶ reads 10000.00T, not 10000000.00B).
 pub fn format_count(n: f64) -> String {
-    if n >= 1e9 {
+    if n >= 1e12 {
+        format!("{:.2}T", n / 1e12)
+    } else if n >= 1e9 {
         format!("{:.2}B", n / 1e9)
     } else if n >= 1e6 {
         format!("{:.1}M", n / 1e6)
@@ -248,6 +294,31 @@ pub fn format_count(n: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_figures_read_in_years_and_t() {
+        assert_eq!(format_count(1e16), "10000.00T");
+        assert_eq!(format_count(999e9), "999.00B");
+        assert_eq!(format_count(1.5e12), "1.50T");
+        assert_eq!(format_whole(48_829.0), "48829");
+        assert_eq!(format_whole(4_882_812_500_000.0), "4.88T");
+        assert_eq!(Seconds(575_381.1 * 86400.0).to_string(), "1576.4 years");
+        assert_eq!(Seconds(364.0 * 86400.0).to_string(), "364.0 days");
+        let l = crate::i18n::Lang::En;
+        assert_eq!(duration_msg(575_381.1 * 24.0).render(l), "1576.4 years");
+        assert_eq!(
+            duration_msg(575_381.1 * 24.0).render(crate::i18n::Lang::Zh),
+            "1576.4 年"
+        );
+        assert_eq!(duration_msg(364.0 * 24.0).render(l), "364.0 d");
+        assert_eq!(duration_msg(71.9).render(l), "71.9 h");
+        let zh = crate::i18n::Lang::Zh;
+        assert_eq!(cny_msg(1_646_799_245_901.0).render(l), "¥1646.8B");
+        assert_eq!(cny_msg(1_646_799_245_901.0).render(zh), "¥16468.0亿");
+        assert_eq!(cny_msg(38_568.4).render(l), "¥38568");
+        assert_eq!(cny_msg(38_568.4).render(zh), "¥38568");
+        assert_eq!(cny_msg(2e8).render(l), "¥200000000");
+    }
 
     #[test]
     fn gib_is_two_to_the_thirty() {

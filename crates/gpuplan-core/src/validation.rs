@@ -139,6 +139,7 @@ fn searched_layout(
             setup: setup.clone(),
             global_batch: Some(global_batch),
             precision_pinned: true,
+            pins: Default::default(),
         },
         constraints: crate::plan::Constraints::default(),
         objective: crate::plan::Objective::Time,

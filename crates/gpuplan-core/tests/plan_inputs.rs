@@ -97,6 +97,7 @@ fn request(i: &Input) -> PlanRequest {
                 },
                 global_batch: None,
                 precision_pinned: false,
+                pins: Default::default(),
             }
         }
     };

@@ -248,6 +248,7 @@ fn rank_and_fold_is_rank_then_collapse() {
             },
             global_batch: None,
             precision_pinned: false,
+            pins: Default::default(),
         },
         constraints: Constraints::default(),
         objective: Objective::Cost,

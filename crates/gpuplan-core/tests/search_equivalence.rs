@@ -35,6 +35,7 @@ fn request(model: &str, setup: TrainingSetup, gb: Option<u64>, c: Constraints) -
             setup,
             global_batch: gb,
             precision_pinned: false,
+            pins: Default::default(),
         },
         constraints: c,
         objective: Objective::Cost,

@@ -146,18 +146,28 @@ fn fallbacks_and_release_use_the_plans_units() {
     let (en, zh) = (f["en"].as_str().unwrap(), f["zh"].as_str().unwrap());
     assert!(en.contains("/month") && !en.contains("730.0 h"), "{en}");
     assert!(zh.contains("/月") && !zh.contains("730.0 小时"), "{zh}");
-    let long = plan_json(&[
-        "-m",
-        "Llama-3.1-8B",
-        "--task",
-        "pretrain",
-        "--tokens",
-        "1e12",
-    ]);
-    let r = advice(&long["outcome"]["plans"][0], "auto-release").expect("auto-release");
+    // 3e11 tokens: about 130 days on the cheapest plan; 1e12 tokens: 432 days, past a year.
+    let release = |tokens: &str| {
+        let long = plan_json(&[
+            "-m",
+            "Llama-3.1-8B",
+            "--task",
+            "pretrain",
+            "--tokens",
+            tokens,
+        ]);
+        advice(&long["outcome"]["plans"][0], "auto-release")
+            .expect("auto-release")
+            .clone()
+    };
+    let r = release("3e11");
     let en = r["en"].as_str().unwrap();
     assert!(en.contains(" d:") && !en.contains(" h:"), "{en}");
     assert!(r["zh"].as_str().unwrap().contains("天结束"), "{r}");
+    let r = release("1e12");
+    let en = r["en"].as_str().unwrap();
+    assert!(en.contains(" years:") && !en.contains(" d:"), "{en}");
+    assert!(r["zh"].as_str().unwrap().contains("年结束"), "{r}");
 }
 
 /// "! RDMA not documented for this type: assumed TCP" stood under every one-node plan (the

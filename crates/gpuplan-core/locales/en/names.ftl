@@ -74,3 +74,8 @@ unit-gpus = { $n ->
 }
 unit-hours = { $h } h
 unit-days = { $d } d
+unit-years = { $y } years
+cny-amount = ¥{ $en ->
+    [b] { $b }B
+   *[plain] { $x }
+}

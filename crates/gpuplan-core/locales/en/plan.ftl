@@ -33,7 +33,10 @@ plan-cost-short = ¥{ $cny }{ $serve ->
     [yes] /mo
    *[no] {""}
 }
-plan-cny-compact = { $m }M
+plan-cny-compact = { $en ->
+    [b] { $b }B
+   *[m] { $m }M
+}
 plan-cost-short-none = no price
 plan-config-serve = { $weights } TP{ $tp } × { $replicas } replicas, batch size { $batch }
 plan-recompute-full = recompute{" "}
@@ -129,6 +132,16 @@ bind-why-sold-out = every matching type was reported sold out by the provider's 
 bind-why-no-match = no instance type matches the provider, region and chip filters
 bind-chip-skipped = { $gpu } skipped: { $why }
 bind-unpriced-left-out = { $n } plan(s) on types with no known price were left out: they cannot be checked against the budget (import prices with `gpuplan catalog import`)
+bind-pinned = no plan keeps { $keys } as the workload sets { $n ->
+        [one] it
+       *[other] them
+    }; the search finds plans when it may choose { $n ->
+        [one] it
+       *[other] them
+    }: remove { $n ->
+        [one] the key
+       *[other] these keys
+    } from the workload to let the planner choose, or change the value
 bind-no-fit = no configuration fits memory: the closest, { $what } with { $layout }, { $recompute }, micro-batch { $mb }, needs { $need } GiB per GPU of { $have } GiB
 bind-over-deadline = the fastest plan, { $what }, takes { $h }, over the { $d } deadline by { $over }: allow more nodes (--max-nodes) or more time
 bind-over-budget = cheapest plan { $what } costs ¥{ $x }, over the ¥{ $b } budget by ¥{ $over }{ $spot ->

@@ -70,6 +70,7 @@ per-month = /month
 billing-mix-page = { $months } × monthly + { $hours } h { $rest }
 hours = h
 days = d
+years = years
 
 # Step-time parts (memory components are memory.ftl's mem-* messages).
 step-compute = compute

@@ -68,3 +68,8 @@ confidence-unverified = 未核实
 unit-gpus = { $n } 张卡
 unit-hours = { $h } 小时
 unit-days = { $d } 天
+unit-years = { $y } 年
+cny-amount = ¥{ $zh ->
+    [yi] { $y }亿
+   *[plain] { $x }
+}

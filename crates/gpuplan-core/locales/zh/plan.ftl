@@ -33,7 +33,10 @@ plan-cost-short = ¥{ $cny }{ $serve ->
     [yes] /月
    *[no] {""}
 }
-plan-cny-compact = { $w }万
+plan-cny-compact = { $zh ->
+    [yi] { $y }亿
+   *[wan] { $w }万
+}
 plan-cost-short-none = 无价格
 plan-config-serve = { $weights } TP{ $tp } × { $replicas } 个副本，批大小 { $batch }
 plan-recompute-full = 重计算{" "}
@@ -123,6 +126,7 @@ bind-why-sold-out = 所有符合条件的规格都被云厂商的库存接口报
 bind-why-no-match = 没有实例规格符合云厂商、地域和芯片条件
 bind-chip-skipped = { $gpu } 已跳过：该芯片不支持所选精度或注意力实现（{ $why }）
 bind-unpriced-left-out = { $n } 个方案的规格没有已知价格，无法核对预算，已排除（可用 `gpuplan catalog import` 导入价格）
+bind-pinned = 没有方案能保持工作负载所设的 { $keys }；若交给规划器选择则有方案：从工作负载文件中删去 { $keys } 即可由规划器选择，或改用其他取值
 bind-no-fit = 没有任何配置能放进显存：最接近的 { $what }（{ $layout }，{ $recompute }，微批大小 { $mb }）每卡需要 { $need } GiB，可用 { $have } GiB
 bind-over-deadline = 最快的方案 { $what } 需要 { $h }，比 { $d }的期限多出 { $over }：放宽节点数（--max-nodes）或期限
 bind-over-budget = 最便宜的方案 { $what } 需 ¥{ $x }，比预算 ¥{ $b } 多出 ¥{ $over }{ $spot ->

@@ -70,6 +70,7 @@ per-month = /月
 billing-mix-page = 包月 { $months } 个月 + { $rest } { $hours } 小时
 hours = 小时
 days = 天
+years = 年
 
 # 单步时间组成（显存组成用 memory.ftl 的 mem-* 消息）。
 step-compute = 计算

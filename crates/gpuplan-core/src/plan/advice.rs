@@ -997,7 +997,8 @@ pub fn long_job_no_deadline(plans: &[Plan], req: &PlanRequest) -> Option<Advice>
         .filter(|p| cost(p).is_some_and(|x| x <= base * LONG_JOB_COST_RATIO))
         .min_by(|a, b| a.hours.total_cmp(&b.hours))?;
     let extra = cost(faster)? / base - 1.0;
-    let days = |h: f64| Msg::new("unit-days").arg("d", f1(h / 24.0));
+    // In days (years from 365 days): the job runs longer than 30 days.
+    let days = |h: f64| crate::units::duration_msg(h.max(crate::units::DAYS_FROM_HOURS));
     Some(a(
         "long-job-no-deadline",
         Warn,
@@ -1024,7 +1025,13 @@ fn fallback(p: &Plan, top_provider: crate::catalog::Provider) -> Msg {
             "cost",
             p.chosen
                 .as_ref()
-                .map(|c| format!("¥{:.0}", c.cny))
+                .map(|c| {
+                    let m = crate::units::cny_msg(c.cny);
+                    crate::i18n::Arg::PerLang {
+                        en: m.render(Lang::En),
+                        zh: m.render(Lang::Zh),
+                    }
+                })
                 .unwrap_or_else(|| "none".into()),
         )
 }
@@ -1066,17 +1073,10 @@ fn stock_fallbacks(plans: &[Plan]) -> Option<(Severity, Msg)> {
     Some((Info, m))
 }
 
-/// Durations from this many hours are shown in days. Assumption (a display choice): 72 h.
-const DAYS_FROM_HOURS: f64 = 72.0;
-
-/// A duration as shown in tables: hours below 72 h (`80.1 h` / `80.1 小时` above that would
-/// read `10364.6 h`), days from 72 h (`431.9 d` / `431.9 天`).
+/// A duration as shown in tables: hours, days from 72 h, years from 365 days
+/// ([`crate::units::duration_msg`]).
 pub(crate) fn duration_arg(h: f64) -> Msg {
-    if h >= DAYS_FROM_HOURS {
-        Msg::new("unit-days").arg("d", f1(h / 24.0))
-    } else {
-        Msg::new("unit-hours").arg("h", f1(h))
-    }
+    crate::units::duration_msg(h)
 }
 
 fn cost(p: &Plan) -> Option<f64> {

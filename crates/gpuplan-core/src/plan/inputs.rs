@@ -349,6 +349,7 @@ mod tests {
                 },
                 global_batch: None,
                 precision_pinned: false,
+                pins: Default::default(),
             },
             constraints: Constraints {
                 providers: vec![Provider::Alibaba],

@@ -7,10 +7,12 @@ pub mod hints;
 pub mod inputs;
 pub mod load;
 pub mod money;
+pub mod pins;
 pub mod serve;
 pub mod train;
 
 pub use inputs::{check_plans, validate_request};
+pub use pins::TrainPins;
 
 use crate::catalog::{Billing, Catalog, Instance, InstanceLink, Price, Provider, RdmaKind};
 use crate::constants::Tunables;
@@ -200,6 +202,10 @@ pub enum Job {
         /// `rejected`) instead of switched to a format they support (bf16 → fp16 AMP).
         #[serde(default)]
         precision_pinned: bool,
+        /// The `[training]` keys the workload states: the search keeps their values and chooses
+        /// only the other dimensions ([`TrainPins`]).
+        #[serde(default, skip_serializing_if = "TrainPins::is_empty")]
+        pins: TrainPins,
     },
     Serve(ServeJob),
 }
@@ -607,20 +613,12 @@ fn plan_advising(
     let mut work = SearchWork::default();
     let cands = candidates(cat, &req.constraints, &mut rejected);
     let (mut plans, configurations) = match &req.job {
-        Job::Train {
-            setup,
-            global_batch,
-            precision_pinned,
-        } => {
-            let job = train::TrainJob {
-                setup,
-                global_batch: *global_batch,
-                precision_pinned: *precision_pinned,
-            };
-            train::search(req, &job, &cands, cat, &mut rejected, (mode, &mut work))?
-        }
+        Job::Train { .. } => train_search(req, &cands, cat, &mut rejected, (mode, &mut work))?,
         Job::Serve(s) => serve::search(req, s, &cands, cat, &mut rejected)?,
     };
+    if plans.is_empty() {
+        rejected.extend(blame_pins(req, &cands, cat, mode)?);
+    }
     check_plans(req, &plans)?;
     rank_and_fold(&mut plans, req.objective);
     let pareto = pareto_front(&plans);
@@ -656,6 +654,83 @@ fn plan_advising(
         rejected,
         advised,
     })
+}
+
+/// The training search of a request whose job is training (no plans otherwise).
+fn train_search(
+    req: &PlanRequest,
+    cands: &[(&Instance, &GpuSpec)],
+    cat: &Catalog,
+    rejected: &mut Vec<Binding>,
+    mode: (SearchMode, &mut SearchWork),
+) -> Result<(Vec<Plan>, u64), CoreError> {
+    let Job::Train {
+        setup,
+        global_batch,
+        precision_pinned,
+        ..
+    } = &req.job
+    else {
+        return Ok((Vec::new(), 0));
+    };
+    let job = train::TrainJob {
+        setup,
+        global_batch: *global_batch,
+        precision_pinned: *precision_pinned,
+    };
+    train::search(req, &job, cands, cat, rejected, mode)
+}
+
+/// No plan under the settings the workload fixes ([`TrainPins`]): the fixed keys whose release
+/// alone gives a plan, or all of them together when none alone does; nothing when the search
+/// finds no plan without them either (another constraint binds).
+fn blame_pins(
+    req: &PlanRequest,
+    cands: &[(&Instance, &GpuSpec)],
+    cat: &Catalog,
+    mode: SearchMode,
+) -> Result<Vec<Binding>, CoreError> {
+    let Job::Train { pins, .. } = &req.job else {
+        return Ok(Vec::new());
+    };
+    let feasible = |p: TrainPins| -> Result<bool, CoreError> {
+        let mut r = req.clone();
+        if let Job::Train { pins, .. } = &mut r.job {
+            *pins = p;
+        }
+        let out = train_search(
+            &r,
+            cands,
+            cat,
+            &mut Vec::new(),
+            (mode, &mut SearchWork::default()),
+        )?;
+        Ok(!out.0.is_empty())
+    };
+    let keys = pins.keys();
+    if keys.is_empty() || !feasible(TrainPins::default())? {
+        return Ok(Vec::new());
+    }
+    let mut alone = Vec::new();
+    for k in &keys {
+        if feasible(pins.without(k))? {
+            alone.push(vec![*k]);
+        }
+    }
+    if alone.is_empty() {
+        alone.push(keys);
+    }
+    Ok(alone
+        .into_iter()
+        .map(|named| {
+            Binding::msg(
+                named[0],
+                crate::i18n::Msg::new("bind-pinned")
+                    .arg("keys", named.join(", "))
+                    .arg("n", named.len()),
+            )
+        })
+        .collect())
 }
 
 fn plan_cost(p: &Plan) -> Option<f64> {

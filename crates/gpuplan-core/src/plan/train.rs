@@ -222,25 +222,44 @@ pub fn search_space(req: &PlanRequest, base: &TrainingSetup, c: &ClusterSpec) ->
         || (base.task == TrainTask::Pretrain
             && base.framework != crate::workload::Framework::LitGpt);
     let nvlink = c.gpu.intra_link.is_nvlink_class() && c.intra_bandwidth.gb_per_s() > 64.0;
-    let tps = [1, 2, 4, 8].into_iter().filter(|tp| {
-        *tp == 1
-            || (model_parallel && nvlink && *tp <= c.gpus_per_node && heads.is_multiple_of(*tp))
+    let pin = pins(req);
+    // A degree the workload states is kept (TP still inside a node), whatever the profile.
+    let tps = if pin.tp {
+        vec![base.parallel.tp]
+            .into_iter()
+            .filter(|tp| *tp <= c.gpus_per_node && heads.is_multiple_of(*tp))
+            .collect()
+    } else {
+        [1, 2, 4, 8]
+            .into_iter()
+            .filter(|tp| {
+                *tp == 1
+                    || (model_parallel
+                        && nvlink
+                        && *tp <= c.gpus_per_node
+                        && heads.is_multiple_of(*tp))
+            })
+            .collect::<Vec<u64>>()
+    };
+    let pps: Vec<u64> = pinned_or(pin.pp, base.parallel.pp, || {
+        [1, 2, 4, 8, 16]
+            .into_iter()
+            .filter(|pp| *pp == 1 || (model_parallel && layers.is_multiple_of(*pp)))
+            .collect()
     });
-    let pps: Vec<u64> = [1, 2, 4, 8, 16]
-        .into_iter()
-        .filter(|pp| *pp == 1 || (model_parallel && layers.is_multiple_of(*pp)))
-        .collect();
     // Context parallelism for long sequences (issue 10): ring attention over up to 8 ranks when a
     // sequence is at least 32k tokens, where activations of a whole sequence crowd one device.
-    let cps: Vec<u64> = match req.model.architecture {
+    let cps: Vec<u64> = pinned_or(pin.cp, base.parallel.cp, || match req.model.architecture {
         Architecture::Transformer(_) if base.seq_len >= 32_768 => [1, 2, 4, 8]
             .into_iter()
             .filter(|cp| base.seq_len.is_multiple_of(*cp))
             .collect(),
         _ => vec![1],
-    };
+    });
     let litgpt = base.framework == crate::workload::Framework::LitGpt;
-    let rcs: &[Recompute] = if litgpt {
+    let rcs: &[Recompute] = if pin.recompute {
+        std::slice::from_ref(&base.recompute)
+    } else if litgpt {
         // LitGPT has no recompute switch: its strategy follows from the device count (below).
         &[Recompute::None, Recompute::Full]
     } else if base.attention == AttentionImpl::Eager {
@@ -258,7 +277,9 @@ pub fn search_space(req: &PlanRequest, base: &TrainingSetup, c: &ClusterSpec) ->
             let dp = total / mp;
             // Megatron-Core's interleaved schedule with 2 virtual stages when the layers split
             // evenly into pp × 2 chunks and the workload did not choose (a smaller bubble).
-            let vp = if base.framework == crate::workload::Framework::Megatron
+            let vp = if pin.virtual_stages {
+                base.parallel.virtual_stages
+            } else if base.framework == crate::workload::Framework::Megatron
                 && pp > 1
                 && base.parallel.virtual_stages == 1
                 && layers.is_multiple_of(pp * 2)
@@ -267,7 +288,9 @@ pub fn search_space(req: &PlanRequest, base: &TrainingSetup, c: &ClusterSpec) ->
             } else {
                 base.parallel.virtual_stages
             };
-            let zeros: &[u8] = if dp == 1 {
+            let zeros: &[u8] = if pin.zero {
+                std::slice::from_ref(&base.parallel.zero)
+            } else if dp == 1 {
                 &[0]
             } else if base.task.is_peft() {
                 &[0, 3]
@@ -277,8 +300,15 @@ pub fn search_space(req: &PlanRequest, base: &TrainingSetup, c: &ClusterSpec) ->
             // Expert parallelism for MoE models: experts split over up to dp × tp ranks, for every
             // task and profile (DeepSpeed-MoE, Megatron-Core, torchtitan and Megatron-based LoRA
             // stacks run EP); without it ZeRO-3 gathers every expert each micro-batch.
-            let eps = [1, 2, 4, 8, 16, 32, 64].into_iter().filter(|ep| {
-                *ep == 1 || (experts.is_multiple_of(*ep) && (dp * tp).is_multiple_of(*ep))
+            let free_eps = [1, 2, 4, 8, 16, 32, 64];
+            let eps: &[u64] = if pin.ep {
+                std::slice::from_ref(&base.parallel.ep)
+            } else {
+                &free_eps
+            };
+            let eps = eps.iter().copied().filter(|ep| {
+                (*ep == 1 && !pin.ep)
+                    || (*ep > 0 && experts.is_multiple_of(*ep) && (dp * tp).is_multiple_of(*ep))
             });
             for ep in eps {
                 for &zero in zeros {
@@ -336,6 +366,23 @@ pub fn litgpt_strategy_caveat(setup: &TrainingSetup, total_gpus: u64) -> Option<
             .arg("zero", zero.to_string())
             .arg("recompute", recompute),
     )
+}
+
+/// The dimensions the request's workload fixes (none for serving).
+fn pins(req: &PlanRequest) -> super::TrainPins {
+    match &req.job {
+        super::Job::Train { pins, .. } => *pins,
+        super::Job::Serve(_) => super::TrainPins::default(),
+    }
+}
+
+/// `[value]` when the workload fixes it, else the planner's candidates.
+fn pinned_or(pin: bool, value: u64, free: impl FnOnce() -> Vec<u64>) -> Vec<u64> {
+    if pin {
+        vec![value]
+    } else {
+        free()
+    }
 }
 
 fn litgpt_strategy(task: TrainTask, dp: u64, zero: u8, recompute: Recompute) -> bool {
@@ -438,11 +485,18 @@ fn rungs<'a>(
     point: Point,
     c: &'a ClusterSpec,
 ) -> impl Iterator<Item = Rung> + 'a {
-    micro_batches(req)
-        .iter()
-        .take_while(move |&&mb| mb == 1 || mb * point.dp <= global_batch.max(point.dp))
-        .map(move |&mb| {
-            let s = point.configure(base, mb, global_batch);
+    let mbs = if pins(req).micro_batch {
+        vec![base.micro_batch]
+    } else {
+        micro_batches(req).to_vec()
+    };
+    mbs.into_iter()
+        .take_while(move |&mb| mb == 1 || mb * point.dp <= global_batch.max(point.dp))
+        .map(move |mb| {
+            let mut s = point.configure(base, mb, global_batch);
+            if pins(req).sequence_parallel {
+                s.parallel.sequence_parallel = base.parallel.sequence_parallel;
+            }
             let need = training_memory_lean(&req.model, &s, c, &req.tunables)
                 .ok()
                 .map(|m| m.device_total);
@@ -1272,7 +1326,10 @@ pub fn search(
         ));
     }
     if plans.is_empty() {
-        if let Some((what, s)) = closest_fail.filter(|_| !any_fit) {
+        // Nothing evaluated because the workload's fixed settings left no layout: those
+        // settings are named instead (`blame_pins`), not an infinite need.
+        let evaluated = |s: &Shortfall| s.need.0.is_finite() || pins(req).is_empty();
+        if let Some((what, s)) = closest_fail.filter(|(_, s)| !any_fit && evaluated(s)) {
             rejected.push(Binding::msg(
                 "memory",
                 Msg::new("bind-no-fit")

@@ -993,6 +993,16 @@ fn step_section(
     out
 }
 
+/// A job's wall time: from 2 h in the catalogs' hours, days or years (both languages), shorter
+/// as seconds or minutes.
+fn wall_words(t: Seconds, l: gpuplan_core::i18n::Lang) -> String {
+    if t.0.is_finite() && t.0 >= 7200.0 {
+        gpuplan_core::units::duration_msg(t.0 / 3600.0).render(l)
+    } else {
+        t.to_string()
+    }
+}
+
 /// The whole job: amount of work, steps, wall time, GPU-hours and FLOPs.
 fn job_line(model: &ModelSpec, e: &TrainingEstimate, l: gpuplan_core::i18n::Lang) -> String {
     match &e.totals {
@@ -1001,9 +1011,9 @@ fn job_line(model: &ModelSpec, e: &TrainingEstimate, l: gpuplan_core::i18n::Lang
             Msg::new("est-job")
                 .arg("amount", format_count(tt.tokens))
                 .arg("unit", work_unit(model, l))
-                .arg("steps", format!("{:.0}", tt.steps))
-                .arg("wall", tt.wall_time.to_string())
-                .arg("gpu_hours", format!("{:.0}", tt.gpu_hours))
+                .arg("steps", gpuplan_core::units::format_whole(tt.steps))
+                .arg("wall", wall_words(tt.wall_time, l))
+                .arg("gpu_hours", gpuplan_core::units::format_whole(tt.gpu_hours))
                 .arg("flops", format!("{:.2e}", tt.total_flops.0))
                 .render(l)
         ),

@@ -334,6 +334,7 @@ fn train_job(
         setup: t,
         global_batch: a.global_batch.or(file.global_batch),
         precision_pinned: j.precision.is_some(),
+        pins: file.pins,
     })
 }
 
@@ -518,14 +519,9 @@ fn tx(l: Lang, id: &str) -> String {
     i18n::text(l, id)
 }
 
+/// Hours, days from 72 h, years from 365 days, in the view's language.
 fn hours(h: f64, l: Lang) -> String {
-    if h >= 72.0 {
-        Msg::new("unit-days")
-            .arg("d", format!("{:.1}", h / 24.0))
-            .render(l)
-    } else {
-        Msg::new("unit-hours").arg("h", format!("{h:.1}")).render(l)
-    }
+    gpuplan_core::units::duration_msg(h).render(l)
 }
 
 fn config(p: &Plan, l: Lang) -> String {
@@ -597,13 +593,18 @@ fn cost_short(p: &Plan, l: Lang, serve: bool) -> String {
 }
 
 /// A total in the compact table: whole yuan below a million; from a million up in millions (en
-/// `17.5M`) or in 万 (zh `1750万`), so that a large total keeps to one short cell at 80 columns.
+/// `17.5M`) or in 万 (zh `1750万`), from 10⁹ in billions (en `14.9B`) and from 10⁸ in 亿 (zh
+/// `149.3亿`), so that a large total keeps to one short cell at 80 columns.
 fn cny_compact(cny: f64, l: Lang) -> String {
     if cny < 1e6 {
         return format!("{cny:.0}");
     }
     Msg::new("plan-cny-compact")
+        .arg("en", if cny >= 1e9 { "b" } else { "m" })
+        .arg("b", format!("{:.1}", cny / 1e9))
         .arg("m", format!("{:.1}", cny / 1e6))
+        .arg("zh", if cny >= 1e8 { "yi" } else { "wan" })
+        .arg("y", format!("{:.1}", cny / 1e8))
         .arg("w", format!("{:.0}", cny / 1e4))
         .render(l)
 }
@@ -1158,7 +1159,7 @@ fn costs(p: &Plan, v: &View, out: &mut String) {
         .map(|c| {
             vec![
                 c.label().render(l),
-                format!("¥{:.0}", c.cny),
+                gpuplan_core::units::cny_msg(c.cny).render(l),
                 hours(c.hours, l),
                 Msg::new("plan-unit-price")
                     .arg("cny", format!("{:.2}", c.price.cny))

@@ -260,7 +260,7 @@ pub fn parse_body(body: &[u8], lang: Lang) -> Result<WorkloadFile, Answer> {
         ));
     }
     let de = &mut serde_json::Deserializer::from_str(text);
-    let file: WorkloadFile = serde_path_to_error::deserialize(de).map_err(|e| {
+    let mut file: WorkloadFile = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
         let at = format!("line {}, column {}", inner.line(), inner.column());
@@ -289,6 +289,10 @@ pub fn parse_body(body: &[u8], lang: Lang) -> Result<WorkloadFile, Answer> {
             lang,
         ));
     }
+    // The `training` keys the body states are kept by the plan search, as in a workload file.
+    let raw: Option<serde_json::Value> = serde_json::from_str(text).ok();
+    file.pins =
+        gpuplan_core::plan::TrainPins::from_training(raw.as_ref().and_then(|v| v.get("training")));
     Ok(file)
 }
 
@@ -350,11 +354,14 @@ pub async fn plan(State(st): St, ReqLang(lang): ReqLang, Query(q): Pairs, body: 
     // The answer does not depend on the language (only error messages do).
     let q: Vec<_> = q.into_iter().filter(|(k, _)| k != "lang").collect();
     let today = crate::cmd::prices::today_secs();
+    // The pins are not in the serialised file (a key stated at its default value serialises as
+    // one left out), so they join the key.
     let key = format!(
-        "plan\0{}\0{:?}\0{}",
+        "plan\0{}\0{:?}\0{}\0{:?}",
         today / 86_400,
         q,
-        serde_json::to_string(&file).unwrap_or_default()
+        serde_json::to_string(&file).unwrap_or_default(),
+        file.pins
     );
     if let Some(hit) = st.cached(&key) {
         return Answer {

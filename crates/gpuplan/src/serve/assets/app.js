@@ -132,6 +132,7 @@ function showError(e) {
 
 // ---- rendering ----
 function fmtHours(h) {
+  if (h >= 8760) return (h / 8760).toFixed(1) + " " + t("years");
   return h >= 72 ? (h / 24).toFixed(1) + " " + t("days") : h.toFixed(1) + " " + t("hours");
 }
 
