@@ -191,6 +191,10 @@ impl Default for ServeJob {
     }
 }
 
+// One `Job` is built per request and read in place (never collected or moved in bulk), so the
+// training variant's size (the whole TrainingSetup inline) costs nothing; boxing it would only add
+// indirection at every `Job::Train { setup, .. }` match.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Job {
