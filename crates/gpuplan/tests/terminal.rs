@@ -223,7 +223,7 @@ fn plan_table_never_splits_a_figure_at_80_columns() {
             }
         }
         let (_, text) = run(80, lang, &big);
-        let want = if lang == "en" { "¥17.5M" } else { "¥1750万" };
+        let want = if lang == "en" { "¥17.7M" } else { "¥1768万" };
         assert!(text.contains(want), "{text}");
     }
 }
