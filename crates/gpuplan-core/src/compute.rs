@@ -872,7 +872,52 @@ impl MicroBatch<'_> {
             }
             _ => 0.0,
         };
-        (head, head_dequant)
+        let loss = match r.memory {
+            Some(bw) if head > 0.0 => {
+                let logits = self.tokens as f64 * t.vocab.div_ceil(tp) as f64;
+                logits * loss_bytes_per_logit(setup, r.act_bytes.max(2.0)) / bw.0.max(1.0)
+            }
+            _ => 0.0,
+        };
+        (head, head_dequant + loss)
+    }
+}
+
+/// HBM bytes the loss moves per logit (token × vocabulary entry on the device) in forward and
+/// backward together, the logits in `c`-byte floats (the head's 16-bit output, or fp32). Every
+/// op streams the whole logits row (50k-256k entries), so it runs at memory bandwidth; per token
+/// it is V·bytes against the layers' 6·P FLOPs, a share that is largest for small models with a
+/// large vocabulary and short sequences. `up` is an fp32 upcast (c read, 4 written) or nothing.
+/// - torch `F.cross_entropy` on fp32 logits (HF `ForCausalLMLoss` calls `logits.float()`,
+///   torchtune and torchtitan likewise): upcast `up`; `log_softmax` 4 + 4; backward:
+///   `nll_loss_backward`'s zero-filled fp32 gradient 4, `_log_softmax_backward_data` 4 + 4 read,
+///   4 written; the upcast's backward `up` again: 36 B in bf16 (24 in fp32).
+/// - Megatron-Core's fused vocab-parallel cross-entropy (megatron/core/fusions/
+///   fused_cross_entropy.py @d98e8a64), the default of NeMo 2.0's `GPTConfig` and
+///   Megatron-Bridge's `GPTProvider` (`cross_entropy_loss_fusion: bool = True`): four
+///   `jit_fuser` regions, each streaming the row once: the fp32 upcast with the max `up`, the
+///   shift and `exp` 4 + 4, the normalisation 4 + 4, and backward's gradient read 4 and written
+///   in 16 bit c: 28 B in bf16. Megatron-LM's own default is the unfused path
+///   (`cross_entropy_loss_fusion: bool = False`, megatron/core/model_parallel_config.py;
+///   tensor_parallel/cross_entropy.py: `.float()`, `max`, in-place subtract, `exp`, `sum`, `div_`,
+///   backward `mul_` and the cast back: 52 B), which the setup does not distinguish; on the
+///   Megatron-LM rows (GPT 1.7B-1T, vocab 51,200) the difference is under one point.
+/// - LitGPT's bf16 `F.cross_entropy` without upcast: `log_softmax` c + c, zero-filled gradient c,
+///   `_log_softmax_backward_data` 2c read, c written: 6c.
+/// - flash-attn's fused xentropy kernel ([`TrainingSetup::fused_cross_entropy`]; Apex's
+///   `cunn_SoftMaxXEntropyForward` reads the row for the max and again for the sum of
+///   exponentials, `cunn_SoftMaxXEntropyBackward` reads it and writes the gradient) and a
+///   torch.compile'd loss (taken as the same single fused reduction): 4c.
+pub(crate) fn loss_bytes_per_logit(setup: &TrainingSetup, c: f64) -> f64 {
+    let up = if c < 4.0 { c + 4.0 } else { 0.0 };
+    if setup.fused_cross_entropy || setup.loss_compiled() {
+        4.0 * c
+    } else if setup.uses_bf16_chunked_loss() {
+        6.0 * c
+    } else if setup.framework == crate::workload::Framework::Megatron {
+        up + 20.0 + c
+    } else {
+        2.0 * up + 24.0
     }
 }
 
@@ -1203,6 +1248,60 @@ mod tests {
         assert_eq!(dequant_bytes_per_weight(&s), Some(bytes + 4.0));
         s.task = TrainTask::Lora;
         assert_eq!(dequant_bytes_per_weight(&s), None);
+    }
+
+    /// The loss streams the logits at memory bandwidth: per logit 36 B under HF's fp32
+    /// `F.cross_entropy` (24 B in fp32 training, no upcast), 28 B under Megatron-Core's fused
+    /// vocab-parallel loss, 12 B for LitGPT's bf16 loss and 8 B for flash-attn's fused xentropy
+    /// kernel (llm-foundry); on the last stage only, once per micro-batch, over the TP shard of
+    /// the vocabulary, and nothing without an LM head.
+    #[test]
+    fn the_loss_streams_the_logits_at_memory_bandwidth() {
+        use crate::workload::Framework;
+        let m = crate::model::find_preset("Llama-3.1-8B")
+            .unwrap()
+            .model
+            .clone();
+        let t = m.transformer().unwrap();
+        let b = crate::model::param_breakdown(&m);
+        let r = ChipRates {
+            gemm: FlopRate(1e14),
+            attention: FlopRate(1e14),
+            memory: Some(Bandwidth(1e12)),
+            sms: None,
+            act_bytes: 2.0,
+            eager_elementwise: false,
+            cast_bytes: 0.0,
+            autotuned: false,
+        };
+        let mut s = TrainingSetup {
+            micro_batch: 2,
+            seq_len: 2048,
+            ..TrainingSetup::default()
+        };
+        assert_eq!(loss_bytes_per_logit(&s, 2.0), 36.0);
+        assert_eq!(loss_bytes_per_logit(&s, 4.0), 24.0);
+        let hf = micro_batch_compute(&b, t, &s, &r);
+        s.fused_cross_entropy = true;
+        assert_eq!(loss_bytes_per_logit(&s, 2.0), 8.0);
+        let fused = micro_batch_compute(&b, t, &s, &r);
+        let logits = 4096.0 * 128_256.0;
+        let saved = hf.elementwise_s - fused.elementwise_s;
+        assert!((saved - logits * 28.0 / 1e12).abs() < 1e-12, "{saved}");
+        assert_eq!(hf.gemm_s, fused.gemm_s);
+        s.fused_cross_entropy = false;
+        s.framework = Framework::Megatron;
+        assert_eq!(loss_bytes_per_logit(&s, 2.0), 28.0);
+        s.framework = Framework::LitGpt;
+        assert_eq!(loss_bytes_per_logit(&s, 2.0), 12.0);
+        // TP 4 streams a quarter of the vocabulary on each rank.
+        s.framework = Framework::HuggingFace;
+        s.parallel.tp = 4;
+        let tp4 = micro_batch_compute(&b, t, &s, &r);
+        s.fused_cross_entropy = true;
+        let tp4_fused = micro_batch_compute(&b, t, &s, &r);
+        let saved4 = tp4.elementwise_s - tp4_fused.elementwise_s;
+        assert!((saved4 * 4.0 - saved).abs() < 1e-12, "{saved4}");
     }
 
     #[test]

@@ -772,6 +772,14 @@ pub struct TrainingSetup {
     /// FP8 scaling recipe (compute.rs `fp8_casts`): `delayed` (default) or `tensorwise`.
     #[serde(skip_serializing_if = "Fp8Scaling::is_delayed")]
     pub fp8_scaling: Fp8Scaling,
+    /// The loss is flash-attn's fused softmax cross-entropy over the 16-bit logits
+    /// (`flash_attn.losses.cross_entropy.CrossEntropyLoss`, the xentropy kernel): llm-foundry's
+    /// default `loss_fn: fused_crossentropy` (llmfoundry/models/mpt/modeling_mpt.py
+    /// `ComposerMPTCausalLM`, mosaicml/llm-foundry @8c8dd48f). No fp32 copy of the logits: the
+    /// kernel keeps the 16-bit logits and one log-sum-exp per token, and its backward writes the
+    /// 16-bit logits gradient. Default off (framework's own loss).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub fused_cross_entropy: bool,
 }
 
 impl TrainingSetup {
@@ -828,6 +836,7 @@ impl Default for TrainingSetup {
             compiled: false,
             compiled_loss: None,
             fp8_scaling: Fp8Scaling::Delayed,
+            fused_cross_entropy: false,
         }
     }
 }

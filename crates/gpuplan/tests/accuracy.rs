@@ -221,9 +221,14 @@ fn training_accuracy_stays_within_todays_bands() {
     // 46 away, by 0.1-3 points). 8.95% over 299 since a layer's weights take one split (layout.rs
     // `WeightSplit`: the TP GEMMs on the shards the frameworks hold, wo/o_proj row-parallel and
     // GQA's wk/wv column-parallel; Megatron-Bridge's whole experts per rank): TP > 1 dense rows
-    // moved -3.0 to +0.6 points, Qwen3-235B-A22B's +3.1 to +4.4, no TP 1 row.
+    // moved -3.0 to +0.6 points, Qwen3-235B-A22B's +3.1 to +4.4, no TP 1 row. 8.67% since the
+    // loss's traffic over the logits is timed (compute.rs `loss_bytes_per_logit`: HF's fp32
+    // cross-entropy 36 B per token x vocabulary entry, Megatron-Core's fused one 28, LitGPT's bf16
+    // one 12, llm-foundry's flash-attn xentropy 8): 185 training rows toward their figure, 91
+    // away (MPT-125M 5-8 points down, MPT-7B..70B at most 0.2, NeMo's Nemotron FP8 rows 3 points
+    // further under, the pipelined 13B-70B FP8 rows 0.7-1.0).
     assert!(
-        tput <= 0.0895,
+        tput <= 0.0868,
         "training throughput out-of-sample median {tput:.4}"
     );
     assert!(hours <= 0.1377, "GPU-hours out-of-sample median {hours:.4}");
@@ -259,9 +264,12 @@ fn training_accuracy_stays_within_todays_bands() {
     // ZeRO-3 exposure floor: MPT-350M on 128 A100-40GB (+20.1% -> +18.8%) and MPT-1B on 512 H100
     // (+23.2% -> +20.0%) within band, Megatron-Bridge 25.09's Llama 3 8B FP8 (-19.5% -> -20.2%) out.
     // 47 with one split of a layer's weights (layout.rs `WeightSplit`): torchtitan 2025-06's
-    // Llama 3 8B bf16 async-TP row within band (+20.9% -> +17.9%).
+    // Llama 3 8B bf16 async-TP row within band (+20.9% -> +17.9%). 42 with the loss's traffic
+    // timed: five MPT-125M rows (2k/4k tokens on 8 A100s, +20.9..+25.2% -> +15.7..+19.9%) and
+    // Megatron-Bridge 25.09's Qwen3-30B-A3B (+21.0% -> +16.3%) within band, NeMo 24.07's Llama 2
+    // 13B SFT (-19.2% -> -20.1%) out.
     assert!(
-        known <= 47,
+        known <= 42,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
