@@ -1378,13 +1378,14 @@ def r5():
         plan = doc["outcome"]["plans"][pick - 1]
         gpus = plan["cluster"]["gpus_per_node"] * plan["nodes"]
         par = plan["train"]["setup"]["parallel"]
-        for tp, pp in [(par["tp"], par["pp"]), (3, 1), (1, 3), (5, 7), (gpus * 2, 1), (1024, 1024), (gpus, 1)]:
+        for tp, pp, cp in [(par["tp"], par["pp"], 1), (3, 1, 1), (1, 3, 1), (5, 7, 1), (gpus * 2, 1, 1),
+                           (1024, 1024, 1), (gpus, 1, 1), (2, 1, 3), (1, 1, gpus * 2)]:
             edited = json.loads(json.dumps(doc))
-            edited["outcome"]["plans"][pick - 1]["train"]["setup"]["parallel"].update(tp=tp, pp=pp)
-            ok = gpus % (tp * pp) == 0
-            add(f"export pick {pick} ({gpus} GPUs) tp {tp} pp {pp}", ["export", "{dir}/p.json", "--to", "{dir}/out",
-                "--pick", str(pick)], 0 if ok else 2, ("tp",), files={"p.json": json.dumps(edited)},
-                need=() if ok else ("TP", "PP"))
+            edited["outcome"]["plans"][pick - 1]["train"]["setup"]["parallel"].update(tp=tp, pp=pp, cp=cp)
+            ok = gpus % (tp * pp * cp) == 0
+            add(f"export pick {pick} ({gpus} GPUs) tp {tp} pp {pp} cp {cp}", ["export", "{dir}/p.json", "--to",
+                "{dir}/out", "--pick", str(pick)], 0 if ok else 2, ("tp",), files={"p.json": json.dumps(edited)},
+                need=() if ok else ("TP", "PP", "CP"))
     # long values are not echoed whole
     big = "x" * 1_000_000
 

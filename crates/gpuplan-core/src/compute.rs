@@ -233,6 +233,15 @@ fn fp8_casts(setup: &TrainingSetup, t: &TransformerSpec, name: &str, d_in: u64) 
         crate::workload::Fp8Scaling::Delayed => EXPLICIT_CASTS,
         crate::workload::Fp8Scaling::Tensorwise if megatron => {
             let mut c = tensorwise_casts(true, norm_fed, weight);
+            if norm_fed {
+                // One LayerNormLinear per fused module quantizes its norm output once for all
+                // its outputs: linear_qkv (q, k, v) and fc1 (gate and up when gated).
+                c.input /= match name {
+                    "q_proj" | "k_proj" | "v_proj" => 3.0,
+                    "gate_proj" | "up_proj" => 2.0,
+                    _ => 1.0,
+                };
+            }
             if norm_fed && setup.parallel.sequence_parallel {
                 // The LayerNorm quantizes its sequence-parallel shard before the FP8 all-gather
                 // (module/layernorm_linear.py @d0067d0d lines 280-310: `with_quantized_norm`,

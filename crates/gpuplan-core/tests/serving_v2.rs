@@ -1145,3 +1145,31 @@ fn one_reduce_saves_an_all_reduce_per_layer_in_prefill_and_decode() {
         "{prefill}"
     );
 }
+
+/// transformers' defaults: `FalconConfig(parallel_attn=True)` and
+/// `GPTNeoXConfig(use_parallel_residual=True)`, so a config of those families that leaves the
+/// key out has the parallel block; the key set to false turns it off; other families have none.
+#[test]
+fn a_missing_parallel_block_key_takes_the_familys_default() {
+    use gpuplan_core::model::ParallelBlock;
+    let parse = |family: &str, extra: &str| {
+        let cfg = format!(
+            r#"{{"model_type": "{family}", "hidden_size": 1024, "num_hidden_layers": 4,
+            "num_attention_heads": 8, "intermediate_size": 4096, "vocab_size": 1000,
+            "max_position_embeddings": 2048{extra}}}"#
+        );
+        let m = gpuplan_core::model::hf::parse_hf_config(family, &cfg).expect("config");
+        m.transformer().expect("transformer").parallel_block
+    };
+    assert_eq!(parse("falcon", ""), ParallelBlock::Falcon);
+    assert_eq!(
+        parse("falcon", r#", "parallel_attn": false"#),
+        ParallelBlock::None
+    );
+    assert_eq!(parse("gpt_neox", ""), ParallelBlock::NeoX);
+    assert_eq!(
+        parse("gpt_neox", r#", "use_parallel_residual": false"#),
+        ParallelBlock::None
+    );
+    assert_eq!(parse("llama", ""), ParallelBlock::None);
+}

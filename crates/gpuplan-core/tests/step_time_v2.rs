@@ -570,6 +570,16 @@ fn tensorwise_scaling_pays_an_amax_pass_per_cast() {
     te_t.framework = Framework::Megatron;
     assert!(gemm(&te_t) > gemm(&te_d));
     assert!(gemm(&te_t) - gemm(&te_d) < got);
+    // Exactly: one plain cast (4 B) per fused norm-fed module (linear_qkv and fc1 each quantize
+    // their norm output once), the amax pass (2 B) on o_proj's and down_proj's inputs and on
+    // every output gradient; weights as under delayed scaling.
+    let te_extra = 4.0 * t * 2.0 * h + 2.0 * t * (h + f) + 2.0 * t * grads;
+    let te_got = gemm(&te_t) - gemm(&te_d);
+    let te_want = 32.0 * te_extra / bw;
+    assert!(
+        (te_got / te_want - 1.0).abs() < 1e-9,
+        "{te_got} vs {te_want}"
+    );
     // Under torchao's float8 TP plan the attention and MLP inputs are cast once, on the
     // sequence-parallel shard, for all of their users: at TP 2 the input casts fall.
     let mut tp_plain = tensorwise.clone();

@@ -228,7 +228,11 @@ fn training_accuracy_stays_within_todays_bands() {
     // away (MPT-125M 5-8 points down, MPT-7B..70B at most 0.2, NeMo's Nemotron FP8 rows 3 points
     // further under, the pipelined 13B-70B FP8 rows 0.7-1.0).
     assert!(
-        tput <= 0.0868,
+        // 8.72%: the ZeRO-3 exposure floor takes the stage's share under PP (torchtitan's 405B
+        // FSDP + PP rows, near the median, a few hundredths of a point further under) and
+        // Megatron-Bridge's current-scaling casts count once per fused module (its 25.11+ Llama
+        // rows 0.2-0.5 points closer).
+        tput <= 0.0873,
         "training throughput out-of-sample median {tput:.4}"
     );
     assert!(hours <= 0.1377, "GPU-hours out-of-sample median {hours:.4}");

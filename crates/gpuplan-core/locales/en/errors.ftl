@@ -43,6 +43,7 @@ fix-tensor-parallel-degree-1-65536-usually = tensor-parallel degree, 1–65536 (
 fix-pipeline-parallel-degree-1-65536 = pipeline-parallel degree, 1–65536
 fix-expert-parallel-degree-1-65536 = expert-parallel degree, 1–65536
 fix-context-parallel-degree-1-65536-the = context-parallel degree, 1–65536 (the sequence is split over cp devices)
+fix-expert-tensor-parallel-degree-1-65536 = expert tensor-parallel degree, 1–65536 (the ranks each routed expert is split over)
 fix-virtual-pipeline-stages-per-device-1 = virtual pipeline stages per device, 1–65536 (1 = plain 1F1B)
 fix-zero-stages-are-0-1-2 = ZeRO stages are 0, 1, 2 or 3
 fix-layers-on-the-last-pipeline-stage = layers on the last pipeline stage, at least 1 (and fewer than the model's layers)

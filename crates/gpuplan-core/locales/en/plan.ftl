@@ -77,7 +77,10 @@ plan-serving = serving: { $replicas } { $replicas ->
 } × TP{ $tp } ({ $weights } weights), batch size { $batch } per replica at { $rps } req/s each; unloaded TTFT { $ttft }, { $tpot } per output token; { $wgib } GiB weights and a { $kv } GiB KV pool ({ $tokens } tokens) per GPU
 plan-serving-load = under load: { $rate } req/s per replica at the { $peak }× peak rate ({ $util }% of its { $cap } req/s capacity, { $share }% of each second prefilling; { $stated }% at the stated rate): TPOT { $tpot }, TTFT { $ttft } ({ $queue } waiting for the prompts ahead); { $mix }
 plan-serving-load-norate = under load: { $rate } req/s per replica ({ $util }% of its { $cap } req/s capacity, { $share }% of each second prefilling): TPOT { $tpot }, TTFT { $ttft } ({ $queue } waiting for the prompts ahead); { $mix }
-serve-mix-chunked = vLLM chunked prefill: a prompt rides { $steps } decode step(s) within the { $budget }-token step budget
+serve-mix-chunked = vLLM chunked prefill: a prompt rides { $steps ->
+        [one] { $steps } decode step
+       *[other] { $steps } decode steps
+    } within the { $budget }-token step budget
 serve-mix-whole = TensorRT-LLM in-flight batching: the prompt's context phase rides one decode step
 serve-mix-paused = prefill batches pause the decode batch (SGLang without mixed chunks, static engine)
 plan-serving-cost = ¥{ $m } per million tokens, ¥{ $k } per 1k requests

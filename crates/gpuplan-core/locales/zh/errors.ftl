@@ -40,6 +40,7 @@ fix-tensor-parallel-degree-1-65536-usually = 张量并行度，1–65536（通�
 fix-pipeline-parallel-degree-1-65536 = 流水线并行度，1–65536
 fix-expert-parallel-degree-1-65536 = 专家并行度，1–65536
 fix-context-parallel-degree-1-65536-the = 上下文并行度，1–65536（序列切分到 cp 张卡上）
+fix-expert-tensor-parallel-degree-1-65536 = 专家张量并行度，1–65536（每个路由专家被切分到的卡数）
 fix-virtual-pipeline-stages-per-device-1 = 每卡的虚拟流水线阶段数，1–65536（1 = 普通 1F1B）
 fix-zero-stages-are-0-1-2 = ZeRO 阶段只能是 0、1、2 或 3
 fix-layers-on-the-last-pipeline-stage = 最后一个流水线阶段的层数，至少 1（且少于模型的总层数）

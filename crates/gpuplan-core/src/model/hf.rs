@@ -508,8 +508,6 @@ fn qwen_v1(f: &mut Fields, t: &mut TransformerSpec) {
     t.mlp_bias = bias;
 }
 
-/// Llama-style decoders: llama, mistral, mixtral, qwen2(_moe), qwen3(_moe), deepseek_v2/v3,
-/// baichuan, internlm2, gemma, phi3 and the generic fallback.
 /// Decoder layers of an MoE config that keep a dense MLP (the model's `intermediate_size`), as the
 /// modelling code builds them. Only the count enters memory and time (layer positions are not
 /// modelled), so the three schedules in use reduce to one count:
@@ -563,6 +561,8 @@ fn layer_list(f: &Fields, key: &str) -> Vec<u64> {
     }
 }
 
+/// Llama-style decoders: llama, mistral, mixtral, qwen2(_moe), qwen3(_moe), deepseek_v2/v3,
+/// baichuan, internlm2, gemma, phi3 and the generic fallback.
 fn decoder(f: &mut Fields, model_type: &str, warnings: &mut Vec<String>) -> TransformerSpec {
     let hidden = f.req(&["hidden_size"]);
     let layers = f.req(&["num_hidden_layers"]);
@@ -738,13 +738,16 @@ fn gpt2(f: &mut Fields) -> TransformerSpec {
 
 /// The parallel-residual block a config names: Falcon's flags (transformers
 /// models/falcon/configuration_falcon.py: `new_decoder_architecture`, `parallel_attn`) or
-/// GPT-NeoX's (models/gpt_neox/configuration_gpt_neox.py: `use_parallel_residual`); only when
-/// set to true in the config.
+/// GPT-NeoX's (models/gpt_neox/configuration_gpt_neox.py: `use_parallel_residual`). A key the
+/// config leaves out takes transformers' default for its family: `FalconConfig(parallel_attn=True)`
+/// and `GPTNeoXConfig(use_parallel_residual=True)`; other families have no such block.
 fn parallel_block(f: &Fields) -> ParallelBlock {
-    let on = |key: &str| f.opt_bool(key) == Some(true);
-    if on("new_decoder_architecture") || on("parallel_attn") {
+    let family = f.opt_str("model_type").unwrap_or("");
+    let on = |key: &str, default: bool| f.opt_bool(key).unwrap_or(default);
+    let falcon = family == "falcon";
+    if on("new_decoder_architecture", false) || on("parallel_attn", falcon) {
         ParallelBlock::Falcon
-    } else if on("use_parallel_residual") {
+    } else if on("use_parallel_residual", family == "gpt_neox") {
         ParallelBlock::NeoX
     } else {
         ParallelBlock::None

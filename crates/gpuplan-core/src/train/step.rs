@@ -577,7 +577,7 @@ fn zero3_comm(x: &Ctx, vol: &DpVolume, bw: Bandwidth, group: Group, compute: Sec
     } else {
         Seconds(0.0)
     };
-    let floor = zero3_exposed_floor(x.b, gathers / passes.max(1.0), rs + lat);
+    let floor = zero3_exposed_floor(x.b, x.p.pp, gathers / passes.max(1.0), rs + lat);
     let hidden = hidden.min((total - floor).max(Seconds(0.0)));
     DpComm {
         total,
@@ -599,13 +599,16 @@ fn zero3_comm(x: &Ctx, vol: &DpVolume, bw: Bandwidth, group: Group, compute: Sec
 /// `_lazy_init` / the final backward callback; DeepSpeed's first fetch and last reduce alike).
 /// The unit is the largest one FSDP wraps (a layer, or the root's embedding/head); a model
 /// without layers (the CNN presets) is one unit, so nothing of its traffic overlaps. `one_pass`
-/// is one all-gather pass of the micro-batches, `rest` the reduce-scatters and latencies.
-fn zero3_exposed_floor(b: &ParamBreakdown, one_pass: Seconds, rest: Seconds) -> Seconds {
+/// is one all-gather pass of the micro-batches, `rest` the reduce-scatters and latencies. Under
+/// pipeline parallelism the device gathers its stage's share (about 1/pp of the model), so the
+/// unit is that much larger a part of it.
+fn zero3_exposed_floor(b: &ParamBreakdown, pp: u64, one_pass: Seconds, rest: Seconds) -> Seconds {
     let unit = b.largest_layer();
+    let stage = b.total as f64 / pp.max(1) as f64;
     let share = if unit == 0 || b.total == 0 {
         1.0
     } else {
-        (unit as f64 / b.total as f64).min(1.0)
+        (unit as f64 / stage).min(1.0)
     };
     (one_pass + rest) * share
 }
@@ -1010,6 +1013,26 @@ fn step_time(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The first gathered unit's share of the device's traffic: the largest unit over the model
+    /// (the embedding of Llama-3.1-8B, ~7%), over the stage's shard under PP (pp × larger, at most
+    /// all of it), and all of it for a model with no layers.
+    #[test]
+    fn zero3_floor_is_the_first_and_last_units_share_of_the_stage() {
+        let m = crate::model::find_preset("Llama-3.1-8B")
+            .expect("preset")
+            .model
+            .clone();
+        let b = crate::model::param_breakdown(&m);
+        let share = b.largest_layer() as f64 / b.total as f64;
+        assert!(share > 0.05 && share < 0.1, "{share}");
+        let (one, rest) = (Seconds(2.0), Seconds(1.0));
+        let f1 = zero3_exposed_floor(&b, 1, one, rest).0;
+        let f4 = zero3_exposed_floor(&b, 4, one, rest).0;
+        assert!((f1 - 3.0 * share).abs() < 1e-12, "{f1}");
+        assert!((f4 - 12.0 * share).abs() < 1e-12, "{f4}");
+        assert_eq!(zero3_exposed_floor(&b, 64, one, rest).0, 3.0);
+    }
 
     /// TE userbuffers expose only the last of the 4 pipelined chunks of the 2 forward
     /// reduce-scatters: 0.5 of the 8 units of a layer (forward + backward), 1.0 of 12 with full

@@ -1000,7 +1000,8 @@ fn serve_load(
     let mix = match x.mixing {
         PrefillMixing::Chunked { budget } => Msg::new(x.mixing.msg_id()).arg("budget", budget).arg(
             "steps",
-            x.mixing.riding_steps(job.input_tokens, s.batch_per_replica),
+            // A whole count of steps (⌈input / room⌉), so the catalog picks the plural.
+            x.mixing.riding_steps(job.input_tokens, s.batch_per_replica) as u64,
         ),
         m => Msg::new(m.msg_id()),
     };

@@ -254,12 +254,13 @@ fn check_layout(v: &PlanView, field: &str) -> Result<()> {
     let Some(t) = &v.train else {
         return Ok(());
     };
-    let mp = t.tp.saturating_mul(t.pp);
+    let mp = t.tp.saturating_mul(t.pp).saturating_mul(t.cp);
     if mp == 0 || !v.total_gpus().is_multiple_of(mp) {
         return Err(fail(
             field_msg("export-field-layout", field)
                 .arg("tp", t.tp)
                 .arg("pp", t.pp)
+                .arg("cp", t.cp)
                 .arg("gpus", v.total_gpus()),
         ));
     }
