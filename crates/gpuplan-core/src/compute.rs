@@ -1000,6 +1000,28 @@ fn gemm_eff_card_factor(g: &GpuSpec, tun: &Tunables) -> f64 {
 mod tests {
     use super::*;
 
+    /// A chip of `flops` for GEMMs and attention and `memory` B/s (none: compute only), 16-bit
+    /// activations, no SM count, the fixed 128 × 128 tile, fused element-wise work, no casts.
+    fn rates(flops: f64, memory: Option<f64>) -> ChipRates {
+        ChipRates {
+            gemm: FlopRate(flops),
+            attention: FlopRate(flops),
+            memory: memory.map(Bandwidth),
+            sms: None,
+            act_bytes: 2.0,
+            eager_elementwise: false,
+            cast_bytes: 0.0,
+            autotuned: false,
+        }
+    }
+
+    fn llama31_8b() -> crate::model::ModelSpec {
+        crate::model::find_preset("Llama-3.1-8B")
+            .unwrap()
+            .model
+            .clone()
+    }
+
     /// Dense layers split over `tp` ranks.
     fn tp_split(tp: u64) -> WeightSplit {
         let p = Parallelism {
@@ -1014,16 +1036,7 @@ mod tests {
     /// forward matmuls; a plain MLP's last linear (fc2) is not rerun.
     #[test]
     fn op_sac_reruns_wk_wo_and_w3() {
-        let r = ChipRates {
-            gemm: FlopRate(1e15),
-            attention: FlopRate(1e15),
-            memory: None,
-            sms: None,
-            act_bytes: 2.0,
-            eager_elementwise: false,
-            cast_bytes: 0.0,
-            autotuned: false,
-        };
+        let r = rates(1e15, None);
         let lin = |name, d_in, d_out| crate::model::Linear {
             name,
             d_in,
@@ -1129,14 +1142,9 @@ mod tests {
     #[test]
     fn small_gemms_are_memory_bound() {
         let r = ChipRates {
-            gemm: FlopRate(500e12),
             attention: FlopRate(300e12),
-            memory: Some(Bandwidth(2.5e12)),
             sms: Some(132),
-            act_bytes: 2.0,
-            eager_elementwise: false,
-            cast_bytes: 0.0,
-            autotuned: false,
+            ..rates(500e12, Some(2.5e12))
         };
         // A 16-row GEMM against a 4096×4096 weight: weight traffic dominates.
         let t = gemm_seconds(16, 4096, 4096, &r);
@@ -1177,14 +1185,8 @@ mod tests {
     #[test]
     fn quantised_weights_read_their_own_bytes() {
         let r = ChipRates {
-            gemm: FlopRate(1e18),
-            attention: FlopRate(1e18),
-            memory: Some(Bandwidth(1e12)),
-            sms: None,
-            act_bytes: 2.0,
-            eager_elementwise: false,
-            cast_bytes: 0.0,
             autotuned: true,
+            ..rates(1e18, Some(1e12))
         };
         // One FP8 weight (1 B per element) against 16-bit activations.
         let t = gemm_seconds_weights(128, 4096, 4096, 1.0, &r);
@@ -1199,22 +1201,10 @@ mod tests {
     #[test]
     fn qlora_dequantizes_every_layer_weight_once_per_pass() {
         use crate::workload::TrainTask;
-        let m = crate::model::find_preset("Llama-3.1-8B")
-            .unwrap()
-            .model
-            .clone();
+        let m = llama31_8b();
         let t = m.transformer().unwrap();
         let b = crate::model::param_breakdown(&m);
-        let r = ChipRates {
-            gemm: FlopRate(1e14),
-            attention: FlopRate(1e14),
-            memory: Some(Bandwidth(1e12)),
-            sms: None,
-            act_bytes: 2.0,
-            eager_elementwise: false,
-            cast_bytes: 0.0,
-            autotuned: false,
-        };
+        let r = rates(1e14, Some(1e12));
         let mut s = TrainingSetup {
             task: TrainTask::Lora,
             micro_batch: 2,
@@ -1267,22 +1257,10 @@ mod tests {
     #[test]
     fn the_loss_streams_the_logits_at_memory_bandwidth() {
         use crate::workload::Framework;
-        let m = crate::model::find_preset("Llama-3.1-8B")
-            .unwrap()
-            .model
-            .clone();
+        let m = llama31_8b();
         let t = m.transformer().unwrap();
         let b = crate::model::param_breakdown(&m);
-        let r = ChipRates {
-            gemm: FlopRate(1e14),
-            attention: FlopRate(1e14),
-            memory: Some(Bandwidth(1e12)),
-            sms: None,
-            act_bytes: 2.0,
-            eager_elementwise: false,
-            cast_bytes: 0.0,
-            autotuned: false,
-        };
+        let r = rates(1e14, Some(1e12));
         let mut s = TrainingSetup {
             micro_batch: 2,
             seq_len: 2048,

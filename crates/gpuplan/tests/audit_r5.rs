@@ -272,22 +272,7 @@ fn ascend_advice_says_npu_and_chinese_storage_names_sit_in_the_sentence() {
 /// (and, the other way round, that the smaller cards are).
 #[test]
 fn big_card_advice_says_which_side_is_cheaper() {
-    let v = plan_json(&[
-        "-m",
-        "Llama-3.1-70B",
-        "--task",
-        "inference",
-        "--rate",
-        "10",
-        "--input-tokens",
-        "1000",
-        "--output-tokens",
-        "300",
-        "--ttft",
-        "2",
-        "--tpot",
-        "0.06",
-    ]);
+    let v = plan_json(common::SCENARIOS[3].1); // s4
     let top = &plans(&v)[0];
     let a = advice(top, "big-card-small-inference").expect("the advice fires on s4");
     let own = top["serve"]["cost_per_1k_requests"].as_f64().unwrap();
@@ -412,18 +397,7 @@ fn a_serving_estimate_that_does_not_fit_names_the_tp_that_does() {
 /// parameter CNN keeps DDP/ZeRO-1 in every multi-GPU plan, and `estimate` shows ZeRO-3 slower.
 #[test]
 fn resnet_plans_do_not_shard_a_small_cnn_with_zero3() {
-    let v = plan_json(&[
-        "-m",
-        "ResNet-50",
-        "--task",
-        "pretrain",
-        "--samples",
-        "1.28e6",
-        "--epochs",
-        "90",
-        "--bytes-per-sample",
-        "110000",
-    ]);
+    let v = plan_json(common::RESNET_IMAGENET);
     for p in plans(&v).iter().take(10) {
         let gpus = p["total_gpus"].as_f64().unwrap();
         let zero = p["train"]["setup"]["parallel"]["zero"].as_u64().unwrap();

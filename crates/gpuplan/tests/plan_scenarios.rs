@@ -864,22 +864,13 @@ fn fp8_is_planned_only_on_chips_with_fp8() {
 /// with both monthly costs, and the split really is cheaper.
 #[test]
 fn large_dataset_gets_a_cheaper_object_storage_split() {
-    let (code, v) = plan_json(&[
-        "-m",
-        "ResNet-50",
-        "--task",
-        "pretrain",
-        "--samples",
-        "1.28e6",
-        "--epochs",
-        "90",
-        "--bytes-per-sample",
-        "110000",
-        "--dataset-size",
-        "30TB",
-        "--provider",
-        "alibaba",
-    ]);
+    let (code, v) = plan_json(
+        &[
+            common::RESNET_IMAGENET,
+            &["--dataset-size", "30TB", "--provider", "alibaba"],
+        ]
+        .concat(),
+    );
     assert_eq!(code, Some(0), "{v}");
     let top = &plans(&v)[0];
     let st = &top["train"]["storage"];
@@ -959,22 +950,13 @@ fn zh_output_of_the_nine_scenarios_is_chinese() {
 /// on its instance and node count, gives the same images/s and names the same bottleneck.
 #[test]
 fn estimate_on_a_plans_instance_applies_the_same_host_ceiling() {
-    let (code, v) = plan_json(&[
-        "-m",
-        "ResNet-50",
-        "--task",
-        "pretrain",
-        "--samples",
-        "1.28e6",
-        "--epochs",
-        "90",
-        "--bytes-per-sample",
-        "110000",
-        "--provider",
-        "alibaba",
-        "--top",
-        "400",
-    ]);
+    let (code, v) = plan_json(
+        &[
+            common::RESNET_IMAGENET,
+            &["--provider", "alibaba", "--top", "400"],
+        ]
+        .concat(),
+    );
     assert_eq!(code, Some(0));
     let p = plans(&v)
         .iter()

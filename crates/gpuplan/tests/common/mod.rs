@@ -268,6 +268,21 @@ impl Drop for Server {
     }
 }
 
+/// ResNet-50 on ImageNet-1k for 90 epochs (1.28M JPEGs of ~110 KB): the `plan` flags the CNN
+/// plan tests share (plan_scenarios.rs, audit_r5.rs); each adds its own provider or `--top`.
+pub const RESNET_IMAGENET: &[&str] = &[
+    "-m",
+    "ResNet-50",
+    "--task",
+    "pretrain",
+    "--samples",
+    "1.28e6",
+    "--epochs",
+    "90",
+    "--bytes-per-sample",
+    "110000",
+];
+
 /// The nine planner scenarios (plan_scenarios.rs s1–s9): name and `plan` flags. Exported by
 /// tests/export.rs, checked for Chinese by plan_scenarios.rs.
 pub const SCENARIOS: &[(&str, &[&str])] = &[
