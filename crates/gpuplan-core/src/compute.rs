@@ -236,11 +236,7 @@ fn fp8_casts(setup: &TrainingSetup, t: &TransformerSpec, name: &str, d_in: u64) 
             if norm_fed {
                 // One LayerNormLinear per fused module quantizes its norm output once for all
                 // its outputs: linear_qkv (q, k, v) and fc1 (gate and up when gated).
-                c.input /= match name {
-                    "q_proj" | "k_proj" | "v_proj" => 3.0,
-                    "gate_proj" | "up_proj" => 2.0,
-                    _ => 1.0,
-                };
+                c.input /= input_users(name);
             }
             if norm_fed && setup.parallel.sequence_parallel {
                 // The LayerNorm quantizes its sequence-parallel shard before the FP8 all-gather
@@ -260,15 +256,22 @@ fn fp8_casts(setup: &TrainingSetup, t: &TransformerSpec, name: &str, d_in: u64) 
                 // linears, handed a float8 input, do not cast it again in backward
                 // (float8_tensor_parallel.py @36027d82 lines 172-178; float8_linear.py lines 179-181;
                 // torchtitan parallelize_llama.py @ba246978 lines 152-196).
-                let users = match name {
-                    "q_proj" | "k_proj" | "v_proj" => 3.0,
-                    "gate_proj" | "up_proj" => 2.0,
-                    _ => 1.0,
-                };
-                c.input = (AMAX_PASS_SHARE + 3.0 / FP8_CAST_BYTES) / (tp as f64 * users);
+                c.input =
+                    (AMAX_PASS_SHARE + 3.0 / FP8_CAST_BYTES) / (tp as f64 * input_users(name));
             }
             c
         }
+    }
+}
+
+/// The linears that read one norm output: q, k and v (Megatron's linear_qkv, torchao's attention
+/// input) and gate and up (fc1, the feed-forward input); each of them carries its share of the one
+/// cast that input gets.
+fn input_users(name: &str) -> f64 {
+    match name {
+        "q_proj" | "k_proj" | "v_proj" => 3.0,
+        "gate_proj" | "up_proj" => 2.0,
+        _ => 1.0,
     }
 }
 
