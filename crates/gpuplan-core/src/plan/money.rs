@@ -285,7 +285,7 @@ pub fn costs_at(
         .as_ref()
         .filter(|_| c.interruptible)
         .map(|s| (&s.price, 1.0 + s.overhead_fraction));
-    if let Some(m) = mixed(prices, nodes, hours, spot_rest) {
+    if let Some(m) = mixed(prices, nodes, hours, spot_rest, &out) {
         out.push(m);
     }
     let chosen = choose(&out, od.as_ref(), nodes, hours, c);
@@ -334,8 +334,8 @@ fn choose(
 /// would mix them. The cost k·M + (h − 730·k)·r is linear in the months k, so over 1 ≤ k ≤
 /// ⌊h/730⌋ its minimum is at k = ⌊h/730⌋ when a month costs less than 730 h at the remainder's
 /// rate (else no subscription at all is cheaper); k = 0 and k = ⌈h/730⌉ are the pure modes,
-/// listed on their own: the mix is returned only where it costs less than every one of them
-/// (and than pure spot, when spot is allowed). No refund is assumed for a subscription cancelled early: the
+/// listed on their own (`pure`, as [`costs_at`] prices them): the mix is returned only where it
+/// costs less than every one of them (pure spot counting when spot is allowed). No refund is assumed for a subscription cancelled early: the
 /// catalog and its price sources state no refund rule. None when the job is shorter than a
 /// month, lasts whole months, or either price is missing.
 pub fn mixed(
@@ -343,6 +343,7 @@ pub fn mixed(
     nodes: u64,
     hours: f64,
     spot: Option<(&Price, f64)>,
+    pure: &[BillingCost],
 ) -> Option<BillingCost> {
     let monthly = prices.monthly.as_ref()?;
     let n = nodes as f64;
@@ -361,13 +362,12 @@ pub fn mixed(
     let remainder_cny = rp.cny * remainder_hours * n;
     // The pure modes a buyer could take instead: all months, or none (the remainder's mode, or
     // the other one, throughout). The mix is listed only where it beats them all.
-    let pure = [
-        Some(monthly.cny * months.max((hours / HOURS_PER_MONTH).ceil()) * n),
-        od.map(|(p, _)| p.cny * hours * n),
-        spot.map(|(p, k)| p.cny * hours * k * n),
-    ];
     let total = months_cny + remainder_cny;
-    if pure.into_iter().flatten().any(|x| x <= total) || !total.is_finite() {
+    let beaten = pure
+        .iter()
+        .filter(|b| b.billing != Billing::Spot || spot.is_some())
+        .any(|b| b.cny <= total);
+    if beaten || !total.is_finite() {
         return None;
     }
     let note = crate::i18n::Msg::new("billing-mix-note")
