@@ -207,112 +207,22 @@ impl Point {
 /// per node, the node count and the intra-node bandwidth (`Work::fit_for` keys on these).
 pub fn search_space(req: &PlanRequest, base: &TrainingSetup, c: &ClusterSpec) -> Vec<Point> {
     let total = c.total_gpus();
-    let (heads, layers, experts) = match &req.model.architecture {
-        Architecture::Transformer(t) => (
-            t.heads,
-            t.total_layers(),
-            t.moe.map(|e| e.experts).unwrap_or(1),
-        ),
-        Architecture::Opaque(_) => (1, 1, 1),
-    };
-    // Model parallelism is what Megatron-style stacks do (and what pretraining uses); HF Trainer /
-    // PEFT jobs shard with ZeRO/FSDP only. TP stays inside a node and on NVLink-class links.
-    // LitGPT shards with FSDP only (its finetune/pretrain scripts take no TP/PP arguments).
-    let model_parallel = base.framework == crate::workload::Framework::Megatron
-        || (base.task == TrainTask::Pretrain
-            && base.framework != crate::workload::Framework::LitGpt);
-    let nvlink = c.gpu.intra_link.is_nvlink_class() && c.intra_bandwidth.gb_per_s() > 64.0;
+    let shape = Shape::of(req);
     let pin = pins(req);
-    // A degree the workload states is kept (TP still inside a node), whatever the profile.
-    let tps = if pin.tp {
-        vec![base.parallel.tp]
-            .into_iter()
-            .filter(|tp| *tp <= c.gpus_per_node && heads.is_multiple_of(*tp))
-            .collect()
-    } else {
-        [1, 2, 4, 8]
-            .into_iter()
-            .filter(|tp| {
-                *tp == 1
-                    || (model_parallel
-                        && nvlink
-                        && *tp <= c.gpus_per_node
-                        && heads.is_multiple_of(*tp))
-            })
-            .collect::<Vec<u64>>()
-    };
-    let pps: Vec<u64> = pinned_or(pin.pp, base.parallel.pp, || {
-        [1, 2, 4, 8, 16]
-            .into_iter()
-            .filter(|pp| *pp == 1 || (model_parallel && layers.is_multiple_of(*pp)))
-            .collect()
-    });
-    // Context parallelism for long sequences (issue 10): ring attention over up to 8 ranks when a
-    // sequence is at least 32k tokens, where activations of a whole sequence crowd one device.
-    let cps: Vec<u64> = pinned_or(pin.cp, base.parallel.cp, || match req.model.architecture {
-        Architecture::Transformer(_) if base.seq_len >= 32_768 => [1, 2, 4, 8]
-            .into_iter()
-            .filter(|cp| base.seq_len.is_multiple_of(*cp))
-            .collect(),
-        _ => vec![1],
-    });
+    let d = Degrees::of(req, base, c, &shape, &pin);
     let litgpt = base.framework == crate::workload::Framework::LitGpt;
-    let rcs: &[Recompute] = if pin.recompute {
-        std::slice::from_ref(&base.recompute)
-    } else if litgpt {
-        // LitGPT has no recompute switch: its strategy follows from the device count (below).
-        &[Recompute::None, Recompute::Full]
-    } else if base.attention == AttentionImpl::Eager {
-        &[Recompute::None, Recompute::Selective, Recompute::Full]
-    } else {
-        &[Recompute::None, Recompute::Full]
-    };
     let mut out = Vec::new();
-    for tp in tps {
-        for (&pp, &cp) in pps.iter().flat_map(|p| cps.iter().map(move |c| (p, c))) {
+    for &tp in &d.tps {
+        for (&pp, &cp) in d.pps.iter().flat_map(|p| d.cps.iter().map(move |c| (p, c))) {
             let mp = tp * pp * cp;
             if mp > total || !total.is_multiple_of(mp) {
                 continue;
             }
             let dp = total / mp;
-            // Megatron-Core's interleaved schedule with 2 virtual stages when the layers split
-            // evenly into pp × 2 chunks and the workload did not choose (a smaller bubble).
-            let vp = if pin.virtual_stages {
-                base.parallel.virtual_stages
-            } else if base.framework == crate::workload::Framework::Megatron
-                && pp > 1
-                && base.parallel.virtual_stages == 1
-                && layers.is_multiple_of(pp * 2)
-            {
-                2
-            } else {
-                base.parallel.virtual_stages
-            };
-            let zeros: &[u8] = if pin.zero {
-                std::slice::from_ref(&base.parallel.zero)
-            } else if dp == 1 {
-                &[0]
-            } else if base.task.is_peft() {
-                &[0, 3]
-            } else {
-                &[1, 2, 3]
-            };
-            // Expert parallelism for MoE models: experts split over up to dp × tp ranks, for every
-            // task and profile (DeepSpeed-MoE, Megatron-Core, torchtitan and Megatron-based LoRA
-            // stacks run EP); without it ZeRO-3 gathers every expert each micro-batch.
-            let free_eps = [1, 2, 4, 8, 16, 32, 64];
-            let eps: &[u64] = if pin.ep {
-                std::slice::from_ref(&base.parallel.ep)
-            } else {
-                &free_eps
-            };
-            let eps = eps.iter().copied().filter(|ep| {
-                (*ep == 1 && !pin.ep)
-                    || (*ep > 0 && experts.is_multiple_of(*ep) && (dp * tp).is_multiple_of(*ep))
-            });
-            for ep in eps {
-                for &zero in zeros {
-                    for &recompute in rcs {
+            let vp = virtual_stages(base, &pin, pp, shape.layers);
+            for ep in expert_degrees(base, &pin, shape.experts, dp * tp) {
+                for &zero in zero_choices(base, &pin, dp) {
+                    for &recompute in d.rcs {
                         // LitGPT has no expert or context parallelism either.
                         if litgpt
                             && (ep != 1
@@ -337,6 +247,157 @@ pub fn search_space(req: &PlanRequest, base: &TrainingSetup, c: &ClusterSpec) ->
         }
     }
     out
+}
+
+/// What of the model's shape bounds the degrees: heads (TP), layers (PP, VP) and experts (EP).
+struct Shape {
+    heads: u64,
+    layers: u64,
+    experts: u64,
+}
+
+impl Shape {
+    fn of(req: &PlanRequest) -> Shape {
+        match &req.model.architecture {
+            Architecture::Transformer(t) => Shape {
+                heads: t.heads,
+                layers: t.total_layers(),
+                experts: t.moe.map(|e| e.experts).unwrap_or(1),
+            },
+            Architecture::Opaque(_) => Shape {
+                heads: 1,
+                layers: 1,
+                experts: 1,
+            },
+        }
+    }
+}
+
+/// The TP, PP, CP degrees and recompute modes a cluster is searched over (the ZeRO stage and EP
+/// depend on the point: [`zero_choices`], [`expert_degrees`]).
+struct Degrees<'a> {
+    tps: Vec<u64>,
+    pps: Vec<u64>,
+    cps: Vec<u64>,
+    rcs: &'a [Recompute],
+}
+
+impl<'a> Degrees<'a> {
+    fn of(
+        req: &PlanRequest,
+        base: &'a TrainingSetup,
+        c: &ClusterSpec,
+        shape: &Shape,
+        pin: &super::TrainPins,
+    ) -> Degrees<'a> {
+        // Model parallelism is what Megatron-style stacks do (and what pretraining uses); HF
+        // Trainer / PEFT jobs shard with ZeRO/FSDP only. TP stays inside a node and on
+        // NVLink-class links. LitGPT shards with FSDP only (its finetune/pretrain scripts take no
+        // TP/PP arguments).
+        let model_parallel = base.framework == crate::workload::Framework::Megatron
+            || (base.task == TrainTask::Pretrain
+                && base.framework != crate::workload::Framework::LitGpt);
+        let nvlink = c.gpu.intra_link.is_nvlink_class() && c.intra_bandwidth.gb_per_s() > 64.0;
+        // A degree the workload states is kept (TP still inside a node), whatever the profile.
+        let tp_ok = |tp: &u64| *tp <= c.gpus_per_node && shape.heads.is_multiple_of(*tp);
+        let tps = if pin.tp {
+            vec![base.parallel.tp].into_iter().filter(tp_ok).collect()
+        } else {
+            [1, 2, 4, 8]
+                .into_iter()
+                .filter(|tp| *tp == 1 || (model_parallel && nvlink && tp_ok(tp)))
+                .collect()
+        };
+        let pps = pinned_or(pin.pp, base.parallel.pp, || {
+            [1, 2, 4, 8, 16]
+                .into_iter()
+                .filter(|pp| *pp == 1 || (model_parallel && shape.layers.is_multiple_of(*pp)))
+                .collect()
+        });
+        // Context parallelism for long sequences (issue 10): ring attention over up to 8 ranks
+        // when a sequence is at least 32k tokens, where activations of a whole sequence crowd
+        // one device.
+        let cps = pinned_or(pin.cp, base.parallel.cp, || match req.model.architecture {
+            Architecture::Transformer(_) if base.seq_len >= 32_768 => [1, 2, 4, 8]
+                .into_iter()
+                .filter(|cp| base.seq_len.is_multiple_of(*cp))
+                .collect(),
+            _ => vec![1],
+        });
+        Degrees {
+            tps,
+            pps,
+            cps,
+            rcs: recompute_choices(base, pin),
+        }
+    }
+}
+
+/// The recompute modes searched: the stated one, LitGPT's two strategies, or the framework's.
+fn recompute_choices<'a>(base: &'a TrainingSetup, pin: &super::TrainPins) -> &'a [Recompute] {
+    if pin.recompute {
+        std::slice::from_ref(&base.recompute)
+    } else if base.framework == crate::workload::Framework::LitGpt {
+        // LitGPT has no recompute switch: its strategy follows from the device count.
+        &[Recompute::None, Recompute::Full]
+    } else if base.attention == AttentionImpl::Eager {
+        &[Recompute::None, Recompute::Selective, Recompute::Full]
+    } else {
+        &[Recompute::None, Recompute::Full]
+    }
+}
+
+/// Virtual pipeline stages: Megatron-Core's interleaved schedule with 2 virtual stages when the
+/// layers split evenly into pp × 2 chunks and the workload did not choose (a smaller bubble).
+fn virtual_stages(base: &TrainingSetup, pin: &super::TrainPins, pp: u64, layers: u64) -> u64 {
+    if !pin.virtual_stages
+        && base.framework == crate::workload::Framework::Megatron
+        && pp > 1
+        && base.parallel.virtual_stages == 1
+        && layers.is_multiple_of(pp * 2)
+    {
+        2
+    } else {
+        base.parallel.virtual_stages
+    }
+}
+
+/// ZeRO stages searched at a data-parallel degree: the stated one, none without data parallelism,
+/// 0/3 for PEFT (DDP or FSDP), 1/2/3 otherwise.
+fn zero_choices<'a>(base: &'a TrainingSetup, pin: &super::TrainPins, dp: u64) -> &'a [u8] {
+    if pin.zero {
+        std::slice::from_ref(&base.parallel.zero)
+    } else if dp == 1 {
+        &[0]
+    } else if base.task.is_peft() {
+        &[0, 3]
+    } else {
+        &[1, 2, 3]
+    }
+}
+
+/// Expert parallelism for MoE models: experts split over up to dp × tp ranks, for every task and
+/// profile (DeepSpeed-MoE, Megatron-Core, torchtitan and Megatron-based LoRA stacks run EP);
+/// without it ZeRO-3 gathers every expert each micro-batch. A stated EP is kept when it divides.
+fn expert_degrees(
+    base: &TrainingSetup,
+    pin: &super::TrainPins,
+    experts: u64,
+    ranks: u64,
+) -> Vec<u64> {
+    let free = [1, 2, 4, 8, 16, 32, 64];
+    let eps: &[u64] = if pin.ep {
+        std::slice::from_ref(&base.parallel.ep)
+    } else {
+        &free
+    };
+    eps.iter()
+        .copied()
+        .filter(|ep| {
+            (*ep == 1 && !pin.ep)
+                || (*ep > 0 && experts.is_multiple_of(*ep) && ranks.is_multiple_of(*ep))
+        })
+        .collect()
 }
 
 /// The one sharding and recompute choice LitGPT's scripts make for a device count (litgpt
