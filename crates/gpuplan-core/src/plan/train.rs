@@ -1271,6 +1271,55 @@ pub fn search(
     let mut work = Work::default();
     let (chips, sites, skipped_chips) = sites(req, job, cands, share, &mut work);
     let threads = search_threads(mode);
+    let (fit_results, time_results) =
+        run_passes(req, &work, &chips, (gb, share, threads), work_done);
+    // Prices once per instance type with a fitting configuration, for all its node counts (the
+    // reference: per site).
+    let mut priced: Vec<Option<&Instance>> = vec![None; cands.len()];
+    for site in sites.iter().filter(|_| share) {
+        if matches!(&time_results[site.time], Some((Ok(_), _))) {
+            priced[site.cand] = Some(site.inst);
+        }
+    }
+    let c = &req.constraints;
+    let prices = par_map(&priced, threads, |inst| {
+        inst.map(|i| InstancePrices::of(cat, i, c, &req.tunables, true))
+    });
+    // Each site on its own (all cores), then folded in site order.
+    let outcomes = par_map(&sites, threads, |site| {
+        let passes = (&fit_results[..], &time_results[..]);
+        site_outcome(req, cat, (tokens, gb), site, &chips, passes, &prices)
+    });
+    let mut plans = Vec::new();
+    let mut misses = Misses::default();
+    for (site, outcome) in sites.iter().zip(outcomes) {
+        if let Some(p) = misses.add(site, outcome) {
+            plans.push(p);
+        }
+    }
+    reject_chips(&skipped_chips, rejected);
+    if misses.unpriced > 0 {
+        rejected.push(Binding::msg(
+            "budget",
+            Msg::new("bind-unpriced-left-out").arg("n", misses.unpriced),
+        ));
+    }
+    let evaluated_total = misses.evaluated;
+    if plans.is_empty() {
+        misses.explain(req, rejected);
+    }
+    Ok((plans, evaluated_total))
+}
+
+/// The memory passes (ladders shared between clusters, or one `fits` per cluster) and the time
+/// passes of a search, with the work they did added to `work_done`.
+fn run_passes(
+    req: &PlanRequest,
+    work: &Work,
+    chips: &[ChipSetup],
+    (gb, share, threads): (u64, bool, usize),
+    work_done: &mut SearchWork,
+) -> (Vec<Option<Fits>>, Vec<Option<Timed>>) {
     let ladders = par_map(&work.ladders, threads, |l| {
         ladder(req, &work.classes[l.class], gb, l.point, &l.cluster, l.most)
     });
@@ -1291,8 +1340,7 @@ pub fn search(
     for (t, (fit, _)) in work.time_jobs.iter().enumerate() {
         groups[*fit].push(t);
     }
-    let ladder_rungs: u64 = ladders.iter().map(|l| l.len() as u64).sum();
-    let timed = time_passes(req, &work, &groups, &fit_results, threads);
+    let timed = time_passes(req, work, &groups, &fit_results, threads);
     let mut time_results: Vec<Option<Timed>> = (0..work.time_jobs.len()).map(|_| None).collect();
     for (out, full) in timed {
         work_done.memory += full;
@@ -1301,7 +1349,7 @@ pub fn search(
         }
     }
     work_done.memory += if share {
-        ladder_rungs
+        ladders.iter().map(|l| l.len() as u64).sum::<u64>()
     } else {
         fit_results
             .iter()
@@ -1310,87 +1358,83 @@ pub fn search(
             .sum::<u64>()
     };
     work_done.step += time_results.iter().flatten().map(|(_, n)| n).sum::<u64>();
-    let mut plans = Vec::new();
-    let mut evaluated_total = 0u64;
-    let mut closest_fail: Option<(String, Box<Shortfall>)> = None;
-    let mut fastest_over_deadline: Option<(String, f64)> = None;
-    let mut cheapest_over_budget: Option<(String, f64, Option<f64>)> = None;
-    let mut unpriced = 0usize;
-    let mut any_fit = false;
-    let c = &req.constraints;
-    // Prices once per instance type with a fitting configuration, for all its node counts (the
-    // reference: per site).
-    let mut priced: Vec<Option<&Instance>> = vec![None; cands.len()];
-    for site in sites.iter().filter(|_| share) {
-        if matches!(&time_results[site.time], Some((Ok(_), _))) {
-            priced[site.cand] = Some(site.inst);
-        }
-    }
-    let prices = par_map(&priced, threads, |inst| {
-        inst.map(|i| InstancePrices::of(cat, i, c, &req.tunables, true))
-    });
-    // Each site on its own (all cores), then folded in site order.
-    let outcomes = par_map(&sites, threads, |site| {
-        let passes = (&fit_results[..], &time_results[..]);
-        site_outcome(req, cat, (tokens, gb), site, &chips, passes, &prices)
-    });
-    for (site, outcome) in sites.iter().zip(outcomes) {
+    (fit_results, time_results)
+}
+
+/// What the sites without a plan came closest to, folded in site order: the smallest memory
+/// shortfall, the fastest over the deadline, the cheapest over the budget, the unpriced count.
+#[derive(Default)]
+struct Misses {
+    evaluated: u64,
+    closest_fail: Option<(String, Box<Shortfall>)>,
+    fastest_over_deadline: Option<(String, f64)>,
+    cheapest_over_budget: Option<(String, f64, Option<f64>)>,
+    unpriced: usize,
+    any_fit: bool,
+}
+
+impl Misses {
+    /// Fold one site's outcome; its plan, when it has one.
+    fn add(&mut self, site: &Site, outcome: Outcome) -> Option<Plan> {
         let what = || format!("{} × {}", site.nodes, site.inst.id);
         match outcome {
             Outcome::Skip => {}
             Outcome::Short(evaluated, short) => {
-                evaluated_total += evaluated;
-                if closest_fail
+                self.evaluated += evaluated;
+                let ratio = |s: &Shortfall| s.need.0 / s.have.0;
+                if self
+                    .closest_fail
                     .as_ref()
-                    .is_none_or(|(_, s)| short.need.0 / short.have.0 < s.need.0 / s.have.0)
+                    .is_none_or(|(_, s)| ratio(&short) < ratio(s))
                 {
-                    closest_fail = Some((what(), short));
+                    self.closest_fail = Some((what(), short));
                 }
             }
             Outcome::OverDeadline(evaluated, hours) => {
-                evaluated_total += evaluated;
-                any_fit = true;
-                if fastest_over_deadline
+                self.evaluated += evaluated;
+                self.any_fit = true;
+                if self
+                    .fastest_over_deadline
                     .as_ref()
                     .is_none_or(|(_, h)| hours < *h)
                 {
-                    fastest_over_deadline = Some((what(), hours));
+                    self.fastest_over_deadline = Some((what(), hours));
                 }
             }
             Outcome::Unpriced(evaluated) => {
-                evaluated_total += evaluated;
-                any_fit = true;
-                unpriced += 1;
+                self.evaluated += evaluated;
+                self.any_fit = true;
+                self.unpriced += 1;
             }
             Outcome::OverBudget(evaluated, cny, spot_cost) => {
-                evaluated_total += evaluated;
-                any_fit = true;
-                if cheapest_over_budget
+                self.evaluated += evaluated;
+                self.any_fit = true;
+                if self
+                    .cheapest_over_budget
                     .as_ref()
                     .is_none_or(|(_, x, _)| cny < *x)
                 {
-                    cheapest_over_budget = Some((what(), cny, spot_cost));
+                    self.cheapest_over_budget = Some((what(), cny, spot_cost));
                 }
             }
             Outcome::Plan(p) => {
-                evaluated_total += p.train.as_ref().map_or(0, |t| t.evaluated);
-                any_fit = true;
-                plans.push(*p);
+                self.evaluated += p.train.as_ref().map_or(0, |t| t.evaluated);
+                self.any_fit = true;
+                return Some(*p);
             }
         }
+        None
     }
-    reject_chips(&skipped_chips, rejected);
-    if unpriced > 0 {
-        rejected.push(Binding::msg(
-            "budget",
-            Msg::new("bind-unpriced-left-out").arg("n", unpriced),
-        ));
-    }
-    if plans.is_empty() {
+
+    /// Why no site gave a plan: the closest memory shortfall (when nothing fitted), the fastest
+    /// site over the deadline and the cheapest over the budget.
+    fn explain(self, req: &PlanRequest, rejected: &mut Vec<Binding>) {
+        let c = &req.constraints;
         // Nothing evaluated because the workload's fixed settings left no layout: those
         // settings are named instead (`blame_pins`), not an infinite need.
         let evaluated = |s: &Shortfall| s.need.0.is_finite() || pins(req).is_empty();
-        if let Some((what, s)) = closest_fail.filter(|(_, s)| !any_fit && evaluated(s)) {
+        let any_fit = self.any_fit;
+        if let Some((what, s)) = self.closest_fail.filter(|(_, s)| !any_fit && evaluated(s)) {
             rejected.push(Binding::msg(
                 "memory",
                 Msg::new("bind-no-fit")
@@ -1402,7 +1446,7 @@ pub fn search(
                     .arg("have", format!("{:.0}", s.have.gib())),
             ));
         }
-        if let (Some((what, h)), Some(d)) = (fastest_over_deadline, c.deadline_hours) {
+        if let (Some((what, h)), Some(d)) = (self.fastest_over_deadline, c.deadline_hours) {
             rejected.push(Binding::msg(
                 "deadline",
                 // In the plan table's units: a 55-day plan against a 30-day deadline read
@@ -1414,7 +1458,7 @@ pub fn search(
                     .arg("over", super::advice::duration_arg(h - d)),
             ));
         }
-        if let (Some((what, x, spot)), Some(b)) = (cheapest_over_budget, c.budget_cny) {
+        if let (Some((what, x, spot)), Some(b)) = (self.cheapest_over_budget, c.budget_cny) {
             rejected.push(Binding::msg(
                 "budget",
                 Msg::new("bind-over-budget")
@@ -1430,7 +1474,6 @@ pub fn search(
             ));
         }
     }
-    Ok((plans, evaluated_total))
 }
 
 /// Memory of the most frugal single-GPU configuration on this chip, to explain why a plan needs
