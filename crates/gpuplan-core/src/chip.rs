@@ -195,8 +195,9 @@ pub fn train_efficiency(
         n += 1;
     }
     if s.precision == Precision::Fp8 && g.supports(ComputeDtype::Fp8) {
-        eff *= tun.fp8_train_gemm_ratio;
-        names[n] = "fp8_train_gemm_ratio";
+        let (ratio, name) = s.fp8_kernels.gemm_ratio(tun);
+        eff *= ratio;
+        names[n] = name;
         n += 1;
     }
     (eff.min(1.0), names[..n].join(" × "))

@@ -810,11 +810,12 @@ pub fn decode_kv_load_factor(t: &TransformerSpec, s: &InferenceSetup) -> f64 {
 }
 
 /// Share of the nominal peak a format's GEMMs reach relative to bf16: FP8 GEMMs reach a smaller
-/// fraction of their (twice as high) peak — `fp8_train_gemm_ratio`, the ratio training's FP8
-/// GEMMs use (the engines fuse the activation quantisation, so no cast is timed apart).
-fn dtype_derate(format: WeightFormat, tun: &Tunables) -> f64 {
-    if compute_dtype(format) == ComputeDtype::Fp8 {
-        tun.fp8_train_gemm_ratio
+/// fraction of their (twice as high) peak — the ratio of the engine's FP8 kernel generation, the
+/// one training's FP8 GEMMs use (the engines fuse the activation quantisation, so no cast is
+/// timed apart).
+fn dtype_derate(s: &InferenceSetup, tun: &Tunables) -> f64 {
+    if compute_dtype(s.weights) == ComputeDtype::Fp8 {
+        s.fp8_kernels.gemm_ratio(tun).0
     } else {
         1.0
     }
@@ -1042,7 +1043,7 @@ pub fn latency(
     let b = param_breakdown(m);
     let full_weights = setup_weight_bytes(m, s).0;
     let layers = t.decoder_layers() as f64;
-    let eff = tun.prefill_efficiency * dtype_derate(s.weights, tun);
+    let eff = tun.prefill_efficiency * dtype_derate(s, tun);
     let read_factor = weight_read_factor(&b, s, full_weights);
     let rank_params = (b.total as f64 / s.tp.max(1) as f64).max(1.0);
     let steps = Steps {

@@ -633,6 +633,38 @@ impl Fp8Scaling {
     }
 }
 
+/// Which generation of FP8 GEMM kernels runs a job's FP8 linears (only read for FP8 GEMMs on a
+/// chip with an FP8 peak): the rate differs by software era, not by model (constants.rs
+/// `fp8_train_gemm_ratio`, `fp8_gemm_ratio_current`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum Fp8Kernels {
+    /// Today's stacks: Transformer Engine 1.x and later (NeMo, Megatron-Bridge), torchao float8
+    /// (`torch._scaled_mm`, torchtitan), current serving engines.
+    #[default]
+    #[serde(rename = "current")]
+    Current,
+    /// 2023's stacks: Transformer Engine 0.x (llm-foundry's 2023 FP8 rows), TensorRT-LLM ≤ 0.6.
+    #[serde(rename = "2023")]
+    Y2023,
+}
+
+impl Fp8Kernels {
+    /// The default (skipped when a setup is serialized, so older outputs stay as they were).
+    pub fn is_current(&self) -> bool {
+        *self == Fp8Kernels::Current
+    }
+
+    /// The share of the FP8 peak these kernels reach relative to the 16-bit GEMMs' share, and
+    /// the tunable's name.
+    pub fn gemm_ratio(self, tun: &crate::constants::Tunables) -> (f64, &'static str) {
+        match self {
+            Fp8Kernels::Current => (tun.fp8_gemm_ratio_current, "fp8_gemm_ratio_current"),
+            Fp8Kernels::Y2023 => (tun.fp8_train_gemm_ratio, "fp8_train_gemm_ratio"),
+        }
+    }
+}
+
 /// A training job.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -772,6 +804,9 @@ pub struct TrainingSetup {
     /// FP8 scaling recipe (compute.rs `fp8_casts`): `delayed` (default) or `tensorwise`.
     #[serde(skip_serializing_if = "Fp8Scaling::is_delayed")]
     pub fp8_scaling: Fp8Scaling,
+    /// FP8 GEMM kernel generation: `current` (default) or `2023` ([`Fp8Kernels`]).
+    #[serde(skip_serializing_if = "Fp8Kernels::is_current")]
+    pub fp8_kernels: Fp8Kernels,
     /// The loss is flash-attn's fused softmax cross-entropy over the 16-bit logits
     /// (`flash_attn.losses.cross_entropy.CrossEntropyLoss`, the xentropy kernel): llm-foundry's
     /// default `loss_fn: fused_crossentropy` (llmfoundry/models/mpt/modeling_mpt.py
@@ -836,6 +871,7 @@ impl Default for TrainingSetup {
             compiled: false,
             compiled_loss: None,
             fp8_scaling: Fp8Scaling::Delayed,
+            fp8_kernels: Fp8Kernels::Current,
             fused_cross_entropy: false,
         }
     }
@@ -1336,6 +1372,10 @@ pub struct InferenceSetup {
     /// The TP all-reduce: `custom` (default: vLLM/SGLang's and later TensorRT-LLM's one-shot
     /// kernel on NVLink) or `nccl` (TensorRT-LLM engines built without the custom all-reduce).
     pub tp_allreduce: TpAllReduce,
+    /// FP8 GEMM kernel generation of the engine: `current` (default) or `2023` (TensorRT-LLM ≤
+    /// 0.6; [`Fp8Kernels`]).
+    #[serde(skip_serializing_if = "Fp8Kernels::is_current")]
+    pub fp8_kernels: Fp8Kernels,
     /// Paged-KV block size in tokens (vLLM 16, TRT-LLM 32).
     pub block_size: u64,
     /// Concurrent sequences (decode batch).
@@ -1375,6 +1415,7 @@ impl Default for InferenceSetup {
             image_size: [1024, 1024],
             decode_kv_reads: DecodeKvReads::Grouped,
             tp_allreduce: TpAllReduce::Custom,
+            fp8_kernels: Fp8Kernels::Current,
             block_size: 16,
             batch: 1,
             input_tokens: 1000,
