@@ -76,6 +76,9 @@ def mosaic(cid, r, fitted=True):
             training=dict(task="pretrain", precision=prec, micro_batch=s["micro_batch"], seq_len=s["seq_len"],
                           grad_accum=s["grad_accum"], recompute="full" if s["activation_checkpointing"] else "none",
                           attention="flash", parallel=dict(zero=3),
+                          # llm-foundry's FP8 rows ran Transformer Engine 0.x (PR #543, 2023-10:
+                          # TransformerEngine v0.10): the 2023 FP8 kernels.
+                          **({"fp8_kernels": "2023"} if prec == "fp8" else {}),
                           # ComposerMPTCausalLM's default loss_fn 'fused_crossentropy': flash-attn's
                           # xentropy kernel (llmfoundry/models/mpt/modeling_mpt.py @8c8dd48f).
                           fused_cross_entropy=True),
@@ -354,6 +357,8 @@ def main(path):
                + " (see s-trtllm-llama70b-a100-fp16-tp4-b240-128-2048)." if "70B" in model else ""),
             workload=dict(kind="inference", model=model,
                           inference=dict(weights={"format": prec}, kv_dtype=kv, tp=tp, engine="trtllm",
+                                         # TensorRT-LLM v0.6.1 (2023-12): the 2023 FP8 kernels.
+                                         **({"fp8_kernels": "2023"} if prec == "fp8" else {}),
                                          # v0.6.1's generation kernel (masked MHA) loads a GQA
                                          # model's KV head once per query head (Llama-2-70B: 8).
                                          **({"decode_kv_reads": "per_query_head"} if "70B" in model else {}),

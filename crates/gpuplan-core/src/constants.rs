@@ -235,7 +235,7 @@ impl Default for Tunables {
             low_power_max_tdp_w: 150.0,
             peft_efficiency_factor: 0.85,
             fp8_train_gemm_ratio: 0.77,
-            fp8_gemm_ratio_current: 0.90,
+            fp8_gemm_ratio_current: 0.92,
             attention_efficiency_hopper: 0.26,
             attention_efficiency_hopper_te: 0.39,
             attention_efficiency_other: 0.55,
