@@ -500,30 +500,64 @@ MB_FP8 = ("FIXME: Megatron-Bridge's H100 FP8 Llama rows are under-predicted (70B
           "recipe on 2026-08-07, Megatron-Bridge 56ae11dff, after these releases). The 8B recipe's 5 recomputed layers are not "
           "modelled, which leans the 8B estimate high, not low. " + FP8_GAP
           + " With the loss's traffic charged (compute.rs loss_bytes_per_logit: Megatron-Core's fused vocab-parallel cross-entropy, the NeMo/Megatron-Bridge default, 28 B per token x vocabulary entry, 128,256 entries) these rows went about 1 point further down (70B -24.3% to -26.9%, 8B -21.4%/-25.5%).")
-MB_QWEN30 = ("FIXME: over-predicted +21% to +154%: gpuplan gives 12,700-12,980 tokens/s/GPU (354-361 model TFLOP/s by 6 x "
-             "active parameters; compute 75-79%, expert all-to-all 21-25% of the step) against the table's 5,113-10,494 (118-241 model "
-             "TFLOP/s). The rows disagree with each other on one layout (26.02: 5,113; 26.02.01: 9,058; both TP 1 PP 2 VP 12 "
-             "EP 8, GBS 1024; 25.11: 5,275, 25.09 'tokendrop': 10,494, both MBS 2 VP 24), so release-to-release software moves "
-             "them by up to 1.8x. Modelled since these rows came (+36% to +187% before; compute/moe.rs, Megatron-LM @d98e8a64 "
-             "moe/router.py and token_dispatcher.py): the router GEMM and top-8 scores, the dispatcher's permute, sort by "
-             "local expert, unsort and unpermute of the 8 routed copies of each token at HBM bandwidth (at MBS 2: 1.3 ms of the "
-             "10.6 ms of compute per layer and micro-batch), and the grouped fc1's FP8 input cast. Not modelled: the host side of the "
-             "all-to-all dispatcher (its device-to-host copy of the token counts and the stream synchronization in every MoE "
-             "layer's forward, after which kernel launches are exposed; the recipes CUDA-graph this: cuda_graph_scope "
-             "['attn', 'moe_router', 'moe_preprocess']), the launch time of the 16 local experts' separate GEMMs and casts, "
-             "and the software version. The 26.02.01-26.06 rows (8,826-9,058) would need their modelled step (20.2-20.3 s) "
-             "43-46% longer; no constant is fitted to them."
-             " Since the loss's traffic over the logits is charged (compute.rs loss_bytes_per_logit: Megatron-Core's fused vocab-parallel cross-entropy, the NeMo/Megatron-Bridge default, 28 B per token x vocabulary entry, 151,936 entries) these rows went down 2.8-10.0 points: 25.09 +21.0% -> +16.3% (within band, off this list), 25.11 +131.4%, 26.02 +143.8%, 26.02.01-26.06 +37.6% to +43.3%.")
-MB_QWEN235 = ("FIXME: over-predicted +52.6%: the 25.09 row ('tokendrop', GBS 2048: 1,204 tokens/s/GPU) and the 25.11 row "
-              "(dropless, the same GBS and layout: 1,575, +16.7%, in the band) differ by 1.31x in the published figures alone: "
-              "the release, not the layout, moved it; gpuplan has no software version. With the router and the dispatcher's "
-              "permutations modelled (compute/moe.rs) this row went from +58.2% to +48.2%, the 25.11 row from +20.9% to "
-              "+13.3% and the 26.x rows (TP 2 PP 8 VP 4 EP 32) from +12.0%..+19.1% to +5.0%..+11.5%. With one split of a "
-              "layer's weights (layout.rs WeightSplit: the recipe's whole experts per rank, expert_tensor_parallel_size 1, "
-              "run full-width 1,536 x 4,096 GEMMs on 1/TP of the tokens instead of half-width shards, and the GQA k/v "
-              "projections are column-parallel; the FLOPs are unchanged) this row went to +52.6%, the 25.11 row to +16.7% "
-              "and the 26.x rows to +8.1%..+14.9%."
-              " With the loss's traffic charged (compute.rs loss_bytes_per_logit: Megatron-Core's fused vocab-parallel cross-entropy, the NeMo/Megatron-Bridge default, 28 B per token x vocabulary entry) this row went to +49.1%.")
+# The expert all-to-all as NCCL runs it (train/step.rs ep_alltoall_seconds, round 6): each rank's routed copies
+# (tokens / TP under sequence parallelism x top-k x h x 2 B), 1/EP to each peer, the peers on its node over NVLink
+# and the others over the GPU's 1/8 share of the node's NICs (50 GB/s on a DGX-H100), the slower part setting the
+# time. Before, every GPU was given the node's whole 400 GB/s of NICs and the full micro-batch's tokens.
+MB_A2A = ("Expert all-to-all since round 6 (train/step.rs ep_alltoall_seconds): the rank's routed copies (tokens / TP under "
+          "sequence parallelism x top-k x h x 2 B), 1/EP to each peer, on-node peers over NVLink and off-node peers over "
+          "the GPU's 1/8 share of the node's NICs, concurrently; it had been the full micro-batch over the node's whole "
+          "400 GB/s of NICs per GPU. ")
+# What each release's H100 FP8 recipe sets for the MoE all-to-all (Megatron-Bridge tags taken as the containers:
+# v0.1.0rc4 = 25.09, v0.2.0 = 25.11, v0.3.0 = 26.02, v0.3.1 = 26.02.01, v0.4.x = 26.04/26.04.01, v0.5.0 = 26.06;
+# scripts/performance/run_script.py and configs/qwen*/..workload_base_configs.py at those tags).
+MB_RECIPES = ("Recipes at the Megatron-Bridge tags taken for the containers (v0.1.0rc4 = 25.09, v0.2.0 = 25.11, v0.3.0 = 26.02, "
+              "v0.3.1 = 26.02.01, v0.4.x = 26.04, v0.5.0 = 26.06; an assumption): 25.09 Qwen3 token drop "
+              "(run_script.py apply_moe_token_drop), no all-to-all overlap; 25.11-26.02 Qwen3-30B-A3B H100 FP8 "
+              "moe_a2a_overlap=True (26.02 with the DeepEP flex dispatcher), 26.02.01-26.06 moe_a2a_overlap=False with "
+              "the HybridEP flex dispatcher at EP 16 (the 26.02.01 table row still shows EP 8, PP 2, VP 12); every "
+              "Qwen3-235B-A22B H100 FP8 config from 25.11 on moe_a2a_overlap=True (set_moe_a2a_overlap_overrides: "
+              "overlap_moe_expert_parallel_comm and delay_wgrad_compute); DeepSeek-V3 25.09 on H100 DeepEP with "
+              "overlap_moe_expert_parallel_comm and delay_wgrad_compute (run_script.py 'A2A_1F1B'). gpuplan's workload has no "
+              "field for the dispatcher or the all-to-all overlap, so neither is modelled. ")
+MB_QWEN30 = ("FIXME: over-predicted +37.6% to +143.8% (EP 8 inside one node): gpuplan gives 12,210-12,460 tokens/s/GPU "
+             "(about 347 model TFLOP/s; at MBS 1 per micro-batch 130.8 ms of compute and 33.4 ms of NVLink all-to-all) "
+             "against the table's 5,113-9,058. " + MB_A2A + "It left these rows unchanged (one node: NVLink only, no "
+             "sequence parallelism). The rows disagree with each other on one layout (26.02: 5,113; 26.02.01: 9,058; both "
+             "TP 1 PP 2 VP 12 EP 8; 25.11: 5,275; 25.09 'tokendrop': 10,494, +16.3%, in band), and the recipes of the slow "
+             "releases differ in one stated setting: 25.11 and 26.02 run Qwen3-30B-A3B with moe_a2a_overlap=True "
+             "(overlap_moe_expert_parallel_comm, delay_wgrad_compute), 26.02.01 on with it False. That schedule is not "
+             "modelled (no workload field), and with the one-node all-to-all at 33 ms of a 164 ms micro-batch it has little to hide. "
+             "What the fast rows still need is about 2.6 ms per layer and micro-batch (the 26.02.01 step 28.9 s against "
+             "21.0 s modelled); 25.09 at MBS 2 (16.3 ms per layer and micro-batch published) and 26.02.01 at MBS 1 (9.4 ms) "
+             "fit 2.6 ms + the modelled GPU time per token, a cost that does not grow with the tokens: the host side of the "
+             "dispatcher (a device-to-host copy of the token counts and a stream synchronization in every MoE layer's "
+             "forward, Megatron-LM @d98e8a64 token_dispatcher.py _maybe_dtoh_and_synchronize, after which the GPU waits for "
+             "the CPU to launch the 16 local experts' quantize and GEMM kernels; Megatron's MoE README lists 'CPU Overhead "
+             "Bottleneck' with CUDA graphs of attn, moe_router and moe_preprocess as the fix). No sourced per-launch host "
+             "cost was found, so it is not modelled and no constant is fitted to these rows. " + MB_RECIPES)
+MB_QWEN30_EP16 = ("FIXME: under-predicted -20.9% to -22.1% (EP 16 over both nodes): gpuplan gives 6,979 tokens/s/GPU (step "
+                  "37.6 s: 15.6 s compute, 22.0 s all-to-all) against 8,826-8,960. " + MB_A2A + "It moved these rows from "
+                  "+41.2%..+43.3% to -20.9%..-22.1%: half of each rank's 8 routed copies per token go to the other node, "
+                  "134 MB x 8/16 per all-to-all at 37.5 GB/s. The recipes of these releases run the HybridEP flex "
+                  "dispatcher, which sends a token once per remote node and fans it out over NVLink there (top-8 of 128 "
+                  "experts reaches the other node's 64 experts for almost every token: about 1/4 of the NCCL bytes, ~5.5 s "
+                  "instead of 22.0 s, which would put these rows near the EP 8 rows' +38%, as the table's 8,826-8,960 sit "
+                  "next to 26.02.01's 9,058). gpuplan's workload cannot state the dispatcher. " + MB_RECIPES)
+MB_QWEN235 = ("FIXME: under-predicted -28.7% to -34.1%: gpuplan gives 1,123-1,128 tokens/s/GPU (per micro-batch 95 ms of "
+              "compute and 126 ms of all-to-all: EP 32 spans 4 nodes, 24 of a rank's 32 peers off-node) against 1,575-1,712. "
+              + MB_A2A + "It moved these rows from +5.6%..+14.0% to -28.7%..-34.1%, and the 25.09 row, whose recipe has "
+              "no all-to-all overlap, from +49.1% to -6.7% (in band). From 25.11 on the recipe overlaps the all-to-all with "
+              "the other micro-batch's forward and backward (moe_a2a_overlap=True: overlap_moe_expert_parallel_comm, "
+              "delay_wgrad_compute): with it, at most the all-to-all's excess over the compute (~31 ms of 126 ms per "
+              "micro-batch) stays exposed, which would put the 26.04 row at about +15%; the workload has no field for it. "
+              + MB_RECIPES)
+MB_DSV3 = ("FIXME: under-predicted -39.0%: gpuplan gives 791 tokens/s/GPU (step 41.4 s: 19.9 s compute, 20.3 s all-to-all over "
+           "EP 64 = 8 nodes) against 1,297. " + MB_A2A + "It moved this row from -5.7% to -39.0%. The 25.09 H100 run uses "
+           "DeepEP (a token crosses the network once per remote node, and DeepSeek-V3's routing limits each token to 4 "
+           "nodes: topk_group 4 of 8 groups) and overlaps the all-to-all with the other micro-batch "
+           "(overlap_moe_expert_parallel_comm, delay_wgrad_compute: run_script.py 'A2A_1F1B' for h100); neither can be "
+           "stated in the workload. " + MB_RECIPES)
 NEMO_SFT13 = ("FIXME: under-predicted -20.1% (8,126 against 10,176 tokens/s/GPU): -19.2% and in band until the loss's "
               "traffic over the logits was charged (compute.rs loss_bytes_per_logit: Megatron-Core's fused "
               "vocab-parallel cross-entropy, 28 B per token x vocabulary entry, 32,000 entries, on the last of 4 "
@@ -534,8 +568,10 @@ NEMO_SFT13 = ("FIXME: under-predicted -20.1% (8,126 against 10,176 tokens/s/GPU)
 KNOWN = {
     **{k: MB_FP8 for k in [f"t-mbridge-{v}-llama3-70b-64gpu-h100" for v in ["2509", "2511", "2602", "260201", "2604", "260401"]]
        + ["t-mbridge-2511-llama3-8b-8gpu-h100", "t-mbridge-2509-llama3-8b-8gpu-h100"]},
-    **{f"t-mbridge-{v}-qwen3-30b-a3b-16gpu-h100": MB_QWEN30 for v in ["2511", "2602", "260201", "2604", "260401", "2606"]},
-    "t-mbridge-2509-qwen3-235b-a22b-256gpu-h100": MB_QWEN235,
+    **{f"t-mbridge-{v}-qwen3-30b-a3b-16gpu-h100": MB_QWEN30 for v in ["2511", "2602", "260201"]},
+    **{f"t-mbridge-{v}-qwen3-30b-a3b-16gpu-h100": MB_QWEN30_EP16 for v in ["2604", "260401", "2606"]},
+    **{f"t-mbridge-{v}-qwen3-235b-a22b-256gpu-h100": MB_QWEN235 for v in ["2511", "2602", "260201", "2604", "260401"]},
+    "t-mbridge-2509-deepseek-v3-1024gpu-h100": MB_DSV3,
     **{f"t-titan-llama31-8b-8gpu-cp{c}-s{s}k": CP for c, s in [(4, 128), (8, 256)]},
     "t-nemo-gpt3-175b-512gpu-h100-fp8": NEMO_FP8,
     "t-nemo-llama2-13b-sft-h100-fp8": NEMO_SFT13,

@@ -594,3 +594,43 @@ fn tensorwise_scaling_pays_an_amax_pass_per_cast() {
     b2.precision = Precision::AmpBf16;
     assert_eq!(gemm(&b1), gemm(&b2));
 }
+
+/// The expert all-to-all (train/step.rs `ep_alltoall_seconds`): 4 per MoE layer and micro-batch
+/// of the rank's routed copies. Qwen3-235B-A22B at TP 2 (sequence parallel) × PP 8 × EP 32 with
+/// whole experts: each rank routes 4096 / 2 tokens × 8 copies × h 4096 × 2 B; 24 of its 32 peers
+/// are off-node and share the node's 3200 Gbit/s with the other 7 GPUs (50 GB/s each), which
+/// is slower than the 7 on-node peers' NVLink part. Qwen3-30B-A3B at EP 8 on one node: 7/8 of the
+/// copies over NVLink only.
+#[test]
+fn the_expert_all_to_all_takes_the_sequence_shard_over_the_gpus_own_nic_share() {
+    let eff = Tunables::default().collective_efficiency;
+    let m = model("Qwen3-235B-A22B");
+    let c = cluster("h100-sxm", 32);
+    let mut s = megatron(2, 8, 4);
+    s.parallel.ep = 32;
+    s.parallel.etp = std::num::NonZeroU64::new(1);
+    let st = step(&m, &s, &c);
+    let copies = 2048.0 * 8.0 * 4096.0 * 2.0;
+    let nic = 3200e9 / 8.0 / 8.0 * eff;
+    let per_layer = copies / 32.0 * 24.0 / nic;
+    let want = 4.0 * per_layer * (94.0 / 8.0) * 4.0;
+    assert!(
+        (st.ep_comm.0 - want).abs() < 1e-9 * want,
+        "{} {want}",
+        st.ep_comm.0
+    );
+
+    let m = model("Qwen3-30B-A3B");
+    let c = cluster("h100-sxm", 1);
+    let mut s = megatron(1, 1, 4);
+    s.parallel.ep = 8;
+    s.parallel.etp = std::num::NonZeroU64::new(1);
+    let st = step(&m, &s, &c);
+    let copies = 4096.0 * 8.0 * 2048.0 * 2.0;
+    let want = 4.0 * copies * 7.0 / 8.0 / (c.intra_bandwidth.0 * eff) * 48.0 * 4.0;
+    assert!(
+        (st.ep_comm.0 - want).abs() < 1e-9 * want,
+        "{} {want}",
+        st.ep_comm.0
+    );
+}

@@ -817,8 +817,8 @@ fn pp_phase(x: &Ctx) -> Seconds {
     transfer_time(Bytes(2.0 * act * x.m_micro * v), link * x.eff_net)
 }
 
-/// EP: dispatch + combine, forward and backward: 4 all-to-alls of tokens × k × h × 2 B per MoE
-/// layer of the stage.
+/// EP: dispatch + combine, forward and backward: 4 all-to-alls per MoE layer of the stage and
+/// micro-batch ([`ep_alltoall_seconds`]).
 fn ep_phase(x: &Ctx) -> Seconds {
     let (p, c) = (x.p, x.c);
     let Some((t, moe)) = x.transformer().and_then(|t| t.moe.map(|moe| (t, moe))) else {
@@ -828,21 +828,41 @@ fn ep_phase(x: &Ctx) -> Seconds {
         return Seconds(0.0);
     }
     let moe_layers = (t.layers - moe.dense_layers) as f64 / p.pp as f64;
-    let bytes = x.tokens_per_micro
-        * moe.experts_per_token as f64
-        * t.hidden as f64
-        * 2.0
-        * (p.ep - 1) as f64
-        / p.ep as f64;
-    let link = if p.ep > c.gpus_per_node {
-        c.inter_bandwidth.min(x.intra)
-    } else {
-        x.intra
+    let routed = crate::compute::moe::routed_tokens(x.setup, x.local_tokens as u64) as f64;
+    let bytes = routed * moe.experts_per_token as f64 * t.hidden as f64 * 2.0;
+    let etp = p.etp.map_or(1, |e| e.get());
+    let links = EpLinks {
+        intra: x.intra * x.eff_net,
+        nic: c.inter_bandwidth.min(x.intra) * x.eff_net / c.gpus_per_node.max(1) as f64,
     };
-    transfer_time(
-        Bytes(4.0 * bytes * moe_layers * x.m_micro),
-        link * x.eff_net,
-    )
+    let one = ep_alltoall_seconds(bytes, p.ep, c.gpus_per_node, etp, links);
+    Seconds(4.0 * one * moe_layers * x.m_micro)
+}
+
+/// The two links an expert-parallel rank's all-to-all uses: NVLink/PCIe to the peers on its node,
+/// and its share of the node's NICs to the others (every GPU of the node sends across at once).
+#[derive(Clone, Copy, Debug)]
+struct EpLinks {
+    intra: Bandwidth,
+    nic: Bandwidth,
+}
+
+/// Seconds of one all-to-all of `bytes` (a rank's routed copies, tokens × top-k × h × 2 B) over
+/// `ep` ranks under balanced routing: 1/ep of the copies stays on the rank, each peer gets
+/// 1/ep. Megatron-Core builds the expert groups in the default order `tp-cp-ep-dp-pp` with
+/// tp = the expert-TP size and cp = 1 (megatron/core/parallel_state.py @d98e8a64,
+/// `initialize_model_parallel`: `expert_decoder_rank_generator`, `expert_order`), so a rank's EP peers are `etp` apart and min(ep, gpus_per_node / etp) of the group
+/// share its node. NCCL sends to all peers at once (grouped send/recv), so the on-node and
+/// off-node parts run concurrently: the slower one sets the time.
+fn ep_alltoall_seconds(bytes: f64, ep: u64, gpus_per_node: u64, etp: u64, l: EpLinks) -> f64 {
+    if ep <= 1 {
+        return 0.0;
+    }
+    let on_node = ep.min((gpus_per_node / etp.max(1)).max(1));
+    let per_peer = bytes / ep as f64;
+    let intra = per_peer * (on_node - 1) as f64 / l.intra.0.max(1.0);
+    let inter = per_peer * (ep - on_node) as f64 / l.nic.0.max(1.0);
+    intra.max(inter)
 }
 
 /// The point-to-point phases' entries in the collectives list (time only: their bytes and
@@ -1093,5 +1113,27 @@ mod tests {
         // Never more than the collective itself.
         assert!(six.hidden_grads(Seconds(0.3), micro).0 <= 0.3 + 1e-12);
         assert!(six.hidden_params(Seconds(0.3), micro).0 <= 0.3 + 1e-12);
+    }
+
+    /// EP 8 on one node of 8: 7/8 of the copies over NVLink; EP 32 over 4 nodes: 7/32 over NVLink
+    /// and 24/32 over the GPU's NIC share, the slower part sets the time; ETP 2 halves the EP
+    /// peers a node holds.
+    #[test]
+    fn ep_alltoall_splits_on_and_off_node_peers() {
+        let l = EpLinks {
+            intra: Bandwidth(400e9),
+            nic: Bandwidth(50e9),
+        };
+        let b = 32e6;
+        assert_eq!(ep_alltoall_seconds(b, 1, 8, 1, l), 0.0);
+        let one_node = ep_alltoall_seconds(b, 8, 8, 1, l);
+        assert!(
+            (one_node - b * 7.0 / 8.0 / 400e9).abs() < 1e-15,
+            "{one_node}"
+        );
+        let four = ep_alltoall_seconds(b, 32, 8, 1, l);
+        assert!((four - b * 24.0 / 32.0 / 50e9).abs() < 1e-15, "{four}");
+        let etp2 = ep_alltoall_seconds(b, 8, 8, 2, l);
+        assert!((etp2 - b * 4.0 / 8.0 / 50e9).abs() < 1e-15, "{etp2}");
     }
 }
