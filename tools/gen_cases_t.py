@@ -352,6 +352,10 @@ RUN_MODELS = {
     # Skywork tech report Table 3: hidden 4608, FFN 12288 (SwiGLU), 36 heads of 128, 52 layers,
     # vocab 65536, seq 4096; RMSNorm, rotary, untied (Skywork/Skywork-13B-base config).
     "Skywork-13B": llama_cfg(4608, 52, 36, 12288, V=65536, ctx=4096),
+    # GLM-130B training notes: '70 layers，12288 hidden size，32768 ffn hidden size, 150000 vocab size',
+    # GeGLU (a gated MLP: written as a Llama config; GeLU vs SiLU and DeepNorm's post-LN are not
+    # FLOP terms), 96 heads (the paper; 128 per head), tied input/output embedding (Megatron's).
+    "GLM-130B": dict(llama_cfg(12288, 70, 96, 32768, V=150000, ctx=2048), tie_word_embeddings=True),
 }
 NEOX_NOTE = ("GPT-NeoX (Megatron + DeepSpeed) on A100-SXM4-40GB nodes of 8 (the catalog's a100-40g, NVLink inside the "
              "node). The architecture is written as a GPT-2-style config with use_parallel_residual = true: GPT-NeoX's "
@@ -433,7 +437,24 @@ SKYWORK_NOTE = ("Skywork-13B on 64 nodes of 8 A800-80G SXM (the catalog's a800-8
                 "tokens/s/GPU, gives 38.6 days for 3.2T tokens, so the 39 days are close to the steady state.")
 
 
-RUN_GROUPS = ("gpt-neox", "pythia", "starcoder", "tinyllama", "stablelm", "smollm3", "skywork")
+GLM_NOTE = ("GLM-130B on 96 DGX-A100 (40G) nodes, 768 GPUs (the catalog's a100-40g; the network is not stated in "
+            "the repository: a DGX A100's 8 x 200 Gb/s HDR InfiniBand, 1600 Gbit/s, assumed). The training notes' "
+            "layout: 'MP = 4, PP = 8' (TP 4, PP 8, DP 24), 'Global batch size: 4224' (176 sequences per data-parallel "
+            "rank) of 2048 tokens, FP16 mixed precision (README_zh: 'GLM-130B仍然选择FP16作为其训练浮点格式'), FP32 "
+            "softmax (eager attention; no FlashAttention in May 2022), LargeScale on DeepSpeed 0.6.1 (Megatron-DeepSpeed "
+            "pipeline engine: gradient reduction after the last micro-batch, not overlapped). Not stated, assumed: "
+            "micro-batch 1 (176 micro-batches per step, 1F1B without virtual stages), ZeRO-1 (without it the fp32 "
+            "master weights and Adam moments of 130B / 32 parameters per GPU, ~65 GB, do not fit 40 GB), full "
+            "activation checkpointing (the notes' 134 TFLOPS per GPU at 88.5 s/iter is 4/3 of the model FLOPs of "
+            "48 samples/s: 98,304 tokens/s over 768 GPUs x 6 x 130e9 = 100 TFLOPS, i.e. a count that includes a "
+            "recomputed forward). GPU-hours = 768 GPUs x the README's 60 days x 24 h over 400B tokens; the training "
+            "notes log node failures, rollbacks to earlier steps and days of copying the corpus back after a file-"
+            "system failure, so the 60 days are well above the steady state (the notes' own 88.5 s/iter gives 47.4 "
+            "days for 400B tokens at the full batch, the model 40.3: -15% from that steady state; the batch ramp "
+            "from 192 is not modelled).")
+
+
+RUN_GROUPS = ("gpt-neox", "pythia", "starcoder", "tinyllama", "stablelm", "smollm3", "skywork", "glm")
 # Optional layout keys a run's setup may state, passed through to the parallel table.
 RUN_PARALLEL_KEYS = ("sequence_parallel", "tp_comm_overlap", "overlap_grad_reduce", "grad_reduce_fp32")
 
@@ -458,7 +479,8 @@ def run_hours(r):
     if "inter_gbit" in s:
         hw["inter_gbit"] = s["inter_gbit"]
     note = {"gpt-neox": NEOX_NOTE, "pythia": NEOX_NOTE, "starcoder": STARCODER_NOTE, "tinyllama": TINYLLAMA_NOTE,
-            "stablelm": STABLELM_NOTE, "smollm3": SMOLLM3_NOTE, "skywork": SKYWORK_NOTE}[g]
+            "stablelm": STABLELM_NOTE, "smollm3": SMOLLM3_NOTE, "skywork": SKYWORK_NOTE,
+            "glm": GLM_NOTE}[g]
     if g == "gpt-neox":
         note += (" Inter-node: four ConnectX-6 HCAs per node on an HDR (200 Gb/s) InfiniBand fabric (MQM8700 "
                  "switches): 800 Gbit/s. GPU-hours = the run's 1,830 wall-clock hours x 96 GPUs.")
