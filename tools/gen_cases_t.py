@@ -530,6 +530,23 @@ def mpt_run(r):
 # one LayerNorm feeding attention and a GeLU MLP in parallel, partial rotary, untied head with
 # bias, vocab 51200), written as a GPT-2-style config with use_parallel_residual.
 PHI_MODELS = {"phi-1": (2048, 24, 32, 8192), "phi-1.5": (2048, 24, 32, 8192), "phi-2": (2560, 32, 32, 10240)}
+# Phi-3 / Phi-4 (Phi3ForCausalLM: Llama blocks with fused qkv and gate_up projections): the HF
+# config.json of each as reproduced in GitHub code; the configs' sliding_window 2047 (Phi-3) is
+# not applied (not stated for pretraining). Phi-4-mini ties its embeddings.
+PHI3_MODELS = {"Phi-3-mini": dict(llama_cfg(3072, 32, 32, 8192, V=32064, ctx=4096), tie_word_embeddings=False),
+               "Phi-3-medium": dict(llama_cfg(5120, 40, 40, 17920, V=32064, kv=10, ctx=4096),
+                                    tie_word_embeddings=False),
+               "Phi-4": dict(llama_cfg(5120, 40, 40, 17920, V=100352, kv=10, ctx=4096), tie_word_embeddings=False),
+               "Phi-4-mini": dict(llama_cfg(3072, 32, 24, 8192, V=200064, kv=8, ctx=4096), tie_word_embeddings=True)}
+PHI3_NOTE = ("Model-card GPU-hours ({gpus} {gpu} x {days} days x 24 h over {tokens:.3g} tokens) of an instruct model: "
+             "the card lists 'GPUs', 'Training time' and 'Training data' under '### Model' without saying whether the "
+             "days cover pretraining only or also the SFT/DPO post-training, and gives neither the layout, the batch, "
+             "the framework nor the network. Assumed as for the Llama card rows: bf16, FlashAttention, selective "
+             "recompute, the planner's fastest layout on the card's GPUs at a 4M-token global batch "
+             "(search_layout_global_batch = 1024 sequences of 4096; the sequence length of pretraining is not on "
+             "the card: 4096, the configs' original_max_position_embeddings), the generator's network for the part "
+             "(H100 3200, A100 1600 Gbit/s RDMA). Steady state at that layout: the card's days include whatever the "
+             "run included.")
 PHI_NOTE = ("Model-card GPU-hours ({gpus} {gpu} x {days} days x 24 h over {tokens:.3g} tokens). The card gives the GPU count "
             "and 'DeepSpeed' and 'Flash-Attention' as software, not the layout, the batch, the network or what the "
             "days include. Assumed as for the A100 Llama 2 card rows: a 4M-token global batch (2048 sequences of "
@@ -538,8 +555,23 @@ PHI_NOTE = ("Model-card GPU-hours ({gpus} {gpu} x {days} days x 24 h over {token
             "fp16 (the phi-1 and phi-1.5 cards: 'Precision: fp16'; phi-2's config: torch_dtype float16), FlashAttention.")
 
 
+def phi3_card(r):
+    s = r["setup"]
+    base = H100 if s["gpu"].startswith("H100") else A100
+    training = dict(task="pretrain", precision="amp_bf16", micro_batch=1, seq_len=4096, grad_accum=1,
+                    recompute="selective", attention="flash", tokens=s["tokens"],
+                    parallel=dict(tp=1, pp=1, zero=1))
+    note = PHI3_NOTE.format(gpus=s["gpus"], gpu=s["gpu"], days=s["days"], tokens=s["tokens"])
+    w = dict(kind="training", config=PHI3_MODELS[s["model"]], training=training,
+             hardware=dict(base, nodes=s["gpus"] // 8))
+    return dict(metric="gpu_hours", published=r["result"]["gpu_hours"], unit=f"{s['gpu']} GPU-hours", notes=note,
+                workload=w, search_layout_global_batch=1024)
+
+
 def phi_card(r):
     s = r["setup"]
+    if s["model"] in PHI3_MODELS:
+        return phi3_card(r)
     h, L, a, f = PHI_MODELS[s["model"]]
     hw = dict(A100_40 if "40" in s["gpu"] else A100, nodes=s["gpus"] // 8)
     training = dict(task="pretrain", precision="amp_fp16", micro_batch=1, seq_len=2048, grad_accum=1,
