@@ -240,13 +240,19 @@ fn training_accuracy_stays_within_todays_bands() {
         tput <= 0.0886,
         "training throughput out-of-sample median {tput:.4}"
     );
-    assert!(hours <= 0.1377, "GPU-hours out-of-sample median {hours:.4}");
-    // The median is over 17 GPU-hours cases (13 before the four runs with published configs).
+    // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
+    // -11.3%, SmolLM3-3B -29.3%, Skywork-13B -6.4%, MPT-7B -21.2% and GLM-130B -32.8% with their
+    // stated layouts, and eight Phi model cards at the planner's layout (phi-1 -40.1%, phi-1.5
+    // -67.2%, phi-2 +6.3%, Phi-3-mini -22.6%/-19.6%, Phi-3-medium -44.1%, Phi-4 -30.6%, Phi-4-mini
+    // -12.5%); 14.2% over 22 with the five runs alone. The issue's 10% target is not met.
+    assert!(hours <= 0.1794, "GPU-hours out-of-sample median {hours:.4}");
+    // The median is over 30 GPU-hours cases (17 before round 6's runs and cards, 13 before the four
+    // runs with published configs).
     let hours_n = outcomes
         .iter()
         .filter(|(_, o)| o.kind == CaseKind::TrainTime && o.in_sample.is_none())
         .count();
-    assert!(hours_n >= 17, "{hours_n} out-of-sample GPU-hours cases");
+    assert!(hours_n >= 30, "{hours_n} out-of-sample GPU-hours cases");
     // 18: 22 before NeMo's packed fine-tuning samples were attended per sample, 20 then; BLOOM's
     // ramp-up row (GBS 192, micro-batch 1) one more, at +20.0%; LLaMA-65B's hours one fewer
     // (+14.6% -> +8.9%) with the paper's 4M-token batch; NeMo's Llama 2 70B pretraining and SFT
@@ -280,8 +286,10 @@ fn training_accuracy_stays_within_todays_bands() {
     // (train/step.rs `ep_alltoall_seconds`): Qwen3-235B-A22B 25.11-26.04.01 (5 rows, -28.7% to
     // -34.1%) and DeepSeek-V3 25.09 (-39.0%) out, the 235B 25.09 row (+49.1% -> -6.7%) within band;
     // the Qwen3-30B-A3B EP 16 rows stay misses on the other side (+41..+43% -> -21..-22%).
+    // 48 with phi-1.5's card (-67.2%: its 8 days on 32 A100s are 4.1x the paper's GPU-hours as a
+    // reader quotes them) as a known deviation.
     assert!(
-        known <= 47,
+        known <= 48,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
