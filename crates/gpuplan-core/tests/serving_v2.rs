@@ -326,12 +326,24 @@ fn fp8_decode_at_large_batch_is_derated_like_training() {
     let tun = Tunables::default();
     let s8 = latency(m, &setup(768, 1, WeightFormat::Fp8), gpu, &tun).expect("fp8");
     let s16 = latency(m, &setup(768, 1, WeightFormat::Bf16), gpu, &tun).expect("bf16");
-    // FP8's peak is 2× bf16's, derated by training's FP8 GEMM ratio (0.77): its GEMMs run 1.54×
-    // faster when compute-bound; the step's KV loads (bf16 cache in both) and fixed costs do not.
+    // FP8's peak is 2× bf16's, derated by the current FP8 kernels' ratio (0.92, training's): its
+    // GEMMs run 1.84× faster when compute-bound; the step's KV loads (bf16 cache in both) and fixed
+    // costs do not.
     let speedup = s16.time_per_token.0 / s8.time_per_token.0;
     assert!(
-        speedup > 1.0 && speedup < 2.0 * tun.fp8_train_gemm_ratio,
+        speedup > 1.0 && speedup < 2.0 * tun.fp8_gemm_ratio_current,
         "{speedup}"
+    );
+    // TensorRT-LLM ≤ 0.6's 2023 kernels: the 2023 ratio (0.77), a slower step than the current one.
+    let mut old = setup(768, 1, WeightFormat::Fp8);
+    old.fp8_kernels = gpuplan_core::workload::Fp8Kernels::Y2023;
+    let s8_2023 = latency(m, &old, gpu, &tun).expect("fp8 2023");
+    let speedup_2023 = s16.time_per_token.0 / s8_2023.time_per_token.0;
+    assert!(
+        speedup_2023 > 1.0
+            && speedup_2023 < 2.0 * tun.fp8_train_gemm_ratio
+            && s8_2023.time_per_token.0 > s8.time_per_token.0,
+        "{speedup_2023} vs {speedup}"
     );
 }
 

@@ -634,3 +634,40 @@ fn the_expert_all_to_all_takes_the_sequence_shard_over_the_gpus_own_nic_share() 
         st.ep_comm.0
     );
 }
+
+/// FP8 GEMMs run at the ratio of their kernel generation (round 6): the current kernels
+/// (`fp8_gemm_ratio_current`, the default) and the 2023 ones (`fp8_train_gemm_ratio`, TE 0.x /
+/// TensorRT-LLM ≤ 0.6). Only the FP8 GEMMs scale, by the ratio of the ratios; the casts, the
+/// 16-bit output layer and a bf16 job do not move, and the step names the ratio it used.
+#[test]
+fn fp8_kernel_generation_sets_the_fp8_gemm_rate_only() {
+    let m = model("Llama-2-7B");
+    let c = cluster("h100-sxm", 1);
+    let tun = Tunables::default();
+    let mut current = megatron(1, 1, 1);
+    current.precision = Precision::Fp8;
+    let mut old = current.clone();
+    old.fp8_kernels = Fp8Kernels::Y2023;
+    let (a, b) = (step(&m, &current, &c), step(&m, &old, &c));
+    assert!(
+        a.efficiency_name.contains("fp8_gemm_ratio_current"),
+        "{}",
+        a.efficiency_name
+    );
+    assert!(
+        b.efficiency_name.contains("fp8_train_gemm_ratio"),
+        "{}",
+        b.efficiency_name
+    );
+    assert!(b.step.0 > a.step.0);
+    // The GEMM time grows by at most the ratio of the ratios (the casts and the bf16 head stay).
+    let grow = b.compute_parts.gemm_s / a.compute_parts.gemm_s;
+    let most = tun.fp8_gemm_ratio_current / tun.fp8_train_gemm_ratio;
+    assert!(grow > 1.0 && grow < most + 1e-9, "{grow} vs {most}");
+    assert_eq!(a.compute_parts.attention_s, b.compute_parts.attention_s);
+    // A bf16 job reads no FP8 ratio: the generation changes nothing.
+    let mut bf16 = megatron(1, 1, 1);
+    let plain = step(&m, &bf16, &c);
+    bf16.fp8_kernels = Fp8Kernels::Y2023;
+    assert_eq!(plain.step.0, step(&m, &bf16, &c).step.0);
+}

@@ -237,7 +237,10 @@ fn training_accuracy_stays_within_todays_bands() {
         // 25.11-26.04.01 +5.6..+14.0% -> -28.7..-34.1%, DeepSeek-V3 -5.7% -> -39.0%, Qwen3-30B-A3B
         // at EP 16 +41..+43% -> -21..-22% (their recipes overlap or deduplicate that traffic, which
         // the workload cannot state), Qwen3-235B-A22B 25.09 (no overlap) +49.1% -> -6.7%.
-        tput <= 0.0886,
+        // 7.43% over 288 with two FP8 kernel generations (constants.rs fp8_gemm_ratio_current, fitted
+        // on NeMo 24.07's 11 FP8 pretraining rows, which left the out-of-sample set): Megatron-Bridge's
+        // FP8 Llama rows -21..-27% -> -12..-16%, torchtitan's float8 and Trainy's H200 rows closer.
+        tput <= 0.0743,
         "training throughput out-of-sample median {tput:.4}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
@@ -287,9 +290,12 @@ fn training_accuracy_stays_within_todays_bands() {
     // -34.1%) and DeepSeek-V3 25.09 (-39.0%) out, the 235B 25.09 row (+49.1% -> -6.7%) within band;
     // the Qwen3-30B-A3B EP 16 rows stay misses on the other side (+41..+43% -> -21..-22%).
     // 48 with phi-1.5's card (-67.2%: its 8 days on 32 A100s are 4.1x the paper's GPU-hours as a
-    // reader quotes them) as a known deviation.
+    // reader quotes them) as a known deviation. 36 with two FP8 kernel generations: Megatron-Bridge's
+    // 8 FP8 Llama rows (-21.4..-26.7% -> -12.1..-16.3%), NeMo 24.07's GPT3-175B/512 (-20.9% ->
+    // -7.4%, now in-sample) and Llama 2 13B SFT (-20.1% -> -7.2%) within band; the Qwen3-30B-A3B EP 16
+    // rows (-21..-22% -> -18.5..-19.7%) within band, its 25.09 row (+16.3% -> +23.8%) out.
     assert!(
-        known <= 48,
+        known <= 36,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
