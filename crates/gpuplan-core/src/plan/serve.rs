@@ -180,30 +180,37 @@ fn load_rate(job: &ServeJob, max_rps: f64, replicas: u64) -> f64 {
 
 /// The batch in 1..=cap where `rate` (0 for a refused batch) peaks, for a rate that rises and then
 /// falls with the batch: bisection on "the next batch takes more" (true below the peak, false
-/// from it on), two tries per halving. A refused batch (TPOT, first-token service or a static
-/// cache's memory, which only get harder with the batch) counts as rate 0 and so lies past the
-/// peak. A rate that is flat or dips between batches (⌈input / (budget − b)⌉ riding steps
-/// stepping up) may stop the bisection at a local peak. Until 2026-12 the search found the largest
-/// batch at which the rate was the capacity and compared it with the next one; with the wait for
-/// a slot in the TTFT the rate never reaches the capacity, so that test no longer marks the
-/// rising side.
+/// from it on), two tries per halving; the batch it ends on was tried in the last step and is not
+/// tried again. A refused batch (TPOT, first-token service or a static cache's memory, which only
+/// get harder with the batch) counts as rate 0 and so lies past the peak. A rate that is flat or
+/// dips between batches (⌈input / (budget − b)⌉ riding steps stepping up) may stop the bisection
+/// at a local peak. Until 2026-12 the search found the largest batch at which the rate was the
+/// capacity and compared it with the next one; with the wait for a slot in the TTFT the rate
+/// never reaches the capacity, so that test no longer marks the rising side.
 fn peak_batch<T>(
     cap: u64,
     try_batch: &mut impl FnMut(u64) -> Result<Option<T>, CoreError>,
     rate: impl Fn(&T) -> f64,
 ) -> Result<Option<T>, CoreError> {
-    let mut rate_at =
-        |b: u64| -> Result<f64, CoreError> { Ok(try_batch(b)?.as_ref().map_or(0.0, &rate)) };
+    let rate_of = |s: &Option<T>| s.as_ref().map_or(0.0, &rate);
     let (mut lo, mut hi) = (1, cap.max(1));
+    // The result at the bound that moved last: the answer when the bisection ends on it.
+    let mut kept = None;
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
-        if rate_at(mid)? < rate_at(mid + 1)? {
+        let (at_mid, at_next) = (try_batch(mid)?, try_batch(mid + 1)?);
+        if rate_of(&at_mid) < rate_of(&at_next) {
             lo = mid + 1;
+            kept = Some((lo, at_next));
         } else {
             hi = mid;
+            kept = Some((hi, at_mid));
         }
     }
-    try_batch(lo)
+    match kept {
+        Some((b, s)) if b == lo => Ok(s),
+        _ => try_batch(lo),
+    }
 }
 
 /// Encoder-only transformers (BERT) and opaque models: one forward per request, batched.
@@ -507,9 +514,9 @@ mod batch_search_tests {
                         found, want,
                         "cap {cap}, peak {peak}, refused past {refused}"
                     );
-                    // Two tries per halving and the answer: never a linear scan.
+                    // Two tries per halving (one for a single batch): never a linear scan.
                     let halvings = 64 - (cap.max(2) - 1).leading_zeros() as u64;
-                    assert!(tried <= 2 * halvings + 1, "{tried} tries for cap {cap}");
+                    assert!(tried <= 2 * halvings, "{tried} tries for cap {cap}");
                 }
             }
         }
