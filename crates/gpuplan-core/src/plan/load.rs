@@ -168,7 +168,7 @@ impl Replica {
     /// r = 2b / (X + √(X² − 4·F·P·b)), X = F + O·D + b·P (X² − 4FPb ≥ (F − bP)² ≥ 0).
     /// It is below b / (b·P + O·D), the rate at which prefills and full-batch decode steps fill
     /// every second (the rule until 2026-12), because a slot is also held during its own request's
-    /// prefill; with F = 0 the two agree. Counting the prefill in one slot only (b / (P + O·D)) let
+    /// first-token service (r·F slots on average, Little's law). Counting the prefill in one slot only (b / (P + O·D)) let
     /// a T4 claim 3.5 req/s of 1000-token prompts whose prefills alone needed 1.15 s of every
     /// second.
     pub fn capacity(&self) -> f64 {
@@ -195,8 +195,9 @@ impl Replica {
     /// Wq ≈ C(c, a) / (c·μ − λ) · (Ca² + Cs²) / 2 = C(c, a) · S / (c − a) · (1 + Cs²) / 2,
     /// with c = b slots, μ = 1/S, λ = rate, a = λ·S, Ca² = 1 (Poisson arrivals) and
     /// Cs² = [`SERVICE_SCV`]. As implemented in A-Herzog/QueueSim
-    /// queuesim/analytic/ac_approx.py @1c3dacc (`EW = erlang_enq / l · (scv_i + scv_s) / 2`, with
-    /// `erlang_enq` M/M/c's E[N_Q] = C·ρ/(1 − ρ)); the formula is Allen's (A. O. Allen,
+    /// queuesim/analytic/ac_approx.py @1c3dacc, `EW`:
+    /// `return self.__erlang_enq * 1 / self.__l * (self.__scv_i + self.__scv_s) / 2`, with
+    /// `erlang_enq` M/M/c's E[N_Q] = C·ρ/(1 − ρ); the formula is Allen's (A. O. Allen,
     /// *Probability, Statistics and Queueing Theory*, 2nd ed., 1990). Exact for M/M/c (Cs² = 1)
     /// and for M/D/1 (c = 1: ρ·S / (2(1 − ρ)), Pollaczek–Khinchine).
     pub fn slot_wait(&self, rate: f64) -> f64 {
