@@ -75,8 +75,8 @@ plan-serving = serving: { $replicas } { $replicas ->
     [one] replica
    *[other] replicas
 } × TP{ $tp } ({ $weights } weights), batch size { $batch } per replica at { $rps } req/s each; unloaded TTFT { $ttft }, { $tpot } per output token; { $wgib } GiB weights and a { $kv } GiB KV pool ({ $tokens } tokens) per GPU
-plan-serving-load = under load: { $rate } req/s per replica at the { $peak }× peak rate ({ $util }% of its { $cap } req/s capacity, { $share }% of each second prefilling; { $stated }% at the stated rate): TPOT { $tpot }, TTFT { $ttft } ({ $queue } waiting for the prompts ahead); { $mix }
-plan-serving-load-norate = under load: { $rate } req/s per replica ({ $util }% of its { $cap } req/s capacity, { $share }% of each second prefilling): TPOT { $tpot }, TTFT { $ttft } ({ $queue } waiting for the prompts ahead); { $mix }
+plan-serving-load = under load: { $rate } req/s per replica at the { $peak }× peak rate ({ $util }% of its { $cap } req/s capacity, { $share }% of each second prefilling; { $stated }% at the stated rate): TPOT { $tpot }, TTFT { $ttft } ({ $slot } waiting for one of the { $batch } batch slots, { $queue } for the prompts ahead); { $mix }
+plan-serving-load-norate = under load: { $rate } req/s per replica ({ $util }% of its { $cap } req/s capacity, { $share }% of each second prefilling): TPOT { $tpot }, TTFT { $ttft } ({ $slot } waiting for one of the { $batch } batch slots, { $queue } for the prompts ahead); { $mix }
 serve-mix-chunked = vLLM chunked prefill: a prompt rides { $steps ->
         [one] { $steps } decode step
        *[other] { $steps } decode steps

@@ -159,25 +159,15 @@ fn size_decoder(
     best_batch(cap, &mut try_batch)
 }
 
-/// The batch whose replica takes the most requests per second within the targets. Its capacity
-/// grows with the batch and the rate its loaded TPOT and TTFT allow falls (the decode step grows),
-/// so the best is where they cross: the largest batch still capacity-bound (found as
-/// [`largest_batch`] finds the largest batch under a limit) or the next one, limited by a target.
+/// The batch whose replica takes the most requests per second within the targets: the peak of
+/// [`peak_batch`], since that rate rises with the batch while the slots limit it (the capacity
+/// grows with b; without a TTFT target, the slot-wait share) and falls once the decode step does
+/// (the TPOT bound and the first-token service grow with the batch's step).
 fn best_batch(
     cap: u64,
     try_batch: &mut impl FnMut(u64) -> Result<Option<Sized>, CoreError>,
 ) -> Result<Option<Sized>, CoreError> {
-    let bound = |s: &Sized| {
-        s.replica
-            .is_some_and(|r| s.rps >= r.capacity() * (1.0 - 1e-9))
-    };
-    let full = largest_batch(cap, &mut |b| Ok(try_batch(b)?.filter(bound)))?;
-    let next = full.as_ref().map_or(1, |s| s.batch + 1);
-    let over = if next <= cap { try_batch(next)? } else { None };
-    Ok(match (full, over) {
-        (Some(f), Some(o)) if o.rps > f.rps => Some(o),
-        (f, o) => f.or(o),
-    })
+    peak_batch(cap, try_batch, |s| s.rps)
 }
 
 /// Requests per second each replica carries at the peak (`peak_factor` × the stated rate over
@@ -188,32 +178,39 @@ fn load_rate(job: &ServeJob, max_rps: f64, replicas: u64) -> f64 {
         .min(max_rps)
 }
 
-/// The largest batch in 1..=cap that `try_batch` accepts, for a constraint that only gets harder
-/// with the batch (TPOT and a static cache's memory grow with it): doubling from 1 up to the first
-/// refusal, then bisecting (`infer::bisect_max`) between the last accepted and the first refused
-/// batch. (Doubling alone stopped at 32 where 48 met the target, and the plan took more replicas
-/// than needed.)
-fn largest_batch<T>(
+/// The batch in 1..=cap where `rate` (0 for a refused batch) peaks, for a rate that rises and then
+/// falls with the batch: bisection on "the next batch takes more" (true below the peak, false
+/// from it on), two tries per halving; the batch it ends on was tried in the last step and is not
+/// tried again. A refused batch (TPOT, first-token service or a static cache's memory, which only
+/// get harder with the batch) counts as rate 0 and so lies past the peak. A rate that is flat or
+/// dips between batches (⌈input / (budget − b)⌉ riding steps stepping up) may stop the bisection
+/// at a local peak. Until 2026-12 the search found the largest batch at which the rate was the
+/// capacity and compared it with the next one; with the wait for a slot in the TTFT the rate
+/// never reaches the capacity, so that test no longer marks the rising side.
+fn peak_batch<T>(
     cap: u64,
     try_batch: &mut impl FnMut(u64) -> Result<Option<T>, CoreError>,
+    rate: impl Fn(&T) -> f64,
 ) -> Result<Option<T>, CoreError> {
-    let (mut best, mut lo) = (None, 0);
-    let mut b = 1;
-    let refused = loop {
-        match try_batch(b)? {
-            Some(s) => (best, lo) = (Some(s), b),
-            None => break b,
+    let rate_of = |s: &Option<T>| s.as_ref().map_or(0.0, &rate);
+    let (mut lo, mut hi) = (1, cap.max(1));
+    // The result at the bound that moved last: the answer when the bisection ends on it.
+    let mut kept = None;
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        let (at_mid, at_next) = (try_batch(mid)?, try_batch(mid + 1)?);
+        if rate_of(&at_mid) < rate_of(&at_next) {
+            lo = mid + 1;
+            kept = Some((lo, at_next));
+        } else {
+            hi = mid;
+            kept = Some((hi, at_mid));
         }
-        if b >= cap {
-            return Ok(best);
-        }
-        b = (b * 2).min(cap);
-    };
-    // Every batch the bisection accepts is larger than the last, so `best` ends at its answer.
-    crate::infer::bisect_max(lo, refused - 1, |mid| {
-        Ok(try_batch(mid)?.map(|s| best = Some(s)).is_some())
-    })?;
-    Ok(best)
+    }
+    match kept {
+        Some((b, s)) if b == lo => Ok(s),
+        _ => try_batch(lo),
+    }
 }
 
 /// Encoder-only transformers (BERT) and opaque models: one forward per request, batched.
@@ -420,7 +417,9 @@ pub fn search(
                     memory: s.memory,
                     latency: s.latency,
                     requests_per_second_per_replica: s.rps,
-                    load: s.replica.map(|r| r.at(load_rate(job, s.rps, replicas))),
+                    load: s
+                        .replica
+                        .and_then(|r| r.at(load_rate(job, s.rps, replicas))),
                     replicas_for_rate,
                     cost_per_million_tokens: per_m,
                     cost_per_1k_requests: per_k_req,
@@ -483,32 +482,42 @@ fn no_fit(cands: &[(&Instance, &GpuSpec)], no_target: bool) -> Binding {
 
 #[cfg(test)]
 mod batch_search_tests {
-    use super::largest_batch;
+    use super::peak_batch;
 
-    /// The largest accepted batch for a monotone limit, and how many batches were tried.
-    fn search(cap: u64, limit: u64) -> (Option<u64>, u64) {
+    /// The batch the search returns for a rate peaking at `peak` (rising to it, falling after,
+    /// refused past `refused`), and how many batches were tried.
+    fn search(cap: u64, peak: u64, refused: u64) -> (Option<u64>, u64) {
         let mut tried = 0;
-        let found = largest_batch(cap, &mut |b| {
-            tried += 1;
-            assert!((1..=cap).contains(&b), "batch {b} outside 1..={cap}");
-            Ok((b <= limit).then_some(b))
-        })
+        let rate = |b: u64| 1.0 / (1.0 + (b as f64 - peak as f64).abs());
+        let found = peak_batch(
+            cap,
+            &mut |b| {
+                tried += 1;
+                assert!((1..=cap).contains(&b), "batch {b} outside 1..={cap}");
+                Ok((b <= refused).then_some(b))
+            },
+            |b| rate(*b),
+        )
         .unwrap();
         (found, tried)
     }
 
     #[test]
-    fn finds_the_largest_batch_under_any_limit() {
+    fn finds_the_peak_batch_for_any_peak_and_limit() {
         for cap in [1, 2, 3, 7, 64, 100, 256] {
-            for limit in 0..=cap + 2 {
-                let (found, tried) = search(cap, limit);
-                let want = (limit >= 1).then_some(limit.min(cap));
-                assert_eq!(found, want, "cap {cap}, limit {limit}");
-                // Doubling then bisecting: about 2·log2(cap) tries, never a linear scan.
-                assert!(
-                    tried <= 2 * (64 - cap.leading_zeros() as u64) + 1,
-                    "{tried} tries"
-                );
+            for peak in 1..=cap + 2 {
+                for refused in [0, 1, peak / 2, peak, cap + 2] {
+                    let (found, tried) = search(cap, peak, refused);
+                    // The peak within the batches that are not refused (none: no batch).
+                    let want = (refused >= 1).then_some(peak.min(refused).min(cap));
+                    assert_eq!(
+                        found, want,
+                        "cap {cap}, peak {peak}, refused past {refused}"
+                    );
+                    // Two tries per halving (one for a single batch): never a linear scan.
+                    let halvings = 64 - (cap.max(2) - 1).leading_zeros() as u64;
+                    assert!(tried <= 2 * halvings, "{tried} tries for cap {cap}");
+                }
             }
         }
     }

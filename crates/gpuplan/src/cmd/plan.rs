@@ -1019,6 +1019,8 @@ fn serve_load(
         .arg("tpot", x.time_per_token.to_string())
         .arg("ttft", x.ttft.to_string())
         .arg("queue", x.ttft_queue.to_string())
+        .arg("slot", x.ttft_slot_wait.to_string())
+        .arg("batch", s.batch_per_replica)
         .arg("mix", mix)
 }
 
