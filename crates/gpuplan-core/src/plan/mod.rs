@@ -7,6 +7,7 @@ pub mod hints;
 pub mod inputs;
 pub mod load;
 pub mod money;
+pub mod periods;
 pub mod pins;
 pub mod serve;
 pub mod train;
@@ -234,6 +235,11 @@ pub struct BillingCost {
     pub price: Price,
     pub note: Option<String>,
     pub note_zh: Option<String>,
+    /// Months subscribed per node (monthly and mixed billing): a period the provider's API
+    /// accepts ([`periods`]), which may be longer than the job (an 11-month job buys 12 at
+    /// Alibaba).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub months: Option<u64>,
     /// A mix of billing modes ([`money::mixed`]): whole months subscribed and the rest of the
     /// job pay-as-you-go (or spot); `billing` is then `Monthly`, the subscription bought first.
     #[serde(skip_serializing_if = "Option::is_none")]
