@@ -919,7 +919,12 @@ impl MicroBatch<'_> {
 /// - flash-attn's fused xentropy kernel ([`TrainingSetup::fused_cross_entropy`]; Apex's
 ///   `cunn_SoftMaxXEntropyForward` reads the row for the max and again for the sum of
 ///   exponentials, `cunn_SoftMaxXEntropyBackward` reads it and writes the gradient) and a
-///   torch.compile'd loss (taken as the same single fused reduction): 4c.
+///   torch.compile'd loss (taken as the same single fused reduction): 4c. flash-attn's later
+///   Triton kernel (flash_attn/ops/triton/cross_entropy.py @058ad35a) streams the row once in
+///   the forward (online max and sum of exponentials) and once in the backward (read, gradient
+///   written): 3c; not used: no case with this loss (llm-foundry's MPT rows) states a 2.x
+///   version, and llm-foundry's benchmark script (scripts/train/benchmarking/
+///   submit_benchmarks.py @b2a43a147, PR #543) installs flash-attn 1.0.7.
 pub(crate) fn loss_bytes_per_logit(setup: &TrainingSetup, c: f64) -> f64 {
     let up = if c < 4.0 { c + 4.0 } else { 0.0 };
     if setup.fused_cross_entropy || setup.loss_compiled() {

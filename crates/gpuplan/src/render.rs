@@ -342,9 +342,10 @@ pub fn table_keeping(header: &[&str], rows: &[Vec<String>], keep: &[usize]) -> S
 /// figure with its unit: `541.1 d`, `¥17.5M`, `12.3`) stays on one line, so a number is never
 /// split (`¥175047` over `06`); other cells (`memory BW`, `no price`) and the headers wrap only
 /// between words (`bottleneck`, not `bottlenec` over `k`). Bounds are set only where they fit the
-/// terminal (one border per column and one more): first with whole header words, then without
-/// them (a long header may then break), then for the figures alone (the kept columns wrap), else
-/// only the kept columns are protected.
+/// terminal (one border per column and one more): first with whole header words, then with whole
+/// header words and figures while the kept columns wrap, then without the header words (a long
+/// header may then break), then for the figures alone (the kept columns wrap), else only the kept
+/// columns are protected.
 fn lower_bounds(
     header: &[&str],
     rows: &[Vec<String>],
@@ -394,8 +395,31 @@ fn lower_bounds(
         .collect();
     // One border per column and one more: the sum plus n + 1 must not pass the width.
     let fits = |b: &[usize]| width().is_none_or(|w| b.iter().sum::<usize>() + n < w);
-    if let Some(b) = [with_head, cells].into_iter().find(|b| fits(b)) {
-        return b.into_iter().map(Some).collect();
+    if fits(&with_head) {
+        return with_head.into_iter().map(Some).collect();
+    }
+    // Whole header words and figures before whole ids (a plan taking `1174.2 years` split
+    // `bottleneck` over `eck`): the kept columns share the room left, at least MIN_KEPT each,
+    // the other cells whole (`no price`) where that leaves the room, else wrapped between words.
+    let lines = |k: usize| cell_lines(k).map(|l| l.width()).max().unwrap_or(0);
+    let whole: Vec<usize> = (0..n).map(|k| with_head[k].max(lines(k) + pad)).collect();
+    let room = width().map_or(usize::MAX, |w| w.saturating_sub(n + 1));
+    // Of the two, the one that leaves more kept cells whole (the first on a tie).
+    let whole_ids = |b: &Vec<usize>| {
+        keep.iter()
+            .flat_map(|&k| cell_lines(k).map(move |l| l.width() + pad <= b[k]))
+            .filter(|&w| w)
+            .count()
+    };
+    let shared: Vec<Vec<usize>> = [whole, with_head.clone()]
+        .iter()
+        .filter_map(|b| kept_share(b, keep, room))
+        .collect();
+    if let Some(b) = shared.iter().rev().max_by_key(|b| whole_ids(b)) {
+        return b.iter().copied().map(Some).collect();
+    }
+    if fits(&cells) {
+        return cells.into_iter().map(Some).collect();
     }
     // Still too wide (a 25-character GPU id such as `128×alibaba-blackwell-72g`): the figures
     // keep their bounds and the kept columns wrap instead, given at least MIN_KEPT columns each.
@@ -407,6 +431,29 @@ fn lower_bounds(
         return figures;
     }
     kept
+}
+
+/// `bounds` with the kept columns narrowed to share what the others leave of `room`: the
+/// narrowest first takes what it needs up to an equal share, the rest is shared again. `None`
+/// when a kept column would get less than MIN_KEPT (or than its bound, if smaller).
+fn kept_share(bounds: &[usize], keep: &[usize], room: usize) -> Option<Vec<usize>> {
+    let others: usize = (0..bounds.len())
+        .filter(|k| !keep.contains(k))
+        .map(|k| bounds[k])
+        .sum();
+    let mut left = room.checked_sub(others)?;
+    let mut kept: Vec<usize> = keep.iter().copied().filter(|&k| k < bounds.len()).collect();
+    kept.sort_by_key(|&k| bounds[k]);
+    let mut out = bounds.to_vec();
+    for (i, &k) in kept.iter().enumerate() {
+        let share = left / (kept.len() - i);
+        out[k] = bounds[k].min(share);
+        if out[k] < bounds[k].min(MIN_KEPT) {
+            return None;
+        }
+        left -= out[k];
+    }
+    Some(out)
 }
 
 /// The narrowest a column of Chinese words is made: two characters a line.

@@ -1068,3 +1068,41 @@ fn megatron_args_carry_the_planned_schedule_and_overlaps() {
     assert_eq!(par["zero"].as_u64(), Some(0), "{par}");
     assert!(!text.contains("--overlap-param-gather"), "{text}");
 }
+
+/// A subscription period the provider's API refuses (Alibaba RunInstances takes 1–9, 12, 24, …
+/// months; data/catalog/periods.toml) is refused with exit 2 naming `chosen.months`, not written
+/// into `--Period`; an accepted one is written as it is.
+#[test]
+fn a_refused_subscription_period_is_not_written() {
+    let dir = scratch("period");
+    std::fs::create_dir_all(&dir).unwrap();
+    let plan = Path::new(FIXTURES).join("plan-train-multinode.json");
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(&plan).unwrap()).unwrap();
+    assert_eq!(doc["outcome"]["plans"][0]["chosen"]["billing"], "monthly");
+    for (months, code) in [(11, 2), (12, 0)] {
+        doc["outcome"]["plans"][0]["chosen"]["months"] = Value::from(months);
+        let edited = dir.join(format!("p{months}.json"));
+        std::fs::write(&edited, doc.to_string()).unwrap();
+        let out = dir.join(format!("out{months}"));
+        let o = gpuplan(&[
+            "export",
+            edited.to_str().unwrap(),
+            "--to",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(
+            o.status.code(),
+            Some(code),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        if code == 2 {
+            assert!(String::from_utf8_lossy(&o.stderr).contains("chosen.months"));
+            assert!(!out.exists());
+        } else {
+            let cloud = std::fs::read_to_string(out.join("cloud/create-instances.sh")).unwrap();
+            assert!(cloud.contains("--Period 12 "), "{cloud}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

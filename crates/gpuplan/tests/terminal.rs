@@ -344,3 +344,47 @@ fn chinese_plan_tables_keep_instance_ids_whole_at_80_columns() {
         }
     }
 }
+
+/// The header of the first table in `text`: its lines between the top border and the rule.
+fn first_table_header(text: &str) -> Vec<&str> {
+    text.lines()
+        .skip_while(|l| !l.starts_with('┌'))
+        .skip(1)
+        .take_while(|l| !l.starts_with('╞'))
+        .collect()
+}
+
+/// A plan that takes years (`1174.2 years`, `1174.2 年`) widens the time column: at 80 columns
+/// the header `bottleneck` was split over `bottlen` / `eck`. Header words stay whole (each plan
+/// header is one word, so the header is one line); the ids wrap instead, the figures do not.
+#[test]
+fn a_years_long_plan_keeps_its_header_words_whole_at_80_columns() {
+    let args = [
+        "plan",
+        "-m",
+        "Llama-3.1-70B",
+        "--task",
+        "pretrain",
+        "--tokens",
+        "1e13",
+        "--max-nodes",
+        "2",
+    ];
+    for lang in ["en", "zh"] {
+        let (code, text) = run(80, lang, &args);
+        assert_eq!(code, Some(0), "{text}");
+        assert!(too_wide(&text, 80).is_empty(), "{text}");
+        let years = if lang == "en" { " years" } else { " 年" };
+        assert!(text.contains(years), "{text}");
+        let header = first_table_header(&text);
+        assert_eq!(header.len(), 1, "a header word wrapped:\n{text}");
+        for cells in first_table_lines(&text) {
+            if cells[0].is_empty() {
+                for c in &cells[3..6] {
+                    assert!(!c.bytes().any(|b| b.is_ascii_digit()), "split: {text}");
+                }
+            }
+        }
+        insta::assert_snapshot!(format!("plan_years_{lang}_80"), text);
+    }
+}

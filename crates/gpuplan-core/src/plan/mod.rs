@@ -7,6 +7,7 @@ pub mod hints;
 pub mod inputs;
 pub mod load;
 pub mod money;
+pub mod periods;
 pub mod pins;
 pub mod serve;
 pub mod train;
@@ -234,6 +235,11 @@ pub struct BillingCost {
     pub price: Price,
     pub note: Option<String>,
     pub note_zh: Option<String>,
+    /// Months subscribed per node (monthly and mixed billing): a period the provider's API
+    /// accepts ([`periods`]), which may be longer than the job (an 11-month job buys 12 at
+    /// Alibaba).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub months: Option<u64>,
     /// A mix of billing modes ([`money::mixed`]): whole months subscribed and the rest of the
     /// job pay-as-you-go (or spot); `billing` is then `Monthly`, the subscription bought first.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -688,43 +694,92 @@ fn train_search(
 /// No plan under the settings the workload fixes ([`TrainPins`]): the fixed keys whose release
 /// alone gives a plan, or all of them together when none alone does; nothing when the search
 /// finds no plan without them either (another constraint binds).
+///
+/// One search without pins, then one per key only where its answer is not known yet: a plan of
+/// the free search that keeps every other fixed setting is a plan of that key's search too (same
+/// site; its configuration is in that search space, whose fastest configuration is no slower,
+/// so it meets the deadline and budget too), and with one key that search is the free one.
+/// Same answers as searching every key ([`tests::blame_is_the_reference_blame`]).
 fn blame_pins(
     req: &PlanRequest,
     cands: &[(&Instance, &GpuSpec)],
     cat: &Catalog,
     mode: SearchMode,
 ) -> Result<Vec<Binding>, CoreError> {
-    let Job::Train { pins, .. } = &req.job else {
+    let Job::Train { pins, setup, .. } = &req.job else {
         return Ok(Vec::new());
     };
-    let feasible = |p: TrainPins| -> Result<bool, CoreError> {
-        let mut r = req.clone();
-        if let Job::Train { pins, .. } = &mut r.job {
-            *pins = p;
-        }
-        let out = train_search(
-            &r,
-            cands,
-            cat,
-            &mut Vec::new(),
-            (mode, &mut SearchWork::default()),
-        )?;
-        Ok(!out.0.is_empty())
-    };
     let keys = pins.keys();
-    if keys.is_empty() || !feasible(TrainPins::default())? {
+    if keys.is_empty() {
+        return Ok(Vec::new());
+    }
+    let free = pinned_search(req, cands, cat, mode, TrainPins::default())?;
+    if free.is_empty() {
         return Ok(Vec::new());
     }
     let mut alone = Vec::new();
     for k in &keys {
-        if feasible(pins.without(k))? {
+        let rest = pins.without(k);
+        let kept = free
+            .iter()
+            .filter_map(|p| p.train.as_ref())
+            .any(|t| keeps(rest, setup, &t.setup));
+        if kept || !pinned_search(req, cands, cat, mode, rest)?.is_empty() {
             alone.push(vec![*k]);
         }
     }
+    Ok(pin_bindings(alone, keys))
+}
+
+/// The training search's plans with `pins` in place of the workload's.
+fn pinned_search(
+    req: &PlanRequest,
+    cands: &[(&Instance, &GpuSpec)],
+    cat: &Catalog,
+    mode: SearchMode,
+    p: TrainPins,
+) -> Result<Vec<Plan>, CoreError> {
+    let mut r = req.clone();
+    if let Job::Train { pins, .. } = &mut r.job {
+        *pins = p;
+    }
+    let out = train_search(
+        &r,
+        cands,
+        cat,
+        &mut Vec::new(),
+        (mode, &mut SearchWork::default()),
+    )?;
+    Ok(out.0)
+}
+
+/// Whether `s` keeps every setting `pins` fixes at the workload's value in `base`.
+fn keeps(pins: TrainPins, base: &TrainingSetup, s: &TrainingSetup) -> bool {
+    let (b, p) = (&base.parallel, &s.parallel);
+    [
+        (pins.tp, b.tp == p.tp),
+        (pins.pp, b.pp == p.pp),
+        (pins.cp, b.cp == p.cp),
+        (pins.ep, b.ep == p.ep),
+        (pins.zero, b.zero == p.zero),
+        (pins.micro_batch, base.micro_batch == s.micro_batch),
+        (pins.recompute, base.recompute == s.recompute),
+        (
+            pins.sequence_parallel,
+            b.sequence_parallel == p.sequence_parallel,
+        ),
+        (pins.virtual_stages, b.virtual_stages == p.virtual_stages),
+    ]
+    .iter()
+    .all(|&(pinned, same)| !pinned || same)
+}
+
+/// One binding per key released alone, or one naming `keys` together when none alone does.
+fn pin_bindings(mut alone: Vec<Vec<&'static str>>, keys: Vec<&'static str>) -> Vec<Binding> {
     if alone.is_empty() {
         alone.push(keys);
     }
-    Ok(alone
+    alone
         .into_iter()
         .map(|named| {
             Binding::msg(
@@ -734,7 +789,7 @@ fn blame_pins(
                     .arg("n", named.len()),
             )
         })
-        .collect())
+        .collect()
 }
 
 fn plan_cost(p: &Plan) -> Option<f64> {
@@ -1030,4 +1085,131 @@ pub fn pareto_indices(pts: &[(usize, f64, f64)]) -> Vec<usize> {
         i = j;
     }
     front
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::{Framework, Recompute, TrainTask};
+
+    /// The blame as it was before its shortcuts: the free search, then one search per key.
+    fn reference(
+        req: &PlanRequest,
+        cands: &[(&Instance, &GpuSpec)],
+        cat: &Catalog,
+    ) -> Result<Vec<Binding>, CoreError> {
+        let Job::Train { pins, .. } = &req.job else {
+            return Ok(Vec::new());
+        };
+        let mode = SearchMode::Shared;
+        let feasible = |p| pinned_search(req, cands, cat, mode, p).map(|v| !v.is_empty());
+        let keys = pins.keys();
+        if keys.is_empty() || !feasible(TrainPins::default())? {
+            return Ok(Vec::new());
+        }
+        let mut alone = Vec::new();
+        for k in &keys {
+            if feasible(pins.without(k))? {
+                alone.push(vec![*k]);
+            }
+        }
+        Ok(pin_bindings(alone, keys))
+    }
+
+    fn request(model: &str, setup: TrainingSetup, pins: TrainPins) -> PlanRequest {
+        let req = PlanRequest {
+            model: crate::model::find_preset(model).unwrap().model.clone(),
+            job: Job::Train {
+                setup,
+                global_batch: None,
+                precision_pinned: false,
+                pins,
+            },
+            constraints: Constraints::default(),
+            objective: Objective::Cost,
+            tunables: Tunables::default(),
+        };
+        validate_request(&req).unwrap()
+    }
+
+    /// Infeasible pinned workloads (tests/plan_pins.rs's): the blame names exactly the keys the
+    /// reference names, in its order.
+    #[test]
+    fn blame_is_the_reference_blame() {
+        let cat = Catalog::builtin().unwrap();
+        let cands = candidates(&cat, &Constraints::default(), &mut Vec::new());
+        let megatron = |tp: u64, pp: u64| {
+            let mut s = TrainingSetup {
+                task: TrainTask::Pretrain,
+                framework: Framework::Megatron,
+                tokens: Some(1e10),
+                ..Default::default()
+            };
+            (s.parallel.tp, s.parallel.pp, s.parallel.zero) = (tp, pp, 1);
+            s
+        };
+        let mut big = TrainingSetup {
+            task: TrainTask::Pretrain,
+            tokens: Some(1e10),
+            micro_batch: 16,
+            recompute: Recompute::None,
+            ..Default::default()
+        };
+        big.parallel.zero = 0;
+        let pins = |tp, pp, zero, micro_batch, recompute| TrainPins {
+            tp,
+            pp,
+            zero,
+            micro_batch,
+            recompute,
+            ..Default::default()
+        };
+        let cases = [
+            // 70B at micro-batch 16 without recompute: either of the two released gives plans.
+            (
+                "Llama-3.1-70B",
+                big,
+                pins(false, false, true, true, true),
+                vec!["training.micro_batch", "training.recompute"],
+            ),
+            // 32 layers in 5 stages, ZeRO-1 fixed too: the stages are to blame.
+            (
+                "Llama-3.1-8B",
+                megatron(1, 5),
+                pins(false, true, true, false, false),
+                vec!["training.parallel.pp"],
+            ),
+            // One key: its search is the free one.
+            (
+                "Llama-3.1-8B",
+                megatron(3, 1),
+                pins(true, false, false, false, false),
+                vec!["training.parallel.tp"],
+            ),
+            // Neither of TP 3 and PP 5 alone: both named together.
+            (
+                "Llama-3.1-8B",
+                megatron(3, 5),
+                pins(true, true, false, false, false),
+                vec!["training.parallel.tp"],
+            ),
+        ];
+        for (model, setup, p, named) in cases {
+            let together = setup.parallel.pp == 5 && setup.parallel.tp == 3;
+            let req = request(model, setup, p);
+            assert!(pinned_search(&req, &cands, &cat, SearchMode::Shared, p)
+                .unwrap()
+                .is_empty());
+            let got = blame_pins(&req, &cands, &cat, SearchMode::Shared).unwrap();
+            assert_eq!(got, reference(&req, &cands, &cat).unwrap(), "{model}");
+            let keys: Vec<&str> = got.iter().map(|b| b.constraint).collect();
+            assert_eq!(keys, named, "{model}");
+            if together {
+                assert!(
+                    got[0].message_en.contains("training.parallel.pp"),
+                    "{got:?}"
+                );
+            }
+        }
+    }
 }

@@ -1,6 +1,7 @@
 //! Money: cost per billing mode, the subscription break-even, spot with expected preemptions and
 //! the optimal checkpoint interval, and the storage class a job needs.
 
+use super::periods::Periods;
 use super::{BillingChoice, BillingCost, BillingMix, Constraints};
 use crate::catalog::{
     Billing, Catalog, Confidence, Instance, Origin, Price, PriceKind, StorageClass, StorageKind,
@@ -157,6 +158,8 @@ pub struct InstancePrices {
     monthly: Option<Price>,
     /// Looked up only where spot is costed (training: `checkpoint` given).
     spot: Option<Price>,
+    /// The subscription periods the provider's API accepts; `None` where unsourced.
+    periods: Option<&'static Periods>,
 }
 
 impl InstancePrices {
@@ -167,6 +170,7 @@ impl InstancePrices {
             od: regional_price(cat, inst, Billing::OnDemand, regions),
             monthly: regional_price(cat, inst, Billing::Monthly, regions),
             spot: spot.then(|| spot_price(cat, inst, regions, tun)).flatten(),
+            periods: super::periods::of(inst.provider),
         }
     }
 }
@@ -206,11 +210,11 @@ pub fn costs_at(
             price: p.clone(),
             note: None,
             note_zh: None,
+            months: None,
             mix: None,
         });
     }
-    if let Some(p) = prices.monthly.clone() {
-        let months = (hours / HOURS_PER_MONTH).ceil().max(1.0);
+    if let Some((p, months)) = prices.monthly.clone().zip(subscription(prices, hours)) {
         let note = od.as_ref().map(|o| {
             let be = p.cny / o.cny;
             format!(
@@ -230,11 +234,12 @@ pub fn costs_at(
         });
         out.push(BillingCost {
             billing: Billing::Monthly,
-            cny: p.cny * months * n,
+            cny: p.cny * months as f64 * n,
             hours,
             price: p,
             note,
             note_zh,
+            months: Some(months),
             mix: None,
         });
     }
@@ -277,6 +282,7 @@ pub fn costs_at(
                 delta,
                 ovh * 100.0
             )),
+            months: None,
             mix: None,
         });
         spot_plan = Some(sp_plan);
@@ -288,8 +294,18 @@ pub fn costs_at(
     if let Some(m) = mixed(prices, nodes, hours, spot_rest, &out) {
         out.push(m);
     }
-    let chosen = choose(&out, od.as_ref(), nodes, hours, c);
+    let chosen = choose(&out, od.as_ref(), nodes, c);
     (out, chosen, spot_plan)
+}
+
+/// Months of a pure subscription per node: the shortest period the provider's API accepts
+/// that covers the job (none when even its longest ends first); every month the job touches
+/// where the provider's periods are unsourced.
+fn subscription(prices: &InstancePrices, hours: f64) -> Option<u64> {
+    match prices.periods {
+        Some(p) => p.shortest_covering(hours),
+        None => Some((hours / HOURS_PER_MONTH).ceil().max(1.0) as u64),
+    }
 }
 
 /// The cheapest mode the constraints allow. `--billing` forces a pure mode; the mix is a
@@ -299,7 +315,6 @@ fn choose(
     out: &[BillingCost],
     od: Option<&Price>,
     nodes: u64,
-    hours: f64,
     c: &Constraints,
 ) -> Option<BillingCost> {
     let allowed = |bc: &BillingCost| match c.billing {
@@ -310,10 +325,7 @@ fn choose(
     };
     let effective = |bc: &BillingCost| -> f64 {
         if bc.billing == Billing::Monthly && c.reuse_hours_per_month > 0.0 {
-            let months = bc.mix.as_ref().map_or_else(
-                || (hours / HOURS_PER_MONTH).ceil().max(1.0),
-                |m| m.months as f64,
-            );
+            let months = bc.months.unwrap_or(1) as f64;
             // Credit the reuse hours at the on-demand rate they would otherwise cost.
             let credit = od
                 .map(|o| o.cny * c.reuse_hours_per_month * nodes as f64 * months)
@@ -329,15 +341,19 @@ fn choose(
         .cloned()
 }
 
-/// Whole months subscribed per node and the rest of the job pay-as-you-go — or spot, when
-/// `spot` = (its price, 1 + expected overhead) is given for an interruptible job — as a buyer
-/// would mix them. The cost k·M + (h − 730·k)·r is linear in the months k, so over 1 ≤ k ≤
-/// ⌊h/730⌋ its minimum is at k = ⌊h/730⌋ when a month costs less than 730 h at the remainder's
-/// rate (else no subscription at all is cheaper); k = 0 and k = ⌈h/730⌉ are the pure modes,
-/// listed on their own (`pure`, as [`costs_at`] prices them): the mix is returned only where it
-/// costs less than every one of them (pure spot counting when spot is allowed). No refund is assumed for a subscription cancelled early: the
-/// catalog and its price sources state no refund rule. None when the job is shorter than a
-/// month, lasts whole months, or either price is missing.
+/// One subscription per node and the rest of the job pay-as-you-go — or spot, when `spot` =
+/// (its price, 1 + expected overhead) is given for an interruptible job — as a buyer would mix
+/// them. The subscription is a period the provider's API accepts ([`super::periods`]: Alibaba
+/// 1–9, 12, 24, …, 60 months; Tencent 1–12, 24, …, 60; Huawei 1–9 months or 1–3 years). The
+/// cost k·M + (h − 730·k)·r is linear in the months k, so over the allowed k < h/730 its minimum
+/// is at the longest of them when a month costs less than 730 h at the remainder's rate (else
+/// no subscription at all is cheaper); no subscription and the shortest allowed period covering
+/// the job are the pure modes, listed on their own (`pure`, as [`costs_at`] prices them): the
+/// mix is returned only where it costs less than every one of them (pure spot counting when
+/// spot is allowed). An 11-month job at Alibaba is thus 9 months + 2 on demand, or 12 months,
+/// whichever is cheaper. No refund is assumed for a subscription cancelled early: the catalog
+/// and its price sources state no refund rule. None when the job is shorter than the shortest
+/// period, either price is missing, or the provider's periods are unsourced.
 pub fn mixed(
     prices: &InstancePrices,
     nodes: u64,
@@ -347,11 +363,11 @@ pub fn mixed(
 ) -> Option<BillingCost> {
     let monthly = prices.monthly.as_ref()?;
     let n = nodes as f64;
-    let months = (hours / HOURS_PER_MONTH).floor();
-    let rest = hours - months * HOURS_PER_MONTH;
-    if !(months >= 1.0 && rest > 1e-9 && hours.is_finite()) {
+    if !hours.is_finite() {
         return None;
     }
+    let months = prices.periods?.longest_within(hours - 1e-9)? as f64;
+    let rest = hours - months * HOURS_PER_MONTH;
     let od = prices.od.as_ref().map(|p| (p, 1.0));
     let (rp, stretch) = [od, spot]
         .into_iter()
@@ -385,6 +401,7 @@ pub fn mixed(
         price: monthly.clone(),
         note: Some(note.render(crate::i18n::Lang::En)),
         note_zh: Some(note.render(crate::i18n::Lang::Zh)),
+        months: Some(months as u64),
         mix: Some(BillingMix {
             months: months as u64,
             months_cny,
@@ -639,6 +656,7 @@ mod tests {
             od: od.map(|x| price(Billing::OnDemand, x)),
             monthly: monthly.map(|x| price(Billing::Monthly, x)),
             spot: spot.map(|x| price(Billing::Spot, x)),
+            periods: crate::plan::periods::of(Provider::Alibaba),
         }
     }
 
@@ -666,6 +684,28 @@ mod tests {
         assert_eq!((m.mix.is_none(), m.cny), (true, 3.0 * 16.0 * 133_408.0));
     }
 
+    /// An 11-month job at Alibaba (periods 1–9, 12, …): 9 months + 2 on demand, or a 12-month
+    /// subscription, whichever costs less — never an 11-month period the API refuses.
+    #[test]
+    fn an_eleven_month_job_buys_only_periods_the_api_accepts() {
+        let hours = 11.0 * HOURS_PER_MONTH - 5.0;
+        let c = Constraints::default();
+        // A month at 60% of 730 on-demand hours: 9 + 2 on demand costs 9·0.6 + 2 ≈ 7.4 months
+        // of on-demand money, 12 months 12 × 0.6 = 7.2: the 12-month subscription.
+        let p = prices(Some(1.0), Some(0.6 * HOURS_PER_MONTH), None);
+        let (all, ch, _) = costs_at(&p, 1, hours, &c, None);
+        let ch = ch.unwrap();
+        assert_eq!((ch.mix.is_none(), ch.months), (true, Some(12)), "{all:?}");
+        assert!((ch.cny - 12.0 * 0.6 * HOURS_PER_MONTH).abs() < 1e-6);
+        // At 90%: 9·0.9 + (h − 9 months) on demand ≈ 10.1 months of money < 12 × 0.9 = 10.8.
+        let p = prices(Some(1.0), Some(0.9 * HOURS_PER_MONTH), None);
+        let ch = costs_at(&p, 1, hours, &c, None).1.unwrap();
+        let mix = ch.mix.as_ref().expect("the mix is cheaper");
+        assert_eq!((mix.months, ch.months), (9, Some(9)));
+        let want = 9.0 * 0.9 * HOURS_PER_MONTH + (hours - 9.0 * HOURS_PER_MONTH);
+        assert!((ch.cny - want).abs() < 1e-6, "{} vs {want}", ch.cny);
+    }
+
     proptest! {
         /// The mix, when listed, costs less than every pure mode the job may use, and the mode
         /// chosen under `auto` is never dearer than any of them; all costs finite and ≥ 0.
@@ -685,11 +725,14 @@ mod tests {
             let (all, chosen, _) = costs_at(&p, nodes, hours, &c, ckpt);
             let allowed = |b: &BillingCost| b.billing != Billing::Spot || interruptible;
             let pure: Vec<f64> = all.iter().filter(|b| b.mix.is_none() && allowed(b)).map(|b| b.cny).collect();
+            let allowed_months = crate::plan::periods::of(Provider::Alibaba).unwrap().months();
             for b in &all {
+                prop_assert!(b.months.is_none_or(|m| allowed_months.contains(&m)), "{:?}", b.months);
                 prop_assert!(b.cny.is_finite() && b.cny >= 0.0 && b.hours >= hours * (1.0 - 1e-12));
                 if let Some(m) = &b.mix {
                     prop_assert!(pure.iter().all(|&x| b.cny < x), "{} vs {:?}", b.cny, pure);
                     prop_assert!(m.months >= 1 && (m.months as f64) * HOURS_PER_MONTH < hours);
+                    prop_assert_eq!(b.months, Some(m.months));
                     prop_assert!(interruptible || m.remainder_billing == Billing::OnDemand);
                 }
             }

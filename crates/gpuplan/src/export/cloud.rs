@@ -8,6 +8,8 @@
 use super::script;
 use super::view::PlanView;
 use super::File;
+use gpuplan_core::catalog::Provider;
+use gpuplan_core::plan::periods::{self, Unit};
 
 pub fn file(p: &PlanView) -> File {
     let body = match p.provider.as_str() {
@@ -37,20 +39,43 @@ fn releases(p: &PlanView) -> bool {
     p.train.is_some() && p.billing.as_deref() != Some("monthly")
 }
 
-/// Months to subscribe: the mix's whole months, else every month the job touches.
+/// Months to subscribe per node: the plan's subscription, a period the provider's API accepts
+/// (checked when the plan was read, view.rs).
 fn months(p: &PlanView) -> u64 {
-    p.mix_months
-        .unwrap_or_else(|| (p.hours / 730.0).ceil().max(1.0) as u64)
+    p.subscription.as_ref().map_or(1, |s| s.months)
 }
 
-/// A mixed billing: the script buys the whole months; say what the plan priced after them.
-fn mix_line(p: &PlanView) -> String {
-    match p.mix_months {
-        Some(m) if p.billing.as_deref() == Some("monthly") => format!(
-            "# Mixed billing: {m} month(s) subscribed here; the plan prices the remaining {:.0} h outside the subscription, on-demand (spot for an interruptible job): release or switch the instances before it ends, see the plan's cost table.\n",
-            (p.hours - m as f64 * 730.0).max(0.0)
+/// The API's unit and number for the subscription (Huawei: `year` for 12, 24, 36 months).
+fn period(p: &PlanView, provider: Provider) -> (Unit, u64) {
+    let m = months(p);
+    periods::of(provider)
+        .and_then(|ps| ps.spell(m))
+        .unwrap_or((Unit::Month, m))
+}
+
+/// What the subscription buys and, for a mixed billing, the remainder the plan priced after
+/// it (hours, days, mode, CNY), so that the script and the plan's total agree.
+fn subscription_line(p: &PlanView) -> String {
+    let Some(s) = &p.subscription else {
+        return String::new();
+    };
+    let m = s.months;
+    match &s.rest {
+        Some(r) => format!(
+            "# Mixed billing, as the plan priced it: {m} month(s) subscribed here per node (¥{:.0} for {} node(s)), then the remaining {:.0} h ({:.1} d) {} at ¥{:.0}: release or switch the instances when the subscription ends (the plan's cost table has the total).\n",
+            r.months_cny,
+            p.nodes,
+            r.hours,
+            r.hours / 24.0,
+            r.billing.replace('_', "-"),
+            r.cny
         ),
-        _ => String::new(),
+        None if (m as f64) * 730.0 > p.hours + 730.0 => format!(
+            "# Subscription: {m} months per node, the shortest period the provider accepts that covers the job's {:.0} h ({:.1} months).\n",
+            p.hours,
+            p.hours / 730.0
+        ),
+        None => String::new(),
     }
 }
 
@@ -101,11 +126,11 @@ fn alibaba(p: &PlanView) -> String {
         "--VSwitchId \"$VSWITCH_ID\"".into(),
         format!("--InstanceName {}", p.slug()),
     ];
-    s.push_str(&mix_line(p));
+    s.push_str(&subscription_line(p));
     match p.billing.as_deref() {
         Some("monthly") => args.extend([
             "--InstanceChargeType PrePaid".into(),
-            format!("--Period {}", months(p)),
+            format!("--Period {}", period(p, Provider::Alibaba).1),
             "--PeriodUnit Month".into(),
         ]),
         Some("spot") => args.extend([
@@ -141,12 +166,12 @@ fn tencent(p: &PlanView) -> String {
         "--VirtualPrivateCloud \"$VPC\"".into(),
         format!("--InstanceName {}", p.slug()),
     ];
-    s.push_str(&mix_line(p));
+    s.push_str(&subscription_line(p));
     match p.billing.as_deref() {
         Some("monthly") => {
             s.push_str(&format!(
                 "PREPAID=$(printf '{{\"Period\":%s}}' {})\n",
-                months(p)
+                period(p, Provider::Tencent).1
             ));
             args.extend([
                 "--InstanceChargeType PREPAID".into(),
@@ -192,13 +217,17 @@ fn huawei(p: &PlanView) -> String {
         "--server.nics.1.subnet_id=\"$SUBNET_ID\"".into(),
         "--server.root_volume.volumetype=SSD".into(),
     ];
-    s.push_str(&mix_line(p));
+    s.push_str(&subscription_line(p));
     match p.billing.as_deref() {
-        Some("monthly") => args.extend([
-            "--server.extendparam.chargingMode=prePaid".into(),
-            "--server.extendparam.periodType=month".into(),
-            format!("--server.extendparam.periodNum={}", months(p)),
-        ]),
+        Some("monthly") => {
+            let (unit, n) = period(p, Provider::Huawei);
+            let unit = if unit == Unit::Year { "year" } else { "month" };
+            args.extend([
+                "--server.extendparam.chargingMode=prePaid".into(),
+                format!("--server.extendparam.periodType={unit}"),
+                format!("--server.extendparam.periodNum={n}"),
+            ])
+        }
         Some("spot") => args.extend([
             "--server.extendparam.chargingMode=postPaid".into(),
             "--server.extendparam.marketType=spot".into(),

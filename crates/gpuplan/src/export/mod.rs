@@ -286,7 +286,7 @@ mod proptests {
                   rdma in pick(&["erdma", "roce", "ib", "none", "unknown"]),
                   vendor in pick(&["nvidia", "huawei", "amd"]), gpn in 1u64..=16, nodes in 1u64..=64,
                   billing in proptest::option::of(pick(&["on_demand", "monthly", "spot"])),
-                  mix in proptest::option::of(1u64..=3),
+                  sub in pick(&[1u64, 2, 3, 6, 9, 12]),
                   region in proptest::option::of(pick(&["cn-shanghai", "ap-beijing"])),
                   hours in 0.01f64..1e5, software in pick(&["pytorch", "mindspore"]),
                   job in prop_oneof![train().prop_map(|t| (Some(t), None)), serving().prop_map(|s| (None, Some(s)))])
@@ -296,7 +296,8 @@ mod proptests {
                 instance: "ecs.gn7i-c8g1.2xlarge".into(), family: "gn7i".into(), gpu_id: "a10".into(),
                 gpu_name: "NVIDIA A10".into(), vendor: vendor.into(), gpus_per_node: gpn, nodes,
                 rdma: rdma.into(), inter_link: inter.into(), region: region.map(String::from),
-                mix_months: mix.filter(|_| billing == Some("monthly")),
+                subscription: (billing == Some("monthly")).then_some(super::view::Subscription {
+                    months: sub, rest: None }),
                 billing: billing.map(String::from), hours, software: software.into(),
                 train: job.0, serve: job.1 }
         }
@@ -338,6 +339,19 @@ mod proptests {
                     prop_assert!(out.status.success(), "{}: {}\n{}", f.path,
                         String::from_utf8_lossy(&out.stderr), f.text);
                 }
+            }
+            // A subscription is written as a period the provider's API accepts (Huawei: whole
+            // years as periodType=year).
+            if let Some(sub) = &p.subscription {
+                let cloud = &files.iter().find(|f| f.path == "cloud/create-instances.sh").unwrap().text;
+                let want = match (p.provider.as_str(), sub.months) {
+                    ("alibaba", m) => format!("--Period {m} "),
+                    ("tencent", m) => format!("'{{\"Period\":%s}}' {m})\n"),
+                    _ if p.family.starts_with("modelarts") => String::new(),
+                    (_, 12) => "periodType=year \\\n  --server.extendparam.periodNum=1 ".into(),
+                    (_, m) => format!("periodType=month \\\n  --server.extendparam.periodNum={m} "),
+                };
+                prop_assert!(cloud.contains(&want), "{}\n{}", want, cloud);
             }
             let docs = parse_all(&files);
             for d in &docs {

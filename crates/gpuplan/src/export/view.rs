@@ -39,14 +39,37 @@ pub struct PlanView {
     pub region: Option<String>,
     /// `on_demand` | `monthly` | `spot`; `None` when no price is known.
     pub billing: Option<String>,
-    /// Whole months subscribed before the rest runs pay-as-you-go (`chosen.mix.months`, a
-    /// mixed billing); `None` for a pure mode.
-    pub mix_months: Option<u64>,
+    /// What a monthly plan subscribes (a mixed billing's subscription too); `None` for
+    /// on-demand, spot and unpriced plans.
+    pub subscription: Option<Subscription>,
     pub hours: f64,
     /// `pytorch` | `mindspore` | … (`--framework`).
     pub software: String,
     pub train: Option<TrainView>,
     pub serve: Option<ServeView>,
+}
+
+/// One subscription per node, a period the provider's API accepts, and what the plan priced
+/// after it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Subscription {
+    /// Months per node (`chosen.months`; plans from before that field: the mix's months, else
+    /// the shortest accepted period that covers the job).
+    pub months: u64,
+    /// A mixed billing's remainder (`chosen.mix`); `None` for a pure subscription.
+    pub rest: Option<Remainder>,
+}
+
+/// The part of a mixed billing after the subscription, as the plan priced it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Remainder {
+    /// `on_demand` | `spot`.
+    pub billing: String,
+    /// Wall-clock hours after the subscription (spot: with its expected overhead).
+    pub hours: f64,
+    pub cny: f64,
+    /// The subscription's part, all nodes.
+    pub months_cny: f64,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -227,7 +250,7 @@ pub fn from_document(doc: &Value, pick: usize) -> Result<PlanView> {
         inter_link: s("cluster/inter_link")?,
         region: region(p, request)?,
         billing: optional_ident(p, "chosen/billing", &at("chosen.billing"))?,
-        mix_months: optional_count(p, "chosen/mix/months", 1200, &at)?,
+        subscription: None,
         hours: hours(p, &at("hours"))?,
         software: ident(
             request,
@@ -244,7 +267,77 @@ pub fn from_document(doc: &Value, pick: usize) -> Result<PlanView> {
         },
     };
     check_layout(&view, &at("train.setup.parallel.tp"))?;
-    Ok(view)
+    let subscription = subscription(p, &view, &at)?;
+    Ok(PlanView {
+        subscription,
+        ..view
+    })
+}
+
+/// A monthly plan's subscription, checked against the periods the provider's API accepts
+/// (gpuplan_core::plan::periods): a hand-edited or older plan cannot put a period the API
+/// refuses into the create command.
+fn subscription(
+    p: &Value,
+    v: &PlanView,
+    at: &dyn Fn(&str) -> String,
+) -> Result<Option<Subscription>> {
+    if v.billing.as_deref() != Some("monthly") {
+        return Ok(None);
+    }
+    let rest = match get(p, "chosen/mix") {
+        Some(m) if !m.is_null() => Some(Remainder {
+            billing: ident(m, "remainder_billing", &at("chosen/mix/remainder_billing"))?,
+            hours: positive(m, "remainder_hours", 1e7, &at("chosen/mix/remainder_hours"))?,
+            cny: non_negative(m, "remainder_cny", &at("chosen/mix/remainder_cny"))?,
+            months_cny: non_negative(m, "months_cny", &at("chosen/mix/months_cny"))?,
+        }),
+        _ => None,
+    };
+    let periods = serde_json::from_value(Value::String(v.provider.clone()))
+        .ok()
+        .and_then(gpuplan_core::plan::periods::of);
+    let months = match optional_count(p, "chosen/months", 1200, at)? {
+        Some(m) => Some(m),
+        None => match optional_count(p, "chosen/mix/months", 1200, at)? {
+            Some(m) => Some(m),
+            None => periods.and_then(|ps| ps.shortest_covering(v.hours)),
+        },
+    };
+    let accepted = |m: u64| periods.is_none_or(|ps| ps.spell(m).is_some());
+    match months {
+        Some(m) if accepted(m) => Ok(Some(Subscription { months: m, rest })),
+        _ => Err(fail(
+            field_msg("export-field-period", &at("chosen/months"))
+                .arg("value", months.map_or("none".into(), |m| m.to_string()))
+                .arg("provider", v.provider.clone())
+                .arg(
+                    "allowed",
+                    periods.map_or(String::new(), |ps| {
+                        ps.months()
+                            .iter()
+                            .map(u64::to_string)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    }),
+                ),
+        )),
+    }
+}
+
+/// A money amount: finite and ≥ 0.
+fn non_negative(v: &Value, path: &str, field: &str) -> Result<f64> {
+    let x = get(v, path)
+        .and_then(Value::as_f64)
+        .ok_or_else(|| fail(field_msg("export-field-not-number", field)))?;
+    if !(x.is_finite() && x >= 0.0) {
+        return Err(fail(
+            field_msg("export-field-number-range", field)
+                .arg("value", gpuplan_core::error::show_value(x.to_string()))
+                .arg("max", "∞"),
+        ));
+    }
+    Ok(x)
 }
 
 /// A training plan's TP × PP must divide its GPUs (the planner only emits such layouts): a
