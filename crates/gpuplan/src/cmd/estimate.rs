@@ -145,6 +145,12 @@ fn apply_layout_flags(a: &EstimateArgs, t: &mut TrainingSetup) -> Result<()> {
     set_opt!(a.tp_comm_overlap => p.tp_comm_overlap);
     set_opt!(a.overlap_grad_reduce => p.overlap_grad_reduce);
     set_opt!(a.overlap_param_gather => p.overlap_param_gather);
+    if let Some(v) = a.moe_a2a_overlap {
+        p.moe_a2a_overlap = v;
+    }
+    if let Some(v) = &a.moe_dispatcher {
+        p.moe_dispatcher = parse_word("moe-dispatcher", v)?;
+    }
     p.grad_all_reduce |= a.grad_all_reduce;
     t.compiled |= a.compiled;
     if let Some(v) = &a.recompute {
