@@ -237,7 +237,13 @@ fn training_accuracy_stays_within_todays_bands() {
         // 25.11-26.04.01 +5.6..+14.0% -> -28.7..-34.1%, DeepSeek-V3 -5.7% -> -39.0%, Qwen3-30B-A3B
         // at EP 16 +41..+43% -> -21..-22% (their recipes overlap or deduplicate that traffic, which
         // the workload cannot state), Qwen3-235B-A22B 25.09 (no overlap) +49.1% -> -6.7%.
-        tput <= 0.0886,
+        // 7.43% with the round-6 FP8 kernel generation merged; 7.01% since the workload states
+        // each Megatron-Bridge release's EP all-to-all overlap and dispatcher (train/step.rs
+        // `ep_overlapped_seconds`, `ep_alltoall_seconds` with DeepEP/HybridEP sending a token once
+        // per remote node and rank): Qwen3-235B-A22B 25.11-26.04.01 -25.6..-31.2% -> -2.3..+3.8%,
+        // DeepSeek-V3 -35.7% -> +13.3%, Qwen3-30B-A3B EP 16 -18.5..-19.7% -> +46.7..+48.9%, EP 8
+        // 25.11/26.02 +146.3/+158.9% -> +207.4/+229.3%, 26.02.01 +46.2% -> +57.5%.
+        tput <= 0.0702,
         "training throughput out-of-sample median {tput:.4}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
@@ -287,9 +293,12 @@ fn training_accuracy_stays_within_todays_bands() {
     // -34.1%) and DeepSeek-V3 25.09 (-39.0%) out, the 235B 25.09 row (+49.1% -> -6.7%) within band;
     // the Qwen3-30B-A3B EP 16 rows stay misses on the other side (+41..+43% -> -21..-22%).
     // 48 with phi-1.5's card (-67.2%: its 8 days on 32 A100s are 4.1x the paper's GPU-hours as a
-    // reader quotes them) as a known deviation.
+    // reader quotes them) as a known deviation. 43 since the EP all-to-all overlap and the
+    // DeepEP/HybridEP dispatchers are workload settings: Qwen3-235B-A22B 25.11-26.04.01 (5 rows)
+    // and DeepSeek-V3 25.09 within band, Qwen3-30B-A3B 25.09 (+23.8%, unchanged by it; +16.3%
+    // before the round-6 FP8 kernel generation) recorded with the other one-node EP 8 rows.
     assert!(
-        known <= 48,
+        known <= 43,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
