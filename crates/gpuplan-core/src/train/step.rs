@@ -1249,7 +1249,7 @@ mod tests {
 
     /// DeepEP/HybridEP send a token once per remote node and once per rank, not per expert:
     /// EP 16 over 2 nodes, 128 experts, top-8: the other node's 64 experts are hit with
-    /// 1 − C(64,8)/C(128,8) ≈ 0.9966, one copy over the NIC against alltoall's 4.
+    /// 1 − C(64,8)/C(128,8) ≈ 0.9969, one copy over the NIC against alltoall's 4.
     #[test]
     fn dedup_dispatchers_send_once_per_node_and_rank() {
         assert_eq!(hit_probability(128, 128, 8), 1.0);
