@@ -658,6 +658,16 @@ fn legend(look: &Look) -> String {
     )
 }
 
+/// The expert all-to-all's total and the part Megatron-Core's EP overlap hides (only shown when
+/// something is hidden).
+fn ep_how(st: &gpuplan_core::train::StepTime) -> String {
+    st.collectives
+        .iter()
+        .find(|c| c.kind == "ep" && c.overlapped.0 > 0.0)
+        .map(|c| format!("{} − {}", c.total, c.overlapped))
+        .unwrap_or_default()
+}
+
 /// A table label with a note after it: `label (note)` / `label（note）`.
 fn label_note(label: &str, note: &str, l: gpuplan_core::i18n::Lang) -> String {
     Msg::new("est-label-note")
@@ -942,7 +952,7 @@ fn step_rows(
             format!("{} / {}", st.dp_comm_total, st.dp_link),
         ),
         row("est-step-p2p", st.pp_comm, String::new()),
-        row("est-step-ep", st.ep_comm, String::new()),
+        row("est-step-ep", st.ep_comm, ep_how(st)),
     ]);
     // The host-CPU ceiling stretches the step beyond its GPU parts: the rest is input wait.
     if st.bottleneck == "host-cpu" {
