@@ -154,6 +154,24 @@ MBRIDGE_NOTE = ("Megatron-Bridge performance table (held out: no constant is fit
                 "from src/megatron/bridge/perf_recipes/*/h100 @067f987d (newer than some rows: assumption).")
 
 
+def mbridge_moe_comm(model, release):
+    """(moe_a2a_overlap, dispatcher) of a release's H100 FP8 MoE perf recipe, at the Megatron-Bridge tag taken for
+    the container (v0.1.0rc4 = 25.09, v0.2.0 = 25.11, v0.3.0 = 26.02, v0.3.1 = 26.02.01, v0.4.0 = 26.04/26.04.01,
+    v0.5.0 = 26.06): 25.09 scripts/performance/run_script.py (DeepSeek-V3 on h100: enable_deepep and A2A_1F1B ->
+    overlap_moe_expert_parallel_comm, delay_wgrad_compute; Qwen3: token drop, neither); later
+    scripts/performance/configs/qwen{,3}/*workload_base_configs.py (moe_a2a_overlap, moe_flex_dispatcher_backend,
+    which src/megatron/bridge/training/flex_dispatcher_backend.py apply_flex_dispatcher_backend turns into
+    moe_token_dispatcher_type 'flex' on Hopper); the Qwen3 provider's own dispatcher is 'alltoall'
+    (models/qwen/qwen_provider.py)."""
+    if model == "DeepSeekV3":
+        return True, "deepep"
+    if release == "25.09":
+        return False, "alltoall"
+    if model == "Qwen3_235B_a22B":
+        return True, "alltoall"
+    return {"25.11": (True, "alltoall"), "26.02": (True, "deepep")}.get(release, (False, "hybridep"))
+
+
 def mbridge(r):
     s = r["setup"]
     tp, pp, cp, ep = s["tp"], s["pp"], s["cp"], s["ep"]
@@ -185,6 +203,11 @@ def mbridge(r):
         # (recipes/qwen/h100/qwen3_moe.py @04eb4f8d, recipes/deepseek/h100/deepseek_v3.py @0edb6699),
         # where Megatron-Core's own default would be ETP = TP.
         parallel["etp"] = 1
+        overlap, dispatcher = mbridge_moe_comm(model, r["source_group"].removeprefix("mbridge-"))
+        if overlap:
+            parallel["moe_a2a_overlap"] = True
+        if dispatcher != "alltoall":
+            parallel["moe_dispatcher"] = dispatcher
     training = dict(task=task, precision="fp8", framework="megatron", micro_batch=s["mbs"], seq_len=s["seq_len"],
                     grad_accum=accum, recompute="none", attention="flash", parallel=parallel)
     if model.startswith("LLAMA") and s["precision"] != "not stated":
@@ -203,9 +226,10 @@ def mbridge(r):
     if model.startswith("Qwen3"):
         note += (" Qwen3 MoE: EP from the table with whole experts per rank (expert_tensor_parallel_size 1, "
                  "recipes/qwen/h100/qwen3_moe.py @04eb4f8d), experts inside the data-parallel group; token routing modelled as "
-                 "balanced (the table's note: force-balanced). The recipes use grouped GEMMs, an all-to-all or HybridEP "
-                 "flex dispatcher and, for 235B, overlap_moe_expert_parallel_comm; what of the all-to-all is hidden is "
-                 "not stated per row.")
+                 "balanced (the table's note: force-balanced). The recipes use grouped GEMMs; each release's dispatcher "
+                 "(parallel.moe_dispatcher) and all-to-all overlap (parallel.moe_a2a_overlap) are taken from its recipe "
+                 f"(tools/gen_cases_t.py mbridge_moe_comm): here {mbridge_moe_comm(model, r['source_group'].removeprefix('mbridge-'))[1]}"
+                 f"{', overlapped' if mbridge_moe_comm(model, r['source_group'].removeprefix('mbridge-'))[0] else ', not overlapped'}.")
         if s.get("moe_variant") == "tokendrop":
             note += " 25.09 rows marked 'tokendrop': capacity factor not stated; modelled dropless."
     if model == "DeepSeekV3":
@@ -213,7 +237,11 @@ def mbridge(r):
                  "deepseek_v3.py @0edb6699); the recipe recomputes the MLA up-projections and the MLP modules (recompute_modules "
                  "['mla_up_proj', 'mlp']) and places one multi-token-prediction layer (layout 'Et|(tt|)*30mL'); neither "
                  "is modelled (both lower the published rate). FP8 blockwise on H100 (the table's parenthesised "
-                 "TFLOP/s), overlap_grad_reduce off as in the recipe.")
+                 "TFLOP/s), overlap_grad_reduce off as in the recipe. The 25.09 H100 run uses DeepEP and the EP "
+                 "all-to-all overlap (scripts/performance/run_script.py at v0.1.0rc4: enable_deepep and A2A_1F1B for "
+                 "h100): moe_dispatcher 'deepep', moe_a2a_overlap. DeepSeek-V3's node-limited routing (topk_group 4 "
+                 "of 8 groups) is not modelled: routing is taken as uniform over the 8 nodes (4.6 remote nodes per "
+                 "token where the router allows at most 4 nodes in all), which leans the estimate low.")
     if task != "pretrain":
         training["attention_span"] = SQUAD_PACKED_SPAN
         note += (" Fine-tuning on SQuAD packed to 4096 tokens (recipes/common.py: 'uses SQuAD with packed sequences "
@@ -681,14 +709,6 @@ MB_FP8 = ("FIXME: Megatron-Bridge's H100 FP8 Llama rows are under-predicted (70B
           "recipe on 2026-08-07, Megatron-Bridge 56ae11dff, after these releases). The 8B recipe's 5 recomputed layers are not "
           "modelled, which leans the 8B estimate high, not low. " + FP8_GAP
           + " With the loss's traffic charged (compute.rs loss_bytes_per_logit: Megatron-Core's fused vocab-parallel cross-entropy, the NeMo/Megatron-Bridge default, 28 B per token x vocabulary entry, 128,256 entries) these rows went about 1 point further down (70B -24.3% to -26.9%, 8B -21.4%/-25.5%).")
-# The expert all-to-all as NCCL runs it (train/step.rs ep_alltoall_seconds, round 6): each rank's routed copies
-# (tokens / TP under sequence parallelism x top-k x h x 2 B), 1/EP to each peer, the peers on its node over NVLink
-# and the others over the GPU's 1/8 share of the node's NICs (50 GB/s on a DGX-H100), the slower part setting the
-# time. Before, every GPU was given the node's whole 400 GB/s of NICs and the full micro-batch's tokens.
-MB_A2A = ("Expert all-to-all since round 6 (train/step.rs ep_alltoall_seconds): the rank's routed copies (tokens / TP under "
-          "sequence parallelism x top-k x h x 2 B), 1/EP to each peer, on-node peers over NVLink and off-node peers over "
-          "the GPU's 1/8 share of the node's NICs, concurrently; it had been the full micro-batch over the node's whole "
-          "400 GB/s of NICs per GPU. ")
 # What each release's H100 FP8 recipe sets for the MoE all-to-all (Megatron-Bridge tags taken as the containers:
 # v0.1.0rc4 = 25.09, v0.2.0 = 25.11, v0.3.0 = 26.02, v0.3.1 = 26.02.01, v0.4.x = 26.04/26.04.01, v0.5.0 = 26.06;
 # scripts/performance/run_script.py and configs/qwen*/..workload_base_configs.py at those tags).
@@ -699,46 +719,43 @@ MB_RECIPES = ("Recipes at the Megatron-Bridge tags taken for the containers (v0.
               "the HybridEP flex dispatcher at EP 16 (the 26.02.01 table row still shows EP 8, PP 2, VP 12); every "
               "Qwen3-235B-A22B H100 FP8 config from 25.11 on moe_a2a_overlap=True (set_moe_a2a_overlap_overrides: "
               "overlap_moe_expert_parallel_comm and delay_wgrad_compute); DeepSeek-V3 25.09 on H100 DeepEP with "
-              "overlap_moe_expert_parallel_comm and delay_wgrad_compute (run_script.py 'A2A_1F1B'). gpuplan's workload has no "
-              "field for the dispatcher or the all-to-all overlap, so neither is modelled. ")
-MB_QWEN30 = ("FIXME: over-predicted +37.6% to +143.8% (EP 8 inside one node): gpuplan gives 12,210-12,460 tokens/s/GPU "
-             "(about 347 model TFLOP/s; at MBS 1 per micro-batch 130.8 ms of compute and 33.4 ms of NVLink all-to-all) "
-             "against the table's 5,113-9,058. " + MB_A2A + "It left these rows unchanged (one node: NVLink only, no "
-             "sequence parallelism). The rows disagree with each other on one layout (26.02: 5,113; 26.02.01: 9,058; both "
-             "TP 1 PP 2 VP 12 EP 8; 25.11: 5,275; 25.09 'tokendrop': 10,494, +16.3%, in band), and the recipes of the slow "
-             "releases differ in one stated setting: 25.11 and 26.02 run Qwen3-30B-A3B with moe_a2a_overlap=True "
-             "(overlap_moe_expert_parallel_comm, delay_wgrad_compute), 26.02.01 on with it False. That schedule is not "
-             "modelled (no workload field), and with the one-node all-to-all at 33 ms of a 164 ms micro-batch it has little to hide. "
-             "What the fast rows still need is about 2.6 ms per layer and micro-batch (the 26.02.01 step 28.9 s against "
-             "21.0 s modelled); 25.09 at MBS 2 (16.3 ms per layer and micro-batch published) and 26.02.01 at MBS 1 (9.4 ms) "
-             "fit 2.6 ms + the modelled GPU time per token, a cost that does not grow with the tokens: the host side of the "
-             "dispatcher (a device-to-host copy of the token counts and a stream synchronization in every MoE layer's "
-             "forward, Megatron-LM @d98e8a64 token_dispatcher.py _maybe_dtoh_and_synchronize, after which the GPU waits for "
-             "the CPU to launch the 16 local experts' quantize and GEMM kernels; Megatron's MoE README lists 'CPU Overhead "
-             "Bottleneck' with CUDA graphs of attn, moe_router and moe_preprocess as the fix). No sourced per-launch host "
-             "cost was found, so it is not modelled and no constant is fitted to these rows. " + MB_RECIPES)
-MB_QWEN30_EP16 = ("FIXME: under-predicted -20.9% to -22.1% (EP 16 over both nodes): gpuplan gives 6,979 tokens/s/GPU (step "
-                  "37.6 s: 15.6 s compute, 22.0 s all-to-all) against 8,826-8,960. " + MB_A2A + "It moved these rows from "
-                  "+41.2%..+43.3% to -20.9%..-22.1%: half of each rank's 8 routed copies per token go to the other node, "
-                  "134 MB x 8/16 per all-to-all at 37.5 GB/s. The recipes of these releases run the HybridEP flex "
-                  "dispatcher, which sends a token once per remote node and fans it out over NVLink there (top-8 of 128 "
-                  "experts reaches the other node's 64 experts for almost every token: about 1/4 of the NCCL bytes, ~5.5 s "
-                  "instead of 22.0 s, which would put these rows near the EP 8 rows' +38%, as the table's 8,826-8,960 sit "
-                  "next to 26.02.01's 9,058). gpuplan's workload cannot state the dispatcher. " + MB_RECIPES)
-MB_QWEN235 = ("FIXME: under-predicted -28.7% to -34.1%: gpuplan gives 1,123-1,128 tokens/s/GPU (per micro-batch 95 ms of "
-              "compute and 126 ms of all-to-all: EP 32 spans 4 nodes, 24 of a rank's 32 peers off-node) against 1,575-1,712. "
-              + MB_A2A + "It moved these rows from +5.6%..+14.0% to -28.7%..-34.1%, and the 25.09 row, whose recipe has "
-              "no all-to-all overlap, from +49.1% to -6.7% (in band). From 25.11 on the recipe overlaps the all-to-all with "
-              "the other micro-batch's forward and backward (moe_a2a_overlap=True: overlap_moe_expert_parallel_comm, "
-              "delay_wgrad_compute): with it, at most the all-to-all's excess over the compute (~31 ms of 126 ms per "
-              "micro-batch) stays exposed, which would put the 26.04 row at about +15%; the workload has no field for it. "
-              + MB_RECIPES)
-MB_DSV3 = ("FIXME: under-predicted -39.0%: gpuplan gives 791 tokens/s/GPU (step 41.4 s: 19.9 s compute, 20.3 s all-to-all over "
-           "EP 64 = 8 nodes) against 1,297. " + MB_A2A + "It moved this row from -5.7% to -39.0%. The 25.09 H100 run uses "
-           "DeepEP (a token crosses the network once per remote node, and DeepSeek-V3's routing limits each token to 4 "
-           "nodes: topk_group 4 of 8 groups) and overlaps the all-to-all with the other micro-batch "
-           "(overlap_moe_expert_parallel_comm, delay_wgrad_compute: run_script.py 'A2A_1F1B' for h100); neither can be "
-           "stated in the workload. " + MB_RECIPES)
+              "overlap_moe_expert_parallel_comm and delay_wgrad_compute (run_script.py 'A2A_1F1B'). Since round 6 both are "
+              "workload settings (parallel.moe_dispatcher, parallel.moe_a2a_overlap; train/step.rs ep_alltoall_seconds, "
+              "ep_overlapped_seconds) set per row from these recipes; the 26.02.01 row takes its tag's settings (HybridEP, "
+              "no overlap) on the table's EP 8 layout, an assumption. ")
+MB_QWEN30 = ("FIXME: over-predicted +23.8% to +229.3% (EP 8 inside one node): gpuplan gives 12,994-16,837 tokens/s/GPU "
+             "against the table's 5,113-10,494. The rows disagree with each other on one layout (26.02: 5,113; 26.02.01: "
+             "9,058; both TP 1 PP 2 VP 12 EP 8; 25.11: 5,275; 25.09 'tokendrop': 10,494), and the slow releases are the "
+             "ones whose recipes run the EP all-to-all overlap (25.11: moe_a2a_overlap with alltoall; 26.02: with DeepEP; "
+             "26.02.01: HybridEP, no overlap; 25.09: alltoall, no overlap). Since round 6 the workload states both "
+             "(parallel.moe_a2a_overlap, parallel.moe_dispatcher; train/step.rs ep_overlapped_seconds, "
+             "ep_alltoall_seconds), which moved 25.11 from +146.3% to +207.4% and 26.02 from +158.9% to +229.3% (the "
+             "combined 1F1B schedule hides all but 0.13 s and 0.04 s of their 2.1 s and 2.9 s of NVLink all-to-all behind "
+             "the other micro-batch's compute) and 26.02.01 from +46.2% to +57.5% (HybridEP sends a token once to each of "
+             "the node's ranks holding any of its experts, 4.7 of the 7 peers, instead of 7 of its 8 routed copies); "
+             "25.09 (+23.8%; +16.3% before the round-6 FP8 kernel change) did not move. Megatron-LM warns that on Hopper "
+             "the overlap wants CUDA_DEVICE_MAX_CONNECTIONS > 1 (megatron/training/arguments.py @d98e8a64: 'For Hopper and "
+             "before, try not to use tensor model parallelism or context parallelism with "
+             "overlap_moe_expert_parallel_comm'), but these rows use neither TP nor CP, and what makes the overlapped "
+             "releases 2-3x slower per token than 26.02.01 on the same layout (published step 24.8 s at 25.11 against "
+             "8.1 s modelled) is not determined. What the fast rows still need is about 3 ms per layer and micro-batch "
+             "(26.02.01: 28.9 s published against 18.4 s modelled over 24 layers x 128 micro-batches; the EP 16 rows the "
+             "same, 3.1 ms), a cost that does not grow with the tokens: the host side of the dispatcher (a device-to-host "
+             "copy of the token counts and a stream synchronization in every MoE layer's forward, Megatron-LM @d98e8a64 "
+             "token_dispatcher.py _maybe_dtoh_and_synchronize, after which the GPU waits for the CPU to launch the local "
+             "experts' quantize and GEMM kernels; Megatron's MoE README lists 'CPU Overhead Bottleneck' with CUDA graphs of "
+             "attn, moe_router and moe_preprocess as the fix). No sourced per-launch host cost was found, so it is not "
+             "modelled and no constant is fitted to these rows. " + MB_RECIPES)
+MB_QWEN30_EP16 = ("FIXME: over-predicted +46.7% to +48.9% (EP 16 over both nodes): gpuplan gives 13,143 tokens/s/GPU (step "
+                  "20.0 s: 14.5 s compute, 5.5 s all-to-all) against 8,826-8,960. These releases run the HybridEP flex "
+                  "dispatcher without the all-to-all overlap; since round 6 the workload states it (parallel.moe_dispatcher "
+                  "'hybridep'; train/step.rs ep_alltoall_seconds: a token crosses to the other node once if any of its "
+                  "top-8 of 128 experts is there, probability 1 - C(64,8)/C(128,8) = 0.9969, instead of 4 of its 8 "
+                  "copies), which cut the all-to-all from 22.0 s to 5.5 s and moved these rows from -18.5%..-19.7% (in "
+                  "band, with the NCCL volume) to +46.7%..+48.9%, next to the one-node EP 8 row of 26.02.01 (+57.5%). "
+                  "The gap is the same 3 ms per layer and micro-batch as there (29.5 s published against 20.0 s modelled, "
+                  "48 layers x 64 micro-batches): the dispatcher's host synchronization and kernel launches, not modelled "
+                  "(see the EP 8 rows). " + MB_RECIPES)
 NEMO_SFT13 = ("FIXME: under-predicted -20.1% (8,126 against 10,176 tokens/s/GPU): -19.2% and in band until the loss's "
               "traffic over the logits was charged (compute.rs loss_bytes_per_logit: Megatron-Core's fused "
               "vocab-parallel cross-entropy, 28 B per token x vocabulary entry, 32,000 entries, on the last of 4 "
@@ -762,8 +779,7 @@ PHI15 = ("FIXME: under-predicted -67%: the card's 6,144 GPU-hours (32 A100-40G x
 KNOWN = {
     "t-card-phi-15-gpu-hours": PHI15,
     **{f"t-mbridge-{v}-qwen3-30b-a3b-16gpu-h100": MB_QWEN30 for v in ["2509", "2511", "2602", "260201"]},
-    **{f"t-mbridge-{v}-qwen3-235b-a22b-256gpu-h100": MB_QWEN235 for v in ["2511", "2602", "260201", "2604", "260401"]},
-    "t-mbridge-2509-deepseek-v3-1024gpu-h100": MB_DSV3,
+    **{f"t-mbridge-{v}-qwen3-30b-a3b-16gpu-h100": MB_QWEN30_EP16 for v in ["2604", "260401", "2606"]},
     **{f"t-titan-llama31-8b-8gpu-cp{c}-s{s}k": CP for c, s in [(4, 128), (8, 256)]},
     **{k: CARD_8B for k in ["t-card-llama3-8b-gpu-hours", "t-card-llama31-8b-gpu-hours"]},
 }

@@ -100,6 +100,14 @@ pub struct ComputeParts {
     /// the split (inside `attention_s`), so not in the JSON.
     #[serde(skip)]
     pub attention_fwd_layer_s: f64,
+    /// One layer's compute (forward and backward) for one micro-batch, the layers' mean: what
+    /// the EP all-to-all overlap pairs with (train/step.rs `ep_phase`). Not in the JSON.
+    #[serde(skip)]
+    pub layer_s: f64,
+    /// The routed experts' GEMMs (forward, backward and weight gradients) of one MoE layer for
+    /// one micro-batch: the part of `layer_s` between dispatch and combine. Not in the JSON.
+    #[serde(skip)]
+    pub expert_layer_s: f64,
 }
 
 impl ComputeParts {
@@ -719,7 +727,7 @@ pub fn micro_batch_compute(
         gemm_s,
         attention_s: attention_seconds(t, setup, r, p.tp),
         elementwise_s: mb.layer_elementwise_seconds(b, total_layers, moe_memory_s),
-        attention_fwd_layer_s: 0.0,
+        ..ComputeParts::default()
     };
     let (head, head_dequant) = mb.head_seconds();
     let (other, last) = stage_layers(total_layers, p.pp, p.last_stage_layers);
@@ -735,6 +743,8 @@ pub fn micro_batch_compute(
         attention_s: layer.attention_s * n,
         elementwise_s: layer.elementwise_s * n + if on_last { head_dequant } else { 0.0 },
         attention_fwd_layer_s: attention_kernel_seconds(t, setup, r, p.tp).0,
+        layer_s: per,
+        expert_layer_s: mb.expert_seconds(b),
     }
 }
 
@@ -790,6 +800,37 @@ impl MicroBatch<'_> {
             _ => gemm_s,
         };
         (gemm_s, moe_memory_s)
+    }
+
+    /// The routed experts' linears (those held in several copies) of one MoE layer, as the
+    /// device runs them: its local experts over the tokens routed to them.
+    fn expert_seconds(&self, b: &ParamBreakdown) -> f64 {
+        let split = &self.split;
+        let routed = |l: &&crate::model::Linear| l.copies > 1;
+        b.groups
+            .iter()
+            .map(|g| {
+                g.linears
+                    .iter()
+                    .filter(routed)
+                    .map(|l| {
+                        let d = split.linear(l);
+                        let casts = linear_casts(self.setup, self.t, l);
+                        let rows = split.rows(l, self.tokens);
+                        let one = linear_seconds_cast(
+                            rows,
+                            d.d_in,
+                            d.d_out,
+                            1,
+                            self.frozen,
+                            casts,
+                            self.r,
+                        );
+                        d.copies as f64 * one
+                    })
+                    .sum::<f64>()
+            })
+            .fold(0.0, f64::max)
     }
 
     /// One layer of `g`'s linears, each as the device holds it (`WeightSplit::linear`); routed

@@ -570,6 +570,17 @@ pub fn check_parallelism(
                 crate::i18n::Msg::new("fix-virtual-stages").arg("layers", layers),
             ));
         }
+        // Megatron-Core runs the EP all-to-all overlap in its combined 1F1B schedules only, with
+        // interleaving under PP: "If enabling EP A2A overlap, virtual_pipeline_model_parallel_size
+        // must be specified when pipeline_model_parallel_size > 1" (transformer_config.py
+        // @d98e8a64).
+        if p.moe_a2a_overlap && p.pp > 1 && p.virtual_stages < 2 {
+            return Err(CoreError::invalid_msg(
+                "parallel.moe_a2a_overlap",
+                p.moe_a2a_overlap,
+                crate::i18n::Msg::new("fix-moe-a2a-overlap"),
+            ));
+        }
         if let Some(last) = p.last_stage_layers {
             if p.pp < 2 || last >= layers || last + (p.pp - 1) > layers {
                 return Err(CoreError::invalid_msg(

@@ -568,6 +568,48 @@ pub struct Parallelism {
     /// wrapped units (torchtitan, torchtune's LoRA recipes, accelerate's transformer auto-wrap),
     /// so the root holds embedding, final norm and head.
     pub fsdp_wrap_embeddings: bool,
+    /// Megatron-Core's EP all-to-all overlap (`--overlap-moe-expert-parallel-comm` with
+    /// `--delay-wgrad-compute`; Megatron-Bridge `moe_a2a_overlap`): one micro-batch's forward
+    /// layer runs beside another's backward layer, each dispatch/combine on a communication
+    /// stream behind the other pass's attention or expert compute (train/step.rs
+    /// `ep_exposed_per_pair`). Needs EP > 1 and, with PP > 1, virtual stages. Default: off
+    /// (Megatron-Core's argument default `False`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub moe_a2a_overlap: bool,
+    /// How the MoE tokens travel to the experts (Megatron-Core `--moe-token-dispatcher-type`,
+    /// `--moe-flex-dispatcher-backend`). Default: `alltoall`.
+    #[serde(skip_serializing_if = "MoeDispatcher::is_all_to_all")]
+    pub moe_dispatcher: MoeDispatcher,
+}
+
+/// The MoE token dispatcher of an expert-parallel job (train/step.rs `ep_alltoall_seconds`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum MoeDispatcher {
+    /// NCCL all-to-all (Megatron-Core `alltoall`): every routed copy (token × top-k) is sent to
+    /// the rank of its expert.
+    #[default]
+    #[serde(rename = "alltoall")]
+    AllToAll,
+    /// DeepEP (`flex` with backend `deepep`): a token crosses the network once per remote node
+    /// whose ranks hold any of its experts, then is forwarded over NVLink to each such rank once.
+    #[serde(rename = "deepep")]
+    DeepEp,
+    /// HybridEP (`flex` with backend `hybridep`): counted as DeepEP (once per node, then NVLink).
+    #[serde(rename = "hybridep")]
+    HybridEp,
+}
+
+impl MoeDispatcher {
+    /// The default (skipped when a setup is serialized, so older outputs stay as they were).
+    pub fn is_all_to_all(&self) -> bool {
+        *self == MoeDispatcher::AllToAll
+    }
+    /// DeepEP or HybridEP: one copy per destination node and rank instead of per expert.
+    pub fn dedups(&self) -> bool {
+        !self.is_all_to_all()
+    }
 }
 
 impl Parallelism {
@@ -608,6 +650,8 @@ impl Default for Parallelism {
             grad_all_reduce: false,
             grad_reduce_fp32: false,
             fsdp_wrap_embeddings: false,
+            moe_a2a_overlap: false,
+            moe_dispatcher: MoeDispatcher::AllToAll,
         }
     }
 }

@@ -670,4 +670,68 @@ fn fp8_kernel_generation_sets_the_fp8_gemm_rate_only() {
     let plain = step(&m, &bf16, &c);
     bf16.fp8_kernels = Fp8Kernels::Y2023;
     assert_eq!(plain.step.0, step(&m, &bf16, &c).step.0);
+
+/// Megatron-Core's EP all-to-all overlap (`parallel.moe_a2a_overlap`, train/step.rs
+/// `ep_overlapped_seconds`): the all-to-all still moves the same bytes (the collective's total),
+/// but only the (micro-batch, chunk) pairs past the interleaved warm-up — (p − 1) + (v − 1)·p + 1
+/// of the m·v on the mean rank — hide it behind the other pass's compute. At PP 8 × VP 4 with 4
+/// micro-batches none do; with 64 most do. PP > 1 without virtual stages is refused, as
+/// Megatron-Core asserts.
+#[test]
+fn the_ep_overlap_hides_the_all_to_all_only_past_the_warm_up() {
+    let m = model("Qwen3-235B-A22B");
+    let c = cluster("h100-sxm", 32);
+    let ep_entry = |st: &StepTime| {
+        let e = st.collectives.iter().find(|e| e.kind == "ep").unwrap();
+        (e.total.0, e.overlapped.0)
+    };
+    for (accum, hides) in [(4, false), (64, true)] {
+        let mut s = megatron(2, 8, accum);
+        s.parallel.ep = 32;
+        s.parallel.etp = std::num::NonZeroU64::new(1);
+        s.parallel.virtual_stages = 4;
+        let plain = step(&m, &s, &c);
+        s.parallel.moe_a2a_overlap = true;
+        let over = step(&m, &s, &c);
+        let (total, hidden) = ep_entry(&over);
+        assert!((total - plain.ep_comm.0).abs() < 1e-9 * total);
+        assert!((over.ep_comm.0 + hidden - total).abs() < 1e-9 * total);
+        assert_eq!(hidden > 0.0, hides, "{accum}: hidden {hidden} of {total}");
+        assert_eq!(over.compute, plain.compute);
+    }
+    let mut s = megatron(2, 8, 64);
+    s.parallel.ep = 32;
+    s.parallel.moe_a2a_overlap = true;
+    assert!(training_step(&m, &s, &c, &Tunables::default()).is_err());
+}
+
+/// DeepEP/HybridEP (`parallel.moe_dispatcher`): a token crosses to a remote node once if any of
+/// its experts is there. Qwen3-30B-A3B at EP 16 over 2 nodes: top-8 of 128 experts hits the other
+/// node's 64 with probability 1 − C(64,8)/C(128,8), one copy over the GPU's 50 GB/s NIC share
+/// instead of alltoall's 4 of 8; the NVLink part (2 × 7 peers × P(a rank's 8 experts are hit))
+/// is the faster one.
+#[test]
+fn dedup_dispatchers_cross_the_network_once_per_remote_node() {
+    let eff = Tunables::default().collective_efficiency;
+    let m = model("Qwen3-30B-A3B");
+    let c = cluster("h100-sxm", 2);
+    let mut s = megatron(1, 1, 4);
+    s.parallel.ep = 16;
+    s.parallel.etp = std::num::NonZeroU64::new(1);
+    let a2a = step(&m, &s, &c);
+    s.parallel.moe_dispatcher = MoeDispatcher::HybridEp;
+    let hybrid = step(&m, &s, &c);
+    let token_bytes = 4096.0 * 2048.0 * 2.0;
+    let miss: f64 = (0..8)
+        .map(|i| (64.0 - i as f64) / (128.0 - i as f64))
+        .product();
+    let nic = 3200e9 / 8.0 / 8.0 * eff;
+    let want = 4.0 * token_bytes * (1.0 - miss) / nic * 48.0 * 4.0;
+    assert!(
+        (hybrid.ep_comm.0 - want).abs() < 1e-9 * want,
+        "{} {want}",
+        hybrid.ep_comm.0
+    );
+    let nccl = 4.0 * token_bytes * 8.0 * 8.0 / 16.0 / nic * 48.0 * 4.0;
+    assert!((a2a.ep_comm.0 - nccl).abs() < 1e-9 * nccl);
 }

@@ -434,6 +434,12 @@ pub struct EstimateArgs {
     /// Overlap the parameter all-gather with compute (ZeRO-3 prefetch on; ZeRO-1/2 off).
     #[arg(long)]
     pub overlap_param_gather: Option<bool>,
+    /// MoE: overlap the expert all-to-all with another micro-batch's compute (Megatron-Core --overlap-moe-expert-parallel-comm; default off; with --pp > 1 needs --virtual-stages)
+    #[arg(long)]
+    pub moe_a2a_overlap: Option<bool>,
+    /// MoE token dispatcher: alltoall, deepep or hybridep (Megatron-Core --moe-token-dispatcher-type, --moe-flex-dispatcher-backend) [default: alltoall]
+    #[arg(long, value_name = "NAME")]
+    pub moe_dispatcher: Option<String>,
     /// ZeRO-1 optimizer that all-reduces whole gradients before updating its shard (DeepSpeed
     /// BF16_Optimizer with pipeline parallelism) instead of reduce-scattering them.
     #[arg(long)]

@@ -240,7 +240,13 @@ fn training_accuracy_stays_within_todays_bands() {
         // 7.43% over 288 with two FP8 kernel generations (constants.rs fp8_gemm_ratio_current, fitted
         // on NeMo 24.07's 11 FP8 pretraining rows, which left the out-of-sample set): Megatron-Bridge's
         // FP8 Llama rows -21..-27% -> -12..-16%, torchtitan's float8 and Trainy's H200 rows closer.
-        tput <= 0.0743,
+        // 7.01% since the workload states
+        // each Megatron-Bridge release's EP all-to-all overlap and dispatcher (train/step.rs
+        // `ep_overlapped_seconds`, `ep_alltoall_seconds` with DeepEP/HybridEP sending a token once
+        // per remote node and rank): Qwen3-235B-A22B 25.11-26.04.01 -25.6..-31.2% -> -2.3..+3.8%,
+        // DeepSeek-V3 -35.7% -> +13.3%, Qwen3-30B-A3B EP 16 -18.5..-19.7% -> +46.7..+48.9%, EP 8
+        // 25.11/26.02 +146.3/+158.9% -> +207.4/+229.3%, 26.02.01 +46.2% -> +57.5%.
+        tput <= 0.0701,
         "training throughput out-of-sample median {tput:.4}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
@@ -294,8 +300,12 @@ fn training_accuracy_stays_within_todays_bands() {
     // 8 FP8 Llama rows (-21.4..-26.7% -> -12.1..-16.3%), NeMo 24.07's GPT3-175B/512 (-20.9% ->
     // -7.4%, now in-sample) and Llama 2 13B SFT (-20.1% -> -7.2%) within band; the Qwen3-30B-A3B EP 16
     // rows (-21..-22% -> -18.5..-19.7%) within band, its 25.09 row (+16.3% -> +23.8%) out.
+    // 33 with both (43 on the MoE branch alone) since the EP all-to-all overlap and the
+    // DeepEP/HybridEP dispatchers are workload settings: Qwen3-235B-A22B 25.11-26.04.01 (5 rows)
+    // and DeepSeek-V3 25.09 within band, Qwen3-30B-A3B 25.09 (+23.8%, unchanged by it; +16.3%
+    // before the round-6 FP8 kernel generation) recorded with the other one-node EP 8 rows.
     assert!(
-        known <= 36,
+        known <= 33,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes

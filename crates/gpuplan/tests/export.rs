@@ -1105,4 +1105,59 @@ fn a_refused_subscription_period_is_not_written() {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
+
+/// The MoE dispatcher and all-to-all overlap the plan's step time assumed travel to Megatron-LM:
+/// without `--moe-token-dispatcher-type` Megatron runs its default `allgather` dispatcher, which
+/// the step time does not model (core_v0.15.0 arguments.py, default 'allgather').
+#[test]
+fn megatron_args_carry_the_moe_dispatcher_and_overlap() {
+    let run = |extra: &str, name: &str| {
+        let dir = scratch(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        let w = dir.join("w.toml");
+        std::fs::write(
+            &w,
+            format!(
+                "kind = \"training\"\nmodel = \"Qwen3-30B-A3B\"\n[training]\ntask = \"pretrain\"\n\
+                 framework = \"megatron\"\nseq_len = 4096\ntokens = 1e9\n[training.parallel]\n\
+                 ep = 8\nzero = 1\n{extra}"
+            ),
+        )
+        .unwrap();
+        let out = dir.join("bundle");
+        let a = ["plan", "-w", w.to_str().unwrap(), "--pick", "1", "--export"];
+        let mut a = a.to_vec();
+        a.push(out.to_str().unwrap());
+        let o = gpuplan(&a);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let text = std::fs::read_to_string(out.join("megatron_args.sh")).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        text
+    };
+    let plain = run("", "moe-plain");
+    assert!(
+        plain.contains("--moe-token-dispatcher-type alltoall"),
+        "{plain}"
+    );
+    assert!(
+        !plain.contains("--overlap-moe-expert-parallel-comm"),
+        "{plain}"
+    );
+    let deep = run(
+        "moe_a2a_overlap = true\nmoe_dispatcher = \"deepep\"\n",
+        "moe-deepep",
+    );
+    for flag in [
+        "--moe-token-dispatcher-type flex",
+        "--moe-enable-deepep",
+        "--overlap-moe-expert-parallel-comm",
+        "--delay-wgrad-compute",
+    ] {
+        assert!(deep.contains(flag), "{flag}: {deep}");
+    }
 }

@@ -154,6 +154,7 @@ fix-model-parallel-divides-gpus = must divide the number of GPUs ({ $gpus }); ch
 fix-global-batch-multiple = must be a multiple of micro-batch × data-parallel size = { $mb } × { $dp } = { $per }
 fix-cp-divides-seq = the sequence ({ $seq } tokens) must split evenly over the context-parallel ranks: choose a cp that divides seq_len
 fix-virtual-stages = interleaving needs pp ≥ 2 and at least one of the { $layers } layers per virtual stage (pp × virtual_stages ≤ { $layers })
+fix-moe-a2a-overlap = the EP all-to-all overlap needs virtual_stages ≥ 2 when pp ≥ 2 (Megatron-Core runs it in the interleaved schedule only)
 fix-last-stage-layers = needs pp ≥ 2 and leaves at least one of the { $layers } layers to each other stage
 finding-gpu-count-fraction = { $value } is not a whole number of GPUs
 finding-vcpu-range = { $value } vCPUs is out of range: give 1 to 1024

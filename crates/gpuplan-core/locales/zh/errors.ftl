@@ -151,6 +151,7 @@ fix-model-parallel-divides-gpus = 必须能整除 GPU 总数（{ $gpus }）：�
 fix-global-batch-multiple = 必须是 micro-batch × 数据并行规模 = { $mb } × { $dp } = { $per } 的整数倍
 fix-cp-divides-seq = 序列（{ $seq } 个 token）必须能均分到各上下文并行 rank：请选能整除 seq_len 的 cp
 fix-virtual-stages = 交错流水线需要 pp ≥ 2，且每个虚拟阶段至少有 { $layers } 层中的一层（pp × virtual_stages ≤ { $layers }）
+fix-moe-a2a-overlap = pp ≥ 2 时，EP all-to-all 重叠需要 virtual_stages ≥ 2（Megatron-Core 只在交错流水线调度中运行它）
 fix-last-stage-layers = 需要 pp ≥ 2，并给其余每个阶段至少留下 { $layers } 层中的一层
 finding-gpu-count-fraction = { $value } 不是整数张 GPU
 finding-vcpu-range = { $value } 个 vCPU 超出范围：请给出 1 到 1024

@@ -59,6 +59,8 @@ help-arg-grad-accum = 每个优化器步的梯度累积步数（默认：1）
 help-arg-grad-all-reduce = 在更新本分片前对整份梯度做 all-reduce 的 ZeRO-1 优化器（流水线并行下的 DeepSpeed BF16_Optimizer），而非 reduce-scatter
 help-arg-gradient-as-bucket-view = DDP gradient_as_bucket_view=True：all-reduce 桶中不再另存一份梯度
 help-arg-deepspeed = 由 DeepSpeed 引擎运行 ZeRO：计入其归约桶（reduce bucket），以及优化器步时本分片梯度的 fp32 副本
+help-arg-moe-a2a-overlap = MoE：专家 all-to-all 与另一个微批次的计算重叠（Megatron-Core --overlap-moe-expert-parallel-comm；默认关闭；--pp > 1 时需要 --virtual-stages）
+help-arg-moe-dispatcher = MoE token 分发器：alltoall、deepep 或 hybridep（Megatron-Core --moe-token-dispatcher-type、--moe-flex-dispatcher-backend）[默认：alltoall]
 help-arg-persistent-grads = 梯度在各步之间保留并原地清零（PyTorch < 2.0 的 zero_grad(set_to_none=False)，PyTorch 2.0 之前的 HF Trainer）
 help-arg-host-vcpus = 每节点主机 vCPU（硬件线程）数：图像模型的吞吐上限为 vCPU × 节点数 × image_decode_per_core 样本/秒（默认：不设上限；配合 --instance 时取目录中的 vCPU 数）
 help-arg-id = 实例规格 ID（ecs.gn7e-c16g1.4xlarge）、规格族（gn7e、GN10Xp）或 GPU ID（a100-80g）

@@ -14,7 +14,7 @@ use crate::hardware::ClusterSpec;
 use crate::layout::{self, DeviceParams, WeightSplit};
 use crate::model::{param_breakdown_shared, ModelSpec, ParamBreakdown, TransformerSpec};
 use crate::units::{compute_time, transfer_time, Bandwidth, Bytes, FlopRate, Flops, Seconds};
-use crate::workload::{Framework, Parallelism, Recompute, TrainingSetup};
+use crate::workload::{Framework, MoeDispatcher, Parallelism, Recompute, TrainingSetup};
 use serde::Serialize;
 
 /// Time of one optimizer step and its parts.
@@ -818,25 +818,52 @@ fn pp_phase(x: &Ctx) -> Seconds {
 }
 
 /// EP: dispatch + combine, forward and backward: 4 all-to-alls per MoE layer of the stage and
-/// micro-batch ([`ep_alltoall_seconds`]).
-fn ep_phase(x: &Ctx) -> Seconds {
+/// micro-batch ([`ep_alltoall_seconds`]), all exposed, or under Megatron-Core's EP all-to-all
+/// overlap only what the other micro-batch's compute does not hide ([`ep_overlapped_seconds`]).
+/// Returns (total, hidden).
+fn ep_phase(x: &Ctx, parts: &ComputeParts) -> (Seconds, Seconds) {
     let (p, c) = (x.p, x.c);
     let Some((t, moe)) = x.transformer().and_then(|t| t.moe.map(|moe| (t, moe))) else {
-        return Seconds(0.0);
+        return (Seconds(0.0), Seconds(0.0));
     };
     if p.ep <= 1 {
-        return Seconds(0.0);
+        return (Seconds(0.0), Seconds(0.0));
     }
     let moe_layers = (t.layers - moe.dense_layers) as f64 / p.pp as f64;
     let routed = crate::compute::moe::routed_tokens(x.setup, x.local_tokens as u64) as f64;
-    let bytes = routed * moe.experts_per_token as f64 * t.hidden as f64 * 2.0;
+    let token_bytes = routed * t.hidden as f64 * 2.0;
     let etp = p.etp.map_or(1, |e| e.get());
     let links = EpLinks {
         intra: x.intra * x.eff_net,
         nic: c.inter_bandwidth.min(x.intra) * x.eff_net / c.gpus_per_node.max(1) as f64,
     };
-    let one = ep_alltoall_seconds(bytes, p.ep, c.gpus_per_node, etp, links);
-    Seconds(4.0 * one * moe_layers * x.m_micro)
+    let group = EpGroup {
+        ep: p.ep,
+        on_node: p.ep.min((c.gpus_per_node / etp).max(1)),
+        experts: moe.experts,
+        top_k: moe.experts_per_token,
+    };
+    let one = ep_alltoall_seconds(token_bytes, group, p.moe_dispatcher, links);
+    let total = 4.0 * one * moe_layers * x.m_micro;
+    if !p.moe_a2a_overlap {
+        return (Seconds(total), Seconds(0.0));
+    }
+    let exposed = ep_overlapped_seconds(x, parts, one, moe_layers);
+    (Seconds(total), Seconds((total - exposed).max(0.0)))
+}
+
+/// An expert-parallel group: `ep` ranks, `on_node` of them on each node (Megatron-Core builds
+/// the expert groups in the default order `tp-cp-ep-dp-pp` with tp = the expert-TP size and
+/// cp = 1, megatron/core/parallel_state.py @d98e8a64 `initialize_model_parallel`:
+/// `expert_decoder_rank_generator`, `expert_order`, so a rank's EP peers are `etp` apart and
+/// min(ep, gpus_per_node / etp) of the group share its node), holding `experts` routed experts,
+/// `top_k` of them per token.
+#[derive(Clone, Copy, Debug)]
+struct EpGroup {
+    ep: u64,
+    on_node: u64,
+    experts: u64,
+    top_k: u64,
 }
 
 /// The two links an expert-parallel rank's all-to-all uses: NVLink/PCIe to the peers on its node,
@@ -847,22 +874,91 @@ struct EpLinks {
     nic: Bandwidth,
 }
 
-/// Seconds of one all-to-all of `bytes` (a rank's routed copies, tokens × top-k × h × 2 B) over
-/// `ep` ranks under balanced routing: 1/ep of the copies stays on the rank, each peer gets
-/// 1/ep. Megatron-Core builds the expert groups in the default order `tp-cp-ep-dp-pp` with
-/// tp = the expert-TP size and cp = 1 (megatron/core/parallel_state.py @d98e8a64,
-/// `initialize_model_parallel`: `expert_decoder_rank_generator`, `expert_order`), so a rank's EP peers are `etp` apart and min(ep, gpus_per_node / etp) of the group
-/// share its node. NCCL sends to all peers at once (grouped send/recv), so the on-node and
-/// off-node parts run concurrently: the slower one sets the time.
-fn ep_alltoall_seconds(bytes: f64, ep: u64, gpus_per_node: u64, etp: u64, l: EpLinks) -> f64 {
-    if ep <= 1 {
+/// Seconds of one dispatch (or combine) of a rank's `token_bytes` (its routed tokens × h × 2 B)
+/// under balanced routing. The on-node and off-node parts run concurrently (NCCL's grouped
+/// send/recv, DeepEP's one kernel): the slower one sets the time.
+/// - `alltoall`: every routed copy goes to its expert's rank, 1/ep of the copies to each peer.
+/// - DeepEP/HybridEP: a token goes once to each remote node holding any of its experts, over
+///   the NIC to the GPU of the same local index there, which forwards it over NVLink once to
+///   each rank of its node holding any of them; on the own node once to each such rank.
+///   DeepEP's dispatch layout counts a token once per destination RDMA rank (node) and once per
+///   NVLink rank, not per expert (deepseek-ai/DeepEP csrc/kernels/internode.cu @008e399e
+///   `notify_dispatch`: `total_count += (is_token_in_rank_uint64 != 0)`,
+///   `per_nvl_rank_count[j] += is_token_in_rank_values[j]`; `SourceMeta` carries the
+///   token's NVLink-rank bits with its single RDMA copy).
+fn ep_alltoall_seconds(token_bytes: f64, g: EpGroup, d: MoeDispatcher, l: EpLinks) -> f64 {
+    if g.ep <= 1 {
         return 0.0;
     }
-    let on_node = ep.min((gpus_per_node / etp.max(1)).max(1));
-    let per_peer = bytes / ep as f64;
-    let intra = per_peer * (on_node - 1) as f64 / l.intra.0.max(1.0);
-    let inter = per_peer * (ep - on_node) as f64 / l.nic.0.max(1.0);
+    let (ep, on_node) = (g.ep as f64, g.on_node as f64);
+    let nodes = (ep / on_node).max(1.0);
+    let (intra_copies, inter_copies) = if d.dedups() {
+        let per_rank = g.experts / g.ep;
+        let p_rank = hit_probability(g.experts, per_rank, g.top_k);
+        let p_node = hit_probability(g.experts, per_rank * g.on_node, g.top_k);
+        // Own node: the other ranks hit; each remote node hit arrives once and is forwarded
+        // to the ranks hit there but the receiving one: per rank (nodes − 1)(on_node − 1)·p_rank
+        // by symmetry.
+        let intra = nodes * (on_node - 1.0) * p_rank;
+        (intra, (nodes - 1.0) * p_node)
+    } else {
+        let k = g.top_k as f64;
+        (k * (on_node - 1.0) / ep, k * (ep - on_node) / ep)
+    };
+    let intra = token_bytes * intra_copies / l.intra.0.max(1.0);
+    let inter = token_bytes * inter_copies / l.nic.0.max(1.0);
     intra.max(inter)
+}
+
+/// Chance that a token's `k` distinct experts (uniform routing: k drawn without replacement from
+/// `experts`) include at least one of a given `held` of them: 1 − C(experts − held, k) /
+/// C(experts, k).
+fn hit_probability(experts: u64, held: u64, k: u64) -> f64 {
+    if held >= experts {
+        return 1.0;
+    }
+    let miss = (0..k.min(experts)).fold(1.0, |acc, i| {
+        let free = experts.saturating_sub(held + i) as f64;
+        acc * free / (experts - i) as f64
+    });
+    1.0 - miss
+}
+
+/// Exposed all-to-all seconds of a step under Megatron-Core's combined 1F1B
+/// (`--overlap-moe-expert-parallel-comm`, megatron/core/pipeline_parallel/combined_1f1b.py and
+/// models/common/model_chunk_schedule_plan.py @d98e8a64): after warm-up, the forward of one
+/// (micro-batch, model chunk) runs layer by layer beside the backward of another
+/// ([`ep_exposed_per_pair`]). The warm-up forwards and the cool-down backwards run alone, with
+/// all 4 all-to-alls exposed: one under PP = 1 ("The forward step for the first microbatch is
+/// executed alone"), and with interleaving 2(p − r − 1) + (v − 1)·g + 1 on rank r
+/// (schedules.py `get_pp_rank_microbatches`: "we schedule one extra micro-batch forward step
+/// before the 1f1b stages"; g = `microbatch_group_size_per_vp_stage`, default PP), taken at the
+/// ranks' mean (p − 1) + (v − 1)·p + 1.
+fn ep_overlapped_seconds(x: &Ctx, parts: &ComputeParts, one: f64, moe_layers: f64) -> f64 {
+    let (pp, v) = (x.p.pp as f64, x.p.virtual_stages.max(1) as f64);
+    let chunks = x.m_micro * v;
+    let warmup = if x.p.pp > 1 {
+        (pp - 1.0) + (v - 1.0) * pp + 1.0
+    } else {
+        1.0
+    };
+    let pairs = (chunks - warmup).clamp(0.0, chunks);
+    let pair = ep_exposed_per_pair(one, parts.layer_s, parts.expert_layer_s);
+    moe_layers / v * (pairs * pair + (chunks - pairs) * 4.0 * one)
+}
+
+/// Exposed all-to-all of one layer of a forward/backward pair, from the per-layer schedule
+/// (model_chunk_schedule_plan.py `TransformerLayerSchedulePlan.run` @d98e8a64: "comm_stream:
+/// combine_bwd | dispatch_fwd->dispatch_bwd | combine_fwd", "comp_stream: pre_dispatch_fwd |
+/// mlp_bwd->mlp_bwd_dw->mlp_fwd | pre_dispatch_bwd"): the backward's combine hides behind the
+/// forward's attention block, the two dispatches behind both passes' expert GEMMs (weight
+/// gradients included: `--delay-wgrad-compute`), the forward's combine behind the backward's
+/// attention block. The attention block is the layer's compute less the experts, split 1 : 2
+/// between forward and backward (the backward's two GEMMs per forward GEMM).
+fn ep_exposed_per_pair(a2a: f64, layer: f64, experts: f64) -> f64 {
+    let attention = (layer - experts).max(0.0);
+    let (attn_fwd, attn_bwd) = (attention / 3.0, attention * 2.0 / 3.0);
+    (a2a - attn_fwd).max(0.0) + (2.0 * a2a - experts).max(0.0) + (a2a - attn_bwd).max(0.0)
 }
 
 /// The point-to-point phases' entries in the collectives list (time only: their bytes and
@@ -884,7 +980,7 @@ fn pp_overlap(x: &Ctx, total: Seconds, compute: Seconds) -> Seconds {
 fn push_p2p(
     x: &Ctx,
     (pp_total, pp_hidden): (Seconds, Seconds),
-    ep_comm: Seconds,
+    (ep_total, ep_hidden): (Seconds, Seconds),
     collectives: &mut Vec<CollectiveUse>,
 ) {
     let explain = x.explain;
@@ -906,13 +1002,13 @@ fn push_p2p(
             pp_hidden,
         ));
     }
-    if ep_comm.0 > 0.0 {
+    if ep_total.0 > 0.0 {
         collectives.push(entry(
             "ep",
             why!(explain, "all-to-all (dispatch + combine)"),
             why!(explain, "expert-parallel ranks"),
-            ep_comm,
-            Seconds(0.0),
+            ep_total,
+            ep_hidden,
         ));
     }
 }
@@ -991,8 +1087,14 @@ fn step_time(
     let pp_total = pp_phase(&x);
     let pp_hidden = pp_overlap(&x, pp_total, compute);
     let pp_comm = pp_total - pp_hidden;
-    let ep_comm = ep_phase(&x);
-    push_p2p(&x, (pp_total, pp_hidden), ep_comm, &mut collectives);
+    let (ep_total, ep_hidden) = ep_phase(&x, &compute_parts);
+    let ep_comm = ep_total - ep_hidden;
+    push_p2p(
+        &x,
+        (pp_total, pp_hidden),
+        (ep_total, ep_hidden),
+        &mut collectives,
+    );
     let tp_comm = tp_total - tp_hidden;
     let step = compute + bubble + tp_comm + cp_comm + dp.exposed + pp_comm + ep_comm;
     let tokens_per_step = tokens_per_micro * x.m_micro * x.dp as f64;
@@ -1124,16 +1226,63 @@ mod tests {
             intra: Bandwidth(400e9),
             nic: Bandwidth(50e9),
         };
-        let b = 32e6;
-        assert_eq!(ep_alltoall_seconds(b, 1, 8, 1, l), 0.0);
-        let one_node = ep_alltoall_seconds(b, 8, 8, 1, l);
+        let g = |ep, on_node| EpGroup {
+            ep,
+            on_node,
+            experts: 128,
+            top_k: 8,
+        };
+        // A rank's routed copies: 32 MB = 4 MB of tokens × top-8.
+        let (b, a2a) = (32e6, MoeDispatcher::AllToAll);
+        assert_eq!(ep_alltoall_seconds(b / 8.0, g(1, 1), a2a, l), 0.0);
+        let one_node = ep_alltoall_seconds(b / 8.0, g(8, 8), a2a, l);
         assert!(
             (one_node - b * 7.0 / 8.0 / 400e9).abs() < 1e-15,
             "{one_node}"
         );
-        let four = ep_alltoall_seconds(b, 32, 8, 1, l);
+        let four = ep_alltoall_seconds(b / 8.0, g(32, 8), a2a, l);
         assert!((four - b * 24.0 / 32.0 / 50e9).abs() < 1e-15, "{four}");
-        let etp2 = ep_alltoall_seconds(b, 8, 8, 2, l);
+        // ETP 2: EP peers 2 apart, 4 of the 8 on the node.
+        let etp2 = ep_alltoall_seconds(b / 8.0, g(8, 4), a2a, l);
         assert!((etp2 - b * 4.0 / 8.0 / 50e9).abs() < 1e-15, "{etp2}");
+    }
+
+    /// DeepEP/HybridEP send a token once per remote node and once per rank, not per expert:
+    /// EP 16 over 2 nodes, 128 experts, top-8: the other node's 64 experts are hit with
+    /// 1 − C(64,8)/C(128,8) ≈ 0.9969, one copy over the NIC against alltoall's 4.
+    #[test]
+    fn dedup_dispatchers_send_once_per_node_and_rank() {
+        assert_eq!(hit_probability(128, 128, 8), 1.0);
+        assert!((hit_probability(128, 16, 1) - 0.125).abs() < 1e-12);
+        let miss: f64 = (0..8)
+            .map(|i| (64.0 - i as f64) / (128.0 - i as f64))
+            .product();
+        assert!((hit_probability(128, 64, 8) - (1.0 - miss)).abs() < 1e-12);
+        let l = EpLinks {
+            intra: Bandwidth(1e30),
+            nic: Bandwidth(50e9),
+        };
+        let g = EpGroup {
+            ep: 16,
+            on_node: 8,
+            experts: 128,
+            top_k: 8,
+        };
+        let tok = 4e6;
+        let a2a = ep_alltoall_seconds(tok, g, MoeDispatcher::AllToAll, l);
+        let deep = ep_alltoall_seconds(tok, g, MoeDispatcher::HybridEp, l);
+        assert!((a2a - tok * 4.0 / 50e9).abs() < 1e-12, "{a2a}");
+        assert!((deep - tok * (1.0 - miss) / 50e9).abs() < 1e-12, "{deep}");
+    }
+
+    /// One layer of a forward/backward pair: each window exposes only its excess.
+    #[test]
+    fn overlapped_pair_exposes_each_windows_excess() {
+        // Compute hides everything: attention 3 ms (1 fwd, 2 bwd), experts 4 ms, a2a 1 ms.
+        assert_eq!(ep_exposed_per_pair(1.0, 7.0, 4.0), 0.0);
+        // a2a 3 ms: combine_bwd 3 − 1, dispatches 6 − 4, combine_fwd 3 − 2.
+        assert!((ep_exposed_per_pair(3.0, 7.0, 4.0) - 5.0).abs() < 1e-12);
+        // Never more than the 4 all-to-alls.
+        assert!(ep_exposed_per_pair(3.0, 0.0, 0.0) <= 12.0);
     }
 }

@@ -145,6 +145,12 @@ fn apply_layout_flags(a: &EstimateArgs, t: &mut TrainingSetup) -> Result<()> {
     set_opt!(a.tp_comm_overlap => p.tp_comm_overlap);
     set_opt!(a.overlap_grad_reduce => p.overlap_grad_reduce);
     set_opt!(a.overlap_param_gather => p.overlap_param_gather);
+    if let Some(v) = a.moe_a2a_overlap {
+        p.moe_a2a_overlap = v;
+    }
+    if let Some(v) = &a.moe_dispatcher {
+        p.moe_dispatcher = parse_word("moe-dispatcher", v)?;
+    }
     p.grad_all_reduce |= a.grad_all_reduce;
     t.compiled |= a.compiled;
     if let Some(v) = &a.recompute {
@@ -652,6 +658,16 @@ fn legend(look: &Look) -> String {
     )
 }
 
+/// The expert all-to-all's total and the part Megatron-Core's EP overlap hides (only shown when
+/// something is hidden).
+fn ep_how(st: &gpuplan_core::train::StepTime) -> String {
+    st.collectives
+        .iter()
+        .find(|c| c.kind == "ep" && c.overlapped.0 > 0.0)
+        .map(|c| format!("{} − {}", c.total, c.overlapped))
+        .unwrap_or_default()
+}
+
 /// A table label with a note after it: `label (note)` / `label（note）`.
 fn label_note(label: &str, note: &str, l: gpuplan_core::i18n::Lang) -> String {
     Msg::new("est-label-note")
@@ -936,7 +952,7 @@ fn step_rows(
             format!("{} / {}", st.dp_comm_total, st.dp_link),
         ),
         row("est-step-p2p", st.pp_comm, String::new()),
-        row("est-step-ep", st.ep_comm, String::new()),
+        row("est-step-ep", st.ep_comm, ep_how(st)),
     ]);
     // The host-CPU ceiling stretches the step beyond its GPU parts: the rest is input wait.
     if st.bottleneck == "host-cpu" {

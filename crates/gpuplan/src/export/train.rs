@@ -473,6 +473,7 @@ pub fn megatron_args(p: &PlanView, t: &TrainView) -> Vec<String> {
     }
     if t.ep > 1 {
         a.push(format!("--expert-model-parallel-size {}", t.ep));
+        megatron_dispatcher(t, &mut a);
     }
     if t.sequence_parallel {
         a.push("--sequence-parallel".into());
@@ -528,11 +529,40 @@ fn megatron_overlaps(t: &TrainView, a: &mut Vec<String>) {
     }
 }
 
+/// The MoE token dispatcher the plan's expert all-to-all was timed with (train/step.rs
+/// `ep_alltoall_seconds`). Megatron-LM's own default is `allgather` (core_v0.15.0
+/// megatron/training/arguments.py `--moe-token-dispatcher-type`, default 'allgather'), which the
+/// step time does not model, so it is always named. DeepEP: `flex` with `--moe-enable-deepep`
+/// (core_v0.15.0; deprecated later for `--moe-flex-dispatcher-backend deepep`). HybridEP has no
+/// core_v0.15.0 flag (`--moe-flex-dispatcher-backend hybridep` arrived in core_v0.16.0), so it is
+/// exported as DeepEP, which the step time counts the same, with a note in the script
+/// ([`megatron_args_sh`]). The EP all-to-all overlap
+/// needs `--delay-wgrad-compute` beside it (moe/README.md: 'EP A2A Overlap ...
+/// `--overlap-moe-expert-parallel-comm --delay-wgrad-compute`').
+fn megatron_dispatcher(t: &TrainView, a: &mut Vec<String>) {
+    match t.moe_dispatcher.as_str() {
+        "deepep" | "hybridep" => a.extend([
+            "--moe-token-dispatcher-type flex".into(),
+            "--moe-enable-deepep".into(),
+        ]),
+        _ => a.push("--moe-token-dispatcher-type alltoall".into()),
+    }
+    if t.moe_a2a_overlap {
+        a.extend([
+            "--overlap-moe-expert-parallel-comm".into(),
+            "--delay-wgrad-compute".into(),
+        ]);
+    }
+}
+
 fn megatron_args_sh(p: &PlanView, t: &TrainView) -> String {
     let args = megatron_args(p, t);
     let mut body = String::from("# Sourced by launch.sh (LAUNCHER=megatron); add the model, data and optimizer arguments.\n");
     if t.zero >= 2 {
         body.push_str(&format!("# The plan uses ZeRO-{}: Megatron's distributed optimizer shards the optimizer states (ZeRO-1);\n# gradients/parameters stay replicated across data-parallel ranks, so memory is higher than planned.\n", t.zero));
+    }
+    if t.ep > 1 && t.moe_dispatcher == "hybridep" {
+        body.push_str("# The plan was timed with HybridEP, counted as DeepEP; Megatron-Core core_v0.16.0+ selects it with\n# --moe-flex-dispatcher-backend hybridep in place of --moe-enable-deepep.\n");
     }
     body.push_str("MEGATRON_ARGS=(\n");
     for a in args {

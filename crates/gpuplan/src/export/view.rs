@@ -93,6 +93,10 @@ pub struct TrainView {
     pub overlap_grad_reduce: bool,
     pub overlap_param_gather: bool,
     pub tp_comm_overlap: bool,
+    /// The MoE all-to-all overlap and token dispatcher the plan was timed with
+    /// (`setup.parallel.moe_a2a_overlap`, `moe_dispatcher`); absent: off and `alltoall`.
+    pub moe_a2a_overlap: bool,
+    pub moe_dispatcher: String,
     pub zero: u64,
     pub offload_optimizer: bool,
     pub offload_params: bool,
@@ -424,6 +428,13 @@ fn train_view(t: &Value, request: &Value, at: &str) -> Result<TrainView> {
         overlap_grad_reduce: optional_flag(t, "setup/parallel/overlap_grad_reduce", &f)?,
         overlap_param_gather: optional_flag(t, "setup/parallel/overlap_param_gather", &f)?,
         tp_comm_overlap: optional_flag(t, "setup/parallel/tp_comm_overlap", &f)?,
+        moe_a2a_overlap: optional_flag(t, "setup/parallel/moe_a2a_overlap", &f)?,
+        moe_dispatcher: optional_ident(
+            t,
+            "setup/parallel/moe_dispatcher",
+            &f("setup/parallel/moe_dispatcher"),
+        )?
+        .unwrap_or_else(|| "alltoall".into()),
         zero,
         offload_optimizer: b("setup/parallel/offload_optimizer")?,
         offload_params: b("setup/parallel/offload_params")?,
