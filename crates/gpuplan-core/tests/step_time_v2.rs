@@ -670,6 +670,7 @@ fn fp8_kernel_generation_sets_the_fp8_gemm_rate_only() {
     let plain = step(&m, &bf16, &c);
     bf16.fp8_kernels = Fp8Kernels::Y2023;
     assert_eq!(plain.step.0, step(&m, &bf16, &c).step.0);
+}
 
 /// Megatron-Core's EP all-to-all overlap (`parallel.moe_a2a_overlap`, train/step.rs
 /// `ep_overlapped_seconds`): the all-to-all still moves the same bytes (the collective's total),

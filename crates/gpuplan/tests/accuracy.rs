@@ -246,7 +246,7 @@ fn training_accuracy_stays_within_todays_bands() {
         // per remote node and rank): Qwen3-235B-A22B 25.11-26.04.01 -25.6..-31.2% -> -2.3..+3.8%,
         // DeepSeek-V3 -35.7% -> +13.3%, Qwen3-30B-A3B EP 16 -18.5..-19.7% -> +46.7..+48.9%, EP 8
         // 25.11/26.02 +146.3/+158.9% -> +207.4/+229.3%, 26.02.01 +46.2% -> +57.5%.
-        tput <= 0.0701,
+        tput <= 0.0702,
         "training throughput out-of-sample median {tput:.4}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T

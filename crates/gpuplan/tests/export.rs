@@ -1105,6 +1105,7 @@ fn a_refused_subscription_period_is_not_written() {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
 
 /// The MoE dispatcher and all-to-all overlap the plan's step time assumed travel to Megatron-LM:
 /// without `--moe-token-dispatcher-type` Megatron runs its default `allgather` dispatcher, which
