@@ -1076,6 +1076,14 @@ fn train_detail(
         .arg("read", x.data.read_bandwidth.to_string())
         .arg("ckpt", x.data.checkpoint_size.to_string());
     out.push_str(&para(&m.render(l), v, "  "));
+    if let Some(f) = &x.failures {
+        let m = Msg::new("plan-failures")
+            .arg("pct", format!("{:.1}", f.overhead_fraction * 100.0))
+            .arg("per_day", format!("{:.2}", f.per_day))
+            .arg("gpus", format!("{:.0}", p.total_gpus))
+            .arg("min", format!("{:.0}", f.checkpoint_interval_s / 60.0));
+        out.push_str(&para(&m.render(l), v, "  "));
+    }
 }
 
 /// The top plan's memory per device at the peak: title and table (the basis with `--wide`).
