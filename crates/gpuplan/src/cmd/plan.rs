@@ -1088,7 +1088,7 @@ fn train_detail(
 
 /// A small share or rate readably: one decimal from 0.1 up, two significant digits below.
 fn two_significant(x: f64) -> String {
-    if !(x > 0.0) || x >= 0.1 {
+    if x.is_nan() || x <= 0.0 || x >= 0.1 {
         format!("{x:.1}")
     } else {
         let digits = (1.0 - x.log10().floor()).clamp(1.0, 12.0) as usize;
