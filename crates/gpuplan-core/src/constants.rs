@@ -164,13 +164,15 @@ pub struct Tunables {
     pub checkpoint_stall_fraction: f64,
     /// Job interruptions per GPU-hour of a synchronous training job (hardware and software;
     /// every one restarts the whole job from its last checkpoint). Sourced, not fitted: the
-    /// Llama 3 405B pretraining run, Dubey et al. 2024 (arXiv 2407.21783) §3.3.4: "During a
-    /// 54-day snapshot period of pre-training, we experienced a total of 466 job interruptions.
-    /// Of these, 47 were planned ... The remaining 419 were unexpected interruptions" on "up to
-    /// 16K" H100 GPUs: 419 / (54 d × 24 h × 16,384 GPUs) = 1.97e-5 (a lower bound: fewer GPUs
-    /// at times give a higher rate). Meta's A100 research clusters, Kokolis et al. 2024
+    /// Llama 3 405B pretraining run, Dubey et al. 2024 (arXiv 2407.21783) §3.3.4, a 54-day
+    /// snapshot with 466 job interruptions, 47 planned and 419 unexpected, on up to 16,384 H100
+    /// (the paper's text was not retrievable here; DatacenterDynamics' report of it: "more than
+    /// half of the 419 unexpected interruptions recorded", "a cluster containing 16,384 Nvidia
+    /// H100 80GB GPUs", and the paper's "a single GPU failure may require a restart of the
+    /// entire job"): 419 / (54 d × 24 h × 16,384 GPUs) = 1.97e-5 (a lower bound: fewer GPUs at
+    /// times give a higher rate). Meta's A100 research clusters, Kokolis et al. 2024
     /// (arXiv 2410.21680), give 1.8 h MTTF projected at 16,384 GPUs (3.4e-5) and 7.9 h measured
-    /// at 1,024 (1.2e-4): 1.7–6× higher. Used by `plan::money::failure_plan`; 0 turns it off.
+    /// at 1,024 (1.2e-4), as Clockwork's summary quotes them: 1.7–6× higher. Used by `plan::money::failure_plan`; 0 turns it off.
     pub failure_rate_per_gpu_hour: f64,
     /// Minutes from an interruption to training again (detect, replace the node, restart the
     /// job, load the checkpoint). Sourced lower end: FFTrainer (arXiv 2512.03644) §1, citing
