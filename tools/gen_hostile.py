@@ -104,6 +104,7 @@ TUNABLES = [
     ("vllm_non_torch_gib", True), ("vllm_cudagraph_gib", True),
     ("hf_logits_bytes_per_element", True), ("startup_hours", True),
     ("spot_price_fraction", False), ("image_decode_per_core", False),
+    ("failure_rate_per_gpu_hour", True), ("failure_restart_minutes", True),
 ]
 
 

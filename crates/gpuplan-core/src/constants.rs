@@ -162,6 +162,23 @@ pub struct Tunables {
     /// `torch.save`/DeepSpeed `save_checkpoint`); asynchronous checkpointing (torch.distributed.
     /// checkpoint async_save, Megatron `--async-save`) hides most of it: set lower.
     pub checkpoint_stall_fraction: f64,
+    /// Job interruptions per GPU-hour of a synchronous training job (hardware and software;
+    /// every one restarts the whole job from its last checkpoint). Sourced, not fitted: the
+    /// Llama 3 405B pretraining run, Dubey et al. 2024 (arXiv 2407.21783) §3.3.4, a 54-day
+    /// snapshot with 466 job interruptions, 47 planned and 419 unexpected, on up to 16,384 H100
+    /// (the paper's text was not retrievable here; DatacenterDynamics' report of it: "more than
+    /// half of the 419 unexpected interruptions recorded", "a cluster containing 16,384 Nvidia
+    /// H100 80GB GPUs", and the paper's "a single GPU failure may require a restart of the
+    /// entire job"): 419 / (54 d × 24 h × 16,384 GPUs) = 1.97e-5 (a lower bound: fewer GPUs at
+    /// times give a higher rate). Meta's A100 research clusters, Kokolis et al. 2024
+    /// (arXiv 2410.21680), give 1.8 h MTTF projected at 16,384 GPUs (3.4e-5) and 7.9 h measured
+    /// at 1,024 (1.2e-4), as Clockwork's summary quotes them: 1.7–6× higher. Used by `plan::money::failure_plan`; 0 turns it off.
+    pub failure_rate_per_gpu_hour: f64,
+    /// Minutes from an interruption to training again (detect, replace the node, restart the
+    /// job, load the checkpoint). Sourced lower end: FFTrainer (arXiv 2512.03644) §1, citing
+    /// MegaScale: "mean time to recover (MTTR) from such failures can be tens of minutes";
+    /// 10 min, the same as a spot restart (`--restart-minutes`' default).
+    pub failure_restart_minutes: f64,
     /// Fixed cost of one prefill step in a serving engine, seconds: scheduling, sampling and
     /// kernel launches without CUDA graphs (vLLM captures graphs for decode only). Assumption:
     /// 3 ms, the order of vLLM's per-step CPU time; not fitted to any case.
@@ -255,6 +272,8 @@ impl Default for Tunables {
             image_decode_per_core: 150.0,
             checkpoint_interval_hours: 1.0,
             checkpoint_stall_fraction: 1.0,
+            failure_rate_per_gpu_hour: LLAMA3_INTERRUPTIONS / (54.0 * 24.0 * 16384.0),
+            failure_restart_minutes: 10.0,
             engine_prefill_overhead_s: 0.003,
             layer_overhead_s: 32e-6,
             nccl_ring_base_us: 8.4,
@@ -386,6 +405,20 @@ impl Tunables {
                 "hours between checkpoints, e.g. 1",
             ));
         }
+        if !(0.0..=1.0).contains(&self.failure_rate_per_gpu_hour) {
+            return Err(CoreError::invalid(
+                "failure_rate_per_gpu_hour",
+                self.failure_rate_per_gpu_hour,
+                "interruptions per GPU-hour, 0–1",
+            ));
+        }
+        if !(0.0..=10_080.0).contains(&self.failure_restart_minutes) {
+            return Err(CoreError::invalid(
+                "failure_restart_minutes",
+                self.failure_restart_minutes,
+                "minutes to restart after an interruption, 0–10080",
+            ));
+        }
         if !(0.0..=1.0).contains(&self.checkpoint_stall_fraction) {
             return Err(CoreError::invalid(
                 "checkpoint_stall_fraction",
@@ -396,6 +429,10 @@ impl Tunables {
         Ok(())
     }
 }
+
+/// Unexpected job interruptions of the Llama 3 405B run's 54-day snapshot (Dubey et al. 2024
+/// §3.3.4: "The remaining 419 were unexpected interruptions").
+pub const LLAMA3_INTERRUPTIONS: f64 = 419.0;
 
 /// Smallest efficiency or price fraction (0.1%): smaller ones would turn times and costs into
 /// infinities.

@@ -1186,3 +1186,51 @@ fn serving_plans_stay_below_capacity_without_a_ttft_target() {
         }
     }
 }
+
+/// A 2,048-GPU pretraining plan pays for its interruptions (`failure_rate_per_gpu_hour`, Llama 3's
+/// 419 in 54 days on 16,384 GPUs): λ = GPUs × rate, every mode's hours × (1 + overhead), and the
+/// same plan with the rate at 0 has no failures and the hours before them.
+#[test]
+fn large_pretraining_pays_for_interruptions_in_hours_and_cost() {
+    let args = [
+        "-m",
+        "Llama-3.1-70B",
+        "--task",
+        "pretrain",
+        "--tokens",
+        "2e12",
+        "--max-nodes",
+        "256",
+        "--deadline",
+        "80d",
+        "--profile",
+        "megatron",
+        "--top",
+        "1",
+    ];
+    let (code, with) = plan_json(&args);
+    let (code0, without) =
+        plan_json(&[&args[..], &["--set", "failure_rate_per_gpu_hour=0"]].concat());
+    assert_eq!((code, code0), (Some(0), Some(0)));
+    let (p, p0) = (&plans(&with)[0], &plans(&without)[0]);
+    assert_eq!(
+        (&p["instance"]["id"], &p["nodes"]),
+        (&p0["instance"]["id"], &p0["nodes"])
+    );
+    assert!(p0["train"].get("failures").is_none());
+    let f = &p["train"]["failures"];
+    let gpus = p["total_gpus"].as_f64().unwrap();
+    assert!(gpus >= 1024.0, "{gpus}");
+    let per_day = f["per_day"].as_f64().unwrap();
+    assert!((per_day - gpus * 419.0 / (54.0 * 16384.0)).abs() < 1e-9 * per_day);
+    let ovh = f["overhead_fraction"].as_f64().unwrap();
+    assert!(ovh > 0.01 && ovh < 0.1, "{ovh}");
+    let od = |v: &Value| -> f64 {
+        let c = v["costs"].as_array().unwrap();
+        let od = c.iter().find(|c| c["billing"] == "on_demand").unwrap();
+        od["hours"].as_f64().unwrap()
+    };
+    let ratio = od(p) / od(p0);
+    assert!((ratio - (1.0 + ovh)).abs() < 1e-9, "{ratio} vs 1 + {ovh}");
+    assert!(p["hours"].as_f64().unwrap() > p0["hours"].as_f64().unwrap());
+}

@@ -71,6 +71,10 @@ plan-step-dp = data-parallel comm (exposed)
 plan-step-pp-ep = pipeline p2p + expert all-to-all
 plan-step-step = step
 plan-throughput = throughput { $rate } { $unit }/s ({ $per } per GPU), MFU { $mfu }%; data read { $read }, checkpoint { $ckpt }
+plan-failures = failures: +{ $pct }% time (λ = { $per_day } interruptions per day on { $gpus } { $gpus ->
+    [one] GPU
+   *[other] GPUs
+}, checkpoint every { $min } min)
 plan-serving = serving: { $replicas } { $replicas ->
     [one] replica
    *[other] replicas

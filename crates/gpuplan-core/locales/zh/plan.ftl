@@ -71,6 +71,7 @@ plan-step-dp = 数据并行通信（未重叠）
 plan-step-pp-ep = 流水线点对点 + 专家 all-to-all
 plan-step-step = 每步
 plan-throughput = 吞吐 { $rate } { $unit }/s（每卡 { $per }），MFU { $mfu }%；数据读取 { $read }，检查点 { $ckpt }
+plan-failures = 故障中断：时间增加 { $pct }%（{ $gpus } 张 GPU 每天 λ = { $per_day } 次中断，每 { $min } 分钟保存检查点）
 plan-serving = 部署：{ $replicas } 个副本 × TP{ $tp }（{ $weights } 权重），每副本批大小 { $batch }、每秒 { $rps } 个请求；空载 TTFT { $ttft }，每个输出 token { $tpot }；每卡权重 { $wgib } GiB、KV 池 { $kv } GiB（{ $tokens } 个 token）
 plan-serving-load = 负载下：峰值（{ $peak }× 请求率）每副本每秒 { $rate } 个请求（其容量每秒 { $cap } 个请求的 { $util }%，每秒 { $share }% 的时间用于 prefill；按所述请求率为 { $stated }%）：TPOT { $tpot }，TTFT { $ttft }（其中等待 { $batch } 个批处理槽位之一空出 { $slot }，等待前面请求的 prompt { $queue }）；{ $mix }
 plan-serving-load-norate = 负载下：每副本每秒 { $rate } 个请求（其容量每秒 { $cap } 个请求的 { $util }%，每秒 { $share }% 的时间用于 prefill）：TPOT { $tpot }，TTFT { $ttft }（其中等待 { $batch } 个批处理槽位之一空出 { $slot }，等待前面请求的 prompt { $queue }）；{ $mix }

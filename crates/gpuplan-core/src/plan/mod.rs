@@ -327,6 +327,10 @@ pub struct TrainDetail {
     pub data: DataPath,
     pub storage: Option<money::StorageChoice>,
     pub spot: Option<money::SpotPlan>,
+    /// Hardware and software interruptions and what they add to every mode's hours (absent when
+    /// `failure_rate_per_gpu_hour` is 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failures: Option<money::FailurePlan>,
     /// Configurations evaluated for this instance × node count.
     pub evaluated: u64,
 }

@@ -47,6 +47,79 @@ pub fn spot_overhead(delta_s: f64, tau_s: f64, rate_per_s: f64, restart_s: f64) 
     delta_s / tau_s + rate_per_s * (tau_s / 2.0 + restart_s)
 }
 
+/// How a training job checkpoints and how often it is interrupted, for the overhead every billing
+/// mode pays (spot adds its preemptions to the rate).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Checkpointing {
+    pub size: Bytes,
+    /// Storage write rate, bytes/s.
+    pub write_bps: f64,
+    /// Seconds one checkpoint stalls training (write time × `checkpoint_stall_fraction`).
+    pub stall_s: f64,
+    /// Seconds between the checkpoints the job's hours already pay (`checkpoint_interval_hours`).
+    pub base_interval_s: f64,
+    /// Hardware and software interruptions per second of the whole job (GPUs × rate).
+    pub failure_rate_per_s: f64,
+    /// Seconds from an interruption to training again (`failure_restart_minutes`).
+    pub failure_restart_s: f64,
+}
+
+/// Expected interruptions of a training run by hardware and software failures (every mode).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FailurePlan {
+    /// Interruptions per day of the whole job: GPUs × `failure_rate_per_gpu_hour` × 24.
+    pub per_day: f64,
+    /// The interval the job checkpoints at: Young/Daly's, at most the configured one.
+    pub checkpoint_interval_s: f64,
+    /// Extra time as a share of the uninterrupted hours.
+    pub overhead_fraction: f64,
+}
+
+impl Checkpointing {
+    /// Seconds to write one checkpoint (0 without a write rate).
+    pub fn write_s(&self) -> f64 {
+        if self.write_bps > 0.0 {
+            self.size.0 / self.write_bps
+        } else {
+            0.0
+        }
+    }
+
+    /// The failures alone (no preemptions): what on-demand and subscription plans pay.
+    pub fn failures(&self) -> FailurePlan {
+        let (rate, restart) = (self.failure_rate_per_s, self.failure_restart_s);
+        let (tau, ovh) = interruption_overhead(self.stall_s, self.base_interval_s, rate, restart);
+        FailurePlan {
+            per_day: rate * 86_400.0,
+            checkpoint_interval_s: tau,
+            overhead_fraction: ovh,
+        }
+    }
+}
+
+/// Extra time, as a share, of interruptions at `rate_per_s` (all causes) with restart `restart_s`
+/// for a job whose hours already pay a checkpoint stall δ every `base_s`: it checkpoints every
+/// τ = min(Young/Daly √(2δ/λ), `base_s`) — interruptions only make it checkpoint more often — and
+/// loses δ/τ + λ(τ/2 + R) ([`spot_overhead`]), of which δ/`base_s` is already in its hours.
+/// Returns (τ, extra share); λ = 0 gives (`base_s`, 0) exactly.
+pub fn interruption_overhead(
+    stall_s: f64,
+    base_s: f64,
+    rate_per_s: f64,
+    restart_s: f64,
+) -> (f64, f64) {
+    if !(rate_per_s > 0.0 && base_s > 0.0) {
+        return (base_s, 0.0);
+    }
+    let tau = young_interval_s(stall_s.max(0.0), rate_per_s).min(base_s);
+    if tau <= 0.0 {
+        // A checkpoint that costs nothing: every step is saved, only the restarts are lost.
+        return (0.0, rate_per_s * restart_s);
+    }
+    let ovh = spot_overhead(stall_s, tau, rate_per_s, restart_s) - stall_s / base_s;
+    (tau, ovh.max(0.0))
+}
+
 /// Whether two region ids name the same region, across providers' spellings of one city: Alibaba
 /// `cn-beijing` and Tencent `ap-beijing` (likewise shanghai, guangzhou, nanjing, chengdu, chongqing,
 /// hongkong). Other ids (Huawei `cn-north-4`, …) match only exactly.
@@ -176,7 +249,8 @@ impl InstancePrices {
 }
 
 /// Costs of running `nodes` instances for `hours` under every billing mode that has a price, and
-/// the mode the constraints pick. `checkpoint` = (size, write bandwidth in bytes/s) for spot.
+/// the mode the constraints pick. `checkpoint` (training): every mode's hours grow by the
+/// interruptions' overhead, spot's by its preemptions' too.
 pub fn costs(
     cat: &Catalog,
     inst: &Instance,
@@ -184,7 +258,7 @@ pub fn costs(
     hours: f64,
     c: &Constraints,
     tun: &Tunables,
-    checkpoint: Option<(Bytes, f64)>,
+    checkpoint: Option<Checkpointing>,
 ) -> (Vec<BillingCost>, Option<BillingCost>, Option<SpotPlan>) {
     let prices = InstancePrices::of(cat, inst, c, tun, checkpoint.is_some());
     costs_at(&prices, nodes, hours, c, checkpoint)
@@ -197,9 +271,12 @@ pub fn costs_at(
     nodes: u64,
     hours: f64,
     c: &Constraints,
-    checkpoint: Option<(Bytes, f64)>,
+    checkpoint: Option<Checkpointing>,
 ) -> (Vec<BillingCost>, Option<BillingCost>, Option<SpotPlan>) {
     let n = nodes as f64;
+    // Hardware and software interruptions stretch every mode; λ = 0 leaves `hours` as it is.
+    let failures = checkpoint.map_or(0.0, |ck| ck.failures().overhead_fraction);
+    let (base_hours, hours) = (hours, hours * (1.0 + failures));
     let mut out = Vec::new();
     let od = &prices.od;
     if let Some(p) = od {
@@ -244,20 +321,18 @@ pub fn costs_at(
         });
     }
     let mut spot_plan = None;
-    if let (Some(sp), Some((size, bw))) = (prices.spot.clone(), checkpoint) {
-        let lambda = c.preemption_rate * n / 3600.0;
-        let delta = if bw > 0.0 { size.0 / bw } else { 0.0 };
-        let tau = young_interval_s(delta, lambda);
-        let restart = c.restart_minutes * 60.0;
-        let ovh = spot_overhead(delta, tau, lambda, restart);
-        let exp_hours = hours * (1.0 + ovh);
+    if let (Some(sp), Some(ck)) = (prices.spot.clone(), checkpoint) {
+        let (preempt, restart) = (c.preemption_rate * n / 3600.0, c.restart_minutes * 60.0);
+        let (tau, ovh) = spot_interruptions(&ck, preempt, restart);
+        let delta = ck.write_s();
+        let exp_hours = base_hours * (1.0 + ovh);
         let sp_plan = SpotPlan {
             price: sp.clone(),
-            cluster_rate_per_hour: lambda * 3600.0,
+            cluster_rate_per_hour: preempt * 3600.0,
             checkpoint_write_s: delta,
             checkpoint_interval_s: tau,
             overhead_fraction: ovh,
-            expected_preemptions: lambda * 3600.0 * exp_hours,
+            expected_preemptions: preempt * 3600.0 * exp_hours,
             expected_hours: exp_hours,
             expected_cny: exp_hours * sp.cny * n,
         };
@@ -290,7 +365,7 @@ pub fn costs_at(
     let spot_rest = spot_plan
         .as_ref()
         .filter(|_| c.interruptible)
-        .map(|s| (&s.price, 1.0 + s.overhead_fraction));
+        .map(|s| (&s.price, (1.0 + s.overhead_fraction) / (1.0 + failures)));
     if let Some(m) = mixed(prices, nodes, hours, spot_rest, &out) {
         out.push(m);
     }
@@ -306,6 +381,18 @@ fn subscription(prices: &InstancePrices, hours: f64) -> Option<u64> {
         Some(p) => p.shortest_covering(hours),
         None => Some((hours / HOURS_PER_MONTH).ceil().max(1.0) as u64),
     }
+}
+
+/// Spot's (τ, overhead): its preemptions (`preempt` per s, `restart` s) added to the job's
+/// failures, one rate λ with the restart weighted by each cause's share.
+fn spot_interruptions(ck: &Checkpointing, preempt: f64, restart: f64) -> (f64, f64) {
+    let lambda = preempt + ck.failure_rate_per_s;
+    let r = if lambda > 0.0 {
+        (preempt * restart + ck.failure_rate_per_s * ck.failure_restart_s) / lambda
+    } else {
+        restart
+    };
+    interruption_overhead(ck.stall_s, ck.base_interval_s, lambda, r)
 }
 
 /// The cheapest mode the constraints allow. `--billing` forces a pure mode; the mix is a
@@ -721,7 +808,14 @@ mod tests {
         ) {
             let p = prices(Some(od), Some(od * 730.0 * month_ratio), spot_fraction.map(|f| od * f));
             let c = Constraints { interruptible, ..Constraints::default() };
-            let ckpt = Some((Bytes::from_gib(ckpt_gib), 1e9));
+            let ckpt = Some(Checkpointing {
+                size: Bytes::from_gib(ckpt_gib),
+                write_bps: 1e9,
+                stall_s: Bytes::from_gib(ckpt_gib).0 / 1e9,
+                base_interval_s: 3600.0,
+                failure_rate_per_s: 0.0,
+                failure_restart_s: 600.0,
+            });
             let (all, chosen, _) = costs_at(&p, nodes, hours, &c, ckpt);
             let allowed = |b: &BillingCost| b.billing != Billing::Spot || interruptible;
             let pure: Vec<f64> = all.iter().filter(|b| b.mix.is_none() && allowed(b)).map(|b| b.cny).collect();
@@ -749,5 +843,70 @@ mod tests {
         let ovh = spot_overhead(60.0, tau, 1.0 / 36_000.0, 600.0);
         assert!(ovh > 0.0 && ovh < 0.1, "{ovh}");
         assert_eq!(young_interval_s(60.0, 0.0), f64::INFINITY);
+    }
+}
+
+#[cfg(test)]
+mod failure_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn ck(gpus: f64, per_gpu_hour: f64, stall_s: f64) -> Checkpointing {
+        Checkpointing {
+            size: Bytes(stall_s * 1e9),
+            write_bps: 1e9,
+            stall_s,
+            base_interval_s: 3600.0,
+            failure_rate_per_s: gpus * per_gpu_hour / 3600.0,
+            failure_restart_s: 600.0,
+        }
+    }
+
+    /// By hand: 2,048 GPUs × 1.9733e-5 per GPU-hour = 0.040413 per hour = 1.12258e-5 per s;
+    /// δ = 60 s: Young τ = √(2·60 / 1.12258e-5) = 3269.5 s (< 3600, so it is the interval);
+    /// overhead = 60/3269.5 + 1.12258e-5 · (3269.5/2 + 600) − 60/3600
+    /// = 0.018351 + 0.025087 − 0.016667 = 0.026772.
+    #[test]
+    fn a_2048_gpu_job_loses_2_7_percent() {
+        let rate = crate::constants::LLAMA3_INTERRUPTIONS / (54.0 * 24.0 * 16384.0);
+        let f = ck(2048.0, rate, 60.0).failures();
+        assert!((f.checkpoint_interval_s - 3269.5).abs() < 0.1, "{f:?}");
+        assert!((f.overhead_fraction - 0.026772).abs() < 1e-6, "{f:?}");
+        assert!((f.per_day - 0.96991).abs() < 1e-5, "{f:?}");
+        // 8 GPUs: Young's 14.5 h is over the configured hour, so τ = 1 h and only the lost
+        // half hour and the restart count: 8 · 1.9733e-5 · (0.5 + 1/6) = 1.0524e-4.
+        let f = ck(8.0, rate, 60.0).failures();
+        assert_eq!(f.checkpoint_interval_s, 3600.0);
+        assert!((f.overhead_fraction - 1.0524e-4).abs() < 1e-8, "{f:?}");
+    }
+
+    #[test]
+    fn no_failures_no_overhead_and_the_same_costs() {
+        let f = ck(16_384.0, 0.0, 60.0).failures();
+        assert_eq!((f.overhead_fraction, f.per_day), (0.0, 0.0));
+        // A free checkpoint: only the restarts are lost.
+        let f = ck(1000.0, 1e-4, 0.0).failures();
+        assert!(
+            (f.overhead_fraction - 0.1 / 3600.0 * 600.0).abs() < 1e-12,
+            "{f:?}"
+        );
+    }
+
+    proptest! {
+        /// Overhead ≥ 0 and finite, 0 at rate 0, non-decreasing in the GPU count.
+        #[test]
+        fn overhead_grows_with_the_gpus(
+            gpus in 1.0f64..100_000.0,
+            more in 1.0f64..10.0,
+            per_gpu_hour in 0.0f64..1e-3,
+            stall_s in 0.0f64..5000.0,
+        ) {
+            let a = ck(gpus, per_gpu_hour, stall_s).failures();
+            let b = ck(gpus * more, per_gpu_hour, stall_s).failures();
+            prop_assert!(a.overhead_fraction.is_finite() && a.overhead_fraction >= 0.0);
+            prop_assert!(a.checkpoint_interval_s.is_finite());
+            prop_assert!(b.overhead_fraction >= a.overhead_fraction * (1.0 - 1e-12), "{a:?} {b:?}");
+            prop_assert_eq!(ck(gpus, 0.0, stall_s).failures().overhead_fraction, 0.0);
+        }
     }
 }

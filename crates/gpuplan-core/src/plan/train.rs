@@ -3,7 +3,8 @@
 //! cost under each billing mode, storage and the constraints.
 
 use super::money::{
-    choose_storage, costs, costs_at, InstancePrices, StorageChoice, StorageNeed, HOURS_PER_MONTH,
+    choose_storage, costs, costs_at, Checkpointing, InstancePrices, StorageChoice, StorageNeed,
+    HOURS_PER_MONTH,
 };
 use super::{
     instance_cluster, BillingCost, Binding, Plan, PlanRequest, SearchMode, SearchWork, TrainDetail,
@@ -132,6 +133,20 @@ const ASSUMED_NIC_GBIT: f64 = 10.0;
 fn checkpoint_stall_hours(compute_hours: f64, write_s: f64, tun: &Tunables) -> f64 {
     let n = (compute_hours / tun.checkpoint_interval_hours).floor();
     n * write_s * tun.checkpoint_stall_fraction / 3600.0
+}
+
+/// The job's checkpoints and interruptions: `write_s` per checkpoint, stalling × the stall
+/// fraction, one every `checkpoint_interval_hours` in its hours already; `gpus` ×
+/// `failure_rate_per_gpu_hour` interruptions, each `failure_restart_minutes` to restart.
+fn checkpointing(data: &DataPath, write_s: f64, gpus: f64, tun: &Tunables) -> Checkpointing {
+    Checkpointing {
+        size: data.checkpoint_size,
+        write_bps: data.checkpoint_size.0 / write_s.max(1e-9),
+        stall_s: write_s * tun.checkpoint_stall_fraction,
+        base_interval_s: tun.checkpoint_interval_hours * 3600.0,
+        failure_rate_per_s: gpus * tun.failure_rate_per_gpu_hour / 3600.0,
+        failure_restart_s: tun.failure_restart_minutes * 60.0,
+    }
 }
 
 /// Add the storage rented for the job's duration to every billing mode's total.
@@ -1150,10 +1165,12 @@ fn site_outcome(
         .unwrap_or(data.checkpoint_size.0 / FALLBACK_WRITE_BYTES_PER_S);
     let stall_h = checkpoint_stall_hours(compute_hours, write_s, &req.tunables);
     let hours = compute_hours + stall_h + req.tunables.startup_hours;
-    let checkpoint = Some((
-        data.checkpoint_size,
-        data.checkpoint_size.0 / write_s.max(1e-9),
-    ));
+    let ck = checkpointing(&data, write_s, cluster.total_gpus() as f64, &req.tunables);
+    let failures = ck.failures();
+    // The hours with interruptions (`costs_at` stretches every mode's hours the same way).
+    let run_hours = hours * (1.0 + failures.overhead_fraction);
+    let failures = (ck.failure_rate_per_s > 0.0).then_some(failures);
+    let checkpoint = Some(ck);
     let (mut costs_v, mut chosen, spot) = match &prices[site.cand] {
         Some(p) => costs_at(p, nodes, hours, c, checkpoint),
         None => costs(cat, inst, nodes, hours, c, &req.tunables, checkpoint),
@@ -1163,8 +1180,8 @@ fn site_outcome(
         s
     });
     if let Some(d) = c.deadline_hours {
-        if hours > d {
-            return Outcome::OverDeadline(evaluated, hours);
+        if run_hours > d {
+            return Outcome::OverDeadline(evaluated, run_hours);
         }
     }
     if c.budget_cny.is_some() && chosen.is_none() {
@@ -1195,10 +1212,11 @@ fn site_outcome(
             data,
             storage,
             spot,
+            failures,
             evaluated,
         }),
         serve: None,
-        hours: chosen.as_ref().map(|x| x.hours).unwrap_or(hours),
+        hours: chosen.as_ref().map(|x| x.hours).unwrap_or(run_hours),
         costs: costs_v,
         chosen,
         caveats,

@@ -1078,6 +1078,24 @@ fn train_detail(
         .arg("read", x.data.read_bandwidth.to_string())
         .arg("ckpt", x.data.checkpoint_size.to_string());
     out.push_str(&para(&m.render(l), v, "  "));
+    if let Some(f) = &x.failures {
+        let m = Msg::new("plan-failures")
+            .arg("pct", two_significant(f.overhead_fraction * 100.0))
+            .arg("per_day", two_significant(f.per_day))
+            .arg("gpus", p.total_gpus.round() as u64)
+            .arg("min", format!("{:.0}", f.checkpoint_interval_s / 60.0));
+        out.push_str(&para(&m.render(l), v, "  "));
+    }
+}
+
+/// A small share or rate readably: one decimal from 0.1 up, two significant digits below.
+fn two_significant(x: f64) -> String {
+    if x.is_nan() || x <= 0.0 || x >= 0.1 {
+        format!("{x:.1}")
+    } else {
+        let digits = (1.0 - x.log10().floor()).clamp(1.0, 12.0) as usize;
+        format!("{x:.digits$}")
+    }
 }
 
 /// The top plan's memory per device at the peak: title and table (the basis with `--wide`).
