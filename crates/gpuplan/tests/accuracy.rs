@@ -237,7 +237,10 @@ fn training_accuracy_stays_within_todays_bands() {
         // 25.11-26.04.01 +5.6..+14.0% -> -28.7..-34.1%, DeepSeek-V3 -5.7% -> -39.0%, Qwen3-30B-A3B
         // at EP 16 +41..+43% -> -21..-22% (their recipes overlap or deduplicate that traffic, which
         // the workload cannot state), Qwen3-235B-A22B 25.09 (no overlap) +49.1% -> -6.7%.
-        tput <= 0.0886,
+        // 7.43% over 288 on main before round 6's throughput rows (the 8.86% above was stale); 7.52%
+        // over 300 with Skywork's Table 10 (10 rows on 512 A800: +1.2% to +28.4%, median 8.5%) and
+        // GLM-130B's two speed tests (+17.5%, +13.4%), held out, no constant changed.
+        tput <= 0.0752,
         "training throughput out-of-sample median {tput:.4}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
@@ -288,8 +291,10 @@ fn training_accuracy_stays_within_todays_bands() {
     // the Qwen3-30B-A3B EP 16 rows stay misses on the other side (+41..+43% -> -21..-22%).
     // 48 with phi-1.5's card (-67.2%: its 8 days on 32 A100s are 4.1x the paper's GPU-hours as a
     // reader quotes them) as a known deviation.
+    // 49 with Skywork's DP128+TP4 row (+28.4%: the A800 rows' tensor parallelism costs more than
+    // modelled; FIXME in tools/gen_cases_t.py SKY_TP4).
     assert!(
-        known <= 48,
+        known <= 49,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
