@@ -239,8 +239,10 @@ fn training_accuracy_stays_within_todays_bands() {
         // the workload cannot state), Qwen3-235B-A22B 25.09 (no overlap) +49.1% -> -6.7%.
         // 7.43% over 288 on main before round 6's throughput rows (the 8.86% above was stale); 7.52%
         // over 300 with Skywork's Table 10 (10 rows on 512 A800: +1.2% to +28.4%, median 8.5%) and
-        // GLM-130B's two speed tests (+17.5%, +13.4%), held out, no constant changed.
-        tput <= 0.0752,
+        // GLM-130B's two speed tests (+17.5%, +13.4%), held out, no constant changed. 7.48% over 339
+        // with ModelLink's README table on Ascend 910B (39 rows, layouts from its example scripts:
+        // median 7.2%, 30 in band, -5.9% to +88.2%).
+        tput <= 0.0748,
         "training throughput out-of-sample median {tput:.4}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
@@ -292,9 +294,11 @@ fn training_accuracy_stays_within_todays_bands() {
     // 48 with phi-1.5's card (-67.2%: its 8 days on 32 A100s are 4.1x the paper's GPU-hours as a
     // reader quotes them) as a known deviation.
     // 49 with Skywork's DP128+TP4 row (+28.4%: the A800 rows' tensor parallelism costs more than
-    // modelled; FIXME in tools/gen_cases_t.py SKY_TP4).
+    // modelled; FIXME in tools/gen_cases_t.py SKY_TP4). 58 with ModelLink's nine 910B misses (ML_KNOWN:
+    // four --use-mc2 rows +24..+38%, two eager-attention rows +26/+43%, Qwen1.5-0.5B +88% and Gemma-2B
+    // +31% with no HBM bandwidth for the chip in the catalog, Grok-1 MoE +47%).
     assert!(
-        known <= 49,
+        known <= 58,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
