@@ -241,8 +241,9 @@ fn training_accuracy_stays_within_todays_bands() {
         // over 300 with Skywork's Table 10 (10 rows on 512 A800: +1.2% to +28.4%, median 8.5%) and
         // GLM-130B's two speed tests (+17.5%, +13.4%), held out, no constant changed. 7.48% over 339
         // with ModelLink's README table on Ascend 910B (39 rows, layouts from its example scripts:
-        // median 7.2%, 30 in band, -5.9% to +88.2%).
-        tput <= 0.0748,
+        // median 7.2%, 30 in band, -5.9% to +88.2%). 7.72% over 385 with InternEvo's 7B table on
+        // A100-80GB (46 rows, 8-1024 GPUs: median 8.8%, 37 in band, all over-predicted at 512-1024 GPUs).
+        tput <= 0.0772,
         "training throughput out-of-sample median {tput:.4}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
@@ -296,9 +297,11 @@ fn training_accuracy_stays_within_todays_bands() {
     // 49 with Skywork's DP128+TP4 row (+28.4%: the A800 rows' tensor parallelism costs more than
     // modelled; FIXME in tools/gen_cases_t.py SKY_TP4). 58 with ModelLink's nine 910B misses (ML_KNOWN:
     // four --use-mc2 rows +24..+38%, two eager-attention rows +26/+43%, Qwen1.5-0.5B +88% and Gemma-2B
-    // +31% with no HBM bandwidth for the chip in the catalog, Grok-1 MoE +47%).
+    // +31% with no HBM bandwidth for the chip in the catalog, Grok-1 MoE +47%). 67 with InternEvo's nine
+    // 512-1024-GPU rows (IE_KNOWN: four zero1=-1 rows +23..+68% from per-rank parameter broadcasts over
+    // the whole group, five small-batch rows +20..+38% whose gradient all-reduce is not hidden).
     assert!(
-        known <= 58,
+        known <= 67,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
