@@ -356,6 +356,9 @@ RUN_MODELS = {
     # GeGLU (a gated MLP: written as a Llama config; GeLU vs SiLU and DeepNorm's post-LN are not
     # FLOP terms), 96 heads (the paper; 128 per head), tied input/output embedding (Megatron's).
     "GLM-130B": dict(llama_cfg(12288, 70, 96, 32768, V=150000, ctx=2048), tie_word_embeddings=True),
+    # FlagPerf's flagscale_main.sh: 32 layers, hidden 4096, 32 heads, --swiglu with --multiple-of 256
+    # (FFN 2/3 x 4h rounded up to 256: 11008), vocab 100008, untied, RMSNorm, rotary.
+    "Aquila2-7B": dict(llama_cfg(4096, 32, 32, 11008, V=100008, ctx=2048), tie_word_embeddings=False),
 }
 NEOX_NOTE = ("GPT-NeoX (Megatron + DeepSpeed) on A100-SXM4-40GB nodes of 8 (the catalog's a100-40g, NVLink inside the "
              "node). The architecture is written as a GPT-2-style config with use_parallel_residual = true: GPT-NeoX's "
@@ -516,6 +519,14 @@ GLM_TPUT_NOTE = ("Held out (round 6). GLM-130B's speed tests before the run on 9
                  "TFLOPS, which is Megatron's count with recompute (eq. 3, f = 4) of the notes' s/iter (context); the "
                  "case predicts it from the modelled tokens/s by the same formula.")
 
+FLAGPERF_NOTE = ("Held out (round 6; no constant fitted on this source). FlagPerf's Aquila2-7B case on one DGX A800 (the "
+                 "catalog's a800-80g: the A100's compute with 400 GB/s NVLink; one node, so the stated 200 Gb/s InfiniBand "
+                 "is not used). FlagScale @ed55532 (a Megatron-LM fork): the distributed optimizer (ZeRO-1), flash "
+                 "attention, bf16 with the gradients reduced in fp32 (Megatron-LM forces it under bf16), no sequence "
+                 "parallelism, no recompute, and no compute-communication overlap (the README: 'ed55532版本的flagscale训练框架"
+                 "尚未实现计算通信重叠'), 1F1B without virtual stages. 9 micro-batches per step (GAS 9) of the row's LBS x "
+                 "2048 tokens.")
+
 
 def run_tput(r):
     """A published training-throughput row of a run whose model run_hours maps (Skywork, GLM-130B)."""
@@ -534,8 +545,10 @@ def run_tput(r):
     # Skywork and GLM-130B as configs (RUN_MODELS), LLaMA2-13B as the catalog preset.
     model = dict(config=RUN_MODELS[s["model"]]) if s["model"] in RUN_MODELS else dict(model=s["model"])
     w = dict(kind="training", **model, training=training, hardware=hw)
-    metric, unit, note = (("tokens_per_s_per_gpu", "tokens/s/GPU", SKYWORK_TPUT_NOTE) if g == "skywork-tput" else
-                          ("megatron_tflops_per_gpu", "TFLOP/s per GPU (Megatron count incl. recompute)", GLM_TPUT_NOTE))
+    metric, unit, note = {
+        "skywork-tput": ("tokens_per_s_per_gpu", "tokens/s/GPU", SKYWORK_TPUT_NOTE),
+        "glm-tput": ("megatron_tflops_per_gpu", "TFLOP/s per GPU (Megatron count incl. recompute)", GLM_TPUT_NOTE),
+        "flagperf": ("tokens_per_s_per_gpu", "tokens/s/GPU", FLAGPERF_NOTE)}[g]
     if s["model"] == "Llama-2-13B":
         note += " LLaMA2-13B: the Llama-2-13B preset (40 layers, hidden 5120, vocab 32000)."
     return dict(metric=metric, published=r["result"][metric], unit=unit, notes=note, workload=w)
@@ -1020,7 +1033,7 @@ def main():
         c = (nemo(r) if g.startswith("nemo") else titan(r) if g.startswith("torchtitan")
              else mbridge(r) if g.startswith("mbridge") else trainy(r) if g == "trainy-h200"
              else bloom(r) if g == "bloom" else run_hours(r) if g in RUN_GROUPS
-             else run_tput(r) if g in ("skywork-tput", "glm-tput")
+             else run_tput(r) if g in ("skywork-tput", "glm-tput", "flagperf")
              else modellink(r) if g == "modellink-910b" else internevo(r) if g == "internevo"
              else mpt_run(r) if g == "mpt" else phi_card(r) if g == "phi" else card(r))
         cid = r["id"]
