@@ -243,8 +243,9 @@ fn training_accuracy_stays_within_todays_bands() {
         // with ModelLink's README table on Ascend 910B (39 rows, layouts from its example scripts:
         // median 7.2%, 30 in band, -5.9% to +88.2%). 7.72% over 385 with InternEvo's 7B table on
         // A100-80GB (46 rows, 8-1024 GPUs: median 8.8%, 37 in band, all over-predicted at 512-1024 GPUs);
-        // 7.72% over 389 with FlagPerf's four Aquila2-7B layouts on 8 A800 (-12.0% to +11.5%, all in band).
-        tput <= 0.0772,
+        // 7.72% over 389 with FlagPerf's four Aquila2-7B layouts on 8 A800 (-12.0% to +11.5%, all in band);
+        // 7.73% over 393 with its Llama 2 7B DeepSpeed ZeRO-3 rows (A800 +6.0..+13.4%, H800 +21.9%).
+        tput <= 0.0773,
         "training throughput out-of-sample median {tput:.4}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
@@ -300,9 +301,10 @@ fn training_accuracy_stays_within_todays_bands() {
     // four --use-mc2 rows +24..+38%, two eager-attention rows +26/+43%, Qwen1.5-0.5B +88% and Gemma-2B
     // +31% with no HBM bandwidth for the chip in the catalog, Grok-1 MoE +47%). 67 with InternEvo's nine
     // 512-1024-GPU rows (IE_KNOWN: four zero1=-1 rows +23..+68% from per-rank parameter broadcasts over
-    // the whole group, five small-batch rows +20..+38% whose gradient all-reduce is not hidden).
+    // the whole group, five small-batch rows +20..+38% whose gradient all-reduce is not hidden). 68 with
+    // FlagPerf's Llama 2 7B DeepSpeed ZeRO-3 row on H800 (+21.9%, FP_DS_H800).
     assert!(
-        known <= 67,
+        known <= 68,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
