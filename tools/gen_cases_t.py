@@ -527,6 +527,15 @@ FLAGPERF_NOTE = ("Held out (round 6; no constant fitted on this source). FlagPer
                  "尚未实现计算通信重叠'), 1F1B without virtual stages. 9 micro-batches per step (GAS 9) of the row's LBS x "
                  "2048 tokens.")
 
+FLAGPERF70_NOTE = ("Held out (round 6; no constant fitted on this source). FlagPerf's Llama 2 70B case on 4 nodes of 8 H800 "
+                   "(the catalog's h800: H100 compute, 400 GB/s NVLink) with 'InfiniBand, 200Gb/s' (taken as 200 Gbit/s per "
+                   "node, RDMA; with DP 1 only the pipeline sends cross nodes). FlagScale @26cd664 (a Megatron-LM fork): "
+                   "the row's TP x PP with DP 1, sequence parallelism, the distributed optimizer, flash attention, bf16 with "
+                   "fp32 gradient reduction (forced under bf16), no recompute, 1F1B without virtual stages, no TP-comm or "
+                   "gradient-reduce overlap (not stated for this commit; Megatron's defaults), micro-batch 1 of 4096 "
+                   "tokens, GAS micro-batches per step. The Llama-2-70B preset. The table's fp32 row (recompute=True, "
+                   "theoryflops=495T) is not converted: the script always passes --bf16, so what ran is not stated.")
+
 
 def run_tput(r):
     """A published training-throughput row of a run whose model run_hours maps (Skywork, GLM-130B)."""
@@ -538,7 +547,8 @@ def run_tput(r):
     training = dict(task="pretrain", precision=precision, framework="megatron", micro_batch=s["mbs"],
                     seq_len=s["seq_len"], grad_accum=max(1, s["gbs"] // (s["mbs"] * dp)), recompute=s["recompute"],
                     attention=s["attention"], parallel=parallel)
-    base = dict(A100, gpu="a800-80g") if s["gpu"].startswith("A800") else A100_40
+    base = (dict(A100, gpu="a800-80g") if s["gpu"].startswith("A800") else dict(H100, gpu="h800")
+            if s["gpu"].startswith("H800") else A100_40)
     hw = dict(base, nodes=s["gpus"] // 8)
     if "inter_gbit" in s:
         hw["inter_gbit"] = s["inter_gbit"]
@@ -551,6 +561,8 @@ def run_tput(r):
         "flagperf": ("tokens_per_s_per_gpu", "tokens/s/GPU", FLAGPERF_NOTE)}[g]
     if s["model"] == "Llama-2-13B":
         note += " LLaMA2-13B: the Llama-2-13B preset (40 layers, hidden 5120, vocab 32000)."
+    if s["model"] == "Llama-2-70B":
+        note = FLAGPERF70_NOTE
     return dict(metric=metric, published=r["result"][metric], unit=unit, notes=note, workload=w)
 
 
@@ -983,7 +995,9 @@ SKY_TP4 = ("FIXME: over-predicted +28.4% (1,820 against 1,417 tokens/s/GPU). The
            "ratio is 39.3 where the table's other LLaMA2 rows give 34.9-35.0, and 44.4% MFU is ~1,552 tokens/s, which needs "
            "~50 GB/s too. Not determined: whether the A800's NVLink reaches less than the modelled bus bandwidth for 4-GPU "
            "groups, Megatron-LM's sequence-parallel backward (it all-gathers each linear's input again for the weight "
-           "gradient) or smaller per-rank GEMMs (hidden 4608 / 4) run slower. No constant changed (held out).")
+           "gradient) or smaller per-rank GEMMs (hidden 4608 / 4) run slower. FlagPerf's Aquila2-7B on 8 A800 at TP 8 without "
+           "sequence parallelism (t-flagperf-aquila2-7b-tp8pp1dp1-a800) is modelled within 0.4%, which points at the "
+           "sequence-parallel path rather than the A800's NVLink; not determined. No constant changed (held out).")
 
 
 # ModelLink's 910B rows out of band (round 6). Sensitivities quoted below are diagnostics, not case inputs:
