@@ -246,8 +246,9 @@ fn training_accuracy_stays_within_todays_bands() {
         // 7.72% over 389 with FlagPerf's four Aquila2-7B layouts on 8 A800 (-12.0% to +11.5%, all in band);
         // 7.73% over 393 with its Llama 2 7B DeepSpeed ZeRO-3 rows (A800 +6.0..+13.4%, H800 +21.9%);
         // 7.75% over 395 with its two Megatron-DeepSpeed rows (A800 +14.4%, A100 +13.4%); 7.72% over 398
-        // with its three Llama 2 70B FlagScale rows on 32 H800 (-3.7% to +3.6%).
-        tput <= 0.0773,
+        // with its three Llama 2 70B FlagScale rows on 32 H800 (-3.7% to +3.6%); 7.61% over 411 with its
+        // 13 Llama 3 8B/70B Megatron-Core rows on A100/H100 (8-440 GPUs, -10.7% to +13.0%, all in band).
+        tput <= 0.0762,
         "training throughput out-of-sample median {tput:.4}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
