@@ -248,8 +248,9 @@ fn training_accuracy_stays_within_todays_bands() {
         // 7.75% over 395 with its two Megatron-DeepSpeed rows (A800 +14.4%, A100 +13.4%); 7.72% over 398
         // with its three Llama 2 70B FlagScale rows on 32 H800 (-3.7% to +3.6%); 7.61% over 411 with its
         // 13 Llama 3 8B/70B Megatron-Core rows on A100/H100 (8-440 GPUs, -10.7% to +13.0%, all in band);
-        // 7.64% over 413 with its ChatGLM3-6B DeepSpeed rows (Atlas 800T A2 +30.6%, H100 +16.6%).
-        tput <= 0.0765,
+        // 7.64% over 413 with its ChatGLM3-6B DeepSpeed rows (Atlas 800T A2 +30.6%, H100 +16.6%); 7.71%
+        // over 415 with its Baichuan2-13B rows on 16 H800 (+79.9%, +42.5%: eager ALiBi attention, no FA2).
+        tput <= 0.0771,
         "training throughput out-of-sample median {tput:.4}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
@@ -307,9 +308,10 @@ fn training_accuracy_stays_within_todays_bands() {
     // 512-1024-GPU rows (IE_KNOWN: four zero1=-1 rows +23..+68% from per-rank parameter broadcasts over
     // the whole group, five small-batch rows +20..+38% whose gradient all-reduce is not hidden). 68 with
     // FlagPerf's Llama 2 7B DeepSpeed ZeRO-3 row on H800 (+21.9%, FP_DS_H800). 69 with its ChatGLM3-6B
-    // row on Ascend 910B (+30.6%: no HBM bandwidth for the chip in the catalog, FP_GLM3_910B).
+    // row on Ascend 910B (+30.6%: no HBM bandwidth for the chip in the catalog, FP_GLM3_910B). 71 with
+    // its two Baichuan2-13B rows on H800 (+79.9%, +42.5%, FP_BC2).
     assert!(
-        known <= 69,
+        known <= 71,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
