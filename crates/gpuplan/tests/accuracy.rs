@@ -246,7 +246,22 @@ fn training_accuracy_stays_within_todays_bands() {
         // per remote node and rank): Qwen3-235B-A22B 25.11-26.04.01 -25.6..-31.2% -> -2.3..+3.8%,
         // DeepSeek-V3 -35.7% -> +13.3%, Qwen3-30B-A3B EP 16 -18.5..-19.7% -> +46.7..+48.9%, EP 8
         // 25.11/26.02 +146.3/+158.9% -> +207.4/+229.3%, 26.02.01 +46.2% -> +57.5%.
-        tput <= 0.0702,
+        // 7.43% over 288 on main before round 6's throughput rows (the 8.86% above was stale); 7.52%
+        // over 300 with Skywork's Table 10 (10 rows on 512 A800: +1.2% to +28.4%, median 8.5%) and
+        // GLM-130B's two speed tests (+17.5%, +13.4%), held out, no constant changed. 7.48% over 339
+        // with ModelLink's README table on Ascend 910B (39 rows, layouts from its example scripts:
+        // median 7.2%, 30 in band, -5.9% to +88.2%). 7.72% over 385 with InternEvo's 7B table on
+        // A100-80GB (46 rows, 8-1024 GPUs: median 8.8%, 37 in band, all over-predicted at 512-1024 GPUs);
+        // 7.72% over 389 with FlagPerf's four Aquila2-7B layouts on 8 A800 (-12.0% to +11.5%, all in band);
+        // 7.73% over 393 with its Llama 2 7B DeepSpeed ZeRO-3 rows (A800 +6.0..+13.4%, H800 +21.9%);
+        // 7.75% over 395 with its two Megatron-DeepSpeed rows (A800 +14.4%, A100 +13.4%); 7.72% over 398
+        // with its three Llama 2 70B FlagScale rows on 32 H800 (-3.7% to +3.6%); 7.61% over 411 with its
+        // 13 Llama 3 8B/70B Megatron-Core rows on A100/H100 (8-440 GPUs, -10.7% to +13.0%, all in band);
+        // 7.64% over 413 with its ChatGLM3-6B DeepSpeed rows (Atlas 800T A2 +30.6%, H100 +16.6%); 7.71%
+        // over 415 with its Baichuan2-13B rows on 16 H800 (+79.9%, +42.5%: eager ALiBi attention, no FA2).
+        // 7.48% over 415 with both merged (the FP8 generations and MoE settings on the 288, the
+        // 127 Chinese-hardware rows).
+        tput <= 0.0748,
         "training throughput out-of-sample median {tput:.4}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
@@ -304,8 +319,19 @@ fn training_accuracy_stays_within_todays_bands() {
     // DeepEP/HybridEP dispatchers are workload settings: Qwen3-235B-A22B 25.11-26.04.01 (5 rows)
     // and DeepSeek-V3 25.09 within band, Qwen3-30B-A3B 25.09 (+23.8%, unchanged by it; +16.3%
     // before the round-6 FP8 kernel generation) recorded with the other one-node EP 8 rows.
+    // With round 6's held-out throughput rows on Chinese hardware (on top of the above):
+    // 49 with Skywork's DP128+TP4 row (+28.4%: the A800 rows' tensor parallelism costs more than
+    // modelled; FIXME in tools/gen_cases_t.py SKY_TP4). 58 with ModelLink's nine 910B misses (ML_KNOWN:
+    // four --use-mc2 rows +24..+38%, two eager-attention rows +26/+43%, Qwen1.5-0.5B +88% and Gemma-2B
+    // +31% with no HBM bandwidth for the chip in the catalog, Grok-1 MoE +47%). 67 with InternEvo's nine
+    // 512-1024-GPU rows (IE_KNOWN: four zero1=-1 rows +23..+68% from per-rank parameter broadcasts over
+    // the whole group, five small-batch rows +20..+38% whose gradient all-reduce is not hidden). 68 with
+    // FlagPerf's Llama 2 7B DeepSpeed ZeRO-3 row on H800 (+21.9%, FP_DS_H800). 69 with its ChatGLM3-6B
+    // row on Ascend 910B (+30.6%: no HBM bandwidth for the chip in the catalog, FP_GLM3_910B). 71 with
+    // its two Baichuan2-13B rows on H800 (+79.9%, +42.5%, FP_BC2).
+    // 56 with both merged: 33 before the Chinese-hardware rows + their 23 recorded misses.
     assert!(
-        known <= 33,
+        known <= 56,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
