@@ -987,8 +987,9 @@ impl Steps<'_> {
     fn decode(&self, batch: f64, ctx: f64) -> DecodeStep {
         let (t, s, tun) = (self.t, self.s, self.tun);
         let bw = self.bw * tun.decode_bandwidth_efficiency;
-        let weights =
-            weights_read(self.m, self.full_weights, s.weights, s.tp, batch) * self.read_factor;
+        let weights = weights_read(self.m, self.full_weights, s.weights, s.tp, batch)
+            * self.read_factor
+            * decode_weight_share(&self.b, t);
         let kv =
             kv_per_token(t, s.kv_dtype.bytes(), s.tp).per_device.0 * decode_kv_load_factor(t, s);
         let flops = Flops(2.0 * (self.linear_active + self.head) * batch / s.tp as f64);
@@ -1112,6 +1113,34 @@ fn decode_linear_params(b: &ParamBreakdown, t: &TransformerSpec) -> f64 {
             (g.count * per_layer) as f64
         })
         .sum()
+}
+
+/// Share of the weights a decode step reads: all but an encoder-decoder's encoder (its layers and
+/// conv/patch stem) and the decoder's cross-attention K/V projections, which only the prefill runs.
+/// By parameter count: the encoder's weights share the decoder's format.
+pub fn decode_weight_share(b: &ParamBreakdown, t: &TransformerSpec) -> f64 {
+    if !matches!(t.structure, Structure::EncoderDecoder { .. }) || b.total == 0 {
+        return 1.0;
+    }
+    let prefill_only: u64 = b
+        .groups
+        .iter()
+        .map(|g| {
+            let linears: u64 = g
+                .linears
+                .iter()
+                .filter(|l| t.reads_encoder(g.name, l.name))
+                .map(Linear::params)
+                .sum();
+            let small = if g.name == "encoder" {
+                g.small_params
+            } else {
+                0
+            };
+            g.count * (linears + small)
+        })
+        .sum();
+    1.0 - (prefill_only + b.stem) as f64 / b.total as f64
 }
 
 /// Attention FLOPs of an encoder-decoder's prefill beyond the decoder's causal self-attention,

@@ -4,8 +4,8 @@
 
 use gpuplan_core::constants::Tunables;
 use gpuplan_core::hardware::{find_gpu, ClusterSpec, InterLink};
-use gpuplan_core::infer::{latency, serving_memory};
-use gpuplan_core::model::{find_preset, Architecture, ModelSpec};
+use gpuplan_core::infer::{decode_weight_share, latency, serving_memory};
+use gpuplan_core::model::{find_preset, param_breakdown, Architecture, ModelSpec};
 use gpuplan_core::train::{training_flops_per_token, training_memory, training_step};
 use gpuplan_core::units::Bandwidth;
 use gpuplan_core::workload::{InferenceSetup, KvDtype, TrainingSetup, WeightFormat};
@@ -164,4 +164,25 @@ fn whisper_serving_caches_cross_attention_per_request() {
     );
     // A decode step reads each request's 1500 cross-attention positions beside its ~148 tokens.
     assert!(new.time_per_token.0 > was.time_per_token.0);
+}
+
+/// A decode step reads the decoder's weights only: Whisper-large-v3's encoder layers (32 ×
+/// (4d² + 2df) linears + 32 × 10,240 biases + 32 × 2 LayerNorms), its cross-attention K/V
+/// (32 × 2d²) and the conv stem and position tables (128·d·3 + d, d·d·3 + d, 1500·d, 448·d) run
+/// in prefill: 742,397,440 of 1,543,490,560 parameters.
+#[test]
+fn whisper_decode_reads_the_decoder_weights_only() {
+    let m = whisper();
+    let (d, f) = (1280_u64, 5120_u64);
+    let encoder = 32 * (4 * d * d + 2 * d * f) + 32 * (3 * d + f + d + 4 * d);
+    let cross = 32 * 2 * d * d;
+    let stem = (128 * d * 3 + d) + (d * d * 3 + d) + 1500 * d + 448 * d;
+    let b = param_breakdown(&m);
+    assert_eq!(b.total, 1_543_490_560);
+    let want = 1.0 - (encoder + cross + stem) as f64 / b.total as f64;
+    let got = decode_weight_share(&b, m.transformer().unwrap());
+    assert!((got - want).abs() < 1e-12, "{got} vs {want}");
+    let llama = find_preset("Llama-3.1-8B").unwrap().model.clone();
+    let lb = param_breakdown(&llama);
+    assert_eq!(decode_weight_share(&lb, llama.transformer().unwrap()), 1.0);
 }
