@@ -636,35 +636,103 @@ pub fn torch_ring(
     })
 }
 
-/// Attention kernels of one layer for one micro-batch on one TP shard: (one forward pass, the
-/// whole step's forward passes + backward). Under eager attention the first is the total over
-/// (forward passes + 2), an even split that the softmax traffic does not follow; only torch's CP
-/// ring reads it, and the ring needs flash / efficient SDPA, so it is unused there.
+/// Attention kernels of one average layer for one micro-batch on one TP shard: (one forward
+/// pass, the whole step's forward passes + backward). Under eager attention the first is the
+/// total over (forward passes + 2), an even split that the softmax traffic does not follow; only
+/// torch's CP ring reads it, and the ring needs flash / efficient SDPA, so it is unused there.
+/// Encoder-decoders average their stacks ([`stack_attention_shapes`]).
 fn attention_kernel_seconds(
     t: &TransformerSpec,
     setup: &TrainingSetup,
     r: &ChipRates,
     tp: u64,
 ) -> (f64, f64) {
-    let s = setup.seq_len as f64;
+    let layers = t.total_layers().max(1) as f64;
+    stack_attention_shapes(t, setup)
+        .iter()
+        .map(|&(count, shape)| {
+            let (one, all) = attention_shape_seconds(t, setup, r, tp, shape);
+            (one * count / layers, all * count / layers)
+        })
+        .fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1))
+}
+
+/// One attention call's shape: query positions, keys per query, and whether it is causal.
+#[derive(Clone, Copy)]
+struct AttentionShape {
+    queries: u64,
+    keys: u64,
+    causal: bool,
+}
+
+/// (layers, attention call) pairs of the model's stacks: every layer of a decoder-only model
+/// attends causally over the sequence (or its window), an encoder bidirectionally; an
+/// encoder-decoder's encoder attends bidirectionally over its positions
+/// ([`TransformerSpec::encoder_len`]: Whisper's fixed 1500, else the sequence), and each decoder
+/// layer attends causally over its own tokens and bidirectionally over the encoder's output
+/// (cross-attention, HF `encoder_attn`).
+fn stack_attention_shapes(
+    t: &TransformerSpec,
+    setup: &TrainingSetup,
+) -> Vec<(f64, AttentionShape)> {
+    let (s, keys) = (setup.seq_len, setup.attended_keys());
+    let own = |causal| AttentionShape {
+        queries: s,
+        keys,
+        causal,
+    };
+    match t.structure {
+        Structure::DecoderOnly => vec![(t.layers as f64, own(true))],
+        Structure::EncoderOnly => vec![(t.layers as f64, own(false))],
+        Structure::EncoderDecoder { decoder_layers } => {
+            let enc = t.encoder_len(s);
+            let enc_keys = if t.encoder_positions.is_some() {
+                enc
+            } else {
+                keys
+            };
+            let encoder = AttentionShape {
+                queries: enc,
+                keys: enc_keys,
+                causal: false,
+            };
+            let cross = AttentionShape {
+                queries: s,
+                keys: enc,
+                causal: false,
+            };
+            let d = decoder_layers as f64;
+            vec![(t.layers as f64, encoder), (d, own(true)), (d, cross)]
+        }
+    }
+}
+
+/// [`attention_kernel_seconds`] of one attention call of `shape`.
+fn attention_shape_seconds(
+    t: &TransformerSpec,
+    setup: &TrainingSetup,
+    r: &ChipRates,
+    tp: u64,
+    shape: AttentionShape,
+) -> (f64, f64) {
     // Context parallelism: each rank holds seq_len / cp queries and attends over all keys
     // (ring attention, load-balanced causal chunks: 1/cp of the whole causal work each).
-    let s_q = s / setup.parallel.cp.max(1) as f64;
+    let s_q = shape.queries as f64 / setup.parallel.cp.max(1) as f64;
     let b = setup.micro_batch as f64;
     let heads = (t.heads as f64 / tp as f64).max(1.0);
     let q_width = t.q_width() as f64 / tp as f64;
     // Keys per query: the sliding window, the packed documents' span, else the sequence.
-    let keys = setup.attended_keys() as f64;
+    let keys = shape.keys as f64;
     let window = t.sliding_window.map_or(keys, |w| (w as f64).min(keys));
     // QKᵀ and AV: 4·b·s·window·q_width FLOPs forward (full count).
     let fwd_flops = 4.0 * b * s_q * window * q_width;
     let fwd_passes = attention_forward_passes(setup.recompute);
     match setup.attention {
         AttentionImpl::Flash | AttentionImpl::MemEfficient => {
-            let causal = if t.structure == Structure::EncoderOnly {
-                1.0
-            } else {
+            let causal = if shape.causal {
                 CAUSAL_WORK_FRACTION
+            } else {
+                1.0
             };
             let pass = fwd_flops * causal / r.attention.0.max(1.0);
             (pass, pass * (fwd_passes + FLASH_BACKWARD_RATIO))
@@ -843,11 +911,30 @@ impl MicroBatch<'_> {
             .map(|l| {
                 let d = split.linear(l);
                 let casts = linear_casts(setup, self.t, l);
-                let rows = split.rows(l, self.tokens);
+                let rows = split.rows(l, self.linear_tokens(g, l));
                 let one = linear_seconds_cast(rows, d.d_in, d.d_out, 1, self.frozen, casts, self.r);
                 d.copies as f64 * one
             })
             .sum()
+    }
+
+    /// Rows linear `l` of group `g` runs over in this micro-batch: the device's tokens, scaled to
+    /// the encoder's positions for an encoder layer or a cross-attention K/V projection
+    /// ([`TransformerSpec::linear_len`]).
+    fn linear_tokens(&self, g: &crate::model::LayerGroup, l: &crate::model::Linear) -> u64 {
+        let s = self.setup.seq_len.max(1);
+        let len = self.t.linear_len(g.name, l.name, s);
+        if len == s {
+            return self.tokens;
+        }
+        let wide = u128::from(self.tokens) * u128::from(len) / u128::from(s);
+        u64::try_from(wide).unwrap_or(u64::MAX).max(1)
+    }
+
+    /// Token rows of one average layer's element-wise ops: the device's tokens, an
+    /// encoder-decoder's encoder layers at the encoder's positions.
+    fn layer_tokens(&self) -> f64 {
+        self.tokens as f64 * self.t.mean_layer_len(self.setup.seq_len)
     }
 
     /// One layer of `g`'s LoRA adapters, on the same shards.
@@ -859,7 +946,7 @@ impl MicroBatch<'_> {
             .map(|l| {
                 let shared = crate::train::shares_adapter_input(&lora.targets, l);
                 let d = split.linear(l);
-                let rows = split.rows(l, self.tokens);
+                let rows = split.rows(l, self.linear_tokens(g, l));
                 let one = adapter_seconds(rows, d.d_in, d.d_out, lora.rank, 1, shared, self.r);
                 d.copies as f64 * one
             })
@@ -878,7 +965,7 @@ impl MicroBatch<'_> {
             r.act_bytes.max(2.0),
             r.eager_elementwise,
             ffn,
-        ) * self.tokens as f64;
+        ) * self.layer_tokens();
         // Backward of an element-wise op reads the saved input and the output gradient and
         // writes the input gradient: about twice its forward traffic. torch.compile fuses part of
         // it away.

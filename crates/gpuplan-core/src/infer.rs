@@ -14,7 +14,7 @@ use crate::i18n::{Msg, Text};
 use crate::layout::WeightSplit;
 use crate::model::{
     param_breakdown, AttentionKind, Linear, MlpKind, ModelSpec, ParallelBlock, ParamBreakdown,
-    TransformerSpec,
+    Structure, TransformerSpec,
 };
 use crate::units::{compute_time, transfer_time, Bandwidth, Bytes, FlopRate, Flops, Seconds};
 use crate::workload::{
@@ -532,7 +532,9 @@ pub fn serving_memory(
         )
     })?;
     let kv = kv_per_token(t, s.kv_dtype.bytes(), s.tp);
-    let static_kv = s.batch as f64 * max_model_len as f64 * kv.per_device.0;
+    // A fixed-length encoder's cross-attention K/V is cached per request like as many tokens.
+    let cross = t.cross_kv_positions();
+    let static_kv = s.batch as f64 * (max_model_len + cross) as f64 * kv.per_device.0;
     let mut c = engine_charge(t, s, gpu, tun, visible, weights, static_kv);
     // The profile run (vLLM, TensorRT-LLM's build-time buffers) also encodes one request's images.
     if matches!(s.engine, Engine::Vllm | Engine::Trtllm) && img.encoder_activation.0 > 0.0 {
@@ -561,7 +563,7 @@ pub fn serving_memory(
         0
     };
     let kv_tokens = blocks.saturating_mul(block_tokens);
-    let per_request = s.input_tokens + s.output_tokens + img.kv_tokens;
+    let per_request = s.input_tokens + s.output_tokens + img.kv_tokens + cross;
     let problem = if c.kv <= 0.0 {
         Some(
             Msg::new("serve-problem-no-kv")
@@ -572,7 +574,7 @@ pub fn serving_memory(
                 .arg("budget", c.budget.to_string())
                 .into(),
         )
-    } else if kv_tokens < max_model_len {
+    } else if kv_tokens < max_model_len + cross {
         Some(
             Msg::new("serve-problem-short-pool")
                 .arg("tokens", kv_tokens)
@@ -928,10 +930,15 @@ impl Steps<'_> {
         let tokens = (n * seqs).round().max(1.0);
         let rows = tokens as u64;
         let mut gemms = 0.0;
+        // A fixed-length encoder and the cross-attention K/V run over its positions.
+        let enc_rows = self.t.encoder_len(n.round() as u64) as f64 * seqs.max(1.0);
         for g in &self.b.groups {
             let per_layer: f64 = engine_gemms(&g.linears, self.s.engine)
                 .iter()
-                .map(|l| self.linear_seconds(l, rows, tokens))
+                .map(|l| match self.t.reads_encoder(g.name, l.name) {
+                    true => self.linear_seconds(l, enc_rows as u64, enc_rows),
+                    false => self.linear_seconds(l, rows, tokens),
+                })
                 .sum();
             gemms += per_layer * g.count as f64;
         }
@@ -980,11 +987,13 @@ impl Steps<'_> {
     fn decode(&self, batch: f64, ctx: f64) -> DecodeStep {
         let (t, s, tun) = (self.t, self.s, self.tun);
         let bw = self.bw * tun.decode_bandwidth_efficiency;
-        let weights =
-            weights_read(self.m, self.full_weights, s.weights, s.tp, batch) * self.read_factor;
+        let weights = weights_read(self.m, self.full_weights, s.weights, s.tp, batch)
+            * self.read_factor
+            * decode_weight_share(&self.b, t);
         let kv =
             kv_per_token(t, s.kv_dtype.bytes(), s.tp).per_device.0 * decode_kv_load_factor(t, s);
         let flops = Flops(2.0 * (self.linear_active + self.head) * batch / s.tp as f64);
+        let ctx = ctx + t.cross_kv_positions() as f64;
         DecodeStep {
             weights: transfer_time(Bytes(weights), bw),
             gemm: compute_time(flops, self.peak * self.eff),
@@ -1054,7 +1063,7 @@ pub fn latency(
         tun,
         peak,
         bw,
-        linear_active: b.active_linear_params() as f64,
+        linear_active: decode_linear_params(&b, t),
         head: (t.vocab * t.hidden) as f64,
         layers,
         eff,
@@ -1068,9 +1077,12 @@ pub fn latency(
     };
     let img = image_load(t, s);
     let n = (s.input_tokens + img.kv_tokens) as f64;
-    // Prefill beyond the linears: causal attention (½ of 4·L·n²·q_width) + the vision encoder
-    // over the request's images.
-    let other_flops = 2.0 * layers * n * n * t.q_width() as f64 + img.encoder_flops;
+    // Prefill beyond the linears: causal attention (½ of 4·L·n²·q_width), an encoder-decoder's
+    // encoder and cross-attention ([`encoder_attention_flops`]) + the vision encoder over the
+    // request's images.
+    let other_flops = 2.0 * layers * n * n * t.q_width() as f64
+        + encoder_attention_flops(t, n)
+        + img.encoder_flops;
     let batch = s.batch as f64;
     let ctx = (s.input_tokens + img.kv_tokens + s.output_tokens / 2) as f64;
     let step = steps.decode(batch, ctx);
@@ -1084,6 +1096,62 @@ pub fn latency(
         ridge_batch: peak.0 / bw.0 * (s.weights.bits() / 8.0) / 2.0,
         peak,
     })
+}
+
+/// Linear parameters a decode step runs per token: all active ones but an encoder-decoder's
+/// encoder layers and cross-attention K/V projections, which run once per request in prefill.
+fn decode_linear_params(b: &ParamBreakdown, t: &TransformerSpec) -> f64 {
+    b.groups
+        .iter()
+        .map(|g| {
+            let per_layer: u64 = g
+                .linears
+                .iter()
+                .filter(|l| !t.reads_encoder(g.name, l.name))
+                .map(Linear::active_params)
+                .sum();
+            (g.count * per_layer) as f64
+        })
+        .sum()
+}
+
+/// Share of the weights a decode step reads: all but an encoder-decoder's encoder (its layers and
+/// conv/patch stem) and the decoder's cross-attention K/V projections, which only the prefill runs.
+/// By parameter count: the encoder's weights share the decoder's format.
+pub fn decode_weight_share(b: &ParamBreakdown, t: &TransformerSpec) -> f64 {
+    if !matches!(t.structure, Structure::EncoderDecoder { .. }) || b.total == 0 {
+        return 1.0;
+    }
+    let prefill_only: u64 = b
+        .groups
+        .iter()
+        .map(|g| {
+            let linears: u64 = g
+                .linears
+                .iter()
+                .filter(|l| t.reads_encoder(g.name, l.name))
+                .map(Linear::params)
+                .sum();
+            let small = if g.name == "encoder" {
+                g.small_params
+            } else {
+                0
+            };
+            g.count * (linears + small)
+        })
+        .sum();
+    1.0 - (prefill_only + b.stem) as f64 / b.total as f64
+}
+
+/// Attention FLOPs of an encoder-decoder's prefill beyond the decoder's causal self-attention,
+/// for a decoder prompt of `n` tokens: the encoder's bidirectional attention over its positions
+/// (4·L_enc·e²·q_width) and each decoder layer's cross-attention over them (4·L_dec·n·e·q_width).
+fn encoder_attention_flops(t: &TransformerSpec, n: f64) -> f64 {
+    let Structure::EncoderDecoder { decoder_layers } = t.structure else {
+        return 0.0;
+    };
+    let e = t.encoder_len(n.round() as u64) as f64;
+    4.0 * t.q_width() as f64 * (t.layers as f64 * e * e + decoder_layers as f64 * n * e)
 }
 
 /// Most sequences the engine schedules at once by default: vLLM V1 `vllm serve` 1024 on GPUs of

@@ -1658,7 +1658,11 @@ fn saved_and_working(
 ) -> (f64, f64, String) {
     let p = setup.parallel;
     let c = compute_bytes(setup);
-    let tokens = (setup.micro_batch * setup.seq_len) as f64;
+    // Token rows of an average layer and of the longest stack's layer (Whisper's encoder runs
+    // 1500 positions per sample whatever the decoder's length: `mean_layer_len`).
+    let rows = (setup.micro_batch * setup.seq_len) as f64;
+    let tokens = rows * t.mean_layer_len(setup.seq_len);
+    let longest = rows * t.longest_layer_len(setup.seq_len);
     let tp = p.tp as f64;
     let sp = if p.sequence_parallel { tp } else { 1.0 };
     let per_token_layer = ls.per_token;
@@ -1674,20 +1678,21 @@ fn saved_and_working(
             let inputs = r * t.hidden as f64 / sp * tokens * layers_per_stage * in_flight;
             (
                 inputs,
-                ls.recompute_per_token.unwrap_or(per_token_layer) * tokens
-                    + grad_working(t, c, tp) * tokens,
+                ls.recompute_per_token.unwrap_or(per_token_layer) * longest
+                    + grad_working(t, c, tp) * longest,
                 why!(explain, "full recompute: {r}·h B/token/layer × {layers_per_stage} layers × {in_flight} micro-batch(es); one layer's set ({per_token_layer:.0} B/token) recomputed in backward"),
             )
         }
         // Per-op selective checkpointing: backward recomputes what one layer did not keep.
         (Recompute::SelectiveOp, Some(eager)) => (
             per_token_layer * layers_per_stage * tokens * in_flight,
-            ((eager - per_token_layer).max(0.0) + grad_working(t, c, tp)) * tokens,
+            ((eager - per_token_layer).max(0.0) + grad_working(t, c, tp)) * longest,
             why!(explain, "per-op selective checkpointing (torchtitan): {per_token_layer:.0} B/token/layer (input, SDPA output, every other matmul output) × {tokens} tokens × {layers_per_stage} layers × {in_flight} in flight; the rest of one layer's set ({eager:.0} B/token) recomputed in backward"),
         ),
         _ => (
-            (per_token_layer * layers_per_stage - first_absent) * tokens * in_flight,
-            grad_working(t, c, tp) * tokens,
+            (per_token_layer * layers_per_stage - first_absent) * tokens * in_flight
+                + cross_attention_saved(t, setup) * layers_per_stage * in_flight,
+            grad_working(t, c, tp) * longest,
             why!(
                 explain,
                 "{per_token_layer:.0} B/token/layer × {tokens} tokens × {layers_per_stage} layers{} × {in_flight} in flight ({:?} profile{})",
@@ -1818,6 +1823,25 @@ fn transformer_activations(
         loss_chunks: if setup.chunked_loss { 8.0 } else { 1.0 },
         logits_basis,
     }
+}
+
+/// Bytes an average layer of an encoder-decoder saves for its decoder layers' cross-attention
+/// (HF `encoder_attn`, absent from [`layer_activation`]'s self-attention layer), per micro-batch:
+/// per decoder token its LayerNorm input (4h, the LayerNorm coefficient of `layer_activation`),
+/// q and the attention output (2q each); per encoder position the K and V projections' outputs
+/// SDPA saves (2kv each). 16-bit bytes, sharded over TP.
+fn cross_attention_saved(t: &TransformerSpec, setup: &TrainingSetup) -> f64 {
+    let crate::model::Structure::EncoderDecoder { decoder_layers } = t.structure else {
+        return 0.0;
+    };
+    let b = setup.micro_batch as f64;
+    let (h, q, kv) = (t.hidden as f64, t.q_width() as f64, t.kv_width() as f64);
+    let per_decoder_token = 4.0 * h + 4.0 * q;
+    let per_encoder_position = 4.0 * kv;
+    let layer = b * setup.seq_len as f64 * per_decoder_token
+        + b * t.encoder_len(setup.seq_len) as f64 * per_encoder_position;
+    let share = decoder_layers as f64 / t.total_layers().max(1) as f64;
+    layer * share * compute_bytes(setup) / 2.0 / setup.parallel.tp.max(1) as f64
 }
 
 /// A layer's backward adds its activation gradients, at most at the MLP activation's backward:
@@ -2695,13 +2719,13 @@ fn flops_per_token(
             })
         }
         Architecture::Transformer(t) => {
-            let linear_active = b.active_linear_params() as f64;
+            let linear_active = linear_params_per_token(b, t, setup.seq_len);
             let head = if t.vocab > 0 && t.structure != crate::model::Structure::EncoderOnly {
                 (t.vocab * t.hidden) as f64
             } else {
                 0.0
             };
-            let attn = 4.0 * (t.total_layers() * setup.attended_keys() * t.q_width()) as f64;
+            let attn = 4.0 * t.q_width() as f64 * attention_keys_per_token(t, setup);
             let fwd_mm = 2.0 * (linear_active + head);
             let fwd = fwd_mm + attn;
             let (model, hardware) = if setup.task.is_peft() {
@@ -2732,6 +2756,40 @@ fn flops_per_token(
             })
         }
     }
+}
+
+/// Active linear parameters each (decoder) token passes through: an encoder-decoder with a fixed
+/// encoder length (Whisper) runs its encoder layers and cross-attention K/V projections over
+/// `encoder_len` positions per sample, i.e. `encoder_len / seq_len` times per decoder token.
+fn linear_params_per_token(b: &ParamBreakdown, t: &TransformerSpec, seq_len: u64) -> f64 {
+    let s = seq_len.max(1);
+    b.groups
+        .iter()
+        .map(|g| {
+            let per_layer: f64 = g
+                .linears
+                .iter()
+                .map(|l| l.active_params() as f64 * t.linear_len(g.name, l.name, s) as f64)
+                .sum();
+            g.count as f64 * per_layer / s as f64
+        })
+        .sum()
+}
+
+/// Keys attended per (decoder) token, summed over the layers (full s×s, the model-FLOPs
+/// convention): each layer its own keys; an encoder-decoder's decoder layers also the encoder's
+/// positions (cross-attention), and a fixed-length encoder's layers `enc²/seq_len`.
+fn attention_keys_per_token(t: &TransformerSpec, setup: &TrainingSetup) -> f64 {
+    let keys = setup.attended_keys() as f64;
+    let crate::model::Structure::EncoderDecoder { decoder_layers } = t.structure else {
+        return t.layers as f64 * keys;
+    };
+    let enc = t.encoder_len(setup.seq_len) as f64;
+    let encoder = match t.encoder_positions {
+        Some(_) => enc * enc / setup.seq_len.max(1) as f64,
+        None => keys,
+    };
+    t.layers as f64 * encoder + decoder_layers as f64 * (keys + enc)
 }
 
 /// The peak a training run computes at, by precision.

@@ -310,7 +310,11 @@ pub fn from_hf_value(name: &str, v: &Value, sources: Vec<String>) -> Result<Mode
         "gpt2" | "gpt_bigcode" => gpt2(&mut f),
         "bert" => bert(&mut f),
         "t5" => t5(&mut f),
-        "whisper" => whisper(&mut f),
+        "whisper" => {
+            let t = whisper(&mut f);
+            warnings.push(whisper_units(t.encoder_len(0)));
+            t
+        }
         "vit" => vit(&mut f),
         "chatglm" | "glm4" if f.obj.contains_key("num_layers") => chatglm(&mut f, &model_type),
         _ => decoder(&mut f, &model_type, &mut warnings),
@@ -439,6 +443,7 @@ fn base(
         extras: Vec::new(),
         activation: String::new(),
         vision: None,
+        encoder_positions: None,
     }
 }
 
@@ -825,6 +830,13 @@ fn t5(f: &mut Fields) -> TransformerSpec {
     t
 }
 
+/// What Whisper's figures count: its encoder runs a fixed number of positions per sample
+/// (`TransformerSpec::encoder_positions`), so a "token" is a decoder token and samples/s is
+/// tokens/s ÷ seq_len (phrases.ftl `phrase-model-whisper-*`).
+fn whisper_units(encoder_positions: u64) -> String {
+    format!("whisper: the encoder always runs {encoder_positions} positions per sample (30 s of audio, max_source_positions) and the decoder the sequence length; tokens and tokens/s count decoder tokens (seq_len per sample): samples/s = tokens/s ÷ seq_len")
+}
+
 fn whisper(f: &mut Fields) -> TransformerSpec {
     let hidden = f.req(&["d_model"]);
     let heads = f.req(&["encoder_attention_heads"]);
@@ -853,6 +865,14 @@ fn whisper(f: &mut Fields) -> TransformerSpec {
     set_all_biases(&mut t);
     t.tie_embeddings = true;
     t.dropout = nonzero_dropout(f, &["dropout", "attention_dropout"]);
+    // WhisperEncoder adds its whole `embed_positions` table (max_source_positions rows) to the
+    // conv output, so the encoder always runs max_source_positions positions: 30 s of audio,
+    // 3000 mel frames halved by conv2 (stride 2) (huggingface/transformers @001dff24,
+    // src/transformers/models/whisper/modeling_whisper.py `WhisperEncoder.forward`:
+    // `embed_pos = self.embed_positions.weight`, `hidden_states = inputs_embeds + embed_pos`;
+    // later versions check `expected_seq_length = self.config.max_source_positions *
+    // self.conv1.stride[0] * self.conv2.stride[0]`). The decoder runs the sequence length.
+    t.encoder_positions = Some(source_positions);
     t.extras = vec![
         ExtraParams {
             name: "encoder.conv1".into(),

@@ -168,6 +168,11 @@ pub struct TransformerSpec {
     /// also in `extras` ("vision encoder + projector").
     #[serde(default)]
     pub vision: Option<Box<VisionSpec>>,
+    /// Positions the encoder stack of an encoder-decoder runs per sample whatever the decoder's
+    /// sequence length: Whisper's `max_source_positions` (30 s of audio = 3000 mel frames, 1500
+    /// after the stride-2 conv). `None`: the encoder reads the sequence length (T5, BART).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encoder_positions: Option<u64>,
 }
 
 /// How a model turns one image into tokens for the language model (each family's documented rule;
@@ -285,6 +290,56 @@ impl TransformerSpec {
         match self.structure {
             Structure::EncoderDecoder { decoder_layers } => decoder_layers,
             _ => self.layers,
+        }
+    }
+    /// Positions per sample the encoder stack runs at a decoder sequence length `seq_len`.
+    pub fn encoder_len(&self, seq_len: u64) -> u64 {
+        self.encoder_positions.unwrap_or(seq_len)
+    }
+    /// Whether linear `linear` of layer group `group` reads the encoder's positions: an
+    /// encoder-decoder's encoder layers and its decoder's cross-attention K/V projections (run
+    /// once per request when serving: HF and vLLM cache the cross-attention K/V).
+    pub fn reads_encoder(&self, group: &str, linear: &str) -> bool {
+        matches!(self.structure, Structure::EncoderDecoder { .. })
+            && (group == "encoder" || matches!(linear, "cross_k_proj" | "cross_v_proj"))
+    }
+    /// Positions per sample that a linear of layer group `group` runs over: the encoder's
+    /// ([`Self::reads_encoder`]) or the decoder's `seq_len`.
+    pub fn linear_len(&self, group: &str, linear: &str, seq_len: u64) -> u64 {
+        if self.reads_encoder(group, linear) {
+            self.encoder_len(seq_len)
+        } else {
+            seq_len
+        }
+    }
+    /// Cross-attention K/V positions a serving engine caches per request beside the decoder's
+    /// tokens: a fixed-length encoder's positions (Whisper 1500; each decoder layer caches K and
+    /// V of the same width as its self-attention, so they cost what as many tokens do), else 0.
+    pub fn cross_kv_positions(&self) -> u64 {
+        match self.structure {
+            Structure::EncoderDecoder { .. } => self.encoder_positions.unwrap_or(0),
+            _ => 0,
+        }
+    }
+    /// Positions per sample of an average layer, relative to `seq_len`: 1, or for an
+    /// encoder-decoder with a fixed encoder (Whisper at 448: (32·1500 + 32·448) / (64·448) ≈ 2.17)
+    /// the layers' mean over both stacks.
+    pub fn mean_layer_len(&self, seq_len: u64) -> f64 {
+        let Structure::EncoderDecoder { decoder_layers } = self.structure else {
+            return 1.0;
+        };
+        let s = seq_len.max(1) as f64;
+        let enc = self.encoder_len(seq_len) as f64;
+        let all = (self.layers + decoder_layers).max(1) as f64;
+        (self.layers as f64 * enc + decoder_layers as f64 * s) / (all * s)
+    }
+    /// The longest stack's positions per sample relative to `seq_len` (one layer's working set).
+    pub fn longest_layer_len(&self, seq_len: u64) -> f64 {
+        match self.structure {
+            Structure::EncoderDecoder { .. } => {
+                (self.encoder_len(seq_len) as f64 / seq_len.max(1) as f64).max(1.0)
+            }
+            _ => 1.0,
         }
     }
     pub fn total_layers(&self) -> u64 {
