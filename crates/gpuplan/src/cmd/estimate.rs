@@ -308,6 +308,7 @@ pub fn compute(
     catalog: &dyn Fn() -> Result<gpuplan_core::catalog::Catalog>,
 ) -> Result<Estimated> {
     let mut r = resolve(a, file)?;
+    super::inputs::estimate_task_flags(a, r.kind == JobKind::Inference)?;
     let model = resolve_model(&a.job, &r.file)?;
     if r.kind == JobKind::Training {
         let explicit = a.job.seq_len.is_some()
