@@ -33,6 +33,7 @@ cli-err-unknown-family = --family { $value }: no instance family of that name in
     [none] {""}
    *[other] ; did you mean { $close }?
 } (`gpuplan catalog instances` lists them)
+note-columns-dropped = Left out at this width: { $cols } (`--wide` shows every column).
 cli-err-min-replicas = min_replicas { $value }: give 1 to { $max } (--min-replicas or [serve] min_replicas)
 cli-err-peak-factor = peak_factor { $value }: give a multiple of the stated load from 1 to 100, e.g. 1.5 (--peak-factor or [serve] peak_factor)
 cli-err-weights-plan = --weights `{ $value }`: use bf16, fp16, fp8, int8 or int4

@@ -38,6 +38,7 @@ phrase-model-no-type = config has no `model_type`; treated as a generic Llama-st
 phrase-model-unmapped = has no dedicated mapping; estimated as a generic gated-MLP decoder from the standard fields (hidden_size, num_hidden_layers, ...). Check the parameter count against the model card.
 phrase-model-context-assumed = no max_position_embeddings: context length assumed 4096
 phrase-model-mtp = multi-token-prediction layer(s) in the checkpoint are not counted (they are dropped for inference and most fine-tuning)
+phrase-model-whisper = whisper: the encoder always runs 1500 positions (30 s of audio), but this estimate runs both stacks at the sequence length (448 by default): the encoder's compute and activations are short by 1500/seq_len, and at 448 a training step takes about twice the time shown
 phrase-model-mllama = mllama: the cross-attention layers are counted like self-attention layers for the text KV cache; image tokens are charged to the cross-attention layers only
 
 # Parser phrases found by tools/hostile_sweep.py (2026-12-05).

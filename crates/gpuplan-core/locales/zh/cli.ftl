@@ -33,6 +33,7 @@ cli-err-unknown-family = --family { $value }：目录中没有这个实例规格
     [none] {""}
    *[other] ；是否指 { $close }？
 }（`gpuplan catalog instances` 可列出全部）
+note-columns-dropped = 此宽度下省略的列：{ $cols }（`--wide` 显示全部列）。
 cli-err-min-replicas = min_replicas { $value }：请给 1 到 { $max }（--min-replicas 或 [serve] min_replicas）
 cli-err-peak-factor = peak_factor { $value }：请给给定负载的 1 到 100 倍，例如 1.5（--peak-factor 或 [serve] peak_factor）
 cli-err-weights-plan = --weights `{ $value }`：可用 bf16、fp16、fp8、int8 或 int4

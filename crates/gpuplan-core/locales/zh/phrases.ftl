@@ -36,6 +36,7 @@ phrase-model-no-type = 配置中没有 `model_type`；按通用的 Llama 式解�
 phrase-model-unmapped = 没有专门的映射；按通用门控 MLP 解码器根据标准字段（hidden_size、num_hidden_layers 等）估算。请对照模型卡核对参数量。
 phrase-model-context-assumed = 没有 max_position_embeddings：上下文长度按 4096 假定
 phrase-model-mtp = 个多 token 预测（MTP）层不计入（推理和大多数微调都会丢弃它们）
+phrase-model-whisper = whisper：编码器总是处理 1500 个位置（30 秒音频），但本估算让编码器和解码器都按序列长度（默认 448）计算：编码器的计算量和激活值少算了 1500/序列长度 倍，序列长度 448 时训练一步约需所示时间的两倍
 phrase-model-mllama = mllama：文本 KV 缓存中交叉注意力层按自注意力层计；图像 token 只计入交叉注意力层
 
 # tools/hostile_sweep.py（2026-12-05）发现的解析器短语。
