@@ -339,3 +339,45 @@ fn whisper_says_its_encoder_is_short() {
     let e = stderr(&o).replace("\n  ", "");
     assert!(e.contains("编码器总是处理 1500 个位置"), "{e}");
 }
+
+/// `plan -m Qwen2.5-7B --task lora --seq-len 200000` planned 200k-token samples for a model whose
+/// context is 131072 without a word (learned-position models are refused; rotary ones passed
+/// silently). The plan keeps the length and says what it needs.
+#[test]
+fn a_sequence_past_the_context_is_noted() {
+    let o = gpuplan(&[
+        "plan",
+        "-m",
+        "Qwen2.5-7B",
+        "--task",
+        "lora",
+        "--tokens",
+        "1e8",
+        "--seq-len",
+        "200000",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let e = stderr(&o).replace("\n  ", " ");
+    assert!(
+        e.contains("seq_len 200000 is longer than the context of Qwen2.5-7B (131072 positions)"),
+        "{e}"
+    );
+    assert!(stdout(&o).contains("seq len 200000"), "{}", stdout(&o));
+    // Within the context: no note.
+    let o = gpuplan(&[
+        "plan",
+        "-m",
+        "Qwen2.5-7B",
+        "--task",
+        "lora",
+        "--tokens",
+        "1e8",
+        "--seq-len",
+        "4096",
+    ]);
+    assert!(
+        !stderr(&o).contains("longer than the context"),
+        "{}",
+        stderr(&o)
+    );
+}
