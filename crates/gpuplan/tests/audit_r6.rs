@@ -381,3 +381,38 @@ fn a_sequence_past_the_context_is_noted() {
         stderr(&o)
     );
 }
+
+/// The LoRA plan's bundle carried micro-batch, accumulation and ZeRO (ds_config.json) but not
+/// the LoRA rank/targets, sequence length or recomputation its 73 GiB per GPU depends on, which
+/// live in the user's training script. README.txt now lists them.
+#[test]
+fn the_training_bundle_names_the_settings_the_plan_assumed() {
+    let dir = std::env::temp_dir().join(format!("gpuplan-audit-r6-export-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let o = gpuplan(&[
+        "plan",
+        "-m",
+        "Qwen2.5-14B",
+        "--task",
+        "lora",
+        "--tokens",
+        "1e8",
+        "--lora-rank",
+        "32",
+        "--seq-len",
+        "4096",
+        "--export",
+        d,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let readme = std::fs::read_to_string(dir.join("README.txt")).unwrap();
+    for part in [
+        "task lora (LoRA rank 32, targets all-linear, dropout 0.05)",
+        "sequence length 4096, micro-batch",
+        "activation recomputation",
+    ] {
+        assert!(readme.contains(part), "{part}:\n{readme}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
