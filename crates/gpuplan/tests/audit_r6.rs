@@ -416,3 +416,29 @@ fn the_training_bundle_names_the_settings_the_plan_assumed() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `estimate -m Qwen2.5-72B --task full --instance ecs.ebmgn7ex.32xlarge --nodes 4` listed
+/// "activations 0.00" under "memory per device" while its timeline showed 61.84 GiB saved: the
+/// table holds what is live at the peak (here the optimizer step), which the title now says.
+#[test]
+fn the_estimate_memory_table_names_its_peak_phase() {
+    let o = gpuplan(&[
+        "estimate",
+        "-m",
+        "Qwen2.5-72B",
+        "--task",
+        "full",
+        "--instance",
+        "ecs.ebmgn7ex.32xlarge",
+        "--nodes",
+        "4",
+        "--tokens",
+        "1e9",
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let out = stdout(&o).replace("\n  ", " ");
+    assert!(
+        out.contains("at the peak of the step (optimizer step): what is live then"),
+        "{out}"
+    );
+}

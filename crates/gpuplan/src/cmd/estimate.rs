@@ -877,12 +877,15 @@ fn memory_rows(c: &ClusterSpec, e: &TrainingEstimate, look: &Look) -> Vec<Vec<St
 fn memory_section(c: &ClusterSpec, e: &TrainingEstimate, look: &Look) -> String {
     let l = look.lang;
     let t = |id: &str| gpuplan_core::i18n::text(l, id);
+    // The components are those live at the peak (audit r6 #11: "activations 0.00" at an
+    // optimizer-step peak read as an error without the phase).
     let title = Msg::new("est-mem-title")
         .arg("params", format_count(e.memory.params_per_device))
         .arg(
             "trainable",
             format_count(e.memory.trainable_params_per_device),
         )
+        .arg("phase", super::plan::phase_label(e.memory.phase_at_peak, l))
         .render(l);
     let h = [
         t("plan-col-component"),
