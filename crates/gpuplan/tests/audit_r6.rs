@@ -276,6 +276,13 @@ fn serving_title_states_every_target_and_a_missing_load() {
         "{out}"
     );
     assert!(!out.contains("the stated load (--peak-factor)"), "{out}");
+    // The autoscaling advice said "the stated load needs 1" with no load stated.
+    let out = out.replace("\n   ", " ");
+    assert!(
+        out.contains("[autoscaling] Replicas: no load was given"),
+        "{out}"
+    );
+    assert!(!out.contains("the stated load needs"), "{out}");
 }
 
 /// `COLUMNS=80 gpuplan prices` printed `ecs.e`/`bmgn6`/`i.24x`/`large` and `19800`/`.00`, and
