@@ -220,6 +220,21 @@ fn image_model_without_a_sample_size_asks_for_it() {
     let out = stdout(&o);
     assert!(!out.contains("0.0 KB/s"), "{out}");
     assert!(out.contains("data read") && out.contains("MB/s"), "{out}");
+    // `estimate` has no such flag: its data line says the rate is unknown instead of 0.0 KB/s.
+    let o = gpuplan(&[
+        "estimate",
+        "-m",
+        "SDXL-UNet",
+        "--task",
+        "full",
+        "--gpu",
+        "a100-80g",
+        "--samples",
+        "1e5",
+    ]);
+    let out = stdout(&o).replace("\n  ", " ");
+    assert!(out.contains("read an unknown rate"), "{out}");
+    assert!(!out.contains("0.0 KB/s"), "{out}");
     // ResNet-50 has a sourced sample size (ILSVRC2012's ~108 KB JPEGs): no flag needed.
     let o = gpuplan(&[
         "plan",

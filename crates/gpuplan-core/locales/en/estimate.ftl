@@ -63,6 +63,7 @@ est-throughput = throughput: { $rate } { $unit }/s ({ $per } per GPU), MFU { $mf
 est-time-unavailable = time: not estimated: { $why }
 est-job = job: { $amount } { $unit } in { $steps } steps: { $wall } wall-clock, { $gpu_hours } GPU-hours ({ $flops } model FLOPs)
 est-job-missing = job: give --tokens (or --samples and --epochs) for wall-clock time and GPU-hours
+est-read-unknown = an unknown rate (no stored size per sample for this model: set [training] bytes_per_sample in a workload file)
 est-data = data: { $rate } samples/s → read { $read }{ $cores ->
     [none] {""}
    *[other] , ~{ $cores } host vCPUs for decode/augment

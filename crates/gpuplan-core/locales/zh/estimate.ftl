@@ -63,6 +63,7 @@ est-throughput = 吞吐：{ $rate } { $unit }/s（每卡 { $per }），MFU { $mf
 est-time-unavailable = 时间：未估算：{ $why }
 est-job = 任务：{ $amount } { $unit }，共 { $steps } 步：耗时 { $wall }，{ $gpu_hours } 卡时（模型计算量 { $flops } FLOPs）
 est-job-missing = 任务：给出 --tokens（或 --samples 加 --epochs）才能估算耗时和卡时
+est-read-unknown = 未知速率（该模型没有每个样本的存储大小：请在工作负载文件中设置 [training] bytes_per_sample）
 est-data = 数据：每秒 { $rate } 个样本 → 读取 { $read }{ $cores ->
     [none] {""}
    *[other] ，解码/增强约需 { $cores } 个主机 vCPU

@@ -690,7 +690,11 @@ fn training_report(
     }
     out.push_str(&job_line(model, e, l));
     if let Some(d) = &e.data_path {
-        out.push_str(&data_line(d, l));
+        // An image model without a stored size per sample reads "0.0 KB/s": say it is unknown.
+        let unknown = matches!(&model.architecture,
+            gpuplan_core::model::Architecture::Opaque(o) if o.sample_bytes.is_none())
+            && r.training.bytes_per_sample.is_none();
+        out.push_str(&data_line(d, unknown, l));
     }
     out.push_str(&legend(look));
     out
@@ -1026,7 +1030,16 @@ fn job_line(model: &ModelSpec, e: &TrainingEstimate, l: gpuplan_core::i18n::Lang
 }
 
 /// The data path: sample rate, read bandwidth, decode cores, checkpoint and its write time.
-fn data_line(d: &gpuplan_core::train::DataPath, l: gpuplan_core::i18n::Lang) -> String {
+fn data_line(
+    d: &gpuplan_core::train::DataPath,
+    read_unknown: bool,
+    l: gpuplan_core::i18n::Lang,
+) -> String {
+    let read = if read_unknown {
+        gpuplan_core::i18n::text(l, "est-read-unknown")
+    } else {
+        d.read_bandwidth.to_string()
+    };
     let cores = d
         .cpu_cores_for_decode
         .map(|c| format!("{:.0}", c.ceil()))
@@ -1037,7 +1050,7 @@ fn data_line(d: &gpuplan_core::train::DataPath, l: gpuplan_core::i18n::Lang) -> 
         "{}\n",
         Msg::new("est-data")
             .arg("rate", format!("{:.1}", d.samples_per_second))
-            .arg("read", d.read_bandwidth.to_string())
+            .arg("read", read)
             .arg("cores", cores)
             .arg("ckpt", d.checkpoint_size.to_string())
             .arg("weights", d.weights_size.to_string())
