@@ -464,3 +464,14 @@ fn the_estimate_memory_table_names_its_peak_phase() {
         "{out}"
     );
 }
+
+/// `models show GLM-4-9B --lang zh` printed its architecture line, notes and sources as one
+/// long line each (an 80-column terminal broke them mid-word): they wrap at the terminal width.
+#[test]
+fn models_show_wraps_at_the_terminal_width() {
+    use unicode_width::UnicodeWidthStr;
+    for lang in ["en", "zh"] {
+        let out = stdout(&gpuplan(&["models", "show", "GLM-4-9B", "--lang", lang]));
+        assert!(out.lines().all(|l| l.width() <= 80), "{out}");
+    }
+}
