@@ -1816,7 +1816,8 @@ pub const DEFAULT_SEQ_LEN: u64 = 2048;
 /// Fit the training sequence length to the model. A model with a learned position table (GPT-2,
 /// BERT, ViT, Whisper) cannot run longer sequences than it has rows: an explicit longer `seq_len`
 /// is an error, the default is shortened to the table (ViT: its patches + CLS). For other models a
-/// default longer than the trained context is shortened too. Returns a note when it changed.
+/// default longer than the trained context is shortened too, and an explicit one is kept with a
+/// note. Returns a note when it changed the length or keeps one past the context.
 pub fn fit_seq_len(
     setup: &mut TrainingSetup,
     m: &crate::model::ModelSpec,
@@ -1843,7 +1844,14 @@ pub fn fit_seq_len(
         ));
     }
     if explicit {
-        return Ok(None);
+        // Rotary or relative positions run past the trained context, but the model was not
+        // trained there: say so rather than plan it silently (audit r6 #9).
+        return Ok(Some(
+            crate::i18n::Msg::new("note-seq-len-beyond-context")
+                .arg("model", m.name.as_str())
+                .arg("limit", limit)
+                .arg("seq", setup.seq_len),
+        ));
     }
     let was = setup.seq_len;
     setup.seq_len = limit;

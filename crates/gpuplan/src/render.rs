@@ -337,6 +337,96 @@ pub fn table_keeping(header: &[&str], rows: &[Vec<String>], keep: &[usize]) -> S
     t.to_string()
 }
 
+/// A compact table ([`table_keeping`]) that fits the terminal by leaving out columns, in
+/// `drop_order`, until no id, figure or word has to be split; returns the table and the columns
+/// left out (their indices in `header`), for a "`--wide` shows every column" note. Without a
+/// terminal width (a pipe, a file) every column stays.
+pub fn table_dropping(
+    header: &[&str],
+    rows: &[Vec<String>],
+    keep: &[usize],
+    drop_order: &[usize],
+) -> (String, Vec<usize>) {
+    let Some(w) = width() else {
+        return (table_keeping(header, rows, keep), Vec::new());
+    };
+    let mut cols: Vec<usize> = (0..header.len()).collect();
+    let mut dropped = Vec::new();
+    let project = |cols: &[usize]| {
+        let h: Vec<&str> = cols.iter().map(|&k| header[k]).collect();
+        let r: Vec<Vec<String>> = rows
+            .iter()
+            .map(|r| {
+                cols.iter()
+                    .map(|&k| r.get(k).cloned().unwrap_or_default())
+                    .collect()
+            })
+            .collect();
+        let kept: Vec<usize> = (0..cols.len())
+            .filter(|i| keep.contains(&cols[*i]))
+            .collect();
+        (h, r, kept)
+    };
+    for &d in drop_order {
+        let (h, r, kept) = project(&cols);
+        if narrowest(&h, &r, &kept) <= w {
+            break;
+        }
+        cols.retain(|&k| k != d);
+        dropped.push(d);
+    }
+    let (h, r, kept) = project(&cols);
+    (table_keeping(&h, &r, &kept), dropped)
+}
+
+/// A listing table: every column with `--wide` (or `table` when nothing is kept), else
+/// [`table_dropping`] and, when it left columns out, a line naming them.
+pub fn table_fit(
+    header: &[&str],
+    rows: &[Vec<String>],
+    keep: &[usize],
+    drop_order: &[usize],
+    wide: bool,
+) -> String {
+    if wide {
+        return table(header, rows);
+    }
+    let (t, dropped) = table_dropping(header, rows, keep, drop_order);
+    if dropped.is_empty() {
+        return t;
+    }
+    let names: Vec<&str> = dropped.iter().map(|&k| header[k]).collect();
+    let note = Msg::new("note-columns-dropped")
+        .arg("cols", names.join(&i18n::text(lang(), "plan-list-sep")))
+        .render(lang());
+    format!("{t}\n{}", wrap(&note, width(), ""))
+}
+
+/// The narrowest a compact table can be without splitting a kept cell, a figure or a word:
+/// each column's widest such unit (header words included) and its padding, one border per
+/// column and one more.
+fn narrowest(header: &[&str], rows: &[Vec<String>], keep: &[usize]) -> usize {
+    use unicode_width::UnicodeWidthStr;
+    let words = |l: &str| l.split_whitespace().map(|w| w.width()).max().unwrap_or(0);
+    let column = |k: usize| {
+        let body = rows
+            .iter()
+            .filter_map(|r| r.get(k))
+            .flat_map(|c| c.lines())
+            .map(|l| {
+                if keep.contains(&k) || l.bytes().any(|b| b.is_ascii_digit()) {
+                    l.width()
+                } else {
+                    words(l)
+                }
+            })
+            .max()
+            .unwrap_or(0);
+        body.max(words(header[k])) + 1
+    };
+    (0..header.len()).map(column).sum::<usize>() + header.len() + 1
+}
+
 /// The narrowest width (padding included) of each column of a compact table, so that it wraps
 /// only where a reader can follow: a kept column (ids, names) never wraps; a cell with a digit (a
 /// figure with its unit: `541.1 d`, `¥17.5M`, `12.3`) stays on one line, so a number is never

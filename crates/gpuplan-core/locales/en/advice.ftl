@@ -35,7 +35,10 @@ adv-auto-release = The job ends after ~{ $time }: set an automatic release/delet
    *[no] GPUs
 } are billed.
 adv-latency-margin = Latency margin: { $what } { $got } ms meets the { $target } ms target by only { $pct }%, within the model's typical error on published runs (about { $margin }%). Benchmark one replica at batch { $batch } before committing; if it misses, cap the engine's concurrent sequences below { $batch } (vLLM --max-num-seqs) and add a replica.
-adv-autoscaling = Replicas: the stated load needs { $needed } (at { $rps } req/s each); the plan runs { $replicas } ({ $peak }× peak headroom, at least { $min } for availability{ $single ->
+adv-autoscaling = Replicas: { $load ->
+    [no] no load was given (--rate/--concurrency): each replica carries up to { $rps } req/s, and the plan runs { $replicas } (at least { $min } for availability
+   *[yes] the stated load needs { $needed } (at { $rps } req/s each); the plan runs { $replicas } ({ $peak }× peak headroom, at least { $min } for availability
+}{ $single ->
     [yes] ; one replica is a single point of failure: a node failure or an upgrade takes the service down
    *[no] {""}
 }). { $range ->

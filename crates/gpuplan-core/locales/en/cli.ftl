@@ -19,6 +19,21 @@ cli-err-dataset-size = --dataset-size `{ $value }`: expected a size such as 30TB
 cli-err-dataset-size-range = --dataset-size `{ $value }`: must be a positive size up to 1 EB
 cli-err-spot-needs-interruptible = --billing spot needs --interruptible: spot instances are reclaimed, so the job must checkpoint and resume
 cli-err-serving-flag = { $flag } is a serving flag: add --task inference (or remove { $flag } to plan training)
+cli-err-training-flag = { $flag } is a training flag: it does nothing with --task inference (remove it, or give a training --task)
+cli-err-serving-flag-estimate = { $flag } is a serving flag: add --task inference, or remove it (a training step's sequences per GPU are --micro-batch)
+cli-err-tokens-and-samples = give either --tokens (the total) or --samples with --epochs, not both: --tokens would win and --samples would be ignored
+cli-err-epochs-with-tokens = --epochs counts passes over --samples and is not applied to --tokens: give --samples N --epochs { $e }, or the total as --tokens ({ $e } passes over { $tokens } tokens = --tokens { $total })
+cli-err-sample-bytes-unknown = { $model }: the stored size of one training sample is not known ({ $input }: an image file and a precomputed latent differ), so the data path and the storage cannot be sized: give --bytes-per-sample BYTES (or [training] bytes_per_sample)
+cli-err-serve-flag-kind = { $flag } does not apply to { $model }: { $kind ->
+    [opaque] it answers each request with one forward pass over its input, no tokens
+   *[other] it is an encoder, answering each request with one forward pass, no generated tokens
+} (its latency target is --ttft)
+cli-err-unknown-gpu = --gpu { $value }: no accelerator in the catalog matches (an id or a name prefix); known ids: { $list }
+cli-err-unknown-family = --family { $value }: no instance family of that name in the catalog{ $close ->
+    [none] {""}
+   *[other] ; did you mean { $close }?
+} (`gpuplan catalog instances` lists them)
+note-columns-dropped = Left out at this width: { $cols } (`--wide` shows every column).
 cli-err-min-replicas = min_replicas { $value }: give 1 to { $max } (--min-replicas or [serve] min_replicas)
 cli-err-peak-factor = peak_factor { $value }: give a multiple of the stated load from 1 to 100, e.g. 1.5 (--peak-factor or [serve] peak_factor)
 cli-err-weights-plan = --weights `{ $value }`: use bf16, fp16, fp8, int8 or int4

@@ -36,7 +36,7 @@ est-timeline-col-live = live by component (GiB)
 est-hardware = hardware: { $nodes } × { $per } { $gpu } ({ $intra } inside a node, { $link } { $inter } between nodes); TP { $tp } PP { $pp } DP { $dp } EP { $ep }{ $sched } ZeRO-{ $zero }{ $offload }
 est-offload-optimizer = {" "}+ optimizer offload
 est-offload-params = {" "}+ parameter offload
-est-mem-title = memory per device ({ $params } params, { $trainable } trainable)
+est-mem-title = memory per device ({ $params } params, { $trainable } trainable), at the peak of the step ({ $phase }): what is live then
 est-peak-allocated = peak allocated (torch)
 est-needed = needed per device
 est-no-memory = { $gpu } has no sourced memory size: cannot say whether it fits
@@ -63,6 +63,7 @@ est-throughput = throughput: { $rate } { $unit }/s ({ $per } per GPU), MFU { $mf
 est-time-unavailable = time: not estimated: { $why }
 est-job = job: { $amount } { $unit } in { $steps } steps: { $wall } wall-clock, { $gpu_hours } GPU-hours ({ $flops } model FLOPs)
 est-job-missing = job: give --tokens (or --samples and --epochs) for wall-clock time and GPU-hours
+est-read-unknown = an unknown rate (no stored size per sample for this model: set [training] bytes_per_sample in a workload file)
 est-data = data: { $rate } samples/s → read { $read }{ $cores ->
     [none] {""}
    *[other] , ~{ $cores } host vCPUs for decode/augment

@@ -5,12 +5,25 @@ plan-what-train = { $model } { $task }, { $seq ->
     [none] {""}
    *[other] seq len { $seq },{" "}
 }{ $amount } { $unit }
-plan-what-serve = { $model } serving, { $input }+{ $output } tokens{ $rate ->
+plan-what-serve = { $model } serving{ $kind ->
+    [opaque] {""}
+    [encoder] , { $input } tokens
+   *[decoder] , { $input }+{ $output } tokens
+}{ $rate ->
     [none] {""}
    *[other] , { $rate } req/s
+}{ $conc ->
+    [none] {""}
+   *[other] , { $conc } concurrent requests
 }{ $ttft ->
     [none] {""}
-   *[other] , TTFT < { $ttft } s
+   *[other] , { $kind ->
+        [decoder] TTFT
+       *[other] latency
+    } < { $ttft } s
+}{ $tpot ->
+    [none] {""}
+   *[other] , TPOT < { $tpot } s
 }
 plan-searched = searched { $candidates } candidates of { $types } instance types, { $configs } configurations, { $plans } feasible plans
 plan-none = NO PLAN satisfies the constraints.
@@ -53,6 +66,8 @@ plan-default-seq = sequence length { $v } (--seq-len)
 plan-default-batch = global batch { $v } sequences (--global-batch)
 plan-default-max-nodes = at most { $v } nodes (--max-nodes)
 plan-default-prompt = { $input } input + { $output } output tokens per request (--input-tokens/--output-tokens)
+plan-default-prompt-input = { $input } input tokens per request (--input-tokens)
+plan-default-no-load = no load given (--rate/--concurrency): { $v } replicas (--min-replicas) sized at their full capacity
 plan-default-replicas = at least { $v } replicas (--min-replicas)
 plan-default-peak = peak { $v }× the stated load (--peak-factor)
 plan-default-chips = NVIDIA chips only (--chips nvidia,ascend,amd)
@@ -87,6 +102,11 @@ serve-mix-chunked = vLLM chunked prefill: a prompt rides { $steps ->
     } within the { $budget }-token step budget
 serve-mix-whole = TensorRT-LLM in-flight batching: the prompt's context phase rides one decode step
 serve-mix-paused = prefill batches pause the decode batch (SGLang without mixed chunks, static engine)
+plan-serving-batch = serving: { $replicas } { $replicas ->
+    [one] replica
+   *[other] replicas
+} ({ $weights } weights), batches of { $batch } requests per replica at { $rps } req/s each; { $latency } per batch; { $wgib } GiB weights per GPU
+plan-serving-cost-requests = ¥{ $k } per 1k requests
 plan-serving-cost = ¥{ $m } per million tokens, ¥{ $k } per 1k requests
 plan-costs-title = cost by billing mode
 plan-col-billing = billing

@@ -38,7 +38,10 @@ adv-auto-release = 任务约 { $time }结束：为实例设置自动释放时间
    *[no] GPU
 } 照常计费。
 adv-latency-margin = 延迟余量：{ $what } { $got } ms 仅比 { $target } ms 的目标低 { $pct }%，在模型对公开测试结果的典型误差（约 { $margin }%）之内。确定前请先在单个副本上以批大小 { $batch } 实测；若未达标，把引擎的并发序列数限制在 { $batch } 以下（vLLM --max-num-seqs）并增加一个副本。
-adv-autoscaling = 副本数：按给定负载需要 { $needed } 个（每个约 { $rps } 请求/秒）；本方案运行 { $replicas } 个（峰值余量 { $peak } 倍，为可用性至少 { $min } 个{ $single ->
+adv-autoscaling = 副本数：{ $load ->
+    [no] 未给负载（--rate/--concurrency）：每个副本最多承载 { $rps } 请求/秒，本方案运行 { $replicas } 个（为可用性至少 { $min } 个
+   *[yes] 按给定负载需要 { $needed } 个（每个约 { $rps } 请求/秒）；本方案运行 { $replicas } 个（峰值余量 { $peak } 倍，为可用性至少 { $min } 个
+}{ $single ->
     [yes] ；单副本是单点故障，节点故障或升级都会导致服务中断
    *[no] {""}
 }）。{ $range ->

@@ -19,6 +19,21 @@ cli-err-dataset-size = --dataset-size `{ $value }`：应为容量，例如 30TB�
 cli-err-dataset-size-range = --dataset-size `{ $value }`：必须为正数且不超过 1 EB
 cli-err-spot-needs-interruptible = --billing spot 需要同时给出 --interruptible：抢占式实例会被回收，任务必须能保存检查点并断点续训
 cli-err-serving-flag = { $flag } 是推理服务参数：请加上 --task inference（或去掉 { $flag } 以规划训练）
+cli-err-training-flag = { $flag } 是训练参数，对 --task inference 不起作用（请去掉它，或改用训练类 --task）
+cli-err-serving-flag-estimate = { $flag } 是推理服务参数：请加上 --task inference，或去掉它（训练时每卡每步的序列数是 --micro-batch）
+cli-err-tokens-and-samples = 请只给 --tokens（总量）或 --samples 加 --epochs 之一：两者都给时以 --tokens 为准，--samples 会被忽略
+cli-err-epochs-with-tokens = --epochs 是遍历 --samples 的次数，不作用于 --tokens：请给 --samples N --epochs { $e }，或把总量写进 --tokens（{ $tokens } 个 token 遍历 { $e } 次 = --tokens { $total }）
+cli-err-sample-bytes-unknown = { $model }：不知道每个训练样本在存储上占多少字节（图片文件与预先算好的 latent 大小不同），无法估算数据通路和存储：请给 --bytes-per-sample 字节数（或 [training] bytes_per_sample）
+cli-err-serve-flag-kind = { $flag } 不适用于 { $model }：{ $kind ->
+    [opaque] 它对每个请求的输入做一次前向计算，没有 token
+   *[other] 它是编码器模型，每个请求一次前向计算，不生成 token
+}（时延目标用 --ttft）
+cli-err-unknown-gpu = --gpu { $value }：目录中没有匹配的加速卡（可用 ID 或名称前缀）；已知 ID：{ $list }
+cli-err-unknown-family = --family { $value }：目录中没有这个实例规格族{ $close ->
+    [none] {""}
+   *[other] ；是否指 { $close }？
+}（`gpuplan catalog instances` 可列出全部）
+note-columns-dropped = 此宽度下省略的列：{ $cols }（`--wide` 显示全部列）。
 cli-err-min-replicas = min_replicas { $value }：请给 1 到 { $max }（--min-replicas 或 [serve] min_replicas）
 cli-err-peak-factor = peak_factor { $value }：请给给定负载的 1 到 100 倍，例如 1.5（--peak-factor 或 [serve] peak_factor）
 cli-err-weights-plan = --weights `{ $value }`：可用 bf16、fp16、fp8、int8 或 int4

@@ -24,6 +24,7 @@ fix-serve-no-bf16 = { $gpu } 不支持 bf16（计算能力低于 8.0），vLLM �
 fix-tp-divides-heads-serve = 必须能整除注意力头数（{ $heads }）
 fix-say-how-much-data = 请给出数据量：--tokens N，或 --samples N 加 --epochs E
 fix-learned-positions = { $model } 的位置编码表只有 { $limit } 个位置：请给 --seq-len { $limit } 或更小
+note-seq-len-beyond-context = 序列长度 { $seq } 超过 { $model } 的上下文长度（{ $limit } 个位置）：超出部分需要在模型配置中做位置缩放（RoPE 模型：rope_scaling，例如 YaRN），否则效果会下降；仍按给定的 { $seq } 计算
 note-seq-len-fitted = 序列长度取 { $limit }（模型的上下文长度；默认的 { $was } 更长）：用 --seq-len 修改
 fix-gpu-no-peak-latency = 没有有据可查的峰值算力（FLOP/s），无法估算时延
 fix-gpu-no-bandwidth-latency = 没有有据可查的显存带宽，无法估算解码时延

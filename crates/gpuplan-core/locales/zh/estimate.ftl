@@ -36,7 +36,7 @@ est-timeline-col-live = 各组成的在用显存（GiB）
 est-hardware = 硬件：{ $nodes } 个节点 × 每节点 { $per } 张 { $gpu }（节点内 { $intra }，节点间 { $link } { $inter }）；TP { $tp } PP { $pp } DP { $dp } EP { $ep }{ $sched } ZeRO-{ $zero }{ $offload }
 est-offload-optimizer = ，优化器卸载到内存
 est-offload-params = ，参数卸载到内存
-est-mem-title = 每卡显存（{ $params } 参数，其中可训练 { $trainable }）
+est-mem-title = 每卡显存（{ $params } 参数，其中可训练 { $trainable }），取一步中的峰值时刻（{ $phase }）：此时仍在占用的显存
 est-peak-allocated = 峰值分配（torch）
 est-needed = 每卡所需
 est-no-memory = { $gpu } 的显存容量没有来源：无法判断是否放得下
@@ -63,6 +63,7 @@ est-throughput = 吞吐：{ $rate } { $unit }/s（每卡 { $per }），MFU { $mf
 est-time-unavailable = 时间：未估算：{ $why }
 est-job = 任务：{ $amount } { $unit }，共 { $steps } 步：耗时 { $wall }，{ $gpu_hours } 卡时（模型计算量 { $flops } FLOPs）
 est-job-missing = 任务：给出 --tokens（或 --samples 加 --epochs）才能估算耗时和卡时
+est-read-unknown = 未知速率（该模型没有每个样本的存储大小：请在工作负载文件中设置 [training] bytes_per_sample）
 est-data = 数据：每秒 { $rate } 个样本 → 读取 { $read }{ $cores ->
     [none] {""}
    *[other] ，解码/增强约需 { $cores } 个主机 vCPU

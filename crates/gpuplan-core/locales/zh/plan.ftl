@@ -5,12 +5,25 @@ plan-what-train = { $model } { $task }，{ $seq ->
     [none] {""}
    *[other] 序列长度 { $seq }，
 }{ $amount } { $unit }
-plan-what-serve = { $model } 推理服务，{ $input }+{ $output } tokens{ $rate ->
+plan-what-serve = { $model } 推理服务{ $kind ->
+    [opaque] {""}
+    [encoder] ，{ $input } tokens
+   *[decoder] ，{ $input }+{ $output } tokens
+}{ $rate ->
     [none] {""}
    *[other] ，{ $rate } 请求/秒
+}{ $conc ->
+    [none] {""}
+   *[other] ，{ $conc } 个并发请求
 }{ $ttft ->
     [none] {""}
-   *[other] ，TTFT < { $ttft } 秒
+   *[other] ，{ $kind ->
+        [decoder] TTFT
+       *[other] 时延
+    } < { $ttft } 秒
+}{ $tpot ->
+    [none] {""}
+   *[other] ，TPOT < { $tpot } 秒
 }
 plan-searched = 搜索了 { $types } 个实例规格中的 { $candidates } 个候选，评估 { $configs } 种配置，共 { $plans } 个可行方案
 plan-none = 没有满足约束的方案。
@@ -53,6 +66,8 @@ plan-default-seq = 序列长度 { $v }（--seq-len）
 plan-default-batch = 全局批大小 { $v } 条序列（--global-batch）
 plan-default-max-nodes = 最多 { $v } 个节点（--max-nodes）
 plan-default-prompt = 每个请求输入 { $input } + 输出 { $output } 个 token（--input-tokens/--output-tokens）
+plan-default-prompt-input = 每个请求输入 { $input } 个 token（--input-tokens）
+plan-default-no-load = 未给负载（--rate/--concurrency）：按 { $v } 个副本（--min-replicas）满负荷规划
 plan-default-replicas = 至少 { $v } 个副本（--min-replicas）
 plan-default-peak = 峰值为给定负载的 { $v } 倍（--peak-factor）
 plan-default-chips = 只考虑 NVIDIA 芯片（--chips nvidia,ascend,amd）
@@ -78,6 +93,8 @@ plan-serving-load-norate = 负载下：每副本每秒 { $rate } 个请求（其
 serve-mix-chunked = vLLM 分块 prefill：一个 prompt 搭载于 { $steps } 个解码步，每步预算 { $budget } 个 token
 serve-mix-whole = TensorRT-LLM 飞行中批处理：prompt 的上下文阶段搭载于一个解码步
 serve-mix-paused = prefill 批次暂停解码批次（未开启混合分块的 SGLang、静态引擎）
+plan-serving-batch = 部署：{ $replicas } 个副本（{ $weights } 权重），每副本每批 { $batch } 个请求、每秒 { $rps } 个请求；每批耗时 { $latency }；每卡权重 { $wgib } GiB
+plan-serving-cost-requests = 每千次请求 ¥{ $k }
 plan-serving-cost = 每百万 token ¥{ $m }，每千次请求 ¥{ $k }
 plan-costs-title = 各计费方式费用
 plan-col-billing = 计费方式

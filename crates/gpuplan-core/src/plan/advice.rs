@@ -651,6 +651,10 @@ fn autoscaling(c: &Ctx) -> Option<Msg> {
     Some(
         Msg::new("adv-autoscaling")
             .arg("needed", s.replicas_for_rate)
+            .arg(
+                "load",
+                yes(job.rate_rps.is_some() || job.concurrency.is_some()),
+            )
             .arg("rps", f2(s.requests_per_second_per_replica))
             .arg("replicas", s.replicas)
             .arg("peak", f2(job.peak_factor))

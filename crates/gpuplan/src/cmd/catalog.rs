@@ -16,7 +16,7 @@ use gpuplan_core::i18n::Msg;
 
 pub fn run(action: CatalogAction, opts: &CatalogOpts) -> Result<u8> {
     match action {
-        CatalogAction::Gpus { format } => gpus(&load_catalog(opts)?, format),
+        CatalogAction::Gpus { format } => gpus(&load_catalog(opts)?, format, opts.wide),
         CatalogAction::Instances(f) => instances(&load_catalog(opts)?, &f, opts),
         CatalogAction::Show { id, format } => show(&load_catalog(opts)?, &id, format),
         CatalogAction::Validate { files, format } => validate(opts, &files, format),
@@ -56,7 +56,7 @@ pub fn gpus_json(c: &Catalog) -> serde_json::Value {
     serde_json::json!({ "gpus": c.gpus })
 }
 
-fn gpus(c: &Catalog, format: Format) -> Result<u8> {
+fn gpus(c: &Catalog, format: Format, wide: bool) -> Result<u8> {
     if format == Format::Json {
         outln!("{}", render::json("gpus", &gpus_json(c))?);
         return Ok(0);
@@ -99,11 +99,20 @@ fn gpus(c: &Catalog, format: Format) -> Result<u8> {
         .collect();
     match format {
         Format::Markdown => out!("{}", render::markdown(&header, &rows)),
-        _ => outln!("{}", render::table(&header, &rows)),
+        // Narrow terminals: the id stays whole; the name, date, stack, confidence and the link
+        // columns are left out, in that order, until the figures fit.
+        _ => outln!(
+            "{}",
+            render::table_fit(&header, &rows, &[0], &[1, 10, 8, 9, 7, 6], wide)
+        ),
     }
     outln!(
         "{}",
-        gpuplan_core::i18n::text(render::lang(), "gpus-legend")
+        render::wrap(
+            &gpuplan_core::i18n::text(render::lang(), "gpus-legend"),
+            render::width(),
+            ""
+        )
     );
     Ok(0)
 }

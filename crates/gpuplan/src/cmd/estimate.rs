@@ -314,6 +314,7 @@ pub fn compute(
     catalog: &dyn Fn() -> Result<gpuplan_core::catalog::Catalog>,
 ) -> Result<Estimated> {
     let mut r = resolve(a, file)?;
+    super::inputs::estimate_task_flags(a, r.kind == JobKind::Inference)?;
     let model = resolve_model(&a.job, &r.file)?;
     if r.kind == JobKind::Training {
         let explicit = a.job.seq_len.is_some()
@@ -705,7 +706,11 @@ fn training_report(
     }
     out.push_str(&job_line(model, e, l));
     if let Some(d) = &e.data_path {
-        out.push_str(&data_line(d, l));
+        // An image model without a stored size per sample reads "0.0 KB/s": say it is unknown.
+        let unknown = matches!(&model.architecture,
+            gpuplan_core::model::Architecture::Opaque(o) if o.sample_bytes.is_none())
+            && r.training.bytes_per_sample.is_none();
+        out.push_str(&data_line(d, unknown, l));
     }
     out.push_str(&legend(look));
     out
@@ -892,12 +897,15 @@ fn memory_rows(c: &ClusterSpec, e: &TrainingEstimate, look: &Look) -> Vec<Vec<St
 fn memory_section(c: &ClusterSpec, e: &TrainingEstimate, look: &Look) -> String {
     let l = look.lang;
     let t = |id: &str| gpuplan_core::i18n::text(l, id);
+    // The components are those live at the peak (audit r6 #11: "activations 0.00" at an
+    // optimizer-step peak read as an error without the phase).
     let title = Msg::new("est-mem-title")
         .arg("params", format_count(e.memory.params_per_device))
         .arg(
             "trainable",
             format_count(e.memory.trainable_params_per_device),
         )
+        .arg("phase", super::plan::phase_label(e.memory.phase_at_peak, l))
         .render(l);
     let h = [
         t("plan-col-component"),
@@ -1038,7 +1046,16 @@ fn job_line(model: &ModelSpec, e: &TrainingEstimate, l: gpuplan_core::i18n::Lang
 }
 
 /// The data path: sample rate, read bandwidth, decode cores, checkpoint and its write time.
-fn data_line(d: &gpuplan_core::train::DataPath, l: gpuplan_core::i18n::Lang) -> String {
+fn data_line(
+    d: &gpuplan_core::train::DataPath,
+    read_unknown: bool,
+    l: gpuplan_core::i18n::Lang,
+) -> String {
+    let read = if read_unknown {
+        gpuplan_core::i18n::text(l, "est-read-unknown")
+    } else {
+        d.read_bandwidth.to_string()
+    };
     let cores = d
         .cpu_cores_for_decode
         .map(|c| format!("{:.0}", c.ceil()))
@@ -1049,7 +1066,7 @@ fn data_line(d: &gpuplan_core::train::DataPath, l: gpuplan_core::i18n::Lang) -> 
         "{}\n",
         Msg::new("est-data")
             .arg("rate", format!("{:.1}", d.samples_per_second))
-            .arg("read", d.read_bandwidth.to_string())
+            .arg("read", read)
             .arg("cores", cores)
             .arg("ckpt", d.checkpoint_size.to_string())
             .arg("weights", d.weights_size.to_string())

@@ -4,6 +4,7 @@ pub mod accuracy;
 pub mod catalog;
 pub mod estimate;
 pub mod export;
+mod inputs;
 pub mod models;
 pub mod plan;
 pub mod userfiles;
@@ -481,7 +482,7 @@ pub fn apply_training_flags(
             .filter(|s| !s.is_empty())
             .collect();
     }
-    Ok(())
+    inputs::amounts(j, t)
 }
 
 /// Apply `--set NAME=VALUE` overrides.

@@ -163,24 +163,24 @@ fn show(name: Option<&str>, config: Option<&std::path::Path>, format: Format) ->
     let arch = architecture_line(&m, l);
     match format {
         Format::Markdown => out!("**{arch}**\n\n{}", render::markdown(&header, &rows)),
-        _ => outln!("{arch}\n{}", render::table(&header, &rows)),
+        _ => outln!(
+            "{}\n{}",
+            render::wrap(&arch, render::width(), "  "),
+            render::table(&header, &rows)
+        ),
     }
     for w in &m.warnings {
         render::model_warning(w);
     }
     if let Some(n) = &m.notes {
-        outln!(
-            "{}",
-            Msg::new("models-notes").arg("text", n.as_str()).render(l)
-        );
+        let text = Msg::new("models-notes").arg("text", n.as_str()).render(l);
+        outln!("{}", render::wrap(&text, render::width(), "  "));
     }
     for src in &m.sources {
-        outln!(
-            "{}",
-            Msg::new("models-source")
-                .arg("text", src.as_str())
-                .render(l)
-        );
+        let text = Msg::new("models-source")
+            .arg("text", src.as_str())
+            .render(l);
+        outln!("{}", render::wrap(&text, render::width(), "  "));
     }
     Ok(0)
 }

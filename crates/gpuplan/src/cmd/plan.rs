@@ -45,17 +45,28 @@ fn defaults_used(a: &PlanArgs, req: &PlanRequest, o: &PlanOutcome) -> Vec<Msg> {
         }
         Job::Serve(s) => {
             if j.input_tokens.is_none() && j.output_tokens.is_none() && !from_file {
-                d.push(
-                    Msg::new("plan-default-prompt")
-                        .arg("input", s.input_tokens)
-                        .arg("output", s.output_tokens),
-                );
+                match serve_kind(&req.model) {
+                    ServeKind::Decoder => d.push(
+                        Msg::new("plan-default-prompt")
+                            .arg("input", s.input_tokens)
+                            .arg("output", s.output_tokens),
+                    ),
+                    ServeKind::Encoder => {
+                        d.push(Msg::new("plan-default-prompt-input").arg("input", s.input_tokens))
+                    }
+                    ServeKind::Opaque => {}
+                }
             }
-            if a.min_replicas.is_none() && !from_file {
-                d.push(Msg::new("plan-default-replicas").arg("v", s.min_replicas));
-            }
-            if a.peak_factor.is_none() && !from_file {
-                d.push(Msg::new("plan-default-peak").arg("v", s.peak_factor));
+            if s.rate_rps.is_none() && s.concurrency.is_none() {
+                // No load to scale or to peak: the replica floor alone sets the size.
+                d.push(Msg::new("plan-default-no-load").arg("v", s.min_replicas));
+            } else {
+                if a.min_replicas.is_none() && !from_file {
+                    d.push(Msg::new("plan-default-replicas").arg("v", s.min_replicas));
+                }
+                if a.peak_factor.is_none() && !from_file {
+                    d.push(Msg::new("plan-default-peak").arg("v", s.peak_factor));
+                }
             }
         }
     }
@@ -175,6 +186,8 @@ pub fn build_request_from(
         }
     }
     let job = if serve_task {
+        super::inputs::plan_serving_only(a)?;
+        super::inputs::serving_flags_fit(a, &model)?;
         Job::Serve(serve_job(a, &file, &model, lang)?)
     } else {
         train_job(a, &file, &model, lang)?
@@ -326,6 +339,7 @@ fn train_job(
     if let Some(d) = &a.dataset_size {
         t.dataset_bytes = Some(parse_size(d)?);
     }
+    super::inputs::sample_size_known(model, &t)?;
     let explicit = j.seq_len.is_some() || t.seq_len != gpuplan_core::workload::DEFAULT_SEQ_LEN;
     if let Some(note) = gpuplan_core::workload::fit_seq_len(&mut t, model, explicit)? {
         eprintln!("{}{}", tx(lang, "note-prefix"), note.render(lang));
@@ -397,6 +411,7 @@ pub fn run(a: PlanArgs, opts: &CatalogOpts) -> Result<u8> {
         crate::render::model_warning(w);
     }
     let mut cat = load_catalog(opts)?;
+    super::inputs::filter_values_exist(&cat, &a)?;
     filter_gpus_and_families(&mut cat, &a);
     let today = super::prices::today_secs();
     if let Some(s) = &a.max_price_age {
@@ -677,23 +692,48 @@ fn what(req: &PlanRequest, l: Lang) -> String {
                 )
                 .render(l)
         }
-        Job::Serve(s) => Msg::new("plan-what-serve")
-            .arg("model", req.model.name.as_str())
-            .arg("input", s.input_tokens)
-            .arg("output", s.output_tokens)
-            .arg(
-                "rate",
-                s.rate_rps
-                    .map(|r| r.to_string())
-                    .unwrap_or_else(|| "none".into()),
-            )
-            .arg(
-                "ttft",
-                s.ttft_s
-                    .map(|r| r.to_string())
-                    .unwrap_or_else(|| "none".into()),
-            )
-            .render(l),
+        Job::Serve(s) => {
+            let given = |x: Option<String>| x.unwrap_or_else(|| "none".into());
+            Msg::new("plan-what-serve")
+                .arg("model", req.model.name.as_str())
+                .arg("kind", serve_kind(&req.model).key())
+                .arg("input", s.input_tokens)
+                .arg("output", s.output_tokens)
+                .arg("rate", given(s.rate_rps.map(|r| r.to_string())))
+                .arg("conc", given(s.concurrency.map(|c| c.to_string())))
+                .arg("ttft", given(s.ttft_s.map(|r| r.to_string())))
+                .arg("tpot", given(s.tpot_s.map(|r| r.to_string())))
+                .render(l)
+        }
+    }
+}
+
+/// How a model answers a request: generated tokens (decoders, encoder-decoders), one forward
+/// pass over the prompt (encoder-only: BERT), or one forward pass per input (image models,
+/// described by their totals). Only the first has a TTFT, a TPOT, a KV pool and output tokens.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ServeKind {
+    Decoder,
+    Encoder,
+    Opaque,
+}
+
+impl ServeKind {
+    /// The Fluent selector key.
+    pub fn key(self) -> &'static str {
+        match self {
+            ServeKind::Decoder => "decoder",
+            ServeKind::Encoder => "encoder",
+            ServeKind::Opaque => "opaque",
+        }
+    }
+}
+
+pub fn serve_kind(m: &gpuplan_core::model::ModelSpec) -> ServeKind {
+    match m.transformer() {
+        None => ServeKind::Opaque,
+        Some(t) if t.structure == gpuplan_core::model::Structure::EncoderOnly => ServeKind::Encoder,
+        Some(_) => ServeKind::Decoder,
     }
 }
 
@@ -964,6 +1004,9 @@ fn top_plan(req: &PlanRequest, o: &PlanOutcome, v: &View, out: &mut String) {
 
 /// The serving layout of the top plan, and its cost per token and per request when priced.
 fn serve_detail(req: &PlanRequest, s: &gpuplan_core::plan::ServeDetail, v: &View) -> String {
+    if serve_kind(&req.model) != ServeKind::Decoder {
+        return serve_batch_detail(s, v);
+    }
     let l = v.lang;
     let m = Msg::new("plan-serving")
         .arg("replicas", s.replicas)
@@ -984,6 +1027,25 @@ fn serve_detail(req: &PlanRequest, s: &gpuplan_core::plan::ServeDetail, v: &View
         let m = Msg::new("plan-serving-cost")
             .arg("m", format!("{m:.2}"))
             .arg("k", format!("{k:.3}"));
+        out.push_str(&para(&m.render(l), v, "  "));
+    }
+    out
+}
+
+/// The serving layout of a model that answers each request with one forward pass (BERT, image
+/// models): batches, their latency and the cost per request, no tokens, TPOT or KV pool.
+fn serve_batch_detail(s: &gpuplan_core::plan::ServeDetail, v: &View) -> String {
+    let l = v.lang;
+    let m = Msg::new("plan-serving-batch")
+        .arg("replicas", s.replicas)
+        .arg("weights", s.weights.name())
+        .arg("batch", s.batch_per_replica)
+        .arg("rps", format!("{:.2}", s.requests_per_second_per_replica))
+        .arg("latency", s.latency.ttft.to_string())
+        .arg("wgib", format!("{:.2}", s.memory.weights.gib()));
+    let mut out = para(&m.render(l), v, "  ");
+    if let Some(k) = s.cost_per_1k_requests {
+        let m = Msg::new("plan-serving-cost-requests").arg("k", format!("{k:.3}"));
         out.push_str(&para(&m.render(l), v, "  "));
     }
     out

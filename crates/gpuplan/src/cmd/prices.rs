@@ -18,7 +18,7 @@ use serde::Serialize;
 pub fn run(args: PricesArgs, opts: &CatalogOpts) -> Result<u8> {
     match args.action {
         Some(PricesAction::Fetch(f)) => fetch_cmd(*f, opts),
-        None => list(&load_catalog(opts)?, &args.list),
+        None => list(&load_catalog(opts)?, &args.list, opts.wide),
     }
 }
 
@@ -153,10 +153,10 @@ fn rows_json(rows: &[Row]) -> serde_json::Value {
     serde_json::json!({ "prices": rows })
 }
 
-fn list(c: &Catalog, f: &PricesListArgs) -> Result<u8> {
+fn list(c: &Catalog, f: &PricesListArgs, wide: bool) -> Result<u8> {
     let today = now_secs();
     if f.by_gpu {
-        return by_gpu(c, f, today);
+        return by_gpu(c, f, today, wide);
     }
     let rows = rows(c, f, today);
     match f.format {
@@ -172,7 +172,7 @@ fn list(c: &Catalog, f: &PricesListArgs) -> Result<u8> {
                 );
                 return Ok(0);
             }
-            outln!("{}", list_table(&rows));
+            outln!("{}", list_table(&rows, wide));
             let old = rows
                 .iter()
                 .filter(|r| r.age_days.is_some_and(|d| d > 90))
@@ -211,7 +211,7 @@ fn list_csv(rows: &[Row]) -> String {
 }
 
 /// `prices` as a table.
-fn list_table(rows: &[Row]) -> String {
+fn list_table(rows: &[Row], wide: bool) -> String {
     let keys = [
         "provider",
         "instance",
@@ -241,7 +241,9 @@ fn list_table(rows: &[Row]) -> String {
             ]
         })
         .collect();
-    prices_table(&keys, &t)
+    // Narrow terminals: the instance id and the GPUs stay whole; the date (the age says it),
+    // the provider (the id says it), then the GPUs, the region and the kind are left out.
+    prices_table(&keys, &t, &[1, 2], &[8, 0, 2, 3, 7], wide)
 }
 
 #[derive(Serialize)]
@@ -259,7 +261,7 @@ struct GpuRow<'a> {
 }
 
 /// The cheapest per-GPU-hour price of each chip at each provider.
-fn by_gpu(c: &Catalog, f: &PricesListArgs, today: i64) -> Result<u8> {
+fn by_gpu(c: &Catalog, f: &PricesListArgs, today: i64, wide: bool) -> Result<u8> {
     let billing = f.billing.unwrap_or(crate::cli::BillingArg::OnDemand);
     let f2 = PricesListArgs {
         provider: f.provider.clone(),
@@ -286,7 +288,7 @@ fn by_gpu(c: &Catalog, f: &PricesListArgs, today: i64) -> Result<u8> {
                 );
                 return Ok(0);
             }
-            outln!("{}", by_gpu_table(&out));
+            outln!("{}", by_gpu_table(&out, wide));
         }
     }
     Ok(0)
@@ -358,14 +360,20 @@ fn by_gpu_csv(out: &[GpuRow]) -> String {
 }
 
 /// A table whose headers are the `prices-col-*` messages of `keys`.
-fn prices_table(keys: &[&str], rows: &[Vec<String>]) -> String {
+fn prices_table(
+    keys: &[&str],
+    rows: &[Vec<String>],
+    keep: &[usize],
+    drop_order: &[usize],
+    wide: bool,
+) -> String {
     let header = render::header("prices-col", keys);
     let header: Vec<&str> = header.iter().map(String::as_str).collect();
-    render::table(&header, rows)
+    render::table_fit(&header, rows, keep, drop_order, wide)
 }
 
 /// `prices --by-gpu` as a table.
-fn by_gpu_table(out: &[GpuRow]) -> String {
+fn by_gpu_table(out: &[GpuRow], wide: bool) -> String {
     let keys = [
         "gpu",
         "provider",
@@ -393,7 +401,7 @@ fn by_gpu_table(out: &[GpuRow]) -> String {
             ]
         })
         .collect();
-    prices_table(&keys, &t)
+    prices_table(&keys, &t, &[0, 4], &[8, 5, 7, 6], wide)
 }
 
 fn billing_name(b: crate::cli::BillingArg) -> &'static str {

@@ -94,11 +94,43 @@ fn readme(p: &PlanView, files: &[File]) -> File {
     for f in files {
         text.push_str(&format!("  {}\n", f.path));
     }
+    if let Some(t) = &p.train {
+        text.push_str(&training_settings(t));
+    }
     text.push_str(&format!(
         "\nFrom plan to running job:\n{}\nPlaceholders: every value the plan or a stored provider document does not give is\nmarked (REPLACE … in manifests, `${{VAR:?…}}` in scripts, which stop until VAR is set).\nThe cloud command runs with the provider's dry-run flag on: set DRY_RUN=false to create.\n",
         five_commands(p)
     ));
     File::new("README.txt", text)
+}
+
+/// The training settings the plan's memory and step time were computed for: the launch files
+/// carry the parallelism and the batch, but LoRA, the sequence length and recomputation live in
+/// the user's training script, which must match them (audit r6 #10).
+fn training_settings(t: &view::TrainView) -> String {
+    let peft = matches!(t.task.as_str(), "lora" | "qlora");
+    let lora = match t.lora_rank.filter(|_| peft) {
+        Some(r) => {
+            let targets = if t.lora_targets.is_empty() {
+                "all-linear".to_string()
+            } else {
+                t.lora_targets.join(",")
+            };
+            let mut s = format!(" (LoRA rank {r}, targets {targets}");
+            if let Some(d) = t.lora_dropout {
+                s.push_str(&format!(", dropout {d}"));
+            }
+            if let Some(b) = &t.lora_base {
+                s.push_str(&format!(", base weights {b}"));
+            }
+            s + ")"
+        }
+        None => String::new(),
+    };
+    format!(
+        "\nTraining settings the plan's memory and time assume (set the same in your training script):\n  task {}{lora}, precision {}, optimizer {}\n  sequence length {}, micro-batch {} × {} gradient-accumulation steps per GPU\n  activation recomputation {}, attention {}\n",
+        t.task, t.precision, t.optimizer, t.seq_len, t.micro_batch, t.grad_accum, t.recompute, t.attention
+    )
 }
 
 /// From plan to running job: the machines (cloud CLI), then either the nodes themselves or a

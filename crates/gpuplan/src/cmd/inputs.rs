@@ -1,0 +1,241 @@
+//! Inputs that would otherwise be dropped or misread without a word (audit r6): a flag of the
+//! other task, `--epochs` beside `--tokens`, a `--gpu` / `--family` the catalog does not know, a
+//! serving flag a non-generating model has no use for, an image model without a sample size.
+//! Each is bad input (exit 2) naming the flag and the fix.
+
+use crate::cli::{EstimateArgs, JobArgs, PlanArgs};
+use crate::render::fail;
+use anyhow::Result;
+use gpuplan_core::i18n::Msg;
+use gpuplan_core::model::{Architecture, ModelSpec};
+use gpuplan_core::workload::TrainingSetup;
+
+/// The first flag given that only a training job reads (shared by `plan` and `estimate`).
+fn job_training_flag(j: &JobArgs) -> Option<&'static str> {
+    [
+        (j.seq_len.is_some(), "--seq-len"),
+        (j.attention_span.is_some(), "--attention-span"),
+        (j.tokens.is_some(), "--tokens"),
+        (j.samples.is_some(), "--samples"),
+        (j.epochs.is_some(), "--epochs"),
+        (j.precision.is_some(), "--precision"),
+        (j.optimizer.is_some(), "--optimizer"),
+        (j.profile.is_some(), "--profile"),
+        (j.lora_rank.is_some(), "--lora-rank"),
+        (j.lora_targets.is_some(), "--lora-targets"),
+        (j.lora_dropout.is_some(), "--lora-dropout"),
+        (j.adapter_dtype.is_some(), "--adapter-dtype"),
+        (j.autocast, "--autocast"),
+        (j.optimizer_in_backward, "--optimizer-in-backward"),
+        (j.chunked_loss, "--chunked-loss"),
+        (j.paged_optimizer, "--paged-optimizer"),
+        (j.activation_offload, "--activation-offload"),
+        (j.gradient_as_bucket_view, "--gradient-as-bucket-view"),
+        (j.persistent_grads, "--persistent-grads"),
+        (j.deepspeed, "--deepspeed"),
+        (j.bnb_saves_inputs, "--bnb-saves-inputs"),
+        (j.quantized_lm_head, "--quantized-lm-head"),
+        (j.keeps_previous_graph, "--keeps-previous-graph"),
+        (j.bf16_chunked_loss, "--bf16-chunked-loss"),
+        (j.compiled_loss, "--compiled-loss"),
+    ]
+    .into_iter()
+    .find_map(|(given, flag)| given.then_some(flag))
+}
+
+fn training_flag_error(flag: &str) -> anyhow::Error {
+    fail(Msg::new("cli-err-training-flag").arg("flag", flag))
+}
+
+/// `plan --task inference` with a flag only training reads.
+pub fn plan_serving_only(a: &PlanArgs) -> Result<()> {
+    let flag = job_training_flag(&a.job).or_else(|| {
+        [
+            (a.global_batch.is_some(), "--global-batch"),
+            (a.bytes_per_sample.is_some(), "--bytes-per-sample"),
+            (a.dataset_size.is_some(), "--dataset-size"),
+        ]
+        .into_iter()
+        .find_map(|(given, flag)| given.then_some(flag))
+    });
+    flag.map_or(Ok(()), |f| Err(training_flag_error(f)))
+}
+
+/// `estimate`: a serving flag on a training job, or a training flag on a serving one.
+pub fn estimate_task_flags(a: &EstimateArgs, serving: bool) -> Result<()> {
+    if serving {
+        let flag = job_training_flag(&a.job).or_else(|| estimate_layout_flag(a));
+        return flag.map_or(Ok(()), |f| Err(training_flag_error(f)));
+    }
+    let j = &a.job;
+    let flag = [
+        (a.batch.is_some(), "--batch"),
+        (a.weights.is_some(), "--weights"),
+        (a.kv_dtype.is_some(), "--kv-dtype"),
+        (a.max_model_len.is_some(), "--max-model-len"),
+        (
+            a.gpu_memory_utilization.is_some(),
+            "--gpu-memory-utilization",
+        ),
+        (a.mem_fraction_static.is_some(), "--mem-fraction-static"),
+        (
+            a.free_gpu_memory_fraction.is_some(),
+            "--free-gpu-memory-fraction",
+        ),
+        (a.engine_version.is_some(), "--engine-version"),
+        (
+            a.max_num_batched_tokens.is_some(),
+            "--max-num-batched-tokens",
+        ),
+        (a.max_num_seqs.is_some(), "--max-num-seqs"),
+        (a.images_per_request.is_some(), "--images-per-request"),
+        (a.image_size.is_some(), "--image-size"),
+        (a.tpot.is_some(), "--tpot"),
+        (j.input_tokens.is_some(), "--input-tokens"),
+        (j.output_tokens.is_some(), "--output-tokens"),
+        (j.engine.is_some(), "--engine"),
+    ]
+    .into_iter()
+    .find_map(|(given, flag)| given.then_some(flag));
+    flag.map_or(Ok(()), |f| {
+        Err(fail(
+            Msg::new("cli-err-serving-flag-estimate").arg("flag", f),
+        ))
+    })
+}
+
+/// The first layout or step flag of `estimate` that only a training job reads.
+fn estimate_layout_flag(a: &EstimateArgs) -> Option<&'static str> {
+    [
+        (a.micro_batch.is_some(), "--micro-batch"),
+        (a.grad_accum.is_some(), "--grad-accum"),
+        (a.global_batch.is_some(), "--global-batch"),
+        (a.zero.is_some(), "--zero"),
+        (a.pp.is_some(), "--pp"),
+        (a.ep.is_some(), "--ep"),
+        (a.cp.is_some(), "--cp"),
+        (a.virtual_stages.is_some(), "--virtual-stages"),
+        (a.last_stage_layers.is_some(), "--last-stage-layers"),
+        (a.recompute.is_some(), "--recompute"),
+        (a.offload_optimizer, "--offload-optimizer"),
+        (a.offload_params, "--offload-params"),
+        (a.sequence_parallel, "--sequence-parallel"),
+        (a.grad_all_reduce, "--grad-all-reduce"),
+    ]
+    .into_iter()
+    .find_map(|(given, flag)| given.then_some(flag))
+}
+
+/// `--epochs` counts passes over `--samples`; beside `--tokens` (which wins) it was dropped, and
+/// `--tokens` with `--samples` dropped the samples.
+pub fn amounts(j: &JobArgs, t: &TrainingSetup) -> Result<()> {
+    if j.tokens.is_some() && j.samples.is_some() {
+        return Err(fail(Msg::new("cli-err-tokens-and-samples")));
+    }
+    match (j.epochs, t.tokens, t.samples) {
+        (Some(e), Some(tokens), None) => Err(fail(
+            Msg::new("cli-err-epochs-with-tokens")
+                .arg("e", e)
+                .arg("tokens", gpuplan_core::units::format_count(tokens))
+                .arg("total", gpuplan_core::units::format_count(tokens * e)),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// A model described by its totals (image models) without a stored size per sample: the data
+/// path and the storage would be sized for 0 bytes.
+pub fn sample_size_known(m: &ModelSpec, t: &TrainingSetup) -> Result<()> {
+    if t.task.is_peft() {
+        // LoRA on an image model is refused later, with its own reason (no linear layers).
+        return Ok(());
+    }
+    match &m.architecture {
+        Architecture::Opaque(o) if o.sample_bytes.is_none() && t.bytes_per_sample.is_none() => {
+            Err(fail(
+                Msg::new("cli-err-sample-bytes-unknown")
+                    .arg("model", m.name.as_str())
+                    .arg("input", o.reference_input.as_str()),
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Serving flags a model that answers with one forward pass has no use for: `--tpot` (no
+/// generated tokens), and for image models `--output-tokens` and `--input-tokens` too. An
+/// encoder keeps `--output-tokens` (scenario s6 gives BERT `--output-tokens 1`: "none").
+pub fn serving_flags_fit(a: &PlanArgs, m: &ModelSpec) -> Result<()> {
+    use super::plan::{serve_kind, ServeKind};
+    let kind = serve_kind(m);
+    if kind == ServeKind::Decoder {
+        return Ok(());
+    }
+    let flag = [
+        (a.tpot.is_some(), "--tpot"),
+        (
+            kind == ServeKind::Opaque && a.job.output_tokens.is_some(),
+            "--output-tokens",
+        ),
+        (
+            kind == ServeKind::Opaque && a.job.input_tokens.is_some(),
+            "--input-tokens",
+        ),
+    ]
+    .into_iter()
+    .find_map(|(given, flag)| given.then_some(flag));
+    flag.map_or(Ok(()), |f| {
+        Err(fail(
+            Msg::new("cli-err-serve-flag-kind")
+                .arg("flag", f)
+                .arg("model", m.name.as_str())
+                .arg("kind", kind.key()),
+        ))
+    })
+}
+
+/// `--gpu` and `--family` values that match nothing in the catalog: bad input naming the value
+/// and what exists, instead of an empty search ("no candidate instance type", exit 4).
+pub fn filter_values_exist(cat: &gpuplan_core::catalog::Catalog, a: &PlanArgs) -> Result<()> {
+    let norm = |q: &str| q.to_lowercase().replace(' ', "-");
+    for g in &a.gpus {
+        let q = norm(g);
+        let q = q.trim_start_matches("nvidia-");
+        let hit = cat
+            .gpus
+            .iter()
+            .any(|x| x.id.to_lowercase().starts_with(q) || norm(&x.name).contains(q));
+        if !hit {
+            let ids: Vec<&str> = cat.gpus.iter().map(|x| x.id.as_str()).collect();
+            return Err(fail(
+                Msg::new("cli-err-unknown-gpu")
+                    .arg("value", g.as_str())
+                    .arg("list", ids.join(", ")),
+            ));
+        }
+    }
+    for f in &a.families {
+        if !cat
+            .instances
+            .iter()
+            .any(|i| i.family.eq_ignore_ascii_case(f))
+        {
+            let families: std::collections::BTreeSet<&str> =
+                cat.instances.iter().map(|i| i.family.as_str()).collect();
+            let close = gpuplan_core::error::close_names(f, families.into_iter());
+            return Err(fail(
+                Msg::new("cli-err-unknown-family")
+                    .arg("value", f.as_str())
+                    .arg(
+                        "close",
+                        if close.is_empty() {
+                            "none".into()
+                        } else {
+                            close.join(", ")
+                        },
+                    ),
+            ));
+        }
+    }
+    Ok(())
+}
