@@ -105,6 +105,15 @@ pub fn adapt(
                 .into(),
         );
     }
+    // Without a sourced memory bandwidth every bandwidth-bound term of a transformer's step is 0
+    // (compute.rs ChipRates::memory is None): the step is a lower bound, and the plan says so.
+    if m.transformer().is_some() && g.memory_bandwidth().is_none() {
+        notes.push(
+            crate::i18n::Msg::new("cav-no-memory-bandwidth")
+                .arg("gpu", g.name.as_str())
+                .into(),
+        );
+    }
     (out, notes)
 }
 

@@ -553,3 +553,32 @@ fn multi_node_network_facts_are_sourced_or_said_unverified() {
     assert_eq!(s["rdma_gbit"].as_f64(), Some(1600.0));
     assert_eq!(s["confidence"], "unverified");
 }
+
+/// The catalog has no sourced memory bandwidth for the Ascend 910B parts, so a training step on
+/// them times none of its bandwidth-bound work (norms, activations, the loss, the optimizer): every
+/// such plan says its step time is a lower bound (en and zh), and an NVIDIA plan does not.
+#[test]
+fn a_chip_without_memory_bandwidth_says_its_step_is_a_lower_bound() {
+    let base = ["-m", "Qwen2.5-7B", "--task", "lora", "--tokens", "1e8"];
+    let (code, v) = plan_json(&[&base[..], &["--chips", "ascend"]].concat());
+    assert_eq!(code, Some(0));
+    for p in plans(&v) {
+        let caveats = p["caveats"].to_string();
+        assert!(caveats.contains("no sourced memory bandwidth"), "{caveats}");
+        assert!(caveats.contains("lower bound"), "{caveats}");
+    }
+    let o = run(&[
+        &["plan"][..],
+        &base[..],
+        &["--chips", "ascend", "--lang", "zh"],
+    ]
+    .concat());
+    assert!(text(&o).contains("没有 Huawei Ascend"), "{}", text(&o));
+    let (_, v) = plan_json(&[&base[..], &["--chips", "nvidia"]].concat());
+    for p in plans(&v) {
+        assert!(
+            !p["caveats"].to_string().contains("memory bandwidth"),
+            "{p}"
+        );
+    }
+}

@@ -19,5 +19,6 @@ cav-cnn-efficiency = throughput uses { $name } = { $pct }% of peak (convolutiona
 cav-no-bf16 = { $gpu } has no bf16: trains with fp16 AMP (dynamic loss scaling, fp32 master weights)
 cav-serve-no-bf16 = { $gpu } has no bf16: weights and KV cache in fp16 (same size; vLLM needs --dtype half there)
 cav-no-flash = no FlashAttention-2 on { $gpu }: attention runs on PyTorch SDPA's memory-efficient kernel (same memory, slower)
+cav-no-memory-bandwidth = { $gpu } has no sourced memory bandwidth in the catalog: the bandwidth-bound work of a step (norms, activations, rotary, the loss over the logits, the optimizer step) is not timed, so the step time is a lower bound — on ModelLink's and FlagPerf's published Ascend 910B runs the estimate is a median 7% fast and up to 88% fast for small models with large vocabularies
 cav-litgpt-strategy = LitGPT does not run this layout: on { $gpus } GPU(s) its scripts use ZeRO-{ $zero } (FSDP FULL_SHARD above one device) with recompute { $recompute } (every Block checkpointed above one device, for fine-tuning), whatever the flags; estimate that with --zero { $zero } --recompute { $recompute }
 cav-global-batch-raised = global batch { $runs } sequences, not { $want }: { $dp } data-parallel ranks × micro-batch { $mb } × { $accum } accumulation step(s); scale the learning rate for it, or set --global-batch / use fewer GPUs
