@@ -84,6 +84,7 @@ serve-mix-chunked = vLLM chunked prefill: a prompt rides { $steps ->
 serve-mix-whole = TensorRT-LLM in-flight batching: the prompt's context phase rides one decode step
 serve-mix-paused = prefill batches pause the decode batch (SGLang without mixed chunks, static engine)
 plan-serving-cost = ¥{ $m } per million tokens, ¥{ $k } per 1k requests
+plan-serving-cost-per-request = ¥{ $k } per 1k requests
 plan-costs-title = cost by billing mode
 plan-col-billing = billing
 plan-col-total = total

@@ -78,6 +78,7 @@ serve-mix-chunked = vLLM 分块 prefill：一个 prompt 搭载于 { $steps } 个
 serve-mix-whole = TensorRT-LLM 飞行中批处理：prompt 的上下文阶段搭载于一个解码步
 serve-mix-paused = prefill 批次暂停解码批次（未开启混合分块的 SGLang、静态引擎）
 plan-serving-cost = 每百万 token ¥{ $m }，每千次请求 ¥{ $k }
+plan-serving-cost-per-request = 每千次请求 ¥{ $k }
 plan-costs-title = 各计费方式费用
 plan-col-billing = 计费方式
 plan-col-total = 总价

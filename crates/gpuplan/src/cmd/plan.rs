@@ -980,10 +980,19 @@ fn serve_detail(req: &PlanRequest, s: &gpuplan_core::plan::ServeDetail, v: &View
     if let (Some(load), gpuplan_core::plan::Job::Serve(job)) = (&s.load, &req.job) {
         out.push_str(&para(&serve_load(load, s, job).render(l), v, "  "));
     }
-    if let (Some(m), Some(k)) = (s.cost_per_million_tokens, s.cost_per_1k_requests) {
-        let m = Msg::new("plan-serving-cost")
-            .arg("m", format!("{m:.2}"))
-            .arg("k", format!("{k:.3}"));
+    let cost = match (s.cost_per_million_tokens, s.cost_per_1k_requests) {
+        (Some(m), Some(k)) => Some(
+            Msg::new("plan-serving-cost")
+                .arg("m", format!("{m:.2}"))
+                .arg("k", format!("{k:.3}")),
+        ),
+        // No tokens to price (an encoder or image model): per request only.
+        (None, Some(k)) => {
+            Some(Msg::new("plan-serving-cost-per-request").arg("k", format!("{k:.3}")))
+        }
+        _ => None,
+    };
+    if let Some(m) = cost {
         out.push_str(&para(&m.render(l), v, "  "));
     }
     out

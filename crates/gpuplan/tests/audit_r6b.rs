@@ -1,0 +1,112 @@
+//! Audit r6 (notes/audit-r6.md), the findings left open by the auditor's branch: image/encoder
+//! serving priced in tokens and its T4 caveat (#2) and autoscaling advice speaking of a load
+//! nobody stated (#7). Each test runs the CLI as a user does and asserts the property.
+
+mod common;
+use serde_json::Value;
+use std::process::{Command, Output};
+
+fn run(args: &[&str]) -> Output {
+    let cfg = std::env::temp_dir().join(format!("gpuplan-audit-r6b-{}", std::process::id()));
+    common::output_checked(
+        Command::new(env!("CARGO_BIN_EXE_gpuplan"))
+            .env("GPUPLAN_CONFIG_DIR", &cfg)
+            .env("COLUMNS", "80")
+            .args(args),
+    )
+}
+
+fn plan_json(args: &[&str]) -> Value {
+    let mut all = vec!["plan", "--format", "json", "--top", "100"];
+    all.extend_from_slice(args);
+    let o = run(&all);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)))
+}
+
+fn plans(v: &Value) -> &Vec<Value> {
+    v["outcome"]["plans"].as_array().unwrap()
+}
+
+fn advice_en<'a>(p: &'a Value, id: &str) -> Option<&'a str> {
+    p["advice"].as_array()?.iter().find(|a| a["id"] == id)?["en"].as_str()
+}
+
+/// A ResNet-50 or BERT service has no generated tokens and no KV cache: its JSON carried
+/// `cost_per_million_tokens` (of a made-up 1000+300-token prompt) and a T4 plan said "weights
+/// and KV cache in fp16 (… vLLM needs --dtype half)". Now such plans are priced per 1k requests
+/// only and the T4 caveat speaks of weights and activations; a decoder keeps both.
+#[test]
+fn image_and_encoder_serving_is_priced_per_request_without_a_kv_cache_caveat() {
+    for model in ["ResNet-50", "BERT-base-uncased"] {
+        let v = plan_json(&["-m", model, "--task", "inference", "--rate", "100"]);
+        assert!(!plans(&v).is_empty(), "{model}");
+        for p in plans(&v) {
+            let s = &p["serve"];
+            assert!(s["cost_per_million_tokens"].is_null(), "{model}: {s}");
+            // Unpriced types have neither figure.
+            let priced = !p["chosen"].is_null();
+            let k = s["cost_per_1k_requests"].as_f64();
+            assert_eq!(k.is_some_and(|k| k > 0.0), priced, "{model}: {s}");
+            let cav = p["caveats"].to_string();
+            assert!(
+                !cav.contains("KV cache") && !cav.contains("--dtype half"),
+                "{cav}"
+            );
+        }
+        let t4 = plan_json(&[
+            "-m",
+            model,
+            "--task",
+            "inference",
+            "--rate",
+            "100",
+            "--gpu",
+            "t4",
+            "--weights",
+            "bf16",
+        ]);
+        let cav = plans(&t4)[0]["caveats"].to_string();
+        assert!(
+            cav.contains("weights and activations run in fp16"),
+            "{model}: {cav}"
+        );
+    }
+    let v = plan_json(&[
+        "-m",
+        "Qwen2.5-7B",
+        "--task",
+        "inference",
+        "--rate",
+        "5",
+        "--gpu",
+        "t4",
+        "--weights",
+        "bf16",
+    ]);
+    let p = &plans(&v)[0];
+    assert!(p["serve"]["cost_per_million_tokens"].as_f64().unwrap() > 0.0);
+    assert!(p["caveats"].to_string().contains("KV cache in fp16"));
+}
+
+/// `plan --task inference --ttft 1` with no `--rate`/`--concurrency` advised "Replicas: the
+/// stated load needs 1": no load was stated. The advice now says none was given; with a rate it
+/// still gives the count the load needs. ResNet's advice does not tell it to watch a KV cache.
+#[test]
+fn autoscaling_advice_does_not_invent_a_stated_load() {
+    let serve = ["-m", "Qwen2.5-7B", "--task", "inference", "--ttft", "1"];
+    let v = plan_json(&serve);
+    let a = advice_en(&plans(&v)[0], "autoscaling").unwrap();
+    assert!(
+        !a.contains("stated load") && a.contains("no load was given (--rate/--concurrency)"),
+        "{a}"
+    );
+    let v = plan_json(&[&serve[..], &["--rate", "10"]].concat());
+    let a = advice_en(&plans(&v)[0], "autoscaling").unwrap();
+    assert!(a.contains("the stated load needs"), "{a}");
+    assert!(a.contains("gpu_cache_usage_perc"), "{a}");
+    let v = plan_json(&["-m", "ResNet-50", "--task", "inference", "--rate", "100"]);
+    let a = advice_en(&plans(&v)[0], "autoscaling").unwrap();
+    assert!(!a.contains("KV") && a.contains("request latency"), "{a}");
+}
