@@ -85,6 +85,13 @@ serve-mix-whole = TensorRT-LLM in-flight batching: the prompt's context phase ri
 serve-mix-paused = prefill batches pause the decode batch (SGLang without mixed chunks, static engine)
 plan-serving-cost = ¥{ $m } per million tokens, ¥{ $k } per 1k requests
 plan-serving-cost-per-request = ¥{ $k } per 1k requests
+warn-region-unknown = region { $region } is not in gpuplan's catalog{ $close ->
+    [none] {""}
+   *[other] {" "}(did you mean { $close }?)
+}; known: { $known }. Prices are from { $priced }{ $undoc ->
+    [none] {""}
+   *[other] , and the { $undoc } types name no regions, so they are planned as if sold there
+}: check that the region exists and sells these types (the catalog has no complete region list to refuse it by)
 plan-costs-title = cost by billing mode
 plan-col-billing = billing
 plan-col-total = total

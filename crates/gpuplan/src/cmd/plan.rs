@@ -402,6 +402,11 @@ pub fn run(a: PlanArgs, opts: &CatalogOpts) -> Result<u8> {
     if let Some(s) = &a.max_price_age {
         drop_old_prices(&mut cat, s, today, opts.lang)?;
     }
+    let c = &req.constraints;
+    for w in gpuplan_core::catalog::regions::unknown_region_warnings(&cat, &c.providers, &c.regions)
+    {
+        crate::render::warn(w);
+    }
     // Advice for the plans shown: the table and JSON show the top N, the export picks among them.
     let out = plan_shown(&req, &cat, a.top.max(a.export.pick))?;
     let ages = super::prices::plan_price_ages(&out.plans, a.top.max(1), today);
