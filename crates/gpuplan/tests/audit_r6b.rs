@@ -1,6 +1,7 @@
 //! Audit r6 (notes/audit-r6.md), the findings left open by the auditor's branch: an unknown
-//! `--region` (#6), image/encoder serving priced in tokens and its T4 caveat (#2) and autoscaling
-//! advice speaking of a load nobody stated (#7). Each test runs the CLI as a user does and asserts the property.
+//! `--region` (#6), image/encoder serving priced in tokens and its T4 caveat (#2), autoscaling
+//! advice speaking of a load nobody stated (#7) and `estimate`'s memory table without the phase
+//! of its peak (#11). Each test runs the CLI as a user does and asserts the property.
 
 mod common;
 use serde_json::Value;
@@ -169,4 +170,35 @@ fn an_unknown_region_is_named_first_with_the_known_ones_and_the_nearest_spelling
             "{known:?}: {err}"
         );
     }
+}
+
+/// `estimate … Qwen2.5-72B --task full` on 4 × ebmgn7ex listed "activations 0.00" under a
+/// plain "memory per device" title while its timeline showed 61.84 GiB of saved activations:
+/// the table is the peak, the optimizer step, where they are freed. The title now names that
+/// phase, as `plan`'s does, and it is the phase the timeline marks as the peak.
+#[test]
+fn estimate_memory_table_names_the_phase_of_its_peak() {
+    let args = [
+        "estimate",
+        "-m",
+        "Qwen2.5-72B",
+        "--task",
+        "full",
+        "--instance",
+        "ecs.ebmgn7ex.32xlarge",
+        "--nodes",
+        "4",
+        "--tokens",
+        "1e9",
+    ];
+    // ZeRO-0 does not fit (exit 1, "does not fit"): the table is printed all the same.
+    let o = run(&args);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("memory per device at the peak (optimizer step;"),
+        "{out}"
+    );
+    let o = run(&[&args[..], &["--lang", "zh"]].concat());
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("每卡显存，峰值时刻（"), "{out}");
 }

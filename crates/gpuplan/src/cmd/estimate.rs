@@ -882,6 +882,7 @@ fn memory_section(c: &ClusterSpec, e: &TrainingEstimate, look: &Look) -> String 
             "trainable",
             format_count(e.memory.trainable_params_per_device),
         )
+        .arg("phase", super::plan::phase_label(e.memory.phase_at_peak, l))
         .render(l);
     let h = [
         t("plan-col-component"),
