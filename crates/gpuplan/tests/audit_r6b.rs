@@ -202,3 +202,27 @@ fn estimate_memory_table_names_the_phase_of_its_peak() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("每卡显存，峰值时刻（"), "{out}");
 }
+
+/// `models show GLM-4-9B --lang zh` ran its architecture line past 80 columns, and a GLM source
+/// read "code-index file id 8873357857", which no user can open (eight more cited another such
+/// id). Every line of `models show` now fits the width, and every source names a repository,
+/// path and commit or a URL.
+#[test]
+fn models_show_fits_the_width_and_cites_sources_a_user_can_open() {
+    for lang in ["en", "zh"] {
+        let o = run(&["models", "show", "GLM-4-9B", "--lang", lang]);
+        assert!(o.status.success());
+        let out = String::from_utf8_lossy(&o.stdout);
+        for line in out.lines() {
+            let w = unicode_width::UnicodeWidthStr::width(line);
+            assert!(w <= 80, "{lang}: {w} columns: {line}");
+        }
+        let joined = out.replace("\n  ", " ");
+        assert!(
+            joined.contains("My-LLaMA-Factory cuda_docker_run/README.md @1259722b"),
+            "{out}"
+        );
+    }
+    let data = include_str!("../../gpuplan-core/data/models.toml");
+    assert!(!data.contains("code-index file id"));
+}

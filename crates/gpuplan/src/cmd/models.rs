@@ -163,23 +163,37 @@ fn show(name: Option<&str>, config: Option<&std::path::Path>, format: Format) ->
     let arch = architecture_line(&m, l);
     match format {
         Format::Markdown => out!("**{arch}**\n\n{}", render::markdown(&header, &rows)),
-        _ => outln!("{arch}\n{}", render::table(&header, &rows)),
+        // The architecture line, notes and sources wrap at the terminal's width (audit r6 #12:
+        // `models show GLM-4-9B --lang zh` ran its architecture line past 80 columns).
+        _ => outln!(
+            "{}\n{}",
+            render::fit(&arch, render::width()),
+            render::table(&header, &rows)
+        ),
     }
+    let md = format == Format::Markdown;
+    let fit = |text: String| {
+        if md {
+            text
+        } else {
+            render::fit(&text, render::width())
+        }
+    };
     for w in &m.warnings {
         render::model_warning(w);
     }
     if let Some(n) = &m.notes {
         outln!(
             "{}",
-            Msg::new("models-notes").arg("text", n.as_str()).render(l)
+            fit(Msg::new("models-notes").arg("text", n.as_str()).render(l))
         );
     }
     for src in &m.sources {
         outln!(
             "{}",
-            Msg::new("models-source")
+            fit(Msg::new("models-source")
                 .arg("text", src.as_str())
-                .render(l)
+                .render(l))
         );
     }
     Ok(0)
