@@ -486,6 +486,14 @@ fn no_fit(cands: &[(&Instance, &GpuSpec)], no_target: bool) -> Binding {
     )
 }
 
+/// Whether the model answers a request by generating tokens with a KV cache (decoders and
+/// encoder-decoders); an encoder (BERT, ViT) or an image model (ResNet, UNet) runs one forward
+/// pass per request and has neither a KV cache nor output tokens to price.
+pub(super) fn has_kv_cache(m: &crate::model::ModelSpec) -> bool {
+    m.transformer()
+        .is_some_and(|t| t.structure != crate::model::Structure::EncoderOnly)
+}
+
 #[cfg(test)]
 mod batch_search_tests {
     use super::peak_batch;
@@ -527,12 +535,4 @@ mod batch_search_tests {
             }
         }
     }
-}
-
-/// Whether the model answers a request by generating tokens with a KV cache (decoders and
-/// encoder-decoders); an encoder (BERT, ViT) or an image model (ResNet, UNet) runs one forward
-/// pass per request and has neither a KV cache nor output tokens to price.
-pub(super) fn has_kv_cache(m: &crate::model::ModelSpec) -> bool {
-    m.transformer()
-        .is_some_and(|t| t.structure != crate::model::Structure::EncoderOnly)
 }
