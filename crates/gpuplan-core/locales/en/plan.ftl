@@ -88,9 +88,12 @@ plan-serving-cost-per-request = ¥{ $k } per 1k requests
 warn-region-unknown = region { $region } is not in gpuplan's catalog{ $close ->
     [none] {""}
    *[other] {" "}(did you mean { $close }?)
-}; known: { $known }. Prices are from { $priced }{ $undoc ->
+}; known: { $known }. Prices are from { $priced ->
+    [none] rows that state no region
+   *[other] { $priced }
+}{ $undoc ->
     [none] {""}
-   *[other] , and the { $undoc } types name no regions, so they are planned as if sold there
+   *[other] , and the types that name no regions ({ $undoc }) are planned as if sold there
 }: check that the region exists and sells these types (the catalog has no complete region list to refuse it by)
 plan-costs-title = cost by billing mode
 plan-col-billing = billing

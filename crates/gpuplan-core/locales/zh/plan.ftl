@@ -82,9 +82,12 @@ plan-serving-cost-per-request = 每千次请求 ¥{ $k }
 warn-region-unknown = 区域 { $region } 不在 gpuplan 的目录中{ $close ->
     [none] {""}
    *[other] （是否想输入 { $close }？）
-}；已知：{ $known }。价格来自 { $priced }{ $undoc ->
+}；已知：{ $known }。价格来自{ $priced ->
+    [none] 未注明区域的价格行
+   *[other] {" "}{ $priced }
+}{ $undoc ->
     [none] {""}
-   *[other] ，{ $undoc } 的机型未注明区域，按在该区域有售来规划
+   *[other] ，未注明区域的机型（{ $undoc }）按在该区域有售来规划
 }：请确认该区域存在并售卖这些机型（目录没有完整的区域列表，无法据此拒绝）
 plan-costs-title = 各计费方式费用
 plan-col-billing = 计费方式
