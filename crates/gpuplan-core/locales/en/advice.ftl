@@ -36,15 +36,18 @@ adv-auto-release = The job ends after ~{ $time }: set an automatic release/delet
 } are billed.
 adv-latency-margin = Latency margin: { $what } { $got } ms meets the { $target } ms target by only { $pct }%, within the model's typical error on published runs (about { $margin }%). Benchmark one replica at batch { $batch } before committing; if it misses, cap the engine's concurrent sequences below { $batch } (vLLM --max-num-seqs) and add a replica.
 adv-autoscaling = Replicas: { $load ->
-    [no] no load was given (--rate/--concurrency): each replica carries up to { $rps } req/s, and the plan runs { $replicas } (at least { $min } for availability
-   *[yes] the stated load needs { $needed } (at { $rps } req/s each); the plan runs { $replicas } ({ $peak }× peak headroom, at least { $min } for availability
+    [yes] the stated load needs { $needed } (at { $rps } req/s each); the plan runs { $replicas } ({ $peak }× peak headroom, at least { $min } for availability
+   *[no] no load was given (--rate/--concurrency), so the plan runs { $replicas } (--min-replicas { $min }), at most { $rps } req/s each (no peak headroom without a load
 }{ $single ->
     [yes] ; one replica is a single point of failure: a node failure or an upgrade takes the service down
    *[no] {""}
 }). { $range ->
     [yes] Autoscale between { $floor } and { $replicas }
    *[no] Keep { $floor } running and autoscale above it for larger peaks
-}: scale on queue length (vLLM `vllm:num_requests_waiting` > 0 for 1–2 min) or KV-cache use (`vllm:gpu_cache_usage_perc` > 0.8), not on GPU utilisation, which continuous batching keeps high. New replicas need minutes to load weights: keep the floor warm.
+}: { $kv ->
+    [yes] scale on queue length (vLLM `vllm:num_requests_waiting` > 0 for 1–2 min) or KV-cache use (`vllm:gpu_cache_usage_perc` > 0.8), not on GPU utilisation, which continuous batching keeps high
+   *[no] scale on queue length or request latency, not on GPU utilisation, which batching keeps high
+}. New replicas need minutes to load weights: keep the floor warm.
 adv-filing-duty = Serving a generative model to the public in mainland China falls under the Interim Measures for the Management of Generative AI Services (2023): plan for the algorithm/model filing (备案) and content-safety duties before launch.
 adv-placement-serve = { $replicas } replicas on { $gpus } { $gpus ->
     [one] GPU

@@ -18,6 +18,7 @@ cav-memory-lower-bound = memory is a lower bound: { $basis }
 cav-cnn-efficiency = throughput uses { $name } = { $pct }% of peak (convolutional/UNet training reaches far less than transformer GEMMs); measure the first epoch
 cav-no-bf16 = { $gpu } has no bf16: trains with fp16 AMP (dynamic loss scaling, fp32 master weights)
 cav-serve-no-bf16 = { $gpu } has no bf16: weights and KV cache in fp16 (same size; vLLM needs --dtype half there)
+cav-serve-no-bf16-no-kv = { $gpu } has no bf16: the weights and activations run in fp16 (same size; load the model as float16, e.g. torch_dtype=torch.float16)
 cav-no-flash = no FlashAttention-2 on { $gpu }: attention runs on PyTorch SDPA's memory-efficient kernel (same memory, slower)
 cav-no-memory-bandwidth = { $gpu } has no sourced memory bandwidth in the catalog: the bandwidth-bound work of a step (norms, activations, rotary, the loss over the logits, the optimizer step) is not timed, so the step time is a lower bound — on ModelLink's and FlagPerf's published Ascend 910B runs the estimate is a median 7% fast and up to 88% fast for small models with large vocabularies
 cav-litgpt-strategy = LitGPT does not run this layout: on { $gpus } GPU(s) its scripts use ZeRO-{ $zero } (FSDP FULL_SHARD above one device) with recompute { $recompute } (every Block checkpointed above one device, for fine-tuning), whatever the flags; estimate that with --zero { $zero } --recompute { $recompute }

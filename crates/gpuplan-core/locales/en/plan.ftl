@@ -108,6 +108,17 @@ plan-serving-batch = serving: { $replicas } { $replicas ->
 } ({ $weights } weights), batches of { $batch } requests per replica at { $rps } req/s each; { $latency } per batch; { $wgib } GiB weights per GPU
 plan-serving-cost-requests = ¥{ $k } per 1k requests
 plan-serving-cost = ¥{ $m } per million tokens, ¥{ $k } per 1k requests
+plan-serving-cost-per-request = ¥{ $k } per 1k requests
+warn-region-unknown = region { $region } is not in gpuplan's catalog{ $close ->
+    [none] {""}
+   *[other] {" "}(did you mean { $close }?)
+}; known: { $known }. Prices are from { $priced ->
+    [none] rows that state no region
+   *[other] { $priced }
+}{ $undoc ->
+    [none] {""}
+   *[other] , and the types that name no regions ({ $undoc }) are planned as if sold there
+}: check that the region exists and sells these types (the catalog has no complete region list to refuse it by)
 plan-costs-title = cost by billing mode
 plan-col-billing = billing
 plan-col-total = total

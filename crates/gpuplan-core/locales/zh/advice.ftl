@@ -39,15 +39,18 @@ adv-auto-release = 任务约 { $time }结束：为实例设置自动释放时间
 } 照常计费。
 adv-latency-margin = 延迟余量：{ $what } { $got } ms 仅比 { $target } ms 的目标低 { $pct }%，在模型对公开测试结果的典型误差（约 { $margin }%）之内。确定前请先在单个副本上以批大小 { $batch } 实测；若未达标，把引擎的并发序列数限制在 { $batch } 以下（vLLM --max-num-seqs）并增加一个副本。
 adv-autoscaling = 副本数：{ $load ->
-    [no] 未给负载（--rate/--concurrency）：每个副本最多承载 { $rps } 请求/秒，本方案运行 { $replicas } 个（为可用性至少 { $min } 个
-   *[yes] 按给定负载需要 { $needed } 个（每个约 { $rps } 请求/秒）；本方案运行 { $replicas } 个（峰值余量 { $peak } 倍，为可用性至少 { $min } 个
+    [yes] 按给定负载需要 { $needed } 个（每个约 { $rps } 请求/秒）；本方案运行 { $replicas } 个（峰值余量 { $peak } 倍，为可用性至少 { $min } 个
+   *[no] 未给出负载（--rate/--concurrency），本方案运行 { $replicas } 个（--min-replicas { $min }），每个至多约 { $rps } 请求/秒（没有负载就没有峰值余量
 }{ $single ->
     [yes] ；单副本是单点故障，节点故障或升级都会导致服务中断
    *[no] {""}
 }）。{ $range ->
     [yes] 自动扩缩容区间 { $floor }–{ $replicas } 个
    *[no] 常驻 { $floor } 个，更大的峰值再向上扩容
-}：按排队长度（vLLM `vllm:num_requests_waiting` 持续 1–2 分钟 > 0）或 KV 缓存占用（`vllm:gpu_cache_usage_perc` > 0.8）扩容，不要按 GPU 利用率（连续批处理下它总是很高）。新副本加载权重需要数分钟：保持最低副本常驻。
+}：{ $kv ->
+    [yes] 按排队长度（vLLM `vllm:num_requests_waiting` 持续 1–2 分钟 > 0）或 KV 缓存占用（`vllm:gpu_cache_usage_perc` > 0.8）扩容，不要按 GPU 利用率（连续批处理下它总是很高）
+   *[no] 按排队长度或请求延迟扩容，不要按 GPU 利用率（批处理下它总是很高）
+}。新副本加载权重需要数分钟：保持最低副本常驻。
 adv-filing-duty = 在中国大陆向公众提供生成式 AI 服务，适用《生成式人工智能服务管理暂行办法》（2023）：上线前需完成算法/大模型备案并落实内容安全义务。
 adv-placement-serve = { $replicas } 个副本、每实例 { $gpus } 张卡：每张卡（或每个 TP 组）起一个服务进程，前面挂负载均衡。
 adv-placement-train = 多机训练：所有节点放在同一可用区、同一 VPC 和子网，使用拓扑感知部署（阿里云部署集、华为云同一可用区/集群、腾讯云 HCC 高性能计算集群），启动前{ $ascend ->

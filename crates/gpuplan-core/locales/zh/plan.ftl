@@ -96,6 +96,17 @@ serve-mix-paused = prefill 批次暂停解码批次（未开启混合分块的 S
 plan-serving-batch = 部署：{ $replicas } 个副本（{ $weights } 权重），每副本每批 { $batch } 个请求、每秒 { $rps } 个请求；每批耗时 { $latency }；每卡权重 { $wgib } GiB
 plan-serving-cost-requests = 每千次请求 ¥{ $k }
 plan-serving-cost = 每百万 token ¥{ $m }，每千次请求 ¥{ $k }
+plan-serving-cost-per-request = 每千次请求 ¥{ $k }
+warn-region-unknown = 区域 { $region } 不在 gpuplan 的目录中{ $close ->
+    [none] {""}
+   *[other] （是否想输入 { $close }？）
+}；已知：{ $known }。价格来自{ $priced ->
+    [none] 未注明区域的价格行
+   *[other] {" "}{ $priced }
+}{ $undoc ->
+    [none] {""}
+   *[other] ，未注明区域的机型（{ $undoc }）按在该区域有售来规划
+}：请确认该区域存在并售卖这些机型（目录没有完整的区域列表，无法据此拒绝）
 plan-costs-title = 各计费方式费用
 plan-col-billing = 计费方式
 plan-col-total = 总价

@@ -7,6 +7,7 @@
 
 pub mod import;
 mod index;
+pub mod regions;
 mod rows;
 pub mod validate;
 

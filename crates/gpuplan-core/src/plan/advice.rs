@@ -650,11 +650,12 @@ fn autoscaling(c: &Ctx) -> Option<Msg> {
     let floor = s.replicas_for_rate.max(job.min_replicas.max(1));
     Some(
         Msg::new("adv-autoscaling")
-            .arg("needed", s.replicas_for_rate)
             .arg(
                 "load",
                 yes(job.rate_rps.is_some() || job.concurrency.is_some()),
             )
+            .arg("kv", yes(super::serve::has_kv_cache(&c.req.model)))
+            .arg("needed", s.replicas_for_rate)
             .arg("rps", f2(s.requests_per_second_per_replica))
             .arg("replicas", s.replicas)
             .arg("peak", f2(job.peak_factor))

@@ -374,7 +374,12 @@ pub fn search(
                 * (job.input_tokens + job.output_tokens) as f64
                 * HOURS_PER_MONTH
                 * 3600.0;
-            let per_m = chosen_cost.as_ref().map(|x| x.cny / tokens_per_month * 1e6);
+            // Per million tokens only where requests are answered in generated tokens: an image
+            // model or an encoder (one forward pass per request) is priced per request alone.
+            let per_m = chosen_cost
+                .as_ref()
+                .filter(|_| has_kv_cache(&req.model))
+                .map(|x| x.cny / tokens_per_month * 1e6);
             let per_k_req = chosen_cost
                 .as_ref()
                 .map(|x| x.cny / (served_rps * HOURS_PER_MONTH * 3600.0) * 1e3);
@@ -393,11 +398,12 @@ pub fn search(
             let mut caveats: Vec<crate::i18n::Text> = assumed.into_iter().collect();
             // 16-bit weights on a chip without bf16 (T4, V100) are fp16: say so.
             if s.weights == WeightFormat::Fp16 && !gpu.supports(ComputeDtype::Bf16) {
-                caveats.push(
-                    crate::i18n::Msg::new("cav-serve-no-bf16")
-                        .arg("gpu", gpu.id.as_str())
-                        .into(),
-                );
+                let id = if has_kv_cache(&req.model) {
+                    "cav-serve-no-bf16"
+                } else {
+                    "cav-serve-no-bf16-no-kv"
+                };
+                caveats.push(crate::i18n::Msg::new(id).arg("gpu", gpu.id.as_str()).into());
             }
             plans.push(Plan {
                 instance: (*inst).clone(),
@@ -478,6 +484,14 @@ fn no_fit(cands: &[(&Instance, &GpuSpec)], no_target: bool) -> Binding {
         "latency-or-memory",
         crate::i18n::Msg::new("bind-serve-no-fit"),
     )
+}
+
+/// Whether the model answers a request by generating tokens with a KV cache (decoders and
+/// encoder-decoders); an encoder (BERT, ViT) or an image model (ResNet, UNet) runs one forward
+/// pass per request and has neither a KV cache nor output tokens to price.
+pub(super) fn has_kv_cache(m: &crate::model::ModelSpec) -> bool {
+    m.transformer()
+        .is_some_and(|t| t.structure != crate::model::Structure::EncoderOnly)
 }
 
 #[cfg(test)]

@@ -417,6 +417,11 @@ pub fn run(a: PlanArgs, opts: &CatalogOpts) -> Result<u8> {
     if let Some(s) = &a.max_price_age {
         drop_old_prices(&mut cat, s, today, opts.lang)?;
     }
+    let c = &req.constraints;
+    for w in gpuplan_core::catalog::regions::unknown_region_warnings(&cat, &c.providers, &c.regions)
+    {
+        crate::render::warn(w);
+    }
     // Advice for the plans shown: the table and JSON show the top N, the export picks among them.
     let out = plan_shown(&req, &cat, a.top.max(a.export.pick))?;
     let ages = super::prices::plan_price_ages(&out.plans, a.top.max(1), today);
@@ -1023,10 +1028,19 @@ fn serve_detail(req: &PlanRequest, s: &gpuplan_core::plan::ServeDetail, v: &View
     if let (Some(load), gpuplan_core::plan::Job::Serve(job)) = (&s.load, &req.job) {
         out.push_str(&para(&serve_load(load, s, job).render(l), v, "  "));
     }
-    if let (Some(m), Some(k)) = (s.cost_per_million_tokens, s.cost_per_1k_requests) {
-        let m = Msg::new("plan-serving-cost")
-            .arg("m", format!("{m:.2}"))
-            .arg("k", format!("{k:.3}"));
+    let cost = match (s.cost_per_million_tokens, s.cost_per_1k_requests) {
+        (Some(m), Some(k)) => Some(
+            Msg::new("plan-serving-cost")
+                .arg("m", format!("{m:.2}"))
+                .arg("k", format!("{k:.3}")),
+        ),
+        // No tokens to price (an encoder or image model): per request only.
+        (None, Some(k)) => {
+            Some(Msg::new("plan-serving-cost-per-request").arg("k", format!("{k:.3}")))
+        }
+        _ => None,
+    };
+    if let Some(m) = cost {
         out.push_str(&para(&m.render(l), v, "  "));
     }
     out
