@@ -70,9 +70,10 @@ pub struct Tunables {
     /// methods), so their GEMMs pay this ratio alone. *Calibrated* (0.77) on
     /// mpt3b-h100-fp8-8gpu-s2048 (llm-foundry PR #543, TransformerEngine v0.10, 2023-10).
     pub fp8_train_gemm_ratio: f64,
-    /// The same share for the **current FP8 kernels** (`fp8_kernels = "current"`, the default:
-    /// Transformer Engine 1.x and later, torchao float8 through `torch._scaled_mm`, the engines a
-    /// user runs today). The 2023 ratio cannot follow the later stacks: NeMo 24.07 (TE 1.8) runs
+    /// The same share for the **current FP8 kernels** (`fp8_kernels = "current"`, the training
+    /// default: Transformer Engine 1.x and later, torchao float8 through `torch._scaled_mm`).
+    /// Serving keeps the 2023 ratio by default: no current-engine FP8 serving case supports this
+    /// one. The 2023 ratio cannot follow the later stacks: NeMo 24.07 (TE 1.8) runs
     /// the same FP8 pretraining jobs 10–15% faster than the 2023 ratio gives, while the 2023
     /// stacks sit on it (docs/methodology.md, "FP8 kernel generations"). CUTLASS 3.2.0
     /// (2023-08-03, CHANGELOG.md) added the Hopper warp-specialized persistent FP8 GEMMs the

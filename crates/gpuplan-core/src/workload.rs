@@ -683,20 +683,26 @@ impl Fp8Scaling {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum Fp8Kernels {
-    /// Today's stacks: Transformer Engine 1.x and later (NeMo, Megatron-Bridge), torchao float8
-    /// (`torch._scaled_mm`, torchtitan), current serving engines.
+    /// Today's training stacks: Transformer Engine 1.x and later (NeMo, Megatron-Bridge), torchao
+    /// float8 (`torch._scaled_mm`, torchtitan). The training default; serving on request.
     #[default]
     #[serde(rename = "current")]
     Current,
     /// 2023's stacks: Transformer Engine 0.x (llm-foundry's 2023 FP8 rows), TensorRT-LLM ≤ 0.6.
+    /// The serving default until a current-engine FP8 serving case supports the current ratio.
     #[serde(rename = "2023")]
     Y2023,
 }
 
 impl Fp8Kernels {
-    /// The default (skipped when a setup is serialized, so older outputs stay as they were).
+    /// The training default (skipped when a setup is serialized, so older outputs stay as they were).
     pub fn is_current(&self) -> bool {
         *self == Fp8Kernels::Current
+    }
+
+    /// The serving default (see [`InferenceSetup::fp8_kernels`]).
+    pub fn is_2023(&self) -> bool {
+        *self == Fp8Kernels::Y2023
     }
 
     /// The share of the FP8 peak these kernels reach relative to the 16-bit GEMMs' share, and
@@ -1416,9 +1422,10 @@ pub struct InferenceSetup {
     /// The TP all-reduce: `custom` (default: vLLM/SGLang's and later TensorRT-LLM's one-shot
     /// kernel on NVLink) or `nccl` (TensorRT-LLM engines built without the custom all-reduce).
     pub tp_allreduce: TpAllReduce,
-    /// FP8 GEMM kernel generation of the engine: `current` (default) or `2023` (TensorRT-LLM ≤
-    /// 0.6; [`Fp8Kernels`]).
-    #[serde(skip_serializing_if = "Fp8Kernels::is_current")]
+    /// FP8 GEMM kernel generation of the engine ([`Fp8Kernels`]): default `2023` for serving —
+    /// every published FP8 serving case is a 2023 engine (TensorRT-LLM v0.5/v0.6.1) and none
+    /// supports the current ratio, which is fitted on training rows; `current` on request.
+    #[serde(skip_serializing_if = "Fp8Kernels::is_2023")]
     pub fp8_kernels: Fp8Kernels,
     /// Paged-KV block size in tokens (vLLM 16, TRT-LLM 32).
     pub block_size: u64,
@@ -1459,7 +1466,7 @@ impl Default for InferenceSetup {
             image_size: [1024, 1024],
             decode_kv_reads: DecodeKvReads::Grouped,
             tp_allreduce: TpAllReduce::Custom,
-            fp8_kernels: Fp8Kernels::Current,
+            fp8_kernels: Fp8Kernels::Y2023,
             block_size: 16,
             batch: 1,
             input_tokens: 1000,

@@ -112,7 +112,10 @@ plan-serving-cost-per-request = ¥{ $k } per 1k requests
 warn-region-unknown = region { $region } is not in gpuplan's catalog{ $close ->
     [none] {""}
    *[other] {" "}(did you mean { $close }?)
-}; known: { $known }. Prices are from { $priced ->
+}; known: { $known ->
+    [none] none listed
+   *[other] { $known }
+}. Prices are from { $priced ->
     [none] rows that state no region
    *[other] { $priced }
 }{ $undoc ->

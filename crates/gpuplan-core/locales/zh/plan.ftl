@@ -100,7 +100,10 @@ plan-serving-cost-per-request = 每千次请求 ¥{ $k }
 warn-region-unknown = 区域 { $region } 不在 gpuplan 的目录中{ $close ->
     [none] {""}
    *[other] （是否想输入 { $close }？）
-}；已知：{ $known }。价格来自{ $priced ->
+}；已知：{ $known ->
+    [none] 无
+   *[other] { $known }
+}。价格来自{ $priced ->
     [none] 未注明区域的价格行
    *[other] {" "}{ $priced }
 }{ $undoc ->

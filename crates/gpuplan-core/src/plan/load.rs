@@ -126,10 +126,12 @@ pub struct ServeLoad {
 pub const SERVICE_SCV: f64 = 0.0;
 
 /// Design choice, not fitted: without a `--ttft` target the planner runs a replica no harder than
-/// the rate where the mean wait for a free slot is this share of the prompt's unloaded
-/// first-token service F (so less than this share of the loaded TTFT). A replica is never planned
-/// at its capacity, where that wait is unbounded; the plan prints the utilisation this leaves
-/// (`serve.load.utilisation`, "…% of its … req/s capacity").
+/// the rate where the mean wait for a free slot is this share of a request's unloaded time in its
+/// slot, S₀ = F + O·D (the first-token service and its output tokens): a request waits at most a
+/// tenth of its own life for a slot. A replica is never planned at its capacity, where that wait is
+/// unbounded; the plan prints the utilisation this leaves (`serve.load.utilisation`, "…% of its …
+/// req/s capacity"). Tied to F alone (review r6 #3), a small batch (b = 1, F = 0.2 s, O·D = 7.7 s)
+/// was held to 0.5% utilisation, ~190× the replicas its load needs.
 pub const SLOT_WAIT_SHARE: f64 = 0.1;
 
 /// Relative width at which [`Replica::max_rate`]'s search stops: rates are
@@ -182,6 +184,11 @@ impl Replica {
     /// The unloaded TTFT plus the decode steps the prompt rides with.
     fn first_token_service(&self) -> f64 {
         self.prefill + self.mixing.riding_steps(self.input, self.batch) * self.step
+    }
+
+    /// How long a request holds its slot with no load: S₀ = F + O·D.
+    pub fn unloaded_slot_time(&self) -> f64 {
+        self.first_token_service() + self.output as f64 * self.step
     }
 
     /// How long a request holds its slot at `rate`: S = F + O·D/(1 − r·P).
@@ -238,12 +245,12 @@ impl Replica {
     /// does. TPOT: D/(1 − rP) ≤ T ⇔ r ≤ (1 − D/T)/P. TTFT rises with the rate (each of its terms
     /// does, and without bound at the capacity), so the rate where it meets `ttft` is the one
     /// root of a rising function on [0, min(capacity, TPOT bound)], found by [`last_within`].
-    /// Without a TTFT target the slot wait is held to [`SLOT_WAIT_SHARE`] of the first-token
-    /// service instead.
+    /// Without a TTFT target the slot wait is held to [`SLOT_WAIT_SHARE`] of the unloaded slot
+    /// time instead.
     pub fn max_rate(&self, tpot: Option<f64>, ttft: Option<f64>) -> f64 {
         let p = self.prefill.max(f64::MIN_POSITIVE);
         let by_tpot = tpot.map_or(f64::INFINITY, |t| (1.0 - self.step / t) / p);
-        let share = SLOT_WAIT_SHARE * self.first_token_service();
+        let share = SLOT_WAIT_SHARE * self.unloaded_slot_time();
         // How far over its limit the TTFT (or the slot wait) is at `r`; +∞ at the capacity.
         let over = |r: f64| {
             self.at(r).map_or(f64::INFINITY, |l| match ttft {
@@ -385,8 +392,14 @@ mod tests {
         }
         let r = replica(32, 0.03);
         let l = r.at(r.max_rate(None, None)).expect("below capacity");
-        let share = l.ttft_slot_wait.0 / r.first_token_service();
+        let share = l.ttft_slot_wait.0 / r.unloaded_slot_time();
         assert!((share - SLOT_WAIT_SHARE).abs() < 1e-6, "{share}");
+        // A one-slot replica (M/D/1 on the slot): the cap on its wait is a tenth of S₀, so
+        // ρS₀/(2(1 − ρ)) = 0.1·S₀ gives ρ = 1/6 (to the prefill queue's small share): not the
+        // 0.5% a cap on F alone left it.
+        let one = replica(1, 0.03);
+        let l1 = one.at(one.max_rate(None, None)).expect("below capacity");
+        assert!(l1.utilisation > 0.1 && l1.utilisation < 0.2, "{l1:?}");
         assert!(l.utilisation < 1.0, "{l:?}");
         // A target the unloaded step already misses allows no rate.
         assert_eq!(replica(32, 0.06).max_rate(Some(0.05), None), 0.0);

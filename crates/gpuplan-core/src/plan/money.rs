@@ -88,7 +88,12 @@ impl Checkpointing {
     /// The failures alone (no preemptions): what on-demand and subscription plans pay.
     pub fn failures(&self) -> FailurePlan {
         let (rate, restart) = (self.failure_rate_per_s, self.failure_restart_s);
-        let (tau, ovh) = interruption_overhead(self.stall_s, self.base_interval_s, rate, restart);
+        let (tau, ovh) = interruption_overhead(
+            (self.stall_s, self.write_s()),
+            self.base_interval_s,
+            rate,
+            restart,
+        );
         FailurePlan {
             per_day: rate * 86_400.0,
             checkpoint_interval_s: tau,
@@ -99,11 +104,13 @@ impl Checkpointing {
 
 /// Extra time, as a share, of interruptions at `rate_per_s` (all causes) with restart `restart_s`
 /// for a job whose hours already pay a checkpoint stall δ every `base_s`: it checkpoints every
-/// τ = min(Young/Daly √(2δ/λ), `base_s`) — interruptions only make it checkpoint more often — and
-/// loses δ/τ + λ(τ/2 + R) ([`spot_overhead`]), of which δ/`base_s` is already in its hours.
+/// τ = min(Young/Daly √(2δ/λ), `base_s`) — interruptions only make it checkpoint more often — but
+/// never more often than one checkpoint takes to write (`write_s`, at least 1 s: with an
+/// asynchronous checkpoint δ may be 0 while the write still takes its time), and loses
+/// δ/τ + λ(τ/2 + R) ([`spot_overhead`]), of which δ/`base_s` is already in its hours.
 /// Returns (τ, extra share); λ = 0 gives (`base_s`, 0) exactly.
 pub fn interruption_overhead(
-    stall_s: f64,
+    (stall_s, write_s): (f64, f64),
     base_s: f64,
     rate_per_s: f64,
     restart_s: f64,
@@ -111,11 +118,10 @@ pub fn interruption_overhead(
     if !(rate_per_s > 0.0 && base_s > 0.0) {
         return (base_s, 0.0);
     }
-    let tau = young_interval_s(stall_s.max(0.0), rate_per_s).min(base_s);
-    if tau <= 0.0 {
-        // A checkpoint that costs nothing: every step is saved, only the restarts are lost.
-        return (0.0, rate_per_s * restart_s);
-    }
+    let floor = write_s.max(1.0).min(base_s);
+    let tau = young_interval_s(stall_s.max(0.0), rate_per_s)
+        .min(base_s)
+        .max(floor);
     let ovh = spot_overhead(stall_s, tau, rate_per_s, restart_s) - stall_s / base_s;
     (tau, ovh.max(0.0))
 }
@@ -392,7 +398,7 @@ fn spot_interruptions(ck: &Checkpointing, preempt: f64, restart: f64) -> (f64, f
     } else {
         restart
     };
-    interruption_overhead(ck.stall_s, ck.base_interval_s, lambda, r)
+    interruption_overhead((ck.stall_s, ck.write_s()), ck.base_interval_s, lambda, r)
 }
 
 /// The cheapest mode the constraints allow. `--billing` forces a pure mode; the mix is a
@@ -884,10 +890,23 @@ mod failure_tests {
     fn no_failures_no_overhead_and_the_same_costs() {
         let f = ck(16_384.0, 0.0, 60.0).failures();
         assert_eq!((f.overhead_fraction, f.per_day), (0.0, 0.0));
-        // A free checkpoint: only the restarts are lost.
+        // A free, instant checkpoint: every second is saved (τ at its 1 s floor), only the
+        // restarts and half a second per interruption are lost.
         let f = ck(1000.0, 1e-4, 0.0).failures();
+        assert_eq!(f.checkpoint_interval_s, 1.0);
         assert!(
-            (f.overhead_fraction - 0.1 / 3600.0 * 600.0).abs() < 1e-12,
+            (f.overhead_fraction - 0.1 / 3600.0 * 600.5).abs() < 1e-12,
+            "{f:?}"
+        );
+        // An asynchronous checkpoint (no stall) still takes its 60 s to write: it is never
+        // checkpointed more often than that, and the interval stays positive (the export needs
+        // one; review r6 #1: `checkpoint_stall_fraction = 0` gave "every 0 min").
+        let mut c = ck(1000.0, 1e-4, 0.0);
+        c.size = Bytes(60e9);
+        let f = c.failures();
+        assert_eq!(f.checkpoint_interval_s, 60.0);
+        assert!(
+            (f.overhead_fraction - 0.1 / 3600.0 * 630.0).abs() < 1e-12,
             "{f:?}"
         );
     }

@@ -835,7 +835,9 @@ fn ep_phase(x: &Ctx, parts: &ComputeParts) -> (Seconds, Seconds) {
     let etp = p.etp.map_or(1, |e| e.get());
     let links = EpLinks {
         intra: x.intra * x.eff_net,
-        nic: c.inter_bandwidth.min(x.intra) * x.eff_net / c.gpus_per_node.max(1) as f64,
+        // The GPU's share of the node's NICs, no more than its own link can feed (review r6 #5:
+        // min(node NICs, GPU link) / GPUs mixed a per-node and a per-GPU rate).
+        nic: (c.inter_bandwidth / c.gpus_per_node.max(1) as f64).min(x.intra) * x.eff_net,
     };
     let group = EpGroup {
         ep: p.ep,
