@@ -331,7 +331,8 @@ def combos():
     add("attention span 1", est + L8 + ["--task", "full", "--seq-len", "1024", "--attention-span", "1"], 0)
     add("attention span on plan > seq", TRAIN + ["--seq-len", "512", "--attention-span", "1024"], 2, ("attention_span",))
     add("attention span eager", est + L8 + ["--task", "full", "--seq-len", "1024", "--attention-span", "128", "--attention", "eager"], None, ("attention",))
-    add("attention span on inference", E_SERVE + ["--attention-span", "64"], None, ("attention_span",))
+    # Refused since audit r6, naming the flag.
+    add("attention span on inference", E_SERVE + ["--attention-span", "64"], 2, ("attention-span",))
     add("attention span on bert", est + ["-m", "BERT-base-uncased", "--task", "full", "--seq-len", "512", "--attention-span", "64"], None, ("attention",))
     add("attention span on resnet", est + ["-m", "ResNet-50", "--task", "full", "--attention-span", "64"], None, ("attention",))
     # LoRA
@@ -449,7 +450,9 @@ def combos():
     add("tokens 1e9T", TRAIN + ["--tokens", "1e9T"], 2, ("tokens",))
     add("tokens nanB", TRAIN + ["--tokens", "nanB"], 2, ("tokens",))
     add("tokens -5M", TRAIN[:-2] + ["--tokens=-5M"], 2, ("tokens",))
-    add("samples 50k", TRAIN + ["--samples", "50k", "--epochs", "3"], 0)
+    add("samples 50k", TRAIN[:-2] + ["--samples", "50k", "--epochs", "3"], 0)
+    # --tokens and --samples together: refused since audit r6 (--samples would have been ignored).
+    add("samples 50k with tokens", TRAIN + ["--samples", "50k", "--epochs", "3"], 2, ("tokens", "samples"))
     add("samples 1e400k", TRAIN + ["--samples", "1e400k"], 2, ("samples",))
     add("interruptible spot preemption 0.99", TRAIN[:-2] + ["--interruptible", "--billing", "spot", "--preemption-rate", "0.99", "--tokens", "1e10"], None, ("preemption",))
     add("reuse hours 730 monthly", TRAIN + ["--reuse-hours", "730", "--billing", "monthly"], None)
@@ -814,6 +817,9 @@ def sanity():
             args += ["--tokens", "1e10", "--max-nodes", "64"]
         else:
             args += ["--tokens", "1e8"]
+        # SDXL's stored sample size is not known: training it needs one (refused since audit r6).
+        if m == "SDXL-UNet" and task != "inference":
+            args += ["--bytes-per-sample", "1e6"]
         # A full fine-tune of 405B/671B may need more than the 16 nodes allowed: exit 4, with the reason.
         big = m in ("DeepSeek-V3", "Llama-3.1-405B")
         c.append(Case("sanity", " ".join(args[1:]), args, exit=None, ok_exits=(0, 4) if big else (0,),
