@@ -226,3 +226,34 @@ fn models_show_fits_the_width_and_cites_sources_a_user_can_open() {
     let data = include_str!("../../gpuplan-core/data/models.toml");
     assert!(!data.contains("code-index file id"));
 }
+
+/// Review r6 #9: the expert all-to-all settings were accepted and ignored on an inference
+/// estimate, on a dense model and at EP 1. Each is refused (exit 2) naming the flag or key.
+#[test]
+fn expert_all_to_all_settings_without_expert_parallelism_are_refused() {
+    let o = run(&[
+        "estimate",
+        "-m",
+        "Qwen2.5-7B",
+        "--task",
+        "inference",
+        "--gpu",
+        "A100",
+        "--moe-dispatcher",
+        "deepep",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--moe-dispatcher"));
+    for (model, flag, value) in [
+        ("Qwen2.5-7B", "--moe-a2a-overlap", "true"),
+        ("Qwen3-30B-A3B", "--moe-dispatcher", "deepep"),
+    ] {
+        let o = run(&[
+            "estimate", "-m", model, "--task", "full", "--gpu", "H100", "--tokens", "1e8", flag,
+            value,
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{model} {flag}");
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(e.contains("ep ≥ 2"), "{e}");
+    }
+}

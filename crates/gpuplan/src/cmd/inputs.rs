@@ -121,6 +121,8 @@ fn estimate_layout_flag(a: &EstimateArgs) -> Option<&'static str> {
         (a.offload_params, "--offload-params"),
         (a.sequence_parallel, "--sequence-parallel"),
         (a.grad_all_reduce, "--grad-all-reduce"),
+        (a.moe_a2a_overlap.is_some(), "--moe-a2a-overlap"),
+        (a.moe_dispatcher.is_some(), "--moe-dispatcher"),
     ]
     .into_iter()
     .find_map(|(given, flag)| given.then_some(flag))
