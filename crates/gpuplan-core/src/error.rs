@@ -179,6 +179,28 @@ pub fn check_int(field: &str, v: u64, min: u64, max: u64, fix: &str) -> Result<(
     }
 }
 
+/// The word a unit enum is written as in workloads and JSON (its serde name), for messages.
+pub fn serde_word<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|x| x.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// A list of names for a message argument: joined with ", ", or the word `none` (which the
+/// messages select on) when there are none.
+pub fn names_or_none<S: AsRef<str>>(names: &[S]) -> String {
+    if names.is_empty() {
+        "none".to_string()
+    } else {
+        names
+            .iter()
+            .map(AsRef::as_ref)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
 /// Names from `candidates` close to `name` (case-insensitive substring or small edit distance),
 /// for "did you mean" hints.
 pub fn close_names<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Vec<String> {

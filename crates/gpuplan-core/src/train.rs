@@ -583,15 +583,12 @@ pub fn check_parallelism(
         }
         // The EP settings act on an MoE model's expert all-to-all only: on a dense model or at
         // EP 1 they would be accepted and ignored (review r6 #9).
-        let ep_settings =
-            p.moe_a2a_overlap || p.moe_dispatcher != crate::workload::MoeDispatcher::AllToAll;
-        if ep_settings && (t.moe.is_none() || p.ep < 2) {
+        if (p.moe_a2a_overlap || p.moe_dispatcher.dedups()) && (t.moe.is_none() || p.ep < 2) {
             let (key, value) = if p.moe_a2a_overlap {
                 ("parallel.moe_a2a_overlap", "true".to_string())
             } else {
-                let word = serde_json::to_value(p.moe_dispatcher).ok();
-                let word = word.as_ref().and_then(|v| v.as_str()).unwrap_or("?");
-                ("parallel.moe_dispatcher", word.to_string())
+                let word = crate::error::serde_word(&p.moe_dispatcher);
+                ("parallel.moe_dispatcher", word)
             };
             return Err(CoreError::invalid_msg(
                 key,

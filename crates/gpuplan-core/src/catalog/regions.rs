@@ -9,6 +9,7 @@
 //! spellings, and where the prices come from.
 
 use super::{Catalog, Provider};
+use crate::error::{close_names, names_or_none};
 use crate::i18n::Msg;
 use crate::plan::money::same_region;
 use std::collections::BTreeSet;
@@ -70,30 +71,15 @@ pub fn unknown_region_warnings(
         .iter()
         .filter(|r| !known.iter().any(|k| same_region(r, k)))
         .map(|r| {
-            let close = crate::error::close_names(r, known.iter().map(String::as_str));
+            let close = close_names(r, known.iter().map(String::as_str));
             Msg::new("warn-region-unknown")
                 .arg("region", r.as_str())
-                .arg("known", list_or_none(&known))
-                .arg("close", list_or_none(&close))
-                .arg("priced", list_or_none(&priced))
-                .arg(
-                    "undoc",
-                    if undoc.is_empty() {
-                        "none".to_string()
-                    } else {
-                        undoc.join(", ")
-                    },
-                )
+                .arg("known", names_or_none(&known))
+                .arg("close", names_or_none(&close))
+                .arg("priced", names_or_none(&priced))
+                .arg("undoc", names_or_none(&undoc))
         })
         .collect()
-}
-
-fn list_or_none(v: &[String]) -> String {
-    if v.is_empty() {
-        "none".to_string()
-    } else {
-        v.join(", ")
-    }
 }
 
 #[cfg(test)]

@@ -818,7 +818,7 @@ fn price_provenance(c: &Ctx) -> Option<Msg> {
     };
     Some(
         Msg::new("adv-price-provenance")
-            .arg("kind", serde_word(&ch.price.kind))
+            .arg("kind", crate::error::serde_word(&ch.price.kind))
             .arg("billing", names::billing(ch.billing))
             .arg("cny", f2(ch.price.cny))
             .arg("region", names::price_region(&ch.price.region))
@@ -854,7 +854,7 @@ fn monthly_price_only(c: &Ctx) -> Option<Msg> {
             .arg("id", c.p.instance.id.as_str())
             .arg("hours", f1(c.p.hours))
             .arg("cny", f0(ch.cny))
-            .arg("provider", serde_word(&c.p.instance.provider))
+            .arg("provider", crate::error::serde_word(&c.p.instance.provider))
     })
 }
 
@@ -881,13 +881,6 @@ fn price_other_region(c: &Ctx) -> Option<Msg> {
             .arg("cny", f2(ch.price.cny))
             .arg("as_of", ch.price.as_of.as_str())
     })
-}
-
-fn serde_word<T: Serialize>(v: &T) -> String {
-    serde_json::to_value(v)
-        .ok()
-        .and_then(|x| x.as_str().map(str::to_string))
-        .unwrap_or_default()
 }
 
 fn access_restricted(c: &Ctx) -> Option<Msg> {

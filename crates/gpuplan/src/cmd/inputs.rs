@@ -228,14 +228,7 @@ pub fn filter_values_exist(cat: &gpuplan_core::catalog::Catalog, a: &PlanArgs) -
             return Err(fail(
                 Msg::new("cli-err-unknown-family")
                     .arg("value", f.as_str())
-                    .arg(
-                        "close",
-                        if close.is_empty() {
-                            "none".into()
-                        } else {
-                            close.join(", ")
-                        },
-                    ),
+                    .arg("close", gpuplan_core::error::names_or_none(&close)),
             ));
         }
     }
