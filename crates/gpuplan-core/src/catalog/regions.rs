@@ -64,6 +64,10 @@ pub fn unknown_region_warnings(
     providers: &[Provider],
     asked: &[String],
 ) -> Vec<Msg> {
+    if asked.is_empty() {
+        // The common case: no region asked, nothing to scan the catalog for.
+        return Vec::new();
+    }
     let known = known_regions(cat, providers);
     let priced = price_regions(cat, providers);
     let undoc = undocumented(cat, providers);
