@@ -83,6 +83,18 @@ pub fn nccl_latency(c: Collective, g: Group, tun: &Tunables) -> (Seconds, &'stat
     }
 }
 
+/// Latency of one NCCL broadcast over the group. NCCL runs a broadcast as a pipelined chain along
+/// its ring, starting at the root (src/collectives/device/broadcast.h @v2.14.3-1 `runRing`: the
+/// root sends, every other rank `recvCopySend`s to the next, the rank before the root only
+/// receives), so the first chunk reaches the last rank after p − 1 hops, nodes − 1 of them over
+/// the network: the hops of a ring all-gather, priced with the same Ring/Simple per-hop
+/// latencies. (NCCL's tuning table itself charges a broadcast `baseLat` + one hop when its rings
+/// share channels — "waiting for proper chunk modeling", src/graph/tuning.cc @v2.14.3-1 — which
+/// leaves the chain's fill out.)
+pub fn broadcast_chain_latency(g: Group, tun: &Tunables) -> Seconds {
+    nccl_latency(Collective::AllGather, g, tun).0
+}
+
 /// Ring bandwidth term of a collective over `p` ranks: all-reduce moves 2(p−1)/p × bytes per
 /// device, all-gather and reduce-scatter (p−1)/p × bytes.
 pub fn ring_volume(c: Collective, bytes: f64, p: u64) -> f64 {
@@ -160,6 +172,19 @@ mod tests {
         };
         assert!(pcie(8) > pcie(4) && pcie(4) > pcie(2));
         assert!(pcie(8) > nccl_latency(Collective::AllReduce, group(8, 1), &t).0 .0);
+    }
+
+    #[test]
+    fn broadcast_chain_pays_every_hop_of_the_ring() {
+        let t = Tunables::default();
+        assert_eq!(broadcast_chain_latency(group(1, 1), &t), Seconds(0.0));
+        // 1024 ranks on 128 nodes: 8.4 + 896 NVLink hops × 3.4 + 127 network hops × 9.6 µs.
+        let l = broadcast_chain_latency(group(1024, 128), &t).0;
+        assert!(
+            (l - (8.4 + 896.0 * 3.4 + 127.0 * 9.6) * 1e-6).abs() < 1e-12,
+            "{l}"
+        );
+        assert!(l > 1.9 * broadcast_chain_latency(group(512, 64), &t).0);
     }
 
     #[test]

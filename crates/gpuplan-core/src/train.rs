@@ -596,6 +596,15 @@ pub fn check_parallelism(
                 crate::i18n::Msg::new("fix-moe-ep-settings-need-ep"),
             ));
         }
+        // The per-rank broadcast is how a ZeRO-1/2 optimizer hands back its shards; with no
+        // sharded optimizer (ZeRO 0) or ZeRO-3's gathers nothing would read it.
+        if p.zero1_broadcast == crate::workload::ParamSync::PerRank && !(1..=2).contains(&p.zero) {
+            return Err(CoreError::invalid_msg(
+                "parallel.zero1_broadcast",
+                "per_rank",
+                crate::i18n::Msg::new("fix-zero1-broadcast-needs-zero1"),
+            ));
+        }
         if let Some(last) = p.last_stage_layers {
             if p.pp < 2 || last >= layers || last + (p.pp - 1) > layers {
                 return Err(CoreError::invalid_msg(

@@ -580,6 +580,32 @@ pub struct Parallelism {
     /// `--moe-flex-dispatcher-backend`). Default: `alltoall`.
     #[serde(skip_serializing_if = "MoeDispatcher::is_all_to_all")]
     pub moe_dispatcher: MoeDispatcher,
+    /// How a ZeRO-1/2 optimizer hands the updated 16-bit parameters back to every rank of its
+    /// group: one all-gather (`all_gather`, Megatron's distributed optimizer and DeepSpeed; the
+    /// default) or one broadcast per rank that owns parameters (`per_rank`, InternEvo's
+    /// `HybridZeroOptimizer.broadcast_params`), each a ring chain over the whole group
+    /// (train/step.rs `per_rank_broadcasts`).
+    #[serde(skip_serializing_if = "ParamSync::is_all_gather")]
+    pub zero1_broadcast: ParamSync,
+}
+
+/// How a sharded optimizer returns the updated parameters (`parallel.zero1_broadcast`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum ParamSync {
+    /// One all-gather of the updated shards.
+    #[default]
+    AllGather,
+    /// One broadcast per owning rank, issued one after another on the group's communicator.
+    PerRank,
+}
+
+impl ParamSync {
+    /// The default (skipped when a setup is serialized, so older outputs stay as they were).
+    pub fn is_all_gather(&self) -> bool {
+        *self == ParamSync::AllGather
+    }
 }
 
 /// The MoE token dispatcher of an expert-parallel job (train/step.rs `ep_alltoall_seconds`).
@@ -652,6 +678,7 @@ impl Default for Parallelism {
             fsdp_wrap_embeddings: false,
             moe_a2a_overlap: false,
             moe_dispatcher: MoeDispatcher::AllToAll,
+            zero1_broadcast: ParamSync::AllGather,
         }
     }
 }

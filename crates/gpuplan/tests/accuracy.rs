@@ -330,8 +330,12 @@ fn training_accuracy_stays_within_todays_bands() {
     // row on Ascend 910B (+30.6%: no HBM bandwidth for the chip in the catalog, FP_GLM3_910B). 71 with
     // its two Baichuan2-13B rows on H800 (+79.9%, +42.5%, FP_BC2).
     // 56 with both merged: 33 before the Chinese-hardware rows + their 23 recorded misses.
+    // 53 since InternEvo's per-rank parameter broadcasts are charged (train/step.rs
+    // `per_rank_broadcasts`, `zero1_broadcast = "per_rank"`): its zero1=-1 rows at 512 ranks
+    // (+33.4% -> +16.5%, tp2 +31.7% -> +13.1%) and at 256 tp2 ranks (+22.6% -> +14.2%) within band;
+    // the 1024-rank row stays a miss (+68.3% -> +30.4%). The median above is unchanged (7.476%).
     assert!(
-        known <= 56,
+        known <= 53,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes

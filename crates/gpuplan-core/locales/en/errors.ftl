@@ -159,6 +159,7 @@ fix-cp-divides-seq = the sequence ({ $seq } tokens) must split evenly over the c
 fix-virtual-stages = interleaving needs pp ≥ 2 and at least one of the { $layers } layers per virtual stage (pp × virtual_stages ≤ { $layers })
 fix-moe-a2a-overlap = the EP all-to-all overlap needs virtual_stages ≥ 2 when pp ≥ 2 (Megatron-Core runs it in the interleaved schedule only)
 fix-moe-ep-settings-need-ep = the expert all-to-all settings (moe_a2a_overlap, moe_dispatcher) act on an MoE model's expert parallelism: use them with an MoE model at ep ≥ 2, or remove them
+fix-zero1-broadcast-needs-zero1 = per_rank broadcasts hand back a sharded optimizer's parameters: use it with zero = 1 or 2, or remove it
 fix-last-stage-layers = needs pp ≥ 2 and leaves at least one of the { $layers } layers to each other stage
 finding-gpu-count-fraction = { $value } is not a whole number of GPUs
 finding-vcpu-range = { $value } vCPUs is out of range: give 1 to 1024

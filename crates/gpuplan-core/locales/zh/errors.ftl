@@ -156,6 +156,7 @@ fix-cp-divides-seq = 序列（{ $seq } 个 token）必须能均分到各上下�
 fix-virtual-stages = 交错流水线需要 pp ≥ 2，且每个虚拟阶段至少有 { $layers } 层中的一层（pp × virtual_stages ≤ { $layers }）
 fix-moe-a2a-overlap = pp ≥ 2 时，EP all-to-all 重叠需要 virtual_stages ≥ 2（Megatron-Core 只在交错流水线调度中运行它）
 fix-moe-ep-settings-need-ep = 专家 all-to-all 设置（moe_a2a_overlap、moe_dispatcher）只作用于 MoE 模型的专家并行：请在 MoE 模型且 ep ≥ 2 时使用，或去掉它们
+fix-zero1-broadcast-needs-zero1 = per_rank 广播用于分片优化器回传参数：请在 zero = 1 或 2 时使用，或去掉它
 fix-last-stage-layers = 需要 pp ≥ 2，并给其余每个阶段至少留下 { $layers } 层中的一层
 finding-gpu-count-fraction = { $value } 不是整数张 GPU
 finding-vcpu-range = { $value } 个 vCPU 超出范围：请给出 1 到 1024

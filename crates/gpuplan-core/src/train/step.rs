@@ -14,7 +14,7 @@ use crate::hardware::ClusterSpec;
 use crate::layout::{self, DeviceParams, WeightSplit};
 use crate::model::{param_breakdown_shared, ModelSpec, ParamBreakdown, TransformerSpec};
 use crate::units::{compute_time, transfer_time, Bandwidth, Bytes, FlopRate, Flops, Seconds};
-use crate::workload::{Framework, MoeDispatcher, Parallelism, Recompute, TrainingSetup};
+use crate::workload::{Framework, MoeDispatcher, Parallelism, ParamSync, Recompute, TrainingSetup};
 use serde::Serialize;
 
 /// Time of one optimizer step and its parts.
@@ -517,6 +517,50 @@ impl DpVolume {
     fn param_volume(&self) -> f64 {
         self.over_groups(2.0 * self.train_frac)
     }
+    /// The same parameters broadcast shard by shard: a ring broadcast carries its whole message
+    /// over every link of the chain (NCCL's bus bandwidth equals its algorithm bandwidth for a
+    /// broadcast), so the group's parameters cross each link once, not (d−1)/d of them.
+    fn broadcast_volume(&self) -> f64 {
+        let whole = |d: u64| if d > 1 { 1.0 } else { 0.0 };
+        2.0 * self.train_frac
+            * (self.dev.dense * whole(self.dpc) + self.dev.expert * whole(self.dev.expert_group))
+    }
+}
+
+/// Parameter tensors of the model as gpuplan counts them: each layer's linear weights and two
+/// norms (when the layer has small parameters), the embedding, stem, final norm and head. For a
+/// Llama-type layer that is 7 + 2 = 9, as many as InternLM's layer holds (Wqkv weight and bias,
+/// out_proj weight and bias, w1/w2/w3, norm1, norm2: internlm/model/modeling_internlm.py and
+/// multi_head_attention.py @77766933).
+fn param_tensors(b: &ParamBreakdown) -> u64 {
+    let layers: u64 = b
+        .groups
+        .iter()
+        .map(|g| g.count * (g.linears.len() as u64 + if g.small_params > 0 { 2 } else { 0 }))
+        .sum();
+    let one = |n: u64| u64::from(n > 0);
+    layers + one(b.embedding) + one(b.stem) + one(b.final_norms) + one(b.lm_head)
+}
+
+/// InternEvo's parameter hand-back after the step (`zero1_broadcast = "per_rank"`): its
+/// HybridZeroOptimizer gives whole tensors to the zero1 ranks (`_partition_param_list`: largest
+/// first, each to the least-loaded rank, so a rank owns at least one tensor while tensors last),
+/// and `broadcast_params` issues one async `dist.broadcast` per rank that owns parameters, all on
+/// the group's one communicator — NCCL runs them one after another — and waits for them all
+/// before the step ends (internlm/solver/optimizer/hybrid_zero_optim.py @77766933 lines
+/// 803-830, the same at @c628a8c8 line 809). Each broadcast pays the ring chain's latency over
+/// the whole group ([`crate::comm::broadcast_chain_latency`]). Returns the broadcasts and their
+/// latency; none for the all-gather.
+fn per_rank_broadcasts(x: &Ctx, group: Group) -> (u64, Seconds) {
+    let p = x.p;
+    if p.zero1_broadcast != ParamSync::PerRank || group.ranks <= 1 || !(1..=2).contains(&p.zero) {
+        return (0, Seconds(0.0));
+    }
+    let n = group.ranks.min(param_tensors(x.b));
+    (
+        n,
+        crate::comm::broadcast_chain_latency(group, x.tun) * n as f64,
+    )
 }
 
 /// Ring passes of one step's DDP / ZeRO-1/2 traffic: (gradient, parameter). Gradients: a
@@ -529,6 +573,18 @@ fn dp_passes(p: &Parallelism) -> (f64, f64) {
         2.0
     };
     (grad, if p.zero >= 1 { 1.0 } else { 0.0 })
+}
+
+/// Bytes per device of one step's DDP / ZeRO-1/2 traffic: (gradients, parameters), the
+/// parameters broadcast whole where InternEvo hands them back rank by rank.
+fn dp_volumes(p: &Parallelism, vol: &DpVolume) -> (f64, f64) {
+    let (grad_passes, param_passes) = dp_passes(p);
+    let params = if p.zero1_broadcast == ParamSync::PerRank {
+        vol.broadcast_volume()
+    } else {
+        vol.param_volume()
+    };
+    (grad_passes * vol.grad_volume(), param_passes * params)
 }
 
 /// One step's data-parallel communication: total, hidden behind compute, and in words.
@@ -683,18 +739,16 @@ fn allreduce_comm(
     } else {
         Seconds(0.0)
     };
-    let (grad_passes, param_passes) = dp_passes(&p);
-    let (grad_v, param_v) = (
-        grad_passes * vol.grad_volume(),
-        param_passes * vol.param_volume(),
-    );
+    let (grad_v, param_v) = dp_volumes(&p, vol);
+    let (bcasts, bcast_lat) = per_rank_broadcasts(x, group);
     let total = transfer_time(Bytes(grad_v + param_v), bw * x.eff_net) + lat;
     let share = if grad_v + param_v > 0.0 {
         grad_v / (grad_v + param_v)
     } else {
         1.0
     };
-    let (grad_part, param_part) = (total * share, total * (1.0 - share));
+    let (grad_part, param_part) = (total * share, total * (1.0 - share) + bcast_lat);
+    let total = total + bcast_lat;
     let micro = compute * (1.0 / m_micro) * tun.dp_overlap;
     let chunks = ModelChunks::of(x);
     let hide_grad = if p.grad_overlap(setup.framework) {
@@ -707,7 +761,17 @@ fn allreduce_comm(
     } else {
         Seconds(0.0)
     };
-    let what = if p.grad_all_reduce && p.zero >= 1 {
+    let what = if bcasts > 0 {
+        let grads = if p.grad_all_reduce {
+            "all-reduce"
+        } else {
+            "reduce-scatter"
+        };
+        why!(
+            explain,
+            "{grads} ({algo}, {buckets:.0} buckets) + {bcasts} per-rank broadcasts (ring chain)"
+        )
+    } else if p.grad_all_reduce && p.zero >= 1 {
         why!(
             explain,
             "all-reduce + all-gather ({algo}, {buckets:.0} buckets)"
@@ -772,11 +836,8 @@ fn dp_phase(x: &Ctx, compute: Seconds, collectives: &mut Vec<CollectiveUse>) -> 
                 gather_passes(x.b, x.setup) * vol.over_groups(2.0) + vol.grad_volume(),
             )
         } else {
-            let (grad_passes, param_passes) = dp_passes(&p);
-            (
-                1.0,
-                grad_passes * vol.grad_volume() + param_passes * vol.param_volume(),
-            )
+            let (grad_v, param_v) = dp_volumes(&p, &vol);
+            (1.0, grad_v + param_v)
         };
         collectives.push(CollectiveUse {
             kind: "dp",
