@@ -675,7 +675,9 @@ INTERNEVO_NOTE = ("Held out (round 6; no constant fitted on this source). Intern
                   "RMSNorm, rotary, dense) and flash-attn's fused cross-entropy (internlm/model/losses/ce_loss.py "
                   "FlashCrossEntropyLoss: fused_cross_entropy). Hybrid ZeRO (internlm/solver/optimizer/"
                   "hybrid_zero_optim.py: reduce_rank None, so reduce_tensor all-reduces each gradient bucket over the whole "
-                  "data-parallel group, overlapped with backward: overlap_sync_grad=True; each rank updates the whole tensors it "
+                  "data-parallel group, overlapped with backward: overlap_sync_grad=True; 512M-element buckets, "
+                  "reduce_bucket_size, each issued after torch.cuda.synchronize() in the table's era, so one bucket behind "
+                  "backward: grad_bucket_elements, grad_bucket_sync; each rank updates the whole tensors it "
                   "owns (_partition_param_list: largest first, each to the least-loaded zero1 rank) and broadcast_params "
                   "then issues one dist.broadcast per owning rank over the zero1 group, all waited before the step ends: "
                   "not overlapped, as in the repository's initial commit fa7337b, which already carries this table and "
@@ -694,7 +696,7 @@ def internevo(r):
     dp = s["gpus"] // s["tp"]
     shard_all = s["zero1"] == -1 or s["zero1"] >= dp
     parallel = dict(tp=s["tp"], zero=1 if shard_all else 0, grad_all_reduce=shard_all, overlap_grad_reduce=True,
-                    overlap_param_gather=False)
+                    overlap_param_gather=False, grad_bucket_elements=512 * 1024 * 1024, grad_bucket_sync=True)
     if shard_all:
         # HybridZeroOptimizer.broadcast_params: one dist.broadcast per rank owning parameters.
         parallel["zero1_broadcast"] = "per_rank"
@@ -1133,23 +1135,28 @@ IE_BCAST = ("FIXME: over-predicted ({err}; +68.3% before the per-rank broadcasts
             "hybrid_zero_optim.py @fa7337b line 629) then issues one dist.broadcast per rank owning parameters (291: "
             "each rank gets whole tensors, so 733 ranks own none), one after another over the whole group. The model "
             "charges each the ring chain's hop latency (NCCL Ring/Simple: 8.4 + 896 x 3.4 + 127 x 9.6 us = 4.27 ms, "
-            "1.24 s in all) and the step is still {gap} s short of the published one ({pub} s against {mod} s). The "
-            "same chain brings the 512-rank rows and the 256-rank tp2 row within band (+33.4% -> +16.5%, +31.7% -> "
-            "+13.1%, +22.6% -> +14.2%). Not determined: the hop latency of 128 RoCE nodes (NCCL's table values are "
+            "1.24 s in all) and the step is still {gap} s short of the published one ({pub} s against {mod} s; the synchronised "
+            "gradient buckets, IE_AR below, add 0.04 s). The same chain brings the 512-rank rows and the 256-rank tp2 "
+            "row within band (+33.4% -> +16.5%, +31.7% -> +13.1%, +22.6% -> +14.2%). Not determined: the hop latency of 128 RoCE nodes (NCCL's table values are "
             "assumed; the residual exceeds the 1.24 s modelled for the chain). No constant changed.")
-IE_AR = ("FIXME: over-predicted ({err}). At 512-1024 GPUs the published steps are a fairly constant 0.35-0.71 s longer "
-         "than modelled whatever the micro-batches (micro_num 1-4, with or without checkpointing), while the same "
-         "settings at 8-256 GPUs are within band. That is the size of the gradient all-reduce over 64-128 nodes that "
-         "the model hides behind backward (0.79 s modelled, 0.50-0.55 s of it overlapped): consistent with that "
-         "all-reduce not being hidden at this scale (reduce_bucket_size 512 MB), not determined. No constant changed.")
+IE_AR = ("FIXME: over-predicted ({err}; {before} before InternEvo's gradient buckets were modelled). In the code of the "
+         "table's era (hybrid_zero_optim.py @fa7337b lines 330-416) the gradients of the last micro-batch only "
+         "(skip_grad_reduce) are all-reduced over the whole data-parallel group in 512M-element buckets "
+         "(reduce_bucket_size, compared with numel) from the AccumulateGrad hooks, each on a side stream after "
+         "torch.cuda.synchronize(), the last one in step(): overlapped with backward one bucket behind (grad_bucket_sync, "
+         "14 buckets: 13/14 of the overlap kept). The published step is still {gap} s longer than modelled ({pub} s "
+         "against {mod} s), while the model hides {hid} s of the {ar} s gradient all-reduce: consistent with that "
+         "all-reduce not being hidden at 64-128 nodes, which nothing in the code explains; not determined. No constant "
+         "changed.")
 IE_KNOWN = {
-    "t-internevo-7b-1024gpu-tp1-zero1all-unpacked": IE_BCAST.format(err="+30.4%", gap="1.68", pub="7.21",
-                                                                     mod="5.53"),
-    "t-internevo-7b-1024gpu-ckpt-mb2-mn1": IE_AR.format(err="+24.9%"),
-    "t-internevo-7b-1024gpu-ckpt-mb4-mn1": IE_AR.format(err="+20.5%"),
-    "t-internevo-7b-1024gpu-nockpt-mb2-mn1": IE_AR.format(err="+37.5%"),
-    "t-internevo-7b-1024gpu-nockpt-mb2-mn2": IE_AR.format(err="+32.0%"),
-    "t-internevo-7b-512gpu-nockpt-mb2-mn2": IE_AR.format(err="+20.3%"),
+    "t-internevo-7b-1024gpu-tp1-zero1all-unpacked": IE_BCAST.format(err="+29.5%", gap="1.64", pub="7.21",
+                                                                     mod="5.57"),
+    "t-internevo-7b-1024gpu-ckpt-mb2-mn1": IE_AR.format(err="+20.1%", before="+24.9%", gap="0.29", pub="1.75",
+                                                        mod="1.46", hid="0.65", ar="0.80"),
+    "t-internevo-7b-1024gpu-nockpt-mb2-mn1": IE_AR.format(err="+32.7%", before="+37.5%", gap="0.43", pub="1.75",
+                                                          mod="1.32", hid="0.51", ar="0.80"),
+    "t-internevo-7b-1024gpu-nockpt-mb2-mn2": IE_AR.format(err="+29.5%", before="+32.0%", gap="0.66", pub="2.91",
+                                                          mod="2.25", hid="0.48", ar="0.80"),
 }
 
 

@@ -587,6 +587,19 @@ pub struct Parallelism {
     /// (train/step.rs `per_rank_broadcasts`).
     #[serde(skip_serializing_if = "ParamSync::is_all_gather")]
     pub zero1_broadcast: ParamSync,
+    /// Gradient elements per data-parallel bucket, each bucket one collective (InternEvo's
+    /// `hybrid_zero_optimizer.reduce_bucket_size`, compared with the parameters' `numel`).
+    /// Default: the framework's rule (train/step.rs `dp_buckets`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<u64>, minimum = 1))]
+    pub grad_bucket_elements: Option<std::num::NonZeroU64>,
+    /// Each gradient bucket's reduction is issued only after the device has finished everything
+    /// before it, the previous bucket's reduction included (InternEvo @fa7337b
+    /// `HybridZeroOptimizer._reduce_and_copy`: `torch.cuda.synchronize()` before each bucket), so
+    /// a bucket's reduction overlaps the next bucket's backward only: the first bucket's backward
+    /// and the last bucket's reduction are never overlapped. Default: off.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub grad_bucket_sync: bool,
 }
 
 /// How a sharded optimizer returns the updated parameters (`parallel.zero1_broadcast`).
@@ -679,6 +692,8 @@ impl Default for Parallelism {
             moe_a2a_overlap: false,
             moe_dispatcher: MoeDispatcher::AllToAll,
             zero1_broadcast: ParamSync::AllGather,
+            grad_bucket_elements: None,
+            grad_bucket_sync: false,
         }
     }
 }

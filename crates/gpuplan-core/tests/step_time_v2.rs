@@ -282,6 +282,38 @@ fn per_rank_broadcasts_pay_the_chain_once_per_owning_rank() {
     assert!(e.to_string().contains("parallel.zero1_broadcast"), "{e}");
 }
 
+/// `grad_bucket_elements` sets the bucket count (one collective each); `grad_bucket_sync`
+/// (InternEvo's synchronize before each bucket) keeps (n−1)/n of the overlap with n buckets.
+#[test]
+fn synchronised_buckets_hide_all_but_one_buckets_share() {
+    let m = model("Llama-3.1-8B");
+    let c = cluster("a100-80g", 16);
+    let mut free = megatron(1, 1, 1);
+    free.parallel.zero = 0;
+    free.parallel.overlap_grad_reduce = Some(true);
+    free.parallel.grad_bucket_elements = std::num::NonZeroU64::new(1 << 29);
+    let mut synced = free.clone();
+    synced.parallel.grad_bucket_sync = true;
+    let (a, b) = (step(&m, &free, &c), step(&m, &synced, &c));
+    let dp = |st: &StepTime| {
+        st.collectives
+            .iter()
+            .find(|x| x.kind == "dp")
+            .unwrap()
+            .clone()
+    };
+    let (da, db) = (dp(&a), dp(&b));
+    // 8.03e9 parameters in 536.9M-element buckets: 15.
+    let params = gpuplan_core::model::param_breakdown(&m).total as f64;
+    let n = (params / (1u64 << 29) as f64).ceil();
+    assert_eq!(n, 15.0);
+    assert!(da.collective.contains("15 buckets"), "{}", da.collective);
+    assert_eq!(da.total, db.total);
+    assert!(da.overlapped.0 > 0.0);
+    assert!((db.overlapped.0 - da.overlapped.0 * (n - 1.0) / n).abs() < 1e-12);
+    assert!((b.step.0 - a.step.0 - da.overlapped.0 / n).abs() < 1e-9);
+}
+
 /// `grad_reduce_fp32` (Megatron-LM's fp32 gradient reduction under bf16): the gradients' ring
 /// pass moves 4 bytes per gradient, the parameters' all-gather still 2 — ZeRO-1's 2 + 2 becomes
 /// 4 + 2 (3/2 of the bytes), DDP's all-reduce 2 × 2 becomes 2 × 4 (twice); same buckets, same latency.

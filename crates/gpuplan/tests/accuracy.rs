@@ -260,8 +260,12 @@ fn training_accuracy_stays_within_todays_bands() {
         // 7.64% over 413 with its ChatGLM3-6B DeepSpeed rows (Atlas 800T A2 +30.6%, H100 +16.6%); 7.71%
         // over 415 with its Baichuan2-13B rows on 16 H800 (+79.9%, +42.5%: eager ALiBi attention, no FA2).
         // 7.48% over 415 with both merged (the FP8 generations and MoE settings on the 288, the
-        // 127 Chinese-hardware rows).
-        tput <= 0.0748,
+        // 127 Chinese-hardware rows). 7.476% still with InternEvo's per-rank parameter broadcasts
+        // (no row crossed the median); 7.23% (7.226%) with its 512M-element gradient buckets, each
+        // issued after a device synchronize (`grad_bucket_elements`, `grad_bucket_sync`): all 46 of
+        // its rows moved, 40 closer (by up to 4.8 points), 6 further (by at most 0.44), 5 of them
+        // across the median (held out, nothing fitted).
+        tput <= 0.0723,
         "training throughput out-of-sample median {tput:.4}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
@@ -334,8 +338,11 @@ fn training_accuracy_stays_within_todays_bands() {
     // `per_rank_broadcasts`, `zero1_broadcast = "per_rank"`): its zero1=-1 rows at 512 ranks
     // (+33.4% -> +16.5%, tp2 +31.7% -> +13.1%) and at 256 tp2 ranks (+22.6% -> +14.2%) within band;
     // the 1024-rank row stays a miss (+68.3% -> +30.4%). The median above is unchanged (7.476%).
+    // 51 with its synchronised 512M-element gradient buckets (train/step.rs `synced_bucket_share`):
+    // 1024 GPUs ckpt mb4 (+20.5% -> +17.8%) and 512 GPUs nockpt mb2 mn2 (+20.3% -> +18.4%) within
+    // band; 1024 GPUs ckpt mb2 +20.1%, nockpt mn1 +32.7% and mn2 +29.5%, zero1=-1 tp1 +29.5% stay.
     assert!(
-        known <= 53,
+        known <= 51,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes

@@ -128,9 +128,13 @@ fn zero3_latency(
     crate::comm::nccl_latency(crate::comm::Collective::AllGather, g, tun).0 * n
 }
 
-/// Gradient buckets per step, each one collective: PyTorch DDP's 25 MiB (ZeRO-0 outside
-/// Megatron), DeepSpeed's reduce bucket (ZeRO-1/2), Megatron-Core's max(40M, 1M·dp) parameters.
+/// Gradient buckets per step, each one collective: the workload's `grad_bucket_elements`, else
+/// PyTorch DDP's 25 MiB (ZeRO-0 outside Megatron), DeepSpeed's reduce bucket (ZeRO-1/2),
+/// Megatron-Core's max(40M, 1M·dp) parameters.
 fn dp_buckets(grad_params: f64, setup: &TrainingSetup, dp: u64, tun: &Tunables) -> f64 {
+    if let Some(e) = setup.parallel.grad_bucket_elements {
+        return (grad_params / e.get() as f64).ceil().max(1.0);
+    }
     let per_bucket = match (setup.framework, setup.parallel.zero) {
         (Framework::Megatron, _) => {
             (tun.megatron_bucket_min_mparams).max(tun.megatron_bucket_mparams_per_rank * dp as f64)
@@ -718,6 +722,19 @@ impl ModelChunks {
     }
 }
 
+/// Share of the overlappable gradient reduction that `grad_bucket_sync` leaves hidden. With n
+/// buckets of a reduction time a and a backward time b each, InternEvo's synchronize before every
+/// bucket runs bucket k's reduction beside bucket k+1's backward only: the backward lasts
+/// b + (n−1)·max(a, b) + a, so (n−1)·min(a, b) of the n·a is hidden — (n−1)/n of what one
+/// unsynchronised overlap hides. 1 without it.
+fn synced_bucket_share(p: &Parallelism, buckets: f64) -> f64 {
+    if p.grad_bucket_sync {
+        (buckets - 1.0).max(0.0) / buckets.max(1.0)
+    } else {
+        1.0
+    }
+}
+
 /// DDP / ZeRO-1/2: one gradient all-reduce per step (ZeRO-1/2: reduce-scatter + all-gather of
 /// the same volume), in buckets that each pay NCCL's latency (ring or tree, whichever is
 /// faster). The gradient half overlaps the last micro-batch's backward (≈ 2/3 of its compute)
@@ -752,7 +769,7 @@ fn allreduce_comm(
     let micro = compute * (1.0 / m_micro) * tun.dp_overlap;
     let chunks = ModelChunks::of(x);
     let hide_grad = if p.grad_overlap(setup.framework) {
-        chunks.hidden_grads(grad_part, micro * (2.0 / 3.0))
+        chunks.hidden_grads(grad_part, micro * (2.0 / 3.0)) * synced_bucket_share(&p, buckets)
     } else {
         Seconds(0.0)
     };
