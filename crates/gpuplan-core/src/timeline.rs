@@ -32,9 +32,10 @@ pub struct StepBuffers {
     /// Always live: weights, master copies, optimizer states, ZeRO-3 gather buffers (unless
     /// `gathered` places them), adapters.
     pub resident: f64,
-    /// DeepSpeed ZeRO-3's gathered parameters in the layers' forward, around the LM head (forward
-    /// end, loss, LM-head backward) and in the layers' backward; none at the optimizer step (each
-    /// tensor's last use in backward releases it). Zero when `resident` holds them (FSDP).
+    /// ZeRO-3's gathered parameters in the layers' forward, around the LM head (forward end, loss,
+    /// LM-head backward) and in the layers' backward; none at the optimizer step (DeepSpeed: each
+    /// tensor's last use in backward releases it; torch FSDP: the final backward callback
+    /// reshards the root). Zero when `resident` holds them (FSDP2's whole stage under PP).
     pub gathered: [f64; 3],
     /// The full gradient buffer (after backward, during the optimizer step).
     pub grads: f64,

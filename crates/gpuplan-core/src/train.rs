@@ -736,6 +736,22 @@ fn zero3_gathered(
 /// The item (and timeline component) of what ZeRO-3 / FSDP keeps gathered.
 const GATHERED: &str = "ZeRO-3 gather buffers";
 
+/// The gathered bytes the timeline places phase by phase (forward layers, around the LM head,
+/// backward layers; none at the optimizer step): DeepSpeed's by part of the micro-batch; torch
+/// FSDP's root and two units in each, as both FSDP1 and FSDP2 reshard the root in the final
+/// backward callback and every other unit after its backward ([`fsdp`]). `None` (resident):
+/// FSDP2's whole stage under PP, and the pipeline fallback.
+fn gathered_phases(
+    setup: &TrainingSetup,
+    item: &MemoryItem,
+    ds: Option<&DsGathered>,
+) -> Option<[f64; 3]> {
+    if let Some(&(live, dtype)) = ds {
+        return Some([live.forward, live.head, live.backward].map(|e| e * dtype));
+    }
+    (fsdp::applies(setup) && item.name == GATHERED).then_some([item.bytes.0; 3])
+}
+
 /// DeepSpeed ZeRO-3's gathered elements by part of the micro-batch and the bytes of one.
 type DsGathered = (zero3::Live, f64);
 
@@ -1153,9 +1169,12 @@ fn memory(
     let sharded3 = p.zero >= 3 && dp * p.cp > 1;
     let ds_gathered =
         (sharded3 && setup.zero3_by_deepspeed()).then(|| deepspeed_live(setup, &b, tun));
+    let mut gathered = None;
     if sharded3 {
         let ds = ds_gathered.as_ref();
-        items.push(zero3_gathered(setup, &b, &dev, ds, tun, explain));
+        let item = zero3_gathered(setup, &b, &dev, ds, tun, explain);
+        gathered = gathered_phases(setup, &item, ds);
+        items.push(item);
     }
 
     let acts = activation_bytes(m, &b, setup, tun, explain)?;
@@ -1174,10 +1193,10 @@ fn memory(
         share,
         zero1_params,
         ds: &ds,
-        gathered: ds_gathered.map(|(l, dtype)| [l.forward, l.head, l.backward].map(|e| e * dtype)),
+        gathered,
     });
     let timeline = step_timeline(&buffers);
-    if ds_gathered.is_some() {
+    if gathered.is_some() {
         // Placed phase by phase: the row holds what is gathered at the peak (set below).
         if let Some(g) = items.iter_mut().find(|i| i.name == GATHERED) {
             g.bytes = Bytes(0.0);

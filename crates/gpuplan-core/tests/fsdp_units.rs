@@ -53,15 +53,24 @@ fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * b.abs().max(1.0)
 }
 
-/// torch FSDP: the root (embedding + head + final norm) for the whole step and two layers in
-/// flight; torchtune's `custom_sharded_layers`: the final norm at the root and the embedding as
+/// torch FSDP: the root (embedding + head + final norm) through forward and backward and two
+/// layers in flight; torchtune's `custom_sharded_layers`: the final norm at the root and the embedding as
 /// the largest unit.
 #[test]
 fn fsdp_holds_the_root_and_two_units() {
     let s = zero3(TrainTask::FullFinetune);
     let root = (2.0 * EMB + 4096.0) * 2.0;
-    let fsdp = gathered(&mem(&s, 8));
+    let m = mem(&s, 8);
+    let fsdp = gathered(&m);
     assert!(close(fsdp, root + 2.0 * LAYER * 2.0), "{fsdp}");
+    // Gathered from the forward to the final backward callback, which reshards the root: nothing
+    // at the optimizer step.
+    let bwd = phase_part(&m, "backward: layers", "ZeRO-3 gather buffers");
+    assert!(close(bwd, fsdp), "{bwd}");
+    assert_eq!(
+        phase_part(&m, "optimizer step", "ZeRO-3 gather buffers"),
+        0.0
+    );
     let mut wrapped = s;
     wrapped.parallel.fsdp_wrap_embeddings = true;
     let w = gathered(&mem(&wrapped, 8));
