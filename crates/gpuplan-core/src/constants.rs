@@ -229,6 +229,16 @@ pub struct Tunables {
     /// bucket's size in memory: the engine allocates the whole bucket whatever the model's size
     /// (stage_1_and_2.py l.2048-2060, stage3.py l.537-540). HF's `"auto"` sets hidden² instead.
     pub deepspeed_bucket_melements: f64,
+    /// Million elements DeepSpeed ZeRO-3 prefetches ahead of the running module
+    /// (`stage3_prefetch_bucket_size`): 50, DeepSpeed's default `Field(pp_int(5e7))`
+    /// (deepspeed/runtime/zero/config.py @38327e07 l.208); HF's `"auto"` writes 0.9·hidden²
+    /// (transformers integrations/deepspeed.py). Memory only: the gathered set of
+    /// train/zero3.rs `deepspeed_live_peak`.
+    pub deepspeed_prefetch_bucket_melements: f64,
+    /// Million elements DeepSpeed ZeRO-3 lets be gathered before it stops prefetching
+    /// (`stage3_max_live_parameters`): 1000, DeepSpeed's default `Field(pp_int(1e9))` (config.py
+    /// @38327e07 l.231). Memory only, as above.
+    pub deepspeed_max_live_melements: f64,
     /// Megatron-Core's DDP bucket: `max(40000000, 1000000 * dp_group.size())` parameters
     /// (megatron/core/distributed/distributed_data_parallel.py:134 @d98e8a64): the floor, in
     /// millions of parameters ...
@@ -286,6 +296,8 @@ impl Default for Tunables {
             dp_bucket_mib: 25.0,
             tp_overlap_fraction: 0.4,
             deepspeed_bucket_melements: 500.0,
+            deepspeed_prefetch_bucket_melements: 50.0,
+            deepspeed_max_live_melements: 1000.0,
             megatron_bucket_min_mparams: 40.0,
             megatron_bucket_mparams_per_rank: 1.0,
         }

@@ -29,8 +29,14 @@ use serde::Serialize;
 /// The buffers of one step on the most loaded device, in bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct StepBuffers {
-    /// Always live: weights, master copies, optimizer states, ZeRO-3 gather buffers, adapters.
+    /// Always live: weights, master copies, optimizer states, ZeRO-3 gather buffers (unless
+    /// `gathered` places them), adapters.
     pub resident: f64,
+    /// ZeRO-3's gathered parameters in the layers' forward, around the LM head (forward end, loss,
+    /// LM-head backward) and in the layers' backward; none at the optimizer step (DeepSpeed: each
+    /// tensor's last use in backward releases it; torch FSDP: the final backward callback
+    /// reshards the root). Zero when `resident` holds them (FSDP2's whole stage under PP).
+    pub gathered: [f64; 3],
     /// The full gradient buffer (after backward, during the optimizer step).
     pub grads: f64,
     /// Whether gradients exist before backward (DDP buckets, DeepSpeed/Megatron contiguous
@@ -302,6 +308,8 @@ impl Live {
 }
 
 const REDUCE_BUCKET: &str = "ZeRO reduce bucket";
+/// The name of train.rs's item of the same bytes.
+const GATHERED: &str = "ZeRO-3 gather buffers";
 
 fn always_bucket(b: &StepBuffers) -> f64 {
     if b.reduce_bucket_always {
@@ -321,6 +329,7 @@ fn forward_layers_phase(b: &StepBuffers, l: &Live) -> PhaseLive {
             ("saved activations", b.saved_layers),
             ("previous step's kept inputs", b.previous_graph),
             ("layer forward working set", b.forward_working),
+            (GATHERED, b.gathered[0]),
         ]),
     )
 }
@@ -336,6 +345,7 @@ fn forward_phase(b: &StepBuffers, l: &Live) -> PhaseLive {
             ("previous step's kept inputs", b.previous_graph),
             ("LM-head dequantisation", b.head_dequant),
             ("LM-head input", b.head_input),
+            (GATHERED, b.gathered[1]),
         ]),
     )
 }
@@ -354,6 +364,7 @@ fn loss_phase(b: &StepBuffers, l: &Live, loss: f64) -> PhaseLive {
             ("saved activations", l.acts_at_head),
             ("logits", b.held_logits),
             (l.loss_label, loss),
+            (GATHERED, b.gathered[1]),
         ]),
     )
 }
@@ -367,6 +378,7 @@ fn backward_loss_phase(b: &StepBuffers, l: &Live, loss: f64) -> PhaseLive {
             ("saved activations", l.acts_at_head),
             ("logits", b.held_logits),
             (l.loss_label, loss),
+            (GATHERED, b.gathered[1]),
         ]),
     )
 }
@@ -386,6 +398,7 @@ fn backward_head_phase(b: &StepBuffers, l: &Live) -> PhaseLive {
                 "logits gradient",
                 b.logits_dtype_bytes * b.logits_elems * lm_head_share(b),
             ),
+            (GATHERED, b.gathered[1]),
         ]),
     )
 }
@@ -402,6 +415,7 @@ fn backward_layers_phase(b: &StepBuffers, l: &Live) -> PhaseLive {
             // The loop's own reference (LitGPT's `logits` list) outlives backward.
             ("logits", b.held_logits),
             ("layer working set", b.layer_working),
+            (GATHERED, b.gathered[2]),
         ]),
     )
 }

@@ -666,10 +666,10 @@ fn divisors_below(n: u64, max: u64) -> String {
         .join(", ")
 }
 
-/// What ZeRO-3 / FSDP keeps gathered beyond the shards. Without pipeline parallelism: under
-/// DeepSpeed two gathered layers in flight (current + prefetch), DeepSpeed's
-/// 4 × largest_layer_params; under torch FSDP the root unit for the whole step and two units in
-/// their stored dtype ([`fsdp`]).
+/// What ZeRO-3 / FSDP keeps gathered beyond the shards. Under DeepSpeed (`ds`) what its parameter
+/// coordinator holds at most ([`zero3::deepspeed_live_peak`]; the timeline places it by part of
+/// the micro-batch); without pipeline parallelism under torch FSDP the root unit for the whole
+/// step and two units in their stored dtype ([`fsdp`]).
 /// FSDP2 under pipeline parallelism (torchtitan) keeps the whole stage gathered from the first
 /// forward to the last backward — `reshard_after_forward=False` when PP is on
 /// (torchtitan/parallelisms/parallelize_llama.py @9dec370 lines 326-329) and, for every backward,
@@ -684,6 +684,8 @@ fn zero3_gathered(
     setup: &TrainingSetup,
     b: &ParamBreakdown,
     dev: &layout::DeviceParams,
+    ds: Option<&DsGathered>,
+    tun: &Tunables,
     explain: bool,
 ) -> MemoryItem {
     let p = setup.parallel;
@@ -703,7 +705,7 @@ fn zero3_gathered(
     if fsdp::applies(setup) {
         let (root, unit) = fsdp::units(setup, b);
         return MemoryItem {
-            name: "ZeRO-3 gather buffers",
+            name: GATHERED,
             bytes: Bytes(root + fsdp::GATHERED_UNITS * unit),
             basis: why!(
                 explain,
@@ -714,14 +716,98 @@ fn zero3_gathered(
             ),
         };
     }
+    let Some(&(live, dtype)) = ds else {
+        // Sharding across pipeline stages by neither DeepSpeed nor torchtitan's FSDP2.
+        return MemoryItem {
+            name: GATHERED,
+            bytes: Bytes(2.0 * largest_gathered_layer(b, &WeightSplit::training(setup)) * 2.0),
+            basis: why!(
+                explain,
+                "2 × largest layer × 2 B (DeepSpeed memory.rst: 4·largest_layer_params)"
+            ),
+        };
+    };
     MemoryItem {
-        name: "ZeRO-3 gather buffers",
-        bytes: Bytes(2.0 * largest_gathered_layer(b, &WeightSplit::training(setup)) * 2.0),
+        name: GATHERED,
+        bytes: Bytes(live.max() * dtype),
         basis: why!(
             explain,
-            "2 × largest layer × 2 B (DeepSpeed memory.rst: 4·largest_layer_params)"
+            "DeepSpeed ZeRO-3's parameter coordinator replayed on the micro-batch's tensor trace (the running module, prefetch up to stage3_prefetch_bucket_size {:.0}M elements under stage3_max_live_parameters {:.0}M, tensors reused within stage3_max_reuse_distance kept): at most {:.0}M / {:.0}M / {:.0}M elements × {dtype} B in forward / around the LM head / backward",
+            tun.deepspeed_prefetch_bucket_melements,
+            tun.deepspeed_max_live_melements,
+            live.forward / 1e6,
+            live.head / 1e6,
+            live.backward / 1e6
         ),
     }
+}
+
+/// The item (and timeline component) of what ZeRO-3 / FSDP keeps gathered.
+const GATHERED: &str = "ZeRO-3 gather buffers";
+
+/// The gathered bytes the timeline places phase by phase (forward layers, around the LM head,
+/// backward layers; none at the optimizer step): DeepSpeed's by part of the micro-batch; torch
+/// FSDP's root and two units in each, as both FSDP1 and FSDP2 reshard the root in the final
+/// backward callback and every other unit after its backward ([`fsdp`]). `None` (resident):
+/// FSDP2's whole stage under PP, and the pipeline fallback.
+fn gathered_phases(
+    setup: &TrainingSetup,
+    item: &MemoryItem,
+    ds: Option<&DsGathered>,
+) -> Option<[f64; 3]> {
+    if let Some(&(live, dtype)) = ds {
+        return Some([live.forward, live.head, live.backward].map(|e| e * dtype));
+    }
+    (fsdp::applies(setup) && item.name == GATHERED).then_some([item.bytes.0; 3])
+}
+
+/// DeepSpeed ZeRO-3's gathered elements by part of the micro-batch and the bytes of one.
+type DsGathered = (zero3::Live, f64);
+
+/// DeepSpeed ZeRO-3's most live gathered elements in a micro-batch ([`zero3::deepspeed_live_peak`])
+/// and the bytes of one element: the 16-bit (fp32 under `precision = fp32`) dtype the engine
+/// partitions, in which a 4-bit base stored in bf16 containers (`bnb_4bit_quant_storage`) packs
+/// four weights; the layers are the largest layer group's, as the device holds them.
+fn deepspeed_live(setup: &TrainingSetup, b: &ParamBreakdown, tun: &Tunables) -> (zero3::Live, f64) {
+    let dtype = if setup.precision == Precision::Fp32 {
+        4.0
+    } else {
+        2.0
+    };
+    let (linear, other) = fsdp::gathered_bytes(setup);
+    let split = WeightSplit::training(setup);
+    let group = b.groups.iter().max_by(|x, y| {
+        split
+            .layer_bytes(x, 1.0, 1.0)
+            .total_cmp(&split.layer_bytes(y, 1.0, 1.0))
+    });
+    let linears: Vec<f64> = group.map_or(Vec::new(), |g| {
+        g.linears
+            .iter()
+            .map(|l| split.linear(l).params * linear / dtype)
+            .collect()
+    });
+    let layers: u64 = b.groups.iter().map(|g| g.count).sum();
+    let tp = split.tp as f64 * dtype;
+    let head = if b.lm_head == 0 {
+        b.embedding
+    } else {
+        b.lm_head
+    };
+    let ends = zero3::Ends {
+        embedding: b.embedding as f64 / tp * other,
+        head: head as f64 / tp * other,
+        tied: b.lm_head == 0,
+        embedding_backward: !setup.task.is_peft(),
+    };
+    let limits = zero3::Limits {
+        prefetch_bucket: tun.deepspeed_prefetch_bucket_melements * 1e6,
+        max_live: tun.deepspeed_max_live_melements * 1e6,
+    };
+    let full = setup.recompute == Recompute::Full;
+    let stage = crate::compute::layers_on_slowest_stage(layers, setup.parallel.pp);
+    let live = zero3::deepspeed_live_peak(&linears, stage, ends, full, limits);
+    (live, dtype)
 }
 
 /// The setup one context-parallel rank sees: seq_len / cp tokens per sequence (activations,
@@ -1089,8 +1175,15 @@ fn memory(
         let (items, cpu) = full_states(setup, &b, &dev, explain);
         (items, cpu, dev_params)
     };
-    if p.zero >= 3 && dp * p.cp > 1 {
-        items.push(zero3_gathered(setup, &b, &dev, explain));
+    let sharded3 = p.zero >= 3 && dp * p.cp > 1;
+    let ds_gathered =
+        (sharded3 && setup.zero3_by_deepspeed()).then(|| deepspeed_live(setup, &b, tun));
+    let mut gathered = None;
+    if sharded3 {
+        let ds = ds_gathered.as_ref();
+        let item = zero3_gathered(setup, &b, &dev, ds, tun, explain);
+        gathered = gathered_phases(setup, &item, ds);
+        items.push(item);
     }
 
     let acts = activation_bytes(m, &b, setup, tun, explain)?;
@@ -1109,8 +1202,15 @@ fn memory(
         share,
         zero1_params,
         ds: &ds,
+        gathered,
     });
     let timeline = step_timeline(&buffers);
+    if gathered.is_some() {
+        // Placed phase by phase: the row holds what is gathered at the peak (set below).
+        if let Some(g) = items.iter_mut().find(|i| i.name == GATHERED) {
+            g.bytes = Bytes(0.0);
+        }
+    }
     peak_items(&mut items, &timeline, &acts, explain);
     let allocated = timeline.peak().total.0;
     items.extend(runtime_items(c, tun, allocated, explain));
@@ -1147,15 +1247,6 @@ pub fn accounting_profile(setup: &TrainingSetup) -> &'static str {
     }
 }
 
-/// Parameters of the largest layer one device gathers under ZeRO-3: a transformer layer as
-/// `split` holds it (only the local experts are gathered), or the embedding or head over TP.
-fn largest_gathered_layer(b: &ParamBreakdown, split: &WeightSplit) -> f64 {
-    let tp = split.tp as f64;
-    largest_layer_unit(b, split)
-        .max(b.embedding as f64 / tp)
-        .max(b.lm_head as f64 / tp)
-}
-
 /// ZeRO-3 / FSDP2 without PP, in a layer's backward: the unit's unsharded gradients (compute
 /// dtype) grow while the previous unit's reduce-scatter input (reduce dtype) is still in flight.
 /// FSDP2 copies a unit's gradients into a `reduce_scatter_input` of the reduce dtype and frees them
@@ -1181,6 +1272,15 @@ fn unit_gradients(setup: &TrainingSetup, c: &ClusterSpec, b: &ParamBreakdown) ->
 }
 
 /// Parameters of the largest transformer layer on a device, as `split` holds it.
+/// Parameters of the largest layer one device gathers under ZeRO-3: a transformer layer as
+/// `split` holds it (only the local experts are gathered), or the embedding or head over TP.
+fn largest_gathered_layer(b: &ParamBreakdown, split: &WeightSplit) -> f64 {
+    let tp = split.tp as f64;
+    largest_layer_unit(b, split)
+        .max(b.embedding as f64 / tp)
+        .max(b.lm_head as f64 / tp)
+}
+
 fn largest_layer_unit(b: &ParamBreakdown, split: &WeightSplit) -> f64 {
     b.groups
         .iter()
@@ -2164,6 +2264,9 @@ struct StepInputs<'a> {
     share: f64,
     zero1_params: f64,
     ds: &'a DeepSpeedBuffers,
+    /// DeepSpeed ZeRO-3's gathered bytes in forward, around the LM head and in backward: placed
+    /// phase by phase instead of resident.
+    gathered: Option<[f64; 3]>,
 }
 
 /// The step's buffers from the state items and the activation parts, phase by phase: states and
@@ -2191,7 +2294,18 @@ impl StepInputs<'_> {
             .filter(|i| i.name == "gradients")
             .map(|i| i.bytes.0)
             .sum::<f64>();
-        s.resident = self.items.iter().map(|i| i.bytes.0).sum::<f64>() - grads;
+        let gathered = match self.gathered {
+            Some(g) => {
+                s.gathered = g;
+                self.items
+                    .iter()
+                    .filter(|i| i.name == GATHERED)
+                    .map(|i| i.bytes.0)
+                    .sum()
+            }
+            None => 0.0,
+        };
+        s.resident = self.items.iter().map(|i| i.bytes.0).sum::<f64>() - grads - gathered;
         s.grads = grads;
         // DDP without bucket views keeps its buckets (below) and creates `param.grad` in
         // backward (`zero_grad(set_to_none=True)`); with views the gradients are the buckets.

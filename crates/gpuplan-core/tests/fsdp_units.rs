@@ -53,18 +53,24 @@ fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * b.abs().max(1.0)
 }
 
-/// torch FSDP: the root (embedding + head + final norm) for the whole step and two layers in
-/// flight; DeepSpeed: two of the largest layer (here the embedding); torchtune's
-/// `custom_sharded_layers`: the final norm at the root and the embedding as the largest unit.
+/// torch FSDP: the root (embedding + head + final norm) through forward and backward and two
+/// layers in flight; torchtune's `custom_sharded_layers`: the final norm at the root and the embedding as
+/// the largest unit.
 #[test]
-fn fsdp_holds_the_root_and_two_units_deepspeed_two_largest_layers() {
+fn fsdp_holds_the_root_and_two_units() {
     let s = zero3(TrainTask::FullFinetune);
     let root = (2.0 * EMB + 4096.0) * 2.0;
-    let fsdp = gathered(&mem(&s, 8));
+    let m = mem(&s, 8);
+    let fsdp = gathered(&m);
     assert!(close(fsdp, root + 2.0 * LAYER * 2.0), "{fsdp}");
-    let mut ds = s.clone();
-    ds.deepspeed = true;
-    assert!(close(gathered(&mem(&ds, 8)), 2.0 * EMB * 2.0));
+    // Gathered from the forward to the final backward callback, which reshards the root: nothing
+    // at the optimizer step.
+    let bwd = phase_part(&m, "backward: layers", "ZeRO-3 gather buffers");
+    assert!(close(bwd, fsdp), "{bwd}");
+    assert_eq!(
+        phase_part(&m, "optimizer step", "ZeRO-3 gather buffers"),
+        0.0
+    );
     let mut wrapped = s;
     wrapped.parallel.fsdp_wrap_embeddings = true;
     let w = gathered(&mem(&wrapped, 8));
@@ -111,4 +117,66 @@ fn a_four_bit_base_dequantizes_its_largest_linear_while_it_runs() {
     let name = "layer forward working set";
     let d = part(&mq, fwd, name) - part(&ml, fwd, name);
     assert!(close(d, dequant), "{d} vs {dequant}");
+}
+
+fn phase_part(m: &TrainingMemory, phase: &str, name: &str) -> f64 {
+    let p = m.timeline.phases.iter().find(|p| p.phase == phase).unwrap();
+    p.components
+        .iter()
+        .find(|c| c.0 == name)
+        .map_or(0.0, |c| c.1 .0)
+}
+
+/// DeepSpeed ZeRO-3 (train/zero3.rs `deepspeed_live_peak`): its coordinator prefetches up to
+/// `stage3_prefetch_bucket_size` (5e7) at every module while fewer than
+/// `stage3_max_live_parameters` (1e9) elements are gathered, faster than the modules consume
+/// them (an 8B layer's tensors average 31M), so in the layers' backward the gathered set fills
+/// to the limit, overshooting by at most one tensor (the bound is checked before each one): here
+/// the embedding (525M), prefetched for its backward at the end.
+/// With no room to prefetch (max live 0) what stays is the running tensor and those reused within
+/// `stage3_max_reuse_distance`: a recomputed layer's weights are all used again in its backward
+/// (402M elements later at most), so the whole layer's linears (the norms persist), and at the
+/// ends the embedding or head (525M) alone. None is gathered at the optimizer step.
+#[test]
+fn deepspeed_fills_to_its_max_live_parameters_in_backward() {
+    let mut ds = zero3(TrainTask::FullFinetune);
+    ds.deepspeed = true;
+    let m = mem(&ds, 8);
+    let bwd = phase_part(&m, "backward: layers", "ZeRO-3 gather buffers") / 2.0;
+    assert!((1e9..=1e9 + EMB).contains(&bwd), "{bwd}");
+    assert_eq!(
+        phase_part(&m, "optimizer step", "ZeRO-3 gather buffers"),
+        0.0
+    );
+    let c = ClusterSpec::new(
+        find_gpu("a100-80g").unwrap(),
+        8,
+        1,
+        InterLink::Rdma,
+        Bandwidth::from_gbit_per_s(800.0),
+    )
+    .unwrap();
+    let tun = Tunables {
+        deepspeed_max_live_melements: 0.0,
+        ..Tunables::default()
+    };
+    let m = training_memory(&model(), &ds, &c, &tun).unwrap();
+    let part = |phase: &str| phase_part(&m, phase, "ZeRO-3 gather buffers") / 2.0;
+    assert!(
+        close(part("forward: layers"), EMB),
+        "{}",
+        part("forward: layers")
+    );
+    assert!(close(part("loss"), EMB), "{}", part("loss"));
+    // The layers' backward ends with the embedding's backward (the trained table's gradient).
+    assert!(
+        close(part("backward: layers"), EMB),
+        "{}",
+        part("backward: layers")
+    );
+    let mut peft = ds.clone();
+    peft.task = TrainTask::Lora;
+    let m = training_memory(&model(), &peft, &c, &tun).unwrap();
+    let bwd = phase_part(&m, "backward: layers", "ZeRO-3 gather buffers") / 2.0;
+    assert!(close(bwd, LAYER_LINEARS), "{bwd}");
 }
