@@ -109,6 +109,8 @@ plan-serving-batch = serving: { $replicas } { $replicas ->
 plan-serving-cost-requests = ¥{ $k } per 1k requests
 plan-serving-cost = ¥{ $m } per million tokens, ¥{ $k } per 1k requests
 plan-serving-cost-per-request = ¥{ $k } per 1k requests
+# A model import warning (model/hf.rs, English; its phrases translated as a parser's).
+warn-model-import = { $text }
 warn-region-unknown = region { $region } is not in gpuplan's catalog{ $close ->
     [none] {""}
    *[other] {" "}(did you mean { $close }?)

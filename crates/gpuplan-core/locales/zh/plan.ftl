@@ -97,6 +97,8 @@ plan-serving-batch = 部署：{ $replicas } 个副本（{ $weights } 权重）�
 plan-serving-cost-requests = 每千次请求 ¥{ $k }
 plan-serving-cost = 每百万 token ¥{ $m }，每千次请求 ¥{ $k }
 plan-serving-cost-per-request = 每千次请求 ¥{ $k }
+# 模型导入的警告（model/hf.rs，英文；其中的短语按解析器的译法翻译）。
+warn-model-import = { $text }
 warn-region-unknown = 区域 { $region } 不在 gpuplan 的目录中{ $close ->
     [none] {""}
    *[other] （是否想输入 { $close }？）
