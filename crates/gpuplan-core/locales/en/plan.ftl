@@ -174,6 +174,13 @@ bind-why-regions = { $n } type(s) match the provider and chip filters but their 
 bind-why-sold-out = every matching type was reported sold out by the provider's stock API (re-import to refresh)
 bind-why-no-match = no instance type matches the provider, region and chip filters
 bind-chip-skipped = { $gpu } skipped: { $why }
+bind-chips-skipped = { $n ->
+        [one] 1 GPU type cannot run
+       *[other] { $n } GPU types cannot run
+    } the chosen precision or attention and { $n ->
+        [one] was
+       *[other] were
+    } not searched ({ $gpus }); name one with --gpu for the reason
 bind-unpriced-left-out = { $n } plan(s) on types with no known price were left out: they cannot be checked against the budget (import prices with `gpuplan catalog import`)
 bind-pinned = no plan keeps { $keys } as the workload sets { $n ->
         [one] it

@@ -213,6 +213,7 @@ fn constraints_from(
     file: &gpuplan_core::job::WorkloadFile,
 ) -> Result<gpuplan_core::plan::Constraints> {
     let mut c = file.constraints.clone().unwrap_or_default();
+    c.gpus_named = !a.gpus.is_empty();
     if !a.provider.is_empty() {
         c.providers = a
             .provider
