@@ -493,7 +493,7 @@ fn check_size(t: &TransformerSpec) -> Result<(), CoreError> {
 /// `rope_scaling` as HF writes it (`type`, or `rope_type` since transformers 4.45; `factor`;
 /// `original_max_position_embeddings`). A `factor` that is not a positive number is recorded as
 /// invalid; an object without a type counts as no scaling.
-fn rope_scaling(f: &Fields) -> Option<RopeScaling> {
+fn rope_scaling(f: &Fields) -> Option<Box<RopeScaling>> {
     let v = f.obj.get("rope_scaling").filter(|v| !v.is_null())?;
     let Some(o) = v.as_object() else {
         f.bad("rope_scaling", v, crate::i18n::Msg::new("hf-rope-scaling"));
@@ -516,14 +516,14 @@ fn rope_scaling(f: &Fields) -> Option<RopeScaling> {
             }
         },
     };
-    Some(RopeScaling {
+    Some(Box::new(RopeScaling {
         rope_type: kind.to_string(),
         factor,
         original_max_position_embeddings: o
             .get("original_max_position_embeddings")
             .and_then(Value::as_u64)
             .filter(|n| *n > 0),
-    })
+    }))
 }
 
 fn nonzero_dropout(f: &Fields, keys: &[&str]) -> bool {
