@@ -335,8 +335,12 @@ async function main() {
   $("#lang").addEventListener("click", async () => {
     await loadMessages(lang === "zh" ? "en" : "zh");
     history.replaceState(null, "", stateUrl(readForm()));
-    // The answer's warnings are in the request's language: ask again in the new one.
-    if (last) replan();
+    // The page's own labels at once; the answer's warnings are in the request's language: ask
+    // again in the new one.
+    if (last) {
+      render();
+      replan();
+    }
   });
   $("#form").addEventListener("input", schedule);
   $("#form").addEventListener("change", schedule);
