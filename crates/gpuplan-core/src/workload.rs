@@ -1883,6 +1883,11 @@ pub fn fit_seq_len(
     if setup.seq_len <= limit || limit == 0 {
         return Ok(None);
     }
+    // A `rope_scaling` that covers the length (yarn 4 × 32768 = 131072 for Qwen2.5's long-context
+    // config) is the position scaling the note asks for.
+    if explicit && learned.is_none() && setup.seq_len <= t.rope_context() {
+        return Ok(None);
+    }
     if explicit && learned.is_some() {
         return Err(CoreError::invalid_msg(
             "seq_len",
@@ -2162,5 +2167,57 @@ mod tests {
             ..InferenceSetup::default()
         };
         assert_eq!(field(u.validate()), "gpu_memory_utilization");
+    }
+
+    /// The past-context note reads `rope_scaling`: a scaling that covers the asked length (by
+    /// vLLM's served-length rule) is the position scaling the note asks for; no scaling, or one
+    /// that stops short, still gets it. Lengths worked by hand from each config.
+    #[test]
+    fn rope_scaling_that_covers_the_length_has_no_past_context_note() {
+        let cfg = |scaling: &str| {
+            let c = format!(
+                r#"{{"model_type": "qwen2", "hidden_size": 896, "num_hidden_layers": 2,
+                "num_attention_heads": 14, "num_key_value_heads": 2, "intermediate_size": 4864,
+                "vocab_size": 151936, "max_position_embeddings": 32768{scaling}}}"#
+            );
+            crate::model::hf::parse_hf_config("tiny-qwen2", &c).unwrap()
+        };
+        let note = |scaling: &str, seq: u64| {
+            let mut s = TrainingSetup {
+                seq_len: seq,
+                ..TrainingSetup::default()
+            };
+            let n = fit_seq_len(&mut s, &cfg(scaling), true).unwrap();
+            assert_eq!(s.seq_len, seq, "an explicit length is kept");
+            n.map(|m| m.id.to_string())
+        };
+        let past = Some("note-seq-len-beyond-context".to_string());
+        // No scaling: 65536 > 32768 trained positions.
+        assert_eq!(note("", 65536), past);
+        // yarn 4 × original 32768 = 131072 (Qwen2.5 model card's long-context setting).
+        let yarn = r#", "rope_scaling": {"type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}"#;
+        assert_eq!(note(yarn, 65536), None);
+        assert_eq!(note(yarn, 131072), None);
+        assert_eq!(note(yarn, 131073), past);
+        // transformers >= 4.45 spells it `rope_type`; linear and dynamic scale max_position_embeddings:
+        // 2 × 32768 = 65536.
+        for kind in ["linear", "dynamic"] {
+            let r = format!(r#", "rope_scaling": {{"rope_type": "{kind}", "factor": 2.0}}"#);
+            assert_eq!(note(&r, 65536), None, "{kind}");
+            assert_eq!(note(&r, 65537), past, "{kind}");
+        }
+        // llama3 states the extended length in max_position_embeddings itself (Llama 3.1: 131072
+        // with factor 8 over 8192): nothing past 32768 here.
+        let llama3 = r#", "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "original_max_position_embeddings": 8192}"#;
+        assert_eq!(note(llama3, 65536), past);
+        // A type without a factor (Qwen2-VL's mrope) extends nothing.
+        assert_eq!(note(r#", "rope_scaling": {"type": "mrope"}"#, 65536), past);
+        // `null` (HF's default) is no scaling; a bad factor is refused naming the key.
+        assert_eq!(note(r#", "rope_scaling": null"#, 65536), past);
+        let bad = r#"{"model_type": "qwen2", "hidden_size": 896, "num_hidden_layers": 2,
+            "num_attention_heads": 14, "intermediate_size": 4864, "vocab_size": 151936,
+            "rope_scaling": {"type": "yarn", "factor": -4}}"#;
+        let e = crate::model::hf::parse_hf_config("bad", bad).unwrap_err();
+        assert!(format!("{e:?}").contains("rope_scaling.factor"), "{e:?}");
     }
 }

@@ -60,7 +60,7 @@ pub fn warn(m: Msg) {
 /// A model's import warning (model/hf.rs, English) on stderr, its phrases (phrases.ftl)
 /// translated as a parser's are.
 pub fn model_warning(w: &str) {
-    warn(Msg::raw(&parser_text(w, lang())));
+    warn(Msg::new("warn-model-import").arg("text", parser_text(w, lang())));
 }
 
 /// `note: …` on stderr in this run's language.

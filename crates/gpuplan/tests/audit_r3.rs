@@ -293,6 +293,11 @@ fn skipped_chip_reason_spells_the_precision_as_typed() {
         "5e7",
         "--budget",
         "200",
+        // Named: the reason is listed (unnamed chips are one line without reasons).
+        "--gpu",
+        "p40",
+        "--gpu",
+        "a100",
     ]);
     let why = v["outcome"]["rejected"].to_string();
     assert!(

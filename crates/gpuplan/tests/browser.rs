@@ -243,6 +243,10 @@ async fn the_page_plans_the_readme_scenario_in_chromium() {
     assert_eq!(count(&c, "#memory rect.seg").await, items.len());
     assert!(count(&c, "#step rect.seg").await >= 1);
     assert!(count(&c, "#advice li").await >= 1);
+    // The answer's warnings (old prices at the pinned date), one item each.
+    let warned = want["warnings"].as_array().unwrap().len();
+    assert!(warned >= 1, "{want}");
+    assert_eq!(count(&c, "#warnings li.warning").await, warned);
     let hover = attr_of(&c, "#plans tbody tr .price", "title").await;
     assert!(
         hover.contains("as of") && hover.contains("days old"),

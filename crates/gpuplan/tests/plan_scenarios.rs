@@ -712,28 +712,55 @@ fn t4_and_v100_plans_train_in_fp16_without_flash_attention() {
     assert!(eff("a10") < 0.8 * eff("a100-80g"));
 }
 
+const BERT_BF16: &[&str] = &[
+    "-m",
+    "BERT-base-uncased",
+    "--task",
+    "full",
+    "--tokens",
+    "1e8",
+    "--precision",
+    "amp_bf16",
+    "--top",
+    "200",
+];
+
+fn precision_lines(v: &Value) -> Vec<String> {
+    v["outcome"]["rejected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["constraint"] == "precision")
+        .map(|b| b["message_en"].as_str().unwrap().to_string())
+        .collect()
+}
+
 #[test]
 fn explicit_bf16_skips_chips_without_it_with_a_reason() {
-    let (_, v) = plan_json(&[
-        "-m",
-        "BERT-base-uncased",
-        "--task",
-        "full",
-        "--tokens",
-        "1e8",
-        "--precision",
-        "amp_bf16",
-        "--top",
-        "200",
-    ]);
+    // Named with --gpu: the chip's reason.
+    let (_, v) = plan_json(&[BERT_BF16, &["--gpu", "t4", "--gpu", "a10"]].concat());
     assert!(!plans(&v).iter().any(|p| p["gpu"]["id"] == "t4"));
-    let rej = v["outcome"]["rejected"].as_array().unwrap();
+    let rej = precision_lines(&v);
     assert!(
-        rej.iter().any(|b| b["constraint"] == "precision"
-            && b["message_en"].as_str().unwrap().starts_with("t4 skipped")
-            && b["message_en"].as_str().unwrap().contains("bf16")),
+        rej.iter()
+            .any(|m| m.starts_with("t4 skipped") && m.contains("bf16")),
         "{rej:?}"
     );
+}
+
+/// Not named: the chips without bf16 (t4, v100, p40, …) are one line, not one reason per GPU the
+/// user never asked about.
+#[test]
+fn unnamed_skipped_chips_are_one_line() {
+    let (_, v) = plan_json(BERT_BF16);
+    assert!(!plans(&v).iter().any(|p| p["gpu"]["id"] == "t4"));
+    let rej = precision_lines(&v);
+    assert_eq!(rej.len(), 1, "{rej:?}");
+    assert!(!rej[0].contains(" skipped:"), "{rej:?}");
+    for gpu in ["t4", "p40", "v100"] {
+        assert!(rej[0].contains(gpu), "{gpu}: {rej:?}");
+    }
+    assert!(rej[0].contains("--gpu"), "{rej:?}");
 }
 
 #[test]
@@ -850,14 +877,8 @@ fn fp8_is_planned_only_on_chips_with_fp8() {
             "fp8 planned on {id}"
         );
     }
-    assert!(v["outcome"]["rejected"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|b| b["message_en"]
-            .as_str()
-            .unwrap()
-            .starts_with("a100-80g skipped")));
+    let rej = precision_lines(&v);
+    assert!(rej.len() == 1 && rej[0].contains("a100-80g"), "{rej:?}");
 }
 
 /// Issue 8 item 3: object storage is proposed for a large cold dataset when the split is cheaper,

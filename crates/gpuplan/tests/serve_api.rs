@@ -297,10 +297,23 @@ fn errors_come_in_the_requests_language_with_the_clis_messages() {
         v["error"]["message"].as_str().unwrap().contains("POST"),
         "{v}"
     );
-    // The language changes messages only: the same plan document either way.
-    let (st, a) = call("POST", &format!("{url}?lang=zh"), Some(README_BODY));
-    let (_, b) = call("POST", &url, Some(README_BODY));
+    // The language changes messages only: the same plan document either way, but for the
+    // warnings' text (same ids).
+    let (st, mut a) = call("POST", &format!("{url}?lang=zh"), Some(README_BODY));
+    let (_, mut b) = call("POST", &url, Some(README_BODY));
     assert_eq!(st, 200, "{a}");
+    let ids = |v: &serde_json::Value| -> Vec<serde_json::Value> {
+        v["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w["id"].clone())
+            .collect()
+    };
+    assert_eq!(ids(&a), ids(&b));
+    assert_ne!(a["warnings"], b["warnings"], "{a}");
+    a["warnings"].take();
+    b["warnings"].take();
     assert_eq!(a, b);
 }
 
@@ -512,4 +525,49 @@ fn non_loopback_needs_allow_remote_and_sigterm_stops_cleanly() {
     assert!(killed.success());
     let status = s.child.wait().unwrap();
     assert!(status.success(), "exit after SIGTERM: {status:?}");
+}
+
+/// The warnings `gpuplan plan` prints on stderr (an asked region no catalog row names, with the
+/// nearest spelling; the shown plans' old prices) come in the answer as `warnings`, the same ids
+/// as the CLI's JSON, in the request's language.
+#[test]
+fn plan_answers_carry_the_clis_warnings_in_the_requests_language() {
+    let s = Server::start();
+    let body = r#"{"model": "Qwen2.5-7B", "training": {"task": "lora", "seq_len": 2048, "tokens": 1e8}, "constraints": {"providers": ["alibaba"], "regions": ["cn-shangai"], "deadline_hours": 24}}"#;
+    let args = [README_ARGS, &["--region", "cn-shangai"]].concat();
+    let ids = |v: &serde_json::Value| -> Vec<String> {
+        v["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    for (lang, word) in [
+        ("en", "is not in gpuplan's catalog"),
+        ("zh", "不在 gpuplan 的目录中"),
+    ] {
+        let (st, v) = call(
+            "POST",
+            &format!("{}/api/v1/plan?lang={lang}", s.base),
+            Some(body),
+        );
+        assert_eq!(st, 200, "{v}");
+        let cli = cli_json(&[&args[..], &["--lang", lang]].concat());
+        assert_eq!(v["warnings"], cli["warnings"], "{lang}");
+        assert_eq!(ids(&v)[0], "warn-region-unknown", "{v}");
+        assert!(ids(&v).contains(&"prices-stale-first".to_string()), "{v}");
+        let first = v["warnings"][0]["message"].as_str().unwrap();
+        assert!(
+            first.contains(word) && first.contains("cn-shanghai"),
+            "{first}"
+        );
+    }
+    // A request with nothing to warn about carries an empty list.
+    let (_, v) = call(
+        "POST",
+        &format!("{}/api/v1/plan?deadline=1d", s.base),
+        Some(README_BODY),
+    );
+    assert!(!ids(&v).contains(&"warn-region-unknown".to_string()), "{v}");
 }

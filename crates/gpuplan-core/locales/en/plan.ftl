@@ -109,6 +109,8 @@ plan-serving-batch = serving: { $replicas } { $replicas ->
 plan-serving-cost-requests = ¥{ $k } per 1k requests
 plan-serving-cost = ¥{ $m } per million tokens, ¥{ $k } per 1k requests
 plan-serving-cost-per-request = ¥{ $k } per 1k requests
+# A model import warning (model/hf.rs, English; its phrases translated as a parser's).
+warn-model-import = { $text }
 warn-region-unknown = region { $region } is not in gpuplan's catalog{ $close ->
     [none] {""}
    *[other] {" "}(did you mean { $close }?)
@@ -172,6 +174,13 @@ bind-why-regions = { $n } type(s) match the provider and chip filters but their 
 bind-why-sold-out = every matching type was reported sold out by the provider's stock API (re-import to refresh)
 bind-why-no-match = no instance type matches the provider, region and chip filters
 bind-chip-skipped = { $gpu } skipped: { $why }
+bind-chips-skipped = { $n ->
+        [one] 1 GPU type cannot run
+       *[other] { $n } GPU types cannot run
+    } the chosen precision or attention and { $n ->
+        [one] was
+       *[other] were
+    } not searched ({ $gpus }); name one with --gpu for the reason
 bind-unpriced-left-out = { $n } plan(s) on types with no known price were left out: they cannot be checked against the budget (import prices with `gpuplan catalog import`)
 bind-pinned = no plan keeps { $keys } as the workload sets { $n ->
         [one] it

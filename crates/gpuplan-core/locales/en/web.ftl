@@ -61,6 +61,7 @@ memory-title = Memory per GPU
 memory-capacity = capacity { $gib } GiB
 step-title = Step time
 advice-title = Advice
+warnings-title = Warnings
 rejected-title = Why other instances were dropped
 price-hover = { $kind } price, { $region }, as of { $asof } ({ $age } days old); source: { $source }
 price-none = no price known

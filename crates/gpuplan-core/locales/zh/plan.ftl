@@ -97,6 +97,8 @@ plan-serving-batch = 部署：{ $replicas } 个副本（{ $weights } 权重）�
 plan-serving-cost-requests = 每千次请求 ¥{ $k }
 plan-serving-cost = 每百万 token ¥{ $m }，每千次请求 ¥{ $k }
 plan-serving-cost-per-request = 每千次请求 ¥{ $k }
+# 模型导入的警告（model/hf.rs，英文；其中的短语按解析器的译法翻译）。
+warn-model-import = { $text }
 warn-region-unknown = 区域 { $region } 不在 gpuplan 的目录中{ $close ->
     [none] {""}
    *[other] （是否想输入 { $close }？）
@@ -156,6 +158,7 @@ bind-no-candidates = 没有符合条件的实例规格：{ $why }
 bind-why-regions = 有 { $n } 个规格符合云厂商和芯片条件，但其文档所列地域不包括 { $regions }
 bind-why-sold-out = 所有符合条件的规格都被云厂商的库存接口报告为售罄（重新导入可刷新）
 bind-why-no-match = 没有实例规格符合云厂商、地域和芯片条件
+bind-chips-skipped = { $n } 种 GPU 不支持所选精度或注意力实现，未参与搜索（{ $gpus }）；用 --gpu 指定其一可查看原因
 bind-chip-skipped = { $gpu } 已跳过：该芯片不支持所选精度或注意力实现（{ $why }）
 bind-unpriced-left-out = { $n } 个方案的规格没有已知价格，无法核对预算，已排除（可用 `gpuplan catalog import` 导入价格）
 bind-pinned = 没有方案能保持工作负载所设的 { $keys }；若交给规划器选择则有方案：从工作负载文件中删去 { $keys } 即可由规划器选择，或改用其他取值

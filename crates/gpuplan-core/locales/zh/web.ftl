@@ -61,6 +61,7 @@ memory-title = 每卡显存
 memory-capacity = 容量 { $gib } GiB
 step-title = 单步时间
 advice-title = 建议
+warnings-title = 警告
 rejected-title = 其他实例被排除的原因
 price-hover = { $kind }，{ $region }，{ $asof }（{ $age } 天前）；来源：{ $source }
 price-none = 无已知价格

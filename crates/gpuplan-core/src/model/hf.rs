@@ -7,7 +7,7 @@
 
 use super::spec::{
     Architecture, AttentionKind, ExtraParams, MlaSpec, MlpKind, ModelSpec, MoeSpec, NormKind,
-    ParallelBlock, Positional, Structure, TransformerSpec,
+    ParallelBlock, Positional, RopeScaling, Structure, TransformerSpec,
 };
 use super::spec::{ImageTokenRule, VisionSpec};
 use crate::error::CoreError;
@@ -444,6 +444,7 @@ fn base(
         activation: String::new(),
         vision: None,
         encoder_positions: None,
+        rope_scaling: None,
     }
 }
 
@@ -487,6 +488,42 @@ fn check_size(t: &TransformerSpec) -> Result<(), CoreError> {
             "the shapes describe more than 1e15 parameters: check hidden_size, num_hidden_layers, intermediate_size and the expert counts",
         ))
     }
+}
+
+/// `rope_scaling` as HF writes it (`type`, or `rope_type` since transformers 4.45; `factor`;
+/// `original_max_position_embeddings`). A `factor` that is not a positive number is recorded as
+/// invalid; an object without a type counts as no scaling.
+fn rope_scaling(f: &Fields) -> Option<Box<RopeScaling>> {
+    let v = f.obj.get("rope_scaling").filter(|v| !v.is_null())?;
+    let Some(o) = v.as_object() else {
+        f.bad("rope_scaling", v, crate::i18n::Msg::new("hf-rope-scaling"));
+        return None;
+    };
+    let kind = ["rope_type", "type"]
+        .iter()
+        .find_map(|k| o.get(*k).and_then(Value::as_str))?;
+    let factor = match o.get("factor").filter(|x| !x.is_null()) {
+        None => 1.0,
+        Some(x) => match x.as_f64().filter(|x| x.is_finite() && *x > 0.0) {
+            Some(x) => x,
+            None => {
+                f.bad(
+                    "rope_scaling.factor",
+                    x,
+                    crate::i18n::Msg::new("hf-rope-scaling"),
+                );
+                return None;
+            }
+        },
+    };
+    Some(Box::new(RopeScaling {
+        rope_type: kind.to_string(),
+        factor,
+        original_max_position_embeddings: o
+            .get("original_max_position_embeddings")
+            .and_then(Value::as_u64)
+            .filter(|n| *n > 0),
+    }))
 }
 
 fn nonzero_dropout(f: &Fields, keys: &[&str]) -> bool {
@@ -608,6 +645,7 @@ fn decoder(f: &mut Fields, model_type: &str, warnings: &mut Vec<String>) -> Tran
         .opt_bool("tie_word_embeddings")
         .unwrap_or(matches!(model_type, "gemma" | "gemma2"));
     t.sliding_window = f.opt_u64(&["sliding_window"]);
+    t.rope_scaling = rope_scaling(f);
     t.dropout = nonzero_dropout(f, &["attention_dropout", "hidden_dropout"]);
     match model_type {
         // Qwen2 attention always has q/k/v biases (modeling_qwen2.py: `bias=True`).

@@ -361,16 +361,64 @@ mod tests {
         assert!(erlang_c(4000, 3600.0) < erlang_c(40, 36.0));
     }
 
-    /// One slot: the Allen–Cunneen wait with deterministic service is M/D/1's
-    /// Pollaczek–Khinchine mean ρ·S / (2(1 − ρ)), ρ = r·S.
+    /// A replica whose slot time is worked by hand: Paused mixing (F = P), O = 100 steps of
+    /// 10 ms, so S(λ) = P + 1 s / (1 − λ·P).
+    fn by_hand(batch: u64, prefill: f64) -> Replica {
+        Replica {
+            prefill,
+            step: 0.01,
+            input: 1000,
+            output: 100,
+            batch,
+            mixing: PrefillMixing::Paused,
+        }
+    }
+
+    /// One slot is M/D/1 (Poisson arrivals, one service time): Pollaczek–Khinchine's mean wait
+    /// W = λ·E[S²] / (2(1 − ρ)) = ρ·S / (2(1 − ρ)), ρ = λ·S, with λ and S set here, not read
+    /// from the code. No prefill: S = 1 s, λ = 0.8/s → ρ = 0.8, W = 0.8 / 0.4 = 2 s. P = 0.2 s,
+    /// λ = 0.5/s: S = 0.2 + 1/0.9 = 59/45 s, ρ = 59/90, W = (59/90)(59/45) / (2·31/90) =
+    /// 3481/2790 s.
     #[test]
     fn one_slot_is_m_d_1() {
-        let r = replica(1, 0.01);
-        let rate = 0.8 * r.capacity();
-        let s = r.slot_time(rate);
-        let rho = rate * s;
-        let want = rho * s / (2.0 * (1.0 - rho));
-        assert!((r.slot_wait(rate) - want).abs() < 1e-12 * want, "{want}");
+        let w = by_hand(1, 0.0).slot_wait(0.8);
+        assert!((w - 2.0).abs() < 1e-12, "{w}");
+        let w = by_hand(1, 0.2).slot_wait(0.5);
+        assert!((w - 3481.0 / 2790.0).abs() < 1e-12, "{w}");
+    }
+
+    /// Erlang C written as the M/M/c sum, with factorials and powers (fine for small c):
+    /// C(c, a) = (a^c/c!)(c/(c−a)) / (Σ_{k<c} a^k/k! + (a^c/c!)(c/(c−a))).
+    fn erlang_c_by_sum(c: u64, a: f64) -> f64 {
+        let term = |k: u64| (1..=k).fold(1.0, |t, i| t * a / i as f64);
+        let tail = term(c) * c as f64 / (c as f64 - a);
+        tail / ((0..c).map(term).sum::<f64>() + tail)
+    }
+
+    /// The recursion in [`erlang_c`] against the direct sum, c = 2…40 across loads. By hand:
+    /// C(4, 3) = 13.5 / (13 + 13.5) = 27/53 (a^c/c! = 81/24, c/(c−a) = 4, Σ = 1 + 3 + 4.5 + 4.5).
+    #[test]
+    fn erlang_c_matches_the_direct_sum() {
+        assert!((erlang_c_by_sum(4, 3.0) - 27.0 / 53.0).abs() < 1e-15);
+        assert!((erlang_c(4, 3.0) - 27.0 / 53.0).abs() < 1e-12);
+        for c in [2, 3, 5, 8, 16, 40] {
+            for u in [0.1, 0.5, 0.8, 0.95, 0.999] {
+                let a = u * c as f64;
+                let (got, want) = (erlang_c(c, a), erlang_c_by_sum(c, a));
+                assert!(
+                    (got - want).abs() < 1e-10 * want.max(1e-300),
+                    "c {c} a {a}: {got} vs {want}"
+                );
+            }
+        }
+    }
+
+    /// Several slots: Allen–Cunneen with deterministic service, Wq = C(c, a)·S / (c − a) · 1/2.
+    /// c = 4, S = 1 s (no prefill), λ = 3/s: a = 3, C = 27/53, Wq = 27/106 s.
+    #[test]
+    fn several_slots_wait_by_hand() {
+        let w = by_hand(4, 0.0).slot_wait(3.0);
+        assert!((w - 27.0 / 106.0).abs() < 1e-12, "{w}");
     }
 
     /// The rate the targets allow delivers them (to rounding), and one per cent more does not

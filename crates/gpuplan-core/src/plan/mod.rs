@@ -114,6 +114,11 @@ pub struct Constraints {
     /// Hours per month the user expects to keep using the machines after this job (for the
     /// subscription break-even).
     pub reuse_hours_per_month: f64,
+    /// The user named the GPUs to search (`gpuplan plan --gpu`): a chip the job cannot run on is
+    /// then listed with its reason; otherwise the skipped chips are summed up in one line. Not a
+    /// workload key (the catalog is filtered by the CLI before the search).
+    #[serde(skip)]
+    pub gpus_named: bool,
 }
 
 impl Default for Constraints {
@@ -131,6 +136,7 @@ impl Default for Constraints {
             preemption_rate: 0.02,
             restart_minutes: 10.0,
             reuse_hours_per_month: 0.0,
+            gpus_named: false,
         }
     }
 }

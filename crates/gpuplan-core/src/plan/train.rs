@@ -789,17 +789,33 @@ pub struct TrainJob<'a> {
     pub precision_pinned: bool,
 }
 
-/// Chips the job's pinned precision (or attention) cannot run on, with the reason, once each.
-fn reject_chips(skipped: &[(String, Text)], rejected: &mut Vec<Binding>) {
-    let mut seen: Vec<&str> = Vec::new();
-    for (gpu, why) in skipped {
-        if seen.contains(&gpu.as_str()) {
-            continue;
+/// Chips the job's pinned precision (or attention) cannot run on: with the reason, once each,
+/// when the user named the GPUs (`--gpu`); else one line naming them (a P40 without bf16 is no
+/// reason a budget refusal should give to someone who never asked about it).
+fn reject_chips(skipped: &[(String, Text)], named: bool, rejected: &mut Vec<Binding>) {
+    let mut once: Vec<&(String, Text)> = Vec::new();
+    for s in skipped {
+        if !once.iter().any(|o| o.0 == s.0) {
+            once.push(s);
         }
-        seen.push(gpu);
+    }
+    if once.is_empty() {
+        return;
+    }
+    if !named {
+        let gpus: Vec<&str> = once.iter().map(|(g, _)| g.as_str()).collect();
         rejected.push(Binding::msg(
             "precision",
-            Msg::new("bind-chip-skipped").arg("gpu", gpu).arg(
+            Msg::new("bind-chips-skipped")
+                .arg("n", gpus.len())
+                .arg("gpus", crate::error::names_or_none(&gpus)),
+        ));
+        return;
+    }
+    for (gpu, why) in once {
+        rejected.push(Binding::msg(
+            "precision",
+            Msg::new("bind-chip-skipped").arg("gpu", gpu.as_str()).arg(
                 "why",
                 crate::i18n::Arg::PerLang {
                     en: why.en.clone(),
@@ -1315,7 +1331,7 @@ pub fn search(
             plans.push(p);
         }
     }
-    reject_chips(&skipped_chips, rejected);
+    reject_chips(&skipped_chips, req.constraints.gpus_named, rejected);
     if misses.unpriced > 0 {
         rejected.push(Binding::msg(
             "budget",

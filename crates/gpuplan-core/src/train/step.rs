@@ -276,6 +276,10 @@ fn pipeline_bubble(x: &Ctx, compute: Seconds, optimizer: Seconds) -> Seconds {
 /// [`tp_forward_reduces`]; recompute repeats them: [`tp_forward_passes`]) and 2 in backward (Megatron; SP's all-gather + reduce-scatter moves the same bytes), 2-byte
 /// activations, each paying NCCL's latency over the TP ranks. With TP-comm overlap
 /// (Megatron-Core --tp-comm-overlap, torchtitan async TP) it hides behind the GEMMs.
+/// A layer reduces the activations of the positions it runs: an encoder-decoder's encoder layers
+/// those of the encoder (Whisper: 1500 per sample whatever the decoder's `seq_len`), so the
+/// stage's average layer is [`TransformerSpec::mean_layer_len`] of the decoder's tokens, as the
+/// compute phase counts it (bandwidth time is linear in the bytes: exact in sum at PP 1).
 /// Returns (total, hidden).
 fn tp_phase(
     x: &Ctx,
@@ -287,7 +291,7 @@ fn tp_phase(
         return (Seconds(0.0), Seconds(0.0));
     };
     let fwd_passes = tp_forward_passes(x.setup.recompute, p.sequence_parallel);
-    let bytes = x.local_tokens * t.hidden as f64 * 2.0;
+    let bytes = x.local_tokens * t.mean_layer_len(x.setup.seq_len) * t.hidden as f64 * 2.0;
     let g = x.group(p.tp, 1);
     let (lat, algo) = crate::comm::nccl_latency(crate::comm::Collective::AllReduce, g, tun);
     let per = ring_allreduce(bytes, p.tp, x.intra, x.eff_net) + lat;
@@ -1364,5 +1368,35 @@ mod tests {
         assert!((ep_exposed_per_pair(3.0, 7.0, 4.0) - 5.0).abs() < 1e-12);
         // Never more than the 4 all-to-alls.
         assert!(ep_exposed_per_pair(3.0, 0.0, 0.0) <= 12.0);
+    }
+
+    /// Whisper's encoder layers all-reduce the activations of the encoder's 1500 positions, not
+    /// of the decoder's `seq_len`. TP 2, micro-batch 1, seq_len 448, one micro-batch, no
+    /// recompute: 4 all-reduces per layer (2 forward, 2 backward) of positions × d_model 1280 ×
+    /// 2 bytes, ring volume 2(n − 1)/n = 1 message at TP 2, over 32 encoder and 32 decoder
+    /// layers: 4 × (32 × 1500 + 32 × 448) × 2560 = 638,320,640 B (all 64 layers at the decoder's
+    /// 448 positions gave 4 × 64 × 448 × 2560 = 293,601,280 B).
+    #[test]
+    fn whisper_encoder_layers_reduce_the_encoders_positions() {
+        let m = crate::model::find_preset("Whisper-large-v3")
+            .expect("preset")
+            .model
+            .clone();
+        let mut setup = TrainingSetup {
+            seq_len: 448,
+            micro_batch: 1,
+            grad_accum: 1,
+            ..TrainingSetup::default()
+        };
+        setup.parallel.tp = 2;
+        let c = crate::job::HardwareInput {
+            gpus_per_node: 2,
+            ..crate::job::HardwareInput::default()
+        }
+        .cluster()
+        .expect("cluster");
+        let s = training_step(&m, &setup, &c, &Tunables::default()).expect("step");
+        let tp = s.collectives.iter().find(|u| u.kind == "tp").expect("tp");
+        assert_eq!(tp.bytes_per_step.0, 638_320_640.0);
     }
 }

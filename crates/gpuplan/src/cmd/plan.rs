@@ -213,6 +213,7 @@ fn constraints_from(
     file: &gpuplan_core::job::WorkloadFile,
 ) -> Result<gpuplan_core::plan::Constraints> {
     let mut c = file.constraints.clone().unwrap_or_default();
+    c.gpus_named = !a.gpus.is_empty();
     if !a.provider.is_empty() {
         c.providers = a
             .provider
@@ -407,9 +408,8 @@ fn serving_flag(a: &PlanArgs) -> Option<&'static str> {
 
 pub fn run(a: PlanArgs, opts: &CatalogOpts) -> Result<u8> {
     let req = build_request(&a, opts.lang)?;
-    for w in &req.model.warnings {
-        crate::render::model_warning(w);
-    }
+    let mut warnings = model_warnings(&req, opts.lang);
+    warnings.iter().for_each(|w| crate::render::warn(w.clone()));
     let mut cat = load_catalog(opts)?;
     super::inputs::filter_values_exist(&cat, &a)?;
     filter_gpus_and_families(&mut cat, &a);
@@ -417,17 +417,15 @@ pub fn run(a: PlanArgs, opts: &CatalogOpts) -> Result<u8> {
     if let Some(s) = &a.max_price_age {
         drop_old_prices(&mut cat, s, today, opts.lang)?;
     }
-    let c = &req.constraints;
-    for w in gpuplan_core::catalog::regions::unknown_region_warnings(&cat, &c.providers, &c.regions)
-    {
-        crate::render::warn(w);
-    }
+    let region = region_warnings(&req, &cat);
+    region.iter().for_each(|w| crate::render::warn(w.clone()));
+    warnings.extend(region);
     // Advice for the plans shown: the table and JSON show the top N, the export picks among them.
     let out = plan_shown(&req, &cat, a.top.max(a.export.pick))?;
     let ages = super::prices::plan_price_ages(&out.plans, a.top.max(1), today);
-    for w in super::prices::stale_warnings(&ages, opts.lang) {
-        eprintln!("{}{w}", tx(opts.lang, "warning-prefix"));
-    }
+    let stale = super::prices::stale_warnings(&ages, opts.lang);
+    stale.iter().for_each(|w| crate::render::warn(w.clone()));
+    warnings.extend(stale);
     if let Some(dir) = &a.export.export {
         export_bundle(&a, &req, &out, dir, opts.lang)?;
     }
@@ -444,7 +442,7 @@ pub fn run(a: PlanArgs, opts: &CatalogOpts) -> Result<u8> {
     match a.format {
         Format::Json => outln!(
             "{}",
-            render::json("plan", &plan_json(&req, &out, a.top, &ages))?
+            render::json("plan", &plan_json(&req, &out, a.top, &ages, &warnings, l))?
         ),
         Format::Markdown => out!("{}", report(&req, &out, &view)),
         _ => out!(
@@ -498,13 +496,35 @@ fn export_bundle(
 }
 
 /// The body of the `plan` JSON document (docs/json-schema.md), shared with `gpuplan serve`.
+/// `warnings`: what the CLI printed on stderr, as `{id, message}` in `lang`.
 pub fn plan_json(
     req: &PlanRequest,
     out: &PlanOutcome,
     top: usize,
     ages: &[super::prices::PlanPriceAge],
+    warnings: &[Msg],
+    lang: Lang,
 ) -> serde_json::Value {
-    serde_json::json!({ "request": request_json(req), "outcome": trimmed(out, top), "price_ages": ages })
+    let warnings: Vec<_> = warnings
+        .iter()
+        .map(|w| serde_json::json!({ "id": w.id, "message": w.render(lang) }))
+        .collect();
+    serde_json::json!({ "request": request_json(req), "outcome": trimmed(out, top), "price_ages": ages, "warnings": warnings })
+}
+
+/// The model import's warnings (model/hf.rs, English; their phrases translated as a parser's).
+pub fn model_warnings(req: &PlanRequest, lang: Lang) -> Vec<Msg> {
+    req.model
+        .warnings
+        .iter()
+        .map(|w| Msg::new("warn-model-import").arg("text", render::parser_text(w, lang)))
+        .collect()
+}
+
+/// One warning per asked region no catalog row names, with the nearest spellings.
+pub fn region_warnings(req: &PlanRequest, cat: &gpuplan_core::catalog::Catalog) -> Vec<Msg> {
+    let c = &req.constraints;
+    gpuplan_core::catalog::regions::unknown_region_warnings(cat, &c.providers, &c.regions)
 }
 
 fn request_json(r: &PlanRequest) -> serde_json::Value {

@@ -825,7 +825,7 @@ pub fn plan_price_ages(
 
 /// One warning for the best-ranked plan with a stale price (with the command that refreshes it),
 /// and one line counting the others, so a table of old list prices does not bury the output.
-pub fn stale_warnings(ages: &[PlanPriceAge], lang: Lang) -> Vec<String> {
+pub fn stale_warnings(ages: &[PlanPriceAge], lang: Lang) -> Vec<Msg> {
     let stale: Vec<&PlanPriceAge> = ages
         .iter()
         .filter(|a| a.age_days.is_some_and(|d| d > STALE_DAYS))
@@ -843,8 +843,7 @@ pub fn stale_warnings(ages: &[PlanPriceAge], lang: Lang) -> Vec<String> {
         .arg("instance", first.instance.as_str())
         .arg("days", first.age_days.unwrap_or_default())
         .arg("as_of", first.as_of.as_str())
-        .arg("refresh", first.refresh.as_str())
-        .render(lang)];
+        .arg("refresh", first.refresh.as_str())];
     if stale.len() > 1 {
         let ranks: Vec<String> = stale[1..].iter().map(|a| a.rank.to_string()).collect();
         out.push(
@@ -853,8 +852,7 @@ pub fn stale_warnings(ages: &[PlanPriceAge], lang: Lang) -> Vec<String> {
                     "ranks",
                     ranks.join(&gpuplan_core::i18n::text(lang, "plan-list-sep")),
                 )
-                .arg("days", STALE_DAYS)
-                .render(lang),
+                .arg("days", STALE_DAYS),
         );
     }
     out

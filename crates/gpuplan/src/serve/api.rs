@@ -49,8 +49,8 @@ impl IntoResponse for Answer {
 }
 
 /// The language of a request's messages: `?lang=zh|en`, else the first of `zh`/`en` in
-/// `Accept-Language` by quality, else English. Answers other than errors do not depend on it
-/// (the JSON documents carry both languages where they carry text).
+/// `Accept-Language` by quality, else English. Answers other than errors and a plan's `warnings`
+/// do not depend on it (the JSON documents carry both languages where they carry other text).
 #[derive(Clone, Copy, Debug)]
 pub struct ReqLang(pub Lang);
 
@@ -351,14 +351,15 @@ pub async fn plan(State(st): St, ReqLang(lang): ReqLang, Query(q): Pairs, body: 
         Ok(a) => a,
         Err(e) => return query_error(e, lang),
     };
-    // The answer does not depend on the language (only error messages do).
+    // The answer's warnings are in the request's language, so the language joins the key.
     let q: Vec<_> = q.into_iter().filter(|(k, _)| k != "lang").collect();
     let today = crate::cmd::prices::today_secs();
     // The pins are not in the serialised file (a key stated at its default value serialises as
     // one left out), so they join the key.
     let key = format!(
-        "plan\0{}\0{:?}\0{}\0{:?}",
+        "plan\0{}\0{}\0{:?}\0{}\0{:?}",
         today / 86_400,
+        lang.code(),
         q,
         serde_json::to_string(&file).unwrap_or_default(),
         file.pins
@@ -406,9 +407,13 @@ fn plan_answer(
         Err(e) => return Answer::error(StatusCode::BAD_REQUEST, &e.into(), None, lang),
     };
     let ages = crate::cmd::prices::plan_price_ages(&out.plans, args.top.max(1), today);
+    // The warnings `gpuplan plan` prints on stderr, in the order it prints them.
+    let mut warnings = crate::cmd::plan::model_warnings(&req, lang);
+    warnings.extend(crate::cmd::plan::region_warnings(&req, &st.catalog));
+    warnings.extend(crate::cmd::prices::stale_warnings(&ages, lang));
     doc(
         "plan",
-        &crate::cmd::plan::plan_json(&req, &out, args.top, &ages),
+        &crate::cmd::plan::plan_json(&req, &out, args.top, &ages, &warnings, lang),
     )
 }
 

@@ -78,7 +78,7 @@ impl utoipa::Modify for LangParams {
             .parameter_in(ParameterIn::Query)
             .required(Required::False)
             .description(Some(
-                "en | zh: the language of error messages (overrides Accept-Language); answers are otherwise the same",
+                "en | zh: the language of error messages and of a plan's `warnings` (overrides Accept-Language); answers are otherwise the same",
             ))
             .schema(Some(string()))
             .build();
@@ -87,7 +87,7 @@ impl utoipa::Modify for LangParams {
             .parameter_in(ParameterIn::Header)
             .required(Required::False)
             .description(Some(
-                "the best of zh / en by quality is the language of error messages (default en)",
+                "the best of zh / en by quality is the language of error messages and of a plan's `warnings` (default en)",
             ))
             .schema(Some(string()))
             .build();

@@ -80,7 +80,7 @@ function requestOf(s) {
   };
   if (s.budget !== "") constraints.budget_cny = num(s.budget);
   const body = { model: s.model, objective: s.optimize, constraints };
-  // lang: the server's error messages in the page's language (the answer itself is the same).
+  // lang: the server's error messages and the answer's warnings in the page's language.
   const query = new URLSearchParams({ top: String(TOP), lang });
   if (s.deadline !== "") query.set("deadline", /^[0-9.eE+]+$/.test(s.deadline) ? s.deadline + "h" : s.deadline);
   if (s.task === "inference") {
@@ -182,6 +182,10 @@ function render() {
   $("#plans tbody").querySelectorAll("tr").forEach((tr) => tr.addEventListener("click", () => select(+tr.dataset.i)));
   drawChart(plans, o.pareto, serving);
   drawDetail(plans[selected]);
+  // The warnings `gpuplan plan` prints on stderr (old prices, an unknown region), in the language the request was sent in.
+  const ws = last.warnings || [];
+  $("#warnings-box").hidden = ws.length === 0;
+  $("#warnings").innerHTML = ws.map((w) => `<li class="warning">${esc(w.message)}</li>`).join("");
   $("#rejected").innerHTML = o.rejected.map((b) => `<li>${esc(lang === "zh" ? b.message_zh : b.message_en)}</li>`).join("");
 }
 
@@ -331,7 +335,12 @@ async function main() {
   $("#lang").addEventListener("click", async () => {
     await loadMessages(lang === "zh" ? "en" : "zh");
     history.replaceState(null, "", stateUrl(readForm()));
-    if (last) render();
+    // The page's own labels at once; the answer's warnings are in the request's language: ask
+    // again in the new one.
+    if (last) {
+      render();
+      replan();
+    }
   });
   $("#form").addEventListener("input", schedule);
   $("#form").addEventListener("change", schedule);
