@@ -648,6 +648,10 @@ fn fastest(
         }
         *steps += 1;
         let lean = match memo {
+            // No sourced peak for this chip and precision: the step is an error whatever else
+            // holds (`step_time` fails on it), so none is built (its message formatted) to be
+            // dropped here. Shared search only; the reference makes the call.
+            Some(_) if crate::train::training_peak(c, s.precision).is_none() => continue,
             Some(memo) => training_step_lean_memo(&req.model, s, c, &req.tunables, memo),
             None => training_step_lean(&req.model, s, c, &req.tunables),
         };
