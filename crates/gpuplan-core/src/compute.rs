@@ -21,6 +21,7 @@ use crate::units::{Bandwidth, FlopRate};
 use crate::workload::{AttentionImpl, Parallelism, Recompute, TrainingSetup};
 use serde::Serialize;
 
+pub mod memo;
 pub mod moe;
 
 /// Output tile edge of the tensor-core GEMM kernels assumed for quantization (cuBLAS/CUTLASS

@@ -51,7 +51,9 @@ pub use host::{
     apply_host_decode_cap, bind_host_cap, cap_step, decodes_images_on_host, host_decode_cap,
     samples_per_second,
 };
-pub use step::{training_step, training_step_lean, training_step_validated, StepTime};
+pub use step::{
+    training_step, training_step_lean, training_step_lean_memo, training_step_validated, StepTime,
+};
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MemoryItem {

@@ -10,6 +10,7 @@ use super::{
     instance_cluster, BillingCost, Binding, Plan, PlanRequest, SearchMode, SearchWork, TrainDetail,
 };
 use crate::catalog::{Catalog, Instance};
+use crate::compute::memo::ComputeMemo;
 use crate::constants::Tunables;
 use crate::error::CoreError;
 use crate::hardware::{ClusterSpec, GpuSpec};
@@ -18,7 +19,8 @@ use crate::model::Architecture;
 use crate::train::DataPath;
 use crate::train::{
     bind_host_cap, cap_step, data_path, host_decode_cap, job_tokens, training_memory,
-    training_memory_lean, training_step_lean, training_step_validated, StepTime, TrainingMemory,
+    training_memory_lean, training_step_lean, training_step_lean_memo, training_step_validated,
+    StepTime, TrainingMemory,
 };
 use crate::units::Bytes;
 use crate::workload::{AttentionImpl, Recompute, TrainTask, TrainingSetup};
@@ -618,10 +620,11 @@ fn ladder(
 /// `bounds[k]` (where given) bounds the tokens/s of rung k from above on this cluster: a rung
 /// whose bound is not > 0.01% above the best so far cannot become the best and is not timed
 /// (exact: it skips only rungs the search would have passed over). Returns the bounds the timed
-/// rungs give for every cluster of the same chip and shape ([`step_bound`]).
+/// rungs give for every cluster of the same chip and shape ([`step_bound`]). `memo`: the
+/// search's remembered micro-batch compute (none in the reference search).
 fn fastest(
     req: &PlanRequest,
-    fits: &Fits,
+    (fits, memo): (&Fits, Option<&ComputeMemo>),
     c: &ClusterSpec,
     bounds: &[Option<f64>],
     (steps, explained): (&mut u64, &mut Vec<Option<std::sync::Arc<TrainingMemory>>>),
@@ -644,7 +647,15 @@ fn fastest(
             continue;
         }
         *steps += 1;
-        let Ok(step) = training_step_lean(&req.model, s, c, &req.tunables) else {
+        let lean = match memo {
+            // No sourced peak for this chip and precision: the step is an error whatever else
+            // holds (`step_time` fails on it), so none is built (its message formatted) to be
+            // dropped here. Shared search only; the reference makes the call.
+            Some(_) if crate::train::training_peak(c, s.precision).is_none() => continue,
+            Some(memo) => training_step_lean_memo(&req.model, s, c, &req.tunables, memo),
+            None => training_step_lean(&req.model, s, c, &req.tunables),
+        };
+        let Ok(step) = lean else {
             continue;
         };
         found[k] = step_bound(&step);
@@ -712,7 +723,7 @@ pub fn best_config(
     if req.tunables.validate().is_err() {
         return Err(Box::new(f.shortfall()));
     }
-    fastest(req, &f, c, &[], (&mut 0, &mut Vec::new())).0
+    fastest(req, (&f, None), c, &[], (&mut 0, &mut Vec::new())).0
 }
 
 /// Overlap options the search proposes for Megatron-Core where the user left them unset (issue
@@ -1243,11 +1254,13 @@ fn site_outcome(
 
 /// The time passes, one task per memory pass (`groups`: its time passes): the first cluster of a
 /// group is timed in full and bounds the others (same chip and shape, other links). Per group:
-/// (time pass, its answer, steps timed) and the full memory estimates made.
+/// (time pass, its answer, steps timed) and the full memory estimates made. `memo` (shared
+/// search only) serves every group's micro-batch compute: a configuration recurs on other links,
+/// node counts and instance types of its chip.
 fn time_passes(
     req: &PlanRequest,
     work: &Work,
-    groups: &[Vec<usize>],
+    (groups, memo): (&[Vec<usize>], Option<&ComputeMemo>),
     fit_results: &[Option<Fits>],
     threads: usize,
 ) -> Vec<GroupTimes> {
@@ -1261,7 +1274,8 @@ fn time_passes(
                 continue;
             };
             let mut steps = 0;
-            let (found, b) = fastest(req, f, cluster, &bounds, (&mut steps, &mut explained));
+            let timed = (&mut steps, &mut explained);
+            let (found, b) = fastest(req, (f, memo), cluster, &bounds, timed);
             if bounds.is_empty() {
                 bounds = b;
             }
@@ -1374,7 +1388,12 @@ fn run_passes(
     for (t, (fit, _)) in work.time_jobs.iter().enumerate() {
         groups[*fit].push(t);
     }
-    let timed = time_passes(req, work, &groups, &fit_results, threads);
+    let memo = req
+        .model
+        .transformer()
+        .filter(|_| share)
+        .map(ComputeMemo::new);
+    let timed = time_passes(req, work, (&groups, memo.as_ref()), &fit_results, threads);
     let mut time_results: Vec<Option<Timed>> = (0..work.time_jobs.len()).map(|_| None).collect();
     for (out, full) in timed {
         work_done.memory += full;

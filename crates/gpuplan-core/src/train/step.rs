@@ -7,6 +7,7 @@ use super::{
     check_parallelism, flops_per_token, params_on_device, peft_trainable_params, training_peak,
 };
 use crate::comm::{CollectiveUse, Group};
+use crate::compute::memo::ComputeMemo;
 use crate::compute::{ChipRates, ComputeParts};
 use crate::constants::Tunables;
 use crate::error::CoreError;
@@ -173,7 +174,7 @@ pub fn training_step_validated(
     c: &ClusterSpec,
     tun: &Tunables,
 ) -> Result<StepTime, CoreError> {
-    step_time(m, setup, c, tun, true)
+    step_time(m, setup, c, tun, (true, None))
 }
 
 /// [`training_step_validated`] without the words: the same seconds, rates and bytes bit for bit
@@ -186,7 +187,19 @@ pub fn training_step_lean(
     c: &ClusterSpec,
     tun: &Tunables,
 ) -> Result<StepTime, CoreError> {
-    step_time(m, setup, c, tun, false)
+    step_time(m, setup, c, tun, (false, None))
+}
+
+/// [`training_step_lean`] with the micro-batch compute taken from `memo` where it has these
+/// inputs (the same numbers: `compute::memo`). For the planner's time passes.
+pub fn training_step_lean_memo(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    c: &ClusterSpec,
+    tun: &Tunables,
+    memo: &ComputeMemo,
+) -> Result<StepTime, CoreError> {
+    step_time(m, setup, c, tun, (false, Some(memo)))
 }
 
 /// What every phase of the step reads: the job, the cluster, and the shapes derived once.
@@ -196,6 +209,8 @@ struct Ctx<'a> {
     c: &'a ClusterSpec,
     tun: &'a Tunables,
     explain: bool,
+    /// Micro-batch compute already computed for this model (the planner's), if any.
+    memo: Option<&'a ComputeMemo<'a>>,
     b: &'a ParamBreakdown,
     p: Parallelism,
     /// Data-parallel size.
@@ -248,7 +263,10 @@ fn compute_phase(
     match x.transformer() {
         Some(t) => {
             let r = crate::compute::chip_rates(&x.c.gpu, x.setup, peak, eff, x.tun);
-            let parts = crate::compute::micro_batch_compute(x.b, t, x.setup, &r);
+            let parts = match x.memo {
+                Some(memo) => memo.get(x.b, t, x.setup, &r),
+                None => crate::compute::micro_batch_compute(x.b, t, x.setup, &r),
+            };
             let opt = optimizer_seconds(x.b, x.setup, x.dp, &r);
             (Seconds(parts.total() * x.m_micro) + opt, parts, opt)
         }
@@ -1122,7 +1140,7 @@ fn step_time(
     setup: &TrainingSetup,
     c: &ClusterSpec,
     tun: &Tunables,
-    explain: bool,
+    (explain, memo): (bool, Option<&ComputeMemo>),
 ) -> Result<StepTime, CoreError> {
     setup.validate()?;
     crate::chip::check_support(m, setup, &c.gpu)?;
@@ -1152,6 +1170,7 @@ fn step_time(
         c,
         tun,
         explain,
+        memo,
         b: &b,
         p,
         dp,
