@@ -381,6 +381,11 @@ pub fn costs_at(
                 hours.min(HOURS_PER_MONTH)
             )
         });
+        let (mut note, mut note_zh) = (note, note_zh);
+        if let Some(t) = consecutive_clause(prices, months) {
+            note = Some(note.map_or(t.en.clone(), |x| format!("{x}; {}", t.en)));
+            note_zh = Some(note_zh.map_or(t.zh.clone(), |x| format!("{x}；{}", t.zh)));
+        }
         out.push(BillingCost {
             billing: Billing::Monthly,
             cny: p.cny * months as f64 * n,
@@ -447,13 +452,34 @@ pub fn costs_at(
 }
 
 /// Months of a pure subscription per node: the shortest period the provider's API accepts
-/// that covers the job (none when even its longest ends first); every month the job touches
-/// where the provider's periods are unsourced.
+/// that covers the job, or past its longest, consecutive accepted periods
+/// ([`Periods::covering_months`]); every month the job touches where the provider's periods
+/// are unsourced. None only for a length that is not finite.
 fn subscription(prices: &InstancePrices, hours: f64) -> Option<u64> {
     match prices.periods {
-        Some(p) => p.shortest_covering(hours),
-        None => Some((hours / HOURS_PER_MONTH).ceil().max(1.0) as u64),
+        Some(p) => p.covering_months(hours),
+        None => (hours.is_finite() && hours >= 0.0)
+            .then(|| (hours / HOURS_PER_MONTH).ceil().max(1.0) as u64),
     }
+}
+
+/// For a subscription bought as several consecutive periods, the clause saying so (both
+/// languages): "bought as 1 × 60 + 1 × 9 + 1 × 2 months per node (renewed as each ends; the
+/// longest period the API accepts is 60 months)". None for one period.
+fn consecutive_clause(prices: &InstancePrices, months: u64) -> Option<crate::i18n::Text> {
+    let p = prices.periods?;
+    let parts = p.consecutive(months);
+    if parts.len() == 1 && parts[0].1 == 1 {
+        return None;
+    }
+    let list: Vec<String> = parts.iter().map(|(m, k)| format!("{k} × {m}")).collect();
+    let longest = p.months().last().copied().unwrap_or(months);
+    Some(
+        crate::i18n::Msg::new("billing-consecutive-periods")
+            .arg("parts", list.join(" + "))
+            .arg("longest", longest)
+            .into(),
+    )
 }
 
 /// Spot's (τ, overhead) for `nodes` nodes under the constraints' preemption rate and restart.
@@ -518,7 +544,8 @@ fn choose(
 /// One subscription per node and the rest of the job pay-as-you-go — or spot, when `spot` =
 /// (its price, 1 + expected overhead) is given for an interruptible job — as a buyer would mix
 /// them. The subscription is a period the provider's API accepts ([`super::periods`]: Alibaba
-/// 1–9, 12, 24, …, 60 months; Tencent 1–12, 24, …, 60; Huawei 1–9 months or 1–3 years). The
+/// 1–9, 12, 24, …, 60 months; Tencent 1–12, 24, …, 60; Huawei 1–9 months or 1–3 years; past the
+/// longest, consecutive periods: [`Periods::most_within`]). The
 /// cost k·M + (h − 730·k)·r is linear in the months k, so over the allowed k < h/730 its minimum
 /// is at the longest of them when a month costs less than 730 h at the remainder's rate (else
 /// no subscription at all is cheaper); no subscription and the shortest allowed period covering
@@ -540,7 +567,7 @@ pub fn mixed(
     if !hours.is_finite() {
         return None;
     }
-    let months = prices.periods?.longest_within(hours - 1e-9)? as f64;
+    let months = prices.periods?.most_within(hours - 1e-9)? as f64;
     let rest = hours - months * HOURS_PER_MONTH;
     let od = prices.od.as_ref().map(|p| (p, 1.0));
     let (rp, stretch) = [od, spot]
@@ -560,6 +587,15 @@ pub fn mixed(
     if beaten || !total.is_finite() {
         return None;
     }
+    let clause = consecutive_clause(prices, months as u64);
+    let (en, zh) = (
+        clause.as_ref().map(|t| &t.en),
+        clause.as_ref().map(|t| &t.zh),
+    );
+    let with_periods = |note: String, clause: Option<&String>, sep: &str| match clause {
+        Some(c) => format!("{note}{sep}{c}"),
+        None => note,
+    };
     let note = crate::i18n::Msg::new("billing-mix-note")
         .arg("nodes", nodes)
         .arg("months", months as u64)
@@ -573,8 +609,8 @@ pub fn mixed(
         cny: total,
         hours: months * HOURS_PER_MONTH + remainder_hours,
         price: monthly.clone(),
-        note: Some(note.render(crate::i18n::Lang::En)),
-        note_zh: Some(note.render(crate::i18n::Lang::Zh)),
+        note: Some(with_periods(note.render(crate::i18n::Lang::En), en, "; ")),
+        note_zh: Some(with_periods(note.render(crate::i18n::Lang::Zh), zh, "；")),
         months: Some(months as u64),
         mix: Some(BillingMix {
             months: months as u64,
@@ -878,6 +914,33 @@ mod tests {
         assert_eq!((mix.months, ch.months), (9, Some(9)));
         let want = 9.0 * 0.9 * HOURS_PER_MONTH + (hours - 9.0 * HOURS_PER_MONTH);
         assert!((ch.cny - want).abs() < 1e-6, "{} vs {want}", ch.cny);
+    }
+
+    /// Review r7 #2: past Alibaba's longest period (60 months) `--billing monthly` buys
+    /// consecutive accepted periods: a 71-month job is 60 + 9 + 2 months = 71 × the monthly
+    /// price per node (it had no monthly row, and with `--budget` was dropped as "unpriced").
+    #[test]
+    fn a_job_past_the_longest_period_has_a_monthly_row() {
+        let p = prices(Some(1.0), Some(500.0), None);
+        let forced = Constraints {
+            billing: BillingChoice::Monthly,
+            ..Constraints::default()
+        };
+        let hours = 71.0 * HOURS_PER_MONTH - 3.0;
+        let m = costs_at(&p, 2, hours, &forced, None)
+            .1
+            .expect("a monthly row");
+        assert_eq!(
+            (m.months, m.cny, m.mix.is_none()),
+            (Some(71), 71.0 * 500.0 * 2.0, true)
+        );
+        let note = m.note.unwrap();
+        assert!(
+            note.contains("bought as 1 × 60 + 1 × 9 + 1 × 2 months per node"),
+            "{note}"
+        );
+        // Not a finite length: no row (never an absurd count).
+        assert!(costs_at(&p, 2, f64::INFINITY, &forced, None).1.is_none());
     }
 
     proptest! {

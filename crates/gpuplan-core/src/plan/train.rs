@@ -1262,6 +1262,24 @@ fn interruptions_beyond_bound(
     None
 }
 
+/// Plans left out for having no price to check the budget against: under `--billing X` the
+/// type has no X price (not "no known price": it may well have another mode's).
+fn unpriced_msg(n: usize, billing: super::BillingChoice) -> Msg {
+    use crate::catalog::Billing;
+    let forced = match billing {
+        super::BillingChoice::Auto => None,
+        super::BillingChoice::OnDemand => Some(Billing::OnDemand),
+        super::BillingChoice::Monthly => Some(Billing::Monthly),
+        super::BillingChoice::Spot => Some(Billing::Spot),
+    };
+    match forced {
+        None => Msg::new("bind-unpriced-left-out").arg("n", n),
+        Some(b) => Msg::new("bind-unpriced-billing-left-out")
+            .arg("n", n)
+            .arg("billing", crate::i18n::names::billing(b)),
+    }
+}
+
 /// The time passes, one task per memory pass (`groups`: its time passes): the first cluster of a
 /// group is timed in full and bounds the others (same chip and shape, other links). Per group:
 /// (time pass, its answer, steps timed) and the full memory estimates made.
@@ -1356,7 +1374,7 @@ pub fn search(
     if misses.unpriced > 0 {
         rejected.push(Binding::msg(
             "budget",
-            Msg::new("bind-unpriced-left-out").arg("n", misses.unpriced),
+            unpriced_msg(misses.unpriced, req.constraints.billing),
         ));
     }
     let evaluated_total = misses.evaluated;

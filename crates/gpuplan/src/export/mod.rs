@@ -330,7 +330,7 @@ mod proptests {
                 gpu_name: "NVIDIA A10".into(), vendor: vendor.into(), gpus_per_node: gpn, nodes,
                 rdma: rdma.into(), inter_link: inter.into(), region: region.map(String::from),
                 subscription: (billing == Some("monthly")).then_some(super::view::Subscription {
-                    months: sub, rest: None }),
+                    months: sub, parts: vec![(sub, 1)], rest: None }),
                 billing: billing.map(String::from), hours, software: software.into(),
                 train: job.0, serve: job.1 }
         }
