@@ -120,10 +120,34 @@ pub struct TrainView {
     pub tokens: Option<f64>,
     pub storage: Option<StorageView>,
     pub interruptible: bool,
-    /// The plan's Young/Daly checkpoint interval (spot plans only).
+    /// The checkpoint interval of the billing the plan's hours and ¥ used: spot's
+    /// (`train.spot`, its preemptions and failures) for a spot plan, the failures'
+    /// (`train.failures`) for on-demand, monthly and mixed plans; `None` where the plan has none
+    /// (no interruption model: `failure_rate_per_gpu_hour = 0` off spot).
     pub checkpoint_interval_s: Option<f64>,
+    /// Which one [`TrainView::checkpoint_interval_s`] is.
+    pub checkpoint_basis: Option<CheckpointBasis>,
     /// Seconds per optimizer step (the plan's `train.step.step`).
     pub step_s: f64,
+}
+
+/// Where the exported checkpoint interval comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CheckpointBasis {
+    /// Spot's interval (its preemptions added to the failures), for a spot plan.
+    Spot,
+    /// The failures' interval, for on-demand, monthly and mixed plans.
+    Failures,
+}
+
+impl CheckpointBasis {
+    /// The README's words for it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            CheckpointBasis::Spot => "spot's interval (its preemption rate plus hardware and software failures), the billing this plan's hours and cost use",
+            CheckpointBasis::Failures => "the failures' interval (hardware and software interruptions of the whole job, no preemptions), the billing this plan's hours and cost use (on-demand or subscription)",
+        }
+    }
 }
 
 impl TrainView {
@@ -266,7 +290,7 @@ pub fn from_document(doc: &Value, pick: usize) -> Result<PlanView> {
             "request.constraints.framework",
         )?,
         train: match p.get("train") {
-            Some(t) if !t.is_null() => Some(train_view(t, request, &at("train"))?),
+            Some(t) if !t.is_null() => Some(train_view(t, request, p, &at("train"))?),
             _ => None,
         },
         serve: match p.get("serve") {
@@ -403,7 +427,26 @@ fn check_envelope(doc: &Value) -> Result<()> {
     }
 }
 
-fn train_view(t: &Value, request: &Value, at: &str) -> Result<TrainView> {
+/// The checkpoint interval of the billing the plan chose (`chosen.billing`; a plan without a
+/// price: on-demand's, the failures'), and which one it is.
+fn checkpoint_interval(
+    t: &Value,
+    plan: &Value,
+    f: &dyn Fn(&str) -> String,
+) -> Result<(Option<f64>, Option<CheckpointBasis>)> {
+    let spot = get(plan, "chosen/billing").and_then(Value::as_str) == Some("spot");
+    let (path, basis) = if spot {
+        ("spot/checkpoint_interval_s", CheckpointBasis::Spot)
+    } else {
+        ("failures/checkpoint_interval_s", CheckpointBasis::Failures)
+    };
+    match get(t, path) {
+        Some(v) if !v.is_null() => Ok((Some(positive(t, path, 1e9, &f(path))?), Some(basis))),
+        _ => Ok((None, None)),
+    }
+}
+
+fn train_view(t: &Value, request: &Value, plan: &Value, at: &str) -> Result<TrainView> {
     let f = |path: &str| format!("{at}.{}", path.replace('/', "."));
     let s = |path: &str| ident(t, path, &f(path));
     let n = |path: &str, max: u64| count(t, path, max, &f(path));
@@ -424,15 +467,7 @@ fn train_view(t: &Value, request: &Value, at: &str) -> Result<TrainView> {
         }),
         _ => None,
     };
-    let checkpoint_interval_s = match t.pointer("/spot/checkpoint_interval_s") {
-        Some(v) if !v.is_null() => Some(positive(
-            t,
-            "spot/checkpoint_interval_s",
-            1e9,
-            &f("spot/checkpoint_interval_s"),
-        )?),
-        _ => None,
-    };
+    let (checkpoint_interval_s, checkpoint_basis) = checkpoint_interval(t, plan, &f)?;
     Ok(TrainView {
         task: s("setup/task")?,
         precision: s("setup/precision")?,
@@ -512,6 +547,7 @@ fn train_view(t: &Value, request: &Value, at: &str) -> Result<TrainView> {
             "request.constraints.interruptible",
         )?,
         checkpoint_interval_s,
+        checkpoint_basis,
         step_s: positive(t, "step/step", 1e9, &f("step/step"))?,
     })
 }
