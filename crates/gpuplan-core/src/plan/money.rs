@@ -347,7 +347,12 @@ pub fn costs_at(
 ) -> (Vec<BillingCost>, Option<BillingCost>, Option<SpotPlan>) {
     let n = nodes as f64;
     // Hardware and software interruptions stretch every mode; λ = 0 leaves `hours` as it is.
-    let failures = checkpoint.map_or(0.0, |ck| ck.failures().overhead_fraction);
+    // Past the bound no mode has a number (the planner refuses such a plan first, naming why).
+    let failures = checkpoint.map(|ck| ck.failures());
+    if failures.as_ref().is_some_and(FailurePlan::absurd) {
+        return (Vec::new(), None, None);
+    }
+    let failures = failures.map_or(0.0, |f| f.overhead_fraction);
     let (base_hours, hours) = (hours, hours * (1.0 + failures));
     let mut out = Vec::new();
     let od = &prices.od;
@@ -1065,6 +1070,16 @@ mod failure_tests {
     fn an_absurd_rate_is_flagged_never_a_number() {
         let f = ck(100_000.0, 1.0, 60.0).failures();
         assert!(f.absurd() && f.checkpoint_interval_s.is_finite(), "{f:?}");
+        // And `costs_at` prices nothing for it (no infinite hours or ¥).
+        let p = InstancePrices {
+            od: Some(super::tests::price(Billing::OnDemand, 10.0)),
+            monthly: Some(super::tests::price(Billing::Monthly, 5000.0)),
+            spot: None,
+            periods: None,
+        };
+        let c = Constraints::default();
+        let out = costs_at(&p, 12_500, 100.0, &c, Some(ck(100_000.0, 1.0, 60.0)));
+        assert!(out.0.is_empty() && out.1.is_none() && out.2.is_none());
         // Multi-day restarts on 16,384 GPUs at the Llama 3 rate: past 10× as well.
         let mut c = ck(
             16_384.0,
