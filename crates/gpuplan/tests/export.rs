@@ -1162,3 +1162,59 @@ fn megatron_args_carry_the_moe_dispatcher_and_overlap() {
         assert!(deep.contains(flag), "{flag}: {deep}");
     }
 }
+
+/// Review r7 #3: the bundle checkpoints at the interval of the billing the plan priced: an
+/// on-demand plan at the failures' (`train.failures`), a spot plan at spot's (`train.spot`);
+/// the README says which. (It wrote spot's for every plan with a spot price.)
+#[test]
+fn the_export_checkpoints_at_the_interval_of_the_billing_it_exports() {
+    let base = [
+        "plan",
+        "-m",
+        "Llama-3.1-8B",
+        "--task",
+        "pretrain",
+        "--tokens",
+        "1e12",
+        "--max-nodes",
+        "16",
+        "--deadline",
+        "60d",
+        "--profile",
+        "megatron",
+        "--top",
+        "1",
+        "--interruptible",
+        "--billing",
+    ];
+    let mut intervals = Vec::new();
+    for (billing, key, words) in [
+        ("on-demand", "failures", "the failures' interval"),
+        ("spot", "spot", "spot's interval"),
+    ] {
+        let args = [&base[..], &[billing]].concat();
+        let o = gpuplan(&[&args[..], &["--format", "json"]].concat());
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let p = &v["outcome"]["plans"][0];
+        assert_eq!(p["chosen"]["billing"], billing.replace('-', "_"));
+        let secs = p["train"][key]["checkpoint_interval_s"].as_f64().unwrap();
+        let step = p["train"]["step"]["step"].as_f64().unwrap();
+        let steps = (secs / step).floor().max(1.0) as u64;
+        let dir = scratch(&format!("ckpt-{billing}"));
+        let d = dir.to_str().unwrap();
+        gpuplan(&[&args[..], &["--pick", "1", "--export", d]].concat());
+        let text = bundle_text(&dir);
+        let _ = std::fs::remove_dir_all(&dir);
+        let want = format!("GPUPLAN_CHECKPOINT_STEPS:-{steps}}}");
+        assert!(text.contains(&want), "{billing}: {want} not in the bundle");
+        assert!(
+            text.contains(&format!("--save-interval {steps}")),
+            "{billing}"
+        );
+        let readme = format!("checkpoint every {secs:.0} s = {steps} optimizer steps: {words}");
+        assert!(text.contains(&readme), "{billing}: {readme}");
+        intervals.push(steps);
+    }
+    // The two differ here (3,600 s against spot's ≈ 2,545 s): the test tells them apart.
+    assert_ne!(intervals[0], intervals[1]);
+}

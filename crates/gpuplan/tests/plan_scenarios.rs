@@ -1255,4 +1255,45 @@ fn large_pretraining_pays_for_interruptions_in_hours_and_cost() {
     let ratio = od(p) / od(p0);
     assert!((ratio - (1.0 + ovh)).abs() < 1e-9, "{ratio} vs 1 + {ovh}");
     assert!(p["hours"].as_f64().unwrap() > p0["hours"].as_f64().unwrap());
+    // 256 nodes × 0.02 preemptions per node-hour with a 625 s checkpoint: Daly's exact time is
+    // over 11× the job's, so spot has no row (no number) and a caveat says why.
+    let costs = p["costs"].as_array().unwrap();
+    assert!(costs.iter().all(|c| c["billing"] != "spot") && p["train"]["spot"].is_null());
+    let cav = p["caveats"].to_string();
+    assert!(
+        cav.contains("spot left out: 5.120 preemptions an hour (256 nodes"),
+        "{cav}"
+    );
+}
+
+/// At 0.01 failures per GPU-hour every 2,048-GPU candidate would take more than 11× its hours:
+/// no plan, and the refusal names the failure rate (never a price built on a runaway figure).
+#[test]
+fn a_runaway_failure_rate_is_refused_by_name() {
+    let (code, v) = plan_json(&[
+        "-m",
+        "Llama-3.1-70B",
+        "--task",
+        "pretrain",
+        "--tokens",
+        "2e12",
+        "--max-nodes",
+        "256",
+        "--deadline",
+        "80d",
+        "--profile",
+        "megatron",
+        "--set",
+        "failure_rate_per_gpu_hour=0.01",
+    ]);
+    assert_eq!(code, Some(4));
+    assert!(plans(&v).is_empty());
+    let rejected = v["outcome"]["rejected"].as_array().unwrap();
+    let why = rejected
+        .iter()
+        .find(|r| r["constraint"] == "interruptions")
+        .expect("the interruptions are named");
+    let en = why["message_en"].as_str().unwrap();
+    assert!(en.contains("failures a day") && en.contains("too many GPUs for the failure rate"));
+    assert!(why["message_zh"].as_str().unwrap().contains("故障"));
 }

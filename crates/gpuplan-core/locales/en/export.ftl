@@ -28,3 +28,4 @@ export-field-not-number = plan JSON: `{ $field }` is missing or not a number
 export-field-number-range = plan JSON: `{ $field }` = { $value } is outside (0, { $max }]
 export-field-layout = plan JSON: `{ $field }`: TP { $tp } × PP { $pp } × CP { $cp } does not divide the plan's { $gpus } GPUs, so no launcher can place it: re-create the plan with `gpuplan plan --format json`
 export-field-period = plan JSON: `{ $field }` = { $value } months is not a subscription period { $provider } accepts (months: { $allowed }): re-create the plan with this gpuplan version (`gpuplan plan --format json`)
+export-plan-too-long = plan JSON: `{ $field }`: the plan runs { $hours } h ({ $years } years), longer than the { $max } h (about { $max_years } years) the export writes: a plan that long is a planning figure, not a deployment; re-plan with more nodes or fewer tokens

@@ -2,8 +2,9 @@
 //! (`data/catalog/periods.toml`, each row quoting the API's own parameter description). The
 //! planner subscribes only these ([`super::money`]); the export writes only these.
 //!
-//! One subscription per node: the create command buys one period (no renewals are planned),
-//! the rest of a longer job runs on the remainder's mode.
+//! One subscription per node where one accepted period covers the job; a job longer than the
+//! longest period buys consecutive periods ([`Periods::consecutive`]: the longest as often as
+//! it fits, then the same rule for what is left), which the export states as renewals.
 
 use super::money::HOURS_PER_MONTH;
 use crate::catalog::Provider;
@@ -81,11 +82,74 @@ impl Periods {
             .find(|&m| (m as f64) * HOURS_PER_MONTH < hours)
     }
 
+    /// The most months of subscription that end before `hours` do (the subscription of a mix):
+    /// the longest single accepted period within a job no longer than the longest period, and
+    /// past it ⌊hours/730⌋ months (strictly before the end) bought as consecutive periods
+    /// ([`Periods::consecutive`]) where they add up exactly, else whole longest periods.
+    pub fn most_within(&self, hours: f64) -> Option<u64> {
+        let longest = *self.all.last()?;
+        if !hours.is_finite() {
+            return None;
+        }
+        if hours <= longest as f64 * HOURS_PER_MONTH {
+            return self.longest_within(hours);
+        }
+        let k = (hours / HOURS_PER_MONTH).ceil() - 1.0;
+        if k >= 1.8e19 {
+            return None;
+        }
+        let k = k as u64;
+        let exact = self.consecutive(k).iter().map(|(m, n)| m * n).sum::<u64>() == k;
+        Some(if exact { k } else { k / longest * longest })
+    }
+
     /// The shortest allowed period that covers `hours` (a pure subscription); `None` when even
     /// the longest one ends first.
     pub fn shortest_covering(&self, hours: f64) -> Option<u64> {
         let need = (hours / HOURS_PER_MONTH).ceil().max(1.0);
         self.all.iter().copied().find(|&m| m as f64 >= need)
+    }
+
+    /// Months of subscription per node covering `hours`: the shortest accepted period that
+    /// covers them, or, past the longest, the consecutive periods of [`Periods::consecutive`];
+    /// `None` for hours that are not a finite positive length.
+    pub fn covering_months(&self, hours: f64) -> Option<u64> {
+        if !(hours.is_finite() && hours >= 0.0) {
+            return None;
+        }
+        self.shortest_covering(hours).or_else(|| {
+            let need = (hours / HOURS_PER_MONTH).ceil().max(1.0);
+            // Past u64 a month count is not a subscription (hours > 1e22): refused by the caller.
+            (need < 1.8e19).then(|| {
+                self.consecutive(need as u64)
+                    .iter()
+                    .map(|(m, k)| m * k)
+                    .sum()
+            })
+        })
+    }
+
+    /// `months` bought as consecutive accepted periods, (period, how many), longest first: one
+    /// period where `months` is one, else the longest accepted period ≤ what is left, as often
+    /// as it fits, repeated (the mixed billing's rule, [`Periods::longest_within`]) — exact
+    /// wherever 1 month is accepted (all three sourced providers); where it is not, a last
+    /// period covering the few months left.
+    pub fn consecutive(&self, months: u64) -> Vec<(u64, u64)> {
+        if self.all.contains(&months) {
+            return vec![(months, 1)];
+        }
+        let mut left = months;
+        let mut out = Vec::new();
+        for &m in self.all.iter().rev().filter(|&&m| m > 0) {
+            if left >= m {
+                out.push((m, left / m));
+                left %= m;
+            }
+        }
+        if let (true, Some(&first)) = (left > 0, self.all.iter().find(|&&m| m >= left)) {
+            out.push((first, 1));
+        }
+        out
     }
 
     /// The API's unit and number for `months`: the month unit where it lists the value, else
@@ -149,5 +213,40 @@ mod tests {
         // Longer than the longest period: no single subscription covers it.
         assert_eq!(hw.shortest_covering(37.0 * HOURS_PER_MONTH), None);
         assert_eq!(ali.spell(11), None);
+    }
+
+    /// Review r7 #2: a job longer than the longest period buys consecutive accepted periods.
+    /// 5 years + 11 months at Alibaba (longest 60): 71 months = 60 + 9 + 2 (each accepted);
+    /// 100 years = 20 × 60; Huawei 37 months = 36 (3 years) + 1; within the longest, one
+    /// period as before (11 months → 12).
+    #[test]
+    fn a_long_job_buys_consecutive_accepted_periods() {
+        let ali = of(Provider::Alibaba).unwrap();
+        let h = 71.0 * HOURS_PER_MONTH - 1.0;
+        assert_eq!(ali.covering_months(h), Some(71));
+        assert_eq!(ali.consecutive(71), vec![(60, 1), (9, 1), (2, 1)]);
+        let century = 100.0 * 8760.0;
+        assert_eq!(ali.covering_months(century), Some(1200));
+        assert_eq!(ali.consecutive(1200), vec![(60, 20)]);
+        let hw = of(Provider::Huawei).unwrap();
+        assert_eq!(hw.covering_months(37.0 * HOURS_PER_MONTH), Some(37));
+        assert_eq!(hw.consecutive(37), vec![(36, 1), (1, 1)]);
+        assert_eq!(ali.covering_months(11.0 * HOURS_PER_MONTH - 5.0), Some(12));
+        assert_eq!(ali.consecutive(12), vec![(12, 1)]);
+        for m in 1..=400 {
+            let parts = ali.consecutive(m);
+            assert!(
+                parts.iter().all(|(p, _)| ali.spell(*p).is_some()),
+                "{m}: {parts:?}"
+            );
+            assert_eq!(parts.iter().map(|(p, k)| p * k).sum::<u64>(), m);
+        }
+        assert_eq!(ali.covering_months(f64::INFINITY), None);
+        // A mix past the longest: every whole month that ends before the job (70 of 70.9),
+        // within it the longest single period as before (9 of 11).
+        assert_eq!(ali.most_within(70.9 * HOURS_PER_MONTH), Some(70));
+        assert_eq!(ali.most_within(71.0 * HOURS_PER_MONTH), Some(70));
+        assert_eq!(ali.most_within(11.0 * HOURS_PER_MONTH), Some(9));
+        assert_eq!(ali.most_within(f64::INFINITY), None);
     }
 }

@@ -1121,6 +1121,8 @@ enum Outcome {
     Unpriced(u64),
     /// Fits, but costs more than the budget (chosen and spot ¥).
     OverBudget(u64, f64, Option<f64>),
+    /// Fits, but its interruptions would stretch it past `MAX_INTERRUPTION_OVERHEAD`: why.
+    Interrupted(u64, Box<Msg>),
     Plan(Box<Plan>),
 }
 
@@ -1194,6 +1196,9 @@ fn site_outcome(
     let hours = compute_hours + stall_h + req.tunables.startup_hours;
     let ck = checkpointing(&data, write_s, cluster.total_gpus() as f64, &req.tunables);
     let failures = ck.failures();
+    if let Some(why) = interruptions_beyond_bound(&ck, &failures, nodes, c, &mut caveats) {
+        return Outcome::Interrupted(evaluated, Box::new(why));
+    }
     // The hours with interruptions (`costs_at` stretches every mode's hours the same way).
     let run_hours = hours * (1.0 + failures.overhead_fraction);
     let failures = (ck.failure_rate_per_s > 0.0).then_some(failures);
@@ -1250,6 +1255,56 @@ fn site_outcome(
         advice: Vec::new(),
         also: Vec::new(),
     }))
+}
+
+/// Why a site has no plan when its interruptions put the job past
+/// [`super::money::MAX_INTERRUPTION_OVERHEAD`]: the failures of every mode, or spot's preemptions
+/// where spot is the billing asked for (otherwise spot's row is left out with a caveat).
+fn interruptions_beyond_bound(
+    ck: &Checkpointing,
+    failures: &super::money::FailurePlan,
+    nodes: u64,
+    c: &super::Constraints,
+    caveats: &mut Vec<Text>,
+) -> Option<Msg> {
+    let max = format!("{:.0}", super::money::MAX_INTERRUPTION_OVERHEAD + 1.0);
+    if failures.absurd() {
+        return Some(
+            Msg::new("bind-failures-beyond-bound")
+                .arg("per_day", format!("{:.1}", failures.per_day))
+                .arg("restart", format!("{:.0}", ck.failure_restart_s / 60.0))
+                .arg("max", max),
+        );
+    }
+    let per_hour = super::money::spot_beyond_bound(ck, nodes, c)?;
+    let m = Msg::new("spot-beyond-bound")
+        .arg("per_hour", format!("{per_hour:.3}"))
+        .arg("nodes", nodes)
+        .arg("restart", format!("{:.0}", c.restart_minutes))
+        .arg("max", max);
+    if c.billing == super::BillingChoice::Spot {
+        return Some(m);
+    }
+    caveats.push(m.into());
+    None
+}
+
+/// Plans left out for having no price to check the budget against: under `--billing X` the
+/// type has no X price (not "no known price": it may well have another mode's).
+fn unpriced_msg(n: usize, billing: super::BillingChoice) -> Msg {
+    use crate::catalog::Billing;
+    let forced = match billing {
+        super::BillingChoice::Auto => None,
+        super::BillingChoice::OnDemand => Some(Billing::OnDemand),
+        super::BillingChoice::Monthly => Some(Billing::Monthly),
+        super::BillingChoice::Spot => Some(Billing::Spot),
+    };
+    match forced {
+        None => Msg::new("bind-unpriced-left-out").arg("n", n),
+        Some(b) => Msg::new("bind-unpriced-billing-left-out")
+            .arg("n", n)
+            .arg("billing", crate::i18n::names::billing(b)),
+    }
 }
 
 /// The time passes, one task per memory pass (`groups`: its time passes): the first cluster of a
@@ -1349,7 +1404,7 @@ pub fn search(
     if misses.unpriced > 0 {
         rejected.push(Binding::msg(
             "budget",
-            Msg::new("bind-unpriced-left-out").arg("n", misses.unpriced),
+            unpriced_msg(misses.unpriced, req.constraints.billing),
         ));
     }
     let evaluated_total = misses.evaluated;
@@ -1422,6 +1477,8 @@ struct Misses {
     closest_fail: Option<(String, Box<Shortfall>)>,
     fastest_over_deadline: Option<(String, f64)>,
     cheapest_over_budget: Option<(String, f64, Option<f64>)>,
+    /// The first site whose interruptions put it past the bound, and why.
+    interrupted: Option<(String, Box<Msg>)>,
     unpriced: usize,
     any_fit: bool,
 }
@@ -1470,6 +1527,11 @@ impl Misses {
                     self.cheapest_over_budget = Some((what(), cny, spot_cost));
                 }
             }
+            Outcome::Interrupted(evaluated, why) => {
+                self.evaluated += evaluated;
+                self.any_fit = true;
+                self.interrupted.get_or_insert((what(), why));
+            }
             Outcome::Plan(p) => {
                 self.evaluated += p.train.as_ref().map_or(0, |t| t.evaluated);
                 self.any_fit = true;
@@ -1497,6 +1559,14 @@ impl Misses {
                     .arg("mb", s.setup.micro_batch)
                     .arg("need", format!("{:.1}", s.need.gib()))
                     .arg("have", format!("{:.0}", s.have.gib())),
+            ));
+        }
+        if let Some((what, why)) = self.interrupted {
+            rejected.push(Binding::msg(
+                "interruptions",
+                Msg::new("bind-interruptions")
+                    .arg("what", what.as_str())
+                    .arg("why", *why),
             ));
         }
         if let (Some((what, h)), Some(d)) = (self.fastest_over_deadline, c.deadline_hours) {

@@ -39,10 +39,13 @@ fn releases(p: &PlanView) -> bool {
     p.train.is_some() && p.billing.as_deref() != Some("monthly")
 }
 
-/// Months to subscribe per node: the plan's subscription, a period the provider's API accepts
-/// (checked when the plan was read, view.rs).
+/// Months the create command subscribes per node: the plan's subscription, a period the
+/// provider's API accepts (checked when the plan was read, view.rs) — the first of its
+/// consecutive periods where the plan buys several.
 fn months(p: &PlanView) -> u64 {
-    p.subscription.as_ref().map_or(1, |s| s.months)
+    p.subscription
+        .as_ref()
+        .map_or(1, |s| s.parts.first().map_or(s.months, |(m, _)| *m))
 }
 
 /// The API's unit and number for the subscription (Huawei: `year` for 12, 24, 36 months).
@@ -60,15 +63,36 @@ fn subscription_line(p: &PlanView) -> String {
         return String::new();
     };
     let m = s.months;
+    let parts = s
+        .parts
+        .iter()
+        .map(|(m, k)| format!("{k} × {m}"))
+        .collect::<Vec<_>>()
+        .join(" + ");
+    let several = s.parts.len() > 1 || s.parts.first().is_some_and(|(_, k)| *k > 1);
+    let renewals = if several {
+        format!(
+            " The {m} months are consecutive periods {parts}, longer than any one period the provider accepts: this command buys the first {}-month period; renew each instance for the next as each one ends (renewal is not scripted).",
+            months(p)
+        )
+    } else {
+        String::new()
+    };
     match &s.rest {
         Some(r) => format!(
-            "# Mixed billing, as the plan priced it: {m} month(s) subscribed here per node (¥{:.0} for {} node(s)), then the remaining {:.0} h ({:.1} d) {} at ¥{:.0}: release or switch the instances when the subscription ends (the plan's cost table has the total).\n",
+            "# Mixed billing, as the plan priced it: {m} month(s) subscribed here per node (¥{:.0} for {} node(s)), then the remaining {:.0} h ({:.1} d) {} at ¥{:.0}: release or switch the instances when the subscription ends (the plan's cost table has the total).{renewals}\n",
             r.months_cny,
             p.nodes,
             r.hours,
             r.hours / 24.0,
             r.billing.replace('_', "-"),
             r.cny
+        ),
+        None if several => format!(
+            "# Subscription: the plan prices {m} months per node, longer than any one period the provider accepts, as consecutive periods {parts}: this command buys the first {}-month period; renew each instance for the next period as each one ends (renewal is not scripted) so that the job's {:.0} h ({:.1} years) stay covered at the price the plan used.\n",
+            months(p),
+            p.hours,
+            p.hours / 8760.0
         ),
         None if (m as f64) * 730.0 > p.hours + 730.0 => format!(
             "# Subscription: {m} months per node, the shortest period the provider accepts that covers the job's {:.0} h ({:.1} months).\n",

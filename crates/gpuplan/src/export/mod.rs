@@ -96,6 +96,7 @@ fn readme(p: &PlanView, files: &[File]) -> File {
     }
     if let Some(t) = &p.train {
         text.push_str(&training_settings(t));
+        text.push_str(&checkpoint_settings(t));
     }
     text.push_str(&format!(
         "\nFrom plan to running job:\n{}\nPlaceholders: every value the plan or a stored provider document does not give is\nmarked (REPLACE … in manifests, `${{VAR:?…}}` in scripts, which stop until VAR is set).\nThe cloud command runs with the provider's dry-run flag on: set DRY_RUN=false to create.\n",
@@ -131,6 +132,18 @@ fn training_settings(t: &view::TrainView) -> String {
         "\nTraining settings the plan's memory and time assume (set the same in your training script):\n  task {}{lora}, precision {}, optimizer {}\n  sequence length {}, micro-batch {} × {} gradient-accumulation steps per GPU\n  activation recomputation {}, attention {}\n",
         t.task, t.precision, t.optimizer, t.seq_len, t.micro_batch, t.grad_accum, t.recompute, t.attention
     )
+}
+
+/// Which checkpoint interval the launch files carry (`GPUPLAN_CHECKPOINT_STEPS`, Megatron's
+/// `--save-interval`, LitGPT's `save_interval`): the one of the billing the plan priced.
+fn checkpoint_settings(t: &view::TrainView) -> String {
+    match (t.checkpoint_interval_s, t.checkpoint_steps(), t.checkpoint_basis) {
+        (Some(secs), Some(steps), Some(basis)) => format!(
+            "  checkpoint every {secs:.0} s = {steps} optimizer steps: {}\n",
+            basis.describe()
+        ),
+        _ => "  checkpoint interval: none written: the plan JSON has no interval for its billing (no `train.failures` off spot: failure_rate_per_gpu_hour = 0, or a plan from before gpuplan modelled failures); use your framework's default or re-create the plan\n".into(),
+    }
 }
 
 /// From plan to running job: the machines (cloud CLI), then either the nodes themselves or a
@@ -298,7 +311,8 @@ mod proptests {
                 lora_base: base.map(String::from), lora_dropout: Some(0.05), tokens,
                 storage: storage.then(|| StorageView { id: "alibaba-nas-capacity".into(),
                     name: "NAS".into(), kind: "file".into(), shared: true, capacity_gib: 100.0 }),
-                interruptible: ckpt.is_some(), checkpoint_interval_s: ckpt, step_s }
+                interruptible: ckpt.is_some(), checkpoint_interval_s: ckpt,
+                checkpoint_basis: ckpt.map(|_| view::CheckpointBasis::Spot), step_s }
         }
     }
 
@@ -330,7 +344,7 @@ mod proptests {
                 gpu_name: "NVIDIA A10".into(), vendor: vendor.into(), gpus_per_node: gpn, nodes,
                 rdma: rdma.into(), inter_link: inter.into(), region: region.map(String::from),
                 subscription: (billing == Some("monthly")).then_some(super::view::Subscription {
-                    months: sub, rest: None }),
+                    months: sub, parts: vec![(sub, 1)], rest: None }),
                 billing: billing.map(String::from), hours, software: software.into(),
                 train: job.0, serve: job.1 }
         }

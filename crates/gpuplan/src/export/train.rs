@@ -351,9 +351,15 @@ fn msrun_doc(p: &PlanView, t: &TrainView) -> String {
 
 /// The plan's checkpoint interval (spot plans), as a variable the training script can read.
 fn checkpoint_lines(t: &TrainView) -> String {
+    let why = match t.checkpoint_basis {
+        Some(super::view::CheckpointBasis::Spot) => {
+            "spot: the plan's interval for its preemption rate and failures"
+        }
+        _ => "on-demand/subscription: the plan's interval for hardware and software failures",
+    };
     match (t.checkpoint_interval_s, t.checkpoint_steps()) {
         (Some(secs), Some(steps)) => format!(
-            "# Spot: checkpoint every {secs:.0} s = {steps} steps (the plan's Young/Daly interval for its preemption rate;
+            "# Checkpoint every {secs:.0} s = {steps} steps ({why}, Daly's exact optimum; see README.txt;
 # HF Trainer: --save_steps {steps}; Megatron: --save-interval, set in megatron_args.sh).
 export GPUPLAN_CHECKPOINT_STEPS=\"${{GPUPLAN_CHECKPOINT_STEPS:-{steps}}}\"
 "

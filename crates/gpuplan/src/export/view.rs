@@ -54,8 +54,12 @@ pub struct PlanView {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Subscription {
     /// Months per node (`chosen.months`; plans from before that field: the mix's months, else
-    /// the shortest accepted period that covers the job).
+    /// the months covering the job, `Periods::covering_months`).
     pub months: u64,
+    /// `months` as consecutive accepted periods, (period, how many), longest first
+    /// (`Periods::consecutive`): one entry `(months, 1)` for a single period. The create command
+    /// buys the first; the script says which renewals follow.
+    pub parts: Vec<(u64, u64)>,
     /// A mixed billing's remainder (`chosen.mix`); `None` for a pure subscription.
     pub rest: Option<Remainder>,
 }
@@ -116,10 +120,34 @@ pub struct TrainView {
     pub tokens: Option<f64>,
     pub storage: Option<StorageView>,
     pub interruptible: bool,
-    /// The plan's Young/Daly checkpoint interval (spot plans only).
+    /// The checkpoint interval of the billing the plan's hours and ¥ used: spot's
+    /// (`train.spot`, its preemptions and failures) for a spot plan, the failures'
+    /// (`train.failures`) for on-demand, monthly and mixed plans; `None` where the plan has none
+    /// (no interruption model: `failure_rate_per_gpu_hour = 0` off spot).
     pub checkpoint_interval_s: Option<f64>,
+    /// Which one [`TrainView::checkpoint_interval_s`] is.
+    pub checkpoint_basis: Option<CheckpointBasis>,
     /// Seconds per optimizer step (the plan's `train.step.step`).
     pub step_s: f64,
+}
+
+/// Where the exported checkpoint interval comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CheckpointBasis {
+    /// Spot's interval (its preemptions added to the failures), for a spot plan.
+    Spot,
+    /// The failures' interval, for on-demand, monthly and mixed plans.
+    Failures,
+}
+
+impl CheckpointBasis {
+    /// The README's words for it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            CheckpointBasis::Spot => "spot's interval (its preemption rate plus hardware and software failures), the billing this plan's hours and cost use",
+            CheckpointBasis::Failures => "the failures' interval (hardware and software interruptions of the whole job, no preemptions), the billing this plan's hours and cost use (on-demand or subscription)",
+        }
+    }
 }
 
 impl TrainView {
@@ -262,7 +290,7 @@ pub fn from_document(doc: &Value, pick: usize) -> Result<PlanView> {
             "request.constraints.framework",
         )?,
         train: match p.get("train") {
-            Some(t) if !t.is_null() => Some(train_view(t, request, &at("train"))?),
+            Some(t) if !t.is_null() => Some(train_view(t, request, p, &at("train"))?),
             _ => None,
         },
         serve: match p.get("serve") {
@@ -292,7 +320,12 @@ fn subscription(
     let rest = match get(p, "chosen/mix") {
         Some(m) if !m.is_null() => Some(Remainder {
             billing: ident(m, "remainder_billing", &at("chosen/mix/remainder_billing"))?,
-            hours: positive(m, "remainder_hours", 1e7, &at("chosen/mix/remainder_hours"))?,
+            hours: positive(
+                m,
+                "remainder_hours",
+                MAX_EXPORT_HOURS,
+                &at("chosen/mix/remainder_hours"),
+            )?,
             cny: non_negative(m, "remainder_cny", &at("chosen/mix/remainder_cny"))?,
             months_cny: non_negative(m, "months_cny", &at("chosen/mix/months_cny"))?,
         }),
@@ -301,16 +334,27 @@ fn subscription(
     let periods = serde_json::from_value(Value::String(v.provider.clone()))
         .ok()
         .and_then(gpuplan_core::plan::periods::of);
-    let months = match optional_count(p, "chosen/months", 1200, at)? {
+    let most = (MAX_EXPORT_HOURS / 730.0).ceil() as u64 + 60;
+    let months = match optional_count(p, "chosen/months", most, at)? {
         Some(m) => Some(m),
-        None => match optional_count(p, "chosen/mix/months", 1200, at)? {
+        None => match optional_count(p, "chosen/mix/months", most, at)? {
             Some(m) => Some(m),
-            None => periods.and_then(|ps| ps.shortest_covering(v.hours)),
+            None => periods.and_then(|ps| ps.covering_months(v.hours)),
         },
     };
-    let accepted = |m: u64| periods.is_none_or(|ps| ps.spell(m).is_some());
-    match months {
-        Some(m) if accepted(m) => Ok(Some(Subscription { months: m, rest })),
+    // One accepted period, or (a pure subscription past the longest) consecutive ones.
+    let parts = |m: u64| match periods {
+        None => Some(vec![(m, 1)]),
+        Some(ps) if ps.spell(m).is_some() => Some(vec![(m, 1)]),
+        Some(ps) if ps.months().last().is_some_and(|&l| m > l) => Some(ps.consecutive(m)),
+        Some(_) => None,
+    };
+    match months.map(|m| (m, parts(m))) {
+        Some((m, Some(parts))) => Ok(Some(Subscription {
+            months: m,
+            parts,
+            rest,
+        })),
         _ => Err(fail(
             field_msg("export-field-period", &at("chosen/months"))
                 .arg("value", months.map_or("none".into(), |m| m.to_string()))
@@ -383,7 +427,26 @@ fn check_envelope(doc: &Value) -> Result<()> {
     }
 }
 
-fn train_view(t: &Value, request: &Value, at: &str) -> Result<TrainView> {
+/// The checkpoint interval of the billing the plan chose (`chosen.billing`; a plan without a
+/// price: on-demand's, the failures'), and which one it is.
+fn checkpoint_interval(
+    t: &Value,
+    plan: &Value,
+    f: &dyn Fn(&str) -> String,
+) -> Result<(Option<f64>, Option<CheckpointBasis>)> {
+    let spot = get(plan, "chosen/billing").and_then(Value::as_str) == Some("spot");
+    let (path, basis) = if spot {
+        ("spot/checkpoint_interval_s", CheckpointBasis::Spot)
+    } else {
+        ("failures/checkpoint_interval_s", CheckpointBasis::Failures)
+    };
+    match get(t, path) {
+        Some(v) if !v.is_null() => Ok((Some(positive(t, path, 1e9, &f(path))?), Some(basis))),
+        _ => Ok((None, None)),
+    }
+}
+
+fn train_view(t: &Value, request: &Value, plan: &Value, at: &str) -> Result<TrainView> {
     let f = |path: &str| format!("{at}.{}", path.replace('/', "."));
     let s = |path: &str| ident(t, path, &f(path));
     let n = |path: &str, max: u64| count(t, path, max, &f(path));
@@ -404,15 +467,7 @@ fn train_view(t: &Value, request: &Value, at: &str) -> Result<TrainView> {
         }),
         _ => None,
     };
-    let checkpoint_interval_s = match t.pointer("/spot/checkpoint_interval_s") {
-        Some(v) if !v.is_null() => Some(positive(
-            t,
-            "spot/checkpoint_interval_s",
-            1e9,
-            &f("spot/checkpoint_interval_s"),
-        )?),
-        _ => None,
-    };
+    let (checkpoint_interval_s, checkpoint_basis) = checkpoint_interval(t, plan, &f)?;
     Ok(TrainView {
         task: s("setup/task")?,
         precision: s("setup/precision")?,
@@ -492,6 +547,7 @@ fn train_view(t: &Value, request: &Value, at: &str) -> Result<TrainView> {
             "request.constraints.interruptible",
         )?,
         checkpoint_interval_s,
+        checkpoint_basis,
         step_s: positive(t, "step/step", 1e9, &f("step/step"))?,
     })
 }
@@ -660,6 +716,23 @@ fn probability(v: &Value, path: &str, field: &str) -> Result<f64> {
     Ok(x)
 }
 
+/// The longest plan the export writes, hours (≈ 1,141 years). Not a provider's limit: a plan
+/// past it is a planning figure, not a deployment, and is refused by its length rather than
+/// written into a create command.
+pub const MAX_EXPORT_HOURS: f64 = 1e7;
+
+/// The plan's wall-clock hours: finite, > 0 and at most [`MAX_EXPORT_HOURS`], the refusal
+/// naming the plan's length.
 fn hours(p: &Value, field: &str) -> Result<f64> {
-    positive(p, "hours", 1e7, field)
+    let h = positive(p, "hours", f64::MAX, field)?;
+    if h > MAX_EXPORT_HOURS {
+        return Err(fail(
+            field_msg("export-plan-too-long", field)
+                .arg("hours", format!("{h:.0}"))
+                .arg("years", format!("{:.1}", h / 8760.0))
+                .arg("max", format!("{MAX_EXPORT_HOURS:.0}"))
+                .arg("max_years", format!("{:.0}", MAX_EXPORT_HOURS / 8760.0)),
+        ));
+    }
+    Ok(h)
 }
