@@ -121,3 +121,50 @@ fn thin_memory_plans_rank_after_tied_plans_with_margin_and_wide_rounds_alike() {
     assert!(out.contains("| 39.3/39.4 |"), "{out}");
     assert!(!out.contains("/39 |"), "{out}");
 }
+
+/// #12: `estimate -m DeepSeek-V3 --task inference --gpu h20 --gpus-per-node 8 --nodes 2` sized
+/// bf16 weights (1250 GiB, the checkpoint ships FP8) at TP 1 on the 16 GPUs given, exit 3, and
+/// printed latencies for weights that do not load. Now the weights default to the shipped FP8
+/// on a chip with FP8, and an unset TP becomes the smallest that fits the GPUs given (8), both
+/// said in notes; a stated `--weights`/`--tp` is kept.
+#[test]
+fn serving_estimate_uses_the_shipped_format_and_the_gpus_given() {
+    let base = [
+        "estimate",
+        "-m",
+        "DeepSeek-V3",
+        "--task",
+        "inference",
+        "--gpu",
+        "h20",
+        "--gpus-per-node",
+        "8",
+        "--nodes",
+        "2",
+        "--format",
+        "json",
+    ];
+    let o = run(&base);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["setup"]["weights"]["format"], "fp8", "{}", v["setup"]);
+    assert_eq!(v["setup"]["tp"], 8);
+    assert_eq!(v["estimate"]["memory"]["fits"], true);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("quantization_config") && err.contains("TP 8"),
+        "{err}"
+    );
+    // Stated choices stay: bf16 at TP 16 is what was asked.
+    let mut asked = base.to_vec();
+    asked.extend_from_slice(&["--weights", "bf16", "--tp", "16"]);
+    let o = run(&asked);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["setup"]["weights"]["format"], "bf16");
+    assert_eq!(v["setup"]["tp"], 16);
+}
