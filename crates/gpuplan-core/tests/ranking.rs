@@ -50,7 +50,7 @@ proptest! {
     fn sorting_by_rank_key_never_panics_and_is_ordered(items in inputs(), obj in objective()) {
         let ins: Vec<RankInput<'_>> = items
             .iter()
-            .map(|(c, h, g, id)| RankInput { cost: *c, hours: *h, gpus: *g, lossy: 0, id })
+            .map(|(c, h, g, id)| RankInput { cost: *c, hours: *h, gpus: *g, lossy: 0, thin: false, id })
             .collect();
         let keys = rank_keys(&ins, obj);
         prop_assert_eq!(keys.len(), ins.len());
@@ -100,8 +100,8 @@ proptest! {
         priced in 1.0f64..1e6, hours in 0.1f64..1e3, gpus in 1.0f64..256.0
     ) {
         let ins = [
-            RankInput { cost: None, hours: hours / 100.0, gpus: 1.0, lossy: 0, id: "fast-unpriced" },
-            RankInput { cost: Some(priced), hours, gpus, lossy: 0, id: "priced" },
+            RankInput { cost: None, hours: hours / 100.0, gpus: 1.0, lossy: 0, thin: false, id: "fast-unpriced" },
+            RankInput { cost: Some(priced), hours, gpus, lossy: 0, thin: false, id: "priced" },
         ];
         let keys = rank_keys(&ins, Objective::Cost);
         prop_assert!(keys[1] < keys[0]);
@@ -117,6 +117,7 @@ fn unpriced_plans_are_ranked_by_gpu_hours_not_speed() {
             hours: 0.3,
             gpus: 128.0,
             lossy: 0,
+            thin: false,
             id: "big",
         },
         RankInput {
@@ -124,6 +125,7 @@ fn unpriced_plans_are_ranked_by_gpu_hours_not_speed() {
             hours: 4.0,
             gpus: 1.0,
             lossy: 0,
+            thin: false,
             id: "small",
         },
     ];
@@ -139,6 +141,7 @@ fn near_ties_go_to_the_faster_plan() {
             hours: 10.0,
             gpus: 8.0,
             lossy: 0,
+            thin: false,
             id: "slow",
         },
         RankInput {
@@ -146,6 +149,7 @@ fn near_ties_go_to_the_faster_plan() {
             hours: 5.0,
             gpus: 8.0,
             lossy: 0,
+            thin: false,
             id: "fast",
         },
     ];
@@ -197,6 +201,7 @@ fn at_equal_cost_and_time_the_less_quantized_plan_ranks_first() {
             hours: 730.0,
             gpus: 2.0,
             lossy: 12,
+            thin: false,
             id: "a-int4",
         },
         RankInput {
@@ -204,6 +209,7 @@ fn at_equal_cost_and_time_the_less_quantized_plan_ranks_first() {
             hours: 730.0,
             gpus: 2.0,
             lossy: 8,
+            thin: false,
             id: "b-int8",
         },
     ];
@@ -285,4 +291,51 @@ fn rank_and_fold_is_rank_then_collapse() {
             serde_json::to_value(&b).expect("json")
         );
     }
+}
+
+/// Audit r7 #7: Qwen2.5-72B QLoRA on Alibaba ranked 8 × A100-40G with 0.1 GiB free first (¥4
+/// dearer, faster: a 0.5% tie) over 4 × A100-40G with 7.7 GiB free. Inside a tie group a plan
+/// whose free memory is under the memory model's error (`MEMORY_MARGIN_FRACTION`) now follows the
+/// plans with the margin; outside the tie window money still decides.
+#[test]
+fn inside_a_tie_the_plan_with_memory_margin_ranks_first() {
+    let thin = RankInput {
+        cost: Some(1004.0),
+        hours: 10.0,
+        gpus: 8.0,
+        lossy: 0,
+        thin: true,
+        id: "a-thin",
+    };
+    let roomy = RankInput {
+        cost: Some(1000.0),
+        hours: 20.0,
+        gpus: 4.0,
+        lossy: 0,
+        thin: false,
+        id: "b-roomy",
+    };
+    let keys = rank_keys(&[thin.clone(), roomy.clone()], Objective::Cost);
+    assert!(keys[1] < keys[0], "{keys:?}");
+    // Without the flag the faster plan wins the tie (the rule before).
+    let both = [
+        RankInput {
+            thin: false,
+            ..thin.clone()
+        },
+        roomy.clone(),
+    ];
+    let keys = rank_keys(&both, Objective::Cost);
+    assert!(keys[0] < keys[1], "{keys:?}");
+    // 10% cheaper is no tie: the thin plan still ranks first.
+    let cheap = [
+        RankInput {
+            cost: Some(900.0),
+            ..thin
+        },
+        roomy,
+    ];
+    let keys = rank_keys(&cheap, Objective::Cost);
+    assert!(keys[0] < keys[1], "{keys:?}");
+    assert!((gpuplan_core::plan::MEMORY_MARGIN_FRACTION - 0.041).abs() < 1e-12);
 }

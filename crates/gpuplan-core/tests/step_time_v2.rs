@@ -717,6 +717,60 @@ fn the_expert_all_to_all_takes_the_sequence_shard_over_the_gpus_own_nic_share() 
     );
 }
 
+/// Audit r7 #3: Mixtral-8x7B at TP 8 × EP 8 × DP 8 on 8 nodes of 8 A100 (eRDMA 160 Gbit/s),
+/// Megatron, micro-batch 8 × 2048, no accumulation. The expert TP size defaults to TP (8), and
+/// Megatron-Core orders the expert ranks `tp-cp-ep-dp-pp` with tp = ETP: each EP peer is 8 ranks
+/// on, on another node, so all 7 of 8 peers' copies go over the GPU's share of the node's NIC.
+/// By hand: a rank's tokens are the sequence-parallel shard 8 × 2048 / 8 = 2048, each routed to
+/// top-2, h 4096 × 2 B: 2048 × 2 × 4096 × 2 = 33.6 MB of copies, 7/8 off-node = 29.4 MB per
+/// dispatch; NIC share 20 GB/s / 8 GPUs × 0.75 (collective_efficiency) = 1.875 GB/s → 15.7 ms;
+/// × 4 (dispatch + combine, forward + backward) × 32 MoE layers = 2.00 s a step (the auditor's
+/// 1.5 s is the same at the raw 20 GB/s). Before the fix the step took the expert TP as 1 (all
+/// EP peers on the node) and timed it at NVLink: 16.7 ms, with 0 bytes in the collectives list.
+/// With an explicit ETP 1 the EP group is the 8 consecutive ranks of one node: NVLink.
+#[test]
+fn the_expert_all_to_all_crosses_nodes_when_the_expert_tp_fills_the_node() {
+    let eff = Tunables::default().collective_efficiency;
+    let m = model("Mixtral-8x7B");
+    let c = ClusterSpec::new(
+        find_gpu("a100-80g").unwrap(),
+        8,
+        8,
+        InterLink::Erdma,
+        Bandwidth::from_gbit_per_s(160.0),
+    )
+    .unwrap();
+    let mut s = megatron(8, 1, 1);
+    s.seq_len = 2048;
+    s.micro_batch = 8;
+    s.parallel.ep = 8;
+    let st = step(&m, &s, &c);
+    let per_a2a = 2048.0 * 2.0 * 4096.0 * 2.0 * 7.0 / 8.0;
+    let nic = 160e9 / 8.0 / 8.0 * eff;
+    let want = 4.0 * 32.0 * per_a2a / nic;
+    assert!((want - 2.004).abs() < 0.01, "hand figure {want}");
+    assert!(
+        (st.ep_comm.0 - want).abs() < 1e-9 * want,
+        "{} {want}",
+        st.ep_comm.0
+    );
+    let e = st.collectives.iter().find(|e| e.kind == "ep").unwrap();
+    let bytes = 4.0 * 32.0 * per_a2a;
+    assert!((e.bytes_per_step.0 - bytes).abs() < 1e-6 * bytes, "{e:?}");
+    assert!((e.effective_bandwidth.0 - nic).abs() < 1e-6 * nic, "{e:?}");
+    // ETP 1: the 8 EP ranks are one node's; NVLink carries the same bytes.
+    s.parallel.etp = std::num::NonZeroU64::new(1);
+    let st = step(&m, &s, &c);
+    let e = st.collectives.iter().find(|e| e.kind == "ep").unwrap();
+    let nvlink = c.intra_bandwidth.0 * eff;
+    assert!(
+        (e.effective_bandwidth.0 - nvlink).abs() < 1e-6 * nvlink,
+        "{e:?}"
+    );
+    assert!((e.bytes_per_step.0 - bytes).abs() < 1e-6 * bytes, "{e:?}");
+    assert!((st.ep_comm.0 - bytes / nvlink).abs() < 1e-9 * st.ep_comm.0);
+}
+
 /// FP8 GEMMs run at the ratio of their kernel generation (round 6): the current kernels
 /// (`fp8_gemm_ratio_current`, the default) and the 2023 ones (`fp8_train_gemm_ratio`, TE 0.x /
 /// TensorRT-LLM ≤ 0.6). Only the FP8 GEMMs scale, by the ratio of the ratios; the casts, the

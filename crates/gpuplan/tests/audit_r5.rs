@@ -353,10 +353,13 @@ fn catalog_show_speaks_chinese() {
 
 /// `estimate -m Llama-3.1-70B --task inference --gpu h100-sxm --gpus-per-node 8` runs vLLM's
 /// default TP 1, and said only "use more GPUs (tp)" although 8 GPUs were given. It now names the
-/// smallest TP that fits by the same estimate, and that TP really fits.
+/// smallest TP that fits by the same estimate, and that TP really fits. Since audit r7 #12 an
+/// unset TP is that TP at once; a stated `--tp 1` that does not fit still gets the hint.
 #[test]
 fn a_serving_estimate_that_does_not_fit_names_the_tp_that_does() {
     let base = [
+        "--tp",
+        "1",
         "-m",
         "Llama-3.1-70B",
         "--task",
@@ -384,11 +387,15 @@ fn a_serving_estimate_that_does_not_fit_names_the_tp_that_does() {
         zh.contains(&format!("用 --tp {tp}（共给出 8 张 GPU）")),
         "{zh}"
     );
-    let mut at = base.to_vec();
+    let mut at = base[2..].to_vec();
     at.extend(["--tp", tp]);
     let (code, text) = estimate_text("en", &at);
     assert_eq!(code, Some(0), "{text}");
     assert!(!text.contains("With --tp"), "{text}");
+    // Without --tp the estimate runs at that TP.
+    let (code, auto) = estimate_text("en", &base[2..]);
+    assert_eq!(code, Some(0), "{auto}");
+    assert!(auto.contains(&format!("TP {tp},")), "{auto}");
 }
 
 /// Finding 13: `plan -m ResNet-50 --task pretrain …` put ZeRO-3 over two nodes at the top, its

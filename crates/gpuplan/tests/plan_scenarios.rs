@@ -809,14 +809,21 @@ fn image_models_report_samples_not_tokens_or_sequence_length() {
     assert!(a10["train"]["step"]["mfu"].as_f64().unwrap() < 0.25);
 }
 
+/// DeepSeek-V3 LoRA runs expert parallelism, not ZeRO-3 gathering every expert. Since audit r7 #5
+/// an EP plan takes only the ZeRO stages DeepSpeed-MoE runs (≤ 2; PEFT searches 0 or 3, so 0): the
+/// former #1, 4 nodes at EP 8 + ZeRO-3 (MFU 10.5%), cannot be launched; the experts then spread over
+/// EP 64 on 8 nodes, whose all-to-all crosses the eRDMA NIC share (MFU 4.1%).
 #[test]
 fn moe_lora_uses_expert_parallelism_instead_of_gathering_every_expert() {
     let (code, v) = plan_json(&["-m", "DeepSeek-V3", "--task", "lora", "--tokens", "1e8"]);
     assert_eq!(code, Some(0));
-    let top = &plans(&v)[0];
-    assert!(top["train"]["setup"]["parallel"]["ep"].as_u64().unwrap() > 1);
-    let mfu = top["train"]["step"]["mfu"].as_f64().unwrap();
-    assert!(mfu > 0.05, "MFU {mfu}");
+    for p in plans(&v) {
+        let par = &p["train"]["setup"]["parallel"];
+        assert!(par["ep"].as_u64().unwrap() > 1, "{par}");
+        assert!(par["zero"].as_u64().unwrap() <= 2, "{par}");
+    }
+    let mfu = plans(&v)[0]["train"]["step"]["mfu"].as_f64().unwrap();
+    assert!(mfu > 0.04, "MFU {mfu}");
 }
 
 #[test]

@@ -82,6 +82,8 @@ est-serve-kv-pool = KV pool
 est-serve-kv = KV capacity: { $blocks } blocks × { $block } = { $tokens } tokens; max concurrency at max_model_len: { $conc }; { $reqs } requests of { $input }+{ $output } tokens at once; longest context at batch { $batch }: { $ctx }
 est-serve-problem = PROBLEM: { $p }
 est-serve-fits-at-tp = With --tp { $tp } (of the { $gpus } GPUs given) the same setup fits.
+est-serve-shipped-weights = weights: { $weights }, the format the checkpoint ships in (its config's quantization_config), as vLLM loads it; --weights bf16 sizes 16-bit weights
+est-serve-auto-tp = TP { $tp }: the smallest tensor parallelism at which the weights fit on the { $gpus } GPUs given (vLLM's default TP 1 does not hold them); --tp sets another
 est-serve-latency = latency: TTFT { $ttft } for { $input } prompt tokens; { $tpot } per output token at batch { $batch } ({ $rate } tokens/s, { $bound ->
     [bandwidth] bandwidth-bound
    *[compute] compute-bound

@@ -82,6 +82,8 @@ est-serve-kv-pool = KV 池
 est-serve-kv = KV 容量：{ $blocks } 个块 × { $block } = { $tokens } 个 token；按 max_model_len 的最大并发：{ $conc }；可同时处理 { $reqs } 个 { $input }+{ $output } token 的请求；批大小 { $batch } 时的最长上下文：{ $ctx }
 est-serve-problem = 问题：{ $p }
 est-serve-fits-at-tp = 用 --tp { $tp }（共给出 { $gpus } 张 GPU）时同样的配置放得下。
+est-serve-shipped-weights = 权重：{ $weights }，即检查点发布时的格式（其配置中的 quantization_config），vLLM 默认按此加载；--weights bf16 按 16 位权重估算
+est-serve-auto-tp = TP { $tp }：在给出的 { $gpus } 张 GPU 上能放下权重的最小张量并行度（vLLM 默认的 TP 1 放不下）；可用 --tp 另行指定
 est-serve-latency = 时延：{ $input } 个提示 token 的 TTFT 为 { $ttft }；批大小 { $batch } 时每个输出 token { $tpot }（每秒 { $rate } 个 token，{ $bound ->
     [bandwidth] 受显存带宽限制
    *[compute] 受算力限制

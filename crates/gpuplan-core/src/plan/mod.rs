@@ -813,6 +813,24 @@ fn plan_cost(p: &Plan) -> Option<f64> {
 /// which the faster plan (then the one with fewer GPUs) wins.
 pub const RANK_TIE_FRACTION: f64 = 0.005;
 
+/// Free memory a training plan keeps, as a fraction of its modelled peak, to count as clear of
+/// the memory model's error: the training-memory model's out-of-sample median |error|, 4.1% over
+/// 95 cases (docs/accuracy.md, "By kind": `TrainMemory | 95 | 83 | 12 | 0, – | 95 | 4.1% | 6.3%`;
+/// no case is fitted). A plan with less free ([`thin_margin`]) is kept — at the median error it
+/// fits as often as not, and for the largest models every plan is tight — but within a tie window
+/// it ranks after the plans that have the margin (audit r7 #7).
+pub const MEMORY_MARGIN_FRACTION: f64 = 0.041;
+
+/// Whether a training plan's free memory is under [`MEMORY_MARGIN_FRACTION`] of its peak
+/// (serving plans size their KV pool to the memory left: never thin).
+pub fn thin_margin(p: &Plan) -> bool {
+    let (Some(t), Some(have)) = (p.train.as_ref(), p.usable_memory_gib) else {
+        return false;
+    };
+    let need = t.memory.device_total.gib();
+    have - need < MEMORY_MARGIN_FRACTION * need
+}
+
 /// What a plan is ranked by. Ordered field by field; every field is totally ordered, so sorting by
 /// it never violates the sort's contract, whatever the numbers (NaN and ±inf included: a
 /// non-finite or negative key is put in the last class instead of being compared).
@@ -824,6 +842,9 @@ pub struct RankKey {
     /// Tie group: consecutive keys (in exact order) within [`RANK_TIE_FRACTION`] of the group's
     /// first key share a number; groups are numbered in increasing key order.
     pub bucket: i64,
+    /// 1 when the plan's free memory is inside the memory model's error ([`thin_margin`]): inside
+    /// a tie group such plans follow the ones with the margin.
+    pub thin: u8,
     /// Wall-clock hours, then the number of GPUs, then the exact key, as totally ordered bits.
     pub hours: TotalF64,
     pub gpus: TotalF64,
@@ -863,6 +884,8 @@ pub struct RankInput<'a> {
     /// Bits of precision a serving plan's weights give up against the checkpoint (0: none, or
     /// training); at equal cost and time the less quantized plan ranks first.
     pub lossy: u8,
+    /// Free memory under the memory model's error ([`thin_margin`]).
+    pub thin: bool,
     pub id: &'a str,
 }
 
@@ -897,6 +920,7 @@ pub fn rank_keys(items: &[RankInput<'_>], obj: Objective) -> Vec<RankKey> {
             RankKey {
                 class,
                 bucket: 0,
+                thin: u8::from(i.thin),
                 hours: TotalF64(i.hours),
                 gpus: TotalF64(i.gpus),
                 lossy: i.lossy,
@@ -941,6 +965,7 @@ fn rank_order(plans: &[Plan], obj: Objective) -> Vec<usize> {
             hours: p.hours,
             gpus: p.total_gpus,
             lossy: p.serve.as_ref().map_or(0, lossy_bits),
+            thin: thin_margin(p),
             id: &p.instance.id,
         })
         .collect();

@@ -239,6 +239,9 @@ pub fn search_space(req: &PlanRequest, base: &TrainingSetup, c: &ClusterSpec) ->
             let vp = virtual_stages(base, &pin, pp, shape.layers);
             for ep in expert_degrees(base, &pin, shape.experts, dp * tp) {
                 for &zero in zero_choices(base, &pin, dp) {
+                    if !ep_stack_runs_zero(base, &pin, ep, zero) {
+                        continue;
+                    }
                     for &recompute in d.rcs {
                         // LitGPT has no expert or context parallelism either.
                         if litgpt
@@ -391,6 +394,25 @@ fn zero_choices<'a>(base: &'a TrainingSetup, pin: &super::TrainPins, dp: u64) ->
     } else {
         &[1, 2, 3]
     }
+}
+
+/// Whether the stack that runs expert parallelism runs it beside ZeRO stage `zero` (audit r7 #5).
+/// Megatron-Core (the `megatron` profile, and the launcher the export writes for every EP plan)
+/// shards only the optimizer states (`--use-distributed-optimizer`, ZeRO-1) and has no ZeRO-3;
+/// DeepSpeed-MoE runs ZeRO 0-2 and refuses 3 (deepspeed/runtime/engine.py @38327e07:
+/// `assert not self.has_moe_layers, "MoE not supported with Stage 3"`). torchtitan's FSDP2 + EP
+/// would run ZeRO-3, but no profile models or exports torchtitan's MoE stack, so an EP plan never
+/// assumes it. A workload that states both EP and the ZeRO stage keeps them.
+fn ep_stack_runs_zero(base: &TrainingSetup, pin: &super::TrainPins, ep: u64, zero: u8) -> bool {
+    if ep <= 1 || (pin.ep && pin.zero) {
+        return true;
+    }
+    let most = if base.framework == crate::workload::Framework::Megatron {
+        1
+    } else {
+        2
+    };
+    zero <= most
 }
 
 /// Expert parallelism for MoE models: experts split over up to dp × tp ranks, for every task and

@@ -920,38 +920,92 @@ fn pp_phase(x: &Ctx) -> Seconds {
 /// EP: dispatch + combine, forward and backward: 4 all-to-alls per MoE layer of the stage and
 /// micro-batch ([`ep_alltoall_seconds`]), all exposed, or under Megatron-Core's EP all-to-all
 /// overlap only what the other micro-batch's compute does not hide ([`ep_overlapped_seconds`]).
-/// Returns (total, hidden).
-fn ep_phase(x: &Ctx, parts: &ComputeParts) -> (Seconds, Seconds) {
+fn ep_phase(x: &Ctx, parts: &ComputeParts) -> EpPhase {
     let (p, c) = (x.p, x.c);
+    let none = EpPhase::default();
     let Some((t, moe)) = x.transformer().and_then(|t| t.moe.map(|moe| (t, moe))) else {
-        return (Seconds(0.0), Seconds(0.0));
+        return none;
     };
     if p.ep <= 1 {
-        return (Seconds(0.0), Seconds(0.0));
+        return none;
     }
     let moe_layers = (t.layers - moe.dense_layers) as f64 / p.pp as f64;
     let routed = crate::compute::moe::routed_tokens(x.setup, x.local_tokens as u64) as f64;
     let token_bytes = routed * t.hidden as f64 * 2.0;
-    let etp = p.etp.map_or(1, |e| e.get());
     let links = EpLinks {
         intra: x.intra * x.eff_net,
         // The GPU's share of the node's NICs, no more than its own link can feed (review r6 #5:
         // min(node NICs, GPU link) / GPUs mixed a per-node and a per-GPU rate).
         nic: (c.inter_bandwidth / c.gpus_per_node.max(1) as f64).min(x.intra) * x.eff_net,
     };
+    let stride = ep_rank_stride(x.setup);
     let group = EpGroup {
         ep: p.ep,
-        on_node: p.ep.min((c.gpus_per_node / etp).max(1)),
+        on_node: p.ep.min((c.gpus_per_node / stride).max(1)),
         experts: moe.experts,
         top_k: moe.experts_per_token,
     };
+    let (intra_copies, inter_copies) = ep_copies(group, p.moe_dispatcher);
     let one = ep_alltoall_seconds(token_bytes, group, p.moe_dispatcher, links);
-    let total = 4.0 * one * moe_layers * x.m_micro;
-    if !p.moe_a2a_overlap {
-        return (Seconds(total), Seconds(0.0));
+    let passes = 4.0 * moe_layers * x.m_micro;
+    let total = passes * one;
+    let off_node = token_bytes * inter_copies / links.nic.0.max(1.0)
+        >= token_bytes * intra_copies / links.intra.0.max(1.0);
+    let (bandwidth, link) = if off_node {
+        let share = why!(
+            x.explain,
+            "{} between nodes (the GPU's share of the node's NICs; {} of the {} EP ranks per node)",
+            c.inter_link.name(),
+            group.on_node,
+            group.ep
+        );
+        (links.nic, share)
+    } else {
+        let on = why!(x.explain, "{} inside the node", c.gpu.intra_link.name());
+        (links.intra, on)
+    };
+    let hidden = if p.moe_a2a_overlap {
+        (total - ep_overlapped_seconds(x, parts, one, moe_layers)).max(0.0)
+    } else {
+        0.0
+    };
+    EpPhase {
+        total: Seconds(total),
+        hidden: Seconds(hidden),
+        bytes: Bytes(passes * token_bytes * (intra_copies + inter_copies)),
+        bandwidth,
+        link,
     }
-    let exposed = ep_overlapped_seconds(x, parts, one, moe_layers);
-    (Seconds(total), Seconds((total - exposed).max(0.0)))
+}
+
+/// The expert all-to-all of a step: its time, the part hidden behind compute, the bytes each
+/// device sends and the link that sets the time.
+#[derive(Clone, Debug, Default)]
+struct EpPhase {
+    total: Seconds,
+    hidden: Seconds,
+    bytes: Bytes,
+    bandwidth: Bandwidth,
+    link: String,
+}
+
+/// How many ranks apart a rank's expert-parallel peers sit (ranks fill a node in order).
+/// Megatron-Core builds the expert groups with `RankGenerator(tp=expert_tensor_parallel_size,
+/// ep=expert_model_parallel_size, dp=expert_data_parallel_size, pp=..., cp=1, order=order)`,
+/// default order `tp-cp-ep-dp-pp` (megatron/core/parallel_state.py @d98e8a64
+/// `initialize_model_parallel`), and the expert TP size defaults to TP ([`WeightSplit`]): EP
+/// peers are ETP apart, so TP 8 with the default ETP puts each EP peer on another node of 8.
+/// DeepSpeed-MoE strides the model-parallel degree (deepspeed/utils/groups.py @38327e07
+/// `_get_expert_parallel_ranks`: "model_degree = 2 ... expert_parallel_group = [0,2,4,6],
+/// [8,10,12,14]"). torchtitan folds TP into EP when ETP = 1 (`ep = dp_shard_in_ep * cp * tp`)
+/// and puts EP outside TP when ETP = TP: ETP apart as well.
+fn ep_rank_stride(setup: &TrainingSetup) -> u64 {
+    let megatron_deepspeed = setup.framework == Framework::Megatron && setup.parallel.zero >= 3;
+    if setup.deepspeed || megatron_deepspeed {
+        setup.parallel.tp.max(1)
+    } else {
+        WeightSplit::training(setup).etp.max(1)
+    }
 }
 
 /// An expert-parallel group: `ep` ranks, `on_node` of them on each node (Megatron-Core builds
@@ -989,12 +1043,21 @@ struct EpLinks {
 ///   `per_nvl_rank_count[j] += is_token_in_rank_values[j]`; `SourceMeta` carries the
 ///   token's NVLink-rank bits with its single RDMA copy).
 fn ep_alltoall_seconds(token_bytes: f64, g: EpGroup, d: MoeDispatcher, l: EpLinks) -> f64 {
+    let (intra_copies, inter_copies) = ep_copies(g, d);
+    let intra = token_bytes * intra_copies / l.intra.0.max(1.0);
+    let inter = token_bytes * inter_copies / l.nic.0.max(1.0);
+    intra.max(inter)
+}
+
+/// Copies of each of a rank's tokens one dispatch sends (on-node, off-node), as
+/// [`ep_alltoall_seconds`] describes; (0, 0) without expert parallelism.
+fn ep_copies(g: EpGroup, d: MoeDispatcher) -> (f64, f64) {
     if g.ep <= 1 {
-        return 0.0;
+        return (0.0, 0.0);
     }
     let (ep, on_node) = (g.ep as f64, g.on_node as f64);
     let nodes = (ep / on_node).max(1.0);
-    let (intra_copies, inter_copies) = if d.dedups() {
+    if d.dedups() {
         let per_rank = g.experts / g.ep;
         let p_rank = hit_probability(g.experts, per_rank, g.top_k);
         let p_node = hit_probability(g.experts, per_rank * g.on_node, g.top_k);
@@ -1006,10 +1069,7 @@ fn ep_alltoall_seconds(token_bytes: f64, g: EpGroup, d: MoeDispatcher, l: EpLink
     } else {
         let k = g.top_k as f64;
         (k * (on_node - 1.0) / ep, k * (ep - on_node) / ep)
-    };
-    let intra = token_bytes * intra_copies / l.intra.0.max(1.0);
-    let inter = token_bytes * inter_copies / l.nic.0.max(1.0);
-    intra.max(inter)
+    }
 }
 
 /// Chance that a token's `k` distinct experts (uniform routing: k drawn without replacement from
@@ -1063,8 +1123,6 @@ fn ep_exposed_per_pair(a2a: f64, layer: f64, experts: f64) -> f64 {
     (a2a - attn_fwd).max(0.0) + (2.0 * a2a - experts).max(0.0) + (a2a - attn_bwd).max(0.0)
 }
 
-/// The point-to-point phases' entries in the collectives list (time only: their bytes and
-/// bandwidth are not broken out).
 /// Megatron's interleaved schedule overlaps the stage-to-stage sends and receives with the
 /// forward and backward chunks (`overlap_p2p_comm`, on by default: `--no-overlap-p2p-communication`
 /// turns it off, and it is forced off without virtual stages; Megatron-Core core_v0.8.0
@@ -1079,10 +1137,12 @@ fn pp_overlap(x: &Ctx, total: Seconds, compute: Seconds) -> Seconds {
     }
 }
 
+/// The point-to-point phases' entries in the collectives list: pipeline sends by time only (bytes
+/// and bandwidth not broken out), the expert all-to-all with its bytes and the link that sets it.
 fn push_p2p(
     x: &Ctx,
     (pp_total, pp_hidden): (Seconds, Seconds),
-    (ep_total, ep_hidden): (Seconds, Seconds),
+    ep: EpPhase,
     collectives: &mut Vec<CollectiveUse>,
 ) {
     let explain = x.explain;
@@ -1104,14 +1164,16 @@ fn push_p2p(
             pp_hidden,
         ));
     }
-    if ep_total.0 > 0.0 {
-        collectives.push(entry(
-            "ep",
-            why!(explain, "all-to-all (dispatch + combine)"),
-            why!(explain, "expert-parallel ranks"),
-            ep_total,
-            ep_hidden,
-        ));
+    if ep.total.0 > 0.0 {
+        collectives.push(CollectiveUse {
+            kind: "ep",
+            collective: why!(explain, "all-to-all (dispatch + combine)"),
+            link: ep.link,
+            effective_bandwidth: ep.bandwidth,
+            bytes_per_step: ep.bytes,
+            total: ep.total,
+            overlapped: ep.hidden,
+        });
     }
 }
 
@@ -1190,14 +1252,9 @@ fn step_time(
     let pp_total = pp_phase(&x);
     let pp_hidden = pp_overlap(&x, pp_total, compute);
     let pp_comm = pp_total - pp_hidden;
-    let (ep_total, ep_hidden) = ep_phase(&x, &compute_parts);
-    let ep_comm = ep_total - ep_hidden;
-    push_p2p(
-        &x,
-        (pp_total, pp_hidden),
-        (ep_total, ep_hidden),
-        &mut collectives,
-    );
+    let ep = ep_phase(&x, &compute_parts);
+    let ep_comm = ep.total - ep.hidden;
+    push_p2p(&x, (pp_total, pp_hidden), ep, &mut collectives);
     let tp_comm = tp_total - tp_hidden;
     let step = compute + bubble + tp_comm + cp_comm + dp.exposed + pp_comm + ep_comm;
     let tokens_per_step = tokens_per_micro * x.m_micro * x.dp as f64;

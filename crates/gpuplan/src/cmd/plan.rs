@@ -877,7 +877,9 @@ fn wide_row(rank: String, p: &Plan, l: Lang, serve: bool) -> Vec<String> {
         plan_time(p, l, serve),
         cost(p, l, serve),
         config(p, l),
-        format!("{:.1}/{:.0}", used_gib(p), usable_gib(p).unwrap_or(0.0)),
+        // Both at one decimal: the usable 39.44 GiB of an A100-40GB rounded to "39" made a plan
+        // using 39.3 read as over capacity (audit r7 #7).
+        format!("{:.1}/{:.1}", used_gib(p), usable_gib(p).unwrap_or(0.0)),
         bottleneck_name(bottleneck(p), l),
     ]
 }
