@@ -2,7 +2,7 @@
 //! meets the latency targets and fits the KV pool; then replicas for the request rate, cost per
 //! month and per million tokens.
 
-use super::load::{PrefillMixing, Replica};
+use super::load::{PrefillMixing, Replica, ServeLoad};
 use super::money::{costs, HOURS_PER_MONTH};
 use super::{instance_cluster, Binding, Plan, PlanRequest, ServeDetail, ServeJob};
 use crate::catalog::{Catalog, Instance};
@@ -75,6 +75,60 @@ struct Sized {
     latency: crate::infer::Latency,
     /// The replica's timings for the loaded figures (decoders only).
     replica: Option<Replica>,
+    /// The engine setup the replica was timed with (decoders only), to time a closed load's
+    /// smaller running batch.
+    setup: Option<InferenceSetup>,
+}
+
+/// Whether the job states a closed load (`--concurrency` without `--rate`).
+fn closed_load(job: &ServeJob) -> Option<f64> {
+    job.rate_rps
+        .is_none()
+        .then_some(job.concurrency)
+        .flatten()
+        .map(|c| c as f64)
+}
+
+/// Requests per second one replica at its batch carries within the targets. Open load (`--rate`):
+/// the highest Poisson rate whose loaded TPOT and TTFT meet them ([`Replica::max_rate`]). Closed
+/// load (`--concurrency`): the batch is the requests each replica holds, so the rate is the one
+/// its full slots complete (Little's law, [`Replica::closed`]), 0 when their TPOT or TTFT misses.
+fn replica_rate(job: &ServeJob, r: &Replica) -> f64 {
+    if closed_load(job).is_none() {
+        return r.max_rate(job.tpot_s, job.ttft_s);
+    }
+    r.closed(r.batch as f64, r.batch, r.capacity())
+        .filter(|l| {
+            job.tpot_s.is_none_or(|t| l.time_per_token.0 <= t)
+                && job.ttft_s.is_none_or(|t| l.ttft.0 <= t)
+        })
+        .map_or(0.0, |l| l.rate_rps)
+}
+
+/// A closed load of `concurrency` requests over `replicas`: each replica holds C/R of them,
+/// running min(C/R, slots) at once, its decode step timed at that batch (not at the slots).
+fn closed_replica_load(
+    req: &PlanRequest,
+    gpu: &GpuSpec,
+    s: &Sized,
+    replicas: u64,
+    concurrency: f64,
+) -> Option<ServeLoad> {
+    let (setup, full) = (s.setup.as_ref()?, s.replica?);
+    let in_flight = concurrency / replicas.max(1) as f64;
+    let n = (in_flight.ceil() as u64).clamp(1, s.batch.max(1));
+    let at = InferenceSetup {
+        batch: n,
+        ..setup.clone()
+    };
+    let l = latency(&req.model, &at, gpu, &req.tunables).ok()?;
+    let r = Replica {
+        prefill: l.ttft.0,
+        step: l.time_per_token.0,
+        batch: n,
+        ..full
+    };
+    r.closed(in_flight, s.batch, full.capacity())
 }
 
 /// Autoregressive transformer on one replica of `tp` GPUs.
@@ -145,7 +199,7 @@ fn size_decoder(
             batch: b,
             mixing: PrefillMixing::of(job.engine, vllm_default_batched_tokens(gpu)),
         };
-        let rps = replica.max_rate(job.tpot_s, job.ttft_s);
+        let rps = replica_rate(job, &replica);
         Ok((rps > 0.0).then_some(Sized {
             weights: fmt,
             tp,
@@ -154,6 +208,7 @@ fn size_decoder(
             memory: mem_b,
             latency: l,
             replica: Some(replica),
+            setup: Some(s),
         }))
     };
     best_batch(cap, &mut try_batch)
@@ -345,6 +400,7 @@ pub fn search(
                             peak: gpu.peak_half().unwrap_or_default(),
                         },
                         replica: None,
+                        setup: None,
                     })
                 };
                 let Some(s) = sized else { continue };
@@ -369,7 +425,21 @@ pub fn search(
             };
             let (costs_v, chosen_cost, _) =
                 costs(cat, inst, nodes, HOURS_PER_MONTH, c, &req.tunables, None);
-            let served_rps = job.rate_rps.unwrap_or(s.rps * replicas as f64);
+            // Open load: at the peak rate over the replicas; closed: at the peak concurrency.
+            let (load, served_rps) = match closed_load(job) {
+                Some(c) => {
+                    let at = |k: f64| closed_replica_load(req, gpu, &s, replicas, k);
+                    let served = at(c).map(|l| l.rate_rps * replicas as f64);
+                    (at(c * job.peak_factor), served)
+                }
+                None => {
+                    let load = s
+                        .replica
+                        .and_then(|r| r.at(load_rate(job, s.rps, replicas)));
+                    (load, job.rate_rps)
+                }
+            };
+            let served_rps = served_rps.unwrap_or(s.rps * replicas as f64);
             let tokens_per_month = served_rps
                 * (job.input_tokens + job.output_tokens) as f64
                 * HOURS_PER_MONTH
@@ -423,9 +493,7 @@ pub fn search(
                     memory: s.memory,
                     latency: s.latency,
                     requests_per_second_per_replica: s.rps,
-                    load: s
-                        .replica
-                        .and_then(|r| r.at(load_rate(job, s.rps, replicas))),
+                    load,
                     replicas_for_rate,
                     cost_per_million_tokens: per_m,
                     cost_per_1k_requests: per_k_req,

@@ -1082,6 +1082,21 @@ fn serve_load(
         m => Msg::new(m.msg_id()),
     };
     let pct = |f: f64| format!("{:.0}", f * 100.0);
+    if let Some(k) = x.in_flight {
+        let slots = s.batch_per_replica;
+        return Msg::new("plan-serving-load-closed")
+            .arg("peak", format!("{}", job.peak_factor))
+            .arg("inflight", format!("{k:.1}"))
+            .arg("running", format!("{:.1}", k.min(slots as f64)))
+            .arg("batch", slots)
+            .arg("util", pct(x.utilisation))
+            .arg("share", pct(x.prefill_share))
+            .arg("rate", format!("{:.2}", x.rate_rps))
+            .arg("tpot", x.time_per_token.to_string())
+            .arg("ttft", x.ttft.to_string())
+            .arg("slot", x.ttft_slot_wait.to_string())
+            .arg("mix", mix);
+    }
     let m = match job.rate_rps {
         Some(r) => Msg::new("plan-serving-load")
             .arg("peak", format!("{}", job.peak_factor))
