@@ -74,3 +74,91 @@ fn a_concurrency_is_a_closed_load_without_invented_slot_waits() {
         }
     }
 }
+
+fn model_flops(model: &str) -> (f64, Option<(f64, f64)>) {
+    let o = run(&["models", "show", model, "--format", "json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let a = &v["architecture"];
+    let d = a["denoising"].as_object().map(|d| {
+        (
+            d["default_steps"].as_f64().unwrap(),
+            d["samples_per_step"].as_f64().unwrap(),
+        )
+    });
+    (a["forward_flops_per_sample"].as_f64().unwrap(), d)
+}
+
+/// The chip's peak for the dtype the plan's weights compute in: FP8 (W8A8) at the fp8 peak,
+/// everything else (16-bit, weight-only int8/int4 = W8A16/W4A16) at the 16-bit one.
+fn compute_peak(p: &Value) -> f64 {
+    let t = &p["gpu"]["tflops"];
+    // A chip without bf16 lists it as 0 or null: the 16-bit peak is the larger of the two.
+    let half = ["bf16", "fp16"]
+        .iter()
+        .filter_map(|d| t[*d].as_f64())
+        .fold(0.0, f64::max);
+    assert!(half > 0.0, "{t}");
+    let w = p["serve"]["weights"]["format"].as_str().unwrap();
+    1e12 * match w {
+        "fp8" => t["fp8"].as_f64().unwrap(),
+        _ => half,
+    }
+}
+
+/// #2: an SDXL "request" was one UNet forward (80 ms on a T4, 84.5 TFLOP/s on a 65-TFLOP/s
+/// card: weight-only int8 took the int8 peak). A request is an image: steps × 2 (classifier-free
+/// guidance) UNet forwards, `--steps` sets the steps, and no plan computes faster than its chip's
+/// peak for the dtype it computes in.
+#[test]
+fn an_image_request_runs_every_denoising_step_within_the_chips_peak() {
+    let (fwd, d) = model_flops("SDXL-UNet");
+    let (steps, samples) = d.expect("SDXL-UNet has a denoising loop");
+    assert_eq!((steps, samples), (50.0, 2.0));
+    for (args, per_request) in [
+        (vec![], fwd * 100.0),
+        (vec!["--steps", "25"], fwd * 50.0),
+        (vec!["--weights", "int8"], fwd * 100.0),
+    ] {
+        let mut all = vec!["-m", "SDXL-UNet", "--task", "inference", "--rate", "2"];
+        all.extend(args.iter().copied());
+        let v = plan_json(&all);
+        assert!(!plans(&v).is_empty(), "{args:?}");
+        for p in plans(&v) {
+            let s = &p["serve"];
+            let t = s["latency"]["ttft"].as_f64().unwrap();
+            let b = s["batch_per_replica"].as_f64().unwrap();
+            let rate = per_request * b / t;
+            let peak = compute_peak(p);
+            assert!(
+                rate <= peak * (1.0 + 1e-9),
+                "{args:?}: {rate:e} > {peak:e}: {s}"
+            );
+            assert!(s["latency"]["peak"].as_f64().unwrap() <= peak, "{s}");
+            assert!(p["caveats"].to_string().contains("denoising steps"), "{p}");
+        }
+    }
+    // Models answered by one forward pass keep one forward per request, within the peak too.
+    let (fwd, _) = model_flops("ResNet-50");
+    let v = plan_json(&["-m", "ResNet-50", "--task", "inference", "--rate", "100"]);
+    for p in plans(&v) {
+        let s = &p["serve"];
+        let t = s["latency"]["ttft"].as_f64().unwrap();
+        let rate = fwd * s["batch_per_replica"].as_f64().unwrap() / t;
+        assert!(
+            rate <= compute_peak(p) * (1.0 + 1e-9),
+            "ResNet-50: {rate:e}: {s}"
+        );
+    }
+    let o = run(&[
+        "plan",
+        "-m",
+        "Qwen2.5-7B",
+        "--task",
+        "inference",
+        "--steps",
+        "30",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--steps"));
+}

@@ -277,17 +277,15 @@ fn size_encoder(
     evaluated: &mut u64,
 ) -> Option<(u64, f64, Seconds, Bytes)> {
     let tun = &req.tunables;
+    // Weight-only int8 computes at the 16-bit peak (until r7 it took the int8 peak: an SDXL
+    // UNet on a T4 ran at 84.5 TFLOP/s, above the card's 65 TFLOP/s fp16).
     let peak = gpu
-        .peak(if fmt == WeightFormat::Int8 {
-            ComputeDtype::Int8
-        } else {
-            ComputeDtype::Bf16
-        })
+        .peak(crate::infer::compute_dtype(fmt))
         .or_else(|| gpu.peak_half())?;
     let bw = gpu.memory_bandwidth()?;
     let (flops_per_req, wbytes) = match &req.model.architecture {
         Architecture::Opaque(o) => (
-            o.forward_flops_per_sample,
+            o.forward_flops_per_sample * samples_per_request(o, job),
             Bytes(o.params as f64 * fmt.bits() / 8.0),
         ),
         Architecture::Transformer(t) => {
@@ -306,16 +304,21 @@ fn size_encoder(
     if wbytes.0 > mem.0 * job.gpu_memory_utilization {
         return None;
     }
-    let target = job.ttft_s.unwrap_or(0.1);
+    let time = |b: u64| {
+        compute_time(
+            Flops(flops_per_req * b as f64),
+            peak * tun.prefill_efficiency,
+        )
+        .max(transfer_time(wbytes, bw * tun.decode_bandwidth_efficiency))
+    };
+    // Without --ttft: 100 ms, or a request's own time alone where that is longer (an image's
+    // denoising loop): batching may not make a request slower than it is by itself.
+    let target = job.ttft_s.unwrap_or(time(1).0.max(0.1));
     let mut best = None;
     let mut b = 1u64;
     while b <= 512 {
         *evaluated += 1;
-        let t = compute_time(
-            Flops(flops_per_req * b as f64),
-            peak * tun.prefill_efficiency,
-        )
-        .max(transfer_time(wbytes, bw * tun.decode_bandwidth_efficiency));
+        let t = time(b);
         if t.0 > target {
             break;
         }
@@ -323,6 +326,15 @@ fn size_encoder(
         b *= 2;
     }
     best
+}
+
+/// Network samples one request runs: 1 for a model answered by one forward pass; for a diffusion
+/// model, steps (`--steps`, else the pipeline's default) × samples per step (2 under
+/// classifier-free guidance).
+pub fn samples_per_request(o: &crate::model::OpaqueSpec, job: &ServeJob) -> f64 {
+    o.denoising.map_or(1.0, |d| {
+        (job.steps.unwrap_or(d.default_steps) * d.samples_per_step) as f64
+    })
 }
 
 pub fn search(
@@ -466,6 +478,16 @@ pub fn search(
             }
             let network_assumed = assumed.as_ref().map(|t| t.en.clone());
             let mut caveats: Vec<crate::i18n::Text> = assumed.into_iter().collect();
+            if let Architecture::Opaque(o) = &req.model.architecture {
+                if let Some(d) = o.denoising {
+                    caveats.push(
+                        crate::i18n::Msg::new("cav-serve-denoising")
+                            .arg("steps", job.steps.unwrap_or(d.default_steps))
+                            .arg("samples", d.samples_per_step)
+                            .into(),
+                    );
+                }
+            }
             // 16-bit weights on a chip without bf16 (T4, V100) are fp16: say so.
             if s.weights == WeightFormat::Fp16 && !gpu.supports(ComputeDtype::Bf16) {
                 let id = if has_kv_cache(&req.model) {

@@ -283,7 +283,9 @@ fn serve_job(
     s.tpot_s = a.tpot.or(s.tpot_s);
     s.min_replicas = a.min_replicas.unwrap_or(s.min_replicas);
     s.peak_factor = a.peak_factor.unwrap_or(s.peak_factor);
+    s.steps = a.steps.or(s.steps);
     check_replicas(&s)?;
+    check_steps(&s, model)?;
     if let Some(w) = &a.weights {
         s.weights = parse_plan_weights(w)?;
     }
@@ -304,6 +306,23 @@ fn check_replicas(s: &ServeJob) -> Result<()> {
             "value",
             gpuplan_core::error::show_value(s.peak_factor.to_string()),
         )));
+    }
+    Ok(())
+}
+
+/// `--steps` (or `[serve] steps`) only for a diffusion model (its range: `ServeJob::validate`).
+fn check_steps(s: &ServeJob, model: &gpuplan_core::model::ModelSpec) -> Result<()> {
+    if s.steps.is_none() {
+        return Ok(());
+    }
+    let diffusion = match &model.architecture {
+        gpuplan_core::model::Architecture::Opaque(o) => o.denoising.is_some(),
+        _ => false,
+    };
+    if !diffusion {
+        return Err(fail(
+            Msg::new("cli-err-steps-not-diffusion").arg("model", model.name.as_str()),
+        ));
     }
     Ok(())
 }
