@@ -162,3 +162,52 @@ fn an_image_request_runs_every_denoising_step_within_the_chips_peak() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--steps"));
 }
+
+/// #6: the exported HPA targeted `vllm:num_requests_running` at the batch cap (max-num-seqs 57):
+/// running requests never exceed it, so the HPA could only scale in. Now it scales on the queue
+/// (`vllm:num_requests_waiting`, as the plan's advice says) and on running requests below the cap.
+#[test]
+fn the_exported_hpa_can_scale_out() {
+    let dir = std::env::temp_dir().join(format!("gpuplan-audit-r7-hpa-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_string_lossy().to_string();
+    let o = run(&[
+        "plan",
+        "-m",
+        "Qwen2.5-7B",
+        "--task",
+        "inference",
+        "--rate",
+        "10",
+        "--ttft",
+        "1",
+        "--tpot",
+        "0.05",
+        "--provider",
+        "alibaba",
+        "--export",
+        &d,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let yaml = std::fs::read_to_string(dir.join("k8s/deployment.yaml")).unwrap();
+    let sh = std::fs::read_to_string(dir.join("serve-vllm.sh")).unwrap();
+    let cap: u64 = sh
+        .split("--max-num-seqs ")
+        .nth(1)
+        .and_then(|x| x.split_whitespace().next())
+        .and_then(|x| x.parse().ok())
+        .unwrap_or_else(|| panic!("{sh}"));
+    let hpa = &yaml[yaml.find("HorizontalPodAutoscaler").expect("an HPA")..];
+    assert!(hpa.contains("vllm:num_requests_waiting"), "{hpa}");
+    // Every AverageValue target of the running metric is below the cap.
+    for part in hpa.split("name: vllm:num_requests_running").skip(1) {
+        let v: u64 = part
+            .split("averageValue: '")
+            .nth(1)
+            .and_then(|x| x.split('\'').next())
+            .and_then(|x| x.parse().ok())
+            .unwrap_or_else(|| panic!("{part}"));
+        assert!(v < cap, "running target {v} at the cap {cap}: {hpa}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
