@@ -211,3 +211,42 @@ fn the_exported_hpa_can_scale_out() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// #25: a serving plan whose replica prefills 55% of each second (compute-bound) was labelled
+/// "memory BW" from its decode step alone. The label now follows the larger share of the time.
+#[test]
+fn the_serving_bottleneck_follows_the_larger_share_of_time() {
+    let args = [
+        "plan",
+        "-m",
+        "Qwen2.5-72B",
+        "--task",
+        "inference",
+        "--rate",
+        "3",
+        "--ttft",
+        "2",
+        "--tpot",
+        "0.08",
+        "--provider",
+        "alibaba",
+        "--top",
+        "1",
+    ];
+    let o = run(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    let flat = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    let share: f64 = flat
+        .split("% of each second prefilling")
+        .next()
+        .and_then(|x| x.rsplit(' ').next())
+        .and_then(|x| x.parse().ok())
+        .unwrap_or_else(|| panic!("{out}"));
+    let row = out
+        .lines()
+        .find(|l| l.contains("│1"))
+        .unwrap_or_else(|| panic!("{out}"));
+    let want = if share > 50.0 { "compute" } else { "memory BW" };
+    assert!(row.contains(want), "{share}% prefilling, row {row}");
+}

@@ -765,14 +765,21 @@ fn bottleneck(p: &Plan) -> &str {
     p.train
         .as_ref()
         .map(|x| x.step.bottleneck)
-        .or(p.serve.as_ref().map(|s| {
-            if s.latency.decode_bandwidth_bound {
-                "memory-bandwidth"
-            } else {
-                "compute"
-            }
-        }))
+        .or(p.serve.as_ref().map(serve_bottleneck))
         .unwrap_or("")
+}
+
+/// What most of a serving replica's second goes to: under load it prefills r·P of each second
+/// (compute-bound) and runs decode steps in the rest (memory-bandwidth-bound below the ridge
+/// batch). The label follows the larger share; until audit r7 it followed the decode step alone,
+/// and a replica 55% prefilling said "memory BW".
+fn serve_bottleneck(s: &gpuplan_core::plan::ServeDetail) -> &'static str {
+    let prefill = s.load.as_ref().map_or(0.0, |l| l.prefill_share);
+    if s.latency.decode_bandwidth_bound && prefill <= 0.5 {
+        "memory-bandwidth"
+    } else {
+        "compute"
+    }
 }
 
 /// A bottleneck in `l` (for `estimate` too).
