@@ -628,7 +628,10 @@ pub struct Latency {
     pub peak: FlopRate,
 }
 
-fn compute_dtype(format: WeightFormat) -> ComputeDtype {
+/// The dtype a format's GEMMs run in: FP8 weights with FP8 activations (W8A8) at the FP8 peak;
+/// weight-only int8/int4 (W8A16/W4A16: GPTQ/AWQ/bitsandbytes dequantise to 16 bits before the
+/// matmul) and 16-bit weights at the 16-bit peak, never the int8 one.
+pub(crate) fn compute_dtype(format: WeightFormat) -> ComputeDtype {
     match format {
         WeightFormat::Fp32 => ComputeDtype::Tf32,
         WeightFormat::Fp8 => ComputeDtype::Fp8,

@@ -41,6 +41,7 @@ fn opaque(params: f64) -> ModelSpec {
             activation_basis: None,
             reference_input: "n/a".into(),
             sample_bytes: None,
+            denoising: None,
         }),
         params_published: None,
         sources: vec![],

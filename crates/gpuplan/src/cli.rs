@@ -604,6 +604,10 @@ pub struct PlanArgs {
     /// [default: 1.25].
     #[arg(long)]
     pub peak_factor: Option<f64>,
+    /// Serving a diffusion model: denoising steps per image [default: the pipeline's, 50 for
+    /// SDXL].
+    #[arg(long)]
+    pub steps: Option<u64>,
     /// Serving: weight formats to consider (comma list of bf16, fp8, int8, int4); default all.
     #[arg(long)]
     pub weights: Option<String>,

@@ -109,6 +109,7 @@ help-arg-overlap-grad-reduce = Overlap the gradient reduce with backward (Megatr
 help-arg-overlap-param-gather = Overlap the parameter all-gather with compute (ZeRO-3 prefetch on; ZeRO-1/2 off)
 help-arg-paged-optimizer = bitsandbytes paged optimizer states (PagedAdamW / PagedAdamW8bit): CUDA unified memory, outside the allocated peak, paged to host when the GPU is full
 help-arg-peak-factor = Serving: the peak load as a multiple of --rate/--concurrency that replicas must carry [default: 1.25]
+help-arg-steps = Serving a diffusion model: denoising steps per image [default: the pipeline's, 50 for SDXL]
 help-arg-persistent-grads = Gradients kept between steps and zeroed in place (PyTorch < 2.0 zero_grad(set_to_none=False), the HF Trainer before PyTorch 2.0)
 help-arg-plan = A saved `gpuplan plan --format json` document
 help-arg-pp = Pipeline-parallel stages [default: 1]

@@ -96,6 +96,7 @@ plan-serving = serving: { $replicas } { $replicas ->
 } × TP{ $tp } ({ $weights } weights), batch size { $batch } per replica at { $rps } req/s each; unloaded TTFT { $ttft }, { $tpot } per output token; { $wgib } GiB weights and a { $kv } GiB KV pool ({ $tokens } tokens) per GPU
 plan-serving-load = under load: { $rate } req/s per replica at the { $peak }× peak rate ({ $util }% of its { $cap } req/s capacity, { $share }% of each second prefilling; { $stated }% at the stated rate): TPOT { $tpot }, TTFT { $ttft } ({ $slot } waiting for one of the { $batch } batch slots, { $queue } for the prompts ahead); { $mix }
 plan-serving-load-norate = under load: { $rate } req/s per replica ({ $util }% of its { $cap } req/s capacity, { $share }% of each second prefilling): TPOT { $tpot }, TTFT { $ttft } ({ $slot } waiting for one of the { $batch } batch slots, { $queue } for the prompts ahead); { $mix }
+plan-serving-load-closed = under load: { $inflight } requests in flight per replica at the { $peak }× peak concurrency ({ $running } running in its { $batch } batch slots, { $util }% of them; { $share }% of each second prefilling), completing { $rate } req/s per replica (Little's law: requests in flight ÷ time per request): TPOT { $tpot }, TTFT { $ttft } ({ $slot } waiting for a slot: a fixed concurrency waits only for the requests beyond the slots); { $mix }
 serve-mix-chunked = vLLM chunked prefill: a prompt rides { $steps ->
         [one] { $steps } decode step
        *[other] { $steps } decode steps

@@ -90,6 +90,7 @@ plan-failures = 故障中断：时间增加 { $pct }%（{ $gpus } 张 GPU 每天
 plan-serving = 部署：{ $replicas } 个副本 × TP{ $tp }（{ $weights } 权重），每副本批大小 { $batch }、每秒 { $rps } 个请求；空载 TTFT { $ttft }，每个输出 token { $tpot }；每卡权重 { $wgib } GiB、KV 池 { $kv } GiB（{ $tokens } 个 token）
 plan-serving-load = 负载下：峰值（{ $peak }× 请求率）每副本每秒 { $rate } 个请求（其容量每秒 { $cap } 个请求的 { $util }%，每秒 { $share }% 的时间用于 prefill；按所述请求率为 { $stated }%）：TPOT { $tpot }，TTFT { $ttft }（其中等待 { $batch } 个批处理槽位之一空出 { $slot }，等待前面请求的 prompt { $queue }）；{ $mix }
 plan-serving-load-norate = 负载下：每副本每秒 { $rate } 个请求（其容量每秒 { $cap } 个请求的 { $util }%，每秒 { $share }% 的时间用于 prefill）：TPOT { $tpot }，TTFT { $ttft }（其中等待 { $batch } 个批处理槽位之一空出 { $slot }，等待前面请求的 prompt { $queue }）；{ $mix }
+plan-serving-load-closed = 负载下：峰值（{ $peak }× 并发）每副本 { $inflight } 个在途请求（其中 { $running } 个在 { $batch } 个批处理槽位中运行，占 { $util }%；每秒 { $share }% 的时间用于 prefill），每副本每秒完成 { $rate } 个请求（利特尔定律：在途请求数 ÷ 每个请求的时间）：TPOT { $tpot }，TTFT { $ttft }（其中等待槽位 { $slot }：固定并发只有超出槽位的请求需要等待）；{ $mix }
 serve-mix-chunked = vLLM 分块 prefill：一个 prompt 搭载于 { $steps } 个解码步，每步预算 { $budget } 个 token
 serve-mix-whole = TensorRT-LLM 飞行中批处理：prompt 的上下文阶段搭载于一个解码步
 serve-mix-paused = prefill 批次暂停解码批次（未开启混合分块的 SGLang、静态引擎）

@@ -44,6 +44,8 @@ struct OpaqueRow {
     sample_bytes: Option<f64>,
     sample_bytes_basis: Option<String>,
     architecture_notes: Option<String>,
+    denoising: Option<super::spec::Denoising>,
+    denoising_basis: Option<String>,
 }
 
 /// A preset with the provenance of its parameter count.
@@ -77,6 +79,7 @@ fn preset_from_row(row: PresetRow) -> Result<Preset, CoreError> {
         (None, Some(o)) => {
             let mut notes: Vec<String> = Vec::new();
             notes.extend(o.flops_basis.clone().map(|b| format!("FLOPs: {b}")));
+            notes.extend(o.denoising_basis.clone().map(|b| format!("sampling: {b}")));
             notes.extend(
                 o.sample_bytes_basis
                     .clone()
@@ -97,6 +100,7 @@ fn preset_from_row(row: PresetRow) -> Result<Preset, CoreError> {
                     activation_basis: o.activation_basis,
                     reference_input: o.reference_input,
                     sample_bytes: o.sample_bytes,
+                    denoising: o.denoising,
                 }),
                 params_published: None,
                 sources: Vec::new(),

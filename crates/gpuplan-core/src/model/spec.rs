@@ -409,6 +409,22 @@ pub struct OpaqueSpec {
     pub reference_input: String,
     /// Typical stored size of one training sample, for the data path (e.g. an ImageNet JPEG).
     pub sample_bytes: Option<f64>,
+    /// A diffusion model's sampling loop: one served request (an image) runs the network many
+    /// times. `None` for a model answered by one forward pass (a CNN classifier).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub denoising: Option<Denoising>,
+}
+
+/// How many forward passes of a denoising network one generated image costs, by its pipeline's
+/// defaults (data/models.toml `[model.opaque.denoising]`, with the source).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Denoising {
+    /// The pipeline's default `num_inference_steps` (the user's `--steps` overrides it).
+    pub default_steps: u64,
+    /// Network samples per step: 2 with classifier-free guidance (the conditional and the
+    /// unconditional latents batched together), 1 without.
+    pub samples_per_step: u64,
 }
 
 /// One per model (never in a large collection or a hot loop), so the transformer variant's size

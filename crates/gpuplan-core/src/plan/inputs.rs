@@ -126,6 +126,9 @@ impl ServeJob {
                 "concurrent requests, 1–10000000",
             )?;
         }
+        if let Some(n) = self.steps {
+            check_int("steps", n, 1, 10_000, "denoising steps per image, 1–10000")?;
+        }
         for (field, v) in [("ttft_s", self.ttft_s), ("tpot_s", self.tpot_s)] {
             if let Some(x) = v {
                 if !(x.is_finite() && x > 0.0 && x <= MAX_LATENCY_TARGET_S) {

@@ -115,9 +115,14 @@ pub struct ServeLoad {
     pub ttft: Seconds,
     /// Of which the M/D/1 wait for the prompts ahead.
     pub ttft_queue: Seconds,
-    /// Of which the wait for a free batch slot (Erlang C, Allen–Cunneen).
+    /// Of which the wait for a free batch slot (Erlang C, Allen–Cunneen; under a closed load,
+    /// the excess over the slots by Little's law).
     pub ttft_slot_wait: Seconds,
     pub mixing: PrefillMixing,
+    /// A closed load (`--concurrency`): the requests this replica holds at all times, running and
+    /// waiting; `None` for an open load (`--rate`, Poisson arrivals).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub in_flight: Option<f64>,
 }
 
 /// Squared coefficient of variation of a request's slot time S. Zero: the workload states one
@@ -174,11 +179,52 @@ impl Replica {
     /// a T4 claim 3.5 req/s of 1000-token prompts whose prefills alone needed 1.15 s of every
     /// second.
     pub fn capacity(&self) -> f64 {
-        let b = self.batch.max(1) as f64;
+        self.rate_with_in_flight(self.batch.max(1) as f64)
+    }
+
+    /// Requests per second when `b` requests hold slots at all times: r·S(r) = b (Little's law on
+    /// the slots), the smaller root of F·P·r² − X·r + b = 0 ([`Replica::capacity`] at b = the
+    /// slots). F and D are this replica's, taken at its `batch`.
+    fn rate_with_in_flight(&self, b: f64) -> f64 {
         let (f, p) = (self.first_token_service(), self.prefill);
         let x = f + self.output as f64 * self.step + b * p;
         let disc = (x * x - 4.0 * f * p * b).max(0.0);
         2.0 * b / (x + disc.sqrt()).max(f64::EPSILON)
+    }
+
+    /// A closed load (`--concurrency`): `in_flight` requests on this replica at all times, a
+    /// finished one replaced at once, with `self.step` the decode step at the running batch
+    /// n = min(in_flight, slots) and `slots` its batch slots (`max_num_seqs`); `capacity` the
+    /// open-load capacity of the full-slot replica, for the report. The running requests complete
+    /// at the rate where r·S(r) = n (Little's law: S = F + O·D/(1 − r·P) each), so the rate
+    /// follows from the concurrency and is never set near a capacity; no request waits for a slot
+    /// while in_flight ≤ slots. The excess, in_flight − slots, waits in line and leaves at that
+    /// rate: its mean wait is (in_flight − slots) / r (Little's law again). Identical requests in
+    /// a closed loop arrive as others finish, so no second prompt queues behind a prefill: the
+    /// prefill wait is 0 (a burst that starts every request at once is a transient, not counted).
+    /// `utilisation` is the share of slots taken, n / slots. None when the prefills alone would
+    /// fill every second.
+    pub fn closed(&self, in_flight: f64, slots: u64, capacity: f64) -> Option<ServeLoad> {
+        let slots = slots.max(1) as f64;
+        let running = in_flight.clamp(f64::MIN_POSITIVE, slots);
+        let r = self.rate_with_in_flight(running);
+        let rho = r * self.prefill;
+        if !(r.is_finite() && r > 0.0 && rho < 1.0) {
+            return None;
+        }
+        let wait = (in_flight - slots).max(0.0) / r;
+        Some(ServeLoad {
+            rate_rps: r,
+            capacity_rps: capacity,
+            utilisation: running / slots,
+            prefill_share: rho,
+            time_per_token: Seconds(self.step / (1.0 - rho)),
+            ttft: Seconds(wait + self.first_token_service()),
+            ttft_queue: Seconds(0.0),
+            ttft_slot_wait: Seconds(wait),
+            mixing: self.mixing,
+            in_flight: Some(in_flight),
+        })
     }
 
     /// The unloaded TTFT plus the decode steps the prompt rides with.
@@ -238,6 +284,7 @@ impl Replica {
             ttft_queue: Seconds(queue),
             ttft_slot_wait: Seconds(slot),
             mixing: self.mixing,
+            in_flight: None,
         })
     }
 
@@ -452,6 +499,28 @@ mod tests {
         // A target the unloaded step already misses allows no rate.
         assert_eq!(replica(32, 0.06).max_rate(Some(0.05), None), 0.0);
         assert_eq!(replica(32, 0.03).max_rate(None, Some(0.19)), 0.0);
+    }
+
+    /// A closed load (`--concurrency`): C requests in flight within the slots never wait for
+    /// one, the rate is Little's law's r·S(r) = C, and only the requests beyond the slots wait,
+    /// (C − slots) / r on average.
+    #[test]
+    fn a_closed_load_waits_only_beyond_its_slots() {
+        let r = replica(8, 0.02);
+        let l = r.closed(8.0, 52, 3.0).expect("prefills fit");
+        assert_eq!(l.ttft_slot_wait.0, 0.0);
+        assert_eq!(l.ttft.0, r.first_token_service());
+        let busy = l.rate_rps * r.slot_time(l.rate_rps);
+        assert!((busy - 8.0).abs() < 1e-9, "{busy}");
+        assert!((l.utilisation - 8.0 / 52.0).abs() < 1e-12);
+        assert_eq!(l.in_flight, Some(8.0));
+        // Twelve in flight on eight slots: eight run, four wait (C − slots) / r.
+        let over = r.closed(12.0, 8, 3.0).expect("prefills fit");
+        let want = 4.0 / over.rate_rps;
+        assert!((over.ttft_slot_wait.0 - want).abs() < 1e-12, "{over:?}");
+        assert!((over.rate_rps - l.rate_rps).abs() < 1e-12);
+        // The open load at the same rate queues for a slot (Erlang C > 0): the old answer.
+        assert!(r.at(0.9 * r.capacity()).expect("below").ttft_slot_wait.0 > 0.0);
     }
 
     #[test]

@@ -171,6 +171,10 @@ pub struct ServeJob {
     /// Default 1.25: capacity for 25% over the stated rate, the headroom of an autoscaler that
     /// targets 80% utilisation.
     pub peak_factor: f64,
+    /// Denoising steps per generated image (diffusion models only; default: the pipeline's,
+    /// data/models.toml `[model.opaque.denoising]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steps: Option<u64>,
 }
 
 /// Default fewest serving replicas (availability).
@@ -194,6 +198,7 @@ impl Default for ServeJob {
             public_generative: true,
             min_replicas: DEFAULT_MIN_REPLICAS,
             peak_factor: DEFAULT_PEAK_FACTOR,
+            steps: None,
         }
     }
 }

@@ -2,7 +2,7 @@
 //! meets the latency targets and fits the KV pool; then replicas for the request rate, cost per
 //! month and per million tokens.
 
-use super::load::{PrefillMixing, Replica};
+use super::load::{PrefillMixing, Replica, ServeLoad};
 use super::money::{costs, HOURS_PER_MONTH};
 use super::{instance_cluster, Binding, Plan, PlanRequest, ServeDetail, ServeJob};
 use crate::catalog::{Catalog, Instance};
@@ -75,6 +75,60 @@ struct Sized {
     latency: crate::infer::Latency,
     /// The replica's timings for the loaded figures (decoders only).
     replica: Option<Replica>,
+    /// The engine setup the replica was timed with (decoders only), to time a closed load's
+    /// smaller running batch.
+    setup: Option<InferenceSetup>,
+}
+
+/// Whether the job states a closed load (`--concurrency` without `--rate`).
+fn closed_load(job: &ServeJob) -> Option<f64> {
+    job.rate_rps
+        .is_none()
+        .then_some(job.concurrency)
+        .flatten()
+        .map(|c| c as f64)
+}
+
+/// Requests per second one replica at its batch carries within the targets. Open load (`--rate`):
+/// the highest Poisson rate whose loaded TPOT and TTFT meet them ([`Replica::max_rate`]). Closed
+/// load (`--concurrency`): the batch is the requests each replica holds, so the rate is the one
+/// its full slots complete (Little's law, [`Replica::closed`]), 0 when their TPOT or TTFT misses.
+fn replica_rate(job: &ServeJob, r: &Replica) -> f64 {
+    if closed_load(job).is_none() {
+        return r.max_rate(job.tpot_s, job.ttft_s);
+    }
+    r.closed(r.batch as f64, r.batch, r.capacity())
+        .filter(|l| {
+            job.tpot_s.is_none_or(|t| l.time_per_token.0 <= t)
+                && job.ttft_s.is_none_or(|t| l.ttft.0 <= t)
+        })
+        .map_or(0.0, |l| l.rate_rps)
+}
+
+/// A closed load of `concurrency` requests over `replicas`: each replica holds C/R of them,
+/// running min(C/R, slots) at once, its decode step timed at that batch (not at the slots).
+fn closed_replica_load(
+    req: &PlanRequest,
+    gpu: &GpuSpec,
+    s: &Sized,
+    replicas: u64,
+    concurrency: f64,
+) -> Option<ServeLoad> {
+    let (setup, full) = (s.setup.as_ref()?, s.replica?);
+    let in_flight = concurrency / replicas.max(1) as f64;
+    let n = (in_flight.ceil() as u64).clamp(1, s.batch.max(1));
+    let at = InferenceSetup {
+        batch: n,
+        ..setup.clone()
+    };
+    let l = latency(&req.model, &at, gpu, &req.tunables).ok()?;
+    let r = Replica {
+        prefill: l.ttft.0,
+        step: l.time_per_token.0,
+        batch: n,
+        ..full
+    };
+    r.closed(in_flight, s.batch, full.capacity())
 }
 
 /// Autoregressive transformer on one replica of `tp` GPUs.
@@ -145,7 +199,7 @@ fn size_decoder(
             batch: b,
             mixing: PrefillMixing::of(job.engine, vllm_default_batched_tokens(gpu)),
         };
-        let rps = replica.max_rate(job.tpot_s, job.ttft_s);
+        let rps = replica_rate(job, &replica);
         Ok((rps > 0.0).then_some(Sized {
             weights: fmt,
             tp,
@@ -154,6 +208,7 @@ fn size_decoder(
             memory: mem_b,
             latency: l,
             replica: Some(replica),
+            setup: Some(s),
         }))
     };
     best_batch(cap, &mut try_batch)
@@ -222,17 +277,15 @@ fn size_encoder(
     evaluated: &mut u64,
 ) -> Option<(u64, f64, Seconds, Bytes)> {
     let tun = &req.tunables;
+    // Weight-only int8 computes at the 16-bit peak (until r7 it took the int8 peak: an SDXL
+    // UNet on a T4 ran at 84.5 TFLOP/s, above the card's 65 TFLOP/s fp16).
     let peak = gpu
-        .peak(if fmt == WeightFormat::Int8 {
-            ComputeDtype::Int8
-        } else {
-            ComputeDtype::Bf16
-        })
+        .peak(crate::infer::compute_dtype(fmt))
         .or_else(|| gpu.peak_half())?;
     let bw = gpu.memory_bandwidth()?;
     let (flops_per_req, wbytes) = match &req.model.architecture {
         Architecture::Opaque(o) => (
-            o.forward_flops_per_sample,
+            o.forward_flops_per_sample * samples_per_request(o, job),
             Bytes(o.params as f64 * fmt.bits() / 8.0),
         ),
         Architecture::Transformer(t) => {
@@ -251,16 +304,21 @@ fn size_encoder(
     if wbytes.0 > mem.0 * job.gpu_memory_utilization {
         return None;
     }
-    let target = job.ttft_s.unwrap_or(0.1);
+    let time = |b: u64| {
+        compute_time(
+            Flops(flops_per_req * b as f64),
+            peak * tun.prefill_efficiency,
+        )
+        .max(transfer_time(wbytes, bw * tun.decode_bandwidth_efficiency))
+    };
+    // Without --ttft: 100 ms, or a request's own time alone where that is longer (an image's
+    // denoising loop): batching may not make a request slower than it is by itself.
+    let target = job.ttft_s.unwrap_or(time(1).0.max(0.1));
     let mut best = None;
     let mut b = 1u64;
     while b <= 512 {
         *evaluated += 1;
-        let t = compute_time(
-            Flops(flops_per_req * b as f64),
-            peak * tun.prefill_efficiency,
-        )
-        .max(transfer_time(wbytes, bw * tun.decode_bandwidth_efficiency));
+        let t = time(b);
         if t.0 > target {
             break;
         }
@@ -268,6 +326,15 @@ fn size_encoder(
         b *= 2;
     }
     best
+}
+
+/// Network samples one request runs: 1 for a model answered by one forward pass; for a diffusion
+/// model, steps (`--steps`, else the pipeline's default) × samples per step (2 under
+/// classifier-free guidance).
+pub fn samples_per_request(o: &crate::model::OpaqueSpec, job: &ServeJob) -> f64 {
+    o.denoising.map_or(1.0, |d| {
+        (job.steps.unwrap_or(d.default_steps) * d.samples_per_step) as f64
+    })
 }
 
 pub fn search(
@@ -345,6 +412,7 @@ pub fn search(
                             peak: gpu.peak_half().unwrap_or_default(),
                         },
                         replica: None,
+                        setup: None,
                     })
                 };
                 let Some(s) = sized else { continue };
@@ -369,7 +437,21 @@ pub fn search(
             };
             let (costs_v, chosen_cost, _) =
                 costs(cat, inst, nodes, HOURS_PER_MONTH, c, &req.tunables, None);
-            let served_rps = job.rate_rps.unwrap_or(s.rps * replicas as f64);
+            // Open load: at the peak rate over the replicas; closed: at the peak concurrency.
+            let (load, served_rps) = match closed_load(job) {
+                Some(c) => {
+                    let at = |k: f64| closed_replica_load(req, gpu, &s, replicas, k);
+                    let served = at(c).map(|l| l.rate_rps * replicas as f64);
+                    (at(c * job.peak_factor), served)
+                }
+                None => {
+                    let load = s
+                        .replica
+                        .and_then(|r| r.at(load_rate(job, s.rps, replicas)));
+                    (load, job.rate_rps)
+                }
+            };
+            let served_rps = served_rps.unwrap_or(s.rps * replicas as f64);
             let tokens_per_month = served_rps
                 * (job.input_tokens + job.output_tokens) as f64
                 * HOURS_PER_MONTH
@@ -396,6 +478,16 @@ pub fn search(
             }
             let network_assumed = assumed.as_ref().map(|t| t.en.clone());
             let mut caveats: Vec<crate::i18n::Text> = assumed.into_iter().collect();
+            if let Architecture::Opaque(o) = &req.model.architecture {
+                if let Some(d) = o.denoising {
+                    caveats.push(
+                        crate::i18n::Msg::new("cav-serve-denoising")
+                            .arg("steps", job.steps.unwrap_or(d.default_steps))
+                            .arg("samples", d.samples_per_step)
+                            .into(),
+                    );
+                }
+            }
             // 16-bit weights on a chip without bf16 (T4, V100) are fp16: say so.
             if s.weights == WeightFormat::Fp16 && !gpu.supports(ComputeDtype::Bf16) {
                 let id = if has_kv_cache(&req.model) {
@@ -423,9 +515,7 @@ pub fn search(
                     memory: s.memory,
                     latency: s.latency,
                     requests_per_second_per_replica: s.rps,
-                    load: s
-                        .replica
-                        .and_then(|r| r.at(load_rate(job, s.rps, replicas))),
+                    load,
                     replicas_for_rate,
                     cost_per_million_tokens: per_m,
                     cost_per_1k_requests: per_k_req,

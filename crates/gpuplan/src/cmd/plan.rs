@@ -284,7 +284,9 @@ fn serve_job(
     s.tpot_s = a.tpot.or(s.tpot_s);
     s.min_replicas = a.min_replicas.unwrap_or(s.min_replicas);
     s.peak_factor = a.peak_factor.unwrap_or(s.peak_factor);
+    s.steps = a.steps.or(s.steps);
     check_replicas(&s)?;
+    check_steps(&s, model)?;
     if let Some(w) = &a.weights {
         s.weights = parse_plan_weights(w)?;
     }
@@ -305,6 +307,23 @@ fn check_replicas(s: &ServeJob) -> Result<()> {
             "value",
             gpuplan_core::error::show_value(s.peak_factor.to_string()),
         )));
+    }
+    Ok(())
+}
+
+/// `--steps` (or `[serve] steps`) only for a diffusion model (its range: `ServeJob::validate`).
+fn check_steps(s: &ServeJob, model: &gpuplan_core::model::ModelSpec) -> Result<()> {
+    if s.steps.is_none() {
+        return Ok(());
+    }
+    let diffusion = match &model.architecture {
+        gpuplan_core::model::Architecture::Opaque(o) => o.denoising.is_some(),
+        _ => false,
+    };
+    if !diffusion {
+        return Err(fail(
+            Msg::new("cli-err-steps-not-diffusion").arg("model", model.name.as_str()),
+        ));
     }
     Ok(())
 }
@@ -766,14 +785,21 @@ fn bottleneck(p: &Plan) -> &str {
     p.train
         .as_ref()
         .map(|x| x.step.bottleneck)
-        .or(p.serve.as_ref().map(|s| {
-            if s.latency.decode_bandwidth_bound {
-                "memory-bandwidth"
-            } else {
-                "compute"
-            }
-        }))
+        .or(p.serve.as_ref().map(serve_bottleneck))
         .unwrap_or("")
+}
+
+/// What most of a serving replica's second goes to: under load it prefills r·P of each second
+/// (compute-bound) and runs decode steps in the rest (memory-bandwidth-bound below the ridge
+/// batch). The label follows the larger share; until audit r7 it followed the decode step alone,
+/// and a replica 55% prefilling said "memory BW".
+fn serve_bottleneck(s: &gpuplan_core::plan::ServeDetail) -> &'static str {
+    let prefill = s.load.as_ref().map_or(0.0, |l| l.prefill_share);
+    if s.latency.decode_bandwidth_bound && prefill <= 0.5 {
+        "memory-bandwidth"
+    } else {
+        "compute"
+    }
 }
 
 /// A bottleneck in `l` (for `estimate` too).
@@ -1104,6 +1130,21 @@ fn serve_load(
         m => Msg::new(m.msg_id()),
     };
     let pct = |f: f64| format!("{:.0}", f * 100.0);
+    if let Some(k) = x.in_flight {
+        let slots = s.batch_per_replica;
+        return Msg::new("plan-serving-load-closed")
+            .arg("peak", format!("{}", job.peak_factor))
+            .arg("inflight", format!("{k:.1}"))
+            .arg("running", format!("{:.1}", k.min(slots as f64)))
+            .arg("batch", slots)
+            .arg("util", pct(x.utilisation))
+            .arg("share", pct(x.prefill_share))
+            .arg("rate", format!("{:.2}", x.rate_rps))
+            .arg("tpot", x.time_per_token.to_string())
+            .arg("ttft", x.ttft.to_string())
+            .arg("slot", x.ttft_slot_wait.to_string())
+            .arg("mix", mix);
+    }
     let m = match job.rate_rps {
         Some(r) => Msg::new("plan-serving-load")
             .arg("peak", format!("{}", job.peak_factor))

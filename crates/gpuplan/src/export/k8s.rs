@@ -5,7 +5,7 @@
 //! Alibaba eRDMA (AliyunContainerService/alibabacloud-erdma-controller README: "add
 //! `aliyun/erdma` resource in pod spec", example value 1).
 
-use super::view::PlanView;
+use super::view::{PlanView, ServeView};
 use super::{netenv, serve, yaml, File};
 use anyhow::Result;
 use serde_json::{json, Map, Value};
@@ -215,17 +215,42 @@ fn serving(p: &PlanView) -> Result<String> {
             "scaleTargetRef": { "apiVersion": "apps/v1", "kind": "Deployment", "name": slug },
             "minReplicas": floor,
             "maxReplicas": s.replicas,
-            "metrics": [{ "type": "Pods", "pods": {
-                "metric": { "name": "vllm:num_requests_running" },
-                "target": { "type": "AverageValue", "averageValue": s.batch_per_replica.to_string() } } }],
+            "metrics": hpa_metrics(s),
         }
     });
     yaml(
         p,
         &format!(
-            "Serving sketch: Deployment of {} replica(s) × TP {} (the plan's peak), Service, and an HPA between the rate's {} and the peak's {} replicas on vLLM's running-requests metric (needs a Prometheus metrics adapter; target = the plan's {} concurrent sequences per replica).",
-            s.replicas, s.tp, floor, s.replicas, s.batch_per_replica
+            "Serving sketch: Deployment of {} replica(s) × TP {} (the plan's peak), Service, and an HPA between the rate's {} and the peak's {} replicas on vLLM's queue (vllm:num_requests_waiting, average 1 per pod){} (needs a Prometheus metrics adapter). The batch cap ({} sequences, --max-num-seqs) is never a target: running requests cannot exceed it, so an HPA aimed at it could only scale in.",
+            s.replicas, s.tp, floor, s.replicas,
+            running_target(s).map_or(String::new(), |t| format!(" and running requests (vllm:num_requests_running, {t} per pod: the plan's peak load by Little's law)")),
+            s.batch_per_replica
         ),
         &[deployment, service, hpa],
     )
+}
+
+/// The running-requests target per pod: the requests in slots at the plan's peak load, rounded
+/// up, and always below the batch cap (a target at the cap can never be exceeded, so the HPA
+/// could only scale in: audit r7 #6). `None` when the plan has no load or the cap is 1.
+fn running_target(s: &ServeView) -> Option<u64> {
+    let n = s.running_at_peak?.ceil().max(1.0) as u64;
+    (s.batch_per_replica > 1).then(|| n.min(s.batch_per_replica - 1))
+}
+
+/// The HPA's metrics: the queue (vLLM `vllm:num_requests_waiting`, an average of 1 waiting
+/// request per pod: the plan's advice scales on a queue that stays above 0), and where the plan
+/// has a load, running requests at its peak load per replica (below the batch cap). The HPA
+/// takes the larger of the replica counts the metrics ask for.
+fn hpa_metrics(s: &ServeView) -> Value {
+    let pods = |metric: &str, value: String| {
+        json!({ "type": "Pods", "pods": {
+            "metric": { "name": metric },
+            "target": { "type": "AverageValue", "averageValue": value } } })
+    };
+    let mut m = vec![pods("vllm:num_requests_waiting", "1".into())];
+    if let Some(t) = running_target(s) {
+        m.push(pods("vllm:num_requests_running", t.to_string()));
+    }
+    Value::Array(m)
 }

@@ -324,7 +324,7 @@ mod proptests {
                      kv in pick(&["bf16", "fp16", "fp8", "int8"])) -> ServeView {
             ServeView { weights: weights.into(), tp, replicas, replicas_for_rate: rate, min_replicas: min,
                 batch_per_replica: batch, rps_per_replica: rps, max_model_len: len,
-                gpu_memory_utilization: util, kv_dtype: kv.into() }
+                gpu_memory_utilization: util, kv_dtype: kv.into(), running_at_peak: None }
         }
     }
 

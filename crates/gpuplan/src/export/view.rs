@@ -191,6 +191,9 @@ pub struct ServeView {
     pub max_model_len: u64,
     pub gpu_memory_utilization: f64,
     pub kv_dtype: String,
+    /// Requests each replica holds in its slots at the plan's peak load (Little's law on
+    /// `serve.load`: rate × time in a slot); `None` where the plan has no load (no decoder).
+    pub running_at_peak: Option<f64>,
 }
 
 impl PlanView {
@@ -578,7 +581,23 @@ fn serve_view(v: &Value, request: &Value, at: &str) -> Result<ServeView> {
         max_model_len: n("memory/max_model_len", 1 << 24)?,
         gpu_memory_utilization: util,
         kv_dtype: ident(request, "job/kv_dtype", &job("kv_dtype"))?,
+        running_at_peak: running_at_peak(v, request),
     })
+}
+
+/// Little's law on the plan's loaded figures: rate × (the first-token service + output tokens ×
+/// the loaded time per token), the requests in slots per replica at the peak. `None` when any
+/// figure is missing or not a finite non-negative number (an old or hand-made plan).
+fn running_at_peak(v: &Value, request: &Value) -> Option<f64> {
+    let x = |p: &str| {
+        get(v, p)
+            .and_then(Value::as_f64)
+            .filter(|x| x.is_finite() && *x >= 0.0)
+    };
+    let out = get(request, "job/output_tokens").and_then(Value::as_f64)?;
+    let service = x("load/ttft")? - x("load/ttft_slot_wait")? - x("load/ttft_queue")?;
+    let n = x("load/rate_rps")? * (service.max(0.0) + out * x("load/time_per_token")?);
+    n.is_finite().then_some(n)
 }
 
 fn region(p: &Value, request: &Value) -> Result<Option<String>> {

@@ -1,0 +1,252 @@
+//! Audit r7 (notes/audit-r7.md) findings on serving plans. Each test runs the CLI as a user does
+//! and asserts the property.
+
+mod common;
+use serde_json::Value;
+use std::process::{Command, Output};
+
+fn run(args: &[&str]) -> Output {
+    let cfg = std::env::temp_dir().join(format!("gpuplan-audit-r7-{}", std::process::id()));
+    common::output_checked(
+        Command::new(env!("CARGO_BIN_EXE_gpuplan"))
+            .env("GPUPLAN_CONFIG_DIR", &cfg)
+            .env("COLUMNS", "80")
+            .args(args),
+    )
+}
+
+fn plan_json(args: &[&str]) -> Value {
+    let mut all = vec!["plan", "--format", "json", "--top", "100"];
+    all.extend_from_slice(args);
+    let o = run(&all);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)))
+}
+
+fn plans(v: &Value) -> &Vec<Value> {
+    v["outcome"]["plans"].as_array().unwrap()
+}
+
+/// #1: `--concurrency 16` on 2 replicas of 52 slots was planned as a Poisson queue at 96% of
+/// capacity, "1.49 s waiting for one of the 52 batch slots". A concurrency is a closed load:
+/// each replica holds C × peak / replicas requests, none waits for a slot while they fit, and the
+/// rate follows from them (Little's law), far below the open-load capacity.
+#[test]
+fn a_concurrency_is_a_closed_load_without_invented_slot_waits() {
+    for (model, c, extra) in [
+        ("Qwen2.5-7B", 16u64, vec!["--provider", "alibaba"]),
+        (
+            "DeepSeek-R1-Distill-Qwen-32B",
+            32,
+            vec!["--output-tokens", "4000"],
+        ),
+    ] {
+        let cs = c.to_string();
+        let mut args = vec!["-m", model, "--task", "inference", "--concurrency", &cs];
+        args.extend(extra);
+        let v = plan_json(&args);
+        assert!(!plans(&v).is_empty(), "{model}");
+        for p in plans(&v) {
+            let s = &p["serve"];
+            let (replicas, slots) = (
+                s["replicas"].as_f64().unwrap(),
+                s["batch_per_replica"].as_f64().unwrap(),
+            );
+            let l = &s["load"];
+            let in_flight = l["in_flight"].as_f64().unwrap_or_else(|| panic!("{l}"));
+            assert!((in_flight - c as f64 * 1.25 / replicas).abs() < 1e-9, "{s}");
+            assert!(in_flight <= slots, "{s}");
+            assert_eq!(l["ttft_slot_wait"].as_f64(), Some(0.0), "{model}: {l}");
+            assert_eq!(l["ttft_queue"].as_f64(), Some(0.0), "{model}: {l}");
+            // Little's law: rate × time in the system = requests in flight.
+            let (rate, ttft, tpot) = (
+                l["rate_rps"].as_f64().unwrap(),
+                l["ttft"].as_f64().unwrap(),
+                l["time_per_token"].as_f64().unwrap(),
+            );
+            let out: f64 = if model == "Qwen2.5-7B" { 300.0 } else { 4000.0 };
+            let little = rate * (ttft + out * tpot);
+            assert!(
+                (little - in_flight).abs() < 0.02 * in_flight,
+                "{little} vs {in_flight}: {l}"
+            );
+        }
+    }
+}
+
+fn model_flops(model: &str) -> (f64, Option<(f64, f64)>) {
+    let o = run(&["models", "show", model, "--format", "json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let a = &v["architecture"];
+    let d = a["denoising"].as_object().map(|d| {
+        (
+            d["default_steps"].as_f64().unwrap(),
+            d["samples_per_step"].as_f64().unwrap(),
+        )
+    });
+    (a["forward_flops_per_sample"].as_f64().unwrap(), d)
+}
+
+/// The chip's peak for the dtype the plan's weights compute in: FP8 (W8A8) at the fp8 peak,
+/// everything else (16-bit, weight-only int8/int4 = W8A16/W4A16) at the 16-bit one.
+fn compute_peak(p: &Value) -> f64 {
+    let t = &p["gpu"]["tflops"];
+    // A chip without bf16 lists it as 0 or null: the 16-bit peak is the larger of the two.
+    let half = ["bf16", "fp16"]
+        .iter()
+        .filter_map(|d| t[*d].as_f64())
+        .fold(0.0, f64::max);
+    assert!(half > 0.0, "{t}");
+    let w = p["serve"]["weights"]["format"].as_str().unwrap();
+    1e12 * match w {
+        "fp8" => t["fp8"].as_f64().unwrap(),
+        _ => half,
+    }
+}
+
+/// #2: an SDXL "request" was one UNet forward (80 ms on a T4, 84.5 TFLOP/s on a 65-TFLOP/s
+/// card: weight-only int8 took the int8 peak). A request is an image: steps × 2 (classifier-free
+/// guidance) UNet forwards, `--steps` sets the steps, and no plan computes faster than its chip's
+/// peak for the dtype it computes in.
+#[test]
+fn an_image_request_runs_every_denoising_step_within_the_chips_peak() {
+    let (fwd, d) = model_flops("SDXL-UNet");
+    let (steps, samples) = d.expect("SDXL-UNet has a denoising loop");
+    assert_eq!((steps, samples), (50.0, 2.0));
+    for (args, per_request) in [
+        (vec![], fwd * 100.0),
+        (vec!["--steps", "25"], fwd * 50.0),
+        (vec!["--weights", "int8"], fwd * 100.0),
+    ] {
+        let mut all = vec!["-m", "SDXL-UNet", "--task", "inference", "--rate", "2"];
+        all.extend(args.iter().copied());
+        let v = plan_json(&all);
+        assert!(!plans(&v).is_empty(), "{args:?}");
+        for p in plans(&v) {
+            let s = &p["serve"];
+            let t = s["latency"]["ttft"].as_f64().unwrap();
+            let b = s["batch_per_replica"].as_f64().unwrap();
+            let rate = per_request * b / t;
+            let peak = compute_peak(p);
+            assert!(
+                rate <= peak * (1.0 + 1e-9),
+                "{args:?}: {rate:e} > {peak:e}: {s}"
+            );
+            assert!(s["latency"]["peak"].as_f64().unwrap() <= peak, "{s}");
+            assert!(p["caveats"].to_string().contains("denoising steps"), "{p}");
+        }
+    }
+    // Models answered by one forward pass keep one forward per request, within the peak too.
+    let (fwd, _) = model_flops("ResNet-50");
+    let v = plan_json(&["-m", "ResNet-50", "--task", "inference", "--rate", "100"]);
+    for p in plans(&v) {
+        let s = &p["serve"];
+        let t = s["latency"]["ttft"].as_f64().unwrap();
+        let rate = fwd * s["batch_per_replica"].as_f64().unwrap() / t;
+        assert!(
+            rate <= compute_peak(p) * (1.0 + 1e-9),
+            "ResNet-50: {rate:e}: {s}"
+        );
+    }
+    let o = run(&[
+        "plan",
+        "-m",
+        "Qwen2.5-7B",
+        "--task",
+        "inference",
+        "--steps",
+        "30",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--steps"));
+}
+
+/// #6: the exported HPA targeted `vllm:num_requests_running` at the batch cap (max-num-seqs 57):
+/// running requests never exceed it, so the HPA could only scale in. Now it scales on the queue
+/// (`vllm:num_requests_waiting`, as the plan's advice says) and on running requests below the cap.
+#[test]
+fn the_exported_hpa_can_scale_out() {
+    let dir = std::env::temp_dir().join(format!("gpuplan-audit-r7-hpa-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_string_lossy().to_string();
+    let o = run(&[
+        "plan",
+        "-m",
+        "Qwen2.5-7B",
+        "--task",
+        "inference",
+        "--rate",
+        "10",
+        "--ttft",
+        "1",
+        "--tpot",
+        "0.05",
+        "--provider",
+        "alibaba",
+        "--export",
+        &d,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let yaml = std::fs::read_to_string(dir.join("k8s/deployment.yaml")).unwrap();
+    let sh = std::fs::read_to_string(dir.join("serve-vllm.sh")).unwrap();
+    let cap: u64 = sh
+        .split("--max-num-seqs ")
+        .nth(1)
+        .and_then(|x| x.split_whitespace().next())
+        .and_then(|x| x.parse().ok())
+        .unwrap_or_else(|| panic!("{sh}"));
+    let hpa = &yaml[yaml.find("HorizontalPodAutoscaler").expect("an HPA")..];
+    assert!(hpa.contains("vllm:num_requests_waiting"), "{hpa}");
+    // Every AverageValue target of the running metric is below the cap.
+    for part in hpa.split("name: vllm:num_requests_running").skip(1) {
+        let v: u64 = part
+            .split("averageValue: '")
+            .nth(1)
+            .and_then(|x| x.split('\'').next())
+            .and_then(|x| x.parse().ok())
+            .unwrap_or_else(|| panic!("{part}"));
+        assert!(v < cap, "running target {v} at the cap {cap}: {hpa}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// #25: a serving plan whose replica prefills 55% of each second (compute-bound) was labelled
+/// "memory BW" from its decode step alone. The label now follows the larger share of the time.
+#[test]
+fn the_serving_bottleneck_follows_the_larger_share_of_time() {
+    let args = [
+        "plan",
+        "-m",
+        "Qwen2.5-72B",
+        "--task",
+        "inference",
+        "--rate",
+        "3",
+        "--ttft",
+        "2",
+        "--tpot",
+        "0.08",
+        "--provider",
+        "alibaba",
+        "--top",
+        "1",
+    ];
+    let o = run(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    let flat = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    let share: f64 = flat
+        .split("% of each second prefilling")
+        .next()
+        .and_then(|x| x.rsplit(' ').next())
+        .and_then(|x| x.parse().ok())
+        .unwrap_or_else(|| panic!("{out}"));
+    let row = out
+        .lines()
+        .find(|l| l.contains("│1"))
+        .unwrap_or_else(|| panic!("{out}"));
+    let want = if share > 50.0 { "compute" } else { "memory BW" };
+    assert!(row.contains(want), "{share}% prefilling, row {row}");
+}
