@@ -257,6 +257,10 @@ fn ascend_advice_says_npu_and_chinese_storage_names_sit_in_the_sentence() {
         "2e12",
         "--deadline",
         "90d",
+        // The file system is sized for the checkpoint writes too (audit r7 #4): ~36 TB of NAS
+        // that holds the default 8 TB dataset at no extra rent; a 100 TB one is worth the split.
+        "--dataset-size",
+        "100TB",
     ]);
     let zh = advice(&plans(&v)[0], "storage-tiering").expect("tiering advice")["zh"]
         .as_str()
