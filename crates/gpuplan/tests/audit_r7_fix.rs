@@ -90,3 +90,36 @@ fn checkpoint_stalls_choose_the_storage_and_are_named_when_large() {
     a.extend_from_slice(&["--provider", "tencent"]);
     assert!(stalls_named_iff_over_a_tenth(&plan_json(&a)) > 0);
 }
+
+/// #10: a plan billed by whole prepaid months was told to set an auto-release time (releasing
+/// early saves nothing); pay-as-you-go and spot plans keep the advice.
+#[test]
+fn auto_release_only_on_plans_billed_by_use() {
+    let v = plan_json(&[
+        "-m",
+        "Qwen2.5-7B",
+        "--task",
+        "lora",
+        "--tokens",
+        "1e8",
+        "--provider",
+        "alibaba",
+        "--billing",
+        "monthly",
+    ]);
+    assert!(!plans(&v).is_empty());
+    for p in plans(&v) {
+        assert_eq!(p["chosen"]["billing"], "monthly", "{}", p["chosen"]);
+        assert!(advice(p, "auto-release").is_none(), "{}", p["advice"]);
+    }
+    let v = plan_json(&["-m", "Qwen2.5-7B", "--task", "lora", "--tokens", "1e8"]);
+    for p in plans(&v) {
+        let by_use = p["chosen"]["billing"] != "monthly" || !p["chosen"]["mix"].is_null();
+        assert_eq!(
+            advice(p, "auto-release").is_some(),
+            by_use,
+            "{}",
+            p["chosen"]
+        );
+    }
+}

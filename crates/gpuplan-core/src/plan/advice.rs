@@ -645,8 +645,18 @@ fn first_hour(c: &Ctx) -> Option<Msg> {
     )
 }
 
+/// Releasing at the end saves money only for what is billed by use: pay-as-you-go, spot, and
+/// the pay-as-you-go remainder of a mix. A plan billed only by whole prepaid months pays them
+/// whether or not the instances are released early (no refund), so it gets no such advice.
 fn auto_release(c: &Ctx) -> Option<Msg> {
     c.train()?;
+    let prepaid =
+        c.p.chosen
+            .as_ref()
+            .is_some_and(|b| b.billing == Billing::Monthly && b.mix.is_none());
+    if prepaid {
+        return None;
+    }
     Some(
         Msg::new("adv-auto-release")
             .arg("time", duration_arg(c.p.hours))
