@@ -123,3 +123,34 @@ fn auto_release_only_on_plans_billed_by_use() {
         );
     }
 }
+
+/// #9: `--tokens -1e8` and `--budget -5` gave clap's "unexpected argument '-1'", naming neither
+/// the flag nor its range; now the value reaches the flag's check (en and zh).
+#[test]
+fn negative_numbers_reach_the_flags_own_check() {
+    let base = ["plan", "-m", "Qwen2.5-7B", "--task", "lora"];
+    for (flag, value, said) in [
+        ("--tokens", "-1e8", "positive"),
+        ("--budget", "-5", "budget"),
+        ("--deadline", "-3", "deadline"),
+        ("--dataset-size", "-3TB", "dataset"),
+        ("--max-nodes", "-2", "--max-nodes"),
+    ] {
+        for lang in ["en", "zh"] {
+            let mut a = base.to_vec();
+            a.extend_from_slice(&[flag, value, "--lang", lang]);
+            if flag != "--tokens" {
+                a.extend_from_slice(&["--tokens", "1e8"]);
+            }
+            let o = run(&a);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "{flag} {lang}: {err}");
+            assert!(!err.contains("unexpected argument"), "{flag}: {err}");
+            assert!(!err.contains("无法识别的参数"), "{flag}: {err}");
+            assert!(
+                err.contains(said) || err.contains(flag),
+                "{flag} {lang}: {err}"
+            );
+        }
+    }
+}
