@@ -154,3 +154,49 @@ fn negative_numbers_reach_the_flags_own_check() {
         }
     }
 }
+
+/// #11: `--min-replicas 1000` planned 125 nodes under the line "at most 16 nodes (--max-nodes)".
+/// A serving fleet now keeps to --max-nodes, and when none can, the refusal names the flag and
+/// the nodes needed.
+#[test]
+fn serving_fleets_keep_to_max_nodes() {
+    let v = plan_json(&["-m", "Qwen2.5-7B", "--task", "inference", "--rate", "10"]);
+    for p in plans(&v) {
+        assert!(p["nodes"].as_u64().unwrap() <= 16, "{}", p["nodes"]);
+    }
+    let o = run(&[
+        "plan",
+        "--format",
+        "json",
+        "-m",
+        "Qwen2.5-7B",
+        "--task",
+        "inference",
+        "--rate",
+        "10",
+        "--min-replicas",
+        "1000",
+    ]);
+    assert!(!o.status.success());
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(plans(&v).is_empty(), "{}", plans(&v)[0]["nodes"]);
+    let why = v["outcome"]["rejected"].to_string();
+    assert!(
+        why.contains("--max-nodes") && why.contains("more than 16 nodes"),
+        "{why}"
+    );
+    let v = plan_json(&[
+        "-m",
+        "Qwen2.5-7B",
+        "--task",
+        "inference",
+        "--rate",
+        "10",
+        "--min-replicas",
+        "1000",
+        "--max-nodes",
+        "200",
+    ]);
+    let n = plans(&v)[0]["nodes"].as_u64().unwrap();
+    assert!(n > 16 && n <= 200, "{n}");
+}
