@@ -200,3 +200,56 @@ fn serving_fleets_keep_to_max_nodes() {
     let n = plans(&v)[0]["nodes"].as_u64().unwrap();
     assert!(n > 16 && n <= 200, "{n}");
 }
+
+/// #13: the Tencent bundle passed the literal `unspecified` to tccli as the region. A plan whose
+/// price has no region now exports a required REGION (the script stops until it is set) and the
+/// README says how to set it.
+#[test]
+fn tencent_export_requires_a_region_instead_of_a_fake_one() {
+    let dir = std::env::temp_dir().join(format!("gpuplan-r7-tencent-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let o = run(&[
+        "plan",
+        "-m",
+        "Qwen2.5-32B",
+        "--task",
+        "lora",
+        "--tokens",
+        "2e8",
+        "--provider",
+        "tencent",
+        "--export",
+        d,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let sh = std::fs::read_to_string(dir.join("cloud/create-instances.sh")).unwrap();
+    assert!(!sh.contains("unspecified"), "{sh}");
+    assert!(sh.contains("REGION=\"${REGION:?set REGION"), "{sh}");
+    let readme = std::fs::read_to_string(dir.join("README.txt")).unwrap();
+    assert!(
+        readme.contains("REGION=<region id> bash cloud/create-instances.sh"),
+        "{readme}"
+    );
+    // With --region the script carries it (overridable).
+    let _ = std::fs::remove_dir_all(&dir);
+    let o = run(&[
+        "plan",
+        "-m",
+        "Qwen2.5-32B",
+        "--task",
+        "lora",
+        "--tokens",
+        "2e8",
+        "--provider",
+        "tencent",
+        "--region",
+        "ap-beijing",
+        "--export",
+        d,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let sh = std::fs::read_to_string(dir.join("cloud/create-instances.sh")).unwrap();
+    assert!(sh.contains("REGION=\"${REGION:-ap-beijing}\""), "{sh}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

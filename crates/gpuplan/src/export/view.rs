@@ -525,9 +525,13 @@ fn serve_view(v: &Value, request: &Value, at: &str) -> Result<ServeView> {
     })
 }
 
+/// The price's region, else the first one asked; a price for no stated region ("unspecified",
+/// Tencent's monthly rows) is no region: the scripts then require one instead of passing a fake.
 fn region(p: &Value, request: &Value) -> Result<Option<String>> {
     if let Some(r) = optional_ident(p, "chosen/price/region", "chosen.price.region")? {
-        return Ok(Some(r));
+        if r != "unspecified" {
+            return Ok(Some(r));
+        }
     }
     match request
         .pointer("/constraints/regions/0")
