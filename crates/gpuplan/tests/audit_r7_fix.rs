@@ -253,3 +253,114 @@ fn tencent_export_requires_a_region_instead_of_a_fake_one() {
     assert!(sh.contains("REGION=\"${REGION:-ap-beijing}\""), "{sh}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// #15: workload-file type errors said "expected u64" / "应为 u64" and "string" in Chinese; now
+/// the expected kind is in words, with the fix for a quoted number.
+#[test]
+fn workload_type_errors_speak_words_not_rust() {
+    let dir = std::env::temp_dir().join(format!("gpuplan-r7-wl-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let head = "model = \"Qwen2.5-7B\"\nkind = \"training\"\n[training]\ntask = \"lora\"\n";
+    for (name, body, en, zh) in [
+        (
+            "neg",
+            "micro_batch = -2\ntokens = 1e8\n",
+            "expected a whole number (0 or more)",
+            "应为非负整数",
+        ),
+        (
+            "quoted",
+            "seq_len = \"2048\"\ntokens = 1e8\n",
+            "write the number without quotes",
+            "数字不要加引号",
+        ),
+        (
+            "dl",
+            "tokens = 1e8\n[constraints]\ndeadline_hours = \"24h\"\n",
+            "expected a number",
+            "应为数字",
+        ),
+    ] {
+        let f = dir.join(format!("{name}.toml"));
+        std::fs::write(&f, format!("{head}{body}")).unwrap();
+        let f = f.to_str().unwrap();
+        let o = run(&["plan", "--workload", f]);
+        let err = String::from_utf8_lossy(&o.stderr).replace("\n  ", " ");
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(en) && !err.contains("u64") && !err.contains("f64"),
+            "{err}"
+        );
+        let o = run(&["plan", "--workload", f, "--lang", "zh"]);
+        let err = String::from_utf8_lossy(&o.stderr).replace("\n  ", "");
+        assert!(err.contains(zh) && !err.contains("string"), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// (status, JSON body) of one API request; 4xx answers too.
+fn call(method: &str, url: &str, body: Option<&str>) -> (u16, Value) {
+    let req = ureq::request(method, url).set("content-type", "application/json");
+    let r = match body {
+        Some(b) => req.send_string(b),
+        None => req.call(),
+    };
+    let resp = match r {
+        Ok(r) => r,
+        Err(ureq::Error::Status(_, r)) => r,
+        Err(e) => panic!("{method} {url}: {e}"),
+    };
+    let status = resp.status();
+    (
+        status,
+        serde_json::from_str(&resp.into_string().unwrap()).unwrap(),
+    )
+}
+
+/// #15/#23 on the API: a bad body type said "取值错误：整数 `-5`，应为 u64"; a bad query parameter
+/// (`?deadline=5min`) came with `field: null`; a bad `provider` listed no valid values.
+#[test]
+fn api_errors_name_the_parameter_in_words() {
+    let s = common::Server::start();
+    let body =
+        r#"{"model": "Qwen2.5-7B", "training": {"task": "lora", "seq_len": -5, "tokens": 1e8}}"#;
+    let (st, v) = call(
+        "POST",
+        &format!("{}/api/v1/plan?lang=zh", s.base),
+        Some(body),
+    );
+    let e = &v["error"];
+    assert_eq!(
+        (st, e["field"].as_str()),
+        (400, Some("training.seq_len")),
+        "{v}"
+    );
+    let m = e["message"].as_str().unwrap();
+    assert!(m.contains("应为非负整数") && !m.contains("u64"), "{m}");
+    let body = r#"{"model": "Qwen2.5-7B", "training": {"task": "lora", "tokens": 1e8}}"#;
+    let (st, v) = call(
+        "POST",
+        &format!("{}/api/v1/plan?deadline=5min", s.base),
+        Some(body),
+    );
+    assert_eq!(
+        (st, v["error"]["field"].as_str()),
+        (400, Some("deadline")),
+        "{v}"
+    );
+    let (st, v) = call(
+        "GET",
+        &format!("{}/api/v1/catalog/instances?provider=huaweii", s.base),
+        None,
+    );
+    let m = v["error"]["message"].as_str().unwrap();
+    assert_eq!(
+        (st, v["error"]["field"].as_str()),
+        (400, Some("provider")),
+        "{v}"
+    );
+    assert!(
+        m.contains("alibaba") && m.contains("huawei") && m.contains("tencent"),
+        "{m}"
+    );
+}
