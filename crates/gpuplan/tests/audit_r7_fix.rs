@@ -364,3 +364,25 @@ fn api_errors_name_the_parameter_in_words() {
         "{m}"
     );
 }
+
+/// #16: the refresh command for a cn-beijing plan priced from cn-shanghai named cn-shanghai;
+/// refreshing Shanghai's price does not give Beijing's.
+#[test]
+fn refresh_command_names_the_region_asked() {
+    let v = plan_json(&[
+        "-m",
+        "Qwen2.5-14B",
+        "--task",
+        "lora",
+        "--tokens",
+        "1e8",
+        "--region",
+        "cn-beijing",
+    ]);
+    let ages = v["price_ages"].as_array().expect("price_ages");
+    assert!(!ages.is_empty());
+    for a in ages {
+        let cmd = a["refresh"].as_str().unwrap();
+        assert!(cmd.contains("--region cn-beijing"), "{a}");
+    }
+}

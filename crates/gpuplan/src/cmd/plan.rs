@@ -424,7 +424,7 @@ pub fn run(a: PlanArgs, opts: &CatalogOpts) -> Result<u8> {
     }
     // Advice for the plans shown: the table and JSON show the top N, the export picks among them.
     let out = plan_shown(&req, &cat, a.top.max(a.export.pick))?;
-    let ages = super::prices::plan_price_ages(&out.plans, a.top.max(1), today);
+    let ages = super::prices::plan_price_ages(&out.plans, a.top.max(1), today, &c.regions);
     for w in super::prices::stale_warnings(&ages, opts.lang) {
         eprintln!("{}{w}", tx(opts.lang, "warning-prefix"));
     }

@@ -420,7 +420,12 @@ fn plan_answer(
         Ok(o) => o,
         Err(e) => return Answer::error(StatusCode::BAD_REQUEST, &e.into(), None, lang),
     };
-    let ages = crate::cmd::prices::plan_price_ages(&out.plans, args.top.max(1), today);
+    let ages = crate::cmd::prices::plan_price_ages(
+        &out.plans,
+        args.top.max(1),
+        today,
+        &req.constraints.regions,
+    );
     doc(
         "plan",
         &crate::cmd::plan::plan_json(&req, &out, args.top, &ages),
