@@ -177,18 +177,52 @@ pub fn clap_text(e: &clap::Error, lang: gpuplan_core::i18n::Lang) -> String {
 /// (`unknown field`, `unknown variant`, `missing field`, `invalid type`, `line L, column C`,
 /// `key`) translated for Chinese; the names inside backticks stay as they are.
 pub fn serde_message(en: &str) -> i18n::Arg {
+    let en = plain_types(en);
     i18n::Arg::PerLang {
-        en: en.to_string(),
-        zh: serde_zh(en),
+        zh: serde_zh(&en),
+        en,
     }
 }
 
 /// A parser's or provider response's English message in `l` (see [`serde_message`]).
 pub fn parser_text(en: &str, l: Lang) -> String {
+    let en = plain_types(en);
     match l {
-        Lang::Zh => serde_zh(en),
-        Lang::En => en.to_string(),
+        Lang::Zh => serde_zh(&en),
+        Lang::En => en,
     }
+}
+
+/// serde's Rust type names in words (`expected u64` → `expected a whole number (0 or more)`),
+/// with the fix for a number written in quotes (TOML/JSON `seq_len = "2048"`).
+fn plain_types(en: &str) -> String {
+    let mut s = en.to_string();
+    for (rust, words) in [
+        ("u64", "a whole number (0 or more)"),
+        ("u32", "a whole number (0 or more)"),
+        ("u16", "a whole number (0 or more)"),
+        ("u8", "a whole number (0 or more)"),
+        ("usize", "a whole number (0 or more)"),
+        ("i64", "a whole number"),
+        ("i32", "a whole number"),
+        ("f64", "a number"),
+        ("f32", "a number"),
+    ] {
+        for end in ["", ")"] {
+            let from = format!("expected {rust}{end}");
+            if s.ends_with(&from)
+                || s.contains(&format!("{from} "))
+                || s.contains(&format!("{from},"))
+            {
+                s = s.replace(&from, &format!("expected {words}{end}"));
+            }
+        }
+    }
+    let numeric = s.contains("expected a whole number") || s.contains("expected a number");
+    if numeric && s.contains("invalid type: string ") {
+        s.push_str("; write the number without quotes");
+    }
+    s
 }
 
 /// A catalog finding's message in `l` (a parser's phrases translated as by [`serde_message`]).
@@ -244,6 +278,11 @@ fn serde_zh(en: &str) -> String {
         ("wanted string or table", "应为字符串或表"),
         ("expected table, found ", "应为表，实际为 "),
         ("invalid value: ", "取值错误："),
+        ("类型错误：string ", "类型错误：字符串 "),
+        (", expected a whole number (0 or more)", "，应为非负整数"),
+        (", expected a whole number", "，应为整数"),
+        (", expected a number", "，应为数字"),
+        ("; write the number without quotes", "；数字不要加引号"),
         (", expected one of ", "，可选："),
         (", expected ", "，应为 "),
         ("there are no fields", "此处不接受任何字段"),

@@ -257,6 +257,10 @@ fn ascend_advice_says_npu_and_chinese_storage_names_sit_in_the_sentence() {
         "2e12",
         "--deadline",
         "90d",
+        // The file system is sized for the checkpoint writes too (audit r7 #4): ~36 TB of NAS
+        // that holds the default 8 TB dataset at no extra rent; a 100 TB one is worth the split.
+        "--dataset-size",
+        "100TB",
     ]);
     let zh = advice(&plans(&v)[0], "storage-tiering").expect("tiering advice")["zh"]
         .as_str()
@@ -272,7 +276,11 @@ fn ascend_advice_says_npu_and_chinese_storage_names_sit_in_the_sentence() {
 /// (and, the other way round, that the smaller cards are).
 #[test]
 fn big_card_advice_says_which_side_is_cheaper() {
-    let v = plan_json(common::SCENARIOS[3].1); // s4
+    // s4, with room for the small-card fleets (34 A10 nodes) the advice compares: serving keeps
+    // to --max-nodes (audit r7 #11), and at the default 16 only unpriced L20 fleets remain.
+    let mut s4 = common::SCENARIOS[3].1.to_vec();
+    s4.extend_from_slice(&["--max-nodes", "64"]);
+    let v = plan_json(&s4);
     let top = &plans(&v)[0];
     let a = advice(top, "big-card-small-inference").expect("the advice fires on s4");
     let own = top["serve"]["cost_per_1k_requests"].as_f64().unwrap();

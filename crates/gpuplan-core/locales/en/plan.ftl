@@ -201,6 +201,7 @@ bind-over-budget = cheapest plan { $what } costs ¥{ $x }, over the ¥{ $b } bud
 }
 bind-serve-over-budget = cheapest serving plan { $what } costs ¥{ $x }/month, over the ¥{ $b } budget by ¥{ $over }
 bind-serve-no-bandwidth = no serving plan can be estimated on { $gpus }: the catalog has no sourced memory bandwidth for it, and decode latency (each output token reads the weights and the KV cache) cannot be computed without one. Plan serving on other chips (--chips nvidia), or benchmark the engine (MindIE, vLLM-Ascend) on one node
+bind-serve-over-max-nodes = every serving fleet needs more than { $max } nodes (the smallest, { $n } × { $what }): allow more nodes (--max-nodes { $n }) or fewer replicas (--min-replicas, --rate)
 bind-serve-no-fit = no instance type meets the latency targets with the model in memory: relax --ttft/--tpot, allow quantization, or more GPUs per node
 bind-serve-no-memory = no instance type holds the weights and one request's KV cache in one node's GPUs (tensor parallelism up to 8, within one node): allow quantization (--weights), shorten --input-tokens/--output-tokens, or choose types with more GPU memory per node
 billing-mix-note = { $nodes ->

@@ -140,6 +140,10 @@ pub const RULES: &[(&str, &str)] = &[
         "storage class from the required read throughput and checkpoint writes",
     ),
     (
+        "checkpoint-stalls",
+        "synchronous checkpoint writes take a large share of the job's time",
+    ),
+    (
         "host-cpu-ratio",
         "vCPUs per GPU against the articles' 1:4 rule and the decode need",
     ),
@@ -372,6 +376,7 @@ const PLAN_RULES: &[Rule] = &[
     Rule::at("nvlink-needed", Warn, nvlink_needed),
     Rule::at("storage-class", Info, storage_class),
     Rule::at("storage-tiering", Info, storage_tiering),
+    Rule::at("checkpoint-stalls", Warn, checkpoint_stalls),
     Rule::by("image-decode-cores", decode_severity, image_decode_cores),
     Rule::at("spot-checkpoint", Info, spot_checkpoint),
     Rule::at("memory-headroom", Warn, memory_headroom),
@@ -499,6 +504,43 @@ fn storage_class(c: &Ctx) -> Option<Msg> {
     )
 }
 
+/// Share of the job's time above which checkpoint stalls are named (assumption: a tenth of the
+/// hours is worth an asynchronous save or a longer interval).
+pub const CHECKPOINT_STALL_ADVICE_SHARE: f64 = 0.10;
+
+/// Synchronous checkpoint writes taking more than [`CHECKPOINT_STALL_ADVICE_SHARE`] of the time:
+/// a stall δ = write time × `checkpoint_stall_fraction` every interval I is δ/(I + δ) of the
+/// hours (as `plan::train::checkpoint_stall_hours` adds them), once the job lasts an interval.
+fn checkpoint_stalls(c: &Ctx) -> Option<Msg> {
+    let t = c.train()?;
+    let ckpt = t.data.checkpoint_size.0;
+    // Without a storage class in the catalog the plan's hours assume the fallback write rate.
+    let write_s = t
+        .storage
+        .as_ref()
+        .map_or(ckpt / super::train::FALLBACK_WRITE_BYTES_PER_S, |s| {
+            s.checkpoint_write_s
+        });
+    if write_s.is_nan() || write_s <= 0.0 {
+        return None;
+    }
+    let tun = &c.req.tunables;
+    let stall_s = write_s * tun.checkpoint_stall_fraction;
+    let interval_s = tun.checkpoint_interval_hours * 3600.0;
+    let share = stall_s / (interval_s + stall_s);
+    let long = c.p.hours * 3600.0 >= interval_s + stall_s;
+    (long && share > CHECKPOINT_STALL_ADVICE_SHARE).then(|| {
+        Msg::new("adv-checkpoint-stalls")
+            .arg("share", pct(share))
+            .arg("hours", f0(share * c.p.hours))
+            .arg("ckpt_gib", f0(t.data.checkpoint_size.gib()))
+            .arg("interval", f0(interval_s / 60.0))
+            .arg("stall_s", f0(stall_s))
+            .arg("mbs", f0(ckpt / 1e6 / write_s))
+            .arg("limit", pct(CHECKPOINT_STALL_ADVICE_SHARE))
+    })
+}
+
 /// The hot/cold storage split and what it saves per month.
 fn storage_tiering(c: &Ctx) -> Option<Msg> {
     let s = c.train()?.storage.as_ref()?;
@@ -603,8 +645,18 @@ fn first_hour(c: &Ctx) -> Option<Msg> {
     )
 }
 
+/// Releasing at the end saves money only for what is billed by use: pay-as-you-go, spot, and
+/// the pay-as-you-go remainder of a mix. A plan billed only by whole prepaid months pays them
+/// whether or not the instances are released early (no refund), so it gets no such advice.
 fn auto_release(c: &Ctx) -> Option<Msg> {
     c.train()?;
+    let prepaid =
+        c.p.chosen
+            .as_ref()
+            .is_some_and(|b| b.billing == Billing::Monthly && b.mix.is_none());
+    if prepaid {
+        return None;
+    }
     Some(
         Msg::new("adv-auto-release")
             .arg("time", duration_arg(c.p.hours))

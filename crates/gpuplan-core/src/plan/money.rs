@@ -694,9 +694,8 @@ fn tiered_alternative(
                 .total_cmp(&b.price_cny_per_gib_month.unwrap_or(f64::INFINITY))
         })?;
     let cache_need = StorageNeed {
-        read: need.read,
-        checkpoint: need.checkpoint,
         dataset: Bytes(0.0),
+        ..*need
     };
     let cache = cat
         .storage
@@ -728,12 +727,44 @@ fn tiered_alternative(
     })
 }
 
-/// What the storage must hold and deliver.
+/// What the storage must hold and deliver, and what a slow checkpoint write costs.
+#[derive(Clone, Copy)]
 pub struct StorageNeed {
     /// Read rate, bytes/s, summed over all nodes (already capped by what the NICs can carry).
     pub read: f64,
     pub checkpoint: Bytes,
     pub dataset: Bytes,
+    /// What the nodes' NICs carry together, bytes/s: checkpoint writes go no faster.
+    pub nic: f64,
+    /// Hours the storage is rented (the job's compute hours; its stalls come on top).
+    pub hours: f64,
+    /// GPU money lost per second one checkpoint takes to write: checkpoints in the job × stall
+    /// fraction × the cluster's price per second (0 where unpriced or never stalled).
+    pub stall_cny_per_write_s: f64,
+}
+
+impl StorageNeed {
+    /// Seconds one checkpoint takes to write at `mbs` (MB/s), no faster than the NICs.
+    fn write_s(&self, mbs: f64) -> f64 {
+        self.checkpoint.0 / (mbs * 1e6).min(self.nic)
+    }
+
+    /// Storage rent for the job plus the GPU money its checkpoint stalls cost, for a class at
+    /// `monthly` CNY a month writing at `mbs`; `None` where the class is unpriced.
+    fn total_cny(&self, monthly: Option<f64>, mbs: f64) -> Option<f64> {
+        let stall = self.stall_cny_per_write_s * self.write_s(mbs);
+        monthly.map(|m| m * self.hours.max(1e-9) / HOURS_PER_MONTH + stall)
+    }
+
+    /// The write rate (MB/s) minimising rent + stalls for a class whose throughput grows by
+    /// `per_gib` MB/s per GiB bought at `price` CNY/GiB-month: d/dC [p·C·months + A·S/t(C)] = 0
+    /// with t = base + k·C gives t* = √(A·S·k / (p·months)) (A: CNY per write second, S: MB).
+    fn write_optimum_mbs(&self, per_gib: f64, price: f64) -> Option<f64> {
+        let months = self.hours / HOURS_PER_MONTH;
+        let a = self.stall_cny_per_write_s;
+        let ok = a > 0.0 && per_gib > 0.0 && price > 0.0 && months > 0.0;
+        ok.then(|| (a * self.checkpoint.0 / 1e6 * per_gib / (price * months)).sqrt())
+    }
 }
 
 /// One storage class sized for the need: the capacity that holds the dataset and three
@@ -747,6 +778,8 @@ struct Sizing<'a> {
     throughput_mbs: f64,
     reaches_need: bool,
     monthly_cny: Option<f64>,
+    /// Whether the capacity was raised above the reads' and data's need for faster checkpoints.
+    for_writes: bool,
 }
 
 fn size_class<'a>(s: &'a StorageClass, need: &StorageNeed) -> Option<Sizing<'a>> {
@@ -764,6 +797,8 @@ fn size_class<'a>(s: &'a StorageClass, need: &StorageNeed) -> Option<Sizing<'a>>
     if !capacity.is_finite() || capacity > max {
         return None;
     }
+    let base = capacity;
+    let capacity = capacity_for_writes(s, need, base, max);
     let tp = s.throughput_mbs(capacity);
     if !(tp.is_finite() && tp > 0.0) {
         return None;
@@ -774,10 +809,42 @@ fn size_class<'a>(s: &'a StorageClass, need: &StorageNeed) -> Option<Sizing<'a>>
         throughput_mbs: tp,
         reaches_need: tp >= need_mbs * 0.999,
         monthly_cny: s.price_cny_per_gib_month.map(|p| p * capacity),
+        for_writes: capacity > base,
     })
 }
 
+/// The capacity at which the class's rent plus the GPU time lost to checkpoint stalls is least:
+/// `base` (what the reads and the data need) or more, for a faster write, up to what the NICs
+/// carry and the class's largest size.
+fn capacity_for_writes(s: &StorageClass, need: &StorageNeed, base: f64, max: f64) -> f64 {
+    let Some(t) = s
+        .price_cny_per_gib_month
+        .and_then(|p| need.write_optimum_mbs(s.throughput_per_gib_mbs, p))
+    else {
+        return base;
+    };
+    let t = t.min(s.throughput_max_mbs).min(need.nic / 1e6);
+    let Some(c) = s.capacity_for_throughput(t) else {
+        return base;
+    };
+    let c = c.min(max).max(base).ceil();
+    let total = |cap: f64| {
+        let monthly = s.price_cny_per_gib_month.map(|p| p * cap);
+        need.total_cny(monthly, s.throughput_mbs(cap))
+            .unwrap_or(f64::INFINITY)
+    };
+    if total(c) < total(base) {
+        c
+    } else {
+        base
+    }
+}
+
 impl Sizing<'_> {
+    fn total_cny(&self, need: &StorageNeed) -> Option<f64> {
+        need.total_cny(self.monthly_cny, self.throughput_mbs)
+    }
+
     fn choice(&self, nodes: u64, need: &StorageNeed) -> StorageChoice {
         let (s, tp, capacity) = (self.class, self.throughput_mbs, self.capacity_gib);
         StorageChoice {
@@ -786,19 +853,24 @@ impl Sizing<'_> {
             throughput_mbs: tp,
             needed_read_mbs: need.read / 1e6,
             reaches_need: self.reaches_need,
-            checkpoint_write_s: need.checkpoint.0 / (tp * 1e6),
+            checkpoint_write_s: need.write_s(tp),
             monthly_cny: self.monthly_cny,
             job_cny: None,
             tiered: None,
             why: format!(
-                "{} reaches {:.0} MB/s at {:.0} GiB (needed: {} of reads{}; dataset {:.1} GiB + 3 checkpoints of {:.1} GiB)",
+                "{} reaches {:.0} MB/s at {:.0} GiB (needed: {} of reads{}; dataset {:.1} GiB + 3 checkpoints of {:.1} GiB{})",
                 s.name,
                 tp,
                 capacity,
                 crate::units::Bandwidth(need.read),
                 if nodes > 1 { ", shared by all nodes" } else { "" },
                 need.dataset.gib(),
-                need.checkpoint.gib()
+                need.checkpoint.gib(),
+                if self.for_writes {
+                    "; larger, for faster checkpoint writes: the GPU time they stall costs more than the capacity"
+                } else {
+                    ""
+                }
             ),
         }
     }
@@ -806,7 +878,9 @@ impl Sizing<'_> {
 
 /// The cheapest storage class of the instance's provider that holds the data and sustains the
 /// read rate: shared file/object storage when several nodes read, block storage allowed for one
-/// node. When no class reaches the rate, the fastest one (the job is then input-bound).
+/// node. Cheapest counts the GPU time its checkpoint writes stall the job
+/// (`need.stall_cny_per_write_s`) with its rent, each class sized for that sum. When no class
+/// reaches the rate, the fastest one (the job is then input-bound).
 pub fn choose_storage(
     cat: &Catalog,
     inst: &Instance,
@@ -821,8 +895,8 @@ pub fn choose_storage(
         .filter(|s| s.kind != StorageKind::Object || need.read >= 1e6)
         .filter_map(|s| size_class(s, need))
         .collect();
-    let write_s = |a: &Sizing| need.checkpoint.0 / (a.throughput_mbs * 1e6);
-    let cheaper = |a: &Sizing, b: &Sizing| match (a.monthly_cny, b.monthly_cny) {
+    let write_s = |a: &Sizing| need.write_s(a.throughput_mbs);
+    let cheaper = |a: &Sizing, b: &Sizing| match (a.total_cny(need), b.total_cny(need)) {
         (Some(x), Some(y)) => x.total_cmp(&y),
         (Some(_), None) => std::cmp::Ordering::Less,
         (None, Some(_)) => std::cmp::Ordering::Greater,
@@ -873,6 +947,55 @@ mod tests {
             spot: spot.map(|x| price(Billing::Spot, x)),
             periods: crate::plan::periods::of(Provider::Alibaba),
         }
+    }
+
+    /// Audit r7 #4: a 70B full fine-tune (920 GiB checkpoints, hourly, 63 h of steps) on 4
+    /// ebmgn7ex nodes at ¥1111.72/h. Without the stall cost the cheapest NAS (Capacity, 537 MB/s
+    /// at 2764 GiB) writes for 1840 s each hour; with it, t* = √(A·S·k/(p·months)) makes the
+    /// class larger and the write several times shorter, for less rent + stall money.
+    #[test]
+    fn checkpoint_stalls_buy_a_faster_storage_when_the_gpus_cost_more() {
+        let cat = Catalog::builtin().unwrap();
+        let inst = cat
+            .instances
+            .iter()
+            .find(|i| i.id == "ecs.ebmgn7ex.32xlarge")
+            .unwrap();
+        let ckpt = Bytes(919.9 * 1024f64.powi(3));
+        let need = |a: f64| StorageNeed {
+            read: 17.6e3,
+            checkpoint: ckpt,
+            dataset: Bytes(0.0),
+            // network_gbit undocumented: the planner's assumed 10 Gbit/s per node.
+            nic: 4.0 * 10e9 / 8.0,
+            hours: 63.0,
+            stall_cny_per_write_s: a,
+        };
+        let old = choose_storage(&cat, inst, 4, &need(0.0)).unwrap();
+        assert!((old.checkpoint_write_s - 1840.0).abs() < 5.0, "{old:?}");
+        // 63 checkpoints × stall fraction 1 × ¥1111.72/h.
+        let a = 63.0 * 1111.72 / 3600.0;
+        let new = choose_storage(&cat, inst, 4, &need(a)).unwrap();
+        let total = |c: &StorageChoice| {
+            c.monthly_cny.unwrap() * 63.0 / HOURS_PER_MONTH + a * c.checkpoint_write_s
+        };
+        assert!(new.checkpoint_write_s < 1840.0 / 4.0, "{new:?}");
+        assert!(
+            total(&new) < total(&old) / 4.0,
+            "{} vs {}",
+            total(&new),
+            total(&old)
+        );
+        assert!(new.why.contains("faster checkpoint writes"), "{}", new.why);
+        // Rent and stalls are balanced at the optimum: buying 10% more or less costs more.
+        let s = &new.class;
+        let at = |cap: f64| {
+            let n = need(a);
+            s.price_cny_per_gib_month.unwrap() * cap * 63.0 / HOURS_PER_MONTH
+                + a * n.write_s(s.throughput_mbs(cap))
+        };
+        let c = new.capacity_gib;
+        assert!(at(c) <= at(c * 1.1) && at(c) <= at(c * 0.9), "{c}");
     }
 
     /// The audit's example (notes/audit-r5.md #8): 16 nodes for 62.3 days at ¥133,408 a month

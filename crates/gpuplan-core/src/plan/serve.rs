@@ -353,6 +353,8 @@ pub fn search(
     let mut plans = Vec::new();
     let mut evaluated = 0u64;
     let mut over_budget: Option<(String, f64)> = None;
+    // The fewest nodes a fleet over --max-nodes needed (the type, its nodes).
+    let mut over_nodes: Option<(String, u64)> = None;
     for (inst, gpu) in cands {
         let per_node = inst.gpu_count.round() as u64;
         for fmt in formats(job, gpu, &req.model) {
@@ -428,7 +430,11 @@ pub fn search(
             let (replicas_for_rate, replicas) = replica_counts(job, s.rps, s.batch);
             let replicas_per_node = (per_node / s.tp).max(1);
             let nodes = replicas.div_ceil(replicas_per_node);
-            if nodes > c.max_nodes.max(1) * 8 {
+            // A fleet of replicas is bounded by --max-nodes like a training cluster.
+            if nodes > c.max_nodes.max(1) {
+                if over_nodes.as_ref().is_none_or(|(_, n)| nodes < *n) {
+                    over_nodes = Some((inst.id.clone(), nodes));
+                }
                 continue;
             }
             let shared_gpu = std::sync::Arc::new((*gpu).clone());
@@ -539,10 +545,19 @@ pub fn search(
                     .arg("b", format!("{:.0}", c.budget_cny.unwrap_or(0.0)))
                     .arg("over", format!("{:.0}", x - c.budget_cny.unwrap_or(0.0))),
             )),
-            None => {
-                let no_target = decoder && job.ttft_s.is_none() && job.tpot_s.is_none();
-                rejected.push(no_fit(cands, no_target));
-            }
+            None => match over_nodes {
+                Some((what, n)) => rejected.push(Binding::msg(
+                    "max_nodes",
+                    crate::i18n::Msg::new("bind-serve-over-max-nodes")
+                        .arg("what", what.as_str())
+                        .arg("n", n)
+                        .arg("max", c.max_nodes),
+                )),
+                None => {
+                    let no_target = decoder && job.ttft_s.is_none() && job.tpot_s.is_none();
+                    rejected.push(no_fit(cands, no_target));
+                }
+            },
         }
     }
     Ok((plans, evaluated))

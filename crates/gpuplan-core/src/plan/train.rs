@@ -53,7 +53,7 @@ fn node_counts(max: u64) -> Vec<u64> {
 
 /// Write rate assumed for checkpoints when the provider has no storage class in the catalog
 /// (bytes/s): 100 MB/s, a single cloud disk's order of magnitude.
-const FALLBACK_WRITE_BYTES_PER_S: f64 = 100e6;
+pub(crate) const FALLBACK_WRITE_BYTES_PER_S: f64 = 100e6;
 
 /// The input path as a constraint: host decode (image models), the nodes' network and the
 /// storage class's throughput each cap the samples per second; the storage is sized for the
@@ -63,7 +63,7 @@ fn input_limits(
     cat: &Catalog,
     inst: &Instance,
     nodes: u64,
-    data: &DataPath,
+    (data, writes): (&DataPath, WriteCost),
     step: &mut StepTime,
     caveats: &mut Vec<Text>,
 ) -> Option<StorageChoice> {
@@ -98,6 +98,9 @@ fn input_limits(
         read: demand.min(nic),
         checkpoint: data.checkpoint_size,
         dataset: data.dataset_size,
+        nic,
+        hours: writes.hours,
+        stall_cny_per_write_s: writes.cny_per_write_s,
     };
     let storage = choose_storage(cat, inst, nodes, &need);
     let storage_bps = storage
@@ -129,6 +132,38 @@ fn input_limits(
 
 /// Network bandwidth assumed when a type's is not documented, Gbit/s (as in `instance_cluster`).
 const ASSUMED_NIC_GBIT: f64 = 10.0;
+
+/// What a checkpoint's write time costs the job, for the storage choice: the compute hours the
+/// storage is rented for and the GPU money one second of write time stalls over the whole job.
+#[derive(Clone, Copy)]
+struct WriteCost {
+    hours: f64,
+    cny_per_write_s: f64,
+}
+
+impl WriteCost {
+    /// `compute_hours` of steps on the cluster priced `prices` (or the catalog's): each second a
+    /// checkpoint takes to write stalls the job `checkpoint_stall_hours(h, 1 s)` hours in all, at
+    /// the chosen billing's average price per hour for the job (0 where unpriced).
+    fn of(
+        req: &PlanRequest,
+        (cat, inst, nodes): (&Catalog, &Instance, u64),
+        prices: Option<&InstancePrices>,
+        compute_hours: f64,
+    ) -> WriteCost {
+        let c = &req.constraints;
+        let (_, chosen, _) = match prices {
+            Some(p) => costs_at(p, nodes, compute_hours, c, None),
+            None => costs(cat, inst, nodes, compute_hours, c, &req.tunables, None),
+        };
+        let per_hour = chosen.map_or(0.0, |x| x.cny / x.hours.max(1e-9));
+        let stall_h = checkpoint_stall_hours(compute_hours, 1.0, &req.tunables);
+        WriteCost {
+            hours: compute_hours,
+            cny_per_write_s: stall_h * per_hour,
+        }
+    }
+}
 
 /// Hours the job stalls writing checkpoints: one every `checkpoint_interval_hours`, each
 /// stalling for its write time × `checkpoint_stall_fraction`.
@@ -1206,7 +1241,18 @@ fn site_outcome(
     }
     // What the GPUs demand from the input pipeline (before any cap).
     let data = data_path(&req.model, &best.setup, &step, &req.tunables);
-    let storage = input_limits(req, cat, inst, nodes, &data, &mut step, &mut caveats);
+    let uncapped_hours = tokens / step.tokens_per_second / 3600.0;
+    let at = (cat, inst, nodes);
+    let writes = WriteCost::of(req, at, prices[site.cand].as_ref(), uncapped_hours);
+    let storage = input_limits(
+        req,
+        cat,
+        inst,
+        nodes,
+        (&data, writes),
+        &mut step,
+        &mut caveats,
+    );
     // What the pipeline then really reads, at the capped rate.
     let data = data_path(&req.model, &best.setup, &step, &req.tunables);
     let compute_hours = tokens / step.tokens_per_second / 3600.0;

@@ -20,7 +20,40 @@ use std::collections::BTreeMap;
 pub fn command(lang: Lang) -> Command {
     let keys = Keys::of(&Cli::command());
     let cmd = localize(Cli::command(), &[], lang, &keys);
-    builtins(cmd, lang)
+    negative_numbers(builtins(cmd, lang))
+}
+
+/// Numeric flags take a value with a leading minus (`--tokens -1e8`, `--budget -5`,
+/// `--dataset-size -3TB`): the value then reaches the flag's own check, which names the flag
+/// and its valid range, instead of clap's "unexpected argument '-1'" naming neither.
+fn negative_numbers(cmd: Command) -> Command {
+    cmd.mut_args(|a| {
+        if is_numeric(&a) {
+            a.allow_hyphen_values(true)
+        } else {
+            a
+        }
+    })
+    .mut_subcommands(negative_numbers)
+}
+
+/// A flag whose value is a number or an amount (`30TB`).
+fn is_numeric(a: &Arg) -> bool {
+    use std::any::TypeId;
+    if !a.get_action().takes_values() || a.is_positional() {
+        return false;
+    }
+    let t = a.get_value_parser().type_id();
+    let numbers = [
+        TypeId::of::<f64>(),
+        TypeId::of::<f32>(),
+        TypeId::of::<u64>(),
+        TypeId::of::<u32>(),
+        TypeId::of::<usize>(),
+        TypeId::of::<i64>(),
+    ];
+    // Amounts given as text with a unit: `--deadline 24h`, `--dataset-size 30TB`.
+    numbers.iter().any(|n| t == *n) || ["deadline", "dataset_size"].contains(&a.get_id().as_str())
 }
 
 /// Which flags share one text (and so one key) across commands.

@@ -441,7 +441,8 @@ pub fn run(a: PlanArgs, opts: &CatalogOpts) -> Result<u8> {
     warnings.extend(region);
     // Advice for the plans shown: the table and JSON show the top N, the export picks among them.
     let out = plan_shown(&req, &cat, a.top.max(a.export.pick))?;
-    let ages = super::prices::plan_price_ages(&out.plans, a.top.max(1), today);
+    let ages =
+        super::prices::plan_price_ages(&out.plans, a.top.max(1), today, &req.constraints.regions);
     let stale = super::prices::stale_warnings(&ages, opts.lang);
     stale.iter().for_each(|w| crate::render::warn(w.clone()));
     warnings.extend(stale);

@@ -793,11 +793,22 @@ pub fn refresh_command(p: &Price) -> String {
     c
 }
 
+/// The price ages of the top plans, each with the command that refreshes its price: for the
+/// region the user asked (`regions`, the first one) when the price came from another region —
+/// refreshing Shanghai's price does not give Beijing's.
 pub fn plan_price_ages(
     plans: &[gpuplan_core::plan::Plan],
     top: usize,
     today: i64,
+    regions: &[String],
 ) -> Vec<PlanPriceAge> {
+    let asked = |price_region: &str| {
+        let here = regions.is_empty()
+            || regions
+                .iter()
+                .any(|r| gpuplan_core::plan::money::same_region(r, price_region));
+        (!here).then(|| regions[0].clone())
+    };
     plans
         .iter()
         .take(top)
@@ -816,6 +827,7 @@ pub fn plan_price_ages(
                 refresh: refresh_command(&Price {
                     instance: p.instance.id.clone(),
                     billing: c.billing,
+                    region: asked(&c.price.region).unwrap_or_else(|| c.price.region.clone()),
                     ..c.price.clone()
                 }),
             })

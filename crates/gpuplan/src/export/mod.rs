@@ -98,6 +98,16 @@ fn readme(p: &PlanView, files: &[File]) -> File {
         text.push_str(&training_settings(t));
         text.push_str(&checkpoint_settings(t));
     }
+    if p.region.is_none() {
+        let var = if p.provider == "alibaba" {
+            "REGION_ID"
+        } else {
+            "REGION"
+        };
+        text.push_str(&format!(
+            "\nRegion: the plan names none (its price is for no stated region). Set it before running\nthe cloud script, e.g. `{var}=<region id> bash cloud/create-instances.sh`, or plan again\nwith --region; the script stops until {var} is set.\n"
+        ));
+    }
     text.push_str(&format!(
         "\nFrom plan to running job:\n{}\nPlaceholders: every value the plan or a stored provider document does not give is\nmarked (REPLACE … in manifests, `${{VAR:?…}}` in scripts, which stop until VAR is set).\nThe cloud command runs with the provider's dry-run flag on: set DRY_RUN=false to create.\n",
         five_commands(p)

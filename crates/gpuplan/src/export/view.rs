@@ -600,9 +600,13 @@ fn running_at_peak(v: &Value, request: &Value) -> Option<f64> {
     n.is_finite().then_some(n)
 }
 
+/// The price's region, else the first one asked; a price for no stated region ("unspecified",
+/// Tencent's monthly rows) is no region: the scripts then require one instead of passing a fake.
 fn region(p: &Value, request: &Value) -> Result<Option<String>> {
     if let Some(r) = optional_ident(p, "chosen/price/region", "chosen.price.region")? {
-        return Ok(Some(r));
+        if r != "unspecified" {
+            return Ok(Some(r));
+        }
     }
     match request
         .pointer("/constraints/regions/0")

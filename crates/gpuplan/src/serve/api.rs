@@ -163,6 +163,18 @@ fn doc(kind: &str, body: &serde_json::Value) -> Answer {
     }
 }
 
+/// The query parameter whose value an error of the flags' checks is about (`--deadline `5min`:
+/// …` → `deadline`, as docs/serve.md promises `error.field`); `None` for any other error (a
+/// workload key's error names its key itself).
+fn query_param_of(e: &anyhow::Error) -> Option<String> {
+    let en = format!("{e:#}");
+    let en = en.trim_start_matches("error: ");
+    PLAN_QUERY
+        .iter()
+        .find(|k| en.starts_with(&format!("--{k} ")))
+        .map(|k| k.to_string())
+}
+
 fn query_error(e: query::QueryError, lang: Lang) -> Answer {
     Answer::bad(e.message, Some(e.field).filter(|f| !f.is_empty()), lang)
 }
@@ -390,7 +402,10 @@ fn plan_answer(
 ) -> Answer {
     let req = match crate::cmd::plan::build_request_from(args, file, lang) {
         Ok(r) => r,
-        Err(e) => return Answer::error(StatusCode::BAD_REQUEST, &e, None, lang),
+        Err(e) => {
+            let field = query_param_of(&e);
+            return Answer::error(StatusCode::BAD_REQUEST, &e, field, lang);
+        }
     };
     if req.constraints.max_nodes > MAX_API_NODES {
         return Answer::bad(
@@ -406,7 +421,12 @@ fn plan_answer(
         Ok(o) => o,
         Err(e) => return Answer::error(StatusCode::BAD_REQUEST, &e.into(), None, lang),
     };
-    let ages = crate::cmd::prices::plan_price_ages(&out.plans, args.top.max(1), today);
+    let ages = crate::cmd::prices::plan_price_ages(
+        &out.plans,
+        args.top.max(1),
+        today,
+        &req.constraints.regions,
+    );
     // The warnings `gpuplan plan` prints on stderr, in the order it prints them.
     let mut warnings = crate::cmd::plan::model_warnings(&req, lang);
     warnings.extend(crate::cmd::plan::region_warnings(&req, &st.catalog));

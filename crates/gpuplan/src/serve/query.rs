@@ -93,10 +93,18 @@ pub fn parse<T: Args + FromArgMatches>(
 /// as query parameters.
 fn first_line(s: &str, lang: Lang) -> String {
     let line = s.lines().next().unwrap_or("");
-    line.strip_prefix(&gpuplan_core::i18n::text(lang, "error-prefix"))
+    let mut out = line
+        .strip_prefix(&gpuplan_core::i18n::text(lang, "error-prefix"))
         .unwrap_or(line)
-        .replace("'--", "'")
-        .to_string()
+        .replace("'--", "'");
+    // clap's English message lists the valid values on a line of their own.
+    let valid = s
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("[possible values: "));
+    if let Some(v) = valid {
+        out.push_str(&format!(" (possible values: {})", v.trim_end_matches(']')));
+    }
+    out
 }
 
 #[cfg(test)]
