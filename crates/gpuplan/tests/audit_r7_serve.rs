@@ -338,6 +338,8 @@ fn whisper_serving_is_planned_as_speech_recognition() {
         !err.contains("缩短") && !err.contains("每个样本 seq_len 个"),
         "{err}"
     );
+    let english = common::english_sentences(&format!("{out}\n{err}"));
+    assert!(english.is_empty(), "{english:?}");
     // A transcript length alone keeps the 4-token decoder prompt (not the text default of 1000).
     let v = plan_json(&[&args[1..], &["--output-tokens", "100"]].concat());
     assert_eq!(v["request"]["job"]["input_tokens"], 4, "{}", v["request"]);
