@@ -349,3 +349,24 @@ fn whisper_serving_is_planned_as_speech_recognition() {
         v["request"]
     );
 }
+
+/// #8, workload files: a `[serve]` without token counts carried the text defaults (1000 + 300)
+/// and Whisper was refused ("reads at most 448 tokens"); one that sets only the transcript length
+/// kept the 1000-token prompt. Both take the 4-token decoder prompt.
+#[test]
+fn a_whisper_workload_file_takes_the_speech_request() {
+    let dir = std::env::temp_dir().join(format!("gpuplan-r7-asr-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (extra, output) in [("", 224), ("output_tokens = 120\n", 120)] {
+        let f = dir.join(format!("w{output}.toml"));
+        let body = "model = \"Whisper-large-v3\"\nkind = \"inference\"\n[serve]\nrate_rps = 5\n";
+        std::fs::write(&f, format!("{body}{extra}")).unwrap();
+        let v = plan_json(&["-w", f.to_str().unwrap()]);
+        assert_eq!(v["request"]["job"]["input_tokens"], 4, "{}", v["request"]);
+        assert_eq!(
+            v["request"]["job"]["output_tokens"], output,
+            "{}",
+            v["request"]
+        );
+    }
+}

@@ -140,7 +140,17 @@ fn fit_default_prompt(
     from_file: bool,
 ) -> Option<Msg> {
     let given = j.input_tokens.is_some() || j.output_tokens.is_some();
-    if from_file || (given && asr_of(model).is_none()) {
+    let asr = asr_of(model);
+    // A file's `[serve]` without token counts holds the text defaults (1000 + 300); no Whisper
+    // window takes a 1000-token prompt (448 decoder positions): a speech model gets its own.
+    let d = ServeJob::default();
+    let text_input = s.input_tokens == d.input_tokens;
+    let text_defaults = text_input && s.output_tokens == d.output_tokens;
+    if let Some(a) = asr.filter(|_| from_file && text_input && !text_defaults) {
+        s.input_tokens = a.prompt_tokens;
+        return None;
+    }
+    if (from_file && !(asr.is_some() && text_defaults)) || (given && asr.is_none()) {
         return None;
     }
     let note = gpuplan_core::workload::fit_default_prompt(
