@@ -1400,3 +1400,46 @@ pub fn solve(
         evaluations: evals,
     })
 }
+
+/// What one request to a speech-recognition encoder-decoder (Whisper: a fixed-length audio
+/// encoder) is: a window of audio the encoder always runs in full, a decoder prompt of special
+/// tokens, and the transcript's tokens.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct AsrRequest {
+    /// Seconds of audio per request: the encoder's positions × 20 ms. openai/whisper
+    /// `whisper/audio.py`: `HOP_LENGTH = 160` at `SAMPLE_RATE = 16000` (10 ms per mel frame),
+    /// `N_SAMPLES_PER_TOKEN = HOP_LENGTH * 2` ("the initial convolutions has stride 2"), so
+    /// 1500 positions = `CHUNK_LENGTH = 30` s.
+    pub audio_seconds: f64,
+    /// Encoder positions run per request (1500).
+    pub encoder_positions: u64,
+    /// Decoder prompt: `<|startoftranscript|><|lang|><|transcribe|><|notimestamps|>`, 4 tokens
+    /// (openai/whisper `whisper/decoding.py` DecodingTask: `sot_sequence_including_notimestamps`;
+    /// HF transformers `models/whisper/tokenization_whisper.py` `prefix_tokens`: bos, language,
+    /// task, and `<|notimestamps|>` unless timestamps are predicted).
+    pub prompt_tokens: u64,
+    /// Default transcript tokens: the most one 30-s window decodes, `n_text_ctx // 2` (openai/whisper
+    /// `whisper/decoding.py`: `self.sample_len = options.sample_len or model.dims.n_text_ctx // 2`;
+    /// 224 for Whisper's 448-token decoder). An upper bound: real speech is usually shorter.
+    pub default_output_tokens: u64,
+}
+
+/// Seconds of audio per encoder position (openai/whisper `whisper/audio.py`: 160-sample hop at
+/// 16 kHz, conv stride 2: "20ms per audio token").
+pub const ASR_SECONDS_PER_POSITION: f64 = 0.02;
+
+/// The request of a speech-recognition model: an encoder-decoder whose encoder runs a fixed
+/// number of positions (`TransformerSpec::encoder_positions`, set for Whisper only). None for
+/// text models (T5's encoder runs the prompt's length).
+pub fn asr_request(t: &TransformerSpec) -> Option<AsrRequest> {
+    if !matches!(t.structure, Structure::EncoderDecoder { .. }) {
+        return None;
+    }
+    let e = t.encoder_positions?;
+    Some(AsrRequest {
+        audio_seconds: e as f64 * ASR_SECONDS_PER_POSITION,
+        encoder_positions: e,
+        prompt_tokens: 4,
+        default_output_tokens: (t.max_context / 2).max(1),
+    })
+}

@@ -1820,7 +1820,9 @@ pub fn check_job_tokens(
 /// The default prompt (1000 + 300 tokens), when the user set no token counts, shortened to what
 /// the model reads: encoders take only an input of at most their context (BERT 512, one output
 /// "token"); decoders keep input + output within the context, and within `max_model_len` when the
-/// user set one shorter. Returns the note saying so.
+/// user set one shorter. A speech-recognition model (Whisper, [`crate::infer::asr_request`]) takes
+/// one audio window: its decoder prompt is the 4 special tokens and its output the window's
+/// transcript, at most `n_text_ctx / 2` tokens. Returns the note saying so.
 pub fn fit_default_prompt(
     input: &mut u64,
     output: &mut u64,
@@ -1828,6 +1830,19 @@ pub fn fit_default_prompt(
     max_model_len: Option<u64>,
 ) -> Option<Msg> {
     let t = m.transformer()?;
+    if let Some(a) = crate::infer::asr_request(t) {
+        // A speech request is one audio window: the decoder reads only its special tokens.
+        *input = a.prompt_tokens;
+        *output = a.default_output_tokens;
+        return Some(
+            Msg::new("plan-note-asr")
+                .arg("model", m.name.as_str())
+                .arg("seconds", format!("{:.0}", a.audio_seconds))
+                .arg("positions", a.encoder_positions)
+                .arg("input", *input)
+                .arg("output", *output),
+        );
+    }
     let ctx = t.max_context;
     let limit = max_model_len.filter(|l| *l < ctx);
     let encoder = t.structure == crate::model::Structure::EncoderOnly;

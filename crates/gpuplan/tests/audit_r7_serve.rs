@@ -250,3 +250,123 @@ fn the_serving_bottleneck_follows_the_larger_share_of_time() {
     let want = if share > 50.0 { "compute" } else { "memory BW" };
     assert!(row.contains(want), "{share}% prefilling, row {row}");
 }
+
+/// #8: `plan -m Whisper-large-v3 --task inference --rate 20` was planned as a chat LLM: "default
+/// prompt shortened to 148 input tokens", "148+300 tokens", "¥1.36 per million tokens", "vLLM
+/// chunked prefill: a prompt rides on 1 decode step" and the training note on decoder tokens per
+/// sample. A request is one 30-s audio window: the encoder's 1500 positions, a 4-token decoder
+/// prompt, at most n_text_ctx / 2 = 224 transcript tokens; priced per audio hour and 1k requests.
+#[test]
+fn whisper_serving_is_planned_as_speech_recognition() {
+    let v = plan_json(&[
+        "-m",
+        "Whisper-large-v3",
+        "--task",
+        "inference",
+        "--rate",
+        "20",
+    ]);
+    assert_eq!(v["request"]["job"]["input_tokens"], 4, "{}", v["request"]);
+    assert_eq!(
+        v["request"]["job"]["output_tokens"], 224,
+        "{}",
+        v["request"]
+    );
+    for p in plans(&v) {
+        let s = &p["serve"];
+        assert_eq!(s["asr"]["audio_seconds"], 30.0, "{s}");
+        assert_eq!(s["asr"]["encoder_positions"], 1500, "{s}");
+        assert!(s["cost_per_million_tokens"].is_null(), "{s}");
+        // One hour of audio is 3600 / 30 = 120 requests of 30 s (both null without a price).
+        match (
+            s["cost_per_audio_hour"].as_f64(),
+            s["cost_per_1k_requests"].as_f64(),
+        ) {
+            (Some(h), Some(k)) => assert!((h - k * 0.120).abs() <= 1e-9 * h.max(1.0), "{h} {k}"),
+            (h, k) => assert!(h.is_none() && k.is_none(), "{s}"),
+        }
+        // Every running request holds its 4 + 224 self-attention and 1500 cross-attention KV.
+        let batch = s["batch_per_replica"].as_u64().unwrap();
+        assert!(
+            batch * (4 + 224 + 1500) <= s["memory"]["kv_tokens"].as_u64().unwrap(),
+            "{s}"
+        );
+    }
+    let args = [
+        "plan",
+        "-m",
+        "Whisper-large-v3",
+        "--task",
+        "inference",
+        "--rate",
+        "20",
+    ];
+    let o = run(&[&args[..], &["--top", "1"]].concat());
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout).replace("\n  ", " "),
+        String::from_utf8_lossy(&o.stderr).replace("\n  ", " "),
+    );
+    assert!(
+        out.contains("30 s of audio per request (4+224 decoder tokens)"),
+        "{out}"
+    );
+    assert!(out.contains("per hour of audio"), "{out}");
+    assert!(out.contains("audio encoder over 1500 positions"), "{out}");
+    for bad in ["per million tokens", "chunked prefill", "148"] {
+        assert!(!out.contains(bad), "{bad}: {out}");
+    }
+    assert!(
+        err.contains("30 s of audio (the encoder's 1500 positions)"),
+        "{err}"
+    );
+    for bad in ["shortened", "count decoder tokens"] {
+        assert!(!err.contains(bad), "{bad}: {err}");
+    }
+    let o = run(&[&args[..], &["--top", "1", "--lang", "zh"]].concat());
+    let out = String::from_utf8_lossy(&o.stdout).replace("\n  ", "");
+    let err = String::from_utf8_lossy(&o.stderr).replace("\n  ", "");
+    let packed: String = out.split_whitespace().collect();
+    assert!(
+        packed.contains("每个请求30秒音频（解码器4+224个token）"),
+        "{out}"
+    );
+    assert!(out.contains("每小时音频 ¥"), "{out}");
+    for bad in ["每百万 token", "分块 prefill"] {
+        assert!(!out.contains(bad), "{bad}: {out}");
+    }
+    assert!(
+        !err.contains("缩短") && !err.contains("每个样本 seq_len 个"),
+        "{err}"
+    );
+    let english = common::english_sentences(&format!("{out}\n{err}"));
+    assert!(english.is_empty(), "{english:?}");
+    // A transcript length alone keeps the 4-token decoder prompt (not the text default of 1000).
+    let v = plan_json(&[&args[1..], &["--output-tokens", "100"]].concat());
+    assert_eq!(v["request"]["job"]["input_tokens"], 4, "{}", v["request"]);
+    assert_eq!(
+        v["request"]["job"]["output_tokens"], 100,
+        "{}",
+        v["request"]
+    );
+}
+
+/// #8, workload files: a `[serve]` without token counts carried the text defaults (1000 + 300)
+/// and Whisper was refused ("reads at most 448 tokens"); one that sets only the transcript length
+/// kept the 1000-token prompt. Both take the 4-token decoder prompt.
+#[test]
+fn a_whisper_workload_file_takes_the_speech_request() {
+    let dir = std::env::temp_dir().join(format!("gpuplan-r7-asr-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (extra, output) in [("", 224), ("output_tokens = 120\n", 120)] {
+        let f = dir.join(format!("w{output}.toml"));
+        let body = "model = \"Whisper-large-v3\"\nkind = \"inference\"\n[serve]\nrate_rps = 5\n";
+        std::fs::write(&f, format!("{body}{extra}")).unwrap();
+        let v = plan_json(&["-w", f.to_str().unwrap()]);
+        assert_eq!(v["request"]["job"]["input_tokens"], 4, "{}", v["request"]);
+        assert_eq!(
+            v["request"]["job"]["output_tokens"], output,
+            "{}",
+            v["request"]
+        );
+    }
+}

@@ -8,6 +8,7 @@ plan-what-train = { $model } { $task }, { $seq ->
 plan-what-serve = { $model } serving{ $kind ->
     [opaque] {""}
     [encoder] , { $input } tokens
+    [asr] , { $seconds } s of audio per request ({ $input }+{ $output } decoder tokens)
    *[decoder] , { $input }+{ $output } tokens
 }{ $rate ->
     [none] {""}
@@ -19,6 +20,7 @@ plan-what-serve = { $model } serving{ $kind ->
     [none] {""}
    *[other] , { $kind ->
         [decoder] TTFT
+        [asr] TTFT
        *[other] latency
     } < { $ttft } s
 }{ $tpot ->
@@ -65,7 +67,10 @@ plan-defaults = Defaults that shaped this answer: { $list }.
 plan-default-seq = sequence length { $v } (--seq-len)
 plan-default-batch = global batch { $v } sequences (--global-batch)
 plan-default-max-nodes = at most { $v } nodes (--max-nodes)
-plan-default-prompt = { $input } input + { $output } output tokens per request (--input-tokens/--output-tokens)
+plan-default-prompt = { $seconds ->
+    [none] {""}
+   *[other] { $seconds } s of audio and{" "}
+}{ $input } input + { $output } output tokens per request (--input-tokens/--output-tokens)
 plan-default-prompt-input = { $input } input tokens per request (--input-tokens)
 plan-default-no-load = no load given (--rate/--concurrency): { $v } replicas (--min-replicas) sized at their full capacity
 plan-default-replicas = at least { $v } replicas (--min-replicas)
@@ -110,6 +115,8 @@ plan-serving-batch = serving: { $replicas } { $replicas ->
 plan-serving-cost-requests = ¥{ $k } per 1k requests
 plan-serving-cost = ¥{ $m } per million tokens, ¥{ $k } per 1k requests
 plan-serving-cost-per-request = ¥{ $k } per 1k requests
+plan-serving-cost-audio = ¥{ $h } per hour of audio, ¥{ $k } per 1k requests ({ $seconds }-s windows)
+serve-mix-asr = each request's prefill runs the audio encoder over { $positions } positions ({ $seconds } s of audio) and the 4-token decoder prompt; decode reads the cross-attention K/V of those { $positions } positions every step
 # A model import warning (model/hf.rs, English; its phrases translated as a parser's).
 warn-model-import = { $text }
 warn-region-unknown = region { $region } is not in gpuplan's catalog{ $close ->
@@ -154,6 +161,7 @@ plan-work-samples = samples
 plan-work-tokens = tokens
 prices-stale-first = plan { $rank }: the { $kind } { $billing } price of { $instance } is { $days } days old (as of { $as_of }); refresh it with `{ $refresh }`
 prices-stale-others = plans { $ranks } also use prices older than { $days } days (their refresh commands: `--format json`, price_ages)
+plan-note-asr = serving { $model } as speech recognition: each request is { $seconds } s of audio (the encoder's { $positions } positions), a { $input }-token decoder prompt (start-of-transcript, language, task, no-timestamps) and at most { $output } transcript tokens (Whisper's per-window limit, n_text_ctx / 2; set --output-tokens to the expected transcript length)
 plan-note-encoder = serving { $model }: one forward per request of { $input } input tokens (set --input-tokens to change it)
 plan-note-prompt-shortened = default prompt shortened to { $room } input tokens to fit { $model }'s { $ctx }-token context (set --input-tokens/--output-tokens to change it)
 note-prompt-max-model-len = default prompt shortened to { $room } input tokens to fit max_model_len { $len } (set --input-tokens/--output-tokens to change it)

@@ -8,6 +8,7 @@ plan-what-train = { $model } { $task }，{ $seq ->
 plan-what-serve = { $model } 推理服务{ $kind ->
     [opaque] {""}
     [encoder] ，{ $input } tokens
+    [asr] ，每个请求 { $seconds } 秒音频（解码器 { $input }+{ $output } 个 token）
    *[decoder] ，{ $input }+{ $output } tokens
 }{ $rate ->
     [none] {""}
@@ -19,6 +20,7 @@ plan-what-serve = { $model } 推理服务{ $kind ->
     [none] {""}
    *[other] ，{ $kind ->
         [decoder] TTFT
+        [asr] TTFT
        *[other] 时延
     } < { $ttft } 秒
 }{ $tpot ->
@@ -65,7 +67,10 @@ plan-defaults = 影响本结果的默认值：{ $list }。
 plan-default-seq = 序列长度 { $v }（--seq-len）
 plan-default-batch = 全局批大小 { $v } 条序列（--global-batch）
 plan-default-max-nodes = 最多 { $v } 个节点（--max-nodes）
-plan-default-prompt = 每个请求输入 { $input } + 输出 { $output } 个 token（--input-tokens/--output-tokens）
+plan-default-prompt = 每个请求{ $seconds ->
+    [none] {""}
+   *[other] {" "}{ $seconds } 秒音频、
+}输入 { $input } + 输出 { $output } 个 token（--input-tokens/--output-tokens）
 plan-default-prompt-input = 每个请求输入 { $input } 个 token（--input-tokens）
 plan-default-no-load = 未给负载（--rate/--concurrency）：按 { $v } 个副本（--min-replicas）满负荷规划
 plan-default-replicas = 至少 { $v } 个副本（--min-replicas）
@@ -98,6 +103,8 @@ plan-serving-batch = 部署：{ $replicas } 个副本（{ $weights } 权重）�
 plan-serving-cost-requests = 每千次请求 ¥{ $k }
 plan-serving-cost = 每百万 token ¥{ $m }，每千次请求 ¥{ $k }
 plan-serving-cost-per-request = 每千次请求 ¥{ $k }
+plan-serving-cost-audio = 每小时音频 ¥{ $h }，每千次请求 ¥{ $k }（每次 { $seconds } 秒音频窗口）
+serve-mix-asr = 每个请求的 prefill 运行音频编码器（{ $positions } 个位置，{ $seconds } 秒音频）和 4 个 token 的解码器提示；每个解码步读取这 { $positions } 个位置的交叉注意力 K/V
 # 模型导入的警告（model/hf.rs，英文；其中的短语按解析器的译法翻译）。
 warn-model-import = { $text }
 warn-region-unknown = 区域 { $region } 不在 gpuplan 的目录中{ $close ->
@@ -139,6 +146,7 @@ plan-work-samples = 个样本
 plan-work-tokens = tokens
 prices-stale-first = 方案 { $rank }：{ $instance } 的{ $billing }{ $kind }已有 { $days } 天未更新（{ $as_of }）；用 `{ $refresh }` 更新
 prices-stale-others = 方案 { $ranks } 也使用了超过 { $days } 天的价格（更新命令见 `--format json` 的 price_ages）
+plan-note-asr = 按语音识别规划 { $model } 推理服务：每个请求为 { $seconds } 秒音频（编码器的 { $positions } 个位置）、{ $input } 个 token 的解码器提示（转写开始、语言、任务、无时间戳）和至多 { $output } 个转写 token（Whisper 每个窗口的上限 n_text_ctx / 2；用 --output-tokens 设为预期的转写长度）
 plan-note-encoder = { $model } 推理：每个请求一次前向，输入 { $input } 个 token（用 --input-tokens 修改）
 plan-note-prompt-shortened = 默认提示词缩短为 { $room } 个输入 token，以适应 { $model } 的 { $ctx } token 上下文（用 --input-tokens/--output-tokens 修改）
 note-prompt-max-model-len = 默认提示词缩短为 { $room } 个输入 token，以适应 max_model_len { $len }（用 --input-tokens/--output-tokens 修改）

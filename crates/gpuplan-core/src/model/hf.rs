@@ -871,6 +871,9 @@ fn t5(f: &mut Fields) -> TransformerSpec {
 /// What Whisper's figures count: its encoder runs a fixed number of positions per sample
 /// (`TransformerSpec::encoder_positions`), so a "token" is a decoder token and samples/s is
 /// tokens/s ÷ seq_len (phrases.ftl `phrase-model-whisper-*`).
+/// How the Whisper import note on training units starts (a serving plan leaves it out).
+pub const WHISPER_UNITS_PREFIX: &str = "whisper: the encoder always runs";
+
 fn whisper_units(encoder_positions: u64) -> String {
     format!("whisper: the encoder always runs {encoder_positions} positions per sample (30 s of audio, max_source_positions) and the decoder the sequence length; tokens and tokens/s count decoder tokens (seq_len per sample): samples/s = tokens/s ÷ seq_len")
 }

@@ -206,7 +206,11 @@ fn first_bad_number(p: &Plan) -> Option<&'static str> {
         }
     }
     if let Some(s) = &p.serve {
-        let extra = [s.cost_per_million_tokens, s.cost_per_1k_requests];
+        let extra = [
+            s.cost_per_million_tokens,
+            s.cost_per_1k_requests,
+            s.cost_per_audio_hour,
+        ];
         if !ok(s.memory.weights.0)
             || !ok(s.requests_per_second_per_replica)
             || !extra.iter().flatten().all(|x| ok(*x))

@@ -367,6 +367,14 @@ pub struct ServeDetail {
     pub replicas_for_rate: u64,
     pub cost_per_million_tokens: Option<f64>,
     pub cost_per_1k_requests: Option<f64>,
+    /// A speech-recognition model's request (Whisper: 30 s of audio, 1500 encoder positions, a
+    /// 4-token decoder prompt); None for text and image models.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub asr: Option<crate::infer::AsrRequest>,
+    /// ¥ per hour of audio transcribed: the month's cost over requests × audio seconds (speech
+    /// models only; they have no cost per million tokens).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_per_audio_hour: Option<f64>,
 }
 
 /// Why no plan came out, or what limited the ones that did.

@@ -464,10 +464,17 @@ pub fn search(
                 * 3600.0;
             // Per million tokens only where requests are answered in generated tokens: an image
             // model or an encoder (one forward pass per request) is priced per request alone.
+            // A speech model is priced per hour of audio transcribed (each request one window),
+            // not per token: its tokens are the transcript's, not what the buyer sends.
+            let asr = req.model.transformer().and_then(crate::infer::asr_request);
             let per_m = chosen_cost
                 .as_ref()
-                .filter(|_| has_kv_cache(&req.model))
+                .filter(|_| has_kv_cache(&req.model) && asr.is_none())
                 .map(|x| x.cny / tokens_per_month * 1e6);
+            let per_audio_h = chosen_cost
+                .as_ref()
+                .zip(asr)
+                .map(|(x, a)| x.cny / (served_rps * a.audio_seconds * HOURS_PER_MONTH));
             let per_k_req = chosen_cost
                 .as_ref()
                 .map(|x| x.cny / (served_rps * HOURS_PER_MONTH * 3600.0) * 1e3);
@@ -525,6 +532,8 @@ pub fn search(
                     replicas_for_rate,
                     cost_per_million_tokens: per_m,
                     cost_per_1k_requests: per_k_req,
+                    asr,
+                    cost_per_audio_hour: per_audio_h,
                 }),
                 hours: HOURS_PER_MONTH,
                 costs: costs_v,

@@ -324,8 +324,12 @@ pub fn compute(
             note_line(lang, &note.render(lang));
         }
     }
+    // Whisper's note on training units (decoder tokens per sample) is not about serving.
+    let serving = r.kind == JobKind::Inference;
     for w in &model.warnings {
-        crate::render::model_warning(w);
+        if !(serving && w.starts_with(gpuplan_core::model::hf::WHISPER_UNITS_PREFIX)) {
+            crate::render::model_warning(w);
+        }
     }
     let cluster = match &a.instance {
         Some(id) => instance_cluster(id, &r, lang, catalog)?,

@@ -48,6 +48,7 @@ fn defaults_used(a: &PlanArgs, req: &PlanRequest, o: &PlanOutcome) -> Vec<Msg> {
                 match serve_kind(&req.model) {
                     ServeKind::Decoder => d.push(
                         Msg::new("plan-default-prompt")
+                            .arg("seconds", seconds_text(asr_of(&req.model)))
                             .arg("input", s.input_tokens)
                             .arg("output", s.output_tokens),
                     ),
@@ -129,22 +130,38 @@ fn parse_size(s: &str) -> Result<f64> {
 }
 
 /// When the user set no token counts, shorten the default prompt to what the model reads
-/// (`workload::fit_default_prompt`).
+/// (`workload::fit_default_prompt`). A speech model's count the user left out is its own default
+/// (4-token decoder prompt, the window's transcript limit), not the text default of 1000 + 300;
+/// the note comes only when both are defaults.
 fn fit_default_prompt(
     s: &mut ServeJob,
     model: &gpuplan_core::model::ModelSpec,
     j: &crate::cli::JobArgs,
     from_file: bool,
 ) -> Option<Msg> {
-    if from_file || j.input_tokens.is_some() || j.output_tokens.is_some() {
+    let given = j.input_tokens.is_some() || j.output_tokens.is_some();
+    let asr = asr_of(model);
+    // A file's `[serve]` without token counts holds the text defaults (1000 + 300); no Whisper
+    // window takes a 1000-token prompt (448 decoder positions): a speech model gets its own.
+    let d = ServeJob::default();
+    let text_input = s.input_tokens == d.input_tokens;
+    let text_defaults = text_input && s.output_tokens == d.output_tokens;
+    if let Some(a) = asr.filter(|_| from_file && text_input && !text_defaults) {
+        s.input_tokens = a.prompt_tokens;
         return None;
     }
-    gpuplan_core::workload::fit_default_prompt(
+    if (from_file && !(asr.is_some() && text_defaults)) || (given && asr.is_none()) {
+        return None;
+    }
+    let note = gpuplan_core::workload::fit_default_prompt(
         &mut s.input_tokens,
         &mut s.output_tokens,
         model,
         None,
-    )
+    );
+    s.input_tokens = j.input_tokens.unwrap_or(s.input_tokens);
+    s.output_tokens = j.output_tokens.unwrap_or(s.output_tokens);
+    note.filter(|_| !given)
 }
 
 /// Most serving replicas accepted as a floor.
@@ -533,10 +550,14 @@ pub fn plan_json(
 }
 
 /// The model import's warnings (model/hf.rs, English; their phrases translated as a parser's).
+/// A serving plan drops the import's note on Whisper's training units (decoder tokens per
+/// sample): a request's units are its audio window and transcript, stated in the plan itself.
 pub fn model_warnings(req: &PlanRequest, lang: Lang) -> Vec<Msg> {
+    let serving = matches!(req.job, gpuplan_core::plan::Job::Serve(_));
     req.model
         .warnings
         .iter()
+        .filter(|w| !(serving && w.starts_with(gpuplan_core::model::hf::WHISPER_UNITS_PREFIX)))
         .map(|w| Msg::new("warn-model-import").arg("text", render::parser_text(w, lang)))
         .collect()
 }
@@ -739,9 +760,15 @@ fn what(req: &PlanRequest, l: Lang) -> String {
         }
         Job::Serve(s) => {
             let given = |x: Option<String>| x.unwrap_or_else(|| "none".into());
+            let asr = asr_of(&req.model);
+            let kind = match asr {
+                Some(_) => "asr",
+                None => serve_kind(&req.model).key(),
+            };
             Msg::new("plan-what-serve")
                 .arg("model", req.model.name.as_str())
-                .arg("kind", serve_kind(&req.model).key())
+                .arg("kind", kind)
+                .arg("seconds", seconds_text(asr))
                 .arg("input", s.input_tokens)
                 .arg("output", s.output_tokens)
                 .arg("rate", given(s.rate_rps.map(|r| r.to_string())))
@@ -772,6 +799,16 @@ impl ServeKind {
             ServeKind::Opaque => "opaque",
         }
     }
+}
+
+/// The request of a speech-recognition model (Whisper: one 30-s audio window), if `m` is one.
+fn asr_of(m: &gpuplan_core::model::ModelSpec) -> Option<gpuplan_core::infer::AsrRequest> {
+    m.transformer().and_then(gpuplan_core::infer::asr_request)
+}
+
+/// Seconds of audio per request as the catalogs print them ("none" for text models).
+fn seconds_text(a: Option<gpuplan_core::infer::AsrRequest>) -> String {
+    a.map_or_else(|| "none".into(), |a| format!("{:.0}", a.audio_seconds))
 }
 
 pub fn serve_kind(m: &gpuplan_core::model::ModelSpec) -> ServeKind {
@@ -1078,6 +1115,16 @@ fn serve_detail(req: &PlanRequest, s: &gpuplan_core::plan::ServeDetail, v: &View
         out.push_str(&para(&serve_load(load, s, job).render(l), v, "  "));
     }
     let cost = match (s.cost_per_million_tokens, s.cost_per_1k_requests) {
+        // A speech model: per hour of audio and per 1k requests (30-s windows).
+        (None, Some(k)) if s.cost_per_audio_hour.is_some() => Some(
+            Msg::new("plan-serving-cost-audio")
+                .arg(
+                    "h",
+                    format!("{:.3}", s.cost_per_audio_hour.unwrap_or_default()),
+                )
+                .arg("seconds", seconds_text(s.asr))
+                .arg("k", format!("{k:.3}")),
+        ),
         (Some(m), Some(k)) => Some(
             Msg::new("plan-serving-cost")
                 .arg("m", format!("{m:.2}"))
@@ -1122,13 +1169,19 @@ fn serve_load(
     job: &gpuplan_core::plan::ServeJob,
 ) -> Msg {
     use gpuplan_core::plan::load::PrefillMixing;
-    let mix = match x.mixing {
-        PrefillMixing::Chunked { budget } => Msg::new(x.mixing.msg_id()).arg("budget", budget).arg(
-            "steps",
-            // A whole count of steps (⌈input / room⌉), so the catalog picks the plural.
-            x.mixing.riding_steps(job.input_tokens, s.batch_per_replica) as u64,
-        ),
-        m => Msg::new(m.msg_id()),
+    let mix = match (x.mixing, s.asr) {
+        // The decoder prompt is 4 tokens: what each request's prefill runs is the encoder.
+        (_, Some(a)) => Msg::new("serve-mix-asr")
+            .arg("positions", a.encoder_positions)
+            .arg("seconds", format!("{:.0}", a.audio_seconds)),
+        (PrefillMixing::Chunked { budget }, None) => {
+            Msg::new(x.mixing.msg_id()).arg("budget", budget).arg(
+                "steps",
+                // A whole count of steps (⌈input / room⌉), so the catalog picks the plural.
+                x.mixing.riding_steps(job.input_tokens, s.batch_per_replica) as u64,
+            )
+        }
+        (m, None) => Msg::new(m.msg_id()),
     };
     let pct = |f: f64| format!("{:.0}", f * 100.0);
     if let Some(k) = x.in_flight {
