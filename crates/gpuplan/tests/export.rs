@@ -1218,3 +1218,80 @@ fn the_export_checkpoints_at_the_interval_of_the_billing_it_exports() {
     // The two differ here (3,600 s against spot's ≈ 2,545 s): the test tells them apart.
     assert_ne!(intervals[0], intervals[1]);
 }
+
+/// Export a Qwen3-30B-A3B pretraining plan (`training` keys `framework`, `[training.parallel]`
+/// keys `parallel`) and read back the files named: (README.txt, launch.sh, megatron_args.sh or "").
+fn moe_bundle(framework: &str, parallel: &str, name: &str) -> (String, String, String) {
+    let dir = scratch(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let w = dir.join("w.toml");
+    std::fs::write(
+        &w,
+        format!(
+            "kind = \"training\"\nmodel = \"Qwen3-30B-A3B\"\n[training]\ntask = \"pretrain\"\n\
+             {framework}seq_len = 4096\ntokens = 1e9\n[training.parallel]\n{parallel}"
+        ),
+    )
+    .unwrap();
+    let out = dir.join("bundle");
+    let o = gpuplan(&[
+        "plan",
+        "-w",
+        w.to_str().unwrap(),
+        "--pick",
+        "1",
+        "--export",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let read = |f: &str| std::fs::read_to_string(out.join(f)).unwrap_or_default();
+    let got = (
+        read("README.txt"),
+        read("launch.sh"),
+        read("megatron_args.sh"),
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    got
+}
+
+/// Round 7 export task #1: the expert tensor-parallel size the plan assumed reaches the
+/// launchers. Under the default profile the memory and step time keep whole experts (ETP 1,
+/// DeepSpeed-MoE), where Megatron-LM left to itself sets ETP = TP; under the `megatron` profile
+/// they split each expert over ETP = TP (Megatron-Core's default), now written out too.
+#[test]
+fn the_launchers_carry_the_expert_tensor_parallel_size_the_plan_assumed() {
+    let (readme, launch, megatron) = moe_bundle("", "tp = 2\nep = 4\nzero = 1\n", "etp-default");
+    assert!(
+        megatron.contains("--tensor-model-parallel-size 2"),
+        "{megatron}"
+    );
+    assert!(
+        megatron.contains("--expert-tensor-parallel-size 1\n"),
+        "{megatron}"
+    );
+    assert!(launch.contains("GPUPLAN_EP_SIZE:-4}"), "{launch}");
+    assert!(
+        launch.contains("enable_expert_tensor_parallelism=False"),
+        "{launch}"
+    );
+    assert!(
+        readme.contains("--expert-tensor-parallel-size 1"),
+        "{readme}"
+    );
+    let (readme, launch, megatron) = moe_bundle(
+        "framework = \"megatron\"\n",
+        "tp = 2\nep = 4\nzero = 1\n",
+        "etp-megatron",
+    );
+    assert!(
+        megatron.contains("--expert-tensor-parallel-size 2\n"),
+        "{megatron}"
+    );
+    assert!(launch.contains("GPUPLAN_EXPERT_TP_SIZE:-2}"), "{launch}");
+    assert!(readme.contains("expert tensor parallelism 2"), "{readme}");
+}

@@ -241,7 +241,7 @@ fn launch_sh(p: &PlanView, t: &TrainView) -> String {
 #   deepspeed: TRAIN_SCRIPT takes --deepspeed ds_config.json (HF Trainer convention)
 #   fsdp:      accelerate launch with accelerate_fsdp.yaml (when the bundle has it)
 #   megatron:  TRAIN_SCRIPT is a Megatron-LM entry point (pretrain_gpt.py), megatron_args.sh
-{litgpt_doc}{msrun_doc}{checkpoint}HERE="$(cd "$(dirname "${{BASH_SOURCE[0]}}")" && pwd)"
+{litgpt_doc}{msrun_doc}{checkpoint}{ep}HERE="$(cd "$(dirname "${{BASH_SOURCE[0]}}")" && pwd)"
 source "$HERE/env.sh"
 LAUNCHER="${{LAUNCHER:-{default}}}"
 {train_script}
@@ -295,6 +295,7 @@ esac
             (false, false) => "deepspeed, fsdp or megatron",
         },
         checkpoint = checkpoint_lines(t),
+        ep = ep_lines(t),
         default = launcher_default(p, t),
         nodes = p.nodes,
         gpn = p.gpus_per_node,
@@ -346,6 +347,43 @@ fn msrun_doc(p: &PlanView, t: &TrainView) -> String {
         t.pp,
         t.micro_batch,
         t.grad_accum
+    )
+}
+
+/// The expert parallelism the plan assumed, for the DeepSpeed path: DeepSpeed-MoE takes it in
+/// the model code, not in ds_config.json (`deepspeed.moe.layer.MoE(hidden_size, expert,
+/// num_experts, ep_size=1, ..., enable_expert_tensor_parallelism=False)`, deepspeed/moe/layer.py
+/// @38327e07), so launch.sh exports it for the training script; megatron_args.sh passes
+/// `--expert-model-parallel-size` and `--expert-tensor-parallel-size`.
+fn ep_lines(t: &TrainView) -> String {
+    if t.ep <= 1 {
+        return String::new();
+    }
+    let split = if t.etp > 1 { "True" } else { "False" };
+    format!(
+        "# Expert parallelism EP {ep}, expert TP {etp} (the plan's memory and time; 1 = whole experts per rank).
+# deepspeed: build the MoE layers with deepspeed.moe.layer.MoE(..., ep_size=$GPUPLAN_EP_SIZE,
+#            enable_expert_tensor_parallelism={split}); ds_config.json has no EP key.
+# megatron:  megatron_args.sh passes --expert-model-parallel-size {ep} --expert-tensor-parallel-size {etp}.
+export GPUPLAN_EP_SIZE=\"${{GPUPLAN_EP_SIZE:-{ep}}}\"
+export GPUPLAN_EXPERT_TP_SIZE=\"${{GPUPLAN_EXPERT_TP_SIZE:-{etp}}}\"
+",
+        ep = t.ep,
+        etp = t.etp
+    )
+}
+
+/// The README's lines on the plan's expert parallelism (empty without EP).
+pub fn ep_readme(t: &TrainView) -> String {
+    if t.ep <= 1 {
+        return String::new();
+    }
+    format!(
+        "  expert parallelism EP {ep} with expert tensor parallelism {etp} ({what}): megatron_args.sh passes\n  --expert-model-parallel-size {ep} --expert-tensor-parallel-size {etp}; with DeepSpeed-MoE set\n  deepspeed.moe.layer.MoE(ep_size={ep}, enable_expert_tensor_parallelism={split}) in the model (launch.sh exports GPUPLAN_EP_SIZE)\n",
+        ep = t.ep,
+        etp = t.etp,
+        what = if t.etp == 1 { "whole experts on each rank" } else { "each expert split over the expert-TP ranks" },
+        split = if t.etp > 1 { "True" } else { "False" },
     )
 }
 
@@ -479,6 +517,12 @@ pub fn megatron_args(p: &PlanView, t: &TrainView) -> Vec<String> {
     }
     if t.ep > 1 {
         a.push(format!("--expert-model-parallel-size {}", t.ep));
+        // The expert TP size the plan's memory and step time assumed, always named: Megatron-LM
+        // sets it to TP when absent (megatron/training/arguments.py `_add_moe_args`:
+        // '--expert-tensor-parallel-size', "Default is None, which will be set to the value of
+        // --tensor-model-paralle-size."), which splits every expert where the default profile's
+        // plan (DeepSpeed-MoE, ETP 1) keeps them whole.
+        a.push(format!("--expert-tensor-parallel-size {}", t.etp));
         megatron_dispatcher(t, &mut a);
     }
     if t.sequence_parallel {
