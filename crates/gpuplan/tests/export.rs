@@ -1295,3 +1295,59 @@ fn the_launchers_carry_the_expert_tensor_parallel_size_the_plan_assumed() {
     assert!(launch.contains("GPUPLAN_EXPERT_TP_SIZE:-2}"), "{launch}");
     assert!(readme.contains("expert tensor parallelism 2"), "{readme}");
 }
+
+/// `gpuplan --lang LANG plan` of Qwen3-30B-A3B pretraining with `parallel` pinned, and `args`.
+fn moe_plan(lang: &str, parallel: &str, args: &[&str], name: &str) -> String {
+    let dir = scratch(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let w = dir.join("w.toml");
+    std::fs::write(
+        &w,
+        format!(
+            "kind = \"training\"\nmodel = \"Qwen3-30B-A3B\"\n[training]\ntask = \"pretrain\"\n\
+             seq_len = 4096\ntokens = 1e9\n[training.parallel]\n{parallel}"
+        ),
+    )
+    .unwrap();
+    let mut a = vec!["--lang", lang, "plan", "-w", w.to_str().unwrap()];
+    a.extend_from_slice(args);
+    let o = gpuplan(&a);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// The EP caveat of the first plan (JSON, English) and the zh table's line holding `head`.
+fn ep_caveats(parallel: &str, name: &str) -> (String, String) {
+    let json = moe_plan("en", parallel, &["--format", "json"], name);
+    let v: Value = serde_json::from_str(&json).unwrap();
+    let en = v["outcome"]["plans"][0]["caveats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .find(|c| c.starts_with("expert parallelism (EP"))
+        .unwrap_or_else(|| panic!("{v}"))
+        .to_string();
+    let table = moe_plan("zh", parallel, &[], name);
+    let zh = table
+        .lines()
+        .find(|l| l.contains("专家并行（EP"))
+        .unwrap_or_else(|| panic!("{table}"))
+        .to_string();
+    (en, zh)
+}
+
+/// Round 7 export task #3: the EP caveat names the stacks that gpuplan models and exports for MoE
+/// (DeepSpeed-MoE, Megatron-Core), not torchtitan, which no profile models or exports for MoE.
+#[test]
+fn the_ep_caveat_names_only_the_stacks_gpuplan_exports() {
+    let (en, zh) = ep_caveats("ep = 4\nzero = 1\n", "cav-ep4");
+    for c in [&en, &zh] {
+        assert!(
+            c.contains("DeepSpeed-MoE") && c.contains("Megatron-Core"),
+            "{c}"
+        );
+        assert!(!c.contains("torchtitan"), "{c}");
+    }
+}

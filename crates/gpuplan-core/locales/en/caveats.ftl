@@ -13,7 +13,7 @@ cav-input-bound = { $limit ->
     [tokens] tokens/s
    *[samples] samples/s
 }
-cav-ep-stack = expert parallelism (EP { $ep }) needs an MoE-aware stack: DeepSpeed-MoE, Megatron-Core or torchtitan (LoRA: a Megatron-based trainer such as ms-swift's Megatron backend); HF Trainer with FSDP alone gathers every expert
+cav-ep-stack = expert parallelism (EP { $ep }) needs an MoE-aware stack: DeepSpeed-MoE or Megatron-Core, the stacks gpuplan models and exports for MoE (LoRA: a Megatron-based trainer such as ms-swift's Megatron backend); HF Trainer with FSDP alone gathers every expert
 cav-memory-lower-bound = memory is a lower bound: { $basis }
 cav-cnn-efficiency = throughput uses { $name } = { $pct }% of peak (convolutional/UNet training reaches far less than transformer GEMMs); measure the first epoch
 cav-no-bf16 = { $gpu } has no bf16: trains with fp16 AMP (dynamic loss scaling, fp32 master weights)

@@ -13,7 +13,7 @@ cav-input-bound = { $limit ->
     [tokens] tokens/s
    *[samples] 样本/秒
 }
-cav-ep-stack = 专家并行（EP { $ep }）需要支持 MoE 的训练框架：DeepSpeed-MoE、Megatron-Core 或 torchtitan（LoRA 可用基于 Megatron 的训练器，如 ms-swift 的 Megatron 后端）；仅用 HF Trainer + FSDP 会聚合全部专家
+cav-ep-stack = 专家并行（EP { $ep }）需要支持 MoE 的训练框架：DeepSpeed-MoE 或 Megatron-Core（gpuplan 为 MoE 建模并导出的两种框架；LoRA 可用基于 Megatron 的训练器，如 ms-swift 的 Megatron 后端）；仅用 HF Trainer + FSDP 会聚合全部专家
 cav-memory-lower-bound = 显存为下限：{ $basis }
 cav-cnn-efficiency = 吞吐按 { $name } = 峰值的 { $pct }% 计算（卷积/UNet 训练远低于 Transformer 的矩阵乘效率）；请实测第一个 epoch
 cav-no-bf16 = { $gpu } 不支持 bf16：改用 fp16 混合精度训练（动态损失缩放，fp32 主权重）
