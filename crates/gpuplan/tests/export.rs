@@ -1351,3 +1351,52 @@ fn the_ep_caveat_names_only_the_stacks_gpuplan_exports() {
         assert!(!c.contains("torchtitan"), "{c}");
     }
 }
+
+/// Round 7 export task #2: an EP plan with ZeRO-2 (which the planner pairs with EP only for
+/// DeepSpeed-MoE, plan::train `ep_stack_runs_zero`) is launched with DeepSpeed, whose MoE runs
+/// stage 2, not with Megatron (ZeRO-1 only: more memory than planned); beside TP, where no
+/// exported stack runs it, the README and the plan caveat say the bundle cannot reproduce it.
+#[test]
+fn a_zero2_expert_parallel_plan_is_launched_by_the_stack_that_runs_it() {
+    let (readme, launch, megatron) = moe_bundle("", "tp = 1\npp = 1\nep = 4\nzero = 2\n", "ep-zero2");
+    assert!(
+        launch.contains("LAUNCHER=\"${LAUNCHER:-deepspeed}\""),
+        "{launch}"
+    );
+    assert!(
+        readme.contains("launch.sh defaults to LAUNCHER=deepspeed"),
+        "{readme}"
+    );
+    assert!(
+        megatron.contains("launch.sh defaults to LAUNCHER=deepspeed"),
+        "{megatron}"
+    );
+    let (en, zh) = ep_caveats("tp = 1\npp = 1\nep = 4\nzero = 2\n", "cav-ep-zero2");
+    assert!(en.contains("the export launches it with DeepSpeed"), "{en}");
+    assert!(zh.contains("默认用 DeepSpeed"), "{zh}");
+    // Beside TP 2: no launcher of the bundle runs it; both say so.
+    let par = "tp = 2\npp = 1\nep = 4\nzero = 2\n";
+    let (readme, launch, _) = moe_bundle("", par, "ep-zero2-tp");
+    assert!(
+        launch.contains("LAUNCHER=\"${LAUNCHER:-megatron}\""),
+        "{launch}"
+    );
+    assert!(
+        readme.contains("This bundle cannot reproduce the plan"),
+        "{readme}"
+    );
+    let (en, _) = ep_caveats(par, "cav-ep-zero2-tp");
+    assert!(en.contains("the export does not write"), "{en}");
+    // ZeRO-1: Megatron runs it as planned, nothing added.
+    let (readme, launch, _) = moe_bundle("", "tp = 1\npp = 1\nep = 4\nzero = 1\n", "ep-zero1");
+    assert!(
+        launch.contains("LAUNCHER=\"${LAUNCHER:-megatron}\""),
+        "{launch}"
+    );
+    assert!(
+        !readme.contains("ZeRO-2 with expert parallelism"),
+        "{readme}"
+    );
+    let (en, _) = ep_caveats("tp = 1\npp = 1\nep = 4\nzero = 1\n", "cav-ep-zero1");
+    assert!(en.ends_with("gathers every expert"), "{en}");
+}

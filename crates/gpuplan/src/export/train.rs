@@ -215,11 +215,54 @@ fn mindspore(p: &PlanView) -> bool {
     p.ascend() && p.software == "mindspore"
 }
 
+/// How the bundle's launchers run an expert-parallel plan's ZeRO stage. The planner pairs EP
+/// only with the stages its stack runs (gpuplan-core plan::train `ep_stack_runs_zero`):
+/// Megatron-Core's distributed optimizer is ZeRO-1, DeepSpeed-MoE runs ZeRO 0-2 and refuses 3
+/// (deepspeed/runtime/engine.py @38327e07: `assert not self.has_moe_layers, "MoE not supported
+/// with Stage 3"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EpStack {
+    /// No EP, or a stage Megatron runs as planned (ZeRO 0-1).
+    Megatron,
+    /// ZeRO-2 with EP and no TP/PP/CP: DeepSpeed-MoE under LAUNCHER=deepspeed runs it.
+    DeepSpeedMoe,
+    /// ZeRO-2 with EP beside TP/PP/CP (Megatron-DeepSpeed's, not exported) or ZeRO-3 with EP
+    /// (a pinned workload): no launcher of the bundle reproduces the plan's memory.
+    None,
+}
+
+pub fn ep_stack(t: &TrainView) -> EpStack {
+    if t.ep <= 1 || t.zero <= 1 {
+        EpStack::Megatron
+    } else if t.zero == 2 && t.tp * t.pp * t.cp == 1 {
+        EpStack::DeepSpeedMoe
+    } else {
+        EpStack::None
+    }
+}
+
+/// The README's paragraph on an EP plan whose ZeRO stage Megatron does not run.
+pub fn ep_stack_readme(t: &TrainView) -> String {
+    match ep_stack(t) {
+        EpStack::Megatron => String::new(),
+        EpStack::DeepSpeedMoe => format!(
+            "\nZeRO-2 with expert parallelism is DeepSpeed-MoE's (Megatron-Core's distributed optimizer is ZeRO-1 only):\nlaunch.sh defaults to LAUNCHER=deepspeed (ds_config.json stage 2, MoE layers with ep_size={});\nLAUNCHER=megatron would replicate gradients and hold more memory than planned.\n",
+            t.ep
+        ),
+        EpStack::None => format!(
+            "\nThis bundle cannot reproduce the plan: ZeRO-{} with EP {} beside TP {} × PP {} × CP {} is run by no launcher\nit writes (DeepSpeed-MoE refuses ZeRO-3; ZeRO-2 with TP/PP is Megatron-DeepSpeed's, not exported).\nLAUNCHER=megatron runs ZeRO-1 (more memory than planned); LAUNCHER=deepspeed has no TP/PP/CP.\n",
+            t.zero, t.ep, t.tp, t.pp, t.cp
+        ),
+    }
+}
+
 fn launcher_default(p: &PlanView, t: &TrainView) -> &'static str {
     if mindspore(p) {
         "msrun"
     } else if litgpt_plan(t) {
         "litgpt"
+    } else if ep_stack(t) == EpStack::DeepSpeedMoe {
+        "deepspeed"
     } else if t.model_parallel() {
         "megatron"
     } else {
@@ -610,6 +653,11 @@ fn megatron_args_sh(p: &PlanView, t: &TrainView) -> String {
     let mut body = String::from("# Sourced by launch.sh (LAUNCHER=megatron); add the model, data and optimizer arguments.\n");
     if t.zero >= 2 {
         body.push_str(&format!("# The plan uses ZeRO-{}: Megatron's distributed optimizer shards the optimizer states (ZeRO-1);\n# gradients/parameters stay replicated across data-parallel ranks, so memory is higher than planned.\n", t.zero));
+        match ep_stack(t) {
+            EpStack::DeepSpeedMoe => body.push_str("# This EP plan is DeepSpeed-MoE's: launch.sh defaults to LAUNCHER=deepspeed (README.txt).\n"),
+            EpStack::None => body.push_str("# No launcher of this bundle reproduces this EP plan (README.txt).\n"),
+            EpStack::Megatron => {}
+        }
     }
     if t.ep > 1 && t.moe_dispatcher == "hybridep" {
         body.push_str("# The plan was timed with HybridEP, counted as DeepEP; Megatron-Core core_v0.16.0+ selects it with\n# --moe-flex-dispatcher-backend hybridep in place of --moe-enable-deepep.\n");
