@@ -1222,6 +1222,12 @@ fn the_export_checkpoints_at_the_interval_of_the_billing_it_exports() {
 /// Export a Qwen3-30B-A3B pretraining plan (`training` keys `framework`, `[training.parallel]`
 /// keys `parallel`) and read back the files named: (README.txt, launch.sh, megatron_args.sh or "").
 fn moe_bundle(framework: &str, parallel: &str, name: &str) -> (String, String, String) {
+    let (readme, launch, megatron, _) = moe_export(framework, parallel, name);
+    (readme, launch, megatron)
+}
+
+/// [`moe_bundle`] with the export's stderr.
+fn moe_export(framework: &str, parallel: &str, name: &str) -> (String, String, String, String) {
     let dir = scratch(name);
     std::fs::create_dir_all(&dir).unwrap();
     let w = dir.join("w.toml");
@@ -1254,6 +1260,7 @@ fn moe_bundle(framework: &str, parallel: &str, name: &str) -> (String, String, S
         read("README.txt"),
         read("launch.sh"),
         read("megatron_args.sh"),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
     );
     let _ = std::fs::remove_dir_all(&dir);
     got
@@ -1358,7 +1365,8 @@ fn the_ep_caveat_names_only_the_stacks_gpuplan_exports() {
 /// exported stack runs it, the README and the plan caveat say the bundle cannot reproduce it.
 #[test]
 fn a_zero2_expert_parallel_plan_is_launched_by_the_stack_that_runs_it() {
-    let (readme, launch, megatron) = moe_bundle("", "tp = 1\npp = 1\nep = 4\nzero = 2\n", "ep-zero2");
+    let (readme, launch, megatron) =
+        moe_bundle("", "tp = 1\npp = 1\nep = 4\nzero = 2\n", "ep-zero2");
     assert!(
         launch.contains("LAUNCHER=\"${LAUNCHER:-deepspeed}\""),
         "{launch}"
@@ -1399,4 +1407,48 @@ fn a_zero2_expert_parallel_plan_is_launched_by_the_stack_that_runs_it() {
     );
     let (en, _) = ep_caveats("tp = 1\npp = 1\nep = 4\nzero = 1\n", "cav-ep-zero1");
     assert!(en.ends_with("gathers every expert"), "{en}");
+}
+
+/// Round 7 export task #4: the plan settings the default launcher cannot express are listed by
+/// key in README.txt and in the export's stderr note, not dropped silently. A ZeRO-2 EP plan
+/// (launched with DeepSpeed) timed with InternEvo's per-rank broadcast and synchronized
+/// 512M-element buckets and Megatron-Core's DeepEP dispatcher with the all-to-all overlap:
+/// DeepSpeed carries none of the five. Under LAUNCHER=megatron (ZeRO-1) the MoE pair is carried.
+#[test]
+fn settings_the_launcher_does_not_carry_are_listed_by_key() {
+    let internevo = "zero1_broadcast = \"per_rank\"\ngrad_bucket_elements = 512000000\n\
+                     grad_bucket_sync = true\nmoe_dispatcher = \"deepep\"\nmoe_a2a_overlap = true\n";
+    let keys = [
+        "parallel.zero1_broadcast",
+        "parallel.grad_bucket_elements",
+        "parallel.grad_bucket_sync",
+        "parallel.moe_a2a_overlap",
+        "parallel.moe_dispatcher",
+    ];
+    let par = format!("tp = 1\npp = 1\nep = 4\nzero = 2\n{internevo}");
+    let (readme, launch, _, err) = moe_export("", &par, "not-carried-ds");
+    assert!(launch.contains("LAUNCHER:-deepspeed"), "{launch}");
+    assert!(
+        readme.contains("(LAUNCHER=deepspeed) does not carry"),
+        "{readme}"
+    );
+    for k in keys {
+        assert!(readme.contains(&format!("  {k} = ")), "{k}: {readme}");
+        assert!(err.contains(k), "{k}: {err}");
+    }
+    let par = format!("tp = 1\npp = 1\nep = 4\nzero = 1\n{internevo}");
+    let (readme, _, megatron, err) = moe_export("", &par, "not-carried-mg");
+    assert!(megatron.contains("--moe-enable-deepep"), "{megatron}");
+    for (k, listed) in keys.iter().zip([true, true, true, false, false]) {
+        assert_eq!(
+            readme.contains(&format!("  {k} = ")),
+            listed,
+            "{k}: {readme}"
+        );
+        assert_eq!(err.contains(k), listed, "{k}: {err}");
+    }
+    // A plan without them: no list, no note.
+    let (readme, _, _, err) = moe_export("", "tp = 1\npp = 1\nep = 4\nzero = 1\n", "carried");
+    assert!(!readme.contains("does not carry"), "{readme}");
+    assert!(!err.contains("does not carry"), "{err}");
 }

@@ -256,7 +256,48 @@ pub fn ep_stack_readme(t: &TrainView) -> String {
     }
 }
 
-fn launcher_default(p: &PlanView, t: &TrainView) -> &'static str {
+/// The plan settings that `launcher` (a launch.sh LAUNCHER value) does not carry, each as
+/// `key = value (why)`: the step time assumed them, and no file the launcher reads holds them.
+/// InternEvo's parameter hand-back and gradient buckets (`parallel.zero1_broadcast`,
+/// `grad_bucket_elements`, `grad_bucket_sync`) have no flag in any launcher the bundle writes;
+/// the MoE dispatcher and all-to-all overlap reach Megatron-LM only (`megatron_dispatcher`).
+pub fn not_carried(t: &TrainView, launcher: &str) -> Vec<String> {
+    let mut v = Vec::new();
+    if t.zero1_broadcast != "all_gather" {
+        v.push(format!("parallel.zero1_broadcast = {} (InternEvo's one broadcast per owning rank; the launchers' optimizers all-gather)", t.zero1_broadcast));
+    }
+    if let Some(e) = t.grad_bucket_elements {
+        v.push(format!("parallel.grad_bucket_elements = {e} (gradient elements per data-parallel bucket; set it in the training framework)"));
+    }
+    if t.grad_bucket_sync {
+        v.push("parallel.grad_bucket_sync = true (each bucket's reduction waits for the previous one, InternEvo's synchronize)".into());
+    }
+    if t.ep > 1 && launcher != "megatron" {
+        if t.moe_a2a_overlap {
+            v.push("parallel.moe_a2a_overlap = true (Megatron-Core's EP all-to-all overlap: LAUNCHER=megatron carries it)".into());
+        }
+        if t.moe_dispatcher != "alltoall" {
+            v.push(format!("parallel.moe_dispatcher = {} (Megatron-Core's flex dispatcher: LAUNCHER=megatron carries it)", t.moe_dispatcher));
+        }
+    }
+    v
+}
+
+/// The README's list of the plan settings the default launcher does not carry.
+pub fn not_carried_readme(p: &PlanView, t: &TrainView) -> String {
+    let launcher = launcher_default(p, t);
+    let keys = not_carried(t, launcher);
+    if keys.is_empty() {
+        return String::new();
+    }
+    let mut s = format!("\nPlan settings the default launcher (LAUNCHER={launcher}) does not carry (the plan's time assumed them):\n");
+    for k in keys {
+        s.push_str(&format!("  {k}\n"));
+    }
+    s
+}
+
+pub fn launcher_default(p: &PlanView, t: &TrainView) -> &'static str {
     if mindspore(p) {
         "msrun"
     } else if litgpt_plan(t) {
