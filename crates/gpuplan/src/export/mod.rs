@@ -97,9 +97,9 @@ fn readme(p: &PlanView, files: &[File]) -> File {
     if let Some(t) = &p.train {
         text.push_str(&training_settings(t));
         text.push_str(&train::ep_readme(t));
+        text.push_str(&checkpoint_settings(t));
         text.push_str(&train::ep_stack_readme(t));
         text.push_str(&train::not_carried_readme(p, t));
-        text.push_str(&checkpoint_settings(t));
     }
     if p.region.is_none() {
         let var = if p.provider == "alibaba" {
