@@ -674,6 +674,59 @@ fn estimate_takes_the_global_batch_and_reports_collectives() {
     assert!(String::from_utf8_lossy(&o.stdout).contains("VP 2"));
 }
 
+/// Round 7 export task #5: the pipeline entry of step.collectives reports the bytes one device
+/// sends per step and the link bandwidth that times them (it reported 0 and 0). Llama-2-13B
+/// (h 5120) at TP 4 × PP 2 on 8-GPU nodes: a stage boundary is inside the node (NVLink). By hand:
+/// each micro-batch sends its activations forward and their gradients back, b·s·h/tp × 2 bytes
+/// each way, across v = 2 interleaved chunks, for all 32 micro-batches.
+#[test]
+fn the_pipeline_entry_reports_its_bytes_and_bandwidth() {
+    let o = gpuplan(&[
+        "estimate",
+        "-m",
+        "Llama-2-13B",
+        "--task",
+        "pretrain",
+        "--gpu",
+        "h100-sxm",
+        "--gpus-per-node",
+        "8",
+        "--nodes",
+        "2",
+        "--tp",
+        "4",
+        "--pp",
+        "2",
+        "--virtual-stages",
+        "2",
+        "--global-batch",
+        "64",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let (seq, mb, accum) = (
+        v["setup"]["seq_len"].as_f64().unwrap(),
+        v["setup"]["micro_batch"].as_f64().unwrap(),
+        v["setup"]["grad_accum"].as_f64().unwrap(),
+    );
+    let cols = v["estimate"]["step"]["collectives"].as_array().unwrap();
+    let pp = cols.iter().find(|c| c["kind"] == "pp").unwrap();
+    let want = 2.0 * (mb * seq * 5120.0 * 2.0 / 4.0) * accum * 2.0;
+    let bytes = pp["bytes_per_step"].as_f64().unwrap();
+    assert!((bytes - want).abs() < 1e-9 * want, "{bytes} {want}: {pp}");
+    let bw = pp["effective_bandwidth"].as_f64().unwrap();
+    let tp = cols.iter().find(|c| c["kind"] == "tp").unwrap();
+    // Inside the node: the same NVLink rate the TP entry uses.
+    assert_eq!(bw, tp["effective_bandwidth"].as_f64().unwrap(), "{pp}");
+    let total = pp["total"].as_f64().unwrap();
+    assert!((total - bytes / bw).abs() < 1e-9 * total, "{pp}");
+    assert!(
+        pp["link"].as_str().unwrap().contains("inside the node"),
+        "{pp}"
+    );
+}
+
 /// Issue 11 item 7: a defaulted max_model_len is stated as what the workload needs; a given one
 /// is not called a default.
 #[test]

@@ -1218,3 +1218,237 @@ fn the_export_checkpoints_at_the_interval_of_the_billing_it_exports() {
     // The two differ here (3,600 s against spot's ≈ 2,545 s): the test tells them apart.
     assert_ne!(intervals[0], intervals[1]);
 }
+
+/// Export a Qwen3-30B-A3B pretraining plan (`training` keys `framework`, `[training.parallel]`
+/// keys `parallel`) and read back the files named: (README.txt, launch.sh, megatron_args.sh or "").
+fn moe_bundle(framework: &str, parallel: &str, name: &str) -> (String, String, String) {
+    let (readme, launch, megatron, _) = moe_export(framework, parallel, name);
+    (readme, launch, megatron)
+}
+
+/// [`moe_bundle`] with the export's stderr.
+fn moe_export(framework: &str, parallel: &str, name: &str) -> (String, String, String, String) {
+    let dir = scratch(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let w = dir.join("w.toml");
+    std::fs::write(
+        &w,
+        format!(
+            "kind = \"training\"\nmodel = \"Qwen3-30B-A3B\"\n[training]\ntask = \"pretrain\"\n\
+             {framework}seq_len = 4096\ntokens = 1e9\n[training.parallel]\n{parallel}"
+        ),
+    )
+    .unwrap();
+    let out = dir.join("bundle");
+    let o = gpuplan(&[
+        "plan",
+        "-w",
+        w.to_str().unwrap(),
+        "--pick",
+        "1",
+        "--export",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let read = |f: &str| std::fs::read_to_string(out.join(f)).unwrap_or_default();
+    let got = (
+        read("README.txt"),
+        read("launch.sh"),
+        read("megatron_args.sh"),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    got
+}
+
+/// Round 7 export task #1: the expert tensor-parallel size the plan assumed reaches the
+/// launchers. Under the default profile the memory and step time keep whole experts (ETP 1,
+/// DeepSpeed-MoE), where Megatron-LM left to itself sets ETP = TP; under the `megatron` profile
+/// they split each expert over ETP = TP (Megatron-Core's default), now written out too.
+#[test]
+fn the_launchers_carry_the_expert_tensor_parallel_size_the_plan_assumed() {
+    let (readme, launch, megatron) = moe_bundle("", "tp = 2\nep = 4\nzero = 1\n", "etp-default");
+    assert!(
+        megatron.contains("--tensor-model-parallel-size 2"),
+        "{megatron}"
+    );
+    assert!(
+        megatron.contains("--expert-tensor-parallel-size 1\n"),
+        "{megatron}"
+    );
+    assert!(launch.contains("GPUPLAN_EP_SIZE:-4}"), "{launch}");
+    assert!(
+        launch.contains("enable_expert_tensor_parallelism=False"),
+        "{launch}"
+    );
+    assert!(
+        readme.contains("--expert-tensor-parallel-size 1"),
+        "{readme}"
+    );
+    let (readme, launch, megatron) = moe_bundle(
+        "framework = \"megatron\"\n",
+        "tp = 2\nep = 4\nzero = 1\n",
+        "etp-megatron",
+    );
+    assert!(
+        megatron.contains("--expert-tensor-parallel-size 2\n"),
+        "{megatron}"
+    );
+    assert!(launch.contains("GPUPLAN_EXPERT_TP_SIZE:-2}"), "{launch}");
+    assert!(readme.contains("expert tensor parallelism 2"), "{readme}");
+}
+
+/// `gpuplan --lang LANG plan` of Qwen3-30B-A3B pretraining with `parallel` pinned, and `args`.
+fn moe_plan(lang: &str, parallel: &str, args: &[&str], name: &str) -> String {
+    let dir = scratch(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let w = dir.join("w.toml");
+    std::fs::write(
+        &w,
+        format!(
+            "kind = \"training\"\nmodel = \"Qwen3-30B-A3B\"\n[training]\ntask = \"pretrain\"\n\
+             seq_len = 4096\ntokens = 1e9\n[training.parallel]\n{parallel}"
+        ),
+    )
+    .unwrap();
+    let mut a = vec!["--lang", lang, "plan", "-w", w.to_str().unwrap()];
+    a.extend_from_slice(args);
+    let o = gpuplan(&a);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// The EP caveat of the first plan (JSON, English) and the zh table's line holding `head`.
+fn ep_caveats(parallel: &str, name: &str) -> (String, String) {
+    let json = moe_plan("en", parallel, &["--format", "json"], name);
+    let v: Value = serde_json::from_str(&json).unwrap();
+    let en = v["outcome"]["plans"][0]["caveats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .find(|c| c.starts_with("expert parallelism (EP"))
+        .unwrap_or_else(|| panic!("{v}"))
+        .to_string();
+    let table = moe_plan("zh", parallel, &[], name);
+    let zh = table
+        .lines()
+        .find(|l| l.contains("专家并行（EP"))
+        .unwrap_or_else(|| panic!("{table}"))
+        .to_string();
+    (en, zh)
+}
+
+/// Round 7 export task #3: the EP caveat names the stacks that gpuplan models and exports for MoE
+/// (DeepSpeed-MoE, Megatron-Core), not torchtitan, which no profile models or exports for MoE.
+#[test]
+fn the_ep_caveat_names_only_the_stacks_gpuplan_exports() {
+    let (en, zh) = ep_caveats("ep = 4\nzero = 1\n", "cav-ep4");
+    for c in [&en, &zh] {
+        assert!(
+            c.contains("DeepSpeed-MoE") && c.contains("Megatron-Core"),
+            "{c}"
+        );
+        assert!(!c.contains("torchtitan"), "{c}");
+    }
+}
+
+/// Round 7 export task #2: an EP plan with ZeRO-2 (which the planner pairs with EP only for
+/// DeepSpeed-MoE, plan::train `ep_stack_runs_zero`) is launched with DeepSpeed, whose MoE runs
+/// stage 2, not with Megatron (ZeRO-1 only: more memory than planned); beside TP, where no
+/// exported stack runs it, the README and the plan caveat say the bundle cannot reproduce it.
+#[test]
+fn a_zero2_expert_parallel_plan_is_launched_by_the_stack_that_runs_it() {
+    let (readme, launch, megatron) =
+        moe_bundle("", "tp = 1\npp = 1\nep = 4\nzero = 2\n", "ep-zero2");
+    assert!(
+        launch.contains("LAUNCHER=\"${LAUNCHER:-deepspeed}\""),
+        "{launch}"
+    );
+    assert!(
+        readme.contains("launch.sh defaults to LAUNCHER=deepspeed"),
+        "{readme}"
+    );
+    assert!(
+        megatron.contains("launch.sh defaults to LAUNCHER=deepspeed"),
+        "{megatron}"
+    );
+    let (en, zh) = ep_caveats("tp = 1\npp = 1\nep = 4\nzero = 2\n", "cav-ep-zero2");
+    assert!(en.contains("the export launches it with DeepSpeed"), "{en}");
+    assert!(zh.contains("默认用 DeepSpeed"), "{zh}");
+    // Beside TP 2: no launcher of the bundle runs it; both say so.
+    let par = "tp = 2\npp = 1\nep = 4\nzero = 2\n";
+    let (readme, launch, _) = moe_bundle("", par, "ep-zero2-tp");
+    assert!(
+        launch.contains("LAUNCHER=\"${LAUNCHER:-megatron}\""),
+        "{launch}"
+    );
+    assert!(
+        readme.contains("This bundle cannot reproduce the plan"),
+        "{readme}"
+    );
+    let (en, _) = ep_caveats(par, "cav-ep-zero2-tp");
+    assert!(en.contains("the export does not write"), "{en}");
+    // ZeRO-1: Megatron runs it as planned, nothing added.
+    let (readme, launch, _) = moe_bundle("", "tp = 1\npp = 1\nep = 4\nzero = 1\n", "ep-zero1");
+    assert!(
+        launch.contains("LAUNCHER=\"${LAUNCHER:-megatron}\""),
+        "{launch}"
+    );
+    assert!(
+        !readme.contains("ZeRO-2 with expert parallelism"),
+        "{readme}"
+    );
+    let (en, _) = ep_caveats("tp = 1\npp = 1\nep = 4\nzero = 1\n", "cav-ep-zero1");
+    assert!(en.ends_with("gathers every expert"), "{en}");
+}
+
+/// Round 7 export task #4: the plan settings the default launcher cannot express are listed by
+/// key in README.txt and in the export's stderr note, not dropped silently. A ZeRO-2 EP plan
+/// (launched with DeepSpeed) timed with InternEvo's per-rank broadcast and synchronized
+/// 512M-element buckets and Megatron-Core's DeepEP dispatcher with the all-to-all overlap:
+/// DeepSpeed carries none of the five. Under LAUNCHER=megatron (ZeRO-1) the MoE pair is carried.
+#[test]
+fn settings_the_launcher_does_not_carry_are_listed_by_key() {
+    let internevo = "zero1_broadcast = \"per_rank\"\ngrad_bucket_elements = 512000000\n\
+                     grad_bucket_sync = true\nmoe_dispatcher = \"deepep\"\nmoe_a2a_overlap = true\n";
+    let keys = [
+        "parallel.zero1_broadcast",
+        "parallel.grad_bucket_elements",
+        "parallel.grad_bucket_sync",
+        "parallel.moe_a2a_overlap",
+        "parallel.moe_dispatcher",
+    ];
+    let par = format!("tp = 1\npp = 1\nep = 4\nzero = 2\n{internevo}");
+    let (readme, launch, _, err) = moe_export("", &par, "not-carried-ds");
+    assert!(launch.contains("LAUNCHER:-deepspeed"), "{launch}");
+    assert!(
+        readme.contains("(LAUNCHER=deepspeed) does not carry"),
+        "{readme}"
+    );
+    for k in keys {
+        assert!(readme.contains(&format!("  {k} = ")), "{k}: {readme}");
+        assert!(err.contains(k), "{k}: {err}");
+    }
+    let par = format!("tp = 1\npp = 1\nep = 4\nzero = 1\n{internevo}");
+    let (readme, _, megatron, err) = moe_export("", &par, "not-carried-mg");
+    assert!(megatron.contains("--moe-enable-deepep"), "{megatron}");
+    for (k, listed) in keys.iter().zip([true, true, true, false, false]) {
+        assert_eq!(
+            readme.contains(&format!("  {k} = ")),
+            listed,
+            "{k}: {readme}"
+        );
+        assert_eq!(err.contains(k), listed, "{k}: {err}");
+    }
+    // A plan without them: no list, no note.
+    let (readme, _, _, err) = moe_export("", "tp = 1\npp = 1\nep = 4\nzero = 1\n", "carried");
+    assert!(!readme.contains("does not carry"), "{readme}");
+    assert!(!err.contains("does not carry"), "{err}");
+}

@@ -13,7 +13,14 @@ cav-input-bound = { $limit ->
     [tokens] tokens/s
    *[samples] samples/s
 }
-cav-ep-stack = expert parallelism (EP { $ep }) needs an MoE-aware stack: DeepSpeed-MoE, Megatron-Core or torchtitan (LoRA: a Megatron-based trainer such as ms-swift's Megatron backend); HF Trainer with FSDP alone gathers every expert
+cav-ep-stack = expert parallelism (EP { $ep }) needs an MoE-aware stack: DeepSpeed-MoE or Megatron-Core, the stacks gpuplan models and exports for MoE (LoRA: a Megatron-based trainer such as ms-swift's Megatron backend); HF Trainer with FSDP alone gathers every expert{ $zero ->
+    [2] { $mp ->
+        [1] ; with ZeRO-2 only DeepSpeed-MoE runs it (Megatron-Core's distributed optimizer is ZeRO-1), so the export launches it with DeepSpeed
+       *[other] ; ZeRO-2 with EP beside TP/PP/CP is Megatron-DeepSpeed's, which the export does not write: its Megatron launcher runs ZeRO-1 and holds more memory than planned
+    }
+    [3] ; no stack gpuplan exports runs ZeRO-3 with EP (DeepSpeed-MoE refuses stage 3, Megatron-Core has no ZeRO-3): the export cannot reproduce this plan
+   *[other] {""}
+}
 cav-memory-lower-bound = memory is a lower bound: { $basis }
 cav-cnn-efficiency = throughput uses { $name } = { $pct }% of peak (convolutional/UNet training reaches far less than transformer GEMMs); measure the first epoch
 cav-no-bf16 = { $gpu } has no bf16: trains with fp16 AMP (dynamic loss scaling, fp32 master weights)

@@ -29,3 +29,4 @@ export-field-number-range = plan JSON: `{ $field }` = { $value } is outside (0, 
 export-field-layout = plan JSON: `{ $field }`: TP { $tp } × PP { $pp } × CP { $cp } does not divide the plan's { $gpus } GPUs, so no launcher can place it: re-create the plan with `gpuplan plan --format json`
 export-field-period = plan JSON: `{ $field }` = { $value } months is not a subscription period { $provider } accepts (months: { $allowed }): re-create the plan with this gpuplan version (`gpuplan plan --format json`)
 export-plan-too-long = plan JSON: `{ $field }`: the plan runs { $hours } h ({ $years } years), longer than the { $max } h (about { $max_years } years) the export writes: a plan that long is a planning figure, not a deployment; re-plan with more nodes or fewer tokens
+export-not-carried = note: the bundle's default launcher ({ $launcher }) does not carry these plan settings: { $keys } (README.txt lists them; set them in the training framework)

@@ -29,3 +29,4 @@ export-field-number-range = 方案 JSON 的 `{ $field }` = { $value } 超出 (0,
 export-field-layout = 方案 JSON：`{ $field }`：TP { $tp } × PP { $pp } × CP { $cp } 不能整除方案的 { $gpus } 块 GPU，任何启动器都无法放置：请用 `gpuplan plan --format json` 重新生成方案
 export-field-period = 方案 JSON：`{ $field }` = { $value } 个月不是 { $provider } 接受的包年包月时长（月数：{ $allowed }）：请用当前版本的 gpuplan 重新生成方案（`gpuplan plan --format json`）
 export-plan-too-long = 方案 JSON 的 `{ $field }`：该方案需运行 { $hours } 小时（{ $years } 年），超过导出所写的上限 { $max } 小时（约 { $max_years } 年）：这么长的方案只是规划数字，不是可部署的任务；请增加节点或减少 token 重新规划
+export-not-carried = 注意：导出包的默认启动方式（{ $launcher }）不包含以下计划设置：{ $keys }（README.txt 列出了它们；请在训练框架中设置）

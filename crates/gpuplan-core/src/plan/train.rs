@@ -819,7 +819,10 @@ fn recompute_word(r: crate::workload::Recompute) -> Msg {
 fn stack_caveats(s: &TrainingSetup) -> Vec<Text> {
     let mut v = Vec::new();
     if s.parallel.ep > 1 && s.framework.is_eager() {
-        v.push(Msg::new("cav-ep-stack").arg("ep", s.parallel.ep).into());
+        let p = &s.parallel;
+        let mp = p.tp.max(1) * p.pp.max(1) * p.cp.max(1);
+        let m = Msg::new("cav-ep-stack").arg("ep", p.ep);
+        v.push(m.arg("zero", u64::from(p.zero)).arg("mp", mp).into());
     }
     v
 }

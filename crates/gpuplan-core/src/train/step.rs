@@ -898,23 +898,48 @@ fn dp_phase(x: &Ctx, compute: Seconds, collectives: &mut Vec<CollectiveUse>) -> 
 
 /// PP: each micro-batch's activations (b·s·h/tp, 2 bytes) cross every stage boundary forward
 /// and their gradients backward; interleaving sends each micro-batch across v·(p−1) boundaries
-/// instead of p−1.
-fn pp_phase(x: &Ctx) -> Seconds {
+/// instead of p−1. Returns the time with the bytes one device sends and the link that sets it.
+fn pp_phase(x: &Ctx) -> PpPhase {
     let (p, c) = (x.p, x.c);
     let Some(t) = x.transformer().filter(|_| p.pp > 1) else {
-        return Seconds(0.0);
+        return PpPhase::default();
     };
     // All GPUs of a node on a stage boundary send at once (the stage's TP × DP × CP ranks on the
     // node), so each gets its share of the node's inter-node bandwidth, as in `dp_path`.
     let act = x.tokens_per_micro * t.hidden as f64 * 2.0 / p.tp as f64;
-    let link = if p.tp * p.pp > c.gpus_per_node {
+    let (link, name) = if p.tp * p.pp > c.gpus_per_node {
         let senders = (p.tp * x.dp * p.cp.max(1)).min(c.gpus_per_node);
-        c.inter_bandwidth.min(x.intra) / senders as f64
+        let name = why!(
+            x.explain,
+            "{} between nodes (the GPU's share of the node's NICs; {} senders per node)",
+            c.inter_link.name(),
+            senders
+        );
+        (c.inter_bandwidth.min(x.intra) / senders as f64, name)
     } else {
-        x.intra
+        (
+            x.intra,
+            why!(x.explain, "{} inside the node", c.gpu.intra_link.name()),
+        )
     };
     let v = p.virtual_stages.max(1) as f64;
-    transfer_time(Bytes(2.0 * act * x.m_micro * v), link * x.eff_net)
+    let bytes = Bytes(2.0 * act * x.m_micro * v);
+    PpPhase {
+        total: transfer_time(bytes, link * x.eff_net),
+        bytes,
+        bandwidth: link * x.eff_net,
+        link: name,
+    }
+}
+
+/// The pipeline sends of a step: their time, the bytes each device sends and the link that sets
+/// the time.
+#[derive(Clone, Debug, Default)]
+struct PpPhase {
+    total: Seconds,
+    bytes: Bytes,
+    bandwidth: Bandwidth,
+    link: String,
 }
 
 /// EP: dispatch + combine, forward and backward: 4 all-to-alls per MoE layer of the stage and
@@ -1137,32 +1162,25 @@ fn pp_overlap(x: &Ctx, total: Seconds, compute: Seconds) -> Seconds {
     }
 }
 
-/// The point-to-point phases' entries in the collectives list: pipeline sends by time only (bytes
-/// and bandwidth not broken out), the expert all-to-all with its bytes and the link that sets it.
+/// The point-to-point phases' entries in the collectives list: the pipeline sends and the expert
+/// all-to-all, each with the bytes one device sends per step and the link that sets its time.
 fn push_p2p(
     x: &Ctx,
-    (pp_total, pp_hidden): (Seconds, Seconds),
+    (pp, pp_hidden): (PpPhase, Seconds),
     ep: EpPhase,
     collectives: &mut Vec<CollectiveUse>,
 ) {
     let explain = x.explain;
-    let entry = |kind, collective, link, total, overlapped| CollectiveUse {
-        kind,
-        collective,
-        link,
-        effective_bandwidth: Bandwidth(0.0),
-        bytes_per_step: Bytes(0.0),
-        total,
-        overlapped,
-    };
-    if pp_total.0 > 0.0 {
-        collectives.push(entry(
-            "pp",
-            why!(explain, "send/recv of activations between stages"),
-            why!(explain, "stage boundary"),
-            pp_total,
-            pp_hidden,
-        ));
+    if pp.total.0 > 0.0 {
+        collectives.push(CollectiveUse {
+            kind: "pp",
+            collective: why!(explain, "send/recv of activations between stages"),
+            link: pp.link,
+            effective_bandwidth: pp.bandwidth,
+            bytes_per_step: pp.bytes,
+            total: pp.total,
+            overlapped: pp_hidden,
+        });
     }
     if ep.total.0 > 0.0 {
         collectives.push(CollectiveUse {
@@ -1249,12 +1267,13 @@ fn step_time(
     let (tp_total, tp_hidden) = tp_phase(&x, &compute_parts, &mut collectives);
     let cp_comm = cp_phase(&x, &compute_parts, &mut collectives);
     let dp = dp_phase(&x, compute, &mut collectives);
-    let pp_total = pp_phase(&x);
+    let pp = pp_phase(&x);
+    let pp_total = pp.total;
     let pp_hidden = pp_overlap(&x, pp_total, compute);
     let pp_comm = pp_total - pp_hidden;
     let ep = ep_phase(&x, &compute_parts);
     let ep_comm = ep.total - ep.hidden;
-    push_p2p(&x, (pp_total, pp_hidden), ep, &mut collectives);
+    push_p2p(&x, (pp, pp_hidden), ep, &mut collectives);
     let tp_comm = tp_total - tp_hidden;
     let step = compute + bubble + tp_comm + cp_comm + dp.exposed + pp_comm + ep_comm;
     let tokens_per_step = tokens_per_micro * x.m_micro * x.dp as f64;

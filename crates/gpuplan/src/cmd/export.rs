@@ -34,5 +34,19 @@ pub fn write_doc(
         .arg("dir", dir.display().to_string())
         .arg("n", written.len() as u64);
     eprintln!("{}", m.render(lang));
+    if let Some(t) = &view.train {
+        let launcher = crate::export::train::launcher_default(&view, t);
+        let keys: Vec<String> = crate::export::train::not_carried(t, launcher)
+            .iter()
+            .filter_map(|k| k.split(' ').next())
+            .map(str::to_string)
+            .collect();
+        if !keys.is_empty() {
+            let note = Msg::new("export-not-carried")
+                .arg("launcher", launcher)
+                .arg("keys", keys.join(", "));
+            eprintln!("{}", note.render(lang));
+        }
+    }
     Ok(())
 }

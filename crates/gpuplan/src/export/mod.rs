@@ -96,7 +96,10 @@ fn readme(p: &PlanView, files: &[File]) -> File {
     }
     if let Some(t) = &p.train {
         text.push_str(&training_settings(t));
+        text.push_str(&train::ep_readme(t));
         text.push_str(&checkpoint_settings(t));
+        text.push_str(&train::ep_stack_readme(t));
+        text.push_str(&train::not_carried_readme(p, t));
     }
     if p.region.is_none() {
         let var = if p.provider == "alibaba" {
@@ -314,7 +317,9 @@ mod proptests {
                 framework: framework.into(), tp, pp, ep, sequence_parallel: sp,
                 virtual_stages: 1, cp: 1, last_stage_layers: None, overlap_grad_reduce: false,
                 overlap_param_gather: false, tp_comm_overlap: false, moe_a2a_overlap: false,
-                moe_dispatcher: "alltoall".into(), zero,
+                moe_dispatcher: "alltoall".into(), etp: if ep > 1 { 1 } else { tp },
+                zero1_broadcast: "all_gather".into(), grad_bucket_elements: None,
+                grad_bucket_sync: false, zero,
                 offload_optimizer: off.0, offload_params: off.1, recompute: recompute.into(),
                 attention: "flash".into(), micro_batch: mb, grad_accum: ga, seq_len: seq,
                 lora_rank: Some(rank), lora_targets: vec!["q_proj".into(), "v_proj".into()],

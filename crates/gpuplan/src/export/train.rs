@@ -215,11 +215,95 @@ fn mindspore(p: &PlanView) -> bool {
     p.ascend() && p.software == "mindspore"
 }
 
-fn launcher_default(p: &PlanView, t: &TrainView) -> &'static str {
+/// How the bundle's launchers run an expert-parallel plan's ZeRO stage. The planner pairs EP
+/// only with the stages its stack runs (gpuplan-core plan::train `ep_stack_runs_zero`):
+/// Megatron-Core's distributed optimizer is ZeRO-1, DeepSpeed-MoE runs ZeRO 0-2 and refuses 3
+/// (deepspeed/runtime/engine.py @38327e07: `assert not self.has_moe_layers, "MoE not supported
+/// with Stage 3"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EpStack {
+    /// No EP, or a stage Megatron runs as planned (ZeRO 0-1).
+    Megatron,
+    /// ZeRO-2 with EP and no TP/PP/CP: DeepSpeed-MoE under LAUNCHER=deepspeed runs it.
+    DeepSpeedMoe,
+    /// ZeRO-2 with EP beside TP/PP/CP (Megatron-DeepSpeed's, not exported) or ZeRO-3 with EP
+    /// (a pinned workload): no launcher of the bundle reproduces the plan's memory.
+    None,
+}
+
+pub fn ep_stack(t: &TrainView) -> EpStack {
+    if t.ep <= 1 || t.zero <= 1 {
+        EpStack::Megatron
+    } else if t.zero == 2 && t.tp * t.pp * t.cp == 1 {
+        EpStack::DeepSpeedMoe
+    } else {
+        EpStack::None
+    }
+}
+
+/// The README's paragraph on an EP plan whose ZeRO stage Megatron does not run.
+pub fn ep_stack_readme(t: &TrainView) -> String {
+    match ep_stack(t) {
+        EpStack::Megatron => String::new(),
+        EpStack::DeepSpeedMoe => format!(
+            "\nZeRO-2 with expert parallelism is DeepSpeed-MoE's (Megatron-Core's distributed optimizer is ZeRO-1 only):\nlaunch.sh defaults to LAUNCHER=deepspeed (ds_config.json stage 2, MoE layers with ep_size={});\nLAUNCHER=megatron would replicate gradients and hold more memory than planned.\n",
+            t.ep
+        ),
+        EpStack::None => format!(
+            "\nThis bundle cannot reproduce the plan: ZeRO-{} with EP {} beside TP {} × PP {} × CP {} is run by no launcher\nit writes (DeepSpeed-MoE refuses ZeRO-3; ZeRO-2 with TP/PP is Megatron-DeepSpeed's, not exported).\nLAUNCHER=megatron runs ZeRO-1 (more memory than planned); LAUNCHER=deepspeed has no TP/PP/CP.\n",
+            t.zero, t.ep, t.tp, t.pp, t.cp
+        ),
+    }
+}
+
+/// The plan settings that `launcher` (a launch.sh LAUNCHER value) does not carry, each as
+/// `key = value (why)`: the step time assumed them, and no file the launcher reads holds them.
+/// InternEvo's parameter hand-back and gradient buckets (`parallel.zero1_broadcast`,
+/// `grad_bucket_elements`, `grad_bucket_sync`) have no flag in any launcher the bundle writes;
+/// the MoE dispatcher and all-to-all overlap reach Megatron-LM only (`megatron_dispatcher`).
+pub fn not_carried(t: &TrainView, launcher: &str) -> Vec<String> {
+    let mut v = Vec::new();
+    if t.zero1_broadcast != "all_gather" {
+        v.push(format!("parallel.zero1_broadcast = {} (InternEvo's one broadcast per owning rank; the launchers' optimizers all-gather)", t.zero1_broadcast));
+    }
+    if let Some(e) = t.grad_bucket_elements {
+        v.push(format!("parallel.grad_bucket_elements = {e} (gradient elements per data-parallel bucket; set it in the training framework)"));
+    }
+    if t.grad_bucket_sync {
+        v.push("parallel.grad_bucket_sync = true (each bucket's reduction waits for the previous one, InternEvo's synchronize)".into());
+    }
+    if t.ep > 1 && launcher != "megatron" {
+        if t.moe_a2a_overlap {
+            v.push("parallel.moe_a2a_overlap = true (Megatron-Core's EP all-to-all overlap: LAUNCHER=megatron carries it)".into());
+        }
+        if t.moe_dispatcher != "alltoall" {
+            v.push(format!("parallel.moe_dispatcher = {} (Megatron-Core's flex dispatcher: LAUNCHER=megatron carries it)", t.moe_dispatcher));
+        }
+    }
+    v
+}
+
+/// The README's list of the plan settings the default launcher does not carry.
+pub fn not_carried_readme(p: &PlanView, t: &TrainView) -> String {
+    let launcher = launcher_default(p, t);
+    let keys = not_carried(t, launcher);
+    if keys.is_empty() {
+        return String::new();
+    }
+    let mut s = format!("\nPlan settings the default launcher (LAUNCHER={launcher}) does not carry (the plan's time assumed them):\n");
+    for k in keys {
+        s.push_str(&format!("  {k}\n"));
+    }
+    s
+}
+
+pub fn launcher_default(p: &PlanView, t: &TrainView) -> &'static str {
     if mindspore(p) {
         "msrun"
     } else if litgpt_plan(t) {
         "litgpt"
+    } else if ep_stack(t) == EpStack::DeepSpeedMoe {
+        "deepspeed"
     } else if t.model_parallel() {
         "megatron"
     } else {
@@ -241,7 +325,7 @@ fn launch_sh(p: &PlanView, t: &TrainView) -> String {
 #   deepspeed: TRAIN_SCRIPT takes --deepspeed ds_config.json (HF Trainer convention)
 #   fsdp:      accelerate launch with accelerate_fsdp.yaml (when the bundle has it)
 #   megatron:  TRAIN_SCRIPT is a Megatron-LM entry point (pretrain_gpt.py), megatron_args.sh
-{litgpt_doc}{msrun_doc}{checkpoint}HERE="$(cd "$(dirname "${{BASH_SOURCE[0]}}")" && pwd)"
+{litgpt_doc}{msrun_doc}{checkpoint}{ep}HERE="$(cd "$(dirname "${{BASH_SOURCE[0]}}")" && pwd)"
 source "$HERE/env.sh"
 LAUNCHER="${{LAUNCHER:-{default}}}"
 {train_script}
@@ -295,6 +379,7 @@ esac
             (false, false) => "deepspeed, fsdp or megatron",
         },
         checkpoint = checkpoint_lines(t),
+        ep = ep_lines(t),
         default = launcher_default(p, t),
         nodes = p.nodes,
         gpn = p.gpus_per_node,
@@ -346,6 +431,43 @@ fn msrun_doc(p: &PlanView, t: &TrainView) -> String {
         t.pp,
         t.micro_batch,
         t.grad_accum
+    )
+}
+
+/// The expert parallelism the plan assumed, for the DeepSpeed path: DeepSpeed-MoE takes it in
+/// the model code, not in ds_config.json (`deepspeed.moe.layer.MoE(hidden_size, expert,
+/// num_experts, ep_size=1, ..., enable_expert_tensor_parallelism=False)`, deepspeed/moe/layer.py
+/// @38327e07), so launch.sh exports it for the training script; megatron_args.sh passes
+/// `--expert-model-parallel-size` and `--expert-tensor-parallel-size`.
+fn ep_lines(t: &TrainView) -> String {
+    if t.ep <= 1 {
+        return String::new();
+    }
+    let split = if t.etp > 1 { "True" } else { "False" };
+    format!(
+        "# Expert parallelism EP {ep}, expert TP {etp} (the plan's memory and time; 1 = whole experts per rank).
+# deepspeed: build the MoE layers with deepspeed.moe.layer.MoE(..., ep_size=$GPUPLAN_EP_SIZE,
+#            enable_expert_tensor_parallelism={split}); ds_config.json has no EP key.
+# megatron:  megatron_args.sh passes --expert-model-parallel-size {ep} --expert-tensor-parallel-size {etp}.
+export GPUPLAN_EP_SIZE=\"${{GPUPLAN_EP_SIZE:-{ep}}}\"
+export GPUPLAN_EXPERT_TP_SIZE=\"${{GPUPLAN_EXPERT_TP_SIZE:-{etp}}}\"
+",
+        ep = t.ep,
+        etp = t.etp
+    )
+}
+
+/// The README's lines on the plan's expert parallelism (empty without EP).
+pub fn ep_readme(t: &TrainView) -> String {
+    if t.ep <= 1 {
+        return String::new();
+    }
+    format!(
+        "  expert parallelism EP {ep} with expert tensor parallelism {etp} ({what}): megatron_args.sh passes\n  --expert-model-parallel-size {ep} --expert-tensor-parallel-size {etp}; with DeepSpeed-MoE set\n  deepspeed.moe.layer.MoE(ep_size={ep}, enable_expert_tensor_parallelism={split}) in the model (launch.sh exports GPUPLAN_EP_SIZE)\n",
+        ep = t.ep,
+        etp = t.etp,
+        what = if t.etp == 1 { "whole experts on each rank" } else { "each expert split over the expert-TP ranks" },
+        split = if t.etp > 1 { "True" } else { "False" },
     )
 }
 
@@ -479,6 +601,12 @@ pub fn megatron_args(p: &PlanView, t: &TrainView) -> Vec<String> {
     }
     if t.ep > 1 {
         a.push(format!("--expert-model-parallel-size {}", t.ep));
+        // The expert TP size the plan's memory and step time assumed, always named: Megatron-LM
+        // sets it to TP when absent (megatron/training/arguments.py `_add_moe_args`:
+        // '--expert-tensor-parallel-size', "Default is None, which will be set to the value of
+        // --tensor-model-paralle-size."), which splits every expert where the default profile's
+        // plan (DeepSpeed-MoE, ETP 1) keeps them whole.
+        a.push(format!("--expert-tensor-parallel-size {}", t.etp));
         megatron_dispatcher(t, &mut a);
     }
     if t.sequence_parallel {
@@ -566,6 +694,11 @@ fn megatron_args_sh(p: &PlanView, t: &TrainView) -> String {
     let mut body = String::from("# Sourced by launch.sh (LAUNCHER=megatron); add the model, data and optimizer arguments.\n");
     if t.zero >= 2 {
         body.push_str(&format!("# The plan uses ZeRO-{}: Megatron's distributed optimizer shards the optimizer states (ZeRO-1);\n# gradients/parameters stay replicated across data-parallel ranks, so memory is higher than planned.\n", t.zero));
+        match ep_stack(t) {
+            EpStack::DeepSpeedMoe => body.push_str("# This EP plan is DeepSpeed-MoE's: launch.sh defaults to LAUNCHER=deepspeed (README.txt).\n"),
+            EpStack::None => body.push_str("# No launcher of this bundle reproduces this EP plan (README.txt).\n"),
+            EpStack::Megatron => {}
+        }
     }
     if t.ep > 1 && t.moe_dispatcher == "hybridep" {
         body.push_str("# The plan was timed with HybridEP, counted as DeepEP; Megatron-Core core_v0.16.0+ selects it with\n# --moe-flex-dispatcher-backend hybridep in place of --moe-enable-deepep.\n");

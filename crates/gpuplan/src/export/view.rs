@@ -101,6 +101,17 @@ pub struct TrainView {
     /// (`setup.parallel.moe_a2a_overlap`, `moe_dispatcher`); absent: off and `alltoall`.
     pub moe_a2a_overlap: bool,
     pub moe_dispatcher: String,
+    /// The expert tensor-parallel size the plan's memory and step time assumed
+    /// (`setup.parallel.etp` where given, else gpuplan-core `WeightSplit::training`: TP without
+    /// EP; with EP, TP under Megatron-Core and 1 — whole experts — under DeepSpeed-MoE and the
+    /// default profile).
+    pub etp: u64,
+    /// The InternEvo parallel keys the plan was timed with (`setup.parallel.zero1_broadcast`,
+    /// `grad_bucket_elements`, `grad_bucket_sync`); absent: all-gather, the framework's
+    /// buckets, off.
+    pub zero1_broadcast: String,
+    pub grad_bucket_elements: Option<u64>,
+    pub grad_bucket_sync: bool,
     pub zero: u64,
     pub offload_optimizer: bool,
     pub offload_params: bool,
@@ -493,6 +504,20 @@ fn train_view(t: &Value, request: &Value, plan: &Value, at: &str) -> Result<Trai
             &f("setup/parallel/moe_dispatcher"),
         )?
         .unwrap_or_else(|| "alltoall".into()),
+        etp: expert_tp(t, &f)?,
+        zero1_broadcast: optional_ident(
+            t,
+            "setup/parallel/zero1_broadcast",
+            &f("setup/parallel/zero1_broadcast"),
+        )?
+        .unwrap_or_else(|| "all_gather".into()),
+        grad_bucket_elements: optional_count(
+            t,
+            "setup/parallel/grad_bucket_elements",
+            u64::MAX,
+            &f,
+        )?,
+        grad_bucket_sync: optional_flag(t, "setup/parallel/grad_bucket_sync", &f)?,
         zero,
         offload_optimizer: b("setup/parallel/offload_optimizer")?,
         offload_params: b("setup/parallel/offload_params")?,
@@ -553,6 +578,29 @@ fn train_view(t: &Value, request: &Value, plan: &Value, at: &str) -> Result<Trai
         checkpoint_basis,
         step_s: positive(t, "step/step", 1e9, &f("step/step"))?,
     })
+}
+
+/// The expert tensor-parallel size the plan assumed: the rule of gpuplan-core's memory and step
+/// time (`WeightSplit::training`: Megatron-Core below ZeRO-3 without DeepSpeed splits each expert
+/// over ETP = TP, every other stack keeps whole experts), on the plan's own keys.
+fn expert_tp(t: &Value, f: &dyn Fn(&str) -> String) -> Result<u64> {
+    use gpuplan_core::layout::{ExpertTp, WeightSplit};
+    let mut p = gpuplan_core::workload::Parallelism {
+        tp: count(t, "setup/parallel/tp", 1024, &f("setup/parallel/tp"))?,
+        ep: count(t, "setup/parallel/ep", 1024, &f("setup/parallel/ep"))?,
+        ..Default::default()
+    };
+    p.etp = optional_count(t, "setup/parallel/etp", 1024, f)?.and_then(std::num::NonZeroU64::new);
+    let zero = count_from(t, "setup/parallel/zero", 0, 3, &f("setup/parallel/zero"))?;
+    let megatron_core = get(t, "setup/framework").and_then(Value::as_str) == Some("megatron")
+        && !optional_flag(t, "setup/deepspeed", f)?
+        && zero < 3;
+    let rule = if megatron_core {
+        ExpertTp::Megatron
+    } else {
+        ExpertTp::Whole
+    };
+    Ok(WeightSplit::new(&p, rule).etp)
 }
 
 fn serve_view(v: &Value, request: &Value, at: &str) -> Result<ServeView> {
