@@ -109,7 +109,6 @@ help-arg-overlap-grad-reduce = Overlap the gradient reduce with backward (Megatr
 help-arg-overlap-param-gather = Overlap the parameter all-gather with compute (ZeRO-3 prefetch on; ZeRO-1/2 off)
 help-arg-paged-optimizer = bitsandbytes paged optimizer states (PagedAdamW / PagedAdamW8bit): CUDA unified memory, outside the allocated peak, paged to host when the GPU is full
 help-arg-peak-factor = Serving: the peak load as a multiple of --rate/--concurrency that replicas must carry [default: 1.25]
-help-arg-steps = Serving a diffusion model: denoising steps per image [default: the pipeline's, 50 for SDXL]
 help-arg-persistent-grads = Gradients kept between steps and zeroed in place (PyTorch < 2.0 zero_grad(set_to_none=False), the HF Trainer before PyTorch 2.0)
 help-arg-plan = A saved `gpuplan plan --format json` document
 help-arg-pp = Pipeline-parallel stages [default: 1]
@@ -129,6 +128,7 @@ help-arg-sequence-parallel = Megatron sequence parallelism (shards activations a
 help-arg-set = Override a named constant: --set fragmentation=0.05 (see docs/methodology.md)
 help-arg-shell = bash, zsh, fish, elvish or powershell
 help-arg-solve = Answer a serving question in one call: max-context (longest context at --batch sequences), max-batch (most sequences at input + output tokens), max-throughput (highest output tokens/s within --tpot)
+help-arg-steps = Serving a diffusion model: denoising steps per image [default: the pipeline's, 50 for SDXL]
 help-arg-task = What to run: pretrain, full (full fine-tune; also `finetune`), lora, qlora, inference [default: full, or the workload file's]
 help-arg-timeout = Seconds before one request times out
 help-arg-to = Directory to write the bundle into (created if missing)
