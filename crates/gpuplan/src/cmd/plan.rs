@@ -653,20 +653,36 @@ fn cost_short(p: &Plan, l: Lang, serve: bool) -> String {
 }
 
 /// A total in the compact table: whole yuan below a million; from a million up in millions (en
-/// `17.5M`) or in 万 (zh `1750万`), from 10⁹ in billions (en `14.9B`) and from 10⁸ in 亿 (zh
-/// `149.3亿`), so that a large total keeps to one short cell at 80 columns.
+/// `1.66M`, `17.5M`) or in 万 (zh `166万`, `1750万`), from 10⁹ in billions (en `14.9B`) and from
+/// 10⁸ in 亿 (zh `1.53亿`, `149亿`), so that a large total keeps to one short cell at 80 columns.
+/// At least three significant digits: `¥1.7M` over `¥1.7M` hid the 4.5% between ¥1,657,344 and
+/// ¥1,731,256 that decided the rank (audit r7 #19).
 fn cny_compact(cny: f64, l: Lang) -> String {
     if cny < 1e6 {
         return format!("{cny:.0}");
     }
     Msg::new("plan-cny-compact")
         .arg("en", if cny >= 1e9 { "b" } else { "m" })
-        .arg("b", format!("{:.1}", cny / 1e9))
-        .arg("m", format!("{:.1}", cny / 1e6))
+        .arg("b", three_digits(cny / 1e9))
+        .arg("m", three_digits(cny / 1e6))
         .arg("zh", if cny >= 1e8 { "yi" } else { "wan" })
-        .arg("y", format!("{:.1}", cny / 1e8))
+        .arg("y", three_digits(cny / 1e8))
         .arg("w", format!("{:.0}", cny / 1e4))
         .render(l)
+}
+
+/// `x` (at least 1) with three significant digits, or more for 1000 and up: `1.66`, `17.5`, `175`.
+fn three_digits(x: f64) -> String {
+    // Rounded first, so that 9.996 reads `10.0`, not `10.00`.
+    let decimals = |x: f64| match x {
+        x if x < 10.0 => 2,
+        x if x < 100.0 => 1,
+        _ => 0,
+    };
+    let d = decimals(x);
+    let rounded = format!("{x:.d$}").parse::<f64>().unwrap_or(x);
+    let d = decimals(rounded);
+    format!("{rounded:.d$}")
 }
 
 /// A memory component or step phase by the catalog key of its English name (`memory.ftl`);
