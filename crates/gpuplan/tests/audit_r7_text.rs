@@ -98,3 +98,92 @@ fn compact_totals_keep_three_significant_digits() {
         }
     }
 }
+
+/// #24: `--framework megatron` answered "unknown variant `megatron`, expected one of `pytorch`…";
+/// the user means the Megatron training profile, and the error says so, in both languages.
+#[test]
+fn framework_megatron_points_to_the_profile() {
+    for (lang, want) in [
+        ("en", "--profile megatron"),
+        ("zh", "请用 --profile megatron"),
+    ] {
+        let o = run(&[
+            "--lang",
+            lang,
+            "plan",
+            "-m",
+            "Qwen2.5-7B",
+            "--task",
+            "lora",
+            "--framework",
+            "megatron",
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        let flat = stderr(&o).replace("\n  ", " ");
+        assert!(flat.contains(want), "{}", stderr(&o));
+        assert!(!stderr(&o).contains("unknown variant"), "{}", stderr(&o));
+    }
+}
+
+/// #24: `--deadline 5min` and `90m` were refused; minutes are the natural unit of a short job.
+#[test]
+fn deadline_takes_minutes() {
+    for (arg, hours) in [
+        ("90m", 1.5),
+        ("5min", 5.0 / 60.0),
+        ("90 min", 1.5),
+        ("2h", 2.0),
+    ] {
+        let o = run(&[
+            "plan",
+            "-m",
+            "Qwen2.5-0.5B",
+            "--task",
+            "lora",
+            "--tokens",
+            "1e6",
+            "--deadline",
+            arg,
+            "--format",
+            "json",
+        ]);
+        assert_ne!(o.status.code(), Some(2), "{arg}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let got = v["request"]["constraints"]["deadline_hours"]
+            .as_f64()
+            .unwrap();
+        assert!((got - hours).abs() < 1e-9, "{arg}: {got}");
+    }
+    let o = run(&[
+        "plan",
+        "-m",
+        "Qwen2.5-0.5B",
+        "--task",
+        "lora",
+        "--deadline",
+        "5mo",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("90m"), "{}", stderr(&o));
+}
+
+/// #24: "warning: plans 2 also use prices older than 90 days": one other plan is "plan 2 also
+/// uses".
+#[test]
+fn one_other_stale_plan_is_singular() {
+    let o = run(&[
+        "plan",
+        "-m",
+        "Llama-3.1-70B",
+        "--task",
+        "pretrain",
+        "--tokens",
+        "1.5e13",
+        "--top",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(!err.contains("plans 2 also"), "{err}");
+    assert!(err.contains("plan 2 also uses prices"), "{err}");
+}

@@ -153,7 +153,10 @@ plan-tie-unpriced = neither plan has a known price; ordered by GPU-hours, then f
 plan-work-samples = samples
 plan-work-tokens = tokens
 prices-stale-first = plan { $rank }: the { $kind } { $billing } price of { $instance } is { $days } days old (as of { $as_of }); refresh it with `{ $refresh }`
-prices-stale-others = plans { $ranks } also use prices older than { $days } days (their refresh commands: `--format json`, price_ages)
+prices-stale-others = { $count ->
+    [one] plan { $ranks } also uses
+   *[other] plans { $ranks } also use
+} prices older than { $days } days (their refresh commands: `--format json`, price_ages)
 plan-note-encoder = serving { $model }: one forward per request of { $input } input tokens (set --input-tokens to change it)
 plan-note-prompt-shortened = default prompt shortened to { $room } input tokens to fit { $model }'s { $ctx }-token context (set --input-tokens/--output-tokens to change it)
 note-prompt-max-model-len = default prompt shortened to { $room } input tokens to fit max_model_len { $len } (set --input-tokens/--output-tokens to change it)

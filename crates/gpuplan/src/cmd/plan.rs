@@ -79,9 +79,13 @@ fn defaults_used(a: &PlanArgs, req: &PlanRequest, o: &PlanOutcome) -> Vec<Msg> {
     d
 }
 
+/// A duration in hours: `24` or `24h`, `30d`, or minutes for a short job (`90m`, `5min`, audit
+/// r7 #24).
 fn parse_hours(s: &str) -> Result<f64> {
     let t = s.trim().to_lowercase();
-    let (num, mult) = if let Some(x) = t.strip_suffix('d') {
+    let (num, mult) = if let Some(x) = t.strip_suffix("min").or_else(|| t.strip_suffix('m')) {
+        (x, 1.0 / 60.0)
+    } else if let Some(x) = t.strip_suffix('d') {
         (x, 24.0)
     } else if let Some(x) = t.strip_suffix('h') {
         (x, 1.0)
@@ -235,6 +239,10 @@ fn constraints_from(
             .collect::<Result<_>>()?;
     }
     if let Some(f) = &a.framework {
+        if f.trim().eq_ignore_ascii_case("megatron") {
+            // Megatron is a training profile, not a software framework (audit r7 #24).
+            return Err(fail(Msg::new("cli-err-framework-megatron")));
+        }
         c.framework = parse_word::<SoftwareFramework>("framework", f)?;
     }
     if let Some(d) = &a.deadline {

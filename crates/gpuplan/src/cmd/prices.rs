@@ -864,7 +864,8 @@ pub fn stale_warnings(ages: &[PlanPriceAge], lang: Lang) -> Vec<Msg> {
                     "ranks",
                     ranks.join(&gpuplan_core::i18n::text(lang, "plan-list-sep")),
                 )
-                .arg("days", STALE_DAYS),
+                .arg("days", STALE_DAYS)
+                .arg("count", ranks.len()),
         );
     }
     out
