@@ -187,3 +187,39 @@ fn one_other_stale_plan_is_singular() {
     assert!(!err.contains("plans 2 also"), "{err}");
     assert!(err.contains("plan 2 also uses prices"), "{err}");
 }
+
+/// #22: `prices --by-gpu --lang zh` printed the provider `alibaba` and the billing `on-demand`
+/// (the plan tables say 阿里云 / 按量付费); `catalog show gn8v --lang zh` named the related
+/// families' provider `alibaba` and gave the catalog's English purchase note unmarked.
+#[test]
+fn chinese_listings_use_the_plan_tables_names() {
+    for args in [&["prices", "--by-gpu"][..], &["prices"][..]] {
+        let mut all = vec!["--lang", "zh"];
+        all.extend_from_slice(args);
+        let o = run(&all);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let t = stdout(&o);
+        // At 80 columns `prices` leaves the provider out (the id says it); `--by-gpu` keeps it.
+        let by_gpu = args.contains(&"--by-gpu");
+        assert!(
+            t.contains("按量付费") && (!by_gpu || t.contains("阿里云")),
+            "{t}"
+        );
+        for english in ["alibaba ", "on-demand", "monthly"] {
+            let cells = t.split(['┆', '│']).map(str::trim);
+            assert!(
+                !cells.clone().any(|c| c == english.trim()),
+                "{english}: {t}"
+            );
+        }
+    }
+    let o = run(&["--lang", "zh", "catalog", "show", "gn8v"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = stdout(&o);
+    assert!(t.contains("ebmgn8v (阿里云, h20)"), "{t}");
+    assert!(!t.contains("(alibaba"), "{t}");
+    assert!(t.contains("英文原文：Alibaba: only in some regions"), "{t}");
+    // English keeps the ids that --provider and --billing take.
+    let o = run(&["prices", "--by-gpu"]);
+    assert!(stdout(&o).contains("┆alibaba "), "{}", stdout(&o));
+}

@@ -104,6 +104,7 @@ catalog-family-row = { $id }: { $gpus } × { $gpu }, { $vcpu } vCPU, { $ram } Gi
 catalog-regions = regions: { $list }
 catalog-regions-none = regions: not documented (check availability in your region in the console)
 catalog-access = access: { $access } — { $note }
+catalog-access-english-note = access: { $access } — { $note }
 catalog-source = source: { $source } ({ $as_of }, { $confidence })
 catalog-related = other families starting with this name: { $list }
 catalog-wrong-note = note: "{ $name }" { $verdict }

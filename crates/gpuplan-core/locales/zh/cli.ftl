@@ -98,6 +98,7 @@ catalog-family-row = { $id }：{ $gpus } × { $gpu }，{ $vcpu } vCPU，内存 {
 catalog-regions = 售卖地域：{ $list }
 catalog-regions-none = 售卖地域：未见文档（请在控制台确认所在地域是否有售）
 catalog-access = 购买限制：{ $access }（{ $note }）
+catalog-access-english-note = 购买限制：{ $access }（英文原文：{ $note }）
 catalog-source = 来源：{ $source }（{ $as_of }，{ $confidence }）
 catalog-related = 以此开头的其他规格族：{ $list }
 catalog-wrong-note = 说明："{ $name }" { $verdict }
