@@ -223,3 +223,55 @@ fn chinese_listings_use_the_plan_tables_names() {
     let o = run(&["prices", "--by-gpu"]);
     assert!(stdout(&o).contains("┆alibaba "), "{}", stdout(&o));
 }
+
+/// #14: an 11-year 70B pretraining plan got no word. Past a year, the text says how many nodes
+/// would finish it within a year at plan 1's own throughput per node (nodes × hours / 8766,
+/// rounded up) and names --max-nodes; a plan within a year gets no such line.
+#[test]
+fn a_years_long_plan_says_how_many_nodes_would_finish_it_in_a_year() {
+    let args = [
+        "plan",
+        "-m",
+        "Llama-3.1-70B",
+        "--task",
+        "pretrain",
+        "--tokens",
+        "1.5e13",
+    ];
+    let mut json = args.to_vec();
+    json.extend_from_slice(&["--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&run(&json).stdout).unwrap();
+    let p = &v["outcome"]["plans"][0];
+    let (nodes, hours) = (p["nodes"].as_f64().unwrap(), p["hours"].as_f64().unwrap());
+    assert!(hours > 8766.0, "{hours}");
+    let need = (nodes * hours / 8766.0).ceil();
+    for (lang, want) in [
+        (
+            "en",
+            format!("needs at least ~{need} nodes instead of {nodes}"),
+        ),
+        (
+            "zh",
+            format!("一年内完成至少需要约 {need} 个节点（现为 {nodes} 个"),
+        ),
+    ] {
+        let mut all = vec!["--lang", lang];
+        all.extend_from_slice(&args);
+        let o = run(&all);
+        // Wrapped lines joined; spaces dropped (a Chinese line may break at one).
+        let bare = |t: &str| t.split_whitespace().collect::<String>();
+        let flat = bare(&stdout(&o));
+        assert!(flat.contains(&bare(&want)), "{want}: {}", stdout(&o));
+        assert!(flat.contains("--max-nodes（当前16）") || flat.contains("--max-nodes(now16)"));
+    }
+    let o = run(&[
+        "plan",
+        "-m",
+        "Qwen2.5-0.5B",
+        "--task",
+        "lora",
+        "--tokens",
+        "1e6",
+    ]);
+    assert!(!stdout(&o).contains("within a year"), "{}", stdout(&o));
+}

@@ -56,6 +56,7 @@ plan-recompute-full = recompute{" "}
 plan-recompute-selective = sel-recompute{" "}
 plan-recompute-op = op-recompute{" "}
 plan-same-answer = same answer as plan { $n }: { $list }
+plan-years-note = plan 1 takes { $hours }: at its throughput per node, finishing within a year needs at least ~{ $need } nodes instead of { $nodes } (linear scaling, a lower bound: communication grows with the nodes); raise --max-nodes (now { $max }) or train on fewer tokens
 plan-list-sep = ,{" "}
 plan-unpriced-by-time = plans are ranked by time, priced or not: those without a known price show "no price" (import prices: `gpuplan catalog import`)
 plan-unpriced-order = plans without a known price are ranked after priced ones, by GPU-hours (import prices: `gpuplan catalog import`)

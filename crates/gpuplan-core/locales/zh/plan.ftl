@@ -56,6 +56,7 @@ plan-recompute-full = 重计算{" "}
 plan-recompute-selective = 选择性重计算{" "}
 plan-recompute-op = 逐算子重计算{" "}
 plan-same-answer = 与方案 { $n } 相同：{ $list }
+plan-years-note = 方案 1 需要 { $hours }：按其每节点吞吐，一年内完成至少需要约 { $need } 个节点（现为 { $nodes } 个；按线性扩展估算，是下限：通信开销随节点数增加）；请调大 --max-nodes（当前 { $max }）或减少训练 token 数
 plan-list-sep = 、
 plan-unpriced-by-time = 方案按时长排序，不论有无价格：无已知价格的方案显示“无价格”（导入价格：`gpuplan catalog import`）
 plan-unpriced-order = 无已知价格的方案排在有价格的方案之后，按卡时排序（导入价格：`gpuplan catalog import`）

@@ -983,9 +983,36 @@ pub fn report(req: &PlanRequest, o: &PlanOutcome, v: &View) -> String {
     }
     out.push_str(&plan_table(o, v, serve));
     out.push_str(&table_notes(o, v));
+    if !serve {
+        out.push_str(&years_note(req, o, v));
+    }
     out.push('\n');
     top_plan(req, o, v, &mut out);
     out
+}
+
+/// A job longer than this is not a plan one can sign: hardware generations, prices and the
+/// model itself change within a year, so a plan past it says how many nodes would bring it
+/// under (audit r7 #14: an 11-year 70B pretraining plan got no word).
+const LONGEST_SENSIBLE_HOURS: f64 = 365.25 * 24.0;
+
+/// Under the table when plan 1 runs longer than LONGEST_SENSIBLE_HOURS: the nodes that would
+/// finish it within a year at plan 1's own throughput per node, scaled linearly (a lower bound:
+/// communication grows with the nodes), and the `--max-nodes` that bounds the search.
+fn years_note(req: &PlanRequest, o: &PlanOutcome, v: &View) -> String {
+    let Some(p) = o.plans.first() else {
+        return String::new();
+    };
+    if p.hours <= LONGEST_SENSIBLE_HOURS {
+        return String::new();
+    }
+    let need = (p.nodes as f64 * p.hours / LONGEST_SENSIBLE_HOURS).ceil();
+    let m = Msg::new("plan-years-note")
+        .arg("hours", hours(p.hours, v.lang))
+        .arg("nodes", p.nodes)
+        .arg("need", format!("{need:.0}"))
+        .arg("max", req.constraints.max_nodes);
+    para(&m.render(v.lang), v, "  ")
 }
 
 /// No plan: every constraint that rejected candidates, in the view's language.
