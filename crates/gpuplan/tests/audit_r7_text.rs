@@ -275,3 +275,64 @@ fn a_years_long_plan_says_how_many_nodes_would_finish_it_in_a_year() {
     ]);
     assert!(!stdout(&o).contains("within a year"), "{}", stdout(&o));
 }
+
+/// #21: a listed plan both slower and dearer than a plan above it had no word. The note names
+/// exactly the shown plans that some plan above beats on both hours and ¥ (from the JSON).
+#[test]
+fn dominated_plans_are_named_with_the_plan_that_beats_them() {
+    for args in [
+        &[
+            "plan",
+            "-m",
+            "DeepSeek-V3",
+            "--task",
+            "lora",
+            "--tokens",
+            "1e8",
+        ][..],
+        &[
+            "plan",
+            "-m",
+            "Llama-3.1-70B",
+            "--task",
+            "full",
+            "--tokens",
+            "1e9",
+        ][..],
+        &[
+            "plan",
+            "-m",
+            "Qwen2.5-7B",
+            "--task",
+            "lora",
+            "--tokens",
+            "1e8",
+        ][..],
+    ] {
+        let mut json = args.to_vec();
+        json.extend_from_slice(&["--format", "json", "--top", "5"]);
+        let v: serde_json::Value = serde_json::from_slice(&run(&json).stdout).unwrap();
+        let plans: Vec<(f64, Option<f64>)> = v["outcome"]["plans"].as_array().unwrap()[..5]
+            .iter()
+            .map(|p| (p["hours"].as_f64().unwrap(), p["chosen"]["cny"].as_f64()))
+            .collect();
+        let mut want = Vec::new();
+        for (i, (h, c)) in plans.iter().enumerate() {
+            let beaten =
+                |(qh, qc): &(f64, Option<f64>)| c.zip(*qc).is_some_and(|(c, qc)| qc < c) && qh < h;
+            if let Some(j) = plans[..i].iter().position(beaten) {
+                want.push(format!("plan {} (than plan {}", i + 1, j + 1));
+            }
+        }
+        let text = stdout(&run(args)).replace("\n  ", " ");
+        for w in &want {
+            assert!(text.contains(w), "{w}: {text}");
+        }
+        assert_eq!(text.matches("(than plan").count(), want.len(), "{text}");
+        assert_eq!(
+            text.contains("slower and dearer"),
+            !want.is_empty(),
+            "{text}"
+        );
+    }
+}

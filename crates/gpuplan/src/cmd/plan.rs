@@ -984,11 +984,41 @@ pub fn report(req: &PlanRequest, o: &PlanOutcome, v: &View) -> String {
     out.push_str(&plan_table(o, v, serve));
     out.push_str(&table_notes(o, v));
     if !serve {
+        out.push_str(&dominated_note(o, v));
         out.push_str(&years_note(req, o, v));
     }
     out.push('\n');
     top_plan(req, o, v, &mut out);
     out
+}
+
+/// Shown training plans that are both slower and dearer than a plan ranked above them (audit r7
+/// #21: 8 nodes at 6.3 h and ¥13935 under 4 nodes at 5.7 h and ¥6378, without a word): each
+/// with the first such plan and its own bottleneck, the reason it is slower.
+fn dominated_note(o: &PlanOutcome, v: &View) -> String {
+    let shown: Vec<&Plan> = o.plans.iter().take(v.top.max(1)).collect();
+    let cny = |p: &Plan| p.chosen.as_ref().map(|c| c.cny);
+    let mut items = Vec::new();
+    for (i, p) in shown.iter().enumerate() {
+        let Some(c) = cny(p) else { continue };
+        let above = shown[..i]
+            .iter()
+            .position(|q| cny(q).is_some_and(|qc| qc < c) && q.hours < p.hours);
+        if let Some(j) = above {
+            items.push(
+                Msg::new("plan-dominated-item")
+                    .arg("n", i + 1)
+                    .arg("by", j + 1)
+                    .arg("bottleneck", bottleneck_name(bottleneck(p), v.lang))
+                    .render(v.lang),
+            );
+        }
+    }
+    if items.is_empty() {
+        return String::new();
+    }
+    let m = Msg::new("plan-dominated-note").arg("list", items.join(&tx(v.lang, "plan-list-sep")));
+    para(&m.render(v.lang), v, "  ")
 }
 
 /// A job longer than this is not a plan one can sign: hardware generations, prices and the
