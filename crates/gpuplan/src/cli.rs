@@ -627,7 +627,7 @@ pub struct PlanArgs {
     /// Only these instance families (repeatable), e.g. gn7e, GN10Xp, p2s.
     #[arg(long = "family", value_name = "FAMILY")]
     pub families: Vec<String>,
-    /// Deadline: hours, or with a unit: 24h, 30d [default: none].
+    /// Deadline: hours, or with a unit: 24h, 30d, 90m [default: none].
     #[arg(long)]
     pub deadline: Option<String>,
     /// Budget in CNY (the whole job for training, per month for serving) [default: none].

@@ -354,9 +354,6 @@ pub fn table_keeping(header: &[&str], rows: &[Vec<String>], keep: &[usize]) -> S
     if let Some(w) = terminal_width() {
         t.set_width(w);
     }
-    for r in rows {
-        t.add_row(r.iter().cloned());
-    }
     if !keep.is_empty() {
         // Compact tables: one space between a cell and the next border, not one on each side.
         for col in t.column_iter_mut() {
@@ -365,6 +362,16 @@ pub fn table_keeping(header: &[&str], rows: &[Vec<String>], keep: &[usize]) -> S
     }
     let pad = if keep.is_empty() { 2 } else { 1 };
     let bounds = lower_bounds(header, rows, keep, pad);
+    for r in rows {
+        t.add_row(
+            r.iter()
+                .enumerate()
+                .map(|(k, c)| match bounds.get(k).copied().flatten() {
+                    Some(b) if keep.contains(&k) => break_id(c, b.saturating_sub(pad)),
+                    _ => c.clone(),
+                }),
+        );
+    }
     for (k, w) in bounds.into_iter().enumerate() {
         // The constraint counts the cell padding.
         if let (Some(col), Some(Ok(w))) = (t.column_mut(k), w.map(u16::try_from)) {
@@ -498,7 +505,14 @@ fn lower_bounds(
             w.width()
         }
     };
-    let word_max = |l: &str| l.split_whitespace().map(unit).max();
+    // A short Chinese label (`DP 通信`, `显存带宽`, `无价格`) is one term: split, it read as
+    // `显存带` over `宽` (audit r7 #18).
+    let word_max = |l: &str| {
+        if l.chars().any(is_wide) && l.width() <= CJK_TERM {
+            return Some(l.width());
+        }
+        l.split_whitespace().map(unit).max()
+    };
     let body = |k: usize| {
         cell_lines(k)
             .filter_map(|l| {
@@ -540,15 +554,23 @@ fn lower_bounds(
             .filter(|&w| w)
             .count()
     };
+    // A kept column narrows no further than its widest piece between id boundaries
+    // (`ebmgn7ex.`), nor below MIN_KEPT where its ids are wider.
+    let floor: Vec<usize> = (0..n)
+        .map(|k| {
+            let piece = cell_lines(k).map(widest_piece).max().unwrap_or(0) + pad;
+            piece.max(cells[k].min(MIN_KEPT))
+        })
+        .collect();
     let shared: Vec<Vec<usize>> = [whole, with_head.clone()]
         .iter()
-        .filter_map(|b| kept_share(b, keep, room))
+        .filter_map(|b| kept_share(b, keep, room, &floor))
         .collect();
     if let Some(b) = shared.iter().rev().max_by_key(|b| whole_ids(b)) {
         return b.iter().copied().map(Some).collect();
     }
-    if fits(&cells) {
-        return cells.into_iter().map(Some).collect();
+    if let Some(b) = kept_share(&cells, keep, room, &floor) {
+        return b.into_iter().map(Some).collect();
     }
     // Still too wide (a 25-character GPU id such as `128×alibaba-blackwell-72g`): the figures
     // keep their bounds and the kept columns wrap instead, given at least MIN_KEPT columns each.
@@ -564,8 +586,13 @@ fn lower_bounds(
 
 /// `bounds` with the kept columns narrowed to share what the others leave of `room`: the
 /// narrowest first takes what it needs up to an equal share, the rest is shared again. `None`
-/// when a kept column would get less than MIN_KEPT (or than its bound, if smaller).
-fn kept_share(bounds: &[usize], keep: &[usize], room: usize) -> Option<Vec<usize>> {
+/// when a kept column would get less than its `floor` (or than its bound, if smaller).
+fn kept_share(
+    bounds: &[usize],
+    keep: &[usize],
+    room: usize,
+    floor: &[usize],
+) -> Option<Vec<usize>> {
     let others: usize = (0..bounds.len())
         .filter(|k| !keep.contains(k))
         .map(|k| bounds[k])
@@ -577,7 +604,7 @@ fn kept_share(bounds: &[usize], keep: &[usize], room: usize) -> Option<Vec<usize
     for (i, &k) in kept.iter().enumerate() {
         let share = left / (kept.len() - i);
         out[k] = bounds[k].min(share);
-        if out[k] < bounds[k].min(MIN_KEPT) {
+        if out[k] < bounds[k].min(floor[k]) {
             return None;
         }
         left -= out[k];
@@ -587,6 +614,57 @@ fn kept_share(bounds: &[usize], keep: &[usize], room: usize) -> Option<Vec<usize
 
 /// The narrowest a column of Chinese words is made: two characters a line.
 const CJK_UNIT: usize = 4;
+
+/// The widest Chinese label held whole in a table cell (six characters: the bottleneck names,
+/// `无价格`, the billing names); longer Chinese text wraps between characters.
+const CJK_TERM: usize = 12;
+
+/// Where an id may be broken across lines: after a `.`, `-` or `×` (`2×ecs.ebmgn7ex.` over
+/// `32xlarge`), so that every line is a whole piece of the id (audit r7 #18).
+fn id_break_after(c: char) -> bool {
+    matches!(c, '.' | '-' | '×')
+}
+
+/// The pieces of an id between break points, each with its trailing break character.
+fn id_pieces(id: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, c) in id.char_indices() {
+        if id_break_after(c) {
+            let end = i + c.len_utf8();
+            out.push(&id[start..end]);
+            start = end;
+        }
+    }
+    if start < id.len() {
+        out.push(&id[start..]);
+    }
+    out
+}
+
+/// The widest piece of an id ([`id_pieces`]).
+fn widest_piece(id: &str) -> usize {
+    use unicode_width::UnicodeWidthStr;
+    id_pieces(id).iter().map(|p| p.width()).max().unwrap_or(0)
+}
+
+/// `cell` with every line wider than `room` broken at id break points, greedily; a piece wider
+/// than `room` stays whole (the table then wraps it).
+fn break_id(cell: &str, room: usize) -> String {
+    use unicode_width::UnicodeWidthStr;
+    let mut lines: Vec<String> = Vec::new();
+    for line in cell.lines() {
+        let mut cur = String::new();
+        for piece in id_pieces(line) {
+            if !cur.is_empty() && cur.width() + piece.width() > room {
+                lines.push(std::mem::take(&mut cur));
+            }
+            cur.push_str(piece);
+        }
+        lines.push(cur);
+    }
+    lines.join("\n")
+}
 
 /// The narrowest a kept column (an id) is made when the figures need the room.
 const MIN_KEPT: usize = 12;

@@ -318,7 +318,8 @@ fn call(method: &str, url: &str, body: Option<&str>) -> (u16, Value) {
 }
 
 /// #15/#23 on the API: a bad body type said "取值错误：整数 `-5`，应为 u64"; a bad query parameter
-/// (`?deadline=5min`) came with `field: null`; a bad `provider` listed no valid values.
+/// (`?deadline=5min`, now a valid five minutes: `5weeks` here) came with `field: null`; a bad
+/// `provider` listed no valid values.
 #[test]
 fn api_errors_name_the_parameter_in_words() {
     let s = common::Server::start();
@@ -340,7 +341,7 @@ fn api_errors_name_the_parameter_in_words() {
     let body = r#"{"model": "Qwen2.5-7B", "training": {"task": "lora", "tokens": 1e8}}"#;
     let (st, v) = call(
         "POST",
-        &format!("{}/api/v1/plan?deadline=5min", s.base),
+        &format!("{}/api/v1/plan?deadline=5weeks", s.base),
         Some(body),
     );
     assert_eq!(

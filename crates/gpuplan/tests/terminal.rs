@@ -292,55 +292,118 @@ fn models_list_is_readable_at_80_columns() {
 }
 
 /// Audit r5: in Chinese at 80 columns the ids split (`1×ecs.ebmgn7e.32xlarg` over `e`,
-/// `2×modelarts.snt9b` over `.8`) because the bottleneck `数据并行通信` was held whole on one
-/// line; a user copying the id got a wrong one. The bottleneck reads `DP 通信` (as `DP comm`) and
-/// Chinese words may wrap between characters, so where the figures fit, no id wraps.
+/// `2×modelarts.snt9b` over `.8`); audit r7 #18: in English too (`2×ecs.ebmgn7ex.32` over
+/// `xlarge`, `16×alibaba-blackwe` over `ll-72g`), and the Chinese bottleneck split inside a word
+/// (`显存带` over `宽`, `DP` over `通信`). An id that must wrap breaks only after a `.`, `-` or `×`,
+/// so each line is a whole piece of it; a Chinese bottleneck name is never split.
 #[test]
-fn chinese_plan_tables_keep_instance_ids_whole_at_80_columns() {
-    let cases: [&[&str]; 3] = [
-        &[
-            "plan",
-            "-m",
-            "Qwen2.5-14B",
-            "--task",
-            "full",
-            "--tokens",
-            "1e9",
-            "--deadline",
-            "48h",
-        ],
-        &[
-            "plan",
-            "-m",
-            "Qwen2.5-7B",
-            "--task",
-            "full",
-            "--tokens",
-            "1e9",
-            "--chips",
-            "ascend",
-        ],
-        &[
-            "plan",
-            "-m",
-            "DeepSeek-V3",
-            "--task",
-            "lora",
-            "--tokens",
-            "1e8",
-        ],
+fn plan_tables_break_ids_only_at_dots_and_keep_chinese_words_whole_at_80_columns() {
+    let cases: [(&str, &[&str]); 6] = [
+        (
+            "zh",
+            &[
+                "plan",
+                "-m",
+                "Qwen2.5-14B",
+                "--task",
+                "full",
+                "--tokens",
+                "1e9",
+                "--deadline",
+                "48h",
+            ],
+        ),
+        (
+            "zh",
+            &[
+                "plan",
+                "-m",
+                "Qwen2.5-7B",
+                "--task",
+                "full",
+                "--tokens",
+                "1e9",
+                "--chips",
+                "ascend",
+            ],
+        ),
+        (
+            "zh",
+            &[
+                "plan",
+                "-m",
+                "DeepSeek-V3",
+                "--task",
+                "lora",
+                "--tokens",
+                "1e8",
+            ],
+        ),
+        (
+            "en",
+            &[
+                "plan",
+                "-m",
+                "Yi-34B",
+                "--task",
+                "full",
+                "--tokens",
+                "5e8",
+                "--max-nodes",
+                "2",
+            ],
+        ),
+        (
+            "zh",
+            &[
+                "plan",
+                "-m",
+                "Llama-3.1-70B",
+                "--task",
+                "full",
+                "--tokens",
+                "1e9",
+                "--interruptible",
+            ],
+        ),
+        (
+            "zh",
+            &[
+                "plan",
+                "-m",
+                "DeepSeek-V3",
+                "--task",
+                "inference",
+                "--concurrency",
+                "64",
+                "--chips",
+                "nvidia,ascend",
+            ],
+        ),
     ];
-    for args in cases {
-        let (code, text) = run(80, "zh", args);
+    for (lang, args) in cases {
+        let (code, text) = run(80, lang, args);
         assert_eq!(code, Some(0), "{text}");
         assert!(too_wide(&text, 80).is_empty(), "{text}");
         let lines = first_table_lines(&text);
         assert!(lines.len() >= 3, "{text}");
-        for cells in &lines {
-            if cells[0].is_empty() {
-                assert!(cells[1].is_empty(), "the id wrapped: {text}");
+        let serve = args.contains(&"inference");
+        // The GPU cell of a serving plan has the weight format on its second line.
+        let id_cols: &[usize] = if serve { &[1] } else { &[1, 2] };
+        for pair in lines.windows(2) {
+            let (prev, cont) = (&pair[0], &pair[1]);
+            if !cont[0].is_empty() {
+                continue;
             }
-            assert!(!cells[6].contains("并行通"), "{text}");
+            for &k in id_cols {
+                if !cont[k].is_empty() {
+                    assert!(prev[k].ends_with(['.', '-', '×']), "id split: {text}");
+                }
+            }
+            if lang == "zh" {
+                let last = cont.len() - 1;
+                assert!(cont[last].is_empty(), "bottleneck split: {text}");
+            }
         }
     }
 }

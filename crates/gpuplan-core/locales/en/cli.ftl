@@ -14,7 +14,8 @@ cli-err-bad-word = invalid --{ $field } `{ $value }`: { $why }
 cli-err-in-file = in { $file }
 cli-err-set-form = --set `{ $value }`: expected NAME=VALUE, e.g. --set fragmentation=0.05
 cli-err-set-number = --set { $name }: `{ $value }` is not a number
-cli-err-deadline = --deadline `{ $value }`: expected hours (24), or 24h / 30d
+cli-err-deadline = --deadline `{ $value }`: expected hours (24), or 24h / 30d / 90m
+cli-err-framework-megatron = --framework names the software framework (pytorch, tensorflow, jax, mindspore, paddlepaddle); Megatron-LM is a training profile: use --profile megatron
 cli-err-dataset-size = --dataset-size `{ $value }`: expected a size such as 30TB, 500GiB or 1.5e12 (bytes)
 cli-err-dataset-size-range = --dataset-size `{ $value }`: must be a positive size up to 1 EB
 cli-err-spot-needs-interruptible = --billing spot needs --interruptible: spot instances are reclaimed, so the job must checkpoint and resume
@@ -103,6 +104,7 @@ catalog-family-row = { $id }: { $gpus } × { $gpu }, { $vcpu } vCPU, { $ram } Gi
 catalog-regions = regions: { $list }
 catalog-regions-none = regions: not documented (check availability in your region in the console)
 catalog-access = access: { $access } — { $note }
+catalog-access-english-note = access: { $access } — { $note }
 catalog-source = source: { $source } ({ $as_of }, { $confidence })
 catalog-related = other families starting with this name: { $list }
 catalog-wrong-note = note: "{ $name }" { $verdict }

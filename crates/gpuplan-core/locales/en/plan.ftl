@@ -58,6 +58,9 @@ plan-recompute-full = recompute{" "}
 plan-recompute-selective = sel-recompute{" "}
 plan-recompute-op = op-recompute{" "}
 plan-same-answer = same answer as plan { $n }: { $list }
+plan-dominated-item = plan { $n } (than plan { $by }; bottleneck: { $bottleneck })
+plan-dominated-note = slower and dearer than a plan above them, listed as the next-cheapest layouts for comparison, not as choices: { $list }
+plan-years-note = plan 1 takes { $hours }: at its throughput per node, finishing within a year needs at least ~{ $need } nodes instead of { $nodes } (linear scaling, a lower bound: communication grows with the nodes); raise --max-nodes (now { $max }) or train on fewer tokens
 plan-list-sep = ,{" "}
 plan-unpriced-by-time = plans are ranked by time, priced or not: those without a known price show "no price" (import prices: `gpuplan catalog import`)
 plan-unpriced-order = plans without a known price are ranked after priced ones, by GPU-hours (import prices: `gpuplan catalog import`)
@@ -160,7 +163,10 @@ plan-tie-unpriced = neither plan has a known price; ordered by GPU-hours, then f
 plan-work-samples = samples
 plan-work-tokens = tokens
 prices-stale-first = plan { $rank }: the { $kind } { $billing } price of { $instance } is { $days } days old (as of { $as_of }); refresh it with `{ $refresh }`
-prices-stale-others = plans { $ranks } also use prices older than { $days } days (their refresh commands: `--format json`, price_ages)
+prices-stale-others = { $count ->
+    [one] plan { $ranks } also uses
+   *[other] plans { $ranks } also use
+} prices older than { $days } days (their refresh commands: `--format json`, price_ages)
 plan-note-asr = serving { $model } as speech recognition: each request is { $seconds } s of audio (the encoder's { $positions } positions), a { $input }-token decoder prompt (start-of-transcript, language, task, no-timestamps) and at most { $output } transcript tokens (Whisper's per-window limit, n_text_ctx / 2; set --output-tokens to the expected transcript length)
 plan-note-encoder = serving { $model }: one forward per request of { $input } input tokens (set --input-tokens to change it)
 plan-note-prompt-shortened = default prompt shortened to { $room } input tokens to fit { $model }'s { $ctx }-token context (set --input-tokens/--output-tokens to change it)

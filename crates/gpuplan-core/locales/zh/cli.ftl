@@ -14,7 +14,8 @@ cli-err-bad-word = --{ $field } 的取值 `{ $value }` 无效：{ $why }
 cli-err-in-file = 文件 { $file }
 cli-err-set-form = --set `{ $value }`：格式应为 NAME=VALUE，例如 --set fragmentation=0.05
 cli-err-set-number = --set { $name }：`{ $value }` 不是数字
-cli-err-deadline = --deadline `{ $value }`：应为小时数（24），或 24h / 30d
+cli-err-deadline = --deadline `{ $value }`：应为小时数（24），或 24h / 30d / 90m
+cli-err-framework-megatron = --framework 指软件框架（pytorch、tensorflow、jax、mindspore、paddlepaddle）；Megatron-LM 是训练配置：请用 --profile megatron
 cli-err-dataset-size = --dataset-size `{ $value }`：应为容量，例如 30TB、500GiB 或 1.5e12（字节）
 cli-err-dataset-size-range = --dataset-size `{ $value }`：必须为正数且不超过 1 EB
 cli-err-spot-needs-interruptible = --billing spot 需要同时给出 --interruptible：抢占式实例会被回收，任务必须能保存检查点并断点续训
@@ -97,6 +98,7 @@ catalog-family-row = { $id }：{ $gpus } × { $gpu }，{ $vcpu } vCPU，内存 {
 catalog-regions = 售卖地域：{ $list }
 catalog-regions-none = 售卖地域：未见文档（请在控制台确认所在地域是否有售）
 catalog-access = 购买限制：{ $access }（{ $note }）
+catalog-access-english-note = 购买限制：{ $access }（英文原文：{ $note }）
 catalog-source = 来源：{ $source }（{ $as_of }，{ $confidence }）
 catalog-related = 以此开头的其他规格族：{ $list }
 catalog-wrong-note = 说明："{ $name }" { $verdict }

@@ -710,14 +710,14 @@ fn provider_arg(p: Provider) -> gpuplan_core::i18n::Arg {
 }
 
 /// The access line: how the family is ordered, and the catalog's note (or the default).
+/// The catalog's own note exists in English only and says so in Chinese (`英文原文`, audit r7
+/// #22); the default note is translated.
 fn access_line(a: gpuplan_core::catalog::Access, note: Option<&str>) -> String {
-    let note = match note {
-        Some(n) => gpuplan_core::i18n::Arg::Str(n.to_string()),
-        None => Msg::new("adv-access-note-default").into(),
+    let m = match note {
+        Some(n) => Msg::new("catalog-access-english-note").arg("note", n),
+        None => Msg::new("catalog-access").arg("note", Msg::new("adv-access-note-default")),
     };
-    Msg::new("catalog-access")
-        .arg("access", gpuplan_core::i18n::names::access(a))
-        .arg("note", note)
+    m.arg("access", gpuplan_core::i18n::names::access(a))
         .render(render::lang())
 }
 
@@ -778,7 +778,8 @@ fn show_families(c: &Catalog, q: &str, fam: &[&Instance], format: Format) -> Res
     let related = related_families(c, &key);
     let l = render::lang();
     if !related.is_empty() {
-        let m = Msg::new("catalog-related").arg("list", related.join(", "));
+        let sep = gpuplan_core::i18n::text(l, "plan-list-sep");
+        let m = Msg::new("catalog-related").arg("list", related.join(&sep));
         outln!("{}", m.render(l));
     }
     for w in wrong {
@@ -855,7 +856,15 @@ fn related_families(c: &Catalog, key: &str) -> Vec<String> {
     let mut related: Vec<String> = Vec::new();
     for i in c.visible_instances() {
         let f = i.family.to_lowercase();
-        let s = format!("{} ({}, {})", i.family, i.provider.name(), i.gpu);
+        // In Chinese the provider by the name the plan tables use (`阿里云`, not `alibaba`; audit
+        // r7 #22); English keeps the id, as the family heading does.
+        let l = render::lang();
+        let provider = if l.is_zh() {
+            gpuplan_core::i18n::names::provider(i.provider).render(l)
+        } else {
+            i.provider.name().to_string()
+        };
+        let s = format!("{} ({provider}, {})", i.family, i.gpu);
         if f != key
             && (f.starts_with(key) || f.strip_prefix("ebm") == Some(key))
             && !related.contains(&s)

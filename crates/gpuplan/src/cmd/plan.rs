@@ -80,9 +80,13 @@ fn defaults_used(a: &PlanArgs, req: &PlanRequest, o: &PlanOutcome) -> Vec<Msg> {
     d
 }
 
+/// A duration in hours: `24` or `24h`, `30d`, or minutes for a short job (`90m`, `5min`, audit
+/// r7 #24).
 fn parse_hours(s: &str) -> Result<f64> {
     let t = s.trim().to_lowercase();
-    let (num, mult) = if let Some(x) = t.strip_suffix('d') {
+    let (num, mult) = if let Some(x) = t.strip_suffix("min").or_else(|| t.strip_suffix('m')) {
+        (x, 1.0 / 60.0)
+    } else if let Some(x) = t.strip_suffix('d') {
         (x, 24.0)
     } else if let Some(x) = t.strip_suffix('h') {
         (x, 1.0)
@@ -252,6 +256,10 @@ fn constraints_from(
             .collect::<Result<_>>()?;
     }
     if let Some(f) = &a.framework {
+        if f.trim().eq_ignore_ascii_case("megatron") {
+            // Megatron is a training profile, not a software framework (audit r7 #24).
+            return Err(fail(Msg::new("cli-err-framework-megatron")));
+        }
         c.framework = parse_word::<SoftwareFramework>("framework", f)?;
     }
     if let Some(d) = &a.deadline {
@@ -674,20 +682,36 @@ fn cost_short(p: &Plan, l: Lang, serve: bool) -> String {
 }
 
 /// A total in the compact table: whole yuan below a million; from a million up in millions (en
-/// `17.5M`) or in 万 (zh `1750万`), from 10⁹ in billions (en `14.9B`) and from 10⁸ in 亿 (zh
-/// `149.3亿`), so that a large total keeps to one short cell at 80 columns.
+/// `1.66M`, `17.5M`) or in 万 (zh `166万`, `1750万`), from 10⁹ in billions (en `14.9B`) and from
+/// 10⁸ in 亿 (zh `1.53亿`, `149亿`), so that a large total keeps to one short cell at 80 columns.
+/// At least three significant digits: `¥1.7M` over `¥1.7M` hid the 4.5% between ¥1,657,344 and
+/// ¥1,731,256 that decided the rank (audit r7 #19).
 fn cny_compact(cny: f64, l: Lang) -> String {
     if cny < 1e6 {
         return format!("{cny:.0}");
     }
     Msg::new("plan-cny-compact")
         .arg("en", if cny >= 1e9 { "b" } else { "m" })
-        .arg("b", format!("{:.1}", cny / 1e9))
-        .arg("m", format!("{:.1}", cny / 1e6))
+        .arg("b", three_digits(cny / 1e9))
+        .arg("m", three_digits(cny / 1e6))
         .arg("zh", if cny >= 1e8 { "yi" } else { "wan" })
-        .arg("y", format!("{:.1}", cny / 1e8))
+        .arg("y", three_digits(cny / 1e8))
         .arg("w", format!("{:.0}", cny / 1e4))
         .render(l)
+}
+
+/// `x` (at least 1) with three significant digits, or more for 1000 and up: `1.66`, `17.5`, `175`.
+fn three_digits(x: f64) -> String {
+    // Rounded first, so that 9.996 reads `10.0`, not `10.00`.
+    let decimals = |x: f64| match x {
+        x if x < 10.0 => 2,
+        x if x < 100.0 => 1,
+        _ => 0,
+    };
+    let d = decimals(x);
+    let rounded = format!("{x:.d$}").parse::<f64>().unwrap_or(x);
+    let d = decimals(rounded);
+    format!("{rounded:.d$}")
 }
 
 /// A memory component or step phase by the catalog key of its English name (`memory.ftl`);
@@ -996,9 +1020,66 @@ pub fn report(req: &PlanRequest, o: &PlanOutcome, v: &View) -> String {
     }
     out.push_str(&plan_table(o, v, serve));
     out.push_str(&table_notes(o, v));
+    if !serve {
+        out.push_str(&dominated_note(o, v));
+        out.push_str(&years_note(req, o, v));
+    }
     out.push('\n');
     top_plan(req, o, v, &mut out);
     out
+}
+
+/// Shown training plans that are both slower and dearer than a plan ranked above them (audit r7
+/// #21: 8 nodes at 6.3 h and ¥13935 under 4 nodes at 5.7 h and ¥6378, without a word): each
+/// with the first such plan and its own bottleneck, the reason it is slower.
+fn dominated_note(o: &PlanOutcome, v: &View) -> String {
+    let shown: Vec<&Plan> = o.plans.iter().take(v.top.max(1)).collect();
+    let cny = |p: &Plan| p.chosen.as_ref().map(|c| c.cny);
+    let mut items = Vec::new();
+    for (i, p) in shown.iter().enumerate() {
+        let Some(c) = cny(p) else { continue };
+        let above = shown[..i]
+            .iter()
+            .position(|q| cny(q).is_some_and(|qc| qc < c) && q.hours < p.hours);
+        if let Some(j) = above {
+            items.push(
+                Msg::new("plan-dominated-item")
+                    .arg("n", i + 1)
+                    .arg("by", j + 1)
+                    .arg("bottleneck", bottleneck_name(bottleneck(p), v.lang))
+                    .render(v.lang),
+            );
+        }
+    }
+    if items.is_empty() {
+        return String::new();
+    }
+    let m = Msg::new("plan-dominated-note").arg("list", items.join(&tx(v.lang, "plan-list-sep")));
+    para(&m.render(v.lang), v, "  ")
+}
+
+/// A job longer than this is not a plan one can sign: hardware generations, prices and the
+/// model itself change within a year, so a plan past it says how many nodes would bring it
+/// under (audit r7 #14: an 11-year 70B pretraining plan got no word).
+const LONGEST_SENSIBLE_HOURS: f64 = 365.25 * 24.0;
+
+/// Under the table when plan 1 runs longer than LONGEST_SENSIBLE_HOURS: the nodes that would
+/// finish it within a year at plan 1's own throughput per node, scaled linearly (a lower bound:
+/// communication grows with the nodes), and the `--max-nodes` that bounds the search.
+fn years_note(req: &PlanRequest, o: &PlanOutcome, v: &View) -> String {
+    let Some(p) = o.plans.first() else {
+        return String::new();
+    };
+    if p.hours <= LONGEST_SENSIBLE_HOURS {
+        return String::new();
+    }
+    let need = (p.nodes as f64 * p.hours / LONGEST_SENSIBLE_HOURS).ceil();
+    let m = Msg::new("plan-years-note")
+        .arg("hours", hours(p.hours, v.lang))
+        .arg("nodes", p.nodes)
+        .arg("need", format!("{need:.0}"))
+        .arg("max", req.constraints.max_nodes);
+    para(&m.render(v.lang), v, "  ")
 }
 
 /// No plan: every constraint that rejected candidates, in the view's language.

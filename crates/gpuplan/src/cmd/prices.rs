@@ -228,14 +228,14 @@ fn list_table(rows: &[Row], wide: bool) -> String {
         .iter()
         .map(|r| {
             vec![
-                r.provider.into(),
+                name_cell("provider", r.provider),
                 r.instance.into(),
                 format!("{}×{}", r.gpu_count, r.gpu),
                 r.region.into(),
-                r.billing.into(),
+                name_cell("billing", r.billing),
                 money(r.cny),
                 r.cny_per_gpu_hour.map(money).unwrap_or_else(|| "–".into()),
-                r.kind.into(),
+                name_cell("price-kind", r.kind),
                 r.as_of.into(),
                 age(r.age_days),
             ]
@@ -359,6 +359,19 @@ fn by_gpu_csv(out: &[GpuRow]) -> String {
     s
 }
 
+/// A provider, billing or price-kind id (`alibaba`, `on-demand`, `list`) as the plan tables name
+/// it in Chinese (`阿里云`, `按量付费`, `公开价`; audit r7 #22). English keeps the id that
+/// `--provider` and `--billing` take.
+fn name_cell(prefix: &str, id: &str) -> String {
+    let l = render::lang();
+    let key = format!("{prefix}-{}", id.replace('-', "_"));
+    if l.is_zh() && gpuplan_core::i18n::has_message(l, &key) {
+        gpuplan_core::i18n::text(l, &key)
+    } else {
+        id.to_string()
+    }
+}
+
 /// A table whose headers are the `prices-col-*` messages of `keys`.
 fn prices_table(
     keys: &[&str],
@@ -390,13 +403,13 @@ fn by_gpu_table(out: &[GpuRow], wide: bool) -> String {
         .map(|r| {
             vec![
                 r.gpu.into(),
-                r.provider.into(),
+                name_cell("provider", r.provider),
                 money(r.cny_per_gpu_hour),
                 format!("×{:.2}", r.vs_cheapest),
                 r.instance.into(),
                 r.region.into(),
-                r.billing.into(),
-                r.kind.into(),
+                name_cell("billing", r.billing),
+                name_cell("price-kind", r.kind),
                 age(r.age_days),
             ]
         })
@@ -864,7 +877,8 @@ pub fn stale_warnings(ages: &[PlanPriceAge], lang: Lang) -> Vec<Msg> {
                     "ranks",
                     ranks.join(&gpuplan_core::i18n::text(lang, "plan-list-sep")),
                 )
-                .arg("days", STALE_DAYS),
+                .arg("days", STALE_DAYS)
+                .arg("count", ranks.len()),
         );
     }
     out

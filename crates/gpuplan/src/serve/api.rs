@@ -343,7 +343,7 @@ pub const PLAN_QUERY: &[&str] = &["top", "optimize", "deadline", "dataset-size"]
     params(
         ("top" = Option<usize>, Query, description = "plans to return, 1–1000 (default 5), as `gpuplan plan --top`"),
         ("optimize" = Option<String>, Query, description = "cost | time | balanced (default: the body's `objective`, else cost)"),
-        ("deadline" = Option<String>, Query, description = "hours (24) or 24h / 30d, as `--deadline`; overrides `constraints.deadline_hours`"),
+        ("deadline" = Option<String>, Query, description = "hours (24) or 24h / 30d / 90m, as `--deadline`; overrides `constraints.deadline_hours`"),
         ("dataset-size" = Option<String>, Query, description = "dataset size on storage, e.g. 30TB or 500GiB, as `--dataset-size`"),
     ),
     responses((status = 200, description = "the `plan` document (docs/json-schema.md); no plans means none meets the constraints, `outcome.rejected` says which binds", body = super::openapi::Document), (status = 400, description = "bad input: the message names the field", body = super::openapi::ErrorDocument)))]
