@@ -394,3 +394,49 @@ fn refresh_command_names_the_region_asked() {
         assert!(cmd.contains("--region cn-beijing"), "{a}");
     }
 }
+
+/// Review r7 #4: `--set checkpoint_interval_hours=1e-9` gave a 4142-year plan. The tunable is
+/// bounded (one minute to a year, the key named), and a site whose stalls alone exceed
+/// MAX_INTERRUPTION_OVERHEAD × its compute has no plan, with the way out.
+#[test]
+fn a_hostile_checkpoint_interval_is_refused_not_planned() {
+    let job = [
+        "plan",
+        "-m",
+        "Llama-3.1-8B",
+        "--task",
+        "full",
+        "--tokens",
+        "1B",
+    ];
+    let mut a = job.to_vec();
+    a.extend_from_slice(&["--set", "checkpoint_interval_hours=1e-9"]);
+    let o = run(&a);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("checkpoint_interval_hours") && err.contains("8760"),
+        "{err}"
+    );
+    // One minute is accepted, but Tencent's 100 MB/s fallback writes a 920 GiB checkpoint in
+    // 9878 s: 9878 s every 1.2 min is 137× the compute, past the bound (11×).
+    let v = run(&[
+        "plan",
+        "-m",
+        "Llama-3.1-70B",
+        "--task",
+        "full",
+        "--tokens",
+        "1e9",
+        "--provider",
+        "tencent",
+        "--set",
+        "checkpoint_interval_hours=0.02",
+    ]);
+    let out = String::from_utf8_lossy(&v.stdout);
+    assert!(out.contains("NO PLAN"), "{out}");
+    assert!(
+        out.contains("stalls training 9878 s") && out.contains("11×"),
+        "{out}"
+    );
+}

@@ -172,6 +172,22 @@ fn checkpoint_stall_hours(compute_hours: f64, write_s: f64, tun: &Tunables) -> f
     n * write_s * tun.checkpoint_stall_fraction / 3600.0
 }
 
+/// Why a site has no plan when its checkpoint stalls alone are more than
+/// [`super::money::MAX_INTERRUPTION_OVERHEAD`] times its compute (review r7 #4: an interval far
+/// shorter than one write), bounded like the interruptions.
+fn stalls_beyond_bound(stall_h: f64, compute_h: f64, write_s: f64, tun: &Tunables) -> Option<Msg> {
+    let bound = super::money::MAX_INTERRUPTION_OVERHEAD;
+    (stall_h > bound * compute_h).then(|| {
+        Msg::new("bind-stalls-beyond-bound")
+            .arg("write_s", format!("{write_s:.0}"))
+            .arg(
+                "interval",
+                format!("{:.0}", tun.checkpoint_interval_hours * 60.0),
+            )
+            .arg("max", format!("{:.0}", bound + 1.0))
+    })
+}
+
 /// The job's checkpoints and interruptions: `write_s` per checkpoint, stalling × the stall
 /// fraction, one every `checkpoint_interval_hours` in its hours already; `gpus` ×
 /// `failure_rate_per_gpu_hour` interruptions, each `failure_restart_minutes` to restart.
@@ -1261,6 +1277,9 @@ fn site_outcome(
         .map(|s| s.checkpoint_write_s)
         .unwrap_or(data.checkpoint_size.0 / FALLBACK_WRITE_BYTES_PER_S);
     let stall_h = checkpoint_stall_hours(compute_hours, write_s, &req.tunables);
+    if let Some(why) = stalls_beyond_bound(stall_h, compute_hours, write_s, &req.tunables) {
+        return Outcome::Interrupted(evaluated, Box::new(why));
+    }
     let hours = compute_hours + stall_h + req.tunables.startup_hours;
     let ck = checkpointing(&data, write_s, cluster.total_gpus() as f64, &req.tunables);
     let failures = ck.failures();
