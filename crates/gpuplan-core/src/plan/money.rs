@@ -114,6 +114,11 @@ pub struct Checkpointing {
     pub stall_s: f64,
     /// Seconds between the checkpoints the job's hours already pay (`checkpoint_interval_hours`).
     pub base_interval_s: f64,
+    /// The stall share the job's hours already hold: stall hours ÷ compute hours, as
+    /// `train::checkpoint_stall_hours` counts them (whole checkpoints: 0 for a job shorter than
+    /// one interval). The one definition both the hours and [`interruption_overhead`] use
+    /// (review r7 #3).
+    pub paid_share: f64,
     /// Hardware and software interruptions per second of the whole job (GPUs × rate).
     pub failure_rate_per_s: f64,
     /// Seconds from an interruption to training again (`failure_restart_minutes`).
@@ -151,12 +156,7 @@ impl Checkpointing {
     /// The failures alone (no preemptions): what on-demand and subscription plans pay.
     pub fn failures(&self) -> FailurePlan {
         let (rate, restart) = (self.failure_rate_per_s, self.failure_restart_s);
-        let (tau, ovh) = interruption_overhead(
-            (self.stall_s, self.write_s()),
-            self.base_interval_s,
-            rate,
-            restart,
-        );
+        let (tau, ovh) = interruption_overhead(self, rate, restart);
         FailurePlan {
             per_day: rate * 86_400.0,
             checkpoint_interval_s: tau,
@@ -172,22 +172,18 @@ impl Checkpointing {
 /// often — and never more often than one checkpoint takes to write (`write_s`, at least 1 s:
 /// with an asynchronous checkpoint δ may be 0 while the write still takes its time). Its
 /// expected time per second of work is 1 + [`daly_overhead`]; the share is that over the
-/// 1 + δ/`base_s` already in its hours, minus 1. Returns (τ, extra share); λ = 0 gives
+/// 1 + `ck.paid_share` already in its hours, minus 1. Returns (τ, extra share); λ = 0 gives
 /// (`base_s`, 0) exactly; +∞ where the job never finishes (callers refuse past
 /// [`MAX_INTERRUPTION_OVERHEAD`]).
-pub fn interruption_overhead(
-    (stall_s, write_s): (f64, f64),
-    base_s: f64,
-    rate_per_s: f64,
-    restart_s: f64,
-) -> (f64, f64) {
+pub fn interruption_overhead(ck: &Checkpointing, rate_per_s: f64, restart_s: f64) -> (f64, f64) {
+    let base_s = ck.base_interval_s;
     if !(rate_per_s > 0.0 && base_s > 0.0) {
         return (base_s, 0.0);
     }
-    let delta = stall_s.max(0.0);
-    let floor = write_s.max(1.0).min(base_s);
+    let delta = ck.stall_s.max(0.0);
+    let floor = ck.write_s().max(1.0).min(base_s);
     let tau = daly_interval_s(delta, rate_per_s, floor, base_s);
-    let paid = delta / base_s;
+    let paid = ck.paid_share.max(0.0);
     let ovh = (daly_overhead(delta, tau, rate_per_s, restart_s) - paid) / (1.0 + paid);
     (tau, ovh.max(0.0))
 }
@@ -510,7 +506,7 @@ fn spot_interruptions(ck: &Checkpointing, preempt: f64, restart: f64) -> (f64, f
     } else {
         restart
     };
-    interruption_overhead((ck.stall_s, ck.write_s()), ck.base_interval_s, lambda, r)
+    interruption_overhead(ck, lambda, r)
 }
 
 /// The cheapest mode the constraints allow. `--billing` forces a pure mode; the mix is a
@@ -1148,6 +1144,7 @@ mod tests {
                 write_bps: 1e9,
                 stall_s: Bytes::from_gib(ckpt_gib).0 / 1e9,
                 base_interval_s: 3600.0,
+                paid_share: Bytes::from_gib(ckpt_gib).0 / 1e9 / 3600.0,
                 failure_rate_per_s: 0.0,
                 failure_restart_s: 600.0,
             });
@@ -1192,9 +1189,28 @@ mod failure_tests {
             write_bps: 1e9,
             stall_s,
             base_interval_s: 3600.0,
+            paid_share: stall_s / 3600.0,
             failure_rate_per_s: gpus * per_gpu_hour / 3600.0,
             failure_restart_s: 600.0,
         }
+    }
+
+    /// Review r7 #3: a job shorter than one checkpoint interval has no stall in its hours
+    /// (`checkpoint_stall_hours` counts whole checkpoints), so nothing is divided out. The
+    /// reviewer's 70B `--tokens 10M --billing spot` example: λ = 2/h, δ = 1829 s, R = 600 s,
+    /// τ = the write floor 1829 s: e^{λR}·expm1(λ(τ+δ))/(λτ) = 1.3956 × 6.6316 / 1.0161 = 9.1076,
+    /// +810.8% (was (9.108 − 1.508)/1.508 = +504% with δ/base_s = 0.508 assumed paid).
+    #[test]
+    fn a_job_shorter_than_an_interval_pays_the_whole_daly_time() {
+        let mut c = ck(0.0, 0.0, 1829.0);
+        c.paid_share = 0.0;
+        let (tau, ovh) = interruption_overhead(&c, 2.0 / 3600.0, 600.0);
+        assert!((tau - 1829.0).abs() < 1e-6, "{tau}");
+        assert!((ovh - 8.1076).abs() < 1e-3, "{ovh}");
+        // With the hourly stall in the hours (a long job), the old share is divided out.
+        c.paid_share = 1829.0 / 3600.0;
+        let (_, long) = interruption_overhead(&c, 2.0 / 3600.0, 600.0);
+        assert!((long - (9.1076 - 1.5081) / 1.5081).abs() < 1e-3, "{long}");
     }
 
     /// By hand: 2,048 GPUs × 1.9733e-5 per GPU-hour = 0.040413 per hour = 1.12258e-5 per s;

@@ -191,8 +191,14 @@ fn stalls_beyond_bound(stall_h: f64, compute_h: f64, write_s: f64, tun: &Tunable
 /// The job's checkpoints and interruptions: `write_s` per checkpoint, stalling × the stall
 /// fraction, one every `checkpoint_interval_hours` in its hours already; `gpus` ×
 /// `failure_rate_per_gpu_hour` interruptions, each `failure_restart_minutes` to restart.
-fn checkpointing(data: &DataPath, write_s: f64, gpus: f64, tun: &Tunables) -> Checkpointing {
+fn checkpointing(
+    data: &DataPath,
+    (write_s, paid_share): (f64, f64),
+    gpus: f64,
+    tun: &Tunables,
+) -> Checkpointing {
     Checkpointing {
+        paid_share,
         size: data.checkpoint_size,
         write_bps: data.checkpoint_size.0 / write_s.max(1e-9),
         stall_s: write_s * tun.checkpoint_stall_fraction,
@@ -1281,7 +1287,9 @@ fn site_outcome(
         return Outcome::Interrupted(evaluated, Box::new(why));
     }
     let hours = compute_hours + stall_h + req.tunables.startup_hours;
-    let ck = checkpointing(&data, write_s, cluster.total_gpus() as f64, &req.tunables);
+    let paid = stall_h / compute_hours.max(1e-12);
+    let gpus = cluster.total_gpus() as f64;
+    let ck = checkpointing(&data, (write_s, paid), gpus, &req.tunables);
     let failures = ck.failures();
     if let Some(why) = interruptions_beyond_bound(&ck, &failures, nodes, c, &mut caveats) {
         return Outcome::Interrupted(evaluated, Box::new(why));
