@@ -440,3 +440,50 @@ fn a_hostile_checkpoint_interval_is_refused_not_planned() {
         "{out}"
     );
 }
+
+/// Review r7 #1: under `--billing spot` the storage was chosen with no stall price (the spot row
+/// only exists with a checkpoint), so forced spot paid 3.6× auto's spot row for the same plan
+/// (¥2,450,389 against ¥679,538). The write second is now priced at the billing charged, spot's
+/// Daly interval included: the same instance's spot cost is the same either way.
+#[test]
+fn forced_spot_costs_what_autos_spot_row_costs() {
+    let job = [
+        "-m",
+        "Llama-2-70B",
+        "--task",
+        "full",
+        "--tokens",
+        "20B",
+        "--interruptible",
+        "--preemption-rate",
+        "0.5",
+        "--gpu",
+        "a100-80g",
+        "--max-nodes",
+        "4",
+    ];
+    let spot_of = |extra: &[&str]| {
+        let mut a = job.to_vec();
+        a.extend_from_slice(extra);
+        let v = plan_json(&a);
+        let p = plans(&v)
+            .iter()
+            .find(|p| p["instance"]["id"] == "ecs.ebmgn7ex.32xlarge" && p["nodes"] == 4)
+            .cloned()
+            .expect("4 × ebmgn7ex");
+        let row = p["costs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["billing"] == "spot")
+            .cloned();
+        (
+            row.expect("spot row")["cny"].as_f64().unwrap(),
+            p["train"]["storage"]["class"]["id"].clone(),
+        )
+    };
+    let (auto, auto_st) = spot_of(&[]);
+    let (forced, forced_st) = spot_of(&["--billing", "spot"]);
+    assert_eq!(auto_st, forced_st);
+    assert!((forced - auto).abs() <= auto * 1e-6, "{forced} vs {auto}");
+}

@@ -142,25 +142,51 @@ struct WriteCost {
 }
 
 impl WriteCost {
-    /// `compute_hours` of steps on the cluster priced `prices` (or the catalog's): each second a
-    /// checkpoint takes to write stalls the job `checkpoint_stall_hours(h, 1 s)` hours in all, at
-    /// the chosen billing's average price per hour for the job (0 where unpriced).
+    /// `compute_hours` of steps on the cluster priced `prices` (or the catalog's): what one more
+    /// second of checkpoint write costs the job at the billing it will be charged (review r7 #1:
+    /// spot included, whose row only exists with a checkpoint, at spot's own Daly interval).
+    /// Where spot is the billing chosen: the chord of its total between a write at the NICs'
+    /// rate w and 2w, each with its own stall hours and Daly overhead. Otherwise the chosen
+    /// billing's average price per hour × the stall hours one second adds (0 where unpriced).
     fn of(
         req: &PlanRequest,
         (cat, inst, nodes): (&Catalog, &Instance, u64),
         prices: Option<&InstancePrices>,
-        compute_hours: f64,
+        (compute_hours, data, gpus): (f64, &DataPath, f64),
     ) -> WriteCost {
         let c = &req.constraints;
-        let (_, chosen, _) = match prices {
-            Some(p) => costs_at(p, nodes, compute_hours, c, None),
-            None => costs(cat, inst, nodes, compute_hours, c, &req.tunables, None),
+        let tun = &req.tunables;
+        let nic = inst.network_gbit.unwrap_or(ASSUMED_NIC_GBIT) * 1e9 / 8.0 * nodes as f64;
+        let w = data.checkpoint_size.0 / nic;
+        let total = |p: &InstancePrices, w: f64| {
+            let stall_h = checkpoint_stall_hours(compute_hours, w, tun);
+            let paid = stall_h / compute_hours.max(1e-12);
+            let ck = checkpointing(data, (w, paid), gpus, tun);
+            let hours = compute_hours + stall_h + tun.startup_hours;
+            costs_at(p, nodes, hours, c, Some(ck)).1
         };
-        let per_hour = chosen.map_or(0.0, |x| x.cny / x.hours.max(1e-9));
-        let stall_h = checkpoint_stall_hours(compute_hours, 1.0, &req.tunables);
+        // Spot only: its hours grow with the write through Daly's overhead. A subscription's
+        // total is flat inside a month (a zero chord), so the others keep the average price.
+        let spot = |p: &InstancePrices, w: f64| {
+            total(p, w)
+                .filter(|x| x.billing == crate::catalog::Billing::Spot)
+                .map(|x| x.cny)
+        };
+        let chord = prices.and_then(|p| {
+            let (a, b) = (spot(p, w)?, spot(p, 2.0 * w)?);
+            (w > 0.0 && b.is_finite()).then(|| ((b - a) / w).max(0.0))
+        });
+        let cny_per_write_s = chord.unwrap_or_else(|| {
+            let (_, chosen, _) = match prices {
+                Some(p) => costs_at(p, nodes, compute_hours, c, None),
+                None => costs(cat, inst, nodes, compute_hours, c, tun, None),
+            };
+            let per_hour = chosen.map_or(0.0, |x| x.cny / x.hours.max(1e-9));
+            checkpoint_stall_hours(compute_hours, 1.0, tun) * per_hour
+        });
         WriteCost {
             hours: compute_hours,
-            cny_per_write_s: stall_h * per_hour,
+            cny_per_write_s,
         }
     }
 }
@@ -1265,7 +1291,9 @@ fn site_outcome(
     let data = data_path(&req.model, &best.setup, &step, &req.tunables);
     let uncapped_hours = tokens / step.tokens_per_second / 3600.0;
     let at = (cat, inst, nodes);
-    let writes = WriteCost::of(req, at, prices[site.cand].as_ref(), uncapped_hours);
+    let gpus = cluster.total_gpus() as f64;
+    let job = (uncapped_hours, &data, gpus);
+    let writes = WriteCost::of(req, at, prices[site.cand].as_ref(), job);
     let storage = input_limits(
         req,
         cat,
@@ -1288,7 +1316,6 @@ fn site_outcome(
     }
     let hours = compute_hours + stall_h + req.tunables.startup_hours;
     let paid = stall_h / compute_hours.max(1e-12);
-    let gpus = cluster.total_gpus() as f64;
     let ck = checkpointing(&data, (write_s, paid), gpus, &req.tunables);
     let failures = ck.failures();
     if let Some(why) = interruptions_beyond_bound(&ck, &failures, nodes, c, &mut caveats) {
