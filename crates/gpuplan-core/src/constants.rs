@@ -411,11 +411,14 @@ impl Tunables {
                 "dp_overlap must be in [0, 1] and fragmentation in [0, 1)",
             ));
         }
-        if !(self.checkpoint_interval_hours.is_finite() && self.checkpoint_interval_hours > 0.0) {
+        // Review r7 #4: 1e-9 h gave a 4142-year plan. At least a minute (no framework saves a
+        // model faster), at most a year.
+        let iv = self.checkpoint_interval_hours;
+        if !(iv.is_finite() && (1.0 / 60.0..=8760.0).contains(&iv)) {
             return Err(CoreError::invalid(
                 "checkpoint_interval_hours",
-                self.checkpoint_interval_hours,
-                "hours between checkpoints, e.g. 1",
+                iv,
+                "hours between checkpoints, 1/60 (one minute) to 8760, e.g. 1",
             ));
         }
         if !(0.0..=1.0).contains(&self.failure_rate_per_gpu_hour) {

@@ -7,7 +7,10 @@ adv-zero3-over-slow-link = ZeRO-3/FSDP re-gathers parameters every micro-batch o
 adv-link-between-nodes = { $name } between nodes ({ $bw })
 adv-link-inside-node = { $name } inside the node ({ $bw })
 adv-nvlink-needed = { $share } of the step is gradient traffic between the { $gpus } GPUs over PCIe; an NVLink/NVSwitch type would cut it several-fold.
-adv-storage-class = Storage: the input pipeline needs { $read }; { $why }. A { $ckpt_gib } GiB checkpoint takes { $write_s } s to write at { $mbs } MB/s.{ $object ->
+adv-storage-class = Storage: the input pipeline needs { $read }; { $why }{ $for_writes ->
+    [yes] ; bought larger than the data needs, for faster checkpoint writes: the GPU time they stall costs more than the capacity
+   *[no] {""}
+}. A { $ckpt_gib } GiB checkpoint takes { $write_s } s to write at { $mbs } MB/s.{ $object ->
     [yes] { " " }Object storage suits datasets read sequentially; stage checkpoints on a file system.
    *[no] {""}
 }

@@ -226,6 +226,7 @@ billing-mix-note = { $nodes ->
    *[other] { $months } whole months
 } subscribed (¥{ $months_cny }), then { $hours } h { $rest } at ¥{ $price }/h per node (¥{ $rest_cny }); no refund assumed for a subscription ended early (no source states one)
 bind-interruptions = { $what }: { $why }
+bind-stalls-beyond-bound = each checkpoint stalls training { $write_s } s and one is taken every { $interval } min, so the stalls would make the job take more than { $max }× its compute time: raise checkpoint_interval_hours (--set checkpoint_interval_hours=1), save asynchronously (checkpoint_stall_fraction), or use faster storage
 bind-failures-beyond-bound = { $per_day } failures a day across its GPUs (GPUs × failure_rate_per_gpu_hour), each a { $restart }-minute restart, would make the job take more than { $max }× its uninterrupted time or never finish (Daly's expected time under exponential failures): too many GPUs for the failure rate; use fewer GPUs (--max-nodes), or a lower failure_rate_per_gpu_hour / failure_restart_minutes if your cluster measures them
 spot-beyond-bound = spot left out: { $per_hour } preemptions an hour ({ $nodes } nodes × --preemption-rate), each a { $restart }-minute restart, would make the job take more than { $max }× its uninterrupted time or never finish: the spot rate is too high for this many nodes; use on-demand or monthly billing, or fewer nodes
 billing-consecutive-periods = bought as { $parts } months per node, renewed as each period ends (the longest period the provider's API accepts is { $longest } months)

@@ -7,7 +7,10 @@ adv-zero3-over-slow-link = ZeRO-3/FSDP 每个 micro-batch 都要经{ $link }重�
 adv-link-between-nodes = 节点间的 { $name }（{ $bw }）
 adv-link-inside-node = 节点内的 { $name }（{ $bw }）
 adv-nvlink-needed = 每步 { $share } 的时间花在 { $gpus } 张卡之间经 PCIe 的梯度通信上；NVLink/NVSwitch 机型可将其降低数倍。
-adv-storage-class = 存储：数据读取需要 { $read }；建议使用{ $class }，容量至少 { $cap_gib } GiB（可达 { $mbs } MB/s）。{ $ckpt_gib } GiB 的检查点写入约 { $write_s } 秒。{ $object ->
+adv-storage-class = 存储：数据读取需要 { $read }；建议使用{ $class }，容量 { $cap_gib } GiB（可达 { $mbs } MB/s）{ $for_writes ->
+    [yes] ，比数据所需更大，用于加快检查点写入：写入时停顿的 GPU 时间比多买的容量更贵
+   *[no] {""}
+}。{ $ckpt_gib } GiB 的检查点写入约 { $write_s } 秒。{ $object ->
     [yes] 对象存储适合顺序读取的数据集；检查点请先写到文件系统。
    *[no] {""}
 }

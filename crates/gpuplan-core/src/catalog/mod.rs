@@ -258,6 +258,15 @@ pub struct StorageClass {
     pub throughput_per_gib_mbs: f64,
     pub throughput_floor_mbs: Option<f64>,
     pub throughput_max_mbs: f64,
+    /// Throughput and bill follow the PROVISIONED (bought) capacity, so buying more capacity
+    /// buys speed (block volumes, CPFS, SFS Turbo, CFS Turbo, Extreme NAS). When false the
+    /// throughput follows the data actually stored and the bill the used capacity (general NAS,
+    /// general CFS, object storage): a larger size cannot be bought for speed.
+    #[serde(default, skip_serializing)]
+    pub provisioned: bool,
+    /// Sourced write cap (MB/s) where it is lower than `throughput_max_mbs` (a read figure).
+    #[serde(default, skip_serializing)]
+    pub write_max_mbs: Option<f64>,
     pub iops_base: Option<f64>,
     pub iops_per_gib: Option<f64>,
     pub iops_max: Option<f64>,
@@ -275,6 +284,11 @@ impl StorageClass {
         let t = self.throughput_base_mbs + self.throughput_per_gib_mbs * capacity_gib;
         t.max(self.throughput_floor_mbs.unwrap_or(0.0))
             .min(self.throughput_max_mbs)
+    }
+    /// Write throughput in MB/s at `capacity_gib`: the throughput, no faster than the write cap.
+    pub fn write_mbs(&self, capacity_gib: f64) -> f64 {
+        let t = self.throughput_mbs(capacity_gib);
+        self.write_max_mbs.map_or(t, |w| t.min(w))
     }
     /// Smallest capacity (GiB) that reaches `mbs`, if the class can reach it at all.
     pub fn capacity_for_throughput(&self, mbs: f64) -> Option<f64> {

@@ -499,7 +499,8 @@ fn storage_class(c: &Ctx) -> Option<Msg> {
             .arg("cap_gib", f0(s.capacity_gib))
             .arg("ckpt_gib", f1(t.data.checkpoint_size.gib()))
             .arg("write_s", f0(s.checkpoint_write_s))
-            .arg("mbs", f0(s.throughput_mbs))
+            .arg("mbs", f0(s.class.write_mbs(s.capacity_gib)))
+            .arg("for_writes", yes(s.for_writes))
             .arg("object", yes(s.class.kind == StorageKind::Object)),
     )
 }

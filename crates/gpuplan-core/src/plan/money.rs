@@ -114,6 +114,11 @@ pub struct Checkpointing {
     pub stall_s: f64,
     /// Seconds between the checkpoints the job's hours already pay (`checkpoint_interval_hours`).
     pub base_interval_s: f64,
+    /// The stall share the job's hours already hold: stall hours ÷ compute hours, as
+    /// `train::checkpoint_stall_hours` counts them (whole checkpoints: 0 for a job shorter than
+    /// one interval). The one definition both the hours and [`interruption_overhead`] use
+    /// (review r7 #3).
+    pub paid_share: f64,
     /// Hardware and software interruptions per second of the whole job (GPUs × rate).
     pub failure_rate_per_s: f64,
     /// Seconds from an interruption to training again (`failure_restart_minutes`).
@@ -151,12 +156,7 @@ impl Checkpointing {
     /// The failures alone (no preemptions): what on-demand and subscription plans pay.
     pub fn failures(&self) -> FailurePlan {
         let (rate, restart) = (self.failure_rate_per_s, self.failure_restart_s);
-        let (tau, ovh) = interruption_overhead(
-            (self.stall_s, self.write_s()),
-            self.base_interval_s,
-            rate,
-            restart,
-        );
+        let (tau, ovh) = interruption_overhead(self, rate, restart);
         FailurePlan {
             per_day: rate * 86_400.0,
             checkpoint_interval_s: tau,
@@ -172,22 +172,18 @@ impl Checkpointing {
 /// often — and never more often than one checkpoint takes to write (`write_s`, at least 1 s:
 /// with an asynchronous checkpoint δ may be 0 while the write still takes its time). Its
 /// expected time per second of work is 1 + [`daly_overhead`]; the share is that over the
-/// 1 + δ/`base_s` already in its hours, minus 1. Returns (τ, extra share); λ = 0 gives
+/// 1 + `ck.paid_share` already in its hours, minus 1. Returns (τ, extra share); λ = 0 gives
 /// (`base_s`, 0) exactly; +∞ where the job never finishes (callers refuse past
 /// [`MAX_INTERRUPTION_OVERHEAD`]).
-pub fn interruption_overhead(
-    (stall_s, write_s): (f64, f64),
-    base_s: f64,
-    rate_per_s: f64,
-    restart_s: f64,
-) -> (f64, f64) {
+pub fn interruption_overhead(ck: &Checkpointing, rate_per_s: f64, restart_s: f64) -> (f64, f64) {
+    let base_s = ck.base_interval_s;
     if !(rate_per_s > 0.0 && base_s > 0.0) {
         return (base_s, 0.0);
     }
-    let delta = stall_s.max(0.0);
-    let floor = write_s.max(1.0).min(base_s);
+    let delta = ck.stall_s.max(0.0);
+    let floor = ck.write_s().max(1.0).min(base_s);
     let tau = daly_interval_s(delta, rate_per_s, floor, base_s);
-    let paid = delta / base_s;
+    let paid = ck.paid_share.max(0.0);
     let ovh = (daly_overhead(delta, tau, rate_per_s, restart_s) - paid) / (1.0 + paid);
     (tau, ovh.max(0.0))
 }
@@ -510,7 +506,7 @@ fn spot_interruptions(ck: &Checkpointing, preempt: f64, restart: f64) -> (f64, f
     } else {
         restart
     };
-    interruption_overhead((ck.stall_s, ck.write_s()), ck.base_interval_s, lambda, r)
+    interruption_overhead(ck, lambda, r)
 }
 
 /// The cheapest mode the constraints allow. `--billing` forces a pure mode; the mix is a
@@ -645,6 +641,10 @@ pub struct StorageChoice {
     /// system for the read cache and checkpoints.
     pub tiered: Option<Tiered>,
     pub why: String,
+    /// The capacity was raised above the reads' and data's need for faster checkpoint writes
+    /// (said through the `adv-storage-class` message, en and zh).
+    #[serde(skip)]
+    pub for_writes: bool,
 }
 
 /// The hot/cold alternative: cold dataset on object storage, a file system sized only for the
@@ -673,6 +673,25 @@ pub const TIERING_MIN_SAVING_CNY: f64 = 100.0;
 
 /// The cheapest priced object class + file-system cache for `need`, if it beats `chosen` by
 /// [`TIERING_MIN_SAVING`] and the object store can feed the read rate.
+/// What a read cache in front of object storage stores: a provisioned class only the
+/// checkpoints (its bought size gives the speed); a used-capacity class, whose throughput follows
+/// the data stored, as much of the dataset as its read rate needs (a cache layer fills it with
+/// hot data), never more than the dataset.
+fn cache_need(s: &StorageClass, need: &StorageNeed) -> StorageNeed {
+    let hot = if s.provisioned {
+        0.0
+    } else {
+        let gib = s
+            .capacity_for_throughput(need.read / 1e6)
+            .unwrap_or(f64::INFINITY);
+        (gib * 1024f64.powi(3)).min(need.dataset.0)
+    };
+    StorageNeed {
+        dataset: Bytes(hot),
+        ..*need
+    }
+}
+
 fn tiered_alternative(
     cat: &Catalog,
     inst: &Instance,
@@ -693,16 +712,12 @@ fn tiered_alternative(
                 .unwrap_or(f64::INFINITY)
                 .total_cmp(&b.price_cny_per_gib_month.unwrap_or(f64::INFINITY))
         })?;
-    let cache_need = StorageNeed {
-        dataset: Bytes(0.0),
-        ..*need
-    };
     let cache = cat
         .storage
         .iter()
         .filter(mine)
         .filter(|s| s.kind != StorageKind::Object && (nodes == 1 || s.shared))
-        .filter_map(|s| size_class(s, &cache_need))
+        .filter_map(|s| size_class(s, &cache_need(s, need)))
         .filter(|c| c.reaches_need && c.monthly_cny.is_some())
         .min_by(|a, b| {
             a.monthly_cny
@@ -776,6 +791,8 @@ struct Sizing<'a> {
     class: &'a StorageClass,
     capacity_gib: f64,
     throughput_mbs: f64,
+    /// Checkpoint write rate: the throughput, no faster than the class's write cap.
+    write_mbs: f64,
     reaches_need: bool,
     monthly_cny: Option<f64>,
     /// Whether the capacity was raised above the reads' and data's need for faster checkpoints.
@@ -786,7 +803,12 @@ fn size_class<'a>(s: &'a StorageClass, need: &StorageNeed) -> Option<Sizing<'a>>
     let need_mbs = need.read / 1e6;
     let ckpt_gib = need.checkpoint.gib();
     let hold = need.dataset.gib() + 3.0 * ckpt_gib;
-    let for_tp = s.capacity_for_throughput(need_mbs.max(1.0));
+    // A class whose throughput follows the stored data cannot be bought bigger for speed.
+    let for_tp = if s.provisioned {
+        s.capacity_for_throughput(need_mbs.max(1.0))
+    } else {
+        Some(hold)
+    };
     let max = s.max_capacity_gib.unwrap_or(f64::INFINITY);
     let capacity = for_tp
         .unwrap_or(max)
@@ -798,7 +820,11 @@ fn size_class<'a>(s: &'a StorageClass, need: &StorageNeed) -> Option<Sizing<'a>>
         return None;
     }
     let base = capacity;
-    let capacity = capacity_for_writes(s, need, base, max);
+    let capacity = if s.provisioned {
+        capacity_for_writes(s, need, base, max)
+    } else {
+        base
+    };
     let tp = s.throughput_mbs(capacity);
     if !(tp.is_finite() && tp > 0.0) {
         return None;
@@ -807,6 +833,7 @@ fn size_class<'a>(s: &'a StorageClass, need: &StorageNeed) -> Option<Sizing<'a>>
         class: s,
         capacity_gib: capacity,
         throughput_mbs: tp,
+        write_mbs: s.write_mbs(capacity),
         reaches_need: tp >= need_mbs * 0.999,
         monthly_cny: s.price_cny_per_gib_month.map(|p| p * capacity),
         for_writes: capacity > base,
@@ -823,14 +850,15 @@ fn capacity_for_writes(s: &StorageClass, need: &StorageNeed, base: f64, max: f64
     else {
         return base;
     };
-    let t = t.min(s.throughput_max_mbs).min(need.nic / 1e6);
+    let cap = s.write_max_mbs.unwrap_or(f64::INFINITY);
+    let t = t.min(s.throughput_max_mbs).min(cap).min(need.nic / 1e6);
     let Some(c) = s.capacity_for_throughput(t) else {
         return base;
     };
     let c = c.min(max).max(base).ceil();
     let total = |cap: f64| {
         let monthly = s.price_cny_per_gib_month.map(|p| p * cap);
-        need.total_cny(monthly, s.throughput_mbs(cap))
+        need.total_cny(monthly, s.write_mbs(cap))
             .unwrap_or(f64::INFINITY)
     };
     if total(c) < total(base) {
@@ -842,7 +870,7 @@ fn capacity_for_writes(s: &StorageClass, need: &StorageNeed, base: f64, max: f64
 
 impl Sizing<'_> {
     fn total_cny(&self, need: &StorageNeed) -> Option<f64> {
-        need.total_cny(self.monthly_cny, self.throughput_mbs)
+        need.total_cny(self.monthly_cny, self.write_mbs)
     }
 
     fn choice(&self, nodes: u64, need: &StorageNeed) -> StorageChoice {
@@ -853,12 +881,13 @@ impl Sizing<'_> {
             throughput_mbs: tp,
             needed_read_mbs: need.read / 1e6,
             reaches_need: self.reaches_need,
-            checkpoint_write_s: need.write_s(tp),
+            checkpoint_write_s: need.write_s(self.write_mbs),
+            for_writes: self.for_writes,
             monthly_cny: self.monthly_cny,
             job_cny: None,
             tiered: None,
             why: format!(
-                "{} reaches {:.0} MB/s at {:.0} GiB (needed: {} of reads{}; dataset {:.1} GiB + 3 checkpoints of {:.1} GiB{})",
+"{} reaches {:.0} MB/s at {:.0} GiB (needed: {} of reads{}; dataset {:.1} GiB + 3 checkpoints of {:.1} GiB)",
                 s.name,
                 tp,
                 capacity,
@@ -866,11 +895,6 @@ impl Sizing<'_> {
                 if nodes > 1 { ", shared by all nodes" } else { "" },
                 need.dataset.gib(),
                 need.checkpoint.gib(),
-                if self.for_writes {
-                    "; larger, for faster checkpoint writes: the GPU time they stall costs more than the capacity"
-                } else {
-                    ""
-                }
             ),
         }
     }
@@ -895,7 +919,7 @@ pub fn choose_storage(
         .filter(|s| s.kind != StorageKind::Object || need.read >= 1e6)
         .filter_map(|s| size_class(s, need))
         .collect();
-    let write_s = |a: &Sizing| need.write_s(a.throughput_mbs);
+    let write_s = |a: &Sizing| need.write_s(a.write_mbs);
     let cheaper = |a: &Sizing, b: &Sizing| match (a.total_cny(need), b.total_cny(need)) {
         (Some(x), Some(y)) => x.total_cmp(&y),
         (Some(_), None) => std::cmp::Ordering::Less,
@@ -949,12 +973,15 @@ mod tests {
         }
     }
 
-    /// Audit r7 #4: a 70B full fine-tune (920 GiB checkpoints, hourly, 63 h of steps) on 4
-    /// ebmgn7ex nodes at ¥1111.72/h. Without the stall cost the cheapest NAS (Capacity, 537 MB/s
-    /// at 2764 GiB) writes for 1840 s each hour; with it, t* = √(A·S·k/(p·months)) makes the
-    /// class larger and the write several times shorter, for less rent + stall money.
+    /// Audit r7 #4 / review r7 #2: a 70B full fine-tune (920 GiB checkpoints, hourly, 63 h of
+    /// steps) on 4 ebmgn7ex nodes at ¥1111.72/h. Without the stall cost the cheapest NAS
+    /// (Capacity, 536 MB/s at the 2760 GiB it stores) writes for 1840 s each hour. With it, the
+    /// general-purpose NAS classes, whose throughput follows the STORED data and whose bill the
+    /// used capacity, are not bought bigger (review r7 #2: 34,643 GiB for "5000 MB/s" was a lie);
+    /// the faster Performance class at the same stored 2760 GiB wins instead: 600 + 0.58 × 2760 =
+    /// 2201 MB/s, 449 s per write (¥440 rent + ¥8.7k stalls against ¥83 + ¥35.8k).
     #[test]
-    fn checkpoint_stalls_buy_a_faster_storage_when_the_gpus_cost_more() {
+    fn checkpoint_stalls_pick_a_faster_class_but_never_pad_a_used_capacity_class() {
         let cat = Catalog::builtin().unwrap();
         let inst = cat
             .instances
@@ -976,25 +1003,51 @@ mod tests {
         // 63 checkpoints × stall fraction 1 × ¥1111.72/h.
         let a = 63.0 * 1111.72 / 3600.0;
         let new = choose_storage(&cat, inst, 4, &need(a)).unwrap();
-        let total = |c: &StorageChoice| {
-            c.monthly_cny.unwrap() * 63.0 / HOURS_PER_MONTH + a * c.checkpoint_write_s
+        assert_eq!(new.class.id, "alibaba-nas-performance");
+        let hold = (3.0 * ckpt.gib()).ceil();
+        assert_eq!(new.capacity_gib, hold);
+        assert!(!new.for_writes);
+        let want = ckpt.0 / ((600.0 + 0.58 * hold) * 1e6);
+        assert!((new.checkpoint_write_s - want).abs() < 1.0, "{new:?}");
+        // No used-capacity class is ever sized past the data it stores, whatever the stall price.
+        for s in cat.storage.iter().filter(|s| !s.provisioned) {
+            for a in [0.0, 1.0, 1e3, 1e6] {
+                if let Some(z) = size_class(s, &need(a)) {
+                    let floor = s.min_capacity_gib.unwrap_or(0.0);
+                    assert_eq!(z.capacity_gib, hold.max(floor).ceil(), "{}", s.id);
+                }
+            }
+        }
+    }
+
+    /// A provisioned class (ESSD PL3, one node) IS bought bigger for writes, to the optimum:
+    /// rent and stalls balance there, so 10% more or less capacity costs more.
+    #[test]
+    fn a_provisioned_class_is_bought_bigger_to_the_rent_stall_optimum() {
+        let cat = Catalog::builtin().unwrap();
+        let mut s = cat
+            .storage
+            .iter()
+            .find(|s| s.id == "alibaba-essd-pl1")
+            .unwrap()
+            .clone();
+        // PL1's own price, a PL3-like ceiling so the optimum lies inside the range.
+        s.throughput_max_mbs = 4000.0;
+        let n = StorageNeed {
+            read: 1e3,
+            checkpoint: Bytes(100.0 * 1024f64.powi(3)),
+            dataset: Bytes(0.0),
+            nic: 25e9 / 8.0,
+            hours: 100.0,
+            stall_cny_per_write_s: 100.0 * 30.0 / 3600.0,
         };
-        assert!(new.checkpoint_write_s < 1840.0 / 4.0, "{new:?}");
-        assert!(
-            total(&new) < total(&old) / 4.0,
-            "{} vs {}",
-            total(&new),
-            total(&old)
-        );
-        assert!(new.why.contains("faster checkpoint writes"), "{}", new.why);
-        // Rent and stalls are balanced at the optimum: buying 10% more or less costs more.
-        let s = &new.class;
+        let z = size_class(&s, &n).unwrap();
+        assert!(z.for_writes, "{}", z.capacity_gib);
         let at = |cap: f64| {
-            let n = need(a);
-            s.price_cny_per_gib_month.unwrap() * cap * 63.0 / HOURS_PER_MONTH
-                + a * n.write_s(s.throughput_mbs(cap))
+            s.price_cny_per_gib_month.unwrap() * cap * n.hours / HOURS_PER_MONTH
+                + n.stall_cny_per_write_s * n.write_s(s.write_mbs(cap))
         };
-        let c = new.capacity_gib;
+        let c = z.capacity_gib;
         assert!(at(c) <= at(c * 1.1) && at(c) <= at(c * 0.9), "{c}");
     }
 
@@ -1091,6 +1144,7 @@ mod tests {
                 write_bps: 1e9,
                 stall_s: Bytes::from_gib(ckpt_gib).0 / 1e9,
                 base_interval_s: 3600.0,
+                paid_share: Bytes::from_gib(ckpt_gib).0 / 1e9 / 3600.0,
                 failure_rate_per_s: 0.0,
                 failure_restart_s: 600.0,
             });
@@ -1135,9 +1189,28 @@ mod failure_tests {
             write_bps: 1e9,
             stall_s,
             base_interval_s: 3600.0,
+            paid_share: stall_s / 3600.0,
             failure_rate_per_s: gpus * per_gpu_hour / 3600.0,
             failure_restart_s: 600.0,
         }
+    }
+
+    /// Review r7 #3: a job shorter than one checkpoint interval has no stall in its hours
+    /// (`checkpoint_stall_hours` counts whole checkpoints), so nothing is divided out. The
+    /// reviewer's 70B `--tokens 10M --billing spot` example: λ = 2/h, δ = 1829 s, R = 600 s,
+    /// τ = the write floor 1829 s: e^{λR}·expm1(λ(τ+δ))/(λτ) = 1.3956 × 6.6316 / 1.0161 = 9.1076,
+    /// +810.8% (was (9.108 − 1.508)/1.508 = +504% with δ/base_s = 0.508 assumed paid).
+    #[test]
+    fn a_job_shorter_than_an_interval_pays_the_whole_daly_time() {
+        let mut c = ck(0.0, 0.0, 1829.0);
+        c.paid_share = 0.0;
+        let (tau, ovh) = interruption_overhead(&c, 2.0 / 3600.0, 600.0);
+        assert!((tau - 1829.0).abs() < 1e-6, "{tau}");
+        assert!((ovh - 8.1076).abs() < 1e-3, "{ovh}");
+        // With the hourly stall in the hours (a long job), the old share is divided out.
+        c.paid_share = 1829.0 / 3600.0;
+        let (_, long) = interruption_overhead(&c, 2.0 / 3600.0, 600.0);
+        assert!((long - (9.1076 - 1.5081) / 1.5081).abs() < 1e-3, "{long}");
     }
 
     /// By hand: 2,048 GPUs × 1.9733e-5 per GPU-hour = 0.040413 per hour = 1.12258e-5 per s;

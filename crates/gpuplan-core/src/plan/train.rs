@@ -142,25 +142,51 @@ struct WriteCost {
 }
 
 impl WriteCost {
-    /// `compute_hours` of steps on the cluster priced `prices` (or the catalog's): each second a
-    /// checkpoint takes to write stalls the job `checkpoint_stall_hours(h, 1 s)` hours in all, at
-    /// the chosen billing's average price per hour for the job (0 where unpriced).
+    /// `compute_hours` of steps on the cluster priced `prices` (or the catalog's): what one more
+    /// second of checkpoint write costs the job at the billing it will be charged (review r7 #1:
+    /// spot included, whose row only exists with a checkpoint, at spot's own Daly interval).
+    /// Where spot is the billing chosen: the chord of its total between a write at the NICs'
+    /// rate w and 2w, each with its own stall hours and Daly overhead. Otherwise the chosen
+    /// billing's average price per hour × the stall hours one second adds (0 where unpriced).
     fn of(
         req: &PlanRequest,
         (cat, inst, nodes): (&Catalog, &Instance, u64),
         prices: Option<&InstancePrices>,
-        compute_hours: f64,
+        (compute_hours, data, gpus): (f64, &DataPath, f64),
     ) -> WriteCost {
         let c = &req.constraints;
-        let (_, chosen, _) = match prices {
-            Some(p) => costs_at(p, nodes, compute_hours, c, None),
-            None => costs(cat, inst, nodes, compute_hours, c, &req.tunables, None),
+        let tun = &req.tunables;
+        let nic = inst.network_gbit.unwrap_or(ASSUMED_NIC_GBIT) * 1e9 / 8.0 * nodes as f64;
+        let w = data.checkpoint_size.0 / nic;
+        let total = |p: &InstancePrices, w: f64| {
+            let stall_h = checkpoint_stall_hours(compute_hours, w, tun);
+            let paid = stall_h / compute_hours.max(1e-12);
+            let ck = checkpointing(data, (w, paid), gpus, tun);
+            let hours = compute_hours + stall_h + tun.startup_hours;
+            costs_at(p, nodes, hours, c, Some(ck)).1
         };
-        let per_hour = chosen.map_or(0.0, |x| x.cny / x.hours.max(1e-9));
-        let stall_h = checkpoint_stall_hours(compute_hours, 1.0, &req.tunables);
+        // Spot only: its hours grow with the write through Daly's overhead. A subscription's
+        // total is flat inside a month (a zero chord), so the others keep the average price.
+        let spot = |p: &InstancePrices, w: f64| {
+            total(p, w)
+                .filter(|x| x.billing == crate::catalog::Billing::Spot)
+                .map(|x| x.cny)
+        };
+        let chord = prices.and_then(|p| {
+            let (a, b) = (spot(p, w)?, spot(p, 2.0 * w)?);
+            (w > 0.0 && b.is_finite()).then(|| ((b - a) / w).max(0.0))
+        });
+        let cny_per_write_s = chord.unwrap_or_else(|| {
+            let (_, chosen, _) = match prices {
+                Some(p) => costs_at(p, nodes, compute_hours, c, None),
+                None => costs(cat, inst, nodes, compute_hours, c, tun, None),
+            };
+            let per_hour = chosen.map_or(0.0, |x| x.cny / x.hours.max(1e-9));
+            checkpoint_stall_hours(compute_hours, 1.0, tun) * per_hour
+        });
         WriteCost {
             hours: compute_hours,
-            cny_per_write_s: stall_h * per_hour,
+            cny_per_write_s,
         }
     }
 }
@@ -172,11 +198,33 @@ fn checkpoint_stall_hours(compute_hours: f64, write_s: f64, tun: &Tunables) -> f
     n * write_s * tun.checkpoint_stall_fraction / 3600.0
 }
 
+/// Why a site has no plan when its checkpoint stalls alone are more than
+/// [`super::money::MAX_INTERRUPTION_OVERHEAD`] times its compute (review r7 #4: an interval far
+/// shorter than one write), bounded like the interruptions.
+fn stalls_beyond_bound(stall_h: f64, compute_h: f64, write_s: f64, tun: &Tunables) -> Option<Msg> {
+    let bound = super::money::MAX_INTERRUPTION_OVERHEAD;
+    (stall_h > bound * compute_h).then(|| {
+        Msg::new("bind-stalls-beyond-bound")
+            .arg("write_s", format!("{write_s:.0}"))
+            .arg(
+                "interval",
+                format!("{:.0}", tun.checkpoint_interval_hours * 60.0),
+            )
+            .arg("max", format!("{:.0}", bound + 1.0))
+    })
+}
+
 /// The job's checkpoints and interruptions: `write_s` per checkpoint, stalling × the stall
 /// fraction, one every `checkpoint_interval_hours` in its hours already; `gpus` ×
 /// `failure_rate_per_gpu_hour` interruptions, each `failure_restart_minutes` to restart.
-fn checkpointing(data: &DataPath, write_s: f64, gpus: f64, tun: &Tunables) -> Checkpointing {
+fn checkpointing(
+    data: &DataPath,
+    (write_s, paid_share): (f64, f64),
+    gpus: f64,
+    tun: &Tunables,
+) -> Checkpointing {
     Checkpointing {
+        paid_share,
         size: data.checkpoint_size,
         write_bps: data.checkpoint_size.0 / write_s.max(1e-9),
         stall_s: write_s * tun.checkpoint_stall_fraction,
@@ -1246,7 +1294,9 @@ fn site_outcome(
     let data = data_path(&req.model, &best.setup, &step, &req.tunables);
     let uncapped_hours = tokens / step.tokens_per_second / 3600.0;
     let at = (cat, inst, nodes);
-    let writes = WriteCost::of(req, at, prices[site.cand].as_ref(), uncapped_hours);
+    let gpus = cluster.total_gpus() as f64;
+    let job = (uncapped_hours, &data, gpus);
+    let writes = WriteCost::of(req, at, prices[site.cand].as_ref(), job);
     let storage = input_limits(
         req,
         cat,
@@ -1264,8 +1314,12 @@ fn site_outcome(
         .map(|s| s.checkpoint_write_s)
         .unwrap_or(data.checkpoint_size.0 / FALLBACK_WRITE_BYTES_PER_S);
     let stall_h = checkpoint_stall_hours(compute_hours, write_s, &req.tunables);
+    if let Some(why) = stalls_beyond_bound(stall_h, compute_hours, write_s, &req.tunables) {
+        return Outcome::Interrupted(evaluated, Box::new(why));
+    }
     let hours = compute_hours + stall_h + req.tunables.startup_hours;
-    let ck = checkpointing(&data, write_s, cluster.total_gpus() as f64, &req.tunables);
+    let paid = stall_h / compute_hours.max(1e-12);
+    let ck = checkpointing(&data, (write_s, paid), gpus, &req.tunables);
     let failures = ck.failures();
     if let Some(why) = interruptions_beyond_bound(&ck, &failures, nodes, c, &mut caveats) {
         return Outcome::Interrupted(evaluated, Box::new(why));
