@@ -168,3 +168,34 @@ fn serving_estimate_uses_the_shipped_format_and_the_gpus_given() {
     assert_eq!(v["setup"]["weights"]["format"], "bf16");
     assert_eq!(v["setup"]["tp"], 16);
 }
+
+/// Since EP layouts are searched only with the ZeRO stages their stack runs (#5), a 235B MoE
+/// full fine-tune on Tencent's 16 nodes fits no DeepSpeed-MoE layout: the refusal says so and
+/// names `--profile megatron`, under which Megatron-Core's TP/PP + EP layouts give plans.
+#[test]
+fn an_moe_memory_refusal_points_at_the_megatron_profile() {
+    let args = [
+        "plan",
+        "-m",
+        "Qwen3-235B-A22B",
+        "--task",
+        "full",
+        "--provider",
+        "tencent",
+        "--tokens",
+        "1e8",
+    ];
+    let o = run(&args);
+    assert_eq!(o.status.code(), Some(4));
+    let text = String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
+    assert!(text.contains("try --profile megatron"), "{text}");
+    let v = plan_json(&[&args[1..], &["--profile", "megatron"]].concat());
+    let plans = v["outcome"]["plans"].as_array().unwrap();
+    assert!(!plans.is_empty());
+    let layouts = ep_zero(&v);
+    assert!(layouts.iter().any(|&(ep, _)| ep >= 2), "{layouts:?}");
+    assert!(
+        layouts.iter().all(|&(ep, zero)| ep < 2 || zero <= 1),
+        "{layouts:?}"
+    );
+}

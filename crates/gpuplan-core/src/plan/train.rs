@@ -1685,6 +1685,13 @@ impl Misses {
                     .arg("need", format!("{:.1}", s.need.gib()))
                     .arg("have", format!("{:.0}", s.have.gib())),
             ));
+            // Outside the Megatron profile an expert-parallel layout runs on DeepSpeed-MoE
+            // (`ep_stack_runs_zero`: ZeRO ≤ 2, no ZeRO-3); Megatron-Core adds TP/PP beside EP.
+            let moe_default = s.setup.parallel.ep > 1
+                && s.setup.framework != crate::workload::Framework::Megatron;
+            if moe_default {
+                rejected.push(Binding::msg("memory", Msg::new("bind-no-fit-moe-profile")));
+            }
         }
         if let Some((what, why)) = self.interrupted {
             rejected.push(Binding::msg(
