@@ -148,18 +148,29 @@ fn same_setup(a: &TrainingSetup, b: &TrainingSetup, r: &ChipRates) -> bool {
 }
 
 /// Every field of the rates, bit for bit (so −0.0 and 0.0, or two NaNs, are told apart or
-/// missed, never confused).
+/// missed, never confused). The pattern names every field, so a field added to [`ChipRates`]
+/// does not compile until it is compared here too (as `same_setup` does for the setup).
 fn same_rates(a: &ChipRates, b: &ChipRates) -> bool {
     let bits = |r: &ChipRates| {
+        let ChipRates {
+            gemm,
+            attention,
+            memory,
+            sms,
+            act_bytes,
+            eager_elementwise,
+            cast_bytes,
+            autotuned,
+        } = *r;
         (
-            r.gemm.0.to_bits(),
-            r.attention.0.to_bits(),
-            r.memory.map(|m| m.0.to_bits()),
-            r.sms,
-            r.act_bytes.to_bits(),
-            r.eager_elementwise,
-            r.cast_bytes.to_bits(),
-            r.autotuned,
+            gemm.0.to_bits(),
+            attention.0.to_bits(),
+            memory.map(|m| m.0.to_bits()),
+            sms,
+            act_bytes.to_bits(),
+            eager_elementwise,
+            cast_bytes.to_bits(),
+            autotuned,
         )
     };
     bits(a) == bits(b)
