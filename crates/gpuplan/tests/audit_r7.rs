@@ -4,25 +4,14 @@
 
 mod common;
 use serde_json::Value;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn run(args: &[&str]) -> Output {
-    let cfg = std::env::temp_dir().join(format!("gpuplan-audit-r7-{}", std::process::id()));
-    common::output_checked(
-        Command::new(env!("CARGO_BIN_EXE_gpuplan"))
-            .env("GPUPLAN_CONFIG_DIR", &cfg)
-            .env("COLUMNS", "80")
-            .args(args),
-    )
+    common::run("audit-r7", args)
 }
 
 fn plan_json(args: &[&str]) -> Value {
-    let mut all = vec!["plan", "--format", "json", "--top", "100"];
-    all.extend_from_slice(args);
-    let o = run(&all);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    serde_json::from_slice(&o.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)))
+    common::plan_json("audit-r7", args)
 }
 
 /// (EP, ZeRO) of every plan.

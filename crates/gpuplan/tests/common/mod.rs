@@ -427,3 +427,30 @@ pub const SCENARIOS: &[(&str, &[&str])] = &[
         ],
     ),
 ];
+
+/// Runs the `gpuplan` binary with `args` at 80 columns and an empty config directory named
+/// after `tag` (one per test file), through [`output_checked`].
+pub fn run(tag: &str, args: &[&str]) -> std::process::Output {
+    let cfg = std::env::temp_dir().join(format!("gpuplan-{tag}-{}", std::process::id()));
+    output_checked(
+        std::process::Command::new(env!("CARGO_BIN_EXE_gpuplan"))
+            .env("GPUPLAN_CONFIG_DIR", &cfg)
+            .env("COLUMNS", "80")
+            .args(args),
+    )
+}
+
+/// `gpuplan plan --format json --top 100 ARGS` (see [`run`]), which must succeed, parsed.
+pub fn plan_json(tag: &str, args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["plan", "--format", "json", "--top", "100"];
+    all.extend_from_slice(args);
+    let o = run(tag, &all);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)))
+}
+
+/// The listed plans of a `plan --format json` answer.
+pub fn plans(v: &serde_json::Value) -> &Vec<serde_json::Value> {
+    v["outcome"]["plans"].as_array().unwrap()
+}
