@@ -264,8 +264,9 @@ fn training_accuracy_stays_within_todays_bands() {
         // (no row crossed the median); 7.23% (7.226%) with its 512M-element gradient buckets, each
         // issued after a device synchronize (`grad_bucket_elements`, `grad_bucket_sync`): all 46 of
         // its rows moved, 40 closer (by up to 4.8 points), 6 further (by at most 0.44), 5 of them
-        // across the median (held out, nothing fitted).
-        tput <= 0.0723,
+        // across the median (held out, nothing fitted). 7.15% over 417 with the Llama 3 paper's two
+        // 405B rows at their stated layout (Table 4, BF16 MFU: 8,192 GPUs -5.7%, 16,384 -6.7%).
+        tput <= 0.0716,
         "training throughput out-of-sample median {tput:.4}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
@@ -273,6 +274,9 @@ fn training_accuracy_stays_within_todays_bands() {
     // stated layouts, and eight Phi model cards at the planner's layout (phi-1 -40.1%, phi-1.5
     // -67.2%, phi-2 +6.3%, Phi-3-mini -22.6%/-19.6%, Phi-3-medium -44.1%, Phi-4 -30.6%, Phi-4-mini
     // -12.5%); 14.2% over 22 with the five runs alone. The issue's 10% target is not met.
+    // Still 17.93% in round 8: the Llama 3.1 405B card pinned to the paper's 16,384-GPU layout
+    // (+0.9% -> -6.3%) does not cross the median; no goodput factor is applied (the runs that state
+    // their own steady rate lose 0-21% of it, each for stated reasons: docs/methodology.md).
     assert!(hours <= 0.1794, "GPU-hours out-of-sample median {hours:.4}");
     // The median is over 30 GPU-hours cases (17 before round 6's runs and cards, 13 before the four
     // runs with published configs).
