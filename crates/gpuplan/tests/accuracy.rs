@@ -264,8 +264,14 @@ fn training_accuracy_stays_within_todays_bands() {
         // (no row crossed the median); 7.23% (7.226%) with its 512M-element gradient buckets, each
         // issued after a device synchronize (`grad_bucket_elements`, `grad_bucket_sync`): all 46 of
         // its rows moved, 40 closer (by up to 4.8 points), 6 further (by at most 0.44), 5 of them
-        // across the median (held out, nothing fitted).
-        tput <= 0.0723,
+        // across the median (held out, nothing fitted). 7.26% (7.255%) since every bucketed
+        // overlap exposes its last bucket (train/step.rs `GradBuckets`: DDP, DeepSpeed,
+        // Megatron-Core and InternEvo alike, the embedding reduced last and whole) and a
+        // multi-node gradient all-reduce takes NCCL's ring or tree by its cost model
+        // (`bucket_algorithm`: the ring's 1.9x latency plateau, the tree at .92 of the bus
+        // bandwidth): the median row itself, NeMo's Llama 2 13B SFT, moved -7.23% -> -7.25%; 60
+        // out-of-sample throughput rows closer, 39 further, mean 11.32% -> 11.23%.
+        tput <= 0.07255,
         "training throughput out-of-sample median {tput:.4}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
@@ -273,7 +279,9 @@ fn training_accuracy_stays_within_todays_bands() {
     // stated layouts, and eight Phi model cards at the planner's layout (phi-1 -40.1%, phi-1.5
     // -67.2%, phi-2 +6.3%, Phi-3-mini -22.6%/-19.6%, Phi-3-medium -44.1%, Phi-4 -30.6%, Phi-4-mini
     // -12.5%); 14.2% over 22 with the five runs alone. The issue's 10% target is not met.
-    assert!(hours <= 0.1794, "GPU-hours out-of-sample median {hours:.4}");
+    // 17.79% with the bucketed overlap and NCCL's algorithm choice (SmolLM3-3B -29.3% -> -26.5%,
+    // LLaMA-7B -7.6% -> -3.5%: Megatron's 512M-parameter buckets at DP 512 leave a third exposed).
+    assert!(hours <= 0.1780, "GPU-hours out-of-sample median {hours:.4}");
     // The median is over 30 GPU-hours cases (17 before round 6's runs and cards, 13 before the four
     // runs with published configs).
     let hours_n = outcomes
@@ -341,8 +349,13 @@ fn training_accuracy_stays_within_todays_bands() {
     // 51 with its synchronised 512M-element gradient buckets (train/step.rs `synced_bucket_share`):
     // 1024 GPUs ckpt mb4 (+20.5% -> +17.8%) and 512 GPUs nockpt mb2 mn2 (+20.3% -> +18.4%) within
     // band; 1024 GPUs ckpt mb2 +20.1%, nockpt mn1 +32.7% and mn2 +29.5%, zero1=-1 tp1 +29.5% stay.
+    // 50 with every bucketed overlap exposing its last bucket (`GradBuckets`, the sync's own
+    // share dropped) and NCCL's tree for the 1.07 GB buckets over 128 nodes (`bucket_algorithm`):
+    // 1024 GPUs ckpt mb2 +20.1% -> +14.6% within band; nockpt mn1 +26.0%, mn2 +25.6%, zero1=-1
+    // tp1 +27.9% stay (IE_AR, IE_BCAST: ~0.3 s of all-reduce per step that grows from 512 to
+    // 1024 GPUs is not in any code read).
     assert!(
-        known <= 51,
+        known <= 50,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
