@@ -1501,9 +1501,9 @@ mod tests {
     /// NCCL's choice for a 1 GiB bucket (0.057 s on the ring's bandwidth) with the default
     /// tunables. 1024 ranks on 128 nodes: ring latency 8.4 + (2046 − 254)·3.4 + 254·9.6 =
     /// 8539.6 µs, ×1.9 plateau = 16.23 ms, so 73.2 ms; tree 2·(7·28 + 7·50) = 1092 µs + 57 ms ×
-    /// 1024/2046/0.46 = 63.1 ms: the tree. 256 ranks on 32 nodes: ring 8.4 + 448·3.4 + 62·9.6 = 2126.8 µs × 1.9 = 4.04 ms
-    /// + 57 = 61.0 ms against the tree's 0.89 + 62.2 = 63.1 ms: the ring. A reduce-scatter has
-    /// no tree and no plateau.
+    /// 1024/2046/0.46 = 63.1 ms: the tree. 256 ranks on 32 nodes: ring 8.4 + 448·3.4 +
+    /// 62·9.6 = 2126.8 µs, × 1.9 = 4.04 ms, plus 57 = 61.0 ms against the tree's 0.89 + 62.2 =
+    /// 63.1 ms: the ring. A reduce-scatter has no tree and no plateau.
     #[test]
     fn nccl_takes_the_tree_for_large_buckets_at_scale() {
         let t = Tunables::default();
