@@ -664,6 +664,9 @@ struct DpComm {
     total: Seconds,
     hidden: Seconds,
     what: String,
+    /// The bytes' effective bandwidth: NCCL's achieved share of the path, less where the
+    /// gradient all-reduce runs as a tree ([`bucket_algorithm`]).
+    bandwidth: Bandwidth,
 }
 
 /// Passes of parameter all-gathers per micro-batch: FSDP 2 (forward, backward; its recompute
@@ -710,6 +713,7 @@ fn zero3_comm(x: &Ctx, vol: &DpVolume, bw: Bandwidth, group: Group, compute: Sec
     DpComm {
         total,
         hidden,
+        bandwidth: bw * x.eff_net,
         what: if fetches.is_some() {
             why!(
                 x.explain,
@@ -930,6 +934,11 @@ fn allreduce_comm(
         bucket_algorithm(group, all_reduce, (ring_bucket, grad_bytes / buckets), tun);
     let lat1 = if vol.dpc > 1 { lat1 } else { Seconds(0.0) };
     let lat = lat1 * buckets;
+    let bandwidth = if grad_v + param_v > 0.0 {
+        bw * x.eff_net * ((grad_v + param_v) / (grad_v * tree_bw + param_v))
+    } else {
+        bw * x.eff_net
+    };
     let grad_v = grad_v * tree_bw;
     let (bcasts, bcast_lat) = per_rank_broadcasts(x, group);
     let total = transfer_time(Bytes(grad_v + param_v), bw * x.eff_net) + lat;
@@ -990,6 +999,7 @@ fn allreduce_comm(
         total,
         hidden: hide_grad + hide_param,
         what,
+        bandwidth,
     }
 }
 
@@ -1024,6 +1034,7 @@ fn dp_phase(x: &Ctx, compute: Seconds, collectives: &mut Vec<CollectiveUse>) -> 
         total,
         hidden,
         what,
+        bandwidth,
     } = if p.zero >= 3 {
         zero3_comm(x, &vol, bw, group, compute)
     } else {
@@ -1045,7 +1056,7 @@ fn dp_phase(x: &Ctx, compute: Seconds, collectives: &mut Vec<CollectiveUse>) -> 
             kind: "dp",
             collective: what,
             link: link.clone(),
-            effective_bandwidth: bw * x.eff_net,
+            effective_bandwidth: bandwidth,
             bytes_per_step: Bytes(bytes * per_micro),
             total,
             overlapped: hidden,
