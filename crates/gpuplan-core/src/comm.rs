@@ -56,6 +56,23 @@ pub fn nccl_latency(c: Collective, g: Group, tun: &Tunables) -> (Seconds, &'stat
     if g.ranks <= 1 {
         return (Seconds(0.0), "none");
     }
+    let (ring, tree) = nccl_ring_tree_latency(c, g, tun);
+    match tree {
+        Some(tree) if tree.0 < ring.0 => (tree, "tree"),
+        _ => (ring, "ring"),
+    }
+}
+
+/// The ring's latency and, for an all-reduce across nodes, the tree's (the terms of
+/// [`nccl_latency`]).
+pub fn nccl_ring_tree_latency(
+    c: Collective,
+    g: Group,
+    tun: &Tunables,
+) -> (Seconds, Option<Seconds>) {
+    if g.ranks <= 1 {
+        return (Seconds(0.0), None);
+    }
     let p = g.ranks as f64;
     let nodes = g.nodes.max(1) as f64;
     let (steps, inter_steps) = match c {
@@ -70,17 +87,12 @@ pub fn nccl_latency(c: Collective, g: Group, tun: &Tunables) -> (Seconds, &'stat
         tun.nccl_ring_base_us + (steps - inter_steps) * intra + inter_steps * tun.nccl_ring_net_us;
     let ring = Seconds(ring * 1e-6);
     if c != Collective::AllReduce || g.nodes <= 1 {
-        return (ring, "ring");
+        return (ring, None);
     }
     let per_node = (p / nodes).max(1.0);
     let tree =
         2.0 * ((per_node - 1.0) * tun.nccl_tree_intra_us + nodes.log2() * tun.nccl_tree_net_us);
-    let tree = Seconds(tree * 1e-6);
-    if tree.0 < ring.0 {
-        (tree, "tree")
-    } else {
-        (ring, "ring")
-    }
+    (ring, Some(Seconds(tree * 1e-6)))
 }
 
 /// Latency of one NCCL broadcast over the group. NCCL runs a broadcast as a pipelined chain along

@@ -596,8 +596,9 @@ pub struct Parallelism {
     /// Each gradient bucket's reduction is issued only after the device has finished everything
     /// before it, the previous bucket's reduction included (InternEvo @fa7337b
     /// `HybridZeroOptimizer._reduce_and_copy`: `torch.cuda.synchronize()` before each bucket), so
-    /// a bucket's reduction overlaps the next bucket's backward only: the first bucket's backward
-    /// and the last bucket's reduction are never overlapped. Default: off.
+    /// the next bucket's backward is launched only once the previous reduction is done (train/step.rs
+    /// `GradBuckets::hidden`; the last bucket's reduction is exposed with or without it). Default:
+    /// off.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub grad_bucket_sync: bool,
 }

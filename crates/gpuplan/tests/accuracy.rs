@@ -266,7 +266,13 @@ fn training_accuracy_stays_within_todays_bands() {
         // its rows moved, 40 closer (by up to 4.8 points), 6 further (by at most 0.44), 5 of them
         // across the median (held out, nothing fitted). 7.15% over 417 with the Llama 3 paper's two
         // 405B rows at their stated layout (Table 4, BF16 MFU: 8,192 GPUs -5.7%, 16,384 -6.7%).
-        tput <= 0.0716,
+        // Since every bucketed overlap exposes its last bucket (train/step.rs `GradBuckets`: DDP,
+        // DeepSpeed, Megatron-Core and InternEvo alike, the embedding reduced last and whole) and a
+        // multi-node gradient all-reduce takes NCCL's ring or tree by its cost model
+        // (`bucket_algorithm`): on the 415 rows before the 405B pair 7.23% -> 7.26% (the median row
+        // itself, NeMo's Llama 2 13B SFT, moved -7.23% -> -7.25%; 60 rows closer, 39 further,
+        // mean 11.32% -> 11.23%); both together 7.19% (0.07190) over 417.
+        tput <= 0.0720,
         "training throughput out-of-sample median {tput:.4}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
@@ -274,10 +280,12 @@ fn training_accuracy_stays_within_todays_bands() {
     // stated layouts, and eight Phi model cards at the planner's layout (phi-1 -40.1%, phi-1.5
     // -67.2%, phi-2 +6.3%, Phi-3-mini -22.6%/-19.6%, Phi-3-medium -44.1%, Phi-4 -30.6%, Phi-4-mini
     // -12.5%); 14.2% over 22 with the five runs alone. The issue's 10% target is not met.
-    // Still 17.93% in round 8: the Llama 3.1 405B card pinned to the paper's 16,384-GPU layout
-    // (+0.9% -> -6.3%) does not cross the median; no goodput factor is applied (the runs that state
+    // Still 17.93% in round 8 with the Llama 3.1 405B card pinned to the paper's 16,384-GPU layout
+    // (+0.9% -> -6.3%, not across the median); no goodput factor is applied (the runs that state
     // their own steady rate lose 0-21% of it, each for stated reasons: docs/methodology.md).
-    assert!(hours <= 0.1794, "GPU-hours out-of-sample median {hours:.4}");
+    // 17.79% with the bucketed overlap and NCCL's algorithm choice (SmolLM3-3B -29.3% -> -26.5%,
+    // LLaMA-7B -7.6% -> -3.5%: Megatron's 512M-parameter buckets at DP 512 leave a third exposed).
+    assert!(hours <= 0.1780, "GPU-hours out-of-sample median {hours:.4}");
     // The median is over 30 GPU-hours cases (17 before round 6's runs and cards, 13 before the four
     // runs with published configs).
     let hours_n = outcomes
@@ -345,8 +353,13 @@ fn training_accuracy_stays_within_todays_bands() {
     // 51 with its synchronised 512M-element gradient buckets (train/step.rs `synced_bucket_share`):
     // 1024 GPUs ckpt mb4 (+20.5% -> +17.8%) and 512 GPUs nockpt mb2 mn2 (+20.3% -> +18.4%) within
     // band; 1024 GPUs ckpt mb2 +20.1%, nockpt mn1 +32.7% and mn2 +29.5%, zero1=-1 tp1 +29.5% stay.
+    // 50 with every bucketed overlap exposing its last bucket (`GradBuckets`, the sync's own
+    // share dropped) and NCCL's tree for the 1.07 GB buckets over 128 nodes (`bucket_algorithm`):
+    // 1024 GPUs ckpt mb2 +20.1% -> +14.6% within band; nockpt mn1 +26.0%, mn2 +25.6%, zero1=-1
+    // tp1 +27.9% stay (IE_AR, IE_BCAST: ~0.3 s of all-reduce per step that grows from 512 to
+    // 1024 GPUs is not in any code read).
     assert!(
-        known <= 51,
+        known <= 50,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes

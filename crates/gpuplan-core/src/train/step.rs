@@ -129,21 +129,67 @@ fn zero3_latency(
     crate::comm::nccl_latency(crate::comm::Collective::AllGather, g, tun).0 * n
 }
 
-/// Gradient buckets per step, each one collective: the workload's `grad_bucket_elements`, else
-/// PyTorch DDP's 25 MiB (ZeRO-0 outside Megatron), DeepSpeed's reduce bucket (ZeRO-1/2),
+/// How a framework fills its gradient buckets, walking the gradients in backward order (the
+/// reverse of the parameters): a bucket of `cap` elements (the first one `first`) either closes
+/// once it holds at least `cap` (`close_after`: PyTorch DDP's `compute_bucket_assignment_by_size`,
+/// torch/csrc/distributed/c10d/reducer.cpp v2.5.0, first bucket `kDefaultFirstBucketBytes` =
+/// 1 MiB and then `bucket_cap_mb` = 25 MiB, reducer.hpp L29-L42; Megatron-Core's
+/// `_compute_default_per_buffer_param_layout`, megatron/core/distributed/param_and_grad_buffer.py
+/// @d98e8a64 lines 980-992, `params[::-1]`, closing at `>= bucket_size`), or is flushed before a
+/// tensor that would overflow it (DeepSpeed ZeRO-1/2 `reduce_independent_p_g_buckets_and_remove_grads`,
+/// stage_1_and_2.py: `elements_in_ipg_bucket + param.numel() > reduce_bucket_size`; InternEvo
+/// `_store_and_try_reduce_grads_by_bucket`, hybrid_zero_optim.py @fa7337b line 331).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct BucketRule {
+    first: f64,
+    cap: f64,
+    close_after: bool,
+}
+
+/// The bucket rule of the workload: its `grad_bucket_elements` (InternEvo), else PyTorch DDP's
+/// 1 MiB + 25 MiB (ZeRO-0 outside Megatron), DeepSpeed's reduce bucket (ZeRO-1/2),
 /// Megatron-Core's max(40M, 1M·dp) parameters.
-fn dp_buckets(grad_params: f64, setup: &TrainingSetup, dp: u64, tun: &Tunables) -> f64 {
+fn bucket_rule(setup: &TrainingSetup, dp: u64, tun: &Tunables) -> BucketRule {
     if let Some(e) = setup.parallel.grad_bucket_elements {
-        return (grad_params / e.get() as f64).ceil().max(1.0);
+        let cap = e.get() as f64;
+        return BucketRule {
+            first: cap,
+            cap,
+            close_after: false,
+        };
     }
-    let per_bucket = match (setup.framework, setup.parallel.zero) {
+    let (first, cap, close_after) = match (setup.framework, setup.parallel.zero) {
         (Framework::Megatron, _) => {
-            (tun.megatron_bucket_min_mparams).max(tun.megatron_bucket_mparams_per_rank * dp as f64)
-                * 1e6
+            let cap = (tun.megatron_bucket_min_mparams)
+                .max(tun.megatron_bucket_mparams_per_rank * dp as f64)
+                * 1e6;
+            (cap, cap, true)
         }
-        (_, 0) => tun.dp_bucket_mib * 1_048_576.0 / 2.0,
-        _ => tun.deepspeed_bucket_melements * 1e6,
+        (_, 0) => (
+            DDP_FIRST_BUCKET_BYTES / 2.0,
+            tun.dp_bucket_mib * 1_048_576.0 / 2.0,
+            true,
+        ),
+        _ => {
+            let cap = tun.deepspeed_bucket_melements * 1e6;
+            (cap, cap, false)
+        }
     };
+    BucketRule {
+        first,
+        cap,
+        close_after,
+    }
+}
+
+/// PyTorch DDP's first bucket, `kDefaultFirstBucketBytes = int(1024 * 1024)`
+/// (torch/csrc/distributed/c10d/reducer.hpp v2.5.0 L29): the gradients produced first are
+/// reduced early, in a small bucket, before the 25 MiB ones.
+const DDP_FIRST_BUCKET_BYTES: f64 = 1_048_576.0;
+
+/// Gradient buckets per step, each one collective (the rule's cap over the gradients).
+fn dp_buckets(grad_params: f64, setup: &TrainingSetup, dp: u64, tun: &Tunables) -> f64 {
+    let per_bucket = bucket_rule(setup, dp, tun).cap;
     (grad_params / per_bucket.max(1.0)).ceil().max(1.0)
 }
 
@@ -618,6 +664,9 @@ struct DpComm {
     total: Seconds,
     hidden: Seconds,
     what: String,
+    /// The bytes' effective bandwidth: NCCL's achieved share of the path, less where the
+    /// gradient all-reduce runs as a tree ([`bucket_algorithm`]).
+    bandwidth: Bandwidth,
 }
 
 /// Passes of parameter all-gathers per micro-batch: FSDP 2 (forward, backward; its recompute
@@ -664,6 +713,7 @@ fn zero3_comm(x: &Ctx, vol: &DpVolume, bw: Bandwidth, group: Group, compute: Sec
     DpComm {
         total,
         hidden,
+        bandwidth: bw * x.eff_net,
         what: if fetches.is_some() {
             why!(
                 x.explain,
@@ -726,11 +776,12 @@ impl ModelChunks {
     }
 
     /// Gradient reduction hidden: chunks v−1 … 1 behind the other chunks' cool-down backward
-    /// (p chunk-steps of 1/v of a micro-batch's backward each), chunk 0 behind its own.
-    fn hidden_grads(&self, grads: Seconds, micro_backward: Seconds) -> Seconds {
+    /// (p chunk-steps of 1/v of a micro-batch's backward each), chunk 0 behind its own, bucket
+    /// by bucket ([`GradBuckets::hidden`]: its last bucket stays exposed).
+    fn hidden_grads(&self, grads: Seconds, micro_backward: Seconds, last: &GradBuckets) -> Seconds {
         let (v, p) = (self.v, self.p);
         let early = (grads * ((v - 1.0) / v)).min(micro_backward * (p * (v - 1.0) / v));
-        early + (grads * (1.0 / v)).min(micro_backward * (1.0 / v))
+        early + last.hidden(grads * (1.0 / v), micro_backward * (1.0 / v))
     }
 
     /// Parameter all-gather hidden: chunks 2 … v−1 behind the forward of the chunk before (p
@@ -744,16 +795,120 @@ impl ModelChunks {
     }
 }
 
-/// Share of the overlappable gradient reduction that `grad_bucket_sync` leaves hidden. With n
-/// buckets of a reduction time a and a backward time b each, InternEvo's synchronize before every
-/// bucket runs bucket k's reduction beside bucket k+1's backward only: the backward lasts
-/// b + (n−1)·max(a, b) + a, so (n−1)·min(a, b) of the n·a is hidden — (n−1)/n of what one
-/// unsynchronised overlap hides. 1 without it.
-fn synced_bucket_share(p: &Parallelism, buckets: f64) -> f64 {
-    if p.grad_bucket_sync {
-        (buckets - 1.0).max(0.0) / buckets.max(1.0)
+/// The gradient buckets of the model chunk reduced last (the device's whole model without
+/// interleaving), in the order they are reduced: the gradients in backward order at an even
+/// rate, the embedding last and whole (the first module of the forward, so its gradient is
+/// complete last, and no framework splits a tensor between buckets).
+struct GradBuckets {
+    rule: BucketRule,
+    /// Gradient elements of the chunk ...
+    params: f64,
+    /// ... of which the embedding's (0 where the chunk does not hold it or it is frozen).
+    embedding: f64,
+    /// Collective latency each bucket pays (its share of the reduction's).
+    latency: Seconds,
+    /// `grad_bucket_sync`: the device is drained before each bucket's reduction is issued.
+    synced: bool,
+}
+
+impl GradBuckets {
+    /// The buckets as runs of (count, elements each): the first bucket, the full ones, what is
+    /// left before the embedding, and the last one (the embedding, with that leftover where the
+    /// rule lets them share a bucket).
+    fn runs(&self) -> [(f64, f64); 4] {
+        let r = self.rule;
+        let emb = self.embedding.clamp(0.0, self.params);
+        let fluid = self.params - emb;
+        let first = r.first.min(fluid);
+        let full = ((fluid - first) / r.cap.max(1.0)).floor();
+        let left = (fluid - first - full * r.cap).max(0.0);
+        let (tail, last) = if emb <= 0.0 || r.close_after || left + emb <= r.cap {
+            (0.0, left + emb)
+        } else {
+            (left, emb)
+        };
+        let one = |s: f64| if s > 0.0 { 1.0 } else { 0.0 };
+        [
+            (one(first), first),
+            (full, r.cap),
+            (one(tail), tail),
+            (one(last), last),
+        ]
+    }
+
+    /// The part of the chunk's gradient reduction `reduce` (all buckets, latency included) hidden
+    /// behind its backward `window`. Bucket k is ready when the backward has produced it; without
+    /// `synced` its reduction starts at max(ready, end of reduction k−1) on the one communication
+    /// stream; with it the host blocks in `torch.cuda.synchronize()` until the backward so far and
+    /// reduction k−1 are done, so reduction k starts max(b_k, a_{k−1}) after reduction k−1 and the
+    /// next backward only then (InternEvo @fa7337b `_reduce_and_copy` line 405; for equal buckets
+    /// both end at b + (n−1)·max(a, b) + a). What runs past the window is exposed: at least the
+    /// last bucket's reduction.
+    fn hidden(&self, reduce: Seconds, window: Seconds) -> Seconds {
+        let runs = self.runs();
+        let n: f64 = runs.iter().map(|r| r.0).sum();
+        if n <= 0.0 || self.params <= 0.0 {
+            return Seconds(0.0);
+        }
+        let lat = (self.latency * n).min(reduce);
+        let (per_elem, lat_each) = ((reduce - lat).0 / self.params, lat.0 / n);
+        let b_per_elem = window.0 / self.params;
+        // Backward produced so far; end (or, synced, start) of the last reduction; its time.
+        let (mut c, mut end, mut start, mut a_prev) = (0.0, 0.0, 0.0, 0.0);
+        for (m, s) in runs.into_iter().filter(|r| r.0 > 0.0) {
+            let (a, b) = (per_elem * s + lat_each, b_per_elem * s);
+            if self.synced {
+                start += b.max(a_prev) + (m - 1.0) * b.max(a);
+                (a_prev, end) = (a, start + a);
+            } else {
+                end = (end + m * a).max(c + b + m * a).max(c + m * b + a);
+            }
+            c += m * b;
+        }
+        (reduce - Seconds((end - window.0).max(0.0))).max(Seconds(0.0))
+    }
+}
+
+/// NCCL's bus bandwidth of the tree against the ring's, `busBw*.92` (src/graph/tuning.cc
+/// @v2.14.3-1 line 134; the same from v2.10.3-1 to v2.18).
+const NCCL_TREE_BW: f64 = 0.92;
+/// NCCL's "Plateau effect of ring": a multi-node Simple all-reduce of at least nRanks/16 × 64 KiB
+/// pays 1.9 × the ring's latency (tuning.cc @v2.14.3-1 lines 303-304, the NCCL of PyTorch
+/// 1.13-2.0; 1.4 on compute capability 8.0+ from v2.18, not modelled).
+const NCCL_RING_PLATEAU: f64 = 1.9;
+
+/// NCCL's algorithm for one gradient bucket and what it costs: the latency each bucket pays, the
+/// factor on the ring's bandwidth time and the name. A multi-node all-reduce is timed as NCCL's
+/// `ncclTopoGetAlgoTime` does — latency + bytes / algorithm bandwidth, the ring's latency with
+/// its plateau, the tree's bandwidth .92 of the ring's bus bandwidth at an algorithm ratio of .5
+/// (the ring's n / 2(n−1), tuning.cc line 148) — and the faster one is taken; the tree's
+/// per-channel cap (`perChMaxTreeBw`) is not modelled. `ring` is the bucket's ring time and
+/// bytes. Else (reduce-scatter, one node) the latency [`crate::comm::nccl_latency`] gives, as
+/// before.
+fn bucket_algorithm(
+    group: Group,
+    all_reduce: bool,
+    (ring, bytes): (Seconds, f64),
+    tun: &Tunables,
+) -> (Seconds, f64, &'static str) {
+    use crate::comm::Collective::AllReduce;
+    let (lat, algo) = crate::comm::nccl_latency(AllReduce, group, tun);
+    let (ring_lat, tree_lat) = crate::comm::nccl_ring_tree_latency(AllReduce, group, tun);
+    let Some(tree_lat) = tree_lat.filter(|_| all_reduce) else {
+        return (lat, 1.0, algo);
+    };
+    let n = group.ranks as f64;
+    let plateau = if bytes >= n / 16.0 * 65536.0 {
+        NCCL_RING_PLATEAU
     } else {
         1.0
+    };
+    let ring_lat = ring_lat * plateau;
+    let tree_bw = n / (2.0 * (n - 1.0)) / (0.5 * NCCL_TREE_BW);
+    if (tree_lat + ring * tree_bw).0 < (ring_lat + ring).0 {
+        (tree_lat, tree_bw, "tree")
+    } else {
+        (ring_lat, 1.0, "ring")
     }
 }
 
@@ -770,15 +925,21 @@ fn allreduce_comm(
     compute: Seconds,
 ) -> DpComm {
     let (p, setup, tun, m_micro, explain) = (x.p, x.setup, x.tun, x.m_micro, x.explain);
-    let (lat, algo) = crate::comm::nccl_latency(crate::comm::Collective::AllReduce, group, x.tun);
     let grad_bytes = vol.dev.dense * 2.0 * vol.train_frac;
     let buckets = dp_buckets(grad_bytes / 2.0, setup, vol.dpc, tun);
-    let lat = if vol.dpc > 1 {
-        lat * buckets
-    } else {
-        Seconds(0.0)
-    };
     let (grad_v, param_v) = dp_volumes(&p, vol);
+    let all_reduce = dp_passes(&p).0 > 1.0;
+    let ring_bucket = transfer_time(Bytes(grad_v / buckets), bw * x.eff_net);
+    let (lat1, tree_bw, algo) =
+        bucket_algorithm(group, all_reduce, (ring_bucket, grad_bytes / buckets), tun);
+    let lat1 = if vol.dpc > 1 { lat1 } else { Seconds(0.0) };
+    let lat = lat1 * buckets;
+    let bandwidth = if grad_v + param_v > 0.0 {
+        bw * x.eff_net * ((grad_v + param_v) / (grad_v * tree_bw + param_v))
+    } else {
+        bw * x.eff_net
+    };
+    let grad_v = grad_v * tree_bw;
     let (bcasts, bcast_lat) = per_rank_broadcasts(x, group);
     let total = transfer_time(Bytes(grad_v + param_v), bw * x.eff_net) + lat;
     let share = if grad_v + param_v > 0.0 {
@@ -791,7 +952,18 @@ fn allreduce_comm(
     let micro = compute * (1.0 / m_micro) * tun.dp_overlap;
     let chunks = ModelChunks::of(x);
     let hide_grad = if p.grad_overlap(setup.framework) {
-        chunks.hidden_grads(grad_part, micro * (2.0 / 3.0)) * synced_bucket_share(&p, buckets)
+        let last = GradBuckets {
+            rule: bucket_rule(setup, vol.dpc, tun),
+            params: grad_bytes / 2.0 / chunks.v,
+            embedding: if setup.task.is_peft() {
+                0.0
+            } else {
+                x.b.embedding as f64 / p.tp.max(1) as f64
+            },
+            latency: lat1 * share,
+            synced: p.grad_bucket_sync,
+        };
+        chunks.hidden_grads(grad_part, micro * (2.0 / 3.0), &last)
     } else {
         Seconds(0.0)
     };
@@ -827,6 +999,7 @@ fn allreduce_comm(
         total,
         hidden: hide_grad + hide_param,
         what,
+        bandwidth,
     }
 }
 
@@ -861,6 +1034,7 @@ fn dp_phase(x: &Ctx, compute: Seconds, collectives: &mut Vec<CollectiveUse>) -> 
         total,
         hidden,
         what,
+        bandwidth,
     } = if p.zero >= 3 {
         zero3_comm(x, &vol, bw, group, compute)
     } else {
@@ -882,7 +1056,7 @@ fn dp_phase(x: &Ctx, compute: Seconds, collectives: &mut Vec<CollectiveUse>) -> 
             kind: "dp",
             collective: what,
             link: link.clone(),
-            effective_bandwidth: bw * x.eff_net,
+            effective_bandwidth: bandwidth,
             bytes_per_step: Bytes(bytes * per_micro),
             total,
             overlapped: hidden,
@@ -1315,6 +1489,116 @@ fn step_time(
 mod tests {
     use super::*;
 
+    fn buckets(
+        first: f64,
+        cap: f64,
+        close_after: bool,
+        params: f64,
+        embedding: f64,
+    ) -> GradBuckets {
+        GradBuckets {
+            rule: BucketRule {
+                first,
+                cap,
+                close_after,
+            },
+            params,
+            embedding,
+            latency: Seconds(0.0),
+            synced: false,
+        }
+    }
+
+    /// NCCL's choice for a 1 GiB bucket (0.057 s on the ring's bandwidth) with the default
+    /// tunables. 1024 ranks on 128 nodes: ring latency 8.4 + (2046 − 254)·3.4 + 254·9.6 =
+    /// 8539.6 µs, ×1.9 plateau = 16.23 ms, so 73.2 ms; tree 2·(7·28 + 7·50) = 1092 µs + 57 ms ×
+    /// 1024/2046/0.46 = 63.1 ms: the tree. 256 ranks on 32 nodes: ring 8.4 + 448·3.4 +
+    /// 62·9.6 = 2126.8 µs, × 1.9 = 4.04 ms, plus 57 = 61.0 ms against the tree's 0.89 + 62.2 =
+    /// 63.1 ms: the ring. A reduce-scatter has no tree and no plateau.
+    #[test]
+    fn nccl_takes_the_tree_for_large_buckets_at_scale() {
+        let t = Tunables::default();
+        let g = |ranks, nodes| Group {
+            ranks,
+            nodes,
+            intra: crate::comm::IntraClass::NvLink,
+        };
+        let gib = (Seconds(0.057), 1_073_741_824.0);
+        let (lat, f, algo) = bucket_algorithm(g(1024, 128), true, gib, &t);
+        assert_eq!(algo, "tree");
+        assert!((lat.0 - 1092e-6).abs() < 1e-12, "{lat:?}");
+        assert!((f - 1024.0 / 2046.0 / 0.46).abs() < 1e-12);
+        let (lat, f, algo) = bucket_algorithm(g(256, 32), true, gib, &t);
+        assert_eq!((algo, f), ("ring", 1.0));
+        assert!((lat.0 - 2126.8e-6 * 1.9).abs() < 1e-12, "{lat:?}");
+        let (lat, f, algo) = bucket_algorithm(g(1024, 128), false, gib, &t);
+        assert_eq!((algo, f), ("tree", 1.0));
+        assert!((lat.0 - 1092e-6).abs() < 1e-12);
+    }
+
+    /// Review r7 #5's check: n = 2 buckets, reduction a = 1 and backward b = 2 each. The backward
+    /// ends at 4; reductions run 2→3 and 4→5, so the step runs 1 past the window and 1 of the
+    /// 2 is hidden — the last bucket's reduction is exposed with or without the synchronize, and
+    /// b + (n−1)·max(a, b) + a = 5 both ways. With a = 3 > b = 2: 2→5, 5→8, 4 exposed, 2 hidden
+    /// ((n−1)·min(a, b)).
+    #[test]
+    fn bucket_pipeline_exposes_the_last_bucket() {
+        let mut g = buckets(1.0, 1.0, false, 2.0, 0.0);
+        assert_eq!(g.runs(), [(1.0, 1.0), (1.0, 1.0), (0.0, 0.0), (0.0, 0.0)]);
+        assert_eq!(g.hidden(Seconds(2.0), Seconds(4.0)), Seconds(1.0));
+        assert_eq!(g.hidden(Seconds(6.0), Seconds(4.0)), Seconds(2.0));
+        g.synced = true;
+        assert_eq!(g.hidden(Seconds(2.0), Seconds(4.0)), Seconds(1.0));
+        assert_eq!(g.hidden(Seconds(6.0), Seconds(4.0)), Seconds(2.0));
+        // One bucket: its reduction starts when the backward ends, nothing hidden.
+        let one = buckets(10.0, 10.0, true, 2.0, 0.0);
+        assert_eq!(one.hidden(Seconds(2.0), Seconds(4.0)), Seconds(0.0));
+        // A per-bucket latency of 0.5 out of a reduction of 2 (bandwidth 1, 0.5 per bucket):
+        // a = 0.5·1 + 0.5 = 1 each, the same schedule.
+        let mut lat = buckets(1.0, 1.0, false, 2.0, 0.0);
+        lat.latency = Seconds(0.5);
+        assert_eq!(lat.hidden(Seconds(2.0), Seconds(4.0)), Seconds(1.0));
+    }
+
+    /// Synchronised and queued schedules part where the sync holds a backward back: buckets of
+    /// 2, 1 and 3 elements (flush-before, cap 2, the 3 the embedding), reduction 2 and backward
+    /// 1 per element (a = 4, 2, 6; b = 2, 1, 3; window 6). Queued: reductions 2→6, 6→8 (ready at
+    /// 3) and 8→14 (ready at 6): 8 past the window, 4 of 12 hidden. Synchronised: the third
+    /// bucket's backward waits for the sync that waits for reduction 1 (until 6), so it is ready
+    /// at 9, not 6; its reduction runs 9→15: 3 hidden.
+    #[test]
+    fn synchronised_buckets_hold_the_backward_back() {
+        let mut g = buckets(2.0, 2.0, false, 6.0, 3.0);
+        assert_eq!(g.runs(), [(1.0, 2.0), (0.0, 2.0), (1.0, 1.0), (1.0, 3.0)]);
+        assert_eq!(g.hidden(Seconds(12.0), Seconds(6.0)), Seconds(4.0));
+        g.synced = true;
+        assert_eq!(g.hidden(Seconds(12.0), Seconds(6.0)), Seconds(3.0));
+    }
+
+    /// The embedding is reduced last and whole: DDP and Megatron-Core close a bucket after the
+    /// tensor that fills it, so the leftover and the embedding share the last bucket; DeepSpeed
+    /// and InternEvo flush before a tensor that would overflow, so the embedding is a bucket of
+    /// its own. 10 elements, 3 of them the embedding, cap 4 (first 1 under DDP's rule):
+    /// close-after 1 + 4 + (2 + 3) = 3 buckets; flush-before 4 + (3 left) + 3 = 3 buckets; with
+    /// 1 left (params 8) flush-before puts 1 + 3 in one.
+    #[test]
+    fn the_embedding_closes_the_last_bucket() {
+        let ddp = buckets(1.0, 4.0, true, 10.0, 3.0);
+        assert_eq!(ddp.runs(), [(1.0, 1.0), (1.0, 4.0), (0.0, 0.0), (1.0, 5.0)]);
+        let ds = buckets(4.0, 4.0, false, 10.0, 3.0);
+        assert_eq!(ds.runs(), [(1.0, 4.0), (0.0, 4.0), (1.0, 3.0), (1.0, 3.0)]);
+        let fits = buckets(4.0, 4.0, false, 8.0, 3.0);
+        assert_eq!(
+            fits.runs(),
+            [(1.0, 4.0), (0.0, 4.0), (0.0, 0.0), (1.0, 4.0)]
+        );
+        // a = b = 1 per element, window 10. DDP: reductions 1→2, 5→9, 10→15: the last bucket's
+        // 5 exposed. DeepSpeed: 4→8, 8→11 (ready at 7), 11→14 (ready at 10): its last 3 and the
+        // 1 the queue could not absorb, 6 of 10 hidden.
+        assert_eq!(ddp.hidden(Seconds(10.0), Seconds(10.0)), Seconds(5.0));
+        assert_eq!(ds.hidden(Seconds(10.0), Seconds(10.0)), Seconds(6.0));
+    }
+
     /// The first gathered unit's share of the device's traffic: the largest unit over the model
     /// (the embedding of Llama-3.1-8B, ~7%), over the stage's shard under PP (pp × larger, at most
     /// all of it), and all of it for a model with no layers.
@@ -1373,26 +1657,29 @@ mod tests {
         assert_eq!(cp_rings_per_node(1, 16, 8), Some(1));
     }
 
-    /// One chunk (v = 1) is the old overlap: the last micro-batch's backward for gradients, the
-    /// first one's forward for parameters. With v chunks only chunk 0's gradient reduction (1/v)
-    /// and chunks 0-1's gathers (2/v) are limited by their own micro-batch; the rest hide behind
-    /// the other chunks' p chunk-steps each.
+    /// One chunk (v = 1) is the old overlap: the last micro-batch's backward for gradients (in
+    /// two equal buckets here, so (n−1)·min(a, b) of it: a = 5, b = 0.5 → 0.5; a = 0.25 → 0.25),
+    /// the first one's forward for parameters. With v chunks only chunk 0's gradient reduction
+    /// (1/v) and chunks 0-1's gathers (2/v) are limited by their own micro-batch; the rest hide
+    /// behind the other chunks' p chunk-steps each.
     #[test]
     fn interleaved_chunks_overlap_their_collectives_with_the_other_chunks() {
+        let two = buckets(1.0, 1.0, false, 2.0, 0.0);
         let one = ModelChunks { v: 1.0, p: 8.0 };
         let (comm, micro) = (Seconds(10.0), Seconds(1.0));
-        assert_eq!(one.hidden_grads(comm, micro).0, 1.0);
+        assert_eq!(one.hidden_grads(comm, micro, &two).0, 0.5);
         assert_eq!(one.hidden_params(comm, micro).0, 1.0);
-        assert_eq!(one.hidden_grads(Seconds(0.5), micro).0, 0.5);
+        assert_eq!(one.hidden_grads(Seconds(0.5), micro, &two).0, 0.25);
         let six = ModelChunks { v: 6.0, p: 8.0 };
-        // Gradients: 5/6 of 10 s within 8 × 5/6 s of cool-down, + min(10/6, 1/6).
-        let g = six.hidden_grads(comm, micro).0;
-        assert!((g - (8.0 * 5.0 / 6.0 + 1.0 / 6.0)).abs() < 1e-12, "{g}");
+        // Gradients: 5/6 of 10 s within 8 × 5/6 s of cool-down, + chunk 0's two buckets of
+        // a = 5/6, b = 1/12: 1/12.
+        let g = six.hidden_grads(comm, micro, &two).0;
+        assert!((g - (8.0 * 5.0 / 6.0 + 1.0 / 12.0)).abs() < 1e-12, "{g}");
         // Parameters: 4/6 of 10 s within 8 × 4/6 s, + min(2/6 × 10, 2/6).
         let h = six.hidden_params(comm, micro).0;
         assert!((h - (8.0 * 4.0 / 6.0 + 2.0 / 6.0)).abs() < 1e-12, "{h}");
         // Never more than the collective itself.
-        assert!(six.hidden_grads(Seconds(0.3), micro).0 <= 0.3 + 1e-12);
+        assert!(six.hidden_grads(Seconds(0.3), micro, &two).0 <= 0.3 + 1e-12);
         assert!(six.hidden_params(Seconds(0.3), micro).0 <= 0.3 + 1e-12);
     }
 
