@@ -21,7 +21,7 @@ adv-image-decode-cores = Image decode/augmentation at { $rate } samples/s needs 
     [enough] ; this plan has { $vcpus } vCPUs
    *[unknown] ; vCPU count not documented for this type
 }.
-adv-spot-fits = Spot fits this interruptible job: expected { $preemptions } preemptions at { $rate }/node-hour, checkpoint every { $interval_min } min (Young/Daly, { $write_s } s per write), { $overhead }% time, expected ¥{ $cny }.
+adv-spot-fits = Spot fits this interruptible job: expected { $preemptions } preemptions at { $rate }/node-hour, checkpoint every { $interval_min } min (Daly's optimum interval, { $write_s } s per write), { $overhead }% time, expected ¥{ $cny }.
 adv-spot-not-interruptible = Spot is not recommended: the job is not marked interruptible (--interruptible). If it checkpoints and resumes, spot would cost about ¥{ $cny }.
 adv-memory-headroom = Only { $left } GiB of { $have } GiB left per GPU: allocator fragmentation or a longer sample can OOM. Keep one micro-batch size smaller in reserve.
 adv-first-hour = First hour: expect ~{ $rate } { $unit }/s per GPU (MFU { $mfu }) and { $gib } GiB per GPU{ $ascend ->

@@ -21,7 +21,7 @@ adv-image-decode-cores = 图像解码/增强以每秒 { $rate } 个样本计，�
     [enough] ；本方案有 { $vcpus } 个 vCPU
    *[unknown] ；该规格的 vCPU 数未见文档
 }。
-adv-spot-fits = 该任务可中断，适合抢占式实例：按每节点每小时 { $rate } 次计，预计被回收 { $preemptions } 次；每 { $interval_min } 分钟保存一次检查点（Young/Daly 公式，每次写入 { $write_s } 秒），时间增加 { $overhead }%，期望花费 ¥{ $cny }。
+adv-spot-fits = 该任务可中断，适合抢占式实例：按每节点每小时 { $rate } 次计，预计被回收 { $preemptions } 次；每 { $interval_min } 分钟保存一次检查点（Daly 最优间隔，每次写入 { $write_s } 秒），时间增加 { $overhead }%，期望花费 ¥{ $cny }。
 adv-spot-not-interruptible = 不建议使用抢占式实例：任务未声明可中断（--interruptible）。若能断点续训，约需 ¥{ $cny }。
 adv-memory-headroom = 每卡仅剩 { $left } GiB（共 { $have } GiB）：显存碎片或更长的样本可能导致 OOM，请预留一个更小的 micro-batch。
 adv-first-hour = 第一个小时：预期每卡约 { $rate } { $unit }/s（MFU { $mfu }），每卡显存约 { $gib } GiB{ $ascend ->

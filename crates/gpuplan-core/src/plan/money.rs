@@ -53,6 +53,14 @@ pub fn spot_overhead(delta_s: f64, tau_s: f64, rate_per_s: f64, restart_s: f64) 
 /// Past this extra share the interruption overhead is not printed as a number: the job would
 /// take more than 11× its uninterrupted hours (or never finish), and the plan names the cause
 /// (too many GPUs for the failure rate, or spot's preemption rate) instead.
+///
+/// POLICY, not sourced and not fitted (review r7 #12): no paper or provider states a bound. The
+/// rationale: past 10× extra the expected time is dominated by the tail of e^{λ(τ+δ)} (Daly's
+/// model is an average over retries of whole segments, and its spread grows with the same
+/// exponential), so the printed figure stops being a plan anyone would run; at that point fewer
+/// nodes, on-demand billing or a faster checkpoint is the plan to make, and the refusal says so.
+/// The same bound refuses checkpoint stalls past 10× the compute (`stalls_beyond_bound`).
+/// docs/methodology.md §Constants lists it with the other policy constants.
 pub const MAX_INTERRUPTION_OVERHEAD: f64 = 10.0;
 
 /// Daly (2006) exact model under exponential failures: one segment of τ s of work and a δ s
@@ -130,7 +138,7 @@ pub struct Checkpointing {
 pub struct FailurePlan {
     /// Interruptions per day of the whole job: GPUs × `failure_rate_per_gpu_hour` × 24.
     pub per_day: f64,
-    /// The interval the job checkpoints at: Young/Daly's, at most the configured one.
+    /// The interval the job checkpoints at: Daly's exact optimum, at most the configured one.
     pub checkpoint_interval_s: f64,
     /// Extra time as a share of the uninterrupted hours.
     pub overhead_fraction: f64,
@@ -484,7 +492,7 @@ fn consecutive_clause(prices: &InstancePrices, months: u64) -> Option<crate::i18
 }
 
 /// Spot's (τ, overhead) for `nodes` nodes under the constraints' preemption rate and restart.
-fn spot_overhead_of(ck: &Checkpointing, nodes: u64, c: &Constraints) -> (f64, f64) {
+pub fn spot_overhead_of(ck: &Checkpointing, nodes: u64, c: &Constraints) -> (f64, f64) {
     let preempt = c.preemption_rate * nodes as f64 / 3600.0;
     spot_interruptions(ck, preempt, c.restart_minutes * 60.0)
 }

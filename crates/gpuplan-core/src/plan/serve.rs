@@ -329,12 +329,34 @@ fn size_encoder(
 }
 
 /// Network samples one request runs: 1 for a model answered by one forward pass; for a diffusion
-/// model, steps (`--steps`, else the pipeline's default) × samples per step (2 under
-/// classifier-free guidance).
+/// model, steps (`--steps`, else the pipeline's default) × samples per step ([`step_samples`]).
 pub fn samples_per_request(o: &crate::model::OpaqueSpec, job: &ServeJob) -> f64 {
     o.denoising.map_or(1.0, |d| {
-        (job.steps.unwrap_or(d.default_steps) * d.samples_per_step) as f64
+        (job.steps.unwrap_or(d.default_steps) * step_samples(&d, job)) as f64
     })
+}
+
+/// Network samples per denoising step: 2 under classifier-free guidance (the conditional and
+/// unconditional latents batched), 1 without (`--guidance off`); the pipeline's by default.
+pub fn step_samples(d: &crate::model::Denoising, job: &ServeJob) -> u64 {
+    match job.guidance {
+        Some(super::Guidance::On) => 2,
+        Some(super::Guidance::Off) => 1,
+        None => d.samples_per_step,
+    }
+}
+
+/// What one image costs in network samples, and whether the steps and guidance are the
+/// pipeline's defaults or the user's (review r7 #9: `--steps 1` read "1 denoising steps …
+/// StableDiffusionXLPipeline defaults").
+fn denoising_caveat(d: &crate::model::Denoising, job: &ServeJob) -> crate::i18n::Msg {
+    let set = job.steps.is_some() || job.guidance.is_some();
+    crate::i18n::Msg::new("cav-serve-denoising")
+        .arg("steps", job.steps.unwrap_or(d.default_steps))
+        .arg("samples", step_samples(d, job))
+        .arg("origin", if set { "set" } else { "default" })
+        .arg("default_steps", d.default_steps)
+        .arg("default_samples", d.samples_per_step)
 }
 
 pub fn search(
@@ -493,12 +515,7 @@ pub fn search(
             let mut caveats: Vec<crate::i18n::Text> = assumed.into_iter().collect();
             if let Architecture::Opaque(o) = &req.model.architecture {
                 if let Some(d) = o.denoising {
-                    caveats.push(
-                        crate::i18n::Msg::new("cav-serve-denoising")
-                            .arg("steps", job.steps.unwrap_or(d.default_steps))
-                            .arg("samples", d.samples_per_step)
-                            .into(),
-                    );
+                    caveats.push(denoising_caveat(&d, job).into());
                 }
             }
             // 16-bit weights on a chip without bf16 (T4, V100) are fp16: say so.

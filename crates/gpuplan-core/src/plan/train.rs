@@ -1332,6 +1332,10 @@ fn site_outcome(
         Some(p) => costs_at(p, nodes, hours, c, checkpoint),
         None => costs(cat, inst, nodes, hours, c, &req.tunables, checkpoint),
     };
+    let run_hours = match &chosen {
+        None => unpriced_hours(&ck, nodes, c, (hours, run_hours), &mut caveats),
+        Some(_) => run_hours,
+    };
     let storage = storage.map(|mut s| {
         add_storage_cost(&mut s, &mut costs_v, &mut chosen);
         s
@@ -1412,6 +1416,36 @@ fn interruptions_beyond_bound(
     }
     caveats.push(m.into());
     None
+}
+
+/// The hours of a plan with no price: under `--billing spot` its spot preemptions are in them,
+/// as in every priced plan's spot row (review r7 #6: an unpriced plan listed its uninterrupted
+/// time beside priced plans stretched by spot, and so ranked as if preemptions spared it), with
+/// a caveat naming the overhead; otherwise the failures' `run_hours`. A spot overhead past the
+/// bound never gets here (`interruptions_beyond_bound` refuses the site first).
+fn unpriced_hours(
+    ck: &Checkpointing,
+    nodes: u64,
+    c: &super::Constraints,
+    (hours, run_hours): (f64, f64),
+    caveats: &mut Vec<Text>,
+) -> f64 {
+    if !(c.billing == super::BillingChoice::Spot && c.interruptible) {
+        return run_hours;
+    }
+    let (tau, ovh) = super::money::spot_overhead_of(ck, nodes, c);
+    caveats.push(
+        Msg::new("cav-unpriced-spot")
+            .arg(
+                "per_hour",
+                format!("{:.3}", c.preemption_rate * nodes as f64),
+            )
+            .arg("nodes", nodes)
+            .arg("interval", format!("{:.0}", tau / 60.0))
+            .arg("overhead", format!("{:.1}", ovh * 100.0))
+            .into(),
+    );
+    hours * (1.0 + ovh)
 }
 
 /// Plans left out for having no price to check the budget against: under `--billing X` the
@@ -1535,6 +1569,8 @@ pub fn search(
     let evaluated_total = misses.evaluated;
     if plans.is_empty() {
         misses.explain(req, rejected);
+    } else {
+        misses.beside_plans(rejected);
     }
     Ok((plans, evaluated_total))
 }
@@ -1604,6 +1640,8 @@ struct Misses {
     cheapest_over_budget: Option<(String, f64, Option<f64>)>,
     /// The first site whose interruptions put it past the bound, and why.
     interrupted: Option<(String, Box<Msg>)>,
+    /// How many sites their interruptions refused.
+    interrupted_n: usize,
     unpriced: usize,
     any_fit: bool,
 }
@@ -1655,6 +1693,7 @@ impl Misses {
             Outcome::Interrupted(evaluated, why) => {
                 self.evaluated += evaluated;
                 self.any_fit = true;
+                self.interrupted_n += 1;
                 self.interrupted.get_or_insert((what(), why));
             }
             Outcome::Plan(p) => {
@@ -1664,6 +1703,22 @@ impl Misses {
             }
         }
         None
+    }
+
+    /// Beside a list of plans, the sites their interruptions refused (review r7 #6: with
+    /// `--billing spot` every priced plan could be refused for spot's overhead while unpriced
+    /// plans were listed, and nothing said so): how many, the first and why. The deadline and
+    /// budget misses stay unsaid there (the listed plans meet both).
+    fn beside_plans(self, rejected: &mut Vec<Binding>) {
+        if let Some((what, why)) = self.interrupted {
+            rejected.push(Binding::msg(
+                "interruptions",
+                Msg::new("bind-interruptions-beside")
+                    .arg("n", self.interrupted_n)
+                    .arg("what", what.as_str())
+                    .arg("why", *why),
+            ));
+        }
     }
 
     /// Why no site gave a plan: the closest memory shortfall (when nothing fitted), the fastest
