@@ -336,3 +336,88 @@ fn guidance_off_runs_one_sample_per_step() {
         assert!(!o.status.success() && err.contains(want), "{lang}: {err}");
     }
 }
+
+// ---- #8 -----------------------------------------------------------------------------------
+
+/// #8: under a closed load each replica is sized and checked at the batch that runs,
+/// ⌈C·peak/R⌉ of its slots, not at the full slots: `--concurrency 1 --tpot 0.02` planned
+/// Llama-3.1-8B int4 at batch 7 (TPOT 15.2 ms) while 0.6 requests per replica ran. Every plan's
+/// batch is now the running one, its loaded TPOT within the target, and its unloaded TPOT the
+/// one at that batch (no slower than the old batch-7 figure). With many requests the replicas
+/// run full and the batch is again the most that meets the target.
+#[test]
+fn closed_load_is_checked_at_the_running_batch() {
+    for c in ["1", "200"] {
+        let v = json(&[
+            "plan",
+            "-m",
+            "Llama-3.1-8B",
+            "--task",
+            "inference",
+            "--concurrency",
+            c,
+            "--tpot",
+            "0.02",
+            "--top",
+            "20",
+        ]);
+        assert!(!plans(&v).is_empty(), "{c}");
+        for p in plans(&v) {
+            let s = &p["serve"];
+            let l = &s["load"];
+            let in_flight = l["in_flight"].as_f64().unwrap();
+            let (batch, replicas) = (
+                s["batch_per_replica"].as_u64().unwrap(),
+                s["replicas"].as_f64().unwrap(),
+            );
+            let peak = c.parse::<f64>().unwrap() * 1.25;
+            assert!((in_flight - peak / replicas).abs() < 1e-9, "{s}");
+            assert_eq!(batch, (in_flight.ceil() as u64).max(1), "{c}: {s}");
+            assert!(l["time_per_token"].as_f64().unwrap() <= 0.02, "{c}: {l}");
+            // The replica's own figures are at the batch that runs: its unloaded TPOT is the
+            // loaded one without the prefill share.
+            let (d, share) = (
+                s["latency"]["time_per_token"].as_f64().unwrap(),
+                l["prefill_share"].as_f64().unwrap(),
+            );
+            let loaded = l["time_per_token"].as_f64().unwrap();
+            assert!((d / (1.0 - share) - loaded).abs() < 1e-9, "{c}: {s}");
+        }
+    }
+}
+
+/// #8: the autoscaling advice speaks in requests held for a closed load ("the stated 1
+/// concurrent request needs 1 … at most 1 in flight"), not in a rate; in both languages.
+#[test]
+fn closed_load_autoscaling_speaks_in_concurrency() {
+    let v = json(&[
+        "plan",
+        "-m",
+        "Llama-3.1-8B",
+        "--task",
+        "inference",
+        "--concurrency",
+        "1",
+        "--tpot",
+        "0.02",
+        "--top",
+        "1",
+    ]);
+    let a = plans(&v)[0]["advice"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["id"] == "autoscaling")
+        .unwrap()
+        .clone();
+    let (en, zh) = (a["en"].as_str().unwrap(), a["zh"].as_str().unwrap());
+    assert!(
+        en.contains("the stated 1 concurrent request needs 1 (each holding at most 1 in flight"),
+        "{en}"
+    );
+    assert!(!en.contains("req/s each"), "{en}");
+    assert!(
+        zh.contains("给定的 1 个并发请求需要 1 个") && !zh.contains("请求/秒"),
+        "{zh}"
+    );
+}

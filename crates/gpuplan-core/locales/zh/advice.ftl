@@ -43,7 +43,8 @@ adv-auto-release = 任务约 { $time }结束：为实例设置自动释放时间
 } 照常计费。
 adv-latency-margin = 延迟余量：{ $what } { $got } ms 仅比 { $target } ms 的目标低 { $pct }%，在模型对公开测试结果的典型误差（约 { $margin }%）之内。确定前请先在单个副本上以批大小 { $batch } 实测；若未达标，把引擎的并发序列数限制在 { $batch } 以下（vLLM --max-num-seqs）并增加一个副本。
 adv-autoscaling = 副本数：{ $load ->
-    [yes] 按给定负载需要 { $needed } 个（每个约 { $rps } 请求/秒）；本方案运行 { $replicas } 个（峰值余量 { $peak } 倍，为可用性至少 { $min } 个
+    [rate] 按给定负载需要 { $needed } 个（每个约 { $rps } 请求/秒）；本方案运行 { $replicas } 个（峰值余量 { $peak } 倍，为可用性至少 { $min } 个
+    [closed] 给定的 { $concurrency } 个并发请求需要 { $needed } 个（每个最多同时处理 { $slots } 个，即其批处理槽位）；本方案运行 { $replicas } 个（峰值余量 { $peak } 倍，为可用性至少 { $min } 个
    *[no] 未给出负载（--rate/--concurrency），本方案运行 { $replicas } 个（--min-replicas { $min }），每个至多约 { $rps } 请求/秒（没有负载就没有峰值余量
 }{ $single ->
     [yes] ；单副本是单点故障，节点故障或升级都会导致服务中断

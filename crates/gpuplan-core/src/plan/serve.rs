@@ -91,18 +91,72 @@ fn closed_load(job: &ServeJob) -> Option<f64> {
 
 /// Requests per second one replica at its batch carries within the targets. Open load (`--rate`):
 /// the highest Poisson rate whose loaded TPOT and TTFT meet them ([`Replica::max_rate`]). Closed
-/// load (`--concurrency`): the batch is the requests each replica holds, so the rate is the one
-/// its full slots complete (Little's law, [`Replica::closed`]), 0 when their TPOT or TTFT misses.
+/// load (`--concurrency`): the rate its requests in flight complete (Little's law,
+/// [`Replica::closed`]), with the targets checked at the load that really runs — the peak
+/// concurrency over the replicas these slots need ([`closed_in_flight`]), not the full slots
+/// (review r7 #8) —; 0 when their TPOT or TTFT misses.
 fn replica_rate(job: &ServeJob, r: &Replica) -> f64 {
-    if closed_load(job).is_none() {
+    let Some(k) = closed_load(job) else {
         return r.max_rate(job.tpot_s, job.ttft_s);
-    }
-    r.closed(r.batch as f64, r.batch, r.capacity())
+    };
+    r.closed(closed_in_flight(job, k, r.batch), r.batch, r.capacity())
         .filter(|l| {
             job.tpot_s.is_none_or(|t| l.time_per_token.0 <= t)
                 && job.ttft_s.is_none_or(|t| l.ttft.0 <= t)
         })
         .map_or(0.0, |l| l.rate_rps)
+}
+
+/// Replicas a closed load of `concurrency` (before the peak factor) needs at `slots` each: the
+/// peak concurrency over the slots, at least `--min-replicas` ([`replica_counts`]' rule).
+fn closed_replicas(job: &ServeJob, concurrency: f64, slots: u64) -> u64 {
+    let need = (concurrency * job.peak_factor / slots.max(1) as f64).ceil();
+    (need.clamp(1.0, u32::MAX as f64) as u64).max(job.min_replicas.max(1))
+}
+
+/// Requests each replica holds under a closed load: the peak concurrency C·peak over the R
+/// replicas `slots` need, min(C·peak/R, slots) — at most the slots, since R ≥ C·peak/slots.
+fn closed_in_flight(job: &ServeJob, concurrency: f64, slots: u64) -> f64 {
+    let r = closed_replicas(job, concurrency, slots) as f64;
+    (concurrency * job.peak_factor / r).min(slots.max(1) as f64)
+}
+
+/// The batch a closed load runs when each replica may hold up to `slots`: ⌈C·peak/R⌉ — fewer
+/// slots than that give more replicas, more give nothing (no more requests exist).
+fn closed_running(job: &ServeJob, concurrency: f64, slots: u64) -> u64 {
+    let n = closed_in_flight(job, concurrency, slots).ceil() as u64;
+    n.clamp(1, slots.max(1))
+}
+
+/// The decode batch of a closed load (review r7 #8; until then the batch with the most requests
+/// per second at full slots, which `--concurrency 1 --tpot 0.02` set at 7 slots while 0.6
+/// requests per replica ran). Each replica runs n(b) = [`closed_running`] of b allowed slots;
+/// n(b) and the requests in flight never fall as b grows (fewer replicas), so whether the targets
+/// hold is a prefix of 1..=cap: bisect for its largest b (at most ⌈C·peak / --min-replicas⌉,
+/// past which nothing changes), then the replica runs n(b) — the fewest replicas, each sized at
+/// the batch it runs. None when even one request per replica misses the targets.
+fn closed_batch(
+    job: &ServeJob,
+    concurrency: f64,
+    cap: u64,
+    try_batch: &mut impl FnMut(u64) -> Result<Option<Sized>, CoreError>,
+) -> Result<Option<Sized>, CoreError> {
+    let most = (concurrency * job.peak_factor / job.min_replicas.max(1) as f64).ceil();
+    let hi_bound = cap.min(most.clamp(1.0, u32::MAX as f64) as u64).max(1);
+    let mut at = |b: u64| try_batch(closed_running(job, concurrency, b));
+    // `best` is always the result at `lo`, the largest batch known to hold the targets.
+    let Some(mut best) = at(1)? else {
+        return Ok(None);
+    };
+    let (mut lo, mut hi) = (1, hi_bound);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        match at(mid)? {
+            Some(s) => (lo, best) = (mid, s),
+            None => hi = mid - 1,
+        }
+    }
+    Ok(Some(best))
 }
 
 /// A closed load of `concurrency` requests over `replicas`: each replica holds C/R of them,
@@ -211,7 +265,10 @@ fn size_decoder(
             setup: Some(s),
         }))
     };
-    best_batch(cap, &mut try_batch)
+    match closed_load(job) {
+        Some(k) => closed_batch(job, k, cap, &mut try_batch),
+        None => best_batch(cap, &mut try_batch),
+    }
 }
 
 /// The batch whose replica takes the most requests per second within the targets: the peak of
