@@ -608,6 +608,10 @@ pub struct PlanArgs {
     /// SDXL].
     #[arg(long)]
     pub steps: Option<u64>,
+    /// Serving a diffusion model: classifier-free guidance, on (2 UNet samples per step) or off
+    /// (1: guidance_scale ≤ 1, as SDXL-Turbo and LCM run) [default: the pipeline's, on for SDXL].
+    #[arg(long)]
+    pub guidance: Option<String>,
     /// Serving: weight formats to consider (comma list of bf16, fp8, int8, int4); default all.
     #[arg(long)]
     pub weights: Option<String>,

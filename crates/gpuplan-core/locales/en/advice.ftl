@@ -21,7 +21,7 @@ adv-image-decode-cores = Image decode/augmentation at { $rate } samples/s needs 
     [enough] ; this plan has { $vcpus } vCPUs
    *[unknown] ; vCPU count not documented for this type
 }.
-adv-spot-fits = Spot fits this interruptible job: expected { $preemptions } preemptions at { $rate }/node-hour, checkpoint every { $interval_min } min (Young/Daly, { $write_s } s per write), { $overhead }% time, expected ¥{ $cny }.
+adv-spot-fits = Spot fits this interruptible job: expected { $preemptions } preemptions at { $rate }/node-hour, checkpoint every { $interval_min } min (Daly's optimum interval, { $write_s } s per write), { $overhead }% time, expected ¥{ $cny }.
 adv-spot-not-interruptible = Spot is not recommended: the job is not marked interruptible (--interruptible). If it checkpoints and resumes, spot would cost about ¥{ $cny }.
 adv-memory-headroom = Only { $left } GiB of { $have } GiB left per GPU: allocator fragmentation or a longer sample can OOM. Keep one micro-batch size smaller in reserve.
 adv-first-hour = First hour: expect ~{ $rate } { $unit }/s per GPU (MFU { $mfu }) and { $gib } GiB per GPU{ $ascend ->
@@ -40,7 +40,11 @@ adv-auto-release = The job ends after ~{ $time }: set an automatic release/delet
 } are billed.
 adv-latency-margin = Latency margin: { $what } { $got } ms meets the { $target } ms target by only { $pct }%, within the model's typical error on published runs (about { $margin }%). Benchmark one replica at batch { $batch } before committing; if it misses, cap the engine's concurrent sequences below { $batch } (vLLM --max-num-seqs) and add a replica.
 adv-autoscaling = Replicas: { $load ->
-    [yes] the stated load needs { $needed } (at { $rps } req/s each); the plan runs { $replicas } ({ $peak }× peak headroom, at least { $min } for availability
+    [rate] the stated load needs { $needed } (at { $rps } req/s each); the plan runs { $replicas } ({ $peak }× peak headroom, at least { $min } for availability
+    [closed] the stated { $concurrency } concurrent { $concurrency ->
+        [one] request needs
+       *[other] requests need
+    } { $needed } (each holding at most { $slots } in flight, its batch slots); the plan runs { $replicas } ({ $peak }× peak headroom, at least { $min } for availability
    *[no] no load was given (--rate/--concurrency), so the plan runs { $replicas } (--min-replicas { $min }), at most { $rps } req/s each (no peak headroom without a load
 }{ $single ->
     [yes] ; one replica is a single point of failure: a node failure or an upgrade takes the service down

@@ -26,7 +26,16 @@ cav-cnn-efficiency = throughput uses { $name } = { $pct }% of peak (convolutiona
 cav-no-bf16 = { $gpu } has no bf16: trains with fp16 AMP (dynamic loss scaling, fp32 master weights)
 cav-serve-no-bf16 = { $gpu } has no bf16: weights and KV cache in fp16 (same size; vLLM needs --dtype half there)
 cav-serve-no-bf16-no-kv = { $gpu } has no bf16: the weights and activations run in fp16 (same size; load the model as float16, e.g. torch_dtype=torch.float16)
-cav-serve-denoising = a request is one image: { $steps } denoising steps × { $samples } UNet samples each (classifier-free guidance batches the conditional and unconditional latents), diffusers' StableDiffusionXLPipeline defaults (set --steps); the VAE decode and the text encoders are not counted
+cav-serve-denoising = a request is one image: { $steps } denoising { $steps ->
+        [one] step
+       *[other] steps
+    } × { $samples ->
+        [1] 1 UNet sample each (no classifier-free guidance: guidance_scale ≤ 1, as SDXL-Turbo and LCM run)
+       *[other] { $samples } UNet samples each (classifier-free guidance batches the conditional and unconditional latents)
+    }{ $origin ->
+        [set] , as set (diffusers' StableDiffusionXLPipeline defaults to { $default_steps } steps × { $default_samples })
+       *[default] , diffusers' StableDiffusionXLPipeline defaults (set --steps; --guidance off for guidance-free distilled models such as SDXL-Turbo)
+    }; the VAE decode and the text encoders are not counted
 cav-no-flash = no FlashAttention-2 on { $gpu }: attention runs on PyTorch SDPA's memory-efficient kernel (same memory, slower)
 cav-no-memory-bandwidth = { $gpu } has no sourced memory bandwidth in the catalog: the bandwidth-bound work of a step (norms, activations, rotary, the loss over the logits, the optimizer step) is not timed, so the step time is a lower bound — on ModelLink's and FlagPerf's published Ascend 910B runs the estimate is a median 7% fast and up to 88% fast for small models with large vocabularies
 cav-litgpt-strategy = LitGPT does not run this layout: on { $gpus } GPU(s) its scripts use ZeRO-{ $zero } (FSDP FULL_SHARD above one device) with recompute { $recompute } (every Block checkpointed above one device, for fine-tuning), whatever the flags; estimate that with --zero { $zero } --recompute { $recompute }

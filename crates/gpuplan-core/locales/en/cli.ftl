@@ -38,6 +38,7 @@ note-columns-dropped = Left out at this width: { $cols } (`--wide` shows every c
 cli-err-min-replicas = min_replicas { $value }: give 1 to { $max } (--min-replicas or [serve] min_replicas)
 cli-err-peak-factor = peak_factor { $value }: give a multiple of the stated load from 1 to 100, e.g. 1.5 (--peak-factor or [serve] peak_factor)
 cli-err-steps-not-diffusion = --steps (or [serve] steps) counts the denoising steps of a diffusion model; { $model } is not one: drop it
+cli-err-guidance-not-diffusion = --guidance (or [serve] guidance) sets the classifier-free guidance of a diffusion model; { $model } is not one: drop it
 cli-err-weights-plan = --weights `{ $value }`: use bf16, fp16, fp8, int8 or int4
 cli-err-weights-estimate = invalid --weights `{ $value }`: use fp32, bf16, fp16, fp8, int8, int4, or bits per weight such as 4.5 (GGUF Q4_K)
 cli-err-top = invalid --top { $value }: plans to show, 1–{ $max }

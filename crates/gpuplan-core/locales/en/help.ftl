@@ -129,6 +129,7 @@ help-arg-set = Override a named constant: --set fragmentation=0.05 (see docs/met
 help-arg-shell = bash, zsh, fish, elvish or powershell
 help-arg-solve = Answer a serving question in one call: max-context (longest context at --batch sequences), max-batch (most sequences at input + output tokens), max-throughput (highest output tokens/s within --tpot)
 help-arg-steps = Serving a diffusion model: denoising steps per image [default: the pipeline's, 50 for SDXL]
+help-arg-guidance = Serving a diffusion model: classifier-free guidance, on (2 UNet samples per step) or off (1: guidance_scale ≤ 1, as SDXL-Turbo and LCM run) [default: the pipeline's, on for SDXL]
 help-arg-task = What to run: pretrain, full (full fine-tune; also `finetune`), lora, qlora, inference [default: full, or the workload file's]
 help-arg-timeout = Seconds before one request times out
 help-arg-to = Directory to write the bundle into (created if missing)

@@ -60,6 +60,8 @@ plan-recompute-op = op-recompute{" "}
 plan-same-answer = same answer as plan { $n }: { $list }
 plan-dominated-item = plan { $n } (than plan { $by }; bottleneck: { $bottleneck })
 plan-dominated-note = slower and dearer than a plan above them, listed as the next-cheapest layouts for comparison, not as choices: { $list }
+plan-left-out-note = not listed: { $why } [{ $constraint }]
+cav-unpriced-spot = no price to cost spot with, but the time is spot's: { $per_hour } preemptions an hour ({ $nodes } nodes × --preemption-rate), checkpoint every { $interval } min, +{ $overhead }% time (as a priced plan's spot row)
 plan-years-note = plan 1 takes { $hours }: at its throughput per node, finishing within a year needs at least ~{ $need } nodes instead of { $nodes } (linear scaling, a lower bound: communication grows with the nodes); raise --max-nodes (now { $max }) or train on fewer tokens
 plan-list-sep = ,{" "}
 plan-unpriced-by-time = plans are ranked by time, priced or not: those without a known price show "no price" (import prices: `gpuplan catalog import`)
@@ -227,6 +229,10 @@ billing-mix-note = { $nodes ->
    *[other] { $months } whole months
 } subscribed (¥{ $months_cny }), then { $hours } h { $rest } at ¥{ $price }/h per node (¥{ $rest_cny }); no refund assumed for a subscription ended early (no source states one)
 bind-interruptions = { $what }: { $why }
+bind-interruptions-beside = { $n ->
+        [one] 1 plan was
+       *[other] { $n } plans were
+    } refused for their interruptions, the first { $what }: { $why }
 bind-stalls-beyond-bound = each checkpoint stalls training { $write_s } s and one is taken every { $interval } min, so the stalls would make the job take more than { $max }× its compute time: raise checkpoint_interval_hours (--set checkpoint_interval_hours=1), save asynchronously (checkpoint_stall_fraction), or use faster storage
 bind-failures-beyond-bound = { $per_day } failures a day across its GPUs (GPUs × failure_rate_per_gpu_hour), each a { $restart }-minute restart, would make the job take more than { $max }× its uninterrupted time or never finish (Daly's expected time under exponential failures): too many GPUs for the failure rate; use fewer GPUs (--max-nodes), or a lower failure_rate_per_gpu_hour / failure_restart_minutes if your cluster measures them
 spot-beyond-bound = spot left out: { $per_hour } preemptions an hour ({ $nodes } nodes × --preemption-rate), each a { $restart }-minute restart, would make the job take more than { $max }× its uninterrupted time or never finish: the spot rate is too high for this many nodes; use on-demand or monthly billing, or fewer nodes

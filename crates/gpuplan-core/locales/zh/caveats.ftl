@@ -26,7 +26,13 @@ cav-cnn-efficiency = 吞吐按 { $name } = 峰值的 { $pct }% 计算（卷积/U
 cav-no-bf16 = { $gpu } 不支持 bf16：改用 fp16 混合精度训练（动态损失缩放，fp32 主权重）
 cav-serve-no-bf16 = { $gpu } 不支持 bf16：权重和 KV 缓存改用 fp16（大小相同；vLLM 需加 --dtype half）
 cav-serve-no-bf16-no-kv = { $gpu } 不支持 bf16：权重和激活改用 fp16（大小相同；以 float16 加载模型，例如 torch_dtype=torch.float16）
-cav-serve-denoising = 一个请求是一张图像：{ $steps } 个去噪步，每步 { $samples } 个 UNet 样本（无分类器引导把条件与无条件潜变量放在一批），为 diffusers StableDiffusionXLPipeline 的默认值（用 --steps 设置）；VAE 解码和文本编码器未计入
+cav-serve-denoising = 一个请求是一张图像：{ $steps } 个去噪步，{ $samples ->
+        [1] 每步 1 个 UNet 样本（不用无分类器引导：guidance_scale ≤ 1，SDXL-Turbo 和 LCM 就这样运行）
+       *[other] 每步 { $samples } 个 UNet 样本（无分类器引导把条件与无条件潜变量放在一批）
+    }{ $origin ->
+        [set] ，按所设值计（diffusers StableDiffusionXLPipeline 默认 { $default_steps } 步 × { $default_samples } 个样本）
+       *[default] ，为 diffusers StableDiffusionXLPipeline 的默认值（用 --steps 设置步数；SDXL-Turbo 等无引导的蒸馏模型用 --guidance off）
+    }；VAE 解码和文本编码器未计入
 cav-no-flash = { $gpu } 不支持 FlashAttention-2：注意力改用 PyTorch SDPA 的 memory-efficient 内核（显存相同，速度较慢）
 cav-no-memory-bandwidth = 目录中没有 { $gpu } 可溯源的显存带宽：一步中受带宽限制的计算（归一化、激活、旋转位置编码、对 logits 的损失、优化器步）未计时，因此步时是下限——在 ModelLink 与 FlagPerf 公开的昇腾 910B 训练数据上，估计的中位数快 7%，大词表小模型最多快 88%
 cav-litgpt-strategy = LitGPT 不会按这个布局运行：在 { $gpus } 张 GPU 上，它的脚本固定使用 ZeRO-{ $zero }（多于一张卡时为 FSDP FULL_SHARD）和重计算 { $recompute }（微调且多于一张卡时每个 Block 都做检查点），与参数无关；请用 --zero { $zero } --recompute { $recompute } 估算

@@ -38,6 +38,7 @@ note-columns-dropped = 此宽度下省略的列：{ $cols }（`--wide` 显示全
 cli-err-min-replicas = min_replicas { $value }：请给 1 到 { $max }（--min-replicas 或 [serve] min_replicas）
 cli-err-peak-factor = peak_factor { $value }：请给给定负载的 1 到 100 倍，例如 1.5（--peak-factor 或 [serve] peak_factor）
 cli-err-steps-not-diffusion = --steps（或 [serve] steps）是扩散模型的去噪步数；{ $model } 不是扩散模型：请去掉它
+cli-err-guidance-not-diffusion = --guidance（或 [serve] guidance）设置扩散模型的无分类器引导；{ $model } 不是扩散模型：请去掉它
 cli-err-weights-plan = --weights `{ $value }`：可用 bf16、fp16、fp8、int8 或 int4
 cli-err-weights-estimate = --weights `{ $value }` 无效：可用 fp32、bf16、fp16、fp8、int8、int4，或每个权重的位数，例如 4.5（GGUF Q4_K）
 cli-err-top = --top { $value } 无效：显示的方案数，1–{ $max }

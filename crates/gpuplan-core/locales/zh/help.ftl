@@ -106,6 +106,7 @@ help-arg-overlap-param-gather = 参数 all-gather 与计算重叠（ZeRO-3 预�
 help-arg-paged-optimizer = bitsandbytes 分页优化器状态（PagedAdamW / PagedAdamW8bit）：CUDA 统一内存，不计入已分配峰值，显存满时换页到主机
 help-arg-peak-factor = 推理：副本必须承载的峰值负载，为 --rate/--concurrency 的倍数（默认：1.25）
 help-arg-steps = 推理扩散模型：每张图像的去噪步数（默认：流水线的默认值，SDXL 为 50）
+help-arg-guidance = 推理扩散模型：无分类器引导，on（每步 2 个 UNet 样本）或 off（1 个：guidance_scale ≤ 1，SDXL-Turbo 和 LCM 即如此）（默认：流水线的默认值，SDXL 为 on）
 help-arg-plan = 保存的 `gpuplan plan --format json` 文档
 help-arg-pp = 流水线并行阶段数（默认：1）
 help-arg-precision = amp_bf16、amp_fp16、pure_bf16、fp32、fp8（默认：amp_bf16；不支持 bf16 的芯片上为 fp16）

@@ -60,6 +60,8 @@ plan-recompute-op = 逐算子重计算{" "}
 plan-same-answer = 与方案 { $n } 相同：{ $list }
 plan-dominated-item = 方案 { $n }（相对方案 { $by }；瓶颈：{ $bottleneck }）
 plan-dominated-note = 以下方案比排在其上的某个方案更慢且更贵，仅作为次便宜的配置列出供比较，不建议选用：{ $list }
+plan-left-out-note = 未列出：{ $why }［{ $constraint }］
+cav-unpriced-spot = 无价格可计算抢占式费用，但时长按抢占式计：每小时被回收 { $per_hour } 次（{ $nodes } 个节点 × --preemption-rate），每 { $interval } 分钟保存一次检查点，时间增加 { $overhead }%（与有价格方案的抢占式一行相同）
 plan-years-note = 方案 1 需要 { $hours }：按其每节点吞吐，一年内完成至少需要约 { $need } 个节点（现为 { $nodes } 个；按线性扩展估算，是下限：通信开销随节点数增加）；请调大 --max-nodes（当前 { $max }）或减少训练 token 数
 plan-list-sep = 、
 plan-unpriced-by-time = 方案按时长排序，不论有无价格：无已知价格的方案显示“无价格”（导入价格：`gpuplan catalog import`）
@@ -188,6 +190,7 @@ bind-serve-no-fit = 没有实例能在显存内同时满足时延目标：放宽
 bind-serve-no-memory = 没有实例能在单节点的 GPU 显存中放下权重和一个请求的 KV 缓存（张量并行最多 8，限单节点）：允许量化（--weights），缩短 --input-tokens/--output-tokens，或选择单节点显存更大的实例
 billing-mix-note = { $nodes } 个节点 × 包月 { $months } 个整月（¥{ $months_cny }），其余 { $hours } 小时{ $rest }，每节点 ¥{ $price }/小时（¥{ $rest_cny }）；未假设提前退订可退款（资料未说明退款规则）
 bind-interruptions = { $what }：{ $why }
+bind-interruptions-beside = 有 { $n } 个方案因中断开销过大被拒绝，首个为 { $what }：{ $why }
 bind-stalls-beyond-bound = 每个检查点使训练停顿 { $write_s } 秒，而每 { $interval } 分钟保存一次，停顿会使任务耗时超过计算时间的 { $max } 倍：请调大 checkpoint_interval_hours（--set checkpoint_interval_hours=1）、改用异步保存（checkpoint_stall_fraction）或更快的存储
 bind-failures-beyond-bound = 全部 GPU 每天 { $per_day } 次故障（GPU 数 × failure_rate_per_gpu_hour），每次重启 { $restart } 分钟，会使任务耗时超过不中断时的 { $max } 倍或永远无法完成（按 Daly 指数故障模型的期望时间）：GPU 数相对故障率过多；请减少 GPU（--max-nodes），或在集群实测更低时调低 failure_rate_per_gpu_hour / failure_restart_minutes
 spot-beyond-bound = 未计抢占式实例：每小时 { $per_hour } 次回收（{ $nodes } 个节点 × --preemption-rate），每次重启 { $restart } 分钟，会使任务耗时超过不中断时的 { $max } 倍或永远无法完成：该节点数下抢占率过高；请改用按量或包月计费，或减少节点

@@ -701,12 +701,18 @@ fn autoscaling_severity(c: &Ctx) -> Severity {
 fn autoscaling(c: &Ctx) -> Option<Msg> {
     let (s, job) = serve_job(c)?;
     let floor = s.replicas_for_rate.max(job.min_replicas.max(1));
+    // A closed load (`--concurrency` alone) is sized in requests held, not in a rate (review r7
+    // #8: "needs 1 (at 0.96 req/s each)" for `--concurrency 1`).
+    let load = match (job.rate_rps, job.concurrency) {
+        (Some(_), _) => "rate",
+        (None, Some(_)) => "closed",
+        (None, None) => "no",
+    };
     Some(
         Msg::new("adv-autoscaling")
-            .arg(
-                "load",
-                yes(job.rate_rps.is_some() || job.concurrency.is_some()),
-            )
+            .arg("load", load)
+            .arg("concurrency", job.concurrency.unwrap_or(0))
+            .arg("slots", s.batch_per_replica)
             .arg("kv", yes(super::serve::has_kv_cache(&c.req.model)))
             .arg("needed", s.replicas_for_rate)
             .arg("rps", f2(s.requests_per_second_per_replica))

@@ -175,6 +175,24 @@ pub struct ServeJob {
     /// data/models.toml `[model.opaque.denoising]`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub steps: Option<u64>,
+    /// Classifier-free guidance of a diffusion model (default: the pipeline's, on for SDXL):
+    /// `off` runs one network sample per step, as SDXL-Turbo (guidance_scale 0.0) and LCM UNets
+    /// (`time_cond_proj_dim` set) do — diffusers' `do_classifier_free_guidance` is
+    /// `guidance_scale > 1 and unet.config.time_cond_proj_dim is None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guidance: Option<Guidance>,
+}
+
+/// Classifier-free guidance of a diffusion model's sampling loop (`--guidance`, `[serve]
+/// guidance`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Guidance {
+    /// The conditional and unconditional latents batched: 2 network samples per step.
+    On,
+    /// guidance_scale ≤ 1 (or a distilled UNet): 1 network sample per step.
+    Off,
 }
 
 /// Default fewest serving replicas (availability).
@@ -199,6 +217,7 @@ impl Default for ServeJob {
             min_replicas: DEFAULT_MIN_REPLICAS,
             peak_factor: DEFAULT_PEAK_FACTOR,
             steps: None,
+            guidance: None,
         }
     }
 }

@@ -53,6 +53,14 @@ pub fn spot_overhead(delta_s: f64, tau_s: f64, rate_per_s: f64, restart_s: f64) 
 /// Past this extra share the interruption overhead is not printed as a number: the job would
 /// take more than 11× its uninterrupted hours (or never finish), and the plan names the cause
 /// (too many GPUs for the failure rate, or spot's preemption rate) instead.
+///
+/// POLICY, not sourced and not fitted (review r7 #12): no paper or provider states a bound. The
+/// rationale: past 10× extra the expected time is dominated by the tail of e^{λ(τ+δ)} (Daly's
+/// model is an average over retries of whole segments, and its spread grows with the same
+/// exponential), so the printed figure stops being a plan anyone would run; at that point fewer
+/// nodes, on-demand billing or a faster checkpoint is the plan to make, and the refusal says so.
+/// The same bound refuses checkpoint stalls past 10× the compute (`stalls_beyond_bound`).
+/// docs/methodology.md §Constants lists it with the other policy constants.
 pub const MAX_INTERRUPTION_OVERHEAD: f64 = 10.0;
 
 /// Daly (2006) exact model under exponential failures: one segment of τ s of work and a δ s
@@ -130,7 +138,7 @@ pub struct Checkpointing {
 pub struct FailurePlan {
     /// Interruptions per day of the whole job: GPUs × `failure_rate_per_gpu_hour` × 24.
     pub per_day: f64,
-    /// The interval the job checkpoints at: Young/Daly's, at most the configured one.
+    /// The interval the job checkpoints at: Daly's exact optimum, at most the configured one.
     pub checkpoint_interval_s: f64,
     /// Extra time as a share of the uninterrupted hours.
     pub overhead_fraction: f64,
@@ -364,83 +372,11 @@ pub fn costs_at(
             mix: None,
         });
     }
-    if let Some((p, months)) = prices.monthly.clone().zip(subscription(prices, hours)) {
-        let note = od.as_ref().map(|o| {
-            let be = p.cny / o.cny;
-            format!(
-                "break-even at {be:.0} h of use per month ({:.0}% of a month): below that, on-demand is cheaper; this job uses {:.0} h{}",
-                be / HOURS_PER_MONTH * 100.0,
-                hours.min(HOURS_PER_MONTH),
-                if c.reuse_hours_per_month > 0.0 { format!(" + {:.0} h/month of expected reuse", c.reuse_hours_per_month) } else { String::new() }
-            )
-        });
-        let note_zh = od.as_ref().map(|o| {
-            let be = p.cny / o.cny;
-            format!(
-                "每月使用超过 {be:.0} 小时（{:.0}% 的时间）包月才划算；本任务使用 {:.0} 小时",
-                be / HOURS_PER_MONTH * 100.0,
-                hours.min(HOURS_PER_MONTH)
-            )
-        });
-        let (mut note, mut note_zh) = (note, note_zh);
-        if let Some(t) = consecutive_clause(prices, months) {
-            note = Some(note.map_or(t.en.clone(), |x| format!("{x}; {}", t.en)));
-            note_zh = Some(note_zh.map_or(t.zh.clone(), |x| format!("{x}；{}", t.zh)));
-        }
-        out.push(BillingCost {
-            billing: Billing::Monthly,
-            cny: p.cny * months as f64 * n,
-            hours,
-            price: p,
-            note,
-            note_zh,
-            months: Some(months),
-            mix: None,
-        });
-    }
-    let mut spot_plan = None;
-    let spot = checkpoint.map(|ck| (ck, spot_overhead_of(&ck, nodes, c)));
-    // Past the bound spot has no row (no number): `spot_beyond_bound` names the cause.
-    let spot = spot.filter(|(_, (_, ovh))| *ovh <= MAX_INTERRUPTION_OVERHEAD);
-    if let (Some(sp), Some((ck, (tau, ovh)))) = (prices.spot.clone(), spot) {
-        let (delta, preempt) = (ck.write_s(), c.preemption_rate * n / 3600.0);
-        let exp_hours = base_hours * (1.0 + ovh);
-        let sp_plan = SpotPlan {
-            price: sp.clone(),
-            cluster_rate_per_hour: preempt * 3600.0,
-            checkpoint_write_s: delta,
-            checkpoint_interval_s: tau,
-            overhead_fraction: ovh,
-            expected_preemptions: preempt * 3600.0 * exp_hours,
-            expected_hours: exp_hours,
-            expected_cny: exp_hours * sp.cny * n,
-        };
-        out.push(BillingCost {
-            billing: Billing::Spot,
-            cny: sp_plan.expected_cny,
-            hours: exp_hours,
-            price: sp,
-            note: Some(format!(
-                "expected {:.1} preemptions (rate {:.3}/node-hour); checkpoint every {:.0} min ({:.0} s to write); +{:.1}% time",
-                sp_plan.expected_preemptions,
-                c.preemption_rate,
-                tau / 60.0,
-                delta,
-                ovh * 100.0
-            )),
-            note_zh: Some(format!(
-                "预计被回收 {:.1} 次（每节点每小时 {:.3} 次）；每 {:.0} 分钟保存检查点（写入 {:.0} 秒）；时间增加 {:.1}%",
-                sp_plan.expected_preemptions,
-                c.preemption_rate,
-                tau / 60.0,
-                delta,
-                ovh * 100.0
-            )),
-            months: None,
-            mix: None,
-        });
-        spot_plan = Some(sp_plan);
-    }
+    out.extend(monthly_row(prices, n, hours, c));
+    let spot_plan = spot_row(prices, nodes, base_hours, c, checkpoint).map(|(row, plan)| {
+        out.push(row);
+        plan
+    });
     let spot_rest = spot_plan
         .as_ref()
         .filter(|_| c.interruptible)
@@ -450,6 +386,105 @@ pub fn costs_at(
     }
     let chosen = choose(&out, od.as_ref(), nodes, c);
     (out, chosen, spot_plan)
+}
+
+/// The pure subscription's row of [`costs_at`] for `n` nodes over `hours`: the months the
+/// provider's API accepts, with the break-even note against on-demand (both languages) and the
+/// consecutive periods it is bought as.
+fn monthly_row(
+    prices: &InstancePrices,
+    n: f64,
+    hours: f64,
+    c: &Constraints,
+) -> Option<BillingCost> {
+    let (p, months) = prices.monthly.clone().zip(subscription(prices, hours))?;
+    let od = &prices.od;
+    let note = od.as_ref().map(|o| {
+        let be = p.cny / o.cny;
+        format!(
+            "break-even at {be:.0} h of use per month ({:.0}% of a month): below that, on-demand is cheaper; this job uses {:.0} h{}",
+            be / HOURS_PER_MONTH * 100.0,
+            hours.min(HOURS_PER_MONTH),
+            if c.reuse_hours_per_month > 0.0 { format!(" + {:.0} h/month of expected reuse", c.reuse_hours_per_month) } else { String::new() }
+        )
+    });
+    let note_zh = od.as_ref().map(|o| {
+        let be = p.cny / o.cny;
+        format!(
+            "每月使用超过 {be:.0} 小时（{:.0}% 的时间）包月才划算；本任务使用 {:.0} 小时",
+            be / HOURS_PER_MONTH * 100.0,
+            hours.min(HOURS_PER_MONTH)
+        )
+    });
+    let (mut note, mut note_zh) = (note, note_zh);
+    if let Some(t) = consecutive_clause(prices, months) {
+        note = Some(note.map_or(t.en.clone(), |x| format!("{x}; {}", t.en)));
+        note_zh = Some(note_zh.map_or(t.zh.clone(), |x| format!("{x}；{}", t.zh)));
+    }
+    Some(BillingCost {
+        billing: Billing::Monthly,
+        cny: p.cny * months as f64 * n,
+        hours,
+        price: p,
+        note,
+        note_zh,
+        months: Some(months),
+        mix: None,
+    })
+}
+
+/// Spot's row of [`costs_at`] and its plan, where spot is priced and `checkpoint` given: the
+/// uninterrupted `base_hours` stretched by spot's interruptions (its preemptions and the job's
+/// failures). None past [`MAX_INTERRUPTION_OVERHEAD`] (no number: `spot_beyond_bound` names
+/// the cause).
+fn spot_row(
+    prices: &InstancePrices,
+    nodes: u64,
+    base_hours: f64,
+    c: &Constraints,
+    checkpoint: Option<Checkpointing>,
+) -> Option<(BillingCost, SpotPlan)> {
+    let n = nodes as f64;
+    let spot = checkpoint.map(|ck| (ck, spot_overhead_of(&ck, nodes, c)));
+    let spot = spot.filter(|(_, (_, ovh))| *ovh <= MAX_INTERRUPTION_OVERHEAD);
+    let (sp, (ck, (tau, ovh))) = prices.spot.clone().zip(spot)?;
+    let (delta, preempt) = (ck.write_s(), c.preemption_rate * n / 3600.0);
+    let exp_hours = base_hours * (1.0 + ovh);
+    let sp_plan = SpotPlan {
+        price: sp.clone(),
+        cluster_rate_per_hour: preempt * 3600.0,
+        checkpoint_write_s: delta,
+        checkpoint_interval_s: tau,
+        overhead_fraction: ovh,
+        expected_preemptions: preempt * 3600.0 * exp_hours,
+        expected_hours: exp_hours,
+        expected_cny: exp_hours * sp.cny * n,
+    };
+    let row = BillingCost {
+        billing: Billing::Spot,
+        cny: sp_plan.expected_cny,
+        hours: exp_hours,
+        price: sp,
+        note: Some(format!(
+            "expected {:.1} preemptions (rate {:.3}/node-hour); checkpoint every {:.0} min ({:.0} s to write); +{:.1}% time",
+            sp_plan.expected_preemptions,
+            c.preemption_rate,
+            tau / 60.0,
+            delta,
+            ovh * 100.0
+        )),
+        note_zh: Some(format!(
+            "预计被回收 {:.1} 次（每节点每小时 {:.3} 次）；每 {:.0} 分钟保存检查点（写入 {:.0} 秒）；时间增加 {:.1}%",
+            sp_plan.expected_preemptions,
+            c.preemption_rate,
+            tau / 60.0,
+            delta,
+            ovh * 100.0
+        )),
+        months: None,
+        mix: None,
+    };
+    Some((row, sp_plan))
 }
 
 /// Months of a pure subscription per node: the shortest period the provider's API accepts
@@ -484,7 +519,7 @@ fn consecutive_clause(prices: &InstancePrices, months: u64) -> Option<crate::i18
 }
 
 /// Spot's (τ, overhead) for `nodes` nodes under the constraints' preemption rate and restart.
-fn spot_overhead_of(ck: &Checkpointing, nodes: u64, c: &Constraints) -> (f64, f64) {
+pub fn spot_overhead_of(ck: &Checkpointing, nodes: u64, c: &Constraints) -> (f64, f64) {
     let preempt = c.preemption_rate * nodes as f64 / 3600.0;
     spot_interruptions(ck, preempt, c.restart_minutes * 60.0)
 }

@@ -91,18 +91,72 @@ fn closed_load(job: &ServeJob) -> Option<f64> {
 
 /// Requests per second one replica at its batch carries within the targets. Open load (`--rate`):
 /// the highest Poisson rate whose loaded TPOT and TTFT meet them ([`Replica::max_rate`]). Closed
-/// load (`--concurrency`): the batch is the requests each replica holds, so the rate is the one
-/// its full slots complete (Little's law, [`Replica::closed`]), 0 when their TPOT or TTFT misses.
+/// load (`--concurrency`): the rate its requests in flight complete (Little's law,
+/// [`Replica::closed`]), with the targets checked at the load that really runs — the peak
+/// concurrency over the replicas these slots need ([`closed_in_flight`]), not the full slots
+/// (review r7 #8) —; 0 when their TPOT or TTFT misses.
 fn replica_rate(job: &ServeJob, r: &Replica) -> f64 {
-    if closed_load(job).is_none() {
+    let Some(k) = closed_load(job) else {
         return r.max_rate(job.tpot_s, job.ttft_s);
-    }
-    r.closed(r.batch as f64, r.batch, r.capacity())
+    };
+    r.closed(closed_in_flight(job, k, r.batch), r.batch, r.capacity())
         .filter(|l| {
             job.tpot_s.is_none_or(|t| l.time_per_token.0 <= t)
                 && job.ttft_s.is_none_or(|t| l.ttft.0 <= t)
         })
         .map_or(0.0, |l| l.rate_rps)
+}
+
+/// Replicas a closed load of `concurrency` (before the peak factor) needs at `slots` each: the
+/// peak concurrency over the slots, at least `--min-replicas` ([`replica_counts`]' rule).
+fn closed_replicas(job: &ServeJob, concurrency: f64, slots: u64) -> u64 {
+    let need = (concurrency * job.peak_factor / slots.max(1) as f64).ceil();
+    (need.clamp(1.0, u32::MAX as f64) as u64).max(job.min_replicas.max(1))
+}
+
+/// Requests each replica holds under a closed load: the peak concurrency C·peak over the R
+/// replicas `slots` need, min(C·peak/R, slots) — at most the slots, since R ≥ C·peak/slots.
+fn closed_in_flight(job: &ServeJob, concurrency: f64, slots: u64) -> f64 {
+    let r = closed_replicas(job, concurrency, slots) as f64;
+    (concurrency * job.peak_factor / r).min(slots.max(1) as f64)
+}
+
+/// The batch a closed load runs when each replica may hold up to `slots`: ⌈C·peak/R⌉ — fewer
+/// slots than that give more replicas, more give nothing (no more requests exist).
+fn closed_running(job: &ServeJob, concurrency: f64, slots: u64) -> u64 {
+    let n = closed_in_flight(job, concurrency, slots).ceil() as u64;
+    n.clamp(1, slots.max(1))
+}
+
+/// The decode batch of a closed load (review r7 #8; until then the batch with the most requests
+/// per second at full slots, which `--concurrency 1 --tpot 0.02` set at 7 slots while 0.6
+/// requests per replica ran). Each replica runs n(b) = [`closed_running`] of b allowed slots;
+/// n(b) and the requests in flight never fall as b grows (fewer replicas), so whether the targets
+/// hold is a prefix of 1..=cap: bisect for its largest b (at most ⌈C·peak / --min-replicas⌉,
+/// past which nothing changes), then the replica runs n(b) — the fewest replicas, each sized at
+/// the batch it runs. None when even one request per replica misses the targets.
+fn closed_batch(
+    job: &ServeJob,
+    concurrency: f64,
+    cap: u64,
+    try_batch: &mut impl FnMut(u64) -> Result<Option<Sized>, CoreError>,
+) -> Result<Option<Sized>, CoreError> {
+    let most = (concurrency * job.peak_factor / job.min_replicas.max(1) as f64).ceil();
+    let hi_bound = cap.min(most.clamp(1.0, u32::MAX as f64) as u64).max(1);
+    let mut at = |b: u64| try_batch(closed_running(job, concurrency, b));
+    // `best` is always the result at `lo`, the largest batch known to hold the targets.
+    let Some(mut best) = at(1)? else {
+        return Ok(None);
+    };
+    let (mut lo, mut hi) = (1, hi_bound);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        match at(mid)? {
+            Some(s) => (lo, best) = (mid, s),
+            None => hi = mid - 1,
+        }
+    }
+    Ok(Some(best))
 }
 
 /// A closed load of `concurrency` requests over `replicas`: each replica holds C/R of them,
@@ -211,7 +265,10 @@ fn size_decoder(
             setup: Some(s),
         }))
     };
-    best_batch(cap, &mut try_batch)
+    match closed_load(job) {
+        Some(k) => closed_batch(job, k, cap, &mut try_batch),
+        None => best_batch(cap, &mut try_batch),
+    }
 }
 
 /// The batch whose replica takes the most requests per second within the targets: the peak of
@@ -329,12 +386,34 @@ fn size_encoder(
 }
 
 /// Network samples one request runs: 1 for a model answered by one forward pass; for a diffusion
-/// model, steps (`--steps`, else the pipeline's default) × samples per step (2 under
-/// classifier-free guidance).
+/// model, steps (`--steps`, else the pipeline's default) × samples per step ([`step_samples`]).
 pub fn samples_per_request(o: &crate::model::OpaqueSpec, job: &ServeJob) -> f64 {
     o.denoising.map_or(1.0, |d| {
-        (job.steps.unwrap_or(d.default_steps) * d.samples_per_step) as f64
+        (job.steps.unwrap_or(d.default_steps) * step_samples(&d, job)) as f64
     })
+}
+
+/// Network samples per denoising step: 2 under classifier-free guidance (the conditional and
+/// unconditional latents batched), 1 without (`--guidance off`); the pipeline's by default.
+pub fn step_samples(d: &crate::model::Denoising, job: &ServeJob) -> u64 {
+    match job.guidance {
+        Some(super::Guidance::On) => 2,
+        Some(super::Guidance::Off) => 1,
+        None => d.samples_per_step,
+    }
+}
+
+/// What one image costs in network samples, and whether the steps and guidance are the
+/// pipeline's defaults or the user's (review r7 #9: `--steps 1` read "1 denoising steps …
+/// StableDiffusionXLPipeline defaults").
+fn denoising_caveat(d: &crate::model::Denoising, job: &ServeJob) -> crate::i18n::Msg {
+    let set = job.steps.is_some() || job.guidance.is_some();
+    crate::i18n::Msg::new("cav-serve-denoising")
+        .arg("steps", job.steps.unwrap_or(d.default_steps))
+        .arg("samples", step_samples(d, job))
+        .arg("origin", if set { "set" } else { "default" })
+        .arg("default_steps", d.default_steps)
+        .arg("default_samples", d.samples_per_step)
 }
 
 pub fn search(
@@ -344,232 +423,388 @@ pub fn search(
     cat: &Catalog,
     rejected: &mut Vec<Binding>,
 ) -> Result<(Vec<Plan>, u64), CoreError> {
-    let c = &req.constraints;
-    let decoder = req
-        .model
-        .transformer()
-        .is_some_and(|t| t.structure != Structure::EncoderOnly);
-    let heads = req.model.transformer().map(|t| t.heads).unwrap_or(1);
     let mut plans = Vec::new();
     let mut evaluated = 0u64;
-    let mut over_budget: Option<(String, f64)> = None;
-    // The fewest nodes a fleet over --max-nodes needed (the type, its nodes).
-    let mut over_nodes: Option<(String, u64)> = None;
-    for (inst, gpu) in cands {
-        let per_node = inst.gpu_count.round() as u64;
+    let mut misses = ServeMisses::default();
+    for &(inst, gpu) in cands {
         for fmt in formats(job, gpu, &req.model) {
-            let tps: Vec<u64> = if decoder {
-                [1, 2, 4, 8]
-                    .into_iter()
-                    .filter(|tp| *tp <= per_node && heads.is_multiple_of(*tp))
-                    .collect()
-            } else {
-                vec![1]
-            };
-            // The smallest TP that fits is usually the cheapest; keep the best per format.
-            let mut chosen: Option<Sized> = None;
-            for tp in tps {
-                let sized = if decoder {
-                    size_decoder(req, job, gpu, fmt, tp, &mut evaluated).unwrap_or_default()
-                } else {
-                    size_encoder(req, job, gpu, fmt, &mut evaluated).map(|(b, rps, t, w)| Sized {
-                        weights: fmt,
-                        tp: 1,
-                        batch: b,
-                        rps,
-                        memory: crate::infer::ServingMemory {
-                            engine: job.engine,
-                            rule: crate::i18n::Msg::new("serve-rule-encoder").into(),
-                            block_tokens: 0,
-                            profile_tokens: 0,
-                            weights: w,
-                            activation_peak: Bytes(0.0),
-                            non_torch: Bytes::from_gib(req.tunables.cuda_context_gib),
-                            cudagraph: Bytes(0.0),
-                            budget: gpu.visible_memory().unwrap_or(Bytes(0.0))
-                                * job.gpu_memory_utilization,
-                            kv_pool: Bytes(0.0),
-                            kv_shortfall: Bytes(0.0),
-                            kv_per_token: crate::infer::KvPerToken {
-                                total: Bytes(0.0),
-                                per_device: Bytes(0.0),
-                                heads_per_device: 0,
-                            },
-                            blocks: 0,
-                            kv_tokens: 0,
-                            max_model_len: job.input_tokens,
-                            max_concurrency_at_max_len: b as f64,
-                            max_concurrent_requests: b,
-                            max_context_at_batch: job.input_tokens,
-                            fits: true,
-                            problem: None,
-                        },
-                        latency: crate::infer::Latency {
-                            ttft: t,
-                            batch_prefill: t,
-                            time_per_token: t,
-                            decode_tokens_per_second: rps,
-                            decode_bandwidth_bound: false,
-                            ridge_batch: 0.0,
-                            peak: gpu.peak_half().unwrap_or_default(),
-                        },
-                        replica: None,
-                        setup: None,
-                    })
-                };
-                let Some(s) = sized else { continue };
-                // Compare per GPU.
-                if chosen
-                    .as_ref()
-                    .is_none_or(|b| s.rps / s.tp as f64 > b.rps / b.tp as f64)
-                {
-                    chosen = Some(s);
-                }
-            }
-            let Some(s) = chosen else { continue };
-            let (replicas_for_rate, replicas) = replica_counts(job, s.rps, s.batch);
-            let replicas_per_node = (per_node / s.tp).max(1);
-            let nodes = replicas.div_ceil(replicas_per_node);
-            // A fleet of replicas is bounded by --max-nodes like a training cluster.
-            if nodes > c.max_nodes.max(1) {
-                if over_nodes.as_ref().is_none_or(|(_, n)| nodes < *n) {
-                    over_nodes = Some((inst.id.clone(), nodes));
-                }
-                continue;
-            }
-            let shared_gpu = std::sync::Arc::new((*gpu).clone());
-            let Ok((cluster, assumed)) = instance_cluster(inst, &shared_gpu, nodes) else {
+            let Some(s) = size_format(req, job, (inst, gpu), fmt, &mut evaluated) else {
                 continue;
             };
-            let (costs_v, chosen_cost, _) =
-                costs(cat, inst, nodes, HOURS_PER_MONTH, c, &req.tunables, None);
-            // Open load: at the peak rate over the replicas; closed: at the peak concurrency.
-            let (load, served_rps) = match closed_load(job) {
-                Some(c) => {
-                    let at = |k: f64| closed_replica_load(req, gpu, &s, replicas, k);
-                    let served = at(c).map(|l| l.rate_rps * replicas as f64);
-                    (at(c * job.peak_factor), served)
-                }
-                None => {
-                    let load = s
-                        .replica
-                        .and_then(|r| r.at(load_rate(job, s.rps, replicas)));
-                    (load, job.rate_rps)
-                }
-            };
-            let served_rps = served_rps.unwrap_or(s.rps * replicas as f64);
-            let tokens_per_month = served_rps
-                * (job.input_tokens + job.output_tokens) as f64
-                * HOURS_PER_MONTH
-                * 3600.0;
-            // Per million tokens only where requests are answered in generated tokens: an image
-            // model or an encoder (one forward pass per request) is priced per request alone.
-            // A speech model is priced per hour of audio transcribed (each request one window),
-            // not per token: its tokens are the transcript's, not what the buyer sends.
-            let asr = req.model.transformer().and_then(crate::infer::asr_request);
-            let per_m = chosen_cost
-                .as_ref()
-                .filter(|_| has_kv_cache(&req.model) && asr.is_none())
-                .map(|x| x.cny / tokens_per_month * 1e6);
-            let per_audio_h = chosen_cost
-                .as_ref()
-                .zip(asr)
-                .map(|(x, a)| x.cny / (served_rps * a.audio_seconds * HOURS_PER_MONTH));
-            let per_k_req = chosen_cost
-                .as_ref()
-                .map(|x| x.cny / (served_rps * HOURS_PER_MONTH * 3600.0) * 1e3);
-            if c.budget_cny.is_some() && chosen_cost.is_none() {
+            let Some(fleet) = fleet(req, job, (inst, gpu), &s, &mut misses) else {
                 continue;
-            }
-            if let (Some(b), Some(ch)) = (c.budget_cny, &chosen_cost) {
-                if ch.cny > b {
-                    if over_budget.as_ref().is_none_or(|(_, x)| ch.cny < *x) {
-                        over_budget = Some((format!("{nodes} × {}", inst.id), ch.cny));
-                    }
-                    continue;
-                }
-            }
-            let network_assumed = assumed.as_ref().map(|t| t.en.clone());
-            let mut caveats: Vec<crate::i18n::Text> = assumed.into_iter().collect();
-            if let Architecture::Opaque(o) = &req.model.architecture {
-                if let Some(d) = o.denoising {
-                    caveats.push(
-                        crate::i18n::Msg::new("cav-serve-denoising")
-                            .arg("steps", job.steps.unwrap_or(d.default_steps))
-                            .arg("samples", d.samples_per_step)
-                            .into(),
-                    );
-                }
-            }
-            // 16-bit weights on a chip without bf16 (T4, V100) are fp16: say so.
-            if s.weights == WeightFormat::Fp16 && !gpu.supports(ComputeDtype::Bf16) {
-                let id = if has_kv_cache(&req.model) {
-                    "cav-serve-no-bf16"
-                } else {
-                    "cav-serve-no-bf16-no-kv"
-                };
-                caveats.push(crate::i18n::Msg::new(id).arg("gpu", gpu.id.as_str()).into());
-            }
-            plans.push(Plan {
-                instance: (*inst).clone(),
-                gpu: cluster.gpu.clone(),
-                usable_memory_gib: gpu.visible_memory().map(|b| b.gib()),
-                nodes,
-                total_gpus: cluster.total_gpus() as f64,
-                cluster,
-                network_assumed,
-                train: None,
-                serve: Some(ServeDetail {
-                    weights: s.weights,
-                    weights_native: crate::infer::native_format(&req.model) == Some(s.weights),
-                    tp: s.tp,
-                    replicas,
-                    batch_per_replica: s.batch,
-                    memory: s.memory,
-                    latency: s.latency,
-                    requests_per_second_per_replica: s.rps,
-                    load,
-                    replicas_for_rate,
-                    cost_per_million_tokens: per_m,
-                    cost_per_1k_requests: per_k_req,
-                    asr,
-                    cost_per_audio_hour: per_audio_h,
-                }),
-                hours: HOURS_PER_MONTH,
-                costs: costs_v,
-                chosen: chosen_cost,
-                caveats,
-                advice: Vec::new(),
-                also: Vec::new(),
-            });
+            };
+            plans.extend(fleet_plan(
+                req,
+                job,
+                (inst, gpu),
+                cat,
+                s,
+                fleet,
+                &mut misses,
+            ));
         }
     }
     if plans.is_empty() {
-        match over_budget {
-            Some((what, x)) => rejected.push(Binding::msg(
+        rejected.push(misses.explain(req, job, cands));
+    }
+    Ok((plans, evaluated))
+}
+
+/// Whether the model decodes tokens (a decoder or an encoder-decoder), sized per TP degree.
+fn is_decoder(m: &crate::model::ModelSpec) -> bool {
+    m.transformer()
+        .is_some_and(|t| t.structure != Structure::EncoderOnly)
+}
+
+/// The best replica of one weight format on one instance type: per TP degree that fits a node
+/// and divides the heads (decoders; 1 otherwise), the most requests per second per GPU.
+fn size_format(
+    req: &PlanRequest,
+    job: &ServeJob,
+    (inst, gpu): (&Instance, &GpuSpec),
+    fmt: WeightFormat,
+    evaluated: &mut u64,
+) -> Option<Sized> {
+    let decoder = is_decoder(&req.model);
+    let heads = req.model.transformer().map(|t| t.heads).unwrap_or(1);
+    let per_node = inst.gpu_count.round() as u64;
+    let tps: Vec<u64> = if decoder {
+        [1, 2, 4, 8]
+            .into_iter()
+            .filter(|tp| *tp <= per_node && heads.is_multiple_of(*tp))
+            .collect()
+    } else {
+        vec![1]
+    };
+    // The smallest TP that fits is usually the cheapest; keep the best per format.
+    let mut chosen: Option<Sized> = None;
+    for tp in tps {
+        let sized = if decoder {
+            size_decoder(req, job, gpu, fmt, tp, evaluated).unwrap_or_default()
+        } else {
+            size_encoder(req, job, gpu, fmt, evaluated)
+                .map(|x| encoder_sized(req, job, gpu, fmt, x))
+        };
+        let Some(s) = sized else { continue };
+        // Compare per GPU.
+        if chosen
+            .as_ref()
+            .is_none_or(|b| s.rps / s.tp as f64 > b.rps / b.tp as f64)
+        {
+            chosen = Some(s);
+        }
+    }
+    chosen
+}
+
+/// An encoder's or opaque model's replica ([`size_encoder`]'s batch, rate, time and weight
+/// bytes) in the decoders' terms: no KV cache, the batch's time as every latency.
+fn encoder_sized(
+    req: &PlanRequest,
+    job: &ServeJob,
+    gpu: &GpuSpec,
+    fmt: WeightFormat,
+    (b, rps, t, w): (u64, f64, Seconds, Bytes),
+) -> Sized {
+    Sized {
+        weights: fmt,
+        tp: 1,
+        batch: b,
+        rps,
+        memory: crate::infer::ServingMemory {
+            engine: job.engine,
+            rule: crate::i18n::Msg::new("serve-rule-encoder").into(),
+            block_tokens: 0,
+            profile_tokens: 0,
+            weights: w,
+            activation_peak: Bytes(0.0),
+            non_torch: Bytes::from_gib(req.tunables.cuda_context_gib),
+            cudagraph: Bytes(0.0),
+            budget: gpu.visible_memory().unwrap_or(Bytes(0.0)) * job.gpu_memory_utilization,
+            kv_pool: Bytes(0.0),
+            kv_shortfall: Bytes(0.0),
+            kv_per_token: crate::infer::KvPerToken {
+                total: Bytes(0.0),
+                per_device: Bytes(0.0),
+                heads_per_device: 0,
+            },
+            blocks: 0,
+            kv_tokens: 0,
+            max_model_len: job.input_tokens,
+            max_concurrency_at_max_len: b as f64,
+            max_concurrent_requests: b,
+            max_context_at_batch: job.input_tokens,
+            fits: true,
+            problem: None,
+        },
+        latency: crate::infer::Latency {
+            ttft: t,
+            batch_prefill: t,
+            time_per_token: t,
+            decode_tokens_per_second: rps,
+            decode_bandwidth_bound: false,
+            ridge_batch: 0.0,
+            peak: gpu.peak_half().unwrap_or_default(),
+        },
+        replica: None,
+        setup: None,
+    }
+}
+
+/// What kept a serving search's fleets out, for the refusal when none is left: the cheapest
+/// over the budget, and the fewest nodes a fleet over `--max-nodes` needed (the type, its nodes).
+#[derive(Default)]
+struct ServeMisses {
+    over_budget: Option<(String, f64)>,
+    over_nodes: Option<(String, u64)>,
+}
+
+impl ServeMisses {
+    /// Why no serving plan: the cheapest fleet over the budget, else the smallest over
+    /// `--max-nodes`, else no configuration fitted ([`no_fit`]).
+    fn explain(
+        self,
+        req: &PlanRequest,
+        job: &ServeJob,
+        cands: &[(&Instance, &GpuSpec)],
+    ) -> Binding {
+        let c = &req.constraints;
+        if let Some((what, x)) = self.over_budget {
+            return Binding::msg(
                 "budget",
                 crate::i18n::Msg::new("bind-serve-over-budget")
                     .arg("what", what.as_str())
                     .arg("x", format!("{x:.0}"))
                     .arg("b", format!("{:.0}", c.budget_cny.unwrap_or(0.0)))
                     .arg("over", format!("{:.0}", x - c.budget_cny.unwrap_or(0.0))),
-            )),
-            None => match over_nodes {
-                Some((what, n)) => rejected.push(Binding::msg(
-                    "max_nodes",
-                    crate::i18n::Msg::new("bind-serve-over-max-nodes")
-                        .arg("what", what.as_str())
-                        .arg("n", n)
-                        .arg("max", c.max_nodes),
-                )),
-                None => {
-                    let no_target = decoder && job.ttft_s.is_none() && job.tpot_s.is_none();
-                    rejected.push(no_fit(cands, no_target));
-                }
-            },
+            );
+        }
+        if let Some((what, n)) = self.over_nodes {
+            return Binding::msg(
+                "max_nodes",
+                crate::i18n::Msg::new("bind-serve-over-max-nodes")
+                    .arg("what", what.as_str())
+                    .arg("n", n)
+                    .arg("max", c.max_nodes),
+            );
+        }
+        let no_target = is_decoder(&req.model) && job.ttft_s.is_none() && job.tpot_s.is_none();
+        no_fit(cands, no_target)
+    }
+}
+
+/// The replicas a sized replica needs and the instances that hold them.
+struct Fleet {
+    replicas_for_rate: u64,
+    replicas: u64,
+    nodes: u64,
+    cluster: crate::hardware::ClusterSpec,
+    assumed: Option<crate::i18n::Text>,
+}
+
+/// The fleet for replica `s`: the replicas for the load and the plan ([`replica_counts`]), the
+/// instances that hold them — bounded by `--max-nodes` like a training cluster (a fleet over it
+/// is noted in `misses`) — and their cluster.
+fn fleet(
+    req: &PlanRequest,
+    job: &ServeJob,
+    (inst, gpu): (&Instance, &GpuSpec),
+    s: &Sized,
+    misses: &mut ServeMisses,
+) -> Option<Fleet> {
+    let per_node = inst.gpu_count.round() as u64;
+    let (replicas_for_rate, replicas) = replica_counts(job, s.rps, s.batch);
+    let replicas_per_node = (per_node / s.tp).max(1);
+    let nodes = replicas.div_ceil(replicas_per_node);
+    if nodes > req.constraints.max_nodes.max(1) {
+        if misses.over_nodes.as_ref().is_none_or(|(_, n)| nodes < *n) {
+            misses.over_nodes = Some((inst.id.clone(), nodes));
+        }
+        return None;
+    }
+    let shared_gpu = std::sync::Arc::new(gpu.clone());
+    let (cluster, assumed) = instance_cluster(inst, &shared_gpu, nodes).ok()?;
+    Some(Fleet {
+        replicas_for_rate,
+        replicas,
+        nodes,
+        cluster,
+        assumed,
+    })
+}
+
+/// The plan of a fleet, priced per month, or None over the budget (noted in `misses`) or
+/// without a price to check it against.
+fn fleet_plan(
+    req: &PlanRequest,
+    job: &ServeJob,
+    (inst, gpu): (&Instance, &GpuSpec),
+    cat: &Catalog,
+    s: Sized,
+    fleet: Fleet,
+    misses: &mut ServeMisses,
+) -> Option<Plan> {
+    let c = &req.constraints;
+    let nodes = fleet.nodes;
+    let (costs_v, chosen_cost, _) =
+        costs(cat, inst, nodes, HOURS_PER_MONTH, c, &req.tunables, None);
+    let (load, served_rps) = fleet_load(req, job, gpu, &s, fleet.replicas);
+    let unit = unit_costs(req, job, chosen_cost.as_ref(), served_rps);
+    if c.budget_cny.is_some() && chosen_cost.is_none() {
+        return None;
+    }
+    if let (Some(b), Some(ch)) = (c.budget_cny, &chosen_cost) {
+        if ch.cny > b {
+            if misses.over_budget.as_ref().is_none_or(|(_, x)| ch.cny < *x) {
+                misses.over_budget = Some((format!("{nodes} × {}", inst.id), ch.cny));
+            }
+            return None;
         }
     }
-    Ok((plans, evaluated))
+    let network_assumed = fleet.assumed.as_ref().map(|t| t.en.clone());
+    let caveats = serve_caveats(req, job, gpu, &s, fleet.assumed);
+    Some(Plan {
+        instance: inst.clone(),
+        gpu: fleet.cluster.gpu.clone(),
+        usable_memory_gib: gpu.visible_memory().map(|b| b.gib()),
+        nodes,
+        total_gpus: fleet.cluster.total_gpus() as f64,
+        cluster: fleet.cluster,
+        network_assumed,
+        train: None,
+        serve: Some(serve_detail(
+            req,
+            s,
+            (fleet.replicas, fleet.replicas_for_rate),
+            load,
+            unit,
+        )),
+        hours: HOURS_PER_MONTH,
+        costs: costs_v,
+        chosen: chosen_cost,
+        caveats,
+        advice: Vec::new(),
+        also: Vec::new(),
+    })
+}
+
+/// The load each replica carries and the requests per second the fleet serves. Open load: at
+/// the peak rate over the replicas, serving the stated rate; closed: at the peak concurrency,
+/// serving what the stated concurrency completes ([`closed_replica_load`]). The replica's rate
+/// × the replicas where neither is known.
+fn fleet_load(
+    req: &PlanRequest,
+    job: &ServeJob,
+    gpu: &GpuSpec,
+    s: &Sized,
+    replicas: u64,
+) -> (Option<ServeLoad>, f64) {
+    let (load, served_rps) = match closed_load(job) {
+        Some(c) => {
+            let at = |k: f64| closed_replica_load(req, gpu, s, replicas, k);
+            let served = at(c).map(|l| l.rate_rps * replicas as f64);
+            (at(c * job.peak_factor), served)
+        }
+        None => {
+            let load = s
+                .replica
+                .and_then(|r| r.at(load_rate(job, s.rps, replicas)));
+            (load, job.rate_rps)
+        }
+    };
+    (load, served_rps.unwrap_or(s.rps * replicas as f64))
+}
+
+/// A fleet's unit costs at the monthly price: per million tokens, per 1k requests, per hour of
+/// audio, and the speech request's shape.
+struct UnitCosts {
+    per_m: Option<f64>,
+    per_k_req: Option<f64>,
+    per_audio_h: Option<f64>,
+    asr: Option<crate::infer::AsrRequest>,
+}
+
+fn unit_costs(
+    req: &PlanRequest,
+    job: &ServeJob,
+    chosen_cost: Option<&super::BillingCost>,
+    served_rps: f64,
+) -> UnitCosts {
+    let tokens_per_month =
+        served_rps * (job.input_tokens + job.output_tokens) as f64 * HOURS_PER_MONTH * 3600.0;
+    // Per million tokens only where requests are answered in generated tokens: an image model
+    // or an encoder (one forward pass per request) is priced per request alone. A speech model
+    // is priced per hour of audio transcribed (each request one window), not per token: its
+    // tokens are the transcript's, not what the buyer sends.
+    let asr = req.model.transformer().and_then(crate::infer::asr_request);
+    let per_m = chosen_cost
+        .filter(|_| has_kv_cache(&req.model) && asr.is_none())
+        .map(|x| x.cny / tokens_per_month * 1e6);
+    let per_audio_h = chosen_cost
+        .zip(asr)
+        .map(|(x, a)| x.cny / (served_rps * a.audio_seconds * HOURS_PER_MONTH));
+    let per_k_req = chosen_cost.map(|x| x.cny / (served_rps * HOURS_PER_MONTH * 3600.0) * 1e3);
+    UnitCosts {
+        per_m,
+        per_k_req,
+        per_audio_h,
+        asr,
+    }
+}
+
+/// A serving plan's caveats: the network assumed, a diffusion model's sampling loop, and fp16
+/// weights on a chip without bf16.
+fn serve_caveats(
+    req: &PlanRequest,
+    job: &ServeJob,
+    gpu: &GpuSpec,
+    s: &Sized,
+    assumed: Option<crate::i18n::Text>,
+) -> Vec<crate::i18n::Text> {
+    let mut caveats: Vec<crate::i18n::Text> = assumed.into_iter().collect();
+    if let Architecture::Opaque(o) = &req.model.architecture {
+        if let Some(d) = o.denoising {
+            caveats.push(denoising_caveat(&d, job).into());
+        }
+    }
+    // 16-bit weights on a chip without bf16 (T4, V100) are fp16: say so.
+    if s.weights == WeightFormat::Fp16 && !gpu.supports(ComputeDtype::Bf16) {
+        let id = if has_kv_cache(&req.model) {
+            "cav-serve-no-bf16"
+        } else {
+            "cav-serve-no-bf16-no-kv"
+        };
+        caveats.push(crate::i18n::Msg::new(id).arg("gpu", gpu.id.as_str()).into());
+    }
+    caveats
+}
+
+/// The serving detail of a fleet: the replica's layout, memory and latency, the load it
+/// carries, (replicas, replicas for the stated load) and the unit costs.
+fn serve_detail(
+    req: &PlanRequest,
+    s: Sized,
+    (replicas, replicas_for_rate): (u64, u64),
+    load: Option<ServeLoad>,
+    unit: UnitCosts,
+) -> ServeDetail {
+    ServeDetail {
+        weights: s.weights,
+        weights_native: crate::infer::native_format(&req.model) == Some(s.weights),
+        tp: s.tp,
+        replicas,
+        batch_per_replica: s.batch,
+        memory: s.memory,
+        latency: s.latency,
+        requests_per_second_per_replica: s.rps,
+        load,
+        replicas_for_rate,
+        cost_per_million_tokens: unit.per_m,
+        cost_per_1k_requests: unit.per_k_req,
+        asr: unit.asr,
+        cost_per_audio_hour: unit.per_audio_h,
+    }
 }
 
 /// Why no serving plan was found when no budget was the cause. Serving latency (decode reads the
