@@ -3,9 +3,7 @@
 //! cost model, `crate::comm`), what overlap hides, and the totals (rates, MFU/HFU, bottleneck).
 //! Sources per phase are in docs/methodology.md §Training time.
 
-use super::{
-    check_parallelism, flops_per_token, params_on_device, peft_trainable_params, training_peak,
-};
+use super::{check_parallelism, flops_per_token, peft_trainable_params, training_peak};
 use crate::comm::{CollectiveUse, Group};
 use crate::compute::memo::ComputeMemo;
 use crate::compute::{ChipRates, ComputeParts};
@@ -67,8 +65,13 @@ pub struct StepTime {
 
 /// The optimizer step: every trainable parameter shard on the device read and written once
 /// (`compute::optimizer_bytes_per_param`), bandwidth-bound.
-fn optimizer_seconds(b: &ParamBreakdown, setup: &TrainingSetup, dp: u64, r: &ChipRates) -> Seconds {
-    let on_device = params_on_device(b, setup, dp);
+/// `on_device`: the most loaded device's parameters before ZeRO ([`super::params_on_device`]).
+fn optimizer_seconds(
+    b: &ParamBreakdown,
+    setup: &TrainingSetup,
+    (dp, on_device): (u64, f64),
+    r: &ChipRates,
+) -> Seconds {
     let trainable = if setup.task.is_peft() {
         peft_trainable_params(b, &setup.lora) / b.total.max(1) as f64 * on_device
     } else {
@@ -215,6 +218,9 @@ struct Ctx<'a> {
     p: Parallelism,
     /// Data-parallel size.
     dp: u64,
+    /// The most loaded device's parameters before ZeRO (over `dp`): what the optimizer step
+    /// and the DP traffic both read, computed once.
+    dev: DeviceParams,
     /// Micro-batches per step (gradient accumulation).
     m_micro: f64,
     tokens_per_micro: f64,
@@ -267,7 +273,7 @@ fn compute_phase(
                 Some(memo) => memo.get(x.b, t, x.setup, &r),
                 None => crate::compute::micro_batch_compute(x.b, t, x.setup, &r),
             };
-            let opt = optimizer_seconds(x.b, x.setup, x.dp, &r);
+            let opt = optimizer_seconds(x.b, x.setup, (x.dp, x.dev.total()), &r);
             (Seconds(parts.total() * x.m_micro) + opt, parts, opt)
         }
         None => {
@@ -850,7 +856,7 @@ fn dp_phase(x: &Ctx, compute: Seconds, collectives: &mut Vec<CollectiveUse>) -> 
         1.0
     };
     let vol = DpVolume {
-        dev: layout::most_loaded(x.b, &p, &WeightSplit::training(x.setup), x.dp),
+        dev: x.dev,
         dpc,
         train_frac,
         grad_bpp: if p.grad_reduce_fp32 { 4.0 } else { 2.0 },
@@ -1229,9 +1235,22 @@ fn step_time(
     let peak = training_peak(c, setup.precision).ok_or_else(|| {
         CoreError::invalid("gpu", &c.gpu.id, "no sourced peak FLOP/s for this chip and precision; time cannot be estimated (memory still can)")
     })?;
-    let (eff, eff_name) = crate::chip::train_efficiency(m, setup, &c.gpu, tun);
-    let b = param_breakdown_shared(m);
-    let fl = flops_per_token(m, &b, setup)?;
+    // Lean steps leave the efficiency's name empty, as their other words.
+    let (eff, eff_name) = if explain {
+        crate::chip::train_efficiency(m, setup, &c.gpu, tun)
+    } else {
+        let eff = crate::chip::train_efficiency_value(m, setup, &c.gpu, tun);
+        (eff, String::new())
+    };
+    let shared;
+    let b = match memo.and_then(|memo| memo.breakdown_of(m)) {
+        Some(b) => b,
+        None => {
+            shared = param_breakdown_shared(m);
+            &*shared
+        }
+    };
+    let fl = flops_per_token(m, b, setup)?;
     let tokens_per_micro = match m.transformer() {
         Some(_) => (setup.micro_batch * setup.seq_len) as f64,
         None => setup.micro_batch as f64,
@@ -1251,9 +1270,10 @@ fn step_time(
         tun,
         explain,
         memo,
-        b: &b,
+        b,
         p,
         dp,
+        dev: layout::most_loaded(b, &p, &WeightSplit::training(setup), dp),
         m_micro: setup.grad_accum as f64,
         tokens_per_micro,
         local_tokens: tokens_per_micro / p.cp.max(1) as f64,
