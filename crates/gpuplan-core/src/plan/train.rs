@@ -163,7 +163,7 @@ impl WriteCost {
             let paid = stall_h / compute_hours.max(1e-12);
             let ck = checkpointing(data, (w, paid), gpus, tun);
             let hours = compute_hours + stall_h + tun.startup_hours;
-            costs_at(p, nodes, hours, c, Some(ck)).1
+            super::money::costs_at_lean(p, nodes, hours, c, Some(ck)).1
         };
         // Spot only: its hours grow with the write through Daly's overhead. A subscription's
         // total is flat inside a month (a zero chord), so the others keep the average price.
@@ -178,7 +178,7 @@ impl WriteCost {
         });
         let cny_per_write_s = chord.unwrap_or_else(|| {
             let (_, chosen, _) = match prices {
-                Some(p) => costs_at(p, nodes, compute_hours, c, None),
+                Some(p) => super::money::costs_at_lean(p, nodes, compute_hours, c, None),
                 None => costs(cat, inst, nodes, compute_hours, c, tun, None),
             };
             let per_hour = chosen.map_or(0.0, |x| x.cny / x.hours.max(1e-9));
