@@ -52,7 +52,8 @@ pub use host::{
     samples_per_second,
 };
 pub use step::{
-    training_step, training_step_lean, training_step_lean_memo, training_step_validated, StepTime,
+    training_step, training_step_lean, training_step_lean_below, training_step_lean_memo,
+    training_step_validated, StepTime,
 };
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -1221,6 +1221,21 @@ fn bottleneck(st: &StepTime) -> &'static str {
         .0
 }
 
+/// [`training_step_lean_memo`] that stops where the step cannot beat `cutoff` tokens/s: where
+/// its bound tokens per step ÷ (compute + pipeline bubble), which no communication can raise
+/// (`plan::train::step_bound`, the same number), is not above `cutoff`, `Ok(Err(bound))`
+/// without the communication phases; otherwise `Ok(Ok(step))`, the same step bit for bit
+/// (tested: `cut_steps_are_the_steps_or_their_bound` in tests/search_equivalence.rs).
+pub fn training_step_lean_below(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    c: &ClusterSpec,
+    tun: &Tunables,
+    (memo, cutoff): (&ComputeMemo, f64),
+) -> Result<Result<StepTime, f64>, CoreError> {
+    step_time_below(m, setup, c, tun, (false, Some(memo)), Some(cutoff))
+}
+
 fn step_time(
     m: &ModelSpec,
     setup: &TrainingSetup,
@@ -1228,6 +1243,27 @@ fn step_time(
     tun: &Tunables,
     (explain, memo): (bool, Option<&ComputeMemo>),
 ) -> Result<StepTime, CoreError> {
+    match step_time_below(m, setup, c, tun, (explain, memo), None)? {
+        Ok(step) => Ok(step),
+        // Only a cutoff stops a step; none was given.
+        Err(bound) => Err(CoreError::invalid(
+            "step",
+            bound,
+            "a step stopped below a cutoff that was not given",
+        )),
+    }
+}
+
+/// [`step_time`], stopped after the compute and the bubble when `cutoff` is given and the
+/// bound tokens per step ÷ (compute + bubble) is not above it: `Ok(Err(bound))`.
+fn step_time_below(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    c: &ClusterSpec,
+    tun: &Tunables,
+    (explain, memo): (bool, Option<&ComputeMemo>),
+    cutoff: Option<f64>,
+) -> Result<Result<StepTime, f64>, CoreError> {
     setup.validate()?;
     crate::chip::check_support(m, setup, &c.gpu)?;
     let dp = check_parallelism(m, setup, c)?;
@@ -1283,6 +1319,14 @@ fn step_time(
     };
     let (compute, compute_parts, optimizer) = compute_phase(&x, fl.hardware, peak, eff);
     let bubble = pipeline_bubble(&x, compute, optimizer);
+    let tokens_per_step = tokens_per_micro * x.m_micro * x.dp as f64;
+    let floor = compute.0 + bubble.0;
+    if let Some(cut) = cutoff.filter(|_| floor > 0.0) {
+        let bound = tokens_per_step / floor;
+        if !(bound > cut) {
+            return Ok(Err(bound));
+        }
+    }
     let mut collectives = Vec::new();
     let (tp_total, tp_hidden) = tp_phase(&x, &compute_parts, &mut collectives);
     let cp_comm = cp_phase(&x, &compute_parts, &mut collectives);
@@ -1296,7 +1340,6 @@ fn step_time(
     push_p2p(&x, (pp, pp_hidden), ep, &mut collectives);
     let tp_comm = tp_total - tp_hidden;
     let step = compute + bubble + tp_comm + cp_comm + dp.exposed + pp_comm + ep_comm;
-    let tokens_per_step = tokens_per_micro * x.m_micro * x.dp as f64;
     let tps = tokens_per_step / step.0;
     let n = c.total_gpus() as f64;
     let mut st = StepTime {
@@ -1328,7 +1371,7 @@ fn step_time(
         bottleneck: "compute",
     };
     st.bottleneck = bottleneck(&st);
-    Ok(st)
+    Ok(Ok(st))
 }
 
 #[cfg(test)]
