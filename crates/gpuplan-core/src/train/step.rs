@@ -1323,7 +1323,8 @@ fn step_time_below(
     let floor = compute.0 + bubble.0;
     if let Some(cut) = cutoff.filter(|_| floor > 0.0) {
         let bound = tokens_per_step / floor;
-        if !(bound > cut) {
+        // Not above the cutoff (a NaN bound included, as the search's `beats` reads it).
+        if bound.partial_cmp(&cut) != Some(std::cmp::Ordering::Greater) {
             return Ok(Err(bound));
         }
     }
