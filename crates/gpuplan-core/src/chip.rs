@@ -181,6 +181,27 @@ pub fn train_efficiency(
     g: &GpuSpec,
     tun: &Tunables,
 ) -> (f64, String) {
+    let (eff, names, n) = efficiency_factors(m, s, g, tun);
+    (eff, names[..n].join(" × "))
+}
+
+/// [`train_efficiency`]'s share alone, without joining the names (the planner's lean steps).
+pub fn train_efficiency_value(
+    m: &ModelSpec,
+    s: &TrainingSetup,
+    g: &GpuSpec,
+    tun: &Tunables,
+) -> f64 {
+    efficiency_factors(m, s, g, tun).0
+}
+
+/// The share and the names of its factors (the first `n` of the array).
+fn efficiency_factors(
+    m: &ModelSpec,
+    s: &TrainingSetup,
+    g: &GpuSpec,
+    tun: &Tunables,
+) -> (f64, [&'static str; 4], usize) {
     let (base, base_name) = match WorkloadKind::of(m) {
         WorkloadKind::Transformer => generation_base(g, tun),
         WorkloadKind::Cnn => (tun.train_efficiency_cnn, "train_efficiency_cnn"),
@@ -209,7 +230,7 @@ pub fn train_efficiency(
         names[n] = name;
         n += 1;
     }
-    (eff.min(1.0), names[..n].join(" × "))
+    (eff.min(1.0), names, n)
 }
 
 /// What the throughput counts, in English and Chinese: tokens for transformers, samples (images)

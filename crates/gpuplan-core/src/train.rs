@@ -52,7 +52,8 @@ pub use host::{
     samples_per_second,
 };
 pub use step::{
-    training_step, training_step_lean, training_step_lean_memo, training_step_validated, StepTime,
+    training_step, training_step_lean, training_step_lean_below, training_step_lean_memo,
+    training_step_validated, StepTime,
 };
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -921,7 +922,8 @@ fn peft_base_items(
     let bits_per_param =
         (linear_params * (base.bits() - constants) + rest * rest_bits) / b.total as f64;
     let base_bytes = bits_per_param / 8.0 * dev.after_zero(p.zero >= 3);
-    let mut items = Vec::new();
+    // Room for the rows the estimate adds after these (peak, gathered, runtime: ~10 in all).
+    let mut items = Vec::with_capacity(MEMORY_ROWS);
     if constants > 0.0 {
         items.push(MemoryItem {
             name: "4-bit quantisation constants",
@@ -1012,7 +1014,8 @@ fn full_states(
     } else {
         1.0
     };
-    let mut items = Vec::new();
+    // Room for the rows the estimate adds after these (peak, gathered, runtime: ~10 in all).
+    let mut items = Vec::with_capacity(MEMORY_ROWS);
     let mut cpu = 0.0;
     let on_cpu_params = p.offload_params;
     let w = zero_params(3) * sb.weights;
@@ -1289,6 +1292,9 @@ fn largest_layer_unit(b: &ParamBreakdown, split: &WeightSplit) -> f64 {
         .map(|g| split.layer_bytes(g, 1.0, 1.0))
         .fold(0.0, f64::max)
 }
+
+/// Rows a memory estimate reserves room for at once (states, peak components, runtime).
+const MEMORY_ROWS: usize = 12;
 
 /// How ZeRO divides a state: dense parameters over DP, experts over the expert-DP group.
 fn shard_note(sharded: bool, dev: &DeviceParams) -> String {

@@ -5,6 +5,7 @@
 //! rejections and the configuration count — compared as JSON (issue 10).
 
 use gpuplan_core::catalog::{Catalog, Provider};
+use gpuplan_core::compute::memo::ComputeMemo;
 use gpuplan_core::constants::Tunables;
 use gpuplan_core::hardware::{ClusterSpec, GpuSpec, InterLink};
 use gpuplan_core::model::find_preset;
@@ -15,6 +16,7 @@ use gpuplan_core::plan::{
 };
 use gpuplan_core::train::{
     training_memory, training_memory_lean, training_step, training_step_lean,
+    training_step_lean_below,
 };
 use gpuplan_core::units::Bandwidth;
 use gpuplan_core::workload::{
@@ -534,6 +536,86 @@ proptest! {
             }
             (Err(a), Err(b)) => prop_assert_eq!(a.to_string(), b.to_string()),
             (a, b) => prop_assert!(false, "full {:?} vs lean {:?}", a.is_ok(), b.is_ok()),
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// The time pass's cut (`train::training_step_lean_below`, used by `plan::train::time_rung`
+    /// once a best exists): against the lean step of the same configuration, it returns that
+    /// step bit for bit where the step's bound (`step_bound`) is above the cutoff, and otherwise
+    /// stops with exactly that bound, which the step's tokens/s does not exceed (so the rung
+    /// could not have beaten the cutoff). Dense, MoE, encoder, ViT and UNet models, full and
+    /// LoRA/QLoRA, TP/PP/EP/CP/ZeRO, recompute, any chip and link; cutoffs below, at and above
+    /// the step's rate and its bound; with the model's own memo and with another model's
+    /// (bypassed).
+    #[test]
+    fn cut_steps_are_the_steps_or_their_bound(
+        model in model(),
+        task in task(),
+        tp in prop::sample::select(vec![1u64, 2, 4, 8]),
+        pp in prop::sample::select(vec![1u64, 2, 4]),
+        ep in prop::sample::select(vec![1u64, 2, 8]),
+        cp in prop::sample::select(vec![1u64, 2]),
+        zero in 0u8..=3,
+        recompute in prop::sample::select(vec![Recompute::None, Recompute::Selective, Recompute::Full]),
+        mb in prop::sample::select(vec![1u64, 2, 16]),
+        nodes in prop::sample::select(vec![1u64, 2, 16]),
+        chip in 0usize..64,
+        megatron in any::<bool>(),
+        link in prop::sample::select(vec![(InterLink::Rdma, 400.0), (InterLink::Tcp, 25.0)]),
+        cut in 0usize..6,
+        own_memo in any::<bool>(),
+    ) {
+        let cat = builtin();
+        let g = &cat.gpus[chip % cat.gpus.len()];
+        let m = &find_preset(model).expect("preset").model;
+        let other = &find_preset("Qwen2.5-0.5B").expect("preset").model;
+        let mut s = setup(task, 4096, 1e9);
+        s.framework = if megatron { Framework::Megatron } else { Framework::HuggingFace };
+        (s.parallel.tp, s.parallel.pp, s.parallel.ep, s.parallel.cp) = (tp, pp, ep, cp);
+        s.parallel.zero = zero;
+        s.recompute = recompute;
+        s.micro_batch = mb;
+        s.grad_accum = 4;
+        let c = ClusterSpec::new(g, 8, nodes, link.0, Bandwidth::from_gbit_per_s(link.1))
+            .expect("cluster");
+        let tun = Tunables::default();
+        let t = m.transformer().filter(|_| own_memo).or(other.transformer()).expect("transformer");
+        let memo = ComputeMemo::new(t);
+        let Ok(step) = training_step_lean(m, &s, &c, &tun) else {
+            let below = training_step_lean_below(m, &s, &c, &tun, (&memo, 0.0));
+            prop_assert!(below.is_err(), "the cut fails where the step fails");
+            return Ok(());
+        };
+        let tps = step.tokens_per_second;
+        let bound = step_bound(&step);
+        let cutoff = match (cut, bound) {
+            (0, _) => tps * 0.5,
+            (1, _) => tps,
+            (2, Some(b)) => b,
+            (3, Some(b)) => b * (1.0 - 1e-12),
+            (4, Some(b)) => b * 2.0,
+            _ => tps * 1.0001,
+        };
+        match training_step_lean_below(m, &s, &c, &tun, (&memo, cutoff)) {
+            Ok(Ok(got)) => {
+                prop_assert!(bound.is_none_or(|b| b > cutoff), "{bound:?} not above {cutoff}");
+                prop_assert_eq!(got.step.0.to_bits(), step.step.0.to_bits());
+                prop_assert_eq!(got.tokens_per_second.to_bits(), tps.to_bits());
+                prop_assert_eq!(
+                    serde_json::to_value(&got).expect("json"),
+                    serde_json::to_value(&step).expect("json")
+                );
+            }
+            Ok(Err(b)) => {
+                prop_assert_eq!(Some(b.to_bits()), bound.map(f64::to_bits));
+                let above = b.partial_cmp(&cutoff) == Some(std::cmp::Ordering::Greater);
+                prop_assert!(!above && tps <= b, "{tps} vs bound {b}, cutoff {cutoff}");
+            }
+            Err(e) => prop_assert!(false, "the step was estimated, the cut failed: {e}"),
         }
     }
 }

@@ -14,7 +14,7 @@
 //! `memo_is_the_function` below compares entries.
 
 use super::{micro_batch_compute, ChipRates, ComputeParts};
-use crate::model::{ParamBreakdown, TransformerSpec};
+use crate::model::{ModelSpec, ParamBreakdown, TransformerSpec};
 use crate::workload::TrainingSetup;
 use std::sync::Mutex;
 
@@ -25,6 +25,9 @@ type Entry = (TrainingSetup, ChipRates, ComputeParts);
 pub struct ComputeMemo<'a> {
     /// The model every entry was computed for; any other model bypasses the memo.
     t: &'a TransformerSpec,
+    /// `t`'s parameter breakdown (`param_breakdown_shared` of a model with this `t`), computed
+    /// once: the step times of this model read it instead of looking it up per step.
+    b: ParamBreakdown,
     /// Entries by a hash of the fields that vary in a search (the hash narrows; the full
     /// comparison decides, so a field added to the setup later is never ignored).
     map: Mutex<rustc_hash::FxHashMap<u64, Vec<Entry>>>,
@@ -34,8 +37,17 @@ impl<'a> ComputeMemo<'a> {
     pub fn new(t: &'a TransformerSpec) -> Self {
         ComputeMemo {
             t,
+            b: crate::model::transformer_params(t),
             map: Mutex::default(),
         }
+    }
+
+    /// The parameter breakdown of `m` when `m`'s transformer is the memo's own (the same
+    /// object, borrowed for the memo's life, so it cannot have changed); `None` otherwise.
+    pub fn breakdown_of(&self, m: &ModelSpec) -> Option<&ParamBreakdown> {
+        m.transformer()
+            .filter(|t| std::ptr::eq(*t, self.t))
+            .map(|_| &self.b)
     }
 
     /// `micro_batch_compute(b, t, setup, r)`, from the memo when these inputs were seen before.
@@ -242,6 +254,30 @@ mod tests {
         let s = &setups[0];
         let want = micro_batch_compute(&b, &other, s, &rates(6e14));
         assert_eq!(memo.get(&b, &other, s, &rates(6e14)), want);
+    }
+
+    /// The memo's breakdown is the one every step time would look up (`param_breakdown_shared`)
+    /// for its own model object, over dense, MoE, encoder-decoder and GPT-2 models; a copy
+    /// of the model, or another model, gets none (the step looks it up as before).
+    #[test]
+    fn breakdown_is_the_shared_breakdown_of_its_own_model() {
+        let names = [
+            "Llama-2-13B",
+            "Mixtral-8x7B",
+            "DeepSeek-V3",
+            "T5-base",
+            "GPT-2",
+        ];
+        for name in names {
+            let m = find_preset(name).expect("preset").model.clone();
+            let memo = ComputeMemo::new(m.transformer().expect("transformer"));
+            let b = memo.breakdown_of(&m).expect("its own model");
+            assert_eq!(b, &*param_breakdown_shared(&m), "{name}");
+            let copy = m.clone();
+            assert!(memo.breakdown_of(&copy).is_none(), "{name}: a copy");
+            let other = find_preset("Qwen2.5-7B").expect("preset").model.clone();
+            assert!(memo.breakdown_of(&other).is_none(), "{name}: another model");
+        }
     }
 
     /// The premise of ignoring the gradient accumulation without FP8 casts: over dense, MoE,

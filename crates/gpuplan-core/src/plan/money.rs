@@ -349,6 +349,30 @@ pub fn costs_at(
     c: &Constraints,
     checkpoint: Option<Checkpointing>,
 ) -> (Vec<BillingCost>, Option<BillingCost>, Option<SpotPlan>) {
+    costs_worded(prices, (nodes, hours), c, checkpoint, true)
+}
+
+/// [`costs_at`] without the words: the same modes, numbers and choice, every `note` and
+/// `note_zh` `None` (tested: `lean_costs_are_the_costs_without_notes`). For the planner's
+/// what-if pricing (the storage choice's stall price), which reads only the numbers.
+pub fn costs_at_lean(
+    prices: &InstancePrices,
+    nodes: u64,
+    hours: f64,
+    c: &Constraints,
+    checkpoint: Option<Checkpointing>,
+) -> (Vec<BillingCost>, Option<BillingCost>, Option<SpotPlan>) {
+    costs_worded(prices, (nodes, hours), c, checkpoint, false)
+}
+
+/// [`costs_at`], its notes written only where `words`.
+fn costs_worded(
+    prices: &InstancePrices,
+    (nodes, hours): (u64, f64),
+    c: &Constraints,
+    checkpoint: Option<Checkpointing>,
+    words: bool,
+) -> (Vec<BillingCost>, Option<BillingCost>, Option<SpotPlan>) {
     let n = nodes as f64;
     // Hardware and software interruptions stretch every mode; λ = 0 leaves `hours` as it is.
     // Past the bound no mode has a number (the planner refuses such a plan first, naming why).
@@ -372,8 +396,8 @@ pub fn costs_at(
             mix: None,
         });
     }
-    out.extend(monthly_row(prices, n, hours, c));
-    let spot_plan = spot_row(prices, nodes, base_hours, c, checkpoint).map(|(row, plan)| {
+    out.extend(monthly_row(prices, n, hours, c, words));
+    let spot_plan = spot_row(prices, nodes, base_hours, c, checkpoint, words).map(|(row, plan)| {
         out.push(row);
         plan
     });
@@ -381,7 +405,7 @@ pub fn costs_at(
         .as_ref()
         .filter(|_| c.interruptible)
         .map(|s| (&s.price, (1.0 + s.overhead_fraction) / (1.0 + failures)));
-    if let Some(m) = mixed(prices, nodes, hours, spot_rest, &out) {
+    if let Some(m) = mixed_worded(prices, (nodes, hours), spot_rest, &out, words) {
         out.push(m);
     }
     let chosen = choose(&out, od.as_ref(), nodes, c);
@@ -396,10 +420,11 @@ fn monthly_row(
     n: f64,
     hours: f64,
     c: &Constraints,
+    words: bool,
 ) -> Option<BillingCost> {
     let (p, months) = prices.monthly.clone().zip(subscription(prices, hours))?;
     let od = &prices.od;
-    let note = od.as_ref().map(|o| {
+    let note = od.as_ref().filter(|_| words).map(|o| {
         let be = p.cny / o.cny;
         format!(
             "break-even at {be:.0} h of use per month ({:.0}% of a month): below that, on-demand is cheaper; this job uses {:.0} h{}",
@@ -408,7 +433,7 @@ fn monthly_row(
             if c.reuse_hours_per_month > 0.0 { format!(" + {:.0} h/month of expected reuse", c.reuse_hours_per_month) } else { String::new() }
         )
     });
-    let note_zh = od.as_ref().map(|o| {
+    let note_zh = od.as_ref().filter(|_| words).map(|o| {
         let be = p.cny / o.cny;
         format!(
             "每月使用超过 {be:.0} 小时（{:.0}% 的时间）包月才划算；本任务使用 {:.0} 小时",
@@ -417,7 +442,7 @@ fn monthly_row(
         )
     });
     let (mut note, mut note_zh) = (note, note_zh);
-    if let Some(t) = consecutive_clause(prices, months) {
+    if let Some(t) = consecutive_clause(prices, months).filter(|_| words) {
         note = Some(note.map_or(t.en.clone(), |x| format!("{x}; {}", t.en)));
         note_zh = Some(note_zh.map_or(t.zh.clone(), |x| format!("{x}；{}", t.zh)));
     }
@@ -443,6 +468,7 @@ fn spot_row(
     base_hours: f64,
     c: &Constraints,
     checkpoint: Option<Checkpointing>,
+    words: bool,
 ) -> Option<(BillingCost, SpotPlan)> {
     let n = nodes as f64;
     let spot = checkpoint.map(|ck| (ck, spot_overhead_of(&ck, nodes, c)));
@@ -465,7 +491,7 @@ fn spot_row(
         cny: sp_plan.expected_cny,
         hours: exp_hours,
         price: sp,
-        note: Some(format!(
+        note: words.then(|| format!(
             "expected {:.1} preemptions (rate {:.3}/node-hour); checkpoint every {:.0} min ({:.0} s to write); +{:.1}% time",
             sp_plan.expected_preemptions,
             c.preemption_rate,
@@ -473,7 +499,7 @@ fn spot_row(
             delta,
             ovh * 100.0
         )),
-        note_zh: Some(format!(
+        note_zh: words.then(|| format!(
             "预计被回收 {:.1} 次（每节点每小时 {:.3} 次）；每 {:.0} 分钟保存检查点（写入 {:.0} 秒）；时间增加 {:.1}%",
             sp_plan.expected_preemptions,
             c.preemption_rate,
@@ -598,6 +624,17 @@ pub fn mixed(
     spot: Option<(&Price, f64)>,
     pure: &[BillingCost],
 ) -> Option<BillingCost> {
+    mixed_worded(prices, (nodes, hours), spot, pure, true)
+}
+
+/// [`mixed`], its notes written only where `words`.
+fn mixed_worded(
+    prices: &InstancePrices,
+    (nodes, hours): (u64, f64),
+    spot: Option<(&Price, f64)>,
+    pure: &[BillingCost],
+    words: bool,
+) -> Option<BillingCost> {
     let monthly = prices.monthly.as_ref()?;
     let n = nodes as f64;
     if !hours.is_finite() {
@@ -623,7 +660,7 @@ pub fn mixed(
     if beaten || !total.is_finite() {
         return None;
     }
-    let clause = consecutive_clause(prices, months as u64);
+    let clause = consecutive_clause(prices, months as u64).filter(|_| words);
     let (en, zh) = (
         clause.as_ref().map(|t| &t.en),
         clause.as_ref().map(|t| &t.zh),
@@ -632,21 +669,23 @@ pub fn mixed(
         Some(c) => format!("{note}{sep}{c}"),
         None => note,
     };
-    let note = crate::i18n::Msg::new("billing-mix-note")
-        .arg("nodes", nodes)
-        .arg("months", months as u64)
-        .arg("months_cny", format!("{months_cny:.0}"))
-        .arg("hours", format!("{remainder_hours:.0}"))
-        .arg("price", format!("{:.2}", rp.cny))
-        .arg("rest", crate::i18n::names::billing(rp.billing))
-        .arg("rest_cny", format!("{remainder_cny:.0}"));
+    let note = words.then(|| {
+        crate::i18n::Msg::new("billing-mix-note")
+            .arg("nodes", nodes)
+            .arg("months", months as u64)
+            .arg("months_cny", format!("{months_cny:.0}"))
+            .arg("hours", format!("{remainder_hours:.0}"))
+            .arg("price", format!("{:.2}", rp.cny))
+            .arg("rest", crate::i18n::names::billing(rp.billing))
+            .arg("rest_cny", format!("{remainder_cny:.0}"))
+    });
     Some(BillingCost {
         billing: Billing::Monthly,
         cny: total,
         hours: months * HOURS_PER_MONTH + remainder_hours,
         price: monthly.clone(),
-        note: Some(with_periods(note.render(crate::i18n::Lang::En), en, "; ")),
-        note_zh: Some(with_periods(note.render(crate::i18n::Lang::Zh), zh, "；")),
+        note: (note.as_ref()).map(|n| with_periods(n.render(crate::i18n::Lang::En), en, "; ")),
+        note_zh: (note.as_ref()).map(|n| with_periods(n.render(crate::i18n::Lang::Zh), zh, "；")),
         months: Some(months as u64),
         mix: Some(BillingMix {
             months: months as u64,
@@ -1199,6 +1238,47 @@ mod tests {
             }
             let ch = chosen.unwrap();
             prop_assert!(pure.iter().all(|&x| ch.cny <= x));
+        }
+
+        /// `costs_at_lean` is `costs_at` without its notes: the same rows, numbers, choice and
+        /// spot plan, over every price mix, billing choice, reuse credit, job length (months to
+        /// years: consecutive periods) and failure rate; the full rows do carry notes.
+        #[test]
+        fn lean_costs_are_the_costs_without_notes(
+            od in proptest::option::of(0.1f64..1000.0),
+            month_ratio in proptest::option::of(0.05f64..2.0),
+            spot_fraction in proptest::option::of(0.05f64..1.0),
+            hours in 0.1f64..60_000.0,
+            nodes in 1u64..64,
+            interruptible: bool,
+            billing in 0usize..4,
+            reuse in prop::sample::select(vec![0.0, 100.0]),
+            failure_rate in prop::sample::select(vec![0.0, 1e-6]),
+            checkpointed: bool,
+        ) {
+            let base = od.unwrap_or(10.0);
+            let p = prices(od, month_ratio.map(|r| base * 730.0 * r), spot_fraction.map(|f| base * f));
+            let billing = [BillingChoice::Auto, BillingChoice::OnDemand, BillingChoice::Monthly, BillingChoice::Spot][billing];
+            let c = Constraints { interruptible, billing, reuse_hours_per_month: reuse, ..Constraints::default() };
+            let ckpt = checkpointed.then(|| Checkpointing {
+                size: Bytes::from_gib(100.0),
+                write_bps: 1e9,
+                stall_s: 100.0,
+                base_interval_s: 3600.0,
+                paid_share: 0.03,
+                failure_rate_per_s: failure_rate,
+                failure_restart_s: 600.0,
+            });
+            let (mut all, mut chosen, spot) = costs_at(&p, nodes, hours, &c, ckpt);
+            let strip = |b: &mut BillingCost| {
+                b.note = None;
+                b.note_zh = None;
+            };
+            let explained = |b: &&BillingCost| b.billing == Billing::Spot || b.mix.is_some();
+            prop_assert!(all.iter().filter(explained).all(|b| b.note.is_some() && b.note_zh.is_some()));
+            all.iter_mut().for_each(strip);
+            chosen.iter_mut().for_each(strip);
+            prop_assert_eq!((all, chosen, spot), costs_at_lean(&p, nodes, hours, &c, ckpt));
         }
     }
 

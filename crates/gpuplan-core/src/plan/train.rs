@@ -163,7 +163,7 @@ impl WriteCost {
             let paid = stall_h / compute_hours.max(1e-12);
             let ck = checkpointing(data, (w, paid), gpus, tun);
             let hours = compute_hours + stall_h + tun.startup_hours;
-            costs_at(p, nodes, hours, c, Some(ck)).1
+            super::money::costs_at_lean(p, nodes, hours, c, Some(ck)).1
         };
         // Spot only: its hours grow with the write through Daly's overhead. A subscription's
         // total is flat inside a month (a zero chord), so the others keep the average price.
@@ -178,7 +178,7 @@ impl WriteCost {
         });
         let cny_per_write_s = chord.unwrap_or_else(|| {
             let (_, chosen, _) = match prices {
-                Some(p) => costs_at(p, nodes, compute_hours, c, None),
+                Some(p) => super::money::costs_at_lean(p, nodes, compute_hours, c, None),
                 None => costs(cat, inst, nodes, compute_hours, c, tun, None),
             };
             let per_hour = chosen.map_or(0.0, |x| x.cny / x.hours.max(1e-9));
@@ -752,16 +752,15 @@ fn fastest(
             continue;
         }
         *steps += 1;
-        let lean = match memo {
-            // No sourced peak for this chip and precision: the step is an error whatever else
-            // holds (`step_time` fails on it), so none is built (its message formatted) to be
-            // dropped here. Shared search only; the reference makes the call.
-            Some(_) if crate::train::training_peak(c, s.precision).is_none() => continue,
-            Some(memo) => training_step_lean_memo(&req.model, s, c, &req.tunables, memo),
-            None => training_step_lean(&req.model, s, c, &req.tunables),
-        };
-        let Ok(step) = lean else {
-            continue;
+        let beat = best.as_ref().map(|(_, b)| b.tokens_per_second * 1.0001);
+        let step = match time_rung(req, s, c, memo, beat) {
+            Some(Ok(step)) => step,
+            // Stopped at its bound, which cannot beat the best: what its full step would bound.
+            Some(Err(bound)) => {
+                found[k] = Some(bound);
+                continue;
+            }
+            None => continue,
         };
         found[k] = step_bound(&step);
         if beats(step.tokens_per_second) {
@@ -801,6 +800,32 @@ fn fastest(
         })
     });
     (best.ok_or_else(|| Box::new(fits.shortfall())), found)
+}
+
+/// The lean step of rung `s` on `c`; `None` where it cannot be estimated. With the memo and a
+/// best so far (`beat`: the tokens/s a rung must exceed), a rung whose own bound ([`step_bound`],
+/// compute and bubble only) is not above `beat` stops there: `Err(bound)`, the bound its full
+/// step gives (communication only adds), and it could not have become the best.
+fn time_rung(
+    req: &PlanRequest,
+    s: &TrainingSetup,
+    c: &ClusterSpec,
+    memo: Option<&ComputeMemo>,
+    beat: Option<f64>,
+) -> Option<Result<StepTime, f64>> {
+    let (m, tun) = (&req.model, &req.tunables);
+    let lean = match (memo, beat) {
+        // No sourced peak for this chip and precision: the step is an error whatever else
+        // holds (`step_time` fails on it), so none is built (its message formatted) to be
+        // dropped here. Shared search only; the reference makes the call.
+        (Some(_), _) if crate::train::training_peak(c, s.precision).is_none() => return None,
+        (Some(memo), Some(beat)) => {
+            crate::train::training_step_lean_below(m, s, c, tun, (memo, beat))
+        }
+        (Some(memo), None) => training_step_lean_memo(m, s, c, tun, memo).map(Ok),
+        (None, _) => training_step_lean(m, s, c, tun).map(Ok),
+    };
+    lean.ok()
 }
 
 /// An upper bound on a configuration's tokens/s on every cluster with this one's chip and shape

@@ -3,9 +3,7 @@
 //! cost model, `crate::comm`), what overlap hides, and the totals (rates, MFU/HFU, bottleneck).
 //! Sources per phase are in docs/methodology.md §Training time.
 
-use super::{
-    check_parallelism, flops_per_token, params_on_device, peft_trainable_params, training_peak,
-};
+use super::{check_parallelism, flops_per_token, peft_trainable_params, training_peak};
 use crate::comm::{CollectiveUse, Group};
 use crate::compute::memo::ComputeMemo;
 use crate::compute::{ChipRates, ComputeParts};
@@ -67,8 +65,13 @@ pub struct StepTime {
 
 /// The optimizer step: every trainable parameter shard on the device read and written once
 /// (`compute::optimizer_bytes_per_param`), bandwidth-bound.
-fn optimizer_seconds(b: &ParamBreakdown, setup: &TrainingSetup, dp: u64, r: &ChipRates) -> Seconds {
-    let on_device = params_on_device(b, setup, dp);
+/// `on_device`: the most loaded device's parameters before ZeRO ([`super::params_on_device`]).
+fn optimizer_seconds(
+    b: &ParamBreakdown,
+    setup: &TrainingSetup,
+    (dp, on_device): (u64, f64),
+    r: &ChipRates,
+) -> Seconds {
     let trainable = if setup.task.is_peft() {
         peft_trainable_params(b, &setup.lora) / b.total.max(1) as f64 * on_device
     } else {
@@ -261,6 +264,9 @@ struct Ctx<'a> {
     p: Parallelism,
     /// Data-parallel size.
     dp: u64,
+    /// The most loaded device's parameters before ZeRO (over `dp`): what the optimizer step
+    /// and the DP traffic both read, computed once.
+    dev: DeviceParams,
     /// Micro-batches per step (gradient accumulation).
     m_micro: f64,
     tokens_per_micro: f64,
@@ -313,7 +319,7 @@ fn compute_phase(
                 Some(memo) => memo.get(x.b, t, x.setup, &r),
                 None => crate::compute::micro_batch_compute(x.b, t, x.setup, &r),
             };
-            let opt = optimizer_seconds(x.b, x.setup, x.dp, &r);
+            let opt = optimizer_seconds(x.b, x.setup, (x.dp, x.dev.total()), &r);
             (Seconds(parts.total() * x.m_micro) + opt, parts, opt)
         }
         None => {
@@ -1023,7 +1029,7 @@ fn dp_phase(x: &Ctx, compute: Seconds, collectives: &mut Vec<CollectiveUse>) -> 
         1.0
     };
     let vol = DpVolume {
-        dev: layout::most_loaded(x.b, &p, &WeightSplit::training(x.setup), x.dp),
+        dev: x.dev,
         dpc,
         train_frac,
         grad_bpp: if p.grad_reduce_fp32 { 4.0 } else { 2.0 },
@@ -1389,6 +1395,21 @@ fn bottleneck(st: &StepTime) -> &'static str {
         .0
 }
 
+/// [`training_step_lean_memo`] that stops where the step cannot beat `cutoff` tokens/s: where
+/// its bound tokens per step ÷ (compute + pipeline bubble), which no communication can raise
+/// (`plan::train::step_bound`, the same number), is not above `cutoff`, `Ok(Err(bound))`
+/// without the communication phases; otherwise `Ok(Ok(step))`, the same step bit for bit
+/// (tested: `cut_steps_are_the_steps_or_their_bound` in tests/search_equivalence.rs).
+pub fn training_step_lean_below(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    c: &ClusterSpec,
+    tun: &Tunables,
+    (memo, cutoff): (&ComputeMemo, f64),
+) -> Result<Result<StepTime, f64>, CoreError> {
+    step_time_below(m, setup, c, tun, (false, Some(memo)), Some(cutoff))
+}
+
 fn step_time(
     m: &ModelSpec,
     setup: &TrainingSetup,
@@ -1396,6 +1417,27 @@ fn step_time(
     tun: &Tunables,
     (explain, memo): (bool, Option<&ComputeMemo>),
 ) -> Result<StepTime, CoreError> {
+    match step_time_below(m, setup, c, tun, (explain, memo), None)? {
+        Ok(step) => Ok(step),
+        // Only a cutoff stops a step; none was given.
+        Err(bound) => Err(CoreError::invalid(
+            "step",
+            bound,
+            "a step stopped below a cutoff that was not given",
+        )),
+    }
+}
+
+/// [`step_time`], stopped after the compute and the bubble when `cutoff` is given and the
+/// bound tokens per step ÷ (compute + bubble) is not above it: `Ok(Err(bound))`.
+fn step_time_below(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    c: &ClusterSpec,
+    tun: &Tunables,
+    (explain, memo): (bool, Option<&ComputeMemo>),
+    cutoff: Option<f64>,
+) -> Result<Result<StepTime, f64>, CoreError> {
     setup.validate()?;
     crate::chip::check_support(m, setup, &c.gpu)?;
     let dp = check_parallelism(m, setup, c)?;
@@ -1403,9 +1445,22 @@ fn step_time(
     let peak = training_peak(c, setup.precision).ok_or_else(|| {
         CoreError::invalid("gpu", &c.gpu.id, "no sourced peak FLOP/s for this chip and precision; time cannot be estimated (memory still can)")
     })?;
-    let (eff, eff_name) = crate::chip::train_efficiency(m, setup, &c.gpu, tun);
-    let b = param_breakdown_shared(m);
-    let fl = flops_per_token(m, &b, setup)?;
+    // Lean steps leave the efficiency's name empty, as their other words.
+    let (eff, eff_name) = if explain {
+        crate::chip::train_efficiency(m, setup, &c.gpu, tun)
+    } else {
+        let eff = crate::chip::train_efficiency_value(m, setup, &c.gpu, tun);
+        (eff, String::new())
+    };
+    let shared;
+    let b = match memo.and_then(|memo| memo.breakdown_of(m)) {
+        Some(b) => b,
+        None => {
+            shared = param_breakdown_shared(m);
+            &*shared
+        }
+    };
+    let fl = flops_per_token(m, b, setup)?;
     let tokens_per_micro = match m.transformer() {
         Some(_) => (setup.micro_batch * setup.seq_len) as f64,
         None => setup.micro_batch as f64,
@@ -1425,9 +1480,10 @@ fn step_time(
         tun,
         explain,
         memo,
-        b: &b,
+        b,
         p,
         dp,
+        dev: layout::most_loaded(b, &p, &WeightSplit::training(setup), dp),
         m_micro: setup.grad_accum as f64,
         tokens_per_micro,
         local_tokens: tokens_per_micro / p.cp.max(1) as f64,
@@ -1437,6 +1493,15 @@ fn step_time(
     };
     let (compute, compute_parts, optimizer) = compute_phase(&x, fl.hardware, peak, eff);
     let bubble = pipeline_bubble(&x, compute, optimizer);
+    let tokens_per_step = tokens_per_micro * x.m_micro * x.dp as f64;
+    let floor = compute.0 + bubble.0;
+    if let Some(cut) = cutoff.filter(|_| floor > 0.0) {
+        let bound = tokens_per_step / floor;
+        // Not above the cutoff (a NaN bound included, as the search's `beats` reads it).
+        if bound.partial_cmp(&cut) != Some(std::cmp::Ordering::Greater) {
+            return Ok(Err(bound));
+        }
+    }
     let mut collectives = Vec::new();
     let (tp_total, tp_hidden) = tp_phase(&x, &compute_parts, &mut collectives);
     let cp_comm = cp_phase(&x, &compute_parts, &mut collectives);
@@ -1450,7 +1515,6 @@ fn step_time(
     push_p2p(&x, (pp, pp_hidden), ep, &mut collectives);
     let tp_comm = tp_total - tp_hidden;
     let step = compute + bubble + tp_comm + cp_comm + dp.exposed + pp_comm + ep_comm;
-    let tokens_per_step = tokens_per_micro * x.m_micro * x.dp as f64;
     let tps = tokens_per_step / step.0;
     let n = c.total_gpus() as f64;
     let mut st = StepTime {
@@ -1482,7 +1546,7 @@ fn step_time(
         bottleneck: "compute",
     };
     st.bottleneck = bottleneck(&st);
-    Ok(st)
+    Ok(Ok(st))
 }
 
 #[cfg(test)]
