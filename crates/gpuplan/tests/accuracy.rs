@@ -265,7 +265,13 @@ fn training_accuracy_stays_within_todays_bands() {
         // issued after a device synchronize (`grad_bucket_elements`, `grad_bucket_sync`): all 46 of
         // its rows moved, 40 closer (by up to 4.8 points), 6 further (by at most 0.44), 5 of them
         // across the median (held out, nothing fitted).
-        tput <= 0.0723,
+        // 6.41% (6.414%) since an overlapped data-parallel collective takes its NCCL CTAs' SMs from
+        // the compute it overlaps (train/contention.rs: overlapped time x CTAs / SMs, NCCL 2.18.1's
+        // channel search, nothing fitted): the four MPT-13B H100 micro-batch-2 rows +20.2..+22.4%
+        // -> +11.5..+14.3%, InternEvo's 1024-GPU rows 1.5-7.5 points closer, torchtitan's Llama
+        // 3.1 8B FSDP rows 1.0-2.7 points lower, Megatron-Bridge's Llama 3 8B 8-GPU rows further
+        // under (-12.1/-16.3% -> -15.4/-19.4%); within band 392 -> 398 of 440.
+        tput <= 0.0642,
         "training throughput out-of-sample median {tput:.4}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
@@ -273,7 +279,10 @@ fn training_accuracy_stays_within_todays_bands() {
     // stated layouts, and eight Phi model cards at the planner's layout (phi-1 -40.1%, phi-1.5
     // -67.2%, phi-2 +6.3%, Phi-3-mini -22.6%/-19.6%, Phi-3-medium -44.1%, Phi-4 -30.6%, Phi-4-mini
     // -12.5%); 14.2% over 22 with the five runs alone. The issue's 10% target is not met.
-    assert!(hours <= 0.1794, "GPU-hours out-of-sample median {hours:.4}");
+    // 15.19% since the overlapped collectives' SM contention (train/contention.rs): the model cards
+    // at the planner's layout 1-6 points higher (Llama 3 8B -52.8% -> -46.8%, within band), LLaMA-1
+    // 7B/13B/33B closer, LLaMA-1 65B +8.9% -> +11.2% (out of its -50..+10% band, recorded).
+    assert!(hours <= 0.1519, "GPU-hours out-of-sample median {hours:.4}");
     // The median is over 30 GPU-hours cases (17 before round 6's runs and cards, 13 before the four
     // runs with published configs).
     let hours_n = outcomes
@@ -341,8 +350,12 @@ fn training_accuracy_stays_within_todays_bands() {
     // 51 with its synchronised 512M-element gradient buckets (train/step.rs `synced_bucket_share`):
     // 1024 GPUs ckpt mb4 (+20.5% -> +17.8%) and 512 GPUs nockpt mb2 mn2 (+20.3% -> +18.4%) within
     // band; 1024 GPUs ckpt mb2 +20.1%, nockpt mn1 +32.7% and mn2 +29.5%, zero1=-1 tp1 +29.5% stay.
+    // 45 since the overlapped collectives' SM contention (train/contention.rs): the four MPT-13B
+    // H100 micro-batch-2 rows (+20.2..+22.4% -> +11.5..+14.3%), MPT-30B H100 s8192 (+21.4% ->
+    // +19.3%), Llama 3 8B's card (-52.8% -> -46.8%) and InternEvo's 1024 GPUs ckpt mb2 (+20.1% ->
+    // +12.6%) within band; LLaMA-1 65B's hours (+8.9% -> +11.2%) out.
     assert!(
-        known <= 51,
+        known <= 45,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
