@@ -551,7 +551,10 @@ def main(path):
         "pressure on the 40 GB part (full-shard states of 70B over 64 GPUs, 16 B/param: 16.2 GB, plus gathered "
         "layers and checkpoints at 80 layers; the caching allocator's retries near the limit are not modelled), "
         "and the mb2 pattern of the MPT-13B H100 rows (small micro-batches under FSDP: the modelled gather and "
-        "reduce-scatter traffic, hidden behind compute, is a larger share of it than at micro-batch 4).")
+        "reduce-scatter traffic, hidden behind compute, is a larger share of it than at micro-batch 4). That "
+        "pattern is modelled since round 8 (the overlapped collectives hold 16 of the A100's 108 SMs across "
+        "nodes, train/contention.rs): it brought the MPT-13B rows within band but moves this one only 4.9 "
+        "points, so the rest (~35%) is not the collectives' SMs.")
     misses["mpt30b-a100-80g-8gpu-s8192-ac"] = (
         "FIXME: +22.9% (+24.6% before round 8's SM contention of the overlapped collectives, train/contention.rs), "
         "the H100 30B row's anomaly on A100-80GB (round 5, held out): at micro-batch 1 with 21 "

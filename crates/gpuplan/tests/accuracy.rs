@@ -268,7 +268,7 @@ fn training_accuracy_stays_within_todays_bands() {
         // 6.41% (6.414%) since an overlapped data-parallel collective takes its NCCL CTAs' SMs from
         // the compute it overlaps (train/contention.rs: overlapped time x CTAs / SMs, NCCL 2.18.1's
         // channel search, nothing fitted): the four MPT-13B H100 micro-batch-2 rows +20.2..+22.4%
-        // -> +11.5..+14.3%, InternEvo's 1024-GPU rows 1.5-7.5 points closer, torchtitan's Llama
+        // -> +11.5..+14.3%, InternEvo's 1024-GPU rows 1.3-7.5 points closer, torchtitan's Llama
         // 3.1 8B FSDP rows 1.0-2.7 points lower, Megatron-Bridge's Llama 3 8B 8-GPU rows further
         // under (-12.1/-16.3% -> -15.4/-19.4%); within band 392 -> 398 of 440.
         tput <= 0.0642,
