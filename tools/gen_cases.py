@@ -533,7 +533,19 @@ def main(path):
              "determined from the table. (3) the SMs of the overlapped collectives (round 8, train/contention.rs: "
              "overlapped time x NCCL's CTAs / SMs, 24 of 108 in one A100 node, 16 across nodes) moves these rows by "
              "0.2-1.0 points only (e.g. 128 GPUs +28.2% -> +27.2%): their FSDP traffic is a few percent of the "
-             "compute, so it cannot be the cause either.")
+             "compute, so it cannot be the cause either. Two patterns of the table itself (round 8): at 2k tokens the "
+             "8-GPU row runs 3 accumulation steps and the 16-128-GPU rows 1 (same micro-batch of 26), and the "
+             "published time per micro-batch jumps 390.6 -> 407.9 ms from 8 to 16 GPUs, which a cost paid once per "
+             "optimizer step would give at ~26 ms (X (1 - 1/3) = 17.3 ms; the modelled optimizer step of 125M "
+             "sharded parameters is under 1 ms), then grows 407.9 -> 429.6 ms from 16 to 128 GPUs at 1 step; no "
+             "source gives such a per-step cost of Composer's loop (callbacks, gradient clipping's norm), so it is "
+             "not modelled. And MPT-760M's two A100-80GB rows (s512 at micro-batch 96, s1k at 48) are published "
+             "slower per token than the same model on A100-40GB at half the micro-batch (34.0 vs 28.6 us per token "
+             "at s512, 33.6 vs 29.9 at s1k; the 40GB rows are +3.1%/+2.9% modelled), on a part with the same peak "
+             "and more HBM bandwidth: the two runs, not the chip, are slower. The memory estimate cannot test "
+             "allocator pressure here: it puts these runs above their GPUs' capacity (MPT-760M on 80GB at 131 GiB "
+             "allocated, MPT-125M on 40GB at 58 GiB) though they ran, so it overstates these configurations' peak "
+             "(the table publishes no memory).")
     for k in ["mpt125m-a100-80g-8gpu-s1024", "mpt125m-a100-40g-8gpu-s1024", "mpt125m-a100-80g-8gpu-s512",
               "mpt125m-a100-40g-8gpu-s512", "mpt125m-a100-40g-16gpu-s2048", "mpt125m-a100-40g-32gpu-s2048",
               "mpt125m-a100-40g-64gpu-s2048", "mpt125m-a100-40g-128gpu-s2048", "mpt760m-a100-80g-8gpu-s1024",
