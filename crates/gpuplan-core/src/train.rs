@@ -43,6 +43,7 @@ macro_rules! why {
     };
 }
 
+mod contention;
 mod fsdp;
 mod host;
 mod step;

@@ -340,6 +340,12 @@ fn bucketed_overlap_exposes_the_last_bucket() {
     );
     assert_eq!(a.step, b.step);
     assert_eq!(da.overlapped, db.overlapped);
+    // The overlapped share keeps its NCCL CTAs' SMs from compute (train/contention.rs): 16 CTAs
+    // across A100 nodes of 108 SMs.
+    for st in [&a, &b] {
+        let hidden = dp(st).overlapped.0;
+        assert!((st.comm_contention.0 - hidden * 16.0 / 108.0).abs() < 1e-12);
+    }
 }
 
 /// `grad_reduce_fp32` (Megatron-LM's fp32 gradient reduction under bf16): the gradients' ring

@@ -272,7 +272,14 @@ fn training_accuracy_stays_within_todays_bands() {
         // (`bucket_algorithm`): on the 415 rows before the 405B pair 7.23% -> 7.26% (the median row
         // itself, NeMo's Llama 2 13B SFT, moved -7.23% -> -7.25%; 60 rows closer, 39 further,
         // mean 11.32% -> 11.23%); both together 7.19% (0.07190) over 417.
-        tput <= 0.0720,
+        // 6.41% (6.414%) since an overlapped data-parallel collective takes its NCCL CTAs' SMs from
+        // the compute it overlaps (train/contention.rs: overlapped time x CTAs / SMs, NCCL 2.18.1's
+        // channel search, nothing fitted): the four MPT-13B H100 micro-batch-2 rows +20.2..+22.4%
+        // -> +11.5..+14.3%, InternEvo's 1024-GPU rows 1.3-7.5 points closer, torchtitan's Llama
+        // 3.1 8B FSDP rows 1.0-2.7 points lower, Megatron-Bridge's Llama 3 8B 8-GPU rows further
+        // under (-12.1/-16.3% -> -15.4/-19.4%); within band 392 -> 398 of 440.
+        // All three of round 8 (contention, buckets, the 405B pair): R8TPUT over 417.
+        tput <= R8TPIN,
         "training throughput out-of-sample median {tput:.4}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
@@ -285,7 +292,11 @@ fn training_accuracy_stays_within_todays_bands() {
     // their own steady rate lose 0-21% of it, each for stated reasons: docs/methodology.md).
     // 17.79% with the bucketed overlap and NCCL's algorithm choice (SmolLM3-3B -29.3% -> -26.5%,
     // LLaMA-7B -7.6% -> -3.5%: Megatron's 512M-parameter buckets at DP 512 leave a third exposed).
-    assert!(hours <= 0.1780, "GPU-hours out-of-sample median {hours:.4}");
+    // 15.19% since the overlapped collectives' SM contention (train/contention.rs): the model cards
+    // at the planner's layout 1-6 points higher (Llama 3 8B -52.8% -> -46.8%, within band), LLaMA-1
+    // 7B/13B/33B closer, LLaMA-1 65B +8.9% -> +11.2% (out of its -50..+10% band, recorded).
+    // All of round 8: R8HOURS.
+    assert!(hours <= R8HPIN, "GPU-hours out-of-sample median {hours:.4}");
     // The median is over 30 GPU-hours cases (17 before round 6's runs and cards, 13 before the four
     // runs with published configs).
     let hours_n = outcomes
@@ -358,8 +369,13 @@ fn training_accuracy_stays_within_todays_bands() {
     // 1024 GPUs ckpt mb2 +20.1% -> +14.6% within band; nockpt mn1 +26.0%, mn2 +25.6%, zero1=-1
     // tp1 +27.9% stay (IE_AR, IE_BCAST: ~0.3 s of all-reduce per step that grows from 512 to
     // 1024 GPUs is not in any code read).
+    // 45 since the overlapped collectives' SM contention (train/contention.rs): the four MPT-13B
+    // H100 micro-batch-2 rows (+20.2..+22.4% -> +11.5..+14.3%), MPT-30B H100 s8192 (+21.4% ->
+    // +19.3%), Llama 3 8B's card (-52.8% -> -46.8%) and InternEvo's 1024 GPUs ckpt mb2 (+20.1% ->
+    // +12.6%) within band; LLaMA-1 65B's hours (+8.9% -> +11.2%) out.
+    // All of round 8: R8DEV.
     assert!(
-        known <= 50,
+        known <= R8DEV,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes

@@ -70,8 +70,10 @@ fn checkpoint_stalls_choose_the_storage_and_are_named_when_large() {
         st["capacity_gib"].as_f64().unwrap() <= hold.ceil() + 1.0,
         "{st} {hold}"
     );
-    // 63 h of steps: the stalls are now a few hours, not 32.
-    assert!(top["hours"].as_f64().unwrap() < 72.0, "{}", top["hours"]);
+    // 66 h of steps (63 h before round 8 charged the overlapped ZeRO-3 traffic's NCCL CTAs to
+    // compute, train/contention.rs: 1.39 s of a 31.1 s step): the stalls are a few hours (8.2 h of
+    // 74.4), not 32.
+    assert!(top["hours"].as_f64().unwrap() < 76.0, "{}", top["hours"]);
     stalls_named_iff_over_a_tenth(&v);
     // Unpriced GPUs (nothing to weigh the stalls against) keep the slow NAS: named.
     let mut a = job.to_vec();

@@ -58,6 +58,7 @@ est-coll-ep = expert all-to-all
 est-step-title = time per optimizer step
 est-step-p2p = pipeline p2p
 est-step-ep = expert all-to-all
+est-step-contention = compute lost to overlapped NCCL (SMs)
 est-step-host = waiting for the host CPUs (image decode)
 est-throughput = throughput: { $rate } { $unit }/s ({ $per } per GPU), MFU { $mfu } (HFU { $hfu }); { $model_tf } TFLOP/s per GPU in model FLOPs, { $hw_tf } in hardware FLOPs (with recompute)
 est-time-unavailable = time: not estimated: { $why }

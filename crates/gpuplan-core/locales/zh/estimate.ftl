@@ -58,6 +58,7 @@ est-coll-ep = 专家 all-to-all
 est-step-title = 每个优化器步的时间
 est-step-p2p = 流水线点对点
 est-step-ep = 专家 all-to-all
+est-step-contention = 重叠 NCCL 占用 SM 的计算损失
 est-step-host = 等待主机 CPU（图像解码）
 est-throughput = 吞吐：{ $rate } { $unit }/s（每卡 { $per }），MFU { $mfu }（HFU { $hfu }）；每卡按模型 FLOPs 计 { $model_tf } TFLOP/s，按硬件 FLOPs（含重计算）计 { $hw_tf } TFLOP/s
 est-time-unavailable = 时间：未估算：{ $why }

@@ -36,6 +36,9 @@ pub struct StepTime {
     pub dp_comm_total: Seconds,
     /// Data-parallel communication left after overlap with backward.
     pub dp_comm_exposed: Seconds,
+    /// Compute lost to the SMs the overlapped data-parallel collectives occupy (one NCCL CTA per
+    /// channel: `train::contention`); part of `step`, not of `compute`.
+    pub comm_contention: Seconds,
     pub pp_comm: Seconds,
     pub ep_comm: Seconds,
     pub step: Seconds,
@@ -1375,11 +1378,28 @@ fn push_p2p(
     }
 }
 
+/// Compute the overlapped data-parallel collectives take from the step: their hidden time ×
+/// NCCL's CTAs ÷ the chip's SMs ([`super::contention`]).
+fn dp_contention(x: &Ctx, dp: &DpPhase) -> Seconds {
+    let (p, c) = (x.p, x.c);
+    let cp = p.cp.max(1);
+    let g = x.group(x.dp * cp, p.tp * p.pp * cp);
+    let nics = c.gpus_per_node.clamp(1, 8) as f64;
+    let nic_gbs = c.inter_bandwidth.0 / 1e9 / nics;
+    let ctas = super::contention::nccl_ctas(&c.gpu, g, c.gpus_per_node, nic_gbs);
+    let hidden = (dp.total - dp.exposed).0;
+    Seconds(super::contention::lost_compute(
+        hidden,
+        ctas,
+        c.gpu.sm_count,
+    ))
+}
+
 /// The largest exposed part of the step names its bottleneck (compute on a tie or when all are
 /// zero).
 fn bottleneck(st: &StepTime) -> &'static str {
     let parts = [
-        ("compute", st.compute.0),
+        ("compute", st.compute.0 + st.comm_contention.0),
         ("pipeline-bubble", st.pipeline_bubble.0),
         ("tp-communication", st.tp_comm.0),
         ("cp-communication", st.cp_comm.0),
@@ -1514,7 +1534,8 @@ fn step_time_below(
     let ep_comm = ep.total - ep.hidden;
     push_p2p(&x, (pp, pp_hidden), ep, &mut collectives);
     let tp_comm = tp_total - tp_hidden;
-    let step = compute + bubble + tp_comm + cp_comm + dp.exposed + pp_comm + ep_comm;
+    let contention = dp_contention(&x, &dp).min(compute);
+    let step = compute + bubble + tp_comm + cp_comm + dp.exposed + pp_comm + ep_comm + contention;
     let tps = tokens_per_step / step.0;
     let n = c.total_gpus() as f64;
     let mut st = StepTime {
@@ -1527,6 +1548,7 @@ fn step_time_below(
         cp_comm,
         dp_comm_total: dp.total,
         dp_comm_exposed: dp.exposed,
+        comm_contention: contention,
         pp_comm,
         ep_comm,
         step,

@@ -966,6 +966,14 @@ fn step_rows(
         row("est-step-p2p", st.pp_comm, String::new()),
         row("est-step-ep", st.ep_comm, ep_how(st)),
     ]);
+    // Compute lost to the SMs of the overlapped data-parallel collectives, where any overlap.
+    if st.comm_contention.0 > 0.0 {
+        rows.push(row(
+            "est-step-contention",
+            st.comm_contention,
+            String::new(),
+        ));
+    }
     // The host-CPU ceiling stretches the step beyond its GPU parts: the rest is input wait.
     if st.bottleneck == "host-cpu" {
         let gpu = st.compute
@@ -973,6 +981,7 @@ fn step_rows(
             + st.tp_comm
             + st.cp_comm
             + st.dp_comm_exposed
+            + st.comm_contention
             + st.pp_comm
             + st.ep_comm;
         rows.push(row("est-step-host", st.step - gpu, String::new()));

@@ -1450,7 +1450,8 @@ fn step_table(st: &gpuplan_core::train::StepTime, v: &View) -> String {
     let share = |t: f64| format!("{:.1}%", t / st.step.0 * 100.0);
     let row = |k: &str, t: gpuplan_core::units::Seconds| vec![tx(l, k), t.to_string(), share(t.0)];
     let rows = vec![
-        row("plan-step-compute", st.compute),
+        // Compute slowed by the overlapped collectives' SMs counts as compute here.
+        row("plan-step-compute", st.compute + st.comm_contention),
         row("plan-step-bubble", st.pipeline_bubble),
         row("plan-step-tp", st.tp_comm),
         row("plan-step-dp", st.dp_comm_exposed),
