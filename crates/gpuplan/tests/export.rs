@@ -1362,7 +1362,7 @@ fn the_ep_caveat_names_only_the_stacks_gpuplan_exports() {
 }
 
 /// Round 7 export task #2: an EP plan with ZeRO-2 (which the planner pairs with EP only for
-/// DeepSpeed-MoE, plan::train `ep_stack_runs_zero`) is launched with DeepSpeed, whose MoE runs
+/// DeepSpeed-MoE, plan::train `point_stacks`) is launched with DeepSpeed, whose MoE runs
 /// stage 2, not with Megatron (ZeRO-1 only: more memory than planned); beside TP, where no
 /// exported stack runs it, the README and the plan caveat say the bundle cannot reproduce it.
 #[test]

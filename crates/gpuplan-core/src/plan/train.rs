@@ -595,6 +595,13 @@ fn point_stacks<'a>(
     const MEGATRON: &[Framework] = &[Framework::Megatron];
     const BOTH: &[Framework] = &[Framework::HuggingFace, Framework::Megatron];
     if !moe_union(base, experts) {
+        // Under `megatron` an MoE model at ZeRO-2/3 is Megatron-DeepSpeed's, whose DeepSpeed-MoE
+        // layers refuse stage 3 and whose pipeline runs bf16 at ZeRO-1 only; the export launches
+        // Megatron-Core (ZeRO-1). A stated ZeRO stage is kept.
+        let megatron_moe = base.framework == Framework::Megatron && experts > 1;
+        if megatron_moe && l.zero > 1 && !pin.zero {
+            return &[];
+        }
         return if ep_stack_runs_zero(base, pin, l.ep, l.zero) {
             std::slice::from_ref(&base.framework)
         } else {
