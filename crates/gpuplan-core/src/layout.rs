@@ -223,11 +223,12 @@ fn stage_params_of(
     dp: u64,
     stage: u64,
 ) -> DeviceParams {
-    let (tp, pp) = (split.tp as f64, p.pp as f64);
+    let tp = split.tp as f64;
     let shard = split.expert_ways() as f64;
-    let mut dense = layers_dense / tp / pp;
     let first = stage == 0;
     let last = stage + 1 == p.pp;
+    let share = stage_share(b, p, last);
+    let mut dense = layers_dense / tp * share;
     if first {
         dense += b.embedding as f64 / tp + b.stem as f64;
     }
@@ -242,9 +243,27 @@ fn stage_params_of(
     }
     DeviceParams {
         dense,
-        expert: experts / shard / pp,
+        expert: experts / shard * share,
         dense_group: dp.max(1),
         expert_group: split.expert_data_parallel(dp).unwrap_or(1).max(1),
+    }
+}
+
+/// The share of the layers on a stage: 1/pp, or with Megatron-Core's
+/// `--decoder-last-pipeline-num-layers` k (`parallel.last_stage_layers`) k/L on the last stage
+/// and (L − k)/(pp − 1)/L on each other one (the layer sums are spread evenly over the layers).
+fn stage_share(b: &ParamBreakdown, p: &Parallelism, last: bool) -> f64 {
+    let layers: u64 = b.groups.iter().map(|g| g.count).sum();
+    match p.last_stage_layers {
+        Some(k) if p.pp > 1 && k < layers => {
+            let l = layers as f64;
+            if last {
+                k as f64 / l
+            } else {
+                (l - k as f64) / (p.pp - 1) as f64 / l
+            }
+        }
+        _ => 1.0 / p.pp.max(1) as f64,
     }
 }
 

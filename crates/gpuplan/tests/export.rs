@@ -1267,29 +1267,33 @@ fn moe_export(framework: &str, parallel: &str, name: &str) -> (String, String, S
 }
 
 /// Round 7 export task #1: the expert tensor-parallel size the plan assumed reaches the
-/// launchers. Under the default profile the memory and step time keep whole experts (ETP 1,
-/// DeepSpeed-MoE), where Megatron-LM left to itself sets ETP = TP; under the `megatron` profile
-/// they split each expert over ETP = TP (Megatron-Core's default), now written out too.
+/// launchers. Under the `megatron` profile, and since round 8 under the default one, where EP
+/// beside TP is Megatron-Core's layout (plan::train `point_stacks`; DeepSpeed-MoE beside TP is
+/// Megatron-DeepSpeed's, not exported), each expert splits over ETP = TP (Megatron-Core's
+/// default), written out. (Before round 8 the default profile timed it with whole experts,
+/// ETP 1, as DeepSpeed-MoE.)
 #[test]
 fn the_launchers_carry_the_expert_tensor_parallel_size_the_plan_assumed() {
-    let (readme, launch, megatron) = moe_bundle("", "tp = 2\nep = 4\nzero = 1\n", "etp-default");
-    assert!(
-        megatron.contains("--tensor-model-parallel-size 2"),
-        "{megatron}"
-    );
-    assert!(
-        megatron.contains("--expert-tensor-parallel-size 1\n"),
-        "{megatron}"
-    );
-    assert!(launch.contains("GPUPLAN_EP_SIZE:-4}"), "{launch}");
-    assert!(
-        launch.contains("enable_expert_tensor_parallelism=False"),
-        "{launch}"
-    );
-    assert!(
-        readme.contains("--expert-tensor-parallel-size 1"),
-        "{readme}"
-    );
+    for (framework, name) in [
+        ("", "etp-default"),
+        ("framework = \"megatron\"\n", "etp-megatron"),
+    ] {
+        let (readme, launch, megatron) = moe_bundle(framework, "tp = 2\nep = 4\nzero = 1\n", name);
+        assert!(
+            megatron.contains("--tensor-model-parallel-size 2"),
+            "{megatron}"
+        );
+        assert!(
+            megatron.contains("--expert-tensor-parallel-size 2\n"),
+            "{megatron}"
+        );
+        assert!(launch.contains("GPUPLAN_EP_SIZE:-4}"), "{launch}");
+        assert!(
+            launch.contains("LAUNCHER=\"${LAUNCHER:-megatron}\""),
+            "{launch}"
+        );
+        assert!(readme.contains("expert tensor parallelism 2"), "{readme}");
+    }
     let (readme, launch, megatron) = moe_bundle(
         "framework = \"megatron\"\n",
         "tp = 2\nep = 4\nzero = 1\n",
@@ -1345,22 +1349,20 @@ fn ep_caveats(parallel: &str, name: &str) -> (String, String) {
     (en, zh)
 }
 
-/// Round 7 export task #3: the EP caveat names the stacks that gpuplan models and exports for MoE
-/// (DeepSpeed-MoE, Megatron-Core), not torchtitan, which no profile models or exports for MoE.
+/// Round 7 export task #3: the EP caveat names the stack that gpuplan models and exports for the
+/// plan (round 8: an eager-profile EP plan is DeepSpeed-MoE's; Megatron-Core's plans carry their
+/// own caveat), not torchtitan, which no profile models or exports for MoE.
 #[test]
 fn the_ep_caveat_names_only_the_stacks_gpuplan_exports() {
-    let (en, zh) = ep_caveats("ep = 4\nzero = 1\n", "cav-ep4");
+    let (en, zh) = ep_caveats("tp = 1\npp = 1\nep = 4\nzero = 2\n", "cav-ep4");
     for c in [&en, &zh] {
-        assert!(
-            c.contains("DeepSpeed-MoE") && c.contains("Megatron-Core"),
-            "{c}"
-        );
+        assert!(c.contains("DeepSpeed-MoE"), "{c}");
         assert!(!c.contains("torchtitan"), "{c}");
     }
 }
 
 /// Round 7 export task #2: an EP plan with ZeRO-2 (which the planner pairs with EP only for
-/// DeepSpeed-MoE, plan::train `ep_stack_runs_zero`) is launched with DeepSpeed, whose MoE runs
+/// DeepSpeed-MoE, plan::train `point_stacks`) is launched with DeepSpeed, whose MoE runs
 /// stage 2, not with Megatron (ZeRO-1 only: more memory than planned); beside TP, where no
 /// exported stack runs it, the README and the plan caveat say the bundle cannot reproduce it.
 #[test]
@@ -1380,8 +1382,8 @@ fn a_zero2_expert_parallel_plan_is_launched_by_the_stack_that_runs_it() {
         "{megatron}"
     );
     let (en, zh) = ep_caveats("tp = 1\npp = 1\nep = 4\nzero = 2\n", "cav-ep-zero2");
-    assert!(en.contains("the export launches it with DeepSpeed"), "{en}");
-    assert!(zh.contains("默认用 DeepSpeed"), "{zh}");
+    assert!(en.contains("launched with DeepSpeed"), "{en}");
+    assert!(zh.contains("用 DeepSpeed 启动"), "{zh}");
     // Beside TP 2: no launcher of the bundle runs it; both say so.
     let par = "tp = 2\npp = 1\nep = 4\nzero = 2\n";
     let (readme, launch, _) = moe_bundle("", par, "ep-zero2-tp");
@@ -1395,7 +1397,8 @@ fn a_zero2_expert_parallel_plan_is_launched_by_the_stack_that_runs_it() {
     );
     let (en, _) = ep_caveats(par, "cav-ep-zero2-tp");
     assert!(en.contains("the export does not write"), "{en}");
-    // ZeRO-1: Megatron runs it as planned, nothing added.
+    // ZeRO-1: both stacks run it; Megatron-Core's timing wins here, the plan names it and the
+    // export launches it with Megatron, nothing added.
     let (readme, launch, _) = moe_bundle("", "tp = 1\npp = 1\nep = 4\nzero = 1\n", "ep-zero1");
     assert!(
         launch.contains("LAUNCHER=\"${LAUNCHER:-megatron}\""),
@@ -1405,8 +1408,23 @@ fn a_zero2_expert_parallel_plan_is_launched_by_the_stack_that_runs_it() {
         !readme.contains("ZeRO-2 with expert parallelism"),
         "{readme}"
     );
-    let (en, _) = ep_caveats("tp = 1\npp = 1\nep = 4\nzero = 1\n", "cav-ep-zero1");
-    assert!(en.ends_with("gathers every expert"), "{en}");
+    let json = moe_plan(
+        "en",
+        "tp = 1\npp = 1\nep = 4\nzero = 1\n",
+        &["--format", "json"],
+        "cav-ep-zero1",
+    );
+    let v: Value = serde_json::from_str(&json).unwrap();
+    let top = &v["outcome"]["plans"][0];
+    assert_eq!(top["train"]["setup"]["framework"], "megatron", "{top}");
+    let caveats = top["caveats"].as_array().unwrap();
+    assert!(
+        caveats
+            .iter()
+            .filter_map(Value::as_str)
+            .any(|c| c.contains("is Megatron-Core's") && c.contains("LAUNCHER=megatron")),
+        "{caveats:?}"
+    );
 }
 
 /// Round 7 export task #4: the plan settings the default launcher cannot express are listed by
@@ -1451,4 +1469,44 @@ fn settings_the_launcher_does_not_carry_are_listed_by_key() {
     let (readme, _, _, err) = moe_export("", "tp = 1\npp = 1\nep = 4\nzero = 1\n", "carried");
     assert!(!readme.contains("does not carry"), "{readme}");
     assert!(!err.contains("does not carry"), "{err}");
+}
+
+/// Round 8: the default profile's DeepSeek-V3 LoRA plan is Megatron-Core's PP + EP layout with
+/// its 61 layers split unevenly; the bundle launches it with Megatron and carries the split
+/// (`--decoder-last-pipeline-num-layers`) and the expert sizes the plan assumed.
+#[test]
+fn a_default_profile_megatron_moe_plan_exports_its_stack_and_uneven_split() {
+    let args = [
+        "plan",
+        "-m",
+        "DeepSeek-V3",
+        "--task",
+        "lora",
+        "--tokens",
+        "1e8",
+    ];
+    let o = gpuplan(&[&args[..], &["--format", "json"]].concat());
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let setup = &v["outcome"]["plans"][0]["train"]["setup"];
+    assert_eq!(setup["framework"], "megatron", "{setup}");
+    let par = &setup["parallel"];
+    let last = par["last_stage_layers"].as_u64().unwrap();
+    let dir = scratch("dsv3-lora-megatron");
+    let d = dir.to_str().unwrap();
+    let o = gpuplan(&[&args[..], &["--pick", "1", "--export", d]].concat());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap_or_default();
+    let (launch, megatron) = (read("launch.sh"), read("megatron_args.sh"));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        launch.contains("LAUNCHER=\"${LAUNCHER:-megatron}\""),
+        "{launch}"
+    );
+    for want in [
+        format!("--decoder-last-pipeline-num-layers {last}"),
+        format!("--pipeline-model-parallel-size {}", par["pp"]),
+        format!("--expert-model-parallel-size {}", par["ep"]),
+    ] {
+        assert!(megatron.contains(&want), "{want}: {megatron}");
+    }
 }

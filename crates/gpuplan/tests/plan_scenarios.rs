@@ -646,6 +646,10 @@ fn moe_pretraining_235b_needs_at_least_47_a100_80g() {
     }
 }
 
+/// The default profile's MoE plan names the stack that runs its EP layout: DeepSpeed-MoE's
+/// caveat ("expert parallelism (EP …") or, since round 8, Megatron-Core's ("… is
+/// Megatron-Core's"); here Megatron-Core's PP 2 · EP 8 wins (before: the eager `EP8 ZeRO-1` at
+/// TP 1 · PP 1).
 #[test]
 fn default_profile_uses_expert_parallelism_for_moe_full_finetune() {
     let (code, v) = plan_json(&["-m", "Mixtral-8x7B", "--task", "full", "--tokens", "5e8"]);
@@ -659,13 +663,19 @@ fn default_profile_uses_expert_parallelism_for_moe_full_finetune() {
     let mfu = top["train"]["step"]["mfu"].as_f64().unwrap();
     assert!(mfu > 0.05, "MFU {mfu}");
     assert!(
-        top["caveats"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|c| c.as_str().unwrap().contains("expert parallelism")),
+        top["caveats"].as_array().unwrap().iter().any(|c| {
+            let c = c.as_str().unwrap();
+            c.contains("expert parallelism (EP") || c.contains("is Megatron-Core's")
+        }),
         "{}",
         top["caveats"]
+    );
+    assert!(
+        plans(&v)
+            .iter()
+            .all(|p| launchable_by_named_stack("full", &p["train"]["setup"])),
+        "{}",
+        top["train"]["setup"]
     );
 }
 
@@ -809,21 +819,103 @@ fn image_models_report_samples_not_tokens_or_sequence_length() {
     assert!(a10["train"]["step"]["mfu"].as_f64().unwrap() < 0.25);
 }
 
-/// DeepSeek-V3 LoRA runs expert parallelism, not ZeRO-3 gathering every expert. Since audit r7 #5
-/// an EP plan takes only the ZeRO stages DeepSpeed-MoE runs (≤ 2; PEFT searches 0 or 3, so 0): the
-/// former #1, 4 nodes at EP 8 + ZeRO-3 (MFU 10.5%), cannot be launched; the experts then spread over
-/// EP 64 on 8 nodes, whose all-to-all crosses the eRDMA NIC share (MFU 4.1%).
-#[test]
-fn moe_lora_uses_expert_parallelism_instead_of_gathering_every_expert() {
-    let (code, v) = plan_json(&["-m", "DeepSeek-V3", "--task", "lora", "--tokens", "1e8"]);
-    assert_eq!(code, Some(0));
-    for p in plans(&v) {
-        let par = &p["train"]["setup"]["parallel"];
-        assert!(par["ep"].as_u64().unwrap() > 1, "{par}");
-        assert!(par["zero"].as_u64().unwrap() <= 2, "{par}");
+/// Whether the stack a plan names launches its layout (round 8, plan::train `point_stacks`):
+/// Megatron-Core runs TP/PP/CP/EP at ZeRO ≤ 1; the `hugging_face` stack runs EP only as
+/// DeepSpeed-MoE (TP = PP = CP = 1, ZeRO ≤ 2) and TP/PP only for pretraining at EP 1
+/// (torchtitan-style); ZeRO-3 with EP is run by neither.
+fn launchable_by_named_stack(task: &str, setup: &Value) -> bool {
+    let par = &setup["parallel"];
+    let n = |k: &str| par[k].as_u64().unwrap_or(1);
+    let (mp, ep, zero) = (n("tp") * n("pp") * n("cp"), n("ep"), n("zero"));
+    match setup["framework"].as_str().unwrap() {
+        "megatron" => zero <= 1,
+        "hugging_face" if ep > 1 => mp == 1 && zero <= 2,
+        "hugging_face" => mp == 1 || task == "pretrain",
+        _ => ep == 1,
     }
-    let mfu = plans(&v)[0]["train"]["step"]["mfu"].as_f64().unwrap();
-    assert!(mfu > 0.04, "MFU {mfu}");
+}
+
+/// DeepSeek-V3 LoRA under the default profile (round 8): its 61 layers split over PP 4 as
+/// Megatron-Core's 16 + 16 + 16 + 13 (`--decoder-last-pipeline-num-layers 13`) keep EP inside a
+/// node, so the top plan is a PP + EP layout labelled `megatron`, compute-bound. Before, the
+/// default profile searched MoE at TP 1 · PP 1 only: 8 nodes at EP 64, ZeRO-0, EP-comm-bound at
+/// MFU 4.1%. Every listed plan is launchable by the stack it names.
+#[test]
+fn default_profile_moe_lora_takes_a_pipeline_and_expert_parallel_megatron_layout() {
+    let (code, v) = plan_json(&[
+        "-m",
+        "DeepSeek-V3",
+        "--task",
+        "lora",
+        "--tokens",
+        "1e8",
+        "--top",
+        "20",
+    ]);
+    assert_eq!(code, Some(0));
+    let top = &plans(&v)[0];
+    let setup = &top["train"]["setup"];
+    let par = &setup["parallel"];
+    assert_eq!(setup["framework"], "megatron", "{setup}");
+    assert!(par["pp"].as_u64().unwrap() > 1, "{par}");
+    assert!(par["ep"].as_u64().unwrap() > 1, "{par}");
+    assert!(par["last_stage_layers"].as_u64().is_some(), "{par}");
+    let mfu = top["train"]["step"]["mfu"].as_f64().unwrap();
+    assert!(mfu > 0.15, "MFU {mfu}");
+    assert!(
+        top["caveats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c.as_str().unwrap().contains("Megatron-Core's")),
+        "{}",
+        top["caveats"]
+    );
+    for p in plans(&v) {
+        let s = &p["train"]["setup"];
+        assert!(launchable_by_named_stack("lora", s), "{s}");
+    }
+}
+
+/// No default-profile MoE plan lists a layout its named stack cannot launch (round 8: before,
+/// Mixtral pretraining listed `TP1 PP2 EP8 ZeRO-1` under the eager profile, and ZeRO-2 beside
+/// TP/PP with EP was searched), and both stacks appear where each wins somewhere.
+#[test]
+fn default_profile_moe_plans_are_launchable_by_the_stack_they_name() {
+    let mut stacks = std::collections::BTreeSet::new();
+    for (model, task, tokens, profile) in [
+        ("Mixtral-8x7B", "pretrain", "1e10", "hugging_face"),
+        ("Qwen3-235B-A22B", "full", "1e8", "hugging_face"),
+        ("Qwen3-30B-A3B", "lora", "1e8", "hugging_face"),
+        // Under `megatron` an MoE model's ZeRO-2/3 (Megatron-DeepSpeed's) is no longer searched:
+        // its #1 was TP 4 · ZeRO-3.
+        ("Qwen3-30B-A3B", "full", "1e8", "megatron"),
+    ] {
+        let (code, v) = plan_json(&[
+            "-m",
+            model,
+            "--task",
+            task,
+            "--tokens",
+            tokens,
+            "--top",
+            "30",
+            "--profile",
+            profile,
+        ]);
+        assert_eq!(code, Some(0), "{model} {task}");
+        for p in plans(&v) {
+            let s = &p["train"]["setup"];
+            assert!(launchable_by_named_stack(task, s), "{model} {task}: {s}");
+            if profile == "hugging_face" {
+                stacks.insert(s["framework"].as_str().unwrap().to_string());
+            }
+        }
+    }
+    assert!(
+        stacks.contains("megatron") && stacks.contains("hugging_face"),
+        "{stacks:?}"
+    );
 }
 
 #[test]

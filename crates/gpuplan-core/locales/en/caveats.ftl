@@ -13,14 +13,17 @@ cav-input-bound = { $limit ->
     [tokens] tokens/s
    *[samples] samples/s
 }
-cav-ep-stack = expert parallelism (EP { $ep }) needs an MoE-aware stack: DeepSpeed-MoE or Megatron-Core, the stacks gpuplan models and exports for MoE (LoRA: a Megatron-based trainer such as ms-swift's Megatron backend); HF Trainer with FSDP alone gathers every expert{ $zero ->
-    [2] { $mp ->
-        [1] ; with ZeRO-2 only DeepSpeed-MoE runs it (Megatron-Core's distributed optimizer is ZeRO-1), so the export launches it with DeepSpeed
-       *[other] ; ZeRO-2 with EP beside TP/PP/CP is Megatron-DeepSpeed's, which the export does not write: its Megatron launcher runs ZeRO-1 and holds more memory than planned
+cav-ep-stack = expert parallelism (EP { $ep }, ZeRO-{ $zero }) is timed as DeepSpeed-MoE runs it: the model's MoE blocks built as deepspeed.moe.layer.MoE(ep_size={ $ep }) around its experts (HF Transformers' MoE modules have no EP of their own; HF Trainer with ZeRO-3 or FSDP alone gathers every expert of a layer), launched with DeepSpeed{ $zero ->
+    [3] ; DeepSpeed-MoE refuses ZeRO-3 ("MoE not supported with Stage 3"): the export cannot reproduce this plan
+   *[other] { $mp ->
+        [1] {""}
+       *[other] ; EP beside TP/PP/CP under DeepSpeed is Megatron-DeepSpeed's, which the export does not write
     }
-    [3] ; no stack gpuplan exports runs ZeRO-3 with EP (DeepSpeed-MoE refuses stage 3, Megatron-Core has no ZeRO-3): the export cannot reproduce this plan
-   *[other] {""}
 }
+cav-stack-megatron = this layout (TP { $tp } × PP { $pp } × EP { $ep }, ZeRO-{ $zero }) is Megatron-Core's{ $peft ->
+    [true] {" "}(LoRA: ms-swift's Megatron backend or Megatron-Bridge PEFT)
+   *[other] {""}
+}: its memory and time are the megatron profile's, and the export launches it with LAUNCHER=megatron
 cav-memory-lower-bound = memory is a lower bound: { $basis }
 cav-cnn-efficiency = throughput uses { $name } = { $pct }% of peak (convolutional/UNet training reaches far less than transformer GEMMs); measure the first epoch
 cav-no-bf16 = { $gpu } has no bf16: trains with fp16 AMP (dynamic loss scaling, fp32 master weights)

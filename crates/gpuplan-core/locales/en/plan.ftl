@@ -210,7 +210,6 @@ bind-pinned = no plan keeps { $keys } as the workload sets { $n ->
        *[other] these keys
     } from the workload to let the planner choose, or change the value
 bind-no-fit = no configuration fits memory: the closest, { $what } with { $layout }, { $recompute }, micro-batch { $mb }, needs { $need } GiB per GPU of { $have } GiB
-bind-no-fit-moe-profile = expert-parallel layouts here are DeepSpeed-MoE's (ZeRO ≤ 2, no ZeRO-3, which DeepSpeed refuses with MoE); Megatron-Core also splits the model with tensor and pipeline parallelism beside EP: try --profile megatron
 bind-over-deadline = the fastest plan, { $what }, takes { $h }, over the { $d } deadline by { $over }: allow more nodes (--max-nodes) or more time
 bind-over-budget = cheapest plan { $what } costs ¥{ $x }, over the ¥{ $b } budget by ¥{ $over }{ $spot ->
     [none] {""}

@@ -13,14 +13,17 @@ cav-input-bound = { $limit ->
     [tokens] tokens/s
    *[samples] 样本/秒
 }
-cav-ep-stack = 专家并行（EP { $ep }）需要支持 MoE 的训练框架：DeepSpeed-MoE 或 Megatron-Core（gpuplan 为 MoE 建模并导出的两种框架；LoRA 可用基于 Megatron 的训练器，如 ms-swift 的 Megatron 后端）；仅用 HF Trainer + FSDP 会聚合全部专家{ $zero ->
-    [2] { $mp ->
-        [1] ；ZeRO-2 下只有 DeepSpeed-MoE 能运行（Megatron-Core 的分布式优化器仅相当于 ZeRO-1），导出的启动脚本因此默认用 DeepSpeed
-       *[other] ；EP 与 TP/PP/CP 同用的 ZeRO-2 属于 Megatron-DeepSpeed，导出不生成它：导出的 Megatron 启动参数按 ZeRO-1 运行，显存高于计划
+cav-ep-stack = 专家并行（EP { $ep }，ZeRO-{ $zero }）按 DeepSpeed-MoE 的运行方式估算：模型的 MoE 块需改写为包住其专家的 deepspeed.moe.layer.MoE(ep_size={ $ep })（HF Transformers 的 MoE 模块本身没有专家并行；仅用 HF Trainer + ZeRO-3 或 FSDP 会聚合一层的全部专家），用 DeepSpeed 启动{ $zero ->
+    [3] ；DeepSpeed-MoE 拒绝 ZeRO-3（"MoE not supported with Stage 3"）：导出无法复现此计划
+   *[other] { $mp ->
+        [1] {""}
+       *[other] ；DeepSpeed 下 EP 与 TP/PP/CP 同用属于 Megatron-DeepSpeed，导出不生成它
     }
-    [3] ；gpuplan 导出的框架都不支持 EP 与 ZeRO-3 同用（DeepSpeed-MoE 拒绝 stage 3，Megatron-Core 没有 ZeRO-3）：导出无法复现此计划
-   *[other] {""}
 }
+cav-stack-megatron = 此布局（TP { $tp } × PP { $pp } × EP { $ep }，ZeRO-{ $zero }）由 Megatron-Core 运行{ $peft ->
+    [true] （LoRA：ms-swift 的 Megatron 后端或 Megatron-Bridge PEFT）
+   *[other] {""}
+}：其显存和时间按 megatron 配置估算，导出的启动脚本使用 LAUNCHER=megatron
 cav-memory-lower-bound = 显存为下限：{ $basis }
 cav-cnn-efficiency = 吞吐按 { $name } = 峰值的 { $pct }% 计算（卷积/UNet 训练远低于 Transformer 的矩阵乘效率）；请实测第一个 epoch
 cav-no-bf16 = { $gpu } 不支持 bf16：改用 fp16 混合精度训练（动态损失缩放，fp32 主权重）

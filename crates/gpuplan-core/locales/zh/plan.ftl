@@ -177,7 +177,6 @@ bind-chip-skipped = { $gpu } 已跳过：该芯片不支持所选精度或注意
 bind-unpriced-left-out = { $n } 个方案的规格没有已知价格，无法核对预算，已排除（可用 `gpuplan catalog import` 导入价格）
 bind-pinned = 没有方案能保持工作负载所设的 { $keys }；若交给规划器选择则有方案：从工作负载文件中删去 { $keys } 即可由规划器选择，或改用其他取值
 bind-no-fit = 没有任何配置能放进显存：最接近的 { $what }（{ $layout }，{ $recompute }，微批大小 { $mb }）每卡需要 { $need } GiB，可用 { $have } GiB
-bind-no-fit-moe-profile = 此处的专家并行布局按 DeepSpeed-MoE 计（ZeRO ≤ 2；DeepSpeed 不支持 MoE 与 ZeRO-3 同用）；Megatron-Core 还能在专家并行之外用张量并行和流水线并行切分模型：试试 --profile megatron
 bind-over-deadline = 最快的方案 { $what } 需要 { $h }，比 { $d }的期限多出 { $over }：放宽节点数（--max-nodes）或期限
 bind-over-budget = 最便宜的方案 { $what } 需 ¥{ $x }，比预算 ¥{ $b } 多出 ¥{ $over }{ $spot ->
     [none] {""}

@@ -23,7 +23,7 @@ use crate::train::{
     StepTime, TrainingMemory,
 };
 use crate::units::Bytes;
-use crate::workload::{AttentionImpl, Recompute, TrainTask, TrainingSetup};
+use crate::workload::{AttentionImpl, Framework, Recompute, TrainTask, TrainingSetup};
 
 /// The best configuration found for one cluster.
 #[derive(Clone)]
@@ -264,6 +264,13 @@ pub struct Point {
     pub recompute: Recompute,
     /// Data-parallel degree: the cluster's GPUs over TP × PP.
     pub dp: u64,
+    /// The stack that runs the point, whose memory and time it is timed with: the profile's
+    /// framework, or for an MoE model under the default profile the stack that launches the
+    /// layout ([`moe_stacks`]).
+    pub stack: Framework,
+    /// Layers of the last pipeline stage when they do not split evenly (Megatron-Core's
+    /// `--decoder-last-pipeline-num-layers`, [`uneven_last_stage`]); `None`: the setup's.
+    pub last_stage: Option<u64>,
 }
 
 impl std::hash::Hash for Point {
@@ -277,6 +284,8 @@ impl std::hash::Hash for Point {
             self.zero,
             self.recompute as u8,
             self.dp,
+            self.stack as u8,
+            self.last_stage,
         )
             .hash(h);
     }
@@ -286,12 +295,18 @@ impl Point {
     /// The setup this point runs at micro-batch `mb`, keeping the global batch.
     fn configure(&self, base: &TrainingSetup, mb: u64, global_batch: u64) -> TrainingSetup {
         let mut s = base.clone();
+        if self.stack != base.framework {
+            s.framework = self.stack;
+            s.lora = std::mem::take(&mut s.lora).fused_for(self.stack);
+        }
         s.parallel.tp = self.tp;
         s.parallel.pp = self.pp;
         s.parallel.zero = self.zero;
         s.parallel.ep = self.ep;
-        s.parallel.sequence_parallel =
-            self.tp > 1 && base.framework == crate::workload::Framework::Megatron;
+        if self.last_stage.is_some() {
+            s.parallel.last_stage_layers = self.last_stage;
+        }
+        s.parallel.sequence_parallel = self.tp > 1 && self.stack == Framework::Megatron;
         s.parallel.cp = self.cp;
         s.parallel.virtual_stages = self.vp;
         propose_overlap(&mut s);
@@ -310,7 +325,7 @@ pub fn search_space(req: &PlanRequest, base: &TrainingSetup, c: &ClusterSpec) ->
     let shape = Shape::of(req);
     let pin = pins(req);
     let d = Degrees::of(req, base, c, &shape, &pin);
-    let litgpt = base.framework == crate::workload::Framework::LitGpt;
+    let litgpt = base.framework == Framework::LitGpt;
     let mut out = Vec::new();
     for &tp in &d.tps {
         for (&pp, &cp) in d.pps.iter().flat_map(|p| d.cps.iter().map(move |c| (p, c))) {
@@ -319,31 +334,42 @@ pub fn search_space(req: &PlanRequest, base: &TrainingSetup, c: &ClusterSpec) ->
                 continue;
             }
             let dp = total / mp;
-            let vp = virtual_stages(base, &pin, pp, shape.layers);
+            let vp = virtual_stages(base.framework, &pin, base, pp, shape.layers);
             for ep in expert_degrees(base, &pin, shape.experts, dp * tp) {
                 for &zero in zero_choices(base, &pin, dp) {
-                    if !ep_stack_runs_zero(base, &pin, ep, zero) {
-                        continue;
-                    }
-                    for &recompute in d.rcs {
-                        // LitGPT has no expert or context parallelism either.
-                        if litgpt
-                            && (ep != 1
-                                || cp != 1
-                                || !litgpt_strategy(base.task, dp, zero, recompute))
-                        {
+                    let layout = Layout { mp, ep, zero };
+                    for &stack in point_stacks(base, &pin, shape.experts, layout) {
+                        let Some(last_stage) = stage_split(base, &pin, stack, pp, shape.layers)
+                        else {
                             continue;
+                        };
+                        let vp = if stack == base.framework {
+                            vp
+                        } else {
+                            virtual_stages(stack, &pin, base, pp, shape.layers)
+                        };
+                        for &recompute in d.rcs {
+                            // LitGPT has no expert or context parallelism either.
+                            if litgpt
+                                && (ep != 1
+                                    || cp != 1
+                                    || !litgpt_strategy(base.task, dp, zero, recompute))
+                            {
+                                continue;
+                            }
+                            out.push(Point {
+                                tp,
+                                pp,
+                                cp,
+                                vp,
+                                ep,
+                                zero,
+                                recompute,
+                                dp,
+                                stack,
+                                last_stage,
+                            });
                         }
-                        out.push(Point {
-                            tp,
-                            pp,
-                            cp,
-                            vp,
-                            ep,
-                            zero,
-                            recompute,
-                            dp,
-                        });
                     }
                 }
             }
@@ -397,9 +423,11 @@ impl<'a> Degrees<'a> {
         // Trainer / PEFT jobs shard with ZeRO/FSDP only. TP stays inside a node and on
         // NVLink-class links. LitGPT shards with FSDP only (its finetune/pretrain scripts take no
         // TP/PP arguments).
-        let model_parallel = base.framework == crate::workload::Framework::Megatron
-            || (base.task == TrainTask::Pretrain
-                && base.framework != crate::workload::Framework::LitGpt);
+        // An MoE model under the default profile also gets Megatron-Core's layouts
+        // ([`point_stacks`]).
+        let model_parallel = base.framework == Framework::Megatron
+            || (base.task == TrainTask::Pretrain && base.framework != Framework::LitGpt)
+            || moe_union(base, shape.experts);
         let nvlink = c.gpu.intra_link.is_nvlink_class() && c.intra_bandwidth.gb_per_s() > 64.0;
         // A degree the workload states is kept (TP still inside a node), whatever the profile.
         let tp_ok = |tp: &u64| *tp <= c.gpus_per_node && shape.heads.is_multiple_of(*tp);
@@ -411,10 +439,17 @@ impl<'a> Degrees<'a> {
                 .filter(|tp| *tp == 1 || (model_parallel && nvlink && tp_ok(tp)))
                 .collect()
         };
+        // Megatron-Core also splits layers that PP does not divide ([`uneven_last_stage`]).
+        let megatron = base.framework == Framework::Megatron || moe_union(base, shape.experts);
         let pps = pinned_or(pin.pp, base.parallel.pp, || {
             [1, 2, 4, 8, 16]
                 .into_iter()
-                .filter(|pp| *pp == 1 || (model_parallel && shape.layers.is_multiple_of(*pp)))
+                .filter(|&pp| {
+                    pp == 1
+                        || (model_parallel
+                            && (shape.layers.is_multiple_of(pp)
+                                || (megatron && uneven_last_stage(shape.layers, pp).is_some())))
+                })
                 .collect()
         });
         // Context parallelism for long sequences (issue 10): ring attention over up to 8 ranks
@@ -440,7 +475,7 @@ impl<'a> Degrees<'a> {
 fn recompute_choices<'a>(base: &'a TrainingSetup, pin: &super::TrainPins) -> &'a [Recompute] {
     if pin.recompute {
         std::slice::from_ref(&base.recompute)
-    } else if base.framework == crate::workload::Framework::LitGpt {
+    } else if base.framework == Framework::LitGpt {
         // LitGPT has no recompute switch: its strategy follows from the device count.
         &[Recompute::None, Recompute::Full]
     } else if base.attention == AttentionImpl::Eager {
@@ -452,9 +487,15 @@ fn recompute_choices<'a>(base: &'a TrainingSetup, pin: &super::TrainPins) -> &'a
 
 /// Virtual pipeline stages: Megatron-Core's interleaved schedule with 2 virtual stages when the
 /// layers split evenly into pp × 2 chunks and the workload did not choose (a smaller bubble).
-fn virtual_stages(base: &TrainingSetup, pin: &super::TrainPins, pp: u64, layers: u64) -> u64 {
+fn virtual_stages(
+    stack: Framework,
+    pin: &super::TrainPins,
+    base: &TrainingSetup,
+    pp: u64,
+    layers: u64,
+) -> u64 {
     if !pin.virtual_stages
-        && base.framework == crate::workload::Framework::Megatron
+        && stack == Framework::Megatron
         && pp > 1
         && base.parallel.virtual_stages == 1
         && layers.is_multiple_of(pp * 2)
@@ -479,18 +520,120 @@ fn zero_choices<'a>(base: &'a TrainingSetup, pin: &super::TrainPins, dp: u64) ->
     }
 }
 
-/// Whether the stack that runs expert parallelism runs it beside ZeRO stage `zero` (audit r7 #5).
-/// Megatron-Core (the `megatron` profile, and the launcher the export writes for every EP plan)
-/// shards only the optimizer states (`--use-distributed-optimizer`, ZeRO-1) and has no ZeRO-3;
-/// DeepSpeed-MoE runs ZeRO 0-2 and refuses 3 (deepspeed/runtime/engine.py @38327e07:
-/// `assert not self.has_moe_layers, "MoE not supported with Stage 3"`). torchtitan's FSDP2 + EP
-/// would run ZeRO-3, but no profile models or exports torchtitan's MoE stack, so an EP plan never
-/// assumes it. A workload that states both EP and the ZeRO stage keeps them.
+/// The last stage's layers when `layers` do not split evenly over `pp` stages: every other stage
+/// takes ⌈L/pp⌉ and the last the rest, which must be at least one layer (Megatron-Core
+/// `--decoder-last-pipeline-num-layers`, which ms-swift's Megatron backend also takes; a public
+/// DeepSeek-V3 slime config: "61 layers, PP=8: ceil(61/8)=8 per stage, last stage = 61 - 8*7 =
+/// 5", `decoder_last_pipeline_num_layers: int = 5`). `None` when pp divides the layers or no
+/// such split exists.
+pub fn uneven_last_stage(layers: u64, pp: u64) -> Option<u64> {
+    if pp < 2 || layers.is_multiple_of(pp) {
+        return None;
+    }
+    let other = layers.div_ceil(pp);
+    layers.checked_sub((pp - 1) * other).filter(|&k| k >= 1)
+}
+
+/// How a point's stack splits the layers over `pp` stages: `Some(None)` the setup's split (even,
+/// or the workload's `last_stage_layers`, or a stated PP), `Some(Some(k))` Megatron-Core's uneven
+/// split with k layers last, `None` when the stack cannot split them (only Megatron-Core is
+/// searched at a PP that does not divide the layers).
+fn stage_split(
+    base: &TrainingSetup,
+    pin: &super::TrainPins,
+    stack: Framework,
+    pp: u64,
+    layers: u64,
+) -> Option<Option<u64>> {
+    if pin.pp || pp < 2 || layers.is_multiple_of(pp) || base.parallel.last_stage_layers.is_some() {
+        return Some(None);
+    }
+    if stack != Framework::Megatron {
+        return None;
+    }
+    uneven_last_stage(layers, pp).map(Some)
+}
+
+/// A layout's model-parallel degree (TP × PP × CP), expert-parallel degree and ZeRO stage.
+#[derive(Clone, Copy)]
+struct Layout {
+    mp: u64,
+    ep: u64,
+    zero: u8,
+}
+
+/// Whether the request searches the union of the MoE stacks: an MoE model under the default
+/// (`hugging_face`) profile (round 8).
+fn moe_union(base: &TrainingSetup, experts: u64) -> bool {
+    experts > 1 && base.framework == Framework::HuggingFace
+}
+
+/// The stacks that launch a layout, each searched with its own memory and time (round 8). Under
+/// the default profile an MoE model gets the union of what the real stacks run (docs/methodology.md
+/// §Training search has the table and sources):
+/// - HF Transformers with DeepSpeed ZeRO 0-3 or FSDP (LLaMA-Factory, ms-swift, TRL), TP = PP =
+///   CP = EP = 1: experts are ordinary parameters, ZeRO-3 gathers all of a layer's experts;
+/// - DeepSpeed-MoE, EP > 1 with TP = PP = CP = 1 and ZeRO ≤ 2 (deepspeed/runtime/engine.py
+///   @38327e07: `assert not self.has_moe_layers, "MoE not supported with Stage 3"`; its
+///   pipeline engine runs bf16 at ZeRO-1 only, runtime/pipe/engine.py `_exec_reduce_grads`:
+///   `raise NotImplementedError("PP+BF16 only work for ZeRO Stage 1")`; TP beside it is
+///   Megatron-DeepSpeed's, which the export does not write), timed as the eager HF modules;
+/// - Megatron-Core (LoRA: ms-swift's Megatron backend, Megatron-Bridge PEFT), TP/PP/CP/EP with
+///   ZeRO ≤ 1 (`--use-distributed-optimizer`; no ZeRO-2/3), timed with the `megatron` profile;
+/// - torchtitan-style DTensor TP/PP with FSDP for pretraining at EP = 1 (the `hugging_face`
+///   profile's pretraining layouts, unchanged).
+///
+/// No QLoRA stack runs Megatron-Core. Other profiles keep their framework with
+/// [`ep_stack_runs_zero`]. A workload that states both EP and the ZeRO stage keeps them.
+fn point_stacks<'a>(
+    base: &'a TrainingSetup,
+    pin: &super::TrainPins,
+    experts: u64,
+    l: Layout,
+) -> &'a [Framework] {
+    const HF: &[Framework] = &[Framework::HuggingFace];
+    const MEGATRON: &[Framework] = &[Framework::Megatron];
+    const BOTH: &[Framework] = &[Framework::HuggingFace, Framework::Megatron];
+    if !moe_union(base, experts) {
+        // Under `megatron` an MoE model at ZeRO-2/3 is Megatron-DeepSpeed's, whose DeepSpeed-MoE
+        // layers refuse stage 3 and whose pipeline runs bf16 at ZeRO-1 only; the export launches
+        // Megatron-Core (ZeRO-1). A stated ZeRO stage is kept.
+        let megatron_moe = base.framework == Framework::Megatron && experts > 1;
+        if megatron_moe && l.zero > 1 && !pin.zero {
+            return &[];
+        }
+        return if ep_stack_runs_zero(base, pin, l.ep, l.zero) {
+            std::slice::from_ref(&base.framework)
+        } else {
+            &[]
+        };
+    }
+    let stated = pin.tp || pin.pp || pin.cp;
+    let hf = if l.mp == 1 {
+        l.ep == 1 || l.zero <= 2
+    } else {
+        l.ep == 1 && (base.task == TrainTask::Pretrain || stated)
+    };
+    let megatron = base.task != TrainTask::Qlora && l.zero <= 1 && (l.mp > 1 || l.ep > 1);
+    match (hf, megatron) {
+        (true, true) => BOTH,
+        (true, false) => HF,
+        (false, true) => MEGATRON,
+        (false, false) if pin.ep && pin.zero => HF,
+        (false, false) => &[],
+    }
+}
+
+/// Whether the profile's stack runs expert parallelism beside ZeRO stage `zero` (audit r7 #5),
+/// outside the default profile's MoE union ([`point_stacks`]): Megatron-Core shards only the
+/// optimizer states (`--use-distributed-optimizer`, ZeRO-1) and has no ZeRO-3; the other
+/// profiles have no EP (LitGPT) or no MoE model to split. A workload that states both EP and the
+/// ZeRO stage keeps them.
 fn ep_stack_runs_zero(base: &TrainingSetup, pin: &super::TrainPins, ep: u64, zero: u8) -> bool {
     if ep <= 1 || (pin.ep && pin.zero) {
         return true;
     }
-    let most = if base.framework == crate::workload::Framework::Megatron {
+    let most = if base.framework == Framework::Megatron {
         1
     } else {
         2
@@ -533,7 +676,7 @@ fn expert_degrees(
 /// one LitGPT's scripts choose for its device count ([`litgpt_strategy`]); `None` otherwise.
 pub fn litgpt_strategy_caveat(setup: &TrainingSetup, total_gpus: u64) -> Option<crate::i18n::Msg> {
     let dp = total_gpus / (setup.parallel.tp * setup.parallel.pp).max(1);
-    if setup.framework != crate::workload::Framework::LitGpt
+    if setup.framework != Framework::LitGpt
         || litgpt_strategy(setup.task, dp, setup.parallel.zero, setup.recompute)
     {
         return None;
@@ -861,7 +1004,7 @@ pub fn best_config(
 /// `overlap_param_gather`, `tp_comm_overlap`); other frameworks keep their defaults. (The
 /// interleaved schedule is a search dimension, [`Point::vp`].)
 fn propose_overlap(s: &mut TrainingSetup) {
-    if s.framework != crate::workload::Framework::Megatron {
+    if s.framework != Framework::Megatron {
         return;
     }
     let p = &mut s.parallel;
@@ -888,16 +1031,34 @@ fn recompute_word(r: crate::workload::Recompute) -> Msg {
     }
 }
 
-/// What the chosen configuration asks of the training stack.
-fn stack_caveats(s: &TrainingSetup) -> Vec<Text> {
+/// What the chosen configuration asks of the training stack: an eager EP layout is
+/// DeepSpeed-MoE's; a layout the default profile's MoE union gave Megatron-Core says so
+/// ([`point_stacks`]), since the profile asked for was another.
+fn stack_caveats(s: &TrainingSetup, asked: Option<Framework>) -> Vec<Text> {
     let mut v = Vec::new();
-    if s.parallel.ep > 1 && s.framework.is_eager() {
-        let p = &s.parallel;
+    let p = &s.parallel;
+    if p.ep > 1 && s.framework.is_eager() {
         let mp = p.tp.max(1) * p.pp.max(1) * p.cp.max(1);
         let m = Msg::new("cav-ep-stack").arg("ep", p.ep);
         v.push(m.arg("zero", u64::from(p.zero)).arg("mp", mp).into());
     }
+    if asked.is_some_and(|a| a != s.framework) && s.framework == Framework::Megatron {
+        let m = Msg::new("cav-stack-megatron")
+            .arg("tp", p.tp)
+            .arg("pp", p.pp)
+            .arg("ep", p.ep)
+            .arg("zero", u64::from(p.zero));
+        v.push(m.arg("peft", s.task.is_peft().to_string()).into());
+    }
     v
+}
+
+/// The profile a training request asked for (`None` for serving).
+fn asked_framework(req: &PlanRequest) -> Option<Framework> {
+    match &req.job {
+        super::Job::Train { setup, .. } => Some(setup.framework),
+        super::Job::Serve(_) => None,
+    }
 }
 
 /// The global batch a plan runs when it is larger than the one asked for (or the default): each
@@ -1363,7 +1524,7 @@ fn site_caveats(
 ) -> Vec<Text> {
     let mut caveats: Vec<Text> = site.assumed.iter().cloned().collect();
     caveats.extend(chip_notes.iter().cloned());
-    caveats.extend(stack_caveats(&best.setup));
+    caveats.extend(stack_caveats(&best.setup, asked_framework(req)));
     caveats.extend(global_batch_raised(
         &best.setup,
         best.memory.data_parallel,
@@ -1881,13 +2042,6 @@ impl Misses {
                     .arg("need", format!("{:.1}", s.need.gib()))
                     .arg("have", format!("{:.0}", s.have.gib())),
             ));
-            // Outside the Megatron profile an expert-parallel layout runs on DeepSpeed-MoE
-            // (`ep_stack_runs_zero`: ZeRO ≤ 2, no ZeRO-3); Megatron-Core adds TP/PP beside EP.
-            let moe_default = s.setup.parallel.ep > 1
-                && s.setup.framework != crate::workload::Framework::Megatron;
-            if moe_default {
-                rejected.push(Binding::msg("memory", Msg::new("bind-no-fit-moe-profile")));
-            }
         }
         if let Some((what, why)) = self.interrupted {
             rejected.push(Binding::msg(
@@ -1962,4 +2116,23 @@ fn layout_words(p: &crate::workload::Parallelism) -> String {
     }
     w.push_str(&format!(" ZeRO-{}", p.zero));
     w
+}
+
+#[cfg(test)]
+mod stack_tests {
+    use super::uneven_last_stage;
+
+    /// Megatron-Core's uneven split: ⌈L/pp⌉ on every stage but the last, the rest (≥ 1) last.
+    #[test]
+    fn uneven_last_stage_takes_the_rest_of_the_layers() {
+        // DeepSeek-V3 (61 layers; the slime config's PP 8 → 5 last), Qwen3-235B-A22B (94).
+        assert_eq!(uneven_last_stage(61, 4), Some(13));
+        assert_eq!(uneven_last_stage(61, 8), Some(5));
+        assert_eq!(uneven_last_stage(61, 16), Some(1));
+        assert_eq!(uneven_last_stage(94, 8), Some(10));
+        // Even splits keep the setup's; 10 layers over 8 stages leave nothing for the last.
+        assert_eq!(uneven_last_stage(32, 4), None);
+        assert_eq!(uneven_last_stage(10, 8), None);
+        assert_eq!(uneven_last_stage(61, 1), None);
+    }
 }

@@ -215,26 +215,29 @@ fn mindspore(p: &PlanView) -> bool {
     p.ascend() && p.software == "mindspore"
 }
 
-/// How the bundle's launchers run an expert-parallel plan's ZeRO stage. The planner pairs EP
-/// only with the stages its stack runs (gpuplan-core plan::train `ep_stack_runs_zero`):
-/// Megatron-Core's distributed optimizer is ZeRO-1, DeepSpeed-MoE runs ZeRO 0-2 and refuses 3
+/// How the bundle's launchers run an expert-parallel plan: by the stack the plan names
+/// (`setup.framework`, gpuplan-core plan::train `point_stacks`). A `megatron` plan is
+/// Megatron-Core's (ZeRO ≤ 1: its distributed optimizer is ZeRO-1); an eager (`hugging_face`)
+/// EP plan is DeepSpeed-MoE's, which runs ZeRO 0-2 without TP/PP/CP and refuses 3
 /// (deepspeed/runtime/engine.py @38327e07: `assert not self.has_moe_layers, "MoE not supported
 /// with Stage 3"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EpStack {
-    /// No EP, or a stage Megatron runs as planned (ZeRO 0-1).
+    /// No EP, or a Megatron-Core plan at a stage it runs (ZeRO 0-1).
     Megatron,
-    /// ZeRO-2 with EP and no TP/PP/CP: DeepSpeed-MoE under LAUNCHER=deepspeed runs it.
+    /// An eager plan with EP, ZeRO 0-2 and no TP/PP/CP: DeepSpeed-MoE under LAUNCHER=deepspeed.
     DeepSpeedMoe,
-    /// ZeRO-2 with EP beside TP/PP/CP (Megatron-DeepSpeed's, not exported) or ZeRO-3 with EP
-    /// (a pinned workload): no launcher of the bundle reproduces the plan's memory.
+    /// EP beside TP/PP/CP in an eager plan (Megatron-DeepSpeed's, not exported), ZeRO-3 with EP
+    /// or a Megatron plan at ZeRO-2/3 (a pinned workload): no launcher of the bundle
+    /// reproduces the plan's memory.
     None,
 }
 
 pub fn ep_stack(t: &TrainView) -> EpStack {
-    if t.ep <= 1 || t.zero <= 1 {
+    let megatron = t.framework == "megatron";
+    if t.ep <= 1 || (megatron && t.zero <= 1) {
         EpStack::Megatron
-    } else if t.zero == 2 && t.tp * t.pp * t.cp == 1 {
+    } else if !megatron && t.zero <= 2 && t.tp * t.pp * t.cp == 1 {
         EpStack::DeepSpeedMoe
     } else {
         EpStack::None
@@ -246,12 +249,14 @@ pub fn ep_stack_readme(t: &TrainView) -> String {
     match ep_stack(t) {
         EpStack::Megatron => String::new(),
         EpStack::DeepSpeedMoe => format!(
-            "\nZeRO-2 with expert parallelism is DeepSpeed-MoE's (Megatron-Core's distributed optimizer is ZeRO-1 only):\nlaunch.sh defaults to LAUNCHER=deepspeed (ds_config.json stage 2, MoE layers with ep_size={});\nLAUNCHER=megatron would replicate gradients and hold more memory than planned.\n",
-            t.ep
+            "\nThis plan's expert parallelism is DeepSpeed-MoE's (the plan names the hugging_face stack: eager modules):\nlaunch.sh defaults to LAUNCHER=deepspeed (ds_config.json stage {}, MoE layers with ep_size={});\nLAUNCHER=megatron runs Megatron-Core's fused modules, whose memory and time the plan did not assume{}.\n",
+            t.zero,
+            t.ep,
+            if t.zero == 2 { " (and ZeRO-1 only: more memory than planned)" } else { "" }
         ),
         EpStack::None => format!(
-            "\nThis bundle cannot reproduce the plan: ZeRO-{} with EP {} beside TP {} × PP {} × CP {} is run by no launcher\nit writes (DeepSpeed-MoE refuses ZeRO-3; ZeRO-2 with TP/PP is Megatron-DeepSpeed's, not exported).\nLAUNCHER=megatron runs ZeRO-1 (more memory than planned); LAUNCHER=deepspeed has no TP/PP/CP.\n",
-            t.zero, t.ep, t.tp, t.pp, t.cp
+            "\nThis bundle cannot reproduce the plan: ZeRO-{} with EP {} beside TP {} × PP {} × CP {} ({} stack) is run by no launcher\nit writes (DeepSpeed-MoE refuses ZeRO-3; EP with TP/PP under DeepSpeed is Megatron-DeepSpeed's, not exported).\nLAUNCHER=megatron runs ZeRO-1 (more memory than planned); LAUNCHER=deepspeed has no TP/PP/CP.\n",
+            t.zero, t.ep, t.tp, t.pp, t.cp, t.framework
         ),
     }
 }
