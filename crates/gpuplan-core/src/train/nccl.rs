@@ -193,11 +193,14 @@ pub fn nccl_bytes(setup: &TrainingSetup, c: &ClusterSpec, dp: u64) -> (f64, Stri
         })
         .collect();
     let total = parts.iter().map(|p| p.0).sum();
-    let words = parts
+    let mut words = parts
         .into_iter()
         .map(|p| p.1)
         .collect::<Vec<_>>()
         .join(", ");
+    if at_init {
+        words.push_str("; NCCL < 2.22: all connected at init");
+    }
     (total, words)
 }
 
