@@ -1134,7 +1134,7 @@ fn runtime_items(
         },
     ];
     if c.total_gpus() > 1 && c.gpu.stack == "cuda" {
-        let (bytes, groups) = nccl::nccl_bytes(setup, c, dp);
+        let (bytes, groups) = nccl::nccl_bytes(setup, c, dp, explain);
         items.push(MemoryItem {
             name: "NCCL buffers",
             bytes: Bytes(bytes),

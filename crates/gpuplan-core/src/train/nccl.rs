@@ -181,24 +181,21 @@ fn group_bytes(c: &ClusterSpec, g: &Group, at_init: bool) -> f64 {
     }
 }
 
-/// NCCL's device bytes per GPU over every communicator, and the groups in words.
-pub fn nccl_bytes(setup: &TrainingSetup, c: &ClusterSpec, dp: u64) -> (f64, String) {
-    let gs = groups(setup, c, dp);
+/// NCCL's device bytes per GPU over every communicator, and (with `explain`) the groups in
+/// words.
+pub fn nccl_bytes(setup: &TrainingSetup, c: &ClusterSpec, dp: u64, explain: bool) -> (f64, String) {
     let at_init = connects_at_init(setup);
-    let parts: Vec<(f64, String)> = gs
-        .iter()
-        .map(|g| {
-            let b = group_bytes(c, g, at_init);
-            (b, format!("{} ×{} {:.0} MiB", g.name, g.size, b / MIB))
-        })
-        .collect();
-    let total = parts.iter().map(|p| p.0).sum();
-    let mut words = parts
-        .into_iter()
-        .map(|p| p.1)
-        .collect::<Vec<_>>()
-        .join(", ");
-    if at_init {
+    let mut total = 0.0;
+    let mut words = Vec::new();
+    for g in groups(setup, c, dp) {
+        let b = group_bytes(c, &g, at_init);
+        total += b;
+        if explain {
+            words.push(format!("{} ×{} {:.0} MiB", g.name, g.size, b / MIB));
+        }
+    }
+    let mut words = words.join(", ");
+    if explain && at_init {
         words.push_str("; NCCL < 2.22: all connected at init");
     }
     (total, words)
@@ -235,12 +232,12 @@ mod tests {
     #[test]
     fn dp_on_eight_h100_is_ring_tree_and_nvls() {
         let s = TrainingSetup::default();
-        let (b, _) = nccl_bytes(&s, &cluster("h100-sxm", 8, 1), 8);
+        let (b, _) = nccl_bytes(&s, &cluster("h100-sxm", 8, 1), 8, true);
         // 24 × (12 + 12) MiB + 16 × 2 × 1 MiB × 8 heads = 576 + 256 MiB.
         assert_eq!(b / MIB, 832.0);
-        let (two, _) = nccl_bytes(&s, &cluster("a100-80g", 2, 1), 2);
+        let (two, _) = nccl_bytes(&s, &cluster("a100-80g", 2, 1), 2, false);
         assert_eq!(two / MIB, 288.0, "two ranks: ring only, no NVLS");
-        let (shm, _) = nccl_bytes(&s, &cluster("rtx-4090", 2, 1), 2);
+        let (shm, _) = nccl_bytes(&s, &cluster("rtx-4090", 2, 1), 2, false);
         assert_eq!(shm, 0.0);
     }
 
@@ -263,14 +260,15 @@ mod tests {
             nccl_version: Some("2.19.3".into()),
             ..TrainingSetup::default()
         };
-        let (b, _) = nccl_bytes(&s, &cluster("h100-sxm", 8, 1), 8);
+        let (b, words) = nccl_bytes(&s, &cluster("h100-sxm", 8, 1), 8, true);
         assert_eq!(b / MIB, 576.0 + 1536.0);
+        assert_eq!(words, "DP ×8 2112 MiB; NCCL < 2.22: all connected at init");
         let now = TrainingSetup {
             nccl_version: Some("2.22.3".into()),
             ..TrainingSetup::default()
         };
         assert_eq!(
-            nccl_bytes(&now, &cluster("h100-sxm", 8, 1), 8).0 / MIB,
+            nccl_bytes(&now, &cluster("h100-sxm", 8, 1), 8, false).0 / MIB,
             832.0
         );
     }
