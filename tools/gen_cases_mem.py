@@ -193,6 +193,17 @@ def hf_docs_bert(r):
                 unit="GiB (NVML memory used = nvidia-smi, published in MiB)", notes=notes, workload=w)
 
 
+# The guide's sections came in with PEFT PR #1489 (2024-02-26: DeepSpeed LoRA on 8 x H100, FSDP) and
+# #1550 (2024-03-13: QLoRA with DeepSpeed ZeRO-3 and FSDP), `git log -S` on docs/source/accelerate.
+# torch 2.2 (2024-01-30) pins nvidia-nccl-cu12 2.19.3; every NCCL of that date predates v2.22.3-1
+# (2024-06-11), the first to connect at run time, and sizes its buffers the same.
+PEFT_NCCL = "2.19.3"
+PEFT_NCCL_NOTE = (
+    "NCCL 2.19.3 (nccl_version) assumed: the guide's sections date from PEFT PRs #1489 (2024-02-26) and #1550 "
+    "(2024-03-13), when torch 2.2's wheel pinned NCCL 2.19.3; any NCCL of that date predates v2.22.3-1 "
+    "(2024-06-11) and connects rings, trees and NVLink SHARP buffers at communicator init. ")
+
+
 def peft_docs(r):
     """PEFT docs (accelerate/deepspeed.md, accelerate/fsdp.md): Llama-2-70B SFT with LoRA or QLoRA
     (examples/sft/train.py), ZeRO-3 or FSDP FULL_SHARD, seq 2048 packed, gradient checkpointing,
@@ -210,6 +221,7 @@ def peft_docs(r):
         t["deepspeed"] = True
     if quant:
         t["bnb_quant_state_replicated"] = True
+    t["nccl_version"] = PEFT_NCCL
     w = dict(kind="training", model="Llama-2-70B", training=t,
              hardware=dict(gpu=gpu, gpus_per_node=s["gpu_count"], nodes=1))
     notes = (f"PEFT examples/sft/train.py through TRL SFTTrainer and accelerate: {s['engine']}; Llama-2-70b-hf, "
@@ -238,6 +250,7 @@ def peft_docs(r):
                   "their gradients on the host and runs the optimizer there (torch/distributed/fsdp/api.py "
                   "CPUOffload docstring: \"this offloads gradients to CPU as well, meaning that the optimizer step "
                   "runs on CPU\"); the GPU holds the gathered units, the activations and the working set. ")
+    notes += PEFT_NCCL_NOTE
     notes += ("The guide does not say how the number was measured; it is read as nvidia-smi (device_total_gib; "
               "the DeepSpeed LoRA section reads it off a screenshot of per-GPU memory, \"64 GB (80%)\" of an 80 GB "
               "card, i.e. NVML used), GB taken as GiB.")
@@ -353,8 +366,9 @@ QWEN1_MISS = (
     "by +7.4%).")
 
 PEFT_OFFLOAD_MISS = (
-    "FSDP QLoRA with fsdp_offload_params: 19.6 GB per GPU published, the estimate 13.6 GiB (14.7 GiB before "
-    "FSDP's gathered units were modelled by what FSDP1 holds; 13.6 GiB before the bitsandbytes quantisation "
+    "FSDP QLoRA with fsdp_offload_params: 19.6 GB per GPU published, the estimate 13.1 GiB (13.6 GiB before "
+    "NCCL's buffers were taken from its source: two GeForce cards without P2P run NCCL's SHM transport, whose "
+    "buffers are in host memory, where 0.5 GiB had been charged; 14.7 GiB before FSDP's gathered units were modelled by what FSDP1 holds; 13.6 GiB before the bitsandbytes quantisation "
     "constants were kept whole on each GPU, bnb_quant_state_replicated: 1.0 GiB of 8-bit absmax for 68.4B 4-bit "
     "weights, which FSDP neither shards nor offloads; 33.1 GiB before parameter offload was modelled for PEFT). "
     "Diagnosed in part. The guide itself warns under Caveats: \"GPU Memory saving when using CPU Offloading is "
@@ -365,8 +379,8 @@ PEFT_OFFLOAD_MISS = (
     "prefetch) in their stored 4-bit bytes, 0.5 B per weight (2 x 0.40 GiB, where 16 bits charged 3.19 GiB), "
     "and bitsandbytes' 16-bit dequantized weight of the linear that runs (MatMul4Bit: "
     "F.dequantize_4bit(B, quant_state).to(A.dtype), 0.44 GiB for a 28672 x 8192 MLP weight). The same guide's "
-    "run without offload, 35.6 GB, is within band (-8.6%): offload saved 16.0 GB there and 18.9 GiB in the "
-    "estimate, so about 2.9 GiB of the gap is specific to offload and about 3.1 GiB shared with the FSDP row "
+    "run without offload, 35.6 GB, is within band (-9.2%): offload saved 16.0 GB there and 19.2 GiB in the "
+    "estimate, so about 3.2 GiB of the gap is specific to offload and about 3.3 GiB shared with the FSDP row "
     "without it (not identified). Candidates for the offload-specific part, not confirmed: FSDP1's device copy "
     "of each unit's host shard before its all-gather (FlatParamHandle.pre_unshard: flat_param_to(device)), the "
     "LoRA units' gradients on their way to the host, and the allocator's reserve under the host-device copy "

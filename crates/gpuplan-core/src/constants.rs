@@ -15,8 +15,9 @@ pub struct Tunables {
     /// CUDA context + cuBLAS/cuDNN workspaces, outside PyTorch's allocator. estimation.md §3.5:
     /// "about 0.3–1 GiB, seen by nvidia-smi but not by torch"; we take 0.5 GiB.
     pub cuda_context_gib: f64,
-    /// NCCL communicator buffers per device when more than one GPU takes part. Assumption:
-    /// NCCL_BUFFSIZE 4 MiB × up to 32 channels × send/recv ≈ 0.25–0.5 GiB; we take 0.5 GiB.
+    /// Collective-library buffers per device when more than one GPU takes part, where no source
+    /// sizes them: HCCL/RCCL training and the serving engines' NCCL. Assumption: 0.5 GiB. CUDA
+    /// training charges NCCL per communicator from its source instead (`train/nccl.rs`).
     pub nccl_buffers_gib: f64,
     /// PyTorch caching-allocator fragmentation, as a fraction of allocated memory. estimation.md
     /// §3.5: "about 5–15%"; we take 10%.

@@ -136,7 +136,8 @@ pub struct GpuSpec {
     pub capability_source: Option<String>,
     /// Whether the part's NVLink fabric is third-generation (or later) NVSwitch, whose switches
     /// reduce and multicast in the network (NVLink SHARP, "NVLS" in NCCL): NCCL then allocates
-    /// NVLS buffers on every communicator over more than two of its GPUs (`infer::nccl_nvls_gib`).
+    /// NVLS buffers on every communicator over more than two of its GPUs (`infer::nccl_nvls_gib`,
+    /// training: `train/nccl.rs`).
     /// `None`: not stated (nothing charged).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nvswitch_sharp: Option<bool>,

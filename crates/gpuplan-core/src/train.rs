@@ -46,6 +46,7 @@ macro_rules! why {
 mod contention;
 mod fsdp;
 mod host;
+mod nccl;
 mod step;
 mod zero3;
 pub use host::{
@@ -1106,9 +1107,12 @@ fn full_states(
 }
 
 /// Outside torch's allocated peak: the allocator's reserve, the CUDA/CANN context, and the
-/// collective library's buffers on more than one device.
+/// collective library's buffers on more than one device (NCCL: per communicator from NCCL's
+/// source, `nccl.rs`; HCCL and other stacks: tunable `nccl_buffers_gib`).
 fn runtime_items(
+    setup: &TrainingSetup,
     c: &ClusterSpec,
+    dp: u64,
     tun: &Tunables,
     allocated: f64,
     explain: bool,
@@ -1133,7 +1137,17 @@ fn runtime_items(
             basis: why!(explain, "tunable `cuda_context_gib`"),
         },
     ];
-    if c.total_gpus() > 1 {
+    if c.total_gpus() > 1 && c.gpu.stack == "cuda" {
+        let (bytes, groups) = nccl::nccl_bytes(setup, c, dp, explain);
+        items.push(MemoryItem {
+            name: "NCCL buffers",
+            bytes: Bytes(bytes),
+            basis: why!(
+                explain,
+                "per communicator from NCCL's source: 12 MiB per channel and connection, NVLS where the switch reduces ({groups})"
+            ),
+        });
+    } else if c.total_gpus() > 1 {
         items.push(MemoryItem {
             name: if c.gpu.stack == "cann" {
                 "HCCL buffers"
@@ -1219,7 +1233,7 @@ fn memory(
     }
     peak_items(&mut items, &timeline, &acts, explain);
     let allocated = timeline.peak().total.0;
-    items.extend(runtime_items(c, tun, allocated, explain));
+    items.extend(runtime_items(setup, c, dp, tun, allocated, explain));
     let total: f64 = items.iter().map(|i| i.bytes.0).sum();
     Ok(TrainingMemory {
         items,

@@ -853,6 +853,12 @@ pub struct TrainingSetup {
     /// gradient buffer is live in every phase, forward included. Off: `set_to_none=True`
     /// (PyTorch ≥ 2.0), gradients created in backward.
     pub persistent_grads: bool,
+    /// NCCL release the job runs, MAJOR.MINOR[.PATCH] (PyTorch's wheels pin one: torch 2.1
+    /// 2.18.1, 2.2 2.19.3, 2.3–2.4 2.20.5, 2.5–2.6 2.21.5, 2.7 2.26.2). Before 2.22 NCCL connects
+    /// everything at init and backs NVLink SHARP with 4 MiB + 2 MiB buffers; from 2.22 with
+    /// 1 MiB (`train/nccl.rs`). Absent: a current release (2.22 or later).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nccl_version: Option<String>,
     /// ZeRO run by DeepSpeed's engine (deepspeed/runtime/zero/stage_1_and_2.py, stage3.py
     /// @38327e07) under the `hugging_face` profile: its reduce bucket (`reduce_bucket_size`
     /// elements of the 16-bit dtype, tunable `deepspeed_bucket_melements`; ZeRO-1/2 allocate it in each
@@ -953,6 +959,7 @@ impl Default for TrainingSetup {
             rmsnorm_fp32: None,
             gradient_as_bucket_view: false,
             persistent_grads: false,
+            nccl_version: None,
             deepspeed: false,
             activation_offload: false,
             paged_optimizer: false,
@@ -1115,6 +1122,15 @@ impl TrainingSetup {
 
     /// The packed-sequence attention span and the foreach optimizer's temporaries.
     fn validate_options(&self) -> Result<(), CoreError> {
+        if let Some(v) = &self.nccl_version {
+            if parse_release(v).is_none() {
+                return Err(CoreError::invalid(
+                    "nccl_version",
+                    v,
+                    "a release as MAJOR.MINOR[.PATCH], e.g. 2.19.3",
+                ));
+            }
+        }
         if let Some(span) = self.attention_span {
             check_int(
                 "attention_span",

@@ -319,6 +319,10 @@ pub struct JobArgs {
     /// Gradients kept between steps and zeroed in place (PyTorch < 2.0 zero_grad(set_to_none=False), the HF Trainer before PyTorch 2.0).
     #[arg(long)]
     pub persistent_grads: bool,
+    /// NCCL release the job runs, e.g. 2.19.3 (torch 2.2's); before 2.22 NCCL connects every
+    /// communicator's rings, trees and NVLink SHARP buffers at init; default a current release.
+    #[arg(long, value_name = "RELEASE")]
+    pub nccl_version: Option<String>,
     /// ZeRO run by DeepSpeed's engine: its reduce bucket and, at the step, the fp32 copy of the
     /// rank's gradient partition.
     #[arg(long)]

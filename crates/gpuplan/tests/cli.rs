@@ -975,3 +975,53 @@ fn grad_all_reduce_is_a_flag_and_names_its_collective() {
         "{ar_bytes} {rs_bytes}"
     );
 }
+
+/// `--nccl-version` picks NCCL's era: 2.19 connects 6 MiB NVLink SHARP buffers at init
+/// (16 × 2 × 6 MiB × 8 = 1536 MiB on 8 × H100), 2.22 sizes them at 1 MiB (256 MiB); the ring
+/// and tree (24 channels × 24 MiB = 576 MiB) are the same (train/nccl.rs).
+#[test]
+fn nccl_version_sets_the_nccl_buffers() {
+    let nccl = |version: &str| {
+        let o = gpuplan(&[
+            "estimate",
+            "-m",
+            "Llama-3.1-8B",
+            "--task",
+            "full",
+            "--gpu",
+            "h100-sxm",
+            "--gpus-per-node",
+            "8",
+            "--zero",
+            "3",
+            "--tokens",
+            "1e8",
+            "--nccl-version",
+            version,
+            "--format",
+            "json",
+        ]);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let items = v["estimate"]["memory"]["items"].as_array().unwrap().clone();
+        let item = items.iter().find(|i| i["name"] == "NCCL buffers").unwrap();
+        item["bytes"].as_f64().unwrap() / 1048576.0
+    };
+    assert_eq!(nccl("2.19.3"), 576.0 + 1536.0);
+    assert_eq!(nccl("2.22.3"), 576.0 + 256.0);
+    let bad = gpuplan(&[
+        "estimate",
+        "-m",
+        "Llama-3.1-8B",
+        "--gpu",
+        "h100-sxm",
+        "--nccl-version",
+        "x",
+    ]);
+    assert_ne!(bad.status.code(), Some(0));
+}

@@ -110,6 +110,7 @@ help-arg-overlap-param-gather = Overlap the parameter all-gather with compute (Z
 help-arg-paged-optimizer = bitsandbytes paged optimizer states (PagedAdamW / PagedAdamW8bit): CUDA unified memory, outside the allocated peak, paged to host when the GPU is full
 help-arg-peak-factor = Serving: the peak load as a multiple of --rate/--concurrency that replicas must carry [default: 1.25]
 help-arg-persistent-grads = Gradients kept between steps and zeroed in place (PyTorch < 2.0 zero_grad(set_to_none=False), the HF Trainer before PyTorch 2.0)
+help-arg-nccl-version = NCCL release the job runs, e.g. 2.19.3 (torch 2.2's); before 2.22 NCCL connects every communicator's rings, trees and NVLink SHARP buffers at init; default a current release
 help-arg-plan = A saved `gpuplan plan --format json` document
 help-arg-pp = Pipeline-parallel stages [default: 1]
 help-arg-precision = amp_bf16, amp_fp16, pure_bf16, fp32, fp8 [default: amp_bf16; fp16 on chips without bf16]

@@ -142,6 +142,7 @@ fn same_setup(a: &TrainingSetup, b: &TrainingSetup, r: &ChipRates) -> bool {
                 rmsnorm_fp32,
                 gradient_as_bucket_view,
                 persistent_grads,
+                nccl_version,
                 deepspeed,
                 activation_offload,
                 paged_optimizer,

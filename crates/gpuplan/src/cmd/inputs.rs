@@ -32,6 +32,7 @@ fn job_training_flag(j: &JobArgs) -> Option<&'static str> {
         (j.activation_offload, "--activation-offload"),
         (j.gradient_as_bucket_view, "--gradient-as-bucket-view"),
         (j.persistent_grads, "--persistent-grads"),
+        (j.nccl_version.is_some(), "--nccl-version"),
         (j.deepspeed, "--deepspeed"),
         (j.bnb_saves_inputs, "--bnb-saves-inputs"),
         (j.quantized_lm_head, "--quantized-lm-head"),

@@ -461,6 +461,9 @@ pub fn apply_training_flags(
     t.activation_offload |= j.activation_offload;
     t.gradient_as_bucket_view |= j.gradient_as_bucket_view;
     t.persistent_grads |= j.persistent_grads;
+    if j.nccl_version.is_some() {
+        t.nccl_version.clone_from(&j.nccl_version);
+    }
     t.deepspeed |= j.deepspeed;
     t.bnb_saves_inputs |= j.bnb_saves_inputs;
     if j.quantized_lm_head {
