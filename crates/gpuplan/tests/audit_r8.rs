@@ -468,3 +468,15 @@ fn missing_credentials_follow_the_language() {
         "{e}"
     );
 }
+
+/// #15: an unknown model name was an error with `"field": null`, in the CLI's JSON and the API.
+#[test]
+fn unknown_model_errors_name_the_field() {
+    let o = run(&[
+        "plan", "-m", "Qwen9-7B", "--task", "lora", "--tokens", "1e8", "--format", "json",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["error"]["kind"], "unknown_name", "{v}");
+    assert_eq!(v["error"]["field"], "model", "{v}");
+}
