@@ -124,6 +124,8 @@ impl CoreError {
         match self {
             CoreError::InvalidField { field, .. } => Some(field),
             CoreError::MissingFields { fields } => fields.first().map(String::as_str),
+            // The key an unknown model name came from (audit r8 #15: the API said `null`).
+            CoreError::Unknown { kind, .. } if kind == "model" => Some("model"),
             _ => None,
         }
     }

@@ -593,7 +593,7 @@ pub struct PlanArgs {
     #[arg(long, value_name = "REQ/S")]
     pub rate: Option<f64>,
     /// Serving: concurrent requests instead of a rate.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", conflicts_with = "rate")]
     pub concurrency: Option<u64>,
     /// Serving: time-to-first-token target in seconds (e.g. 2).
     #[arg(long)]

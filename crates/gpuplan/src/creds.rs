@@ -14,8 +14,10 @@
 //! A secret lives in [`Secret`], whose `Debug` and `Display` print `<redacted>`; only the signer
 //! sees its text. A credential file that other users can read gets a warning.
 
+use crate::render::Localized;
 use anyhow::{bail, Context, Result};
 use gpuplan_core::catalog::Provider;
+use gpuplan_core::i18n::{names, Msg};
 use std::path::{Path, PathBuf};
 
 /// A secret string that never formats itself.
@@ -113,21 +115,24 @@ pub fn load(p: Provider, src: &Sources, warnings: &mut Vec<String>) -> Result<Cr
                 source: format!("environment ({id_var}, {secret_var})"),
             })
         }
-        (Some(_), None) | (None, Some(_)) => bail!(
-            "only one of {id_var} and {secret_var} is set: set both, or unset both to use the CLI profile"
-        ),
+        (Some(_), None) | (None, Some(_)) => {
+            let m = Msg::new("cli-creds-only-one").arg("id", id_var);
+            return Err(Localized(m.arg("secret", secret_var)).into());
+        }
         (None, None) => {}
     }
+    // In the run's language (audit r8 #15a: English under --lang zh).
+    let none = |key: &'static str| {
+        let m = Msg::new(key).arg("provider", names::provider(p));
+        m.arg("id", id_var).arg("secret", secret_var)
+    };
     let Some(home) = &src.home else {
-        bail!("no {} credentials: set {id_var} and {secret_var} (HOME is not set, so no CLI profile was read)", p.name());
+        return Err(Localized(none("cli-creds-none-home")).into());
     };
     let path = profile_path(p, home);
     if !path.exists() {
-        bail!(
-            "no {} credentials: set {id_var} and {secret_var}, or configure the provider's CLI ({} not found)",
-            p.name(),
-            path.display()
-        );
+        let m = none("cli-creds-none").arg("path", path.display().to_string());
+        return Err(Localized(m).into());
     }
     check_permissions(&path, warnings);
     let text = crate::cmd::read_input(&path, "credential file")?;

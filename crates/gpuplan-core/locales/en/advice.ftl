@@ -18,6 +18,7 @@ adv-checkpoint-stalls = Checkpoint writes take about { $share } of the job's tim
 adv-storage-tiering = Cheaper hot/cold split: keep the { $object_gib } GiB dataset on { $object } (¥{ $object_cny }/month; it sustains the read rate) and a { $cache_gib } GiB { $cache } for the hot working set and the checkpoints (¥{ $cache_cny }/month): ¥{ $split }/month instead of ¥{ $whole } for { $whole_gib } GiB of { $class }. Read through a cache layer (JindoFS/Fluid, ossfs/obsfs/cosfs with a local cache, or the file system's data flow from object storage).
 adv-image-decode-cores = Image decode/augmentation at { $rate } samples/s needs about { $cores } host vCPUs ({ $per_core } img/s per vCPU){ $have ->
     [short] ; this plan has { $vcpus } vCPUs: too few, the GPUs will wait. Use GPU decoding (NVIDIA DALI) or a type with more vCPUs
+    [capped] , the rate this plan's { $vcpus } vCPUs decode: they set its pace and the GPUs wait for them. Use GPU decoding (NVIDIA DALI) or a type with more vCPUs
     [enough] ; this plan has { $vcpus } vCPUs
    *[unknown] ; vCPU count not documented for this type
 }.

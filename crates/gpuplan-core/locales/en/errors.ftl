@@ -26,6 +26,7 @@ fix-tp-divides-heads = must divide the attention heads ({ $heads }); try { $try 
 fix-serve-no-bf16 = { $gpu } has no bf16 (compute capability below 8.0), and vLLM refuses it there: use --weights fp16 (same bytes)
 fix-tp-divides-heads-serve = must divide the attention heads ({ $heads })
 fix-say-how-much-data = say how much data: --tokens N, or --samples N with --epochs E
+fix-rate-or-concurrency = give the load one way, not both: a rate (--rate, rate_rps: requests per second arriving) or a concurrency (--concurrency: requests in flight)
 fix-learned-positions = { $model } has a learned table of { $limit } positions: give --seq-len { $limit } or less
 note-seq-len-beyond-context = seq_len { $seq } is longer than the context of { $model } ({ $limit } positions): positions past it need position scaling (RoPE models: rope_scaling, e.g. YaRN) in the model config, or quality drops; kept at { $seq } as given
 note-seq-len-fitted = seq_len { $limit } (the model's context; the default { $was } is longer): set --seq-len to change it

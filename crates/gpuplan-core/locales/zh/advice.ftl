@@ -18,6 +18,7 @@ adv-checkpoint-stalls = 检查点写入约占任务时间的 { $share }（约 { 
 adv-storage-tiering = 更省的冷热分层：{ $object_gib } GiB 数据集放在{ $object }（每月 ¥{ $object_cny }，可满足读取速率），另用 { $cache_gib } GiB 的{ $cache }存放热数据和检查点（每月 ¥{ $cache_cny }）：合计每月 ¥{ $split }，比全部放在 { $whole_gib } GiB 的{ $class }上（每月 ¥{ $whole }）便宜。通过缓存层读取（JindoFS/Fluid、带本地缓存的 ossfs/obsfs/cosfs，或文件存储与对象存储的数据流动）。
 adv-image-decode-cores = 图像解码/增强以每秒 { $rate } 个样本计，需约 { $cores } 个主机 vCPU（每个 vCPU 每秒 { $per_core } 张图）{ $have ->
     [short] ；本方案只有 { $vcpus } 个 vCPU，不够，GPU 会空等：改用 GPU 解码（NVIDIA DALI）或 vCPU 更多的规格
+    [capped] ，这正是本方案 { $vcpus } 个 vCPU 的解码速度：由它们决定训练速度，GPU 在等待：改用 GPU 解码（NVIDIA DALI）或 vCPU 更多的规格
     [enough] ；本方案有 { $vcpus } 个 vCPU
    *[unknown] ；该规格的 vCPU 数未见文档
 }。

@@ -202,3 +202,10 @@ cli-ctx-cannot-lock = 无法锁定 { $path }
 cli-ctx-not-a-file = { $path } 不是文件名
 cli-ctx-cannot-read-link = 无法读取链接 { $path }
 cli-ctx-cannot-write = 无法写入 { $path }
+cli-creds-only-one = { $id } 和 { $secret } 只设置了一个：两个都设置，或都不设置以使用命令行工具的配置
+cli-creds-none-home = 没有{ $provider }的凭证：请设置 { $id } 和 { $secret }（未设置 HOME，未读取命令行工具的配置）
+cli-creds-none = 没有{ $provider }的凭证：请设置 { $id } 和 { $secret }，或先配置该云厂商的命令行工具（未找到 { $path }）
+cli-warn-plan-ignores = `[{ $key }]` 只供 `gpuplan estimate` 读取：`plan` { $key ->
+    [hardware] 会自行搜索硬件（可用 --gpu、--family 或 --provider 限定）
+   *[other] 的推理设置取自 `[serve]`
+}；此表被忽略

@@ -23,6 +23,7 @@ fix-tp-divides-heads = 必须能整除注意力头数（{ $heads }）；可试 {
 fix-serve-no-bf16 = { $gpu } 不支持 bf16（计算能力低于 8.0），vLLM 在此拒绝 bf16：请用 --weights fp16（字节数相同）
 fix-tp-divides-heads-serve = 必须能整除注意力头数（{ $heads }）
 fix-say-how-much-data = 请给出数据量：--tokens N，或 --samples N 加 --epochs E
+fix-rate-or-concurrency = 负载只能用一种方式给出：请求率（--rate，rate_rps：每秒到达的请求数）或并发数（--concurrency：同时在途的请求数），不能同时给出
 fix-learned-positions = { $model } 的位置编码表只有 { $limit } 个位置：请给 --seq-len { $limit } 或更小
 note-seq-len-beyond-context = 序列长度 { $seq } 超过 { $model } 的上下文长度（{ $limit } 个位置）：超出部分需要在模型配置中做位置缩放（RoPE 模型：rope_scaling，例如 YaRN），否则效果会下降；仍按给定的 { $seq } 计算
 note-seq-len-fitted = 序列长度取 { $limit }（模型的上下文长度；默认的 { $was } 更长）：用 --seq-len 修改

@@ -125,6 +125,12 @@ impl ServeJob {
                 MAX_CONCURRENCY,
                 "concurrent requests, 1–10000000",
             )?;
+            // An open load (a rate) and a closed one (requests in flight) are two questions; the
+            // rate was used silently (audit r8 #11).
+            if self.rate_rps.is_some() {
+                let fix = crate::i18n::Msg::new("fix-rate-or-concurrency");
+                return Err(CoreError::invalid_msg("concurrency", k, fix));
+            }
         }
         if let Some(n) = self.steps {
             check_int("steps", n, 1, 10_000, "denoising steps per image, 1–10000")?;

@@ -1078,7 +1078,8 @@ fn global_batch_raised(s: &TrainingSetup, dp: u64, want: u64) -> Option<Text> {
     })
 }
 
-fn default_global_batch(setup: &TrainingSetup, is_opaque: bool) -> u64 {
+/// The global batch (sequences or samples per optimizer step) a plan runs when none is given.
+pub fn default_global_batch(setup: &TrainingSetup, is_opaque: bool) -> u64 {
     match (setup.task, is_opaque) {
         (_, true) => 1024,
         (TrainTask::Pretrain, false) => 1024,

@@ -168,7 +168,7 @@ fn alibaba(p: &PlanView) -> String {
         args.push("--AutoReleaseTime \"$RELEASE_AT\"".into());
     }
     s.push_str("# A deployment set keeps the nodes close (optional): DEPLOYMENT_SET_ID=ds-…\nDEPLOYMENT_SET=()\n[ -n \"${DEPLOYMENT_SET_ID:-}\" ] && DEPLOYMENT_SET=(--DeploymentSetId \"$DEPLOYMENT_SET_ID\")\n");
-    args.push("\"${DEPLOYMENT_SET[@]}\"".into());
+    args.push(optional_array("DEPLOYMENT_SET"));
     args.push("--DryRun \"${DRY_RUN:-true}\"".into());
     command("aliyun ecs RunInstances", &args, &mut s);
     s
@@ -217,7 +217,7 @@ fn tencent(p: &PlanView) -> String {
         args.push("--ActionTimer \"$TIMER\"".into());
     }
     s.push_str("# A placement group (optional): PLACEMENT_GROUP_ID=ps-…\nGROUP=()\n[ -n \"${PLACEMENT_GROUP_ID:-}\" ] && GROUP=(--DisasterRecoverGroupIds \"[\\\"$PLACEMENT_GROUP_ID\\\"]\")\n");
-    args.push("\"${GROUP[@]}\"".into());
+    args.push(optional_array("GROUP"));
     args.push("--DryRun \"${DRY_RUN:-true}\"".into());
     command("tccli cvm RunInstances", &args, &mut s);
     s
@@ -263,7 +263,7 @@ fn huawei(p: &PlanView) -> String {
         args.push("--server.auto_terminate_time=\"$RELEASE_AT\"".into());
     }
     s.push_str("# A server group keeps the nodes apart or together (optional): SERVER_GROUP_ID=…\nGROUP=()\n[ -n \"${SERVER_GROUP_ID:-}\" ] && GROUP=(--server.os:scheduler_hints.group=\"$SERVER_GROUP_ID\")\n");
-    args.push("\"${GROUP[@]}\"".into());
+    args.push(optional_array("GROUP"));
     args.push("--dry_run=\"${DRY_RUN:-true}\"".into());
     command("hcloud ECS CreateServers", &args, &mut s);
     s
@@ -274,6 +274,15 @@ fn modelarts(p: &PlanView) -> String {
         "# {} is a ModelArts flavor, not an ECS flavor: ModelArts resource pools and training jobs\n# are created in the ModelArts console or its API, which this bundle does not drive.\necho 'create a ModelArts resource pool of {} × {} in the ModelArts console' >&2\nexit 2\n",
         p.instance, p.nodes, p.instance
     )
+}
+
+/// An optional argument array on the command line: `${A[@]+"${A[@]}"}` expands an empty array to
+/// nothing under `set -u` in every bash, where `"${A[@]}"` stops bash < 4.4 with "A[@]: unbound
+/// variable" — macOS's /bin/bash 3.2 and CentOS 7's 4.2 (audit r8 #4; bash 4.4 CHANGES: "Using
+/// ${a[@]} or ${a[*]} with an array without any assigned elements when the nounset option is
+/// enabled no longer throws an unbound variable error").
+fn optional_array(name: &str) -> String {
+    format!("${{{name}[@]+\"${{{name}[@]}}\"}}")
 }
 
 fn command(cmd: &str, args: &[String], s: &mut String) {

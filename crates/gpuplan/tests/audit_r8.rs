@@ -1,0 +1,482 @@
+//! Audit r8 (notes/audit-r8.md): each test runs the CLI as a user does and asserts the property
+//! the finding broke.
+
+mod common;
+use std::process::{Command, Output};
+
+fn run(args: &[&str]) -> Output {
+    let cfg = std::env::temp_dir().join(format!("gpuplan-audit-r8-{}", std::process::id()));
+    common::output_checked(
+        Command::new(env!("CARGO_BIN_EXE_gpuplan"))
+            .env("GPUPLAN_CONFIG_DIR", &cfg)
+            .env("COLUMNS", "80")
+            .env_remove("LANG")
+            .env_remove("LC_ALL")
+            .env_remove("LC_MESSAGES")
+            .args(args),
+    )
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn one_line(o: &Output) -> String {
+    stdout(o).replace("\n  ", " ").replace("\n    ", " ")
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let mut a = args.to_vec();
+    a.extend_from_slice(&["--format", "json"]);
+    serde_json::from_slice(&run(&a).stdout).unwrap()
+}
+
+fn plans(v: &serde_json::Value) -> &Vec<serde_json::Value> {
+    v["outcome"]["plans"].as_array().unwrap()
+}
+
+/// The sequences a training plan runs per optimizer step (micro-batch × accumulation × DP).
+fn runs(p: &serde_json::Value) -> u64 {
+    let t = &p["train"];
+    let s = &t["setup"];
+    s["micro_batch"].as_u64().unwrap()
+        * s["grad_accum"].as_u64().unwrap()
+        * t["memory"]["data_parallel"].as_u64().unwrap()
+}
+
+fn workload(name: &str, text: &str) -> std::path::PathBuf {
+    let p = std::env::temp_dir().join(format!("gpuplan-audit-r8-{}-{name}", std::process::id()));
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// #2: "Why not one GPU … ZeRO-2 over 64 GPUs" for TP 8 × PP 4 × DP 2 (and "ZeRO-0 over 64
+/// GPUs" for an EP 64 layout): the line names the split the plan uses, with the ZeRO stage over
+/// the data-parallel ranks it shards over, in English and Chinese.
+#[test]
+fn why_not_one_gpu_names_the_split() {
+    let f = workload(
+        "tp8pp4.toml",
+        "model = \"Qwen2.5-72B\"\nkind = \"training\"\n[training]\ntask = \"full_finetune\"\n\
+         tokens = 1e9\nseq_len = 4096\n[training.parallel]\ntp = 8\npp = 4\n",
+    );
+    let f = f.to_str().unwrap();
+    let v = json(&["plan", "--workload", f]);
+    let p = &plans(&v)[0];
+    let (zero, dp) = (
+        p["train"]["setup"]["parallel"]["zero"].as_u64().unwrap(),
+        p["train"]["memory"]["data_parallel"].as_u64().unwrap(),
+    );
+    let en = one_line(&run(&["plan", "--workload", f]));
+    let line = en
+        .split("Why not one GPU")
+        .nth(1)
+        .expect("why line")
+        .to_string();
+    assert!(line.contains("split as TP 8 × PP 4"), "{line}");
+    if zero > 0 {
+        let z = format!("ZeRO-{zero} over {dp} data-parallel ranks");
+        assert!(line.contains(&z), "{z}: {line}");
+    }
+    assert!(!line.contains("GPUs brings"), "{line}");
+    let zh = one_line(&run(&["plan", "--workload", f, "--lang", "zh"]));
+    assert!(zh.contains("按 TP 8 × PP 4"), "{zh}");
+    // A ZeRO-0 layout is never said to be split by ZeRO.
+    let ds = one_line(&run(&[
+        "plan",
+        "-m",
+        "DeepSeek-V3",
+        "--task",
+        "lora",
+        "--tokens",
+        "1e8",
+    ]));
+    if let Some(l) = ds.split("Why not one GPU").nth(1) {
+        assert!(
+            !l.split("per GPU").next().unwrap().contains("ZeRO-0"),
+            "{l}"
+        );
+    }
+}
+
+/// #3: a shown plan that runs more sequences a step than the global batch (16 nodes: 128 DP
+/// ranks × micro-batch 1 where 64 were asked) showed its halved time with no word. Every such
+/// row is named under the table with its batch; the defaults line says the batch asked for.
+#[test]
+fn rows_with_a_raised_global_batch_are_named() {
+    let mut seen = 0;
+    for args in [
+        &[
+            "plan",
+            "-m",
+            "Qwen2.5-72B",
+            "--task",
+            "full",
+            "--tokens",
+            "1e9",
+            "--seq-len",
+            "4096",
+            "--provider",
+            "alibaba",
+        ][..],
+        &[
+            "plan",
+            "-m",
+            "Llama-3.1-70B",
+            "--task",
+            "full",
+            "--tokens",
+            "1e9",
+            "--provider",
+            "alibaba",
+        ][..],
+        &[
+            "plan",
+            "-m",
+            "Qwen2.5-7B",
+            "--task",
+            "lora",
+            "--tokens",
+            "1e8",
+        ][..],
+    ] {
+        let v = json(args);
+        let want: Vec<String> = plans(&v)
+            .iter()
+            .take(5)
+            .enumerate()
+            .filter(|(_, p)| runs(p) > 64)
+            .map(|(i, p)| format!("plan {} ({} sequences a step)", i + 1, runs(p)))
+            .collect();
+        let text = one_line(&run(args));
+        for w in &want {
+            assert!(text.contains(w), "{w}: {text}");
+        }
+        assert_eq!(
+            text.matches(" sequences a step)").count(),
+            want.len(),
+            "{text}"
+        );
+        assert!(
+            text.contains("global batch 64 sequences (--global-batch)"),
+            "{text}"
+        );
+        seen += want.len();
+    }
+    assert!(seen > 0, "the audited scenarios have a raised row");
+    let zh = one_line(&run(&[
+        "plan",
+        "-m",
+        "Qwen2.5-72B",
+        "--task",
+        "full",
+        "--tokens",
+        "1e9",
+        "--seq-len",
+        "4096",
+        "--provider",
+        "alibaba",
+        "--lang",
+        "zh",
+    ]));
+    assert!(zh.contains("条序列）"), "{zh}");
+}
+
+/// #4: `"${DEPLOYMENT_SET[@]}"` of an empty array under `set -u` stops bash < 4.4 (macOS's
+/// /bin/bash 3.2) with "unbound variable" when the optional id is not set. Every array on the
+/// provider command line expands as `${A[@]+"${A[@]}"}`; the guarded form runs under `set -u`.
+#[test]
+fn cloud_scripts_expand_optional_arrays_portably() {
+    for (provider, model) in [
+        ("alibaba", "Qwen2.5-7B"),
+        ("tencent", "Qwen2.5-7B"),
+        ("huawei", "Qwen2.5-7B"),
+    ] {
+        let dir = std::env::temp_dir().join(format!(
+            "gpuplan-audit-r8-{}-export-{provider}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        let o = run(&[
+            "plan",
+            "-m",
+            model,
+            "--task",
+            "lora",
+            "--tokens",
+            "1e8",
+            "--provider",
+            provider,
+            "--export",
+            dir.to_str().unwrap(),
+        ]);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let text = std::fs::read_to_string(dir.join("cloud/create-instances.sh")).unwrap();
+        let arrays: Vec<&str> = text.lines().filter(|l| l.contains("[@]")).collect();
+        assert!(!arrays.is_empty(), "{text}");
+        for l in arrays {
+            let name = l.trim().trim_start_matches("${").split('[').next().unwrap();
+            let guarded = format!("${{{name}[@]+\"${{{name}[@]}}\"}}");
+            assert!(l.trim().starts_with(&guarded), "{provider}: {l}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    let o = Command::new("bash")
+        .args(["-c", "set -u; A=(); set -- ${A[@]+\"${A[@]}\"}; echo $#"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "0");
+}
+
+/// #5 (r7 #17): under `--optimize balanced` the reasons read "cheaper" for one pair and "faster"
+/// for the next, though a cheaper plan ranked below. Each reason now states the balanced score
+/// difference, √(cost × hours) against the other's, computed here from the JSON.
+#[test]
+fn balanced_explanations_state_the_score() {
+    let args = [
+        "plan",
+        "-m",
+        "Qwen2.5-7B",
+        "--task",
+        "lora",
+        "--tokens",
+        "1e8",
+        "--optimize",
+        "balanced",
+    ];
+    let v = json(&args);
+    let ps = plans(&v);
+    let score = |p: &serde_json::Value| {
+        (p["chosen"]["cny"].as_f64().unwrap() * p["hours"].as_f64().unwrap()).sqrt()
+    };
+    let mut a = args.to_vec();
+    a.push("--explain");
+    let text = one_line(&run(&a));
+    let reasons: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("- ") && l.contains(" beats "))
+        .collect();
+    assert_eq!(reasons.len(), ps.len().min(5) - 1, "{text}");
+    for (k, r) in reasons.iter().enumerate() {
+        let pct = ((1.0 - score(&ps[k]) / score(&ps[k + 1])) * 100.0).round();
+        if pct >= 1.0 {
+            assert!(
+                r.contains(&format!(
+                    "balanced score (√(cost × time) against the best of each) {pct:.0}% lower"
+                )),
+                "{pct}: {r}"
+            );
+        }
+    }
+    let zh = one_line(&run(&[&a[..], &["--lang", "zh"]].concat()));
+    assert!(zh.contains("均衡得分"), "{zh}");
+}
+
+/// #6 (r7 #20): monthly-priced variants at the same total and 20–40× the time (15.1 d, 30.0 d
+/// for a 17-hour job) stood as choices: the "slower and dearer" note took strictly dearer plans
+/// only. Every shown plan slower than one above it at the same total is named.
+#[test]
+fn slower_plans_at_the_same_total_are_named() {
+    let args = [
+        "plan",
+        "-m",
+        "Qwen2.5-32B",
+        "--task",
+        "lora",
+        "--tokens",
+        "2e8",
+        "--provider",
+        "tencent",
+    ];
+    let v = json(&args);
+    let ps: Vec<(f64, Option<f64>)> = plans(&v)
+        .iter()
+        .take(5)
+        .map(|p| (p["hours"].as_f64().unwrap(), p["chosen"]["cny"].as_f64()))
+        .collect();
+    let mut want = Vec::new();
+    for (i, (h, c)) in ps.iter().enumerate() {
+        let Some(c) = c else { continue };
+        let by = |f: &dyn Fn(f64) -> bool| {
+            ps[..i]
+                .iter()
+                .position(|(qh, qc)| qc.is_some_and(f) && qh < h)
+        };
+        if by(&|q| q < *c).is_none() {
+            if let Some(j) = by(&|q| (q - c).abs() < 0.005) {
+                want.push(format!("plan {} (same total as plan {};", i + 1, j + 1));
+            }
+        }
+    }
+    assert!(
+        !want.is_empty(),
+        "the audited scenario has same-total plans: {ps:?}"
+    );
+    let text = one_line(&run(&args));
+    for w in &want {
+        assert!(text.contains(w), "{w}: {text}");
+    }
+    assert_eq!(
+        text.matches("(same total as plan").count(),
+        want.len(),
+        "{text}"
+    );
+    let zh = one_line(&run(&[&args[..], &["--lang", "zh"]].concat()));
+    assert!(zh.contains("总价与方案"), "{zh}");
+}
+
+/// #7: `plan --wide` at 80 columns squeezed seven columns to 3 characters (`tim`/`e`). Every
+/// header word stays whole on one line of the table, in English and Chinese.
+#[test]
+fn wide_plan_table_keeps_words_whole_at_80_columns() {
+    for (lang, words) in [
+        ("en", &["time", "cost", "provider", "bottleneck"][..]),
+        ("zh", &["时长", "费用", "瓶颈"][..]),
+    ] {
+        let o = run(&[
+            "plan",
+            "-m",
+            "Qwen2.5-7B",
+            "--task",
+            "lora",
+            "--tokens",
+            "1e8",
+            "--wide",
+            "--lang",
+            lang,
+        ]);
+        let text = stdout(&o);
+        let table: Vec<&str> = text
+            .lines()
+            .skip_while(|l| !l.starts_with('┌'))
+            .take_while(|l| !l.starts_with('└'))
+            .collect();
+        let header: Vec<&str> = table
+            .iter()
+            .copied()
+            .take_while(|l| !l.starts_with('╞'))
+            .collect();
+        for w in words {
+            assert!(
+                header.iter().any(|l| l
+                    .split('┆')
+                    .any(|c| c.trim().trim_matches('│').trim() == *w)),
+                "{w}:\n{}",
+                header.join("\n")
+            );
+        }
+        // The parallelism cell keeps `ZeRO-0`/`ZeRO-3` whole.
+        assert!(
+            table.iter().any(|l| l.contains("ZeRO-")),
+            "{}",
+            table.join("\n")
+        );
+    }
+}
+
+/// #10: `[serve] weights = ["int5"]` answered "expected internally tagged enum WeightFormat":
+/// the error names the table form and the formats, in English and Chinese.
+#[test]
+fn weight_format_errors_name_the_formats() {
+    let f = workload(
+        "weights.toml",
+        "model = \"Qwen2.5-7B\"\nkind = \"inference\"\n[serve]\nrate_rps = 10\nweights = [\"int5\"]\n",
+    );
+    let f = f.to_str().unwrap();
+    let en = run(&["plan", "--workload", f]);
+    assert_eq!(en.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&en.stderr).replace("\n  ", " ");
+    assert!(
+        e.contains("serve.weights")
+            && e.contains("format = \"int4\", group = 128")
+            && e.contains("fp8"),
+        "{e}"
+    );
+    assert!(
+        !e.contains("internally tagged") && !e.contains("WeightFormat"),
+        "{e}"
+    );
+    let zh = run(&["plan", "--workload", f, "--lang", "zh"]);
+    let z = String::from_utf8_lossy(&zh.stderr).replace("\n  ", "");
+    assert!(z.contains("权重格式表") && !z.contains("expected"), "{z}");
+}
+
+/// #11: `--rate 10 --concurrency 10` describe two loads (open and closed); one was used
+/// silently. The pair is refused, naming both flags.
+#[test]
+fn rate_and_concurrency_together_are_refused() {
+    let o = run(&[
+        "plan",
+        "-m",
+        "Qwen2.5-7B",
+        "--task",
+        "inference",
+        "--rate",
+        "10",
+        "--concurrency",
+        "10",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("--rate") && e.contains("--concurrency"), "{e}");
+    // The same in a workload file (and an API body).
+    let f = workload(
+        "load.toml",
+        "model = \"Qwen2.5-7B\"\nkind = \"inference\"\n[serve]\nrate_rps = 10\nconcurrency = 10\n",
+    );
+    let o = run(&["plan", "--workload", f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("concurrency") && e.contains("not both"), "{e}");
+}
+
+/// #15a: `prices fetch` without credentials answered in English under `--lang zh`.
+#[test]
+fn missing_credentials_follow_the_language() {
+    let home = std::env::temp_dir().join(format!("gpuplan-audit-r8-{}-home", std::process::id()));
+    std::fs::create_dir_all(&home).unwrap();
+    let cfg = std::env::temp_dir().join(format!("gpuplan-audit-r8-{}-cfg", std::process::id()));
+    let o = common::output_checked(
+        Command::new(env!("CARGO_BIN_EXE_gpuplan"))
+            .env("GPUPLAN_CONFIG_DIR", &cfg)
+            .env("HOME", &home)
+            .env_remove("ALIBABA_CLOUD_ACCESS_KEY_ID")
+            .env_remove("ALIBABA_CLOUD_ACCESS_KEY_SECRET")
+            .args([
+                "prices",
+                "fetch",
+                "alibaba",
+                "--instance",
+                "ecs.gn7i-c8g1.2xlarge",
+                "--lang",
+                "zh",
+            ]),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("凭证") && e.contains("ALIBABA_CLOUD_ACCESS_KEY_ID"),
+        "{e}"
+    );
+    assert!(
+        !e.contains("no alibaba credentials") && !e.contains("configure the provider"),
+        "{e}"
+    );
+}
+
+/// #15: an unknown model name was an error with `"field": null`, in the CLI's JSON and the API.
+#[test]
+fn unknown_model_errors_name_the_field() {
+    let o = run(&[
+        "plan", "-m", "Qwen9-7B", "--task", "lora", "--tokens", "1e8", "--format", "json",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["error"]["kind"], "unknown_name", "{v}");
+    assert_eq!(v["error"]["field"], "model", "{v}");
+}
