@@ -278,8 +278,8 @@ fn training_accuracy_stays_within_todays_bands() {
         // -> +11.5..+14.3%, InternEvo's 1024-GPU rows 1.3-7.5 points closer, torchtitan's Llama
         // 3.1 8B FSDP rows 1.0-2.7 points lower, Megatron-Bridge's Llama 3 8B 8-GPU rows further
         // under (-12.1/-16.3% -> -15.4/-19.4%); within band 392 -> 398 of 440.
-        // All three of round 8 (contention, buckets, the 405B pair): R8TPUT over 417.
-        tput <= R8TPIN,
+        // All three of round 8 (contention, buckets, the 405B pair): 6.41% (0.06406) over 417; in-sample 3.22% over 25.
+        tput <= 0.0641,
         "training throughput out-of-sample median {tput:.4}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
@@ -295,8 +295,8 @@ fn training_accuracy_stays_within_todays_bands() {
     // 15.19% since the overlapped collectives' SM contention (train/contention.rs): the model cards
     // at the planner's layout 1-6 points higher (Llama 3 8B -52.8% -> -46.8%, within band), LLaMA-1
     // 7B/13B/33B closer, LLaMA-1 65B +8.9% -> +11.2% (out of its -50..+10% band, recorded).
-    // All of round 8: R8HOURS.
-    assert!(hours <= R8HPIN, "GPU-hours out-of-sample median {hours:.4}");
+    // All of round 8: 15.02% (LLaMA-1 65B recorded, as with the contention alone).
+    assert!(hours <= 0.1503, "GPU-hours out-of-sample median {hours:.4}");
     // The median is over 30 GPU-hours cases (17 before round 6's runs and cards, 13 before the four
     // runs with published configs).
     let hours_n = outcomes
@@ -373,9 +373,9 @@ fn training_accuracy_stays_within_todays_bands() {
     // H100 micro-batch-2 rows (+20.2..+22.4% -> +11.5..+14.3%), MPT-30B H100 s8192 (+21.4% ->
     // +19.3%), Llama 3 8B's card (-52.8% -> -46.8%) and InternEvo's 1024 GPUs ckpt mb2 (+20.1% ->
     // +12.6%) within band; LLaMA-1 65B's hours (+8.9% -> +11.2%) out.
-    // All of round 8: R8DEV.
+    // All of round 8: 44 (InternEvo 1024 GPUs nockpt mb2 mn1 +19.5% within band with both step changes).
     assert!(
-        known <= R8DEV,
+        known <= 44,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes

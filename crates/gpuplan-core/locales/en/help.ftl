@@ -63,6 +63,7 @@ help-arg-gpus-per-node = GPUs per node with --gpu [default: 1]
 help-arg-grad-accum = Gradient-accumulation steps per optimizer step [default: 1]
 help-arg-grad-all-reduce = ZeRO-1 optimizer that all-reduces whole gradients before updating its shard (DeepSpeed BF16_Optimizer with pipeline parallelism) instead of reduce-scattering them
 help-arg-gradient-as-bucket-view = DDP gradient_as_bucket_view=True: no second copy of the gradients in the all-reduce buckets
+help-arg-guidance = Serving a diffusion model: classifier-free guidance, on (2 UNet samples per step) or off (1: guidance_scale ≤ 1, as SDXL-Turbo and LCM run) [default: the pipeline's, on for SDXL]
 help-arg-host-vcpus = Host vCPUs (hardware threads) per node: image models are capped at vCPUs × nodes × image_decode_per_core samples/s [default: none; with --instance, the catalog's vCPUs]
 help-arg-id = Instance id (ecs.gn7e-c16g1.4xlarge), family (gn7e, GN10Xp) or GPU id (a100-80g)
 help-arg-image = Tencent: the image id the inquiry names (a public image; the price is the instance's)
@@ -96,6 +97,7 @@ help-arg-model-config = HuggingFace config.json (or its directory) instead of a 
 help-arg-moe-a2a-overlap = MoE: overlap the expert all-to-all with another micro-batch's compute (Megatron-Core --overlap-moe-expert-parallel-comm; default off; with --pp > 1 needs --virtual-stages)
 help-arg-moe-dispatcher = MoE token dispatcher: alltoall, deepep or hybridep (Megatron-Core --moe-token-dispatcher-type, --moe-flex-dispatcher-backend) [default: alltoall]
 help-arg-name = Preset name (see `gpuplan models`)
+help-arg-nccl-version = NCCL release the job runs, e.g. 2.19.3 (torch 2.2's); before 2.22 NCCL connects every communicator's rings, trees and NVLink SHARP buffers at init; default a current release
 help-arg-no-user-catalog = Ignore the user catalogs in the config directory
 help-arg-nodes = Nodes [default: 1]
 help-arg-nvlink = Only instances whose GPUs are linked by NVLink/NVSwitch/HCCS
@@ -110,7 +112,6 @@ help-arg-overlap-param-gather = Overlap the parameter all-gather with compute (Z
 help-arg-paged-optimizer = bitsandbytes paged optimizer states (PagedAdamW / PagedAdamW8bit): CUDA unified memory, outside the allocated peak, paged to host when the GPU is full
 help-arg-peak-factor = Serving: the peak load as a multiple of --rate/--concurrency that replicas must carry [default: 1.25]
 help-arg-persistent-grads = Gradients kept between steps and zeroed in place (PyTorch < 2.0 zero_grad(set_to_none=False), the HF Trainer before PyTorch 2.0)
-help-arg-nccl-version = NCCL release the job runs, e.g. 2.19.3 (torch 2.2's); before 2.22 NCCL connects every communicator's rings, trees and NVLink SHARP buffers at init; default a current release
 help-arg-plan = A saved `gpuplan plan --format json` document
 help-arg-pp = Pipeline-parallel stages [default: 1]
 help-arg-precision = amp_bf16, amp_fp16, pure_bf16, fp32, fp8 [default: amp_bf16; fp16 on chips without bf16]
@@ -130,7 +131,6 @@ help-arg-set = Override a named constant: --set fragmentation=0.05 (see docs/met
 help-arg-shell = bash, zsh, fish, elvish or powershell
 help-arg-solve = Answer a serving question in one call: max-context (longest context at --batch sequences), max-batch (most sequences at input + output tokens), max-throughput (highest output tokens/s within --tpot)
 help-arg-steps = Serving a diffusion model: denoising steps per image [default: the pipeline's, 50 for SDXL]
-help-arg-guidance = Serving a diffusion model: classifier-free guidance, on (2 UNet samples per step) or off (1: guidance_scale ≤ 1, as SDXL-Turbo and LCM run) [default: the pipeline's, on for SDXL]
 help-arg-task = What to run: pretrain, full (full fine-tune; also `finetune`), lora, qlora, inference [default: full, or the workload file's]
 help-arg-timeout = Seconds before one request times out
 help-arg-to = Directory to write the bundle into (created if missing)
