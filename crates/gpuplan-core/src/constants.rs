@@ -328,6 +328,7 @@ impl Tunables {
                     name,
                     Tunables::names().iter().map(String::as_str),
                 ),
+                note: None,
             });
         };
         check_range(

@@ -19,15 +19,23 @@ pub enum CoreError {
     #[error("model config is missing {}: add {} to config.json (or use a preset: `gpuplan models`)", list(.fields), plural(.fields))]
     MissingFields { fields: Vec<String> },
     /// A name that is not in a table.
-    #[error("unknown {kind} `{}`{}", shorten(.name.clone()), suggest(.suggestions))]
+    #[error("unknown {kind} `{}`{}{}", shorten(.name.clone()), suggest(.suggestions), note_en(.note))]
     Unknown {
         kind: String,
         name: String,
         suggestions: Vec<String>,
+        /// What is true instead, in both languages (a name from the blog posts that is wrong).
+        note: Option<Box<crate::i18n::Text>>,
     },
     /// A data file or document that does not parse.
     #[error("{what}: {message}")]
     Parse { what: String, message: String },
+}
+
+fn note_en(note: &Option<Box<crate::i18n::Text>>) -> String {
+    note.as_ref()
+        .map(|t| format!(": {}", t.en))
+        .unwrap_or_default()
 }
 
 fn list(fields: &[String]) -> String {
@@ -97,9 +105,20 @@ impl CoreError {
                 kind,
                 name,
                 suggestions,
+                note,
             } => Msg::new("err-unknown")
                 .arg("kind", crate::i18n::names::kind(kind))
                 .arg("name", shorten(name.clone()))
+                .arg(
+                    "note",
+                    match note {
+                        Some(t) => crate::i18n::Arg::PerLang {
+                            en: t.en.clone(),
+                            zh: t.zh.clone(),
+                        },
+                        None => crate::i18n::Arg::Str("none".to_string()),
+                    },
+                )
                 .arg(
                     "suggestions",
                     if suggestions.is_empty() {
@@ -172,6 +191,19 @@ pub fn check_range(field: &str, v: f64, min: f64, max: f64, fix: &str) -> Result
     }
 }
 
+/// Whole-number keys whose range check starts at 0 (`parallel.zero`'s stage 0, no images, no
+/// layers kept in 16 bits); every other whole-number key of a workload, request or LoRA table
+/// starts at 1 (the `check_int` calls in workload.rs and plan/inputs.rs).
+const ZERO_ALLOWED: &[&str] = &["zero", "images_per_request", "keep_16bit_layers"];
+
+/// The least value the whole-number key `path` (`training.micro_batch`, `serve.keep_16bit_layers[0]`)
+/// accepts, for the words of a parser's "expected a whole number" (audit r8 #16).
+pub fn int_minimum(path: &str) -> u64 {
+    let last = path.rsplit('.').next().unwrap_or(path);
+    let last = last.split('[').next().unwrap_or(last);
+    u64::from(!ZERO_ALLOWED.contains(&last))
+}
+
 /// Check that an integer lies in `[min, max]`.
 pub fn check_int(field: &str, v: u64, min: u64, max: u64, fix: &str) -> Result<(), CoreError> {
     if (min..=max).contains(&v) {
@@ -204,10 +236,41 @@ pub fn names_or_none<S: AsRef<str>>(names: &[S]) -> String {
 }
 
 /// Names from `candidates` close to `name` (case-insensitive substring or small edit distance),
-/// for "did you mean" hints.
+/// for "did you mean" hints; when none is, the nearest of those sharing the name's leading word
+/// of three letters or more and half the name (`Qwen9` → the Qwen models, audit r8 #15: the API's 404 had none).
 pub fn close_names<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let candidates: Vec<&str> = candidates.collect();
+    let near = near_names(name, &candidates);
+    if !near.is_empty() {
+        return near;
+    }
+    let needle = name.to_lowercase();
+    let stem: String = needle
+        .chars()
+        .take_while(char::is_ascii_alphabetic)
+        .collect();
+    // The word must be most of the name (`Qwen9`), not a prefix every id shares (`ecs.`).
+    if stem.len() < 3 || 2 * stem.len() < needle.len() {
+        return Vec::new();
+    }
+    let mut scored: Vec<(usize, &str)> = candidates
+        .iter()
+        .filter(|c| c.to_lowercase().starts_with(&stem))
+        .map(|c| (edit_distance(&needle, &c.to_lowercase()), *c))
+        .collect();
+    scored.sort();
+    scored
+        .into_iter()
+        .take(4)
+        .map(|(_, s)| s.to_string())
+        .collect()
+}
+
+/// [`close_names`]' first choice: substrings either way, or at most 3 edits.
+fn near_names(name: &str, candidates: &[&str]) -> Vec<String> {
     let needle = name.to_lowercase();
     let mut scored: Vec<(usize, String)> = candidates
+        .iter()
         .filter_map(|c| {
             let lc = c.to_lowercase();
             let d = edit_distance(&needle, &lc);

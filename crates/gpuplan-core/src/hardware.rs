@@ -268,6 +268,7 @@ pub fn find_gpu(name: &str) -> Result<&'static GpuSpec, CoreError> {
             kind: "GPU".into(),
             name: name.to_string(),
             suggestions: close_names(name, all.iter().map(|g| g.id.as_str())),
+            note: None,
         })
 }
 

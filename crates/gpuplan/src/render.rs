@@ -195,14 +195,24 @@ pub fn parser_text(en: &str, l: Lang) -> String {
 
 /// serde's Rust type names in words (`expected u64` → `expected a whole number (0 or more)`),
 /// with the fix for a number written in quotes (TOML/JSON `seq_len = "2048"`).
+/// The unsigned types' range follows the key's real minimum (`micro_batch` refuses 0 as well).
 fn plain_types(en: &str) -> String {
     let mut s = en.to_string();
+    let key = en
+        .rsplit_once("key `")
+        .and_then(|(_, rest)| rest.split_once('`'))
+        .map_or("", |(k, _)| k);
+    let unsigned = if gpuplan_core::error::int_minimum(key) == 0 {
+        "a whole number (0 or more)"
+    } else {
+        "a whole number (1 or more)"
+    };
     for (rust, words) in [
-        ("u64", "a whole number (0 or more)"),
-        ("u32", "a whole number (0 or more)"),
-        ("u16", "a whole number (0 or more)"),
-        ("u8", "a whole number (0 or more)"),
-        ("usize", "a whole number (0 or more)"),
+        ("u64", unsigned),
+        ("u32", unsigned),
+        ("u16", unsigned),
+        ("u8", unsigned),
+        ("usize", unsigned),
         ("i64", "a whole number"),
         ("i32", "a whole number"),
         ("f64", "a number"),
@@ -286,6 +296,7 @@ fn serde_zh(en: &str) -> String {
         ("invalid value: ", "取值错误："),
         ("类型错误：string ", "类型错误：字符串 "),
         (", expected a whole number (0 or more)", "，应为非负整数"),
+        (", expected a whole number (1 or more)", "，应为正整数"),
         (", expected a weight format table: ", "，应为权重格式表："),
         ("} or { format", "} 或 { format"),
         (", expected a whole number", "，应为整数"),
@@ -847,6 +858,67 @@ fn cjk_words(line: &str) -> Box<dyn Iterator<Item = textwrap::core::Word<'_>> + 
         words.push(textwrap::core::Word::from(&line[start..]));
     }
     Box::new(words.into_iter())
+}
+
+/// [`block`] whose columns `flow` (sentences mixing Chinese and ids: the cost table's unit price
+/// and note) are wrapped here when they hold Chinese, between words and CJK characters and inside
+/// an id only after a `.`, `-` or `×` (audit r8 #13: `cn-sha`/`nghai`), to the widths the table
+/// gives those columns (read off its top border); the table's own wrapping splits a run without
+/// spaces (Chinese with an id in it) anywhere.
+pub fn block_flowing(md: bool, header: &[&str], rows: &[Vec<String>], flow: &[usize]) -> String {
+    use unicode_width::UnicodeWidthStr;
+    if md || width().is_none() {
+        return block(md, header, rows);
+    }
+    let first = table(header, rows);
+    // `┌──────┬───┐`: each run of `─` is a column with its padding of one space a side.
+    let widths: Vec<usize> = first
+        .lines()
+        .next()
+        .unwrap_or("")
+        .trim_matches(['┌', '┐'])
+        .split('┬')
+        .map(|run| run.chars().count().saturating_sub(2))
+        .collect();
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            r.iter()
+                .enumerate()
+                .map(|(k, c)| match widths.get(k) {
+                    // Latin text wraps between words in the table as it is.
+                    Some(&room)
+                        if flow.contains(&k) && c.chars().any(is_wide) && c.width() > room =>
+                    {
+                        flow_cell(c, room.max(1))
+                    }
+                    _ => c.clone(),
+                })
+                .collect()
+        })
+        .collect();
+    block(md, header, &rows)
+}
+
+/// `text` wrapped to `room` columns as by [`wrap`] without splitting a word; a line still wider
+/// (an id longer than the room) broken after a `.`, `-` or `×` ([`break_id`]).
+fn flow_cell(text: &str, room: usize) -> String {
+    use unicode_width::UnicodeWidthStr;
+    let opts = textwrap::Options::new(room)
+        .break_words(false)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation)
+        .word_separator(textwrap::WordSeparator::Custom(cjk_words));
+    text.lines()
+        .flat_map(|l| textwrap::wrap(l, opts.clone()))
+        .map(|l| {
+            if l.width() > room {
+                break_id(&l, room)
+            } else {
+                l.into_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// A table or a Markdown table followed by a newline, for reports that offer both.

@@ -264,8 +264,8 @@ fn workload_type_errors_speak_words_not_rust() {
         (
             "neg",
             "micro_batch = -2\ntokens = 1e8\n",
-            "expected a whole number (0 or more)",
-            "应为非负整数",
+            "expected a whole number (1 or more)",
+            "应为正整数",
         ),
         (
             "quoted",
@@ -336,7 +336,7 @@ fn api_errors_name_the_parameter_in_words() {
         "{v}"
     );
     let m = e["message"].as_str().unwrap();
-    assert!(m.contains("应为非负整数") && !m.contains("u64"), "{m}");
+    assert!(m.contains("应为正整数") && !m.contains("u64"), "{m}");
     let body = r#"{"model": "Qwen2.5-7B", "training": {"task": "lora", "tokens": 1e8}}"#;
     let (st, v) = call(
         "POST",

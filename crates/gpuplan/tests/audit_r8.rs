@@ -480,3 +480,237 @@ fn unknown_model_errors_name_the_field() {
     assert_eq!(v["error"]["kind"], "unknown_name", "{v}");
     assert_eq!(v["error"]["field"], "model", "{v}");
 }
+
+/// An API call's status and JSON body (errors included), with `Accept-Language: accept`.
+fn api(method: &str, url: &str, body: Option<&str>, accept: &str) -> (u16, serde_json::Value) {
+    let req = ureq::request(method, url)
+        .set("content-type", "application/json")
+        .set("accept-language", accept);
+    let r = match body {
+        Some(b) => req.send_string(b),
+        None => req.call(),
+    };
+    let resp = match r {
+        Ok(r) => r,
+        Err(ureq::Error::Status(_, r)) => r,
+        Err(e) => panic!("{method} {url}: {e}"),
+    };
+    let status = resp.status();
+    (
+        status,
+        serde_json::from_str(&resp.into_string().unwrap()).unwrap(),
+    )
+}
+
+/// #15 (rest): `GET /models/Qwen9` was a 404 with no suggestion, as `models show Qwen9`: names
+/// within 3 edits were the only ones offered; now the nearest of the same family are, in the
+/// CLI and the API alike (one function, `close_names`).
+#[test]
+fn unknown_model_404_suggests_the_family() {
+    let o = run(&["models", "show", "Qwen9"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr).replace("\n  ", " ");
+    assert!(e.contains("did you mean Qwen3-8B"), "{e}");
+    let s = common::Server::start();
+    let (st, v) = api(
+        "GET",
+        &format!("{}/api/v1/models/Qwen9", s.base),
+        None,
+        "en",
+    );
+    assert_eq!(st, 404, "{v}");
+    let m = v["error"]["message"].as_str().unwrap();
+    assert!(m.contains("did you mean") && m.contains("Qwen3-8B"), "{m}");
+    let (_, v) = api(
+        "GET",
+        &format!("{}/api/v1/models/Qwen9", s.base),
+        None,
+        "zh-CN",
+    );
+    let m = v["error"]["message"].as_str().unwrap();
+    assert!(m.contains("您是否要找") && m.contains("Qwen3-8B"), "{m}");
+    // A name of no known family still gets none (no list of every model).
+    let o = run(&["models", "show", "Zq9"]);
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("did you mean"));
+}
+
+/// #16: `micro_batch = -2` said "a whole number (0 or more)" and the API's `seq_len: -5`
+/// "应为非负整数", though 0 is refused as well; the words follow the key's minimum, and a key
+/// that takes 0 (`parallel.zero`) keeps "0 or more".
+#[test]
+fn negative_whole_numbers_name_the_fields_minimum() {
+    let head =
+        "model = \"Qwen2.5-7B\"\nkind = \"training\"\n[training]\ntask = \"lora\"\ntokens = 1e8\n";
+    for (name, body, en, zh) in [
+        ("mb", "micro_batch = -2\n", "(1 or more)", "应为正整数"),
+        (
+            "zero",
+            "[training.parallel]\nzero = -1\n",
+            "(0 or more)",
+            "应为非负整数",
+        ),
+    ] {
+        let f = workload(&format!("{name}.toml"), &format!("{head}{body}"));
+        let f = f.to_str().unwrap();
+        let e =
+            String::from_utf8_lossy(&run(&["plan", "--workload", f]).stderr).replace("\n  ", " ");
+        assert!(e.contains(en), "{name}: {e}");
+        let o = run(&["plan", "--workload", f, "--lang", "zh"]);
+        let e = String::from_utf8_lossy(&o.stderr).replace("\n  ", "");
+        assert!(e.contains(zh), "{name}: {e}");
+    }
+    let s = common::Server::start();
+    let body = r#"{"model": "Qwen2.5-7B", "training": {"task": "lora", "seq_len": -5}}"#;
+    let (st, v) = api(
+        "POST",
+        &format!("{}/api/v1/plan", s.base),
+        Some(body),
+        "zh-CN",
+    );
+    assert_eq!(st, 400, "{v}");
+    let m = v["error"]["message"].as_str().unwrap();
+    assert!(m.contains("应为正整数") && !m.contains("非负"), "{m}");
+}
+
+/// #13: the Chinese cost table at 80 columns broke `cn-shanghai` as `cn-sha`/`nghai` and
+/// `1284` as `12`/`84`; its price and note cells now break between words and characters, and
+/// inside an id only after `.`, `-` or `×`.
+#[test]
+fn zh_cost_table_keeps_ids_whole() {
+    for lang in ["zh", "en"] {
+        let o = run(&[
+            "plan",
+            "-m",
+            "Qwen2.5-7B",
+            "--task",
+            "lora",
+            "--tokens",
+            "1e8",
+            "--provider",
+            "alibaba",
+            "--lang",
+            lang,
+        ]);
+        let out = stdout(&o);
+        let title = if lang == "zh" {
+            "各计费方式费用"
+        } else {
+            "cost by billing mode"
+        };
+        let table: Vec<&str> = out
+            .split(title)
+            .nth(1)
+            .unwrap_or_else(|| panic!("{out}"))
+            .lines()
+            .take_while(|l| !l.starts_with('└'))
+            .collect();
+        assert!(table.len() > 4, "{out}");
+        // The cells of the unit-price column, line by line: every line break falls after a
+        // space, a CJK character or an id break point, never inside `shanghai` or a number.
+        let cells: Vec<String> = table
+            .iter()
+            .filter_map(|l| l.split('┆').nth(3))
+            .map(|c| c.trim().to_string())
+            .collect();
+        let text = cells.join("\n");
+        assert!(text.contains("shanghai"), "{lang}: {text}");
+        for w in cells.windows(2) {
+            let (a, b) = (&w[0], &w[1]);
+            if a.is_empty() || b.is_empty() {
+                continue;
+            }
+            let last = a.chars().last().unwrap();
+            let first = b.chars().next().unwrap();
+            let ok = !last.is_ascii_alphanumeric()
+                || !first.is_ascii_alphanumeric()
+                || matches!(last, '.' | '-');
+            assert!(ok, "{lang}: split inside a word: {a:?} / {b:?}\n{out}");
+        }
+        for l in &table {
+            assert!(
+                unicode_width::UnicodeWidthStr::width(*l) <= 80,
+                "{lang}: {l}"
+            );
+        }
+    }
+}
+
+/// #17: `estimate -m SDXL-UNet --task inference` noted vLLM's `--dtype half` and the KV cache,
+/// then failed "KV-cache sizing needs a transformer"; now it refuses at once and points to
+/// `plan`, which serves image models per image, in both languages.
+#[test]
+fn estimate_refuses_image_serving_pointing_to_plan() {
+    for (model, unit) in [
+        ("SDXL-UNet", "generated image"),
+        ("ResNet-50", "forward pass"),
+    ] {
+        let o = run(&[
+            "estimate",
+            "-m",
+            model,
+            "--task",
+            "inference",
+            "--gpu",
+            "t4",
+        ]);
+        assert_eq!(o.status.code(), Some(2));
+        let e = String::from_utf8_lossy(&o.stderr).replace("\n  ", " ");
+        assert!(
+            e.contains(&format!("gpuplan plan -m {model} --task inference")),
+            "{e}"
+        );
+        assert!(e.contains(unit), "{e}");
+        assert!(!e.contains("vLLM") && !e.contains("--dtype half"), "{e}");
+        assert!(!e.contains("KV-cache sizing needs"), "{e}");
+        let o = run(&[
+            "estimate",
+            "-m",
+            model,
+            "--task",
+            "inference",
+            "--gpu",
+            "t4",
+            "--lang",
+            "zh",
+        ]);
+        let e = String::from_utf8_lossy(&o.stderr).replace("\n  ", "");
+        assert!(e.contains("规划其推理部署") && !e.contains("vLLM"), "{e}");
+        assert!(common::english_sentences(&e).is_empty(), "{e}");
+    }
+    // The plan it points to serves the model.
+    let o = run(&[
+        "plan",
+        "-m",
+        "SDXL-UNet",
+        "--task",
+        "inference",
+        "--rate",
+        "1",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// #9 (catalog): `catalog show ecs.gn7i --lang zh` printed the correction in English inside the
+/// name's backticks; every wrong name has a Chinese verdict, after the name.
+#[test]
+fn wrong_name_corrections_follow_the_language() {
+    let o = run(&["catalog", "show", "ecs.gn7i", "--lang", "zh"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr).replace("\n  ", "");
+    assert!(e.contains("`ecs.gn7i`：华为云规格没有"), "{e}");
+    assert!(common::english_sentences(&e).is_empty(), "{e}");
+    let o = run(&["catalog", "show", "ecs.gn7i"]);
+    let e = String::from_utf8_lossy(&o.stderr).replace("\n  ", " ");
+    assert!(e.contains("`ecs.gn7i`: Huawei flavors have no"), "{e}");
+    // Every entry of the built-in list has its Chinese verdict.
+    let toml = include_str!("../../gpuplan-core/data/catalog/wrong-names.toml");
+    assert_eq!(
+        toml.matches("\nverdict = ").count(),
+        toml.matches("\nverdict_zh = ").count()
+    );
+}

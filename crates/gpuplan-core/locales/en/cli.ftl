@@ -144,6 +144,7 @@ models-notes = notes: { $text }
 models-source = source: { $text }
 cli-err-solve-needs-tpot = --solve max-throughput needs --tpot SECONDS (the time-per-output-token target, e.g. 0.05)
 cli-err-solve-training = --solve answers a serving question: use it with --task inference (a training job has no KV pool, batch or TPOT to solve for)
+cli-err-estimate-opaque-serving = `estimate` sizes the serving of transformers (weights, KV cache, latency per token); { $model } is given by its totals (no layers, no KV cache): `gpuplan plan -m { $model } --task inference` sizes its serving (one request = { $unit })
 cli-err-image-size = invalid --image-size `{ $value }`: give WIDTHxHEIGHT in pixels, e.g. 1024x768
 cli-err-solve-tpot-range = invalid --tpot { $value }: give seconds per output token in (0, 3600], e.g. 0.05
 cli-err-solve-needs-question = --solve needs a question: max-context, max-batch or max-throughput

@@ -13,6 +13,9 @@ err-missing-fields = model config is missing { $fields }: add { $n ->
 err-unknown = unknown { $kind } `{ $name }`{ $suggestions ->
     [none] {""}
    *[other] ; did you mean { $suggestions }?
+}{ $note ->
+    [none] {""}
+   *[other] : { $note }
 }
 err-parse = { $what }: { $message }
 kind-model = model

@@ -153,3 +153,7 @@ est-serve-kv-none = none: the budget is short by { $gib } GiB; { $per }
 est-label-note = { $label } ({ $note })
 # Between the components of one timeline phase.
 est-timeline-sep = ,{" "}
+
+# A request of a model given by totals (audit r8 #17).
+est-unit-image-generated = one generated image, its whole denoising loop
+est-unit-forward-pass = one forward pass

@@ -10,6 +10,9 @@ err-missing-fields = 模型配置缺少 { $fields }：请在 config.json 中补�
 err-unknown = 未知的{ $kind } `{ $name }`{ $suggestions ->
     [none] {""}
    *[other] ；您是否要找：{ $suggestions }？
+}{ $note ->
+    [none] {""}
+   *[other] ：{ $note }
 }
 err-parse = { $what }：{ $message }
 kind-model = 模型

@@ -153,3 +153,7 @@ est-serve-kv-none = 无：预算还差 { $gib } GiB；{ $per }
 est-label-note = { $label }（{ $note }）
 # Between the components of one timeline phase.
 est-timeline-sep = ，
+
+# A request of a model given by totals (audit r8 #17).
+est-unit-image-generated = 生成一张图像（整个去噪循环）
+est-unit-forward-pass = 一次前向计算

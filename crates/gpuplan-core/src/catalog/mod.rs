@@ -317,6 +317,9 @@ pub struct WrongName {
     pub name: String,
     pub provider: Option<Provider>,
     pub verdict: String,
+    /// The verdict in Chinese (`catalog show NAME --lang zh`); the English one where absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict_zh: Option<String>,
     pub confidence: Confidence,
 }
 
@@ -763,14 +766,19 @@ impl Catalog {
         }) {
             return Err(CoreError::Unknown {
                 kind: "instance type (this name circulates in blog posts but is wrong)".into(),
-                name: format!("{id}: {}", w.verdict),
+                name: id.to_string(),
                 suggestions: vec![],
+                note: Some(Box::new(crate::i18n::Text {
+                    en: w.verdict.clone(),
+                    zh: w.verdict_zh.clone().unwrap_or_else(|| w.verdict.clone()),
+                })),
             });
         }
         Err(CoreError::Unknown {
             kind: "instance type".into(),
             name: id.to_string(),
             suggestions: close_names(id, self.instances.iter().map(|i| i.id.as_str())),
+            note: None,
         })
     }
 }

@@ -172,6 +172,7 @@ pub fn find_preset(name: &str) -> Result<&'static Preset, CoreError> {
             kind: "model".into(),
             name: name.to_string(),
             suggestions: close_names(name, all.iter().map(|p| p.model.name.as_str())),
+            note: None,
         })
 }
 

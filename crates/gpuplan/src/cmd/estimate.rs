@@ -331,6 +331,20 @@ pub fn compute(
             crate::render::model_warning(w);
         }
     }
+    // An image model has no KV cache nor tokens: `plan` serves it per image, the KV-cache
+    // sizing here would refuse it after a vLLM note (audit r8 #17).
+    if serving && model.transformer().is_none() {
+        let unit = Msg::new(if is_diffusion(&model) {
+            "est-unit-image-generated"
+        } else {
+            "est-unit-forward-pass"
+        });
+        return Err(crate::render::fail(
+            Msg::new("cli-err-estimate-opaque-serving")
+                .arg("model", model.name.as_str())
+                .arg("unit", unit),
+        ));
+    }
     let cluster = match &a.instance {
         Some(id) => instance_cluster(id, &r, lang, catalog)?,
         None => hardware_cluster(&r, catalog)?,
@@ -369,6 +383,11 @@ pub fn compute(
             })
         }
     }
+}
+
+/// Whether `m` is given by totals with a denoising loop (SDXL): a request is one generated image.
+fn is_diffusion(m: &ModelSpec) -> bool {
+    matches!(&m.architecture, gpuplan_core::model::Architecture::Opaque(o) if o.denoising.is_some())
 }
 
 /// The cluster of `--instance ID` (with `--nodes`), from the catalog; the layout it assumed is

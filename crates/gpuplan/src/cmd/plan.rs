@@ -1608,7 +1608,7 @@ fn costs(p: &Plan, v: &View, out: &mut String) {
         tx(l, "plan-col-note"),
     ];
     let h: Vec<&str> = h.iter().map(String::as_str).collect();
-    out.push_str(&render::block(v.md, &h, &rows));
+    out.push_str(&render::block_flowing(v.md, &h, &rows, &[3, 4]));
 }
 
 /// One sentence on why `a` ranks above `b`. Every comparison is made on the values as shown
