@@ -162,6 +162,11 @@ impl Text {
         }
     }
 
+    /// Whether both languages are empty (an item of the lean estimate, which explains nothing).
+    pub fn is_empty(&self) -> bool {
+        self.en.is_empty() && self.zh.is_empty()
+    }
+
     /// `self` and `then` as one sentence, joined by each language's clause separator.
     pub fn and(self, then: Text) -> Text {
         Text {

@@ -17,6 +17,7 @@ mod litgpt;
 use crate::constants::Tunables;
 use crate::error::CoreError;
 use crate::hardware::{ClusterSpec, ComputeDtype};
+use crate::i18n::Msg;
 use crate::layout::{self, DeviceParams, WeightSplit};
 use crate::model::{
     param_breakdown_shared, Architecture, Linear, MlpKind, ModelSpec, NormKind, ParamBreakdown,
@@ -36,9 +37,32 @@ use serde::Serialize;
 macro_rules! why {
     ($explain:expr, $($fmt:tt)*) => {
         if $explain {
+            crate::i18n::Text::from(format!($($fmt)*))
+        } else {
+            crate::i18n::Text::default()
+        }
+    };
+}
+
+/// [`why!`] as a plain `String` (the step-time rows, English only).
+macro_rules! why_s {
+    ($explain:expr, $($fmt:tt)*) => {
+        if $explain {
             format!($($fmt)*)
         } else {
             String::new()
+        }
+    };
+}
+
+/// [`why!`] from a catalog message (`locales/*/memory.ftl`), in both languages (audit r8 #9:
+/// the `--wide` basis column was English under `--lang zh`).
+macro_rules! why_msg {
+    ($explain:expr, $msg:expr) => {
+        if $explain {
+            crate::i18n::Text::from($msg)
+        } else {
+            crate::i18n::Text::default()
         }
     };
 }
@@ -62,8 +86,8 @@ pub use step::{
 pub struct MemoryItem {
     pub name: &'static str,
     pub bytes: Bytes,
-    /// How the figure was computed, in words.
-    pub basis: String,
+    /// How the figure was computed, in words (serialised in English).
+    pub basis: crate::i18n::Text,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -408,7 +432,7 @@ fn logits_bytes(
     setup: &TrainingSetup,
     tun: &Tunables,
     explain: bool,
-) -> (f64, String) {
+) -> (f64, crate::i18n::Text) {
     if t.vocab == 0 || t.structure == crate::model::Structure::EncoderOnly {
         return (0.0, why!(explain, "no vocabulary head"));
     }
@@ -443,7 +467,12 @@ fn logits_bytes(
         ),
         Framework::HuggingFace | Framework::LitGpt => (
             tun.hf_logits_bytes_per_element * tokens * v / tp,
-            why!(explain, "{} B × tokens × vocab ({}): bf16 logits + fp32 upcast + fp32 loss grad", tun.hf_logits_bytes_per_element, t.vocab),
+            why_msg!(
+                explain,
+                Msg::new("how-logits-hf")
+                    .arg("per", tun.hf_logits_bytes_per_element)
+                    .arg("vocab", t.vocab.to_string())
+            ),
         ),
         Framework::Megatron => (
             4.0 * tokens * (t.hidden as f64 + v) / tp,
@@ -865,7 +894,6 @@ fn peft_states(
     let zero1 = dev.after_zero(setup.parallel.zero >= 1);
     let share = dev.total() / b.total as f64;
     let (mut items, base_bytes) = peft_base_items(setup, b, dev, explain);
-    let on_host = if offload { " (offloaded to CPU)" } else { "" };
     let lora = lora_params(b, setup.lora.rank, &setup.lora.targets) * share;
     // Adapters, their grads and AdamW states in the adapter dtype (PEFT default fp32,
     // autocast_adapter_dtype); 8-bit AdamW keeps 2 B of states.
@@ -874,12 +902,14 @@ fn peft_states(
     items.push(MemoryItem {
         name: "LoRA adapters + grads + optimizer",
         bytes: Bytes(if offload { 0.0 } else { adapter_bytes }),
-        basis: why!(
+        basis: why_msg!(
             explain,
-            "{:.1}M adapter params (rank {}) × {per} B ({} weight, grad, optimizer states){on_host}",
-            lora / 1e6,
-            setup.lora.rank,
-            setup.adapter_dtype.name()
+            Msg::new("how-lora-adapters")
+                .arg("m", format!("{:.1}", lora / 1e6))
+                .arg("rank", setup.lora.rank)
+                .arg("per", per)
+                .arg("dtype", setup.adapter_dtype.name())
+                .arg("host", if offload { "yes" } else { "no" })
         ),
     });
     let (saved, saved_bytes) = saved_modules_item(setup, b, zero1, explain);
@@ -940,18 +970,14 @@ fn peft_base_items(
     items.push(MemoryItem {
         name: "base weights (frozen)",
         bytes: Bytes(if p.offload_params { 0.0 } else { base_bytes }),
-        basis: why!(
+        basis: why_msg!(
             explain,
-            "{:?}: {} bits/weight on linears, {} bits elsewhere{}{}",
-            base,
-            base.bits(),
-            rest_bits,
-            shard_note(p.zero >= 3, dev),
-            if p.offload_params {
-                " (offloaded to CPU)"
-            } else {
-                ""
-            }
+            Msg::new("how-base-weights")
+                .arg("format", format!("{base:?}"))
+                .arg("bits", base.bits())
+                .arg("rest", rest_bits)
+                .arg("shard", shard_msg(p.zero >= 3, dev))
+                .arg("host", if p.offload_params { "yes" } else { "no" })
         ),
     });
     (items, base_bytes)
@@ -1029,17 +1055,13 @@ fn full_states(
     items.push(MemoryItem {
         name: "weights",
         bytes: Bytes(if on_cpu_params { 0.0 } else { w }),
-        basis: why!(
+        basis: why_msg!(
             explain,
-            "{:.2}B params × {} B{}{}",
-            dev_params / 1e9,
-            sb.weights,
-            shard_note(p.zero >= 3, dev),
-            if on_cpu_params {
-                " (offloaded to CPU)"
-            } else {
-                ""
-            }
+            Msg::new("how-weights")
+                .arg("b", format!("{:.2}", dev_params / 1e9))
+                .arg("per", sb.weights)
+                .arg("shard", shard_msg(p.zero >= 3, dev))
+                .arg("host", if on_cpu_params { "yes" } else { "no" })
         ),
     });
     items.push(MemoryItem {
@@ -1052,16 +1074,13 @@ fn full_states(
             },
         ),
         basis: if setup.optimizer_in_backward {
-            why!(
-                explain,
-                "optimizer step fused into backward: no full gradient buffer"
-            )
+            why_msg!(explain, Msg::new("how-gradients-fused"))
         } else {
-            why!(
+            why_msg!(
                 explain,
-                "{} B/param{}",
-                sb.grads,
-                shard_note(p.zero >= 2, dev)
+                Msg::new("how-gradients")
+                    .arg("per", sb.grads)
+                    .arg("shard", shard_msg(p.zero >= 2, dev))
             )
         },
     });
@@ -1081,26 +1100,34 @@ fn full_states(
     };
     items.push(MemoryItem {
         name: "optimizer states + master weights",
-        bytes: Bytes(if p.offload_optimizer { 0.0 } else { mo - paged_out }),
-        basis: why!(
+        bytes: Bytes(if p.offload_optimizer {
+            0.0
+        } else {
+            mo - paged_out
+        }),
+        basis: why_msg!(
             explain,
-            "{:?}: {} B/param states{} + {} B master{}{}",
-            setup.optimizer,
-            sb.optimizer,
-            if opt_fraction < 1.0 {
-                format!(" on {:.3}% of params (factored)", opt_fraction * 100.0)
-            } else {
-                String::new()
-            },
-            sb.master,
-            shard_note(p.zero >= 1, dev),
-            if p.offload_optimizer {
-                " (offloaded to CPU)"
-            } else if paged {
-                " (states paged: CUDA unified memory outside torch's allocator, evicted to host when the GPU is full)"
-            } else {
-                ""
-            }
+            Msg::new("how-optimizer")
+                .arg("opt", format!("{:?}", setup.optimizer))
+                .arg("per", sb.optimizer)
+                .arg(
+                    "factored",
+                    if opt_fraction < 1.0 {
+                        format!("{:.3}", opt_fraction * 100.0)
+                    } else {
+                        "none".to_string()
+                    },
+                )
+                .arg("master", sb.master)
+                .arg("shard", shard_msg(p.zero >= 1, dev))
+                .arg(
+                    "where",
+                    match (p.offload_optimizer, paged) {
+                        (true, _) => "host",
+                        (false, true) => "paged",
+                        _ => "device",
+                    },
+                )
         ),
     });
     (items, cpu)
@@ -1121,10 +1148,10 @@ fn runtime_items(
         MemoryItem {
             name: "allocator fragmentation",
             bytes: Bytes(allocated * tun.fragmentation),
-            basis: why!(
+            basis: why_msg!(
                 explain,
-                "{:.0}% of allocated (tunable `fragmentation`)",
-                tun.fragmentation * 100.0
+                Msg::new("how-fragmentation")
+                    .arg("pct", format!("{:.0}", tun.fragmentation * 100.0))
             ),
         },
         MemoryItem {
@@ -1134,7 +1161,10 @@ fn runtime_items(
                 "CUDA context"
             },
             bytes: Bytes::from_gib(tun.cuda_context_gib),
-            basis: why!(explain, "tunable `cuda_context_gib`"),
+            basis: why_msg!(
+                explain,
+                Msg::new("how-tunable").arg("name", "cuda_context_gib")
+            ),
         },
     ];
     if c.total_gpus() > 1 && c.gpu.stack == "cuda" {
@@ -1142,10 +1172,7 @@ fn runtime_items(
         items.push(MemoryItem {
             name: "NCCL buffers",
             bytes: Bytes(bytes),
-            basis: why!(
-                explain,
-                "per communicator from NCCL's source: 12 MiB per channel and connection, NVLS where the switch reduces ({groups})"
-            ),
+            basis: why_msg!(explain, Msg::new("how-nccl-buffers").arg("groups", groups)),
         });
     } else if c.total_gpus() > 1 {
         items.push(MemoryItem {
@@ -1155,7 +1182,10 @@ fn runtime_items(
                 "NCCL buffers"
             },
             bytes: Bytes::from_gib(tun.nccl_buffers_gib),
-            basis: why!(explain, "tunable `nccl_buffers_gib`"),
+            basis: why_msg!(
+                explain,
+                Msg::new("how-tunable").arg("name", "nccl_buffers_gib")
+            ),
         });
     }
     items
@@ -1311,17 +1341,18 @@ fn largest_layer_unit(b: &ParamBreakdown, split: &WeightSplit) -> f64 {
 /// Rows a memory estimate reserves room for at once (states, peak components, runtime).
 const MEMORY_ROWS: usize = 12;
 
-/// How ZeRO divides a state: dense parameters over DP, experts over the expert-DP group.
-fn shard_note(sharded: bool, dev: &DeviceParams) -> String {
+/// How ZeRO divides a state: dense parameters over DP, experts over the expert-DP group
+/// (`how-shard-*`, memory.ftl).
+fn shard_msg(sharded: bool, dev: &DeviceParams) -> Msg {
     let (dp, edp) = (dev.dense_group, dev.expert_group);
     match (sharded, dev.expert > 0.0) {
-        (true, false) if dp > 1 => format!(" ÷ {dp} (ZeRO shard)"),
-        (true, true) if dp > 1 || edp > 1 => format!(
-            " (ZeRO shard: {:.2}B dense ÷ {dp} data-parallel, {:.2}B expert ÷ {edp} expert-data-parallel)",
-            dev.dense / 1e9,
-            dev.expert / 1e9
-        ),
-        _ => String::new(),
+        (true, false) if dp > 1 => Msg::new("how-shard-dense").arg("dp", dp),
+        (true, true) if dp > 1 || edp > 1 => Msg::new("how-shard-experts")
+            .arg("dense", format!("{:.2}", dev.dense / 1e9))
+            .arg("dp", dp)
+            .arg("expert", format!("{:.2}", dev.expert / 1e9))
+            .arg("edp", edp),
+        _ => Msg::new("how-shard-none"),
     }
 }
 
@@ -1340,13 +1371,13 @@ pub struct ActivationParts {
     /// only its input, but its intermediates are live until it returns); 0 otherwise, where they
     /// are among the saved activations.
     pub forward_working: f64,
-    pub basis: String,
+    pub basis: crate::i18n::Text,
     pub logits_elems: f64,
     pub logits_dtype_bytes: f64,
     /// Megatron's fused vocab-parallel cross-entropy: (saved, transient) bytes.
     pub fused_loss: Option<(f64, f64)>,
     pub loss_chunks: f64,
-    pub logits_basis: String,
+    pub logits_basis: crate::i18n::Text,
 }
 
 /// Bytes per element of activations in the compute dtype.
@@ -1802,7 +1833,7 @@ fn saved_and_working(
     setup: &TrainingSetup,
     ls: &LayerSaved,
     explain: bool,
-) -> (f64, f64, String) {
+) -> (f64, f64, crate::i18n::Text) {
     let p = setup.parallel;
     let c = compute_bytes(setup);
     // Token rows of an average layer and of the longest stack's layer (Whisper's encoder runs
@@ -1827,7 +1858,14 @@ fn saved_and_working(
                 inputs,
                 ls.recompute_per_token.unwrap_or(per_token_layer) * longest
                     + grad_working(t, c, tp) * longest,
-                why!(explain, "full recompute: {r}·h B/token/layer × {layers_per_stage} layers × {in_flight} micro-batch(es); one layer's set ({per_token_layer:.0} B/token) recomputed in backward"),
+                why_msg!(
+                    explain,
+                    Msg::new("how-full-recompute")
+                        .arg("r", r.to_string())
+                        .arg("layers", layers_per_stage.to_string())
+                        .arg("in_flight", in_flight.to_string())
+                        .arg("per", format!("{per_token_layer:.0}"))
+                ),
             )
         }
         // Per-op selective checkpointing: backward recomputes what one layer did not keep.
@@ -1840,16 +1878,23 @@ fn saved_and_working(
             (per_token_layer * layers_per_stage - first_absent) * tokens * in_flight
                 + cross_attention_saved(t, setup) * layers_per_stage * in_flight,
             grad_working(t, c, tp) * longest,
-            why!(
+            why_msg!(
                 explain,
-                "{per_token_layer:.0} B/token/layer × {tokens} tokens × {layers_per_stage} layers{} × {in_flight} in flight ({:?} profile{})",
-                if first_absent > 0.0 {
-                    format!(" − {first_absent:.0} B/token (layer 0 before its adapters)")
-                } else {
-                    String::new()
-                },
-                setup.framework,
-                if ls.scores { ", eager s² scores" } else { ", no s² scores" }
+                Msg::new("how-activations")
+                    .arg("per", format!("{per_token_layer:.0}"))
+                    .arg("tokens", tokens.to_string())
+                    .arg("layers", layers_per_stage.to_string())
+                    .arg(
+                        "absent",
+                        if first_absent > 0.0 {
+                            format!("{first_absent:.0}")
+                        } else {
+                            "none".to_string()
+                        },
+                    )
+                    .arg("in_flight", in_flight.to_string())
+                    .arg("profile", format!("{:?}", setup.framework))
+                    .arg("scores", if ls.scores { "yes" } else { "no" })
             ),
         ),
     }
@@ -1861,18 +1906,21 @@ fn offload_split(
     t: &TransformerSpec,
     setup: &TrainingSetup,
     saved_layers: f64,
-    basis: String,
+    basis: crate::i18n::Text,
     explain: bool,
-) -> (f64, f64, String) {
+) -> (f64, f64, crate::i18n::Text) {
     let layers_per_stage = t.total_layers().div_ceil(setup.parallel.pp) as f64;
     if setup.activation_offload && layers_per_stage > 2.0 {
         let keep = saved_layers * 2.0 / layers_per_stage;
         (
             keep,
             saved_layers - keep,
-            why!(
+            then(
                 explain,
-                "{basis}; offloaded to host except 2 layers in flight (activation offload)"
+                &basis,
+                "; ",
+                "；",
+                Msg::new("how-activation-offload"),
             ),
         )
     } else {
@@ -2718,14 +2766,14 @@ fn peak_items(items: &mut Vec<MemoryItem>, tl: &Timeline, acts: &ActivationParts
             "gradients" => peak_gradients(items, *bytes, peak.phase, explain),
             n => {
                 let name = peak_row_name(n);
-                let basis = peak_row_basis(n, acts);
+                let basis = peak_row_basis(n, acts, explain);
                 // Components shown under one name (logits and loss buffers) add up in one row.
                 match items.iter_mut().find(|i| i.name == name) {
                     Some(i) => i.bytes = Bytes(i.bytes.0 + bytes.0),
                     None => items.push(item(
                         name,
                         *bytes,
-                        why!(explain, "{basis} — {n} at the peak ({})", peak.phase),
+                        then(explain, &basis, " — ", "——", at_peak(n, peak.phase)),
                     )),
                 }
             }
@@ -2737,18 +2785,15 @@ fn peak_items(items: &mut Vec<MemoryItem>, tl: &Timeline, acts: &ActivationParts
         ("logits + loss", &acts.logits_basis),
     ] {
         if !items.iter().any(|i| i.name == name) && !basis.is_empty() {
-            let why = why!(explain, "{basis} — not live at the peak ({})", peak.phase);
+            let not_live = Msg::new("how-not-live-at-peak").arg("phase", phase_msg(peak.phase));
+            let why = then(explain, basis, " — ", "——", not_live);
             items.push(item(name, Bytes(0.0), why));
         }
     }
     if let Some(g) = items.iter_mut().find(|i| i.name == "gradients") {
         if !peak.components.iter().any(|(n, _)| *n == "gradients") && g.bytes.0 > 0.0 {
-            g.basis = why!(
-                explain,
-                "{}; not live at the peak ({})",
-                g.basis,
-                peak.phase
-            );
+            let not_live = Msg::new("how-not-live-at-peak").arg("phase", phase_msg(peak.phase));
+            g.basis = then(explain, &g.basis, "; ", "；", not_live);
             g.bytes = Bytes(0.0);
         }
     }
@@ -2759,17 +2804,18 @@ fn peak_gradients(items: &mut Vec<MemoryItem>, bytes: Bytes, phase: &str, explai
     match items.iter_mut().find(|i| i.name == "gradients") {
         Some(g) => {
             if bytes.0 != g.bytes.0 {
-                g.basis = why!(
-                    explain,
-                    "{}; {} live at the peak ({}, the LM-head gradient if smaller)",
-                    g.basis,
-                    bytes,
-                    phase
-                );
+                let live = Msg::new("how-gradients-live-at-peak")
+                    .arg("bytes", bytes.to_string())
+                    .arg("phase", phase_msg(phase));
+                g.basis = then(explain, &g.basis, "; ", "；", live);
             }
             g.bytes = bytes;
         }
-        None => items.push(item("gradients", bytes, why!(explain, "LM-head gradient"))),
+        None => items.push(item(
+            "gradients",
+            bytes,
+            why_msg!(explain, Msg::new("how-lm-head-gradient")),
+        )),
     }
 }
 
@@ -2786,46 +2832,67 @@ fn peak_row_name(component: &'static str) -> &'static str {
 }
 
 /// How a timeline component's bytes arise, for its breakdown row.
-fn peak_row_basis<'a>(component: &str, acts: &'a ActivationParts) -> &'a str {
-    match component {
-        "saved activations" | "rotary cache" => acts.basis.as_str(),
+fn peak_row_basis(component: &str, acts: &ActivationParts, explain: bool) -> crate::i18n::Text {
+    let id = match component {
+        "saved activations" | "rotary cache" => return acts.basis.clone(),
         "logits" | "loss buffers (fp32)" | "loss buffers (bf16)" | "logits gradient" => {
-            acts.logits_basis.as_str()
+            return acts.logits_basis.clone()
         }
-        "previous step's kept inputs" => {
-            "the previous step's output (and its 4-bit matmuls' kept inputs) held by the training loop"
-        }
-        "LM-head dequantisation" => {
-            "the quantized LM head's dequantized copy (fp16 + bf16 cast, 4 B per weight)"
-        }
-        "LM-head input" => "the final norm's output the frozen LM head reads (not saved)",
-        "validation logits + loss" => {
-            "validate(): full logits, their log-softmax and the shifted copy (b > 1)"
-        }
-        "autocast weight copies" => "16-bit copies of the fp32 linear weights (torch.autocast)",
-        "layer forward working set" => {
-            "one checkpointed layer's MLP intermediates, residual sum and norm upcast while its forward runs"
-        }
-        "autocast cast cache" => {
-            "autocast's cached 16-bit copies of the trainable weights in checkpointed layers (to the end of the autocast region)"
-        }
-        "optimizer temporaries" => {
-            "AdamW foreach: one state-sized buffer (_foreach_sqrt); DeepSpeed: the flattened 16-bit gradient partition"
-        }
-        "ZeRO reduce bucket" => {
-            "DeepSpeed's reduce bucket (ipg_buffer): reduce_bucket_size elements of the 16-bit dtype"
-        }
-        "fp32 gradient partition" => {
-            "DeepSpeed's step: flatten(averaged_gradients).to(fp32), the rank's gradient partition in fp32"
-        }
-        "DDP gradient buckets" => {
-            "DDP all-reduce buckets: a copy of the gradients (gradient_as_bucket_view off, PyTorch default)"
-        }
-        _ => "one layer's backward working set",
+        "previous step's kept inputs" => "how-previous-step-inputs",
+        "LM-head dequantisation" => "how-lm-head-dequant",
+        "LM-head input" => "how-lm-head-input",
+        "validation logits + loss" => "how-validation-logits",
+        "autocast weight copies" => "how-autocast-copies",
+        "layer forward working set" => "how-layer-forward-working-set",
+        "autocast cast cache" => "how-autocast-cast-cache",
+        "optimizer temporaries" => "how-optimizer-temporaries",
+        "ZeRO reduce bucket" => "how-zero-reduce-bucket",
+        "fp32 gradient partition" => "how-fp32-gradient-partition",
+        "DDP gradient buckets" => "how-ddp-buckets",
+        _ => "how-layer-working-set",
+    };
+    why_msg!(explain, Msg::new(id))
+}
+
+/// A phase of the step (`backward: layers`) in the reader's language (`phase-*`, memory.ftl).
+fn phase_msg(phase: &str) -> Msg {
+    Msg::new(format!("phase-{}", slug(phase)))
+}
+
+/// "… at the peak (phase)" of a timeline component shown in a breakdown row.
+fn at_peak(component: &str, phase: &str) -> Msg {
+    Msg::new("how-at-peak")
+        .arg("what", Msg::new(format!("mem-{}", slug(component))))
+        .arg("phase", phase_msg(phase))
+}
+
+fn slug(name: &str) -> String {
+    name.to_lowercase()
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
+/// `base` followed by `clause`, each language with its own separator.
+fn then(
+    explain: bool,
+    base: &crate::i18n::Text,
+    sep_en: &str,
+    sep_zh: &str,
+    clause: Msg,
+) -> crate::i18n::Text {
+    if !explain {
+        return crate::i18n::Text::default();
+    }
+    let c = crate::i18n::Text::from(clause);
+    crate::i18n::Text {
+        en: format!("{}{sep_en}{}", base.en, c.en),
+        zh: format!("{}{sep_zh}{}", base.zh, c.zh),
     }
 }
 
-fn item(name: &'static str, bytes: Bytes, basis: String) -> MemoryItem {
+fn item(name: &'static str, bytes: Bytes, basis: crate::i18n::Text) -> MemoryItem {
     MemoryItem { name, bytes, basis }
 }
 

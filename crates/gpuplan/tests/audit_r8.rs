@@ -714,3 +714,76 @@ fn wrong_name_corrections_follow_the_language() {
         toml.matches("\nverdict_zh = ").count()
     );
 }
+
+/// #9: the `--wide` memory basis column ("计算方式") was English under `--lang zh` ("Bf16: 16
+/// bits/weight on linears…", "… adapter params (rank 16) …", "full recompute: …", "10% of
+/// allocated …"); these rows come from the catalogs now, and English stays as it was.
+#[test]
+fn wide_memory_basis_follows_the_language() {
+    // Markdown: each row on one line, as the table shows it at its full width.
+    let lora = [
+        "plan",
+        "-m",
+        "DeepSeek-V3",
+        "--task",
+        "lora",
+        "--tokens",
+        "1e8",
+        "--wide",
+        "--format",
+        "markdown",
+    ];
+    let full = [
+        "plan",
+        "-m",
+        "Qwen2.5-7B",
+        "--task",
+        "full",
+        "--tokens",
+        "1e8",
+        "--wide",
+        "--format",
+        "markdown",
+    ];
+    let mut zh = String::new();
+    let mut en = String::new();
+    for args in [&lora[..], &full[..]] {
+        let mut a = args.to_vec();
+        en.push_str(&stdout(&run(&a)));
+        a.extend_from_slice(&["--lang", "zh"]);
+        zh.push_str(&stdout(&run(&a)));
+    }
+    for want in [
+        "线性层每权重 16 位",
+        "个适配器参数（秩 16）",
+        "全量重计算：",
+        "已分配显存的 10%",
+        "可调参数 `cuda_context_gib`",
+        "按 NCCL 源码",
+        "B 参数 × 2 B",
+        "AdamW：每参数 8 B 状态",
+        "峰值时（",
+    ] {
+        assert!(zh.contains(want), "{want}\n{zh}");
+    }
+    for english in [
+        "bits/weight",
+        "adapter params",
+        "full recompute",
+        "of allocated",
+        "B/param",
+        "at the peak",
+        "B/token/layer",
+    ] {
+        assert!(!zh.contains(english), "{english}\n{zh}");
+    }
+    for want in [
+        "Bf16: 16 bits/weight on linears, 16 bits elsewhere",
+        "adapter params (rank 16) × 16 B (fp32 weight, grad, optimizer states)",
+        "10% of allocated (tunable `fragmentation`)",
+        "AdamW: 8 B/param states + 4 B master ÷ 4 (ZeRO shard)",
+        "— saved activations at the peak (backward:",
+    ] {
+        assert!(en.contains(want), "{want}\n{en}");
+    }
+}

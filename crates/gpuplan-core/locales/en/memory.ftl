@@ -47,3 +47,59 @@ phase-backward-layers = backward: layers
 phase-backward-loss = backward: loss
 phase-optimizer-step = optimizer step
 phase-validation = validation
+
+# How a training memory row was computed (the `--wide` basis column; audit r8 #9).
+how-base-weights = { $format }: { $bits } bits/weight on linears, { $rest } bits elsewhere{ $shard }{ $host ->
+    [yes] {" "}(offloaded to CPU)
+   *[no] {""}
+}
+how-shard-none = {""}
+how-shard-dense = {" "}÷ { $dp } (ZeRO shard)
+how-shard-experts = {" "}(ZeRO shard: { $dense }B dense ÷ { $dp } data-parallel, { $expert }B expert ÷ { $edp } expert-data-parallel)
+how-lora-adapters = { $m }M adapter params (rank { $rank }) × { $per } B ({ $dtype } weight, grad, optimizer states){ $host ->
+    [yes] {" "}(offloaded to CPU)
+   *[no] {""}
+}
+how-fragmentation = { $pct }% of allocated (tunable `fragmentation`)
+how-tunable = tunable `{ $name }`
+how-nccl-buffers = per communicator from NCCL's source: 12 MiB per channel and connection, NVLS where the switch reduces ({ $groups })
+how-full-recompute = full recompute: { $r }·h B/token/layer × { $layers } layers × { $in_flight } micro-batch(es); one layer's set ({ $per } B/token) recomputed in backward
+how-activation-offload = offloaded to host except 2 layers in flight (activation offload)
+how-at-peak = { $what } at the peak ({ $phase })
+how-not-live-at-peak = not live at the peak ({ $phase })
+how-gradients-live-at-peak = { $bytes } live at the peak ({ $phase }, the LM-head gradient if smaller)
+how-lm-head-gradient = LM-head gradient
+how-previous-step-inputs = the previous step's output (and its 4-bit matmuls' kept inputs) held by the training loop
+how-lm-head-dequant = the quantized LM head's dequantized copy (fp16 + bf16 cast, 4 B per weight)
+how-lm-head-input = the final norm's output the frozen LM head reads (not saved)
+how-validation-logits = validate(): full logits, their log-softmax and the shifted copy (b > 1)
+how-autocast-copies = 16-bit copies of the fp32 linear weights (torch.autocast)
+how-layer-forward-working-set = one checkpointed layer's MLP intermediates, residual sum and norm upcast while its forward runs
+how-autocast-cast-cache = autocast's cached 16-bit copies of the trainable weights in checkpointed layers (to the end of the autocast region)
+how-optimizer-temporaries = AdamW foreach: one state-sized buffer (_foreach_sqrt); DeepSpeed: the flattened 16-bit gradient partition
+how-zero-reduce-bucket = DeepSpeed's reduce bucket (ipg_buffer): reduce_bucket_size elements of the 16-bit dtype
+how-fp32-gradient-partition = DeepSpeed's step: flatten(averaged_gradients).to(fp32), the rank's gradient partition in fp32
+how-ddp-buckets = DDP all-reduce buckets: a copy of the gradients (gradient_as_bucket_view off, PyTorch default)
+how-layer-working-set = one layer's backward working set
+how-weights = { $b }B params × { $per } B{ $shard }{ $host ->
+    [yes] {" "}(offloaded to CPU)
+   *[no] {""}
+}
+how-gradients = { $per } B/param{ $shard }
+how-gradients-fused = optimizer step fused into backward: no full gradient buffer
+how-optimizer = { $opt }: { $per } B/param states{ $factored ->
+    [none] {""}
+   *[other] {" "}on { $factored }% of params (factored)
+} + { $master } B master{ $shard }{ $where ->
+    [host] {" "}(offloaded to CPU)
+    [paged] {" "}(states paged: CUDA unified memory outside torch's allocator, evicted to host when the GPU is full)
+   *[device] {""}
+}
+how-activations = { $per } B/token/layer × { $tokens } tokens × { $layers } layers{ $absent ->
+    [none] {""}
+   *[other] {" "}− { $absent } B/token (layer 0 before its adapters)
+} × { $in_flight } in flight ({ $profile } profile, { $scores ->
+    [yes] eager s² scores
+   *[no] no s² scores
+})
+how-logits-hf = { $per } B × tokens × vocab ({ $vocab }): bf16 logits + fp32 upcast + fp32 loss grad

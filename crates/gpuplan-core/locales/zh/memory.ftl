@@ -47,3 +47,59 @@ phase-backward-layers = 反向：各层
 phase-backward-loss = 反向：损失
 phase-optimizer-step = 优化器更新
 phase-validation = 验证
+
+# 训练显存各行的计算方式（`--wide` 的“计算方式”列；audit r8 #9）。
+how-base-weights = { $format }：线性层每权重 { $bits } 位，其余 { $rest } 位{ $shard }{ $host ->
+    [yes] （已卸载到 CPU）
+   *[no] {""}
+}
+how-shard-none = {""}
+how-shard-dense = {" "}÷ { $dp }（ZeRO 分片）
+how-shard-experts = （ZeRO 分片：稠密参数 { $dense }B ÷ 数据并行 { $dp }，专家参数 { $expert }B ÷ 专家数据并行 { $edp }）
+how-lora-adapters = { $m }M 个适配器参数（秩 { $rank }）× { $per } B（{ $dtype } 权重、梯度与优化器状态）{ $host ->
+    [yes] （已卸载到 CPU）
+   *[no] {""}
+}
+how-fragmentation = 已分配显存的 { $pct }%（可调参数 `fragmentation`）
+how-tunable = 可调参数 `{ $name }`
+how-nccl-buffers = 按 NCCL 源码逐个通信器计算：每个通道每个连接 12 MiB，交换机可做归约时使用 NVLS（{ $groups }）
+how-full-recompute = 全量重计算：每 token 每层 { $r }·h B × { $layers } 层 × { $in_flight } 个 micro-batch；反向时重算一层的激活（每 token { $per } B）
+how-activation-offload = 除正在计算的 2 层外均卸载到主机内存（激活卸载）
+how-at-peak = 峰值时（{ $phase }）的{ $what }
+how-not-live-at-peak = 峰值时（{ $phase }）不占用
+how-gradients-live-at-peak = 峰值时（{ $phase }）占用 { $bytes }（若更小则为 LM 头梯度）
+how-lm-head-gradient = LM 头梯度
+how-previous-step-inputs = 训练循环持有的上一步输出（及其 4-bit 矩阵乘保留的输入）
+how-lm-head-dequant = 量化 LM 头的反量化副本（fp16 + bf16 转换，每权重 4 B）
+how-lm-head-input = 冻结的 LM 头读取的最终归一化输出（不保存）
+how-validation-logits = validate()：完整 logits、其 log-softmax 与移位副本（b > 1）
+how-autocast-copies = fp32 线性层权重的 16 位副本（torch.autocast）
+how-layer-forward-working-set = 检查点层前向计算时的 MLP 中间结果、残差和与归一化升精度副本
+how-autocast-cast-cache = autocast 在检查点层中缓存的可训练权重 16 位副本（保留到 autocast 区域结束）
+how-optimizer-temporaries = AdamW foreach：一个与状态同大小的缓冲（_foreach_sqrt）；DeepSpeed：展平的 16 位梯度分片
+how-zero-reduce-bucket = DeepSpeed 的归约桶（ipg_buffer）：reduce_bucket_size 个 16 位元素
+how-fp32-gradient-partition = DeepSpeed 的 step：flatten(averaged_gradients).to(fp32)，本 rank 的 fp32 梯度分片
+how-ddp-buckets = DDP all-reduce 桶：梯度的一份副本（gradient_as_bucket_view 关闭，PyTorch 默认）
+how-layer-working-set = 单层反向工作集
+how-weights = { $b }B 参数 × { $per } B{ $shard }{ $host ->
+    [yes] （已卸载到 CPU）
+   *[no] {""}
+}
+how-gradients = 每参数 { $per } B{ $shard }
+how-gradients-fused = 优化器更新融合进反向：没有完整的梯度缓冲
+how-optimizer = { $opt }：每参数 { $per } B 状态{ $factored ->
+    [none] {""}
+   *[other] （因子分解，仅 { $factored }% 的参数）
+} + { $master } B 主权重{ $shard }{ $where ->
+    [host] （已卸载到 CPU）
+    [paged] （状态分页：位于 torch 分配器之外的 CUDA 统一内存，GPU 满时换出到主机）
+   *[device] {""}
+}
+how-activations = 每 token 每层 { $per } B × { $tokens } tokens × { $layers } 层{ $absent ->
+    [none] {""}
+   *[other] {" "}− 每 token { $absent } B（第 0 层在其适配器之前的部分）
+} × 同时在算 { $in_flight } 个（{ $profile } 显存画像，{ $scores ->
+    [yes] 保存 eager 注意力的 s² 分数
+   *[no] 不保存 s² 分数
+}）
+how-logits-hf = { $per } B × tokens × 词表（{ $vocab }）：bf16 logits + fp32 升精度副本 + fp32 损失梯度

@@ -1535,11 +1535,11 @@ fn site_caveats(
         .memory
         .items
         .iter()
-        .find(|x| x.name == "activations" && x.basis.starts_with("UNKNOWN"))
+        .find(|x| x.name == "activations" && x.basis.en.starts_with("UNKNOWN"))
     {
         caveats.push(
             Msg::new("cav-memory-lower-bound")
-                .arg("basis", act.basis.trim_start_matches("UNKNOWN: "))
+                .arg("basis", act.basis.en.trim_start_matches("UNKNOWN: "))
                 .into(),
         );
     }

@@ -379,8 +379,8 @@ fn tp_phase(
     };
     collectives.push(CollectiveUse {
         kind: "tp",
-        collective: why!(explain, "all-reduce ({algo})"),
-        link: why!(explain, "{} inside the node", x.c.gpu.intra_link.name()),
+        collective: why_s!(explain, "all-reduce ({algo})"),
+        link: why_s!(explain, "{} inside the node", x.c.gpu.intra_link.name()),
         effective_bandwidth: x.intra * x.eff_net,
         bytes_per_step: Bytes(
             crate::comm::ring_volume(crate::comm::Collective::AllReduce, bytes, p.tp) * count,
@@ -518,11 +518,11 @@ fn cp_phase(x: &Ctx, parts: &ComputeParts, collectives: &mut Vec<CollectiveUse>)
     };
     collectives.push(CollectiveUse {
         kind: "cp",
-        collective: why!(explain, "ring send/recv of K/V (ring attention)"),
+        collective: why_s!(explain, "ring send/recv of K/V (ring attention)"),
         link: if crosses_nodes {
-            why!(explain, "{} between nodes", c.inter_link.name())
+            why_s!(explain, "{} between nodes", c.inter_link.name())
         } else {
-            why!(explain, "{} inside the node", c.gpu.intra_link.name())
+            why_s!(explain, "{} inside the node", c.gpu.intra_link.name())
         },
         effective_bandwidth: bw,
         bytes_per_step: Bytes(bytes),
@@ -546,12 +546,12 @@ fn dp_path(x: &Ctx, dpc: u64) -> (Bandwidth, String) {
         let inter = c.inter_bandwidth;
         (
             inter,
-            why!(explain, "{} between nodes ({})", c.inter_link.name(), inter),
+            why_s!(explain, "{} between nodes ({})", c.inter_link.name(), inter),
         )
     } else {
         (
             intra,
-            why!(
+            why_s!(
                 explain,
                 "{} inside the node ({intra})",
                 c.gpu.intra_link.name()
@@ -724,7 +724,7 @@ fn zero3_comm(x: &Ctx, vol: &DpVolume, bw: Bandwidth, group: Group, compute: Sec
         hidden,
         bandwidth: bw * x.eff_net,
         what: if fetches.is_some() {
-            why!(
+            why_s!(
                 x.explain,
                 "all-gather ×{passes:.2} + reduce-scatter per weight tensor (DeepSpeed ZeRO-3)"
             )
@@ -987,22 +987,22 @@ fn allreduce_comm(
         } else {
             "reduce-scatter"
         };
-        why!(
+        why_s!(
             explain,
             "{grads} ({algo}, {buckets:.0} buckets) + {bcasts} per-rank broadcasts (ring chain)"
         )
     } else if p.grad_all_reduce && p.zero >= 1 {
-        why!(
+        why_s!(
             explain,
             "all-reduce + all-gather ({algo}, {buckets:.0} buckets)"
         )
     } else if p.zero >= 1 {
-        why!(
+        why_s!(
             explain,
             "reduce-scatter + all-gather ({algo}, {buckets:.0} buckets)"
         )
     } else {
-        why!(explain, "all-reduce ({algo}, {buckets:.0} buckets)")
+        why_s!(explain, "all-reduce ({algo}, {buckets:.0} buckets)")
     };
     DpComm {
         total,
@@ -1092,7 +1092,7 @@ fn pp_phase(x: &Ctx) -> PpPhase {
     let act = x.tokens_per_micro * t.hidden as f64 * 2.0 / p.tp as f64;
     let (link, name) = if p.tp * p.pp > c.gpus_per_node {
         let senders = (p.tp * x.dp * p.cp.max(1)).min(c.gpus_per_node);
-        let name = why!(
+        let name = why_s!(
             x.explain,
             "{} between nodes (the GPU's share of the node's NICs; {} senders per node)",
             c.inter_link.name(),
@@ -1102,7 +1102,7 @@ fn pp_phase(x: &Ctx) -> PpPhase {
     } else {
         (
             x.intra,
-            why!(x.explain, "{} inside the node", c.gpu.intra_link.name()),
+            why_s!(x.explain, "{} inside the node", c.gpu.intra_link.name()),
         )
     };
     let v = p.virtual_stages.max(1) as f64;
@@ -1160,7 +1160,7 @@ fn ep_phase(x: &Ctx, parts: &ComputeParts) -> EpPhase {
     let off_node = token_bytes * inter_copies / links.nic.0.max(1.0)
         >= token_bytes * intra_copies / links.intra.0.max(1.0);
     let (bandwidth, link) = if off_node {
-        let share = why!(
+        let share = why_s!(
             x.explain,
             "{} between nodes (the GPU's share of the node's NICs; {} of the {} EP ranks per node)",
             c.inter_link.name(),
@@ -1169,7 +1169,7 @@ fn ep_phase(x: &Ctx, parts: &ComputeParts) -> EpPhase {
         );
         (links.nic, share)
     } else {
-        let on = why!(x.explain, "{} inside the node", c.gpu.intra_link.name());
+        let on = why_s!(x.explain, "{} inside the node", c.gpu.intra_link.name());
         (links.intra, on)
     };
     let hidden = if p.moe_a2a_overlap {
@@ -1357,7 +1357,7 @@ fn push_p2p(
     if pp.total.0 > 0.0 {
         collectives.push(CollectiveUse {
             kind: "pp",
-            collective: why!(explain, "send/recv of activations between stages"),
+            collective: why_s!(explain, "send/recv of activations between stages"),
             link: pp.link,
             effective_bandwidth: pp.bandwidth,
             bytes_per_step: pp.bytes,
@@ -1368,7 +1368,7 @@ fn push_p2p(
     if ep.total.0 > 0.0 {
         collectives.push(CollectiveUse {
             kind: "ep",
-            collective: why!(explain, "all-to-all (dispatch + combine)"),
+            collective: why_s!(explain, "all-to-all (dispatch + combine)"),
             link: ep.link,
             effective_bandwidth: ep.bandwidth,
             bytes_per_step: ep.bytes,

@@ -890,7 +890,7 @@ fn memory_rows(c: &ClusterSpec, e: &TrainingEstimate, look: &Look) -> Vec<Vec<St
             vec![
                 super::plan::mem_label(i.name, l),
                 gib(i.bytes),
-                i.basis.clone(),
+                i.basis.get(l).to_string(),
             ]
         })
         .collect();

@@ -1473,7 +1473,7 @@ fn memory_table(x: &gpuplan_core::plan::TrainDetail, v: &View) -> String {
         .map(|i| {
             let mut r = vec![mem_label(i.name, l), format!("{:.2}", i.bytes.gib())];
             if v.wide {
-                r.push(i.basis.clone());
+                r.push(i.basis.get(l).to_string());
             }
             r
         })
