@@ -434,7 +434,7 @@ fn logits_bytes(
     explain: bool,
 ) -> (f64, crate::i18n::Text) {
     if t.vocab == 0 || t.structure == crate::model::Structure::EncoderOnly {
-        return (0.0, why!(explain, "no vocabulary head"));
+        return (0.0, why_msg!(explain, Msg::new("how-no-vocab-head")));
     }
     let v = t.vocab as f64;
     let tp = setup.parallel.tp as f64;
@@ -442,13 +442,23 @@ fn logits_bytes(
         let (saved, transient) = bf16_chunked_loss(t, tokens, setup);
         return (
             compute_bytes(setup) * tokens * v / tp + saved + transient,
-            why!(explain, "bf16 logits + bf16 log-softmax (2 + 2 B × tokens × vocab {}) + one {LITGPT_LOSS_CHUNK_TOKENS}-token chunk's gradients (LitGPT chunked_cross_entropy)", t.vocab),
+            why_msg!(
+                explain,
+                Msg::new("how-logits-litgpt")
+                    .arg("vocab", t.vocab.to_string())
+                    .arg("chunk", LITGPT_LOSS_CHUNK_TOKENS.to_string())
+            ),
         );
     }
     match setup.framework {
         Framework::HuggingFace | Framework::LitGpt if setup.chunked_loss && setup.compiled => (
             compute_bytes(setup) * tokens * v / tp,
-            why!(explain, "{} B × tokens × vocab ({}): the logits only (torch.compile'd chunked cross-entropy: no fp32 buffer)", compute_bytes(setup), t.vocab),
+            why_msg!(
+                explain,
+                Msg::new("how-logits-compiled")
+                    .arg("per", compute_bytes(setup))
+                    .arg("vocab", t.vocab.to_string())
+            ),
         ),
         Framework::HuggingFace | Framework::LitGpt if setup.chunked_loss => {
             // bf16 logits + every chunk's saved fp32 log-softmax output + one chunk's fp32
@@ -458,12 +468,20 @@ fn logits_bytes(
             let per = c + 4.0 + upcast / 8.0;
             (
                 per * tokens * v / tp,
-                why!(explain, "{per} B × tokens × vocab ({}): logits + every chunk's saved fp32 log-softmax + one of 8 fp32 upcasts (chunked cross-entropy)", t.vocab),
+                why_msg!(
+                    explain,
+                    Msg::new("how-logits-chunked")
+                        .arg("per", per)
+                        .arg("vocab", t.vocab.to_string())
+                ),
             )
         }
         Framework::HuggingFace if setup.loss_parallel() => (
             16.0 * tokens * v / tp,
-            why!(explain, "16 B × tokens × vocab ({}) / TP at the loss's backward: torch loss_parallel's fp32 saved log-softmax, zeros, exp and their sum (torch/distributed/tensor/parallel/loss.py)", t.vocab),
+            why_msg!(
+                explain,
+                Msg::new("how-logits-loss-parallel").arg("vocab", t.vocab.to_string())
+            ),
         ),
         Framework::HuggingFace | Framework::LitGpt => (
             tun.hf_logits_bytes_per_element * tokens * v / tp,
@@ -476,7 +494,7 @@ fn logits_bytes(
         ),
         Framework::Megatron => (
             4.0 * tokens * (t.hidden as f64 + v) / tp,
-            why!(explain, "4·s·b·(h + V)/t: fused vocab-parallel cross-entropy (Megatron theoretical_memory_usage.py)"),
+            why_msg!(explain, Msg::new("how-logits-megatron")),
         ),
     }
 }
@@ -729,10 +747,12 @@ fn zero3_gathered(
         return MemoryItem {
             name: "FSDP unsharded stage (PP)",
             bytes: Bytes(dev.total() * (c + g)),
-            basis: why!(
+            basis: why_msg!(
                 explain,
-                "{:.2}B stage params × ({c} B gathered weights + {g} B unsharded gradients): FSDP2 under pipeline parallelism reshards and reduce-scatters after the last micro-batch only",
-                dev.total() / 1e9
+                Msg::new("how-fsdp-pp-stage")
+                    .arg("b", format!("{:.2}", dev.total() / 1e9))
+                    .arg("c", c)
+                    .arg("g", g)
             ),
         };
     }
@@ -741,12 +761,12 @@ fn zero3_gathered(
         return MemoryItem {
             name: GATHERED,
             bytes: Bytes(root + fsdp::GATHERED_UNITS * unit),
-            basis: why!(
+            basis: why_msg!(
                 explain,
-                "torch FSDP: the root unit gathered through the step ({:.2} GB) + {} units in flight (current + prefetched) × {:.2} GB in their stored dtype",
-                root / 1e9,
-                fsdp::GATHERED_UNITS,
-                unit / 1e9
+                Msg::new("how-fsdp-units")
+                    .arg("root", format!("{:.2}", root / 1e9))
+                    .arg("units", fsdp::GATHERED_UNITS.to_string())
+                    .arg("unit", format!("{:.2}", unit / 1e9))
             ),
         };
     }
@@ -755,23 +775,24 @@ fn zero3_gathered(
         return MemoryItem {
             name: GATHERED,
             bytes: Bytes(2.0 * largest_gathered_layer(b, &WeightSplit::training(setup)) * 2.0),
-            basis: why!(
-                explain,
-                "2 × largest layer × 2 B (DeepSpeed memory.rst: 4·largest_layer_params)"
-            ),
+            basis: why_msg!(explain, Msg::new("how-gathered-largest-layer")),
         };
     };
     MemoryItem {
         name: GATHERED,
         bytes: Bytes(live.max() * dtype),
-        basis: why!(
+        basis: why_msg!(
             explain,
-            "DeepSpeed ZeRO-3's parameter coordinator replayed on the micro-batch's tensor trace (the running module, prefetch up to stage3_prefetch_bucket_size {:.0}M elements under stage3_max_live_parameters {:.0}M, tensors reused within stage3_max_reuse_distance kept): at most {:.0}M / {:.0}M / {:.0}M elements × {dtype} B in forward / around the LM head / backward",
-            tun.deepspeed_prefetch_bucket_melements,
-            tun.deepspeed_max_live_melements,
-            live.forward / 1e6,
-            live.head / 1e6,
-            live.backward / 1e6
+            Msg::new("how-zero3-coordinator")
+                .arg(
+                    "prefetch",
+                    format!("{:.0}", tun.deepspeed_prefetch_bucket_melements)
+                )
+                .arg("live", format!("{:.0}", tun.deepspeed_max_live_melements))
+                .arg("fwd", format!("{:.0}", live.forward / 1e6))
+                .arg("head", format!("{:.0}", live.head / 1e6))
+                .arg("bwd", format!("{:.0}", live.backward / 1e6))
+                .arg("dtype", dtype)
         ),
     }
 }
@@ -960,10 +981,11 @@ fn peft_base_items(
         items.push(MemoryItem {
             name: "4-bit quantisation constants",
             bytes: Bytes(linear_params * share * constants / 8.0),
-            basis: why!(
+            basis: why_msg!(
                 explain,
-                "{:.2}B quantised weights × {constants:.3} bits (bitsandbytes QuantState), whole on every GPU: not parameters, so ZeRO-3/FSDP neither shard nor offload them",
-                linear_params * share / 1e9
+                Msg::new("how-quant-constants")
+                    .arg("b", format!("{:.2}", linear_params * share / 1e9))
+                    .arg("bits", format!("{constants:.3}"))
             ),
         });
     }
@@ -1014,12 +1036,13 @@ fn saved_modules_item(
     let item = MemoryItem {
         name: "modules_to_save copies + grads + optimizer",
         bytes: Bytes(if offload { 0.0 } else { bytes }),
-        basis: why!(
+        basis: why_msg!(
             explain,
-            "{:.1}M params ({}) × {per} B (trainable copy, grad, optimizer states){}",
-            params / 1e6,
-            setup.lora.modules_to_save.join(", "),
-            if offload { " (offloaded to CPU)" } else { "" }
+            Msg::new("how-modules-to-save")
+                .arg("m", format!("{:.1}", params / 1e6))
+                .arg("modules", setup.lora.modules_to_save.join(", "))
+                .arg("per", per)
+                .arg("host", if offload { "yes" } else { "no" })
         ),
     };
     (Some(item), bytes)
@@ -1557,12 +1580,12 @@ fn opaque_activations(
     match o.activation_bytes_per_sample {
         Some(a) => ActivationParts {
             saved_layers: a * setup.micro_batch as f64 * dtype_factor,
-            basis: why!(
+            basis: why_msg!(
                 explain,
-                "{} per sample at {} × micro-batch {}",
-                Bytes(a),
-                o.reference_input,
-                setup.micro_batch
+                Msg::new("how-activations-per-sample")
+                    .arg("bytes", Bytes(a).to_string())
+                    .arg("input", o.reference_input.to_string())
+                    .arg("mb", setup.micro_batch)
             ),
             ..Default::default()
         },
@@ -1872,7 +1895,15 @@ fn saved_and_working(
         (Recompute::SelectiveOp, Some(eager)) => (
             per_token_layer * layers_per_stage * tokens * in_flight,
             ((eager - per_token_layer).max(0.0) + grad_working(t, c, tp)) * longest,
-            why!(explain, "per-op selective checkpointing (torchtitan): {per_token_layer:.0} B/token/layer (input, SDPA output, every other matmul output) × {tokens} tokens × {layers_per_stage} layers × {in_flight} in flight; the rest of one layer's set ({eager:.0} B/token) recomputed in backward"),
+            why_msg!(
+                explain,
+                Msg::new("how-selective-op")
+                    .arg("per", format!("{per_token_layer:.0}"))
+                    .arg("tokens", tokens.to_string())
+                    .arg("layers", layers_per_stage.to_string())
+                    .arg("in_flight", in_flight.to_string())
+                    .arg("eager", format!("{eager:.0}"))
+            ),
         ),
         _ => (
             (per_token_layer * layers_per_stage - first_absent) * tokens * in_flight

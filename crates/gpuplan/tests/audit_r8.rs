@@ -763,6 +763,7 @@ fn wide_memory_basis_follows_the_language() {
         "B 参数 × 2 B",
         "AdamW：每参数 8 B 状态",
         "峰值时（",
+        "融合的词表并行交叉熵",
     ] {
         assert!(zh.contains(want), "{want}\n{zh}");
     }

@@ -103,3 +103,20 @@ how-activations = { $per } B/token/layer × { $tokens } tokens × { $layers } la
    *[no] no s² scores
 })
 how-logits-hf = { $per } B × tokens × vocab ({ $vocab }): bf16 logits + fp32 upcast + fp32 loss grad
+how-no-vocab-head = no vocabulary head
+how-logits-litgpt = bf16 logits + bf16 log-softmax (2 + 2 B × tokens × vocab { $vocab }) + one { $chunk }-token chunk's gradients (LitGPT chunked_cross_entropy)
+how-logits-compiled = { $per } B × tokens × vocab ({ $vocab }): the logits only (torch.compile'd chunked cross-entropy: no fp32 buffer)
+how-logits-chunked = { $per } B × tokens × vocab ({ $vocab }): logits + every chunk's saved fp32 log-softmax + one of 8 fp32 upcasts (chunked cross-entropy)
+how-logits-loss-parallel = 16 B × tokens × vocab ({ $vocab }) / TP at the loss's backward: torch loss_parallel's fp32 saved log-softmax, zeros, exp and their sum (torch/distributed/tensor/parallel/loss.py)
+how-logits-megatron = 4·s·b·(h + V)/t: fused vocab-parallel cross-entropy (Megatron theoretical_memory_usage.py)
+how-gathered-largest-layer = 2 × largest layer × 2 B (DeepSpeed memory.rst: 4·largest_layer_params)
+how-quant-constants = { $b }B quantised weights × { $bits } bits (bitsandbytes QuantState), whole on every GPU: not parameters, so ZeRO-3/FSDP neither shard nor offload them
+how-modules-to-save = { $m }M params ({ $modules }) × { $per } B (trainable copy, grad, optimizer states){ $host ->
+    [yes] {" "}(offloaded to CPU)
+   *[no] {""}
+}
+how-activations-per-sample = { $bytes } per sample at { $input } × micro-batch { $mb }
+how-selective-op = per-op selective checkpointing (torchtitan): { $per } B/token/layer (input, SDPA output, every other matmul output) × { $tokens } tokens × { $layers } layers × { $in_flight } in flight; the rest of one layer's set ({ $eager } B/token) recomputed in backward
+how-fsdp-pp-stage = { $b }B stage params × ({ $c } B gathered weights + { $g } B unsharded gradients): FSDP2 under pipeline parallelism reshards and reduce-scatters after the last micro-batch only
+how-fsdp-units = torch FSDP: the root unit gathered through the step ({ $root } GB) + { $units } units in flight (current + prefetched) × { $unit } GB in their stored dtype
+how-zero3-coordinator = DeepSpeed ZeRO-3's parameter coordinator replayed on the micro-batch's tensor trace (the running module, prefetch up to stage3_prefetch_bucket_size { $prefetch }M elements under stage3_max_live_parameters { $live }M, tensors reused within stage3_max_reuse_distance kept): at most { $fwd }M / { $head }M / { $bwd }M elements × { $dtype } B in forward / around the LM head / backward

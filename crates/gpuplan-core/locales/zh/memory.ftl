@@ -103,3 +103,20 @@ how-activations = 每 token 每层 { $per } B × { $tokens } tokens × { $layers
    *[no] 不保存 s² 分数
 }）
 how-logits-hf = { $per } B × tokens × 词表（{ $vocab }）：bf16 logits + fp32 升精度副本 + fp32 损失梯度
+how-no-vocab-head = 没有词表输出头
+how-logits-litgpt = bf16 logits + bf16 log-softmax（2 + 2 B × tokens × 词表 { $vocab }）+ 一个 { $chunk } token 分块的梯度（LitGPT chunked_cross_entropy）
+how-logits-compiled = { $per } B × tokens × 词表（{ $vocab }）：只有 logits（torch.compile 编译的分块交叉熵：没有 fp32 缓冲）
+how-logits-chunked = { $per } B × tokens × 词表（{ $vocab }）：logits + 每个分块保存的 fp32 log-softmax + 8 份 fp32 升精度副本之一（分块交叉熵）
+how-logits-loss-parallel = 损失反向时 16 B × tokens × 词表（{ $vocab }）/ TP：torch loss_parallel 保存的 fp32 log-softmax、零张量、exp 及其和（torch/distributed/tensor/parallel/loss.py）
+how-logits-megatron = 4·s·b·(h + V)/t：融合的词表并行交叉熵（Megatron theoretical_memory_usage.py）
+how-gathered-largest-layer = 2 × 最大层 × 2 B（DeepSpeed memory.rst：4·largest_layer_params）
+how-quant-constants = { $b }B 量化权重 × { $bits } 位（bitsandbytes QuantState），每张卡完整保存：它们不是参数，ZeRO-3/FSDP 既不切分也不卸载
+how-modules-to-save = { $m }M 参数（{ $modules }）× { $per } B（可训练副本、梯度与优化器状态）{ $host ->
+    [yes] （已卸载到 CPU）
+   *[no] {""}
+}
+how-activations-per-sample = 每样本 { $bytes }（输入 { $input }）× micro-batch { $mb }
+how-selective-op = 逐算子选择性检查点（torchtitan）：每 token 每层 { $per } B（输入、SDPA 输出、隔一个的矩阵乘输出）× { $tokens } tokens × { $layers } 层 × 同时在算 { $in_flight } 个；反向时重算一层其余的激活（每 token { $eager } B）
+how-fsdp-pp-stage = { $b }B 阶段参数 × （{ $c } B 聚合权重 + { $g } B 未分片梯度）：流水线并行下的 FSDP2 只在最后一个 micro-batch 之后重新分片并 reduce-scatter
+how-fsdp-units = torch FSDP：整个 step 中保持聚合的根单元（{ $root } GB）+ 同时在用的 { $units } 个单元（当前 + 预取）× 每个 { $unit } GB（按其存储精度）
+how-zero3-coordinator = 在该 micro-batch 的张量轨迹上重放 DeepSpeed ZeRO-3 的参数协调器（当前模块、预取至多 stage3_prefetch_bucket_size { $prefetch }M 个元素且受 stage3_max_live_parameters { $live }M 限制、stage3_max_reuse_distance 内复用的张量保留）：前向 / LM 头前后 / 反向最多 { $fwd }M / { $head }M / { $bwd }M 个元素 × { $dtype } B
