@@ -72,7 +72,12 @@ def mosaic(cid, r, fitted=True):
               f"{hw['inter_gbit']:.0f} Gbit/s per node (the A100 70B row states 1600 Gbps RoCE; H100 not stated).",
         workload=dict(
             kind="training",
-            config=gpt_cfg(s["hidden"], s["layers"], s["heads"], s["vocab"], s["seq_len"]),
+            # MPTMLP's activation is exact GELU, one fused kernel (llmfoundry/models/layers/ffn.py
+            # @b2a43a147 l.40: `self.act = nn.GELU(approximate='none')`), not GPT-2's eager gelu_new.
+            # MPTConfig's default norm_type 'low_precision_layernorm' (llmfoundry/models/mpt/
+            # configuration_mpt.py @b2a43a147 l.60; the benchmark yamls leave it).
+            config=dict(gpt_cfg(s["hidden"], s["layers"], s["heads"], s["vocab"], s["seq_len"]),
+                        activation_function="gelu", norm_type="low_precision_layernorm"),
             training=dict(task="pretrain", precision=prec, micro_batch=s["micro_batch"], seq_len=s["seq_len"],
                           grad_accum=s["grad_accum"], recompute="full" if s["activation_checkpointing"] else "none",
                           attention="flash", parallel=dict(zero=3),

@@ -85,6 +85,10 @@ pub struct StepBuffers {
     /// decomposed log-softmax and its fused backward keep more fp32 logits-sized buffers than
     /// the fused kernels (see [`loss_buffers`]).
     pub loss_parallel: bool,
+    /// flash-attn's fused xentropy kernel ([`crate::workload::TrainingSetup::xentropy_loss`]):
+    /// it saves the 16-bit logits (and one fp32 log-sum-exp per token), and its backward writes
+    /// a 16-bit logits gradient beside them; no fp32 buffer.
+    pub xentropy: bool,
     /// Under pipeline parallelism, the saved layer activations on the last rank, which runs the
     /// LM head and the loss with fewer micro-batches in flight than stage 0 (`saved_layers`
     /// holds stage 0's); `None`: the same device holds both.
@@ -155,6 +159,13 @@ fn loss_buffers(b: &StepBuffers) -> (f64, f64, f64) {
         return (saved, transient, transient);
     }
     let e = b.logits_elems;
+    if b.xentropy {
+        // flash_attn/losses/cross_entropy.py @v1.0.9 l.89: `ctx.save_for_backward(logits, lse,
+        // labels)`; l.100: `xentropy_cuda_lib.backward(..., ctx.inplace_backward, ...)`, and
+        // csrc/xentropy/xentropy_kernel.cu l.697: `gI = inplace ? logits_ : at::empty_like(logits_)`
+        // (llm-foundry's `FusedCrossEntropyLoss(ignore_index=-100)`: not in place).
+        return (b.logits_dtype_bytes * e, 0.0, b.logits_dtype_bytes * e);
+    }
     let chunk = 1.0 / b.loss_chunks.max(1.0);
     if b.compiled_loss {
         // Inductor fuses the upcast and the log-sum-exp into one reduction; AOTAutograd's
@@ -274,7 +285,7 @@ struct Live {
     acts: f64,
     /// The same on the rank that runs the LM head and the loss (the last pipeline rank).
     acts_at_head: f64,
-    /// LitGPT's chunked loss keeps its buffers in the compute dtype.
+    /// LitGPT's chunked loss and flash-attn's xentropy keep their buffers in the compute dtype.
     loss_label: &'static str,
 }
 
@@ -292,7 +303,7 @@ impl Live {
             early_grads: if b.grads_persistent { b.grads } else { 0.0 },
             acts: b.saved_layers + b.saved_outside,
             acts_at_head: b.saved_layers_at_head.unwrap_or(b.saved_layers) + b.saved_outside,
-            loss_label: if b.held_logits > 0.0 && b.logits_dtype_bytes < 4.0 {
+            loss_label: if (b.held_logits > 0.0 || b.xentropy) && b.logits_dtype_bytes < 4.0 {
                 "loss buffers (bf16)"
             } else {
                 "loss buffers (fp32)"
@@ -473,6 +484,24 @@ mod tests {
         // resident + saved + 12 B per logit (saved log_softmax + two fp32 gradients)
         assert_eq!(t.peak().total.0, 100.0 + 50.0 + 1200.0);
         assert_eq!(t.saved_after_forward.0, 50.0 + 400.0);
+    }
+
+    /// flash-attn's xentropy: the saved bf16 logits in the loss phase, + a bf16 gradient in its
+    /// backward, then the gradient alone through the LM head (HF's eager loss: 6, 12 and 2 B).
+    #[test]
+    fn xentropy_keeps_the_logits_and_one_gradient() {
+        let t = step_timeline(&StepBuffers {
+            logits_elems: 100.0,
+            logits_dtype_bytes: 2.0,
+            loss_chunks: 1.0,
+            xentropy: true,
+            ..Default::default()
+        });
+        let total = |name: &str| t.phases.iter().find(|p| p.phase == name).unwrap().total.0;
+        assert_eq!(total("loss"), 200.0);
+        assert_eq!(total("backward: loss"), 400.0);
+        assert_eq!(total("backward: LM head"), 200.0);
+        assert_eq!(t.saved_after_forward.0, 200.0);
     }
 
     #[test]

@@ -328,8 +328,10 @@ pub fn layer_activation(t: &TransformerSpec, s: u64, setup: &TrainingSetup) -> L
             // LayerNorm (GPT-2): 4h, fitted on the GPT-2 SDPA rows of
             // validation/activations-measured.json and validation/peak-measured.json (the input
             // alone, 2h, under-predicted them by 2·c·h per layer in bf16 and fp32 alike).
+            // llm-foundry's LPLayerNorm saves only its 16-bit input copy (`downcast_x`): 2h.
             let norm = match t.norm {
                 NormKind::RmsNorm => 6.0 * h,
+                NormKind::LayerNorm if t.low_precision_norm => 2.0 * h,
                 NormKind::LayerNorm => 4.0 * h,
             };
             // GLM-4's post-branch norms save what a pre-norm saves but feed no linear.
@@ -451,6 +453,10 @@ fn logits_bytes(
         );
     }
     match setup.framework {
+        Framework::HuggingFace | Framework::LitGpt if setup.xentropy_loss() => (
+            2.0 * compute_bytes(setup) * tokens * v / tp,
+            why!(explain, "{} B × tokens × vocab ({}) at the loss's backward: the saved {}-bit logits + their gradient (flash-attn fused xentropy, not in place; no fp32 buffer)", 2.0 * compute_bytes(setup), t.vocab, 8.0 * compute_bytes(setup)),
+        ),
         Framework::HuggingFace | Framework::LitGpt if setup.chunked_loss && setup.compiled => (
             compute_bytes(setup) * tokens * v / tp,
             why_msg!(
@@ -2475,7 +2481,8 @@ impl StepInputs<'_> {
         s.fused_loss = acts.fused_loss;
         s.loss_chunks = acts.loss_chunks;
         s.compiled_loss = setup.loss_compiled();
-        s.loss_parallel = setup.loss_parallel() && acts.fused_loss.is_none();
+        s.xentropy = setup.xentropy_loss() && acts.fused_loss.is_none();
+        s.loss_parallel = setup.loss_parallel() && acts.fused_loss.is_none() && !s.xentropy;
         s.head_dequant = head_dequant_bytes(self.b, setup);
         s.loss_copy = loss_copy_bytes(m, setup);
         // A frozen head's input (the final norm output) is not saved, but live while it runs.

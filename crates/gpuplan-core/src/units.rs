@@ -254,6 +254,18 @@ pub fn duration_msg(h: f64) -> crate::i18n::Msg {
     }
 }
 
+/// A gap between two durations: under an hour in whole minutes, rounded up (a plan 2 minutes over
+/// a 2-hour deadline read "over the 2.0 h deadline by 0.0 h", audit r8 #17a), else as
+/// [`duration_msg`].
+pub fn gap_msg(h: f64) -> crate::i18n::Msg {
+    if h < 1.0 {
+        let min = (h * 60.0).ceil().max(1.0);
+        crate::i18n::Msg::new("unit-minutes").arg("m", format!("{min:.0}"))
+    } else {
+        duration_msg(h)
+    }
+}
+
 /// A yuan amount in full (`¥38568`), or from 10⁹ yuan in billions (en `¥14.9B`) and from 10⁸ in
 /// 亿 (zh `¥149.3亿`): a 1000-year job's ¥1646799245901 read as nothing.
 pub fn cny_msg(cny: f64) -> crate::i18n::Msg {

@@ -911,7 +911,9 @@ pub struct TrainingSetup {
     /// default `loss_fn: fused_crossentropy` (llmfoundry/models/mpt/modeling_mpt.py
     /// `ComposerMPTCausalLM`, mosaicml/llm-foundry @8c8dd48f). No fp32 copy of the logits: the
     /// kernel keeps the 16-bit logits and one log-sum-exp per token, and its backward writes the
-    /// 16-bit logits gradient. Default off (framework's own loss).
+    /// 16-bit logits gradient. Memory: the saved 16-bit logits, then a 16-bit gradient beside
+    /// them in the loss's backward ([`TrainingSetup::xentropy_loss`]). Default off (framework's
+    /// own loss).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub fused_cross_entropy: bool,
 }
@@ -1020,6 +1022,16 @@ impl TrainingSetup {
             && self.parallel.tp > 1
             && !self.loss_compiled()
             && !self.chunked_loss
+            && !self.uses_bf16_chunked_loss()
+    }
+    /// The loss's memory is flash-attn's xentropy kernel's ([`TrainingSetup::fused_cross_entropy`])
+    /// where no other loss accounting takes precedence: not the Megatron profile (its own fused
+    /// vocab-parallel cross-entropy), not a chunked, compiled or LitGPT bf16 chunked loss.
+    pub fn xentropy_loss(&self) -> bool {
+        self.fused_cross_entropy
+            && self.framework != Framework::Megatron
+            && !self.chunked_loss
+            && !self.loss_compiled()
             && !self.uses_bf16_chunked_loss()
     }
     /// LitGPT's chunked bf16 loss: the option, or implied by the `litgpt` framework.

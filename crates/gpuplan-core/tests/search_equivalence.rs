@@ -9,7 +9,7 @@ use gpuplan_core::compute::memo::ComputeMemo;
 use gpuplan_core::constants::Tunables;
 use gpuplan_core::hardware::{ClusterSpec, GpuSpec, InterLink};
 use gpuplan_core::model::find_preset;
-use gpuplan_core::plan::train::step_bound;
+use gpuplan_core::plan::train::{memory_facts, step_bound};
 use gpuplan_core::plan::{
     plan, plan_shown, plan_with, ChipFamily, Constraints, Job, Objective, PlanRequest, SearchMode,
     ServeJob, SoftwareFramework,
@@ -299,8 +299,11 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
     /// What the shared search relies on: a configuration's memory depends on the cluster only
-    /// through the software stack and the number of GPUs (with TP inside a node) — not the chip
-    /// model, its memory size, the GPUs per node or the links.
+    /// through the number of GPUs and the facts its ladders are keyed on
+    /// (`plan::train::memory_facts`: the software stack, and the GPUs per node and intra-node
+    /// links that size NCCL's buffers) — not the chip model, its memory size or the network.
+    /// (Keyed on the stack alone, 8 × 1 and 1 × 8 GPUs shared a ladder with 48 vs 576 MiB of
+    /// NCCL buffers: audit r8 #1.)
     #[test]
     fn memory_depends_on_setup_stack_and_gpu_count_only(
         model in model(),
@@ -339,6 +342,19 @@ proptest! {
         let a = cluster(chips.0, per_node.0, links.0, links.1);
         let mut b = cluster(chips.1, per_node.1, links.2, links.3);
         b.intra_bandwidth = Bandwidth::from_gb_per_s(32.0);
+        if memory_facts(&a) != memory_facts(&b) {
+            // Another chip of the same stack with a's NCCL facts and shape: only the chip's
+            // name, memory and compute, and the network, differ.
+            let mut g = GpuSpec::clone(&b.gpu);
+            g.intra_link = a.gpu.intra_link;
+            g.intra_link_gbs = a.gpu.intra_link_gbs;
+            g.nvswitch_sharp = a.gpu.nvswitch_sharp;
+            g.consumer = a.gpu.consumer;
+            let per = a.gpus_per_node;
+            b = ClusterSpec::new(&g, per, total / per, links.2, Bandwidth::from_gbit_per_s(links.3))
+                .expect("cluster");
+        }
+        prop_assert_eq!(memory_facts(&a), memory_facts(&b));
         let tun = Tunables::default();
         let (ma, mb_) = (training_memory(m, &s, &a, &tun), training_memory(m, &s, &b, &tun));
         prop_assert_eq!(ma.is_ok(), mb_.is_ok());

@@ -93,21 +93,29 @@ fn thin_memory_plans_rank_after_tied_plans_with_margin_and_wide_rounds_alike() {
     let cost = |p: &Value| p["costs"][0]["cny"].as_f64().unwrap();
     let (left, need) = free(&ps[0]);
     assert!(left >= 0.041 * need, "#1 keeps {left} GiB of {need}");
-    // The thin 8-GPU plan is still offered, after the tied plans with margin.
-    let thin = ps
+    // Since audit r8 #1 the search takes, on each cluster, a configuration with the margin where
+    // one exists: the 8 × A100-40G plan (39.3 of 39.4 GiB at micro-batch 2) is offered at
+    // micro-batch 1 with the margin; a plan left thin has no configuration with it and says so.
+    // (The tie-window order of thin plans is tested in gpuplan-core's tests/ranking.rs.)
+    let a100 = ps
         .iter()
-        .position(|p| {
-            let (l, n) = free(p);
-            l < 0.041 * n && cost(p) <= cost(&ps[0]) * 1.005
-        })
-        .expect("the 8 × A100-40G plan with 0.1 GiB free");
-    assert!(thin > 0);
+        .find(|p| p["instance"]["gpu"] == "a100-40g" && p["total_gpus"] == 8.0)
+        .expect("the 8 × A100-40G plan");
+    assert_eq!(a100["train"]["setup"]["micro_batch"], 1);
+    for p in ps {
+        let (l, n) = free(p);
+        let says = p["caveats"].as_array().unwrap().iter().any(|c| {
+            c.as_str()
+                .is_some_and(|c| c.contains("within the memory model's error"))
+        });
+        assert!(l >= 0.041 * n || says, "{l} GiB of {n} at ¥{}", cost(p));
+    }
     // Markdown: the cells do not wrap at 80 columns.
     let mut wide = vec!["plan", "--wide", "--format", "markdown"];
     wide.extend_from_slice(&args);
     let o = run(&wide);
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.contains("| 39.3/39.4 |"), "{out}");
+    assert!(out.contains("/39.4 |"), "{out}");
     assert!(!out.contains("/39 |"), "{out}");
 }
 

@@ -43,3 +43,7 @@ cav-no-flash = no FlashAttention-2 on { $gpu }: attention runs on PyTorch SDPA's
 cav-no-memory-bandwidth = { $gpu } has no sourced memory bandwidth in the catalog: the bandwidth-bound work of a step (norms, activations, rotary, the loss over the logits, the optimizer step) is not timed, so the step time is a lower bound — on ModelLink's and FlagPerf's published Ascend 910B runs the estimate is a median 7% fast and up to 88% fast for small models with large vocabularies
 cav-litgpt-strategy = LitGPT does not run this layout: on { $gpus } GPU(s) its scripts use ZeRO-{ $zero } (FSDP FULL_SHARD above one device) with recompute { $recompute } (every Block checkpointed above one device, for fine-tuning), whatever the flags; estimate that with --zero { $zero } --recompute { $recompute }
 cav-global-batch-raised = global batch { $runs } sequences, not { $want }: { $dp } data-parallel ranks × micro-batch { $mb } × { $accum } accumulation step(s); scale the learning rate for it, or set --global-batch / use fewer GPUs
+cav-memory-margin = within the memory model's error: { $free } GiB of { $have } GiB free per GPU, under the { $pct }% of the peak the estimate can miss by, and no configuration searched on this cluster has that margin{ $mb ->
+    [1] : nothing smaller than micro-batch 1 to fall back on; if it runs out of memory, take a plan with more or larger GPUs
+   *[other] : keep micro-batch { $smaller } ready (gradient accumulation doubled, same global batch)
+}

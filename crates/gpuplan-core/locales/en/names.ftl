@@ -73,6 +73,7 @@ unit-gpus = { $n ->
    *[other] { $n } GPUs
 }
 unit-hours = { $h } h
+unit-minutes = { $m } min
 unit-days = { $d } d
 unit-years = { $y } years
 cny-amount = ¥{ $en ->

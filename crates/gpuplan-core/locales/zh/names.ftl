@@ -67,6 +67,7 @@ confidence-likely = 很可能
 confidence-unverified = 未核实
 unit-gpus = { $n } 张卡
 unit-hours = { $h } 小时
+unit-minutes = { $m } 分钟
 unit-days = { $d } 天
 unit-years = { $y } 年
 cny-amount = ¥{ $zh ->

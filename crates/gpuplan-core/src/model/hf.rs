@@ -435,6 +435,7 @@ fn base(
         mlp_bias: false,
         qk_norm: false,
         post_norms: false,
+        low_precision_norm: false,
         parallel_block: ParallelBlock::None,
         tie_embeddings: false,
         max_context,
@@ -776,6 +777,8 @@ fn gpt2(f: &mut Fields) -> TransformerSpec {
     t.tie_embeddings = f.opt_bool("tie_word_embeddings").unwrap_or(true);
     t.dropout = nonzero_dropout(f, &["attn_pdrop", "resid_pdrop"]);
     t.parallel_block = parallel_block(f);
+    // MPT written as a GPT-2 config keeps its own key (llm-foundry MPTConfig `norm_type`).
+    t.low_precision_norm = f.opt_str("norm_type") == Some("low_precision_layernorm");
     t
 }
 

@@ -148,6 +148,12 @@ pub struct TransformerSpec {
     /// `post_self_attn_layernorm` and `post_mlp_layernorm`): four norms per layer.
     #[serde(default)]
     pub post_norms: bool,
+    /// llm-foundry's `norm_type: low_precision_layernorm` (MPT's default, `LPLayerNorm`,
+    /// llmfoundry/models/layers/norm.py @b2a43a147 l.39-53): the input is cast to the autocast
+    /// dtype and `F.layer_norm` runs on that copy, which is all it saves (with its per-token
+    /// mean and rstd).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub low_precision_norm: bool,
     /// Whether attention and MLP read the same input and their outputs are summed into the
     /// residual, and in which family's code (the TP all-reduces per layer differ by family and
     /// engine: `infer::tp_allreduces_per_layer`, `train::step` `tp_phase`).

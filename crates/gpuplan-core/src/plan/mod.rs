@@ -859,8 +859,16 @@ pub fn thin_margin(p: &Plan) -> bool {
     let (Some(t), Some(have)) = (p.train.as_ref(), p.usable_memory_gib) else {
         return false;
     };
-    let need = t.memory.device_total.gib();
-    have - need < MEMORY_MARGIN_FRACTION * need
+    !clear_of_error(
+        t.memory.device_total.0,
+        crate::units::Bytes::from_gib(have).0,
+    )
+}
+
+/// Whether `have` bytes leave at least [`MEMORY_MARGIN_FRACTION`] of `need` free: a
+/// configuration clear of the memory model's error (the search prefers these, audit r8 #1).
+pub fn clear_of_error(need: f64, have: f64) -> bool {
+    have - need >= MEMORY_MARGIN_FRACTION * need
 }
 
 /// What a plan is ranked by. Ordered field by field; every field is totally ordered, so sorting by
@@ -1071,6 +1079,34 @@ fn near_duplicate(a: &Plan, b: &Plan) -> bool {
         && cost
 }
 
+/// Whether serving plan `b` is `a` with a lossier weight format and nothing gained: the same
+/// fleet (provider, accelerator and count, TP, replicas; the instance type may differ, as for
+/// [`near_duplicate`]), cost within [`RANK_TIE_FRACTION`] and the same memory left per GPU at
+/// the table's 0.1 GiB. The lossier rows bought nothing (audit r8 #14: Qwen2.5-7B
+/// at 5 req/s listed 2 × gn7i in int8 and in int4-g128 at ¥9151 and 3.8 GiB free each).
+fn lossier_twin(a: &Plan, b: &Plan) -> bool {
+    let (Some(x), Some(y)) = (&a.serve, &b.serve) else {
+        return false;
+    };
+    let free = |p: &Plan, s: &ServeDetail| {
+        let used = (s.memory.weights + s.memory.kv_pool).gib();
+        p.usable_memory_gib
+            .map(|h| format!("{:.1}", (h - used).max(0.0)))
+    };
+    let cost = match (plan_cost(a), plan_cost(b)) {
+        (Some(p), Some(q)) => (p - q).abs() <= RANK_TIE_FRACTION * p.abs().max(q.abs()),
+        (None, None) => true,
+        _ => false,
+    };
+    a.instance.provider == b.instance.provider
+        && a.gpu.id == b.gpu.id
+        && a.total_gpus == b.total_gpus
+        && (x.tp, x.replicas) == (y.tp, y.replicas)
+        && y.weights.bits() < x.weights.bits()
+        && free(a, x) == free(b, y)
+        && cost
+}
+
 /// Fold near-duplicates (e.g. two sizes of one family giving the same 8 GPUs for the same time and
 /// money) into the better-ranked plan's `also` list. Keeps the ranking order.
 pub fn collapse_near_duplicates(plans: &mut Vec<Plan>) {
@@ -1097,11 +1133,17 @@ fn fold_into(kept: &mut Vec<Plan>, ranked: impl Iterator<Item = Plan>) {
         match bucket
             .iter()
             .copied()
-            .find(|&i| near_duplicate(&kept[i], &p))
+            .find(|&i| near_duplicate(&kept[i], &p) || lossier_twin(&kept[i], &p))
         {
             Some(i) => {
                 let k = &mut kept[i];
-                let name = format!("{} × {}", p.nodes, p.instance.id);
+                let mut name = format!("{} × {}", p.nodes, p.instance.id);
+                // A lossier twin on the same machines is told apart by its format.
+                if let (Some(x), Some(y)) = (&k.serve, &p.serve) {
+                    if x.weights != y.weights {
+                        name = format!("{name} {}", y.weights.name());
+                    }
+                }
                 if !k.also.contains(&name) {
                     k.also.push(name);
                 }

@@ -753,6 +753,11 @@ impl Fits {
         }
     }
 
+    /// Whether a configuration needing `need` leaves the margin on this cluster's GPU.
+    fn clear(&self, need: Bytes) -> bool {
+        super::clear_of_error(need.0, self.have.0)
+    }
+
     /// The least memory any configuration needed, or "infinitely much" when none was evaluated.
     pub fn shortfall(&self) -> Shortfall {
         self.least.clone().unwrap_or_else(|| Shortfall {
@@ -769,13 +774,19 @@ impl Fits {
     /// larger bubble ((p − 1)/(m·v)). Keeping only the largest made more memory slower: 72B
     /// Megatron TP8 PP8×v2 on 8 × 8 A100-80GB took mb16×4 (29.3 h) where the 40 GB nodes, held
     /// to mb2×32, took 17.8 h.
+    ///
+    /// Without PP it also keeps the largest micro-batch clear of the memory model's error
+    /// ([`super::clear_of_error`]) where the largest that fits is not: the time pass prefers it
+    /// (audit r8 #1: 70B LoRA on 8 × A100-40GB took micro-batch 2 at 0.0 GiB free over
+    /// micro-batch 1 at 6.1 GiB free for 3.1% more tokens/s).
     fn climb(&mut self, rungs: impl Iterator<Item = Rung>) {
         let mut fit = None;
         for rung in rungs {
             self.evaluated += 1;
             let Some(need) = rung.1 else { break };
             if need.0 <= self.have.0 {
-                if rung.0.parallel.pp > 1 {
+                let clear = |r: &Rung| r.1.is_some_and(|n| self.clear(n));
+                if rung.0.parallel.pp > 1 || (fit.as_ref().is_some_and(clear) && !clear(&rung)) {
                     self.fit.extend(fit.take());
                 }
                 fit = Some(rung);
@@ -877,37 +888,21 @@ fn fastest(
     bounds: &[Option<f64>],
     (steps, explained): (&mut u64, &mut Vec<Option<std::sync::Arc<TrainingMemory>>>),
 ) -> (Result<Best, Box<Shortfall>>, Vec<Option<f64>>) {
-    // The best so far: its rung and step time.
-    let mut best: Option<(usize, StepTime)> = None;
+    // Rungs clear of the memory model's error first; the others only when none of those gives a
+    // step (audit r8 #1). Both passes keep the first in search order unless a later one is
+    // faster, so the reference and the bounded search take the same rung.
+    let clear: Vec<bool> = fits
+        .fit
+        .iter()
+        .map(|r| r.1.is_some_and(|n| fits.clear(n)))
+        .collect();
     let mut found = vec![None; fits.fit.len()];
-    for (k, rung) in fits.fit.iter().enumerate() {
-        let (s, Some(_)) = &**rung else { continue };
-        let beats = |tps: f64| {
-            best.as_ref()
-                .is_none_or(|(_, b)| tps > b.tokens_per_second * 1.0001)
-        };
-        if bounds
-            .get(k)
-            .copied()
-            .flatten()
-            .is_some_and(|ub| !beats(ub))
-        {
-            continue;
-        }
-        *steps += 1;
-        let beat = best.as_ref().map(|(_, b)| b.tokens_per_second * 1.0001);
-        let step = match time_rung(req, s, c, memo, beat) {
-            Some(Ok(step)) => step,
-            // Stopped at its bound, which cannot beat the best: what its full step would bound.
-            Some(Err(bound)) => {
-                found[k] = Some(bound);
-                continue;
-            }
-            None => continue,
-        };
-        found[k] = step_bound(&step);
-        if beats(step.tokens_per_second) {
-            best = Some((k, step));
+    let mut best = None;
+    for pass in [true, false] {
+        let ks = (0..fits.fit.len()).filter(|&k| clear[k] == pass);
+        best = fastest_of(req, (fits, memo), c, (bounds, ks), (steps, &mut found));
+        if best.is_some() {
+            break;
         }
     }
     let best = best.and_then(|(k, lean_step)| {
@@ -943,6 +938,52 @@ fn fastest(
         })
     });
     (best.ok_or_else(|| Box::new(fits.shortfall())), found)
+}
+
+/// The fastest of rungs `ks` (in search order: a later one must be > 0.01% faster), skipping
+/// those whose bound (`bounds[k]`) cannot beat the best so far; records in `found[k]` the bound
+/// each timed rung gives.
+fn fastest_of(
+    req: &PlanRequest,
+    (fits, memo): (&Fits, Option<&ComputeMemo>),
+    c: &ClusterSpec,
+    (bounds, ks): (&[Option<f64>], impl Iterator<Item = usize>),
+    (steps, found): (&mut u64, &mut [Option<f64>]),
+) -> Option<(usize, StepTime)> {
+    let mut best: Option<(usize, StepTime)> = None;
+    for k in ks {
+        let (s, Some(_)) = &*fits.fit[k] else {
+            continue;
+        };
+        let beats = |tps: f64| {
+            best.as_ref()
+                .is_none_or(|(_, b)| tps > b.tokens_per_second * 1.0001)
+        };
+        if bounds
+            .get(k)
+            .copied()
+            .flatten()
+            .is_some_and(|ub| !beats(ub))
+        {
+            continue;
+        }
+        *steps += 1;
+        let beat = best.as_ref().map(|(_, b)| b.tokens_per_second * 1.0001);
+        let step = match time_rung(req, s, c, memo, beat) {
+            Some(Ok(step)) => step,
+            // Stopped at its bound, which cannot beat the best: what its full step would bound.
+            Some(Err(bound)) => {
+                found[k] = Some(bound);
+                continue;
+            }
+            None => continue,
+        };
+        found[k] = step_bound(&step);
+        if beats(step.tokens_per_second) {
+            best = Some((k, step));
+        }
+    }
+    best
 }
 
 /// The lean step of rung `s` on `c`; `None` where it cannot be estimated. With the memo and a
@@ -1148,6 +1189,18 @@ struct Site<'a> {
     time: usize,
 }
 
+/// What device memory reads of a cluster besides its GPU count: the software stack, and the
+/// GPUs per node and links that size NCCL's communicator buffers (train/nccl.rs). Keyed on the
+/// stack alone, a 1 × 8 A100-40GB plan took the ladder of 8 × 1 (0.5 GiB less NCCL buffer) and
+/// showed micro-batch 2 at 39.46 GiB of 39.44 (audit r8 #1).
+pub fn memory_facts(c: &ClusterSpec) -> String {
+    let g = &c.gpu;
+    format!(
+        "{}|{}|{:?}|{:?}|{:?}|{}",
+        g.stack, c.gpus_per_node, g.intra_link, g.intra_link_gbs, g.nvswitch_sharp, g.consumer
+    )
+}
+
 /// A chip's setup after `chip::adapt`, or why the job cannot run on it.
 type ChipSetup = Result<(TrainingSetup, Vec<Text>), Text>;
 
@@ -1207,10 +1260,11 @@ impl Work {
             })
     }
     fn ladder_for(&mut self, class: usize, point: Point, c: &ClusterSpec) -> usize {
-        let stack = match self.stacks.iter().position(|s| *s == c.gpu.stack) {
+        let stack = memory_facts(c);
+        let stack = match self.stacks.iter().position(|s| *s == stack) {
             Some(i) => i,
             None => {
-                self.stacks.push(c.gpu.stack.clone());
+                self.stacks.push(stack);
                 self.stacks.len() - 1
             }
         };
@@ -1543,6 +1597,7 @@ fn site_caveats(
                 .into(),
         );
     }
+    caveats.extend(margin_caveat(site.gpu, best));
     if req.model.transformer().is_none() {
         caveats.push(
             Msg::new("cav-cnn-efficiency")
@@ -1552,6 +1607,33 @@ fn site_caveats(
         );
     }
     caveats
+}
+
+/// A plan whose free memory is inside the memory model's error: the search takes one only when
+/// no configuration of its cluster has the margin ([`fastest`]), so it says so and names the
+/// micro-batch to fall back on (audit r8 #1).
+fn margin_caveat(gpu: &GpuSpec, best: &Best) -> Option<Text> {
+    let have = gpu.visible_memory()?;
+    let need = best.memory.device_total;
+    if super::clear_of_error(need.0, have.0) {
+        return None;
+    }
+    let mb = best.setup.micro_batch;
+    Some(
+        Msg::new("cav-memory-margin")
+            .arg(
+                "free",
+                format!("{:.1}", Bytes((have.0 - need.0).max(0.0)).gib()),
+            )
+            .arg("have", format!("{:.1}", have.gib()))
+            .arg(
+                "pct",
+                format!("{:.1}", super::MEMORY_MARGIN_FRACTION * 100.0),
+            )
+            .arg("mb", mb)
+            .arg("smaller", (mb / 2).max(1))
+            .into(),
+    )
 }
 
 /// A site's storage, chosen for what the GPUs demand of the input path and what a second of
@@ -2061,7 +2143,7 @@ impl Misses {
                     .arg("what", what.as_str())
                     .arg("h", super::advice::duration_arg(h))
                     .arg("d", super::advice::duration_arg(d))
-                    .arg("over", super::advice::duration_arg(h - d)),
+                    .arg("over", crate::units::gap_msg(h - d)),
             ));
         }
         if let (Some((what, x, spot)), Some(b)) = (self.cheapest_over_budget, c.budget_cny) {
