@@ -1162,6 +1162,25 @@ fn full_states(
     (items, cpu)
 }
 
+/// The collective library's device bytes per GPU that [`training_memory`] counts for `setup`
+/// on `c` (its "NCCL buffers"/"HCCL buffers" item; 0 on one device or when the parallelism does
+/// not divide the GPUs). The only part of a configuration's memory that depends on the GPUs per
+/// node and the chip's links: the plan search shares the rest between clusters and adds this
+/// per cluster.
+pub fn comm_buffer_bytes(setup: &TrainingSetup, c: &ClusterSpec, tun: &Tunables) -> f64 {
+    if c.total_gpus() <= 1 {
+        return 0.0;
+    }
+    let Ok(dp) = data_parallel(setup, c) else {
+        return 0.0;
+    };
+    if c.gpu.stack == "cuda" {
+        nccl::nccl_bytes(setup, c, dp, false).0
+    } else {
+        Bytes::from_gib(tun.nccl_buffers_gib).0
+    }
+}
+
 /// Outside torch's allocated peak: the allocator's reserve, the CUDA/CANN context, and the
 /// collective library's buffers on more than one device (NCCL: per communicator from NCCL's
 /// source, `nccl.rs`; HCCL and other stacks: tunable `nccl_buffers_gib`).

@@ -18,9 +18,9 @@ use crate::i18n::{Msg, Text};
 use crate::model::Architecture;
 use crate::train::DataPath;
 use crate::train::{
-    bind_host_cap, cap_step, data_path, host_decode_cap, job_tokens, training_memory,
-    training_memory_lean, training_step_lean, training_step_lean_memo, training_step_validated,
-    StepTime, TrainingMemory,
+    bind_host_cap, cap_step, comm_buffer_bytes, data_path, host_decode_cap, job_tokens,
+    training_memory, training_memory_lean, training_step_lean, training_step_lean_memo,
+    training_step_validated, StepTime, TrainingMemory,
 };
 use crate::units::Bytes;
 use crate::workload::{AttentionImpl, Framework, Recompute, TrainTask, TrainingSetup};
@@ -862,14 +862,23 @@ fn ladder(
 ) -> Vec<Rung> {
     let mut out = Vec::new();
     for rung in rungs(req, base, global_batch, point, c) {
-        // Stop where the largest GPU stops (a NaN need stops every climb).
-        let held = rung.1.is_some_and(|need| need.0 <= most);
-        out.push(rung);
+        // Net of the communication buffers, which each cluster adds for itself (`with_comm`).
+        let comm = comm_buffer_bytes(&rung.0, c, &req.tunables);
+        let need = rung.1.map(|n| Bytes(n.0 - comm));
+        // Stop where the largest GPU stops (a NaN need stops every climb): buffers only add.
+        let held = need.is_some_and(|need| need.0 <= most);
+        out.push(std::sync::Arc::new((rung.0.clone(), need)));
         if !held {
             break;
         }
     }
     out
+}
+
+/// A shared ladder's rung on cluster `c`: its need with `c`'s communication buffers added.
+fn with_comm(req: &PlanRequest, rung: &Rung, c: &ClusterSpec) -> Rung {
+    let comm = comm_buffer_bytes(&rung.0, c, &req.tunables);
+    std::sync::Arc::new((rung.0.clone(), rung.1.map(|n| Bytes(n.0 + comm))))
 }
 
 /// Time pass of the search: the fastest of the fitting configurations on this cluster (the first
@@ -1189,16 +1198,15 @@ struct Site<'a> {
     time: usize,
 }
 
-/// What device memory reads of a cluster besides its GPU count: the software stack, and the
-/// GPUs per node and links that size NCCL's communicator buffers (train/nccl.rs). Keyed on the
-/// stack alone, a 1 × 8 A100-40GB plan took the ladder of 8 × 1 (0.5 GiB less NCCL buffer) and
-/// showed micro-batch 2 at 39.46 GiB of 39.44 (audit r8 #1).
+/// What device memory reads of a cluster besides its GPU count and its communication buffers:
+/// the software stack. The buffers (NCCL's, sized by the GPUs per node and the chip's links,
+/// train/nccl.rs) are taken out of a shared ladder's needs and added per cluster
+/// ([`comm_buffer_bytes`], `with_comm`): shared with them, a 1 × 8 A100-40GB plan took the
+/// ladder of 8 × 1 (0.5 GiB less NCCL buffer) and showed micro-batch 2 at 39.46 GiB of 39.44
+/// (audit r8 #1); keyed on them, the ladders were no longer shared between node shapes and the
+/// bench's 13B search evaluated 4.5 times the memory.
 pub fn memory_facts(c: &ClusterSpec) -> String {
-    let g = &c.gpu;
-    format!(
-        "{}|{}|{:?}|{:?}|{:?}|{}",
-        g.stack, c.gpus_per_node, g.intra_link, g.intra_link_gbs, g.nvswitch_sharp, g.consumer
-    )
+    c.gpu.stack.clone()
 }
 
 /// A chip's setup after `chip::adapt`, or why the job cannot run on it.
@@ -1979,7 +1987,7 @@ fn run_passes(
         }
         let mut f = Fits::new(&base.0, &job.cluster);
         for &l in &job.ladders {
-            f.climb(ladders[l].iter().cloned());
+            f.climb(ladders[l].iter().map(|r| with_comm(req, r, &job.cluster)));
         }
         Some(f)
     });
