@@ -4,19 +4,10 @@
 //! (#24). Each test runs the CLI as a user does and asserts the property.
 
 mod common;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn run(args: &[&str]) -> Output {
-    let cfg = std::env::temp_dir().join(format!("gpuplan-audit-r7-text-{}", std::process::id()));
-    common::output_checked(
-        Command::new(env!("CARGO_BIN_EXE_gpuplan"))
-            .env("GPUPLAN_CONFIG_DIR", &cfg)
-            .env("COLUMNS", "80")
-            .env_remove("LANG")
-            .env_remove("LC_ALL")
-            .env_remove("LC_MESSAGES")
-            .args(args),
-    )
+    common::run("audit-r7-text", args)
 }
 
 fn stdout(o: &Output) -> String {

@@ -5,16 +5,7 @@ mod common;
 use std::process::{Command, Output};
 
 fn run(args: &[&str]) -> Output {
-    let cfg = std::env::temp_dir().join(format!("gpuplan-audit-r8-{}", std::process::id()));
-    common::output_checked(
-        Command::new(env!("CARGO_BIN_EXE_gpuplan"))
-            .env("GPUPLAN_CONFIG_DIR", &cfg)
-            .env("COLUMNS", "80")
-            .env_remove("LANG")
-            .env_remove("LC_ALL")
-            .env_remove("LC_MESSAGES")
-            .args(args),
-    )
+    common::run("audit-r8", args)
 }
 
 fn stdout(o: &Output) -> String {

@@ -5,19 +5,10 @@
 
 mod common;
 use serde_json::Value;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn run(args: &[&str]) -> Output {
-    let cfg = std::env::temp_dir().join(format!("gpuplan-review-r7-{}", std::process::id()));
-    common::output_checked(
-        Command::new(env!("CARGO_BIN_EXE_gpuplan"))
-            .env("GPUPLAN_CONFIG_DIR", &cfg)
-            .env("COLUMNS", "250")
-            .env_remove("LANG")
-            .env_remove("LC_ALL")
-            .env_remove("LC_MESSAGES")
-            .args(args),
-    )
+    common::run_cols("review-r7", "250", args)
 }
 
 fn ok(args: &[&str]) -> String {

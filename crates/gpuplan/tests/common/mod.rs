@@ -428,16 +428,25 @@ pub const SCENARIOS: &[(&str, &[&str])] = &[
     ),
 ];
 
-/// Runs the `gpuplan` binary with `args` at 80 columns and an empty config directory named
-/// after `tag` (one per test file), through [`output_checked`].
-pub fn run(tag: &str, args: &[&str]) -> std::process::Output {
+/// Runs the `gpuplan` binary with `args` at `columns` columns, the locale variables removed (so
+/// the output language is the flags' alone) and an empty config directory named after `tag` (one
+/// per test file), through [`output_checked`].
+pub fn run_cols(tag: &str, columns: &str, args: &[&str]) -> std::process::Output {
     let cfg = std::env::temp_dir().join(format!("gpuplan-{tag}-{}", std::process::id()));
     output_checked(
         std::process::Command::new(env!("CARGO_BIN_EXE_gpuplan"))
             .env("GPUPLAN_CONFIG_DIR", &cfg)
-            .env("COLUMNS", "80")
+            .env("COLUMNS", columns)
+            .env_remove("LANG")
+            .env_remove("LC_ALL")
+            .env_remove("LC_MESSAGES")
             .args(args),
     )
+}
+
+/// [`run_cols`] at 80 columns.
+pub fn run(tag: &str, args: &[&str]) -> std::process::Output {
+    run_cols(tag, "80", args)
 }
 
 /// `gpuplan plan --format json --top 100 ARGS` (see [`run`]), which must succeed, parsed.
