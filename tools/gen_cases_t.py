@@ -948,7 +948,8 @@ def mpt_run(r):
     dp = s["gpus"]
     training = dict(task="pretrain", precision="amp_bf16", micro_batch=s["mbs"], seq_len=s["seq_len"],
                     grad_accum=max(1, s["gbs"] // (s["mbs"] * dp)), recompute=s["recompute"], attention="flash",
-                    tokens=s["tokens"], parallel=dict(zero=3), fused_cross_entropy=True)
+                    tokens=s["tokens"], parallel=dict(zero=3), fused_cross_entropy=True,
+                    logit_metrics=2)  # Composer's two train metrics, as gen_cases.mosaic
     w = dict(kind="training", config=gpt_cfg(4096, 32, 32, 50432, 2048), training=training,
              hardware=dict(A100_40, nodes=s["gpus"] // 8),
              tunables=dict(attention_efficiency_other=0.32, attention_efficiency_hopper=0.2))

@@ -1016,7 +1016,9 @@ impl MicroBatch<'_> {
         let loss = match r.memory {
             Some(bw) if head > 0.0 => {
                 let logits = self.tokens as f64 * t.vocab.div_ceil(tp) as f64;
-                logits * loss_bytes_per_logit(setup, r.act_bytes.max(2.0)) / bw.0.max(1.0)
+                let c = r.act_bytes.max(2.0);
+                let metrics = setup.logit_metrics as f64 * metric_bytes_per_logit(c);
+                logits * (loss_bytes_per_logit(setup, c) + metrics) / bw.0.max(1.0)
             }
             _ => 0.0,
         };
@@ -1065,6 +1067,20 @@ pub(crate) fn loss_bytes_per_logit(setup: &TrainingSetup, c: f64) -> f64 {
     } else {
         2.0 * up + 24.0
     }
+}
+
+/// HBM bytes one forward-only cross-entropy metric over the logits moves per logit
+/// ([`TrainingSetup::logit_metrics`]), the logits in `c`-byte floats. Composer updates its train
+/// metrics inside the precision context (`_eval_train_metrics` under `_get_precision_context`,
+/// composer/trainer/trainer.py @v0.13.4 l.2075-2077), and under autocast `cross_entropy` and
+/// `log_softmax` run in fp32 (PyTorch's AMP op reference, "CUDA Ops that can autocast to
+/// float32": "cross_entropy", "log_softmax", "nll_loss"), so 16-bit logits are first copied to
+/// fp32 (c read, 4 written); then `log_softmax` reads and writes the fp32 row (4 + 4), counted
+/// as [`loss_bytes_per_logit`] counts it (one read per pass); `nll_loss` reads one entry per
+/// token. 6 + 8 = 14 B in bf16, 8 B on fp32 logits.
+pub fn metric_bytes_per_logit(c: f64) -> f64 {
+    let up = if c < 4.0 { c + 4.0 } else { 0.0 };
+    up + 8.0
 }
 
 /// Bytes the optimizer step reads and writes per trainable parameter on the device. AdamW with
@@ -1426,6 +1442,34 @@ mod tests {
         let tp4_fused = micro_batch_compute(&b, t, &s, &r);
         let saved4 = tp4.elementwise_s - tp4_fused.elementwise_s;
         assert!((saved4 * 4.0 - saved).abs() < 1e-12, "{saved4}");
+    }
+
+    /// Composer's train metrics (`logit_metrics`) each stream the logits once more, forward
+    /// only: the fp32 autocast copy (2 read + 4 written) and `log_softmax` (4 + 4) = 14 B per
+    /// logit in bf16, 8 B on fp32 logits; two metrics add 28 B per token x vocabulary entry to
+    /// the fused loss's 8 B, element-wise time only (no GEMM).
+    #[test]
+    fn train_metrics_stream_the_logits_once_more_each() {
+        assert_eq!(metric_bytes_per_logit(2.0), 14.0);
+        assert_eq!(metric_bytes_per_logit(4.0), 8.0);
+        let m = llama31_8b();
+        let t = m.transformer().unwrap();
+        let b = crate::model::param_breakdown(&m);
+        let r = rates(1e14, Some(1e12));
+        let mut s = TrainingSetup {
+            micro_batch: 2,
+            seq_len: 2048,
+            fused_cross_entropy: true,
+            ..TrainingSetup::default()
+        };
+        let plain = micro_batch_compute(&b, t, &s, &r);
+        s.logit_metrics = 2;
+        let two = micro_batch_compute(&b, t, &s, &r);
+        let added = two.elementwise_s - plain.elementwise_s;
+        let logits = 4096.0 * 128_256.0;
+        assert!((added - logits * 28.0 / 1e12).abs() < 1e-12, "{added}");
+        assert_eq!(two.gemm_s, plain.gemm_s);
+        assert_eq!(two.attention_s, plain.attention_s);
     }
 
     #[test]

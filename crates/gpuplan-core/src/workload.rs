@@ -483,6 +483,10 @@ fn is_one(v: &u64) -> bool {
     *v == 1
 }
 
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
 /// [`LoraConfig::dropout`]'s default: the PEFT examples' 0.05 (an assumption on the larger side).
 pub const DEFAULT_LORA_DROPOUT: f64 = 0.05;
 
@@ -916,6 +920,20 @@ pub struct TrainingSetup {
     /// own loss).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub fused_cross_entropy: bool,
+    /// Cross-entropy metrics the training loop computes on each micro-batch's logits besides
+    /// the loss, forward only: Composer's trainer updates the model's train metrics after every
+    /// micro-batch's backward (`Trainer._train_microbatch` calls `_eval_train_metrics`, which
+    /// reuses the forward's logits through `eval_forward(batch, outputs)`; composer/trainer/
+    /// trainer.py @v0.13.4 lines 2340-2343 and 2071-2093, the same in v0.16.4 and v0.17.2), and
+    /// llm-foundry's MPT declares two, `LanguageCrossEntropy` and `LanguagePerplexity`, each a
+    /// `torch.nn.CrossEntropyLoss(reduction='sum')` over all logits (composer/metrics/nlp.py
+    /// @v0.13.4 lines 91 and 112; the perplexity metric subclasses the other and recomputes it;
+    /// llmfoundry/models/mosaic_gpt/mosaic_gpt.py @300cc5c5 `train_metrics`,
+    /// llmfoundry/models/mpt/modeling_mpt.py @b2a43a14 and @5e85bd62 `use_train_metrics`,
+    /// default True). Each streams the logits at memory bandwidth
+    /// ([`crate::compute::metric_bytes_per_logit`]). Default 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub logit_metrics: u64,
 }
 
 impl TrainingSetup {
@@ -975,6 +993,7 @@ impl Default for TrainingSetup {
             fp8_scaling: Fp8Scaling::Delayed,
             fp8_kernels: Fp8Kernels::Current,
             fused_cross_entropy: false,
+            logit_metrics: 0,
         }
     }
 }

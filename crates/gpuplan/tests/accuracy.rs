@@ -279,7 +279,13 @@ fn training_accuracy_stays_within_todays_bands() {
         // 3.1 8B FSDP rows 1.0-2.7 points lower, Megatron-Bridge's Llama 3 8B 8-GPU rows further
         // under (-12.1/-16.3% -> -15.4/-19.4%); within band 392 -> 398 of 440.
         // All three of round 8 (contention, buckets, the 405B pair): 6.41% (0.06406) over 417; in-sample 3.22% over 25.
-        tput <= 0.0641,
+        // 5.44% (0.05436) since Composer's two train metrics over the logits are timed after every
+        // micro-batch (workload.rs `logit_metrics`, compute.rs `metric_bytes_per_logit`, 28 B per
+        // token x vocabulary entry; nothing fitted): all 216 llm-foundry rows and MPT-7B's run
+        // moved, MPT-125M +4.6..+27.4% -> +0.1..+12.5%, MPT-350M +4.1..+15.2% -> +0.5..+7.8%, the
+        // 7B-70B rows 0.0-0.6 points lower; mean 10.57% -> 9.38%; in-sample 3.22% -> 3.26% over 25
+        // (the fitted efficiencies unchanged); within band 401 -> 410 of 442.
+        tput <= 0.0544,
         "training throughput out-of-sample median {tput:.4}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
@@ -295,7 +301,8 @@ fn training_accuracy_stays_within_todays_bands() {
     // 15.19% since the overlapped collectives' SM contention (train/contention.rs): the model cards
     // at the planner's layout 1-6 points higher (Llama 3 8B -52.8% -> -46.8%, within band), LLaMA-1
     // 7B/13B/33B closer, LLaMA-1 65B +8.9% -> +11.2% (out of its -50..+10% band, recorded).
-    // All of round 8: 15.02% (LLaMA-1 65B recorded, as with the contention alone).
+    // All of round 8: 15.02% (LLaMA-1 65B recorded, as with the contention alone). Unchanged by
+    // round 9's train metrics (MPT-7B's run -19.0% -> -18.7%).
     assert!(hours <= 0.1503, "GPU-hours out-of-sample median {hours:.4}");
     // The median is over 30 GPU-hours cases (17 before round 6's runs and cards, 13 before the four
     // runs with published configs).
@@ -374,8 +381,12 @@ fn training_accuracy_stays_within_todays_bands() {
     // +19.3%), Llama 3 8B's card (-52.8% -> -46.8%) and InternEvo's 1024 GPUs ckpt mb2 (+20.1% ->
     // +12.6%) within band; LLaMA-1 65B's hours (+8.9% -> +11.2%) out.
     // All of round 8: 44 (InternEvo 1024 GPUs nockpt mb2 mn1 +19.5% within band with both step changes).
+    // 35 since Composer's train metrics over the logits are timed (round 9): the eight MPT-125M
+    // misses (+21.9..+27.4% -> +0.7..+7.9%) and MPT-760M's A100-80GB s1k row (+20.4% -> +16.8%)
+    // within band; MPT-760M A100-80GB s512 (+23.8%), MPT-1B on 32 GPUs (+26.0%), MPT-30B s8192
+    // (+22.8%) and MPT-70B on 64 A100-40GB (+35.2%) stay.
     assert!(
-        known <= 44,
+        known <= 35,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes

@@ -156,6 +156,7 @@ fn same_setup(a: &TrainingSetup, b: &TrainingSetup, r: &ChipRates) -> bool {
                 fp8_scaling,
                 fp8_kernels,
                 fused_cross_entropy,
+                logit_metrics,
             ]
         )
 }
