@@ -533,7 +533,7 @@ def main(path):
         "MPT-760M's two A100-80GB rows at short sequences (s512 at micro-batch 96, s1k at 48; s1k is +16.8%, within "
         "band) are published slower per token than the same model on A100-40GB at half the micro-batch (34.0 vs 28.6 "
         "us per token at s512, 33.6 vs 29.9 at s1k; the 40GB rows are -1.0%/-1.0% modelled), on a part with the same "
-        "peak and more HBM bandwidth, while the 80GB rows from s2k up are -1.8% to +2.4%: the two runs, not the chip, "
+        "peak and more HBM bandwidth, while the 80GB rows from s2k up are -4.0% to +2.4%: the two runs, not the chip, "
         "are slower. Ruled out in rounds 8 and 9: per-kernel launch floors (every micro-batch holds ~49k tokens), "
         "FSDP's per-unit overlap and the SMs of its collectives (a few percent of the compute on one node), "
         "Composer's per-micro-batch train metrics (modelled, 4.0 points here). The memory estimate cannot test "
