@@ -279,7 +279,10 @@ fn training_accuracy_stays_within_todays_bands() {
         // 3.1 8B FSDP rows 1.0-2.7 points lower, Megatron-Bridge's Llama 3 8B 8-GPU rows further
         // under (-12.1/-16.3% -> -15.4/-19.4%); within band 392 -> 398 of 440.
         // All three of round 8 (contention, buckets, the 405B pair): 6.41% (0.06406) over 417; in-sample 3.22% over 25.
-        tput <= 0.0641,
+        // 6.37% (0.06371) since the Ascend 910B rows have their chip's HBM bandwidth (1.6 TB/s, Huawei's
+        // msmodeling A2 profiles and CANN's migration guide): ModelLink's 39 rows median 7.2% -> 4.0%,
+        // 30 -> 35 in band; nothing fitted, in-sample unchanged.
+        tput <= 0.06371,
         "training throughput out-of-sample median {tput:.4}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
@@ -374,8 +377,13 @@ fn training_accuracy_stays_within_todays_bands() {
     // +19.3%), Llama 3 8B's card (-52.8% -> -46.8%) and InternEvo's 1024 GPUs ckpt mb2 (+20.1% ->
     // +12.6%) within band; LLaMA-1 65B's hours (+8.9% -> +11.2%) out.
     // All of round 8: 44 (InternEvo 1024 GPUs nockpt mb2 mn1 +19.5% within band with both step changes).
+    // 38 since the Ascend 910B has its sourced 1.6 TB/s HBM (the element-wise, loss and optimizer
+    // traffic timed): ModelLink's Aquila2-7B (+24.4% -> +16.2%), Baichuan-13B (+26.0% -> +12.8%),
+    // Baichuan2-13B (+24.7% -> +18.7%), Gemma-2B (+30.9% -> +13.0%), Qwen1.5-7B (+24.4% -> +17.2%)
+    // and FlagPerf's ChatGLM3-6B (+30.6% -> +9.8%) within band; Mistral-7B +30.0%, BLOOM-7B1
+    // +30.7%, Qwen1.5-0.5B +50.1% and Grok-1 +40.4% stay (tools/gen_cases_t.py ML_KNOWN).
     assert!(
-        known <= 44,
+        known <= 38,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
