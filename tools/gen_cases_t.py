@@ -1216,7 +1216,10 @@ ML_SMALL = ("FIXME: over-predicted ({err}; {before} before the chip's 1.6 TB/s H
 ML_GROK = ("FIXME: over-predicted (+40.4%; +46.8% before the chip's 1.6 TB/s HBM was in the catalog). Megatron-Core MoE "
            "on the NPU (8 experts, top-2, EP 2 over the DP pair, TP 4 with MC2): the model gives 2,311 tokens/s against "
            "1,646. Not determined: the all-to-all and permutation cost on HCCS/HCCL, the grouped-GEMM rate of "
-           "torch_npu in 2024, and MC2's share (+35.5% without it). No constant changed.")
+           "torch_npu in 2024, and MC2's share: MindSpeed's MC2 page (Ascend/MindSpeed docs/features/mc2.md @24b341f7, "
+           "a later release than the README's) says 'mcore场景下（未开启--use-legacy-models），MoE模型，MLP部分不使能MC2', "
+           "so only the attention's TP traffic would be fused; the row is +35.5% with no TP overlap at all, so MC2's "
+           "scope is not the gap. No constant changed.")
 # InternEvo's 512-1024-GPU rows out of band (round 6).
 IE_BCAST = ("FIXME: over-predicted ({err}; +68.3% before the per-rank broadcasts were modelled). zero1=-1 shards the "
             "optimizer over all 1024 data-parallel ranks; HybridZeroOptimizer.broadcast_params (internlm/solver/optimizer/"
