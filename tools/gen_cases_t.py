@@ -679,14 +679,16 @@ def run_tput(r):
 # layout is the example pretrain script the README links for that model at the same commit.
 MODELLINK_NOTE = ("Held out (round 6; no constant fitted on this source). ModelLink's README table measured on an Atlas 900 "
                   "A2 PODc: Ascend 910B, variant not stated (the catalog's ascend-910b: 64 GB, 320 TFLOPS FP16 from a "
-                  "third-party sheet, confidence 'unverified'; no HBM bandwidth in the catalog, so the element-wise, "
-                  "loss and optimizer traffic is not timed and the estimate leans fast; the chip's GEMM efficiency is "
+                  "third-party sheet, confidence 'unverified'; HBM 1.6 TB/s, the figure Huawei's Ascend/msmodeling "
+                  "device profiles and CANN's operator migration guide give every 64 GB Atlas A2 part, so the "
+                  "element-wise, loss and optimizer traffic is timed; the chip's GEMM efficiency is "
                   "train_efficiency_other, the unfitted midpoint of the Ampere and Hopper figures). Intra-node: the "
                   "catalog's source gives 'HCCS 56 GB/s p2p / 392 GB/s total' for an 8-chip full mesh; the collectives "
-                  "are taken to use all seven links (HCCL's in-server mesh algorithm; assumed), intra_gbs 196 GB/s per "
-                  "direction (the catalog default would be one link, 28). Inter-node not stated: the generator's "
-                  "1600 Gbit/s RDMA. Layout from the example script (the README does not say which script or release "
-                  "produced a row): TP, PP, virtual stages (layers per stage / --num-layers-per-virtual-pipeline-stage), "
+                  "are taken to use all seven links (HCCL's in-server mesh algorithm), intra_gbs 196 GB/s per "
+                  "direction, as msmodeling's A2 in-server tier (196 GB/s, FULL_MESH; the catalog's intra_link_gbs 392 "
+                  "gives the same since round 9, one link, 28, before). Inter-node not stated: the generator's "
+                  "1600 Gbit/s RDMA (msmodeling's A2 CLOS tier is 25 GB/s per NPU, the same 200 Gbit/s per chip). "
+                  "Layout from the example script (the README does not say which script or release produced a row): TP, PP, virtual stages (layers per stage / --num-layers-per-virtual-pipeline-stage), "
                   "micro/global batch, sequence length, --sequence-parallel (charged when TP > 1), "
                   "--use-distributed-optimizer (ZeRO-1, else plain data parallel), --overlap-grad-reduce, full recompute "
                   "where the script sets it, --use-flash-attn (torch_npu's fused attention) else eager. --use-mc2 "
@@ -896,8 +898,9 @@ def flagperf_glm3(r):
     else:
         hw = dict(gpu="ascend-910b", gpus_per_node=8, nodes=1, inter_link="rdma", inter_gbit=1600.0, intra_gbs=196.0)
         note += (" Atlas 800T A2: Ascend 910B, variant not stated (the catalog's ascend-910b, 320 TFLOPS FP16 "
-                 "'unverified', no HBM bandwidth in the catalog, so element-wise and loss traffic is untimed), HCCS as "
-                 "the 8-chip full mesh, 196 GB/s per direction, as for ModelLink's rows.")
+                 "'unverified'; HBM 1.6 TB/s from Huawei's msmodeling A2 profiles and CANN's migration guide, so the "
+                 "element-wise and loss traffic is timed), HCCS as the 8-chip full mesh, 196 GB/s per direction, as "
+                 "for ModelLink's rows.")
     w = dict(kind="training", config=CHATGLM3_CFG, training=training, hardware=hw)
     return dict(metric="tokens_per_s_per_gpu", published=r["result"]["tokens_per_s_per_gpu"],
                 unit="tokens/s/NPU" if s["gpu"] != "H100" else "tokens/s/GPU", notes=note, workload=w)
@@ -1188,29 +1191,36 @@ SKY_TP4 = ("FIXME: over-predicted +28.4% (1,820 against 1,417 tokens/s/GPU). The
            "sequence-parallel path rather than the A800's NVLink; not determined. No constant changed (held out).")
 
 
-# ModelLink's 910B rows out of band (round 6). Sensitivities quoted below are diagnostics, not case inputs:
-# "HBM 1.6 TB/s" re-runs the row on a copy of ascend-910b with memory_bandwidth_gbs 1600 (the catalog has no
-# sourced figure), "without MC2" with tp_comm_overlap false.
-ML_MC2 = ("FIXME: over-predicted ({err}). The row's script sets --use-mc2 (Ascend MC2: TP all-gather/reduce-scatter fused "
-          "with the matmul), modelled as full TP-comm overlap; without it the row is {nomc2}, with an HBM of 1.6 TB/s "
-          "(not in the catalog: element-wise traffic is untimed on ascend-910b) {hbm}. Same-layout rows without MC2 are "
-          "in band (Aquila-7B +3.6%, Qwen-7B +5.9%, Baichuan2-7B +6.4%), but other MC2 rows fit the full overlap and fall "
-          "to -18..-20% without it (LLaMA2-13B +7.9%, CodeLlama-34B +0.1%, Yi-34B +2.3%, Aquila2-34B -0.1%): how much "
-          "of the TP traffic MC2 hides is not determined per row (message size, fp16 vs bf16 and CANN release not "
-          "separated). No constant changed (held out).")
-ML_EAGER = ("FIXME: over-predicted ({err}). The script has no --use-flash-attn (ALiBi, eager attention on the NPU): the "
-            "s x s scores' mask/softmax traffic is bandwidth-bound and the catalog's ascend-910b has no HBM bandwidth, so "
-            "element-wise time is 0; with 1.6 TB/s (an assumption, not a catalog fact) the row is {hbm}. The rest of "
-            "the gap (torch_npu's unfused ALiBi bias and softmax kernels) is not determined. No constant changed.")
-ML_SMALL = ("FIXME: over-predicted ({err}). A small model at 8192 tokens with a large vocabulary: per-token element-wise "
-            "work, the loss over the logits and the optimizer are bandwidth-bound, and the catalog's ascend-910b has no "
-            "HBM bandwidth (element-wise time 0); with 1.6 TB/s (an assumption) the row is {hbm}. The rest (torch_npu's "
-            "fused attention rate at head width 64-256, timed with the unfitted 'other' efficiency) is not determined. "
-            "No constant changed.")
-ML_GROK = ("FIXME: over-predicted (+46.8%; +40.4% with a 1.6 TB/s HBM). Megatron-Core MoE on the NPU (8 experts, top-2, EP "
-           "2 over the DP pair, TP 4 with MC2): the model gives 2,416 tokens/s against 1,646. Not determined: the "
-           "all-to-all and permutation cost on HCCS/HCCL, the grouped-GEMM rate of torch_npu in 2024, and MC2's share "
-           "(+41.5% without it). No constant changed.")
+# ModelLink's 910B rows out of band (round 6; round 9: the catalog's ascend-910b has its sourced 1.6 TB/s HBM,
+# which took Aquila2-7B, Baichuan-13B, Baichuan2-13B, Gemma-2B, Qwen1.5-7B and FlagPerf's ChatGLM3-6B row into
+# band). Sensitivities quoted below are diagnostics, not case inputs: "without MC2" re-runs the row with
+# tp_comm_overlap false; "before" is the row with no HBM bandwidth for the chip (element-wise time 0).
+ML_MC2 = ("FIXME: over-predicted ({err}; {before} before the chip's 1.6 TB/s HBM was in the catalog). The row's script "
+          "sets --use-mc2 (Ascend MC2: TP all-gather/reduce-scatter fused with the matmul), modelled as full TP-comm "
+          "overlap; without it the row is {nomc2}. Same-layout rows without MC2 are in band (Aquila-7B -1.4%, Qwen-7B "
+          "+1.3%, Baichuan2-7B +1.5%), other MC2 rows fit the full overlap (LLaMA2-13B +3.0%, CodeLlama-34B -3.4%, "
+          "Yi-34B -1.8%, Aquila2-34B -4.3%) and the 7B-13B MC2 rows Aquila2-7B, Baichuan2-13B and Qwen1.5-7B sit "
+          "between the two (+16..+19% with it, -9..-15% without): how much of the TP traffic MC2 hides is not "
+          "determined per row (message size, fp16 vs bf16 and CANN release not separated). No constant changed "
+          "(held out).")
+ML_EAGER = ("FIXME: over-predicted ({err}; {before} before the chip's 1.6 TB/s HBM was in the catalog). The script has "
+            "no --use-flash-attn (ALiBi, eager attention on the NPU): the s x s scores' mask/softmax traffic is now "
+            "timed at the HBM bandwidth; Baichuan-13B, eager with ALiBi as well, came within band with it (+26.0% -> "
+            "+12.8%). The rest of the gap (torch_npu's unfused ALiBi bias and softmax kernels, BLOOM's 250,880-entry "
+            "vocabulary at 2048 tokens) is not determined. No constant changed.")
+ML_SMALL = ("FIXME: over-predicted ({err}; {before} before the chip's 1.6 TB/s HBM was in the catalog). A small model "
+            "at 8192 tokens with a large vocabulary: per-token element-wise work, the loss over the logits and the "
+            "optimizer are bandwidth-bound and now timed (Gemma-2B came within band with it, +30.9% -> +13.0%). The "
+            "rest (hidden 1024: GEMMs with K and N of 1024-2816 and torch_npu's fused attention at head width 64, "
+            "timed with the unfitted 'other' efficiency; per-kernel launch cost on the NPU) is not determined. No "
+            "constant changed.")
+ML_GROK = ("FIXME: over-predicted (+40.4%; +46.8% before the chip's 1.6 TB/s HBM was in the catalog). Megatron-Core MoE "
+           "on the NPU (8 experts, top-2, EP 2 over the DP pair, TP 4 with MC2): the model gives 2,311 tokens/s against "
+           "1,646. Not determined: the all-to-all and permutation cost on HCCS/HCCL, the grouped-GEMM rate of "
+           "torch_npu in 2024, and MC2's share: MindSpeed's MC2 page (Ascend/MindSpeed docs/features/mc2.md @24b341f7, "
+           "a later release than the README's) says 'mcore场景下（未开启--use-legacy-models），MoE模型，MLP部分不使能MC2', "
+           "so only the attention's TP traffic would be fused; the row is +35.5% with no TP overlap at all, so MC2's "
+           "scope is not the gap. No constant changed.")
 # InternEvo's 512-1024-GPU rows out of band (round 6).
 IE_BCAST = ("FIXME: over-predicted ({err}; +68.3% before the per-rank broadcasts were modelled). zero1=-1 shards the "
             "optimizer over all 1024 data-parallel ranks; HybridZeroOptimizer.broadcast_params (internlm/solver/optimizer/"
@@ -1258,6 +1268,7 @@ FP_DS_H800 = ("FIXME: over-predicted +21.9% (8,718 against 7,151 tokens/s/GPU). 
               "traffic than modelled at this config's 1e7-element prefetch and reduce buckets (half of it exposed would "
               "close the gap); not determined. No constant changed.")
 
+# Kept for the record: within band (+9.8%) since round 9 put the chip's sourced 1.6 TB/s HBM in the catalog.
 FP_GLM3_910B = ("FIXME: over-predicted +30.6% (4,684 against 3,587 tokens/s/NPU). HF's eager ChatGLM modules (unfused "
                 "RMSNorm, SwiGLU, rotary, fp32 loss) are bandwidth-bound, and the catalog's ascend-910b has no HBM "
                 "bandwidth, so their time is 0 (element-wise 0 of 0.87 s per micro-batch); with 1.6 TB/s (an assumption, "
@@ -1272,15 +1283,10 @@ FP_BC2 = ("FIXME: over-predicted ({err}). The two rows separate a per-micro-batc
           "changed.")
 
 ML_KNOWN = {
-    "t-modellink-aquila2-7b-1x8-910b": ML_MC2.format(err="+24.4%", nomc2="-11.2%", hbm="+16.2%"),
-    "t-modellink-baichuan2-13b-1x8-910b": ML_MC2.format(err="+24.7%", nomc2="-5.6%", hbm="+18.7%"),
-    "t-modellink-qwen15-7b-1x8-910b": ML_MC2.format(err="+24.4%", nomc2="-7.5%", hbm="+17.2%"),
-    "t-modellink-mistral-7b-1x8-910b": ML_MC2.format(err="+38.3%", nomc2="+1.0%", hbm="+30.0%")
+    "t-modellink-mistral-7b-1x8-910b": ML_MC2.format(err="+30.0%", before="+38.3%", nomc2="-3.5%")
     + " Mistral's --sliding-window 4096 at 32K tokens is charged as a 4096-key window (sliding_window in the config).",
-    "t-modellink-bloom-7b1-1x8-910b": ML_EAGER.format(err="+42.5%", hbm="+30.7%"),
-    "t-modellink-baichuan-13b-1x8-910b": ML_EAGER.format(err="+26.0%", hbm="+12.8%"),
-    "t-modellink-qwen15-0p5b-1x8-910b": ML_SMALL.format(err="+88.2%", hbm="+50.1%"),
-    "t-modellink-gemma-2b-1x8-910b": ML_SMALL.format(err="+30.9%", hbm="+13.0%"),
+    "t-modellink-bloom-7b1-1x8-910b": ML_EAGER.format(err="+30.7%", before="+42.5%"),
+    "t-modellink-qwen15-0p5b-1x8-910b": ML_SMALL.format(err="+50.1%", before="+88.2%"),
     "t-modellink-grok1-40b-2x8-910b": ML_GROK,
 }
 
@@ -1299,7 +1305,6 @@ KNOWN = {
     **ML_KNOWN,
     **IE_KNOWN,
     "t-flagperf-llama2-7b-ds-h800-default": FP_DS_H800,
-    "t-flagperf-chatglm3-6b-ds-910b": FP_GLM3_910B,
     "t-flagperf-baichuan2-13b-ds-h800-16gpu-gas8": FP_BC2.format(err="+79.9%"),
     "t-flagperf-baichuan2-13b-ds-h800-16gpu-gas64": FP_BC2.format(err="+42.5%"),
     **{f"t-mbridge-{v}-qwen3-30b-a3b-16gpu-h100": MB_QWEN30_EP16 for v in ["2604", "260401", "2606"]},

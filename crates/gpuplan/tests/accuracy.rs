@@ -285,7 +285,12 @@ fn training_accuracy_stays_within_todays_bands() {
         // moved, MPT-125M +4.6..+27.4% -> +0.1..+12.5%, MPT-350M +4.1..+15.2% -> +0.5..+7.8%, the
         // 7B-70B rows 0.0-0.6 points lower; mean 10.57% -> 9.38%; in-sample 3.22% -> 3.26% over 25
         // (the fitted efficiencies unchanged); within band 401 -> 410 of 442.
-        tput <= 0.0544,
+        // 6.37% (0.06371) on its own since the Ascend 910B rows have their chip's HBM bandwidth (1.6 TB/s,
+        // Huawei's msmodeling A2 profiles and CANN's migration guide): ModelLink's 39 rows median
+        // 7.2% -> 4.0%, 30 -> 35 in band; nothing fitted, in-sample unchanged.
+        // Both of round 9 merged: 5.00% (0.04998), mean 8.89%; in-sample 3.26% over 25; within band
+        // 606 of 657 cases.
+        tput <= 0.04998,
         "training throughput out-of-sample median {tput:.4}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
@@ -385,8 +390,14 @@ fn training_accuracy_stays_within_todays_bands() {
     // misses (+21.9..+27.4% -> +0.7..+7.9%) and MPT-760M's A100-80GB s1k row (+20.4% -> +16.8%)
     // within band; MPT-760M A100-80GB s512 (+23.8%), MPT-1B on 32 GPUs (+26.0%), MPT-30B s8192
     // (+22.8%) and MPT-70B on 64 A100-40GB (+35.2%) stay.
+    // 38 on its own (from 44) since the Ascend 910B has its sourced 1.6 TB/s HBM (the element-wise, loss and optimizer
+    // traffic timed): ModelLink's Aquila2-7B (+24.4% -> +16.2%), Baichuan-13B (+26.0% -> +12.8%),
+    // Baichuan2-13B (+24.7% -> +18.7%), Gemma-2B (+30.9% -> +13.0%), Qwen1.5-7B (+24.4% -> +17.2%)
+    // and FlagPerf's ChatGLM3-6B (+30.6% -> +9.8%) within band; Mistral-7B +30.0%, BLOOM-7B1
+    // +30.7%, Qwen1.5-0.5B +50.1% and Grok-1 +40.4% stay (tools/gen_cases_t.py ML_KNOWN).
+    // Both of round 9 merged: 29.
     assert!(
-        known <= 35,
+        known <= 29,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
