@@ -279,6 +279,7 @@ fn training_accuracy_stays_within_todays_bands() {
         // 3.1 8B FSDP rows 1.0-2.7 points lower, Megatron-Bridge's Llama 3 8B 8-GPU rows further
         // under (-12.1/-16.3% -> -15.4/-19.4%); within band 392 -> 398 of 440.
         // All three of round 8 (contention, buckets, the 405B pair): 6.41% (0.06406) over 417; in-sample 3.22% over 25.
+        // Round 9's per-collective latencies: 6.41% (0.06406) still, mean 10.57% -> 10.55%.
         tput <= 0.0641,
         "training throughput out-of-sample median {tput:.4}"
     );
@@ -296,7 +297,11 @@ fn training_accuracy_stays_within_todays_bands() {
     // at the planner's layout 1-6 points higher (Llama 3 8B -52.8% -> -46.8%, within band), LLaMA-1
     // 7B/13B/33B closer, LLaMA-1 65B +8.9% -> +11.2% (out of its -50..+10% band, recorded).
     // All of round 8: 15.02% (LLaMA-1 65B recorded, as with the contention alone).
-    assert!(hours <= 0.1503, "GPU-hours out-of-sample median {hours:.4}");
+    // Round 9: 13.58% (0.13578) since every collective pays NCCL's own latency (a ZeRO-1/2
+    // reduce-scatter bucket its ring reduce-scatter, not the all-reduce's tree; the parameter
+    // all-gather one per bucket): the cards at the planner's ZeRO-1 layouts on 256 nodes slower,
+    // Llama 2 7B -16.3% -> -6.4%, Phi-4 -20.2% -> -14.5%, LLaMA-1 65B +11.5% -> +14.2% (recorded).
+    assert!(hours <= 0.1358, "GPU-hours out-of-sample median {hours:.4}");
     // The median is over 30 GPU-hours cases (17 before round 6's runs and cards, 13 before the four
     // runs with published configs).
     let hours_n = outcomes

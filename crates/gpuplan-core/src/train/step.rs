@@ -566,29 +566,19 @@ fn dp_path(x: &Ctx, dpc: u64) -> (Bandwidth, String) {
     let (p, c, explain, intra) = (x.p, x.c, x.explain, x.intra);
     let cp = p.cp.max(1);
     let spans_nodes = p.tp * p.pp * dpc > c.gpus_per_node;
-    let crosses_nic = dpc > 1 && spans_nodes && c.inter_bandwidth.0 < intra.0;
-    let (dp_bw, dp_link) = if crosses_nic {
+    // The node's NICs carry one ring per model-parallel rank on the node; the ring runs at the
+    // slower of that share and the intra-node link (a node whose NICs outrun its NVLink per ring
+    // is bound by the NVLink; one whose NICs equal it, by the NICs).
+    let share = (p.tp * p.pp * cp).min(c.gpus_per_node).max(1) as f64;
+    let nic = c.inter_bandwidth / share;
+    if dpc > 1 && spans_nodes && nic.0 <= intra.0 {
         let inter = c.inter_bandwidth;
-        (
-            inter,
-            why_s!(explain, "{} between nodes ({})", c.inter_link.name(), inter),
-        )
+        let words = why_s!(explain, "{} between nodes ({})", c.inter_link.name(), inter);
+        (nic, words)
     } else {
-        (
-            intra,
-            why_s!(
-                explain,
-                "{} inside the node ({intra})",
-                c.gpu.intra_link.name()
-            ),
-        )
-    };
-    let share = if crosses_nic {
-        (p.tp * p.pp * cp).min(c.gpus_per_node) as f64
-    } else {
-        1.0
-    };
-    (dp_bw / share, dp_link)
+        let name = c.gpu.intra_link.name();
+        (intra, why_s!(explain, "{name} inside the node ({intra})"))
+    }
 }
 
 /// The data-parallel traffic of the device: its dense parameters over the DP × CP ranks and its
