@@ -510,7 +510,7 @@ def main(path):
         "108 SMs across A100 nodes, train/contention.rs), 2.1% of the step. Round 9 charges each of the 32 "
         "reduce-scatter buckets NCCL's ring reduce-scatter latency over the 256 ranks, one per node (8.4 + 255 x "
         "9.6 us = 2.46 ms, where the all-reduce's tree latency, 0.80 ms, was charged before) and each of the 32 "
-        "parameter all-gathers the same (none before; src/graph/tuning.cc @v2.14.3-1 lines 113-121): the step is "
+        "parameter all-gathers the same (none before; src/graph/tuning.cc @v2.14.3-1 lines 115-123): the step is "
         "6.15 s, with 1.07 s of the 1.89 s of data-parallel traffic exposed and 0.75 s of TP traffic. The same "
         "run's tokens/s row (llama1-65b-tokens-per-gpu) moves from -10.2% to -12.3%, still in its band. Meta's own "
         "implementation (xformers, its overlap of the all-reduces, §2.4) is not public, so neither its "

@@ -38,7 +38,7 @@ pub struct Group {
 const NCCL_INTER_STEPS_2N: ([u64; 3], [u64; 3]) = ([2, 12, 0], [2, 23, 0]);
 
 /// Network steps of a ring collective over `nodes` nodes in NCCL's cost model: all-reduce
-/// `2·nodes` in 2.12–2.22 (the NCCL of PyTorch 1.12–2.5, assumed where the release is not
+/// `2·nodes` in 2.12–2.22 (the NCCL of PyTorch 1.13–2.5, assumed where the release is not
 /// given), `2·(nodes−1)` before and after; all-gather and reduce-scatter `nodes − 1`.
 fn inter_steps(c: Collective, nodes: f64, nccl: Option<[u64; 3]>) -> f64 {
     if nodes <= 1.0 {

@@ -400,7 +400,7 @@ fn tp_phase(
 /// NCCL's latency of one TP all-reduce, or under sequence parallelism of the all-gather and
 /// reduce-scatter that replace it (Megatron's `gather_from_sequence_parallel_region` /
 /// `reduce_scatter_to_sequence_parallel_region`): two collectives, each paying its own ring
-/// latency, p − 1 steps and the base (tuning.cc @v2.14.3-1 lines 113-121), so one base latency
+/// latency, p − 1 steps and the base (tuning.cc @v2.14.3-1 lines 115-123), so one base latency
 /// more than the all-reduce. Returns the latency and the words.
 fn tp_pair_latency(g: Group, sequence_parallel: bool, tun: &Tunables) -> (Seconds, &'static str) {
     use crate::comm::{nccl_latency, Collective};
@@ -909,7 +909,7 @@ const NCCL_RING_PLATEAU: f64 = 1.9;
 /// per-channel cap (`perChMaxTreeBw`) is not modelled. `ring` is the bucket's ring time and
 /// bytes. A reduce-scatter (and one node) pays its own ring latency, p − 1 steps: NCCL's tuning
 /// table holds latencies per collective and gives reduce-scatter and all-gather the ring only
-/// (tuning.cc @v2.14.3-1 lines 113-121: `nsteps = ... nRanks-1`, `if (coll != ncclFuncAllReduce
+/// (tuning.cc @v2.14.3-1 lines 115-123: `nsteps = ... nRanks-1`, `if (coll != ncclFuncAllReduce
 /// && a != NCCL_ALGO_RING) continue`).
 fn bucket_algorithm(
     group: Group,
