@@ -1055,9 +1055,9 @@ struct DpPhase {
 /// Bytes per gradient element the data-parallel reduction moves: 4 under `grad_reduce_fp32`;
 /// else, for DDP and ZeRO-1/2 outside Megatron, the dtype the gradients are stored in, as the
 /// memory model counts them — PyTorch DDP's reducer builds its buckets from the parameters'
-/// gradients in their own dtype (torch/csrc/distributed/c10d/reducer.cpp v2.5.0
-/// `compute_bucket_assignment_by_size`: one bucket per dtype, `bucket_size_limit` by
-/// `element_size()`), so fp32 training and torch.autocast over fp32 weights (HF Trainer /
+/// gradients in their own dtype (torch/csrc/distributed/c10d/reducer.cpp @00413201
+/// `compute_bucket_assignment_by_size`: `BucketKey(tensor.scalar_type(), tensor.device())`, the
+/// size limit in bytes, `tensor.numel() * tensor.element_size()`), so fp32 training and torch.autocast over fp32 weights (HF Trainer /
 /// Accelerate without DeepSpeed, `autocast`) all-reduce 4 B per parameter; 2 otherwise (16-bit
 /// weights, PEFT adapters and ZeRO-3 as before).
 fn reduced_grad_bytes(setup: &TrainingSetup) -> f64 {
