@@ -455,16 +455,20 @@ def main(path):
         "megatron-a100-18b-256gpu": "h/t = 768 per GPU at TP 8: " + size,
         "megatron-175b-ptd-384gpu": "h/t = 1536 per GPU at TP 8 with micro-batch 1: " + size,
         "mpt13b-h100-8gpu-s2048": "micro-batch 2 of 2048 tokens with FSDP on H100: " + size,
-        "megatron-175b-zero3-384gpu": "FIXME: +41%: per micro-batch (4 × 2048 tokens) the ZeRO-3 traffic per GPU "
-                                      "(2.67 × 2P gathered + 2P reduce-scattered, ~1.3 TB) takes ~8.7 s at the node's "
-                                      "200 GB/s × 0.75 and NCCL's ring latency of 1539 collectives ~2.5 s, all hidden "
-                                      "behind ~58 s of compute; the measured 144 TFLOP/s implies ~24 s exposed. "
+        "megatron-175b-zero3-384gpu": "FIXME: +37% (+41% in round 8): per micro-batch (4 × 2048 tokens) the ZeRO-3 "
+                                      "traffic per GPU (2.67 × 2P gathered + 2P reduce-scattered, ~1.3 TB) and NCCL's "
+                                      "ring latency of 1539 collectives take 12.2 s at the node's 200 GB/s × 0.75, all "
+                                      "but 0.09 s hidden behind 57.8 s of compute (1.8 s of SM contention); the measured "
+                                      "144 TFLOP/s implies ~24 s exposed. "
                                       + ZERO3_2021,
-        "megatron-175b-zero3-1536gpu": "FIXME: +154% (+192% before DeepSpeed's per-tensor gathers and full "
-                                       "recompute's third gather were counted, +352% before the ring-latency term of "
-                                       "comm.rs): 23 s of ZeRO-3 traffic and NCCL ring latency (1539 collectives over "
-                                       "1535 hops) per micro-batch, 12 s of it exposed, but the measured 44 TFLOP/s "
-                                       "needs ~52 s exposed beside ~15 s of compute. " + ZERO3_2021,
+        "megatron-175b-zero3-1536gpu": "FIXME: +138% (+154% in round 8, +192% before DeepSpeed's per-tensor gathers "
+                                       "and full recompute's third gather were counted, +352% before the ring-latency "
+                                       "term of comm.rs): 23.3 s of ZeRO-3 traffic and NCCL ring latency (1,280 GB per "
+                                       "GPU at 150 GB/s over the node's 200 GB/s, 1539 collectives over 1535 hops, each "
+                                       "at the all-gather ring latency, which round 9's per-collective latencies leave "
+                                       "as it was) per micro-batch, 11.5 s of it exposed beside 14.8 s of compute and "
+                                       "1.7 s of SM contention (a 28.0 s step), but the measured 44 TFLOP/s needs ~52 s "
+                                       "exposed beside ~15 s of compute. " + ZERO3_2021,
         "torchtune-llama31-8b-full-a6000": "FIXME: the same 8B_full_single_device config (PagedAdamW8bit, "
                                            "optimizer_in_bwd) is published at 18.9 GiB on a 4090 and 37.4 GiB on an "
                                            "A6000; paged 8-bit states are outside the allocator statistics, so the "
@@ -506,15 +510,18 @@ def main(path):
     # within band; 65B's hours (+14.6% with a 3.1M-token batch) are +8.9%.
     # Issue 10 rows still outside their band with the shape-aware compute model (compute.rs).
     misses["llama1-65b-gpu-hours"] = (
-        "FIXME: +11.2% (+8.9% before round 8): the estimate's layout is assumed (the paper states none: TP 8 "
-        "with sequence parallelism inside the node, ZeRO-1 over 256 nodes, 4 micro-batches of 2), and with it "
-        "the overlapped gradient reduce-scatter and parameter all-gather of 8.1B parameters per GPU over the "
-        "nodes' 200 Gbit/s NICs now take their NCCL CTAs' SMs from the backward and forward they overlap (16 of "
-        "108 SMs across A100 nodes, train/contention.rs), which costs 2.1% of the step. The same run's "
-        "tokens/s row (llama1-65b-tokens-per-gpu) moves from -8.1% to -10.0%, still in its band; the 33B "
-        "row moves closer (-13.7% -> -9.9%). Meta's own implementation (xformers, its overlap of the "
-        "all-reduces, §2.4) is not public, so neither its data-parallel layout nor its NCCL channel settings "
-        "are known; not determined.")
+        "FIXME: +14.2% (+11.5% before round 9, +8.9% before round 8): the estimate's layout is assumed (the paper "
+        "states none: TP 8 with sequence parallelism inside the node, ZeRO-1 over 256 nodes, 4 micro-batches of 2), "
+        "and with it the overlapped gradient reduce-scatter and parameter all-gather of 8.1B parameters per GPU over "
+        "the nodes' 200 Gbit/s NICs take their NCCL CTAs' SMs from the backward and forward they overlap (16 of "
+        "108 SMs across A100 nodes, train/contention.rs), 2.1% of the step. Round 9 charges each of the 32 "
+        "reduce-scatter buckets NCCL's ring reduce-scatter latency over the 256 ranks, one per node (8.4 + 255 x "
+        "9.6 us = 2.46 ms, where the all-reduce's tree latency, 0.80 ms, was charged before) and each of the 32 "
+        "parameter all-gathers the same (none before; src/graph/tuning.cc @v2.14.3-1 lines 115-123): the step is "
+        "6.15 s, with 1.07 s of the 1.89 s of data-parallel traffic exposed and 0.75 s of TP traffic. The same "
+        "run's tokens/s row (llama1-65b-tokens-per-gpu) moves from -10.2% to -12.3%, still in its band. Meta's own "
+        "implementation (xformers, its overlap of the all-reduces, §2.4) is not public, so neither its "
+        "data-parallel layout nor its NCCL channel settings are known; not determined.")
     # Round 8: the four MPT-13B H100 micro-batch-2 rows without activation checkpointing (+20.2/+22.2/
     # +21.8/+22.4% at 8/16/32/64 GPUs) are within band (+14.3/+12.7/+11.7/+11.5%) since the overlapped
     # data-parallel collectives take their NCCL CTAs' SMs from compute (train/contention.rs: 24 of

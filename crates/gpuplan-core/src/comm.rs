@@ -21,12 +21,35 @@ pub enum IntraClass {
     Pcie,
 }
 
-/// Where a collective runs: `ranks` devices over `nodes` nodes.
+/// Where a collective runs: `ranks` devices over `nodes` nodes, with the job's NCCL release
+/// where the workload states it (`nccl_version`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Group {
     pub ranks: u64,
     pub nodes: u64,
     pub intra: IntraClass,
+    pub nccl: Option<[u64; 3]>,
+}
+
+/// NCCL releases whose cost model charges a multi-node ring all-reduce `2·nNodes` network steps
+/// (src/graph/tuning.cc @v2.12.12-1 line 114 to @v2.22.3-1 line 159: `nInterSteps = coll ==
+/// ncclFuncAllReduce ? (nNodes > 1 ? 2*nNodes :0)`); v2.11.4-1 (line 115) and v2.23.4-1 onwards
+/// (line 258: `coll == ncclFuncAllReduce ? 2*(nNodes-1) : nNodes-1`) charge `2·(nNodes−1)`.
+const NCCL_INTER_STEPS_2N: ([u64; 3], [u64; 3]) = ([2, 12, 0], [2, 23, 0]);
+
+/// Network steps of a ring collective over `nodes` nodes in NCCL's cost model: all-reduce
+/// `2·nodes` in 2.12–2.22 (the NCCL of PyTorch 1.13–2.5, assumed where the release is not
+/// given), `2·(nodes−1)` before and after; all-gather and reduce-scatter `nodes − 1`.
+fn inter_steps(c: Collective, nodes: f64, nccl: Option<[u64; 3]>) -> f64 {
+    if nodes <= 1.0 {
+        return 0.0;
+    }
+    let (from, to) = NCCL_INTER_STEPS_2N;
+    match c {
+        Collective::AllReduce if nccl.is_none_or(|v| v >= from && v < to) => 2.0 * nodes,
+        Collective::AllReduce => 2.0 * (nodes - 1.0),
+        _ => nodes - 1.0,
+    }
 }
 
 /// One collective family of a training step as the JSON reports it: what moved, over which
@@ -50,7 +73,7 @@ pub struct CollectiveUse {
 
 /// NCCL's latency estimate for one collective (src/graph/tuning.cc, Simple protocol): the ring
 /// pays `baseLat + (nsteps − nInterSteps)·intraLat + nInterSteps·netLat`, nsteps = 2(p−1) for
-/// all-reduce and p−1 for all-gather/reduce-scatter (nInterSteps likewise over the nodes); the
+/// all-reduce and p−1 for all-gather/reduce-scatter, nInterSteps as [`inter_steps`] counts; the
 /// tree (all-reduce only) `2·((p/nodes − 1)·intraLat + log2(nodes)·netLat)`.
 pub fn nccl_latency(c: Collective, g: Group, tun: &Tunables) -> (Seconds, &'static str) {
     if g.ranks <= 1 {
@@ -75,10 +98,11 @@ pub fn nccl_ring_tree_latency(
     }
     let p = g.ranks as f64;
     let nodes = g.nodes.max(1) as f64;
-    let (steps, inter_steps) = match c {
-        Collective::AllReduce => (2.0 * (p - 1.0), 2.0 * (nodes - 1.0)),
-        _ => (p - 1.0, nodes - 1.0),
+    let steps = match c {
+        Collective::AllReduce => 2.0 * (p - 1.0),
+        _ => p - 1.0,
     };
+    let inter_steps = inter_steps(c, nodes, g.nccl);
     let intra = match g.intra {
         IntraClass::NvLink => tun.nccl_ring_nvlink_us,
         IntraClass::Pcie => tun.nccl_ring_pci_us,
@@ -149,12 +173,33 @@ mod tests {
             ranks,
             nodes,
             intra: IntraClass::NvLink,
+            nccl: None,
         }
     }
 
     #[test]
     fn nccl_latency_follows_its_cost_model() {
         let t = Tunables::default();
+        // 2 nodes of 8: 2·2 network steps in NCCL 2.12-2.22 (and where the release is not
+        // given), 2·(2 − 1) in 2.11 and from 2.23; all-gather 2 − 1 whatever the release.
+        let two = |nccl| Group {
+            nccl,
+            ..group(16, 2)
+        };
+        let ar = |nccl| {
+            nccl_ring_tree_latency(Collective::AllReduce, two(nccl), &t)
+                .0
+                 .0
+        };
+        let us = |inter: f64| (8.4 + (30.0 - inter) * 3.4 + inter * 9.6) * 1e-6;
+        assert!((ar(None) - us(4.0)).abs() < 1e-12);
+        assert!((ar(Some([2, 21, 5])) - us(4.0)).abs() < 1e-12);
+        assert!((ar(Some([2, 23, 4])) - us(2.0)).abs() < 1e-12);
+        assert!((ar(Some([2, 11, 4])) - us(2.0)).abs() < 1e-12);
+        let ag = nccl_ring_tree_latency(Collective::AllGather, two(None), &t)
+            .0
+             .0;
+        assert!((ag - (8.4 + 14.0 * 3.4 + 9.6) * 1e-6).abs() < 1e-12);
         // One node of 8 over NVLink: ring, 8.4 + 14 × 3.4 µs.
         let (l, a) = nccl_latency(Collective::AllReduce, group(8, 1), &t);
         assert_eq!(a, "ring");
@@ -176,6 +221,7 @@ mod tests {
                     ranks: p,
                     nodes: 1,
                     intra: IntraClass::Pcie,
+                    nccl: None,
                 },
                 &t,
             )

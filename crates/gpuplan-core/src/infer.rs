@@ -756,6 +756,7 @@ pub fn allreduce_latency(gpu: &GpuSpec, s: &InferenceSetup, tun: &Tunables) -> f
             ranks: tp,
             nodes: 1,
             intra,
+            nccl: None,
         };
         nccl_latency(Collective::AllReduce, g, tun).0 .0
     } else if nvlink {

@@ -2353,7 +2353,7 @@ fn rotary_saved(t: &TransformerSpec, setup: &TrainingSetup) -> f64 {
 }
 
 /// State bytes per parameter, with torch.autocast's fp32 weights and fp32 gradients (no master).
-fn effective_state_bytes(setup: &TrainingSetup) -> StateBytes {
+pub(crate) fn effective_state_bytes(setup: &TrainingSetup) -> StateBytes {
     let sb = state_bytes(setup.precision, setup.optimizer, setup.framework);
     let amp = matches!(setup.precision, Precision::AmpBf16 | Precision::AmpFp16);
     if setup.autocast_on() && amp {

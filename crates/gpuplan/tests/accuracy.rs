@@ -290,7 +290,9 @@ fn training_accuracy_stays_within_todays_bands() {
         // 7.2% -> 4.0%, 30 -> 35 in band; nothing fitted, in-sample unchanged.
         // Both of round 9 merged: 5.00% (0.04998), mean 8.89%; in-sample 3.26% over 25; within band
         // 606 of 657 cases.
-        tput <= 0.04998,
+        // Round 9's per-collective latencies: 6.41% (0.06406) still, mean 10.57% -> 10.55%.
+        // All of round 9 merged: 4.99% (0.04988), mean 8.87%; in-sample 3.23% over 25.
+        tput <= 0.04988,
         "training throughput out-of-sample median {tput:.4}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
@@ -308,7 +310,12 @@ fn training_accuracy_stays_within_todays_bands() {
     // 7B/13B/33B closer, LLaMA-1 65B +8.9% -> +11.2% (out of its -50..+10% band, recorded).
     // All of round 8: 15.02% (LLaMA-1 65B recorded, as with the contention alone). Unchanged by
     // round 9's train metrics (MPT-7B's run -19.0% -> -18.7%).
-    assert!(hours <= 0.1503, "GPU-hours out-of-sample median {hours:.4}");
+    // Round 9: 13.58% (0.13578) since every collective pays NCCL's own latency (a ZeRO-1/2
+    // reduce-scatter bucket its ring reduce-scatter, not the all-reduce's tree; the parameter
+    // all-gather one per bucket): the cards at the planner's ZeRO-1 layouts on 256 nodes slower,
+    // Llama 2 7B -16.3% -> -6.4%, Phi-4 -20.2% -> -14.5%, LLaMA-1 65B +11.5% -> +14.2% (recorded).
+    // All of round 9 merged: 13.58% (0.13578), mean 18.2%; the metrics and the 910B bandwidth move no GPU-hours row across the median.
+    assert!(hours <= 0.1358, "GPU-hours out-of-sample median {hours:.4}");
     // The median is over 30 GPU-hours cases (17 before round 6's runs and cards, 13 before the four
     // runs with published configs).
     let hours_n = outcomes

@@ -287,11 +287,16 @@ impl<'a> Ctx<'a> {
 }
 
 /// The data-parallel traffic's slowest hop is the nodes' network, not the link inside a node
-/// (the condition of the step model's `dp_path`: more than one node, NIC slower than the
+/// (the condition of the step model's `dp_path`: more than one node, the NIC share of one ring —
+/// the node's bandwidth over the model-parallel ranks on the node — no faster than the
 /// intra-node link). NVLink inside the node does not shorten what waits on the NIC.
 fn dp_crosses_nic(p: &Plan) -> bool {
     let cl = &p.cluster;
-    cl.nodes > 1 && cl.inter_bandwidth.0 < cl.intra_bandwidth.0
+    let share = p.train.as_ref().map_or(1, |t| {
+        let q = &t.setup.parallel;
+        (q.tp * q.pp * q.cp.max(1)).min(cl.gpus_per_node).max(1)
+    });
+    cl.nodes > 1 && cl.inter_bandwidth.0 / share as f64 <= cl.intra_bandwidth.0
 }
 
 /// The link a plan's data-parallel traffic waits on, as a catalog message (the step's own

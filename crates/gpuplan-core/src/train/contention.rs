@@ -130,6 +130,7 @@ mod tests {
             ranks: 8 * nodes,
             nodes,
             intra: IntraClass::NvLink,
+            nccl: None,
         }
     }
 

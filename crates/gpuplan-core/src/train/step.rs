@@ -13,7 +13,9 @@ use crate::hardware::ClusterSpec;
 use crate::layout::{self, DeviceParams, WeightSplit};
 use crate::model::{param_breakdown_shared, ModelSpec, ParamBreakdown, TransformerSpec};
 use crate::units::{compute_time, transfer_time, Bandwidth, Bytes, FlopRate, Flops, Seconds};
-use crate::workload::{Framework, MoeDispatcher, Parallelism, ParamSync, Recompute, TrainingSetup};
+use crate::workload::{
+    parse_release, Framework, MoeDispatcher, Parallelism, ParamSync, Recompute, TrainingSetup,
+};
 use serde::Serialize;
 
 /// Time of one optimizer step and its parts.
@@ -171,11 +173,15 @@ fn bucket_rule(setup: &TrainingSetup, dp: u64, tun: &Tunables) -> BucketRule {
                 * 1e6;
             (cap, cap, true)
         }
-        (_, 0) => (
-            DDP_FIRST_BUCKET_BYTES / 2.0,
-            tun.dp_bucket_mib * 1_048_576.0 / 2.0,
-            true,
-        ),
+        (_, 0) => {
+            // DDP sizes its buckets in bytes of the reduced gradients' dtype.
+            let bpe = reduced_grad_bytes(setup);
+            (
+                DDP_FIRST_BUCKET_BYTES / bpe,
+                tun.dp_bucket_mib * 1_048_576.0 / bpe,
+                true,
+            )
+        }
         _ => {
             let cap = tun.deepspeed_bucket_melements * 1e6;
             (cap, cap, false)
@@ -298,6 +304,7 @@ impl Ctx<'_> {
             ranks,
             nodes: ranks.div_ceil(per_node).max(1),
             intra,
+            nccl: self.setup.nccl_version.as_deref().and_then(parse_release),
         }
     }
 
@@ -365,8 +372,7 @@ fn tp_phase(
     };
     let fwd_passes = tp_forward_passes(x.setup.recompute, p.sequence_parallel);
     let bytes = x.local_tokens * t.mean_layer_len(x.setup.seq_len) * t.hidden as f64 * 2.0;
-    let g = x.group(p.tp, 1);
-    let (lat, algo) = crate::comm::nccl_latency(crate::comm::Collective::AllReduce, g, tun);
+    let (lat, what) = tp_pair_latency(x.group(p.tp, 1), p.sequence_parallel, tun);
     let per = ring_allreduce(bytes, p.tp, x.intra, x.eff_net) + lat;
     let fwd = tp_forward_reduces(x.setup.framework, t, p.sequence_parallel);
     let count = (fwd * fwd_passes + 2.0) * x.stage_max * x.m_micro;
@@ -379,7 +385,7 @@ fn tp_phase(
     };
     collectives.push(CollectiveUse {
         kind: "tp",
-        collective: why_s!(explain, "all-reduce ({algo})"),
+        collective: why_s!(explain, "{what}"),
         link: why_s!(explain, "{} inside the node", x.c.gpu.intra_link.name()),
         effective_bandwidth: x.intra * x.eff_net,
         bytes_per_step: Bytes(
@@ -389,6 +395,25 @@ fn tp_phase(
         overlapped: hidden,
     });
     (total, hidden)
+}
+
+/// NCCL's latency of one TP all-reduce, or under sequence parallelism of the all-gather and
+/// reduce-scatter that replace it (Megatron's `gather_from_sequence_parallel_region` /
+/// `reduce_scatter_to_sequence_parallel_region`): two collectives, each paying its own ring
+/// latency, p − 1 steps and the base (tuning.cc @v2.14.3-1 lines 115-123), so one base latency
+/// more than the all-reduce. Returns the latency and the words.
+fn tp_pair_latency(g: Group, sequence_parallel: bool, tun: &Tunables) -> (Seconds, &'static str) {
+    use crate::comm::{nccl_latency, Collective};
+    if sequence_parallel {
+        let ag = nccl_latency(Collective::AllGather, g, tun).0;
+        let rs = nccl_latency(Collective::ReduceScatter, g, tun).0;
+        (ag + rs, "all-gather + reduce-scatter (ring)")
+    } else {
+        match nccl_latency(Collective::AllReduce, g, tun) {
+            (ar, "tree") => (ar, "all-reduce (tree)"),
+            (ar, _) => (ar, "all-reduce (ring)"),
+        }
+    }
 }
 
 /// TP all-reduces in a layer's forward pass: 2 (Megatron: after the row-parallel attention output
@@ -541,29 +566,19 @@ fn dp_path(x: &Ctx, dpc: u64) -> (Bandwidth, String) {
     let (p, c, explain, intra) = (x.p, x.c, x.explain, x.intra);
     let cp = p.cp.max(1);
     let spans_nodes = p.tp * p.pp * dpc > c.gpus_per_node;
-    let crosses_nic = dpc > 1 && spans_nodes && c.inter_bandwidth.0 < intra.0;
-    let (dp_bw, dp_link) = if crosses_nic {
+    // The node's NICs carry one ring per model-parallel rank on the node; the ring runs at the
+    // slower of that share and the intra-node link (a node whose NICs outrun its NVLink per ring
+    // is bound by the NVLink; one whose NICs equal it, by the NICs).
+    let share = (p.tp * p.pp * cp).min(c.gpus_per_node).max(1) as f64;
+    let nic = c.inter_bandwidth / share;
+    if dpc > 1 && spans_nodes && nic.0 <= intra.0 {
         let inter = c.inter_bandwidth;
-        (
-            inter,
-            why_s!(explain, "{} between nodes ({})", c.inter_link.name(), inter),
-        )
+        let words = why_s!(explain, "{} between nodes ({})", c.inter_link.name(), inter);
+        (nic, words)
     } else {
-        (
-            intra,
-            why_s!(
-                explain,
-                "{} inside the node ({intra})",
-                c.gpu.intra_link.name()
-            ),
-        )
-    };
-    let share = if crosses_nic {
-        (p.tp * p.pp * cp).min(c.gpus_per_node) as f64
-    } else {
-        1.0
-    };
-    (dp_bw / share, dp_link)
+        let name = c.gpu.intra_link.name();
+        (intra, why_s!(explain, "{name} inside the node ({intra})"))
+    }
 }
 
 /// The data-parallel traffic of the device: its dense parameters over the DP × CP ranks and its
@@ -573,7 +588,7 @@ struct DpVolume {
     dev: DeviceParams,
     dpc: u64,
     train_frac: f64,
-    /// Bytes per reduced gradient: 2, or 4 under `grad_reduce_fp32`.
+    /// Bytes per reduced gradient ([`reduced_grad_bytes`]).
     grad_bpp: f64,
 }
 
@@ -892,18 +907,19 @@ const NCCL_RING_PLATEAU: f64 = 1.9;
 /// its plateau, the tree's bandwidth .92 of the ring's bus bandwidth at an algorithm ratio of .5
 /// (the ring's n / 2(n−1), tuning.cc line 148) — and the faster one is taken; the tree's
 /// per-channel cap (`perChMaxTreeBw`) is not modelled. `ring` is the bucket's ring time and
-/// bytes. Else (reduce-scatter, one node) the latency [`crate::comm::nccl_latency`] gives, as
-/// before.
+/// bytes. A reduce-scatter (and one node) pays its own ring latency, p − 1 steps: NCCL's tuning
+/// table holds latencies per collective and gives reduce-scatter and all-gather the ring only
+/// (tuning.cc @v2.14.3-1 lines 115-123: `nsteps = ... nRanks-1`, `if (coll != ncclFuncAllReduce
+/// && a != NCCL_ALGO_RING) continue`).
 fn bucket_algorithm(
     group: Group,
-    all_reduce: bool,
+    coll: crate::comm::Collective,
     (ring, bytes): (Seconds, f64),
     tun: &Tunables,
 ) -> (Seconds, f64, &'static str) {
-    use crate::comm::Collective::AllReduce;
-    let (lat, algo) = crate::comm::nccl_latency(AllReduce, group, tun);
-    let (ring_lat, tree_lat) = crate::comm::nccl_ring_tree_latency(AllReduce, group, tun);
-    let Some(tree_lat) = tree_lat.filter(|_| all_reduce) else {
+    let (lat, algo) = crate::comm::nccl_latency(coll, group, tun);
+    let (ring_lat, tree_lat) = crate::comm::nccl_ring_tree_latency(coll, group, tun);
+    let Some(tree_lat) = tree_lat else {
         return (lat, 1.0, algo);
     };
     let n = group.ranks as f64;
@@ -919,6 +935,19 @@ fn bucket_algorithm(
     } else {
         (ring_lat, 1.0, "ring")
     }
+}
+
+/// The all-gather latency of one bucket of ZeRO-1/2's parameter hand-back (none without it, or
+/// where InternEvo broadcasts rank by rank): Megatron's distributed optimizer all-gathers bucket
+/// by bucket (`start_param_sync`), DeepSpeed's `all_gather_dp_groups` in shards of
+/// `allgather_bucket_size` (deepspeed/runtime/utils.py @v0.11.1 lines 940-968; its default equals
+/// the reduce bucket), so one all-gather per gradient bucket, each paying NCCL's all-gather ring
+/// latency.
+fn param_gather_latency(x: &Ctx, group: Group, param_v: f64) -> Seconds {
+    if param_v <= 0.0 || x.p.zero1_broadcast == ParamSync::PerRank {
+        return Seconds(0.0);
+    }
+    crate::comm::nccl_latency(crate::comm::Collective::AllGather, group, x.tun).0
 }
 
 /// DDP / ZeRO-1/2: one gradient all-reduce per step (ZeRO-1/2: reduce-scatter + all-gather of
@@ -937,12 +966,20 @@ fn allreduce_comm(
     let grad_bytes = vol.dev.dense * 2.0 * vol.train_frac;
     let buckets = dp_buckets(grad_bytes / 2.0, setup, vol.dpc, tun);
     let (grad_v, param_v) = dp_volumes(&p, vol);
-    let all_reduce = dp_passes(&p).0 > 1.0;
+    let coll = if dp_passes(&p).0 > 1.0 {
+        crate::comm::Collective::AllReduce
+    } else {
+        crate::comm::Collective::ReduceScatter
+    };
     let ring_bucket = transfer_time(Bytes(grad_v / buckets), bw * x.eff_net);
-    let (lat1, tree_bw, algo) =
-        bucket_algorithm(group, all_reduce, (ring_bucket, grad_bytes / buckets), tun);
+    let (lat1, tree_bw, algo) = bucket_algorithm(
+        group,
+        coll,
+        (ring_bucket, grad_bytes / 2.0 * vol.grad_bpp / buckets),
+        tun,
+    );
     let lat1 = if vol.dpc > 1 { lat1 } else { Seconds(0.0) };
-    let lat = lat1 * buckets;
+    let gather_lat = param_gather_latency(x, group, param_v) * buckets;
     let bandwidth = if grad_v + param_v > 0.0 {
         bw * x.eff_net * ((grad_v + param_v) / (grad_v * tree_bw + param_v))
     } else {
@@ -950,14 +987,9 @@ fn allreduce_comm(
     };
     let grad_v = grad_v * tree_bw;
     let (bcasts, bcast_lat) = per_rank_broadcasts(x, group);
-    let total = transfer_time(Bytes(grad_v + param_v), bw * x.eff_net) + lat;
-    let share = if grad_v + param_v > 0.0 {
-        grad_v / (grad_v + param_v)
-    } else {
-        1.0
-    };
-    let (grad_part, param_part) = (total * share, total * (1.0 - share) + bcast_lat);
-    let total = total + bcast_lat;
+    let grad_part = transfer_time(Bytes(grad_v), bw * x.eff_net) + lat1 * buckets;
+    let param_part = transfer_time(Bytes(param_v), bw * x.eff_net) + gather_lat + bcast_lat;
+    let total = grad_part + param_part;
     let micro = compute * (1.0 / m_micro) * tun.dp_overlap;
     let chunks = ModelChunks::of(x);
     let hide_grad = if p.grad_overlap(setup.framework) {
@@ -969,7 +1001,7 @@ fn allreduce_comm(
             } else {
                 x.b.embedding as f64 / p.tp.max(1) as f64
             },
-            latency: lat1 * share,
+            latency: lat1,
             synced: p.grad_bucket_sync,
         };
         chunks.hidden_grads(grad_part, micro * (2.0 / 3.0), &last)
@@ -1020,6 +1052,25 @@ struct DpPhase {
     link: String,
 }
 
+/// Bytes per gradient element the data-parallel reduction moves: 4 under `grad_reduce_fp32`;
+/// else, for DDP and ZeRO-1/2 outside Megatron, the dtype the gradients are stored in, as the
+/// memory model counts them — PyTorch DDP's reducer builds its buckets from the parameters'
+/// gradients in their own dtype (torch/csrc/distributed/c10d/reducer.cpp @00413201
+/// `compute_bucket_assignment_by_size`: `BucketKey(tensor.scalar_type(), tensor.device())`, the
+/// size limit in bytes, `tensor.numel() * tensor.element_size()`), so fp32 training and torch.autocast over fp32 weights (HF Trainer /
+/// Accelerate without DeepSpeed, `autocast`) all-reduce 4 B per parameter; 2 otherwise (16-bit
+/// weights, PEFT adapters and ZeRO-3 as before).
+fn reduced_grad_bytes(setup: &TrainingSetup) -> f64 {
+    let p = &setup.parallel;
+    if p.grad_reduce_fp32 {
+        4.0
+    } else if setup.framework == Framework::Megatron || p.zero >= 3 || setup.task.is_peft() {
+        2.0
+    } else {
+        super::effective_state_bytes(setup).grads
+    }
+}
+
 /// DP: gradients (and for ZeRO-3, parameters) of the trainable weights on the device, 2 bytes
 /// each, over the data-parallel × context-parallel ranks (both hold the same weights).
 fn dp_phase(x: &Ctx, compute: Seconds, collectives: &mut Vec<CollectiveUse>) -> DpPhase {
@@ -1035,7 +1086,7 @@ fn dp_phase(x: &Ctx, compute: Seconds, collectives: &mut Vec<CollectiveUse>) -> 
         dev: x.dev,
         dpc,
         train_frac,
-        grad_bpp: if p.grad_reduce_fp32 { 4.0 } else { 2.0 },
+        grad_bpp: reduced_grad_bytes(x.setup),
     };
     let (bw, link) = dp_path(x, dpc);
     let group = x.group(dpc, p.tp * p.pp * cp);
@@ -1596,30 +1647,43 @@ mod tests {
     }
 
     /// NCCL's choice for a 1 GiB bucket (0.057 s on the ring's bandwidth) with the default
-    /// tunables. 1024 ranks on 128 nodes: ring latency 8.4 + (2046 − 254)·3.4 + 254·9.6 =
-    /// 8539.6 µs, ×1.9 plateau = 16.23 ms, so 73.2 ms; tree 2·(7·28 + 7·50) = 1092 µs + 57 ms ×
-    /// 1024/2046/0.46 = 63.1 ms: the tree. 256 ranks on 32 nodes: ring 8.4 + 448·3.4 +
-    /// 62·9.6 = 2126.8 µs, × 1.9 = 4.04 ms, plus 57 = 61.0 ms against the tree's 0.89 + 62.2 =
-    /// 63.1 ms: the ring. A reduce-scatter has no tree and no plateau.
+    /// tunables and NCCL 2.12-2.22's 2·nodes network steps. 1024 ranks on 128 nodes: ring latency
+    /// 8.4 + (2046 − 256)·3.4 + 256·9.6 = 8552 µs, ×1.9 plateau = 16.25 ms, so 73.2 ms; tree
+    /// 2·(7·28 + 7·50) = 1092 µs + 57 ms × 1024/2046/0.46 = 63.1 ms: the tree. 256 ranks on 32
+    /// nodes: ring 8.4 + 446·3.4 + 64·9.6 = 2139.2 µs, × 1.9 = 4.06 ms, plus 57 = 61.1 ms against
+    /// the tree's 0.89 + 62.2 = 63.1 ms: the ring. A reduce-scatter has no tree and no plateau:
+    /// its own ring latency, 8.4 + 896·3.4 + 127·9.6 = 4274 µs. NCCL 2.23's 2·(nodes − 1) steps
+    /// take 2·(9.6 − 3.4) µs off the all-reduce's ring.
     #[test]
     fn nccl_takes_the_tree_for_large_buckets_at_scale() {
+        use crate::comm::Collective::{AllReduce, ReduceScatter};
         let t = Tunables::default();
         let g = |ranks, nodes| Group {
             ranks,
             nodes,
             intra: crate::comm::IntraClass::NvLink,
+            nccl: None,
         };
         let gib = (Seconds(0.057), 1_073_741_824.0);
-        let (lat, f, algo) = bucket_algorithm(g(1024, 128), true, gib, &t);
+        let (lat, f, algo) = bucket_algorithm(g(1024, 128), AllReduce, gib, &t);
         assert_eq!(algo, "tree");
         assert!((lat.0 - 1092e-6).abs() < 1e-12, "{lat:?}");
         assert!((f - 1024.0 / 2046.0 / 0.46).abs() < 1e-12);
-        let (lat, f, algo) = bucket_algorithm(g(256, 32), true, gib, &t);
+        let (lat, f, algo) = bucket_algorithm(g(256, 32), AllReduce, gib, &t);
         assert_eq!((algo, f), ("ring", 1.0));
-        assert!((lat.0 - 2126.8e-6 * 1.9).abs() < 1e-12, "{lat:?}");
-        let (lat, f, algo) = bucket_algorithm(g(1024, 128), false, gib, &t);
-        assert_eq!((algo, f), ("tree", 1.0));
-        assert!((lat.0 - 1092e-6).abs() < 1e-12);
+        assert!((lat.0 - 2139.2e-6 * 1.9).abs() < 1e-12, "{lat:?}");
+        let (lat, f, algo) = bucket_algorithm(g(1024, 128), ReduceScatter, gib, &t);
+        assert_eq!((algo, f), ("ring", 1.0));
+        assert!((lat.0 - 4274e-6).abs() < 1e-12, "{lat:?}");
+        let v223 = Group {
+            nccl: Some([2, 23, 4]),
+            ..g(256, 32)
+        };
+        let (lat, _, _) = bucket_algorithm(v223, AllReduce, gib, &t);
+        assert!(
+            (lat.0 - (2139.2e-6 - 2.0 * 6.2e-6) * 1.9).abs() < 1e-12,
+            "{lat:?}"
+        );
     }
 
     /// Review r7 #5's check: n = 2 buckets, reduction a = 1 and backward b = 2 each. The backward
@@ -1866,5 +1930,50 @@ mod tests {
         let s = training_step(&m, &setup, &c, &Tunables::default()).expect("step");
         let tp = s.collectives.iter().find(|u| u.kind == "tp").expect("tp");
         assert_eq!(tp.bytes_per_step.0, 638_320_640.0);
+    }
+
+    /// DDP all-reduces the gradients in their stored dtype: 4 B under torch.autocast over fp32
+    /// weights (HF Trainer without DeepSpeed) and in fp32 training, 2 B with 16-bit weights; the
+    /// step's DP bytes double with them (Llama-2-7B, 8 GPUs: 2·7/8 × 4 B per parameter).
+    #[test]
+    fn ddp_reduces_gradients_in_their_stored_dtype() {
+        let m = crate::model::find_preset("Llama-2-7B")
+            .expect("preset")
+            .model
+            .clone();
+        let c = crate::job::HardwareInput {
+            gpus_per_node: 8,
+            ..crate::job::HardwareInput::default()
+        }
+        .cluster()
+        .expect("cluster");
+        let dp_bytes = |setup: &TrainingSetup| {
+            let s = training_step(&m, setup, &c, &Tunables::default()).expect("step");
+            let dp = s.collectives.iter().find(|u| u.kind == "dp").expect("dp");
+            dp.bytes_per_step.0
+        };
+        let mixed = TrainingSetup::default();
+        let autocast = TrainingSetup {
+            autocast: true,
+            ..TrainingSetup::default()
+        };
+        let fp32 = TrainingSetup {
+            precision: crate::workload::Precision::Fp32,
+            ..TrainingSetup::default()
+        };
+        let megatron = TrainingSetup {
+            framework: Framework::Megatron,
+            ..autocast.clone()
+        };
+        assert_eq!(reduced_grad_bytes(&mixed), 2.0);
+        assert_eq!(reduced_grad_bytes(&autocast), 4.0);
+        assert_eq!(reduced_grad_bytes(&fp32), 4.0);
+        assert_eq!(reduced_grad_bytes(&megatron), 2.0);
+        let params = m
+            .transformer()
+            .map(|_| dp_bytes(&mixed) / (2.0 * 2.0 * 7.0 / 8.0));
+        assert!(params.is_some_and(|p| p > 6.5e9 && p < 7.0e9), "{params:?}");
+        assert_eq!(dp_bytes(&autocast), 2.0 * dp_bytes(&mixed));
+        assert_eq!(dp_bytes(&fp32), 2.0 * dp_bytes(&mixed));
     }
 }
