@@ -2586,7 +2586,27 @@ impl StepInputs<'_> {
         s.validation = m
             .transformer()
             .map_or(0.0, |t| litgpt_validation_bytes(t, setup));
+        s.metric_buffers = metric_buffer_bytes(setup, self.acts);
     }
+}
+
+/// One Composer train metric's buffers over a micro-batch's logits (`logit_metrics` > 0), bytes:
+/// `LanguageCrossEntropy.update` (and `LanguagePerplexity`, its subclass) runs
+/// `torch.nn.CrossEntropyLoss(reduction='sum')` under the precision context, where autocast runs
+/// `cross_entropy` in fp32 (composer/metrics/nlp.py @v0.13.4 l.91-112; trainer.py l.2071-2093):
+/// the fp32 copy of 16-bit logits and the fp32 `log_softmax` output are live together, 8 B per
+/// logit (4 B on fp32 logits: no copy). The metrics run one after the other under `no_grad`, so
+/// one metric's buffers are live at a time.
+fn metric_buffer_bytes(setup: &TrainingSetup, acts: &ActivationParts) -> f64 {
+    if setup.logit_metrics == 0 {
+        return 0.0;
+    }
+    let copy = if acts.logits_dtype_bytes < 4.0 {
+        4.0
+    } else {
+        0.0
+    };
+    (copy + 4.0) * acts.logits_elems
 }
 
 /// DeepSpeed's ZeRO buffers beyond the ZeRO paper's states (`TrainingSetup::deepspeed`).
@@ -2952,6 +2972,7 @@ fn peak_row_basis(component: &str, acts: &ActivationParts, explain: bool) -> cra
         "LM-head dequantisation" => "how-lm-head-dequant",
         "LM-head input" => "how-lm-head-input",
         "validation logits + loss" => "how-validation-logits",
+        "train metric buffers" => "how-train-metric-buffers",
         "autocast weight copies" => "how-autocast-copies",
         "layer forward working set" => "how-layer-forward-working-set",
         "autocast cast cache" => "how-autocast-cast-cache",
