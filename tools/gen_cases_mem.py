@@ -129,6 +129,9 @@ def trainy_workload(s):
     training = dict(task="pretrain", precision="fp8", micro_batch=2, seq_len=8192, grad_accum=1,
                     recompute="selective_op", attention="flash", compiled=True, compiled_loss=True,
                     parallel=dict(tp=1, pp=1, cp=1, zero=3))
+    # torchao's Float8Linear (torchtitan's float8 converter, recipe "tensorwise"), not Transformer
+    # Engine: the memory model keys TE's FP8 saved tensors on the delayed recipe.
+    training["fp8_scaling"] = "tensorwise"
     return dict(kind="training", model="Llama-3.1-8B", training=training,
                 hardware=dict(gpu="h200", gpus_per_node=8, inter_link="rdma", inter_gbit=3200.0, nodes=s["nodes"]))
 

@@ -120,6 +120,10 @@ pub struct StepBuffers {
     /// A validation pass between steps (LitGPT's `validate()`): its buffers, next to the
     /// resident states and the previous step's held output; 0 when not modelled.
     pub validation: f64,
+    /// Composer's train metrics, updated after each micro-batch's backward: one metric's
+    /// transient buffers over the logits (the "train metrics" phase, next to the gradients and
+    /// the logits the loop holds in `state.outputs`); 0 without train metrics.
+    pub metric_buffers: f64,
 }
 
 /// Live bytes of one phase, by component.
@@ -254,8 +258,11 @@ pub fn step_timeline(b: &StepBuffers) -> Timeline {
         backward_loss_phase(b, &live, saved_loss + bwd_transient),
         backward_head_phase(b, &live),
         backward_layers_phase(b, &live),
-        optimizer_phase(b),
     ]);
+    if b.metric_buffers > 0.0 {
+        phases.push(train_metrics_phase(b));
+    }
+    phases.push(optimizer_phase(b));
     if b.validation > 0.0 {
         phases.push(validation_phase(b));
     }
@@ -449,6 +456,25 @@ fn optimizer_phase(b: &StepBuffers) -> PhaseLive {
     )
 }
 
+/// Composer's train metrics after a micro-batch's backward (composer/trainer/trainer.py @v0.13.4
+/// l.2340-2343: `_eval_train_metrics` after `microbatch_loss.backward()`): the gradients, the
+/// logits `state.outputs` still holds and one metric's buffers; no activation is live any more
+/// and FSDP has resharded its units.
+fn train_metrics_phase(b: &StepBuffers) -> PhaseLive {
+    phase(
+        "train metrics",
+        &[
+            ("resident states", b.resident),
+            ("rotary cache", b.rope_cache),
+            ("DDP gradient buckets", b.grad_buckets),
+            (REDUCE_BUCKET, always_bucket(b)),
+            ("gradients", b.grads),
+            ("logits", b.logits_dtype_bytes * b.logits_elems),
+            ("train metric buffers", b.metric_buffers),
+        ],
+    )
+}
+
 /// A validation pass between steps (LitGPT's loop).
 fn validation_phase(b: &StepBuffers) -> PhaseLive {
     phase(
@@ -535,5 +561,32 @@ mod tests {
         let t = step_timeline(&b);
         assert_eq!(t.peak().phase, "optimizer step");
         assert_eq!(t.peak().total.0, 2000.0);
+    }
+
+    #[test]
+    fn train_metrics_run_after_backward_beside_the_gradients_and_held_logits() {
+        let b = StepBuffers {
+            resident: 1000.0,
+            grads: 300.0,
+            saved_layers: 200.0,
+            logits_elems: 100.0,
+            logits_dtype_bytes: 2.0,
+            xentropy: true,
+            metric_buffers: 800.0,
+            ..Default::default()
+        };
+        let t = step_timeline(&b);
+        let names: Vec<_> = t.phases.iter().map(|p| p.phase).collect();
+        let m = names.iter().position(|n| *n == "train metrics").unwrap();
+        assert_eq!(names[m - 1], "backward: layers");
+        assert_eq!(names[m + 1], "optimizer step");
+        // Resident + gradients + the held bf16 logits + one metric's fp32 buffers; no activations.
+        assert_eq!(t.peak().phase, "train metrics");
+        assert_eq!(t.peak().total.0, 1000.0 + 300.0 + 200.0 + 800.0);
+        let without = step_timeline(&StepBuffers {
+            metric_buffers: 0.0,
+            ..b
+        });
+        assert!(without.phases.iter().all(|p| p.phase != "train metrics"));
     }
 }

@@ -1724,6 +1724,9 @@ fn eager_layer_activation(t: &TransformerSpec, setup: &TrainingSetup) -> LayerAc
     if c == 4.0 {
         la = fp32_layer(la, t, setup);
     }
+    if te_linears_uncached(setup) && t.moe.is_none() {
+        la = te_fp8_layer(la, t);
+    }
     // Frozen linears save no input casts: the autocast extra applies to full training only.
     if setup.autocast_on() && setup.framework == Framework::HuggingFace && !setup.task.is_peft() {
         la.replicated += autocast_extra_per_layer(t);
@@ -1839,8 +1842,9 @@ fn layer_saved(
     // A compiled layer's adapter tensors are part of `compiled_layer` (no dropout).
     let compiled = compiled_layer_applies(t, setup);
     let lora = lora_activation(b, t, setup, tun);
+    let weight_t = te_weight_t_per_token(b, t, setup);
     let per_token_of = |la: &LayerActivation, lora: f64| {
-        la.replicated / sp + la.sharded / tp + la.scores / tp + lora
+        la.replicated / sp + la.sharded / tp + la.scores / tp + lora + weight_t
     };
     let per_token = |la: &LayerActivation| per_token_of(la, if compiled { 0.0 } else { lora });
     // Under torch.compile the recomputed layer's working set in backward keeps the eager
@@ -2352,9 +2356,58 @@ fn rotary_saved(t: &TransformerSpec, setup: &TrainingSetup) -> f64 {
     2.0 * setup.seq_len as f64 * t.head_dim as f64 * residual_bytes(setup)
 }
 
+/// Transformer Engine `te.Linear` modules called without `is_first_microbatch` under FP8 delayed
+/// scaling: llm-foundry's `fc_type: te` (the only non-Megatron stack of the delayed recipe;
+/// torchtitan's torchao float8 is `tensorwise`). Megatron-Core's TE layers cache their FP8 weights.
+fn te_linears_uncached(setup: &TrainingSetup) -> bool {
+    setup.precision == Precision::Fp8
+        && setup.framework == Framework::HuggingFace
+        && setup.fp8_scaling == crate::workload::Fp8Scaling::Delayed
+        && !setup.task.is_peft()
+}
+
+/// What `te.Linear` saves for backward under FP8 in place of its 16-bit input, bytes per token
+/// (TransformerEngine v0.10, the version llm-foundry's H100 FP8 benchmarks install:
+/// transformer_engine/pytorch/module/linear.py @v0.10 lines 97-107 `fp8_cast_transpose_fused`
+/// and 225-233 `ctx.save_for_backward(inputmat_no_fp8 if ... not fp8_wgrad else None,
+/// inputmat_t if ... fp8_wgrad else None, weight, weight_t_fp8, scale_inv.clone())`): only the
+/// FP8 transpose of the input, 1 B per element. The q/k/v and MLP inputs (norm outputs no other
+/// op keeps) drop from 2h to 1h each and the down-projection input (the activation's output) from
+/// 2f to 1f; the output projection's input stays kept by the attention kernel (its `o`) and gains
+/// its FP8 transpose, +1q. llm-foundry swaps Wqkv, out_proj, up_proj and down_proj to `te.Linear`
+/// (llmfoundry/models/layers/{fc,attention,ffn}.py @061f2c7); GELU and the LayerNorms stay torch.
+fn te_fp8_layer(la: LayerActivation, t: &TransformerSpec) -> LayerActivation {
+    let h = t.hidden as f64;
+    LayerActivation {
+        replicated: la.replicated - 2.0 * h,
+        sharded: la.sharded + t.q_width() as f64 - t.ffn_for_activation() as f64,
+        ..la
+    }
+}
+
+/// The FP8 weight transposes `te.Linear` saves for backward when it casts its weight on every
+/// forward (`is_first_microbatch=None`: `get_fp8_weights_scratchpad` returns fresh tensors,
+/// linear.py @v0.10 lines 644-666; `weight_t_fp8` saved, lines 227-231): 1 B per weight of the
+/// layer's linears (unsharded: FSDP gathered it for the forward) per layer held for backward,
+/// spread over the layer's tokens. The FP8 weight itself (the forward GEMM's operand) is freed
+/// when the linear returns.
+fn te_weight_t_per_token(b: &ParamBreakdown, t: &TransformerSpec, setup: &TrainingSetup) -> f64 {
+    if !te_linears_uncached(setup) || t.moe.is_some() {
+        return 0.0;
+    }
+    let layers = t.total_layers().max(1) as f64;
+    let tokens = (setup.micro_batch * setup.seq_len) as f64 * t.mean_layer_len(setup.seq_len);
+    b.linear_params() as f64 / layers / setup.parallel.tp.max(1) as f64 / tokens.max(1.0)
+}
+
 /// State bytes per parameter, with torch.autocast's fp32 weights and fp32 gradients (no master).
 pub(crate) fn effective_state_bytes(setup: &TrainingSetup) -> StateBytes {
     let sb = state_bytes(setup.precision, setup.optimizer, setup.framework);
+    if te_linears_uncached(setup) {
+        // No persistent FP8 weight copy: `te.Linear` without `is_first_microbatch` casts into
+        // fresh tensors every forward ([`te_weight_t_per_token`]).
+        return StateBytes { weights: 2.0, ..sb };
+    }
     let amp = matches!(setup.precision, Precision::AmpBf16 | Precision::AmpFp16);
     if setup.autocast_on() && amp {
         StateBytes {
@@ -2533,7 +2586,27 @@ impl StepInputs<'_> {
         s.validation = m
             .transformer()
             .map_or(0.0, |t| litgpt_validation_bytes(t, setup));
+        s.metric_buffers = metric_buffer_bytes(setup, self.acts);
     }
+}
+
+/// One Composer train metric's buffers over a micro-batch's logits (`logit_metrics` > 0), bytes:
+/// `LanguageCrossEntropy.update` (and `LanguagePerplexity`, its subclass) runs
+/// `torch.nn.CrossEntropyLoss(reduction='sum')` under the precision context, where autocast runs
+/// `cross_entropy` in fp32 (composer/metrics/nlp.py @v0.13.4 l.91-112; trainer.py l.2071-2093):
+/// the fp32 copy of 16-bit logits and the fp32 `log_softmax` output are live together, 8 B per
+/// logit (4 B on fp32 logits: no copy). The metrics run one after the other under `no_grad`, so
+/// one metric's buffers are live at a time.
+fn metric_buffer_bytes(setup: &TrainingSetup, acts: &ActivationParts) -> f64 {
+    if setup.logit_metrics == 0 {
+        return 0.0;
+    }
+    let copy = if acts.logits_dtype_bytes < 4.0 {
+        4.0
+    } else {
+        0.0
+    };
+    (copy + 4.0) * acts.logits_elems
 }
 
 /// DeepSpeed's ZeRO buffers beyond the ZeRO paper's states (`TrainingSetup::deepspeed`).
@@ -2899,6 +2972,7 @@ fn peak_row_basis(component: &str, acts: &ActivationParts, explain: bool) -> cra
         "LM-head dequantisation" => "how-lm-head-dequant",
         "LM-head input" => "how-lm-head-input",
         "validation logits + loss" => "how-validation-logits",
+        "train metric buffers" => "how-train-metric-buffers",
         "autocast weight copies" => "how-autocast-copies",
         "layer forward working set" => "how-layer-forward-working-set",
         "autocast cast cache" => "how-autocast-cast-cache",

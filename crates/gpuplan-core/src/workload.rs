@@ -931,7 +931,8 @@ pub struct TrainingSetup {
     /// llmfoundry/models/mosaic_gpt/mosaic_gpt.py @300cc5c5 `train_metrics`,
     /// llmfoundry/models/mpt/modeling_mpt.py @b2a43a14 and @5e85bd62 `use_train_metrics`,
     /// default True). Each streams the logits at memory bandwidth
-    /// ([`crate::compute::metric_bytes_per_logit`]). Default 0.
+    /// ([`crate::compute::metric_bytes_per_logit`]) and, after backward, holds an fp32 copy of
+    /// them and its log-softmax (the timeline's "train metrics" phase). Default 0.
     #[serde(skip_serializing_if = "is_zero")]
     pub logit_metrics: u64,
 }

@@ -39,6 +39,7 @@ mem-previous-step-s-kept-inputs = previous step's kept inputs
 mem-lm-head-dequantisation = LM-head dequantisation
 mem-lm-head-input = LM-head input
 mem-validation-logits-loss = validation logits + loss
+mem-train-metric-buffers = train metric buffers
 phase-forward = forward
 phase-forward-layers = forward: layers
 phase-loss = loss
@@ -47,6 +48,7 @@ phase-backward-layers = backward: layers
 phase-backward-loss = backward: loss
 phase-optimizer-step = optimizer step
 phase-validation = validation
+phase-train-metrics = train metrics
 
 # How a training memory row was computed (the `--wide` basis column; audit r8 #9).
 how-base-weights = { $format }: { $bits } bits/weight on linears, { $rest } bits elsewhere{ $shard }{ $host ->
@@ -73,6 +75,7 @@ how-previous-step-inputs = the previous step's output (and its 4-bit matmuls' ke
 how-lm-head-dequant = the quantized LM head's dequantized copy (fp16 + bf16 cast, 4 B per weight)
 how-lm-head-input = the final norm's output the frozen LM head reads (not saved)
 how-validation-logits = validate(): full logits, their log-softmax and the shifted copy (b > 1)
+how-train-metric-buffers = Composer's train metrics after each micro-batch's backward: one metric's fp32 copy of the logits and its fp32 log-softmax (8 B per logit)
 how-autocast-copies = 16-bit copies of the fp32 linear weights (torch.autocast)
 how-layer-forward-working-set = one checkpointed layer's MLP intermediates, residual sum and norm upcast while its forward runs
 how-autocast-cast-cache = autocast's cached 16-bit copies of the trainable weights in checkpointed layers (to the end of the autocast region)

@@ -39,6 +39,7 @@ mem-previous-step-s-kept-inputs = 上一步保留的输入
 mem-lm-head-dequantisation = LM 头反量化副本
 mem-lm-head-input = LM 头输入
 mem-validation-logits-loss = 验证时的 logits + 损失
+mem-train-metric-buffers = 训练指标缓冲
 phase-forward = 前向
 phase-forward-layers = 前向：各层
 phase-loss = 损失计算
@@ -47,6 +48,7 @@ phase-backward-layers = 反向：各层
 phase-backward-loss = 反向：损失
 phase-optimizer-step = 优化器更新
 phase-validation = 验证
+phase-train-metrics = 训练指标
 
 # 训练显存各行的计算方式（`--wide` 的“计算方式”列；audit r8 #9）。
 how-base-weights = { $format }：线性层每权重 { $bits } 位，其余 { $rest } 位{ $shard }{ $host ->
@@ -73,6 +75,7 @@ how-previous-step-inputs = 训练循环持有的上一步输出（及其 4-bit �
 how-lm-head-dequant = 量化 LM 头的反量化副本（fp16 + bf16 转换，每权重 4 B）
 how-lm-head-input = 冻结的 LM 头读取的最终归一化输出（不保存）
 how-validation-logits = validate()：完整 logits、其 log-softmax 与移位副本（b > 1）
+how-train-metric-buffers = Composer 在每个微批次反向之后更新训练指标：一个指标的 logits fp32 副本及其 fp32 log-softmax（每个 logit 8 B）
 how-autocast-copies = fp32 线性层权重的 16 位副本（torch.autocast）
 how-layer-forward-working-set = 检查点层前向计算时的 MLP 中间结果、残差和与归一化升精度副本
 how-autocast-cast-cache = autocast 在检查点层中缓存的可训练权重 16 位副本（保留到 autocast 区域结束）
