@@ -2932,11 +2932,18 @@ fn at_peak(component: &str, phase: &str) -> Msg {
 }
 
 fn slug(name: &str) -> String {
-    name.to_lowercase()
+    let mut out = String::with_capacity(name.len());
+    for w in name
+        .to_lowercase()
         .split(|c: char| !c.is_ascii_alphanumeric())
         .filter(|w| !w.is_empty())
-        .collect::<Vec<_>>()
-        .join("-")
+    {
+        if !out.is_empty() {
+            out.push('-');
+        }
+        out.push_str(w);
+    }
+    out
 }
 
 /// `base` followed by `clause`, each language with its own separator. The clause is built only
