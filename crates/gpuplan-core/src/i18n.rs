@@ -198,7 +198,9 @@ impl From<Msg> for Text {
     /// caveat lines; Fluent formatting is a pure function of the id and the arguments).
     fn from(m: Msg) -> Text {
         use std::hash::Hasher;
-        let mut h = std::collections::hash_map::DefaultHasher::new();
+        // FxHash (the search's interning maps use it too): the key only narrows, `same_msg`
+        // decides, so a weaker hash than SipHash costs at most a longer bucket.
+        let mut h = rustc_hash::FxHasher::default();
         hash_msg(&m, &mut h);
         let key = h.finish();
         let hit = RENDERED.with(|c| {
@@ -232,8 +234,8 @@ const RENDER_CACHE_ENTRIES: usize = 4096;
 
 std::thread_local! {
     /// Recent renderings by message hash, each with the message it renders.
-    static RENDERED: std::cell::RefCell<std::collections::HashMap<u64, Vec<(Msg, Text)>>> =
-        std::cell::RefCell::new(std::collections::HashMap::new());
+    static RENDERED: std::cell::RefCell<rustc_hash::FxHashMap<u64, Vec<(Msg, Text)>>> =
+        std::cell::RefCell::new(rustc_hash::FxHashMap::default());
 }
 
 fn hash_msg(m: &Msg, h: &mut impl std::hash::Hasher) {

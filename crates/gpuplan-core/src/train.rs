@@ -1166,7 +1166,7 @@ fn full_states(
 /// on `c` (its "NCCL buffers"/"HCCL buffers" item; 0 on one device or when the parallelism does
 /// not divide the GPUs). The only part of a configuration's memory that depends on the GPUs per
 /// node and the chip's links: the plan search shares the rest between clusters and adds this
-/// per cluster.
+/// per cluster. Of the setup it reads only what [`same_comm_buffers`] compares.
 pub fn comm_buffer_bytes(setup: &TrainingSetup, c: &ClusterSpec, tun: &Tunables) -> f64 {
     if c.total_gpus() <= 1 {
         return 0.0;
@@ -1179,6 +1179,14 @@ pub fn comm_buffer_bytes(setup: &TrainingSetup, c: &ClusterSpec, tun: &Tunables)
     } else {
         Bytes::from_gib(tun.nccl_buffers_gib).0
     }
+}
+
+/// Whether [`comm_buffer_bytes`] is the same for two setups on every cluster: it reads of a
+/// setup only the parallelism (the process groups and the data-parallel degree) and the NCCL
+/// release (`nccl.rs`). The plan search computes it once per run of such setups (tested:
+/// `comm_buffers_read_only_parallelism_and_release` in tests/search_equivalence.rs).
+pub fn same_comm_buffers(a: &TrainingSetup, b: &TrainingSetup) -> bool {
+    a.parallel == b.parallel && a.nccl_version == b.nccl_version
 }
 
 /// Outside torch's allocated peak: the allocator's reserve, the CUDA/CANN context, and the
@@ -1975,13 +1983,9 @@ fn offload_split(
         (
             keep,
             saved_layers - keep,
-            then(
-                explain,
-                &basis,
-                "; ",
-                "；",
-                Msg::new("how-activation-offload"),
-            ),
+            then(explain, &basis, "; ", "；", || {
+                Msg::new("how-activation-offload")
+            }),
         )
     } else {
         (saved_layers, 0.0, basis)
@@ -2903,7 +2907,9 @@ fn peak_items(items: &mut Vec<MemoryItem>, tl: &Timeline, acts: &ActivationParts
                     None => items.push(item(
                         name,
                         *bytes,
-                        then(explain, &basis, " — ", "——", at_peak(n, peak.phase)),
+                        then(explain, &basis, " — ", "——", || {
+                            at_peak(n, peak.phase)
+                        }),
                     )),
                 }
             }
@@ -2915,14 +2921,14 @@ fn peak_items(items: &mut Vec<MemoryItem>, tl: &Timeline, acts: &ActivationParts
         ("logits + loss", &acts.logits_basis),
     ] {
         if !items.iter().any(|i| i.name == name) && !basis.is_empty() {
-            let not_live = Msg::new("how-not-live-at-peak").arg("phase", phase_msg(peak.phase));
+            let not_live = || Msg::new("how-not-live-at-peak").arg("phase", phase_msg(peak.phase));
             let why = then(explain, basis, " — ", "——", not_live);
             items.push(item(name, Bytes(0.0), why));
         }
     }
     if let Some(g) = items.iter_mut().find(|i| i.name == "gradients") {
         if !peak.components.iter().any(|(n, _)| *n == "gradients") && g.bytes.0 > 0.0 {
-            let not_live = Msg::new("how-not-live-at-peak").arg("phase", phase_msg(peak.phase));
+            let not_live = || Msg::new("how-not-live-at-peak").arg("phase", phase_msg(peak.phase));
             g.basis = then(explain, &g.basis, "; ", "；", not_live);
             g.bytes = Bytes(0.0);
         }
@@ -2934,9 +2940,11 @@ fn peak_gradients(items: &mut Vec<MemoryItem>, bytes: Bytes, phase: &str, explai
     match items.iter_mut().find(|i| i.name == "gradients") {
         Some(g) => {
             if bytes.0 != g.bytes.0 {
-                let live = Msg::new("how-gradients-live-at-peak")
-                    .arg("bytes", bytes.to_string())
-                    .arg("phase", phase_msg(phase));
+                let live = || {
+                    Msg::new("how-gradients-live-at-peak")
+                        .arg("bytes", bytes.to_string())
+                        .arg("phase", phase_msg(phase))
+                };
                 g.basis = then(explain, &g.basis, "; ", "；", live);
             }
             g.bytes = bytes;
@@ -2998,25 +3006,34 @@ fn at_peak(component: &str, phase: &str) -> Msg {
 }
 
 fn slug(name: &str) -> String {
-    name.to_lowercase()
+    let mut out = String::with_capacity(name.len());
+    for w in name
+        .to_lowercase()
         .split(|c: char| !c.is_ascii_alphanumeric())
         .filter(|w| !w.is_empty())
-        .collect::<Vec<_>>()
-        .join("-")
+    {
+        if !out.is_empty() {
+            out.push('-');
+        }
+        out.push_str(w);
+    }
+    out
 }
 
-/// `base` followed by `clause`, each language with its own separator.
+/// `base` followed by `clause`, each language with its own separator. The clause is built only
+/// when explaining (lean estimates build no words: their message ids and arguments are
+/// formatted strings).
 fn then(
     explain: bool,
     base: &crate::i18n::Text,
     sep_en: &str,
     sep_zh: &str,
-    clause: Msg,
+    clause: impl FnOnce() -> Msg,
 ) -> crate::i18n::Text {
     if !explain {
         return crate::i18n::Text::default();
     }
-    let c = crate::i18n::Text::from(clause);
+    let c = crate::i18n::Text::from(clause());
     crate::i18n::Text {
         en: format!("{}{sep_en}{}", base.en, c.en),
         zh: format!("{}{sep_zh}{}", base.zh, c.zh),

@@ -15,8 +15,8 @@ use gpuplan_core::plan::{
     ServeJob, SoftwareFramework,
 };
 use gpuplan_core::train::{
-    comm_buffer_bytes, training_memory, training_memory_lean, training_step, training_step_lean,
-    training_step_lean_below,
+    comm_buffer_bytes, same_comm_buffers, training_memory, training_memory_lean, training_step,
+    training_step_lean, training_step_lean_below,
 };
 use gpuplan_core::units::Bandwidth;
 use gpuplan_core::workload::{
@@ -292,6 +292,68 @@ proptest! {
         );
         req.objective = objective;
         same_answers(&req, cat);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// What the shared ladders rely on to size the communication buffers once per run of rungs
+    /// (`plan::train::with_comm`, `ladder`): `comm_buffer_bytes` reads of a setup only what
+    /// `same_comm_buffers` compares (parallelism, NCCL release). Two setups equal there and
+    /// different in everything else a ladder's rungs or the search's classes vary (micro-batch,
+    /// accumulation, recompute, task, precision, framework, sequence, LoRA) give the same bytes,
+    /// bit for bit, on clusters of every stack, chip and shape; a different parallelism or
+    /// release is compared again (not assumed equal).
+    #[test]
+    fn comm_buffers_read_only_parallelism_and_release(
+        tp in prop::sample::select(vec![1u64, 2, 4, 8]),
+        pp in prop::sample::select(vec![1u64, 2, 4]),
+        ep in prop::sample::select(vec![1u64, 2, 8]),
+        cp in prop::sample::select(vec![1u64, 2]),
+        zero in 0u8..=3,
+        release in prop::sample::select(vec![None, Some("2.19.3"), Some("2.22.3")]),
+        a in (task(), prop::sample::select(vec![1u64, 2, 16]), 1u64..40, any::<bool>()),
+        b in (task(), prop::sample::select(vec![1u64, 4, 8]), 1u64..40, any::<bool>()),
+        chip in 0usize..1000,
+        per in prop::sample::select(vec![1u64, 2, 4, 8]),
+        nodes in prop::sample::select(vec![1u64, 2, 8]),
+    ) {
+        let cat = builtin();
+        let g = &cat.gpus[chip % cat.gpus.len()];
+        let Ok(c) = ClusterSpec::new(g, per, nodes, InterLink::Rdma, Bandwidth::from_gbit_per_s(400.0))
+        else {
+            return Ok(());
+        };
+        let side = |(task, mb, accum, megatron): (TrainTask, u64, u64, bool)| {
+            let mut s = setup(task, if megatron { 4096 } else { 2048 }, 1e9);
+            s.parallel.tp = tp;
+            s.parallel.pp = pp;
+            s.parallel.ep = ep;
+            s.parallel.cp = cp;
+            s.parallel.zero = zero;
+            s.nccl_version = release.map(str::to_string);
+            s.micro_batch = mb;
+            s.grad_accum = accum;
+            s.recompute = if megatron { Recompute::Full } else { Recompute::None };
+            s.precision = if megatron { Precision::AmpBf16 } else { Precision::PureBf16 };
+            s.framework = if megatron { Framework::Megatron } else { Framework::HuggingFace };
+            if megatron {
+                s.lora.rank = 64;
+            }
+            s
+        };
+        let (sa, mut sb) = (side(a), side(b));
+        let tun = Tunables::default();
+        prop_assert!(same_comm_buffers(&sa, &sb));
+        let bytes = |s: &TrainingSetup| comm_buffer_bytes(s, &c, &tun).to_bits();
+        prop_assert_eq!(bytes(&sa), bytes(&sb));
+        // Not the same where the parallelism or the release differs.
+        sb.parallel.tp = tp * 2;
+        prop_assert!(!same_comm_buffers(&sa, &sb));
+        let mut sc = sa.clone();
+        sc.nccl_version = Some("2.18.1".into());
+        prop_assert_eq!(same_comm_buffers(&sa, &sc), sa.nccl_version == sc.nccl_version);
     }
 }
 

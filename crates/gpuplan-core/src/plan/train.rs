@@ -19,8 +19,8 @@ use crate::model::Architecture;
 use crate::train::DataPath;
 use crate::train::{
     bind_host_cap, cap_step, comm_buffer_bytes, data_path, host_decode_cap, job_tokens,
-    training_memory, training_memory_lean, training_step_lean, training_step_lean_memo,
-    training_step_validated, StepTime, TrainingMemory,
+    same_comm_buffers, training_memory, training_memory_lean, training_step_lean,
+    training_step_lean_memo, training_step_validated, StepTime, TrainingMemory,
 };
 use crate::units::Bytes;
 use crate::workload::{AttentionImpl, Framework, Recompute, TrainTask, TrainingSetup};
@@ -726,11 +726,15 @@ fn litgpt_strategy(task: TrainTask, dp: u64, zero: u8, recompute: Recompute) -> 
 /// configuration a time pass keeps is explained again in full.
 pub type Rung = std::sync::Arc<(TrainingSetup, Option<Bytes>)>;
 
+/// A rung on one cluster: the (possibly shared) rung and its memory need on that cluster (a
+/// shared ladder's need plus the cluster's communication buffers, `with_comm`).
+pub type Fit = (Rung, Option<Bytes>);
+
 /// The configurations of a search space that fit memory on a cluster: per point, the largest
 /// fitting micro-batch (under PP every fitting one) with its memory, in search order.
 #[derive(Clone)]
 pub struct Fits {
-    pub fit: Vec<Rung>,
+    pub fit: Vec<Fit>,
     /// The least memory any evaluated configuration needed (for "why it does not fit"); `None`
     /// when every point fitted or none could be evaluated.
     pub least: Option<Shortfall>,
@@ -779,14 +783,14 @@ impl Fits {
     /// ([`super::clear_of_error`]) where the largest that fits is not: the time pass prefers it
     /// (audit r8 #1: 70B LoRA on 8 × A100-40GB took micro-batch 2 at 0.0 GiB free over
     /// micro-batch 1 at 6.1 GiB free for 3.1% more tokens/s).
-    fn climb(&mut self, rungs: impl Iterator<Item = Rung>) {
+    fn climb(&mut self, rungs: impl Iterator<Item = Fit>) {
         let mut fit = None;
         for rung in rungs {
             self.evaluated += 1;
             let Some(need) = rung.1 else { break };
             if need.0 <= self.have.0 {
-                let clear = |r: &Rung| r.1.is_some_and(|n| self.clear(n));
-                if rung.0.parallel.pp > 1 || (fit.as_ref().is_some_and(clear) && !clear(&rung)) {
+                let clear = |r: &Fit| r.1.is_some_and(|n| self.clear(n));
+                if rung.0 .0.parallel.pp > 1 || (fit.as_ref().is_some_and(clear) && !clear(&rung)) {
                     self.fit.extend(fit.take());
                 }
                 fit = Some(rung);
@@ -796,7 +800,7 @@ impl Fits {
                 self.least = Some(Shortfall {
                     need,
                     have: self.have,
-                    setup: rung.0.clone(),
+                    setup: rung.0 .0.clone(),
                 });
             }
             break;
@@ -845,7 +849,10 @@ fn rungs<'a>(
 pub fn fits(req: &PlanRequest, base: &TrainingSetup, global_batch: u64, c: &ClusterSpec) -> Fits {
     let mut out = Fits::new(base, c);
     for point in search_space(req, base, c) {
-        out.climb(rungs(req, base, global_batch, point, c));
+        out.climb(rungs(req, base, global_batch, point, c).map(|r| {
+            let need = r.1;
+            (r, need)
+        }));
     }
     out
 }
@@ -860,14 +867,19 @@ fn ladder(
     c: &ClusterSpec,
     most: f64,
 ) -> Vec<Rung> {
-    let mut out = Vec::new();
+    let mut out: Vec<Rung> = Vec::new();
+    let mut comm = 0.0;
     for rung in rungs(req, base, global_batch, point, c) {
-        // Net of the communication buffers, which each cluster adds for itself (`with_comm`).
-        let comm = comm_buffer_bytes(&rung.0, c, &req.tunables);
-        let need = rung.1.map(|n| Bytes(n.0 - comm));
+        // Net of the communication buffers, which each cluster adds for itself (`with_comm`;
+        // computed again only where they can differ from the rung before's).
+        let (setup, need) = std::sync::Arc::unwrap_or_clone(rung);
+        if out.last().is_none_or(|r| !same_comm_buffers(&r.0, &setup)) {
+            comm = comm_buffer_bytes(&setup, c, &req.tunables);
+        }
+        let need = need.map(|n| Bytes(n.0 - comm));
         // Stop where the largest GPU stops (a NaN need stops every climb): buffers only add.
         let held = need.is_some_and(|need| need.0 <= most);
-        out.push(std::sync::Arc::new((rung.0.clone(), need)));
+        out.push(std::sync::Arc::new((setup, need)));
         if !held {
             break;
         }
@@ -875,10 +887,24 @@ fn ladder(
     out
 }
 
-/// A shared ladder's rung on cluster `c`: its need with `c`'s communication buffers added.
-fn with_comm(req: &PlanRequest, rung: &Rung, c: &ClusterSpec) -> Rung {
-    let comm = comm_buffer_bytes(&rung.0, c, &req.tunables);
-    std::sync::Arc::new((rung.0.clone(), rung.1.map(|n| Bytes(n.0 + comm))))
+/// A shared ladder's rungs on cluster `c`: each rung itself (shared, not copied) and its need
+/// with `c`'s communication buffers added. The buffers read of a setup only what
+/// [`same_comm_buffers`] compares (the rungs of one ladder differ in their micro-batch), so they
+/// are computed again only where a rung differs there from the one before.
+fn with_comm<'a>(
+    req: &'a PlanRequest,
+    ladder: &'a [Rung],
+    c: &'a ClusterSpec,
+) -> impl Iterator<Item = Fit> + 'a {
+    let mut last: Option<(&TrainingSetup, f64)> = None;
+    ladder.iter().map(move |rung| {
+        let comm = match last {
+            Some((s, comm)) if same_comm_buffers(s, &rung.0) => comm,
+            _ => comm_buffer_bytes(&rung.0, c, &req.tunables),
+        };
+        last = Some((&rung.0, comm));
+        (rung.clone(), rung.1.map(|n| Bytes(n.0 + comm)))
+    })
 }
 
 /// Time pass of the search: the fastest of the fitting configurations on this cluster (the first
@@ -915,7 +941,7 @@ fn fastest(
         }
     }
     let best = best.and_then(|(k, lean_step)| {
-        let setup = &fits.fit[k].0;
+        let setup = &fits.fit[k].0 .0;
         // Rungs and steps are compared lean (numbers only); the kept configuration is explained
         // in full (same numbers: tests `lean_memory_has_the_same_bytes` and
         // `lean_step_has_the_same_numbers`).
@@ -961,9 +987,10 @@ fn fastest_of(
 ) -> Option<(usize, StepTime)> {
     let mut best: Option<(usize, StepTime)> = None;
     for k in ks {
-        let (s, Some(_)) = &*fits.fit[k] else {
+        let (rung, Some(_)) = &fits.fit[k] else {
             continue;
         };
+        let s = &rung.0;
         let beats = |tps: f64| {
             best.as_ref()
                 .is_none_or(|(_, b)| tps > b.tokens_per_second * 1.0001)
@@ -1205,8 +1232,8 @@ struct Site<'a> {
 /// ladder of 8 × 1 (0.5 GiB less NCCL buffer) and showed micro-batch 2 at 39.46 GiB of 39.44
 /// (audit r8 #1); keyed on them, the ladders were no longer shared between node shapes and the
 /// bench's 13B search evaluated 4.5 times the memory.
-pub fn memory_facts(c: &ClusterSpec) -> String {
-    c.gpu.stack.clone()
+pub fn memory_facts(c: &ClusterSpec) -> &str {
+    &c.gpu.stack
 }
 
 /// A chip's setup after `chip::adapt`, or why the job cannot run on it.
@@ -1269,10 +1296,10 @@ impl Work {
     }
     fn ladder_for(&mut self, class: usize, point: Point, c: &ClusterSpec) -> usize {
         let stack = memory_facts(c);
-        let stack = match self.stacks.iter().position(|s| *s == stack) {
+        let stack = match self.stacks.iter().position(|s| s == stack) {
             Some(i) => i,
             None => {
-                self.stacks.push(stack);
+                self.stacks.push(stack.to_string());
                 self.stacks.len() - 1
             }
         };
@@ -1987,7 +2014,7 @@ fn run_passes(
         }
         let mut f = Fits::new(&base.0, &job.cluster);
         for &l in &job.ladders {
-            f.climb(ladders[l].iter().map(|r| with_comm(req, r, &job.cluster)));
+            f.climb(with_comm(req, &ladders[l], &job.cluster));
         }
         Some(f)
     });
@@ -2225,5 +2252,88 @@ mod stack_tests {
         assert_eq!(uneven_last_stage(32, 4), None);
         assert_eq!(uneven_last_stage(10, 8), None);
         assert_eq!(uneven_last_stage(61, 1), None);
+    }
+}
+
+#[cfg(test)]
+mod ladder_tests {
+    use super::*;
+    use crate::catalog::Catalog;
+    use crate::hardware::InterLink;
+    use crate::plan::{Constraints, Job, Objective};
+    use crate::units::Bandwidth;
+    use crate::workload::TrainTask;
+
+    /// The shared ladders' needs on another cluster, with the buffers sized once per run of
+    /// rungs (`with_comm`, `ladder`), are the reference's, bit for bit: each rung's net need
+    /// plus `comm_buffer_bytes` of that rung on that cluster, and the net need the rung's own
+    /// lean estimate less its buffers. Dense, MoE and LoRA workloads, four chips, four shapes
+    /// of 8 and 16 GPUs, every point of each search space.
+    #[test]
+    fn ladder_buffers_are_the_per_rung_buffers() {
+        let cat = Catalog::builtin().unwrap();
+        let cluster = |gpu: &str, per: u64, nodes: u64| {
+            let net = Bandwidth::from_gbit_per_s(400.0);
+            ClusterSpec::new(cat.gpu(gpu).unwrap(), per, nodes, InterLink::Rdma, net).unwrap()
+        };
+        let workloads = [
+            ("Llama-2-13B", TrainTask::Pretrain),
+            ("Qwen3-30B-A3B", TrainTask::Pretrain),
+            ("Qwen2.5-7B", TrainTask::Lora),
+        ];
+        let mut rungs_checked = 0;
+        for (model, task) in workloads {
+            let base = TrainingSetup {
+                task,
+                seq_len: 4096,
+                tokens: Some(1e9),
+                ..Default::default()
+            };
+            let req = PlanRequest {
+                model: crate::model::find_preset(model).unwrap().model.clone(),
+                job: Job::Train {
+                    setup: base.clone(),
+                    global_batch: None,
+                    precision_pinned: false,
+                    pins: Default::default(),
+                },
+                constraints: Constraints::default(),
+                objective: Objective::Cost,
+                tunables: Tunables::default(),
+            };
+            for (total, shapes) in [(8, [(8, 1), (1, 8)]), (16, [(8, 2), (4, 4)])] {
+                let (per, nodes) = shapes[0];
+                let c = cluster("h100-sxm", per, nodes);
+                for point in search_space(&req, &base, &c) {
+                    let ladder = ladder(&req, &base, 512, point, &c, f64::INFINITY);
+                    for (gpu, (per, nodes)) in [
+                        ("h100-sxm", shapes[1]),
+                        ("a100-80g", shapes[0]),
+                        ("l40s", shapes[1]),
+                        ("h800", shapes[0]),
+                    ] {
+                        let other = cluster(gpu, per, nodes);
+                        assert_eq!(other.total_gpus(), total);
+                        let fits: Vec<Fit> = with_comm(&req, &ladder, &other).collect();
+                        assert_eq!(fits.len(), ladder.len());
+                        for (fit, rung) in fits.iter().zip(&ladder) {
+                            assert!(std::sync::Arc::ptr_eq(&fit.0, rung), "shared, not copied");
+                            let comm = comm_buffer_bytes(&rung.0, &other, &req.tunables);
+                            let reference = rung.1.map(|n| (n.0 + comm).to_bits());
+                            assert_eq!(fit.1.map(|n| n.0.to_bits()), reference);
+                            let own = training_memory_lean(&req.model, &rung.0, &c, &req.tunables)
+                                .ok()
+                                .map(|m| m.device_total.0);
+                            let net = own.map(|n| {
+                                (n - comm_buffer_bytes(&rung.0, &c, &req.tunables)).to_bits()
+                            });
+                            assert_eq!(rung.1.map(|n| n.0.to_bits()), net);
+                            rungs_checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(rungs_checked > 100, "{rungs_checked} rungs");
     }
 }

@@ -90,12 +90,13 @@ fn p2p_channels_per_peer(c: &ClusterSpec, same_node: bool) -> u64 {
 
 /// The process groups a training job creates (Megatron order: TP innermost, then CP, EP
 /// within the data-parallel ranks, DP, PP outermost). PyTorch creates one NCCL communicator per
-/// group at its first collective; groups of one rank create none.
-fn groups(setup: &TrainingSetup, c: &ClusterSpec, dp: u64) -> Vec<Group> {
+/// group at its first collective; groups of one rank create none. (On the stack: the plan
+/// search sizes the buffers of every rung on every cluster.)
+fn groups(setup: &TrainingSetup, c: &ClusterSpec, dp: u64) -> impl Iterator<Item = Group> {
     let p = &setup.parallel;
     let gpn = c.gpus_per_node.max(1);
     let local = |size: u64, stride: u64| size.min((gpn / stride.max(1)).max(1));
-    let mut v = vec![
+    [
         Group {
             name: "TP",
             size: p.tp,
@@ -122,17 +123,17 @@ fn groups(setup: &TrainingSetup, c: &ClusterSpec, dp: u64) -> Vec<Group> {
                 peers: (p.pp.saturating_sub(1)).min(2),
             },
         },
-    ];
-    if p.ep > 1 {
-        v.push(Group {
+        Group {
             name: "EP",
             size: p.ep,
             local: local(p.ep, p.tp * p.cp),
-            usage: Use::PointToPoint { peers: p.ep - 1 },
-        });
-    }
-    v.retain(|g| g.size > 1);
-    v
+            usage: Use::PointToPoint {
+                peers: p.ep.saturating_sub(1),
+            },
+        },
+    ]
+    .into_iter()
+    .filter(|g| g.size > 1)
 }
 
 /// Whether the job's NCCL predates run-time connection (`nccl_version` below 2.22).
@@ -248,9 +249,8 @@ mod tests {
         let mut s = TrainingSetup::default();
         s.parallel.ep = 8;
         let c = cluster("h100-sxm", 8, 1);
-        let g = groups(&s, &c, 8);
-        let ep = g.iter().find(|g| g.name == "EP").unwrap();
-        assert_eq!(group_bytes(&c, ep, false) / MIB, 2688.0);
+        let ep = groups(&s, &c, 8).find(|g| g.name == "EP").unwrap();
+        assert_eq!(group_bytes(&c, &ep, false) / MIB, 2688.0);
     }
 
     #[test]
