@@ -243,7 +243,9 @@ pub const VLLM_FIRST_NCCL_2_26: [u64; 3] = [0, 9, 0];
 /// (vllm/__init__.py, later vllm/env_override.py unless multi-node NVLink's IMEX channels exist),
 /// so NCCL connects at init rather than at the first collective; either way the pynccl TP
 /// communicator holds them before the profile run ends (its all-reduces of the profile batch
-/// exceed custom all-reduce's 8 MiB). One communicator is counted: 128 MiB at TP 4 on H100.
+/// exceed custom all-reduce's 8 MiB): 128 MiB at TP 4 on H100 per communicator. The vLLM rule
+/// charges it inside each of the TP group's communicators ([`vllm_nccl_gib`], which sizes NVLS
+/// with `train::nccl`'s same rule); this function states the NVLS part alone.
 /// SGLang sets `NCCL_NVLS_ENABLE` from `enable_nccl_nvls` (default off); TensorRT-LLM and the
 /// static engines are not charged (their NCCL release and NVLS use were not checked).
 pub fn nccl_nvls_gib(s: &InferenceSetup, gpu: &GpuSpec) -> f64 {
@@ -257,6 +259,37 @@ pub fn nccl_nvls_gib(s: &InferenceSetup, gpu: &GpuSpec) -> f64 {
     }
     let bytes = NCCL_NVLS_CHANNELS_SM90 * 2.0 * NCCL_NVLS_BUFFER_BYTES * s.tp as f64;
     Bytes(bytes).gib()
+}
+
+/// NCCL communicators of vLLM's TP group alive when V1 (0.9.0 and later: torch 2.7, NCCL 2.26)
+/// measures its memory: the pynccl communicator (`CudaCommunicator`,
+/// vllm/distributed/device_communicators/cuda_communicator.py @v0.9.2 l.50, @v0.10.0 the same;
+/// the EP group makes none: "ep does not use pynccl", l.34) and torch's ProcessGroupNCCL for the
+/// TP device group, which the profile run's logits all-gather creates (V1 `use_all_gather`,
+/// vllm/platforms/interface.py @v0.9.2 l.477 → base_device_communicator.py l.129
+/// `dist.all_gather_into_tensor(..., group=self.device_group)`). Both come after the start-up
+/// snapshot (gpu_worker.py @v0.9.2 l.140 vs l.158), so both are in the non-torch growth.
+pub const VLLM_V1_TP_COMMUNICATORS: f64 = 2.0;
+
+/// NCCL memory per GPU that the setup's vLLM release charges, GiB. From 0.9.0 (with TP > 1):
+/// [`VLLM_V1_TP_COMMUNICATORS`] communicators, each connecting its rings, trees and NVLS at
+/// init because vLLM sets `NCCL_CUMEM_ENABLE=0` (vllm/env_override.py @v0.9.2 l.32), sized
+/// from NCCL's source (`train::nccl::node_communicator_bytes`). Earlier releases: the
+/// `nccl_buffers_gib` assumption (their groups were not read at source).
+pub fn vllm_nccl_gib(s: &InferenceSetup, gpu: &GpuSpec, tun: &Tunables) -> f64 {
+    if s.tp <= 1 {
+        return 0.0;
+    }
+    let v1 = s
+        .engine_version
+        .as_deref()
+        .and_then(parse_release)
+        .is_none_or(|v| v >= VLLM_FIRST_NCCL_2_26);
+    if !v1 {
+        return tun.nccl_buffers_gib;
+    }
+    let one = crate::train::nccl::node_communicator_bytes(gpu, s.tp);
+    Bytes(VLLM_V1_TP_COMMUNICATORS * one).gib()
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -415,7 +448,7 @@ fn engine_charge(
                     .0
                     .max(vllm_sampler_peak(t, tokens, seqs).0),
             );
-            let nccl = nccl + nccl_nvls_gib(s, gpu);
+            let nccl = vllm_nccl_gib(s, gpu, tun);
             let non_torch = Bytes::from_gib(vllm_non_torch_gib(s, tun) + nccl);
             let cudagraph = Bytes::from_gib(tun.vllm_cudagraph_gib);
             let budget = visible * s.gpu_memory_utilization;

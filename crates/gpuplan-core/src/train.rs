@@ -70,7 +70,7 @@ macro_rules! why_msg {
 mod contention;
 mod fsdp;
 mod host;
-mod nccl;
+pub(crate) mod nccl;
 mod step;
 mod zero3;
 pub use host::{

@@ -180,8 +180,10 @@ fn training_accuracy_stays_within_todays_bands() {
     // (that row -20.3% -> -16.2%).
     // 11 again after issue r5-fp8 (its trial ratio 0.90 swapped that Falcon row, -19.4%, for Llama
     // 7B's H100 FP8 2048-token first token, -21.1%; the ratio stayed 0.77).
+    // 9 since vLLM V1's two TP-group NCCL communicators are sized from NCCL's source (round 9:
+    // Qwen3-235B FP8 on 4 × H100 KV capacity +18.9% -> +9.5%).
     assert!(
-        known_serving <= 10,
+        known_serving <= 9,
         "{known_serving} known deviations (serving)"
     );
     // Measured 8.98% over the 100 round-4 cases (8.84% over them with the one weight split below),

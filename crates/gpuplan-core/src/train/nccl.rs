@@ -25,7 +25,7 @@
 //! count (3 × 8 H100 logged 16, NVIDIA/nccl #1453: an overstatement there); a group with one
 //! member per node takes 2 (an assumption).
 
-use crate::hardware::{ClusterSpec, IntraLink};
+use crate::hardware::{ClusterSpec, GpuSpec, IntraLink};
 use crate::infer::{NCCL_NVLS_BUFFER_BYTES, NCCL_NVLS_CHANNELS_SM90};
 use crate::workload::{parse_release, TrainingSetup};
 
@@ -61,20 +61,20 @@ struct Group {
 }
 
 /// NVLinks per GPU, where the part is NVLink-class: datasheet bidirectional GB/s ÷ 50.
-fn nvlinks(c: &ClusterSpec) -> Option<u64> {
+fn nvlinks(gpu: &GpuSpec) -> Option<u64> {
     let nv = matches!(
-        c.gpu.intra_link,
+        gpu.intra_link,
         IntraLink::Nvlink2 | IntraLink::Nvlink3 | IntraLink::Nvlink4
     );
-    let gbs = c.gpu.intra_link_gbs?;
+    let gbs = gpu.intra_link_gbs?;
     nv.then(|| ((gbs / NVLINK_LINK_GBS).round() as u64).max(1))
 }
 
 /// NCCL's coll channels for a group on this cluster (see the module notes). A group with one
 /// member per node rings over the network only: 2, as over PCIe (an assumption; NCCL's
 /// `NCCL_NCHANNELS_PER_NET_PEER` default for send/recv is also 2).
-fn coll_channels(c: &ClusterSpec, local: u64) -> u64 {
-    match nvlinks(c) {
+fn coll_channels(gpu: &GpuSpec, local: u64) -> u64 {
+    match nvlinks(gpu) {
         Some(l) if local > 1 => (2 * l).min(MAX_NVLINK_CHANNELS),
         _ => 2,
     }
@@ -82,8 +82,8 @@ fn coll_channels(c: &ClusterSpec, local: u64) -> u64 {
 
 /// `p2pnChannelsPerPeer`: NVLink peers `nextPow2(min(nChannels, 2 × links))`, else 2.
 fn p2p_channels_per_peer(c: &ClusterSpec, same_node: bool) -> u64 {
-    match nvlinks(c) {
-        Some(l) if same_node => coll_channels(c, 2).min(2 * l).next_power_of_two(),
+    match nvlinks(&c.gpu) {
+        Some(l) if same_node => coll_channels(&c.gpu, 2).min(2 * l).next_power_of_two(),
         _ => 2,
     }
 }
@@ -146,20 +146,37 @@ fn connects_at_init(setup: &TrainingSetup) -> bool {
 }
 
 /// Ring + tree connections and NVLS buffers of a communicator's collectives.
-fn collective_bytes(c: &ClusterSpec, g: &Group, at_init: bool) -> f64 {
-    let ch = coll_channels(c, g.local) as f64;
+fn collective_bytes(gpu: &GpuSpec, g: &Group, at_init: bool) -> f64 {
+    let ch = coll_channels(gpu, g.local) as f64;
     let tree = if g.size > 2 { ch } else { 0.0 };
     let buffer = if at_init {
         NVLS_LEGACY_BUFFER_BYTES
     } else {
         NCCL_NVLS_BUFFER_BYTES
     };
-    let nvls = if c.gpu.nvswitch_sharp == Some(true) && g.local > 2 {
+    let nvls = if gpu.nvswitch_sharp == Some(true) && g.local > 2 {
         NCCL_NVLS_CHANNELS_SM90 * 2.0 * buffer * g.local as f64
     } else {
         0.0
     };
     (ch + tree) * CONNECTION_BYTES + nvls
+}
+
+/// One NCCL communicator over `ranks` GPUs of one node that connects its rings, trees and NVLS
+/// at init (`runtimeConn = cuMemSupport && ncclParamRuntimeConnect()`, init.cc @v2.26.2-1
+/// l.1135: off when vLLM sets `NCCL_CUMEM_ENABLE=0`), NVLS with 2.22+'s 1 MiB buffers: a serving
+/// engine's TP group (`infer::vllm_nccl_gib`). 0 on one GPU and on GeForce parts (SHM transport).
+pub fn node_communicator_bytes(gpu: &GpuSpec, ranks: u64) -> f64 {
+    if gpu.consumer || ranks <= 1 {
+        return 0.0;
+    }
+    let g = Group {
+        name: "TP",
+        size: ranks,
+        local: ranks,
+        usage: Use::Collective,
+    };
+    collective_bytes(gpu, &g, false)
 }
 
 /// Device bytes of one communicator on its busiest rank. Before 2.22 every communicator
@@ -169,12 +186,12 @@ fn group_bytes(c: &ClusterSpec, g: &Group, at_init: bool) -> f64 {
         return 0.0; // SHM transport: host memory
     }
     match g.usage {
-        Use::Collective => collective_bytes(c, g, at_init),
+        Use::Collective => collective_bytes(&c.gpu, g, at_init),
         Use::PointToPoint { peers } => {
             let same_node = g.local >= g.size;
             let p2p = (peers * p2p_channels_per_peer(c, same_node)) as f64 * CONNECTION_BYTES;
             p2p + if at_init {
-                collective_bytes(c, g, true)
+                collective_bytes(&c.gpu, g, true)
             } else {
                 0.0
             }
@@ -216,12 +233,12 @@ mod tests {
 
     #[test]
     fn channel_counts_match_the_logs() {
-        assert_eq!(coll_channels(&cluster("a100-80g", 8, 1), 8), 24);
-        assert_eq!(coll_channels(&cluster("h100-sxm", 8, 1), 8), 24);
-        assert_eq!(coll_channels(&cluster("h800", 8, 1), 8), 16);
-        assert_eq!(coll_channels(&cluster("l40s", 8, 1), 8), 2);
+        assert_eq!(coll_channels(&cluster("a100-80g", 8, 1).gpu, 8), 24);
+        assert_eq!(coll_channels(&cluster("h100-sxm", 8, 1).gpu, 8), 24);
+        assert_eq!(coll_channels(&cluster("h800", 8, 1).gpu, 8), 16);
+        assert_eq!(coll_channels(&cluster("l40s", 8, 1).gpu, 8), 2);
         assert_eq!(
-            coll_channels(&cluster("h100-sxm", 1, 2), 1),
+            coll_channels(&cluster("h100-sxm", 1, 2).gpu, 1),
             2,
             "network only"
         );
