@@ -1761,8 +1761,13 @@ fn site_costs(
 /// over the budget (with spot's cost, for the refusal to name).
 fn site_misses(c: &super::Constraints, evaluated: u64, p: &SitePriced) -> Option<Outcome> {
     if let Some(d) = c.deadline_hours {
-        if p.run_hours > d {
-            return Some(Outcome::OverDeadline(evaluated, p.run_hours));
+        // The chosen mode's hours: spot's expected hours stretch by its preemptions.
+        let hours = p
+            .chosen
+            .as_ref()
+            .map_or(p.run_hours, |x| x.hours.max(p.run_hours));
+        if hours > d {
+            return Some(Outcome::OverDeadline(evaluated, hours));
         }
     }
     if c.budget_cny.is_some() && p.chosen.is_none() {
