@@ -81,3 +81,93 @@ fn an_auto_chosen_billing_meets_the_deadline() {
     );
     assert_eq!(plans(&v)[0]["chosen"]["billing"], "spot");
 }
+
+/// The (framework, TP, PP, EP, ZeRO) of every plan.
+fn layouts(v: &serde_json::Value) -> Vec<(String, u64, u64, u64, u64)> {
+    plans(v)
+        .iter()
+        .map(|p| {
+            let s = &p["train"]["setup"];
+            let par = |k: &str| s["parallel"][k].as_u64().unwrap();
+            let fw = s["framework"].as_str().unwrap().to_string();
+            (fw, par("tp"), par("pp"), par("ep"), par("zero"))
+        })
+        .collect()
+}
+
+/// Whether the stack a plan names launches its layout: Megatron-Core at ZeRO ≤ 1; the eager
+/// stack's EP is DeepSpeed-MoE's (TP = PP = CP = 1, ZeRO ≤ 2), its TP/PP torchtitan's
+/// (pretraining); LitGPT has no EP (tests/plan_scenarios.rs `launchable_by_named_stack`).
+fn launchable(task: &str, l: &(String, u64, u64, u64, u64)) -> bool {
+    let (fw, tp, pp, ep, zero) = (l.0.as_str(), l.1, l.2, l.3, l.4);
+    match fw {
+        "megatron" => zero <= 1,
+        "hugging_face" if ep > 1 => tp * pp == 1 && zero <= 2,
+        "hugging_face" => tp * pp == 1 || task == "pretrain",
+        _ => ep == 1,
+    }
+}
+
+/// #2: the default profile's union of launchable MoE stacks (HF + DeepSpeed-MoE + Megatron-Core)
+/// is the default profile's only. Before: `--profile hugging_face` and `--deepspeed` listed
+/// Qwen3-30B-A3B LoRA plans of 80 Megatron-Core layouts in their top 100 (PP 8, EP 4 × PP 2 …).
+#[test]
+fn an_explicit_profile_yields_only_its_stacks_layouts() {
+    let job = |model: &'static str, task: &'static str, extra: &[&'static str]| {
+        let mut a = vec![
+            "-m",
+            model,
+            "--task",
+            task,
+            "--seq-len",
+            "2048",
+            "--tokens",
+            "1e8",
+        ];
+        a.extend_from_slice(extra);
+        layouts(&plan_json("r9-profile", &a))
+    };
+    let default = job("Qwen3-30B-A3B", "lora", &[]);
+    assert!(default.iter().any(|l| l.0 == "megatron"), "{default:?}");
+    let named: [(&str, &[&str], &str); 5] = [
+        ("lora", &["--profile", "hugging_face"], "hugging_face"),
+        ("lora", &["--deepspeed"], "hugging_face"),
+        ("pretrain", &["--profile", "hugging_face"], "hugging_face"),
+        ("full", &["--profile", "megatron"], "megatron"),
+        ("lora", &["--profile", "litgpt"], "litgpt"),
+    ];
+    for (task, extra, stack) in named {
+        let got = job("Qwen3-30B-A3B", task, extra);
+        assert!(!got.is_empty(), "{task} {extra:?}");
+        for l in &got {
+            assert_eq!(l.0, stack, "{task} {extra:?}: {l:?}");
+            assert!(launchable(task, l), "{task} {extra:?}: {l:?}");
+        }
+    }
+    // The export follows: an explicit hugging_face plan launches DeepSpeed (ZeRO or MoE).
+    let dir = std::env::temp_dir().join(format!("gpuplan-r9-export-{}", std::process::id()));
+    let d = dir.to_str().unwrap();
+    let o = common::run(
+        "r9-profile",
+        &[
+            "plan",
+            "-m",
+            "Qwen3-30B-A3B",
+            "--task",
+            "lora",
+            "--seq-len",
+            "2048",
+            "--tokens",
+            "1e8",
+            "--profile",
+            "hugging_face",
+            "--export",
+            d,
+            "--force",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let launch = std::fs::read_to_string(dir.join("launch.sh")).unwrap();
+    assert!(launch.contains("LAUNCHER:-deepspeed}"), "{launch}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

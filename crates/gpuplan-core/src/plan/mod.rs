@@ -755,7 +755,12 @@ fn blame_pins(
     if keys.is_empty() {
         return Ok(Vec::new());
     }
-    let free = pinned_search(req, cands, cat, mode, TrainPins::default())?;
+    // The stack the user named stays named (it is no search dimension to blame).
+    let unpinned = TrainPins {
+        framework: pins.framework,
+        ..TrainPins::default()
+    };
+    let free = pinned_search(req, cands, cat, mode, unpinned)?;
     if free.is_empty() {
         return Ok(Vec::new());
     }

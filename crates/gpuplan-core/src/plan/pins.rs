@@ -18,6 +18,10 @@ pub struct TrainPins {
     pub recompute: bool,
     pub sequence_parallel: bool,
     pub virtual_stages: bool,
+    /// The user named the stack: `--profile`, `--deepspeed` or `[training] framework` /
+    /// `deepspeed`. Not a search dimension (not in [`PIN_KEYS`]): it only keeps an MoE model
+    /// off the default profile's union of launchable stacks (trust r9 #2).
+    pub framework: bool,
 }
 
 /// The workload keys of the pinnable dimensions, in the order messages name them.
@@ -53,6 +57,7 @@ impl TrainPins {
             recompute: has("recompute"),
             sequence_parallel: par("sequence_parallel"),
             virtual_stages: par("virtual_stages"),
+            framework: has("framework") || has("deepspeed"),
         }
     }
 

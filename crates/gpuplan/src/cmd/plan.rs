@@ -408,7 +408,10 @@ fn train_job(
         setup: t,
         global_batch: a.global_batch.or(file.global_batch),
         precision_pinned: j.precision.is_some(),
-        pins: file.pins,
+        pins: gpuplan_core::plan::TrainPins {
+            framework: file.pins.framework || j.profile.is_some() || j.deepspeed,
+            ..file.pins
+        },
     })
 }
 
