@@ -171,3 +171,56 @@ fn an_explicit_profile_yields_only_its_stacks_layouts() {
     assert!(launch.contains("LAUNCHER:-deepspeed}"), "{launch}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// #3: "same answer as" names at most 4 instance types, then "and N more" (en/zh); the JSON's
+/// `also` keeps them all. Before: a serving plan's line named 8 types (up to ~15 elsewhere).
+#[test]
+fn same_answer_lists_are_capped_and_json_keeps_them_all() {
+    let args = [
+        "-m",
+        "Llama-3.1-8B",
+        "--task",
+        "inference",
+        "--rate",
+        "2",
+        "--input-tokens",
+        "1000",
+        "--output-tokens",
+        "300",
+        "--ttft",
+        "2",
+        "--tpot",
+        "0.1",
+    ];
+    let v = plan_json("r9-also", &args);
+    let also = plans(&v)[0]["also"].as_array().unwrap();
+    assert!(also.len() > 4, "{also:?}");
+    let first = |lang: &str| {
+        let mut a = vec!["plan", "--lang", lang, "--top", "5"];
+        a.extend_from_slice(&args);
+        let o = common::run_cols("r9-also", "400", &a);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let text = String::from_utf8(o.stdout).unwrap();
+        let line = text
+            .lines()
+            .find(|l| l.contains("plan 1:") || l.contains("方案 1 相同"))
+            .map(str::to_string);
+        line.unwrap_or_else(|| panic!("{text}"))
+    };
+    let more = also.len() - 4;
+    let en = first("en");
+    let named = also
+        .iter()
+        .filter(|n| en.contains(n.as_str().unwrap()))
+        .count();
+    assert_eq!(named, 4, "{en}");
+    assert!(
+        en.ends_with(&format!(
+            "and {more} more (every one: --format json, \"also\")"
+        )),
+        "{en}"
+    );
+    let zh = first("zh");
+    assert!(zh.contains(&format!("另有 {more} 种")), "{zh}");
+    assert!(common::english_sentences(&zh).is_empty(), "{zh}");
+}

@@ -58,6 +58,7 @@ plan-recompute-full = recompute{" "}
 plan-recompute-selective = sel-recompute{" "}
 plan-recompute-op = op-recompute{" "}
 plan-same-answer = same answer as plan { $n }: { $list }
+plan-same-answer-more = same answer as plan { $n }: { $list } and { $more } more (every one: --format json, "also")
 plan-dominated-item = plan { $n } (than plan { $by }; bottleneck: { $bottleneck })
 plan-dominated-note = slower and dearer than a plan above them, listed as the next-cheapest layouts for comparison, not as choices: { $list }
 plan-left-out-note = not listed: { $why } [{ $constraint }]

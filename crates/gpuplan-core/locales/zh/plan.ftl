@@ -58,6 +58,7 @@ plan-recompute-full = 重计算{" "}
 plan-recompute-selective = 选择性重计算{" "}
 plan-recompute-op = 逐算子重计算{" "}
 plan-same-answer = 与方案 { $n } 相同：{ $list }
+plan-same-answer-more = 与方案 { $n } 相同：{ $list } 等，另有 { $more } 种（完整列表：--format json 的 "also"）
 plan-dominated-item = 方案 { $n }（相对方案 { $by }；瓶颈：{ $bottleneck }）
 plan-dominated-note = 以下方案比排在其上的某个方案更慢且更贵，仅作为次便宜的配置列出供比较，不建议选用：{ $list }
 plan-left-out-note = 未列出：{ $why }［{ $constraint }］
