@@ -224,3 +224,42 @@ fn same_answer_lists_are_capped_and_json_keeps_them_all() {
     assert!(zh.contains(&format!("另有 {more} 种")), "{zh}");
     assert!(common::english_sentences(&zh).is_empty(), "{zh}");
 }
+
+/// #4: a plan within the memory model's error (the `cav-memory-margin` caveat) is not also told
+/// "Only x GiB left" (advice `memory-headroom`). Before: Llama-3.1-70B full fine-tune plans 8,
+/// 20, 29, 43, … carried both ("0.7 GiB of 31.6 GiB free per GPU" twice).
+#[test]
+fn the_memory_margin_is_said_once() {
+    let v = plan_json(
+        "r9-margin",
+        &[
+            "-m",
+            "Llama-3.1-70B",
+            "--task",
+            "full",
+            "--tokens",
+            "1e8",
+            "--seq-len",
+            "4096",
+        ],
+    );
+    let mut thin = 0;
+    for (i, p) in plans(&v).iter().enumerate() {
+        let caveat = p["caveats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c.to_string().contains("within the memory model's error"));
+        let advice = p["advice"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["id"] == "memory-headroom");
+        thin += usize::from(caveat);
+        assert!(!(caveat && advice), "plan {}: both", i + 1);
+    }
+    assert!(
+        thin > 0,
+        "no plan within the margin: the test checks nothing"
+    );
+}
