@@ -263,3 +263,62 @@ fn the_memory_margin_is_said_once() {
         "no plan within the margin: the test checks nothing"
     );
 }
+
+/// #5: the step time's communication explanations (train/step.rs: collective, link, buckets,
+/// senders) come from the catalog (locales/*/step.ftl). Before, under `--lang zh` the `--wide`
+/// communication table read "all-reduce (ring, 20 buckets), RDMA (IB/RoCE) between nodes
+/// (100.0 GB/s)", "send/recv of activations between stages, NVLink 4 inside the node"; the
+/// English text is unchanged.
+#[test]
+fn step_time_explanations_follow_the_language() {
+    let args = |lang: &'static str| {
+        vec![
+            "estimate",
+            "--model",
+            "Qwen3-30B-A3B",
+            "--task",
+            "full",
+            "--gpu",
+            "H100",
+            "--gpus-per-node",
+            "8",
+            "--nodes",
+            "2",
+            "--tokens",
+            "1e8",
+            "--profile",
+            "megatron",
+            "--ep",
+            "8",
+            "--pp",
+            "2",
+            "--wide",
+            "--lang",
+            lang,
+        ]
+    };
+    let text = |lang| {
+        let o = common::run_cols("r9-step", "200", &args(lang));
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let en = text("en");
+    for want in [
+        "all-reduce (ring, 20 buckets), RDMA (IB/RoCE) between nodes (100.0 GB/s)",
+        "send/recv of activations between stages, NVLink 4 inside the node",
+        "all-to-all (dispatch + combine), NVLink 4 inside the node",
+    ] {
+        assert!(en.contains(want), "{want}: {en}");
+    }
+    let zh = text("zh");
+    // The communication table's rows and the step table's data-parallel row.
+    let rows: Vec<&str> = zh
+        .lines()
+        .filter(|l| l.contains("┆") && l.contains("GB/s"))
+        .collect();
+    assert!(rows.len() >= 4, "{zh}");
+    for r in rows {
+        assert!(common::english_sentences(r).is_empty(), "{r}");
+        assert!(!r.contains("between") && !r.contains("inside"), "{r}");
+    }
+}
