@@ -322,3 +322,88 @@ fn step_time_explanations_follow_the_language() {
         assert!(!r.contains("between") && !r.contains("inside"), "{r}");
     }
 }
+
+/// #6: a monthly-only offer (Tencent's rows) bills a few-hour job a whole month: the row says
+/// so (en/zh), and such a plan never ranks above a plan with an hourly price. Before: the
+/// Qwen3-235B-A22B full fine-tune's ¥1,657,344 row (8.2 h on 16 × GT4.41XLARGE948) had no note;
+/// with a user monthly price of ¥50 for GT4.4XLARGE96 the three GT4 monthly-only plans ranked
+/// 1-3 above Alibaba's hourly plans (any objective).
+#[test]
+fn monthly_only_rows_say_so_and_never_rank_above_an_hourly_offer() {
+    let args = [
+        "-m",
+        "Qwen3-235B-A22B",
+        "--task",
+        "full",
+        "--tokens",
+        "1e8",
+        "--provider",
+        "tencent",
+    ];
+    let v = plan_json("r9-monthly", &args);
+    let top = &plans(&v)[0];
+    let row = &top["costs"][0];
+    assert_eq!(row["billing"], "monthly", "{row}");
+    let note = row["note"].as_str().unwrap_or_default();
+    assert!(
+        note.starts_with("monthly only: billed a whole month per node for 8.2 h"),
+        "{note}"
+    );
+    let mut zh = vec!["plan", "--lang", "zh", "--top", "1"];
+    zh.extend_from_slice(&args);
+    let o = common::run_cols("r9-monthly", "400", &zh);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        text.contains("仅包月：每节点按整月计费，实际只用 8.2 小时"),
+        "{text}"
+    );
+
+    let dir = std::env::temp_dir().join(format!("gpuplan-r9-monthly-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cat = dir.join("cheap-month.toml");
+    std::fs::write(
+        &cat,
+        "[[price]]\ninstance = \"GT4.4XLARGE96\"\nprovider = \"tencent\"\nregion = \"unspecified\"\n\
+         billing = \"monthly\"\ncny = 50.0\nkind = \"user\"\nas_of = \"2026-11-01\"\n\
+         source = \"test: a monthly-only offer cheaper than any hourly plan\"\n",
+    )
+    .unwrap();
+    for objective in ["cost", "time", "balanced"] {
+        let v = plan_json(
+            "r9-monthly",
+            &[
+                "-m",
+                "Llama-3.1-8B",
+                "--task",
+                "lora",
+                "--tokens",
+                "1e8",
+                "--provider",
+                "tencent",
+                "--provider",
+                "alibaba",
+                "--catalog",
+                cat.to_str().unwrap(),
+                "--max-nodes",
+                "1",
+                "--optimize",
+                objective,
+            ],
+        );
+        let ps = plans(&v);
+        let monthly_only = |p: &serde_json::Value| {
+            let costs = p["costs"].as_array().unwrap();
+            !costs.is_empty() && costs.iter().all(|c| c["billing"] == "monthly")
+        };
+        assert!(ps.iter().any(monthly_only), "{objective}");
+        let first_hourly = ps
+            .iter()
+            .position(|p| p["chosen"].is_object() && !monthly_only(p));
+        let first_monthly = ps.iter().position(monthly_only);
+        assert!(
+            first_hourly < first_monthly,
+            "{objective}: {first_hourly:?} {first_monthly:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -442,6 +442,15 @@ fn monthly_row(
         )
     });
     let (mut note, mut note_zh) = (note, note_zh);
+    if od.is_none() && words && hours < HOURS_PER_MONTH * months as f64 {
+        // No hourly price to compare with: the row says what it charges for (trust r9 #6).
+        let t = crate::i18n::Text::from(
+            crate::i18n::Msg::new("billing-monthly-only")
+                .arg("months", months)
+                .arg("hours", format!("{hours:.1}")),
+        );
+        (note, note_zh) = (Some(t.en), Some(t.zh));
+    }
     if let Some(t) = consecutive_clause(prices, months).filter(|_| words) {
         note = Some(note.map_or(t.en.clone(), |x| format!("{x}; {}", t.en)));
         note_zh = Some(note_zh.map_or(t.zh.clone(), |x| format!("{x}；{}", t.zh)));
