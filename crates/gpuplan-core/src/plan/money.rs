@@ -442,8 +442,9 @@ fn monthly_row(
         )
     });
     let (mut note, mut note_zh) = (note, note_zh);
-    if od.is_none() && words && hours < HOURS_PER_MONTH * months as f64 {
-        // No hourly price to compare with: the row says what it charges for (trust r9 #6).
+    if od.is_none() && words && hours < HOURS_PER_MONTH {
+        // No hourly price to compare with: the row says what it charges for (trust r9 #6; the
+        // same jobs `plan::whole_month_only` ranks after the hourly-priced plans).
         let t = crate::i18n::Text::from(
             crate::i18n::Msg::new("billing-monthly-only")
                 .arg("months", months)
