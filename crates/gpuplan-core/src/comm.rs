@@ -59,8 +59,8 @@ pub struct CollectiveUse {
     /// `tp`, `dp`, `pp`, `ep`, `cp`.
     pub kind: &'static str,
     /// Which collective and algorithm (e.g. "all-reduce (ring)", "all-gather + reduce-scatter").
-    pub collective: String,
-    pub link: String,
+    pub collective: crate::i18n::Text,
+    pub link: crate::i18n::Text,
     /// Bandwidth the bandwidth term was computed with (link × collective_efficiency ÷ sharing).
     pub effective_bandwidth: Bandwidth,
     /// Bytes each device sends per optimizer step.

@@ -44,17 +44,6 @@ macro_rules! why {
     };
 }
 
-/// [`why!`] as a plain `String` (the step-time rows, English only).
-macro_rules! why_s {
-    ($explain:expr, $($fmt:tt)*) => {
-        if $explain {
-            format!($($fmt)*)
-        } else {
-            String::new()
-        }
-    };
-}
-
 /// [`why!`] from a catalog message (`locales/*/memory.ftl`), in both languages (audit r8 #9:
 /// the `--wide` basis column was English under `--lang zh`).
 macro_rules! why_msg {

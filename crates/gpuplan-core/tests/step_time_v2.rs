@@ -196,7 +196,7 @@ fn dp_overlap_defaults_follow_the_framework() {
     let h = step(&m, &hf, &c);
     assert!(h.dp_comm_exposed.0 < h.dp_comm_total.0);
     let dp = h.collectives.iter().find(|x| x.kind == "dp").unwrap();
-    assert!(dp.effective_bandwidth.0 > 0.0 && dp.collective.contains("buckets"));
+    assert!(dp.effective_bandwidth.0 > 0.0 && dp.collective.en.contains("buckets"));
 }
 
 #[test]
@@ -225,14 +225,14 @@ fn a_sharded_optimizer_that_all_reduces_moves_half_as_much_again() {
     let bw_a = da.bytes_per_step.0 / da.effective_bandwidth.0;
     let lat = a.dp_comm_total.0 - bw_a;
     let (rs_ag, ar_ag) = (2.0 * 32.2e-6, (56.0 + 32.2) * 1e-6);
-    let n = buckets_of(&da.collective);
+    let n = buckets_of(&da.collective.en);
     assert!(
         n > 1.0 && (lat - n * rs_ag).abs() < 1e-12,
         "{lat} vs {n} buckets"
     );
     let want = 1.5 * bw_a + n * ar_ag;
     assert!((b.dp_comm_total.0 - want).abs() < 1e-9 * b.dp_comm_total.0);
-    assert!(db.collective.starts_with("all-reduce + all-gather"));
+    assert!(db.collective.en.starts_with("all-reduce + all-gather"));
     assert!(b.step.0 > a.step.0);
     // Without a sharded optimizer (ZeRO 0) the gradients are all-reduced either way.
     let (mut z0, mut z0_ar) = (rs.clone(), ar.clone());
@@ -284,7 +284,7 @@ fn per_rank_broadcasts_pay_the_chain_once_per_owning_rank() {
         let ring_bw = a.dp_bandwidth.0 * Tunables::default().collective_efficiency;
         let extra_bw = (db.bytes_per_step.0 - da.bytes_per_step.0) / ring_bw;
         let extra = b.dp_comm_total.0 - a.dp_comm_total.0;
-        let gathers = buckets_of(&da.collective) * chain(ranks, nodes as f64);
+        let gathers = buckets_of(&da.collective.en) * chain(ranks, nodes as f64);
         let want = owners * chain(ranks, nodes as f64) + extra_bw - gathers;
         assert!(
             (extra - want).abs() < 1e-9,
@@ -295,6 +295,7 @@ fn per_rank_broadcasts_pay_the_chain_once_per_owning_rank() {
         assert!((exposed - extra).abs() < 1e-9);
         assert!(db
             .collective
+            .en
             .contains(&format!("{owners} per-rank broadcasts")));
     }
     // Nothing to hand back without a sharded optimizer: refused, naming the key.
@@ -347,7 +348,11 @@ fn bucketed_overlap_exposes_the_last_bucket() {
     let params = gpuplan_core::model::param_breakdown(&m).total as f64;
     assert_eq!(params, 8_030_261_248.0);
     assert_eq!((params / (1u64 << 29) as f64).ceil(), 15.0);
-    assert!(da.collective.contains("15 buckets"), "{}", da.collective);
+    assert!(
+        da.collective.en.contains("15 buckets"),
+        "{}",
+        da.collective.en
+    );
     let embedding = 128_256.0 * 4096.0;
     let exposed = da.total.0 - da.overlapped.0;
     assert!(exposed > 0.0);

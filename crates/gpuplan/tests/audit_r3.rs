@@ -3,15 +3,11 @@
 
 mod common;
 use serde_json::Value;
-use std::process::Command;
 
 fn plan_json(args: &[&str]) -> Value {
-    let cfg = std::env::temp_dir().join(format!("gpuplan-audit-r3-{}", std::process::id()));
-    let o = common::output_checked(
-        Command::new(env!("CARGO_BIN_EXE_gpuplan"))
-            .env("GPUPLAN_CONFIG_DIR", &cfg)
-            .args(["plan", "--format", "json", "--top", "100"])
-            .args(args),
+    let o = common::run(
+        "audit-r3",
+        &[&["plan", "--format", "json", "--top", "100"], args].concat(),
     );
     serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)))
@@ -209,14 +205,11 @@ fn network_caveats_only_on_plans_that_cross_nodes() {
 #[test]
 fn unpriced_note_matches_the_order_shown() {
     let text = |extra: &[&str]| {
-        let cfg = std::env::temp_dir().join(format!("gpuplan-audit-r3-{}", std::process::id()));
-        let o = common::output_checked(
-            Command::new(env!("CARGO_BIN_EXE_gpuplan"))
-                .env("GPUPLAN_CONFIG_DIR", &cfg)
-                .env("COLUMNS", "300")
-                .args(["plan", "--lang", "en", "-m", "Qwen2.5-7B", "--task", "lora"])
-                .args(["--tokens", "1e8"])
-                .args(extra),
+        let base = ["plan", "--lang", "en", "-m", "Qwen2.5-7B", "--task", "lora"];
+        let o = common::run_cols(
+            "audit-r3",
+            "300",
+            &[&base[..], &["--tokens", "1e8"], extra].concat(),
         );
         String::from_utf8_lossy(&o.stdout).into_owned()
     };
@@ -235,13 +228,23 @@ fn unpriced_note_matches_the_order_shown() {
 /// link came from the step model's English words. It is named from the catalog in zh.
 #[test]
 fn explain_names_the_link_in_chinese() {
-    let cfg = std::env::temp_dir().join(format!("gpuplan-audit-r3-{}", std::process::id()));
-    let o = common::output_checked(
-        Command::new(env!("CARGO_BIN_EXE_gpuplan"))
-            .env("GPUPLAN_CONFIG_DIR", &cfg)
-            .env("COLUMNS", "300")
-            .args(["plan", "--lang", "zh", "--explain", "-m", "Llama-3.1-70B"])
-            .args(["--task", "full", "--tokens", "2e9", "--provider", "alibaba"]),
+    let o = common::run_cols(
+        "audit-r3",
+        "300",
+        &[
+            "plan",
+            "--lang",
+            "zh",
+            "--explain",
+            "-m",
+            "Llama-3.1-70B",
+            "--task",
+            "full",
+            "--tokens",
+            "2e9",
+            "--provider",
+            "alibaba",
+        ],
     );
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("节点间的"), "{text}");

@@ -2,23 +2,17 @@
 //! the CLI as a user does and asserts the property, not a frozen number.
 
 mod common;
+use common::plans;
 use serde_json::Value;
 use std::process::Command;
 
 fn plan_json(args: &[&str]) -> Value {
-    let cfg = std::env::temp_dir().join(format!("gpuplan-audit-r5-{}", std::process::id()));
-    let o = common::output_checked(
-        Command::new(env!("CARGO_BIN_EXE_gpuplan"))
-            .env("GPUPLAN_CONFIG_DIR", &cfg)
-            .args(["plan", "--format", "json", "--top", "100"])
-            .args(args),
+    let o = common::run(
+        "audit-r5",
+        &[&["plan", "--format", "json", "--top", "100"], args].concat(),
     );
     serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)))
-}
-
-fn plans(v: &Value) -> &Vec<Value> {
-    v["outcome"]["plans"].as_array().unwrap()
 }
 
 fn advice<'a>(p: &'a Value, id: &str) -> Option<&'a Value> {
@@ -135,14 +129,7 @@ fn a_price_from_another_region_is_explained_in_chinese() {
 }
 
 fn estimate_text(lang: &str, args: &[&str]) -> (Option<i32>, String) {
-    let cfg = std::env::temp_dir().join(format!("gpuplan-audit-r5-{}", std::process::id()));
-    let o = common::output_checked(
-        Command::new(env!("CARGO_BIN_EXE_gpuplan"))
-            .env("GPUPLAN_CONFIG_DIR", &cfg)
-            .env("COLUMNS", "80")
-            .args(["estimate", "--lang", lang])
-            .args(args),
-    );
+    let o = common::run("audit-r5", &[&["estimate", "--lang", lang], args].concat());
     (
         o.status.code(),
         String::from_utf8_lossy(&o.stdout).into_owned(),
@@ -179,13 +166,10 @@ fn an_estimate_that_does_not_fit_names_a_lever_that_fits() {
 }
 
 fn plan_text(lang: &str, args: &[&str]) -> String {
-    let cfg = std::env::temp_dir().join(format!("gpuplan-audit-r5-{}", std::process::id()));
-    let o = common::output_checked(
-        Command::new(env!("CARGO_BIN_EXE_gpuplan"))
-            .env("GPUPLAN_CONFIG_DIR", &cfg)
-            .env("COLUMNS", "200")
-            .args(["plan", "--lang", lang])
-            .args(args),
+    let o = common::run_cols(
+        "audit-r5",
+        "200",
+        &[&["plan", "--lang", lang], args].concat(),
     );
     String::from_utf8_lossy(&o.stdout).into_owned()
 }

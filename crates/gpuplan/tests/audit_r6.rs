@@ -2,16 +2,10 @@
 //! models served "in tokens". Each test runs the CLI as a user does and asserts the property.
 
 mod common;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn gpuplan(args: &[&str]) -> Output {
-    let cfg = std::env::temp_dir().join(format!("gpuplan-audit-r6-{}", std::process::id()));
-    common::output_checked(
-        Command::new(env!("CARGO_BIN_EXE_gpuplan"))
-            .env("GPUPLAN_CONFIG_DIR", &cfg)
-            .env("COLUMNS", "80")
-            .args(args),
-    )
+    common::run("audit-r6", args)
 }
 
 fn stdout(o: &Output) -> String {

@@ -867,7 +867,7 @@ fn top_plans_keep_the_memory_margin() {
 
 /// #1: where no configuration of a cluster has the margin (here the micro-batch is pinned), the
 /// plan says it is within the memory model's error and which micro-batch to keep ready, in both
-/// languages, and the memory-headroom advice still fires.
+/// languages; the memory-headroom advice ("Only 0.3 GiB left") no longer repeats it (trust r9 #4).
 #[test]
 fn plans_inside_the_memory_error_say_so() {
     let f = workload(
@@ -889,7 +889,7 @@ fn plans_inside_the_memory_error_say_so() {
     assert!(says_thin(p), "{}", p["caveats"]);
     let en = one_line(&run(&args));
     assert!(en.contains("keep micro-batch 2 ready"), "{en}");
-    assert!(en.contains("[memory-headroom] Only 0.3 GiB"), "{en}");
+    assert!(!en.contains("[memory-headroom]"), "{en}");
     let mut zh = args.to_vec();
     zh.extend_from_slice(&["--lang", "zh"]);
     let zh = stdout(&run(&zh));

@@ -6,12 +6,7 @@ use std::process::{Command, Output};
 
 fn gpuplan(args: &[&str]) -> Output {
     // An empty config directory: the user's own catalogs never leak into tests.
-    let cfg = std::env::temp_dir().join(format!("gpuplan-cli-cfg-{}", std::process::id()));
-    common::output_checked(
-        Command::new(env!("CARGO_BIN_EXE_gpuplan"))
-            .env("GPUPLAN_CONFIG_DIR", cfg)
-            .args(args),
-    )
+    common::run_unsized("cli-cfg", args)
 }
 
 fn tmp(name: &str, content: &str) -> PathBuf {

@@ -14,13 +14,7 @@ const SCHEMAS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/schemas");
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/export");
 
 fn gpuplan(args: &[&str]) -> Output {
-    let cfg = std::env::temp_dir().join(format!("gpuplan-export-cfg-{}", std::process::id()));
-    common::output_checked(
-        Command::new(env!("CARGO_BIN_EXE_gpuplan"))
-            .env("GPUPLAN_TODAY", "2026-12-03")
-            .env("GPUPLAN_CONFIG_DIR", &cfg)
-            .args(args),
-    )
+    common::run_dated("export-cfg", args)
 }
 
 fn scratch(tag: &str) -> PathBuf {
@@ -967,7 +961,7 @@ fn readme_five_commands_go_from_plan_to_running_job() {
             .arg(c)
             .current_dir(&dir)
             .env("PATH", &path)
-            .env("GPUPLAN_TODAY", "2026-12-03")
+            .env("GPUPLAN_TODAY", common::TODAY)
             .env("GPUPLAN_CONFIG_DIR", &cfg)
             .env_remove("DRY_RUN")
             .env_remove("NODE_RANK")

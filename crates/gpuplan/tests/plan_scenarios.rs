@@ -879,7 +879,9 @@ fn default_profile_moe_lora_takes_a_pipeline_and_expert_parallel_megatron_layout
 
 /// No default-profile MoE plan lists a layout its named stack cannot launch (round 8: before,
 /// Mixtral pretraining listed `TP1 PP2 EP8 ZeRO-1` under the eager profile, and ZeRO-2 beside
-/// TP/PP with EP was searched), and both stacks appear where each wins somewhere.
+/// TP/PP with EP was searched), and both stacks appear where each wins somewhere. The default
+/// profile is the one not named (trust r9 #2: an explicit `--profile hugging_face` searches the
+/// eager stack only; tests/trust_r9.rs).
 #[test]
 fn default_profile_moe_plans_are_launchable_by_the_stack_they_name() {
     let mut stacks = std::collections::BTreeSet::new();
@@ -895,18 +897,13 @@ fn default_profile_moe_plans_are_launchable_by_the_stack_they_name() {
         // its #1 was TP 4 · ZeRO-3.
         ("Qwen3-30B-A3B", "full", "1e8", "megatron"),
     ] {
-        let (code, v) = plan_json(&[
-            "-m",
-            model,
-            "--task",
-            task,
-            "--tokens",
-            tokens,
-            "--top",
-            "30",
-            "--profile",
-            profile,
-        ]);
+        let mut args = vec![
+            "-m", model, "--task", task, "--tokens", tokens, "--top", "30",
+        ];
+        if profile != "hugging_face" {
+            args.extend(["--profile", profile]);
+        }
+        let (code, v) = plan_json(&args);
         assert_eq!(code, Some(0), "{model} {task}");
         for p in plans(&v) {
             let s = &p["train"]["setup"];

@@ -58,6 +58,7 @@ plan-recompute-full = recompute{" "}
 plan-recompute-selective = sel-recompute{" "}
 plan-recompute-op = op-recompute{" "}
 plan-same-answer = same answer as plan { $n }: { $list }
+plan-same-answer-more = same answer as plan { $n }: { $list } and { $more } more (every one: --format json, "also")
 plan-dominated-item = plan { $n } (than plan { $by }; bottleneck: { $bottleneck })
 plan-dominated-note = slower and dearer than a plan above them, listed as the next-cheapest layouts for comparison, not as choices: { $list }
 plan-left-out-note = not listed: { $why } [{ $constraint }]
@@ -241,5 +242,9 @@ bind-interruptions-beside = { $n ->
 bind-stalls-beyond-bound = each checkpoint stalls training { $write_s } s and one is taken every { $interval } min, so the stalls would make the job take more than { $max }× its compute time: raise checkpoint_interval_hours (--set checkpoint_interval_hours=1), save asynchronously (checkpoint_stall_fraction), or use faster storage
 bind-failures-beyond-bound = { $per_day } failures a day across its GPUs (GPUs × failure_rate_per_gpu_hour), each a { $restart }-minute restart, would make the job take more than { $max }× its uninterrupted time or never finish (Daly's expected time under exponential failures): too many GPUs for the failure rate; use fewer GPUs (--max-nodes), or a lower failure_rate_per_gpu_hour / failure_restart_minutes if your cluster measures them
 spot-beyond-bound = spot left out: { $per_hour } preemptions an hour ({ $nodes } nodes × --preemption-rate), each a { $restart }-minute restart, would make the job take more than { $max }× its uninterrupted time or never finish: the spot rate is too high for this many nodes; use on-demand or monthly billing, or fewer nodes
+billing-monthly-only = monthly only: billed { $months ->
+    [1] a whole month
+   *[other] { $months } whole months
+} per node for { $hours } h of use (no hourly price known); ranked after plans with an hourly price
 billing-consecutive-periods = bought as { $parts } months per node, renewed as each period ends (the longest period the provider's API accepts is { $longest } months)
 bind-unpriced-billing-left-out = { $n } plan(s) on types with no { $billing } price in the catalog were left out: they cannot be checked against the budget under --billing (import that price with `gpuplan catalog import`, or use --billing auto)

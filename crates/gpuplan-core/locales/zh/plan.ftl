@@ -58,6 +58,7 @@ plan-recompute-full = 重计算{" "}
 plan-recompute-selective = 选择性重计算{" "}
 plan-recompute-op = 逐算子重计算{" "}
 plan-same-answer = 与方案 { $n } 相同：{ $list }
+plan-same-answer-more = 与方案 { $n } 相同：{ $list } 等，另有 { $more } 种（完整列表：--format json 的 "also"）
 plan-dominated-item = 方案 { $n }（相对方案 { $by }；瓶颈：{ $bottleneck }）
 plan-dominated-note = 以下方案比排在其上的某个方案更慢且更贵，仅作为次便宜的配置列出供比较，不建议选用：{ $list }
 plan-left-out-note = 未列出：{ $why }［{ $constraint }］
@@ -199,5 +200,9 @@ bind-interruptions-beside = 有 { $n } 个方案因中断开销过大被拒绝�
 bind-stalls-beyond-bound = 每个检查点使训练停顿 { $write_s } 秒，而每 { $interval } 分钟保存一次，停顿会使任务耗时超过计算时间的 { $max } 倍：请调大 checkpoint_interval_hours（--set checkpoint_interval_hours=1）、改用异步保存（checkpoint_stall_fraction）或更快的存储
 bind-failures-beyond-bound = 全部 GPU 每天 { $per_day } 次故障（GPU 数 × failure_rate_per_gpu_hour），每次重启 { $restart } 分钟，会使任务耗时超过不中断时的 { $max } 倍或永远无法完成（按 Daly 指数故障模型的期望时间）：GPU 数相对故障率过多；请减少 GPU（--max-nodes），或在集群实测更低时调低 failure_rate_per_gpu_hour / failure_restart_minutes
 spot-beyond-bound = 未计抢占式实例：每小时 { $per_hour } 次回收（{ $nodes } 个节点 × --preemption-rate），每次重启 { $restart } 分钟，会使任务耗时超过不中断时的 { $max } 倍或永远无法完成：该节点数下抢占率过高；请改用按量或包月计费，或减少节点
+billing-monthly-only = 仅包月：每节点按整{ $months ->
+    [1] 月
+   *[other] { $months } 个月
+}计费，实际只用 { $hours } 小时（无已知按量价格）；排在有按量价格的方案之后
 billing-consecutive-periods = 每节点按 { $parts } 个月连续购买，每段到期时续费（该云 API 接受的最长时长为 { $longest } 个月）
 bind-unpriced-billing-left-out = { $n } 个方案的规格在目录中没有{ $billing }价格，在指定 --billing 时无法核对预算，已排除（可用 `gpuplan catalog import` 导入该价格，或用 `--billing auto`）

@@ -629,8 +629,12 @@ fn spot_checkpoint(c: &Ctx) -> Option<Msg> {
 /// ([`Plan::usable_memory_gib`]: 39.4 GiB on an A100-40GB, 29.5 on a 910B4), the capacity the
 /// feasibility check and the table's `free` column use, not the marketed size: against 40 GiB a
 /// plan with 0.1 GiB free read "0.7 GiB left", and a 910B4 plan with 0.3 GiB free (29.2 of 32 =
-/// 91%) got no warning at all.
+/// 91%) got no warning at all. A plan within the memory model's error has the
+/// `cav-memory-margin` caveat instead ([`super::thin_margin`]): said once (trust r9 #4).
 fn memory_headroom(c: &Ctx) -> Option<Msg> {
+    if super::thin_margin(c.p) {
+        return None;
+    }
     let need = c.train()?.memory.device_total.gib();
     let have = c.p.usable_memory_gib.or(c.p.gpu.memory_gib).unwrap_or(0.0);
     (have > 0.0 && need / have > 0.92).then(|| {

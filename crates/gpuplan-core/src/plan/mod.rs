@@ -755,7 +755,12 @@ fn blame_pins(
     if keys.is_empty() {
         return Ok(Vec::new());
     }
-    let free = pinned_search(req, cands, cat, mode, TrainPins::default())?;
+    // The stack the user named stays named (it is no search dimension to blame).
+    let unpinned = TrainPins {
+        framework: pins.framework,
+        ..TrainPins::default()
+    };
+    let free = pinned_search(req, cands, cat, mode, unpinned)?;
     if free.is_empty() {
         return Ok(Vec::new());
     }
@@ -1010,11 +1015,39 @@ fn rank_order(plans: &[Plan], obj: Objective) -> Vec<usize> {
         })
         .collect();
     let keys = rank_keys(&inputs, obj);
+    // A job shorter than a month billed a whole month (no hourly price) ranks after the plans of
+    // its class, whatever the objective, where any plan has an hourly price (trust r9 #6).
+    let hourly = plans.iter().any(hourly_priced);
+    let whole_month: Vec<bool> = plans
+        .iter()
+        .map(|p| hourly && whole_month_only(p))
+        .collect();
     // Sort the indices (stable, as sorting the plans themselves would be), then move each plan
     // once: a plan is a few kilobytes, and moving it at every comparison dominated the ranking.
     let mut order: Vec<usize> = (0..keys.len()).collect();
-    order.sort_by(|a, b| keys[*a].cmp(&keys[*b]));
+    order.sort_by(|&a, &b| {
+        let (ka, kb) = (&keys[a], &keys[b]);
+        (ka.class, whole_month[a], ka).cmp(&(kb.class, whole_month[b], kb))
+    });
     order
+}
+
+/// Whether a plan is priced by the hour (on-demand or spot) under its chosen mode or another.
+fn hourly_priced(p: &Plan) -> bool {
+    p.chosen.is_some() && p.costs.iter().any(|c| c.billing != Billing::Monthly)
+}
+
+/// A training plan shorter than a month whose only price is a subscription: it pays a whole
+/// month for hours of use (Tencent's monthly-only rows: Qwen3-235B-A22B full, 8.2 h, ¥1.66M).
+/// Its cost row says so (`billing-monthly-only`); [`rank_order`] puts it after the plans with
+/// an hourly price.
+pub fn whole_month_only(p: &Plan) -> bool {
+    p.train.is_some()
+        && p.hours < money::HOURS_PER_MONTH
+        && p.chosen
+            .as_ref()
+            .is_some_and(|c| c.billing == Billing::Monthly)
+        && !p.costs.iter().any(|c| c.billing != Billing::Monthly)
 }
 
 /// Order plans by the objective. Plans without a known price sort after priced ones for cost and

@@ -442,6 +442,16 @@ fn monthly_row(
         )
     });
     let (mut note, mut note_zh) = (note, note_zh);
+    if od.is_none() && words && hours < HOURS_PER_MONTH {
+        // No hourly price to compare with: the row says what it charges for (trust r9 #6; the
+        // same jobs `plan::whole_month_only` ranks after the hourly-priced plans).
+        let t = crate::i18n::Text::from(
+            crate::i18n::Msg::new("billing-monthly-only")
+                .arg("months", months)
+                .arg("hours", format!("{hours:.1}")),
+        );
+        (note, note_zh) = (Some(t.en), Some(t.zh));
+    }
     if let Some(t) = consecutive_clause(prices, months).filter(|_| words) {
         note = Some(note.map_or(t.en.clone(), |x| format!("{x}; {}", t.en)));
         note_zh = Some(note_zh.map_or(t.zh.clone(), |x| format!("{x}；{}", t.zh)));
@@ -572,7 +582,10 @@ fn spot_interruptions(ck: &Checkpointing, preempt: f64, restart: f64) -> (f64, f
 
 /// The cheapest mode the constraints allow. `--billing` forces a pure mode; the mix is a
 /// candidate under `auto` only (its spot remainder only exists for interruptible jobs). A
-/// subscription's months are credited with `--reuse-hours` at the on-demand rate.
+/// subscription's months are credited with `--reuse-hours` at the on-demand rate. Under a
+/// `--deadline` only a mode whose expected hours meet it is chosen (spot's and a mix's spot
+/// remainder stretch by their preemptions and restarts); where none does, the cheapest allowed
+/// mode, and the planner refuses the site as over the deadline ([`super::train`]).
 fn choose(
     out: &[BillingCost],
     od: Option<&Price>,
@@ -597,10 +610,14 @@ fn choose(
             bc.cny
         }
     };
-    out.iter()
-        .filter(|b| allowed(b))
-        .min_by(|a, b| effective(a).total_cmp(&effective(b)))
-        .cloned()
+    let meets = |bc: &BillingCost| c.deadline_hours.is_none_or(|d| bc.hours <= d);
+    let cheapest = |fit: bool| {
+        out.iter()
+            .filter(|b| allowed(b) && (!fit || meets(b)))
+            .min_by(|a, b| effective(a).total_cmp(&effective(b)))
+            .cloned()
+    };
+    cheapest(true).or_else(|| cheapest(false))
 }
 
 /// One subscription per node and the rest of the job pay-as-you-go — or spot, when `spot` =
@@ -1442,6 +1459,48 @@ mod failure_tests {
         let (all, _, spot) = costs_at(&p, 16, 100.0, &c, Some(k));
         assert_eq!(all.len(), 1);
         assert!(spot.unwrap().overhead_fraction < MAX_INTERRUPTION_OVERHEAD);
+    }
+
+    /// Trust r9 #1: spot's expected hours (its preemptions and restarts) must meet the
+    /// `--deadline` for spot, or a mix with a spot remainder, to be chosen. 1 node, a 10 %/h
+    /// preemption rate: spot's 100 h stretch past a 101 h deadline the on-demand 100 h meet.
+    #[test]
+    fn spot_and_its_mix_are_chosen_only_within_the_deadline() {
+        let k = ck(8.0, 0.0, 60.0);
+        let base = Constraints {
+            interruptible: true,
+            preemption_rate: 0.1,
+            ..Constraints::default()
+        };
+        let p = InstancePrices {
+            od: Some(super::tests::price(Billing::OnDemand, 30.0)),
+            monthly: Some(super::tests::price(Billing::Monthly, 15_000.0)),
+            spot: Some(super::tests::price(Billing::Spot, 10.0)),
+            periods: crate::plan::periods::of(crate::catalog::Provider::Alibaba),
+        };
+        for hours in [100.0, 2000.0] {
+            let free = costs_at(&p, 1, hours, &base, Some(k)).1.unwrap();
+            let spot_hours = free.hours;
+            let spotty = free.billing == Billing::Spot
+                || free
+                    .mix
+                    .as_ref()
+                    .is_some_and(|m| m.remainder_billing == Billing::Spot);
+            assert!(spotty && spot_hours > hours * 1.01, "{free:?}");
+            let c = Constraints {
+                deadline_hours: Some(hours * 1.005),
+                ..base.clone()
+            };
+            let ch = costs_at(&p, 1, hours, &c, Some(k)).1.unwrap();
+            assert!(ch.hours <= hours * 1.005, "{hours} h: {ch:?}");
+            assert!(ch.cny > free.cny, "{hours} h: {ch:?}");
+            // A deadline spot's expected hours meet leaves the choice as it was.
+            let c = Constraints {
+                deadline_hours: Some(spot_hours),
+                ..base.clone()
+            };
+            assert_eq!(costs_at(&p, 1, hours, &c, Some(k)).1.unwrap().cny, free.cny);
+        }
     }
 
     #[test]

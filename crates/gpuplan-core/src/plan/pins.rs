@@ -18,6 +18,10 @@ pub struct TrainPins {
     pub recompute: bool,
     pub sequence_parallel: bool,
     pub virtual_stages: bool,
+    /// The user named the stack: `--profile`, `--deepspeed` or `[training] framework` /
+    /// `deepspeed = true`. Not a search dimension (not in [`PIN_KEYS`]): it only keeps an MoE model
+    /// off the default profile's union of launchable stacks (trust r9 #2).
+    pub framework: bool,
 }
 
 /// The workload keys of the pinnable dimensions, in the order messages name them.
@@ -53,6 +57,8 @@ impl TrainPins {
             recompute: has("recompute"),
             sequence_parallel: par("sequence_parallel"),
             virtual_stages: par("virtual_stages"),
+            framework: has("framework")
+                || t.and_then(|t| t.get("deepspeed")).and_then(|v| v.as_bool()) == Some(true),
         }
     }
 
@@ -129,6 +135,13 @@ mod tests {
             ]
         );
         assert!(TrainPins::from_toml("model = \"x\"\n[training]\ntask = \"lora\"\n").is_empty());
+        // A named stack (trust r9 #2) is no search dimension: nothing for the blame to release.
+        let named = TrainPins::from_toml("model = \"x\"\n[training]\nframework = \"megatron\"\n");
+        assert!(named.framework && named.keys().is_empty());
+        let ds = |v: &str| {
+            TrainPins::from_toml(&format!("model = \"x\"\n[training]\ndeepspeed = {v}\n"))
+        };
+        assert!(ds("true").framework && !ds("false").framework);
         assert_eq!(p.without("training.parallel.zero").keys().len(), 2);
         let j = serde_json::json!({"recompute": "full", "parallel": {"tp": 2}});
         assert_eq!(

@@ -427,7 +427,7 @@ impl<'a> Degrees<'a> {
         // ([`point_stacks`]).
         let model_parallel = base.framework == Framework::Megatron
             || (base.task == TrainTask::Pretrain && base.framework != Framework::LitGpt)
-            || moe_union(base, shape.experts);
+            || moe_union(base, pin, shape.experts);
         let nvlink = c.gpu.intra_link.is_nvlink_class() && c.intra_bandwidth.gb_per_s() > 64.0;
         // A degree the workload states is kept (TP still inside a node), whatever the profile.
         let tp_ok = |tp: &u64| *tp <= c.gpus_per_node && shape.heads.is_multiple_of(*tp);
@@ -440,7 +440,7 @@ impl<'a> Degrees<'a> {
                 .collect()
         };
         // Megatron-Core also splits layers that PP does not divide ([`uneven_last_stage`]).
-        let megatron = base.framework == Framework::Megatron || moe_union(base, shape.experts);
+        let megatron = base.framework == Framework::Megatron || moe_union(base, pin, shape.experts);
         let pps = pinned_or(pin.pp, base.parallel.pp, || {
             [1, 2, 4, 8, 16]
                 .into_iter()
@@ -563,9 +563,11 @@ struct Layout {
 }
 
 /// Whether the request searches the union of the MoE stacks: an MoE model under the default
-/// (`hugging_face`) profile (round 8).
-fn moe_union(base: &TrainingSetup, experts: u64) -> bool {
-    experts > 1 && base.framework == Framework::HuggingFace
+/// (`hugging_face`) profile (round 8), the stack not named by the user (`--profile`,
+/// `--deepspeed` or the workload's `framework` / `deepspeed`: trust r9 #2, an explicit
+/// `hugging_face` listed Megatron-Core plans).
+fn moe_union(base: &TrainingSetup, pin: &super::TrainPins, experts: u64) -> bool {
+    experts > 1 && base.framework == Framework::HuggingFace && !pin.framework && !base.deepspeed
 }
 
 /// The stacks that launch a layout, each searched with its own memory and time (round 8). Under
@@ -594,12 +596,15 @@ fn point_stacks<'a>(
     const HF: &[Framework] = &[Framework::HuggingFace];
     const MEGATRON: &[Framework] = &[Framework::Megatron];
     const BOTH: &[Framework] = &[Framework::HuggingFace, Framework::Megatron];
-    if !moe_union(base, experts) {
+    if !moe_union(base, pin, experts) {
         // Under `megatron` an MoE model at ZeRO-2/3 is Megatron-DeepSpeed's, whose DeepSpeed-MoE
         // layers refuse stage 3 and whose pipeline runs bf16 at ZeRO-1 only; the export launches
         // Megatron-Core (ZeRO-1). A stated ZeRO stage is kept.
         let megatron_moe = base.framework == Framework::Megatron && experts > 1;
         if megatron_moe && l.zero > 1 && !pin.zero {
+            return &[];
+        }
+        if !named_stack_runs_ep(base, pin, l) {
             return &[];
         }
         return if ep_stack_runs_zero(base, pin, l.ep, l.zero) {
@@ -621,6 +626,22 @@ fn point_stacks<'a>(
         (false, true) => MEGATRON,
         (false, false) if pin.ep && pin.zero => HF,
         (false, false) => &[],
+    }
+}
+
+/// Whether a named eager stack runs the layout's expert parallelism (trust r9 #2): under
+/// `hugging_face` EP is DeepSpeed-MoE's, with TP = PP = CP = 1 (Megatron-DeepSpeed's TP beside
+/// it is not exported, as in the default profile's union); LitGPT has no expert parallelism
+/// (litgpt @00af8b0d: no EP argument). A workload that states EP with the model-parallel
+/// degrees keeps them.
+fn named_stack_runs_ep(base: &TrainingSetup, pin: &super::TrainPins, l: Layout) -> bool {
+    if l.ep <= 1 || (pin.ep && (pin.tp || pin.pp || pin.cp || l.mp == 1)) {
+        return true;
+    }
+    match base.framework {
+        Framework::HuggingFace => l.mp == 1,
+        Framework::LitGpt => false,
+        Framework::Megatron => true,
     }
 }
 
@@ -1788,8 +1809,13 @@ fn site_costs(
 /// over the budget (with spot's cost, for the refusal to name).
 fn site_misses(c: &super::Constraints, evaluated: u64, p: &SitePriced) -> Option<Outcome> {
     if let Some(d) = c.deadline_hours {
-        if p.run_hours > d {
-            return Some(Outcome::OverDeadline(evaluated, p.run_hours));
+        // The chosen mode's hours: spot's expected hours stretch by its preemptions.
+        let hours = p
+            .chosen
+            .as_ref()
+            .map_or(p.run_hours, |x| x.hours.max(p.run_hours));
+        if hours > d {
+            return Some(Outcome::OverDeadline(evaluated, hours));
         }
     }
     if c.budget_cny.is_some() && p.chosen.is_none() {

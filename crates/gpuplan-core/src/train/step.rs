@@ -63,7 +63,7 @@ pub struct StepTime {
     pub peak: FlopRate,
     /// Slowest link the data-parallel ring crosses, one direction.
     pub dp_bandwidth: Bandwidth,
-    pub dp_link: String,
+    pub dp_link: crate::i18n::Text,
     /// What dominates the step: compute, tp-communication, dp-communication, pipeline-bubble.
     pub bottleneck: &'static str,
 }
@@ -372,7 +372,7 @@ fn tp_phase(
     };
     let fwd_passes = tp_forward_passes(x.setup.recompute, p.sequence_parallel);
     let bytes = x.local_tokens * t.mean_layer_len(x.setup.seq_len) * t.hidden as f64 * 2.0;
-    let (lat, what) = tp_pair_latency(x.group(p.tp, 1), p.sequence_parallel, tun);
+    let (lat, algo) = tp_pair_latency(x.group(p.tp, 1), p.sequence_parallel, tun);
     let per = ring_allreduce(bytes, p.tp, x.intra, x.eff_net) + lat;
     let fwd = tp_forward_reduces(x.setup.framework, t, p.sequence_parallel);
     let count = (fwd * fwd_passes + 2.0) * x.stage_max * x.m_micro;
@@ -385,8 +385,18 @@ fn tp_phase(
     };
     collectives.push(CollectiveUse {
         kind: "tp",
-        collective: why_s!(explain, "{what}"),
-        link: why_s!(explain, "{} inside the node", x.c.gpu.intra_link.name()),
+        collective: if p.sequence_parallel {
+            why_msg!(explain, crate::i18n::Msg::new("step-tp-collective-sp"))
+        } else {
+            why_msg!(
+                explain,
+                crate::i18n::Msg::new("step-tp-collective").arg("algo", algo)
+            )
+        },
+        link: why_msg!(
+            explain,
+            crate::i18n::Msg::new("step-link-inside").arg("link", x.c.gpu.intra_link.name())
+        ),
         effective_bandwidth: x.intra * x.eff_net,
         bytes_per_step: Bytes(
             crate::comm::ring_volume(crate::comm::Collective::AllReduce, bytes, p.tp) * count,
@@ -401,17 +411,17 @@ fn tp_phase(
 /// reduce-scatter that replace it (Megatron's `gather_from_sequence_parallel_region` /
 /// `reduce_scatter_to_sequence_parallel_region`): two collectives, each paying its own ring
 /// latency, p − 1 steps and the base (tuning.cc @v2.14.3-1 lines 115-123), so one base latency
-/// more than the all-reduce. Returns the latency and the words.
+/// more than the all-reduce. Returns the latency and the algorithm (ring or tree).
 fn tp_pair_latency(g: Group, sequence_parallel: bool, tun: &Tunables) -> (Seconds, &'static str) {
     use crate::comm::{nccl_latency, Collective};
     if sequence_parallel {
         let ag = nccl_latency(Collective::AllGather, g, tun).0;
         let rs = nccl_latency(Collective::ReduceScatter, g, tun).0;
-        (ag + rs, "all-gather + reduce-scatter (ring)")
+        (ag + rs, "ring")
     } else {
         match nccl_latency(Collective::AllReduce, g, tun) {
-            (ar, "tree") => (ar, "all-reduce (tree)"),
-            (ar, _) => (ar, "all-reduce (ring)"),
+            (ar, "tree") => (ar, "tree"),
+            (ar, _) => (ar, "ring"),
         }
     }
 }
@@ -543,11 +553,17 @@ fn cp_phase(x: &Ctx, parts: &ComputeParts, collectives: &mut Vec<CollectiveUse>)
     };
     collectives.push(CollectiveUse {
         kind: "cp",
-        collective: why_s!(explain, "ring send/recv of K/V (ring attention)"),
+        collective: why_msg!(explain, crate::i18n::Msg::new("step-cp-collective")),
         link: if crosses_nodes {
-            why_s!(explain, "{} between nodes", c.inter_link.name())
+            why_msg!(
+                explain,
+                crate::i18n::Msg::new("step-link-between").arg("link", c.inter_link.name())
+            )
         } else {
-            why_s!(explain, "{} inside the node", c.gpu.intra_link.name())
+            why_msg!(
+                explain,
+                crate::i18n::Msg::new("step-link-inside").arg("link", c.gpu.intra_link.name())
+            )
         },
         effective_bandwidth: bw,
         bytes_per_step: Bytes(bytes),
@@ -562,7 +578,7 @@ fn cp_phase(x: &Ctx, parts: &ComputeParts, collectives: &mut Vec<CollectiveUse>)
 /// node the ring runs over NVLink/PCIe; across nodes every GPU of a node runs its own ring over
 /// the node's shared NICs, so the node boundary carries k rings, k = model-parallel ranks per
 /// node.
-fn dp_path(x: &Ctx, dpc: u64) -> (Bandwidth, String) {
+fn dp_path(x: &Ctx, dpc: u64) -> (Bandwidth, crate::i18n::Text) {
     let (p, c, explain, intra) = (x.p, x.c, x.explain, x.intra);
     let cp = p.cp.max(1);
     let spans_nodes = p.tp * p.pp * dpc > c.gpus_per_node;
@@ -573,11 +589,21 @@ fn dp_path(x: &Ctx, dpc: u64) -> (Bandwidth, String) {
     let nic = c.inter_bandwidth / share;
     if dpc > 1 && spans_nodes && nic.0 <= intra.0 {
         let inter = c.inter_bandwidth;
-        let words = why_s!(explain, "{} between nodes ({})", c.inter_link.name(), inter);
+        let words = why_msg!(
+            explain,
+            crate::i18n::Msg::new("step-dp-link-between")
+                .arg("link", c.inter_link.name())
+                .arg("bw", inter.to_string())
+        );
         (nic, words)
     } else {
-        let name = c.gpu.intra_link.name();
-        (intra, why_s!(explain, "{name} inside the node ({intra})"))
+        let words = why_msg!(
+            explain,
+            crate::i18n::Msg::new("step-dp-link-inside")
+                .arg("link", c.gpu.intra_link.name())
+                .arg("bw", intra.to_string())
+        );
+        (intra, words)
     }
 }
 
@@ -683,11 +709,18 @@ fn dp_volumes(p: &Parallelism, vol: &DpVolume) -> (f64, f64) {
     (grad_passes * vol.grad_volume(), param_passes * params)
 }
 
+/// A data-parallel collective `id` (`locales/*/step.ftl`) with its NCCL algorithm and buckets.
+fn dp_collective_msg(id: &'static str, algo: &str, buckets: f64) -> crate::i18n::Msg {
+    crate::i18n::Msg::new(id)
+        .arg("algo", algo.to_string())
+        .arg("buckets", format!("{buckets:.0}"))
+}
+
 /// One step's data-parallel communication: total, hidden behind compute, and in words.
 struct DpComm {
     total: Seconds,
     hidden: Seconds,
-    what: String,
+    what: crate::i18n::Text,
     /// The bytes' effective bandwidth: NCCL's achieved share of the path, less where the
     /// gradient all-reduce runs as a tree ([`bucket_algorithm`]).
     bandwidth: Bandwidth,
@@ -739,12 +772,12 @@ fn zero3_comm(x: &Ctx, vol: &DpVolume, bw: Bandwidth, group: Group, compute: Sec
         hidden,
         bandwidth: bw * x.eff_net,
         what: if fetches.is_some() {
-            why_s!(
+            why_msg!(
                 x.explain,
-                "all-gather ×{passes:.2} + reduce-scatter per weight tensor (DeepSpeed ZeRO-3)"
+                crate::i18n::Msg::new("step-zero3-deepspeed").arg("passes", format!("{passes:.2}"))
             )
         } else {
-            "all-gather ×2 + reduce-scatter per layer (ZeRO-3/FSDP)".to_string()
+            crate::i18n::Msg::new("step-zero3-fsdp").into()
         },
     }
 }
@@ -1019,22 +1052,20 @@ fn allreduce_comm(
         } else {
             "reduce-scatter"
         };
-        why_s!(
+        why_msg!(
             explain,
-            "{grads} ({algo}, {buckets:.0} buckets) + {bcasts} per-rank broadcasts (ring chain)"
+            crate::i18n::Msg::new("step-dp-broadcasts")
+                .arg("grads", grads)
+                .arg("algo", algo)
+                .arg("buckets", format!("{buckets:.0}"))
+                .arg("bcasts", bcasts.to_string())
         )
     } else if p.grad_all_reduce && p.zero >= 1 {
-        why_s!(
-            explain,
-            "all-reduce + all-gather ({algo}, {buckets:.0} buckets)"
-        )
+        why_msg!(explain, dp_collective_msg("step-dp-ar-ag", algo, buckets))
     } else if p.zero >= 1 {
-        why_s!(
-            explain,
-            "reduce-scatter + all-gather ({algo}, {buckets:.0} buckets)"
-        )
+        why_msg!(explain, dp_collective_msg("step-dp-rs-ag", algo, buckets))
     } else {
-        why_s!(explain, "all-reduce ({algo}, {buckets:.0} buckets)")
+        why_msg!(explain, dp_collective_msg("step-dp-ar", algo, buckets))
     };
     DpComm {
         total,
@@ -1049,7 +1080,7 @@ struct DpPhase {
     total: Seconds,
     exposed: Seconds,
     bandwidth: Bandwidth,
-    link: String,
+    link: crate::i18n::Text,
 }
 
 /// Bytes per gradient element the data-parallel reduction moves: 4 under `grad_reduce_fp32`;
@@ -1143,17 +1174,20 @@ fn pp_phase(x: &Ctx) -> PpPhase {
     let act = x.tokens_per_micro * t.hidden as f64 * 2.0 / p.tp as f64;
     let (link, name) = if p.tp * p.pp > c.gpus_per_node {
         let senders = (p.tp * x.dp * p.cp.max(1)).min(c.gpus_per_node);
-        let name = why_s!(
+        let name = why_msg!(
             x.explain,
-            "{} between nodes (the GPU's share of the node's NICs; {} senders per node)",
-            c.inter_link.name(),
-            senders
+            crate::i18n::Msg::new("step-pp-link-between")
+                .arg("link", c.inter_link.name())
+                .arg("senders", senders.to_string())
         );
         (c.inter_bandwidth.min(x.intra) / senders as f64, name)
     } else {
         (
             x.intra,
-            why_s!(x.explain, "{} inside the node", c.gpu.intra_link.name()),
+            why_msg!(
+                x.explain,
+                crate::i18n::Msg::new("step-link-inside").arg("link", c.gpu.intra_link.name())
+            ),
         )
     };
     let v = p.virtual_stages.max(1) as f64;
@@ -1173,7 +1207,7 @@ struct PpPhase {
     total: Seconds,
     bytes: Bytes,
     bandwidth: Bandwidth,
-    link: String,
+    link: crate::i18n::Text,
 }
 
 /// EP: dispatch + combine, forward and backward: 4 all-to-alls per MoE layer of the stage and
@@ -1211,16 +1245,19 @@ fn ep_phase(x: &Ctx, parts: &ComputeParts) -> EpPhase {
     let off_node = token_bytes * inter_copies / links.nic.0.max(1.0)
         >= token_bytes * intra_copies / links.intra.0.max(1.0);
     let (bandwidth, link) = if off_node {
-        let share = why_s!(
+        let share = why_msg!(
             x.explain,
-            "{} between nodes (the GPU's share of the node's NICs; {} of the {} EP ranks per node)",
-            c.inter_link.name(),
-            group.on_node,
-            group.ep
+            crate::i18n::Msg::new("step-ep-link-between")
+                .arg("link", c.inter_link.name())
+                .arg("on_node", group.on_node.to_string())
+                .arg("ep", group.ep.to_string())
         );
         (links.nic, share)
     } else {
-        let on = why_s!(x.explain, "{} inside the node", c.gpu.intra_link.name());
+        let on = why_msg!(
+            x.explain,
+            crate::i18n::Msg::new("step-link-inside").arg("link", c.gpu.intra_link.name())
+        );
         (links.intra, on)
     };
     let hidden = if p.moe_a2a_overlap {
@@ -1245,7 +1282,7 @@ struct EpPhase {
     hidden: Seconds,
     bytes: Bytes,
     bandwidth: Bandwidth,
-    link: String,
+    link: crate::i18n::Text,
 }
 
 /// How many ranks apart a rank's expert-parallel peers sit (ranks fill a node in order).
@@ -1408,7 +1445,7 @@ fn push_p2p(
     if pp.total.0 > 0.0 {
         collectives.push(CollectiveUse {
             kind: "pp",
-            collective: why_s!(explain, "send/recv of activations between stages"),
+            collective: why_msg!(explain, crate::i18n::Msg::new("step-pp-collective")),
             link: pp.link,
             effective_bandwidth: pp.bandwidth,
             bytes_per_step: pp.bytes,
@@ -1419,7 +1456,7 @@ fn push_p2p(
     if ep.total.0 > 0.0 {
         collectives.push(CollectiveUse {
             kind: "ep",
-            collective: why_s!(explain, "all-to-all (dispatch + combine)"),
+            collective: why_msg!(explain, crate::i18n::Msg::new("step-ep-collective")),
             link: ep.link,
             effective_bandwidth: ep.bandwidth,
             bytes_per_step: ep.bytes,

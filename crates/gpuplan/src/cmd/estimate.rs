@@ -647,7 +647,12 @@ fn collectives_table(st: &gpuplan_core::train::StepTime, look: &Look) -> String 
                 },
                 c.total.to_string(),
                 c.overlapped.to_string(),
-                format!("{}, {}", c.collective, c.link),
+                format!(
+                    "{}{}{}",
+                    c.collective.get(l),
+                    t("plan-list-sep"),
+                    c.link.get(l)
+                ),
             ]
         })
         .collect();
@@ -980,7 +985,7 @@ fn step_rows(
         row(
             "plan-step-dp",
             st.dp_comm_exposed,
-            format!("{} / {}", st.dp_comm_total, st.dp_link),
+            format!("{} / {}", st.dp_comm_total, st.dp_link.get(l)),
         ),
         row("est-step-p2p", st.pp_comm, String::new()),
         row("est-step-ep", st.ep_comm, ep_how(st)),

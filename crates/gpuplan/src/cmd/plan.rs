@@ -408,7 +408,10 @@ fn train_job(
         setup: t,
         global_batch: a.global_batch.or(file.global_batch),
         precision_pinned: j.precision.is_some(),
-        pins: file.pins,
+        pins: gpuplan_core::plan::TrainPins {
+            framework: file.pins.framework || j.profile.is_some() || j.deepspeed,
+            ..file.pins
+        },
     })
 }
 
@@ -1188,6 +1191,34 @@ fn no_plan(o: &PlanOutcome, v: &View) -> String {
     out
 }
 
+/// Instance names a "same answer as" line lists before "and N more" (the JSON's `also` has them
+/// all): an answer the same on 15 instance types read as a paragraph of names (trust r9 #3).
+const SAME_ANSWER_SHOWN: usize = 4;
+
+/// The "same answer as plan n" line of `also` (None when empty): at most
+/// [`SAME_ANSWER_SHOWN`] names, the rest (two or more) counted.
+fn same_answer(n: usize, also: &[String], l: Lang) -> Option<Msg> {
+    if also.is_empty() {
+        return None;
+    }
+    // "and 1 more" would take the place of the one name it counts.
+    let shown = if also.len() > SAME_ANSWER_SHOWN + 1 {
+        SAME_ANSWER_SHOWN
+    } else {
+        also.len()
+    };
+    let list = also[..shown].join(&tx(l, "plan-list-sep"));
+    let more = also.len() - shown;
+    Some(if more == 0 {
+        Msg::new("plan-same-answer").arg("n", n).arg("list", list)
+    } else {
+        Msg::new("plan-same-answer-more")
+            .arg("n", n)
+            .arg("list", list)
+            .arg("more", more)
+    })
+}
+
 /// Under the plan table: plans with the same answer, the order of unpriced plans, the legends
 /// and the defaults that shaped the answer.
 fn table_notes(o: &PlanOutcome, v: &View) -> String {
@@ -1195,11 +1226,7 @@ fn table_notes(o: &PlanOutcome, v: &View) -> String {
     let shown = || o.plans.iter().take(v.top.max(1));
     let mut out = String::new();
     for (i, p) in shown().enumerate() {
-        if !p.also.is_empty() {
-            let also = p.also.join(&tx(l, "plan-list-sep"));
-            let m = Msg::new("plan-same-answer")
-                .arg("n", i + 1)
-                .arg("list", also);
+        if let Some(m) = same_answer(i + 1, &p.also, l) {
             out.push_str(&para(&m.render(l), v, "  "));
         }
     }

@@ -432,16 +432,29 @@ pub const SCENARIOS: &[(&str, &[&str])] = &[
 /// the output language is the flags' alone) and an empty config directory named after `tag` (one
 /// per test file), through [`output_checked`].
 pub fn run_cols(tag: &str, columns: &str, args: &[&str]) -> std::process::Output {
+    output_checked(command(tag, Some(columns)).args(args))
+}
+/// The CLI with a config dir per `tag`, the locale variables removed and `COLUMNS` where given.
+fn command(tag: &str, columns: Option<&str>) -> std::process::Command {
     let cfg = std::env::temp_dir().join(format!("gpuplan-{tag}-{}", std::process::id()));
-    output_checked(
-        std::process::Command::new(env!("CARGO_BIN_EXE_gpuplan"))
-            .env("GPUPLAN_CONFIG_DIR", &cfg)
-            .env("COLUMNS", columns)
-            .env_remove("LANG")
-            .env_remove("LC_ALL")
-            .env_remove("LC_MESSAGES")
-            .args(args),
-    )
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_gpuplan"));
+    c.env("GPUPLAN_CONFIG_DIR", &cfg)
+        .env_remove("LANG")
+        .env_remove("LC_ALL")
+        .env_remove("LC_MESSAGES");
+    if let Some(columns) = columns {
+        c.env("COLUMNS", columns);
+    }
+    c
+}
+/// [`run`] at the width the CLI takes without `COLUMNS`.
+pub fn run_unsized(tag: &str, args: &[&str]) -> std::process::Output {
+    output_checked(command(tag, None).args(args))
+}
+/// The CLI on [`TODAY`] (`GPUPLAN_TODAY`: price ages and dated outputs stay fixed), at the
+/// width the CLI takes without `COLUMNS`.
+pub fn run_dated(tag: &str, args: &[&str]) -> std::process::Output {
+    output_checked(command(tag, None).env("GPUPLAN_TODAY", TODAY).args(args))
 }
 
 /// [`run_cols`] at 80 columns.
