@@ -900,14 +900,18 @@ fn usable_gib(p: &Plan) -> Option<f64> {
     p.gpu.visible_memory().map(|b| b.gib())
 }
 
+/// Memory the plan holds per GPU, GiB. A serving engine holds more than its weights and KV pool:
+/// the profile run's activation peak, the runtime outside PyTorch (CUDA context, NCCL's
+/// communicators) and the CUDA graphs, all of which its KV sizing subtracted (infer.rs), so the
+/// "free" column does not call them free.
 fn used_gib(p: &Plan) -> f64 {
     p.train
         .as_ref()
         .map(|x| x.memory.device_total.gib())
-        .or(p
-            .serve
-            .as_ref()
-            .map(|s| (s.memory.weights + s.memory.kv_pool).gib()))
+        .or(p.serve.as_ref().map(|s| {
+            let m = &s.memory;
+            (m.weights + m.kv_pool + m.activation_peak + m.non_torch + m.cudagraph).gib()
+        }))
         .unwrap_or(0.0)
 }
 
