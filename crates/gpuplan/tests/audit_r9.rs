@@ -306,3 +306,33 @@ fn an_empty_timeline_phase_is_zero_not_negative() {
         assert!(t.is_sign_positive(), "{ph}");
     }
 }
+
+/// #7: Qwen3-30B-A3B LoRA listed PP 2 over two single-A100 VMs (8 Gbit/s TCP) as plan 1, with the
+/// 2-A100 NVLink box folded under it as "same answer as plan 1". Of near-identical training
+/// plans the one on fewer nodes is shown, the other named beside it.
+#[test]
+fn the_same_answer_on_fewer_nodes_is_the_one_shown() {
+    let v = common::plan_json(
+        "audit-r9",
+        &["-m", "Qwen3-30B-A3B", "--task", "lora", "--tokens", "1e8"],
+    );
+    let mut folded_multi = 0;
+    for p in common::plans(&v) {
+        let nodes = p["nodes"].as_u64().unwrap();
+        for a in p["also"].as_array().unwrap() {
+            let n: u64 = a
+                .as_str()
+                .unwrap()
+                .split(' ')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
+            assert!(n >= nodes, "{} nodes shown, {a} folded", nodes);
+            folded_multi += u64::from(n > nodes);
+        }
+    }
+    assert!(folded_multi > 0, "the scenario folds a multi-node twin");
+    let p = &common::plans(&v)[0];
+    assert_eq!(p["nodes"], 1, "{}", p["instance"]["id"]);
+}
