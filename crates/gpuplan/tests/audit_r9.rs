@@ -336,3 +336,37 @@ fn the_same_answer_on_fewer_nodes_is_the_one_shown() {
     let p = &common::plans(&v)[0];
     assert_eq!(p["nodes"], 1, "{}", p["instance"]["id"]);
 }
+
+/// #16: zh output with English words: a plan without --tokens said "`training.tokens` 的值
+/// (missing) 无效", and the unknown-region warning named providers by id ("（huawei）"). The
+/// missing value reads "缺少 `training.tokens`" ("`training.tokens` is missing"), providers by
+/// their names.
+#[test]
+fn zh_names_missing_values_and_providers_in_chinese() {
+    let o = run(&["plan", "-m", "Qwen2.5-7B", "--task", "lora", "--lang", "zh"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("缺少 `training.tokens`") && !e.contains("(missing)"),
+        "{e}"
+    );
+    let en = stderr(&run(&["plan", "-m", "Qwen2.5-7B", "--task", "lora"]));
+    assert!(en.contains("`training.tokens` is missing"), "{en}");
+    let o = run(&[
+        "plan",
+        "-m",
+        "Qwen2.5-7B",
+        "--task",
+        "lora",
+        "--tokens",
+        "1e8",
+        "--provider",
+        "huawei",
+        "--region",
+        "cn-southwest-2",
+        "--lang",
+        "zh",
+    ]);
+    let w = stderr(&o);
+    assert!(w.contains("（华为云）") && !w.contains("huawei）"), "{w}");
+}

@@ -1916,7 +1916,7 @@ pub fn search(
     let tokens = job_tokens(&req.model, setup).ok_or_else(|| {
         CoreError::invalid_msg(
             "training.tokens",
-            "(missing)",
+            crate::error::MISSING,
             Msg::new("fix-say-how-much-data"),
         )
     })?;
