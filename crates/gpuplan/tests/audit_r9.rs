@@ -370,3 +370,29 @@ fn zh_names_missing_values_and_providers_in_chinese() {
     let w = stderr(&o);
     assert!(w.contains("（华为云）") && !w.contains("huawei）"), "{w}");
 }
+
+/// #23: a workload with both `[training]` and `[serve]` planned one job and dropped the other
+/// without a word. It now warns which table is planned and which ignored, en and zh.
+#[test]
+fn a_workload_with_two_jobs_says_which_is_planned() {
+    let f = workload(
+        "two.toml",
+        "model = \"Qwen2.5-7B\"\n[serve]\nrate_rps = 5\n[training]\ntask = \"lora\"\ntokens = 1e8\n",
+    );
+    let f = f.to_str().unwrap();
+    let e = stderr(&run(&["plan", "--workload", f])).replace("\n  ", " ");
+    assert!(
+        e.contains("plans the `[training]` job and ignores `[serve]`"),
+        "{e}"
+    );
+    let zh = stderr(&run(&[
+        "plan",
+        "--workload",
+        f,
+        "--task",
+        "inference",
+        "--lang",
+        "zh",
+    ]));
+    assert!(zh.contains("只规划 `[serve]` 任务"), "{zh}");
+}
