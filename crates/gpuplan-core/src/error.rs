@@ -2,6 +2,9 @@
 
 use thiserror::Error;
 
+/// The value an [`CoreError::InvalidField`] names when none was given.
+pub const MISSING: &str = "(missing)";
+
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum CoreError {
     /// A field has a value the estimator cannot use.
@@ -89,6 +92,16 @@ impl CoreError {
     pub fn message(&self) -> crate::i18n::Msg {
         use crate::i18n::Msg;
         match self {
+            // A value not given at all reads "`training.tokens` is missing", not "invalid
+            // `training.tokens` = (missing)" (audit r9 #16: zh "的值 (missing) 无效").
+            CoreError::InvalidField {
+                field,
+                value,
+                fix,
+                fix_msg,
+            } if value == MISSING => Msg::new("err-missing-value")
+                .arg("field", field.as_str())
+                .arg("fix", fix_msg.clone().unwrap_or_else(|| Msg::raw(fix))),
             CoreError::InvalidField {
                 field,
                 value,

@@ -683,8 +683,23 @@ pub fn adapt_half(
     weights_pinned: bool,
 ) -> Result<(InferenceSetup, Option<crate::i18n::Text>), CoreError> {
     use crate::i18n::Msg;
-    if gpu.supports(ComputeDtype::Bf16) || s.weights != WeightFormat::Bf16 {
+    if gpu.supports(ComputeDtype::Bf16) {
         return Ok((s.clone(), None));
+    }
+    if s.weights != WeightFormat::Bf16 {
+        // Quantized (or fp16/fp32) weights: the engine's activations and a 16-bit KV cache
+        // still take the checkpoint's bf16, which the chip lacks; they run in fp16 (audit r9
+        // #3: "int8 weights, bf16 KV cache" on a T4).
+        let quantized = !matches!(s.weights, WeightFormat::Fp16 | WeightFormat::Fp32);
+        if !quantized || s.kv_dtype != crate::workload::KvDtype::Bf16 {
+            return Ok((s.clone(), None));
+        }
+        let mut out = s.clone();
+        out.kv_dtype = crate::workload::KvDtype::Fp16;
+        let note = Msg::new("cav-serve-no-bf16-quantized")
+            .arg("gpu", gpu.id.as_str())
+            .arg("weights", s.weights.name());
+        return Ok((out, Some(note.into())));
     }
     if weights_pinned {
         return Err(CoreError::invalid_msg(

@@ -236,7 +236,9 @@ fn phase<'a>(
             .filter(|(_, v)| *v > 0.0)
             .map(|(n, v)| (*n, Bytes(*v))),
     );
-    let total = Bytes(components.iter().map(|(_, b)| b.0).sum());
+    // From +0.0: `Sum` for f64 starts at −0.0, so a phase with nothing live read "-0.00"
+    // (audit r9 #12).
+    let total = Bytes(components.iter().fold(0.0, |acc, (_, b)| acc + b.0));
     PhaseLive {
         phase: name,
         components,

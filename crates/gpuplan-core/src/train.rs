@@ -705,7 +705,7 @@ pub fn check_parallelism(
     Ok(dp)
 }
 
-fn divisors_below(n: u64, max: u64) -> String {
+pub(crate) fn divisors_below(n: u64, max: u64) -> String {
     (1..=max.min(n))
         .filter(|d| n.is_multiple_of(*d))
         .map(|d| d.to_string())

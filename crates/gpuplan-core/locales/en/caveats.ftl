@@ -29,6 +29,7 @@ cav-cnn-efficiency = throughput uses { $name } = { $pct }% of peak (convolutiona
 cav-no-bf16 = { $gpu } has no bf16: trains with fp16 AMP (dynamic loss scaling, fp32 master weights)
 cav-serve-no-bf16 = { $gpu } has no bf16: weights and KV cache in fp16 (same size; vLLM needs --dtype half there)
 cav-serve-no-bf16-no-kv = { $gpu } has no bf16: the weights and activations run in fp16 (same size; load the model as float16, e.g. torch_dtype=torch.float16)
+cav-serve-no-bf16-quantized = { $gpu } has no bf16: with { $weights } weights the activations and KV cache run in fp16 (same size; vLLM needs --dtype half there)
 cav-serve-denoising = a request is one image: { $steps } denoising { $steps ->
         [one] step
        *[other] steps

@@ -212,6 +212,7 @@ cli-ctx-cannot-write = cannot write { $path }
 cli-creds-only-one = only one of { $id } and { $secret } is set: set both, or unset both to use the CLI profile
 cli-creds-none-home = no { $provider } credentials: set { $id } and { $secret } (HOME is not set, so no CLI profile was read)
 cli-creds-none = no { $provider } credentials: set { $id } and { $secret }, or configure the provider's CLI ({ $path } not found)
+cli-warn-plan-two-jobs = the workload has both `[training]` and `[serve]`: `plan` plans the `[{ $used }]` job and ignores `[{ $ignored }]` (choose with `kind = "training"` or `kind = "inference"` in the file, or --task)
 cli-warn-plan-ignores = `[{ $key }]` is read by `gpuplan estimate` only: `plan` { $key ->
     [hardware] searches the hardware itself (restrict it with --gpu, --family or --provider)
    *[other] takes its serving settings from `[serve]`

@@ -6,6 +6,7 @@ warning-prefix = warning:{" "}
 note-prefix = note:{" "}
 error-chain-sep = :{" "}
 err-invalid-field = invalid `{ $field }` = { $value }: { $fix }
+err-missing-value = `{ $field }` is missing: { $fix }
 err-missing-fields = model config is missing { $fields }: add { $n ->
     [one] it
    *[other] them

@@ -222,6 +222,10 @@ bind-over-budget = cheapest plan { $what } costs ¥{ $x }, over the ¥{ $b } bud
     [none] {""}
    *[other] ; with spot (if the job tolerates interruption: --interruptible) it is ¥{ $spot }
 }
+bind-over-budget-deadline = cheapest plan within the { $d } deadline, { $what }, costs ¥{ $x }, over the ¥{ $b } budget by ¥{ $over }{ $spot ->
+    [none] {""}
+   *[other] ; with spot (if the job tolerates interruption: --interruptible) it is ¥{ $spot }
+}
 bind-serve-over-budget = cheapest serving plan { $what } costs ¥{ $x }/month, over the ¥{ $b } budget by ¥{ $over }
 bind-serve-no-bandwidth = no serving plan can be estimated on { $gpus }: the catalog has no sourced memory bandwidth for it, and decode latency (each output token reads the weights and the KV cache) cannot be computed without one. Plan serving on other chips (--chips nvidia), or benchmark the engine (MindIE, vLLM-Ascend) on one node
 bind-serve-over-max-nodes = every serving fleet needs more than { $max } nodes (the smallest, { $n } × { $what }): allow more nodes (--max-nodes { $n }) or fewer replicas (--min-replicas, --rate)

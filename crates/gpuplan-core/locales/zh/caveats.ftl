@@ -29,6 +29,7 @@ cav-cnn-efficiency = 吞吐按 { $name } = 峰值的 { $pct }% 计算（卷积/U
 cav-no-bf16 = { $gpu } 不支持 bf16：改用 fp16 混合精度训练（动态损失缩放，fp32 主权重）
 cav-serve-no-bf16 = { $gpu } 不支持 bf16：权重和 KV 缓存改用 fp16（大小相同；vLLM 需加 --dtype half）
 cav-serve-no-bf16-no-kv = { $gpu } 不支持 bf16：权重和激活改用 fp16（大小相同；以 float16 加载模型，例如 torch_dtype=torch.float16）
+cav-serve-no-bf16-quantized = { $gpu } 不支持 bf16：{ $weights } 权重下激活和 KV 缓存改用 fp16（大小相同；vLLM 需加 --dtype half）
 cav-serve-denoising = 一个请求是一张图像：{ $steps } 个去噪步，{ $samples ->
         [1] 每步 1 个 UNet 样本（不用无分类器引导：guidance_scale ≤ 1，SDXL-Turbo 和 LCM 就这样运行）
        *[other] 每步 { $samples } 个 UNet 样本（无分类器引导把条件与无条件潜变量放在一批）

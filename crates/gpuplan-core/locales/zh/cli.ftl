@@ -206,6 +206,7 @@ cli-ctx-cannot-write = 无法写入 { $path }
 cli-creds-only-one = { $id } 和 { $secret } 只设置了一个：两个都设置，或都不设置以使用命令行工具的配置
 cli-creds-none-home = 没有{ $provider }的凭证：请设置 { $id } 和 { $secret }（未设置 HOME，未读取命令行工具的配置）
 cli-creds-none = 没有{ $provider }的凭证：请设置 { $id } 和 { $secret }，或先配置该云厂商的命令行工具（未找到 { $path }）
+cli-warn-plan-two-jobs = 工作负载同时含有 `[training]` 和 `[serve]`：`plan` 只规划 `[{ $used }]` 任务，忽略 `[{ $ignored }]`（在文件中用 `kind = "training"` 或 `kind = "inference"` 选择，或用 --task）
 cli-warn-plan-ignores = `[{ $key }]` 只供 `gpuplan estimate` 读取：`plan` { $key ->
     [hardware] 会自行搜索硬件（可用 --gpu、--family 或 --provider 限定）
    *[other] 的推理设置取自 `[serve]`

@@ -6,6 +6,7 @@ warning-prefix = 警告：
 note-prefix = 提示：
 error-chain-sep = ：
 err-invalid-field = `{ $field }` 的值 { $value } 无效：{ $fix }
+err-missing-value = 缺少 `{ $field }`：{ $fix }
 err-missing-fields = 模型配置缺少 { $fields }：请在 config.json 中补上（或使用预置模型：`gpuplan models`）
 err-unknown = 未知的{ $kind } `{ $name }`{ $suggestions ->
     [none] {""}

@@ -485,7 +485,7 @@ pub fn import_alibaba(
                 }
             } else if page.get("PriceInfo").is_some() {
                 let (Some(inst), Some(billing)) = (&ctx.price_instance, ctx.price_billing) else {
-                    return Err(CoreError::invalid("--instance/--billing", "(missing)", "a DescribePrice response does not name the instance: pass --instance TYPE and --billing on-demand|monthly|spot"));
+                    return Err(CoreError::invalid("--instance/--billing", crate::error::MISSING, "a DescribePrice response does not name the instance: pass --instance TYPE and --billing on-demand|monthly|spot"));
                 };
                 let p = At::new(&page["PriceInfo"]["Price"], "$.PriceInfo.Price", name);
                 let currency = p.opt_str("Currency")?.unwrap_or("CNY");

@@ -44,7 +44,7 @@ pub fn price_regions(cat: &Catalog, providers: &[Provider]) -> Vec<String> {
 
 /// Providers among `providers` (all when empty) with an instance type that documents no region
 /// (all of Alibaba's and Huawei's, four Tencent families): those are kept for any region.
-fn undocumented(cat: &Catalog, providers: &[Provider]) -> Vec<&'static str> {
+fn undocumented(cat: &Catalog, providers: &[Provider]) -> Vec<Provider> {
     [Provider::Alibaba, Provider::Huawei, Provider::Tencent]
         .into_iter()
         .filter(|p| selected(*p, providers))
@@ -53,8 +53,24 @@ fn undocumented(cat: &Catalog, providers: &[Provider]) -> Vec<&'static str> {
                 .iter()
                 .any(|i| i.provider == *p && i.regions.is_empty())
         })
-        .map(|p| p.name())
         .collect()
+}
+
+/// Providers by their names in each language (阿里云、华为云 in Chinese text, not the ids
+/// `alibaba, huawei`: audit r9 #16), or "none".
+fn provider_names(ps: &[Provider]) -> crate::i18n::Arg {
+    use crate::i18n::{names, text, Lang};
+    if ps.is_empty() {
+        return crate::i18n::Arg::Str("none".into());
+    }
+    let join = |l: Lang| {
+        let v: Vec<String> = ps.iter().map(|p| names::provider(*p).render(l)).collect();
+        v.join(&text(l, "plan-list-sep"))
+    };
+    crate::i18n::Arg::PerLang {
+        en: join(Lang::En),
+        zh: join(Lang::Zh),
+    }
 }
 
 /// One warning per asked region that no instance type or price row of `providers` names (same
@@ -81,7 +97,7 @@ pub fn unknown_region_warnings(
                 .arg("known", names_or_none(&known))
                 .arg("close", names_or_none(&close))
                 .arg("priced", names_or_none(&priced))
-                .arg("undoc", names_or_none(&undoc))
+                .arg("undoc", provider_names(&undoc))
         })
         .collect()
 }
@@ -125,9 +141,15 @@ mod tests {
         assert!(tencent.iter().any(|r| r == "ap-singapore"), "{tencent:?}");
         let alibaba = known_regions(&cat, &[Provider::Alibaba]);
         assert!(!alibaba.iter().any(|r| r == "ap-singapore"), "{alibaba:?}");
-        assert_eq!(undocumented(&cat, &[Provider::Alibaba]), vec!["alibaba"]);
+        assert_eq!(
+            undocumented(&cat, &[Provider::Alibaba]),
+            vec![Provider::Alibaba]
+        );
         // GN7vw, PNV5b, PNV6 and HCC name no regions (tencent.toml).
-        assert_eq!(undocumented(&cat, &[Provider::Tencent]), vec!["tencent"]);
+        assert_eq!(
+            undocumented(&cat, &[Provider::Tencent]),
+            vec![Provider::Tencent]
+        );
         let w = unknown_region_warnings(&cat, &[Provider::Tencent], &["mars-1".into()]);
         let en = w[0].render(crate::i18n::Lang::En);
         assert!(

@@ -160,6 +160,7 @@ pub fn validate_request(req: &PlanRequest) -> Result<PlanRequest, CoreError> {
             ..
         } => {
             setup.validate()?;
+            check_pinned_degrees(&req.model, setup)?;
             if let Some(g) = global_batch {
                 check_global_batch("global_batch", *g)?;
             }
@@ -174,6 +175,40 @@ pub fn validate_request(req: &PlanRequest) -> Result<PlanRequest, CoreError> {
         }
     }
     Ok(out)
+}
+
+/// The most GPUs one node of the catalog holds, for the TP degrees a refusal suggests.
+const MAX_TP_SUGGESTED: u64 = 8;
+
+/// A TP or EP degree the workload fixes must divide the model's attention heads or experts, as
+/// `estimate` checks (train.rs `check_parallelism`): otherwise no layout of any cluster can keep
+/// it, and the search would only answer "no plan keeps training.parallel.tp" (exit 4) where the
+/// reason is the model's shape (audit r9 #5: tp = 3 on 28 heads, ep = 3 on 8 experts). The
+/// unpinned degrees are 1 here and always pass.
+fn check_pinned_degrees(
+    m: &crate::model::ModelSpec,
+    setup: &crate::workload::TrainingSetup,
+) -> Result<(), CoreError> {
+    let p = &setup.parallel;
+    let Some(t) = m.transformer() else {
+        return Ok(());
+    };
+    if p.tp > 1 && !t.heads.is_multiple_of(p.tp) {
+        let fix = crate::i18n::Msg::new("fix-tp-divides-heads")
+            .arg("heads", t.heads)
+            .arg(
+                "try",
+                crate::train::divisors_below(t.heads, MAX_TP_SUGGESTED),
+            );
+        return Err(CoreError::invalid_msg("training.parallel.tp", p.tp, fix));
+    }
+    match t.moe {
+        Some(moe) if p.ep > 1 && !moe.experts.is_multiple_of(p.ep) => {
+            let fix = crate::i18n::Msg::new("fix-ep-divides-experts").arg("experts", moe.experts);
+            Err(CoreError::invalid_msg("training.parallel.ep", p.ep, fix))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Backstop: no plan whose hours, GPUs, money, memory or step time is not a finite, non-negative

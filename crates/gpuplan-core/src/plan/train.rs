@@ -1969,7 +1969,7 @@ pub fn search(
     let tokens = job_tokens(&req.model, setup).ok_or_else(|| {
         CoreError::invalid_msg(
             "training.tokens",
-            "(missing)",
+            crate::error::MISSING,
             Msg::new("fix-say-how-much-data"),
         )
     })?;
@@ -2090,6 +2090,9 @@ struct Misses {
     interrupted_n: usize,
     unpriced: usize,
     any_fit: bool,
+    /// Sites that met the deadline and were refused for the budget (priced over it, or no price
+    /// to check it against): the deadline does not bind then (audit r9 #1).
+    met_deadline: bool,
 }
 
 impl Misses {
@@ -2123,11 +2126,13 @@ impl Misses {
             Outcome::Unpriced(evaluated) => {
                 self.evaluated += evaluated;
                 self.any_fit = true;
+                self.met_deadline = true;
                 self.unpriced += 1;
             }
             Outcome::OverBudget(evaluated, cny, spot_cost) => {
                 self.evaluated += evaluated;
                 self.any_fit = true;
+                self.met_deadline = true;
                 if self
                     .cheapest_over_budget
                     .as_ref()
@@ -2195,7 +2200,13 @@ impl Misses {
                     .arg("why", *why),
             ));
         }
-        if let (Some((what, h)), Some(d)) = (self.fastest_over_deadline, c.deadline_hours) {
+        // Sites past the deadline matter only when no site met it: otherwise the fastest of them
+        // is not the fastest plan, and more nodes or time would change nothing (audit r9 #1:
+        // "the fastest plan takes 1.0 h, over the 1.0 h deadline" while 68 plans met it).
+        let deadline_binds = !self.met_deadline;
+        if let (Some((what, h)), Some(d), true) =
+            (self.fastest_over_deadline, c.deadline_hours, deadline_binds)
+        {
             rejected.push(Binding::msg(
                 "deadline",
                 // In the plan table's units: a 55-day plan against a 30-day deadline read
@@ -2210,16 +2221,22 @@ impl Misses {
         if let (Some((what, x, spot)), Some(b)) = (self.cheapest_over_budget, c.budget_cny) {
             rejected.push(Binding::msg(
                 "budget",
-                Msg::new("bind-over-budget")
-                    .arg("what", what.as_str())
-                    .arg("x", format!("{x:.0}"))
-                    .arg("b", format!("{b:.0}"))
-                    .arg("over", format!("{:.0}", x - b))
-                    .arg(
-                        "spot",
-                        spot.map(|s| format!("{s:.0}"))
-                            .unwrap_or_else(|| "none".into()),
-                    ),
+                // The budget's refusals all met the deadline: under one, the cheapest is the
+                // cheapest within it, not overall.
+                match c.deadline_hours {
+                    Some(d) => Msg::new("bind-over-budget-deadline")
+                        .arg("d", super::advice::duration_arg(d)),
+                    None => Msg::new("bind-over-budget"),
+                }
+                .arg("what", what.as_str())
+                .arg("x", format!("{x:.0}"))
+                .arg("b", format!("{b:.0}"))
+                .arg("over", format!("{:.0}", x - b))
+                .arg(
+                    "spot",
+                    spot.map(|s| format!("{s:.0}"))
+                        .unwrap_or_else(|| "none".into()),
+                ),
             ));
         }
     }

@@ -186,6 +186,23 @@ fn build_request(a: &PlanArgs, lang: Lang) -> Result<PlanRequest> {
             eprintln!("{}{}", tx(lang, "warning-prefix"), m.render(lang));
         }
     }
+    // A file with both jobs planned one and dropped the other without a word (audit r9 #23).
+    if file.training.is_some() && file.serve.is_some() {
+        let serving = match (a.job.task, file.kind) {
+            (Some(t), _) => t == TaskArg::Inference,
+            (None, Some(k)) => k == gpuplan_core::job::JobKind::Inference,
+            (None, None) => false,
+        };
+        let (used, ignored) = if serving {
+            ("serve", "training")
+        } else {
+            ("training", "serve")
+        };
+        let m = Msg::new("cli-warn-plan-two-jobs")
+            .arg("used", used)
+            .arg("ignored", ignored);
+        eprintln!("{}{}", tx(lang, "warning-prefix"), m.render(lang));
+    }
     build_request_from(a, file, lang)
 }
 

@@ -55,6 +55,7 @@ pub fn vllm_args(s: &ServeView) -> (Vec<Arg>, Vec<String>) {
             "weights {other}: vLLM reads the quantization from the checkpoint; no flag is set"
         )),
     }
+    half_dtype(s, &mut a);
     match s.kv_dtype.as_str() {
         "fp8" => a.push(arg("--kv-cache-dtype", "fp8")),
         "int8" => {
@@ -64,6 +65,19 @@ pub fn vllm_args(s: &ServeView) -> (Vec<Arg>, Vec<String>) {
         _ => a.push(arg("--kv-cache-dtype", "auto")),
     }
     (a, notes)
+}
+
+/// `--dtype float16` for quantized weights on a chip without bf16 (T4, V100): the engines take
+/// the activation and KV dtype from the checkpoint's `torch_dtype`, bf16 for current models, and
+/// vLLM refuses it below compute capability 8.0 ("Bfloat16 is only supported on GPUs with
+/// compute capability of at least 8.0 … use float16 instead", vllm/v1/worker/gpu_worker.py
+/// `_check_if_gpu_supports_dtype`, as gpuplan-core's `infer::adapt_half` cites); audit r9 #3: the int8 T4 bundle started nothing. The 16-bit
+/// formats set their own `--dtype`.
+fn half_dtype(s: &ServeView, a: &mut Vec<Arg>) {
+    let sixteen = matches!(s.weights.as_str(), "bf16" | "fp16" | "fp32");
+    if s.half_only && !sixteen {
+        a.push(arg("--dtype", "float16"));
+    }
 }
 
 /// The SGLang server arguments.
@@ -87,6 +101,7 @@ pub fn sglang_args(s: &ServeView) -> (Vec<Arg>, Vec<String>) {
             "weights {other}: SGLang 0.5.2 has no weight-only flag for it; serve a checkpoint quantized so"
         )),
     }
+    half_dtype(s, &mut a);
     if matches!(s.kv_dtype.as_str(), "fp8" | "int8") {
         a.push(arg("--kv-cache-dtype", "fp8_e4m3"));
     }

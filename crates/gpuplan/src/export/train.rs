@@ -277,6 +277,17 @@ pub fn not_carried(t: &TrainView, launcher: &str) -> Vec<String> {
     if t.grad_bucket_sync {
         v.push("parallel.grad_bucket_sync = true (each bucket's reduction waits for the previous one, InternEvo's synchronize)".into());
     }
+    // Megatron-LM's entry points train every parameter: a LoRA/QLoRA plan's memory (the
+    // adapters' states only) holds under a PEFT front end of Megatron-Core, which takes these
+    // parallel arguments (audit r9 #4: pretrain_gpt.py with megatron_args.sh ran out of memory
+    // as a full fine-tune).
+    if launcher == "megatron" && matches!(t.task.as_str(), "lora" | "qlora") {
+        v.push(format!(
+            "training.task = {} (LoRA rank {}: Megatron-LM's pretrain_gpt.py has no LoRA and would train every parameter, beyond the plan's memory; run a PEFT entry point of Megatron-Core with megatron_args.sh, e.g. ms-swift's `megatron sft --train_type lora` or Megatron-Bridge's LoRA recipes)",
+            t.task,
+            t.lora_rank.map_or_else(|| "?".to_string(), |r| r.to_string())
+        ));
+    }
     if t.ep > 1 && launcher != "megatron" {
         if t.moe_a2a_overlap {
             v.push("parallel.moe_a2a_overlap = true (Megatron-Core's EP all-to-all overlap: LAUNCHER=megatron carries it)".into());
@@ -531,7 +542,7 @@ pub fn deepspeed(p: &PlanView, t: &TrainView) -> Value {
 /// have no FSDP counterpart; TP/PP are not in an FSDP config).
 pub fn fsdp_equivalent(t: &TrainView) -> Result<&'static str, &'static str> {
     if t.model_parallel() {
-        return Err("the plan uses TP/PP/EP: use megatron_args.sh");
+        return Err("the plan uses TP/PP/CP/EP: use megatron_args.sh");
     }
     if t.offload_optimizer != t.offload_params {
         return Err("FSDP offloads parameters and gradients together; the plan offloads only one of them: use ds_config.json");

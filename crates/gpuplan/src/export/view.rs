@@ -173,8 +173,11 @@ impl TrainView {
     pub fn data_parallel(&self, total_gpus: u64) -> u64 {
         (total_gpus / (self.tp * self.pp * self.cp)).max(1)
     }
+    /// Whether the layout needs Megatron-LM's arguments: TP, PP, CP (audit r9 #2: a CP 8 plan
+    /// was exported to DeepSpeed, which has no context parallelism and counts every rank as
+    /// data-parallel, so its batch check stops the run) or EP, or the megatron profile.
     pub fn model_parallel(&self) -> bool {
-        self.tp > 1 || self.pp > 1 || self.ep > 1 || self.framework == "megatron"
+        self.tp > 1 || self.pp > 1 || self.cp > 1 || self.ep > 1 || self.framework == "megatron"
     }
 }
 
@@ -205,6 +208,9 @@ pub struct ServeView {
     /// Requests each replica holds in its slots at the plan's peak load (Little's law on
     /// `serve.load`: rate × time in a slot); `None` where the plan has no load (no decoder).
     pub running_at_peak: Option<f64>,
+    /// The chip has no bf16 (Turing T4, Volta V100: the plan's `gpu.dtypes` lacks it): the
+    /// engine runs activations and the KV cache in fp16 whatever the weight format.
+    pub half_only: bool,
 }
 
 impl PlanView {
@@ -308,7 +314,7 @@ pub fn from_document(doc: &Value, pick: usize) -> Result<PlanView> {
             _ => None,
         },
         serve: match p.get("serve") {
-            Some(v) if !v.is_null() => Some(serve_view(v, request, &at("serve"))?),
+            Some(v) if !v.is_null() => Some(serve_view(v, request, half_only(p), &at("serve"))?),
             _ => None,
         },
     };
@@ -603,7 +609,15 @@ fn expert_tp(t: &Value, f: &dyn Fn(&str) -> String) -> Result<u64> {
     Ok(WeightSplit::new(&p, rule).etp)
 }
 
-fn serve_view(v: &Value, request: &Value, at: &str) -> Result<ServeView> {
+/// Whether the plan's chip lacks bf16 (its `gpu.dtypes` list names no `bf16`); a plan without
+/// the list (hand-made, older) is taken to have it, as every chip since Ampere does.
+fn half_only(p: &Value) -> bool {
+    get(p, "gpu/dtypes")
+        .and_then(Value::as_array)
+        .is_some_and(|d| !d.iter().any(|x| x.as_str() == Some("bf16")))
+}
+
+fn serve_view(v: &Value, request: &Value, half_only: bool, at: &str) -> Result<ServeView> {
     let f = |path: &str| format!("{at}.{}", path.replace('/', "."));
     let n = |path: &str, max: u64| count(v, path, max, &f(path));
     let job = |path: &str| format!("request.job.{path}");
@@ -630,6 +644,7 @@ fn serve_view(v: &Value, request: &Value, at: &str) -> Result<ServeView> {
         gpu_memory_utilization: util,
         kv_dtype: ident(request, "job/kv_dtype", &job("kv_dtype"))?,
         running_at_peak: running_at_peak(v, request),
+        half_only,
     })
 }
 
