@@ -207,6 +207,23 @@ impl GpuSpec {
         self.peak(ComputeDtype::Bf16)
             .or_else(|| self.peak(ComputeDtype::Fp16))
     }
+    /// One-direction bandwidth of the GPU's PCIe x16 link to the host (what host offload
+    /// crosses): a PCIe card's own generation; SXM parts by NVLink generation, as NVIDIA's
+    /// datasheets list their host interface ("NVLink: 600GB/s PCIe Gen4: 64GB/s" for the A100
+    /// 80GB SXM, "NVLink: 900GB/s, PCIe Gen5: 128GB/s" for the H100/H200 SXM, "NVLink 400GB/s
+    /// PCIe Gen5: 128GB/s" for the H800), halved for one direction. `None` where no source gives
+    /// the host link (NVLink 2 parts, HCCS, Infinity Fabric): host transfers are then not timed.
+    pub fn host_link_bandwidth(&self) -> Option<Bandwidth> {
+        let generation = match self.intra_link {
+            IntraLink::Pcie3 => IntraLink::Pcie3,
+            IntraLink::Pcie4 | IntraLink::Nvlink3 => IntraLink::Pcie4,
+            IntraLink::Pcie5 | IntraLink::Nvlink4 => IntraLink::Pcie5,
+            IntraLink::Nvlink2 | IntraLink::Hccs | IntraLink::InfinityFabric => return None,
+        };
+        generation
+            .pcie_default_gbs()
+            .map(|g| Bandwidth::from_gb_per_s(g / 2.0))
+    }
     /// One-direction per-GPU bandwidth of the intra-node link.
     pub fn intra_link_bandwidth(&self) -> Option<Bandwidth> {
         self.intra_link_gbs

@@ -68,7 +68,7 @@ pub use host::{
 };
 pub use step::{
     training_step, training_step_lean, training_step_lean_below, training_step_lean_memo,
-    training_step_validated, StepTime,
+    training_step_validated, OffloadTime, StepTime,
 };
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -1579,7 +1579,7 @@ fn outside_per_token(t: &TransformerSpec, c: f64) -> f64 {
 }
 
 /// Activation-side buffers for the most loaded device.
-fn activation_bytes(
+pub(crate) fn activation_bytes(
     m: &ModelSpec,
     b: &ParamBreakdown,
     setup: &TrainingSetup,

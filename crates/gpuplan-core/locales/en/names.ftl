@@ -27,6 +27,7 @@ bottleneck-pipeline-bubble = pipeline bubble
 bottleneck-tp-communication = TP comm
 bottleneck-dp-communication = DP comm
 bottleneck-ep-communication = EP comm
+bottleneck-host-offload = host offload (PCIe)
 bottleneck-host-cpu = host CPU
 bottleneck-memory-bandwidth = memory BW
 bottleneck-network = network

@@ -100,6 +100,7 @@ plan-step-bubble = pipeline bubble
 plan-step-tp = tensor-parallel comm
 plan-step-dp = data-parallel comm (exposed)
 plan-step-pp-ep = pipeline p2p + expert all-to-all
+plan-step-offload = host offload (PCIe)
 plan-step-step = step
 plan-throughput = throughput { $rate } { $unit }/s ({ $per } per GPU), MFU { $mfu }%; data read { $read }, checkpoint { $ckpt }
 plan-failures = failures: +{ $pct }% time (λ = { $per_day } interruptions per day on { $gpus } { $gpus ->

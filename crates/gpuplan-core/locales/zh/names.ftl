@@ -24,6 +24,7 @@ bottleneck-pipeline-bubble = 流水线气泡
 bottleneck-tp-communication = TP 通信
 bottleneck-dp-communication = DP 通信
 bottleneck-ep-communication = EP 通信
+bottleneck-host-offload = 主机卸载（PCIe）
 bottleneck-host-cpu = 主机 CPU
 bottleneck-memory-bandwidth = 显存带宽
 bottleneck-network = 网络

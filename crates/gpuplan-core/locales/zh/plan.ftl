@@ -100,6 +100,7 @@ plan-step-bubble = 流水线气泡
 plan-step-tp = 张量并行通信
 plan-step-dp = 数据并行通信（未重叠）
 plan-step-pp-ep = 流水线点对点 + 专家 all-to-all
+plan-step-offload = 主机卸载（PCIe）
 plan-step-step = 每步
 plan-throughput = 吞吐 { $rate } { $unit }/s（每卡 { $per }），MFU { $mfu }%；数据读取 { $read }，检查点 { $ckpt }
 plan-failures = 故障中断：时间增加 { $pct }%（{ $gpus } 张 GPU 每天 λ = { $per_day } 次中断，每 { $min } 分钟保存检查点）

@@ -18,6 +18,9 @@ use crate::workload::{
 };
 use serde::Serialize;
 
+mod offload;
+pub use offload::OffloadTime;
+
 /// Time of one optimizer step and its parts.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct StepTime {
@@ -43,6 +46,10 @@ pub struct StepTime {
     pub comm_contention: Seconds,
     pub pp_comm: Seconds,
     pub ep_comm: Seconds,
+    /// Host offload's PCIe transfers (optimizer, parameter, activation offload), where any
+    /// offload is on: `offload.exposed` is part of `step` (`train::step::offload`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offload: Option<OffloadTime>,
     pub step: Seconds,
     pub tokens_per_step: f64,
     pub tokens_per_second: f64,
@@ -64,7 +71,8 @@ pub struct StepTime {
     /// Slowest link the data-parallel ring crosses, one direction.
     pub dp_bandwidth: Bandwidth,
     pub dp_link: crate::i18n::Text,
-    /// What dominates the step: compute, tp-communication, dp-communication, pipeline-bubble.
+    /// What dominates the step: compute, tp-communication, dp-communication, pipeline-bubble,
+    /// host-offload.
     pub bottleneck: &'static str,
 }
 
@@ -1493,6 +1501,10 @@ fn bottleneck(st: &StepTime) -> &'static str {
         ("cp-communication", st.cp_comm.0),
         ("dp-communication", st.dp_comm_exposed.0),
         ("ep-communication", st.ep_comm.0),
+        (
+            "host-offload",
+            st.offload.as_ref().map_or(0.0, |o| o.exposed.0),
+        ),
     ];
     parts
         .iter()
@@ -1623,7 +1635,11 @@ fn step_time_below(
     push_p2p(&x, (pp, pp_hidden), ep, &mut collectives);
     let tp_comm = tp_total - tp_hidden;
     let contention = dp_contention(&x, &dp).min(compute);
+    let micro = (compute - optimizer) * (1.0 / x.m_micro);
+    let offload = offload::offload_phase(&x, micro, dp.total - dp.exposed);
+    let host = offload.as_ref().map_or(Seconds(0.0), |o| o.exposed);
     let step = compute + bubble + tp_comm + cp_comm + dp.exposed + pp_comm + ep_comm + contention;
+    let step = step + host;
     let tps = tokens_per_step / step.0;
     let n = c.total_gpus() as f64;
     let mut st = StepTime {
@@ -1639,6 +1655,7 @@ fn step_time_below(
         comm_contention: contention,
         pp_comm,
         ep_comm,
+        offload,
         step,
         tokens_per_step,
         tokens_per_second: tps,

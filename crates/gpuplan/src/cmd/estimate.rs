@@ -697,6 +697,46 @@ fn ep_how(st: &gpuplan_core::train::StepTime) -> String {
         .unwrap_or_default()
 }
 
+/// The host-offload rows: each offload's exposed PCIe time and what it moves.
+fn offload_rows(
+    o: &gpuplan_core::train::OffloadTime,
+    row: &dyn Fn(&str, Seconds, String) -> Vec<String>,
+    l: gpuplan_core::i18n::Lang,
+) -> Vec<Vec<String>> {
+    let Some(link) = o.host_link else {
+        let how = Msg::new("est-offload-untimed-how").render(l);
+        return vec![row("est-step-offload-untimed", Seconds(0.0), how)];
+    };
+    let mut rows = Vec::new();
+    if o.grads_to_host.0 > 0.0 || o.params_to_device.0 > 0.0 {
+        let how = Msg::new("est-offload-optimizer-how")
+            .arg("grads", o.grads_to_host.to_string())
+            .arg("exposed", o.grads_to_host_exposed.to_string())
+            .arg("params", o.params_to_device.to_string())
+            .arg("link", link.to_string())
+            .render(l);
+        let t = o.grads_to_host_exposed + o.params_to_device;
+        rows.push(row("est-step-offload-optimizer", t, how));
+    }
+    if o.param_fetch.0 > 0.0 {
+        let how = Msg::new("est-offload-params-how")
+            .arg("fetch", o.param_fetch.to_string())
+            .render(l);
+        rows.push(row("est-step-offload-params", o.param_fetch_exposed, how));
+    }
+    if o.activations_to_host.0 > 0.0 {
+        let how = Msg::new("est-offload-activations-how")
+            .arg("out", o.activations_to_host.to_string())
+            .arg("exposed", o.activations_to_host_exposed.to_string())
+            .arg("back", o.activations_to_device.to_string())
+            .arg("link", link.to_string())
+            .render(l);
+        let t = o.activations_to_host_exposed + o.activations_to_device;
+        rows.push(row("est-step-offload-activations", t, how));
+    }
+    rows
+}
+
 /// A table label with a note after it: `label (note)` / `label（note）`.
 fn label_note(label: &str, note: &str, l: gpuplan_core::i18n::Lang) -> String {
     Msg::new("est-label-note")
@@ -998,9 +1038,13 @@ fn step_rows(
             String::new(),
         ));
     }
+    if let Some(o) = &st.offload {
+        rows.extend(offload_rows(o, &row, l));
+    }
     // The host-CPU ceiling stretches the step beyond its GPU parts: the rest is input wait.
     if st.bottleneck == "host-cpu" {
-        let gpu = st.compute
+        let gpu = st.offload.as_ref().map_or(Seconds(0.0), |o| o.exposed)
+            + st.compute
             + st.pipeline_bubble
             + st.tp_comm
             + st.cp_comm

@@ -1596,15 +1596,23 @@ fn step_table(st: &gpuplan_core::train::StepTime, v: &View) -> String {
     let l = v.lang;
     let share = |t: f64| format!("{:.1}%", t / st.step.0 * 100.0);
     let row = |k: &str, t: gpuplan_core::units::Seconds| vec![tx(l, k), t.to_string(), share(t.0)];
-    let rows = vec![
+    let mut rows = vec![
         // Compute slowed by the overlapped collectives' SMs counts as compute here.
         row("plan-step-compute", st.compute + st.comm_contention),
         row("plan-step-bubble", st.pipeline_bubble),
         row("plan-step-tp", st.tp_comm),
         row("plan-step-dp", st.dp_comm_exposed),
         row("plan-step-pp-ep", st.pp_comm + st.ep_comm),
-        vec![tx(l, "plan-step-step"), st.step.to_string(), "100%".into()],
     ];
+    // Host offload's PCIe time, only where an offload runs.
+    if let Some(o) = &st.offload {
+        rows.push(row("plan-step-offload", o.exposed));
+    }
+    rows.push(vec![
+        tx(l, "plan-step-step"),
+        st.step.to_string(),
+        "100%".into(),
+    ]);
     let h = [
         tx(l, "plan-col-part"),
         tx(l, "plan-col-time"),

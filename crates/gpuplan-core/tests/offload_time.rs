@@ -1,0 +1,148 @@
+//! Audit r9 #6: host offload costs step time (train/step/offload.rs): the optimizer's PCIe
+//! transfers (ZeRO-Offload), parameter fetches from the host (ZeRO-3 offload_param / FSDP
+//! CPUOffload) and activation offload (torchtune OffloadActivations), over the GPU's PCIe x16
+//! host link, one direction.
+
+use gpuplan_core::constants::Tunables;
+use gpuplan_core::hardware::{find_gpu, ClusterSpec, InterLink};
+use gpuplan_core::model::{find_preset, ModelSpec};
+use gpuplan_core::train::{training_memory, training_step, StepTime};
+use gpuplan_core::units::Bandwidth;
+use gpuplan_core::workload::*;
+
+fn model(name: &str) -> ModelSpec {
+    find_preset(name).unwrap().model.clone()
+}
+
+fn cluster(gpu: &str, per_node: u64) -> ClusterSpec {
+    ClusterSpec::new(
+        find_gpu(gpu).unwrap(),
+        per_node,
+        1,
+        InterLink::Rdma,
+        Bandwidth::from_gbit_per_s(800.0),
+    )
+    .unwrap()
+}
+
+fn full_zero3(seq_len: u64) -> TrainingSetup {
+    let mut s = TrainingSetup {
+        task: TrainTask::FullFinetune,
+        seq_len,
+        ..Default::default()
+    };
+    s.parallel.zero = 3;
+    s
+}
+
+fn step(m: &ModelSpec, s: &TrainingSetup, c: &ClusterSpec) -> StepTime {
+    training_step(m, s, c, &Tunables::default()).unwrap()
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1e-9)
+}
+
+#[test]
+fn no_offload_no_offload_phase() {
+    let st = step(
+        &model("Llama-3.1-8B"),
+        &full_zero3(2048),
+        &cluster("a100-80g", 8),
+    );
+    assert!(st.offload.is_none());
+    let json = serde_json::to_string(&st).unwrap();
+    assert!(!json.contains("offload"), "non-offload JSON gains no key");
+}
+
+#[test]
+fn zero_offload_pays_the_parameter_copy_back() {
+    let (m, c) = (model("Llama-3.1-8B"), cluster("a100-80g", 8));
+    let base = step(&m, &full_zero3(2048), &c);
+    let mut s = full_zero3(2048);
+    s.parallel.offload_optimizer = true;
+    let st = step(&m, &s, &c);
+    let o = st.offload.clone().unwrap();
+    // A100 SXM's host link: PCIe Gen4 x16, 64 GB/s both ways, 32 GB/s one way.
+    assert_eq!(o.host_link, Some(Bandwidth::from_gb_per_s(32.0)));
+    // Hand check: 8.03e9 parameters over 8 ranks ≈ 1.0037e9 each; fp32 gradients 4 B → 4.01 GB
+    // / 32 GB/s = 125.5 ms; 16-bit parameters 2 B back → 62.7 ms.
+    assert!((o.grads_to_host.0 - 0.1254728).abs() < 1e-6, "{:?}", o);
+    assert!((o.params_to_device.0 - 0.0627364).abs() < 1e-6, "{:?}", o);
+    assert!(close(o.grads_to_host.0, 2.0 * o.params_to_device.0));
+    // The step grows by exactly the exposed transfers; nothing else moves.
+    assert!(o.exposed.0 > 0.0);
+    assert!(close(st.step.0 - base.step.0, o.exposed.0));
+    assert!(close(
+        o.exposed.0,
+        o.grads_to_host_exposed.0 + o.params_to_device.0
+    ));
+    assert_eq!(st.compute, base.compute);
+    assert_eq!(st.dp_comm_exposed, base.dp_comm_exposed);
+}
+
+#[test]
+fn parameter_offload_reads_every_gathered_shard_from_the_host() {
+    let (m, c) = (model("Llama-3.1-8B"), cluster("a100-80g", 8));
+    for seq in [2048, 128] {
+        let base = step(&m, &full_zero3(seq), &c);
+        let mut s = full_zero3(seq);
+        s.parallel.offload_optimizer = true;
+        s.parallel.offload_params = true;
+        let st = step(&m, &s, &c);
+        let o = st.offload.clone().unwrap();
+        // FSDP-style: two gathers per micro-batch of the 16-bit shard: 2 × 2 B × 1.0037e9.
+        assert!((o.param_fetch.0 - 0.1254728).abs() < 1e-6, "{:?}", o);
+        // Updated parameters stay on the host: nothing copied back after the step.
+        assert_eq!(o.params_to_device.0, 0.0);
+        assert!(o.param_fetch_exposed.0 <= o.param_fetch.0);
+        assert!(close(st.step.0 - base.step.0, o.exposed.0));
+    }
+    // A short sequence leaves too little compute to hide the fetches.
+    let mut s = full_zero3(128);
+    s.parallel.offload_params = true;
+    let o = step(&m, &s, &c).offload.unwrap();
+    assert!(o.param_fetch_exposed.0 > 0.0, "{:?}", o);
+}
+
+#[test]
+fn activation_offload_moves_the_host_bytes_both_ways() {
+    let (m, c) = (model("Llama-3.1-8B"), cluster("a10", 1));
+    let mut s = TrainingSetup {
+        task: TrainTask::Lora,
+        seq_len: 2048,
+        ..Default::default()
+    };
+    let base = step(&m, &s, &c);
+    s.activation_offload = true;
+    let st = step(&m, &s, &c);
+    let o = st.offload.clone().unwrap();
+    let host = training_memory(&m, &s, &c, &Tunables::default())
+        .unwrap()
+        .cpu_offload;
+    // The bytes the memory side puts on the host, over PCIe Gen4 one way (32 GB/s), each way.
+    assert!(close(o.activations_to_device.0, host.0 / 32e9), "{:?}", o);
+    assert!(close(o.activations_to_host.0, o.activations_to_device.0));
+    // The copy back in backward is waited for; the copy out hides behind the forward (1/3).
+    let forward = (base.compute.0 - base.optimizer.0) / 3.0;
+    assert!(close(
+        o.activations_to_host_exposed.0,
+        (o.activations_to_host.0 - forward).max(0.0)
+    ));
+    assert!(close(st.step.0 - base.step.0, o.exposed.0));
+    assert!(st.step.0 > base.step.0 + o.activations_to_device.0 * 0.999);
+}
+
+#[test]
+fn no_catalogued_host_link_times_nothing() {
+    // MI300X (Infinity Fabric): no host link in the catalog.
+    let (m, c) = (model("Llama-3.1-8B"), cluster("mi300x", 8));
+    let base = step(&m, &full_zero3(2048), &c);
+    let mut s = full_zero3(2048);
+    s.parallel.offload_optimizer = true;
+    let st = step(&m, &s, &c);
+    let o = st.offload.unwrap();
+    assert_eq!(o.host_link, None);
+    assert_eq!(o.exposed.0, 0.0);
+    assert_eq!(st.step, base.step);
+}
