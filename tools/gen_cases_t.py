@@ -1225,8 +1225,8 @@ ML_SMALL = ("FIXME: over-predicted ({err}; {before} before the chip's 1.6 TB/s H
             "rest (hidden 1024: GEMMs with K and N of 1024-2816 and torch_npu's fused attention at head width 64, "
             "timed with the unfitted 'other' efficiency; per-kernel launch cost on the NPU) is not determined. No "
             "constant changed.")
-ML_GROK = ("FIXME: over-predicted (+40.4%; +46.8% before the chip's 1.6 TB/s HBM was in the catalog). Megatron-Core MoE "
-           "on the NPU (8 experts, top-2, EP 2 over the DP pair, TP 4 with MC2): the model gives 2,311 tokens/s against "
+ML_GROK = ("FIXME: over-predicted (+40.2%; +40.4% before round 9 bounded the data-parallel ring by the NIC share, +46.8% before the chip's 1.6 TB/s HBM was in the catalog). Megatron-Core MoE "
+           "on the NPU (8 experts, top-2, EP 2 over the DP pair, TP 4 with MC2): the model gives 2,307 tokens/s against "
            "1,646. Not determined: the all-to-all and permutation cost on HCCS/HCCL, the grouped-GEMM rate of "
            "torch_npu in 2024, and MC2's share: MindSpeed's MC2 page (Ascend/MindSpeed docs/features/mc2.md @24b341f7, "
            "a later release than the README's) says 'mcore场景下（未开启--use-legacy-models），MoE模型，MLP部分不使能MC2', "
@@ -1304,7 +1304,7 @@ FP_BC2 = ("FIXME: over-predicted ({err}). The two rows separate a per-micro-batc
 ML_KNOWN = {
     "t-modellink-mistral-7b-1x8-910b": ML_MC2.format(err="+30.0%", before="+38.3%", nomc2="-3.5%")
     + " Mistral's --sliding-window 4096 at 32K tokens is charged as a 4096-key window (sliding_window in the config).",
-    "t-modellink-bloom-7b1-1x8-910b": ML_EAGER.format(err="+30.7%", before="+42.5%"),
+    "t-modellink-bloom-7b1-1x8-910b": ML_EAGER.format(err="+30.3%", before="+42.5%"),
     "t-modellink-qwen15-0p5b-1x8-910b": ML_SMALL.format(err="+50.1%", before="+88.2%"),
     "t-modellink-grok1-40b-2x8-910b": ML_GROK,
 }
