@@ -396,3 +396,43 @@ fn a_workload_with_two_jobs_says_which_is_planned() {
     ]));
     assert!(zh.contains("只规划 `[serve]` 任务"), "{zh}");
 }
+
+/// Audit r9 #13: `--paged-optimizer` on a LoRA/QLoRA estimate was accepted and changed nothing,
+/// silently; the run now says the flag is counted for full training only (en and zh), and a full
+/// fine-tune says nothing of the kind.
+#[test]
+fn paged_optimizer_on_peft_says_it_is_not_counted() {
+    let base = [
+        "estimate",
+        "-m",
+        "Llama-3.1-8B",
+        "--task",
+        "qlora",
+        "--gpu",
+        "A10",
+        "--paged-optimizer",
+    ];
+    // (exit 3 here: the default 8B QLoRA run does not fit an A10; the note comes first.)
+    let en = run(&base);
+    let err = String::from_utf8_lossy(&en.stderr);
+    assert!(
+        err.contains("--paged-optimizer is counted for full training only"),
+        "{err}"
+    );
+    let mut zh = base.to_vec();
+    zh.extend(["--lang", "zh"]);
+    let err = String::from_utf8_lossy(&run(&zh).stderr).to_string();
+    assert!(err.contains("只在全参训练中计入"), "{err}");
+    let full = [
+        "estimate",
+        "-m",
+        "Llama-3.1-8B",
+        "--task",
+        "full",
+        "--gpu",
+        "A100",
+        "--paged-optimizer",
+    ];
+    let err = String::from_utf8_lossy(&run(&full).stderr).to_string();
+    assert!(!err.contains("--paged-optimizer is counted"), "{err}");
+}

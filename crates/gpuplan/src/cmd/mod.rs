@@ -458,6 +458,10 @@ pub fn apply_training_flags(
     t.optimizer_in_backward |= j.optimizer_in_backward;
     t.chunked_loss |= j.chunked_loss;
     t.paged_optimizer |= j.paged_optimizer;
+    if j.paged_optimizer && t.task.is_peft() {
+        // Audit r9 #13: accepted and, for adapters, not counted — say so rather than stay silent.
+        crate::render::note(Msg::new("cli-note-paged-peft"));
+    }
     t.activation_offload |= j.activation_offload;
     t.gradient_as_bucket_view |= j.gradient_as_bucket_view;
     t.persistent_grads |= j.persistent_grads;
