@@ -241,11 +241,18 @@ pub const DAYS_PER_YEAR: f64 = 365.0;
 /// Durations from this many hours are shown in days. Assumption (a display choice): 72 h.
 pub const DAYS_FROM_HOURS: f64 = 72.0;
 
+/// Below this many hours a duration would print as `0.0 h`: [`duration_msg`] gives minutes.
+const MINUTES_BELOW_HOURS: f64 = 0.05;
+
 /// A duration in hours as the tables show it, in the catalogs' words: hours below 72 h (`80.1 h`
 /// / `80.1 小时` above that would read `10364.6 h`), days from 72 h (`431.9 d` / `431.9 天`),
-/// years of 365 days from 365 days (`1576.4 years` / `1576.4 年`).
+/// years of 365 days from 365 days (`1576.4 years` / `1576.4 年`); minutes with one decimal below
+/// the 0.05 h that would print as `0.0 h` (`--deadline 0.001h` read "over the 0.0 h deadline",
+/// audit r9 #18; now `0.1 min`).
 pub fn duration_msg(h: f64) -> crate::i18n::Msg {
-    if h >= DAYS_PER_YEAR * 24.0 {
+    if h < MINUTES_BELOW_HOURS {
+        crate::i18n::Msg::new("unit-minutes").arg("m", format!("{:.1}", h * 60.0))
+    } else if h >= DAYS_PER_YEAR * 24.0 {
         crate::i18n::Msg::new("unit-years").arg("y", format!("{:.1}", h / 24.0 / DAYS_PER_YEAR))
     } else if h >= DAYS_FROM_HOURS {
         crate::i18n::Msg::new("unit-days").arg("d", format!("{:.1}", h / 24.0))
@@ -324,6 +331,13 @@ mod tests {
         );
         assert_eq!(duration_msg(364.0 * 24.0).render(l), "364.0 d");
         assert_eq!(duration_msg(71.9).render(l), "71.9 h");
+        // Audit r9 #18: below 0.05 h the hours would read "0.0 h".
+        assert_eq!(duration_msg(0.001).render(l), "0.1 min");
+        assert_eq!(
+            duration_msg(0.001).render(crate::i18n::Lang::Zh),
+            "0.1 分钟"
+        );
+        assert_eq!(duration_msg(0.05).render(l), "0.1 h");
         let zh = crate::i18n::Lang::Zh;
         assert_eq!(cny_msg(1_646_799_245_901.0).render(l), "¥1646.8B");
         assert_eq!(cny_msg(1_646_799_245_901.0).render(zh), "¥16468.0亿");
