@@ -436,3 +436,41 @@ fn paged_optimizer_on_peft_says_it_is_not_counted() {
     let err = String::from_utf8_lossy(&run(&full).stderr).to_string();
     assert!(!err.contains("--paged-optimizer is counted"), "{err}");
 }
+
+/// Audit r9 #20: a one-node estimate described a link between nodes it does not use ("RDMA
+/// (IB/RoCE) 100.0 GB/s between nodes" for one A100); two nodes still name it.
+#[test]
+fn one_node_estimates_name_no_link_between_nodes() {
+    let one = [
+        "estimate",
+        "-m",
+        "Llama-3.1-8B",
+        "--task",
+        "lora",
+        "--gpu",
+        "A100",
+    ];
+    for (lang, between) in [("en", "between nodes"), ("zh", "节点间")] {
+        let mut a = one.to_vec();
+        a.extend(["--lang", lang]);
+        let out = stdout(&run(&a));
+        let hw = hardware_paragraph(&out);
+        assert!(!hw.contains(between), "{hw}");
+        let mut two = a.clone();
+        two.extend(["--nodes", "2", "--gpus-per-node", "8"]);
+        let out = stdout(&run(&two));
+        let hw = hardware_paragraph(&out);
+        assert!(hw.contains(between), "{hw}");
+    }
+}
+
+/// The estimate's hardware sentence, wrapped lines joined up to its layout ("; TP").
+fn hardware_paragraph(out: &str) -> String {
+    let start = out
+        .find("hardware:")
+        .or_else(|| out.find("硬件："))
+        .unwrap_or_else(|| panic!("no hardware line: {out}"));
+    let rest = &out[start..];
+    let end = rest.find("TP ").unwrap_or(rest.len());
+    rest[..end].replace('\n', " ")
+}

@@ -33,7 +33,10 @@ est-timeline-title = step timeline (live allocated GiB; saved after forward { $s
 est-timeline-peak = ← peak
 est-timeline-col-phase = phase
 est-timeline-col-live = live by component (GiB)
-est-hardware = hardware: { $nodes } × { $per } { $gpu } ({ $intra } inside a node, { $link } { $inter } between nodes); TP { $tp } PP { $pp } DP { $dp } EP { $ep }{ $sched } ZeRO-{ $zero }{ $offload }
+est-hardware = hardware: { $nodes } × { $per } { $gpu } ({ $intra } inside a node{ $one ->
+        [yes] {""}
+       *[other] , { $link } { $inter } between nodes
+    }); TP { $tp } PP { $pp } DP { $dp } EP { $ep }{ $sched } ZeRO-{ $zero }{ $offload }
 est-offload-optimizer = {" "}+ optimizer offload
 est-offload-params = {" "}+ parameter offload
 est-mem-title = memory per device ({ $params } params, { $trainable } trainable), at the peak of the step ({ $phase }): what is live then

@@ -33,7 +33,10 @@ est-timeline-title = 训练步时间线（已分配显存 GiB；前向结束时�
 est-timeline-peak = ← 峰值
 est-timeline-col-phase = 阶段
 est-timeline-col-live = 各组成的在用显存（GiB）
-est-hardware = 硬件：{ $nodes } 个节点 × 每节点 { $per } 张 { $gpu }（节点内 { $intra }，节点间 { $link } { $inter }）；TP { $tp } PP { $pp } DP { $dp } EP { $ep }{ $sched } ZeRO-{ $zero }{ $offload }
+est-hardware = 硬件：{ $nodes } 个节点 × 每节点 { $per } 张 { $gpu }（节点内 { $intra }{ $one ->
+        [yes] {""}
+       *[other] ，节点间 { $link } { $inter }
+    }）；TP { $tp } PP { $pp } DP { $dp } EP { $ep }{ $sched } ZeRO-{ $zero }{ $offload }
 est-offload-optimizer = ，优化器卸载到内存
 est-offload-params = ，参数卸载到内存
 est-mem-title = 每卡显存（{ $params } 参数，其中可训练 { $trainable }），取一步中的峰值时刻（{ $phase }）：此时仍在占用的显存

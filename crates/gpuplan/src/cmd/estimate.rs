@@ -838,6 +838,8 @@ fn training_hardware(
         .arg("intra", c.intra_bandwidth.to_string())
         .arg("link", c.inter_link.name())
         .arg("inter", c.inter_bandwidth.to_string())
+        // One node has no link between nodes to describe (audit r9 #20).
+        .arg("one", if c.nodes == 1 { "yes" } else { "no" })
         .arg("tp", p.tp)
         .arg("pp", p.pp)
         .arg("dp", e.memory.data_parallel)
