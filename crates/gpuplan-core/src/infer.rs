@@ -254,11 +254,15 @@ pub fn nccl_nvls_gib(s: &InferenceSetup, gpu: &GpuSpec) -> f64 {
         .as_deref()
         .and_then(parse_release)
         .is_none_or(|v| v >= VLLM_FIRST_NCCL_2_26);
-    if s.engine != Engine::Vllm || gpu.nvswitch_sharp != Some(true) || s.tp <= 2 || !release_ok {
+    if s.engine != Engine::Vllm || !release_ok {
         return 0.0;
     }
-    let bytes = NCCL_NVLS_CHANNELS_SM90 * 2.0 * NCCL_NVLS_BUFFER_BYTES * s.tp as f64;
-    Bytes(bytes).gib()
+    Bytes(crate::train::nccl::nvls_bytes(
+        gpu,
+        s.tp,
+        NCCL_NVLS_BUFFER_BYTES,
+    ))
+    .gib()
 }
 
 /// NCCL communicators of vLLM's TP group alive when V1 (0.9.0 and later: torch 2.7, NCCL 2.26)

@@ -154,12 +154,18 @@ fn collective_bytes(gpu: &GpuSpec, g: &Group, at_init: bool) -> f64 {
     } else {
         NCCL_NVLS_BUFFER_BYTES
     };
-    let nvls = if gpu.nvswitch_sharp == Some(true) && g.local > 2 {
-        NCCL_NVLS_CHANNELS_SM90 * 2.0 * buffer * g.local as f64
+    (ch + tree) * CONNECTION_BYTES + nvls_bytes(gpu, g.local, buffer)
+}
+
+/// NVLS buffers of one communicator over `local` GPUs of a node: on an NVSwitch-SHARP node with
+/// more than two of them, 16 channels × 2 × `buffer` × one head per local rank (nvls.cc); none
+/// otherwise. Shared by training's communicators and vLLM's ([`crate::infer::nccl_nvls_gib`]).
+pub(crate) fn nvls_bytes(gpu: &GpuSpec, local: u64, buffer: f64) -> f64 {
+    if gpu.nvswitch_sharp == Some(true) && local > 2 {
+        NCCL_NVLS_CHANNELS_SM90 * 2.0 * buffer * local as f64
     } else {
         0.0
-    };
-    (ch + tree) * CONNECTION_BYTES + nvls
+    }
 }
 
 /// One NCCL communicator over `ranks` GPUs of one node that connects its rings, trees and NVLS

@@ -427,10 +427,8 @@ fn tp_pair_latency(g: Group, sequence_parallel: bool, tun: &Tunables) -> (Second
         let rs = nccl_latency(Collective::ReduceScatter, g, tun).0;
         (ag + rs, "ring")
     } else {
-        match nccl_latency(Collective::AllReduce, g, tun) {
-            (ar, "tree") => (ar, "tree"),
-            (ar, _) => (ar, "ring"),
-        }
+        // "tree" or "ring": the TP group has more than one rank (tp_phase returns before).
+        nccl_latency(Collective::AllReduce, g, tun)
     }
 }
 
