@@ -317,7 +317,14 @@ fn training_accuracy_stays_within_todays_bands() {
     // all-gather one per bucket): the cards at the planner's ZeRO-1 layouts on 256 nodes slower,
     // Llama 2 7B -16.3% -> -6.4%, Phi-4 -20.2% -> -14.5%, LLaMA-1 65B +11.5% -> +14.2% (recorded).
     // All of round 9 merged: 13.58% (0.13578), mean 18.2%; the metrics and the 910B bandwidth move no GPU-hours row across the median.
-    assert!(hours <= 0.1358, "GPU-hours out-of-sample median {hours:.4}");
+    // Round 10: 13.50% (0.13505), mean 17.6%. A source that counts elapsed time x GPUs (a card's
+    // "total GPU time", a run's days; 22 of the 30) is compared with the plan's hours, steady state x
+    // the planner's interruption overhead (validation.rs `elapsed_factor`): 13.40% alone (Llama 3.1
+    // 405B -4.2% -> +3.4% with its storage's stated 2 TB/s, the rest +0.1..+0.7%). With the sources'
+    // own figures for two Phi rows: phi-1 the paper's 770 GPU-hours for 50.3B tokens at batch 1024
+    // (-40.1% against the card's 6 days -> -16.3%), Phi-4 the report's batch of 5760 (-13.9% -> -23.9%),
+    // Phi-3-medium its 2K sliding window (-38.6% -> -41.5%).
+    assert!(hours <= 0.1351, "GPU-hours out-of-sample median {hours:.4}");
     // The median is over 30 GPU-hours cases (17 before round 6's runs and cards, 13 before the four
     // runs with published configs).
     let hours_n = outcomes
