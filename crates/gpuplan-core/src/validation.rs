@@ -404,6 +404,9 @@ mod tests {
         };
         let f = elapsed_factor(Bytes(1e12), &el, 2048.0, &tun);
         let restarts = 2048.0 * tun.failure_rate_per_gpu_hour * tun.failure_restart_minutes / 60.0;
-        assert!(f > 1.0 && (f - 1.0 - restarts).abs() < 1e-4, "{f} vs 1 + {restarts}");
+        assert!(
+            f > 1.0 && (f - 1.0 - restarts).abs() < 1e-4,
+            "{f} vs 1 + {restarts}"
+        );
     }
 }
