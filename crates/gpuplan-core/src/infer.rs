@@ -13,8 +13,8 @@ use crate::hardware::{ComputeDtype, GpuSpec};
 use crate::i18n::{Msg, Text};
 use crate::layout::WeightSplit;
 use crate::model::{
-    param_breakdown, AttentionKind, Linear, MlpKind, ModelSpec, ParallelBlock, ParamBreakdown,
-    Structure, TransformerSpec,
+    param_breakdown, AttentionKind, Linear, MlaSpec, MlpKind, ModelSpec, MoeSpec, ParallelBlock,
+    ParamBreakdown, Structure, TransformerSpec,
 };
 use crate::units::{compute_time, transfer_time, Bandwidth, Bytes, FlopRate, Flops, Seconds};
 use crate::workload::{
@@ -947,7 +947,8 @@ struct Steps<'a> {
     full_weights: f64,
     read_factor: f64,
     /// Latency of the step's TP all-reduces (`tp_allreduces_per_layer` per layer) and the
-    /// layers' fixed GPU time (`layer_overhead_s` each), paid by every prefill and decode step.
+    /// layers' fixed GPU time (`layer_overhead_s` per dense layer's worth of kernels,
+    /// [`layer_kernel_units`]), paid by every prefill and decode step.
     comm_lat: Seconds,
     layer_lat: Seconds,
     /// The model's linears, the shared GEMM model's rates for them (compute.rs) and the bytes
@@ -1126,7 +1127,7 @@ pub fn latency(
         full_weights,
         read_factor,
         comm_lat: Seconds(allreduce_latency(gpu, s, tun) * tp_allreduces_per_layer(t, s) * layers),
-        layer_lat: Seconds(tun.layer_overhead_s * layers),
+        layer_lat: Seconds(tun.layer_overhead_s * layer_kernel_units(t)),
         weight_bytes: full_weights * read_factor / rank_params,
         gemm_rates: serving_gemm_rates(gpu, peak * eff, bw * tun.decode_bandwidth_efficiency),
         b,
@@ -1152,6 +1153,64 @@ pub fn latency(
         ridge_batch: peak.0 / bw.0 * (s.weights.bits() / 8.0) / 2.0,
         peak,
     })
+}
+
+/// Kernels of a dense decoder layer's attention block at a decode step: the input norm, the fused
+/// QKV GEMM, rotary, the KV-cache write, attention and the output projection (the residual adds
+/// fused into the norms). With [`DENSE_MLP_KERNELS`], the ~10 kernels `layer_overhead_s` was
+/// fitted on.
+pub const DENSE_ATTENTION_KERNELS: f64 = 6.0;
+/// Kernels of a dense MLP block: the post-attention norm, gate‖up (or fc), the activation, down.
+pub const DENSE_MLP_KERNELS: f64 = 4.0;
+
+/// Kernels of MLA's absorbed decode path (SGLang python/sglang/srt/models/deepseek_v2.py
+/// @00114aef `forward_absorb_prepare` / `forward_absorb_core`): the input norm, the fused
+/// q_a‖kv_a GEMM (`fused_qkv_a_proj_with_mqa`), `q_a_layernorm`, `kv_a_layernorm`, `q_b_proj`,
+/// the W_UK bmm, rotary, the latent KV write, attention, the W_UV bmm and `o_proj`: 11; without
+/// q compression (`q_proj`, `kv_a_proj_with_mqa`, no `q_a_layernorm`, no `q_b_proj`) 10. The
+/// block-FP8 activation quantisations each FP8 GEMM and bmm launches before it
+/// (`per_token_group_quant_fp8`, `per_tensor_quant_mla_fp8`) are not counted.
+fn mla_kernels(mla: &MlaSpec) -> f64 {
+    if mla.q_lora_rank.is_some() {
+        11.0
+    } else {
+        10.0
+    }
+}
+
+/// Kernels of a tensor-parallel MoE block (same file, `DeepseekV2MoE.forward_normal`, and the
+/// fused Triton MoE it calls): the post-attention norm, the router GEMM, the top-k selection,
+/// `moe_align_block_size`, the gate‖up grouped GEMM, the activation, the down grouped GEMM and
+/// the sum over each token's experts: 8; shared experts add their gate‖up, activation and down
+/// (`shared_experts`, a dense MLP) and the add of both outputs: 12.
+fn moe_kernels(moe: &MoeSpec) -> f64 {
+    if moe.shared_experts > 0 {
+        12.0
+    } else {
+        8.0
+    }
+}
+
+/// The decoder layers' fixed GPU time in units of a dense layer's (`layer_overhead_s` each):
+/// each layer counts its kernels ÷ the dense layer's 10. A dense standard layer is 1, so every
+/// dense model keeps L; DeepSeek-V3's MLA + shared-expert MoE layer runs 23 kernels (2.3), its
+/// three leading dense layers 15 (1.5): 137.9 for 61 layers instead of 61.
+pub fn layer_kernel_units(t: &TransformerSpec) -> f64 {
+    let attention = match t.attention {
+        AttentionKind::Mla(mla) => mla_kernels(&mla),
+        AttentionKind::Standard => DENSE_ATTENTION_KERNELS,
+    };
+    let dense = DENSE_ATTENTION_KERNELS + DENSE_MLP_KERNELS;
+    let layers = t.decoder_layers() as f64;
+    let unit = |mlp: f64| (attention + mlp) / dense;
+    match t.moe {
+        Some(moe) => {
+            let dense_layers = (moe.dense_layers as f64).min(layers);
+            dense_layers * unit(DENSE_MLP_KERNELS)
+                + (layers - dense_layers) * unit(moe_kernels(&moe))
+        }
+        None => layers * unit(DENSE_MLP_KERNELS),
+    }
 }
 
 /// Linear parameters a decode step runs per token: all active ones but an encoder-decoder's

@@ -140,18 +140,20 @@ fn engines_fuse_the_gemms_they_fuse() {
 
 #[test]
 fn moe_prefill_reads_only_the_experts_its_tokens_touch() {
-    use gpuplan_core::infer::{setup_weight_bytes, weights_read};
+    use gpuplan_core::infer::{layer_kernel_units, setup_weight_bytes, weights_read};
     // Mixtral-8x7B at TP 2, a 1-token prompt: the GEMMs read the attention and 2 of 8 experts
     // per layer (weights_read's occupancy), far below all 46.7B parameters; at 512 tokens every
     // expert is read.
     let m = &find_preset("Mixtral-8x7B").expect("preset").model;
+    let t = m.transformer().expect("transformer");
     let gpu = find_gpu("a100-80g").expect("gpu");
     let tun = Tunables::default();
     let at = |input: u64| {
         let mut s = setup(1, 2, WeightFormat::Bf16);
         s.input_tokens = input;
         let fixed = tun.engine_prefill_overhead_s
-            + 32.0 * (tun.layer_overhead_s + 2.0 * tun.tp_allreduce_latency_s);
+            + tun.layer_overhead_s * layer_kernel_units(t)
+            + 32.0 * 2.0 * tun.tp_allreduce_latency_s;
         let ttft = latency(m, &s, gpu, &tun).expect("latency").ttft.0;
         (ttft - fixed, s)
     };
@@ -1228,4 +1230,28 @@ fn a_missing_parallel_block_key_takes_the_familys_default() {
         ParallelBlock::None
     );
     assert_eq!(parse("llama", ""), ParallelBlock::None);
+}
+
+/// Each decoder layer's fixed time counts its kernels against the dense layer's 10
+/// (`layer_kernel_units`): a dense model keeps one unit per layer (its fitted and validated
+/// decode rows unchanged); Mixtral's MoE block runs 8 kernels for the dense MLP's 4 (router GEMM,
+/// top-k, the expert alignment, two grouped GEMMs, the activation and the sum over experts):
+/// 1.4 per layer; DeepSeek-V3's MLA block 11 for the standard attention's 6 and its
+/// shared-expert MoE block 12: 2.3 per MoE layer, 1.5 for its three dense layers.
+#[test]
+fn layer_fixed_time_counts_each_layers_kernels() {
+    use gpuplan_core::infer::layer_kernel_units;
+    let units = |name: &str| {
+        let m = &find_preset(name).expect("preset").model;
+        layer_kernel_units(m.transformer().expect("transformer"))
+    };
+    assert_eq!(units("Llama-2-7B"), 32.0);
+    assert_eq!(units("Llama-2-70B"), 80.0);
+    assert!(
+        (units("Mixtral-8x7B") - 32.0 * 1.4).abs() < 1e-9,
+        "{}",
+        units("Mixtral-8x7B")
+    );
+    let ds = units("DeepSeek-V3");
+    assert!((ds - (58.0 * 2.3 + 3.0 * 1.5)).abs() < 1e-9, "{ds}");
 }

@@ -182,8 +182,10 @@ fn training_accuracy_stays_within_todays_bands() {
     // 7B's H100 FP8 2048-token first token, -21.1%; the ratio stayed 0.77).
     // 9 since vLLM V1's two TP-group NCCL communicators are sized from NCCL's source (round 9:
     // Qwen3-235B FP8 on 4 × H100 KV capacity +18.9% -> +9.5%).
+    // 10 since DeepSeek-V3.2 on 8 × H20 at one request (vllm-project/vllm#30832, audit r9 #22)
+    // joined as a held-out case: −74.5% with each layer's kernels counted (−81.9% before).
     assert!(
-        known_serving <= 9,
+        known_serving <= 10,
         "{known_serving} known deviations (serving)"
     );
     // Measured 8.98% over the 100 round-4 cases (8.84% over them with the one weight split below),

@@ -474,3 +474,55 @@ fn hardware_paragraph(out: &str) -> String {
     let end = rest.find("TP ").unwrap_or(rest.len());
     rest[..end].replace('\n', " ")
 }
+
+/// #22: `estimate -m DeepSeek-V3 --task inference --gpu h20 --gpus-per-node 8 --tp 8` gave 6.0 ms
+/// per token at batch 1, ~5× the published single-request rates. Each layer's fixed time now
+/// counts its kernels (MLA + MoE: 23 per layer against a dense layer's 10): 8.5 ms. The rest of
+/// the gap is unexplained, so below batch 8 (the validated range) the estimate says so, en and zh;
+/// at batch 8 it does not.
+#[test]
+fn mla_moe_decode_at_small_batch_counts_its_kernels_and_says_what_is_not_validated() {
+    let args = |batch: &'static str, lang: &'static str| {
+        [
+            "estimate",
+            "-m",
+            "DeepSeek-V3",
+            "--task",
+            "inference",
+            "--gpu",
+            "h20",
+            "--gpus-per-node",
+            "8",
+            "--tp",
+            "8",
+            "--batch",
+            batch,
+            "--lang",
+            lang,
+            "--format",
+            "json",
+        ]
+    };
+    let o = run(&args("1", "en"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+    let tpot = v["estimate"]["latency"]["time_per_token"]
+        .as_f64()
+        .expect("tpot");
+    assert!((0.0083..0.0087).contains(&tpot), "{tpot}");
+    let e = stderr(&o).replace("\n  ", " ");
+    assert!(
+        e.contains("MLA + MoE decode at batch 1: validated at batch 8–64 only"),
+        "{e}"
+    );
+    assert!(
+        e.contains("30 tokens/s for DeepSeek-V3.2 on 8 × H20"),
+        "{e}"
+    );
+    let z = stderr(&run(&args("1", "zh"))).replace("\n  ", "");
+    assert!(z.contains("MLA + MoE 模型在批大小 1 下的解码"), "{z}");
+    assert!(!z.contains("validated"), "{z}");
+    let at8 = run(&args("8", "en"));
+    assert!(at8.status.success(), "{}", stderr(&at8));
+    assert!(!stderr(&at8).contains("MLA + MoE"), "{}", stderr(&at8));
+}

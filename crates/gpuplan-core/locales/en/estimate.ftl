@@ -95,6 +95,7 @@ est-serve-kv = KV capacity: { $blocks } blocks × { $block } = { $tokens } token
 est-serve-problem = PROBLEM: { $p }
 est-serve-fits-at-tp = With --tp { $tp } (of the { $gpus } GPUs given) the same setup fits.
 est-serve-shipped-weights = weights: { $weights }, the format the checkpoint ships in (its config's quantization_config), as vLLM loads it; --weights bf16 sizes 16-bit weights
+est-serve-mla-moe-small-batch = MLA + MoE decode at batch { $batch }: validated at batch 8–64 only (SGLang v0.5.7, DeepSeek-R1 FP8 on 8 × H200, within 18%); at one request vLLM 0.13 published 30 tokens/s for DeepSeek-V3.2 on 8 × H20, about 4× slower than this model gives, which it does not explain: read the time per token as a lower bound
 est-serve-auto-tp = TP { $tp }: the smallest tensor parallelism at which the weights fit on the { $gpus } GPUs given (vLLM's default TP 1 does not hold them); --tp sets another
 est-serve-latency = latency: TTFT { $ttft } for { $input } prompt tokens; { $tpot } per output token at batch { $batch } ({ $rate } tokens/s, { $bound ->
     [bandwidth] bandwidth-bound

@@ -375,6 +375,7 @@ pub fn compute(
         JobKind::Inference => {
             adapt_inference(a, &mut r, &model, &cluster, lang)?;
             let e = serve_at_fitting_tp(a, &model, &mut r, &cluster, lang)?;
+            mla_moe_small_batch_note(&model, &r, lang);
             Ok(Estimated::Inference {
                 model,
                 r: Box::new(r),
@@ -1216,6 +1217,22 @@ fn shipped_weights(
     if fp8_ok && r.inference.weights == WeightFormat::Bf16 {
         r.inference.weights = native;
         let m = Msg::new("est-serve-shipped-weights").arg("weights", native.name());
+        note_line(lang, &m.render(lang));
+    }
+}
+
+/// An MLA + MoE model (DeepSeek-V3/R1) decoding below batch 8 is outside the range its serving
+/// cases validate (audit r9 #22): SGLang v0.5.7's DeepSeek-R1 on 8 × H200 at batch 8–64 is within
+/// 18%, but the one published single-request rate (vLLM 0.13, DeepSeek-V3.2 on 8 × H20, 30
+/// tokens/s) is ~4× slower than the model and unexplained (docs/methodology.md, kernels per layer).
+fn mla_moe_small_batch_note(model: &ModelSpec, r: &Request, lang: gpuplan_core::i18n::Lang) {
+    use gpuplan_core::model::AttentionKind;
+    let Some(t) = model.transformer() else {
+        return;
+    };
+    let mla = matches!(t.attention, AttentionKind::Mla(_));
+    if mla && t.moe.is_some() && r.inference.batch < 8 {
+        let m = Msg::new("est-serve-mla-moe-small-batch").arg("batch", r.inference.batch);
         note_line(lang, &m.render(lang));
     }
 }
