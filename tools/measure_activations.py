@@ -11,6 +11,12 @@ crates/gpuplan-core/tests/measured_activations.rs against gpuplan's HuggingFace 
 
     pip install torch transformers   # CPU is enough
     python3 tools/measure_activations.py > validation/activations-measured.json
+    python3 tools/measure_activations.py 512 > validation/activations-measured-s512.json
+
+The optional argument is the sequence length (default 256). The second file separates per-token
+terms from per-attention-score terms (a·s doubles, h does not): GPT-2's extra 4h per layer over
+SDPA stays 4h at 512 tokens, so it is a per-token term (the fused c_attn output that SDPA's saved
+query keeps alive), not a per-score one.
 """
 import json
 import sys
@@ -19,7 +25,7 @@ import torch
 import transformers
 from transformers import AutoModelForCausalLM, AutoConfig
 
-B, S = 2, 256
+B, S = 2, int(sys.argv[1]) if len(sys.argv) > 1 else 256
 
 CONFIGS = {
     "llama-gqa-tiny": dict(model_type="llama", hidden_size=512, intermediate_size=1408, num_attention_heads=8,

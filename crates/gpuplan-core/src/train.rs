@@ -313,15 +313,12 @@ pub fn layer_activation(t: &TransformerSpec, s: u64, setup: &TrainingSetup) -> L
         }
         Framework::HuggingFace | Framework::LitGpt => {
             // Eager RMSNorm saves its fp32 upcast input (4h) and the normalised bf16 output (2h);
-            // fused LayerNorm saves its input (2h). Then the norm outputs feed QKV and the MLP.
-            // LayerNorm (GPT-2): 4h, fitted on the GPT-2 SDPA rows of
-            // validation/activations-measured.json and validation/peak-measured.json (the input
-            // alone, 2h, under-predicted them by 2·c·h per layer in bf16 and fp32 alike).
-            // llm-foundry's LPLayerNorm saves only its 16-bit input copy (`downcast_x`): 2h.
+            // fused LayerNorm saves its input (2h: `NativeLayerNormBackward0` `_saved_input`,
+            // measured on GPT-2), llm-foundry's LPLayerNorm its 16-bit input copy
+            // (`downcast_x`). Then the norm outputs feed QKV and the MLP.
             let norm = match t.norm {
                 NormKind::RmsNorm => 6.0 * h,
-                NormKind::LayerNorm if t.low_precision_norm => 2.0 * h,
-                NormKind::LayerNorm => 4.0 * h,
+                NormKind::LayerNorm => 2.0 * h,
             };
             // GLM-4's post-branch norms save what a pre-norm saves but feed no linear.
             let post = if t.post_norms { 2.0 * norm } else { 0.0 };
@@ -349,15 +346,15 @@ pub fn layer_activation(t: &TransformerSpec, s: u64, setup: &TrainingSetup) -> L
                 + mlp
                 + repeat
                 + hf_moe_routing(t)
-                + qk_norm_saved(t);
+                + qk_norm_saved(t)
+                + fused_qkv_kept(t, kv, setup);
             // fp32 softmax output (4) + its bf16 copy (2); + mask and dropout output with dropout.
-            // GPT-2's eager path (transformers 5.x) keeps c/2 B per score element over SDPA
-            // (measured: 1 in bf16, 2 in fp32; activations- and peak-measured.json).
-            // Under autocast it keeps 5 (softmax autocast to fp32 + 1 B mask; fitted on the GPT-2
-            // autocast eager row of peak-measured.json).
+            // GPT-2's eager path (transformers 5.x) softmaxes in the compute dtype: its output,
+            // which the probs @ V matmul saves too, is c B per score (measured at 256 and 512
+            // tokens: activations-measured{,-s512}.json); under autocast the softmax runs in fp32
+            // and the matmul saves its bf16 cast, 4 + 2 as for the others.
             let coeff = match (t.model_type.as_str(), setup.autocast_on()) {
-                ("gpt2", false) => 1.0,
-                ("gpt2", true) => 5.0,
+                ("gpt2", false) => 2.0,
                 _ => 6.0,
             };
             (replicated, sharded, coeff + 3.0 * drop)
@@ -373,6 +370,28 @@ pub fn layer_activation(t: &TransformerSpec, s: u64, setup: &TrainingSetup) -> L
         replicated,
         sharded,
         scores,
+    }
+}
+
+/// transformers' GPT-2 (5.x) splits its fused `c_attn` output into q, k and v views. The SDPA
+/// kernel's saved query is that view, so it keeps the whole q + 2kv storage alive, while K and V
+/// reach the kernel as copies of their own: 4kv bytes per token (16-bit) beyond separate
+/// projections. Eager attention's matmuls save the views themselves (no copies). Read per tensor
+/// on CPU (transformers 5.25, torch 2.15: `ScaledDotProductFlashAttentionForCpuBackward0`
+/// `_saved_query` of shape (b, heads, s, d) on a storage of 3·b·s·h elements, `_saved_key` and
+/// `_saved_value` on their own) and a per-token term: the SDPA layer keeps 60.08h per token at
+/// 256 and at 512 tokens (validation/activations-measured{,-s512}.json), where a per-score term
+/// would grow. Until round 10 a fitted 4h per LayerNorm (2h more than its input) and c/2 B per
+/// eager score stood for this and for eager's c B per score; both fits met the 256-token rows
+/// only, where a·s = 4h.
+fn fused_qkv_kept(t: &TransformerSpec, kv: f64, setup: &TrainingSetup) -> f64 {
+    // llm-foundry's MPT (expressed as a GPT-2 config with its `LPLayerNorm`) runs its own
+    // attention on one fused Wqkv output, which the q/k/v widths above already count.
+    let hf_gpt2 = t.model_type == "gpt2" && !t.low_precision_norm;
+    if hf_gpt2 && setup.attention != AttentionImpl::Eager {
+        4.0 * kv
+    } else {
+        0.0
     }
 }
 
@@ -1721,8 +1740,11 @@ fn eager_layer_activation(t: &TransformerSpec, setup: &TrainingSetup) -> LayerAc
     if c == 4.0 {
         la = fp32_layer(la, t, setup);
     }
-    if te_linears_uncached(setup) && t.moe.is_none() {
+    if (te_linears_uncached(setup) || megatron_te_fp8(setup)) && t.moe.is_none() {
         la = te_fp8_layer(la, t);
+    }
+    if setup.task.is_peft() && setup.framework == Framework::Megatron {
+        la = te_frozen_layer(la, t);
     }
     // Frozen linears save no input casts: the autocast extra applies to full training only.
     if setup.autocast_on() && setup.framework == Framework::HuggingFace && !setup.task.is_peft() {
@@ -2357,6 +2379,37 @@ fn te_linears_uncached(setup: &TrainingSetup) -> bool {
         && setup.framework == Framework::HuggingFace
         && setup.fp8_scaling == crate::workload::Fp8Scaling::Delayed
         && !setup.task.is_peft()
+}
+
+/// Megatron-Core's Transformer Engine layers under FP8, full training: q/k/v and fc1 are
+/// `TELayerNormColumnParallelLinear`, the output projection and fc2 `TERowParallelLinear`
+/// (megatron/core/models/gpt/gpt_layer_specs.py @core_v0.8.0 l.59-61, 119-120). Each saves its
+/// input for the weight gradient in FP8, 1 B per element, as [`te_fp8_layer`] counts: te.Linear
+/// keeps the FP8 cast (or, without sequence parallelism, its FP8 transpose) instead of the 16-bit
+/// input (transformer_engine/pytorch/module/linear.py @v1.8 l.290-301; @v2.5 l.333-349, the
+/// columnwise FP8 copy only), and LayerNormLinear's fused norm writes its output in FP8
+/// (`ln_out_dtype = torch.uint8 if (fp8 and not return_layernorm_output)`, layernorm_linear.py
+/// @v1.8 l.126-127) and saves that, with its 16-bit input, mu and rsigma (l.308-318).
+fn megatron_te_fp8(setup: &TrainingSetup) -> bool {
+    setup.precision == Precision::Fp8
+        && setup.framework == Framework::Megatron
+        && !setup.task.is_peft()
+}
+
+/// A frozen Transformer Engine linear saves no input (its weight needs no gradient):
+/// `if weight.requires_grad:` guards the saved input (te linear.py @v1.8 l.292) and
+/// LayerNormLinear saves `ln_out if weight.requires_grad else None` (layernorm_linear.py @v1.8
+/// l.316), still with the norm's own input, mu and rsigma. Under NeMo/Megatron LoRA the base
+/// linears are frozen: the q/k/v and MLP inputs (2h each) and fc2's input (2f) are not kept;
+/// each adapter keeps its own input ([`lora_activation`]). The attention output stays (the
+/// attention kernel saves it), as does the MLP activation's input. 16-bit bytes per token.
+fn te_frozen_layer(la: LayerActivation, t: &TransformerSpec) -> LayerActivation {
+    let h = t.hidden as f64;
+    LayerActivation {
+        replicated: la.replicated - 4.0 * h,
+        sharded: la.sharded - 2.0 * t.ffn_for_activation() as f64,
+        ..la
+    }
 }
 
 /// What `te.Linear` saves for backward under FP8 in place of its 16-bit input, bytes per token

@@ -847,7 +847,7 @@ fn top_plans_keep_the_memory_margin() {
             let (free, need) = free_and_need(p);
             assert!(free >= 0.0, "{cmd:?}: {free} GiB free");
             assert!(
-                free >= 0.041 * need || says_thin(p),
+                free >= gpuplan_core::plan::MEMORY_MARGIN_FRACTION * need || says_thin(p),
                 "{cmd:?}: {free} of {need}"
             );
         }
@@ -885,7 +885,10 @@ fn plans_inside_the_memory_error_say_so() {
     let v = json(&args);
     let p = &plans(&v)[0];
     let (free, need) = free_and_need(p);
-    assert!(free < 0.041 * need, "{free} of {need}");
+    assert!(
+        free < gpuplan_core::plan::MEMORY_MARGIN_FRACTION * need,
+        "{free} of {need}"
+    );
     assert!(says_thin(p), "{}", p["caveats"]);
     let en = one_line(&run(&args));
     assert!(en.contains("keep micro-batch 2 ready"), "{en}");

@@ -151,7 +151,7 @@ pub struct TransformerSpec {
     /// llm-foundry's `norm_type: low_precision_layernorm` (MPT's default, `LPLayerNorm`,
     /// llmfoundry/models/layers/norm.py @b2a43a147 l.39-53): the input is cast to the autocast
     /// dtype and `F.layer_norm` runs on that copy, which is all it saves (with its per-token
-    /// mean and rstd).
+    /// mean and rstd): 2h, as torch's LayerNorm saves its input, so memory charges both alike.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub low_precision_norm: bool,
     /// Whether attention and MLP read the same input and their outputs are summed into the
