@@ -296,7 +296,10 @@ fn training_accuracy_stays_within_todays_bands() {
         // 606 of 657 cases.
         // Round 9's per-collective latencies: 6.41% (0.06406) still, mean 10.57% -> 10.55%.
         // All of round 9 merged: 4.99% (0.04988), mean 8.87%; in-sample 3.23% over 25.
-        tput <= 0.04988,
+        // 4.99% (0.04993) over 418, mean 9.04%, since torchtune's Llama 3.1 70B CPU-offload row
+        // (tokens/s column, 8 × A100) joined held out as a recorded miss: +80.4%, the host CPU's
+        // optimizer step not timed (no CPU Adam rate with its CPU stated was found).
+        tput <= 0.04993,
         "training throughput out-of-sample median {tput:.4}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
@@ -413,9 +416,10 @@ fn training_accuracy_stays_within_todays_bands() {
     // Baichuan2-13B (+24.7% -> +18.7%), Gemma-2B (+30.9% -> +13.0%), Qwen1.5-7B (+24.4% -> +17.2%)
     // and FlagPerf's ChatGLM3-6B (+30.6% -> +9.8%) within band; Mistral-7B +30.0%, BLOOM-7B1
     // +30.7%, Qwen1.5-0.5B +50.1% and Grok-1 +40.4% stay (tools/gen_cases_t.py ML_KNOWN).
-    // Both of round 9 merged: 29.
+    // Both of round 9 merged: 29. 30 since torchtune's Llama 3.1 70B CPU-offload tokens/s row
+    // joined held out (+80.4%: the host CPU's optimizer step is not timed).
     assert!(
-        known <= 29,
+        known <= 30,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
