@@ -172,7 +172,11 @@ impl WriteCost {
                 .filter(|x| x.billing == crate::catalog::Billing::Spot)
                 .map(|x| x.cny)
         };
-        let chord = prices.and_then(|p| {
+        // Spot is chosen only for an interruptible job of a type with a spot price (`choose`
+        // allows spot rows only then, and only `spot_row` makes one): otherwise no chord, and
+        // the two costings are not made (tested: `spot_is_chosen_only_when_allowed_and_priced`).
+        let spot_chosen = |p: &&InstancePrices| c.interruptible && p.has_spot();
+        let chord = prices.filter(spot_chosen).and_then(|p| {
             let (a, b) = (spot(p, w)?, spot(p, 2.0 * w)?);
             (w > 0.0 && b.is_finite()).then(|| ((b - a) / w).max(0.0))
         });
