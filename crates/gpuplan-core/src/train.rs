@@ -68,7 +68,7 @@ pub use host::{
 };
 pub use step::{
     training_step, training_step_lean, training_step_lean_below, training_step_lean_memo,
-    training_step_validated, OffloadTime, StepTime,
+    training_step_lean_slot, training_step_validated, OffloadTime, StepPrologue, StepTime,
 };
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -16,7 +16,7 @@ use gpuplan_core::plan::{
 };
 use gpuplan_core::train::{
     comm_buffer_bytes, same_comm_buffers, training_memory, training_memory_lean, training_step,
-    training_step_lean, training_step_lean_below,
+    training_step_lean, training_step_lean_below, training_step_lean_slot,
 };
 use gpuplan_core::units::Bandwidth;
 use gpuplan_core::workload::{
@@ -699,6 +699,83 @@ proptest! {
                 prop_assert!(!above && tps <= b, "{tps} vs bound {b}, cutoff {cutoff}");
             }
             Err(e) => prop_assert!(false, "the step was estimated, the cut failed: {e}"),
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// The time passes' prologue slots (`train::training_step_lean_slot`, one per rung and memory
+    /// pass in `plan::train::time_passes`): a step that fills its slot on one cluster, then a
+    /// step reading it on another cluster of the same chip (another copy of it) and size with
+    /// other links, give the lean steps of those clusters bit for bit (every number as JSON),
+    /// with and without a cutoff; a step that fails leaves the slot empty and fails as the lean
+    /// step does. Dense, MoE, encoder, ViT and UNet models, full and LoRA/QLoRA, TP/PP/EP/CP/ZeRO,
+    /// recompute, any chip.
+    #[test]
+    fn prologue_slots_give_the_same_steps(
+        model in model(),
+        task in task(),
+        tp in prop::sample::select(vec![1u64, 2, 4, 8]),
+        pp in prop::sample::select(vec![1u64, 2, 4]),
+        ep in prop::sample::select(vec![1u64, 2, 8]),
+        cp in prop::sample::select(vec![1u64, 2]),
+        zero in 0u8..=3,
+        recompute in prop::sample::select(vec![Recompute::None, Recompute::Selective, Recompute::Full]),
+        mb in prop::sample::select(vec![1u64, 2, 16]),
+        nodes in prop::sample::select(vec![1u64, 2, 16]),
+        chip in 0usize..64,
+        megatron in any::<bool>(),
+    ) {
+        let cat = builtin();
+        let g = &cat.gpus[chip % cat.gpus.len()];
+        let m = &find_preset(model).expect("preset").model;
+        let mut s = setup(task, 4096, 1e9);
+        s.framework = if megatron { Framework::Megatron } else { Framework::HuggingFace };
+        (s.parallel.tp, s.parallel.pp, s.parallel.ep, s.parallel.cp) = (tp, pp, ep, cp);
+        s.parallel.zero = zero;
+        s.recompute = recompute;
+        s.micro_batch = mb;
+        s.grad_accum = 4;
+        let cluster = |link, gbit| {
+            ClusterSpec::new(g, 8, nodes, link, Bandwidth::from_gbit_per_s(gbit)).expect("cluster")
+        };
+        let (first, second) = (cluster(InterLink::Rdma, 400.0), cluster(InterLink::Tcp, 25.0));
+        let tun = Tunables::default();
+        let memo = m.transformer().map(ComputeMemo::new);
+        let Some(memo) = memo.as_ref() else {
+            return Ok(());
+        };
+        let json = |st: &gpuplan_core::train::StepTime| serde_json::to_value(st).expect("json");
+        let mut slot = None;
+        let filled = training_step_lean_slot(m, &s, (&first, &tun), (memo, None), &mut slot);
+        match (training_step_lean(m, &s, &first, &tun), filled) {
+            (Ok(want), Ok(Ok(got))) => {
+                prop_assert_eq!(json(&got), json(&want));
+                prop_assert!(slot.is_some(), "an estimated step fills its slot");
+            }
+            (Err(a), Err(b)) => {
+                prop_assert_eq!(a.to_string(), b.to_string());
+                prop_assert!(slot.is_none(), "a failed step leaves its slot empty");
+                return Ok(());
+            }
+            (a, b) => prop_assert!(false, "lean {:?} vs slot {:?}", a.is_ok(), b.is_ok()),
+        }
+        let want = training_step_lean(m, &s, &second, &tun).expect("the same checks pass");
+        let read = training_step_lean_slot(m, &s, (&second, &tun), (memo, None), &mut slot);
+        prop_assert_eq!(json(&read.expect("ok").expect("no cutoff")), json(&want));
+        // Below and above the step's rate: the full step, then its bound from the slot's
+        // compute and bubble.
+        for cutoff in [want.tokens_per_second * 0.5, want.tokens_per_second * 2.0] {
+            let below = training_step_lean_below(m, &s, &second, &tun, (memo, cutoff));
+            let read =
+                training_step_lean_slot(m, &s, (&second, &tun), (memo, Some(cutoff)), &mut slot);
+            match (below.expect("ok"), read.expect("ok")) {
+                (Ok(a), Ok(b)) => prop_assert_eq!(json(&a), json(&b)),
+                (Err(a), Err(b)) => prop_assert_eq!(a.to_bits(), b.to_bits()),
+                (a, b) => prop_assert!(false, "below {:?} vs slot {:?}", a.is_ok(), b.is_ok()),
+            }
         }
     }
 }

@@ -84,11 +84,42 @@ pub fn daly_overhead(delta_s: f64, tau_s: f64, rate_per_s: f64, restart_s: f64) 
     }
 }
 
+/// The τ in [`floor_s`, `cap_s`] minimising [`daly_overhead`] ([`daly_interval_solved`]),
+/// remembered per thread by the bits of its four arguments: a plan search prices hundreds of
+/// sites whose (δ, λ, floor, cap) repeat (one λ per GPU count, one δ per storage choice), and
+/// each solve is ~50 `expm1` bisection steps. A pure function of those bits, so the same value
+/// bit for bit (tested: `remembered_daly_intervals_are_the_solved_ones`).
+pub fn daly_interval_s(delta_s: f64, rate_per_s: f64, floor_s: f64, cap_s: f64) -> f64 {
+    let key = [delta_s, rate_per_s, floor_s, cap_s].map(f64::to_bits);
+    DALY_SOLVED.with(|memo| {
+        if let Some(&tau) = memo.borrow().get(&key) {
+            return tau;
+        }
+        let tau = daly_interval_solved(delta_s, rate_per_s, floor_s, cap_s);
+        let mut memo = memo.borrow_mut();
+        // Bounded: a long-lived process (`gpuplan serve`) starts over past this many.
+        if memo.len() >= DALY_REMEMBERED {
+            memo.clear();
+        }
+        memo.insert(key, tau);
+        tau
+    })
+}
+
+/// Most Daly intervals one thread remembers ([`daly_interval_s`]).
+const DALY_REMEMBERED: usize = 4096;
+
+thread_local! {
+    /// [`daly_interval_s`]' solved intervals by the bits of (δ, λ, floor, cap).
+    static DALY_SOLVED: std::cell::RefCell<rustc_hash::FxHashMap<[u64; 4], f64>> =
+        std::cell::RefCell::default();
+}
+
 /// The τ in [`floor_s`, `cap_s`] minimising [`daly_overhead`] (its restart factor does not move
 /// the optimum). d/dτ of (e^{λ(τ+δ)} − 1)/τ has the sign of h(τ) = λτ + expm1(−λ(τ+δ)), which
 /// rises with τ (h' = λ(1 − e^{−λ(τ+δ)}) ≥ 0): the optimum is the floor where h(floor) ≥ 0, the
 /// cap where h(cap) ≤ 0, else h's root, found by bisection (Daly's eq. 37 is a series for it).
-pub fn daly_interval_s(delta_s: f64, rate_per_s: f64, floor_s: f64, cap_s: f64) -> f64 {
+pub fn daly_interval_solved(delta_s: f64, rate_per_s: f64, floor_s: f64, cap_s: f64) -> f64 {
     let h = |tau: f64| rate_per_s * tau + (-rate_per_s * (tau + delta_s)).exp_m1();
     if rate_per_s.is_nan() || rate_per_s <= 0.0 || h(cap_s) <= 0.0 {
         return cap_s;
@@ -321,6 +352,11 @@ impl InstancePrices {
             spot: spot.then(|| spot_price(cat, inst, regions, tun)).flatten(),
             periods: super::periods::of(inst.provider),
         }
+    }
+
+    /// Whether spot is priced (only then can a spot row be costed or chosen).
+    pub fn has_spot(&self) -> bool {
+        self.spot.is_some()
     }
 }
 
@@ -1297,6 +1333,99 @@ mod tests {
             chosen.iter_mut().for_each(strip);
             prop_assert_eq!((all, chosen, spot), costs_at_lean(&p, nodes, hours, &c, ckpt));
         }
+
+        /// The premise of `WriteCost::of` (plan/train.rs) skipping spot's chord: a spot row is
+        /// chosen only for an interruptible job of a type with a spot price, over every price
+        /// mix, billing choice, reuse credit, job length and failure rate; and such a job does
+        /// get spot chosen where spot is asked for and its row exists (the test can fail).
+        #[test]
+        fn spot_is_chosen_only_when_allowed_and_priced(
+            od in proptest::option::of(0.1f64..1000.0),
+            month_ratio in proptest::option::of(0.05f64..2.0),
+            spot_fraction in proptest::option::of(0.05f64..1.0),
+            hours in 0.1f64..60_000.0,
+            nodes in 1u64..64,
+            interruptible: bool,
+            billing in 0usize..4,
+            reuse in prop::sample::select(vec![0.0, 100.0]),
+            failure_rate in prop::sample::select(vec![0.0, 1e-6]),
+            checkpointed: bool,
+        ) {
+            let base = od.unwrap_or(10.0);
+            let p = prices(od, month_ratio.map(|r| base * 730.0 * r), spot_fraction.map(|f| base * f));
+            let billing = [BillingChoice::Auto, BillingChoice::OnDemand, BillingChoice::Monthly, BillingChoice::Spot][billing];
+            let c = Constraints { interruptible, billing, reuse_hours_per_month: reuse, ..Constraints::default() };
+            let ckpt = checkpointed.then(|| Checkpointing {
+                size: Bytes::from_gib(100.0),
+                write_bps: 1e9,
+                stall_s: 100.0,
+                base_interval_s: 3600.0,
+                paid_share: 0.03,
+                failure_rate_per_s: failure_rate,
+                failure_restart_s: 600.0,
+            });
+            let (rows, chosen, _) = costs_at_lean(&p, nodes, hours, &c, ckpt);
+            let spot_chosen = chosen.is_some_and(|x| x.billing == Billing::Spot);
+            prop_assert!(!spot_chosen || (interruptible && p.has_spot()));
+            let spot_row = rows.iter().any(|x| x.billing == Billing::Spot);
+            if interruptible && billing == BillingChoice::Spot && spot_row {
+                prop_assert!(spot_chosen);
+            }
+        }
+    }
+
+    /// The remembered intervals are the solved ones bit for bit, first asked or repeated, over
+    /// rates from none to absurd (NaN and ±0 included), stalls, floors above and below the
+    /// optimum and caps, past the memo's bound (it starts over) and on another thread.
+    #[test]
+    fn remembered_daly_intervals_are_the_solved_ones() {
+        let rates = [
+            0.0,
+            -0.0,
+            1e-9,
+            3.3e-7,
+            2.6e-5,
+            1e-3,
+            0.5,
+            40.0,
+            f64::NAN,
+            -1.0,
+        ];
+        let deltas = [0.0, 1.0, 60.0, 612.5, 1e5];
+        let floors = [1.0, 30.0, 1829.0, 7200.0];
+        let caps = [1.0, 3600.0, 10_800.0, f64::INFINITY];
+        let mut inputs = Vec::new();
+        for &r in &rates {
+            for &d in &deltas {
+                for &f in &floors {
+                    for &c in &caps {
+                        inputs.push((d, r, f, c));
+                    }
+                }
+            }
+        }
+        let check = |inputs: &[(f64, f64, f64, f64)]| {
+            for _ in 0..2 {
+                for &(d, r, f, c) in inputs {
+                    let want = daly_interval_solved(d, r, f, c).to_bits();
+                    assert_eq!(
+                        daly_interval_s(d, r, f, c).to_bits(),
+                        want,
+                        "{d} {r} {f} {c}"
+                    );
+                }
+            }
+        };
+        check(&inputs);
+        // Past the bound: more distinct inputs than it keeps, then the first ones again.
+        let many: Vec<_> = (0..DALY_REMEMBERED + 10)
+            .map(|i| (60.0, 1e-6 * (1.0 + i as f64), 30.0, 3600.0))
+            .collect();
+        check(&many);
+        check(&inputs);
+        std::thread::spawn(move || check(&inputs))
+            .join()
+            .expect("another thread");
     }
 
     #[test]

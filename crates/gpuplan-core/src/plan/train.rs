@@ -20,7 +20,7 @@ use crate::train::DataPath;
 use crate::train::{
     bind_host_cap, cap_step, comm_buffer_bytes, data_path, host_decode_cap, job_tokens,
     same_comm_buffers, training_memory, training_memory_lean, training_step_lean,
-    training_step_lean_memo, training_step_validated, StepTime, TrainingMemory,
+    training_step_validated, StepPrologue, StepTime, TrainingMemory,
 };
 use crate::units::Bytes;
 use crate::workload::{AttentionImpl, Framework, Recompute, TrainTask, TrainingSetup};
@@ -172,7 +172,11 @@ impl WriteCost {
                 .filter(|x| x.billing == crate::catalog::Billing::Spot)
                 .map(|x| x.cny)
         };
-        let chord = prices.and_then(|p| {
+        // Spot is chosen only for an interruptible job of a type with a spot price (`choose`
+        // allows spot rows only then, and only `spot_row` makes one): otherwise no chord, and
+        // the two costings are not made (tested: `spot_is_chosen_only_when_allowed_and_priced`).
+        let spot_chosen = |p: &&InstancePrices| c.interruptible && p.has_spot();
+        let chord = prices.filter(spot_chosen).and_then(|p| {
             let (a, b) = (spot(p, w)?, spot(p, 2.0 * w)?);
             (w > 0.0 && b.is_finite()).then(|| ((b - a) / w).max(0.0))
         });
@@ -928,6 +932,14 @@ fn with_comm<'a>(
     })
 }
 
+/// A time pass's counters: steps timed, the rungs' full memory estimates, the rungs' step
+/// prologues ([`Slots`]; unread without the memo).
+type Timing<'t> = (
+    &'t mut u64,
+    &'t mut Vec<Option<std::sync::Arc<TrainingMemory>>>,
+    &'t mut [Option<StepPrologue>],
+);
+
 /// Time pass of the search: the fastest of the fitting configurations on this cluster (the first
 /// in search order unless a later one is > 0.01% faster), or the smallest shortfall. The request's
 /// tunables must have been validated (`validate_request`, or [`best_config`]).
@@ -942,7 +954,7 @@ fn fastest(
     (fits, memo): (&Fits, Option<&ComputeMemo>),
     c: &ClusterSpec,
     bounds: &[Option<f64>],
-    (steps, explained): (&mut u64, &mut Vec<Option<std::sync::Arc<TrainingMemory>>>),
+    (steps, explained, slots): Timing,
 ) -> (Result<Best, Box<Shortfall>>, Vec<Option<f64>>) {
     // Rungs clear of the memory model's error first; the others only when none of those gives a
     // step (audit r8 #1). Both passes keep the first in search order unless a later one is
@@ -956,7 +968,8 @@ fn fastest(
     let mut best = None;
     for pass in [true, false] {
         let ks = (0..fits.fit.len()).filter(|&k| clear[k] == pass);
-        best = fastest_of(req, (fits, memo), c, (bounds, ks), (steps, &mut found));
+        let timing = (&mut *steps, &mut found[..], &mut *slots);
+        best = fastest_of(req, (fits, memo), c, (bounds, ks), timing);
         if best.is_some() {
             break;
         }
@@ -1004,7 +1017,7 @@ fn fastest_of(
     (fits, memo): (&Fits, Option<&ComputeMemo>),
     c: &ClusterSpec,
     (bounds, ks): (&[Option<f64>], impl Iterator<Item = usize>),
-    (steps, found): (&mut u64, &mut [Option<f64>]),
+    (steps, found, slots): (&mut u64, &mut [Option<f64>], &mut [Option<StepPrologue>]),
 ) -> Option<(usize, StepTime)> {
     let mut best: Option<(usize, StepTime)> = None;
     for k in ks {
@@ -1026,7 +1039,10 @@ fn fastest_of(
         }
         *steps += 1;
         let beat = best.as_ref().map(|(_, b)| b.tokens_per_second * 1.0001);
-        let step = match time_rung(req, s, c, memo, beat) {
+        // (No slot for this rung: an empty one, left unread.)
+        let mut spare = None;
+        let slot = slots.get_mut(k).unwrap_or(&mut spare);
+        let step = match time_rung(req, (s, c), (memo, beat), slot) {
             Some(Ok(step)) => step,
             // Stopped at its bound, which cannot beat the best: what its full step would bound.
             Some(Err(bound)) => {
@@ -1049,10 +1065,9 @@ fn fastest_of(
 /// step gives (communication only adds), and it could not have become the best.
 fn time_rung(
     req: &PlanRequest,
-    s: &TrainingSetup,
-    c: &ClusterSpec,
-    memo: Option<&ComputeMemo>,
-    beat: Option<f64>,
+    (s, c): (&TrainingSetup, &ClusterSpec),
+    (memo, beat): (Option<&ComputeMemo>, Option<f64>),
+    slot: &mut Option<StepPrologue>,
 ) -> Option<Result<StepTime, f64>> {
     let (m, tun) = (&req.model, &req.tunables);
     let lean = match (memo, beat) {
@@ -1060,10 +1075,9 @@ fn time_rung(
         // holds (`step_time` fails on it), so none is built (its message formatted) to be
         // dropped here. Shared search only; the reference makes the call.
         (Some(_), _) if crate::train::training_peak(c, s.precision).is_none() => return None,
-        (Some(memo), Some(beat)) => {
-            crate::train::training_step_lean_below(m, s, c, tun, (memo, beat))
+        (Some(memo), beat) => {
+            crate::train::training_step_lean_slot(m, s, (c, tun), (memo, beat), slot)
         }
-        (Some(memo), None) => training_step_lean_memo(m, s, c, tun, memo).map(Ok),
         (None, _) => training_step_lean(m, s, c, tun).map(Ok),
     };
     lean.ok()
@@ -1094,7 +1108,7 @@ pub fn best_config(
     if req.tunables.validate().is_err() {
         return Err(Box::new(f.shortfall()));
     }
-    fastest(req, (&f, None), c, &[], (&mut 0, &mut Vec::new())).0
+    fastest(req, (&f, None), c, &[], (&mut 0, &mut Vec::new(), &mut [])).0
 }
 
 /// Overlap options the search proposes for Megatron-Core where the user left them unset (issue
@@ -1401,13 +1415,37 @@ impl Work {
         );
         let same = self.time_keys.entry(key).or_default();
         // The hash key narrows; the whole cluster decides (a field added later is never ignored).
-        if let Some(&i) = same.iter().find(|&&i| share && self.time_jobs[i].1 == *c) {
+        if let Some(&i) = same
+            .iter()
+            .find(|&&i| share && same_cluster(&self.time_jobs[i].1, c))
+        {
             return i;
         }
         self.time_jobs.push((fit, c.clone()));
         same.push(self.time_jobs.len() - 1);
         self.time_jobs.len() - 1
     }
+}
+
+/// `a == b`, the chips compared by address first (`sites` gives every cluster of one chip row
+/// the same copy). The pattern names every field, so one added later must be compared here.
+fn same_cluster(a: &ClusterSpec, b: &ClusterSpec) -> bool {
+    let ClusterSpec {
+        gpu,
+        gpus_per_node,
+        nodes,
+        intra_bandwidth,
+        inter_link,
+        inter_bandwidth,
+        host_vcpus,
+    } = a;
+    (std::sync::Arc::ptr_eq(gpu, &b.gpu) || **gpu == *b.gpu)
+        && *gpus_per_node == b.gpus_per_node
+        && *nodes == b.nodes
+        && *intra_bandwidth == b.intra_bandwidth
+        && *inter_link == b.inter_link
+        && *inter_bandwidth == b.inter_bandwidth
+        && *host_vcpus == b.host_vcpus
 }
 
 /// `f` over `items` on all cores (scoped threads taking items in turn), results in item order.
@@ -1460,11 +1498,14 @@ fn sites<'a>(
     share: bool,
     work: &mut Work,
 ) -> (Vec<ChipSetup>, Vec<Site<'a>>, Vec<(String, Text)>) {
-    let mut chips: Vec<(*const GpuSpec, ChipSetup)> = Vec::new();
+    // One shared copy of each chip row for all its instance types' clusters: clusters of one
+    // chip hold the same object, so the time passes' slots ([`Slots`]) and the cluster
+    // comparisons of `Work::time_for` see the same chip by its address first.
+    let mut chips: Vec<(*const GpuSpec, ChipSetup, std::sync::Arc<GpuSpec>)> = Vec::new();
     let mut out = Vec::new();
     let mut skipped = Vec::new();
     for (cand, &(inst, gpu)) in cands.iter().enumerate() {
-        let chip = match chips.iter().position(|(g, _)| std::ptr::eq(*g, gpu)) {
+        let chip = match chips.iter().position(|(g, ..)| std::ptr::eq(*g, gpu)) {
             Some(i) => i,
             None => {
                 let (setup, notes) = crate::chip::adapt(
@@ -1479,7 +1520,7 @@ fn sites<'a>(
                 let ok = crate::chip::check_support(&req.model, &setup, gpu)
                     .map(|()| (setup, notes))
                     .map_err(|e| e.message().into());
-                chips.push((gpu, ok));
+                chips.push((gpu, ok, std::sync::Arc::new(gpu.clone())));
                 chips.len() - 1
             }
         };
@@ -1490,9 +1531,9 @@ fn sites<'a>(
                 continue;
             }
         };
-        let shared_gpu = std::sync::Arc::new((*gpu).clone());
+        let shared_gpu = &chips[chip].2;
         for nodes in node_counts(req.constraints.max_nodes) {
-            let Ok((cluster, assumed)) = instance_cluster(inst, &shared_gpu, nodes) else {
+            let Ok((cluster, assumed)) = instance_cluster(inst, shared_gpu, nodes) else {
                 continue;
             };
             let fit = work.fit_for(req, (chip, setup), &cluster, share);
@@ -1510,7 +1551,7 @@ fn sites<'a>(
             });
         }
     }
-    (chips.into_iter().map(|(_, s)| s).collect(), out, skipped)
+    (chips.into_iter().map(|(_, s, _)| s).collect(), out, skipped)
 }
 
 /// What one site (instance type × node count) of the search gives, before the constraints
@@ -1928,13 +1969,19 @@ fn time_passes(
         let mut bounds: Vec<Option<f64>> = Vec::new();
         let mut explained = Vec::new();
         let mut out = Vec::new();
+        // The rungs' step prologues, kept while the clusters have one chip and size.
+        let mut slots = Slots::default();
         for &t in group {
             let (fit, cluster) = &work.time_jobs[t];
             let Some(f) = &fit_results[*fit] else {
                 continue;
             };
             let mut steps = 0;
-            let timed = (&mut steps, &mut explained);
+            let timed = (
+                &mut steps,
+                &mut explained,
+                slots.for_cluster(cluster, f.fit.len()),
+            );
             let (found, b) = fastest(req, (f, memo), cluster, &bounds, timed);
             if bounds.is_empty() {
                 bounds = b;
@@ -1945,6 +1992,32 @@ fn time_passes(
         let full = explained.iter().flatten().count() as u64;
         (out, full)
     })
+}
+
+/// The step prologues of one memory pass's rungs (`train::training_step_lean_slot`), indexed
+/// like the rungs, and the chip and size of the clusters they were computed on.
+#[derive(Default)]
+struct Slots {
+    on: Option<(std::sync::Arc<GpuSpec>, u64, u64)>,
+    slots: Vec<Option<StepPrologue>>,
+}
+
+impl Slots {
+    /// The slots for `rungs` rungs on cluster `c`: emptied unless `c` has the chip (equal, if
+    /// not the same object), GPUs per node and nodes they were computed on, all that a
+    /// prologue reads of the cluster.
+    fn for_cluster(&mut self, c: &ClusterSpec, rungs: usize) -> &mut [Option<StepPrologue>] {
+        let same = self.on.as_ref().is_some_and(|(g, per, nodes)| {
+            (*per, *nodes) == (c.gpus_per_node, c.nodes)
+                && (std::sync::Arc::ptr_eq(g, &c.gpu) || **g == *c.gpu)
+        });
+        if !same {
+            self.slots.clear();
+            self.on = Some((c.gpu.clone(), c.gpus_per_node, c.nodes));
+        }
+        self.slots.resize(self.slots.len().max(rungs), None);
+        &mut self.slots
+    }
 }
 
 /// One memory pass's time passes: (time pass, its answer, steps timed), and the full memory

@@ -1525,7 +1525,13 @@ pub fn training_step_lean_below(
     tun: &Tunables,
     (memo, cutoff): (&ComputeMemo, f64),
 ) -> Result<Result<StepTime, f64>, CoreError> {
-    step_time_below(m, setup, c, tun, (false, Some(memo)), Some(cutoff))
+    step_time_below(
+        m,
+        setup,
+        (c, tun),
+        (false, Some(memo)),
+        (Some(cutoff), None),
+    )
 }
 
 fn step_time(
@@ -1535,7 +1541,7 @@ fn step_time(
     tun: &Tunables,
     (explain, memo): (bool, Option<&ComputeMemo>),
 ) -> Result<StepTime, CoreError> {
-    match step_time_below(m, setup, c, tun, (explain, memo), None)? {
+    match step_time_below(m, setup, (c, tun), (explain, memo), (None, None))? {
         Ok(step) => Ok(step),
         // Only a cutoff stops a step; none was given.
         Err(bound) => Err(CoreError::invalid(
@@ -1546,29 +1552,98 @@ fn step_time(
     }
 }
 
+/// What a step reads before its phases that depends on its model, setup, chip and cluster size
+/// only, not on the links: the same on every cluster of one time pass's group.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StepPrologue {
+    /// Data-parallel size.
+    dp: u64,
+    peak: FlopRate,
+    /// The efficiency's share.
+    eff: f64,
+    fl: super::TokenFlops,
+    /// The most loaded device's parameters before ZeRO.
+    dev: DeviceParams,
+    /// The compute phase ([`compute_phase`]: all micro-batches and the optimizer step, the
+    /// per-micro-batch parts, the optimizer step alone) and the pipeline bubble: functions of the
+    /// same inputs and the values above, not of the links.
+    compute: (Seconds, ComputeParts, Seconds, Seconds),
+}
+
+/// The checks of a step, in the order their errors are reported, and what they give: the
+/// data-parallel size, the peak and the efficiency's share (`train_efficiency`'s, unnamed).
+fn step_checks(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    c: &ClusterSpec,
+    tun: &Tunables,
+) -> Result<(u64, FlopRate, f64), CoreError> {
+    setup.validate()?;
+    crate::chip::check_support(m, setup, &c.gpu)?;
+    let dp = check_parallelism(m, setup, c)?;
+    let peak = training_peak(c, setup.precision).ok_or_else(|| {
+        CoreError::invalid("gpu", &c.gpu.id, "no sourced peak FLOP/s for this chip and precision; time cannot be estimated (memory still can)")
+    })?;
+    let eff = crate::chip::train_efficiency_value(m, setup, &c.gpu, tun);
+    Ok((dp, peak, eff))
+}
+
+/// [`step_checks`]' values with the FLOPs per token and the most loaded device's parameters.
+fn step_shares(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    b: &ParamBreakdown,
+    dp: u64,
+) -> Result<(super::TokenFlops, DeviceParams), CoreError> {
+    Ok((
+        flops_per_token(m, b, setup)?,
+        layout::most_loaded(b, &setup.parallel, &WeightSplit::training(setup), dp),
+    ))
+}
+
+/// [`training_step_lean_below`] (without a cutoff: [`training_step_lean_memo`]) that takes its
+/// prologue from `slot` where it holds one and leaves it there otherwise. `slot` must be empty
+/// or hold what a step of this model, setup and tunables gave on a cluster of this chip, GPUs
+/// per node and nodes (the planner's time passes: one slot per rung and memory pass). The same
+/// steps bit for bit (tested: `prologue_slots_give_the_same_steps` in
+/// tests/search_equivalence.rs).
+pub fn training_step_lean_slot(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    (c, tun): (&ClusterSpec, &Tunables),
+    (memo, cutoff): (&ComputeMemo, Option<f64>),
+    slot: &mut Option<StepPrologue>,
+) -> Result<Result<StepTime, f64>, CoreError> {
+    step_time_below(
+        m,
+        setup,
+        (c, tun),
+        (false, Some(memo)),
+        (cutoff, Some(slot)),
+    )
+}
+
 /// [`step_time`], stopped after the compute and the bubble when `cutoff` is given and the
 /// bound tokens per step ÷ (compute + bubble) is not above it: `Ok(Err(bound))`.
 fn step_time_below(
     m: &ModelSpec,
     setup: &TrainingSetup,
-    c: &ClusterSpec,
-    tun: &Tunables,
+    (c, tun): (&ClusterSpec, &Tunables),
     (explain, memo): (bool, Option<&ComputeMemo>),
-    cutoff: Option<f64>,
+    (cutoff, slot): (Option<f64>, Option<&mut Option<StepPrologue>>),
 ) -> Result<Result<StepTime, f64>, CoreError> {
-    setup.validate()?;
-    crate::chip::check_support(m, setup, &c.gpu)?;
-    let dp = check_parallelism(m, setup, c)?;
-    let p = setup.parallel;
-    let peak = training_peak(c, setup.precision).ok_or_else(|| {
-        CoreError::invalid("gpu", &c.gpu.id, "no sourced peak FLOP/s for this chip and precision; time cannot be estimated (memory still can)")
-    })?;
+    // A step of this setup on a cluster of this chip and size already passed the checks: its
+    // prologue (`slot`, the time pass's, where given) is theirs.
+    let known = slot.as_deref().copied().flatten();
+    let checked = match known {
+        Some(k) => (k.dp, k.peak, k.eff),
+        None => step_checks(m, setup, c, tun)?,
+    };
     // Lean steps leave the efficiency's name empty, as their other words.
-    let (eff, eff_name) = if explain {
-        crate::chip::train_efficiency(m, setup, &c.gpu, tun)
+    let eff_name = if explain {
+        crate::chip::train_efficiency(m, setup, &c.gpu, tun).1
     } else {
-        let eff = crate::chip::train_efficiency_value(m, setup, &c.gpu, tun);
-        (eff, String::new())
+        String::new()
     };
     let shared;
     let b = match memo.and_then(|memo| memo.breakdown_of(m)) {
@@ -1578,7 +1653,12 @@ fn step_time_below(
             &*shared
         }
     };
-    let fl = flops_per_token(m, b, setup)?;
+    let (dp, peak, eff) = checked;
+    let (fl, dev) = match known {
+        Some(k) => (k.fl, k.dev),
+        None => step_shares(m, setup, b, dp)?,
+    };
+    let p = setup.parallel;
     let tokens_per_micro = match m.transformer() {
         Some(_) => (setup.micro_batch * setup.seq_len) as f64,
         None => setup.micro_batch as f64,
@@ -1601,7 +1681,7 @@ fn step_time_below(
         b,
         p,
         dp,
-        dev: layout::most_loaded(b, &p, &WeightSplit::training(setup), dp),
+        dev,
         m_micro: setup.grad_accum as f64,
         tokens_per_micro,
         local_tokens: tokens_per_micro / p.cp.max(1) as f64,
@@ -1609,8 +1689,25 @@ fn step_time_below(
         intra: c.intra_bandwidth,
         eff_net: tun.collective_efficiency,
     };
-    let (compute, compute_parts, optimizer) = compute_phase(&x, fl.hardware, peak, eff);
-    let bubble = pipeline_bubble(&x, compute, optimizer);
+    let (compute, compute_parts, optimizer, bubble) = match known {
+        Some(k) => k.compute,
+        None => {
+            let (compute, parts, optimizer) = compute_phase(&x, fl.hardware, peak, eff);
+            let bubble = pipeline_bubble(&x, compute, optimizer);
+            let done = (compute, parts, optimizer, bubble);
+            if let Some(slot) = slot {
+                *slot = Some(StepPrologue {
+                    dp,
+                    peak,
+                    eff,
+                    fl,
+                    dev,
+                    compute: done,
+                });
+            }
+            done
+        }
+    };
     let tokens_per_step = tokens_per_micro * x.m_micro * x.dp as f64;
     let floor = compute.0 + bubble.0;
     if let Some(cut) = cutoff.filter(|_| floor > 0.0) {
