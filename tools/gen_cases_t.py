@@ -389,6 +389,14 @@ def card(r):
             f"micro-batch 1 of {seq}, selective recompute, TP {tp} + FSDP (ZeRO-3)",
             f"selective recompute; the layout (TP, PP, ZeRO, micro-batch) is the planner's fastest on 256 nodes "
             f"(search_layout_global_batch = {out['search_layout_global_batch']} sequences of {seq})")
+        if hw is A100:
+            # 1024 sequences cannot give each of 2048 data-parallel ranks a micro-batch: the planner's
+            # fastest layout (TP 1, DP 2048) runs 2048 a step (plan::train::global_batch_raised).
+            out["notes"] += (" What is evaluated: the search raises the batch to 2048 sequences (8M tokens) a step, "
+                             "one micro-batch per rank at TP 1 and DP 2048, so each GPU does the work of the stated "
+                             "batch on 1024 GPUs with 2048-rank collectives; the stated batch on 2048 GPUs needs TP, "
+                             "PP or CP 2, and the GPU count is assumed: docs/methodology.md §Totals (round 10, the "
+                             "Llama 2 cards' MFU) gives the estimate at both.")
     return out
 
 
