@@ -1429,7 +1429,8 @@ def api_r5(bin_path):
     reqs += [("POST", "plan", train, 200, None), ("POST", "estimate", dict(train, hardware={"gpu": "A100"}), 200, None)]
     for q in ["gpus=0", "gpus=nan", "gpus=inf", "gpus=1e9", "min-gpu-memory=nan", "min-gpu-memory=1e400",
               "max-price=0", "max-price=nan", "max_price=inf"]:
-        reqs.append(("GET", f"catalog/instances?{q}", None, 400, "--" + q.split("=")[0].replace("_", "-")))
+        # The field is the query key as sent (audit r9 #17: it was the CLI's `--max-price`).
+        reqs.append(("GET", f"catalog/instances?{q}", None, 400, q.split("=")[0]))
     reqs += [("GET", "catalog/instances?gpus=8&min-gpu-memory=80&max-price=1000", None, 200, None)]
     fails = []
     for method, path, body, want, field in reqs:

@@ -11,6 +11,9 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "snake_case")]
 pub enum TrainTask {
     Pretrain,
+    /// `full` too, as `--task full` spells it (audit r10: a file with `task = "full"` copied
+    /// from the command line was refused).
+    #[serde(alias = "full")]
     FullFinetune,
     Lora,
     Qlora,

@@ -402,6 +402,19 @@ pub fn table_keeping(header: &[&str], rows: &[Vec<String>], keep: &[usize]) -> S
     t.to_string()
 }
 
+/// Whether a compact table ([`table_keeping`]) keeps every header word of its unkept columns
+/// whole at this terminal's width (else a header such as `bottleneck` breaks as `bottlen` over
+/// `eck`, and the caller may use a shorter one: audit r9 #19).
+pub fn header_words_whole(header: &[&str], rows: &[Vec<String>], keep: &[usize]) -> bool {
+    use unicode_width::UnicodeWidthStr;
+    let word = |h: &str| h.split_whitespace().map(|w| w.width()).max().unwrap_or(0);
+    lower_bounds(header, rows, keep, 1)
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| !keep.contains(k))
+        .all(|(k, b)| b.is_none_or(|b| b > word(header[k])))
+}
+
 /// A compact table ([`table_keeping`]) that fits the terminal by leaving out columns, in
 /// `drop_order`, until no id, figure or word has to be split; returns the table and the columns
 /// left out (their indices in `header`), for a "`--wide` shows every column" note. Without a

@@ -77,7 +77,7 @@ fn bad_input_is_a_400_naming_the_field_with_the_clis_message() {
         ),
         (
             r#"{"model": "Qwen2.5-7B", "constraints": {"max_nodes": 0}}"#,
-            "max_nodes",
+            "constraints.max_nodes",
         ),
         (
             r#"{"model": "Qwen2.5-7B", "constraints": {"max_nodes": 300}}"#,
@@ -117,12 +117,13 @@ fn bad_input_is_a_400_naming_the_field_with_the_clis_message() {
     let (st, v) = call("POST", &url, Some(r#"{"model": "GPT-7"}"#));
     assert_eq!(st, 400);
     assert_eq!(v["error"]["kind"], "unknown_name", "{v}");
-    // Query parameters are checked as the flags they stand for.
+    // Query parameters are checked as the flags they stand for, and named as the query names
+    // them (audit r9 #17: the message said `--top`).
     let (st, v) = call("POST", &format!("{url}?top=0"), Some(README_BODY));
     assert_eq!(
         (
             st,
-            v["error"]["message"].as_str().unwrap().contains("--top")
+            v["error"]["message"].as_str().unwrap().contains("`top`")
         ),
         (400, true),
         "{v}"
@@ -418,6 +419,58 @@ fn catalog_models_prices_estimate_and_openapi() {
         let (st, v) = call("GET", &format!("{b}/catalog/instances?{q}"), None);
         assert_eq!(st, 400, "{q}: {v}");
     }
+    // Audit r9 #17: the error names the query key as sent (was `--gpus`, `max-price`) in the
+    // API's words (was clap's "'max-price <MAX_PRICE>': invalid float literal").
+    for (q, key) in [
+        ("gpus=-1", "gpus"),
+        ("max_price=abc", "max_price"),
+        ("max_price=-3", "max_price"),
+    ] {
+        let (st, v) = call("GET", &format!("{b}/catalog/instances?{q}"), None);
+        assert_eq!(
+            (st, v["error"]["field"].as_str()),
+            (400, Some(key)),
+            "{q}: {v}"
+        );
+        let m = v["error"]["message"].as_str().unwrap_or("");
+        assert!(
+            m.contains(key) && !m.contains(&format!("--{key}")) && !m.contains('<'),
+            "{q}: {m}"
+        );
+    }
+    // A body key's error names its path in the body (was the bare `rate_rps`, `budget_cny`).
+    for (body, path) in [
+        (
+            r#"{"model": "Qwen2.5-7B", "serve": {"rate_rps": 0}}"#,
+            "serve.rate_rps",
+        ),
+        (
+            r#"{"model": "Qwen2.5-7B", "training": {"task": "lora", "tokens": 1e8}, "constraints": {"budget_cny": -5}}"#,
+            "constraints.budget_cny",
+        ),
+    ] {
+        let (st, v) = call("POST", &format!("{b}/plan"), Some(body));
+        assert_eq!((st, v["error"]["field"].as_str()), (400, Some(path)), "{v}");
+    }
+    let lora = r#"{"model": "Qwen2.5-7B", "training": {"task": "lora", "tokens": 1e8}}"#;
+    let (st, v) = call("POST", &format!("{b}/plan?top=0"), Some(lora));
+    assert_eq!(
+        (st, v["error"]["field"].as_str()),
+        (400, Some("top")),
+        "{v}"
+    );
+    let m = v["error"]["message"].as_str().unwrap_or("");
+    assert!(m.contains("`top`") && !m.contains("--top"), "{m}");
+    let (st, v) = call(
+        "POST",
+        &format!("{b}/estimate?instance=nope"),
+        Some(r#"{"model": "Qwen2.5-7B", "kind": "inference"}"#),
+    );
+    assert_eq!(
+        (st, v["error"]["field"].as_str()),
+        (400, Some("instance")),
+        "{v}"
+    );
     let (st, v) = call(
         "POST",
         &format!("{b}/estimate?instance=ecs.gn7e-c16g1.4xlarge"),

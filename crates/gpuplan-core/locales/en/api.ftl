@@ -14,6 +14,10 @@ api-err-not-found = no such page or API route: the API is under /api/v1 (see /ap
 api-err-language = language `{ $lang }`: served are en, zh
 api-err-query-unknown = unknown query parameter `{ $key }`: accepted here: { $allowed } (and lang)
 api-err-query-switch = query parameter `{ $key }={ $value }`: a switch takes true or false
+api-err-query-number = query parameter `{ $key }`: '{ $value }' is not a number
+api-err-query-integer = query parameter `{ $key }`: '{ $value }' is not a whole number (0, 1, 2, …)
+api-err-query-choice = query parameter `{ $key }`: '{ $value }' is not one of { $valid }
+api-err-query-value = query parameter `{ $key }`: '{ $value }' is not valid: { $why }
 api-err-internal = internal error: { $error }
 api-err-plan-key = request body: `{ $key }` is read by /api/v1/plan only, so /api/v1/estimate would ignore it: POST this body to /api/v1/plan, or describe the job with `training` or `inference` and `hardware` for an estimate
 api-err-estimate-key = request body: `{ $key }` is read by /api/v1/estimate only, so /api/v1/plan would ignore it (a plan searches the hardware; its serving settings are in `serve`): POST this body to /api/v1/estimate, or narrow the search with `constraints`

@@ -213,6 +213,7 @@ cli-creds-only-one = only one of { $id } and { $secret } is set: set both, or un
 cli-creds-none-home = no { $provider } credentials: set { $id } and { $secret } (HOME is not set, so no CLI profile was read)
 cli-creds-none = no { $provider } credentials: set { $id } and { $secret }, or configure the provider's CLI ({ $path } not found)
 cli-warn-plan-two-jobs = the workload has both `[training]` and `[serve]`: `plan` plans the `[{ $used }]` job and ignores `[{ $ignored }]` (choose with `kind = "training"` or `kind = "inference"` in the file, or --task)
+cli-warn-estimate-serve = the workload's `[serve]` table is read by `plan` only: `estimate` estimates the `[{ $job }]` job and ignores it (an estimate's serving settings go in `[inference]`; run `gpuplan plan --workload` for `[serve]`)
 cli-warn-plan-ignores = `[{ $key }]` is read by `gpuplan estimate` only: `plan` { $key ->
     [hardware] searches the hardware itself (restrict it with --gpu, --family or --provider)
    *[other] takes its serving settings from `[serve]`

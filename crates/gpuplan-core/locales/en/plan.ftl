@@ -37,6 +37,8 @@ plan-col-config = parallelism / serving
 plan-col-mem = GiB/GPU
 plan-col-headroom = free
 plan-col-bottleneck = bottleneck
+# The bottleneck column's header where `bottleneck` would break mid-word (a narrow terminal).
+plan-col-bottleneck-narrow = bound
 plan-col-cost-month = ¥/month
 plan-per-month = —
 plan-no-price = no price known
@@ -231,6 +233,7 @@ bind-serve-over-budget = cheapest serving plan { $what } costs ¥{ $x }/month, o
 bind-serve-no-bandwidth = no serving plan can be estimated on { $gpus }: the catalog has no sourced memory bandwidth for it, and decode latency (each output token reads the weights and the KV cache) cannot be computed without one. Plan serving on other chips (--chips nvidia), or benchmark the engine (MindIE, vLLM-Ascend) on one node
 bind-serve-over-max-nodes = every serving fleet needs more than { $max } nodes (the smallest, { $n } × { $what }): allow more nodes (--max-nodes { $n }) or fewer replicas (--min-replicas, --rate)
 bind-serve-no-fit = no instance type meets the latency targets with the model in memory: relax --ttft/--tpot, allow quantization, or more GPUs per node
+bind-serve-no-fit-best = no instance type meets the latency targets with the model in memory: the fastest first token any type reaches is { $ttft } s ({ $ttft_at }), the fastest output token { $tpot } ms ({ $tpot_at }), each for one request alone; relax --ttft/--tpot to those, allow quantization, or more GPUs per node
 bind-serve-no-memory = no instance type holds the weights and one request's KV cache in one node's GPUs (tensor parallelism up to 8, within one node): allow quantization (--weights), shorten --input-tokens/--output-tokens, or choose types with more GPU memory per node
 billing-mix-note = { $nodes ->
     [one] 1 node

@@ -14,6 +14,10 @@ api-err-not-found = 没有这个页面或 API 路由：API 位于 /api/v1 下（
 api-err-language = 语言 `{ $lang }`：可用的是 en、zh
 api-err-query-unknown = 未知的查询参数 `{ $key }`：此处可用 { $allowed }（以及 lang）
 api-err-query-switch = 查询参数 `{ $key }={ $value }`：开关只接受 true 或 false
+api-err-query-number = 查询参数 `{ $key }` 的值 '{ $value }' 无效：应为数字
+api-err-query-integer = 查询参数 `{ $key }` 的值 '{ $value }' 无效：应为非负整数（0、1、2……）
+api-err-query-choice = 查询参数 `{ $key }` 的值 '{ $value }' 无效：可选值为 { $valid }
+api-err-query-value = 查询参数 `{ $key }` 的值 '{ $value }' 无效：{ $why }
 api-err-internal = 内部错误：{ $error }
 api-err-plan-key = 请求体：`{ $key }` 只由 /api/v1/plan 读取，/api/v1/estimate 会忽略它：请把此请求体发到 /api/v1/plan，或用 `training` 或 `inference` 和 `hardware` 描述任务来估算
 api-err-estimate-key = 请求体：`{ $key }` 只由 /api/v1/estimate 读取，/api/v1/plan 会忽略它（方案会搜索硬件；服务设置在 `serve` 中）：请把此请求体发到 /api/v1/estimate，或用 `constraints` 缩小搜索范围

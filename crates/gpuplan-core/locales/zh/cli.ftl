@@ -207,6 +207,7 @@ cli-creds-only-one = { $id } 和 { $secret } 只设置了一个：两个都设�
 cli-creds-none-home = 没有{ $provider }的凭证：请设置 { $id } 和 { $secret }（未设置 HOME，未读取命令行工具的配置）
 cli-creds-none = 没有{ $provider }的凭证：请设置 { $id } 和 { $secret }，或先配置该云厂商的命令行工具（未找到 { $path }）
 cli-warn-plan-two-jobs = 工作负载同时含有 `[training]` 和 `[serve]`：`plan` 只规划 `[{ $used }]` 任务，忽略 `[{ $ignored }]`（在文件中用 `kind = "training"` 或 `kind = "inference"` 选择，或用 --task）
+cli-warn-estimate-serve = 工作负载的 `[serve]` 表只由 `plan` 读取：`estimate` 估算 `[{ $job }]` 任务并忽略它（估算的推理设置写在 `[inference]` 中；`[serve]` 请用 `gpuplan plan --workload`）
 cli-warn-plan-ignores = `[{ $key }]` 只供 `gpuplan estimate` 读取：`plan` { $key ->
     [hardware] 会自行搜索硬件（可用 --gpu、--family 或 --provider 限定）
    *[other] 的推理设置取自 `[serve]`

@@ -1116,7 +1116,7 @@ fn near_duplicate(a: &Plan, b: &Plan) -> bool {
 /// Whether serving plan `b` is `a` with a lossier weight format and nothing gained: the same
 /// fleet (provider, accelerator and count, TP, replicas; the instance type may differ, as for
 /// [`near_duplicate`]), cost within [`RANK_TIE_FRACTION`] and the same memory left per GPU at
-/// the table's 0.1 GiB. The lossier rows bought nothing (audit r8 #14: Qwen2.5-7B
+/// the table's 0.1 GiB, or memory left that nothing uses ([`idle_memory`]). The lossier rows bought nothing (audit r8 #14: Qwen2.5-7B
 /// at 5 req/s listed 2 × gn7i in int8 and in int4-g128 at ¥9151 and 3.8 GiB free each).
 fn lossier_twin(a: &Plan, b: &Plan) -> bool {
     let (Some(x), Some(y)) = (&a.serve, &b.serve) else {
@@ -1136,9 +1136,30 @@ fn lossier_twin(a: &Plan, b: &Plan) -> bool {
         && a.gpu.id == b.gpu.id
         && a.total_gpus == b.total_gpus
         && (x.tp, x.replicas) == (y.tp, y.replicas)
-        && y.weights.bits() < x.weights.bits()
-        && free(a, x) == free(b, y)
+        && lossier(x, y)
+        && (free(a, x) == free(b, y) || idle_memory(x, y))
         && cost
+}
+
+/// Whether `y`'s weights are lossier than `x`'s: fewer bits, or as many re-quantized from a
+/// checkpoint `x` serves as shipped (audit r10: DeepSeek-R1 on 16 × H20 listed its native FP8 and
+/// an int8 re-quantization of it at the same cost and memory, the second a loss for nothing).
+fn lossier(x: &ServeDetail, y: &ServeDetail) -> bool {
+    let (p, q) = (x.weights.bits(), y.weights.bits());
+    q < p || (q == p && x.weights_native && !y.weights_native)
+}
+
+/// Whether the memory a lossier format frees on a model without a KV cache (a UNet, a CNN) buys
+/// nothing: nothing grows into it, and the replica serves no more requests per second (audit r9
+/// #21: SDXL at 0.5 req/s listed 6 × A10 in bf16 and in int8 at ¥27454 each, both starred, the
+/// int8 row with 2.5 GiB more idle memory).
+fn idle_memory(x: &ServeDetail, y: &ServeDetail) -> bool {
+    let no_kv = x.memory.kv_pool.0 == 0.0 && y.memory.kv_pool.0 == 0.0;
+    let (p, q) = (
+        x.requests_per_second_per_replica,
+        y.requests_per_second_per_replica,
+    );
+    no_kv && q <= p * (1.0 + RANK_TIE_FRACTION)
 }
 
 /// Fold near-duplicates (e.g. two sizes of one family giving the same 8 GPUs for the same time and

@@ -185,6 +185,64 @@ fn closed_replica_load(
     r.closed(in_flight, s.batch, full.capacity())
 }
 
+/// One request on a decoder replica of `tp` GPUs in format `fmt`, with the engine's own
+/// defaults (profile tokens, memory fraction), as `estimate` uses them.
+fn decoder_setup(job: &ServeJob, fmt: WeightFormat, tp: u64) -> InferenceSetup {
+    InferenceSetup {
+        weights: fmt,
+        kv_dtype: job.kv_dtype,
+        tp,
+        engine: job.engine,
+        gpu_memory_utilization: job.gpu_memory_utilization,
+        max_model_len: Some(job.input_tokens + job.output_tokens),
+        batch: 1,
+        input_tokens: job.input_tokens,
+        output_tokens: job.output_tokens,
+        ..InferenceSetup::default()
+    }
+}
+
+/// The fastest first token and the fastest output token any candidate's replica reaches at batch
+/// 1 with the model in memory, each with where (`a100-80g int4-g128 TP 4`): the figures a refusal
+/// for latency gives (audit r9 #24). None for models without a decoder or when nothing fits.
+fn best_latency(
+    req: &PlanRequest,
+    job: &ServeJob,
+    cands: &[(&Instance, &GpuSpec)],
+) -> Option<((f64, String), (f64, String))> {
+    let heads = req.model.transformer().map(|t| t.heads)?;
+    let mut best: Option<((f64, String), (f64, String))> = None;
+    for &(inst, gpu) in cands {
+        for fmt in formats(job, gpu, &req.model) {
+            for tp in [1, 2, 4, 8] {
+                if tp as f64 > inst.gpu_count.round() || !heads.is_multiple_of(tp) {
+                    continue;
+                }
+                let s = decoder_setup(job, fmt, tp);
+                let fits = serving_memory(&req.model, &s, gpu, &req.tunables).is_ok_and(|m| m.fits);
+                let Some(l) = fits
+                    .then(|| latency(&req.model, &s, gpu, &req.tunables).ok())
+                    .flatten()
+                else {
+                    continue;
+                };
+                let at = format!("{} {} TP {tp}", gpu.id, fmt.name());
+                let b = best.get_or_insert((
+                    (f64::INFINITY, String::new()),
+                    (f64::INFINITY, String::new()),
+                ));
+                if l.ttft.0 < b.0 .0 {
+                    b.0 = (l.ttft.0, at.clone());
+                }
+                if l.time_per_token.0 < b.1 .0 {
+                    b.1 = (l.time_per_token.0, at);
+                }
+            }
+        }
+    }
+    best
+}
+
 /// Autoregressive transformer on one replica of `tp` GPUs.
 fn size_decoder(
     req: &PlanRequest,
@@ -195,20 +253,7 @@ fn size_decoder(
     evaluated: &mut u64,
 ) -> Result<Option<Sized>, CoreError> {
     let tun = &req.tunables;
-    let mml = job.input_tokens + job.output_tokens;
-    // The engine's own defaults (profile tokens, memory fraction), as `estimate` uses them.
-    let base = InferenceSetup {
-        weights: fmt,
-        kv_dtype: job.kv_dtype,
-        tp,
-        engine: job.engine,
-        gpu_memory_utilization: job.gpu_memory_utilization,
-        max_model_len: Some(mml),
-        batch: 1,
-        input_tokens: job.input_tokens,
-        output_tokens: job.output_tokens,
-        ..InferenceSetup::default()
-    };
+    let base = decoder_setup(job, fmt, tp);
     *evaluated += 1;
     let mem = serving_memory(&req.model, &base, gpu, tun)?;
     if !mem.fits {
@@ -590,7 +635,12 @@ impl ServeMisses {
             );
         }
         let no_target = is_decoder(&req.model) && job.ttft_s.is_none() && job.tpot_s.is_none();
-        no_fit(cands, no_target)
+        let best = if no_target || !is_decoder(&req.model) {
+            None
+        } else {
+            best_latency(req, job, cands)
+        };
+        no_fit(cands, no_target, best)
     }
 }
 
@@ -816,7 +866,13 @@ fn serve_detail(
 /// A decoder asked with no `--ttft`/`--tpot` is refused only by memory (weights + one request's
 /// KV within the engine's budget on at most one node's GPUs), so the answer says that instead of
 /// telling the user to relax targets they did not set.
-fn no_fit(cands: &[(&Instance, &GpuSpec)], no_target: bool) -> Binding {
+///
+/// With targets set, the refusal gives the best TTFT and TPOT any type reached (`best`).
+fn no_fit(
+    cands: &[(&Instance, &GpuSpec)],
+    no_target: bool,
+    best: Option<((f64, String), (f64, String))>,
+) -> Binding {
     if !cands.is_empty() && cands.iter().all(|(_, g)| g.memory_bandwidth().is_none()) {
         let mut unknown: Vec<&str> = cands.iter().map(|(_, g)| g.id.as_str()).collect();
         unknown.sort_unstable();
@@ -829,10 +885,15 @@ fn no_fit(cands: &[(&Instance, &GpuSpec)], no_target: bool) -> Binding {
     if no_target {
         return Binding::msg("memory", crate::i18n::Msg::new("bind-serve-no-memory"));
     }
-    Binding::msg(
-        "latency-or-memory",
-        crate::i18n::Msg::new("bind-serve-no-fit"),
-    )
+    let m = match best {
+        Some(((ttft, ttft_at), (tpot, tpot_at))) => crate::i18n::Msg::new("bind-serve-no-fit-best")
+            .arg("ttft", format!("{:.3}", ttft))
+            .arg("ttft_at", ttft_at)
+            .arg("tpot", format!("{:.1}", tpot * 1e3))
+            .arg("tpot_at", tpot_at),
+        None => crate::i18n::Msg::new("bind-serve-no-fit"),
+    };
+    Binding::msg("latency-or-memory", m)
 }
 
 /// Whether the model answers a request by generating tokens with a KV cache (decoders and

@@ -118,11 +118,24 @@ fn gpus(c: &Catalog, format: Format, wide: bool) -> Result<u8> {
 }
 
 fn gpu_matches(c: &Catalog, inst: &Instance, q: &str) -> bool {
-    let q = q.to_lowercase().replace(' ', "-");
+    gpu_query_matches(c, &inst.gpu, q)
+}
+
+/// Whether GPU `id` answers a `--gpu` query: the GPU itself when the query names one exactly (id
+/// or name, `nvidia-` optional: `a10` is the A10 alone), else every id starting with the query
+/// and every name containing it (`A100` matches a100-40g and a100-80g). Audit r10: `--gpu a10`
+/// planned on A100s, whose ids start with `a10`.
+pub fn gpu_query_matches(c: &Catalog, id: &str, q: &str) -> bool {
+    let norm = |s: &str| s.to_lowercase().replace(' ', "-");
+    let q = norm(q);
     let q = q.trim_start_matches("nvidia-");
-    inst.gpu.to_lowercase().starts_with(q)
-        || c.gpu(&inst.gpu)
-            .is_some_and(|g| g.name.to_lowercase().replace(' ', "-").contains(q))
+    let exact = |gid: &str, name: &str| {
+        gid.to_lowercase() == q || norm(name).trim_start_matches("nvidia-") == q
+    };
+    if c.gpus.iter().any(|g| exact(&g.id, &g.name)) {
+        return id.to_lowercase() == q || c.gpu(id).is_some_and(|g| exact(&g.id, &g.name));
+    }
+    id.to_lowercase().starts_with(q) || c.gpu(id).is_some_and(|g| norm(&g.name).contains(q))
 }
 
 fn link_name(i: &Instance) -> &'static str {
@@ -195,25 +208,34 @@ const MAX_FILTER_PRICE: f64 = 1e12;
 /// empty list would read as "no instance type matches": they are refused, naming the flag (exit 2;
 /// HTTP 400 on `/api/v1/catalog/instances`).
 pub fn check_filter(f: &InstanceFilterArgs) -> Result<(), gpuplan_core::CoreError> {
+    check_filter_named(f, &|flag| format!("--{flag}"))
+}
+
+/// [`check_filter`] with each value named by `name` (the CLI's `--max-price`, the API's query key
+/// as the request wrote it: audit r9 #17).
+pub fn check_filter_named(
+    f: &InstanceFilterArgs,
+    name: &dyn Fn(&str) -> String,
+) -> Result<(), gpuplan_core::CoreError> {
     use gpuplan_core::error::check_range;
     if let Some(n) = f.gpus {
         let fix =
             "GPUs per instance type, more than 0 and at most 1024 (e.g. 8; vGPU slices: 0.25)";
         if n <= 0.0 {
-            return Err(gpuplan_core::CoreError::invalid("--gpus", n, fix));
+            return Err(gpuplan_core::CoreError::invalid(&name("gpus"), n, fix));
         }
-        check_range("--gpus", n, 0.0, MAX_FILTER_GPUS, fix)?;
+        check_range(&name("gpus"), n, 0.0, MAX_FILTER_GPUS, fix)?;
     }
     if let Some(g) = f.min_gpu_memory {
         let fix = "GiB per GPU, 0 to 10000 (e.g. 80)";
-        check_range("--min-gpu-memory", g, 0.0, MAX_FILTER_GPU_GIB, fix)?;
+        check_range(&name("min-gpu-memory"), g, 0.0, MAX_FILTER_GPU_GIB, fix)?;
     }
     if let Some(p) = f.max_price {
         let fix = "CNY per hour (per month with --billing monthly), more than 0 and at most 1e12";
         if p <= 0.0 {
-            return Err(gpuplan_core::CoreError::invalid("--max-price", p, fix));
+            return Err(gpuplan_core::CoreError::invalid(&name("max-price"), p, fix));
         }
-        check_range("--max-price", p, 0.0, MAX_FILTER_PRICE, fix)?;
+        check_range(&name("max-price"), p, 0.0, MAX_FILTER_PRICE, fix)?;
     }
     Ok(())
 }

@@ -207,6 +207,7 @@ fn parse_image_size(sz: &str) -> Result<[u64; 2]> {
 
 pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
     let file = read_workload(&a.job)?;
+    serve_table_warning(&file, a.job.task, opts.lang);
     let x = compute(&a, file, opts.lang, &|| super::load_catalog(opts))?;
     match a.format {
         Format::Json => {
@@ -303,6 +304,25 @@ impl Estimated {
             _ => exit::DOES_NOT_FIT,
         }
     }
+}
+
+/// A workload's `[serve]` table is `plan`'s: `estimate` estimates `[training]` or `[inference]`
+/// and ignored `[serve]` without a word (audit r9 #23; `POST /api/v1/estimate` refuses it).
+fn serve_table_warning(file: &WorkloadFile, task: Option<TaskArg>, lang: gpuplan_core::i18n::Lang) {
+    if file.serve.is_none() {
+        return;
+    }
+    let job = if job_kind(file, task) == JobKind::Inference {
+        "inference"
+    } else {
+        "training"
+    };
+    let m = Msg::new("cli-warn-estimate-serve").arg("job", job);
+    eprintln!(
+        "{}{}",
+        gpuplan_core::i18n::text(lang, "warning-prefix"),
+        m.render(lang)
+    );
 }
 
 /// The estimate of flags `a` over a workload already read (`gpuplan serve` passes the body of
@@ -878,34 +898,85 @@ fn offload_words(p: &gpuplan_core::workload::Parallelism, l: gpuplan_core::i18n:
     )
 }
 
-/// A training job that does not fit: the levers of this command the user left unpulled
-/// (recomputation, ZeRO-3 over the devices given, micro-batch 1, more devices) and `gpuplan plan`,
-/// which searches them. Audit r5: the README's LoRA on one A10 printed "DOES NOT FIT (short by
-/// 19.6 GiB)" and nothing else, although `--recompute full` fits it.
+/// A training job that does not fit: the levers of this command the user left unpulled, each
+/// with the most it can save (the memory rows it acts on), largest first, then more devices and
+/// `gpuplan plan`. Audit r5: the README's LoRA on one A10 printed "DOES NOT FIT" and nothing to
+/// do about it. Audit r9 #14: the levers ignored what overflows (recomputation first for a full
+/// fine-tune short by 51.8 GiB of which the optimizer states were 89.8 GiB).
 fn no_fit_hint(r: &Request, c: &ClusterSpec, e: &TrainingEstimate) -> Option<Msg> {
     if e.fits || c.gpu.visible_memory().is_none() {
         return None;
     }
-    let s = &r.training;
-    let devices = c.nodes * c.gpus_per_node;
-    let mut levers: Vec<String> = vec![];
-    if s.recompute != gpuplan_core::workload::Recompute::Full {
-        levers.push("--recompute full".into());
-    }
-    if devices > 1 && s.parallel.zero < 3 {
-        levers.push("--zero 3".into());
-    }
-    if s.micro_batch > 1 {
-        levers.push("--micro-batch 1".into());
-    }
-    levers.push("--gpus-per-node / --nodes".into());
+    let mut levers = memory_levers(r, c, e);
+    levers.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let say = |sep: &str, up_to: &dyn Fn(&str) -> String| {
+        let mut v: Vec<String> = levers
+            .iter()
+            .map(|(flag, gib)| format!("{flag} ({})", up_to(&format!("{gib:.1}"))))
+            .collect();
+        v.push("--gpus-per-node / --nodes".into());
+        v.join(sep)
+    };
     Some(Msg::new("est-no-fit-hint").arg(
         "levers",
         gpuplan_core::i18n::Arg::PerLang {
-            en: levers.join(", "),
-            zh: levers.join("、"),
+            en: say(", ", &|g| format!("up to {g} GiB")),
+            zh: say("、", &|g| format!("最多省 {g} GiB")),
         },
     ))
+}
+
+/// The estimate's unpulled memory levers and the most each saves in GiB (an upper bound from the
+/// rows it acts on): full recomputation frees the saved activations, micro-batch 1 all but one
+/// sequence's, ZeRO-3 all but 1/N of the model states, optimizer offload the optimizer states,
+/// an 8-bit AdamW the moments' share of them ([`state_bytes`]: 2 × 1 byte instead of 2 × 4, or
+/// 2 × 2 in pure bf16; the master copy stays), QLoRA three quarters of LoRA's 16-bit frozen
+/// weights. Levers that save nothing here are left out.
+///
+/// [`state_bytes`]: gpuplan_core::train::state_bytes
+fn memory_levers(r: &Request, c: &ClusterSpec, e: &TrainingEstimate) -> Vec<(&'static str, f64)> {
+    use gpuplan_core::workload::{Optimizer, Recompute};
+    let s = &r.training;
+    let row = |name: &str| -> f64 {
+        e.memory
+            .items
+            .iter()
+            .filter(|i| i.name == name)
+            .map(|i| i.bytes.gib())
+            .sum()
+    };
+    let acts = row("activations");
+    let states = row("optimizer states + master weights");
+    let model = row("weights") + row("base weights (frozen)") + row("gradients") + states;
+    let devices = (c.nodes * c.gpus_per_node) as f64;
+    let mut levers = vec![];
+    if s.recompute != Recompute::Full && acts > 0.0 {
+        levers.push(("--recompute full", acts));
+    }
+    if s.micro_batch > 1 && acts > 0.0 {
+        levers.push(("--micro-batch 1", acts * (1.0 - 1.0 / s.micro_batch as f64)));
+    }
+    if devices > 1.0 && s.parallel.zero < 3 && model > 0.0 {
+        levers.push(("--zero 3", model * (1.0 - 1.0 / devices)));
+    }
+    if !s.parallel.offload_optimizer && states > 0.0 {
+        levers.push(("--offload-optimizer", states));
+        if s.optimizer == Optimizer::AdamW {
+            let b = |o| gpuplan_core::train::state_bytes(s.precision, o, s.framework);
+            let (now, bit8) = (b(Optimizer::AdamW), b(Optimizer::AdamW8bit));
+            let share = (now.optimizer - bit8.optimizer) / (now.optimizer + now.master);
+            levers.push(("--optimizer adam_w8bit", states * share));
+        }
+    }
+    // LoRA over 16-bit frozen weights: QLoRA stores them in NF4 (bitsandbytes, with double
+    // quantization: `BaseWeights::Nf4`).
+    let base = row("base weights (frozen)");
+    if s.task == gpuplan_core::workload::TrainTask::Lora && base > 0.0 {
+        let nf4 = gpuplan_core::workload::BaseWeights::Nf4.bits();
+        levers.push(("--task qlora", base * (1.0 - nf4 / 16.0)));
+    }
+    levers.retain(|(_, gib)| *gib >= 0.05);
+    levers
 }
 
 /// Whether the job fits the device's memory, in words.
@@ -986,6 +1057,24 @@ fn memory_section(c: &ClusterSpec, e: &TrainingEstimate, look: &Look) -> String 
     format!("{title}\n{}", how_table(look, &h, memory_rows(c, e, look)))
 }
 
+/// The efficiency's factors (`train_efficiency_ampere × card_factor_pcie`, the tunables' names,
+/// which `--set` takes) each with what it is in `l` (`eff-*` in estimate.ftl).
+fn efficiency_words(names: &str, l: gpuplan_core::i18n::Lang) -> String {
+    names
+        .split(" × ")
+        .filter(|n| !n.is_empty())
+        .map(|n| {
+            let id = format!("eff-{n}");
+            if gpuplan_core::i18n::has_message(l, &id) {
+                format!("{} {n}", gpuplan_core::i18n::text(l, &id))
+            } else {
+                n.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" × ")
+}
+
 /// The step-time rows: compute, bubble, each communication and the step with its bottleneck.
 fn step_rows(
     st: &gpuplan_core::train::StepTime,
@@ -997,17 +1086,18 @@ fn step_rows(
     let row =
         |id: &str, x: Seconds, how: String| vec![t(id), x.to_string(), pct(x.0 / st.step.0), how];
     // A product of ratios (0.55 × 0.77) prints its float noise (0.42350000000000004): 4 digits.
-    let compute = format!(
-        "{} peak × {} ({})",
-        st.peak,
-        (st.efficiency_used * 1e4).round() / 1e4,
-        st.efficiency_name
-    );
+    let compute = Msg::new("est-how-compute")
+        .arg("peak", st.peak.to_string())
+        .arg("eff", (st.efficiency_used * 1e4).round() / 1e4)
+        .arg("names", efficiency_words(&st.efficiency_name, l))
+        .render(l);
     let bubble = format!(
         "(p−1)/(v·m), p={}, v={}, m={}",
         p.pp, p.virtual_stages, s.grad_accum
     );
-    let tp = format!("2 × all-reduce / layer / pass − {}", st.tp_comm_overlapped);
+    let tp = Msg::new("est-how-tp")
+        .arg("hidden", st.tp_comm_overlapped.to_string())
+        .render(l);
     let bottleneck = Msg::new("est-col-bottleneck")
         .arg("b", super::plan::bottleneck_label(st.bottleneck, l))
         .render(l);
@@ -1018,11 +1108,7 @@ fn step_rows(
     ];
     // The context-parallel row only where context parallelism runs.
     if p.cp > 1 {
-        rows.push(row(
-            "est-step-cp",
-            st.cp_comm,
-            "ring K/V − attention".into(),
-        ));
+        rows.push(row("est-step-cp", st.cp_comm, t("est-how-cp")));
     }
     rows.extend([
         row(

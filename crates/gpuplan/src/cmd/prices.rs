@@ -80,10 +80,7 @@ struct Row<'a> {
 }
 
 fn gpu_matches(c: &Catalog, inst: &Instance, q: &str) -> bool {
-    let q = q.to_lowercase();
-    inst.gpu.to_lowercase().starts_with(&q)
-        || c.gpu(&inst.gpu)
-            .is_some_and(|g| g.name.to_lowercase().contains(&q))
+    super::catalog::gpu_query_matches(c, &inst.gpu, q)
 }
 
 fn rows<'a>(c: &'a Catalog, f: &PricesListArgs, today: i64) -> Vec<Row<'a>> {

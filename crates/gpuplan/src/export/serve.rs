@@ -32,6 +32,9 @@ fn arg(flag: &'static str, value: impl ToString) -> Arg {
     }
 }
 
+/// What an int8 plan needs from the checkpoint, for vLLM.
+pub const INT8_NOTE: &str = "int8: serve an 8-bit weight-only checkpoint of the model (GPTQ 8-bit, or compressed-tensors W8A16 from llm-compressor); vLLM reads its method from the config. No --quantization is set: vLLM's online int8_per_channel_weight_only quantizes MoE experts only and keeps the linear layers 16-bit, twice the weight memory planned";
+
 /// The `vllm serve` arguments, and notes where vLLM cannot hold the plan's format exactly.
 pub fn vllm_args(s: &ServeView) -> (Vec<Arg>, Vec<String>) {
     let mut notes = vec![];
@@ -46,7 +49,11 @@ pub fn vllm_args(s: &ServeView) -> (Vec<Arg>, Vec<String>) {
         "fp16" => a.push(arg("--dtype", "float16")),
         "fp32" => a.push(arg("--dtype", "float32")),
         "fp8" => a.push(arg("--quantization", "fp8")),
-        "int8" => a.push(arg("--quantization", "int8_per_channel_weight_only")),
+        // vLLM's online `int8_per_channel_weight_only` quantizes MoE experts only and leaves every
+        // linear layer 16-bit (vllm/config/quantization.py `_ONLINE_SHORTHANDS`, "INT8 weight-only
+        // on MoE; linear stays unquantized"): a dense model would hold twice the weights planned
+        // (audit r10). An 8-bit checkpoint carries its method in its config instead.
+        "int8" => notes.push(INT8_NOTE.into()),
         "int4" => {
             a.push(arg("--quantization", "awq"));
             notes.push("int4: serve an AWQ checkpoint of the model (or a GPTQ one with --quantization gptq)".into());

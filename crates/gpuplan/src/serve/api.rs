@@ -164,15 +164,63 @@ fn doc(kind: &str, body: &serde_json::Value) -> Answer {
 }
 
 /// The query parameter whose value an error of the flags' checks is about (`--deadline `5min`:
-/// …` → `deadline`, as docs/serve.md promises `error.field`); `None` for any other error (a
-/// workload key's error names its key itself).
-fn query_param_of(e: &anyhow::Error) -> Option<String> {
+/// …`, `invalid --top 0: …` → `deadline`, `top`, as docs/serve.md promises `error.field`), as the
+/// request wrote it (`dataset_size` or `dataset-size`); `None` when no key of the query is named
+/// (a body key's error names its key itself).
+fn query_param_of(e: &anyhow::Error, allowed: &[&str], q: &[(String, String)]) -> Option<String> {
     let en = format!("{e:#}");
-    let en = en.trim_start_matches("error: ");
-    PLAN_QUERY
-        .iter()
-        .find(|k| en.starts_with(&format!("--{k} ")))
-        .map(|k| k.to_string())
+    let named = |k: &str| {
+        let flag = format!("--{k}");
+        en.match_indices(&flag).any(|(i, _)| {
+            let next = en[i + flag.len()..].chars().next();
+            next.is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '-'))
+        })
+    };
+    // Only a key the query holds: a body key's fix text may quote the flag too
+    // (`deadline_hours` … "--deadline: hours …").
+    allowed.iter().filter(|k| named(k)).find_map(|k| {
+        q.iter()
+            .map(|(key, _)| key)
+            .find(|key| key.replace('_', "-") == **k)
+            .cloned()
+    })
+}
+
+/// The body key a check's error is about, as its path in the body (`serve.rate_rps`, where the
+/// check names the bare key `rate_rps`: audit r10); `None` when the error names no key or the
+/// body has no such key.
+fn body_field(e: &anyhow::Error, body: &serde_json::Value) -> Option<String> {
+    let core = e
+        .chain()
+        .find_map(|c| c.downcast_ref::<gpuplan_core::CoreError>())?;
+    let key = core.field()?;
+    if key.contains('.') {
+        return Some(key.to_string());
+    }
+    fn find(v: &serde_json::Value, key: &str, at: &str) -> Option<String> {
+        let obj = v.as_object()?;
+        if obj.get(key).is_some_and(|x| !x.is_null()) {
+            return Some(format!("{at}{key}"));
+        }
+        obj.iter()
+            .find_map(|(k, x)| find(x, key, &format!("{at}{k}.")))
+    }
+    find(body, key, "").or_else(|| Some(key.to_string()))
+}
+
+/// A 400 for an error of a query parameter's value, named and spelled as the request wrote it
+/// (`top`, not the CLI's `--top`: audit r9 #17).
+fn query_value_error(e: &anyhow::Error, field: Option<String>, lang: Lang) -> Answer {
+    let mut v = render::json_error_in(crate::exit::USAGE, e, field.clone(), lang);
+    if let (Some(key), Some(m)) = (field, v["error"]["message"].as_str()) {
+        let flag = format!("--{}", key.replace('_', "-"));
+        let m = m.replace(&flag, &format!("`{key}`")).replace("``", "`");
+        v["error"]["message"] = serde_json::Value::String(m);
+    }
+    Answer {
+        status: StatusCode::BAD_REQUEST,
+        body: Bytes::from(serde_json::to_string_pretty(&v).unwrap_or_default()),
+    }
 }
 
 fn query_error(e: query::QueryError, lang: Lang) -> Answer {
@@ -384,7 +432,7 @@ pub async fn plan(State(st): St, ReqLang(lang): ReqLang, Query(q): Pairs, body: 
     }
     let st2 = st.clone();
     blocking(&st, lang, move || {
-        let a = plan_answer(&st2, &args, file, today, lang);
+        let a = plan_answer(&st2, (&args, &q), file, today, lang);
         if a.status == StatusCode::OK {
             st2.remember(key, a.body.clone());
         }
@@ -395,16 +443,17 @@ pub async fn plan(State(st): St, ReqLang(lang): ReqLang, Query(q): Pairs, body: 
 
 fn plan_answer(
     st: &AppState,
-    args: &PlanArgs,
+    (args, q): (&PlanArgs, &[(String, String)]),
     file: WorkloadFile,
     today: i64,
     lang: Lang,
 ) -> Answer {
+    let body = serde_json::to_value(&file).unwrap_or_default();
     let req = match crate::cmd::plan::build_request_from(args, file, lang) {
         Ok(r) => r,
         Err(e) => {
-            let field = query_param_of(&e);
-            return Answer::error(StatusCode::BAD_REQUEST, &e, field, lang);
+            let field = query_param_of(&e, PLAN_QUERY, q).or_else(|| body_field(&e, &body));
+            return query_value_error(&e, field, lang);
         }
     };
     if req.constraints.max_nodes > MAX_API_NODES {
@@ -419,7 +468,11 @@ fn plan_answer(
     // Advice for the plans the answer carries (`top`).
     let out = match gpuplan_core::plan::plan_shown(&req, &st.catalog, args.top) {
         Ok(o) => o,
-        Err(e) => return Answer::error(StatusCode::BAD_REQUEST, &e.into(), None, lang),
+        Err(e) => {
+            let e = anyhow::Error::from(e);
+            let field = body_field(&e, &body);
+            return query_value_error(&e, field, lang);
+        }
     };
     let ages = crate::cmd::prices::plan_price_ages(
         &out.plans,
@@ -472,7 +525,13 @@ pub async fn estimate(
                 let (kind, body) = crate::cmd::estimate::estimate_json(&x);
                 doc(kind, &body)
             }
-            Err(e) => Answer::error(StatusCode::BAD_REQUEST, &e, None, lang),
+            Err(e) => {
+                let field = query_param_of(&e, ESTIMATE_QUERY, &q).or_else(|| {
+                    let unknown_instance = format!("{e:#}").contains("instance type `");
+                    (unknown_instance && args.instance.is_some()).then(|| "instance".to_string())
+                });
+                query_value_error(&e, field, lang)
+            }
         }
     })
     .await
@@ -532,7 +591,14 @@ pub async fn instances(State(st): St, ReqLang(lang): ReqLang, Query(q): Pairs) -
         Ok(f) => f,
         Err(e) => return query_error(e, lang),
     };
-    if let Err(e) = crate::cmd::catalog::check_filter(&f) {
+    // Name each value as the request did (`max_price` or `max-price`).
+    let key = |flag: &str| {
+        q.iter()
+            .map(|(k, _)| k)
+            .find(|k| k.replace('_', "-") == flag)
+            .map_or_else(|| flag.to_string(), |k| k.to_string())
+    };
+    if let Err(e) = crate::cmd::catalog::check_filter_named(&f, &key) {
         let field = e.field().map(str::to_string);
         return Answer::error(
             StatusCode::BAD_REQUEST,

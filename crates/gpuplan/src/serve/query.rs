@@ -65,28 +65,54 @@ pub fn parse<T: Args + FromArgMatches>(
             }
         }
     }
-    let m = cmd.try_get_matches_from(&argv).map_err(|e| {
-        let field = e
-            .get(clap::error::ContextKind::InvalidArg)
-            .map(|v| {
-                v.to_string()
-                    .trim_start_matches("--")
-                    .split([' ', '='])
-                    .next()
-                    .unwrap_or("")
-                    .to_string()
-            })
-            .unwrap_or_default();
-        QueryError {
-            field,
-            message: Msg::raw(&first_line(&crate::render::clap_text(&e, lang), lang)),
-        }
-    })?;
+    let m = cmd
+        .try_get_matches_from(&argv)
+        .map_err(|e| value_error(&e, pairs, lang))?;
     let w = Wrap::<T>::from_arg_matches(&m).map_err(|e| QueryError {
         field: String::new(),
         message: Msg::raw(&first_line(&crate::render::clap_text(&e, lang), lang)),
     })?;
     Ok(w.inner)
+}
+
+/// A value clap refused, named as the query parameter the request wrote (`max_price`, not
+/// `max-price <MAX_PRICE>`) and said in the API's words (audit r9 #17): a number, a whole
+/// number, one of the choices, or the value parser's own reason.
+fn value_error(e: &clap::Error, pairs: &[(String, String)], lang: Lang) -> QueryError {
+    use clap::error::ContextKind;
+    let get = |k: ContextKind| e.get(k).map(|v| v.to_string()).unwrap_or_default();
+    let flag = get(ContextKind::InvalidArg);
+    let flag = flag
+        .trim_start_matches("--")
+        .split([' ', '='])
+        .next()
+        .unwrap_or("");
+    let Some((key, value)) = pairs
+        .iter()
+        .find(|(k, _)| k != "lang" && k.replace('_', "-") == flag)
+    else {
+        return QueryError {
+            field: flag.to_string(),
+            message: Msg::raw(&first_line(&crate::render::clap_text(e, lang), lang)),
+        };
+    };
+    let source = std::error::Error::source(e);
+    let message = if source.is_some_and(|s| s.is::<std::num::ParseFloatError>()) {
+        Msg::new("api-err-query-number")
+    } else if source.is_some_and(|s| s.is::<std::num::ParseIntError>()) {
+        Msg::new("api-err-query-integer")
+    } else if e.get(ContextKind::ValidValue).is_some() {
+        Msg::new("api-err-query-choice").arg("valid", get(ContextKind::ValidValue))
+    } else {
+        let why = source.map(|s| s.to_string()).unwrap_or_default();
+        Msg::new("api-err-query-value").arg("why", crate::render::serde_message(&why))
+    };
+    QueryError {
+        field: key.clone(),
+        message: message
+            .arg("key", key.as_str())
+            .arg("value", value.as_str()),
+    }
 }
 
 /// The CLI's message for a flag without its usage lines and `error:` prefix, with flags spelled
@@ -157,6 +183,41 @@ mod tests {
                 .contains("unknown query parameter"),
             "{e:?}"
         );
+        // Audit r9 #17: the request's own key and the API's words, not clap's `'max-price
+        // <MAX_PRICE>'` and "invalid float literal".
+        let allowed = &["max-price", "gpus", "billing"];
+        for (lang, k, v, want) in [
+            (
+                Lang::En,
+                "max_price",
+                "abc",
+                "query parameter `max_price`: 'abc' is not a number",
+            ),
+            (
+                Lang::Zh,
+                "max_price",
+                "abc",
+                "查询参数 `max_price` 的值 'abc' 无效：应为数字",
+            ),
+            (
+                Lang::En,
+                "max-price",
+                "x",
+                "query parameter `max-price`: 'x' is not a number",
+            ),
+            (
+                Lang::En,
+                "billing",
+                "yearly",
+                "query parameter `billing`: 'yearly' is not one of",
+            ),
+        ] {
+            let e = parse::<InstanceFilterArgs>(&q(&[(k, v)]), allowed, lang).unwrap_err();
+            assert_eq!(e.field, k, "{e:?}");
+            let m = e.message.render(lang);
+            assert!(m.starts_with(want), "{m}");
+            assert!(!m.contains('<'), "{m}");
+        }
         // `lang` is every route's and never a flag.
         let a: InstanceFilterArgs = parse(&q(&[("lang", "zh")]), &["provider"], Lang::Zh).unwrap();
         assert!(a.provider.is_empty());
