@@ -119,6 +119,13 @@ pub fn workload_model(w: &WorkloadFile, label: &str) -> Result<ModelSpec, CoreEr
 
 /// Evaluate one case.
 pub fn evaluate(case: &Case) -> Result<CaseOutcome, CoreError> {
+    if case.elapsed.is_some() && case.metric != "gpu_hours" {
+        return Err(CoreError::invalid(
+            "elapsed",
+            &case.id,
+            "only a gpu_hours case can compare elapsed hours: remove [elapsed] or set metric = \"gpu_hours\"",
+        ));
+    }
     let predicted = metric_value(case)?;
     let error = predicted / case.published - 1.0;
     let band = case.kind.band();
@@ -322,7 +329,17 @@ pub fn metric_value(case: &Case) -> Result<f64, CoreError> {
                             let gpus = cluster.total_gpus() as f64;
                             steady * elapsed_factor(d.checkpoint_size, el, gpus, &tun)
                         }
-                        _ => steady,
+                        // Never compare elapsed hours with the steady state silently.
+                        (Some(_), None) => {
+                            return Err(unavailable(
+                                case,
+                                Some(
+                                    "[elapsed] needs the estimate's checkpoint size (data path)"
+                                        .into(),
+                                ),
+                            ))
+                        }
+                        (None, _) => steady,
                     }
                 }
                 "training_days" => e
@@ -436,5 +453,19 @@ mod tests {
         assert_eq!((s.parallel.tp, s.micro_batch, s.grad_accum), (1, 1, 1));
         assert_eq!(step.tokens_per_step, 2.0 * (gb * s.seq_len) as f64);
         assert!(case.notes.contains("raises the batch to 2048 sequences"));
+    }
+
+    /// `[elapsed]` on a metric other than `gpu_hours` is refused, not ignored (round 10 review).
+    #[test]
+    fn elapsed_on_another_metric_is_refused() {
+        let text = include_str!("../../../cases/t-card-llama2-13b-gpu-hours.toml");
+        let mut case = parse_case("t-card-llama2-13b-gpu-hours", text).expect("case parses");
+        assert!(case.elapsed.is_some());
+        case.metric = "training_days".into();
+        let err = evaluate(&case).expect_err("refused").to_string();
+        assert!(
+            err.contains("elapsed") && err.contains("gpu_hours"),
+            "{err}"
+        );
     }
 }

@@ -323,7 +323,7 @@ fn training_accuracy_stays_within_todays_bands() {
     // Llama 2 7B -16.3% -> -6.4%, Phi-4 -20.2% -> -14.5%, LLaMA-1 65B +11.5% -> +14.2% (recorded).
     // All of round 9 merged: 13.58% (0.13578), mean 18.2%; the metrics and the 910B bandwidth move no GPU-hours row across the median.
     // Round 10: 13.50% (0.13505), mean 17.6%. A source that counts elapsed time x GPUs (a card's
-    // "total GPU time", a run's days; 22 of the 30) is compared with the plan's hours, steady state x
+    // "total GPU time", a run's days; 24 of the 30) is compared with the plan's hours, steady state x
     // the planner's interruption overhead (validation.rs `elapsed_factor`): 13.40% alone (Llama 3.1
     // 405B -4.2% -> +3.4% with its storage's stated 2 TB/s, the rest +0.1..+0.7%). With the sources'
     // own figures for two Phi rows: phi-1 the paper's 770 GPU-hours for 50.3B tokens at batch 1024

@@ -362,3 +362,28 @@ fn a_gpu_named_exactly_is_that_gpu_alone() {
         "{ids:?}"
     );
 }
+
+/// Round 10 review of audit r9 #22: the MLA + MoE small-batch warning reached `estimate`'s stderr
+/// only; a serving plan at one request now carries it as the plan's caveat (text, JSON), en/zh,
+/// and a plan at batch ≥ 8 does not.
+#[test]
+fn mla_moe_plans_below_batch_8_carry_the_caveat() {
+    let base = [
+        "plan",
+        "-m",
+        "DeepSeek-V3",
+        "--task",
+        "inference",
+        "--concurrency",
+    ];
+    let one = run(&[&base[..], &["1", "--format", "json"]].concat());
+    assert!(one.status.success(), "{}", stderr(&one));
+    let json: serde_json::Value = serde_json::from_slice(&one.stdout).expect("json");
+    let caveats = json["outcome"]["plans"][0]["caveats"].to_string();
+    assert!(caveats.contains("validated batch 8–64"), "{caveats}");
+    let zh = run(&[&base[..], &["1", "--lang", "zh"]].concat());
+    assert!(all_text(&zh).contains("已验证的批大小 8–64"), "{}", all_text(&zh));
+    let many = run(&[&base[..], &["64", "--format", "json"]].concat());
+    assert!(many.status.success(), "{}", stderr(&many));
+    assert!(!stdout(&many).contains("validated batch 8–64"));
+}

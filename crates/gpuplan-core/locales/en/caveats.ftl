@@ -48,3 +48,4 @@ cav-memory-margin = within the memory model's error: { $free } GiB of { $have } 
     [1] : nothing smaller than micro-batch 1 to fall back on; if it runs out of memory, take a plan with more or larger GPUs
    *[other] : keep micro-batch { $smaller } ready (gradient accumulation doubled, same global batch)
 }
+cav-serve-mla-moe-small-batch = MLA + MoE decode at batch { $batch } is below the validated batch 8–64: one published single-request rate is about 4× slower than modelled, so read the time per token as a lower bound

@@ -45,3 +45,4 @@ cav-memory-margin = 处于显存模型的误差之内：每卡仅剩 { $free } G
     [1] ：micro-batch 已为 1，无更小可退；若显存不足，请选用卡数更多或显存更大的方案
    *[other] ：请备好 micro-batch { $smaller }（梯度累积加倍，全局 batch 不变）
 }
+cav-serve-mla-moe-small-batch = MLA + MoE 模型批大小 { $batch } 的解码低于已验证的批大小 8–64：唯一公布的单请求速率比模型慢约 4 倍，请把每 token 时间视为下限

@@ -827,7 +827,20 @@ fn serve_caveats(
         };
         caveats.push(crate::i18n::Msg::new(id).arg("gpu", gpu.id.as_str()).into());
     }
+    if mla_moe_below_validated_batch(&req.model, s.batch) {
+        let m = crate::i18n::Msg::new("cav-serve-mla-moe-small-batch").arg("batch", s.batch);
+        caveats.push(m.into());
+    }
     caveats
+}
+
+/// An MLA + MoE model (DeepSeek-V3/R1) decoding below batch 8 is outside the range its serving
+/// cases validate (audit r9 #22: at one request the published rate is ~4× slower than the
+/// model, unexplained; docs/methodology.md, kernels per layer). `estimate` notes the same.
+pub fn mla_moe_below_validated_batch(model: &crate::model::ModelSpec, batch: u64) -> bool {
+    model.transformer().is_some_and(|t| {
+        matches!(t.attention, crate::model::AttentionKind::Mla(_)) && t.moe.is_some() && batch < 8
+    })
 }
 
 /// The serving detail of a fleet: the replica's layout, memory and latency, the load it

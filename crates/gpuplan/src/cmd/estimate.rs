@@ -1312,12 +1312,7 @@ fn shipped_weights(
 /// 18%, but the one published single-request rate (vLLM 0.13, DeepSeek-V3.2 on 8 × H20, 30
 /// tokens/s) is ~4× slower than the model and unexplained (docs/methodology.md, kernels per layer).
 fn mla_moe_small_batch_note(model: &ModelSpec, r: &Request, lang: gpuplan_core::i18n::Lang) {
-    use gpuplan_core::model::AttentionKind;
-    let Some(t) = model.transformer() else {
-        return;
-    };
-    let mla = matches!(t.attention, AttentionKind::Mla(_));
-    if mla && t.moe.is_some() && r.inference.batch < 8 {
+    if gpuplan_core::plan::serve::mla_moe_below_validated_batch(model, r.inference.batch) {
         let m = Msg::new("est-serve-mla-moe-small-batch").arg("batch", r.inference.batch);
         note_line(lang, &m.render(lang));
     }
