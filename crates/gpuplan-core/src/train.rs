@@ -1743,7 +1743,10 @@ fn eager_layer_activation(t: &TransformerSpec, setup: &TrainingSetup) -> LayerAc
     if (te_linears_uncached(setup) || megatron_te_fp8(setup)) && t.moe.is_none() {
         la = te_fp8_layer(la, t);
     }
-    if setup.task.is_peft() && setup.framework == Framework::Megatron {
+    // Dense layers only: an MoE layer's expert inputs are its permuted token copies, not the
+    // dense-shaped tensors `te_frozen_layer` removes, and TE's grouped expert GEMMs are not read
+    // here; MoE layers keep their charge (an over-count, not a wrong "fits").
+    if setup.task.is_peft() && setup.framework == Framework::Megatron && t.moe.is_none() {
         la = te_frozen_layer(la, t);
     }
     // Frozen linears save no input casts: the autocast extra applies to full training only.
