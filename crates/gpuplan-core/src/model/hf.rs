@@ -17,6 +17,20 @@ use serde_json::Value;
 /// context skip such models: the limit is not known).
 pub const CONTEXT_ASSUMED: &str = "no max_position_embeddings: context length assumed 4096";
 
+/// The warning of a config with state-space (Mamba) layers, which gpuplan has no layer for.
+pub const STATE_SPACE_IGNORED: &str = "state-space (Mamba) layers in this config are not modelled: every layer is estimated as attention + MLP/MoE, so its parameters, FLOPs and memory are those of a different model";
+
+/// Keys that only a config with Mamba layers carries: NemotronH's `hybrid_override_pattern` and
+/// `ssm_state_size` (Megatron-Bridge models/nemotronh/nemotron_h_bridge.py @067f987d lines
+/// 258-262 map them to `hybrid_layer_pattern` / `mamba_state_dim`), and `mamba_d_state` of the
+/// transformers Jamba, Zamba2 and Falcon-H1 configs.
+const STATE_SPACE_KEYS: &[&str] = &["hybrid_override_pattern", "ssm_state_size", "mamba_d_state"];
+
+fn state_space_warning(obj: &serde_json::Map<String, Value>) -> Option<String> {
+    let found = STATE_SPACE_KEYS.iter().find(|k| obj.contains_key(**k))?;
+    Some(format!("`{found}`: {STATE_SPACE_IGNORED}"))
+}
+
 /// Multimodal `model_type`s: their config must carry a `vision_config` table.
 const MULTIMODAL_TYPES: &[&str] = &[
     "llava",
@@ -306,6 +320,7 @@ pub fn from_hf_value(name: &str, v: &Value, sources: Vec<String>) -> Result<Mode
             "model_type `{model_type}` has no dedicated mapping; estimated as a generic gated-MLP decoder from the standard fields (hidden_size, num_hidden_layers, ...). Check the parameter count against the model card."
         ));
     }
+    warnings.extend(state_space_warning(f.obj));
     let spec = match model_type.as_str() {
         "gpt2" | "gpt_bigcode" => gpt2(&mut f),
         "bert" => bert(&mut f),
@@ -1293,6 +1308,19 @@ mod input_tests {
 
     fn with(extra: &str) -> Result<ModelSpec, CoreError> {
         parse_hf_config("t", &format!("{{{LLAMA}, {extra}}}"))
+    }
+
+    /// A hybrid Mamba config (Nemotron 3 Nano's `hybrid_override_pattern`, Megatron-Bridge
+    /// recipes/nemotronh/h100/nemotron_3_nano.py @067f987d line 80) says its Mamba layers are not
+    /// modelled; a plain Llama config does not.
+    #[test]
+    fn state_space_layers_are_flagged() {
+        let flagged = |m: &ModelSpec| m.warnings.iter().any(|w| w.contains(STATE_SPACE_IGNORED));
+        let pattern =
+            r#""hybrid_override_pattern": "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME""#;
+        assert!(flagged(&with(pattern).unwrap()));
+        assert!(flagged(&with(r#""mamba_d_state": 16"#).unwrap()));
+        assert!(!flagged(&with(r#""head_dim": 128"#).unwrap()));
     }
 
     /// MoE layer schedules (Qwen2-MoE `decoder_sparse_step` / `mlp_only_layers`, DeepSeek
