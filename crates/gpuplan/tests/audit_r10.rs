@@ -382,7 +382,11 @@ fn mla_moe_plans_below_batch_8_carry_the_caveat() {
     let caveats = json["outcome"]["plans"][0]["caveats"].to_string();
     assert!(caveats.contains("validated batch 8–64"), "{caveats}");
     let zh = run(&[&base[..], &["1", "--lang", "zh"]].concat());
-    assert!(all_text(&zh).contains("已验证的批大小 8–64"), "{}", all_text(&zh));
+    assert!(
+        all_text(&zh).contains("已验证的批大小 8–64"),
+        "{}",
+        all_text(&zh)
+    );
     let many = run(&[&base[..], &["64", "--format", "json"]].concat());
     assert!(many.status.success(), "{}", stderr(&many));
     assert!(!stdout(&many).contains("validated batch 8–64"));

@@ -41,7 +41,7 @@ phrase-model-mtp = multi-token-prediction layer(s) in the checkpoint are not cou
 phrase-model-whisper-encoder = whisper: the encoder always runs
 phrase-model-whisper-units = positions per sample (30 s of audio, max_source_positions) and the decoder the sequence length; tokens and tokens/s count decoder tokens (seq_len per sample): samples/s = tokens/s ÷ seq_len
 phrase-model-mllama = mllama: the cross-attention layers are counted like self-attention layers for the text KV cache; image tokens are charged to the cross-attention layers only
-phrase-model-state-space = state-space (Mamba) layers in this config are not modelled: every layer is estimated as attention + MLP/MoE, so its parameters, FLOPs and memory are those of a different model
+phrase-model-state-space = state-space (Mamba) layers are not modelled: gpuplan has no such layer, and estimating every layer as attention + MLP/MoE would give another model's parameters, FLOPs and memory; this config cannot be estimated
 
 # Parser phrases found by tools/hostile_sweep.py (2026-12-05).
 phrase-parse-recursion = recursion limit exceeded

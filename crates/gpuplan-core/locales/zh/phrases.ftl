@@ -39,7 +39,7 @@ phrase-model-mtp = 个多 token 预测（MTP）层不计入（推理和大多数
 phrase-model-whisper-encoder = whisper：编码器每个样本总是处理
 phrase-model-whisper-units = 个位置（30 秒音频，max_source_positions），解码器处理序列长度个位置；token 数与 tokens/s 计的是解码器 token（每个样本 seq_len 个）：每秒样本数 = tokens/s ÷ seq_len
 phrase-model-mllama = mllama：文本 KV 缓存中交叉注意力层按自注意力层计；图像 token 只计入交叉注意力层
-phrase-model-state-space = 此配置中的状态空间（Mamba）层未建模：每一层都按注意力 + MLP/MoE 估算，因此参数量、FLOPs 和显存对应的是另一个模型
+phrase-model-state-space = 状态空间（Mamba）层未建模：gpuplan 没有这种层，把每一层都按注意力 + MLP/MoE 估算会得到另一个模型的参数量、FLOPs 和显存；无法估算此配置
 
 # tools/hostile_sweep.py（2026-12-05）发现的解析器短语。
 phrase-parse-recursion = 嵌套层数超过上限

@@ -17,18 +17,24 @@ use serde_json::Value;
 /// context skip such models: the limit is not known).
 pub const CONTEXT_ASSUMED: &str = "no max_position_embeddings: context length assumed 4096";
 
-/// The warning of a config with state-space (Mamba) layers, which gpuplan has no layer for.
-pub const STATE_SPACE_IGNORED: &str = "state-space (Mamba) layers in this config are not modelled: every layer is estimated as attention + MLP/MoE, so its parameters, FLOPs and memory are those of a different model";
-
 /// Keys that only a config with Mamba layers carries: NemotronH's `hybrid_override_pattern` and
 /// `ssm_state_size` (Megatron-Bridge models/nemotronh/nemotron_h_bridge.py @067f987d lines
 /// 258-262 map them to `hybrid_layer_pattern` / `mamba_state_dim`), and `mamba_d_state` of the
 /// transformers Jamba, Zamba2 and Falcon-H1 configs.
 const STATE_SPACE_KEYS: &[&str] = &["hybrid_override_pattern", "ssm_state_size", "mamba_d_state"];
 
-fn state_space_warning(obj: &serde_json::Map<String, Value>) -> Option<String> {
-    let found = STATE_SPACE_KEYS.iter().find(|k| obj.contains_key(**k))?;
-    Some(format!("`{found}`: {STATE_SPACE_IGNORED}"))
+/// A config with state-space (Mamba) layers is refused: gpuplan has no such layer, and estimating
+/// every layer as attention + MLP/MoE gives another model's parameters, FLOPs and memory
+/// (Nemotron 3 Nano's 31.6B config read as 102B), which no warning makes true.
+fn refuse_state_space(obj: &serde_json::Map<String, Value>) -> Result<(), CoreError> {
+    match STATE_SPACE_KEYS.iter().find(|k| obj.contains_key(**k)) {
+        Some(k) => Err(CoreError::invalid_msg(
+            k,
+            "present",
+            crate::i18n::Msg::new("phrase-model-state-space"),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Multimodal `model_type`s: their config must carry a `vision_config` table.
@@ -287,6 +293,7 @@ pub fn from_hf_value(name: &str, v: &Value, sources: Vec<String>) -> Result<Mode
         what: format!("config.json of `{name}`"),
         message: "the top level must be a JSON object".into(),
     })?;
+    refuse_state_space(obj)?;
     for table in ["vision_config", "text_config"] {
         if let Some(v) = obj.get(table).filter(|v| !v.is_null() && !v.is_object()) {
             return Err(CoreError::invalid_msg(
@@ -320,7 +327,6 @@ pub fn from_hf_value(name: &str, v: &Value, sources: Vec<String>) -> Result<Mode
             "model_type `{model_type}` has no dedicated mapping; estimated as a generic gated-MLP decoder from the standard fields (hidden_size, num_hidden_layers, ...). Check the parameter count against the model card."
         ));
     }
-    warnings.extend(state_space_warning(f.obj));
     let spec = match model_type.as_str() {
         "gpt2" | "gpt_bigcode" => gpt2(&mut f),
         "bert" => bert(&mut f),
@@ -1311,16 +1317,19 @@ mod input_tests {
     }
 
     /// A hybrid Mamba config (Nemotron 3 Nano's `hybrid_override_pattern`, Megatron-Bridge
-    /// recipes/nemotronh/h100/nemotron_3_nano.py @067f987d line 80) says its Mamba layers are not
-    /// modelled; a plain Llama config does not.
+    /// recipes/nemotronh/h100/nemotron_3_nano.py @067f987d line 80) is refused, naming the key;
+    /// a plain Llama config is not.
     #[test]
-    fn state_space_layers_are_flagged() {
-        let flagged = |m: &ModelSpec| m.warnings.iter().any(|w| w.contains(STATE_SPACE_IGNORED));
+    fn state_space_layers_are_refused() {
+        let refused = |r: Result<ModelSpec, CoreError>, key: &str| {
+            let e = r.expect_err("refused").to_string();
+            assert!(e.contains(key) && e.contains("Mamba"), "{e}");
+        };
         let pattern =
             r#""hybrid_override_pattern": "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME""#;
-        assert!(flagged(&with(pattern).unwrap()));
-        assert!(flagged(&with(r#""mamba_d_state": 16"#).unwrap()));
-        assert!(!flagged(&with(r#""head_dim": 128"#).unwrap()));
+        refused(with(pattern), "hybrid_override_pattern");
+        refused(with(r#""mamba_d_state": 16"#), "mamba_d_state");
+        assert!(with(r#""head_dim": 128"#).is_ok());
     }
 
     /// MoE layer schedules (Qwen2-MoE `decoder_sparse_step` / `mlp_only_layers`, DeepSeek
