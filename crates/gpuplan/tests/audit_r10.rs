@@ -391,3 +391,33 @@ fn mla_moe_plans_below_batch_8_carry_the_caveat() {
     assert!(many.status.success(), "{}", stderr(&many));
     assert!(!stdout(&many).contains("validated batch 8–64"));
 }
+
+/// Audit r10 #7: the hint that would change the answer ("--profile megatron: about 69% less
+/// time") was appended after the top plan's sorted advice, the last of 14 lines. It now goes first
+/// among the advice of its severity.
+#[test]
+fn what_would_change_the_answer_comes_before_the_tips() {
+    let args = [
+        "plan",
+        "-m",
+        "Llama-3.1-70B",
+        "--task",
+        "full",
+        "--tokens",
+        "1e9",
+        "--format",
+        "json",
+    ];
+    let o = run(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let advice = json["outcome"]["plans"][0]["advice"]
+        .as_array()
+        .expect("advice");
+    let ids: Vec<&str> = advice.iter().filter_map(|a| a["id"].as_str()).collect();
+    let sev: Vec<&str> = advice.iter().filter_map(|a| a["severity"].as_str()).collect();
+    let hint = ids.iter().position(|i| *i == "poor-plan-hints").expect("hint");
+    let first_of_its_kind = sev.iter().position(|s| *s == sev[hint]).expect("severity");
+    assert_eq!(hint, first_of_its_kind, "{ids:?} {sev:?}");
+    assert!(advice[hint]["en"].as_str().unwrap_or("").contains("--profile megatron"));
+}

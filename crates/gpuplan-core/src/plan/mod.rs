@@ -683,14 +683,17 @@ fn plan_advising(
         p.advice = a;
     }
     advice::add_fallbacks(&mut plans);
-    if let Some(h) = advice::long_job_no_deadline(&plans, req) {
-        if let Some(top) = plans.first_mut() {
-            top.advice.push(h);
-        }
-    }
-    if let Some(h) = hints::poor_plan_hint(&plans, req) {
-        if let Some(top) = plans.first_mut() {
-            top.advice.push(h);
+    // The list-wide hints say what would change the answer: each goes first among the top plan's
+    // advice of its severity (it was appended after the sorted list, so "--profile megatron:
+    // about 69% less time" came after the storage and console tips; audit r10 #7).
+    let hints = [
+        advice::long_job_no_deadline(&plans, req),
+        hints::poor_plan_hint(&plans, req),
+    ];
+    if let Some(top) = plans.first_mut() {
+        for h in hints.into_iter().flatten().rev() {
+            let at = top.advice.iter().position(|a| a.severity <= h.severity);
+            top.advice.insert(at.unwrap_or(top.advice.len()), h);
         }
     }
     Ok(PlanOutcome {
