@@ -415,9 +415,18 @@ fn what_would_change_the_answer_comes_before_the_tips() {
         .as_array()
         .expect("advice");
     let ids: Vec<&str> = advice.iter().filter_map(|a| a["id"].as_str()).collect();
-    let sev: Vec<&str> = advice.iter().filter_map(|a| a["severity"].as_str()).collect();
-    let hint = ids.iter().position(|i| *i == "poor-plan-hints").expect("hint");
+    let sev: Vec<&str> = advice
+        .iter()
+        .filter_map(|a| a["severity"].as_str())
+        .collect();
+    let hint = ids
+        .iter()
+        .position(|i| *i == "poor-plan-hints")
+        .expect("hint");
     let first_of_its_kind = sev.iter().position(|s| *s == sev[hint]).expect("severity");
     assert_eq!(hint, first_of_its_kind, "{ids:?} {sev:?}");
-    assert!(advice[hint]["en"].as_str().unwrap_or("").contains("--profile megatron"));
+    assert!(advice[hint]["en"]
+        .as_str()
+        .unwrap_or("")
+        .contains("--profile megatron"));
 }

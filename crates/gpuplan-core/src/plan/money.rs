@@ -1251,6 +1251,45 @@ mod tests {
         assert!(costs_at(&p, 2, f64::INFINITY, &forced, None).1.is_none());
     }
 
+    /// The prices, constraints and checkpointing of one generated mix (the proptests below):
+    /// (on-demand, month ÷ 730 h on-demand, spot fraction), (billing index, interruptible, reuse
+    /// hours), (failure rate per s, checkpointed).
+    type Mix = (Option<f64>, Option<f64>, Option<f64>);
+    fn mixed_case(
+        (od, month_ratio, spot_fraction): Mix,
+        (billing, interruptible, reuse): (usize, bool, f64),
+        (failure_rate, checkpointed): (f64, bool),
+    ) -> (InstancePrices, Constraints, Option<Checkpointing>) {
+        let base = od.unwrap_or(10.0);
+        let p = prices(
+            od,
+            month_ratio.map(|r| base * 730.0 * r),
+            spot_fraction.map(|f| base * f),
+        );
+        let billing = [
+            BillingChoice::Auto,
+            BillingChoice::OnDemand,
+            BillingChoice::Monthly,
+            BillingChoice::Spot,
+        ][billing];
+        let c = Constraints {
+            interruptible,
+            billing,
+            reuse_hours_per_month: reuse,
+            ..Constraints::default()
+        };
+        let ckpt = checkpointed.then_some(Checkpointing {
+            size: Bytes::from_gib(100.0),
+            write_bps: 1e9,
+            stall_s: 100.0,
+            base_interval_s: 3600.0,
+            paid_share: 0.03,
+            failure_rate_per_s: failure_rate,
+            failure_restart_s: 600.0,
+        });
+        (p, c, ckpt)
+    }
+
     proptest! {
         /// The mix, when listed, costs less than every pure mode the job may use, and the mode
         /// chosen under `auto` is never dearer than any of them; all costs finite and ≥ 0.
@@ -1309,19 +1348,11 @@ mod tests {
             failure_rate in prop::sample::select(vec![0.0, 1e-6]),
             checkpointed: bool,
         ) {
-            let base = od.unwrap_or(10.0);
-            let p = prices(od, month_ratio.map(|r| base * 730.0 * r), spot_fraction.map(|f| base * f));
-            let billing = [BillingChoice::Auto, BillingChoice::OnDemand, BillingChoice::Monthly, BillingChoice::Spot][billing];
-            let c = Constraints { interruptible, billing, reuse_hours_per_month: reuse, ..Constraints::default() };
-            let ckpt = checkpointed.then(|| Checkpointing {
-                size: Bytes::from_gib(100.0),
-                write_bps: 1e9,
-                stall_s: 100.0,
-                base_interval_s: 3600.0,
-                paid_share: 0.03,
-                failure_rate_per_s: failure_rate,
-                failure_restart_s: 600.0,
-            });
+            let (p, c, ckpt) = mixed_case(
+                (od, month_ratio, spot_fraction),
+                (billing, interruptible, reuse),
+                (failure_rate, checkpointed),
+            );
             let (mut all, mut chosen, spot) = costs_at(&p, nodes, hours, &c, ckpt);
             let strip = |b: &mut BillingCost| {
                 b.note = None;
@@ -1351,24 +1382,16 @@ mod tests {
             failure_rate in prop::sample::select(vec![0.0, 1e-6]),
             checkpointed: bool,
         ) {
-            let base = od.unwrap_or(10.0);
-            let p = prices(od, month_ratio.map(|r| base * 730.0 * r), spot_fraction.map(|f| base * f));
-            let billing = [BillingChoice::Auto, BillingChoice::OnDemand, BillingChoice::Monthly, BillingChoice::Spot][billing];
-            let c = Constraints { interruptible, billing, reuse_hours_per_month: reuse, ..Constraints::default() };
-            let ckpt = checkpointed.then(|| Checkpointing {
-                size: Bytes::from_gib(100.0),
-                write_bps: 1e9,
-                stall_s: 100.0,
-                base_interval_s: 3600.0,
-                paid_share: 0.03,
-                failure_rate_per_s: failure_rate,
-                failure_restart_s: 600.0,
-            });
+            let (p, c, ckpt) = mixed_case(
+                (od, month_ratio, spot_fraction),
+                (billing, interruptible, reuse),
+                (failure_rate, checkpointed),
+            );
             let (rows, chosen, _) = costs_at_lean(&p, nodes, hours, &c, ckpt);
             let spot_chosen = chosen.is_some_and(|x| x.billing == Billing::Spot);
             prop_assert!(!spot_chosen || (interruptible && p.has_spot()));
             let spot_row = rows.iter().any(|x| x.billing == Billing::Spot);
-            if interruptible && billing == BillingChoice::Spot && spot_row {
+            if interruptible && c.billing == BillingChoice::Spot && spot_row {
                 prop_assert!(spot_chosen);
             }
         }
