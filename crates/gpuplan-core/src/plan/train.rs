@@ -1062,7 +1062,9 @@ fn fastest_of(
 /// The lean step of rung `s` on `c`; `None` where it cannot be estimated. With the memo and a
 /// best so far (`beat`: the tokens/s a rung must exceed), a rung whose own bound ([`step_bound`],
 /// compute and bubble only) is not above `beat` stops there: `Err(bound)`, the bound its full
-/// step gives (communication only adds), and it could not have become the best.
+/// step gives (communication only adds), and it could not have become the best; one whose bound
+/// is above `beat` but whose timed tokens/s is not stops before its step is built, with the same
+/// `Err(bound)` (`found` records what `step_bound` of the built step would).
 fn time_rung(
     req: &PlanRequest,
     (s, c): (&TrainingSetup, &ClusterSpec),

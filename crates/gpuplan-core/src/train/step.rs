@@ -783,7 +783,7 @@ fn zero3_comm(x: &Ctx, vol: &DpVolume, bw: Bandwidth, group: Group, compute: Sec
                 crate::i18n::Msg::new("step-zero3-deepspeed").arg("passes", format!("{passes:.2}"))
             )
         } else {
-            crate::i18n::Msg::new("step-zero3-fsdp").into()
+            why_msg!(x.explain, crate::i18n::Msg::new("step-zero3-fsdp"))
         },
     }
 }
@@ -1516,8 +1516,10 @@ fn bottleneck(st: &StepTime) -> &'static str {
 /// [`training_step_lean_memo`] that stops where the step cannot beat `cutoff` tokens/s: where
 /// its bound tokens per step ÷ (compute + pipeline bubble), which no communication can raise
 /// (`plan::train::step_bound`, the same number), is not above `cutoff`, `Ok(Err(bound))`
-/// without the communication phases; otherwise `Ok(Ok(step))`, the same step bit for bit
-/// (tested: `cut_steps_are_the_steps_or_their_bound` in tests/search_equivalence.rs).
+/// without the communication phases; where the bound is above it but the step's tokens/s is
+/// not, `Ok(Err(bound))` too, the step timed but not built (where `step_bound` gives a bound);
+/// otherwise `Ok(Ok(step))`, the same step bit for bit (tested:
+/// `cut_steps_are_the_steps_or_their_bound` in tests/search_equivalence.rs).
 pub fn training_step_lean_below(
     m: &ModelSpec,
     setup: &TrainingSetup,
@@ -1623,8 +1625,10 @@ pub fn training_step_lean_slot(
     )
 }
 
-/// [`step_time`], stopped after the compute and the bubble when `cutoff` is given and the
-/// bound tokens per step ÷ (compute + bubble) is not above it: `Ok(Err(bound))`.
+/// [`step_time`], stopped when `cutoff` is given and the step cannot beat it: after the compute
+/// and the bubble where the bound tokens per step ÷ (compute + bubble) is not above it, or after
+/// the communication where the step's own tokens/s is not (its bound not below the step), before
+/// the step is built: `Ok(Err(bound))`.
 fn step_time_below(
     m: &ModelSpec,
     setup: &TrainingSetup,
@@ -1736,6 +1740,14 @@ fn step_time_below(
     let step = compute + bubble + tp_comm + cp_comm + dp.exposed + pp_comm + ep_comm + contention;
     let step = step + host;
     let tps = tokens_per_step / step.0;
+    // Timed in full and still not above the cutoff: stopped with its bound, as where the bound
+    // itself is not above it (the bound `step_bound` would give this step: compute and bubble
+    // above zero and not above the step), without building the step it cannot replace.
+    if let Some(cut) = cutoff.filter(|_| floor > 0.0 && step.0 >= floor) {
+        if tps.partial_cmp(&cut) != Some(std::cmp::Ordering::Greater) {
+            return Ok(Err(tokens_per_step / floor));
+        }
+    }
     let n = c.total_gpus() as f64;
     let mut st = StepTime {
         compute,
