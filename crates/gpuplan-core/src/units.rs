@@ -273,6 +273,22 @@ pub fn gap_msg(h: f64) -> crate::i18n::Msg {
     }
 }
 
+/// A yuan figure for a message: whole yuan from ¥1, and below ¥1 enough decimals to show its
+/// first two significant digits, trailing zeros dropped (`0.01`, `0.5`, `0.0025`): a ¥0.01 budget read "the ¥0 budget" (audit
+/// r10 #9).
+pub fn cny_figure(cny: f64) -> String {
+    let a = cny.abs();
+    if a >= 1.0 || a == 0.0 || !a.is_finite() {
+        format!("{cny:.0}")
+    } else if a < 1e-6 {
+        format!("{cny:.1e}")
+    } else {
+        let decimals = (1.0 - a.log10().floor()).clamp(2.0, 8.0) as usize;
+        let s = format!("{cny:.decimals$}");
+        s.trim_end_matches('0').to_string()
+    }
+}
+
 /// A yuan amount in full (`¥38568`), or from 10⁹ yuan in billions (en `¥14.9B`) and from 10⁸ in
 /// 亿 (zh `¥149.3亿`): a 1000-year job's ¥1646799245901 read as nothing.
 pub fn cny_msg(cny: f64) -> crate::i18n::Msg {
@@ -313,6 +329,19 @@ pub fn format_count(n: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Audit r10 #9: a budget below ¥1 keeps its digits; whole yuan from ¥1.
+    #[test]
+    fn small_yuan_figures_keep_their_digits() {
+        assert_eq!(cny_figure(0.01), "0.01");
+        assert_eq!(cny_figure(0.5), "0.5");
+        assert_eq!(cny_figure(0.0025), "0.0025");
+        assert_eq!(cny_figure(199.99), "200");
+        assert_eq!(cny_figure(0.0), "0");
+        assert_eq!(cny_figure(-0.25), "-0.25");
+        assert_eq!(cny_figure(1e-9), "1.0e-9");
+        assert_eq!(cny_figure(1e-6), "0.000001");
+    }
 
     #[test]
     fn long_figures_read_in_years_and_t() {

@@ -620,9 +620,12 @@ impl ServeMisses {
                 "budget",
                 crate::i18n::Msg::new("bind-serve-over-budget")
                     .arg("what", what.as_str())
-                    .arg("x", format!("{x:.0}"))
-                    .arg("b", format!("{:.0}", c.budget_cny.unwrap_or(0.0)))
-                    .arg("over", format!("{:.0}", x - c.budget_cny.unwrap_or(0.0))),
+                    .arg("x", crate::units::cny_figure(x))
+                    .arg("b", crate::units::cny_figure(c.budget_cny.unwrap_or(0.0)))
+                    .arg(
+                        "over",
+                        crate::units::cny_figure(x - c.budget_cny.unwrap_or(0.0)),
+                    ),
             );
         }
         if let Some((what, n)) = self.over_nodes {

@@ -2304,12 +2304,12 @@ impl Misses {
                     None => Msg::new("bind-over-budget"),
                 }
                 .arg("what", what.as_str())
-                .arg("x", format!("{x:.0}"))
-                .arg("b", format!("{b:.0}"))
-                .arg("over", format!("{:.0}", x - b))
+                .arg("x", crate::units::cny_figure(x))
+                .arg("b", crate::units::cny_figure(b))
+                .arg("over", crate::units::cny_figure(x - b))
                 .arg(
                     "spot",
-                    spot.map(|s| format!("{s:.0}"))
+                    spot.map(crate::units::cny_figure)
                         .unwrap_or_else(|| "none".into()),
                 ),
             ));
