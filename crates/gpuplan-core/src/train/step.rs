@@ -296,7 +296,53 @@ struct Ctx<'a> {
     eff_net: f64,
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
+    /// The context of one step: its model, setup, cluster and tunables, its words, the
+    /// parameter breakdown, and its data-parallel size and most loaded device.
+    fn new(
+        (m, setup, c, tun): (
+            &'a ModelSpec,
+            &'a TrainingSetup,
+            &'a ClusterSpec,
+            &'a Tunables,
+        ),
+        (explain, memo): (bool, Option<&'a ComputeMemo<'a>>),
+        b: &'a ParamBreakdown,
+        (dp, dev): (u64, DeviceParams),
+    ) -> Self {
+        let p = setup.parallel;
+        let tokens_per_micro = match m.transformer() {
+            Some(_) => (setup.micro_batch * setup.seq_len) as f64,
+            None => setup.micro_batch as f64,
+        };
+        let stage_max = match m.transformer() {
+            Some(t) => {
+                let (other, last) =
+                    crate::compute::stage_layers(t.total_layers(), p.pp, p.last_stage_layers);
+                other.max(last) as f64
+            }
+            None => 0.0,
+        };
+        Ctx {
+            m,
+            setup,
+            c,
+            tun,
+            explain,
+            memo,
+            b,
+            p,
+            dp,
+            dev,
+            m_micro: setup.grad_accum as f64,
+            tokens_per_micro,
+            local_tokens: tokens_per_micro / p.cp.max(1) as f64,
+            stage_max,
+            intra: c.intra_bandwidth,
+            eff_net: tun.collective_efficiency,
+        }
+    }
+
     /// `ranks` devices `stride` apart (TP ranks are adjacent; DP ranks tp·pp·cp apart).
     fn group(&self, ranks: u64, stride: u64) -> Group {
         let c = self.c;
@@ -1625,6 +1671,33 @@ pub fn training_step_lean_slot(
     )
 }
 
+/// The compute phase and the pipeline bubble: the prologue's where `known` holds it, else
+/// computed and, where a `slot` is given, stored there with the rest of the prologue.
+fn compute_and_bubble(
+    x: &Ctx,
+    (peak, eff, fl): (FlopRate, f64, super::TokenFlops),
+    known: Option<StepPrologue>,
+    slot: Option<&mut Option<StepPrologue>>,
+) -> (Seconds, ComputeParts, Seconds, Seconds) {
+    if let Some(k) = known {
+        return k.compute;
+    }
+    let (compute, parts, optimizer) = compute_phase(x, fl.hardware, peak, eff);
+    let bubble = pipeline_bubble(x, compute, optimizer);
+    let done = (compute, parts, optimizer, bubble);
+    if let Some(slot) = slot {
+        *slot = Some(StepPrologue {
+            dp: x.dp,
+            peak,
+            eff,
+            fl,
+            dev: x.dev,
+            compute: done,
+        });
+    }
+    done
+}
+
 /// [`step_time`], stopped when `cutoff` is given and the step cannot beat it: after the compute
 /// and the bubble where the bound tokens per step ÷ (compute + bubble) is not above it, or after
 /// the communication where the step's own tokens/s is not (its bound not below the step), before
@@ -1639,7 +1712,7 @@ fn step_time_below(
     // A step of this setup on a cluster of this chip and size already passed the checks: its
     // prologue (`slot`, the time pass's, where given) is theirs.
     let known = slot.as_deref().copied().flatten();
-    let checked = match known {
+    let (dp, peak, eff) = match known {
         Some(k) => (k.dp, k.peak, k.eff),
         None => step_checks(m, setup, c, tun)?,
     };
@@ -1657,62 +1730,14 @@ fn step_time_below(
             &*shared
         }
     };
-    let (dp, peak, eff) = checked;
     let (fl, dev) = match known {
         Some(k) => (k.fl, k.dev),
         None => step_shares(m, setup, b, dp)?,
     };
-    let p = setup.parallel;
-    let tokens_per_micro = match m.transformer() {
-        Some(_) => (setup.micro_batch * setup.seq_len) as f64,
-        None => setup.micro_batch as f64,
-    };
-    let stage_max = match m.transformer() {
-        Some(t) => {
-            let (other, last) =
-                crate::compute::stage_layers(t.total_layers(), p.pp, p.last_stage_layers);
-            other.max(last) as f64
-        }
-        None => 0.0,
-    };
-    let x = Ctx {
-        m,
-        setup,
-        c,
-        tun,
-        explain,
-        memo,
-        b,
-        p,
-        dp,
-        dev,
-        m_micro: setup.grad_accum as f64,
-        tokens_per_micro,
-        local_tokens: tokens_per_micro / p.cp.max(1) as f64,
-        stage_max,
-        intra: c.intra_bandwidth,
-        eff_net: tun.collective_efficiency,
-    };
-    let (compute, compute_parts, optimizer, bubble) = match known {
-        Some(k) => k.compute,
-        None => {
-            let (compute, parts, optimizer) = compute_phase(&x, fl.hardware, peak, eff);
-            let bubble = pipeline_bubble(&x, compute, optimizer);
-            let done = (compute, parts, optimizer, bubble);
-            if let Some(slot) = slot {
-                *slot = Some(StepPrologue {
-                    dp,
-                    peak,
-                    eff,
-                    fl,
-                    dev,
-                    compute: done,
-                });
-            }
-            done
-        }
-    };
-    let tokens_per_step = tokens_per_micro * x.m_micro * x.dp as f64;
+    let x = Ctx::new((m, setup, c, tun), (explain, memo), b, (dp, dev));
+    let (compute, compute_parts, optimizer, bubble) =
+        compute_and_bubble(&x, (peak, eff, fl), known, slot);
+    let tokens_per_step = x.tokens_per_micro * x.m_micro * x.dp as f64;
     let floor = compute.0 + bubble.0;
     if let Some(cut) = cutoff.filter(|_| floor > 0.0) {
         let bound = tokens_per_step / floor;
