@@ -749,42 +749,98 @@ pub fn weights_read(m: &ModelSpec, full: f64, format: WeightFormat, tp: u64, tok
     (full - routed).max(0.0) + routed * share
 }
 
-/// Effective bandwidth of the static engine's int8 weight-only GEMV (gpt-fast / torchao:
-/// `F.linear(x, w.to(x.dtype)) * scales` under torch.compile, the dequantisation fused into the
-/// reduction) relative to its bf16 GEMV at batch 1. torchao quantization README @03d01adc
-/// (one A100, batch 1, GB/s = model bytes × tokens/s): Llama-2-7B int8wo 1131.18 vs bf16
-/// 1418.93 (0.797), Llama-3-8B 1150.80 vs 1435.54 (0.802): 0.80. Measured kernel ratio, not
-/// fitted on any case (gpt-fast's own rows stay out-of-sample).
-pub const STATIC_INT8_WO_BANDWIDTH_RATIO: f64 = 0.80;
-/// Same for the int4 weight-only path (tinygemm `aten._weight_int4pack_mm`, groups of 64):
-/// Llama-2-7B int4wo-64 751.42 vs 1418.93 (0.530), Llama-3-8B 763.33 vs 1435.54 (0.532): 0.53.
-pub const STATIC_INT4_WO_BANDWIDTH_RATIO: f64 = 0.53;
+/// One row of torchao's quantization README @03d01adc ("CUDA backend | NVIDIA-A100-80GB GPU",
+/// batch 1, torch.compile): decode tokens per second and the model size it divides into the
+/// "Memory Bandwidth (GB/s)" column (GB, embeddings excluded: bf16 13.21 GB on Llama-2-7B).
+#[derive(Clone, Copy, Debug)]
+pub struct TorchaoRow {
+    pub tokens_per_s: f64,
+    pub model_gb: f64,
+}
+
+/// Decoder layers of the two models torchao measured (Llama-2-7B and Llama-3-8B: 32 each).
+pub const TORCHAO_LAYERS: f64 = 32.0;
+/// (bf16, int8wo) rows: Llama-2-7B 107.38 tok/s at 13.21 GB, 170.83 at 6.62; Llama-3-8B 95.64 at
+/// 15.01, 153.03 at 7.52.
+pub const TORCHAO_INT8WO: [(TorchaoRow, TorchaoRow); 2] = [
+    (torchao(107.38, 13.21), torchao(170.83, 6.62)),
+    (torchao(95.64, 15.01), torchao(153.03, 7.52)),
+];
+/// (bf16, int4wo-64) rows: Llama-2-7B 201.14 tok/s at 3.74 GB, Llama-3-8B 180.80 at 4.22 (the
+/// sizes count tinygemm's bf16 scale and zero per group of 64: 4.5 bits per weight).
+pub const TORCHAO_INT4WO: [(TorchaoRow, TorchaoRow); 2] = [
+    (torchao(107.38, 13.21), torchao(201.14, 3.74)),
+    (torchao(95.64, 15.01), torchao(180.80, 4.22)),
+];
+
+const fn torchao(tokens_per_s: f64, model_gb: f64) -> TorchaoRow {
+    TorchaoRow {
+        tokens_per_s,
+        model_gb,
+    }
+}
+
+/// Effective bandwidth of the static engine's weight-only kernels relative to its bf16 GEMV at
+/// batch 1 (gpt-fast / torchao: int8 `F.linear(x, w.to(x.dtype)) * scales` under torch.compile,
+/// the dequantisation fused into the reduction; int4 tinygemm `aten._weight_int4pack_mm`),
+/// from torchao's A100 rows (`rows`: bf16 and quantised of each model), per byte streamed.
+/// torchao's GB/s column is model bytes × tokens/s, so a token's time there also holds the
+/// step's fixed time, which [`latency`] charges on its own (`layer_overhead_s` per layer, the
+/// same in both formats): it is taken out of each row's time before the bytes are divided in,
+/// else the quantised rows' shorter steps would carry it twice. At the default 32 µs: int8wo
+/// 0.86 (0.80 end to end), int4wo-64 0.59 (0.53 end to end). The mean over the two models;
+/// measured kernels of another source, not fitted on a case (gpt-fast's rows stay out of sample).
+pub fn static_wo_bandwidth_ratio(rows: &[(TorchaoRow, TorchaoRow)], tun: &Tunables) -> f64 {
+    let fixed = tun.layer_overhead_s * TORCHAO_LAYERS;
+    let per_gb =
+        |r: &TorchaoRow| (1.0 / r.tokens_per_s - fixed).max(f64::MIN_POSITIVE) / r.model_gb;
+    let ratios: Vec<f64> = rows.iter().map(|(b, q)| per_gb(b) / per_gb(q)).collect();
+    ratios.iter().sum::<f64>() / ratios.len().max(1) as f64
+}
 
 /// Share of the 16-bit GEMV's effective bandwidth an engine's weight-only kernels reach at
 /// decode. The static engine's (gpt-fast/torchao) dequantise inside a torch.compile'd or tinygemm
-/// GEMV: the ratios above. vLLM and SGLang run GPTQ/AWQ int4 and W8A16 through Marlin, which
-/// "can deliver close to ideal (4x) speedups up to batchsizes of 16-32 tokens" (IST-DASLab/marlin
-/// README: the ideal 3.87x at group 128, i.e. the 16-bit kernel's bandwidth): 1. TensorRT-LLM's
-/// weight-only kernels: not measured here, taken as 1 (unverified).
-pub fn dequant_bandwidth_ratio(engine: Engine, format: WeightFormat) -> f64 {
+/// GEMV: [`static_wo_bandwidth_ratio`]. vLLM and SGLang run GPTQ/AWQ int4 and W8A16 through
+/// Marlin, which "can deliver close to ideal (4x) speedups up to batchsizes of 16-32 tokens"
+/// (IST-DASLab/marlin README: the ideal 3.87x at group 128, i.e. the 16-bit kernel's bandwidth):
+/// 1. TensorRT-LLM's weight-only kernels: not measured here, taken as 1 (unverified).
+pub fn dequant_bandwidth_ratio(engine: Engine, format: WeightFormat, tun: &Tunables) -> f64 {
     match (engine, format) {
-        (Engine::Static, WeightFormat::Int8) => STATIC_INT8_WO_BANDWIDTH_RATIO,
-        (Engine::Static, WeightFormat::Int4 { .. }) => STATIC_INT4_WO_BANDWIDTH_RATIO,
+        (Engine::Static, WeightFormat::Int8) => static_wo_bandwidth_ratio(&TORCHAO_INT8WO, tun),
+        (Engine::Static, WeightFormat::Int4 { .. }) => {
+            static_wo_bandwidth_ratio(&TORCHAO_INT4WO, tun)
+        }
+        _ => 1.0,
+    }
+}
+
+/// Bits per weight the static engine's int4 kernel streams: tinygemm keeps a bf16 scale and a
+/// bf16 zero per group (gpt-fast quantize.py @0f925b5 `WeightOnlyInt4Linear`: `scales_and_zeros`
+/// of shape (in_features // groupsize, out_features, 2), bfloat16), 4 + 32/g bits, where
+/// [`WeightFormat::bits`] counts AutoAWQ/GPTQ's 16-bit scale + 4-bit zero (4 + 20/g).
+pub const TINYGEMM_GROUP_BITS: f64 = 32.0;
+
+/// The quantised linears' bits streamed per weight relative to [`WeightFormat::bits`].
+fn streamed_bits_factor(engine: Engine, format: WeightFormat) -> f64 {
+    match (engine, format) {
+        (Engine::Static, WeightFormat::Int4 { group }) => {
+            (4.0 + TINYGEMM_GROUP_BITS / group.max(1) as f64) / format.bits()
+        }
         _ => 1.0,
     }
 }
 
 /// Factor from the bytes of weights a step reads to the 16-bit kernels' equivalent: the
 /// quantised layer linears (their share of the weights) cost `1 / dequant_bandwidth_ratio` times
-/// their bytes.
-fn weight_read_factor(b: &ParamBreakdown, s: &InferenceSetup, full: f64) -> f64 {
-    let ratio = dequant_bandwidth_ratio(s.engine, s.weights);
+/// the bytes their kernel streams ([`streamed_bits_factor`] of their size).
+fn weight_read_factor(b: &ParamBreakdown, s: &InferenceSetup, full: f64, tun: &Tunables) -> f64 {
+    let ratio = dequant_bandwidth_ratio(s.engine, s.weights, tun);
     if ratio >= 1.0 || full <= 0.0 {
         return 1.0;
     }
     let quantised = b.linear_params() as f64 * s.weights.bits() / 8.0;
     let share = (quantised / s.tp.max(1) as f64 / full).clamp(0.0, 1.0);
-    1.0 + share * (1.0 / ratio - 1.0)
+    1.0 + share * (streamed_bits_factor(s.engine, s.weights) / ratio - 1.0)
 }
 
 /// Latency of one all-reduce of a small message among `tp` GPUs of one node: one-shot
@@ -943,8 +999,9 @@ struct Steps<'a> {
     layers: f64,
     /// GEMM efficiency: `prefill_efficiency` × the format's derate.
     eff: f64,
-    /// Weight bytes on one rank, and the factor to the 16-bit kernels' equivalent reads.
-    full_weights: f64,
+    /// Weight bytes a decode step streams on one rank (all but the input embedding table,
+    /// [`embedding_table_bytes`]), and the factor to the 16-bit kernels' equivalent reads.
+    decode_weights: f64,
     read_factor: f64,
     /// Latency of the step's TP all-reduces (`tp_allreduces_per_layer` per layer) and the
     /// layers' fixed GPU time (`layer_overhead_s` per dense layer's worth of kernels,
@@ -1044,7 +1101,7 @@ impl Steps<'_> {
     fn decode(&self, batch: f64, ctx: f64) -> DecodeStep {
         let (t, s, tun) = (self.t, self.s, self.tun);
         let bw = self.bw * tun.decode_bandwidth_efficiency;
-        let weights = weights_read(self.m, self.full_weights, s.weights, s.tp, batch)
+        let weights = weights_read(self.m, self.decode_weights, s.weights, s.tp, batch)
             * self.read_factor
             * decode_weight_share(&self.b, t);
         let kv =
@@ -1057,6 +1114,22 @@ impl Steps<'_> {
             kv: transfer_time(Bytes(batch * ctx * kv), bw),
         }
     }
+}
+
+/// Bytes of the input embedding table on one rank that a decode step does not stream: the lookup
+/// gathers its batch's rows (`F.embedding` in gpt-fast and torchao, vLLM's
+/// `VocabParallelEmbedding` on each rank's vocabulary shard), a few KB, not the V·h table. A tied
+/// table is the LM head as well and is read in full; the untied LM head always is.
+fn embedding_table_bytes(b: &ParamBreakdown, s: &InferenceSetup) -> f64 {
+    if b.lm_head == 0 {
+        return 0.0;
+    }
+    let bits = if s.weights.keeps_embeddings_16bit() {
+        16.0
+    } else {
+        s.weights.bits()
+    };
+    b.embedding as f64 * bits / 8.0 / s.tp.max(1) as f64
 }
 
 /// The phases of one decode step: weight reads and GEMM compute (overlapped: the GEMMs stream
@@ -1110,7 +1183,8 @@ pub fn latency(
     let full_weights = setup_weight_bytes(m, s).0;
     let layers = t.decoder_layers() as f64;
     let eff = tun.prefill_efficiency * dtype_derate(s, tun);
-    let read_factor = weight_read_factor(&b, s, full_weights);
+    let read_factor = weight_read_factor(&b, s, full_weights, tun);
+    let decode_weights = (full_weights - embedding_table_bytes(&b, s)).max(0.0);
     let rank_params = (b.total as f64 / s.tp.max(1) as f64).max(1.0);
     let steps = Steps {
         m,
@@ -1124,8 +1198,8 @@ pub fn latency(
         head: (t.vocab * t.hidden) as f64,
         layers,
         eff,
-        full_weights,
-        read_factor,
+        decode_weights,
+        read_factor: weight_read_factor(&b, s, decode_weights, tun),
         comm_lat: Seconds(allreduce_latency(gpu, s, tun) * tp_allreduces_per_layer(t, s) * layers),
         layer_lat: Seconds(tun.layer_overhead_s * layer_kernel_units(t)),
         weight_bytes: full_weights * read_factor / rank_params,

@@ -278,9 +278,7 @@ fn nccl_allreduce_takes_nccls_ring_latency() {
 
 #[test]
 fn static_engine_dequantising_gemv_is_slower_than_marlin() {
-    use gpuplan_core::infer::{
-        dequant_bandwidth_ratio, STATIC_INT4_WO_BANDWIDTH_RATIO, STATIC_INT8_WO_BANDWIDTH_RATIO,
-    };
+    use gpuplan_core::infer::dequant_bandwidth_ratio;
     use gpuplan_core::workload::Engine;
     let m = &find_preset("Llama-2-7B").expect("preset").model;
     let gpu = find_gpu("a100-80g").expect("gpu");
@@ -290,9 +288,9 @@ fn static_engine_dequantising_gemv_is_slower_than_marlin() {
         ..Tunables::default()
     };
     let int4 = WeightFormat::Int4 { group: 32 };
-    assert_eq!(dequant_bandwidth_ratio(Engine::Vllm, int4), 1.0);
+    assert_eq!(dequant_bandwidth_ratio(Engine::Vllm, int4, &tun), 1.0);
     assert_eq!(
-        dequant_bandwidth_ratio(Engine::Static, WeightFormat::Bf16),
+        dequant_bandwidth_ratio(Engine::Static, WeightFormat::Bf16, &tun),
         1.0
     );
     let tpot = |engine: Engine, w: WeightFormat| {
@@ -307,10 +305,10 @@ fn static_engine_dequantising_gemv_is_slower_than_marlin() {
         tpot(Engine::Static, WeightFormat::Bf16),
         tpot(Engine::Vllm, WeightFormat::Bf16)
     );
-    for (w, ratio) in [
-        (WeightFormat::Int8, STATIC_INT8_WO_BANDWIDTH_RATIO),
-        (int4, STATIC_INT4_WO_BANDWIDTH_RATIO),
-    ] {
+    // tinygemm streams a bf16 scale and zero per group: 5 bits per weight at G = 32 against
+    // the 4.625 of AWQ/GPTQ packing that Marlin reads.
+    for (w, streamed) in [(WeightFormat::Int8, 1.0), (int4, 5.0 / 4.625)] {
+        let ratio = dequant_bandwidth_ratio(Engine::Static, w, &tun) / streamed;
         let slower = tpot(Engine::Static, w) / tpot(Engine::Vllm, w);
         // The quantised linears are ~96% of the step's bytes (the 16-bit embedding and head the
         // rest), so the slow-down is a little under 1/ratio, and well above 1.
@@ -319,6 +317,28 @@ fn static_engine_dequantising_gemv_is_slower_than_marlin() {
             "{w:?}: {slower}"
         );
     }
+}
+
+#[test]
+fn torchao_ratios_leave_out_the_fixed_time_the_step_charges_itself() {
+    use gpuplan_core::infer::{static_wo_bandwidth_ratio, TORCHAO_INT4WO, TORCHAO_INT8WO};
+    // Without a fixed term the ratio is torchao's end-to-end GB/s ratio: 1131/1419 and
+    // 1151/1436 (int8wo), 751/1419 and 763/1436 (int4wo-64).
+    let none = Tunables {
+        layer_overhead_s: 0.0,
+        ..Tunables::default()
+    };
+    let end_to_end8 = static_wo_bandwidth_ratio(&TORCHAO_INT8WO, &none);
+    let end_to_end4 = static_wo_bandwidth_ratio(&TORCHAO_INT4WO, &none);
+    assert!((end_to_end8 - 0.80).abs() < 0.005, "{end_to_end8}");
+    assert!((end_to_end4 - 0.53).abs() < 0.005, "{end_to_end4}");
+    // With the 32 layers' fixed time taken out of each token's time, the kernels' own ratio:
+    // the quantised rows' shorter steps held a larger share of fixed time.
+    let tun = Tunables::default();
+    let kernel8 = static_wo_bandwidth_ratio(&TORCHAO_INT8WO, &tun);
+    let kernel4 = static_wo_bandwidth_ratio(&TORCHAO_INT4WO, &tun);
+    assert!((kernel8 - 0.86).abs() < 0.01, "{kernel8}");
+    assert!((kernel4 - 0.59).abs() < 0.01, "{kernel4}");
 }
 
 #[test]

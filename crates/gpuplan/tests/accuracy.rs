@@ -184,8 +184,11 @@ fn training_accuracy_stays_within_todays_bands() {
     // Qwen3-235B FP8 on 4 × H100 KV capacity +18.9% -> +9.5%).
     // 10 since DeepSeek-V3.2 on 8 × H20 at one request (vllm-project/vllm#30832, audit r9 #22)
     // joined as a held-out case: −74.5% with each layer's kernels counted (−81.9% before).
+    // 9 since the static engine's weight-only ratios leave out the fixed time torchao's
+    // tokens/s hold, tinygemm streams its bf16 scale + zero per group and a decode step streams
+    // no embedding table (gpt-fast Llama-2-70B int4 G32 TP 1 +23.7% -> +19.3%).
     assert!(
-        known_serving <= 10,
+        known_serving <= 9,
         "{known_serving} known deviations (serving)"
     );
     // Measured 8.98% over the 100 round-4 cases (8.84% over them with the one weight split below),
