@@ -1354,16 +1354,29 @@ fn memory(
     })
 }
 
+/// The `megatron` accounting's variants by parameter storage (`fp8_params`) and main-gradient
+/// dtype (`main_grads`).
+fn megatron_accounting(setup: &TrainingSetup) -> &'static str {
+    let bf16_grads = setup.main_grads == Some(crate::workload::MainGrads::Bf16);
+    match (setup.fp8_params, bf16_grads) {
+        (false, false) => "megatron",
+        (false, true) => "megatron-bf16-grads",
+        (true, false) => "megatron-fp8-params",
+        (true, true) => "megatron-fp8-params-bf16-grads",
+    }
+}
+
 /// Which framework's state accounting applies, as a stable id (JSON `memory.accounting`; the
 /// words are the catalog's `acct-<id>`): `autocast` (torch.autocast, HF Trainer / Accelerate
 /// without DeepSpeed: fp32 weights and grads, bf16 weight copies), `mixed` (DeepSpeed-style mixed
-/// precision: 16-bit weights and grads, fp32 master + states), `megatron` (fp32 main grads),
+/// precision: 16-bit weights and grads, fp32 master + states), `megatron` (fp32 main grads;
+/// `megatron-bf16-grads`, `megatron-fp8-params`, `megatron-fp8-params-bf16-grads`),
 /// `pure-bf16`, `fp32` or `peft` (frozen base, adapters in the adapter dtype).
 pub fn accounting_profile(setup: &TrainingSetup) -> &'static str {
     let amp = matches!(setup.precision, Precision::AmpBf16 | Precision::AmpFp16);
     match (setup.framework, setup.precision) {
         _ if setup.task.is_peft() => "peft",
-        (Framework::Megatron, _) => "megatron",
+        (Framework::Megatron, _) => megatron_accounting(setup),
         (_, Precision::Fp32) => "fp32",
         (_, Precision::PureBf16) => "pure-bf16",
         _ if setup.autocast_on() && amp => "autocast",
