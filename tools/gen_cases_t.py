@@ -44,6 +44,12 @@ NEMO_NOTE = ("NeMo 24.07 on DGX-H100 (8 × 400 Gb/s IB per node: 3200 Gbit/s), F
              "(same architecture). Nemotron: squared-ReLU MLP modelled as a plain (non-gated) GeLU-class MLP of the same shape.")
 
 
+NEMO_FP8_NOTE = (" FP8 parameters (fp8_params: TE linear weights stored in FP8 with their transpose) and bf16 main "
+                 "gradients (main_grads) assumed, as in NeMo's FP8 recipe bf16_with_fp8_mixed (fp8_param_gather = True, "
+                 "nemo/collections/llm/recipes/precision/mixed_precision.py @0a07447c) and its performance settings "
+                 "(grad_reduce_in_fp32 = False); the 24.07 run's settings are not public.")
+
+
 # Keys per query of NeMo's packed SQuAD fine-tuning rows (see `nemo`).
 SQUAD_PACKED_SPAN = 127
 
@@ -69,7 +75,13 @@ def nemo(r):
                     parallel=dict(tp=tp, pp=pp, cp=cp, virtual_stages=vp, zero=1,
                                   sequence_parallel=tp > 1, tp_comm_overlap=tp > 1,
                                   overlap_grad_reduce=True, overlap_param_gather=True))
-    note = NEMO_NOTE
+    # FP8 parameters and bf16 main gradients (train.rs fp8_weight_items): the 24.07 run settings are not public;
+    # assumed from NeMo's own FP8 recipe and performance settings (bf16_with_fp8_mixed: fp8_param_gather = True,
+    # nemo/collections/llm/recipes/precision/mixed_precision.py @0a07447c; the recipes' performance mode and
+    # scripts/llm/performance set grad_reduce_in_fp32 = False). The frameworks' default path (16-bit parameters
+    # with TE's cached FP8 copy and transpose, fp32 main gradients) does not fit the 8B row (96.1 GiB of 78.9).
+    training.update(fp8_params=True, main_grads="bf16")
+    note = NEMO_NOTE + NEMO_FP8_NOTE
     if task == "lora":
         training["lora"] = dict(rank=32, targets=["q_proj", "k_proj", "v_proj"])
         note += (" LoRA: NeMo 1.x defaults assumed (adapter on the fused QKV projection, adapter_dim 32); the base is frozen "
@@ -218,6 +230,16 @@ def mbridge(r):
         training["fp8_scaling"] = "tensorwise"
         note += (" FP8 current scaling (Transformer Engine Float8CurrentScaling, 'tensorwise'): an amax pass "
                  "before every cast that is not fused into a LayerNorm.")
+    # The perf recipes' precision: _perf_precision sets grad_reduce_in_fp32 = False and its FP8 configs
+    # fp8_param_gather = True (perf_recipes/_common.py @067f987d lines 72-74, 104-122; training/mixed_precision.py
+    # lines 217-231, 285-302), except DeepSeek-V3's blockwise FP8 (fp8_param_gather = False,
+    # perf_recipes/deepseek/h100/deepseek_v3.py lines 126-131).
+    training["main_grads"] = "bf16"
+    if model != "DeepSeekV3":
+        training["fp8_params"] = True
+    note += (" bf16 main gradients (grad_reduce_in_fp32 = False in the perf recipes' precision) and"
+             + (" 16-bit parameters with TE's cached FP8 copies (blockwise FP8: fp8_param_gather = False)."
+                if model == "DeepSeekV3" else " FP8 parameters (fp8_param_gather = True)."))
     if model == "LLAMA3_8B":
         note += (" Llama 3 8B: the FP8-CS recipe recomputes 5 of 32 layers in full (recompute_granularity 'full', "
                  "method 'block', recompute_num_layers 5); gpuplan has no per-layer recompute, so none is modelled "

@@ -274,9 +274,19 @@ pub fn most_loaded(
     split: &WeightSplit,
     dp: u64,
 ) -> DeviceParams {
+    most_loaded_stage(b, p, split, dp).1
+}
+
+/// The stage [`most_loaded`] picks, with what one of its devices holds.
+fn most_loaded_stage(
+    b: &ParamBreakdown,
+    p: &Parallelism,
+    split: &WeightSplit,
+    dp: u64,
+) -> (u64, DeviceParams) {
     let experts = b.expert_params() as f64;
     let dense = b.layer_params() as f64 - experts;
-    let of = |s: u64| stage_params_of(b, (experts, dense), p, split, dp, s);
+    let of = |s: u64| (s, stage_params_of(b, (experts, dense), p, split, dp, s));
     // Only the first and last stages differ from the others: stage 1 stands for every middle
     // stage (the first of equals wins, as over all stages in order).
     let pp = p.pp.max(1);
@@ -284,11 +294,27 @@ pub fn most_loaded(
     stages
         .into_iter()
         .map(of)
-        .fold(None::<DeviceParams>, |acc, d| match acc {
-            Some(a) if a.total() >= d.total() => Some(a),
+        .fold(None::<(u64, DeviceParams)>, |acc, d| match acc {
+            Some(a) if a.1.total() >= d.1.total() => Some(a),
             _ => Some(d),
         })
         .unwrap_or_else(|| of(0))
+}
+
+/// The layers' linear (GEMM) weights, dense and routed-expert, on a device of the stage
+/// [`most_loaded`] picks: what Transformer Engine runs in FP8 (embedding, LM head, norms and
+/// routers stay 16-bit), split by TP / EP × ETP and that stage's share of the layers.
+pub fn most_loaded_linears(
+    b: &ParamBreakdown,
+    p: &Parallelism,
+    split: &WeightSplit,
+    dp: u64,
+) -> f64 {
+    let (stage, _) = most_loaded_stage(b, p, split, dp);
+    let experts = b.expert_params() as f64;
+    let dense = b.linear_params() as f64 - experts;
+    let share = stage_share(b, p, stage + 1 == p.pp);
+    (dense / split.tp as f64 + experts / split.expert_ways() as f64) * share
 }
 
 #[cfg(test)]

@@ -135,6 +135,9 @@ pub fn state_bytes(precision: Precision, optimizer: Optimizer, framework: Framew
             Framework::HuggingFace | Framework::LitGpt => (2.0, 2.0, 4.0),
         },
         Precision::PureBf16 => (2.0, 2.0, 0.0),
+        // Megatron-Core: 16-bit parameters (TE's FP8 weight cache is its own item,
+        // `fp8_weight_items`), fp32 main gradients as under bf16 (`main_grads`).
+        Precision::Fp8 if framework == Framework::Megatron => (2.0, 4.0, 4.0),
         // Transformer Engine keeps an fp8 copy of each weight for the GEMMs on top of bf16 weights.
         Precision::Fp8 => (3.0, 2.0, 4.0),
     };
@@ -1289,6 +1292,13 @@ fn memory(
         let (items, cpu) = full_states(setup, &b, &dev, explain);
         (items, cpu, dev_params)
     };
+    if megatron_te_weights(setup) {
+        let linears = layout::most_loaded_linears(&b, &p, &WeightSplit::training(setup), dp * p.cp);
+        // Megatron FSDP (ZeRO-3) keeps a shard of each weight; its FP8 copies are taken as
+        // sharded alike (an assumption: Megatron-FSDP's FP8 buffers were not read).
+        let shard = dev.after_zero(p.zero >= 3) / dev_params.max(1.0);
+        fp8_weight_items(setup, linears * shard, &mut items, explain);
+    }
     let sharded3 = p.zero >= 3 && dp * p.cp > 1;
     let ds_gathered =
         (sharded3 && setup.zero3_by_deepspeed()).then(|| deepspeed_live(setup, &b, tun));
@@ -1344,16 +1354,29 @@ fn memory(
     })
 }
 
+/// The `megatron` accounting's variants by parameter storage (`fp8_params`) and main-gradient
+/// dtype (`main_grads`).
+fn megatron_accounting(setup: &TrainingSetup) -> &'static str {
+    let bf16_grads = setup.main_grads == Some(crate::workload::MainGrads::Bf16);
+    match (setup.fp8_params, bf16_grads) {
+        (false, false) => "megatron",
+        (false, true) => "megatron-bf16-grads",
+        (true, false) => "megatron-fp8-params",
+        (true, true) => "megatron-fp8-params-bf16-grads",
+    }
+}
+
 /// Which framework's state accounting applies, as a stable id (JSON `memory.accounting`; the
 /// words are the catalog's `acct-<id>`): `autocast` (torch.autocast, HF Trainer / Accelerate
 /// without DeepSpeed: fp32 weights and grads, bf16 weight copies), `mixed` (DeepSpeed-style mixed
-/// precision: 16-bit weights and grads, fp32 master + states), `megatron` (fp32 main grads),
+/// precision: 16-bit weights and grads, fp32 master + states), `megatron` (fp32 main grads;
+/// `megatron-bf16-grads`, `megatron-fp8-params`, `megatron-fp8-params-bf16-grads`),
 /// `pure-bf16`, `fp32` or `peft` (frozen base, adapters in the adapter dtype).
 pub fn accounting_profile(setup: &TrainingSetup) -> &'static str {
     let amp = matches!(setup.precision, Precision::AmpBf16 | Precision::AmpFp16);
     match (setup.framework, setup.precision) {
         _ if setup.task.is_peft() => "peft",
-        (Framework::Megatron, _) => "megatron",
+        (Framework::Megatron, _) => megatron_accounting(setup),
         (_, Precision::Fp32) => "fp32",
         (_, Precision::PureBf16) => "pure-bf16",
         _ if setup.autocast_on() && amp => "autocast",
@@ -2374,6 +2397,81 @@ fn rotary_saved(t: &TransformerSpec, setup: &TrainingSetup) -> f64 {
     2.0 * setup.seq_len as f64 * t.head_dim as f64 * residual_bytes(setup)
 }
 
+/// Megatron-Core's Transformer Engine linears under FP8, trained or frozen: their weights get
+/// TE's FP8 weight cache ([`fp8_weight_items`]).
+fn megatron_te_weights(setup: &TrainingSetup) -> bool {
+    setup.precision == Precision::Fp8 && setup.framework == Framework::Megatron
+}
+
+/// Bytes per Transformer Engine linear weight element under Megatron FP8 on a Hopper-class GPU:
+/// (the stored parameter, TE's FP8 cache beside it).
+///
+/// Default path (16-bit parameters): Megatron-Core's TE wrappers pass `is_first_microbatch`
+/// (`None` only under `disable_parameter_transpose_cache`, megatron/core/transformer/
+/// custom_layers/transformer_engine.py @core_v0.8.0 lines 178-182), so TE casts each weight
+/// into a workspace kept in the module (`get_fp8_workspace(cache_name="weight", ...)` stores it
+/// in `self._fp8_workspaces`, transformer_engine/pytorch/module/base.py @v1.8 lines 836-870;
+/// `get_weight_workspace`, base.py @v2.8 lines 1378-1402), with its FP8 transpose for the
+/// backward's dgrad GEMM (`cast_transpose_` under `with_transpose = torch.is_grad_enabled()`,
+/// module/linear.py @v1.8 lines 975-1006; @v2.8 the quantizer's columnwise usage, lines
+/// 243-263, kept because Hopper has no non-TN FP8 GEMM, base.py lines 1386-1392). Nothing frees
+/// it: 2 B per weight for the whole run, beside the 16-bit parameter.
+///
+/// FP8 parameters (`fp8_params`): the parameter is the FP8 tensor, 1 B, and TE adds its
+/// columnwise copy (`update_usage(columnwise_usage=True)` keeps it: "do not destroy unnecessary
+/// usages since they may be used later", base.py @v2.8 lines 1366-1376); Megatron-Core's
+/// optimizer step only marks it stale (`_reset_caches`, megatron/core/fp8_utils.py
+/// @core_v0.14.0 lines 248, 335; `_transpose_invalid = True`, TE tensor/float8_tensor.py @v2.8
+/// lines 526-531): 1 + 1 B.
+fn fp8_weight_bytes(setup: &TrainingSetup) -> (f64, f64) {
+    if setup.fp8_params {
+        (1.0, 1.0)
+    } else {
+        (2.0, 2.0)
+    }
+}
+
+/// Megatron FP8: the TE linears' weights stored in FP8 under `fp8_params` (1 B instead of the
+/// 16-bit parameter's 2 in the weights row, full or frozen) and the "FP8 weight cache" row, all
+/// resident for the whole step (the timeline's resident bytes). `linears`: the device's layer
+/// GEMM weights ([`layout::most_loaded_linears`]); Megatron's distributed optimizer shards no
+/// parameter.
+fn fp8_weight_items(
+    setup: &TrainingSetup,
+    linears: f64,
+    items: &mut Vec<MemoryItem>,
+    explain: bool,
+) {
+    let (stored, cache) = fp8_weight_bytes(setup);
+    let on_host = setup.parallel.offload_params;
+    let saved = linears * (2.0 - stored);
+    if let Some(w) = items
+        .iter_mut()
+        .find(|i| i.name == "weights" || i.name == "base weights (frozen)")
+    {
+        if !on_host && saved > 0.0 {
+            w.bytes = Bytes((w.bytes.0 - saved).max(0.0));
+            w.basis = why_msg!(
+                explain,
+                Msg::new("how-weights-fp8")
+                    .arg("b", format!("{:.2}", linears / 1e9))
+                    .arg("gib", format!("{:.2}", w.bytes.gib()))
+            );
+        }
+    }
+    items.push(MemoryItem {
+        name: "FP8 weight cache",
+        bytes: Bytes(linears * cache),
+        basis: why_msg!(
+            explain,
+            Msg::new("how-fp8-weight-cache")
+                .arg("b", format!("{:.2}", linears / 1e9))
+                .arg("per", cache)
+                .arg("params", if setup.fp8_params { "fp8" } else { "bf16" })
+        ),
+    });
+}
+
 /// Transformer Engine `te.Linear` modules called without `is_first_microbatch` under FP8 delayed
 /// scaling: llm-foundry's `fc_type: te` (the only non-Megatron stack of the delayed recipe;
 /// torchtitan's torchao float8 is `tensorwise`). Megatron-Core's TE layers cache their FP8 weights.
@@ -2452,6 +2550,14 @@ fn te_weight_t_per_token(b: &ParamBreakdown, t: &TransformerSpec, setup: &Traini
 /// State bytes per parameter, with torch.autocast's fp32 weights and fp32 gradients (no master).
 pub(crate) fn effective_state_bytes(setup: &TrainingSetup) -> StateBytes {
     let sb = state_bytes(setup.precision, setup.optimizer, setup.framework);
+    if let (Some(g), true) = (setup.main_grads, sb.master > 0.0) {
+        // Megatron-Core's main-gradient buffer in the dtype `main_grads` names (validated to the
+        // megatron profile; fp32 training has no separate main gradients).
+        return StateBytes {
+            grads: g.bytes(),
+            ..sb
+        };
+    }
     if te_linears_uncached(setup) {
         // No persistent FP8 weight copy: `te.Linear` without `is_first_microbatch` casts into
         // fresh tensors every forward ([`te_weight_t_per_token`]).

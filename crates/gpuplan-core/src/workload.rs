@@ -727,6 +727,36 @@ impl Fp8Scaling {
     }
 }
 
+/// The dtype of Megatron-Core's main-gradient buffer (`DistributedDataParallelConfig.
+/// grad_reduce_in_fp32`: `grad_dtype = torch.float if grad_reduce_in_fp32 else param.dtype`,
+/// megatron/core/distributed/distributed_data_parallel.py), read by the `megatron` profile's
+/// memory. Megatron-LM turns it on for every bf16 run (`accumulate_allreduce_grads_in_fp32 =
+/// True` unless `--grad-reduce-in-bf16`, megatron/training/arguments.py @core_v0.13.0 lines
+/// 676-689), as NeMo's and Megatron-Bridge's `bf16_mixed` do (`grad_reduce_in_fp32=True`); their
+/// performance recipes set it off (Megatron-Bridge src/megatron/bridge/perf_recipes/_common.py
+/// @067f987d lines 72-74 and 121).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum MainGrads {
+    /// fp32 main gradients, 4 B per parameter (the frameworks' default under bf16).
+    #[default]
+    Fp32,
+    /// 16-bit main gradients, 2 B per parameter (`--grad-reduce-in-bf16`,
+    /// `grad_reduce_in_fp32 = False`).
+    Bf16,
+}
+
+impl MainGrads {
+    /// Bytes per parameter of the main-gradient buffer.
+    pub fn bytes(self) -> f64 {
+        match self {
+            MainGrads::Fp32 => 4.0,
+            MainGrads::Bf16 => 2.0,
+        }
+    }
+}
+
 /// Which generation of FP8 GEMM kernels runs a job's FP8 linears (only read for FP8 GEMMs on a
 /// chip with an FP8 peak): the rate differs by software era, not by model (constants.rs
 /// `fp8_train_gemm_ratio`, `fp8_gemm_ratio_current`).
@@ -913,6 +943,20 @@ pub struct TrainingSetup {
     /// FP8 GEMM kernel generation: `current` (default) or `2023` ([`Fp8Kernels`]).
     #[serde(skip_serializing_if = "Fp8Kernels::is_current")]
     pub fp8_kernels: Fp8Kernels,
+    /// FP8 primary weights: Transformer Engine creates its linears' weights as FP8 tensors
+    /// (`te.fp8_model_init`), as Megatron-LM's `--fp8-param-gather` and NeMo's / Megatron-Bridge's
+    /// `fp8_param_gather` do (megatron/training/arguments.py @core_v0.13.0 line 1208: "Keep the
+    /// compute param in fp8 (do not use any other intermediate dtype) and perform the param
+    /// all-gather in fp8"). Only with `precision = "fp8"` under the `megatron` profile. Memory:
+    /// each TE linear weight is 1 B plus its FP8 transpose instead of a 16-bit weight plus
+    /// TE's cached FP8 copy and transpose (train.rs `fp8_weight_bytes`). Default off (the
+    /// frameworks' default; Megatron-Bridge's and NeMo's FP8 recipes turn it on).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub fp8_params: bool,
+    /// Megatron-Core's main-gradient dtype ([`MainGrads`]); only under the `megatron` profile.
+    /// Default: fp32 (Megatron-LM, NeMo and Megatron-Bridge under bf16).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub main_grads: Option<MainGrads>,
     /// The loss is flash-attn's fused softmax cross-entropy over the 16-bit logits
     /// (`flash_attn.losses.cross_entropy.CrossEntropyLoss`, the xentropy kernel): llm-foundry's
     /// default `loss_fn: fused_crossentropy` (llmfoundry/models/mpt/modeling_mpt.py
@@ -996,6 +1040,8 @@ impl Default for TrainingSetup {
             compiled_loss: None,
             fp8_scaling: Fp8Scaling::Delayed,
             fp8_kernels: Fp8Kernels::Current,
+            fp8_params: false,
+            main_grads: None,
             fused_cross_entropy: false,
             logit_metrics: 0,
         }
@@ -1081,6 +1127,7 @@ impl TrainingSetup {
     pub fn validate(&self) -> Result<(), CoreError> {
         self.validate_sizes()?;
         self.validate_options()?;
+        self.validate_megatron_precision()?;
         self.validate_layout()?;
         if self.task.is_peft() {
             self.lora.validate()?;
@@ -1182,6 +1229,27 @@ impl TrainingSetup {
             2,
             "state-sized temporaries of the foreach AdamW step: 1 (PyTorch 2.1 and later) or 2 (PyTorch 2.0)",
         )
+    }
+
+    /// The Megatron-only precision keys: FP8 parameters need FP8 training under the `megatron`
+    /// profile, the main-gradient dtype the `megatron` profile.
+    fn validate_megatron_precision(&self) -> Result<(), CoreError> {
+        let megatron = self.framework == Framework::Megatron;
+        if self.fp8_params && !(megatron && self.precision == Precision::Fp8) {
+            return Err(CoreError::invalid_msg(
+                "fp8_params",
+                true,
+                crate::i18n::Msg::new("fix-fp8-params-megatron"),
+            ));
+        }
+        if let (Some(g), false) = (self.main_grads, megatron) {
+            return Err(CoreError::invalid_msg(
+                "main_grads",
+                format!("{g:?}").to_lowercase(),
+                crate::i18n::Msg::new("fix-main-grads-megatron"),
+            ));
+        }
+        Ok(())
     }
 
     /// The parallel layout's own consistency: ZeRO stage, CP dividing the sequence, the last

@@ -11,13 +11,15 @@ const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 
 /// Rows whose `needed per device` (peak + 10% allocator reserve + CUDA context + NCCL buffers)
 /// is above the usable memory, with the shortfall in GiB. NeMo 24.07's Llama 2 70B SFT row (16
-/// H100, TP 4 · PP 4, so DP 1: the distributed optimizer shards nothing) holds 69 GiB of model
-/// states alone at 3 + 2 + 12 B per parameter (an FP8 weight copy counted); what the run did instead (FP8 parameters,
-/// recompute, another layout than the table's) is not known. Before round 10 the two 70B LoRA
-/// rows were listed too (NeMo 24.07 79.7 GiB, Megatron-Bridge 26.06 80.5 GiB of 78.9) until the
-/// frozen Transformer Engine linears stopped being charged their inputs (train.rs
-/// `te_frozen_layer`): 64.6 and 65.4 GiB.
-const SHORT: &[(&str, f64)] = &[("t-nemo-llama2-70b-sft-h100-fp8", 18.14)];
+/// H100, TP 4 · PP 4, so DP 1: the distributed optimizer shards nothing) holds 60 GiB of model
+/// states alone (FP8 linear weights 1 + 1 B, bf16 gradients 2 B, fp32 master + AdamW 12 B per
+/// parameter); what the run did instead (recompute, another layout than the table's) is not
+/// known. Before round 10 the two 70B LoRA rows were listed too (NeMo 24.07 79.7 GiB,
+/// Megatron-Bridge 26.06 80.5 GiB of 78.9) until the frozen Transformer Engine linears stopped
+/// being charged their inputs (train.rs `te_frozen_layer`): 64.6 and 65.4 GiB. Before the FP8
+/// weight keys (issue 9: `fp8_params`, `main_grads`; train.rs `fp8_weight_items`) this row was
+/// 18.14 GiB short, at a flat 3 + 2 B of weights and gradients per parameter.
+const SHORT: &[(&str, f64)] = &[("t-nemo-llama2-70b-sft-h100-fp8", 13.69)];
 
 /// (id, needed per device GiB, usable GiB) of every Megatron FP8 training row.
 fn rows() -> Vec<(String, f64, f64)> {
@@ -73,7 +75,8 @@ fn every_published_megatron_fp8_row_fits_its_gpu() {
 }
 
 /// The two 70B LoRA rows fit since frozen TE linears save no input, and FP8 full training saves
-/// FP8 linear inputs: pinned needed memory per device (GiB).
+/// FP8 linear inputs; the rows' FP8 parameters and bf16 main gradients (issue 9): pinned needed
+/// memory per device (GiB).
 #[test]
 fn megatron_te_saved_inputs_pinned() {
     let rows = rows();
@@ -81,8 +84,9 @@ fn megatron_te_saved_inputs_pinned() {
     for (id, want) in [
         ("t-nemo-llama2-70b-lora-h100-fp8", 64.55),
         ("t-mbridge-2606-llama3-70b-lora-8gpu-h100", 65.36),
-        ("t-nemo-llama3-8b-h100-fp8", 73.53),
-        ("t-mbridge-2509-llama3-70b-64gpu-h100", 68.85),
+        ("t-nemo-llama3-8b-h100-fp8", 65.30),
+        ("t-mbridge-2509-llama3-70b-64gpu-h100", 66.39),
+        ("t-flagperf-llama3-8b-h100-8gpu-pp1dp4tp2-fp8", 64.22),
     ] {
         let got = needed(id);
         assert!(
@@ -90,4 +94,46 @@ fn megatron_te_saved_inputs_pinned() {
             "{id}: {got:.2} GiB, pinned {want}"
         );
     }
+}
+
+/// The frameworks' default FP8 path against FP8 parameters with bf16 main gradients, on NeMo's
+/// Llama 3 8B row (TP 1, PP 1: every weight on the device): the allocated peak differs by
+/// exactly 1 B (16-bit parameter instead of the FP8 one) + 1 B (TE's cached FP8 copy beside the
+/// transpose) per layer linear weight, and 2 B of main gradient per parameter.
+#[test]
+fn default_fp8_path_charges_the_weight_cache_and_fp32_grads() {
+    use gpuplan_core::model::param_breakdown;
+    use gpuplan_core::workload::MainGrads;
+    let path = format!(
+        "{}/../../cases/t-nemo-llama3-8b-h100-fp8.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let case = parse_case(&path, &std::fs::read_to_string(&path).unwrap()).unwrap();
+    let w = &case.workload;
+    let m = workload_model(w, &case.id).unwrap();
+    let cluster = w.hardware.clone().unwrap_or_default().cluster().unwrap();
+    let tun = w.tunables.clone().unwrap_or_default();
+    let recipe = w.training.clone().unwrap();
+    assert!(recipe.fp8_params && recipe.main_grads == Some(MainGrads::Bf16));
+    let default = gpuplan_core::workload::TrainingSetup {
+        fp8_params: false,
+        main_grads: None,
+        ..recipe.clone()
+    };
+    let peak = |s| {
+        estimate_training(&m, s, &cluster, &tun)
+            .unwrap()
+            .memory
+            .peak_allocated
+            .0
+    };
+    let b = param_breakdown(&m);
+    let expected = b.linear_params() as f64 * 2.0 + b.total as f64 * 2.0;
+    let got = peak(&default) - peak(&recipe);
+    assert!(
+        (got / expected - 1.0).abs() < 1e-9,
+        "default path costs {:.3} GiB more, expected {:.3}",
+        got / GIB,
+        expected / GIB
+    );
 }

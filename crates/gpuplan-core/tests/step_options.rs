@@ -412,3 +412,74 @@ fn deepspeed_components_are_in_both_catalogs() {
         }
     }
 }
+
+/// Megatron FP8 (issue 9): Transformer Engine's FP8 weight cache is a row of its own, resident in
+/// every phase of the step: 2 B per layer GEMM weight beside 16-bit parameters; with
+/// `fp8_params` the weights row holds those linears in 1 B and the cache only their transpose.
+/// `main_grads = "bf16"` halves the gradient row. One H100, TP 1: every weight on the device.
+#[test]
+fn megatron_fp8_weight_cache_and_main_grads() {
+    let m = model();
+    let b = gpuplan_core::model::param_breakdown(&m);
+    let (linears, total) = (b.linear_params() as f64, b.total as f64);
+    let h100 = ClusterSpec::new(
+        find_gpu("h100-sxm").unwrap(),
+        1,
+        1,
+        InterLink::Rdma,
+        Bandwidth::from_gbit_per_s(800.0),
+    )
+    .unwrap();
+    let base = TrainingSetup {
+        precision: Precision::Fp8,
+        framework: Framework::Megatron,
+        seq_len: 1024,
+        ..TrainingSetup::default()
+    };
+    let at = |s: &TrainingSetup| training_memory(&m, s, &h100, &Tunables::default()).unwrap();
+    let default = at(&base);
+    assert!(close(item(&default, "FP8 weight cache"), 2.0 * linears));
+    assert!(close(item(&default, "weights"), 2.0 * total));
+    assert!(close(item(&default, "gradients"), 4.0 * total));
+    for p in &default.timeline.phases {
+        let resident: f64 = p.components.iter().map(|(_, b)| b.0).sum();
+        assert!(resident >= 2.0 * linears, "{}: cache not resident", p.phase);
+    }
+    let recipe = at(&TrainingSetup {
+        fp8_params: true,
+        main_grads: Some(MainGrads::Bf16),
+        ..base.clone()
+    });
+    assert!(close(item(&recipe, "FP8 weight cache"), linears));
+    assert!(close(item(&recipe, "weights"), 2.0 * total - linears));
+    assert!(close(item(&recipe, "gradients"), 2.0 * total));
+    // Outside Megatron FP8 there is no such row.
+    let bf16 = at(&TrainingSetup {
+        precision: Precision::AmpBf16,
+        ..base.clone()
+    });
+    assert_eq!(item(&bf16, "FP8 weight cache"), 0.0);
+}
+
+/// The Megatron-only precision keys are refused elsewhere, naming the key.
+#[test]
+fn megatron_precision_keys_are_refused_elsewhere() {
+    let refused = |s: TrainingSetup| s.validate().unwrap_err().field().map(str::to_string);
+    let hf_fp8 = TrainingSetup {
+        precision: Precision::Fp8,
+        fp8_params: true,
+        ..TrainingSetup::default()
+    };
+    assert_eq!(refused(hf_fp8).as_deref(), Some("fp8_params"));
+    let megatron_bf16 = TrainingSetup {
+        framework: Framework::Megatron,
+        fp8_params: true,
+        ..TrainingSetup::default()
+    };
+    assert_eq!(refused(megatron_bf16).as_deref(), Some("fp8_params"));
+    let hf_grads = TrainingSetup {
+        main_grads: Some(MainGrads::Bf16),
+        ..TrainingSetup::default()
+    };
+    assert_eq!(refused(hf_grads).as_deref(), Some("main_grads"));
+}

@@ -1157,6 +1157,53 @@ fn megatron_args_carry_the_moe_dispatcher_and_overlap() {
     }
 }
 
+/// Issue 9: the FP8 parameters and bf16 main gradients a plan's memory assumed travel to
+/// Megatron-LM (`--fp8-param-gather`, `--grad-reduce-in-bf16`); without the keys neither flag
+/// (the frameworks' defaults the memory then charges: TE's FP8 weight cache, fp32 gradients).
+#[test]
+fn megatron_args_carry_fp8_params_and_bf16_grads() {
+    let run = |extra: &str, name: &str| {
+        let dir = scratch(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        let w = dir.join("w.toml");
+        std::fs::write(
+            &w,
+            format!(
+                "kind = \"training\"\nmodel = \"Llama-3.1-8B\"\n[training]\ntask = \"pretrain\"\n\
+                 precision = \"fp8\"\nframework = \"megatron\"\nseq_len = 4096\ntokens = 1e9\n{extra}\
+                 [training.parallel]\nzero = 1\n"
+            ),
+        )
+        .unwrap();
+        let out = dir.join("bundle");
+        let a = ["plan", "-w", w.to_str().unwrap(), "--pick", "1", "--export"];
+        let mut a = a.to_vec();
+        a.push(out.to_str().unwrap());
+        let o = gpuplan(&a);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let text = std::fs::read_to_string(out.join("megatron_args.sh")).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        text
+    };
+    let default = run("", "fp8-default");
+    for flag in ["--fp8-param-gather", "--grad-reduce-in-bf16"] {
+        assert!(!default.contains(flag), "{flag}: {default}");
+    }
+    let recipe = run("fp8_params = true\nmain_grads = \"bf16\"\n", "fp8-recipe");
+    for flag in [
+        "--fp8-format hybrid",
+        "--fp8-param-gather",
+        "--grad-reduce-in-bf16",
+    ] {
+        assert!(recipe.contains(flag), "{flag}: {recipe}");
+    }
+}
+
 /// Review r7 #3: the bundle checkpoints at the interval of the billing the plan priced: an
 /// on-demand plan at the failures' (`train.failures`), a spot plan at spot's (`train.spot`);
 /// the README says which. (It wrote spot's for every plan with a spot price.)

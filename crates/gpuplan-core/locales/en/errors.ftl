@@ -206,3 +206,5 @@ fix-images-exceed-context = { $n } images of { $per } tokens each + { $text } te
 fix-keep-16bit-layers = { $model } has { $layers } decoder layers: keep at most that many in 16-bit
 fix-sequences-per-batch = sequences per batch, 1–16777216
 fix-engine-version = a release as MAJOR.MINOR[.PATCH], e.g. 0.6.4
+fix-fp8-params-megatron = FP8 parameters (Transformer Engine fp8_model_init, Megatron --fp8-param-gather) need precision = "fp8" and framework = "megatron": remove fp8_params or set both
+fix-main-grads-megatron = main_grads is Megatron-Core's main-gradient dtype (grad_reduce_in_fp32): set framework = "megatron" or remove main_grads

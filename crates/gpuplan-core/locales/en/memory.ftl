@@ -15,6 +15,7 @@ mem-layer-working-set = layer working set
 mem-layer-forward-working-set = layer forward working set
 mem-autocast-weight-copies = autocast weight copies
 mem-autocast-cast-cache = autocast cast cache
+mem-fp8-weight-cache = FP8 weight cache
 mem-rotary-cache = rotary cache
 mem-optimizer-temporaries = optimizer temporaries
 mem-allocator-fragmentation = allocator fragmentation
@@ -84,6 +85,11 @@ how-zero-reduce-bucket = DeepSpeed's reduce bucket (ipg_buffer): reduce_bucket_s
 how-fp32-gradient-partition = DeepSpeed's step: flatten(averaged_gradients).to(fp32), the rank's gradient partition in fp32
 how-ddp-buckets = DDP all-reduce buckets: a copy of the gradients (gradient_as_bucket_view off, PyTorch default)
 how-layer-working-set = one layer's backward working set
+how-fp8-weight-cache = { $b }B Transformer Engine linear weights × { $per } B: { $params ->
+    [fp8] the FP8 parameters' transpose for the backward's GEMMs
+   *[other] the FP8 copy and its transpose TE caches across micro-batches (is_first_microbatch)
+}, kept for the whole run
+how-weights-fp8 = { $gib } GiB: { $b }B Transformer Engine linear weights stored in FP8 (1 B, fp8_param_gather), the other parameters 16-bit
 how-weights = { $b }B params × { $per } B{ $shard }{ $host ->
     [yes] {" "}(offloaded to CPU)
    *[no] {""}

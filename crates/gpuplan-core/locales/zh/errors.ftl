@@ -203,3 +203,5 @@ fix-images-exceed-context = { $n } 张图像（每张 { $per } 个 token）+ { $
 fix-keep-16bit-layers = { $model } 共有 { $layers } 个解码层：保留为 16 位的层数不能超过这个数
 fix-sequences-per-batch = 每批序列数，1–16777216
 fix-engine-version = 版本号写作 MAJOR.MINOR[.PATCH]，例如 0.6.4
+fix-fp8-params-megatron = FP8 参数（Transformer Engine fp8_model_init、Megatron --fp8-param-gather）需要 precision = "fp8" 且 framework = "megatron"：请删除 fp8_params，或同时设置这两项
+fix-main-grads-megatron = main_grads 是 Megatron-Core 主梯度的数据类型（grad_reduce_in_fp32）：请设置 framework = "megatron"，或删除 main_grads

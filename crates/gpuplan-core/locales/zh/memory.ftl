@@ -15,6 +15,7 @@ mem-layer-working-set = 单层反向工作集
 mem-layer-forward-working-set = 单层前向工作集
 mem-autocast-weight-copies = autocast 权重副本
 mem-autocast-cast-cache = autocast 类型转换缓存
+mem-fp8-weight-cache = FP8 权重缓存
 mem-rotary-cache = 旋转位置编码缓存
 mem-optimizer-temporaries = 优化器临时缓冲
 mem-allocator-fragmentation = 显存碎片
@@ -84,6 +85,11 @@ how-zero-reduce-bucket = DeepSpeed 的归约桶（ipg_buffer）：reduce_bucket_
 how-fp32-gradient-partition = DeepSpeed 的 step：flatten(averaged_gradients).to(fp32)，本 rank 的 fp32 梯度分片
 how-ddp-buckets = DDP all-reduce 桶：梯度的一份副本（gradient_as_bucket_view 关闭，PyTorch 默认）
 how-layer-working-set = 单层反向工作集
+how-fp8-weight-cache = { $b }B 个 Transformer Engine 线性层权重 × { $per } B：{ $params ->
+    [fp8] FP8 参数供反向 GEMM 使用的转置
+   *[other] TE 跨 micro-batch 缓存的 FP8 副本及其转置（is_first_microbatch）
+}，整个训练期间常驻
+how-weights-fp8 = { $gib } GiB：{ $b }B 个 Transformer Engine 线性层权重以 FP8 存储（1 B，fp8_param_gather），其余参数为 16 位
 how-weights = { $b }B 参数 × { $per } B{ $shard }{ $host ->
     [yes] （已卸载到 CPU）
    *[no] {""}

@@ -155,6 +155,8 @@ fn same_setup(a: &TrainingSetup, b: &TrainingSetup, r: &ChipRates) -> bool {
                 compiled_loss,
                 fp8_scaling,
                 fp8_kernels,
+                fp8_params,
+                main_grads,
                 fused_cross_entropy,
                 logit_metrics,
             ]

@@ -319,7 +319,7 @@ mod proptests {
                 overlap_param_gather: false, tp_comm_overlap: false, moe_a2a_overlap: false,
                 moe_dispatcher: "alltoall".into(), etp: if ep > 1 { 1 } else { tp },
                 zero1_broadcast: "all_gather".into(), grad_bucket_elements: None,
-                grad_bucket_sync: false, zero,
+                grad_bucket_sync: false, fp8_params: false, main_grads_bf16: false, zero,
                 offload_optimizer: off.0, offload_params: off.1, recompute: recompute.into(),
                 attention: "flash".into(), micro_batch: mb, grad_accum: ga, seq_len: seq,
                 lora_rank: Some(rank), lora_targets: vec!["q_proj".into(), "v_proj".into()],

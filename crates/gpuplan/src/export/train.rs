@@ -638,6 +638,14 @@ pub fn megatron_args(p: &PlanView, t: &TrainView) -> Vec<String> {
         "fp8" => a.extend(["--bf16".into(), "--fp8-format hybrid".into()]),
         _ => a.push("--bf16".into()),
     }
+    // The FP8 parameters and bf16 main gradients the plan's memory assumed (train.rs
+    // `fp8_weight_items`; Megatron-LM --fp8-param-gather needs the distributed optimizer).
+    if t.fp8_params {
+        a.push("--fp8-param-gather".into());
+    }
+    if t.main_grads_bf16 {
+        a.push("--grad-reduce-in-bf16".into());
+    }
     match t.recompute.as_str() {
         // Store each layer's input, recompute the layer: uniform over 1-layer chunks.
         "full" => a.extend([

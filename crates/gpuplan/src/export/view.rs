@@ -112,6 +112,11 @@ pub struct TrainView {
     pub zero1_broadcast: String,
     pub grad_bucket_elements: Option<u64>,
     pub grad_bucket_sync: bool,
+    /// Megatron FP8's parameters and main-gradient dtype the plan's memory assumed
+    /// (`setup.fp8_params`, `setup.main_grads`); absent: 16-bit parameters, fp32 (the
+    /// frameworks' defaults).
+    pub fp8_params: bool,
+    pub main_grads_bf16: bool,
     pub zero: u64,
     pub offload_optimizer: bool,
     pub offload_params: bool,
@@ -524,6 +529,9 @@ fn train_view(t: &Value, request: &Value, plan: &Value, at: &str) -> Result<Trai
             &f,
         )?,
         grad_bucket_sync: optional_flag(t, "setup/parallel/grad_bucket_sync", &f)?,
+        fp8_params: optional_flag(t, "setup/fp8_params", &f)?,
+        main_grads_bf16: optional_ident(t, "setup/main_grads", &f("setup/main_grads"))?
+            .is_some_and(|g| g == "bf16"),
         zero,
         offload_optimizer: b("setup/parallel/offload_optimizer")?,
         offload_params: b("setup/parallel/offload_params")?,
