@@ -1068,6 +1068,7 @@ pub fn rank_and_fold(plans: &mut Vec<Plan>, obj: Objective) {
 }
 
 /// [`rank_and_fold`], handing back the plans folded into others (for the caller to free).
+#[allow(clippy::vec_box)] // see `fold_into`
 fn rank_and_fold_out(plans: &mut Vec<Plan>, obj: Objective) -> Vec<Box<Plan>> {
     let order = rank_order(plans, obj);
     // (`drain` keeps the allocation: the folded plans go back into it.)
@@ -1181,6 +1182,7 @@ pub fn collapse_near_duplicates(plans: &mut Vec<Plan>) {
 /// `kept`, which must be empty; each near-duplicate is named in the `also` of the first kept plan
 /// it duplicates. Returns the near-duplicates (boxed: a plan is several KB, and a growing list
 /// of them would be copied at every doubling).
+#[allow(clippy::vec_box)] // boxed on purpose: moved once, not at every doubling of the list
 fn fold_into(kept: &mut Vec<Plan>, ranked: impl Iterator<Item = Plan>) -> Vec<Box<Plan>> {
     let mut folded = Vec::new();
     // Kept plans by what a near-duplicate must share (provider, accelerator, count), in kept

@@ -1514,7 +1514,7 @@ pub(crate) fn par_map<T: Sync, R: Send>(
         out
     };
     let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
-        let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(&take_in_turn)).collect();
+        let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(take_in_turn)).collect();
         let mut done = take_in_turn();
         for h in helpers {
             done.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
@@ -2081,6 +2081,9 @@ type GroupTimes = (Vec<(usize, Result<Best, Box<Shortfall>>, u64)>, u64);
 /// A time pass's answer and the step evaluations it made.
 type Timed = (Result<Best, Box<Shortfall>>, u64);
 
+/// What the passes used on the way (ladders, groups, the compute memo's entries), to be freed.
+type Spent = Box<dyn Send>;
+
 pub fn search(
     req: &PlanRequest,
     job: &TrainJob,
@@ -2160,7 +2163,7 @@ fn run_passes(
     chips: &[ChipSetup],
     (gb, share, threads): (u64, bool, usize),
     work_done: &mut SearchWork,
-) -> (Vec<Option<Fits>>, Vec<Option<Timed>>, Box<dyn Send>) {
+) -> (Vec<Option<Fits>>, Vec<Option<Timed>>, Spent) {
     let ladders = par_map(&work.ladders, threads, |l| {
         ladder(req, &work.classes[l.class], gb, l.point, &l.cluster, l.most)
     });
