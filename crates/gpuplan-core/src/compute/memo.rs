@@ -34,6 +34,12 @@ pub struct ComputeMemo<'a> {
 }
 
 impl<'a> ComputeMemo<'a> {
+    /// The remembered entries without the model they were computed for, to be freed apart
+    /// (`plan::train::drop_aside`: thousands of setups with their strings).
+    pub fn into_entries(self) -> impl Send + 'static {
+        self.map.into_inner().unwrap_or_else(|e| e.into_inner())
+    }
+
     pub fn new(t: &'a TransformerSpec) -> Self {
         ComputeMemo {
             t,

@@ -672,13 +672,12 @@ fn plan_advising(
         rejected.extend(blame_pins(req, &cands, cat, mode)?);
     }
     check_plans(req, &plans)?;
-    rank_and_fold(&mut plans, req.objective);
+    let threads = train::search_threads(mode);
+    train::drop_aside(threads, rank_and_fold_out(&mut plans, req.objective));
     let pareto = pareto_front(&plans);
     // Advice per plan, independent of the others: on all cores (one thread in the reference).
     let advised = shown.min(plans.len());
-    let advice = train::par_map(&plans[..advised], train::search_threads(mode), |p| {
-        advice::evaluate(p, req)
-    });
+    let advice = train::par_map(&plans[..advised], threads, |p| advice::evaluate(p, req));
     for (p, a) in plans.iter_mut().zip(advice) {
         p.advice = a;
     }
@@ -1065,10 +1064,16 @@ pub fn rank(plans: &mut Vec<Plan>, obj: Objective) {
 /// [`rank`] then [`collapse_near_duplicates`], each plan moved once into the ranked, folded list
 /// (the planner's path; test `rank_and_fold_is_rank_then_collapse` in tests/ranking.rs).
 pub fn rank_and_fold(plans: &mut Vec<Plan>, obj: Objective) {
+    drop(rank_and_fold_out(plans, obj));
+}
+
+/// [`rank_and_fold`], handing back the plans folded into others (for the caller to free).
+#[allow(clippy::vec_box)] // see `fold_into`
+fn rank_and_fold_out(plans: &mut Vec<Plan>, obj: Objective) -> Vec<Box<Plan>> {
     let order = rank_order(plans, obj);
     // (`drain` keeps the allocation: the folded plans go back into it.)
     let mut slots: Vec<Option<Plan>> = plans.drain(..).map(Some).collect();
-    fold_into(plans, order.into_iter().filter_map(|i| slots[i].take()));
+    fold_into(plans, order.into_iter().filter_map(|i| slots[i].take()))
 }
 
 impl ServeDetail {
@@ -1170,13 +1175,16 @@ fn idle_memory(x: &ServeDetail, y: &ServeDetail) -> bool {
 pub fn collapse_near_duplicates(plans: &mut Vec<Plan>) {
     let all = std::mem::take(plans);
     plans.reserve(all.len());
-    fold_into(plans, all.into_iter());
+    drop(fold_into(plans, all.into_iter()));
 }
 
 /// The plans of `ranked` (best first) that are no near-duplicate of a better one, pushed onto
 /// `kept`, which must be empty; each near-duplicate is named in the `also` of the first kept plan
-/// it duplicates.
-fn fold_into(kept: &mut Vec<Plan>, ranked: impl Iterator<Item = Plan>) {
+/// it duplicates. Returns the near-duplicates (boxed: a plan is several KB, and a growing list
+/// of them would be copied at every doubling).
+#[allow(clippy::vec_box)] // boxed on purpose: moved once, not at every doubling of the list
+fn fold_into(kept: &mut Vec<Plan>, ranked: impl Iterator<Item = Plan>) -> Vec<Box<Plan>> {
+    let mut folded = Vec::new();
     // Kept plans by what a near-duplicate must share (provider, accelerator, count), in kept
     // order: the first match in its bucket is the first match among all kept plans.
     let mut buckets: std::collections::HashMap<(Provider, String, u64), Vec<usize>> =
@@ -1206,6 +1214,7 @@ fn fold_into(kept: &mut Vec<Plan>, ranked: impl Iterator<Item = Plan>) {
                 if !k.also.contains(&name) {
                     k.also.push(name);
                 }
+                folded.push(Box::new(p));
             }
             None => {
                 bucket.push(kept.len());
@@ -1213,6 +1222,7 @@ fn fold_into(kept: &mut Vec<Plan>, ranked: impl Iterator<Item = Plan>) {
             }
         }
     }
+    folded
 }
 
 /// Of two training plans that are the same answer, the one on fewer nodes is shown and the other

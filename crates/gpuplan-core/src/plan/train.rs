@@ -432,7 +432,7 @@ impl<'a> Degrees<'a> {
         let model_parallel = base.framework == Framework::Megatron
             || (base.task == TrainTask::Pretrain && base.framework != Framework::LitGpt)
             || moe_union(base, pin, shape.experts);
-        let nvlink = c.gpu.intra_link.is_nvlink_class() && c.intra_bandwidth.gb_per_s() > 64.0;
+        let nvlink = tp_links(c);
         // A degree the workload states is kept (TP still inside a node), whatever the profile.
         let tp_ok = |tp: &u64| *tp <= c.gpus_per_node && shape.heads.is_multiple_of(*tp);
         let tps = if pin.tp {
@@ -473,6 +473,18 @@ impl<'a> Degrees<'a> {
             rcs: recompute_choices(base, pin),
         }
     }
+}
+
+/// Whether `c`'s links inside a node carry tensor parallelism: NVLink class, over 64 GB/s.
+fn tp_links(c: &ClusterSpec) -> bool {
+    c.gpu.intra_link.is_nvlink_class() && c.intra_bandwidth.gb_per_s() > 64.0
+}
+
+/// All that [`search_space`] reads of a cluster: GPUs per node, nodes (the total) and
+/// [`tp_links`]. Clusters of other chips and links with the same facts have the same space for
+/// the same setup (test `search_space_reads_only_its_cluster_facts`).
+fn space_facts(c: &ClusterSpec) -> (u64, u64, bool) {
+    (c.gpus_per_node, c.nodes, tp_links(c))
 }
 
 /// The recompute modes searched: the stated one, LitGPT's two strategies, or the framework's.
@@ -1308,15 +1320,18 @@ struct Work {
     stacks: Vec<String>,
     ladders: Vec<LadderJob>,
     ladder_keys: rustc_hash::FxHashMap<(usize, usize, u64, Point), usize>,
+    /// The ladders of a whole space: (setup, stack, GPUs, space) → each point's ladder.
+    ladder_sets: rustc_hash::FxHashMap<(usize, usize, u64, usize), Vec<usize>>,
     fit_jobs: Vec<FitJob>,
     /// Memory passes by (chip, GPUs per node, nodes, search space).
     fit_keys: rustc_hash::FxHashMap<(usize, u64, u64, usize), usize>,
     /// Distinct search spaces, and each by its content.
     spaces: Vec<Vec<Point>>,
     space_ids: rustc_hash::FxHashMap<Vec<Point>, usize>,
-    /// The search space of (chip, GPUs per node, nodes, intra-node bandwidth): what
-    /// [`search_space`] reads of a cluster besides its chip.
-    space_of: rustc_hash::FxHashMap<(usize, u64, u64, u64), usize>,
+    /// The search space of (adapted setup, [`space_facts`]): all that [`search_space`] reads.
+    space_of: rustc_hash::FxHashMap<(usize, (u64, u64, bool)), usize>,
+    /// Each chip's adapted setup, as an index into `classes`.
+    chip_class: rustc_hash::FxHashMap<usize, usize>,
     time_jobs: Vec<(usize, ClusterSpec)>,
     time_keys: rustc_hash::FxHashMap<(usize, u64, u64), Vec<usize>>,
 }
@@ -1331,15 +1346,23 @@ impl Work {
                 self.classes.len() - 1
             })
     }
-    fn ladder_for(&mut self, class: usize, point: Point, c: &ClusterSpec) -> usize {
+    fn stack_of(&mut self, c: &ClusterSpec) -> usize {
         let stack = memory_facts(c);
-        let stack = match self.stacks.iter().position(|s| s == stack) {
+        match self.stacks.iter().position(|s| s == stack) {
             Some(i) => i,
             None => {
                 self.stacks.push(stack.to_string());
                 self.stacks.len() - 1
             }
-        };
+        }
+    }
+    /// The ladder of `point` for setup `class` on the stack `stack` (`stack_of(c)`) of `c`.
+    fn ladder_for(
+        &mut self,
+        (class, stack): (usize, usize),
+        point: Point,
+        c: &ClusterSpec,
+    ) -> usize {
         let have = c.gpu.visible_memory().unwrap_or(Bytes(0.0)).0;
         let key = (class, stack, c.total_gpus(), point);
         if let Some(&i) = self.ladder_keys.get(&key) {
@@ -1370,14 +1393,17 @@ impl Work {
             });
             return self.fit_jobs.len() - 1;
         }
-        // The space once per (chip, shape, intra-node bandwidth), interned by content: sites
-        // share a memory pass exactly when their chip, shape and space are the same.
-        let shape = (
-            chip,
-            c.gpus_per_node,
-            c.nodes,
-            c.intra_bandwidth.0.to_bits(),
-        );
+        // The space once per (adapted setup, cluster facts it reads), interned by content:
+        // sites share a memory pass exactly when their chip, shape and space are the same.
+        let class = match self.chip_class.get(&chip) {
+            Some(&class) => class,
+            None => {
+                let class = self.class_of(setup);
+                self.chip_class.insert(chip, class);
+                class
+            }
+        };
+        let shape = (class, space_facts(c));
         let space = match self.space_of.get(&shape) {
             Some(&i) => i,
             None => {
@@ -1395,12 +1421,27 @@ impl Work {
         if let Some(&i) = self.fit_keys.get(&key) {
             return i;
         }
-        let class = self.class_of(setup);
-        let points = self.spaces[space].clone();
-        let ladders = points
-            .iter()
-            .map(|p| self.ladder_for(class, *p, c))
-            .collect();
+        let stack = self.stack_of(c);
+        let set = (class, stack, c.total_gpus(), space);
+        let ladders = match self.ladder_sets.get(&set) {
+            // Every point's ladder is there (`ladder_for` would only raise the memory to reach).
+            Some(ids) => {
+                let have = c.gpu.visible_memory().unwrap_or(Bytes(0.0)).0;
+                for &i in ids {
+                    self.ladders[i].most = self.ladders[i].most.max(have);
+                }
+                ids.clone()
+            }
+            None => {
+                let points = self.spaces[space].clone();
+                let ids: Vec<usize> = points
+                    .iter()
+                    .map(|p| self.ladder_for((class, stack), *p, c))
+                    .collect();
+                self.ladder_sets.insert(set, ids.clone());
+                ids
+            }
+        };
         self.fit_jobs.push(FitJob {
             chip,
             cluster: c.clone(),
@@ -1450,7 +1491,9 @@ fn same_cluster(a: &ClusterSpec, b: &ClusterSpec) -> bool {
         && *host_vcpus == b.host_vcpus
 }
 
-/// `f` over `items` on all cores (scoped threads taking items in turn), results in item order.
+/// `f` over `items` on all cores (the calling thread and `threads - 1` scoped threads taking
+/// items in turn), results in item order. The caller works too: a ~20 ms search makes six of
+/// these calls, and each spawned thread's start and join is on the critical path.
 pub(crate) fn par_map<T: Sync, R: Send>(
     items: &[T],
     threads: usize,
@@ -1461,27 +1504,36 @@ pub(crate) fn par_map<T: Sync, R: Send>(
         return items.iter().map(f).collect();
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
+    let take_in_turn = || {
+        let mut out = Vec::new();
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(item) = items.get(i) else { break };
+            out.push((i, f(item)));
+        }
+        out
+    };
     let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut out = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(item) = items.get(i) else { break };
-                        out.push((i, f(item)));
-                    }
-                    out
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
+        let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(take_in_turn)).collect();
+        let mut done = take_in_turn();
+        for h in helpers {
+            done.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        }
+        done
     });
     done.sort_by_key(|(i, _)| *i);
     done.into_iter().map(|(_, r)| r).collect()
+}
+
+/// Drops `garbage` on a thread of its own, off the caller's critical path: freeing a search's
+/// passes (thousands of allocations) takes ~1 ms of one core, which a second core does while
+/// this one ranks the plans. With one thread, or where no thread can be started, it is dropped
+/// here. Nothing is read back from it, so the answer cannot depend on when it finishes.
+pub(crate) fn drop_aside<G: Send + 'static>(threads: usize, garbage: G) {
+    if threads > 1 {
+        // A thread that cannot start drops its closure, and `garbage` with it, here.
+        let _detached = std::thread::Builder::new().spawn(move || drop(garbage));
+    }
 }
 
 /// Threads for the search: the machine's cores (1 in the reference mode).
@@ -2029,6 +2081,9 @@ type GroupTimes = (Vec<(usize, Result<Best, Box<Shortfall>>, u64)>, u64);
 /// A time pass's answer and the step evaluations it made.
 type Timed = (Result<Best, Box<Shortfall>>, u64);
 
+/// What the passes used on the way (ladders, groups, the compute memo's entries), to be freed.
+type Spent = Box<dyn Send>;
+
 pub fn search(
     req: &PlanRequest,
     job: &TrainJob,
@@ -2054,7 +2109,7 @@ pub fn search(
     let mut work = Work::default();
     let (chips, sites, skipped_chips) = sites(req, job, cands, share, &mut work);
     let threads = search_threads(mode);
-    let (fit_results, time_results) =
+    let (fit_results, time_results, spent) =
         run_passes(req, &work, &chips, (gb, share, threads), work_done);
     // Prices once per instance type with a fitting configuration, for all its node counts (the
     // reference: per site).
@@ -2073,7 +2128,10 @@ pub fn search(
         let passes = (&fit_results[..], &time_results[..]);
         site_outcome(req, cat, (tokens, gb), site, &chips, passes, &prices)
     });
-    let mut plans = Vec::new();
+    drop_aside(threads, (fit_results, time_results, prices, work, spent));
+    // Sized first: a plan is several KB, and a growing list would copy them at every doubling.
+    let found = outcomes.iter().filter(|o| matches!(o, Outcome::Plan(_)));
+    let mut plans = Vec::with_capacity(found.count());
     let mut misses = Misses::default();
     for (site, outcome) in sites.iter().zip(outcomes) {
         if let Some(p) = misses.add(site, outcome) {
@@ -2097,14 +2155,15 @@ pub fn search(
 }
 
 /// The memory passes (ladders shared between clusters, or one `fits` per cluster) and the time
-/// passes of a search, with the work they did added to `work_done`.
+/// passes of a search, with the work they did added to `work_done`, and what they used on the
+/// way (the ladders, the compute memo), for the caller to free.
 fn run_passes(
     req: &PlanRequest,
     work: &Work,
     chips: &[ChipSetup],
     (gb, share, threads): (u64, bool, usize),
     work_done: &mut SearchWork,
-) -> (Vec<Option<Fits>>, Vec<Option<Timed>>) {
+) -> (Vec<Option<Fits>>, Vec<Option<Timed>>, Spent) {
     let ladders = par_map(&work.ladders, threads, |l| {
         ladder(req, &work.classes[l.class], gb, l.point, &l.cluster, l.most)
     });
@@ -2148,7 +2207,8 @@ fn run_passes(
             .sum::<u64>()
     };
     work_done.step += time_results.iter().flatten().map(|(_, n)| n).sum::<u64>();
-    (fit_results, time_results)
+    let spent = (ladders, groups, memo.map(ComputeMemo::into_entries));
+    (fit_results, time_results, Box::new(spent))
 }
 
 /// What the sites without a plan came closest to, folded in site order: the smallest memory
@@ -2453,5 +2513,66 @@ mod ladder_tests {
             }
         }
         assert!(rungs_checked > 100, "{rungs_checked} rungs");
+    }
+
+    /// `Work::fit_for` keys the search space by the adapted setup and [`space_facts`]: every
+    /// catalog instance type's cluster at 1 to 64 nodes (other chips, link kinds and
+    /// bandwidths, host CPUs) gives, for one setup, the space of the first cluster seen with
+    /// its facts. Dense pretraining (TP/PP searched), MoE pretraining and LoRA.
+    #[test]
+    fn search_space_reads_only_its_cluster_facts() {
+        let cat = Catalog::builtin().unwrap();
+        let workloads = [
+            ("Llama-2-13B", TrainTask::Pretrain),
+            ("Qwen3-30B-A3B", TrainTask::Pretrain),
+            ("Qwen2.5-7B", TrainTask::Lora),
+        ];
+        let (mut compared, mut nvlink_shapes) = (0, 0);
+        for (model, task) in workloads {
+            let base = TrainingSetup {
+                task,
+                seq_len: 4096,
+                tokens: Some(1e9),
+                ..Default::default()
+            };
+            let req = PlanRequest {
+                model: crate::model::find_preset(model).unwrap().model.clone(),
+                job: Job::Train {
+                    setup: base.clone(),
+                    global_batch: None,
+                    precision_pinned: false,
+                    pins: Default::default(),
+                },
+                constraints: Constraints::default(),
+                objective: Objective::Cost,
+                tunables: Tunables::default(),
+            };
+            let mut first: std::collections::HashMap<(u64, u64, bool), Vec<Point>> =
+                Default::default();
+            for inst in &cat.instances {
+                let Some(gpu) = cat.gpu(&inst.gpu) else {
+                    continue;
+                };
+                let gpu = std::sync::Arc::new(gpu.clone());
+                for nodes in node_counts(64) {
+                    let Ok((c, _)) = crate::plan::instance_cluster(inst, &gpu, nodes) else {
+                        continue;
+                    };
+                    let space = search_space(&req, &base, &c);
+                    match first.entry(space_facts(&c)) {
+                        std::collections::hash_map::Entry::Occupied(e) => {
+                            assert_eq!(e.get(), &space, "{} × {nodes}", inst.id);
+                            compared += 1;
+                        }
+                        std::collections::hash_map::Entry::Vacant(e) => {
+                            nvlink_shapes += usize::from(e.key().2);
+                            e.insert(space);
+                        }
+                    }
+                }
+            }
+        }
+        assert!(compared > 1000, "{compared} clusters compared");
+        assert!(nvlink_shapes > 10, "{nvlink_shapes} shapes with TP links");
     }
 }
