@@ -1091,6 +1091,9 @@ CP = ("FIXME: ring attention at 128k-256k tokens on 8 GPUs is over-predicted (+2
       "CP 2 to CP 4 and 174 from CP 4 to CP 8; taken from CP 2 and CP 4 alone, the step's non-attention rest would "
       "be negative (-4.8 s, against 3.95 s from CP 1 and CP 2). So no cost linear in the attention work, however "
       "it is split between kernel and ring, fits the four rows: the rows at CP 4 and 8 are slow in themselves. "
+      "The same table's 405B rows (TP 8, PP 8, the ring over the network at every CP > 1; within band here) do not "
+      "share the pattern: per unit of attention work their step grows from CP 2 to CP 4 and from CP 4 to CP 8 by "
+      "0.68x and 0.93x of its growth from CP 1 to CP 2, where the 8B rows grow by 1.98x and 1.63x. "
       "What changes in the run from CP 2 to CP 4 (a ring over 4 and 8 NVLink peers instead of a "
       "pairwise swap, clocks under the 500 W limit in a step that is ~90% attention) is not determined from the "
       "report.")
