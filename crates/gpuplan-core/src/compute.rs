@@ -724,7 +724,8 @@ fn attention_shape_seconds(
     let q_width = t.q_width() as f64 / tp as f64;
     // Keys per query: the sliding window, the packed documents' span, else the sequence.
     let keys = shape.keys as f64;
-    let window = t.sliding_window.map_or(keys, |w| (w as f64).min(keys));
+    // Sliding layers see the window, full-attention layers every key: the layers' mean.
+    let window = t.mean_attended_keys(keys);
     // QKᵀ and AV: 4·b·s·window·q_width FLOPs forward (full count).
     let fwd_flops = 4.0 * b * s_q * window * q_width;
     let fwd_passes = attention_forward_passes(setup.recompute);
