@@ -1378,30 +1378,14 @@ mod input_tests {
 
     /// openai/gpt-oss-20b config.json (huggingface.co/openai/gpt-oss-20b, architecture keys;
     /// `quantization_config` left out): 24 layers alternating sliding (128) and full attention.
-    pub(crate) const GPT_OSS_20B: &str = r#"{"model_type": "gpt_oss", "attention_bias": true,
-        "head_dim": 64, "hidden_act": "silu", "hidden_size": 2880, "intermediate_size": 2880,
-        "layer_types": ["sliding_attention", "full_attention", "sliding_attention",
-        "full_attention", "sliding_attention", "full_attention", "sliding_attention",
-        "full_attention", "sliding_attention", "full_attention", "sliding_attention",
-        "full_attention", "sliding_attention", "full_attention", "sliding_attention",
-        "full_attention", "sliding_attention", "full_attention", "sliding_attention",
-        "full_attention", "sliding_attention", "full_attention", "sliding_attention",
-        "full_attention"], "max_position_embeddings": 131072, "num_attention_heads": 64,
-        "num_experts_per_tok": 4, "num_hidden_layers": 24, "num_key_value_heads": 8,
-        "num_local_experts": 32, "rms_norm_eps": 1e-05, "rope_theta": 150000,
-        "rope_scaling": {"beta_fast": 32.0, "beta_slow": 1.0, "factor": 32.0,
-        "original_max_position_embeddings": 4096, "rope_type": "yarn", "truncate": false},
-        "sliding_window": 128, "tie_word_embeddings": false, "vocab_size": 201088}"#;
+    pub(crate) const GPT_OSS_20B: &str =
+        include_str!("../../tests/fixtures/hf-windowed/gpt-oss-20b.json");
 
     /// google/gemma-3-27b-it's language model (its `text_config`, with Gemma3TextConfig's
     /// defaults written out: vocab 262208, 131072 positions, `sliding_window_pattern` 6): 62
     /// layers, every 6th full, window 1024.
-    pub(crate) const GEMMA3_27B_TEXT: &str = r#"{"model_type": "gemma3_text", "head_dim": 128,
-        "hidden_size": 5376, "intermediate_size": 21504, "num_attention_heads": 32,
-        "num_hidden_layers": 62, "num_key_value_heads": 16, "query_pre_attn_scalar": 168,
-        "rope_scaling": {"factor": 8.0, "rope_type": "linear"}, "sliding_window": 1024,
-        "sliding_window_pattern": 6, "vocab_size": 262208, "max_position_embeddings": 131072,
-        "hidden_activation": "gelu_pytorch_tanh"}"#;
+    pub(crate) const GEMMA3_27B_TEXT: &str =
+        include_str!("../../tests/fixtures/hf-windowed/gemma-3-27b-text.json");
 
     fn windows(m: &ModelSpec) -> (Option<u64>, u64) {
         let t = m.transformer().expect("transformer");

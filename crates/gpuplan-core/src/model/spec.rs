@@ -350,6 +350,19 @@ impl TransformerSpec {
         let windowed = self.windowed_layers() as f64;
         (windowed * (w as f64).min(keys) + (layers - windowed) * keys) / layers
     }
+    /// Query-key pairs a causal pass over `n` tokens computes, averaged over the layers: n²/2
+    /// on a full layer; on a windowed one each query sees at most `window` keys, n·w − w²/2
+    /// once n exceeds w.
+    pub fn mean_causal_pairs(&self, n: f64) -> f64 {
+        let full = n * n / 2.0;
+        let (Some(w), layers) = (self.sliding_window, self.layers.max(1) as f64) else {
+            return full;
+        };
+        let w = w as f64;
+        let windowed_pairs = if n > w { n * w - w * w / 2.0 } else { full };
+        let windowed = self.windowed_layers() as f64;
+        (windowed * windowed_pairs + (layers - windowed) * full) / layers
+    }
     /// K (or V) width a_kv·d_h for standard attention.
     pub fn kv_width(&self) -> u64 {
         self.kv_heads * self.head_dim
