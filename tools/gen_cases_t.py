@@ -343,6 +343,16 @@ def llama3_paper(r):
     return dict(metric="mfu_pct", published=r["result"]["mfu_pct"], unit="% BF16 MFU", notes=note, workload=w)
 
 
+# Round 11 (issue 10, GPU-hours): why the Llama 3.1 8B/70B card rows sit below their Llama 3 twins.
+LLAMA31_VS_LLAMA3 = (
+    " The same architecture's Llama 3 card (github.com/meta-llama/llama3 MODEL_CARD.md @a0940f9c lines 101-114: 8B "
+    "1.3M, 70B 6.4M GPU-hours, also over 15T tokens) gets the same estimate (the t-card-llama3-8b/70b rows); the 3.1 "
+    "card's hours are 1.12x (8B) and 1.09x (70B) those. What the 3.1 runs add is not stated per model: the paper "
+    "gives the 405B's recipe, whose long-context pre-training raised the context from 8K to 128K in six stages on "
+    "'approximately 800B training tokens' (arXiv 2407.21783 §3.4.2), and the 3.1 8B and 70B support 128K as well. "
+    "A gpuplan workload is one stage at one sequence length, so no such stage is charged here, and the gap is not "
+    "fitted.")
+
 LLAMA31_405B_CARD = (
     "Model-card GPU-hours over 1.5e+13 tokens at the layout the Llama 3 paper publishes for the 405B run, on its "
     "largest GPU count: 16,384 GPUs, DP 128, 16 micro-batches per step (Table 4's second row; t-llama3-paper-405b-"
@@ -400,6 +410,8 @@ def card(r):
                  "Nvidia Quantum2 Infiniband fabric', 'Both RoCE and Infiniband clusters leverage 400 Gbps "
                  "interconnects between GPUs' (3200 Gbit/s per node of 8, as written); the GPU count and layout of the "
                  "8B and 70B runs are not.")
+    if s["model"] in ("Llama 3.1 8B", "Llama 3.1 70B"):
+        note += LLAMA31_VS_LLAMA3
     w = dict(kind="training", model=model, training=training, hardware=dict(hw, nodes=nodes))
     out = dict(metric="gpu_hours", published=r["result"]["gpu_hours"], unit=f"{s['gpu']} GPU-hours", notes=note,
                workload=w)
@@ -1094,7 +1106,17 @@ CP = ("FIXME: ring attention at 128k-256k tokens on 8 GPUs is over-predicted (+2
       "yet the "
       "published step (32,768 tokens per GPU in every row) grows 2.37x from CP 2 to CP 4 (12.9 s to 30.6 s) for "
       "twice the attention work, and 1.95x from CP 4 to CP 8, while the CP 2 row is at -6.7% with the same "
-      "per-round model. What changes in the run from CP 2 to CP 4 (a ring over 4 and 8 NVLink peers instead of a "
+      "per-round model. Round 11 took the table's own steps apart: the attention work per GPU doubles from row to "
+      "row (2, 4, 8 and 16 units of a 16k x 16k block at CP 1, 2, 4, 8; a unit is 6.3e14 FLOP a step over 32 layers "
+      "with the forward, the recomputed forward and a 2.5x backward), so the published step's growth per unit is "
+      "a marginal attention rate: 283 TFLOP/s from CP 1 to CP 2 (FlashAttention-2's rate on an H100), but 143 from "
+      "CP 2 to CP 4 and 174 from CP 4 to CP 8; taken from CP 2 and CP 4 alone, the step's non-attention rest would "
+      "be negative (-4.8 s, against 3.95 s from CP 1 and CP 2). So no cost linear in the attention work, however "
+      "it is split between kernel and ring, fits the four rows: the rows at CP 4 and 8 are slow in themselves. "
+      "The same table's 405B rows (TP 8, PP 8, the ring over the network at every CP > 1; within band here) do not "
+      "share the pattern: per unit of attention work their step grows from CP 2 to CP 4 and from CP 4 to CP 8 by "
+      "0.68x and 0.93x of its growth from CP 1 to CP 2, where the 8B rows grow by 1.98x and 1.63x. "
+      "What changes in the run from CP 2 to CP 4 (a ring over 4 and 8 NVLink peers instead of a "
       "pairwise swap, clocks under the 500 W limit in a step that is ~90% attention) is not determined from the "
       "report.")
 # (Llama 3 8B at TP 8 on 64 GPUs, vanilla TP in bf16: +22.5% before torchtitan's per-op SAC re-ran the
@@ -1267,7 +1289,14 @@ SKY_TP4 = ("FIXME: over-predicted +27.8% (1,811 against 1,417 tokens/s/GPU; +28.
            "needs ~50 GB/s too. Megatron-LM's sequence-parallel backward all-gathers the input of each column-parallel "
            "linear again for its weight gradient (megatron/core/tensor_parallel/layers.py @23.06 lines 254-274, "
            "async beside the input-gradient GEMM): 2 all-gathers per layer per backward, 3,328 a step, 0.73 s at the "
-           "modelled bandwidth and latency if none of it were hidden, 15% of the 5.0 s; not modelled. Not determined: "
+           "modelled bandwidth and latency if none of it were hidden, 15% of the 5.0 s; not modelled. Round 11 read the "
+           "rest of that backward (same file lines 261-325, mappings.py line 246): the re-gather is issued before the "
+           "input-gradient GEMM and waited after it, the input gradient's reduce-scatter is issued before the "
+           "weight-gradient GEMM and waited after it, and only the all-gather of the row-parallel outputs' gradients "
+           "(_ReduceScatterToSequenceParallelRegion.backward) is synchronous. The model charges the backward's two "
+           "all-gather + reduce-scatter pairs all exposed, the two reduce-scatters that Megatron hides behind the "
+           "weight-gradient GEMMs included, so the re-gather cannot account for the gap by its transfer time, only by "
+           "what it slows the GEMMs it runs beside. Not determined: "
            "whether the A800's NVLink reaches less than the modelled bus bandwidth for 4-GPU groups or smaller per-rank "
            "GEMMs (hidden 4608 / 4) run slower. FlagPerf's Aquila2-7B on 8 A800 at TP 8 without sequence parallelism "
            "(t-flagperf-aquila2-7b-tp8pp1dp1-a800) is modelled within 0.4%, which points at the sequence-parallel path "
@@ -1370,7 +1399,18 @@ FP_BC2 = ("FIXME: over-predicted ({err}). The two rows separate a per-micro-batc
           "the assumed 8 x 200 Gb/s per node (0.35 s, 28 buckets each at NCCL's ring latency, 0.17 s hidden behind the "
           "last backward with overlap_comm) and the optimizer step (0.01 s). The same 52.1 GB at 25 GB/s, one 200 Gb/s "
           "port's worth per node, take 2.08 s, the published per-step cost: the README's 'InfiniBand, 200Gb/s' does not "
-          "say per port or per node and net.sh's 8 HCAs were taken at 200 Gb/s each; not adopted, not determined. No "
+          "say per port or per node and net.sh's 8 HCAs were taken at 200 Gb/s each; not adopted, not determined. "
+          "Round 11 read what DeepSpeed's step itself does (deepspeed/runtime/zero/stage_1_and_2.py @v0.11.1) and "
+          "ruled it out as the per-step cost: ZeRO-1 reduces only on the boundary micro-batch, from the backward hooks "
+          "(line 1328: 'if self.partition_gradients or self.is_gradient_accumulation_boundary'), each 5e8-element "
+          "bucket as one dist.reduce per owning rank's slice (average_tensor with the default reduce_scatter, line "
+          "1042), the same bytes per rank as the modelled reduce-scatter; step() then checks overflow with "
+          "float(x.float().sum()) per gradient of the rank's partition (lines 1707, 1878, 1907), takes the norm as "
+          "g.data.double().norm(2) and .item() per gradient (lines 1582-1583), flattens the partition to fp32, runs "
+          "Adam and copies back to bf16 before all_gather_dp_groups (line 1800). On the rank's 1/16 of Baichuan2-13B "
+          "(0.87 G elements) that is ~80 B per element of HBM traffic (~70 GB, ~21 ms at 3.35 TB/s), a few dozen host "
+          "syncs and 1.7 GFLOP of FP64 (2 ms even at 1 TFLOP/s): ~25 ms of the 2.1 s. What is left per step is the "
+          "bucketed reduction and the all-gather over the network, whose bandwidth the README leaves open. No "
           "constant changed.")
 
 ML_KNOWN = {

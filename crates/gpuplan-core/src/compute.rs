@@ -724,7 +724,8 @@ fn attention_shape_seconds(
     let q_width = t.q_width() as f64 / tp as f64;
     // Keys per query: the sliding window, the packed documents' span, else the sequence.
     let keys = shape.keys as f64;
-    let window = t.sliding_window.map_or(keys, |w| (w as f64).min(keys));
+    // Sliding layers see the window, full-attention layers every key: the layers' mean.
+    let window = t.mean_attended_keys(keys);
     // QKᵀ and AV: 4·b·s·window·q_width FLOPs forward (full count).
     let fwd_flops = 4.0 * b * s_q * window * q_width;
     let fwd_passes = attention_forward_passes(setup.recompute);
@@ -1155,6 +1156,35 @@ mod tests {
 
     /// A chip of `flops` for GEMMs and attention and `memory` B/s (none: compute only), 16-bit
     /// activations, no SM count, the fixed 128 × 128 tile, fused element-wise work, no casts.
+    /// Attention work of a hybrid model: GPT-OSS-20B (openai/gpt-oss-20b config.json: 24 layers,
+    /// 12 sliding over 128 keys, 12 full) at 8192 tokens does (12·128 + 12·8192)/(24·8192) of the
+    /// all-full work (FLOPs linear in the keys); a window on every layer (Mistral v0.1's rule)
+    /// 128/8192 of it. Training and recomputation alike.
+    #[test]
+    fn sliding_layers_see_the_window_full_layers_every_key() {
+        let oss = include_str!("../tests/fixtures/hf-windowed/gpt-oss-20b.json");
+        let attn = |json: &str| {
+            let m = crate::model::parse_hf_config("oss", json).expect("config");
+            let s = TrainingSetup {
+                seq_len: 8192,
+                ..TrainingSetup::default()
+            };
+            attention_seconds(m.transformer().unwrap(), &s, &rates(1e14, Some(1e12)), 1)
+        };
+        let hybrid = attn(oss);
+        let types = oss.find("\"layer_types\"").unwrap();
+        let end = oss[types..].find(']').unwrap() + types + 2;
+        let every = attn(&format!("{}{}", &oss[..types], &oss[end..]));
+        let none = attn(&oss.replace("\"sliding_window\": 128", "\"sliding_window\": null"));
+        let expect = (12.0 * 128.0 + 12.0 * 8192.0) / (24.0 * 8192.0);
+        assert!((hybrid / none - expect).abs() < 1e-12, "{}", hybrid / none);
+        assert!(
+            (every / none - 128.0 / 8192.0).abs() < 1e-12,
+            "{}",
+            every / none
+        );
+    }
+
     fn rates(flops: f64, memory: Option<f64>) -> ChipRates {
         ChipRates {
             gemm: FlopRate(flops),

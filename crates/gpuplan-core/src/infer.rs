@@ -336,6 +336,61 @@ pub struct ServingMemory {
     pub problem: Option<Text>,
 }
 
+/// First vLLM release whose hybrid KV cache manager gives a model's sliding-window layers
+/// their own block groups, holding only the window's blocks (v0.10.0; earlier releases, and
+/// `--disable-hybrid-kv-cache-manager`, allocate every token on every layer).
+pub const VLLM_FIRST_HYBRID_KV: [u64; 3] = [0, 10, 0];
+
+/// Whether vLLM's hybrid KV cache manager splits this model's layers into sliding and full
+/// groups: a vLLM from [`VLLM_FIRST_HYBRID_KV`] (or unspecified, the current one) and a model
+/// with both kinds of layer.
+pub fn vllm_hybrid_kv(t: &TransformerSpec, s: &InferenceSetup) -> bool {
+    let (layers, windowed) = (t.decoder_layers(), t.windowed_layers());
+    let release = s.engine_version.as_deref().and_then(parse_release);
+    s.engine == Engine::Vllm
+        && release.is_none_or(|v| v >= VLLM_FIRST_HYBRID_KV)
+        && windowed > 0
+        && windowed < layers
+}
+
+/// The share of the full `kv_per_token` bytes one request of `len` tokens takes under vLLM's
+/// hybrid KV cache manager, which gives sliding layers their own block groups. `reserved`: what
+/// vLLM sizes and reports ("Maximum concurrency", the start-up check), vllm/v1/kv_cache_interface.py
+/// @001cabc1 `SlidingWindowSpec.max_memory_usage_bytes`: a sliding layer reserves
+/// `cdiv(min(sliding_window − 1 + max_num_batched_tokens, max_model_len), block_size) + 1`
+/// blocks, a full layer `cdiv(max_model_len, block_size)`. Otherwise the blocks a decoding
+/// request holds: its last `sliding_window` tokens + 1 block on a sliding layer
+/// (`SlidingWindowManager.remove_skipped_blocks` frees the rest), every token on a full one.
+/// 1 where every layer or none slides (one KV group: the pool as without windows), for SGLang,
+/// TensorRT-LLM and static engines (not modelled: charged every token on every layer) and for
+/// vLLM before [`VLLM_FIRST_HYBRID_KV`].
+pub fn hybrid_kv_share(
+    t: &TransformerSpec,
+    s: &InferenceSetup,
+    gpu: &GpuSpec,
+    len: u64,
+    reserved: bool,
+) -> f64 {
+    if !vllm_hybrid_kv(t, s) {
+        return 1.0;
+    }
+    let (layers, windowed) = (t.decoder_layers(), t.windowed_layers());
+    let window = t.sliding_window.unwrap_or(0);
+    let held = if reserved {
+        let batched = s
+            .max_num_batched_tokens
+            .unwrap_or_else(|| vllm_default_batched_tokens(gpu));
+        window.saturating_sub(1).saturating_add(batched)
+    } else {
+        window
+    };
+    let bs = s.block_size.max(1);
+    let full_blocks = len.max(1).div_ceil(bs);
+    let window_blocks = held.min(len.max(1)).div_ceil(bs) + 1;
+    let full = (layers - windowed) * full_blocks;
+    (full + windowed * window_blocks) as f64 / (layers * full_blocks) as f64
+}
+
 /// vLLM V1's default `max_num_batched_tokens` for `vllm serve` (EngineArgs.get_batch_defaults,
 /// vllm/engine/arg_utils.py): 8192 on GPUs of 70 GiB or more that are not A100s, else 2048.
 pub fn vllm_default_batched_tokens(gpu: &GpuSpec) -> u64 {
@@ -591,7 +646,8 @@ pub fn serving_memory(
         Engine::Static => max_model_len,
         _ => s.block_size,
     };
-    let block_bytes = kv.per_device.0 * block_tokens as f64;
+    let share = hybrid_kv_share(t, s, gpu, max_model_len, true);
+    let block_bytes = kv.per_device.0 * share * block_tokens as f64;
     let blocks = if c.kv > 0.0 && s.engine == Engine::Static {
         s.batch
     } else if c.kv > 0.0 {
@@ -640,12 +696,32 @@ pub fn serving_memory(
         max_concurrency_at_max_len: kv_tokens as f64 / max_model_len as f64,
         max_concurrent_requests: match s.engine {
             Engine::Static => blocks.min(s.batch),
-            _ => kv_tokens / per_request.max(1),
+            _ => concurrent_requests(t, s, gpu, &kv, c.kv, per_request, kv_tokens),
         },
         max_context_at_batch: kv_tokens / s.batch,
         fits: problem.is_none(),
         problem,
     })
+}
+
+/// Requests of `per_request` tokens the pool holds at once: its tokens over the request's, or,
+/// under vLLM's hybrid KV cache manager, its bytes over what one decoding request holds
+/// ([`hybrid_kv_share`], not reserved).
+fn concurrent_requests(
+    t: &TransformerSpec,
+    s: &InferenceSetup,
+    gpu: &GpuSpec,
+    kv: &KvPerToken,
+    pool: f64,
+    per_request: u64,
+    kv_tokens: u64,
+) -> u64 {
+    if !vllm_hybrid_kv(t, s) || pool <= 0.0 {
+        return kv_tokens / per_request.max(1);
+    }
+    let share = hybrid_kv_share(t, s, gpu, per_request, false);
+    let held = per_request.max(1).div_ceil(s.block_size.max(1)) * s.block_size.max(1);
+    (pool / (held as f64 * kv.per_device.0 * share)).floor() as u64
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -1111,7 +1187,8 @@ impl Steps<'_> {
         DecodeStep {
             weights: transfer_time(Bytes(weights), bw),
             gemm: compute_time(flops, self.peak * self.eff),
-            kv: transfer_time(Bytes(batch * ctx * kv), bw),
+            // Sliding layers load only their window's keys, full layers every one.
+            kv: transfer_time(Bytes(batch * t.mean_attended_keys(ctx) * kv), bw),
         }
     }
 }
@@ -1208,10 +1285,11 @@ pub fn latency(
     };
     let img = image_load(t, s);
     let n = (s.input_tokens + img.kv_tokens) as f64;
-    // Prefill beyond the linears: causal attention (½ of 4·L·n²·q_width), an encoder-decoder's
-    // encoder and cross-attention ([`encoder_attention_flops`]) + the vision encoder over the
-    // request's images.
-    let other_flops = 2.0 * layers * n * n * t.q_width() as f64
+    // Prefill beyond the linears: causal attention (4·L·q_width per query-key pair, n²/2 pairs
+    // on a full layer, about n·window on a sliding one), an encoder-decoder's encoder and
+    // cross-attention ([`encoder_attention_flops`]) + the vision encoder over the request's
+    // images.
+    let other_flops = 4.0 * layers * t.mean_causal_pairs(n) * t.q_width() as f64
         + encoder_attention_flops(t, n)
         + img.encoder_flops;
     let batch = s.batch as f64;

@@ -112,6 +112,7 @@ hf-at-least-one = must be at least 1
 hf-whole-number = expected a whole number from 0 to { $max }
 hf-bool = expected true or false
 hf-string = expected a string
+hf-layer-types = expected a list of "sliding_attention" or "full_attention", one per layer ({ $layers }); other attention kinds (chunked, linear) are not modelled
 hf-rope-scaling = expected an object with a type and a positive factor, e.g. {"{"}"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768{"}"}
 hf-layer-list = expected a list of layer indices, e.g. [0, 1]
 hf-divisible-by-heads = must be divisible by the number of attention heads ({ $heads }), or give { $width_key }

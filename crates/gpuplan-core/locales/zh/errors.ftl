@@ -109,6 +109,7 @@ hf-at-least-one = 至少为 1
 hf-whole-number = 应为 0 到 { $max } 之间的整数
 hf-bool = 应为 true 或 false
 hf-string = 应为字符串
+hf-layer-types = 应为 "sliding_attention" 或 "full_attention" 的列表，每层一项（共 { $layers } 层）；其他注意力类型（chunked、linear）尚未建模
 hf-rope-scaling = 应为含类型和正数 factor 的对象，例如 {"{"}"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768{"}"}
 hf-layer-list = 应为层序号的列表，例如 [0, 1]
 hf-divisible-by-heads = 必须能被注意力头数（{ $heads }）整除，或给出 { $width_key }

@@ -155,6 +155,7 @@ const ZERO_OK: &[&str] = &[
     "sliding_window",
     "type_vocab_size",
     "num_global_layers",
+    "max_window_layers",
 ];
 
 struct Fields<'a> {
@@ -461,6 +462,7 @@ fn base(
         tie_embeddings: false,
         max_context,
         sliding_window: None,
+        sliding_layers: None,
         dropout: false,
         extras: Vec::new(),
         activation: String::new(),
@@ -625,6 +627,64 @@ fn layer_list(f: &Fields, key: &str) -> Vec<u64> {
     }
 }
 
+/// The sliding window and how many layers use it, as transformers builds `layer_types`:
+/// - `use_sliding_window: false` (Qwen2/3): no window (configuration_qwen2.py: `sliding_window
+///   if use_sliding_window else None`); `true` with `max_window_layers` m: layers i ≥ m slide;
+/// - `layer_types` (Gemma 3, GPT-OSS, transformers ≥ 4.53 configs): its `sliding_attention` count;
+/// - `sliding_window_pattern` p (Gemma 3, Gemma 2 exports): layer i is full when (i+1) % p == 0;
+/// - `gemma2` without either: p = 2 (Gemma2Config), `gemma3`/`gemma3_text`: p = 6;
+/// - a plain `sliding_window` (Mistral v0.1): every layer (`None`).
+///
+/// A `sliding_window` of 0 is no window (0 keys is not an attention).
+fn attention_windows(f: &Fields, model_type: &str, layers: u64) -> (Option<u64>, Option<u64>) {
+    let window = f.opt_u64(&["sliding_window"]).filter(|w| *w > 0);
+    if f.opt_bool("use_sliding_window") == Some(false) {
+        return (None, None);
+    }
+    let sliding = if let Some(v) = f.obj.get("layer_types").filter(|v| !v.is_null()) {
+        layer_types_sliding(f, v, layers)
+    } else if f.opt_bool("use_sliding_window") == Some(true) {
+        let full = f.opt_u64(&["max_window_layers"]).unwrap_or(0);
+        Some(layers.saturating_sub(full))
+    } else {
+        let pattern = f.opt_u64(&["sliding_window_pattern"]).or(match model_type {
+            "gemma2" => Some(2),
+            "gemma3" | "gemma3_text" => Some(6),
+            _ => None,
+        });
+        pattern.map(|p| layers - layers / p.max(1))
+    };
+    match window {
+        Some(_) => (window, sliding),
+        None => (None, None),
+    }
+}
+
+/// The number of `sliding_attention` entries of `layer_types`, which must list one of
+/// `sliding_attention` / `full_attention` per layer; anything else is recorded as invalid.
+fn layer_types_sliding(f: &Fields, v: &Value, layers: u64) -> Option<u64> {
+    let kinds: Option<Vec<bool>> = v.as_array().and_then(|a| {
+        a.iter()
+            .map(|k| match k.as_str() {
+                Some("sliding_attention") => Some(true),
+                Some("full_attention") => Some(false),
+                _ => None,
+            })
+            .collect()
+    });
+    match kinds {
+        Some(k) if k.len() as u64 == layers => Some(k.iter().filter(|s| **s).count() as u64),
+        _ => {
+            f.bad(
+                "layer_types",
+                v,
+                crate::i18n::Msg::new("hf-layer-types").arg("layers", layers),
+            );
+            None
+        }
+    }
+}
+
 /// Llama-style decoders: llama, mistral, mixtral, qwen2(_moe), qwen3(_moe), deepseek_v2/v3,
 /// baichuan, internlm2, gemma, phi3 and the generic fallback.
 fn decoder(f: &mut Fields, model_type: &str, warnings: &mut Vec<String>) -> TransformerSpec {
@@ -666,7 +726,7 @@ fn decoder(f: &mut Fields, model_type: &str, warnings: &mut Vec<String>) -> Tran
     t.tie_embeddings = f
         .opt_bool("tie_word_embeddings")
         .unwrap_or(matches!(model_type, "gemma" | "gemma2"));
-    t.sliding_window = f.opt_u64(&["sliding_window"]);
+    (t.sliding_window, t.sliding_layers) = attention_windows(f, model_type, layers);
     t.rope_scaling = rope_scaling(f);
     t.dropout = nonzero_dropout(f, &["attention_dropout", "hidden_dropout"]);
     match model_type {
@@ -1314,6 +1374,76 @@ mod input_tests {
 
     fn with(extra: &str) -> Result<ModelSpec, CoreError> {
         parse_hf_config("t", &format!("{{{LLAMA}, {extra}}}"))
+    }
+
+    /// openai/gpt-oss-20b config.json (huggingface.co/openai/gpt-oss-20b, architecture keys;
+    /// `quantization_config` left out): 24 layers alternating sliding (128) and full attention.
+    pub(crate) const GPT_OSS_20B: &str =
+        include_str!("../../tests/fixtures/hf-windowed/gpt-oss-20b.json");
+
+    /// google/gemma-3-27b-it's language model (its `text_config`, with Gemma3TextConfig's
+    /// defaults written out: vocab 262208, 131072 positions, `sliding_window_pattern` 6): 62
+    /// layers, every 6th full, window 1024.
+    pub(crate) const GEMMA3_27B_TEXT: &str =
+        include_str!("../../tests/fixtures/hf-windowed/gemma-3-27b-text.json");
+
+    fn windows(m: &ModelSpec) -> (Option<u64>, u64) {
+        let t = m.transformer().expect("transformer");
+        (t.sliding_window, t.windowed_layers())
+    }
+
+    /// Which layers slide, per config vocabulary (transformers' own `layer_types` rules).
+    #[test]
+    fn per_layer_attention_types_are_read() {
+        let oss = parse_hf_config("oss", GPT_OSS_20B).unwrap();
+        assert_eq!(windows(&oss), (Some(128), 12));
+        let gemma3 = parse_hf_config("g3", GEMMA3_27B_TEXT).unwrap();
+        // Layers 5, 11, …, 59 are full: 10 of 62; 52 slide.
+        assert_eq!(windows(&gemma3), (Some(1024), 52));
+        let no_pattern = GEMMA3_27B_TEXT.replace(r#""sliding_window_pattern": 6,"#, "");
+        let g3_default = parse_hf_config("g3", &no_pattern).unwrap();
+        assert_eq!(
+            windows(&g3_default),
+            (Some(1024), 52),
+            "Gemma3TextConfig default 6"
+        );
+        let gemma2 = with(r#""model_type": "gemma2", "sliding_window": 4096"#).unwrap();
+        assert_eq!(
+            windows(&gemma2),
+            (Some(4096), 16),
+            "every other layer of 32"
+        );
+        // Mistral v0.1: a plain window on every layer.
+        let mistral = with(r#""model_type": "mistral", "sliding_window": 4096"#).unwrap();
+        assert_eq!(windows(&mistral), (Some(4096), 32));
+        // Qwen2.5: the window is off; on, layers from max_window_layers up slide.
+        let off = r#""model_type": "qwen2", "sliding_window": 131072, "use_sliding_window": false"#;
+        assert_eq!(windows(&with(off).unwrap()), (None, 0));
+        let on = r#""model_type": "qwen2", "sliding_window": 4096, "use_sliding_window": true,
+            "max_window_layers": 28"#;
+        assert_eq!(windows(&with(on).unwrap()), (Some(4096), 4));
+        // A window of null or 0 is none.
+        assert_eq!(windows(&with(r#""sliding_window": 0"#).unwrap()), (None, 0));
+    }
+
+    /// A `layer_types` that is not one sliding/full entry per layer is an error naming the key.
+    #[test]
+    fn bad_layer_types_are_refused_naming_the_key() {
+        for bad in [
+            r#""layer_types": ["sliding_attention"], "sliding_window": 8"#,
+            r#""layer_types": "full_attention", "sliding_window": 8"#,
+            r#""layer_types": [1, 2], "sliding_window": 8"#,
+        ] {
+            let e = with(bad).expect_err(bad).to_string();
+            assert!(e.contains("layer_types"), "{e}");
+        }
+        let chunked = GPT_OSS_20B.replacen("full_attention", "chunked_attention", 1);
+        let e = parse_hf_config("c", &chunked)
+            .expect_err("chunked")
+            .to_string();
+        assert!(e.contains("layer_types") && e.contains("chunked"), "{e}");
+        let e = with(r#""sliding_window": 8, "sliding_window_pattern": 0"#).expect_err("0");
+        assert!(e.to_string().contains("sliding_window_pattern"), "{e}");
     }
 
     /// A hybrid Mamba config (Nemotron 3 Nano's `hybrid_override_pattern`, Megatron-Bridge

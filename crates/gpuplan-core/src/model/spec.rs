@@ -164,6 +164,11 @@ pub struct TransformerSpec {
     pub max_context: u64,
     /// Sliding-window attention span, if any (Mistral v0.1: 4096).
     pub sliding_window: Option<u64>,
+    /// How many of the decoder's layers use that window; the others attend over every key
+    /// (HF `layer_types`, `sliding_window_pattern`, Qwen's `max_window_layers`: Gemma 3 27B
+    /// 52 of 62, GPT-OSS half). `None`: every layer (Mistral v0.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sliding_layers: Option<u64>,
     /// Whether the model's training code applies dropout (Megatron GPT: yes; modern LLM configs: 0.0).
     pub dropout: bool,
     pub extras: Vec<ExtraParams>,
@@ -326,6 +331,37 @@ impl TransformerSpec {
             AttentionKind::Standard => self.heads * self.head_dim,
             AttentionKind::Mla(m) => self.heads * (m.qk_nope_head_dim + m.qk_rope_head_dim),
         }
+    }
+    /// Layers that attend only over the sliding window: none without a window, `sliding_layers`
+    /// where the config says which (at most every layer), else every layer.
+    pub fn windowed_layers(&self) -> u64 {
+        match self.sliding_window {
+            None => 0,
+            Some(_) => self.sliding_layers.unwrap_or(self.layers).min(self.layers),
+        }
+    }
+    /// Keys a query attends over, averaged over the layers, when `keys` are in reach: the
+    /// windowed layers see `min(window, keys)`, the others all `keys`. Attention work is linear
+    /// in the keys, so this mean gives the stack's work exactly.
+    pub fn mean_attended_keys(&self, keys: f64) -> f64 {
+        let (Some(w), layers) = (self.sliding_window, self.layers.max(1) as f64) else {
+            return keys;
+        };
+        let windowed = self.windowed_layers() as f64;
+        (windowed * (w as f64).min(keys) + (layers - windowed) * keys) / layers
+    }
+    /// Query-key pairs a causal pass over `n` tokens computes, averaged over the layers: n²/2
+    /// on a full layer; on a windowed one each query sees at most `window` keys, n·w − w²/2
+    /// once n exceeds w.
+    pub fn mean_causal_pairs(&self, n: f64) -> f64 {
+        let full = n * n / 2.0;
+        let (Some(w), layers) = (self.sliding_window, self.layers.max(1) as f64) else {
+            return full;
+        };
+        let w = w as f64;
+        let windowed_pairs = if n > w { n * w - w * w / 2.0 } else { full };
+        let windowed = self.windowed_layers() as f64;
+        (windowed * windowed_pairs + (layers - windowed) * full) / layers
     }
     /// K (or V) width a_kv·d_h for standard attention.
     pub fn kv_width(&self) -> u64 {
