@@ -17,14 +17,14 @@
 //!   links carry at that speed, which is what [`Topology::fit`] counts.
 //! - `ncclTopoDupChannels` (search.cc l.898-911): doubled (at most `maxChannels`) unless the
 //!   per-channel speed is below 25 GB/s, or, above sm80, below 50 GB/s with more than 4 channels;
-//!   then pass 2 raises the speed while the channels still fit (l.1103-1121).
+//!   then pass 2 raises the speed while the channels still fit (l.1105-1123).
 //! - Trees get the ring's count (init.cc l.848-849: `treeGraph->minChannels = maxChannels =
 //!   ringGraph->nChannels`; assumed found, as on these symmetric nodes) and
 //!   `comm->nChannels = min(tree, ring)` (l.912).
 //! - `ncclTopoPostset` (src/graph/connect.cc l.452): `nChannels = min(MAXCHANNELS, nChannels*2)`;
 //!   on sm90+ across nodes with channels above 45 GB/s, doubled again below 16 (l.466; before
 //!   v2.20.3-1: while `2*nChannels <= MAXCHANNELS`); raised to the NVLS channels (16) where NVLS
-//!   runs (l.488-490). NCCL_MIN/MAX_NCHANNELS at their defaults (0 and MAXCHANNELS, l.325-352).
+//!   runs (l.493-495). NCCL_MIN/MAX_NCHANNELS at their defaults (0 and MAXCHANNELS, l.325-352).
 //!   MAXCHANNELS is 32 before v2.25.1-1 and 64 from it (src/include/device.h).
 //! - Send/recv (`ncclTopoComputeP2pChannels`, src/graph/paths.cc l.803-834):
 //!   `p2pnChannels = min(nChannels, NCCL_MAX_P2P_NCHANNELS = MAXCHANNELS)`, and every peer gets
@@ -398,5 +398,43 @@ mod tests {
         // Across 3 nodes of 8 H100 with 400 Gbit/s NICs: 8 × 48, no dup → 16 (#1453).
         assert_eq!(ring_search(&topology(&h100, comm(8, 24)), 32), (8, 48.0));
         assert_eq!(coll_channels(&h100, comm(8, 24), now), 16);
+    }
+
+    /// Cases the old table got otherwise, each worked through NCCL's rules.
+    #[test]
+    fn the_search_follows_the_links_not_a_table() {
+        let now = Release::of(None);
+        // H100 PCIe (Gen5 48 GB/s through the host, × 6/5): 1 × 40 → dup 2 × 20 → 4.
+        let pcie = node("h100-pcie", 8, 800.0);
+        assert_eq!(ring_search(&topology(&pcie, comm(8, 8)), 32), (2, 20.0));
+        assert_eq!(coll_channels(&pcie, comm(8, 8), now), 4);
+        // One A100 per node, 200 Gbit/s: 1 × 24 GB/s, below 25: not duplicated → 2.
+        let a100 = node("a100-80g", 1, 200.0);
+        assert_eq!(coll_channels(&a100, comm(1, 4), now), 2);
+        // 8 A100 per node, 200 Gbit/s per NIC: 8 × 24 → 16 (the node alone: 24).
+        let a100x8 = node("a100-80g", 8, 1600.0);
+        assert_eq!(coll_channels(&a100x8, comm(8, 16), now), 16);
+        // 8 H100 per node, 100 Gbit/s per NIC: 8 × 12 GB/s, no Hopper doubling → 16.
+        let slow = node("h100-sxm", 8, 800.0);
+        assert_eq!(coll_channels(&slow, comm(8, 16), now), 16);
+        // A800 (8 NVLinks, sm80): 4 × 40 → 8 × 20 → 16; V100 SXM2 (6, sm70): 3 × 40 → 12.
+        assert_eq!(coll_channels(&node("a800-80g", 8, 0.0), comm(8, 8), now), 16);
+        assert_eq!(coll_channels(&node("v100-sxm2-32g", 8, 0.0), comm(8, 8), now), 12);
+    }
+
+    /// The releases' differences: MAXCHANNELS 32 → 64 at 2.25, the network's per-peer channels
+    /// computed from 2.20 (2 halved while 2 × ranks > 4 × p2pnChannels) instead of a fixed 2.
+    #[test]
+    fn per_peer_channels_follow_the_release() {
+        let old = Release::of(Some([2, 19, 3]));
+        let now = Release::of(Some([2, 26, 2]));
+        assert_eq!((old.max_channels, now.max_channels), (32, 64));
+        let h100 = node("h100-sxm", 8, 3200.0);
+        // 128 ranks over 16 nodes: p2pnChannels 16; 2 × 128 > 4 × 16 → 1 from 2.20.
+        assert_eq!(p2p_channels_per_peer(&h100, comm(8, 128), now), 1);
+        assert_eq!(p2p_channels_per_peer(&h100, comm(8, 128), old), 2);
+        assert_eq!(p2p_channels_per_peer(&h100, comm(8, 16), now), 2);
+        // PCIe peers: 2 (paths.cc l.776).
+        assert_eq!(p2p_channels_per_peer(&node("l40s", 8, 0.0), comm(8, 8), now), 2);
     }
 }
