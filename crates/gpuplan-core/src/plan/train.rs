@@ -1309,9 +1309,9 @@ struct Work {
     ladders: Vec<LadderJob>,
     ladder_keys: rustc_hash::FxHashMap<(usize, usize, u64, Point), usize>,
     fit_jobs: Vec<FitJob>,
-    /// Memory passes by (chip, GPUs per node, nodes, network bandwidth across nodes, search
-    /// space).
-    fit_keys: rustc_hash::FxHashMap<(usize, u64, u64, u64, usize), usize>,
+    /// Memory passes by (chip, GPUs per node, nodes, network across nodes (bandwidth, link),
+    /// search space).
+    fit_keys: rustc_hash::FxHashMap<(usize, u64, u64, (u64, u8), usize), usize>,
     /// Distinct search spaces, and each by its content.
     spaces: Vec<Vec<Point>>,
     space_ids: rustc_hash::FxHashMap<Vec<Point>, usize>,
@@ -1394,9 +1394,9 @@ impl Work {
         };
         // Across nodes NCCL's channels (the buffers) also read the network (`nccl_search.rs`).
         let net = if c.nodes > 1 {
-            c.inter_bandwidth.0.to_bits()
+            (c.inter_bandwidth.0.to_bits(), c.inter_link as u8)
         } else {
-            0
+            (0, 0)
         };
         let key = (chip, c.gpus_per_node, c.nodes, net, space);
         if let Some(&i) = self.fit_keys.get(&key) {

@@ -116,7 +116,7 @@ fn connects_at_init(setup: &TrainingSetup) -> bool {
 fn node_of(c: &ClusterSpec) -> Node<'_> {
     Node {
         gpu: &c.gpu,
-        gpus_per_node: c.gpus_per_node,
+        nics: nccl_search::nics(c.inter_link, c.gpus_per_node),
         inter_gbs: c.inter_bandwidth.0 / 1e9,
     }
 }
@@ -168,7 +168,7 @@ pub fn node_communicator_bytes(gpu: &GpuSpec, ranks: u64) -> f64 {
     };
     let node = Node {
         gpu,
-        gpus_per_node: ranks,
+        nics: 1,
         inter_gbs: 0.0,
     };
     collective_bytes(&node, &g, Release::of(None), false)

@@ -38,9 +38,10 @@
 //! not), a PCIe part reaches its peers through an Intel root complex (NCCL's
 //! `INTEL_P2P_OVERHEAD`, bw × 6/5 on PHB paths, topo.h l.34, search.cc l.82-92: the host of the
 //! logged PCIe case), an NVLink part's host link is the PCIe generation its datasheet lists, and
-//! a node has one NIC per GPU (at most 8) sharing `inter_bandwidth`.
+//! a node's `inter_bandwidth` is one NIC per GPU (at most 8) over RDMA, one interface over TCP
+//! or eRDMA.
 
-use crate::hardware::{GpuSpec, IntraLink};
+use crate::hardware::{GpuSpec, InterLink, IntraLink};
 
 /// NCCL's per-channel ring speeds without a network, GB/s (search.cc @v2.26.2-1 l.913).
 const SPEEDS_INTRA: [f64; 13] = [
@@ -80,7 +81,8 @@ const NVLS_CHANNELS: u64 = 16;
 /// `NCCL_NCHANNELS_PER_NET_PEER` default before v2.20.3-1 (paths.cc @v2.19.3-1 l.669), and the
 /// start of the computed count after it (paths.cc @v2.26.2-1 l.782).
 const NET_PEER_CHANNELS: u64 = 2;
-/// NICs per node assumed: one per GPU, at most 8 (rail-optimised HGX nodes; as `step.rs`).
+/// NICs per node assumed over RDMA: one per GPU, at most 8 (rail-optimised HGX nodes; as
+/// `step.rs`); over TCP or eRDMA one VPC interface carries the node's bandwidth.
 const MAX_NICS_PER_NODE: u64 = 8;
 /// Lane rate ÷ 80 gives NCCL's x16 GB/s (topo.cc kvDictPciGen: Gen3 60, Gen4 120, Gen5 240 ×
 /// 100 Mbit/s per lane; `width * speed / 80.0`, width 16).
@@ -274,13 +276,21 @@ fn dup_channels((n, bw): (u64, f64), cc: u32, max_channels: u64) -> (u64, f64) {
     (dup, bw / dup.div_ceil(n) as f64)
 }
 
-/// The node a communicator runs on: its GPU, GPUs per node and network (GB/s per node, one
+/// The node a communicator runs on: its GPU, its NICs and their bandwidth (GB/s per node, one
 /// direction; 0 where nothing crosses nodes).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Node<'a> {
     pub gpu: &'a GpuSpec,
-    pub gpus_per_node: u64,
+    pub nics: u64,
     pub inter_gbs: f64,
+}
+
+/// NICs assumed on a node of `gpus_per_node` GPUs over `link` (see [`MAX_NICS_PER_NODE`]).
+pub(super) fn nics(link: InterLink, gpus_per_node: u64) -> u64 {
+    match link {
+        InterLink::Rdma => gpus_per_node.clamp(1, MAX_NICS_PER_NODE),
+        InterLink::Erdma | InterLink::Tcp => 1,
+    }
 }
 
 /// A communicator: `size` ranks, `local` of them on each node.
@@ -296,7 +306,7 @@ fn topology(node: &Node, comm: Comm) -> Topology {
     let cc = gpu.compute_capability.unwrap_or(80);
     let nvl = nvlinks(gpu).map_or(0.0, |l| l as f64 * nvlink_bw(cc));
     let net = (comm.size > comm.local).then(|| {
-        let nics = node.gpus_per_node.clamp(1, MAX_NICS_PER_NODE);
+        let nics = node.nics.max(1);
         (nics, node.inter_gbs / nics as f64)
     });
     Topology {
@@ -374,7 +384,7 @@ mod tests {
     fn node(gpu: &str, gpn: u64, gbit: f64) -> Node<'static> {
         Node {
             gpu: find_gpu(gpu).expect("catalog gpu"),
-            gpus_per_node: gpn,
+            nics: nics(InterLink::Rdma, gpn),
             inter_gbs: gbit / 8.0,
         }
     }
@@ -418,8 +428,14 @@ mod tests {
         let slow = node("h100-sxm", 8, 800.0);
         assert_eq!(coll_channels(&slow, comm(8, 16), now), 16);
         // A800 (8 NVLinks, sm80): 4 × 40 → 8 × 20 → 16; V100 SXM2 (6, sm70): 3 × 40 → 12.
-        assert_eq!(coll_channels(&node("a800-80g", 8, 0.0), comm(8, 8), now), 16);
-        assert_eq!(coll_channels(&node("v100-sxm2-32g", 8, 0.0), comm(8, 8), now), 12);
+        assert_eq!(
+            coll_channels(&node("a800-80g", 8, 0.0), comm(8, 8), now),
+            16
+        );
+        assert_eq!(
+            coll_channels(&node("v100-sxm2-32g", 8, 0.0), comm(8, 8), now),
+            12
+        );
     }
 
     /// The releases' differences: MAXCHANNELS 32 → 64 at 2.25, the network's per-peer channels
@@ -435,6 +451,9 @@ mod tests {
         assert_eq!(p2p_channels_per_peer(&h100, comm(8, 128), old), 2);
         assert_eq!(p2p_channels_per_peer(&h100, comm(8, 16), now), 2);
         // PCIe peers: 2 (paths.cc l.776).
-        assert_eq!(p2p_channels_per_peer(&node("l40s", 8, 0.0), comm(8, 8), now), 2);
+        assert_eq!(
+            p2p_channels_per_peer(&node("l40s", 8, 0.0), comm(8, 8), now),
+            2
+        );
     }
 }
