@@ -1273,6 +1273,10 @@ pub fn memory_facts(c: &ClusterSpec) -> &str {
     &c.gpu.stack
 }
 
+/// The network across nodes as the memory passes key it: bandwidth bits and link type (NCCL's
+/// channels read both, `train/nccl_search.rs`); (0, 0) on one node.
+type NetKey = (u64, u8);
+
 /// A chip's setup after `chip::adapt`, or why the job cannot run on it.
 type ChipSetup = Result<(TrainingSetup, Vec<Text>), Text>;
 
@@ -1309,9 +1313,8 @@ struct Work {
     ladders: Vec<LadderJob>,
     ladder_keys: rustc_hash::FxHashMap<(usize, usize, u64, Point), usize>,
     fit_jobs: Vec<FitJob>,
-    /// Memory passes by (chip, GPUs per node, nodes, network across nodes (bandwidth, link),
-    /// search space).
-    fit_keys: rustc_hash::FxHashMap<(usize, u64, u64, (u64, u8), usize), usize>,
+    /// Memory passes by (chip, GPUs per node, nodes, network across nodes, search space).
+    fit_keys: rustc_hash::FxHashMap<(usize, u64, u64, NetKey, usize), usize>,
     /// Distinct search spaces, and each by its content.
     spaces: Vec<Vec<Point>>,
     space_ids: rustc_hash::FxHashMap<Vec<Point>, usize>,
