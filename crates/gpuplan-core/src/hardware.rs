@@ -121,6 +121,11 @@ pub struct GpuSpec {
     /// source was read: then no wave quantization is applied.
     #[serde(default)]
     pub sm_count: Option<u64>,
+    /// CUDA compute capability × 10 (NVIDIA's CUDA GPUs table: 80 for the A100, 90 for the
+    /// H100): selects NCCL's per-link NVLink bandwidth and ring-search speeds
+    /// (`train/nccl_search.rs`). `None`: not stated (non-CUDA parts, unnamed cloud parts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compute_capability: Option<u32>,
     /// cuda | cann | rocm.
     pub stack: String,
     /// Formats the chip computes in natively (tensor/cube units; fp32 on the vector units). Empty:
@@ -136,8 +141,8 @@ pub struct GpuSpec {
     pub capability_source: Option<String>,
     /// Whether the part's NVLink fabric is third-generation (or later) NVSwitch, whose switches
     /// reduce and multicast in the network (NVLink SHARP, "NVLS" in NCCL): NCCL then allocates
-    /// NVLS buffers on every communicator over more than two of its GPUs (`infer::nccl_nvls_gib`,
-    /// training: `train/nccl.rs`).
+    /// NVLS buffers on every communicator over more than two of its GPUs (`train/nccl.rs`, for
+    /// training and vLLM's communicators alike).
     /// `None`: not stated (nothing charged).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nvswitch_sharp: Option<bool>,

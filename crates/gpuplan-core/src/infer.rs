@@ -233,37 +233,21 @@ pub const NCCL_NVLS_BUFFER_BYTES: f64 = 128.0 * 1024.0 * 8.0;
 /// ring's channel count (`comm->nChannels × 2 × (buffSize + 2 MiB)`): not modelled.
 pub const VLLM_FIRST_NCCL_2_26: [u64; 3] = [0, 9, 0];
 
-/// NCCL's NVLink SHARP (NVLS) buffers per GPU that the engine's TP communicator holds when vLLM
-/// measures its memory, GiB. NCCL turns NVLS on by itself (`NCCL_NVLS_ENABLE` default 2: on where
-/// the driver reports multicast support) for a communicator over more than two GPUs
-/// (`ncclNvlsInit`: `gpuCount <= 2` returns), and every rank maps `nvlsTotalSize = nChannels × 2 ×
-/// buffSize × nHeads` of its own physical memory (`nvlsAllocateMem` → `cuMemCreate(ucsize)`),
-/// one head per GPU (vLLM issue #9699's 8 × H200 log: "nHeads 8 … nvlsPerRankSize 301989888
-/// nvlsTotalSize 2415919104", NCCL 2.20's larger buffers). vLLM sets `NCCL_CUMEM_ENABLE=0`
-/// (vllm/__init__.py, later vllm/env_override.py unless multi-node NVLink's IMEX channels exist),
-/// so NCCL connects at init rather than at the first collective; either way the pynccl TP
-/// communicator holds them before the profile run ends (its all-reduces of the profile batch
-/// exceed custom all-reduce's 8 MiB): 128 MiB at TP 4 on H100 per communicator. The vLLM rule
-/// charges it inside each of the TP group's communicators ([`vllm_nccl_gib`], which sizes NVLS
-/// with `train::nccl`'s same rule); this function states the NVLS part alone.
-/// SGLang sets `NCCL_NVLS_ENABLE` from `enable_nccl_nvls` (default off); TensorRT-LLM and the
-/// static engines are not charged (their NCCL release and NVLS use were not checked).
-pub fn nccl_nvls_gib(s: &InferenceSetup, gpu: &GpuSpec) -> f64 {
-    let release_ok = s
-        .engine_version
-        .as_deref()
-        .and_then(parse_release)
-        .is_none_or(|v| v >= VLLM_FIRST_NCCL_2_26);
-    if s.engine != Engine::Vllm || !release_ok {
-        return 0.0;
-    }
-    Bytes(crate::train::nccl::nvls_bytes(
-        gpu,
-        s.tp,
-        NCCL_NVLS_BUFFER_BYTES,
-    ))
-    .gib()
-}
+// NCCL's NVLink SHARP (NVLS) buffers per GPU that the engine's TP communicators hold when vLLM
+// measures its memory are charged inside each communicator by [`vllm_nccl_gib`], with
+// `train::nccl::nvls_bytes`'s rule. NCCL turns NVLS on by itself (`NCCL_NVLS_ENABLE` default 2:
+// on where the driver reports multicast support) for a communicator over more than two GPUs
+// (`ncclNvlsInit`: `gpuCount <= 2` returns), and every rank maps `nvlsTotalSize = nChannels × 2 ×
+// buffSize × nHeads` of its own physical memory (`nvlsAllocateMem` → `cuMemCreate(ucsize)`),
+// one head per GPU (vLLM issue #9699's 8 × H200 log: "nHeads 8 … nvlsPerRankSize 301989888
+// nvlsTotalSize 2415919104", NCCL 2.20's larger buffers). vLLM sets `NCCL_CUMEM_ENABLE=0`
+// (vllm/__init__.py, later vllm/env_override.py unless multi-node NVLink's IMEX channels exist),
+// so NCCL connects at init rather than at the first collective; either way the pynccl TP
+// communicator holds them before the profile run ends (its all-reduces of the profile batch
+// exceed custom all-reduce's 8 MiB): 128 MiB at TP 4 on H100 per communicator. SGLang sets
+// `NCCL_NVLS_ENABLE` from `enable_nccl_nvls` (default off) and is charged `nccl_buffers_gib`;
+// TensorRT-LLM and the static engines likewise (their NCCL release and NVLS use were not
+// checked).
 
 /// NCCL communicators of vLLM's TP group alive when V1 (0.9.0 and later: torch 2.7, NCCL 2.26)
 /// measures its memory: the pynccl communicator (`CudaCommunicator`,

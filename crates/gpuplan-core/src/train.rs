@@ -59,7 +59,8 @@ macro_rules! why_msg {
 mod contention;
 mod fsdp;
 mod host;
-pub(crate) mod nccl;
+pub mod nccl;
+mod nccl_search;
 mod step;
 mod zero3;
 pub use host::{

@@ -1040,7 +1040,8 @@ fn vllm_charges_the_sampler_warm_up_of_its_profile_run() {
 
 #[test]
 fn nvls_buffers_follow_nccls_sizing_and_gates() {
-    use gpuplan_core::infer::{nccl_nvls_gib, serving_memory};
+    use gpuplan_core::infer::{serving_memory, NCCL_NVLS_BUFFER_BYTES};
+    use gpuplan_core::train::nccl::nvls_bytes;
     use gpuplan_core::workload::Engine;
     let h100 = find_gpu("h100-sxm").expect("gpu");
     let at = |tp: u64, engine: Engine, version: Option<&str>| InferenceSetup {
@@ -1049,35 +1050,33 @@ fn nvls_buffers_follow_nccls_sizing_and_gates() {
         ..setup(1, tp, WeightFormat::Bf16)
     };
     // nvls.cc (NCCL 2.26.2): 16 channels × 2 × (128 KiB × 8 steps) × one head per GPU.
-    let mib = |x: f64| x * 1024.0;
-    assert_eq!(mib(nccl_nvls_gib(&at(4, Engine::Vllm, None), h100)), 128.0);
-    assert_eq!(mib(nccl_nvls_gib(&at(8, Engine::Vllm, None), h100)), 256.0);
-    assert_eq!(
-        nccl_nvls_gib(&at(8, Engine::Vllm, Some("0.10.0")), h100),
-        0.25
-    );
-    // ncclNvlsInit returns at two GPUs or fewer; SGLang turns NVLS off; the NCCL 2.20/2.21
-    // sizing of releases before torch 2.7 is not modelled; no NVLS without NVSwitch SHARP.
-    assert_eq!(nccl_nvls_gib(&at(2, Engine::Vllm, None), h100), 0.0);
-    assert_eq!(nccl_nvls_gib(&at(4, Engine::Sglang, None), h100), 0.0);
-    assert_eq!(
-        nccl_nvls_gib(&at(4, Engine::Vllm, Some("0.6.3")), h100),
-        0.0
-    );
+    let nvls = |g, tp| nvls_bytes(g, tp, NCCL_NVLS_BUFFER_BYTES);
+    let mib = |b: f64| b / (1u64 << 20) as f64;
+    assert_eq!(mib(nvls(h100, 4)), 128.0);
+    assert_eq!(mib(nvls(h100, 8)), 256.0);
+    assert_eq!(nvls(h100, 8) / (1u64 << 30) as f64, 0.25);
+    // ncclNvlsInit returns at two GPUs or fewer; no NVLS without NVSwitch SHARP.
+    assert_eq!(nvls(h100, 2), 0.0);
     for part in ["a100-80g", "h100-pcie", "rtx-4090"] {
         let g = find_gpu(part).expect("gpu");
-        assert_eq!(nccl_nvls_gib(&at(4, Engine::Vllm, None), g), 0.0, "{part}");
+        assert_eq!(nvls(g, 4), 0.0, "{part}");
     }
     // vLLM's rule charges it outside torch, once for each of the TP group's two communicators
     // (pynccl's and torch's, `infer::VLLM_V1_TP_COMMUNICATORS`): the pool shrinks by twice that.
+    // SGLang turns NVLS off, and the NCCL 2.20/2.21 sizing of vLLM releases before torch 2.7 is
+    // not modelled: their pools do not depend on NVSwitch SHARP.
     let m = &find_preset("Llama-2-70B").expect("preset").model;
     let tun = Tunables::default();
     let mut plain = h100.clone();
     plain.nvswitch_sharp = None;
-    let with = serving_memory(m, &at(4, Engine::Vllm, None), h100, &tun).expect("pool");
-    let without = serving_memory(m, &at(4, Engine::Vllm, None), &plain, &tun).expect("pool");
-    let d = (without.kv_pool.0 - with.kv_pool.0) / (1u64 << 20) as f64;
-    assert!((d - 256.0).abs() < 1e-6, "{d} MiB");
+    let pool_drop = |s: &InferenceSetup| {
+        let with = serving_memory(m, s, h100, &tun).expect("pool");
+        let without = serving_memory(m, s, &plain, &tun).expect("pool");
+        mib(without.kv_pool.0 - with.kv_pool.0)
+    };
+    assert!((pool_drop(&at(4, Engine::Vllm, None)) - 256.0).abs() < 1e-6);
+    assert_eq!(pool_drop(&at(4, Engine::Sglang, None)), 0.0);
+    assert_eq!(pool_drop(&at(4, Engine::Vllm, Some("0.6.3"))), 0.0);
 }
 
 #[test]

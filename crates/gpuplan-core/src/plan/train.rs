@@ -1275,8 +1275,8 @@ struct Site<'a> {
 }
 
 /// What device memory reads of a cluster besides its GPU count and its communication buffers:
-/// the software stack. The buffers (NCCL's, sized by the GPUs per node and the chip's links,
-/// train/nccl.rs) are taken out of a shared ladder's needs and added per cluster
+/// the software stack. The buffers (NCCL's, sized by the GPUs per node, the chip's links and,
+/// across nodes, the network, train/nccl.rs) are taken out of a shared ladder's needs and added per cluster
 /// ([`comm_buffer_bytes`], `with_comm`): shared with them, a 1 × 8 A100-40GB plan took the
 /// ladder of 8 × 1 (0.5 GiB less NCCL buffer) and showed micro-batch 2 at 39.46 GiB of 39.44
 /// (audit r8 #1); keyed on them, the ladders were no longer shared between node shapes and the
@@ -1284,6 +1284,10 @@ struct Site<'a> {
 pub fn memory_facts(c: &ClusterSpec) -> &str {
     &c.gpu.stack
 }
+
+/// The network across nodes as the memory passes key it: bandwidth bits and link type (NCCL's
+/// channels read both, `train/nccl_search.rs`); (0, 0) on one node.
+type NetKey = (u64, u8);
 
 /// A chip's setup after `chip::adapt`, or why the job cannot run on it.
 type ChipSetup = Result<(TrainingSetup, Vec<Text>), Text>;
@@ -1323,8 +1327,8 @@ struct Work {
     /// The ladders of a whole space: (setup, stack, GPUs, space) → each point's ladder.
     ladder_sets: rustc_hash::FxHashMap<(usize, usize, u64, usize), Vec<usize>>,
     fit_jobs: Vec<FitJob>,
-    /// Memory passes by (chip, GPUs per node, nodes, search space).
-    fit_keys: rustc_hash::FxHashMap<(usize, u64, u64, usize), usize>,
+    /// Memory passes by (chip, GPUs per node, nodes, network across nodes, search space).
+    fit_keys: rustc_hash::FxHashMap<(usize, u64, u64, NetKey, usize), usize>,
     /// Distinct search spaces, and each by its content.
     spaces: Vec<Vec<Point>>,
     space_ids: rustc_hash::FxHashMap<Vec<Point>, usize>,
@@ -1417,7 +1421,13 @@ impl Work {
                 i
             }
         };
-        let key = (chip, c.gpus_per_node, c.nodes, space);
+        // Across nodes NCCL's channels (the buffers) also read the network (`nccl_search.rs`).
+        let net = if c.nodes > 1 {
+            (c.inter_bandwidth.0.to_bits(), c.inter_link as u8)
+        } else {
+            (0, 0)
+        };
+        let key = (chip, c.gpus_per_node, c.nodes, net, space);
         if let Some(&i) = self.fit_keys.get(&key) {
             return i;
         }

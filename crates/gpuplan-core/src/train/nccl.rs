@@ -11,29 +11,25 @@
 //! - Ring: one recv + one send per channel; tree (intra-node chain): one more of each on ranks
 //!   inside the chain, none over two ranks (init.cc @v2.19.3-1 l.1110-1127).
 //! - Send/recv (pipeline stages, MoE all-to-all): every peer gets `p2pnChannelsPerPeer` channels
-//!   (enqueue.cc @v2.19.3-1 l.1526), `nextPow2(min(nChannels, 2 × NVLinks))` over NVLink, 2
-//!   over PCIe and `NCCL_NCHANNELS_PER_NET_PEER` 2 over the network (graph/paths.cc l.669-726).
+//!   (enqueue.cc @v2.19.3-1 l.1526).
 //! - NVLS (nvls.cc): 16 channels × 2 × buffer × heads (one head per local rank) on NVSwitch
 //!   parts with NVLink SHARP, over more than two local GPUs; buffer 1 MiB from v2.22.3-1
-//!   (`infer::NCCL_NVLS_BUFFER_BYTES`), 6 MiB in 2.18–2.21 (not modelled: no release field).
+//!   (`infer::NCCL_NVLS_BUFFER_BYTES`), 6 MiB in 2.18–2.21 (`nccl_version`).
 //! - GeForce cards (no P2P): the SHM transport keeps its buffers in host memory (shm.cc).
 //!
-//! Channel counts are read from NCCL's logs, not from its topology search: 24 "coll channels"
-//! on 8 × A100 NVSwitch (12 NVLinks; nccl-tests #100 "Channel 23/24") and on 8 × H100 (18;
-//! NVIDIA/nccl #1259), 16 on 8 × H800 (8; NVIDIA/nccl #892), 2 over PCIe (ultralytics #12905).
-//! `min(2 × links, 24)` gives all three NVLink figures. Rings that cross nodes keep the node's
-//! count (3 × 8 H100 logged 16, NVIDIA/nccl #1453: an overstatement there); a group with one
-//! member per node takes 2 (an assumption).
+//! Channel counts (coll channels, p2p channels per peer) come from NCCL's topology search and
+//! channel rules applied to the catalog's link facts (`nccl_search.rs`, NCCL v2.26.2-1); they
+//! reproduce the logged counts: 24 coll channels on 8 × A100 and 8 × H100 NVSwitch nodes, 16 on
+//! 8 × H800, 2 over PCIe, 16 on 3 × 8 H100, 32 / 16 p2p channels per peer on H100 / H800.
 
-use crate::hardware::{ClusterSpec, GpuSpec, IntraLink};
+use super::nccl_search::{self, Comm, Node, Release};
+use crate::hardware::{ClusterSpec, GpuSpec};
 use crate::infer::{NCCL_NVLS_BUFFER_BYTES, NCCL_NVLS_CHANNELS_SM90};
 use crate::workload::{parse_release, TrainingSetup};
 
 const MIB: f64 = 1024.0 * 1024.0;
 /// Device bytes of one connection pair (recv + send side) on one channel: 12 MiB.
 pub const CONNECTION_BYTES: f64 = 12.0 * MIB;
-/// Most coll channels seen on an NVSwitch node (A100, H100 logs).
-const MAX_NVLINK_CHANNELS: u64 = 24;
 /// First release that connects at run time (`NCCL_RUNTIME_CONNECT` 1, init.cc @v2.22.3-1 l.47
 /// and l.1153: `comm->runtimeConn = comm->cuMemSupport && ncclParamRuntimeConnect()`) and sizes
 /// an NVLS buffer at 1 MiB.
@@ -41,8 +37,6 @@ const FIRST_RUNTIME_CONNECT: [u64; 3] = [2, 22, 0];
 /// NVLS buffer before 2.22: `buffSizes[SIMPLE]` (4 MiB) + `NVLS_MEM_ALIGN_SIZE` (2 MiB)
 /// (nvls.cc @v2.19.3-1 l.320-323; same in 2.18.1 to 2.21.5).
 const NVLS_LEGACY_BUFFER_BYTES: f64 = 6.0 * MIB;
-/// Per-direction bandwidth of one NVLink 2/3/4 link, GB/s (bidirectional 50).
-const NVLINK_LINK_GBS: f64 = 50.0;
 
 /// How a communicator is used: collectives (ring + tree + NVLS) or send/recv to `peers`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -58,34 +52,6 @@ struct Group {
     size: u64,
     local: u64,
     usage: Use,
-}
-
-/// NVLinks per GPU, where the part is NVLink-class: datasheet bidirectional GB/s ÷ 50.
-fn nvlinks(gpu: &GpuSpec) -> Option<u64> {
-    let nv = matches!(
-        gpu.intra_link,
-        IntraLink::Nvlink2 | IntraLink::Nvlink3 | IntraLink::Nvlink4
-    );
-    let gbs = gpu.intra_link_gbs?;
-    nv.then(|| ((gbs / NVLINK_LINK_GBS).round() as u64).max(1))
-}
-
-/// NCCL's coll channels for a group on this cluster (see the module notes). A group with one
-/// member per node rings over the network only: 2, as over PCIe (an assumption; NCCL's
-/// `NCCL_NCHANNELS_PER_NET_PEER` default for send/recv is also 2).
-fn coll_channels(gpu: &GpuSpec, local: u64) -> u64 {
-    match nvlinks(gpu) {
-        Some(l) if local > 1 => (2 * l).min(MAX_NVLINK_CHANNELS),
-        _ => 2,
-    }
-}
-
-/// `p2pnChannelsPerPeer`: NVLink peers `nextPow2(min(nChannels, 2 × links))`, else 2.
-fn p2p_channels_per_peer(c: &ClusterSpec, same_node: bool) -> u64 {
-    match nvlinks(&c.gpu) {
-        Some(l) if same_node => coll_channels(&c.gpu, 2).min(2 * l).next_power_of_two(),
-        _ => 2,
-    }
 }
 
 /// The process groups a training job creates (Megatron order: TP innermost, then CP, EP
@@ -136,32 +102,50 @@ fn groups(setup: &TrainingSetup, c: &ClusterSpec, dp: u64) -> impl Iterator<Item
     .filter(|g| g.size > 1)
 }
 
+/// The job's NCCL release (`nccl_version`), if stated.
+fn release(setup: &TrainingSetup) -> Option<[u64; 3]> {
+    setup.nccl_version.as_deref().and_then(parse_release)
+}
+
 /// Whether the job's NCCL predates run-time connection (`nccl_version` below 2.22).
 fn connects_at_init(setup: &TrainingSetup) -> bool {
-    setup
-        .nccl_version
-        .as_deref()
-        .and_then(parse_release)
-        .is_some_and(|v| v < FIRST_RUNTIME_CONNECT)
+    release(setup).is_some_and(|v| v < FIRST_RUNTIME_CONNECT)
+}
+
+/// The node a cluster's communicators run on, for the channel search.
+fn node_of(c: &ClusterSpec) -> Node<'_> {
+    Node {
+        gpu: &c.gpu,
+        nics: nccl_search::nics(c.inter_link, c.gpus_per_node),
+        inter_gbs: c.inter_bandwidth.0 / 1e9,
+    }
+}
+
+/// A group as the channel search sees it.
+fn comm_of(g: &Group) -> Comm {
+    Comm {
+        local: g.local,
+        size: g.size,
+    }
 }
 
 /// Ring + tree connections and NVLS buffers of a communicator's collectives.
-fn collective_bytes(gpu: &GpuSpec, g: &Group, at_init: bool) -> f64 {
-    let ch = coll_channels(gpu, g.local) as f64;
+fn collective_bytes(node: &Node, g: &Group, r: Release, at_init: bool) -> f64 {
+    let ch = nccl_search::coll_channels(node, comm_of(g), r) as f64;
     let tree = if g.size > 2 { ch } else { 0.0 };
     let buffer = if at_init {
         NVLS_LEGACY_BUFFER_BYTES
     } else {
         NCCL_NVLS_BUFFER_BYTES
     };
-    (ch + tree) * CONNECTION_BYTES + nvls_bytes(gpu, g.local, buffer)
+    (ch + tree) * CONNECTION_BYTES + nvls_bytes(node.gpu, g.local, buffer)
 }
 
 /// NVLS buffers of one communicator over `local` GPUs of a node: on an NVSwitch-SHARP node with
 /// more than two of them, 16 channels × 2 × `buffer` × one head per local rank (nvls.cc); none
-/// otherwise. Shared by training's communicators and vLLM's ([`crate::infer::nccl_nvls_gib`]).
-pub(crate) fn nvls_bytes(gpu: &GpuSpec, local: u64, buffer: f64) -> f64 {
-    if gpu.nvswitch_sharp == Some(true) && local > 2 {
+/// otherwise. Shared by training's communicators and vLLM's ([`node_communicator_bytes`]).
+pub fn nvls_bytes(gpu: &GpuSpec, local: u64, buffer: f64) -> f64 {
+    if nccl_search::nvls_runs(gpu, local) {
         NCCL_NVLS_CHANNELS_SM90 * 2.0 * buffer * local as f64
     } else {
         0.0
@@ -182,22 +166,28 @@ pub fn node_communicator_bytes(gpu: &GpuSpec, ranks: u64) -> f64 {
         local: ranks,
         usage: Use::Collective,
     };
-    collective_bytes(gpu, &g, false)
+    let node = Node {
+        gpu,
+        nics: 1,
+        inter_gbs: 0.0,
+    };
+    collective_bytes(&node, &g, Release::of(None), false)
 }
 
 /// Device bytes of one communicator on its busiest rank. Before 2.22 every communicator
 /// connects its rings, trees and NVLS at init, send/recv groups included.
-fn group_bytes(c: &ClusterSpec, g: &Group, at_init: bool) -> f64 {
+fn group_bytes(c: &ClusterSpec, g: &Group, r: Release, at_init: bool) -> f64 {
     if c.gpu.consumer {
         return 0.0; // SHM transport: host memory
     }
+    let node = node_of(c);
     match g.usage {
-        Use::Collective => collective_bytes(&c.gpu, g, at_init),
+        Use::Collective => collective_bytes(&node, g, r, at_init),
         Use::PointToPoint { peers } => {
-            let same_node = g.local >= g.size;
-            let p2p = (peers * p2p_channels_per_peer(c, same_node)) as f64 * CONNECTION_BYTES;
+            let per_peer = nccl_search::p2p_channels_per_peer(&node, comm_of(g), r);
+            let p2p = (peers * per_peer) as f64 * CONNECTION_BYTES;
             p2p + if at_init {
-                collective_bytes(&c.gpu, g, true)
+                collective_bytes(&node, g, r, true)
             } else {
                 0.0
             }
@@ -209,10 +199,11 @@ fn group_bytes(c: &ClusterSpec, g: &Group, at_init: bool) -> f64 {
 /// words.
 pub fn nccl_bytes(setup: &TrainingSetup, c: &ClusterSpec, dp: u64, explain: bool) -> (f64, String) {
     let at_init = connects_at_init(setup);
+    let r = Release::of(release(setup));
     let mut total = 0.0;
     let mut words = Vec::new();
     for g in groups(setup, c, dp) {
-        let b = group_bytes(c, &g, at_init);
+        let b = group_bytes(c, &g, r, at_init);
         total += b;
         if explain {
             words.push(format!("{} ×{} {:.0} MiB", g.name, g.size, b / MIB));
@@ -237,20 +228,36 @@ mod tests {
         ClusterSpec::new(cat.gpu(gpu).unwrap(), gpn, nodes, InterLink::Tcp, net).unwrap()
     }
 
+    fn channels(c: &ClusterSpec, local: u64, size: u64) -> u64 {
+        let comm = Comm { local, size };
+        nccl_search::coll_channels(&node_of(c), comm, Release::of(None))
+    }
+
+    fn per_peer(c: &ClusterSpec, local: u64, size: u64) -> u64 {
+        let comm = Comm { local, size };
+        nccl_search::p2p_channels_per_peer(&node_of(c), comm, Release::of(None))
+    }
+
+    /// The logged counts, from NCCL's search on the catalog's links (nccl_search.rs): none is
+    /// a table entry.
     #[test]
     fn channel_counts_match_the_logs() {
-        assert_eq!(coll_channels(&cluster("a100-80g", 8, 1).gpu, 8), 24);
-        assert_eq!(coll_channels(&cluster("h100-sxm", 8, 1).gpu, 8), 24);
-        assert_eq!(coll_channels(&cluster("h800", 8, 1).gpu, 8), 16);
-        assert_eq!(coll_channels(&cluster("l40s", 8, 1).gpu, 8), 2);
-        assert_eq!(
-            coll_channels(&cluster("h100-sxm", 1, 2).gpu, 1),
-            2,
-            "network only"
-        );
-        assert_eq!(p2p_channels_per_peer(&cluster("h100-sxm", 8, 1), true), 32);
-        assert_eq!(p2p_channels_per_peer(&cluster("h800", 8, 1), true), 16);
-        assert_eq!(p2p_channels_per_peer(&cluster("h100-sxm", 8, 2), false), 2);
+        // "coll channels": nccl-tests #100 (A100), NVIDIA/nccl #1259 (H100), #892 (H800).
+        assert_eq!(channels(&cluster("a100-80g", 8, 1), 8, 8), 24);
+        assert_eq!(channels(&cluster("h100-sxm", 8, 1), 8, 8), 24);
+        assert_eq!(channels(&cluster("h800", 8, 1), 8, 8), 16);
+        // ultralytics #12905 (4 × RTX 3090, P2P through the host): 1 ring × 20 GB/s → 2; the
+        // L40S has the same Gen4 x16 link and pre-sm90 speeds.
+        assert_eq!(channels(&cluster("rtx-3090", 4, 1), 4, 4), 2);
+        assert_eq!(channels(&cluster("l40s", 8, 1), 8, 8), 2);
+        // One member per node: the ring runs NIC → GPU → NIC. The H100's 48 GB/s path gives one
+        // 48 GB/s ring, duplicated to 2 × 24 (one 400 Gbit/s NIC): 4 (the old table assumed 2).
+        assert_eq!(channels(&cluster("h100-sxm", 1, 2), 1, 2), 4);
+        // "32 p2p channels per peer" (H100 logs, #1685): pow2Up(min(24, 2 × 18)); H800 16.
+        assert_eq!(per_peer(&cluster("h100-sxm", 8, 1), 8, 8), 32);
+        assert_eq!(per_peer(&cluster("h800", 8, 1), 8, 8), 16);
+        // Across nodes every peer gets the network's 2 (paths.cc l.779-793).
+        assert_eq!(per_peer(&cluster("h100-sxm", 8, 2), 8, 16), 2);
     }
 
     #[test]
@@ -273,7 +280,7 @@ mod tests {
         s.parallel.ep = 8;
         let c = cluster("h100-sxm", 8, 1);
         let ep = groups(&s, &c, 8).find(|g| g.name == "EP").unwrap();
-        assert_eq!(group_bytes(&c, &ep, false) / MIB, 2688.0);
+        assert_eq!(group_bytes(&c, &ep, Release::of(None), false) / MIB, 2688.0);
     }
 
     #[test]
