@@ -1,0 +1,159 @@
+//! Audit r11 (notes/audit-r11.md): each test runs the CLI as a user does and asserts the property
+//! the finding broke.
+
+mod common;
+use common::{stderr, stdout};
+use std::process::Output;
+
+const TAG: &str = "audit-r11";
+
+fn run(args: &[&str]) -> Output {
+    common::run(TAG, args)
+}
+
+fn fixture(name: &str) -> String {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../gpuplan-core/tests/fixtures")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// Display columns of `s` (CJK characters take two).
+fn columns(s: &str) -> usize {
+    s.chars()
+        .map(|c| {
+            if ('\u{2e80}'..='\u{ffef}').contains(&c) {
+                2
+            } else {
+                1
+            }
+        })
+        .sum()
+}
+
+/// Lines of `text` wider than 80 columns, tables and TOML records left aside.
+fn too_wide(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter(|l| !l.starts_with(['│', '┌', '├', '╞', '└']) && columns(l) > 80)
+        .collect()
+}
+
+/// #1: toml's "invalid table header\nexpected `.`, `]`" read in Chinese as "表头无效;，应为":
+/// the "; expected" that joins toml's two lines is translated with the rest.
+#[test]
+fn a_broken_table_header_reads_in_chinese() {
+    let w = common::write_temp(TAG, "header.toml", "model = \"Llama-3.1-8B\"\n[training\n");
+    let o = run(&["plan", "-w", w.to_str().unwrap(), "--lang", "zh"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains("表头无效；应为 `.`, `]`"), "{e}");
+    assert!(!e.contains(';') && !e.contains("expected"), "{e}");
+}
+
+/// #2: `catalog show INSTANCE --lang zh` printed its prices as English ("price on-demand: ¥34.74
+/// (list, cn-shanghai, 2023-06, 1284 d old)" and "source:").
+#[test]
+fn instance_prices_read_in_chinese() {
+    let o = common::run_dated(
+        TAG,
+        &["catalog", "show", "ecs.gn7e-c16g1.4xlarge", "--lang", "zh"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("价格（按量付费）：¥34.74（公开价，cn-shanghai，2023-06，"),
+        "{out}"
+    );
+    assert!(out.contains("来源：ArthurChiao"), "{out}");
+    assert!(
+        !out.contains("price on-demand") && !out.contains("d old"),
+        "{out}"
+    );
+    let en = stdout(&common::run_dated(
+        TAG,
+        &["catalog", "show", "ecs.gn7e-c16g1.4xlarge"],
+    ));
+    assert!(
+        en.contains("price on-demand: ¥34.74 (list, cn-shanghai, 2023-06, "),
+        "{en}"
+    );
+}
+
+/// #3: at 80 columns `catalog show` (a family, an instance's sentences), `catalog validate` and
+/// the `accuracy` summary printed lines of 97 to 692 columns; the TOML record stays as it is.
+#[test]
+fn catalog_and_accuracy_text_fits_80_columns() {
+    for args in [
+        &["catalog", "show", "gn7e"][..],
+        &["catalog", "show", "GN7", "--lang", "zh"],
+        &["catalog", "show", "ecs.gn7e-c16g1.4xlarge"],
+        &["catalog", "validate"],
+        &["accuracy"],
+        &["accuracy", "--lang", "zh"],
+    ] {
+        let o = run(args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        let out = stdout(&o);
+        // `catalog show INSTANCE` starts with the row as TOML (`key = value` lines).
+        let prose: String = out
+            .lines()
+            .filter(|l| {
+                !(l.contains(" = ") || l.starts_with(['[', ']']) || l.starts_with("    \""))
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let wide = too_wide(&prose);
+        assert!(wide.is_empty(), "{args:?}: {wide:#?}");
+    }
+}
+
+/// #4: a truncated provider response read "响应不完整（截止于第 2 行第 0 列)" in Chinese: a
+/// full-width opening parenthesis closed by an ASCII one.
+#[test]
+fn a_truncated_response_closes_its_parenthesis() {
+    let f = common::write_temp(TAG, "cut.json", "{\"x\":\n");
+    let o = run(&[
+        "catalog",
+        "import",
+        "alibaba",
+        f.to_str().unwrap(),
+        "--dry-run",
+        "--lang",
+        "zh",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains("第 2 行第 0 列）：请重新获取"), "{e}");
+}
+
+/// #5: the import's warnings (more pages behind a NextToken, an unknown GPU) were English
+/// strings from the core, printed as they were under `--lang zh`.
+#[test]
+fn import_warnings_read_in_chinese() {
+    let o = run(&[
+        "catalog",
+        "import",
+        "alibaba",
+        &fixture("alibaba-describe-instance-types-page1.json"),
+        &fixture("alibaba-describe-instance-types-page2.json"),
+        "--dry-run",
+        "--lang",
+        "zh",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("GPU `NVIDIA G49` 未知"), "{e}");
+    let page1 = run(&[
+        "catalog",
+        "import",
+        "alibaba",
+        &fixture("alibaba-describe-instance-types-page1.json"),
+        "--dry-run",
+        "--lang",
+        "zh",
+    ]);
+    let e = stderr(&page1);
+    assert!(e.contains("最后一页带有 NextToken"), "{e}");
+    assert!(common::english_sentences(&e).is_empty(), "{e}");
+}
