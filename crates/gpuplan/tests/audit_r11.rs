@@ -157,3 +157,21 @@ fn import_warnings_read_in_chinese() {
     assert!(e.contains("最后一页带有 NextToken"), "{e}");
     assert!(common::english_sentences(&e).is_empty(), "{e}");
 }
+
+/// #6: `catalog instances` at 80 columns broke its header words (`provide` over `r`, `Gi`/`B/`/
+/// `GP`/`U`, `vCP` over `U`); it now leaves out vCPUs and memory per GPU, saying so.
+#[test]
+fn the_instance_list_keeps_its_header_words_whole_at_80_columns() {
+    let o = run(&["catalog", "instances"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[1].contains("provider") && lines[1].contains("RDMA"), "{out}");
+    assert!(lines[2].starts_with('╞'), "a header of one line:\n{out}");
+    assert!(
+        out.contains("Left out at this width: vCPU, GiB/GPU (`--wide` shows every column)."),
+        "{out}"
+    );
+    let wide = stdout(&run(&["catalog", "instances", "--wide"]));
+    assert!(wide.contains("GiB/GPU") && wide.contains("vCPU"), "{wide}");
+}

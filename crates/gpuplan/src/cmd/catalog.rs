@@ -406,7 +406,10 @@ fn compact_instances(
             ]
         })
         .collect();
-    render::table_keeping(&h, &compact, &[0, 2])
+    // Too narrow for every column with whole ids and header words (80 columns: `provide` over
+    // `r`, `Gi/B/GP/U`): vCPUs, then the memory per GPU (most GPU ids carry it) are left out,
+    // with a note; `--wide` shows them.
+    render::table_fit(&h, &compact, &[0, 2], &[4, 3], false)
 }
 
 /// RDMA in the compact table: ✓, ? when unknown, – when absent.
