@@ -166,7 +166,10 @@ fn the_instance_list_keeps_its_header_words_whole_at_80_columns() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let out = stdout(&o);
     let lines: Vec<&str> = out.lines().collect();
-    assert!(lines[1].contains("provider") && lines[1].contains("RDMA"), "{out}");
+    assert!(
+        lines[1].contains("provider") && lines[1].contains("RDMA"),
+        "{out}"
+    );
     assert!(lines[2].starts_with('╞'), "a header of one line:\n{out}");
     assert!(
         out.contains("Left out at this width: vCPU, GiB/GPU (`--wide` shows every column)."),
@@ -174,4 +177,65 @@ fn the_instance_list_keeps_its_header_words_whole_at_80_columns() {
     );
     let wide = stdout(&run(&["catalog", "instances", "--wide"]));
     assert!(wide.contains("GiB/GPU") && wide.contains("vCPU"), "{wide}");
+}
+
+/// #7: `estimate … --task inference --tpot 0.001` (and `--solve max-batch --tpot …`) answered
+/// at 11–44 ms per token without a word: `--tpot` is read by `--solve max-throughput` only.
+#[test]
+fn a_tpot_target_an_estimate_would_ignore_is_refused() {
+    let base = [
+        "estimate",
+        "-m",
+        "Llama-3.1-8B",
+        "--task",
+        "inference",
+        "--gpu",
+        "A100",
+    ];
+    for extra in [
+        &["--tpot", "0.001"][..],
+        &["--solve", "max-batch", "--tpot", "0.001"],
+        &["--solve", "max-context", "--tpot", "0.05"],
+    ] {
+        let o = run(&[&base[..], extra].concat());
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", stdout(&o));
+        let e = stderr(&o);
+        assert!(
+            e.contains("--tpot is the target of --solve max-throughput"),
+            "{e}"
+        );
+    }
+    let ok = run(&[&base[..], &["--solve", "max-throughput", "--tpot", "0.05"]].concat());
+    assert_eq!(ok.status.code(), Some(0), "{}", stderr(&ok));
+}
+
+/// #8: `estimate … --task inference --batch 1000` on one A100 printed "167.4 ms per output token
+/// at batch 1000" with exit 0, though vLLM schedules at most 256 sequences there and the KV pool
+/// holds 346 requests of 1000 + 300 tokens: the batch never runs together, and it now says so.
+#[test]
+fn a_batch_the_engine_cannot_hold_is_named() {
+    let base = [
+        "estimate",
+        "-m",
+        "Llama-3.1-8B",
+        "--task",
+        "inference",
+        "--gpu",
+        "A100",
+    ];
+    let o = run(&[&base[..], &["--batch", "1000"]].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let t = common::all_text(&o);
+    assert!(
+        t.contains("batch 1000 is more than the engine holds at once: 256 (max_num_seqs 256;"),
+        "{t}"
+    );
+    assert!(t.contains("use --batch 256, or --solve max-batch"), "{t}");
+    let zh = common::all_text(&run(
+        &[&base[..], &["--batch", "1000", "--lang", "zh"]].concat()
+    ));
+    assert!(zh.contains("批大小 1000 超过引擎同时能容纳的 256"), "{zh}");
+    // A batch the engine holds carries no such note.
+    let fine = common::all_text(&run(&[&base[..], &["--batch", "64"]].concat()));
+    assert!(!fine.contains("holds at once"), "{fine}");
 }

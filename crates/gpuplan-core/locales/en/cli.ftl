@@ -150,6 +150,7 @@ models-active = active per token
 models-notes = notes: { $text }
 models-source = source: { $text }
 cli-err-solve-needs-tpot = --solve max-throughput needs --tpot SECONDS (the time-per-output-token target, e.g. 0.05)
+cli-err-tpot-without-solve = --tpot is the target of --solve max-throughput and is read nowhere else: add --solve max-throughput, or remove --tpot (an estimate answers at the given --batch)
 cli-err-solve-training = --solve answers a serving question: use it with --task inference (a training job has no KV pool, batch or TPOT to solve for)
 cli-err-estimate-opaque-serving = `estimate` sizes the serving of transformers (weights, KV cache, latency per token); { $model } is given by its totals (no layers, no KV cache): `gpuplan plan -m { $model } --task inference` sizes its serving (one request = { $unit })
 cli-err-image-size = invalid --image-size `{ $value }`: give WIDTHxHEIGHT in pixels, e.g. 1024x768

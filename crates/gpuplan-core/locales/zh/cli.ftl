@@ -144,6 +144,7 @@ models-active = 每 token 激活
 models-notes = 备注（数据原文，英文）：{ $text }
 models-source = 来源：{ $text }
 cli-err-solve-needs-tpot = --solve max-throughput 需要 --tpot 秒数（每个输出 token 的时间目标，例如 0.05）
+cli-err-tpot-without-solve = --tpot 是 --solve max-throughput 的目标，其他情况下不会被读取：请加上 --solve max-throughput，或去掉 --tpot（估算按给定的 --batch 计算）
 cli-err-solve-training = --solve 用于服务问题：请配合 --task inference 使用（训练任务没有可求解的 KV 池、批大小或 TPOT）
 cli-err-estimate-opaque-serving = `estimate` 只估算 transformer 模型的推理部署（权重、KV cache、每 token 延迟）；{ $model } 只以总量描述（没有层结构和 KV cache）：请用 `gpuplan plan -m { $model } --task inference` 规划其推理部署（一个请求 = { $unit }）
 cli-err-image-size = --image-size `{ $value }` 无效：请给出 宽x高 像素，例如 1024x768
