@@ -239,3 +239,62 @@ fn a_batch_the_engine_cannot_hold_is_named() {
     let fine = common::all_text(&run(&[&base[..], &["--batch", "64"]].concat()));
     assert!(!fine.contains("holds at once"), "{fine}");
 }
+
+/// #9, #10: TensorRT-LLM was planned and estimated on Ascend 910B (9 feasible plans with
+/// `--engine trtllm --chips ascend`): it builds CUDA engines for NVIDIA GPUs only. And SGLang's
+/// default max_model_len was rounded to vLLM's 16-token blocks ("rounded up to whole 1-token
+/// blocks" = 1312).
+#[test]
+fn trtllm_runs_on_nvidia_only() {
+    let est = |gpu: &str, engine: &str| {
+        run(&[
+            "estimate",
+            "-m",
+            "Qwen2.5-7B",
+            "--task",
+            "inference",
+            "--gpu",
+            gpu,
+            "--engine",
+            engine,
+        ])
+    };
+    for gpu in ["910B", "mi300x"] {
+        let o = est(gpu, "trtllm");
+        assert_eq!(o.status.code(), Some(2), "{gpu}: {}", stdout(&o));
+        let e = stderr(&o);
+        assert!(
+            e.contains("`engine`") && e.contains("NVIDIA GPUs only"),
+            "{e}"
+        );
+    }
+    assert_eq!(est("A100", "trtllm").status.code(), Some(0));
+    let o = run(&[
+        "plan",
+        "-m",
+        "Qwen2.5-7B",
+        "--task",
+        "inference",
+        "--rate",
+        "5",
+        "--engine",
+        "trtllm",
+        "--chips",
+        "ascend",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(common::plans(&v).is_empty(), "{v}");
+    assert_eq!(o.status.code(), Some(4));
+    let why = &v["outcome"]["rejected"][0];
+    assert_eq!(why["constraint"], "engine", "{v}");
+    assert!(
+        why["message_en"]
+            .as_str()
+            .is_some_and(|m| m.contains("TensorRT-LLM runs on NVIDIA GPUs only")),
+        "{why}"
+    );
+    let sg = common::all_text(&est("A100", "sglang"));
+    assert!(sg.contains("max_model_len 1300 (default)"), "{sg}");
+}
