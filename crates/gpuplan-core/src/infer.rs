@@ -546,7 +546,7 @@ pub fn serving_memory(
         return Err(CoreError::invalid_msg(
             "engine",
             s.engine.name(),
-            crate::i18n::Msg::new("fix-engine-nvidia-only").arg("gpu", gpu.name.as_str()),
+            crate::i18n::Msg::new("fix-engine-nvidia-only").arg("gpu", gpu.id.as_str()),
         ));
     }
     let t = m.transformer().ok_or_else(|| {

@@ -44,7 +44,11 @@ fn too_wide(text: &str) -> Vec<&str> {
 #[test]
 fn a_broken_table_header_reads_in_chinese() {
     let w = common::write_temp(TAG, "header.toml", "model = \"Llama-3.1-8B\"\n[training\n");
-    let o = run(&["plan", "-w", w.to_str().unwrap(), "--lang", "zh"]);
+    let o = common::run_cols(
+        TAG,
+        "250",
+        &["plan", "-w", w.to_str().unwrap(), "--lang", "zh"],
+    );
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
     assert!(e.contains("表头无效；应为 `.`, `]`"), "{e}");
@@ -113,15 +117,19 @@ fn catalog_and_accuracy_text_fits_80_columns() {
 #[test]
 fn a_truncated_response_closes_its_parenthesis() {
     let f = common::write_temp(TAG, "cut.json", "{\"x\":\n");
-    let o = run(&[
-        "catalog",
-        "import",
-        "alibaba",
-        f.to_str().unwrap(),
-        "--dry-run",
-        "--lang",
-        "zh",
-    ]);
+    let o = common::run_cols(
+        TAG,
+        "250",
+        &[
+            "catalog",
+            "import",
+            "alibaba",
+            f.to_str().unwrap(),
+            "--dry-run",
+            "--lang",
+            "zh",
+        ],
+    );
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
     assert!(e.contains("第 2 行第 0 列）：请重新获取"), "{e}");
@@ -175,7 +183,11 @@ fn the_instance_list_keeps_its_header_words_whole_at_80_columns() {
         out.contains("Left out at this width: vCPU, GiB/GPU (`--wide` shows every column)."),
         "{out}"
     );
-    let wide = stdout(&run(&["catalog", "instances", "--wide"]));
+    let wide = stdout(&common::run_cols(
+        TAG,
+        "250",
+        &["catalog", "instances", "--wide"],
+    ));
     assert!(wide.contains("GiB/GPU") && wide.contains("vCPU"), "{wide}");
 }
 
