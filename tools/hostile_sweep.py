@@ -369,6 +369,8 @@ def combos():
     # serving
     add("tpot 0", SERVE + ["--tpot", "0"], 2, ("tpot",))
     add("tpot 1e-9", SERVE + ["--tpot", "1e-9"], None, ("tpot",))
+    add("estimate tpot without solve", E_SERVE + ["--tpot", "0.05"], 2, ("tpot", "solve"))
+    add("estimate tpot with solve max-batch", E_SERVE + ["--solve", "max-batch", "--tpot", "0.05"], 2, ("tpot", "solve"))
     add("ttft 1e-9", SERVE + ["--ttft", "1e-9"], None, ("ttft",))
     add("rate and concurrency", SERVE + ["--rate", "1", "--concurrency", "4"], None, ("rate", "concurrency"))
     add("rate 1e7", SERVE + ["--rate", "1e7"], None, ("rate",))
@@ -406,15 +408,17 @@ def combos():
     add("pp inference", E_SERVE[:-2] + ["--gpu", "A100", "--gpus-per-node", "4", "--pp", "2"], None, ("pp",))
     # solve modes
     for mode in ["max-context", "max-batch", "max-throughput"]:
+        # --tpot is max-throughput's target; the other modes refuse it (audit r11 #7).
+        tpot = ["--tpot", "0.05"] if mode == "max-throughput" else []
         add(f"solve {mode} on training", E_TRAIN + ["--solve", mode], 2, ("solve",))
-        add(f"solve {mode} 405B on one L20", ["estimate", "-m", "Llama-3.1-405B", "--task", "inference", "--gpu", "L20", "--solve", mode, "--tpot", "0.05"], None, ("solve", "fit", "memory"))
-        add(f"solve {mode} huge batch", E_SERVE + ["--solve", mode, "--batch", "1000000", "--tpot", "0.05"], None, ("batch",))
-        add(f"solve {mode} static", E_SERVE + ["--solve", mode, "--engine", "static", "--tpot", "0.05"], None)
-        add(f"solve {mode} gpt2", ["estimate", "-m", "GPT-2", "--task", "inference", "--gpu", "A100", "--solve", mode, "--tpot", "0.05"], None)
-        add(f"solve {mode} bert", ["estimate", "-m", "BERT-base-uncased", "--task", "inference", "--gpu", "A100", "--solve", mode, "--tpot", "0.05"], None)
-        add(f"solve {mode} resnet", ["estimate", "-m", "ResNet-50", "--task", "inference", "--gpu", "A100", "--solve", mode, "--tpot", "0.05"], None)
-        add(f"solve {mode} mixtral sglang", ["estimate", "-m", "Mixtral-8x7B", "--task", "inference", "--gpu", "H100", "--gpus-per-node", "2", "--tp", "2", "--engine", "sglang", "--solve", mode, "--tpot", "0.05"], None)
-        add(f"solve {mode} json", E_SERVE + ["--solve", mode, "--tpot", "0.05", "--format", "json"], None)
+        add(f"solve {mode} 405B on one L20", ["estimate", "-m", "Llama-3.1-405B", "--task", "inference", "--gpu", "L20", "--solve", mode] + tpot, None, ("solve", "fit", "memory"))
+        add(f"solve {mode} huge batch", E_SERVE + ["--solve", mode, "--batch", "1000000"] + tpot, None, ("batch",))
+        add(f"solve {mode} static", E_SERVE + ["--solve", mode, "--engine", "static"] + tpot, None)
+        add(f"solve {mode} gpt2", ["estimate", "-m", "GPT-2", "--task", "inference", "--gpu", "A100", "--solve", mode] + tpot, None)
+        add(f"solve {mode} bert", ["estimate", "-m", "BERT-base-uncased", "--task", "inference", "--gpu", "A100", "--solve", mode] + tpot, None)
+        add(f"solve {mode} resnet", ["estimate", "-m", "ResNet-50", "--task", "inference", "--gpu", "A100", "--solve", mode] + tpot, None)
+        add(f"solve {mode} mixtral sglang", ["estimate", "-m", "Mixtral-8x7B", "--task", "inference", "--gpu", "H100", "--gpus-per-node", "2", "--tp", "2", "--engine", "sglang", "--solve", mode] + tpot, None)
+        add(f"solve {mode} json", E_SERVE + ["--solve", mode, "--format", "json"] + tpot, None)
     add("solve max-throughput without tpot", E_SERVE + ["--solve", "max-throughput"], None, ("tpot",))
     add("solve max-throughput tpot 1e-6", E_SERVE + ["--solve", "max-throughput", "--tpot", "1e-6"], None, ("tpot",))
     add("solve max-throughput tpot 0", E_SERVE + ["--solve", "max-throughput", "--tpot", "0"], 2, ("tpot",))

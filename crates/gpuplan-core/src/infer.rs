@@ -567,6 +567,13 @@ fn engine_charge(
 
 /// Size the KV pool the way the setup's engine does (see module docs and
 /// docs/methodology.md §Serving engines).
+/// Whether `engine` runs on `gpu`'s software stack: TensorRT-LLM builds CUDA engines for NVIDIA
+/// GPUs only ("TensorRT-LLM … on NVIDIA GPUs", NVIDIA/TensorRT-LLM README; no ROCm or CANN
+/// backend); vLLM, SGLang and static batching have CUDA, ROCm and Ascend (CANN) backends.
+pub fn engine_runs_on(engine: Engine, gpu: &GpuSpec) -> bool {
+    engine != Engine::Trtllm || gpu.stack == "cuda"
+}
+
 pub fn serving_memory(
     m: &ModelSpec,
     s: &InferenceSetup,
@@ -574,6 +581,13 @@ pub fn serving_memory(
     tun: &Tunables,
 ) -> Result<ServingMemory, CoreError> {
     s.validate()?;
+    if !engine_runs_on(s.engine, gpu) {
+        return Err(CoreError::invalid_msg(
+            "engine",
+            s.engine.name(),
+            crate::i18n::Msg::new("fix-engine-nvidia-only").arg("gpu", gpu.id.as_str()),
+        ));
+    }
     let t = m.transformer().ok_or_else(|| {
         CoreError::invalid(
             "model",
@@ -591,12 +605,17 @@ pub fn serving_memory(
     // Default: what the workload needs (prompt + output, rounded up to whole KV blocks), not the
     // model's full context, whose profile pass would silently eat a large share of the pool.
     let img = image_load(t, s);
+    // Rounded to the engine's KV block: SGLang pages one token (its `block_tokens` below).
+    let round_to = match s.engine {
+        Engine::Sglang => 1,
+        _ => s.block_size.max(1),
+    };
     let max_model_len = s.max_model_len.unwrap_or_else(|| {
         (s.input_tokens
             .saturating_add(s.output_tokens)
             .saturating_add(img.kv_tokens))
-        .div_ceil(s.block_size.max(1))
-        .saturating_mul(s.block_size.max(1))
+        .div_ceil(round_to)
+        .saturating_mul(round_to)
         .clamp(1, t.max_context.max(1))
     });
     let weights = setup_weight_bytes(m, s);

@@ -2,8 +2,10 @@
 //! evaluation against the estimators. The case files live in `cases/*.toml` (format in
 //! docs/methodology.md §Validation); tolerances per kind are stated here and in the docs.
 
+use crate::constants::Tunables;
 use crate::error::CoreError;
-use crate::job::{estimate_inference, estimate_training, JobKind, WorkloadFile};
+use crate::hardware::ClusterSpec;
+use crate::job::{estimate_inference, estimate_training, JobKind, TrainingEstimate, WorkloadFile};
 use crate::model::{find_preset, hf::from_hf_value, ModelSpec};
 use crate::units::Bytes;
 use crate::workload::TrainingSetup;
@@ -151,8 +153,8 @@ fn searched_layout(
     m: &ModelSpec,
     setup: TrainingSetup,
     global_batch: u64,
-    cluster: &crate::hardware::ClusterSpec,
-    tun: &crate::constants::Tunables,
+    cluster: &ClusterSpec,
+    tun: &Tunables,
 ) -> Result<TrainingSetup, CoreError> {
     crate::plan::inputs::check_global_batch("search_layout_global_batch", global_batch)?;
     let req = crate::plan::PlanRequest {
@@ -188,12 +190,7 @@ fn searched_layout(
 /// (`checkpoint_size`) at the stated storage rate every `checkpoint_interval_hours` (1 + δ/τ₀,
 /// what the plan's hours pay), checkpointing more often at Daly's optimum under failures.
 /// Without a stated rate δ = 0: the restarts alone (a lower bound).
-pub fn elapsed_factor(
-    checkpoint_size: Bytes,
-    el: &Elapsed,
-    gpus: f64,
-    tun: &crate::constants::Tunables,
-) -> f64 {
+pub fn elapsed_factor(checkpoint_size: Bytes, el: &Elapsed, gpus: f64, tun: &Tunables) -> f64 {
     use crate::plan::money::{interruption_overhead, Checkpointing};
     let write_bps = el.storage_write_gb_per_s.unwrap_or(0.0) * 1e9;
     let write_s = if write_bps > 0.0 {
@@ -271,127 +268,162 @@ pub fn metric_value(case: &Case) -> Result<f64, CoreError> {
         JobKind::Training
     });
     match kind {
-        JobKind::Training => {
-            let mut setup = w.training.clone().unwrap_or_default();
-            if let Some(gb) = case.search_layout_global_batch {
-                setup = searched_layout(case, &m, setup, gb, &cluster, &tun)?;
-            }
-            let e = estimate_training(&m, &setup, &cluster, &tun)?;
-            let step = || {
-                e.step
-                    .as_ref()
-                    .ok_or_else(|| unavailable(case, e.step_unavailable.clone()))
-            };
-            Ok(match case.metric.as_str() {
-                // What the framework's number measures (issue 9): torch.cuda.max_memory_allocated
-                // (in GiB or in GB = 1e9 B), max_memory_reserved (allocated + the caching
-                // allocator's reserve, tunable `fragmentation`), or nvidia-smi (`device_total_gib`:
-                // reserved + CUDA context + NCCL buffers).
-                "peak_allocated_gib" => e.memory.peak_allocated.gib(),
-                "peak_allocated_gb" => e.memory.peak_allocated.0 / 1e9,
-                "peak_reserved_gib" => e.memory.peak_reserved().gib(),
-                "device_total_gib" => e.memory.device_total.gib(),
-                "model_states_gib" => model_states(&e.memory).gib(),
-                "tokens_per_s_per_gpu" => step()?.tokens_per_second_per_gpu,
-                "mfu_pct" => step()?.mfu * 100.0,
-                "megatron_tflops_per_gpu" => {
-                    // Narayanan et al. 2021 eq. 3 per token (f = 4 with full recompute).
-                    let t = m
-                        .transformer()
-                        .ok_or_else(|| unavailable(case, Some("needs a transformer".into())))?;
-                    let (l, h, s, v) = (
-                        t.layers as f64,
-                        t.hidden as f64,
-                        setup.seq_len as f64,
-                        t.vocab as f64,
-                    );
-                    let f = if setup.recompute == crate::workload::Recompute::Full {
-                        4.0
-                    } else {
-                        3.0
-                    };
-                    let per_token =
-                        24.0 * f * l * h * h * (1.0 + s / (6.0 * h) + v / (16.0 * l * h));
-                    per_token * step()?.tokens_per_second_per_gpu / 1e12
-                }
-                "model_tflops_per_gpu" => {
-                    let n = crate::model::param_breakdown(&m).total as f64;
-                    6.0 * n * step()?.tokens_per_second_per_gpu / 1e12
-                }
-                "gpu_hours" => {
-                    let steady = e
-                        .totals
-                        .as_ref()
-                        .ok_or_else(|| unavailable(case, Some("no token count".into())))?
-                        .gpu_hours;
-                    match (&case.elapsed, &e.data_path) {
-                        (Some(el), Some(d)) => {
-                            let gpus = cluster.total_gpus() as f64;
-                            steady * elapsed_factor(d.checkpoint_size, el, gpus, &tun)
-                        }
-                        // Never compare elapsed hours with the steady state silently.
-                        (Some(_), None) => {
-                            return Err(unavailable(
-                                case,
-                                Some(
-                                    "[elapsed] needs the estimate's checkpoint size (data path)"
-                                        .into(),
-                                ),
-                            ))
-                        }
-                        (None, _) => steady,
-                    }
-                }
-                "training_days" => e
-                    .totals
-                    .as_ref()
-                    .ok_or_else(|| unavailable(case, Some("no token count".into())))?
-                    .wall_time
-                    .days(),
-                other => {
-                    return Err(CoreError::invalid(
-                        "metric",
-                        other,
-                        "unknown training metric",
-                    ))
-                }
-            })
-        }
-        JobKind::Inference => {
-            let setup = w.inference.clone().unwrap_or_default();
-            let e = estimate_inference(&m, &setup, &cluster, &tun)?;
-            let lat = || {
-                e.latency.as_ref().ok_or_else(|| {
-                    unavailable(case, e.latency_unavailable.as_ref().map(|t| t.en.clone()))
-                })
-            };
-            Ok(match case.metric.as_str() {
-                "num_gpu_blocks" => e.memory.blocks as f64,
-                "kv_tokens" => e.memory.kv_tokens as f64,
-                "kv_cache_gib" => e.memory.kv_pool.gib(),
-                "weights_gib" => e.memory.weights.gib(),
-                // KV of `input_tokens` tokens of one sequence (model total, not per device).
-                "kv_gib_for_input" => {
-                    (e.memory.kv_per_token.total * setup.input_tokens as f64).gib()
-                }
-                "prefill_ms" => lat()?.ttft.millis(),
-                "decode_ms_per_token" => lat()?.time_per_token.millis(),
-                // Static batching: every request prefilled together, then `output_tokens` steps.
-                "output_tokens_per_s_per_gpu" => {
-                    let l = lat()?;
-                    let total = l.batch_prefill.0 + setup.output_tokens as f64 * l.time_per_token.0;
-                    setup.batch as f64 * setup.output_tokens as f64 / total / setup.tp as f64
-                }
-                other => {
-                    return Err(CoreError::invalid(
-                        "metric",
-                        other,
-                        "unknown inference metric",
-                    ))
-                }
-            })
-        }
+        JobKind::Training => training_metric(case, &m, &cluster, &tun),
+        JobKind::Inference => inference_metric(case, &m, &cluster, &tun),
     }
+}
+
+/// A training case's metric: its workload estimated (at the searched layout where the source
+/// states none), then the measured quantity read off the estimate.
+fn training_metric(
+    case: &Case,
+    m: &ModelSpec,
+    cluster: &ClusterSpec,
+    tun: &Tunables,
+) -> Result<f64, CoreError> {
+    let mut setup = case.workload.training.clone().unwrap_or_default();
+    if let Some(gb) = case.search_layout_global_batch {
+        setup = searched_layout(case, m, setup, gb, cluster, tun)?;
+    }
+    let e = estimate_training(m, &setup, cluster, tun)?;
+    if let Some(v) = memory_metric(&case.metric, &e.memory) {
+        return Ok(v);
+    }
+    let step = || {
+        e.step
+            .as_ref()
+            .ok_or_else(|| unavailable(case, e.step_unavailable.clone()))
+    };
+    Ok(match case.metric.as_str() {
+        "tokens_per_s_per_gpu" => step()?.tokens_per_second_per_gpu,
+        "mfu_pct" => step()?.mfu * 100.0,
+        "megatron_tflops_per_gpu" => {
+            megatron_flops_per_token(case, m, &setup)? * step()?.tokens_per_second_per_gpu / 1e12
+        }
+        "model_tflops_per_gpu" => {
+            let n = crate::model::param_breakdown(m).total as f64;
+            6.0 * n * step()?.tokens_per_second_per_gpu / 1e12
+        }
+        "gpu_hours" => gpu_hours(case, &e, cluster, tun)?,
+        "training_days" => totals(case, &e)?.wall_time.days(),
+        other => {
+            return Err(CoreError::invalid(
+                "metric",
+                other,
+                "unknown training metric",
+            ))
+        }
+    })
+}
+
+/// What the framework's memory number measures (issue 9): torch.cuda.max_memory_allocated (in
+/// GiB or in GB = 1e9 B), max_memory_reserved (allocated + the caching allocator's reserve,
+/// tunable `fragmentation`), or nvidia-smi (`device_total_gib`: reserved + CUDA context + NCCL
+/// buffers). `None` for a metric that is not a memory one.
+fn memory_metric(metric: &str, mem: &crate::train::TrainingMemory) -> Option<f64> {
+    Some(match metric {
+        "peak_allocated_gib" => mem.peak_allocated.gib(),
+        "peak_allocated_gb" => mem.peak_allocated.0 / 1e9,
+        "peak_reserved_gib" => mem.peak_reserved().gib(),
+        "device_total_gib" => mem.device_total.gib(),
+        "model_states_gib" => model_states(mem).gib(),
+        _ => return None,
+    })
+}
+
+/// FLOPs per token as Megatron-LM counts them: Narayanan et al. 2021 eq. 3 per token (f = 4
+/// with full recompute).
+fn megatron_flops_per_token(
+    case: &Case,
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+) -> Result<f64, CoreError> {
+    let t = m
+        .transformer()
+        .ok_or_else(|| unavailable(case, Some("needs a transformer".into())))?;
+    let (l, h, s, v) = (
+        t.layers as f64,
+        t.hidden as f64,
+        setup.seq_len as f64,
+        t.vocab as f64,
+    );
+    let f = if setup.recompute == crate::workload::Recompute::Full {
+        4.0
+    } else {
+        3.0
+    };
+    Ok(24.0 * f * l * h * h * (1.0 + s / (6.0 * h) + v / (16.0 * l * h)))
+}
+
+/// The estimate's totals over the token count, which a time metric needs.
+fn totals<'a>(
+    case: &Case,
+    e: &'a TrainingEstimate,
+) -> Result<&'a crate::train::TrainingTotals, CoreError> {
+    e.totals
+        .as_ref()
+        .ok_or_else(|| unavailable(case, Some("no token count".into())))
+}
+
+/// Steady-state GPU-hours, or, for a source that counts elapsed time (`[elapsed]`), the plan's
+/// hours with checkpoint stalls and restarts (never elapsed against steady state silently).
+fn gpu_hours(
+    case: &Case,
+    e: &TrainingEstimate,
+    cluster: &ClusterSpec,
+    tun: &Tunables,
+) -> Result<f64, CoreError> {
+    let steady = totals(case, e)?.gpu_hours;
+    match (&case.elapsed, &e.data_path) {
+        (Some(el), Some(d)) => {
+            let gpus = cluster.total_gpus() as f64;
+            Ok(steady * elapsed_factor(d.checkpoint_size, el, gpus, tun))
+        }
+        (Some(_), None) => Err(unavailable(
+            case,
+            Some("[elapsed] needs the estimate's checkpoint size (data path)".into()),
+        )),
+        (None, _) => Ok(steady),
+    }
+}
+
+/// A serving case's metric, read off the inference estimate.
+fn inference_metric(
+    case: &Case,
+    m: &ModelSpec,
+    cluster: &ClusterSpec,
+    tun: &Tunables,
+) -> Result<f64, CoreError> {
+    let setup = case.workload.inference.clone().unwrap_or_default();
+    let e = estimate_inference(m, &setup, cluster, tun)?;
+    let lat = || {
+        e.latency
+            .as_ref()
+            .ok_or_else(|| unavailable(case, e.latency_unavailable.as_ref().map(|t| t.en.clone())))
+    };
+    Ok(match case.metric.as_str() {
+        "num_gpu_blocks" => e.memory.blocks as f64,
+        "kv_tokens" => e.memory.kv_tokens as f64,
+        "kv_cache_gib" => e.memory.kv_pool.gib(),
+        "weights_gib" => e.memory.weights.gib(),
+        // KV of `input_tokens` tokens of one sequence (model total, not per device).
+        "kv_gib_for_input" => (e.memory.kv_per_token.total * setup.input_tokens as f64).gib(),
+        "prefill_ms" => lat()?.ttft.millis(),
+        "decode_ms_per_token" => lat()?.time_per_token.millis(),
+        // Static batching: every request prefilled together, then `output_tokens` steps.
+        "output_tokens_per_s_per_gpu" => {
+            let l = lat()?;
+            let total = l.batch_prefill.0 + setup.output_tokens as f64 * l.time_per_token.0;
+            setup.batch as f64 * setup.output_tokens as f64 / total / setup.tp as f64
+        }
+        other => {
+            return Err(CoreError::invalid(
+                "metric",
+                other,
+                "unknown inference metric",
+            ))
+        }
+    })
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 
 use gpuplan_core::catalog::import::{import_alibaba, import_huawei, import_tencent, ImportContext};
 use gpuplan_core::catalog::{Billing, Catalog, PriceKind, Stock};
+use gpuplan_core::i18n::Lang;
 
 fn fx(name: &str) -> (String, String) {
     let p = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -28,7 +29,9 @@ fn alibaba_pages_vgpu_unknown_and_next_token() {
     )
     .unwrap();
     assert!(
-        r.warnings.iter().any(|w| w.contains("NextToken")),
+        r.warnings
+            .iter()
+            .any(|w| w.render(Lang::En).contains("NextToken")),
         "{:?}",
         r.warnings
     );
@@ -48,7 +51,10 @@ fn alibaba_pages_vgpu_unknown_and_next_token() {
         &cat,
     )
     .unwrap();
-    assert!(!r.warnings.iter().any(|w| w.contains("NextToken")));
+    assert!(!r
+        .warnings
+        .iter()
+        .any(|w| w.render(Lang::En).contains("NextToken")));
     let v = r
         .file
         .instance
@@ -73,7 +79,8 @@ fn alibaba_pages_vgpu_unknown_and_next_token() {
     assert!(r
         .warnings
         .iter()
-        .any(|w| w.contains("NVIDIA G49") && w.contains("gpu_aliases")));
+        .any(|w| w.render(Lang::En).contains("NVIDIA G49")
+            && w.render(Lang::En).contains("gpu_aliases")));
 }
 
 #[test]
@@ -128,7 +135,10 @@ fn huawei_flavors() {
         .find(|i| i.id == "pi2.2xlarge.4")
         .unwrap();
     assert_eq!((pi2.gpu.as_str(), pi2.stock), ("t4", Some(Stock::SoldOut)));
-    assert!(r.warnings.iter().any(|w| w.contains("nvidia-z99")));
+    assert!(r
+        .warnings
+        .iter()
+        .any(|w| w.render(Lang::En).contains("nvidia-z99")));
 }
 
 #[test]

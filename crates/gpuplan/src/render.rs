@@ -303,11 +303,13 @@ fn serde_zh(en: &str) -> String {
         (", expected a number", "，应为数字"),
         ("; write the number without quotes", "；数字不要加引号"),
         (", expected one of ", "，可选："),
+        // toml's "invalid table header\nexpected `.`, `]`", joined with "; ".
+        ("; expected ", "；应为 "),
         (", expected ", "，应为 "),
         ("there are no fields", "此处不接受任何字段"),
         // Provider responses (catalog/import.rs).
         ("the response is truncated (ends at ", "响应不完整（截止于"),
-        (": fetch it again", "：请重新获取"),
+        ("): fetch it again", "）：请重新获取"),
         ("not valid JSON at ", "不是有效的 JSON，位置："),
         (" is not valid: ", " 无效："),
         (

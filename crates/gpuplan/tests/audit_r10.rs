@@ -2,6 +2,7 @@
 //! the finding broke (the r9 leftovers first, numbered as in notes/audit-r9.md).
 
 mod common;
+use common::{all_text, stderr, stdout};
 use std::path::PathBuf;
 use std::process::Output;
 
@@ -9,25 +10,8 @@ fn run(args: &[&str]) -> Output {
     common::run("audit-r10", args)
 }
 
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// stdout and stderr with the wrapped lines joined.
-fn all_text(o: &Output) -> String {
-    format!("{}\n{}", stdout(o), stderr(o))
-        .replace("\n    ", " ")
-        .replace("\n  ", " ")
-}
-
 fn workload(name: &str, text: &str) -> PathBuf {
-    let p = std::env::temp_dir().join(format!("gpuplan-audit-r10-{}-{name}", std::process::id()));
-    std::fs::write(&p, text).unwrap();
-    p
+    common::write_temp("audit-r10", name, text)
 }
 
 /// r9 #14: a full fine-tune of Llama-3.1-8B on one A100 with the optimizer in backward is short

@@ -2,6 +2,7 @@
 //! runs the CLI as a user does and asserts the property, not a frozen number.
 
 mod common;
+use common::advice;
 use serde_json::Value;
 
 fn plan_json(args: &[&str]) -> Value {
@@ -11,10 +12,6 @@ fn plan_json(args: &[&str]) -> Value {
     );
     serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)))
-}
-
-fn advice<'a>(p: &'a Value, id: &str) -> Option<&'a Value> {
-    p["advice"].as_array()?.iter().find(|a| a["id"] == id)
 }
 
 /// `plan -m Llama-3.1-70B --task full --tokens 2e9 --deadline 3d`: the top plan (16 nodes over

@@ -2,6 +2,7 @@
 //! the CLI as a user does and asserts the property, not a frozen number.
 
 mod common;
+use common::advice;
 use common::plans;
 use serde_json::Value;
 use std::process::Command;
@@ -13,10 +14,6 @@ fn plan_json(args: &[&str]) -> Value {
     );
     serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)))
-}
-
-fn advice<'a>(p: &'a Value, id: &str) -> Option<&'a Value> {
-    p["advice"].as_array()?.iter().find(|a| a["id"] == id)
 }
 
 const GIB: f64 = 1024.0 * 1024.0 * 1024.0;

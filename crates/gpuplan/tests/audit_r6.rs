@@ -2,18 +2,11 @@
 //! models served "in tokens". Each test runs the CLI as a user does and asserts the property.
 
 mod common;
+use common::{stderr, stdout};
 use std::process::Output;
 
 fn gpuplan(args: &[&str]) -> Output {
     common::run("audit-r6", args)
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// Exit 2 and an error that names `flag`.

@@ -4,6 +4,7 @@
 //! of its peak (#11). Each test runs the CLI as a user does and asserts the property.
 
 mod common;
+use common::plans;
 use serde_json::Value;
 use std::process::Output;
 
@@ -13,10 +14,6 @@ fn run(args: &[&str]) -> Output {
 
 fn plan_json(args: &[&str]) -> Value {
     common::plan_json("audit-r6b", args)
-}
-
-fn plans(v: &Value) -> &Vec<Value> {
-    common::plans(v)
 }
 
 fn advice_en<'a>(p: &'a Value, id: &str) -> Option<&'a str> {

@@ -5,6 +5,7 @@
 //! region (#16). Each test runs the CLI as a user does and asserts the property.
 
 mod common;
+use common::{advice, plans};
 use serde_json::Value;
 use std::process::Output;
 
@@ -14,14 +15,6 @@ fn run(args: &[&str]) -> Output {
 
 fn plan_json(args: &[&str]) -> Value {
     common::plan_json("audit-r7", args)
-}
-
-fn plans(v: &Value) -> &Vec<Value> {
-    common::plans(v)
-}
-
-fn advice<'a>(p: &'a Value, id: &str) -> Option<&'a Value> {
-    p["advice"].as_array()?.iter().find(|a| a["id"] == id)
 }
 
 /// The hourly checkpoint stall, as the plan's hours count it: the storage's write time, or the

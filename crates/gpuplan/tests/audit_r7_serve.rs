@@ -2,6 +2,7 @@
 //! and asserts the property.
 
 mod common;
+use common::plans;
 use serde_json::Value;
 use std::process::Output;
 
@@ -11,10 +12,6 @@ fn run(args: &[&str]) -> Output {
 
 fn plan_json(args: &[&str]) -> Value {
     common::plan_json("audit-r7", args)
-}
-
-fn plans(v: &Value) -> &Vec<Value> {
-    common::plans(v)
 }
 
 /// #1: `--concurrency 16` on 2 replicas of 52 slots was planned as a Poisson queue at 96% of

@@ -4,18 +4,11 @@
 //! (#24). Each test runs the CLI as a user does and asserts the property.
 
 mod common;
+use common::{stderr, stdout};
 use std::process::Output;
 
 fn run(args: &[&str]) -> Output {
     common::run("audit-r7-text", args)
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// The ¥ cells of the first table, in rank order.

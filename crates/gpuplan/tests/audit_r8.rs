@@ -2,28 +2,17 @@
 //! the finding broke.
 
 mod common;
+use common::{one_line, plans, stdout};
 use std::process::{Command, Output};
 
 fn run(args: &[&str]) -> Output {
     common::run("audit-r8", args)
 }
 
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn one_line(o: &Output) -> String {
-    stdout(o).replace("\n  ", " ").replace("\n    ", " ")
-}
-
 fn json(args: &[&str]) -> serde_json::Value {
     let mut a = args.to_vec();
     a.extend_from_slice(&["--format", "json"]);
     serde_json::from_slice(&run(&a).stdout).unwrap()
-}
-
-fn plans(v: &serde_json::Value) -> &Vec<serde_json::Value> {
-    v["outcome"]["plans"].as_array().unwrap()
 }
 
 /// The sequences a training plan runs per optimizer step (micro-batch × accumulation × DP).
@@ -36,9 +25,7 @@ fn runs(p: &serde_json::Value) -> u64 {
 }
 
 fn workload(name: &str, text: &str) -> std::path::PathBuf {
-    let p = std::env::temp_dir().join(format!("gpuplan-audit-r8-{}-{name}", std::process::id()));
-    std::fs::write(&p, text).unwrap();
-    p
+    common::write_temp("audit-r8", name, text)
 }
 
 /// #2: "Why not one GPU … ZeRO-2 over 64 GPUs" for TP 8 × PP 4 × DP 2 (and "ZeRO-0 over 64

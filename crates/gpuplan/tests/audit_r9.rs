@@ -2,6 +2,7 @@
 //! the finding broke.
 
 mod common;
+use common::{one_line, stderr, stdout};
 use std::path::PathBuf;
 use std::process::Output;
 
@@ -9,26 +10,12 @@ fn run(args: &[&str]) -> Output {
     common::run("audit-r9", args)
 }
 
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn one_line(o: &Output) -> String {
-    stdout(o).replace("\n  ", " ").replace("\n    ", " ")
-}
-
 fn temp(name: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("gpuplan-audit-r9-{}-{name}", std::process::id()))
+    common::temp_path("audit-r9", name)
 }
 
 fn workload(name: &str, text: &str) -> PathBuf {
-    let p = temp(name);
-    std::fs::write(&p, text).unwrap();
-    p
+    common::write_temp("audit-r9", name, text)
 }
 
 /// `plan ARGS --export DIR` into a fresh directory, which must succeed; the directory.

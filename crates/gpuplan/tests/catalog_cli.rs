@@ -1,6 +1,7 @@
 //! `gpuplan catalog …` as a user runs it: filters, merge order, imports, validation, snapshots.
 
 mod common;
+use common::stdout;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -31,10 +32,6 @@ fn run(cfg: &Path, args: &[&str]) -> Output {
             .env("COLUMNS", "250")
             .args(args),
     )
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).to_string()
 }
 
 fn ids(o: &Output) -> Vec<String> {

@@ -3,6 +3,7 @@
 //! file, links and permissions survive, unreadable directories are errors.
 
 mod common;
+use common::{stderr as err, stdout as out};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
@@ -32,14 +33,6 @@ fn cmd(cfg: &Path, args: &[&str]) -> Command {
 
 fn run(cfg: &Path, args: &[&str]) -> Output {
     common::output_checked(&mut cmd(cfg, args))
-}
-
-fn err(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).to_string()
-}
-
-fn out(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).to_string()
 }
 
 const ROW: &str = "[[instance]]\nid = \"ID\"\nprovider = \"alibaba\"\nfamily = \"x\"\ngpu = \"a10\"\ngpu_count = COUNT\ngpu_memory_gib = 24\nrdma = \"none\"\nsource = \"quote\"\nas_of = \"2026-11\"\nconfidence = \"likely\"\n";

@@ -4,6 +4,7 @@
 //! API treats a JSON body as the CLI treats the file.
 
 mod common;
+use common::plans;
 
 use serde_json::Value;
 use std::process::Command;
@@ -28,10 +29,6 @@ fn plan(name: &str, text: &str, extra: &[&str]) -> (Option<i32>, Value) {
     let v = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
     (out.status.code(), v)
-}
-
-fn plans(v: &Value) -> &Vec<Value> {
-    v["outcome"]["plans"].as_array().unwrap()
 }
 
 /// Every plan of the workload `BASE` + `extra` has `pointer` = `want` in its setup, and there is

@@ -3,6 +3,7 @@
 //! a frozen number.
 
 mod common;
+use common::plans;
 use serde_json::Value;
 use std::process::{Command, Output};
 
@@ -31,10 +32,6 @@ fn plan_json(args: &[&str]) -> (Option<i32>, Value) {
     let v: Value = serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
     (o.status.code(), v)
-}
-
-fn plans(v: &Value) -> &Vec<Value> {
-    v["outcome"]["plans"].as_array().unwrap()
 }
 
 fn advice<'a>(p: &'a Value, id: &str) -> Vec<&'a str> {

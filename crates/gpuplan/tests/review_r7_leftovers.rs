@@ -4,6 +4,7 @@
 //! does and asserts the property, in English and in Chinese where text is involved.
 
 mod common;
+use common::plans;
 use serde_json::Value;
 use std::process::Output;
 
@@ -21,10 +22,6 @@ fn json(args: &[&str]) -> Value {
     let mut all = args.to_vec();
     all.extend_from_slice(&["--format", "json"]);
     serde_json::from_str(&ok(&all)).unwrap()
-}
-
-fn plans(v: &Value) -> &Vec<Value> {
-    v["outcome"]["plans"].as_array().unwrap()
 }
 
 /// A workload file in the temp dir with `body`, its path.

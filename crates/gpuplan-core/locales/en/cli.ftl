@@ -70,6 +70,10 @@ cli-note-other-findings = { $n ->
    *[other] { $n } other catalog findings in user files: see `gpuplan catalog validate`
 }
 import-left-out = left out { $what }
+import-gpu-unknown = { $id }: GPU `{ $gpu }` is not known; imported as `unknown:{ $gpu }` and kept out of planning. Map it with a user catalog line `[gpu_aliases]` "{ $gpu }" = "<gpu id>"
+import-not-cny = { $file }: prices are in { $currency }, not CNY; skipped
+import-next-token = { $file }: the last page has NextToken `{ $token }`: more instance types exist; call DescribeInstanceTypes again with NextToken and import all pages together
+import-withdrawn = { $id }: status `abandon` (withdrawn); skipped
 import-err-nothing = nothing imported: all { $n } row(s) in the response are invalid (see the warnings above); { $file } is unchanged
 import-dry-run = dry run: { $instances } instance type(s), { $prices } price(s) would be written to { $file }{ $out ->
     [0] {""}
@@ -97,6 +101,9 @@ prices-none-billing = no { $billing } prices match; `gpuplan prices fetch PROVID
 catalog-gpu-line = gpu: { $name } ({ $mem } GiB, { $bw } GB/s, { $tflops } TFLOPS bf16/fp16; { $confidence }, { $as_of })
 catalog-gpu-unmapped = gpu: NOT MAPPED ({ $gpu }); add `[gpu_aliases]` to a user catalog to plan with it
 catalog-prices-none = prices: none known (no list price was found for this type; import yours with `gpuplan catalog import`)
+catalog-price-line = price { $billing }: ¥{ $cny } ({ $kind }, { $region }, { $as_of }{ $age })
+catalog-price-method = {" "}— method: { $method }
+catalog-price-source = {"  "}source: { $source }
 catalog-family-head = family { $family } — { $provider }: { $n } type(s), { $chip }
 catalog-family-row = { $id }: { $gpus } × { $gpu }, { $vcpu } vCPU, { $ram } GiB RAM, { $net } Gbit/s{ $vgpu ->
     [yes] {" "}(vGPU slice)
@@ -143,6 +150,7 @@ models-active = active per token
 models-notes = notes: { $text }
 models-source = source: { $text }
 cli-err-solve-needs-tpot = --solve max-throughput needs --tpot SECONDS (the time-per-output-token target, e.g. 0.05)
+cli-err-tpot-without-solve = --tpot is the target of --solve max-throughput and is read nowhere else: add --solve max-throughput, or remove --tpot (an estimate answers at the given --batch)
 cli-err-solve-training = --solve answers a serving question: use it with --task inference (a training job has no KV pool, batch or TPOT to solve for)
 cli-err-estimate-opaque-serving = `estimate` sizes the serving of transformers (weights, KV cache, latency per token); { $model } is given by its totals (no layers, no KV cache): `gpuplan plan -m { $model } --task inference` sizes its serving (one request = { $unit })
 cli-err-image-size = invalid --image-size `{ $value }`: give WIDTHxHEIGHT in pixels, e.g. 1024x768

@@ -29,6 +29,7 @@ fix-chip-lacks-flash = FlashAttention-2 does not run on { $gpu } (Ampere or late
 fix-tp-divides-heads = must divide the attention heads ({ $heads }); try { $try }
 fix-serve-no-bf16 = { $gpu } has no bf16 (compute capability below 8.0), and vLLM refuses it there: use --weights fp16 (same bytes)
 fix-tp-divides-heads-serve = must divide the attention heads ({ $heads })
+fix-engine-nvidia-only = TensorRT-LLM runs on NVIDIA GPUs only, not on { $gpu }: use --engine vllm (or sglang)
 fix-say-how-much-data = say how much data: --tokens N, or --samples N with --epochs E
 fix-rate-or-concurrency = give the load one way, not both: a rate (--rate, rate_rps: requests per second arriving) or a concurrency (--concurrency: requests in flight)
 fix-learned-positions = { $model } has a learned table of { $limit } positions: give --seq-len { $limit } or less

@@ -112,6 +112,7 @@ est-serve-kv-pool = KV pool
 est-serve-kv = KV capacity: { $blocks } blocks × { $block } = { $tokens } tokens; max concurrency at max_model_len: { $conc }; { $reqs } requests of { $input }+{ $output } tokens at once; longest context at batch { $batch }: { $ctx }
 est-serve-problem = PROBLEM: { $p }
 est-serve-fits-at-tp = With --tp { $tp } (of the { $gpus } GPUs given) the same setup fits.
+est-serve-batch-over = ! batch { $batch } is more than the engine holds at once: { $held } (max_num_seqs { $seqs }; the KV pool holds { $kv } requests of input + output tokens). The latency above is for a batch that never runs together; the engine would run { $held } and queue the rest: use --batch { $held }, or --solve max-batch
 est-serve-shipped-weights = weights: { $weights }, the format the checkpoint ships in (its config's quantization_config), as vLLM loads it; --weights bf16 sizes 16-bit weights
 est-serve-mla-moe-small-batch = MLA + MoE decode at batch { $batch }: validated at batch 8–64 only (SGLang v0.5.7, DeepSeek-R1 FP8 on 8 × H200, within 18%); at one request vLLM 0.13 published 30 tokens/s for DeepSeek-V3.2 on 8 × H20, about 4× slower than this model gives, which it does not explain: read the time per token as a lower bound
 est-serve-auto-tp = TP { $tp }: the smallest tensor parallelism at which the weights fit on the { $gpus } GPUs given (vLLM's default TP 1 does not hold them); --tp sets another

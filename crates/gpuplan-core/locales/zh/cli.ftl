@@ -64,6 +64,10 @@ cli-warn-row-skipped = ——已跳过该行
 cli-warn-row-left-out = ——重写文件时已去掉该行
 cli-note-other-findings = 用户目录文件中还有 { $n } 条其他检查结果：运行 `gpuplan catalog validate` 查看
 import-left-out = 已去掉 { $what }
+import-gpu-unknown = { $id }：GPU `{ $gpu }` 未知；已按 `unknown:{ $gpu }` 导入，不参与规划。可在用户目录文件中加一行 `[gpu_aliases]` "{ $gpu }" = "<gpu id>" 映射它
+import-not-cny = { $file }：价格币种为 { $currency }，不是人民币；已跳过
+import-next-token = { $file }：最后一页带有 NextToken `{ $token }`：还有更多实例规格；请带上 NextToken 再次调用 DescribeInstanceTypes，并把所有页一起导入
+import-withdrawn = { $id }：状态为 `abandon`（已下线）；已跳过
 import-err-nothing = 没有导入任何内容：响应中的 { $n } 行全部无效（见上方警告）；{ $file } 未改动
 import-dry-run = 试运行：将写入 { $instances } 个实例规格、{ $prices } 条价格到 { $file }{ $out ->
     [0] {""}
@@ -91,6 +95,9 @@ prices-none-billing = 没有匹配的 { $billing } 价格；`gpuplan prices fetc
 catalog-gpu-line = GPU：{ $name }（{ $mem } GiB，{ $bw } GB/s，bf16/fp16 { $tflops } TFLOPS；{ $confidence }，{ $as_of }）
 catalog-gpu-unmapped = GPU：未映射（{ $gpu }）；在用户目录中添加 `[gpu_aliases]` 后才能用它做规划
 catalog-prices-none = 价格：未知（没有找到该规格的公开价格；可用 `gpuplan catalog import` 导入）
+catalog-price-line = 价格（{ $billing }）：¥{ $cny }（{ $kind }，{ $region }，{ $as_of }{ $age }）
+catalog-price-method = {" "}— 计算方法：{ $method }
+catalog-price-source = {"  "}来源：{ $source }
 catalog-family-head = 规格族 { $family }（{ $provider }）：{ $n } 个规格，{ $chip }
 catalog-family-row = { $id }：{ $gpus } × { $gpu }，{ $vcpu } vCPU，内存 { $ram } GiB，网络 { $net } Gbit/s{ $vgpu ->
     [yes] （vGPU 分片）
@@ -137,6 +144,7 @@ models-active = 每 token 激活
 models-notes = 备注（数据原文，英文）：{ $text }
 models-source = 来源：{ $text }
 cli-err-solve-needs-tpot = --solve max-throughput 需要 --tpot 秒数（每个输出 token 的时间目标，例如 0.05）
+cli-err-tpot-without-solve = --tpot 是 --solve max-throughput 的目标，其他情况下不会被读取：请加上 --solve max-throughput，或去掉 --tpot（估算按给定的 --batch 计算）
 cli-err-solve-training = --solve 用于服务问题：请配合 --task inference 使用（训练任务没有可求解的 KV 池、批大小或 TPOT）
 cli-err-estimate-opaque-serving = `estimate` 只估算 transformer 模型的推理部署（权重、KV cache、每 token 延迟）；{ $model } 只以总量描述（没有层结构和 KV cache）：请用 `gpuplan plan -m { $model } --task inference` 规划其推理部署（一个请求 = { $unit }）
 cli-err-image-size = --image-size `{ $value }` 无效：请给出 宽x高 像素，例如 1024x768

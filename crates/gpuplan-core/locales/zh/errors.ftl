@@ -26,6 +26,7 @@ fix-chip-lacks-flash = FlashAttention-2 不能在 { $gpu } 上运行（仅 Amper
 fix-tp-divides-heads = 必须能整除注意力头数（{ $heads }）；可试 { $try }
 fix-serve-no-bf16 = { $gpu } 不支持 bf16（计算能力低于 8.0），vLLM 在此拒绝 bf16：请用 --weights fp16（字节数相同）
 fix-tp-divides-heads-serve = 必须能整除注意力头数（{ $heads }）
+fix-engine-nvidia-only = TensorRT-LLM 只能在 NVIDIA GPU 上运行，不支持 { $gpu }：请用 --engine vllm（或 sglang）
 fix-say-how-much-data = 请给出数据量：--tokens N，或 --samples N 加 --epochs E
 fix-rate-or-concurrency = 负载只能用一种方式给出：请求率（--rate，rate_rps：每秒到达的请求数）或并发数（--concurrency：同时在途的请求数），不能同时给出
 fix-learned-positions = { $model } 的位置编码表只有 { $limit } 个位置：请给 --seq-len { $limit } 或更小

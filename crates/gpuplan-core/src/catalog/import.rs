@@ -12,6 +12,7 @@ use super::{
     Provider, RdmaKind, Stock, MAX_GPU_COUNT,
 };
 use crate::error::CoreError;
+use crate::i18n::Msg;
 use serde_json::Value;
 
 /// What the response itself does not say.
@@ -33,7 +34,8 @@ pub struct ImportResult {
     /// `document: JSON path` of each row of `file.instance` / `file.price` (same order).
     pub instance_paths: Vec<String>,
     pub price_paths: Vec<String>,
-    pub warnings: Vec<String>,
+    /// What the user should know about rows that were imported or skipped, as catalog messages.
+    pub warnings: Vec<Msg>,
     /// Rows left out, each `document: JSON path: what is wrong`.
     pub left_out: Vec<String>,
 }
@@ -178,7 +180,7 @@ fn resolve_gpu(
     cat: &Catalog,
     raw: &str,
     mem: Option<f64>,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Msg>,
     ctx_id: &str,
 ) -> String {
     if let Some(id) = cat.gpu_aliases.get(raw) {
@@ -190,9 +192,11 @@ fn resolve_gpu(
     if cat.gpu(raw).is_some() {
         return raw.to_string();
     }
-    warnings.push(format!(
-        "{ctx_id}: GPU `{raw}` is not known; imported as `unknown:{raw}` and kept out of planning. Map it with a user catalog line `[gpu_aliases]` \"{raw}\" = \"<gpu id>\""
-    ));
+    warnings.push(
+        Msg::new("import-gpu-unknown")
+            .arg("id", ctx_id)
+            .arg("gpu", raw),
+    );
     format!("unknown:{raw}")
 }
 
@@ -426,9 +430,11 @@ pub fn import_alibaba(
             } else if page.get("SpotPrices").is_some() {
                 let currency = at.opt_str("Currency")?.unwrap_or("CNY");
                 if currency != "CNY" {
-                    r.warnings.push(format!(
-                        "{name}: prices are in {currency}, not CNY; skipped"
-                    ));
+                    r.warnings.push(
+                        Msg::new("import-not-cny")
+                            .arg("file", name.as_str())
+                            .arg("currency", currency),
+                    );
                     continue;
                 }
                 // Keep the latest sample per instance type and zone's region.
@@ -526,7 +532,11 @@ pub fn import_alibaba(
         }
     }
     if let Some((file, token)) = last_token {
-        r.warnings.push(format!("{file}: the last page has NextToken `{token}`: more instance types exist; call DescribeInstanceTypes again with NextToken and import all pages together"));
+        r.warnings.push(
+            Msg::new("import-next-token")
+                .arg("file", file)
+                .arg("token", token),
+        );
     }
     Ok(r)
 }
@@ -537,7 +547,7 @@ fn alibaba_type(
     a: &At,
     ctx: &ImportContext,
     cat: &Catalog,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Msg>,
 ) -> Result<Option<Instance>, CoreError> {
     let id = a.str("InstanceTypeId")?;
     let spec = a.opt_str("GPUSpec")?.unwrap_or("").trim();
@@ -655,7 +665,7 @@ fn huawei_flavor(
     name: &str,
     ctx: &ImportContext,
     cat: &Catalog,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Msg>,
 ) -> Result<Option<Instance>, CoreError> {
     let a = At::new(fl, path, name);
     let id = a.str("name")?;
@@ -671,7 +681,7 @@ fn huawei_flavor(
     }
     let status = s.opt_str("cond:operation:status")?.unwrap_or("normal");
     if status == "abandon" {
-        warnings.push(format!("{id}: status `abandon` (withdrawn); skipped"));
+        warnings.push(Msg::new("import-withdrawn").arg("id", id));
         return Ok(None);
     }
     // "nvidia-a10:1" → (nvidia-a10, 1); several aliases are comma-separated.

@@ -253,6 +253,9 @@ fn size_decoder(
     evaluated: &mut u64,
 ) -> Result<Option<Sized>, CoreError> {
     let tun = &req.tunables;
+    if !crate::infer::engine_runs_on(job.engine, gpu) {
+        return Ok(None);
+    }
     let base = decoder_setup(job, fmt, tp);
     *evaluated += 1;
     let mem = serving_memory(&req.model, &base, gpu, tun)?;
@@ -635,6 +638,13 @@ impl ServeMisses {
                     .arg("what", what.as_str())
                     .arg("n", n)
                     .arg("max", c.max_nodes),
+            );
+        }
+        let runs = |g: &GpuSpec| crate::infer::engine_runs_on(job.engine, g);
+        if !cands.is_empty() && !cands.iter().any(|(_, g)| runs(g)) {
+            return Binding::msg(
+                "engine",
+                crate::i18n::Msg::new("bind-serve-engine-nvidia-only").arg("n", cands.len()),
             );
         }
         let no_target = is_decoder(&req.model) && job.ttft_s.is_none() && job.tpot_s.is_none();

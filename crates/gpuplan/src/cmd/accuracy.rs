@@ -264,7 +264,7 @@ pub fn run(dir: Option<&Path>, format: Format, lang: Lang, lang_flag: Option<Lan
             render::json("accuracy", &serde_json::json!({ "cases": out }))?
         ),
         Format::Markdown => out!("{}", markdown_report(&out, l)),
-        _ => out!("{}", table_report(&out, l)),
+        _ => out!("{}", render::fit(&table_report(&out, l), render::width())),
     }
     Ok(0)
 }

@@ -12,7 +12,7 @@ use gpuplan_core::catalog::validate::{validate_file, Severity};
 use gpuplan_core::catalog::{
     Billing, Catalog, CatalogFile, Instance, InstanceLink, Origin, Price, PriceKind, Provider,
 };
-use gpuplan_core::i18n::Msg;
+use gpuplan_core::i18n::{Lang, Msg};
 
 pub fn run(action: CatalogAction, opts: &CatalogOpts) -> Result<u8> {
     match action {
@@ -406,7 +406,10 @@ fn compact_instances(
             ]
         })
         .collect();
-    render::table_keeping(&h, &compact, &[0, 2])
+    // Too narrow for every column with whole ids and header words (80 columns: `provide` over
+    // `r`, `Gi/B/GP/U`): vCPUs, then the memory per GPU (most GPU ids carry it) are left out,
+    // with a note; `--wide` shows them.
+    render::table_fit(&h, &compact, &[0, 2], &[4, 3], false)
 }
 
 /// RDMA in the compact table: ✓, ? when unknown, – when absent.
@@ -500,7 +503,8 @@ fn family_or_error(c: &Catalog, id: &str, format: Format) -> Result<Option<u8>> 
 
 /// One instance type as text: its TOML, its chip, regions, access and best prices.
 fn instance_text(c: &Catalog, i: &Instance, prices: Vec<Price>) -> Result<String> {
-    let mut out = format!("{}\n", toml::to_string_pretty(i)?.trim_end());
+    let toml_text = format!("{}\n", toml::to_string_pretty(i)?.trim_end());
+    let mut out = String::new();
     if let Some(g) = c.gpu(&i.gpu) {
         let m = Msg::new("catalog-gpu-line")
             .arg("name", g.name.as_str())
@@ -526,19 +530,33 @@ fn instance_text(c: &Catalog, i: &Instance, prices: Vec<Price>) -> Result<String
         out.push_str(&format!("{m}\n"));
     }
     for p in prices {
-        let method = p
-            .method
-            .as_ref()
-            .map(|m| format!(" — method: {m}"))
-            .unwrap_or_default();
-        out.push_str(&format!(
-            "price {}: {}{method}\n  source: {}\n",
-            p.billing.name(),
-            price_label(&p),
-            p.source
-        ));
+        out.push_str(&price_lines(&p, render::lang()));
     }
-    Ok(out)
+    // The TOML record stays as it is (it reads back); the sentences fit the terminal.
+    Ok(toml_text + &render::fit(&out, render::width()))
+}
+
+/// A price of `catalog show INSTANCE`: billing, amount, kind, region, date and age, the method
+/// of an estimate, and its source, in the reader's language.
+fn price_lines(p: &Price, l: Lang) -> String {
+    use gpuplan_core::i18n::names;
+    let mut line = Msg::new("catalog-price-line")
+        .arg("billing", names::billing(p.billing))
+        .arg("cny", format!("{:.2}", p.cny))
+        .arg("kind", names::price_kind(p.kind))
+        .arg("region", names::price_region(&p.region))
+        .arg("as_of", p.as_of.as_str())
+        .arg("age", super::prices::age_label(&p.as_of, l == Lang::Zh))
+        .render(l);
+    if let Some(m) = &p.method {
+        line.push_str(
+            &Msg::new("catalog-price-method")
+                .arg("method", m.as_str())
+                .render(l),
+        );
+    }
+    let source = Msg::new("catalog-price-source").arg("source", p.source.as_str());
+    format!("{line}\n{}\n", source.render(l))
 }
 
 fn validate(opts: &CatalogOpts, files: &[std::path::PathBuf], format: Format) -> Result<u8> {
@@ -556,7 +574,13 @@ fn validate(opts: &CatalogOpts, files: &[std::path::PathBuf], format: Format) ->
             )?
         );
     } else {
-        out!("{}", findings_text(&findings, names.len(), errors));
+        out!(
+            "{}",
+            render::fit(
+                &findings_text(&findings, names.len(), errors),
+                render::width()
+            )
+        );
     }
     Ok(if errors > 0 { 1 } else { 0 })
 }
@@ -703,7 +727,7 @@ fn read_responses(files: &[std::path::PathBuf]) -> Result<Vec<(String, String)>>
 /// The import's warnings and the rows it left out, on stderr.
 fn warn_import(r: &gpuplan_core::catalog::import::ImportResult) {
     for w in &r.warnings {
-        crate::render::warn(Msg::raw(&printable(w)));
+        crate::render::warn(w.clone());
     }
     for l in &r.left_out {
         crate::render::warn(
@@ -795,14 +819,17 @@ fn show_families(c: &Catalog, q: &str, fam: &[&Instance], format: Format) -> Res
         return Ok(0);
     }
     for p in &providers {
-        out!("{}", family_block(c, *p, &of(p)));
+        out!(
+            "{}",
+            render::fit(&family_block(c, *p, &of(p)), render::width())
+        );
     }
     let related = related_families(c, &key);
     let l = render::lang();
     if !related.is_empty() {
         let sep = gpuplan_core::i18n::text(l, "plan-list-sep");
         let m = Msg::new("catalog-related").arg("list", related.join(&sep));
-        outln!("{}", m.render(l));
+        outln!("{}", render::fit(&m.render(l), render::width()));
     }
     for w in wrong {
         let m = match w.provider {
@@ -812,7 +839,7 @@ fn show_families(c: &Catalog, q: &str, fam: &[&Instance], format: Format) -> Res
         let m = m
             .arg("name", w.name.as_str())
             .arg("verdict", w.verdict.as_str());
-        outln!("{}", m.render(l));
+        outln!("{}", render::fit(&m.render(l), render::width()));
     }
     Ok(0)
 }

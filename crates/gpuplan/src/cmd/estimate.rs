@@ -237,6 +237,9 @@ pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
                     cluster,
                 } => {
                     let mut text = inference_report(&model.name, r, e, &look);
+                    if let Some(m) = batch_over_capacity(r, cluster, e) {
+                        text.push_str(&format!("{}\n", m.render(look.lang)));
+                    }
                     if let Some(tp) = fitting_tp(model, r, cluster, e) {
                         let m = Msg::new("est-serve-fits-at-tp")
                             .arg("tp", tp)
@@ -1485,6 +1488,29 @@ fn fitting_tp(
             s.tp = *tp;
             estimate_inference(model, &s, cluster, &r.tunables).is_ok_and(|x| x.memory.fits)
         })
+}
+
+/// A `--batch` the engine cannot hold at once (more than its `max_num_seqs`, or more requests
+/// of input + output tokens than the KV pool holds): the latency line is for a batch that never
+/// runs, so say what would and how to ask for it (audit r11 #8). Static batching (a fixed batch,
+/// the pool sized for it) and a pool that does not fit (already a PROBLEM) are left alone.
+fn batch_over_capacity(r: &Request, cluster: &ClusterSpec, e: &InferenceEstimate) -> Option<Msg> {
+    let s = &r.inference;
+    let m = &e.memory;
+    if s.engine == gpuplan_core::workload::Engine::Static || !m.fits {
+        return None;
+    }
+    let seqs = s
+        .max_num_seqs
+        .unwrap_or_else(|| gpuplan_core::infer::engine_max_num_seqs(s.engine, &cluster.gpu));
+    let held = seqs.min(m.max_concurrent_requests);
+    (s.batch > held).then(|| {
+        Msg::new("est-serve-batch-over")
+            .arg("batch", s.batch)
+            .arg("held", held)
+            .arg("seqs", seqs)
+            .arg("kv", m.max_concurrent_requests)
+    })
 }
 
 fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, look: &Look) -> String {

@@ -66,7 +66,13 @@ pub fn plan_serving_only(a: &PlanArgs) -> Result<()> {
 pub fn estimate_task_flags(a: &EstimateArgs, serving: bool) -> Result<()> {
     if serving {
         let flag = job_training_flag(&a.job).or_else(|| estimate_layout_flag(a));
-        return flag.map_or(Ok(()), |f| Err(training_flag_error(f)));
+        flag.map_or(Ok(()), |f| Err(training_flag_error(f)))?;
+        // A TPOT target is read by `--solve max-throughput` only: elsewhere it would be ignored.
+        let solves_throughput = a.solve == Some(crate::cli::SolveArg::MaxThroughput);
+        if a.tpot.is_some() && !solves_throughput {
+            return Err(fail(Msg::new("cli-err-tpot-without-solve")));
+        }
+        return Ok(());
     }
     let j = &a.job;
     let flag = [

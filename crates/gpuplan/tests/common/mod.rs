@@ -476,3 +476,42 @@ pub fn plan_json(tag: &str, args: &[&str]) -> serde_json::Value {
 pub fn plans(v: &serde_json::Value) -> &Vec<serde_json::Value> {
     v["outcome"]["plans"].as_array().unwrap()
 }
+
+/// A command's stdout as text.
+pub fn stdout(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// A command's stderr as text.
+pub fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// stdout and stderr with the wrapped lines joined (continuations indented by 4, then 2).
+pub fn all_text(o: &std::process::Output) -> String {
+    format!("{}\n{}", stdout(o), stderr(o))
+        .replace("\n    ", " ")
+        .replace("\n  ", " ")
+}
+
+/// stdout with the wrapped lines joined (continuations indented by 2, then 4).
+pub fn one_line(o: &std::process::Output) -> String {
+    stdout(o).replace("\n  ", " ").replace("\n    ", " ")
+}
+
+/// The advice `id` of a plan in `plan --format json`, if it has one.
+pub fn advice<'a>(p: &'a serde_json::Value, id: &str) -> Option<&'a serde_json::Value> {
+    p["advice"].as_array()?.iter().find(|a| a["id"] == id)
+}
+
+/// A path in the temp directory for file `name` of test file `tag` (one per process).
+pub fn temp_path(tag: &str, name: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("gpuplan-{tag}-{}-{name}", std::process::id()))
+}
+
+/// Writes `text` to [`temp_path`] and returns the path.
+pub fn write_temp(tag: &str, name: &str, text: &str) -> std::path::PathBuf {
+    let p = temp_path(tag, name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
