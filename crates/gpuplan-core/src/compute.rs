@@ -731,8 +731,11 @@ fn attention_shape_seconds(
     let fwd_passes = attention_forward_passes(setup.recompute);
     match setup.attention {
         AttentionImpl::Flash | AttentionImpl::MemEfficient => {
-            let causal = if shape.causal {
-                CAUSAL_WORK_FRACTION
+            // Causal: the blocks at or below the diagonal, n²/2 pairs on a full layer and
+            // n·w − w²/2 on a windowed one once n > w (each query sees nearly the whole
+            // window, not half of it): the layers' mean pairs over the full count's.
+            let causal = if shape.causal && keys > 0.0 && window > 0.0 {
+                t.mean_causal_pairs(keys) / (keys * window)
             } else {
                 1.0
             };
@@ -1158,8 +1161,9 @@ mod tests {
     /// activations, no SM count, the fixed 128 × 128 tile, fused element-wise work, no casts.
     /// Attention work of a hybrid model: GPT-OSS-20B (openai/gpt-oss-20b config.json: 24 layers,
     /// 12 sliding over 128 keys, 12 full) at 8192 tokens does (12·128 + 12·8192)/(24·8192) of the
-    /// all-full work (FLOPs linear in the keys); a window on every layer (Mistral v0.1's rule)
-    /// 128/8192 of it. Training and recomputation alike.
+    /// all-full key span, and causal FlashAttention computes the pairs at or below the diagonal
+    /// within it (n·w − w²/2 on a sliding layer, n²/2 on a full one; review r11 #3: it charged a
+    /// sliding layer half its window). Training and recomputation alike.
     #[test]
     fn sliding_layers_see_the_window_full_layers_every_key() {
         let oss = include_str!("../tests/fixtures/hf-windowed/gpt-oss-20b.json");
@@ -1176,10 +1180,13 @@ mod tests {
         let end = oss[types..].find(']').unwrap() + types + 2;
         let every = attn(&format!("{}{}", &oss[..types], &oss[end..]));
         let none = attn(&oss.replace("\"sliding_window\": 128", "\"sliding_window\": null"));
-        let expect = (12.0 * 128.0 + 12.0 * 8192.0) / (24.0 * 8192.0);
+        // Causal pairs: n²/2 on a full layer, n·w − w²/2 on a sliding one (n > w).
+        let (n, w) = (8192.0_f64, 128.0_f64);
+        let (full, windowed) = (n * n / 2.0, n * w - w * w / 2.0);
+        let expect = (12.0 * windowed + 12.0 * full) / (24.0 * full);
         assert!((hybrid / none - expect).abs() < 1e-12, "{}", hybrid / none);
         assert!(
-            (every / none - 128.0 / 8192.0).abs() < 1e-12,
+            (every / none - windowed / full).abs() < 1e-12,
             "{}",
             every / none
         );

@@ -321,8 +321,12 @@ pub struct ServingMemory {
 }
 
 /// First vLLM release whose hybrid KV cache manager gives a model's sliding-window layers
-/// their own block groups, holding only the window's blocks (v0.10.0; earlier releases, and
-/// `--disable-hybrid-kv-cache-manager`, allocate every token on every layer).
+/// their own block groups, holding only the window's blocks (earlier releases, and
+/// `--disable-hybrid-kv-cache-manager`, allocate every token on every layer). UNVERIFIED: v0.10.0
+/// is an assumption between two sourced points: v0.8.3's notes add V1's native sliding window
+/// (#14097), which still "regard[s] as global-attention-only" a model with both kinds of layer,
+/// and vLLM's hybrid KV cache manager design doc describes the manager "as it was in v0.10.1"
+/// (vllm PR #54738). `engine_version` between them may be charged either way.
 pub const VLLM_FIRST_HYBRID_KV: [u64; 3] = [0, 10, 0];
 
 /// Whether vLLM's hybrid KV cache manager splits this model's layers into sliding and full
@@ -369,8 +373,17 @@ pub fn hybrid_kv_share(
         window
     };
     let bs = s.block_size.max(1);
-    let full_blocks = len.max(1).div_ceil(bs);
-    let window_blocks = held.min(len.max(1)).div_ceil(bs) + 1;
+    let len = len.max(1);
+    let full_blocks = len.div_ceil(bs);
+    let window_blocks = if reserved {
+        held.min(len).div_ceil(bs) + 1
+    } else if len <= window {
+        // A request no longer than the window holds all its tokens, as on a full layer.
+        full_blocks
+    } else {
+        // The window's last tokens straddle one more block than they fill.
+        window.saturating_sub(1).div_ceil(bs) + 1
+    };
     let full = (layers - windowed) * full_blocks;
     (full + windowed * window_blocks) as f64 / (layers * full_blocks) as f64
 }
@@ -649,8 +662,11 @@ pub fn serving_memory(
         Engine::Static => max_model_len,
         _ => s.block_size,
     };
+    // vLLM's hybrid manager gives every layer the pool's `blocks` pages (its "GPU KV cache
+    // size" is blocks × block size, as without windows); a sliding layer's requests hold fewer
+    // of them, which raises the concurrency and lowers the start-up need (`share`), not the pool.
     let share = hybrid_kv_share(t, s, gpu, max_model_len, true);
-    let block_bytes = kv.per_device.0 * share * block_tokens as f64;
+    let block_bytes = kv.per_device.0 * block_tokens as f64;
     let blocks = if c.kv > 0.0 && s.engine == Engine::Static {
         s.batch
     } else if c.kv > 0.0 {
@@ -670,7 +686,7 @@ pub fn serving_memory(
                 .arg("budget", c.budget.to_string())
                 .into(),
         )
-    } else if kv_tokens < max_model_len + cross {
+    } else if (kv_tokens as f64) < (max_model_len + cross) as f64 * share {
         Some(
             Msg::new("serve-problem-short-pool")
                 .arg("tokens", kv_tokens)
@@ -696,7 +712,7 @@ pub fn serving_memory(
         kv_tokens,
         max_model_len,
         profile_tokens: c.profile_tokens,
-        max_concurrency_at_max_len: kv_tokens as f64 / max_model_len as f64,
+        max_concurrency_at_max_len: kv_tokens as f64 / (max_model_len as f64 * share),
         max_concurrent_requests: match s.engine {
             Engine::Static => blocks.min(s.batch),
             _ => concurrent_requests(t, s, gpu, &kv, c.kv, per_request, kv_tokens),

@@ -1177,7 +1177,8 @@ fn full_states(
 /// The collective library's device bytes per GPU that [`training_memory`] counts for `setup`
 /// on `c` (its "NCCL buffers"/"HCCL buffers" item; 0 on one device or when the parallelism does
 /// not divide the GPUs). The only part of a configuration's memory that depends on the GPUs per
-/// node and the chip's links: the plan search shares the rest between clusters and adds this
+/// node, the chip's links and, across nodes, the network (NICs and their bandwidth, through
+/// NCCL's channel search): the plan search shares the rest between clusters and adds this
 /// per cluster. Of the setup it reads only what [`same_comm_buffers`] compares.
 pub fn comm_buffer_bytes(setup: &TrainingSetup, c: &ClusterSpec, tun: &Tunables) -> f64 {
     if c.total_gpus() <= 1 {

@@ -23,7 +23,7 @@ fn setup(input: u64, version: Option<&str>) -> InferenceSetup {
 
 /// Blocks and requests of one model at 32,768 tokens on an H100 (vLLM default
 /// max_num_batched_tokens 8192 there), hybrid (current vLLM) and not (0.9.2).
-fn pools(m: &ModelSpec) -> [(f64, u64, f64, u64); 2] {
+fn pools(m: &ModelSpec) -> [(f64, u64, f64, u64, f64); 2] {
     let gpu = find_gpu("h100-sxm").expect("gpu");
     let tun = Tunables::default();
     [None, Some("0.9.2")].map(|v| {
@@ -34,6 +34,7 @@ fn pools(m: &ModelSpec) -> [(f64, u64, f64, u64); 2] {
             r.blocks,
             r.kv_pool.0 / (r.kv_per_token.per_device.0 * 32_768.0),
             r.max_concurrent_requests,
+            r.max_concurrency_at_max_len,
         )
     })
 }
@@ -46,7 +47,11 @@ fn gpt_oss_pool_reserves_the_window_on_sliding_layers() {
     let m = parse_hf_config("gpt-oss-20b", GPT_OSS_20B).expect("config");
     let [hybrid, old] = pools(&m);
     let reserved = (12.0 * 2048.0 + 12.0 * 521.0) / (24.0 * 2048.0);
-    assert_eq!(hybrid.1, (hybrid.0 / reserved).floor() as u64);
+    // Every layer gets the pool's blocks (vLLM's "GPU KV cache size" as without windows); a
+    // request reserves fewer of them on sliding layers (review r11 #2).
+    assert_eq!(hybrid.1, hybrid.0.floor() as u64);
+    let at_max = hybrid.1 as f64 * 16.0 / (32_768.0 * reserved);
+    assert!((hybrid.4 - at_max).abs() < 1e-9, "{} vs {at_max}", hybrid.4);
     assert_eq!(old.1, old.0.floor() as u64);
     let held = (12.0 * 2048.0 + 12.0 * 9.0) / (24.0 * 2048.0);
     assert_eq!(hybrid.3, (hybrid.2 / held).floor() as u64);
@@ -60,7 +65,9 @@ fn gemma3_pool_reserves_the_window_on_sliding_layers() {
     let m = parse_hf_config("gemma-3-27b", GEMMA3_27B).expect("config");
     let [hybrid, old] = pools(&m);
     let reserved = (10.0 * 2048.0 + 52.0 * 577.0) / (62.0 * 2048.0);
-    assert_eq!(hybrid.1, (hybrid.0 / reserved).floor() as u64);
+    assert_eq!(hybrid.1, hybrid.0.floor() as u64);
+    let at_max = hybrid.1 as f64 * 16.0 / (32_768.0 * reserved);
+    assert!((hybrid.4 - at_max).abs() < 1e-9, "{} vs {at_max}", hybrid.4);
     assert_eq!(old.1, old.0.floor() as u64);
     let held = (10.0 * 2048.0 + 52.0 * 65.0) / (62.0 * 2048.0);
     assert_eq!(hybrid.3, (hybrid.2 / held).floor() as u64);
@@ -86,4 +93,24 @@ fn decode_reads_the_window_on_sliding_layers() {
         h.ttft.0 < f.ttft.0,
         "prefill attention: 12 layers see 128 keys"
     );
+}
+
+/// A request shorter than the window holds all its tokens on a sliding layer, as on a full one:
+/// the hybrid manager never gives it fewer concurrent requests than the all-full pool (review
+/// r11 #1: one extra block per sliding layer put Gemma 3 at 512 + 256 tokens below vLLM 0.9.2).
+#[test]
+fn a_request_shorter_than_the_window_holds_what_it_would_without_it() {
+    let m = parse_hf_config("gemma-3-27b", GEMMA3_27B).expect("config");
+    let gpu = find_gpu("h100-sxm").expect("gpu");
+    let tun = Tunables::default();
+    let short = |v: Option<&str>| {
+        let s = InferenceSetup {
+            output_tokens: 256,
+            ..setup(512, v)
+        };
+        serving_memory(&m, &s, gpu, &tun).expect("memory")
+    };
+    let (hybrid, old) = (short(None), short(Some("0.9.2")));
+    assert_eq!(hybrid.blocks, old.blocks);
+    assert_eq!(hybrid.max_concurrent_requests, old.max_concurrent_requests);
 }

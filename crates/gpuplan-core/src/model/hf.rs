@@ -627,9 +627,14 @@ fn layer_list(f: &Fields, key: &str) -> Vec<u64> {
     }
 }
 
+/// transformers' `max_window_layers` default (Qwen2Config, Qwen3Config: 28): layers from it up
+/// slide when `use_sliding_window` is set.
+const QWEN_DEFAULT_MAX_WINDOW_LAYERS: u64 = 28;
+
 /// The sliding window and how many layers use it, as transformers builds `layer_types`:
-/// - `use_sliding_window: false` (Qwen2/3): no window (configuration_qwen2.py: `sliding_window
-///   if use_sliding_window else None`); `true` with `max_window_layers` m: layers i ≥ m slide;
+/// - `use_sliding_window: false` (Qwen2/3), or absent on a `qwen*` model type (its default):
+///   no window (configuration_qwen2.py: `sliding_window if use_sliding_window else None`);
+///   `true` with `max_window_layers` m (default 28): layers i ≥ m slide;
 /// - `layer_types` (Gemma 3, GPT-OSS, transformers ≥ 4.53 configs): its `sliding_attention` count;
 /// - `sliding_window_pattern` p (Gemma 3, Gemma 2 exports): layer i is full when (i+1) % p == 0;
 /// - `gemma2` without either: p = 2 (Gemma2Config), `gemma3`/`gemma3_text`: p = 6;
@@ -638,13 +643,21 @@ fn layer_list(f: &Fields, key: &str) -> Vec<u64> {
 /// A `sliding_window` of 0 is no window (0 keys is not an attention).
 fn attention_windows(f: &Fields, model_type: &str, layers: u64) -> (Option<u64>, Option<u64>) {
     let window = f.opt_u64(&["sliding_window"]).filter(|w| *w > 0);
-    if f.opt_bool("use_sliding_window") == Some(false) {
+    // Qwen2/3 configs window only with `use_sliding_window` set; their default is false
+    // (configuration_qwen2.py / configuration_qwen3.py: `use_sliding_window=False`).
+    let qwen = model_type.starts_with("qwen");
+    let use_window = f.opt_bool("use_sliding_window");
+    if use_window == Some(false)
+        || (qwen && use_window.is_none() && !f.obj.contains_key("layer_types"))
+    {
         return (None, None);
     }
     let sliding = if let Some(v) = f.obj.get("layer_types").filter(|v| !v.is_null()) {
         layer_types_sliding(f, v, layers)
     } else if f.opt_bool("use_sliding_window") == Some(true) {
-        let full = f.opt_u64(&["max_window_layers"]).unwrap_or(0);
+        let full = f
+            .opt_u64(&["max_window_layers"])
+            .unwrap_or(QWEN_DEFAULT_MAX_WINDOW_LAYERS);
         Some(layers.saturating_sub(full))
     } else {
         let pattern = f.opt_u64(&["sliding_window_pattern"]).or(match model_type {
@@ -1422,6 +1435,13 @@ mod input_tests {
         let on = r#""model_type": "qwen2", "sliding_window": 4096, "use_sliding_window": true,
             "max_window_layers": 28"#;
         assert_eq!(windows(&with(on).unwrap()), (Some(4096), 4));
+        // Their defaults (review r11 #5): no `use_sliding_window` is false; no
+        // `max_window_layers` is 28.
+        let unset = r#""model_type": "qwen3", "sliding_window": 4096"#;
+        assert_eq!(windows(&with(unset).unwrap()), (None, 0));
+        let on_default =
+            r#""model_type": "qwen2", "sliding_window": 4096, "use_sliding_window": true"#;
+        assert_eq!(windows(&with(on_default).unwrap()), (Some(4096), 4));
         // A window of null or 0 is none.
         assert_eq!(windows(&with(r#""sliding_window": 0"#).unwrap()), (None, 0));
     }

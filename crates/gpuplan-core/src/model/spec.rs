@@ -354,7 +354,7 @@ impl TransformerSpec {
     /// on a full layer; on a windowed one each query sees at most `window` keys, n·w − w²/2
     /// once n exceeds w.
     pub fn mean_causal_pairs(&self, n: f64) -> f64 {
-        let full = n * n / 2.0;
+        let full = n * n * crate::compute::CAUSAL_WORK_FRACTION;
         let (Some(w), layers) = (self.sliding_window, self.layers.max(1) as f64) else {
             return full;
         };

@@ -1285,8 +1285,8 @@ pub fn memory_facts(c: &ClusterSpec) -> &str {
     &c.gpu.stack
 }
 
-/// The network across nodes as the memory passes key it: bandwidth bits and link type (NCCL's
-/// channels read both, `train/nccl_search.rs`); (0, 0) on one node.
+/// A node's network as NCCL's channel search reads it: bandwidth bits and link type
+/// (`train/nccl_search.rs`); [`Work::net_class_of`] maps it to the channel counts it gives.
 type NetKey = (u64, u8);
 
 /// A chip's setup after `chip::adapt`, or why the job cannot run on it.
@@ -1327,8 +1327,13 @@ struct Work {
     /// The ladders of a whole space: (setup, stack, GPUs, space) → each point's ladder.
     ladder_sets: rustc_hash::FxHashMap<(usize, usize, u64, usize), Vec<usize>>,
     fit_jobs: Vec<FitJob>,
-    /// Memory passes by (chip, GPUs per node, nodes, network across nodes, search space).
-    fit_keys: rustc_hash::FxHashMap<(usize, u64, u64, NetKey, usize), usize>,
+    /// Memory passes by (chip, GPUs per node, nodes, network class across nodes (0: one
+    /// node), search space).
+    fit_keys: rustc_hash::FxHashMap<(usize, u64, u64, usize, usize), usize>,
+    /// Network classes by (chip, GPUs per node, network): bandwidth bits, link.
+    net_class: rustc_hash::FxHashMap<(usize, u64, NetKey), usize>,
+    /// Network classes (1, 2, …) interned by the NCCL channel counts they give.
+    net_classes: rustc_hash::FxHashMap<Vec<u64>, usize>,
     /// Distinct search spaces, and each by its content.
     spaces: Vec<Vec<Point>>,
     space_ids: rustc_hash::FxHashMap<Vec<Point>, usize>,
@@ -1341,6 +1346,23 @@ struct Work {
 }
 
 impl Work {
+    /// The cluster's network as NCCL's device memory reads it: nodes whose channel counts agree
+    /// (`nccl::network_channels`) share a class, so their memory passes are shared.
+    fn net_class_of(&mut self, chip: usize, c: &ClusterSpec) -> usize {
+        let node = (
+            chip,
+            c.gpus_per_node,
+            (c.inter_bandwidth.0.to_bits(), c.inter_link as u8),
+        );
+        if let Some(&i) = self.net_class.get(&node) {
+            return i;
+        }
+        let counts = crate::train::nccl::network_channels(c);
+        let next = self.net_classes.len() + 1;
+        let i = *self.net_classes.entry(counts).or_insert(next);
+        self.net_class.insert(node, i);
+        i
+    }
     fn class_of(&mut self, setup: &TrainingSetup) -> usize {
         self.classes
             .iter()
@@ -1421,11 +1443,12 @@ impl Work {
                 i
             }
         };
-        // Across nodes NCCL's channels (the buffers) also read the network (`nccl_search.rs`).
+        // Across nodes NCCL's channels (the buffers) also read the network: keyed on the
+        // channel counts it gives (`nccl::network_channels`), worked out once per node type.
         let net = if c.nodes > 1 {
-            (c.inter_bandwidth.0.to_bits(), c.inter_link as u8)
+            self.net_class_of(chip, c)
         } else {
-            (0, 0)
+            0
         };
         let key = (chip, c.gpus_per_node, c.nodes, net, space);
         if let Some(&i) = self.fit_keys.get(&key) {

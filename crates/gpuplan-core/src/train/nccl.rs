@@ -121,6 +121,29 @@ fn node_of(c: &ClusterSpec) -> Node<'_> {
     }
 }
 
+/// What NCCL's device memory reads of a cluster's network, as the channel counts it gives: a
+/// communicator's coll channels depend on the network only through whether it spans nodes and
+/// on how many ranks it has on each node (`nccl_search::coll_channels`; the per-peer channels
+/// follow from them and the rank count). So two clusters of one chip and node shape whose counts
+/// agree for every local count up to the GPUs per node, under each release's rules, need the same
+/// buffers: the plan search shares one memory pass between them (plan/train.rs `fit_for`).
+pub fn network_channels(c: &ClusterSpec) -> Vec<u64> {
+    let node = node_of(c);
+    let g = c.gpus_per_node.max(1);
+    let releases = [[2, 19, 3], [2, 20, 3], [2, 26, 2]].map(|v| Release::of(Some(v)));
+    // Every local count up to the node's GPUs: a group strided across nodes can hold a count
+    // that does not divide it (review r11 #4).
+    (1..=g)
+        .flat_map(|local| {
+            let comm = Comm {
+                local,
+                size: local + 1,
+            };
+            releases.map(|r| nccl_search::coll_channels(&node, comm, r))
+        })
+        .collect()
+}
+
 /// A group as the channel search sees it.
 fn comm_of(g: &Group) -> Comm {
     Comm {

@@ -327,7 +327,41 @@ pub(super) fn nvls_runs(gpu: &GpuSpec, local: u64) -> bool {
 /// communicator of `size` ranks with `local` on each node.
 pub(super) fn coll_channels(node: &Node, comm: Comm, r: Release) -> u64 {
     let t = topology(node, comm);
-    let (ring, bw) = ring_search(&t, r.max_channels / 2);
+    let nvls = nvls_runs(node.gpu, comm.local);
+    let key = (
+        [t.cc as u64, t.nvl.to_bits(), t.pcie.to_bits(), t.local],
+        t.net.map(|(n, bw)| (n, bw.to_bits())),
+        (r.max_channels, r.v2_20, nvls),
+    );
+    if let Some(n) = SEARCHED.with(|m| m.borrow().get(&key).copied()) {
+        return n;
+    }
+    let n = coll_channels_searched(&t, r, nvls);
+    SEARCHED.with(|m| {
+        let mut m = m.borrow_mut();
+        if m.len() < SEARCHES_REMEMBERED {
+            m.insert(key, n);
+        }
+    });
+    n
+}
+
+/// Most channel searches one thread remembers ([`coll_channels`]; the plan search asks the same
+/// few topologies for every memory pass).
+const SEARCHES_REMEMBERED: usize = 4096;
+
+/// [`coll_channels`]' key: (compute capability, NVLink and PCIe GB/s bits, local GPUs), the
+/// network (NICs, GB/s bits per NIC), (MAXCHANNELS, v2.20 rules, NVLS).
+type SearchKey = ([u64; 4], Option<(u64, u64)>, (u64, bool, bool));
+
+thread_local! {
+    static SEARCHED: std::cell::RefCell<rustc_hash::FxHashMap<SearchKey, u64>> =
+        std::cell::RefCell::default();
+}
+
+/// [`coll_channels`] worked out: the ring search, duplication and `ncclTopoPostset`.
+fn coll_channels_searched(t: &Topology, r: Release, nvls: bool) -> u64 {
+    let (ring, bw) = ring_search(t, r.max_channels / 2);
     let mut n = (2 * ring).min(r.max_channels);
     let fast = t.sm90() && t.net.is_some() && bw > POSTSET_FAST_CHANNEL_GBS;
     let room = if r.v2_20 {
@@ -338,7 +372,7 @@ pub(super) fn coll_channels(node: &Node, comm: Comm, r: Release) -> u64 {
     if fast && room {
         n *= 2;
     }
-    if nvls_runs(node.gpu, comm.local) {
+    if nvls {
         n = n.max(NVLS_CHANNELS);
     }
     n
