@@ -1107,32 +1107,14 @@ fn a_refused_subscription_period_is_not_written() {
 #[test]
 fn megatron_args_carry_the_moe_dispatcher_and_overlap() {
     let run = |extra: &str, name: &str| {
-        let dir = scratch(name);
-        std::fs::create_dir_all(&dir).unwrap();
-        let w = dir.join("w.toml");
-        std::fs::write(
-            &w,
-            format!(
+        megatron_args_of(
+            &format!(
                 "kind = \"training\"\nmodel = \"Qwen3-30B-A3B\"\n[training]\ntask = \"pretrain\"\n\
                  framework = \"megatron\"\nseq_len = 4096\ntokens = 1e9\n[training.parallel]\n\
                  ep = 8\nzero = 1\n{extra}"
             ),
+            name,
         )
-        .unwrap();
-        let out = dir.join("bundle");
-        let a = ["plan", "-w", w.to_str().unwrap(), "--pick", "1", "--export"];
-        let mut a = a.to_vec();
-        a.push(out.to_str().unwrap());
-        let o = gpuplan(&a);
-        assert_eq!(
-            o.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        let text = std::fs::read_to_string(out.join("megatron_args.sh")).unwrap();
-        let _ = std::fs::remove_dir_all(&dir);
-        text
     };
     let plain = run("", "moe-plain");
     assert!(
@@ -1163,32 +1145,14 @@ fn megatron_args_carry_the_moe_dispatcher_and_overlap() {
 #[test]
 fn megatron_args_carry_fp8_params_and_bf16_grads() {
     let run = |extra: &str, name: &str| {
-        let dir = scratch(name);
-        std::fs::create_dir_all(&dir).unwrap();
-        let w = dir.join("w.toml");
-        std::fs::write(
-            &w,
-            format!(
+        megatron_args_of(
+            &format!(
                 "kind = \"training\"\nmodel = \"Llama-3.1-8B\"\n[training]\ntask = \"pretrain\"\n\
                  precision = \"fp8\"\nframework = \"megatron\"\nseq_len = 4096\ntokens = 1e9\n{extra}\
                  [training.parallel]\nzero = 1\n"
             ),
+            name,
         )
-        .unwrap();
-        let out = dir.join("bundle");
-        let a = ["plan", "-w", w.to_str().unwrap(), "--pick", "1", "--export"];
-        let mut a = a.to_vec();
-        a.push(out.to_str().unwrap());
-        let o = gpuplan(&a);
-        assert_eq!(
-            o.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        let text = std::fs::read_to_string(out.join("megatron_args.sh")).unwrap();
-        let _ = std::fs::remove_dir_all(&dir);
-        text
     };
     let default = run("", "fp8-default");
     for flag in ["--fp8-param-gather", "--grad-reduce-in-bf16"] {
@@ -1550,4 +1514,32 @@ fn a_default_profile_megatron_moe_plan_exports_its_stack_and_uneven_split() {
     ] {
         assert!(megatron.contains(&want), "{want}: {megatron}");
     }
+}
+
+/// `plan -w` of `workload` with its first plan exported (in a scratch folder named `name`, removed
+/// after): the bundle's megatron_args.sh. The command must succeed.
+fn megatron_args_of(workload: &str, name: &str) -> String {
+    let dir = scratch(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let w = dir.join("w.toml");
+    std::fs::write(&w, workload).unwrap();
+    let out = dir.join("bundle");
+    let o = gpuplan(&[
+        "plan",
+        "-w",
+        w.to_str().unwrap(),
+        "--pick",
+        "1",
+        "--export",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let text = std::fs::read_to_string(out.join("megatron_args.sh")).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    text
 }

@@ -2487,31 +2487,8 @@ mod ladder_tests {
             let net = Bandwidth::from_gbit_per_s(400.0);
             ClusterSpec::new(cat.gpu(gpu).unwrap(), per, nodes, InterLink::Rdma, net).unwrap()
         };
-        let workloads = [
-            ("Llama-2-13B", TrainTask::Pretrain),
-            ("Qwen3-30B-A3B", TrainTask::Pretrain),
-            ("Qwen2.5-7B", TrainTask::Lora),
-        ];
         let mut rungs_checked = 0;
-        for (model, task) in workloads {
-            let base = TrainingSetup {
-                task,
-                seq_len: 4096,
-                tokens: Some(1e9),
-                ..Default::default()
-            };
-            let req = PlanRequest {
-                model: crate::model::find_preset(model).unwrap().model.clone(),
-                job: Job::Train {
-                    setup: base.clone(),
-                    global_batch: None,
-                    precision_pinned: false,
-                    pins: Default::default(),
-                },
-                constraints: Constraints::default(),
-                objective: Objective::Cost,
-                tunables: Tunables::default(),
-            };
+        for (base, req) in dense_moe_lora_requests() {
             for (total, shapes) in [(8, [(8, 1), (1, 8)]), (16, [(8, 2), (4, 4)])] {
                 let (per, nodes) = shapes[0];
                 let c = cluster("h100-sxm", per, nodes);
@@ -2548,20 +2525,16 @@ mod ladder_tests {
         assert!(rungs_checked > 100, "{rungs_checked} rungs");
     }
 
-    /// `Work::fit_for` keys the search space by the adapted setup and [`space_facts`]: every
-    /// catalog instance type's cluster at 1 to 64 nodes (other chips, link kinds and
-    /// bandwidths, host CPUs) gives, for one setup, the space of the first cluster seen with
-    /// its facts. Dense pretraining (TP/PP searched), MoE pretraining and LoRA.
-    #[test]
-    fn search_space_reads_only_its_cluster_facts() {
-        let cat = Catalog::builtin().unwrap();
-        let workloads = [
+    /// Dense pretraining (Llama-2-13B), MoE pretraining (Qwen3-30B-A3B) and LoRA (Qwen2.5-7B)
+    /// at 4096 tokens: each setup and its cost-objective plan request.
+    fn dense_moe_lora_requests() -> Vec<(TrainingSetup, PlanRequest)> {
+        [
             ("Llama-2-13B", TrainTask::Pretrain),
             ("Qwen3-30B-A3B", TrainTask::Pretrain),
             ("Qwen2.5-7B", TrainTask::Lora),
-        ];
-        let (mut compared, mut nvlink_shapes) = (0, 0);
-        for (model, task) in workloads {
+        ]
+        .into_iter()
+        .map(|(model, task)| {
             let base = TrainingSetup {
                 task,
                 seq_len: 4096,
@@ -2580,6 +2553,20 @@ mod ladder_tests {
                 objective: Objective::Cost,
                 tunables: Tunables::default(),
             };
+            (base, req)
+        })
+        .collect()
+    }
+
+    /// `Work::fit_for` keys the search space by the adapted setup and [`space_facts`]: every
+    /// catalog instance type's cluster at 1 to 64 nodes (other chips, link kinds and
+    /// bandwidths, host CPUs) gives, for one setup, the space of the first cluster seen with
+    /// its facts. Dense pretraining (TP/PP searched), MoE pretraining and LoRA.
+    #[test]
+    fn search_space_reads_only_its_cluster_facts() {
+        let cat = Catalog::builtin().unwrap();
+        let (mut compared, mut nvlink_shapes) = (0, 0);
+        for (base, req) in dense_moe_lora_requests() {
             let mut first: std::collections::HashMap<(u64, u64, bool), Vec<Point>> =
                 Default::default();
             for inst in &cat.instances {
