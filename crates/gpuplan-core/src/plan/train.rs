@@ -926,26 +926,32 @@ fn ladder(
 
 /// A shared ladder's rungs on cluster `c`: each rung itself (shared, not copied) and its need
 /// with `c`'s communication buffers added. The buffers read of a setup only what
-/// [`same_comm_buffers`] compares (the rungs of one ladder differ in their micro-batch), so they
-/// are computed again only where a rung differs there from the one before.
+/// [`same_comm_buffers`] compares (the rungs of one ladder differ in their micro-batch, the
+/// ladders of one memory pass often only in recompute), so they are computed once per such
+/// setup on `c` (`known`: the buffers of the setups seen so far on `c`, in the order seen).
 fn with_comm<'a>(
     req: &'a PlanRequest,
     ladder: &'a [Rung],
     c: &'a ClusterSpec,
+    known: &'a mut Vec<(Rung, f64)>,
 ) -> impl Iterator<Item = Fit> + 'a {
-    let mut last: Option<(&TrainingSetup, f64)> = None;
     ladder.iter().map(move |rung| {
-        let comm = match last {
-            Some((s, comm)) if same_comm_buffers(s, &rung.0) => comm,
-            _ => comm_buffer_bytes(&rung.0, c, &req.tunables),
+        let s = &rung.0;
+        // The last one seen first: the rungs of one ladder share it.
+        let comm = match known.iter().rev().find(|(k, _)| same_comm_buffers(&k.0, s)) {
+            Some(&(_, comm)) => comm,
+            None => {
+                let comm = comm_buffer_bytes(s, c, &req.tunables);
+                known.push((rung.clone(), comm));
+                comm
+            }
         };
-        last = Some((&rung.0, comm));
         (rung.clone(), rung.1.map(|n| Bytes(n.0 + comm)))
     })
 }
 
 /// A time pass's counters: steps timed, the rungs' full memory estimates, the rungs' step
-/// prologues ([`Slots`]; unread without the memo).
+/// prologues ([`Pass`]; unread without the memo).
 type Timing<'t> = (
     &'t mut u64,
     &'t mut Vec<Option<std::sync::Arc<TrainingMemory>>>,
@@ -1586,7 +1592,7 @@ fn sites<'a>(
     work: &mut Work,
 ) -> (Vec<ChipSetup>, Vec<Site<'a>>, Vec<(String, Text)>) {
     // One shared copy of each chip row for all its instance types' clusters: clusters of one
-    // chip hold the same object, so the time passes' slots ([`Slots`]) and the cluster
+    // chip hold the same object, so the time passes' prologues ([`Known`]) and the cluster
     // comparisons of `Work::time_for` see the same chip by its address first.
     let mut chips: Vec<(*const GpuSpec, ChipSetup, std::sync::Arc<GpuSpec>)> = Vec::new();
     let mut out = Vec::new();
@@ -2040,11 +2046,12 @@ fn unpriced_msg(n: usize, billing: super::BillingChoice) -> Msg {
     }
 }
 
-/// The time passes, one task per memory pass (`groups`: its time passes): the first cluster of a
-/// group is timed in full and bounds the others (same chip and shape, other links). Per group:
-/// (time pass, its answer, steps timed) and the full memory estimates made. `memo` (shared
-/// search only) serves every group's micro-batch compute: a configuration recurs on other links,
-/// node counts and instance types of its chip.
+/// The time passes, one task per group (`groups`: the time passes of the memory passes of one
+/// chip and cluster size, those of one memory pass together): the first cluster of a memory pass
+/// is timed with the bounds the group knows and bounds the others (same chip and shape, other
+/// links or NCCL channel counts). Per group: (time pass, its answer, steps timed) and the full
+/// memory estimates made. `memo` (shared search only) serves every group's micro-batch compute:
+/// a configuration recurs on other links, node counts and instance types of its chip.
 fn time_passes(
     req: &PlanRequest,
     work: &Work,
@@ -2053,57 +2060,127 @@ fn time_passes(
     threads: usize,
 ) -> Vec<GroupTimes> {
     par_map(groups, threads, |group| {
-        let mut bounds: Vec<Option<f64>> = Vec::new();
-        let mut explained = Vec::new();
+        let mut pass = Pass::default();
+        let mut known = Known::default();
         let mut out = Vec::new();
-        // The rungs' step prologues, kept while the clusters have one chip and size.
-        let mut slots = Slots::default();
+        let mut full = 0;
         for &t in group {
             let (fit, cluster) = &work.time_jobs[t];
             let Some(f) = &fit_results[*fit] else {
                 continue;
             };
+            if pass.fit != Some(*fit) {
+                full += pass.close(fit_results, Some(&mut known));
+                pass.open(*fit, f, cluster, &mut known);
+            }
+            known.check(cluster, &mut pass);
             let mut steps = 0;
-            let timed = (
-                &mut steps,
-                &mut explained,
-                slots.for_cluster(cluster, f.fit.len()),
-            );
-            let (found, b) = fastest(req, (f, memo), cluster, &bounds, timed);
-            if bounds.is_empty() {
-                bounds = b;
+            let timed = (&mut steps, &mut pass.explained, &mut pass.slots[..]);
+            let (found, b) = fastest(req, (f, memo), cluster, &pass.bounds, timed);
+            // Every timed rung's bound holds on every cluster of this chip and shape.
+            for (have, new) in pass.bounds.iter_mut().zip(b) {
+                *have = have.or(new);
             }
             out.push((t, found, steps));
         }
-        // The kept configurations' memory, explained in full once per rung and memory pass.
-        let full = explained.iter().flatten().count() as u64;
+        // (The group's last memory pass: nothing after it reads what it knows.)
+        full += pass.close(fit_results, None);
         (out, full)
     })
 }
 
-/// The step prologues of one memory pass's rungs (`train::training_step_lean_slot`), indexed
-/// like the rungs, and the chip and size of the clusters they were computed on.
+/// One memory pass's state in a time-pass group: its rungs' bounds ([`step_bound`]) and step
+/// prologues (`train::training_step_lean_slot`), indexed like its rungs, and the kept
+/// configurations' full memory estimates (these read the NCCL buffers, so they are the pass's own).
 #[derive(Default)]
-struct Slots {
-    on: Option<(std::sync::Arc<GpuSpec>, u64, u64)>,
+struct Pass {
+    fit: Option<usize>,
+    bounds: Vec<Option<f64>>,
     slots: Vec<Option<StepPrologue>>,
+    explained: Vec<Option<std::sync::Arc<TrainingMemory>>>,
 }
 
-impl Slots {
-    /// The slots for `rungs` rungs on cluster `c`: emptied unless `c` has the chip (equal, if
-    /// not the same object), GPUs per node and nodes they were computed on, all that a
-    /// prologue reads of the cluster.
-    fn for_cluster(&mut self, c: &ClusterSpec, rungs: usize) -> &mut [Option<StepPrologue>] {
-        let same = self.on.as_ref().is_some_and(|(g, per, nodes)| {
+impl Pass {
+    /// Starts memory pass `fit` (`f`) on cluster `c` with what the group knows of its rungs.
+    fn open(&mut self, fit: usize, f: &Fits, c: &ClusterSpec, known: &mut Known) {
+        known.on_cluster(c);
+        self.fit = Some(fit);
+        if known.rungs.is_empty() {
+            self.bounds = vec![None; f.fit.len()];
+            self.slots = vec![None; f.fit.len()];
+        } else {
+            (self.bounds, self.slots) = f.fit.iter().map(|r| known.of(&r.0)).unzip();
+        }
+    }
+
+    /// Ends the open memory pass (if any): its rungs' bounds and prologues go to `known` where
+    /// given. Returns the full memory estimates it made.
+    fn close(&mut self, fits: &[Option<Fits>], known: Option<&mut Known>) -> u64 {
+        let Some(f) = self.fit.take().and_then(|i| fits[i].as_ref()) else {
+            return 0;
+        };
+        if let Some(known) = known {
+            known.rungs.reserve(f.fit.len());
+            for (k, r) in f.fit.iter().enumerate() {
+                let slot = self.slots.get(k).copied().flatten();
+                known.keep(&r.0, (self.bounds.get(k).copied().flatten(), slot));
+            }
+        }
+        let full = self.explained.iter().flatten().count() as u64;
+        self.explained.clear();
+        full
+    }
+}
+
+/// What a time-pass group knows of its rungs across memory passes, by the rung's address (the
+/// ladders are shared: one configuration of a point is one [`Rung`] in every memory pass of the
+/// group that holds it): the bound a timed rung gives and its step prologue. Both read the
+/// model, the setup, the chip and the cluster size only, not the links nor the NCCL buffers
+/// that set the group's memory passes apart; kept only while the clusters have the chip (equal,
+/// if not the same object), GPUs per node and nodes they were computed on.
+#[derive(Default)]
+struct Known {
+    on: Option<(std::sync::Arc<GpuSpec>, u64, u64)>,
+    rungs: rustc_hash::FxHashMap<usize, (Option<f64>, Option<StepPrologue>)>,
+}
+
+impl Known {
+    /// Whether cluster `c` has the chip and size of what is known.
+    fn holds_for(&self, c: &ClusterSpec) -> bool {
+        self.on.as_ref().is_some_and(|(g, per, nodes)| {
             (*per, *nodes) == (c.gpus_per_node, c.nodes)
                 && (std::sync::Arc::ptr_eq(g, &c.gpu) || **g == *c.gpu)
-        });
-        if !same {
-            self.slots.clear();
+        })
+    }
+
+    /// Forgets everything unless `c` has the chip and size it was computed on.
+    fn on_cluster(&mut self, c: &ClusterSpec) {
+        if !self.holds_for(c) {
+            self.rungs.clear();
             self.on = Some((c.gpu.clone(), c.gpus_per_node, c.nodes));
         }
-        self.slots.resize(self.slots.len().max(rungs), None);
-        &mut self.slots
+    }
+
+    /// Before timing on `c`: if `c` has another chip or size (not within one memory pass, whose
+    /// clusters share both), the open pass's bounds and prologues are forgotten too.
+    fn check(&mut self, c: &ClusterSpec, pass: &mut Pass) {
+        if !self.holds_for(c) {
+            self.on_cluster(c);
+            pass.bounds.iter_mut().for_each(|b| *b = None);
+            pass.slots.iter_mut().for_each(|s| *s = None);
+        }
+    }
+
+    fn of(&self, rung: &Rung) -> (Option<f64>, Option<StepPrologue>) {
+        let key = std::sync::Arc::as_ptr(rung) as usize;
+        self.rungs.get(&key).copied().unwrap_or((None, None))
+    }
+
+    fn keep(&mut self, rung: &Rung, (bound, slot): (Option<f64>, Option<StepPrologue>)) {
+        let key = std::sync::Arc::as_ptr(rung) as usize;
+        let have = self.rungs.entry(key).or_insert((None, None));
+        have.0 = have.0.or(bound);
+        have.1 = have.1.or(slot);
     }
 }
 
@@ -2206,17 +2283,13 @@ fn run_passes(
             return Some(fits(req, &base.0, gb, &job.cluster));
         }
         let mut f = Fits::new(&base.0, &job.cluster);
+        let mut known = Vec::new();
         for &l in &job.ladders {
-            f.climb(with_comm(req, &ladders[l], &job.cluster));
+            f.climb(with_comm(req, &ladders[l], &job.cluster, &mut known));
         }
         Some(f)
     });
-    // Time passes grouped by memory pass: the first cluster of a group is timed in full and
-    // bounds the others (same chip and shape, other links).
-    let mut groups: Vec<Vec<usize>> = vec![Vec::new(); work.fit_jobs.len()];
-    for (t, (fit, _)) in work.time_jobs.iter().enumerate() {
-        groups[*fit].push(t);
-    }
+    let groups = time_groups(work, share);
     let memo = req
         .model
         .transformer()
@@ -2242,6 +2315,32 @@ fn run_passes(
     work_done.step += time_results.iter().flatten().map(|(_, n)| n).sum::<u64>();
     let spent = (ladders, groups, memo.map(ComputeMemo::into_entries));
     (fit_results, time_results, Box::new(spent))
+}
+
+/// The time passes grouped by chip and cluster size (shared search; the reference: by memory
+/// pass), each memory pass's together and in order: the memory passes of one group differ only
+/// in the NCCL channel counts across nodes and in the search space, and share the bounds and
+/// step prologues of the rungs they have in common ([`Known`]).
+fn time_groups(work: &Work, share: bool) -> Vec<Vec<usize>> {
+    let mut by_fit: Vec<Vec<usize>> = vec![Vec::new(); work.fit_jobs.len()];
+    for (t, (fit, _)) in work.time_jobs.iter().enumerate() {
+        by_fit[*fit].push(t);
+    }
+    if !share {
+        return by_fit;
+    }
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut index = rustc_hash::FxHashMap::default();
+    for (job, ts) in work.fit_jobs.iter().zip(by_fit) {
+        let c = &job.cluster;
+        let key = (job.chip, c.gpus_per_node, c.nodes);
+        let g = *index.entry(key).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        groups[g].extend(ts);
+    }
+    groups
 }
 
 /// What the sites without a plan came closest to, folded in site order: the smallest memory
@@ -2502,7 +2601,8 @@ mod ladder_tests {
                     ] {
                         let other = cluster(gpu, per, nodes);
                         assert_eq!(other.total_gpus(), total);
-                        let fits: Vec<Fit> = with_comm(&req, &ladder, &other).collect();
+                        let fits: Vec<Fit> =
+                            with_comm(&req, &ladder, &other, &mut Vec::new()).collect();
                         assert_eq!(fits.len(), ladder.len());
                         for (fit, rung) in fits.iter().zip(&ladder) {
                             assert!(std::sync::Arc::ptr_eq(&fit.0, rung), "shared, not copied");
