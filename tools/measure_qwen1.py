@@ -32,7 +32,7 @@ causal mask; the rows say how many bytes the attention itself takes so it can be
 no CUDA caching allocator (bytes allocated, not reserved), and CPU dropout saves its float
 mask rather than CUDA's bool mask.
 """
-import contextlib
+import atexit
 import gc
 import json
 import os
@@ -62,6 +62,7 @@ PHASES = ["forward", "backward", "optimizer", "zero_grad"]
 def load_qwen(src):
     """Import Qwen's remote code from `src` as a package (it uses relative imports)."""
     pkg = tempfile.mkdtemp(prefix="qwen1_")
+    atexit.register(shutil.rmtree, pkg, True)
     dst = os.path.join(pkg, "qwen1")
     os.mkdir(dst)
     for f in ["modeling_qwen.py", "configuration_qwen.py", "qwen_generation_utils.py"]:
