@@ -221,10 +221,6 @@ pub fn vllm_non_torch_gib(s: &InferenceSetup, tun: &Tunables) -> f64 {
     }
 }
 
-/// NCCL's NVLS channels on sm90 (`NVLS_NCHANNELS_SM90`, src/transport/nvls.cc, NVIDIA/nccl
-/// v2.25.1-1 to v2.27.x; a flat `NCCL_NVLS_NCHANNELS` default of 16 since v2.22.3-1). sm100 takes
-/// 32, but no catalog part with `nvswitch_sharp` is a Blackwell.
-pub const NCCL_NVLS_CHANNELS_SM90: f64 = 16.0;
 /// One NVLS buffer: `NCCL_NVLS_CHUNKSIZE` (128 KiB) × `NCCL_STEPS` (8), bytes (nvls.cc
 /// `ncclNvlsBufferSetup`: `buffSize = nvlsStepSize * NCCL_STEPS`, v2.22.3-1 on).
 pub const NCCL_NVLS_BUFFER_BYTES: f64 = 128.0 * 1024.0 * 8.0;

@@ -14,7 +14,9 @@ const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 /// H100, TP 4 · PP 4, so DP 1: the distributed optimizer shards nothing) holds 60 GiB of model
 /// states alone (FP8 linear weights 1 + 1 B, bf16 gradients 2 B, fp32 master + AdamW 12 B per
 /// parameter); what the run did instead (recompute, another layout than the table's) is not
-/// known. Before round 10 the two 70B LoRA rows were listed too (NeMo 24.07 79.7 GiB,
+/// known: NeMo's own SFT recipe at 24.07 recomputes nothing, its optimizer keeps no less per
+/// parameter, and TE's TP-overlap userbuffers would add ~0.6 GiB (docs/methodology.md, the FP8
+/// paragraph's "Checked since"). Before round 10 the two 70B LoRA rows were listed too (NeMo 24.07 79.7 GiB,
 /// Megatron-Bridge 26.06 80.5 GiB of 78.9) until the frozen Transformer Engine linears stopped
 /// being charged their inputs (train.rs `te_frozen_layer`): 64.6 and 65.4 GiB. Before the FP8
 /// weight keys (issue 9: `fp8_params`, `main_grads`; train.rs `fp8_weight_items`) this row was

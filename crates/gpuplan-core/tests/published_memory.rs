@@ -135,8 +135,10 @@ fn published_training_peaks_within_their_bands() {
 /// The Qwen (v1) README rows (36), pinned to their measured errors. LoRA (18): the 7B and 14B
 /// rows (fp32 adapters of PEFT 0.5.0, one adapter on the fused c_attn, PyTorch 2.0's two foreach
 /// temporaries) within −7.5…+1.4%, the 1.8B rows at 256–4096 tokens the recorded deviations
-/// (−19.9…−22.8%), median |error| 2.98%. LoRA (emb) (18, `modules_to_save = ["wte", "lm_head"]`):
-/// 7B and 14B within −4.2…+6.0%, 1.8B −6.1…−10.2% (512 and 1024 tokens recorded), median 4.72%.
+/// (−14.7…−18.3% with PEFT 0.6.2's fp32 adapters, measured by tools/measure_qwen1.py; −19.9…−22.8%
+/// when they were charged bf16), median |error| 2.84% (2.98% then). LoRA (emb) (18,
+/// `modules_to_save = ["wte", "lm_head"]`): 7B and 14B within −4.2…+6.0%, 1.8B −3.4…−6.9%
+/// (−6.1…−10.2% with bf16 adapters, 512 and 1024 tokens recorded then), median 4.23% (4.72%).
 #[test]
 fn qwen_v1_readme_rows() {
     let rows: Vec<_> = peaks()
@@ -158,23 +160,19 @@ fn qwen_v1_readme_rows() {
         let small = id.starts_with("mem-qwen1-18b-");
         let s8192 = id.ends_with("-s8192");
         let (lo, hi, recorded) = match (id.contains("-emb-"), small) {
-            (false, true) if s8192 => (-0.05, -0.03, false),
-            (false, true) => (-0.23, -0.19, true),
+            (false, true) if s8192 => (-0.03, -0.01, false),
+            (false, true) => (-0.19, -0.14, true),
             (false, false) => (-0.076, 0.015, false),
-            (true, true) => (
-                -0.103,
-                -0.06,
-                id.ends_with("-s512") || id.ends_with("-s1024"),
-            ),
+            (true, true) => (-0.075, -0.03, false),
             (true, false) => (-0.043, 0.061, false),
         };
         assert!((lo..=hi).contains(e), "{id}: {:+.1}%", e * 100.0);
         assert_eq!(*kd, recorded, "{id}");
     }
     let (lora, emb) = (median(false), median(true));
-    assert!((0.0292..=0.0304).contains(&lora), "LoRA median {lora:.4}");
+    assert!((0.0278..=0.0290).contains(&lora), "LoRA median {lora:.4}");
     assert!(
-        (0.0466..=0.0478).contains(&emb),
+        (0.0417..=0.0429).contains(&emb),
         "LoRA (emb) median {emb:.4}"
     );
 }

@@ -12,7 +12,8 @@
 //!   inside the chain, none over two ranks (init.cc @v2.19.3-1 l.1110-1127).
 //! - Send/recv (pipeline stages, MoE all-to-all): every peer gets `p2pnChannelsPerPeer` channels
 //!   (enqueue.cc @v2.19.3-1 l.1526).
-//! - NVLS (nvls.cc): 16 channels × 2 × buffer × heads (one head per local rank) on NVSwitch
+//! - NVLS (nvls.cc): NVLS channels (16 on sm90; sm100 by release, `nccl_search::nvls_channels`)
+//!   × 2 × buffer × heads (one head per local rank) on NVSwitch
 //!   parts with NVLink SHARP, over more than two local GPUs; buffer 1 MiB from v2.22.3-1
 //!   (`infer::NCCL_NVLS_BUFFER_BYTES`), 6 MiB in 2.18–2.21 (`nccl_version`).
 //! - GeForce cards (no P2P): the SHM transport keeps its buffers in host memory (shm.cc).
@@ -24,7 +25,7 @@
 
 use super::nccl_search::{self, Comm, Node, Release};
 use crate::hardware::{ClusterSpec, GpuSpec};
-use crate::infer::{NCCL_NVLS_BUFFER_BYTES, NCCL_NVLS_CHANNELS_SM90};
+use crate::infer::NCCL_NVLS_BUFFER_BYTES;
 use crate::workload::{parse_release, TrainingSetup};
 
 const MIB: f64 = 1024.0 * 1024.0;
@@ -161,18 +162,36 @@ fn collective_bytes(node: &Node, g: &Group, r: Release, at_init: bool) -> f64 {
     } else {
         NCCL_NVLS_BUFFER_BYTES
     };
-    (ch + tree) * CONNECTION_BYTES + nvls_bytes(node.gpu, g.local, buffer)
+    (ch + tree) * CONNECTION_BYTES + nvls_bytes_of(node, comm_of(g), r, buffer)
 }
 
-/// NVLS buffers of one communicator over `local` GPUs of a node: on an NVSwitch-SHARP node with
-/// more than two of them, 16 channels × 2 × `buffer` × one head per local rank (nvls.cc); none
-/// otherwise. Shared by training's communicators and vLLM's ([`node_communicator_bytes`]).
+/// NVLS buffers of one communicator within one node over `local` GPUs, under the current
+/// release's rules (v2.26.2-1): the vLLM TP group's ([`node_communicator_bytes`]).
 pub fn nvls_bytes(gpu: &GpuSpec, local: u64, buffer: f64) -> f64 {
-    if nccl_search::nvls_runs(gpu, local) {
-        NCCL_NVLS_CHANNELS_SM90 * 2.0 * buffer * local as f64
-    } else {
-        0.0
+    let node = Node {
+        gpu,
+        nics: 1,
+        inter_gbs: 0.0,
+    };
+    let comm = Comm { local, size: local };
+    nvls_bytes_of(&node, comm, Release::of(None), buffer)
+}
+
+/// NVLS buffers of one communicator: on an NVSwitch-SHARP node with more than two of its GPUs,
+/// channels × 2 × buffer × nHeads (one head per local rank; nvls.cc @v2.19.3-1 l.315-322,
+/// @v2.26.2-1 l.290-292), the channels being the NVLS channels, or in 2.20–2.21 the coll
+/// channels (`Release::nvls_buffers_per_coll_channel`); none otherwise.
+fn nvls_bytes_of(node: &Node, comm: Comm, r: Release, buffer: f64) -> f64 {
+    if !nccl_search::nvls_runs(node.gpu, comm.local) {
+        return 0.0;
     }
+    let channels = if r.nvls_buffers_per_coll_channel {
+        nccl_search::coll_channels(node, comm, r)
+    } else {
+        let cc = node.gpu.compute_capability.unwrap_or(80);
+        nccl_search::nvls_channels(cc, r, comm.size > comm.local)
+    };
+    channels as f64 * 2.0 * buffer * comm.local as f64
 }
 
 /// One NCCL communicator over `ranks` GPUs of one node that connects its rings, trees and NVLS
@@ -324,5 +343,22 @@ mod tests {
             nccl_bytes(&now, &cluster("h100-sxm", 8, 1), 8, false).0 / MIB,
             832.0
         );
+    }
+
+    #[test]
+    fn nccl_2_20_and_2_21_size_nvls_by_the_coll_channels() {
+        // nvls.cc @v2.20.3-1 l.291, l.311: comm->nChannels (24 on 8 × H100) × 2 × 6 MiB × 8
+        // heads = 2304 MiB; vLLM #9699 (8 × H200, NCCL 2.20.5): "nvlsPerRankSize 301989888"
+        // = 24 × 2 × 6 MiB.
+        let at = |v: &str| {
+            let s = TrainingSetup {
+                nccl_version: Some(v.into()),
+                ..TrainingSetup::default()
+            };
+            nccl_bytes(&s, &cluster("h100-sxm", 8, 1), 8, false).0 / MIB
+        };
+        assert_eq!(at("2.20.5"), 576.0 + 2304.0);
+        assert_eq!(at("2.21.5"), 576.0 + 2304.0);
+        assert_eq!(at("2.19.3"), 576.0 + 1536.0);
     }
 }

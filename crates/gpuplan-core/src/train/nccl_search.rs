@@ -23,9 +23,17 @@
 //!   `comm->nChannels = min(tree, ring)` (l.912).
 //! - `ncclTopoPostset` (src/graph/connect.cc l.452): `nChannels = min(MAXCHANNELS, nChannels*2)`;
 //!   on sm90+ across nodes with channels above 45 GB/s, doubled again below 16 (l.466; before
-//!   v2.20.3-1: while `2*nChannels <= MAXCHANNELS`); raised to the NVLS channels (16) where NVLS
-//!   runs (l.493-495). NCCL_MIN/MAX_NCHANNELS at their defaults (0 and MAXCHANNELS, l.325-352).
-//!   MAXCHANNELS is 32 before v2.25.1-1 and 64 from it (src/include/device.h).
+//!   v2.20.3-1: while `2*nChannels <= MAXCHANNELS`); from v2.20.3-1 raised to the NVLS
+//!   channels where NVLS runs ("Support maximal channel usage for aggregation", l.493-495;
+//!   @v2.20.3-1 l.472-474; absent @v2.19.4-1, whose log's "coll channels" is the ring count:
+//!   init.cc @v2.19.3-1 l.1151 prints `comm->nChannels`). NCCL_MIN/MAX_NCHANNELS at their
+//!   defaults (0 and MAXCHANNELS, l.325-352). MAXCHANNELS is 32 before v2.25.1-1 and 64 from it
+//!   (src/include/device.h).
+//! - The NVLS channels (`comm->nvlsChannels`, src/transport/nvls.cc): `NCCL_NVLS_NCHANNELS`
+//!   default 16 up to v2.24.x (@v2.22.3-1 l.138); from v2.25.1-1 `NVLS_NCHANNELS_SM90` 16 and
+//!   `NVLS_NCHANNELS_SM100` 32 by compute capability (@v2.25.1-1 l.144-145, l.176); from
+//!   v2.27.3-1 sm100 takes `NVLS_NCHANNELS_SM100_NVL` 24 within one node (or one MNNVL domain)
+//!   and 32 across nodes (@v2.27.3-1 l.147-149, l.179-195; the same @v2.29.2-1 l.148-196).
 //! - Send/recv (`ncclTopoComputeP2pChannels`, src/graph/paths.cc l.803-834):
 //!   `p2pnChannels = min(nChannels, NCCL_MAX_P2P_NCHANNELS = MAXCHANNELS)`, and every peer gets
 //!   `p2pnChannelsPerPeer = pow2Up(min(p2pnChannels, each peer's count))` (at most
@@ -76,8 +84,14 @@ const NEXT_SPEED_SHARE: f64 = 0.49;
 const POSTSET_FAST_CHANNEL_GBS: f64 = 45.0;
 /// …and below this many channels (from v2.20.3-1).
 const POSTSET_FAST_MAX_CHANNELS: u64 = 16;
-/// `NCCL_NVLS_NCHANNELS` default: where NVLS runs, the communicator has at least this many.
-const NVLS_CHANNELS: u64 = 16;
+/// `NCCL_NVLS_NCHANNELS` default before v2.25.1-1, and `NVLS_NCHANNELS_SM90` from it (nvls.cc
+/// @v2.22.3-1 l.138, @v2.25.1-1 l.144).
+const NVLS_CHANNELS_SM90: u64 = 16;
+/// `NVLS_NCHANNELS_SM100` (nvls.cc @v2.25.1-1 l.145): sm100+ from v2.25.1-1; across nodes only
+/// from v2.27.3-1.
+const NVLS_CHANNELS_SM100: u64 = 32;
+/// `NVLS_NCHANNELS_SM100_NVL` (nvls.cc @v2.27.3-1 l.149): sm100+ within one node from v2.27.3-1.
+const NVLS_CHANNELS_SM100_NVL: u64 = 24;
 /// `NCCL_NCHANNELS_PER_NET_PEER` default before v2.20.3-1 (paths.cc @v2.19.3-1 l.669), and the
 /// start of the computed count after it (paths.cc @v2.26.2-1 l.782).
 const NET_PEER_CHANNELS: u64 = 2;
@@ -99,9 +113,18 @@ const NVLINK_LINK_GBS: f64 = 50.0;
 pub(super) struct Release {
     /// MAXCHANNELS: 32 before v2.25.1-1, 64 from it.
     pub max_channels: u64,
-    /// From v2.20.3-1: the network's per-peer channels are computed, and the sm90 doubling
-    /// across nodes is bounded by 16 channels.
+    /// From v2.20.3-1: the network's per-peer channels are computed, the sm90 doubling
+    /// across nodes is bounded by 16 channels, and the coll channels are raised to the NVLS
+    /// channels where NVLS runs.
     pub v2_20: bool,
+    /// NVLS channels on sm100+ by their own count (32) from v2.25.1-1.
+    pub sm100_nvls: bool,
+    /// … and 24 of them within one node from v2.27.3-1.
+    pub sm100_nvl: bool,
+    /// v2.20.x and v2.21.x size the NVLS buffers by the coll channels (`int nChannels =
+    /// comm->nChannels`, nvls.cc @v2.20.3-1 l.291, l.311; @v2.21.5-1 l.292, l.313), the releases
+    /// before and after by the NVLS channels (@v2.19.3-1 l.315; @v2.22.3-1 l.261).
+    pub nvls_buffers_per_coll_channel: bool,
 }
 
 impl Release {
@@ -111,7 +134,20 @@ impl Release {
         Release {
             max_channels: if v >= [2, 25, 0] { 64 } else { 32 },
             v2_20: v >= [2, 20, 0],
+            sm100_nvls: v >= [2, 25, 0],
+            sm100_nvl: v >= [2, 27, 0],
+            nvls_buffers_per_coll_channel: ([2, 20, 0]..[2, 22, 0]).contains(&v),
         }
+    }
+}
+
+/// NCCL's NVLS channels (`comm->nvlsChannels`) on a chip of compute capability `cc` (× 10),
+/// for a communicator within one node or across nodes; see the module notes for the releases.
+pub(super) fn nvls_channels(cc: u32, r: Release, multi_node: bool) -> u64 {
+    match cc {
+        100.. if r.sm100_nvl && !multi_node => NVLS_CHANNELS_SM100_NVL,
+        100.. if r.sm100_nvls => NVLS_CHANNELS_SM100,
+        _ => NVLS_CHANNELS_SM90,
     }
 }
 
@@ -327,7 +363,12 @@ pub(super) fn nvls_runs(gpu: &GpuSpec, local: u64) -> bool {
 /// communicator of `size` ranks with `local` on each node.
 pub(super) fn coll_channels(node: &Node, comm: Comm, r: Release) -> u64 {
     let t = topology(node, comm);
-    let nvls = nvls_runs(node.gpu, comm.local);
+    // The NVLS channels the coll channels are raised to (v2.20.3-1 on); 0 where none.
+    let nvls = if nvls_runs(node.gpu, comm.local) && r.v2_20 {
+        nvls_channels(t.cc, r, t.net.is_some())
+    } else {
+        0
+    };
     let key = (
         [t.cc as u64, t.nvl.to_bits(), t.pcie.to_bits(), t.local],
         t.net.map(|(n, bw)| (n, bw.to_bits())),
@@ -351,16 +392,17 @@ pub(super) fn coll_channels(node: &Node, comm: Comm, r: Release) -> u64 {
 const SEARCHES_REMEMBERED: usize = 4096;
 
 /// [`coll_channels`]' key: (compute capability, NVLink and PCIe GB/s bits, local GPUs), the
-/// network (NICs, GB/s bits per NIC), (MAXCHANNELS, v2.20 rules, NVLS).
-type SearchKey = ([u64; 4], Option<(u64, u64)>, (u64, bool, bool));
+/// network (NICs, GB/s bits per NIC), (MAXCHANNELS, v2.20 rules, NVLS channels raised to).
+type SearchKey = ([u64; 4], Option<(u64, u64)>, (u64, bool, u64));
 
 thread_local! {
     static SEARCHED: std::cell::RefCell<rustc_hash::FxHashMap<SearchKey, u64>> =
         std::cell::RefCell::default();
 }
 
-/// [`coll_channels`] worked out: the ring search, duplication and `ncclTopoPostset`.
-fn coll_channels_searched(t: &Topology, r: Release, nvls: bool) -> u64 {
+/// [`coll_channels`] worked out: the ring search, duplication and `ncclTopoPostset`, raised to
+/// `nvls` channels (0: no raise).
+fn coll_channels_searched(t: &Topology, r: Release, nvls: u64) -> u64 {
     let (ring, bw) = ring_search(t, r.max_channels / 2);
     let mut n = (2 * ring).min(r.max_channels);
     let fast = t.sm90() && t.net.is_some() && bw > POSTSET_FAST_CHANNEL_GBS;
@@ -372,10 +414,7 @@ fn coll_channels_searched(t: &Topology, r: Release, nvls: bool) -> u64 {
     if fast && room {
         n *= 2;
     }
-    if nvls {
-        n = n.max(NVLS_CHANNELS);
-    }
-    n
+    n.max(nvls)
 }
 
 /// `p2pnChannelsPerPeer` of a send/recv communicator.
@@ -470,6 +509,57 @@ mod tests {
             coll_channels(&node("v100-sxm2-32g", 8, 0.0), comm(8, 8), now),
             12
         );
+    }
+
+    /// An H100 with `links` NVLinks on its NVSwitch (SHARP kept), compute capability `cc`.
+    fn nvswitch_part(links: f64, cc: u32) -> GpuSpec {
+        let mut g = find_gpu("h100-sxm").expect("catalog gpu").clone();
+        g.intra_link_gbs = Some(links * NVLINK_LINK_GBS);
+        g.compute_capability = Some(cc);
+        g
+    }
+
+    /// The raise to the NVLS channels came with v2.20.3-1 (connect.cc l.472-474; not in
+    /// v2.19.4-1): 4 NVLinks on sm90 give 2 × 40 → dup 4 × 20 → 8 coll channels, 16 from 2.20.
+    #[test]
+    fn the_nvls_raise_starts_at_2_20() {
+        let gpu = nvswitch_part(4.0, 90);
+        let n = Node {
+            gpu: &gpu,
+            nics: 8,
+            inter_gbs: 0.0,
+        };
+        let at = |v| coll_channels(&n, comm(8, 8), Release::of(Some(v)));
+        assert_eq!(ring_search(&topology(&n, comm(8, 8)), 32), (4, 20.0));
+        assert_eq!(at([2, 19, 3]), 8);
+        assert_eq!(at([2, 20, 3]), 16);
+        assert_eq!(at([2, 26, 2]), 16);
+        // Two local GPUs: no NVLS (ncclNvlsInit returns at `gpuCount <= 2`), no raise.
+        assert_eq!(coll_channels(&n, comm(2, 2), Release::of(None)), 8);
+    }
+
+    /// nvls.cc: 16 on sm90 in every release; sm100 32 from v2.25.1-1, and from v2.27.3-1 24
+    /// within one node, 32 across nodes.
+    #[test]
+    fn nvls_channels_follow_the_chip_and_release() {
+        let r = |v| Release::of(Some(v));
+        for v in [[2, 19, 3], [2, 24, 3], [2, 26, 2], [2, 29, 2]] {
+            assert_eq!(nvls_channels(90, r(v), false), 16, "{v:?}");
+            assert_eq!(nvls_channels(90, r(v), true), 16, "{v:?}");
+        }
+        assert_eq!(nvls_channels(100, r([2, 24, 3]), false), 16);
+        assert_eq!(nvls_channels(100, r([2, 26, 2]), false), 32);
+        assert_eq!(nvls_channels(100, r([2, 27, 3]), false), 24);
+        assert_eq!(nvls_channels(100, r([2, 27, 3]), true), 32);
+        // The raise on a 4-link sm100 node of 8: 8 → 24 within it at 2.27 (32 at 2.26).
+        let gpu = nvswitch_part(4.0, 100);
+        let n = Node {
+            gpu: &gpu,
+            nics: 8,
+            inter_gbs: 0.0,
+        };
+        assert_eq!(coll_channels(&n, comm(8, 8), r([2, 27, 3])), 24);
+        assert_eq!(coll_channels(&n, comm(8, 8), r([2, 26, 2])), 32);
     }
 
     /// The releases' differences: MAXCHANNELS 32 → 64 at 2.25, the network's per-peer channels
