@@ -60,8 +60,14 @@ fn list(format: Format) -> Result<u8> {
         _ if render::width().is_some_and(|w| natural_width(&header, &rows) > w) => {
             let (h, r) = narrow(&header, &rows);
             // At 60 columns the five narrow columns were 70 wide (audit r12 #8): context, then
-            // heads/kv, are left out as well, and said so.
-            let (table, dropped) = render::table_dropping(&h, &r, &[0, 1], &[4, 3]);
+            // heads/kv, are left out as well, and said so; at 80 the header words wrap and every
+            // narrow column stays.
+            let table = render::table_keeping(&h, &r, &[0]);
+            let (table, dropped) = if render::fits_width(&table) {
+                (table, Vec::new())
+            } else {
+                render::table_dropping(&h, &r, &[0, 1], &[4, 3])
+            };
             outln!("{table}");
             let mut note = gpuplan_core::i18n::text(l, "models-narrow-note");
             if !dropped.is_empty() {
