@@ -1442,7 +1442,7 @@ def api_r5(bin_path):
     # Round 12: an empty filter value matched everything (gpu) or nothing (region).
     reqs += [("GET", f"{path}?{key}=", None, 400, key) for path, key in
              [("catalog/instances", "gpu"), ("catalog/instances", "region"), ("prices", "gpu")]]
-    reqs.append(("POST", "plan", dict(train, constraints={"regions": [""]}), 400, "regions"))
+    reqs.append(("POST", "plan", dict(train, constraints={"regions": [""]}), 400, "constraints.regions"))
     fails = []
     for method, path, body, want, field in reqs:
         data = json.dumps(body).encode() if body is not None else None
