@@ -587,6 +587,11 @@ pub fn engine_runs_on(engine: Engine, gpu: &GpuSpec) -> bool {
     engine != Engine::Trtllm || gpu.stack == "cuda"
 }
 
+/// The static engine's KV cache length is a multiple of 8 (gpt-fast model.py @24428d7
+/// `setup_caches`: `max_seq_length = find_multiple(max_seq_length, 8)`), not of vLLM's 16-token
+/// block (audit r12 #11: 1000 + 300 tokens read "rounded up to whole 1312-token blocks").
+pub const STATIC_SEQ_MULTIPLE: u64 = 8;
+
 /// Whether FP8 weights load on `gpu`: where it computes in FP8, and on CUDA GPUs of compute
 /// capability 8.0 and above as weight-only W8A16 ("FP8 models will run on compute capability >
 /// 8.0 (Ampere) as weight-only W8A16, utilizing FP8 Marlin", docs.vllm.ai v0.5.5
@@ -644,6 +649,7 @@ pub fn serving_memory(
     // Rounded to the engine's KV block: SGLang pages one token (its `block_tokens` below).
     let round_to = match s.engine {
         Engine::Sglang => 1,
+        Engine::Static => STATIC_SEQ_MULTIPLE,
         _ => s.block_size.max(1),
     };
     let max_model_len = s.max_model_len.unwrap_or_else(|| {

@@ -411,3 +411,40 @@ fn the_longest_context_is_within_the_models() {
         Some(32768)
     );
 }
+
+/// #11: the static engine's default length read "1000 + 300 tokens rounded up to whole
+/// 1312-token blocks": vLLM's 16-token rounding, where gpt-fast sizes its cache to a multiple of 8.
+#[test]
+fn the_static_engine_rounds_its_length_to_eight() {
+    let args = [
+        "estimate",
+        "-m",
+        "Qwen2.5-7B",
+        "--task",
+        "inference",
+        "--gpu",
+        "A100",
+        "--engine",
+        "static",
+    ];
+    let o = common::run_cols(TAG, "250", &args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("max_model_len 1304 (default): the workload's 1000 + 300 tokens rounded up to a multiple of 8"),
+        "{out}"
+    );
+    let mut zh = args.to_vec();
+    zh.extend(["--lang", "zh"]);
+    let out = stdout(&common::run_cols(TAG, "250", &zh));
+    assert!(
+        out.contains("向上取整到 8 的倍数（gpt-fast 的静态 KV 缓存）"),
+        "{out}"
+    );
+    // vLLM keeps its 16-token blocks.
+    let out = stdout(&common::run_cols(TAG, "250", &args[..7]));
+    assert!(
+        out.contains("max_model_len 1312 (default)") && out.contains("whole 16-token blocks"),
+        "{out}"
+    );
+}

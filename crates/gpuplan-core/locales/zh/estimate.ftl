@@ -105,7 +105,10 @@ est-serve-title = { $model }：推理服务，{ $weights } 权重，{ $kv } KV �
    *[other] {""}
 }，max_model_len { $len }
 est-serve-mem-title = 每卡显存（按 { $engine } 口径）
-est-serve-mml-default = max_model_len { $len }（默认）：即本负载的 { $input } + { $output } 个 token，向上取整到 { $block } token 的整块，而非模型的完整上下文长度（更长的值必须放得进 KV 缓存池，vLLM V0 还会按它做 profile）；可用 --max-model-len 修改
+est-serve-mml-default = max_model_len { $len }（默认）：即本负载的 { $input } + { $output } 个 token，向上取整到 { $engine ->
+    [static] { $block } 的倍数（gpt-fast 的静态 KV 缓存）
+   *[other] { $block } token 的整块
+}，而非模型的完整上下文长度（更长的值必须放得进 KV 缓存池，vLLM V0 还会按它做 profile）；可用 --max-model-len 修改
 est-serve-rule = 规则：{ $rule }
 est-serve-images = 图像：每个请求 { $n } 张，{ $w }×{ $h } 像素（按模型的图像 token 规则；KV、预填充和显存探测都已计入）
 est-serve-budget = 可用预算

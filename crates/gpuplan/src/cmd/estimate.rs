@@ -1530,6 +1530,15 @@ fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, look: &Look)
     out
 }
 
+/// What the default max_model_len was rounded up to: the KV block, or for the static engine
+/// (one block of the whole length) gpt-fast's multiple of 8.
+fn default_len_multiple(s: &InferenceSetup, m: &gpuplan_core::infer::ServingMemory) -> u64 {
+    match s.engine {
+        gpuplan_core::workload::Engine::Static => gpuplan_core::infer::STATIC_SEQ_MULTIPLE,
+        _ => m.block_tokens,
+    }
+}
+
 /// The memory fraction the engine itself reads (the title names its own parameter: SGLang's
 /// mem_fraction_static, TensorRT-LLM's free_gpu_memory_fraction, not vLLM's
 /// gpu_memory_utilization, audit r12 #5); the static engine has none.
@@ -1575,7 +1584,8 @@ fn inference_header(
             .arg("len", m.max_model_len)
             .arg("input", s.input_tokens)
             .arg("output", s.output_tokens)
-            .arg("block", m.block_tokens);
+            .arg("block", default_len_multiple(s, m))
+            .arg("engine", s.engine.name());
         lines.push(mml.render(l));
     }
     if s.images_per_request > 0 {
