@@ -1551,6 +1551,10 @@ def r12():
             "--weights", "fp8", "--format", "json"], 0 if loads else 2, ("weights",),
             ok_exits=(0, 2, 3))
         c[-1].exit = None if loads else 2  # a chip that loads FP8 may still be too small (exit 3)
+    for gpu, loads in [("a100-80g", False), ("a10", False), ("h100-sxm", True), ("l20", True)]:
+        add(f"fp8 weights under trtllm on {gpu}", ["estimate", "-m", "Qwen2.5-7B", "--task", "inference", "--gpu",
+            gpu, "--weights", "fp8", "--engine", "trtllm", "--format", "json"], None if loads else 2, ("weights",),
+            ok_exits=(0, 2, 3))
     for chips in ["ascend", "amd", "nvidia"]:
         add(f"plan fp8 only on {chips}", ["plan", "-m", "Qwen2.5-7B", "--task", "inference", "--rate", "2",
             "--weights", "fp8", "--chips", chips, "--format", "json"], None, None, ok_exits=(0, 4),

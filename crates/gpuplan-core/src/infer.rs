@@ -592,15 +592,19 @@ pub fn engine_runs_on(engine: Engine, gpu: &GpuSpec) -> bool {
 /// block (audit r12 #11: 1000 + 300 tokens read "rounded up to whole 1312-token blocks").
 pub const STATIC_SEQ_MULTIPLE: u64 = 8;
 
-/// Whether FP8 weights load on `gpu`: where it computes in FP8, and on CUDA GPUs of compute
-/// capability 8.0 and above as weight-only W8A16 ("FP8 models will run on compute capability >
-/// 8.0 (Ampere) as weight-only W8A16, utilizing FP8 Marlin", docs.vllm.ai v0.5.5
-/// quantization/fp8; a CUDA part of unstated capability counts when it has bf16, as Ampere on).
-/// Not on Ascend 910B: SGLang's Ascend quantization table marks FP8 (MXFP8) "x" on A2 and A3,
-/// Ascend 950 only; vllm-ascend's ModelSlim schemes are int8/int4 (audit r12 #7).
-pub fn fp8_weights_run_on(gpu: &GpuSpec) -> bool {
+/// Whether `engine` loads FP8 weights on `gpu`: where the chip computes in FP8, and with vLLM or
+/// SGLang on CUDA GPUs of compute capability 8.0 and above as weight-only W8A16 ("FP8 models will
+/// run on compute capability > 8.0 (Ampere) as weight-only W8A16, utilizing FP8 Marlin",
+/// docs.vllm.ai v0.5.5 quantization/fp8; a CUDA part of unstated capability counts when it has
+/// bf16, as Ampere on). TensorRT-LLM lists FP8 for Ada and Hopper only (its support matrix,
+/// 0.18.2: "Ampere (SM80, SM86) - FP32, FP16, BF16, INT8, INT4"); the static engine (gpt-fast)
+/// has no Marlin path. Not on Ascend 910B: SGLang's Ascend quantization table marks FP8 (MXFP8)
+/// "x" on A2 and A3, Ascend 950 only; vllm-ascend's ModelSlim schemes are int8/int4 (audit r12
+/// #7).
+pub fn fp8_weights_run_on(engine: Engine, gpu: &GpuSpec) -> bool {
     use crate::hardware::ComputeDtype;
-    let marlin = gpu.stack == "cuda"
+    let marlin = matches!(engine, Engine::Vllm | Engine::Sglang)
+        && gpu.stack == "cuda"
         && gpu
             .compute_capability
             .map_or(gpu.supports(ComputeDtype::Bf16), |c| c >= 80);
@@ -614,8 +618,10 @@ fn check_runs_on(s: &InferenceSetup, gpu: &GpuSpec) -> Result<(), CoreError> {
         let fix = Msg::new("fix-engine-nvidia-only").arg("gpu", gpu.id.as_str());
         return Err(CoreError::invalid_msg("engine", s.engine.name(), fix));
     }
-    if s.weights == WeightFormat::Fp8 && !fp8_weights_run_on(gpu) {
-        let fix = Msg::new("fix-fp8-weights-chip").arg("gpu", gpu.id.as_str());
+    if s.weights == WeightFormat::Fp8 && !fp8_weights_run_on(s.engine, gpu) {
+        let fix = Msg::new("fix-fp8-weights-chip")
+            .arg("gpu", gpu.id.as_str())
+            .arg("engine", s.engine.name());
         return Err(CoreError::invalid_msg("weights", "fp8", fix));
     }
     Ok(())

@@ -222,7 +222,22 @@ fn fp8_weights_are_refused_where_they_do_not_load() {
     };
     refused(&est("910B"), &["weights", "ascend-910b", "int8"]);
     refused(&est("V100"), &["weights", "FP8"]);
-    // Ampere loads FP8 as W8A16 (FP8 Marlin), Hopper computes in FP8.
+    // TensorRT-LLM lists no FP8 on Ampere (no Marlin path there).
+    let trt = run(&[
+        "estimate",
+        "-m",
+        "Qwen2.5-7B",
+        "--task",
+        "inference",
+        "--gpu",
+        "A100",
+        "--weights",
+        "fp8",
+        "--engine",
+        "trtllm",
+    ]);
+    refused(&trt, &["weights", "trtllm"]);
+    // Ampere loads FP8 as W8A16 under vLLM (FP8 Marlin), Hopper computes in FP8.
     assert_eq!(
         est("A100").status.code(),
         Some(0),

@@ -214,4 +214,4 @@ fix-filter-gpu-word = an accelerator id or name prefix, e.g. A100 (`gpuplan cata
 fix-filter-region-word = a region id, e.g. cn-shanghai (leave the flag out for every region)
 fix-regions-word = --region: a region id, e.g. cn-shanghai (leave the flag out for every region)
 fix-layer-overhead-max = fixed GPU seconds per decoder layer, below { $max } (default 32e-6): torchao's A100 int4 rows ran a whole 32-layer token in { $token }, so a longer fixed time leaves the weights no time to stream
-fix-fp8-weights-chip = { $gpu } loads no FP8 weights (no FP8 units, and no FP8 Marlin kernel off CUDA Ampere and newer): use --weights int8 or bf16
+fix-fp8-weights-chip = { $gpu } loads no FP8 weights under { $engine } (FP8 needs FP8 units; only vLLM and SGLang also run FP8 as W8A16 through FP8 Marlin, on CUDA Ampere and newer): use --weights int8 or bf16

@@ -37,7 +37,9 @@ fn formats(job: &ServeJob, gpu: &GpuSpec, model: &crate::model::ModelSpec) -> Ve
         return job
             .weights
             .iter()
-            .filter(|f| **f != WeightFormat::Fp8 || crate::infer::fp8_weights_run_on(gpu))
+            .filter(|f| {
+                **f != WeightFormat::Fp8 || crate::infer::fp8_weights_run_on(job.engine, gpu)
+            })
             .map(|f| half(*f))
             .collect();
     }
@@ -673,7 +675,7 @@ fn stack_binding(job: &ServeJob, cands: &[(&Instance, &GpuSpec)]) -> Option<Bind
         return Some(Binding::msg("engine", m));
     }
     let only_fp8 = !job.weights.is_empty() && job.weights.iter().all(|w| *w == WeightFormat::Fp8);
-    let loads = |g: &GpuSpec| crate::infer::fp8_weights_run_on(g);
+    let loads = |g: &GpuSpec| crate::infer::fp8_weights_run_on(job.engine, g);
     (only_fp8 && !cands.iter().any(|(_, g)| loads(g))).then(|| {
         let m = Msg::new("bind-serve-fp8-nowhere").arg("n", cands.len());
         Binding::msg("weights", m)
