@@ -22,6 +22,9 @@ Families (each input is one gpuplan run, or one HTTP request for `api`):
            against the modelling code's predicate); `accuracy --cases` without cases; the file's
            `kind` in `plan`; long values not echoed whole
   api5     `/plan` refuses `hardware`/`inference`, `/catalog/instances` bad filter values (400 + field)
+  r12      round 12: empty filter values, empty provider responses, layer_overhead_s past the
+           torchao rows, FP8 weights per chip, jobs below one step, each engine's title, and every
+           command's text within 60/80/120 columns in en and zh
   sanity   ordinary questions: preset × task × provider × objective × size, each plan checked
            against independent invariants (memory within the GPU, MFU ≤ 0.75, priced plans first
            by cost, ¥ > 0, serving KV pool holds its batch, MoE experts held)
@@ -1436,6 +1439,10 @@ def api_r5(bin_path):
         # The field is the query key as sent (audit r9 #17: it was the CLI's `--max-price`).
         reqs.append(("GET", f"catalog/instances?{q}", None, 400, q.split("=")[0]))
     reqs += [("GET", "catalog/instances?gpus=8&min-gpu-memory=80&max-price=1000", None, 200, None)]
+    # Round 12: an empty filter value matched everything (gpu) or nothing (region).
+    reqs += [("GET", f"{path}?{key}=", None, 400, key) for path, key in
+             [("catalog/instances", "gpu"), ("catalog/instances", "region"), ("prices", "gpu")]]
+    reqs.append(("POST", "plan", dict(train, constraints={"regions": [""]}), 400, "constraints.regions"))
     fails = []
     for method, path, body, want, field in reqs:
         data = json.dumps(body).encode() if body is not None else None
@@ -1457,11 +1464,132 @@ def api_r5(bin_path):
     shutil.rmtree(d, ignore_errors=True)
     return fails, len(reqs)
 
+
+# ---------------------------------------------------------------------------------------------
+# Round 12: empty filters, empty imports, tunables past their sources, FP8 per chip, jobs below
+# one step, engine titles and text widths
+
+
+def display_columns(line):
+    """Terminal columns of a line (East Asian wide and full-width characters take two)."""
+    import unicodedata
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in line)
+
+
+def fits_width(width, tables=True):
+    """No line of stdout/stderr wider than `width` (TOML records, which read back, excepted)."""
+    def check(r):
+        bad = []
+        for line in (r["out"] + "\n" + r["err"]).splitlines():
+            if " = " in line and not line.startswith(("│", " ")):
+                continue  # a TOML record line (`catalog show`): data that reads back, kept whole
+            if not tables and line.startswith(("│", "┌", "├", "╞", "└")):
+                continue
+            if display_columns(line) > width:
+                bad.append(f"{display_columns(line)} columns: {line[:100]}")
+        return bad[:2]
+    return check
+
+
+def check_job_at_least_one_step(r):
+    e = json.loads(r["out"])["estimate"]
+    step, wall = e["step"]["step"], e["totals"]["wall_time"]
+    return [] if wall >= step * 0.999 else [f"wall {wall} s below one step {step} s"]
+
+
+def check_title_fraction(engine):
+    own = {"vllm": "gpu_memory_utilization", "sglang": "mem_fraction_static",
+           "trtllm": "free_gpu_memory_fraction"}
+
+    def check(r):
+        title = " ".join(r["out"].split("\n\n")[0].split())
+        probs = [f"{name} in the {engine} title: {title[:160]}" for name in own.values()
+                 if name in title and name != own.get(engine)]
+        if engine in own and own[engine] not in title:
+            probs.append(f"no {own[engine]} in the title: {title[:160]}")
+        return probs
+    return check
+
+
+# FP8 weights load where the chip computes in FP8, or on CUDA compute capability >= 8.0 (FP8
+# Marlin, W8A16): docs.vllm.ai quantization/fp8. Not on Ascend 910B (SGLang's Ascend table: FP8
+# "x" on A2/A3), Turing/Volta, or MI210.
+FP8_LOADS = {"t4": False, "v100-sxm2-32g": False, "a10": True, "a100-80g": True, "l20": True,
+             "h100-sxm": True, "h20": True, "rtx-4090": True, "mi210": False, "mi300x": True,
+             "ascend-910b": False, "ascend-910b3": False, "ascend-910b4": False}
+
+
+def r12():
+    c = []
+
+    def add(name, args, exit=None, frag=None, **kw):
+        c.append(Case("r12", name, args, exit=exit, frag=frag, **kw))
+    plan = ["plan", "-m", "Qwen2.5-7B", "--task", "lora", "--tokens", "1e8"]
+    for v in ["", " ", "\t"]:
+        for base, flag, field in [(["catalog", "instances"], "gpu", "--gpu"),
+                                  (["catalog", "instances"], "region", "--region"),
+                                  (["catalog", "instances", "--format", "json"], "region", "--region"),
+                                  (["prices"], "gpu", "--gpu"), (["prices", "--by-gpu"], "gpu", "--gpu"),
+                                  (plan, "gpu", "--gpu"), (plan, "region", "regions"),
+                                  (plan, "family", "--family"), (SERVE, "region", "regions")]:
+            add(f"empty {' '.join(base[:2])} --{flag}={v!r}", base + [f"--{flag}={v}"], 2, (field,))
+    add("empty region in a workload file", ["plan", "-w", "{dir}/w.toml"], 2, ("regions",),
+        files={"w.toml": 'model = "Qwen2.5-7B"\n[training]\ntask = "lora"\ntokens = 1e8\n'
+                         '[constraints]\nregions = ["cn-shanghai", ""]\n'})
+    for prov in ["alibaba", "huawei", "tencent"]:
+        for body in ["[]", "[{}]", "{}", "null", "[[]]"]:
+            add(f"import {prov} {body}", ["catalog", "import", prov, "{dir}/r.json"], 2, ("r.json",),
+                files={"r.json": body})
+    for v, ok in [("0", True), ("32e-6", True), ("150e-6", True), ("155e-6", True), ("156e-6", False),
+                  ("1e-3", False), ("1", False)]:
+        for eng, w in [("static", "int4"), ("static", "int8"), ("vllm", "bf16")]:
+            add(f"layer_overhead_s {v} {eng} {w}", E_SERVE + ["--engine", eng, "--weights", w, "--set",
+                f"layer_overhead_s={v}", "--format", "json"], 0 if ok else 2, ("layer_overhead_s",),
+                check=lambda r: check_estimate_json(r, None, "inference"))
+    for gpu, loads in FP8_LOADS.items():
+        add(f"fp8 weights on {gpu}", ["estimate", "-m", "Qwen2.5-7B", "--task", "inference", "--gpu", gpu,
+            "--weights", "fp8", "--format", "json"], 0 if loads else 2, ("weights",),
+            ok_exits=(0, 2, 3))
+        c[-1].exit = None if loads else 2  # a chip that loads FP8 may still be too small (exit 3)
+    for gpu, loads in [("a100-80g", False), ("a10", False), ("h100-sxm", True), ("l20", True)]:
+        add(f"fp8 weights under trtllm on {gpu}", ["estimate", "-m", "Qwen2.5-7B", "--task", "inference", "--gpu",
+            gpu, "--weights", "fp8", "--engine", "trtllm", "--format", "json"], None if loads else 2, ("weights",),
+            ok_exits=(0, 2, 3))
+    for chips in ["ascend", "amd", "nvidia"]:
+        add(f"plan fp8 only on {chips}", ["plan", "-m", "Qwen2.5-7B", "--task", "inference", "--rate", "2",
+            "--weights", "fp8", "--chips", chips, "--format", "json"], None, None, ok_exits=(0, 4),
+            check=lambda r: check_plan_json(r, "Qwen2.5-7B", "inference"))
+    for tokens in ["1", "100", "2047", "2048", "16383", "16384", "16385", "1e9"]:
+        for m, task in [("Llama-3.1-8B", "full"), ("Qwen2.5-7B", "lora"), ("GPT-2", "pretrain")]:
+            add(f"job of {tokens} tokens {m} {task}", ["estimate", "-m", m, "--task", task, "--gpu", "A100",
+                "--gpus-per-node", "8", "--tokens", tokens, "--format", "json"], None, None, ok_exits=(0, 3),
+                check=check_job_at_least_one_step)
+            c[-1].check_exits = (0, 3)
+    for eng in ["vllm", "sglang", "trtllm", "static"]:
+        for lang in ["en", "zh"]:
+            add(f"title {eng} {lang}", E_SERVE + ["--engine", eng, "--lang", lang], 0, None,
+                env={"COLUMNS": "250"}, check=check_title_fraction(eng))
+    width_cmds = [
+        ["plan", "-m", "Qwen2.5-7B", "--task", "lora", "--tokens", "1e8"],
+        ["plan", "-m", "Qwen2.5-7B", "--task", "inference", "--rate", "5"],
+        ["plan", "-m", "Mixtral-8x7B", "--task", "full", "--tokens", "1e9", "--chips", "nvidia,ascend"],
+        E_SERVE, E_FULL + ["--tokens", "1e9"], ["estimate", "-m", "Mixtral-8x7B", "--task", "inference",
+                                                 "--gpu", "H100", "--gpus-per-node", "2", "--tp", "2"],
+        ["catalog", "instances"], ["catalog", "gpus"], ["catalog", "show", "gn7e"], ["catalog", "validate"],
+        ["prices"], ["prices", "--by-gpu"], ["models"], ["models", "show", "DeepSeek-V3"], ["accuracy"],
+    ]
+    for args, w, lang in itertools.product(width_cmds, ["60", "80", "120"], ["en", "zh"]):
+        add(f"width {w} {lang} {' '.join(args[:5])}", args + ["--lang", lang], None, None, ok_exits=(0, 3),
+            env={"COLUMNS": w}, check=fits_width(int(w)))
+        c[-1].check_exits = (0, 3)
+    return c
+
 # ---------------------------------------------------------------------------------------------
 
 
 FAMILIES = {"flags": flags, "combos": combos, "hfconfig": hfconfigs, "files": lambda: workload_files() + catalog_and_prices(),
-            "export": export_cases, "sanity": sanity, "esanity": esanity, "misc": misc, "recent": recent, "r5": r5}
+            "export": export_cases, "sanity": sanity, "esanity": esanity, "misc": misc, "recent": recent, "r5": r5,
+            "r12": r12}
 
 
 def main():

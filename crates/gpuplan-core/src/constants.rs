@@ -348,6 +348,7 @@ impl Tunables {
 
     pub fn validate(&self) -> Result<(), CoreError> {
         self.validate_all_finite()?;
+        self.validate_layer_overhead()?;
         check_range(
             "spot_price_fraction",
             self.spot_price_fraction,
@@ -461,6 +462,24 @@ pub const MAX_TUNABLE: f64 = 1e6;
 pub const MAX_STARTUP_HOURS: f64 = 720.0;
 
 impl Tunables {
+    /// `layer_overhead_s` below [`crate::infer::max_layer_overhead_s`]: a fixed time per layer
+    /// as long as a whole measured token leaves the weights no time to stream.
+    fn validate_layer_overhead(&self) -> Result<(), CoreError> {
+        let max = crate::infer::max_layer_overhead_s();
+        let v = self.layer_overhead_s;
+        if v < max {
+            return Ok(());
+        }
+        let us = |x: f64| format!("{:.0} µs", x * 1e6);
+        let fix = crate::i18n::Msg::new("fix-layer-overhead-max")
+            .arg("max", us(max))
+            .arg(
+                "token",
+                format!("{:.2} ms", max * crate::infer::TORCHAO_LAYERS * 1e3),
+            );
+        Err(CoreError::invalid_msg("layer_overhead_s", v, fix))
+    }
+
     /// Every constant (from `--set` or a `[tunables]` table, where TOML allows `nan` and `inf`)
     /// must be a finite, non-negative number of at most [`MAX_TUNABLE`].
     fn validate_all_finite(&self) -> Result<(), CoreError> {

@@ -583,6 +583,46 @@ pub fn engine_runs_on(engine: Engine, gpu: &GpuSpec) -> bool {
     engine != Engine::Trtllm || gpu.stack == "cuda"
 }
 
+/// The static engine's KV cache length is a multiple of 8 (gpt-fast model.py @24428d7
+/// `setup_caches`: `max_seq_length = find_multiple(max_seq_length, 8)`), not of vLLM's 16-token
+/// block (audit r12 #11: 1000 + 300 tokens read "rounded up to whole 1312-token blocks").
+pub const STATIC_SEQ_MULTIPLE: u64 = 8;
+
+/// Whether `engine` loads FP8 weights on `gpu`: where the chip computes in FP8, and with vLLM or
+/// SGLang on CUDA GPUs of compute capability 8.0 and above as weight-only W8A16 ("FP8 models will
+/// run on compute capability > 8.0 (Ampere) as weight-only W8A16, utilizing FP8 Marlin",
+/// docs.vllm.ai v0.5.5 quantization/fp8; a CUDA part of unstated capability counts when it has
+/// bf16, as Ampere on). TensorRT-LLM lists FP8 for Ada and Hopper only (its support matrix,
+/// 0.18.2: "Ampere (SM80, SM86) - FP32, FP16, BF16, INT8, INT4"); the static engine (gpt-fast)
+/// has no Marlin path. Not on Ascend 910B: SGLang's Ascend quantization table marks FP8 (MXFP8)
+/// "x" on A2 and A3, Ascend 950 only; vllm-ascend's ModelSlim schemes are int8/int4 (audit r12
+/// #7).
+pub fn fp8_weights_run_on(engine: Engine, gpu: &GpuSpec) -> bool {
+    use crate::hardware::ComputeDtype;
+    let marlin = matches!(engine, Engine::Vllm | Engine::Sglang)
+        && gpu.stack == "cuda"
+        && gpu
+            .compute_capability
+            .map_or(gpu.supports(ComputeDtype::Bf16), |c| c >= 80);
+    gpu.supports(ComputeDtype::Fp8) || marlin
+}
+
+/// The engine and weight format run on `gpu` ([`engine_runs_on`], [`fp8_weights_run_on`]).
+fn check_runs_on(s: &InferenceSetup, gpu: &GpuSpec) -> Result<(), CoreError> {
+    use crate::i18n::Msg;
+    if !engine_runs_on(s.engine, gpu) {
+        let fix = Msg::new("fix-engine-nvidia-only").arg("gpu", gpu.id.as_str());
+        return Err(CoreError::invalid_msg("engine", s.engine.name(), fix));
+    }
+    if s.weights == WeightFormat::Fp8 && !fp8_weights_run_on(s.engine, gpu) {
+        let fix = Msg::new("fix-fp8-weights-chip")
+            .arg("gpu", gpu.id.as_str())
+            .arg("engine", s.engine.name());
+        return Err(CoreError::invalid_msg("weights", "fp8", fix));
+    }
+    Ok(())
+}
+
 pub fn serving_memory(
     m: &ModelSpec,
     s: &InferenceSetup,
@@ -590,13 +630,7 @@ pub fn serving_memory(
     tun: &Tunables,
 ) -> Result<ServingMemory, CoreError> {
     s.validate()?;
-    if !engine_runs_on(s.engine, gpu) {
-        return Err(CoreError::invalid_msg(
-            "engine",
-            s.engine.name(),
-            crate::i18n::Msg::new("fix-engine-nvidia-only").arg("gpu", gpu.id.as_str()),
-        ));
-    }
+    check_runs_on(s, gpu)?;
     let t = m.transformer().ok_or_else(|| {
         CoreError::invalid(
             "model",
@@ -617,6 +651,7 @@ pub fn serving_memory(
     // Rounded to the engine's KV block: SGLang pages one token (its `block_tokens` below).
     let round_to = match s.engine {
         Engine::Sglang => 1,
+        Engine::Static => STATIC_SEQ_MULTIPLE,
         _ => s.block_size.max(1),
     };
     let max_model_len = s.max_model_len.unwrap_or_else(|| {
@@ -713,7 +748,10 @@ pub fn serving_memory(
             Engine::Static => blocks.min(s.batch),
             _ => concurrent_requests(t, s, gpu, &kv, c.kv, per_request, kv_tokens),
         },
-        max_context_at_batch: kv_tokens / s.batch,
+        // No sequence outgrows the model's context, however large the pool (audit r12 #10: a
+        // 0.5B model's pool read "longest context at batch 1: 6009632" where `--solve
+        // max-context` answers its 32768).
+        max_context_at_batch: (kv_tokens / s.batch).min(t.max_context.max(1)),
         fits: problem.is_none(),
         problem,
     })
@@ -887,6 +925,20 @@ pub fn static_wo_bandwidth_ratio(rows: &[(TorchaoRow, TorchaoRow)], tun: &Tunabl
         |r: &TorchaoRow| (1.0 / r.tokens_per_s - fixed).max(f64::MIN_POSITIVE) / r.model_gb;
     let ratios: Vec<f64> = rows.iter().map(|(b, q)| per_gb(b) / per_gb(q)).collect();
     ratios.iter().sum::<f64>() / ratios.len().max(1) as f64
+}
+
+/// The largest `layer_overhead_s` the torchao rows leave room for: the shortest measured token
+/// time over its [`TORCHAO_LAYERS`] layers (int4wo-64 Llama-2-7B on A100: 1/201.14 s / 32 =
+/// 155 µs). At or above it [`static_wo_bandwidth_ratio`] has no streaming time left in that row:
+/// the ratio came out at or above 1 and the static engine's int4 decode silently ran at bf16
+/// speed (audit r12 #6), so [`Tunables::validate`] refuses such a value.
+pub fn max_layer_overhead_s() -> f64 {
+    TORCHAO_INT8WO
+        .iter()
+        .chain(TORCHAO_INT4WO.iter())
+        .flat_map(|(b, q)| [b, q])
+        .map(|r| 1.0 / (r.tokens_per_s * TORCHAO_LAYERS))
+        .fold(f64::INFINITY, f64::min)
 }
 
 /// Share of the 16-bit GEMV's effective bandwidth an engine's weight-only kernels reach at

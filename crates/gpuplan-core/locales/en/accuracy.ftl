@@ -47,5 +47,5 @@ acc-md-held-2 = For a source that calibrated a constant that figure would need a
 acc-md-cases = ## Cases
 acc-md-misses = ## Known misses
 acc-err-case = case { $path }
-acc-err-cases-folder = cannot read the cases folder { $path }
+acc-err-cases-folder-why = cannot read the cases folder { $path }: { $why }
 acc-err-no-cases = no case files (*.toml) in { $path }: --cases takes a folder of case files such as the repository's cases/

@@ -136,6 +136,7 @@ models-col-hidden = hidden
 models-col-heads = heads/kv
 models-col-context = context
 models-narrow-note = Narrow terminal: type, published size, layers and hidden size are left out (`gpuplan models show NAME`, `--format markdown`, or a wider $COLUMNS show them).
+models-narrow-dropped = Also left out at this width: { $cols }.
 models-col-detail = detail
 models-embedding = token embedding
 models-stem = positions / stem
@@ -179,7 +180,7 @@ prices-col-as-of = as of
 prices-col-age = age
 prices-col-vs-cheapest = vs cheapest
 prices-none = no prices match; `gpuplan prices fetch alibaba|tencent|huawei` gets today's prices with your credentials
-prices-old-note = { $n } price(s) are older than 90 days; `gpuplan prices fetch PROVIDER` gets today's
+prices-old-note = { $n } price(s) are older than 90 days; `gpuplan prices fetch PROVIDER` gets today's prices with your credentials
 
 ## Input files (cmd/mod.rs read_input)
 input-kind-case-file = case file
@@ -198,6 +199,10 @@ input-err-not-utf8 = { $what } { $file } is not UTF-8 text (invalid byte at offs
 io-not-found = { $os }
 io-permission-denied = { $os }
 io-already-exists = { $os }
+io-not-a-directory = { $os }
+io-is-a-directory = { $os }
+io-storage-full = { $os }
+io-read-only = { $os }
 io-other = { $os }
 
 ## --help (the flag texts themselves are in help.ftl)

@@ -210,3 +210,8 @@ fix-sequences-per-batch = sequences per batch, 1–16777216
 fix-engine-version = a release as MAJOR.MINOR[.PATCH], e.g. 0.6.4
 fix-fp8-params-megatron = FP8 parameters (Transformer Engine fp8_model_init, Megatron --fp8-param-gather) need precision = "fp8" and framework = "megatron": remove fp8_params or set both
 fix-main-grads-megatron = main_grads is Megatron-Core's main-gradient dtype (grad_reduce_in_fp32): set framework = "megatron" or remove main_grads
+fix-filter-gpu-word = an accelerator id or name prefix, e.g. A100 (`gpuplan catalog gpus` lists them)
+fix-filter-region-word = a region id, e.g. cn-shanghai (leave the flag out for every region)
+fix-regions-word = --region: a region id, e.g. cn-shanghai (leave the flag out for every region)
+fix-layer-overhead-max = fixed GPU seconds per decoder layer, below { $max } (default 32e-6): torchao's A100 int4 rows ran a whole 32-layer token in { $token }, so a longer fixed time leaves the weights no time to stream
+fix-fp8-weights-chip = { $gpu } loads no FP8 weights under { $engine } (FP8 needs FP8 units; only vLLM and SGLang also run FP8 as W8A16 through FP8 Marlin, on CUDA Ampere and newer): use --weights int8 or bf16

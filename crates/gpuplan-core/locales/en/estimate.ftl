@@ -99,9 +99,17 @@ est-data = data: { $rate } samples/s → read { $read }{ $cores ->
    *[other] , ~{ $cores } host vCPUs for decode/augment
 }; checkpoint { $ckpt } (weights { $weights }), write at 1 GB/s: { $write }
 est-col-bottleneck = bottleneck: { $b }
-est-serve-title = { $model }: serving with { $weights } weights, { $kv } KV cache, TP { $tp }, engine { $engine }, gpu_memory_utilization { $util }, max_model_len { $len }
+est-serve-title = { $model }: serving with { $weights } weights, { $kv } KV cache, TP { $tp }, engine { $engine }{ $engine ->
+    [vllm] , gpu_memory_utilization { $util }
+    [sglang] , mem_fraction_static { $util }
+    [trtllm] , free_gpu_memory_fraction { $util }
+   *[other] {""}
+}, max_model_len { $len }
 est-serve-mem-title = memory per GPU ({ $engine } sizing)
-est-serve-mml-default = max_model_len { $len } (default): the workload's { $input } + { $output } tokens rounded up to whole { $block }-token blocks, not the model's full context (a longer one must fit in the KV pool, and vLLM V0 profiled it); set --max-model-len to change it
+est-serve-mml-default = max_model_len { $len } (default): the workload's { $input } + { $output } tokens rounded up to { $engine ->
+    [static] a multiple of { $block } (gpt-fast's static KV cache)
+   *[other] whole { $block }-token blocks
+}, not the model's full context (a longer one must fit in the KV pool, and vLLM V0 profiled it); set --max-model-len to change it
 est-serve-rule = rule: { $rule }
 est-serve-images = images: { $n } per request at { $w }×{ $h } px (the model's image-token rule; KV, prefill and the profile run include them)
 est-serve-budget = budget

@@ -20,6 +20,7 @@ phrase-import-api-error = the response is an API error
 phrase-import-not-alibaba = not a DescribeInstanceTypes, DescribeSpotPriceHistory or DescribePrice response (no InstanceTypes / SpotPrices / PriceInfo)
 phrase-import-not-huawei = missing: not a ListFlavors response
 phrase-import-not-tencent = missing: not a DescribeZoneInstanceConfigInfos response
+phrase-import-empty-array = an empty array: no response page to import (give the response object, or an array of its pages)
 phrase-import-want-gpu-count = expected a GPU count (GPUSpec is given)
 phrase-import-want-gpu-model = expected the GPU model (GPUAmount is not 0)
 phrase-import-want-price = expected a price

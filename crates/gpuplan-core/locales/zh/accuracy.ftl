@@ -47,5 +47,5 @@ acc-md-held-2 = 对于校准过常数的来源，该数值需要去掉它重新�
 acc-md-cases = ## 案例
 acc-md-misses = ## 已知偏差
 acc-err-case = 案例 { $path }
-acc-err-cases-folder = 无法读取案例文件夹 { $path }
+acc-err-cases-folder-why = 无法读取案例文件夹 { $path }：{ $why }
 acc-err-no-cases = { $path } 中没有案例文件（*.toml）：--cases 应指向案例文件所在的文件夹，例如仓库中的 cases/

@@ -130,6 +130,7 @@ models-col-hidden = 隐藏维度
 models-col-heads = 注意力头/KV 头
 models-col-context = 上下文
 models-narrow-note = 终端较窄：省略了类型、公布参数量、层数和隐藏维度（用 `gpuplan models show 名称`、`--format markdown` 或更大的 $COLUMNS 查看）。
+models-narrow-dropped = 此宽度下还省略了：{ $cols }。
 models-col-detail = 明细
 models-embedding = token 嵌入
 models-stem = 位置编码 / stem
@@ -192,6 +193,10 @@ input-err-not-utf8 = { $what } { $file } 不是 UTF-8 文本（偏移 { $offset 
 io-not-found = 文件或目录不存在
 io-permission-denied = 没有权限
 io-already-exists = 文件已存在
+io-not-a-directory = 不是目录
+io-is-a-directory = 是一个目录
+io-storage-full = 磁盘空间不足
+io-read-only = 文件系统只读
 io-other = { $os }
 
 ## --help（各选项的说明在 help.ftl）

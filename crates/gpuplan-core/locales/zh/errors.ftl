@@ -207,3 +207,8 @@ fix-sequences-per-batch = 每批序列数，1–16777216
 fix-engine-version = 版本号写作 MAJOR.MINOR[.PATCH]，例如 0.6.4
 fix-fp8-params-megatron = FP8 参数（Transformer Engine fp8_model_init、Megatron --fp8-param-gather）需要 precision = "fp8" 且 framework = "megatron"：请删除 fp8_params，或同时设置这两项
 fix-main-grads-megatron = main_grads 是 Megatron-Core 主梯度的数据类型（grad_reduce_in_fp32）：请设置 framework = "megatron"，或删除 main_grads
+fix-filter-gpu-word = 加速卡 ID 或名称前缀，例如 A100（`gpuplan catalog gpus` 可列出）
+fix-filter-region-word = 地域 ID，例如 cn-shanghai（不限地域时请去掉该参数）
+fix-regions-word = --region：地域 ID，例如 cn-shanghai（不限地域时请去掉该参数）
+fix-layer-overhead-max = 每个解码层的固定 GPU 时间（秒），须小于 { $max }（默认 32e-6）：torchao 在 A100 上的 int4 实测中，32 层的一个 token 总共只用 { $token }，更长的固定时间会让权重读取没有时间
+fix-fp8-weights-chip = { $gpu } 在 { $engine } 下无法加载 FP8 权重（FP8 需要 FP8 计算单元；只有 vLLM 和 SGLang 能在 CUDA Ampere 及更新的 GPU 上通过 FP8 Marlin 以 W8A16 方式运行 FP8）：请用 --weights int8 或 bf16

@@ -98,9 +98,17 @@ est-data = 数据：每秒 { $rate } 个样本 → 读取 { $read }{ $cores ->
    *[other] ，解码/增强约需 { $cores } 个主机 vCPU
 }；检查点 { $ckpt }（权重 { $weights }），按 1 GB/s 写入：{ $write }
 est-col-bottleneck = 瓶颈：{ $b }
-est-serve-title = { $model }：推理服务，{ $weights } 权重，{ $kv } KV 缓存，TP { $tp }，引擎 { $engine }，gpu_memory_utilization { $util }，max_model_len { $len }
+est-serve-title = { $model }：推理服务，{ $weights } 权重，{ $kv } KV 缓存，TP { $tp }，引擎 { $engine }{ $engine ->
+    [vllm] ，gpu_memory_utilization { $util }
+    [sglang] ，mem_fraction_static { $util }
+    [trtllm] ，free_gpu_memory_fraction { $util }
+   *[other] {""}
+}，max_model_len { $len }
 est-serve-mem-title = 每卡显存（按 { $engine } 口径）
-est-serve-mml-default = max_model_len { $len }（默认）：即本负载的 { $input } + { $output } 个 token，向上取整到 { $block } token 的整块，而非模型的完整上下文长度（更长的值必须放得进 KV 缓存池，vLLM V0 还会按它做 profile）；可用 --max-model-len 修改
+est-serve-mml-default = max_model_len { $len }（默认）：即本负载的 { $input } + { $output } 个 token，向上取整到 { $engine ->
+    [static] { $block } 的倍数（gpt-fast 的静态 KV 缓存）
+   *[other] { $block } token 的整块
+}，而非模型的完整上下文长度（更长的值必须放得进 KV 缓存池，vLLM V0 还会按它做 profile）；可用 --max-model-len 修改
 est-serve-rule = 规则：{ $rule }
 est-serve-images = 图像：每个请求 { $n } 张，{ $w }×{ $h } 像素（按模型的图像 token 规则；KV、预填充和显存探测都已计入）
 est-serve-budget = 可用预算

@@ -18,6 +18,7 @@ phrase-import-api-error = 响应是一个 API 错误
 phrase-import-not-alibaba = 不是 DescribeInstanceTypes、DescribeSpotPriceHistory 或 DescribePrice 的响应（没有 InstanceTypes / SpotPrices / PriceInfo）
 phrase-import-not-huawei = 缺失：不是 ListFlavors 的响应
 phrase-import-not-tencent = 缺失：不是 DescribeZoneInstanceConfigInfos 的响应
+phrase-import-empty-array = 空数组：没有可导入的响应页（请给出响应对象，或由各页组成的数组）
 phrase-import-want-gpu-count = 应为 GPU 数量（已给出 GPUSpec）
 phrase-import-want-gpu-model = 应为 GPU 型号（GPUAmount 不为 0）
 phrase-import-want-price = 应为价格

@@ -412,6 +412,13 @@ pub fn import_alibaba(
             Value::Array(a) => a.iter().collect(),
             other => vec![other],
         };
+        if pages.is_empty() {
+            // `[]` imported nothing and said "imported 0 instance type(s)", exit 0 (audit r12 #3).
+            return Err(CoreError::Parse {
+                what: name.clone(),
+                message: "an empty array: no response page to import (give the response object, or an array of its pages)".into(),
+            });
+        }
         for (pi, page) in pages.iter().enumerate() {
             let at = At::new(page, if pages.len() > 1 { "$[page]" } else { "$" }, name);
             if page.get("InstanceTypes").is_some() {

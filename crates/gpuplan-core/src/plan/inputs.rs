@@ -78,7 +78,21 @@ impl Constraints {
             0.0,
             MAX_REUSE_HOURS,
             "--reuse-hours: hours per month of reuse after the job, 0–730",
-        )
+        )?;
+        check_regions(&self.regions)
+    }
+}
+
+/// An empty region id matches no catalog row: `--region ""` only warned "region  is not in
+/// gpuplan's catalog" and planned every region (audit r12 #2); refused, naming the field.
+fn check_regions(regions: &[String]) -> Result<(), CoreError> {
+    match regions.iter().find(|r| r.trim().is_empty()) {
+        Some(r) => Err(CoreError::invalid(
+            "regions",
+            format!("\"{r}\""),
+            "--region: a region id, e.g. cn-shanghai (leave the flag out for every region)",
+        )),
+        None => Ok(()),
     }
 }
 

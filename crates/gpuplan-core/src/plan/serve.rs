@@ -33,7 +33,15 @@ fn formats(job: &ServeJob, gpu: &GpuSpec, model: &crate::model::ModelSpec) -> Ve
         f => f,
     };
     if !job.weights.is_empty() {
-        return job.weights.iter().map(|f| half(*f)).collect();
+        // FP8 where it does not load (Ascend 910B, pre-Ampere) is not sized (audit r12 #7).
+        return job
+            .weights
+            .iter()
+            .filter(|f| {
+                **f != WeightFormat::Fp8 || crate::infer::fp8_weights_run_on(job.engine, gpu)
+            })
+            .map(|f| half(*f))
+            .collect();
     }
     let llm = model
         .transformer()
@@ -640,12 +648,8 @@ impl ServeMisses {
                     .arg("max", c.max_nodes),
             );
         }
-        let runs = |g: &GpuSpec| crate::infer::engine_runs_on(job.engine, g);
-        if !cands.is_empty() && !cands.iter().any(|(_, g)| runs(g)) {
-            return Binding::msg(
-                "engine",
-                crate::i18n::Msg::new("bind-serve-engine-nvidia-only").arg("n", cands.len()),
-            );
+        if let Some(b) = stack_binding(job, cands) {
+            return b;
         }
         let no_target = is_decoder(&req.model) && job.ttft_s.is_none() && job.tpot_s.is_none();
         let best = if no_target || !is_decoder(&req.model) {
@@ -655,6 +659,27 @@ impl ServeMisses {
         };
         no_fit(cands, no_target, best)
     }
+}
+
+/// No candidate runs the engine (TensorRT-LLM off NVIDIA), or the only weight formats asked for
+/// are FP8 and no candidate loads them (audit r12 #7: "no instance type holds the weights" was
+/// said of Ascend 910B, which has the memory but no FP8 path).
+fn stack_binding(job: &ServeJob, cands: &[(&Instance, &GpuSpec)]) -> Option<Binding> {
+    use crate::i18n::Msg;
+    if cands.is_empty() {
+        return None;
+    }
+    let runs = |g: &GpuSpec| crate::infer::engine_runs_on(job.engine, g);
+    if !cands.iter().any(|(_, g)| runs(g)) {
+        let m = Msg::new("bind-serve-engine-nvidia-only").arg("n", cands.len());
+        return Some(Binding::msg("engine", m));
+    }
+    let only_fp8 = !job.weights.is_empty() && job.weights.iter().all(|w| *w == WeightFormat::Fp8);
+    let loads = |g: &GpuSpec| crate::infer::fp8_weights_run_on(job.engine, g);
+    (only_fp8 && !cands.iter().any(|(_, g)| loads(g))).then(|| {
+        let m = Msg::new("bind-serve-fp8-nowhere").arg("n", cands.len());
+        Binding::msg("weights", m)
+    })
 }
 
 /// The replicas a sized replica needs and the instances that hold them.

@@ -1840,6 +1840,8 @@ fn site_storage(
 ) -> (Option<StorageChoice>, DataPath, f64) {
     // What the GPUs demand from the input pipeline (before any cap).
     let data = data_path(&req.model, &best.setup, step, &req.tunables);
+    // At least one optimizer step, as `train::training_totals` (audit r12 #1).
+    let tokens = tokens.max(step.tokens_per_step);
     let uncapped_hours = tokens / step.tokens_per_second / 3600.0;
     let at = (cat, site.inst, site.nodes);
     let gpus = site.cluster.total_gpus() as f64;

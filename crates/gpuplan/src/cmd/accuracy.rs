@@ -24,13 +24,16 @@ pub fn embedded_outcomes() -> Result<Vec<CaseOutcome>> {
 }
 
 pub fn load_outcomes(dir: &Path) -> Result<Vec<CaseOutcome>> {
+    // The reason in the user's language (audit r12 #9: "Not a directory (os error 20)" in zh).
+    let unreadable = |e: std::io::Error| {
+        render::fail(
+            Msg::new("acc-err-cases-folder-why")
+                .arg("path", dir.display().to_string())
+                .arg("why", super::io_reason(&e)),
+        )
+    };
     let mut files: Vec<_> = std::fs::read_dir(dir)
-        .with_context(|| {
-            crate::render::Localized(
-                gpuplan_core::i18n::Msg::new("acc-err-cases-folder")
-                    .arg("path", dir.display().to_string()),
-            )
-        })?
+        .map_err(unreadable)?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .collect();

@@ -218,6 +218,7 @@ pub fn check_filter_named(
     name: &dyn Fn(&str) -> String,
 ) -> Result<(), gpuplan_core::CoreError> {
     use gpuplan_core::error::check_range;
+    check_filter_words(f, name)?;
     if let Some(n) = f.gpus {
         let fix =
             "GPUs per instance type, more than 0 and at most 1024 (e.g. 8; vGPU slices: 0.25)";
@@ -236,6 +237,32 @@ pub fn check_filter_named(
             return Err(gpuplan_core::CoreError::invalid(&name("max-price"), p, fix));
         }
         check_range(&name("max-price"), p, 0.0, MAX_FILTER_PRICE, fix)?;
+    }
+    Ok(())
+}
+
+/// `--gpu ""` listed every instance type and `--region ""` none (audit r12 #2): an empty value
+/// is refused, naming the flag.
+fn check_filter_words(
+    f: &InstanceFilterArgs,
+    name: &dyn Fn(&str) -> String,
+) -> Result<(), gpuplan_core::CoreError> {
+    let words = [
+        (
+            "gpu",
+            f.gpu.as_deref(),
+            "an accelerator id or name prefix, e.g. A100 (`gpuplan catalog gpus` lists them)",
+        ),
+        (
+            "region",
+            f.region.as_deref(),
+            "a region id, e.g. cn-shanghai (leave the flag out for every region)",
+        ),
+    ];
+    for (flag, value, fix) in words {
+        if value.is_some_and(|v| v.trim().is_empty()) {
+            return Err(gpuplan_core::CoreError::invalid(&name(flag), "\"\"", fix));
+        }
     }
     Ok(())
 }

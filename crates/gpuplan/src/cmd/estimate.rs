@@ -1530,6 +1530,32 @@ fn inference_report(name: &str, r: &Request, e: &InferenceEstimate, look: &Look)
     out
 }
 
+/// What the default max_model_len was rounded up to: the KV block, or for the static engine
+/// (one block of the whole length) gpt-fast's multiple of 8.
+fn default_len_multiple(s: &InferenceSetup, m: &gpuplan_core::infer::ServingMemory) -> u64 {
+    match s.engine {
+        gpuplan_core::workload::Engine::Static => gpuplan_core::infer::STATIC_SEQ_MULTIPLE,
+        _ => m.block_tokens,
+    }
+}
+
+/// The memory fraction the engine itself reads (the title names its own parameter: SGLang's
+/// mem_fraction_static, TensorRT-LLM's free_gpu_memory_fraction, not vLLM's
+/// gpu_memory_utilization, audit r12 #5); the static engine has none.
+fn engine_fraction(s: &InferenceSetup) -> f64 {
+    use gpuplan_core::infer::{sglang_default_mem_fraction, TRTLLM_DEFAULT_FREE_FRACTION};
+    use gpuplan_core::workload::Engine;
+    match s.engine {
+        Engine::Sglang => s
+            .mem_fraction_static
+            .unwrap_or_else(|| sglang_default_mem_fraction(s.tp)),
+        Engine::Trtllm => s
+            .free_gpu_memory_fraction
+            .unwrap_or(TRTLLM_DEFAULT_FREE_FRACTION),
+        Engine::Vllm | Engine::Static => s.gpu_memory_utilization,
+    }
+}
+
 /// The serving setup (wrapped), the engine's memory rule, the default context when it was not
 /// asked for, and the images per request; then a blank line.
 fn inference_header(
@@ -1543,7 +1569,7 @@ fn inference_header(
         .arg("weights", s.weights.name())
         .arg("kv", word("kv", &s.kv_dtype))
         .arg("tp", s.tp)
-        .arg("util", s.gpu_memory_utilization.to_string())
+        .arg("util", engine_fraction(s).to_string())
         .arg("engine", s.engine.name())
         .arg("len", m.max_model_len);
     let mut lines = vec![
@@ -1558,7 +1584,8 @@ fn inference_header(
             .arg("len", m.max_model_len)
             .arg("input", s.input_tokens)
             .arg("output", s.output_tokens)
-            .arg("block", m.block_tokens);
+            .arg("block", default_len_multiple(s, m))
+            .arg("engine", s.engine.name());
         lines.push(mml.render(l));
     }
     if s.images_per_request > 0 {

@@ -208,6 +208,16 @@ pub fn serving_flags_fit(a: &PlanArgs, m: &ModelSpec) -> Result<()> {
 pub fn filter_values_exist(cat: &gpuplan_core::catalog::Catalog, a: &PlanArgs) -> Result<()> {
     let norm = |q: &str| q.to_lowercase().replace(' ', "-");
     for g in &a.gpus {
+        if g.trim().is_empty() {
+            // An empty prefix matched every accelerator: the filter was silently ignored
+            // (audit r12 #2).
+            return Err(gpuplan_core::CoreError::invalid(
+                "--gpu",
+                "\"\"",
+                "an accelerator id or name prefix, e.g. A100 (`gpuplan catalog gpus` lists them)",
+            )
+            .into());
+        }
         let q = norm(g);
         let q = q.trim_start_matches("nvidia-");
         let hit = cat

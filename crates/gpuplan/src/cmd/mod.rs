@@ -119,9 +119,22 @@ pub fn io_reason(e: &std::io::Error) -> Msg {
         std::io::ErrorKind::NotFound => "io-not-found",
         std::io::ErrorKind::PermissionDenied => "io-permission-denied",
         std::io::ErrorKind::AlreadyExists => "io-already-exists",
-        _ => "io-other",
+        _ => raw_io_reason(e),
     };
     Msg::new(id).arg("os", e.to_string())
+}
+
+/// The kinds Rust 1.80 (the crate's MSRV) names only by their POSIX numbers, the same on Linux
+/// and macOS (errno.h: ENOTDIR 20, EISDIR 21, ENOSPC 28, EROFS 30): `accuracy --cases /dev/null`
+/// read "Not a directory (os error 20)" in Chinese text (audit r12 #9).
+fn raw_io_reason(e: &std::io::Error) -> &'static str {
+    match e.raw_os_error() {
+        Some(20) if cfg!(unix) => "io-not-a-directory",
+        Some(21) if cfg!(unix) => "io-is-a-directory",
+        Some(28) if cfg!(unix) => "io-storage-full",
+        Some(30) if cfg!(unix) => "io-read-only",
+        _ => "io-other",
+    }
 }
 
 /// Read a HuggingFace config.json, or the config.json inside a directory.

@@ -59,8 +59,24 @@ fn list(format: Format) -> Result<u8> {
         Format::Markdown => out!("{}", render::markdown(&header, &rows)),
         _ if render::width().is_some_and(|w| natural_width(&header, &rows) > w) => {
             let (h, r) = narrow(&header, &rows);
-            outln!("{}", render::table_keeping(&h, &r, &[0]));
-            let note = gpuplan_core::i18n::text(l, "models-narrow-note");
+            // At 60 columns the five narrow columns were 70 wide (audit r12 #8): context, then
+            // heads/kv, are left out as well, and said so; at 80 the header words wrap and every
+            // narrow column stays.
+            let table = render::table_keeping(&h, &r, &[0]);
+            let (table, dropped) = if render::fits_width(&table) {
+                (table, Vec::new())
+            } else {
+                render::table_dropping(&h, &r, &[0, 1], &[4, 3])
+            };
+            outln!("{table}");
+            let mut note = gpuplan_core::i18n::text(l, "models-narrow-note");
+            if !dropped.is_empty() {
+                let names: Vec<&str> = dropped.iter().map(|&k| h[k]).collect();
+                let sep = gpuplan_core::i18n::text(l, "plan-list-sep");
+                let more = gpuplan_core::i18n::Msg::new("models-narrow-dropped")
+                    .arg("cols", names.join(&sep));
+                note = format!("{note} {}", more.render(l));
+            }
             outln!("{}", render::fit(&note, render::width()));
         }
         _ => outln!("{}", render::table(&header, &rows)),

@@ -150,7 +150,21 @@ fn rows_json(rows: &[Row]) -> serde_json::Value {
     serde_json::json!({ "prices": rows })
 }
 
+/// `--gpu ""` matched every price: the filter was silently ignored (audit r12 #2).
+/// `field` names it as the user wrote it (`--gpu`, the API's `gpu`).
+pub fn check_gpu_word(field: &str, gpu: Option<&str>) -> Result<(), gpuplan_core::CoreError> {
+    match gpu {
+        Some(g) if g.trim().is_empty() => Err(gpuplan_core::CoreError::invalid(
+            field,
+            "\"\"",
+            "an accelerator id or name prefix, e.g. A100 (`gpuplan catalog gpus` lists them)",
+        )),
+        _ => Ok(()),
+    }
+}
+
 fn list(c: &Catalog, f: &PricesListArgs, wide: bool) -> Result<u8> {
+    check_gpu_word("--gpu", f.gpu.as_deref())?;
     let today = now_secs();
     if f.by_gpu {
         return by_gpu(c, f, today, wide);

@@ -624,10 +624,16 @@ pub const PRICES_QUERY: &[&str] = &["provider", "gpu", "billing"];
     ),
     responses((status = 200, description = "the `prices` document: kind, region and age of every price", body = super::openapi::Document), (status = 400, description = "bad input: the message names the field", body = super::openapi::ErrorDocument)))]
 pub async fn prices(State(st): St, ReqLang(lang): ReqLang, Query(q): Pairs) -> Answer {
-    match query::parse::<PricesListArgs>(&q, PRICES_QUERY, lang) {
-        Ok(f) => doc("prices", &crate::cmd::prices::list_json(&st.catalog, &f)),
-        Err(e) => query_error(e, lang),
+    let f = match query::parse::<PricesListArgs>(&q, PRICES_QUERY, lang) {
+        Ok(f) => f,
+        Err(e) => return query_error(e, lang),
+    };
+    if let Err(e) = crate::cmd::prices::check_gpu_word("gpu", f.gpu.as_deref()) {
+        let field = e.field().map(str::to_string);
+        let e = anyhow::Error::from(e);
+        return Answer::error(StatusCode::BAD_REQUEST, &e, field, lang);
     }
+    doc("prices", &crate::cmd::prices::list_json(&st.catalog, &f))
 }
 
 #[cfg(test)]
