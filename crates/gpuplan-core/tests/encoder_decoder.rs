@@ -81,7 +81,7 @@ fn whisper_training_flops_per_sample_by_hand() {
         + l * (self_attn + cross_qo + mlp) * s // decoder over its tokens
         + l * cross_kv * e // cross-attention K/V over the encoder output
         + v * d * s; // logits
-    // Encoder and cross-attention bidirectional; the decoder's self-attention causal, s²/2 pairs.
+                     // Encoder and cross-attention bidirectional; the decoder's self-attention causal, s²/2 pairs.
     let attention = 4.0 * d * (l * e * e + l * s * s / 2.0 + l * s * e);
     let want = 3.0 * (2.0 * linears + attention);
     let m = whisper();
