@@ -176,11 +176,11 @@ proptest! {
             precision: precision_for(gpu, fp8),
             ..Default::default()
         };
-        s.parallel.tp = if t.heads % tp == 0 && t.kv_heads % tp == 0 { tp } else { 1 };
+        s.parallel.tp = if t.heads.is_multiple_of(tp) && t.kv_heads.is_multiple_of(tp) { tp } else { 1 };
         s.parallel.cp = cp;
         // EP divides the data-parallel ranks (Megatron-Core: expert-TP is tp).
         let dp = 32 / (s.parallel.tp * cp);
-        s.parallel.ep = if t.is_moe() && dp % ep == 0 { ep } else { 1 };
+        s.parallel.ep = if t.is_moe() && dp.is_multiple_of(ep) { ep } else { 1 };
         s.parallel.sequence_parallel = s.parallel.tp > 1;
         let st = training_step(&m, &s, &cluster(gpu, 4), &Tunables::default());
         prop_assert!(st.is_ok(), "{:?}", st.err());
