@@ -33,8 +33,9 @@ pub const GEMM_TILE: u64 = 128;
 /// paper, arXiv 2307.08691 §4 counts it so when reporting backward TFLOP/s).
 pub const FLASH_BACKWARD_RATIO: f64 = 2.5;
 
-/// Causal FlashAttention skips the blocks above the diagonal: half the s×s work of the full count
-/// that `training_flops_per_token` uses (llm-foundry's MFU convention).
+/// Causal attention computes the pairs at or below the diagonal, half the s×s of a full count
+/// (FlashAttention skips the blocks above it; model FLOPs, `training_flops_per_token`, count the
+/// same half: NeMo's `attention_flops_calculator` counts the causal mask's s(s+1)/2 nonzeros).
 pub const CAUSAL_WORK_FRACTION: f64 = 0.5;
 
 /// Bytes an eager softmax moves per score element: forward reads and writes the 2-byte scores once
@@ -656,6 +657,36 @@ fn attention_kernel_seconds(
             (one * count / layers, all * count / layers)
         })
         .fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1))
+}
+
+/// Query-key pairs per (decoder) token the model's attention computes, summed over the layers:
+/// the pairs of [`stack_attention_shapes`] over the sequence. A causal call over `keys` tokens
+/// computes [`TransformerSpec::mean_causal_pairs`] (n²/2 on a full layer, n·w − w²/2 on a
+/// windowed one), so each query sees `pairs / keys` keys; a bidirectional call sees
+/// [`TransformerSpec::mean_attended_keys`]. The attention kernel's time charges the same pairs
+/// (flash skips the masked blocks; eager computes the whole window and is charged all of it),
+/// so FLOPs counted from these never exceed the work the step time pays for.
+pub fn attention_pairs_per_token(t: &TransformerSpec, setup: &TrainingSetup) -> f64 {
+    let s = setup.seq_len.max(1) as f64;
+    stack_attention_shapes(t, setup)
+        .iter()
+        .map(|&(count, shape)| count * shape.queries as f64 * keys_per_query(t, shape))
+        .sum::<f64>()
+        / s
+}
+
+/// Keys one query of `shape` attends on average over the layers (see
+/// [`attention_pairs_per_token`]).
+fn keys_per_query(t: &TransformerSpec, shape: AttentionShape) -> f64 {
+    let keys = shape.keys as f64;
+    if keys <= 0.0 {
+        return 0.0;
+    }
+    if shape.causal {
+        t.mean_causal_pairs(keys) / keys
+    } else {
+        t.mean_attended_keys(keys)
+    }
 }
 
 /// One attention call's shape: query positions, keys per query, and whether it is causal.

@@ -3209,8 +3209,10 @@ pub struct TokenFlops {
 }
 
 /// Training FLOPs per token. Matmul parameters are the active layer linears plus the LM head
-/// (the logits GEMM runs even when tied); attention adds 4·s·q_width per layer forward (QKᵀ and
-/// AV over the full s×s, llm-foundry's convention: 12·L·s·h for fwd+bwd with q_width = h).
+/// (the logits GEMM runs even when tied); attention adds 4·q_width per query-key pair computed
+/// forward (QKᵀ and AV; [`crate::compute::attention_pairs_per_token`]: causal layers n²/2 pairs,
+/// sliding ones n·w − w²/2, packed documents their span), the attention the step time charges.
+/// Not llm-foundry's full s×s count (12·L·s·h fwd+bwd), which exceeds the work done.
 pub fn training_flops_per_token(
     m: &ModelSpec,
     setup: &TrainingSetup,
@@ -3254,7 +3256,8 @@ fn flops_per_token(
             } else {
                 0.0
             };
-            let attn = 4.0 * t.q_width() as f64 * attention_keys_per_token(t, setup);
+            let attn =
+                4.0 * t.q_width() as f64 * crate::compute::attention_pairs_per_token(t, setup);
             let fwd_mm = 2.0 * (linear_active + head);
             let fwd = fwd_mm + attn;
             let (model, hardware) = if setup.task.is_peft() {
@@ -3303,22 +3306,6 @@ fn linear_params_per_token(b: &ParamBreakdown, t: &TransformerSpec, seq_len: u64
             g.count as f64 * per_layer / s as f64
         })
         .sum()
-}
-
-/// Keys attended per (decoder) token, summed over the layers (full s×s, the model-FLOPs
-/// convention): each layer its own keys; an encoder-decoder's decoder layers also the encoder's
-/// positions (cross-attention), and a fixed-length encoder's layers `enc²/seq_len`.
-fn attention_keys_per_token(t: &TransformerSpec, setup: &TrainingSetup) -> f64 {
-    let keys = setup.attended_keys() as f64;
-    let crate::model::Structure::EncoderDecoder { decoder_layers } = t.structure else {
-        return t.layers as f64 * keys;
-    };
-    let enc = t.encoder_len(setup.seq_len) as f64;
-    let encoder = match t.encoder_positions {
-        Some(_) => enc * enc / setup.seq_len.max(1) as f64,
-        None => keys,
-    };
-    t.layers as f64 * encoder + decoder_layers as f64 * (keys + enc)
 }
 
 /// The peak a training run computes at, by precision.

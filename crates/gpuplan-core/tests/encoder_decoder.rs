@@ -68,7 +68,7 @@ fn whisper_reads_its_encoder_length_from_the_config() {
 
 /// Model FLOPs per sample at decoder length 448, by hand from the config (d 1280, 32 + 32
 /// layers, ffn 5120, vocab 51866, encoder 1500): forward = 2 × (linear weights × the positions
-/// they run over) + 4·d × (keys per query × queries) over the attention calls; model = 3 × forward.
+/// they run over) + 4·d × (query-key pairs) over the attention calls; model = 3 × forward.
 #[test]
 fn whisper_training_flops_per_sample_by_hand() {
     let (d, l, f, v) = (1280.0_f64, 32.0_f64, 5120.0_f64, 51866.0_f64);
@@ -81,7 +81,8 @@ fn whisper_training_flops_per_sample_by_hand() {
         + l * (self_attn + cross_qo + mlp) * s // decoder over its tokens
         + l * cross_kv * e // cross-attention K/V over the encoder output
         + v * d * s; // logits
-    let attention = 4.0 * d * (l * e * e + l * s * s + l * s * e);
+                     // Encoder and cross-attention bidirectional; the decoder's self-attention causal, s²/2 pairs.
+    let attention = 4.0 * d * (l * e * e + l * s * s / 2.0 + l * s * e);
     let want = 3.0 * (2.0 * linears + attention);
     let m = whisper();
     let got = training_flops_per_token(&m, &setup(448)).unwrap().model.0 * s;
