@@ -3,7 +3,8 @@
 //! Instead of `FLOPs ÷ (peak × one efficiency)`, a transformer micro-batch is timed as the sum of
 //! - every linear's three GEMMs (forward, activation gradient, weight gradient), each from its
 //!   (M, N, K) on one tensor-parallel shard: `max(2MNK ÷ (peak × η_gemm × q), bytes ÷ (BW × η_bw))`
-//!   with `q` the tile and wave quantization on the chip's SM count (a roofline per GEMM);
+//!   with `q` the tile and wave quantization on the chip's SM count and the split-K factor a
+//!   short GEMM runs with ([`gemm_kernels`]; a roofline per GEMM);
 //! - attention at its own kernel's efficiency (FlashAttention) or as batched GEMMs plus the
 //!   materialised s×s softmax/dropout traffic (eager);
 //! - element-wise operations (norms, residual adds, activation functions, rotary, dropout),
@@ -66,8 +67,9 @@ pub struct ChipRates {
     /// Bytes moved per GEMM-input element to cast it to FP8 ([`FP8_CAST_BYTES`] in FP8
     /// training, 0 otherwise).
     pub cast_bytes: f64,
-    /// Each GEMM runs the tile shape that fills the chip best ([`AUTOTUNED_TILES`]): engines
-    /// that time their tactics per shape (serving). Off: the fixed [`GEMM_TILE`] square.
+    /// Each GEMM runs the tile shape and split-K factor that run it fastest
+    /// ([`AUTOTUNED_TILES`], [`gemm_kernels`]): engines that time their tactics per shape
+    /// (serving). Off: the fixed [`GEMM_TILE`] square, split along K only below one wave.
     pub autotuned: bool,
 }
 
@@ -118,37 +120,106 @@ impl ComputeParts {
     }
 }
 
-/// Share of the tensor cores a GEMM's output tiles keep busy: tile quantization (partial edge
-/// tiles) times wave quantization (the last wave of tiles over the SMs runs part-empty).
+/// Share of the tensor cores a GEMM's output tiles keep busy with the fixed [`GEMM_TILE`]
+/// square (training's GEMMs): tile quantization (partial edge tiles) times wave quantization
+/// (the last wave of tiles over the SMs runs part-empty). Fewer tiles than SMs are not charged
+/// a part-empty wave: cuBLAS's choice for them (split-K or smaller tiles, its heuristics are not
+/// published) is taken to fill the chip. Serving engines' kernels: [`gemm_kernels`].
 pub fn quantization(m: u64, n: u64, sms: Option<u64>) -> f64 {
-    quantization_tile(m, n, sms, (GEMM_TILE, GEMM_TILE))
+    let fixed = GemmKernel {
+        tile: (GEMM_TILE, GEMM_TILE),
+        split_k: 1,
+    };
+    let tiles = m.div_ceil(GEMM_TILE).saturating_mul(n.div_ceil(GEMM_TILE));
+    let sms = sms.filter(|&s| tiles >= s);
+    fixed.quantization(m, n, 1, sms)
 }
 
-/// [`quantization`] for output tiles of `tile` = (rows, columns).
-pub fn quantization_tile(m: u64, n: u64, sms: Option<u64>, tile: (u64, u64)) -> f64 {
-    if m == 0 || n == 0 {
-        return 1.0;
-    }
-    let tm = m.div_ceil(tile.0);
-    let tn = n.div_ceil(tile.1);
-    // A serving batch's prefill can hold 10^13 rows: past u64, quantization is negligible.
-    let padded = [tn, tile.0, tile.1]
-        .iter()
-        .try_fold(tm, |acc, &x| acc.checked_mul(x));
-    let (Some(area), Some(padded)) = (m.checked_mul(n), padded) else {
-        return 1.0;
-    };
-    let tile_q = area as f64 / (padded as f64);
-    let wave_q = match sms {
-        // Fewer tiles than SMs: cuBLAS switches to split-K or smaller tiles to fill the chip, so
-        // only a partial *last* wave after at least one full wave is charged.
-        Some(s) if s > 0 && tm * tn >= s => {
-            let tiles = tm * tn;
-            tiles as f64 / (tiles.div_ceil(s) * s) as f64
+/// Largest split-K factor a GEMM kernel takes: TensorRT-LLM's CUTLASS GEMM runners pass
+/// `SPLIT_K_LIMIT = 7` to their heuristic (NVIDIA/TensorRT-LLM
+/// cpp/tensorrt_llm/kernels/cutlass_kernels/int8_gemm/int8_gemm.h @b777bd64, and the
+/// weight-only fpA_intB runner), which tries every factor 1..=7 per tile
+/// (cpp/tensorrt_llm/kernels/cutlass_kernels/cutlass_heuristic.cpp
+/// `estimate_best_config_from_occupancies`).
+pub const SPLIT_K_LIMIT: u64 = 7;
+
+/// Depth of one CTA main-loop step along K: "All tile sizes have a k_tile of 64"
+/// (cutlass_heuristic.cpp `is_valid_split_k_factor`); a split shorter than one step is not a
+/// kernel.
+pub const SPLIT_K_MIN_DEPTH: u64 = 64;
+
+/// Output columns per SM from which the heuristic splits no more: `max_split_k = n >=
+/// multi_processor_count * 256 ? 1 : split_k_limit` (cutlass_heuristic.cpp).
+pub const SPLIT_K_MAX_COLUMNS_PER_SM: u64 = 256;
+
+/// One GEMM kernel configuration: its output tile (rows, columns) and its split-K factor.
+/// Split-K runs `split_k` CTAs per output tile, each over K / `split_k`, and sums them
+/// serially through the output (`SplitKStyle::SPLIT_K_SERIAL`, the only style TensorRT-LLM's
+/// heuristic picks; CUTLASS's `GemmSplitKSerial`: each slice after the first waits on the
+/// tile's semaphore, reads the partial output, adds its own and writes it back).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GemmKernel {
+    pub tile: (u64, u64),
+    pub split_k: u64,
+}
+
+impl GemmKernel {
+    /// Share of the tensor cores its CTAs keep busy on a GEMM with an m×n output: tile
+    /// quantization (partial edge tiles) times wave quantization over `sms` SMs (tiles ×
+    /// `split_k` CTAs, one per SM at a time; the last wave runs part-empty, as does a single
+    /// wave with fewer CTAs than SMs: NVIDIA's "Matrix Multiplication Background User's
+    /// Guide", §"Wave Quantization").
+    /// `groups` GEMMs of that shape in one launch (a grouped MoE GEMM) share the waves.
+    pub fn quantization(&self, m: u64, n: u64, groups: u64, sms: Option<u64>) -> f64 {
+        if m == 0 || n == 0 {
+            return 1.0;
         }
-        _ => 1.0,
+        let (tm, tn) = (m.div_ceil(self.tile.0), n.div_ceil(self.tile.1));
+        // A serving batch's prefill can hold 10^13 rows: past u64, quantization is negligible.
+        let padded = [tn, self.tile.0, self.tile.1]
+            .iter()
+            .try_fold(tm, |acc, &x| acc.checked_mul(x));
+        let (Some(area), Some(padded)) = (m.checked_mul(n), padded) else {
+            return 1.0;
+        };
+        let tile_q = area as f64 / (padded as f64);
+        let ctas = (tm * tn).checked_mul(self.split_k.saturating_mul(groups.max(1)));
+        let wave_q = match (sms, ctas) {
+            (Some(s), Some(ctas)) if s > 0 => ctas as f64 / (ctas.div_ceil(s) * s) as f64,
+            _ => 1.0,
+        };
+        tile_q * wave_q
+    }
+
+    /// Bytes the serial split-K's partial sums add to an m×n output of `out_bytes` elements:
+    /// each slice after the first reads and writes the output tile once. Charged at DRAM
+    /// bandwidth, an upper bound (an output of a few MB can stay in L2).
+    pub fn partial_bytes(&self, m: u64, n: u64, out_bytes: f64) -> f64 {
+        self.split_k.saturating_sub(1) as f64 * 2.0 * m as f64 * n as f64 * out_bytes
+    }
+}
+
+/// The kernels a serving engine chooses among for a GEMM (m, n, k): every tile of
+/// [`AUTOTUNED_TILES`] with every split-K factor TensorRT-LLM's heuristic tries
+/// (1..=[`SPLIT_K_LIMIT`], none past [`SPLIT_K_MAX_COLUMNS_PER_SM`] columns per SM, each split
+/// at least [`SPLIT_K_MIN_DEPTH`] deep); a grouped (MoE) GEMM is not split (the MoE GEMM runner
+/// of FasterTransformer and TensorRT-LLM: `split_k_limit = 1; // MoE GEMM does not support
+/// split-k.`, moe_gemm_kernels_template.h).
+pub fn gemm_kernels(
+    n: u64,
+    k: u64,
+    sms: Option<u64>,
+    grouped: bool,
+) -> impl Iterator<Item = GemmKernel> {
+    let max_split = match sms {
+        Some(s) if !grouped && s > 0 && n < s.saturating_mul(SPLIT_K_MAX_COLUMNS_PER_SM) => {
+            SPLIT_K_LIMIT.min(k / SPLIT_K_MIN_DEPTH).max(1)
+        }
+        _ => 1,
     };
-    tile_q * wave_q
+    AUTOTUNED_TILES
+        .iter()
+        .flat_map(move |&tile| (1..=max_split).map(move |split_k| GemmKernel { tile, split_k }))
 }
 
 /// Output tiles (rows × columns) an engine that picks its GEMM kernel per shape chooses among:
@@ -157,48 +228,100 @@ pub fn quantization_tile(m: u64, n: u64, sms: Option<u64>, tile: (u64, u64)) -> 
 /// cpp/tensorrt_llm/cutlass_extensions/include/cutlass_extensions/gemm_configs.h @b35ac1b6).
 /// Serving engines choose a GEMM kernel per problem shape (cuBLAS's heuristics take the
 /// shape; FasterTransformer times its GEMM configurations per shape; TensorRT's auto-tuner
-/// times tactics, at an optimization profile's kOPT shape), so the shape that fills the chip
-/// best is charged; per-tile efficiency is taken as equal across them.
+/// times tactics, at an optimization profile's kOPT shape), so the configuration (tile and
+/// split-K factor, [`gemm_kernels`]) that runs fastest is charged; per-tile efficiency is taken
+/// as equal across them.
 pub const AUTOTUNED_TILES: [(u64, u64); 5] =
     [(128, 128), (64, 128), (128, 64), (128, 256), (256, 128)];
 
-/// The best quantization over `tiles`.
-pub fn best_quantization(m: u64, n: u64, sms: Option<u64>, tiles: &[(u64, u64)]) -> f64 {
-    tiles
-        .iter()
-        .map(|&t| quantization_tile(m, n, sms, t))
-        .fold(0.0, f64::max)
-}
-
 /// Seconds of one GEMM C[m×n] = A[m×k]·B[k×n]: the slower of its compute and its memory traffic.
 pub fn gemm_seconds(m: u64, n: u64, k: u64, r: &ChipRates) -> f64 {
-    gemm_roofline(m, n, k, r.act_bytes * (m * k + k * n + m * n) as f64, r)
+    let bytes = r.act_bytes * (m * k + k * n + m * n) as f64;
+    gemm_roofline(Shape::one(m, n, k), bytes, r)
 }
 
 /// [`gemm_seconds`] with the k×n operand (a weight) stored at `weight_bytes` per element, as a
 /// serving engine's FP8 or weight-only-quantised linears are; the activations stay at
 /// `act_bytes`.
 pub fn gemm_seconds_weights(m: u64, n: u64, k: u64, weight_bytes: f64, r: &ChipRates) -> f64 {
-    let (mf, nf, kf) = (m as f64, n as f64, k as f64);
-    let bytes = r.act_bytes * (mf * kf + mf * nf) + weight_bytes * (kf * nf);
-    gemm_roofline(m, n, k, bytes, r)
+    weights_roofline(Shape::one(m, n, k), weight_bytes, r)
 }
 
-/// The slower of a GEMM's compute at the quantized rate and its `bytes` over the bandwidth.
-fn gemm_roofline(m: u64, n: u64, k: u64, bytes: f64, r: &ChipRates) -> f64 {
-    let flops = 2.0 * m as f64 * n as f64 * k as f64;
-    let q = if r.autotuned {
-        best_quantization(m, n, r.sms, &AUTOTUNED_TILES)
-    } else {
-        quantization(m, n, r.sms)
+/// [`gemm_seconds_weights`] for `groups` GEMMs of one shape run as one grouped GEMM (a MoE
+/// layer's experts: TensorRT-LLM's MoE GEMM and vLLM's fused MoE launch every expert's tiles
+/// together, so they share the waves). `groups` may be fractional (the expected experts a
+/// batch touches): FLOPs and bytes scale with it, the CTAs with its ceiling.
+pub fn gemm_seconds_grouped(
+    groups: f64,
+    m: u64,
+    n: u64,
+    k: u64,
+    weight_bytes: f64,
+    r: &ChipRates,
+) -> f64 {
+    let shape = Shape {
+        m,
+        n,
+        k,
+        groups,
+        grouped: true,
     };
-    let t_compute = if r.gemm.0 > 0.0 {
-        flops / (r.gemm.0 * q)
-    } else {
-        f64::INFINITY
+    weights_roofline(shape, weight_bytes, r)
+}
+
+/// [`gemm_roofline`] with the weight operand at `weight_bytes` per element.
+fn weights_roofline(g: Shape, weight_bytes: f64, r: &ChipRates) -> f64 {
+    let (mf, nf, kf) = (g.m as f64, g.n as f64, g.k as f64);
+    let bytes = g.groups * (r.act_bytes * (mf * kf + mf * nf) + weight_bytes * (kf * nf));
+    gemm_roofline(g, bytes, r)
+}
+
+/// A GEMM's shape: `groups` GEMMs of (m, n, k), one grouped launch when `grouped`.
+#[derive(Clone, Copy)]
+struct Shape {
+    m: u64,
+    n: u64,
+    k: u64,
+    groups: f64,
+    grouped: bool,
+}
+
+impl Shape {
+    fn one(m: u64, n: u64, k: u64) -> Self {
+        Shape {
+            m,
+            n,
+            k,
+            groups: 1.0,
+            grouped: false,
+        }
+    }
+}
+
+/// The slower of a GEMM's compute at the quantized rate and its `bytes` over the bandwidth; for
+/// an autotuned engine the fastest of its kernels ([`gemm_kernels`]), whose split-K partial
+/// sums add to the bytes.
+fn gemm_roofline(g: Shape, bytes: f64, r: &ChipRates) -> f64 {
+    let flops = 2.0 * g.groups * g.m as f64 * g.n as f64 * g.k as f64;
+    let time = |q: f64, traffic: f64| {
+        let t_compute = if r.gemm.0 > 0.0 {
+            flops / (r.gemm.0 * q)
+        } else {
+            f64::INFINITY
+        };
+        t_compute.max(r.memory.map_or(0.0, |bw| traffic / bw.0.max(1.0)))
     };
-    let t_memory = r.memory.map_or(0.0, |bw| bytes / bw.0.max(1.0));
-    t_compute.max(t_memory)
+    if !r.autotuned {
+        return time(quantization(g.m, g.n, r.sms), bytes);
+    }
+    let groups = g.groups.ceil().max(1.0) as u64;
+    gemm_kernels(g.n, g.k, r.sms, g.grouped)
+        .map(|kernel| {
+            let q = kernel.quantization(g.m, g.n, groups, r.sms);
+            let partial = g.groups * kernel.partial_bytes(g.m, g.n, r.act_bytes);
+            time(q, bytes + partial)
+        })
+        .fold(f64::INFINITY, f64::min)
 }
 
 /// Which FP8 casts a linear pays, as shares of [`FP8_CAST_BYTES`] per element.
@@ -1360,6 +1483,70 @@ mod tests {
         assert!((quantization(128, 64, None) - 0.5).abs() < 1e-12);
     }
 
+    /// An autotuned engine's best quantization over its kernels (tile and split-K factor).
+    fn best_q(m: u64, n: u64, k: u64, groups: u64) -> f64 {
+        gemm_kernels(n, k, Some(108), groups > 1)
+            .map(|g| g.quantization(m, n, groups, Some(108)))
+            .fold(0.0, f64::max)
+    }
+
+    /// Below one wave a serving GEMM is split along K: Llama-2-70B's q/k/v on a TP 4 shard at a
+    /// 128-token prompt (M 128, N 2560, K 8192) is 20 tiles of 128 × 128 on the A100's 108
+    /// SMs, 20/108 of one wave unsplit; split 5 ways it runs 100 CTAs in one wave (100/108),
+    /// the best of splits 1..=7 and the five tiles. A split needs 64 K per slice.
+    #[test]
+    fn short_gemms_split_k_up_to_the_limit() {
+        assert!((best_q(128, 2560, 8192, 1) - 100.0 / 108.0).abs() < 1e-12);
+        // K = 128: two slices of 64 at most; 40 tiles of 64 × 128, 80 CTAs.
+        assert!((best_q(128, 2560, 128, 1) - 80.0 / 108.0).abs() < 1e-12);
+        // Past 256 columns per SM (27,648 on 108 SMs) nothing is split.
+        assert!(gemm_kernels(27_648, 8192, Some(108), false).all(|g| g.split_k == 1));
+        assert!(gemm_kernels(27_647, 8192, Some(108), false).any(|g| g.split_k == 7));
+        // A grouped (MoE) GEMM is not split: 6 experts of 100 rows × 1024 columns share the
+        // waves, 6 × 16 = 96 tiles of 128 × 64 (or 64 × 128 with 100 rows padded to 128).
+        assert!(gemm_kernels(1024, 4096, Some(108), true).all(|g| g.split_k == 1));
+        let grouped = best_q(100, 1024, 4096, 6);
+        assert!(
+            (grouped - 100.0 / 128.0 * 96.0 / 108.0).abs() < 1e-12,
+            "{grouped}"
+        );
+        // The serial split's partial sums: 4 slices after the first read and write the output.
+        let g = GemmKernel {
+            tile: (128, 128),
+            split_k: 5,
+        };
+        assert_eq!(
+            g.partial_bytes(128, 2560, 2.0),
+            4.0 * 2.0 * 128.0 * 2560.0 * 2.0
+        );
+    }
+
+    /// The engine takes the fastest kernel: compute-bound (no bandwidth), the best-filling
+    /// split; with a bandwidth, a split whose partial sums cost more than its fill gains is
+    /// not taken.
+    #[test]
+    fn autotuned_gemm_takes_its_fastest_kernel() {
+        let r = ChipRates {
+            sms: Some(108),
+            autotuned: true,
+            ..rates(1e14, None)
+        };
+        let flops = 2.0 * 128.0 * 2560.0 * 8192.0;
+        let t = gemm_seconds(128, 2560, 8192, &r);
+        assert!((t - flops / (1e14 * 100.0 / 108.0)).abs() / t < 1e-12);
+        // Bandwidth-bound (a slow chip's compute is no limit): no split, the plain bytes.
+        let fast = ChipRates {
+            memory: Some(Bandwidth(1e12)),
+            ..ChipRates {
+                gemm: FlopRate(1e18),
+                ..r
+            }
+        };
+        let bytes = 2.0 * (128.0 * 8192.0 + 8192.0 * 2560.0 + 128.0 * 2560.0);
+        let t = gemm_seconds(128, 2560, 8192, &fast);
+        assert!((t - bytes / 1e12).abs() / t < 1e-12);
+    }
+
     #[test]
     fn small_gemms_are_memory_bound() {
         let r = ChipRates {
@@ -1380,27 +1567,28 @@ mod tests {
 
     #[test]
     fn autotuned_tiles_fill_the_chip() {
+        let one = |m: u64, n: u64, tile: (u64, u64)| {
+            GemmKernel { tile, split_k: 1 }.quantization(m, n, 1, Some(108))
+        };
         // FasterTransformer GPT-13B's 512-token prefill, attention output (5120 × 5120) on an
         // A100 (108 SMs): 4 × 40 = 160 tiles of 128 × 128 run in two waves, the second 52 short
         // (160/216 = 0.74); 64 × 128 tiles make 8 × 40 = 320, three waves of 108 less 4
-        // (320/324 = 0.988); 256 × 128 tiles make 80, under one wave (split-K fills the chip,
-        // as for the fixed tile): the best of the five shapes.
-        let fixed = quantization(512, 5120, Some(108));
-        assert!((fixed - 160.0 / 216.0).abs() < 1e-12);
-        let narrow = quantization_tile(512, 5120, Some(108), (64, 128));
-        assert!((narrow - 320.0 / 324.0).abs() < 1e-12, "{narrow}");
-        let best = best_quantization(512, 5120, Some(108), &AUTOTUNED_TILES);
-        assert_eq!(best, 1.0);
-        // 2048 rows of a 5120-wide output: 16 × 40 = 640 tiles of 128 × 128 (0.988), 8 × 40 =
-        // 320 of 256 × 128 (0.988), 16 × 20 = 320 of 128 × 256; 64 × 128: 32 × 40 = 1280
-        // (1280/1296 = 0.988); 128 × 64: 16 × 80 = 1280 (0.988).
-        let wide = best_quantization(2048, 5120, Some(108), &AUTOTUNED_TILES);
-        assert!((wide - 1280.0 / 1296.0).abs() < 1e-12, "{wide}");
-        // Under one wave nothing is charged, whatever the shape.
-        assert_eq!(
-            best_quantization(128, 4096, Some(108), &AUTOTUNED_TILES),
-            1.0
-        );
+        // (320/324 = 0.988), as do the 80 tiles of 256 × 128 split 4 ways: the best.
+        assert!((one(512, 5120, (128, 128)) - 160.0 / 216.0).abs() < 1e-12);
+        assert!((one(512, 5120, (64, 128)) - 320.0 / 324.0).abs() < 1e-12);
+        assert!((best_q(512, 5120, 5120, 1) - 320.0 / 324.0).abs() < 1e-12);
+        // 2048 rows of a 5120-wide output: 32 × 40 = 1280 tiles of 64 × 128 (1280/1296); split
+        // 7 ways, 8960 CTAs in 83 waves of 108 less 4 (8960/8964): the best fill, which the
+        // time roofline weighs against its partial sums.
+        let wide = best_q(2048, 5120, 5120, 1);
+        assert!((wide - 8960.0 / 8964.0).abs() < 1e-12, "{wide}");
+        // Under one wave the split fills the chip: a 128-token prompt on Llama-2-7B's o_proj
+        // (4096 × 4096): 64 tiles of 128 × 64 split 5 ways, 320 CTAs in three waves (320/324),
+        // where unsplit they leave 44 of 108 SMs idle.
+        assert!((one(128, 4096, (128, 64)) - 64.0 / 108.0).abs() < 1e-12);
+        assert!((best_q(128, 4096, 4096, 1) - 320.0 / 324.0).abs() < 1e-12);
+        // Training's fixed tile keeps its rule: fewer tiles than SMs are not charged a wave.
+        assert_eq!(quantization(128, 4096, Some(108)), 1.0);
     }
 
     #[test]

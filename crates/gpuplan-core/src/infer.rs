@@ -6,7 +6,7 @@
 //! `determine_available_memory`); decode as bandwidth-bound until the ridge point (kipply's
 //! inference arithmetic, llm-analysis); see docs/methodology.md §Inference.
 
-use crate::compute::{gemm_seconds_weights, ChipRates};
+use crate::compute::{gemm_seconds_grouped, gemm_seconds_weights, ChipRates};
 use crate::constants::Tunables;
 use crate::error::CoreError;
 use crate::hardware::{ComputeDtype, GpuSpec};
@@ -1221,8 +1221,8 @@ impl Steps<'_> {
 
     /// Seconds of one linear over `rows` tokens on this rank, its shard as the engine's TP holds
     /// it ([`WeightSplit::serving`]: column-parallel linears split their output, row-parallel
-    /// ones their input, each routed expert too). Routed experts run as the experts the tokens
-    /// touch, each over its share.
+    /// ones their input, each routed expert too). Routed experts run as one grouped GEMM over
+    /// the experts the tokens touch, each over its share (their tiles share the waves).
     fn linear_seconds(&self, l: &Linear, rows: u64, tokens: f64) -> f64 {
         let d = WeightSplit::serving(self.s.tp).linear(l);
         let one =
@@ -1232,7 +1232,8 @@ impl Steps<'_> {
         }
         let touched = experts_touched(l.copies, l.active_copies, tokens).max(1.0);
         let per_expert = (tokens * l.active_copies as f64 / touched).ceil().max(1.0);
-        touched * one(per_expert as u64)
+        let (m, n, k) = (per_expert as u64, d.d_out, d.d_in);
+        gemm_seconds_grouped(touched, m, n, k, self.weight_bytes, &self.gemm_rates)
     }
 
     /// One decode step at `batch` sequences of `ctx` cached tokens, in its two phases. The

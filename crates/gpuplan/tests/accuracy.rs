@@ -187,8 +187,14 @@ fn training_accuracy_stays_within_todays_bands() {
     // 9 since the static engine's weight-only ratios leave out the fixed time torchao's
     // tokens/s hold, tinygemm streams its bf16 scale + zero per group and a decode step streams
     // no embedding table (gpt-fast Llama-2-70B int4 G32 TP 1 +23.7% -> +19.3%).
+    // 7 since the serving GEMMs choose a split-K factor below one wave of tiles (compute.rs
+    // `gemm_kernels`, TensorRT-LLM's SPLIT_K_LIMIT 7) instead of filling the chip for free:
+    // TensorRT-LLM v0.5's A100 128-token first tokens Llama-7B −21.9% -> −16.1% and Falcon-180B
+    // TP 8 −21.5% -> −18.0% came into their band (Llama-70B TP 4 −26.9% -> −20.5% did not).
+    // 6 since the T4's torch-visible total is its logged 14.58 GiB (data/gpus.toml): vLLM V0's
+    // deepseek-coder-6.7b pool on 2 × T4 +13.6% -> +4.1%.
     assert!(
-        known_serving <= 9,
+        known_serving <= 6,
         "{known_serving} known deviations (serving)"
     );
     // Measured 8.98% over the 100 round-4 cases (8.84% over them with the one weight split below),
