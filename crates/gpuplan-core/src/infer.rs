@@ -62,7 +62,7 @@ pub fn kv_per_token(t: &TransformerSpec, kv_bytes: f64, tp: u64) -> KvPerToken {
 /// The MoE routers are whole on every rank (see [`router_params`]).
 pub fn weight_bytes(m: &ModelSpec, format: WeightFormat, tp: u64) -> Bytes {
     let b = param_breakdown(m);
-    let linears = b.linear_params() as f64;
+    let linears = quantized_params(&b, format) as f64;
     let rest = b.total as f64 - linears;
     let bits = format.bits();
     let rest_bits = if format.keeps_embeddings_16bit() {
@@ -73,6 +73,16 @@ pub fn weight_bytes(m: &ModelSpec, format: WeightFormat, tp: u64) -> Bytes {
     let tp = tp.max(1) as f64;
     let replicated = router_params(m) as f64 * rest_bits / 8.0 * (1.0 - 1.0 / tp);
     Bytes((linears * bits + rest * rest_bits) / 8.0 / tp + replicated)
+}
+
+/// The parameters a format quantizes: the routed experts for MXFP4
+/// ([`WeightFormat::routed_experts_only`]), every layer linear for the other formats.
+pub fn quantized_params(b: &ParamBreakdown, format: WeightFormat) -> u64 {
+    if format.routed_experts_only() {
+        b.expert_params()
+    } else {
+        b.linear_params()
+    }
 }
 
 /// Router weights of the MoE layers (`mlp.gate`, hidden × experts each), counted with the
@@ -456,8 +466,9 @@ pub fn setup_weight_bytes(m: &ModelSpec, s: &InferenceSetup) -> Bytes {
     {
         return full;
     }
-    let linears = param_breakdown(m).linear_params() as f64;
-    let attn = if s.keep_16bit_attention {
+    let linears = quantized_params(&param_breakdown(m), s.weights) as f64;
+    // MXFP4 keeps attention 16-bit already.
+    let attn = if s.keep_16bit_attention && !s.weights.routed_experts_only() {
         attention_linear_params(m) as f64
     } else {
         0.0
@@ -599,6 +610,15 @@ pub fn serving_memory(
             "engine",
             s.engine.name(),
             crate::i18n::Msg::new("fix-engine-nvidia-only").arg("gpu", gpu.id.as_str()),
+        ));
+    }
+    if !format_runs(s.engine, s.weights, gpu) {
+        return Err(CoreError::invalid_msg(
+            "weights",
+            s.weights.name(),
+            crate::i18n::Msg::new("fix-weights-format-runs")
+                .arg("engine", s.engine.name())
+                .arg("gpu", gpu.id.as_str()),
         ));
     }
     let t = m.transformer().ok_or_else(|| {
@@ -820,8 +840,39 @@ pub fn adapt_half(
 /// R1 (`deepseek_v3`) ship FP8 e4m3 weights with 128×128 block scales (their HF configs'
 /// `quantization_config`, the DeepSeek-V3 report §3.3 FP8 training). Serving them in FP8 is not a
 /// quantization of the model, so no quality warning applies.
+/// A config's `quantization_config` (model/quant.rs, [`ModelSpec::checkpoint`]) names the format
+/// of any imported checkpoint: gpt-oss's MXFP4, FP8 and int4/int8 releases.
 pub fn native_format(m: &ModelSpec) -> Option<WeightFormat> {
-    (m.model_type() == "deepseek_v3").then_some(WeightFormat::Fp8)
+    m.checkpoint
+        .or_else(|| (m.model_type() == "deepseek_v3").then_some(WeightFormat::Fp8))
+}
+
+/// Lowest CUDA compute capability at which vLLM serves an MXFP4 checkpoint:
+/// `Mxfp4Config.get_min_capability()` returns 80 (vllm/model_executor/layers/quantization/mxfp4.py
+/// on main; Ampere runs the Marlin/Triton MXFP4 MoE backends, W4A16); the first release with
+/// gpt-oss returned 90 (Hopper and newer).
+pub const VLLM_MXFP4_MIN_CC: u32 = 80;
+/// Lowest compute capability gpuplan lets SGLang and TensorRT-LLM serve MXFP4 at: Hopper, the
+/// oldest architecture their gpt-oss guides serve (SGLang's mxfp4.py picks its Triton-kernels
+/// MoE backend on Hopper; TensorRT-LLM's gpt-oss deployment guide runs H100/H200/B200). Ampere
+/// support there is not verified, so it is not offered.
+pub const OTHER_ENGINES_MXFP4_MIN_CC: u32 = 90;
+
+/// Whether `engine` runs `format` on `gpu` as stored. Only MXFP4 is checked here (the other
+/// formats by the chip's dtypes, plan/serve.rs `formats`): vLLM from compute capability 8.0,
+/// SGLang and TensorRT-LLM from 9.0, on CUDA chips; the static engine (gpt-fast/torchao) has no
+/// MXFP4 kernel. Where it does not run, the checkpoint is served dequantized to 16 bits (as
+/// transformers' `Mxfp4HfQuantizer` does without its kernels), twice the expert bytes and more.
+pub fn format_runs(engine: Engine, format: WeightFormat, gpu: &GpuSpec) -> bool {
+    if format != WeightFormat::Mxfp4 {
+        return true;
+    }
+    let min = match engine {
+        Engine::Vllm => VLLM_MXFP4_MIN_CC,
+        Engine::Sglang | Engine::Trtllm => OTHER_ENGINES_MXFP4_MIN_CC,
+        Engine::Static => return false,
+    };
+    gpu.stack == "cuda" && gpu.compute_capability.is_some_and(|cc| cc >= min)
 }
 
 /// Expected distinct routed experts one MoE layer reads for `tokens` tokens routed top-k of E
@@ -1177,8 +1228,13 @@ impl Steps<'_> {
     /// touch, each over its share.
     fn linear_seconds(&self, l: &Linear, rows: u64, tokens: f64) -> f64 {
         let d = WeightSplit::serving(self.s.tp).linear(l);
-        let one =
-            |m: u64| gemm_seconds_weights(m, d.d_out, d.d_in, self.weight_bytes, &self.gemm_rates);
+        // MXFP4 holds the routed experts only; the other linears stream 16-bit weights.
+        let bytes = match (self.s.weights.routed_experts_only(), l.copies > 1) {
+            (true, true) => self.s.weights.bits() / 8.0,
+            (true, false) => 2.0,
+            (false, _) => self.weight_bytes,
+        };
+        let one = |m: u64| gemm_seconds_weights(m, d.d_out, d.d_in, bytes, &self.gemm_rates);
         if l.copies <= 1 {
             return one(rows);
         }

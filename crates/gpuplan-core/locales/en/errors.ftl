@@ -210,3 +210,9 @@ fix-sequences-per-batch = sequences per batch, 1–16777216
 fix-engine-version = a release as MAJOR.MINOR[.PATCH], e.g. 0.6.4
 fix-fp8-params-megatron = FP8 parameters (Transformer Engine fp8_model_init, Megatron --fp8-param-gather) need precision = "fp8" and framework = "megatron": remove fp8_params or set both
 fix-main-grads-megatron = main_grads is Megatron-Core's main-gradient dtype (grad_reduce_in_fp32): set framework = "megatron" or remove main_grads
+fix-quant-method = is not a checkpoint format gpuplan reads (it reads { $known }); remove `quantization_config` to size the model at 16 bits, or give the serving format with `weights`
+fix-quant-block = must be two positive integers, e.g. [128, 128]
+fix-quant-group = must be a positive number of weights per group (e.g. 128), or -1 for one scale per channel
+fix-quant-bits = must be 4 or 8 (int weight-only) or 8 with type float (FP8); other widths are not modelled
+fix-quant-mixed = gives another weight format than the other groups; a checkpoint with mixed formats is not modelled: remove `quantization_config` and give `weights`
+fix-weights-format-runs = { $engine } has no kernel for this format on { $gpu } (vLLM serves MXFP4 from compute capability 8.0, SGLang and TensorRT-LLM from 9.0, the static engine not at all): serve the checkpoint dequantized with `weights = "bf16"` (twice the expert memory), or pick another engine or chip

@@ -207,3 +207,9 @@ fix-sequences-per-batch = 每批序列数，1–16777216
 fix-engine-version = 版本号写作 MAJOR.MINOR[.PATCH]，例如 0.6.4
 fix-fp8-params-megatron = FP8 参数（Transformer Engine fp8_model_init、Megatron --fp8-param-gather）需要 precision = "fp8" 且 framework = "megatron"：请删除 fp8_params，或同时设置这两项
 fix-main-grads-megatron = main_grads 是 Megatron-Core 主梯度的数据类型（grad_reduce_in_fp32）：请设置 framework = "megatron"，或删除 main_grads
+fix-quant-method = 不是 gpuplan 能读取的检查点格式（可读取：{ $known }）；删除 `quantization_config` 按 16 位估算，或用 `weights` 指定服务格式
+fix-quant-block = 必须是两个正整数，例如 [128, 128]
+fix-quant-group = 必须是每组权重数（正整数，例如 128），或 -1 表示每通道一个缩放因子
+fix-quant-bits = 必须为 4 或 8（整数仅权重量化），或 type 为 float 时为 8（FP8）；其他位宽未建模
+fix-quant-mixed = 与其他组的权重格式不同；未对混合格式的检查点建模：删除 `quantization_config` 并指定 `weights`
+fix-weights-format-runs = { $engine } 在 { $gpu } 上没有该格式的内核（vLLM 从计算能力 8.0 起支持 MXFP4，SGLang 和 TensorRT-LLM 从 9.0 起，static 引擎不支持）：用 `weights = "bf16"` 反量化后服务（专家权重显存翻倍），或换引擎或芯片
