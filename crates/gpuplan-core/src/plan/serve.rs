@@ -1014,3 +1014,46 @@ mod batch_search_tests {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hardware::find_gpu;
+
+    fn standard() -> Vec<WeightFormat> {
+        vec![
+            WeightFormat::Bf16,
+            WeightFormat::Fp8,
+            WeightFormat::Int8,
+            WeightFormat::Int4 { group: 128 },
+        ]
+    }
+
+    /// An MXFP4 checkpoint is offered as stored where the engine runs it, 16-bit, and int4 g128
+    /// (4.16 bits, fewer than its 4.25); FP8 and int8 (more bits, still lossy) are not. An FP8
+    /// checkpoint (DeepSeek-V3) keeps every format, and FP8 only where the chip has it.
+    #[test]
+    fn a_shipped_checkpoint_is_offered_as_stored_and_dequantized() {
+        let h100 = find_gpu("h100-sxm").expect("gpu");
+        let v100 = find_gpu("v100-sxm2-32g").expect("gpu");
+        let mx = WeightFormat::Mxfp4;
+        let int4 = WeightFormat::Int4 { group: 128 };
+        assert_eq!(
+            shipped_formats(standard(), mx, Engine::Vllm, h100),
+            vec![WeightFormat::Bf16, mx, int4]
+        );
+        assert_eq!(
+            shipped_formats(standard(), mx, Engine::Vllm, v100),
+            vec![WeightFormat::Bf16, int4]
+        );
+        assert_eq!(
+            shipped_formats(standard(), WeightFormat::Fp8, Engine::Vllm, h100),
+            standard()
+        );
+        let no_fp8 = vec![WeightFormat::Bf16, WeightFormat::Int8, int4];
+        assert_eq!(
+            shipped_formats(no_fp8.clone(), WeightFormat::Fp8, Engine::Vllm, v100),
+            no_fp8
+        );
+    }
+}
