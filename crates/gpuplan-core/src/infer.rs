@@ -478,6 +478,57 @@ pub fn setup_weight_bytes(m: &ModelSpec, s: &InferenceSetup) -> Bytes {
     full + Bytes(at16 * (16.0 - s.weights.bits()) / 8.0)
 }
 
+/// vLLM's Marlin MXFP4 MoE kernel needs, per expert linear, `n % 256 == 0` and `k % 128 == 0`:
+/// `Mxfp4MoEMethod.create_weights` (vllm/model_executor/layers/quantization/mxfp4.py, read at
+/// vllm-project/vllm@007d5005, the `Mxfp4Backend.MARLIN` branch) allocates the experts with
+/// `hidden_size = round_up(hidden_size, 256)` and
+/// `intermediate_size_per_partition_after_pad = round_up(intermediate_size_per_partition, 128)`,
+/// zero-filled, before loading; the padded tensors stay resident (`prepare_moe_fp4_layer_for_marlin`
+/// repacks them at the same size).
+pub const VLLM_MARLIN_MXFP4_HIDDEN_ALIGN: u64 = 256;
+/// See [`VLLM_MARLIN_MXFP4_HIDDEN_ALIGN`]: the per-partition expert FFN width's multiple.
+pub const VLLM_MARLIN_MXFP4_FFN_ALIGN: u64 = 128;
+/// First compute capability with native FP4 (Blackwell, sm100). Below it vLLM serves MXFP4 by
+/// Marlin's weight-only FP4 path: "Your GPU does not have native support for FP4 computation but
+/// FP4 quantization is being used. Weight-only FP4 compression will be used leveraging the Marlin
+/// kernel." (marlin_utils_fp4.py, logged on an H100 under v0.10.1, vllm-project/vllm#23278).
+pub const NATIVE_FP4_MIN_CC: u32 = 100;
+
+/// Bytes vLLM's Marlin padding adds to the routed MXFP4 experts on one rank (0 unless vLLM
+/// serves an MXFP4 checkpoint on a chip below [`NATIVE_FP4_MIN_CC`]). Every expert linear is
+/// `h × f` (gate, up, down), so the padded bytes are the stored ones times
+/// `round_up(h, 256)·round_up(f/etp, 128) / (h·f/etp)`. gpt-oss-120b (h = f = 2880):
+/// 3072·2944 / 2880² = 1.0904, +5.13 GiB on 56.73 GiB of experts.
+///
+/// Later releases pick the Triton MoE backend on Hopper when `triton_kernels` is installed
+/// (`get_mxfp4_backend`, same file: its `create_weights` branch rounds f to 64 only, and its
+/// swizzled layout was not read; v0.14.1 logs "Model loading took 64.38 GiB" for gpt-oss-120b
+/// on one H100, vllm-project/vllm#33155). That path is not modelled: on Hopper this is the
+/// Marlin figure (v0.10.1's), 2% above v0.14.1's.
+pub fn vllm_mxfp4_padding(m: &ModelSpec, s: &InferenceSetup, gpu: &GpuSpec) -> Bytes {
+    let marlin = s.engine == Engine::Vllm
+        && s.weights == WeightFormat::Mxfp4
+        && gpu
+            .compute_capability
+            .is_some_and(|cc| cc < NATIVE_FP4_MIN_CC);
+    let Some(moe) = m
+        .transformer()
+        .and_then(|t| t.moe.map(|moe| (t.hidden, moe)))
+    else {
+        return Bytes(0.0);
+    };
+    let (h, moe) = moe;
+    let f = moe.expert_ffn / WeightSplit::serving(s.tp).etp.max(1);
+    if !marlin || h == 0 || f == 0 {
+        return Bytes(0.0);
+    }
+    let padded = h.next_multiple_of(VLLM_MARLIN_MXFP4_HIDDEN_ALIGN) as f64
+        * f.next_multiple_of(VLLM_MARLIN_MXFP4_FFN_ALIGN) as f64;
+    let ratio = padded / (h as f64 * f as f64);
+    let experts = param_breakdown(m).expert_params() as f64 / s.tp.max(1) as f64;
+    Bytes(experts * s.weights.bits() / 8.0 * (ratio - 1.0))
+}
+
 /// The pieces one engine rule charges (see [`serving_memory`]).
 struct Charged {
     rule: Text,
@@ -651,7 +702,7 @@ pub fn serving_memory(
         .saturating_mul(round_to)
         .clamp(1, t.max_context.max(1))
     });
-    let weights = setup_weight_bytes(m, s);
+    let weights = setup_weight_bytes(m, s) + vllm_mxfp4_padding(m, s, gpu);
     let visible = gpu.visible_memory().ok_or_else(|| {
         CoreError::invalid(
             "gpu",
