@@ -62,7 +62,7 @@ pub fn kv_per_token(t: &TransformerSpec, kv_bytes: f64, tp: u64) -> KvPerToken {
 /// The MoE routers are whole on every rank (see [`router_params`]).
 pub fn weight_bytes(m: &ModelSpec, format: WeightFormat, tp: u64) -> Bytes {
     let b = param_breakdown(m);
-    let linears = b.linear_params() as f64;
+    let linears = quantized_params(&b, format) as f64;
     let rest = b.total as f64 - linears;
     let bits = format.bits();
     let rest_bits = if format.keeps_embeddings_16bit() {
@@ -73,6 +73,16 @@ pub fn weight_bytes(m: &ModelSpec, format: WeightFormat, tp: u64) -> Bytes {
     let tp = tp.max(1) as f64;
     let replicated = router_params(m) as f64 * rest_bits / 8.0 * (1.0 - 1.0 / tp);
     Bytes((linears * bits + rest * rest_bits) / 8.0 / tp + replicated)
+}
+
+/// The parameters a format quantizes: the routed experts for MXFP4
+/// ([`WeightFormat::routed_experts_only`]), every layer linear for the other formats.
+pub fn quantized_params(b: &ParamBreakdown, format: WeightFormat) -> u64 {
+    if format.routed_experts_only() {
+        b.expert_params()
+    } else {
+        b.linear_params()
+    }
 }
 
 /// Router weights of the MoE layers (`mlp.gate`, hidden × experts each), counted with the
@@ -452,8 +462,9 @@ pub fn setup_weight_bytes(m: &ModelSpec, s: &InferenceSetup) -> Bytes {
     {
         return full;
     }
-    let linears = param_breakdown(m).linear_params() as f64;
-    let attn = if s.keep_16bit_attention {
+    let linears = quantized_params(&param_breakdown(m), s.weights) as f64;
+    // MXFP4 keeps attention 16-bit already.
+    let attn = if s.keep_16bit_attention && !s.weights.routed_experts_only() {
         attention_linear_params(m) as f64
     } else {
         0.0
@@ -461,6 +472,57 @@ pub fn setup_weight_bytes(m: &ModelSpec, s: &InferenceSetup) -> Bytes {
     let share = kept.min(t.decoder_layers()) as f64 / t.decoder_layers() as f64;
     let at16 = (attn + share * (linears - attn)) / s.tp as f64;
     full + Bytes(at16 * (16.0 - s.weights.bits()) / 8.0)
+}
+
+/// vLLM's Marlin MXFP4 MoE kernel needs, per expert linear, `n % 256 == 0` and `k % 128 == 0`:
+/// `Mxfp4MoEMethod.create_weights` (vllm/model_executor/layers/quantization/mxfp4.py, read at
+/// vllm-project/vllm@007d5005, the `Mxfp4Backend.MARLIN` branch) allocates the experts with
+/// `hidden_size = round_up(hidden_size, 256)` and
+/// `intermediate_size_per_partition_after_pad = round_up(intermediate_size_per_partition, 128)`,
+/// zero-filled, before loading; the padded tensors stay resident (`prepare_moe_fp4_layer_for_marlin`
+/// repacks them at the same size).
+pub const VLLM_MARLIN_MXFP4_HIDDEN_ALIGN: u64 = 256;
+/// See [`VLLM_MARLIN_MXFP4_HIDDEN_ALIGN`]: the per-partition expert FFN width's multiple.
+pub const VLLM_MARLIN_MXFP4_FFN_ALIGN: u64 = 128;
+/// First compute capability with native FP4 (Blackwell, sm100). Below it vLLM serves MXFP4 by
+/// Marlin's weight-only FP4 path: "Your GPU does not have native support for FP4 computation but
+/// FP4 quantization is being used. Weight-only FP4 compression will be used leveraging the Marlin
+/// kernel." (marlin_utils_fp4.py, logged on an H100 under v0.10.1, vllm-project/vllm#23278).
+pub const NATIVE_FP4_MIN_CC: u32 = 100;
+
+/// Bytes vLLM's Marlin padding adds to the routed MXFP4 experts on one rank (0 unless vLLM
+/// serves an MXFP4 checkpoint on a chip below [`NATIVE_FP4_MIN_CC`]). Every expert linear is
+/// `h × f` (gate, up, down), so the padded bytes are the stored ones times
+/// `round_up(h, 256)·round_up(f/etp, 128) / (h·f/etp)`. gpt-oss-120b (h = f = 2880):
+/// 3072·2944 / 2880² = 1.0904, +5.13 GiB on 56.73 GiB of experts.
+///
+/// Later releases pick the Triton MoE backend on Hopper when `triton_kernels` is installed
+/// (`get_mxfp4_backend`, same file: its `create_weights` branch rounds f to 64 only, and its
+/// swizzled layout was not read; v0.14.1 logs "Model loading took 64.38 GiB" for gpt-oss-120b
+/// on one H100, vllm-project/vllm#33155). That path is not modelled: on Hopper this is the
+/// Marlin figure (v0.10.1's), 2% above v0.14.1's.
+pub fn vllm_mxfp4_padding(m: &ModelSpec, s: &InferenceSetup, gpu: &GpuSpec) -> Bytes {
+    let marlin = s.engine == Engine::Vllm
+        && s.weights == WeightFormat::Mxfp4
+        && gpu
+            .compute_capability
+            .is_some_and(|cc| cc < NATIVE_FP4_MIN_CC);
+    let Some(moe) = m
+        .transformer()
+        .and_then(|t| t.moe.map(|moe| (t.hidden, moe)))
+    else {
+        return Bytes(0.0);
+    };
+    let (h, moe) = moe;
+    let f = moe.expert_ffn / WeightSplit::serving(s.tp).etp.max(1);
+    if !marlin || h == 0 || f == 0 {
+        return Bytes(0.0);
+    }
+    let padded = h.next_multiple_of(VLLM_MARLIN_MXFP4_HIDDEN_ALIGN) as f64
+        * f.next_multiple_of(VLLM_MARLIN_MXFP4_FFN_ALIGN) as f64;
+    let ratio = padded / (h as f64 * f as f64);
+    let experts = param_breakdown(m).expert_params() as f64 / s.tp.max(1) as f64;
+    Bytes(experts * s.weights.bits() / 8.0 * (ratio - 1.0))
 }
 
 /// The pieces one engine rule charges (see [`serving_memory`]).
@@ -607,7 +669,8 @@ pub fn fp8_weights_run_on(engine: Engine, gpu: &GpuSpec) -> bool {
     gpu.supports(ComputeDtype::Fp8) || marlin
 }
 
-/// The engine and weight format run on `gpu` ([`engine_runs_on`], [`fp8_weights_run_on`]).
+/// The engine and weight format run on `gpu` ([`engine_runs_on`], [`fp8_weights_run_on`],
+/// [`format_runs`]).
 fn check_runs_on(s: &InferenceSetup, gpu: &GpuSpec) -> Result<(), CoreError> {
     use crate::i18n::Msg;
     if !engine_runs_on(s.engine, gpu) {
@@ -619,6 +682,12 @@ fn check_runs_on(s: &InferenceSetup, gpu: &GpuSpec) -> Result<(), CoreError> {
             .arg("gpu", gpu.id.as_str())
             .arg("engine", s.engine.name());
         return Err(CoreError::invalid_msg("weights", "fp8", fix));
+    }
+    if !format_runs(s.engine, s.weights, gpu) {
+        let fix = Msg::new("fix-weights-format-runs")
+            .arg("engine", s.engine.name())
+            .arg("gpu", gpu.id.as_str());
+        return Err(CoreError::invalid_msg("weights", s.weights.name(), fix));
     }
     Ok(())
 }
@@ -662,7 +731,7 @@ pub fn serving_memory(
         .saturating_mul(round_to)
         .clamp(1, t.max_context.max(1))
     });
-    let weights = setup_weight_bytes(m, s);
+    let weights = setup_weight_bytes(m, s) + vllm_mxfp4_padding(m, s, gpu);
     let visible = gpu.visible_memory().ok_or_else(|| {
         CoreError::invalid(
             "gpu",
@@ -854,8 +923,39 @@ pub fn adapt_half(
 /// R1 (`deepseek_v3`) ship FP8 e4m3 weights with 128×128 block scales (their HF configs'
 /// `quantization_config`, the DeepSeek-V3 report §3.3 FP8 training). Serving them in FP8 is not a
 /// quantization of the model, so no quality warning applies.
+/// A config's `quantization_config` (model/quant.rs, [`ModelSpec::checkpoint`]) names the format
+/// of any imported checkpoint: gpt-oss's MXFP4, FP8 and int4/int8 releases.
 pub fn native_format(m: &ModelSpec) -> Option<WeightFormat> {
-    (m.model_type() == "deepseek_v3").then_some(WeightFormat::Fp8)
+    m.checkpoint
+        .or_else(|| (m.model_type() == "deepseek_v3").then_some(WeightFormat::Fp8))
+}
+
+/// Lowest CUDA compute capability at which vLLM serves an MXFP4 checkpoint:
+/// `Mxfp4Config.get_min_capability()` returns 80 (vllm/model_executor/layers/quantization/mxfp4.py
+/// on main; Ampere runs the Marlin/Triton MXFP4 MoE backends, W4A16); the first release with
+/// gpt-oss returned 90 (Hopper and newer).
+pub const VLLM_MXFP4_MIN_CC: u32 = 80;
+/// Lowest compute capability gpuplan lets SGLang and TensorRT-LLM serve MXFP4 at: Hopper, the
+/// oldest architecture their gpt-oss guides serve (SGLang's mxfp4.py picks its Triton-kernels
+/// MoE backend on Hopper; TensorRT-LLM's gpt-oss deployment guide runs H100/H200/B200). Ampere
+/// support there is not verified, so it is not offered.
+pub const OTHER_ENGINES_MXFP4_MIN_CC: u32 = 90;
+
+/// Whether `engine` runs `format` on `gpu` as stored. Only MXFP4 is checked here (the other
+/// formats by the chip's dtypes, plan/serve.rs `formats`): vLLM from compute capability 8.0,
+/// SGLang and TensorRT-LLM from 9.0, on CUDA chips; the static engine (gpt-fast/torchao) has no
+/// MXFP4 kernel. Where it does not run, the checkpoint is served dequantized to 16 bits (as
+/// transformers' `Mxfp4HfQuantizer` does without its kernels), twice the expert bytes and more.
+pub fn format_runs(engine: Engine, format: WeightFormat, gpu: &GpuSpec) -> bool {
+    if format != WeightFormat::Mxfp4 {
+        return true;
+    }
+    let min = match engine {
+        Engine::Vllm => VLLM_MXFP4_MIN_CC,
+        Engine::Sglang | Engine::Trtllm => OTHER_ENGINES_MXFP4_MIN_CC,
+        Engine::Static => return false,
+    };
+    gpu.stack == "cuda" && gpu.compute_capability.is_some_and(|cc| cc >= min)
 }
 
 /// Expected distinct routed experts one MoE layer reads for `tokens` tokens routed top-k of E
@@ -1225,8 +1325,13 @@ impl Steps<'_> {
     /// the experts the tokens touch, each over its share (their tiles share the waves).
     fn linear_seconds(&self, l: &Linear, rows: u64, tokens: f64) -> f64 {
         let d = WeightSplit::serving(self.s.tp).linear(l);
-        let one =
-            |m: u64| gemm_seconds_weights(m, d.d_out, d.d_in, self.weight_bytes, &self.gemm_rates);
+        // MXFP4 holds the routed experts only; the other linears stream 16-bit weights.
+        let bytes = match (self.s.weights.routed_experts_only(), l.copies > 1) {
+            (true, true) => self.s.weights.bits() / 8.0,
+            (true, false) => 2.0,
+            (false, _) => self.weight_bytes,
+        };
+        let one = |m: u64| gemm_seconds_weights(m, d.d_out, d.d_in, bytes, &self.gemm_rates);
         if l.copies <= 1 {
             return one(rows);
         }

@@ -125,6 +125,16 @@ pub struct StateBytes {
     pub optimizer: f64,
 }
 
+/// Training an imported checkpoint stored below 16 bits ([`crate::model::ModelSpec::checkpoint`]:
+/// gpt-oss's MXFP4, FP8 and int4 releases) loads it dequantized to 16 bits: transformers'
+/// gpt-oss fine-tuning recipe loads with `Mxfp4Config(dequantize=True)` (bf16 experts), and
+/// the estimate sizes the base weights as the task stores them (16-bit; QLoRA's NF4 re-quantized
+/// from bf16), as the training formulas do. The note says so.
+pub fn dequantized_checkpoint(m: &crate::model::ModelSpec) -> Option<Msg> {
+    let f = m.checkpoint.filter(|f| f.bits() < 16.0)?;
+    Some(Msg::new("warn-train-dequantized").arg("weights", f.name()))
+}
+
 /// Per-parameter state bytes for trainable weights.
 pub fn state_bytes(precision: Precision, optimizer: Optimizer, framework: Framework) -> StateBytes {
     let (weights, grads, master) = match precision {

@@ -405,6 +405,9 @@ fn inference_metric(
         "num_gpu_blocks" => e.memory.blocks as f64,
         "kv_tokens" => e.memory.kv_tokens as f64,
         "kv_cache_gib" => e.memory.kv_pool.gib(),
+        // vLLM's "Available KV cache memory", signed: negative when the start-up need exceeds
+        // the budget (the engine then fails to start).
+        "available_kv_gib" => (e.memory.kv_pool - e.memory.kv_shortfall).gib(),
         "weights_gib" => e.memory.weights.gib(),
         // KV of `input_tokens` tokens of one sequence (model total, not per device).
         "kv_gib_for_input" => (e.memory.kv_per_token.total * setup.input_tokens as f64).gib(),

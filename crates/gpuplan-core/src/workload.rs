@@ -1366,7 +1366,19 @@ pub enum WeightFormat {
     Bits {
         bits_per_weight: f64,
     },
+    /// OCP Microscaling MXFP4 on the routed experts only, the rest 16-bit: gpt-oss's release
+    /// (`quantization_config.quant_method = "mxfp4"`, `modules_to_not_convert`: attention,
+    /// router, embeddings, lm_head). vLLM's `Mxfp4Config` quantizes `FusedMoE` layers only
+    /// (`LinearBase` → `UnquantizedLinearMethod`, vllm/model_executor/layers/quantization/mxfp4.py).
+    Mxfp4,
 }
+
+/// Bits of one MXFP4 weight: a 4-bit E2M1 element plus its block's 8-bit E8M0 scale shared by
+/// [`MXFP4_BLOCK`] elements (OCP Microscaling Formats (MX) Specification v1.0, §5 "MXFP4":
+/// k = 32, scale E8M0, elements FP4 E2M1): 4 + 8/32 = 4.25.
+pub const MXFP4_BITS: f64 = 4.0 + 8.0 / MXFP4_BLOCK;
+/// Elements per MX scale block (OCP MX spec v1.0, k = 32).
+pub const MXFP4_BLOCK: f64 = 32.0;
 
 impl WeightFormat {
     /// Bits per quantised weight, including scale overhead.
@@ -1378,7 +1390,13 @@ impl WeightFormat {
             // 4-bit weight + (16-bit scale + 4-bit zero) per group (AutoAWQ/GPTQ packing).
             WeightFormat::Int4 { group } => 4.0 + 20.0 / group.max(1) as f64,
             WeightFormat::Bits { bits_per_weight } => bits_per_weight,
+            WeightFormat::Mxfp4 => MXFP4_BITS,
         }
+    }
+    /// Whether the format applies to the routed experts only, every other linear staying
+    /// 16-bit (MXFP4: vLLM quantizes `FusedMoE` layers only).
+    pub fn routed_experts_only(self) -> bool {
+        self == WeightFormat::Mxfp4
     }
     /// Whether embeddings and the LM head stay 16-bit: true for the weight-only int formats and
     /// for FP8 checkpoints as they are shipped (llm-compressor / ModelOpt FP8 recipes ignore
@@ -1390,6 +1408,7 @@ impl WeightFormat {
                 | WeightFormat::Int8
                 | WeightFormat::Int4 { .. }
                 | WeightFormat::Bits { .. }
+                | WeightFormat::Mxfp4
         )
     }
     pub fn name(self) -> String {
@@ -1401,6 +1420,7 @@ impl WeightFormat {
             WeightFormat::Int8 => "int8".into(),
             WeightFormat::Int4 { group } => format!("int4-g{group}"),
             WeightFormat::Bits { bits_per_weight } => format!("{bits_per_weight} bpw"),
+            WeightFormat::Mxfp4 => "mxfp4".into(),
         }
     }
 }

@@ -47,6 +47,7 @@ fn opaque(params: f64) -> ModelSpec {
         sources: vec![],
         notes: None,
         warnings: vec![],
+        checkpoint: None,
     }
 }
 

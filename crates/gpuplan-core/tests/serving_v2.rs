@@ -765,11 +765,14 @@ fn serving_out_of_sample_medians_are_within_their_bands() {
     // T4 TP 2 row (+14%, +168% before vLLM's 65536-token max_model_len from
     // the linear RoPE factor was read)); 6.5% over nine before each vLLM release's accounting of the memory outside torch
     // was modelled (the A100 Llama-2-7B row is now in-sample for that rule's constant).
+    // Ten since vLLM's signed "Available KV cache memory" of gpt-oss-120b on one H100 joined
+    // (vllm#23278 -2.14 GiB: +8.4%; vllm#27508 1.71 GiB: -2.8%; both engines failed to start and
+    // gpuplan refuses both), after Marlin's expert padding was charged.
     let kv = median(g.get_mut("kv_capacity").expect("kv cases"));
     assert!(kv <= 0.05, "KV capacity median |error| {kv}");
     assert_eq!(
         g.get("kv_capacity").map_or(0, Vec::len),
-        8,
+        10,
         "KV cases out of sample"
     );
     assert!(

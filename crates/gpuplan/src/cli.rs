@@ -460,7 +460,7 @@ pub struct EstimateArgs {
     /// [default: flash; mem_efficient on chips without it].
     #[arg(long)]
     pub attention: Option<String>,
-    /// Inference weights: fp32, bf16, fp16, fp8, int8, int4 (group 128), or bits per weight (e.g. 4.5).
+    /// Inference weights: fp32, bf16, fp16, fp8, int8, int4 (group 128), mxfp4 (MoE experts), or bits per weight (e.g. 4.5).
     #[arg(long)]
     pub weights: Option<String>,
     /// KV cache dtype: bf16, fp16, fp8, int8 [default: bf16].
@@ -616,7 +616,7 @@ pub struct PlanArgs {
     /// (1: guidance_scale ≤ 1, as SDXL-Turbo and LCM run) [default: the pipeline's, on for SDXL].
     #[arg(long)]
     pub guidance: Option<String>,
-    /// Serving: weight formats to consider (comma list of bf16, fp8, int8, int4); default all.
+    /// Serving: weight formats to consider (comma list of bf16, fp8, int8, int4, mxfp4); default all.
     #[arg(long)]
     pub weights: Option<String>,
     /// Providers to consider (repeatable): alibaba, huawei, tencent.

@@ -49,3 +49,4 @@ cav-memory-margin = within the memory model's error: { $free } GiB of { $have } 
    *[other] : keep micro-batch { $smaller } ready (gradient accumulation doubled, same global batch)
 }
 cav-serve-mla-moe-small-batch = MLA + MoE decode at batch { $batch } is below the validated batch 8–64: one published single-request rate is about 4× slower than modelled, so read the time per token as a lower bound
+cav-serve-dequantized = the checkpoint ships { $native }; this plan serves a { $weights } copy dequantized from it (no accuracy gained, the weights' memory and reads at 16 bits)

@@ -215,3 +215,9 @@ fix-filter-region-word = a region id, e.g. cn-shanghai (leave the flag out for e
 fix-regions-word = --region: a region id, e.g. cn-shanghai (leave the flag out for every region)
 fix-layer-overhead-max = fixed GPU seconds per decoder layer, below { $max } (default 32e-6): torchao's A100 int4 rows ran a whole 32-layer token in { $token }, so a longer fixed time leaves the weights no time to stream
 fix-fp8-weights-chip = { $gpu } loads no FP8 weights under { $engine } (FP8 needs FP8 units; only vLLM and SGLang also run FP8 as W8A16 through FP8 Marlin, on CUDA Ampere and newer): use --weights int8 or bf16
+fix-quant-method = is not a checkpoint format gpuplan reads (it reads { $known }); remove `quantization_config` to size the model at 16 bits, or give the serving format with `weights`
+fix-quant-block = must be two positive integers, e.g. [128, 128]
+fix-quant-group = must be a positive number of weights per group (e.g. 128), or -1 for one scale per channel
+fix-quant-bits = must be 4 or 8 (int weight-only) or 8 with type float (FP8); other widths are not modelled
+fix-quant-mixed = gives another weight format than the other groups; a checkpoint with mixed formats is not modelled: remove `quantization_config` and give `weights`
+fix-weights-format-runs = { $engine } has no kernel for this format on { $gpu } (vLLM serves MXFP4 from compute capability 8.0, SGLang and TensorRT-LLM from 9.0, the static engine not at all): serve the checkpoint dequantized with `weights = "bf16"` (twice the expert memory), or pick another engine or chip

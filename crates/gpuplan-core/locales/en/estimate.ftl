@@ -196,3 +196,4 @@ est-timeline-sep = ,{" "}
 # A request of a model given by totals (audit r8 #17).
 est-unit-image-generated = one generated image, its whole denoising loop
 est-unit-forward-pass = one forward pass
+est-serve-dequantized = the checkpoint ships { $weights } (its config's quantization_config), which { $engine } cannot run on { $gpu }: sized at 16 bits, a dequantized copy (transformers' Mxfp4Config(dequantize=True), or a 16-bit release of the model)

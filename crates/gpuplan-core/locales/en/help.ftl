@@ -166,7 +166,7 @@ help-estimate--global-batch = Sequences per optimizer step over all data-paralle
 help-estimate--gpu = GPU type (`gpuplan catalog gpus`), e.g. A100, h100-sxm, l20
 help-estimate--instance = A catalog instance type as the hardware (`gpuplan catalog instances`), e.g. ecs.gn7e-c16g1.32xlarge; with --nodes for several. Instead of --gpu/--gpus-per-node (not with them: the instance type fixes both)
 help-estimate--tpot = Time-per-output-token target in seconds for --solve max-throughput (e.g. 0.05)
-help-estimate--weights = Inference weights: fp32, bf16, fp16, fp8, int8, int4 (group 128), or bits per weight (e.g. 4.5)
+help-estimate--weights = Inference weights: fp32, bf16, fp16, fp8, int8, int4 (group 128), mxfp4 (MoE experts), or bits per weight (e.g. 4.5)
 help-examples-estimate =
     Examples:
       # Memory and time of a LoRA fine-tune on one A100 with full recomputation:
@@ -197,7 +197,7 @@ help-plan--pick = Which plan to export, 1 = the best (at most --top)
 help-plan--provider = Providers to consider (repeatable): alibaba, huawei, tencent
 help-plan--region = Regions to consider (repeatable), e.g. cn-shanghai
 help-plan--tpot = Serving: time per output token target in seconds (e.g. 0.06)
-help-plan--weights = Serving: weight formats to consider (comma list of bf16, fp8, int8, int4); default all
+help-plan--weights = Serving: weight formats to consider (comma list of bf16, fp8, int8, int4, mxfp4); default all
 help-prices--billing = Only this billing [default: all; with --by-gpu: on-demand]
 help-prices--format = Output: table, json or csv
 help-prices--gpu = GPU id or name prefix: A100 matches a100-40g, a100-80g

@@ -258,3 +258,4 @@ billing-monthly-only = monthly only: billed { $months ->
 } per node for { $hours } h of use (no hourly price known); ranked after plans with an hourly price
 billing-consecutive-periods = bought as { $parts } months per node, renewed as each period ends (the longest period the provider's API accepts is { $longest } months)
 bind-unpriced-billing-left-out = { $n } plan(s) on types with no { $billing } price in the catalog were left out: they cannot be checked against the budget under --billing (import that price with `gpuplan catalog import`, or use --billing auto)
+warn-train-dequantized = the checkpoint ships { $weights } (its config's quantization_config); training loads it dequantized to bf16 (transformers: Mxfp4Config(dequantize=True) for MXFP4), so the base weights are sized as the task stores them (16-bit; QLoRA re-quantizes the bf16 weights to NF4), not in { $weights }

@@ -46,3 +46,4 @@ cav-memory-margin = 处于显存模型的误差之内：每卡仅剩 { $free } G
    *[other] ：请备好 micro-batch { $smaller }（梯度累积加倍，全局 batch 不变）
 }
 cav-serve-mla-moe-small-batch = MLA + MoE 模型批大小 { $batch } 的解码低于已验证的批大小 8–64：唯一公布的单请求速率比模型慢约 4 倍，请把每 token 时间视为下限
+cav-serve-dequantized = 检查点以 { $native } 发布；此方案服务的是由其反量化得到的 { $weights } 副本（精度不会提高，权重显存与读取量按 16 位计）

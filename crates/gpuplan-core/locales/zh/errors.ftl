@@ -212,3 +212,9 @@ fix-filter-region-word = 地域 ID，例如 cn-shanghai（不限地域时请去�
 fix-regions-word = --region：地域 ID，例如 cn-shanghai（不限地域时请去掉该参数）
 fix-layer-overhead-max = 每个解码层的固定 GPU 时间（秒），须小于 { $max }（默认 32e-6）：torchao 在 A100 上的 int4 实测中，32 层的一个 token 总共只用 { $token }，更长的固定时间会让权重读取没有时间
 fix-fp8-weights-chip = { $gpu } 在 { $engine } 下无法加载 FP8 权重（FP8 需要 FP8 计算单元；只有 vLLM 和 SGLang 能在 CUDA Ampere 及更新的 GPU 上通过 FP8 Marlin 以 W8A16 方式运行 FP8）：请用 --weights int8 或 bf16
+fix-quant-method = 不是 gpuplan 能读取的检查点格式（可读取：{ $known }）；删除 `quantization_config` 按 16 位估算，或用 `weights` 指定服务格式
+fix-quant-block = 必须是两个正整数，例如 [128, 128]
+fix-quant-group = 必须是每组权重数（正整数，例如 128），或 -1 表示每通道一个缩放因子
+fix-quant-bits = 必须为 4 或 8（整数仅权重量化），或 type 为 float 时为 8（FP8）；其他位宽未建模
+fix-quant-mixed = 与其他组的权重格式不同；未对混合格式的检查点建模：删除 `quantization_config` 并指定 `weights`
+fix-weights-format-runs = { $engine } 在 { $gpu } 上没有该格式的内核（vLLM 从计算能力 8.0 起支持 MXFP4，SGLang 和 TensorRT-LLM 从 9.0 起，static 引擎不支持）：用 `weights = "bf16"` 反量化后服务（专家权重显存翻倍），或换引擎或芯片

@@ -195,3 +195,4 @@ est-timeline-sep = ，
 # A request of a model given by totals (audit r8 #17).
 est-unit-image-generated = 生成一张图像（整个去噪循环）
 est-unit-forward-pass = 一次前向计算
+est-serve-dequantized = 检查点以 { $weights } 发布（其配置中的 quantization_config），{ $engine } 无法在 { $gpu } 上运行该格式：按 16 位估算，即反量化后的副本（transformers 的 Mxfp4Config(dequantize=True)，或该模型的 16 位版本）

@@ -160,7 +160,7 @@ help-estimate--global-batch = 所有数据并行 rank 合计每个优化器步�
 help-estimate--gpu = GPU 型号（`gpuplan catalog gpus`），例如 A100、h100-sxm、l20
 help-estimate--instance = 用目录中的实例规格作为硬件（`gpuplan catalog instances`），例如 ecs.gn7e-c16g1.32xlarge；多台配合 --nodes。代替 --gpu/--gpus-per-node（不可同时使用：实例规格已决定二者）
 help-estimate--tpot = 配合 --solve max-throughput 的每输出 token 时延目标，单位秒（例如 0.05）
-help-estimate--weights = 推理权重：fp32、bf16、fp16、fp8、int8、int4（组大小 128），或每个权重的位数（例如 4.5）
+help-estimate--weights = 推理权重：fp32、bf16、fp16、fp8、int8、int4（组大小 128）、mxfp4（MoE 专家），或每个权重的位数（例如 4.5）
 help-examples-estimate =
     示例：
       # 在一张 A100 上做 LoRA 微调，完全重计算，估算显存和时间：
@@ -191,7 +191,7 @@ help-plan--pick = 导出第几个方案，1 = 最优（不超过 --top）
 help-plan--provider = 考虑的云厂商（可重复）：alibaba、huawei、tencent
 help-plan--region = 考虑的地域（可重复），例如 cn-shanghai
 help-plan--tpot = 推理：每输出 token 时延目标，单位秒（例如 0.06）
-help-plan--weights = 推理：考虑的权重格式（逗号分隔：bf16、fp8、int8、int4）；默认全部
+help-plan--weights = 推理：考虑的权重格式（逗号分隔：bf16、fp8、int8、int4、mxfp4）；默认全部
 help-prices--billing = 只看这种计费方式（默认：全部；配合 --by-gpu 时为 on-demand）
 help-prices--format = 输出格式：table、json 或 csv
 help-prices--gpu = GPU ID 或名称前缀：A100 匹配 a100-40g、a100-80g

@@ -216,3 +216,4 @@ billing-monthly-only = 仅包月：每节点按整{ $months ->
 }计费，实际只用 { $hours } 小时（无已知按量价格）；排在有按量价格的方案之后
 billing-consecutive-periods = 每节点按 { $parts } 个月连续购买，每段到期时续费（该云 API 接受的最长时长为 { $longest } 个月）
 bind-unpriced-billing-left-out = { $n } 个方案的规格在目录中没有{ $billing }价格，在指定 --billing 时无法核对预算，已排除（可用 `gpuplan catalog import` 导入该价格，或用 `--billing auto`）
+warn-train-dequantized = 检查点以 { $weights } 发布（其配置中的 quantization_config）；训练时会反量化为 bf16 加载（transformers 对 MXFP4 使用 Mxfp4Config(dequantize=True)），因此基座权重按任务的存储方式估算（16 位；QLoRA 将 bf16 权重重新量化为 NF4），而非按 { $weights }

@@ -288,8 +288,18 @@ pub fn parse_hf_config(name: &str, text: &str) -> Result<ModelSpec, CoreError> {
     from_hf_value(name, &v, Vec::new())
 }
 
-/// Build a model from an already parsed `config.json` value.
+/// Build a model from an already parsed `config.json` value, with its checkpoint's stored
+/// format (`quantization_config`, model/quant.rs).
 pub fn from_hf_value(name: &str, v: &Value, sources: Vec<String>) -> Result<ModelSpec, CoreError> {
+    let mut m = model_of(name, v, sources)?;
+    if let Some(obj) = v.as_object() {
+        let hidden = m.transformer().map_or(0, |t| t.hidden);
+        m.checkpoint = super::quant::checkpoint_format(obj, hidden)?;
+    }
+    Ok(m)
+}
+
+fn model_of(name: &str, v: &Value, sources: Vec<String>) -> Result<ModelSpec, CoreError> {
     let obj = v.as_object().ok_or_else(|| CoreError::Parse {
         what: format!("config.json of `{name}`"),
         message: "the top level must be a JSON object".into(),
@@ -375,6 +385,7 @@ pub fn from_hf_value(name: &str, v: &Value, sources: Vec<String>) -> Result<Mode
         sources,
         notes: None,
         warnings,
+        checkpoint: None,
     })
 }
 

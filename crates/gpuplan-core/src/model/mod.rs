@@ -3,6 +3,7 @@
 pub mod hf;
 pub mod params;
 pub mod presets;
+pub mod quant;
 pub mod spec;
 
 pub use hf::parse_hf_config;

@@ -110,6 +110,7 @@ fn preset_from_row(row: PresetRow) -> Result<Preset, CoreError> {
                     Some(notes.join("; "))
                 },
                 warnings: Vec::new(),
+                checkpoint: None,
             }
         }
         _ => {

@@ -491,6 +491,11 @@ pub struct ModelSpec {
     pub notes: Option<String>,
     /// Non-fatal remarks from import (unknown `model_type`, assumed defaults).
     pub warnings: Vec<String>,
+    /// The format the checkpoint's weights are stored in when it is not 16-bit, from the HF
+    /// config's `quantization_config` (model/hf.rs `checkpoint_format`); `None`: 16-bit, or a
+    /// preset (DeepSeek-V3/R1's FP8 is known by its `model_type`, `infer::native_format`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint: Option<crate::workload::WeightFormat>,
 }
 
 impl ModelSpec {

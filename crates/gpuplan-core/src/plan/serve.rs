@@ -54,6 +54,32 @@ fn formats(job: &ServeJob, gpu: &GpuSpec, model: &crate::model::ModelSpec) -> Ve
     if llm {
         v.push(WeightFormat::Int4 { group: 128 });
     }
+    match crate::infer::native_format(model) {
+        Some(n) => shipped_formats(v, n, job.engine, gpu),
+        None => v,
+    }
+}
+
+/// The formats a checkpoint stored in `native` is offered in: as stored where the engine runs
+/// it on the chip ([`crate::infer::format_runs`]: gpt-oss's MXFP4 on vLLM from Ampere), 16-bit
+/// (dequantized), and the formats with fewer bits than the stored one. A format with more bits
+/// than the checkpoint and fewer than 16 would be a lossy copy larger than what ships (FP8 or
+/// int8 of an MXFP4 checkpoint), and is not offered.
+fn shipped_formats(
+    v: Vec<WeightFormat>,
+    native: WeightFormat,
+    engine: crate::workload::Engine,
+    gpu: &GpuSpec,
+) -> Vec<WeightFormat> {
+    let mut v: Vec<WeightFormat> = v
+        .into_iter()
+        .filter(|f| f.bits() >= 16.0 || f.bits() <= native.bits())
+        .collect();
+    // FP8 is in `v` where the chip has it; the other stored formats are added where they run.
+    let fp8 = native == WeightFormat::Fp8;
+    if !fp8 && !v.contains(&native) && crate::infer::format_runs(engine, native, gpu) {
+        v.insert(1, native);
+    }
     v
 }
 
@@ -869,7 +895,23 @@ fn serve_caveats(
         let m = crate::i18n::Msg::new("cav-serve-mla-moe-small-batch").arg("batch", s.batch);
         caveats.push(m.into());
     }
+    caveats.extend(dequantized_caveat(&req.model, s.weights));
     caveats
+}
+
+/// A 16-bit plan of a checkpoint that ships in fewer bits (gpt-oss's MXFP4, an int4 release)
+/// serves a dequantized copy: say so, with the stored format.
+fn dequantized_caveat(
+    model: &crate::model::ModelSpec,
+    weights: WeightFormat,
+) -> Option<crate::i18n::Text> {
+    let native = crate::infer::native_format(model)?;
+    (weights.bits() >= 16.0 && native.bits() < 16.0).then(|| {
+        crate::i18n::Msg::new("cav-serve-dequantized")
+            .arg("native", native.name())
+            .arg("weights", weights.name())
+            .into()
+    })
 }
 
 /// An MLA + MoE model (DeepSeek-V3/R1) decoding below batch 8 is outside the range its serving
@@ -995,5 +1037,48 @@ mod batch_search_tests {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hardware::find_gpu;
+
+    fn standard() -> Vec<WeightFormat> {
+        vec![
+            WeightFormat::Bf16,
+            WeightFormat::Fp8,
+            WeightFormat::Int8,
+            WeightFormat::Int4 { group: 128 },
+        ]
+    }
+
+    /// An MXFP4 checkpoint is offered as stored where the engine runs it, 16-bit, and int4 g128
+    /// (4.16 bits, fewer than its 4.25); FP8 and int8 (more bits, still lossy) are not. An FP8
+    /// checkpoint (DeepSeek-V3) keeps every format, and FP8 only where the chip has it.
+    #[test]
+    fn a_shipped_checkpoint_is_offered_as_stored_and_dequantized() {
+        let h100 = find_gpu("h100-sxm").expect("gpu");
+        let v100 = find_gpu("v100-sxm2-32g").expect("gpu");
+        let mx = WeightFormat::Mxfp4;
+        let int4 = WeightFormat::Int4 { group: 128 };
+        assert_eq!(
+            shipped_formats(standard(), mx, Engine::Vllm, h100),
+            vec![WeightFormat::Bf16, mx, int4]
+        );
+        assert_eq!(
+            shipped_formats(standard(), mx, Engine::Vllm, v100),
+            vec![WeightFormat::Bf16, int4]
+        );
+        assert_eq!(
+            shipped_formats(standard(), WeightFormat::Fp8, Engine::Vllm, h100),
+            standard()
+        );
+        let no_fp8 = vec![WeightFormat::Bf16, WeightFormat::Int8, int4];
+        assert_eq!(
+            shipped_formats(no_fp8.clone(), WeightFormat::Fp8, Engine::Vllm, v100),
+            no_fp8
+        );
     }
 }

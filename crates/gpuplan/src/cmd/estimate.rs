@@ -41,6 +41,7 @@ fn parse_weights(s: &str) -> Result<WeightFormat> {
         "fp8" => WeightFormat::Fp8,
         "int8" => WeightFormat::Int8,
         "int4" | "awq" | "gptq" => WeightFormat::Int4 { group: 128 },
+        "mxfp4" => WeightFormat::Mxfp4,
         other => match other.parse::<f64>() {
             Ok(bits) => WeightFormat::Bits {
                 bits_per_weight: bits,
@@ -353,6 +354,9 @@ pub fn compute(
         if !(serving && w.starts_with(gpuplan_core::model::hf::WHISPER_UNITS_PREFIX)) {
             crate::render::model_warning(w);
         }
+    }
+    if let Some(m) = gpuplan_core::train::dequantized_checkpoint(&model).filter(|_| !serving) {
+        note_line(lang, &m.render(lang));
     }
     // An image model has no KV cache nor tokens: `plan` serves it per image, the KV-cache
     // sizing here would refuse it after a vLLM note (audit r8 #17).
@@ -1302,10 +1306,22 @@ fn shipped_weights(
     let Some(native) = gpuplan_core::infer::native_format(model) else {
         return;
     };
+    if r.inference.weights != WeightFormat::Bf16 {
+        return;
+    }
     let fp8_ok = native != WeightFormat::Fp8 || cluster.gpu.supports(ComputeDtype::Fp8);
-    if fp8_ok && r.inference.weights == WeightFormat::Bf16 {
+    let engine = r.inference.engine;
+    if fp8_ok && gpuplan_core::infer::format_runs(engine, native, &cluster.gpu) {
         r.inference.weights = native;
         let m = Msg::new("est-serve-shipped-weights").arg("weights", native.name());
+        note_line(lang, &m.render(lang));
+    } else if native != WeightFormat::Fp8 {
+        // Not silent: the 16-bit sizing is a dequantized copy (MXFP4 on a chip or engine
+        // without its kernels, `infer::format_runs`).
+        let m = Msg::new("est-serve-dequantized")
+            .arg("weights", native.name())
+            .arg("engine", engine.name())
+            .arg("gpu", cluster.gpu.id.as_str());
         note_line(lang, &m.render(lang));
     }
 }

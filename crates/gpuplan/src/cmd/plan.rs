@@ -396,6 +396,7 @@ fn parse_plan_weights(w: &str) -> Result<Vec<WeightFormat>> {
             // `int4-g128` too, as the plan table names the format (audit r10: copied back into
             // `--weights`, it was refused).
             "int4" | "int4-g128" => Ok(WeightFormat::Int4 { group: 128 }),
+            "mxfp4" => Ok(WeightFormat::Mxfp4),
             o => Err(fail(Msg::new("cli-err-weights-plan").arg("value", o))),
         })
         .collect()
@@ -597,12 +598,17 @@ pub fn plan_json(
 /// sample): a request's units are its audio window and transcript, stated in the plan itself.
 pub fn model_warnings(req: &PlanRequest, lang: Lang) -> Vec<Msg> {
     let serving = matches!(req.job, gpuplan_core::plan::Job::Serve(_));
-    req.model
+    let mut out: Vec<Msg> = req
+        .model
         .warnings
         .iter()
         .filter(|w| !(serving && w.starts_with(gpuplan_core::model::hf::WHISPER_UNITS_PREFIX)))
         .map(|w| Msg::new("warn-model-import").arg("text", render::parser_text(w, lang)))
-        .collect()
+        .collect();
+    if !serving {
+        out.extend(gpuplan_core::train::dequantized_checkpoint(&req.model));
+    }
+    out
 }
 
 /// One warning per asked region no catalog row names, with the nearest spellings.
