@@ -463,3 +463,47 @@ fn the_static_engine_rounds_its_length_to_eight() {
         "{out}"
     );
 }
+
+const OSS_20B: &str = "../gpuplan-core/tests/fixtures/hf-quantized/gpt-oss-20b.json";
+
+/// Review r12 #1: the shipped MXFP4 row of gpt-oss-20b was folded under its own bf16
+/// dequantization ("same answer as plan 3: 2 × ecs.gn7e-c16g1.4xlarge mxfp4" with plan 3 in
+/// bf16): a copy with more bits is never better than the shipped checkpoint, so a bf16 row never
+/// names an MXFP4 twin.
+#[test]
+fn the_shipped_mxfp4_row_is_not_folded_under_its_bf16_copy() {
+    let o = run(&[
+        "plan",
+        "--model-config",
+        OSS_20B,
+        "--task",
+        "inference",
+        "--rate",
+        "0.2",
+        "--gpu",
+        "a100",
+        "--wide",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    let bf16_rows: Vec<String> = out
+        .lines()
+        .filter(|l| l.starts_with('│') && l.contains("bf16 TP"))
+        .filter_map(|l| l.split('│').nth(1))
+        .map(|n| {
+            n.split('┆')
+                .next()
+                .unwrap_or("")
+                .trim_end_matches('*')
+                .trim()
+                .to_string()
+        })
+        .collect();
+    for n in bf16_rows {
+        let head = format!("same answer as plan {n}:");
+        if let Some(line) = out.lines().find(|l| l.starts_with(&head)) {
+            assert!(!line.contains("mxfp4"), "{line}\n{out}");
+        }
+    }
+    assert!(out.contains("mxfp4 TP1"), "{out}");
+}

@@ -1149,12 +1149,17 @@ fn lossier_twin(a: &Plan, b: &Plan) -> bool {
         && cost
 }
 
-/// Whether `y`'s weights are lossier than `x`'s: fewer bits, or as many re-quantized from a
-/// checkpoint `x` serves as shipped (audit r10: DeepSeek-R1 on 16 × H20 listed its native FP8 and
-/// an int8 re-quantization of it at the same cost and memory, the second a loss for nothing).
+/// Whether `y`'s weights are lossier than `x`'s: fewer bits, or any copy (re-quantized or
+/// dequantized) of a checkpoint `x` serves as shipped (audit r10: DeepSeek-R1 on 16 × H20 listed
+/// its native FP8 and an int8 re-quantization of it at the same cost and memory, the second a loss
+/// for nothing). The shipped format is never lossier than a copy of it with more bits: a bf16
+/// dequantization of an MXFP4 checkpoint holds nothing the checkpoint does not (review r12 #1:
+/// gpt-oss-20b folded its shipped MXFP4 row under its own bf16 twin).
 fn lossier(x: &ServeDetail, y: &ServeDetail) -> bool {
-    let (p, q) = (x.weights.bits(), y.weights.bits());
-    q < p || (q == p && x.weights_native && !y.weights_native)
+    if x.weights_native != y.weights_native {
+        return x.weights_native;
+    }
+    y.weights.bits() < x.weights.bits()
 }
 
 /// Whether the memory a lossier format frees on a model without a KV cache (a UNet, a CNN) buys
@@ -1196,14 +1201,16 @@ fn fold_into(kept: &mut Vec<Plan>, ranked: impl Iterator<Item = Plan>) -> Vec<Bo
             p.total_gpus.to_bits(),
         );
         let bucket = buckets.entry(key).or_default();
-        match bucket
-            .iter()
-            .copied()
-            .find(|&i| near_duplicate(&kept[i], &p) || lossier_twin(&kept[i], &p))
-        {
+        match bucket.iter().copied().find(|&i| {
+            near_duplicate(&kept[i], &p) || lossier_twin(&kept[i], &p) || lossier_twin(&p, &kept[i])
+        }) {
             Some(i) => {
                 let k = &mut kept[i];
-                let p = fewer_nodes_first(k, p);
+                let p = if lossier_twin(&p, k) {
+                    native_shown(k, p)
+                } else {
+                    fewer_nodes_first(k, p)
+                };
                 let mut name = format!("{} × {}", p.nodes, p.instance.id);
                 // A lossier twin on the same machines is told apart by its format.
                 if let (Some(x), Some(y)) = (&k.serve, &p.serve) {
@@ -1234,11 +1241,34 @@ fn fewer_nodes_first(kept: &mut Plan, p: Plan) -> Plan {
     if kept.train.is_none() || p.nodes >= kept.nodes {
         return p;
     }
+    shown_instead(kept, p)
+}
+
+/// `p` takes `kept`'s rank and the names folded into it so far; the plan it replaces returns, to
+/// be named beside it (a copy of the shipped weights is named beside the shipped row, review r12
+/// #1).
+fn shown_instead(kept: &mut Plan, p: Plan) -> Plan {
     let also = std::mem::take(&mut kept.also);
     let mut out = std::mem::replace(kept, p);
     kept.also = also;
     out.also.clear();
     out
+}
+
+/// The shipped-format plan `p` is shown in place of `kept`, a copy of its weights on the same
+/// fleet for the same money; the names folded into `kept` with its own format so far get that
+/// format written beside them, as they now differ from the row shown.
+fn native_shown(kept: &mut Plan, p: Plan) -> Plan {
+    if let Some(s) = &kept.serve {
+        let format = s.weights.name();
+        for name in &mut kept.also {
+            // "N × instance" names a plan in the shown row's format; "N × instance format" another.
+            if name.split_whitespace().count() == 3 {
+                *name = format!("{name} {format}");
+            }
+        }
+    }
+    shown_instead(kept, p)
 }
 
 /// Plans not dominated in (cost, time).
