@@ -692,6 +692,17 @@ fn check_runs_on(s: &InferenceSetup, gpu: &GpuSpec) -> Result<(), CoreError> {
     Ok(())
 }
 
+/// A format that quantizes the routed experts only (MXFP4, [`WeightFormat::routed_experts_only`])
+/// needs a model with routed experts: on a dense model it would size every weight 16-bit under
+/// an MXFP4 title (review r12 #2).
+pub fn check_format_on_model(m: &ModelSpec, format: WeightFormat) -> Result<(), CoreError> {
+    if format.routed_experts_only() && param_breakdown(m).expert_params() == 0 {
+        let fix = crate::i18n::Msg::new("fix-weights-experts-only").arg("model", m.name.as_str());
+        return Err(CoreError::invalid_msg("weights", format.name(), fix));
+    }
+    Ok(())
+}
+
 pub fn serving_memory(
     m: &ModelSpec,
     s: &InferenceSetup,
@@ -700,6 +711,7 @@ pub fn serving_memory(
 ) -> Result<ServingMemory, CoreError> {
     s.validate()?;
     check_runs_on(s, gpu)?;
+    check_format_on_model(m, s.weights)?;
     let t = m.transformer().ok_or_else(|| {
         CoreError::invalid(
             "model",

@@ -507,3 +507,23 @@ fn the_shipped_mxfp4_row_is_not_folded_under_its_bf16_copy() {
     }
     assert!(out.contains("mxfp4 TP1"), "{out}");
 }
+
+/// Review r12 #2: `--weights mxfp4` on a model without routed experts sized every weight 16-bit
+/// under an "mxfp4" title; it is refused naming `weights`, by `estimate` and by `plan`.
+#[test]
+fn mxfp4_on_a_dense_model_is_refused() {
+    let base = [
+        "-m",
+        "Llama-3.1-8B",
+        "--task",
+        "inference",
+        "--weights",
+        "mxfp4",
+        "--gpu",
+        "h100",
+    ];
+    let est = run(&[&["estimate"][..], &base].concat());
+    refused(&est, &["weights", "mxfp4", "routed experts"]);
+    let plan = run(&[&["plan", "--rate", "1"][..], &base].concat());
+    refused(&plan, &["weights", "mxfp4", "routed experts"]);
+}

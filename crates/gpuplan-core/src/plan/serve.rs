@@ -40,6 +40,8 @@ fn formats(job: &ServeJob, gpu: &GpuSpec, model: &crate::model::ModelSpec) -> Ve
             .filter(|f| {
                 **f != WeightFormat::Fp8 || crate::infer::fp8_weights_run_on(job.engine, gpu)
             })
+            // MXFP4 on a model without routed experts would be 16-bit under its name (review r12 #2).
+            .filter(|f| crate::infer::check_format_on_model(model, **f).is_ok())
             .map(|f| half(*f))
             .collect();
     }

@@ -346,6 +346,9 @@ fn serve_job(
     if let Some(w) = &a.weights {
         s.weights = parse_plan_weights(w)?;
     }
+    for w in &s.weights {
+        gpuplan_core::infer::check_format_on_model(model, *w)?;
+    }
     Ok(s)
 }
 
