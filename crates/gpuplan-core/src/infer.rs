@@ -970,6 +970,18 @@ pub fn format_runs(engine: Engine, format: WeightFormat, gpu: &GpuSpec) -> bool 
     gpu.stack == "cuda" && gpu.compute_capability.is_some_and(|cc| cc >= min)
 }
 
+/// Whether `engine` loads a checkpoint stored in `native` on `gpu` as stored: FP8 by
+/// [`fp8_weights_run_on`] (FP8 units, or W8A16 FP8 Marlin), the others by [`format_runs`]. The
+/// one rule `estimate` and `plan` both use (review r12 #3: they checked the chip's FP8 units only,
+/// so an FP8 checkpoint on an A100 under vLLM was sized 16-bit though vLLM loads it).
+pub fn shipped_format_loads(engine: Engine, native: WeightFormat, gpu: &GpuSpec) -> bool {
+    if native == WeightFormat::Fp8 {
+        fp8_weights_run_on(engine, gpu)
+    } else {
+        format_runs(engine, native, gpu)
+    }
+}
+
 /// Expected distinct routed experts one MoE layer reads for `tokens` tokens routed top-k of E
 /// uniformly: E·(1 − (1 − k/E)^tokens). At a few dozen tokens nearly every expert is read.
 pub fn experts_touched(experts: u64, top_k: u64, tokens: f64) -> f64 {

@@ -527,3 +527,34 @@ fn mxfp4_on_a_dense_model_is_refused() {
     let plan = run(&[&["plan", "--rate", "1"][..], &base].concat());
     refused(&plan, &["weights", "mxfp4", "routed experts"]);
 }
+
+/// Review r12 #3: `estimate` and `plan` took an FP8 checkpoint as stored only on chips with FP8
+/// units, while the engine rule (`infer::fp8_weights_run_on`) loads it on Ampere through vLLM's
+/// FP8 Marlin; where it does not load (the static engine) the 16-bit sizing was silent.
+#[test]
+fn an_fp8_checkpoint_follows_the_engine_rule() {
+    let est = |engine: &str| {
+        let o = run(&[
+            "estimate",
+            "-m",
+            "DeepSeek-V3",
+            "--task",
+            "inference",
+            "--gpu",
+            "a100-80g",
+            "--engine",
+            engine,
+        ]);
+        stderr(&o)
+    };
+    let vllm = est("vllm");
+    assert!(
+        vllm.contains("weights: fp8") && vllm.contains("as vllm loads it"),
+        "{vllm}"
+    );
+    let stat = est("static");
+    assert!(
+        stat.contains("ships fp8") && stat.contains("sized at 16 bits"),
+        "{stat}"
+    );
+}

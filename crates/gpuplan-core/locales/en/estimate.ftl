@@ -121,7 +121,7 @@ est-serve-kv = KV capacity: { $blocks } blocks × { $block } = { $tokens } token
 est-serve-problem = PROBLEM: { $p }
 est-serve-fits-at-tp = With --tp { $tp } (of the { $gpus } GPUs given) the same setup fits.
 est-serve-batch-over = ! batch { $batch } is more than the engine holds at once: { $held } (max_num_seqs { $seqs }; the KV pool holds { $kv } requests of input + output tokens). The latency above is for a batch that never runs together; the engine would run { $held } and queue the rest: use --batch { $held }, or --solve max-batch
-est-serve-shipped-weights = weights: { $weights }, the format the checkpoint ships in (its config's quantization_config), as vLLM loads it; --weights bf16 sizes 16-bit weights
+est-serve-shipped-weights = weights: { $weights }, the format the checkpoint ships in (its config's quantization_config), as { $engine } loads it; --weights bf16 sizes 16-bit weights
 est-serve-mla-moe-small-batch = MLA + MoE decode at batch { $batch }: validated at batch 8–64 only (SGLang v0.5.7, DeepSeek-R1 FP8 on 8 × H200, within 18%); at one request vLLM 0.13 published 30 tokens/s for DeepSeek-V3.2 on 8 × H20, about 4× slower than this model gives, which it does not explain: read the time per token as a lower bound
 est-serve-auto-tp = TP { $tp }: the smallest tensor parallelism at which the weights fit on the { $gpus } GPUs given (vLLM's default TP 1 does not hold them); --tp sets another
 est-serve-latency = latency: TTFT { $ttft } for { $input } prompt tokens; { $tpot } per output token at batch { $batch } ({ $rate } tokens/s, { $bound ->
@@ -197,3 +197,4 @@ est-timeline-sep = ,{" "}
 est-unit-image-generated = one generated image, its whole denoising loop
 est-unit-forward-pass = one forward pass
 est-serve-dequantized = the checkpoint ships { $weights } (its config's quantization_config), which { $engine } cannot run on { $gpu }: sized at 16 bits, a dequantized copy (transformers' Mxfp4Config(dequantize=True), or a 16-bit release of the model)
+est-serve-dequantized-fp8 = the checkpoint ships { $weights } (its config's quantization_config), which { $engine } cannot load on { $gpu } (no FP8 units, and no W8A16 FP8 Marlin path: vLLM and SGLang on CUDA Ampere and newer only): sized at 16 bits, a dequantized copy (a 16-bit release of the model)

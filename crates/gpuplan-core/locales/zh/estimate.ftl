@@ -120,7 +120,7 @@ est-serve-kv = KV 容量：{ $blocks } 个块 × { $block } = { $tokens } 个 to
 est-serve-problem = 问题：{ $p }
 est-serve-fits-at-tp = 用 --tp { $tp }（共给出 { $gpus } 张 GPU）时同样的配置放得下。
 est-serve-batch-over = ! 批大小 { $batch } 超过引擎同时能容纳的 { $held }（max_num_seqs { $seqs }；KV 池可容纳 { $kv } 个输入 + 输出长度的请求）。上面的时延对应一个永远不会同时运行的批；引擎会运行 { $held } 个、其余排队：请用 --batch { $held }，或 --solve max-batch
-est-serve-shipped-weights = 权重：{ $weights }，即检查点发布时的格式（其配置中的 quantization_config），vLLM 默认按此加载；--weights bf16 按 16 位权重估算
+est-serve-shipped-weights = 权重：{ $weights }，即检查点发布时的格式（其配置中的 quantization_config），{ $engine } 默认按此加载；--weights bf16 按 16 位权重估算
 est-serve-mla-moe-small-batch = MLA + MoE 模型在批大小 { $batch } 下的解码：仅在批大小 8–64 上验证过（SGLang v0.5.7，DeepSeek-R1 FP8，8 × H200，误差在 18% 以内）；单请求时 vLLM 0.13 公布 DeepSeek-V3.2 在 8 × H20 上为 30 tokens/s，比本模型给出的慢约 4 倍，模型未能解释：请把每 token 时间视为下限
 est-serve-auto-tp = TP { $tp }：在给出的 { $gpus } 张 GPU 上能放下权重的最小张量并行度（vLLM 默认的 TP 1 放不下）；可用 --tp 另行指定
 est-serve-latency = 时延：{ $input } 个提示 token 的 TTFT 为 { $ttft }；批大小 { $batch } 时每个输出 token { $tpot }（每秒 { $rate } 个 token，{ $bound ->
@@ -196,3 +196,4 @@ est-timeline-sep = ，
 est-unit-image-generated = 生成一张图像（整个去噪循环）
 est-unit-forward-pass = 一次前向计算
 est-serve-dequantized = 检查点以 { $weights } 发布（其配置中的 quantization_config），{ $engine } 无法在 { $gpu } 上运行该格式：按 16 位估算，即反量化后的副本（transformers 的 Mxfp4Config(dequantize=True)，或该模型的 16 位版本）
+est-serve-dequantized-fp8 = 检查点以 { $weights } 发布（其配置中的 quantization_config），{ $engine } 无法在 { $gpu } 上加载该格式（没有 FP8 计算单元，也没有 W8A16 的 FP8 Marlin 路径：仅 vLLM 和 SGLang 在 CUDA Ampere 及更新的 GPU 上有）：按 16 位估算，即反量化后的副本（该模型的 16 位版本）

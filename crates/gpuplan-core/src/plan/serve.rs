@@ -77,9 +77,9 @@ fn shipped_formats(
         .into_iter()
         .filter(|f| f.bits() >= 16.0 || f.bits() <= native.bits())
         .collect();
-    // FP8 is in `v` where the chip has it; the other stored formats are added where they run.
-    let fp8 = native == WeightFormat::Fp8;
-    if !fp8 && !v.contains(&native) && crate::infer::format_runs(engine, native, gpu) {
+    // FP8 is in `v` where the chip has FP8 units; the stored format is added where the engine
+    // loads it (FP8 as W8A16 through FP8 Marlin on Ampere, review r12 #3).
+    if !v.contains(&native) && crate::infer::shipped_format_loads(engine, native, gpu) {
         v.insert(1, native);
     }
     v
@@ -1080,6 +1080,18 @@ mod tests {
         let no_fp8 = vec![WeightFormat::Bf16, WeightFormat::Int8, int4];
         assert_eq!(
             shipped_formats(no_fp8.clone(), WeightFormat::Fp8, Engine::Vllm, v100),
+            no_fp8
+        );
+        // An A100 has no FP8 units, but vLLM loads an FP8 checkpoint there as W8A16 (FP8
+        // Marlin): it is offered as stored (review r12 #3); the static engine has no such path.
+        let a100 = find_gpu("a100-80g").expect("gpu");
+        let fp8 = WeightFormat::Fp8;
+        assert_eq!(
+            shipped_formats(no_fp8.clone(), fp8, Engine::Vllm, a100),
+            vec![WeightFormat::Bf16, fp8, WeightFormat::Int8, int4]
+        );
+        assert_eq!(
+            shipped_formats(no_fp8.clone(), fp8, Engine::Static, a100),
             no_fp8
         );
     }

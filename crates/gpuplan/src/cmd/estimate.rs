@@ -1302,23 +1302,29 @@ fn shipped_weights(
     cluster: &ClusterSpec,
     lang: gpuplan_core::i18n::Lang,
 ) {
-    use gpuplan_core::hardware::ComputeDtype;
     let Some(native) = gpuplan_core::infer::native_format(model) else {
         return;
     };
     if r.inference.weights != WeightFormat::Bf16 {
         return;
     }
-    let fp8_ok = native != WeightFormat::Fp8 || cluster.gpu.supports(ComputeDtype::Fp8);
     let engine = r.inference.engine;
-    if fp8_ok && gpuplan_core::infer::format_runs(engine, native, &cluster.gpu) {
+    if gpuplan_core::infer::shipped_format_loads(engine, native, &cluster.gpu) {
         r.inference.weights = native;
-        let m = Msg::new("est-serve-shipped-weights").arg("weights", native.name());
+        let m = Msg::new("est-serve-shipped-weights")
+            .arg("weights", native.name())
+            .arg("engine", engine.name());
         note_line(lang, &m.render(lang));
-    } else if native != WeightFormat::Fp8 {
+    } else {
         // Not silent: the 16-bit sizing is a dequantized copy (MXFP4 on a chip or engine
-        // without its kernels, `infer::format_runs`).
-        let m = Msg::new("est-serve-dequantized")
+        // without its kernels, `infer::format_runs`; FP8 where the engine loads none,
+        // `infer::fp8_weights_run_on`, review r12 #3).
+        let key = if native == WeightFormat::Fp8 {
+            "est-serve-dequantized-fp8"
+        } else {
+            "est-serve-dequantized"
+        };
+        let m = Msg::new(key)
             .arg("weights", native.name())
             .arg("engine", engine.name())
             .arg("gpu", cluster.gpu.id.as_str());
