@@ -558,3 +558,29 @@ fn an_fp8_checkpoint_follows_the_engine_rule() {
         "{stat}"
     );
 }
+
+/// Review r12 #4: `--weights mxfp4` on V100s (no MXFP4 kernel before compute capability 8.0)
+/// read "no instance type holds the weights [memory]"; the format not running is the reason.
+#[test]
+fn mxfp4_where_no_chip_runs_it_names_the_format() {
+    let o = run(&[
+        "plan",
+        "-m",
+        "Mixtral-8x7B",
+        "--task",
+        "inference",
+        "--rate",
+        "1",
+        "--weights",
+        "mxfp4",
+        "--gpu",
+        "v100",
+    ]);
+    let text = common::all_text(&o);
+    assert_eq!(o.status.code(), Some(4), "{text}");
+    assert!(
+        text.contains("runs mxfp4 weights") && text.contains("[weights]"),
+        "{text}"
+    );
+    assert!(!text.contains("holds the weights"), "{text}");
+}

@@ -33,13 +33,12 @@ fn formats(job: &ServeJob, gpu: &GpuSpec, model: &crate::model::ModelSpec) -> Ve
         f => f,
     };
     if !job.weights.is_empty() {
-        // FP8 where it does not load (Ascend 910B, pre-Ampere) is not sized (audit r12 #7).
+        // A format the engine does not load on the chip is not sized: FP8 on Ascend 910B or
+        // before Ampere (audit r12 #7), MXFP4 without its kernels (review r12 #4).
         return job
             .weights
             .iter()
-            .filter(|f| {
-                **f != WeightFormat::Fp8 || crate::infer::fp8_weights_run_on(job.engine, gpu)
-            })
+            .filter(|f| crate::infer::shipped_format_loads(job.engine, **f, gpu))
             // MXFP4 on a model without routed experts would be 16-bit under its name (review r12 #2).
             .filter(|f| crate::infer::check_format_on_model(model, **f).is_ok())
             .map(|f| half(*f))
@@ -689,8 +688,8 @@ impl ServeMisses {
     }
 }
 
-/// No candidate runs the engine (TensorRT-LLM off NVIDIA), or the only weight formats asked for
-/// are FP8 and no candidate loads them (audit r12 #7: "no instance type holds the weights" was
+/// No candidate runs the engine (TensorRT-LLM off NVIDIA), or no candidate loads any of the weight
+/// formats asked for (FP8, MXFP4: [`crate::infer::shipped_format_loads`]) (audit r12 #7: "no instance type holds the weights" was
 /// said of Ascend 910B, which has the memory but no FP8 path).
 fn stack_binding(job: &ServeJob, cands: &[(&Instance, &GpuSpec)]) -> Option<Binding> {
     use crate::i18n::Msg;
@@ -702,12 +701,25 @@ fn stack_binding(job: &ServeJob, cands: &[(&Instance, &GpuSpec)]) -> Option<Bind
         let m = Msg::new("bind-serve-engine-nvidia-only").arg("n", cands.len());
         return Some(Binding::msg("engine", m));
     }
-    let only_fp8 = !job.weights.is_empty() && job.weights.iter().all(|w| *w == WeightFormat::Fp8);
-    let loads = |g: &GpuSpec| crate::infer::fp8_weights_run_on(job.engine, g);
-    (only_fp8 && !cands.iter().any(|(_, g)| loads(g))).then(|| {
-        let m = Msg::new("bind-serve-fp8-nowhere").arg("n", cands.len());
-        Binding::msg("weights", m)
-    })
+    let loads = |g: &GpuSpec| {
+        let on = |w: &WeightFormat| crate::infer::shipped_format_loads(job.engine, *w, g);
+        job.weights.iter().any(on)
+    };
+    if job.weights.is_empty() || cands.iter().any(|(_, g)| loads(g)) {
+        return None;
+    }
+    let m = if job.weights.iter().all(|w| *w == WeightFormat::Fp8) {
+        Msg::new("bind-serve-fp8-nowhere").arg("n", cands.len())
+    } else {
+        // MXFP4 on chips without its kernels (review r12 #4: V100 read "no instance type holds
+        // the weights").
+        let names: Vec<String> = job.weights.iter().map(|w| w.name()).collect();
+        Msg::new("bind-serve-format-nowhere")
+            .arg("n", cands.len())
+            .arg("weights", names.join(", "))
+            .arg("engine", job.engine.name())
+    };
+    Some(Binding::msg("weights", m))
 }
 
 /// The replicas a sized replica needs and the instances that hold them.
