@@ -1362,7 +1362,7 @@ impl Steps<'_> {
         let touched = experts_touched(l.copies, l.active_copies, tokens).max(1.0);
         let per_expert = (tokens * l.active_copies as f64 / touched).ceil().max(1.0);
         let (m, n, k) = (per_expert as u64, d.d_out, d.d_in);
-        gemm_seconds_grouped(touched, m, n, k, self.weight_bytes, &self.gemm_rates)
+        gemm_seconds_grouped(touched, m, n, k, bytes, &self.gemm_rates)
     }
 
     /// One decode step at `batch` sequences of `ctx` cached tokens, in its two phases. The
