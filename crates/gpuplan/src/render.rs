@@ -716,7 +716,6 @@ fn break_id(cell: &str, room: usize) -> String {
 /// The narrowest a kept column (an id) is made when the figures need the room.
 const MIN_KEPT: usize = 12;
 
-/// [`block`] with columns `keep` never wrapped in the table form.
 /// [`table_keeping`] when it fits the terminal (ids wrapped at their dots), else [`table_fit`]
 /// leaving out `drop_order`'s columns with a note: at 60 columns the plan table was 77 wide
 /// (audit r12 #8), at 80 it fits by wrapping its ids and keeps every column.
@@ -739,6 +738,7 @@ pub fn fits_width(text: &str) -> bool {
     width().is_none_or(|w| text.lines().all(|l| l.width() <= w))
 }
 
+/// [`block`] with columns `keep` never wrapped in the table form.
 pub fn block_keeping(md: bool, header: &[&str], rows: &[Vec<String>], keep: &[usize]) -> String {
     if md {
         format!("{}\n", markdown(header, rows))
