@@ -669,8 +669,8 @@ pub fn fp8_weights_run_on(engine: Engine, gpu: &GpuSpec) -> bool {
     gpu.supports(ComputeDtype::Fp8) || marlin
 }
 
-/// The engine and weight format run on `gpu` ([`engine_runs_on`], [`fp8_weights_run_on`],
-/// [`format_runs`]).
+/// The engine and weight format run on `gpu` ([`engine_runs_on`], [`format_runs`]; FP8 with its
+/// own message, [`fp8_weights_run_on`]).
 fn check_runs_on(s: &InferenceSetup, gpu: &GpuSpec) -> Result<(), CoreError> {
     use crate::i18n::Msg;
     if !engine_runs_on(s.engine, gpu) {
@@ -953,14 +953,19 @@ pub const VLLM_MXFP4_MIN_CC: u32 = 80;
 /// support there is not verified, so it is not offered.
 pub const OTHER_ENGINES_MXFP4_MIN_CC: u32 = 90;
 
-/// Whether `engine` runs `format` on `gpu` as stored. Only MXFP4 is checked here (the other
-/// formats by the chip's dtypes, plan/serve.rs `formats`): vLLM from compute capability 8.0,
-/// SGLang and TensorRT-LLM from 9.0, on CUDA chips; the static engine (gpt-fast/torchao) has no
-/// MXFP4 kernel. Where it does not run, the checkpoint is served dequantized to 16 bits (as
+/// Whether `engine` loads weights stored in `format` on `gpu` as stored: the one rule `estimate`
+/// and `plan` both use (review r12 #3: they had checked the chip's FP8 units only, so an FP8
+/// checkpoint on an A100 under vLLM was sized 16-bit though vLLM loads it). FP8 by
+/// [`fp8_weights_run_on`] (FP8 units, or W8A16 FP8 Marlin); MXFP4 by vLLM from compute capability
+/// 8.0, SGLang and TensorRT-LLM from 9.0, on CUDA chips, and not by the static engine
+/// (gpt-fast/torchao has no MXFP4 kernel); the other formats by the chip's dtypes (plan/serve.rs
+/// `formats`). Where it does not run, the checkpoint is served dequantized to 16 bits (as
 /// transformers' `Mxfp4HfQuantizer` does without its kernels), twice the expert bytes and more.
 pub fn format_runs(engine: Engine, format: WeightFormat, gpu: &GpuSpec) -> bool {
-    if format != WeightFormat::Mxfp4 {
-        return true;
+    match format {
+        WeightFormat::Fp8 => return fp8_weights_run_on(engine, gpu),
+        WeightFormat::Mxfp4 => {}
+        _ => return true,
     }
     let min = match engine {
         Engine::Vllm => VLLM_MXFP4_MIN_CC,
@@ -968,18 +973,6 @@ pub fn format_runs(engine: Engine, format: WeightFormat, gpu: &GpuSpec) -> bool 
         Engine::Static => return false,
     };
     gpu.stack == "cuda" && gpu.compute_capability.is_some_and(|cc| cc >= min)
-}
-
-/// Whether `engine` loads a checkpoint stored in `native` on `gpu` as stored: FP8 by
-/// [`fp8_weights_run_on`] (FP8 units, or W8A16 FP8 Marlin), the others by [`format_runs`]. The
-/// one rule `estimate` and `plan` both use (review r12 #3: they checked the chip's FP8 units only,
-/// so an FP8 checkpoint on an A100 under vLLM was sized 16-bit though vLLM loads it).
-pub fn shipped_format_loads(engine: Engine, native: WeightFormat, gpu: &GpuSpec) -> bool {
-    if native == WeightFormat::Fp8 {
-        fp8_weights_run_on(engine, gpu)
-    } else {
-        format_runs(engine, native, gpu)
-    }
 }
 
 /// Expected distinct routed experts one MoE layer reads for `tokens` tokens routed top-k of E

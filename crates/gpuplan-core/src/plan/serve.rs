@@ -38,7 +38,7 @@ fn formats(job: &ServeJob, gpu: &GpuSpec, model: &crate::model::ModelSpec) -> Ve
         return job
             .weights
             .iter()
-            .filter(|f| crate::infer::shipped_format_loads(job.engine, **f, gpu))
+            .filter(|f| crate::infer::format_runs(job.engine, **f, gpu))
             // MXFP4 on a model without routed experts would be 16-bit under its name (review r12 #2).
             .filter(|f| crate::infer::check_format_on_model(model, **f).is_ok())
             .map(|f| half(*f))
@@ -78,7 +78,7 @@ fn shipped_formats(
         .collect();
     // FP8 is in `v` where the chip has FP8 units; the stored format is added where the engine
     // loads it (FP8 as W8A16 through FP8 Marlin on Ampere, review r12 #3).
-    if !v.contains(&native) && crate::infer::shipped_format_loads(engine, native, gpu) {
+    if !v.contains(&native) && crate::infer::format_runs(engine, native, gpu) {
         v.insert(1, native);
     }
     v
@@ -689,7 +689,7 @@ impl ServeMisses {
 }
 
 /// No candidate runs the engine (TensorRT-LLM off NVIDIA), or no candidate loads any of the weight
-/// formats asked for (FP8, MXFP4: [`crate::infer::shipped_format_loads`]) (audit r12 #7: "no instance type holds the weights" was
+/// formats asked for (FP8, MXFP4: [`crate::infer::format_runs`]) (audit r12 #7: "no instance type holds the weights" was
 /// said of Ascend 910B, which has the memory but no FP8 path).
 fn stack_binding(job: &ServeJob, cands: &[(&Instance, &GpuSpec)]) -> Option<Binding> {
     use crate::i18n::Msg;
@@ -702,7 +702,7 @@ fn stack_binding(job: &ServeJob, cands: &[(&Instance, &GpuSpec)]) -> Option<Bind
         return Some(Binding::msg("engine", m));
     }
     let loads = |g: &GpuSpec| {
-        let on = |w: &WeightFormat| crate::infer::shipped_format_loads(job.engine, *w, g);
+        let on = |w: &WeightFormat| crate::infer::format_runs(job.engine, *w, g);
         job.weights.iter().any(on)
     };
     if job.weights.is_empty() || cands.iter().any(|(_, g)| loads(g)) {

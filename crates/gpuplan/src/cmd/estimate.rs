@@ -1309,7 +1309,7 @@ fn shipped_weights(
         return;
     }
     let engine = r.inference.engine;
-    if gpuplan_core::infer::shipped_format_loads(engine, native, &cluster.gpu) {
+    if gpuplan_core::infer::format_runs(engine, native, &cluster.gpu) {
         r.inference.weights = native;
         let m = Msg::new("est-serve-shipped-weights")
             .arg("weights", native.name())
