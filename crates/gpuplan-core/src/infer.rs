@@ -942,6 +942,21 @@ pub fn native_format(m: &ModelSpec) -> Option<WeightFormat> {
         .or_else(|| (m.model_type() == "deepseek_v3").then_some(WeightFormat::Fp8))
 }
 
+/// Serving a checkpoint whose `quantization_config.quant_method` gpuplan does not read
+/// ([`ModelSpec::checkpoint_unread`]) needs the format to serve given (`weights_given`): sized at
+/// 16 bits by default it would be a silent wrong answer, so it is refused naming the key.
+pub fn check_checkpoint_read(m: &ModelSpec, weights_given: bool) -> Result<(), CoreError> {
+    match &m.checkpoint_unread {
+        Some(method) if !weights_given => Err(CoreError::invalid_msg(
+            "quantization_config.quant_method",
+            method,
+            crate::i18n::Msg::new("fix-serve-unread-checkpoint")
+                .arg("known", crate::model::quant::KNOWN_METHODS.join(", ")),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Lowest CUDA compute capability at which vLLM serves an MXFP4 checkpoint:
 /// `Mxfp4Config.get_min_capability()` returns 80 (vllm/model_executor/layers/quantization/mxfp4.py
 /// on main; Ampere runs the Marlin/Triton MXFP4 MoE backends, W4A16); the first release with
@@ -965,6 +980,9 @@ pub fn format_runs(engine: Engine, format: WeightFormat, gpu: &GpuSpec) -> bool 
     match format {
         WeightFormat::Fp8 => return fp8_weights_run_on(engine, gpu),
         WeightFormat::Mxfp4 => {}
+        WeightFormat::Bnb4 { .. } | WeightFormat::Bnb8 { .. } => {
+            return bitsandbytes_runs(engine, format, gpu)
+        }
         _ => return true,
     }
     let min = match engine {
@@ -973,6 +991,33 @@ pub fn format_runs(engine: Engine, format: WeightFormat, gpu: &GpuSpec) -> bool 
         Engine::Static => return false,
     };
     gpu.stack == "cuda" && gpu.compute_capability.is_some_and(|cc| cc >= min)
+}
+
+/// Lowest compute capability at which vLLM and SGLang load a bitsandbytes checkpoint:
+/// `BitsAndBytesConfig.get_min_capability()` returns 70 in both (vllm
+/// model_executor/layers/quantization/bitsandbytes.py @01f5395f; sglang
+/// srt/layers/quantization/bitsandbytes.py @50e143a6, adapted from vLLM's).
+pub const BNB_MIN_CC: u32 = 70;
+
+/// Whether `engine` loads a bitsandbytes checkpoint ([`WeightFormat::Bnb4`] / [`WeightFormat::Bnb8`])
+/// as stored on `gpu`: vLLM and SGLang (`--quantization bitsandbytes`, their `BitsAndBytesConfig`:
+/// linears and fused MoE, CUDA from compute capability [`BNB_MIN_CC`]; a 4-bit checkpoint only
+/// with uint8 `bnb_4bit_quant_storage`, which their constructors require). TensorRT-LLM does not
+/// ("can not support that for now", NVIDIA/TensorRT-LLM#2472 on an unsloth bnb-4bit checkpoint;
+/// its checkpoint converters read no bitsandbytes state), nor the static engine (gpt-fast /
+/// torchao load 16-bit weights and quantize them themselves).
+fn bitsandbytes_runs(engine: Engine, format: WeightFormat, gpu: &GpuSpec) -> bool {
+    let packed = !matches!(
+        format,
+        WeightFormat::Bnb4 {
+            packed_uint8: false,
+            ..
+        }
+    );
+    matches!(engine, Engine::Vllm | Engine::Sglang)
+        && packed
+        && gpu.stack == "cuda"
+        && gpu.compute_capability.is_some_and(|cc| cc >= BNB_MIN_CC)
 }
 
 /// Expected distinct routed experts one MoE layer reads for `tokens` tokens routed top-k of E
@@ -1080,27 +1125,48 @@ pub fn dequant_bandwidth_ratio(engine: Engine, format: WeightFormat, tun: &Tunab
 /// [`WeightFormat::bits`] counts AutoAWQ/GPTQ's 16-bit scale + 4-bit zero (4 + 20/g).
 pub const TINYGEMM_GROUP_BITS: f64 = 32.0;
 
-/// The quantised linears' bits streamed per weight relative to [`WeightFormat::bits`].
-fn streamed_bits_factor(engine: Engine, format: WeightFormat) -> f64 {
+/// Bits a 16-bit copy of one weight moves when bitsandbytes dequantizes a 4-bit weight before
+/// its GEMM: the dequantize kernel writes it (16) and the GEMM reads it back (16).
+pub const BNB4_DEQUANT_COPY_BITS: f64 = 32.0;
+
+/// The quantised linears' bits streamed per weight relative to [`WeightFormat::bits`], for a
+/// forward over `rows` tokens. A bitsandbytes 4-bit linear under vLLM / SGLang calls
+/// `bitsandbytes.matmul_4bit` (their `_apply_bnb_4bit`), which streams the 4-bit weight through
+/// `gemv_4bit` only for one row (`A.numel() == A.shape[-1]`) and otherwise runs `MatMul4Bit`:
+/// `dequantize_4bit` to a 16-bit tensor, then `torch.nn.functional.linear` (bitsandbytes 0.49.2
+/// autograd/_functions.py lines 313-315 and 389-401): the 4-bit read plus
+/// [`BNB4_DEQUANT_COPY_BITS`]. Not checked against a measured case.
+fn streamed_bits_factor(engine: Engine, format: WeightFormat, rows: u64) -> f64 {
     match (engine, format) {
         (Engine::Static, WeightFormat::Int4 { group }) => {
             (4.0 + TINYGEMM_GROUP_BITS / group.max(1) as f64) / format.bits()
+        }
+        (Engine::Vllm | Engine::Sglang, WeightFormat::Bnb4 { .. }) if rows > 1 => {
+            (format.bits() + BNB4_DEQUANT_COPY_BITS) / format.bits()
         }
         _ => 1.0,
     }
 }
 
-/// Factor from the bytes of weights a step reads to the 16-bit kernels' equivalent: the
-/// quantised layer linears (their share of the weights) cost `1 / dequant_bandwidth_ratio` times
-/// the bytes their kernel streams ([`streamed_bits_factor`] of their size).
-fn weight_read_factor(b: &ParamBreakdown, s: &InferenceSetup, full: f64, tun: &Tunables) -> f64 {
+/// Factor from the bytes of weights a forward over `rows` tokens reads to the 16-bit kernels'
+/// equivalent: the quantised layer linears (their share of the weights) cost
+/// `1 / dequant_bandwidth_ratio` times the bytes their kernel streams ([`streamed_bits_factor`]
+/// of their size).
+fn weight_read_factor(
+    b: &ParamBreakdown,
+    s: &InferenceSetup,
+    full: f64,
+    rows: u64,
+    tun: &Tunables,
+) -> f64 {
     let ratio = dequant_bandwidth_ratio(s.engine, s.weights, tun);
-    if ratio >= 1.0 || full <= 0.0 {
+    let streamed = streamed_bits_factor(s.engine, s.weights, rows);
+    if (ratio >= 1.0 && streamed == 1.0) || full <= 0.0 {
         return 1.0;
     }
     let quantised = b.linear_params() as f64 * s.weights.bits() / 8.0;
     let share = (quantised / s.tp.max(1) as f64 / full).clamp(0.0, 1.0);
-    1.0 + share * (streamed_bits_factor(s.engine, s.weights) / ratio - 1.0)
+    1.0 + share * (streamed / ratio.min(1.0) - 1.0)
 }
 
 /// Latency of one all-reduce of a small message among `tp` GPUs of one node: one-shot
@@ -1450,7 +1516,7 @@ pub fn latency(
     let full_weights = setup_weight_bytes(m, s).0;
     let layers = t.decoder_layers() as f64;
     let eff = tun.prefill_efficiency * dtype_derate(s, tun);
-    let read_factor = weight_read_factor(&b, s, full_weights, tun);
+    let read_factor = weight_read_factor(&b, s, full_weights, s.input_tokens, tun);
     let decode_weights = (full_weights - embedding_table_bytes(&b, s)).max(0.0);
     let rank_params = (b.total as f64 / s.tp.max(1) as f64).max(1.0);
     let steps = Steps {
@@ -1466,7 +1532,7 @@ pub fn latency(
         layers,
         eff,
         decode_weights,
-        read_factor: weight_read_factor(&b, s, decode_weights, tun),
+        read_factor: weight_read_factor(&b, s, decode_weights, s.batch, tun),
         comm_lat: Seconds(allreduce_latency(gpu, s, tun) * tp_allreduces_per_layer(t, s) * layers),
         layer_lat: Seconds(tun.layer_overhead_s * layer_kernel_units(t)),
         weight_bytes: full_weights * read_factor / rank_params,

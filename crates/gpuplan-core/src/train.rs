@@ -27,7 +27,7 @@ use crate::timeline::{step_timeline, StepBuffers, Timeline};
 use crate::units::{Bandwidth, Bytes, FlopRate, Flops, Seconds};
 use crate::workload::{
     AttentionImpl, BaseWeights, Framework, Optimizer, Precision, Recompute, TrainingSetup,
-    FUSED_QKV,
+    WeightFormat, FUSED_QKV,
 };
 use serde::Serialize;
 
@@ -130,9 +130,62 @@ pub struct StateBytes {
 /// gpt-oss fine-tuning recipe loads with `Mxfp4Config(dequantize=True)` (bf16 experts), and
 /// the estimate sizes the base weights as the task stores them (16-bit; QLoRA's NF4 re-quantized
 /// from bf16), as the training formulas do. The note says so.
-pub fn dequantized_checkpoint(m: &crate::model::ModelSpec) -> Option<Msg> {
+///
+/// A bitsandbytes checkpoint under QLoRA is the exception: it is what QLoRA loads (transformers
+/// reads the stored 4-bit or int8 `quantization_config` as is), so the base is sized as stored
+/// ([`checkpoint_base`]) and the note says that instead. A checkpoint whose `quant_method`
+/// gpuplan does not read ([`crate::model::ModelSpec::checkpoint_unread`]) is sized at the job's
+/// precision, and the note names the method.
+pub fn dequantized_checkpoint(
+    m: &crate::model::ModelSpec,
+    setup: &crate::workload::TrainingSetup,
+) -> Option<Msg> {
+    if let Some(method) = &m.checkpoint_unread {
+        return Some(Msg::new("warn-train-unread-checkpoint").arg("method", method.as_str()));
+    }
     let f = m.checkpoint.filter(|f| f.bits() < 16.0)?;
+    let bnb = matches!(f, WeightFormat::Bnb4 { .. } | WeightFormat::Bnb8 { .. });
+    if bnb && checkpoint_base(m, setup).is_some_and(|b| setup.base_weights() == b) {
+        let bits = format!("{:.3}", setup.base_weights().bits());
+        return Some(
+            Msg::new("warn-train-bnb-base")
+                .arg("weights", f.name())
+                .arg("bits", bits),
+        );
+    }
     Some(Msg::new("warn-train-dequantized").arg("weights", f.name()))
+}
+
+/// The QLoRA base a bitsandbytes checkpoint stores: 4-bit with double quantisation →
+/// [`BaseWeights::Nf4`] (4.127 bits), without → [`BaseWeights::Nf4NoDq`] (4.5), LLM.int8() →
+/// [`BaseWeights::Int8`]; `None` for another task or checkpoint. Applied where the base is not
+/// given (`lora.base`), by `estimate` and `plan` ([`adopt_checkpoint_base`]).
+pub fn checkpoint_base(
+    m: &crate::model::ModelSpec,
+    setup: &crate::workload::TrainingSetup,
+) -> Option<BaseWeights> {
+    if setup.task != crate::workload::TrainTask::Qlora {
+        return None;
+    }
+    match m.checkpoint? {
+        WeightFormat::Bnb4 { double_quant, .. } => Some(if double_quant {
+            BaseWeights::Nf4
+        } else {
+            BaseWeights::Nf4NoDq
+        }),
+        WeightFormat::Bnb8 { .. } => Some(BaseWeights::Int8),
+        _ => None,
+    }
+}
+
+/// Sets a QLoRA job's unset `lora.base` to the bitsandbytes checkpoint's ([`checkpoint_base`]).
+pub fn adopt_checkpoint_base(
+    setup: &mut crate::workload::TrainingSetup,
+    m: &crate::model::ModelSpec,
+) {
+    if setup.lora.base.is_none() {
+        setup.lora.base = checkpoint_base(m, setup);
+    }
 }
 
 /// Per-parameter state bytes for trainable weights.

@@ -1371,6 +1371,44 @@ pub enum WeightFormat {
     /// router, embeddings, lm_head). vLLM's `Mxfp4Config` quantizes `FusedMoE` layers only
     /// (`LinearBase` → `UnquantizedLinearMethod`, vllm/model_executor/layers/quantization/mxfp4.py).
     Mxfp4,
+    /// A bitsandbytes 4-bit checkpoint (`quantization_config.quant_method = "bitsandbytes"`,
+    /// `load_in_4bit`; NF4 or FP4 store the same bytes): two 4-bit values per byte and one fp32
+    /// absmax per [`BNB4_BLOCK`] weights; with `double_quant` the absmax are 8-bit with one fp32
+    /// constant per [`BNB4_DQ_BLOCK`] blocks (bitsandbytes 0.49.2 functional.py `quantize_4bit`,
+    /// lines 886-960). `packed_uint8`: `bnb_4bit_quant_storage` is uint8 (the default; vLLM's and
+    /// SGLang's `BitsAndBytesConfig` refuse any other storage dtype).
+    Bnb4 {
+        double_quant: bool,
+        #[serde(default = "packed_uint8_default")]
+        packed_uint8: bool,
+    },
+    /// A bitsandbytes LLM.int8() checkpoint (`load_in_8bit`): int8 weights and one fp32 scale
+    /// (`SCB`) per output row of `row` weights (bitsandbytes 0.49.2 functional.py
+    /// `int8_vectorwise_quant`, nn/modules.py `Int8Params`).
+    Bnb8 {
+        row: u64,
+    },
+}
+
+fn packed_uint8_default() -> bool {
+    true
+}
+
+/// Weights per bitsandbytes 4-bit absmax block: `quantize_4bit`'s default `blocksize = 64`
+/// (bitsandbytes 0.49.2 functional.py line 920), what transformers' `Linear4bit` uses.
+pub const BNB4_BLOCK: f64 = 64.0;
+/// Absmax values per second-level block under double quantisation: `quantize_blockwise(_absmax -
+/// offset, blocksize=256)` (bitsandbytes 0.49.2 functional.py line 935).
+pub const BNB4_DQ_BLOCK: f64 = 256.0;
+
+/// Bits of one bitsandbytes 4-bit weight: 4 + 32/64 = 4.5 with fp32 absmax; with double
+/// quantisation 4 + 8/64 + 32/(64 × 256) = 4.127 (QLoRA paper §3: 0.127 bits of constants).
+pub fn bnb4_bits(double_quant: bool) -> f64 {
+    if double_quant {
+        4.0 + 8.0 / BNB4_BLOCK + 32.0 / (BNB4_BLOCK * BNB4_DQ_BLOCK)
+    } else {
+        4.0 + 32.0 / BNB4_BLOCK
+    }
 }
 
 /// Bits of one MXFP4 weight: a 4-bit E2M1 element plus its block's 8-bit E8M0 scale shared by
@@ -1391,6 +1429,9 @@ impl WeightFormat {
             WeightFormat::Int4 { group } => 4.0 + 20.0 / group.max(1) as f64,
             WeightFormat::Bits { bits_per_weight } => bits_per_weight,
             WeightFormat::Mxfp4 => MXFP4_BITS,
+            WeightFormat::Bnb4 { double_quant, .. } => bnb4_bits(double_quant),
+            // One fp32 row scale per `row` int8 weights.
+            WeightFormat::Bnb8 { row } => 8.0 + 32.0 / row.max(1) as f64,
         }
     }
     /// Whether the format applies to the routed experts only, every other linear staying
@@ -1409,6 +1450,8 @@ impl WeightFormat {
                 | WeightFormat::Int4 { .. }
                 | WeightFormat::Bits { .. }
                 | WeightFormat::Mxfp4
+                | WeightFormat::Bnb4 { .. }
+                | WeightFormat::Bnb8 { .. }
         )
     }
     pub fn name(self) -> String {
@@ -1421,6 +1464,11 @@ impl WeightFormat {
             WeightFormat::Int4 { group } => format!("int4-g{group}"),
             WeightFormat::Bits { bits_per_weight } => format!("{bits_per_weight} bpw"),
             WeightFormat::Mxfp4 => "mxfp4".into(),
+            WeightFormat::Bnb4 {
+                double_quant: true, ..
+            } => "bnb-4bit-dq".into(),
+            WeightFormat::Bnb4 { .. } => "bnb-4bit".into(),
+            WeightFormat::Bnb8 { .. } => "bnb-8bit".into(),
         }
     }
 }
@@ -1686,6 +1734,13 @@ impl WeightFormat {
                 1.0,
                 32.0,
                 "bits per weight between 1 and 32 (GGUF Q4_K ≈ 4.5)",
+            ),
+            WeightFormat::Bnb8 { row } => check_int(
+                "weights.row",
+                row,
+                1,
+                MAX_QUANT_GROUP,
+                "int8 weights per fp32 row scale (the linear's input features), e.g. 4096",
             ),
             _ => Ok(()),
         }

@@ -48,6 +48,7 @@ fn opaque(params: f64) -> ModelSpec {
         notes: None,
         warnings: vec![],
         checkpoint: None,
+        checkpoint_unread: None,
     }
 }
 

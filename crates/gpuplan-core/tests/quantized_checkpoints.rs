@@ -175,12 +175,13 @@ fn mxfp4_runs_where_the_engines_have_kernels() {
 #[test]
 fn training_says_the_checkpoint_is_dequantized() {
     let m = model("gpt-oss-20b", OSS_20B);
-    let note = gpuplan_core::train::dequantized_checkpoint(&m).expect("note");
+    let setup = gpuplan_core::workload::TrainingSetup::default();
+    let note = gpuplan_core::train::dequantized_checkpoint(&m, &setup).expect("note");
     let text = note.render(gpuplan_core::i18n::Lang::En);
     assert!(
         text.contains("mxfp4") && text.contains("dequantize=True"),
         "{text}"
     );
     let plain = OSS_20B.replace("\"quantization_config\"", "\"quantization_config_unused\"");
-    assert!(gpuplan_core::train::dequantized_checkpoint(&model("p", &plain)).is_none());
+    assert!(gpuplan_core::train::dequantized_checkpoint(&model("p", &plain), &setup).is_none());
 }

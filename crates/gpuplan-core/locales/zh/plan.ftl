@@ -218,3 +218,5 @@ billing-monthly-only = 仅包月：每节点按整{ $months ->
 billing-consecutive-periods = 每节点按 { $parts } 个月连续购买，每段到期时续费（该云 API 接受的最长时长为 { $longest } 个月）
 bind-unpriced-billing-left-out = { $n } 个方案的规格在目录中没有{ $billing }价格，在指定 --billing 时无法核对预算，已排除（可用 `gpuplan catalog import` 导入该价格，或用 `--billing auto`）
 warn-train-dequantized = 检查点以 { $weights } 发布（其配置中的 quantization_config）；训练时会反量化为 bf16 加载（transformers 对 MXFP4 使用 Mxfp4Config(dequantize=True)），因此基座权重按任务的存储方式估算（16 位；QLoRA 将 bf16 权重重新量化为 NF4），而非按 { $weights }
+warn-train-unread-checkpoint = 检查点的 quantization_config.quant_method 为 { $method }，gpuplan 不读取该格式；权重按任务加载的方式估算（按其精度，即反量化后；QLoRA 的基座按从 16 位重新量化的 NF4），而非按存储格式
+warn-train-bnb-base = 检查点以 { $weights } 权重发布（bitsandbytes，见其配置中的 quantization_config），这正是 QLoRA 加载的格式：冻结基座按存储方式估算，每个权重 { $bits } 位

@@ -294,7 +294,11 @@ pub fn from_hf_value(name: &str, v: &Value, sources: Vec<String>) -> Result<Mode
     let mut m = model_of(name, v, sources)?;
     if let Some(obj) = v.as_object() {
         let hidden = m.transformer().map_or(0, |t| t.hidden);
-        m.checkpoint = super::quant::checkpoint_format(obj, hidden)?;
+        match super::quant::checkpoint_format(obj, hidden)? {
+            super::quant::Stored::Sixteen => {}
+            super::quant::Stored::Format(f) => m.checkpoint = Some(f),
+            super::quant::Stored::Unread(method) => m.checkpoint_unread = Some(method),
+        }
     }
     Ok(m)
 }
@@ -386,6 +390,7 @@ fn model_of(name: &str, v: &Value, sources: Vec<String>) -> Result<ModelSpec, Co
         notes: None,
         warnings,
         checkpoint: None,
+        checkpoint_unread: None,
     })
 }
 

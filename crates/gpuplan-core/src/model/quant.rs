@@ -3,9 +3,12 @@
 //!
 //! Read: `mxfp4` (gpt-oss: routed experts MXFP4, the rest bf16), `fp8` (DeepSeek-V3 and the
 //! Qwen3-*-FP8 releases: e4m3 weights with one fp32 scale per `weight_block_size` block),
-//! `awq` / `gptq` (`bits`, `group_size`) and `compressed-tensors` (`config_groups.*.weights`:
-//! `num_bits`, `type`, `group_size`). Any other method is refused naming the key: sizing such a
-//! checkpoint at 16 bits would be a silent wrong answer.
+//! `awq` / `gptq` (`bits`, `group_size`), `compressed-tensors` (`config_groups.*.weights`:
+//! `num_bits`, `type`, `group_size`) and `bitsandbytes` (transformers' serialised
+//! `BitsAndBytesConfig`: `load_in_4bit` / `load_in_8bit`, `bnb_4bit_use_double_quant`,
+//! `bnb_4bit_quant_storage`). Any other method is [`Stored::Unread`]: training proceeds at the
+//! job's precision with a note, serving needs an explicit `weights` (never sized at 16 bits
+//! silently).
 
 use crate::error::CoreError;
 use crate::i18n::Msg;
@@ -13,17 +16,32 @@ use crate::workload::WeightFormat;
 use serde_json::{Map, Value};
 
 /// The `quant_method` values read here.
-pub const KNOWN_METHODS: &[&str] = &["mxfp4", "fp8", "awq", "gptq", "compressed-tensors"];
+pub const KNOWN_METHODS: &[&str] = &[
+    "mxfp4",
+    "fp8",
+    "awq",
+    "gptq",
+    "compressed-tensors",
+    "bitsandbytes",
+];
 
-/// The checkpoint's format from `quantization_config`; `None` without one. `in_features` (the
-/// hidden size) is the group of a per-channel int checkpoint (`group_size` -1 or null: one scale
-/// per output row of `in_features` weights).
-pub fn checkpoint_format(
-    obj: &Map<String, Value>,
-    in_features: u64,
-) -> Result<Option<WeightFormat>, CoreError> {
+/// What a config says about its checkpoint's stored weights.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stored {
+    /// No `quantization_config`: 16-bit.
+    Sixteen,
+    /// A format gpuplan reads.
+    Format(WeightFormat),
+    /// A `quant_method` gpuplan does not read (its name).
+    Unread(String),
+}
+
+/// The checkpoint's format from `quantization_config`. `in_features` (the hidden size) is the
+/// group of a per-channel int checkpoint (`group_size` -1 or null: one scale per output row of
+/// `in_features` weights) and the row of an LLM.int8() checkpoint.
+pub fn checkpoint_format(obj: &Map<String, Value>, in_features: u64) -> Result<Stored, CoreError> {
     let Some(qc) = obj.get("quantization_config").filter(|v| !v.is_null()) else {
-        return Ok(None);
+        return Ok(Stored::Sixteen);
     };
     let Some(qc) = qc.as_object() else {
         return Err(CoreError::invalid_msg(
@@ -38,21 +56,19 @@ pub fn checkpoint_format(
             fields: vec!["quantization_config.quant_method".into()],
         });
     };
-    match method {
-        "mxfp4" => Ok(Some(WeightFormat::Mxfp4)),
-        "fp8" => fp8_blocks(qc).map(|()| Some(WeightFormat::Fp8)),
+    let format = match method {
+        "mxfp4" => WeightFormat::Mxfp4,
+        "fp8" => fp8_blocks(qc).map(|()| WeightFormat::Fp8)?,
         "awq" | "gptq" => {
             let bits = qc.get("bits").or_else(|| qc.get("w_bit"));
             let group = qc.get("group_size").or_else(|| qc.get("q_group_size"));
-            int_format("quantization_config.bits", bits, group, in_features).map(Some)
+            int_format("quantization_config.bits", bits, group, in_features)?
         }
-        "compressed-tensors" => compressed_tensors(qc, in_features).map(Some),
-        other => Err(CoreError::invalid_msg(
-            "quantization_config.quant_method",
-            other,
-            Msg::new("fix-quant-method").arg("known", KNOWN_METHODS.join(", ")),
-        )),
-    }
+        "compressed-tensors" => compressed_tensors(qc, in_features)?,
+        "bitsandbytes" => bitsandbytes(qc, in_features)?,
+        other => return Ok(Stored::Unread(other.to_string())),
+    };
+    Ok(Stored::Format(format))
 }
 
 fn short(v: &Value) -> String {
@@ -120,6 +136,77 @@ fn int_format(
     }
 }
 
+/// A boolean key of `quantization_config`: absent or null is `false`; anything but a boolean
+/// is refused naming the key.
+fn flag(qc: &Map<String, Value>, key: &str) -> Result<bool, CoreError> {
+    match qc.get(key).filter(|v| !v.is_null()) {
+        None => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(v) => Err(CoreError::invalid_msg(
+            &format!("quantization_config.{key}"),
+            short(v),
+            Msg::new("fix-quant-bool"),
+        )),
+    }
+}
+
+/// transformers' serialised `BitsAndBytesConfig` (`to_dict` writes `load_in_4bit`,
+/// `load_in_8bit`, `bnb_4bit_quant_type`, `bnb_4bit_use_double_quant`, `bnb_4bit_quant_storage`,
+/// `llm_int8_skip_modules`, ...). Exactly one of `load_in_4bit` / `load_in_8bit` is true (as
+/// transformers requires); 4-bit → [`WeightFormat::Bnb4`] (NF4 and FP4 store the same bytes),
+/// 8-bit → [`WeightFormat::Bnb8`] with one fp32 scale per row of `in_features`. The modules
+/// transformers leaves unconverted (`lm_head`, embeddings, norms: not `nn.Linear`, or the output
+/// embedding kept by `get_keys_to_not_convert`) are 16-bit here as for every weight-only format
+/// ([`WeightFormat::keeps_embeddings_16bit`]).
+fn bitsandbytes(qc: &Map<String, Value>, in_features: u64) -> Result<WeightFormat, CoreError> {
+    let four = flag(qc, "load_in_4bit")?;
+    let eight = flag(qc, "load_in_8bit")?;
+    if four == eight {
+        let v = format!("load_in_4bit={four}, load_in_8bit={eight}");
+        return Err(CoreError::invalid_msg(
+            "quantization_config.load_in_4bit",
+            v,
+            Msg::new("fix-quant-bnb-bits"),
+        ));
+    }
+    skip_modules(qc)?;
+    if eight {
+        return Ok(WeightFormat::Bnb8 {
+            row: in_features.max(1),
+        });
+    }
+    let kind = qc.get("bnb_4bit_quant_type").filter(|v| !v.is_null());
+    if let Some(k) = kind.filter(|k| !matches!(k.as_str(), Some("nf4" | "fp4"))) {
+        return Err(CoreError::invalid_msg(
+            "quantization_config.bnb_4bit_quant_type",
+            short(k),
+            Msg::new("fix-quant-bnb-type"),
+        ));
+    }
+    let storage = qc.get("bnb_4bit_quant_storage").filter(|v| !v.is_null());
+    Ok(WeightFormat::Bnb4 {
+        double_quant: flag(qc, "bnb_4bit_use_double_quant")?,
+        packed_uint8: storage.is_none_or(|v| v.as_str() == Some("uint8")),
+    })
+}
+
+/// `llm_int8_skip_modules`, when given, is a list of module names.
+fn skip_modules(qc: &Map<String, Value>) -> Result<(), CoreError> {
+    let Some(v) = qc.get("llm_int8_skip_modules").filter(|v| !v.is_null()) else {
+        return Ok(());
+    };
+    let ok = v.as_array().is_some_and(|a| a.iter().all(Value::is_string));
+    if ok {
+        Ok(())
+    } else {
+        Err(CoreError::invalid_msg(
+            "quantization_config.llm_int8_skip_modules",
+            short(v),
+            Msg::new("fix-quant-skip-modules"),
+        ))
+    }
+}
+
 /// compressed-tensors (llm-compressor): every `config_groups` entry's `weights` scheme must give
 /// the same format; int → [`int_format`], float 8-bit → FP8. Float 4-bit (NVFP4) is refused.
 fn compressed_tensors(
@@ -168,9 +255,17 @@ fn compressed_tensors(
 mod tests {
     use super::*;
 
-    fn read(qc: &str) -> Result<Option<WeightFormat>, CoreError> {
+    fn stored(qc: &str) -> Result<Stored, CoreError> {
         let v: Value = serde_json::from_str(&format!("{{\"quantization_config\": {qc}}}")).unwrap();
         checkpoint_format(v.as_object().unwrap(), 4096)
+    }
+
+    fn read(qc: &str) -> Result<Option<WeightFormat>, CoreError> {
+        Ok(match stored(qc)? {
+            Stored::Format(f) => Some(f),
+            Stored::Sixteen => None,
+            Stored::Unread(m) => panic!("{m} unread"),
+        })
     }
 
     /// Each method's config as the releases write it.
@@ -219,8 +314,28 @@ mod tests {
             other => panic!("{qc}: {other:?}"),
         };
         assert_eq!(
-            field(r#"{"quant_method": "bitsandbytes", "load_in_4bit": true}"#),
-            "quantization_config.quant_method"
+            field(
+                r#"{"quant_method": "bitsandbytes", "load_in_4bit": true, "load_in_8bit": true}"#
+            ),
+            "quantization_config.load_in_4bit"
+        );
+        assert_eq!(
+            field(r#"{"quant_method": "bitsandbytes", "load_in_4bit": "yes"}"#),
+            "quantization_config.load_in_4bit"
+        );
+        assert_eq!(
+            field(
+                r#"{"quant_method": "bitsandbytes", "load_in_4bit": true,
+                "bnb_4bit_quant_type": "int4"}"#
+            ),
+            "quantization_config.bnb_4bit_quant_type"
+        );
+        assert_eq!(
+            field(
+                r#"{"quant_method": "bitsandbytes", "load_in_8bit": true,
+                "llm_int8_skip_modules": "lm_head"}"#
+            ),
+            "quantization_config.llm_int8_skip_modules"
         );
         assert_eq!(field(r#"{"bits": 4}"#), "quantization_config.quant_method");
         assert_eq!(
@@ -242,5 +357,62 @@ mod tests {
             field(nvfp4),
             "quantization_config.config_groups.g.weights.num_bits"
         );
+    }
+
+    /// transformers' serialised `BitsAndBytesConfig` (`to_dict()`), as the HF Hub's bnb
+    /// checkpoints carry it: 4-bit NF4 with double quantisation (unsloth's `*-bnb-4bit`, the
+    /// QLoRA recipe of PEFT/TRL), 4-bit FP4 without, and LLM.int8().
+    #[test]
+    fn bitsandbytes_configs_are_read() {
+        let nf4_dq = r#"{"_load_in_4bit": true, "_load_in_8bit": false,
+            "bnb_4bit_compute_dtype": "bfloat16", "bnb_4bit_quant_storage": "uint8",
+            "bnb_4bit_quant_type": "nf4", "bnb_4bit_use_double_quant": true,
+            "llm_int8_enable_fp32_cpu_offload": false, "llm_int8_has_fp16_weight": false,
+            "llm_int8_skip_modules": null, "llm_int8_threshold": 6.0, "load_in_4bit": true,
+            "load_in_8bit": false, "quant_method": "bitsandbytes"}"#;
+        let f = read(nf4_dq).unwrap().unwrap();
+        assert_eq!(
+            f,
+            WeightFormat::Bnb4 {
+                double_quant: true,
+                packed_uint8: true
+            }
+        );
+        // 4 bits + an 8-bit absmax per 64 + an fp32 constant per 256 blocks (QLoRA §3: 0.127).
+        assert!((f.bits() - 4.127).abs() < 0.001, "{}", f.bits());
+        // FP4 without double quantisation: one fp32 absmax per 64 weights, 4.5 bits.
+        let fp4 = r#"{"load_in_4bit": true, "bnb_4bit_quant_type": "fp4",
+            "quant_method": "bitsandbytes", "llm_int8_skip_modules": ["lm_head"]}"#;
+        let f = read(fp4).unwrap().unwrap();
+        assert_eq!(f.bits(), 4.5);
+        // FSDP-QLoRA's bf16 storage: the same bytes, not loadable by vLLM / SGLang.
+        let bf16_storage = r#"{"load_in_4bit": true, "bnb_4bit_quant_storage": "bfloat16",
+            "quant_method": "bitsandbytes"}"#;
+        assert!(matches!(
+            read(bf16_storage).unwrap(),
+            Some(WeightFormat::Bnb4 {
+                packed_uint8: false,
+                ..
+            })
+        ));
+        // LLM.int8(): int8 + one fp32 scale per row of 4096.
+        let int8 = r#"{"_load_in_4bit": false, "_load_in_8bit": true,
+            "bnb_4bit_compute_dtype": "bfloat16", "bnb_4bit_quant_storage": "uint8",
+            "bnb_4bit_quant_type": "fp4", "bnb_4bit_use_double_quant": false,
+            "llm_int8_skip_modules": null, "llm_int8_threshold": 6.0, "load_in_4bit": false,
+            "load_in_8bit": true, "quant_method": "bitsandbytes"}"#;
+        let f = read(int8).unwrap().unwrap();
+        assert_eq!(f, WeightFormat::Bnb8 { row: 4096 });
+        assert_eq!(f.bits(), 8.0 + 32.0 / 4096.0);
+    }
+
+    /// Another method is unread (named), not refused and not 16-bit.
+    #[test]
+    fn other_methods_are_unread() {
+        for m in ["hqq", "eetq", "quanto", "aqlm"] {
+            let qc = format!(r#"{{"quant_method": "{m}"}}"#);
+            assert_eq!(stored(&qc).unwrap(), Stored::Unread(m.into()));
+        }
+        assert_eq!(stored("null").unwrap(), Stored::Sixteen);
     }
 }

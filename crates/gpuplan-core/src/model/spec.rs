@@ -496,6 +496,11 @@ pub struct ModelSpec {
     /// preset (DeepSeek-V3/R1's FP8 is known by its `model_type`, `infer::native_format`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checkpoint: Option<crate::workload::WeightFormat>,
+    /// The `quantization_config.quant_method` of a checkpoint whose format gpuplan does not read
+    /// (hqq, eetq, quanto, aqlm, ...; model/quant.rs [`crate::model::quant::Stored::Unread`]):
+    /// training loads it at the job's precision with a note, serving needs explicit `weights`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint_unread: Option<String>,
 }
 
 impl ModelSpec {

@@ -347,6 +347,7 @@ pub fn compute(
         {
             note_line(lang, &note.render(lang));
         }
+        gpuplan_core::train::adopt_checkpoint_base(&mut r.training, &model);
     }
     // Whisper's note on training units (decoder tokens per sample) is not about serving.
     let serving = r.kind == JobKind::Inference;
@@ -355,7 +356,8 @@ pub fn compute(
             crate::render::model_warning(w);
         }
     }
-    if let Some(m) = gpuplan_core::train::dequantized_checkpoint(&model).filter(|_| !serving) {
+    let note = gpuplan_core::train::dequantized_checkpoint(&model, &r.training);
+    if let Some(m) = note.filter(|_| !serving) {
         note_line(lang, &m.render(lang));
     }
     // An image model has no KV cache nor tokens: `plan` serves it per image, the KV-cache
@@ -1265,6 +1267,7 @@ fn adapt_inference(
             .inference
             .as_ref()
             .is_some_and(|i| i.weights != WeightFormat::Bf16);
+    gpuplan_core::infer::check_checkpoint_read(model, pinned)?;
     if !pinned {
         shipped_weights(r, model, cluster, lang);
     }

@@ -427,6 +427,7 @@ fn train_job(
     if let Some(note) = gpuplan_core::workload::fit_seq_len(&mut t, model, explicit)? {
         eprintln!("{}{}", tx(lang, "note-prefix"), note.render(lang));
     }
+    gpuplan_core::train::adopt_checkpoint_base(&mut t, model);
     Ok(Job::Train {
         setup: t,
         global_batch: a.global_batch.or(file.global_batch),
@@ -608,8 +609,10 @@ pub fn model_warnings(req: &PlanRequest, lang: Lang) -> Vec<Msg> {
         .filter(|w| !(serving && w.starts_with(gpuplan_core::model::hf::WHISPER_UNITS_PREFIX)))
         .map(|w| Msg::new("warn-model-import").arg("text", render::parser_text(w, lang)))
         .collect();
-    if !serving {
-        out.extend(gpuplan_core::train::dequantized_checkpoint(&req.model));
+    if let gpuplan_core::plan::Job::Train { setup, .. } = &req.job {
+        out.extend(gpuplan_core::train::dequantized_checkpoint(
+            &req.model, setup,
+        ));
     }
     out
 }
