@@ -49,6 +49,7 @@ fn opaque(params: f64) -> ModelSpec {
         warnings: vec![],
         checkpoint: None,
         checkpoint_unread: None,
+        checkpoint_skipped: Vec::new(),
     }
 }
 

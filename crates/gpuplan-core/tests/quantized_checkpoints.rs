@@ -185,3 +185,109 @@ fn training_says_the_checkpoint_is_dequantized() {
     let plain = OSS_20B.replace("\"quantization_config\"", "\"quantization_config_unused\"");
     assert!(gpuplan_core::train::dequantized_checkpoint(&model("p", &plain), &setup).is_none());
 }
+
+const BNB4: &str = include_str!("fixtures/hf-quantized/llama-3-8b-bnb-4bit.json");
+
+/// A bitsandbytes 4-bit checkpoint (tests/fixtures/hf-quantized/README.md) is read as stored:
+/// NF4 with double quantisation, 4.127 bits per linear weight, embeddings and `lm_head` 16-bit
+/// (transformers converts `nn.Linear` layers only and keeps the output embedding).
+#[test]
+fn a_bnb_4bit_checkpoint_is_sized_as_stored() {
+    let m = model("llama-3-8b-bnb-4bit", BNB4);
+    let f = native_format(&m).expect("stored format");
+    assert!(matches!(
+        f,
+        WeightFormat::Bnb4 {
+            double_quant: true,
+            packed_uint8: true
+        }
+    ));
+    let stored = weight_bytes(&m, f, 1).0;
+    let bf16 = weight_bytes(&m, WeightFormat::Bf16, 1).0;
+    // Llama-3-8B: 6.98B linear weights at 4.127 bits + 2 × 525M embedding/head at 16 bits.
+    let b = gpuplan_core::model::param_breakdown(&m);
+    let linear = b.linear_params() as f64;
+    let expect = linear * 4.127 / 8.0 + (b.total as f64 - linear) * 2.0;
+    assert!(
+        (stored / expect - 1.0).abs() < 0.001,
+        "{stored} vs {expect}"
+    );
+    assert!(bf16 > 2.5 * stored, "{bf16} vs {stored}");
+}
+
+/// Which engines load a bitsandbytes checkpoint: vLLM and SGLang on CUDA from compute
+/// capability 7.0 (their `BitsAndBytesConfig.get_min_capability`), with uint8 storage only;
+/// TensorRT-LLM and the static engine never.
+#[test]
+fn bnb_runs_on_vllm_and_sglang_from_volta() {
+    let f = WeightFormat::Bnb4 {
+        double_quant: true,
+        packed_uint8: true,
+    };
+    let g = |id: &str| find_gpu(id).expect("gpu");
+    for id in ["t4", "v100-sxm2-32g", "a100-80g", "h100-sxm"] {
+        assert!(format_runs(Engine::Vllm, f, g(id)), "{id}");
+        assert!(format_runs(Engine::Sglang, f, g(id)), "{id}");
+        assert!(!format_runs(Engine::Trtllm, f, g(id)), "{id}");
+        assert!(!format_runs(Engine::Static, f, g(id)), "{id}");
+    }
+    assert!(!format_runs(Engine::Vllm, f, g("p100")));
+    let bf16_storage = WeightFormat::Bnb4 {
+        double_quant: true,
+        packed_uint8: false,
+    };
+    assert!(!format_runs(Engine::Vllm, bf16_storage, g("a100-80g")));
+    assert!(format_runs(
+        Engine::Vllm,
+        WeightFormat::Bnb8 { row: 4096 },
+        g("a100-80g")
+    ));
+}
+
+/// Decode under vLLM: one row streams the 4-bit weights (bitsandbytes `gemv_4bit`), so batch 1
+/// is faster than bf16; more rows dequantize each weight to 16 bits before the GEMM
+/// (`MatMul4Bit`), so at batch 32 the 4-bit checkpoint decodes slower than bf16.
+#[test]
+fn bnb_decode_streams_one_row_and_dequantizes_more() {
+    let m = model("llama-3-8b-bnb-4bit", BNB4);
+    let f = native_format(&m).expect("stored format");
+    let g = find_gpu("a100-80g").expect("gpu");
+    let tpot = |w: WeightFormat, batch: u64| {
+        let s = InferenceSetup { batch, ..setup(w) };
+        latency(&m, &s, g, &Tunables::default())
+            .expect("latency")
+            .time_per_token
+            .0
+    };
+    assert!(tpot(f, 1) < 0.5 * tpot(WeightFormat::Bf16, 1));
+    assert!(tpot(f, 32) > 1.5 * tpot(WeightFormat::Bf16, 32));
+}
+
+/// QLoRA on a bitsandbytes checkpoint takes its base as stored; a full fine-tune loads it
+/// dequantized; an unread method is named in the note.
+#[test]
+fn training_on_a_bnb_checkpoint() {
+    use gpuplan_core::workload::{BaseWeights, TrainTask, TrainingSetup};
+    let m = model("llama-3-8b-bnb-4bit", BNB4);
+    let mut q = TrainingSetup {
+        task: TrainTask::Qlora,
+        ..TrainingSetup::default()
+    };
+    gpuplan_core::train::adopt_checkpoint_base(&mut q, &m);
+    assert_eq!(q.lora.base, Some(BaseWeights::Nf4));
+    let note = gpuplan_core::train::dequantized_checkpoint(&m, &q).expect("note");
+    assert!(note
+        .render(gpuplan_core::i18n::Lang::En)
+        .contains("what QLoRA loads"));
+    let full = TrainingSetup::default();
+    let note = gpuplan_core::train::dequantized_checkpoint(&m, &full).expect("note");
+    assert!(note
+        .render(gpuplan_core::i18n::Lang::En)
+        .contains("dequantized"));
+    let hqq = BNB4.replace("\"bitsandbytes\"", "\"hqq\"");
+    let m = model("hqq", &hqq);
+    assert_eq!(m.checkpoint, None);
+    assert_eq!(m.checkpoint_unread.as_deref(), Some("hqq"));
+    let note = gpuplan_core::train::dequantized_checkpoint(&m, &full).expect("note");
+    assert!(note.render(gpuplan_core::i18n::Lang::En).contains("hqq"));
+}

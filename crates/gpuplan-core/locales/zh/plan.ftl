@@ -220,3 +220,4 @@ bind-unpriced-billing-left-out = { $n } 个方案的规格在目录中没有{ $b
 warn-train-dequantized = 检查点以 { $weights } 发布（其配置中的 quantization_config）；训练时会反量化为 bf16 加载（transformers 对 MXFP4 使用 Mxfp4Config(dequantize=True)），因此基座权重按任务的存储方式估算（16 位；QLoRA 将 bf16 权重重新量化为 NF4），而非按 { $weights }
 warn-train-unread-checkpoint = 检查点的 quantization_config.quant_method 为 { $method }，gpuplan 不读取该格式；权重按任务加载的方式估算（按其精度，即反量化后；QLoRA 的基座按从 16 位重新量化的 NF4），而非按存储格式
 warn-train-bnb-base = 检查点以 { $weights } 权重发布（bitsandbytes，见其配置中的 quantization_config），这正是 QLoRA 加载的格式：冻结基座按存储方式估算，每个权重 { $bits } 位
+warn-bnb-skipped-linears = 检查点的 llm_int8_skip_modules 将 { $count } 个解码器模块保留为 16 位（{ $modules }）；gpuplan 按检查点的位数估算所有解码器线性层，因此这些权重被低估

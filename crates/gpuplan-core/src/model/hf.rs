@@ -299,6 +299,7 @@ pub fn from_hf_value(name: &str, v: &Value, sources: Vec<String>) -> Result<Mode
             super::quant::Stored::Format(f) => m.checkpoint = Some(f),
             super::quant::Stored::Unread(method) => m.checkpoint_unread = Some(method),
         }
+        m.checkpoint_skipped = super::quant::skipped_linears(obj);
     }
     Ok(m)
 }
@@ -391,6 +392,7 @@ fn model_of(name: &str, v: &Value, sources: Vec<String>) -> Result<ModelSpec, Co
         warnings,
         checkpoint: None,
         checkpoint_unread: None,
+        checkpoint_skipped: Vec::new(),
     })
 }
 

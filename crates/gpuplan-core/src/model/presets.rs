@@ -112,6 +112,7 @@ fn preset_from_row(row: PresetRow) -> Result<Preset, CoreError> {
                 warnings: Vec::new(),
                 checkpoint: None,
                 checkpoint_unread: None,
+                checkpoint_skipped: Vec::new(),
             }
         }
         _ => {

@@ -207,6 +207,61 @@ fn skip_modules(qc: &Map<String, Value>) -> Result<(), CoreError> {
     }
 }
 
+/// Names in `llm_int8_skip_modules` that address decoder-layer linears: a `layers.<n>` path or a
+/// projection / block name. Those gpuplan already keeps 16-bit are not listed: `lm_head`, the
+/// embeddings, routers (`mlp.gate`), vision towers and projectors (outside the quantised decoder
+/// linears, `infer::quantized_params`).
+pub const DECODER_LINEAR_NAMES: &[&str] = &[
+    "q_proj",
+    "k_proj",
+    "v_proj",
+    "o_proj",
+    "qkv_proj",
+    "gate_proj",
+    "up_proj",
+    "down_proj",
+    "self_attn",
+    "mlp",
+    "experts",
+    "layers.",
+];
+
+/// A bitsandbytes checkpoint's `llm_int8_skip_modules` entries that keep decoder-layer linears
+/// 16-bit ([`DECODER_LINEAR_NAMES`]; `mlp.gate`, a router, excepted): gpuplan sizes every decoder
+/// linear at the checkpoint's bits, so these are named in a note rather than modelled.
+pub fn skipped_linears(obj: &Map<String, Value>) -> Vec<String> {
+    let qc = obj.get("quantization_config").and_then(Value::as_object);
+    let Some(qc) =
+        qc.filter(|q| q.get("quant_method").and_then(Value::as_str) == Some("bitsandbytes"))
+    else {
+        return Vec::new();
+    };
+    let names = qc.get("llm_int8_skip_modules").and_then(Value::as_array);
+    names
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .filter(|n| !n.ends_with("mlp.gate") && !n.ends_with(".router"))
+        .filter(|n| DECODER_LINEAR_NAMES.iter().any(|d| n.contains(d)))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The note on [`skipped_linears`] (`warn-bnb-skipped-linears`), naming up to four entries and
+/// the count.
+pub fn skipped_linears_note(m: &crate::model::ModelSpec) -> Option<Msg> {
+    let s = &m.checkpoint_skipped;
+    if s.is_empty() {
+        return None;
+    }
+    let shown: Vec<&str> = s.iter().take(4).map(String::as_str).collect();
+    Some(
+        Msg::new("warn-bnb-skipped-linears")
+            .arg("modules", shown.join(", "))
+            .arg("count", s.len().to_string()),
+    )
+}
+
 /// compressed-tensors (llm-compressor): every `config_groups` entry's `weights` scheme must give
 /// the same format; int → [`int_format`], float 8-bit → FP8. Float 4-bit (NVFP4) is refused.
 fn compressed_tensors(
@@ -414,5 +469,25 @@ mod tests {
             assert_eq!(stored(&qc).unwrap(), Stored::Unread(m.into()));
         }
         assert_eq!(stored("null").unwrap(), Stored::Sixteen);
+    }
+
+    /// `llm_int8_skip_modules` entries naming decoder-layer linears (as unsloth's dynamic quants
+    /// write them) are kept for the note; lm_head, projectors and routers are already 16-bit.
+    #[test]
+    fn skipped_decoder_linears_are_listed() {
+        let v: Value = serde_json::from_str(
+            r#"{"quantization_config": {"quant_method": "bitsandbytes", "load_in_4bit": true,
+            "llm_int8_skip_modules": ["lm_head", "multi_modal_projector", "merger",
+            "model.layers.0.mlp.gate", "model.layers.1.mlp", "model.layers.3.self_attn.o_proj"]}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            skipped_linears(v.as_object().unwrap()),
+            vec!["model.layers.1.mlp", "model.layers.3.self_attn.o_proj"]
+        );
+        let none: Value =
+            serde_json::from_str(r#"{"quantization_config": {"quant_method": "bitsandbytes"}}"#)
+                .unwrap();
+        assert!(skipped_linears(none.as_object().unwrap()).is_empty());
     }
 }

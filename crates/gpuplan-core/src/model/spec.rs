@@ -501,6 +501,11 @@ pub struct ModelSpec {
     /// training loads it at the job's precision with a note, serving needs explicit `weights`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checkpoint_unread: Option<String>,
+    /// `llm_int8_skip_modules` entries of a bitsandbytes checkpoint that name decoder-layer
+    /// linears (unsloth's dynamic quants keep single layers 16-bit): not modelled, sized at the
+    /// checkpoint's bits, and named in a note ([`crate::model::quant::skipped_linears_note`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checkpoint_skipped: Vec<String>,
 }
 
 impl ModelSpec {

@@ -356,6 +356,9 @@ pub fn compute(
             crate::render::model_warning(w);
         }
     }
+    if let Some(m) = gpuplan_core::model::quant::skipped_linears_note(&model) {
+        note_line(lang, &m.render(lang));
+    }
     let note = gpuplan_core::train::dequantized_checkpoint(&model, &r.training);
     if let Some(m) = note.filter(|_| !serving) {
         note_line(lang, &m.render(lang));

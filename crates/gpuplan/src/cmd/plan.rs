@@ -609,6 +609,7 @@ pub fn model_warnings(req: &PlanRequest, lang: Lang) -> Vec<Msg> {
         .filter(|w| !(serving && w.starts_with(gpuplan_core::model::hf::WHISPER_UNITS_PREFIX)))
         .map(|w| Msg::new("warn-model-import").arg("text", render::parser_text(w, lang)))
         .collect();
+    out.extend(gpuplan_core::model::quant::skipped_linears_note(&req.model));
     if let gpuplan_core::plan::Job::Train { setup, .. } = &req.job {
         out.extend(gpuplan_core::train::dequantized_checkpoint(
             &req.model, setup,
