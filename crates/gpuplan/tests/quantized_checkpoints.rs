@@ -134,23 +134,29 @@ fn vllm_serves_the_bnb_checkpoint_as_stored() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stdout(&o).contains("bf16 weights"), "{}", stdout(&o));
     assert!(stderr(&o).contains("bnb-4bit-dq"), "{}", stderr(&o));
-    // Asked for on TensorRT-LLM, the stored format is refused naming `weights`.
-    let o = run(&[
-        "plan",
-        "--model-config",
-        BNB4,
-        "--task",
-        "inference",
-        "--engine",
-        "trtllm",
-        "--gpu",
-        "a100",
-        "--format",
-        "json",
-    ]);
-    let v = json(&o);
-    let text = v.to_string();
-    assert!(!text.contains("\"bnb4\""), "{text}");
+    // `plan` offers the stored format under vLLM, and only the 16-bit copy under TensorRT-LLM.
+    let plan = |engine: &str| {
+        let o = run(&[
+            "plan",
+            "--model-config",
+            BNB4,
+            "--task",
+            "inference",
+            "--engine",
+            engine,
+            "--gpu",
+            "a100",
+            "--format",
+            "json",
+        ]);
+        json(&o).to_string()
+    };
+    assert!(plan("vllm").contains("\"format\":\"bnb4\""));
+    let trt = plan("trtllm");
+    assert!(
+        !trt.contains("\"bnb4\"") && trt.contains("\"format\":\"bf16\""),
+        "{trt}"
+    );
 }
 
 /// A `quant_method` gpuplan does not read: training proceeds with a note naming it; serving is
