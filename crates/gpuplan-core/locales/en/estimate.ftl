@@ -196,5 +196,5 @@ est-timeline-sep = ,{" "}
 # A request of a model given by totals (audit r8 #17).
 est-unit-image-generated = one generated image, its whole denoising loop
 est-unit-forward-pass = one forward pass
-est-serve-dequantized = the checkpoint ships { $weights } (its config's quantization_config), which { $engine } cannot run on { $gpu }: sized at 16 bits, a dequantized copy (transformers' Mxfp4Config(dequantize=True), or a 16-bit release of the model)
+est-serve-dequantized = the checkpoint ships { $weights } (its config's quantization_config), which { $engine } cannot run on { $gpu }: sized at 16 bits, a dequantized copy (transformers' Mxfp4Config(dequantize=True) for MXFP4, model.dequantize() for bitsandbytes, or a 16-bit release of the model)
 est-serve-dequantized-fp8 = the checkpoint ships { $weights } (its config's quantization_config), which { $engine } cannot load on { $gpu } (no FP8 units, and no W8A16 FP8 Marlin path: vLLM and SGLang on CUDA Ampere and newer only): sized at 16 bits, a dequantized copy (a 16-bit release of the model)

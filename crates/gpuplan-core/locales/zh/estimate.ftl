@@ -195,5 +195,5 @@ est-timeline-sep = ，
 # A request of a model given by totals (audit r8 #17).
 est-unit-image-generated = 生成一张图像（整个去噪循环）
 est-unit-forward-pass = 一次前向计算
-est-serve-dequantized = 检查点以 { $weights } 发布（其配置中的 quantization_config），{ $engine } 无法在 { $gpu } 上运行该格式：按 16 位估算，即反量化后的副本（transformers 的 Mxfp4Config(dequantize=True)，或该模型的 16 位版本）
+est-serve-dequantized = 检查点以 { $weights } 发布（其配置中的 quantization_config），{ $engine } 无法在 { $gpu } 上运行该格式：按 16 位估算，即反量化后的副本（MXFP4 用 transformers 的 Mxfp4Config(dequantize=True)，bitsandbytes 用 model.dequantize()，或该模型的 16 位版本）
 est-serve-dequantized-fp8 = 检查点以 { $weights } 发布（其配置中的 quantization_config），{ $engine } 无法在 { $gpu } 上加载该格式（没有 FP8 计算单元，也没有 W8A16 的 FP8 Marlin 路径：仅 vLLM 和 SGLang 在 CUDA Ampere 及更新的 GPU 上有）：按 16 位估算，即反量化后的副本（该模型的 16 位版本）
