@@ -205,15 +205,11 @@ fn decode_reads_the_backends_padded_experts() {
     };
     let marlin = latency(&m, &at("0.11.0"), h100, &tun).expect("latency");
     let triton = latency(&m, &at("0.14.1"), h100, &tun).expect("latency");
-    let sglang = InferenceSetup {
-        engine: Engine::Sglang,
-        ..at("0.14.1")
-    };
-    let stored = latency(&m, &sglang, h100, &tun).expect("latency");
-    assert!(marlin.time_per_token.0 > triton.time_per_token.0);
+    // At batch 1 a token touches 4 of 128 experts: Marlin's +5.13 GiB of padding adds 0.16 GiB
+    // to the step's reads, Triton's swizzled scales 0.004 GiB, on a ~3.6 ms step.
+    let more = marlin.time_per_token.0 / triton.time_per_token.0 - 1.0;
+    assert!(more > 0.005 && more < 0.05, "{more}");
     assert!(marlin.ttft.0 >= triton.ttft.0);
-    // SGLang (charged as stored) reads no more than vLLM's Triton path.
-    assert!(stored.time_per_token.0 <= triton.time_per_token.0 * 1.2);
 }
 
 /// At #27508's settings (0.95, 1024 batched tokens, the full 131,072-token context) vLLM
