@@ -324,6 +324,24 @@ pub struct ServingMemory {
     /// Whether the engine would start (vLLM refuses when max_model_len > kv_tokens).
     pub fits: bool,
     pub problem: Option<Text>,
+    /// Where vLLM refuses the setup: the settings that would start it on the same GPUs
+    /// ([`fit_advice`]; filled by `job::estimate_inference`, None elsewhere).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fit_advice: Option<FitAdvice>,
+}
+
+/// What an expert changes when vLLM refuses a setup whose weights load: each field, by the same
+/// estimate, the one setting that alone makes it start (None: no value of it does).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct FitAdvice {
+    /// Longest `max_model_len` (a multiple of the KV block) that starts at this
+    /// `gpu_memory_utilization` and `max_num_seqs`.
+    pub max_model_len: Option<u64>,
+    /// Most `max_num_seqs` at which the asked `max_model_len` starts: fewer sequences shrink the
+    /// profile run's sampler warm-up (min(max_num_seqs, max_num_batched_tokens) rows of logits).
+    pub max_num_seqs: Option<u64>,
+    /// Least `gpu_memory_utilization` (in hundredths, at most 1) at which the asked setup starts.
+    pub gpu_memory_utilization: Option<f64>,
 }
 
 /// First vLLM release whose hybrid KV cache manager gives a model's sliding-window layers
@@ -489,40 +507,147 @@ pub const VLLM_MARLIN_MXFP4_FFN_ALIGN: u64 = 128;
 /// FP4 quantization is being used. Weight-only FP4 compression will be used leveraging the Marlin
 /// kernel." (marlin_utils_fp4.py, logged on an H100 under v0.10.1, vllm-project/vllm#23278).
 pub const NATIVE_FP4_MIN_CC: u32 = 100;
+/// First compute capability of vLLM's Triton MXFP4 MoE backend (OpenAI's `triton_kernels`
+/// `matmul_ogs`): `get_mxfp4_backend` (mxfp4.py @007d5005) picks it when `triton_kernels` imports,
+/// torch ≥ 2.8 and `(9, 0) <= capability < (11, 0)`, unless `VLLM_MXFP4_USE_MARLIN` is set
+/// (not modelled); below 9.0 it is always Marlin.
+pub const TRITON_MXFP4_MIN_CC: u32 = 90;
+/// First vLLM release that installs `triton_kernels` with vLLM, so that Hopper gets the Triton
+/// backend out of the box: vllm-project/vllm#27370 ("[Misc] Add triton_kernels dependency",
+/// merged 2025-10-22, pinned to triton v3.5.0: "On hopper, both commands defaults to using the
+/// Triton implementation for Mxfp4"), after v0.11.0 (2025-10-02). UNVERIFIED between two logged
+/// points: v0.10.1 loads by Marlin on an H100 (vllm#23278, its Marlin warning) and v0.14.1 by
+/// Triton ("[mxfp4.py:165] Using Triton backend", vllm#33155). Before it the Triton branch existed
+/// but needed a hand-installed `triton_kernels` (vllm#26582, v0.11.0).
+pub const VLLM_FIRST_TRITON_MXFP4: [u64; 3] = [0, 11, 1];
+/// The Triton backend's per-partition expert FFN multiple (`create_weights`' last branch,
+/// `round_up(intermediate_size_per_partition, 64)`, mxfp4.py @007d5005); hidden is not padded.
+pub const VLLM_TRITON_MXFP4_FFN_ALIGN: u64 = 64;
+/// triton_kernels' Hopper value swizzle (`HopperMXValueLayout.swizzle_data`, mma_version 3,
+/// tensor_details/layout_details/hopper_value.py, the `mx_axis` version, read in the code index;
+/// vLLM pins the triton v3.5.0 tag, whose copy was not compared) pads each expert weight's output
+/// rows to 16 (warp tile 2 × threads 4 × Scott's trick 2) and its packed input bytes to 32
+/// (k tile 4 × warp tile 2 × threads 4), i.e. 64 FP4 values.
+pub const TRITON_HOPPER_VALUE_ROW_ALIGN: u64 = 16;
+/// See [`TRITON_HOPPER_VALUE_ROW_ALIGN`]: the input width's multiple in FP4 values.
+pub const TRITON_HOPPER_VALUE_K_ALIGN: u64 = 64;
+/// triton_kernels' Hopper scale swizzle (`HopperMXScaleLayout.swizzle_data`, hopper_scale.py):
+/// `SWIZZLE_ALIGN_M = 2 * num_warps * 2 * 8` rows with vLLM's `num_warps = 8` (mxfp4.py @007d5005
+/// `process_weights_after_loading`, TRITON branch, non-batched MoE), and the scale columns to 2.
+pub const TRITON_HOPPER_SCALE_ROW_ALIGN: u64 = 256;
+/// See [`TRITON_HOPPER_SCALE_ROW_ALIGN`]: `SWIZZLE_ALIGN_K`.
+pub const TRITON_HOPPER_SCALE_COL_ALIGN: u64 = 2;
+/// Elements per MXFP4 scale (OCP MX v1.0 block).
+pub const MXFP4_BLOCK: u64 = 32;
 
-/// Bytes vLLM's Marlin padding adds to the routed MXFP4 experts on one rank (0 unless vLLM
-/// serves an MXFP4 checkpoint on a chip below [`NATIVE_FP4_MIN_CC`]). Every expert linear is
-/// `h × f` (gate, up, down), so the padded bytes are the stored ones times
-/// `round_up(h, 256)·round_up(f/etp, 128) / (h·f/etp)`. gpt-oss-120b (h = f = 2880):
-/// 3072·2944 / 2880² = 1.0904, +5.13 GiB on 56.73 GiB of experts.
-///
-/// Later releases pick the Triton MoE backend on Hopper when `triton_kernels` is installed
-/// (`get_mxfp4_backend`, same file: its `create_weights` branch rounds f to 64 only, and its
-/// swizzled layout was not read; v0.14.1 logs "Model loading took 64.38 GiB" for gpt-oss-120b
-/// on one H100, vllm-project/vllm#33155). That path is not modelled: on Hopper this is the
-/// Marlin figure (v0.10.1's), 2% above v0.14.1's.
-pub fn vllm_mxfp4_padding(m: &ModelSpec, s: &InferenceSetup, gpu: &GpuSpec) -> Bytes {
-    let marlin = s.engine == Engine::Vllm
-        && s.weights == WeightFormat::Mxfp4
-        && gpu
-            .compute_capability
-            .is_some_and(|cc| cc < NATIVE_FP4_MIN_CC);
-    let Some(moe) = m
+/// vLLM's MXFP4 MoE backend for the routed experts (`Mxfp4Backend`, mxfp4.py @007d5005).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VllmMxfp4Backend {
+    /// Marlin's weight-only FP4 kernel: every CUDA chip below 9.0, and Hopper before
+    /// [`VLLM_FIRST_TRITON_MXFP4`].
+    Marlin,
+    /// OpenAI's triton_kernels `matmul_ogs`: Hopper from [`VLLM_FIRST_TRITON_MXFP4`].
+    Triton,
+    /// Blackwell's FlashInfer paths (native FP4). Their layouts (`SM100_FI_MXFP4_BF16` pads both
+    /// widths to 256) are not modelled: charged as stored.
+    Native,
+}
+
+/// Which backend vLLM serves this setup's MXFP4 experts with on `gpu` (None: not vLLM, not
+/// MXFP4, or a chip without a compute capability).
+pub fn vllm_mxfp4_backend(s: &InferenceSetup, gpu: &GpuSpec) -> Option<VllmMxfp4Backend> {
+    if s.engine != Engine::Vllm || s.weights != WeightFormat::Mxfp4 {
+        return None;
+    }
+    let cc = gpu.compute_capability?;
+    let release = s.engine_version.as_deref().and_then(parse_release);
+    let triton_shipped = release.is_none_or(|v| v >= VLLM_FIRST_TRITON_MXFP4);
+    Some(match cc {
+        cc if cc >= NATIVE_FP4_MIN_CC => VllmMxfp4Backend::Native,
+        cc if cc >= TRITON_MXFP4_MIN_CC && triton_shipped => VllmMxfp4Backend::Triton,
+        _ => VllmMxfp4Backend::Marlin,
+    })
+}
+
+/// Bytes one rank's routed MXFP4 experts take beyond their stored size under vLLM's backend:
+/// `resident` what stays allocated after loading, `read` what the MoE kernel streams more than
+/// the stored experts when it reads all of them.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Mxfp4Extra {
+    pub resident: Bytes,
+    pub read: Bytes,
+}
+
+/// Bytes of one expert (gate‖up `2f × h` and down `h × f`, `f` per partition) under a backend,
+/// as (resident, read).
+fn expert_bytes(backend: VllmMxfp4Backend, h: u64, f: u64, bits: f64) -> (f64, f64) {
+    let stored = 3.0 * (h * f) as f64 * bits / 8.0;
+    match backend {
+        VllmMxfp4Backend::Native => (stored, stored),
+        VllmMxfp4Backend::Marlin => {
+            let hp = h.next_multiple_of(VLLM_MARLIN_MXFP4_HIDDEN_ALIGN);
+            let fp = f.next_multiple_of(VLLM_MARLIN_MXFP4_FFN_ALIGN);
+            let padded = stored * (hp * fp) as f64 / (h * f) as f64;
+            (padded, padded)
+        }
+        VllmMxfp4Backend::Triton => triton_expert_bytes(h, f),
+    }
+}
+
+/// The Triton backend's expert (mxfp4.py @007d5005 `process_weights_after_loading`, TRITON):
+/// `_swizzle_mxfp4` makes swizzled copies of the weights and the scales; the old weights are
+/// deleted (`del layer.w13_weight`) but the unswizzled scales stay registered on the layer
+/// (`w13_weight_scale`, `w2_weight_scale`), so the scales are resident twice. The kernel reads
+/// the swizzled weights and scales.
+fn triton_expert_bytes(h: u64, f: u64) -> (f64, f64) {
+    let f = f.next_multiple_of(VLLM_TRITON_MXFP4_FFN_ALIGN);
+    let rows = |n: u64| n.next_multiple_of(TRITON_HOPPER_VALUE_ROW_ALIGN);
+    let cols = |k: u64| k.next_multiple_of(TRITON_HOPPER_VALUE_K_ALIGN);
+    let values = (2 * f * cols(h) + rows(h) * cols(f)) as f64 / 2.0;
+    let blocks = |k: u64| k.div_ceil(MXFP4_BLOCK);
+    let scales = (2 * f * blocks(h) + h * blocks(f)) as f64;
+    let srows = |n: u64| n.next_multiple_of(TRITON_HOPPER_SCALE_ROW_ALIGN);
+    let scols = |k: u64| blocks(k).next_multiple_of(TRITON_HOPPER_SCALE_COL_ALIGN);
+    let swizzled = (srows(2 * f) * scols(h) + srows(h) * scols(f)) as f64;
+    (values + scales + swizzled, values + swizzled)
+}
+
+/// Bytes vLLM's MXFP4 backend adds to one rank's routed experts ([`vllm_mxfp4_backend`]; zero
+/// unless vLLM serves an MXFP4 checkpoint). Marlin: the stored bytes times
+/// `round_up(h, 256)·round_up(f/etp, 128) / (h·f/etp)`, resident and read (gpt-oss-120b:
+/// 3072·2944 / 2880² = 1.0904, +5.13 GiB on 56.73 GiB of experts; v0.10.1 logs 65.97 GiB,
+/// vllm#23278). Triton on Hopper ([`triton_expert_bytes`]): gpt-oss-120b's widths need no
+/// value padding; the swizzled scales (rows to 256: 5760 → 5888, 2880 → 3072) add 3.46 GiB
+/// resident beside the kept originals, 0.12 GiB read (v0.14.1 logs 64.38 GiB, vllm#33155).
+pub fn vllm_mxfp4_extra(m: &ModelSpec, s: &InferenceSetup, gpu: &GpuSpec) -> Mxfp4Extra {
+    let Some(backend) = vllm_mxfp4_backend(s, gpu) else {
+        return Mxfp4Extra::default();
+    };
+    let Some((h, moe)) = m
         .transformer()
         .and_then(|t| t.moe.map(|moe| (t.hidden, moe)))
     else {
-        return Bytes(0.0);
+        return Mxfp4Extra::default();
     };
-    let (h, moe) = moe;
     let f = moe.expert_ffn / WeightSplit::serving(s.tp).etp.max(1);
-    if !marlin || h == 0 || f == 0 {
-        return Bytes(0.0);
+    if h == 0 || f == 0 {
+        return Mxfp4Extra::default();
     }
-    let padded = h.next_multiple_of(VLLM_MARLIN_MXFP4_HIDDEN_ALIGN) as f64
-        * f.next_multiple_of(VLLM_MARLIN_MXFP4_FFN_ALIGN) as f64;
-    let ratio = padded / (h as f64 * f as f64);
+    let bits = s.weights.bits();
     let experts = param_breakdown(m).expert_params() as f64 / s.tp.max(1) as f64;
-    Bytes(experts * s.weights.bits() / 8.0 * (ratio - 1.0))
+    let stored_one = 3.0 * (h * f) as f64 * bits / 8.0;
+    let count = experts * bits / 8.0 / stored_one;
+    let (resident, read) = expert_bytes(backend, h, f, bits);
+    Mxfp4Extra {
+        resident: Bytes(count * (resident - stored_one)),
+        read: Bytes(count * (read - stored_one)),
+    }
+}
+
+/// The resident part of [`vllm_mxfp4_extra`]: what vLLM's "Model loading took" adds to the
+/// checkpoint's bytes on one rank.
+pub fn vllm_mxfp4_padding(m: &ModelSpec, s: &InferenceSetup, gpu: &GpuSpec) -> Bytes {
+    vllm_mxfp4_extra(m, s, gpu).resident
 }
 
 /// The pieces one engine rule charges (see [`serving_memory`]).
@@ -835,7 +960,102 @@ pub fn serving_memory(
         max_context_at_batch: (kv_tokens / s.batch).min(t.max_context.max(1)),
         fits: problem.is_none(),
         problem,
+        fit_advice: None,
     })
+}
+
+/// Whether `s` starts on `gpu` by [`serving_memory`].
+fn starts(m: &ModelSpec, s: &InferenceSetup, gpu: &GpuSpec, tun: &Tunables) -> bool {
+    serving_memory(m, s, gpu, tun).is_ok_and(|r| r.fits)
+}
+
+/// Largest `k` in `lo..=hi` with `ok(k)`, for a predicate true up to some point and false after
+/// (None if `ok(lo)` is false).
+fn last_true(lo: u64, hi: u64, ok: impl Fn(u64) -> bool) -> Option<u64> {
+    if lo > hi || !ok(lo) {
+        return None;
+    }
+    let (mut good, mut bad) = (lo, hi + 1);
+    while bad - good > 1 {
+        let mid = good + (bad - good) / 2;
+        if ok(mid) {
+            good = mid;
+        } else {
+            bad = mid;
+        }
+    }
+    Some(good)
+}
+
+/// Hundredths of `gpu_memory_utilization`: the least above the asked one at which vLLM starts.
+const UTILIZATION_STEPS: u64 = 100;
+
+/// The settings that start a vLLM setup gpuplan refuses ([`FitAdvice`]), each searched alone
+/// with the others as asked. None for other engines, a setup that fits, or one that starts at
+/// none of them.
+pub fn fit_advice(
+    m: &ModelSpec,
+    s: &InferenceSetup,
+    gpu: &GpuSpec,
+    tun: &Tunables,
+    r: &ServingMemory,
+) -> Option<FitAdvice> {
+    if r.fits || s.engine != Engine::Vllm {
+        return None;
+    }
+    let block = s.block_size.max(1);
+    let len = last_true(1, r.max_model_len.saturating_sub(1) / block, |k| {
+        let t = InferenceSetup {
+            max_model_len: Some(k * block),
+            ..s.clone()
+        };
+        starts(m, &t, gpu, tun)
+    })
+    .map(|k| k * block);
+    let at_len = InferenceSetup {
+        max_model_len: Some(r.max_model_len),
+        ..s.clone()
+    };
+    let asked = s
+        .max_num_seqs
+        .unwrap_or_else(|| engine_max_num_seqs(s.engine, gpu));
+    let seqs = last_true(1, asked.saturating_sub(1), |n| {
+        let t = InferenceSetup {
+            max_num_seqs: Some(n),
+            ..at_len.clone()
+        };
+        starts(m, &t, gpu, tun)
+    });
+    let util = least_utilization(m, &at_len, gpu, tun);
+    let a = FitAdvice {
+        max_model_len: len,
+        max_num_seqs: seqs,
+        gpu_memory_utilization: util,
+    };
+    (len.is_some() || seqs.is_some() || util.is_some()).then_some(a)
+}
+
+/// The least `gpu_memory_utilization` in hundredths above the asked one (at most 1) at which
+/// `s` starts.
+fn least_utilization(
+    m: &ModelSpec,
+    s: &InferenceSetup,
+    gpu: &GpuSpec,
+    tun: &Tunables,
+) -> Option<f64> {
+    let steps = UTILIZATION_STEPS as f64;
+    let from = (s.gpu_memory_utilization * steps).floor() as u64 + 1;
+    let with = |k: u64| InferenceSetup {
+        gpu_memory_utilization: k as f64 / steps,
+        ..s.clone()
+    };
+    // Starting is monotone in the utilization: search the last hundredth that does not start.
+    let top = UTILIZATION_STEPS;
+    if from > top || !starts(m, &with(top), gpu, tun) {
+        return None;
+    }
+    let below = last_true(from, top, |k| !starts(m, &with(k), gpu, tun));
+    Some(below.map_or(from, |k| k + 1) as f64 / steps)
 }
 
 /// Requests of `per_request` tokens the pool holds at once: its tokens over the request's, or,
@@ -1038,6 +1258,13 @@ pub fn weights_read(m: &ModelSpec, full: f64, format: WeightFormat, tp: u64, tok
     let routed = param_breakdown(m).expert_params() as f64 * format.bits() / 8.0 / ways;
     let share = experts_touched(moe.experts, moe.experts_per_token, tokens) / moe.experts as f64;
     (full - routed).max(0.0) + routed * share
+}
+
+/// Share of the routed experts a step of `tokens` tokens touches (1 without routed experts).
+fn routed_share(m: &ModelSpec, tokens: f64) -> f64 {
+    m.transformer().and_then(|t| t.moe).map_or(1.0, |moe| {
+        experts_touched(moe.experts, moe.experts_per_token, tokens) / moe.experts.max(1) as f64
+    })
 }
 
 /// One row of torchao's quantization README @03d01adc ("CUDA backend | NVIDIA-A100-80GB GPU",
@@ -1328,6 +1555,10 @@ struct Steps<'a> {
     /// Weight bytes a decode step streams on one rank (all but the input embedding table,
     /// [`embedding_table_bytes`]), and the factor to the 16-bit kernels' equivalent reads.
     decode_weights: f64,
+    /// Bytes the MXFP4 MoE kernel reads beyond one rank's stored experts when it reads them all
+    /// ([`vllm_mxfp4_extra`]), and the ratio of its expert bytes to the stored ones.
+    expert_read_extra: f64,
+    expert_read_ratio: f64,
     read_factor: f64,
     /// Latency of the step's TP all-reduces (`tp_allreduces_per_layer` per layer) and the
     /// layers' fixed GPU time (`layer_overhead_s` per dense layer's worth of kernels,
@@ -1410,7 +1641,7 @@ impl Steps<'_> {
         let d = WeightSplit::serving(self.s.tp).linear(l);
         // MXFP4 holds the routed experts only; the other linears stream 16-bit weights.
         let bytes = match (self.s.weights.routed_experts_only(), l.copies > 1) {
-            (true, true) => self.s.weights.bits() / 8.0,
+            (true, true) => self.s.weights.bits() / 8.0 * self.expert_read_ratio,
             (true, false) => 2.0,
             (false, _) => self.weight_bytes,
         };
@@ -1433,7 +1664,8 @@ impl Steps<'_> {
     fn decode(&self, batch: f64, ctx: f64) -> DecodeStep {
         let (t, s, tun) = (self.t, self.s, self.tun);
         let bw = self.bw * tun.decode_bandwidth_efficiency;
-        let weights = weights_read(self.m, self.decode_weights, s.weights, s.tp, batch)
+        let weights = (weights_read(self.m, self.decode_weights, s.weights, s.tp, batch)
+            + self.expert_read_extra * routed_share(self.m, batch))
             * self.read_factor
             * decode_weight_share(&self.b, t);
         let kv =
@@ -1518,6 +1750,9 @@ pub fn latency(
     let eff = tun.prefill_efficiency * dtype_derate(s, tun);
     let read_factor = weight_read_factor(&b, s, full_weights, s.input_tokens, tun);
     let decode_weights = (full_weights - embedding_table_bytes(&b, s)).max(0.0);
+    // What vLLM's MXFP4 backend pads or swizzles, the MoE kernel streams too.
+    let expert_read_extra = vllm_mxfp4_extra(m, s, gpu).read.0;
+    let stored_experts = b.expert_params() as f64 * s.weights.bits() / 8.0 / s.tp.max(1) as f64;
     let rank_params = (b.total as f64 / s.tp.max(1) as f64).max(1.0);
     let steps = Steps {
         m,
@@ -1532,6 +1767,8 @@ pub fn latency(
         layers,
         eff,
         decode_weights,
+        expert_read_extra,
+        expert_read_ratio: 1.0 + expert_read_extra / stored_experts.max(1.0),
         read_factor: weight_read_factor(&b, s, decode_weights, s.batch, tun),
         comm_lat: Seconds(allreduce_latency(gpu, s, tun) * tp_allreduces_per_layer(t, s) * layers),
         layer_lat: Seconds(tun.layer_overhead_s * layer_kernel_units(t)),

@@ -390,7 +390,8 @@ pub fn estimate_inference(
                 .arg("gpus", c.total_gpus()),
         ));
     }
-    let memory = serving_memory(m, s, &c.gpu, tun)?;
+    let mut memory = serving_memory(m, s, &c.gpu, tun)?;
+    memory.fit_advice = crate::infer::fit_advice(m, s, &c.gpu, tun, &memory);
     let (latency, latency_unavailable) = match latency(m, s, &c.gpu, tun) {
         Ok(l) => (Some(l), None),
         Err(CoreError::InvalidField { fix, fix_msg, .. }) => (

@@ -102,7 +102,8 @@ fn gpt_oss_120b_at_vllm_defaults_does_not_fit_one_h100() {
     assert!(w < 16e9, "{w}");
 }
 
-/// vllm-project/vllm#27508 (2025-10-31; release not stated in the comment): `vllm serve
+/// vllm-project/vllm#27508 (2025-10-31; release not stated in the comment, taken as v0.11.0, the
+/// release current then, which loads by Marlin on Hopper): `vllm serve
 /// openai/gpt-oss-120b --gpu-memory-utilization 0.95 --max-num-batched-tokens 1024` on an
 /// "NVIDIA H100 80GB HBM3": "Available KV cache memory: 1.71 GiB", then "EngineCore failed to
 /// start" (the 131,072-token context does not fit). The sampler warm-up is still 1024 requests
@@ -113,12 +114,7 @@ fn gpt_oss_120b_at_0_95_and_1024_tokens_is_short_of_the_context() {
     let tun = Tunables::default();
     let h100 = find_gpu("h100-sxm").expect("gpu");
     let big = model("gpt-oss-120b", OSS_120B);
-    let s = InferenceSetup {
-        gpu_memory_utilization: 0.95,
-        max_num_batched_tokens: Some(1024),
-        max_model_len: Some(131_072),
-        ..setup(WeightFormat::Mxfp4)
-    };
+    let s = issue_27508();
     let r = serving_memory(&big, &s, h100, &tun).expect("memory");
     let avail = (r.kv_pool.0 - r.kv_shortfall.0) / GIB;
     assert!(!r.fits, "{r:?}");
@@ -129,6 +125,142 @@ fn gpt_oss_120b_at_0_95_and_1024_tokens_is_short_of_the_context() {
     };
     let r = serving_memory(&big, &few, h100, &tun).expect("memory");
     assert!(r.fits, "{r:?}");
+}
+
+fn issue_27508() -> InferenceSetup {
+    InferenceSetup {
+        engine_version: Some("0.11.0".into()),
+        gpu_memory_utilization: 0.95,
+        max_num_batched_tokens: Some(1024),
+        max_model_len: Some(131_072),
+        ..setup(WeightFormat::Mxfp4)
+    }
+}
+
+/// vLLM v0.14.1 on one H100 (vllm-project/vllm#33155, 2026-01-27): "[mxfp4.py:165] Using Triton
+/// backend", "Model loading took 64.38 GiB memory". The Triton backend pads no value at
+/// h = f = 2880 but keeps the unswizzled scales beside their swizzled copy (rows to 256):
+/// 60.69 + 3.46 GiB. Marlin's figure (65.82) would be 2.2% high.
+#[test]
+fn vllm_triton_load_is_the_logged_64_38_gib() {
+    let tun = Tunables::default();
+    let gpu = |id: &str| find_gpu(id).expect("gpu");
+    let big = model("gpt-oss-120b", OSS_120B);
+    let at = |v: &str| InferenceSetup {
+        engine_version: Some(v.into()),
+        max_model_len: Some(5120),
+        ..setup(WeightFormat::Mxfp4)
+    };
+    let load = |s: &InferenceSetup, id: &str| {
+        serving_memory(&big, s, gpu(id), &tun)
+            .expect("memory")
+            .weights
+            .0
+            / GIB
+    };
+    let triton = load(&at("0.14.1"), "h100-sxm");
+    assert!((triton / 64.38 - 1.0).abs() < 0.005, "{triton:.3} GiB");
+    // Marlin before the release that ships triton_kernels, and on Ampere at any release.
+    let marlin = load(&at("0.11.0"), "h100-sxm");
+    assert!((marlin / 65.9651 - 1.0).abs() < 0.01, "{marlin:.3} GiB");
+    assert!((load(&at("0.14.1"), "a100-80g") - marlin).abs() < 1e-9);
+    // The default (current) release is Triton's.
+    let current = load(&setup(WeightFormat::Mxfp4), "h100-sxm");
+    assert!((current - triton).abs() < 1e-9, "{current} vs {triton}");
+}
+
+/// Which backend vLLM picks (infer::vllm_mxfp4_backend, mxfp4.py @007d5005 get_mxfp4_backend).
+#[test]
+fn vllm_mxfp4_backend_by_chip_and_release() {
+    use gpuplan_core::infer::{vllm_mxfp4_backend, VllmMxfp4Backend as B};
+    let gpu = |id: &str| find_gpu(id).expect("gpu");
+    let at = |v: Option<&str>| InferenceSetup {
+        engine_version: v.map(Into::into),
+        ..setup(WeightFormat::Mxfp4)
+    };
+    let pick = |v: Option<&str>, id: &str| vllm_mxfp4_backend(&at(v), gpu(id));
+    assert_eq!(pick(None, "h100-sxm"), Some(B::Triton));
+    assert_eq!(pick(Some("0.11.1"), "h200"), Some(B::Triton));
+    assert_eq!(pick(Some("0.11.0"), "h100-sxm"), Some(B::Marlin));
+    assert_eq!(pick(None, "a100-80g"), Some(B::Marlin));
+    assert_eq!(pick(None, "l40s"), Some(B::Marlin));
+    // A compute capability 10.0 chip (the catalog's Blackwell entries state none).
+    let mut sm100 = gpu("h100-sxm").clone();
+    sm100.compute_capability = Some(100);
+    assert_eq!(vllm_mxfp4_backend(&at(None), &sm100), Some(B::Native));
+    let bf16 = setup(WeightFormat::Bf16);
+    assert_eq!(vllm_mxfp4_backend(&bf16, gpu("h100-sxm")), None);
+}
+
+/// Decode reads what the backend pads: Marlin's padded experts (×1.09) make the batch-1 step
+/// slower than the Triton backend's, which streams the stored values and the swizzled scales.
+#[test]
+fn decode_reads_the_backends_padded_experts() {
+    let tun = Tunables::default();
+    let h100 = find_gpu("h100-sxm").expect("gpu");
+    let m = model("gpt-oss-120b", OSS_120B);
+    let at = |v: &str| InferenceSetup {
+        engine_version: Some(v.into()),
+        ..setup(WeightFormat::Mxfp4)
+    };
+    let marlin = latency(&m, &at("0.11.0"), h100, &tun).expect("latency");
+    let triton = latency(&m, &at("0.14.1"), h100, &tun).expect("latency");
+    // At batch 1 a token touches 4 of 128 experts: Marlin's +5.13 GiB of padding adds 0.16 GiB
+    // to the step's reads, Triton's swizzled scales 0.004 GiB, on a ~3.6 ms step.
+    let more = marlin.time_per_token.0 / triton.time_per_token.0 - 1.0;
+    assert!(more > 0.005 && more < 0.05, "{more}");
+    assert!(marlin.ttft.0 >= triton.ttft.0);
+}
+
+/// At #27508's settings (0.95, 1024 batched tokens, the full 131,072-token context) vLLM
+/// refuses; the advice is each single setting that starts it, by the same estimate: a shorter
+/// max_model_len, fewer max_num_seqs (a smaller sampler warm-up) or a higher utilization.
+#[test]
+fn the_refusal_says_what_would_start_it() {
+    use gpuplan_core::infer::fit_advice;
+    let tun = Tunables::default();
+    let h100 = find_gpu("h100-sxm").expect("gpu");
+    let big = model("gpt-oss-120b", OSS_120B);
+    let s = issue_27508();
+    let r = serving_memory(&big, &s, h100, &tun).expect("memory");
+    assert!(!r.fits);
+    let a = fit_advice(&big, &s, h100, &tun, &r).expect("advice");
+    let starts = |t: &InferenceSetup| serving_memory(&big, t, h100, &tun).expect("m").fits;
+    let len = a.max_model_len.expect("len");
+    assert!(len < 131_072 && len.is_multiple_of(16), "{len}");
+    let with_len = |l: u64| InferenceSetup {
+        max_model_len: Some(l),
+        ..s.clone()
+    };
+    assert!(starts(&with_len(len)) && !starts(&with_len(len + 16)));
+    let seqs = a.max_num_seqs.expect("seqs");
+    let with_seqs = |n: u64| InferenceSetup {
+        max_num_seqs: Some(n),
+        ..s.clone()
+    };
+    assert!(seqs < 1024 && starts(&with_seqs(seqs)) && !starts(&with_seqs(seqs + 1)));
+    let util = a.gpu_memory_utilization.expect("util");
+    let with_util = |u: f64| InferenceSetup {
+        gpu_memory_utilization: u,
+        ..s.clone()
+    };
+    assert!(util > 0.95 && util <= 1.0, "{util}");
+    assert!(starts(&with_util(util)) && !starts(&with_util(util - 0.01)));
+    // A setup that fits gets none; so does one whose weights fit no utilization.
+    assert!(fit_advice(
+        &big,
+        &with_seqs(seqs),
+        h100,
+        &tun,
+        &serving_memory(&big, &with_seqs(seqs), h100, &tun).expect("m")
+    )
+    .is_none());
+    let bf16 = InferenceSetup {
+        weights: WeightFormat::Bf16,
+        ..s.clone()
+    };
+    let rb = serving_memory(&big, &bf16, h100, &tun).expect("m");
+    assert!(fit_advice(&big, &bf16, h100, &tun, &rb).is_none());
 }
 
 /// Decode streams the stored bytes: at batch 1 the MXFP4 step reads the few experts a token

@@ -120,6 +120,10 @@ est-serve-kv-pool = KV pool
 est-serve-kv = KV capacity: { $blocks } blocks × { $block } = { $tokens } tokens; max concurrency at max_model_len: { $conc }; { $reqs } requests of { $input }+{ $output } tokens at once; longest context at batch { $batch }: { $ctx }
 est-serve-problem = PROBLEM: { $p }
 est-serve-fits-at-tp = With --tp { $tp } (of the { $gpus } GPUs given) the same setup fits.
+est-serve-advice-head = vLLM would start on this GPU with any one of these changes (the rest as asked):
+est-serve-advice-len = --max-model-len { $len } or less (at --gpu-memory-utilization { $util } and --max-num-seqs { $seqs })
+est-serve-advice-seqs = --max-num-seqs { $seqs } or fewer, keeping --max-model-len { $len } (the profile run's sampler warm-up covers min(max_num_seqs, max_num_batched_tokens) requests)
+est-serve-advice-util = --gpu-memory-utilization { $util } or more (the share of the GPU vLLM may take; nothing else may use it)
 est-serve-batch-over = ! batch { $batch } is more than the engine holds at once: { $held } (max_num_seqs { $seqs }; the KV pool holds { $kv } requests of input + output tokens). The latency above is for a batch that never runs together; the engine would run { $held } and queue the rest: use --batch { $held }, or --solve max-batch
 est-serve-shipped-weights = weights: { $weights }, the format the checkpoint ships in (its config's quantization_config), as { $engine } loads it; --weights bf16 sizes 16-bit weights
 est-serve-mla-moe-small-batch = MLA + MoE decode at batch { $batch }: validated at batch 8–64 only (SGLang v0.5.7, DeepSeek-R1 FP8 on 8 × H200, within 18%); at one request vLLM 0.13 published 30 tokens/s for DeepSeek-V3.2 on 8 × H20, about 4× slower than this model gives, which it does not explain: read the time per token as a lower bound

@@ -119,6 +119,10 @@ est-serve-kv-pool = KV 池
 est-serve-kv = KV 容量：{ $blocks } 个块 × { $block } = { $tokens } 个 token；按 max_model_len 的最大并发：{ $conc }；可同时处理 { $reqs } 个 { $input }+{ $output } token 的请求；批大小 { $batch } 时的最长上下文：{ $ctx }
 est-serve-problem = 问题：{ $p }
 est-serve-fits-at-tp = 用 --tp { $tp }（共给出 { $gpus } 张 GPU）时同样的配置放得下。
+est-serve-advice-head = 以下任一改动（其余不变）即可让 vLLM 在这张 GPU 上启动：
+est-serve-advice-len = --max-model-len 不超过 { $len }（--gpu-memory-utilization { $util }、--max-num-seqs { $seqs } 不变）
+est-serve-advice-seqs = --max-num-seqs 不超过 { $seqs }，--max-model-len 保持 { $len }（profile 运行的采样器预热覆盖 min(max_num_seqs, max_num_batched_tokens) 个请求）
+est-serve-advice-util = --gpu-memory-utilization 不低于 { $util }（vLLM 可占用的 GPU 显存比例；此时不能有其他进程占用显存）
 est-serve-batch-over = ! 批大小 { $batch } 超过引擎同时能容纳的 { $held }（max_num_seqs { $seqs }；KV 池可容纳 { $kv } 个输入 + 输出长度的请求）。上面的时延对应一个永远不会同时运行的批；引擎会运行 { $held } 个、其余排队：请用 --batch { $held }，或 --solve max-batch
 est-serve-shipped-weights = 权重：{ $weights }，即检查点发布时的格式（其配置中的 quantization_config），{ $engine } 默认按此加载；--weights bf16 按 16 位权重估算
 est-serve-mla-moe-small-batch = MLA + MoE 模型在批大小 { $batch } 下的解码：仅在批大小 8–64 上验证过（SGLang v0.5.7，DeepSeek-R1 FP8，8 × H200，误差在 18% 以内）；单请求时 vLLM 0.13 公布 DeepSeek-V3.2 在 8 × H20 上为 30 tokens/s，比本模型给出的慢约 4 倍，模型未能解释：请把每 token 时间视为下限

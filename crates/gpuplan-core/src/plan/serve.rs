@@ -621,6 +621,7 @@ fn encoder_sized(
             max_context_at_batch: job.input_tokens,
             fits: true,
             problem: None,
+            fit_advice: None,
         },
         latency: crate::infer::Latency {
             ttft: t,

@@ -247,6 +247,7 @@ pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
                             .arg("gpus", cluster.nodes * cluster.gpus_per_node);
                         text.push_str(&format!("{}\n", m.render(look.lang)));
                     }
+                    text.push_str(&fit_advice_lines(r, cluster, e, look.lang));
                     out!("{}", render::fit(&text, w))
                 }
                 Estimated::Solved {
@@ -1516,6 +1517,45 @@ fn fitting_tp(
             s.tp = *tp;
             estimate_inference(model, &s, cluster, &r.tunables).is_ok_and(|x| x.memory.fits)
         })
+}
+
+/// What would start a setup vLLM refuses ([`gpuplan_core::infer::fit_advice`]): one line per
+/// setting that alone makes it start, under a heading; empty where there is none.
+fn fit_advice_lines(
+    r: &Request,
+    cluster: &ClusterSpec,
+    e: &InferenceEstimate,
+    lang: gpuplan_core::i18n::Lang,
+) -> String {
+    let Some(a) = &e.memory.fit_advice else {
+        return String::new();
+    };
+    let s = &r.inference;
+    let seqs = s
+        .max_num_seqs
+        .unwrap_or_else(|| gpuplan_core::infer::engine_max_num_seqs(s.engine, &cluster.gpu));
+    let util = format!("{:.2}", s.gpu_memory_utilization);
+    let mut lines = vec![Msg::new("est-serve-advice-head")];
+    if let Some(len) = a.max_model_len {
+        lines.push(
+            Msg::new("est-serve-advice-len")
+                .arg("len", len)
+                .arg("util", util.as_str())
+                .arg("seqs", seqs),
+        );
+    }
+    if let Some(n) = a.max_num_seqs {
+        lines.push(
+            Msg::new("est-serve-advice-seqs")
+                .arg("seqs", n)
+                .arg("len", e.memory.max_model_len),
+        );
+    }
+    if let Some(u) = a.gpu_memory_utilization {
+        lines.push(Msg::new("est-serve-advice-util").arg("util", format!("{u:.2}")));
+    }
+    let items: Vec<String> = lines.iter().map(|m| m.render(lang)).collect();
+    format!("{}\n", items.join("\n  "))
 }
 
 /// A `--batch` the engine cannot hold at once (more than its `max_num_seqs`, or more requests
