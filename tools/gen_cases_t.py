@@ -666,9 +666,9 @@ def run_hours(r):
         note += (" Inter-node: four ConnectX-6 HCAs per node on an HDR (200 Gb/s) InfiniBand fabric (MQM8700 "
                  "switches): 800 Gbit/s. GPU-hours = the run's 1,830 wall-clock hours x 96 GPUs.")
     if g == "pythia":
-        note += (" The inter-node network is not stated (the generator's A100 default, 1600 Gbit/s RDMA, is "
-                 "assumed). GPU-hours from the paper's table as reproduced in TinyLlama's README; 64 GPUs from "
-                 "Khandelwal et al. 2024.")
+        note += (" The inter-node network is not stated; the config's /fsx data paths place the run on AWS, "
+                 "modelled as P4d's 4 x 100 Gb/s EFA (400 Gbit/s, RDMA; see Context). GPU-hours from the paper's "
+                 "table as reproduced in TinyLlama's README; 64 GPUs from Khandelwal et al. 2024.")
     w = dict(kind="training", config=RUN_MODELS[s["model"]], training=training, hardware=hw)
     return dict(metric="gpu_hours", published=r["result"]["gpu_hours"], unit=f"{s['gpu']} GPU-hours", notes=note,
                 workload=w)
