@@ -338,14 +338,19 @@ fn training_accuracy_stays_within_todays_bands() {
     // own figures for two Phi rows: phi-1 the paper's 770 GPU-hours for 50.3B tokens at batch 1024
     // (-40.1% against the card's 6 days -> -16.3%), Phi-4 the report's batch of 5760 (-13.9% -> -23.9%),
     // Phi-3-medium its 2K sliding window (-38.6% -> -41.5%).
-    assert!(hours <= 0.1351, "GPU-hours out-of-sample median {hours:.4}");
-    // The median is over 30 GPU-hours cases (17 before round 6's runs and cards, 13 before the four
-    // runs with published configs).
+    // Round 12: 12.86% (0.12857) over 37, mean 16.5%: seven runs whose sources state the layout,
+    // chosen before any estimate (tools/gen_cases_t.py): three Falcon cards (7B +6.0%, 40B +9.1%,
+    // RW-1B +18.1%, recorded) and four llm.c scripts (GPT-2 774M +7.0%, 350M +10.7%, 1558M +14.3%,
+    // 124M +21.9%; the three above +10% recorded); Pythia-1B on the AWS network its config's /fsx
+    // paths point to (-25.6% -> -21.4%). The 30 earlier rows alone: 13.50% -> 13.50%.
+    assert!(hours <= 0.1286, "GPU-hours out-of-sample median {hours:.4}");
+    // The median is over 37 GPU-hours cases (30 before round 12's Falcon and llm.c rows, 17 before
+    // round 6's runs and cards, 13 before the four runs with published configs).
     let hours_n = outcomes
         .iter()
         .filter(|(_, o)| o.kind == CaseKind::TrainTime && o.in_sample.is_none())
         .count();
-    assert!(hours_n >= 30, "{hours_n} out-of-sample GPU-hours cases");
+    assert!(hours_n >= 37, "{hours_n} out-of-sample GPU-hours cases");
     // 18: 22 before NeMo's packed fine-tuning samples were attended per sample, 20 then; BLOOM's
     // ramp-up row (GBS 192, micro-batch 1) one more, at +20.0%; LLaMA-65B's hours one fewer
     // (+14.6% -> +8.9%) with the paper's 4M-token batch; NeMo's Llama 2 70B pretraining and SFT
@@ -426,9 +431,11 @@ fn training_accuracy_stays_within_todays_bands() {
     // and FlagPerf's ChatGLM3-6B (+30.6% -> +9.8%) within band; Mistral-7B +30.0%, BLOOM-7B1
     // +30.7%, Qwen1.5-0.5B +50.1% and Grok-1 +40.4% stay (tools/gen_cases_t.py ML_KNOWN).
     // Both of round 9 merged: 29. 30 since torchtune's Llama 3.1 70B CPU-offload tokens/s row
-    // joined held out (+80.4%: the host CPU's optimizer step is not timed).
+    // joined held out (+80.4%: the host CPU's optimizer step is not timed). 34 since round 12's
+    // Falcon-RW-1B card row (+18.1% at the assumed micro-batch 1; FALCON_RW1B in tools/gen_cases_t.py)
+    // and three llm.c rows (+10.7..+21.9%: its kernels beat the fitted efficiencies; LLMC_FAST).
     assert!(
-        known <= 30,
+        known <= 34,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
