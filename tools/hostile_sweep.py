@@ -1608,11 +1608,11 @@ def r13():
         c.append(Case("r13", name, args, exit=exit, frag=frag, **kw))
     plan = ["plan", "-m", "Qwen2.5-7B", "--task", "lora", "--tokens", "1e8"]
     # A --gpu no accelerator answers, or a --region no row names: refused as `plan` refuses them.
-    for q in ["zzz", "a1000", "Ａ100", "h100 ", "🚀", "x" * 300]:
+    for q in ["zzz", "a1000", "Ａ100", "🚀", "x" * 300]:
         for base in [["catalog", "instances"], ["catalog", "instances", "--format", "json"], ["prices"],
                      ["prices", "--by-gpu"], plan]:
             add(f"unknown gpu {q[:20]!r} {' '.join(base[:2])}", base + ["--gpu", q], 2, ("--gpu",))
-    for q in ["A100", "a10", "910B", "nvidia h100", "H20"]:
+    for q in ["A100", "a10", "910B", "nvidia h100", "H20", "h100 "]:
         add(f"known gpu {q!r} catalog instances", ["catalog", "instances", "--gpu", q], 0)
     for r in ["zzz", "cn-shangai", "CN-SHANGHAI", "上海"]:
         add(f"unknown region {r!r} catalog instances", ["catalog", "instances", "--region", r], 2, ("--region",))
@@ -1652,7 +1652,8 @@ def r13():
     for args, exit, frag in [(["--gpu", "910B"], 2, ("--chips",)), (["--gpu", "H100", "--chips", "ascend"], 2, ("--chips",)),
                              (["--gpu", "MI210", "--chips", "nvidia,ascend"], 2, ("--gpu",)),
                              (["--gpu", "910B", "--chips", "ascend"], None, None),
-                             (["--gpu", "910B", "--gpu", "H100"], None, None),
+                             (["--gpu", "910B", "--gpu", "H100"], 2, ("--chips",)),
+                             (["--gpu", "910B", "--gpu", "H100", "--chips", "nvidia,ascend"], None, None),
                              (["--gpu", "MI300X", "--chips", "amd"], 2, ("--gpu",))]:
         add(f"plan {' '.join(args)}", plan + args, exit, frag, ok_exits=(0, 4))
     return c
