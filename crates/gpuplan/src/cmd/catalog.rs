@@ -753,9 +753,11 @@ fn import(
     let r = gpuplan_core::catalog::import::import(provider(p), &docs, &ctx, &cat)?;
     warn_import(&r);
     let (n_i, n_p, n_out) = (r.file.instance.len(), r.file.price.len(), r.left_out.len());
-    if n_i + n_p == 0 {
-        // Valid responses without one GPU type or price (`{"flavors": []}`, CPU flavors only)
-        // said "imported 0 instance type(s)", exit 0 (audit r13 #2; r12 #3 caught alibaba `[]`).
+    // Valid responses without one GPU type or price (`{"flavors": []}`, CPU flavors only) said
+    // "imported 0 instance type(s)", exit 0 (audit r13 #2; r12 #3 caught alibaba `[]`). Rows
+    // skipped with a warning (prices not in CNY, withdrawn flavors) keep that answer: the
+    // warnings above say why nothing was imported.
+    if n_i + n_p == 0 && (n_out > 0 || r.warnings.is_empty()) {
         let id = if n_out > 0 {
             "import-err-nothing"
         } else {
