@@ -1656,6 +1656,10 @@ def r13():
                              (["--gpu", "910B", "--gpu", "H100", "--chips", "nvidia,ascend"], None, None),
                              (["--gpu", "MI300X", "--chips", "amd"], 2, ("--gpu",))]:
         add(f"plan {' '.join(args)}", plan + args, exit, frag, ok_exits=(0, 4))
+    # --pick and --force only select and overwrite what --export writes.
+    for args in [["--pick", "2"], ["--force"], ["--pick", "1", "--force"]]:
+        add(f"plan {' '.join(args)} without --export", plan + args, 2, ("--export",))
+    add("plan --pick 2 with --export", plan + ["--pick", "2", "--export", "{dir}/x"], 0)
     return c
 
 # ---------------------------------------------------------------------------------------------

@@ -379,3 +379,20 @@ fn a_plan_below_one_yuan_shows_its_cost() {
     let text = common::one_line(&readme);
     assert!(!text.contains(": ¥0 for the job"), "{text}");
 }
+
+/// #11: `plan --pick 2` (or `--force`) without `--export` was accepted and did nothing.
+#[test]
+fn pick_and_force_need_export() {
+    let plan = [
+        "plan",
+        "-m",
+        "Qwen2.5-7B",
+        "--task",
+        "lora",
+        "--tokens",
+        "1e8",
+    ];
+    for extra in [&["--pick", "2"][..], &["--force"][..]] {
+        refused(&[&plan[..], extra].concat(), 2, &["--export"]);
+    }
+}
