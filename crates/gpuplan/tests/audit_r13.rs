@@ -396,3 +396,29 @@ fn pick_and_force_need_export() {
         refused(&[&plan[..], extra].concat(), 2, &["--export"]);
     }
 }
+
+/// #12: `plan --export FILE` where FILE is a regular file read "cannot write FILE (nothing of the
+/// bundle was replaced): File exists (os error 17)": the folder of the bundle is a file.
+#[cfg(unix)]
+#[test]
+fn exporting_into_a_file_says_it_is_not_a_folder() {
+    let f = write_temp(TAG, "not-a-folder.txt", "keep me\n");
+    let path = f.to_str().unwrap();
+    refused(
+        &[
+            "plan",
+            "-m",
+            "Qwen2.5-0.5B",
+            "--task",
+            "lora",
+            "--tokens",
+            "1e6",
+            "--export",
+            path,
+        ],
+        2,
+        &["cannot write", "Not a directory", "!File exists"],
+    );
+    assert_eq!(std::fs::read_to_string(&f).unwrap(), "keep me\n");
+    let _ = std::fs::remove_file(f);
+}
