@@ -25,6 +25,9 @@ Families (each input is one gpuplan run, or one HTTP request for `api`):
   r12      round 12: empty filter values, empty provider responses, layer_overhead_s past the
            torchao rows, FP8 weights per chip, jobs below one step, each engine's title, and every
            command's text within 60/80/120 columns in en and zh
+  r13      round 13: --gpu/--region values no row answers, provider responses without a GPU type,
+           jobs below one token or sample, tiny jobs' GPU-hours, layer_overhead_s on training,
+           --gpu against --chips
   sanity   ordinary questions: preset × task × provider × objective × size, each plan checked
            against independent invariants (memory within the GPU, MFU ≤ 0.75, priced plans first
            by cost, ¥ > 0, serving KV pool holds its batch, MoE experts held)
@@ -1443,6 +1446,10 @@ def api_r5(bin_path):
     reqs += [("GET", f"{path}?{key}=", None, 400, key) for path, key in
              [("catalog/instances", "gpu"), ("catalog/instances", "region"), ("prices", "gpu")]]
     reqs.append(("POST", "plan", dict(train, constraints={"regions": [""]}), 400, "constraints.regions"))
+    # Round 13: a gpu no accelerator answers, a region no row names (an empty list, HTTP 200, before).
+    reqs += [("GET", f"{path}?{key}={v}", None, 400, key) for path, key, v in
+             [("catalog/instances", "gpu", "zzz"), ("catalog/instances", "region", "zzz"), ("prices", "gpu", "zzz")]]
+    reqs += [("GET", "catalog/instances?gpu=A100&region=cn-shanghai", None, 200, None)]
     fails = []
     for method, path, body, want, field in reqs:
         data = json.dumps(body).encode() if body is not None else None
@@ -1584,12 +1591,83 @@ def r12():
         c[-1].check_exits = (0, 3)
     return c
 
+def shows_gpu_hours(r):
+    """The job line's GPU-hours: never "0 GPU-hours" for a job that ran, and one step singular."""
+    line = next((l for l in r["out"].splitlines() if " GPU-hours" in l), "")
+    m = re.search(r"([0-9.e+-]+) GPU-hours", line)
+    probs = [] if m and float(m.group(1)) > 0 else [f"no positive GPU-hours in: {line[:160]}"]
+    if " 1 steps" in line:
+        probs.append(f"plural for one step: {line[:160]}")
+    return probs
+
+
+def r13():
+    c = []
+
+    def add(name, args, exit=None, frag=None, **kw):
+        c.append(Case("r13", name, args, exit=exit, frag=frag, **kw))
+    plan = ["plan", "-m", "Qwen2.5-7B", "--task", "lora", "--tokens", "1e8"]
+    # A --gpu no accelerator answers, or a --region no row names: refused as `plan` refuses them.
+    for q in ["zzz", "a1000", "Ａ100", "🚀", "x" * 300]:
+        for base in [["catalog", "instances"], ["catalog", "instances", "--format", "json"], ["prices"],
+                     ["prices", "--by-gpu"], plan]:
+            add(f"unknown gpu {q[:20]!r} {' '.join(base[:2])}", base + ["--gpu", q], 2, ("--gpu",))
+    for q in ["A100", "a10", "910B", "nvidia h100", "H20", "h100 "]:
+        add(f"known gpu {q!r} catalog instances", ["catalog", "instances", "--gpu", q], 0)
+    for r in ["zzz", "cn-shangai", "CN-SHANGHAI", "上海"]:
+        add(f"unknown region {r!r} catalog instances", ["catalog", "instances", "--region", r], 2, ("--region",))
+    for r in ["cn-shanghai", "ap-guangzhou"]:
+        add(f"known region {r} catalog instances", ["catalog", "instances", "--region", r], 0)
+    # Valid responses without a GPU type: nothing to import (exit 2), dry run too.
+    cpu = '{"flavors":[{"name":"c7.large.2","vcpus":"2","ram":4096,"os_extra_specs":{"ecs:performancetype":"computingv3"}}]}'
+    for prov, body, api in [("huawei", '{"flavors":[]}', "ListFlavors"), ("huawei", cpu, "ListFlavors"),
+                            ("tencent", '{"Response":{"InstanceTypeQuotaSet":[]}}', "DescribeZoneInstanceConfigInfos"),
+                            ("tencent", '{"Response":{"InstanceTypeQuotaSet":[{"InstanceType":"S5.LARGE8","GpuCount":0,'
+                                        '"Cpu":4,"Memory":8,"Zone":"ap-guangzhou-3"}]}}', "DescribeZoneInstanceConfigInfos"),
+                            ("alibaba", '{"InstanceTypes":{"InstanceType":[]}}', "DescribeInstanceTypes")]:
+        for dry in [[], ["--dry-run"]]:
+            add(f"import {prov} without a GPU type {body[:40]} {dry}", ["catalog", "import", prov, "{dir}/r.json"] + dry,
+                2, ("nothing to import",), files={"r.json": body}, need=(api,))
+    # Jobs below one token or sample are refused; one token is a job with positive GPU-hours.
+    for v in ["0.5", "1e-5", "0.999", "1e-300"]:
+        add(f"tokens {v}", E_TRAIN + ["--tokens", v], 2, ("tokens",))
+        add(f"plan tokens {v}", TRAIN[:-2] + ["--tokens", v], 2, ("tokens",))
+    for n, e, field in [("1e-3", "1", "samples"), ("0.5", "10", "samples"), ("1000", "1e-9", "epochs"),
+                        ("10", "0.01", "epochs")]:
+        add(f"samples {n} epochs {e}", ["estimate", "-m", "ResNet-50", "--task", "pretrain", "--gpu", "A100",
+                                        "--samples", n, "--epochs", e], 2, (field,))
+    for m, task in [("Qwen2.5-0.5B", "lora"), ("Llama-3.1-8B", "full"), ("GPT-2", "pretrain"), ("ResNet-50", "pretrain")]:
+        amount = ["--samples", "1", "--epochs", "1"] if m == "ResNet-50" else ["--tokens", "1"]
+        for more in [amount, ["--tokens", "1e3"] if m != "ResNet-50" else ["--samples", "1000", "--epochs", "0.5"]]:
+            add(f"tiny job {m} {task} {more}", ["estimate", "-m", m, "--task", task, "--gpu", "A100",
+                "--gpus-per-node", "8"] + more, None, None, ok_exits=(0, 3), check=shows_gpu_hours)
+            c[-1].check_exits = (0, 3)
+    # layer_overhead_s: read by the decode latency only.
+    for v, ok in [("156e-6", False), ("1e-3", False), ("1", False)]:
+        add(f"layer_overhead_s {v} training estimate", E_TRAIN + ["--set", f"layer_overhead_s={v}"], 0)
+        add(f"layer_overhead_s {v} training plan", TRAIN + ["--set", f"layer_overhead_s={v}"], 0)
+        add(f"layer_overhead_s {v} serving plan", SERVE + ["--rate", "2", "--set", f"layer_overhead_s={v}"],
+            2, ("layer_overhead_s",))
+    # --gpu against --chips, and chips no instance type carries.
+    for args, exit, frag in [(["--gpu", "910B"], 2, ("--chips",)), (["--gpu", "H100", "--chips", "ascend"], 2, ("--chips",)),
+                             (["--gpu", "MI210", "--chips", "nvidia,ascend"], 2, ("--gpu",)),
+                             (["--gpu", "910B", "--chips", "ascend"], None, None),
+                             (["--gpu", "910B", "--gpu", "H100"], 2, ("--chips",)),
+                             (["--gpu", "910B", "--gpu", "H100", "--chips", "nvidia,ascend"], None, None),
+                             (["--gpu", "MI300X", "--chips", "amd"], 2, ("--gpu",))]:
+        add(f"plan {' '.join(args)}", plan + args, exit, frag, ok_exits=(0, 4))
+    # --pick and --force only select and overwrite what --export writes.
+    for args in [["--pick", "2"], ["--force"], ["--pick", "1", "--force"]]:
+        add(f"plan {' '.join(args)} without --export", plan + args, 2, ("--export",))
+    add("plan --pick 2 with --export", plan + ["--pick", "2", "--export", "{dir}/x"], 0)
+    return c
+
 # ---------------------------------------------------------------------------------------------
 
 
 FAMILIES = {"flags": flags, "combos": combos, "hfconfig": hfconfigs, "files": lambda: workload_files() + catalog_and_prices(),
             "export": export_cases, "sanity": sanity, "esanity": esanity, "misc": misc, "recent": recent, "r5": r5,
-            "r12": r12}
+            "r12": r12, "r13": r13}
 
 
 def main():

@@ -346,9 +346,17 @@ impl Tunables {
         self.validate()
     }
 
+    /// [`Tunables::validate`] and the limits of the constants only serving reads: the
+    /// `layer_overhead_s` ceiling is checked here, not for every command, because only the decode
+    /// latency reads it (`infer::layer_kernel_units`; a training run refused ≥ 155 µs for a value
+    /// it never uses, audit r13 #4).
+    pub fn validate_for_serving(&self) -> Result<(), CoreError> {
+        self.validate()?;
+        self.validate_layer_overhead()
+    }
+
     pub fn validate(&self) -> Result<(), CoreError> {
         self.validate_all_finite()?;
-        self.validate_layer_overhead()?;
         check_range(
             "spot_price_fraction",
             self.spot_price_fraction,

@@ -379,7 +379,7 @@ pub fn estimate_inference(
     c: &ClusterSpec,
     tun: &Tunables,
 ) -> Result<InferenceEstimate, CoreError> {
-    tun.validate()?;
+    tun.validate_for_serving()?;
     s.validate_for(m)?;
     if s.tp > c.total_gpus() {
         return Err(CoreError::invalid_msg(

@@ -289,11 +289,11 @@ pub fn cny_figure(cny: f64) -> String {
     }
 }
 
-/// A yuan amount in full (`¥38568`), or from 10⁹ yuan in billions (en `¥14.9B`) and from 10⁸ in
+/// A yuan amount in full (`¥38568`; below ¥1 as [`cny_figure`], `¥0.45`), or from 10⁹ yuan in billions (en `¥14.9B`) and from 10⁸ in
 /// 亿 (zh `¥149.3亿`): a 1000-year job's ¥1646799245901 read as nothing.
 pub fn cny_msg(cny: f64) -> crate::i18n::Msg {
     crate::i18n::Msg::new("cny-amount")
-        .arg("x", format!("{cny:.0}"))
+        .arg("x", cny_figure(cny))
         .arg("en", if cny >= 1e9 { "b" } else { "plain" })
         .arg("b", format!("{:.1}", cny / 1e9))
         .arg("zh", if cny >= 1e8 { "yi" } else { "plain" })
@@ -307,6 +307,25 @@ pub fn format_whole(n: f64) -> String {
         format_count(n)
     } else {
         format!("{n:.0}")
+    }
+}
+
+/// GPU-hours for a message: from 100 as [`format_whole`], below that two significant digits with
+/// trailing zeros dropped (`35`, `3.4`, `0.017`), below 10⁻⁶ in exponent form (`1.7e-7`): a
+/// 60 ms job read "0 GPU-hours" (audit r13 #3).
+pub fn format_gpu_hours(h: f64) -> String {
+    if h >= 100.0 || h <= 0.0 || !h.is_finite() {
+        return format_whole(h);
+    }
+    if h < 1e-6 {
+        return format!("{h:.1e}");
+    }
+    let decimals = (1.0 - h.log10().floor()).max(0.0) as usize;
+    let s = format!("{h:.decimals$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
     }
 }
 
@@ -329,6 +348,24 @@ pub fn format_count(n: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gpu_hours_keep_two_significant_digits_below_100() {
+        let cases = [
+            (48_829.4, "48829"),
+            (150.4, "150"),
+            (35.2, "35"),
+            (3.44, "3.4"),
+            (1.0, "1"),
+            (0.0169, "0.017"),
+            (1.69e-5, "0.000017"),
+            (1.7e-7, "1.7e-7"),
+            (0.0, "0"),
+        ];
+        for (h, want) in cases {
+            assert_eq!(format_gpu_hours(h), want, "{h}");
+        }
+    }
 
     /// Audit r10 #9: a budget below ¥1 keeps its digits; whole yuan from ¥1.
     #[test]

@@ -1290,18 +1290,42 @@ impl TrainingSetup {
     }
 
     fn validate_amounts(&self) -> Result<(), CoreError> {
+        // Tokens and samples are counts: below one (`--tokens 0.5`) read "0 tokens in 1 steps"
+        // (audit r13 #5). Epochs may be a fraction of a pass, the job not less than one sample.
+        for (field, v, fix) in [
+            (
+                "tokens",
+                self.tokens,
+                "training tokens, at least 1 and at most 1e16 (e.g. 1e8)",
+            ),
+            (
+                "samples",
+                self.samples,
+                "training samples, at least 1 and at most 1e15",
+            ),
+        ] {
+            if v.is_some_and(|x| x < 1.0) {
+                return Err(CoreError::invalid(field, v.unwrap_or(0.0), fix));
+            }
+        }
+        if let (Some(n), Some(e)) = (self.samples, self.epochs) {
+            if n * e < 1.0 {
+                let fix = "passes over the samples: samples × epochs is at least one sample";
+                return Err(CoreError::invalid("epochs", e, fix));
+            }
+        }
         for (field, v, max, fix) in [
             (
                 "tokens",
                 self.tokens,
                 MAX_TOKENS,
-                "training tokens, a positive number up to 1e16 (e.g. 1e8)",
+                "training tokens, at least 1 and at most 1e16 (e.g. 1e8)",
             ),
             (
                 "samples",
                 self.samples,
                 MAX_SAMPLES,
-                "training samples, a positive number up to 1e15",
+                "training samples, at least 1 and at most 1e15",
             ),
             (
                 "epochs",

@@ -29,7 +29,13 @@ cli-err-serve-flag-kind = { $flag } does not apply to { $model }: { $kind ->
     [opaque] it answers each request with one forward pass over its input, no tokens
    *[other] it is an encoder, answering each request with one forward pass, no generated tokens
 } (its latency target is --ttft)
-cli-err-unknown-gpu = --gpu { $value }: no accelerator in the catalog matches (an id or a name prefix); known ids: { $list }
+cli-err-unknown-gpu = { $flag } { $value }: no accelerator in the catalog matches (an id or a name prefix); known ids: { $list }
+cli-err-unknown-region = { $flag } { $value }: no instance type or price in the catalog names this region{ $close ->
+    [none] {""}
+   *[other] {" "}(did you mean { $close }?)
+}; known: { $known }. Types that name no region (the built-in catalog's Alibaba Cloud and Huawei Cloud types) are listed only without { $flag }
+cli-err-gpu-chips = --gpu { $value } names { $families } chips, which --chips { $chips } leaves out: add them, e.g. --chips { $wanted } (the default is nvidia)
+cli-err-gpu-no-instance = --gpu { $value }: no instance type in the catalog carries this accelerator, so there is nothing to plan; drop --gpu, or add its instance types in a catalog file (--catalog FILE; `gpuplan catalog validate FILE` checks it)
 cli-err-unknown-family = --family { $value }: no instance family of that name in the catalog{ $close ->
     [none] {""}
    *[other] ; did you mean { $close }?
@@ -75,6 +81,7 @@ import-not-cny = { $file }: prices are in { $currency }, not CNY; skipped
 import-next-token = { $file }: the last page has NextToken `{ $token }`: more instance types exist; call DescribeInstanceTypes again with NextToken and import all pages together
 import-withdrawn = { $id }: status `abandon` (withdrawn); skipped
 import-err-nothing = nothing imported: all { $n } row(s) in the response are invalid (see the warnings above); { $file } is unchanged
+import-err-empty = nothing to import: the responses list no GPU or NPU instance type and no price; give { $provider }'s `{ $api }` responses that list GPU types; { $file } is unchanged
 import-dry-run = dry run: { $instances } instance type(s), { $prices } price(s) would be written to { $file }{ $out ->
     [0] {""}
    *[other] ; { $out } invalid row(s) left out

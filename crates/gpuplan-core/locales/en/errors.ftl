@@ -55,8 +55,10 @@ fix-virtual-pipeline-stages-per-device-1 = virtual pipeline stages per device, 1
 fix-zero-stages-are-0-1-2 = ZeRO stages are 0, 1, 2 or 3
 fix-layers-on-the-last-pipeline-stage = layers on the last pipeline stage, at least 1 (and fewer than the model's layers)
 fix-parameter-offload-needs-zero-3-or = parameter offload needs ZeRO-3 (or FSDP full shard): set parallel.zero = 3
-fix-training-tokens-a-positive-number-up = training tokens, a positive number up to 1e16 (e.g. 1e8)
-fix-training-samples-a-positive-number-up = training samples, a positive number up to 1e15
+fix-chips-one-or-more-of-nvidia = --chips: one or more of nvidia, ascend, amd (default nvidia)
+fix-training-tokens-at-least-1-and = training tokens, at least 1 and at most 1e16 (e.g. 1e8)
+fix-training-samples-at-least-1-and = training samples, at least 1 and at most 1e15
+fix-passes-over-the-samples-samples-epochs = passes over the samples: samples × epochs is at least one sample
 fix-passes-over-the-samples-a-positive = passes over the samples, a positive number up to 1e6
 fix-stored-bytes-per-sample-a-positive = stored bytes per sample, a positive number up to 1e12
 fix-dataset-size-in-bytes-a-positive = dataset size in bytes, a positive number up to 1e18 (1 EB)

@@ -91,7 +91,10 @@ est-offload-activations-how = { $out } to host ({ $exposed } not hidden by forwa
 est-offload-untimed-how = the GPU's link to the host is not in the catalog
 est-throughput = throughput: { $rate } { $unit }/s ({ $per } per GPU), MFU { $mfu } (HFU { $hfu }); { $model_tf } TFLOP/s per GPU in model FLOPs, { $hw_tf } in hardware FLOPs (with recompute)
 est-time-unavailable = time: not estimated: { $why }
-est-job = job: { $amount } { $unit } in { $steps } steps: { $wall } wall-clock, { $gpu_hours } GPU-hours ({ $flops } model FLOPs)
+est-job = job: { $amount } { $unit } in { $steps } { $step_count ->
+        [one] step
+       *[other] steps
+    }: { $wall } wall-clock, { $gpu_hours } GPU-hours ({ $flops } model FLOPs)
 est-job-missing = job: give --tokens (or --samples and --epochs) for wall-clock time and GPU-hours
 est-read-unknown = an unknown rate (no stored size per sample for this model: set [training] bytes_per_sample in a workload file)
 est-data = data: { $rate } samples/s → read { $read }{ $cores ->

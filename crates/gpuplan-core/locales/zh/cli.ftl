@@ -29,7 +29,13 @@ cli-err-serve-flag-kind = { $flag } 不适用于 { $model }：{ $kind ->
     [opaque] 它对每个请求的输入做一次前向计算，没有 token
    *[other] 它是编码器模型，每个请求一次前向计算，不生成 token
 }（时延目标用 --ttft）
-cli-err-unknown-gpu = --gpu { $value }：目录中没有匹配的加速卡（可用 ID 或名称前缀）；已知 ID：{ $list }
+cli-err-unknown-gpu = { $flag } { $value }：目录中没有匹配的加速卡（可用 ID 或名称前缀）；已知 ID：{ $list }
+cli-err-unknown-region = { $flag } { $value }：目录中没有实例规格或价格标明这个地域{ $close ->
+    [none] {""}
+   *[other] （是否指 { $close }？）
+}；已知地域：{ $known }。不标地域的规格（内置目录中的阿里云和华为云规格）只在不加 { $flag } 时列出
+cli-err-gpu-chips = --gpu { $value } 指的是 { $families } 芯片，而 --chips { $chips } 不包括它：请加上，例如 --chips { $wanted }（默认为 nvidia）
+cli-err-gpu-no-instance = --gpu { $value }：目录中没有实例规格搭载这种加速卡，无从规划；请去掉 --gpu，或在目录文件中加入它的实例规格（--catalog FILE；可用 `gpuplan catalog validate FILE` 检查）
 cli-err-unknown-family = --family { $value }：目录中没有这个实例规格族{ $close ->
     [none] {""}
    *[other] ；是否指 { $close }？
@@ -69,6 +75,7 @@ import-not-cny = { $file }：价格币种为 { $currency }，不是人民币；�
 import-next-token = { $file }：最后一页带有 NextToken `{ $token }`：还有更多实例规格；请带上 NextToken 再次调用 DescribeInstanceTypes，并把所有页一起导入
 import-withdrawn = { $id }：状态为 `abandon`（已下线）；已跳过
 import-err-nothing = 没有导入任何内容：响应中的 { $n } 行全部无效（见上方警告）；{ $file } 未改动
+import-err-empty = 没有可导入的内容：响应中没有 GPU 或 NPU 实例规格，也没有价格；请给出{ $provider }列出 GPU 规格的 `{ $api }` 响应；{ $file } 未改动
 import-dry-run = 试运行：将写入 { $instances } 个实例规格、{ $prices } 条价格到 { $file }{ $out ->
     [0] {""}
    *[other] ；已去掉 { $out } 行无效数据

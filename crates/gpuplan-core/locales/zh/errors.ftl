@@ -52,8 +52,10 @@ fix-virtual-pipeline-stages-per-device-1 = 每卡的虚拟流水线阶段数，1
 fix-zero-stages-are-0-1-2 = ZeRO 阶段只能是 0、1、2 或 3
 fix-layers-on-the-last-pipeline-stage = 最后一个流水线阶段的层数，至少 1（且少于模型的总层数）
 fix-parameter-offload-needs-zero-3-or = 参数卸载需要 ZeRO-3（或 FSDP full shard）：设置 parallel.zero = 3
-fix-training-tokens-a-positive-number-up = 训练 token 数，不超过 1e16 的正数（例如 1e8）
-fix-training-samples-a-positive-number-up = 训练样本数，不超过 1e15 的正数
+fix-chips-one-or-more-of-nvidia = --chips：nvidia、ascend、amd 中的一个或多个（默认 nvidia）
+fix-training-tokens-at-least-1-and = 训练 token 数，至少 1、至多 1e16（例如 1e8）
+fix-training-samples-at-least-1-and = 训练样本数，至少 1、至多 1e15
+fix-passes-over-the-samples-samples-epochs = 遍历样本的轮数：样本数 × 轮数至少为一个样本
 fix-passes-over-the-samples-a-positive = 遍历样本的轮数，不超过 1e6 的正数
 fix-stored-bytes-per-sample-a-positive = 每个样本的存储字节数，不超过 1e12 的正数
 fix-dataset-size-in-bytes-a-positive = 数据集大小（字节），不超过 1e18（1 EB）的正数

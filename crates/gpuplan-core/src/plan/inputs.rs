@@ -79,7 +79,17 @@ impl Constraints {
             MAX_REUSE_HOURS,
             "--reuse-hours: hours per month of reuse after the job, 0–730",
         )?;
-        check_regions(&self.regions)
+        check_regions(&self.regions)?;
+        if self.chips.is_empty() {
+            // `chips = []` (a workload file, the API) allowed no chip family, and every search
+            // ended "no candidate instance type" (audit r13 #9).
+            return Err(CoreError::invalid(
+                "chips",
+                "[]",
+                "--chips: one or more of nvidia, ascend, amd (default nvidia)",
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -184,6 +194,7 @@ pub fn validate_request(req: &PlanRequest) -> Result<PlanRequest, CoreError> {
             crate::workload::check_job_tokens(&req.model, setup)?;
         }
         Job::Serve(s) => {
+            req.tunables.validate_for_serving()?;
             s.validate()?;
             crate::workload::check_context(&req.model, s.input_tokens, s.output_tokens)?;
         }

@@ -138,6 +138,46 @@ pub fn gpu_query_matches(c: &Catalog, id: &str, q: &str) -> bool {
     id.to_lowercase().starts_with(q) || c.gpu(id).is_some_and(|g| norm(&g.name).contains(q))
 }
 
+/// Refuses a `--gpu` value that no accelerator of the catalog answers (see
+/// [`gpu_query_matches`]), naming the known ids: `catalog instances --gpu zzz` printed an empty
+/// table and `prices --gpu zzz` "no prices match", exit 0, where `plan` refused the same value
+/// (audit r13 #1). `flag` names the value as the user wrote it (`--gpu`, the API's `gpu`).
+pub fn check_gpu_known(c: &Catalog, flag: &str, q: Option<&str>) -> Result<()> {
+    let Some(q) = q else { return Ok(()) };
+    if c.gpus.iter().any(|g| gpu_query_matches(c, &g.id, q)) {
+        return Ok(());
+    }
+    let ids: Vec<&str> = c.gpus.iter().map(|g| g.id.as_str()).collect();
+    Err(render::fail(
+        Msg::new("cli-err-unknown-gpu")
+            .arg("flag", flag)
+            .arg("value", q)
+            .arg("list", ids.join(", ")),
+    ))
+}
+
+/// Refuses a `--region` that no instance type or price row of the catalog names: the filter
+/// keeps only those, so it could list nothing (`catalog instances --region zzz` printed an empty
+/// table, exit 0: audit r13 #6). `plan` only warns, because it plans the types that name no
+/// region as sold anywhere (catalog::regions).
+pub fn check_region_known(c: &Catalog, flag: &str, r: Option<&str>) -> Result<()> {
+    let Some(r) = r else { return Ok(()) };
+    let named = c.instances.iter().any(|i| i.regions.iter().any(|x| x == r))
+        || c.prices.iter().any(|p| p.region == r);
+    if named {
+        return Ok(());
+    }
+    let known = gpuplan_core::catalog::regions::known_regions(c, &[]);
+    let close = gpuplan_core::error::close_names(r, known.iter().map(String::as_str));
+    Err(render::fail(
+        Msg::new("cli-err-unknown-region")
+            .arg("flag", flag)
+            .arg("value", r)
+            .arg("known", known.join(", "))
+            .arg("close", gpuplan_core::error::names_or_none(&close)),
+    ))
+}
+
 fn link_name(i: &Instance) -> &'static str {
     match i.intra_link {
         Some(InstanceLink::Nvswitch) => "NVSwitch",
@@ -278,6 +318,8 @@ pub fn instances_json(c: &Catalog, f: &InstanceFilterArgs) -> serde_json::Value 
 
 fn instances(c: &Catalog, f: &InstanceFilterArgs, opts: &CatalogOpts) -> Result<u8> {
     check_filter(f)?;
+    check_gpu_known(c, "--gpu", f.gpu.as_deref())?;
+    check_region_known(c, "--region", f.region.as_deref())?;
     if f.format == ListFormat::Json {
         outln!("{}", render::json("instances", &instances_json(c, f))?);
         return Ok(0);
@@ -711,10 +753,21 @@ fn import(
     let r = gpuplan_core::catalog::import::import(provider(p), &docs, &ctx, &cat)?;
     warn_import(&r);
     let (n_i, n_p, n_out) = (r.file.instance.len(), r.file.price.len(), r.left_out.len());
-    if n_i + n_p == 0 && n_out > 0 {
+    // Valid responses without one GPU type or price (`{"flavors": []}`, CPU flavors only) said
+    // "imported 0 instance type(s)", exit 0 (audit r13 #2; r12 #3 caught alibaba `[]`). Rows
+    // skipped with a warning (prices not in CNY, withdrawn flavors) keep that answer: the
+    // warnings above say why nothing was imported.
+    if n_i + n_p == 0 && (n_out > 0 || r.warnings.is_empty()) {
+        let id = if n_out > 0 {
+            "import-err-nothing"
+        } else {
+            "import-err-empty"
+        };
         return Err(crate::render::fail(
-            Msg::new("import-err-nothing")
+            Msg::new(id)
                 .arg("n", n_out)
+                .arg("provider", provider_arg(provider(p)))
+                .arg("api", listing_call(p))
                 .arg("file", target.display().to_string()),
         ));
     }
@@ -736,6 +789,16 @@ fn import(
         eprintln!("{}", done("import-done"));
     }
     Ok(0)
+}
+
+/// The API call whose response lists a provider's GPU instance types (what
+/// `gpuplan_core::catalog::import` reads).
+fn listing_call(p: ProviderArg) -> &'static str {
+    match p {
+        ProviderArg::Alibaba => "DescribeInstanceTypes",
+        ProviderArg::Huawei => "ListFlavors",
+        ProviderArg::Tencent => "DescribeZoneInstanceConfigInfos",
+    }
 }
 
 /// The provider responses to import: (file name, text) each.

@@ -1219,8 +1219,12 @@ fn job_line(model: &ModelSpec, e: &TrainingEstimate, l: gpuplan_core::i18n::Lang
                 .arg("amount", format_count(tt.tokens))
                 .arg("unit", work_unit(model, l))
                 .arg("steps", gpuplan_core::units::format_whole(tt.steps))
+                .arg("step_count", tt.steps)
                 .arg("wall", wall_words(tt.wall_time, l))
-                .arg("gpu_hours", gpuplan_core::units::format_whole(tt.gpu_hours))
+                .arg(
+                    "gpu_hours",
+                    gpuplan_core::units::format_gpu_hours(tt.gpu_hours)
+                )
                 .arg("flops", format!("{:.2e}", tt.total_flops.0))
                 .render(l)
         ),

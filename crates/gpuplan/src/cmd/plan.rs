@@ -496,6 +496,7 @@ pub fn run(a: PlanArgs, opts: &CatalogOpts) -> Result<u8> {
     warnings.iter().for_each(|w| crate::render::warn(w.clone()));
     let mut cat = load_catalog(opts)?;
     super::inputs::filter_values_exist(&cat, &a)?;
+    super::inputs::named_gpus_plannable(&cat, &a, &req.constraints.chips)?;
     filter_gpus_and_families(&mut cat, &a);
     let today = super::prices::today_secs();
     if let Some(s) = &a.max_price_age {
@@ -709,7 +710,7 @@ fn config(p: &Plan, l: Lang) -> String {
 fn cost(p: &Plan, l: Lang, serve: bool) -> String {
     match &p.chosen {
         Some(c) => Msg::new("plan-cost")
-            .arg("cny", format!("{:.0}", c.cny))
+            .arg("cny", gpuplan_core::units::cny_figure(c.cny))
             .arg("serve", if serve { "yes" } else { "no" })
             .arg("billing", c.label())
             .arg("kind", names::price_kind(c.price.kind))
@@ -736,7 +737,8 @@ fn cost_short(p: &Plan, l: Lang, serve: bool) -> String {
 /// ¥1,731,256 that decided the rank (audit r7 #19).
 fn cny_compact(cny: f64, l: Lang) -> String {
     if cny < 1e6 {
-        return format!("{cny:.0}");
+        // Below ¥1 two significant digits: a ¥0.45 spot job read "¥0" (audit r13 #10).
+        return gpuplan_core::units::cny_figure(cny);
     }
     Msg::new("plan-cny-compact")
         .arg("en", if cny >= 1e9 { "b" } else { "m" })
@@ -1833,7 +1835,7 @@ fn comm_difference(a: &Plan, b: &Plan, l: Lang) -> Option<String> {
 /// The storage rented with the plan and whether its cost is in the totals.
 fn storage_line(st: &gpuplan_core::plan::money::StorageChoice, l: Lang) -> String {
     let m = match st.job_cny {
-        Some(c) => Msg::new("plan-storage-priced").arg("cny", format!("{c:.0}")),
+        Some(c) => Msg::new("plan-storage-priced").arg("cny", gpuplan_core::units::cny_figure(c)),
         None => Msg::new("plan-storage-unpriced"),
     };
     m.arg("name", names::storage(&st.class, l))

@@ -165,6 +165,7 @@ pub fn check_gpu_word(field: &str, gpu: Option<&str>) -> Result<(), gpuplan_core
 
 fn list(c: &Catalog, f: &PricesListArgs, wide: bool) -> Result<u8> {
     check_gpu_word("--gpu", f.gpu.as_deref())?;
+    super::catalog::check_gpu_known(c, "--gpu", f.gpu.as_deref())?;
     let today = now_secs();
     if f.by_gpu {
         return by_gpu(c, f, today, wide);

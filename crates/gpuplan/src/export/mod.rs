@@ -256,12 +256,26 @@ fn temp_path(target: &Path) -> Result<PathBuf> {
             Msg::new("export-cannot-write").arg("path", target.display().to_string()),
         ));
     };
-    std::fs::create_dir_all(parent).with_context(|| {
-        Localized(Msg::new("export-cannot-write").arg("path", parent.display().to_string()))
-    })?;
+    std::fs::create_dir_all(parent)
+        .map_err(|e| not_a_directory(parent, e))
+        .with_context(|| {
+            Localized(Msg::new("export-cannot-write").arg("path", parent.display().to_string()))
+        })?;
     let name = name.to_string_lossy();
     crate::cmd::userfiles::clean_stale_temps(parent, &name);
     Ok(parent.join(format!(".{name}.tmp-{}", std::process::id())))
+}
+
+/// `--export FILE` where FILE is a regular file read "File exists (os error 17)": the reason is
+/// that the bundle's folder is a file, ENOTDIR (errno.h: 20 on Linux and macOS; Rust 1.80 names
+/// no `ErrorKind` for it), "Not a directory" / "不是目录" (audit r13 #12).
+fn not_a_directory(dir: &Path, e: std::io::Error) -> std::io::Error {
+    let file_in_the_way = e.kind() == std::io::ErrorKind::AlreadyExists && !dir.is_dir();
+    if cfg!(unix) && file_in_the_way {
+        std::io::Error::from_raw_os_error(20)
+    } else {
+        e
+    }
 }
 
 fn stage(tmp: &Path, f: &File) -> Result<()> {

@@ -789,10 +789,22 @@ fn positive(v: &Value, path: &str, max: f64, field: &str) -> Result<f64> {
         return Err(fail(
             field_msg("export-field-number-range", field)
                 .arg("value", gpuplan_core::error::show_value(x.to_string()))
-                .arg("max", max.to_string()),
+                .arg("max", bound_text(max)),
         ));
     }
     Ok(x)
+}
+
+/// An upper bound for [`positive`]'s message: `∞` for `f64::MAX` (a plan's hours printed as 309
+/// digits, audit r13 #7), from 10⁶ in exponent form (`1e9`).
+fn bound_text(max: f64) -> String {
+    if max >= f64::MAX {
+        "∞".into()
+    } else if max >= 1e6 {
+        format!("{max:e}")
+    } else {
+        max.to_string()
+    }
 }
 
 /// A probability in [0, 1) (`max` shown in the message as 1).

@@ -607,6 +607,14 @@ pub async fn instances(State(st): St, ReqLang(lang): ReqLang, Query(q): Pairs) -
             lang,
         );
     }
+    if let Err(e) = crate::cmd::catalog::check_gpu_known(&st.catalog, &key("gpu"), f.gpu.as_deref())
+    {
+        return Answer::error(StatusCode::BAD_REQUEST, &e, Some(key("gpu")), lang);
+    }
+    let region = f.region.as_deref();
+    if let Err(e) = crate::cmd::catalog::check_region_known(&st.catalog, &key("region"), region) {
+        return Answer::error(StatusCode::BAD_REQUEST, &e, Some(key("region")), lang);
+    }
     doc(
         "instances",
         &crate::cmd::catalog::instances_json(&st.catalog, &f),
@@ -632,6 +640,9 @@ pub async fn prices(State(st): St, ReqLang(lang): ReqLang, Query(q): Pairs) -> A
         let field = e.field().map(str::to_string);
         let e = anyhow::Error::from(e);
         return Answer::error(StatusCode::BAD_REQUEST, &e, field, lang);
+    }
+    if let Err(e) = crate::cmd::catalog::check_gpu_known(&st.catalog, "gpu", f.gpu.as_deref()) {
+        return Answer::error(StatusCode::BAD_REQUEST, &e, Some("gpu".into()), lang);
     }
     doc("prices", &crate::cmd::prices::list_json(&st.catalog, &f))
 }

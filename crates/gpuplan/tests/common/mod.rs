@@ -515,3 +515,30 @@ pub fn write_temp(tag: &str, name: &str, text: &str) -> std::path::PathBuf {
     std::fs::write(&p, text).unwrap();
     p
 }
+
+/// Runs the CLI with `args` (see [`run`]: 80 columns, a config directory per `tag`, and a
+/// failure checked again in Chinese) and asserts the shape the audit tests share (see
+/// [`assert_exit_phrases`]). Returns the output for further checks.
+pub fn assert_refused(
+    tag: &str,
+    args: &[&str],
+    code: i32,
+    phrases: &[&str],
+) -> std::process::Output {
+    let o = run(tag, args);
+    assert_exit_phrases(&o, code, phrases);
+    o
+}
+
+/// Exit `code`, and each of `phrases` in stdout and stderr with the wrapped lines joined (see
+/// [`all_text`]); a phrase written `!text` must be absent.
+pub fn assert_exit_phrases(o: &std::process::Output, code: i32, phrases: &[&str]) {
+    let text = all_text(o);
+    assert_eq!(o.status.code(), Some(code), "{text}");
+    for p in phrases {
+        match p.strip_prefix('!') {
+            Some(absent) => assert!(!text.contains(absent), "{absent:?} in:\n{text}"),
+            None => assert!(text.contains(p), "no {p:?} in:\n{text}"),
+        }
+    }
+}
