@@ -246,39 +246,164 @@ fn phase<'a>(
     }
 }
 
+/// What a phase function makes of its parts: the phase with its components ([`Components`]),
+/// or only its total ([`TotalOnly`]), the same sum of the same parts in the same order.
+trait Sink {
+    type Out;
+    fn make<'a>(
+        name: &'static str,
+        parts: impl IntoIterator<Item = &'a (&'static str, f64)>,
+    ) -> Self::Out;
+}
+
+/// The phase as [`Timeline::phases`] holds it.
+struct Components;
+
+impl Sink for Components {
+    type Out = PhaseLive;
+    fn make<'a>(
+        name: &'static str,
+        parts: impl IntoIterator<Item = &'a (&'static str, f64)>,
+    ) -> PhaseLive {
+        phase(name, parts)
+    }
+}
+
+/// The phase's total only, summed as [`phase`] sums it (the live parts from +0.0, in order), so
+/// bit for bit its `total`; no list is built.
+struct TotalOnly;
+
+impl Sink for TotalOnly {
+    type Out = f64;
+    fn make<'a>(
+        _name: &'static str,
+        parts: impl IntoIterator<Item = &'a (&'static str, f64)>,
+    ) -> f64 {
+        parts
+            .into_iter()
+            .filter(|(_, v)| *v > 0.0)
+            .fold(0.0, |acc, (_, v)| acc + v)
+    }
+}
+
+/// The phases of a step, in order (those without a buffer of their own left out).
+#[derive(Clone, Copy)]
+enum Step {
+    ForwardLayers,
+    Forward,
+    Loss,
+    BackwardLoss,
+    BackwardHead,
+    BackwardLayers,
+    TrainMetrics,
+    Optimizer,
+    Validation,
+}
+
+/// Most phases of one step ([`Step`]'s variants).
+const MOST_PHASES: usize = 9;
+
+/// A step's phases and the buffers they read.
+struct Phases<'b> {
+    b: &'b StepBuffers,
+    live: Live,
+    /// `loss_buffers`: saved log-softmax output, loss-phase and backward transients.
+    loss: (f64, f64, f64),
+    order: [Step; MOST_PHASES],
+    len: usize,
+}
+
+impl<'b> Phases<'b> {
+    fn of(b: &'b StepBuffers) -> Phases<'b> {
+        let mut order = [Step::Optimizer; MOST_PHASES];
+        let mut len = 0;
+        let mut add = |s: Step, on: bool| {
+            if on {
+                order[len] = s;
+                len += 1;
+            }
+        };
+        add(Step::ForwardLayers, b.forward_working > 0.0);
+        for s in [
+            Step::Forward,
+            Step::Loss,
+            Step::BackwardLoss,
+            Step::BackwardHead,
+            Step::BackwardLayers,
+        ] {
+            add(s, true);
+        }
+        add(Step::TrainMetrics, b.metric_buffers > 0.0);
+        add(Step::Optimizer, true);
+        add(Step::Validation, b.validation > 0.0);
+        Phases {
+            b,
+            live: Live::of(b),
+            loss: loss_buffers(b),
+            order,
+            len,
+        }
+    }
+
+    fn steps(&self) -> &[Step] {
+        &self.order[..self.len]
+    }
+
+    fn make<S: Sink>(&self, s: Step) -> S::Out {
+        let (b, l) = (self.b, &self.live);
+        let (saved, transient, bwd) = self.loss;
+        match s {
+            Step::ForwardLayers => forward_layers_phase::<S>(b, l),
+            Step::Forward => forward_phase::<S>(b, l),
+            Step::Loss => loss_phase::<S>(b, l, saved + transient),
+            Step::BackwardLoss => backward_loss_phase::<S>(b, l, saved + bwd),
+            Step::BackwardHead => backward_head_phase::<S>(b, l),
+            Step::BackwardLayers => backward_layers_phase::<S>(b, l),
+            Step::TrainMetrics => train_metrics_phase::<S>(b),
+            Step::Optimizer => optimizer_phase::<S>(b),
+            Step::Validation => validation_phase::<S>(b),
+        }
+    }
+
+    /// Bytes saved for backward when forward + loss end.
+    fn saved_after_forward(&self) -> Bytes {
+        Bytes(self.live.acts + self.loss.0 + self.b.weight_copies)
+    }
+}
+
+/// The index of the first phase with the most live bytes.
+fn peak_of(totals: impl Iterator<Item = f64>) -> usize {
+    let mut best = (0, f64::NAN);
+    for (i, t) in totals.enumerate() {
+        if i == 0 || t > best.1 {
+            best = (i, t);
+        }
+    }
+    best.0
+}
+
 /// Build the timeline of one step from its buffers.
 pub fn step_timeline(b: &StepBuffers) -> Timeline {
-    let (saved_loss, loss_transient, bwd_transient) = loss_buffers(b);
-    let live = Live::of(b);
-    let mut phases = Vec::with_capacity(8);
-    if b.forward_working > 0.0 {
-        phases.push(forward_layers_phase(b, &live));
-    }
-    phases.extend([
-        forward_phase(b, &live),
-        loss_phase(b, &live, saved_loss + loss_transient),
-        backward_loss_phase(b, &live, saved_loss + bwd_transient),
-        backward_head_phase(b, &live),
-        backward_layers_phase(b, &live),
-    ]);
-    if b.metric_buffers > 0.0 {
-        phases.push(train_metrics_phase(b));
-    }
-    phases.push(optimizer_phase(b));
-    if b.validation > 0.0 {
-        phases.push(validation_phase(b));
-    }
-    let peak_index = phases.iter().enumerate().fold(0, |best, (i, p)| {
-        if p.total.0 > phases[best].total.0 {
-            i
-        } else {
-            best
-        }
-    });
+    let p = Phases::of(b);
+    let phases: Vec<PhaseLive> = p.steps().iter().map(|&s| p.make::<Components>(s)).collect();
+    let peak_index = peak_of(phases.iter().map(|p| p.total.0));
     Timeline {
         phases,
         peak_index,
-        saved_after_forward: Bytes(live.acts + saved_loss + b.weight_copies),
+        saved_after_forward: p.saved_after_forward(),
+    }
+}
+
+/// [`step_timeline`] with only its peak phase built: `phases` holds that phase alone (at
+/// `peak_index` 0), equal to the full timeline's peak, and `saved_after_forward` is the same.
+/// The other phases are summed, not listed (a memory search that reads only the peak).
+pub fn step_timeline_peak(b: &StepBuffers) -> Timeline {
+    let p = Phases::of(b);
+    let peak = peak_of(p.steps().iter().map(|&s| p.make::<TotalOnly>(s)));
+    Timeline {
+        phases: vec![p.make::<Components>(p.steps()[peak])],
+        peak_index: 0,
+        saved_after_forward: p.saved_after_forward(),
     }
 }
 
@@ -343,8 +468,8 @@ fn always_bucket(b: &StepBuffers) -> f64 {
 }
 
 /// Full checkpointing: a layer's intermediates while its forward runs.
-fn forward_layers_phase(b: &StepBuffers, l: &Live) -> PhaseLive {
-    phase(
+fn forward_layers_phase<S: Sink>(b: &StepBuffers, l: &Live) -> S::Out {
+    S::make(
         "forward: layers",
         l.with(&[
             ("gradients", l.early_grads),
@@ -357,8 +482,8 @@ fn forward_layers_phase(b: &StepBuffers, l: &Live) -> PhaseLive {
     )
 }
 
-fn forward_phase(b: &StepBuffers, l: &Live) -> PhaseLive {
-    phase(
+fn forward_phase<S: Sink>(b: &StepBuffers, l: &Live) -> S::Out {
+    S::make(
         "forward",
         l.with(&[
             ("gradients", l.early_grads),
@@ -373,13 +498,13 @@ fn forward_phase(b: &StepBuffers, l: &Live) -> PhaseLive {
     )
 }
 
-fn loss_phase(b: &StepBuffers, l: &Live, loss: f64) -> PhaseLive {
+fn loss_phase<S: Sink>(b: &StepBuffers, l: &Live, loss: f64) -> S::Out {
     let cast_cache = if b.cached_copies_in_loss {
         b.cached_copies
     } else {
         0.0
     };
-    phase(
+    S::make(
         "loss",
         l.with(&[
             ("gradients", l.early_grads),
@@ -392,8 +517,8 @@ fn loss_phase(b: &StepBuffers, l: &Live, loss: f64) -> PhaseLive {
     )
 }
 
-fn backward_loss_phase(b: &StepBuffers, l: &Live, loss: f64) -> PhaseLive {
-    phase(
+fn backward_loss_phase<S: Sink>(b: &StepBuffers, l: &Live, loss: f64) -> S::Out {
+    S::make(
         "backward: loss",
         l.with(&[
             (REDUCE_BUCKET, l.backward_bucket),
@@ -406,8 +531,8 @@ fn backward_loss_phase(b: &StepBuffers, l: &Live, loss: f64) -> PhaseLive {
     )
 }
 
-fn backward_head_phase(b: &StepBuffers, l: &Live) -> PhaseLive {
-    phase(
+fn backward_head_phase<S: Sink>(b: &StepBuffers, l: &Live) -> S::Out {
+    S::make(
         "backward: LM head",
         l.with(&[
             (REDUCE_BUCKET, l.backward_bucket),
@@ -426,8 +551,8 @@ fn backward_head_phase(b: &StepBuffers, l: &Live) -> PhaseLive {
     )
 }
 
-fn backward_layers_phase(b: &StepBuffers, l: &Live) -> PhaseLive {
-    phase(
+fn backward_layers_phase<S: Sink>(b: &StepBuffers, l: &Live) -> S::Out {
+    S::make(
         "backward: layers",
         l.with(&[
             (REDUCE_BUCKET, l.backward_bucket),
@@ -443,8 +568,8 @@ fn backward_layers_phase(b: &StepBuffers, l: &Live) -> PhaseLive {
     )
 }
 
-fn optimizer_phase(b: &StepBuffers) -> PhaseLive {
-    phase(
+fn optimizer_phase<S: Sink>(b: &StepBuffers) -> S::Out {
+    S::make(
         "optimizer step",
         &[
             ("resident states", b.resident),
@@ -462,8 +587,8 @@ fn optimizer_phase(b: &StepBuffers) -> PhaseLive {
 /// l.2340-2343: `_eval_train_metrics` after `microbatch_loss.backward()`): the gradients, the
 /// logits `state.outputs` still holds and one metric's buffers; no activation is live any more
 /// and FSDP has resharded its units.
-fn train_metrics_phase(b: &StepBuffers) -> PhaseLive {
-    phase(
+fn train_metrics_phase<S: Sink>(b: &StepBuffers) -> S::Out {
+    S::make(
         "train metrics",
         &[
             ("resident states", b.resident),
@@ -478,8 +603,8 @@ fn train_metrics_phase(b: &StepBuffers) -> PhaseLive {
 }
 
 /// A validation pass between steps (LitGPT's loop).
-fn validation_phase(b: &StepBuffers) -> PhaseLive {
-    phase(
+fn validation_phase<S: Sink>(b: &StepBuffers) -> S::Out {
+    S::make(
         "validation",
         &[
             ("resident states", b.resident),
@@ -495,6 +620,48 @@ fn validation_phase(b: &StepBuffers) -> PhaseLive {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The peak-only timeline is the full one's peak phase (ties to the first, as the full one),
+    /// whichever optional phases exist and whichever phase peaks.
+    #[test]
+    fn the_peak_only_timeline_is_the_full_timelines_peak() {
+        let base = StepBuffers {
+            resident: 100.0,
+            grads: 10.0,
+            saved_layers: 50.0,
+            logits_elems: 100.0,
+            logits_dtype_bytes: 2.0,
+            loss_chunks: 1.0,
+            ..Default::default()
+        };
+        let cases = [
+            base,
+            StepBuffers {
+                forward_working: 30.0,
+                metric_buffers: 5.0,
+                validation: 4000.0,
+                ..base
+            },
+            StepBuffers {
+                optimizer_temp: 5000.0,
+                forward_working: 7000.0,
+                ..base
+            },
+            StepBuffers {
+                logits_elems: 0.0,
+                saved_layers: 0.0,
+                grads: 0.0,
+                ..base
+            },
+            StepBuffers::default(),
+        ];
+        for b in cases {
+            let (full, peak) = (step_timeline(&b), step_timeline_peak(&b));
+            assert_eq!(peak.phases.len(), 1);
+            assert_eq!(peak.peak(), full.peak());
+            assert_eq!(peak.saved_after_forward, full.saved_after_forward);
+        }
+    }
 
     #[test]
     fn loss_backward_is_the_peak_when_logits_dominate() {

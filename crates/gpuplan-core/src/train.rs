@@ -23,7 +23,7 @@ use crate::model::{
     param_breakdown_shared, Architecture, Linear, MlpKind, ModelSpec, NormKind, ParamBreakdown,
     TransformerSpec,
 };
-use crate::timeline::{step_timeline, StepBuffers, Timeline};
+use crate::timeline::{step_timeline, step_timeline_peak, StepBuffers, Timeline};
 use crate::units::{Bandwidth, Bytes, FlopRate, Flops, Seconds};
 use crate::workload::{
     AttentionImpl, BaseWeights, Framework, Optimizer, Precision, Recompute, TrainingSetup,
@@ -963,7 +963,7 @@ pub fn training_memory(
     c: &ClusterSpec,
     tun: &Tunables,
 ) -> Result<TrainingMemory, CoreError> {
-    memory(m, setup, c, tun, true)
+    memory(m, setup, c, tun, Detail::Explained)
 }
 
 /// [`training_memory`] without the words: the same bytes, totals, peak phase and timeline, bit
@@ -976,7 +976,33 @@ pub fn training_memory_lean(
     c: &ClusterSpec,
     tun: &Tunables,
 ) -> Result<TrainingMemory, CoreError> {
-    memory(m, setup, c, tun, false)
+    memory(m, setup, c, tun, Detail::Lean)
+}
+
+/// [`training_memory_lean`]'s device total less the communication library's buffers
+/// ([`comm_buffer_bytes`]), for a search that adds them per cluster: `need + comm_buffer_bytes(c)`
+/// is the lean (and full) `device_total` bit for bit, the buffers being the estimate's last row
+/// (tested: `lean_memory_has_the_same_bytes` in tests/search_equivalence.rs). Neither the
+/// buffers nor the phases off the peak are built.
+pub fn training_memory_need(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    c: &ClusterSpec,
+    tun: &Tunables,
+) -> Result<Bytes, CoreError> {
+    memory(m, setup, c, tun, Detail::Need).map(|m| m.device_total)
+}
+
+/// How much of a memory estimate [`memory`] builds.
+#[derive(Clone, Copy, PartialEq)]
+enum Detail {
+    /// Every row with its explanation ([`training_memory`]).
+    Explained,
+    /// The same rows and timeline without explanations ([`training_memory_lean`]).
+    Lean,
+    /// The total without the communication buffers; only the peak phase of the timeline
+    /// ([`training_memory_need`]).
+    Need,
 }
 
 /// PEFT's model states: the frozen base weights and the adapters with their gradients and
@@ -1267,11 +1293,12 @@ pub fn same_comm_buffers(a: &TrainingSetup, b: &TrainingSetup) -> bool {
 
 /// Outside torch's allocated peak: the allocator's reserve, the CUDA/CANN context, and the
 /// collective library's buffers on more than one device (NCCL: per communicator from NCCL's
-/// source, `nccl.rs`; HCCL and other stacks: tunable `nccl_buffers_gib`).
+/// source, `nccl.rs`; HCCL and other stacks: tunable `nccl_buffers_gib`), last, and only with
+/// `comm` ([`comm_buffer_bytes`] are their bytes).
 fn runtime_items(
     setup: &TrainingSetup,
     c: &ClusterSpec,
-    dp: u64,
+    (dp, comm): (u64, bool),
     tun: &Tunables,
     allocated: f64,
     explain: bool,
@@ -1299,6 +1326,9 @@ fn runtime_items(
             ),
         },
     ];
+    if !comm {
+        return items;
+    }
     if c.total_gpus() > 1 && c.gpu.stack == "cuda" {
         let (bytes, groups) = nccl::nccl_bytes(setup, c, dp, explain);
         items.push(MemoryItem {
@@ -1328,8 +1358,9 @@ fn memory(
     setup: &TrainingSetup,
     c: &ClusterSpec,
     tun: &Tunables,
-    explain: bool,
+    detail: Detail,
 ) -> Result<TrainingMemory, CoreError> {
+    let explain = detail == Detail::Explained;
     setup.validate()?;
     let dp = check_parallelism(m, setup, c)?;
     // Context parallelism: each rank holds the activations of seq_len / cp tokens (a copy of
@@ -1393,7 +1424,11 @@ fn memory(
         ds: &ds,
         gathered,
     });
-    let timeline = step_timeline(&buffers);
+    let timeline = if detail == Detail::Need {
+        step_timeline_peak(&buffers)
+    } else {
+        step_timeline(&buffers)
+    };
     if gathered.is_some() {
         // Placed phase by phase: the row holds what is gathered at the peak (set below).
         if let Some(g) = items.iter_mut().find(|i| i.name == GATHERED) {
@@ -1402,7 +1437,8 @@ fn memory(
     }
     peak_items(&mut items, &timeline, &acts, explain);
     let allocated = timeline.peak().total.0;
-    items.extend(runtime_items(setup, c, dp, tun, allocated, explain));
+    let comm = detail != Detail::Need;
+    items.extend(runtime_items(setup, c, (dp, comm), tun, allocated, explain));
     let total: f64 = items.iter().map(|i| i.bytes.0).sum();
     Ok(TrainingMemory {
         items,
@@ -3222,6 +3258,9 @@ fn at_peak(component: &str, phase: &str) -> Msg {
 }
 
 fn slug(name: &str) -> String {
+    if name.is_ascii() {
+        return slug_ascii(name);
+    }
     let mut out = String::with_capacity(name.len());
     for w in name
         .to_lowercase()
@@ -3232,6 +3271,25 @@ fn slug(name: &str) -> String {
             out.push('-');
         }
         out.push_str(w);
+    }
+    out
+}
+
+/// [`slug`] of an ASCII name without the lowercased copy: the same words (runs of ASCII
+/// letters and digits, lowercased) joined by '-'.
+fn slug_ascii(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut gap = false;
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            if gap && !out.is_empty() {
+                out.push('-');
+            }
+            gap = false;
+            out.push(c.to_ascii_lowercase());
+        } else {
+            gap = true;
+        }
     }
     out
 }
@@ -3491,5 +3549,51 @@ pub fn data_path(m: &ModelSpec, setup: &TrainingSetup, st: &StepTime, tun: &Tuna
             let epochs = setup.epochs.unwrap_or(1.0).max(1.0);
             job_tokens(m, setup).map_or(0.0, |t| t / per_sample / epochs * sample_bytes)
         })),
+    }
+}
+
+#[cfg(test)]
+mod slug_tests {
+    use super::*;
+
+    /// `slug`'s general form (lowercase, split on non-alphanumerics, join with '-').
+    fn slug_general(name: &str) -> String {
+        name.to_lowercase()
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join("-")
+    }
+
+    /// The ASCII path gives the general form's slug: every string of up to 4 characters over
+    /// letters, digits and the separators the phase and component names use, and those names.
+    #[test]
+    fn ascii_slugs_are_the_general_slugs() {
+        let alphabet: Vec<char> = "aB3 -:'+()".chars().collect();
+        let mut names: Vec<String> = vec![String::new()];
+        for _ in 0..4 {
+            let longer: Vec<String> = names
+                .iter()
+                .flat_map(|n| alphabet.iter().map(move |c| format!("{n}{c}")))
+                .collect();
+            names.extend(longer.into_iter().filter(|n| n.chars().count() <= 4));
+            names.sort();
+            names.dedup();
+        }
+        names.extend(
+            [
+                "backward: LM head",
+                "previous step's kept inputs",
+                "loss buffers (fp32)",
+                "ZeRO-3 gather buffers",
+                "optimizer states + master weights",
+            ]
+            .map(String::from),
+        );
+        for n in &names {
+            assert_eq!(slug_ascii(n), slug_general(n), "{n:?}");
+            assert_eq!(slug(n), slug_general(n), "{n:?}");
+        }
+        assert_eq!(slug("backward: LM head"), "backward-lm-head");
     }
 }

@@ -15,8 +15,9 @@ use gpuplan_core::plan::{
     ServeJob, SoftwareFramework,
 };
 use gpuplan_core::train::{
-    comm_buffer_bytes, same_comm_buffers, training_memory, training_memory_lean, training_step,
-    training_step_lean, training_step_lean_below, training_step_lean_slot,
+    comm_buffer_bytes, same_comm_buffers, training_memory, training_memory_lean,
+    training_memory_need, training_step, training_step_lean, training_step_lean_below,
+    training_step_lean_slot,
 };
 use gpuplan_core::units::Bandwidth;
 use gpuplan_core::workload::{
@@ -553,6 +554,15 @@ proptest! {
             }
             (Err(a), Err(b)) => prop_assert_eq!(a.to_string(), b.to_string()),
             (a, b) => prop_assert!(false, "full {:?} vs lean {:?}", a.is_ok(), b.is_ok()),
+        }
+        // The ladders' need: the same total once the cluster's buffers are added, bit for bit.
+        match (training_memory_lean(m, &s, &c, &tun), training_memory_need(m, &s, &c, &tun)) {
+            (Ok(lean), Ok(need)) => {
+                let with_comm = need.0 + comm_buffer_bytes(&s, &c, &tun);
+                prop_assert_eq!(lean.device_total.0.to_bits(), with_comm.to_bits());
+            }
+            (Err(a), Err(b)) => prop_assert_eq!(a.to_string(), b.to_string()),
+            (a, b) => prop_assert!(false, "lean {:?} vs need {:?}", a.is_ok(), b.is_ok()),
         }
     }
 }

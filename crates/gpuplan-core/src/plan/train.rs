@@ -19,8 +19,8 @@ use crate::model::Architecture;
 use crate::train::DataPath;
 use crate::train::{
     bind_host_cap, cap_step, comm_buffer_bytes, data_path, host_decode_cap, job_tokens,
-    same_comm_buffers, training_memory, training_memory_lean, training_step_lean,
-    training_step_validated, StepPrologue, StepTime, TrainingMemory,
+    same_comm_buffers, training_memory, training_memory_lean, training_memory_need,
+    training_step_lean, training_step_validated, StepPrologue, StepTime, TrainingMemory,
 };
 use crate::units::Bytes;
 use crate::workload::{AttentionImpl, Framework, Recompute, TrainTask, TrainingSetup};
@@ -855,13 +855,14 @@ fn micro_batches(req: &PlanRequest) -> &'static [u64] {
 }
 
 /// A point's rungs, computed as they are consumed; micro-batch × DP never exceeds the user's
-/// global batch.
+/// global batch. With `net`, each need leaves out `c`'s communication buffers
+/// ([`training_memory_need`]: a shared ladder's, to which every cluster adds its own).
 fn rungs<'a>(
     req: &'a PlanRequest,
     base: &'a TrainingSetup,
     global_batch: u64,
     point: Point,
-    c: &'a ClusterSpec,
+    (c, net): (&'a ClusterSpec, bool),
 ) -> impl Iterator<Item = Rung> + 'a {
     let mbs = if pins(req).micro_batch {
         vec![base.micro_batch]
@@ -875,9 +876,13 @@ fn rungs<'a>(
             if pins(req).sequence_parallel {
                 s.parallel.sequence_parallel = base.parallel.sequence_parallel;
             }
-            let need = training_memory_lean(&req.model, &s, c, &req.tunables)
-                .ok()
-                .map(|m| m.device_total);
+            let need = if net {
+                training_memory_need(&req.model, &s, c, &req.tunables).ok()
+            } else {
+                training_memory_lean(&req.model, &s, c, &req.tunables)
+                    .ok()
+                    .map(|m| m.device_total)
+            };
             std::sync::Arc::new((s, need))
         })
 }
@@ -886,7 +891,7 @@ fn rungs<'a>(
 pub fn fits(req: &PlanRequest, base: &TrainingSetup, global_batch: u64, c: &ClusterSpec) -> Fits {
     let mut out = Fits::new(base, c);
     for point in search_space(req, base, c) {
-        out.climb(rungs(req, base, global_batch, point, c).map(|r| {
+        out.climb(rungs(req, base, global_batch, point, (c, false)).map(|r| {
             let need = r.1;
             (r, need)
         }));
@@ -905,18 +910,11 @@ fn ladder(
     most: f64,
 ) -> Vec<Rung> {
     let mut out: Vec<Rung> = Vec::new();
-    let mut comm = 0.0;
-    for rung in rungs(req, base, global_batch, point, c) {
-        // Net of the communication buffers, which each cluster adds for itself (`with_comm`;
-        // computed again only where they can differ from the rung before's).
-        let (setup, need) = std::sync::Arc::unwrap_or_clone(rung);
-        if out.last().is_none_or(|r| !same_comm_buffers(&r.0, &setup)) {
-            comm = comm_buffer_bytes(&setup, c, &req.tunables);
-        }
-        let need = need.map(|n| Bytes(n.0 - comm));
+    // Net of the communication buffers, which each cluster adds for itself (`with_comm`).
+    for rung in rungs(req, base, global_batch, point, (c, true)) {
         // Stop where the largest GPU stops (a NaN need stops every climb): buffers only add.
-        let held = need.is_some_and(|need| need.0 <= most);
-        out.push(std::sync::Arc::new((setup, need)));
+        let held = rung.1.is_some_and(|need| need.0 <= most);
+        out.push(rung);
         if !held {
             break;
         }
@@ -1978,13 +1976,14 @@ fn interruptions_beyond_bound(
     c: &super::Constraints,
     caveats: &mut Vec<Text>,
 ) -> Option<Msg> {
-    let max = format!("{:.0}", super::money::MAX_INTERRUPTION_OVERHEAD + 1.0);
+    // Written only where a message says it (most sites pass: no format per site).
+    let max = || format!("{:.0}", super::money::MAX_INTERRUPTION_OVERHEAD + 1.0);
     if failures.absurd() {
         return Some(
             Msg::new("bind-failures-beyond-bound")
                 .arg("per_day", format!("{:.1}", failures.per_day))
                 .arg("restart", format!("{:.0}", ck.failure_restart_s / 60.0))
-                .arg("max", max),
+                .arg("max", max()),
         );
     }
     let per_hour = super::money::spot_beyond_bound(ck, nodes, c)?;
@@ -1992,7 +1991,7 @@ fn interruptions_beyond_bound(
         .arg("per_hour", format!("{per_hour:.3}"))
         .arg("nodes", nodes)
         .arg("restart", format!("{:.0}", c.restart_minutes))
-        .arg("max", max);
+        .arg("max", max());
     if c.billing == super::BillingChoice::Spot {
         return Some(m);
     }
@@ -2578,9 +2577,10 @@ mod ladder_tests {
 
     /// The shared ladders' needs on another cluster, with the buffers sized once per run of
     /// rungs (`with_comm`, `ladder`), are the reference's, bit for bit: each rung's net need
-    /// plus `comm_buffer_bytes` of that rung on that cluster, and the net need the rung's own
-    /// lean estimate less its buffers. Dense, MoE and LoRA workloads, four chips, four shapes
-    /// of 8 and 16 GPUs, every point of each search space.
+    /// plus `comm_buffer_bytes` of that rung on that cluster, and the net need plus the buffers
+    /// on the ladder's own cluster the rung's own lean estimate there (not that estimate less
+    /// the buffers, which can differ from the net sum in the last bit). Dense, MoE and LoRA
+    /// workloads, four chips, four shapes of 8 and 16 GPUs, every point of each search space.
     #[test]
     fn ladder_buffers_are_the_per_rung_buffers() {
         let cat = Catalog::builtin().unwrap();
@@ -2613,11 +2613,11 @@ mod ladder_tests {
                             assert_eq!(fit.1.map(|n| n.0.to_bits()), reference);
                             let own = training_memory_lean(&req.model, &rung.0, &c, &req.tunables)
                                 .ok()
-                                .map(|m| m.device_total.0);
-                            let net = own.map(|n| {
-                                (n - comm_buffer_bytes(&rung.0, &c, &req.tunables)).to_bits()
+                                .map(|m| m.device_total.0.to_bits());
+                            let back = rung.1.map(|n| {
+                                (n.0 + comm_buffer_bytes(&rung.0, &c, &req.tunables)).to_bits()
                             });
-                            assert_eq!(rung.1.map(|n| n.0.to_bits()), net);
+                            assert_eq!(back, own);
                             rungs_checked += 1;
                         }
                     }
