@@ -930,7 +930,7 @@ fn attention_shape_seconds(
 /// elements at the activation width, at least 2 bytes) against `2·scores·head_dim` FLOPs, an
 /// arithmetic intensity of head_dim FLOP per byte at 2 bytes (128 at head_dim 128), under the
 /// ridge of a chip whose GEMM rate outruns its memory (H800: 989 × 0.55 = 544 TFLOP/s over
-/// 0.8 × 3.35 TB/s, about 200 FLOP per byte; A100: about 100). The backward's four
+/// 0.8 × 3.35 TB/s, about 200 FLOP per byte; A100-80GB: 218 over 1.63, about 134). The backward's four
 /// GEMMs are the same shapes (dP = dO·Vᵀ writes, dV = Pᵀ·dO, dQ = dS·K and dK = dSᵀ·Q read the
 /// score matrix): twice this.
 fn eager_score_gemms_seconds(fwd_flops: f64, scores: f64, r: &ChipRates) -> f64 {
