@@ -993,12 +993,21 @@ def flagperf_glm3(r):
 
 
 FLAGPERF_BC2_NOTE = ("Held out (round 6; no constant fitted on this source). FlagPerf's Baichuan2-13B DeepSpeed case on 2 "
-                     "nodes of 8 H800 (the catalog's h800), 8 HCAs per node in net.sh at the README's 200 Gb/s: 1600 "
-                     "Gbit/s per node (assumed). HF's Baichuan2-13B code (the Baichuan2-13B preset, ALiBi; framework "
+                     "nodes of 8 H800 (the catalog's h800) with the README's '多机网络类型、带宽: InfiniBand, 200Gb/s' taken "
+                     "as 200 Gbit/s per node, as the same H800 environment's Llama 2 70B rows take it (same CPU, driver "
+                     "535.129.03 and Docker 24.0.7; training/nvidia/llama2_70B-megatron/README.md line 8), and as FlagPerf "
+                     "writes a node's ports: 'InfiniBand，2x200 Gb/s' for its two-port DGX A100 (training/nvidia/"
+                     "README.md line 17). net.sh's NCCL_IB_HCA lists mlx5_0..mlx5_7 and NCCL_SOCKET_IFNAME=ibs11, which "
+                     "names the devices NCCL may use, not their rate or state. Until round 12 the eight HCAs were taken at "
+                     "200 Gb/s each (1600 Gbit/s per node). HF's Baichuan2-13B code (the Baichuan2-13B preset, ALiBi; framework "
                      "hugging_face) without FlashAttention (the README: 'baichuan2原生模型未添加flashattention2的支持'), so eager "
                      "attention, and with gradient checkpointing on as the README states (full recompute; where it is "
                      "switched on is not in the repository), DeepSpeed ZeRO-1 with overlap_comm over the 16 GPUs, bf16, "
-                     "micro-batch 1 of 2048 tokens, GAS 8 (the benchmark's ds_config.json; the README's default) or 64.")
+                     "micro-batch 1 of 2048 tokens, GAS 8 (the benchmark's ds_config.json; the README's default) or 64. "
+                     "The published figure is the last 'RunningAvgSamplesPerSec' of DeepSpeed's ThroughputTimer "
+                     "(run_pretraining.py get_metric; deepspeed v0.11.1 runtime/engine.py lines 271-275, 1801-1802, 2126, "
+                     "utils/timer.py lines 236-289): forward to the end of step() of every micro-step from the third "
+                     "optimizer step on, synchronized; data loading outside it, no checkpoint or evaluation in the script.")
 
 
 def flagperf_bc2(r):
@@ -1382,7 +1391,8 @@ ML_MC2 = ("FIXME: over-predicted ({err}; {before} before the chip's 1.6 TB/s HBM
           "between the two (+16..+19% with it, -9..-15% without): how much of the TP traffic MC2 hides is not "
           "determined per row (message size, fp16 vs bf16 and CANN release not separated). No constant changed "
           "(held out).")
-ML_EAGER = ("FIXME: over-predicted ({err}; {before} before the chip's 1.6 TB/s HBM was in the catalog). The script has "
+ML_EAGER = ("FIXME: over-predicted ({err}; +30.3% before round 12 put eager attention's score GEMMs on a roofline, "
+            "{before} before the chip's 1.6 TB/s HBM was in the catalog). The script has "
             "no --use-flash-attn (ALiBi, eager attention on the NPU): the s x s scores' mask/softmax traffic is now "
             "timed at the HBM bandwidth; Baichuan-13B, eager with ALiBi as well, came within band with it (+26.0% -> "
             "+12.8%). The rest of the gap (torch_npu's unfused ALiBi bias and softmax kernels, BLOOM's 250,880-entry "
@@ -1458,7 +1468,12 @@ FP_DS_H800 = ("FIXME: over-predicted +21.9% (8,718 against 7,151 tokens/s/GPU). 
               "are ~674 collectives a step at NCCL's ring latency over 8 NVLink ranks (8.4 + 7 x 3.4 us = 32 us), 22 ms, "
               "and as many prefetch gathers another 22 ms, 43 ms of the 103 ms gap even if none were hidden. Counting "
               "DeepSpeed's per-tensor fetches instead of FSDP's per-layer units (deepspeed = true) gives the same step "
-              "(0.470 s). Not determined. No constant changed.")
+              "(0.470 s). Round 12 read what the published figure times (FlagPerf run_pretraining.py takes the last "
+              "'RunningAvgSamplesPerSec' of DeepSpeed's ThroughputTimer; deepspeed v0.11.1 runtime/engine.py lines "
+              "271-275, 1801-1802 and 2126, utils/timer.py lines 236-289): the synchronized time from each micro-step's "
+              "forward to the end of its step(), summed from the third optimizer step on and divided by the steps; data "
+              "loading between micro-steps is outside it, and the script saves no checkpoint and runs no evaluation. So "
+              "no warm-up, I/O or checkpoint time is in the 0.573 s. Not determined. No constant changed.")
 
 # Kept for the record: within band (+9.8%) since round 9 put the chip's sourced 1.6 TB/s HBM in the catalog.
 FP_GLM3_910B = ("FIXME: over-predicted +30.6% (4,684 against 3,587 tokens/s/NPU). HF's eager ChatGLM modules (unfused "
@@ -1467,6 +1482,11 @@ FP_GLM3_910B = ("FIXME: over-predicted +30.6% (4,684 against 3,587 tokens/s/NPU)
                 "not a catalog fact) the row is +9.8%, within band. The H100 row of the same case is +16.6%. No constant "
                 "changed; the chip's HBM bandwidth needs a source.")
 
+# Kept for the record: within band since round 12 (+8.5% at GAS 8, +17.9% at GAS 64). The network is the README's
+# 200 Gb/s per node (FLAGPERF_BC2_NOTE): the modelled per-step cost is 2.47 s exposed (published 2.1 s); eager
+# attention's score GEMMs on a roofline and HF's unfused scale/mask/softmax chain (compute.rs
+# eager_score_gemms_seconds, HF_EAGER_SOFTMAX_BYTES_*) give 0.60 s per micro-batch (published 0.72 s; Baichuan2's
+# torch.max clamp is not counted).
 FP_BC2 = ("FIXME: over-predicted ({err}). The two rows separate a per-micro-batch and a per-step cost: published, 7.92 s "
           "per step at GAS 8 and 48.4 s at GAS 64, i.e. 0.72 s per micro-batch plus 2.1 s per step; modelled 0.53 s per "
           "micro-batch plus 0.19 s. The micro-batch gap (+36%) is HF's Baichuan2 code without FlashAttention (eager ALiBi "
@@ -1492,7 +1512,7 @@ FP_BC2 = ("FIXME: over-predicted ({err}). The two rows separate a per-micro-batc
 ML_KNOWN = {
     "t-modellink-mistral-7b-1x8-910b": ML_MC2.format(err="+21.7%; +30.0% before its windowed layers were charged n·w − w²/2 causal pairs, not half of n·w", before="+38.3%", nomc2="-3.5% before that change, lower after it")
     + " Mistral's --sliding-window 4096 at 32K tokens is charged as a 4096-key window (sliding_window in the config).",
-    "t-modellink-bloom-7b1-1x8-910b": ML_EAGER.format(err="+30.3%", before="+42.5%"),
+    "t-modellink-bloom-7b1-1x8-910b": ML_EAGER.format(err="+29.6%", before="+42.5%"),
     "t-modellink-qwen15-0p5b-1x8-910b": ML_SMALL.format(err="+50.1%", before="+88.2%"),
     "t-modellink-grok1-40b-2x8-910b": ML_GROK,
 }
@@ -1538,8 +1558,6 @@ KNOWN = {
     **ML_KNOWN,
     **IE_KNOWN,
     "t-flagperf-llama2-7b-ds-h800-default": FP_DS_H800,
-    "t-flagperf-baichuan2-13b-ds-h800-16gpu-gas8": FP_BC2.format(err="+79.5%"),
-    "t-flagperf-baichuan2-13b-ds-h800-16gpu-gas64": FP_BC2.format(err="+42.5%"),
     **{f"t-mbridge-{v}-qwen3-30b-a3b-16gpu-h100": MB_QWEN30_EP16 for v in ["2604", "260401", "2606"]},
     **{f"t-titan-llama31-8b-8gpu-cp{c}-s{s}k": CP for c, s in [(4, 128), (8, 256)]},
     # Round 8: Llama 3 8B's card (-52.8%) is within band at -46.8% since the overlapped data-parallel

@@ -45,6 +45,19 @@ pub const CAUSAL_WORK_FRACTION: f64 = 0.5;
 const SOFTMAX_BYTES_FWD: f64 = 4.0;
 const SOFTMAX_BYTES_BWD: f64 = 6.0;
 const DROPOUT_BYTES: f64 = 5.0;
+/// Bytes per score element of Hugging Face's unfused eager attention chain (no `torch.compile`),
+/// as the modeling files write it: `attn_weights = torch.matmul(q, kᵀ) / math.sqrt(head_dim)`
+/// (a scale kernel: read + write), `attn_weights + attention_mask` (read scores + mask, write),
+/// `softmax` (read + write): 3 kernels, 7 score-sized 2-byte transfers forward
+/// (huggingface.co/baichuan-inc/Baichuan2-13B-Chat modeling_baichuan.py @c6f8592a
+/// `BaichuanAttention.forward`, vendored in intel-analytics/ipex-llm
+/// python/llm/src/bigdl/llm/transformers/models/baichuan2.py; transformers 4.34.1
+/// models/llama/modeling_llama.py `LlamaAttention.forward` has the same scale, add and
+/// softmax). Backward: softmax's (read y and dy, write dx) and the scale's (read + write); the
+/// mask add passes its gradient through. Model-specific extras (Baichuan2's `torch.max` clamp
+/// after the add, Llama's fp32 softmax upcast) are not counted.
+const HF_EAGER_SOFTMAX_BYTES_FWD: f64 = 14.0;
+const HF_EAGER_SOFTMAX_BYTES_BWD: f64 = 10.0;
 
 /// The rates one device computes at.
 #[derive(Clone, Copy, Debug)]
@@ -897,15 +910,34 @@ fn attention_shape_seconds(
             (pass, pass * (fwd_passes + FLASH_BACKWARD_RATIO))
         }
         AttentionImpl::Eager => {
-            let gemm = fwd_flops * (fwd_passes + 2.0) / r.gemm.0.max(1.0);
             let scores = b * heads * s_q * window;
+            let gemm = eager_score_gemms_seconds(fwd_flops, scores, r) * (fwd_passes + 2.0);
             let drop = if t.dropout { DROPOUT_BYTES } else { 0.0 };
-            let bytes =
-                scores * ((SOFTMAX_BYTES_FWD + drop) * fwd_passes + SOFTMAX_BYTES_BWD + drop);
+            let (fwd, bwd) = if r.eager_elementwise {
+                (HF_EAGER_SOFTMAX_BYTES_FWD, HF_EAGER_SOFTMAX_BYTES_BWD)
+            } else {
+                (SOFTMAX_BYTES_FWD, SOFTMAX_BYTES_BWD)
+            };
+            let bytes = scores * ((fwd + drop) * fwd_passes + bwd + drop);
             let total = gemm + r.memory.map_or(0.0, |bw| bytes / bw.0.max(1.0));
             (total / (fwd_passes + 2.0), total)
         }
     }
+}
+
+/// Seconds of one forward pass's two batched score GEMMs (QKᵀ, then probabilities × V) under
+/// eager attention, on a roofline: each writes or reads the whole score matrix (`scores`
+/// elements at the activation width, at least 2 bytes) against `2·scores·head_dim` FLOPs, an
+/// arithmetic intensity of head_dim FLOP per byte at 2 bytes (128 at head_dim 128), under the
+/// ridge of a chip whose GEMM rate outruns its memory (H800: 989 × 0.55 = 544 TFLOP/s over
+/// 0.8 × 3.35 TB/s, about 200 FLOP per byte; A100-80GB: 218 over 1.63, about 134). The backward's four
+/// GEMMs are the same shapes (dP = dO·Vᵀ writes, dV = Pᵀ·dO, dQ = dS·K and dK = dSᵀ·Q read the
+/// score matrix): twice this.
+fn eager_score_gemms_seconds(fwd_flops: f64, scores: f64, r: &ChipRates) -> f64 {
+    let compute = fwd_flops / r.gemm.0.max(1.0);
+    let bytes = 2.0 * scores * r.act_bytes.max(2.0);
+    r.memory
+        .map_or(compute, |bw| compute.max(bytes / bw.0.max(1.0)))
 }
 
 /// Layers on the slowest pipeline stage: ⌈L/pp⌉ (uneven stages when L is not divisible by pp;
@@ -1455,6 +1487,45 @@ mod tests {
         s.attention = AttentionImpl::Flash;
         s.parallel.cp = 1;
         assert!(torch_ring(t, &s, 1).is_none());
+    }
+
+    /// Eager attention's score GEMMs run on a roofline: at head_dim 128 and 2-byte scores they
+    /// do 128 FLOP per byte of the score matrix, so a chip whose GEMM rate over its bandwidth
+    /// is above 128 waits on memory, one below it on FLOPs. HF's unfused chain (no compile)
+    /// moves 14 + 10 bytes per score where fused kernels move 4 + 6.
+    #[test]
+    fn eager_score_gemms_follow_the_roofline_and_hf_moves_more() {
+        let t = llama31_8b();
+        let t = t.transformer().unwrap();
+        let s = TrainingSetup {
+            seq_len: 2048,
+            attention: AttentionImpl::Eager,
+            recompute: Recompute::None,
+            ..TrainingSetup::default()
+        };
+        let shape = AttentionShape {
+            queries: 2048,
+            keys: 2048,
+            causal: true,
+        };
+        let scores = 32.0 * 2048.0 * 2048.0;
+        let fwd_flops = 4.0 * scores * 128.0;
+        // Ridge 200 FLOP/B (> 128): memory-bound, 2 × 2 B per score and pass.
+        let hopper = rates(200e12, Some(1e12));
+        let one = eager_score_gemms_seconds(fwd_flops, scores, &hopper);
+        assert!((one - 4.0 * scores / 1e12).abs() / one < 1e-12);
+        // Ridge 100 FLOP/B (< 128): compute-bound.
+        let ampere = rates(100e12, Some(1e12));
+        let one = eager_score_gemms_seconds(fwd_flops, scores, &ampere);
+        assert!((one - fwd_flops / 100e12).abs() / one < 1e-12);
+        // The whole pass: 3 GEMM passes (forward + 2 backward) and the softmax chain's bytes.
+        let (_, fused) = attention_shape_seconds(t, &s, &hopper, 1, shape);
+        let mut hf = hopper;
+        hf.eager_elementwise = true;
+        let (_, unfused) = attention_shape_seconds(t, &s, &hf, 1, shape);
+        let extra = scores * ((14.0 - 4.0) + (10.0 - 6.0)) / 1e12;
+        assert!(((unfused - fused) - extra).abs() / extra < 1e-9);
+        assert!((fused - (3.0 * 4.0 * scores + 10.0 * scores) / 1e12).abs() / fused < 1e-9);
     }
 
     /// The MLP activation runs on every routed copy: Mixtral-8x7B (top-2 of 8, 14,336 wide)
