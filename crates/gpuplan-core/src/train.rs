@@ -62,6 +62,7 @@ mod host;
 pub mod nccl;
 mod nccl_search;
 mod step;
+mod userbuffers;
 mod zero3;
 pub use host::{
     apply_host_decode_cap, bind_host_cap, cap_step, decodes_images_on_host, host_decode_cap,
@@ -1270,6 +1271,32 @@ fn runtime_items(
     items
 }
 
+/// Transformer Engine's userbuffers under Megatron `tp_comm_overlap`, outside torch's allocator
+/// (`userbuffers::userbuffer_bytes`); none otherwise.
+fn userbuffer_item(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    c: &ClusterSpec,
+    explain: bool,
+) -> Option<MemoryItem> {
+    let bytes = userbuffers::userbuffer_bytes(m, setup, &c.gpu.stack);
+    let fp8 = if setup.precision == Precision::Fp8 {
+        "yes"
+    } else {
+        "no"
+    };
+    (bytes > 0.0).then(|| MemoryItem {
+        name: "TE userbuffers",
+        bytes: Bytes(bytes),
+        basis: why_msg!(
+            explain,
+            Msg::new("how-te-userbuffers")
+                .arg("tokens", setup.seq_len * setup.micro_batch)
+                .arg("fp8", fp8)
+        ),
+    })
+}
+
 fn memory(
     m: &ModelSpec,
     setup: &TrainingSetup,
@@ -1350,6 +1377,7 @@ fn memory(
     peak_items(&mut items, &timeline, &acts, explain);
     let allocated = timeline.peak().total.0;
     items.extend(runtime_items(setup, c, dp, tun, allocated, explain));
+    items.extend(userbuffer_item(m, setup, c, explain));
     let total: f64 = items.iter().map(|i| i.bytes.0).sum();
     Ok(TrainingMemory {
         items,
