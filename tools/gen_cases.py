@@ -596,7 +596,7 @@ def main(path):
         "condition is `_is_layer_name`; embedding and LM head stay in the root), `fsdp_reshard_after_forward` "
         "defaults to True (the layers reshard; 70B_lora.yaml does not set it), activation checkpointing wraps each "
         "TransformerSelfAttentionLayer (its input saved), and `compile_model` compiles each layer on torch >= 2.5 "
-        "and the whole model before (torchtune/training/_compile.py l.35-48), neither of which drops a checkpointed "
+        "and the whole model before (torchtune/training/_compile.py l.35-49), neither of which drops a checkpointed "
         "input or the root's gather; torchtune's peak figures are bytes / 1024**3 (training/memory.py l.210-214), "
         "so the unit is GiB as quoted. Nothing found frees the 28.5 GiB.")
     CASES["torchtune-llama31-70b-full-8xa100-tps"]["known_deviation"] = (
