@@ -1398,11 +1398,16 @@ fn memory(
 /// dtype (`main_grads`).
 fn megatron_accounting(setup: &TrainingSetup) -> &'static str {
     let bf16_grads = setup.main_grads == Some(crate::workload::MainGrads::Bf16);
-    match (setup.fp8_params, bf16_grads) {
-        (false, false) => "megatron",
-        (false, true) => "megatron-bf16-grads",
-        (true, false) => "megatron-fp8-params",
-        (true, true) => "megatron-fp8-params-bf16-grads",
+    let bf16_states = setup.optimizer_dtype == Some(crate::workload::OptimizerDtype::Bf16);
+    match (setup.fp8_params, bf16_grads, bf16_states) {
+        (false, false, false) => "megatron",
+        (false, true, false) => "megatron-bf16-grads",
+        (true, false, false) => "megatron-fp8-params",
+        (true, true, false) => "megatron-fp8-params-bf16-grads",
+        (false, false, true) => "megatron-bf16-states",
+        (false, true, true) => "megatron-bf16-grads-bf16-states",
+        (true, false, true) => "megatron-fp8-params-bf16-states",
+        (true, true, true) => "megatron-fp8-params-bf16-grads-bf16-states",
     }
 }
 
@@ -2588,8 +2593,27 @@ fn te_weight_t_per_token(b: &ParamBreakdown, t: &TransformerSpec, setup: &Traini
 }
 
 /// State bytes per parameter, with torch.autocast's fp32 weights and fp32 gradients (no master).
+/// `optimizer_dtype = "bf16"` (validated to the megatron profile): apex's DistributedFusedAdam
+/// keeps its master-parameter, `exp_avg` and `exp_avg_sq` shards in its `dtype`
+/// ([`crate::workload::OptimizerDtype`]), so the fp32 master (4 B) and moments (4 B each) become
+/// 2 B each. fp32 training (no master copy) and non-fp32 states (8-bit Adam) are left as they are.
+fn megatron_optimizer_dtype(setup: &TrainingSetup, sb: StateBytes) -> StateBytes {
+    let bf16 = setup.optimizer_dtype == Some(crate::workload::OptimizerDtype::Bf16);
+    if !bf16 || sb.master != 4.0 || setup.optimizer != Optimizer::AdamW {
+        return sb;
+    }
+    StateBytes {
+        master: 2.0,
+        optimizer: sb.optimizer / 2.0,
+        ..sb
+    }
+}
+
 pub(crate) fn effective_state_bytes(setup: &TrainingSetup) -> StateBytes {
-    let sb = state_bytes(setup.precision, setup.optimizer, setup.framework);
+    let sb = megatron_optimizer_dtype(
+        setup,
+        state_bytes(setup.precision, setup.optimizer, setup.framework),
+    );
     if let (Some(g), true) = (setup.main_grads, sb.master > 0.0) {
         // Megatron-Core's main-gradient buffer in the dtype `main_grads` names (validated to the
         // megatron profile; fp32 training has no separate main gradients).

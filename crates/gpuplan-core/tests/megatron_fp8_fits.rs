@@ -10,19 +10,14 @@ use gpuplan_core::workload::{Framework, Precision};
 const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 
 /// Rows whose `needed per device` (peak + 10% allocator reserve + CUDA context + NCCL buffers)
-/// is above the usable memory, with the shortfall in GiB. NeMo 24.07's Llama 2 70B SFT row (16
-/// H100, TP 4 · PP 4, so DP 1: the distributed optimizer shards nothing) holds 60 GiB of model
-/// states alone (FP8 linear weights 1 + 1 B, bf16 gradients 2 B, fp32 master + AdamW 12 B per
-/// parameter); what the run did instead (recompute, another layout than the table's) is not
-/// known: NeMo's own SFT recipe at 24.07 recomputes nothing and its optimizer keeps no less per
-/// parameter (docs/methodology.md, the FP8 paragraph's "Checked since"). TE's TP-overlap
-/// userbuffers (train/userbuffers.rs) widened the gap from 13.69 to 14.13 GiB (+0.44 GiB: ten
-/// buffers of 4096 × 8192, six of them FP8). Before round 10 the two 70B LoRA rows were listed too (NeMo 24.07 79.7 GiB,
-/// Megatron-Bridge 26.06 80.5 GiB of 78.9) until the frozen Transformer Engine linears stopped
-/// being charged their inputs (train.rs `te_frozen_layer`): 64.6 and 65.4 GiB. Before the FP8
-/// weight keys (issue 9: `fp8_params`, `main_grads`; train.rs `fp8_weight_items`) this row was
-/// 18.14 GiB short, at a flat 3 + 2 B of weights and gradients per parameter.
-const SHORT: &[(&str, f64)] = &[("t-nemo-llama2-70b-sft-h100-fp8", 14.13)];
+/// is above the usable memory, with the shortfall in GiB: none. NeMo 24.07's Llama 2 70B SFT row
+/// (16 H100, TP 4 · PP 4, so DP 1: the distributed optimizer shards nothing) was listed until
+/// round 13: 18.14 GiB short at a flat 3 + 2 B of FP8 weights and gradients, 13.69 with the FP8
+/// weight keys (`fp8_params`, `main_grads`), 14.13 with TE's TP-overlap userbuffers
+/// (train/userbuffers.rs). NeMo-Framework-Launcher 24.07's SFT config keeps apex's
+/// distributed_fused_adam master weights and moments in bf16 (`optimizer_dtype`,
+/// launcher_scripts/conf/peft/llama/sft.yaml `dtype: bf16`): 24.3 GiB less, and it fits.
+const SHORT: &[(&str, f64)] = &[];
 
 /// (id, needed per device GiB, usable GiB) of every Megatron FP8 training row.
 fn rows() -> Vec<(String, f64, f64)> {

@@ -523,6 +523,50 @@ fn megatron_tp_comm_overlap_charges_te_userbuffers() {
     }
 }
 
+/// `optimizer_dtype = "bf16"` (apex DistributedFusedAdam `dtype`, NeMo `optim.dtype`): the
+/// master weights and both AdamW moments at 2 B instead of 4 B; refused outside Megatron.
+#[test]
+fn megatron_bf16_optimizer_states_halve_master_and_moments() {
+    let m = model();
+    let total = gpuplan_core::model::param_breakdown(&m).total as f64;
+    let base = TrainingSetup {
+        framework: Framework::Megatron,
+        seq_len: 1024,
+        ..TrainingSetup::default()
+    };
+    let at = |s: &TrainingSetup| {
+        let c = cluster(1);
+        training_memory(&m, s, &c, &Tunables::default()).unwrap()
+    };
+    let row = "optimizer states + master weights";
+    let fp32 = at(&base);
+    let bf16 = at(&TrainingSetup {
+        optimizer_dtype: Some(OptimizerDtype::Bf16),
+        ..base.clone()
+    });
+    assert!(close(item(&fp32, row), 12.0 * total));
+    assert!(close(item(&bf16, row), 6.0 * total));
+    assert_eq!(item(&fp32, "gradients"), item(&bf16, "gradients"));
+    assert_eq!(
+        accounting_profile(&bf16_setup(&base)),
+        "megatron-bf16-states"
+    );
+    let hf = TrainingSetup {
+        framework: Framework::HuggingFace,
+        optimizer_dtype: Some(OptimizerDtype::Bf16),
+        ..TrainingSetup::default()
+    };
+    let err = hf.validate().unwrap_err();
+    assert_eq!(err.field(), Some("optimizer_dtype"));
+}
+
+fn bf16_setup(base: &TrainingSetup) -> TrainingSetup {
+    TrainingSetup {
+        optimizer_dtype: Some(OptimizerDtype::Bf16),
+        ..base.clone()
+    }
+}
+
 /// The Megatron-only precision keys are refused elsewhere, naming the key.
 #[test]
 fn megatron_precision_keys_are_refused_elsewhere() {
