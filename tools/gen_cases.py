@@ -590,7 +590,15 @@ def main(path):
         "tokens (5.00 GiB) = 28.5 GiB > 27.6 GiB, before any layer working set. Not identified which input of the "
         "row differs from the run: the 70B_lora.yaml of that commit sets no `dataset.packed` (alpaca unpacked, "
         "padded to the batch's longest sample), against the README's 'packed to sequence length 2048'; the 405B "
-        "QLoRA row of the same recipe and table is within band with the root counted (+7.8%, −9.6% without it).")
+        "QLoRA row of the same recipe and table is within band with the root counted (+7.8%, −9.6% without it). "
+        "Re-read in round 13 at the README row's commit (30b8519e8, which added it), for anything that frees what "
+        "the estimate holds: the recipe has no activation offloading and no `custom_sharded_layers` (its only shard "
+        "condition is `_is_layer_name`; embedding and LM head stay in the root), `fsdp_reshard_after_forward` "
+        "defaults to True (the layers reshard; 70B_lora.yaml does not set it), activation checkpointing wraps each "
+        "TransformerSelfAttentionLayer (its input saved), and `compile_model` compiles each layer on torch >= 2.5 "
+        "and the whole model before (torchtune/training/_compile.py l.35-49), neither of which drops a checkpointed "
+        "input or the root's gather; torchtune's peak figures are bytes / 1024**3 (training/memory.py l.210-214), "
+        "so the unit is GiB as quoted. Nothing found frees the 28.5 GiB.")
     CASES["torchtune-llama31-70b-full-8xa100-tps"]["known_deviation"] = (
         "+80.4%: the host CPU's optimizer step is not timed (train/step/offload.rs). The published step is "
         "20.90 s (8 GPUs x 2 x 2048 = 32,768 tokens at 1,568 tokens/s), the estimate's 11.58 s (compute 11.20 s; "

@@ -90,6 +90,20 @@ def nemo(r):
         note += (f" The fine-tuning table states no VP: taken as {vp}, the VP of the same model's pretraining row at the "
                  "same TP and PP (1 where the table has none). Assumption; plain 1F1B's (PP-1)/accumulation bubble "
                  "would leave 13B SFT's published 787 model TFLOP/s above its pretraining row's 760 (VP 10).")
+    if task == "full_finetune":
+        # NeMo-Framework-Launcher 24.07 (tag 24.07, 8325688d): the SFT scripts examples/peft/llama/h100/
+        # {7b_1node,13b_1node,70b_2node}.sh run peft=llama/sft with fp8 and fp8_params, whose
+        # launcher_scripts/conf/peft/llama/sft.yaml keeps apex's distributed_fused_adam states in bf16
+        # (line 257 `dtype: bf16`); NeMo stores the master copy in that dtype under fp8_params
+        # (megatron_base_model.py @r2.0.0rc1 lines 784-806).
+        training["optimizer_dtype"] = "bf16"
+        note += (" SFT optimizer: NeMo-Framework-Launcher 24.07's SFT scripts (examples/peft/llama/h100/7b_1node.sh, "
+                 "13b_1node.sh, 70b_2node.sh @8325688d: peft=llama/sft, fp8 and fp8_params; the 70B script also "
+                 "TP 4 PP 4 VP 20, sequence_parallel, ub_tp_comm_overlap and packed_sequence at 4096) use "
+                 "launcher_scripts/conf/peft/llama/sft.yaml, whose distributed_fused_adam has dtype: bf16 (line 257): "
+                 "apex keeps the master-parameter shard (store_params under fp8_params, NeMo megatron_base_model.py "
+                 "@r2.0.0rc1 lines 784-806) and both Adam moments in bf16 (apex distributed_fused_adam.py @23c1f865 "
+                 "lines 450-476): optimizer_dtype = bf16, 2 + 4 B per parameter instead of 4 + 8.")
     if task != "pretrain":
         # Packed SQuAD samples attend per sample (TE THD / cu_seqlens). NeMo's own TFLOP/s column
         # counts the span: 7B SFT 673 TFLOP/s at 16,891 tok/s = 39.84 GFLOP/token, 6N = 39.64, so

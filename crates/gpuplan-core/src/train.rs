@@ -62,6 +62,7 @@ mod host;
 pub mod nccl;
 mod nccl_search;
 mod step;
+mod userbuffers;
 mod zero3;
 pub use host::{
     apply_host_decode_cap, bind_host_cap, cap_step, decodes_images_on_host, host_decode_cap,
@@ -1353,6 +1354,32 @@ fn runtime_items(
     items
 }
 
+/// Transformer Engine's userbuffers under Megatron `tp_comm_overlap`, outside torch's allocator
+/// (`userbuffers::userbuffer_bytes`); none otherwise.
+fn userbuffer_item(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    c: &ClusterSpec,
+    explain: bool,
+) -> Option<MemoryItem> {
+    let bytes = userbuffers::userbuffer_bytes(m, setup, &c.gpu.stack);
+    let fp8 = if setup.precision == Precision::Fp8 {
+        "yes"
+    } else {
+        "no"
+    };
+    (bytes > 0.0).then(|| MemoryItem {
+        name: "TE userbuffers",
+        bytes: Bytes(bytes),
+        basis: why_msg!(
+            explain,
+            Msg::new("how-te-userbuffers")
+                .arg("tokens", setup.seq_len * setup.micro_batch)
+                .arg("fp8", fp8)
+        ),
+    })
+}
+
 fn memory(
     m: &ModelSpec,
     setup: &TrainingSetup,
@@ -1437,6 +1464,9 @@ fn memory(
     }
     peak_items(&mut items, &timeline, &acts, explain);
     let allocated = timeline.peak().total.0;
+    // TE's userbuffers before the runtime rows: the NCCL buffers stay the last row, so a ladder
+    // rung's need (Detail::Need, without them) plus a cluster's buffers is the total bit for bit.
+    items.extend(userbuffer_item(m, setup, c, explain));
     let comm = detail != Detail::Need;
     items.extend(runtime_items(setup, c, (dp, comm), tun, allocated, explain));
     let total: f64 = items.iter().map(|i| i.bytes.0).sum();
@@ -1459,11 +1489,16 @@ fn memory(
 /// dtype (`main_grads`).
 fn megatron_accounting(setup: &TrainingSetup) -> &'static str {
     let bf16_grads = setup.main_grads == Some(crate::workload::MainGrads::Bf16);
-    match (setup.fp8_params, bf16_grads) {
-        (false, false) => "megatron",
-        (false, true) => "megatron-bf16-grads",
-        (true, false) => "megatron-fp8-params",
-        (true, true) => "megatron-fp8-params-bf16-grads",
+    let bf16_states = setup.optimizer_dtype == Some(crate::workload::OptimizerDtype::Bf16);
+    match (setup.fp8_params, bf16_grads, bf16_states) {
+        (false, false, false) => "megatron",
+        (false, true, false) => "megatron-bf16-grads",
+        (true, false, false) => "megatron-fp8-params",
+        (true, true, false) => "megatron-fp8-params-bf16-grads",
+        (false, false, true) => "megatron-bf16-states",
+        (false, true, true) => "megatron-bf16-grads-bf16-states",
+        (true, false, true) => "megatron-fp8-params-bf16-states",
+        (true, true, true) => "megatron-fp8-params-bf16-grads-bf16-states",
     }
 }
 
@@ -2649,8 +2684,27 @@ fn te_weight_t_per_token(b: &ParamBreakdown, t: &TransformerSpec, setup: &Traini
 }
 
 /// State bytes per parameter, with torch.autocast's fp32 weights and fp32 gradients (no master).
+/// `optimizer_dtype = "bf16"` (validated to the megatron profile): apex's DistributedFusedAdam
+/// keeps its master-parameter, `exp_avg` and `exp_avg_sq` shards in its `dtype`
+/// ([`crate::workload::OptimizerDtype`]), so the fp32 master (4 B) and moments (4 B each) become
+/// 2 B each. fp32 training (no master copy) and non-fp32 states (8-bit Adam) are left as they are.
+fn megatron_optimizer_dtype(setup: &TrainingSetup, sb: StateBytes) -> StateBytes {
+    let bf16 = setup.optimizer_dtype == Some(crate::workload::OptimizerDtype::Bf16);
+    if !bf16 || sb.master != 4.0 || setup.optimizer != Optimizer::AdamW {
+        return sb;
+    }
+    StateBytes {
+        master: 2.0,
+        optimizer: sb.optimizer / 2.0,
+        ..sb
+    }
+}
+
 pub(crate) fn effective_state_bytes(setup: &TrainingSetup) -> StateBytes {
-    let sb = state_bytes(setup.precision, setup.optimizer, setup.framework);
+    let sb = megatron_optimizer_dtype(
+        setup,
+        state_bytes(setup.precision, setup.optimizer, setup.framework),
+    );
     if let (Some(g), true) = (setup.main_grads, sb.master > 0.0) {
         // Megatron-Core's main-gradient buffer in the dtype `main_grads` names (validated to the
         // megatron profile; fp32 training has no separate main gradients).

@@ -757,6 +757,25 @@ impl MainGrads {
     }
 }
 
+/// The dtype of the optimizer's master weights and Adam moments under the `megatron` profile.
+/// apex's `DistributedFusedAdam` (NeMo 1.x's `optim.name: distributed_fused_adam`) allocates its
+/// master-parameter shard (`store_params`), `exp_avg` and `exp_avg_sq` shards in its `dtype`
+/// (apex/contrib/optimizers/distributed_fused_adam.py @23c1f865 lines 310-311, 450-476); NeMo
+/// passes `optim.dtype` to it and keeps the master shard (`store_params = True`) under
+/// `fp8_params` (nemo/collections/nlp/models/language_modeling/megatron_base_model.py @r2.0.0rc1
+/// lines 784-806). NeMo-Framework-Launcher 24.07's SFT config sets `dtype: bf16`
+/// (launcher_scripts/conf/peft/llama/sft.yaml, `optim`), its pretraining configs leave fp32.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum OptimizerDtype {
+    /// fp32 master weights and moments, 4 B each (the default).
+    #[default]
+    Fp32,
+    /// bf16 master weights and moments, 2 B each.
+    Bf16,
+}
+
 /// Which generation of FP8 GEMM kernels runs a job's FP8 linears (only read for FP8 GEMMs on a
 /// chip with an FP8 peak): the rate differs by software era, not by model (constants.rs
 /// `fp8_train_gemm_ratio`, `fp8_gemm_ratio_current`).
@@ -957,6 +976,10 @@ pub struct TrainingSetup {
     /// Default: fp32 (Megatron-LM, NeMo and Megatron-Bridge under bf16).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub main_grads: Option<MainGrads>,
+    /// The optimizer's master-weight and moment dtype ([`OptimizerDtype`]); only under the
+    /// `megatron` profile. Default: fp32.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub optimizer_dtype: Option<OptimizerDtype>,
     /// The loss is flash-attn's fused softmax cross-entropy over the 16-bit logits
     /// (`flash_attn.losses.cross_entropy.CrossEntropyLoss`, the xentropy kernel): llm-foundry's
     /// default `loss_fn: fused_crossentropy` (llmfoundry/models/mpt/modeling_mpt.py
@@ -1042,6 +1065,7 @@ impl Default for TrainingSetup {
             fp8_kernels: Fp8Kernels::Current,
             fp8_params: false,
             main_grads: None,
+            optimizer_dtype: None,
             fused_cross_entropy: false,
             logit_metrics: 0,
         }
@@ -1247,6 +1271,13 @@ impl TrainingSetup {
                 "main_grads",
                 format!("{g:?}").to_lowercase(),
                 crate::i18n::Msg::new("fix-main-grads-megatron"),
+            ));
+        }
+        if let (Some(d), false) = (self.optimizer_dtype, megatron) {
+            return Err(CoreError::invalid_msg(
+                "optimizer_dtype",
+                format!("{d:?}").to_lowercase(),
+                crate::i18n::Msg::new("fix-optimizer-dtype-megatron"),
             ));
         }
         Ok(())

@@ -461,6 +461,112 @@ fn megatron_fp8_weight_cache_and_main_grads() {
     assert_eq!(item(&bf16, "FP8 weight cache"), 0.0);
 }
 
+/// Megatron `tp_comm_overlap` (issue 9): Transformer Engine's userbuffers are a row outside
+/// torch's allocator (the device total grows by exactly the row; the allocated peak and the
+/// fragmentation on it do not move): ten buffers of [s·b/cp, h], the six all-gather buffers 1 B
+/// under FP8 and 2 B under bf16, the four reduce-scatter buffers 2 B (TE v1.8 base.py
+/// `initialize_ub`). None without the overlap, at TP 1, outside Megatron (torch's async TP).
+#[test]
+fn megatron_tp_comm_overlap_charges_te_userbuffers() {
+    use gpuplan_core::i18n::{has_message, Lang};
+    let m = model();
+    let h = m.transformer().unwrap().hidden as f64;
+    let h100 = ClusterSpec::new(
+        find_gpu("h100-sxm").unwrap(),
+        8,
+        1,
+        InterLink::Rdma,
+        Bandwidth::from_gbit_per_s(800.0),
+    )
+    .unwrap();
+    let mut base = TrainingSetup {
+        precision: Precision::Fp8,
+        framework: Framework::Megatron,
+        seq_len: 2048,
+        micro_batch: 2,
+        ..TrainingSetup::default()
+    };
+    base.parallel.tp = 4;
+    base.parallel.sequence_parallel = true;
+    base.parallel.tp_comm_overlap = Some(true);
+    let at = |s: &TrainingSetup| training_memory(&m, s, &h100, &Tunables::default()).unwrap();
+    let ub = |s: &TrainingSetup| item(&at(s), "TE userbuffers");
+    let tokens = 2048.0 * 2.0;
+    assert!(close(ub(&base), (6.0 * 1.0 + 4.0 * 2.0) * tokens * h));
+    let bf16 = TrainingSetup {
+        precision: Precision::AmpBf16,
+        ..base.clone()
+    };
+    assert!(close(ub(&bf16), (6.0 * 2.0 + 4.0 * 2.0) * tokens * h));
+    let mut cp = base.clone();
+    cp.parallel.cp = 2;
+    assert!(close(ub(&cp), ub(&base) / 2.0));
+    let mut off = base.clone();
+    off.parallel.tp_comm_overlap = Some(false);
+    assert_eq!(ub(&off), 0.0);
+    let (on, off) = (at(&base), at(&off));
+    assert_eq!(on.peak_allocated.0, off.peak_allocated.0);
+    assert!(close(on.device_total.0 - off.device_total.0, ub(&base)));
+    let mut tp1 = base.clone();
+    tp1.parallel.tp = 1;
+    tp1.parallel.sequence_parallel = false;
+    assert_eq!(ub(&tp1), 0.0);
+    let torch_async_tp = TrainingSetup {
+        framework: Framework::HuggingFace,
+        precision: Precision::AmpBf16,
+        ..base.clone()
+    };
+    assert_eq!(ub(&torch_async_tp), 0.0);
+    for lang in [Lang::En, Lang::Zh] {
+        assert!(has_message(lang, "mem-te-userbuffers"));
+        assert!(has_message(lang, "how-te-userbuffers"));
+    }
+}
+
+/// `optimizer_dtype = "bf16"` (apex DistributedFusedAdam `dtype`, NeMo `optim.dtype`): the
+/// master weights and both AdamW moments at 2 B instead of 4 B; refused outside Megatron.
+#[test]
+fn megatron_bf16_optimizer_states_halve_master_and_moments() {
+    let m = model();
+    let total = gpuplan_core::model::param_breakdown(&m).total as f64;
+    let base = TrainingSetup {
+        framework: Framework::Megatron,
+        seq_len: 1024,
+        ..TrainingSetup::default()
+    };
+    let at = |s: &TrainingSetup| {
+        let c = cluster(1);
+        training_memory(&m, s, &c, &Tunables::default()).unwrap()
+    };
+    let row = "optimizer states + master weights";
+    let fp32 = at(&base);
+    let bf16 = at(&TrainingSetup {
+        optimizer_dtype: Some(OptimizerDtype::Bf16),
+        ..base.clone()
+    });
+    assert!(close(item(&fp32, row), 12.0 * total));
+    assert!(close(item(&bf16, row), 6.0 * total));
+    assert_eq!(item(&fp32, "gradients"), item(&bf16, "gradients"));
+    assert_eq!(
+        accounting_profile(&bf16_setup(&base)),
+        "megatron-bf16-states"
+    );
+    let hf = TrainingSetup {
+        framework: Framework::HuggingFace,
+        optimizer_dtype: Some(OptimizerDtype::Bf16),
+        ..TrainingSetup::default()
+    };
+    let err = hf.validate().unwrap_err();
+    assert_eq!(err.field(), Some("optimizer_dtype"));
+}
+
+fn bf16_setup(base: &TrainingSetup) -> TrainingSetup {
+    TrainingSetup {
+        optimizer_dtype: Some(OptimizerDtype::Bf16),
+        ..base.clone()
+    }
+}
+
 /// The Megatron-only precision keys are refused elsewhere, naming the key.
 #[test]
 fn megatron_precision_keys_are_refused_elsewhere() {

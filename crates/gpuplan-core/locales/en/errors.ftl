@@ -212,6 +212,7 @@ fix-sequences-per-batch = sequences per batch, 1–16777216
 fix-engine-version = a release as MAJOR.MINOR[.PATCH], e.g. 0.6.4
 fix-fp8-params-megatron = FP8 parameters (Transformer Engine fp8_model_init, Megatron --fp8-param-gather) need precision = "fp8" and framework = "megatron": remove fp8_params or set both
 fix-main-grads-megatron = main_grads is Megatron-Core's main-gradient dtype (grad_reduce_in_fp32): set framework = "megatron" or remove main_grads
+fix-optimizer-dtype-megatron = optimizer_dtype is the dtype of the Megatron/NeMo optimizer's master weights and moments (apex DistributedFusedAdam dtype, NeMo optim.dtype): set framework = "megatron" or remove optimizer_dtype
 fix-filter-gpu-word = an accelerator id or name prefix, e.g. A100 (`gpuplan catalog gpus` lists them)
 fix-filter-region-word = a region id, e.g. cn-shanghai (leave the flag out for every region)
 fix-regions-word = --region: a region id, e.g. cn-shanghai (leave the flag out for every region)

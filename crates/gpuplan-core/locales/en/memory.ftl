@@ -22,6 +22,7 @@ mem-allocator-fragmentation = allocator fragmentation
 mem-cuda-context = CUDA context
 mem-cann-runtime-context = CANN runtime context
 mem-nccl-buffers = NCCL buffers
+mem-te-userbuffers = TE userbuffers
 mem-hccl-buffers = HCCL buffers
 # Serving memory components (infer.rs ServingMemory; shown by the web page).
 mem-kv-cache-pool = KV cache pool
@@ -66,6 +67,10 @@ how-lora-adapters = { $m }M adapter params (rank { $rank }) × { $per } B ({ $dt
 how-fragmentation = { $pct }% of allocated (tunable `fragmentation`)
 how-tunable = tunable `{ $name }`
 how-nccl-buffers = per communicator from NCCL's source: 12 MiB per channel and connection, NVLS where the switch reduces ({ $groups })
+how-te-userbuffers = Transformer Engine's tp-comm-overlap buffers (initialize_ub): 10 buffers of { $tokens } tokens × hidden, { $fp8 ->
+    [yes] the 6 all-gather buffers in FP8 (1 B), the 4 reduce-scatter buffers bf16 (2 B)
+   *[no] bf16 (2 B)
+}, outside torch's allocator
 how-full-recompute = full recompute: { $r }·h B/token/layer × { $layers } layers × { $in_flight } micro-batch(es); one layer's set ({ $per } B/token) recomputed in backward
 how-activation-offload = offloaded to host except 2 layers in flight (activation offload)
 how-at-peak = { $what } at the peak ({ $phase })

@@ -209,6 +209,7 @@ fix-sequences-per-batch = 每批序列数，1–16777216
 fix-engine-version = 版本号写作 MAJOR.MINOR[.PATCH]，例如 0.6.4
 fix-fp8-params-megatron = FP8 参数（Transformer Engine fp8_model_init、Megatron --fp8-param-gather）需要 precision = "fp8" 且 framework = "megatron"：请删除 fp8_params，或同时设置这两项
 fix-main-grads-megatron = main_grads 是 Megatron-Core 主梯度的数据类型（grad_reduce_in_fp32）：请设置 framework = "megatron"，或删除 main_grads
+fix-optimizer-dtype-megatron = optimizer_dtype 是 Megatron/NeMo 优化器主权重与动量的数据类型（apex DistributedFusedAdam 的 dtype，NeMo 的 optim.dtype）：请设置 framework = "megatron"，或删除 optimizer_dtype
 fix-filter-gpu-word = 加速卡 ID 或名称前缀，例如 A100（`gpuplan catalog gpus` 可列出）
 fix-filter-region-word = 地域 ID，例如 cn-shanghai（不限地域时请去掉该参数）
 fix-regions-word = --region：地域 ID，例如 cn-shanghai（不限地域时请去掉该参数）

@@ -22,6 +22,7 @@ mem-allocator-fragmentation = 显存碎片
 mem-cuda-context = CUDA 上下文
 mem-cann-runtime-context = CANN 运行时上下文
 mem-nccl-buffers = NCCL 缓冲
+mem-te-userbuffers = TE userbuffers 缓冲
 mem-hccl-buffers = HCCL 缓冲
 # Serving memory components (infer.rs ServingMemory; shown by the web page).
 mem-kv-cache-pool = KV 缓存池
@@ -66,6 +67,10 @@ how-lora-adapters = { $m }M 个适配器参数（秩 { $rank }）× { $per } B�
 how-fragmentation = 已分配显存的 { $pct }%（可调参数 `fragmentation`）
 how-tunable = 可调参数 `{ $name }`
 how-nccl-buffers = 按 NCCL 源码逐个通信器计算：每个通道每个连接 12 MiB，交换机可做归约时使用 NVLS（{ $groups }）
+how-te-userbuffers = Transformer Engine 的 tp-comm-overlap 通信缓冲区（initialize_ub）：10 个缓冲区，每个 { $tokens } 个 token × hidden，{ $fp8 ->
+    [yes] 6 个 all-gather 缓冲区为 FP8（1 B），4 个 reduce-scatter 缓冲区为 bf16（2 B）
+   *[no] 均为 bf16（2 B）
+}，不经 torch 分配器
 how-full-recompute = 全量重计算：每 token 每层 { $r }·h B × { $layers } 层 × { $in_flight } 个 micro-batch；反向时重算一层的激活（每 token { $per } B）
 how-activation-offload = 除正在计算的 2 层外均卸载到主机内存（激活卸载）
 how-at-peak = 峰值时（{ $phase }）的{ $what }

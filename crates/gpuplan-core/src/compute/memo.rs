@@ -163,6 +163,7 @@ fn same_setup(a: &TrainingSetup, b: &TrainingSetup, r: &ChipRates) -> bool {
                 fp8_kernels,
                 fp8_params,
                 main_grads,
+                optimizer_dtype,
                 fused_cross_entropy,
                 logit_metrics,
             ]
