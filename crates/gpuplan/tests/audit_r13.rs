@@ -1,5 +1,4 @@
-//! Audit r13: each test runs the CLI as a user does and asserts the property the finding broke
-//! (findings: notes-audit-r13.md).
+//! Audit r13: each test runs the CLI as a user does and asserts the property the finding broke.
 
 mod common;
 use common::{stderr, stdout, write_temp};
