@@ -682,8 +682,7 @@ pub struct ExportFlags {
     /// Write the launch bundle of the top plan (or of --pick N) into DIR (docs/export.md).
     #[arg(long, value_name = "DIR")]
     pub export: Option<PathBuf>,
-    /// Which plan to export, 1 = the best (at most --top). Only with --export (alone it did
-    /// nothing, exit 0: audit r13 #11).
+    /// Which plan to export, 1 = the best (at most --top); only with --export.
     #[arg(long, default_value_t = 1, value_name = "N", requires = "export")]
     pub pick: usize,
     /// Overwrite files that already exist in DIR.

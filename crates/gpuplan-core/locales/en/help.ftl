@@ -193,7 +193,7 @@ help-plan--families = Only these instance families (repeatable), e.g. gn7e, GN10
 help-plan--format = table, json (docs/json-schema.md) or markdown
 help-plan--global-batch = Sequences (or samples) per optimizer step [default: 64 for fine-tuning, 1024 for pretraining and CNN/UNet models]
 help-plan--gpus = Only instance types with this GPU (repeatable; id or name prefix: A100 matches a100-40g and a100-80g, `910B` every Ascend 910B variant)
-help-plan--pick = Which plan to export, 1 = the best (at most --top)
+help-plan--pick = Which plan to export, 1 = the best (at most --top); only with --export
 help-plan--provider = Providers to consider (repeatable): alibaba, huawei, tencent
 help-plan--region = Regions to consider (repeatable), e.g. cn-shanghai
 help-plan--tpot = Serving: time per output token target in seconds (e.g. 0.06)

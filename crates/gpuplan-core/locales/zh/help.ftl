@@ -187,7 +187,7 @@ help-plan--families = 只用这些实例规格族（可重复），例如 gn7e�
 help-plan--format = table、json（docs/json-schema.md）或 markdown
 help-plan--global-batch = 每个优化器步的序列（或样本）数（默认：微调 64，预训练和 CNN/UNet 模型 1024）
 help-plan--gpus = 只用带这种 GPU 的实例规格（可重复；ID 或名称前缀：A100 匹配 a100-40g 和 a100-80g，`910B` 匹配所有昇腾 910B 型号）
-help-plan--pick = 导出第几个方案，1 = 最优（不超过 --top）
+help-plan--pick = 导出第几个方案，1 = 最优（不超过 --top）；须与 --export 同用
 help-plan--provider = 考虑的云厂商（可重复）：alibaba、huawei、tencent
 help-plan--region = 考虑的地域（可重复），例如 cn-shanghai
 help-plan--tpot = 推理：每输出 token 时延目标，单位秒（例如 0.06）
