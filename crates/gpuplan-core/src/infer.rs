@@ -1004,7 +1004,14 @@ pub fn fit_advice(
         return None;
     }
     let block = s.block_size.max(1);
-    let len = last_true(1, r.max_model_len.saturating_sub(1) / block, |k| {
+    // No shorter length than one request (`check_max_model_len` refuses it): from the blocks
+    // that hold one.
+    let request = m.transformer().map_or_else(
+        || s.input_tokens.saturating_add(s.output_tokens),
+        |t| s.request_tokens(t),
+    );
+    let first = request.div_ceil(block).max(1);
+    let len = last_true(first, r.max_model_len.saturating_sub(1) / block, |k| {
         let t = InferenceSetup {
             max_model_len: Some(k * block),
             ..s.clone()
