@@ -1270,12 +1270,10 @@ fn adapt_inference(
     cluster: &ClusterSpec,
     lang: gpuplan_core::i18n::Lang,
 ) -> Result<()> {
-    let pinned = a.weights.is_some()
-        || r.file
-            .inference
-            .as_ref()
-            .is_some_and(|i| i.weights != WeightFormat::Bf16);
-    gpuplan_core::infer::check_checkpoint_read(model, pinned)?;
+    // Stated by the flag or the file's key, bf16 included (review r13 #3: a stated bf16 read as
+    // "not given", so an unread checkpoint could not be served dequantized from a file).
+    let pinned = a.weights.is_some() || r.file.inference_weights_given;
+    gpuplan_core::infer::check_checkpoint_read(model, pinned, "inference")?;
     if !pinned {
         shipped_weights(r, model, cluster, lang);
     }
