@@ -1004,7 +1004,14 @@ pub fn fit_advice(
         return None;
     }
     let block = s.block_size.max(1);
-    let len = last_true(1, r.max_model_len.saturating_sub(1) / block, |k| {
+    // No shorter length than one request (`check_max_model_len` refuses it): from the blocks
+    // that hold one.
+    let request = m.transformer().map_or_else(
+        || s.input_tokens.saturating_add(s.output_tokens),
+        |t| s.request_tokens(t),
+    );
+    let first = request.div_ceil(block).max(1);
+    let len = last_true(first, r.max_model_len.saturating_sub(1) / block, |k| {
         let t = InferenceSetup {
             max_model_len: Some(k * block),
             ..s.clone()
@@ -1164,14 +1171,20 @@ pub fn native_format(m: &ModelSpec) -> Option<WeightFormat> {
 
 /// Serving a checkpoint whose `quantization_config.quant_method` gpuplan does not read
 /// ([`ModelSpec::checkpoint_unread`]) needs the format to serve given (`weights_given`): sized at
-/// 16 bits by default it would be a silent wrong answer, so it is refused naming the key.
-pub fn check_checkpoint_read(m: &ModelSpec, weights_given: bool) -> Result<(), CoreError> {
+/// 16 bits by default it would be a silent wrong answer, so it is refused naming the key and the
+/// workload `table` whose `weights` says it (`inference` for `estimate`, `serve` for `plan`).
+pub fn check_checkpoint_read(
+    m: &ModelSpec,
+    weights_given: bool,
+    table: &str,
+) -> Result<(), CoreError> {
     match &m.checkpoint_unread {
         Some(method) if !weights_given => Err(CoreError::invalid_msg(
             "quantization_config.quant_method",
             method,
             crate::i18n::Msg::new("fix-serve-unread-checkpoint")
-                .arg("known", crate::model::quant::KNOWN_METHODS.join(", ")),
+                .arg("known", crate::model::quant::KNOWN_METHODS.join(", "))
+                .arg("table", table),
         )),
         _ => Ok(()),
     }

@@ -147,6 +147,12 @@ pub struct WorkloadFile {
     /// the text by [`parse_workload`] (the API from its JSON body).
     #[serde(skip)]
     pub pins: crate::plan::TrainPins,
+    /// Whether `[inference]` states `weights` (its default, bf16, reads the same as one left out):
+    /// a checkpoint gpuplan does not read is served only in a stated format
+    /// (`infer::check_checkpoint_read`). Read from the text by [`parse_workload`] (the API from
+    /// its JSON body).
+    #[serde(skip)]
+    pub inference_weights_given: bool,
 }
 
 /// Parse a workload file; the error names the file, line, column and key, and never echoes the
@@ -157,6 +163,10 @@ pub fn parse_workload(what: &str, text: &str) -> Result<WorkloadFile, CoreError>
         message: describe_toml_error(text, e.span(), &enum_choices(text, &e)),
     })?;
     file.pins = crate::plan::TrainPins::from_toml(text);
+    file.inference_weights_given = toml::from_str::<toml::Table>(text)
+        .ok()
+        .and_then(|t| t.get("inference").cloned())
+        .is_some_and(|i| i.get("weights").is_some());
     Ok(file)
 }
 

@@ -146,7 +146,7 @@ pub fn dequantized_checkpoint(
     }
     let f = m.checkpoint.filter(|f| f.bits() < 16.0)?;
     let bnb = matches!(f, WeightFormat::Bnb4 { .. } | WeightFormat::Bnb8 { .. });
-    if bnb && checkpoint_base(m, setup).is_some_and(|b| setup.base_weights() == b) {
+    if bnb && base_from_checkpoint(m, setup) {
         let bits = format!("{:.3}", setup.base_weights().bits());
         return Some(
             Msg::new("warn-train-bnb-base")
@@ -155,6 +155,14 @@ pub fn dequantized_checkpoint(
         );
     }
     Some(Msg::new("warn-train-dequantized").arg("weights", f.name()))
+}
+
+/// Whether a QLoRA job's base is the format its checkpoint stores ([`checkpoint_base`]).
+pub fn base_from_checkpoint(
+    m: &crate::model::ModelSpec,
+    setup: &crate::workload::TrainingSetup,
+) -> bool {
+    checkpoint_base(m, setup).is_some_and(|b| setup.base_weights() == b)
 }
 
 /// The QLoRA base a bitsandbytes checkpoint stores: 4-bit with double quantisation →

@@ -285,7 +285,8 @@ pub fn cny_figure(cny: f64) -> String {
     } else {
         let decimals = (1.0 - a.log10().floor()).clamp(2.0, 8.0) as usize;
         let s = format!("{cny:.decimals$}");
-        s.trim_end_matches('0').to_string()
+        // ¥0.995 rounds to "1.00": no "¥1." (as `format_gpu_hours`).
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
     }
 }
 
@@ -378,6 +379,27 @@ mod tests {
         assert_eq!(cny_figure(-0.25), "-0.25");
         assert_eq!(cny_figure(1e-9), "1.0e-9");
         assert_eq!(cny_figure(1e-6), "0.000001");
+    }
+
+    /// Review r13 #5: an amount just below ¥1 (0.996: 0.995 is 0.99499… as an f64) rounds to a
+    /// whole yuan and prints no trailing '.'.
+    #[test]
+    fn yuan_just_below_one_prints_no_trailing_point() {
+        assert_eq!(cny_figure(0.996), "1");
+        assert_eq!(cny_figure(0.999), "1");
+        assert_eq!(cny_figure(-0.9999), "-1");
+        assert_eq!(cny_figure(0.994), "0.99");
+    }
+
+    proptest::proptest! {
+        /// Below ¥1 the figure is a number (no trailing '.') within half its last digit.
+        #[test]
+        fn yuan_figures_below_one_read_as_numbers(cny in 1e-6f64..1.0) {
+            let s = cny_figure(cny);
+            proptest::prop_assert!(!s.ends_with('.'), "{s}");
+            let v: f64 = s.parse().map_err(|_| proptest::test_runner::TestCaseError::fail(s.clone()))?;
+            proptest::prop_assert!((v - cny).abs() <= 0.05 * cny, "{cny} -> {s}");
+        }
     }
 
     #[test]

@@ -1976,6 +1976,16 @@ impl InferenceSetup {
         Ok(())
     }
 
+    /// The tokens one request holds in the engine's context: input + output (an encoder-only
+    /// model reads the input only). `max_model_len` must be at least this.
+    pub fn request_tokens(&self, t: &crate::model::TransformerSpec) -> u64 {
+        if t.structure == crate::model::Structure::EncoderOnly {
+            self.input_tokens
+        } else {
+            self.input_tokens.saturating_add(self.output_tokens)
+        }
+    }
+
     /// `max_model_len` within the model's context (when known), and long enough for one request:
     /// vLLM, SGLang and TensorRT-LLM refuse a request whose prompt + output exceeds it.
     fn check_max_model_len(
@@ -1999,11 +2009,7 @@ impl InferenceSetup {
                     .arg("ctx", t.max_context),
             ));
         }
-        let need = if t.structure == crate::model::Structure::EncoderOnly {
-            self.input_tokens
-        } else {
-            self.input_tokens.saturating_add(self.output_tokens)
-        };
+        let need = self.request_tokens(t);
         if len < need {
             return Err(CoreError::invalid_msg(
                 "max_model_len",

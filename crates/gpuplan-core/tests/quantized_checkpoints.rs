@@ -423,3 +423,30 @@ fn training_on_a_bnb_checkpoint() {
     let note = gpuplan_core::train::dequantized_checkpoint(&m, &full).expect("note");
     assert!(note.render(gpuplan_core::i18n::Lang::En).contains("hqq"));
 }
+
+/// Review r13 #4: the note on `llm_int8_skip_modules` only where the stored format is sized:
+/// the QLoRA base taken from the checkpoint (not a full fine-tune on its dequantized copy, nor a
+/// QLoRA base given in another format).
+#[test]
+fn the_skipped_modules_note_only_where_the_stored_format_is_sized() {
+    use gpuplan_core::model::quant::skipped_linears_note;
+    use gpuplan_core::train::{adopt_checkpoint_base, base_from_checkpoint};
+    use gpuplan_core::workload::{BaseWeights, TrainTask, TrainingSetup};
+    let text = BNB4.replace(
+        "\"quant_method\"",
+        "\"llm_int8_skip_modules\": [\"model.layers.1.mlp\"], \"quant_method\"",
+    );
+    let m = model("bnb-skip", &text);
+    assert_eq!(m.checkpoint_skipped, vec!["model.layers.1.mlp"]);
+    let mut q = TrainingSetup {
+        task: TrainTask::Qlora,
+        ..TrainingSetup::default()
+    };
+    adopt_checkpoint_base(&mut q, &m);
+    assert!(base_from_checkpoint(&m, &q));
+    assert!(skipped_linears_note(&m, base_from_checkpoint(&m, &q)).is_some());
+    let full = TrainingSetup::default();
+    assert!(skipped_linears_note(&m, base_from_checkpoint(&m, &full)).is_none());
+    q.lora.base = Some(BaseWeights::Int8);
+    assert!(skipped_linears_note(&m, base_from_checkpoint(&m, &q)).is_none());
+}

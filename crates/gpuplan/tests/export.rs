@@ -1168,6 +1168,50 @@ fn megatron_args_carry_fp8_params_and_bf16_grads() {
     }
 }
 
+/// Review r13 #1: `optimizer_dtype = "bf16"` reaches Megatron-LM as the precision-aware
+/// optimizer's bf16 moments, and the README says what no Megatron-LM flag carries (bf16
+/// master weights: `--main-params-dtype` takes fp32|fp16). Without the key: neither.
+#[test]
+fn megatron_args_carry_bf16_optimizer_states() {
+    let run = |extra: &str, name: &str| {
+        bundle_files_of(
+            &format!(
+                "kind = \"training\"\nmodel = \"Llama-3.1-8B\"\n[training]\ntask = \"pretrain\"\n\
+                 precision = \"amp_bf16\"\nframework = \"megatron\"\nseq_len = 4096\ntokens = 1e9\n{extra}\
+                 [training.parallel]\nzero = 1\n"
+            ),
+            name,
+            &["megatron_args.sh", "README.txt"],
+        )
+    };
+    let flags = [
+        "--use-precision-aware-optimizer",
+        "--exp-avg-dtype bf16",
+        "--exp-avg-sq-dtype bf16",
+    ];
+    let default = run("", "optim-fp32");
+    for flag in flags {
+        assert!(!default[0].contains(flag), "{flag}: {}", default[0]);
+    }
+    assert!(!default[1].contains("optimizer_dtype"), "{}", default[1]);
+    let bf16 = run("optimizer_dtype = \"bf16\"\n", "optim-bf16");
+    for flag in flags {
+        assert!(bf16[0].contains(flag), "{flag}: {}", bf16[0]);
+    }
+    assert!(
+        bf16[0].contains("--use-distributed-optimizer"),
+        "{}",
+        bf16[0]
+    );
+    assert!(!bf16[0].contains("--main-params-dtype"), "{}", bf16[0]);
+    assert!(
+        bf16[1].contains("training.optimizer_dtype = bf16")
+            && bf16[1].contains("optim.dtype: bf16"),
+        "{}",
+        bf16[1]
+    );
+}
+
 /// Review r7 #3: the bundle checkpoints at the interval of the billing the plan priced: an
 /// on-demand plan at the failures' (`train.failures`), a spot plan at spot's (`train.spot`);
 /// the README says which. (It wrote spot's for every plan with a spot price.)
@@ -1519,6 +1563,11 @@ fn a_default_profile_megatron_moe_plan_exports_its_stack_and_uneven_split() {
 /// `plan -w` of `workload` with its first plan exported (in a scratch folder named `name`, removed
 /// after): the bundle's megatron_args.sh. The command must succeed.
 fn megatron_args_of(workload: &str, name: &str) -> String {
+    bundle_files_of(workload, name, &["megatron_args.sh"]).remove(0)
+}
+
+/// The named files of the bundle `plan -w <workload> --pick 1 --export` writes.
+fn bundle_files_of(workload: &str, name: &str, files: &[&str]) -> Vec<String> {
     let dir = scratch(name);
     std::fs::create_dir_all(&dir).unwrap();
     let w = dir.join("w.toml");
@@ -1539,7 +1588,10 @@ fn megatron_args_of(workload: &str, name: &str) -> String {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let text = std::fs::read_to_string(out.join("megatron_args.sh")).unwrap();
+    let texts = files
+        .iter()
+        .map(|f| std::fs::read_to_string(out.join(f)).unwrap())
+        .collect();
     let _ = std::fs::remove_dir_all(&dir);
-    text
+    texts
 }

@@ -69,3 +69,20 @@ fn each_advised_setting_fits() {
         assert!(!stdout(&o).contains("would start"), "{}", stdout(&o));
     }
 }
+
+/// Review r13 #2: the advice never names a `--max-model-len` shorter than one request (which
+/// gpuplan refuses): with a 61,000-token request no length from 61,000 up to 131,072 starts it
+/// (the longest that does is 47,232), so the line is left out and the others stay.
+#[test]
+fn no_advised_length_is_shorter_than_one_request() {
+    let long = ["--input-tokens", "60000", "--output-tokens", "1000"];
+    let o = estimate(&long);
+    let out = stdout(&o);
+    assert_ne!(o.status.code(), Some(0), "{out}");
+    assert!(!out.contains("--max-model-len 47232"), "{out}");
+    assert!(out.contains("--gpu-memory-utilization"), "{out}");
+    let j = estimate(&[&long[..], &["--format", "json"]].concat());
+    let v: serde_json::Value = serde_json::from_slice(&j.stdout).expect("json");
+    let a = &v["estimate"]["memory"]["fit_advice"];
+    assert!(a["max_model_len"].is_null(), "{a}");
+}

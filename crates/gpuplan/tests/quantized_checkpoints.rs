@@ -225,3 +225,58 @@ fn an_unread_method_trains_with_a_note_and_serving_needs_weights() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
+
+/// Review r13 #3: a workload file's `[inference] weights = { format = "bf16" }` states the format as
+/// `--weights bf16` does (it read as "not given", being the default), so `estimate -w` serves the
+/// unread checkpoint dequantized; without the key it is refused; `plan` names its own table,
+/// `[serve] weights`.
+#[test]
+fn a_workload_files_bf16_weights_serve_an_unread_checkpoint() {
+    let hqq = variant(
+        "hqq-w",
+        Some(serde_json::json!({"quant_method": "hqq",
+            "quant_config": {"weight_quant_params": {"nbits": 4, "group_size": 64}}})),
+    );
+    let path = hqq.to_str().expect("path").replace('\\', "/");
+    let file = |name: &str, weights: &str| {
+        let text = format!(
+            "kind = \"inference\"\nmodel_config = \"{path}\"\n[inference]\ninput_tokens = 512\n{weights}"
+        );
+        common::write_temp(TAG, name, &text)
+    };
+    let stated = file("hqq-bf16.toml", "weights = { format = \"bf16\" }\n");
+    let o = run(&[
+        "estimate",
+        "-w",
+        stated.to_str().expect("path"),
+        "--gpu",
+        "a100-80g",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let unstated = file("hqq-none.toml", "");
+    let o = run(&[
+        "estimate",
+        "-w",
+        unstated.to_str().expect("path"),
+        "--gpu",
+        "a100-80g",
+    ]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains("[inference] weights"), "{e}");
+    let hqq = hqq.to_str().expect("path");
+    for lang in ["en", "zh"] {
+        let o = run(&[
+            "--lang",
+            lang,
+            "plan",
+            "--model-config",
+            hqq,
+            "--task",
+            "inference",
+        ]);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{e}");
+        assert!(e.contains("[serve]") && !e.contains("[inference]"), "{e}");
+    }
+}

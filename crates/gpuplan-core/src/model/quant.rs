@@ -226,9 +226,22 @@ pub const DECODER_LINEAR_NAMES: &[&str] = &[
     "layers.",
 ];
 
+/// Module names of a vision encoder and its projector into the language model (LLaVA
+/// `vision_tower`, `multi_modal_projector`; Mllama `vision_model`; Qwen2-VL `visual`,
+/// `visual.merger`): gpuplan keeps these 16-bit already (outside the quantised decoder linears,
+/// `infer::quantized_params`), though their paths contain `layers.` or `mlp`.
+pub const VISION_NAMES: &[&str] = &[
+    "vision_model",
+    "vision_tower",
+    "visual",
+    "merger",
+    "projector",
+];
+
 /// A bitsandbytes checkpoint's `llm_int8_skip_modules` entries that keep decoder-layer linears
-/// 16-bit ([`DECODER_LINEAR_NAMES`]; `mlp.gate`, a router, excepted): gpuplan sizes every decoder
-/// linear at the checkpoint's bits, so these are named in a note rather than modelled.
+/// 16-bit ([`DECODER_LINEAR_NAMES`]; `mlp.gate`, a router, and vision-tower names,
+/// [`VISION_NAMES`], excepted): gpuplan sizes every decoder linear at the checkpoint's bits, so
+/// these are named in a note rather than modelled.
 pub fn skipped_linears(obj: &Map<String, Value>) -> Vec<String> {
     let qc = obj.get("quantization_config").and_then(Value::as_object);
     let Some(qc) =
@@ -242,16 +255,19 @@ pub fn skipped_linears(obj: &Map<String, Value>) -> Vec<String> {
         .flatten()
         .filter_map(Value::as_str)
         .filter(|n| !n.ends_with("mlp.gate") && !n.ends_with(".router"))
+        .filter(|n| !VISION_NAMES.iter().any(|v| n.contains(v)))
         .filter(|n| DECODER_LINEAR_NAMES.iter().any(|d| n.contains(d)))
         .map(str::to_string)
         .collect()
 }
 
 /// The note on [`skipped_linears`] (`warn-bnb-skipped-linears`), naming up to four entries and
-/// the count.
-pub fn skipped_linears_note(m: &crate::model::ModelSpec) -> Option<Msg> {
+/// the count; only where the stored format is what gets sized (`sized_as_stored`: served as
+/// stored, or the QLoRA base taken from the checkpoint, `train::base_from_checkpoint`): a
+/// dequantized copy or another format has no skipped linears to under-count.
+pub fn skipped_linears_note(m: &crate::model::ModelSpec, sized_as_stored: bool) -> Option<Msg> {
     let s = &m.checkpoint_skipped;
-    if s.is_empty() {
+    if s.is_empty() || !sized_as_stored {
         return None;
     }
     let shown: Vec<&str> = s.iter().take(4).map(String::as_str).collect();
@@ -489,5 +505,23 @@ mod tests {
             serde_json::from_str(r#"{"quantization_config": {"quant_method": "bitsandbytes"}}"#)
                 .unwrap();
         assert!(skipped_linears(none.as_object().unwrap()).is_empty());
+    }
+
+    /// Review r13 #4: a vision tower's or projector's layers (kept 16-bit by gpuplan already) are
+    /// not counted though their paths hold `layers.` or `mlp`.
+    #[test]
+    fn vision_tower_modules_are_not_listed() {
+        let v: Value = serde_json::from_str(
+            r#"{"quantization_config": {"quant_method": "bitsandbytes", "load_in_4bit": true,
+            "llm_int8_skip_modules": ["vision_tower.vision_model.encoder.layers.0.mlp.fc1",
+            "model.vision_model.transformer.layers.5.self_attn.q_proj", "visual.blocks.0.mlp",
+            "model.visual.merger.mlp.0", "multi_modal_projector.linear_1",
+            "model.language_model.layers.2.mlp.down_proj"]}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            skipped_linears(v.as_object().unwrap()),
+            vec!["model.language_model.layers.2.mlp.down_proj"]
+        );
     }
 }

@@ -506,7 +506,7 @@ pub fn search(
     cat: &Catalog,
     rejected: &mut Vec<Binding>,
 ) -> Result<(Vec<Plan>, u64), CoreError> {
-    crate::infer::check_checkpoint_read(&req.model, !job.weights.is_empty())?;
+    crate::infer::check_checkpoint_read(&req.model, !job.weights.is_empty(), "serve")?;
     let mut plans = Vec::new();
     let mut evaluated = 0u64;
     let mut misses = ServeMisses::default();

@@ -357,7 +357,9 @@ pub fn compute(
             crate::render::model_warning(w);
         }
     }
-    if let Some(m) = gpuplan_core::model::quant::skipped_linears_note(&model) {
+    // Serving: after the served format is settled (`adapt_inference`).
+    let base = !serving && gpuplan_core::train::base_from_checkpoint(&model, &r.training);
+    if let Some(m) = gpuplan_core::model::quant::skipped_linears_note(&model, base) {
         note_line(lang, &m.render(lang));
     }
     let note = gpuplan_core::train::dequantized_checkpoint(&model, &r.training);
@@ -1270,14 +1272,16 @@ fn adapt_inference(
     cluster: &ClusterSpec,
     lang: gpuplan_core::i18n::Lang,
 ) -> Result<()> {
-    let pinned = a.weights.is_some()
-        || r.file
-            .inference
-            .as_ref()
-            .is_some_and(|i| i.weights != WeightFormat::Bf16);
-    gpuplan_core::infer::check_checkpoint_read(model, pinned)?;
+    // Stated by the flag or the file's key, bf16 included (review r13 #3: a stated bf16 read as
+    // "not given", so an unread checkpoint could not be served dequantized from a file).
+    let pinned = a.weights.is_some() || r.file.inference_weights_given;
+    gpuplan_core::infer::check_checkpoint_read(model, pinned, "inference")?;
     if !pinned {
         shipped_weights(r, model, cluster, lang);
+    }
+    let as_stored = model.checkpoint == Some(r.inference.weights);
+    if let Some(m) = gpuplan_core::model::quant::skipped_linears_note(model, as_stored) {
+        note_line(lang, &m.render(lang));
     }
     let (s, note) = gpuplan_core::infer::adapt_half(&r.inference, &cluster.gpu, pinned)?;
     if let Some(n) = note {

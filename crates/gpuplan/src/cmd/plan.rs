@@ -610,7 +610,20 @@ pub fn model_warnings(req: &PlanRequest, lang: Lang) -> Vec<Msg> {
         .filter(|w| !(serving && w.starts_with(gpuplan_core::model::hf::WHISPER_UNITS_PREFIX)))
         .map(|w| Msg::new("warn-model-import").arg("text", render::parser_text(w, lang)))
         .collect();
-    out.extend(gpuplan_core::model::quant::skipped_linears_note(&req.model));
+    // Only where the stored format is sized: a serving search that weighs it (no `weights`
+    // given, or the stored one among them), a QLoRA base taken from the checkpoint.
+    let as_stored = match &req.job {
+        gpuplan_core::plan::Job::Serve(job) => req
+            .model
+            .checkpoint
+            .is_some_and(|c| job.weights.is_empty() || job.weights.contains(&c)),
+        gpuplan_core::plan::Job::Train { setup, .. } => {
+            gpuplan_core::train::base_from_checkpoint(&req.model, setup)
+        }
+    };
+    out.extend(gpuplan_core::model::quant::skipped_linears_note(
+        &req.model, as_stored,
+    ));
     if let gpuplan_core::plan::Job::Train { setup, .. } = &req.job {
         out.extend(gpuplan_core::train::dequantized_checkpoint(
             &req.model, setup,

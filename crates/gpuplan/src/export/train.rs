@@ -274,6 +274,9 @@ pub fn not_carried(t: &TrainView, launcher: &str) -> Vec<String> {
     if let Some(e) = t.grad_bucket_elements {
         v.push(format!("parallel.grad_bucket_elements = {e} (gradient elements per data-parallel bucket; set it in the training framework)"));
     }
+    if t.optimizer_bf16 {
+        v.push(optimizer_dtype_caveat(t, launcher));
+    }
     if t.grad_bucket_sync {
         v.push("parallel.grad_bucket_sync = true (each bucket's reduction waits for the previous one, InternEvo's synchronize)".into());
     }
@@ -297,6 +300,20 @@ pub fn not_carried(t: &TrainView, launcher: &str) -> Vec<String> {
         }
     }
     v
+}
+
+/// What of `optimizer_dtype = "bf16"` the bundle cannot carry: Megatron-LM's master weights
+/// stay fp32 (`--main-params-dtype` takes fp32|fp16, arguments.py @core_v0.13.0 l.2938), and
+/// without the distributed optimizer or under another launcher the moments too. NeMo sets all
+/// three in bf16 by the optimizer's `dtype: bf16` (NeMo-Framework-Launcher 24.07
+/// conf/peft/llama/sft.yaml, `optim`).
+fn optimizer_dtype_caveat(t: &TrainView, launcher: &str) -> String {
+    let moments = if launcher == "megatron" && t.zero >= 1 {
+        "megatron_args.sh keeps the Adam moments in bf16 (--use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16), but"
+    } else {
+        "this launcher keeps the Adam moments in fp32 and"
+    };
+    format!("training.optimizer_dtype = bf16 (the plan's memory counted the Adam master weights and moments at 2 B each: {moments} Megatron-LM's master weights stay fp32, since --main-params-dtype takes fp32 or fp16 only, so the job needs more memory than planned; NeMo's distributed_fused_adam with optim.dtype: bf16 holds all three in bf16)")
 }
 
 /// The README's list of the plan settings the default launcher does not carry.
@@ -646,6 +663,7 @@ pub fn megatron_args(p: &PlanView, t: &TrainView) -> Vec<String> {
     if t.main_grads_bf16 {
         a.push("--grad-reduce-in-bf16".into());
     }
+    a.extend(bf16_moment_args(t));
     match t.recompute.as_str() {
         // Store each layer's input, recompute the layer: uniform over 1-layer chunks.
         "full" => a.extend([
@@ -675,6 +693,25 @@ pub fn megatron_args(p: &PlanView, t: &TrainView) -> Vec<String> {
 /// unless asked (`megatron/training/arguments.py` `validate_args`: `--overlap-param-gather`
 /// asserts the distributed optimizer and `--overlap-grad-reduce`; `--tp-comm-overlap` needs
 /// sequence parallelism and Transformer Engine).
+/// `optimizer_dtype = "bf16"`: Megatron-Core's precision-aware optimizer keeps the Adam moments
+/// in bf16 (`--use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16`,
+/// megatron/training/arguments.py @core_v0.13.0 l.2932-2949, where `bf16` joined the moments'
+/// choices; it asserts the distributed optimizer, optimizer_config.py l.198-200). Its master
+/// weights cannot be bf16 (`--main-params-dtype` takes fp32 or fp16): the README says so
+/// ([`not_carried`]).
+fn bf16_moment_args(t: &TrainView) -> Vec<String> {
+    if !t.optimizer_bf16 || t.zero < 1 {
+        return Vec::new();
+    }
+    [
+        "--use-precision-aware-optimizer",
+        "--exp-avg-dtype bf16",
+        "--exp-avg-sq-dtype bf16",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
 fn megatron_overlaps(t: &TrainView, a: &mut Vec<String>) {
     if t.overlap_grad_reduce {
         a.push("--overlap-grad-reduce".into());

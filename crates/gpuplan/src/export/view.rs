@@ -117,6 +117,9 @@ pub struct TrainView {
     /// frameworks' defaults).
     pub fp8_params: bool,
     pub main_grads_bf16: bool,
+    /// `setup.optimizer_dtype = "bf16"` (megatron profile): the plan's memory counted the Adam
+    /// master weights and moments at 2 B each (apex DistributedFusedAdam `dtype`).
+    pub optimizer_bf16: bool,
     pub zero: u64,
     pub offload_optimizer: bool,
     pub offload_params: bool,
@@ -532,6 +535,8 @@ fn train_view(t: &Value, request: &Value, plan: &Value, at: &str) -> Result<Trai
         fp8_params: optional_flag(t, "setup/fp8_params", &f)?,
         main_grads_bf16: optional_ident(t, "setup/main_grads", &f("setup/main_grads"))?
             .is_some_and(|g| g == "bf16"),
+        optimizer_bf16: optional_ident(t, "setup/optimizer_dtype", &f("setup/optimizer_dtype"))?
+            .is_some_and(|d| d == "bf16"),
         zero,
         offload_optimizer: b("setup/parallel/offload_optimizer")?,
         offload_params: b("setup/parallel/offload_params")?,

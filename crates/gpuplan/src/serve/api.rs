@@ -353,6 +353,10 @@ pub fn parse_body(body: &[u8], lang: Lang) -> Result<WorkloadFile, Answer> {
     let raw: Option<serde_json::Value> = serde_json::from_str(text).ok();
     file.pins =
         gpuplan_core::plan::TrainPins::from_training(raw.as_ref().and_then(|v| v.get("training")));
+    file.inference_weights_given = raw
+        .as_ref()
+        .and_then(|v| v.get("inference"))
+        .is_some_and(|i| i.get("weights").is_some());
     Ok(file)
 }
 
@@ -665,5 +669,19 @@ mod tests {
         assert_eq!(l(None, Some("de, fr;q=0.5")), Lang::En);
         assert_eq!(l(None, Some("zh;q=nan")), Lang::Zh);
         assert_eq!(l(None, Some(";;,,q=")), Lang::En);
+    }
+
+    /// Review r13 #3: a body's `inference.weights` counts as stated at its default (bf16) too,
+    /// as in a workload file, so an unread checkpoint can be served dequantized from the API.
+    #[test]
+    fn a_stated_bf16_weights_key_counts_as_given() {
+        let given = |body: &str| {
+            parse_body(body.as_bytes(), Lang::En)
+                .map(|f| f.inference_weights_given)
+                .unwrap_or_else(|_| panic!("{body}"))
+        };
+        assert!(given(r#"{"inference": {"weights": {"format": "bf16"}}}"#));
+        assert!(!given(r#"{"inference": {"input_tokens": 100}}"#));
+        assert!(!given(r#"{"model": "Llama-3.1-8B"}"#));
     }
 }
