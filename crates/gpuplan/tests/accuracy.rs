@@ -434,8 +434,10 @@ fn training_accuracy_stays_within_todays_bands() {
     // joined held out (+80.4%: the host CPU's optimizer step is not timed). 34 since round 12's
     // Falcon-RW-1B card row (+18.1% at the assumed micro-batch 1; FALCON_RW1B in tools/gen_cases_t.py)
     // and three llm.c rows (+10.7..+21.9%: its kernels beat the fitted efficiencies; LLMC_FAST).
+    // 32 with the same round's eager-attention roofline and FlagPerf's stated 200 Gb/s H800
+    // network: both Baichuan2-13B H800 rows (+79.5% -> +8.5%, +42.5% -> +17.9%) within band.
     assert!(
-        known <= 34,
+        known <= 32,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
