@@ -283,10 +283,20 @@ pub fn cny_figure(cny: f64) -> String {
     } else if a < 1e-6 {
         format!("{cny:.1e}")
     } else {
-        let decimals = (1.0 - a.log10().floor()).clamp(2.0, 8.0) as usize;
-        let s = format!("{cny:.decimals$}");
-        // ¥0.995 rounds to "1.00": no "¥1." (as `format_gpu_hours`).
+        // ¥0.995 rounds to "1.00": `fixed_trimmed` leaves "1", not "¥1.".
+        fixed_trimmed(cny, (1.0 - a.log10().floor()).clamp(2.0, 8.0) as usize)
+    }
+}
+
+/// `x` with `decimals` decimals, trailing zeros and a trailing '.' dropped (`0.50` → `0.5`,
+/// `1.00` → `1`); a figure without decimals is left as it is. Shared by [`cny_figure`] and
+/// [`format_gpu_hours`].
+fn fixed_trimmed(x: f64, decimals: usize) -> String {
+    let s = format!("{x:.decimals$}");
+    if s.contains('.') {
         s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
     }
 }
 
@@ -321,13 +331,7 @@ pub fn format_gpu_hours(h: f64) -> String {
     if h < 1e-6 {
         return format!("{h:.1e}");
     }
-    let decimals = (1.0 - h.log10().floor()).max(0.0) as usize;
-    let s = format!("{h:.decimals$}");
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
+    fixed_trimmed(h, (1.0 - h.log10().floor()).max(0.0) as usize)
 }
 
 /// Format a parameter count the way model cards do: 8.03B, 494.0M; from 10¹² in T (a token
