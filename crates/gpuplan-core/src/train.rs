@@ -577,9 +577,7 @@ fn logits_bytes(
             tun.hf_logits_bytes_per_element * tokens * v / tp,
             why_msg!(
                 explain,
-                Msg::new("how-logits-hf")
-                    .arg("per", tun.hf_logits_bytes_per_element)
-                    .arg("vocab", t.vocab.to_string())
+                Msg::new("how-logits-hf").arg("vocab", t.vocab.to_string())
             ),
         ),
         Framework::Megatron => (
@@ -3240,12 +3238,26 @@ fn peak_items(items: &mut Vec<MemoryItem>, tl: &Timeline, acts: &ActivationParts
             items.push(item(name, Bytes(0.0), why));
         }
     }
+    per_logit_live(items, acts, explain);
     if let Some(g) = items.iter_mut().find(|i| i.name == "gradients") {
         if !peak.components.iter().any(|(n, _)| *n == "gradients") && g.bytes.0 > 0.0 {
             let not_live = || Msg::new("how-not-live-at-peak").arg("phase", phase_msg(peak.phase));
             g.basis = then(explain, &g.basis, "; ", "；", not_live);
             g.bytes = Bytes(0.0);
         }
+    }
+}
+
+/// The logits row's live bytes per logit at the peak (its basis names the buffers, the timeline
+/// decides which of them are live then, so the bytes per logit differ by phase and precision).
+fn per_logit_live(items: &mut [MemoryItem], acts: &ActivationParts, explain: bool) {
+    let Some(row) = items.iter_mut().find(|i| i.name == "logits + loss") else {
+        return;
+    };
+    if row.bytes.0 > 0.0 && acts.logits_elems > 0.0 {
+        let per = format!("{:.1}", row.bytes.0 / acts.logits_elems);
+        let live = || Msg::new("how-logits-live-per-logit").arg("per", per);
+        row.basis = then(explain, &row.basis, "; ", "；", live);
     }
 }
 

@@ -116,7 +116,8 @@ how-activations = { $per } B/token/layer × { $tokens } tokens × { $layers } la
     [yes] eager s² scores
    *[no] no s² scores
 })
-how-logits-hf = { $per } B × tokens × vocab ({ $vocab }): bf16 logits + fp32 upcast + fp32 loss grad
+how-logits-hf = tokens × vocab ({ $vocab }) logits in the compute dtype, their fp32 upcast for the loss and its fp32 gradient (HF loss_function)
+how-logits-live-per-logit = { $per } B per logit live
 how-no-vocab-head = no vocabulary head
 how-logits-litgpt = bf16 logits + bf16 log-softmax (2 + 2 B × tokens × vocab { $vocab }) + one { $chunk }-token chunk's gradients (LitGPT chunked_cross_entropy)
 how-logits-compiled = { $per } B × tokens × vocab ({ $vocab }): the logits only (torch.compile'd chunked cross-entropy: no fp32 buffer)

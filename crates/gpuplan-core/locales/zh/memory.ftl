@@ -116,7 +116,8 @@ how-activations = 每 token 每层 { $per } B × { $tokens } tokens × { $layers
     [yes] 保存 eager 注意力的 s² 分数
    *[no] 不保存 s² 分数
 }）
-how-logits-hf = { $per } B × tokens × 词表（{ $vocab }）：bf16 logits + fp32 升精度副本 + fp32 损失梯度
+how-logits-hf = tokens × 词表（{ $vocab }）个 logits：计算精度的 logits、损失所用的 fp32 升精度副本及其 fp32 梯度（HF loss_function）
+how-logits-live-per-logit = 每个 logit 存活 { $per } B
 how-no-vocab-head = 没有词表输出头
 how-logits-litgpt = bf16 logits + bf16 log-softmax（2 + 2 B × tokens × 词表 { $vocab }）+ 一个 { $chunk } token 分块的梯度（LitGPT chunked_cross_entropy）
 how-logits-compiled = { $per } B × tokens × 词表（{ $vocab }）：只有 logits（torch.compile 编译的分块交叉熵：没有 fp32 缓冲）
