@@ -131,9 +131,49 @@ def swift(r):
 BUILDERS = {"qwen1-speed": qwen1_speed, "flagperf-aquila2-ft": aquila_ft, "flagperf-qwen15-moe": moe8,
             "swift-megatron-bench": swift}
 
-# Cases outside their band, with what is known of the cause (filled after the accuracy run; none chosen or
-# dropped by its error).
+# Cases outside their band, with what is known of the cause (written after the accuracy run; no row was
+# chosen or dropped by its error, and nothing was fitted to them).
+QWEN1_FLOOR = (
+    "FIXME: over-predicted ({err} in round 14). The published step time has a floor that does not scale with "
+    "the tokens: Qwen-1.8B LoRA 1.0, 1.0, 1.1 s/it at 256, 512, 1024 tokens (4x the tokens, +10% the time), and "
+    "the floor is the same per layer across the three sizes: 1.0 s / 8 micro-batches / 24 layers = 5.2 ms "
+    "(1.8B), 1.2 / 8 / 32 = 4.7 ms (7B), 1.6 / 8 / 40 = 5.0 ms (14B) per layer and micro-batch at 256 tokens, "
+    "independent of the width (2048-5120). That is the signature of a host-bound eager loop: the HF Trainer "
+    "with Qwen's remote code, PEFT LoRA on four linears a layer (dropout, two matmuls, scale, add each, fp32 "
+    "adapters cast under autocast) and reentrant gradient checkpointing that replays each layer's forward, "
+    "every op dispatched from Python one by one; at a few hundred tokens the GPU finishes each kernel before "
+    "the CPU issues the next. gpuplan times the kernels the GPU runs (with its per-kernel launch floor of a "
+    "few microseconds on the device) and has no model of the host's per-op dispatch time, so it predicts the "
+    "compute-bound rate. Not modelled; no per-op CPU cost for this stack (PyTorch 2.0, CUDA 11.8, the host CPU "
+    "is not stated) was found to source one. The 2048-8192-token rows of 7B and 14B are within band.")
+QWEN18_MID = (
+    "FIXME: over-predicted ({err} in round 14). Two parts: the host-bound floor of the shorter rows (see "
+    "t-qwen1-18b-lora-s256-a100: about 1.0 s per step of 8 micro-batches, which at 2048 and 4096 tokens is "
+    "72% and 37% of the modelled step (1.38 s, 2.73 s), so the CPU's dispatch and the GPU's kernels overlap only in part) and a "
+    "smaller gap that remains at 8192 tokens (+10.8% LoRA, +13.8% LoRA (emb), in band): between 4096 and 8192 "
+    "tokens the README's marginal rate is 9,362 tokens/s (3.5 s for 32,768 more tokens) against the estimate's "
+    "10,674 at 8192. Qwen-1.8B's vocabulary (151,936 at hidden 2048) puts a large share of the step in the LM "
+    "head and the fp32 loss over the logits; which of its kernels runs slower than modelled is not identified.")
+MOE8_MISS = (
+    "FIXME: over-predicted ({err} in round 14; the bf16 and fp16 rows alike). Not identified. FlagPerf's own "
+    "MFU column is 32.95% / 33.33%. Candidates not checked: Megatron-LM-240405's SequentialMLP (no "
+    "--moe-grouped-gemm: the 8 local experts run one after another from Python, each over the ~2048 tokens "
+    "routed to it), the token permutation and unpermutation of its allgather dispatcher with EP 1 (index ops "
+    "over 16,384 token copies per micro-batch), the fp32 router and aux-loss, and selective recompute's "
+    "attention replay at 8192 tokens. The model is the case's own (8 x 5504 experts, not Qwen1.5-MoE-A2.7B), "
+    "read from its script.")
+
 KNOWN = {}
+for _sz, _errs in (("18b", {256: ("+566.9%", "+519.6%"), 512: ("+221.6%", "+210.2%"), 1024: ("+42.8%", "+40.7%")}),
+                   ("7b", {256: ("+102.1%", "+127.1%")}), ("14b", {256: ("+58.5%", "+63.7%")})):
+    for _seq, (_lora, _emb) in _errs.items():
+        KNOWN[f"t-qwen1-{_sz}-lora-s{_seq}-a100"] = QWEN1_FLOOR.format(err=_lora)
+        KNOWN[f"t-qwen1-{_sz}-lora-emb-s{_seq}-a100"] = QWEN1_FLOOR.format(err=_emb)
+for _seq, (_lora, _emb) in {2048: ("+23.3%", "+29.5%"), 4096: ("+21.1%", "+24.2%")}.items():
+    KNOWN[f"t-qwen1-18b-lora-s{_seq}-a100"] = QWEN18_MID.format(err=_lora)
+    KNOWN[f"t-qwen1-18b-lora-emb-s{_seq}-a100"] = QWEN18_MID.format(err=_emb)
+KNOWN["t-flagperf-moe8x-2b-tp1pp2dp4-bf16-a800"] = MOE8_MISS.format(err="+25.9%")
+KNOWN["t-flagperf-moe8x-2b-tp1pp2dp4-fp16-a800"] = MOE8_MISS.format(err="+24.5%")
 
 
 def main():
