@@ -13,7 +13,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gen_cases import table, tv  # noqa: E402
-from gen_cases_mem import qwen1_lora  # noqa: E402
+from gen_cases_mem import QWEN1, qwen1_lora  # noqa: E402
 from gen_cases_t import FLAGPERF_NOTE, run_tput  # noqa: E402
 
 SRC = os.path.join("cases", "sources", "t-probe14.jsonl")
@@ -41,6 +41,30 @@ def qwen1_speed(r):
                              if emb else "")
     return dict(metric="tokens_per_s_per_gpu", published=r["result"]["tokens_per_s_per_gpu"], unit="tokens/s/GPU",
                 notes=note, workload=c["workload"])
+
+
+QWEN1_FULL_NOTE = (HELD + "Qwen (v1) README speed column, full-parameter Qwen-7B on 2 x A100-SXM4-80G in one server "
+                   "(NVLink): finetune_ds.sh @e6f2a7a (the commit that added the row) runs finetune.py under the HF Trainer "
+                   "with DeepSpeed ZeRO-3 (ds_config_zero3.json: no offload, overlap_comm; DeepSpeed's engine, deepspeed = "
+                   "true), bf16 weights with fp32 master and AdamW states, gradient checkpointing (full recompute), "
+                   "FlashAttention-2, batch 1 x 8 accumulation (the README's uniform setting; the script's default is 16). "
+                   "Qwen's remote code as its shapes (the mem-qwen1-7b-* cases' config). Tokens/s/GPU = seq x 8 / (s/it), "
+                   "padding included; the README prints 2 significant digits.")
+
+
+def qwen1_full(r):
+    s = r["setup"]
+    h, layers, heads, inter, vocab = QWEN1["7B"]
+    config = dict(model_type="qwen", hidden_size=h, num_hidden_layers=layers, num_attention_heads=heads,
+                  kv_channels=h // heads, intermediate_size=inter, vocab_size=vocab, no_bias=True,
+                  max_position_embeddings=8192, tie_word_embeddings=False)
+    training = dict(task="full_finetune", precision="amp_bf16", framework="hugging_face", micro_batch=1,
+                    seq_len=s["seq_len"], grad_accum=s["grad_accum"], recompute="full", attention="flash",
+                    deepspeed=True, parallel=dict(zero=s["zero"]))
+    w = dict(kind="training", model="Qwen-7B", config=config, training=training,
+             hardware=dict(gpu="a100-80g", gpus_per_node=s["gpu_count"], nodes=1))
+    return dict(metric="tokens_per_s_per_gpu", published=r["result"]["tokens_per_s_per_gpu"], unit="tokens/s/GPU",
+                notes=QWEN1_FULL_NOTE, workload=w)
 
 
 AQUILA_FT_NOTE = FLAGPERF_NOTE.replace(
@@ -128,7 +152,7 @@ def swift(r):
                 notes=note, workload=w)
 
 
-BUILDERS = {"qwen1-speed": qwen1_speed, "flagperf-aquila2-ft": aquila_ft, "flagperf-qwen15-moe": moe8,
+BUILDERS = {"qwen1-speed": qwen1_speed, "qwen1-speed-full": qwen1_full, "flagperf-aquila2-ft": aquila_ft, "flagperf-qwen15-moe": moe8,
             "swift-megatron-bench": swift}
 
 # Cases outside their band, with what is known of the cause (written after the accuracy run; no row was
