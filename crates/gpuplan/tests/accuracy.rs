@@ -308,7 +308,15 @@ fn training_accuracy_stays_within_todays_bands() {
         // 4.99% (0.04993) over 418, mean 9.04%, since torchtune's Llama 3.1 70B CPU-offload row
         // (tokens/s column, 8 × A100) joined held out as a recorded miss: +80.4%, the host CPU's
         // optimizer step not timed (no CPU Adam rate with its CPU stated was found).
-        tput <= 0.04993,
+        // 5.37% (0.05368) over 465, mean 13.59%, since round 14's probe added 47 held-out rows on
+        // A100-80G and A800 (tools/gen_cases_t_probe14.py, rows chosen before their estimate ran):
+        // Qwen (v1) README speed column (36 LoRA rows, median 10.7%: 14 below 2048 tokens, and
+        // Qwen-1.8B's at 2048-4096, over-predicted by up to +567% where the published step time has
+        // a host-bound floor of ~5 ms per layer and micro-batch; 3 full-parameter ZeRO-3 rows on
+        // 2 GPUs, +40..+235%, a 4.0 s floor), FlagPerf's Aquila2-7B fine-tuning (3, median 6.1%)
+        // and 8-expert MoE (2, +25.9/+24.5%), ms-swift's Qwen2.5-14B on 8 x A800 (3, median 8.3%).
+        // Nothing fitted; the old 418 rows are unchanged (4.97%).
+        tput <= 0.05369,
         "training throughput out-of-sample median {tput:.4}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
@@ -436,8 +444,13 @@ fn training_accuracy_stays_within_todays_bands() {
     // and three llm.c rows (+10.7..+21.9%: its kernels beat the fitted efficiencies; LLMC_FAST).
     // 32 with the same round's eager-attention roofline and FlagPerf's stated 200 Gb/s H800
     // network: both Baichuan2-13B H800 rows (+79.5% -> +8.5%, +42.5% -> +17.9%) within band.
+    // 51 since round 14's probe rows (tools/gen_cases_t_probe14.py KNOWN): 14 Qwen (v1) LoRA rows
+    // whose published step time has a host-bound floor (1.8B at 256-1024 tokens, 7B and 14B at
+    // 256: QWEN1_FLOOR; host dispatch is not modelled), Qwen-1.8B's four 2048/4096-token rows
+    // (QWEN18_MID), the three 7B full-parameter ZeRO-3 rows on 2 GPUs (QWEN1_FULL_FLOOR) and
+    // FlagPerf's two 8-expert MoE rows on A800 (+25.9%, +24.5%, not identified).
     assert!(
-        known <= 32,
+        known <= 51,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
