@@ -360,12 +360,40 @@ def llama3_paper(r):
 # Round 11 (issue 10, GPU-hours): why the Llama 3.1 8B/70B card rows sit below their Llama 3 twins.
 LLAMA31_VS_LLAMA3 = (
     " The same architecture's Llama 3 card (github.com/meta-llama/llama3 MODEL_CARD.md @a0940f9c lines 101-114: 8B "
-    "1.3M, 70B 6.4M GPU-hours, also over 15T tokens) gets the same estimate (the t-card-llama3-8b/70b rows); the 3.1 "
-    "card's hours are 1.12x (8B) and 1.09x (70B) those. What the 3.1 runs add is not stated per model: the paper "
-    "gives the 405B's recipe, whose long-context pre-training raised the context from 8K to 128K in six stages on "
-    "'approximately 800B training tokens' (arXiv 2407.21783 §3.4.2), and the 3.1 8B and 70B support 128K as well. "
-    "A gpuplan workload is one stage at one sequence length, so no such stage is charged here, and the gap is not "
-    "fitted.")
+    "1.3M, 70B 6.4M GPU-hours, also over 15T tokens) gets an estimate at 8K tokens throughout (the t-card-llama3-8b/70b "
+    "rows; that card's context length is 8K); the 3.1 card's hours are 1.12x (8B) and 1.09x (70B) those.")
+
+# Round 14 (issue 10, GPU-hours): the Llama 3.1 runs' long-context pre-training, written as [[stages]] (each the
+# case's job at its own sequence length and token count, laid out by the planner's search on the same cluster;
+# validation.rs stage_hours). Stated (arXiv 2407.21783, text as stored in the search tool's code index, file id
+# 39822971701): the stage's length range, its six steps and its ~800B tokens, for the 405B, and that the 8B and 70B
+# used similar recipes. Assumed (written before any estimate was run): the six lengths rise by equal ratios,
+# 8192 x 16^(i/6) rounded to a multiple of 1024; the tokens are split equally; the batch stays 2^24 tokens (Table 4
+# gives 16M tokens for its 131,072-token row); the ~15T tokens of the card include these 800B.
+LONG_CONTEXT_TOKENS = 800e9
+LONG_CONTEXT_LENGTHS = [int(round(8192 * 16 ** (i / 6) / 1024)) * 1024 for i in range(1, 7)]
+LONG_CONTEXT_NOTE = (
+    " Long-context pre-training is charged as six further stages ([[stages]]). The paper (arXiv 2407.21783, text as "
+    "stored in the search tool's code index, file id 39822971701), §3.4: 'The recipe used to pre-train Llama 3 405B "
+    "consists of three main stages: (1) initial pre-training, (2) long-context pre-training, and (3) annealing. [...] "
+    "We use similar recipes to pre-train the 8B and 70B models.'; §3.4.2: 'In Llama 3 405B pre-training, we increased "
+    "context length gradually in six stages, starting from the original 8K context window and ending in the final "
+    "128K context window. This long-context pre-training stage was performed using approximately 800B training "
+    "tokens.'; §3.4.3: 'During pre-training on the final 40M tokens, we linearly annealed the learning rate to 0, "
+    "maintaining a context length of 128K tokens' (inside the last stage here). Not stated, assumed: the six lengths "
+    "(equal ratios from 8K to 128K, 8192 x 16^(i/6) rounded to a multiple of 1024: "
+    + ", ".join(str(x) for x in LONG_CONTEXT_LENGTHS) + " tokens), an equal share of the 800B tokens each, a batch "
+    "of 2^24 tokens throughout (Table 4 states 16M tokens for its 131,072-token row), the same cluster, and that the "
+    "card's ~15T tokens include these 800B (so 14.2T at 8K); the 8B's and 70B's schedules are assumed to be the "
+    "405B's. Each stage's layout is the planner's fastest at its length (context parallelism included).")
+
+
+def long_context_stages():
+    """The assumed Llama 3.1 long-context schedule (LONG_CONTEXT_NOTE) as [[stages]] rows."""
+    each = float(int(LONG_CONTEXT_TOKENS // len(LONG_CONTEXT_LENGTHS)))
+    return [dict(seq_len=n, tokens=each, search_layout_global_batch=int(round(2 ** 24 / n)))
+            for n in LONG_CONTEXT_LENGTHS]
+
 
 LLAMA31_405B_CARD = (
     "Model-card GPU-hours over 1.5e+13 tokens at the layout the Llama 3 paper publishes for the 405B run, on its "
@@ -373,8 +401,9 @@ LLAMA31_405B_CARD = (
     "16384gpu is its throughput). " + LLAMA3_405B_NOTE + " Not modelled: the run's other stages (§3.4: 'an initial "
     "batch size of 4M tokens and sequences of length 4,096', doubled 'after pre-training 252M tokens' and again 'to 16M "
     "after pre-training on 2.87T tokens'; Table 4's 8,192-GPU stage, whose token share is not stated: at it the "
-    "estimate is 27.3M GPU-hours, -11.5%; long-context pre-training on 'approximately 800B training tokens' at 380 "
-    "TFLOPs/GPU; annealing on the 'final 40M tokens'), and what the card's hours hold beyond pre-training. The "
+    "estimate is 27.3M GPU-hours, -11.5%, before the long-context stages were charged), the layouts of the "
+    "long-context stages (Table 4's 131,072-token row, 16,384 GPUs at CP 16, is not self-consistent: see "
+    "t-llama3-paper-405b-16384gpu), and what the card's hours hold beyond pre-training. The "
     "estimate is steady state; the paper's whole-run efficiency, 'higher than 90% effective training time' "
     "(§3.3.4), is what the planner's failure model gives at this size (plan, not this case: 16,384 GPUs x "
     "1.97e-5 = 0.32 interruptions an hour, 10 min restarts; with a ~3 s checkpoint pause, 5.7 TB of bf16 weights and "
@@ -388,9 +417,10 @@ def card(r):
     if model == "Llama-3.1-405B":
         # The paper publishes this run's layout (Table 4): its 16,384-GPU configuration.
         training, hw405 = llama3_405b(16384)
-        w = dict(kind="training", model=model, training=dict(training, tokens=s["tokens"]), hardware=hw405)
+        w = dict(kind="training", model=model, training=dict(training, tokens=s["tokens"] - LONG_CONTEXT_TOKENS),
+                 hardware=hw405)
         return dict(metric="gpu_hours", published=r["result"]["gpu_hours"], unit=f"{s['gpu']} GPU-hours",
-                    notes=LLAMA31_405B_CARD, workload=w)
+                    notes=LLAMA31_405B_CARD + LONG_CONTEXT_NOTE, workload=w, stages=long_context_stages())
     nodes = 256
     pp = 16 if model == "Llama-3.1-405B" else 1
     dp = nodes * 8 // (tp * pp)
@@ -424,11 +454,14 @@ def card(r):
                  "Nvidia Quantum2 Infiniband fabric', 'Both RoCE and Infiniband clusters leverage 400 Gbps "
                  "interconnects between GPUs' (3200 Gbit/s per node of 8, as written); the GPU count and layout of the "
                  "8B and 70B runs are not.")
+    stages = []
     if s["model"] in ("Llama 3.1 8B", "Llama 3.1 70B"):
-        note += LLAMA31_VS_LLAMA3
+        note += LLAMA31_VS_LLAMA3 + LONG_CONTEXT_NOTE
+        stages = long_context_stages()
+        training["tokens"] = s["tokens"] - LONG_CONTEXT_TOKENS
     w = dict(kind="training", model=model, training=training, hardware=dict(hw, nodes=nodes))
     out = dict(metric="gpu_hours", published=r["result"]["gpu_hours"], unit=f"{s['gpu']} GPU-hours", notes=note,
-               workload=w)
+               workload=w, stages=stages)
     if pp == 1:
         # No layout is published for these: the planner's fastest layout on the cluster at the
         # global batch (2^22 tokens for "4M", 2^24 for the assumed 16M) replaces a hand-written one.
@@ -1665,6 +1698,8 @@ def main():
             out += ["", "[elapsed]"]
             if elapsed[1]:
                 out.append(f"storage_write_gb_per_s = {elapsed[1][0]}")
+        for st in c.get("stages", []):
+            out += ["", "[[stages]]"] + [f"{k} = {tv(v)}" for k, v in st.items()]
         out.append("")
         table("workload", c["workload"], out)
         open(os.path.join("cases", f"{cid}.toml"), "w").write("\n".join(out) + "\n")
