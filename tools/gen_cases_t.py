@@ -457,6 +457,9 @@ def card(r):
     stages = []
     if s["model"] in ("Llama 3.1 8B", "Llama 3.1 70B"):
         note += LLAMA31_VS_LLAMA3 + LONG_CONTEXT_NOTE
+        if s["model"] == "Llama 3.1 8B":
+            note += (" Round 14: -50.3% -> -46.7% with these stages, within the band's -50%; the 8B's low MFU on "
+                     "both cards stays unexplained: " + CARD_8B.removeprefix("FIXME: not modellable from the card: "))
         stages = long_context_stages()
         training["tokens"] = s["tokens"] - LONG_CONTEXT_TOKENS
     w = dict(kind="training", model=model, training=training, hardware=dict(hw, nodes=nodes))
@@ -1608,8 +1611,8 @@ KNOWN = {
     **{f"t-mbridge-{v}-qwen3-30b-a3b-16gpu-h100": MB_QWEN30_EP16 for v in ["2604", "260401", "2606"]},
     **{f"t-titan-llama31-8b-8gpu-cp{c}-s{s}k": CP for c, s in [(4, 128), (8, 256)]},
     # Round 8: Llama 3 8B's card (-52.8%) is within band at -46.8% since the overlapped data-parallel
-    # collectives take their NCCL CTAs' SMs (train/contention.rs); Llama 3.1 8B's stays below.
-    "t-card-llama31-8b-gpu-hours": CARD_8B,
+    # collectives take their NCCL CTAs' SMs (train/contention.rs). Round 14: Llama 3.1 8B's too (-50.3% ->
+    # -46.7%) with its long-context stages (LONG_CONTEXT_NOTE); CARD_8B is now part of its notes.
 }
 
 
