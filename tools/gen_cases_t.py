@@ -549,6 +549,11 @@ RUN_MODELS = {
     # smollm3/stage1_8T.yaml model_config: 36 layers, hidden 2048, 16 heads, 4 KV heads, SwiGLU
     # 11008, vocab 128256, tied embeddings (nanotron's Qwen2-style Llama without attention bias).
     "SmolLM3-3B": dict(llama_cfg(2048, 36, 16, 11008, V=128256, kv=4, ctx=4096), tie_word_embeddings=True),
+    # Round 14: smollm2/config_smollm2_{135M,360M,1B}.yaml model_config (the 1B file is the 1.7B run:
+    # 'run: smollm2-1700M'): Llama blocks with SwiGLU, vocabulary 49152, tied embeddings, 2048 positions.
+    "SmolLM2-135M": dict(llama_cfg(576, 30, 9, 1536, V=49152, kv=3, ctx=2048), tie_word_embeddings=True),
+    "SmolLM2-360M": dict(llama_cfg(960, 32, 15, 2560, V=49152, kv=5, ctx=2048), tie_word_embeddings=True),
+    "SmolLM2-1.7B": dict(llama_cfg(2048, 24, 32, 8192, V=49152, ctx=2048), tie_word_embeddings=True),
     # Skywork tech report Table 3: hidden 4608, FFN 12288 (SwiGLU), 36 heads of 128, 52 layers,
     # vocab 65536, seq 4096; RMSNorm, rotary, untied (Skywork/Skywork-13B-base config).
     "Skywork-13B": llama_cfg(4608, 52, 36, 12288, V=65536, ctx=4096),
@@ -649,6 +654,20 @@ SMOLLM3_NOTE = ("SmolLM3-3B's pre-training (stages 1-3, 11.1T tokens) on 48 node
                 "asynchronous hook hides); gpuplan has no nanotron profile.")
 
 
+# Round 14 (issue 10): SmolLM2's three sizes. Written into the source rows before any estimate was run; every row
+# that states GPU-hours, tokens and a layout is taken.
+SMOLLM2_NOTE = ("SmolLM2's pre-training with nanotron at the published config's layout: DP = the card's GPU count (64, "
+                "128 or 256 H100; the catalog's h100-sxm, 8 per node), TP 1, PP 1, zero_stage 0, the config's micro-batch "
+                "of 2048-token sequences, no accumulation, recompute_layer false, bf16. With accumulate_grad_in_fp32 "
+                "nanotron's DDP hook all-reduces the fp32 gradient buffers per bucket during backward (as for "
+                "t-smollm3-3b-gpu-hours: huggingface/nanotron @2411b022 src/nanotron/optim/gradient_accumulator.py "
+                "get_fp32_accum_hook): grad_reduce_fp32, overlapped. Assumed, not stated: flash attention with fused "
+                "kernels (framework megatron; nanotron's Llama uses flash-attn), and the network: the published config "
+                "carries no paths, so the SmolLM3 runs' cluster (AWS, /fsx and s3:// paths in its configs), P5's 3200 "
+                "Gbit/s EFA (RDMA, the generator's H100 default). GPU-hours: the maintainer's 'approximate gpu hours' "
+                "(rounded: 5k, 20k, 140k); what they count is not stated, so no interruption overhead is charged "
+                "(steady state, as for Pythia's table). Tokens: the config's train_steps x global batch x 2048.")
+
 SKYWORK_NOTE = ("Skywork-13B on 64 nodes of 8 A800-80G SXM (the catalog's a800-80g: the A100's compute with "
                 "400 GB/s NVLink) and 'an 800Gb/s RoCE network for inter-node connectivity' (800 Gbit/s, RDMA). "
                 "Megatron-LM: 'DP256, PP2, and ZeRO-1' (the distributed optimizer), no tensor or sequence parallelism, "
@@ -700,7 +719,7 @@ LLMC_NOTE = ("llm.c (karpathy/llm.c: C/CUDA with cuBLAS and cuDNN flash attentio
 
 
 RUN_GROUPS = ("gpt-neox", "pythia", "starcoder", "tinyllama", "stablelm", "smollm3", "skywork", "glm", "falcon",
-              "llmc")
+              "llmc", "smollm2")
 # Optional layout keys a run's setup may state, passed through to the parallel table.
 RUN_PARALLEL_KEYS = ("sequence_parallel", "tp_comm_overlap", "overlap_grad_reduce", "grad_reduce_fp32")
 
@@ -726,7 +745,7 @@ def run_hours(r):
         hw["inter_gbit"] = s["inter_gbit"]
     note = {"gpt-neox": NEOX_NOTE, "pythia": NEOX_NOTE, "starcoder": STARCODER_NOTE, "tinyllama": TINYLLAMA_NOTE,
             "stablelm": STABLELM_NOTE, "smollm3": SMOLLM3_NOTE, "skywork": SKYWORK_NOTE,
-            "glm": GLM_NOTE, "falcon": FALCON_NOTE, "llmc": LLMC_NOTE}[g]
+            "glm": GLM_NOTE, "falcon": FALCON_NOTE, "llmc": LLMC_NOTE, "smollm2": SMOLLM2_NOTE}[g]
     if g == "gpt-neox":
         note += (" Inter-node: four ConnectX-6 HCAs per node on an HDR (200 Gb/s) InfiniBand fabric (MQM8700 "
                  "switches): 800 Gbit/s. GPU-hours = the run's 1,830 wall-clock hours x 96 GPUs.")
