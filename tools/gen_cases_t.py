@@ -360,12 +360,40 @@ def llama3_paper(r):
 # Round 11 (issue 10, GPU-hours): why the Llama 3.1 8B/70B card rows sit below their Llama 3 twins.
 LLAMA31_VS_LLAMA3 = (
     " The same architecture's Llama 3 card (github.com/meta-llama/llama3 MODEL_CARD.md @a0940f9c lines 101-114: 8B "
-    "1.3M, 70B 6.4M GPU-hours, also over 15T tokens) gets the same estimate (the t-card-llama3-8b/70b rows); the 3.1 "
-    "card's hours are 1.12x (8B) and 1.09x (70B) those. What the 3.1 runs add is not stated per model: the paper "
-    "gives the 405B's recipe, whose long-context pre-training raised the context from 8K to 128K in six stages on "
-    "'approximately 800B training tokens' (arXiv 2407.21783 §3.4.2), and the 3.1 8B and 70B support 128K as well. "
-    "A gpuplan workload is one stage at one sequence length, so no such stage is charged here, and the gap is not "
-    "fitted.")
+    "1.3M, 70B 6.4M GPU-hours, also over 15T tokens) gets an estimate at 8K tokens throughout (the t-card-llama3-8b/70b "
+    "rows; that card's context length is 8K); the 3.1 card's hours are 1.12x (8B) and 1.09x (70B) those.")
+
+# Round 14 (issue 10, GPU-hours): the Llama 3.1 runs' long-context pre-training, written as [[stages]] (each the
+# case's job at its own sequence length and token count, laid out by the planner's search on the same cluster;
+# validation.rs stage_hours). Stated (arXiv 2407.21783, text as stored in the search tool's code index, file id
+# 39822971701): the stage's length range, its six steps and its ~800B tokens, for the 405B, and that the 8B and 70B
+# used similar recipes. Assumed (written before any estimate was run): the six lengths rise by equal ratios,
+# 8192 x 16^(i/6) rounded to a multiple of 1024; the tokens are split equally; the batch stays 2^24 tokens (Table 4
+# gives 16M tokens for its 131,072-token row); the ~15T tokens of the card include these 800B.
+LONG_CONTEXT_TOKENS = 800e9
+LONG_CONTEXT_LENGTHS = [int(round(8192 * 16 ** (i / 6) / 1024)) * 1024 for i in range(1, 7)]
+LONG_CONTEXT_NOTE = (
+    " Long-context pre-training is charged as six further stages ([[stages]]). The paper (arXiv 2407.21783, text as "
+    "stored in the search tool's code index, file id 39822971701), §3.4: 'The recipe used to pre-train Llama 3 405B "
+    "consists of three main stages: (1) initial pre-training, (2) long-context pre-training, and (3) annealing. [...] "
+    "We use similar recipes to pre-train the 8B and 70B models.'; §3.4.2: 'In Llama 3 405B pre-training, we increased "
+    "context length gradually in six stages, starting from the original 8K context window and ending in the final "
+    "128K context window. This long-context pre-training stage was performed using approximately 800B training "
+    "tokens.'; §3.4.3: 'During pre-training on the final 40M tokens, we linearly annealed the learning rate to 0, "
+    "maintaining a context length of 128K tokens' (inside the last stage here). Not stated, assumed: the six lengths "
+    "(equal ratios from 8K to 128K, 8192 x 16^(i/6) rounded to a multiple of 1024: "
+    + ", ".join(str(x) for x in LONG_CONTEXT_LENGTHS) + " tokens), an equal share of the 800B tokens each, a batch "
+    "of 2^24 tokens throughout (Table 4 states 16M tokens for its 131,072-token row), the same cluster, and that the "
+    "card's ~15T tokens include these 800B (so 14.2T at 8K); the 8B's and 70B's schedules are assumed to be the "
+    "405B's. Each stage's layout is the planner's fastest at its length (context parallelism included).")
+
+
+def long_context_stages():
+    """The assumed Llama 3.1 long-context schedule (LONG_CONTEXT_NOTE) as [[stages]] rows."""
+    each = float(int(LONG_CONTEXT_TOKENS // len(LONG_CONTEXT_LENGTHS)))
+    return [dict(seq_len=n, tokens=each, search_layout_global_batch=int(round(2 ** 24 / n)))
+            for n in LONG_CONTEXT_LENGTHS]
+
 
 LLAMA31_405B_CARD = (
     "Model-card GPU-hours over 1.5e+13 tokens at the layout the Llama 3 paper publishes for the 405B run, on its "
@@ -373,8 +401,9 @@ LLAMA31_405B_CARD = (
     "16384gpu is its throughput). " + LLAMA3_405B_NOTE + " Not modelled: the run's other stages (§3.4: 'an initial "
     "batch size of 4M tokens and sequences of length 4,096', doubled 'after pre-training 252M tokens' and again 'to 16M "
     "after pre-training on 2.87T tokens'; Table 4's 8,192-GPU stage, whose token share is not stated: at it the "
-    "estimate is 27.3M GPU-hours, -11.5%; long-context pre-training on 'approximately 800B training tokens' at 380 "
-    "TFLOPs/GPU; annealing on the 'final 40M tokens'), and what the card's hours hold beyond pre-training. The "
+    "estimate is 27.3M GPU-hours, -11.5%, before the long-context stages were charged), the layouts of the "
+    "long-context stages (Table 4's 131,072-token row, 16,384 GPUs at CP 16, is not self-consistent: see "
+    "t-llama3-paper-405b-16384gpu), and what the card's hours hold beyond pre-training. The "
     "estimate is steady state; the paper's whole-run efficiency, 'higher than 90% effective training time' "
     "(§3.3.4), is what the planner's failure model gives at this size (plan, not this case: 16,384 GPUs x "
     "1.97e-5 = 0.32 interruptions an hour, 10 min restarts; with a ~3 s checkpoint pause, 5.7 TB of bf16 weights and "
@@ -388,9 +417,10 @@ def card(r):
     if model == "Llama-3.1-405B":
         # The paper publishes this run's layout (Table 4): its 16,384-GPU configuration.
         training, hw405 = llama3_405b(16384)
-        w = dict(kind="training", model=model, training=dict(training, tokens=s["tokens"]), hardware=hw405)
+        w = dict(kind="training", model=model, training=dict(training, tokens=s["tokens"] - LONG_CONTEXT_TOKENS),
+                 hardware=hw405)
         return dict(metric="gpu_hours", published=r["result"]["gpu_hours"], unit=f"{s['gpu']} GPU-hours",
-                    notes=LLAMA31_405B_CARD, workload=w)
+                    notes=LLAMA31_405B_CARD + LONG_CONTEXT_NOTE, workload=w, stages=long_context_stages())
     nodes = 256
     pp = 16 if model == "Llama-3.1-405B" else 1
     dp = nodes * 8 // (tp * pp)
@@ -424,11 +454,17 @@ def card(r):
                  "Nvidia Quantum2 Infiniband fabric', 'Both RoCE and Infiniband clusters leverage 400 Gbps "
                  "interconnects between GPUs' (3200 Gbit/s per node of 8, as written); the GPU count and layout of the "
                  "8B and 70B runs are not.")
+    stages = []
     if s["model"] in ("Llama 3.1 8B", "Llama 3.1 70B"):
-        note += LLAMA31_VS_LLAMA3
+        note += LLAMA31_VS_LLAMA3 + LONG_CONTEXT_NOTE
+        if s["model"] == "Llama 3.1 8B":
+            note += (" Round 14: -50.3% -> -46.7% with these stages, within the band's -50%; the 8B's low MFU on "
+                     "both cards stays unexplained: " + CARD_8B.removeprefix("FIXME: not modellable from the card: "))
+        stages = long_context_stages()
+        training["tokens"] = s["tokens"] - LONG_CONTEXT_TOKENS
     w = dict(kind="training", model=model, training=training, hardware=dict(hw, nodes=nodes))
     out = dict(metric="gpu_hours", published=r["result"]["gpu_hours"], unit=f"{s['gpu']} GPU-hours", notes=note,
-               workload=w)
+               workload=w, stages=stages)
     if pp == 1:
         # No layout is published for these: the planner's fastest layout on the cluster at the
         # global batch (2^22 tokens for "4M", 2^24 for the assumed 16M) replaces a hand-written one.
@@ -513,6 +549,11 @@ RUN_MODELS = {
     # smollm3/stage1_8T.yaml model_config: 36 layers, hidden 2048, 16 heads, 4 KV heads, SwiGLU
     # 11008, vocab 128256, tied embeddings (nanotron's Qwen2-style Llama without attention bias).
     "SmolLM3-3B": dict(llama_cfg(2048, 36, 16, 11008, V=128256, kv=4, ctx=4096), tie_word_embeddings=True),
+    # Round 14: smollm2/config_smollm2_{135M,360M,1B}.yaml model_config (the 1B file is the 1.7B run:
+    # 'run: smollm2-1700M'): Llama blocks with SwiGLU, vocabulary 49152, tied embeddings, 2048 positions.
+    "SmolLM2-135M": dict(llama_cfg(576, 30, 9, 1536, V=49152, kv=3, ctx=2048), tie_word_embeddings=True),
+    "SmolLM2-360M": dict(llama_cfg(960, 32, 15, 2560, V=49152, kv=5, ctx=2048), tie_word_embeddings=True),
+    "SmolLM2-1.7B": dict(llama_cfg(2048, 24, 32, 8192, V=49152, ctx=2048), tie_word_embeddings=True),
     # Skywork tech report Table 3: hidden 4608, FFN 12288 (SwiGLU), 36 heads of 128, 52 layers,
     # vocab 65536, seq 4096; RMSNorm, rotary, untied (Skywork/Skywork-13B-base config).
     "Skywork-13B": llama_cfg(4608, 52, 36, 12288, V=65536, ctx=4096),
@@ -613,6 +654,20 @@ SMOLLM3_NOTE = ("SmolLM3-3B's pre-training (stages 1-3, 11.1T tokens) on 48 node
                 "asynchronous hook hides); gpuplan has no nanotron profile.")
 
 
+# Round 14 (issue 10): SmolLM2's three sizes. Written into the source rows before any estimate was run; every row
+# that states GPU-hours, tokens and a layout is taken.
+SMOLLM2_NOTE = ("SmolLM2's pre-training with nanotron at the published config's layout: DP = the card's GPU count (64, "
+                "128 or 256 H100; the catalog's h100-sxm, 8 per node), TP 1, PP 1, zero_stage 0, the config's micro-batch "
+                "of 2048-token sequences, no accumulation, recompute_layer false, bf16. With accumulate_grad_in_fp32 "
+                "nanotron's DDP hook all-reduces the fp32 gradient buffers per bucket during backward (as for "
+                "t-smollm3-3b-gpu-hours: huggingface/nanotron @2411b022 src/nanotron/optim/gradient_accumulator.py "
+                "get_fp32_accum_hook): grad_reduce_fp32, overlapped. Assumed, not stated: flash attention with fused "
+                "kernels (framework megatron; nanotron's Llama uses flash-attn), and the network: the published config "
+                "carries no paths, so the SmolLM3 runs' cluster (AWS, /fsx and s3:// paths in its configs), P5's 3200 "
+                "Gbit/s EFA (RDMA, the generator's H100 default). GPU-hours: the maintainer's 'approximate gpu hours' "
+                "(rounded: 5k, 20k, 140k); what they count is not stated, so no interruption overhead is charged "
+                "(steady state, as for Pythia's table). Tokens: the config's train_steps x global batch x 2048.")
+
 SKYWORK_NOTE = ("Skywork-13B on 64 nodes of 8 A800-80G SXM (the catalog's a800-80g: the A100's compute with "
                 "400 GB/s NVLink) and 'an 800Gb/s RoCE network for inter-node connectivity' (800 Gbit/s, RDMA). "
                 "Megatron-LM: 'DP256, PP2, and ZeRO-1' (the distributed optimizer), no tensor or sequence parallelism, "
@@ -664,7 +719,7 @@ LLMC_NOTE = ("llm.c (karpathy/llm.c: C/CUDA with cuBLAS and cuDNN flash attentio
 
 
 RUN_GROUPS = ("gpt-neox", "pythia", "starcoder", "tinyllama", "stablelm", "smollm3", "skywork", "glm", "falcon",
-              "llmc")
+              "llmc", "smollm2")
 # Optional layout keys a run's setup may state, passed through to the parallel table.
 RUN_PARALLEL_KEYS = ("sequence_parallel", "tp_comm_overlap", "overlap_grad_reduce", "grad_reduce_fp32")
 
@@ -690,7 +745,7 @@ def run_hours(r):
         hw["inter_gbit"] = s["inter_gbit"]
     note = {"gpt-neox": NEOX_NOTE, "pythia": NEOX_NOTE, "starcoder": STARCODER_NOTE, "tinyllama": TINYLLAMA_NOTE,
             "stablelm": STABLELM_NOTE, "smollm3": SMOLLM3_NOTE, "skywork": SKYWORK_NOTE,
-            "glm": GLM_NOTE, "falcon": FALCON_NOTE, "llmc": LLMC_NOTE}[g]
+            "glm": GLM_NOTE, "falcon": FALCON_NOTE, "llmc": LLMC_NOTE, "smollm2": SMOLLM2_NOTE}[g]
     if g == "gpt-neox":
         note += (" Inter-node: four ConnectX-6 HCAs per node on an HDR (200 Gb/s) InfiniBand fabric (MQM8700 "
                  "switches): 800 Gbit/s. GPU-hours = the run's 1,830 wall-clock hours x 96 GPUs.")
@@ -1235,6 +1290,16 @@ CARD_8B = ("FIXME: not modellable from the card: 6·N·D over the card's hours a
            "planner's layout gives -52.7% here (-58.0% before) and Llama 3 8B's card is within band (-46.8%). Round 9: "
            "-50.7%. Round 10: -50.3%, the card's 'total GPU time' compared with the plan's hours (steady state x the "
            "interruption overhead at 2,048 GPUs with the Llama 3 storage's stated 2 TB/s: +0.8%).")
+SMOLLM2_135M = ("FIXME: -54.0% (the maintainer's '5k' has one significant digit: 4.5k-5.5k would be -49% to -58%). "
+                "5,000 GPU-hours over 2,000,000 steps on 64 GPUs are 141 ms a step (116k tokens/s/GPU); the modelled step "
+                "at the config's layout is 64.7 ms (compute 60.9 ms at the fitted Hopper efficiency, 3.1 ms of exposed "
+                "fp32 gradient all-reduce). All four nanotron rows are slower than modelled by a similar time per step, "
+                "not by a share of it: SmolLM3-3B 439 ms published against 344 ms modelled (-21.8%), SmolLM2-1.7B 376 "
+                "against 239 ms (-36.3%), 360M 216 against 109 ms (-49.8%), 135M 141 against 65 ms; the maintainer's "
+                "reply says as much ('you should be able to get better throughput per gpu by using less nodes as those "
+                "model are smol'). What nanotron spends the 76-137 ms on (per-step logging at "
+                "iteration_step_info_interval 1, gradient clipping's norm, data loading, its 25 MB DDP buckets) is not "
+                "determined; gpuplan has no nanotron profile, and no per-step cost is fitted to these rows.")
 # (BLOOM's ramp-up row, GBS 192 at micro-batch 1, +20.0% while each GPU was given the whole node's
 # inter-node bandwidth for its stage-to-stage sends, is +19.1% with its share: train/step.rs pp_phase.)
 # (Llama 3.1 405B at TP 8 x PP 8 x CP 8, 256k: +36.8% while the CP ring had a whole node's NICs and hid its
@@ -1574,9 +1639,11 @@ KNOWN = {
     "t-flagperf-llama2-7b-ds-h800-default": FP_DS_H800,
     **{f"t-mbridge-{v}-qwen3-30b-a3b-16gpu-h100": MB_QWEN30_EP16 for v in ["2604", "260401", "2606"]},
     **{f"t-titan-llama31-8b-8gpu-cp{c}-s{s}k": CP for c, s in [(4, 128), (8, 256)]},
+    # Round 14: SmolLM2-135M's rounded GPU-hours (SMOLLM2_135M), added before any estimate, below its band.
+    "t-smollm2-135m-gpu-hours": SMOLLM2_135M,
     # Round 8: Llama 3 8B's card (-52.8%) is within band at -46.8% since the overlapped data-parallel
-    # collectives take their NCCL CTAs' SMs (train/contention.rs); Llama 3.1 8B's stays below.
-    "t-card-llama31-8b-gpu-hours": CARD_8B,
+    # collectives take their NCCL CTAs' SMs (train/contention.rs). Round 14: Llama 3.1 8B's too (-50.3% ->
+    # -46.7%) with its long-context stages (LONG_CONTEXT_NOTE); CARD_8B is now part of its notes.
 }
 
 
@@ -1665,6 +1732,8 @@ def main():
             out += ["", "[elapsed]"]
             if elapsed[1]:
                 out.append(f"storage_write_gb_per_s = {elapsed[1][0]}")
+        for st in c.get("stages", []):
+            out += ["", "[[stages]]"] + [f"{k} = {tv(v)}" for k, v in st.items()]
         out.append("")
         table("workload", c["workload"], out)
         open(os.path.join("cases", f"{cid}.toml"), "w").write("\n".join(out) + "\n")

@@ -69,7 +69,23 @@ pub struct Case {
     /// the plan's hours, steady state × the interruption overhead ([`elapsed_factor`]).
     #[serde(default)]
     pub elapsed: Option<Elapsed>,
+    /// A `gpu_hours` case whose source states more stages after the workload's own (Llama
+    /// 3.1's long-context pre-training): each the same job at its own sequence length and token
+    /// count, laid out by the planner's search; their GPU-hours add to the workload's.
+    #[serde(default)]
+    pub stages: Vec<Stage>,
     pub workload: WorkloadFile,
+}
+
+/// One more stage of a run: the case's training workload at `seq_len` for `tokens` more tokens,
+/// at the planner's fastest layout on the same cluster for `search_layout_global_batch`
+/// sequences per step (a long-context stage needs another layout than the first stage's).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Stage {
+    pub seq_len: u64,
+    pub tokens: f64,
+    pub search_layout_global_batch: u64,
 }
 
 /// What a source states of the run's checkpoint storage; `[elapsed]` alone charges the
@@ -126,6 +142,13 @@ pub fn evaluate(case: &Case) -> Result<CaseOutcome, CoreError> {
             "elapsed",
             &case.id,
             "only a gpu_hours case can compare elapsed hours: remove [elapsed] or set metric = \"gpu_hours\"",
+        ));
+    }
+    if !case.stages.is_empty() && case.metric != "gpu_hours" {
+        return Err(CoreError::invalid(
+            "stages",
+            &case.id,
+            "only a gpu_hours case can add stages: remove [[stages]] or set metric = \"gpu_hours\"",
         ));
     }
     let predicted = metric_value(case)?;
@@ -304,7 +327,7 @@ fn training_metric(
             let n = crate::model::param_breakdown(m).total as f64;
             6.0 * n * step()?.tokens_per_second_per_gpu / 1e12
         }
-        "gpu_hours" => gpu_hours(case, &e, cluster, tun)?,
+        "gpu_hours" => gpu_hours(case, &e, stage_hours(case, m, cluster, tun)?, cluster, tun)?,
         "training_days" => totals(case, &e)?.wall_time.days(),
         other => {
             return Err(CoreError::invalid(
@@ -365,15 +388,41 @@ fn totals<'a>(
         .ok_or_else(|| unavailable(case, Some("no token count".into())))
 }
 
-/// Steady-state GPU-hours, or, for a source that counts elapsed time (`[elapsed]`), the plan's
-/// hours with checkpoint stalls and restarts (never elapsed against steady state silently).
-fn gpu_hours(
+/// Steady-state GPU-hours of the case's further `stages`, each at its searched layout.
+fn stage_hours(
     case: &Case,
-    e: &TrainingEstimate,
+    m: &ModelSpec,
     cluster: &ClusterSpec,
     tun: &Tunables,
 ) -> Result<f64, CoreError> {
-    let steady = totals(case, e)?.gpu_hours;
+    let base = case.workload.training.clone().unwrap_or_default();
+    let mut hours = 0.0;
+    for st in &case.stages {
+        let setup = TrainingSetup {
+            seq_len: st.seq_len,
+            tokens: Some(st.tokens),
+            samples: None,
+            epochs: None,
+            ..base.clone()
+        };
+        let setup = searched_layout(case, m, setup, st.search_layout_global_batch, cluster, tun)?;
+        let e = estimate_training(m, &setup, cluster, tun)?;
+        hours += totals(case, &e)?.gpu_hours;
+    }
+    Ok(hours)
+}
+
+/// Steady-state GPU-hours (the workload's, plus `staged` of the case's further stages), or,
+/// for a source that counts elapsed time (`[elapsed]`), the plan's hours with checkpoint
+/// stalls and restarts (never elapsed against steady state silently).
+fn gpu_hours(
+    case: &Case,
+    e: &TrainingEstimate,
+    staged: f64,
+    cluster: &ClusterSpec,
+    tun: &Tunables,
+) -> Result<f64, CoreError> {
+    let steady = totals(case, e)?.gpu_hours + staged;
     match (&case.elapsed, &e.data_path) {
         (Some(el), Some(d)) => {
             let gpus = cluster.total_gpus() as f64;
@@ -502,5 +551,50 @@ mod tests {
             err.contains("elapsed") && err.contains("gpu_hours"),
             "{err}"
         );
+    }
+
+    /// TinyLlama's case with its token count as given and `tokens` more at `seq_len` on the same
+    /// cluster, the planner laying out `gb` sequences a step.
+    fn tinyllama(extra: Option<(u64, f64, u64)>) -> Case {
+        let text = include_str!("../../../cases/t-tinyllama-1b-gpu-hours.toml");
+        let mut case = parse_case("t-tinyllama-1b-gpu-hours", text).expect("case parses");
+        case.stages = extra
+            .map(|(seq_len, tokens, gb)| Stage {
+                seq_len,
+                tokens,
+                search_layout_global_batch: gb,
+            })
+            .into_iter()
+            .collect();
+        case
+    }
+
+    /// A stage's GPU-hours are its own job's, at its sequence length and its searched layout,
+    /// added to the workload's: the same as that job written as a case of its own.
+    #[test]
+    fn stages_add_their_own_jobs_hours() {
+        let base = metric_value(&tinyllama(None)).expect("base");
+        let staged = metric_value(&tinyllama(Some((8192, 30e9, 256)))).expect("staged");
+        let mut alone = tinyllama(None);
+        let t = alone.workload.training.as_mut().expect("training");
+        (t.seq_len, t.tokens) = (8192, Some(30e9));
+        alone.search_layout_global_batch = Some(256);
+        let stage = metric_value(&alone).expect("the stage alone");
+        assert!(
+            (staged - base - stage).abs() < 1e-9 * staged,
+            "{staged} != {base} + {stage}"
+        );
+        // At 4x the sequence length a token costs more (attention grows with it): a tenth of
+        // the tokens is more than a tenth of the hours.
+        assert!(stage > 0.1 * base, "{stage} vs {base}");
+    }
+
+    /// `[[stages]]` on a metric other than `gpu_hours` is refused, not ignored.
+    #[test]
+    fn stages_on_another_metric_are_refused() {
+        let mut case = tinyllama(Some((8192, 30e9, 256)));
+        case.metric = "training_days".into();
+        let err = evaluate(&case).expect_err("refused").to_string();
+        assert!(err.contains("stages") && err.contains("gpu_hours"), "{err}");
     }
 }

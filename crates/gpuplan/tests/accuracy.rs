@@ -358,7 +358,12 @@ fn training_accuracy_stays_within_todays_bands() {
     // RW-1B +18.1%, recorded) and four llm.c scripts (GPT-2 774M +7.0%, 350M +10.7%, 1558M +14.3%,
     // 124M +21.9%; the three above +10% recorded); Pythia-1B on the AWS network its config's /fsx
     // paths point to (-25.6% -> -21.4%). The 30 earlier rows alone: 13.50% -> 13.50%.
-    assert!(hours <= 0.1286, "GPU-hours out-of-sample median {hours:.4}");
+    // Round 14: 12.86% still, mean 16.5% -> 16.3%: the Llama 3.1 cards' long-context stages
+    // (8B -50.3% -> -46.7%, 70B -11.4% -> -7.6%, 405B +3.4% -> +5.5%) cross no row over the median.
+    // 14.20% (0.14202) over 40, mean 18.6%, with SmolLM2's three sizes (a maintainer's approximate
+    // GPU-hours at the published nanotron configs, chosen before any estimate): -36.3%, -49.8%,
+    // -54.0% (recorded). The 37 earlier rows alone: 12.86%, mean 16.3%, 16 within 10%.
+    assert!(hours <= 0.1421, "GPU-hours out-of-sample median {hours:.4}");
     // The median is over 37 GPU-hours cases (30 before round 12's Falcon and llm.c rows, 17 before
     // round 6's runs and cards, 13 before the four runs with published configs).
     let hours_n = outcomes
@@ -451,6 +456,11 @@ fn training_accuracy_stays_within_todays_bands() {
     // and three llm.c rows (+10.7..+21.9%: its kernels beat the fitted efficiencies; LLMC_FAST).
     // 32 with the same round's eager-attention roofline and FlagPerf's stated 200 Gb/s H800
     // network: both Baichuan2-13B H800 rows (+79.5% -> +8.5%, +42.5% -> +17.9%) within band.
+    // 31 since round 14 charges Llama 3.1's long-context pre-training as six stages (validation.rs
+    // `stage_hours`, the paper's §3.4.2 schedule): its 8B card within band (-50.3% -> -46.7%).
+    // 32 with round 14's SmolLM2 GPU-hours (chosen before any estimate): the 135M row's rounded
+    // '5k' is -54.0% (SMOLLM2_135M in tools/gen_cases_t.py: nanotron's steps take ~0.1 s more than
+    // modelled on all four of its rows, not determined).
     // 51 since round 14's probe rows (tools/gen_cases_t_probe14.py KNOWN): 14 Qwen (v1) LoRA rows
     // whose published step time has a host-bound floor (1.8B at 256-1024 tokens, 7B and 14B at
     // 256: QWEN1_FLOOR; host dispatch is not modelled), Qwen-1.8B's four 2048/4096-token rows
