@@ -78,7 +78,10 @@ fn latency_margin_reads_the_loaded_latency() {
             }
         }
     }
-    assert!(warned > 0, "no plan of these questions sits within the margin");
+    assert!(
+        warned > 0,
+        "no plan of these questions sits within the margin"
+    );
 }
 
 /// Llama-2-13B pretraining, 300B tokens in 30 days (plan_scenarios s3's job with a deadline).
@@ -138,7 +141,10 @@ fn spot_advice_never_quotes_a_run_past_the_deadline() {
             if hours > deadline {
                 late += 1;
                 assert!(en.contains("past the --deadline of 30.0 d"), "{en}");
-                assert!(!en.contains('¥'), "a cost for a run past the deadline: {en}");
+                assert!(
+                    !en.contains('¥'),
+                    "a cost for a run past the deadline: {en}"
+                );
                 assert!(a["zh"].as_str().unwrap().contains("超过 --deadline"));
             } else {
                 assert!(!en.contains("past the --deadline"), "{en}");

@@ -656,15 +656,27 @@ pub const DEADLINE_MARGIN: f64 = 0.13;
 /// the first hours, and when to move to a faster plan.
 fn deadline_margin(c: &Ctx) -> Option<Msg> {
     c.train()?;
-    let d = c.req.constraints.deadline_hours.filter(|d| d.is_finite() && *d > 0.0)?;
-    let hours = c.p.chosen.as_ref().map_or(c.p.hours, |b| b.hours.max(c.p.hours));
+    let d = c
+        .req
+        .constraints
+        .deadline_hours
+        .filter(|d| d.is_finite() && *d > 0.0)?;
+    let hours =
+        c.p.chosen
+            .as_ref()
+            .map_or(c.p.hours, |b| b.hours.max(c.p.hours));
     (hours <= d && hours > d * (1.0 - DEADLINE_MARGIN)).then(|| {
         Msg::new("adv-deadline-margin")
             .arg("time", duration_arg(hours))
             .arg("deadline", duration_arg(d))
             .arg("pct", f1((1.0 - hours / d) * 100.0))
             .arg("margin", f0(DEADLINE_MARGIN * 100.0))
-            .arg("need", f0((100.0 * hours / (d * (1.0 - DEADLINE_MARGIN)) - 100.0).ceil().max(1.0)))
+            .arg(
+                "need",
+                f0((100.0 * hours / (d * (1.0 - DEADLINE_MARGIN)) - 100.0)
+                    .ceil()
+                    .max(1.0)),
+            )
             .arg("unit", work_unit(c.req))
     })
 }
