@@ -24,6 +24,11 @@ adv-image-decode-cores = Image decode/augmentation at { $rate } samples/s needs 
 }.
 adv-spot-fits = Spot fits this interruptible job: expected { $preemptions } preemptions at { $rate }/node-hour, checkpoint every { $interval_min } min (Daly's optimum interval, { $write_s } s per write), { $overhead }% time, expected ¥{ $cny }.
 adv-spot-not-interruptible = Spot is not recommended: the job is not marked interruptible (--interruptible). If it checkpoints and resumes, spot would cost about ¥{ $cny }.
+adv-spot-past-deadline = Spot is no option here: with { $preemptions } expected preemptions and their restarts it would take about { $time }, past the --deadline of { $deadline }{ $interruptible ->
+    [yes] ; the plan uses a billing mode that meets it
+   *[no] {""}
+}.
+adv-deadline-margin = Deadline margin: the plan takes about { $time } of the { $deadline } deadline, { $pct }% to spare, within the typical error of modelled whole-run times on published runs (about { $margin }%). Measure { $unit }/s in the first hours against the plan's figure; if it runs slower, move to a faster plan early (--optimize time, or more GPUs). To leave the { $margin }% margin, a plan about { $need }% faster is needed.
 adv-memory-headroom = Only { $left } GiB of { $have } GiB left per GPU: allocator fragmentation or a longer sample can OOM. Keep one micro-batch size smaller in reserve.
 adv-first-hour = First hour: expect ~{ $rate } { $unit }/s per GPU (MFU { $mfu }) and { $gib } GiB per GPU{ $ascend ->
     [yes] { " " }(watch NPU utilisation and memory with `npu-smi info`)
@@ -39,7 +44,13 @@ adv-auto-release = The job ends after ~{ $time }: set an automatic release/delet
     [yes] NPUs
    *[no] GPUs
 } are billed.
-adv-latency-margin = Latency margin: { $what } { $got } ms meets the { $target } ms target by only { $pct }%, within the model's typical error on published runs (about { $margin }%). Benchmark one replica at batch { $batch } before committing; if it misses, cap the engine's concurrent sequences below { $batch } (vLLM --max-num-seqs) and add a replica.
+adv-latency-margin = Latency margin: { $what } { $got } ms{ $loaded ->
+    [yes] {" "}under the plan's peak load
+   *[no] {""}
+} meets the { $target } ms target by only { $pct }%, within the model's typical error on published runs (about { $margin }%). Benchmark one replica at batch { $batch }{ $loaded ->
+    [yes] {" "}under the plan's peak load per replica
+   *[no] {""}
+} before committing; if it misses, cap the engine's concurrent sequences below { $batch } (vLLM --max-num-seqs) and add a replica.
 adv-autoscaling = Replicas: { $load ->
     [rate] the stated load needs { $needed } (at { $rps } req/s each); the plan runs { $replicas } ({ $peak }× peak headroom, at least { $min } for availability
     [closed] the stated { $concurrency } concurrent { $concurrency ->

@@ -24,6 +24,11 @@ adv-image-decode-cores = 图像解码/增强以每秒 { $rate } 个样本计，�
 }。
 adv-spot-fits = 该任务可中断，适合抢占式实例：按每节点每小时 { $rate } 次计，预计被回收 { $preemptions } 次；每 { $interval_min } 分钟保存一次检查点（Daly 最优间隔，每次写入 { $write_s } 秒），时间增加 { $overhead }%，期望花费 ¥{ $cny }。
 adv-spot-not-interruptible = 不建议使用抢占式实例：任务未声明可中断（--interruptible）。若能断点续训，约需 ¥{ $cny }。
+adv-spot-past-deadline = 不宜使用抢占式实例：预计被回收 { $preemptions } 次，加上重启，约需 { $time }，超过 --deadline 的 { $deadline }{ $interruptible ->
+    [yes] ；本方案已选用能按期完成的计费方式
+   *[no] {""}
+}。
+adv-deadline-margin = 工期余量：本方案约需 { $time }，期限为 { $deadline }，仅余 { $pct }%，在模型对公开训练全程耗时的典型误差（约 { $margin }%）之内。请在最初几小时实测 { $unit }/s 并与方案给出的数值对比；若偏慢，尽早换用更快的方案（--optimize time 或更多 GPU）。要留出 { $margin }% 的余量，需要快约 { $need }% 的方案。
 adv-memory-headroom = 每卡仅剩 { $left } GiB（共 { $have } GiB）：显存碎片或更长的样本可能导致 OOM，请预留一个更小的 micro-batch。
 adv-first-hour = 第一个小时：预期每卡约 { $rate } { $unit }/s（MFU { $mfu }），每卡显存约 { $gib } GiB{ $ascend ->
     [yes] （用 `npu-smi info` 观察 NPU 利用率与显存）
@@ -42,7 +47,13 @@ adv-auto-release = 任务约 { $time }结束：为实例设置自动释放时间
     [yes] NPU
    *[no] GPU
 } 照常计费。
-adv-latency-margin = 延迟余量：{ $what } { $got } ms 仅比 { $target } ms 的目标低 { $pct }%，在模型对公开测试结果的典型误差（约 { $margin }%）之内。确定前请先在单个副本上以批大小 { $batch } 实测；若未达标，把引擎的并发序列数限制在 { $batch } 以下（vLLM --max-num-seqs）并增加一个副本。
+adv-latency-margin = 延迟余量：{ $loaded ->
+    [yes] 峰值负载下{" "}
+   *[no] {""}
+}{ $what } { $got } ms 仅比 { $target } ms 的目标低 { $pct }%，在模型对公开测试结果的典型误差（约 { $margin }%）之内。确定前请先在单个副本上以批大小 { $batch }{ $loaded ->
+    [yes] 、在方案的每副本峰值负载下
+   *[no] {""}
+}实测；若未达标，把引擎的并发序列数限制在 { $batch } 以下（vLLM --max-num-seqs）并增加一个副本。
 adv-autoscaling = 副本数：{ $load ->
     [rate] 按给定负载需要 { $needed } 个（每个约 { $rps } 请求/秒）；本方案运行 { $replicas } 个（峰值余量 { $peak } 倍，为可用性至少 { $min } 个
     [closed] 给定的 { $concurrency } 个并发请求需要 { $needed } 个（每个最多同时处理 { $slots } 个，即其批处理槽位）；本方案运行 { $replicas } 个（峰值余量 { $peak } 倍，为可用性至少 { $min } 个

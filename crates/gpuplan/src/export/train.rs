@@ -337,6 +337,9 @@ pub fn launcher_default(p: &PlanView, t: &TrainView) -> &'static str {
         "litgpt"
     } else if ep_stack(t) == EpStack::DeepSpeedMoe {
         "deepspeed"
+    } else if fsdp_cp(t) && fsdp_equivalent(t).is_ok() {
+        // The layout the plan timed: torch's context_parallel ring under FSDP (review r14 #5).
+        "fsdp"
     } else if t.model_parallel() {
         "megatron"
     } else {
@@ -556,8 +559,21 @@ pub fn deepspeed(p: &PlanView, t: &TrainView) -> Value {
 }
 
 /// Whether Accelerate's FSDP can hold the same memory plan (ZeRO-1 and optimizer-only offload
-/// have no FSDP counterpart; TP/PP are not in an FSDP config).
+/// have no FSDP counterpart; TP/PP/EP are not in an FSDP config). Context parallelism alone (no
+/// TP/PP/EP, an eager profile) is: the plan timed it as torch's `context_parallel` ring under
+/// FSDP (train/ring.rs), which is what Accelerate ≥ 1.10 runs with FSDP2 and `parallelism_config`
+/// ([`fsdp_cp`]), sharding over the data-parallel and context-parallel ranks together as the
+/// plan's ZeRO group does. Before (review r14 #5) such a plan was exported to Megatron-LM, whose
+/// distributed optimizer holds ZeRO-1 only: a ZeRO-3 CP 2 Qwen2.5-7B 32k plan needing 69.9 GiB
+/// per A100-80GB needs 85.6 GiB there.
 pub fn fsdp_equivalent(t: &TrainView) -> Result<&'static str, &'static str> {
+    if fsdp_cp(t) {
+        return match t.zero {
+            2 => Ok("SHARD_GRAD_OP"),
+            3 => Ok("FULL_SHARD"),
+            _ => Err("context parallelism under Accelerate needs FSDP2, which has no ZeRO-0/1 form: use megatron_args.sh"),
+        };
+    }
     if t.model_parallel() {
         return Err("the plan uses TP/PP/CP/EP: use megatron_args.sh");
     }
@@ -574,6 +590,22 @@ pub fn fsdp_equivalent(t: &TrainView) -> Result<&'static str, &'static str> {
     }
 }
 
+/// A context-parallel plan of an eager profile with no TP, PP or EP and no offload: the layout
+/// Accelerate's `parallelism_config` runs with its torch backend (huggingface/accelerate
+/// docs/source/concept_guides/context_parallelism.md @fb80e025: "context parallelism only works
+/// if you use FullyShardedDataParallelPlugin or --use-fsdp with version set to 2", "works only
+/// with SDPA", the loop under `accelerator.maybe_context_parallel(...)`, labels shifted by hand;
+/// TRL's config for it sets `parallelism_config_cp_size` beside `fsdp_version: 2`).
+fn fsdp_cp(t: &TrainView) -> bool {
+    t.cp > 1
+        && t.tp <= 1
+        && t.pp <= 1
+        && t.ep <= 1
+        && t.framework != "megatron"
+        && !t.offload_optimizer
+        && !t.offload_params
+}
+
 fn accelerate_fsdp(p: &PlanView, t: &TrainView) -> Result<String> {
     let strategy = fsdp_equivalent(t).unwrap_or("FULL_SHARD");
     let mixed = match t.precision.as_str() {
@@ -582,7 +614,7 @@ fn accelerate_fsdp(p: &PlanView, t: &TrainView) -> Result<String> {
         "fp8" => "fp8",
         _ => "bf16",
     };
-    let doc = json!({
+    let mut doc = json!({
         "compute_environment": "LOCAL_MACHINE",
         "distributed_type": "FSDP",
         "mixed_precision": mixed,
@@ -603,14 +635,40 @@ fn accelerate_fsdp(p: &PlanView, t: &TrainView) -> Result<String> {
             "fsdp_use_orig_params": true,
         },
     });
-    yaml(
-        p,
-        &format!(
-            "Accelerate FSDP config: ZeRO-{} of the plan = FSDP {strategy}, {} micro-batch {} × accumulation {} (set them in the training script).",
-            t.zero, mixed, t.micro_batch, t.grad_accum
-        ),
-        &[doc],
-    )
+    let mut what = format!(
+        "Accelerate FSDP config: ZeRO-{} of the plan = FSDP {strategy}, {} micro-batch {} × accumulation {} (set them in the training script).",
+        t.zero, mixed, t.micro_batch, t.grad_accum
+    );
+    if fsdp_cp(t) {
+        fsdp2_context_parallel(&mut doc, t, p.total_gpus());
+        what.push_str(&format!(
+            " Context parallelism {} (torch context_parallel ring, Accelerate >= 1.10 with FSDP2): load the model with attn_implementation=\"sdpa\", run each step under accelerator.maybe_context_parallel(...), shift the labels before the model does and pad sequences to a multiple of {}.",
+            t.cp,
+            2 * t.cp
+        ));
+    }
+    yaml(p, &what, &[doc])
+}
+
+/// FSDP2 with `parallelism_config` for a context-parallel plan ([`fsdp_cp`]): FSDP shards over
+/// the data-parallel × context-parallel ranks, ZeRO-3 resharding after forward and ZeRO-2 not
+/// (FSDP2's `reshard_after_forward`, the v2 form of FULL_SHARD / SHARD_GRAD_OP). Keys: the
+/// vendored accelerate 1.16.0 lists (`parallelism_config`, `fsdp_reshard_after_forward`; the
+/// `parallelism_config_*` names are its launch flags, tests/schemas/accelerate-config-keys.json).
+fn fsdp2_context_parallel(doc: &mut Value, t: &TrainView, total_gpus: u64) {
+    let f = &mut doc["fsdp_config"];
+    f["fsdp_version"] = json!(2);
+    f["fsdp_reshard_after_forward"] = json!(t.zero == 3);
+    if let Some(o) = f.as_object_mut() {
+        o.remove("fsdp_sharding_strategy");
+        o.remove("fsdp_use_orig_params");
+    }
+    doc["parallelism_config"] = json!({
+        "parallelism_config_dp_replicate_size": 1,
+        "parallelism_config_dp_shard_size": t.data_parallel(total_gpus),
+        "parallelism_config_tp_size": 1,
+        "parallelism_config_cp_size": t.cp,
+    });
 }
 
 /// Megatron-LM (core_v0.15.0 argument names) arguments for the plan's parallelism and batch.
