@@ -646,11 +646,11 @@ fn spot_checkpoint(c: &Ctx) -> Option<Msg> {
 
 /// Share of a `--deadline` within which a training plan's modelled wall-clock is too close to
 /// call: the out-of-sample median |error| of whole published runs' GPU-hours (docs/accuracy.md,
-/// kind TrainTime: 12.9% over 37 cases at stop 32), rounded up to the next point. Those rows
+/// kind TrainTime: 12.9% over 37 cases at stop 32, 14.2% over 40 at stop 33), rounded up to the next point. Those rows
 /// measure what a deadline is about, a whole run's time, restarts and stalls included; the
 /// per-step throughput rows (5.0%) do not. Not fitted to any case (review r14 #4: a 27.5-day plan
 /// under a 30-day deadline, 8% slack, and an 80.7-day one under 90 days came with no warning).
-pub const DEADLINE_MARGIN: f64 = 0.13;
+pub const DEADLINE_MARGIN: f64 = 0.15;
 
 /// A training plan that meets its deadline by less than [`DEADLINE_MARGIN`]: what to measure in
 /// the first hours, and when to move to a faster plan.
