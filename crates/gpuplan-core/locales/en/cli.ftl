@@ -9,6 +9,12 @@ cli-err-value-validation = invalid value '{ $value }' for '{ $arg }'
 cli-err-conflict = '{ $arg }' cannot be used with '{ $other }'
 cli-err-suggest = tip: did you mean '{ $s }'?
 cli-err-help = For more information, try '--help'.
+cli-err-number = { $flag } `{ $value }`: { $accepted }, e.g. { $flag } { $example }
+cli-err-number-suffix = { $flag } `{ $value }`: { $accepted }, e.g. { $flag } { $example }; a suffix is not read here, as k and M are ambiguous: write { $decimal } or { $binary } in full
+cli-accepts-whole = give a whole number in digits, without a unit or suffix
+cli-accepts-number = give a number in digits (a decimal point or an exponent such as 1e-3 allowed), without a unit
+cli-accepts-amount = give a number, optionally with a suffix k, M, B or T (10^3, 10^6, 10^9, 10^12)
+cli-accepts-amount-positive = give a positive, finite amount (k, M, B, T = 10^3, 10^6, 10^9, 10^12)
 cli-err-no-model = no model given: pass --model NAME (see `gpuplan models`) or --model-config PATH/config.json
 cli-err-bad-word = invalid --{ $field } `{ $value }`: { $why }
 cli-err-in-file = in { $file }

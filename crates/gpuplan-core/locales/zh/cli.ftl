@@ -9,6 +9,12 @@ cli-err-value-validation = '{ $arg }' 的取值 '{ $value }' 无效
 cli-err-conflict = '{ $arg }' 不能与 '{ $other }' 同时使用
 cli-err-suggest = 提示：您是否要用 '{ $s }'？
 cli-err-help = 更多信息请运行 '--help'。
+cli-err-number = { $flag } `{ $value }`：{ $accepted }，例如 { $flag } { $example }
+cli-err-number-suffix = { $flag } `{ $value }`：{ $accepted }，例如 { $flag } { $example }；这里不识别后缀（k、M 含义不唯一）：请完整写出 { $decimal } 或 { $binary }
+cli-accepts-whole = 请给出用数字写的整数，不带单位或后缀
+cli-accepts-number = 请给出用数字写的数（可带小数点或指数，如 1e-3），不带单位
+cli-accepts-amount = 请给出数字，可带后缀 k、M、B 或 T（10^3、10^6、10^9、10^12）
+cli-accepts-amount-positive = 请给出有限的正数（k、M、B、T = 10^3、10^6、10^9、10^12）
 cli-err-no-model = 未指定模型：请用 --model NAME（见 `gpuplan models`）或 --model-config PATH/config.json
 cli-err-bad-word = --{ $field } 的取值 `{ $value }` 无效：{ $why }
 cli-err-in-file = 文件 { $file }
