@@ -55,6 +55,7 @@ cli-err-weights-plan = --weights `{ $value }`: use bf16, fp16, fp8, int8, int4 o
 cli-err-weights-estimate = invalid --weights `{ $value }`: use fp32, bf16, fp16, fp8, int8, int4, mxfp4, or bits per weight such as 4.5 (GGUF Q4_K)
 cli-err-top = invalid --top { $value }: plans to show, 1–{ $max }
 cli-err-max-price-age = invalid --max-price-age `{ $value }`: give days, e.g. 30d (or weeks, e.g. 4w)
+cli-err-today = GPUPLAN_TODAY `{ $value }`: not a date; write it YYYY-MM-DD, e.g. GPUPLAN_TODAY=2026-12-03, or unset it to use the system clock
 cli-err-instance-unmapped = instance `{ $id }` has an unmapped GPU or is a vGPU slice: estimate on --gpu instead
 cli-err-similar-families = { $error }
     families with a similar name: { $hints } (`gpuplan catalog show FAMILY` lists a family)

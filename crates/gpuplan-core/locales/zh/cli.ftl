@@ -55,6 +55,7 @@ cli-err-weights-plan = --weights `{ $value }`：可用 bf16、fp16、fp8、int8�
 cli-err-weights-estimate = --weights `{ $value }` 无效：可用 fp32、bf16、fp16、fp8、int8、int4、mxfp4，或每个权重的位数，例如 4.5（GGUF Q4_K）
 cli-err-top = --top { $value } 无效：显示的方案数，1–{ $max }
 cli-err-max-price-age = --max-price-age `{ $value }` 无效：请给天数，例如 30d（或周数，例如 4w）
+cli-err-today = GPUPLAN_TODAY `{ $value }`：不是日期；请写成 YYYY-MM-DD，例如 GPUPLAN_TODAY=2026-12-03，或取消设置以使用系统时钟
 cli-err-instance-unmapped = 实例 `{ $id }` 的 GPU 未收录或为 vGPU 分片：请改用 --gpu 估算
 cli-err-similar-families = { $error }
     名称相近的实例族：{ $hints }（`gpuplan catalog show FAMILY` 列出一个实例族）

@@ -1,0 +1,93 @@
+//! Leftovers users trip over (task wt-polish14): numeric flags given units or suffixes, an
+//! invalid GPUPLAN_TODAY. Each refusal is checked in English here and, through
+//! `common::output_checked`, again under a Chinese locale (no English sentence left).
+
+mod common;
+use common::{assert_exit_phrases, assert_refused, output_checked};
+
+#[test]
+fn a_suffix_on_a_digits_only_flag_names_the_flag_the_value_and_both_readings() {
+    assert_refused(
+        "p14-seq",
+        &["plan", "--model", "Qwen2.5-7B", "--seq-len", "2k"],
+        2,
+        &[
+            "--seq-len `2k`",
+            "give a whole number in digits",
+            "e.g. --seq-len 4096",
+            "write 2000 or 2048 in full",
+            "!invalid digit",
+        ],
+    );
+}
+
+#[test]
+fn amounts_and_money_name_what_they_accept_with_an_example() {
+    assert_refused(
+        "p14-tokens",
+        &["plan", "--model", "Qwen2.5-7B", "--tokens", "lots"],
+        2,
+        &["--tokens `lots`", "suffix k, M, B or T", "e.g. --tokens 2B"],
+    );
+    assert_refused(
+        "p14-zero",
+        &["plan", "--model", "Qwen2.5-7B", "--tokens", "0"],
+        2,
+        &["--tokens `0`", "a positive, finite amount", "e.g. --tokens 2B"],
+    );
+    assert_refused(
+        "p14-budget",
+        &["plan", "--model", "Qwen2.5-7B", "--budget", "100yuan"],
+        2,
+        &["--budget `100yuan`", "without a unit", "e.g. --budget 50000"],
+    );
+}
+
+#[test]
+fn value_errors_keep_their_detail_in_chinese() {
+    let o = assert_refused(
+        "p14-zh",
+        &["--lang", "zh", "estimate", "-m", "Qwen2.5-7B", "--seq-len", "2k"],
+        2,
+        &["--seq-len `2k`", "整数", "例如 --seq-len 4096", "2000 或 2048"],
+    );
+    assert!(common::english_sentences(&common::stderr(&o)).is_empty());
+}
+
+#[test]
+fn a_json_value_error_carries_the_same_message() {
+    let o = common::run(
+        "p14-json",
+        &["plan", "-m", "Qwen2.5-7B", "--format", "json", "--seq-len", "2k"],
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["error"]["field"], "seq_len");
+    let message = v["error"]["message"].as_str().unwrap();
+    assert!(message.contains("e.g. --seq-len 4096"), "{message}");
+}
+
+/// `gpuplan catalog instances` under `GPUPLAN_TODAY=value`.
+fn with_today(value: &str) -> std::process::Output {
+    output_checked(
+        std::process::Command::new(env!("CARGO_BIN_EXE_gpuplan"))
+            .env("GPUPLAN_TODAY", value)
+            .env_remove("LANG")
+            .env_remove("LC_ALL")
+            .env_remove("LC_MESSAGES")
+            .args(["--no-user-catalog", "catalog", "instances", "--gpu", "A10"]),
+    )
+}
+
+#[test]
+fn an_invalid_today_is_refused_naming_the_variable_the_value_and_the_format() {
+    for bad in ["2026-13-01", "yesterday", "2026-02-30"] {
+        let o = with_today(bad);
+        assert_exit_phrases(
+            &o,
+            2,
+            &[&format!("GPUPLAN_TODAY `{bad}`"), "YYYY-MM-DD", "GPUPLAN_TODAY=2026-12-03"],
+        );
+    }
+    assert_eq!(with_today("2026-12-03").status.code(), Some(0));
+    assert_eq!(with_today("").status.code(), Some(0), "empty = unset");
+}
