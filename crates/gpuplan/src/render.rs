@@ -197,7 +197,9 @@ pub fn number_error(e: &clap::Error) -> Option<Msg> {
     } else if source.is::<std::num::ParseFloatError>() {
         "cli-accepts-number"
     } else {
-        source.downcast_ref::<crate::cli::AmountError>()?.accepted_id()
+        source
+            .downcast_ref::<crate::cli::AmountError>()?
+            .accepted_id()
     };
     let arg = e.get(ContextKind::InvalidArg)?.to_string();
     let flag = arg.split_whitespace().next().unwrap_or(&arg).to_string();
@@ -228,9 +230,13 @@ fn suffix_readings(value: &str) -> Option<(String, String)> {
         'm' | 'M' => (&value.trim()[..value.trim().len() - 1], 1e6, 1048576.0),
         _ => return None,
     };
-    let n: f64 = num.parse().ok().filter(|n: &f64| n.is_finite() && *n > 0.0)?;
+    let n: f64 = num
+        .parse()
+        .ok()
+        .filter(|n: &f64| n.is_finite() && *n > 0.0)?;
     let (d, b) = (n * decimal, n * binary);
-    (d.fract() == 0.0 && b.fract() == 0.0 && b < 1e15).then(|| (format!("{d:.0}"), format!("{b:.0}")))
+    (d.fract() == 0.0 && b.fract() == 0.0 && b < 1e15)
+        .then(|| (format!("{d:.0}"), format!("{b:.0}")))
 }
 
 /// A parser's (serde, toml) English message in both languages: the phrases serde and toml use

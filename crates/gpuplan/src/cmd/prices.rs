@@ -933,7 +933,15 @@ mod tests {
     fn today_must_be_a_calendar_date_written_yyyy_mm_dd() {
         assert_eq!(strict_day("2026-12-03"), days_from_civil("2026-12-03"));
         assert_eq!(strict_day("2024-02-29"), days_from_civil("2024-02-29"));
-        for bad in ["2026-13-01", "2026-02-30", "2025-02-29", "yesterday", "2026-12", "2026-12-03x", "26-12-03"] {
+        for bad in [
+            "2026-13-01",
+            "2026-02-30",
+            "2025-02-29",
+            "yesterday",
+            "2026-12",
+            "2026-12-03x",
+            "26-12-03",
+        ] {
             assert_eq!(strict_day(bad), None, "{bad}");
         }
     }

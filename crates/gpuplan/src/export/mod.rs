@@ -471,9 +471,16 @@ mod proptests {
 mod write_tests {
     use super::*;
 
+    thread_local! {
+        /// This test's scratch root, removed when its thread ends (`tempfile`).
+        static ROOT: tempfile::TempDir = tempfile::Builder::new()
+            .prefix("gpuplan-export-write-")
+            .tempdir()
+            .unwrap();
+    }
+
     fn scratch(tag: &str) -> PathBuf {
-        let d =
-            std::env::temp_dir().join(format!("gpuplan-export-write-{tag}-{}", std::process::id()));
+        let d = ROOT.with(|r| r.path().join(tag));
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).unwrap();
         d
