@@ -238,6 +238,7 @@ bind-serve-format-nowhere = no GPU of the { $n } instance types searched runs { 
 bind-serve-no-fit = no instance type meets the latency targets with the model in memory: relax --ttft/--tpot, allow quantization, or more GPUs per node
 bind-serve-no-fit-best = no instance type meets the latency targets with the model in memory: the fastest first token any type reaches is { $ttft } s ({ $ttft_at }), the fastest output token { $tpot } ms ({ $tpot_at }), each for one request alone; relax --ttft/--tpot to those, allow quantization, or more GPUs per node
 bind-serve-no-memory = no instance type holds the weights and one request's KV cache in one node's GPUs (tensor parallelism up to 8, within one node): allow quantization (--weights), shorten --input-tokens/--output-tokens, or choose types with more GPU memory per node
+bind-serve-advice-at = closest configuration: { $at }
 billing-mix-note = { $nodes ->
     [one] 1 node
    *[other] { $nodes } nodes

@@ -205,6 +205,7 @@ bind-serve-format-nowhere = 搜索的 { $n } 个实例规格中没有能在 { $e
 bind-serve-no-fit = 没有实例能在显存内同时满足时延目标：放宽 --ttft/--tpot，允许量化，或选择更多卡的实例
 bind-serve-no-fit-best = 没有实例能在显存内同时满足时延目标：单个请求时，任一实例能达到的最短首 token 时间为 { $ttft } 秒（{ $ttft_at }），最短每输出 token 时间为 { $tpot } 毫秒（{ $tpot_at }）；把 --ttft/--tpot 放宽到这些值以上，允许量化，或选择更多卡的实例
 bind-serve-no-memory = 没有实例能在单节点的 GPU 显存中放下权重和一个请求的 KV 缓存（张量并行最多 8，限单节点）：允许量化（--weights），缩短 --input-tokens/--output-tokens，或选择单节点显存更大的实例
+bind-serve-advice-at = 最接近的配置：{ $at }
 billing-mix-note = { $nodes } 个节点 × 包月 { $months } 个整月（¥{ $months_cny }），其余 { $hours } 小时{ $rest }，每节点 ¥{ $price }/小时（¥{ $rest_cny }）；未假设提前退订可退款（资料未说明退款规则）
 bind-interruptions = { $what }：{ $why }
 bind-interruptions-beside = 有 { $n } 个方案因中断开销过大被拒绝，首个为 { $what }：{ $why }

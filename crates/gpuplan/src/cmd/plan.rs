@@ -1270,7 +1270,20 @@ fn no_plan(o: &PlanOutcome, v: &View) -> String {
         } else {
             &b.message_en
         };
-        out.push_str(&para(&format!("- {text} [{}]", b.constraint), v, "  "));
+        out.push_str(&binding_lines(text, b.constraint, v));
+    }
+    out
+}
+
+/// One rejection: its first line as a list item with the constraint, any further lines (a
+/// binding's advice, `Binding::with_lines`) each wrapped under its own indentation.
+fn binding_lines(text: &str, constraint: &str, v: &View) -> String {
+    let mut lines = text.lines();
+    let first = lines.next().unwrap_or_default();
+    let mut out = para(&format!("- {first} [{constraint}]"), v, "  ");
+    for line in lines {
+        let pad = line.len() - line.trim_start().len();
+        out.push_str(&para(line, v, &" ".repeat(pad + 2)));
     }
     out
 }
