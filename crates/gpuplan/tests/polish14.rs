@@ -189,3 +189,43 @@ fn a_serving_plan_refused_by_memory_carries_estimates_vllm_advice() {
     let phrases: Vec<&str> = phrases.iter().map(String::as_str).collect();
     assert_refused("p14-plan", &plan, 4, &phrases);
 }
+
+/// The bundle's README.txt follows `--lang`: in Chinese no English sentence is left (commands
+/// and identifiers aside), in English it reads as before (tests/export.rs checks its phrases).
+#[test]
+fn the_bundle_readme_is_written_in_the_runs_language() {
+    let par = "[training.parallel]\ntp = 1\npp = 1\nep = 4\nzero = 2\n\
+               zero1_broadcast = \"per_rank\"\ngrad_bucket_sync = true\n";
+    let w = "kind = \"training\"\nmodel = \"Qwen3-30B-A3B\"\n[training]\ntask = \"pretrain\"\n\
+             seq_len = 4096\ntokens = 1e9\n";
+    let w = common::write_temp("p14", "ep.toml", &format!("{w}{par}"));
+    for (lang, phrase) in [("en", "launch bundle"), ("zh", "部署包")] {
+        let dir = common::scratch().join(format!("bundle-{lang}"));
+        let args = [
+            "--lang",
+            lang,
+            "plan",
+            "-w",
+            w.to_str().unwrap(),
+            "--no-user-catalog",
+        ];
+        let o = common::run(
+            "p14-export",
+            &[&args[..], &["--export", dir.to_str().unwrap()]].concat(),
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+        let readme = std::fs::read_to_string(dir.join("README.txt")).unwrap();
+        assert!(readme.contains(phrase), "{readme}");
+        if lang == "zh" {
+            let english = common::english_sentences(&readme);
+            assert!(english.is_empty(), "{english:?}\n{readme}");
+            for key in [
+                "parallel.zero1_broadcast = per_rank",
+                "ep_size=4",
+                "`DRY_RUN=false",
+            ] {
+                assert!(readme.contains(key), "{key}: {readme}");
+            }
+        }
+    }
+}
