@@ -285,6 +285,11 @@ impl Serialize for Text {
     }
 }
 
+/// Serialises a message as its English rendering (JSON carries the schema's English).
+pub fn serialize_en<S: serde::Serializer>(m: &Msg, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&m.render(Lang::En))
+}
+
 /// Renders message `id` with `args` in `lang`.
 pub fn msg(lang: Lang, id: &str, args: &[(&'static str, Arg)]) -> String {
     let mut m = Msg::new(id.to_string());

@@ -1042,6 +1042,42 @@ pub fn fit_advice(
     (len.is_some() || seqs.is_some() || util.is_some()).then_some(a)
 }
 
+/// The advice's lines as catalog messages, as `estimate` and `plan` both show them: a heading,
+/// then one line per setting that alone starts `s` on `gpu` (`max_model_len`: the length the
+/// asked setup has).
+pub fn fit_advice_msgs(
+    a: &FitAdvice,
+    s: &InferenceSetup,
+    gpu: &GpuSpec,
+    max_model_len: u64,
+) -> Vec<crate::i18n::Msg> {
+    use crate::i18n::Msg;
+    let seqs = s
+        .max_num_seqs
+        .unwrap_or_else(|| engine_max_num_seqs(s.engine, gpu));
+    let util = format!("{:.2}", s.gpu_memory_utilization);
+    let mut lines = vec![Msg::new("est-serve-advice-head")];
+    if let Some(len) = a.max_model_len {
+        lines.push(
+            Msg::new("est-serve-advice-len")
+                .arg("len", len)
+                .arg("util", util.as_str())
+                .arg("seqs", seqs),
+        );
+    }
+    if let Some(n) = a.max_num_seqs {
+        lines.push(
+            Msg::new("est-serve-advice-seqs")
+                .arg("seqs", n)
+                .arg("len", max_model_len),
+        );
+    }
+    if let Some(u) = a.gpu_memory_utilization {
+        lines.push(Msg::new("est-serve-advice-util").arg("util", format!("{u:.2}")));
+    }
+    lines
+}
+
 /// The least `gpu_memory_utilization` in hundredths above the asked one (at most 1) at which
 /// `s` starts.
 fn least_utilization(

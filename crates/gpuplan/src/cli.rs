@@ -794,7 +794,7 @@ pub struct FetchArgs {
 
 /// An amount with an optional suffix: `1e8`, `100M`, `2B`, `1.5T`, `50k` (k = 10^3, M = 10^6,
 /// B/G = 10^9, T = 10^12). The range is checked where the value is used.
-pub fn parse_amount(s: &str) -> Result<f64, String> {
+pub fn parse_amount(s: &str) -> Result<f64, AmountError> {
     let t = s.trim().replace('_', "");
     let (num, mult) = match t.chars().last() {
         Some('k' | 'K') => (&t[..t.len() - 1], 1e3),
@@ -803,15 +803,76 @@ pub fn parse_amount(s: &str) -> Result<f64, String> {
         Some('t' | 'T') => (&t[..t.len() - 1], 1e12),
         _ => (t.as_str(), 1.0),
     };
-    let v: f64 = num
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{s}`: expected a number such as 1e8, 100M, 2B or 1.5T"))?;
+    let v: f64 = num.trim().parse().map_err(|_| AmountError::NotANumber)?;
     let v = v * mult;
     if v.is_finite() && v > 0.0 {
         Ok(v)
     } else {
-        Err(format!("`{s}`: must be a positive, finite amount"))
+        Err(AmountError::NotPositive)
+    }
+}
+
+/// Why [`parse_amount`] refused a value; the message (flag, value, what is accepted, an
+/// example) is rendered from the catalog by `render::number_error`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AmountError {
+    /// Not a number, with or without a suffix.
+    NotANumber,
+    /// Zero, negative, or too large to be finite.
+    NotPositive,
+}
+
+impl AmountError {
+    /// The catalog id of what the flag accepts.
+    pub fn accepted_id(self) -> &'static str {
+        match self {
+            AmountError::NotANumber => "cli-accepts-amount",
+            AmountError::NotPositive => "cli-accepts-amount-positive",
+        }
+    }
+}
+
+impl std::fmt::Display for AmountError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let text = gpuplan_core::i18n::text(gpuplan_core::i18n::Lang::En, self.accepted_id());
+        f.write_str(&text)
+    }
+}
+
+impl std::error::Error for AmountError {}
+
+/// A valid value of a numeric flag, shown in its error message (`--seq-len 2k` → `--seq-len
+/// 4096`); a count of GPUs, nodes or ways of parallelism otherwise.
+pub fn flag_example(flag: &str) -> &'static str {
+    match flag {
+        "--seq-len" | "--attention-span" | "--input-tokens" | "--max-model-len" => "4096",
+        "--max-num-batched-tokens" => "8192",
+        "--output-tokens" => "512",
+        "--tokens" => "2B",
+        "--samples" => "50k",
+        "--epochs" | "--images-per-request" => "3",
+        "--lora-rank" => "16",
+        "--lora-dropout" | "--tpot" | "--preemption-rate" => "0.05",
+        "--gpu-memory-utilization" | "--mem-fraction-static" | "--free-gpu-memory-fraction" => {
+            "0.9"
+        }
+        "--min-gpu-memory" => "80",
+        "--max-price" => "30",
+        "--inter-gbit" => "200",
+        "--zero" => "2",
+        "--global-batch" | "--max-num-seqs" => "256",
+        "--batch" | "--concurrency" => "32",
+        "--bytes-per-sample" => "150000",
+        "--rate" | "--max-rps" => "5",
+        "--ttft" => "2",
+        "--min-replicas" => "2",
+        "--peak-factor" => "1.5",
+        "--steps" | "--timeout" => "20",
+        "--budget" => "50000",
+        "--reuse-hours" => "200",
+        "--top" | "--retries" => "4",
+        "--pick" => "1",
+        _ => "8",
     }
 }
 
@@ -827,9 +888,48 @@ mod tests {
         assert_eq!(parse_amount("1.5T"), Ok(1.5e12));
         assert_eq!(parse_amount("50k"), Ok(5e4));
         assert_eq!(parse_amount("1e8"), Ok(1e8));
-        assert!(parse_amount("0").is_err());
-        assert!(parse_amount("lots").is_err());
-        assert!(parse_amount("1e400").is_err());
+        assert_eq!(parse_amount("0"), Err(AmountError::NotPositive));
+        assert_eq!(parse_amount("lots"), Err(AmountError::NotANumber));
+        assert_eq!(parse_amount("1e400"), Err(AmountError::NotPositive));
+    }
+
+    /// Every numeric flag (one whose parser refuses `x` as a number) has an error example that
+    /// its own parser accepts.
+    #[test]
+    fn every_numeric_flag_has_an_example_it_accepts() {
+        /// `value` through a flag's own parser alone.
+        fn parse(parser: &clap::builder::ValueParser, value: &str) -> clap::error::Result<()> {
+            let arg = clap::Arg::new("v").value_parser(parser.clone());
+            clap::Command::new("t")
+                .arg(arg)
+                .try_get_matches_from(["t", value])
+                .map(|_| ())
+        }
+        fn visit(cmd: &clap::Command, checked: &mut usize) {
+            for arg in cmd.get_arguments() {
+                let Some(long) = arg.get_long() else { continue };
+                let Err(e) = parse(arg.get_value_parser(), "x") else {
+                    continue;
+                };
+                let numeric = std::error::Error::source(&e).is_some_and(|s| {
+                    s.is::<std::num::ParseIntError>()
+                        || s.is::<std::num::ParseFloatError>()
+                        || s.is::<AmountError>()
+                });
+                if numeric {
+                    let example = flag_example(&format!("--{long}"));
+                    let parsed = parse(arg.get_value_parser(), example);
+                    assert!(parsed.is_ok(), "--{long} {example}: {parsed:?}");
+                    *checked += 1;
+                }
+            }
+            for sub in cmd.get_subcommands() {
+                visit(sub, checked);
+            }
+        }
+        let mut checked = 0;
+        visit(&Cli::command(), &mut checked);
+        assert!(checked >= 40, "only {checked} numeric flags found");
     }
 
     #[test]

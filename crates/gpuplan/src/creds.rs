@@ -334,7 +334,11 @@ mod tests {
     #[test]
     fn world_readable_file_warns_and_bad_json_hides_content() {
         use std::os::unix::fs::PermissionsExt;
-        let home = std::env::temp_dir().join(format!("gpuplan-creds-{}", std::process::id()));
+        let home_guard = tempfile::Builder::new()
+            .prefix("gpuplan-creds-")
+            .tempdir()
+            .unwrap();
+        let home = home_guard.path().to_path_buf();
         let dir = home.join(".tccli");
         std::fs::create_dir_all(&dir).unwrap();
         let f = dir.join("default.credential");

@@ -116,7 +116,11 @@ fn usage_error(e: clap::Error, json: bool, lang: gpuplan_core::i18n::Lang) -> Ex
                 ErrorKind::UnknownArgument => v.to_string(),
                 _ => flag_field(&v.to_string()),
             });
-        render::emit_json_error(exit::USAGE, &anyhow::anyhow!("{}", e.render()), field);
+        let message = match render::number_error(&e) {
+            Some(m) => m.render(gpuplan_core::i18n::Lang::En),
+            None => e.render().to_string(),
+        };
+        render::emit_json_error(exit::USAGE, &anyhow::anyhow!("{message}"), field);
     }
     ExitCode::from(exit::USAGE)
 }

@@ -134,6 +134,14 @@ pub fn error_text(e: &anyhow::Error, l: Lang) -> String {
 pub fn clap_text(e: &clap::Error, lang: gpuplan_core::i18n::Lang) -> String {
     use clap::error::{ContextKind, ErrorKind};
     use gpuplan_core::i18n::Msg;
+    if let Some(m) = number_error(e) {
+        return format!(
+            "{}{}\n{}\n",
+            i18n::text(lang, "error-prefix"),
+            m.render(lang),
+            i18n::text(lang, "cli-err-help")
+        );
+    }
     let english = e.render().to_string();
     if !lang.is_zh() {
         return english;
@@ -171,6 +179,64 @@ pub fn clap_text(e: &clap::Error, lang: gpuplan_core::i18n::Lang) -> String {
     out.push_str(&gpuplan_core::i18n::text(lang, "cli-err-help"));
     out.push('\n');
     out
+}
+
+/// A numeric flag's refused value (`--seq-len 2k`, `--tokens lots`) as a catalog message: the
+/// flag, the value, what it accepts and an example ([`crate::cli::flag_example`]); a number
+/// with a k/M suffix where only digits are read gets both readings (2k: 2000 or 2048). `None`
+/// for any other clap error.
+pub fn number_error(e: &clap::Error) -> Option<Msg> {
+    use clap::error::{ContextKind, ErrorKind};
+    use std::error::Error as _;
+    if e.kind() != ErrorKind::ValueValidation {
+        return None;
+    }
+    let source = e.source()?;
+    let accepted = if source.is::<std::num::ParseIntError>() {
+        "cli-accepts-whole"
+    } else if source.is::<std::num::ParseFloatError>() {
+        "cli-accepts-number"
+    } else {
+        source
+            .downcast_ref::<crate::cli::AmountError>()?
+            .accepted_id()
+    };
+    let arg = e.get(ContextKind::InvalidArg)?.to_string();
+    let flag = arg.split_whitespace().next().unwrap_or(&arg).to_string();
+    let value = e
+        .get(ContextKind::InvalidValue)
+        .map(|v| v.to_string())
+        .unwrap_or_default();
+    let amount = accepted.starts_with("cli-accepts-amount");
+    let m = match suffix_readings(&value).filter(|_| !amount) {
+        Some((decimal, binary)) => Msg::new("cli-err-number-suffix")
+            .arg("decimal", decimal)
+            .arg("binary", binary),
+        None => Msg::new("cli-err-number"),
+    };
+    Some(
+        m.arg("example", crate::cli::flag_example(&flag))
+            .arg("flag", flag)
+            .arg("value", value)
+            .arg("accepted", Msg::new(accepted)),
+    )
+}
+
+/// `2k` → (2000, 2048), `1.5M` → (1500000, 1572864): a number with a k or M suffix read as
+/// powers of 10 and of 2, when both are whole numbers.
+fn suffix_readings(value: &str) -> Option<(String, String)> {
+    let (num, decimal, binary) = match value.trim().chars().last()? {
+        'k' | 'K' => (&value.trim()[..value.trim().len() - 1], 1e3, 1024.0),
+        'm' | 'M' => (&value.trim()[..value.trim().len() - 1], 1e6, 1048576.0),
+        _ => return None,
+    };
+    let n: f64 = num
+        .parse()
+        .ok()
+        .filter(|n: &f64| n.is_finite() && *n > 0.0)?;
+    let (d, b) = (n * decimal, n * binary);
+    (d.fract() == 0.0 && b.fract() == 0.0 && b < 1e15)
+        .then(|| (format!("{d:.0}"), format!("{b:.0}")))
 }
 
 /// A parser's (serde, toml) English message in both languages: the phrases serde and toml use

@@ -97,14 +97,15 @@ fn accuracy_report_in_chinese() {
 /// Issue 8 item 10: `gpuplan accuracy` works outside the repository (the cases are embedded).
 #[test]
 fn accuracy_runs_outside_the_repository() {
-    let dir = std::env::temp_dir().join(format!("gpuplan-acc-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("gpuplan-acc-")
+        .tempdir()
+        .unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_gpuplan"))
         .args(["accuracy", "--format", "markdown"])
-        .current_dir(&dir)
+        .current_dir(dir.path())
         .output()
         .unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
     assert!(
         out.status.success(),
         "{}",

@@ -216,7 +216,7 @@ fn the_step_how_column_is_chinese_under_zh() {
 /// memory planned. The bundle now sets no flag and asks for an 8-bit checkpoint.
 #[test]
 fn an_int8_serving_bundle_does_not_use_the_moe_only_flag() {
-    let dir = std::env::temp_dir().join(format!("gpuplan-audit-r10-{}-int8", std::process::id()));
+    let dir = common::scratch().join(format!("gpuplan-audit-r10-{}-int8", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let o = run(&[
         "plan",

@@ -84,7 +84,7 @@ fn an_import_without_one_gpu_type_is_refused() {
             "DescribeInstanceTypes",
         ),
     ];
-    let cfg = std::env::temp_dir().join(format!("gpuplan-{TAG}-{}", std::process::id()));
+    let cfg = common::scratch().join(format!("gpuplan-{TAG}-{}", std::process::id()));
     for (provider, name, body, api) in cases {
         let f = write_temp(TAG, name, body);
         let path = f.to_str().unwrap();

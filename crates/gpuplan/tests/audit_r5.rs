@@ -292,7 +292,7 @@ fn big_card_advice_says_which_side_is_cheaper() {
 /// line is a sentence of the message catalogs.
 #[test]
 fn model_architecture_line_has_no_debug_names() {
-    let cfg = std::env::temp_dir().join(format!("gpuplan-audit-r5-{}", std::process::id()));
+    let cfg = common::scratch().join(format!("gpuplan-audit-r5-{}", std::process::id()));
     for (lang, want) in [("en", "decoder-only"), ("zh", "仅解码器")] {
         let o = common::output_checked(
             Command::new(env!("CARGO_BIN_EXE_gpuplan"))
@@ -313,7 +313,7 @@ fn model_architecture_line_has_no_debug_names() {
 /// instance's data are in the reader's language.
 #[test]
 fn catalog_show_speaks_chinese() {
-    let cfg = std::env::temp_dir().join(format!("gpuplan-audit-r5-{}", std::process::id()));
+    let cfg = common::scratch().join(format!("gpuplan-audit-r5-{}", std::process::id()));
     let show = |what: &str| {
         let o = common::output_checked(
             Command::new(env!("CARGO_BIN_EXE_gpuplan"))
@@ -483,7 +483,7 @@ fn a_two_month_pretrain_mixes_whole_months_with_on_demand() {
     let text = |lang: &str| {
         let o = common::output_checked(
             Command::new(env!("CARGO_BIN_EXE_gpuplan"))
-                .env("GPUPLAN_CONFIG_DIR", std::env::temp_dir())
+                .env("GPUPLAN_CONFIG_DIR", common::scratch())
                 .args(["plan", "--lang", lang, "--format", "markdown"])
                 .args(args),
         );
@@ -505,11 +505,11 @@ fn a_two_month_pretrain_mixes_whole_months_with_on_demand() {
     assert!(text("en").contains(&en), "{en}");
     assert!(text("zh").contains(&zh), "{zh}");
     // The launch bundle subscribes the whole months only, and says what runs after them.
-    let dir = std::env::temp_dir().join(format!("gpuplan-audit-r5-mix-{}", std::process::id()));
+    let dir = common::scratch().join(format!("gpuplan-audit-r5-mix-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     common::output_checked(
         Command::new(env!("CARGO_BIN_EXE_gpuplan"))
-            .env("GPUPLAN_CONFIG_DIR", std::env::temp_dir())
+            .env("GPUPLAN_CONFIG_DIR", common::scratch())
             .args(["plan", "--pick", "1", "--export", dir.to_str().unwrap()])
             .args(args),
     );

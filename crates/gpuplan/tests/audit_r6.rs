@@ -398,7 +398,7 @@ fn a_sequence_past_the_context_is_noted() {
 /// live in the user's training script. README.txt now lists them.
 #[test]
 fn the_training_bundle_names_the_settings_the_plan_assumed() {
-    let dir = std::env::temp_dir().join(format!("gpuplan-audit-r6-export-{}", std::process::id()));
+    let dir = common::scratch().join(format!("gpuplan-audit-r6-export-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let d = dir.to_str().unwrap();
     let o = gpuplan(&[

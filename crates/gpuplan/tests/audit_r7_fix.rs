@@ -198,7 +198,7 @@ fn serving_fleets_keep_to_max_nodes() {
 /// README says how to set it.
 #[test]
 fn tencent_export_requires_a_region_instead_of_a_fake_one() {
-    let dir = std::env::temp_dir().join(format!("gpuplan-r7-tencent-{}", std::process::id()));
+    let dir = common::scratch().join(format!("gpuplan-r7-tencent-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let d = dir.to_str().unwrap();
     let o = run(&[
@@ -250,7 +250,7 @@ fn tencent_export_requires_a_region_instead_of_a_fake_one() {
 /// the expected kind is in words, with the fix for a quoted number.
 #[test]
 fn workload_type_errors_speak_words_not_rust() {
-    let dir = std::env::temp_dir().join(format!("gpuplan-r7-wl-{}", std::process::id()));
+    let dir = common::scratch().join(format!("gpuplan-r7-wl-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let head = "model = \"Qwen2.5-7B\"\nkind = \"training\"\n[training]\ntask = \"lora\"\n";
     for (name, body, en, zh) in [

@@ -154,7 +154,7 @@ fn an_image_request_runs_every_denoising_step_within_the_chips_peak() {
 /// (`vllm:num_requests_waiting`, as the plan's advice says) and on running requests below the cap.
 #[test]
 fn the_exported_hpa_can_scale_out() {
-    let dir = std::env::temp_dir().join(format!("gpuplan-audit-r7-hpa-{}", std::process::id()));
+    let dir = common::scratch().join(format!("gpuplan-audit-r7-hpa-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let d = dir.to_string_lossy().to_string();
     let o = run(&[
@@ -341,7 +341,7 @@ fn whisper_serving_is_planned_as_speech_recognition() {
 /// kept the 1000-token prompt. Both take the 4-token decoder prompt.
 #[test]
 fn a_whisper_workload_file_takes_the_speech_request() {
-    let dir = std::env::temp_dir().join(format!("gpuplan-r7-asr-{}", std::process::id()));
+    let dir = common::scratch().join(format!("gpuplan-r7-asr-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for (extra, output) in [("", 224), ("output_tokens = 120\n", 120)] {
         let f = dir.join(format!("w{output}.toml"));

@@ -170,7 +170,7 @@ fn cloud_scripts_expand_optional_arrays_portably() {
         ("tencent", "Qwen2.5-7B"),
         ("huawei", "Qwen2.5-7B"),
     ] {
-        let dir = std::env::temp_dir().join(format!(
+        let dir = common::scratch().join(format!(
             "gpuplan-audit-r8-{}-export-{provider}",
             std::process::id()
         ));
@@ -416,9 +416,9 @@ fn rate_and_concurrency_together_are_refused() {
 /// #15a: `prices fetch` without credentials answered in English under `--lang zh`.
 #[test]
 fn missing_credentials_follow_the_language() {
-    let home = std::env::temp_dir().join(format!("gpuplan-audit-r8-{}-home", std::process::id()));
+    let home = common::scratch().join(format!("gpuplan-audit-r8-{}-home", std::process::id()));
     std::fs::create_dir_all(&home).unwrap();
-    let cfg = std::env::temp_dir().join(format!("gpuplan-audit-r8-{}-cfg", std::process::id()));
+    let cfg = common::scratch().join(format!("gpuplan-audit-r8-{}-cfg", std::process::id()));
     let o = common::output_checked(
         Command::new(env!("CARGO_BIN_EXE_gpuplan"))
             .env("GPUPLAN_CONFIG_DIR", &cfg)

@@ -23,7 +23,7 @@ const ARGS: [&str; 8] = [
 fn plan_json() -> Value {
     let o = common::output_checked(
         Command::new(env!("CARGO_BIN_EXE_gpuplan"))
-            .env("GPUPLAN_CONFIG_DIR", std::env::temp_dir())
+            .env("GPUPLAN_CONFIG_DIR", common::scratch())
             .args(["plan", "--format", "json", "--top", "20"])
             .args(ARGS),
     );
@@ -70,11 +70,11 @@ fn the_export_subscribes_the_plan_period_and_states_the_priced_remainder() {
         .find(|(_, p)| p["chosen"].get("mix").is_some())
         .expect("a mixed plan");
     let mix = &p["chosen"]["mix"];
-    let dir = std::env::temp_dir().join(format!("gpuplan-periods-{}", std::process::id()));
+    let dir = common::scratch().join(format!("gpuplan-periods-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     common::output_checked(
         Command::new(env!("CARGO_BIN_EXE_gpuplan"))
-            .env("GPUPLAN_CONFIG_DIR", std::env::temp_dir())
+            .env("GPUPLAN_CONFIG_DIR", common::scratch())
             .args(["plan", "--top", "20", "--pick", &(i + 1).to_string()])
             .args(["--export", dir.to_str().unwrap()])
             .args(ARGS),
@@ -99,7 +99,7 @@ fn the_export_subscribes_the_plan_period_and_states_the_priced_remainder() {
 
 fn run_plan(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_gpuplan"))
-        .env("GPUPLAN_CONFIG_DIR", std::env::temp_dir())
+        .env("GPUPLAN_CONFIG_DIR", common::scratch())
         .arg("plan")
         .args(args)
         .output()
@@ -163,8 +163,7 @@ fn a_job_past_the_longest_period_buys_consecutive_periods_within_a_budget() {
             Some(cny),
             "{b}"
         );
-        let dir =
-            std::env::temp_dir().join(format!("gpuplan-long-{}-{tokens}", std::process::id()));
+        let dir = common::scratch().join(format!("gpuplan-long-{}-{tokens}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let o = run_plan(
             &[
@@ -189,7 +188,7 @@ fn a_job_past_the_longest_period_buys_consecutive_periods_within_a_budget() {
 /// length, never clamped or written.
 #[test]
 fn the_export_refuses_a_plan_longer_than_it_writes_by_its_length() {
-    let dir = std::env::temp_dir().join(format!("gpuplan-too-long-{}", std::process::id()));
+    let dir = common::scratch().join(format!("gpuplan-too-long-{}", std::process::id()));
     let o = run_plan(&[
         "-m",
         "Llama-3.1-70B",

@@ -182,7 +182,7 @@ async fn the_page_plans_the_readme_scenario_in_chromium() {
             .expect("start chromedriver"),
     );
     let webdriver = format!("http://127.0.0.1:{port}");
-    let profile = std::env::temp_dir().join(format!("gpuplan-browser-{}", std::process::id()));
+    let profile = common::scratch().join(format!("gpuplan-browser-{}", std::process::id()));
     let c = browser(&webdriver, &chromium, &profile, "en-US").await;
 
     c.goto(&format!("{}/", server.base)).await.unwrap();

@@ -17,7 +17,7 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 fn tmpdir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("gpuplan-catalog-{}-{tag}", std::process::id()));
+    let d = common::scratch().join(format!("gpuplan-catalog-{}-{tag}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d

@@ -3,16 +3,24 @@
 //! file, links and permissions survive, unreadable directories are errors.
 
 mod common;
-use common::{stderr as err, stdout as out};
+use common::stdout as out;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
+/// A config folder for one test, removed when the test ends (the scratch folder, `tempfile`).
 fn tmpdir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("gpuplan-files-{}-{tag}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
+    let d = common::scratch().join(format!("files-{tag}"));
     std::fs::create_dir_all(&d).unwrap();
     d
+}
+
+/// stderr with wrapped lines joined: counts and phrases do not depend on where a long path
+/// (the temp directory's) makes a warning wrap.
+fn err(o: &Output) -> String {
+    common::stderr(o)
+        .replace("\n    ", " ")
+        .replace("\n  ", " ")
 }
 
 fn fixture(name: &str) -> String {

@@ -10,7 +10,7 @@ fn gpuplan(args: &[&str]) -> Output {
 }
 
 fn tmp(name: &str, content: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("gpuplan-cli-{}-{name}", std::process::id()));
+    let dir = common::scratch().join(format!("gpuplan-cli-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join(name);
     std::fs::write(&p, content).unwrap();
@@ -329,7 +329,7 @@ fn bf16_on_a_chip_without_it_is_rejected_or_switched() {
 /// Run gpuplan through `sh -c` with the given redirections; returns (exit code, stderr).
 #[cfg(unix)]
 fn gpuplan_sh(redirect: &str, args: &str) -> (i32, String) {
-    let cfg = std::env::temp_dir().join(format!("gpuplan-cli-cfg-{}", std::process::id()));
+    let cfg = common::scratch().join(format!("gpuplan-cli-cfg-{}", std::process::id()));
     let o = Command::new("sh")
         .arg("-c")
         .arg(format!("\"$0\" {args} {redirect}"))
@@ -819,7 +819,7 @@ fn help_subcommand_takes_the_language_flag() {
 /// A context over a core error is shown, and the error once: `case PATH: invalid `metric` …`.
 #[test]
 fn error_context_is_kept_and_the_cause_shown_once() {
-    let dir = std::env::temp_dir().join(format!("gpuplan-cli-badcase-{}", std::process::id()));
+    let dir = common::scratch().join(format!("gpuplan-cli-badcase-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let case = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

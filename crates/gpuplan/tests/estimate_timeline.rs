@@ -20,10 +20,13 @@ const JOB: &[&str] = &[
 ];
 
 fn run(format: &str) -> String {
-    let cfg = std::env::temp_dir().join(format!("gpuplan-est-tl-{}", std::process::id()));
+    let cfg = tempfile::Builder::new()
+        .prefix("gpuplan-est-tl-")
+        .tempdir()
+        .unwrap();
     let o = Command::new(env!("CARGO_BIN_EXE_gpuplan"))
         .env("GPUPLAN_TODAY", "2026-12-03")
-        .env("GPUPLAN_CONFIG_DIR", &cfg)
+        .env("GPUPLAN_CONFIG_DIR", cfg.path())
         .env("COLUMNS", "220")
         .args(JOB)
         .args(["--format", format])
@@ -99,10 +102,13 @@ fn json_timeline_has_phases_components_and_the_peak() {
 }
 
 fn plan(args: &[&str]) -> String {
-    let cfg = std::env::temp_dir().join(format!("gpuplan-plan-tl-{}", std::process::id()));
+    let cfg = tempfile::Builder::new()
+        .prefix("gpuplan-plan-tl-")
+        .tempdir()
+        .unwrap();
     let o = Command::new(env!("CARGO_BIN_EXE_gpuplan"))
         .env("GPUPLAN_TODAY", "2026-12-03")
-        .env("GPUPLAN_CONFIG_DIR", &cfg)
+        .env("GPUPLAN_CONFIG_DIR", cfg.path())
         .env("COLUMNS", "220")
         .args([
             "plan",

@@ -18,7 +18,7 @@ fn gpuplan(args: &[&str]) -> Output {
 }
 
 fn scratch(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("gpuplan-export-{}-{tag}", std::process::id()));
+    let d = common::scratch().join(format!("gpuplan-export-{}-{tag}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     d
 }

@@ -227,7 +227,7 @@ const ZH_LEFT_MAX: usize = 0;
 #[test]
 fn hostile_corpus() {
     let cases = load();
-    let root = std::env::temp_dir().join(format!("gpuplan-hostile-{}", std::process::id()));
+    let root = common::scratch().join(format!("gpuplan-hostile-{}", std::process::id()));
     let mut failures = Vec::new();
     let mut names = std::collections::BTreeSet::new();
     for (file, c) in &cases {

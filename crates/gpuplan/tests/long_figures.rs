@@ -6,7 +6,7 @@ mod common;
 use std::process::Command;
 
 fn run(args: &[&str]) -> String {
-    let dir = std::env::temp_dir().join(format!("gpuplan-long-{}", std::process::id()));
+    let dir = common::scratch().join(format!("gpuplan-long-{}", std::process::id()));
     let out = Command::new(env!("CARGO_BIN_EXE_gpuplan"))
         .env("GPUPLAN_TODAY", common::TODAY)
         .env("GPUPLAN_CONFIG_DIR", dir)

@@ -14,7 +14,7 @@ const BASE: &str =
 
 /// (exit code, JSON document, stdout+stderr text) of `plan -w FILE` with `text` as the file.
 fn plan(name: &str, text: &str, extra: &[&str]) -> (Option<i32>, Value) {
-    let dir = std::env::temp_dir().join(format!("gpuplan-pins-{}-{name}", std::process::id()));
+    let dir = common::scratch().join(format!("gpuplan-pins-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let w = dir.join("w.toml");
     std::fs::write(&w, text).unwrap();
@@ -161,7 +161,7 @@ fn an_infeasible_fixed_setting_is_refused_naming_its_key() {
 
 #[test]
 fn the_table_names_the_key_in_both_languages() {
-    let dir = std::env::temp_dir().join(format!("gpuplan-pins-{}-txt", std::process::id()));
+    let dir = common::scratch().join(format!("gpuplan-pins-{}-txt", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let w = dir.join("w.toml");
     std::fs::write(&w, format!("{BASE}[training.parallel]\ntp = 16\n")).unwrap();

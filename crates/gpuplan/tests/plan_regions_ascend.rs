@@ -8,7 +8,7 @@ use serde_json::Value;
 use std::process::{Command, Output};
 
 fn run(args: &[&str]) -> Output {
-    let cfg = std::env::temp_dir().join(format!("gpuplan-regions-{}", std::process::id()));
+    let cfg = common::scratch().join(format!("gpuplan-regions-{}", std::process::id()));
     common::output_checked(
         Command::new(env!("CARGO_BIN_EXE_gpuplan"))
             .env("GPUPLAN_CONFIG_DIR", &cfg)
@@ -580,7 +580,7 @@ fn a_chip_without_memory_bandwidth_says_its_step_is_a_lower_bound() {
                intra_link = \"hccs\"\nintra_link_gbs = 56\nstack = \"cann\"\n\
                dtypes = [\"fp32\", \"fp16\", \"bf16\", \"int8\"]\nflash_attention = true\n\
                source = \"test: no bandwidth\"\nas_of = \"2026-12\"\nconfidence = \"unverified\"\n";
-    let file = std::env::temp_dir().join(format!("gpuplan-no-bw-{}.toml", std::process::id()));
+    let file = common::scratch().join(format!("gpuplan-no-bw-{}.toml", std::process::id()));
     std::fs::write(&file, row).unwrap();
     let cat = file.to_str().unwrap();
     let over = ["--no-user-catalog", "--catalog", cat, "--chips", "ascend"];

@@ -9,7 +9,7 @@ use serde_json::Value;
 use std::process::{Command, Output};
 
 fn run(args: &[&str]) -> Output {
-    let cfg = std::env::temp_dir().join(format!("gpuplan-plan-{}", std::process::id()));
+    let cfg = common::scratch().join(format!("gpuplan-plan-{}", std::process::id()));
     common::output_checked(
         Command::new(env!("CARGO_BIN_EXE_gpuplan"))
             .env("GPUPLAN_TODAY", "2026-12-03")
@@ -1124,7 +1124,7 @@ fn estimate_on_a_plans_instance_applies_the_same_host_ceiling() {
 /// at 1/197 of its rate (MFU ~0.3%). A plan the host binds runs at vCPUs × nodes × 150 images/s.
 #[test]
 fn vit_plans_take_the_host_ceiling_in_images() {
-    let dir = std::env::temp_dir().join(format!("gpuplan-vit-{}", std::process::id()));
+    let dir = common::scratch().join(format!("gpuplan-vit-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let cfg = dir.join("config.json");
     std::fs::write(

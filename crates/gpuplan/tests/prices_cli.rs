@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn tmpdir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
+    let d = common::scratch().join(format!(
         "gpuplan-prices-{tag}-{}-{}",
         std::process::id(),
         std::time::SystemTime::now()

@@ -89,21 +89,12 @@ fn fixture(name: &str) -> String {
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
-fn tmpdir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "gpuplan-fetch-{tag}-{}-{}",
-        std::process::id(),
-        fastrand_u64()
-    ));
-    std::fs::create_dir_all(&d).expect("tmp");
-    d
-}
-
-fn fastrand_u64() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0)
+/// A config folder for one test, removed when the guard drops (`tempfile`).
+fn tmpdir(tag: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("gpuplan-fetch-{tag}-"))
+        .tempdir()
+        .expect("tmp")
 }
 
 struct Run {
@@ -219,7 +210,8 @@ fn tencent_handler(fail_type: Option<&'static str>, throttle_first: bool) -> Box
 #[test]
 fn tencent_fetch_signs_requests_and_writes_api_prices() {
     let (url, log) = serve(tencent_handler(None, false));
-    let dir = tmpdir("tc-ok");
+    let dir_guard = tmpdir("tc-ok");
+    let dir = dir_guard.path().to_path_buf();
     let r = fetch(
         &dir,
         "tencent",
@@ -308,7 +300,8 @@ fn tencent_fetch_signs_requests_and_writes_api_prices() {
 #[test]
 fn throttling_is_retried_with_backoff() {
     let (url, log) = serve(tencent_handler(None, true));
-    let dir = tmpdir("tc-throttle");
+    let dir_guard = tmpdir("tc-throttle");
+    let dir = dir_guard.path().to_path_buf();
     let r = fetch(
         &dir,
         "tencent",
@@ -336,7 +329,8 @@ fn throttling_is_retried_with_backoff() {
 #[test]
 fn partial_failure_writes_what_succeeded_and_lists_the_rest() {
     let (url, _log) = serve(tencent_handler(Some("GT4.4XLARGE96"), false));
-    let dir = tmpdir("tc-partial");
+    let dir_guard = tmpdir("tc-partial");
+    let dir = dir_guard.path().to_path_buf();
     // An existing row for another type must survive.
     let existing = "[[price]]\ninstance = \"GN7.8XLARGE128\"\nprovider = \"tencent\"\nregion = \"ap-shanghai\"\nbilling = \"on_demand\"\ncny = 30.5\nkind = \"api\"\nas_of = \"2026-11-01\"\nsource = \"earlier fetch\"\n";
     std::fs::create_dir_all(dir.join("catalog")).unwrap();
@@ -467,7 +461,8 @@ fn alibaba_describe_price_and_paged_spot_history() {
             ),
         }
     }));
-    let dir = tmpdir("ali");
+    let dir_guard = tmpdir("ali");
+    let dir = dir_guard.path().to_path_buf();
     let r = fetch(
         &dir,
         "alibaba",
@@ -501,7 +496,8 @@ fn alibaba_describe_price_and_paged_spot_history() {
 #[test]
 fn malformed_body_fails_the_task_with_its_code() {
     let (url, _log) = serve(Box::new(|_, _| (200, "<html>gateway</html>".into())));
-    let dir = tmpdir("ali-bad");
+    let dir_guard = tmpdir("ali-bad");
+    let dir = dir_guard.path().to_path_buf();
     let r = fetch(
         &dir,
         "alibaba",
@@ -563,7 +559,8 @@ fn huawei_on_demand_and_monthly_ratings() {
             )
         }
     }));
-    let dir = tmpdir("hw");
+    let dir_guard = tmpdir("hw");
+    let dir = dir_guard.path().to_path_buf();
     let r = fetch(
         &dir,
         "huawei",
@@ -630,7 +627,8 @@ fn auth_error_keeps_the_existing_file_and_5xx_gives_up() {
             (503, "service unavailable".into())
         }
     }));
-    let dir = tmpdir("hw-auth");
+    let dir_guard = tmpdir("hw-auth");
+    let dir = dir_guard.path().to_path_buf();
     std::fs::create_dir_all(dir.join("catalog")).unwrap();
     let existing = "# mine\n[[price]]\ninstance = \"p2s.2xlarge.8\"\nprovider = \"huawei\"\nregion = \"cn-north-4\"\nbilling = \"on_demand\"\ncny = 14.0\nkind = \"api\"\nas_of = \"2026-10-01\"\nsource = \"earlier fetch\"\n";
     std::fs::write(prices_file(&dir, "huawei"), existing).unwrap();
@@ -682,7 +680,8 @@ fn auth_error_keeps_the_existing_file_and_5xx_gives_up() {
 #[test]
 fn unreadable_price_file_is_never_overwritten_and_nothing_is_sent() {
     let (url, log) = serve(tencent_handler(None, false));
-    let dir = tmpdir("tc-bad-file");
+    let dir_guard = tmpdir("tc-bad-file");
+    let dir = dir_guard.path().to_path_buf();
     std::fs::create_dir_all(dir.join("catalog")).unwrap();
     std::fs::write(prices_file(&dir, "tencent"), "this is not toml [").unwrap();
     let r = fetch(
@@ -710,7 +709,8 @@ fn unreadable_price_file_is_never_overwritten_and_nothing_is_sent() {
 
 #[test]
 fn missing_credentials_name_the_variables_and_profile() {
-    let dir = tmpdir("nocreds");
+    let dir_guard = tmpdir("nocreds");
+    let dir = dir_guard.path().to_path_buf();
     let r = fetch(
         &dir,
         "tencent",
@@ -736,7 +736,8 @@ fn missing_credentials_name_the_variables_and_profile() {
 #[test]
 fn rate_limit_spaces_the_requests() {
     let (url, log) = serve(tencent_handler(None, false));
-    let dir = tmpdir("tc-rate");
+    let dir_guard = tmpdir("tc-rate");
+    let dir = dir_guard.path().to_path_buf();
     let start = std::time::Instant::now();
     let mut cmd_args = vec![
         "--endpoint",
@@ -767,7 +768,8 @@ fn a_silent_server_times_out_as_a_network_failure() {
         std::thread::sleep(Duration::from_secs(3));
         (200, "{}".into())
     }));
-    let dir = tmpdir("tc-timeout");
+    let dir_guard = tmpdir("tc-timeout");
+    let dir = dir_guard.path().to_path_buf();
     let start = std::time::Instant::now();
     let r = fetch(
         &dir,

@@ -105,6 +105,41 @@ fn qlora_on_a_bnb_4bit_checkpoint_sizes_the_base_as_stored() {
     );
 }
 
+/// `plan` names the 16-bit skipped modules only where its search loads the checkpoint as stored:
+/// vLLM on a CUDA chip does; TensorRT-LLM does not load bitsandbytes (it serves a dequantized
+/// copy), nor does any engine on Ascend (task wt-polish14 #5: the note was printed for both).
+#[test]
+fn plan_names_the_skipped_modules_only_where_an_engine_loads_bnb() {
+    let skip = variant(
+        "plan-skip",
+        Some(
+            serde_json::json!({"quant_method": "bitsandbytes", "load_in_4bit": true,
+            "bnb_4bit_quant_storage": "uint8",
+            "llm_int8_skip_modules": ["lm_head", "model.layers.1.mlp"]}),
+        ),
+    );
+    let skip = skip.to_str().expect("path");
+    let plan = |extra: &[&str]| {
+        let mut args = vec![
+            "plan",
+            "--model-config",
+            skip,
+            "--task",
+            "inference",
+            "--rate",
+            "1",
+        ];
+        args.extend_from_slice(extra);
+        stderr(&run(&args))
+    };
+    let vllm = plan(&["--engine", "vllm"]);
+    assert!(vllm.contains("model.layers.1.mlp"), "{vllm}");
+    for extra in [&["--engine", "trtllm"][..], &["--chips", "ascend"][..]] {
+        let e = plan(extra);
+        assert!(!e.contains("model.layers.1.mlp"), "{extra:?}: {e}");
+    }
+}
+
 /// vLLM serves the checkpoint as stored (BitsAndBytesConfig, compute capability 7.0 and up);
 /// TensorRT-LLM does not load it, so its estimate sizes a dequantized 16-bit copy and says so.
 #[test]

@@ -26,7 +26,7 @@ fn json(args: &[&str]) -> Value {
 
 /// A workload file in the temp dir with `body`, its path.
 fn workload(name: &str, body: &str) -> String {
-    let p = std::env::temp_dir().join(format!(
+    let p = common::scratch().join(format!(
         "gpuplan-review-r7-{}-{name}.toml",
         std::process::id()
     ));

@@ -1,5 +1,5 @@
 //! Issue 13: what a user sees on an ordinary terminal, as insta snapshots. `plan`, `estimate`,
-//! `catalog instances` and three error messages in English and Chinese at 80 columns, where no
+//! `catalog instances` and four error messages in English and Chinese at 80 columns, where no
 //! line may be wider than 80 display columns (a CJK character counts two), and `plan` at 120
 //! columns in both languages. Each snapshot holds stdout, then stderr after a `--- stderr` line.
 
@@ -26,8 +26,8 @@ const ESTIMATE: &[&str] = &[
 
 const CATALOG: &[&str] = &["catalog", "instances", "--gpu", "a100"];
 
-/// Three kinds of error: a name the catalog lacks, a value out of range (core validation) and a
-/// value clap refuses.
+/// Four kinds of error: a name the catalog lacks, a value out of range (core validation), a
+/// value clap refuses and a number given with a suffix (2k: 2000 or 2048?).
 const ERRORS: &[(&str, &[&str])] = &[
     (
         "error_unknown_model",
@@ -41,10 +41,14 @@ const ERRORS: &[(&str, &[&str])] = &[
         "error_not_a_number",
         &["estimate", "--model", "Qwen2.5-7B", "--seq-len", "2k4"],
     ),
+    (
+        "error_suffix",
+        &["plan", "--model", "Qwen2.5-7B", "--seq-len", "2k"],
+    ),
 ];
 
 fn run(columns: usize, lang: &str, args: &[&str]) -> (Option<i32>, String) {
-    let cfg = std::env::temp_dir().join(format!("gpuplan-terminal-{}", std::process::id()));
+    let cfg = common::scratch().join(format!("gpuplan-terminal-{}", std::process::id()));
     let o = Command::new(env!("CARGO_BIN_EXE_gpuplan"))
         .env("GPUPLAN_TODAY", "2026-12-03")
         .env("GPUPLAN_CONFIG_DIR", &cfg)

@@ -145,7 +145,7 @@ fn an_explicit_profile_yields_only_its_stacks_layouts() {
         }
     }
     // The export follows: an explicit hugging_face plan launches DeepSpeed (ZeRO or MoE).
-    let dir = std::env::temp_dir().join(format!("gpuplan-r9-export-{}", std::process::id()));
+    let dir = common::scratch().join(format!("gpuplan-r9-export-{}", std::process::id()));
     let d = dir.to_str().unwrap();
     let o = common::run(
         "r9-profile",
@@ -358,7 +358,7 @@ fn monthly_only_rows_say_so_and_never_rank_above_an_hourly_offer() {
         "{text}"
     );
 
-    let dir = std::env::temp_dir().join(format!("gpuplan-r9-monthly-{}", std::process::id()));
+    let dir = common::scratch().join(format!("gpuplan-r9-monthly-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let cat = dir.join("cheap-month.toml");
     std::fs::write(

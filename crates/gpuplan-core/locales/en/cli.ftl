@@ -9,6 +9,12 @@ cli-err-value-validation = invalid value '{ $value }' for '{ $arg }'
 cli-err-conflict = '{ $arg }' cannot be used with '{ $other }'
 cli-err-suggest = tip: did you mean '{ $s }'?
 cli-err-help = For more information, try '--help'.
+cli-err-number = { $flag } `{ $value }`: { $accepted }, e.g. { $flag } { $example }
+cli-err-number-suffix = { $flag } `{ $value }`: { $accepted }, e.g. { $flag } { $example }; a suffix is not read here, as k and M are ambiguous: write { $decimal } or { $binary } in full
+cli-accepts-whole = give a whole number in digits, without a unit or suffix
+cli-accepts-number = give a number in digits (a decimal point or an exponent such as 1e-3 allowed), without a unit
+cli-accepts-amount = give a number, optionally with a suffix k, M, B or T (10^3, 10^6, 10^9, 10^12)
+cli-accepts-amount-positive = give a positive, finite amount (k, M, B, T = 10^3, 10^6, 10^9, 10^12)
 cli-err-no-model = no model given: pass --model NAME (see `gpuplan models`) or --model-config PATH/config.json
 cli-err-bad-word = invalid --{ $field } `{ $value }`: { $why }
 cli-err-in-file = in { $file }
@@ -49,6 +55,7 @@ cli-err-weights-plan = --weights `{ $value }`: use bf16, fp16, fp8, int8, int4 o
 cli-err-weights-estimate = invalid --weights `{ $value }`: use fp32, bf16, fp16, fp8, int8, int4, mxfp4, or bits per weight such as 4.5 (GGUF Q4_K)
 cli-err-top = invalid --top { $value }: plans to show, 1–{ $max }
 cli-err-max-price-age = invalid --max-price-age `{ $value }`: give days, e.g. 30d (or weeks, e.g. 4w)
+cli-err-today = GPUPLAN_TODAY `{ $value }`: not a date; write it YYYY-MM-DD, e.g. GPUPLAN_TODAY=2026-12-03, or unset it to use the system clock
 cli-err-instance-unmapped = instance `{ $id }` has an unmapped GPU or is a vGPU slice: estimate on --gpu instead
 cli-err-similar-families = { $error }
     families with a similar name: { $hints } (`gpuplan catalog show FAMILY` lists a family)

@@ -238,6 +238,7 @@ bind-serve-format-nowhere = no GPU of the { $n } instance types searched runs { 
 bind-serve-no-fit = no instance type meets the latency targets with the model in memory: relax --ttft/--tpot, allow quantization, or more GPUs per node
 bind-serve-no-fit-best = no instance type meets the latency targets with the model in memory: the fastest first token any type reaches is { $ttft } s ({ $ttft_at }), the fastest output token { $tpot } ms ({ $tpot_at }), each for one request alone; relax --ttft/--tpot to those, allow quantization, or more GPUs per node
 bind-serve-no-memory = no instance type holds the weights and one request's KV cache in one node's GPUs (tensor parallelism up to 8, within one node): allow quantization (--weights), shorten --input-tokens/--output-tokens, or choose types with more GPU memory per node
+bind-serve-advice-at = closest configuration: { $at }
 billing-mix-note = { $nodes ->
     [one] 1 node
    *[other] { $nodes } nodes
@@ -263,3 +264,18 @@ warn-train-dequantized = the checkpoint ships { $weights } (its config's quantiz
 warn-train-unread-checkpoint = the checkpoint's quantization_config.quant_method is { $method }, a format gpuplan does not read; the weights are sized as the job loads them (at its precision, i.e. dequantized; QLoRA's base as NF4 re-quantized from 16-bit), not as stored
 warn-train-bnb-base = the checkpoint ships { $weights } weights (bitsandbytes, from its config's quantization_config), which is what QLoRA loads: the frozen base is sized as stored, { $bits } bits per weight
 warn-bnb-skipped-linears = the checkpoint's llm_int8_skip_modules keeps { $count } decoder module(s) in 16 bits ({ $modules }); gpuplan sizes every decoder linear at the checkpoint's bits, so their weights are under-estimated
+
+# Pricing notes: a monthly row's break-even, a spot row's interruptions, how an estimated price
+# was made, why a storage class (money.rs, catalog/mod.rs).
+billing-break-even = break-even at { $hours } h of use per month ({ $pct }% of a month): below that, on-demand is cheaper; this job uses { $used } h{ $reuse ->
+    [yes] { " " }+ { $reuse_h } h/month of expected reuse
+   *[no] {""}
+}
+billing-spot-note = expected { $n } preemptions (rate { $rate }/node-hour); checkpoint every { $min } min ({ $write } s to write); +{ $pct }% time
+price-spot-estimate = { $pct }% of the on-demand price (tunable spot_price_fraction; Tencent documents spot at about 10–20% of pay-as-you-go, Alibaba says it can fall to 10%); import real spot prices with `gpuplan catalog import`
+price-spot-od-method = ; on-demand price: { $method }
+price-per-gpu-estimate = { $gpus } GPU(s) × the per-GPU rate of { $from } (¥{ $cny } for { $n } GPU(s)), the listed same-chip type with the closest GPU count; CPU, RAM and network differences are ignored
+storage-why = { $class } reaches { $mbs } MB/s at { $cap } GiB (needed: { $read } of reads{ $shared ->
+    [yes] , shared by all nodes
+   *[no] {""}
+}; dataset { $data } GiB + 3 checkpoints of { $ckpt } GiB)

@@ -9,6 +9,12 @@ cli-err-value-validation = '{ $arg }' 的取值 '{ $value }' 无效
 cli-err-conflict = '{ $arg }' 不能与 '{ $other }' 同时使用
 cli-err-suggest = 提示：您是否要用 '{ $s }'？
 cli-err-help = 更多信息请运行 '--help'。
+cli-err-number = { $flag } `{ $value }`：{ $accepted }，例如 { $flag } { $example }
+cli-err-number-suffix = { $flag } `{ $value }`：{ $accepted }，例如 { $flag } { $example }；这里不识别后缀（k、M 含义不唯一）：请完整写出 { $decimal } 或 { $binary }
+cli-accepts-whole = 请给出用数字写的整数，不带单位或后缀
+cli-accepts-number = 请给出用数字写的数（可带小数点或指数，如 1e-3），不带单位
+cli-accepts-amount = 请给出数字，可带后缀 k、M、B 或 T（10^3、10^6、10^9、10^12）
+cli-accepts-amount-positive = 请给出有限的正数（k、M、B、T = 10^3、10^6、10^9、10^12）
 cli-err-no-model = 未指定模型：请用 --model NAME（见 `gpuplan models`）或 --model-config PATH/config.json
 cli-err-bad-word = --{ $field } 的取值 `{ $value }` 无效：{ $why }
 cli-err-in-file = 文件 { $file }
@@ -49,6 +55,7 @@ cli-err-weights-plan = --weights `{ $value }`：可用 bf16、fp16、fp8、int8�
 cli-err-weights-estimate = --weights `{ $value }` 无效：可用 fp32、bf16、fp16、fp8、int8、int4、mxfp4，或每个权重的位数，例如 4.5（GGUF Q4_K）
 cli-err-top = --top { $value } 无效：显示的方案数，1–{ $max }
 cli-err-max-price-age = --max-price-age `{ $value }` 无效：请给天数，例如 30d（或周数，例如 4w）
+cli-err-today = GPUPLAN_TODAY `{ $value }`：不是日期；请写成 YYYY-MM-DD，例如 GPUPLAN_TODAY=2026-12-03，或取消设置以使用系统时钟
 cli-err-instance-unmapped = 实例 `{ $id }` 的 GPU 未收录或为 vGPU 分片：请改用 --gpu 估算
 cli-err-similar-families = { $error }
     名称相近的实例族：{ $hints }（`gpuplan catalog show FAMILY` 列出一个实例族）

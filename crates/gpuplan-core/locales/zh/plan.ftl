@@ -205,6 +205,7 @@ bind-serve-format-nowhere = 搜索的 { $n } 个实例规格中没有能在 { $e
 bind-serve-no-fit = 没有实例能在显存内同时满足时延目标：放宽 --ttft/--tpot，允许量化，或选择更多卡的实例
 bind-serve-no-fit-best = 没有实例能在显存内同时满足时延目标：单个请求时，任一实例能达到的最短首 token 时间为 { $ttft } 秒（{ $ttft_at }），最短每输出 token 时间为 { $tpot } 毫秒（{ $tpot_at }）；把 --ttft/--tpot 放宽到这些值以上，允许量化，或选择更多卡的实例
 bind-serve-no-memory = 没有实例能在单节点的 GPU 显存中放下权重和一个请求的 KV 缓存（张量并行最多 8，限单节点）：允许量化（--weights），缩短 --input-tokens/--output-tokens，或选择单节点显存更大的实例
+bind-serve-advice-at = 最接近的配置：{ $at }
 billing-mix-note = { $nodes } 个节点 × 包月 { $months } 个整月（¥{ $months_cny }），其余 { $hours } 小时{ $rest }，每节点 ¥{ $price }/小时（¥{ $rest_cny }）；未假设提前退订可退款（资料未说明退款规则）
 bind-interruptions = { $what }：{ $why }
 bind-interruptions-beside = 有 { $n } 个方案因中断开销过大被拒绝，首个为 { $what }：{ $why }
@@ -221,3 +222,14 @@ warn-train-dequantized = 检查点以 { $weights } 发布（其配置中的 quan
 warn-train-unread-checkpoint = 检查点的 quantization_config.quant_method 为 { $method }，gpuplan 不读取该格式；权重按任务加载的方式估算（按其精度，即反量化后；QLoRA 的基座按从 16 位重新量化的 NF4），而非按存储格式
 warn-train-bnb-base = 检查点以 { $weights } 权重发布（bitsandbytes，见其配置中的 quantization_config），这正是 QLoRA 加载的格式：冻结基座按存储方式估算，每个权重 { $bits } 位
 warn-bnb-skipped-linears = 检查点的 llm_int8_skip_modules 将 { $count } 个解码器模块保留为 16 位（{ $modules }）；gpuplan 按检查点的位数估算所有解码器线性层，因此这些权重被低估
+
+# 价格说明：包月的盈亏平衡、抢占式的中断、估算价格的来历、存储类型的理由（money.rs、catalog/mod.rs）。
+billing-break-even = 每月使用超过 { $hours } 小时（{ $pct }% 的时间）包月才划算；本任务使用 { $used } 小时
+billing-spot-note = 预计被回收 { $n } 次（每节点每小时 { $rate } 次）；每 { $min } 分钟保存检查点（写入 { $write } 秒）；时间增加 { $pct }%
+price-spot-estimate = 按量价格的 { $pct }%（可调常数 spot_price_fraction；腾讯云文档称竞价实例约为按量价格的 10%–20%，阿里云称可低至 10%）；请用 `gpuplan catalog import` 导入真实的抢占式价格
+price-spot-od-method = ；按量价格：{ $method }
+price-per-gpu-estimate = { $gpus } 卡 × { $from } 的单卡价格（{ $n } 卡 ¥{ $cny }），取卡数最接近的同芯片规格；未计 CPU、内存和网络的差异
+storage-why = { $class } 在 { $cap } GiB 时可达 { $mbs } MB/s（需要读取 { $read }{ $shared ->
+    [yes] ，由所有节点共享
+   *[no] {""}
+}；数据集 { $data } GiB + 3 个检查点，每个 { $ckpt } GiB）

@@ -720,6 +720,13 @@ impl Catalog {
         if !sane_money(cny) {
             return None;
         }
+        let method = crate::i18n::Text::from(
+            crate::i18n::Msg::new("price-per-gpu-estimate")
+                .arg("gpus", format!("{}", inst.gpu_count))
+                .arg("from", from.instance.as_str())
+                .arg("cny", format!("{:.2}", from.cny))
+                .arg("n", format!("{n}")),
+        );
         Some(Price {
             instance: inst.id.clone(),
             provider: inst.provider,
@@ -730,14 +737,8 @@ impl Catalog {
             as_of: from.as_of.clone(),
             source: from.source.clone(),
             confidence: Some(Confidence::Unverified),
-            method: Some(format!(
-                "{} GPU(s) × the per-GPU rate of {} (¥{:.2} for {} GPU(s)), the listed same-chip type with the closest GPU count; CPU, RAM and network differences are ignored",
-                inst.gpu_count, from.instance, from.cny, n
-            )),
-            method_zh: Some(format!(
-                "{} 卡 × {} 的单卡价格（{} 卡 ¥{:.2}），取卡数最接近的同芯片规格；未计 CPU、内存和网络的差异",
-                inst.gpu_count, from.instance, n, from.cny
-            )),
+            method: Some(method.en),
+            method_zh: Some(method.zh),
             origin: Origin::Builtin,
         })
     }

@@ -504,7 +504,7 @@ fn storage_class(c: &Ctx) -> Option<Msg> {
     Some(
         Msg::new("adv-storage-class")
             .arg("read", t.data.read_bandwidth.to_string())
-            .arg("why", s.why.as_str())
+            .arg("why", s.why.clone())
             .arg("class", names::storage_arg(&s.class.id, &s.class.name))
             .arg("cap_gib", f0(s.capacity_gib))
             .arg("ckpt_gib", f1(t.data.checkpoint_size.gib()))

@@ -414,6 +414,18 @@ impl Binding {
             message_zh: t.zh,
         }
     }
+
+    /// This binding with `lines` under it, each on its own line indented by its count of
+    /// spaces (a list, and a list under an item).
+    pub fn with_lines(mut self, lines: &[(usize, crate::i18n::Msg)]) -> Binding {
+        for (indent, m) in lines {
+            let t = crate::i18n::Text::from(m.clone());
+            let pad = " ".repeat(*indent);
+            self.message_en.push_str(&format!("\n{pad}{}", t.en));
+            self.message_zh.push_str(&format!("\n{pad}{}", t.zh));
+        }
+        self
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]

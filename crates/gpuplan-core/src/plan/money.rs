@@ -306,6 +306,7 @@ fn spot_price(cat: &Catalog, inst: &Instance, regions: &[String], tun: &Tunables
         return Some(p);
     }
     let od = regional_price(cat, inst, Billing::OnDemand, regions)?;
+    let method = spot_method(tun.spot_price_fraction, &od);
     Some(Price {
         instance: inst.id.clone(),
         provider: inst.provider,
@@ -316,18 +317,33 @@ fn spot_price(cat: &Catalog, inst: &Instance, regions: &[String], tun: &Tunables
         as_of: od.as_of.clone(),
         source: od.source.clone(),
         confidence: Some(Confidence::Unverified),
-        method: Some(format!(
-            "{:.0}% of the on-demand price (tunable spot_price_fraction; Tencent documents spot at about 10–20% of pay-as-you-go, Alibaba says it can fall to 10%); import real spot prices with `gpuplan catalog import`{}",
-            tun.spot_price_fraction * 100.0,
-            od.method.as_ref().map(|m| format!("; on-demand price: {m}")).unwrap_or_default()
-        )),
-        method_zh: Some(format!(
-            "按量价格的 {:.0}%（可调常数 spot_price_fraction；腾讯云文档称竞价实例约为按量价格的 10%–20%，阿里云称可低至 10%）；请用 `gpuplan catalog import` 导入真实的抢占式价格{}",
-            tun.spot_price_fraction * 100.0,
-            od.method_zh.as_ref().or(od.method.as_ref()).map(|m| format!("；按量价格：{m}")).unwrap_or_default()
-        )),
+        method: Some(method.en),
+        method_zh: Some(method.zh),
         origin: Origin::Builtin,
     })
+}
+
+/// How an estimated spot price was made (both languages): `fraction` of the on-demand
+/// price `od`, whose own method follows where it has one.
+fn spot_method(fraction: f64, od: &Price) -> crate::i18n::Text {
+    use crate::i18n::{Msg, Text};
+    let base =
+        Text::from(Msg::new("price-spot-estimate").arg("pct", format!("{:.0}", fraction * 100.0)));
+    let Some(en) = od.method.as_ref() else {
+        return base;
+    };
+    let zh = od.method_zh.as_ref().unwrap_or(en);
+    let clause = Text::from(Msg::new("price-spot-od-method").arg(
+        "method",
+        crate::i18n::Arg::PerLang {
+            en: en.clone(),
+            zh: zh.clone(),
+        },
+    ));
+    Text {
+        en: base.en + &clause.en,
+        zh: base.zh + &clause.zh,
+    }
 }
 
 /// The prices one instance type is billed at, looked up once for all its node counts: they
@@ -460,23 +476,11 @@ fn monthly_row(
 ) -> Option<BillingCost> {
     let (p, months) = prices.monthly.clone().zip(subscription(prices, hours))?;
     let od = &prices.od;
-    let note = od.as_ref().filter(|_| words).map(|o| {
-        let be = p.cny / o.cny;
-        format!(
-            "break-even at {be:.0} h of use per month ({:.0}% of a month): below that, on-demand is cheaper; this job uses {:.0} h{}",
-            be / HOURS_PER_MONTH * 100.0,
-            hours.min(HOURS_PER_MONTH),
-            if c.reuse_hours_per_month > 0.0 { format!(" + {:.0} h/month of expected reuse", c.reuse_hours_per_month) } else { String::new() }
-        )
-    });
-    let note_zh = od.as_ref().filter(|_| words).map(|o| {
-        let be = p.cny / o.cny;
-        format!(
-            "每月使用超过 {be:.0} 小时（{:.0}% 的时间）包月才划算；本任务使用 {:.0} 小时",
-            be / HOURS_PER_MONTH * 100.0,
-            hours.min(HOURS_PER_MONTH)
-        )
-    });
+    let note = od
+        .as_ref()
+        .filter(|_| words)
+        .map(|o| break_even(p.cny / o.cny, hours, c));
+    let (note, note_zh) = (note.clone().map(|t| t.en), note.map(|t| t.zh));
     let (mut note, mut note_zh) = (note, note_zh);
     if od.is_none() && words && hours < HOURS_PER_MONTH {
         // No hourly price to compare with: the row says what it charges for (trust r9 #6; the
@@ -502,6 +506,19 @@ fn monthly_row(
         months: Some(months),
         mix: None,
     })
+}
+
+/// The monthly row's break-even note (both languages): `be` hours of on-demand use per month
+/// cost the monthly price; the job's own hours and the reuse the constraints expect.
+fn break_even(be: f64, hours: f64, c: &Constraints) -> crate::i18n::Text {
+    let reuse = c.reuse_hours_per_month;
+    crate::i18n::Msg::new("billing-break-even")
+        .arg("hours", format!("{be:.0}"))
+        .arg("pct", format!("{:.0}", be / HOURS_PER_MONTH * 100.0))
+        .arg("used", format!("{:.0}", hours.min(HOURS_PER_MONTH)))
+        .arg("reuse", if reuse > 0.0 { "yes" } else { "no" })
+        .arg("reuse_h", format!("{reuse:.0}"))
+        .into()
 }
 
 /// Spot's row of [`costs_at`] and its plan, where spot is priced and `checkpoint` given: the
@@ -532,27 +549,23 @@ fn spot_row(
         expected_hours: exp_hours,
         expected_cny: exp_hours * sp.cny * n,
     };
+    let note = words.then(|| {
+        crate::i18n::Text::from(
+            crate::i18n::Msg::new("billing-spot-note")
+                .arg("n", format!("{:.1}", sp_plan.expected_preemptions))
+                .arg("rate", format!("{:.3}", c.preemption_rate))
+                .arg("min", format!("{:.0}", tau / 60.0))
+                .arg("write", format!("{delta:.0}"))
+                .arg("pct", format!("{:.1}", ovh * 100.0)),
+        )
+    });
     let row = BillingCost {
         billing: Billing::Spot,
         cny: sp_plan.expected_cny,
         hours: exp_hours,
         price: sp,
-        note: words.then(|| format!(
-            "expected {:.1} preemptions (rate {:.3}/node-hour); checkpoint every {:.0} min ({:.0} s to write); +{:.1}% time",
-            sp_plan.expected_preemptions,
-            c.preemption_rate,
-            tau / 60.0,
-            delta,
-            ovh * 100.0
-        )),
-        note_zh: words.then(|| format!(
-            "预计被回收 {:.1} 次（每节点每小时 {:.3} 次）；每 {:.0} 分钟保存检查点（写入 {:.0} 秒）；时间增加 {:.1}%",
-            sp_plan.expected_preemptions,
-            c.preemption_rate,
-            tau / 60.0,
-            delta,
-            ovh * 100.0
-        )),
+        note: note.as_ref().map(|t| t.en.clone()),
+        note_zh: note.map(|t| t.zh),
         months: None,
         mix: None,
     };
@@ -767,7 +780,9 @@ pub struct StorageChoice {
     /// A cheaper hot/cold split, when one exists: the dataset on object storage, a smaller file
     /// system for the read cache and checkpoints.
     pub tiered: Option<Tiered>,
-    pub why: String,
+    /// Why this class and capacity (rendered when shown; serialised in English).
+    #[serde(serialize_with = "crate::i18n::serialize_en")]
+    pub why: crate::i18n::Msg,
     /// The capacity was raised above the reads' and data's need for faster checkpoint writes
     /// (said through the `adv-storage-class` message, en and zh).
     #[serde(skip)]
@@ -1013,16 +1028,14 @@ impl Sizing<'_> {
             monthly_cny: self.monthly_cny,
             job_cny: None,
             tiered: None,
-            why: format!(
-"{} reaches {:.0} MB/s at {:.0} GiB (needed: {} of reads{}; dataset {:.1} GiB + 3 checkpoints of {:.1} GiB)",
-                s.name,
-                tp,
-                capacity,
-                crate::units::Bandwidth(need.read),
-                if nodes > 1 { ", shared by all nodes" } else { "" },
-                need.dataset.gib(),
-                need.checkpoint.gib(),
-            ),
+            why: crate::i18n::Msg::new("storage-why")
+                .arg("class", s.name.as_str())
+                .arg("mbs", format!("{tp:.0}"))
+                .arg("cap", format!("{capacity:.0}"))
+                .arg("read", crate::units::Bandwidth(need.read).to_string())
+                .arg("shared", if nodes > 1 { "yes" } else { "no" })
+                .arg("data", format!("{:.1}", need.dataset.gib()))
+                .arg("ckpt", format!("{:.1}", need.checkpoint.gib())),
         }
     }
 }
@@ -1073,6 +1086,40 @@ mod tests {
     use super::*;
     use crate::catalog::Provider;
     use proptest::prelude::*;
+
+    /// The pricing notes moved to the catalog read as the format! strings they replaced
+    /// (the texts below are those strings' output, copied from e73cdc3).
+    #[test]
+    fn pricing_notes_read_as_before_in_both_languages() {
+        let c = Constraints {
+            reuse_hours_per_month: 40.0,
+            ..Constraints::default()
+        };
+        let t = break_even(365.04, 100.0, &c);
+        assert_eq!(t.en, "break-even at 365 h of use per month (50% of a month): below that, on-demand is cheaper; this job uses 100 h + 40 h/month of expected reuse");
+        assert_eq!(
+            t.zh,
+            "每月使用超过 365 小时（50% 的时间）包月才划算；本任务使用 100 小时"
+        );
+        let t = break_even(365.04, 100.0, &Constraints::default());
+        assert!(t.en.ends_with("this job uses 100 h"), "{}", t.en);
+        let mut od = price(Billing::OnDemand, 10.0);
+        let t = spot_method(0.2, &od);
+        assert_eq!(t.en, "20% of the on-demand price (tunable spot_price_fraction; Tencent documents spot at about 10–20% of pay-as-you-go, Alibaba says it can fall to 10%); import real spot prices with `gpuplan catalog import`");
+        assert_eq!(t.zh, "按量价格的 20%（可调常数 spot_price_fraction；腾讯云文档称竞价实例约为按量价格的 10%–20%，阿里云称可低至 10%）；请用 `gpuplan catalog import` 导入真实的抢占式价格");
+        od.method = Some("m".into());
+        let t = spot_method(0.2, &od);
+        assert!(
+            t.en.ends_with("`gpuplan catalog import`; on-demand price: m"),
+            "{}",
+            t.en
+        );
+        assert!(
+            t.zh.ends_with("导入真实的抢占式价格；按量价格：m"),
+            "{}",
+            t.zh
+        );
+    }
 
     pub(super) fn price(billing: Billing, cny: f64) -> Price {
         Price {

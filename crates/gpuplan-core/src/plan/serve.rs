@@ -686,8 +686,57 @@ impl ServeMisses {
         } else {
             best_latency(req, job, cands)
         };
-        no_fit(cands, no_target, best)
+        let why = no_fit(cands, no_target, best);
+        match no_target
+            .then(|| vllm_fit_advice(req, job, cands))
+            .flatten()
+        {
+            Some(advice) => why.with_lines(&advice),
+            None => why,
+        }
     }
+}
+
+/// For a vLLM search refused by memory: the first configuration of the search (instance type,
+/// weight format, TP degree, in its order) that vLLM would start with one setting changed
+/// ([`crate::infer::fit_advice`], the advice `estimate` gives), as lines: where, then the
+/// advice's own messages ([`crate::infer::fit_advice_msgs`]). None when no setting starts any.
+fn vllm_fit_advice(
+    req: &PlanRequest,
+    job: &ServeJob,
+    cands: &[(&Instance, &GpuSpec)],
+) -> Option<Vec<(usize, crate::i18n::Msg)>> {
+    let heads = req.model.transformer().map(|t| t.heads)?;
+    if job.engine != Engine::Vllm {
+        return None;
+    }
+    let tun = &req.tunables;
+    for &(inst, gpu) in cands {
+        for fmt in formats(job, gpu, &req.model) {
+            let tps = [1, 2, 4, 8]
+                .into_iter()
+                .filter(|tp| *tp as f64 <= inst.gpu_count.round() && heads.is_multiple_of(*tp));
+            for tp in tps {
+                let s = decoder_setup(job, fmt, tp);
+                let Ok(mem) = serving_memory(&req.model, &s, gpu, tun) else {
+                    continue;
+                };
+                let Some(a) = crate::infer::fit_advice(&req.model, &s, gpu, tun, &mem) else {
+                    continue;
+                };
+                let at = crate::i18n::Msg::new("bind-serve-advice-at")
+                    .arg("at", format!("{} {} TP {tp}", gpu.id, fmt.name()));
+                let advice = crate::infer::fit_advice_msgs(&a, &s, gpu, mem.max_model_len);
+                // The place and the heading under the refusal, the settings under the heading.
+                let lines = std::iter::once(at)
+                    .chain(advice)
+                    .enumerate()
+                    .map(|(i, m)| (if i < 2 { 2 } else { 4 }, m));
+                return Some(lines.collect());
+            }
+        }
+    }
+    None
 }
 
 /// No candidate runs the engine (TensorRT-LLM off NVIDIA), or no candidate loads any of the weight

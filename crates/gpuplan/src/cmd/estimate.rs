@@ -1540,30 +1540,8 @@ fn fit_advice_lines(
     let Some(a) = &e.memory.fit_advice else {
         return String::new();
     };
-    let s = &r.inference;
-    let seqs = s
-        .max_num_seqs
-        .unwrap_or_else(|| gpuplan_core::infer::engine_max_num_seqs(s.engine, &cluster.gpu));
-    let util = format!("{:.2}", s.gpu_memory_utilization);
-    let mut lines = vec![Msg::new("est-serve-advice-head")];
-    if let Some(len) = a.max_model_len {
-        lines.push(
-            Msg::new("est-serve-advice-len")
-                .arg("len", len)
-                .arg("util", util.as_str())
-                .arg("seqs", seqs),
-        );
-    }
-    if let Some(n) = a.max_num_seqs {
-        lines.push(
-            Msg::new("est-serve-advice-seqs")
-                .arg("seqs", n)
-                .arg("len", e.memory.max_model_len),
-        );
-    }
-    if let Some(u) = a.gpu_memory_utilization {
-        lines.push(Msg::new("est-serve-advice-util").arg("util", format!("{u:.2}")));
-    }
+    let lines =
+        gpuplan_core::infer::fit_advice_msgs(a, &r.inference, &cluster.gpu, e.memory.max_model_len);
     let items: Vec<String> = lines.iter().map(|m| m.render(lang)).collect();
     format!("{}\n", items.join("\n  "))
 }

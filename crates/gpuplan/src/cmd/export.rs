@@ -25,7 +25,7 @@ pub fn write_doc(
     lang: Lang,
 ) -> Result<()> {
     let view = crate::export::from_document(doc, pick)?;
-    let files = crate::export::bundle(&view)?;
+    let files = crate::export::bundle(&view, lang)?;
     let written = crate::export::write(dir, &files, force)?;
     let m = Msg::new("export-done")
         .arg("pick", pick as u64)
@@ -38,8 +38,7 @@ pub fn write_doc(
         let launcher = crate::export::train::launcher_default(&view, t);
         let keys: Vec<String> = crate::export::train::not_carried(t, launcher)
             .iter()
-            .filter_map(|k| k.split(' ').next())
-            .map(str::to_string)
+            .filter_map(|k| k.render(Lang::En).split(' ').next().map(str::to_string))
             .collect();
         if !keys.is_empty() {
             let note = Msg::new("export-not-carried")

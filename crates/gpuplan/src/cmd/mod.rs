@@ -21,6 +21,7 @@ use gpuplan_core::model::{find_preset, parse_hf_config, ModelSpec};
 use std::path::{Path, PathBuf};
 
 pub fn run(cli: Cli) -> Result<u8> {
+    prices::check_today()?;
     let opts = CatalogOpts {
         extra: cli.catalogs.clone(),
         no_user: cli.no_user_catalog,

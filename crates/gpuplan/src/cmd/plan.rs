@@ -610,19 +610,9 @@ pub fn model_warnings(req: &PlanRequest, lang: Lang) -> Vec<Msg> {
         .filter(|w| !(serving && w.starts_with(gpuplan_core::model::hf::WHISPER_UNITS_PREFIX)))
         .map(|w| Msg::new("warn-model-import").arg("text", render::parser_text(w, lang)))
         .collect();
-    // Only where the stored format is sized: a serving search that weighs it (no `weights`
-    // given, or the stored one among them), a QLoRA base taken from the checkpoint.
-    let as_stored = match &req.job {
-        gpuplan_core::plan::Job::Serve(job) => req
-            .model
-            .checkpoint
-            .is_some_and(|c| job.weights.is_empty() || job.weights.contains(&c)),
-        gpuplan_core::plan::Job::Train { setup, .. } => {
-            gpuplan_core::train::base_from_checkpoint(&req.model, setup)
-        }
-    };
     out.extend(gpuplan_core::model::quant::skipped_linears_note(
-        &req.model, as_stored,
+        &req.model,
+        sizes_stored_format(req),
     ));
     if let gpuplan_core::plan::Job::Train { setup, .. } = &req.job {
         out.extend(gpuplan_core::train::dequantized_checkpoint(
@@ -630,6 +620,36 @@ pub fn model_warnings(req: &PlanRequest, lang: Lang) -> Vec<Msg> {
         ));
     }
     out
+}
+
+/// Whether the search sizes the checkpoint's stored format: a serving search that weighs it
+/// (no `weights` given, or the stored one among them) with an engine that loads it as stored
+/// on some chip the search may use ([`loads_as_stored`]), a QLoRA base taken from the
+/// checkpoint. Elsewhere the stored format's notes (bitsandbytes' skipped modules) do not apply.
+fn sizes_stored_format(req: &PlanRequest) -> bool {
+    match &req.job {
+        Job::Serve(job) => req.model.checkpoint.is_some_and(|c| {
+            (job.weights.is_empty() || job.weights.contains(&c))
+                && loads_as_stored(job.engine, c, &req.constraints.chips)
+        }),
+        Job::Train { setup, .. } => gpuplan_core::train::base_from_checkpoint(&req.model, setup),
+    }
+}
+
+/// Whether `engine` loads `format` as stored (`infer::format_runs`) on any built-in chip of the
+/// families the search covers: TensorRT-LLM and the static engine load no bitsandbytes
+/// checkpoint, and no engine does on a chip outside CUDA.
+fn loads_as_stored(
+    engine: gpuplan_core::workload::Engine,
+    format: gpuplan_core::workload::WeightFormat,
+    chips: &[ChipFamily],
+) -> bool {
+    gpuplan_core::hardware::builtin_gpus().map_or(true, |gpus| {
+        gpus.iter().any(|g| {
+            chips.contains(&ChipFamily::of(g))
+                && gpuplan_core::infer::format_runs(engine, format, g)
+        })
+    })
 }
 
 /// One warning per asked region no catalog row names, with the nearest spellings.
@@ -1250,7 +1270,20 @@ fn no_plan(o: &PlanOutcome, v: &View) -> String {
         } else {
             &b.message_en
         };
-        out.push_str(&para(&format!("- {text} [{}]", b.constraint), v, "  "));
+        out.push_str(&binding_lines(text, b.constraint, v));
+    }
+    out
+}
+
+/// One rejection: its first line as a list item with the constraint, any further lines (a
+/// binding's advice, `Binding::with_lines`) each wrapped under its own indentation.
+fn binding_lines(text: &str, constraint: &str, v: &View) -> String {
+    let mut lines = text.lines();
+    let first = lines.next().unwrap_or_default();
+    let mut out = para(&format!("- {first} [{constraint}]"), v, "  ");
+    for line in lines {
+        let pad = line.len() - line.trim_start().len();
+        out.push_str(&para(line, v, &" ".repeat(pad + 2)));
     }
     out
 }

@@ -750,14 +750,43 @@ fn progress(n: usize) -> Option<indicatif::ProgressBar> {
     Some(b)
 }
 
-/// Today for price ages, Unix seconds: `$GPUPLAN_TODAY` (YYYY-MM-DD) when set and valid — for
-/// reproducible output, as the snapshot tests use — else the system clock.
+/// Today for price ages, Unix seconds: `$GPUPLAN_TODAY` (YYYY-MM-DD) when set — for
+/// reproducible output, as the snapshot tests use — else the system clock. An invalid value
+/// is refused before any command runs ([`check_today`]).
 pub fn today_secs() -> i64 {
-    std::env::var("GPUPLAN_TODAY")
+    env_today()
         .ok()
-        .and_then(|d| days_from_civil(d.trim()))
+        .flatten()
         .map(|days| days * 86_400)
         .unwrap_or_else(now_secs)
+}
+
+/// Refuses an invalid `$GPUPLAN_TODAY` (exit 2, naming the variable, the value and the
+/// format): a mistyped date would otherwise fall back to the clock unnoticed and age every
+/// price by the wrong number of days. Called once before a command runs.
+pub fn check_today() -> Result<()> {
+    env_today().map(|_| ())
+}
+
+/// `$GPUPLAN_TODAY` in days since 1970-01-01: `None` when unset or empty, an error when it
+/// is not a calendar date written YYYY-MM-DD.
+fn env_today() -> Result<Option<i64>> {
+    let value = match std::env::var("GPUPLAN_TODAY") {
+        Err(std::env::VarError::NotPresent) => return Ok(None),
+        Err(std::env::VarError::NotUnicode(v)) => v.to_string_lossy().into_owned(),
+        Ok(v) if v.trim().is_empty() => return Ok(None),
+        Ok(v) => v,
+    };
+    strict_day(value.trim())
+        .map(Some)
+        .ok_or_else(|| render::fail(Msg::new("cli-err-today").arg("value", value)))
+}
+
+/// Days since 1970-01-01 of a date written exactly YYYY-MM-DD that exists in the calendar
+/// (`2026-02-30` and `2026-13-01` do not).
+fn strict_day(s: &str) -> Option<i64> {
+    let days = days_from_civil(s).filter(|_| s.len() == 10)?;
+    (UtcTime::from_unix(days * 86_400).date() == s).then_some(days)
 }
 
 /// "1281 d old" / "1281 天前" for a price's `as_of`, or nothing when it is not a date.
@@ -899,6 +928,23 @@ pub fn stale_warnings(ages: &[PlanPriceAge], lang: Lang) -> Vec<Msg> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn today_must_be_a_calendar_date_written_yyyy_mm_dd() {
+        assert_eq!(strict_day("2026-12-03"), days_from_civil("2026-12-03"));
+        assert_eq!(strict_day("2024-02-29"), days_from_civil("2024-02-29"));
+        for bad in [
+            "2026-13-01",
+            "2026-02-30",
+            "2025-02-29",
+            "yesterday",
+            "2026-12",
+            "2026-12-03x",
+            "26-12-03",
+        ] {
+            assert_eq!(strict_day(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn ages_parse_and_count_whole_days() {

@@ -174,8 +174,16 @@ fn write_then_rename(
 mod tests {
     use super::*;
 
+    thread_local! {
+        /// This test's scratch root, removed when its thread ends (`tempfile`).
+        static ROOT: tempfile::TempDir = tempfile::Builder::new()
+            .prefix("gpuplan-uf-")
+            .tempdir()
+            .unwrap();
+    }
+
     fn scratch(tag: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("gpuplan-uf-{}-{tag}", std::process::id()));
+        let d = ROOT.with(|r| r.path().join(tag));
         let _ = fs::remove_dir_all(&d);
         fs::create_dir_all(&d).unwrap();
         d

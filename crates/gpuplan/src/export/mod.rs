@@ -7,6 +7,7 @@
 pub mod cloud;
 pub mod k8s;
 pub mod netenv;
+pub mod readme;
 pub mod serve;
 pub mod skypilot;
 pub mod train;
@@ -71,8 +72,8 @@ pub fn yaml(p: &PlanView, what: &str, docs: &[serde_json::Value]) -> Result<Stri
     Ok(out)
 }
 
-/// Every file of the plan's bundle.
-pub fn bundle(p: &PlanView) -> Result<Vec<File>> {
+/// Every file of the plan's bundle, its README in `lang`.
+pub fn bundle(p: &PlanView, lang: gpuplan_core::i18n::Lang) -> Result<Vec<File>> {
     let mut files = if p.serve.is_some() {
         serve::files(p)?
     } else {
@@ -81,112 +82,8 @@ pub fn bundle(p: &PlanView) -> Result<Vec<File>> {
     files.extend(k8s::files(p)?);
     files.push(skypilot::file(p)?);
     files.push(cloud::file(p));
-    files.push(readme(p, &files));
+    files.push(readme::readme(p, &files, lang));
     Ok(files)
-}
-
-fn readme(p: &PlanView, files: &[File]) -> File {
-    let mut text = format!(
-        "gpuplan {} launch bundle\n{}\n\nFiles (JSON files cannot carry comments: their provenance is this README):\n",
-        version(),
-        p.title()
-    );
-    for f in files {
-        text.push_str(&format!("  {}\n", f.path));
-    }
-    if let Some(t) = &p.train {
-        text.push_str(&training_settings(t));
-        text.push_str(&train::ep_readme(t));
-        text.push_str(&checkpoint_settings(t));
-        text.push_str(&train::ep_stack_readme(t));
-        text.push_str(&train::not_carried_readme(p, t));
-    }
-    if p.region.is_none() {
-        let var = if p.provider == "alibaba" {
-            "REGION_ID"
-        } else {
-            "REGION"
-        };
-        text.push_str(&format!(
-            "\nRegion: the plan names none (its price is for no stated region). Set it before running\nthe cloud script, e.g. `{var}=<region id> bash cloud/create-instances.sh`, or plan again\nwith --region; the script stops until {var} is set.\n"
-        ));
-    }
-    text.push_str(&format!(
-        "\nFrom plan to running job:\n{}\nPlaceholders: every value the plan or a stored provider document does not give is\nmarked (REPLACE … in manifests, `${{VAR:?…}}` in scripts, which stop until VAR is set).\nThe cloud command runs with the provider's dry-run flag on: set DRY_RUN=false to create.\n",
-        five_commands(p)
-    ));
-    File::new("README.txt", text)
-}
-
-/// The training settings the plan's memory and step time were computed for: the launch files
-/// carry the parallelism and the batch, but LoRA, the sequence length and recomputation live in
-/// the user's training script, which must match them (audit r6 #10).
-fn training_settings(t: &view::TrainView) -> String {
-    let peft = matches!(t.task.as_str(), "lora" | "qlora");
-    let lora = match t.lora_rank.filter(|_| peft) {
-        Some(r) => {
-            let targets = if t.lora_targets.is_empty() {
-                "all-linear".to_string()
-            } else {
-                t.lora_targets.join(",")
-            };
-            let mut s = format!(" (LoRA rank {r}, targets {targets}");
-            if let Some(d) = t.lora_dropout {
-                s.push_str(&format!(", dropout {d}"));
-            }
-            if let Some(b) = &t.lora_base {
-                s.push_str(&format!(", base weights {b}"));
-            }
-            s + ")"
-        }
-        None => String::new(),
-    };
-    format!(
-        "\nTraining settings the plan's memory and time assume (set the same in your training script):\n  task {}{lora}, precision {}, optimizer {}\n  sequence length {}, micro-batch {} × {} gradient-accumulation steps per GPU\n  activation recomputation {}, attention {}\n",
-        t.task, t.precision, t.optimizer, t.seq_len, t.micro_batch, t.grad_accum, t.recompute, t.attention
-    )
-}
-
-/// Which checkpoint interval the launch files carry (`GPUPLAN_CHECKPOINT_STEPS`, Megatron's
-/// `--save-interval`, LitGPT's `save_interval`): the one of the billing the plan priced.
-fn checkpoint_settings(t: &view::TrainView) -> String {
-    match (t.checkpoint_interval_s, t.checkpoint_steps(), t.checkpoint_basis) {
-        (Some(secs), Some(steps), Some(basis)) => format!(
-            "  checkpoint every {secs:.0} s = {steps} optimizer steps: {}\n",
-            basis.describe()
-        ),
-        _ => "  checkpoint interval: none written: the plan JSON has no interval for its billing (no `train.failures` off spot: failure_rate_per_gpu_hour = 0, or a plan from before gpuplan modelled failures); use your framework's default or re-create the plan\n".into(),
-    }
-}
-
-/// From plan to running job: the machines (cloud CLI), then either the nodes themselves or a
-/// Kubernetes cluster made of them.
-pub fn five_commands(p: &PlanView) -> String {
-    let slug = p.slug();
-    let (vm, job) = match &p.serve {
-        Some(_) => (
-            "MODEL=<repo or path> bash serve-vllm.sh                 # on each node".to_string(),
-            "k8s/deployment.yaml",
-        ),
-        None if p.train.as_ref().is_some_and(|t| t.framework == "litgpt") => (
-            format!(
-                "NODE_RANK=<0..{}> MASTER_ADDR=<node 0> bash launch.sh   # on each node: LitGPT's CLI with litgpt.yaml (set its checkpoint_dir, and data: LitGPT's default is Alpaca)",
-                p.nodes - 1
-            ),
-            "k8s/pytorchjob.yaml (or k8s/volcano-job.yaml)",
-        ),
-        None => (
-            format!(
-                "NODE_RANK=<0..{}> MASTER_ADDR=<node 0> TRAIN_SCRIPT=train.py bash launch.sh   # on each node",
-                p.nodes - 1
-            ),
-            "k8s/pytorchjob.yaml (or k8s/volcano-job.yaml)",
-        ),
-    };
-    format!(
-        "  1. bash cloud/create-instances.sh                  # dry run: the provider checks the order, creates nothing\n  2. DRY_RUN=false bash cloud/create-instances.sh    # creates the {n} instance(s)\n  3. copy this directory to every node (or to the shared storage the plan chose)\n  4. {vm}\n  5. watch the logs of node 0\nOn Kubernetes (a cluster with these nodes): kubectl create configmap {slug} --from-file=. ;\n  kubectl apply -f {job}   (the bundle is mounted at /gpuplan in the pods)\n",
-        n = p.nodes
-    )
 }
 
 /// Write the bundle into `dir`, all or nothing as far as the file system allows:
@@ -398,7 +295,7 @@ mod proptests {
         #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
         #[test]
         fn every_bundle_parses_and_holds_the_plan(p in plan()) {
-            let files = bundle(&p).unwrap();
+            let files = bundle(&p, gpuplan_core::i18n::Lang::En).unwrap();
             let mut paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
             paths.sort();
             paths.dedup();
@@ -471,9 +368,16 @@ mod proptests {
 mod write_tests {
     use super::*;
 
+    thread_local! {
+        /// This test's scratch root, removed when its thread ends (`tempfile`).
+        static ROOT: tempfile::TempDir = tempfile::Builder::new()
+            .prefix("gpuplan-export-write-")
+            .tempdir()
+            .unwrap();
+    }
+
     fn scratch(tag: &str) -> PathBuf {
-        let d =
-            std::env::temp_dir().join(format!("gpuplan-export-write-{tag}-{}", std::process::id()));
+        let d = ROOT.with(|r| r.path().join(tag));
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).unwrap();
         d

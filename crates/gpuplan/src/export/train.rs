@@ -6,6 +6,7 @@
 use super::view::{PlanView, TrainView};
 use super::{netenv, script, yaml, File};
 use anyhow::Result;
+use gpuplan_core::i18n::Msg;
 use serde_json::{json, Value};
 
 /// DeepSpeed's documented default for reduce_bucket_size and allgather_bucket_size
@@ -244,59 +245,45 @@ pub fn ep_stack(t: &TrainView) -> EpStack {
     }
 }
 
-/// The README's paragraph on an EP plan whose ZeRO stage Megatron does not run.
-pub fn ep_stack_readme(t: &TrainView) -> String {
-    match ep_stack(t) {
-        EpStack::Megatron => String::new(),
-        EpStack::DeepSpeedMoe => format!(
-            "\nThis plan's expert parallelism is DeepSpeed-MoE's (the plan names the hugging_face stack: eager modules):\nlaunch.sh defaults to LAUNCHER=deepspeed (ds_config.json stage {}, MoE layers with ep_size={});\nLAUNCHER=megatron runs Megatron-Core's fused modules, whose memory and time the plan did not assume{}.\n",
-            t.zero,
-            t.ep,
-            if t.zero == 2 { " (and ZeRO-1 only: more memory than planned)" } else { "" }
-        ),
-        EpStack::None => format!(
-            "\nThis bundle cannot reproduce the plan: ZeRO-{} with EP {} beside TP {} × PP {} × CP {} ({} stack) is run by no launcher\nit writes (DeepSpeed-MoE refuses ZeRO-3; EP with TP/PP under DeepSpeed is Megatron-DeepSpeed's, not exported).\nLAUNCHER=megatron runs ZeRO-1 (more memory than planned); LAUNCHER=deepspeed has no TP/PP/CP.\n",
-            t.zero, t.ep, t.tp, t.pp, t.cp, t.framework
-        ),
-    }
-}
-
 /// The plan settings that `launcher` (a launch.sh LAUNCHER value) does not carry, each as
 /// `key = value (why)`: the step time assumed them, and no file the launcher reads holds them.
 /// InternEvo's parameter hand-back and gradient buckets (`parallel.zero1_broadcast`,
 /// `grad_bucket_elements`, `grad_bucket_sync`) have no flag in any launcher the bundle writes;
 /// the MoE dispatcher and all-to-all overlap reach Megatron-LM only (`megatron_dispatcher`).
-pub fn not_carried(t: &TrainView, launcher: &str) -> Vec<String> {
+pub fn not_carried(t: &TrainView, launcher: &str) -> Vec<Msg> {
     let mut v = Vec::new();
     if t.zero1_broadcast != "all_gather" {
-        v.push(format!("parallel.zero1_broadcast = {} (InternEvo's one broadcast per owning rank; the launchers' optimizers all-gather)", t.zero1_broadcast));
+        v.push(Msg::new("export-nc-zero1-broadcast").arg("v", t.zero1_broadcast.as_str()));
     }
     if let Some(e) = t.grad_bucket_elements {
-        v.push(format!("parallel.grad_bucket_elements = {e} (gradient elements per data-parallel bucket; set it in the training framework)"));
+        v.push(Msg::new("export-nc-grad-bucket-elements").arg("e", e.to_string()));
     }
     if t.optimizer_bf16 {
         v.push(optimizer_dtype_caveat(t, launcher));
     }
     if t.grad_bucket_sync {
-        v.push("parallel.grad_bucket_sync = true (each bucket's reduction waits for the previous one, InternEvo's synchronize)".into());
+        v.push(Msg::new("export-nc-grad-bucket-sync"));
     }
     // Megatron-LM's entry points train every parameter: a LoRA/QLoRA plan's memory (the
     // adapters' states only) holds under a PEFT front end of Megatron-Core, which takes these
     // parallel arguments (audit r9 #4: pretrain_gpt.py with megatron_args.sh ran out of memory
     // as a full fine-tune).
     if launcher == "megatron" && matches!(t.task.as_str(), "lora" | "qlora") {
-        v.push(format!(
-            "training.task = {} (LoRA rank {}: Megatron-LM's pretrain_gpt.py has no LoRA and would train every parameter, beyond the plan's memory; run a PEFT entry point of Megatron-Core with megatron_args.sh, e.g. ms-swift's `megatron sft --train_type lora` or Megatron-Bridge's LoRA recipes)",
-            t.task,
-            t.lora_rank.map_or_else(|| "?".to_string(), |r| r.to_string())
-        ));
+        let rank = t
+            .lora_rank
+            .map_or_else(|| "?".to_string(), |r| r.to_string());
+        v.push(
+            Msg::new("export-nc-megatron-lora")
+                .arg("task", t.task.as_str())
+                .arg("rank", rank),
+        );
     }
     if t.ep > 1 && launcher != "megatron" {
         if t.moe_a2a_overlap {
-            v.push("parallel.moe_a2a_overlap = true (Megatron-Core's EP all-to-all overlap: LAUNCHER=megatron carries it)".into());
+            v.push(Msg::new("export-nc-a2a-overlap"));
         }
         if t.moe_dispatcher != "alltoall" {
-            v.push(format!("parallel.moe_dispatcher = {} (Megatron-Core's flex dispatcher: LAUNCHER=megatron carries it)", t.moe_dispatcher));
+            v.push(Msg::new("export-nc-dispatcher").arg("d", t.moe_dispatcher.as_str()));
         }
     }
     v
@@ -307,27 +294,13 @@ pub fn not_carried(t: &TrainView, launcher: &str) -> Vec<String> {
 /// without the distributed optimizer or under another launcher the moments too. NeMo sets all
 /// three in bf16 by the optimizer's `dtype: bf16` (NeMo-Framework-Launcher 24.07
 /// conf/peft/llama/sft.yaml, `optim`).
-fn optimizer_dtype_caveat(t: &TrainView, launcher: &str) -> String {
+fn optimizer_dtype_caveat(t: &TrainView, launcher: &str) -> Msg {
     let moments = if launcher == "megatron" && t.zero >= 1 {
-        "megatron_args.sh keeps the Adam moments in bf16 (--use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16), but"
+        "export-nc-moments-megatron"
     } else {
-        "this launcher keeps the Adam moments in fp32 and"
+        "export-nc-moments-fp32"
     };
-    format!("training.optimizer_dtype = bf16 (the plan's memory counted the Adam master weights and moments at 2 B each: {moments} Megatron-LM's master weights stay fp32, since --main-params-dtype takes fp32 or fp16 only, so the job needs more memory than planned; NeMo's distributed_fused_adam with optim.dtype: bf16 holds all three in bf16)")
-}
-
-/// The README's list of the plan settings the default launcher does not carry.
-pub fn not_carried_readme(p: &PlanView, t: &TrainView) -> String {
-    let launcher = launcher_default(p, t);
-    let keys = not_carried(t, launcher);
-    if keys.is_empty() {
-        return String::new();
-    }
-    let mut s = format!("\nPlan settings the default launcher (LAUNCHER={launcher}) does not carry (the plan's time assumed them):\n");
-    for k in keys {
-        s.push_str(&format!("  {k}\n"));
-    }
-    s
+    Msg::new("export-nc-optimizer-dtype").arg("moments", Msg::new(moments))
 }
 
 pub fn launcher_default(p: &PlanView, t: &TrainView) -> &'static str {
@@ -490,20 +463,6 @@ export GPUPLAN_EXPERT_TP_SIZE=\"${{GPUPLAN_EXPERT_TP_SIZE:-{etp}}}\"
 ",
         ep = t.ep,
         etp = t.etp
-    )
-}
-
-/// The README's lines on the plan's expert parallelism (empty without EP).
-pub fn ep_readme(t: &TrainView) -> String {
-    if t.ep <= 1 {
-        return String::new();
-    }
-    format!(
-        "  expert parallelism EP {ep} with expert tensor parallelism {etp} ({what}): megatron_args.sh passes\n  --expert-model-parallel-size {ep} --expert-tensor-parallel-size {etp}; with DeepSpeed-MoE set\n  deepspeed.moe.layer.MoE(ep_size={ep}, enable_expert_tensor_parallelism={split}) in the model (launch.sh exports GPUPLAN_EP_SIZE)\n",
-        ep = t.ep,
-        etp = t.etp,
-        what = if t.etp == 1 { "whole experts on each rank" } else { "each expert split over the expert-TP ranks" },
-        split = if t.etp > 1 { "True" } else { "False" },
     )
 }
 

@@ -159,16 +159,6 @@ pub enum CheckpointBasis {
     Failures,
 }
 
-impl CheckpointBasis {
-    /// The README's words for it.
-    pub fn describe(self) -> &'static str {
-        match self {
-            CheckpointBasis::Spot => "spot's interval (its preemption rate plus hardware and software failures), the billing this plan's hours and cost use",
-            CheckpointBasis::Failures => "the failures' interval (hardware and software interruptions of the whole job, no preemptions), the billing this plan's hours and cost use (on-demand or subscription)",
-        }
-    }
-}
-
 impl TrainView {
     /// Optimizer steps between checkpoints at the plan's interval (at least 1).
     pub fn checkpoint_steps(&self) -> Option<u64> {
@@ -243,23 +233,33 @@ impl PlanView {
     }
     /// One line naming the plan, for file headers.
     pub fn title(&self) -> String {
-        let job = if self.serve.is_some() {
-            "serving"
-        } else {
-            "training"
+        self.title_in(gpuplan_core::i18n::Lang::En)
+    }
+
+    /// [`Self::title`] in `l` (the README's; the scripts' headers stay English).
+    pub fn title_in(&self, l: gpuplan_core::i18n::Lang) -> String {
+        let billing = match self.billing.as_deref() {
+            Some(b) => gpuplan_core::i18n::Arg::from(b),
+            None => gpuplan_core::i18n::Msg::new("export-title-no-price").into(),
         };
-        format!(
-            "plan #{} of the document: {} {} on {} × {} ({} {} × {} per node, {})",
-            self.rank,
-            self.model,
-            job,
-            self.nodes,
-            self.instance,
-            self.provider,
-            self.gpu_name,
-            self.gpus_per_node,
-            self.billing.as_deref().unwrap_or("no price known"),
-        )
+        gpuplan_core::i18n::Msg::new("export-title")
+            .arg("rank", self.rank.to_string())
+            .arg("model", self.model.as_str())
+            .arg(
+                "job",
+                if self.serve.is_some() {
+                    "serving"
+                } else {
+                    "training"
+                },
+            )
+            .arg("nodes", self.nodes.to_string())
+            .arg("instance", self.instance.as_str())
+            .arg("provider", self.provider.as_str())
+            .arg("gpu", self.gpu_name.as_str())
+            .arg("per_node", self.gpus_per_node.to_string())
+            .arg("billing", billing)
+            .render(l)
     }
 }
 

@@ -436,7 +436,7 @@ pub fn run_cols(tag: &str, columns: &str, args: &[&str]) -> std::process::Output
 }
 /// The CLI with a config dir per `tag`, the locale variables removed and `COLUMNS` where given.
 fn command(tag: &str, columns: Option<&str>) -> std::process::Command {
-    let cfg = std::env::temp_dir().join(format!("gpuplan-{tag}-{}", std::process::id()));
+    let cfg = scratch().join(format!("config-{tag}"));
     let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_gpuplan"));
     c.env("GPUPLAN_CONFIG_DIR", &cfg)
         .env_remove("LANG")
@@ -504,9 +504,23 @@ pub fn advice<'a>(p: &'a serde_json::Value, id: &str) -> Option<&'a serde_json::
     p["advice"].as_array()?.iter().find(|a| a["id"] == id)
 }
 
-/// A path in the temp directory for file `name` of test file `tag` (one per process).
+thread_local! {
+    /// This test's scratch folder (`tempfile`): libtest runs each test on its own thread, and
+    /// the folder is removed with everything in it when that thread ends.
+    static SCRATCH: tempfile::TempDir = tempfile::Builder::new()
+        .prefix("gpuplan-test-")
+        .tempdir()
+        .expect("a scratch folder in the temp directory");
+}
+
+/// This test's scratch folder, removed when the test ends (see [`SCRATCH`]).
+pub fn scratch() -> std::path::PathBuf {
+    SCRATCH.with(|d| d.path().to_path_buf())
+}
+
+/// A path in this test's scratch folder for file `name` of test file `tag`.
 pub fn temp_path(tag: &str, name: &str) -> std::path::PathBuf {
-    std::env::temp_dir().join(format!("gpuplan-{tag}-{}-{name}", std::process::id()))
+    scratch().join(format!("{tag}-{name}"))
 }
 
 /// Writes `text` to [`temp_path`] and returns the path.
