@@ -80,7 +80,10 @@ fn a_deepseek_config_without_its_mla_rank_is_refused() {
     let o = common::run(TAG, &["models", "show", "--config", ok.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = common::one_line(&o);
-    assert!(text.contains("MLA (q_lora_rank 1536, kv_lora_rank 512"), "{text}");
+    assert!(
+        text.contains("MLA (q_lora_rank 1536, kv_lora_rank 512"),
+        "{text}"
+    );
     for f in [null, absent, ok] {
         let _ = std::fs::remove_file(f);
     }
@@ -282,11 +285,7 @@ fn a_duplicated_table_reads_in_chinese() {
     refused(&args, 2, &["duplicate key `training` in document root"]);
     let mut zh = args.to_vec();
     zh.extend(["--lang", "zh"]);
-    let o = refused(
-        &zh,
-        2,
-        &["`training`，位于文件顶层", "!document root"],
-    );
+    let o = refused(&zh, 2, &["`training`，位于文件顶层", "!document root"]);
     assert!(
         common::english_sentences(&stderr(&o)).is_empty(),
         "{}",
