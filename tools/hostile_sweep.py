@@ -1706,6 +1706,12 @@ def weights_title(fmt, shipped):
     return check
 
 
+def uses_positive_hours(r):
+    """The monthly row's break-even note never says the job uses 0 hours."""
+    bad = [w for w in ("this job uses 0 h", "本任务使用 0 小时") if w in r["out"]]
+    return [f"says {bad[0]!r}"] if bad else []
+
+
 def r14():
     c = []
 
@@ -1751,6 +1757,11 @@ def r14():
         add(f"plan phi3-medium rate {rate} {w}", ["plan", "--model-config", cfg, "--task", "inference", "--rate", rate,
             "--format", "json", "--top", "100"] + w, None, None, ok_exits=(0, 4),
             files={"config.json": json.dumps(PHI3_MEDIUM)}, check=serve_tps_split_kv(10))
+    # The break-even note of jobs under an hour, every provider with a monthly price.
+    for prov, lang in itertools.product(["alibaba", "huawei", "tencent"], ["en", "zh"]):
+        add(f"break-even hours {prov} {lang}", ["plan", "-m", "Qwen2.5-0.5B", "--task", "lora", "--tokens", "1000",
+            "--provider", prov, "--wide", "--lang", lang], None, None, ok_exits=(0, 4), env={"COLUMNS": "250"},
+            check=uses_positive_hours)
     # Workload files: encodings and shapes previous rounds did not try.
     base = 'model = "Qwen2.5-7B"\nkind = "training"\n[training]\ntask = "lora"\ntokens = 1e8\n'
     wl = ["estimate", "--workload", "{dir}/w.toml", "--gpu", "A100"]

@@ -293,3 +293,38 @@ fn a_duplicated_table_reads_in_chinese() {
     );
     let _ = std::fs::remove_file(f);
 }
+
+/// #6: a 1000-token LoRA job (0.3 h of the 1-GPU type, its monthly row "0.3 h") read "break-even
+/// at 480 h of use per month …; this job uses 0 h" in the cost table and the advice: below one
+/// hour the hours keep two significant digits; from one hour whole hours, as before.
+#[test]
+fn a_job_under_an_hour_does_not_use_zero_hours() {
+    let base = [
+        "plan",
+        "-m",
+        "Qwen2.5-0.5B",
+        "--task",
+        "lora",
+        "--tokens",
+        "1000",
+        "--provider",
+        "alibaba",
+        "--wide",
+    ];
+    for lang in ["en", "zh"] {
+        let mut args = base.to_vec();
+        args.extend(["--lang", lang]);
+        let o = common::run_cols(TAG, "250", &args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let text = common::stdout(&o);
+        let (note, zero) = match lang {
+            "en" => ("this job uses ", "this job uses 0 h"),
+            _ => ("本任务使用 ", "本任务使用 0 小时"),
+        };
+        assert!(text.contains(note), "{text}");
+        assert!(!text.contains(zero), "{text}");
+        let used = text.split(note).nth(1).unwrap();
+        let figure: f64 = used.split(' ').next().unwrap().parse().unwrap();
+        assert!(figure > 0.0 && figure < 1.0, "{used}");
+    }
+}

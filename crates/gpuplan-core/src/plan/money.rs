@@ -448,6 +448,36 @@ fn costs_worded(
     (out, chosen, spot_plan)
 }
 
+/// The monthly row's note: from how many hours of use a month the subscription is cheaper than
+/// on-demand (`break_even` h), against the hours this job uses (at most a month) and the reuse the
+/// workload expects. Hours below one keep two significant digits (audit r14 #6: a 0.3 h job read
+/// "this job uses 0 h"); from one hour whole hours, as before. Both languages from the catalog
+/// (the Chinese note left the reuse out).
+fn break_even_note(break_even: f64, hours: f64, reuse: f64) -> (String, String) {
+    let used = hours.min(HOURS_PER_MONTH);
+    let shown = if used >= 1.0 {
+        format!("{used:.0}")
+    } else {
+        crate::units::format_gpu_hours(used)
+    };
+    let key = if reuse > 0.0 {
+        "billing-break-even-reuse"
+    } else {
+        "billing-break-even"
+    };
+    let t = crate::i18n::Text::from(
+        crate::i18n::Msg::new(key)
+            .arg("breakeven", format!("{break_even:.0}"))
+            .arg(
+                "share",
+                format!("{:.0}", break_even / HOURS_PER_MONTH * 100.0),
+            )
+            .arg("hours", shown)
+            .arg("reuse", format!("{reuse:.0}")),
+    );
+    (t.en, t.zh)
+}
+
 /// The pure subscription's row of [`costs_at`] for `n` nodes over `hours`: the months the
 /// provider's API accepts, with the break-even note against on-demand (both languages) and the
 /// consecutive periods it is bought as.
@@ -460,23 +490,11 @@ fn monthly_row(
 ) -> Option<BillingCost> {
     let (p, months) = prices.monthly.clone().zip(subscription(prices, hours))?;
     let od = &prices.od;
-    let note = od.as_ref().filter(|_| words).map(|o| {
-        let be = p.cny / o.cny;
-        format!(
-            "break-even at {be:.0} h of use per month ({:.0}% of a month): below that, on-demand is cheaper; this job uses {:.0} h{}",
-            be / HOURS_PER_MONTH * 100.0,
-            hours.min(HOURS_PER_MONTH),
-            if c.reuse_hours_per_month > 0.0 { format!(" + {:.0} h/month of expected reuse", c.reuse_hours_per_month) } else { String::new() }
-        )
-    });
-    let note_zh = od.as_ref().filter(|_| words).map(|o| {
-        let be = p.cny / o.cny;
-        format!(
-            "每月使用超过 {be:.0} 小时（{:.0}% 的时间）包月才划算；本任务使用 {:.0} 小时",
-            be / HOURS_PER_MONTH * 100.0,
-            hours.min(HOURS_PER_MONTH)
-        )
-    });
+    let (note, note_zh) = od
+        .as_ref()
+        .filter(|_| words)
+        .map(|o| break_even_note(p.cny / o.cny, hours, c.reuse_hours_per_month))
+        .unzip();
     let (mut note, mut note_zh) = (note, note_zh);
     if od.is_none() && words && hours < HOURS_PER_MONTH {
         // No hourly price to compare with: the row says what it charges for (trust r9 #6; the
