@@ -28,6 +28,10 @@ Families (each input is one gpuplan run, or one HTTP request for `api`):
   r13      round 13: --gpu/--region values no row answers, provider responses without a GPU type,
            jobs below one token or sample, tiny jobs' GPU-hours, layer_overhead_s on training,
            --gpu against --chips
+  r14      round 14: MLA configs without their rank, deepseek_v3 configs without quantization_config,
+           serving TP against the KV heads (estimate refuses, plan never offers), concurrent exports
+           into one folder, real HF configs (Gemma 2, gpt-oss, Qwen3-MoE, Phi-3) and workload-file
+           encodings
   sanity   ordinary questions: preset × task × provider × objective × size, each plan checked
            against independent invariants (memory within the GPU, MFU ≤ 0.75, priced plans first
            by cost, ¥ > 0, serving KV pool holds its batch, MoE experts held)
@@ -1662,12 +1666,157 @@ def r13():
     add("plan --pick 2 with --export", plan + ["--pick", "2", "--export", "{dir}/x"], 0)
     return c
 
+DS_V3 = {"architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3", "hidden_size": 7168,
+         "intermediate_size": 18432, "moe_intermediate_size": 2048, "num_hidden_layers": 61,
+         "num_attention_heads": 128, "num_key_value_heads": 128, "n_routed_experts": 256, "n_shared_experts": 1,
+         "num_experts_per_tok": 8, "first_k_dense_replace": 3, "moe_layer_freq": 1, "topk_method": "noaux_tc",
+         "kv_lora_rank": 512, "q_lora_rank": 1536, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
+         "v_head_dim": 128, "vocab_size": 129280, "max_position_embeddings": 163840,
+         "num_nextn_predict_layers": 1, "tie_word_embeddings": False, "torch_dtype": "bfloat16",
+         "quantization_config": {"quant_method": "fp8", "fmt": "e4m3", "weight_block_size": [128, 128],
+                                 "activation_scheme": "dynamic"}}
+MOONLIGHT = dict({k: v for k, v in DS_V3.items() if k != "quantization_config"}, hidden_size=2048,
+                 intermediate_size=11264, moe_intermediate_size=1408, num_hidden_layers=27, num_attention_heads=16,
+                 num_key_value_heads=16, n_shared_experts=2, n_routed_experts=64, num_experts_per_tok=6,
+                 first_k_dense_replace=1, q_lora_rank=None, vocab_size=163840, max_position_embeddings=8192,
+                 num_nextn_predict_layers=0)
+PHI3_MEDIUM = {"architectures": ["Phi3ForCausalLM"], "model_type": "phi3", "hidden_size": 5120,
+               "intermediate_size": 17920, "max_position_embeddings": 4096, "num_attention_heads": 40,
+               "num_hidden_layers": 40, "num_key_value_heads": 10, "rope_scaling": None, "sliding_window": 2047,
+               "tie_word_embeddings": False, "torch_dtype": "bfloat16", "vocab_size": 32064}
+
+
+def serve_tps_split_kv(kv):
+    """A serving plan's TPs all split `kv` KV heads as vLLM asserts (kv % tp == 0, or tp % kv == 0)."""
+    def check(r):
+        plans = json.loads(r["out"])["outcome"]["plans"]
+        bad = [p["serve"]["tp"] for p in plans if "serve" in p and
+               not (kv % p["serve"]["tp"] == 0 if kv >= p["serve"]["tp"] else p["serve"]["tp"] % kv == 0)]
+        return [f"TP {sorted(set(bad))} planned for {kv} KV heads"] if bad else []
+    return check
+
+
+def weights_title(fmt, shipped):
+    """estimate's serving title sizes `fmt` weights; the "ships in" note only for a stored format."""
+    def check(r):
+        probs = [] if f"serving with {fmt} weights" in r["out"] else [f"not {fmt}: {r['out'][:160]}"]
+        if ("ships in" in r["err"]) != shipped:
+            probs.append(f"'ships in' note {'missing' if shipped else 'for a 16-bit checkpoint'}")
+        return probs
+    return check
+
+
+def uses_positive_hours(r):
+    """The monthly row's break-even note never says the job uses 0 hours."""
+    bad = [w for w in ("this job uses 0 h", "本任务使用 0 小时") if w in r["out"]]
+    return [f"says {bad[0]!r}"] if bad else []
+
+
+def r14():
+    c = []
+
+    def add(name, args, exit=None, frag=None, **kw):
+        c.append(Case("r14", name, args, exit=exit, frag=frag, **kw))
+    cfg = "{dir}/config.json"
+    serve8 = ["estimate", "--model-config", cfg, "--task", "inference", "--gpu", "H200", "--gpus-per-node", "8",
+              "--tp", "8"]
+    # MLA model types need kv_lora_rank; a null or absent one is no MHA model.
+    for mt in ["deepseek_v3", "deepseek_v2"]:
+        for how, cfgv in [("null", dict(DS_V3, model_type=mt, kv_lora_rank=None)),
+                          ("absent", {k: v for k, v in DS_V3.items() if k != "kv_lora_rank"} | {"model_type": mt}),
+                          ("zero", dict(DS_V3, model_type=mt, kv_lora_rank=0)),
+                          ("string", dict(DS_V3, model_type=mt, kv_lora_rank="512"))]:
+            for base in [serve8, ["models", "show", "--config", cfg]]:
+                add(f"{mt} kv_lora_rank {how} {base[0]}", base, 2, ("kv_lora_rank",),
+                    files={"config.json": json.dumps(cfgv)})
+    add("llama with kv_lora_rank null stays MHA", ["models", "show", "--config", cfg], 0,
+        files={"config.json": json.dumps(dict(LLAMA, kv_lora_rank=None))})
+    # The stored format comes from quantization_config, not the model_type.
+    for name, cfgv, fmt, shipped in [("moonlight bf16", MOONLIGHT, "bf16", False),
+                                     ("deepseek-v3 fp8", DS_V3, "fp8", True),
+                                     ("deepseek-v3 no quantization_config",
+                                      {k: v for k, v in DS_V3.items() if k != "quantization_config"}, "bf16", False),
+                                     ("deepseek-v3 quantization_config null", dict(DS_V3, quantization_config=None),
+                                      "bf16", False)]:
+        add(f"{name} weights", serve8, None, None, ok_exits=(0, 3), files={"config.json": json.dumps(cfgv)},
+            check=weights_title(fmt, shipped))
+    add("preset DeepSeek-V3 stays fp8", ["estimate", "-m", "DeepSeek-V3", "--task", "inference", "--gpu", "H200",
+                                         "--gpus-per-node", "8", "--tp", "8"], None, None, ok_exits=(0, 3),
+        check=weights_title("fp8", True))
+    # Serving TP against the KV heads (vLLM llama.py LlamaAttention's asserts).
+    e_serve = ["estimate", "--task", "inference", "--gpu", "H100"]
+    for model, tp, exit in [(["-m", "Qwen2.5-7B"], "7", 2), (["-m", "Qwen2.5-7B"], "4", 0),
+                            (["-m", "Qwen2.5-0.5B"], "7", 2), (["-m", "Qwen2.5-0.5B"], "2", 0),
+                            (["-m", "Llama-3.1-8B"], "16", 0), (["--model-config", cfg], "4", 2),
+                            (["--model-config", cfg], "8", 2), (["--model-config", cfg], "5", 0),
+                            (["--model-config", cfg], "10", 0)]:
+        nodes = ["--gpus-per-node", "8", "--nodes", "2"] if int(tp) > 8 else ["--gpus-per-node", tp]
+        add(f"serve tp {tp} {' '.join(model)}", e_serve + model + ["--tp", tp] + nodes, exit, ("tp",),
+            files={"config.json": json.dumps(PHI3_MEDIUM)}, need=("KV heads",) if exit == 2 else ())
+    for rate, w in [("2", []), ("20", ["--weights", "bf16"]), ("200", [])]:
+        add(f"plan phi3-medium rate {rate} {w}", ["plan", "--model-config", cfg, "--task", "inference", "--rate", rate,
+            "--format", "json", "--top", "100"] + w, None, None, ok_exits=(0, 4),
+            files={"config.json": json.dumps(PHI3_MEDIUM)}, check=serve_tps_split_kv(10))
+    # The break-even note of jobs under an hour, every provider with a monthly price.
+    for prov, lang in itertools.product(["alibaba", "huawei", "tencent"], ["en", "zh"]):
+        add(f"break-even hours {prov} {lang}", ["plan", "-m", "Qwen2.5-0.5B", "--task", "lora", "--tokens", "1000",
+            "--provider", prov, "--wide", "--lang", lang], None, None, ok_exits=(0, 4), env={"COLUMNS": "250"},
+            check=uses_positive_hours)
+    # Workload files: encodings and shapes previous rounds did not try.
+    base = 'model = "Qwen2.5-7B"\nkind = "training"\n[training]\ntask = "lora"\ntokens = 1e8\n'
+    wl = ["estimate", "--workload", "{dir}/w.toml", "--gpu", "A100"]
+    for name, text, exit, frag in [("crlf", base.replace("\n", "\r\n").encode(), 0, None),
+                                   ("bom crlf", b"\xef\xbb\xbf" + base.replace("\n", "\r\n").encode(), 0, None),
+                                   ("utf-16", base.encode("utf-16"), 2, ("utf-8",)),
+                                   ("tabs", base.replace(" = ", "\t=\t"), 0, None),
+                                   ("duplicated table", base + "[training]\ntask = 'full'\n", 2, ("training",)),
+                                   ("2 MB comment line", base + "# " + "x" * 2_000_000 + "\n", 0, None),
+                                   ("tokens -0.0", base.replace("1e8", "-0.0"), 2, ("tokens",)),
+                                   ("tokens 1e308", base.replace("1e8", "1e308"), 2, ("tokens",)),
+                                   ("tokens hex", base.replace("1e8", "0x10"), 0, None),
+                                   ("inline training table", 'model = "Qwen2.5-7B"\nkind = "training"\n'
+                                    'training = { task = "lora", tokens = 1e8 }\n', 0, None),
+                                   ("nul byte", base.encode() + b"\x00", 2, ("w.toml",))]:
+        add(f"workload {name}", wl, exit, frag, files={"w.toml": text})
+    # Real HF configs of families the earlier rounds did not import.
+    for name, cfgv in [("gemma2-9b", GEMMA2_9B), ("qwen3-30b-a3b", QWEN3_MOE), ("phi3-medium", PHI3_MEDIUM),
+                       ("qwen3 moe decoder_sparse_step 100", dict(QWEN3_MOE, decoder_sparse_step=100)),
+                       ("qwen3 moe mlp_only_layers [0, 1]", dict(QWEN3_MOE, mlp_only_layers=[0, 1]))]:
+        for w in ["show", "lora", "serve", "plan"]:
+            add(f"{name} [{w}]", HF_CMDS[w], None, None, ok_exits=(0, 3, 4), files={"config.json": json.dumps(cfgv)})
+    for bad, frag in [("kv_lora_rank", "kv_lora_rank"), ("mlp_only_layers", "mlp_only_layers")]:
+        val = "x"
+        add(f"qwen3 moe {bad} = 'x'", HF_CMDS["show"], 2, (frag,),
+            files={"config.json": json.dumps(dict(QWEN3_MOE, **{bad: val}))})
+    return c
+
+
+GEMMA2_9B = {"architectures": ["Gemma2ForCausalLM"], "model_type": "gemma2", "attn_logit_softcapping": 50.0,
+             "final_logit_softcapping": 30.0, "head_dim": 256, "hidden_act": "gelu_pytorch_tanh",
+             "hidden_size": 3584, "intermediate_size": 14336, "max_position_embeddings": 8192,
+             "num_attention_heads": 16, "num_hidden_layers": 42, "num_key_value_heads": 8,
+             "query_pre_attn_scalar": 256, "sliding_window": 4096, "torch_dtype": "float32", "vocab_size": 256000}
+QWEN3_MOE = {"architectures": ["Qwen3MoeForCausalLM"], "model_type": "qwen3_moe", "decoder_sparse_step": 1,
+             "head_dim": 128, "hidden_size": 2048, "intermediate_size": 6144, "max_position_embeddings": 40960,
+             "max_window_layers": 48, "mlp_only_layers": [], "moe_intermediate_size": 768, "norm_topk_prob": True,
+             "num_attention_heads": 32, "num_experts": 128, "num_experts_per_tok": 8, "num_hidden_layers": 48,
+             "num_key_value_heads": 4, "rope_scaling": None, "rope_theta": 1000000.0, "sliding_window": None,
+             "tie_word_embeddings": False, "torch_dtype": "bfloat16", "use_sliding_window": False,
+             "vocab_size": 151936}
+HF_CMDS = {
+    "show": ["models", "show", "--config", "{dir}/config.json"],
+    "lora": ["estimate", "--model-config", "{dir}/config.json", "--task", "lora", "--gpu", "H100",
+             "--gpus-per-node", "8"],
+    "serve": ["estimate", "--model-config", "{dir}/config.json", "--task", "inference", "--gpu", "H100"],
+    "plan": ["plan", "--model-config", "{dir}/config.json", "--task", "inference", "--provider", "alibaba"],
+}
+
 # ---------------------------------------------------------------------------------------------
 
 
 FAMILIES = {"flags": flags, "combos": combos, "hfconfig": hfconfigs, "files": lambda: workload_files() + catalog_and_prices(),
             "export": export_cases, "sanity": sanity, "esanity": esanity, "misc": misc, "recent": recent, "r5": r5,
-            "r12": r12, "r13": r13}
+            "r12": r12, "r13": r13, "r14": r14}
 
 
 def main():

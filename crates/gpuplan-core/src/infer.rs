@@ -828,6 +828,49 @@ pub fn check_format_on_model(m: &ModelSpec, format: WeightFormat) -> Result<(), 
     Ok(())
 }
 
+/// Largest tensor-parallel size [`check_tp_splits_attention`] lists as an alternative.
+const TP_TRIED_UP_TO: u64 = 16;
+
+/// Whether a serving engine splits the decoder's attention over `tp` ranks: the query heads
+/// divide by `tp`, and the KV heads divide by it (split across ranks) or divide it (replicated).
+/// vLLM's attention layers assert exactly this (vllm/model_executor/models/llama.py
+/// `LlamaAttention.__init__`: `total_num_kv_heads % tp_size == 0` when there are at least `tp`
+/// KV heads, else `tp_size % total_num_kv_heads == 0`; qwen2.py, phi3 via llama.py and SGLang's
+/// copies alike): Phi-3-medium (40 heads, 10 KV heads) fails at TP 4 (vllm-project/vllm issue
+/// #5951), Llama 3 70B (8 KV heads) runs at TP 16 with each KV head on two ranks. MLA keeps one
+/// latent per token on every rank (`kv_per_token`), so only its query heads count.
+pub fn tp_splits_attention(t: &TransformerSpec, tp: u64) -> bool {
+    let tp = tp.max(1);
+    let kv = t.kv_heads.max(1);
+    let kv_ok = matches!(t.attention, AttentionKind::Mla(_))
+        || if kv >= tp {
+            kv.is_multiple_of(tp)
+        } else {
+            tp.is_multiple_of(kv)
+        };
+    t.heads.is_multiple_of(tp) && kv_ok
+}
+
+/// [`tp_splits_attention`] as a refusal naming `tp`, the head counts and the sizes that work
+/// (audit r14 #3: TP 7 on Qwen2.5-7B's 4 KV heads was sized, vLLM asserts at start-up).
+pub fn check_tp_splits_attention(t: &TransformerSpec, tp: u64) -> Result<(), CoreError> {
+    if tp_splits_attention(t, tp) {
+        return Ok(());
+    }
+    let works: Vec<String> = (1..=TP_TRIED_UP_TO)
+        .filter(|n| tp_splits_attention(t, *n))
+        .map(|n| n.to_string())
+        .collect();
+    Err(CoreError::invalid_msg(
+        "tp",
+        tp,
+        crate::i18n::Msg::new("fix-tp-divides-heads-serve")
+            .arg("heads", t.heads)
+            .arg("kv", t.kv_heads)
+            .arg("try", works.join(", ")),
+    ))
+}
+
 pub fn serving_memory(
     m: &ModelSpec,
     s: &InferenceSetup,
@@ -844,13 +887,7 @@ pub fn serving_memory(
             "KV-cache sizing needs a transformer; this model is given by totals",
         )
     })?;
-    if !t.heads.is_multiple_of(s.tp) {
-        return Err(CoreError::invalid_msg(
-            "tp",
-            s.tp,
-            crate::i18n::Msg::new("fix-tp-divides-heads-serve").arg("heads", t.heads),
-        ));
-    }
+    check_tp_splits_attention(t, s.tp)?;
     // Default: what the workload needs (prompt + output, rounded up to whole KV blocks), not the
     // model's full context, whose profile pass would silently eat a large share of the pool.
     let img = image_load(t, s);
@@ -1194,15 +1231,15 @@ pub fn adapt_half(
     Ok((out, Some(note.into())))
 }
 
-/// The format a model's released checkpoint is stored in when it is not 16-bit: DeepSeek-V3 and
-/// R1 (`deepseek_v3`) ship FP8 e4m3 weights with 128×128 block scales (their HF configs'
-/// `quantization_config`, the DeepSeek-V3 report §3.3 FP8 training). Serving them in FP8 is not a
-/// quantization of the model, so no quality warning applies.
-/// A config's `quantization_config` (model/quant.rs, [`ModelSpec::checkpoint`]) names the format
-/// of any imported checkpoint: gpt-oss's MXFP4, FP8 and int4/int8 releases.
+/// The format a model's released checkpoint is stored in when it is not 16-bit, from its config's
+/// `quantization_config` (model/quant.rs, [`ModelSpec::checkpoint`]): DeepSeek-V3 and R1 ship FP8
+/// e4m3 weights with 128×128 block scales (their HF configs, copied into the presets; the
+/// DeepSeek-V3 report §3.3 FP8 training), gpt-oss MXFP4, other FP8 and int4/int8 releases. Serving
+/// them as stored is not a quantization of the model, so no quality warning applies.
+/// Not the `model_type`: a `deepseek_v3` config without `quantization_config` is a 16-bit
+/// checkpoint (Moonlight-16B-A3B, bf16 conversions of V3), sized FP8 before audit r14 #2.
 pub fn native_format(m: &ModelSpec) -> Option<WeightFormat> {
     m.checkpoint
-        .or_else(|| (m.model_type() == "deepseek_v3").then_some(WeightFormat::Fp8))
 }
 
 /// Serving a checkpoint whose `quantization_config.quant_method` gpuplan does not read

@@ -5,15 +5,15 @@ mod common;
 use common::{stderr, stdout};
 use std::process::Output;
 
+const TAG: &str = "audit-r6";
+
 fn gpuplan(args: &[&str]) -> Output {
-    common::run("audit-r6", args)
+    common::run(TAG, args)
 }
 
 /// Exit 2 and an error that names `flag`.
 fn refused(args: &[&str], flag: &str) {
-    let o = gpuplan(args);
-    assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
-    assert!(stderr(&o).contains(flag), "{args:?}: {}", stderr(&o));
+    common::assert_refused(TAG, args, 2, &[flag]);
 }
 
 /// `plan -m ResNet-50 --task inference --rate 100` answered "1000+300 tokens", "TTFT 99.1 ms,
@@ -140,9 +140,7 @@ fn epochs_beside_tokens_is_refused_with_the_total() {
         "--tokens",
         "1e8",
     ];
-    let o = gpuplan(&[&base[..], &["--epochs", "3"]].concat());
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("--tokens 300.0M"), "{}", stderr(&o));
+    refused(&[&base[..], &["--epochs", "3"]].concat(), "--tokens 300.0M");
     refused(&[&base[..], &["--samples", "5e4"]].concat(), "--samples");
     // Samples × epochs is the documented way, and still plans.
     let o = gpuplan(&[
@@ -173,14 +171,18 @@ fn unknown_gpu_and_family_are_bad_input() {
         "--tokens",
         "1e8",
     ];
-    let o = gpuplan(&[&base[..], &["--gpu", "h200x"]].concat());
-    assert_eq!(o.status.code(), Some(2));
-    let e = stderr(&o);
-    assert!(e.contains("--gpu h200x") && e.contains("a100-80g"), "{e}");
-    let o = gpuplan(&[&base[..], &["--family", "gn7ee"]].concat());
-    assert_eq!(o.status.code(), Some(2));
-    let e = stderr(&o);
-    assert!(e.contains("--family gn7ee") && e.contains("gn7e"), "{e}");
+    common::assert_refused(
+        TAG,
+        &[&base[..], &["--gpu", "h200x"]].concat(),
+        2,
+        &["--gpu h200x", "a100-80g"],
+    );
+    common::assert_refused(
+        TAG,
+        &[&base[..], &["--family", "gn7ee"]].concat(),
+        2,
+        &["--family gn7ee", "gn7e"],
+    );
     // Known values, in any case, still filter: a combination that leaves nothing is exit 4.
     let o = gpuplan(&[&base[..], &["--family", "GN7E", "--gpu", "A100"]].concat());
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));

@@ -8,12 +8,14 @@ use common::plans;
 use serde_json::Value;
 use std::process::Output;
 
+const TAG: &str = "audit-r6b";
+
 fn run(args: &[&str]) -> Output {
-    common::run("audit-r6b", args)
+    common::run(TAG, args)
 }
 
 fn plan_json(args: &[&str]) -> Value {
-    common::plan_json("audit-r6b", args)
+    common::plan_json(TAG, args)
 }
 
 fn advice_en<'a>(p: &'a Value, id: &str) -> Option<&'a str> {
@@ -217,29 +219,30 @@ fn models_show_fits_the_width_and_cites_sources_a_user_can_open() {
 /// estimate, on a dense model and at EP 1. Each is refused (exit 2) naming the flag or key.
 #[test]
 fn expert_all_to_all_settings_without_expert_parallelism_are_refused() {
-    let o = run(&[
-        "estimate",
-        "-m",
-        "Qwen2.5-7B",
-        "--task",
-        "inference",
-        "--gpu",
-        "A100",
-        "--moe-dispatcher",
-        "deepep",
-    ]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("--moe-dispatcher"));
+    common::assert_refused(
+        TAG,
+        &[
+            "estimate",
+            "-m",
+            "Qwen2.5-7B",
+            "--task",
+            "inference",
+            "--gpu",
+            "A100",
+            "--moe-dispatcher",
+            "deepep",
+        ],
+        2,
+        &["--moe-dispatcher"],
+    );
     for (model, flag, value) in [
         ("Qwen2.5-7B", "--moe-a2a-overlap", "true"),
         ("Qwen3-30B-A3B", "--moe-dispatcher", "deepep"),
     ] {
-        let o = run(&[
+        let args = [
             "estimate", "-m", model, "--task", "full", "--gpu", "H100", "--tokens", "1e8", flag,
             value,
-        ]);
-        assert_eq!(o.status.code(), Some(2), "{model} {flag}");
-        let e = String::from_utf8_lossy(&o.stderr);
-        assert!(e.contains("ep ≥ 2"), "{e}");
+        ];
+        common::assert_refused(TAG, &args, 2, &["ep ≥ 2"]);
     }
 }

@@ -13,6 +13,7 @@ phrase-json-key-string = key must be a string at
 phrase-toml-table-header = invalid table header
 phrase-toml-duplicate-key = duplicate key
 phrase-toml-in-table = ` in table `
+phrase-toml-in-root = ` in document root
 phrase-toml-expected-newline = expected newline
 phrase-toml-invalid-string = invalid basic string
 phrase-import-expected-array = expected an array

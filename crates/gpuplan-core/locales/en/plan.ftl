@@ -254,6 +254,8 @@ bind-interruptions-beside = { $n ->
 bind-stalls-beyond-bound = each checkpoint stalls training { $write_s } s and one is taken every { $interval } min, so the stalls would make the job take more than { $max }× its compute time: raise checkpoint_interval_hours (--set checkpoint_interval_hours=1), save asynchronously (checkpoint_stall_fraction), or use faster storage
 bind-failures-beyond-bound = { $per_day } failures a day across its GPUs (GPUs × failure_rate_per_gpu_hour), each a { $restart }-minute restart, would make the job take more than { $max }× its uninterrupted time or never finish (Daly's expected time under exponential failures): too many GPUs for the failure rate; use fewer GPUs (--max-nodes), or a lower failure_rate_per_gpu_hour / failure_restart_minutes if your cluster measures them
 spot-beyond-bound = spot left out: { $per_hour } preemptions an hour ({ $nodes } nodes × --preemption-rate), each a { $restart }-minute restart, would make the job take more than { $max }× its uninterrupted time or never finish: the spot rate is too high for this many nodes; use on-demand or monthly billing, or fewer nodes
+billing-break-even = break-even at { $breakeven } h of use per month ({ $share }% of a month): below that, on-demand is cheaper; this job uses { $hours } h
+billing-break-even-reuse = break-even at { $breakeven } h of use per month ({ $share }% of a month): below that, on-demand is cheaper; this job uses { $hours } h + { $reuse } h/month of expected reuse
 billing-monthly-only = monthly only: billed { $months ->
     [1] a whole month
    *[other] { $months } whole months
@@ -267,10 +269,6 @@ warn-bnb-skipped-linears = the checkpoint's llm_int8_skip_modules keeps { $count
 
 # Pricing notes: a monthly row's break-even, a spot row's interruptions, how an estimated price
 # was made, why a storage class (money.rs, catalog/mod.rs).
-billing-break-even = break-even at { $hours } h of use per month ({ $pct }% of a month): below that, on-demand is cheaper; this job uses { $used } h{ $reuse ->
-    [yes] { " " }+ { $reuse_h } h/month of expected reuse
-   *[no] {""}
-}
 billing-spot-note = expected { $n } preemptions (rate { $rate }/node-hour); checkpoint every { $min } min ({ $write } s to write); +{ $pct }% time
 price-spot-estimate = { $pct }% of the on-demand price (tunable spot_price_fraction; Tencent documents spot at about 10–20% of pay-as-you-go, Alibaba says it can fall to 10%); import real spot prices with `gpuplan catalog import`
 price-spot-od-method = ; on-demand price: { $method }

@@ -11,6 +11,7 @@ phrase-json-key-string = 键必须是字符串，位于
 phrase-toml-table-header = 表头无效
 phrase-toml-duplicate-key = 重复的键
 phrase-toml-in-table = `，位于表 `
+phrase-toml-in-root = `，位于文件顶层
 phrase-toml-expected-newline = 应换行
 phrase-toml-invalid-string = 字符串无效
 phrase-import-expected-array = 应为数组

@@ -212,6 +212,8 @@ bind-interruptions-beside = 有 { $n } 个方案因中断开销过大被拒绝�
 bind-stalls-beyond-bound = 每个检查点使训练停顿 { $write_s } 秒，而每 { $interval } 分钟保存一次，停顿会使任务耗时超过计算时间的 { $max } 倍：请调大 checkpoint_interval_hours（--set checkpoint_interval_hours=1）、改用异步保存（checkpoint_stall_fraction）或更快的存储
 bind-failures-beyond-bound = 全部 GPU 每天 { $per_day } 次故障（GPU 数 × failure_rate_per_gpu_hour），每次重启 { $restart } 分钟，会使任务耗时超过不中断时的 { $max } 倍或永远无法完成（按 Daly 指数故障模型的期望时间）：GPU 数相对故障率过多；请减少 GPU（--max-nodes），或在集群实测更低时调低 failure_rate_per_gpu_hour / failure_restart_minutes
 spot-beyond-bound = 未计抢占式实例：每小时 { $per_hour } 次回收（{ $nodes } 个节点 × --preemption-rate），每次重启 { $restart } 分钟，会使任务耗时超过不中断时的 { $max } 倍或永远无法完成：该节点数下抢占率过高；请改用按量或包月计费，或减少节点
+billing-break-even = 每月使用超过 { $breakeven } 小时（{ $share }% 的时间）包月才划算；本任务使用 { $hours } 小时
+billing-break-even-reuse = 每月使用超过 { $breakeven } 小时（{ $share }% 的时间）包月才划算；本任务使用 { $hours } 小时，另加每月预计复用 { $reuse } 小时
 billing-monthly-only = 仅包月：每节点按整{ $months ->
     [1] 月
    *[other] { $months } 个月
@@ -224,7 +226,6 @@ warn-train-bnb-base = 检查点以 { $weights } 权重发布（bitsandbytes，�
 warn-bnb-skipped-linears = 检查点的 llm_int8_skip_modules 将 { $count } 个解码器模块保留为 16 位（{ $modules }）；gpuplan 按检查点的位数估算所有解码器线性层，因此这些权重被低估
 
 # 价格说明：包月的盈亏平衡、抢占式的中断、估算价格的来历、存储类型的理由（money.rs、catalog/mod.rs）。
-billing-break-even = 每月使用超过 { $hours } 小时（{ $pct }% 的时间）包月才划算；本任务使用 { $used } 小时
 billing-spot-note = 预计被回收 { $n } 次（每节点每小时 { $rate } 次）；每 { $min } 分钟保存检查点（写入 { $write } 秒）；时间增加 { $pct }%
 price-spot-estimate = 按量价格的 { $pct }%（可调常数 spot_price_fraction；腾讯云文档称竞价实例约为按量价格的 10%–20%，阿里云称可低至 10%）；请用 `gpuplan catalog import` 导入真实的抢占式价格
 price-spot-od-method = ；按量价格：{ $method }

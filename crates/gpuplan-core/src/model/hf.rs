@@ -800,7 +800,7 @@ fn decoder(f: &mut Fields, model_type: &str, warnings: &mut Vec<String>) -> Tran
             router_bias: f.opt_str("topk_method") == Some("noaux_tc"),
         });
     }
-    if let Some(kv_lora_rank) = f.opt_u64(&["kv_lora_rank"]) {
+    if let Some(kv_lora_rank) = mla_rank(f, model_type) {
         let m = MlaSpec {
             q_lora_rank: f.opt_u64(&["q_lora_rank"]),
             kv_lora_rank,
@@ -817,6 +817,21 @@ fn decoder(f: &mut Fields, model_type: &str, warnings: &mut Vec<String>) -> Tran
         }
     }
     t
+}
+
+/// Model types whose attention is always MLA: transformers' DeepseekV2Attention and
+/// DeepseekV3Attention build `kv_a_proj_with_mqa` from `config.kv_lora_rank` unconditionally
+/// (models/deepseek_v3/modeling_deepseek_v3.py), so a `null` or absent rank is no MHA model.
+const MLA_ONLY: &[&str] = &["deepseek_v2", "deepseek_v3"];
+
+/// The MLA latent rank (`kv_lora_rank`); required for [`MLA_ONLY`] model types (audit r14 #1: a
+/// DeepSeek-V3 config with `"kv_lora_rank": null` was sized as 128-head MHA with head_dim 56).
+fn mla_rank(f: &mut Fields, model_type: &str) -> Option<u64> {
+    if MLA_ONLY.contains(&model_type) {
+        Some(f.req(&["kv_lora_rank"])).filter(|r| *r > 0)
+    } else {
+        f.opt_u64(&["kv_lora_rank"])
+    }
 }
 
 fn chatglm(f: &mut Fields, model_type: &str) -> TransformerSpec {

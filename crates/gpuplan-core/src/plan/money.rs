@@ -464,6 +464,36 @@ fn costs_worded(
     (out, chosen, spot_plan)
 }
 
+/// The monthly row's note: from how many hours of use a month the subscription is cheaper than
+/// on-demand (`break_even` h), against the hours this job uses (at most a month) and the reuse the
+/// workload expects. Hours below one keep two significant digits (audit r14 #6: a 0.3 h job read
+/// "this job uses 0 h"); from one hour whole hours, as before. Both languages from the catalog
+/// (the Chinese note left the reuse out).
+fn break_even_note(break_even: f64, hours: f64, reuse: f64) -> (String, String) {
+    let used = hours.min(HOURS_PER_MONTH);
+    let shown = if used >= 1.0 {
+        format!("{used:.0}")
+    } else {
+        crate::units::format_gpu_hours(used)
+    };
+    let key = if reuse > 0.0 {
+        "billing-break-even-reuse"
+    } else {
+        "billing-break-even"
+    };
+    let t = crate::i18n::Text::from(
+        crate::i18n::Msg::new(key)
+            .arg("breakeven", format!("{break_even:.0}"))
+            .arg(
+                "share",
+                format!("{:.0}", break_even / HOURS_PER_MONTH * 100.0),
+            )
+            .arg("hours", shown)
+            .arg("reuse", format!("{reuse:.0}")),
+    );
+    (t.en, t.zh)
+}
+
 /// The pure subscription's row of [`costs_at`] for `n` nodes over `hours`: the months the
 /// provider's API accepts, with the break-even note against on-demand (both languages) and the
 /// consecutive periods it is bought as.
@@ -476,11 +506,11 @@ fn monthly_row(
 ) -> Option<BillingCost> {
     let (p, months) = prices.monthly.clone().zip(subscription(prices, hours))?;
     let od = &prices.od;
-    let note = od
+    let (note, note_zh) = od
         .as_ref()
         .filter(|_| words)
-        .map(|o| break_even(p.cny / o.cny, hours, c));
-    let (note, note_zh) = (note.clone().map(|t| t.en), note.map(|t| t.zh));
+        .map(|o| break_even_note(p.cny / o.cny, hours, c.reuse_hours_per_month))
+        .unzip();
     let (mut note, mut note_zh) = (note, note_zh);
     if od.is_none() && words && hours < HOURS_PER_MONTH {
         // No hourly price to compare with: the row says what it charges for (trust r9 #6; the
@@ -506,19 +536,6 @@ fn monthly_row(
         months: Some(months),
         mix: None,
     })
-}
-
-/// The monthly row's break-even note (both languages): `be` hours of on-demand use per month
-/// cost the monthly price; the job's own hours and the reuse the constraints expect.
-fn break_even(be: f64, hours: f64, c: &Constraints) -> crate::i18n::Text {
-    let reuse = c.reuse_hours_per_month;
-    crate::i18n::Msg::new("billing-break-even")
-        .arg("hours", format!("{be:.0}"))
-        .arg("pct", format!("{:.0}", be / HOURS_PER_MONTH * 100.0))
-        .arg("used", format!("{:.0}", hours.min(HOURS_PER_MONTH)))
-        .arg("reuse", if reuse > 0.0 { "yes" } else { "no" })
-        .arg("reuse_h", format!("{reuse:.0}"))
-        .into()
 }
 
 /// Spot's row of [`costs_at`] and its plan, where spot is priced and `checkpoint` given: the
@@ -1095,14 +1112,15 @@ mod tests {
             reuse_hours_per_month: 40.0,
             ..Constraints::default()
         };
-        let t = break_even(365.04, 100.0, &c);
-        assert_eq!(t.en, "break-even at 365 h of use per month (50% of a month): below that, on-demand is cheaper; this job uses 100 h + 40 h/month of expected reuse");
+        let (en, zh) = break_even_note(365.04, 100.0, c.reuse_hours_per_month);
+        assert_eq!(en, "break-even at 365 h of use per month (50% of a month): below that, on-demand is cheaper; this job uses 100 h + 40 h/month of expected reuse");
+        // The Chinese note now carries the reuse clause too (audit r14 #6; e73cdc3 dropped it).
         assert_eq!(
-            t.zh,
-            "每月使用超过 365 小时（50% 的时间）包月才划算；本任务使用 100 小时"
+            zh,
+            "每月使用超过 365 小时（50% 的时间）包月才划算；本任务使用 100 小时，另加每月预计复用 40 小时"
         );
-        let t = break_even(365.04, 100.0, &Constraints::default());
-        assert!(t.en.ends_with("this job uses 100 h"), "{}", t.en);
+        let (en, _) = break_even_note(365.04, 100.0, Constraints::default().reuse_hours_per_month);
+        assert!(en.ends_with("this job uses 100 h"), "{en}");
         let mut od = price(Billing::OnDemand, 10.0);
         let t = spot_method(0.2, &od);
         assert_eq!(t.en, "20% of the on-demand price (tunable spot_price_fraction; Tencent documents spot at about 10–20% of pay-as-you-go, Alibaba says it can fall to 10%); import real spot prices with `gpuplan catalog import`");

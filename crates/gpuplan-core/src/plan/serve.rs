@@ -245,12 +245,12 @@ fn best_latency(
     job: &ServeJob,
     cands: &[(&Instance, &GpuSpec)],
 ) -> Option<((f64, String), (f64, String))> {
-    let heads = req.model.transformer().map(|t| t.heads)?;
+    let t = req.model.transformer()?;
     let mut best: Option<((f64, String), (f64, String))> = None;
     for &(inst, gpu) in cands {
         for fmt in formats(job, gpu, &req.model) {
             for tp in [1, 2, 4, 8] {
-                if tp as f64 > inst.gpu_count.round() || !heads.is_multiple_of(tp) {
+                if tp as f64 > inst.gpu_count.round() || !crate::infer::tp_splits_attention(t, tp) {
                     continue;
                 }
                 let s = decoder_setup(job, fmt, tp);
@@ -551,15 +551,13 @@ fn size_format(
     evaluated: &mut u64,
 ) -> Option<Sized> {
     let decoder = is_decoder(&req.model);
-    let heads = req.model.transformer().map(|t| t.heads).unwrap_or(1);
     let per_node = inst.gpu_count.round() as u64;
-    let tps: Vec<u64> = if decoder {
-        [1, 2, 4, 8]
+    let tps: Vec<u64> = match req.model.transformer().filter(|_| decoder) {
+        Some(t) => [1, 2, 4, 8]
             .into_iter()
-            .filter(|tp| *tp <= per_node && heads.is_multiple_of(*tp))
-            .collect()
-    } else {
-        vec![1]
+            .filter(|tp| *tp <= per_node && crate::infer::tp_splits_attention(t, *tp))
+            .collect(),
+        None => vec![1],
     };
     // The smallest TP that fits is usually the cheapest; keep the best per format.
     let mut chosen: Option<Sized> = None;

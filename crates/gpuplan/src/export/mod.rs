@@ -92,7 +92,11 @@ pub fn bundle(p: &PlanView, lang: gpuplan_core::i18n::Lang) -> Result<Vec<File>>
 /// 2. write every file to a temporary sibling (`.NAME.tmp-PID`, scripts made executable);
 ///    on any failure remove the temporaries: nothing of the bundle was replaced;
 /// 3. rename the temporaries over the targets (atomic per file: a reader sees the old or the
-///    new file, never a part). A link at a target is replaced, not written through.
+///    new file, never a part). A link at a target is replaced, not written through. Without
+///    `force` a target is only created, never replaced ([`place`]): a file another run put there
+///    since step 1 (two exports into one folder at once) stops this one, its own files removed
+///    again, so the folder holds one whole bundle (audit r14 #4: both runs said "exported",
+///    the second's bundle replaced the first's).
 pub fn write(dir: &Path, files: &[File], force: bool) -> Result<Vec<PathBuf>> {
     let targets: Vec<PathBuf> = files.iter().map(|f| dir.join(&f.path)).collect();
     let mut existing = vec![];
@@ -133,16 +137,52 @@ pub fn write(dir: &Path, files: &[File], force: bool) -> Result<Vec<PathBuf>> {
         }
         return Err(e);
     }
-    for (tmp, t) in temps.iter().zip(&targets) {
-        std::fs::rename(tmp, t).with_context(|| {
-            Localized(
-                Msg::new("export-cannot-move")
-                    .arg("tmp", tmp.display().to_string())
-                    .arg("path", t.display().to_string()),
-            )
-        })?;
+    for (i, (tmp, t)) in temps.iter().zip(&targets).enumerate() {
+        match place(tmp, t, force) {
+            Ok(()) => {}
+            Err(e) => {
+                // Undo this run: its placed files, its remaining temporaries.
+                for p in targets[..i].iter().chain(&temps[i..]) {
+                    let _ = std::fs::remove_file(p);
+                }
+                if e.kind() == std::io::ErrorKind::AlreadyExists {
+                    return Err(fail(
+                        Msg::new("export-exists")
+                            .arg("n", 1u64)
+                            .arg("dir", dir.display().to_string())
+                            .arg("names", files[i].path.as_str()),
+                    ));
+                }
+                return Err(anyhow::Error::new(e).context(Localized(
+                    Msg::new("export-cannot-move")
+                        .arg("tmp", tmp.display().to_string())
+                        .arg("path", t.display().to_string()),
+                )));
+            }
+        }
     }
     Ok(targets)
+}
+
+/// Moves the staged `tmp` to `target`. With `force` a rename over whatever is there; without,
+/// only where nothing is: a hard link, which link(2) refuses atomically (EEXIST) when the name
+/// exists, then the temporary removed. Where the file system has no hard links (FAT, some
+/// network shares) the name is claimed with an exclusive create (O_EXCL) and then replaced.
+fn place(tmp: &Path, target: &Path, force: bool) -> std::io::Result<()> {
+    if force {
+        return std::fs::rename(tmp, target);
+    }
+    match std::fs::hard_link(tmp, target) {
+        Ok(()) => std::fs::remove_file(tmp),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(e),
+        Err(_) => {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(target)?;
+            std::fs::rename(tmp, target)
+        }
+    }
 }
 
 /// `.NAME.tmp-PID` next to `target` (the name `cmd::userfiles` uses, so that its clean-up of a
