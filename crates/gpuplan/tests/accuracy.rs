@@ -308,7 +308,11 @@ fn training_accuracy_stays_within_todays_bands() {
         // 4.99% (0.04993) over 418, mean 9.04%, since torchtune's Llama 3.1 70B CPU-offload row
         // (tokens/s column, 8 × A100) joined held out as a recorded miss: +80.4%, the host CPU's
         // optimizer step not timed (no CPU Adam rate with its CPU stated was found).
-        tput <= 0.04993,
+        // 4.91% (0.04914), mean 8.70%, since round 14 gave every NVIDIA chip with a sourced SM count
+        // its `sm_count` (data/gpus.toml), so their GEMMs pay wave quantization as the A100/H100's
+        // did: 27 rows on A800, H800 and H200 moved (FlagPerf, Skywork, Trainy), nothing fitted; the
+        // in-sample rows (A100/H100) unchanged.
+        tput <= 0.04914,
         "training throughput out-of-sample median {tput:.4}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
@@ -436,8 +440,11 @@ fn training_accuracy_stays_within_todays_bands() {
     // and three llm.c rows (+10.7..+21.9%: its kernels beat the fitted efficiencies; LLMC_FAST).
     // 32 with the same round's eager-attention roofline and FlagPerf's stated 200 Gb/s H800
     // network: both Baichuan2-13B H800 rows (+79.5% -> +8.5%, +42.5% -> +17.9%) within band.
+    // 31 since round 14's SM counts put the H800's GEMMs under wave quantization: FlagPerf's Llama 2
+    // 7B DeepSpeed ZeRO-3 row on H800 (+21.9% -> +16.9%) within band; Skywork's DP128+TP4 row on
+    // A800 stays (+27.8% -> +23.6%).
     assert!(
-        known <= 32,
+        known <= 31,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
