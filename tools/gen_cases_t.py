@@ -1431,20 +1431,21 @@ PHI15 = ("FIXME: under-predicted -67%: the card's 6,144 GPU-hours (32 A100-40G x
          "phi-1.5 paper at '1.5K A100 gpu hours' for the same 150B tokens (76%; the estimate would be +34% of it): card "
          "and paper differ 4.1x, so what the card's 8 days cover (other runs, evaluation, idle time) is not "
          "determined from the sources; nothing is fitted to it.")
-SKY_TP4 = ("FIXME: over-predicted +27.8% (1,811 against 1,417 tokens/s/GPU; +28.4% before round 9 charged sequence "
+SKY_TP4 = ("FIXME: over-predicted +23.6% (1,751 against 1,417 tokens/s/GPU; +27.8% before round 14 gave the A800 its "
+           "108 SMs, so its GEMMs pay wave quantization; +28.4% before round 9 charged sequence "
            "parallelism's all-gather and reduce-scatter each its own NCCL ring latency, 8.4 us more a pair than one "
            "all-reduce). The table's tensor-parallel rows cost more than the model charges on the A800: published "
-           "DP128+TP4 is -22.5% against DP128+PP4 (1,417 vs 1,828), modelled -1.9%; DP256+TP2 is -5.2% against DP256+PP2 "
-           "published, +1.9% modelled. The modelled TP traffic (with sequence parallelism, no TP-comm overlap: 377 GB "
-           "per GPU per step) runs at 150 GB/s effective on the a800-80g's 400 GB/s NVLink and is 2.76 s of an 18.09 s "
+           "DP128+TP4 is -22.5% against DP128+PP4 (1,417 vs 1,828), modelled -3.9%; DP256+TP2 is -5.2% against DP256+PP2 "
+           "published, +0.6% modelled. The modelled TP traffic (with sequence parallelism, no TP-comm overlap: 377 GB "
+           "per GPU per step) runs at 150 GB/s effective on the a800-80g's 400 GB/s NVLink and is 2.76 s of an 18.72 s "
            "step, beside 1.15 s of ZeRO-1 reduce-scatter (fp32) and all-gather (20.6 GB over the NIC share of 25 GB/s, "
-           "not overlapped); the published step (23.1 s) leaves 5.0 s more, i.e. ~52 GB/s if it were all TP "
-           "communication. LLaMA2-13B's TP4 row (+12.7%, in band) agrees once its MFU column is taken: its tokens/s over "
+           "not overlapped); the published step (23.1 s) leaves 4.4 s more, i.e. ~53 GB/s if TP "
+           "communication took the 2.76 + 4.4 s. LLaMA2-13B's TP4 row (+11.6%, in band) agrees once its MFU column is taken: its tokens/s over "
            "MFU ratio is 39.3 where the table's other LLaMA2 rows give 34.9-35.0, and 44.4% MFU is ~1,552 tokens/s, which "
            "needs ~50 GB/s too. Megatron-LM's sequence-parallel backward all-gathers the input of each column-parallel "
            "linear again for its weight gradient (megatron/core/tensor_parallel/layers.py @23.06 lines 254-274, "
            "async beside the input-gradient GEMM): 2 all-gathers per layer per backward, 3,328 a step, 0.73 s at the "
-           "modelled bandwidth and latency if none of it were hidden, 15% of the 5.0 s; not modelled. Round 11 read the "
+           "modelled bandwidth and latency if none of it were hidden, 17% of the 4.4 s; not modelled. Round 11 read the "
            "rest of that backward (same file lines 261-325, mappings.py line 246): the re-gather is issued before the "
            "input-gradient GEMM and waited after it, the input gradient's reduce-scatter is issued before the "
            "weight-gradient GEMM and waited after it, and only the all-gather of the row-parallel outputs' gradients "
@@ -1454,7 +1455,7 @@ SKY_TP4 = ("FIXME: over-predicted +27.8% (1,811 against 1,417 tokens/s/GPU; +28.
            "what it slows the GEMMs it runs beside. Not determined: "
            "whether the A800's NVLink reaches less than the modelled bus bandwidth for 4-GPU groups or smaller per-rank "
            "GEMMs (hidden 4608 / 4) run slower. FlagPerf's Aquila2-7B on 8 A800 at TP 8 without sequence parallelism "
-           "(t-flagperf-aquila2-7b-tp8pp1dp1-a800) is modelled within 0.4%, which points at the sequence-parallel path "
+           "(t-flagperf-aquila2-7b-tp8pp1dp1-a800) is modelled at -7.6% (-0.4% before round 14), which points at the sequence-parallel path "
            "rather than the A800's NVLink; not determined. No constant changed (held out).")
 
 
@@ -1538,6 +1539,8 @@ IE_KNOWN = {
 }
 
 
+# Kept for the record: within band (+16.9%) since round 14 gave the H800 its 132 SMs (its GEMMs pay wave
+# quantization); the A800 row of the same case went from +13.4% to +6.7%.
 FP_DS_H800 = ("FIXME: over-predicted +21.9% (8,718 against 7,151 tokens/s/GPU). The modelled step is 0.470 s: compute "
               "0.465 s with DeepSpeed ZeRO-3's gathers and reduce-scatters (35.4 GB, 0.239 s at 150 GB/s over the H800's "
               "400 GB/s NVLink) all but 5 ms hidden by prefetch; the published step is 0.573 s. The same case on the "
@@ -1561,7 +1564,8 @@ FP_GLM3_910B = ("FIXME: over-predicted +30.6% (4,684 against 3,587 tokens/s/NPU)
                 "not a catalog fact) the row is +9.8%, within band. The H100 row of the same case is +16.6%. No constant "
                 "changed; the chip's HBM bandwidth needs a source.")
 
-# Kept for the record: within band since round 12 (+8.5% at GAS 8, +17.9% at GAS 64). The network is the README's
+# Kept for the record: within band since round 12 (+8.5% at GAS 8, +17.9% at GAS 64; +6.8% and +15.9% since
+# round 14's H800 SM count). The network is the README's
 # 200 Gb/s per node (FLAGPERF_BC2_NOTE): the modelled per-step cost is 2.47 s exposed (published 2.1 s); eager
 # attention's score GEMMs on a roofline and HF's unfused scale/mask/softmax chain (compute.rs
 # eager_score_gemms_seconds, HF_EAGER_SOFTMAX_BYTES_*) give 0.60 s per micro-batch (published 0.72 s; Baichuan2's
@@ -1636,7 +1640,6 @@ KNOWN = {
     "t-skywork-tput-skywork-13b-dp128-tp4-a800": SKY_TP4,
     **ML_KNOWN,
     **IE_KNOWN,
-    "t-flagperf-llama2-7b-ds-h800-default": FP_DS_H800,
     **{f"t-mbridge-{v}-qwen3-30b-a3b-16gpu-h100": MB_QWEN30_EP16 for v in ["2604", "260401", "2606"]},
     **{f"t-titan-llama31-8b-8gpu-cp{c}-s{s}k": CP for c, s in [(4, 128), (8, 256)]},
     # Round 14: SmolLM2-135M's rounded GPU-hours (SMOLLM2_135M), added before any estimate, below its band.
