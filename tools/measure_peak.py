@@ -41,6 +41,10 @@ except ImportError:  # LoRA rows are skipped without peft (and the JSON says so)
 
 B, S = 2, 256
 LAYERS = 2
+# The second shape (batch 1 x 1024 tokens, 4 layers): attention's S^2 terms 4x larger per
+# sequence, the logits the same share, twice the layers; its rows' keys carry it.
+SHAPE = (B, S, LAYERS)
+LONG = (1, 1024, 4)
 LORA_RANK, LORA_ALPHA, LORA_DROPOUT = 8, 16, 0.05
 PHASES = ["forward", "loss", "backward", "optimizer", "zero_grad"]
 
@@ -81,10 +85,10 @@ LORA_TARGETS = {"gpt2": ["c_attn"], "default": ["q_proj", "k_proj", "v_proj", "o
 DTYPES = ["fp32", "bf16", "autocast-bf16"]
 
 
-def build(name, dtype, attn, ckpt, lora):
+def build(name, dtype, attn, ckpt, lora, layers=LAYERS):
     kw = dict(MODELS[name])
     mt = kw.pop("model_type")
-    kw["n_layer" if mt == "gpt2" else "num_hidden_layers"] = LAYERS
+    kw["n_layer" if mt == "gpt2" else "num_hidden_layers"] = layers
     cfg = AutoConfig.for_model(mt, **kw)
     torch.manual_seed(0)
     wdtype = torch.bfloat16 if dtype == "bf16" else torch.float32
@@ -178,12 +182,13 @@ def curve(prof, baseline):
     return peak, at, end_of, phase_peaks
 
 
-def measure(name, dtype, attn, ckpt, lora):
-    cfg, model = build(name, dtype, attn, ckpt, lora)
+def measure(name, dtype, attn, ckpt, lora, shape=SHAPE):
+    batch, seq, layers = shape
+    cfg, model = build(name, dtype, attn, ckpt, lora, layers)
     vocab = cfg.vocab_size
     trainable = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.AdamW(trainable, lr=1e-4, foreach=True)
-    ids = torch.randint(0, vocab, (B, S), generator=torch.Generator().manual_seed(1))
+    ids = torch.randint(0, vocab, (batch, seq), generator=torch.Generator().manual_seed(1))
     run_step(model, opt, ids, dtype, vocab)  # warm-up: creates the optimizer states
     gc.collect()
     param_bytes = storages_bytes(model.parameters())
@@ -196,7 +201,7 @@ def measure(name, dtype, attn, ckpt, lora):
     peak, (phase, op), end_of, phase_peaks = curve(prof, baseline)
     saved = saved_after_forward(model, ids, dtype, vocab)
     row = {
-        "model": name, "config": MODELS[name], "layers": LAYERS, "dtype": dtype,
+        "model": name, "config": MODELS[name], "layers": layers, "dtype": dtype,
         "attn_implementation": attn, "checkpointing": ckpt,
         "lora": {"rank": LORA_RANK, "alpha": LORA_ALPHA, "dropout": LORA_DROPOUT,
                  "targets": LORA_TARGETS.get(name, LORA_TARGETS["default"])} if lora else None,
@@ -209,6 +214,8 @@ def measure(name, dtype, attn, ckpt, lora):
         "live_after_loss_bytes": end_of.get("loss"), "live_after_backward_bytes": end_of.get("backward"),
         "saved_after_forward_bytes": saved,
     }
+    if shape != SHAPE:  # the header's batch and seq are those of the rows without them
+        row["batch"], row["seq"] = batch, seq
     del model, opt, prof
     gc.collect()
     return row
@@ -248,36 +255,64 @@ def grid():
         yield name, "autocast-bf16", "sdpa", True, False
     if peft:
         yield "llama", "autocast-bf16", "sdpa", True, True
+    yield from grid_extension()
 
 
-def key(name, dtype, attn, ckpt, lora):
-    return f"{name}/{dtype}/{attn}/{ckpt}/{lora}"
+def grid_extension():
+    """The rows after the first 62 (issue 9's gaps): Qwen2 with checkpointing, LoRA and both;
+    Mixtral LoRA (PEFT on the attention projections: its experts are fused 3-D parameters in
+    transformers 5, no `nn.Linear` for a LoRA target); then the LONG shape on Llama, GPT-2 and
+    Mixtral in fp32 and bf16 (SDPA, eager, SDPA with checkpointing)."""
+    for dtype in ["fp32", "bf16"]:
+        yield "qwen2", dtype, "sdpa", True, False
+    if peft:
+        for dtype in DTYPES:
+            yield "qwen2", dtype, "sdpa", False, True
+        for dtype in ["fp32", "bf16"]:
+            yield "qwen2", dtype, "sdpa", True, True
+        for dtype in DTYPES:
+            yield "mixtral", dtype, "sdpa", False, True
+    for attn, ckpt in [("sdpa", False), ("eager", False), ("sdpa", True)]:
+        for dtype, name in itertools.product(["bf16", "fp32"], ["llama", "gpt2", "mixtral"]):
+            yield name, dtype, attn, ckpt, False, LONG
+
+
+def key(name, dtype, attn, ckpt, lora, shape=SHAPE):
+    tail = "" if shape == SHAPE else "/b{}s{}l{}".format(*shape)
+    return f"{name}/{dtype}/{attn}/{ckpt}/{lora}{tail}"
+
+
+def row_key(r):
+    shape = (r.get("batch", B), r.get("seq", S), r["layers"])
+    return key(r["model"], r["dtype"], r["attn_implementation"], r["checkpointing"], r["lora"] is not None, shape)
 
 
 def main():
-    """Rows go to stdout as JSON lines as they finish (`--resume FILE`: only those FILE lacks);
-    with `--assemble FILE`, the JSON lines of FILE become validation/peak-measured.json."""
+    """Rows go to stdout as JSON lines as they finish (`--resume FILE`: only those FILE lacks;
+    `--only KEY`: that row alone); with `--assemble FILE`, the JSON lines of FILE become
+    validation/peak-measured.json, in grid order."""
     torch.set_num_threads(2)
     head = {"torch": torch.__version__, "transformers": transformers.__version__,
             "peft": peft.__version__ if peft else None, "batch": B, "seq": S,
             "optimizer": "torch.optim.AdamW(foreach=True)"}
-    if len(sys.argv) > 2 and sys.argv[1] == "--assemble":
-        with open(sys.argv[2]) as f:
-            head["rows"] = [json.loads(line) for line in f if line.strip()]
+    flag, arg = (sys.argv[1], sys.argv[2]) if len(sys.argv) > 2 else (None, None)
+    if flag == "--assemble":
+        order = {key(*args): i for i, args in enumerate(grid())}
+        with open(arg) as f:
+            rows = [json.loads(line) for line in f if line.strip()]
+        head["rows"] = sorted(rows, key=lambda r: order[row_key(r)])
         json.dump(head, sys.stdout, indent=1, sort_keys=True)
         sys.stdout.write("\n")
         return
     done = set()
-    if len(sys.argv) > 2 and sys.argv[1] == "--resume":  # skip the rows FILE already has
-        with open(sys.argv[2]) as f:
-            for r in map(json.loads, filter(str.strip, f)):
-                done.add(key(r["model"], r["dtype"], r["attn_implementation"], r["checkpointing"], r["lora"] is not None))
+    if flag == "--resume":  # skip the rows FILE already has
+        with open(arg) as f:
+            done = {row_key(r) for r in map(json.loads, filter(str.strip, f))}
     for args in grid():
-        if key(*args) in done:
+        if key(*args) in done or (flag == "--only" and key(*args) != arg):
             continue
         row = measure(*args)
         print(json.dumps(row, sort_keys=True), flush=True)
-
 
 if __name__ == "__main__":
     main()

@@ -460,11 +460,19 @@ pub fn layer_activation(t: &TransformerSpec, s: u64, setup: &TrainingSetup) -> L
 /// would grow. Until round 10 a fitted 4h per LayerNorm (2h more than its input) and c/2 B per
 /// eager score stood for this and for eager's c B per score; both fits met the 256-token rows
 /// only, where a·s = 4h.
+///
+/// Eager attention keeps the same storage at a micro-batch of one: `torch.matmul(query, key^T)`
+/// folds the (b, heads, s, d) query into (b·heads, s, d) with `reshape`, which the split-and-
+/// transpose strides allow as a view only when b = 1, so `BmmBackward0` `_saved_self` is a view
+/// on the fused output (3·s·h elements); at b > 1 it is a copy of q alone (read per tensor on
+/// CPU, torch 2.15, transformers 5.24; measured: the GPT-2 eager rows at 1 × 1024 tokens of
+/// validation/peak-measured.json, saved −3.2% → −0.1% in bf16).
 fn fused_qkv_kept(t: &TransformerSpec, kv: f64, setup: &TrainingSetup) -> f64 {
     // llm-foundry's MPT (expressed as a GPT-2 config with its `LPLayerNorm`) runs its own
     // attention on one fused Wqkv output, which the q/k/v widths above already count.
     let hf_gpt2 = t.model_type == "gpt2" && !t.low_precision_norm;
-    if hf_gpt2 && setup.attention != AttentionImpl::Eager {
+    let query_view = setup.attention != AttentionImpl::Eager || setup.micro_batch == 1;
+    if hf_gpt2 && query_view {
         4.0 * kv
     } else {
         0.0
@@ -1703,9 +1711,13 @@ const AUTOCAST_LAYERNORM_EXTRA_H: f64 = 4.0;
 /// With frozen base weights (LoRA), autograd saves a linear's input only when its weight needs a
 /// gradient (`derivatives.yaml`: mm saves `self` for `mat2`'s gradient), and a norm's normalised
 /// copy only for its weight's gradient: per layer −c·h per norm normalised copy, −c·h per norm
-/// output read by frozen linears (QKV and MLP inputs), −c·f for the down-projection input.
+/// output read by frozen linears (QKV and MLP inputs), −c·f for the down-projection input, and
+/// in an MoE layer −c·h per routed copy: the gathered expert input, which the expert GEMM keeps
+/// for its weight's gradient only (measured: the Mixtral LoRA rows of
+/// validation/peak-measured.json, fp32 +4.8% → −0.0% and bf16 +2.9% → −0.0% on the saved bytes).
 fn frozen_layer(la: LayerActivation, t: &TransformerSpec, c: f64) -> LayerActivation {
     let h = t.hidden as f64;
+    let gathered = t.moe.map_or(0.0, |m| c * h * m.experts_per_token as f64);
     let norms = match t.norm {
         NormKind::RmsNorm => 2.0 * c * h,
         NormKind::LayerNorm => 0.0,
@@ -1718,9 +1730,23 @@ fn frozen_layer(la: LayerActivation, t: &TransformerSpec, c: f64) -> LayerActiva
     };
     LayerActivation {
         replicated: la.replicated - norms - 2.0 * c * h,
-        sharded: la.sharded - c * t.ffn_for_activation() as f64 - qk,
+        sharded: la.sharded - c * t.ffn_for_activation() as f64 - qk - gathered,
         scores: la.scores,
     }
+}
+
+/// torch.autocast with frozen routed experts (LoRA on the attention), bytes per token per layer
+/// over the bf16 profile: transformers' grouped expert GEMM is not autocast-enabled and casts its
+/// input to the weight's dtype (integrations/moe.py @v5.24.0 `_grouped_mm`, l.374-381), so the
+/// experts of fp32 master weights run in fp32 and what they save doubles — per routed copy the
+/// gate‖up output, the activation and up (6f of the 8f in bf16; the frozen down projection keeps
+/// no input) and the expert output (2h); the frozen GEMMs keep no gathered input
+/// ([`frozen_layer`]). The full-training counterpart is in [`autocast_extra_per_layer`].
+/// Measured: the Mixtral autocast LoRA row of validation/peak-measured.json.
+fn autocast_frozen_experts_extra(t: &TransformerSpec) -> f64 {
+    t.moe.map_or(0.0, |m| {
+        m.experts_per_token as f64 * (2.0 * t.hidden as f64 + 6.0 * m.expert_ffn as f64)
+    })
 }
 
 /// Qwen3's per-head RMSNorms on q and k (HF `Qwen3RMSNorm` before rotary), bytes per token in
@@ -1920,6 +1946,9 @@ fn eager_layer_activation(t: &TransformerSpec, setup: &TrainingSetup) -> LayerAc
     }
     if setup.task.is_peft() && setup.framework == Framework::HuggingFace {
         la = frozen_layer(la, t, c);
+        if setup.autocast_on() {
+            la.replicated += autocast_frozen_experts_extra(t);
+        }
         if setup.autocast_on() && t.norm == NormKind::LayerNorm {
             // A frozen LayerNorm saves its input: fp32 under autocast (+2h over bf16), × 2.
             la.replicated += 2.0 * 2.0 * t.hidden as f64;

@@ -111,6 +111,10 @@ fn compiled_timeline_matches_measured_steps() {
             // regression band at today's measured gap — the CPU Inductor backward of a compiled
             // layer (fp32 LoRA adapters above all) peaks 3–23% above the eager working set the
             // model keeps for it; CUDA's is not measured (docs/methodology.md).
+            // Issue 9's 2% rule covers the eager/SDPA grid (tests/measured_peak.rs), not these
+            // four peaks: inside a compiled backward the allocations are the generated kernels'
+            // buffers (Inductor's fusion and buffer reuse, C++ on CPU, Triton on CUDA), so the
+            // CPU bytes are not the GPU's and this band is a regression check, not accuracy.
             assert!(saved.abs() <= 0.05 && fwd.abs() <= 0.05, "{name}\n{report}");
             assert!((-0.25..=0.05).contains(&peak), "{name}: peak\n{report}");
         } else {

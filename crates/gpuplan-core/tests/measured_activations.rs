@@ -81,6 +81,9 @@ fn profile_matches(data: &serde_json::Value) {
             } else {
                 AttentionImpl::Flash
             },
+            // The measured batch: GPT-2's eager query is a view on the fused c_attn storage
+            // only at a micro-batch of one (train.rs `fused_qkv_kept`).
+            micro_batch: data["batch"].as_u64().unwrap(),
             seq_len: seq,
             ..Default::default()
         };
