@@ -458,7 +458,8 @@ def card(r):
     if s["model"] in ("Llama 3.1 8B", "Llama 3.1 70B"):
         note += LLAMA31_VS_LLAMA3 + LONG_CONTEXT_NOTE
         if s["model"] == "Llama 3.1 8B":
-            note += (" Round 14: -50.3% -> -46.7% with these stages, within the band's -50%; the 8B's low MFU on "
+            note += (" Round 14: -50.3% -> -46.7% with these stages (within the then band's -50%; beyond -25%, a known "
+                     "deviation, since stop 33's band); the 8B's low MFU on "
                      "both cards stays unexplained: " + CARD_8B.removeprefix("FIXME: not modellable from the card: "))
         stages = long_context_stages()
         training["tokens"] = s["tokens"] - LONG_CONTEXT_TOKENS
@@ -1627,6 +1628,31 @@ LLMC_FAST = ("FIXME: over-predicted {err} (band +10%): the script's step time is
              "its sibling row (GPT-2 774M, +7.0%) is within band. Nothing is fitted to it.")
 
 
+# Stop 33 (issue 10's rule: no case beyond 25% unless it is a recorded known deviation with its cause): the
+# GPU-hours band is -25%..+10% (validation.rs CaseKind::band; it was -50%..+10%), so the whole-run rows
+# between -25% and -50% that passed as "ok" are recorded here, each with what is known of the gap.
+BAND25 = "FIXME: {err}, beyond issue 10's 25% (the GPU-hours band is -25%..+10% since stop 33; it was -50%). "
+CARD_8B_25 = ("The card's hours against the modelled steady state: " +
+              CARD_8B.removeprefix("FIXME: not modellable from the card: ").replace(
+                  " and Llama 3 8B's card is within band (-46.8%)", " and Llama 3 8B's card -46.8%"))
+PHI3_MEDIUM = ("The card's 512 H100-80G x 42 days for 4.8T tokens of a 14B model are 21.9% MFU by 6·N·D (217 TFLOP/s "
+               "per GPU against 989); the planner's fastest layout at the assumed 4,096-token sequences and 4M-token "
+               "batch needs 309k of the card's 516k GPU-hours (36.5%). The card does not say whether its 42 days "
+               "cover only pretraining or also post-training (it is the instruct model's card), nor the layout, "
+               "batch or framework; phi-3-mini's two cards in the same format are -16.2% and -12.9%. What the other "
+               "days hold is not determined from the sources; nothing is fitted to it.")
+GLM130B = ("96 DGX-A100 (40G) nodes for 60 days for 400B tokens are 78 TFLOP/s per GPU by 6·N·D (25% of the A100's "
+           "312); the repository's own training notes give 134 TFLOPS per GPU with full recompute (about 100 by "
+           "6·N·D), at which 400B tokens take about 47 of the 60 days; the estimate at the notes' layout (TP 4, PP 8, "
+           "DP 24, FP16, eager attention) is 751k of the 1,106k GPU-hours. The 60 days are the stated duration of the "
+           "whole pre-training ('预训练持续了60天'), and what they hold besides steps at that rate (restarts, "
+           "evaluation, idle time) is not stated; nothing is fitted to it.")
+NANOTRON_GAP = ("All four nanotron rows are slower than modelled by a similar time per step, not by a share of it: "
+                "SmolLM3-3B 439 ms published against 344 ms modelled (-21.8%), SmolLM2-1.7B 376 against 239 ms "
+                "(-36.3%), 360M 216 against 109 ms (-49.8%), 135M 141 against 65 ms (-54.0%); the figures are the "
+                "maintainer's approximate hours. What nanotron spends the 76-137 ms on is not determined (see "
+                "t-smollm2-135m-gpu-hours); no per-step cost is fitted to these rows.")
+
 KNOWN = {
     "t-llmc-gpt2-124m-gpu-hours": LLMC_FAST.format(err="+21.9%", tps=218453, gpu="8 A100-80GB", pub="55.9%",
                                                     est="45.8%"),
@@ -1644,6 +1670,13 @@ KNOWN = {
     **{f"t-titan-llama31-8b-8gpu-cp{c}-s{s}k": CP for c, s in [(4, 128), (8, 256)]},
     # Round 14: SmolLM2-135M's rounded GPU-hours (SMOLLM2_135M), added before any estimate, below its band.
     "t-smollm2-135m-gpu-hours": SMOLLM2_135M,
+    # Stop 33: beyond -25% under the issue's 25% rule (BAND25).
+    "t-card-llama3-8b-gpu-hours": BAND25.format(err="-44.2%") + CARD_8B_25,
+    "t-card-llama31-8b-gpu-hours": BAND25.format(err="-46.7%") + CARD_8B_25,
+    "t-card-phi-3-medium-gpu-hours": BAND25.format(err="-40.1%") + PHI3_MEDIUM,
+    "t-glm-130b-gpu-hours": BAND25.format(err="-32.1%") + GLM130B,
+    "t-smollm2-1.7b-gpu-hours": BAND25.format(err="-36.3%") + NANOTRON_GAP,
+    "t-smollm2-360m-gpu-hours": BAND25.format(err="-49.8%") + NANOTRON_GAP,
     # Round 8: Llama 3 8B's card (-52.8%) is within band at -46.8% since the overlapped data-parallel
     # collectives take their NCCL CTAs' SMs (train/contention.rs). Round 14: Llama 3.1 8B's too (-50.3% ->
     # -46.7%) with its long-context stages (LONG_CONTEXT_NOTE); CARD_8B is now part of its notes.

@@ -208,8 +208,9 @@ for _sz, _errs in (("18b", {256: ("+566.9%", "+519.6%"), 512: ("+221.6%", "+210.
 for _seq, (_lora, _emb) in {2048: ("+23.3%", "+29.5%"), 4096: ("+21.1%", "+24.2%")}.items():
     KNOWN[f"t-qwen1-18b-lora-s{_seq}-a100"] = QWEN18_MID.format(err=_lora)
     KNOWN[f"t-qwen1-18b-lora-emb-s{_seq}-a100"] = QWEN18_MID.format(err=_emb)
-KNOWN["t-flagperf-moe8x-2b-tp1pp2dp4-bf16-a800"] = MOE8_MISS.format(err="+25.9%")
-KNOWN["t-flagperf-moe8x-2b-tp1pp2dp4-fp16-a800"] = MOE8_MISS.format(err="+24.5%")
+# FlagPerf's two 8-expert MoE rows (+25.9%, +24.5%, MOE8_MISS) came within band (+16.4%, +15.2%) once the A800
+# had its 108 SMs (stop 33's sm_count merge: the experts' narrow GEMMs pay wave quantization); MOE8_MISS is kept
+# for the record.
 
 
 def main():

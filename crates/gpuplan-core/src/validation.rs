@@ -31,9 +31,10 @@ impl CaseKind {
             CaseKind::TrainThroughput | CaseKind::InferLatency | CaseKind::InferThroughput => {
                 (-0.20, 0.20)
             }
-            // Model-card GPU-hours include restarts, evaluation and failures; a steady-state
-            // estimate is a lower bound: it may be up to 50% below and at most 10% above.
-            CaseKind::TrainTime => (-0.50, 0.10),
+            // Model-card GPU-hours include restarts, evaluation and failures, so a steady-state
+            // estimate is a lower bound: at most 10% above. Below, issue 10's rule: no case beyond
+            // 25% unless it is a recorded known deviation with its cause (-50% until stop 33).
+            CaseKind::TrainTime => (-0.25, 0.10),
         }
     }
 }

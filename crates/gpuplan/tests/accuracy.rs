@@ -475,7 +475,7 @@ fn training_accuracy_stays_within_todays_bands() {
     // 7B DeepSpeed ZeRO-3 row on H800 (+21.9% -> +16.9%) within band; Skywork's DP128+TP4 row on
     // A800 stays (+27.8% -> +23.6%).
     assert!(
-        known <= 51,
+        known <= 54,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
