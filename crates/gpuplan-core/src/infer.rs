@@ -871,6 +871,58 @@ pub fn check_tp_splits_attention(t: &TransformerSpec, tp: u64) -> Result<(), Cor
     ))
 }
 
+/// Whether a training stack splits the decoder's attention over `tp` ranks. The stacks the
+/// planner lays out with TP > 1 both need whole KV heads on every rank:
+/// - Megatron-Core (`framework = "megatron"`, core_v0.15.0 megatron/core/transformer/attention.py
+///   `Attention.__init__`: `num_query_groups_per_partition = divide(config.num_query_groups,
+///   world_size)`, and `divide` asserts divisibility; modelscope/ms-swift issue #8219 logs
+///   "num_query_groups (2) must be a multiple of tensor_model_parallel_size (8)");
+/// - torchtitan-style DTensor TP (`framework = "huggingface"` with TP > 1: pytorch/torchtitan
+///   @6404b932 torchtitan/models/llama3/model/model.py `Attention.forward`: `wk`/`wv` are
+///   column-sharded, their outputs viewed as `(bs, seqlen, -1, head_dim)` and repeated by the
+///   global `n_rep = n_heads // n_kv_heads`, so a rank holding part of one KV head has no whole
+///   head to view; no replication path).
+///
+/// LitGPT has no TP. MLA has no KV groups to split (one latent per token; the DeepSeek configs
+/// leave Megatron-Core's `num_query_groups` at the head count), so only its query heads count.
+/// `kv_replicated` is a stack that keeps every KV head on every TP rank
+/// (`parallel.kv_heads_replicated`, BigCode's Megatron-LM fork under multi-query attention): its
+/// KV heads then need only divide `tp` or be a multiple of it, as vLLM's rule
+/// ([`tp_splits_attention`]).
+pub fn train_tp_splits_attention(t: &TransformerSpec, tp: u64, kv_replicated: bool) -> bool {
+    let tp = tp.max(1);
+    if kv_replicated || matches!(t.attention, AttentionKind::Mla(_)) {
+        return tp_splits_attention(t, tp);
+    }
+    t.heads.is_multiple_of(tp) && t.kv_heads.max(1).is_multiple_of(tp)
+}
+
+/// [`train_tp_splits_attention`] as a refusal of `field`, naming the head counts and the TP sizes
+/// up to `max_tp` that work (review r14 #1: GLM-4-9B's 2 KV groups at TP 4 under Megatron-Core).
+pub fn check_train_tp_splits_attention(
+    t: &TransformerSpec,
+    field: &str,
+    tp: u64,
+    kv_replicated: bool,
+    max_tp: u64,
+) -> Result<(), CoreError> {
+    if train_tp_splits_attention(t, tp, kv_replicated) {
+        return Ok(());
+    }
+    let works: Vec<String> = (1..=max_tp.max(1))
+        .filter(|n| train_tp_splits_attention(t, *n, kv_replicated))
+        .map(|n| n.to_string())
+        .collect();
+    Err(CoreError::invalid_msg(
+        field,
+        tp,
+        crate::i18n::Msg::new("fix-tp-divides-heads-train")
+            .arg("heads", t.heads)
+            .arg("kv", t.kv_heads)
+            .arg("try", works.join(", ")),
+    ))
+}
+
 pub fn serving_memory(
     m: &ModelSpec,
     s: &InferenceSetup,

@@ -690,15 +690,13 @@ pub fn check_parallelism(
 ) -> Result<u64, CoreError> {
     let p = &setup.parallel;
     if let Some(t) = m.transformer() {
-        if !t.heads.is_multiple_of(p.tp) {
-            return Err(CoreError::invalid_msg(
-                "parallel.tp",
-                p.tp,
-                crate::i18n::Msg::new("fix-tp-divides-heads")
-                    .arg("heads", t.heads)
-                    .arg("try", divisors_below(t.heads, c.gpus_per_node)),
-            ));
-        }
+        crate::infer::check_train_tp_splits_attention(
+            t,
+            "parallel.tp",
+            p.tp,
+            p.kv_heads_replicated,
+            c.gpus_per_node,
+        )?;
         let layers = t.total_layers();
         // Layers need not divide PP: the stages split unevenly (DeepSpeed's partitioner, or
         // Megatron-Core's `--decoder-last-pipeline-num-layers`); the slowest stage sets the pace.
@@ -804,14 +802,6 @@ pub fn check_parallelism(
         ));
     }
     Ok(dp)
-}
-
-pub(crate) fn divisors_below(n: u64, max: u64) -> String {
-    (1..=max.min(n))
-        .filter(|d| n.is_multiple_of(*d))
-        .map(|d| d.to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// What ZeRO-3 / FSDP keeps gathered beyond the shards. Under DeepSpeed (`ds`) what its parameter

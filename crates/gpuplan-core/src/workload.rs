@@ -608,6 +608,15 @@ pub struct Parallelism {
     /// off.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub grad_bucket_sync: bool,
+    /// The stack keeps every KV head whole on every TP rank instead of splitting the KV heads
+    /// over TP: BigCode's Megatron-LM fork under multi-query attention (bigcode-project/Megatron-LM
+    /// @182df0c0 megatron/model/transformer.py `ParallelAttention.__init__`: `self.key_value =
+    /// get_linear_layer(hidden_size, 2 * kv_channels)`, a plain linear on each rank, where the
+    /// query is a `ColumnParallelLinear`). TP then need only be a multiple or a divisor of the KV
+    /// heads ([`crate::infer::train_tp_splits_attention`]). Default off: Megatron-Core and
+    /// torchtitan split the KV heads, so TP must divide them.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub kv_heads_replicated: bool,
 }
 
 /// How a sharded optimizer returns the updated parameters (`parallel.zero1_broadcast`).
@@ -696,6 +705,7 @@ impl Default for Parallelism {
             overlap_param_gather: None,
             grad_all_reduce: false,
             grad_reduce_fp32: false,
+            kv_heads_replicated: false,
             fsdp_wrap_embeddings: false,
             moe_a2a_overlap: false,
             moe_dispatcher: MoeDispatcher::AllToAll,

@@ -23,9 +23,9 @@ kind-tunable = 可调常数
 kind-instance-type-this-name-circulates-in-blog-posts-but-is-wrong = 实例规格（此名称在博客中流传，但并不存在）
 fix-chip-lacks-precision = { $gpu } 不支持 { $dtype }（依据：{ $source }）；请用 --precision { $alt } 或换一种芯片
 fix-chip-lacks-flash = FlashAttention-2 不能在 { $gpu } 上运行（仅 Ampere 及更新架构）；请用 mem_efficient（PyTorch SDPA）或 eager
-fix-tp-divides-heads = 必须能整除注意力头数（{ $heads }）；可试 { $try }
 fix-serve-no-bf16 = { $gpu } 不支持 bf16（计算能力低于 8.0），vLLM 在此拒绝 bf16：请用 --weights fp16（字节数相同）
 fix-tp-divides-heads-serve = 必须能整除注意力头数（{ $heads }），并能整除 KV 头数（{ $kv }）或是它的倍数（vLLM 注意力层的要求）；可试 { $try }
+fix-tp-divides-heads-train = 必须能整除注意力头数（{ $heads }）和 KV 头数（{ $kv }）：Megatron-Core 和 torchtitan 让每个 TP 进程持有完整的 KV 头（只有在框架把 KV 头复制到每个进程时才设 training.parallel.kv_heads_replicated = true）；可试 { $try }
 fix-engine-nvidia-only = TensorRT-LLM 只能在 NVIDIA GPU 上运行，不支持 { $gpu }：请用 --engine vllm（或 sglang）
 fix-say-how-much-data = 请给出数据量：--tokens N，或 --samples N 加 --epochs E
 fix-rate-or-concurrency = 负载只能用一种方式给出：请求率（--rate，rate_rps：每秒到达的请求数）或并发数（--concurrency：同时在途的请求数），不能同时给出

@@ -205,7 +205,8 @@ pub fn validate_request(req: &PlanRequest) -> Result<PlanRequest, CoreError> {
 /// The most GPUs one node of the catalog holds, for the TP degrees a refusal suggests.
 const MAX_TP_SUGGESTED: u64 = 8;
 
-/// A TP or EP degree the workload fixes must divide the model's attention heads or experts, as
+/// A TP or EP degree the workload fixes must split the model's attention heads (query and KV:
+/// [`crate::infer::train_tp_splits_attention`]) or divide its experts, as
 /// `estimate` checks (train.rs `check_parallelism`): otherwise no layout of any cluster can keep
 /// it, and the search would only answer "no plan keeps training.parallel.tp" (exit 4) where the
 /// reason is the model's shape (audit r9 #5: tp = 3 on 28 heads, ep = 3 on 8 experts). The
@@ -218,15 +219,13 @@ fn check_pinned_degrees(
     let Some(t) = m.transformer() else {
         return Ok(());
     };
-    if p.tp > 1 && !t.heads.is_multiple_of(p.tp) {
-        let fix = crate::i18n::Msg::new("fix-tp-divides-heads")
-            .arg("heads", t.heads)
-            .arg(
-                "try",
-                crate::train::divisors_below(t.heads, MAX_TP_SUGGESTED),
-            );
-        return Err(CoreError::invalid_msg("training.parallel.tp", p.tp, fix));
-    }
+    crate::infer::check_train_tp_splits_attention(
+        t,
+        "training.parallel.tp",
+        p.tp,
+        p.kv_heads_replicated,
+        MAX_TP_SUGGESTED,
+    )?;
     match t.moe {
         Some(moe) if p.ep > 1 && !moe.experts.is_multiple_of(p.ep) => {
             let fix = crate::i18n::Msg::new("fix-ep-divides-experts").arg("experts", moe.experts);

@@ -704,7 +704,7 @@ fn vllm_fit_advice(
     job: &ServeJob,
     cands: &[(&Instance, &GpuSpec)],
 ) -> Option<Vec<(usize, crate::i18n::Msg)>> {
-    let heads = req.model.transformer().map(|t| t.heads)?;
+    let t = req.model.transformer()?;
     if job.engine != Engine::Vllm {
         return None;
     }
@@ -713,7 +713,9 @@ fn vllm_fit_advice(
         for fmt in formats(job, gpu, &req.model) {
             let tps = [1, 2, 4, 8]
                 .into_iter()
-                .filter(|tp| *tp as f64 <= inst.gpu_count.round() && heads.is_multiple_of(*tp));
+                .filter(|tp| {
+                    *tp as f64 <= inst.gpu_count.round() && crate::infer::tp_splits_attention(t, *tp)
+                });
             for tp in tps {
                 let s = decoder_setup(job, fmt, tp);
                 let Ok(mem) = serving_memory(&req.model, &s, gpu, tun) else {

@@ -434,7 +434,15 @@ impl<'a> Degrees<'a> {
             || moe_union(base, pin, shape.experts);
         let nvlink = tp_links(c);
         // A degree the workload states is kept (TP still inside a node), whatever the profile.
-        let tp_ok = |tp: &u64| *tp <= c.gpus_per_node && shape.heads.is_multiple_of(*tp);
+        // TP splits the query and the KV heads as Megatron-Core and torchtitan do (review r14 #1).
+        let kv_replicated = base.parallel.kv_heads_replicated;
+        let tp_ok = |tp: &u64| {
+            *tp <= c.gpus_per_node
+                && shape.heads.is_multiple_of(*tp)
+                && req.model.transformer().is_none_or(|t| {
+                    crate::infer::train_tp_splits_attention(t, *tp, kv_replicated)
+                })
+        };
         let tps = if pin.tp {
             vec![base.parallel.tp].into_iter().filter(tp_ok).collect()
         } else {
