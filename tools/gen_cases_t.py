@@ -606,7 +606,10 @@ STARCODER_NOTE = ("StarCoderBase on 64 nodes of 8 A100 80GB (the catalog's a100-
                   "accumulates and reduce-scatters the gradients in fp32 (megatron/arguments.py @7c325cd3 lines "
                   "186-192: 'bfloat16 requires gradient accumulation and all-reduce to be done in fp32'; "
                   "grad_reduce_fp32), which the paper names as the cost of bf16: 'the training in BF16 leads to "
-                  "10% lower throughput than FP16'.")
+                  "10% lower throughput than FP16'. Its one multi-query K/V head is a plain linear copied on every "
+                  "TP rank (megatron/model/transformer.py @182df0c0 ParallelAttention: key_value = get_linear_layer; "
+                  "kv_heads_replicated), so TP 4 runs on one KV head, which Megatron-Core's divide(num_query_groups, "
+                  "tp) would refuse.")
 TINYLLAMA_NOTE = ("TinyLlama 1.1B on 2 nodes of 8 A100-40G (the catalog's a100-40g); the inter-node network is not "
                   "stated (the generator's A100 default, 1600 Gbit/s RDMA, is assumed). FSDP FULL_SHARD over the 16 "
                   "GPUs (ZeRO-3, per-block prefetch), bf16 autocast, FlashAttention-2 and fused kernels (framework "
@@ -735,6 +738,10 @@ def run_hours(r):
         # This Megatron reduces bf16 runs' gradients in fp32 (megatron/arguments.py @7c325cd3 lines
         # 186-192; distrib_optimizer.py reduce-scatters the fp32 grad buffer), as the paper says.
         parallel.update(sequence_parallel=True, grad_reduce_fp32=True)
+        # Its multi-query K/V projection is a plain linear on every TP rank, not split over TP
+        # (bigcode-project/Megatron-LM @182df0c0 megatron/model/transformer.py
+        # ParallelAttention.__init__: self.key_value = get_linear_layer(hidden_size, 2 * kv_channels)).
+        parallel.update(kv_heads_replicated=True)
     parallel.update({k: s[k] for k in RUN_PARALLEL_KEYS if k in s})
     training = dict(task="pretrain", precision=precision, framework="megatron", micro_batch=s["mbs"],
                     seq_len=s["seq_len"], grad_accum=max(1, s["gbs"] // (s["mbs"] * dp)), recompute=s["recompute"],

@@ -2338,3 +2338,43 @@ pub fn asr_request(t: &TransformerSpec) -> Option<AsrRequest> {
         default_output_tokens: (t.max_context / 2).max(1),
     })
 }
+
+#[cfg(test)]
+mod train_tp_tests {
+    use super::train_tp_splits_attention;
+    use crate::model::presets::find_preset;
+
+    fn spec(name: &str) -> crate::model::TransformerSpec {
+        find_preset(name)
+            .unwrap()
+            .model
+            .transformer()
+            .unwrap()
+            .clone()
+    }
+
+    /// Megatron-Core / torchtitan: TP divides the query and the KV heads; a stack that copies
+    /// the KV heads needs only vLLM's divide-or-multiple rule; MLA counts the query heads only.
+    #[test]
+    fn training_tp_splits_whole_kv_heads() {
+        let glm = spec("GLM-4-9B"); // 32 heads, 2 KV groups
+        assert_eq!((glm.heads, glm.kv_heads), (32, 2));
+        let ok: Vec<u64> = (1..=8)
+            .filter(|tp| train_tp_splits_attention(&glm, *tp, false))
+            .collect();
+        assert_eq!(ok, [1, 2]);
+        // Replicated: TP 4 and 8 keep each of the 2 KV heads whole on 2 and 4 ranks.
+        let ok: Vec<u64> = (1..=8)
+            .filter(|tp| train_tp_splits_attention(&glm, *tp, true))
+            .collect();
+        assert_eq!(ok, [1, 2, 4, 8]);
+        let mut mqa = glm.clone();
+        mqa.kv_heads = 1;
+        assert!(!train_tp_splits_attention(&mqa, 4, false));
+        assert!(train_tp_splits_attention(&mqa, 4, true));
+        let v3 = spec("DeepSeek-V3");
+        assert!(matches!(v3.attention, crate::model::AttentionKind::Mla(_)));
+        assert!(train_tp_splits_attention(&v3, 8, false));
+        assert!(!train_tp_splits_attention(&v3, 3, false));
+    }
+}

@@ -711,11 +711,9 @@ fn vllm_fit_advice(
     let tun = &req.tunables;
     for &(inst, gpu) in cands {
         for fmt in formats(job, gpu, &req.model) {
-            let tps = [1, 2, 4, 8]
-                .into_iter()
-                .filter(|tp| {
-                    *tp as f64 <= inst.gpu_count.round() && crate::infer::tp_splits_attention(t, *tp)
-                });
+            let tps = [1, 2, 4, 8].into_iter().filter(|tp| {
+                *tp as f64 <= inst.gpu_count.round() && crate::infer::tp_splits_attention(t, *tp)
+            });
             for tp in tps {
                 let s = decoder_setup(job, fmt, tp);
                 let Ok(mem) = serving_memory(&req.model, &s, gpu, tun) else {

@@ -439,9 +439,10 @@ impl<'a> Degrees<'a> {
         let tp_ok = |tp: &u64| {
             *tp <= c.gpus_per_node
                 && shape.heads.is_multiple_of(*tp)
-                && req.model.transformer().is_none_or(|t| {
-                    crate::infer::train_tp_splits_attention(t, *tp, kv_replicated)
-                })
+                && req
+                    .model
+                    .transformer()
+                    .is_none_or(|t| crate::infer::train_tp_splits_attention(t, *tp, kv_replicated))
         };
         let tps = if pin.tp {
             vec![base.parallel.tp].into_iter().filter(tp_ok).collect()
