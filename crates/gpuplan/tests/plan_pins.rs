@@ -12,6 +12,11 @@ use std::process::Command;
 const BASE: &str =
     "model = \"Llama-3.1-8B\"\n[training]\ntask = \"pretrain\"\nframework = \"megatron\"\ntokens = 1e10\n";
 
+/// [`BASE`] with an MHA model (Llama-2-7B: 32 heads, 32 KV heads), whose KV heads TP 16 splits:
+/// Llama-3.1-8B's 8 KV heads do not split over 16 ranks, an input error since review r14 #1.
+const MHA_BASE: &str =
+    "model = \"Llama-2-7B\"\n[training]\ntask = \"pretrain\"\nframework = \"megatron\"\ntokens = 1e10\n";
+
 /// (exit code, JSON document, stdout+stderr text) of `plan -w FILE` with `text` as the file.
 fn plan(name: &str, text: &str, extra: &[&str]) -> (Option<i32>, Value) {
     let dir = common::scratch().join(format!("gpuplan-pins-{}-{name}", std::process::id()));
@@ -145,9 +150,10 @@ fn refused(name: &str, text: &str, key: &str) {
 
 #[test]
 fn an_infeasible_fixed_setting_is_refused_naming_its_key() {
-    // TP 16 splits the 32 heads, but no node of the catalog has 16 GPUs. (TP 3, which splits
-    // no head count, is refused as an input since audit r9 #5: exit 2 naming the heads.)
-    let tp16 = format!("{BASE}[training.parallel]\ntp = 16\n");
+    // TP 16 splits the 32 heads and KV heads, but no node of the catalog has 16 GPUs. (TP 3,
+    // which splits no head count, is refused as an input since audit r9 #5: exit 2 naming the
+    // heads; so is TP 16 on 8 KV heads since review r14 #1.)
+    let tp16 = format!("{MHA_BASE}[training.parallel]\ntp = 16\n");
     refused("tp16", &tp16, "training.parallel.tp");
     // 32 layers do not split into 5 stages (the ZeRO stage is fixed too).
     let pp5 = format!("{BASE}[training.parallel]\npp = 5\nzero = 1\n");
@@ -164,7 +170,7 @@ fn the_table_names_the_key_in_both_languages() {
     let dir = common::scratch().join(format!("gpuplan-pins-{}-txt", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let w = dir.join("w.toml");
-    std::fs::write(&w, format!("{BASE}[training.parallel]\ntp = 16\n")).unwrap();
+    std::fs::write(&w, format!("{MHA_BASE}[training.parallel]\ntp = 16\n")).unwrap();
     for lang in ["en", "zh"] {
         let out = Command::new(env!("CARGO_BIN_EXE_gpuplan"))
             .env("GPUPLAN_TODAY", common::TODAY)
