@@ -346,7 +346,9 @@ fn monthly_only_rows_say_so_and_never_rank_above_an_hourly_offer() {
     assert_eq!(row["billing"], "monthly", "{row}");
     let note = row["note"].as_str().unwrap_or_default();
     assert!(
-        note.starts_with("monthly only: billed a whole month per node for 8.2 h"),
+        // 9.5 h at TP 4 EP 2 PP 16 since review r14 #1 (8.2 h was TP 8 on the 4 KV heads, which
+        // Megatron-Core refuses).
+        note.starts_with("monthly only: billed a whole month per node for 9.5 h"),
         "{note}"
     );
     let mut zh = vec!["plan", "--lang", "zh", "--top", "1"];
@@ -354,7 +356,7 @@ fn monthly_only_rows_say_so_and_never_rank_above_an_hourly_offer() {
     let o = common::run_cols("r9-monthly", "400", &zh);
     let text = String::from_utf8(o.stdout).unwrap();
     assert!(
-        text.contains("仅包月：每节点按整月计费，实际只用 8.2 小时"),
+        text.contains("仅包月：每节点按整月计费，实际只用 9.5 小时"),
         "{text}"
     );
 

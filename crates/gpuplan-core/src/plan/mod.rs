@@ -1415,17 +1415,18 @@ mod tests {
                 pins(false, true, true, false, false),
                 vec!["training.parallel.pp"],
             ),
-            // One key: its search is the free one. (TP 16 splits the 32 heads but no node has
-            // 16 GPUs; TP 3 is refused as an input since audit r9 #5.)
+            // One key: its search is the free one. (TP 16 splits Llama-2-7B's 32 heads and 32 KV
+            // heads but no node has 16 GPUs; TP 3 is refused as an input since audit r9 #5, TP 16
+            // on Llama-3.1-8B's 8 KV heads since review r14 #1.)
             (
-                "Llama-3.1-8B",
+                "Llama-2-7B",
                 megatron(16, 1),
                 pins(true, false, false, false, false),
                 vec!["training.parallel.tp"],
             ),
             // Neither of TP 16 and PP 5 alone: both named together.
             (
-                "Llama-3.1-8B",
+                "Llama-2-7B",
                 megatron(16, 5),
                 pins(true, true, false, false, false),
                 vec!["training.parallel.tp"],
