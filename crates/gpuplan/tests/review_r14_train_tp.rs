@@ -6,7 +6,7 @@
 mod common;
 use common::{stderr, write_temp};
 
-const TAG: &str = "review-r14";
+const TAG: &str = "review-r14-train-tp";
 
 /// Every plan's training TP for `args` (`plan --format json --top 100`).
 fn planned_tps(args: &[&str]) -> Vec<u64> {
