@@ -164,7 +164,8 @@ fn deadline_margin_speaks_only_inside_the_margin() {
         let d = days * 24.0;
         for p in plans(&v).iter().filter(|p| p["advice"].is_array()) {
             let hours = p["chosen"]["hours"].as_f64().unwrap_or(f(&p["hours"]));
-            let close = hours <= d && hours > d * (1.0 - gpuplan_core::plan::advice::DEADLINE_MARGIN);
+            let close =
+                hours <= d && hours > d * (1.0 - gpuplan_core::plan::advice::DEADLINE_MARGIN);
             let said = advice(p, "deadline-margin").is_some();
             assert_eq!(close, said, "{hours} h of {d}: {}", p["instance"]["id"]);
             counts[usize::from(said)] += 1;

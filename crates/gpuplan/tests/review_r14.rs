@@ -8,15 +8,42 @@ use common::{assert_exit_phrases, output_checked, run};
 #[test]
 fn the_suffix_hint_speaks_only_on_whole_number_flags() {
     let decimal: [&[&str]; 3] = [
-        &["estimate", "-m", "Qwen2.5-7B", "--task", "inference", "--gpu-memory-utilization", "1k"],
-        &["plan", "-m", "Qwen2.5-7B", "--task", "inference", "--tpot", "1k"],
-        &["plan", "-m", "Qwen2.5-7B", "--task", "inference", "--rate", "1M"],
+        &[
+            "estimate",
+            "-m",
+            "Qwen2.5-7B",
+            "--task",
+            "inference",
+            "--gpu-memory-utilization",
+            "1k",
+        ],
+        &[
+            "plan",
+            "-m",
+            "Qwen2.5-7B",
+            "--task",
+            "inference",
+            "--tpot",
+            "1k",
+        ],
+        &[
+            "plan",
+            "-m",
+            "Qwen2.5-7B",
+            "--task",
+            "inference",
+            "--rate",
+            "1M",
+        ],
     ];
     for args in decimal {
         let o = run("r14fixb-suffix", args);
         assert_exit_phrases(&o, 2, &["give a number", "!in full", "!1024", "!1048576"]);
     }
-    let o = run("r14fixb-suffix", &["plan", "-m", "Qwen2.5-7B", "--seq-len", "1k"]);
+    let o = run(
+        "r14fixb-suffix",
+        &["plan", "-m", "Qwen2.5-7B", "--seq-len", "1k"],
+    );
     assert_exit_phrases(&o, 2, &["write 1000 or 1024 in full"]);
 }
 
@@ -63,8 +90,19 @@ fn tp7_with(engine: &str) -> std::process::Output {
     run(
         "r14fixb-tp",
         &[
-            "estimate", "-m", "Qwen2.5-7B", "--task", "inference", "--gpu", "H100",
-            "--gpus-per-node", "7", "--tp", "7", "--engine", engine,
+            "estimate",
+            "-m",
+            "Qwen2.5-7B",
+            "--task",
+            "inference",
+            "--gpu",
+            "H100",
+            "--gpus-per-node",
+            "7",
+            "--tp",
+            "7",
+            "--engine",
+            engine,
         ],
     )
 }
@@ -73,12 +111,28 @@ fn tp7_with(engine: &str) -> std::process::Output {
 /// `--engine static`/`trtllm` says the model applies that rule to them, not that vLLM requires it.
 #[test]
 fn the_tp_refusal_names_the_engine_in_use() {
-    assert_exit_phrases(&tp7_with("vllm"), 2, &["KV heads (4)", "as vLLM's attention layers require"]);
-    assert_exit_phrases(&tp7_with("sglang"), 2, &["as SGLang's attention layers require"]);
+    assert_exit_phrases(
+        &tp7_with("vllm"),
+        2,
+        &["KV heads (4)", "as vLLM's attention layers require"],
+    );
+    assert_exit_phrases(
+        &tp7_with("sglang"),
+        2,
+        &["as SGLang's attention layers require"],
+    );
     for engine in ["static", "trtllm"] {
         let o = tp7_with(engine);
         let applied = format!("applies to --engine {engine} as well");
-        assert_exit_phrases(&o, 2, &["KV heads (4)", &applied, "!as vLLM's attention layers require"]);
+        assert_exit_phrases(
+            &o,
+            2,
+            &[
+                "KV heads (4)",
+                &applied,
+                "!as vLLM's attention layers require",
+            ],
+        );
     }
 }
 
@@ -98,7 +152,15 @@ fn gptq_g32() -> String {
 /// detailed.
 fn plan_weights(config: &str, extra: &[&str]) -> Vec<String> {
     let mut args = vec![
-        "plan", "--model-config", config, "--task", "inference", "--rate", "1", "--top", "20",
+        "plan",
+        "--model-config",
+        config,
+        "--task",
+        "inference",
+        "--rate",
+        "1",
+        "--top",
+        "20",
     ];
     args.extend_from_slice(extra);
     let o = run("r14fixb-w", &args);
@@ -106,7 +168,13 @@ fn plan_weights(config: &str, extra: &[&str]) -> Vec<String> {
     common::stdout(&o)
         .lines()
         .filter(|l| l.trim_start().starts_with("serving: "))
-        .filter_map(|l| l.split(" (").nth(1)?.split(" weights)").next().map(str::to_string))
+        .filter_map(|l| {
+            l.split(" (")
+                .nth(1)?
+                .split(" weights)")
+                .next()
+                .map(str::to_string)
+        })
         .collect()
 }
 
@@ -120,12 +188,22 @@ fn every_weights_label_plan_prints_is_accepted() {
         let printed = plan_weights(config, &[]);
         assert!(printed.iter().any(|w| w == label), "{label}: {printed:?}");
         let again = plan_weights(config, &["--weights", label]);
-        assert!(!again.is_empty() && again.iter().all(|w| w == label), "{again:?}");
+        assert!(
+            !again.is_empty() && again.iter().all(|w| w == label),
+            "{again:?}"
+        );
         let o = run(
             "r14fixb-w",
             &[
-                "estimate", "--model-config", config, "--task", "inference", "--gpu", "a10",
-                "--weights", label,
+                "estimate",
+                "--model-config",
+                config,
+                "--task",
+                "inference",
+                "--gpu",
+                "a10",
+                "--weights",
+                label,
             ],
         );
         assert_exit_phrases(&o, 0, &[&format!("serving with {label} weights")]);
@@ -133,12 +211,109 @@ fn every_weights_label_plan_prints_is_accepted() {
     // A bitsandbytes label on a model stored otherwise names what it stores and the fix.
     let o = run(
         "r14fixb-w",
-        &["plan", "-m", "Qwen2.5-7B", "--task", "inference", "--weights", "bnb-4bit"],
+        &[
+            "plan",
+            "-m",
+            "Qwen2.5-7B",
+            "--task",
+            "inference",
+            "--weights",
+            "bnb-4bit",
+        ],
     );
-    assert_exit_phrases(&o, 2, &["--weights `bnb-4bit`", "Qwen2.5-7B stores bf16", "--model-config"]);
+    assert_exit_phrases(
+        &o,
+        2,
+        &[
+            "--weights `bnb-4bit`",
+            "Qwen2.5-7B stores bf16",
+            "--model-config",
+        ],
+    );
     let o = run(
         "r14fixb-w",
-        &["estimate", "-m", "Qwen2.5-7B", "--task", "inference", "--weights", "int4-g0"],
+        &[
+            "estimate",
+            "-m",
+            "Qwen2.5-7B",
+            "--task",
+            "inference",
+            "--weights",
+            "int4-g0",
+        ],
     );
     assert_exit_phrases(&o, 2, &["--weights `int4-g0`", "int4-g<N>"]);
+}
+
+/// One 910B4 instance whose chip has no sourced memory bandwidth (a user catalog row over the
+/// built-in one).
+const NO_BANDWIDTH: &str = "[[gpu]]\n\
+id = \"ascend-910b4\"\n\
+name = \"Huawei Ascend 910B4 (32 GB)\"\n\
+vendor = \"huawei\"\n\
+memory_gib = 32\n\
+visible_memory_gib = 29.49\n\
+tflops = { fp16 = 280, bf16 = 245.8 }\n\
+intra_link = \"hccs\"\n\
+intra_link_gbs = 56\n\
+stack = \"cann\"\n\
+dtypes = [\"fp32\", \"fp16\", \"bf16\", \"int8\"]\n\
+flash_attention = true\n\
+source = \"test: no bandwidth\"\n\
+as_of = \"2026-12\"\n\
+confidence = \"unverified\"\n\
+\n\
+[[instance]]\n\
+id = \"x.910b4\"\n\
+provider = \"huawei\"\n\
+family = \"xa\"\n\
+gpu = \"ascend-910b4\"\n\
+gpu_count = 1\n\
+gpu_memory_gib = 32\n\
+rdma = \"none\"\n\
+source = \"test: one 910B4\"\n\
+as_of = \"2026-11\"\n\
+confidence = \"likely\"\n\
+";
+
+/// #3: under the `no-memory-bandwidth` refusal memory is not what refused, so no vLLM fit advice
+/// follows it (before: "closest configuration … vLLM would start …" under it, at 90000+1000
+/// tokens of Llama-3.1-8B on one 910B4).
+#[test]
+fn fit_advice_follows_only_a_memory_refusal() {
+    let cat = common::write_temp("r14fixb", "no-bandwidth.toml", NO_BANDWIDTH);
+    let o = run(
+        "r14fixb-bw",
+        &[
+            "plan",
+            "-m",
+            "Llama-3.1-8B",
+            "--task",
+            "inference",
+            "--rate",
+            "1",
+            "--no-user-catalog",
+            "--catalog",
+            cat.to_str().unwrap(),
+            "--chips",
+            "ascend",
+            "--family",
+            "xa",
+            "--weights",
+            "bf16",
+            "--input-tokens",
+            "90000",
+            "--output-tokens",
+            "1000",
+        ],
+    );
+    assert_exit_phrases(
+        &o,
+        4,
+        &[
+            "no sourced memory bandwidth",
+            "!closest configuration",
+            "!vLLM would start",
+        ],
+    );
 }

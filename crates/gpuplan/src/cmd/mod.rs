@@ -246,7 +246,10 @@ pub fn stored_bnb(label: &str, model: &ModelSpec) -> Result<gpuplan_core::worklo
             Msg::new("cli-err-weights-bnb")
                 .arg("value", label)
                 .arg("model", model.name.as_str())
-                .arg("stored", model.checkpoint.map_or("bf16".into(), |c| c.name())),
+                .arg(
+                    "stored",
+                    model.checkpoint.map_or("bf16".into(), |c| c.name()),
+                ),
         )),
     }
 }

@@ -391,7 +391,10 @@ fn check_steps(s: &ServeJob, model: &gpuplan_core::model::ModelSpec) -> Result<(
 /// `--weights bf16,int4,…`: the weight formats the search may serve in.
 /// Every label the plan table prints is read back (audit r10, review r14 #6): `int4-g<N>` at any
 /// group ([`super::int4_label`]), the bitsandbytes labels as the model's stored format.
-fn parse_plan_weights(w: &str, model: &gpuplan_core::model::ModelSpec) -> Result<Vec<WeightFormat>> {
+fn parse_plan_weights(
+    w: &str,
+    model: &gpuplan_core::model::ModelSpec,
+) -> Result<Vec<WeightFormat>> {
     w.split(',')
         .map(|x| match x.trim() {
             "bf16" => Ok(WeightFormat::Bf16),
