@@ -28,7 +28,11 @@ fix-chip-lacks-precision = { $gpu } has no { $dtype } support ({ $source }); use
 fix-chip-lacks-flash = FlashAttention-2 does not run on { $gpu } (Ampere or later only); use mem_efficient (PyTorch SDPA) or eager
 fix-tp-divides-heads = must divide the attention heads ({ $heads }); try { $try }
 fix-serve-no-bf16 = { $gpu } has no bf16 (compute capability below 8.0), and vLLM refuses it there: use --weights fp16 (same bytes)
-fix-tp-divides-heads-serve = must divide the attention heads ({ $heads }) and divide or be a multiple of the KV heads ({ $kv }), as vLLM's attention layers require; try { $try }
+fix-tp-divides-heads-serve = must divide the attention heads ({ $heads }) and divide or be a multiple of the KV heads ({ $kv }), { $engine ->
+        [vllm] as vLLM's attention layers require
+        [sglang] as SGLang's attention layers require
+       *[other] the split vLLM's and SGLang's attention layers require, which the model applies to --engine { $engine } as well
+    }; try { $try }
 fix-engine-nvidia-only = TensorRT-LLM runs on NVIDIA GPUs only, not on { $gpu }: use --engine vllm (or sglang)
 fix-say-how-much-data = say how much data: --tokens N, or --samples N with --epochs E
 fix-rate-or-concurrency = give the load one way, not both: a rate (--rate, rate_rps: requests per second arriving) or a concurrency (--concurrency: requests in flight)

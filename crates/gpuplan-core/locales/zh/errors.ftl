@@ -25,7 +25,11 @@ fix-chip-lacks-precision = { $gpu } 不支持 { $dtype }（依据：{ $source }�
 fix-chip-lacks-flash = FlashAttention-2 不能在 { $gpu } 上运行（仅 Ampere 及更新架构）；请用 mem_efficient（PyTorch SDPA）或 eager
 fix-tp-divides-heads = 必须能整除注意力头数（{ $heads }）；可试 { $try }
 fix-serve-no-bf16 = { $gpu } 不支持 bf16（计算能力低于 8.0），vLLM 在此拒绝 bf16：请用 --weights fp16（字节数相同）
-fix-tp-divides-heads-serve = 必须能整除注意力头数（{ $heads }），并能整除 KV 头数（{ $kv }）或是它的倍数（vLLM 注意力层的要求）；可试 { $try }
+fix-tp-divides-heads-serve = 必须能整除注意力头数（{ $heads }），并能整除 KV 头数（{ $kv }）或是它的倍数（{ $engine ->
+        [vllm] vLLM 注意力层的要求
+        [sglang] SGLang 注意力层的要求
+       *[other] vLLM 与 SGLang 注意力层要求的切分方式，本模型对 --engine { $engine } 同样采用
+    }）；可试 { $try }
 fix-engine-nvidia-only = TensorRT-LLM 只能在 NVIDIA GPU 上运行，不支持 { $gpu }：请用 --engine vllm（或 sglang）
 fix-say-how-much-data = 请给出数据量：--tokens N，或 --samples N 加 --epochs E
 fix-rate-or-concurrency = 负载只能用一种方式给出：请求率（--rate，rate_rps：每秒到达的请求数）或并发数（--concurrency：同时在途的请求数），不能同时给出
