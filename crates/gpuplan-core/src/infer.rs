@@ -852,8 +852,14 @@ pub fn tp_splits_attention(t: &TransformerSpec, tp: u64) -> bool {
 }
 
 /// [`tp_splits_attention`] as a refusal naming `tp`, the head counts and the sizes that work
-/// (audit r14 #3: TP 7 on Qwen2.5-7B's 4 KV heads was sized, vLLM asserts at start-up).
-pub fn check_tp_splits_attention(t: &TransformerSpec, tp: u64) -> Result<(), CoreError> {
+/// (audit r14 #3: TP 7 on Qwen2.5-7B's 4 KV heads was sized, vLLM asserts at start-up), and the
+/// engine: the rule is sourced for vLLM and SGLang; for the others the message says it is applied
+/// to them too rather than crediting it to vLLM (review r14 #7).
+pub fn check_tp_splits_attention(
+    t: &TransformerSpec,
+    tp: u64,
+    engine: Engine,
+) -> Result<(), CoreError> {
     if tp_splits_attention(t, tp) {
         return Ok(());
     }
@@ -865,6 +871,7 @@ pub fn check_tp_splits_attention(t: &TransformerSpec, tp: u64) -> Result<(), Cor
         "tp",
         tp,
         crate::i18n::Msg::new("fix-tp-divides-heads-serve")
+            .arg("engine", engine.name())
             .arg("heads", t.heads)
             .arg("kv", t.kv_heads)
             .arg("try", works.join(", ")),
@@ -939,7 +946,7 @@ pub fn serving_memory(
             "KV-cache sizing needs a transformer; this model is given by totals",
         )
     })?;
-    check_tp_splits_attention(t, s.tp)?;
+    check_tp_splits_attention(t, s.tp, s.engine)?;
     // Default: what the workload needs (prompt + output, rounded up to whole KV blocks), not the
     // model's full context, whose profile pass would silently eat a large share of the pool.
     let img = image_load(t, s);
@@ -1131,10 +1138,43 @@ pub fn fit_advice(
     (len.is_some() || seqs.is_some() || util.is_some()).then_some(a)
 }
 
-/// The advice's lines as catalog messages, as `estimate` and `plan` both show them: a heading,
-/// then one line per setting that alone starts `s` on `gpu` (`max_model_len`: the length the
-/// asked setup has).
+/// The catalog messages one [`FitAdvice`] is told in: `estimate` names its flags
+/// ([`ESTIMATE_ADVICE`]), `plan` the request's tokens, the `[serve]` key and vLLM's launch
+/// setting it does not size ([`PLAN_ADVICE`]).
+pub struct AdviceIds {
+    pub head: &'static str,
+    pub len: &'static str,
+    pub seqs: &'static str,
+    pub util: &'static str,
+}
+
+pub const ESTIMATE_ADVICE: AdviceIds = AdviceIds {
+    head: "est-serve-advice-head",
+    len: "est-serve-advice-len",
+    seqs: "est-serve-advice-seqs",
+    util: "est-serve-advice-util",
+};
+
+pub const PLAN_ADVICE: AdviceIds = AdviceIds {
+    head: "plan-serve-advice-head",
+    len: "plan-serve-advice-len",
+    seqs: "plan-serve-advice-seqs",
+    util: "plan-serve-advice-util",
+};
+
+/// [`advice_msgs`] in `estimate`'s words.
 pub fn fit_advice_msgs(
+    a: &FitAdvice,
+    s: &InferenceSetup,
+    gpu: &GpuSpec,
+    max_model_len: u64,
+) -> Vec<crate::i18n::Msg> {
+    advice_msgs(&ESTIMATE_ADVICE, a, s, gpu, max_model_len)
+}
+
+/// A heading, then one line per setting of `a` that would start the engine, in `ids`' words.
+pub fn advice_msgs(
+    ids: &AdviceIds,
     a: &FitAdvice,
     s: &InferenceSetup,
     gpu: &GpuSpec,
@@ -1145,24 +1185,20 @@ pub fn fit_advice_msgs(
         .max_num_seqs
         .unwrap_or_else(|| engine_max_num_seqs(s.engine, gpu));
     let util = format!("{:.2}", s.gpu_memory_utilization);
-    let mut lines = vec![Msg::new("est-serve-advice-head")];
+    let mut lines = vec![Msg::new(ids.head)];
     if let Some(len) = a.max_model_len {
         lines.push(
-            Msg::new("est-serve-advice-len")
+            Msg::new(ids.len)
                 .arg("len", len)
                 .arg("util", util.as_str())
                 .arg("seqs", seqs),
         );
     }
     if let Some(n) = a.max_num_seqs {
-        lines.push(
-            Msg::new("est-serve-advice-seqs")
-                .arg("seqs", n)
-                .arg("len", max_model_len),
-        );
+        lines.push(Msg::new(ids.seqs).arg("seqs", n).arg("len", max_model_len));
     }
     if let Some(u) = a.gpu_memory_utilization {
-        lines.push(Msg::new("est-serve-advice-util").arg("util", format!("{u:.2}")));
+        lines.push(Msg::new(ids.util).arg("util", format!("{u:.2}")));
     }
     lines
 }

@@ -183,7 +183,7 @@ pub fn clap_text(e: &clap::Error, lang: gpuplan_core::i18n::Lang) -> String {
 
 /// A numeric flag's refused value (`--seq-len 2k`, `--tokens lots`) as a catalog message: the
 /// flag, the value, what it accepts and an example ([`crate::cli::flag_example`]); a number
-/// with a k/M suffix where only digits are read gets both readings (2k: 2000 or 2048). `None`
+/// with a k/M suffix on a whole-number flag gets both readings (2k: 2000 or 2048). `None`
 /// for any other clap error.
 pub fn number_error(e: &clap::Error) -> Option<Msg> {
     use clap::error::{ContextKind, ErrorKind};
@@ -207,8 +207,10 @@ pub fn number_error(e: &clap::Error) -> Option<Msg> {
         .get(ContextKind::InvalidValue)
         .map(|v| v.to_string())
         .unwrap_or_default();
-    let amount = accepted.starts_with("cli-accepts-amount");
-    let m = match suffix_readings(&value).filter(|_| !amount) {
+    // Only a whole-number flag reads 2048 where 2k was meant; on a decimal flag
+    // (`--gpu-memory-utilization 1k`, `--rate 1M`) both readings would be nonsense (review r14 #4).
+    let whole = accepted == "cli-accepts-whole";
+    let m = match suffix_readings(&value).filter(|_| whole) {
         Some((decimal, binary)) => Msg::new("cli-err-number-suffix")
             .arg("decimal", decimal)
             .arg("binary", binary),

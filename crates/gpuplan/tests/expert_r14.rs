@@ -45,8 +45,8 @@ const SERVE_CLOSE: &[&[&str]] = &[
     ],
 ];
 
-/// Share of a target inside which `latency-margin` must speak (plan::advice::LATENCY_MARGIN).
-const LATENCY_MARGIN: f64 = 0.05;
+/// Share of a target inside which `latency-margin` must speak.
+const LATENCY_MARGIN: f64 = gpuplan_core::plan::advice::LATENCY_MARGIN;
 
 fn f(v: &Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))

@@ -181,11 +181,23 @@ fn a_serving_plan_refused_by_memory_carries_estimates_vllm_advice() {
     ];
     plan.extend_from_slice(&["--no-user-catalog", "--catalog", &cat, "--family", "xh"]);
     plan.extend_from_slice(&serving);
+    // The same settings, worded for `plan` (review r14 #3): its workload key for the memory
+    // share (plan has no --gpu-memory-utilization), vLLM's launch flag for max_num_seqs.
     let mut phrases = vec![
-        "vLLM would start on this GPU with any one of these changes".to_string(),
+        "vLLM would start there with any one of these changes".to_string(),
         "closest configuration: h100-sxm mxfp4 TP 1".to_string(),
+        "!--gpu-memory-utilization".to_string(),
     ];
-    phrases.extend(want);
+    for w in &want {
+        let mut words = w.split_whitespace();
+        let (flag, value) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
+        phrases.push(match flag {
+            "--gpu-memory-utilization" => {
+                format!("gpu_memory_utilization = {value} or more under [serve]")
+            }
+            _ => format!("vllm serve {flag} {value})"),
+        });
+    }
     let phrases: Vec<&str> = phrases.iter().map(String::as_str).collect();
     assert_refused("p14-plan", &plan, 4, &phrases);
 }

@@ -51,8 +51,9 @@ cli-err-min-replicas = min_replicas { $value }: give 1 to { $max } (--min-replic
 cli-err-peak-factor = peak_factor { $value }: give a multiple of the stated load from 1 to 100, e.g. 1.5 (--peak-factor or [serve] peak_factor)
 cli-err-steps-not-diffusion = --steps (or [serve] steps) counts the denoising steps of a diffusion model; { $model } is not one: drop it
 cli-err-guidance-not-diffusion = --guidance (or [serve] guidance) sets the classifier-free guidance of a diffusion model; { $model } is not one: drop it
-cli-err-weights-plan = --weights `{ $value }`: use bf16, fp16, fp8, int8, int4 or mxfp4
-cli-err-weights-estimate = invalid --weights `{ $value }`: use fp32, bf16, fp16, fp8, int8, int4, mxfp4, or bits per weight such as 4.5 (GGUF Q4_K)
+cli-err-weights-plan = --weights `{ $value }`: use bf16, fp16, fp8, int8, int4 (int4-g<N> for a quantisation group of N, as the plan table prints it), mxfp4, or the bitsandbytes label a plan printed (bnb-4bit, bnb-4bit-dq, bnb-8bit)
+cli-err-weights-estimate = invalid --weights `{ $value }`: use fp32, bf16, fp16, fp8, int8, int4 (int4-g<N> for a quantisation group of N, as plan prints it), mxfp4, the bitsandbytes label a plan printed (bnb-4bit, bnb-4bit-dq, bnb-8bit), or bits per weight such as 4.5 (GGUF Q4_K)
+cli-err-weights-bnb = --weights `{ $value }` names a bitsandbytes checkpoint's stored format, whose block sizes are read from its config.json `quantization_config`; { $model } stores { $stored }: give --model-config the config.json of a { $value } checkpoint, or leave --weights out to size the model as stored
 cli-err-top = invalid --top { $value }: plans to show, 1–{ $max }
 cli-err-max-price-age = invalid --max-price-age `{ $value }`: give days, e.g. 30d (or weeks, e.g. 4w)
 cli-err-today = GPUPLAN_TODAY `{ $value }`: not a date; write it YYYY-MM-DD, e.g. GPUPLAN_TODAY=2026-12-03, or unset it to use the system clock

@@ -27,7 +27,11 @@ kind-instance-type-this-name-circulates-in-blog-posts-but-is-wrong = instance ty
 fix-chip-lacks-precision = { $gpu } has no { $dtype } support ({ $source }); use --precision { $alt } or another chip
 fix-chip-lacks-flash = FlashAttention-2 does not run on { $gpu } (Ampere or later only); use mem_efficient (PyTorch SDPA) or eager
 fix-serve-no-bf16 = { $gpu } has no bf16 (compute capability below 8.0), and vLLM refuses it there: use --weights fp16 (same bytes)
-fix-tp-divides-heads-serve = must divide the attention heads ({ $heads }) and divide or be a multiple of the KV heads ({ $kv }), as vLLM's attention layers require; try { $try }
+fix-tp-divides-heads-serve = must divide the attention heads ({ $heads }) and divide or be a multiple of the KV heads ({ $kv }), { $engine ->
+        [vllm] as vLLM's attention layers require
+        [sglang] as SGLang's attention layers require
+       *[other] the split vLLM's and SGLang's attention layers require, which the model applies to --engine { $engine } as well
+    }; try { $try }
 fix-tp-divides-heads-train = must divide the attention heads ({ $heads }) and the KV heads ({ $kv }): Megatron-Core and torchtitan give every TP rank whole KV heads (set training.parallel.kv_heads_replicated = true only for a stack that copies the KV heads to every rank); try { $try }
 fix-engine-nvidia-only = TensorRT-LLM runs on NVIDIA GPUs only, not on { $gpu }: use --engine vllm (or sglang)
 fix-say-how-much-data = say how much data: --tokens N, or --samples N with --epochs E

@@ -239,6 +239,10 @@ bind-serve-no-fit = no instance type meets the latency targets with the model in
 bind-serve-no-fit-best = no instance type meets the latency targets with the model in memory: the fastest first token any type reaches is { $ttft } s ({ $ttft_at }), the fastest output token { $tpot } ms ({ $tpot_at }), each for one request alone; relax --ttft/--tpot to those, allow quantization, or more GPUs per node
 bind-serve-no-memory = no instance type holds the weights and one request's KV cache in one node's GPUs (tensor parallelism up to 8, within one node): allow quantization (--weights), shorten --input-tokens/--output-tokens, or choose types with more GPU memory per node
 bind-serve-advice-at = closest configuration: { $at }
+plan-serve-advice-head = vLLM would start there with any one of these changes (the rest as planned):
+plan-serve-advice-len = requests of { $len } tokens or fewer (--input-tokens plus --output-tokens, which the plan takes as vLLM's max_model_len), at gpu_memory_utilization { $util } and vLLM's max_num_seqs { $seqs }
+plan-serve-advice-seqs = vLLM's max_num_seqs at { $seqs } or fewer, keeping requests of { $len } tokens: a launch setting (vllm serve --max-num-seqs { $seqs }) that plan does not size, so this plan stays refused; size it with estimate --max-num-seqs { $seqs } (the profile run's sampler warm-up covers min(max_num_seqs, max_num_batched_tokens) requests)
+plan-serve-advice-util = gpu_memory_utilization = { $util } or more under [serve] in the workload file (-w) (the share of the GPU vLLM may take; nothing else may use it)
 billing-mix-note = { $nodes ->
     [one] 1 node
    *[other] { $nodes } nodes

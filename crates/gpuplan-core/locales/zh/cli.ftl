@@ -51,8 +51,9 @@ cli-err-min-replicas = min_replicas { $value }：请给 1 到 { $max }（--min-r
 cli-err-peak-factor = peak_factor { $value }：请给给定负载的 1 到 100 倍，例如 1.5（--peak-factor 或 [serve] peak_factor）
 cli-err-steps-not-diffusion = --steps（或 [serve] steps）是扩散模型的去噪步数；{ $model } 不是扩散模型：请去掉它
 cli-err-guidance-not-diffusion = --guidance（或 [serve] guidance）设置扩散模型的无分类器引导；{ $model } 不是扩散模型：请去掉它
-cli-err-weights-plan = --weights `{ $value }`：可用 bf16、fp16、fp8、int8、int4 或 mxfp4
-cli-err-weights-estimate = --weights `{ $value }` 无效：可用 fp32、bf16、fp16、fp8、int8、int4、mxfp4，或每个权重的位数，例如 4.5（GGUF Q4_K）
+cli-err-weights-plan = --weights `{ $value }`：可用 bf16、fp16、fp8、int8、int4（分组大小为 N 时写 int4-g<N>，与方案表所列一致）、mxfp4，或方案列出的 bitsandbytes 标签（bnb-4bit、bnb-4bit-dq、bnb-8bit）
+cli-err-weights-estimate = --weights `{ $value }` 无效：可用 fp32、bf16、fp16、fp8、int8、int4（分组大小为 N 时写 int4-g<N>，与 plan 所列一致）、mxfp4、方案列出的 bitsandbytes 标签（bnb-4bit、bnb-4bit-dq、bnb-8bit），或每个权重的位数，例如 4.5（GGUF Q4_K）
+cli-err-weights-bnb = --weights `{ $value }` 指 bitsandbytes 检查点的存储格式，其分块大小取自该检查点 config.json 的 `quantization_config`；{ $model } 的存储格式是 { $stored }：请用 --model-config 指定一个 { $value } 检查点的 config.json，或去掉 --weights 以按存储格式估算
 cli-err-top = --top { $value } 无效：显示的方案数，1–{ $max }
 cli-err-max-price-age = --max-price-age `{ $value }` 无效：请给天数，例如 30d（或周数，例如 4w）
 cli-err-today = GPUPLAN_TODAY `{ $value }`：不是日期；请写成 YYYY-MM-DD，例如 GPUPLAN_TODAY=2026-12-03，或取消设置以使用系统时钟

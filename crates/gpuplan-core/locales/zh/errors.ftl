@@ -24,7 +24,11 @@ kind-instance-type-this-name-circulates-in-blog-posts-but-is-wrong = 实例规�
 fix-chip-lacks-precision = { $gpu } 不支持 { $dtype }（依据：{ $source }）；请用 --precision { $alt } 或换一种芯片
 fix-chip-lacks-flash = FlashAttention-2 不能在 { $gpu } 上运行（仅 Ampere 及更新架构）；请用 mem_efficient（PyTorch SDPA）或 eager
 fix-serve-no-bf16 = { $gpu } 不支持 bf16（计算能力低于 8.0），vLLM 在此拒绝 bf16：请用 --weights fp16（字节数相同）
-fix-tp-divides-heads-serve = 必须能整除注意力头数（{ $heads }），并能整除 KV 头数（{ $kv }）或是它的倍数（vLLM 注意力层的要求）；可试 { $try }
+fix-tp-divides-heads-serve = 必须能整除注意力头数（{ $heads }），并能整除 KV 头数（{ $kv }）或是它的倍数（{ $engine ->
+        [vllm] vLLM 注意力层的要求
+        [sglang] SGLang 注意力层的要求
+       *[other] vLLM 与 SGLang 注意力层要求的切分方式，本模型对 --engine { $engine } 同样采用
+    }）；可试 { $try }
 fix-tp-divides-heads-train = 必须能整除注意力头数（{ $heads }）和 KV 头数（{ $kv }）：Megatron-Core 和 torchtitan 让每个 TP 进程持有完整的 KV 头（只有在框架把 KV 头复制到每个进程时才设 training.parallel.kv_heads_replicated = true）；可试 { $try }
 fix-engine-nvidia-only = TensorRT-LLM 只能在 NVIDIA GPU 上运行，不支持 { $gpu }：请用 --engine vllm（或 sglang）
 fix-say-how-much-data = 请给出数据量：--tokens N，或 --samples N 加 --epochs E

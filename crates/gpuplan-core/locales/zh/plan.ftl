@@ -206,6 +206,10 @@ bind-serve-no-fit = 没有实例能在显存内同时满足时延目标：放宽
 bind-serve-no-fit-best = 没有实例能在显存内同时满足时延目标：单个请求时，任一实例能达到的最短首 token 时间为 { $ttft } 秒（{ $ttft_at }），最短每输出 token 时间为 { $tpot } 毫秒（{ $tpot_at }）；把 --ttft/--tpot 放宽到这些值以上，允许量化，或选择更多卡的实例
 bind-serve-no-memory = 没有实例能在单节点的 GPU 显存中放下权重和一个请求的 KV 缓存（张量并行最多 8，限单节点）：允许量化（--weights），缩短 --input-tokens/--output-tokens，或选择单节点显存更大的实例
 bind-serve-advice-at = 最接近的配置：{ $at }
+plan-serve-advice-head = 以下任一改动（其余按方案不变）即可让 vLLM 在该配置上启动：
+plan-serve-advice-len = 请求不超过 { $len } 个 token（--input-tokens 与 --output-tokens 之和，方案以它作为 vLLM 的 max_model_len），gpu_memory_utilization { $util }、vLLM 的 max_num_seqs { $seqs } 不变
+plan-serve-advice-seqs = vLLM 的 max_num_seqs 不超过 { $seqs }，请求保持 { $len } 个 token：这是启动参数（vllm serve --max-num-seqs { $seqs }），plan 不按它估算，因此本方案仍被拒绝；可用 estimate --max-num-seqs { $seqs } 估算（profile 运行的采样器预热覆盖 min(max_num_seqs, max_num_batched_tokens) 个请求）
+plan-serve-advice-util = 在工作负载文件（-w）的 [serve] 中设 gpu_memory_utilization = { $util } 或更高（vLLM 可占用的 GPU 显存比例；此时不能有其他进程占用显存）
 billing-mix-note = { $nodes } 个节点 × 包月 { $months } 个整月（¥{ $months_cny }），其余 { $hours } 小时{ $rest }，每节点 ¥{ $price }/小时（¥{ $rest_cny }）；未假设提前退订可退款（资料未说明退款规则）
 bind-interruptions = { $what }：{ $why }
 bind-interruptions-beside = 有 { $n } 个方案因中断开销过大被拒绝，首个为 { $what }：{ $why }

@@ -794,9 +794,13 @@ fn autoscaling(c: &Ctx) -> Option<Msg> {
 }
 
 /// Share of a latency target within which a plan's modelled TTFT/TPOT is too close to call: the
-/// serving model's out-of-sample median |error| on published runs (docs/accuracy.md, stop 22:
-/// TPOT 5.0% over 13 cases, TTFT 8.7% over 9); the smaller one, so the note is not noise.
-pub const LATENCY_MARGIN: f64 = 0.05;
+/// out-of-sample median |error| of the serving latency rows (docs/accuracy.md, kind InferLatency:
+/// 14.9% over 64 cases at stop 33), rounded up to the next point, as [`DEADLINE_MARGIN`] is
+/// derived. Within the kind, TPOT rows (decode_ms_per_token) are 21.1% over 45 and TTFT rows
+/// (prefill_ms) 7.6% over 19 (`gpuplan accuracy --format json`, stop 33). It was 5% (stop 22: TPOT
+/// 5.0% over 13), before this stop's serving rows moved the figures (review r14 #2). Not fitted
+/// to any case.
+pub const LATENCY_MARGIN: f64 = 0.15;
 
 /// A target the plan meets by less than [`LATENCY_MARGIN`]: benchmark before committing. The
 /// figures are the ones the plan was sized by: the replica's TPOT and TTFT under its peak load

@@ -685,10 +685,12 @@ impl ServeMisses {
             best_latency(req, job, cands)
         };
         let why = no_fit(cands, no_target, best);
-        match no_target
-            .then(|| vllm_fit_advice(req, job, cands))
-            .flatten()
-        {
+        // Only a refusal by memory gets the settings that would start vLLM: under
+        // `no-memory-bandwidth` memory is not what refused (review r14 #3).
+        if why.constraint != "memory" {
+            return why;
+        }
+        match vllm_fit_advice(req, job, cands) {
             Some(advice) => why.with_lines(&advice),
             None => why,
         }
@@ -698,7 +700,9 @@ impl ServeMisses {
 /// For a vLLM search refused by memory: the first configuration of the search (instance type,
 /// weight format, TP degree, in its order) that vLLM would start with one setting changed
 /// ([`crate::infer::fit_advice`], the advice `estimate` gives), as lines: where, then the
-/// advice's own messages ([`crate::infer::fit_advice_msgs`]). None when no setting starts any.
+/// advice worded for `plan` ([`crate::infer::PLAN_ADVICE`]: the request's tokens, the `[serve]
+/// gpu_memory_utilization` key, vLLM's max_num_seqs as a launch setting the plan does not size;
+/// review r14 #3: it named `estimate`'s flags). None when no setting starts any.
 fn vllm_fit_advice(
     req: &PlanRequest,
     job: &ServeJob,
@@ -724,7 +728,8 @@ fn vllm_fit_advice(
                 };
                 let at = crate::i18n::Msg::new("bind-serve-advice-at")
                     .arg("at", format!("{} {} TP {tp}", gpu.id, fmt.name()));
-                let advice = crate::infer::fit_advice_msgs(&a, &s, gpu, mem.max_model_len);
+                let ids = &crate::infer::PLAN_ADVICE;
+                let advice = crate::infer::advice_msgs(ids, &a, &s, gpu, mem.max_model_len);
                 // The place and the heading under the refusal, the settings under the heading.
                 let lines = std::iter::once(at)
                     .chain(advice)

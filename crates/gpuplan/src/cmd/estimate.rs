@@ -34,27 +34,47 @@ fn note_line(lang: gpuplan_core::i18n::Lang, text: &str) {
 }
 
 fn parse_weights(s: &str) -> Result<WeightFormat> {
-    Ok(match s.to_lowercase().as_str() {
+    let w = s.to_lowercase();
+    Ok(match w.as_str() {
         "fp32" => WeightFormat::Fp32,
         "bf16" => WeightFormat::Bf16,
         "fp16" => WeightFormat::Fp16,
         "fp8" => WeightFormat::Fp8,
         "int8" => WeightFormat::Int8,
-        // `int4-g128` too, as `plan` names the format (review r14 #3: the top plan's weights,
-        // copied into `estimate --weights`, were refused; `plan --weights` took them since audit r10).
-        "int4" | "int4-g128" | "awq" | "gptq" => WeightFormat::Int4 { group: 128 },
+        "int4" | "awq" | "gptq" => WeightFormat::Int4 { group: 128 },
         "mxfp4" => WeightFormat::Mxfp4,
-        other => match other.parse::<f64>() {
-            Ok(bits) => WeightFormat::Bits {
-                bits_per_weight: bits,
-            },
-            Err(_) => {
-                return Err(crate::render::fail(
-                    Msg::new("cli-err-weights-estimate").arg("value", s),
-                ))
-            }
-        },
+        // Read against the model's checkpoint once it is known ([`stored_weights`]).
+        l if super::is_bnb_label(l) => WeightFormat::Bf16,
+        other => labelled_or_bits(s, other)?,
     })
+}
+
+/// `int4-g<N>` as `plan` prints it (review r14 #3 and #6: the top plan's weights, copied into
+/// `estimate --weights`, were refused), else bits per weight (GGUF's 4.5).
+fn labelled_or_bits(given: &str, w: &str) -> Result<WeightFormat> {
+    if let Some(f) = super::int4_label(w) {
+        return Ok(f);
+    }
+    match w.parse::<f64>() {
+        Ok(bits) => Ok(WeightFormat::Bits {
+            bits_per_weight: bits,
+        }),
+        Err(_) => Err(crate::render::fail(
+            Msg::new("cli-err-weights-estimate").arg("value", given),
+        )),
+    }
+}
+
+/// `--weights bnb-4bit`/`bnb-4bit-dq`/`bnb-8bit` (labels `plan` prints) as the model's stored
+/// bitsandbytes format ([`super::stored_bnb`]); any other value was set by [`parse_weights`].
+fn stored_weights(a: &EstimateArgs, r: &mut Request, model: &ModelSpec) -> Result<()> {
+    match a.weights.as_deref().map(str::to_lowercase) {
+        Some(w) if super::is_bnb_label(&w) => {
+            r.inference.weights = super::stored_bnb(&w, model)?;
+            Ok(())
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Set `$dst` to the flag's value when the flag was given.
@@ -343,6 +363,7 @@ pub fn compute(
     let mut r = resolve(a, file)?;
     super::inputs::estimate_task_flags(a, r.kind == JobKind::Inference)?;
     let model = resolve_model(&a.job, &r.file)?;
+    stored_weights(a, &mut r, &model)?;
     if r.kind == JobKind::Training {
         let explicit = a.job.seq_len.is_some()
             || r.training.seq_len != gpuplan_core::workload::DEFAULT_SEQ_LEN;

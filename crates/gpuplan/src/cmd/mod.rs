@@ -218,6 +218,42 @@ fn warn_both(name: Option<&str>, config: &str, name_key: &str, config_key: &str)
     }
 }
 
+/// `int4-g<N>`, the label `plan` prints for an int4 checkpoint of group N (`int4-g32` for a
+/// GPTQ `group_size` 32, `int4-g<hidden>` for a per-channel one): any group the format itself
+/// accepts (1 to [`gpuplan_core::workload::MAX_QUANT_GROUP`], `WeightFormat::validate`), so every
+/// label `plan` prints is read back (review r14 #6: only `int4-g128` was).
+pub fn int4_label(s: &str) -> Option<gpuplan_core::workload::WeightFormat> {
+    let group: u64 = s.strip_prefix("int4-g")?.parse().ok()?;
+    (1..=gpuplan_core::workload::MAX_QUANT_GROUP)
+        .contains(&group)
+        .then_some(gpuplan_core::workload::WeightFormat::Int4 { group })
+}
+
+/// The bitsandbytes labels `plan` prints (`WeightFormat::name`).
+const BNB_LABELS: [&str; 3] = ["bnb-4bit", "bnb-4bit-dq", "bnb-8bit"];
+
+pub fn is_bnb_label(s: &str) -> bool {
+    BNB_LABELS.contains(&s)
+}
+
+/// A bitsandbytes label read as the model's stored format: its block and row sizes come from the
+/// checkpoint's `quantization_config` (`model::quant`), so the label is accepted where it names
+/// that checkpoint's own format, and refused naming what the model stores otherwise.
+pub fn stored_bnb(label: &str, model: &ModelSpec) -> Result<gpuplan_core::workload::WeightFormat> {
+    match model.checkpoint.filter(|c| c.name() == label) {
+        Some(c) => Ok(c),
+        None => Err(crate::render::fail(
+            Msg::new("cli-err-weights-bnb")
+                .arg("value", label)
+                .arg("model", model.name.as_str())
+                .arg(
+                    "stored",
+                    model.checkpoint.map_or("bf16".into(), |c| c.name()),
+                ),
+        )),
+    }
+}
+
 /// Parse a flag value through the same serde names the workload file uses, so both accept the
 /// same words and errors name the field.
 pub fn parse_word<T: serde::de::DeserializeOwned>(field: &str, value: &str) -> Result<T> {

@@ -344,7 +344,7 @@ fn serve_job(
     check_replicas(&s)?;
     check_steps(&s, model)?;
     if let Some(w) = &a.weights {
-        s.weights = parse_plan_weights(w)?;
+        s.weights = parse_plan_weights(w, model)?;
     }
     for w in &s.weights {
         gpuplan_core::infer::check_format_on_model(model, *w)?;
@@ -389,18 +389,23 @@ fn check_steps(s: &ServeJob, model: &gpuplan_core::model::ModelSpec) -> Result<(
 }
 
 /// `--weights bf16,int4,…`: the weight formats the search may serve in.
-fn parse_plan_weights(w: &str) -> Result<Vec<WeightFormat>> {
+/// Every label the plan table prints is read back (audit r10, review r14 #6): `int4-g<N>` at any
+/// group ([`super::int4_label`]), the bitsandbytes labels as the model's stored format.
+fn parse_plan_weights(
+    w: &str,
+    model: &gpuplan_core::model::ModelSpec,
+) -> Result<Vec<WeightFormat>> {
     w.split(',')
         .map(|x| match x.trim() {
             "bf16" => Ok(WeightFormat::Bf16),
             "fp16" => Ok(WeightFormat::Fp16),
             "fp8" => Ok(WeightFormat::Fp8),
             "int8" => Ok(WeightFormat::Int8),
-            // `int4-g128` too, as the plan table names the format (audit r10: copied back into
-            // `--weights`, it was refused).
-            "int4" | "int4-g128" => Ok(WeightFormat::Int4 { group: 128 }),
+            "int4" => Ok(WeightFormat::Int4 { group: 128 }),
             "mxfp4" => Ok(WeightFormat::Mxfp4),
-            o => Err(fail(Msg::new("cli-err-weights-plan").arg("value", o))),
+            l if super::is_bnb_label(l) => super::stored_bnb(l, model),
+            l => super::int4_label(l)
+                .ok_or_else(|| fail(Msg::new("cli-err-weights-plan").arg("value", l))),
         })
         .collect()
 }

@@ -143,7 +143,7 @@ fn csv_field(s: &str) -> String {
 /// The body of the `prices` JSON document (the list, not `--by-gpu`), shared with
 /// `gpuplan serve`.
 pub fn list_json(c: &Catalog, f: &PricesListArgs) -> serde_json::Value {
-    rows_json(&rows(c, f, now_secs()))
+    rows_json(&rows(c, f, today_secs()))
 }
 
 fn rows_json(rows: &[Row]) -> serde_json::Value {
@@ -166,7 +166,7 @@ pub fn check_gpu_word(field: &str, gpu: Option<&str>) -> Result<(), gpuplan_core
 fn list(c: &Catalog, f: &PricesListArgs, wide: bool) -> Result<u8> {
     check_gpu_word("--gpu", f.gpu.as_deref())?;
     super::catalog::check_gpu_known(c, "--gpu", f.gpu.as_deref())?;
-    let today = now_secs();
+    let today = today_secs();
     if f.by_gpu {
         return by_gpu(c, f, today, wide);
     }
