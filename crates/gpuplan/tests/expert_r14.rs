@@ -9,7 +9,7 @@ use serde_json::Value;
 const TAG: &str = "expert-r14";
 
 /// Llama-3.1-70B at 10 req/s (plan_scenarios s4) and a reasoning distill with long outputs: both
-/// sized to a TPOT target the replica meets under its peak load by less than 5%.
+/// sized to a TPOT target the replica meets under its peak load by less than `LATENCY_MARGIN` (15% since stop 33).
 const SERVE_CLOSE: &[&[&str]] = &[
     &[
         "-m",
