@@ -4,6 +4,9 @@
 //!
 //! Values marked *calibrated* were fitted to the named public cases; those cases are then
 //! in-sample, and docs/accuracy.md says so next to them.
+//! The training constants' fitting rules are code (`refit::FITTED`): docs/accuracy.md §"Refit for
+//! the fitted sources" shows what each gives on today's model. Since stop 34 that shows five of
+//! the six drifted from their value (fitted on an earlier model, not refit since).
 
 use crate::error::{check_range, CoreError};
 use serde::{Deserialize, Serialize};

@@ -20,6 +20,7 @@ pub mod job;
 pub mod layout;
 pub mod model;
 pub mod plan;
+pub mod refit;
 pub mod ring;
 pub mod signing;
 pub mod timeline;

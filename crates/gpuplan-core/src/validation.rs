@@ -136,6 +136,24 @@ pub fn workload_model(w: &WorkloadFile, label: &str) -> Result<ModelSpec, CoreEr
     }
 }
 
+/// The publication a case comes from, read from its id: `t-<source>-…` for the issue-10 cases
+/// (`t-card-<model>` per model card), llm-foundry for the `mpt…` rows, else the id's first word.
+pub fn source_group(id: &str) -> String {
+    let mut words = id.split('-');
+    let first = words.next().unwrap_or_default();
+    if first == "t" {
+        let second = words.next().unwrap_or_default();
+        if second == "card" {
+            return format!("t-card-{}", words.next().unwrap_or_default());
+        }
+        return format!("t-{second}");
+    }
+    if first.starts_with("mpt") {
+        return "llm-foundry".into();
+    }
+    first.to_string()
+}
+
 /// Evaluate one case.
 pub fn evaluate(case: &Case) -> Result<CaseOutcome, CoreError> {
     if case.elapsed.is_some() && case.metric != "gpu_hours" {

@@ -21,6 +21,13 @@ acc-h-training-cases = training cases
 acc-h-median = median abs error
 acc-h-mean = mean abs error
 acc-h-held-out = held out (no constant fitted on it)
+acc-h-constant = constant
+acc-h-value = value
+acc-h-rule-in-sample = its rule on its in-sample rows today
+acc-h-rule-agrees = rule gives the value
+acc-h-refit = constants refit on the other sources (today → refit)
+acc-h-held-cases = held-out cases
+acc-h-not-refit = cases not held out
 
 acc-status-ok = ok
 acc-status-known-miss = known miss
@@ -43,7 +50,24 @@ acc-md-serving-plans = ## Serving plans and the engine model
 acc-md-serving-plans-body = `plan --task inference` sizes every candidate with the same engine model as `estimate` (the cases above), so the serving plans move with it. How the serving scenarios' top plans moved at each step of serving v2 (engine rules, MoE occupancy, latency floors, the PCIe ring, per-layer fixed time, the bisected batch ladder) and why, scenario by scenario, is in docs/methodology.md §"How the serving plans moved with the engine model (issue 11)"; crates/gpuplan/tests/plan_scenarios.rs pins today's plans as snapshots.
 acc-md-by-source = ## By source (leave-one-source-out)
 acc-md-held-1 = A source no constant was fitted on is held out entirely: its error is a leave-one-source-out figure.
-acc-md-held-2 = For a source that calibrated a constant that figure would need a refit without it, which is not done here.
+acc-md-held-2 = A source that calibrated a constant is held out below, with its constants refit without it.
+acc-md-refit = ## Refit for the fitted sources
+acc-md-refit-1 = Each calibrated training constant's fitting rule is code (crates/gpuplan-core/src/refit.rs): the value at which the signed median error over its fitting rows is zero, or for `tp_overlap_fraction` at which the predicted speed-up of a vanilla/overlapped TP pair equals the published one.
+acc-md-refit-2 = Applied to the rows marked in-sample for it (16-bit rows only for the chip efficiencies), a rule that does not give today's value within the value's stated rounding shows a constant fitted on an earlier model and not refit since.
+acc-md-refit-3 = Each fitted source is then held out: its constants refit by the same rules on the rows of the same kind from every other source (training-throughput rows whose estimate reads the constant: the same chip generation and 16-bit for the efficiencies, the same FP8 kernel generation for the ratios, a CNN for the CNN figure, a pair differing only in TP overlap for the overlap share), then its training cases evaluated with the refit values. A case that reads a constant no other source has rows for is not held out.
+acc-rule-agrees = yes (within { $rounding })
+acc-rule-stale = no: stale by more than { $rounding }
+acc-rule-value = { $value } ({ $rows } { $rows ->
+    [one] row
+   *[other] rows
+})
+acc-rule-none = no value in 0.01–1 ({ $rows } rows)
+acc-refit-one = { $name } { $today } → { $refit } ({ $rows } { $rows ->
+    [one] row
+   *[other] rows
+})
+acc-refit-none = { $name }: cannot be refit, { $rows } rows of its kind in other sources
+acc-loso-all = Leave-one-source-out over all { $sources } sources (those above as they are, the { $fitted } fitted ones with their constants refit): { $cases } cases, median |error| { $median }, mean { $mean }; { $left } cases of the fitted sources are not held out.
 acc-md-cases = ## Cases
 acc-md-misses = ## Known misses
 acc-err-case = case { $path }

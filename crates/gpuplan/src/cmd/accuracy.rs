@@ -1,29 +1,33 @@
 //! `gpuplan accuracy`: run every case in `cases/` and report the error of each. Its Markdown
 //! output is docs/accuracy.md (a test checks the file is up to date).
 
+use super::accuracy_refit::Refit;
 use crate::cli::Format;
 use crate::render;
 use anyhow::{Context, Result};
 use gpuplan_core::i18n::{text, Lang, Msg};
-use gpuplan_core::validation::{evaluate, parse_case, CaseOutcome};
+use gpuplan_core::validation::{evaluate, parse_case, Case, CaseOutcome};
 use std::path::Path;
 
 include!(concat!(env!("OUT_DIR"), "/cases.rs"));
 
-/// The cases built into the binary, evaluated.
-pub fn embedded_outcomes() -> Result<Vec<CaseOutcome>> {
+/// The cases built into the binary, with their outcomes (evaluated).
+fn embedded_cases() -> Result<(Vec<Case>, Vec<CaseOutcome>)> {
     EMBEDDED_CASES
         .iter()
         .map(|(name, text)| {
             let case = parse_case(&format!("cases/{name}"), text)?;
-            evaluate(&case).with_context(|| {
+            let o = evaluate(&case).with_context(|| {
                 render::Localized(Msg::new("acc-err-case").arg("path", format!("cases/{name}")))
-            })
+            })?;
+            Ok((case, o))
         })
-        .collect()
+        .collect::<Result<Vec<_>>>()
+        .map(|v| v.into_iter().unzip())
 }
 
-pub fn load_outcomes(dir: &Path) -> Result<Vec<CaseOutcome>> {
+/// The cases of `dir`, with their outcomes.
+fn load_cases(dir: &Path) -> Result<(Vec<Case>, Vec<CaseOutcome>)> {
     // The reason in the user's language (audit r12 #9: "Not a directory (os error 20)" in zh).
     let unreadable = |e: std::io::Error| {
         render::fail(
@@ -50,11 +54,13 @@ pub fn load_outcomes(dir: &Path) -> Result<Vec<CaseOutcome>> {
         .map(|p| {
             let text = super::read_input(p, "case file")?;
             let case = parse_case(&p.display().to_string(), &text)?;
-            evaluate(&case).with_context(|| {
+            let o = evaluate(&case).with_context(|| {
                 render::Localized(Msg::new("acc-err-case").arg("path", p.display().to_string()))
-            })
+            })?;
+            Ok((case, o))
         })
-        .collect()
+        .collect::<Result<Vec<_>>>()
+        .map(|v| v.into_iter().unzip())
 }
 
 fn status(o: &CaseOutcome, l: Lang) -> String {
@@ -70,7 +76,7 @@ fn status(o: &CaseOutcome, l: Lang) -> String {
 }
 
 /// The report's column headers in `l` (catalog ids `acc-h-*`).
-fn headers(l: Lang, ids: &[&str]) -> Vec<String> {
+pub(crate) fn headers(l: Lang, ids: &[&str]) -> Vec<String> {
     ids.iter()
         .map(|id| text(l, &format!("acc-h-{id}")))
         .collect()
@@ -80,25 +86,9 @@ fn band(o: &CaseOutcome) -> String {
     format!("{:+.0}%…{:+.0}%", o.band.0 * 100.0, o.band.1 * 100.0)
 }
 
-/// The publication a case comes from, read from its id: `t-<source>-…` for the issue-10 cases
-/// (`t-card-<model>` per model card), llm-foundry for the `mpt…` rows, else the id's first word.
-pub fn source_group(id: &str) -> String {
-    let mut words = id.split('-');
-    let first = words.next().unwrap_or_default();
-    if first == "t" {
-        let second = words.next().unwrap_or_default();
-        if second == "card" {
-            return format!("t-card-{}", words.next().unwrap_or_default());
-        }
-        return format!("t-{second}");
-    }
-    if first.starts_with("mpt") {
-        return "llm-foundry".into();
-    }
-    first.to_string()
-}
+pub use gpuplan_core::validation::source_group;
 
-fn median(mut v: Vec<f64>) -> Option<f64> {
+pub(crate) fn median(mut v: Vec<f64>) -> Option<f64> {
     if v.is_empty() {
         return None;
     }
@@ -111,7 +101,7 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
     })
 }
 
-fn pct(x: Option<f64>) -> String {
+pub(crate) fn pct(x: Option<f64>) -> String {
     x.map_or("–".into(), |x| format!("{:.1}%", x * 100.0))
 }
 
@@ -119,7 +109,7 @@ fn abs_errors<'a>(v: impl Iterator<Item = &'a CaseOutcome>) -> Vec<f64> {
     v.map(|o| o.error.abs()).collect()
 }
 
-fn mean(v: &[f64]) -> Option<f64> {
+pub(crate) fn mean(v: &[f64]) -> Option<f64> {
     (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
 }
 
@@ -257,17 +247,24 @@ pub fn run(dir: Option<&Path>, format: Format, lang: Lang, lang_flag: Option<Lan
         Format::Markdown => lang_flag.unwrap_or(Lang::En),
         _ => lang,
     };
-    let out = match dir {
-        Some(d) => load_outcomes(d)?,
-        None => embedded_outcomes()?,
+    let (cases, out) = match dir {
+        Some(d) => load_cases(d)?,
+        None => embedded_cases()?,
     };
     match format {
         Format::Json => outln!(
             "{}",
             render::json("accuracy", &serde_json::json!({ "cases": out }))?
         ),
-        Format::Markdown => out!("{}", markdown_report(&out, l)),
-        _ => out!("{}", render::fit(&table_report(&out, l), render::width())),
+        Format::Markdown => {
+            let refit = super::accuracy_refit::Refit::of(&cases)?;
+            out!("{}", markdown_report(&out, &refit, l))
+        }
+        _ => {
+            let refit = super::accuracy_refit::Refit::of(&cases)?;
+            let t = table_report(&out, &refit, l);
+            out!("{}", render::fit(&t, render::width()))
+        }
     }
     Ok(0)
 }
@@ -333,7 +330,7 @@ fn summary(out: &[CaseOutcome], l: Lang) -> String {
 
 /// `accuracy --format markdown` (docs/accuracy.md): intro, summary, by kind, by source (with
 /// the leave-one-source-out line), every case, and the known deviations.
-fn markdown_report(out: &[CaseOutcome], l: Lang) -> String {
+fn markdown_report(out: &[CaseOutcome], refit: &Refit, l: Lang) -> String {
     let t = |id: &str| text(l, id);
     let (header, rows) = case_table(out, l);
     let (kh, kr) = by_kind(out, l);
@@ -362,6 +359,7 @@ fn markdown_report(out: &[CaseOutcome], l: Lang) -> String {
         t("acc-md-held-2")
     ));
     s.push_str(&render::markdown(&refs(&sh), &sr));
+    s.push_str(&refit.markdown(out, l));
     s.push_str(&format!("\n{}\n\n", t("acc-md-cases")));
     s.push_str(&render::markdown(&refs(&header), &rows));
     let misses: Vec<_> = out.iter().filter(|o| o.known_deviation.is_some()).collect();
@@ -380,19 +378,20 @@ fn markdown_report(out: &[CaseOutcome], l: Lang) -> String {
 
 /// `accuracy` as terminal tables: every case, by kind, by source, the summary and the
 /// leave-one-source-out line.
-fn table_report(out: &[CaseOutcome], l: Lang) -> String {
+fn table_report(out: &[CaseOutcome], refit: &Refit, l: Lang) -> String {
     let (header, rows) = case_table(out, l);
     let (kh, kr) = by_kind(out, l);
     let (sh, sr, loso) = by_source(out, l);
     format!(
-        "{}\n{}\n{}\n{}\n{loso}\n",
+        "{}\n{}\n{}\n{}\n{loso}\n{}",
         render::table(&refs(&header), &rows),
         render::table(&refs(&kh), &kr),
         render::table(&refs(&sh), &sr),
-        summary(out, l)
+        summary(out, l),
+        refit.tables(out, l)
     )
 }
 
-fn refs(v: &[String]) -> Vec<&str> {
+pub(crate) fn refs(v: &[String]) -> Vec<&str> {
     v.iter().map(String::as_str).collect()
 }

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod accuracy;
+mod accuracy_refit;
 pub mod catalog;
 pub mod estimate;
 pub mod export;
