@@ -236,10 +236,11 @@ enum Rows<'a> {
 }
 
 impl Rows<'_> {
+    /// The cases the rule rests on (two per pair).
     fn len(&self) -> usize {
         match self {
             Rows::Single(v) => v.len(),
-            Rows::Pairs(v) => v.len(),
+            Rows::Pairs(v) => 2 * v.len(),
         }
     }
 }
@@ -352,7 +353,7 @@ pub struct ConstantRefit {
     pub today: f64,
     /// `None`: no other source has rows of its kind (or none satisfies the rule in range).
     pub refit: Option<f64>,
-    /// Rows (pairs for the overlap share) of other sources it was refit on.
+    /// Rows of other sources it was refit on (two per pair for the overlap share).
     pub rows: usize,
 }
 
