@@ -41,6 +41,11 @@ const STALE: &[(&str, f64)] = &[
     // NeMo 24.07's 11 FP8 pretraining rows at 0.92: signed median -0.6%.
     ("fp8_gemm_ratio_current", 0.928),
 ];
+/// A refit constant: name, refit value, rows it rests on.
+type Constant<'a> = (&'a str, Option<f64>, usize);
+/// A held-out source: its name, its constants, its held-out and not-held-out case counts.
+type Source<'a> = (&'a str, Vec<Constant<'a>>, usize, usize);
+
 /// Tolerance of the pinned rule values above.
 const PIN: f64 = 0.002;
 
@@ -86,11 +91,11 @@ fn every_fitted_source_is_refit() {
     let cases = cases();
     let rows = training_rows(&cases).unwrap();
     let out = leave_source_out(&rows).unwrap();
-    let got: Vec<(String, Vec<(&str, Option<f64>, usize)>, usize, usize)> = out
+    let got: Vec<Source> = out
         .iter()
         .map(|s| {
             (
-                s.source.clone(),
+                s.source.as_str(),
                 s.constants
                     .iter()
                     .map(|c| (c.name, c.refit, c.rows))
@@ -100,7 +105,7 @@ fn every_fitted_source_is_refit() {
             )
         })
         .collect();
-    let want: [(&str, &[(&str, Option<f64>, usize)], usize, usize); 4] = [
+    let want: [(&str, &[Constant], usize, usize); 4] = [
         // No other source has a CNN training row: none of dle's 5 rows can be held out.
         ("dle", &[("train_efficiency_cnn", None, 0)], 0, 5),
         // No other source ran 2023's FP8 kernels: llm-foundry's 7 FP8 rows stay out.
@@ -130,7 +135,7 @@ fn every_fitted_source_is_refit() {
     ];
     assert_eq!(got.len(), want.len(), "{got:?}");
     for (g, w) in got.iter().zip(want.iter()) {
-        assert_eq!((g.0.as_str(), g.2, g.3), (w.0, w.2, w.3), "{g:?}");
+        assert_eq!((g.0, g.2, g.3), (w.0, w.2, w.3), "{g:?}");
         assert_eq!(g.1.len(), w.1.len(), "{g:?}");
         for (c, wc) in g.1.iter().zip(w.1.iter()) {
             assert_eq!((c.0, c.2), (wc.0, wc.2), "{g:?}");
