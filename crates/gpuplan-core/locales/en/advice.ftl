@@ -158,3 +158,12 @@ adv-big-card-small-inference = Inference on { $gpu }: ¥{ $cost } per 1k request
     [yes] : the smaller cards are cheaper per request.
    *[no] , so the larger card is the cheaper choice here.
 }
+
+## plan/hints.rs: what would change a poor top plan
+hint-poor-plan = The top plan is { $why }. What would change it: { $list }.
+hint-why-comm = communication-bound ({ $bottleneck })
+hint-why-mfu = at MFU { $mfu }%
+hint-gain = { $what }: about { $pct }% less time ({ $hours } h instead of { $old } h)
+hint-alt-global-batch = --global-batch { $batch } (4× more samples per step hides gradient sync; retune the learning rate)
+hint-alt-megatron = --profile megatron (tensor/pipeline parallelism instead of ZeRO alone)
+hint-alt-rdma = an RDMA type: { $nodes } × { $id }

@@ -247,3 +247,6 @@ cli-warn-plan-ignores = `[{ $key }]` is read by `gpuplan estimate` only: `plan` 
    *[other] takes its serving settings from `[serve]`
 }; the table is ignored
 cli-note-paged-peft = --paged-optimizer is counted for full training only: a LoRA/QLoRA run's adapter optimizer states are small and stay counted in device memory (docs/methodology.md, options of the step)
+
+# A price's age after its date (prices::age_label).
+price-age = {", "}{ $days } d old

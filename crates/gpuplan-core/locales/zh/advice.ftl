@@ -155,3 +155,12 @@ adv-big-card-small-inference = 在 { $gpu } 上推理：每千次请求 ¥{ $cos
     [yes] ：小卡每次请求更便宜。
    *[no] ，此处大卡反而更便宜。
 }
+
+## plan/hints.rs：首选方案效率低时的改进建议
+hint-poor-plan = 首选方案{ $why }。可改进：{ $list }。
+hint-why-comm = 受通信限制（{ $bottleneck }）
+hint-why-mfu = MFU 仅 { $mfu }%
+hint-gain = { $what }：时间约减少 { $pct }%（{ $hours } 小时，原 { $old } 小时）
+hint-alt-global-batch = --global-batch { $batch }（每步样本数 ×4，可掩盖梯度同步；需重新调学习率）
+hint-alt-megatron = --profile megatron（张量/流水线并行，而非仅用 ZeRO）
+hint-alt-rdma = 支持 RDMA 的规格：{ $nodes } × { $id }

@@ -241,3 +241,6 @@ cli-warn-plan-ignores = `[{ $key }]` 只供 `gpuplan estimate` 读取：`plan` {
    *[other] 的推理设置取自 `[serve]`
 }；此表被忽略
 cli-note-paged-peft = --paged-optimizer 只在全参训练中计入：LoRA/QLoRA 适配器的优化器状态很小，仍按显存计入（见 docs/methodology.md “训练步选项”）
+
+# 价格日期后的“多少天前”（prices::age_label）。
+price-age = ，{ $days } 天前

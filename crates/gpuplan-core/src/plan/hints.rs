@@ -5,7 +5,7 @@
 use super::advice::{Advice, Severity};
 use super::train::best_config;
 use super::{Job, Plan, PlanRequest};
-use crate::i18n::Text;
+use crate::i18n::{names, Arg, Lang, Msg};
 use crate::workload::{Framework, TrainingSetup};
 
 /// MFU under which a plan is called poor. Assumption: well-run dense transformer training on
@@ -15,10 +15,9 @@ pub const LOW_MFU: f64 = 0.25;
 /// Gain under which a hint is not worth a line: 10% less time.
 pub const MIN_GAIN: f64 = 0.10;
 
-/// One alternative and what it gives.
+/// One alternative (a catalog message, `hint-alt-*`) and what it gives.
 struct Alternative {
-    en: String,
-    zh: String,
+    what: Msg,
     hours: f64,
 }
 
@@ -48,8 +47,7 @@ fn alternatives(p: &Plan, plans: &[Plan], req: &PlanRequest) -> Vec<Alternative>
         let bigger = gb.saturating_mul(4);
         if let Some(h) = rerun(p, req, setup, bigger) {
             out.push(Alternative {
-                en: format!("--global-batch {bigger} (4× more samples per step hides gradient sync; retune the learning rate)"),
-                zh: format!("--global-batch {bigger}（每步样本数 ×4，可掩盖梯度同步；需重新调学习率）"),
+                what: Msg::new("hint-alt-global-batch").arg("batch", bigger),
                 hours: h,
             });
         }
@@ -59,8 +57,7 @@ fn alternatives(p: &Plan, plans: &[Plan], req: &PlanRequest) -> Vec<Alternative>
         m.framework = Framework::Megatron;
         if let Some(h) = rerun(p, req, &m, gb) {
             out.push(Alternative {
-                en: "--profile megatron (tensor/pipeline parallelism instead of ZeRO alone)".into(),
-                zh: "--profile megatron（张量/流水线并行，而非仅用 ZeRO）".into(),
+                what: Msg::new("hint-alt-megatron"),
                 hours: h,
             });
         }
@@ -71,8 +68,9 @@ fn alternatives(p: &Plan, plans: &[Plan], req: &PlanRequest) -> Vec<Alternative>
         });
         if let Some(q) = rdma.min_by(|a, b| a.hours.total_cmp(&b.hours)) {
             out.push(Alternative {
-                en: format!("an RDMA type: {} × {}", q.nodes, q.instance.id),
-                zh: format!("支持 RDMA 的规格：{} × {}", q.nodes, q.instance.id),
+                what: Msg::new("hint-alt-rdma")
+                    .arg("nodes", q.nodes)
+                    .arg("id", q.instance.id.as_str()),
                 hours: q.hours,
             });
         }
@@ -99,48 +97,31 @@ pub fn poor_plan_hint(plans: &[Plan], req: &PlanRequest) -> Option<Advice> {
     if gains.is_empty() {
         return None;
     }
-    let why_en = if comm_bound {
-        format!("communication-bound ({})", t.step.bottleneck)
+    let why = if comm_bound {
+        Msg::new("hint-why-comm").arg("bottleneck", names::bottleneck(&t.step.bottleneck))
     } else {
-        format!("at MFU {:.0}%", t.step.mfu * 100.0)
+        Msg::new("hint-why-mfu").arg("mfu", format!("{:.0}", t.step.mfu * 100.0))
     };
-    let why_zh = if comm_bound {
-        "受通信限制".to_string()
-    } else {
-        format!("MFU 仅 {:.0}%", t.step.mfu * 100.0)
+    let gain = |(a, g): &(Alternative, f64)| {
+        Msg::new("hint-gain")
+            .arg("what", a.what.clone())
+            .arg("pct", (g * 100.0).round())
+            .arg("hours", format!("{:.1}", a.hours))
+            .arg("old", format!("{:.1}", p.hours))
     };
-    let en = gains
-        .iter()
-        .map(|(a, g)| {
-            format!(
-                "{}: about {:.0}% less time ({:.1} h instead of {:.1} h)",
-                a.en,
-                g * 100.0,
-                a.hours,
-                p.hours
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("; ");
-    let zh = gains
-        .iter()
-        .map(|(a, g)| {
-            format!(
-                "{}：时间约减少 {:.0}%（{:.1} 小时，原 {:.1} 小时）",
-                a.zh,
-                g * 100.0,
-                a.hours,
-                p.hours
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("；");
-    Some(Advice::from_text(
-        "poor-plan-hints",
-        Severity::Warn,
-        Text {
-            en: format!("The top plan is {why_en}. What would change it: {en}."),
-            zh: format!("首选方案{why_zh}。可改进：{zh}。"),
+    let list = |l: Lang| {
+        gains
+            .iter()
+            .map(|x| gain(x).render(l))
+            .collect::<Vec<_>>()
+            .join(&crate::i18n::text(l, "adv-fallback-sep"))
+    };
+    let m = Msg::new("hint-poor-plan").arg("why", why).arg(
+        "list",
+        Arg::PerLang {
+            en: list(Lang::En),
+            zh: list(Lang::Zh),
         },
-    ))
+    );
+    Some(Advice::new("poor-plan-hints", Severity::Warn, m))
 }

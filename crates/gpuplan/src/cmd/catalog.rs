@@ -201,7 +201,7 @@ fn price_label(p: &Price) -> String {
         p.cny,
         p.region,
         p.as_of,
-        super::prices::age_label(&p.as_of, false)
+        super::prices::age_label(&p.as_of, Lang::En)
     )
 }
 
@@ -615,7 +615,7 @@ fn price_lines(p: &Price, l: Lang) -> String {
         .arg("kind", names::price_kind(p.kind))
         .arg("region", names::price_region(&p.region))
         .arg("as_of", p.as_of.as_str())
-        .arg("age", super::prices::age_label(&p.as_of, l == Lang::Zh))
+        .arg("age", super::prices::age_label(&p.as_of, l))
         .render(l);
     if let Some(m) = &p.method {
         line.push_str(

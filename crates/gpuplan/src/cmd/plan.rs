@@ -1725,7 +1725,7 @@ fn costs(p: &Plan, v: &View, out: &mut String) {
                     .arg("kind", names::price_kind(c.price.kind))
                     .arg("region", names::price_region(&c.price.region))
                     .arg("as_of", c.price.as_of.as_str())
-                    .arg("age", super::prices::age_label(&c.price.as_of, l.is_zh()))
+                    .arg("age", super::prices::age_label(&c.price.as_of, l))
                     .render(l),
                 if l.is_zh() {
                     c.note_zh.clone()

@@ -790,10 +790,9 @@ fn strict_day(s: &str) -> Option<i64> {
 }
 
 /// "1281 d old" / "1281 天前" for a price's `as_of`, or nothing when it is not a date.
-pub fn age_label(as_of: &str, zh: bool) -> String {
+pub fn age_label(as_of: &str, lang: Lang) -> String {
     match age_days(as_of, today_secs()) {
-        Some(d) if zh => format!("，{d} 天前"),
-        Some(d) => format!(", {d} d old"),
+        Some(d) => Msg::new("price-age").arg("days", d).render(lang),
         None => String::new(),
     }
 }
