@@ -70,6 +70,12 @@ pub struct Case {
     /// the plan's hours, steady state × the interruption overhead ([`elapsed_factor`]).
     #[serde(default)]
     pub elapsed: Option<Elapsed>,
+    /// A `gpu_hours` case whose source derives its hours from a stated steady rate (tokens ÷
+    /// tokens/s/GPU, steps × a stated step time): the source's words that say so. With
+    /// `[elapsed]` it marks what the published hours count ([`HoursBasis`]); a case with neither
+    /// is one whose source does not say.
+    #[serde(default)]
+    pub steady_state: Option<String>,
     /// A `gpu_hours` case whose source states more stages after the workload's own (Llama
     /// 3.1's long-context pre-training): each the same job at its own sequence length and token
     /// count, laid out by the planner's search; their GPU-hours add to the workload's.
@@ -99,6 +105,18 @@ pub struct Elapsed {
     pub storage_write_gb_per_s: Option<f64>,
 }
 
+/// What a `gpu_hours` case's published hours count, as its source states it (issue 10's
+/// target is the steady-state figure): `steady_state` quote, `[elapsed]`, or neither.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum HoursBasis {
+    /// Tokens ÷ a stated steady rate, or steps × a stated step time.
+    Steady,
+    /// A run's days on its cluster or a card's total GPU time.
+    Elapsed,
+    /// The source does not say what its hours count.
+    Unstated,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CaseOutcome {
     pub id: String,
@@ -114,6 +132,8 @@ pub struct CaseOutcome {
     pub in_sample: Option<String>,
     pub known_deviation: Option<String>,
     pub source: String,
+    /// For a `gpu_hours` case: what its published hours count.
+    pub hours_basis: Option<HoursBasis>,
 }
 
 pub fn parse_case(what: &str, text: &str) -> Result<Case, CoreError> {
@@ -170,6 +190,7 @@ pub fn evaluate(case: &Case) -> Result<CaseOutcome, CoreError> {
             "only a gpu_hours case can add stages: remove [[stages]] or set metric = \"gpu_hours\"",
         ));
     }
+    let hours_basis = hours_basis(case)?;
     let predicted = metric_value(case)?;
     let error = predicted / case.published - 1.0;
     let band = case.kind.band();
@@ -186,7 +207,26 @@ pub fn evaluate(case: &Case) -> Result<CaseOutcome, CoreError> {
         in_sample: case.in_sample.clone(),
         known_deviation: case.known_deviation.clone(),
         source: case.source.clone(),
+        hours_basis,
     })
+}
+
+/// What a `gpu_hours` case's published hours count; `steady_state` elsewhere, or beside
+/// `[elapsed]`, is refused (a case cannot count both).
+fn hours_basis(case: &Case) -> Result<Option<HoursBasis>, CoreError> {
+    let fix = match (&case.steady_state, &case.elapsed) {
+        (Some(_), _) if case.metric != "gpu_hours" => {
+            "only a gpu_hours case states what its hours count: remove steady_state or set metric = \"gpu_hours\""
+        }
+        (Some(_), Some(_)) => {
+            "a source counts either a steady rate or elapsed time: keep steady_state or [elapsed], not both"
+        }
+        _ if case.metric != "gpu_hours" => return Ok(None),
+        (Some(_), None) => return Ok(Some(HoursBasis::Steady)),
+        (None, Some(_)) => return Ok(Some(HoursBasis::Elapsed)),
+        (None, None) => return Ok(Some(HoursBasis::Unstated)),
+    };
+    Err(CoreError::invalid("steady_state", &case.id, fix))
 }
 
 /// The planner's fastest layout for `setup` on `cluster` at `global_batch` sequences per step.
@@ -570,6 +610,34 @@ mod tests {
             err.contains("elapsed") && err.contains("gpu_hours"),
             "{err}"
         );
+    }
+
+    /// What a GPU-hours case counts comes from its keys: `[elapsed]`, `steady_state`, or neither
+    /// ("not stated"); both at once, or `steady_state` on another metric, is refused (stop 34).
+    #[test]
+    fn hours_basis_follows_the_case_and_refuses_both() {
+        let text = include_str!("../../../cases/t-card-llama2-13b-gpu-hours.toml");
+        let mut case = parse_case("t-card-llama2-13b-gpu-hours", text).expect("case parses");
+        assert_eq!(hours_basis(&case).unwrap(), Some(HoursBasis::Elapsed));
+        case.steady_state = Some("tokens / 24k tokens/s/GPU".into());
+        let err = hours_basis(&case).expect_err("both refused").to_string();
+        assert!(
+            err.contains("steady_state") && err.contains("[elapsed]"),
+            "{err}"
+        );
+        case.elapsed = None;
+        assert_eq!(hours_basis(&case).unwrap(), Some(HoursBasis::Steady));
+        case.steady_state = None;
+        assert_eq!(hours_basis(&case).unwrap(), Some(HoursBasis::Unstated));
+        case.steady_state = Some("x".into());
+        case.metric = "training_days".into();
+        let err = hours_basis(&case).expect_err("other metric").to_string();
+        assert!(
+            err.contains("steady_state") && err.contains("gpu_hours"),
+            "{err}"
+        );
+        case.steady_state = None;
+        assert_eq!(hours_basis(&case).unwrap(), None);
     }
 
     /// TinyLlama's case with its token count as given and `tokens` more at `seq_len` on the same

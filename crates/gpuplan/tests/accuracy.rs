@@ -158,7 +158,7 @@ fn accuracy_runs_outside_the_repository() {
 /// deviations — are not met yet: docs/accuracy.md and the final report say by how much).
 #[test]
 fn training_accuracy_stays_within_todays_bands() {
-    use gpuplan_core::validation::CaseKind;
+    use gpuplan_core::validation::{CaseKind, HoursBasis};
     let mut outcomes = Vec::new();
     for e in std::fs::read_dir(root().join("cases")).unwrap() {
         let p = e.unwrap().path();
@@ -414,6 +414,26 @@ fn training_accuracy_stays_within_todays_bands() {
         .filter(|(_, o)| o.kind == CaseKind::TrainTime && o.in_sample.is_none())
         .count();
     assert!(hours_n >= 37, "{hours_n} out-of-sample GPU-hours cases");
+    // Stop 34: issue 10's 10% target is on the steady-state GPU-hours, the cases whose source
+    // derives its hours from a stated rate (`steady_state`: LLaMA-1 65B +14.2%, TinyLlama -5.3%,
+    // the four llm.c scripts +7.0..+21.9%): 12.42% (0.12425) over 6, not met. Elapsed ([elapsed],
+    // 30, the SmolLM2 rows among them since this stop) 16.25%; not stated (Pythia, LLaMA-1
+    // 7B/13B/33B) 7.47% over 4. The split moved no estimate but SmolLM2-360M's (-49.8 -> -49.7%).
+    let steady: Vec<f64> = outcomes
+        .iter()
+        .filter(|(_, o)| o.in_sample.is_none() && o.hours_basis == Some(HoursBasis::Steady))
+        .map(|(_, o)| o.error.abs())
+        .collect();
+    let steady_median = {
+        let mut v = steady.clone();
+        v.sort_by(f64::total_cmp);
+        (v[v.len() / 2 - 1] + v[v.len() / 2]) / 2.0
+    };
+    assert_eq!(steady.len(), 6, "steady-state GPU-hours cases");
+    assert!(
+        steady_median <= 0.1243,
+        "steady-state GPU-hours median {steady_median:.4}"
+    );
     // 18: 22 before NeMo's packed fine-tuning samples were attended per sample, 20 then; BLOOM's
     // ramp-up row (GBS 192, micro-batch 1) one more, at +20.0%; LLaMA-65B's hours one fewer
     // (+14.6% -> +8.9%) with the paper's 4M-token batch; NeMo's Llama 2 70B pretraining and SFT

@@ -38,6 +38,7 @@ acc-held-no = 否：拟合了 { $fits }
 
 acc-summary = { $n } 个案例中 { $ok } 个在容差带内；样本外 { $oos } 个中 { $oos_ok } 个；平均 |误差| { $mean_all }（全部），{ $mean_oos }（样本外）。
 acc-loso = 留一来源验证（{ $sources } 个留出来源的训练吞吐量和 GPU 小时，共 { $cases } 个案例）：|误差| 中位数 { $median }，平均 { $mean }。
+acc-hours-split = GPU 小时（TrainTime，样本外）按来源所计口径划分：稳态速率（token 数 ÷ 所述每 GPU 每秒 token 数，或步数 × 所述单步时间；案例在 `steady_state` 中引用原文）{ $steady_n } 个案例，|误差| 中位数 { $steady }；实际耗时（集群上的运行天数、模型卡的总 GPU 时间：`[elapsed]`，与计划的小时数比较）{ $elapsed_n } 个案例，中位数 { $elapsed }；来源未说明 { $unstated_n } 个案例，中位数 { $unstated }。issue 10 的 10% 目标针对稳态口径。
 
 acc-md-title = # 与公开数据对比的准确度
 acc-md-generated = 由 `gpuplan accuracy --format markdown > docs/accuracy.md` 生成；请勿手工编辑。

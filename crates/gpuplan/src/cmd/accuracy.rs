@@ -6,7 +6,7 @@ use crate::cli::Format;
 use crate::render;
 use anyhow::{Context, Result};
 use gpuplan_core::i18n::{text, Lang, Msg};
-use gpuplan_core::validation::{evaluate, parse_case, Case, CaseOutcome};
+use gpuplan_core::validation::{evaluate, parse_case, Case, CaseOutcome, HoursBasis};
 use std::path::Path;
 
 include!(concat!(env!("OUT_DIR"), "/cases.rs"));
@@ -307,6 +307,30 @@ fn case_table(out: &[CaseOutcome], l: Lang) -> (Vec<String>, Vec<Vec<String>>) {
     (header, rows)
 }
 
+/// GPU-hours (out of sample) by what the source's hours count (issue 10's target is the
+/// steady-state figure): its `steady_state` quote, `[elapsed]`, or neither.
+fn hours_split(out: &[CaseOutcome], l: Lang) -> String {
+    let of = |b: HoursBasis| {
+        abs_errors(
+            out.iter()
+                .filter(|o| o.in_sample.is_none() && o.hours_basis == Some(b)),
+        )
+    };
+    let (steady, elapsed, unstated) = (
+        of(HoursBasis::Steady),
+        of(HoursBasis::Elapsed),
+        of(HoursBasis::Unstated),
+    );
+    Msg::new("acc-hours-split")
+        .arg("steady_n", steady.len())
+        .arg("steady", pct(median(steady)))
+        .arg("elapsed_n", elapsed.len())
+        .arg("elapsed", pct(median(elapsed)))
+        .arg("unstated_n", unstated.len())
+        .arg("unstated", pct(median(unstated)))
+        .render(l)
+}
+
 /// Cases within their band, all and out of sample, with the mean absolute errors.
 fn summary(out: &[CaseOutcome], l: Lang) -> String {
     let ok = out.iter().filter(|o| o.within).count();
@@ -347,6 +371,7 @@ fn markdown_report(out: &[CaseOutcome], refit: &Refit, l: Lang) -> String {
     );
     s.push_str(&format!("{}\n\n", t("acc-md-by-kind")));
     s.push_str(&render::markdown(&refs(&kh), &kr));
+    s.push_str(&format!("\n{}\n", hours_split(out, l)));
     s.push_str(&format!(
         "\n{}\n\n{}\n",
         t("acc-md-serving-plans"),
@@ -383,9 +408,10 @@ fn table_report(out: &[CaseOutcome], refit: &Refit, l: Lang) -> String {
     let (kh, kr) = by_kind(out, l);
     let (sh, sr, loso) = by_source(out, l);
     format!(
-        "{}\n{}\n{}\n{}\n{loso}\n{}",
+        "{}\n{}\n{}\n{}\n{}\n{loso}\n{}",
         render::table(&refs(&header), &rows),
         render::table(&refs(&kh), &kr),
+        hours_split(out, l),
         render::table(&refs(&sh), &sr),
         summary(out, l),
         refit.tables(out, l)
