@@ -6,6 +6,12 @@
 //! (tests stay deterministic); the counts are the deterministic measure of the work. `best ms` /
 //! `median ms` are wall time per run, `cpu ms` the mean CPU time per run of all threads (Linux),
 //! which other load on the machine does not inflate (docs/performance.md).
+//!
+//! Issue 10's target: `pretrain-llama2-13b-64-nodes` ≤ 20 ms median wall on the 2-core build
+//! machine. Last figures (docs/performance.md, round 14, 2026-12-07): 239.5 M → 218.6 M
+//! instructions and 21,918 → 17,082 steps per run (time-pass groups per chip and GPU count);
+//! CPU per run 32.2–33.2 → 31.0–31.5 ms, the two binaries alternately at load ~16, where the
+//! walls (110–190 ms) say nothing. The idle figure before it: median 18.5–20.1 ms (stop 33).
 
 use gpuplan_core::catalog::Catalog;
 use gpuplan_core::constants::Tunables;

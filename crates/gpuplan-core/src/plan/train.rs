@@ -1023,8 +1023,12 @@ fn fastest(
             }
         };
         *steps += 1;
-        let step =
-            training_step_validated(&req.model, setup, c, &req.tunables).unwrap_or(lean_step);
+        let (m, tun) = (&req.model, &req.tunables);
+        let step = match memo {
+            Some(memo) => crate::train::training_step_validated_memo(m, setup, (c, tun), memo),
+            None => training_step_validated(m, setup, c, tun),
+        };
+        let step = step.unwrap_or(lean_step);
         Some(Best {
             setup: setup.clone(),
             memory,
@@ -1110,12 +1114,12 @@ fn time_rung(
     lean.ok()
 }
 
-/// An upper bound on a configuration's tokens/s on every cluster with this one's chip and shape
-/// (GPUs per node, nodes), whatever its links: the step is compute + pipeline bubble (which depend
-/// on the chip, the setup and the data-parallel degree, not on the links) plus communication
-/// terms that are never negative, so tokens per step ÷ (compute + bubble) is never exceeded
-/// (float rounding is monotone, so the bound holds bit for bit). Tested:
-/// `step_floor_ignores_links` in tests/search_equivalence.rs.
+/// An upper bound on a configuration's tokens/s on every cluster with this one's chip and GPU
+/// count, whatever its links and node shape (GPUs per node × nodes): the step is compute +
+/// pipeline bubble (which depend on the chip, the setup and the data-parallel degree, not on the
+/// links nor the shape) plus communication terms that are never negative, so tokens per step ÷
+/// (compute + bubble) is never exceeded (float rounding is monotone, so the bound holds bit for
+/// bit). Tested: `step_floor_ignores_links` in tests/search_equivalence.rs.
 pub fn step_bound(step: &StepTime) -> Option<f64> {
     let floor = step.compute.0 + step.pipeline_bubble.0;
     (floor > 0.0 && step.step.0 >= floor).then(|| step.tokens_per_step / floor)
@@ -2057,11 +2061,14 @@ fn unpriced_msg(n: usize, billing: super::BillingChoice) -> Msg {
 }
 
 /// The time passes, one task per group (`groups`: the time passes of the memory passes of one
-/// chip and cluster size, those of one memory pass together): the first cluster of a memory pass
-/// is timed with the bounds the group knows and bounds the others (same chip and shape, other
-/// links or NCCL channel counts). Per group: (time pass, its answer, steps timed) and the full
-/// memory estimates made. `memo` (shared search only) serves every group's micro-batch compute:
-/// a configuration recurs on other links, node counts and instance types of its chip.
+/// chip and GPU count, those of one memory pass together): the first cluster of a memory pass
+/// is timed with the bounds the group knows and bounds the others (same chip and GPU count,
+/// other node shapes, links or NCCL channel counts). Per group: (time pass, its answer, steps
+/// timed) and the full memory estimates made. The groups are handed out largest first (by
+/// rungs to time), so that a large one started last does not leave the other cores idle; each
+/// group's answers go to its own time passes, whatever the order. `memo` (shared search only)
+/// serves every group's micro-batch compute and the kept configurations' full steps: a
+/// configuration recurs on other links, node counts and instance types of its chip.
 fn time_passes(
     req: &PlanRequest,
     work: &Work,
@@ -2069,12 +2076,18 @@ fn time_passes(
     fit_results: &[Option<Fits>],
     threads: usize,
 ) -> Vec<GroupTimes> {
-    par_map(groups, threads, |group| {
+    let rungs = |group: &[usize]| -> usize {
+        let fits = group.iter().map(|&t| &fit_results[work.time_jobs[t].0]);
+        fits.flatten().map(|f| f.fit.len()).sum()
+    };
+    let mut order: Vec<&[usize]> = groups.iter().map(|g| &g[..]).collect();
+    order.sort_by_cached_key(|g| std::cmp::Reverse(rungs(g)));
+    par_map(&order, threads, |group| {
         let mut pass = Pass::default();
         let mut known = Known::default();
         let mut out = Vec::new();
         let mut full = 0;
-        for &t in group {
+        for &t in group.iter() {
             let (fit, cluster) = &work.time_jobs[t];
             let Some(f) = &fit_results[*fit] else {
                 continue;
@@ -2143,36 +2156,37 @@ impl Pass {
 }
 
 /// What a time-pass group knows of its rungs across memory passes, by the rung's address (the
-/// ladders are shared: one configuration of a point is one [`Rung`] in every memory pass of the
-/// group that holds it): the bound a timed rung gives and its step prologue. Both read the
-/// model, the setup, the chip and the cluster size only, not the links nor the NCCL buffers
-/// that set the group's memory passes apart; kept only while the clusters have the chip (equal,
-/// if not the same object), GPUs per node and nodes they were computed on.
+/// ladders are shared by GPU count: one configuration of a point is one [`Rung`] in every
+/// memory pass of the group that holds it): the bound a timed rung gives and its step
+/// prologue. Both read the model, the setup, the chip and the GPU count only, not the links,
+/// the NCCL buffers nor the node shape that set the group's memory passes apart (the one check
+/// that reads the shape is redone on a prologue from another shape:
+/// `train::training_step_lean_slot`); kept only while the clusters have the chip (equal, if not
+/// the same object) and GPU count they were computed on.
 #[derive(Default)]
 struct Known {
-    on: Option<(std::sync::Arc<GpuSpec>, u64, u64)>,
+    on: Option<(std::sync::Arc<GpuSpec>, u64)>,
     rungs: rustc_hash::FxHashMap<usize, (Option<f64>, Option<StepPrologue>)>,
 }
 
 impl Known {
-    /// Whether cluster `c` has the chip and size of what is known.
+    /// Whether cluster `c` has the chip and GPU count of what is known.
     fn holds_for(&self, c: &ClusterSpec) -> bool {
-        self.on.as_ref().is_some_and(|(g, per, nodes)| {
-            (*per, *nodes) == (c.gpus_per_node, c.nodes)
-                && (std::sync::Arc::ptr_eq(g, &c.gpu) || **g == *c.gpu)
+        self.on.as_ref().is_some_and(|(g, total)| {
+            *total == c.total_gpus() && (std::sync::Arc::ptr_eq(g, &c.gpu) || **g == *c.gpu)
         })
     }
 
-    /// Forgets everything unless `c` has the chip and size it was computed on.
+    /// Forgets everything unless `c` has the chip and GPU count it was computed on.
     fn on_cluster(&mut self, c: &ClusterSpec) {
         if !self.holds_for(c) {
             self.rungs.clear();
-            self.on = Some((c.gpu.clone(), c.gpus_per_node, c.nodes));
+            self.on = Some((c.gpu.clone(), c.total_gpus()));
         }
     }
 
-    /// Before timing on `c`: if `c` has another chip or size (not within one memory pass, whose
-    /// clusters share both), the open pass's bounds and prologues are forgotten too.
+    /// Before timing on `c`: if `c` has another chip or GPU count (not within one memory pass,
+    /// whose clusters share both), the open pass's bounds and prologues are forgotten too.
     fn check(&mut self, c: &ClusterSpec, pass: &mut Pass) {
         if !self.holds_for(c) {
             self.on_cluster(c);
@@ -2327,10 +2341,11 @@ fn run_passes(
     (fit_results, time_results, Box::new(spent))
 }
 
-/// The time passes grouped by chip and cluster size (shared search; the reference: by memory
+/// The time passes grouped by chip and GPU count (shared search; the reference: by memory
 /// pass), each memory pass's together and in order: the memory passes of one group differ only
-/// in the NCCL channel counts across nodes and in the search space, and share the bounds and
-/// step prologues of the rungs they have in common ([`Known`]).
+/// in the node shape (GPUs per node × nodes), the NCCL channel counts across nodes and the
+/// search space, and share the bounds and step prologues of the rungs they have in common
+/// ([`Known`]).
 fn time_groups(work: &Work, share: bool) -> Vec<Vec<usize>> {
     let mut by_fit: Vec<Vec<usize>> = vec![Vec::new(); work.fit_jobs.len()];
     for (t, (fit, _)) in work.time_jobs.iter().enumerate() {
@@ -2343,7 +2358,7 @@ fn time_groups(work: &Work, share: bool) -> Vec<Vec<usize>> {
     let mut index = rustc_hash::FxHashMap::default();
     for (job, ts) in work.fit_jobs.iter().zip(by_fit) {
         let c = &job.cluster;
-        let key = (job.chip, c.gpus_per_node, c.nodes);
+        let key = (job.chip, c.total_gpus());
         let g = *index.entry(key).or_insert_with(|| {
             groups.push(Vec::new());
             groups.len() - 1

@@ -243,6 +243,18 @@ pub fn training_step_validated(
     step_time(m, setup, c, tun, (true, None))
 }
 
+/// [`training_step_validated`] with the micro-batch compute taken from `memo` where it has
+/// these inputs (the same numbers and words: `compute::memo`). For the planner's kept
+/// configurations, explained in full.
+pub fn training_step_validated_memo(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    (c, tun): (&ClusterSpec, &Tunables),
+    memo: &ComputeMemo,
+) -> Result<StepTime, CoreError> {
+    step_time(m, setup, c, tun, (true, Some(memo)))
+}
+
 /// [`training_step_validated`] without the words: the same seconds, rates and bytes bit for bit
 /// (tested: `lean_step_has_the_same_numbers` in tests/search_equivalence.rs), but the collectives'
 /// and links' descriptions empty. For searches that compare step times and explain the
@@ -1600,10 +1612,15 @@ fn step_time(
     }
 }
 
-/// What a step reads before its phases that depends on its model, setup, chip and cluster size
-/// only, not on the links: the same on every cluster of one time pass's group.
+/// What a step reads before its phases that depends on its model, setup, chip and GPU count
+/// only, not on the links nor on how the GPUs are split into nodes: the same on every cluster
+/// of one time pass's group. Of its checks only `check_parallelism` reads the node shape (TP
+/// inside a node, attention heads per node), so a prologue read on a cluster of another shape
+/// is taken only after that check passes there with the same data-parallel size.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StepPrologue {
+    /// GPUs per node of the cluster it was computed on.
+    per_node: u64,
     /// Data-parallel size.
     dp: u64,
     peak: FlopRate,
@@ -1651,10 +1668,10 @@ fn step_shares(
 
 /// [`training_step_lean_below`] (without a cutoff: [`training_step_lean_memo`]) that takes its
 /// prologue from `slot` where it holds one and leaves it there otherwise. `slot` must be empty
-/// or hold what a step of this model, setup and tunables gave on a cluster of this chip, GPUs
-/// per node and nodes (the planner's time passes: one slot per rung and memory pass). The same
-/// steps bit for bit (tested: `prologue_slots_give_the_same_steps` in
-/// tests/search_equivalence.rs).
+/// or hold what a step of this model, setup and tunables gave on a cluster of this chip and
+/// total GPU count, in any node shape (the planner's time passes: one slot per rung and memory
+/// pass). The same steps bit for bit, the same error where the shape's check fails (tested:
+/// `prologue_slots_give_the_same_steps` in tests/search_equivalence.rs).
 pub fn training_step_lean_slot(
     m: &ModelSpec,
     setup: &TrainingSetup,
@@ -1687,6 +1704,7 @@ fn compute_and_bubble(
     let done = (compute, parts, optimizer, bubble);
     if let Some(slot) = slot {
         *slot = Some(StepPrologue {
+            per_node: x.c.gpus_per_node,
             dp: x.dp,
             peak,
             eff,
@@ -1709,9 +1727,15 @@ fn step_time_below(
     (explain, memo): (bool, Option<&ComputeMemo>),
     (cutoff, slot): (Option<f64>, Option<&mut Option<StepPrologue>>),
 ) -> Result<Result<StepTime, f64>, CoreError> {
-    // A step of this setup on a cluster of this chip and size already passed the checks: its
-    // prologue (`slot`, the time pass's, where given) is theirs.
-    let known = slot.as_deref().copied().flatten();
+    // A step of this setup on a cluster of this chip and GPU count already passed the checks:
+    // its prologue (`slot`, the time pass's, where given) is theirs; from another node shape,
+    // once the one check that reads the shape passes here too ([`StepPrologue`]).
+    let known = match slot.as_deref().copied().flatten() {
+        Some(k) if k.per_node != c.gpus_per_node => {
+            (check_parallelism(m, setup, c)? == k.dp).then_some(k)
+        }
+        k => k,
+    };
     let (dp, peak, eff) = match known {
         Some(k) => (k.dp, k.peak, k.eff),
         None => step_checks(m, setup, c, tun)?,
