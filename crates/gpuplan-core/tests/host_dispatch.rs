@@ -155,6 +155,16 @@ fn uncounted_loops_have_no_host_dispatch() {
     }
     let st = step(&m, &s, &c);
     assert!(st.host_dispatch.is_some());
+    // The same loop on an Ascend NPU: the per-op cost is a CUDA measurement.
+    let npu = gpuplan_core::job::HardwareInput {
+        gpu: "ascend-910b".into(),
+        gpus_per_node: 1,
+        nodes: 1,
+        ..Default::default()
+    };
+    assert!(step(&m, &s, &npu.cluster().unwrap())
+        .host_dispatch
+        .is_none());
     let mut gpt2 = s.clone();
     gpt2.lora.targets = vec!["all-linear".into()];
     let g = gpuplan_core::model::find_preset("GPT-2")

@@ -8,7 +8,7 @@
 //! torch.profiler and counts the top-level aten ops of one micro-batch (forward with the loss,
 //! a reentrant checkpoint's replay, backward), per layer and outside the layers
 //! (validation/dispatch-measured.json; tests/host_dispatch.rs checks this table against it).
-//! Only the stacks counted are modelled: the HF profile (eager, not compiled) on one device
+//! Only the stacks counted are modelled, on NVIDIA GPUs: the HF profile (eager, not compiled) on one device
 //! (TP, PP and CP 1, dense layers) of Qwen (v1)'s remote code or HF's Llama code (which Mistral's
 //! and Qwen2's copy), with no recompute or full (reentrant) recompute, full fine-tuning or LoRA.
 //! Everything else keeps the GPU-only step. Not counted: the optimizer step (once per step:
@@ -16,6 +16,7 @@
 //! dequantization, the Trainer's own per-step Python (docs/methodology.md, "Host dispatch floor").
 
 use crate::constants::Tunables;
+use crate::hardware::GpuSpec;
 use crate::model::{ModelSpec, ParamBreakdown};
 use crate::units::Seconds;
 use crate::workload::{Framework, Recompute, TrainTask, TrainingSetup};
@@ -167,14 +168,18 @@ pub fn ops_per_micro_batch(
 }
 
 /// The host's side of a step of `micro_batches` micro-batches whose GPU time is `gpu_micro`
-/// seconds each: `None` where the step is not a counted eager loop.
+/// seconds each on `gpu`: `None` where the step is not a counted eager loop, or not on CUDA (the
+/// per-op cost is a CUDA measurement; torch_npu's task queue has its own, unpublished).
 pub fn host_dispatch(
     m: &ModelSpec,
     b: &ParamBreakdown,
-    setup: &TrainingSetup,
+    (setup, gpu): (&TrainingSetup, &GpuSpec),
     tun: &Tunables,
     (micro_batches, gpu_micro): (f64, f64),
 ) -> Option<HostDispatch> {
+    if gpu.vendor != "nvidia" {
+        return None;
+    }
     let (stack, ops) = ops_per_micro_batch(m, b, setup)?;
     let host_micro = ops * tun.host_op_seconds;
     Some(HostDispatch {
