@@ -160,8 +160,8 @@ pub struct Tunables {
     /// not fitted: "issue N ops back-to-back, sync once at the end ... this isolates host cost",
     /// torch.add on a 512² tensor through PyTorch's own CUDA path, 8 µs/op on an NVIDIA A100
     /// machine (flagos-ai/Torch-FL pull request 27, 2026-07-28, "cuda_sub" column); corroborated
-    /// by 7.1 µs per torch.add call on an A100 (flagos-ai/FlagGems issue 4558, 2026-07-08). Times the ops
-    /// `train::dispatch` counts (docs/methodology.md, "Host dispatch floor").
+    /// by 7.1 µs per torch.add call on an A100 (flagos-ai/FlagGems issue 4558, 2026-07-08).
+    /// Times the ops `train::dispatch` counts (docs/methodology.md, "Host dispatch floor").
     pub host_op_seconds: f64,
     /// Hours between training checkpoints when the job does not say. Assumption: 1 h, the order
     /// of the defaults people run with (HF Trainer `save_steps` 500 at 5–10 s/step ≈ 0.7–1.4 h).
