@@ -159,6 +159,13 @@ pub struct Tunables {
     /// the DGX ResNet rows cannot fix one (no single rate fits both 8-GPU rows,
     /// tests/host_cpu.rs). Used by `train::host_decode_cap` (plan and estimate).
     pub image_decode_per_core: f64,
+    /// Host time to dispatch one op of an eager PyTorch loop on CUDA, seconds: 8 µs, sourced,
+    /// not fitted: "issue N ops back-to-back, sync once at the end ... this isolates host cost",
+    /// torch.add on a 512² tensor through PyTorch's own CUDA path, 8 µs/op on an NVIDIA A100
+    /// machine (flagos-ai/Torch-FL pull request 27, 2026-07-28, "cuda_sub" column); corroborated
+    /// by 7.1 µs per torch.add call on an A100 (flagos-ai/FlagGems issue 4558, 2026-07-08).
+    /// Times the ops `train::dispatch` counts (docs/methodology.md, "Host dispatch floor").
+    pub host_op_seconds: f64,
     /// Hours between training checkpoints when the job does not say. Assumption: 1 h, the order
     /// of the defaults people run with (HF Trainer `save_steps` 500 at 5–10 s/step ≈ 0.7–1.4 h).
     /// Each checkpoint written synchronously stalls training for its write time.
@@ -285,6 +292,7 @@ impl Default for Tunables {
             startup_hours: 0.25,
             spot_price_fraction: 0.2,
             image_decode_per_core: 150.0,
+            host_op_seconds: 8e-6,
             checkpoint_interval_hours: 1.0,
             checkpoint_stall_fraction: 1.0,
             failure_rate_per_gpu_hour: LLAMA3_INTERRUPTIONS / (54.0 * 24.0 * 16384.0),

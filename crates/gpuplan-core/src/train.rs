@@ -57,6 +57,7 @@ macro_rules! why_msg {
 }
 
 mod contention;
+pub mod dispatch;
 mod fsdp;
 mod host;
 pub mod nccl;

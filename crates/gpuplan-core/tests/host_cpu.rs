@@ -85,7 +85,11 @@ fn the_ceiling_is_per_node_and_only_for_image_models() {
     let a = estimate("Qwen2.5-0.5B", &llm, 1, Some(1)).step.unwrap();
     let b = estimate("Qwen2.5-0.5B", &llm, 1, None).step.unwrap();
     assert_eq!(a.tokens_per_second, b.tokens_per_second);
-    assert_ne!(a.bottleneck, "host-cpu");
+    // One vCPU changes nothing for an LLM. (Its bottleneck can still be the host CPU, but from
+    // the dispatch of its eager loop, `train::dispatch`, whatever the vCPUs: a 0.5B model's
+    // 1,024-token micro-batch is shorter on an A100 than the host's 9,607 ops at 8 µs.)
+    assert_eq!(a.bottleneck, b.bottleneck);
+    assert!(a.bottleneck != "host-cpu" || a.host_dispatch.is_some_and(|h| h.exposed_s.0 > 0.0));
 }
 
 /// Plan and estimate apply one ceiling: the planner's `host_decode_cap` with an instance's vCPUs

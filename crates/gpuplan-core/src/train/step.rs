@@ -50,6 +50,10 @@ pub struct StepTime {
     /// offload is on: `offload.exposed` is part of `step` (`train::step::offload`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub offload: Option<OffloadTime>,
+    /// The host's dispatch of an eager loop's ops, where it is modelled (`train::dispatch`):
+    /// `exposed_s`, what the GPU waits for the host, is part of `step`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_dispatch: Option<super::dispatch::HostDispatch>,
     pub step: Seconds,
     pub tokens_per_step: f64,
     pub tokens_per_second: f64,
@@ -72,7 +76,7 @@ pub struct StepTime {
     pub dp_bandwidth: Bandwidth,
     pub dp_link: crate::i18n::Text,
     /// What dominates the step: compute, tp-communication, dp-communication, pipeline-bubble,
-    /// host-offload.
+    /// host-offload, host-cpu (the host's dispatch of an eager loop, or its image decode).
     pub bottleneck: &'static str,
 }
 
@@ -1561,6 +1565,15 @@ fn bottleneck(st: &StepTime) -> &'static str {
             "host-offload",
             st.offload.as_ref().map_or(0.0, |o| o.exposed.0),
         ),
+        // Where the host's dispatch binds, its lane (every micro-batch's ops, then the
+        // optimizer step) is longer than the GPU's compute.
+        (
+            "host-cpu",
+            st.host_dispatch
+                .as_ref()
+                .filter(|h| h.exposed_s.0 > 0.0)
+                .map_or(0.0, |h| h.host_s.0 + st.optimizer.0),
+        ),
     ];
     parts
         .iter()
@@ -1786,8 +1799,11 @@ fn step_time_below(
     let micro = (compute - optimizer) * (1.0 / x.m_micro);
     let offload = offload::offload_phase(&x, micro, dp.total - dp.exposed);
     let host = offload.as_ref().map_or(Seconds(0.0), |o| o.exposed);
+    let host_dispatch =
+        super::dispatch::host_dispatch(m, b, (setup, &c.gpu), tun, (x.m_micro, micro.0));
+    let waits = host_dispatch.as_ref().map_or(Seconds(0.0), |h| h.exposed_s);
     let step = compute + bubble + tp_comm + cp_comm + dp.exposed + pp_comm + ep_comm + contention;
-    let step = step + host;
+    let step = step + host + waits;
     let tps = tokens_per_step / step.0;
     // Timed in full and still not above the cutoff: stopped with its bound, as where the bound
     // itself is not above it (the bound `step_bound` would give this step: compute and bubble
@@ -1812,6 +1828,7 @@ fn step_time_below(
         pp_comm,
         ep_comm,
         offload,
+        host_dispatch,
         step,
         tokens_per_step,
         tokens_per_second: tps,

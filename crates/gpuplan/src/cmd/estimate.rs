@@ -1168,9 +1168,25 @@ fn step_rows(
     if let Some(o) = &st.offload {
         rows.extend(offload_rows(o, &row, l));
     }
+    // The host's dispatch of an eager loop, where modelled: what the GPU waits for it.
+    let dispatch = st
+        .host_dispatch
+        .as_ref()
+        .map_or(Seconds(0.0), |h| h.exposed_s);
+    if let Some(h) = st.host_dispatch.as_ref().filter(|h| h.exposed_s.0 > 0.0) {
+        let how = Msg::new("est-how-dispatch")
+            .arg("ops", h.ops_per_micro_batch.round())
+            .arg("us", (h.per_op_s * 1e7).round() / 10.0)
+            .arg("host", h.host_s.to_string())
+            .arg("stack", h.stack)
+            .render(l);
+        rows.push(row("est-step-dispatch", h.exposed_s, how));
+    }
     // The host-CPU ceiling stretches the step beyond its GPU parts: the rest is input wait.
-    if st.bottleneck == "host-cpu" {
-        let gpu = st.offload.as_ref().map_or(Seconds(0.0), |o| o.exposed)
+    let decode_wait = st.bottleneck == "host-cpu" && st.host_dispatch.is_none();
+    if decode_wait {
+        let gpu = dispatch
+            + st.offload.as_ref().map_or(Seconds(0.0), |o| o.exposed)
             + st.compute
             + st.pipeline_bubble
             + st.tp_comm

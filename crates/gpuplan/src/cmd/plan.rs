@@ -1689,6 +1689,10 @@ fn step_table(st: &gpuplan_core::train::StepTime, v: &View) -> String {
     if let Some(o) = &st.offload {
         rows.push(row("plan-step-offload", o.exposed));
     }
+    // The GPU's wait for an eager loop's host dispatch, only where it binds.
+    if let Some(h) = st.host_dispatch.as_ref().filter(|h| h.exposed_s.0 > 0.0) {
+        rows.push(row("est-step-dispatch", h.exposed_s));
+    }
     rows.push(vec![
         tx(l, "plan-step-step"),
         st.step.to_string(),
