@@ -112,7 +112,9 @@ fn every_fitted_source_is_refit() {
         (
             "llm-foundry",
             &[
-                ("train_efficiency_ampere", Some(0.650), 140),
+                // 0.650 over 140 rows before the host dispatch floor (stop 34): the 8 Qwen-v1
+                // LoRA rows it binds no longer read the constant, so they leave the pool.
+                ("train_efficiency_ampere", Some(0.657), 132),
                 ("train_efficiency_hopper", Some(0.528), 21),
                 ("fp8_train_gemm_ratio", None, 0),
             ],

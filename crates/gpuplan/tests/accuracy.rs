@@ -121,11 +121,12 @@ fn accuracy_refits_every_fitted_source() {
     }
     // 283 cases of the 29 unfitted sources + llm-foundry's 210, t-nemo's 17 and t-titan25's 8
     // with their constants refit (dle's 5 and llm-foundry's 7 FP8 rows cannot be: no other
-    // source has a CNN or a 2023-kernel FP8 training row).
+    // source has a CNN or a 2023-kernel FP8 training row). Mean 13.7% before the host dispatch
+    // floor (stop 34) brought the Qwen-v1 256-512-token rows from up to +567% to +26..+44%.
     assert!(
         refit.contains(
             "Leave-one-source-out over all 33 sources (those above as they are, the 4 fitted ones \
-             with their constants refit): 518 cases, median |error| 5.7%, mean 13.7%; 12 cases of \
+             with their constants refit): 518 cases, median |error| 5.7%, mean 10.6%; 12 cases of \
              the fitted sources are not held out."
         ),
         "{refit}"
