@@ -235,7 +235,7 @@ fn an_empty_model_name_is_refused_without_suggestions() {
         "model = \"\"\nkind = \"training\"\n",
     );
     let p = f.to_str().unwrap();
-    let phrases = ["invalid `model` = \"\"", "preset name", "!did you mean"];
+    let phrases = ["invalid `model` = \"", "an empty name", "!did you mean"];
     refused(&["estimate", "--workload", p, "--gpu", "A100"], 2, &phrases);
     refused(&["plan", "-m", "", "--task", "lora"], 2, &phrases);
     refused(
