@@ -32,6 +32,10 @@ Families (each input is one gpuplan run, or one HTTP request for `api`):
            serving TP against the KV heads (estimate refuses, plan never offers), concurrent exports
            into one folder, real HF configs (Gemma 2, gpt-oss, Qwen3-MoE, Phi-3) and workload-file
            encodings
+  r15      round 15: layer kinds gpuplan does not model (linear attention, recurrence, convolution,
+           DeepSeek Sparse Attention, Llama 4's schedule, Mamba by model_type) refused naming their key;
+           GLM-4.5 sized with its MTP note; text_config keys; numeric quant_method; partial_rotary_factor;
+           tables given as lists; empty model names; int4 group ranges
   sanity   ordinary questions: preset × task × provider × objective × size, each plan checked
            against independent invariants (memory within the GPU, MFU ≤ 0.75, priced plans first
            by cost, ¥ > 0, serving KV pool holds its batch, MoE experts held)
@@ -1811,12 +1815,117 @@ HF_CMDS = {
     "plan": ["plan", "--model-config", "{dir}/config.json", "--task", "inference", "--provider", "alibaba"],
 }
 
+QWEN3_NEXT = {"architectures": ["Qwen3NextForCausalLM"], "model_type": "qwen3_next", "decoder_sparse_step": 1,
+              "full_attention_interval": 4, "head_dim": 256, "hidden_size": 2048, "intermediate_size": 5120,
+              "linear_conv_kernel_dim": 4, "linear_key_head_dim": 128, "linear_num_key_heads": 16,
+              "linear_num_value_heads": 32, "linear_value_head_dim": 128, "max_position_embeddings": 262144,
+              "moe_intermediate_size": 512, "num_attention_heads": 16, "num_experts": 512, "num_experts_per_tok": 10,
+              "num_hidden_layers": 48, "num_key_value_heads": 2, "partial_rotary_factor": 0.25,
+              "shared_expert_intermediate_size": 512, "tie_word_embeddings": False, "vocab_size": 151936}
+LLAMA4_TEXT = {"attention_chunk_size": 8192, "head_dim": 128, "hidden_size": 5120, "interleave_moe_layer_step": 1,
+               "intermediate_size": 8192, "intermediate_size_mlp": 16384, "max_position_embeddings": 10485760,
+               "model_type": "llama4_text", "num_attention_heads": 40, "num_experts_per_tok": 1,
+               "num_hidden_layers": 48, "num_key_value_heads": 8, "num_local_experts": 16, "vocab_size": 202048}
+LLAMA4 = {"architectures": ["Llama4ForConditionalGeneration"], "model_type": "llama4", "text_config": LLAMA4_TEXT,
+          "vision_config": {"hidden_size": 1408, "image_size": 336, "intermediate_size": 5632,
+                            "num_attention_heads": 16, "num_hidden_layers": 34, "patch_size": 14,
+                            "vision_output_dim": 4096}}
+DS_V32 = dict(DS_V3, model_type="deepseek_v32", index_head_dim=128, index_n_heads=64, index_topk=2048)
+GLM45 = {"architectures": ["Glm4MoeForCausalLM"], "model_type": "glm4_moe", "attention_bias": True,
+         "first_k_dense_replace": 3, "head_dim": 128, "hidden_size": 5120, "intermediate_size": 12288,
+         "max_position_embeddings": 131072, "moe_intermediate_size": 1536, "n_routed_experts": 160,
+         "n_shared_experts": 1, "num_attention_heads": 96, "num_experts_per_tok": 8, "num_hidden_layers": 92,
+         "num_key_value_heads": 8, "num_nextn_predict_layers": 1, "partial_rotary_factor": 0.5,
+         "tie_word_embeddings": False, "vocab_size": 151552}
+GEMMA3_4B = {"architectures": ["Gemma3ForConditionalGeneration"], "model_type": "gemma3",
+             "text_config": {"hidden_size": 2560, "intermediate_size": 10240, "model_type": "gemma3_text",
+                             "num_hidden_layers": 34, "sliding_window": 1024},
+             "vision_config": {"hidden_size": 1152, "image_size": 896, "intermediate_size": 4304,
+                               "num_attention_heads": 16, "num_hidden_layers": 27, "patch_size": 14}}
+
+
+def r15():
+    c = []
+
+    def add(name, args, exit=None, frag=None, **kw):
+        c.append(Case("r15", name, args, exit=exit, frag=frag, **kw))
+    # Layer kinds gpuplan has no model of: refused naming the key or model_type, never sized.
+    unmodelled = [
+        ("qwen3-next", QWEN3_NEXT, "linear_num_value_heads"),
+        ("qwen3-next no model_type", {k: v for k, v in QWEN3_NEXT.items() if k != "model_type"},
+         "linear_num_value_heads"),
+        ("qwen3-next layer_types only", dict({k: v for k, v in QWEN3_NEXT.items() if not k.startswith(("linear_", "full_"))},
+         layer_types=["linear_attention"] * 3 + ["full_attention"]), "model_type"),
+        ("minimax", dict(LLAMA, model_type="minimax", attn_type_list=[0, 1]), "attn_type_list"),
+        ("kimi-linear", dict(LLAMA, model_type="kimi_linear", linear_attn_config={"kda_layers": [1]}),
+         "linear_attn_config"),
+        ("recurrent-gemma", dict(LLAMA, model_type="recurrent_gemma", block_types=["recurrent", "attention"]),
+         "block_types"),
+        ("rwkv", {"model_type": "rwkv", "hidden_size": 2560, "num_hidden_layers": 32, "vocab_size": 50277}, "model_type"),
+        ("mamba", {"model_type": "mamba", "hidden_size": 2560, "num_hidden_layers": 64, "state_size": 16,
+                   "vocab_size": 50280}, "model_type"),
+        ("mamba2", {"model_type": "mamba2", "hidden_size": 2560, "num_hidden_layers": 64, "state_size": 128,
+                    "num_heads": 80, "vocab_size": 50288}, "model_type"),
+        ("lfm2", dict(LLAMA, model_type="lfm2", conv_L_cache=3), "conv_L_cache"),
+        ("deepseek-v3.2", DS_V32, "index_topk"),
+        ("llama4 scout", LLAMA4, "model_type"),
+        ("llama4 text only", LLAMA4_TEXT, "attention_chunk_size"),
+        ("llama4 keys on llama", dict(LLAMA, interleave_moe_layer_step=2), "interleave_moe_layer_step"),
+    ]
+    for name, cfgv, key in unmodelled:
+        for w in ["show", "lora", "serve", "plan"]:
+            add(f"unmodelled {name} [{w}]", HF_CMDS[w], 2, (key,), files={"config.json": json.dumps(cfgv)},
+                need=("not modelled",))
+    # Full-attention families stay sized; GLM-4.5's MTP layer is noted.
+    for w in ["show", "lora", "serve", "plan"]:
+        add(f"glm-4.5 [{w}]", HF_CMDS[w], None, None, ok_exits=(0, 3, 4), files={"config.json": json.dumps(GLM45)})
+    add("glm-4.5 mtp note", HF_CMDS["show"], 0, None, files={"config.json": json.dumps(GLM45)},
+        check=lambda r: [] if "multi-token-prediction" in r["err"] else ["no MTP note"])
+    # Missing text_config keys are named in text_config; a numeric quant_method is invalid.
+    add("gemma-3 text_config keys", HF_CMDS["show"], 2, ("text_config.vocab_size",),
+        files={"config.json": json.dumps(GEMMA3_4B)})
+    for qm in [8, True, [], {}]:
+        add(f"quant_method {qm!r}", HF_CMDS["show"], 2, ("quantization_config.quant_method",),
+            files={"config.json": json.dumps(dict(LLAMA, quantization_config={"quant_method": qm}))},
+            absent=("missing",))
+    for v, exit in [(2, 2), (-1, 2), (0, 2), ("x", 2), (1e308, 2), (None, 0), (0.5, 0), (1, 0)]:
+        add(f"partial_rotary_factor {v!r}", HF_CMDS["show"], exit, ("partial_rotary_factor",),
+            files={"config.json": json.dumps(dict(LLAMA, partial_rotary_factor=v))})
+    # A table given as a list is refused naming it (it was read by position).
+    head = 'model = "Qwen2.5-7B"\nkind = "training"\n'
+    wl = ["estimate", "--workload", "{dir}/w.toml", "--gpu", "A100"]
+    for name, body, key in [("[[training]]", '[[training]]\ntask = "lora"\ntokens = 1e8\n', "training"),
+                            ("training = []", "training = []\n", "training"),
+                            ("training = [lora]", 'training = ["lora"]\n', "training"),
+                            ("parallel = [2]", '[training]\ntask = "lora"\ntokens = 1e8\nparallel = [2]\n',
+                             "training.parallel"),
+                            ("lora = [8]", '[training]\ntask = "lora"\ntokens = 1e8\nlora = [8]\n', "training.lora"),
+                            ("[[hardware]]", '[training]\ntask = "lora"\ntokens = 1e8\n[[hardware]]\n', "hardware"),
+                            ("tunables = []", 'tunables = []\n[training]\ntask = "lora"\ntokens = 1e8\n', "tunables")]:
+        for base in [wl, ["plan", "--workload", "{dir}/w.toml"]]:
+            add(f"workload {name} {base[0]}", base, 2, (key,), files={"w.toml": head + body}, need=("not a list",))
+    # An empty model name is no misspelling.
+    for m in ["", " "]:
+        add(f"model {m!r} estimate", ["estimate", "-m", m, "--task", "lora", "--gpu", "A100"], 2, ("model",),
+            absent=("did you mean",))
+        add(f"model {m!r} plan", ["plan", "-m", m, "--task", "lora"], 2, ("model",), absent=("did you mean",))
+    add("workload model = ''", wl, 2, ("model",), files={"w.toml": 'model = ""\nkind = "training"\n'},
+        absent=("did you mean",))
+    # int4 groups: the range is named; the groups the format takes run.
+    for g, exit in [("int4-g0", 2), ("int4-g1048577", 2), ("int4-g99999999999999999999", 2), ("int4-g-1", 2),
+                    ("int4-g1", 0), ("int4-g128", 0), ("int4-g1048576", 0)]:
+        add(f"estimate --weights {g}", E_SERVE + ["--weights", g], exit, ("weights",), need=("1048576",) if exit else ())
+        add(f"plan --weights {g}", SERVE + ["--rate", "1", "--weights", g], exit if exit else None, ("weights",),
+            ok_exits=(0, 4), need=("1048576",) if exit else ())
+    return c
+
+
 # ---------------------------------------------------------------------------------------------
 
 
 FAMILIES = {"flags": flags, "combos": combos, "hfconfig": hfconfigs, "files": lambda: workload_files() + catalog_and_prices(),
             "export": export_cases, "sanity": sanity, "esanity": esanity, "misc": misc, "recent": recent, "r5": r5,
-            "r12": r12, "r13": r13, "r14": r14}
+            "r12": r12, "r13": r13, "r14": r14, "r15": r15}
 
 
 def main():

@@ -252,6 +252,11 @@ pub fn names_or_none<S: AsRef<str>>(names: &[S]) -> String {
 /// for "did you mean" hints; when none is, the nearest of those sharing the name's leading word
 /// of three letters or more and half the name (`Qwen9` → the Qwen models, audit r8 #15: the API's 404 had none).
 pub fn close_names<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Vec<String> {
+    // Every name contains the empty one: a blank name is near nothing (audit r15 #7:
+    // `--gpu ""` and `catalog show ""` suggested the first four names in the table).
+    if name.trim().is_empty() {
+        return Vec::new();
+    }
     let candidates: Vec<&str> = candidates.collect();
     let near = near_names(name, &candidates);
     if !near.is_empty() {
@@ -324,6 +329,15 @@ fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_blank_name_is_near_nothing() {
+        let names = ["a100-80g", "h100-sxm", "910b"];
+        assert!(close_names("", names.iter().copied()).is_empty());
+        assert!(close_names("  ", names.iter().copied()).is_empty());
+        let near = close_names("a100", names.iter().copied());
+        assert_eq!(near.first().map(String::as_str), Some("a100-80g"));
+    }
 
     #[test]
     fn missing_fields_message_names_each_field() {

@@ -158,6 +158,7 @@ pub struct WorkloadFile {
 /// Parse a workload file; the error names the file, line, column and key, and never echoes the
 /// file's content (the user may have pointed at any file, a secret included).
 pub fn parse_workload(what: &str, text: &str) -> Result<WorkloadFile, CoreError> {
+    toml_table_as_list(text)?;
     let mut file: WorkloadFile = toml::from_str(text).map_err(|e| CoreError::Parse {
         what: what.to_string(),
         message: describe_toml_error(text, e.span(), &enum_choices(text, &e)),
@@ -168,6 +169,50 @@ pub fn parse_workload(what: &str, text: &str) -> Result<WorkloadFile, CoreError>
         .and_then(|t| t.get("inference").cloned())
         .is_some_and(|i| i.get("weights").is_some());
     Ok(file)
+}
+
+/// The workload's tables, top-level and nested: serde reads a list given in a table's place by
+/// position (`training = []` was a default full fine-tune, `parallel = [2]` TP 2, exit 0), so
+/// a list there is refused naming the key (audit r15 #5).
+const WORKLOAD_TABLES: [&str; 8] = [
+    "training",
+    "inference",
+    "hardware",
+    "tunables",
+    "serve",
+    "constraints",
+    "training.parallel",
+    "training.lora",
+];
+
+/// The first of [`WORKLOAD_TABLES`] that `v` (a workload file as JSON, or the API's body) gives
+/// as a list (`[[training]]` in TOML), as an error naming it and the fix.
+pub fn table_given_as_list(v: &serde_json::Value) -> Option<CoreError> {
+    WORKLOAD_TABLES.iter().find_map(|path| {
+        let x = path.split('.').try_fold(v, |at, k| at.get(k))?;
+        x.is_array().then(|| {
+            CoreError::invalid_msg(
+                path,
+                x.to_string().chars().take(40).collect::<String>(),
+                crate::i18n::Msg::new("fix-workload-table-not-list").arg("key", *path),
+            )
+        })
+    })
+}
+
+/// [`table_given_as_list`] of a TOML workload file (nothing when it does not parse as TOML:
+/// the typed parse then says why).
+fn toml_table_as_list(text: &str) -> Result<(), CoreError> {
+    let Ok(t) = toml::from_str::<toml::Table>(text) else {
+        return Ok(());
+    };
+    match serde_json::to_value(t)
+        .ok()
+        .and_then(|v| table_given_as_list(&v))
+    {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }
 
 /// A value of the wrong type for a choice key (`tp_allreduce = true`, `engine = 3`) gets toml's

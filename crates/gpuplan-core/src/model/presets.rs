@@ -153,6 +153,15 @@ fn normalise(s: &str) -> String {
 /// Find a preset by name, case-insensitively; `-hf`, `-instruct` and an `org/` prefix are ignored.
 pub fn find_preset(name: &str) -> Result<&'static Preset, CoreError> {
     let all = presets()?;
+    // An empty name (`model = ""`, `-m ""`) is no misspelling: no alphabetical suggestions
+    // (audit r15 #7).
+    if name.trim().is_empty() {
+        return Err(CoreError::invalid_msg(
+            "model",
+            format!("{name:?}"),
+            crate::i18n::Msg::new("fix-model-empty"),
+        ));
+    }
     // A name with a slash of its own (ViT-L/16) first, then as an `org/model` HF id.
     if let Some(p) = all
         .iter()

@@ -50,11 +50,22 @@ pub fn checkpoint_format(obj: &Map<String, Value>, in_features: u64) -> Result<S
             Msg::new("fix-hf-table-object").arg("key", "quantization_config"),
         ));
     };
-    let method = qc.get("quant_method").and_then(Value::as_str);
-    let Some(method) = method else {
-        return Err(CoreError::MissingFields {
-            fields: vec!["quantization_config.quant_method".into()],
-        });
+    let method = match qc.get("quant_method").filter(|v| !v.is_null()) {
+        None => {
+            return Err(CoreError::MissingFields {
+                fields: vec!["quantization_config.quant_method".into()],
+            })
+        }
+        Some(v) => v.as_str().ok_or_else(|| {
+            // Present but not a string (audit r15 #4: `8` was reported as missing).
+            CoreError::invalid_msg(
+                "quantization_config.quant_method",
+                short(v),
+                Msg::new("hf-bad-key")
+                    .arg("why", Msg::new("hf-string"))
+                    .arg("key", "quantization_config.quant_method"),
+            )
+        })?,
     };
     let format = match method {
         "mxfp4" => WeightFormat::Mxfp4,

@@ -60,7 +60,9 @@ fn labelled_or_bits(given: &str, w: &str) -> Result<WeightFormat> {
             bits_per_weight: bits,
         }),
         Err(_) => Err(crate::render::fail(
-            Msg::new("cli-err-weights-estimate").arg("value", given),
+            Msg::new("cli-err-weights-estimate")
+                .arg("value", given)
+                .arg("max", gpuplan_core::workload::MAX_QUANT_GROUP),
         )),
     }
 }

@@ -404,8 +404,13 @@ fn parse_plan_weights(
             "int4" => Ok(WeightFormat::Int4 { group: 128 }),
             "mxfp4" => Ok(WeightFormat::Mxfp4),
             l if super::is_bnb_label(l) => super::stored_bnb(l, model),
-            l => super::int4_label(l)
-                .ok_or_else(|| fail(Msg::new("cli-err-weights-plan").arg("value", l))),
+            l => super::int4_label(l).ok_or_else(|| {
+                fail(
+                    Msg::new("cli-err-weights-plan")
+                        .arg("value", l)
+                        .arg("max", gpuplan_core::workload::MAX_QUANT_GROUP),
+                )
+            }),
         })
         .collect()
 }

@@ -214,13 +214,33 @@ fn query_value_error(e: &anyhow::Error, field: Option<String>, lang: Lang) -> An
     let mut v = render::json_error_in(crate::exit::USAGE, e, field.clone(), lang);
     if let (Some(key), Some(m)) = (field, v["error"]["message"].as_str()) {
         let flag = format!("--{}", key.replace('_', "-"));
-        let m = m.replace(&flag, &format!("`{key}`")).replace("``", "`");
+        let m = replace_flag(m, &flag, &format!("`{key}`")).replace("``", "`");
         v["error"]["message"] = serde_json::Value::String(m);
     }
     Answer {
         status: StatusCode::BAD_REQUEST,
         body: Bytes::from(serde_json::to_string_pretty(&v).unwrap_or_default()),
     }
+}
+
+/// `text` with each whole `flag` (not followed by a letter, digit or `-`) replaced by `with`:
+/// `--model` in "--model-config" is another flag (audit r15 #9: the API's empty-model message
+/// read "(`model`-config, …").
+fn replace_flag(text: &str, flag: &str, with: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(flag) {
+        let after = &rest[i + flag.len()..];
+        let whole = after
+            .chars()
+            .next()
+            .is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '-'));
+        out.push_str(&rest[..i]);
+        out.push_str(if whole { with } else { flag });
+        rest = after;
+    }
+    out.push_str(rest);
+    out
 }
 
 fn query_error(e: query::QueryError, lang: Lang) -> Answer {
@@ -319,6 +339,7 @@ pub fn parse_body(body: &[u8], lang: Lang) -> Result<WorkloadFile, Answer> {
             lang,
         ));
     }
+    not_an_object(text, lang)?;
     let de = &mut serde_json::Deserializer::from_str(text);
     let mut file: WorkloadFile = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
@@ -358,6 +379,38 @@ pub fn parse_body(body: &[u8], lang: Lang) -> Result<WorkloadFile, Answer> {
         .and_then(|v| v.get("inference"))
         .is_some_and(|i| i.get("weights").is_some());
     Ok(file)
+}
+
+/// A body that is valid JSON but not an object (`[]`, `"x"`, `3`): what it is and the shape to
+/// send (audit r15 #6: serde's "invalid length 0, expected struct WorkloadFile with 12
+/// elements").
+/// A table given as a list is refused as in a workload file (`job::table_given_as_list`).
+fn not_an_object(text: &str, lang: Lang) -> Result<(), Answer> {
+    let got = match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(v @ serde_json::Value::Object(_)) => {
+            return match gpuplan_core::job::table_given_as_list(&v) {
+                Some(e) => {
+                    let field = e.field().map(str::to_string);
+                    Err(Answer::bad(e.message(), field, lang))
+                }
+                None => Ok(()),
+            };
+        }
+        Ok(serde_json::Value::Array(_)) => "array",
+        Ok(serde_json::Value::String(_)) => "string",
+        Ok(serde_json::Value::Number(_)) => "number",
+        Ok(serde_json::Value::Bool(_)) => "boolean",
+        Ok(serde_json::Value::Null) => "null",
+        Err(_) => return Ok(()),
+    };
+    Err(Answer::bad(
+        Msg::new("api-err-body-object").arg("got", got).arg(
+            "example",
+            r#"{"model": "Qwen2.5-7B", "training": {"task": "lora"}}"#,
+        ),
+        None,
+        lang,
+    ))
 }
 
 /// Run CPU-bound work off the async threads, at most `jobs` at once (the permit is held until the
@@ -654,6 +707,16 @@ pub async fn prices(State(st): St, ReqLang(lang): ReqLang, Query(q): Pairs) -> A
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Audit r15 #9: only a whole flag is a query parameter's name.
+    #[test]
+    fn a_flag_inside_a_longer_flag_is_kept() {
+        let m = "give --model NAME or --model-config PATH; --model.";
+        assert_eq!(
+            replace_flag(m, "--model", "`model`"),
+            "give `model` NAME or --model-config PATH; `model`."
+        );
+    }
 
     #[test]
     fn the_language_comes_from_the_query_then_accept_language() {
