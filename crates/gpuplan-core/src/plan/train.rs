@@ -2615,7 +2615,7 @@ fn layout_words(p: &crate::workload::Parallelism) -> String {
 
 #[cfg(test)]
 mod stack_tests {
-    use super::{accounted_split, uneven_last_stage, StageSplit};
+    use super::{accounted_split, stage_splits, uneven_last_stage, StageSplit};
 
     /// Megatron-Core's uneven split: ⌈L/pp⌉ on every stage but the last, the rest (≥ 1) last.
     #[test]
@@ -2651,6 +2651,38 @@ mod stack_tests {
         assert_eq!(accounted_split(61, (8, 1)), None);
         // Divisible layers need no accounting.
         assert_eq!(accounted_split(32, (4, 1)), None);
+    }
+
+    /// Only Megatron-Core is searched at a PP that does not divide the layers, with both of its
+    /// splits; a stated split is kept.
+    #[test]
+    fn megatron_points_take_both_uneven_splits() {
+        use crate::workload::{Framework, TrainingSetup};
+        let base = TrainingSetup::default();
+        let pin = crate::plan::TrainPins::default();
+        let both = StageSplit::Accounted {
+            embedding: true,
+            loss: true,
+        };
+        assert_eq!(
+            stage_splits(&base, &pin, Framework::Megatron, (16, 1), 126),
+            [Some(StageSplit::Last(6)), Some(both)]
+        );
+        assert_eq!(
+            stage_splits(&base, &pin, Framework::HuggingFace, (16, 1), 126),
+            [None, None]
+        );
+        // 30 layers over PP 16: only the accounting split builds (2 a stage, 1 on the ends).
+        assert_eq!(
+            stage_splits(&base, &pin, Framework::Megatron, (16, 1), 30),
+            [None, Some(both)]
+        );
+        let mut stated = base.clone();
+        stated.parallel.first_stage_layers = Some(6);
+        assert_eq!(
+            stage_splits(&stated, &pin, Framework::Megatron, (16, 1), 126),
+            [Some(StageSplit::Setup), None]
+        );
     }
 }
 
