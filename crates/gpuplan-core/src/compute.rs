@@ -125,6 +125,9 @@ pub struct ComputeParts {
     /// one micro-batch: the part of `layer_s` between dispatch and combine. Not in the JSON.
     #[serde(skip)]
     pub expert_layer_s: f64,
+    /// The pipeline stage these seconds are of (the slowest; absent at pp = 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slowest_stage: Option<crate::pipeline::Stage>,
 }
 
 impl ComputeParts {
@@ -946,21 +949,9 @@ pub fn layers_on_slowest_stage(layers: u64, pp: u64) -> u64 {
     layers.div_ceil(pp.max(1))
 }
 
-/// Layers of the other stages and of the last stage (which also runs the LM head): an even
-/// split rounded up, or Megatron-Core's `--decoder-last-pipeline-num-layers` = `last` with the
-/// rest split over the other pp − 1 stages.
-pub fn stage_layers(layers: u64, pp: u64, last: Option<u64>) -> (u64, u64) {
-    match last {
-        Some(k) if pp > 1 && k < layers => ((layers - k).div_ceil(pp - 1), k),
-        _ => {
-            let even = layers_on_slowest_stage(layers, pp);
-            (even, even)
-        }
-    }
-}
-
 /// Compute time of one micro-batch on the slowest device of a transformer model: the slowest
-/// pipeline stage (the last one runs the LM head next to its layers; see [`stage_layers`]).
+/// pipeline stage (the last one runs the LM head next to its layers; see
+/// [`crate::pipeline::StageLayers`]).
 /// With context parallelism a device holds seq_len / cp tokens of each sequence. Linears of MoE
 /// experts run with the tokens routed to each expert.
 pub fn micro_batch_compute(
@@ -989,14 +980,13 @@ pub fn micro_batch_compute(
         ..ComputeParts::default()
     };
     let (head, head_dequant) = mb.head_seconds();
-    let (other, last) = stage_layers(total_layers, p.pp, p.last_stage_layers);
+    // The first stage's embedding lookup is a gather (no GEMM): only the last stage's LM head
+    // and loss add to its layers ([`crate::pipeline`]).
+    let split = crate::pipeline::StageLayers::of(total_layers, &p);
+    let (other, last) = (split.most_before_last(), split.last);
     let per = layer.total();
-    let n = if (other as f64) * per > last as f64 * per + head + head_dequant {
-        other
-    } else {
-        last
-    } as f64;
-    let on_last = n == last as f64;
+    let on_last = (other as f64) * per <= last as f64 * per + head + head_dequant;
+    let n = if on_last { last } else { other } as f64;
     ComputeParts {
         gemm_s: layer.gemm_s * n + if on_last { head } else { 0.0 },
         attention_s: layer.attention_s * n,
@@ -1004,6 +994,7 @@ pub fn micro_batch_compute(
         attention_fwd_layer_s: attention_kernel_seconds(t, setup, r, p.tp).0,
         layer_s: per,
         expert_layer_s: mb.expert_seconds(b),
+        slowest_stage: (p.pp > 1).then(|| split.slowest(on_last)),
     }
 }
 
@@ -1804,8 +1795,5 @@ mod tests {
         assert_eq!(layers_on_slowest_stage(30, 4), 8);
         assert_eq!(layers_on_slowest_stage(32, 4), 8);
         assert_eq!(layers_on_slowest_stage(5, 1), 5);
-        // Megatron-Core's --decoder-last-pipeline-num-layers: 126 layers, PP 16, 6 on the last.
-        assert_eq!(stage_layers(126, 16, Some(6)), (8, 6));
-        assert_eq!(stage_layers(30, 4, None), (8, 8));
     }
 }

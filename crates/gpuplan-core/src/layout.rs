@@ -227,7 +227,7 @@ fn stage_params_of(
     let shard = split.expert_ways() as f64;
     let first = stage == 0;
     let last = stage + 1 == p.pp;
-    let share = stage_share(b, p, last);
+    let share = stage_share(b, p, stage);
     let mut dense = layers_dense / tp * share;
     if first {
         dense += b.embedding as f64 / tp + b.stem as f64;
@@ -249,22 +249,13 @@ fn stage_params_of(
     }
 }
 
-/// The share of the layers on a stage: 1/pp, or with Megatron-Core's
-/// `--decoder-last-pipeline-num-layers` k (`parallel.last_stage_layers`) k/L on the last stage
-/// and (L − k)/(pp − 1)/L on each other one (the layer sums are spread evenly over the layers).
-fn stage_share(b: &ParamBreakdown, p: &Parallelism, last: bool) -> f64 {
+/// The share of the layers on a stage: 1/pp, or the stage's layers over the model's when the
+/// split states a first/last stage or counts the embedding/loss ([`crate::pipeline`]; a middle
+/// stage's share is the mean of the layers left).
+fn stage_share(b: &ParamBreakdown, p: &Parallelism, stage: u64) -> f64 {
     let layers: u64 = b.groups.iter().map(|g| g.count).sum();
-    match p.last_stage_layers {
-        Some(k) if p.pp > 1 && k < layers => {
-            let l = layers as f64;
-            if last {
-                k as f64 / l
-            } else {
-                (l - k as f64) / (p.pp - 1) as f64 / l
-            }
-        }
-        _ => 1.0 / p.pp.max(1) as f64,
-    }
+    let split = crate::pipeline::StageLayers::of(layers, p);
+    split.share(split.stage(stage))
 }
 
 /// The most loaded device (the stage holding the most parameters).
@@ -277,8 +268,8 @@ pub fn most_loaded(
     most_loaded_stage(b, p, split, dp).1
 }
 
-/// The stage [`most_loaded`] picks, with what one of its devices holds.
-fn most_loaded_stage(
+/// The stage [`most_loaded`] picks (0..pp), with what one of its devices holds.
+pub fn most_loaded_stage(
     b: &ParamBreakdown,
     p: &Parallelism,
     split: &WeightSplit,
@@ -313,7 +304,7 @@ pub fn most_loaded_linears(
     let (stage, _) = most_loaded_stage(b, p, split, dp);
     let experts = b.expert_params() as f64;
     let dense = b.linear_params() as f64 - experts;
-    let share = stage_share(b, p, stage + 1 == p.pp);
+    let share = stage_share(b, p, stage);
     (dense / split.tp as f64 + experts / split.expert_ways() as f64) * share
 }
 

@@ -19,6 +19,7 @@ pub mod infer;
 pub mod job;
 pub mod layout;
 pub mod model;
+pub mod pipeline;
 pub mod plan;
 pub mod refit;
 pub mod ring;

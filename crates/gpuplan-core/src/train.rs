@@ -103,6 +103,11 @@ pub struct TrainingMemory {
     pub params_per_device: f64,
     pub trainable_params_per_device: f64,
     pub data_parallel: u64,
+    /// Layers per pipeline stage and the stages holding the most weights and the most saved
+    /// activations (absent at pp = 1). The totals above take the heaviest of each: an upper
+    /// bound for one device when two stages differ.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pipeline: Option<crate::pipeline::PipelineMemory>,
 }
 
 impl TrainingMemory {
@@ -710,8 +715,13 @@ pub fn check_parallelism(
             ));
         }
         // Interleaved 1F1B: each device holds v model chunks, so it needs a pipeline and at least
-        // one layer per chunk (chunks may be uneven, as torchtitan splits 126 layers over 16).
-        if p.virtual_stages > 1 && (p.pp < 2 || p.pp * p.virtual_stages > layers) {
+        // one layer per chunk (chunks may be uneven, as torchtitan splits 126 layers over 16). An
+        // embedding or loss counted as a layer fills a chunk of its own (Megatron-Core builds
+        // the first chunk of the first stage with only the embedding: `num_layers_to_build -= 1`,
+        // transformer_block.py @d98e8a64; the Llama 3 paper's 126 + 2 = 16 × 8 chunks).
+        let counted = u64::from(p.account_for_embedding_in_pipeline_split)
+            + u64::from(p.account_for_loss_in_pipeline_split);
+        if p.virtual_stages > 1 && (p.pp < 2 || p.pp * p.virtual_stages > layers + counted) {
             return Err(CoreError::invalid_msg(
                 "parallel.virtual_stages",
                 p.virtual_stages,
@@ -753,15 +763,7 @@ pub fn check_parallelism(
                 crate::i18n::Msg::new("fix-zero1-broadcast-needs-zero1"),
             ));
         }
-        if let Some(last) = p.last_stage_layers {
-            if p.pp < 2 || last >= layers || last + (p.pp - 1) > layers {
-                return Err(CoreError::invalid_msg(
-                    "parallel.last_stage_layers",
-                    last,
-                    crate::i18n::Msg::new("fix-last-stage-layers").arg("layers", layers),
-                ));
-            }
-        }
+        crate::pipeline::check(layers, p, setup.framework)?;
         match t.moe {
             Some(moe) if !moe.experts.is_multiple_of(p.ep) => {
                 return Err(CoreError::invalid_msg(
@@ -948,7 +950,7 @@ fn deepspeed_live(setup: &TrainingSetup, b: &ParamBreakdown, tun: &Tunables) -> 
         max_live: tun.deepspeed_max_live_melements * 1e6,
     };
     let full = setup.recompute == Recompute::Full;
-    let stage = crate::compute::layers_on_slowest_stage(layers, setup.parallel.pp);
+    let stage = crate::pipeline::StageLayers::of(layers, &setup.parallel).most();
     let live = zero3::deepspeed_live_peak(&linears, stage, ends, full, limits);
     (live, dtype)
 }
@@ -1411,7 +1413,8 @@ fn memory(
     // parallel ranks (torchtitan's FSDP mesh `dp_shard_cp`, parallelize_llama.py @9dec370 lines
     // 79-85; Megatron's distributed optimizer over the DP group with context parallelism), as
     // the gradient traffic in `step_time` already counts.
-    let dev = layout::most_loaded(&b, &p, &WeightSplit::training(setup), dp * p.cp);
+    let (heaviest, dev) =
+        layout::most_loaded_stage(&b, &p, &WeightSplit::training(setup), dp * p.cp);
     let dev_params = dev.total();
     let share = dev_params / b.total as f64;
     let (mut items, mut cpu, trainable) = if setup.task.is_peft() {
@@ -1488,6 +1491,23 @@ fn memory(
         params_per_device: dev_params,
         trainable_params_per_device: trainable,
         data_parallel: dp,
+        pipeline: pipeline_memory(m, setup, heaviest),
+    })
+}
+
+/// The pipeline's stage sizes and which stage holds the most weights (stage `heaviest`) and the
+/// most saved activations; `None` without a pipeline.
+fn pipeline_memory(
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    heaviest: u64,
+) -> Option<crate::pipeline::PipelineMemory> {
+    let t = m.transformer().filter(|_| setup.parallel.pp > 1)?;
+    let split = crate::pipeline::StageLayers::of(t.total_layers(), &setup.parallel);
+    Some(crate::pipeline::PipelineMemory {
+        layers: split.report(),
+        heaviest_weights: split.stage(heaviest),
+        heaviest_activations: split.activation_layers(setup.grad_accum).1,
     })
 }
 
@@ -2105,7 +2125,8 @@ fn saved_and_working(
     let sp = if p.sequence_parallel { tp } else { 1.0 };
     let per_token_layer = ls.per_token;
     let first_absent = ls.first_absent;
-    let layers_per_stage = t.total_layers().div_ceil(p.pp) as f64;
+    // The heaviest stage's layers in stage 0's micro-batches in flight ([`pipeline_layers`]).
+    let layers_per_stage = pipeline_layers(t, setup);
     let in_flight = p.pp.min(setup.grad_accum) as f64;
     match (setup.recompute, ls.op_sac_eager) {
         (Recompute::Full, _) => {
@@ -2168,6 +2189,16 @@ fn saved_and_working(
     }
 }
 
+/// Saved-activation layers of the heaviest pipeline stage, counted in stage 0's micro-batches in
+/// flight: ⌈L/pp⌉ on an even split; a lighter stated first stage (or one counting the embedding)
+/// moves the peak to the second stage, which holds one micro-batch fewer under 1F1B
+/// ([`crate::pipeline::StageLayers::activation_layers`]).
+fn pipeline_layers(t: &TransformerSpec, setup: &TrainingSetup) -> f64 {
+    crate::pipeline::StageLayers::of(t.total_layers(), &setup.parallel)
+        .activation_layers(setup.grad_accum)
+        .0
+}
+
 /// Activation offload: two layers' saved tensors stay (the one computed, the one copied); the
 /// rest goes to host memory. (kept, offloaded, words).
 fn offload_split(
@@ -2177,7 +2208,7 @@ fn offload_split(
     basis: crate::i18n::Text,
     explain: bool,
 ) -> (f64, f64, crate::i18n::Text) {
-    let layers_per_stage = t.total_layers().div_ceil(setup.parallel.pp) as f64;
+    let layers_per_stage = pipeline_layers(t, setup);
     if setup.activation_offload && layers_per_stage > 2.0 {
         let keep = saved_layers * 2.0 / layers_per_stage;
         (
@@ -2879,7 +2910,12 @@ impl StepInputs<'_> {
             + dequant_transient(b, setup);
         s.forward_working = acts.forward_working + dequant_transient(b, setup);
         s.rope_cache = rope_cache(m, setup);
-        s.saved_layers_at_head = saved_layers_at_head(setup, acts.saved_layers);
+        // The head's stage saves its own layers' activations (a stated or accounted last stage).
+        let head_layers = m.transformer().map_or(1.0, |t| {
+            let last = crate::pipeline::StageLayers::of(t.total_layers(), &setup.parallel).last;
+            last as f64 / pipeline_layers(t, setup).max(1.0)
+        });
+        s.saved_layers_at_head = saved_layers_at_head(setup, acts.saved_layers * head_layers);
     }
 
     /// The logits, the loss's buffers and the LM head's transients.

@@ -540,6 +540,18 @@ pub struct Parallelism {
     /// Layers on the last pipeline stage (Megatron-Core `--decoder-last-pipeline-num-layers`);
     /// the rest split evenly over the other stages. Default: an even split, rounded up.
     pub last_stage_layers: Option<u64>,
+    /// Layers on the first pipeline stage (Megatron-Core `--decoder-first-pipeline-num-layers`,
+    /// core_r0.9.0); the rest split evenly over the other stages ([`crate::pipeline`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_stage_layers: Option<u64>,
+    /// Megatron-Core `--account-for-embedding-in-pipeline-split` (core_r0.11.0): the input
+    /// embedding counts as one layer when splitting, so the first stage holds one layer fewer.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub account_for_embedding_in_pipeline_split: bool,
+    /// Megatron-Core `--account-for-loss-in-pipeline-split` (core_r0.11.0): the LM head and loss
+    /// count as one layer when splitting, so the last stage holds one layer fewer.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub account_for_loss_in_pipeline_split: bool,
     /// TP communication overlapped with the GEMMs (Megatron-Core `--tp-comm-overlap`,
     /// Transformer Engine userbuffers; torchtitan async TP). Default: off (Megatron-Core's
     /// argument default `False`).
@@ -700,6 +712,9 @@ impl Default for Parallelism {
             cp: 1,
             virtual_stages: 1,
             last_stage_layers: None,
+            first_stage_layers: None,
+            account_for_embedding_in_pipeline_split: false,
+            account_for_loss_in_pipeline_split: false,
             tp_comm_overlap: None,
             overlap_grad_reduce: None,
             overlap_param_gather: None,
@@ -1318,6 +1333,15 @@ impl TrainingSetup {
                 1,
                 MAX_PARALLEL_DEGREE,
                 "layers on the last pipeline stage, at least 1 (and fewer than the model's layers)",
+            )?;
+        }
+        if let Some(l) = p.first_stage_layers {
+            check_int(
+                "parallel.first_stage_layers",
+                l,
+                1,
+                MAX_PARALLEL_DEGREE,
+                "layers on the first pipeline stage, at least 1 (and fewer than the model's layers)",
             )?;
         }
         if p.offload_params && p.zero < 3 {

@@ -429,6 +429,17 @@ pub struct EstimateArgs {
     /// Layers on the last pipeline stage (Megatron-Core --decoder-last-pipeline-num-layers).
     #[arg(long, value_name = "N")]
     pub last_stage_layers: Option<u64>,
+    /// Layers on the first pipeline stage (Megatron-Core --decoder-first-pipeline-num-layers).
+    #[arg(long, value_name = "N")]
+    pub first_stage_layers: Option<u64>,
+    /// Count the embedding as a layer in the pipeline split (Megatron-Core
+    /// --account-for-embedding-in-pipeline-split).
+    #[arg(long)]
+    pub account_for_embedding_in_pipeline_split: bool,
+    /// Count the loss as a layer in the pipeline split (Megatron-Core
+    /// --account-for-loss-in-pipeline-split).
+    #[arg(long)]
+    pub account_for_loss_in_pipeline_split: bool,
     /// Overlap TP communication with GEMMs (Megatron-Core --tp-comm-overlap; default off).
     #[arg(long)]
     pub tp_comm_overlap: Option<bool>,

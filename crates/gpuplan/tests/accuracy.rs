@@ -537,8 +537,13 @@ fn training_accuracy_stays_within_todays_bands() {
     // 31 since round 14's SM counts put the H800's GEMMs under wave quantization: FlagPerf's Llama 2
     // 7B DeepSpeed ZeRO-3 row on H800 (+21.9% -> +16.9%) within band; Skywork's DP128+TP4 row on
     // A800 stays (+27.8% -> +23.6%).
+    // 56 since stop 34 states BLOOM-176B's first stage (5 layers, the README's partition): the
+    // heaviest stage's gradients shrink and the two small-batch rows leave the band (+18.2% ->
+    // +24.4%, +18.4% -> +23.0%; BLOOM_SMALL_BATCH in tools/gen_cases_t.py); the Llama 3 paper's
+    // 405B rows state the paper's V = 8 with the embedding and loss counted as layers (-12.2% ->
+    // -4.7%, -10.4% -> -3.5%).
     assert!(
-        known <= 54,
+        known <= 56,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes

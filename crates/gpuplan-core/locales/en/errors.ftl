@@ -183,6 +183,13 @@ fix-moe-a2a-overlap = the EP all-to-all overlap needs virtual_stages ≥ 2 when 
 fix-moe-ep-settings-need-ep = the expert all-to-all settings (moe_a2a_overlap, moe_dispatcher) act on an MoE model's expert parallelism: use them with an MoE model at ep ≥ 2, or remove them
 fix-zero1-broadcast-needs-zero1 = per_rank broadcasts hand back a sharded optimizer's parameters: use it with zero = 1 or 2, or remove it
 fix-last-stage-layers = needs pp ≥ 2 and leaves at least one of the { $layers } layers to each other stage
+fix-first-stage-layers = needs pp ≥ 2 and leaves at least one of the { $layers } layers to each other stage
+fix-stage-split-middle = Megatron-Core splits the layers left after the stated first/last stage ({ $rest } of { $layers }) evenly over the other { $stages } stages: the nearest size that does is { $near }
+fix-stage-split-virtual = with { $vp } virtual stages Megatron-Core needs a stated first/last stage to hold a multiple of { $vp } layers
+fix-stage-split-virtual-middle = Megatron-Core needs each middle rank's { $per } layers to split over the { $vp } virtual stages: choose virtual_stages dividing { $per }, or other first/last stage sizes
+fix-pipeline-accounting-megatron = a Megatron-Core switch: set training.framework = "megatron", or state first_stage_layers/last_stage_layers for other stacks
+fix-pipeline-accounting-with-stages = Megatron-Core refuses it beside first_stage_layers/last_stage_layers: keep one of the two ways to state the split
+fix-pipeline-accounting-divides = with the embedding/loss counted as layers, the { $n } layers must split evenly over pp { $pp } and each rank's share over { $vp } virtual stages: choose pp (and virtual_stages) that divide them, or state first_stage_layers/last_stage_layers instead
 finding-gpu-count-fraction = { $value } is not a whole number of GPUs
 finding-vcpu-range = { $value } vCPUs is out of range: give 1 to 1024
 finding-price-implausible = { $value } CNY is not a plausible instance price

@@ -180,6 +180,13 @@ fix-moe-a2a-overlap = pp ≥ 2 时，EP all-to-all 重叠需要 virtual_stages �
 fix-moe-ep-settings-need-ep = 专家 all-to-all 设置（moe_a2a_overlap、moe_dispatcher）只作用于 MoE 模型的专家并行：请在 MoE 模型且 ep ≥ 2 时使用，或去掉它们
 fix-zero1-broadcast-needs-zero1 = per_rank 广播用于分片优化器回传参数：请在 zero = 1 或 2 时使用，或去掉它
 fix-last-stage-layers = 需要 pp ≥ 2，并给其余每个阶段至少留下 { $layers } 层中的一层
+fix-first-stage-layers = 需要 pp ≥ 2，并给其余每个阶段至少留下 { $layers } 层中的一层
+fix-stage-split-middle = Megatron-Core 会把指定首/末阶段之后剩下的层（{ $layers } 层中的 { $rest } 层）均分到其余 { $stages } 个阶段：最接近且能整除的层数是 { $near }
+fix-stage-split-virtual = 有 { $vp } 个虚拟阶段时，Megatron-Core 要求指定的首/末阶段层数是 { $vp } 的倍数
+fix-stage-split-virtual-middle = Megatron-Core 要求每个中间 rank 的 { $per } 层能均分到 { $vp } 个虚拟阶段：请选能整除 { $per } 的 virtual_stages，或换一组首/末阶段层数
+fix-pipeline-accounting-megatron = 这是 Megatron-Core 的开关：请设 training.framework = "megatron"，其他框架请改用 first_stage_layers/last_stage_layers
+fix-pipeline-accounting-with-stages = Megatron-Core 不允许它与 first_stage_layers/last_stage_layers 同时设置：两种切分写法只保留一种
+fix-pipeline-accounting-divides = 把嵌入层/损失计为一层后，{ $n } 层必须能均分到 pp { $pp } 个阶段，且每个 rank 的层数能均分到 { $vp } 个虚拟阶段：请选能整除的 pp（和 virtual_stages），或改用 first_stage_layers/last_stage_layers
 finding-gpu-count-fraction = { $value } 不是整数张 GPU
 finding-vcpu-range = { $value } 个 vCPU 超出范围：请给出 1 到 1024
 finding-price-implausible = { $value } 元不是合理的实例价格

@@ -272,9 +272,20 @@ pub struct Point {
     /// framework, or for an MoE model under the default profile the stack that launches the
     /// layout ([`moe_stacks`]).
     pub stack: Framework,
-    /// Layers of the last pipeline stage when they do not split evenly (Megatron-Core's
-    /// `--decoder-last-pipeline-num-layers`, [`uneven_last_stage`]); `None`: the setup's.
-    pub last_stage: Option<u64>,
+    /// How the layers split over the stages when PP does not divide them ([`stage_splits`]).
+    pub split: StageSplit,
+}
+
+/// A point's pipeline split when PP does not divide the layers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StageSplit {
+    /// The setup's (even, rounded up, or what the workload states).
+    Setup,
+    /// Megatron-Core `--decoder-last-pipeline-num-layers` k ([`uneven_last_stage`]).
+    Last(u64),
+    /// Megatron-Core's `--account-for-embedding-in-pipeline-split` /
+    /// `--account-for-loss-in-pipeline-split` ([`accounted_split`]).
+    Accounted { embedding: bool, loss: bool },
 }
 
 impl std::hash::Hash for Point {
@@ -289,7 +300,7 @@ impl std::hash::Hash for Point {
             self.recompute as u8,
             self.dp,
             self.stack as u8,
-            self.last_stage,
+            self.split,
         )
             .hash(h);
     }
@@ -307,8 +318,13 @@ impl Point {
         s.parallel.pp = self.pp;
         s.parallel.zero = self.zero;
         s.parallel.ep = self.ep;
-        if self.last_stage.is_some() {
-            s.parallel.last_stage_layers = self.last_stage;
+        match self.split {
+            StageSplit::Setup => {}
+            StageSplit::Last(k) => s.parallel.last_stage_layers = Some(k),
+            StageSplit::Accounted { embedding, loss } => {
+                s.parallel.account_for_embedding_in_pipeline_split = embedding;
+                s.parallel.account_for_loss_in_pipeline_split = loss;
+            }
         }
         s.parallel.sequence_parallel = self.tp > 1 && self.stack == Framework::Megatron;
         s.parallel.cp = self.cp;
@@ -343,16 +359,17 @@ pub fn search_space(req: &PlanRequest, base: &TrainingSetup, c: &ClusterSpec) ->
                 for &zero in zero_choices(base, &pin, dp) {
                     let layout = Layout { mp, ep, zero };
                     for &stack in point_stacks(base, &pin, shape.experts, layout) {
-                        let Some(last_stage) = stage_split(base, &pin, stack, pp, shape.layers)
-                        else {
-                            continue;
-                        };
                         let vp = if stack == base.framework {
                             vp
                         } else {
                             virtual_stages(stack, &pin, base, pp, shape.layers)
                         };
-                        for &recompute in d.rcs {
+                        let splits = stage_splits(base, &pin, stack, (pp, vp), shape.layers);
+                        for (&recompute, split) in d
+                            .rcs
+                            .iter()
+                            .flat_map(|r| splits.iter().flatten().map(move |s| (r, *s)))
+                        {
                             // LitGPT has no expert or context parallelism either.
                             if litgpt
                                 && (ep != 1
@@ -371,7 +388,7 @@ pub fn search_space(req: &PlanRequest, base: &TrainingSetup, c: &ClusterSpec) ->
                                 recompute,
                                 dp,
                                 stack,
-                                last_stage,
+                                split,
                             });
                         }
                     }
@@ -461,7 +478,9 @@ impl<'a> Degrees<'a> {
                     pp == 1
                         || (model_parallel
                             && (shape.layers.is_multiple_of(pp)
-                                || (megatron && uneven_last_stage(shape.layers, pp).is_some())))
+                                || (megatron
+                                    && (uneven_last_stage(shape.layers, pp).is_some()
+                                        || accounted_split(shape.layers, (pp, 1)).is_some()))))
                 })
                 .collect()
         });
@@ -559,24 +578,62 @@ pub fn uneven_last_stage(layers: u64, pp: u64) -> Option<u64> {
     layers.checked_sub((pp - 1) * other).filter(|&k| k >= 1)
 }
 
-/// How a point's stack splits the layers over `pp` stages: `Some(None)` the setup's split (even,
-/// or the workload's `last_stage_layers`, or a stated PP), `Some(Some(k))` Megatron-Core's uneven
-/// split with k layers last, `None` when the stack cannot split them (only Megatron-Core is
-/// searched at a PP that does not divide the layers).
-fn stage_split(
+/// Megatron-Core's embedding/loss accounting when it makes `layers` split over `pp` stages of
+/// `vp` chunks each: both counted when L + 2 divides (Megatron-Bridge's Llama 3.1 405B recipe,
+/// `account_for_embedding_in_pipeline_split` and `account_for_loss_in_pipeline_split` True:
+/// 126 + 2 = 128 layers over PP 8 × VP 8; recipes/llama/llama3.py @0aec3a7f lines 321-322), else
+/// the loss alone when L + 1 does (the head's stage is the one the LM head slows). `None`: neither.
+pub fn accounted_split(layers: u64, (pp, vp): (u64, u64)) -> Option<StageSplit> {
+    let fits = |n: u64| pp >= 2 && n.is_multiple_of(pp) && (n / pp).is_multiple_of(vp.max(1));
+    if layers.is_multiple_of(pp) {
+        None
+    } else if fits(layers + 2) {
+        Some(StageSplit::Accounted {
+            embedding: true,
+            loss: true,
+        })
+    } else if fits(layers + 1) {
+        Some(StageSplit::Accounted {
+            embedding: false,
+            loss: true,
+        })
+    } else {
+        None
+    }
+}
+
+/// The splits a point's stack may run at `pp` stages: the setup's (even, or the workload's stated
+/// first/last stage or accounting, or a stated PP); where PP does not divide the layers only
+/// Megatron-Core is searched, with its uneven last stage ([`uneven_last_stage`]) and, where it
+/// divides, its embedding/loss accounting ([`accounted_split`]), and the step model picks. Empty:
+/// the stack cannot split them.
+fn stage_splits(
     base: &TrainingSetup,
     pin: &super::TrainPins,
     stack: Framework,
-    pp: u64,
+    (pp, vp): (u64, u64),
     layers: u64,
-) -> Option<Option<u64>> {
-    if pin.pp || pp < 2 || layers.is_multiple_of(pp) || base.parallel.last_stage_layers.is_some() {
-        return Some(None);
+) -> [Option<StageSplit>; 2] {
+    let bp = &base.parallel;
+    let stated = bp.last_stage_layers.is_some()
+        || bp.first_stage_layers.is_some()
+        || bp.account_for_embedding_in_pipeline_split
+        || bp.account_for_loss_in_pipeline_split;
+    if pin.pp || pp < 2 || layers.is_multiple_of(pp) || stated {
+        return [Some(StageSplit::Setup), None];
     }
     if stack != Framework::Megatron {
-        return None;
+        return [None, None];
     }
-    uneven_last_stage(layers, pp).map(Some)
+    [
+        // Interleaved, Megatron-Core needs every stage's layers to split over the chunks.
+        uneven_last_stage(layers, pp)
+            .filter(|&k| {
+                k.is_multiple_of(vp.max(1)) && layers.div_ceil(pp).is_multiple_of(vp.max(1))
+            })
+            .map(StageSplit::Last),
+        accounted_split(layers, (pp, vp)),
+    ]
 }
 
 /// A layout's model-parallel degree (TP × PP × CP), expert-parallel degree and ZeRO stage.
@@ -2573,7 +2630,7 @@ fn layout_words(p: &crate::workload::Parallelism) -> String {
 
 #[cfg(test)]
 mod stack_tests {
-    use super::uneven_last_stage;
+    use super::{accounted_split, stage_splits, uneven_last_stage, StageSplit};
 
     /// Megatron-Core's uneven split: ⌈L/pp⌉ on every stage but the last, the rest (≥ 1) last.
     #[test]
@@ -2587,6 +2644,60 @@ mod stack_tests {
         assert_eq!(uneven_last_stage(32, 4), None);
         assert_eq!(uneven_last_stage(10, 8), None);
         assert_eq!(uneven_last_stage(61, 1), None);
+    }
+
+    /// Megatron-Core's accounting split where L + 2 (both counted) or L + 1 (the loss) divides.
+    #[test]
+    fn accounted_split_where_embedding_and_loss_make_the_layers_divide() {
+        let both = StageSplit::Accounted {
+            embedding: true,
+            loss: true,
+        };
+        let loss = StageSplit::Accounted {
+            embedding: false,
+            loss: true,
+        };
+        // Llama 3.1 405B: 126 + 2 = 128 over PP 16 (and over PP 8 × VP 8, the recipe's).
+        assert_eq!(accounted_split(126, (16, 1)), Some(both));
+        assert_eq!(accounted_split(126, (8, 8)), Some(both));
+        assert_eq!(accounted_split(126, (8, 32)), None);
+        // DeepSeek-V3's 61 layers: 62 over PP 2, nothing over 4, 8 or 16.
+        assert_eq!(accounted_split(61, (2, 1)), Some(loss));
+        assert_eq!(accounted_split(61, (8, 1)), None);
+        // Divisible layers need no accounting.
+        assert_eq!(accounted_split(32, (4, 1)), None);
+    }
+
+    /// Only Megatron-Core is searched at a PP that does not divide the layers, with both of its
+    /// splits; a stated split is kept.
+    #[test]
+    fn megatron_points_take_both_uneven_splits() {
+        use crate::workload::{Framework, TrainingSetup};
+        let base = TrainingSetup::default();
+        let pin = crate::plan::TrainPins::default();
+        let both = StageSplit::Accounted {
+            embedding: true,
+            loss: true,
+        };
+        assert_eq!(
+            stage_splits(&base, &pin, Framework::Megatron, (16, 1), 126),
+            [Some(StageSplit::Last(6)), Some(both)]
+        );
+        assert_eq!(
+            stage_splits(&base, &pin, Framework::HuggingFace, (16, 1), 126),
+            [None, None]
+        );
+        // 30 layers over PP 16: only the accounting split builds (2 a stage, 1 on the ends).
+        assert_eq!(
+            stage_splits(&base, &pin, Framework::Megatron, (16, 1), 30),
+            [None, Some(both)]
+        );
+        let mut stated = base.clone();
+        stated.parallel.first_stage_layers = Some(6);
+        assert_eq!(
+            stage_splits(&stated, &pin, Framework::Megatron, (16, 1), 126),
+            [Some(StageSplit::Setup), None]
+        );
     }
 }
 

@@ -332,11 +332,7 @@ impl<'a> Ctx<'a> {
             None => setup.micro_batch as f64,
         };
         let stage_max = match m.transformer() {
-            Some(t) => {
-                let (other, last) =
-                    crate::compute::stage_layers(t.total_layers(), p.pp, p.last_stage_layers);
-                other.max(last) as f64
-            }
+            Some(t) => crate::pipeline::StageLayers::of(t.total_layers(), &p).most() as f64,
             None => 0.0,
         };
         Ctx {

@@ -167,6 +167,9 @@ fn apply_layout_flags(a: &EstimateArgs, t: &mut TrainingSetup) -> Result<()> {
     set!(a.cp => p.cp);
     set!(a.virtual_stages => p.virtual_stages);
     set_opt!(a.last_stage_layers => p.last_stage_layers);
+    set_opt!(a.first_stage_layers => p.first_stage_layers);
+    p.account_for_embedding_in_pipeline_split |= a.account_for_embedding_in_pipeline_split;
+    p.account_for_loss_in_pipeline_split |= a.account_for_loss_in_pipeline_split;
     set_opt!(a.tp_comm_overlap => p.tp_comm_overlap);
     set_opt!(a.overlap_grad_reduce => p.overlap_grad_reduce);
     set_opt!(a.overlap_param_gather => p.overlap_param_gather);

@@ -123,6 +123,15 @@ fn estimate_layout_flag(a: &EstimateArgs) -> Option<&'static str> {
         (a.cp.is_some(), "--cp"),
         (a.virtual_stages.is_some(), "--virtual-stages"),
         (a.last_stage_layers.is_some(), "--last-stage-layers"),
+        (a.first_stage_layers.is_some(), "--first-stage-layers"),
+        (
+            a.account_for_embedding_in_pipeline_split,
+            "--account-for-embedding-in-pipeline-split",
+        ),
+        (
+            a.account_for_loss_in_pipeline_split,
+            "--account-for-loss-in-pipeline-split",
+        ),
         (a.recompute.is_some(), "--recompute"),
         (a.offload_optimizer, "--offload-optimizer"),
         (a.offload_params, "--offload-params"),

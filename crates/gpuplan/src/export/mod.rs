@@ -266,7 +266,8 @@ mod proptests {
                    base in proptest::option::of(pick(&["nf4", "nf4_no_dq", "int8", "bf16"]))) -> TrainView {
             TrainView { task: task.into(), precision: precision.into(), optimizer: "adam_w".into(),
                 framework: framework.into(), tp, pp, ep, sequence_parallel: sp,
-                virtual_stages: 1, cp: 1, last_stage_layers: None, overlap_grad_reduce: false,
+                virtual_stages: 1, cp: 1, last_stage_layers: None, first_stage_layers: None,
+                account_for_embedding_in_pipeline_split: false, account_for_loss_in_pipeline_split: false, overlap_grad_reduce: false,
                 overlap_param_gather: false, tp_comm_overlap: false, moe_a2a_overlap: false,
                 moe_dispatcher: "alltoall".into(), etp: if ep > 1 { 1 } else { tp },
                 zero1_broadcast: "all_gather".into(), grad_bucket_elements: None,

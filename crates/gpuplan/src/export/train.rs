@@ -630,6 +630,23 @@ fn fsdp2_context_parallel(doc: &mut Value, t: &TrainView, total_gpus: u64) {
     });
 }
 
+/// The plan's uneven pipeline split as Megatron-LM arguments (core_r0.9.0 added the first/last
+/// stage sizes, core_r0.11.0 the embedding/loss accounting; megatron/training/arguments.py).
+fn megatron_stage_split(t: &TrainView, a: &mut Vec<String>) {
+    if let Some(l) = t.first_stage_layers {
+        a.push(format!("--decoder-first-pipeline-num-layers {l}"));
+    }
+    if let Some(l) = t.last_stage_layers {
+        a.push(format!("--decoder-last-pipeline-num-layers {l}"));
+    }
+    if t.account_for_embedding_in_pipeline_split {
+        a.push("--account-for-embedding-in-pipeline-split".into());
+    }
+    if t.account_for_loss_in_pipeline_split {
+        a.push("--account-for-loss-in-pipeline-split".into());
+    }
+}
+
 /// Megatron-LM (core_v0.15.0 argument names) arguments for the plan's parallelism and batch.
 pub fn megatron_args(p: &PlanView, t: &TrainView) -> Vec<String> {
     let mut a: Vec<String> = vec![
@@ -643,9 +660,7 @@ pub fn megatron_args(p: &PlanView, t: &TrainView) -> Vec<String> {
             t.virtual_stages
         ));
     }
-    if let Some(l) = t.last_stage_layers {
-        a.push(format!("--decoder-last-pipeline-num-layers {l}"));
-    }
+    megatron_stage_split(t, &mut a);
     if t.cp > 1 {
         a.push(format!("--context-parallel-size {}", t.cp));
     }

@@ -92,6 +92,9 @@ pub struct TrainView {
     pub virtual_stages: u64,
     pub cp: u64,
     pub last_stage_layers: Option<u64>,
+    pub first_stage_layers: Option<u64>,
+    pub account_for_embedding_in_pipeline_split: bool,
+    pub account_for_loss_in_pipeline_split: bool,
     /// The communication overlaps the plan was timed with (the search switches NeMo's on for
     /// Megatron-Core, `propose_overlap`); absent: off, Megatron-LM's defaults.
     pub overlap_grad_reduce: bool,
@@ -508,6 +511,17 @@ fn train_view(t: &Value, request: &Value, plan: &Value, at: &str) -> Result<Trai
         virtual_stages: optional_count(t, "setup/parallel/virtual_stages", 1024, &f)?.unwrap_or(1),
         cp: optional_count(t, "setup/parallel/cp", 1024, &f)?.unwrap_or(1),
         last_stage_layers: optional_count(t, "setup/parallel/last_stage_layers", 1 << 16, &f)?,
+        first_stage_layers: optional_count(t, "setup/parallel/first_stage_layers", 1 << 16, &f)?,
+        account_for_embedding_in_pipeline_split: optional_flag(
+            t,
+            "setup/parallel/account_for_embedding_in_pipeline_split",
+            &f,
+        )?,
+        account_for_loss_in_pipeline_split: optional_flag(
+            t,
+            "setup/parallel/account_for_loss_in_pipeline_split",
+            &f,
+        )?,
         overlap_grad_reduce: optional_flag(t, "setup/parallel/overlap_grad_reduce", &f)?,
         overlap_param_gather: optional_flag(t, "setup/parallel/overlap_param_gather", &f)?,
         tp_comm_overlap: optional_flag(t, "setup/parallel/tp_comm_overlap", &f)?,
