@@ -481,7 +481,7 @@ fn break_even_note(break_even: f64, hours: f64, reuse: f64) -> (String, String) 
                     format!("{:.0}", break_even / HOURS_PER_MONTH * 100.0),
                 )
                 .arg("month", format!("{HOURS_PER_MONTH:.0}"))
-                .arg("days", format!("{:.1}", hours / 24.0)),
+                .arg("duration", crate::units::duration_msg(hours)),
         );
         return (t.en, t.zh);
     }
