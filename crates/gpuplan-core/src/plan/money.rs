@@ -1139,7 +1139,7 @@ mod tests {
         // Review r15: a job longer than a month no longer reads "this job uses 730 h".
         let (en, zh) = break_even_note(480.0, 2109.6, 0.0);
         assert!(
-            en.ends_with("this job runs 87.9 days without a break (730 h in each whole month)"),
+            en.ends_with("this job runs 87.9 d without a break (730 h in each whole month)"),
             "{en}"
         );
         assert!(!en.contains("uses 730 h"), "{en}");
