@@ -826,7 +826,7 @@ pub fn parse_latency(s: &str) -> Result<f64, AmountError> {
     } else {
         (t.as_str(), 1.0)
     };
-    let v: f64 = num.trim().parse().map_err(|_| AmountError::NotALatency)?;
+    let v: f64 = num.trim().parse().map_err(|_| AmountError::BadLatency)?;
     Ok(v * scale)
 }
 
@@ -839,7 +839,7 @@ pub enum AmountError {
     /// Zero, negative, or too large to be finite.
     NotPositive,
     /// A latency that is not a number of seconds or milliseconds ([`parse_latency`]).
-    NotALatency,
+    BadLatency,
 }
 
 impl AmountError {
@@ -848,7 +848,7 @@ impl AmountError {
         match self {
             AmountError::NotANumber => "cli-accepts-amount",
             AmountError::NotPositive => "cli-accepts-amount-positive",
-            AmountError::NotALatency => "cli-accepts-latency",
+            AmountError::BadLatency => "cli-accepts-latency",
         }
     }
 }
@@ -923,8 +923,8 @@ mod tests {
         assert_eq!(parse_latency("50 MS"), Ok(0.05));
         assert_eq!(parse_latency("2s"), Ok(2.0));
         assert_eq!(parse_latency("500ms"), Ok(0.5));
-        assert_eq!(parse_latency("fast"), Err(AmountError::NotALatency));
-        assert_eq!(parse_latency("50us"), Err(AmountError::NotALatency));
+        assert_eq!(parse_latency("fast"), Err(AmountError::BadLatency));
+        assert_eq!(parse_latency("50us"), Err(AmountError::BadLatency));
         // Left to the serving job's check, which names `tpot_s`.
         assert!(parse_latency("inf").is_ok_and(f64::is_infinite));
     }
