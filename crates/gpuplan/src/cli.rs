@@ -471,7 +471,7 @@ pub struct EstimateArgs {
     /// [default: flash; mem_efficient on chips without it].
     #[arg(long)]
     pub attention: Option<String>,
-    /// Inference weights: fp32, bf16, fp16, fp8, int8, int4 (group 128), mxfp4 (MoE experts), or bits per weight (e.g. 4.5).
+    /// Inference weights: fp32, bf16, fp16, fp8, int8, int4 (group 128; also awq, gptq), int4-g<N>, mxfp4 (MoE experts), or bits per weight (e.g. 4.5).
     #[arg(long)]
     pub weights: Option<String>,
     /// KV cache dtype: bf16, fp16, fp8, int8 [default: bf16].
@@ -517,8 +517,9 @@ pub struct EstimateArgs {
     /// output tokens/s within --tpot).
     #[arg(long, value_enum)]
     pub solve: Option<SolveArg>,
-    /// Time-per-output-token target in seconds for --solve max-throughput (e.g. 0.05).
-    #[arg(long)]
+    /// Time-per-output-token target for --solve max-throughput: seconds (0.05) or with a unit
+    /// (50ms, 0.05s).
+    #[arg(long, value_parser = parse_latency)]
     pub tpot: Option<f64>,
     /// Output: table, json or markdown.
     #[arg(long, value_enum, default_value_t = Format::Table)]
@@ -606,11 +607,11 @@ pub struct PlanArgs {
     /// Serving: concurrent requests instead of a rate.
     #[arg(long, value_name = "N", conflicts_with = "rate")]
     pub concurrency: Option<u64>,
-    /// Serving: time-to-first-token target in seconds (e.g. 2).
-    #[arg(long)]
+    /// Serving: time-to-first-token target, seconds (2) or with a unit (500ms, 2s).
+    #[arg(long, value_parser = parse_latency)]
     pub ttft: Option<f64>,
-    /// Serving: time per output token target in seconds (e.g. 0.06).
-    #[arg(long)]
+    /// Serving: time per output token target, seconds (0.06) or with a unit (60ms).
+    #[arg(long, value_parser = parse_latency)]
     pub tpot: Option<f64>,
     /// Serving: fewest replicas, for availability [default: 2].
     #[arg(long)]
@@ -627,7 +628,7 @@ pub struct PlanArgs {
     /// (1: guidance_scale ≤ 1, as SDXL-Turbo and LCM run) [default: the pipeline's, on for SDXL].
     #[arg(long)]
     pub guidance: Option<String>,
-    /// Serving: weight formats to consider (comma list of bf16, fp8, int8, int4, mxfp4); default all.
+    /// Serving: weight formats to consider (comma list of bf16, fp8, int8, int4 (group 128; also awq, gptq), int4-g<N>, mxfp4); default all.
     #[arg(long)]
     pub weights: Option<String>,
     /// Providers to consider (repeatable): alibaba, huawei, tencent.
@@ -823,7 +824,24 @@ pub fn parse_amount(s: &str) -> Result<f64, AmountError> {
     }
 }
 
-/// Why [`parse_amount`] refused a value; the message (flag, value, what is accepted, an
+/// A latency target in seconds: a plain number is seconds (`0.05`, as the workload file's
+/// `ttft_s`/`tpot_s`), `ms` or `s` name the unit (`50ms`, `2s`). Review r15: `--tpot 30ms`, the
+/// way SLOs are written, was refused, and `--tpot 30` meant 30 seconds. Zero, negative and
+/// non-finite values pass through to the serving job's own check, which names the key.
+pub fn parse_latency(s: &str) -> Result<f64, AmountError> {
+    let t = s.trim().to_ascii_lowercase();
+    let (num, scale) = if let Some(n) = t.strip_suffix("ms") {
+        (n, 1e-3)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 1.0)
+    } else {
+        (t.as_str(), 1.0)
+    };
+    let v: f64 = num.trim().parse().map_err(|_| AmountError::BadLatency)?;
+    Ok(v * scale)
+}
+
+/// Why [`parse_amount`] (or [`parse_latency`]) refused a value; the message (flag, value, what is accepted, an
 /// example) is rendered from the catalog by `render::number_error`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AmountError {
@@ -831,6 +849,8 @@ pub enum AmountError {
     NotANumber,
     /// Zero, negative, or too large to be finite.
     NotPositive,
+    /// A latency that is not a number of seconds or milliseconds ([`parse_latency`]).
+    BadLatency,
 }
 
 impl AmountError {
@@ -839,6 +859,7 @@ impl AmountError {
         match self {
             AmountError::NotANumber => "cli-accepts-amount",
             AmountError::NotPositive => "cli-accepts-amount-positive",
+            AmountError::BadLatency => "cli-accepts-latency",
         }
     }
 }
@@ -863,7 +884,8 @@ pub fn flag_example(flag: &str) -> &'static str {
         "--samples" => "50k",
         "--epochs" | "--images-per-request" => "3",
         "--lora-rank" => "16",
-        "--lora-dropout" | "--tpot" | "--preemption-rate" => "0.05",
+        "--lora-dropout" | "--preemption-rate" => "0.05",
+        "--tpot" => "50ms",
         "--gpu-memory-utilization" | "--mem-fraction-static" | "--free-gpu-memory-fraction" => {
             "0.9"
         }
@@ -875,7 +897,7 @@ pub fn flag_example(flag: &str) -> &'static str {
         "--batch" | "--concurrency" => "32",
         "--bytes-per-sample" => "150000",
         "--rate" | "--max-rps" => "5",
-        "--ttft" => "2",
+        "--ttft" => "2s",
         "--min-replicas" => "2",
         "--peak-factor" => "1.5",
         "--steps" | "--timeout" => "20",
@@ -902,6 +924,20 @@ mod tests {
         assert_eq!(parse_amount("0"), Err(AmountError::NotPositive));
         assert_eq!(parse_amount("lots"), Err(AmountError::NotANumber));
         assert_eq!(parse_amount("1e400"), Err(AmountError::NotPositive));
+    }
+
+    /// Review r15: latency targets take the units SLOs are written in.
+    #[test]
+    fn latencies_take_units() {
+        assert_eq!(parse_latency("0.05"), Ok(0.05));
+        assert_eq!(parse_latency("50ms"), Ok(0.05));
+        assert_eq!(parse_latency("50 MS"), Ok(0.05));
+        assert_eq!(parse_latency("2s"), Ok(2.0));
+        assert_eq!(parse_latency("500ms"), Ok(0.5));
+        assert_eq!(parse_latency("fast"), Err(AmountError::BadLatency));
+        assert_eq!(parse_latency("50us"), Err(AmountError::BadLatency));
+        // Left to the serving job's check, which names `tpot_s`.
+        assert!(parse_latency("inf").is_ok_and(f64::is_infinite));
     }
 
     /// Every numeric flag (one whose parser refuses `x` as a number) has an error example that

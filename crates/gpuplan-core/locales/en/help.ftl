@@ -141,7 +141,7 @@ help-arg-tokens = Training tokens in total: 1e8, 100M, 2B, 300e9, 1.5T (k/M/B/T 
 help-arg-top = Plans to show
 help-arg-tp = Tensor-parallel degree (GPUs sharing each layer; inside a node) [default: 1]
 help-arg-tp-comm-overlap = Overlap TP communication with GEMMs (Megatron-Core --tp-comm-overlap; default off)
-help-arg-ttft = Serving: time-to-first-token target in seconds (e.g. 2)
+help-arg-ttft = Serving: time-to-first-token target, seconds (2) or with a unit (500ms, 2s)
 help-arg-vgpu = Include vGPU slices
 help-arg-virtual-stages = Virtual pipeline stages per device: interleaved 1F1B (default 1 = plain 1F1B)
 help-arg-wide = Full tables with every column; the default tables fit the terminal width ($COLUMNS overrides it; output to a pipe or file has no width limit)
@@ -168,8 +168,8 @@ help-estimate--format = Output: table, json or markdown
 help-estimate--global-batch = Sequences per optimizer step over all data-parallel ranks; sets grad_accum = global / (micro-batch × data-parallel size), which must divide evenly
 help-estimate--gpu = GPU type (`gpuplan catalog gpus`), e.g. A100, h100-sxm, l20
 help-estimate--instance = A catalog instance type as the hardware (`gpuplan catalog instances`), e.g. ecs.gn7e-c16g1.32xlarge; with --nodes for several. Instead of --gpu/--gpus-per-node (not with them: the instance type fixes both)
-help-estimate--tpot = Time-per-output-token target in seconds for --solve max-throughput (e.g. 0.05)
-help-estimate--weights = Inference weights: fp32, bf16, fp16, fp8, int8, int4 (group 128), mxfp4 (MoE experts), or bits per weight (e.g. 4.5)
+help-estimate--tpot = Time-per-output-token target for --solve max-throughput: seconds (0.05) or with a unit (50ms, 0.05s)
+help-estimate--weights = Inference weights: fp32, bf16, fp16, fp8, int8, int4 (group 128; also awq, gptq), int4-g<N>, mxfp4 (MoE experts), or bits per weight (e.g. 4.5)
 help-examples-estimate =
     Examples:
       # Memory and time of a LoRA fine-tune on one A100 with full recomputation:
@@ -199,8 +199,8 @@ help-plan--gpus = Only instance types with this GPU (repeatable; id or name pref
 help-plan--pick = Which plan to export, 1 = the best (at most --top); only with --export
 help-plan--provider = Providers to consider (repeatable): alibaba, huawei, tencent
 help-plan--region = Regions to consider (repeatable), e.g. cn-shanghai
-help-plan--tpot = Serving: time per output token target in seconds (e.g. 0.06)
-help-plan--weights = Serving: weight formats to consider (comma list of bf16, fp8, int8, int4, mxfp4); default all
+help-plan--tpot = Serving: time per output token target, seconds (0.06) or with a unit (60ms)
+help-plan--weights = Serving: weight formats to consider (comma list of bf16, fp8, int8, int4 (group 128; also awq, gptq), int4-g<N>, mxfp4); default all
 help-prices--billing = Only this billing [default: all; with --by-gpu: on-demand]
 help-prices--format = Output: table, json or csv
 help-prices--gpu = GPU id or name prefix: A100 matches a100-40g, a100-80g

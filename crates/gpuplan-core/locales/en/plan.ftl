@@ -260,6 +260,7 @@ bind-failures-beyond-bound = { $per_day } failures a day across its GPUs (GPUs �
 spot-beyond-bound = spot left out: { $per_hour } preemptions an hour ({ $nodes } nodes × --preemption-rate), each a { $restart }-minute restart, would make the job take more than { $max }× its uninterrupted time or never finish: the spot rate is too high for this many nodes; use on-demand or monthly billing, or fewer nodes
 billing-break-even = break-even at { $breakeven } h of use per month ({ $share }% of a month): below that, on-demand is cheaper; this job uses { $hours } h
 billing-break-even-reuse = break-even at { $breakeven } h of use per month ({ $share }% of a month): below that, on-demand is cheaper; this job uses { $hours } h + { $reuse } h/month of expected reuse
+billing-break-even-full = break-even at { $breakeven } h of use per month ({ $share }% of a month): below that, on-demand is cheaper; this job runs { $duration } without a break ({ $month } h in each whole month)
 billing-monthly-only = monthly only: billed { $months ->
     [1] a whole month
    *[other] { $months } whole months

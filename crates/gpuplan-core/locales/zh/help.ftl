@@ -135,7 +135,7 @@ help-arg-tokens = 训练 token 总数：1e8、100M、2B、300e9、1.5T（k/M/B/T
 help-arg-top = 显示的方案数
 help-arg-tp = 张量并行度（共享每一层的 GPU 数；在节点内）（默认：1）
 help-arg-tp-comm-overlap = TP 通信与 GEMM 重叠（Megatron-Core --tp-comm-overlap；默认关闭）
-help-arg-ttft = 推理：首 token 时延目标，单位秒（例如 2）
+help-arg-ttft = 推理：首 token 时延目标，以秒计（2）或带单位（500ms、2s）
 help-arg-vgpu = 包括 vGPU 切片
 help-arg-virtual-stages = 每个设备上的虚拟流水线阶段数：交错 1F1B（默认 1 = 普通 1F1B）
 help-arg-wide = 显示所有列的完整表格；默认表格适应终端宽度（$COLUMNS 可覆盖；输出到管道或文件时不限宽度）
@@ -162,8 +162,8 @@ help-estimate--format = 输出格式：table、json 或 markdown
 help-estimate--global-batch = 所有数据并行 rank 合计每个优化器步的序列数；据此设 grad_accum = 全局批 / （微批 × 数据并行规模），必须整除
 help-estimate--gpu = GPU 型号（`gpuplan catalog gpus`），例如 A100、h100-sxm、l20
 help-estimate--instance = 用目录中的实例规格作为硬件（`gpuplan catalog instances`），例如 ecs.gn7e-c16g1.32xlarge；多台配合 --nodes。代替 --gpu/--gpus-per-node（不可同时使用：实例规格已决定二者）
-help-estimate--tpot = 配合 --solve max-throughput 的每输出 token 时延目标，单位秒（例如 0.05）
-help-estimate--weights = 推理权重：fp32、bf16、fp16、fp8、int8、int4（组大小 128）、mxfp4（MoE 专家），或每个权重的位数（例如 4.5）
+help-estimate--tpot = 配合 --solve max-throughput 的每输出 token 时延目标：以秒计（0.05）或带单位（50ms、0.05s）
+help-estimate--weights = 推理权重：fp32、bf16、fp16、fp8、int8、int4（组大小 128；也可写 awq、gptq）、int4-g<N>、mxfp4（MoE 专家），或每个权重的位数（例如 4.5）
 help-examples-estimate =
     示例：
       # 在一张 A100 上做 LoRA 微调，完全重计算，估算显存和时间：
@@ -193,8 +193,8 @@ help-plan--gpus = 只用带这种 GPU 的实例规格（可重复；ID 或名称
 help-plan--pick = 导出第几个方案，1 = 最优（不超过 --top）；须与 --export 同用
 help-plan--provider = 考虑的云厂商（可重复）：alibaba、huawei、tencent
 help-plan--region = 考虑的地域（可重复），例如 cn-shanghai
-help-plan--tpot = 推理：每输出 token 时延目标，单位秒（例如 0.06）
-help-plan--weights = 推理：考虑的权重格式（逗号分隔：bf16、fp8、int8、int4、mxfp4）；默认全部
+help-plan--tpot = 推理：每输出 token 时延目标，以秒计（0.06）或带单位（60ms）
+help-plan--weights = 推理：考虑的权重格式（逗号分隔：bf16、fp8、int8、int4（组大小 128；也可写 awq、gptq）、int4-g<N>、mxfp4）；默认全部
 help-prices--billing = 只看这种计费方式（默认：全部；配合 --by-gpu 时为 on-demand）
 help-prices--format = 输出格式：table、json 或 csv
 help-prices--gpu = GPU ID 或名称前缀：A100 匹配 a100-40g、a100-80g

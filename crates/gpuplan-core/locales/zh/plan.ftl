@@ -218,6 +218,7 @@ bind-failures-beyond-bound = 全部 GPU 每天 { $per_day } 次故障（GPU 数 
 spot-beyond-bound = 未计抢占式实例：每小时 { $per_hour } 次回收（{ $nodes } 个节点 × --preemption-rate），每次重启 { $restart } 分钟，会使任务耗时超过不中断时的 { $max } 倍或永远无法完成：该节点数下抢占率过高；请改用按量或包月计费，或减少节点
 billing-break-even = 每月使用超过 { $breakeven } 小时（{ $share }% 的时间）包月才划算；本任务使用 { $hours } 小时
 billing-break-even-reuse = 每月使用超过 { $breakeven } 小时（{ $share }% 的时间）包月才划算；本任务使用 { $hours } 小时，另加每月预计复用 { $reuse } 小时
+billing-break-even-full = 每月使用超过 { $breakeven } 小时（{ $share }% 的时间）包月才划算；本任务连续运行 { $duration }（每个整月的 { $month } 小时全部占用）
 billing-monthly-only = 仅包月：每节点按整{ $months ->
     [1] 月
    *[other] { $months } 个月

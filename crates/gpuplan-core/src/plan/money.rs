@@ -469,7 +469,22 @@ fn costs_worded(
 /// workload expects. Hours below one keep two significant digits (audit r14 #6: a 0.3 h job read
 /// "this job uses 0 h"); from one hour whole hours, as before. Both languages from the catalog
 /// (the Chinese note left the reuse out).
+/// A job longer than a month uses every hour of each month it runs (review r15: an 87.9-day run
+/// read "this job uses 730 h", as if 730 h were the whole job): the note says so, with its days.
 fn break_even_note(break_even: f64, hours: f64, reuse: f64) -> (String, String) {
+    if hours > HOURS_PER_MONTH {
+        let t = crate::i18n::Text::from(
+            crate::i18n::Msg::new("billing-break-even-full")
+                .arg("breakeven", format!("{break_even:.0}"))
+                .arg(
+                    "share",
+                    format!("{:.0}", break_even / HOURS_PER_MONTH * 100.0),
+                )
+                .arg("month", format!("{HOURS_PER_MONTH:.0}"))
+                .arg("duration", crate::units::duration_msg(hours)),
+        );
+        return (t.en, t.zh);
+    }
     let used = hours.min(HOURS_PER_MONTH);
     let shown = if used >= 1.0 {
         format!("{used:.0}")
@@ -1121,6 +1136,17 @@ mod tests {
         );
         let (en, _) = break_even_note(365.04, 100.0, Constraints::default().reuse_hours_per_month);
         assert!(en.ends_with("this job uses 100 h"), "{en}");
+        // Review r15: a job longer than a month no longer reads "this job uses 730 h".
+        let (en, zh) = break_even_note(480.0, 2109.6, 0.0);
+        assert!(
+            en.ends_with("this job runs 87.9 d without a break (730 h in each whole month)"),
+            "{en}"
+        );
+        assert!(!en.contains("uses 730 h"), "{en}");
+        assert!(
+            zh.ends_with("本任务连续运行 87.9 天（每个整月的 730 小时全部占用）"),
+            "{zh}"
+        );
         let mut od = price(Billing::OnDemand, 10.0);
         let t = spot_method(0.2, &od);
         assert_eq!(t.en, "20% of the on-demand price (tunable spot_price_fraction; Tencent documents spot at about 10–20% of pay-as-you-go, Alibaba says it can fall to 10%); import real spot prices with `gpuplan catalog import`");

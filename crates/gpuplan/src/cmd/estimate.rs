@@ -37,22 +37,16 @@ fn parse_weights(s: &str) -> Result<WeightFormat> {
     let w = s.to_lowercase();
     Ok(match w.as_str() {
         "fp32" => WeightFormat::Fp32,
-        "bf16" => WeightFormat::Bf16,
-        "fp16" => WeightFormat::Fp16,
-        "fp8" => WeightFormat::Fp8,
-        "int8" => WeightFormat::Int8,
-        "int4" | "awq" | "gptq" => WeightFormat::Int4 { group: 128 },
-        "mxfp4" => WeightFormat::Mxfp4,
         // Read against the model's checkpoint once it is known ([`stored_weights`]).
         l if super::is_bnb_label(l) => WeightFormat::Bf16,
         other => labelled_or_bits(s, other)?,
     })
 }
 
-/// `int4-g<N>` as `plan` prints it (review r14 #3 and #6: the top plan's weights, copied into
-/// `estimate --weights`, were refused), else bits per weight (GGUF's 4.5).
+/// The words `plan` reads too ([`super::named_weights`]: `int4-g<N>` as `plan` prints it,
+/// review r14 #3 and #6), else bits per weight (GGUF's 4.5).
 fn labelled_or_bits(given: &str, w: &str) -> Result<WeightFormat> {
-    if let Some(f) = super::int4_label(w) {
+    if let Some(f) = super::named_weights(w) {
         return Ok(f);
     }
     match w.parse::<f64>() {

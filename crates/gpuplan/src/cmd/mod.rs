@@ -230,6 +230,32 @@ pub fn int4_label(s: &str) -> Option<gpuplan_core::workload::WeightFormat> {
         .then_some(gpuplan_core::workload::WeightFormat::Int4 { group })
 }
 
+/// AWQ's and GPTQ's usual group: AutoAWQ's default `q_group_size` 128 and the `group_size` 128
+/// of the published 4-bit checkpoints (Qwen2.5-*-Instruct-AWQ and -GPTQ-Int4 config.json
+/// `quantization_config`); a checkpoint with another group is `int4-g<N>`.
+const AWQ_GPTQ_GROUP: u64 = 128;
+
+/// The weight formats named by a word, read the same by `plan --weights` and `estimate
+/// --weights` (review r15: `estimate` took `awq`, `gptq` and upper case, `plan` refused them):
+/// bf16, fp16, fp8, int8, int4 (= AWQ/GPTQ 4-bit at [`AWQ_GPTQ_GROUP`]), mxfp4 and
+/// `int4-g<N>` ([`int4_label`]). fp32, bitsandbytes labels and bits per weight are each
+/// command's own.
+pub fn named_weights(word: &str) -> Option<gpuplan_core::workload::WeightFormat> {
+    use gpuplan_core::workload::WeightFormat as W;
+    let w = word.trim().to_lowercase();
+    Some(match w.as_str() {
+        "bf16" => W::Bf16,
+        "fp16" => W::Fp16,
+        "fp8" => W::Fp8,
+        "int8" => W::Int8,
+        "int4" | "awq" | "gptq" => W::Int4 {
+            group: AWQ_GPTQ_GROUP,
+        },
+        "mxfp4" => W::Mxfp4,
+        l => return int4_label(l),
+    })
+}
+
 /// The bitsandbytes labels `plan` prints (`WeightFormat::name`).
 const BNB_LABELS: [&str; 3] = ["bnb-4bit", "bnb-4bit-dq", "bnb-8bit"];
 

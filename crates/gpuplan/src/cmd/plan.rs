@@ -335,6 +335,7 @@ fn serve_job(
     }
     s.ttft_s = a.ttft.or(s.ttft_s);
     s.tpot_s = a.tpot.or(s.tpot_s);
+    tpot_unit_hint(a.tpot);
     s.min_replicas = a.min_replicas.unwrap_or(s.min_replicas);
     s.peak_factor = a.peak_factor.unwrap_or(s.peak_factor);
     s.steps = a.steps.or(s.steps);
@@ -388,6 +389,18 @@ fn check_steps(s: &ServeJob, model: &gpuplan_core::model::ModelSpec) -> Result<(
     Ok(())
 }
 
+/// A per-token target of a second or more: slower than any chat or API SLO (those are tens of
+/// milliseconds), and what `--tpot 30` gives when 30 ms was meant (review r15). Not a limit:
+/// the plan still runs at the value given.
+const TPOT_UNIT_HINT_S: f64 = 1.0;
+
+/// Warn when `--tpot` reads as seconds where milliseconds were likely meant.
+fn tpot_unit_hint(tpot: Option<f64>) {
+    if let Some(t) = tpot.filter(|t| t.is_finite() && *t >= TPOT_UNIT_HINT_S) {
+        crate::render::warn(Msg::new("cli-warn-tpot-seconds").arg("value", format!("{t}")));
+    }
+}
+
 /// `--weights bf16,int4,…`: the weight formats the search may serve in.
 /// Every label the plan table prints is read back (audit r10, review r14 #6): `int4-g<N>` at any
 /// group ([`super::int4_label`]), the bitsandbytes labels as the model's stored format.
@@ -396,18 +409,12 @@ fn parse_plan_weights(
     model: &gpuplan_core::model::ModelSpec,
 ) -> Result<Vec<WeightFormat>> {
     w.split(',')
-        .map(|x| match x.trim() {
-            "bf16" => Ok(WeightFormat::Bf16),
-            "fp16" => Ok(WeightFormat::Fp16),
-            "fp8" => Ok(WeightFormat::Fp8),
-            "int8" => Ok(WeightFormat::Int8),
-            "int4" => Ok(WeightFormat::Int4 { group: 128 }),
-            "mxfp4" => Ok(WeightFormat::Mxfp4),
-            l if super::is_bnb_label(l) => super::stored_bnb(l, model),
-            l => super::int4_label(l).ok_or_else(|| {
+        .map(|x| match x.trim().to_lowercase() {
+            l if super::is_bnb_label(&l) => super::stored_bnb(&l, model),
+            l => super::named_weights(&l).ok_or_else(|| {
                 fail(
                     Msg::new("cli-err-weights-plan")
-                        .arg("value", l)
+                        .arg("value", x.trim())
                         .arg("max", gpuplan_core::workload::MAX_QUANT_GROUP),
                 )
             }),
