@@ -2043,8 +2043,9 @@ pub const SGLANG_LAST_VLLM_MARLIN_MOE: [u64; 3] = [0, 4, 6];
 
 /// First vLLM release taken to run GPTQ/AWQ MoE layers through `moe_wna16_marlin_gemm`, which
 /// "process[es] all moe blocks in parallel" in one launch (vllm PR #14447, opened 2025-03-07,
-/// after v0.7.3 of 2025-02-20). UNVERIFIED: that the PR first shipped in v0.8.0 is an assumption;
-/// every release up to v0.7.3 predates it.
+/// after v0.7.3, whose release tag a downstream PR links on 2025-02-22: ModelCloud/GPTQModel
+/// #1332). UNVERIFIED: that the PR first shipped in v0.8.0 is an assumption; every release up to
+/// v0.7.3 predates it.
 pub const VLLM_FIRST_MOE_WNA16_MARLIN: [u64; 3] = [0, 8, 0];
 
 /// Whether this setup's MoE layers run the old Marlin MoE kernel, which launches one Marlin GEMM
