@@ -1945,7 +1945,7 @@ pub fn latency(
         expert_read_ratio: 1.0 + expert_read_extra / stored_experts.max(1.0),
         read_factor: weight_read_factor(&b, s, decode_weights, s.batch, tun),
         comm_lat: Seconds(allreduce_latency(gpu, s, tun) * tp_allreduces_per_layer(t, s) * layers),
-        layer_lat: Seconds(tun.layer_overhead_s * layer_kernel_units(t)),
+        layer_lat: Seconds(tun.layer_overhead_s * step_kernel_units(t, s)),
         weight_bytes: full_weights * read_factor / rank_params,
         gemm_rates: serving_gemm_rates(gpu, peak * eff, bw * tun.decode_bandwidth_efficiency),
         b,
@@ -2029,6 +2029,67 @@ pub fn layer_kernel_units(t: &TransformerSpec) -> f64 {
                 + (layers - dense_layers) * unit(moe_kernels(&moe))
         }
         None => layers * unit(DENSE_MLP_KERNELS),
+    }
+}
+
+/// Last SGLang release whose GPTQ/AWQ MoE layers run vLLM's `fused_marlin_moe`: SGLang's
+/// python/sglang/srt/layers/quantization/gptq.py @ce22720e gives every `FusedMoE` layer
+/// `GPTQMarlinMoEMethod`, whose `apply` calls `torch.ops.vllm.fused_marlin_moe` ("TODO: re-enable
+/// after SGLang syncs with vllm >= 0.7.3" over the moe_wna16 branch), and the Qwen3 speed
+/// benchmark states "vLLM 0.7.2 (Required by SGLang for AWQ quantization)" beside SGLang
+/// 0.4.6.post1. Which SGLang release first left that path was not read: later ones are charged
+/// the grouped kernel.
+pub const SGLANG_LAST_VLLM_MARLIN_MOE: [u64; 3] = [0, 4, 6];
+
+/// First vLLM release taken to run GPTQ/AWQ MoE layers through `moe_wna16_marlin_gemm`, which
+/// "process[es] all moe blocks in parallel" in one launch (vllm PR #14447, opened 2025-03-07,
+/// after v0.7.3, whose release tag a downstream PR links on 2025-02-22: ModelCloud/GPTQModel
+/// #1332). UNVERIFIED: that the PR first shipped in v0.8.0 is an assumption; every release up to
+/// v0.7.3 predates it.
+pub const VLLM_FIRST_MOE_WNA16_MARLIN: [u64; 3] = [0, 8, 0];
+
+/// Whether this setup's MoE layers run the old Marlin MoE kernel, which launches one Marlin GEMM
+/// per expert: vllm csrc/moe/marlin_moe_ops.cu @00adeed5 (`marlin_mm_moe`: `compute_expert_offsets`, then
+/// `for (int expert_idx = 0; expert_idx < num_experts; ++expert_idx)` launching the kernel over
+/// all SMs for each expert, with or without tokens), called twice per layer (gate‖up, then down)
+/// by `fused_marlin_moe` (vllm/model_executor/layers/fused_moe/fused_marlin_moe.py, two
+/// `torch.ops._moe_C.marlin_gemm_moe` calls). GPTQ/AWQ int4 or int8 weights (the kernel's
+/// `uint4b8`/`uint8b128` types) on an MoE model, under vLLM before
+/// [`VLLM_FIRST_MOE_WNA16_MARLIN`] or SGLang up to [`SGLANG_LAST_VLLM_MARLIN_MOE`], stated by
+/// `engine_version` (without one, the current engines: the grouped kernel).
+pub fn per_expert_marlin_moe(t: &TransformerSpec, s: &InferenceSetup) -> bool {
+    let quantised = matches!(s.weights, WeightFormat::Int4 { .. } | WeightFormat::Int8);
+    let Some(release) = s.engine_version.as_deref().and_then(parse_release) else {
+        return false;
+    };
+    let old = match s.engine {
+        Engine::Vllm => release < VLLM_FIRST_MOE_WNA16_MARLIN,
+        Engine::Sglang => release <= SGLANG_LAST_VLLM_MARLIN_MOE,
+        _ => false,
+    };
+    t.moe.is_some() && quantised && old
+}
+
+/// Kernels an MoE layer launches beyond [`moe_kernels`] under [`per_expert_marlin_moe`]: each of
+/// the two grouped GEMMs becomes `compute_expert_offsets` + one Marlin launch per expert, so
+/// 2 × (E + 1) kernels in place of 2, i.e. 2E more. At batch 1 all but the token's k experts
+/// find no rows and stream nothing, so each costs the per-kernel fixed time
+/// (`layer_overhead_s` ÷ the dense layer's 10) and no bytes.
+fn per_expert_marlin_extra_kernels(moe: &MoeSpec) -> f64 {
+    2.0 * moe.experts as f64
+}
+
+/// The layers' fixed GPU time of one forward step in dense-layer units: [`layer_kernel_units`]
+/// plus, under [`per_expert_marlin_moe`], the per-expert launches of every MoE layer.
+pub fn step_kernel_units(t: &TransformerSpec, s: &InferenceSetup) -> f64 {
+    let base = layer_kernel_units(t);
+    match t.moe {
+        Some(moe) if per_expert_marlin_moe(t, s) => {
+            let moe_layers = (t.decoder_layers() as f64 - moe.dense_layers as f64).max(0.0);
+            let dense = DENSE_ATTENTION_KERNELS + DENSE_MLP_KERNELS;
+            base + moe_layers * per_expert_marlin_extra_kernels(&moe) / dense
+        }
+        _ => base,
     }
 }
 

@@ -495,7 +495,9 @@ pub struct EstimateArgs {
     #[arg(long)]
     pub free_gpu_memory_fraction: Option<f64>,
     /// vLLM release whose memory profiler sizes the KV pool, e.g. 0.5 or 0.6.4 (releases count
-    /// the memory outside torch differently); default the current rule (v0.6.5 and later).
+    /// the memory outside torch differently); default the current rule (v0.6.5 and later); also
+    /// the engine's release for its MoE kernels (vLLM before 0.8 and SGLang up to 0.4.6 run
+    /// GPTQ/AWQ MoE layers with one Marlin launch per expert).
     #[arg(long, value_name = "RELEASE")]
     pub engine_version: Option<String>,
     /// Tokens of the engine's profile batch (vLLM `max_num_batched_tokens`, TensorRT-LLM
