@@ -178,11 +178,12 @@ impl StageLayers {
             second_layers.0 as f64 * ((self.pp - 1).min(m)) as f64 / head,
             second_layers.1,
         );
-        if second.0 > first.0 {
-            second
-        } else {
-            first
-        }
+        // The last stage holds one micro-batch (review r15 #3: a short first stage and a long
+        // last one make it the heaviest).
+        let last = (self.last as f64 / head, Stage::Last);
+        [second, last]
+            .into_iter()
+            .fold(first, |best, s| if s.0 > best.0 { s } else { best })
     }
 
     /// The stage sizes as the estimate reports them.
@@ -249,7 +250,38 @@ pub fn check(layers: u64, p: &Parallelism, framework: Framework) -> Result<(), C
             ));
         }
     }
-    check_middle(layers, p, framework)
+    check_middle(layers, p, framework)?;
+    check_total(layers, p)
+}
+
+/// The stated first/last stages together, for every stack (review r15 #1): they may not hold more
+/// layers than the model has, must leave at least one to each other stage, and with no other
+/// stage (pp 2 with both stated) must hold them all — else layers are dropped or counted twice.
+fn check_total(layers: u64, p: &Parallelism) -> Result<(), CoreError> {
+    let stated = [p.first_stage_layers, p.last_stage_layers];
+    let taken: u64 = stated.iter().flatten().sum();
+    let others = p.pp.saturating_sub(stated.iter().flatten().count() as u64);
+    let fits = if others == 0 {
+        taken == layers
+    } else {
+        taken.saturating_add(others) <= layers
+    };
+    if fits {
+        return Ok(());
+    }
+    let (field, given) = match (p.first_stage_layers, p.last_stage_layers) {
+        (Some(v), _) => ("parallel.first_stage_layers", v),
+        (None, Some(v)) => ("parallel.last_stage_layers", v),
+        (None, None) => return Ok(()),
+    };
+    Err(CoreError::invalid_msg(
+        field,
+        given,
+        Msg::new("fix-stage-layers-total")
+            .arg("taken", taken)
+            .arg("layers", layers)
+            .arg("others", others),
+    ))
 }
 
 /// The two accounting switches: Megatron-Core's only, not beside a stated stage, and (L + e + l)

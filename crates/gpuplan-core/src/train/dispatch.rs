@@ -140,7 +140,9 @@ fn counted(m: &ModelSpec, b: &ParamBreakdown, setup: &TrainingSetup) -> bool {
         && p.pp == 1
         && p.cp <= 1
         && b.expert_params() == 0
-        && m.transformer().is_some()
+        // A text-only decoder: a vision tower, M-RoPE or cross-attention layers (Qwen2-VL, LLaVA,
+        // mllama read as their text model_type) were not counted (review r15 #2).
+        && m.transformer().is_some_and(|t| t.vision.is_none() && t.extras.is_empty())
 }
 
 /// Top-level ops the host dispatches per micro-batch, and the stack counted; `None` where the
