@@ -98,7 +98,7 @@ pub fn poor_plan_hint(plans: &[Plan], req: &PlanRequest) -> Option<Advice> {
         return None;
     }
     let why = if comm_bound {
-        Msg::new("hint-why-comm").arg("bottleneck", names::bottleneck(&t.step.bottleneck))
+        Msg::new("hint-why-comm").arg("bottleneck", names::bottleneck(t.step.bottleneck))
     } else {
         Msg::new("hint-why-mfu").arg("mfu", format!("{:.0}", t.step.mfu * 100.0))
     };
