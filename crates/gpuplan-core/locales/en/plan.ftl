@@ -22,10 +22,14 @@ plan-what-serve = { $model } serving{ $kind ->
         [decoder] TTFT
         [asr] TTFT
        *[other] latency
-    } < { $ttft } s
+    } < { $ttft }
 }{ $tpot ->
     [none] {""}
-   *[other] , TPOT < { $tpot } s
+   *[other] , TPOT < { $tpot }
+}
+plan-latency-target = { $unit ->
+    [ms] { $v } ms
+   *[s] { $v } s
 }
 plan-searched = searched { $candidates } candidates of { $types } instance types, { $configs } configurations, { $plans } feasible plans
 plan-none = NO PLAN satisfies the constraints.

@@ -22,10 +22,14 @@ plan-what-serve = { $model } 推理服务{ $kind ->
         [decoder] TTFT
         [asr] TTFT
        *[other] 时延
-    } < { $ttft } 秒
+    } < { $ttft }
 }{ $tpot ->
     [none] {""}
-   *[other] ，TPOT < { $tpot } 秒
+   *[other] ，TPOT < { $tpot }
+}
+plan-latency-target = { $unit ->
+    [ms] { $v } 毫秒
+   *[s] { $v } 秒
 }
 plan-searched = 搜索了 { $types } 个实例规格中的 { $candidates } 个候选，评估 { $configs } 种配置，共 { $plans } 个可行方案
 plan-none = 没有满足约束的方案。

@@ -897,10 +897,30 @@ fn what(req: &PlanRequest, l: Lang) -> String {
                 .arg("output", s.output_tokens)
                 .arg("rate", given(s.rate_rps.map(|r| r.to_string())))
                 .arg("conc", given(s.concurrency.map(|c| c.to_string())))
-                .arg("ttft", given(s.ttft_s.map(|r| r.to_string())))
-                .arg("tpot", given(s.tpot_s.map(|r| r.to_string())))
+                .arg("ttft", latency_target(s.ttft_s))
+                .arg("tpot", latency_target(s.tpot_s))
                 .render(l)
         }
+    }
+}
+
+/// A latency target of the header (`none` where not given): under 1 s in ms, "TPOT < 25 ms"
+/// rather than "0.025 s" (expert r15); rounded to the µs so 0.025 s reads 25, not 25.000000000000004.
+fn latency_target(v: Option<f64>) -> i18n::Arg {
+    const MS_PER_S: f64 = 1e3;
+    match v {
+        None => "none".into(),
+        Some(x) if x < 1.0 => Msg::new("plan-latency-target")
+            .arg("unit", "ms")
+            .arg(
+                "v",
+                ((x * MS_PER_S * MS_PER_S).round() / MS_PER_S).to_string(),
+            )
+            .into(),
+        Some(x) => Msg::new("plan-latency-target")
+            .arg("unit", "s")
+            .arg("v", x.to_string())
+            .into(),
     }
 }
 
@@ -1908,4 +1928,29 @@ fn storage_line(st: &gpuplan_core::plan::money::StorageChoice, l: Lang) -> Strin
     m.arg("name", names::storage(&st.class, l))
         .arg("gib", format!("{:.0}", st.capacity_gib))
         .render(l)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(v: Option<f64>, l: Lang) -> String {
+        match latency_target(v) {
+            i18n::Arg::Msg(m) => m.render(l),
+            i18n::Arg::Str(s) => s,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// Expert r15: targets under 1 s print in ms without float noise (0.025 × 1000 is
+    /// 25.000000000000004 in f64); 1 s and above stay in s; an absent one selects `none`.
+    #[test]
+    fn latency_targets_under_a_second_print_in_ms() {
+        assert_eq!(header(Some(0.025), Lang::En), "25 ms");
+        assert_eq!(header(Some(0.0125), Lang::En), "12.5 ms");
+        assert_eq!(header(Some(0.5), Lang::Zh), "500 毫秒");
+        assert_eq!(header(Some(1.0), Lang::En), "1 s");
+        assert_eq!(header(Some(2.5), Lang::Zh), "2.5 秒");
+        assert_eq!(header(None, Lang::En), "none");
+    }
 }
