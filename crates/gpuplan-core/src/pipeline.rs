@@ -192,17 +192,20 @@ impl StageLayers {
             first: self.first,
             middle: self.has_middle().then_some(self.middle),
             last: self.last,
+            total: self.layers,
         }
     }
 }
 
-/// Layers per stage in the estimate's output (`middle` absent at pp ≤ 2).
+/// Layers per stage in the estimate's output (`middle` absent at pp ≤ 2) and the model's layers
+/// the split covers (`total`: what `export` checks a stated split against, review r15 #4).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct StageReport {
     pub first: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub middle: Option<u64>,
     pub last: u64,
+    pub total: u64,
 }
 
 /// The pipeline in the memory estimate: layers per stage, and which stage holds the most weights

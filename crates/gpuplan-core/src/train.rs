@@ -103,6 +103,10 @@ pub struct TrainingMemory {
     pub params_per_device: f64,
     pub trainable_params_per_device: f64,
     pub data_parallel: u64,
+    /// The model's routed experts per MoE layer (absent for a dense model): what `export` names
+    /// a MoE plan's token dispatcher by.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub routed_experts: Option<u64>,
     /// Layers per pipeline stage and the stages holding the most weights and the most saved
     /// activations (absent at pp = 1). The totals above take the heaviest of each: an upper
     /// bound for one device when two stages differ.
@@ -1491,6 +1495,10 @@ fn memory(
         params_per_device: dev_params,
         trainable_params_per_device: trainable,
         data_parallel: dp,
+        routed_experts: m
+            .transformer()
+            .and_then(|t| t.moe.as_ref())
+            .map(|e| e.experts),
         pipeline: pipeline_memory(m, setup, heaviest),
     })
 }

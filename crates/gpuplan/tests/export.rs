@@ -1595,3 +1595,64 @@ fn bundle_files_of(workload: &str, name: &str, files: &[&str]) -> Vec<String> {
     let _ = std::fs::remove_dir_all(&dir);
     texts
 }
+
+/// A Llama-2-7B (32 layers) full fine-tune under `framework`, PP 4 with `last` layers on the
+/// last stage, `tokens = 1e8`.
+fn pp4_workload(framework: &str, last: u64) -> String {
+    format!(
+        "model = \"Llama-2-7B\"\nkind = \"training\"\n[training]\ntask = \"full_finetune\"\n\
+         precision = \"amp_bf16\"\nframework = \"{framework}\"\ntokens = 1e8\n\
+         [training.parallel]\npp = 4\nlast_stage_layers = {last}\n"
+    )
+}
+
+/// Review r15 #4: a non-Megatron plan may state a split Megatron-Core refuses (7 of 32 on the
+/// last of 4 stages leaves 25 for 3); megatron_args.sh must not carry it (Megatron-LM would stop
+/// at start) and the README must name it with the nearest split Megatron-Core builds (8). A
+/// split it builds (8: 24 over 3) is carried as before.
+#[test]
+fn a_split_megatron_refuses_is_left_out_of_megatron_args_and_named() {
+    let files = ["megatron_args.sh", "README.txt"];
+    let v = bundle_files_of(&pp4_workload("hugging_face", 7), "split-refused", &files);
+    let (megatron, readme) = (&v[0], &v[1]);
+    assert!(
+        megatron.contains("--pipeline-model-parallel-size 4"),
+        "{megatron}"
+    );
+    assert!(!megatron.contains("pipeline-num-layers"), "{megatron}");
+    assert!(
+        readme.contains("  parallel.last_stage_layers = 7 (of 32 layers at PP 4"),
+        "{readme}"
+    );
+    assert!(
+        readme.contains("(25 of 32)") && readme.contains("is 8"),
+        "{readme}"
+    );
+    let v = bundle_files_of(&pp4_workload("hugging_face", 8), "split-built", &files);
+    assert!(
+        v[0].contains("--decoder-last-pipeline-num-layers 8"),
+        "{}",
+        v[0]
+    );
+    assert!(!v[1].contains("parallel.last_stage_layers"), "{}", v[1]);
+}
+
+/// Expert r15: a MoE plan at EP 1 names the dispatcher it was planned with (`alltoall`), not
+/// Megatron-LM's `allgather` default; a dense model names none, and EP stays unset at EP 1.
+#[test]
+fn a_moe_plan_at_ep_1_names_its_dispatcher() {
+    let moe = "model = \"Mixtral-8x7B\"\nkind = \"training\"\n[training]\n\
+               task = \"full_finetune\"\nprecision = \"amp_bf16\"\nframework = \"megatron\"\n\
+               tokens = 1e8\n[training.parallel]\ntp = 8\npp = 1\nep = 1\nzero = 1\n";
+    let megatron = megatron_args_of(moe, "moe-ep1");
+    assert!(
+        megatron.contains("--moe-token-dispatcher-type alltoall"),
+        "{megatron}"
+    );
+    assert!(
+        !megatron.contains("--expert-model-parallel-size"),
+        "{megatron}"
+    );
+    let dense = megatron_args_of(&pp4_workload("megatron", 8), "dense-pp4");
+    assert!(!dense.contains("--moe-token-dispatcher-type"), "{dense}");
+}

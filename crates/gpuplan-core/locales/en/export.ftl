@@ -75,6 +75,8 @@ export-nc-moments-fp32 = this launcher keeps the Adam moments in fp32 and
 export-nc-megatron-lora = training.task = { $task } (LoRA rank { $rank }: Megatron-LM's pretrain_gpt.py has no LoRA and would train every parameter, beyond the plan's memory; run a PEFT entry point of Megatron-Core with megatron_args.sh, e.g. ms-swift's `megatron sft --train_type lora` or Megatron-Bridge's LoRA recipes)
 export-nc-a2a-overlap = parallel.moe_a2a_overlap = true (Megatron-Core's EP all-to-all overlap: LAUNCHER=megatron carries it)
 export-nc-dispatcher = parallel.moe_dispatcher = { $d } (Megatron-Core's flex dispatcher: LAUNCHER=megatron carries it)
+export-nc-stage-split = { $split } (of { $layers } layers at PP { $pp }: Megatron-Core refuses this split, so megatron_args.sh leaves out --decoder-first/last-pipeline-num-layers and Megatron-LM splits the layers evenly, which needs them to divide by PP; state a split it builds: { $why })
+export-nc-stage-split-unknown = the plan does not record the model's layer count (plans written before it was added), so the split cannot be checked against Megatron-Core's rules; plan again to export it
 export-readme-region =
     Region: the plan names none (its price is for no stated region). Set it before running
     the cloud script, e.g. `{ $var }=<region id> bash cloud/create-instances.sh`, or plan again

@@ -267,7 +267,7 @@ mod proptests {
             TrainView { task: task.into(), precision: precision.into(), optimizer: "adam_w".into(),
                 framework: framework.into(), tp, pp, ep, sequence_parallel: sp,
                 virtual_stages: 1, cp: 1, last_stage_layers: None, first_stage_layers: None,
-                account_for_embedding_in_pipeline_split: false, account_for_loss_in_pipeline_split: false, overlap_grad_reduce: false,
+                account_for_embedding_in_pipeline_split: false, account_for_loss_in_pipeline_split: false, layers: None, moe: ep > 1, overlap_grad_reduce: false,
                 overlap_param_gather: false, tp_comm_overlap: false, moe_a2a_overlap: false,
                 moe_dispatcher: "alltoall".into(), etp: if ep > 1 { 1 } else { tp },
                 zero1_broadcast: "all_gather".into(), grad_bucket_elements: None,

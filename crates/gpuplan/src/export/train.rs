@@ -7,6 +7,8 @@ use super::view::{PlanView, TrainView};
 use super::{netenv, script, yaml, File};
 use anyhow::Result;
 use gpuplan_core::i18n::Msg;
+use gpuplan_core::pipeline;
+use gpuplan_core::workload::{Framework, Parallelism};
 use serde_json::{json, Value};
 
 /// DeepSpeed's documented default for reduce_bucket_size and allgather_bucket_size
@@ -277,6 +279,9 @@ pub fn not_carried(t: &TrainView, launcher: &str) -> Vec<Msg> {
                 .arg("task", t.task.as_str())
                 .arg("rank", rank),
         );
+    }
+    if t.model_parallel() {
+        v.extend(megatron_split_refused(t));
     }
     if t.ep > 1 && launcher != "megatron" {
         if t.moe_a2a_overlap {
@@ -632,12 +637,16 @@ fn fsdp2_context_parallel(doc: &mut Value, t: &TrainView, total_gpus: u64) {
 
 /// The plan's uneven pipeline split as Megatron-LM arguments (core_r0.9.0 added the first/last
 /// stage sizes, core_r0.11.0 the embedding/loss accounting; megatron/training/arguments.py).
+/// Stated sizes Megatron-Core refuses ([`megatron_split_refused`]) are left out: the README
+/// says so ([`not_carried`]).
 fn megatron_stage_split(t: &TrainView, a: &mut Vec<String>) {
-    if let Some(l) = t.first_stage_layers {
-        a.push(format!("--decoder-first-pipeline-num-layers {l}"));
-    }
-    if let Some(l) = t.last_stage_layers {
-        a.push(format!("--decoder-last-pipeline-num-layers {l}"));
+    if megatron_split_refused(t).is_none() {
+        if let Some(l) = t.first_stage_layers {
+            a.push(format!("--decoder-first-pipeline-num-layers {l}"));
+        }
+        if let Some(l) = t.last_stage_layers {
+            a.push(format!("--decoder-last-pipeline-num-layers {l}"));
+        }
     }
     if t.account_for_embedding_in_pipeline_split {
         a.push("--account-for-embedding-in-pipeline-split".into());
@@ -645,6 +654,56 @@ fn megatron_stage_split(t: &TrainView, a: &mut Vec<String>) {
     if t.account_for_loss_in_pipeline_split {
         a.push("--account-for-loss-in-pipeline-split".into());
     }
+}
+
+/// Why Megatron-Core would refuse the plan's stated first/last stage sizes (review r15 #4): a
+/// plan of another stack needs only ≥ 1 layer per stage, while Megatron-Core splits the layers
+/// left evenly over the other stages (`TransformerConfig.__post_init__`, gpuplan-core
+/// `pipeline::check` under `Framework::Megatron`), so e.g. 15 of 126 layers on the last of 8
+/// stages (111 over 7) stops the job at start. `None` where no size is stated, Megatron-Core
+/// builds the split, or a Megatron plan from before the layer count was written (checked when
+/// planned). Another plan without the count cannot be checked and is refused too.
+fn megatron_split_refused(t: &TrainView) -> Option<Msg> {
+    if t.first_stage_layers.is_none() && t.last_stage_layers.is_none() {
+        return None;
+    }
+    let why = match t.layers {
+        None if t.framework == "megatron" => return None,
+        None => Msg::new("export-nc-stage-split-unknown"),
+        Some(layers) => {
+            let p = Parallelism {
+                tp: t.tp,
+                pp: t.pp,
+                ep: t.ep,
+                cp: t.cp,
+                virtual_stages: t.virtual_stages,
+                first_stage_layers: t.first_stage_layers,
+                last_stage_layers: t.last_stage_layers,
+                account_for_embedding_in_pipeline_split: t.account_for_embedding_in_pipeline_split,
+                account_for_loss_in_pipeline_split: t.account_for_loss_in_pipeline_split,
+                ..Parallelism::default()
+            };
+            pipeline::check(layers, &p, Framework::Megatron)
+                .err()?
+                .message()
+        }
+    };
+    let split = [
+        ("first_stage_layers", t.first_stage_layers),
+        ("last_stage_layers", t.last_stage_layers),
+    ]
+    .iter()
+    .filter_map(|(k, v)| v.map(|v| format!("parallel.{k} = {v}")))
+    .collect::<Vec<_>>()
+    .join(", ");
+    let layers = t.layers.map_or_else(|| "?".to_string(), |l| l.to_string());
+    Some(
+        Msg::new("export-nc-stage-split")
+            .arg("split", split)
+            .arg("layers", layers)
+            .arg("pp", t.pp)
+            .arg("why", why),
+    )
 }
 
 /// Megatron-LM (core_v0.15.0 argument names) arguments for the plan's parallelism and batch.
@@ -673,6 +732,11 @@ pub fn megatron_args(p: &PlanView, t: &TrainView) -> Vec<String> {
         // plan (DeepSpeed-MoE, ETP 1) keeps them whole.
         a.push(format!("--expert-tensor-parallel-size {}", t.etp));
         megatron_dispatcher(t, &mut a);
+    } else if t.moe {
+        // EP 1: no expert all-to-all to time (train/step.rs `ep_copies` is 0 at one rank), but
+        // Megatron-LM would pick its `allgather` default; the dispatcher of the plan's setup
+        // (`alltoall` unless stated) is named as at EP > 1 (expert r15).
+        megatron_dispatcher_type(t, &mut a);
     }
     if t.sequence_parallel {
         a.push("--sequence-parallel".into());
@@ -767,18 +831,23 @@ fn megatron_overlaps(t: &TrainView, a: &mut Vec<String>) {
 /// needs `--delay-wgrad-compute` beside it (moe/README.md: 'EP A2A Overlap ...
 /// `--overlap-moe-expert-parallel-comm --delay-wgrad-compute`').
 fn megatron_dispatcher(t: &TrainView, a: &mut Vec<String>) {
+    megatron_dispatcher_type(t, a);
+    if t.moe_a2a_overlap {
+        a.extend([
+            "--overlap-moe-expert-parallel-comm".into(),
+            "--delay-wgrad-compute".into(),
+        ]);
+    }
+}
+
+/// The dispatcher of [`megatron_dispatcher`] alone, without the EP all-to-all overlap.
+fn megatron_dispatcher_type(t: &TrainView, a: &mut Vec<String>) {
     match t.moe_dispatcher.as_str() {
         "deepep" | "hybridep" => a.extend([
             "--moe-token-dispatcher-type flex".into(),
             "--moe-enable-deepep".into(),
         ]),
         _ => a.push("--moe-token-dispatcher-type alltoall".into()),
-    }
-    if t.moe_a2a_overlap {
-        a.extend([
-            "--overlap-moe-expert-parallel-comm".into(),
-            "--delay-wgrad-compute".into(),
-        ]);
     }
 }
 

@@ -95,6 +95,12 @@ pub struct TrainView {
     pub first_stage_layers: Option<u64>,
     pub account_for_embedding_in_pipeline_split: bool,
     pub account_for_loss_in_pipeline_split: bool,
+    /// The model's layers the pipeline split covers (`memory.pipeline.layers.total`; absent at
+    /// pp = 1 and in plans from before it was written).
+    pub layers: Option<u64>,
+    /// Whether the model routes tokens to experts (`memory.routed_experts` present): a MoE plan
+    /// names its token dispatcher even at EP 1.
+    pub moe: bool,
     /// The communication overlaps the plan was timed with (the search switches NeMo's on for
     /// Megatron-Core, `propose_overlap`); absent: off, Megatron-LM's defaults.
     pub overlap_grad_reduce: bool,
@@ -522,6 +528,8 @@ fn train_view(t: &Value, request: &Value, plan: &Value, at: &str) -> Result<Trai
             "setup/parallel/account_for_loss_in_pipeline_split",
             &f,
         )?,
+        layers: optional_count(t, "memory/pipeline/layers/total", 1 << 16, &f)?,
+        moe: optional_count(t, "memory/routed_experts", 1 << 20, &f)?.is_some(),
         overlap_grad_reduce: optional_flag(t, "setup/parallel/overlap_grad_reduce", &f)?,
         overlap_param_gather: optional_flag(t, "setup/parallel/overlap_param_gather", &f)?,
         tp_comm_overlap: optional_flag(t, "setup/parallel/tp_comm_overlap", &f)?,
