@@ -1656,3 +1656,36 @@ fn a_moe_plan_at_ep_1_names_its_dispatcher() {
     let dense = megatron_args_of(&pp4_workload("megatron", 8), "dense-pp4");
     assert!(!dense.contains("--moe-token-dispatcher-type"), "{dense}");
 }
+
+/// A saved plan from before `memory.pipeline.layers.total` was written cannot have its stated
+/// split checked: a non-Megatron one is left out and named as unchecked.
+#[test]
+fn a_split_of_an_older_plan_without_the_layer_count_is_left_out() {
+    let dir = scratch("split-unchecked");
+    std::fs::create_dir_all(&dir).unwrap();
+    let w = dir.join("w.toml");
+    std::fs::write(&w, pp4_workload("hugging_face", 8)).unwrap();
+    let o = gpuplan(&["plan", "-w", w.to_str().unwrap(), "--format", "json"]);
+    let mut doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let layers = &mut doc["outcome"]["plans"][0]["train"]["memory"]["pipeline"]["layers"];
+    assert_eq!(layers["total"], 32, "{layers}");
+    layers.as_object_mut().unwrap().remove("total");
+    let plan = dir.join("plan.json");
+    std::fs::write(&plan, doc.to_string()).unwrap();
+    let out = dir.join("bundle");
+    let o = gpuplan(&[
+        "export",
+        plan.to_str().unwrap(),
+        "--to",
+        out.to_str().unwrap(),
+    ]);
+    let read = |f: &str| std::fs::read_to_string(out.join(f)).unwrap_or_default();
+    let (megatron, readme) = (read("megatron_args.sh"), read("README.txt"));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!megatron.contains("pipeline-num-layers"), "{megatron}");
+    assert!(
+        readme.contains("  parallel.last_stage_layers = 8 (at PP 4: the plan does not record"),
+        "{readme}"
+    );
+}

@@ -662,32 +662,11 @@ fn megatron_stage_split(t: &TrainView, a: &mut Vec<String>) {
 /// `pipeline::check` under `Framework::Megatron`), so e.g. 15 of 126 layers on the last of 8
 /// stages (111 over 7) stops the job at start. `None` where no size is stated, Megatron-Core
 /// builds the split, or a Megatron plan from before the layer count was written (checked when
-/// planned). Another plan without the count cannot be checked and is refused too.
+/// planned). Another plan without the count cannot be checked: it is left out as unchecked.
 fn megatron_split_refused(t: &TrainView) -> Option<Msg> {
     if t.first_stage_layers.is_none() && t.last_stage_layers.is_none() {
         return None;
     }
-    let why = match t.layers {
-        None if t.framework == "megatron" => return None,
-        None => Msg::new("export-nc-stage-split-unknown"),
-        Some(layers) => {
-            let p = Parallelism {
-                tp: t.tp,
-                pp: t.pp,
-                ep: t.ep,
-                cp: t.cp,
-                virtual_stages: t.virtual_stages,
-                first_stage_layers: t.first_stage_layers,
-                last_stage_layers: t.last_stage_layers,
-                account_for_embedding_in_pipeline_split: t.account_for_embedding_in_pipeline_split,
-                account_for_loss_in_pipeline_split: t.account_for_loss_in_pipeline_split,
-                ..Parallelism::default()
-            };
-            pipeline::check(layers, &p, Framework::Megatron)
-                .err()?
-                .message()
-        }
-    };
     let split = [
         ("first_stage_layers", t.first_stage_layers),
         ("last_stage_layers", t.last_stage_layers),
@@ -696,7 +675,28 @@ fn megatron_split_refused(t: &TrainView) -> Option<Msg> {
     .filter_map(|(k, v)| v.map(|v| format!("parallel.{k} = {v}")))
     .collect::<Vec<_>>()
     .join(", ");
-    let layers = t.layers.map_or_else(|| "?".to_string(), |l| l.to_string());
+    let Some(layers) = t.layers else {
+        return (t.framework != "megatron").then(|| {
+            Msg::new("export-nc-stage-split-unchecked")
+                .arg("split", split)
+                .arg("pp", t.pp)
+        });
+    };
+    let p = Parallelism {
+        tp: t.tp,
+        pp: t.pp,
+        ep: t.ep,
+        cp: t.cp,
+        virtual_stages: t.virtual_stages,
+        first_stage_layers: t.first_stage_layers,
+        last_stage_layers: t.last_stage_layers,
+        account_for_embedding_in_pipeline_split: t.account_for_embedding_in_pipeline_split,
+        account_for_loss_in_pipeline_split: t.account_for_loss_in_pipeline_split,
+        ..Parallelism::default()
+    };
+    let why = pipeline::check(layers, &p, Framework::Megatron)
+        .err()?
+        .message();
     Some(
         Msg::new("export-nc-stage-split")
             .arg("split", split)
