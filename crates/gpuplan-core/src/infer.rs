@@ -2540,3 +2540,49 @@ mod train_tp_tests {
         assert!(!train_tp_splits_attention(&v3, 3, false));
     }
 }
+
+#[cfg(test)]
+mod int4_group_tests {
+    use super::check_int4_group;
+    use crate::model::presets::{find_preset, presets};
+    use crate::workload::WeightFormat;
+
+    fn check(name: &str, group: u64) -> Result<(), crate::error::CoreError> {
+        check_int4_group(
+            &find_preset(name).unwrap().model,
+            WeightFormat::Int4 { group },
+        )
+    }
+
+    /// Qwen2.5-7B: hidden 3584, down_proj 18944 = 2^8 × 74: 7 divides neither input; 128 and
+    /// 512 divide both; its hidden is the per-channel label and is kept.
+    #[test]
+    fn a_group_must_divide_every_input_but_per_channel_is_kept() {
+        let e = check("Qwen2.5-7B", 7).unwrap_err();
+        assert_eq!(e.field(), Some("weights"));
+        let en = e.message().render(crate::i18n::Lang::En);
+        assert!(en.contains("18944") && en.contains("int4-g128"), "{en}");
+        for g in [32, 64, 128, 512, 3584] {
+            assert!(check("Qwen2.5-7B", g).is_ok(), "{g}");
+        }
+        // 3584 = 2^9 × 7 and 18944 = 2^8 × 74: 1024 divides neither.
+        assert!(check("Qwen2.5-7B", 1024).is_err());
+        // MLA's ranks are inputs too: DeepSeek-V3's kv_lora_rank 512 refuses group 1024.
+        assert!(check("DeepSeek-V3", 128).is_ok());
+        assert!(check("DeepSeek-V3", 1024).is_err());
+    }
+
+    /// AWQ/GPTQ's usual group 128 divides every preset's linear inputs, so the plan search,
+    /// which drops a format [`super::check_format_on_model`] refuses, still offers int4-g128
+    /// on every preset (a config.json with, say, a 29568-wide FFN at group 256 would not).
+    #[test]
+    fn every_preset_takes_group_128() {
+        let bad: Vec<&str> = presets()
+            .unwrap()
+            .iter()
+            .filter(|p| check_int4_group(&p.model, WeightFormat::Int4 { group: 128 }).is_err())
+            .map(|p| p.model.name.as_str())
+            .collect();
+        assert!(bad.is_empty(), "{bad:?}");
+    }
+}
