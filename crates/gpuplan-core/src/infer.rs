@@ -873,6 +873,10 @@ pub fn check_int4_group(m: &ModelSpec, format: WeightFormat) -> Result<(), CoreE
     let (WeightFormat::Int4 { group }, Some(t)) = (format, m.transformer()) else {
         return Ok(());
     };
+    // A group out of range is the format's own error (`WeightFormat::validate` names `group`).
+    if !(1..=crate::workload::MAX_QUANT_GROUP).contains(&group) {
+        return Ok(());
+    }
     let widths = linear_input_widths(t);
     if group == t.hidden || widths.iter().all(|w| w.is_multiple_of(group)) {
         return Ok(());
@@ -2570,6 +2574,8 @@ mod int4_group_tests {
         // MLA's ranks are inputs too: DeepSeek-V3's kv_lora_rank 512 refuses group 1024.
         assert!(check("DeepSeek-V3", 128).is_ok());
         assert!(check("DeepSeek-V3", 1024).is_err());
+        // Out of range is `WeightFormat::validate`'s error, naming `group` and the range.
+        assert!(check("Qwen2.5-7B", 0).is_ok());
     }
 
     /// AWQ/GPTQ's usual group 128 divides every preset's linear inputs, so the plan search,

@@ -850,8 +850,13 @@ mod tests {
                 .map(|f| f.inference_weights_given)
                 .unwrap_or_else(|_| panic!("{body}"))
         };
-        assert!(given(r#"{"inference": {"weights": {"format": "bf16"}}}"#));
-        assert!(!given(r#"{"inference": {"input_tokens": 100}}"#));
+        // A body names its model (a body without one is refused: `api-err-no-model`).
+        assert!(given(
+            r#"{"model": "Qwen2.5-7B", "inference": {"weights": {"format": "bf16"}}}"#
+        ));
+        assert!(!given(
+            r#"{"model": "Qwen2.5-7B", "inference": {"input_tokens": 100}}"#
+        ));
         assert!(!given(r#"{"model": "Llama-3.1-8B"}"#));
     }
 }
