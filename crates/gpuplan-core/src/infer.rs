@@ -825,7 +825,76 @@ pub fn check_format_on_model(m: &ModelSpec, format: WeightFormat) -> Result<(), 
         let fix = crate::i18n::Msg::new("fix-weights-experts-only").arg("model", m.name.as_str());
         return Err(CoreError::invalid_msg("weights", format.name(), fix));
     }
-    Ok(())
+    check_int4_group(m, format)
+}
+
+/// The input widths of the decoder's quantized linears: q/k/v, gate/up and the router read
+/// `hidden`; o_proj reads the heads' concatenated values; down_proj reads the FFN width (dense
+/// layers) or an expert's; MLA's q_b_proj and kv_b_proj read their LoRA ranks. Embeddings and
+/// the LM head stay 16-bit ([`WeightFormat::keeps_embeddings_16bit`]); a vision tower is not
+/// listed.
+fn linear_input_widths(t: &TransformerSpec) -> Vec<u64> {
+    let mut w = vec![t.hidden];
+    match &t.attention {
+        AttentionKind::Mla(mla) => {
+            w.push(t.heads * mla.v_head_dim);
+            w.push(mla.kv_lora_rank);
+            w.extend(mla.q_lora_rank);
+        }
+        _ => w.push(t.heads * t.head_dim),
+    }
+    match &t.moe {
+        Some(moe) => {
+            w.push(moe.expert_ffn);
+            if moe.dense_layers > 0 {
+                w.push(t.ffn);
+            }
+        }
+        None => w.push(t.ffn),
+    }
+    w.retain(|&x| x > 0);
+    w.sort_unstable();
+    w.dedup();
+    w
+}
+
+/// Groups tried around a refused one when naming the valid groups near it.
+const INT4_GROUPS_LISTED: [u64; 5] = [32, 64, 128, 256, 512];
+
+/// An int4 group must divide the input width of every quantized linear: vLLM's GPTQ and AWQ
+/// loaders refuse a layer whose `input_size_per_partition % group_size != 0` ("The input size
+/// is not aligned with the quantized weight shape", vllm/model_executor/layers/quantization/
+/// gptq.py and awq.py `create_weights`), so `int4-g7` on Qwen2.5-7B (down_proj reads 18944)
+/// names a checkpoint no engine loads (audit r15). The group equal to `hidden` is the label of a
+/// per-channel checkpoint (`group_size` -1: one scale per output row over its whole input,
+/// model/quant.rs `int_format`), which every linear takes whatever its width, so it is kept.
+/// Per-rank widths under tensor parallelism are not checked here.
+pub fn check_int4_group(m: &ModelSpec, format: WeightFormat) -> Result<(), CoreError> {
+    let (WeightFormat::Int4 { group }, Some(t)) = (format, m.transformer()) else {
+        return Ok(());
+    };
+    // A group out of range is the format's own error (`WeightFormat::validate` names `group`).
+    if !(1..=crate::workload::MAX_QUANT_GROUP).contains(&group) {
+        return Ok(());
+    }
+    let widths = linear_input_widths(t);
+    if group == t.hidden || widths.iter().all(|w| w.is_multiple_of(group)) {
+        return Ok(());
+    }
+    let bad = widths.iter().find(|w| !w.is_multiple_of(group)).copied();
+    let valid: Vec<String> = INT4_GROUPS_LISTED
+        .iter()
+        .filter(|g| widths.iter().all(|w| w.is_multiple_of(**g)))
+        .map(|g| format!("int4-g{g}"))
+        .chain(std::iter::once(format!("int4-g{}", t.hidden)))
+        .collect();
+    let fix = Msg::new("fix-weights-int4-group")
+        .arg("model", m.name.as_str())
+        .arg("width", bad.unwrap_or(t.hidden).to_string())
+        .arg("group", group.to_string())
+        .arg("hidden", t.hidden.to_string())
+        .arg("valid", valid.join(", "));
+    Err(CoreError::invalid_msg("weights", format.name(), fix))
 }
 
 /// Largest tensor-parallel size [`check_tp_splits_attention`] lists as an alternative.
@@ -2473,5 +2542,53 @@ mod train_tp_tests {
         assert!(matches!(v3.attention, crate::model::AttentionKind::Mla(_)));
         assert!(train_tp_splits_attention(&v3, 8, false));
         assert!(!train_tp_splits_attention(&v3, 3, false));
+    }
+}
+
+#[cfg(test)]
+mod int4_group_tests {
+    use super::check_int4_group;
+    use crate::model::presets::{find_preset, presets};
+    use crate::workload::WeightFormat;
+
+    fn check(name: &str, group: u64) -> Result<(), crate::error::CoreError> {
+        check_int4_group(
+            &find_preset(name).unwrap().model,
+            WeightFormat::Int4 { group },
+        )
+    }
+
+    /// Qwen2.5-7B: hidden 3584, down_proj 18944 = 2^8 × 74: 7 divides neither input; 128 and
+    /// 512 divide both; its hidden is the per-channel label and is kept.
+    #[test]
+    fn a_group_must_divide_every_input_but_per_channel_is_kept() {
+        let e = check("Qwen2.5-7B", 7).unwrap_err();
+        assert_eq!(e.field(), Some("weights"));
+        let en = e.message().render(crate::i18n::Lang::En);
+        assert!(en.contains("18944") && en.contains("int4-g128"), "{en}");
+        for g in [32, 64, 128, 512, 3584] {
+            assert!(check("Qwen2.5-7B", g).is_ok(), "{g}");
+        }
+        // 3584 = 2^9 × 7 and 18944 = 2^8 × 74: 1024 divides neither.
+        assert!(check("Qwen2.5-7B", 1024).is_err());
+        // MLA's ranks are inputs too: DeepSeek-V3's kv_lora_rank 512 refuses group 1024.
+        assert!(check("DeepSeek-V3", 128).is_ok());
+        assert!(check("DeepSeek-V3", 1024).is_err());
+        // Out of range is `WeightFormat::validate`'s error, naming `group` and the range.
+        assert!(check("Qwen2.5-7B", 0).is_ok());
+    }
+
+    /// AWQ/GPTQ's usual group 128 divides every preset's linear inputs, so the plan search,
+    /// which drops a format [`super::check_format_on_model`] refuses, still offers int4-g128
+    /// on every preset (a config.json with, say, a 29568-wide FFN at group 256 would not).
+    #[test]
+    fn every_preset_takes_group_128() {
+        let bad: Vec<&str> = presets()
+            .unwrap()
+            .iter()
+            .filter(|p| check_int4_group(&p.model, WeightFormat::Int4 { group: 128 }).is_err())
+            .map(|p| p.model.name.as_str())
+            .collect();
+        assert!(bad.is_empty(), "{bad:?}");
     }
 }

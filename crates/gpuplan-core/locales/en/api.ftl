@@ -6,6 +6,7 @@ api-err-body-utf8 = request body: not UTF-8 (invalid byte at offset { $at }): se
 api-err-body-empty = request body: empty; send a workload as JSON, e.g. { $example } (docs/workload-format.md)
 api-err-body-object = request body: a JSON `{ $got }`, not an object; send a workload as one JSON object, e.g. { $example } (docs/workload-format.md)
 api-err-model-config = model_config: the server reads no files; give the config.json's fields inline as `config`, or a preset as `model`
+api-err-no-model = no model given: give a preset as `model` (GET /api/v1/models lists them) or the config.json's fields inline as `config`, e.g. { $example }
 api-err-max-nodes = constraints.max_nodes { $value }: the server searches at most { $max } nodes per request; lower it, or run `gpuplan plan --max-nodes N` for a larger search
 api-err-too-large = request body over the { $kib } KiB limit: a workload is a few KiB of JSON
 api-err-timeout = no answer within { $s } s (the server is busy or the search is too large): narrow the constraints and retry

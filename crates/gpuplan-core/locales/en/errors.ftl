@@ -248,6 +248,7 @@ fix-quant-bits = must be 4 or 8 (int weight-only) or 8 with type float (FP8); ot
 fix-quant-mixed = gives another weight format than the other groups; a checkpoint with mixed formats is not modelled: remove `quantization_config` and give `weights`
 fix-weights-format-runs = { $engine } has no kernel for this format on { $gpu } (vLLM serves MXFP4 from compute capability 8.0, SGLang and TensorRT-LLM from 9.0, the static engine not at all): serve the checkpoint dequantized with `weights = "bf16"` (twice the expert memory), or pick another engine or chip
 fix-weights-experts-only = { $model } has no routed experts, and MXFP4 quantizes only those (the rest stays 16-bit): use --weights int4, int8 or fp8 for a smaller copy, or bf16
+fix-weights-int4-group = an int4 group must divide the input width of every linear, and { $model } has a linear reading { $width } inputs, which { $group } does not divide (vLLM's GPTQ/AWQ loaders refuse it): use one of { $valid } (int4-g{ $hidden } is per-channel)
 fix-stage-layers-total = the stated first/last stage sizes hold { $taken } of the model's { $layers } layers; { $others ->
     [0] with no other stage they must hold exactly { $layers }
    *[other] they must leave at least one layer to each of the { $others } other stages

@@ -6,6 +6,7 @@ api-err-body-utf8 = 请求体不是 UTF-8（偏移 { $at } 处字节无效）：
 api-err-body-empty = 请求体为空：请以 JSON 发送任务，例如 { $example }（docs/workload-format.md）
 api-err-body-object = 请求体是 JSON `{ $got }`，不是对象：请以一个 JSON 对象发送任务，例如 { $example }（docs/workload-format.md）
 api-err-model-config = model_config：服务端不读取文件；请把 config.json 的字段内联为 `config`，或用预置模型 `model`
+api-err-no-model = 未给出模型：请用 `model` 给出预置模型（GET /api/v1/models 列出全部），或把 config.json 的字段内联为 `config`，例如 { $example }
 api-err-max-nodes = constraints.max_nodes { $value }：服务端每个请求最多搜索 { $max } 个节点；请调小，或用 `gpuplan plan --max-nodes N` 做更大的搜索
 api-err-too-large = 请求体超过 { $kib } KiB 上限：一个任务只有几 KiB 的 JSON
 api-err-timeout = { $s } 秒内未能作答（服务端繁忙或搜索范围过大）：请收窄约束后重试

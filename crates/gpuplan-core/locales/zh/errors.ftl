@@ -245,6 +245,7 @@ fix-quant-bits = 必须为 4 或 8（整数仅权重量化），或 type 为 flo
 fix-quant-mixed = 与其他组的权重格式不同；未对混合格式的检查点建模：删除 `quantization_config` 并指定 `weights`
 fix-weights-format-runs = { $engine } 在 { $gpu } 上没有该格式的内核（vLLM 从计算能力 8.0 起支持 MXFP4，SGLang 和 TensorRT-LLM 从 9.0 起，static 引擎不支持）：用 `weights = "bf16"` 反量化后服务（专家权重显存翻倍），或换引擎或芯片
 fix-weights-experts-only = { $model } 没有路由专家，而 MXFP4 只量化路由专家（其余保持 16 位）：要更小的副本请用 --weights int4、int8 或 fp8，或用 bf16
+fix-weights-int4-group = int4 的分组必须整除每个线性层的输入宽度，而 { $model } 有一个输入为 { $width } 的线性层，{ $group } 不能整除它（vLLM 的 GPTQ/AWQ 加载器会拒绝）：请用 { $valid } 之一（int4-g{ $hidden } 为逐通道量化）
 fix-stage-layers-total = 所给的首/末阶段层数共 { $taken } 层，模型共 { $layers } 层；{ $others ->
     [0] 没有其他阶段时，两者之和必须正好是 { $layers }
    *[other] 必须给其余 { $others } 个阶段每个至少留下一层

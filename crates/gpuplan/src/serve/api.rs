@@ -210,18 +210,114 @@ fn body_field(e: &anyhow::Error, body: &serde_json::Value) -> Option<String> {
 
 /// A 400 for an error of a query parameter's value, named and spelled as the request wrote it
 /// (`top`, not the CLI's `--top`: audit r9 #17).
-fn query_value_error(e: &anyhow::Error, field: Option<String>, lang: Lang) -> Answer {
+/// Every other flag the CLI's checks name becomes the body key it stands for ([`body_key_of`]):
+/// the API's user sends JSON (audit r15: "--rate: requests per second …" for `serve.rate_rps`).
+fn query_value_error(e: &anyhow::Error, field: Option<String>, at: Sections, lang: Lang) -> Answer {
     let mut v = render::json_error_in(crate::exit::USAGE, e, field.clone(), lang);
-    if let (Some(key), Some(m)) = (field, v["error"]["message"].as_str()) {
-        let flag = format!("--{}", key.replace('_', "-"));
-        let m = replace_flag(m, &flag, &format!("`{key}`")).replace("``", "`");
-        v["error"]["message"] = serde_json::Value::String(m);
+    if let Some(m) = v["error"]["message"].as_str() {
+        let mut m = m.to_string();
+        if let Some(key) = field {
+            let flag = format!("--{}", key.replace('_', "-"));
+            m = replace_flag(&m, &flag, &format!("`{key}`")).replace("``", "`");
+        }
+        for (flag, key) in FLAG_KEYS {
+            m = replace_flag(&m, flag, &format!("`{}`", at.key(key)));
+        }
+        v["error"]["message"] = serde_json::Value::String(m.replace("``", "`"));
     }
     Answer {
         status: StatusCode::BAD_REQUEST,
         body: Bytes::from(serde_json::to_string_pretty(&v).unwrap_or_default()),
     }
 }
+
+/// Where a request's serving and parallel keys live: `/plan` serves from `serve`, `/estimate`
+/// from `inference`; `tp` is `training.parallel.tp` for a training estimate.
+#[derive(Clone, Copy)]
+struct Sections {
+    serving: &'static str,
+    parallel: &'static str,
+}
+
+impl Sections {
+    const PLAN: Sections = Sections {
+        serving: "serve",
+        parallel: "training.parallel",
+    };
+    fn estimate(f: &WorkloadFile) -> Sections {
+        let inference =
+            f.inference.is_some() || matches!(f.kind, Some(gpuplan_core::job::JobKind::Inference));
+        Sections {
+            serving: "inference",
+            parallel: if inference {
+                "inference"
+            } else {
+                "training.parallel"
+            },
+        }
+    }
+    /// `key` with `{s}` (the serving table) and `{p}` (the parallel one) filled in.
+    fn key(self, key: &str) -> String {
+        key.replace("{s}", self.serving)
+            .replace("{p}", self.parallel)
+    }
+}
+
+/// The CLI flags the checks' messages name, and the body key (docs/workload-format.md) or query
+/// parameter each stands for in a request.
+const FLAG_KEYS: &[(&str, &str)] = &[
+    ("--model-config", "config"),
+    ("--model", "model"),
+    ("--task", "training.task"),
+    ("--precision", "training.precision"),
+    ("--seq-len", "training.seq_len"),
+    ("--tokens", "training.tokens"),
+    ("--samples", "training.samples"),
+    ("--epochs", "training.epochs"),
+    ("--micro-batch", "training.micro_batch"),
+    ("--recompute", "training.recompute"),
+    ("--bytes-per-sample", "training.bytes_per_sample"),
+    ("--global-batch", "global_batch"),
+    ("--tp", "{p}.tp"),
+    ("--pp", "training.parallel.pp"),
+    ("--cp", "training.parallel.cp"),
+    ("--zero", "training.parallel.zero"),
+    ("--virtual-stages", "training.parallel.virtual_stages"),
+    ("--gpu", "hardware.gpu"),
+    ("--nodes", "hardware.nodes"),
+    ("--gpus-per-node", "hardware.gpus_per_node"),
+    ("--batch", "inference.batch"),
+    ("--input-tokens", "{s}.input_tokens"),
+    ("--output-tokens", "{s}.output_tokens"),
+    ("--weights", "{s}.weights"),
+    ("--engine", "{s}.engine"),
+    ("--max-model-len", "{s}.max_model_len"),
+    ("--max-num-seqs", "{s}.max_num_seqs"),
+    ("--gpu-memory-utilization", "{s}.gpu_memory_utilization"),
+    ("--rate", "serve.rate_rps"),
+    ("--concurrency", "serve.concurrency"),
+    ("--ttft", "serve.ttft_s"),
+    ("--tpot", "serve.tpot_s"),
+    ("--min-replicas", "serve.min_replicas"),
+    ("--peak-factor", "serve.peak_factor"),
+    ("--steps", "serve.steps"),
+    ("--guidance", "serve.guidance"),
+    ("--max-nodes", "constraints.max_nodes"),
+    ("--budget", "constraints.budget_cny"),
+    ("--deadline", "constraints.deadline_hours"),
+    ("--provider", "constraints.providers"),
+    ("--region", "constraints.regions"),
+    ("--chips", "constraints.chips"),
+    ("--billing", "constraints.billing"),
+    ("--interruptible", "constraints.interruptible"),
+    ("--preemption-rate", "constraints.preemption_rate"),
+    ("--reuse-hours", "constraints.reuse_hours_per_month"),
+    ("--optimize", "objective"),
+    ("--set", "tunables"),
+    ("--top", "top"),
+    ("--dataset-size", "dataset-size"),
+    ("--instance", "instance"),
+];
 
 /// `text` with each whole `flag` (not followed by a letter, digit or `-`) replaced by `with`:
 /// `--model` in "--model-config" is another flag (audit r15 #9: the API's empty-model message
@@ -370,6 +466,16 @@ pub fn parse_body(body: &[u8], lang: Lang) -> Result<WorkloadFile, Answer> {
             lang,
         ));
     }
+    if file.model.is_none() && file.config.is_none() {
+        return Err(Answer::bad(
+            Msg::new("api-err-no-model").arg(
+                "example",
+                r#"{"model": "Qwen2.5-7B", "training": {"task": "lora"}}"#,
+            ),
+            Some("model".into()),
+            lang,
+        ));
+    }
     // The `training` keys the body states are kept by the plan search, as in a workload file.
     let raw: Option<serde_json::Value> = serde_json::from_str(text).ok();
     file.pins =
@@ -510,7 +616,7 @@ fn plan_answer(
         Ok(r) => r,
         Err(e) => {
             let field = query_param_of(&e, PLAN_QUERY, q).or_else(|| body_field(&e, &body));
-            return query_value_error(&e, field, lang);
+            return query_value_error(&e, field, Sections::PLAN, lang);
         }
     };
     if req.constraints.max_nodes > MAX_API_NODES {
@@ -528,7 +634,7 @@ fn plan_answer(
         Err(e) => {
             let e = anyhow::Error::from(e);
             let field = body_field(&e, &body);
-            return query_value_error(&e, field, lang);
+            return query_value_error(&e, field, Sections::PLAN, lang);
         }
     };
     let ages = crate::cmd::prices::plan_price_ages(
@@ -574,6 +680,7 @@ pub async fn estimate(
         Ok(a) => a,
         Err(e) => return query_error(e, lang),
     };
+    let at = Sections::estimate(&file);
     let st2 = st.clone();
     blocking(&st, lang, move || {
         let cat = || Ok(st2.catalog.clone());
@@ -587,7 +694,7 @@ pub async fn estimate(
                     let unknown_instance = format!("{e:#}").contains("instance type `");
                     (unknown_instance && args.instance.is_some()).then(|| "instance".to_string())
                 });
-                query_value_error(&e, field, lang)
+                query_value_error(&e, field, at, lang)
             }
         }
     })
@@ -743,8 +850,13 @@ mod tests {
                 .map(|f| f.inference_weights_given)
                 .unwrap_or_else(|_| panic!("{body}"))
         };
-        assert!(given(r#"{"inference": {"weights": {"format": "bf16"}}}"#));
-        assert!(!given(r#"{"inference": {"input_tokens": 100}}"#));
+        // A body names its model (a body without one is refused: `api-err-no-model`).
+        assert!(given(
+            r#"{"model": "Qwen2.5-7B", "inference": {"weights": {"format": "bf16"}}}"#
+        ));
+        assert!(!given(
+            r#"{"model": "Qwen2.5-7B", "inference": {"input_tokens": 100}}"#
+        ));
         assert!(!given(r#"{"model": "Llama-3.1-8B"}"#));
     }
 }
