@@ -2,7 +2,7 @@
 //! finding broke. Findings and inputs: notes-audit-r15.md; sweep family `r15`.
 
 mod common;
-use common::write_temp;
+use common::{post, write_temp};
 use serde_json::json;
 
 const TAG: &str = "audit-r15";
@@ -286,21 +286,6 @@ fn an_int4_group_out_of_range_names_the_range() {
             &["N from 1 to 1048576"],
         );
     }
-}
-
-fn post(url: &str, body: &str) -> (u16, serde_json::Value) {
-    let r = ureq::post(url)
-        .set("content-type", "application/json")
-        .send_string(body);
-    let resp = match r {
-        Ok(r) => r,
-        Err(ureq::Error::Status(_, r)) => r,
-        Err(e) => panic!("POST {url}: {e}"),
-    };
-    let status = resp.status();
-    let text = resp.into_string().unwrap();
-    let v = serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"));
-    (status, v)
 }
 
 /// #5, #6, #7 and #9 through the API: a body that is JSON but no object got serde's "invalid

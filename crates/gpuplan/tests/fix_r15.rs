@@ -2,22 +2,8 @@
 //! an int4 group that does not divide every linear's input width is refused, per-channel kept.
 
 mod common;
+use common::post;
 use std::process::Command;
-
-fn post(url: &str, body: &str) -> (u16, serde_json::Value) {
-    let r = ureq::post(url)
-        .set("content-type", "application/json")
-        .send_string(body);
-    let resp = match r {
-        Ok(r) => r,
-        Err(ureq::Error::Status(_, r)) => r,
-        Err(e) => panic!("POST {url}: {e}"),
-    };
-    let status = resp.status();
-    let text = resp.into_string().unwrap();
-    let v = serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"));
-    (status, v)
-}
 
 /// A `--` followed by a letter: a CLI flag.
 fn names_a_flag(m: &str) -> bool {

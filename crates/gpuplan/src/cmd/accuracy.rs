@@ -158,19 +158,25 @@ fn by_kind(out: &[CaseOutcome], l: Lang) -> (Vec<String>, Vec<Vec<String>>) {
     (header, rows)
 }
 
-/// Leave-one-source-out: per publication, the error of its training-time cases and whether any
-/// constant was fitted on it. A source no constant was fitted on is held out entirely, so its
-/// error is a leave-one-source-out figure; for a source that calibrated a constant it would need
-/// a refit without it, which this report does not do (marked "no: fits …").
-fn by_source(out: &[CaseOutcome], l: Lang) -> (Vec<String>, Vec<Vec<String>>, String) {
+/// The training-time cases (throughput and GPU-hours) and their sources, sorted, once each.
+pub(crate) fn training_by_source(out: &[CaseOutcome]) -> (Vec<&CaseOutcome>, Vec<String>) {
     use gpuplan_core::validation::CaseKind;
-    let train: Vec<_> = out
+    let train: Vec<&CaseOutcome> = out
         .iter()
         .filter(|o| matches!(o.kind, CaseKind::TrainThroughput | CaseKind::TrainTime))
         .collect();
     let mut groups: Vec<String> = train.iter().map(|o| source_group(&o.id)).collect();
     groups.sort();
     groups.dedup();
+    (train, groups)
+}
+
+/// Leave-one-source-out: per publication, the error of its training-time cases and whether any
+/// constant was fitted on it. A source no constant was fitted on is held out entirely, so its
+/// error is a leave-one-source-out figure; for a source that calibrated a constant it would need
+/// a refit without it, which this report does not do (marked "no: fits …").
+fn by_source(out: &[CaseOutcome], l: Lang) -> (Vec<String>, Vec<Vec<String>>, String) {
+    let (train, groups) = training_by_source(out);
     let header = headers(
         l,
         &[

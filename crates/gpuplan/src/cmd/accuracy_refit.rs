@@ -9,7 +9,7 @@ use gpuplan_core::i18n::{text, Lang, Msg};
 use gpuplan_core::refit::{
     in_sample_fits, leave_source_out, training_rows, InSampleFit, SourceRefit,
 };
-use gpuplan_core::validation::{source_group, Case, CaseKind, CaseOutcome};
+use gpuplan_core::validation::{source_group, Case, CaseOutcome};
 
 /// The refit results of one set of cases.
 pub struct Refit {
@@ -112,13 +112,7 @@ impl Refit {
     /// are, the fitted ones with their constants refit.
     fn overall(&self, out: &[CaseOutcome], l: Lang) -> String {
         let fitted: Vec<&str> = self.sources.iter().map(|s| s.source.as_str()).collect();
-        let train: Vec<&CaseOutcome> = out
-            .iter()
-            .filter(|o| matches!(o.kind, CaseKind::TrainThroughput | CaseKind::TrainTime))
-            .collect();
-        let mut groups: Vec<String> = train.iter().map(|o| source_group(&o.id)).collect();
-        groups.sort();
-        groups.dedup();
+        let (train, groups) = super::accuracy::training_by_source(out);
         let mut all: Vec<f64> = train
             .iter()
             .filter(|o| !fitted.contains(&source_group(&o.id).as_str()))

@@ -556,3 +556,20 @@ pub fn assert_exit_phrases(o: &std::process::Output, code: i32, phrases: &[&str]
         }
     }
 }
+
+/// POSTs a JSON `body` to `url` and returns the status and the reply as JSON, whatever the
+/// status (the API tests read error replies too).
+pub fn post(url: &str, body: &str) -> (u16, serde_json::Value) {
+    let r = ureq::post(url)
+        .set("content-type", "application/json")
+        .send_string(body);
+    let resp = match r {
+        Ok(r) => r,
+        Err(ureq::Error::Status(_, r)) => r,
+        Err(e) => panic!("POST {url}: {e}"),
+    };
+    let status = resp.status();
+    let text = resp.into_string().unwrap();
+    let v = serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"));
+    (status, v)
+}
