@@ -81,9 +81,7 @@ impl StageLayers {
                 (s.first as f64, per as f64, s.last as f64);
             return s;
         }
-        let named = [p.first_stage_layers, p.last_stage_layers];
-        let taken: u64 = named.iter().flatten().sum();
-        let rest_stages = pp - named.iter().flatten().count() as u64;
+        let (taken, rest_stages) = stated(p);
         if rest_stages > 0 && taken < layers {
             let rest = layers - taken;
             s.middle = rest.div_ceil(rest_stages);
@@ -257,13 +255,21 @@ pub fn check(layers: u64, p: &Parallelism, framework: Framework) -> Result<(), C
     check_total(layers, p)
 }
 
+/// The layers the stated first/last stages take, and the stages left for the rest.
+fn stated(p: &Parallelism) -> (u64, u64) {
+    let named = [p.first_stage_layers, p.last_stage_layers];
+    let taken = named.iter().flatten().sum();
+    (
+        taken,
+        p.pp.saturating_sub(named.iter().flatten().count() as u64),
+    )
+}
+
 /// The stated first/last stages together, for every stack (review r15 #1): they may not hold more
 /// layers than the model has, must leave at least one to each other stage, and with no other
 /// stage (pp 2 with both stated) must hold them all — else layers are dropped or counted twice.
 fn check_total(layers: u64, p: &Parallelism) -> Result<(), CoreError> {
-    let stated = [p.first_stage_layers, p.last_stage_layers];
-    let taken: u64 = stated.iter().flatten().sum();
-    let others = p.pp.saturating_sub(stated.iter().flatten().count() as u64);
+    let (taken, others) = stated(p);
     let fits = if others == 0 {
         taken == layers
     } else {
@@ -344,8 +350,7 @@ fn check_middle(layers: u64, p: &Parallelism, framework: Framework) -> Result<()
         ("parallel.first_stage_layers", p.first_stage_layers),
         ("parallel.last_stage_layers", p.last_stage_layers),
     ];
-    let taken: u64 = named.iter().filter_map(|n| n.1).sum();
-    let stages = p.pp - named.iter().filter(|n| n.1.is_some()).count() as u64;
+    let (taken, stages) = stated(p);
     let rest = layers.saturating_sub(taken);
     let (field, given) = named
         .iter()
