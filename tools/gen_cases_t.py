@@ -1404,6 +1404,40 @@ MB_QWEN30_CHECKS = ("Checked in round 10 and ruled out as the cause, with source
                     "Qwen3-235B-A22B rows (7.3 ms of compute per layer and micro-batch, in band at -2.9%..+3.5%, with the "
                     "combined-1F1B all-to-all overlap) about 18 s slower (-15%). Not modelled; no constant fitted to "
                     "these rows. ")
+# Stop 35 (wt-moe16): the dispatcher's device-to-host synchronizations per release, and why a sync-segment host
+# rule cannot supply the gap with one host cost per op.
+MB_QWEN30_SYNCS = ("Stop 35 counted the device-to-host synchronizations per MoE layer forward in the Megatron-LM each "
+                   "tag pins (Megatron-Bridge's 3rdparty/Megatron-LM submodule; v0.1.0rc4 pins none, core_v0.14.0 "
+                   "taken): 25.09 (drop-and-pad alltoall) none: the per-expert counts are built on the host "
+                   "(token_dispatcher.py @core_v0.14.0 lines 444-465, torch.full without a device) and "
+                   "_maybe_dtoh_and_synchronize does nothing under drop_and_pad (line 827), so TEGroupedMLP's "
+                   "tokens_per_expert.tolist() (experts.py line 835) reads a host tensor; 25.11 (@0d8e0714, dropless "
+                   "alltoall, EP 8) one, the DtoH event wait set at 'before_ep_alltoall' (lines 572, 907); 26.02 "
+                   "(@b0cc2706, DeepEP) tokens_per_expert.sum().item() (line 1302); 26.02.01-26.06 (@55ac7082 = "
+                   "core_v0.16.1, @d0b3b775; HybridEP, dropless) the dispatch with no token bound ('None means no "
+                   "up-bound, will cause a CPU sync', line 986 @55ac7082) and TEGroupedMLP's tokens_per_expert.tolist() "
+                   "(experts.py line 645), two if the counts hybrid_ep_dispatch returns are on the device (not checked in "
+                   "DeepEP's hybrid-ep branch). With batch_isend_irecv off under VP > 1 (Megatron-Bridge "
+                   "comm_overlap.py @v0.3.1 lines 452-454) the pipeline sends add no torch.cuda.synchronize "
+                   "(p2p_communication.py @core_v0.14.0 line 395). A sync drains the GPU's queue, so the host's work "
+                   "between two syncs is hidden only up to the GPU's work in that span: the step is a sum over segments "
+                   "of max(GPU, host), never below the host's total. That bound settles it with one host cost per op "
+                   "(host_op_seconds, 8 us): 26.02.01 takes 9.4 ms per layer and micro-batch, so its host is at most "
+                   "9.4 ms; 25.09 has no sync, so its 3.1 ms gap would need a host of at least its published 16.3 ms "
+                   "(13.2 ms modelled), on the same model, EP 8 with 16 local experts, PP 2 and FP8 (its 2 sequences "
+                   "per micro-batch add no ops): 6.8 ms more, about 850 ops at 8 us, from a path that issues fewer (no count "
+                   "gather, no DtoH copies, a view and transpose in place of the sort). For the synchronizing releases "
+                   "alone, a 3.0-3.4 ms gap from the forward's segments needs about 4.6-5.1 ms of host in one MoE "
+                   "layer's forward (the modelled forward is about a third of 4.7-5.1 ms of compute per layer and "
+                   "micro-batch), 580-640 ops at 8 us; the whole HF Llama layer, forward and backward, counts 219 "
+                   "(validation/dispatch-measured.json), Megatron-Core's layer runs fused kernels (TE LayerNormLinear, "
+                   "router and permute fusion), and its own count was not measured. The releases do not follow the "
+                   "syncs either: 25.09 (none) and 26.02.01-26.06 (one or two) share the 3.0-3.4 ms gap, while 25.11 and "
+                   "26.02 (one each) are 11.6 and 21.8 ms, the two that run the combined-1F1B all-to-all overlap. A "
+                   "candidate for those two, not measured by any source found: the sync inside the overlapped schedule "
+                   "holds the host until the compute stream drains, the other micro-batch's backward queued before it "
+                   "included, so the host cannot queue the next all-to-all ahead, while the model lets the overlap hide "
+                   "it. The segment rule is not modelled; no estimate moved. ")
 MB_QWEN30 = ("FIXME: over-predicted +23.8% to +229.2% (EP 8 inside one node): gpuplan gives 12,987-16,831 tokens/s/GPU "
              "against the table's 5,113-10,494. The rows disagree with each other on one layout (26.02: 5,113; 26.02.01: "
              "9,058; both TP 1 PP 2 VP 12 EP 8; 25.11: 5,275; 25.09 'tokendrop': 10,494), and the slow releases are the "
@@ -1422,7 +1456,7 @@ MB_QWEN30 = ("FIXME: over-predicted +23.8% to +229.2% (EP 8 inside one node): gp
              "@d98e8a64: 'For Hopper and before, try not to use tensor model parallelism or context parallelism with "
              "overlap_moe_expert_parallel_comm'), but these rows use neither TP nor CP: what makes the overlapped "
              "releases slower (11.6 ms and 21.8 ms per layer and micro-batch beyond the model, against 3.1-3.4 ms for "
-             "the others) is not determined, and they stay recorded deviations. " + MB_QWEN30_CHECKS + MB_RECIPES)
+             "the others) is not determined, and they stay recorded deviations. " + MB_QWEN30_CHECKS + MB_QWEN30_SYNCS + MB_RECIPES)
 MB_QWEN30_EP16 = ("FIXME: over-predicted +46.6% to +48.8% (EP 16 over both nodes): gpuplan gives 13,137 tokens/s/GPU (step "
                   "20.0 s: 14.5 s compute, 5.5 s all-to-all) against 8,826-8,960. These releases run the HybridEP flex "
                   "dispatcher without the all-to-all overlap; since round 6 the workload states it (parallel.moe_dispatcher "
@@ -1431,7 +1465,7 @@ MB_QWEN30_EP16 = ("FIXME: over-predicted +46.6% to +48.8% (EP 16 over both nodes
                   "copies), which cut the all-to-all from 22.0 s to 5.5 s and moved these rows from -18.5%..-19.7% (in "
                   "band, with the NCCL volume) to +46.6%..+48.8%, next to the one-node EP 8 row of 26.02.01 (+57.4%). "
                   "The gap is 3.0-3.2 ms per layer and micro-batch (29.3-29.7 s published against 20.0 s modelled, "
-                  "48 layers x 64 micro-batches), as on the EP 8 rows. " + MB_QWEN30_CHECKS + MB_RECIPES)
+                  "48 layers x 64 micro-batches), as on the EP 8 rows. " + MB_QWEN30_CHECKS + MB_QWEN30_SYNCS + MB_RECIPES)
 NEMO_SFT13 = ("FIXME: under-predicted -20.1% (8,126 against 10,176 tokens/s/GPU): -19.2% and in band until the loss's "
               "traffic over the logits was charged (compute.rs loss_bytes_per_logit: Megatron-Core's fused "
               "vocab-parallel cross-entropy, 28 B per token x vocabulary entry, 32,000 entries, on the last of 4 "
@@ -1512,7 +1546,11 @@ ML_GROK = ("FIXME: over-predicted (+40.2%; +40.4% before round 9 bounded the dat
            "torch_npu in 2024, and MC2's share: MindSpeed's MC2 page (Ascend/MindSpeed docs/features/mc2.md @24b341f7, "
            "a later release than the README's) says 'mcore场景下（未开启--use-legacy-models），MoE模型，MLP部分不使能MC2', "
            "so only the attention's TP traffic would be fused; the row is +35.5% with no TP overlap at all, so MC2's "
-           "scope is not the gap. No constant changed.")
+           "scope is not the gap. Stop 35: a device-to-host synchronization per MoE layer, which leaves the host's "
+           "dispatch between syncs unhidden, is too small to be it: 39.8 s published against 28.4 s modelled over 4 "
+           "layers per stage x 64 micro-batches is about 44 ms per layer and micro-batch (a rough split that leaves "
+           "the stages' embedding and output layer in), and even 1,000 host ops at host_op_seconds' 8 us (a CUDA "
+           "figure; torch_npu's is unpublished) are 8 ms. No constant changed.")
 # InternEvo's 512-1024-GPU rows out of band (round 6).
 IE_BCAST = ("FIXME: over-predicted ({err}; +68.3% before the per-rank broadcasts were modelled). zero1=-1 shards the "
             "optimizer over all 1024 data-parallel ranks; HybridZeroOptimizer.broadcast_params (internlm/solver/optimizer/"
