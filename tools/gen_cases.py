@@ -502,6 +502,9 @@ def main(path):
                                            "checkpointing the estimate gives 28.5 GiB for that LoRA row (-5.9%; "
                                            "17.0 GiB with it) and 33.2 GiB for this one (-11.2%), and both A6000 rows "
                                            "run 1.5-1.6x the 4090 rows' tokens/s, as a run without recompute would. "
+                                           "Other single overrides, estimated (stop 35): the 8-bit states in the "
+                                           "allocator (AdamW8bit, not paged) 32.1 GiB (-14.1%), no optimizer_in_bwd "
+                                           "29.9 GiB (-20.0%); neither explains the LoRA rows' doubling. "
                                            "Not confirmed (the config of the A6000 runs is not published); the rest "
                                            "of this row, 4.2 GiB, would be part of the paged 8-bit states held "
                                            "resident (15 GiB in all) or a reserved rather than allocated statistic.",
