@@ -385,7 +385,10 @@ PEFT_OFFLOAD_MISS = (
     "without it (not identified). Candidates for the offload-specific part, not confirmed: FSDP1's device copy "
     "of each unit's host shard before its all-gather (FlatParamHandle.pre_unshard: flat_param_to(device)), the "
     "LoRA units' gradients on their way to the host, and the allocator's reserve under the host-device copy "
-    "stream; the guide does not say how it measured the 19.6 GB.")
+    "stream; the guide does not say how it measured the 19.6 GB, and its script logs no memory figure "
+    "(examples/sft/train.py and utils.py @6008f272a, the commit that added the section, call no "
+    "torch.cuda memory statistic), so the figure was read outside the script: established that the "
+    "measure is unstated, not which it was.")
 
 # Cases outside their band, with the cause. No LitGPT row since the `litgpt` framework profile
 # (LitGPT's own modules, measured on CPU by tools/measure_litgpt.py) replaced the HF profile for

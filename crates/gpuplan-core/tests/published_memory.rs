@@ -73,9 +73,11 @@ fn published_training_peaks_within_their_bands() {
     // tokens left when the 7B/14B rows got PEFT 0.5.0's fp32 adapters), both diagnosed in part only
     // (tools/gen_cases_mem.py); torchtune's 70B LoRA row since FSDP2's root unit (embedding and
     // head, 3.91 GiB gathered) is modelled (−1.0% → +10.6%, diagnosed in part: tools/gen_cases.py):
-    // a guard, so that a new one is noticed.
+    // a guard, so that a new one is noticed. 11 since stop 35: torchtune's 405B QLoRA row at the
+    // batch 2 its README note states for every row (+30.4%; +7.8% at the yaml's batch_size 1, which
+    // the case took before), a second row of the 70B LoRA row's recipe above its peak.
     let known = rows.iter().filter(|r| r.2).count();
-    assert!(known <= 10, "{known} known deviations\n{report}");
+    assert!(known <= 11, "{known} known deviations\n{report}");
     // None beyond 15% unless a recorded known_deviation with its cause.
     for (id, e, kd) in &rows {
         assert!(e.abs() <= 0.15 || *kd, "{id}: {:+.1}%\n{report}", e * 100.0);
