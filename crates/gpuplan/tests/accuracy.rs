@@ -96,7 +96,7 @@ fn accuracy_report_in_chinese() {
 
 /// Stop 34 (issue 10 proof): the report holds every fitted source out with its constants refit
 /// on the other sources (gpuplan-core src/refit.rs), one row per fitted source, and gives the
-/// leave-one-source-out figure over all 33 sources beside the 29 unfitted ones' (7.5% over 283).
+/// leave-one-source-out figure over all 35 sources (33 before stop 35) beside the unfitted ones'.
 #[test]
 fn accuracy_refits_every_fitted_source() {
     let out = Command::new(env!("CARGO_BIN_EXE_gpuplan"))
@@ -123,10 +123,13 @@ fn accuracy_refits_every_fitted_source() {
     // with their constants refit (dle's 5 and llm-foundry's 7 FP8 rows cannot be: no other
     // source has a CNN or a 2023-kernel FP8 training row). Mean 13.7% before the host dispatch
     // floor (stop 34) brought the Qwen-v1 256-512-token rows from up to +567% to +26..+44%.
+    // Stop 35 (wt-hours16): 36 sources and 521 cases with the steady-state GPU-hours rows of
+    // Nemotron-4 15B, H2O-Danube-1.8B and BloombergGPT (three held-out sources of one case each;
+    // mean 10.6% -> 10.7%).
     assert!(
         refit.contains(
-            "Leave-one-source-out over all 33 sources (those above as they are, the 4 fitted ones \
-             with their constants refit): 518 cases, median |error| 5.7%, mean 10.6%; 12 cases of \
+            "Leave-one-source-out over all 36 sources (those above as they are, the 4 fitted ones \
+             with their constants refit): 521 cases, median |error| 5.7%, mean 10.7%; 12 cases of \
              the fitted sources are not held out."
         ),
         "{refit}"
@@ -415,7 +418,9 @@ fn training_accuracy_stays_within_todays_bands() {
     // 14.20% (0.14202) over 40, mean 18.6%, with SmolLM2's three sizes (a maintainer's approximate
     // GPU-hours at the published nanotron configs, chosen before any estimate): -36.3%, -49.8%,
     // -54.0% (recorded). The 37 earlier rows alone: 12.86%, mean 16.3%, 16 within 10%.
-    assert!(hours <= 0.1421, "GPU-hours out-of-sample median {hours:.4}");
+    // Stop 35: 14.25% (0.14254) over 43, mean 18.4%, with three steady-state rows (Nemotron-4
+    // 15B +26.8%, BloombergGPT +22.5%, H2O-Danube-1.8B +5.8%); 14.20% over 42 with the first two.
+    assert!(hours <= 0.1426, "GPU-hours out-of-sample median {hours:.4}");
     // The median is over 37 GPU-hours cases (30 before round 12's Falcon and llm.c rows, 17 before
     // round 6's runs and cards, 13 before the four runs with published configs).
     let hours_n = outcomes
@@ -438,9 +443,14 @@ fn training_accuracy_stays_within_todays_bands() {
         v.sort_by(f64::total_cmp);
         (v[v.len() / 2 - 1] + v[v.len() / 2]) / 2.0
     };
-    assert_eq!(steady.len(), 6, "steady-state GPU-hours cases");
+    // Stop 35 (wt-hours16): 9 with three reports' stated rates, pre-registered in notes-hours16.md
+    // before any estimate: H2O-Danube-1.8B (292.7k tokens/s on 8 H100) +5.8%, Nemotron-4 15B's
+    // 7.6T-token stage (0.64 s per step on 2,304 H100) +26.8% and BloombergGPT's batch-2,048 steps
+    // (32.5 s on 512 A100-40GB) +22.5% (both recorded): 14.15% (0.14151), 12.42% over 8 before
+    // BloombergGPT. Further from issue 10's 10%.
+    assert_eq!(steady.len(), 9, "steady-state GPU-hours cases");
     assert!(
-        steady_median <= 0.1243,
+        steady_median <= 0.1416,
         "steady-state GPU-hours median {steady_median:.4}"
     );
     // 18: 22 before NeMo's packed fine-tuning samples were attended per sample, 20 then; BLOOM's
@@ -546,8 +556,11 @@ fn training_accuracy_stays_within_todays_bands() {
     // +24.4%, +18.4% -> +23.0%; BLOOM_SMALL_BATCH in tools/gen_cases_t.py); the Llama 3 paper's
     // 405B rows state the paper's V = 8 with the embedding and loss counted as layers (-12.2% ->
     // -4.7%, -10.4% -> -3.5%).
+    // 58 since stop 35's Nemotron-4 15B and BloombergGPT steady-state GPU-hours rows (+26.8%,
+    // +22.5%; NEMOTRON4_15B_GAP, BLOOMBERGGPT_GAP in tools/gen_cases_t.py: exposed collectives at
+    // the pre-registered layouts).
     assert!(
-        known <= 56,
+        known <= 58,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
