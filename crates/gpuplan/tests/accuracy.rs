@@ -126,7 +126,7 @@ fn accuracy_refits_every_fitted_source() {
     assert!(
         refit.contains(
             "Leave-one-source-out over all 33 sources (those above as they are, the 4 fitted ones \
-             with their constants refit): 518 cases, median |error| 5.7%, mean 10.6%; 12 cases of \
+             with their constants refit): 518 cases, median |error| 5.6%, mean 10.6%; 12 cases of \
              the fitted sources are not held out."
         ),
         "{refit}"
@@ -415,7 +415,11 @@ fn training_accuracy_stays_within_todays_bands() {
     // 14.20% (0.14202) over 40, mean 18.6%, with SmolLM2's three sizes (a maintainer's approximate
     // GPU-hours at the published nanotron configs, chosen before any estimate): -36.3%, -49.8%,
     // -54.0% (recorded). The 37 earlier rows alone: 12.86%, mean 16.3%, 16 within 10%.
-    assert!(hours <= 0.1421, "GPU-hours out-of-sample median {hours:.4}");
+    // Stop 35: 12.46% (0.12462), mean 17.8%: llm.c's four rows run its fused classifier (6 B per
+    // logit where the Megatron profile's loss moved 28) and overlap the ZeRO-1 reduce-scatter with
+    // backward, as train_gpt2.cu @f1e2ace6 does (124M +21.9% -> +6.9%, 350M +10.7% -> +5.0%,
+    // 774M +7.0% -> +4.1%, 1558M +14.3% -> +12.1%); no other row moved.
+    assert!(hours <= 0.1247, "GPU-hours out-of-sample median {hours:.4}");
     // The median is over 37 GPU-hours cases (30 before round 12's Falcon and llm.c rows, 17 before
     // round 6's runs and cards, 13 before the four runs with published configs).
     let hours_n = outcomes
@@ -428,6 +432,8 @@ fn training_accuracy_stays_within_todays_bands() {
     // the four llm.c scripts +7.0..+21.9%): 12.42% (0.12425) over 6, not met. Elapsed ([elapsed],
     // 30, the SmolLM2 rows among them since this stop) 16.25%; not stated (Pythia, LLaMA-1
     // 7B/13B/33B) 7.47% over 4. The split moved no estimate but SmolLM2-360M's (-49.8 -> -49.7%).
+    // Stop 35: 6.10% (0.06099) over 6, the target met: llm.c's rows with its fused classifier and
+    // overlapped reduce-scatter (+4.1..+12.1%; LLaMA-1 65B +14.2%, TinyLlama -5.3% unchanged).
     let steady: Vec<f64> = outcomes
         .iter()
         .filter(|(_, o)| o.in_sample.is_none() && o.hours_basis == Some(HoursBasis::Steady))
@@ -440,7 +446,7 @@ fn training_accuracy_stays_within_todays_bands() {
     };
     assert_eq!(steady.len(), 6, "steady-state GPU-hours cases");
     assert!(
-        steady_median <= 0.1243,
+        steady_median <= 0.0610,
         "steady-state GPU-hours median {steady_median:.4}"
     );
     // 18: 22 before NeMo's packed fine-tuning samples were attended per sample, 20 then; BLOOM's
@@ -546,8 +552,10 @@ fn training_accuracy_stays_within_todays_bands() {
     // +24.4%, +18.4% -> +23.0%; BLOOM_SMALL_BATCH in tools/gen_cases_t.py); the Llama 3 paper's
     // 405B rows state the paper's V = 8 with the embedding and loss counted as layers (-12.2% ->
     // -4.7%, -10.4% -> -3.5%).
+    // 54 since stop 35: llm.c's GPT-2 124M and 350M scripts within band with its fused classifier
+    // (+21.9% -> +6.9%, +10.7% -> +5.0%); the 1558M H100 row stays (+14.3% -> +12.1%, LLMC_1558M).
     assert!(
-        known <= 56,
+        known <= 54,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
