@@ -2952,6 +2952,7 @@ impl StepInputs<'_> {
         s.loss_chunks = acts.loss_chunks;
         s.compiled_loss = setup.loss_compiled();
         s.xentropy = setup.xentropy_loss() && acts.fused_loss.is_none();
+        s.fused_classifier = setup.fused_classifier;
         s.loss_parallel = setup.loss_parallel() && acts.fused_loss.is_none() && !s.xentropy;
         s.head_dequant = head_dequant_bytes(self.b, setup);
         s.loss_copy = loss_copy_bytes(m, setup);

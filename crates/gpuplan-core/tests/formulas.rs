@@ -340,6 +340,17 @@ fn a_fused_classifier_keeps_only_the_16_bit_logits() {
     let tokens = 8.0 * 1024.0;
     assert!((loss(&megatron) - 4.0 * tokens * (768.0 + 50_304.0)).abs() < 1.0);
     assert!((loss(&fused) - 2.0 * tokens * 50_304.0).abs() < 1.0);
+    // The loss phase holds the bf16 logits (their gradient in place), not fp32 buffers.
+    let loss_phase = |mem: &gpuplan_core::train::TrainingMemory| {
+        mem.timeline
+            .phases
+            .iter()
+            .find(|p| p.phase == "loss")
+            .map(|p| p.components.iter().map(|(n, _)| *n).collect::<Vec<_>>())
+            .unwrap()
+    };
+    assert!(loss_phase(&fused).contains(&"loss buffers (bf16)"));
+    assert!(loss_phase(&megatron).contains(&"loss buffers (fp32)"));
     let drop = megatron.peak_allocated.0 - fused.peak_allocated.0;
     assert!(
         drop > 0.0 && drop <= loss(&megatron) - loss(&fused) + 1.0,
