@@ -1207,6 +1207,16 @@ impl MicroBatch<'_> {
     }
 }
 
+/// Passes over the `c`-byte logits of a fused classifier ([`TrainingSetup::fused_classifier`]),
+/// forward and backward together, as llm.c's `fused_classifier_kernel5` makes them (karpathy/llm.c
+/// llmc/fused_classifier.cuh @f1e2ace6): `prepare_softmax_blockwide3` reads the row once
+/// (`load128`, online max and sum of exponentials, l.19-63); the kernel reads it a second time
+/// ("this is the 2nd read of logits", l.98-100) and writes the gradient over it
+/// (`store128cs(logits + idx * P + ...)`, l.112): two reads and one write. The second read may
+/// hit L2 (the source says "hopefully still in cache"); it is counted at HBM, as written. The
+/// LM head's backward GEMMs then read that gradient (counted with the GEMMs).
+pub const FUSED_CLASSIFIER_PASSES: f64 = 3.0;
+
 /// HBM bytes the loss moves per logit (token × vocabulary entry on the device) in forward and
 /// backward together, the logits in `c`-byte floats (the head's 16-bit output, or fp32). Every
 /// op streams the whole logits row (50k-256k entries), so it runs at memory bandwidth; per token
@@ -1226,6 +1236,7 @@ impl MicroBatch<'_> {
 ///   tensor_parallel/cross_entropy.py: `.float()`, `max`, in-place subtract, `exp`, `sum`, `div_`,
 ///   backward `mul_` and the cast back: 52 B), which the setup does not distinguish; on the
 ///   Megatron-LM rows (GPT 1.7B-1T, vocab 51,200) the difference is under one point.
+/// - a fused classifier (llm.c, [`FUSED_CLASSIFIER_PASSES`]): 3c, before any other loss option.
 /// - LitGPT's bf16 `F.cross_entropy` without upcast: `log_softmax` c + c, zero-filled gradient c,
 ///   `_log_softmax_backward_data` 2c read, c written: 6c.
 /// - flash-attn's fused xentropy kernel ([`TrainingSetup::fused_cross_entropy`]; Apex's
@@ -1239,7 +1250,9 @@ impl MicroBatch<'_> {
 ///   submit_benchmarks.py @b2a43a147, PR #543) installs flash-attn 1.0.7.
 pub(crate) fn loss_bytes_per_logit(setup: &TrainingSetup, c: f64) -> f64 {
     let up = if c < 4.0 { c + 4.0 } else { 0.0 };
-    if setup.fused_cross_entropy || setup.loss_compiled() {
+    if setup.fused_classifier {
+        FUSED_CLASSIFIER_PASSES * c
+    } else if setup.fused_cross_entropy || setup.loss_compiled() {
         4.0 * c
     } else if setup.uses_bf16_chunked_loss() {
         6.0 * c
@@ -1760,6 +1773,38 @@ mod tests {
         let tp4_fused = micro_batch_compute(&b, t, &s, &r);
         let saved4 = tp4.elementwise_s - tp4_fused.elementwise_s;
         assert!((saved4 * 4.0 - saved).abs() < 1e-12, "{saved4}");
+    }
+
+    /// llm.c's fused classifier (`fused_classifier`): two reads and one in-place write of the
+    /// 16-bit logits, 6 B per logit in bf16 (12 B on fp32 logits), before the framework's own
+    /// loss and any other loss option; the LM head's GEMMs do not move.
+    #[test]
+    fn a_fused_classifier_streams_the_logits_three_times() {
+        use crate::workload::Framework;
+        let m = llama31_8b();
+        let t = m.transformer().unwrap();
+        let b = crate::model::param_breakdown(&m);
+        let r = rates(1e14, Some(1e12));
+        let mut s = TrainingSetup {
+            micro_batch: 2,
+            seq_len: 2048,
+            framework: Framework::Megatron,
+            ..TrainingSetup::default()
+        };
+        let megatron = micro_batch_compute(&b, t, &s, &r);
+        s.fused_classifier = true;
+        assert_eq!(loss_bytes_per_logit(&s, 2.0), 6.0);
+        assert_eq!(loss_bytes_per_logit(&s, 4.0), 12.0);
+        let fused = micro_batch_compute(&b, t, &s, &r);
+        let logits = 4096.0 * 128_256.0;
+        let saved = megatron.elementwise_s - fused.elementwise_s;
+        assert!((saved - logits * 22.0 / 1e12).abs() < 1e-12, "{saved}");
+        assert_eq!(megatron.gemm_s, fused.gemm_s);
+        assert_eq!(megatron.attention_s, fused.attention_s);
+        s.fused_cross_entropy = true;
+        s.chunked_loss = true;
+        s.framework = Framework::HuggingFace;
+        assert_eq!(loss_bytes_per_logit(&s, 2.0), 6.0);
     }
 
     /// Composer's train metrics (`logit_metrics`) each stream the logits once more, forward

@@ -89,6 +89,9 @@ pub struct StepBuffers {
     /// it saves the 16-bit logits (and one fp32 log-sum-exp per token), and its backward writes
     /// a 16-bit logits gradient beside them; no fp32 buffer.
     pub xentropy: bool,
+    /// llm.c's fused classifier ([`crate::workload::TrainingSetup::fused_classifier`]): the loss
+    /// phase holds the logits in the compute dtype, their gradient written over them.
+    pub fused_classifier: bool,
     /// Under pipeline parallelism, the saved layer activations on the last rank, which runs the
     /// LM head and the loss with fewer micro-batches in flight than stage 0 (`saved_layers`
     /// holds stage 0's); `None`: the same device holds both.
@@ -437,7 +440,9 @@ impl Live {
             early_grads: if b.grads_persistent { b.grads } else { 0.0 },
             acts: b.saved_layers + b.saved_outside,
             acts_at_head: b.saved_layers_at_head.unwrap_or(b.saved_layers) + b.saved_outside,
-            loss_label: if (b.held_logits > 0.0 || b.xentropy) && b.logits_dtype_bytes < 4.0 {
+            loss_label: if (b.held_logits > 0.0 || b.xentropy || b.fused_classifier)
+                && b.logits_dtype_bytes < 4.0
+            {
                 "loss buffers (bf16)"
             } else {
                 "loss buffers (fp32)"

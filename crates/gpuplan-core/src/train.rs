@@ -543,6 +543,21 @@ fn logits_bytes(
     }
     let v = t.vocab as f64;
     let tp = setup.parallel.tp as f64;
+    if setup.fused_classifier {
+        // llm.c's fused classifier writes the 16-bit gradient over the logits: nothing beside
+        // them, live from the loss through the LM head's backward (llmc/fused_classifier.cuh
+        // @f1e2ace6 l.112, `store128cs(logits + ...)`).
+        let c = compute_bytes(setup);
+        return (
+            c * tokens * v / tp,
+            why_msg!(
+                explain,
+                Msg::new("how-logits-fused-classifier")
+                    .arg("per", c)
+                    .arg("vocab", t.vocab.to_string())
+            ),
+        );
+    }
     if setup.uses_bf16_chunked_loss() {
         let (saved, transient) = bf16_chunked_loss(t, tokens, setup);
         return (
@@ -2313,7 +2328,9 @@ fn transformer_activations(
             0.0
         },
         logits_dtype_bytes: c,
-        fused_loss: if setup.uses_bf16_chunked_loss() && has_head {
+        fused_loss: if setup.fused_classifier && has_head {
+            Some((0.0, legacy))
+        } else if setup.uses_bf16_chunked_loss() && has_head {
             Some(bf16_chunked_loss(t, tokens, setup))
         } else {
             (setup.framework == Framework::Megatron && has_head).then_some((0.0, legacy))
@@ -2935,6 +2952,7 @@ impl StepInputs<'_> {
         s.loss_chunks = acts.loss_chunks;
         s.compiled_loss = setup.loss_compiled();
         s.xentropy = setup.xentropy_loss() && acts.fused_loss.is_none();
+        s.fused_classifier = setup.fused_classifier;
         s.loss_parallel = setup.loss_parallel() && acts.fused_loss.is_none() && !s.xentropy;
         s.head_dequant = head_dequant_bytes(self.b, setup);
         s.loss_copy = loss_copy_bytes(m, setup);

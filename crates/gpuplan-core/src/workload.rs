@@ -1015,6 +1015,16 @@ pub struct TrainingSetup {
     /// own loss).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub fused_cross_entropy: bool,
+    /// The loss is one fused classifier kernel over the 16-bit logits, as llm.c's
+    /// `fused_classifier_kernel5` (karpathy/llm.c llmc/fused_classifier.cuh @f1e2ace6, called
+    /// from train_gpt2.cu `gpt2_backward_and_reduce`): one block per token reads the logits row
+    /// for the online max and sum of exponentials, reads it again to write the loss and the
+    /// logits gradient in 16 bit over the logits themselves (`store128cs(logits + ...)`), so
+    /// the loss and its backward move 3 B-per-element passes and keep no buffer beside the
+    /// logits ([`crate::compute::FUSED_CLASSIFIER_PASSES`]). Takes precedence over every other
+    /// loss option and the framework's own loss. Default off.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub fused_classifier: bool,
     /// Cross-entropy metrics the training loop computes on each micro-batch's logits besides
     /// the loss, forward only: Composer's trainer updates the model's train metrics after every
     /// micro-batch's backward (`Trainer._train_microbatch` calls `_eval_train_metrics`, which
@@ -1092,6 +1102,7 @@ impl Default for TrainingSetup {
             main_grads: None,
             optimizer_dtype: None,
             fused_cross_entropy: false,
+            fused_classifier: false,
             logit_metrics: 0,
         }
     }

@@ -302,3 +302,58 @@ fn moe_lora_activations_follow_top_k_not_the_expert_count() {
     // Top-1 routes each token through one expert: half the top-2 bytes.
     assert_eq!(e8, 2.0 * experts(&tiny_moe(8, 1)));
 }
+
+/// llm.c's fused classifier (`fused_classifier`) writes the 16-bit logits gradient over the
+/// logits (llmc/fused_classifier.cuh @f1e2ace6 l.112): the loss keeps 2 B per token ×
+/// vocabulary entry in bf16, where Megatron's fused loss keeps 4·s·b·(h + V) bytes of fp32
+/// buffers; nothing else in the step's memory moves, and the peak drops by at most the
+/// difference.
+#[test]
+fn a_fused_classifier_keeps_only_the_16_bit_logits() {
+    let m = parse_hf_config(
+        "GPT-2 124M (llm.c)",
+        r#"{"model_type":"gpt2","n_embd":768,"n_layer":12,"n_head":12,"vocab_size":50304,
+            "n_positions":1024}"#,
+    )
+    .unwrap();
+    let c = cluster("a100-80g", 1, 1);
+    let mut s = TrainingSetup {
+        task: TrainTask::Pretrain,
+        precision: Precision::AmpBf16,
+        framework: Framework::Megatron,
+        attention: AttentionImpl::Flash,
+        micro_batch: 8,
+        seq_len: 1024,
+        ..TrainingSetup::default()
+    };
+    let tun = Tunables::default();
+    let loss = |mem: &gpuplan_core::train::TrainingMemory| {
+        mem.items
+            .iter()
+            .find(|i| i.name == "logits + loss")
+            .map(|i| i.bytes.0)
+            .unwrap()
+    };
+    let megatron = training_memory(&m, &s, &c, &tun).unwrap();
+    s.fused_classifier = true;
+    let fused = training_memory(&m, &s, &c, &tun).unwrap();
+    let tokens = 8.0 * 1024.0;
+    assert!((loss(&megatron) - 4.0 * tokens * (768.0 + 50_304.0)).abs() < 1.0);
+    assert!((loss(&fused) - 2.0 * tokens * 50_304.0).abs() < 1.0);
+    // The loss phase holds the bf16 logits (their gradient in place), not fp32 buffers.
+    let loss_phase = |mem: &gpuplan_core::train::TrainingMemory| {
+        mem.timeline
+            .phases
+            .iter()
+            .find(|p| p.phase == "loss")
+            .map(|p| p.components.iter().map(|(n, _)| *n).collect::<Vec<_>>())
+            .unwrap()
+    };
+    assert!(loss_phase(&fused).contains(&"loss buffers (bf16)"));
+    assert!(loss_phase(&megatron).contains(&"loss buffers (fp32)"));
+    let drop = megatron.peak_allocated.0 - fused.peak_allocated.0;
+    assert!(
+        drop > 0.0 && drop <= loss(&megatron) - loss(&fused) + 1.0,
+        "{drop}"
+    );
+}

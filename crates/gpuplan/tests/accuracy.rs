@@ -129,7 +129,7 @@ fn accuracy_refits_every_fitted_source() {
     assert!(
         refit.contains(
             "Leave-one-source-out over all 36 sources (those above as they are, the 4 fitted ones \
-             with their constants refit): 521 cases, median |error| 5.7%, mean 10.7%; 12 cases of \
+             with their constants refit): 521 cases, median |error| 5.6%, mean 10.6%; 12 cases of \
              the fitted sources are not held out."
         ),
         "{refit}"
@@ -420,7 +420,10 @@ fn training_accuracy_stays_within_todays_bands() {
     // -54.0% (recorded). The 37 earlier rows alone: 12.86%, mean 16.3%, 16 within 10%.
     // Stop 35: 14.25% (0.14254) over 43, mean 18.4%, with three steady-state rows (Nemotron-4
     // 15B +26.8%, BloombergGPT +22.5%, H2O-Danube-1.8B +5.8%); 14.20% over 42 with the first two.
-    assert!(hours <= 0.1426, "GPU-hours out-of-sample median {hours:.4}");
+    // With llm.c's fused classifier and overlapped ZeRO-1 reduce-scatter (train_gpt2.cu @f1e2ace6;
+    // 124M +21.9% -> +6.9%, 350M +10.7% -> +5.0%, 774M +7.0% -> +4.1%, 1558M +14.3% -> +12.1%):
+    // 12.86% (0.1286) over 43.
+    assert!(hours <= 0.1287, "GPU-hours out-of-sample median {hours:.4}");
     // The median is over 37 GPU-hours cases (30 before round 12's Falcon and llm.c rows, 17 before
     // round 6's runs and cards, 13 before the four runs with published configs).
     let hours_n = outcomes
@@ -433,6 +436,8 @@ fn training_accuracy_stays_within_todays_bands() {
     // the four llm.c scripts +7.0..+21.9%): 12.42% (0.12425) over 6, not met. Elapsed ([elapsed],
     // 30, the SmolLM2 rows among them since this stop) 16.25%; not stated (Pythia, LLaMA-1
     // 7B/13B/33B) 7.47% over 4. The split moved no estimate but SmolLM2-360M's (-49.8 -> -49.7%).
+    // Stop 35: 6.10% (0.06099) over 6, the target met: llm.c's rows with its fused classifier and
+    // overlapped reduce-scatter (+4.1..+12.1%; LLaMA-1 65B +14.2%, TinyLlama -5.3% unchanged).
     let steady: Vec<f64> = outcomes
         .iter()
         .filter(|(_, o)| o.in_sample.is_none() && o.hours_basis == Some(HoursBasis::Steady))
@@ -441,16 +446,25 @@ fn training_accuracy_stays_within_todays_bands() {
     let steady_median = {
         let mut v = steady.clone();
         v.sort_by(f64::total_cmp);
-        (v[v.len() / 2 - 1] + v[v.len() / 2]) / 2.0
+        // The middle row of an odd count (the report's median); the two middle rows' mean of an
+        // even one. Until stop 35 this took the even formula at any count: over 9 rows it read the
+        // mean of rows 4 and 5 where docs/accuracy.md prints row 5.
+        let mid = v.len() / 2;
+        if v.len() % 2 == 1 {
+            v[mid]
+        } else {
+            (v[mid - 1] + v[mid]) / 2.0
+        }
     };
     // Stop 35 (wt-hours16): 9 with three reports' stated rates, pre-registered in notes-hours16.md
     // before any estimate: H2O-Danube-1.8B (292.7k tokens/s on 8 H100) +5.8%, Nemotron-4 15B's
     // 7.6T-token stage (0.64 s per step on 2,304 H100) +26.8% and BloombergGPT's batch-2,048 steps
     // (32.5 s on 512 A100-40GB) +22.5% (both recorded): 14.15% (0.14151), 12.42% over 8 before
-    // BloombergGPT. Further from issue 10's 10%.
+    // BloombergGPT. Further from issue 10's 10%. With llm.c's fused classifier (stop 35, wt-llmc16;
+    // 124M +6.9%, 350M +5.0%, 774M +4.1%, 1558M +12.1%): 6.90% (0.0690) over 9, the 10% target met.
     assert_eq!(steady.len(), 9, "steady-state GPU-hours cases");
     assert!(
-        steady_median <= 0.1416,
+        steady_median <= 0.0691,
         "steady-state GPU-hours median {steady_median:.4}"
     );
     // 18: 22 before NeMo's packed fine-tuning samples were attended per sample, 20 then; BLOOM's
@@ -559,8 +573,10 @@ fn training_accuracy_stays_within_todays_bands() {
     // 58 since stop 35's Nemotron-4 15B and BloombergGPT steady-state GPU-hours rows (+26.8%,
     // +22.5%; NEMOTRON4_15B_GAP, BLOOMBERGGPT_GAP in tools/gen_cases_t.py: exposed collectives at
     // the pre-registered layouts).
+    // 56 with llm.c's GPT-2 124M and 350M scripts within band (fused classifier: +21.9% -> +6.9%,
+    // +10.7% -> +5.0%); the 1558M H100 row stays (+14.3% -> +12.1%, LLMC_1558M).
     assert!(
-        known <= 58,
+        known <= 56,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes

@@ -123,6 +123,7 @@ how-logits-litgpt = bf16 logits + bf16 log-softmax (2 + 2 B × tokens × vocab {
 how-logits-compiled = { $per } B × tokens × vocab ({ $vocab }): the logits only (torch.compile'd chunked cross-entropy: no fp32 buffer)
 how-logits-chunked = { $per } B × tokens × vocab ({ $vocab }): logits + every chunk's saved fp32 log-softmax + one of 8 fp32 upcasts (chunked cross-entropy)
 how-logits-loss-parallel = 16 B × tokens × vocab ({ $vocab }) / TP at the loss's backward: torch loss_parallel's fp32 saved log-softmax, zeros, exp and their sum (torch/distributed/tensor/parallel/loss.py)
+how-logits-fused-classifier = { $per } B × tokens × vocab ({ $vocab }) at the loss and the LM head's backward: the 16-bit logits, their gradient written over them in place (llm.c fused classifier: no fp32 buffer)
 how-logits-megatron = 4·s·b·(h + V)/t: fused vocab-parallel cross-entropy (Megatron theoretical_memory_usage.py)
 how-gathered-largest-layer = 2 × largest layer × 2 B (DeepSpeed memory.rst: 4·largest_layer_params)
 how-quant-constants = { $b }B quantised weights × { $bits } bits (bitsandbytes QuantState), whole on every GPU: not parameters, so ZeRO-3/FSDP neither shard nor offload them

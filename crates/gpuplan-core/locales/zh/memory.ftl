@@ -123,6 +123,7 @@ how-logits-litgpt = bf16 logits + bf16 log-softmax（2 + 2 B × tokens × 词表
 how-logits-compiled = { $per } B × tokens × 词表（{ $vocab }）：只有 logits（torch.compile 编译的分块交叉熵：没有 fp32 缓冲）
 how-logits-chunked = { $per } B × tokens × 词表（{ $vocab }）：logits + 每个分块保存的 fp32 log-softmax + 8 份 fp32 升精度副本之一（分块交叉熵）
 how-logits-loss-parallel = 损失反向时 16 B × tokens × 词表（{ $vocab }）/ TP：torch loss_parallel 保存的 fp32 log-softmax、零张量、exp 及其和（torch/distributed/tensor/parallel/loss.py）
+how-logits-fused-classifier = 损失与 LM head 反向时 { $per } B × tokens × 词表（{ $vocab }）：16 位 logits，其梯度原地写回（llm.c 融合分类器：没有 fp32 缓冲）
 how-logits-megatron = 4·s·b·(h + V)/t：融合的词表并行交叉熵（Megatron theoretical_memory_usage.py）
 how-gathered-largest-layer = 2 × 最大层 × 2 B（DeepSpeed memory.rst：4·largest_layer_params）
 how-quant-constants = { $b }B 量化权重 × { $bits } 位（bitsandbytes QuantState），每张卡完整保存：它们不是参数，ZeRO-3/FSDP 既不切分也不卸载

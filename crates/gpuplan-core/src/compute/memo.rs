@@ -165,6 +165,7 @@ fn same_setup(a: &TrainingSetup, b: &TrainingSetup, r: &ChipRates) -> bool {
                 main_grads,
                 optimizer_dtype,
                 fused_cross_entropy,
+                fused_classifier,
                 logit_metrics,
             ]
         )
