@@ -139,7 +139,8 @@ fn published_misses(args: &[&str]) -> Option<(String, String)> {
 /// all recorded misses (+24…+229%), yet its plans said nothing; a plan of a model whose
 /// published runs are mostly misses now says so, naming the rows. Keyed on the case database
 /// (cases/*.toml, embedded at build time), not on the model's structure: Llama-3.1-8B, whose
-/// rows are in band, gets no such line; serving looks at the rows on the plan's GPU.
+/// rows are in band, gets no such line; serving looks at the rows on the plan's GPU in the plan's
+/// weight class (16-bit, fp8, int8, int4, …).
 #[test]
 fn a_model_whose_published_runs_are_misses_says_so() {
     let (en, zh) = published_misses(&[
@@ -177,7 +178,7 @@ fn a_model_whose_published_runs_are_misses_says_so() {
     let (en, _) = published_misses(&[&serve[..], &["h20"]].concat())
         .expect("Qwen3-30B-A3B on H20: published-misses");
     assert!(
-        en.contains("serving-latency runs of Qwen3-30B-A3B on h20"),
+        en.contains("serving-latency runs of Qwen3-30B-A3B with 16-bit weights on h20"),
         "{en}"
     );
     assert_eq!(

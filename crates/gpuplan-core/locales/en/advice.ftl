@@ -134,7 +134,7 @@ adv-unverified-facts = Catalog facts behind this plan are { $instance } (instanc
    *[no] GPU
 } model and links in the console.
 adv-published-misses = Unchecked for this model: { $k } of the { $n } published { $serving ->
-    [yes] serving-latency runs of { $model } on { $gpu }
+    [yes] serving-latency runs of { $model } with { $weights } weights on { $gpu }
    *[no] training-throughput runs of { $model }
 } are recorded misses of gpuplan's estimate ({ $ids }; docs/accuracy.md, "Known misses"), so this plan's { $serving ->
     [yes] latency

@@ -131,7 +131,7 @@ adv-unverified-facts = 该方案依据的规格数据并非全部经官方确认
    *[no] GPU
 } 型号与互联。
 adv-published-misses = 该模型的估算未经验证：{ $model } { $serving ->
-    [yes] 在 { $gpu } 上已发表的 { $n } 组推理延迟数据
+    [yes] 在 { $gpu } 上以 { $weights } 权重已发表的 { $n } 组推理延迟数据
    *[no] 已发表的 { $n } 组训练吞吐数据
 }中有 { $k } 组是 gpuplan 估算记录在案的偏差（{ $ids }；见 docs/accuracy.md 的 “Known misses”），本方案的{ $serving ->
     [yes] 延迟

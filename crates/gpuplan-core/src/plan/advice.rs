@@ -1077,12 +1077,19 @@ fn unverified_facts(c: &Ctx) -> Option<Msg> {
 /// unchecked, whatever mechanism is missing (expert r14 #6, r15 #5: Qwen3-30B-A3B's
 /// Megatron-Bridge rows +24…+229%, its H20 serving rows −44…−50%, with no word in the plan).
 fn published_misses(c: &Ctx) -> Option<Msg> {
-    let (kind, gpu) = match (&c.p.train, &c.p.serve) {
-        (Some(_), _) => ("train_throughput", None),
-        (None, Some(_)) => ("infer_latency", Some(c.p.gpu.id.as_str())),
+    use super::published::{plan_weight_class, rows, Filter};
+    let (kind, f) = match (&c.p.train, &c.p.serve) {
+        (Some(_), _) => ("train_throughput", Filter::default()),
+        (None, Some(s)) => (
+            "infer_latency",
+            Filter {
+                gpu: Some(c.p.gpu.id.as_str()),
+                weights: Some(plan_weight_class(&s.weights)),
+            },
+        ),
         _ => return None,
     };
-    let r = super::published::rows(&c.req.model.name, kind, gpu);
+    let r = rows(&c.req.model.name, kind, f);
     if !r.mostly_missed() {
         return None;
     }
@@ -1096,8 +1103,9 @@ fn published_misses(c: &Ctx) -> Option<Msg> {
             .arg("model", c.req.model.name.as_str())
             .arg("k", r.misses.len())
             .arg("n", r.n)
-            .arg("serving", yes(gpu.is_some()))
-            .arg("gpu", gpu.unwrap_or_default())
+            .arg("serving", yes(f.gpu.is_some()))
+            .arg("gpu", f.gpu.unwrap_or_default())
+            .arg("weights", f.weights.unwrap_or_default())
             .arg("ids", ids),
     )
 }

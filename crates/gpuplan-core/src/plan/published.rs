@@ -4,6 +4,8 @@
 //! the model lacks; the caveat goes away by itself when the rows come into band (their
 //! `known_deviation` is removed, as tests/accuracy.rs requires).
 
+use crate::workload::WeightFormat;
+
 include!(concat!(env!("OUT_DIR"), "/published_cases.rs"));
 
 /// The published rows of one model and kind (and GPU, when given): how many, and the ids of
@@ -14,13 +16,49 @@ pub struct Rows {
     pub misses: Vec<&'static str>,
 }
 
-/// The rows of `model`'s cases of `kind` (a case file's `kind`), on `gpu` when given.
-pub fn rows(model: &str, kind: &str, gpu: Option<&str>) -> Rows {
-    let of = CASES
-        .iter()
-        .filter(|(_, k, m, g, _)| *k == kind && *m == model && gpu.is_none_or(|x| x == *g));
+/// Which rows of a model and kind to count: on one GPU, and (serving) in one weight class.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Filter<'a> {
+    pub gpu: Option<&'a str>,
+    pub weights: Option<&'static str>,
+}
+
+/// The class a serving case's weight `format` (empty: the model's own 16-bit weights) falls
+/// in: the kernels that read them differ by class (16-bit GEMV, FP8, int8 or int4 weight-only
+/// Marlin-class kernels, MXFP4).
+pub fn weight_class(format: &str) -> &'static str {
+    match format {
+        "" | "bf16" | "fp16" | "fp32" => "16-bit",
+        "fp8" => "fp8",
+        "int8" => "int8",
+        "int4" => "int4",
+        "mxfp4" => "mxfp4",
+        _ => "other",
+    }
+}
+
+/// [`weight_class`] of a plan's weights.
+pub fn plan_weight_class(w: &WeightFormat) -> &'static str {
+    match w {
+        WeightFormat::Fp32 | WeightFormat::Bf16 | WeightFormat::Fp16 => "16-bit",
+        WeightFormat::Fp8 => "fp8",
+        WeightFormat::Int8 => "int8",
+        WeightFormat::Int4 { .. } => "int4",
+        WeightFormat::Mxfp4 => "mxfp4",
+        _ => "other",
+    }
+}
+
+/// The rows of `model`'s cases of `kind` (a case file's `kind`) that pass `f`.
+pub fn rows(model: &str, kind: &str, f: Filter) -> Rows {
+    let of = CASES.iter().filter(|c| {
+        c.1 == kind
+            && c.2 == model
+            && f.gpu.is_none_or(|g| g == c.3)
+            && f.weights.is_none_or(|w| w == weight_class(c.4))
+    });
     let n = of.clone().count();
-    let misses = of.filter(|c| c.4).map(|c| c.0).collect();
+    let misses = of.filter(|c| c.5).map(|c| c.0).collect();
     Rows { n, misses }
 }
 
@@ -51,15 +89,27 @@ mod tests {
         assert_eq!(CASES.len(), files.len());
         let missed = |t: &&String| t.lines().any(|l| l.starts_with("known_deviation = "));
         assert_eq!(
-            CASES.iter().filter(|c| c.4).count(),
+            CASES.iter().filter(|c| c.5).count(),
             files.iter().filter(missed).count()
         );
         assert!(CASES.iter().all(|c| !c.0.is_empty() && !c.1.is_empty()));
-        let r = rows("Qwen3-30B-A3B", "train_throughput", None);
+        let r = rows("Qwen3-30B-A3B", "train_throughput", Filter::default());
         assert!(r.n >= 7, "{r:?}");
         // Llama-3.1-8B's training rows are mostly in band.
-        assert!(!rows("Llama-3.1-8B", "train_throughput", None).mostly_missed());
-        assert_eq!(rows("no-such-model", "train_throughput", None).n, 0);
-        assert!(!rows("no-such-model", "train_throughput", None).mostly_missed());
+        assert!(!rows("Llama-3.1-8B", "train_throughput", Filter::default()).mostly_missed());
+        assert_eq!(
+            rows("no-such-model", "train_throughput", Filter::default()).n,
+            0
+        );
+        // Serving by weight class: Qwen2.5-7B's 4-bit batch-1 rows on the A100 (vLLM 0.6.3
+        // Marlin) are misses, its bf16 row is in band.
+        let on = |w| Filter {
+            gpu: Some("a100-80g"),
+            weights: Some(w),
+        };
+        assert!(rows("Qwen2.5-7B", "infer_latency", on("int4")).mostly_missed());
+        let bf16 = rows("Qwen2.5-7B", "infer_latency", on("16-bit"));
+        assert!(bf16.n >= 1 && !bf16.mostly_missed(), "{bf16:?}");
+        assert!(!rows("no-such-model", "train_throughput", Filter::default()).mostly_missed());
     }
 }
