@@ -41,4 +41,59 @@ fn main() {
     src.push_str("];\n");
     let out = Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("locales.rs");
     std::fs::write(&out, src).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
+    published_cases(Path::new(&manifest));
+}
+
+/// The published cases' identity (id, kind, model preset, GPU, serving weight format) and whether
+/// each is a recorded known deviation, from `cases/*.toml` (generated files, one `key = "value"` per line), for
+/// `plan::published` (expert r16 #5). A checkout without the cases directory embeds none.
+fn published_cases(manifest: &Path) {
+    let dir = manifest.join("../../cases");
+    println!("cargo:rerun-if-changed={}", dir.display());
+    let mut rows = Vec::new();
+    for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.extension().is_none_or(|x| x != "toml") {
+            continue;
+        }
+        println!("cargo:rerun-if-changed={}", p.display());
+        let text = std::fs::read_to_string(&p).unwrap_or_default();
+        let first = |key: &str| {
+            text.lines()
+                .find_map(|l| {
+                    l.strip_prefix(key)?
+                        .strip_prefix(" = \"")?
+                        .split('"')
+                        .next()
+                })
+                .unwrap_or_default()
+                .to_string()
+        };
+        let miss = text.lines().any(|l| l.starts_with("known_deviation = "));
+        // A serving case's weight format: `format` of its `[workload.inference.weights]`
+        // table, empty when the engine loads the model's own 16-bit weights.
+        let weights = text
+            .split("[workload.inference.weights]")
+            .nth(1)
+            .and_then(|t| {
+                t.lines()
+                    .take_while(|l| !l.starts_with('['))
+                    .find_map(|l| l.strip_prefix("format = \"")?.split('"').next())
+            })
+            .unwrap_or_default()
+            .to_string();
+        let (id, kind, model, gpu) = (first("id"), first("kind"), first("model"), first("gpu"));
+        rows.push((id, kind, model, gpu, weights, miss));
+    }
+    rows.sort();
+    let mut src = String::from("/// (id, kind, model, gpu, serving weight format, known deviation) of every case in\n/// cases/.\npub static CASES: &[(&str, &str, &str, &str, &str, bool)] = &[\n");
+    for (id, kind, model, gpu, weights, miss) in &rows {
+        let _ = writeln!(
+            src,
+            "    ({id:?}, {kind:?}, {model:?}, {gpu:?}, {weights:?}, {miss}),"
+        );
+    }
+    src.push_str("];\n");
+    let out = Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("published_cases.rs");
+    std::fs::write(&out, src).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
 }

@@ -133,6 +133,16 @@ adv-unverified-facts = Catalog facts behind this plan are { $instance } (instanc
     [yes] NPU
    *[no] GPU
 } model and links in the console.
+adv-published-misses = Unchecked for this model: { $k } of the { $n } published { $serving ->
+    [yes] serving-latency runs of { $model } with { $weights } weights on { $gpu }
+   *[no] training-throughput runs of { $model }
+} are recorded misses of gpuplan's estimate ({ $ids }; docs/accuracy.md, "Known misses"), so this plan's { $serving ->
+    [yes] latency
+   *[no] time and cost
+} may be far off. Benchmark { $serving ->
+    [yes] one replica at the target load
+   *[no] the first hour (tokens/s per GPU)
+} before committing the budget.
 adv-long-job-no-deadline = No deadline was set, so the cheapest plan ranks first: it runs { $days }. { $nodes } × { $id } finishes in { $faster } for ¥{ $cost } (+{ $extra }); set --deadline to rank plans that meet it by cost.
 adv-stock-fallbacks = If { $id } is out of stock in your zone: { $list }.
 adv-fallback = { $nodes } × { $id } ({ $provider }{ $other ->

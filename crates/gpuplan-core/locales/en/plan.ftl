@@ -233,6 +233,14 @@ bind-over-budget-deadline = cheapest plan within the { $d } deadline, { $what },
     [none] {""}
    *[other] ; with spot (if the job tolerates interruption: --interruptible) it is ¥{ $spot }
 }
+bind-budget-on-demand = billed on demand (--billing on-demand) instead of the chosen billing mode, { $what } costs ¥{ $x }{ $within ->
+    [yes] , within the budget
+   *[no] {""}
+}
+bind-megatron-fits = under --profile megatron (Megatron-Core's tensor and pipeline parallelism; MindSpeed-LLM on Ascend) the search finds { $n } plan(s): the first, { $what } with { $layout }, takes { $h }{ $cost ->
+    [none] {""}
+   *[other] {" "}for ¥{ $cost }
+}; run again with --profile megatron
 bind-serve-over-budget = cheapest serving plan { $what } costs ¥{ $x }/month, over the ¥{ $b } budget by ¥{ $over }
 bind-serve-no-bandwidth = no serving plan can be estimated on { $gpus }: the catalog has no sourced memory bandwidth for it, and decode latency (each output token reads the weights and the KV cache) cannot be computed without one. Plan serving on other chips (--chips nvidia), or benchmark the engine (MindIE, vLLM-Ascend) on one node
 bind-serve-over-max-nodes = every serving fleet needs more than { $max } nodes (the smallest, { $n } × { $what }): allow more nodes (--max-nodes { $n }) or fewer replicas (--min-replicas, --rate)

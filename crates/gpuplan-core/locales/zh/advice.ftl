@@ -130,6 +130,16 @@ adv-unverified-facts = 该方案依据的规格数据并非全部经官方确认
     [yes] NPU
    *[no] GPU
 } 型号与互联。
+adv-published-misses = 该模型的估算未经验证：{ $model } { $serving ->
+    [yes] 在 { $gpu } 上以 { $weights } 权重已发表的 { $n } 组推理延迟数据
+   *[no] 已发表的 { $n } 组训练吞吐数据
+}中有 { $k } 组是 gpuplan 估算记录在案的偏差（{ $ids }；见 docs/accuracy.md 的 “Known misses”），本方案的{ $serving ->
+    [yes] 延迟
+   *[no] 用时和费用
+}可能相差很大。请先{ $serving ->
+    [yes] 在目标负载下实测一个副本
+   *[no] 实测第一个小时（每卡 tokens/s）
+}，再确定预算。
 adv-long-job-no-deadline = 未设置截止时间（--deadline），因此最便宜的方案排在第一：它要运行 { $days }。{ $nodes } × { $id } 只需 { $faster }，费用 ¥{ $cost }（多 { $extra }）；用 --deadline 设定期限后，会在满足期限的方案中按费用排序。
 adv-stock-fallbacks = 若 { $id } 在目标可用区缺货，可选：{ $list }。
 adv-fallback = { $nodes } × { $id }（{ $provider }{ $other ->

@@ -200,6 +200,14 @@ bind-over-budget-deadline = { $d }期限内最便宜的方案 { $what } 需 ¥{ 
     [none] {""}
    *[other] ；若任务可中断（--interruptible），使用抢占式实例约 ¥{ $spot }
 }
+bind-budget-on-demand = 改用按量付费（--billing on-demand）而非所选计费方式时，{ $what } 需 ¥{ $x }{ $within ->
+    [yes] ，在预算之内
+   *[no] {""}
+}
+bind-megatron-fits = 改用 --profile megatron（Megatron-Core 的张量并行与流水线并行；昇腾上为 MindSpeed-LLM）可得到 { $n } 个方案：第一个是 { $what }，布局 { $layout }，用时 { $h }{ $cost ->
+    [none] {""}
+   *[other] ，费用 ¥{ $cost }
+}；请加 --profile megatron 重新运行
 bind-serve-over-budget = 最便宜的推理方案 { $what } 每月 ¥{ $x }，比预算 ¥{ $b } 多出 ¥{ $over }
 bind-serve-no-bandwidth = 无法为 { $gpus } 估算推理方案：目录中没有该芯片有出处的显存带宽，而解码时延（每个输出 token 都要读取权重和 KV 缓存）离不开它。请改用其他芯片（--chips nvidia），或在单个节点上实测推理引擎（MindIE、vLLM-Ascend）
 bind-serve-over-max-nodes = 每种推理部署都需要超过 { $max } 个节点（最少的是 { $n } × { $what }）：放宽节点数（--max-nodes { $n }）或减少副本（--min-replicas、--rate）

@@ -9,6 +9,7 @@ pub mod load;
 pub mod money;
 pub mod periods;
 pub mod pins;
+pub mod published;
 pub mod serve;
 pub mod train;
 
@@ -682,6 +683,7 @@ fn plan_advising(
     };
     if plans.is_empty() {
         rejected.extend(blame_pins(req, &cands, cat, mode)?);
+        rejected.extend(megatron_alternative(req, &cands, cat, mode)?);
     }
     check_plans(req, &plans)?;
     let threads = train::search_threads(mode);
@@ -745,6 +747,69 @@ fn train_search(
         precision_pinned: *precision_pinned,
     };
     train::search(req, &job, cands, cat, rejected, mode)
+}
+
+/// No plan under the default profile, whose fine-tuning stacks (HF Trainer, PEFT) shard with
+/// ZeRO/FSDP only: the same search under `--profile megatron` (Megatron-Core's TP × PP; on
+/// Ascend MindSpeed-LLM, Megatron-Core's port), named when it finds plans (expert r16 q20:
+/// Qwen2.5-72B full fine-tuning at 8k tokens on 910B4 answered "NO PLAN: no configuration fits
+/// memory" while `--profile megatron` lists 16 × modelarts.snt9b.8 at PP 2 with ZeRO-3, a layout
+/// no Megatron stack launches, so that one is not named). Not for QLoRA (no stack runs it on
+/// Megatron-Core) nor a stack the user named.
+fn megatron_alternative(
+    req: &PlanRequest,
+    cands: &[(&Instance, &GpuSpec)],
+    cat: &Catalog,
+    mode: SearchMode,
+) -> Result<Option<Binding>, CoreError> {
+    use crate::workload::{Framework, TrainTask};
+    let Job::Train { setup, pins, .. } = &req.job else {
+        return Ok(None);
+    };
+    if setup.framework != Framework::HuggingFace || setup.task == TrainTask::Qlora || pins.framework
+    {
+        return Ok(None);
+    }
+    let mut alt = req.clone();
+    if let Job::Train { setup, .. } = &mut alt.job {
+        setup.framework = Framework::Megatron;
+    }
+    let mut ignored = Vec::new();
+    let mut work = SearchWork::default();
+    let (mut plans, _) = train_search(&alt, cands, cat, &mut ignored, (mode, &mut work))?;
+    drop(rank_and_fold_out(&mut plans, alt.objective));
+    // Only layouts Megatron-Core launches: its distributed optimizer is ZeRO-1, and neither
+    // torch FSDP2 under Megatron-LM nor DeepSpeed's pipeline engine runs ZeRO-2/3 beside
+    // pipeline stages (megatron/training/arguments.py: "--use-torch-fsdp2 is not supported with
+    // pipeline parallelism"; train.rs point_stacks for DeepSpeed; whether Megatron-FSDP runs
+    // beside PP was not established). The `megatron` profile's own search still lists such
+    // layouts (expert r16 #4, described, not changed here).
+    let launched = |p: &&Plan| {
+        p.train
+            .as_ref()
+            .is_some_and(|t| t.setup.parallel.pp == 1 || t.setup.parallel.zero <= 1)
+    };
+    let n = plans.iter().filter(launched).count();
+    let Some((p, t)) = plans
+        .iter()
+        .find(launched)
+        .and_then(|p| Some((p, p.train.as_ref()?)))
+    else {
+        return Ok(None);
+    };
+    let cost = p
+        .chosen
+        .as_ref()
+        .map_or_else(|| "none".to_string(), |c| crate::units::cny_figure(c.cny));
+    Ok(Some(Binding::msg(
+        "profile",
+        crate::i18n::Msg::new("bind-megatron-fits")
+            .arg("n", n)
+            .arg("what", format!("{} × {}", p.nodes, p.instance.id))
+            .arg("layout", train::layout_words(&t.setup.parallel))
+            .arg("h", advice::duration_arg(p.hours))
+            .arg("cost", cost),
+    )))
 }
 
 /// No plan under the settings the workload fixes ([`TrainPins`]): the fixed keys whose release

@@ -1726,8 +1726,9 @@ enum Outcome {
     OverDeadline(u64, f64),
     /// Fits, but has no price to check against the budget.
     Unpriced(u64),
-    /// Fits, but costs more than the budget (chosen and spot ¥).
-    OverBudget(u64, f64, Option<f64>),
+    /// Fits, but costs more than the budget (chosen ¥, and the cheaper modes the user did not
+    /// choose).
+    OverBudget(u64, f64, OtherModes),
     /// Fits, but its interruptions would stretch it past `MAX_INTERRUPTION_OVERHEAD`: why.
     Interrupted(u64, Box<Msg>),
     Plan(Box<Plan>),
@@ -2027,13 +2028,34 @@ fn site_misses(c: &super::Constraints, evaluated: u64, p: &SitePriced) -> Option
     }
     let (b, ch) = c.budget_cny.zip(p.chosen.as_ref())?;
     (ch.cny > b).then(|| {
-        let spot_cost = p
-            .costs
-            .iter()
-            .find(|x| x.billing == crate::catalog::Billing::Spot)
-            .map(|x| x.cny);
-        Outcome::OverBudget(evaluated, ch.cny, spot_cost)
+        let other = OtherModes::of(p, ch.cny, c.deadline_hours);
+        Outcome::OverBudget(evaluated, ch.cny, other)
     })
+}
+
+/// What a site over the budget would cost in the modes a refusal names beside the chosen one:
+/// spot (if the job tolerates interruption) and on-demand, when the user's `--billing` chose a
+/// dearer mode (expert r16 q26: a 3.9-day job under `--billing monthly` pays a whole month,
+/// ¥121386 against a ¥30000 budget, while on-demand costs ¥25859, and the refusal named spot only).
+#[derive(Clone, Copy, Debug, Default)]
+struct OtherModes {
+    spot: Option<f64>,
+    on_demand: Option<f64>,
+}
+
+impl OtherModes {
+    /// `chosen`: the chosen mode's ¥; on-demand counts only where it is cheaper and its hours
+    /// meet the deadline.
+    fn of(p: &SitePriced, chosen: f64, deadline: Option<f64>) -> OtherModes {
+        let mode = |b: crate::catalog::Billing| p.costs.iter().find(|x| x.billing == b);
+        let in_time = |h: f64| deadline.is_none_or(|d| h.max(p.run_hours) <= d);
+        OtherModes {
+            spot: mode(crate::catalog::Billing::Spot).map(|x| x.cny),
+            on_demand: mode(crate::catalog::Billing::OnDemand)
+                .filter(|x| x.cny < chosen && in_time(x.hours))
+                .map(|x| x.cny),
+        }
+    }
 }
 
 /// Why a site has no plan when its interruptions put the job past
@@ -2433,6 +2455,9 @@ struct Misses {
     closest_fail: Option<(String, Box<Shortfall>)>,
     fastest_over_deadline: Option<(String, f64)>,
     cheapest_over_budget: Option<(String, f64, Option<f64>)>,
+    /// The cheapest on-demand cost among the sites over the budget whose chosen mode (the
+    /// user's `--billing`) was dearer than on-demand ([`OtherModes`]).
+    cheapest_on_demand: Option<(String, f64)>,
     /// The first site whose interruptions put it past the bound, and why.
     interrupted: Option<(String, Box<Msg>)>,
     /// How many sites their interruptions refused.
@@ -2478,10 +2503,20 @@ impl Misses {
                 self.met_deadline = true;
                 self.unpriced += 1;
             }
-            Outcome::OverBudget(evaluated, cny, spot_cost) => {
+            Outcome::OverBudget(evaluated, cny, other) => {
                 self.evaluated += evaluated;
                 self.any_fit = true;
                 self.met_deadline = true;
+                if let Some(od) = other.on_demand {
+                    if self
+                        .cheapest_on_demand
+                        .as_ref()
+                        .is_none_or(|(_, x)| od < *x)
+                    {
+                        self.cheapest_on_demand = Some((what(), od));
+                    }
+                }
+                let spot_cost = other.spot;
                 if self
                     .cheapest_over_budget
                     .as_ref()
@@ -2567,6 +2602,7 @@ impl Misses {
                     .arg("over", crate::units::gap_msg(h - d)),
             ));
         }
+        let on_demand = self.cheapest_on_demand;
         if let (Some((what, x, spot)), Some(b)) = (self.cheapest_over_budget, c.budget_cny) {
             rejected.push(Binding::msg(
                 "budget",
@@ -2587,6 +2623,15 @@ impl Misses {
                         .unwrap_or_else(|| "none".into()),
                 ),
             ));
+            if let Some((od_what, od)) = on_demand {
+                rejected.push(Binding::msg(
+                    "billing",
+                    Msg::new("bind-budget-on-demand")
+                        .arg("what", od_what.as_str())
+                        .arg("x", crate::units::cny_figure(od))
+                        .arg("within", if od <= b { "yes" } else { "no" }),
+                ));
+            }
         }
     }
 }
@@ -2613,7 +2658,7 @@ pub fn single_gpu_need(req: &PlanRequest, setup: &TrainingSetup, gpu: &GpuSpec) 
 
 /// A parallel layout in language-neutral words: `TP 1 PP 1 EP 64 ZeRO-3` (EP, CP and virtual
 /// stages only where they are used).
-fn layout_words(p: &crate::workload::Parallelism) -> String {
+pub(super) fn layout_words(p: &crate::workload::Parallelism) -> String {
     let mut w = format!("TP {} PP {}", p.tp, p.pp);
     if p.virtual_stages > 1 {
         w.push_str(&format!("×v{}", p.virtual_stages));
