@@ -209,8 +209,15 @@ QWEN1_FULL_FLOOR = (
     "measured outside the ops: 0.61 s a step) hides behind the GPU's time; what it does "
     "not count is DeepSpeed ZeRO-3's per-module fetch and release hooks run from Python around every submodule "
     "in the forward, the recomputed forward and the backward (stage3_param_persistence_threshold 'auto' = 10 x "
-    "hidden keeps only the norms resident, so every linear is gathered and freed each time). Neither the host's "
-    "per-hook cost nor DeepSpeed's version is stated, and the hooks are not modelled.")
+    "hidden keeps only the norms resident, so every linear is gathered and freed each time). Counted from the "
+    "code (DeepSpeed v0.12.3 runtime/zero/parameter_offload.py lines 380-536, not measured): each submodule gets "
+    "two forward pre-hooks and two forward hooks, which run at every call, and two autograd functions whose "
+    "backward fetches and releases the submodule's parameters; Qwen's block is 10 module calls a forward "
+    "(validation/host-costs-measured.json module_calls), 20 with the checkpoint's replay, so about 80 hook calls "
+    "and 40 fetch/release calls per layer and micro-batch. The published floor less the counted host time "
+    "(2.4 ms a layer) leaves about 13 ms a layer, 0.33 ms per fetch/release call; no source gives DeepSpeed's "
+    "per-hook host cost (it needs a GPU to time), DeepSpeed's version is not stated, and the hooks are not "
+    "modelled.")
 
 KNOWN = {f"t-qwen1-7b-full-s{_s}-2xa100": QWEN1_FULL_FLOOR.format(err=_e)
          for _s, _e in ((256, "+235.0%"), (512, "+103.0%"), (1024, "+40.4%"))}
