@@ -12,7 +12,9 @@ What is counted, for one micro-batch (forward with the loss, backward) and for t
   the autograd engine's C++ in the backward). Ops they call inside (aten::linear -> aten::t,
   aten::matmul -> aten::mm) are not counted again.
 - "launch_ops": the top ops that launch device work on CUDA: every top op less the ones that only
-  make a view or new metadata (VIEW_OPS) or allocate without a kernel (aten::empty*).
+  make a view or new metadata (VIEW_OPS), allocate without a kernel (aten::empty*) or cast to the
+  dtype the tensor has (DELEGATING), unless an op they call launches (stop 35: a reshape that
+  copies, a cast that converts; before, by the top op's name alone).
 - "autograd_nodes": backward functions the engine runs (each a C++ call around its ops).
 Per layer = count(2 layers) - count(1 layer); the rest is the model's fixed part (embedding, final
 norm, LM head, loss); widths are checked not to matter (two widths give the same counts).
@@ -54,6 +56,9 @@ VIEW_OPS = {"aten::view", "aten::_unsafe_view", "aten::reshape", "aten::t", "ate
             "aten::result_type", "aten::is_nonzero", "aten::empty", "aten::empty_like",
             "aten::empty_strided", "aten::new_empty", "aten::new_empty_strided", "aten::size",
             "aten::stride", "aten::is_same_size", "aten::_reshape_alias", "aten::contiguous"}
+# Casts that launch a kernel only through the ops they call (aten::_to_copy), none when the
+# tensor already has the dtype (autocast's bf16 weights).
+DELEGATING = {"aten::to", "aten::type_as"}
 # Tiny widths: the count does not depend on them (checked with WIDE).
 QWEN_TINY = dict(hidden_size=64, num_attention_heads=4, kv_channels=16, intermediate_size=96,
                  vocab_size=256, max_position_embeddings=512, seq_length=512, no_bias=True,
@@ -103,6 +108,16 @@ def adapt(model, lora, recompute):
     return model
 
 
+def launches(node):
+    """Whether an op launches device work on CUDA: it is not a view, metadata or allocation op nor a
+    cast that only delegates (aten::to, aten::type_as: no kernel when the dtype already matches),
+    or an op it calls does (a reshape or contiguous of a non-contiguous tensor copies: aten::clone)."""
+    if node.name not in VIEW_OPS and node.name not in DELEGATING:
+        return True
+    return any(launches(ch) for ch in node.children
+               if ch.typed[0] == _EventType.TorchOp and ch.name.startswith("aten::"))
+
+
 def top_level(roots):
     """Aten ops with no aten op above them, and the autograd nodes, by phase, from the
     profiler's event tree (parents as recorded, not inferred from timestamps)."""
@@ -120,7 +135,7 @@ def top_level(roots):
                 c["autograd_nodes"] += 1
             elif name.startswith("aten::") and not nested:
                 c["top_ops"] += 1
-                c["launch_ops"] += name not in VIEW_OPS
+                c["launch_ops"] += launches(node)
                 c["ops"][name] = c["ops"].get(name, 0) + 1
         nested = nested or name.startswith("aten::")
         for ch in node.children:
@@ -242,6 +257,7 @@ def main():
     head = {"torch": torch.__version__, "transformers": transformers.__version__, "peft": peft.__version__,
             "qwen_code": "Qwen/Qwen-7B remote code @e7a368b (modeling_qwen.py)", "seq": SEQ,
             "qwen_lora": QWEN_LORA, "llama_lora": LLAMA_LORA, "view_ops": sorted(VIEW_OPS),
+            "delegating_ops": sorted(DELEGATING),
             "cpu_differences": [
                 "no flash-attn on CPU: Qwen's code falls back to its own attention (_attn with its causal mask), "
                 "where on CUDA with flash-attn 2 it calls flash_attn_func (one op forward, one backward node); "

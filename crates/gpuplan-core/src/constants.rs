@@ -164,8 +164,16 @@ pub struct Tunables {
     /// torch.add on a 512² tensor through PyTorch's own CUDA path, 8 µs/op on an NVIDIA A100
     /// machine (flagos-ai/Torch-FL pull request 27, 2026-07-28, "cuda_sub" column); corroborated
     /// by 7.1 µs per torch.add call on an A100 (flagos-ai/FlagGems issue 4558, 2026-07-08).
-    /// Times the ops `train::dispatch` counts (docs/methodology.md, "Host dispatch floor").
+    /// Times the ops `train::dispatch` counts that launch a kernel (docs/methodology.md, "Host
+    /// dispatch floor").
     pub host_op_seconds: f64,
+    /// Host time of an eager op that launches no kernel (a view, metadata, an allocation),
+    /// seconds: 0.7 µs, measured, not fitted: `a.view(8)` from a Python loop on this project's
+    /// CPU, torch 2.1.2, one thread, best of 7 × 2000 calls (tools/measure_host_costs.py,
+    /// validation/host-costs-measured.json `py_view_s` = 0.69 µs); a view does the same host work
+    /// on a CUDA tensor and launches nothing. Assumption: the published runs' server CPUs are as
+    /// fast as this one.
+    pub host_view_seconds: f64,
     /// Hours between training checkpoints when the job does not say. Assumption: 1 h, the order
     /// of the defaults people run with (HF Trainer `save_steps` 500 at 5–10 s/step ≈ 0.7–1.4 h).
     /// Each checkpoint written synchronously stalls training for its write time.
@@ -293,6 +301,7 @@ impl Default for Tunables {
             spot_price_fraction: 0.2,
             image_decode_per_core: 150.0,
             host_op_seconds: 8e-6,
+            host_view_seconds: 0.7e-6,
             checkpoint_interval_hours: 1.0,
             checkpoint_stall_fraction: 1.0,
             failure_rate_per_gpu_hour: LLAMA3_INTERRUPTIONS / (54.0 * 24.0 * 16384.0),

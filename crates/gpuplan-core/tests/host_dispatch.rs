@@ -5,7 +5,9 @@
 
 use gpuplan_core::constants::Tunables;
 use gpuplan_core::model::ModelSpec;
-use gpuplan_core::train::dispatch::{ops_per_micro_batch, LayerOps, HF_LLAMA, QWEN_V1};
+use gpuplan_core::train::dispatch::{
+    micro_batch_seconds, ops_per_micro_batch, LayerOps, HF_LLAMA, QWEN_V1,
+};
 use gpuplan_core::train::{training_step, StepTime};
 use gpuplan_core::validation::{parse_case, workload_model};
 use gpuplan_core::workload::{Framework, Recompute, TrainingSetup};
@@ -23,43 +25,75 @@ fn read(p: &str) -> String {
 const STACKS: [(&gpuplan_core::train::dispatch::StackOps, f64, &str); 2] =
     [(&QWEN_V1, 5.0, "qwen1"), (&HF_LLAMA, 7.0, "llama")];
 
-fn per_layer(data: &Value, row: &str) -> (f64, f64) {
+/// (per layer, fixed) of one count (`top_ops`, `launch_ops`) of a row of dispatch-measured.json.
+fn per_layer(data: &Value, row: &str, key: &str) -> (f64, f64) {
     let mb = &data["stacks"][row]["micro_batch"];
     let n = |k: &str| {
-        mb[k]["top_ops"]
+        mb[k][key]
             .as_f64()
-            .unwrap_or_else(|| panic!("{row}: {k}"))
+            .unwrap_or_else(|| panic!("{row}: {k}.{key}"))
     };
     (n("per_layer"), n("fixed"))
+}
+
+/// (per layer, fixed) seconds outside the ops of a row of host-costs-measured.json.
+fn outside(data: &Value, row: &str) -> (f64, f64) {
+    let o = &data["outside"][row];
+    let n = |k: &str| o[k].as_f64().unwrap_or_else(|| panic!("{row}: {k}"));
+    (n("outside_per_layer_s"), n("outside_fixed_s"))
+}
+
+/// One table (ops, launching ops or seconds outside) against its three measured rows (every
+/// linear trained, all-linear LoRA, one adapter): the frozen base and per-adapter increment are
+/// what the two LoRA rows give (the per-adapter cost is the same for every adapted linear).
+fn check_table(t: &LayerOps, adapters: f64, rows: [(f64, f64); 3], tol: f64, what: &str) {
+    let close = |a: f64, b: f64| (a - b).abs() <= tol;
+    let [full, lora, one] = rows;
+    assert!(
+        close(t.full, full.0) && close(t.fixed_full, full.1),
+        "{what} full: {t:?} {full:?}"
+    );
+    let lora_t = t.frozen + adapters * t.per_adapter;
+    assert!(
+        close(lora_t, lora.0) && close(t.fixed_lora, lora.1),
+        "{what} lora: {t:?} {lora:?}"
+    );
+    assert!(
+        close(t.frozen + t.per_adapter, one.0),
+        "{what} lora1: {t:?} {one:?}"
+    );
 }
 
 #[test]
 fn the_op_table_is_the_measured_count() {
     let data: Value = serde_json::from_str(&read("validation/dispatch-measured.json")).unwrap();
+    let secs: Value = serde_json::from_str(&read("validation/host-costs-measured.json")).unwrap();
     for (stack, adapters, prefix) in STACKS {
-        for (ops, rc) in [
+        for (c, rc) in [
             (stack.no_recompute, ""),
             (stack.full_recompute, "_recompute"),
         ] {
-            let LayerOps {
-                full,
-                frozen,
-                per_adapter,
-                fixed_full,
-                fixed_lora,
-            } = ops;
-            let full_row = per_layer(&data, &format!("{prefix}_full{rc}"));
-            assert_eq!((full, fixed_full), full_row, "{prefix}_full{rc}");
-            let lora = per_layer(&data, &format!("{prefix}_lora{rc}"));
-            assert_eq!(
-                (frozen + adapters * per_adapter, fixed_lora),
-                lora,
-                "{prefix}_lora{rc}"
+            let rows = |f: &dyn Fn(&str) -> (f64, f64)| {
+                ["full", "lora", "lora1"].map(|k| f(&format!("{prefix}_{k}{rc}")))
+            };
+            let what = format!("{prefix}{rc}");
+            check_table(
+                &c.ops,
+                adapters,
+                rows(&|r| per_layer(&data, r, "top_ops")),
+                0.0,
+                &what,
             );
-            // One adapter a layer: the frozen base and one increment (the per-adapter count is
-            // the same for every adapted linear, so the two rows give it).
-            let one = per_layer(&data, &format!("{prefix}_lora1{rc}"));
-            assert_eq!(frozen + per_adapter, one.0, "{prefix}_lora1{rc}");
+            let launch = rows(&|r| per_layer(&data, r, "launch_ops"));
+            check_table(&c.launch, adapters, launch, 0.0, &what);
+            // Seconds rounded to 0.1 µs in the table; the LoRA row sums 5-7 adapters.
+            check_table(
+                &c.outside_s,
+                adapters,
+                rows(&|r| outside(&secs, r)),
+                1e-6,
+                &what,
+            );
         }
     }
 }
@@ -85,23 +119,31 @@ fn step(m: &ModelSpec, s: &TrainingSetup, c: &gpuplan_core::hardware::ClusterSpe
 }
 
 /// Qwen-1.8B LoRA at 256 tokens (Qwen's README speed table): 55 + 24 × (265 + 5 × 39) = 11,095
-/// ops a micro-batch; at 8 µs that is 88.8 ms, far above the GPU's few tens of ms, so each
-/// micro-batch takes the host's time and the host CPU is the bottleneck.
+/// ops a micro-batch, 34 + 24 × (161 + 5 × 23) = 6,658 of them launching a kernel; with the views
+/// and the measured time outside the ops that is about 0.1 s, far above the GPU's few tens of ms,
+/// so each micro-batch takes the host's time and the host CPU is the bottleneck.
 #[test]
 fn a_short_qwen_lora_micro_batch_waits_for_the_host() {
     let (m, s, c) = case("t-qwen1-18b-lora-s256-a100");
     let b = gpuplan_core::model::param_breakdown(&m);
-    let (stack, ops) = ops_per_micro_batch(&m, &b, &s).unwrap();
+    let (stack, h) = ops_per_micro_batch(&m, &b, &s).unwrap();
     assert_eq!(stack.name, "qwen1");
-    assert_eq!(ops, 55.0 + 24.0 * (265.0 + 5.0 * 39.0));
+    assert_eq!(h.ops, 55.0 + 24.0 * (265.0 + 5.0 * 39.0));
+    assert_eq!(h.launch, 34.0 + 24.0 * (161.0 + 5.0 * 23.0));
+    let o = &stack.full_recompute.outside_s;
+    let outside = o.fixed_lora + 24.0 * (o.frozen + 5.0 * o.per_adapter);
+    assert!((h.outside_s - outside).abs() < 1e-12 && outside > 0.0);
     let st = step(&m, &s, &c);
-    let h = st.host_dispatch.as_ref().unwrap();
+    let d = st.host_dispatch.as_ref().unwrap();
     let micro = s.grad_accum as f64;
     let gpu = (st.compute.0 - st.optimizer.0) / micro;
-    let host = ops * Tunables::default().host_op_seconds;
+    let tun = Tunables::default();
+    let host =
+        h.launch * tun.host_op_seconds + (h.ops - h.launch) * tun.host_view_seconds + outside;
+    assert!((micro_batch_seconds(&h, &tun) - host).abs() < 1e-12);
     assert!(host > 2.0 * gpu, "host {host} s, GPU {gpu} s");
-    assert!((h.exposed_s.0 - micro * (host - gpu)).abs() < 1e-12);
-    assert!((st.step.0 - (st.compute.0 + h.exposed_s.0)).abs() < 1e-12);
+    assert!((d.exposed_s.0 - micro * (host - gpu)).abs() < 1e-12);
+    assert!((st.step.0 - (st.compute.0 + d.exposed_s.0)).abs() < 1e-12);
     assert_eq!(st.bottleneck, "host-cpu");
 }
 

@@ -122,14 +122,15 @@ fn accuracy_refits_every_fitted_source() {
     // 283 cases of the 29 unfitted sources + llm-foundry's 210, t-nemo's 17 and t-titan25's 8
     // with their constants refit (dle's 5 and llm-foundry's 7 FP8 rows cannot be: no other
     // source has a CNN or a 2023-kernel FP8 training row). Mean 13.7% before the host dispatch
-    // floor (stop 34) brought the Qwen-v1 256-512-token rows from up to +567% to +26..+44%.
+    // floor (stop 34) brought the Qwen-v1 256-512-token rows from up to +567% to +26..+44%;
+    // 10.6% before stop 35's split of the host time (views at 0.7 µs, the time outside the ops
+    // measured on CPU) moved them to +18.6..+35.3%.
     // Stop 35 (wt-hours16): 36 sources and 521 cases with the steady-state GPU-hours rows of
-    // Nemotron-4 15B, H2O-Danube-1.8B and BloombergGPT (three held-out sources of one case each;
-    // mean 10.6% -> 10.7%).
+    // Nemotron-4 15B, H2O-Danube-1.8B and BloombergGPT (three held-out sources of one case each).
     assert!(
         refit.contains(
             "Leave-one-source-out over all 36 sources (those above as they are, the 4 fitted ones \
-             with their constants refit): 521 cases, median |error| 5.6%, mean 10.6%; 12 cases of \
+             with their constants refit): 521 cases, median |error| 5.6%, mean 10.5%; 12 cases of \
              the fitted sources are not held out."
         ),
         "{refit}"
@@ -575,8 +576,11 @@ fn training_accuracy_stays_within_todays_bands() {
     // the pre-registered layouts).
     // 56 with llm.c's GPT-2 124M and 350M scripts within band (fused classifier: +21.9% -> +6.9%,
     // +10.7% -> +5.0%); the 1558M H100 row stays (+14.3% -> +12.1%, LLMC_1558M).
+    // 55 since stop 35 splits the eager loop's host time (views at host_view_seconds, the time
+    // outside the ops measured on CPU: train/dispatch.rs): t-qwen1-7b-lora-s256-a100 within band
+    // (+26.5% -> +18.6%); the other QWEN1_FLOOR rows 8-9 points closer and still out.
     assert!(
-        known <= 56,
+        known <= 55,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes

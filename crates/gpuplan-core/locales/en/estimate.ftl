@@ -86,7 +86,7 @@ est-step-ep = expert all-to-all
 est-step-contention = compute lost to overlapped NCCL (SMs)
 est-step-host = waiting for the host CPUs (image decode)
 est-step-dispatch = waiting for the host's op dispatch (eager loop)
-est-how-dispatch = { $ops } ops per micro-batch × { $us } µs = { $host } of host time (counted { $stack } code)
+est-how-dispatch = per micro-batch { $ops } launching ops × { $us } µs + { $views } ops that launch nothing × { $vus } µs + { $outside } of Python and autograd around them; { $host } of host time a step (counted { $stack } code)
 est-step-offload-optimizer = host offload: optimizer copies (PCIe; host step not timed)
 est-step-offload-params = host offload: parameter fetches (PCIe)
 est-step-offload-activations = host offload: activations (PCIe)

@@ -1,19 +1,24 @@
 //! The host's dispatch time of an eager training micro-batch (issue 10): in eager PyTorch the
 //! host issues every op one by one (Python, the dispatcher, the autograd engine, the CUDA launch)
 //! while the GPU runs what it was given; the CUDA stream lets the host run ahead, so a
-//! micro-batch takes max(the GPU's time, the host's time). The host's time is the ops it
-//! dispatches × `Tunables::host_op_seconds`.
+//! micro-batch takes max(the GPU's time, the host's time). The host's time is the ops that launch
+//! a kernel × `Tunables::host_op_seconds` (a CUDA measurement), the ops that launch nothing
+//! (views, metadata, allocations) × `Tunables::host_view_seconds`, and the time outside the ops
+//! (Python around them, the autograd engine's per-node work, nn.Module calls).
 //!
-//! The ops are counted, not fitted: tools/measure_dispatch.py runs the stacks below on CPU under
-//! torch.profiler and counts the top-level aten ops of one micro-batch (forward with the loss,
-//! a reentrant checkpoint's replay, backward), per layer and outside the layers
-//! (validation/dispatch-measured.json; tests/host_dispatch.rs checks this table against it).
+//! Nothing is fitted: tools/measure_dispatch.py runs the stacks below on CPU under torch.profiler
+//! and counts the top-level aten ops of one micro-batch (forward with the loss, a reentrant
+//! checkpoint's replay, backward) and which of them launch a kernel, per layer and outside the
+//! layers (validation/dispatch-measured.json); tools/measure_host_costs.py times the same loops on
+//! this project's CPU and takes the ops' own time off (validation/host-costs-measured.json);
+//! tests/host_dispatch.rs checks this table against both.
 //! Only the stacks counted are modelled, on NVIDIA GPUs: the HF profile (eager, not compiled) on one device
 //! (TP, PP and CP 1, dense layers) of Qwen (v1)'s remote code or HF's Llama code (which Mistral's
 //! and Qwen2's copy), with no recompute or full (reentrant) recompute, full fine-tuning or LoRA.
 //! Everything else keeps the GPU-only step. Not counted: the optimizer step (once per step:
-//! about 10-30 `_foreach` ops), DeepSpeed's and FSDP's per-module hooks, bitsandbytes' QLoRA
-//! dequantization, the Trainer's own per-step Python (docs/methodology.md, "Host dispatch floor").
+//! about 10-30 `_foreach` ops and a Python loop over the tensors), DeepSpeed's and FSDP's
+//! per-module hooks, bitsandbytes' QLoRA dequantization, the Trainer's own per-step Python
+//! (docs/methodology.md, "Host dispatch floor").
 
 use crate::constants::Tunables;
 use crate::hardware::GpuSpec;
@@ -22,8 +27,9 @@ use crate::units::Seconds;
 use crate::workload::{Framework, Recompute, TrainTask, TrainingSetup};
 use serde::Serialize;
 
-/// A layer's top-level ops per micro-batch under one recompute choice, and the model's outside
-/// the layers (embedding, final norm, LM head, loss), from validation/dispatch-measured.json.
+/// A layer's quantity per micro-batch under one recompute choice (top-level ops, launching ops,
+/// or seconds outside the ops), and the model's outside the layers (embedding, final norm, LM
+/// head, loss), from validation/dispatch-measured.json and validation/host-costs-measured.json.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LayerOps {
     /// Every linear trained (full fine-tuning, pretraining).
@@ -39,32 +45,51 @@ pub struct LayerOps {
     pub fixed_lora: f64,
 }
 
-/// One counted stack: its ops without and with full (reentrant) recompute.
+/// One recompute choice of a counted stack: the top-level ops, those of them that launch a kernel
+/// on CUDA (the rest make a view or metadata, or allocate: measure_dispatch.py's `VIEW_OPS`), and
+/// the host's seconds outside the ops (Python around them, the autograd engine's per-node work,
+/// the module machinery; tools/measure_host_costs.py on this project's CPU,
+/// validation/host-costs-measured.json `outside`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LoopCost {
+    pub ops: LayerOps,
+    pub launch: LayerOps,
+    pub outside_s: LayerOps,
+}
+
+/// One counted stack: its loop without and with full (reentrant) recompute.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StackOps {
     pub name: &'static str,
-    pub no_recompute: LayerOps,
-    pub full_recompute: LayerOps,
+    pub no_recompute: LoopCost,
+    pub full_recompute: LoopCost,
+}
+
+const fn layer(full: f64, frozen: f64, per_adapter: f64, fixed: (f64, f64)) -> LayerOps {
+    LayerOps {
+        full,
+        frozen,
+        per_adapter,
+        fixed_full: fixed.0,
+        fixed_lora: fixed.1,
+    }
 }
 
 /// Qwen (v1) remote code @e7a368b, bf16 weights under bf16 autocast, PEFT 0.6.2 fp32 adapters
 /// (torch 2.1.2 CPU count: qwen1_* rows of validation/dispatch-measured.json). Per adapter:
-/// (5-adapter row − 1-adapter row) ÷ 4; frozen base: 1-adapter row − one adapter.
+/// (5-adapter row − 1-adapter row) ÷ 4; frozen base: 1-adapter row − one adapter. Seconds outside
+/// the ops: the same rows of validation/host-costs-measured.json, rounded to 0.1 µs.
 pub const QWEN_V1: StackOps = StackOps {
     name: "qwen1",
-    no_recompute: LayerOps {
-        full: 218.0,
-        frozen: 191.0,
-        per_adapter: 32.0,
-        fixed_full: 65.0,
-        fixed_lora: 27.0,
+    no_recompute: LoopCost {
+        ops: layer(218.0, 191.0, 32.0, (65.0, 27.0)),
+        launch: layer(121.0, 116.0, 17.0, (38.0, 12.0)),
+        outside_s: layer(436.8e-6, 408.0e-6, 74.8e-6, (413.3e-6, 591.4e-6)),
     },
-    full_recompute: LayerOps {
-        full: 292.0,
-        frozen: 265.0,
-        per_adapter: 39.0,
-        fixed_full: 65.0,
-        fixed_lora: 55.0,
+    full_recompute: LoopCost {
+        ops: layer(292.0, 265.0, 39.0, (65.0, 55.0)),
+        launch: layer(166.0, 161.0, 23.0, (38.0, 34.0)),
+        outside_s: layer(945.5e-6, 995.4e-6, 118.6e-6, (452.4e-6, 284.3e-6)),
     },
 };
 
@@ -72,19 +97,15 @@ pub const QWEN_V1: StackOps = StackOps {
 /// per adapter: (7-adapter row − 1-adapter row) ÷ 6).
 pub const HF_LLAMA: StackOps = StackOps {
     name: "llama",
-    no_recompute: LayerOps {
-        full: 219.0,
-        frozen: 176.0,
-        per_adapter: 32.0,
-        fixed_full: 69.0,
-        fixed_lora: 7.0,
+    no_recompute: LoopCost {
+        ops: layer(219.0, 176.0, 32.0, (69.0, 7.0)),
+        launch: layer(125.0, 114.0, 17.0, (44.0, 5.0)),
+        outside_s: layer(499.9e-6, 452.3e-6, 84.6e-6, (356.8e-6, 321.9e-6)),
     },
-    full_recompute: LayerOps {
-        full: 289.0,
-        frozen: 246.0,
-        per_adapter: 39.0,
-        fixed_full: 69.0,
-        fixed_lora: 59.0,
+    full_recompute: LoopCost {
+        ops: layer(289.0, 246.0, 39.0, (69.0, 59.0)),
+        launch: layer(171.0, 160.0, 23.0, (44.0, 40.0)),
+        outside_s: layer(952.4e-6, 847.9e-6, 153.3e-6, (402.1e-6, 237.9e-6)),
     },
 };
 
@@ -105,8 +126,15 @@ pub struct HostDispatch {
     pub stack: &'static str,
     /// Top-level ops the host dispatches per micro-batch.
     pub ops_per_micro_batch: f64,
-    /// Host time per op (`host_op_seconds`).
+    /// Of them, those that launch a kernel on CUDA (the rest make views or metadata).
+    pub launch_ops_per_micro_batch: f64,
+    /// Host time per launching op (`host_op_seconds`).
     pub per_op_s: f64,
+    /// Host time per op that launches nothing (`host_view_seconds`).
+    pub per_view_s: f64,
+    /// Host time per micro-batch outside the ops: Python around them, the autograd engine's
+    /// per-node work, nn.Module calls (measured on CPU, `LoopCost::outside_s`).
+    pub outside_s: f64,
     /// The host's time for all micro-batches of the step.
     pub host_s: Seconds,
     /// What of it the GPU waits for: Σ max(0, host − GPU) per micro-batch; part of the step.
@@ -145,28 +173,51 @@ fn counted(m: &ModelSpec, b: &ParamBreakdown, setup: &TrainingSetup) -> bool {
         && m.transformer().is_some_and(|t| t.vision.is_none() && t.extras.is_empty())
 }
 
-/// Top-level ops the host dispatches per micro-batch, and the stack counted; `None` where the
-/// step is not a counted eager loop.
+/// One micro-batch's total of a per-layer table: the fixed part and every layer's.
+fn per_micro_batch(t: &LayerOps, layers: f64, adapters: Option<f64>) -> f64 {
+    match adapters {
+        Some(a) => t.fixed_lora + layers * (t.frozen + a * t.per_adapter),
+        None => t.fixed_full + layers * t.full,
+    }
+}
+
+/// One micro-batch of a counted loop: (top-level ops, launching ops, seconds outside the ops).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MicroBatchHost {
+    pub ops: f64,
+    pub launch: f64,
+    pub outside_s: f64,
+}
+
+/// What the host does per micro-batch, and the stack counted; `None` where the step is not a
+/// counted eager loop.
 pub fn ops_per_micro_batch(
     m: &ModelSpec,
     b: &ParamBreakdown,
     setup: &TrainingSetup,
-) -> Option<(&'static StackOps, f64)> {
+) -> Option<(&'static StackOps, MicroBatchHost)> {
     let stack = stack_of(m.model_type())?;
     if !counted(m, b, setup) {
         return None;
     }
-    let ops = match setup.recompute {
+    let c = match setup.recompute {
         Recompute::Full => stack.full_recompute,
         _ => stack.no_recompute,
     };
     let layers = m.transformer()?.total_layers() as f64;
-    let n = if setup.task == TrainTask::Lora {
-        ops.fixed_lora + layers * (ops.frozen + adapters_per_layer(b, setup) * ops.per_adapter)
-    } else {
-        ops.fixed_full + layers * ops.full
+    let adapters = (setup.task == TrainTask::Lora).then(|| adapters_per_layer(b, setup));
+    let host = MicroBatchHost {
+        ops: per_micro_batch(&c.ops, layers, adapters),
+        launch: per_micro_batch(&c.launch, layers, adapters),
+        outside_s: per_micro_batch(&c.outside_s, layers, adapters).max(0.0),
     };
-    Some((stack, n))
+    Some((stack, host))
+}
+
+/// The host's seconds for one micro-batch: launching ops at `host_op_seconds`, the others at
+/// `host_view_seconds`, and the time outside the ops.
+pub fn micro_batch_seconds(h: &MicroBatchHost, tun: &Tunables) -> f64 {
+    h.launch * tun.host_op_seconds + (h.ops - h.launch) * tun.host_view_seconds + h.outside_s
 }
 
 /// The host's side of a step of `micro_batches` micro-batches whose GPU time is `gpu_micro`
@@ -182,12 +233,15 @@ pub fn host_dispatch(
     if gpu.vendor != "nvidia" {
         return None;
     }
-    let (stack, ops) = ops_per_micro_batch(m, b, setup)?;
-    let host_micro = ops * tun.host_op_seconds;
+    let (stack, h) = ops_per_micro_batch(m, b, setup)?;
+    let host_micro = micro_batch_seconds(&h, tun);
     Some(HostDispatch {
         stack: stack.name,
-        ops_per_micro_batch: ops,
+        ops_per_micro_batch: h.ops,
+        launch_ops_per_micro_batch: h.launch,
         per_op_s: tun.host_op_seconds,
+        per_view_s: tun.host_view_seconds,
+        outside_s: h.outside_s,
         host_s: Seconds(host_micro * micro_batches),
         exposed_s: Seconds((host_micro - gpu_micro).max(0.0) * micro_batches),
     })

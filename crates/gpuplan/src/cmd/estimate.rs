@@ -1173,9 +1173,16 @@ fn step_rows(
         .as_ref()
         .map_or(Seconds(0.0), |h| h.exposed_s);
     if let Some(h) = st.host_dispatch.as_ref().filter(|h| h.exposed_s.0 > 0.0) {
+        let us = |s: f64| (s * 1e7).round() / 10.0;
         let how = Msg::new("est-how-dispatch")
-            .arg("ops", h.ops_per_micro_batch.round())
-            .arg("us", (h.per_op_s * 1e7).round() / 10.0)
+            .arg("ops", h.launch_ops_per_micro_batch.round())
+            .arg("us", us(h.per_op_s))
+            .arg(
+                "views",
+                (h.ops_per_micro_batch - h.launch_ops_per_micro_batch).round(),
+            )
+            .arg("vus", us(h.per_view_s))
+            .arg("outside", Seconds(h.outside_s).to_string())
             .arg("host", h.host_s.to_string())
             .arg("stack", h.stack)
             .render(l);
