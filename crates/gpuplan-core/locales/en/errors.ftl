@@ -253,3 +253,4 @@ fix-stage-layers-total = the stated first/last stage sizes hold { $taken } of th
     [0] with no other stage they must hold exactly { $layers }
    *[other] they must leave at least one layer to each of the { $others } other stages
 }
+fix-tp-int4-group = at TP { $tp } each rank of { $model } reads a { $slice }-wide slice of a linear's { $width } inputs, which the int4 group { $group } does not divide (vLLM's GPTQ/AWQ and Marlin loaders refuse it: "The input size is not aligned with the quantized weight shape"): use TP { $tps }, or at TP { $tp } one of { $valid } (int4-g{ $hidden } is per-channel), or a checkpoint whose widths were padded for TP (Qwen's 72B AWQ/GPTQ releases pad 29568 to 29696) given with --model-config

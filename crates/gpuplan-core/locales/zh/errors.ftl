@@ -250,3 +250,4 @@ fix-stage-layers-total = 所给的首/末阶段层数共 { $taken } 层，模型
     [0] 没有其他阶段时，两者之和必须正好是 { $layers }
    *[other] 必须给其余 { $others } 个阶段每个至少留下一层
 }
+fix-tp-int4-group = 在 TP { $tp } 下，{ $model } 每个卡只读某个线性层 { $width } 个输入中的 { $slice } 个，int4 分组 { $group } 不能整除它（vLLM 的 GPTQ/AWQ 与 Marlin 加载器会拒绝：`The input size is not aligned with the quantized weight shape`）：请用 TP { $tps }，或在 TP { $tp } 下用 { $valid } 之一（int4-g{ $hidden } 为逐通道量化），或用为张量并行补齐过宽度的检查点（Qwen 的 72B AWQ/GPTQ 版本把 29568 补到 29696），用 --model-config 给出其 config.json
