@@ -2664,6 +2664,28 @@ mod int4_group_tests {
         assert!(check("Qwen2.5-7B", 0).is_ok());
     }
 
+    /// Under TP the row-parallel inputs are split (audit r16): Qwen2.5-72B's down_proj reads
+    /// 29568 = 128 × 231, so group 128 loads at TP 1 only (14784 per rank at TP 2), naming `tp`;
+    /// group 64 divides 14784; the per-channel label (8192) loads at any TP. Llama-3.1-70B's
+    /// 28672 = 128 × 224 loads at TP 8 (3584 per rank).
+    #[test]
+    fn under_tp_each_ranks_slice_must_divide_into_groups() {
+        let m = &find_preset("Qwen2.5-72B").unwrap().model;
+        let g = |group, tp| check_int4_group(m, WeightFormat::Int4 { group }, tp);
+        assert!(g(128, 1).is_ok());
+        for tp in [2, 4, 8] {
+            let e = g(128, tp).unwrap_err();
+            assert_eq!(e.field(), Some("tp"), "{tp}");
+            let en = e.message().render(crate::i18n::Lang::En);
+            assert!(en.contains("29568") && en.contains("use TP 1,"), "{en}");
+        }
+        assert!(g(64, 2).is_ok() && g(64, 8).is_err());
+        assert!(g(8192, 8).is_ok());
+        assert_eq!(g(7, 2).unwrap_err().field(), Some("weights"));
+        let llama = &find_preset("Llama-3.1-70B").unwrap().model;
+        assert!(check_int4_group(llama, WeightFormat::Int4 { group: 128 }, 8).is_ok());
+    }
+
     /// AWQ/GPTQ's usual group 128 divides every preset's linear inputs, so the plan search,
     /// which drops a format [`super::check_format_on_model`] refuses, still offers int4-g128
     /// on every preset (a config.json with, say, a 29568-wide FFN at group 256 would not).
