@@ -36,6 +36,11 @@ Families (each input is one gpuplan run, or one HTTP request for `api`):
            DeepSeek Sparse Attention, Llama 4's schedule, Mamba by model_type) refused naming their key;
            GLM-4.5 sized with its MTP note; text_config keys; numeric quant_method; partial_rotary_factor;
            tables given as lists; empty model names; int4 group ranges
+  r16      round 16: int4 groups against each rank's slice under TP (Qwen2.5-72B, a padded AWQ
+           config, shared experts), UTF-8 BOMs in config/workload files, the newest flags (first/last
+           stage layers, --ttft/--tpot units, --weights awq/gptq/int4-g<N>), billing × region × provider
+  api16    `/estimate` and `/plan` read only JSON bodies (415 naming content-type otherwise); the
+           int4 TP refusal names `tp` as the CLI does
   sanity   ordinary questions: preset × task × provider × objective × size, each plan checked
            against independent invariants (memory within the GPU, MFU ≤ 0.75, priced plans first
            by cost, ¥ > 0, serving KV pool holds its batch, MoE experts held)
@@ -1920,12 +1925,134 @@ def r15():
     return c
 
 
+QWEN25_72B_AWQ = {"architectures": ["Qwen2ForCausalLM"], "hidden_size": 8192, "intermediate_size": 29696,
+                  "max_position_embeddings": 32768, "model_type": "qwen2", "num_attention_heads": 64,
+                  "num_hidden_layers": 80, "num_key_value_heads": 8, "tie_word_embeddings": False,
+                  "vocab_size": 152064, "quantization_config": {"bits": 4, "group_size": 128,
+                                                                "quant_method": "awq", "zero_point": True}}
+
+
+def r16():
+    c = []
+
+    def add(name, args, exit=None, frag=None, **kw):
+        c.append(Case("r16", name, args, exit=exit, frag=frag, **kw))
+    # int4 groups against each rank's slice: Qwen2.5-72B's 29568-wide down_proj at group 128 loads
+    # at TP 1 only; the per-channel label and group 64 (14784 = 64 x 231) load at TP 2.
+    e72 = ["estimate", "-m", "Qwen2.5-72B", "--task", "inference", "--gpu", "A100", "--gpus-per-node", "8"]
+    for tp, w, exit in [("1", "int4-g128", 0), ("2", "int4-g128", 2), ("4", "int4-g128", 2), ("8", "int4-g128", 2),
+                        ("8", "int4-g8192", 0), ("2", "int4-g64", 0), ("8", "awq", 2), ("8", "gptq", 2),
+                        ("2", "int4-g7", 2), ("3", "int4-g128", 2)]:
+        frag = ("tp",) if exit and w != "int4-g7" else (("weights",) if exit else None)
+        add(f"72b tp {tp} {w}", e72 + ["--tp", tp, "--weights", w], exit, frag,
+            need=("29568",) if exit and tp in "248" and w != "int4-g7" else ())
+    for tp in ["1", "2", "4", "8"]:
+        add(f"72b awq config tp {tp}", ["estimate", "--model-config", "{dir}/config.json", "--task", "inference",
+                                          "--gpu", "A100", "--gpus-per-node", "8", "--tp", tp], 0, None,
+            files={"config.json": json.dumps(QWEN25_72B_AWQ)})
+    for tp, exit in [("4", 0), ("8", 2)]:
+        add(f"qwen-moe shared expert tp {tp}", HF_CMDS["serve"] + ["--gpus-per-node", "8", "--tp", tp, "--weights",
+                                                                    "int4-g128"], exit, ("tp",) if exit else None,
+            files={"config.json": json.dumps(dict(QWEN_MOE, num_attention_heads=32))}, need=("5632",) if exit else ())
+
+    def plan_tps(r):
+        try:
+            ps = json.loads(r["out"])["outcome"]["plans"]
+        except (ValueError, KeyError):
+            return ["no plan JSON"]
+        bad = [p["serve"].get("tp") for p in ps if p["serve"].get("tp", 1) != 1]
+        return [f"int4-g128 offered at TP {bad}"] if bad else ([] if ps else ["no plans"])
+    add("plan 72b int4-g128 only at tp 1", ["plan", "-m", "Qwen2.5-72B", "--task", "inference", "--provider", "alibaba",
+                                             "--weights", "int4-g128", "--rate", "1", "--format", "json", "--top", "100"],
+        0, None, check=plan_tps)
+    # A UTF-8 byte-order mark is read past in every input file.
+    bom = "\ufeff"
+    add("config.json with BOM", HF_CMDS["serve"], 0, None, files={"config.json": bom + json.dumps(LLAMA)})
+    add("workload with BOM", ["estimate", "--workload", "{dir}/w.toml", "--gpu", "A100"], 0, None,
+        files={"w.toml": bom + 'model = "Qwen2.5-7B"\nkind = "training"\n[training]\ntask = "lora"\ntokens = 1e8\n'})
+    add("config.json with a comment", HF_CMDS["serve"], 2, ("json",),
+        files={"config.json": "// exported\n" + json.dumps(LLAMA)})
+    # The newest flags with hostile values: named, never a panic.
+    e_pp = ["estimate", "-m", "Llama-3.1-8B", "--task", "full", "--gpu", "H100", "--gpus-per-node", "8", "--pp", "4"]
+    for flag in ["--first-stage-layers", "--last-stage-layers"]:
+        for v in ["0", "-1", "32", "33", "1e3", "abc", "", "99999999999999999999"]:
+            add(f"{flag} {v!r}", e_pp + [flag, v], 2, ("stage", "layers"))
+        add(f"{flag} 5", e_pp + [flag, "5"], None, None, ok_exits=(0, 2))
+    serve_plan = ["plan", "-m", "Qwen2.5-7B", "--task", "inference", "--provider", "alibaba", "--rate", "1"]
+    for flag in ["--ttft", "--tpot"]:
+        for v, exit in [("500ms", None), ("2s", None), ("0.06", None), ("60 ms", None), ("0ms", 2), ("-1s", 2), ("1h", 2),
+                        ("nan", 2), ("inf", 2), ("1e400ms", 2), ("ms", 2), ("1e-9s", None)]:
+            add(f"{flag} {v!r}", serve_plan + [flag, v], exit, (flag.strip("-"),) if exit else None,
+                ok_exits=(0, 2, 4))
+    for w in ["awq", "gptq", "AWQ", "int4-g128", "int4-g", "int4-gx", "int4g128", "int4-g0128", "int4-g 128", "gptq-g64"]:
+        add(f"estimate --weights {w!r}", E_SERVE + ["--weights", w], None, None, ok_exits=(0, 2))
+    # Every billing mode with every region and provider: no NaN, no negative or zero money.
+    for prov in ["alibaba", "tencent", "huawei"]:
+        for billing in ["auto", "on-demand", "monthly", "spot"]:
+            for region in [None, "cn-shanghai", "unspecified", "cn-beijing", "zz-nowhere"]:
+                args = ["plan", "-m", "Qwen2.5-7B", "--task", "lora", "--tokens", "1e8", "--provider", prov,
+                        "--billing", billing]
+                if region:
+                    args += ["--region", region]
+                add(f"billing {prov} {billing} {region}", args, None, None, ok_exits=(0, 2, 4))
+    return c
+
+
+def api_r16(bin_path):
+    """`/estimate` and `/plan` read a body only as JSON (415 naming content-type otherwise), and
+    refuse an int4 group against a TP slice naming `tp`, as the CLI does."""
+    d = tempfile.mkdtemp(prefix="gpuplan-sweep-api16-")
+    p = subprocess.Popen([bin_path, "serve", "--bind", "127.0.0.1:0", "--no-user-catalog"],
+                         env=dict(os.environ, GPUPLAN_CONFIG_DIR=d), stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    m = re.search(r"http://([0-9.:]+)", p.stderr.readline().decode())
+    if not m:
+        p.kill()
+        return [("api16", "start", ["no address"])], 0
+    base = f"http://{m.group(1)}/api/v1"
+    ok = {"model": "Qwen2.5-7B", "kind": "inference", "inference": {"tp": 1}, "hardware": {"gpu": "A100"}}
+    reqs = []
+    for ep in ["estimate", "plan"]:
+        body = ok if ep == "estimate" else {"model": "Qwen2.5-7B", "training": {"task": "lora", "tokens": 1e8}}
+        for ct, want in [("text/plain", 415), ("application/x-www-form-urlencoded", 415), ("", 415),
+                         ("multipart/form-data; boundary=x", 415), ("application/jsonx", 415), ("json", 415),
+                         ("application/json", 200), ("application/json; charset=utf-8", 200),
+                         ("APPLICATION/JSON", 200), ("application/vnd.api+json", 200)]:
+            reqs.append((ep, body, ct, want, "content-type" if want == 415 else None, None))
+    reqs.append(("estimate", dict(ok, inference={"tp": 1}), "application/json", 200, None, b"\xef\xbb\xbf"))
+    for tp, want in [(1, 200), (2, 400), (8, 400)]:
+        body = {"model": "Qwen2.5-72B", "kind": "inference", "hardware": {"gpu": "A100", "gpus_per_node": 8},
+                "inference": {"tp": tp, "weights": {"format": "int4", "group": 128}}}
+        reqs.append(("estimate", body, "application/json", want, "tp" if want == 400 else None, None))
+    fails = []
+    for ep, body, ct, want, field, prefix in reqs:
+        data = (prefix or b"") + json.dumps(body).encode()
+        headers = {"Content-Type": ct} if ct else {}
+        req = urllib.request.Request(f"{base}/{ep}", data=data, method="POST", headers=headers)
+        if not ct:
+            req.remove_header("Content-type")
+        try:
+            with urllib.request.urlopen(req, timeout=TIMEOUT) as resp:
+                status, text = resp.status, resp.read().decode("utf-8", "replace")
+        except urllib.error.HTTPError as e:
+            status, text = e.code, e.read().decode("utf-8", "replace")
+        probs = []
+        if status != want:
+            probs.append(f"status {status}, expected {want}: {text[:200]}")
+        elif field is not None and json.loads(text)["error"]["field"] != field:
+            probs.append(f"field {json.loads(text)['error']['field']}, expected {field}")
+        if probs:
+            fails.append(("api16", f"{ep} {ct!r} {str(body)[:60]}", probs))
+    p.kill()
+    shutil.rmtree(d, ignore_errors=True)
+    return fails, len(reqs)
+
+
 # ---------------------------------------------------------------------------------------------
 
 
 FAMILIES = {"flags": flags, "combos": combos, "hfconfig": hfconfigs, "files": lambda: workload_files() + catalog_and_prices(),
             "export": export_cases, "sanity": sanity, "esanity": esanity, "misc": misc, "recent": recent, "r5": r5,
-            "r12": r12, "r13": r13, "r14": r14, "r15": r15}
+            "r12": r12, "r13": r13, "r14": r14, "r15": r15, "r16": r16}
 
 
 def main():
@@ -1937,13 +2064,15 @@ def main():
     ap.add_argument("-v", action="store_true", help="print every case's exit code")
     a = ap.parse_args()
     BIN = a.bin = os.path.abspath(a.bin)  # each run's cwd is its own scratch directory
-    names = a.only or list(FAMILIES) + ["api", "api5"]
+    names = a.only or list(FAMILIES) + ["api", "api5", "api16"]
     total_fail = 0
     for fam in names:
         if fam == "api":
             fails, n = api_sweep(a.bin)
         elif fam == "api5":
             fails, n = api_r5(a.bin)
+        elif fam == "api16":
+            fails, n = api_r16(a.bin)
         else:
             cases = FAMILIES[fam]()
             n = len(cases)

@@ -825,66 +825,110 @@ pub fn check_format_on_model(m: &ModelSpec, format: WeightFormat) -> Result<(), 
         let fix = crate::i18n::Msg::new("fix-weights-experts-only").arg("model", m.name.as_str());
         return Err(CoreError::invalid_msg("weights", format.name(), fix));
     }
-    check_int4_group(m, format)
+    check_int4_group(m, format, 1)
 }
 
-/// The input widths of the decoder's quantized linears: q/k/v, gate/up and the router read
-/// `hidden`; o_proj reads the heads' concatenated values; down_proj reads the FFN width (dense
-/// layers) or an expert's; MLA's q_b_proj and kv_b_proj read their LoRA ranks. Embeddings and
-/// the LM head stay 16-bit ([`WeightFormat::keeps_embeddings_16bit`]); a vision tower is not
-/// listed.
-fn linear_input_widths(t: &TransformerSpec) -> Vec<u64> {
-    let mut w = vec![t.hidden];
+/// The inputs of the decoder's quantized linears, each with whether tensor parallelism splits
+/// it. Column-parallel linears read their whole input on every rank: q/k/v, gate/up and the
+/// router read `hidden`; MLA's q_b_proj and kv_b_proj read their LoRA ranks. Row-parallel
+/// linears read a 1/TP slice (vllm/model_executor/layers/linear.py `RowParallelLinear`:
+/// `input_size_per_partition = divide(input_size, tp_size)`): o_proj reads the heads'
+/// concatenated values, down_proj the dense FFN width, and the shared experts' down_proj their
+/// summed width (vLLM's deepseek_v2.py / qwen2_moe.py build the shared experts as one MLP with a
+/// `RowParallelLinear` down_proj). A routed expert's down_proj reads `expert_ffn` and is listed
+/// whole: vLLM's fused-MoE path falls back to moe_wna16.py, which halves a group that does not
+/// divide the per-rank width (down to 32) rather than refusing. Embeddings and the LM head stay
+/// 16-bit ([`WeightFormat::keeps_embeddings_16bit`]); a vision tower is not listed (AWQ/GPTQ
+/// releases of vision-language models keep it 16-bit or are refused by `hf.rs`).
+fn linear_inputs(t: &TransformerSpec) -> Vec<(u64, bool)> {
+    let mut w = vec![(t.hidden, false)];
     match &t.attention {
         AttentionKind::Mla(mla) => {
-            w.push(t.heads * mla.v_head_dim);
-            w.push(mla.kv_lora_rank);
-            w.extend(mla.q_lora_rank);
+            w.push((t.heads * mla.v_head_dim, true));
+            w.push((mla.kv_lora_rank, false));
+            w.extend(mla.q_lora_rank.map(|r| (r, false)));
         }
-        _ => w.push(t.heads * t.head_dim),
+        _ => w.push((t.heads * t.head_dim, true)),
     }
     match &t.moe {
         Some(moe) => {
-            w.push(moe.expert_ffn);
+            w.push((moe.expert_ffn, false));
+            w.push((moe.shared_experts.saturating_mul(moe.expert_ffn), true));
             if moe.dense_layers > 0 {
-                w.push(t.ffn);
+                w.push((t.ffn, true));
             }
         }
-        None => w.push(t.ffn),
+        None => w.push((t.ffn, true)),
     }
-    w.retain(|&x| x > 0);
+    w.retain(|&(x, _)| x > 0);
     w.sort_unstable();
     w.dedup();
     w
 }
 
+/// Whether every quantized linear's input on one of `tp` ranks divides into groups of `group`:
+/// `input_size_per_partition % group_size == 0` for a split input, the whole width otherwise.
+fn int4_groups_fit(inputs: &[(u64, bool)], group: u64, tp: u64) -> bool {
+    inputs.iter().all(|&(w, split)| {
+        let per = if split {
+            group.saturating_mul(tp.max(1))
+        } else {
+            group
+        };
+        w.is_multiple_of(per)
+    })
+}
+
 /// Groups tried around a refused one when naming the valid groups near it.
 const INT4_GROUPS_LISTED: [u64; 5] = [32, 64, 128, 256, 512];
 
-/// An int4 group must divide the input width of every quantized linear: vLLM's GPTQ and AWQ
-/// loaders refuse a layer whose `input_size_per_partition % group_size != 0` ("The input size
-/// is not aligned with the quantized weight shape", vllm/model_executor/layers/quantization/
-/// gptq.py and awq.py `create_weights`), so `int4-g7` on Qwen2.5-7B (down_proj reads 18944)
-/// names a checkpoint no engine loads (audit r15). The group equal to `hidden` is the label of a
-/// per-channel checkpoint (`group_size` -1: one scale per output row over its whole input,
-/// model/quant.rs `int_format`), which every linear takes whatever its width, so it is kept.
-/// Per-rank widths under tensor parallelism are not checked here.
-pub fn check_int4_group(m: &ModelSpec, format: WeightFormat) -> Result<(), CoreError> {
+/// An int4 group must divide the input each rank's slice of every quantized linear reads:
+/// vLLM's GPTQ and AWQ loaders refuse a layer whose `input_size_per_partition % group_size != 0`
+/// ("The input size is not aligned with the quantized weight shape. This can be caused by too
+/// large tensor parallel size.", vllm/model_executor/layers/quantization/gptq.py and awq.py
+/// `create_weights`), and the Marlin kernels alike (utils/marlin_utils.py
+/// `verify_marlin_supports_shape`: `group_size < input_size and input_size_per_partition %
+/// group_size != 0` raises "Consider reducing tensor_parallel_size"). So `int4-g7` on
+/// Qwen2.5-7B (down_proj reads 18944) names a checkpoint no engine loads (audit r15), and
+/// Qwen2.5-72B's down_proj (29568 inputs) at group 128 loads at TP 1 only: 29568 / 2 = 14784 is
+/// not a multiple of 128 (vllm-project/vllm issue #21695 and #13640; Qwen's 72B AWQ/GPTQ
+/// releases pad the width to 29696 for this, QwenLM/Qwen3-VL issue #230) (audit r16 #1). The
+/// group equal to `hidden` is the label of a per-channel checkpoint (`group_size` -1: one scale
+/// per output row over its whole input, model/quant.rs `int_format`; Marlin's
+/// `group_size < input_size` exempts it), which every linear takes whatever its width, so it is
+/// kept. A group that fails at TP 1 names `weights`; one that fails only at `tp` names `tp`.
+pub fn check_int4_group(m: &ModelSpec, format: WeightFormat, tp: u64) -> Result<(), CoreError> {
     let (WeightFormat::Int4 { group }, Some(t)) = (format, m.transformer()) else {
         return Ok(());
     };
     // A group out of range is the format's own error (`WeightFormat::validate` names `group`).
-    if !(1..=crate::workload::MAX_QUANT_GROUP).contains(&group) {
+    if !(1..=crate::workload::MAX_QUANT_GROUP).contains(&group) || group == t.hidden {
         return Ok(());
     }
-    let widths = linear_input_widths(t);
-    if group == t.hidden || widths.iter().all(|w| w.is_multiple_of(group)) {
+    let inputs = linear_inputs(t);
+    if !int4_groups_fit(&inputs, group, 1) {
+        return Err(int4_group_refused(m, t, &inputs, group));
+    }
+    if int4_groups_fit(&inputs, group, tp) {
         return Ok(());
     }
-    let bad = widths.iter().find(|w| !w.is_multiple_of(group)).copied();
+    Err(int4_group_tp_refused(m, t, &inputs, group, tp))
+}
+
+/// The refusal of a group that does not divide some linear's whole input.
+fn int4_group_refused(
+    m: &ModelSpec,
+    t: &TransformerSpec,
+    inputs: &[(u64, bool)],
+    group: u64,
+) -> CoreError {
+    let bad = inputs
+        .iter()
+        .find(|(w, _)| !w.is_multiple_of(group))
+        .map(|x| x.0);
     let valid: Vec<String> = INT4_GROUPS_LISTED
         .iter()
-        .filter(|g| widths.iter().all(|w| w.is_multiple_of(**g)))
+        .filter(|g| int4_groups_fit(inputs, **g, 1))
         .map(|g| format!("int4-g{g}"))
         .chain(std::iter::once(format!("int4-g{}", t.hidden)))
         .collect();
@@ -894,7 +938,47 @@ pub fn check_int4_group(m: &ModelSpec, format: WeightFormat) -> Result<(), CoreE
         .arg("group", group.to_string())
         .arg("hidden", t.hidden.to_string())
         .arg("valid", valid.join(", "));
-    Err(CoreError::invalid_msg("weights", format.name(), fix))
+    CoreError::invalid_msg("weights", WeightFormat::Int4 { group }.name(), fix)
+}
+
+/// The refusal of a group that divides every whole input but not a row-parallel linear's slice
+/// at `tp`: names `tp`, the slice, the sizes that load and the groups that load at `tp`.
+fn int4_group_tp_refused(
+    m: &ModelSpec,
+    t: &TransformerSpec,
+    inputs: &[(u64, bool)],
+    group: u64,
+    tp: u64,
+) -> CoreError {
+    let width = inputs
+        .iter()
+        .find(|(w, split)| *split && !w.is_multiple_of(group.saturating_mul(tp)))
+        .map_or(t.ffn, |x| x.0);
+    let slice = if width.is_multiple_of(tp) {
+        (width / tp).to_string()
+    } else {
+        format!("{:.2}", width as f64 / tp as f64)
+    };
+    let tps: Vec<String> = (1..=TP_TRIED_UP_TO)
+        .filter(|n| tp_splits_attention(t, *n) && int4_groups_fit(inputs, group, *n))
+        .map(|n| n.to_string())
+        .collect();
+    let groups: Vec<String> = INT4_GROUPS_LISTED
+        .iter()
+        .filter(|g| int4_groups_fit(inputs, **g, tp))
+        .map(|g| format!("int4-g{g}"))
+        .chain(std::iter::once(format!("int4-g{}", t.hidden)))
+        .collect();
+    let fix = Msg::new("fix-tp-int4-group")
+        .arg("model", m.name.as_str())
+        .arg("width", width.to_string())
+        .arg("tp", tp.to_string())
+        .arg("slice", slice)
+        .arg("group", group.to_string())
+        .arg("tps", tps.join(", "))
+        .arg("valid", groups.join(", "))
+        .arg("hidden", t.hidden.to_string());
+    CoreError::invalid_msg("tp", tp, fix)
 }
 
 /// Largest tensor-parallel size [`check_tp_splits_attention`] lists as an alternative.
@@ -1016,6 +1100,7 @@ pub fn serving_memory(
         )
     })?;
     check_tp_splits_attention(t, s.tp, s.engine)?;
+    check_int4_group(m, s.weights, s.tp)?;
     // Default: what the workload needs (prompt + output, rounded up to whole KV blocks), not the
     // model's full context, whose profile pass would silently eat a large share of the pool.
     let img = image_load(t, s);
@@ -2555,6 +2640,7 @@ mod int4_group_tests {
         check_int4_group(
             &find_preset(name).unwrap().model,
             WeightFormat::Int4 { group },
+            1,
         )
     }
 
@@ -2578,6 +2664,28 @@ mod int4_group_tests {
         assert!(check("Qwen2.5-7B", 0).is_ok());
     }
 
+    /// Under TP the row-parallel inputs are split (audit r16): Qwen2.5-72B's down_proj reads
+    /// 29568 = 128 × 231, so group 128 loads at TP 1 only (14784 per rank at TP 2), naming `tp`;
+    /// group 64 divides 14784; the per-channel label (8192) loads at any TP. Llama-3.1-70B's
+    /// 28672 = 128 × 224 loads at TP 8 (3584 per rank).
+    #[test]
+    fn under_tp_each_ranks_slice_must_divide_into_groups() {
+        let m = &find_preset("Qwen2.5-72B").unwrap().model;
+        let g = |group, tp| check_int4_group(m, WeightFormat::Int4 { group }, tp);
+        assert!(g(128, 1).is_ok());
+        for tp in [2, 4, 8] {
+            let e = g(128, tp).unwrap_err();
+            assert_eq!(e.field(), Some("tp"), "{tp}");
+            let en = e.message().render(crate::i18n::Lang::En);
+            assert!(en.contains("29568") && en.contains("use TP 1,"), "{en}");
+        }
+        assert!(g(64, 2).is_ok() && g(64, 8).is_err());
+        assert!(g(8192, 8).is_ok());
+        assert_eq!(g(7, 2).unwrap_err().field(), Some("weights"));
+        let llama = &find_preset("Llama-3.1-70B").unwrap().model;
+        assert!(check_int4_group(llama, WeightFormat::Int4 { group: 128 }, 8).is_ok());
+    }
+
     /// AWQ/GPTQ's usual group 128 divides every preset's linear inputs, so the plan search,
     /// which drops a format [`super::check_format_on_model`] refuses, still offers int4-g128
     /// on every preset (a config.json with, say, a 29568-wide FFN at group 256 would not).
@@ -2586,7 +2694,7 @@ mod int4_group_tests {
         let bad: Vec<&str> = presets()
             .unwrap()
             .iter()
-            .filter(|p| check_int4_group(&p.model, WeightFormat::Int4 { group: 128 }).is_err())
+            .filter(|p| check_int4_group(&p.model, WeightFormat::Int4 { group: 128 }, 1).is_err())
             .map(|p| p.model.name.as_str())
             .collect();
         assert!(bad.is_empty(), "{bad:?}");

@@ -131,6 +131,7 @@ async fn set_text(c: &fantoccini::Client, css: &str, text: &str) {
 fn api_plan(base: &str) -> serde_json::Value {
     let body = r#"{"model": "Qwen2.5-7B", "objective": "cost", "training": {"task": "lora", "tokens": 1e8, "seq_len": 2048}, "constraints": {"providers": ["alibaba"], "chips": ["nvidia"], "billing": "auto", "interruptible": false}}"#;
     let r = ureq::post(&format!("{base}/api/v1/plan?top=200&deadline=24h"))
+        .set("content-type", "application/json")
         .send_string(body)
         .expect("plan");
     serde_json::from_str(&r.into_string().unwrap()).unwrap()

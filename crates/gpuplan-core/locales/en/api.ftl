@@ -23,3 +23,5 @@ api-err-query-value = query parameter `{ $key }`: '{ $value }' is not valid: { $
 api-err-internal = internal error: { $error }
 api-err-plan-key = request body: `{ $key }` is read by /api/v1/plan only, so /api/v1/estimate would ignore it: POST this body to /api/v1/plan, or describe the job with `training` or `inference` and `hardware` for an estimate
 api-err-estimate-key = request body: `{ $key }` is read by /api/v1/estimate only, so /api/v1/plan would ignore it (a plan searches the hardware; its serving settings are in `serve`): POST this body to /api/v1/estimate, or narrow the search with `constraints`
+api-err-content-type = content-type `{ $got }`: the API reads a body sent as JSON only; send the header `content-type: application/json` (curl: -H 'content-type: application/json')
+api-err-content-type-none = content-type: the request has none, and the API reads a body sent as JSON only; send the header `content-type: application/json` (curl: -H 'content-type: application/json')

@@ -58,6 +58,7 @@ fix-expert-tensor-parallel-degree-1-65536 = expert tensor-parallel degree, 1–6
 fix-virtual-pipeline-stages-per-device-1 = virtual pipeline stages per device, 1–65536 (1 = plain 1F1B)
 fix-zero-stages-are-0-1-2 = ZeRO stages are 0, 1, 2 or 3
 fix-layers-on-the-last-pipeline-stage = layers on the last pipeline stage, at least 1 (and fewer than the model's layers)
+fix-layers-on-the-first-pipeline-stage = layers on the first pipeline stage, at least 1 (and fewer than the model's layers)
 fix-parameter-offload-needs-zero-3-or = parameter offload needs ZeRO-3 (or FSDP full shard): set parallel.zero = 3
 fix-chips-one-or-more-of-nvidia = --chips: one or more of nvidia, ascend, amd (default nvidia)
 fix-training-tokens-at-least-1-and = training tokens, at least 1 and at most 1e16 (e.g. 1e8)
@@ -253,3 +254,11 @@ fix-stage-layers-total = the stated first/last stage sizes hold { $taken } of th
     [0] with no other stage they must hold exactly { $layers }
    *[other] they must leave at least one layer to each of the { $others } other stages
 }
+fix-tp-int4-group = at TP { $tp } each rank of { $model } reads a { $slice }-wide slice of a linear's { $width } inputs, which the int4 group { $group } does not divide (vLLM's GPTQ/AWQ and Marlin loaders refuse it: "The input size is not aligned with the quantized weight shape"): use TP { $tps }, or at TP { $tp } one of { $valid } (int4-g{ $hidden } is per-channel), or a checkpoint whose widths were padded for TP (Qwen's 72B AWQ/GPTQ releases pad 29568 to 29696) given with --model-config
+fix-an-efficiency-range = an efficiency, 0.001–1
+fix-nccl-version-release = a release as MAJOR.MINOR[.PATCH], e.g. 2.19.3
+fix-optimizer-foreach-buffers = state-sized temporaries of the foreach AdamW step: 1 (PyTorch 2.1 and later) or 2 (PyTorch 2.0)
+fix-weights-row = int8 weights per fp32 row scale (the linear's input features), e.g. 4096
+fix-image-size-pixels = pixels, 1–65536 (e.g. 1024)
+fix-keep-16bit-layers-count = decoder layers, 0 or more
+fix-denoising-steps = denoising steps per image, 1–10000

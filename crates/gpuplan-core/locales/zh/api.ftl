@@ -23,3 +23,5 @@ api-err-query-value = 查询参数 `{ $key }` 的值 '{ $value }' 无效：{ $wh
 api-err-internal = 内部错误：{ $error }
 api-err-plan-key = 请求体：`{ $key }` 只由 /api/v1/plan 读取，/api/v1/estimate 会忽略它：请把此请求体发到 /api/v1/plan，或用 `training` 或 `inference` 和 `hardware` 描述任务来估算
 api-err-estimate-key = 请求体：`{ $key }` 只由 /api/v1/estimate 读取，/api/v1/plan 会忽略它（方案会搜索硬件；服务设置在 `serve` 中）：请把此请求体发到 /api/v1/estimate，或用 `constraints` 缩小搜索范围
+api-err-content-type = content-type `{ $got }`：API 只读取以 JSON 发送的请求体；请发送请求头 `content-type: application/json`（curl：`-H 'content-type: application/json'`）
+api-err-content-type-none = content-type：请求没有这个请求头，而 API 只读取以 JSON 发送的请求体；请发送请求头 `content-type: application/json`（curl：`-H 'content-type: application/json'`）

@@ -55,6 +55,7 @@ fix-expert-tensor-parallel-degree-1-65536 = 专家张量并行度，1–65536（
 fix-virtual-pipeline-stages-per-device-1 = 每卡的虚拟流水线阶段数，1–65536（1 = 普通 1F1B）
 fix-zero-stages-are-0-1-2 = ZeRO 阶段只能是 0、1、2 或 3
 fix-layers-on-the-last-pipeline-stage = 最后一个流水线阶段的层数，至少 1（且少于模型的总层数）
+fix-layers-on-the-first-pipeline-stage = 第一个流水线阶段的层数，至少 1（且少于模型的总层数）
 fix-parameter-offload-needs-zero-3-or = 参数卸载需要 ZeRO-3（或 FSDP full shard）：设置 parallel.zero = 3
 fix-chips-one-or-more-of-nvidia = --chips：nvidia、ascend、amd 中的一个或多个（默认 nvidia）
 fix-training-tokens-at-least-1-and = 训练 token 数，至少 1、至多 1e16（例如 1e8）
@@ -250,3 +251,11 @@ fix-stage-layers-total = 所给的首/末阶段层数共 { $taken } 层，模型
     [0] 没有其他阶段时，两者之和必须正好是 { $layers }
    *[other] 必须给其余 { $others } 个阶段每个至少留下一层
 }
+fix-tp-int4-group = 在 TP { $tp } 下，{ $model } 每个卡只读某个线性层 { $width } 个输入中的 { $slice } 个，int4 分组 { $group } 不能整除它（vLLM 的 GPTQ/AWQ 与 Marlin 加载器会拒绝：`The input size is not aligned with the quantized weight shape`）：请用 TP { $tps }，或在 TP { $tp } 下用 { $valid } 之一（int4-g{ $hidden } 为逐通道量化），或用为张量并行补齐过宽度的检查点（Qwen 的 72B AWQ/GPTQ 版本把 29568 补到 29696），用 --model-config 给出其 config.json
+fix-an-efficiency-range = 一个效率值，0.001–1
+fix-nccl-version-release = 形如 MAJOR.MINOR[.PATCH] 的版本号，例如 2.19.3
+fix-optimizer-foreach-buffers = foreach AdamW 一步中与优化器状态同大小的临时张量个数：1（PyTorch 2.1 及以后）或 2（PyTorch 2.0）
+fix-weights-row = 每个 fp32 行缩放因子对应的 int8 权重数（线性层的输入特征数），例如 4096
+fix-image-size-pixels = 像素，1–65536（例如 1024）
+fix-keep-16bit-layers-count = 解码器层数，0 或更多
+fix-denoising-steps = 每张图像的去噪步数，1–10000

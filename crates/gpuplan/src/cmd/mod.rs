@@ -101,8 +101,19 @@ pub fn read_input(path: &Path, what: &str) -> Result<String> {
     if bytes.len() as u64 > MAX_INPUT_BYTES {
         return Err(fail(err("input-err-grew").arg("limit", limit)));
     }
-    String::from_utf8(bytes)
-        .map_err(|e| fail(err("input-err-not-utf8").arg("offset", e.utf8_error().valid_up_to())))
+    let text = String::from_utf8(bytes)
+        .map_err(|e| fail(err("input-err-not-utf8").arg("offset", e.utf8_error().valid_up_to())))?;
+    Ok(without_bom(text))
+}
+
+/// The text without a leading UTF-8 byte-order mark (U+FEFF), which Windows editors write and
+/// which is encoding metadata, not content: a config.json saved so was "not valid JSON at line 1
+/// column 1" while the same workload TOML read (audit r16 #3). Every input file reads the same.
+pub fn without_bom(text: String) -> String {
+    match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_string(),
+        None => text,
+    }
 }
 
 /// What kind of input a file is (`catalog file`, `plan file`, …) as a catalog name.

@@ -6,7 +6,7 @@ use crate::cli::{EstimateArgs, InstanceFilterArgs, PlanArgs, PricesListArgs};
 use crate::render;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
@@ -417,7 +417,48 @@ fn estimate_only_key(f: &WorkloadFile) -> Option<&'static str> {
     .find_map(|(k, present)| present.then_some(k))
 }
 
+/// Whether a `content-type` names JSON: `application/json` or a `+json` type, parameters
+/// (`; charset=utf-8`) and case aside.
+pub fn is_json_type(value: &str) -> bool {
+    let mime = value
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"))
+}
+
+/// A POST body is read only under a JSON `content-type` (415 otherwise, naming the header and
+/// the value to send). A body sent as `text/plain`, a form, or with no type is what a web page
+/// on any site can make a browser send to this loopback server without a CORS preflight (a
+/// "simple request": Fetch standard §4.1 "CORS-safelisted request-header", whose
+/// `content-type` must be `application/x-www-form-urlencoded`, `multipart/form-data` or
+/// `text/plain`); requiring JSON's type makes the browser ask first, and the server grants no
+/// cross-origin access (audit r16 #2). gpuplan's page and docs/serve.md's curl example send it.
+fn json_content_type(headers: &HeaderMap, lang: Lang) -> Result<(), Answer> {
+    let got = headers
+        .get(header::CONTENT_TYPE)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+    if got.as_deref().is_some_and(is_json_type) {
+        return Ok(());
+    }
+    let m = match got {
+        Some(g) => Msg::new("api-err-content-type").arg("got", gpuplan_core::error::shorten(g)),
+        None => Msg::new("api-err-content-type-none"),
+    };
+    Err(Answer::error_msg(
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        m,
+        Some("content-type".into()),
+        lang,
+    ))
+}
+
 pub fn parse_body(body: &[u8], lang: Lang) -> Result<WorkloadFile, Answer> {
+    // A UTF-8 byte-order mark is encoding metadata (`curl --data-binary @file` of a file a
+    // Windows editor saved), read past as the CLI does (cmd::without_bom).
+    let body = body.strip_prefix(b"\xef\xbb\xbf").unwrap_or(body);
     let text = std::str::from_utf8(body).map_err(|e| {
         Answer::bad(
             Msg::new("api-err-body-utf8").arg("at", e.valid_up_to()),
@@ -558,7 +599,16 @@ pub const PLAN_QUERY: &[&str] = &["top", "optimize", "deadline", "dataset-size"]
         ("dataset-size" = Option<String>, Query, description = "dataset size on storage, e.g. 30TB or 500GiB, as `--dataset-size`"),
     ),
     responses((status = 200, description = "the `plan` document (docs/json-schema.md); no plans means none meets the constraints, `outcome.rejected` says which binds", body = super::openapi::Document), (status = 400, description = "bad input: the message names the field", body = super::openapi::ErrorDocument)))]
-pub async fn plan(State(st): St, ReqLang(lang): ReqLang, Query(q): Pairs, body: Bytes) -> Answer {
+pub async fn plan(
+    State(st): St,
+    ReqLang(lang): ReqLang,
+    Query(q): Pairs,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Answer {
+    if let Err(a) = json_content_type(&headers, lang) {
+        return a;
+    }
     let file = match parse_body(&body, lang) {
         Ok(f) => f,
         Err(a) => return a,
@@ -663,8 +713,12 @@ pub async fn estimate(
     State(st): St,
     ReqLang(lang): ReqLang,
     Query(q): Pairs,
+    headers: HeaderMap,
     body: Bytes,
 ) -> Answer {
+    if let Err(a) = json_content_type(&headers, lang) {
+        return a;
+    }
     let file = match parse_body(&body, lang) {
         Ok(f) => f,
         Err(a) => return a,

@@ -17,7 +17,7 @@ pub struct Document {
 }
 
 /// The error object (docs/json-schema.md): 400 for bad input, 404 for an unknown name or route,
-/// 413 for a body over the limit, 408 on timeout.
+/// 413 for a body over the limit, 415 for a POST body not sent as JSON, 408 on timeout.
 #[derive(Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ErrorDocument {
