@@ -83,7 +83,7 @@ fn a_budget_refused_under_monthly_billing_names_on_demand() {
 
 const LONG_FT: [&str; 12] = [
     "-m",
-    "Qwen2.5-7B",
+    "Llama-3.1-8B",
     "--task",
     "full",
     "--tokens",
@@ -99,7 +99,7 @@ const LONG_FT: [&str; 12] = [
 /// #1 (q20): no plan fits memory under the default profile, whose fine-tuning stacks shard
 /// with ZeRO/FSDP only (the fp32 logits of 16k tokens alone outgrow a 40 GB A100), while
 /// Megatron-Core's TP shards the logits: the refusal now names the `--profile megatron` plan,
-/// and that plan is what `--profile megatron` gives.
+/// the first of that search's plans whose bundle launches as planned (ZeRO <= 1: review r16 #1).
 #[test]
 fn no_plan_under_zero_names_the_megatron_plan() {
     let v = no_plan_json(&LONG_FT);
@@ -114,16 +114,40 @@ fn no_plan_under_zero_names_the_megatron_plan() {
         "{zh}"
     );
     let m = common::plan_json(TAG, &[&LONG_FT[..], &["--profile", "megatron"]].concat());
-    let top = &common::plans(&m)[0];
+    let launched = common::plans(&m)
+        .iter()
+        .find(|p| p["train"]["setup"]["parallel"]["zero"].as_u64() <= Some(1))
+        .cloned()
+        .unwrap_or_else(|| panic!("no ZeRO <= 1 plan under --profile megatron: {m}"));
     let what = format!(
         "the first, {} × {}",
-        top["nodes"],
-        top["instance"]["id"].as_str().unwrap()
+        launched["nodes"],
+        launched["instance"]["id"].as_str().unwrap()
     );
     assert!(en.contains(&what), "{en} / {what}");
     // A stack the user named stays named: no such line.
     let named = no_plan_json(&[&LONG_FT[..], &["--profile", "hugging_face"]].concat());
     assert!(refusals(&named, "profile").is_empty(), "{named}");
+}
+
+/// Review r16 #1: Qwen2.5-7B at 16k tokens on one node of 40 GB A100s fits under `--profile
+/// megatron` only as TP 2 with ZeRO-3, which the bundle's megatron_args.sh runs with
+/// Megatron's distributed optimizer (ZeRO-1: "memory is higher than planned"). The refusal
+/// must not name it.
+#[test]
+fn no_plan_names_no_megatron_plan_its_bundle_cannot_run() {
+    let mut args = LONG_FT;
+    args[1] = "Qwen2.5-7B";
+    let v = no_plan_json(&args);
+    assert!(!refusals(&v, "memory").is_empty(), "{v}");
+    assert!(refusals(&v, "profile").is_empty(), "{v}");
+    let m = common::plan_json(TAG, &[&args[..], &["--profile", "megatron"]].concat());
+    assert!(
+        common::plans(&m)
+            .iter()
+            .all(|p| p["train"]["setup"]["parallel"]["zero"].as_u64() > Some(1)),
+        "the premise: only ZeRO-2/3 plans under --profile megatron: {m}"
+    );
 }
 
 /// The advice `published-misses` of the top plan of `args`, if it has one: (en, zh).

@@ -237,7 +237,7 @@ bind-budget-on-demand = billed on demand (--billing on-demand) instead of the ch
     [yes] , within the budget
    *[no] {""}
 }
-bind-megatron-fits = under --profile megatron (Megatron-Core's tensor and pipeline parallelism; MindSpeed-LLM on Ascend) the search finds { $n } plan(s): the first, { $what } with { $layout }, takes { $h }{ $cost ->
+bind-megatron-fits = under --profile megatron (Megatron-Core's tensor and pipeline parallelism; MindSpeed-LLM on Ascend) the search finds { $n } plan(s) its launch bundle runs as planned (ZeRO ≤ 1); the first, { $what } with { $layout }, takes { $h }{ $cost ->
     [none] {""}
    *[other] {" "}for ¥{ $cost }
 }; run again with --profile megatron

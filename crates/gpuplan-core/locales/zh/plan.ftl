@@ -204,7 +204,7 @@ bind-budget-on-demand = 改用按量付费（--billing on-demand）而非所选�
     [yes] ，在预算之内
    *[no] {""}
 }
-bind-megatron-fits = 改用 --profile megatron（Megatron-Core 的张量并行与流水线并行；昇腾上为 MindSpeed-LLM）可得到 { $n } 个方案：第一个是 { $what }，布局 { $layout }，用时 { $h }{ $cost ->
+bind-megatron-fits = 改用 --profile megatron（Megatron-Core 的张量并行与流水线并行；昇腾上为 MindSpeed-LLM）可得到 { $n } 个其启动包能按计划运行的方案（ZeRO ≤ 1）：第一个是 { $what }，布局 { $layout }，用时 { $h }{ $cost ->
     [none] {""}
    *[other] ，费用 ¥{ $cost }
 }；请加 --profile megatron 重新运行

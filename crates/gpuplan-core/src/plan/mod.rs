@@ -778,17 +778,14 @@ fn megatron_alternative(
     let mut work = SearchWork::default();
     let (mut plans, _) = train_search(&alt, cands, cat, &mut ignored, (mode, &mut work))?;
     drop(rank_and_fold_out(&mut plans, alt.objective));
-    // Only layouts Megatron-Core launches: its distributed optimizer is ZeRO-1, and neither
-    // torch FSDP2 under Megatron-LM nor DeepSpeed's pipeline engine runs ZeRO-2/3 beside
-    // pipeline stages (megatron/training/arguments.py: "--use-torch-fsdp2 is not supported with
-    // pipeline parallelism"; train.rs point_stacks for DeepSpeed; whether Megatron-FSDP runs
-    // beside PP was not established). The `megatron` profile's own search still lists such
-    // layouts (expert r16 #4, described, not changed here).
-    let launched = |p: &&Plan| {
-        p.train
-            .as_ref()
-            .is_some_and(|t| t.setup.parallel.pp == 1 || t.setup.parallel.zero <= 1)
-    };
+    // Only layouts the bundle launches as planned: Megatron-Core's distributed optimizer is
+    // ZeRO-1, and `export`'s megatron_args.sh runs ZeRO-2/3 plans with it, keeping gradients and
+    // parameters replicated ("memory is higher than planned", export/train.rs). Neither torch
+    // FSDP2 under Megatron-LM nor DeepSpeed's pipeline engine runs ZeRO-2/3 beside pipeline
+    // stages either (megatron/training/arguments.py: "--use-torch-fsdp2 is not supported with
+    // pipeline parallelism"). Review r16 #1: `pp == 1 || zero <= 1` named TP 2 ZeRO-3 plans
+    // whose own export would not fit.
+    let launched = |p: &&Plan| p.train.as_ref().is_some_and(|t| t.setup.parallel.zero <= 1);
     let n = plans.iter().filter(launched).count();
     let Some((p, t)) = plans
         .iter()
