@@ -485,10 +485,12 @@ impl<'a> Degrees<'a> {
                 .collect()
         });
         // Context parallelism for long sequences (issue 10): ring attention over up to 8 ranks
-        // when a sequence is at least 32k tokens, where activations of a whole sequence crowd
-        // one device.
+        // from 16k tokens a sequence, where activations of a whole sequence crowd one device
+        // (NeMo's llama3_8b_16k recipe runs `context_parallelism=2` at 16,384 tokens,
+        // nemo/collections/llm/recipes/llama3_8b_16k.py @0189a3b3; 32k until stop 35, when
+        // Qwen2.5-14B full fine-tuning on 8 L20 found a CP 4 plan at 32k tokens and none at 16k).
         let cps = pinned_or(pin.cp, base.parallel.cp, || match req.model.architecture {
-            Architecture::Transformer(_) if base.seq_len >= 32_768 => [1, 2, 4, 8]
+            Architecture::Transformer(_) if base.seq_len >= CP_MIN_SEQ => [1, 2, 4, 8]
                 .into_iter()
                 .filter(|cp| base.seq_len.is_multiple_of(*cp))
                 .collect(),
@@ -502,6 +504,10 @@ impl<'a> Degrees<'a> {
         }
     }
 }
+
+/// The shortest sequence the search splits with context parallelism: NeMo's 16k recipe
+/// (`llama3_8b_16k`, @0189a3b3) is the shortest of its recipes that sets `context_parallelism`.
+const CP_MIN_SEQ: u64 = 16_384;
 
 /// Whether `c`'s links inside a node carry tensor parallelism: NVLink class, over 64 GB/s.
 fn tp_links(c: &ClusterSpec) -> bool {
