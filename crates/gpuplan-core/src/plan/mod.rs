@@ -782,8 +782,9 @@ fn megatron_alternative(
     // torch FSDP2 under Megatron-LM nor DeepSpeed's pipeline engine runs ZeRO-2/3 beside
     // pipeline stages (megatron/training/arguments.py: "--use-torch-fsdp2 is not supported with
     // pipeline parallelism"; train.rs point_stacks for DeepSpeed; whether Megatron-FSDP runs
-    // beside PP was not established). The `megatron` profile's own search still lists such
-    // layouts (expert r16 #4, described, not changed here).
+    // beside PP was not established). The `megatron` profile's search no longer lists such
+    // layouts (train.rs `pipeline_refuses_zero`) unless the workload states the ZeRO stage, which
+    // this filter still leaves out.
     let launched = |p: &&Plan| {
         p.train
             .as_ref()
