@@ -609,6 +609,41 @@ mod tests {
         );
     }
 
+    /// A case file's own errors (`[elapsed]`, `[[stages]]`, `steady_state`, an unknown metric)
+    /// have catalog text in both languages (audit r16: they were English only).
+    #[test]
+    fn case_file_errors_are_translated() {
+        use crate::i18n::Lang;
+        let text = include_str!("../../../cases/t-card-llama2-13b-gpu-hours.toml");
+        let base = parse_case("t-card-llama2-13b-gpu-hours", text).expect("case parses");
+        let mut errs = Vec::new();
+        let mut c = base.clone();
+        c.metric = "training_days".into();
+        errs.push(evaluate(&c).expect_err("[elapsed] on another metric"));
+        c.elapsed = None;
+        c.stages = vec![Stage {
+            seq_len: 8192,
+            tokens: 1e9,
+            search_layout_global_batch: 64,
+        }];
+        errs.push(evaluate(&c).expect_err("[[stages]] on another metric"));
+        let mut c = base.clone();
+        c.steady_state = Some("x".into());
+        errs.push(hours_basis(&c).expect_err("both bases"));
+        let mut c = base.clone();
+        c.metric = "no_such_metric".into();
+        c.elapsed = None;
+        c.stages.clear();
+        errs.push(evaluate(&c).expect_err("unknown metric"));
+        for e in errs {
+            let (en, zh) = (e.message().render(Lang::En), e.message().render(Lang::Zh));
+            // The fix, after the field and value, is translated (not the English text inside
+            // the Chinese frame).
+            let fix = en.rsplit_once(": ").map_or(en.as_str(), |(_, f)| f);
+            assert!(fix.len() > 10 && !zh.contains(fix), "{en} / {zh}");
+        }
+    }
+
     /// What a GPU-hours case counts comes from its keys: `[elapsed]`, `steady_state`, or neither
     /// ("not stated"); both at once, or `steady_state` on another metric, is refused (stop 34).
     #[test]
