@@ -4,8 +4,8 @@
 
 use crate::constants::Tunables;
 use crate::error::CoreError;
-use crate::i18n::Msg;
 use crate::hardware::ClusterSpec;
+use crate::i18n::Msg;
 use crate::job::{estimate_inference, estimate_training, JobKind, TrainingEstimate, WorkloadFile};
 use crate::model::{find_preset, hf::from_hf_value, ModelSpec};
 use crate::units::Bytes;
@@ -223,7 +223,11 @@ fn hours_basis(case: &Case) -> Result<Option<HoursBasis>, CoreError> {
         (None, Some(_)) => return Ok(Some(HoursBasis::Elapsed)),
         (None, None) => return Ok(Some(HoursBasis::Unstated)),
     };
-    Err(CoreError::invalid_msg("steady_state", &case.id, Msg::new(fix)))
+    Err(CoreError::invalid_msg(
+        "steady_state",
+        &case.id,
+        Msg::new(fix),
+    ))
 }
 
 /// The planner's fastest layout for `setup` on `cluster` at `global_batch` sequences per step.

@@ -113,7 +113,10 @@ fn a_stated_pipeline_beside_zero3_is_refused_or_noted() {
     );
     let o = run(TAG, &[&PP2[..], &["1", "--deepspeed"]].concat());
     assert_eq!(o.status.code(), Some(0), "{}", common::all_text(&o));
-    for (lang, phrase) in [("en", "Megatron-LM does not launch ZeRO-3"), ("zh", "ZeRO-1")] {
+    for (lang, phrase) in [
+        ("en", "Megatron-LM does not launch ZeRO-3"),
+        ("zh", "ZeRO-1"),
+    ] {
         let o = run(
             TAG,
             &[&PP2[..], &["3", "--profile", "megatron", "--lang", lang]].concat(),
@@ -144,7 +147,15 @@ fn quantized_repo_names_point_to_weights_and_model_config() {
         run(
             TAG,
             &[
-                "estimate", "-m", m, "--task", "inference", "--gpu", "a100", "--lang", lang,
+                "estimate",
+                "-m",
+                m,
+                "--task",
+                "inference",
+                "--gpu",
+                "a100",
+                "--lang",
+                lang,
             ],
         )
     };
@@ -178,7 +189,15 @@ fn a_commented_config_json_is_named_as_comments() {
     let plain = plain.to_str().unwrap_or_default();
     let o = run(
         TAG,
-        &["estimate", "--model-config", plain, "--task", "inference", "--gpu", "a100"],
+        &[
+            "estimate",
+            "--model-config",
+            plain,
+            "--task",
+            "inference",
+            "--gpu",
+            "a100",
+        ],
     );
     assert_eq!(o.status.code(), Some(0), "{}", common::all_text(&o));
     for (name, text) in [
@@ -187,7 +206,15 @@ fn a_commented_config_json_is_named_as_comments() {
     ] {
         let p = write_temp(TAG, name, &text);
         let p = p.to_str().unwrap_or_default();
-        let args = ["estimate", "--model-config", p, "--task", "inference", "--gpu", "a100"];
+        let args = [
+            "estimate",
+            "--model-config",
+            p,
+            "--task",
+            "inference",
+            "--gpu",
+            "a100",
+        ];
         let o = assert_refused(TAG, &args, 2, &["comments are not JSON", "config.json"]);
         drop(o);
         let zh = run(TAG, &[&args[..], &["--lang", "zh"]].concat());

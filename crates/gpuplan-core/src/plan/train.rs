@@ -731,10 +731,7 @@ fn point_stacks<'a>(
 /// states the ZeRO stage keeps it (Meta's Llama 3 405B ran FSDP ZeRO-2 beside PP 16 on its own
 /// stack, arXiv 2407.21783 §3.3.2; `estimate` says Megatron-LM would not launch it).
 fn pipeline_refuses_zero(base: &TrainingSetup, pin: &super::TrainPins, l: Layout) -> bool {
-    l.pp > 1
-        && l.zero > 1
-        && !pin.zero
-        && (base.framework == Framework::Megatron || base.deepspeed)
+    l.pp > 1 && l.zero > 1 && !pin.zero && (base.framework == Framework::Megatron || base.deepspeed)
 }
 
 /// The caveat of an estimate whose stated layout runs PP > 1 beside ZeRO-2/3 under the
