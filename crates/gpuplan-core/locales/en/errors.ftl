@@ -180,7 +180,7 @@ fix-model-parallel-divides-gpus = must divide the number of GPUs ({ $gpus }); ch
 fix-global-batch-multiple = must be a multiple of micro-batch × data-parallel size = { $mb } × { $dp } = { $per }
 fix-cp-divides-seq = the sequence ({ $seq } tokens) must split evenly over the context-parallel ranks: choose a cp that divides seq_len
 fix-deepspeed-pp-zero = DeepSpeed's pipeline engine runs ZeRO-0 or ZeRO-1 only ("ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism") and this layout has { $pp } pipeline stages: set parallel.zero = 1 (--zero 1), or parallel.pp = 1 to shard with ZeRO-2/3
-fix-json-comment = a comment (`//` or `/* */`) is there, and comments are not JSON (an editor for JSONC or JSON5 may add them): remove the comment lines and read the file again
+fix-json-comment = not valid JSON: a comment (`//` or `/* */`) starts there, and comments are not JSON (an editor for JSONC or JSON5 may add them); remove the comments and read the file again
 fix-case-elapsed-metric = only a gpu_hours case can compare elapsed hours: remove [elapsed] or set metric = "gpu_hours"
 fix-case-stages-metric = only a gpu_hours case can add stages: remove [[stages]] or set metric = "gpu_hours"
 fix-case-steady-metric = only a gpu_hours case states what its hours count: remove steady_state or set metric = "gpu_hours"

@@ -177,7 +177,7 @@ fix-model-parallel-divides-gpus = 必须能整除 GPU 总数（{ $gpus }）：�
 fix-global-batch-multiple = 必须是 micro-batch × 数据并行规模 = { $mb } × { $dp } = { $per } 的整数倍
 fix-cp-divides-seq = 序列（{ $seq } 个 token）必须能均分到各上下文并行 rank：请选能整除 seq_len 的 cp
 fix-deepspeed-pp-zero = DeepSpeed 的流水线引擎只支持 ZeRO-0 或 ZeRO-1（其源码断言 ZeRO-2、ZeRO-3 与流水线并行不兼容），而此布局有 { $pp } 个流水线阶段：请设 parallel.zero = 1（--zero 1），或设 parallel.pp = 1 以使用 ZeRO-2/3 切分
-fix-json-comment = 其中有注释（`//` 或 `/* */`），而 JSON 不允许注释（JSONC 或 JSON5 编辑器可能加入）：请删去注释行后重新读取
+fix-json-comment = 不是有效的 JSON：此处开始一段注释（`//` 或 `/* */`），而 JSON 不允许注释（JSONC 或 JSON5 编辑器可能加入）；请删去注释后重新读取
 fix-case-elapsed-metric = 只有 gpu_hours 用例能比较实际耗时：请删去 [elapsed] 或设 metric = "gpu_hours"
 fix-case-stages-metric = 只有 gpu_hours 用例能添加阶段：请删去 [[stages]] 或设 metric = "gpu_hours"
 fix-case-steady-metric = 只有 gpu_hours 用例需说明其小时数的口径：请删去 steady_state 或设 metric = "gpu_hours"

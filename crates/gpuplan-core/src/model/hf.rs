@@ -360,8 +360,8 @@ pub fn parse_hf_config(name: &str, text: &str) -> Result<ModelSpec, CoreError> {
     let v: Value = serde_json::from_str(text).map_err(|e| {
         if comment_at(text, e.line(), e.column()) {
             return CoreError::invalid_msg(
-                &format!("config.json of `{name}`"),
-                format!("line {} column {}", e.line(), e.column()),
+                "config.json",
+                format!("{name}, line {} column {}", e.line(), e.column()),
                 crate::i18n::Msg::new("fix-json-comment"),
             );
         }
