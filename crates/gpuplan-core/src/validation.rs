@@ -5,6 +5,7 @@
 use crate::constants::Tunables;
 use crate::error::CoreError;
 use crate::hardware::ClusterSpec;
+use crate::i18n::Msg;
 use crate::job::{estimate_inference, estimate_training, JobKind, TrainingEstimate, WorkloadFile};
 use crate::model::{find_preset, hf::from_hf_value, ModelSpec};
 use crate::units::Bytes;
@@ -148,10 +149,10 @@ pub fn workload_model(w: &WorkloadFile, label: &str) -> Result<ModelSpec, CoreEr
     match (&w.config, &w.model) {
         (Some(cfg), name) => from_hf_value(name.as_deref().unwrap_or(label), cfg, Vec::new()),
         (None, Some(name)) => Ok(find_preset(name)?.model.clone()),
-        (None, None) => Err(CoreError::invalid(
+        (None, None) => Err(CoreError::invalid_msg(
             "model",
             "(none)",
-            "give `model = \"PRESET\"` or a [config] table",
+            Msg::new("fix-case-model"),
         )),
     }
 }
@@ -177,17 +178,17 @@ pub fn source_group(id: &str) -> String {
 /// Evaluate one case.
 pub fn evaluate(case: &Case) -> Result<CaseOutcome, CoreError> {
     if case.elapsed.is_some() && case.metric != "gpu_hours" {
-        return Err(CoreError::invalid(
+        return Err(CoreError::invalid_msg(
             "elapsed",
             &case.id,
-            "only a gpu_hours case can compare elapsed hours: remove [elapsed] or set metric = \"gpu_hours\"",
+            Msg::new("fix-case-elapsed-metric"),
         ));
     }
     if !case.stages.is_empty() && case.metric != "gpu_hours" {
-        return Err(CoreError::invalid(
+        return Err(CoreError::invalid_msg(
             "stages",
             &case.id,
-            "only a gpu_hours case can add stages: remove [[stages]] or set metric = \"gpu_hours\"",
+            Msg::new("fix-case-stages-metric"),
         ));
     }
     let hours_basis = hours_basis(case)?;
@@ -215,18 +216,18 @@ pub fn evaluate(case: &Case) -> Result<CaseOutcome, CoreError> {
 /// `[elapsed]`, is refused (a case cannot count both).
 fn hours_basis(case: &Case) -> Result<Option<HoursBasis>, CoreError> {
     let fix = match (&case.steady_state, &case.elapsed) {
-        (Some(_), _) if case.metric != "gpu_hours" => {
-            "only a gpu_hours case states what its hours count: remove steady_state or set metric = \"gpu_hours\""
-        }
-        (Some(_), Some(_)) => {
-            "a source counts either a steady rate or elapsed time: keep steady_state or [elapsed], not both"
-        }
+        (Some(_), _) if case.metric != "gpu_hours" => "fix-case-steady-metric",
+        (Some(_), Some(_)) => "fix-case-steady-elapsed",
         _ if case.metric != "gpu_hours" => return Ok(None),
         (Some(_), None) => return Ok(Some(HoursBasis::Steady)),
         (None, Some(_)) => return Ok(Some(HoursBasis::Elapsed)),
         (None, None) => return Ok(Some(HoursBasis::Unstated)),
     };
-    Err(CoreError::invalid("steady_state", &case.id, fix))
+    Err(CoreError::invalid_msg(
+        "steady_state",
+        &case.id,
+        Msg::new(fix),
+    ))
 }
 
 /// The planner's fastest layout for `setup` on `cluster` at `global_batch` sequences per step.
@@ -389,10 +390,10 @@ fn training_metric(
         "gpu_hours" => gpu_hours(case, &e, stage_hours(case, m, cluster, tun)?, cluster, tun)?,
         "training_days" => totals(case, &e)?.wall_time.days(),
         other => {
-            return Err(CoreError::invalid(
+            return Err(CoreError::invalid_msg(
                 "metric",
                 other,
-                "unknown training metric",
+                Msg::new("fix-case-unknown-metric").arg("kind", "training"),
             ))
         }
     })
@@ -528,10 +529,10 @@ fn inference_metric(
             setup.batch as f64 * setup.output_tokens as f64 / total / setup.tp as f64
         }
         other => {
-            return Err(CoreError::invalid(
+            return Err(CoreError::invalid_msg(
                 "metric",
                 other,
-                "unknown inference metric",
+                Msg::new("fix-case-unknown-metric").arg("kind", "inference"),
             ))
         }
     })
@@ -610,6 +611,41 @@ mod tests {
             err.contains("elapsed") && err.contains("gpu_hours"),
             "{err}"
         );
+    }
+
+    /// A case file's own errors (`[elapsed]`, `[[stages]]`, `steady_state`, an unknown metric)
+    /// have catalog text in both languages (audit r16: they were English only).
+    #[test]
+    fn case_file_errors_are_translated() {
+        use crate::i18n::Lang;
+        let text = include_str!("../../../cases/t-card-llama2-13b-gpu-hours.toml");
+        let base = parse_case("t-card-llama2-13b-gpu-hours", text).expect("case parses");
+        let mut errs = Vec::new();
+        let mut c = base.clone();
+        c.metric = "training_days".into();
+        errs.push(evaluate(&c).expect_err("[elapsed] on another metric"));
+        c.elapsed = None;
+        c.stages = vec![Stage {
+            seq_len: 8192,
+            tokens: 1e9,
+            search_layout_global_batch: 64,
+        }];
+        errs.push(evaluate(&c).expect_err("[[stages]] on another metric"));
+        let mut c = base.clone();
+        c.steady_state = Some("x".into());
+        errs.push(hours_basis(&c).expect_err("both bases"));
+        let mut c = base.clone();
+        c.metric = "no_such_metric".into();
+        c.elapsed = None;
+        c.stages.clear();
+        errs.push(evaluate(&c).expect_err("unknown metric"));
+        for e in errs {
+            let (en, zh) = (e.message().render(Lang::En), e.message().render(Lang::Zh));
+            // The fix, after the field and value, is translated (not the English text inside
+            // the Chinese frame).
+            let fix = en.rsplit_once(": ").map_or(en.as_str(), |(_, f)| f);
+            assert!(fix.len() > 10 && !zh.contains(fix), "{en} / {zh}");
+        }
     }
 
     /// What a GPU-hours case counts comes from its keys: `[elapsed]`, `steady_state`, or neither

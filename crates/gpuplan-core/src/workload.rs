@@ -1355,6 +1355,15 @@ impl TrainingSetup {
                 "layers on the first pipeline stage, at least 1 (and fewer than the model's layers)",
             )?;
         }
+        // DeepSpeed's pipeline engine runs ZeRO-0/1 only (deepspeed/runtime/pipe/engine.py
+        // @38327e07 l.77-78: "ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism").
+        if self.deepspeed && p.pp > 1 && p.zero > 1 {
+            return Err(CoreError::invalid_msg(
+                "parallel.zero",
+                p.zero,
+                crate::i18n::Msg::new("fix-deepspeed-pp-zero").arg("pp", p.pp),
+            ));
+        }
         if p.offload_params && p.zero < 3 {
             return Err(CoreError::invalid(
                 "parallel.offload_params",

@@ -207,7 +207,8 @@ fn the_api_reads_only_json_bodies() {
 
 /// #3: a config.json saved with a UTF-8 byte-order mark (Windows editors) was "not valid JSON
 /// at line 1 column 1", while a workload TOML with one read. Every input file, and an API body,
-/// now reads past it; a comment is still refused naming the JSON position.
+/// now reads past it; a comment is still refused naming the JSON position (and, since stop 35,
+/// that comments are not JSON: tests/fix_r16.rs).
 #[test]
 fn a_byte_order_mark_is_read_past() {
     let cfg = json!({"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,

@@ -179,6 +179,22 @@ fix-filter-max-price = CNY per hour (per month with --billing monthly), more tha
 fix-model-parallel-divides-gpus = must divide the number of GPUs ({ $gpus }); change tp/pp/cp or the GPU count
 fix-global-batch-multiple = must be a multiple of micro-batch × data-parallel size = { $mb } × { $dp } = { $per }
 fix-cp-divides-seq = the sequence ({ $seq } tokens) must split evenly over the context-parallel ranks: choose a cp that divides seq_len
+fix-deepspeed-pp-zero = DeepSpeed's pipeline engine runs ZeRO-0 or ZeRO-1 only ("ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism") and this layout has { $pp } pipeline stages: set parallel.zero = 1 (--zero 1), or parallel.pp = 1 to shard with ZeRO-2/3
+fix-json-comment = not valid JSON: a comment (`//` or `/* */`) starts there, and comments are not JSON (an editor for JSONC or JSON5 may add them); remove the comments and read the file again
+fix-case-elapsed-metric = only a gpu_hours case can compare elapsed hours: remove [elapsed] or set metric = "gpu_hours"
+fix-case-stages-metric = only a gpu_hours case can add stages: remove [[stages]] or set metric = "gpu_hours"
+fix-case-steady-metric = only a gpu_hours case states what its hours count: remove steady_state or set metric = "gpu_hours"
+fix-case-steady-elapsed = a source counts either a steady rate or elapsed time: keep steady_state or [elapsed], not both
+fix-case-model = give `model = "PRESET"` or a [config] table
+fix-case-unknown-metric = unknown { $kind ->
+    [training] training
+   *[inference] inference
+} metric
+note-quantized-name = the name is a quantized checkpoint's ({ $format }) and the presets are 16-bit: size it as { $preset ->
+    [none] a preset
+   *[other] `-m { $preset }`
+} with `--weights { $weights }`, or give the checkpoint's own config.json with `--model-config` (its quantization_config is read)
+note-quantized-name-config = the name is a quantized checkpoint's ({ $format }) and the presets are 16-bit: give the checkpoint's own config.json with `--model-config` (its quantization_config gives the format and block sizes)
 fix-virtual-stages = interleaving needs pp ≥ 2 and at least one of the { $layers } layers per virtual stage (pp × virtual_stages ≤ { $layers })
 fix-moe-a2a-overlap = the EP all-to-all overlap needs virtual_stages ≥ 2 when pp ≥ 2 (Megatron-Core runs it in the interleaved schedule only)
 fix-moe-ep-settings-need-ep = the expert all-to-all settings (moe_a2a_overlap, moe_dispatcher) act on an MoE model's expert parallelism: use them with an MoE model at ep ≥ 2, or remove them

@@ -176,6 +176,22 @@ fix-filter-max-price = 每小时的人民币价格（--billing monthly 时为每
 fix-model-parallel-divides-gpus = 必须能整除 GPU 总数（{ $gpus }）：请调整 tp/pp/cp 或 GPU 数量
 fix-global-batch-multiple = 必须是 micro-batch × 数据并行规模 = { $mb } × { $dp } = { $per } 的整数倍
 fix-cp-divides-seq = 序列（{ $seq } 个 token）必须能均分到各上下文并行 rank：请选能整除 seq_len 的 cp
+fix-deepspeed-pp-zero = DeepSpeed 的流水线引擎只支持 ZeRO-0 或 ZeRO-1（其源码断言 ZeRO-2、ZeRO-3 与流水线并行不兼容），而此布局有 { $pp } 个流水线阶段：请设 parallel.zero = 1（--zero 1），或设 parallel.pp = 1 以使用 ZeRO-2/3 切分
+fix-json-comment = 不是有效的 JSON：此处开始一段注释（`//` 或 `/* */`），而 JSON 不允许注释（JSONC 或 JSON5 编辑器可能加入）；请删去注释后重新读取
+fix-case-elapsed-metric = 只有 gpu_hours 用例能比较实际耗时：请删去 [elapsed] 或设 metric = "gpu_hours"
+fix-case-stages-metric = 只有 gpu_hours 用例能添加阶段：请删去 [[stages]] 或设 metric = "gpu_hours"
+fix-case-steady-metric = 只有 gpu_hours 用例需说明其小时数的口径：请删去 steady_state 或设 metric = "gpu_hours"
+fix-case-steady-elapsed = 一个来源要么按稳态速率计，要么按实际耗时计：steady_state 与 [elapsed] 只能保留其一
+fix-case-model = 请给出 `model = "预置模型名"` 或 [config] 表
+fix-case-unknown-metric = 未知的{ $kind ->
+    [training] 训练
+   *[inference] 推理
+}指标
+note-quantized-name = 这是 { $format } 量化检查点的名称，而预置模型均为 16 位：请以{ $preset ->
+    [none] 预置模型
+   *[other] {" "}`-m { $preset }`{" "}
+}加 `--weights { $weights }` 估算，或用 `--model-config` 给出该检查点自己的 config.json（会读取其中的 quantization_config）
+note-quantized-name-config = 这是 { $format } 量化检查点的名称，而预置模型均为 16 位：请用 `--model-config` 给出该检查点自己的 config.json（其 quantization_config 给出格式与分块大小）
 fix-virtual-stages = 交错流水线需要 pp ≥ 2，且每个虚拟阶段至少有 { $layers } 层中的一层（pp × virtual_stages ≤ { $layers }）
 fix-moe-a2a-overlap = pp ≥ 2 时，EP all-to-all 重叠需要 virtual_stages ≥ 2（Megatron-Core 只在交错流水线调度中运行它）
 fix-moe-ep-settings-need-ep = 专家 all-to-all 设置（moe_a2a_overlap、moe_dispatcher）只作用于 MoE 模型的专家并行：请在 MoE 模型且 ep ≥ 2 时使用，或去掉它们

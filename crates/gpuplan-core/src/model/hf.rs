@@ -357,15 +357,38 @@ impl<'a> Fields<'a> {
 
 /// Parse the text of a `config.json`. `name` labels the resulting model.
 pub fn parse_hf_config(name: &str, text: &str) -> Result<ModelSpec, CoreError> {
-    let v: Value = serde_json::from_str(text).map_err(|e| CoreError::Parse {
-        what: format!("config.json of `{name}`"),
-        message: format!(
-            "not valid JSON at line {} column {}: {e}",
-            e.line(),
-            e.column()
-        ),
+    let v: Value = serde_json::from_str(text).map_err(|e| {
+        if comment_at(text, e.line(), e.column()) {
+            return CoreError::invalid_msg(
+                "config.json",
+                format!("{name}, line {} column {}", e.line(), e.column()),
+                crate::i18n::Msg::new("fix-json-comment"),
+            );
+        }
+        CoreError::Parse {
+            what: format!("config.json of `{name}`"),
+            message: format!(
+                "not valid JSON at line {} column {}: {e}",
+                e.line(),
+                e.column()
+            ),
+        }
     })?;
     from_hf_value(name, &v, Vec::new())
+}
+
+/// Whether the JSON error at 1-based `line` and `column` (serde_json's) is a `//` or `/* */`
+/// comment (a JSONC file: VS Code's settings style), which JSON does not have.
+fn comment_at(text: &str, line: usize, column: usize) -> bool {
+    let Some(l) = text.lines().nth(line.saturating_sub(1)) else {
+        return false;
+    };
+    let is_comment = |s: &str| s.starts_with("//") || s.starts_with("/*");
+    // serde_json reports the column of the offending byte (0 before a line's first one).
+    [column.saturating_sub(1), column]
+        .into_iter()
+        .filter_map(|c| l.get(c..))
+        .any(is_comment)
 }
 
 /// Build a model from an already parsed `config.json` value, with its checkpoint's stored

@@ -178,14 +178,68 @@ pub fn find_preset(name: &str) -> Result<&'static Preset, CoreError> {
             key = k.to_string();
         }
     }
-    all.iter()
-        .find(|p| normalise(&p.model.name) == key)
-        .ok_or_else(|| CoreError::Unknown {
-            kind: "model".into(),
-            name: name.to_string(),
-            suggestions: close_names(name, all.iter().map(|p| p.model.name.as_str())),
-            note: None,
-        })
+    if let Some(p) = all.iter().find(|p| normalise(&p.model.name) == key) {
+        return Ok(p);
+    }
+    let quantized = quantized_name(&key, all);
+    Err(CoreError::Unknown {
+        kind: "model".into(),
+        name: name.to_string(),
+        // A quantized name's note names its preset (audit r16).
+        suggestions: match &quantized {
+            Some((_, Some(_))) => vec![],
+            _ => close_names(name, all.iter().map(|p| p.model.name.as_str())),
+        },
+        note: quantized.map(|(note, _)| Box::new(note)),
+    })
+}
+
+/// The name suffixes of quantized checkpoints on the Hugging Face Hub (Qwen's `-AWQ`,
+/// `-GPTQ-Int4`, `-FP8`; unsloth's `-bnb-4bit`), longest first: the format's label and the
+/// `--weights` value that sizes the 16-bit preset so (`None`: only the checkpoint's own
+/// `quantization_config` says, e.g. bitsandbytes block sizes or GPTQ's 8-bit layout).
+const QUANTIZED_SUFFIXES: [(&str, &str, Option<&str>); 10] = [
+    ("-gptq-int4", "GPTQ int4", Some("gptq")),
+    ("-gptq-int8", "GPTQ int8", None),
+    ("-fp8-dynamic", "FP8", Some("fp8")),
+    ("-bnb-4bit", "bitsandbytes 4-bit", None),
+    ("-bnb-8bit", "bitsandbytes 8-bit", None),
+    ("-mxfp4", "MXFP4", Some("mxfp4")),
+    ("-awq", "AWQ", Some("awq")),
+    ("-gptq", "GPTQ", Some("gptq")),
+    ("-fp8", "FP8", Some("fp8")),
+    ("-4bit", "4-bit", None),
+];
+
+/// The note of a model name (normalised, without its `org/`) that names a quantized checkpoint
+/// of a preset or of another model, and the preset it names, if any: the presets are 16-bit, so
+/// the name is refused rather than sized as the preset, and the note says how to size it.
+fn quantized_name(key: &str, all: &[Preset]) -> Option<(crate::i18n::Text, Option<String>)> {
+    let &(suffix, format, weights) = QUANTIZED_SUFFIXES
+        .iter()
+        .find(|(s, _, _)| key.ends_with(s))?;
+    let mut base = key.strip_suffix(suffix).unwrap_or(key).to_string();
+    for s in ["-hf", "-instruct", "-chat"] {
+        if let Some(k) = base.strip_suffix(s) {
+            base = k.to_string();
+        }
+    }
+    let preset = all
+        .iter()
+        .find(|p| normalise(&p.model.name) == base)
+        .map(|p| p.model.name.clone());
+    let msg = match weights {
+        Some(w) => crate::i18n::Msg::new("note-quantized-name")
+            .arg("format", format)
+            .arg("preset", preset.clone().unwrap_or_else(|| "none".into()))
+            .arg("weights", w),
+        None => crate::i18n::Msg::new("note-quantized-name-config").arg("format", format),
+    };
+    let text = crate::i18n::Text {
+        en: msg.render(crate::i18n::Lang::En),
+        zh: msg.render(crate::i18n::Lang::Zh),
+    };
+    Some((text, preset.filter(|_| weights.is_some())))
 }
 
 #[cfg(test)]

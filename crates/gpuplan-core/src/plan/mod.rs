@@ -784,7 +784,8 @@ fn megatron_alternative(
     // FSDP2 under Megatron-LM nor DeepSpeed's pipeline engine runs ZeRO-2/3 beside pipeline
     // stages either (megatron/training/arguments.py: "--use-torch-fsdp2 is not supported with
     // pipeline parallelism"). Review r16 #1: `pp == 1 || zero <= 1` named TP 2 ZeRO-3 plans
-    // whose own export would not fit.
+    // whose own export would not fit. The `megatron` profile's search no longer lists PP x
+    // ZeRO-2/3 layouts at all (train.rs `pipeline_refuses_zero`, fix r16).
     let launched = |p: &&Plan| p.train.as_ref().is_some_and(|t| t.setup.parallel.zero <= 1);
     let n = plans.iter().filter(launched).count();
     let Some((p, t)) = plans

@@ -357,7 +357,7 @@ pub fn search_space(req: &PlanRequest, base: &TrainingSetup, c: &ClusterSpec) ->
             let vp = virtual_stages(base.framework, &pin, base, pp, shape.layers);
             for ep in expert_degrees(base, &pin, shape.experts, dp * tp) {
                 for &zero in zero_choices(base, &pin, dp) {
-                    let layout = Layout { mp, ep, zero };
+                    let layout = Layout { mp, pp, ep, zero };
                     for &stack in point_stacks(base, &pin, shape.experts, layout) {
                         let vp = if stack == base.framework {
                             vp
@@ -642,10 +642,12 @@ fn stage_splits(
     ]
 }
 
-/// A layout's model-parallel degree (TP × PP × CP), expert-parallel degree and ZeRO stage.
+/// A layout's model-parallel degree (TP × PP × CP), pipeline stages, expert-parallel degree and
+/// ZeRO stage.
 #[derive(Clone, Copy)]
 struct Layout {
     mp: u64,
+    pp: u64,
     ep: u64,
     zero: u8,
 }
@@ -684,6 +686,9 @@ fn point_stacks<'a>(
     const HF: &[Framework] = &[Framework::HuggingFace];
     const MEGATRON: &[Framework] = &[Framework::Megatron];
     const BOTH: &[Framework] = &[Framework::HuggingFace, Framework::Megatron];
+    if pipeline_refuses_zero(base, pin, l) {
+        return &[];
+    }
     if !moe_union(base, pin, experts) {
         // Under `megatron` an MoE model at ZeRO-2/3 is Megatron-DeepSpeed's, whose DeepSpeed-MoE
         // layers refuse stage 3 and whose pipeline runs bf16 at ZeRO-1 only; the export launches
@@ -715,6 +720,38 @@ fn point_stacks<'a>(
         (false, false) if pin.ep && pin.zero => HF,
         (false, false) => &[],
     }
+}
+
+/// Whether the profile's launchers refuse the layout's pipeline beside ZeRO-2/3 (expert r16 #4):
+/// - `megatron`: Megatron-LM shards with its distributed optimizer, ZeRO-1
+///   (`--use-distributed-optimizer`, what the export writes); its torch-FSDP path refuses
+///   pipeline stages (megatron/training/arguments.py @core_v0.15.0 l.636-637:
+///   `assert args.pipeline_model_parallel_size == 1, '--use-torch-fsdp2 is not supported with
+///   pipeline parallelism'`), and Megatron-FSDP (`--use-megatron-fsdp`) is neither documented
+///   nor exported beside PP; an MoE model's Megatron-DeepSpeed pipeline is DeepSpeed's, below;
+/// - `deepspeed`: DeepSpeed's pipeline engine (deepspeed/runtime/pipe/engine.py @38327e07
+///   l.77-78: `assert self.zero_optimization_stage() < ZeroStageEnum.gradients, "ZeRO-2 and
+///   ZeRO-3 are incompatible with pipeline parallelism"`).
+///
+/// The default profile's pipelines are torchtitan's, which run FSDP beside PP. A workload that
+/// states the ZeRO stage keeps it (Meta's Llama 3 405B ran FSDP ZeRO-2 beside PP 16 on its own
+/// stack, arXiv 2407.21783 §3.3.2; `estimate` says Megatron-LM would not launch it).
+fn pipeline_refuses_zero(base: &TrainingSetup, pin: &super::TrainPins, l: Layout) -> bool {
+    l.pp > 1 && l.zero > 1 && !pin.zero && (base.framework == Framework::Megatron || base.deepspeed)
+}
+
+/// The caveat of an estimate whose stated layout runs PP > 1 beside ZeRO-2/3 under the
+/// `megatron` profile, which Megatron-LM does not launch ([`pipeline_refuses_zero`]); `None`
+/// otherwise. Not a refusal: the layout is real elsewhere (Meta's Llama 3 stack) and the
+/// profile then stands for fused kernels; DeepSpeed's refusal is the workload's
+/// (`TrainingSetup::validate`).
+pub fn megatron_pipeline_zero_caveat(setup: &TrainingSetup) -> Option<crate::i18n::Msg> {
+    let p = &setup.parallel;
+    (setup.framework == Framework::Megatron && p.pp > 1 && p.zero > 1).then(|| {
+        crate::i18n::Msg::new("cav-megatron-pp-zero")
+            .arg("pp", p.pp)
+            .arg("zero", u64::from(p.zero))
+    })
 }
 
 /// Whether a named eager stack runs the layout's expert parallelism (trust r9 #2): under

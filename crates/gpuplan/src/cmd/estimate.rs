@@ -532,6 +532,9 @@ fn train_on(
     {
         note_line(lang, gpuplan_core::i18n::Text::from(n).get(lang));
     }
+    if let Some(n) = gpuplan_core::plan::train::megatron_pipeline_zero_caveat(&r.training) {
+        note_line(lang, gpuplan_core::i18n::Text::from(n).get(lang));
+    }
     if let Some(g) = r.global_batch {
         r.training.grad_accum =
             gpuplan_core::train::grad_accum_for_global(g, &r.training, cluster)?;
