@@ -828,55 +828,107 @@ pub fn check_format_on_model(m: &ModelSpec, format: WeightFormat) -> Result<(), 
     check_int4_group(m, format, 1)
 }
 
-/// The inputs of the decoder's quantized linears, each with whether tensor parallelism splits
-/// it. Column-parallel linears read their whole input on every rank: q/k/v, gate/up and the
-/// router read `hidden`; MLA's q_b_proj and kv_b_proj read their LoRA ranks. Row-parallel
-/// linears read a 1/TP slice (vllm/model_executor/layers/linear.py `RowParallelLinear`:
-/// `input_size_per_partition = divide(input_size, tp_size)`): o_proj reads the heads'
-/// concatenated values, down_proj the dense FFN width, and the shared experts' down_proj their
-/// summed width (vLLM's deepseek_v2.py / qwen2_moe.py build the shared experts as one MLP with a
-/// `RowParallelLinear` down_proj). A routed expert's down_proj reads `expert_ffn` and is listed
-/// whole: vLLM's fused-MoE path falls back to moe_wna16.py, which halves a group that does not
-/// divide the per-rank width (down to 32) rather than refusing. Embeddings and the LM head stay
-/// 16-bit ([`WeightFormat::keeps_embeddings_16bit`]); a vision tower is not listed (AWQ/GPTQ
-/// releases of vision-language models keep it 16-bit or are refused by `hf.rs`).
-fn linear_inputs(t: &TransformerSpec) -> Vec<(u64, bool)> {
-    let mut w = vec![(t.hidden, false)];
+/// One quantized linear's input as the loader sees it: its width, whether tensor parallelism
+/// splits it (row-parallel), and whether it runs the Marlin dense kernel (every linear but a
+/// routed expert, which takes the fused-MoE path).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct LinearInput {
+    width: u64,
+    split: bool,
+    marlin: bool,
+}
+
+impl LinearInput {
+    fn dense(width: u64, split: bool) -> Self {
+        Self {
+            width,
+            split,
+            marlin: true,
+        }
+    }
+
+    /// The input one of `tp` ranks reads, or `None` when `tp` does not divide a split width.
+    fn per_rank(self, tp: u64) -> Option<u64> {
+        let tp = if self.split { tp.max(1) } else { 1 };
+        self.width.is_multiple_of(tp).then(|| self.width / tp)
+    }
+}
+
+/// The inputs of the decoder's quantized linears. Column-parallel linears read their whole
+/// input on every rank: q/k/v, gate/up and the router read `hidden`; MLA's q_b_proj and
+/// kv_b_proj read their LoRA ranks. Row-parallel linears read a 1/TP slice
+/// (vllm/model_executor/layers/linear.py `RowParallelLinear`: `input_size_per_partition =
+/// divide(input_size, tp_size)`): o_proj reads the heads' concatenated values, down_proj the
+/// dense FFN width, and the shared experts' down_proj their summed width as the config states
+/// it ([`MoeSpec::shared_width`]; vLLM's deepseek_v2.py / qwen2_moe.py build the shared experts
+/// as one MLP with a `RowParallelLinear` down_proj). A routed expert's down_proj reads
+/// `expert_ffn` and is listed whole and outside the Marlin dense rule: vLLM's fused-MoE path
+/// falls back to moe_wna16.py, which halves a group that does not divide the per-rank width
+/// (down to 32) rather than refusing. Embeddings and the LM head stay 16-bit
+/// ([`WeightFormat::keeps_embeddings_16bit`]); a vision tower is not listed (AWQ/GPTQ releases
+/// of vision-language models keep it 16-bit or are refused by `hf.rs`).
+fn linear_inputs(t: &TransformerSpec) -> Vec<LinearInput> {
+    let d = LinearInput::dense;
+    let mut w = vec![d(t.hidden, false)];
     match &t.attention {
         AttentionKind::Mla(mla) => {
-            w.push((t.heads * mla.v_head_dim, true));
-            w.push((mla.kv_lora_rank, false));
-            w.extend(mla.q_lora_rank.map(|r| (r, false)));
+            w.push(d(t.heads * mla.v_head_dim, true));
+            w.push(d(mla.kv_lora_rank, false));
+            w.extend(mla.q_lora_rank.map(|r| d(r, false)));
         }
-        _ => w.push((t.heads * t.head_dim, true)),
+        _ => w.push(d(t.heads * t.head_dim, true)),
     }
     match &t.moe {
         Some(moe) => {
-            w.push((moe.expert_ffn, false));
-            w.push((moe.shared_experts.saturating_mul(moe.expert_ffn), true));
+            w.push(LinearInput {
+                width: moe.expert_ffn,
+                split: false,
+                marlin: false,
+            });
+            w.push(d(moe.shared_width(), true));
             if moe.dense_layers > 0 {
-                w.push((t.ffn, true));
+                w.push(d(t.ffn, true));
             }
         }
-        None => w.push((t.ffn, true)),
+        None => w.push(d(t.ffn, true)),
     }
-    w.retain(|&(x, _)| x > 0);
+    w.retain(|x| x.width > 0);
     w.sort_unstable();
     w.dedup();
     w
 }
 
-/// Whether every quantized linear's input on one of `tp` ranks divides into groups of `group`:
-/// `input_size_per_partition % group_size == 0` for a split input, the whole width otherwise.
-fn int4_groups_fit(inputs: &[(u64, bool)], group: u64, tp: u64) -> bool {
-    inputs.iter().all(|&(w, split)| {
-        let per = if split {
-            group.saturating_mul(tp.max(1))
-        } else {
-            group
-        };
-        w.is_multiple_of(per)
+/// vLLM's Marlin int4 kernels' smallest k tile: `GPTQ_MARLIN_MIN_THREAD_K = 128`
+/// (vllm/model_executor/layers/quantization/utils/marlin_utils.py, v0.6.x through current).
+/// `verify_marlin_supports_shape` raises for any `input_size_per_partition % 128 != 0` whatever
+/// the group, per-channel included: "Weight input_size_per_partition = 14784 is not divisible
+/// by min_thread_k = 128. Consider reducing tensor_parallel_size or running with --quantization
+/// gptq." (Qwen2.5-VL-72B-Instruct-AWQ at TP 2; vllm-project/vllm#9913, v0.6.3.post1, 10944 on
+/// DeepSeek-Coder-V2-Lite at TP 1).
+const MARLIN_MIN_THREAD_K: u64 = 128;
+
+/// Whether one rank's input passes the loader at `tp`: the group divides it (not checked for a
+/// per-channel checkpoint, Marlin's `group_size < input_size`), and a Marlin linear's slice is a
+/// multiple of [`MARLIN_MIN_THREAD_K`].
+fn int4_input_fits(x: LinearInput, group: u64, per_channel: bool, tp: u64) -> bool {
+    x.per_rank(tp).is_some_and(|per| {
+        (per_channel || per.is_multiple_of(group))
+            && (!x.marlin || per.is_multiple_of(MARLIN_MIN_THREAD_K))
     })
+}
+
+/// The group part of [`int4_input_fits`] alone, for every input.
+fn int4_groups_fit(inputs: &[LinearInput], group: u64, tp: u64) -> bool {
+    inputs
+        .iter()
+        .all(|x| x.per_rank(tp).is_some_and(|per| per.is_multiple_of(group)))
+}
+
+/// Whether every input passes the loader at `tp` under `group` ([`int4_input_fits`]).
+fn int4_all_fit(inputs: &[LinearInput], group: u64, per_channel: bool, tp: u64) -> bool {
+    inputs
+        .iter()
+        .all(|x| int4_input_fits(*x, group, per_channel, tp))
 }
 
 /// Groups tried around a refused one when naming the valid groups near it.
@@ -895,42 +947,49 @@ const INT4_GROUPS_LISTED: [u64; 5] = [32, 64, 128, 256, 512];
 /// releases pad the width to 29696 for this, QwenLM/Qwen3-VL issue #230) (audit r16 #1). The
 /// group equal to `hidden` is the label of a per-channel checkpoint (`group_size` -1: one scale
 /// per output row over its whole input, model/quant.rs `int_format`; Marlin's
-/// `group_size < input_size` exempts it), which every linear takes whatever its width, so it is
-/// kept. A group that fails at TP 1 names `weights`; one that fails only at `tp` names `tp`.
+/// `group_size < input_size` exempts it from the group rule). Whatever the group, Marlin also
+/// needs every rank's slice to be a multiple of [`MARLIN_MIN_THREAD_K`] (review r16 #2): vLLM
+/// 0.6.x refuses to load such a layer; later releases log "Layer '...' is not supported by
+/// AWQMarlin. Falling back to unoptimized AWQ kernels." (awq_marlin.py `get_quant_method`,
+/// `check_marlin_supports_layer`) and run it on a kernel whose speed this estimate does not
+/// model (its int4 decode is Marlin's), so both are refused. A group that fails at TP 1 names
+/// `weights`; one that fails only at `tp` names `tp`.
 pub fn check_int4_group(m: &ModelSpec, format: WeightFormat, tp: u64) -> Result<(), CoreError> {
     let (WeightFormat::Int4 { group }, Some(t)) = (format, m.transformer()) else {
         return Ok(());
     };
     // A group out of range is the format's own error (`WeightFormat::validate` names `group`).
-    if !(1..=crate::workload::MAX_QUANT_GROUP).contains(&group) || group == t.hidden {
+    if !(1..=crate::workload::MAX_QUANT_GROUP).contains(&group) {
         return Ok(());
     }
+    let per_channel = group == t.hidden;
     let inputs = linear_inputs(t);
-    if !int4_groups_fit(&inputs, group, 1) {
+    if !per_channel && !int4_groups_fit(&inputs, group, 1) {
         return Err(int4_group_refused(m, t, &inputs, group));
     }
-    if int4_groups_fit(&inputs, group, tp) {
+    if int4_all_fit(&inputs, group, per_channel, tp) {
         return Ok(());
     }
-    Err(int4_group_tp_refused(m, t, &inputs, group, tp))
+    let field_tp = tp > 1 && int4_all_fit(&inputs, group, per_channel, 1);
+    Err(int4_group_tp_refused(m, t, &inputs, group, tp, field_tp))
 }
 
 /// The refusal of a group that does not divide some linear's whole input.
 fn int4_group_refused(
     m: &ModelSpec,
     t: &TransformerSpec,
-    inputs: &[(u64, bool)],
+    inputs: &[LinearInput],
     group: u64,
 ) -> CoreError {
     let bad = inputs
         .iter()
-        .find(|(w, _)| !w.is_multiple_of(group))
-        .map(|x| x.0);
+        .find(|x| !x.width.is_multiple_of(group))
+        .map(|x| x.width);
     let valid: Vec<String> = INT4_GROUPS_LISTED
         .iter()
-        .filter(|g| int4_groups_fit(inputs, **g, 1))
+        .filter(|g| int4_all_fit(inputs, **g, false, 1))
         .map(|g| format!("int4-g{g}"))
-        .chain(std::iter::once(format!("int4-g{}", t.hidden)))
+        .chain(int4_all_fit(inputs, t.hidden, true, 1).then(|| format!("int4-g{}", t.hidden)))
         .collect();
     let fix = Msg::new("fix-weights-int4-group")
         .arg("model", m.name.as_str())
@@ -941,33 +1000,37 @@ fn int4_group_refused(
     CoreError::invalid_msg("weights", WeightFormat::Int4 { group }.name(), fix)
 }
 
-/// The refusal of a group that divides every whole input but not a row-parallel linear's slice
-/// at `tp`: names `tp`, the slice, the sizes that load and the groups that load at `tp`.
+/// The refusal of a setup some rank's slice of which the loader refuses at `tp` (the group or
+/// Marlin's k tile): names `tp` when TP 1 loads it (else `weights`), the slice, the sizes that
+/// load and the groups (per-channel included) that load at `tp`.
 fn int4_group_tp_refused(
     m: &ModelSpec,
     t: &TransformerSpec,
-    inputs: &[(u64, bool)],
+    inputs: &[LinearInput],
     group: u64,
     tp: u64,
+    field_tp: bool,
 ) -> CoreError {
+    let per_channel = group == t.hidden;
     let width = inputs
         .iter()
-        .find(|(w, split)| *split && !w.is_multiple_of(group.saturating_mul(tp)))
-        .map_or(t.ffn, |x| x.0);
-    let slice = if width.is_multiple_of(tp) {
-        (width / tp).to_string()
-    } else {
-        format!("{:.2}", width as f64 / tp as f64)
+        .find(|x| !int4_input_fits(**x, group, per_channel, tp))
+        .map_or(t.ffn, |x| x.width);
+    let split = inputs.iter().any(|x| x.width == width && x.split);
+    let slice = match (split, width.is_multiple_of(tp.max(1))) {
+        (false, _) => width.to_string(),
+        (true, true) => (width / tp.max(1)).to_string(),
+        (true, false) => format!("{:.2}", width as f64 / tp as f64),
     };
     let tps: Vec<String> = (1..=TP_TRIED_UP_TO)
-        .filter(|n| tp_splits_attention(t, *n) && int4_groups_fit(inputs, group, *n))
+        .filter(|n| tp_splits_attention(t, *n) && int4_all_fit(inputs, group, per_channel, *n))
         .map(|n| n.to_string())
         .collect();
     let groups: Vec<String> = INT4_GROUPS_LISTED
         .iter()
-        .filter(|g| int4_groups_fit(inputs, **g, tp))
+        .filter(|g| int4_all_fit(inputs, **g, false, tp))
         .map(|g| format!("int4-g{g}"))
-        .chain(std::iter::once(format!("int4-g{}", t.hidden)))
+        .chain(int4_all_fit(inputs, t.hidden, true, tp).then(|| format!("int4-g{}", t.hidden)))
         .collect();
     let fix = Msg::new("fix-tp-int4-group")
         .arg("model", m.name.as_str())
@@ -975,10 +1038,16 @@ fn int4_group_tp_refused(
         .arg("tp", tp.to_string())
         .arg("slice", slice)
         .arg("group", group.to_string())
-        .arg("tps", tps.join(", "))
+        .arg("tps", tps.len())
+        .arg("tplist", tps.join(", "))
+        .arg("groups", groups.len())
         .arg("valid", groups.join(", "))
         .arg("hidden", t.hidden.to_string());
-    CoreError::invalid_msg("tp", tp, fix)
+    if field_tp {
+        CoreError::invalid_msg("tp", tp, fix)
+    } else {
+        CoreError::invalid_msg("weights", WeightFormat::Int4 { group }.name(), fix)
+    }
 }
 
 /// Largest tensor-parallel size [`check_tp_splits_attention`] lists as an alternative.
@@ -2665,25 +2734,54 @@ mod int4_group_tests {
     }
 
     /// Under TP the row-parallel inputs are split (audit r16): Qwen2.5-72B's down_proj reads
-    /// 29568 = 128 × 231, so group 128 loads at TP 1 only (14784 per rank at TP 2), naming `tp`;
-    /// group 64 divides 14784; the per-channel label (8192) loads at any TP. Llama-3.1-70B's
-    /// 28672 = 128 × 224 loads at TP 8 (3584 per rank).
+    /// 29568 = 128 × 231, so group 128 loads at TP 1 only (14784 per rank at TP 2), naming `tp`.
+    /// Marlin's k tile (128) refuses 14784 whatever the group (review r16 #2, the Qwen2.5-VL-72B
+    /// AWQ TP 2 report): group 64 and the per-channel label (8192) load at TP 1 only too, and
+    /// the TP 2 refusal suggests no other group. Llama-3.1-70B's 28672 = 128 × 224 loads at TP 8
+    /// (3584 = 128 × 28 per rank), per-channel included.
     #[test]
-    fn under_tp_each_ranks_slice_must_divide_into_groups() {
+    fn under_tp_each_ranks_slice_must_divide_into_groups_and_marlin_tiles() {
         let m = &find_preset("Qwen2.5-72B").unwrap().model;
         let g = |group, tp| check_int4_group(m, WeightFormat::Int4 { group }, tp);
-        assert!(g(128, 1).is_ok());
-        for tp in [2, 4, 8] {
-            let e = g(128, tp).unwrap_err();
-            assert_eq!(e.field(), Some("tp"), "{tp}");
-            let en = e.message().render(crate::i18n::Lang::En);
-            assert!(en.contains("29568") && en.contains("use TP 1,"), "{en}");
+        for group in [64, 128, 8192] {
+            assert!(g(group, 1).is_ok(), "{group}");
+            for tp in [2, 4, 8] {
+                let e = g(group, tp).unwrap_err();
+                assert_eq!(e.field(), Some("tp"), "{group} {tp}");
+                let en = e.message().render(crate::i18n::Lang::En);
+                assert!(en.contains("29568") && en.contains("use TP 1,"), "{en}");
+                assert!(!en.contains("one of"), "no group loads at TP {tp}: {en}");
+            }
         }
-        assert!(g(64, 2).is_ok() && g(64, 8).is_err());
-        assert!(g(8192, 8).is_ok());
+        let zh = g(128, 2)
+            .unwrap_err()
+            .message()
+            .render(crate::i18n::Lang::Zh);
+        assert!(zh.contains("14784") && zh.contains("128"), "{zh}");
         assert_eq!(g(7, 2).unwrap_err().field(), Some("weights"));
         let llama = &find_preset("Llama-3.1-70B").unwrap().model;
-        assert!(check_int4_group(llama, WeightFormat::Int4 { group: 128 }, 8).is_ok());
+        for group in [32, 64, 128, 8192] {
+            assert!(check_int4_group(llama, WeightFormat::Int4 { group }, 8).is_ok());
+        }
+    }
+
+    /// Marlin's k tile binds at TP 1 too: a config whose dense FFN is 10944 wide
+    /// (DeepSeek-Coder-V2-Lite, vllm-project/vllm#9913 on v0.6.3.post1) takes group 64 by the
+    /// group rule (10944 = 64 × 171) but not Marlin's 128, so it is refused naming `weights`.
+    #[test]
+    fn marlin_k_tile_binds_at_tp_1() {
+        let mut m = find_preset("Llama-3.1-8B").unwrap().model.clone();
+        let crate::model::spec::Architecture::Transformer(t) = &mut m.architecture else {
+            panic!("a transformer preset");
+        };
+        t.ffn = 10944;
+        let e = check_int4_group(&m, WeightFormat::Int4 { group: 64 }, 1).unwrap_err();
+        assert_eq!(e.field(), Some("weights"));
+        let en = e.message().render(crate::i18n::Lang::En);
+        assert!(
+            en.contains("10944") && en.contains("min_thread_k = 128"),
+            "{en}"
+        );
     }
 
     /// AWQ/GPTQ's usual group 128 divides every preset's linear inputs, so the plan search,

@@ -214,9 +214,12 @@ fn loss_parallel_buffers(c: f64, upcast: f64, e: f64) -> (f64, f64, f64) {
 }
 
 /// Share of the logits gradient live at once in the LM-head backward: all of it, or one chunk
-/// when the loss is chunked (torchtune also chunks the output projection).
+/// when the loss is chunked (torchtune also chunks the output projection). llm.c's fused
+/// classifier wrote the gradient over the 16-bit logits, and the LM head's backward reads that
+/// buffer (llm.c train_gpt2.cu `gpt2_backward_and_reduce`: `matmul_backward(..., acts.output,
+/// acts.lnf, params.wte, ...)` after `fused_classifier`): all of it (review r16 #4).
 fn lm_head_share(b: &StepBuffers) -> f64 {
-    if b.held_logits > 0.0 {
+    if b.held_logits > 0.0 || b.fused_classifier {
         // Every chunk's log-softmax gradient waits for its LM-head matmul: autograd runs the
         // loss nodes (created last) before any head chunk.
         1.0
@@ -702,6 +705,24 @@ mod tests {
         assert_eq!(total("backward: loss"), 400.0);
         assert_eq!(total("backward: LM head"), 200.0);
         assert_eq!(t.saved_after_forward.0, 200.0);
+    }
+
+    /// llm.c's fused classifier: the 16-bit logits in the loss and its backward, then the
+    /// gradient written over them, still live through the LM head's backward (review r16 #4).
+    #[test]
+    fn fused_classifier_keeps_its_in_place_buffer_through_the_lm_head() {
+        let t = step_timeline(&StepBuffers {
+            logits_elems: 100.0,
+            logits_dtype_bytes: 2.0,
+            loss_chunks: 1.0,
+            fused_loss: Some((0.0, 200.0)),
+            fused_classifier: true,
+            ..Default::default()
+        });
+        let total = |name: &str| t.phases.iter().find(|p| p.phase == name).unwrap().total.0;
+        assert_eq!(total("loss"), 200.0);
+        assert_eq!(total("backward: loss"), 200.0);
+        assert_eq!(total("backward: LM head"), 200.0);
     }
 
     #[test]

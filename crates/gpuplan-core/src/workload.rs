@@ -1163,10 +1163,14 @@ impl TrainingSetup {
             && !self.loss_compiled()
             && !self.uses_bf16_chunked_loss()
     }
-    /// LitGPT's chunked bf16 loss: the option, or implied by the `litgpt` framework.
+    /// LitGPT's chunked bf16 loss: the option, or implied by the `litgpt` framework. Never
+    /// under [`TrainingSetup::fused_classifier`], which takes precedence (it writes the
+    /// gradient over the logits; review r16 #3).
     pub fn uses_bf16_chunked_loss(&self) -> bool {
-        self.bf16_chunked_loss
-            .unwrap_or(self.framework == Framework::LitGpt)
+        !self.fused_classifier
+            && self
+                .bf16_chunked_loss
+                .unwrap_or(self.framework == Framework::LitGpt)
     }
     /// The loop holds the previous step's output through the next forward: the option, or
     /// implied by the `litgpt` framework (`logits = model(...)` in `fit()`).
@@ -1188,6 +1192,7 @@ impl TrainingSetup {
         self.validate_sizes()?;
         self.validate_options()?;
         self.validate_megatron_precision()?;
+        self.validate_fused_classifier()?;
         self.validate_layout()?;
         if self.task.is_peft() {
             self.lora.validate()?;
@@ -1317,6 +1322,56 @@ impl TrainingSetup {
             ));
         }
         Ok(())
+    }
+
+    /// llm.c's fused classifier ([`TrainingSetup::fused_classifier`]) as llm.c runs it: the whole
+    /// vocabulary on one rank (llm.c parallelizes over data and ZeRO only; its kernel has no
+    /// vocab-parallel reduction, so TP > 1 is refused rather than divided), a full fine-tune or
+    /// pretraining (llm.c trains every parameter; no LoRA), and no other loss option stated
+    /// beside it (each names another loss kernel). LitGPT's implied bf16 chunked loss is not
+    /// stated and yields to it ([`TrainingSetup::uses_bf16_chunked_loss`]) (review r16 #5).
+    fn validate_fused_classifier(&self) -> Result<(), CoreError> {
+        if !self.fused_classifier {
+            return Ok(());
+        }
+        let clash = [
+            (
+                "parallel.tp",
+                self.parallel.tp > 1,
+                self.parallel.tp.to_string(),
+            ),
+            (
+                "task",
+                self.task.is_peft(),
+                format!("{:?}", self.task).to_lowercase(),
+            ),
+            ("chunked_loss", self.chunked_loss, "true".into()),
+            (
+                "bf16_chunked_loss",
+                self.bf16_chunked_loss == Some(true),
+                "true".into(),
+            ),
+            (
+                "compiled_loss",
+                self.compiled_loss == Some(true),
+                "true".into(),
+            ),
+            (
+                "fused_cross_entropy",
+                self.fused_cross_entropy,
+                "true".into(),
+            ),
+        ];
+        match clash.into_iter().find(|c| c.1) {
+            Some((field, _, value)) => Err(CoreError::invalid_msg(
+                field,
+                value,
+                crate::i18n::Msg::new("fix-fused-classifier-clash")
+                    .arg("field", field)
+                    .arg("kind", field.trim_start_matches("parallel.")),
+            )),
+            None => Ok(()),
+        }
     }
 
     /// The parallel layout's own consistency: ZeRO stage, CP dividing the sequence, the last

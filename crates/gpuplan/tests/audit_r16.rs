@@ -52,9 +52,16 @@ fn an_int4_group_must_divide_each_ranks_slice() {
         );
     }
     refused(&args(&serve_72b("1", "int4-g128")), 0, &["int4-g128"]);
-    // The per-channel label (group = hidden) loads at any TP; group 64 divides 14784.
-    refused(&args(&serve_72b("8", "int4-g8192")), 0, &[]);
-    refused(&args(&serve_72b("2", "int4-g64")), 0, &[]);
+    // Review r16 #2: the per-channel label (group = hidden) and group 64 (which divides 14784)
+    // are refused too: Marlin needs each rank's slice to be a multiple of 128 ("is not divisible
+    // by min_thread_k = 128", the Qwen2.5-VL-72B-AWQ TP 2 report), and no group is suggested.
+    for (tp, w) in [("8", "int4-g8192"), ("2", "int4-g64")] {
+        refused(
+            &args(&serve_72b(tp, w)),
+            2,
+            &["`tp`", "min_thread_k = 128", "use TP 1", "!one of"],
+        );
+    }
     // A group that fails at TP 1 already is the format's error, naming `weights`.
     refused(
         &args(&serve_72b("2", "int4-g7")),

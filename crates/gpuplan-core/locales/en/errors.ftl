@@ -247,6 +247,11 @@ fix-keep-16bit-layers = { $model } has { $layers } decoder layers: keep at most 
 fix-sequences-per-batch = sequences per batch, 1–16777216
 fix-engine-version = a release as MAJOR.MINOR[.PATCH], e.g. 0.6.4
 fix-fp8-params-megatron = FP8 parameters (Transformer Engine fp8_model_init, Megatron --fp8-param-gather) need precision = "fp8" and framework = "megatron": remove fp8_params or set both
+fix-fused-classifier-clash = fused_classifier is llm.c's classifier kernel, which runs the whole vocabulary on one rank, trains every parameter and is the loss by itself: { $kind ->
+    [tp] set tp = 1 (llm.c has no tensor parallelism and its kernel no vocab-parallel reduction) or remove fused_classifier
+    [task] use task = "full" or "pretrain" (llm.c has no LoRA) or remove fused_classifier
+   *[other] remove { $field } or fused_classifier (each names a different loss kernel)
+}
 fix-main-grads-megatron = main_grads is Megatron-Core's main-gradient dtype (grad_reduce_in_fp32): set framework = "megatron" or remove main_grads
 fix-optimizer-dtype-megatron = optimizer_dtype is the dtype of the Megatron/NeMo optimizer's master weights and moments (apex DistributedFusedAdam dtype, NeMo optim.dtype): set framework = "megatron" or remove optimizer_dtype
 fix-filter-gpu-word = an accelerator id or name prefix, e.g. A100 (`gpuplan catalog gpus` lists them)
@@ -270,7 +275,13 @@ fix-stage-layers-total = the stated first/last stage sizes hold { $taken } of th
     [0] with no other stage they must hold exactly { $layers }
    *[other] they must leave at least one layer to each of the { $others } other stages
 }
-fix-tp-int4-group = at TP { $tp } each rank of { $model } reads a { $slice }-wide slice of a linear's { $width } inputs, which the int4 group { $group } does not divide (vLLM's GPTQ/AWQ and Marlin loaders refuse it: "The input size is not aligned with the quantized weight shape"): use TP { $tps }, or at TP { $tp } one of { $valid } (int4-g{ $hidden } is per-channel), or a checkpoint whose widths were padded for TP (Qwen's 72B AWQ/GPTQ releases pad 29568 to 29696) given with --model-config
+fix-tp-int4-group = at TP { $tp } each rank of { $model } reads { $slice } of a linear's { $width } inputs, which vLLM's int4 loaders refuse: the group { $group } must divide it (GPTQ/AWQ: "The input size is not aligned with the quantized weight shape") and Marlin needs a multiple of 128 ("is not divisible by min_thread_k = 128"; vLLM 0.6 refuses to load, later releases fall back to unoptimized AWQ/GPTQ kernels whose speed this estimate does not model): { $tps ->
+    [0] no TP up to 16 loads it
+   *[other] use TP { $tplist }
+}{ $groups ->
+    [0] {""}
+   *[other] , or at TP { $tp } one of { $valid } (int4-g{ $hidden } is per-channel)
+}, or a checkpoint whose widths were padded for TP (Qwen's 72B AWQ/GPTQ releases pad 29568 to 29696) given with --model-config
 fix-an-efficiency-range = an efficiency, 0.001–1
 fix-nccl-version-release = a release as MAJOR.MINOR[.PATCH], e.g. 2.19.3
 fix-optimizer-foreach-buffers = state-sized temporaries of the foreach AdamW step: 1 (PyTorch 2.1 and later) or 2 (PyTorch 2.0)

@@ -244,6 +244,11 @@ fix-keep-16bit-layers = { $model } 共有 { $layers } 个解码层：保留为 1
 fix-sequences-per-batch = 每批序列数，1–16777216
 fix-engine-version = 版本号写作 MAJOR.MINOR[.PATCH]，例如 0.6.4
 fix-fp8-params-megatron = FP8 参数（Transformer Engine fp8_model_init、Megatron --fp8-param-gather）需要 precision = "fp8" 且 framework = "megatron"：请删除 fp8_params，或同时设置这两项
+fix-fused-classifier-clash = fused_classifier 是 llm.c 的分类器内核：整个词表在一个卡上计算、训练全部参数、本身就是损失：{ $kind ->
+    [tp] 请设 tp = 1（llm.c 没有张量并行，其内核没有按词表并行的归约）或去掉 fused_classifier
+    [task] 请用 task = "full" 或 "pretrain"（llm.c 不支持 LoRA）或去掉 fused_classifier
+   *[other] 请去掉 { $field } 或 fused_classifier（两者是不同的损失内核）
+}
 fix-main-grads-megatron = main_grads 是 Megatron-Core 主梯度的数据类型（grad_reduce_in_fp32）：请设置 framework = "megatron"，或删除 main_grads
 fix-optimizer-dtype-megatron = optimizer_dtype 是 Megatron/NeMo 优化器主权重与动量的数据类型（apex DistributedFusedAdam 的 dtype，NeMo 的 optim.dtype）：请设置 framework = "megatron"，或删除 optimizer_dtype
 fix-filter-gpu-word = 加速卡 ID 或名称前缀，例如 A100（`gpuplan catalog gpus` 可列出）
@@ -267,7 +272,13 @@ fix-stage-layers-total = 所给的首/末阶段层数共 { $taken } 层，模型
     [0] 没有其他阶段时，两者之和必须正好是 { $layers }
    *[other] 必须给其余 { $others } 个阶段每个至少留下一层
 }
-fix-tp-int4-group = 在 TP { $tp } 下，{ $model } 每个卡只读某个线性层 { $width } 个输入中的 { $slice } 个，int4 分组 { $group } 不能整除它（vLLM 的 GPTQ/AWQ 与 Marlin 加载器会拒绝：`The input size is not aligned with the quantized weight shape`）：请用 TP { $tps }，或在 TP { $tp } 下用 { $valid } 之一（int4-g{ $hidden } 为逐通道量化），或用为张量并行补齐过宽度的检查点（Qwen 的 72B AWQ/GPTQ 版本把 29568 补到 29696），用 --model-config 给出其 config.json
+fix-tp-int4-group = 在 TP { $tp } 下，{ $model } 每个卡读某个线性层 { $width } 个输入中的 { $slice } 个，vLLM 的 int4 加载器会拒绝：int4 分组 { $group } 必须整除它（GPTQ/AWQ：`The input size is not aligned with the quantized weight shape`），且 Marlin 要求它是 128 的倍数（`is not divisible by min_thread_k = 128`；vLLM 0.6 拒绝加载，之后的版本退回未优化的 AWQ/GPTQ 内核，本估算不对其速度建模）：{ $tps ->
+    [0] TP 16 以内没有能加载它的取值
+   *[other] 请用 TP { $tplist }
+}{ $groups ->
+    [0] {""}
+   *[other] ，或在 TP { $tp } 下用 { $valid } 之一（int4-g{ $hidden } 为逐通道量化）
+}，或用为张量并行补齐过宽度的检查点（Qwen 的 72B AWQ/GPTQ 版本把 29568 补到 29696），用 --model-config 给出其 config.json
 fix-an-efficiency-range = 一个效率值，0.001–1
 fix-nccl-version-release = 形如 MAJOR.MINOR[.PATCH] 的版本号，例如 2.19.3
 fix-optimizer-foreach-buffers = foreach AdamW 一步中与优化器状态同大小的临时张量个数：1（PyTorch 2.1 及以后）或 2（PyTorch 2.0）

@@ -906,10 +906,10 @@ fn decoder(f: &mut Fields, model_type: &str, warnings: &mut Vec<String>) -> Tran
     if let Some(experts) = experts.filter(|e| *e > 1) {
         let expert_ffn = f.opt_u64(&["moe_intermediate_size"]).unwrap_or(ffn);
         let mut shared = f.opt_u64(&["n_shared_experts"]).unwrap_or(0);
-        if let Some(s) = f
+        let shared_ffn = f
             .opt_u64(&["shared_expert_intermediate_size"])
-            .filter(|s| *s > 0)
-        {
+            .filter(|s| *s > 0);
+        if let Some(s) = shared_ffn {
             shared = s.div_ceil(expert_ffn.max(1));
         }
         t.moe = Some(MoeSpec {
@@ -919,6 +919,7 @@ fn decoder(f: &mut Fields, model_type: &str, warnings: &mut Vec<String>) -> Tran
             expert_ffn,
             dense_layers: moe_dense_layers(f, layers),
             router_bias: f.opt_str("topk_method") == Some("noaux_tc"),
+            shared_ffn,
         });
     }
     if let Some(kv_lora_rank) = mla_rank(f, model_type) {

@@ -79,6 +79,21 @@ pub struct MoeSpec {
     pub dense_layers: u64,
     /// Whether the router has a per-expert bias (DeepSeek-V3 `e_score_correction_bias`).
     pub router_bias: bool,
+    /// The shared experts' summed FFN width where the config states it apart from
+    /// `expert_ffn` (Qwen-MoE `shared_expert_intermediate_size`, e.g. 5632 beside 1408 experts);
+    /// `shared_experts` then counts it in whole experts, rounded up. `None`: the shared experts
+    /// are `shared_experts × expert_ffn` wide (DeepSeek `n_shared_experts`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_ffn: Option<u64>,
+}
+
+impl MoeSpec {
+    /// The input width of the shared experts' (row-parallel) down_proj: the stated width, else
+    /// `shared_experts × expert_ffn`.
+    pub fn shared_width(&self) -> u64 {
+        self.shared_ffn
+            .unwrap_or_else(|| self.shared_experts.saturating_mul(self.expert_ffn))
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

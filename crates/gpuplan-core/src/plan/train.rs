@@ -466,7 +466,10 @@ impl<'a> Degrees<'a> {
         } else {
             [1, 2, 4, 8]
                 .into_iter()
-                .filter(|tp| *tp == 1 || (model_parallel && nvlink && tp_ok(tp)))
+                // llm.c's fused classifier runs on one rank's whole vocabulary (review r16 #5).
+                .filter(|tp| {
+                    *tp == 1 || (model_parallel && nvlink && tp_ok(tp) && !base.fused_classifier)
+                })
                 .collect()
         };
         // Megatron-Core also splits layers that PP does not divide ([`uneven_last_stage`]).

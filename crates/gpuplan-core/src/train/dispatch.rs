@@ -164,6 +164,9 @@ fn counted(m: &ModelSpec, b: &ParamBreakdown, setup: &TrainingSetup) -> bool {
         && !setup.compiled
         && matches!(setup.recompute, Recompute::None | Recompute::Full)
         && setup.task != TrainTask::Qlora
+        // The counted loops ran HF's own loss ops; llm.c's one fused classifier kernel replaces
+        // them, so such a step is not one of them (review r16 #5).
+        && !setup.fused_classifier
         && p.tp == 1
         && p.pp == 1
         && p.cp <= 1
