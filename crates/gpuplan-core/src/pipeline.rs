@@ -545,6 +545,27 @@ mod tests {
     /// middle stage, stated stages that interleaving cannot split; other stacks only need a layer
     /// on every stage.
     #[test]
+    fn megatron_refuses_an_even_split_it_cannot_build() {
+        // 32 layers over 3 stages, nothing stated: Megatron-Core's assert; other stacks size ⌈32/3⌉.
+        let e = check(32, &par(3, None, None), Framework::Megatron)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("parallel.pp") && e.contains("2, 4, 8, 16, 32"), "{e}");
+        assert!(e.contains("last_stage_layers = 10"), "{e}");
+        assert!(check(32, &par(3, None, None), Framework::HuggingFace).is_ok());
+        // A pp that divides, a stated split it builds, or the accounting that divides pass.
+        assert!(check(32, &par(4, None, None), Framework::Megatron).is_ok());
+        assert!(check(32, &par(3, None, Some(10)), Framework::Megatron).is_ok());
+        assert!(check(94, &accounting(8, 4), Framework::Megatron).is_ok());
+        // GLM-130B's DeepSpeed split stated as first/last stages (8 + 6 x 9 + 8).
+        assert!(check(70, &par(8, Some(8), Some(8)), Framework::Megatron).is_ok());
+        // With virtual stages a layout may place any split (not modelled): left to ⌈L/pp⌉.
+        let mut v = par(8, None, None);
+        v.virtual_stages = 4;
+        assert!(check(61, &v, Framework::Megatron).is_ok());
+    }
+
+    #[test]
     fn megatron_refuses_what_it_cannot_build() {
         let m = Framework::Megatron;
         assert!(check(70, &par(12, Some(5), Some(5)), m).is_ok());
