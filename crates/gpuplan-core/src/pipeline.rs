@@ -12,8 +12,9 @@
 //!   (core_r0.11.0, "Uneven Virtual Pipeline Parallelism" ef490839): the embedding (loss) counts
 //!   as one layer; (L + e + l) / pp per stage, the first (last) stage one layer short.
 //!
-//! Without any of them every stage is sized ⌈L/pp⌉ (DeepSpeed's partitioner and torchtitan give
-//! the remainder to some stages; the slowest sets the pace).
+//! Without any of them Megatron-Core needs pp to divide the layers ([`check`] refuses it otherwise,
+//! virtual stages aside); other stacks' stages are sized ⌈L/pp⌉ (DeepSpeed's partitioner and
+//! torchtitan give the remainder to some stages; the slowest sets the pace).
 
 use crate::error::CoreError;
 use crate::i18n::Msg;
