@@ -551,7 +551,10 @@ mod tests {
         let e = check(32, &par(3, None, None), Framework::Megatron)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("parallel.pp") && e.contains("2, 4, 8, 16, 32"), "{e}");
+        assert!(
+            e.contains("parallel.pp") && e.contains("2, 4, 8, 16, 32"),
+            "{e}"
+        );
         assert!(e.contains("last_stage_layers = 10"), "{e}");
         assert!(check(32, &par(3, None, None), Framework::HuggingFace).is_ok());
         // A pp that divides, a stated split it builds, or the accounting that divides pass.
