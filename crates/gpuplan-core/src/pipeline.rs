@@ -12,8 +12,9 @@
 //!   (core_r0.11.0, "Uneven Virtual Pipeline Parallelism" ef490839): the embedding (loss) counts
 //!   as one layer; (L + e + l) / pp per stage, the first (last) stage one layer short.
 //!
-//! Without any of them every stage is sized ⌈L/pp⌉ (DeepSpeed's partitioner and torchtitan give
-//! the remainder to some stages; the slowest sets the pace).
+//! Without any of them Megatron-Core needs pp to divide the layers ([`check`] refuses it otherwise,
+//! virtual stages aside); other stacks' stages are sized ⌈L/pp⌉ (DeepSpeed's partitioner and
+//! torchtitan give the remainder to some stages; the slowest sets the pace).
 
 use crate::error::CoreError;
 use crate::i18n::Msg;
@@ -230,7 +231,11 @@ pub fn check(layers: u64, p: &Parallelism, framework: Framework) -> Result<(), C
         check_accounting(layers, p, framework, named)?;
     }
     if !named {
-        return Ok(());
+        return if accounting {
+            Ok(())
+        } else {
+            check_even(layers, p, framework)
+        };
     }
     for (field, v) in [
         ("parallel.first_stage_layers", p.first_stage_layers),
@@ -254,6 +259,56 @@ pub fn check(layers: u64, p: &Parallelism, framework: Framework) -> Result<(), C
     check_middle(layers, p, framework)?;
     check_total(layers, p)
 }
+
+/// Megatron-Core's even split: with no first/last stage stated and no accounting switch, every
+/// stage builds `num_layers // pp` layers after `assert num_layers % pipeline_model_parallel_size
+/// == 0, "num_layers should be divisible by pipeline_model_parallel_size"` (transformer_block.py
+/// `get_num_layers_to_build`, core_r0.11.0 @59055868 lines 109-112), so a pp that does not divide
+/// the layers stops the job at start. Other stacks keep the ⌈L/pp⌉ sizing (module doc). The fix
+/// names the pp values that divide and the last stage Megatron-Core would take beside ⌈L/pp⌉
+/// elsewhere (the rule of the plan search's `uneven_last_stage`). Not applied with virtual stages:
+/// Megatron-Core's `--pipeline-model-parallel-layout` places any split over the chunks (Megatron-
+/// Bridge's DeepSeek-V3 H100 run: 61 layers, PP 8 × VP 4, "Et|(tt|)*30mL"), which no first/last
+/// size can state and gpuplan does not model yet, so such a pipeline keeps the ⌈L/pp⌉ sizing.
+fn check_even(layers: u64, p: &Parallelism, framework: Framework) -> Result<(), CoreError> {
+    if framework != Framework::Megatron
+        || p.pp < 2
+        || p.virtual_stages > 1
+        || layers.is_multiple_of(p.pp)
+    {
+        return Ok(());
+    }
+    let divisors = (2..=layers.min(MAX_LISTED_PP))
+        .filter(|d| layers.is_multiple_of(*d))
+        .map(|d| d.to_string())
+        .collect::<Vec<_>>();
+    let per = layers.div_ceil(p.pp);
+    let last = layers
+        .checked_sub((p.pp - 1) * per)
+        .filter(|&k| k >= 1)
+        .map_or("—".to_string(), |k| k.to_string());
+    Err(CoreError::invalid_msg(
+        "parallel.pp",
+        p.pp,
+        Msg::new("fix-pp-even-split-megatron")
+            .arg("layers", layers)
+            .arg("pp", p.pp)
+            .arg(
+                "divisors",
+                if divisors.is_empty() {
+                    "1".to_string()
+                } else {
+                    divisors.join(", ")
+                },
+            )
+            .arg("per", per)
+            .arg("last", last),
+    ))
+}
+
+/// The largest pp the even-split refusal lists among the sizes that divide the layers: bounds the
+/// search on a hostile layer count (a display limit, not a model constant).
+const MAX_LISTED_PP: u64 = 128;
 
 /// The layers the stated first/last stages take, and the stages left for the rest.
 fn stated(p: &Parallelism) -> (u64, u64) {
@@ -490,6 +545,30 @@ mod tests {
     /// What Megatron-Core refuses: a middle remainder that does not divide, layers left with no
     /// middle stage, stated stages that interleaving cannot split; other stacks only need a layer
     /// on every stage.
+    #[test]
+    fn megatron_refuses_an_even_split_it_cannot_build() {
+        // 32 layers over 3 stages, nothing stated: Megatron-Core's assert; other stacks size ⌈32/3⌉.
+        let e = check(32, &par(3, None, None), Framework::Megatron)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("parallel.pp") && e.contains("2, 4, 8, 16, 32"),
+            "{e}"
+        );
+        assert!(e.contains("last_stage_layers = 10"), "{e}");
+        assert!(check(32, &par(3, None, None), Framework::HuggingFace).is_ok());
+        // A pp that divides, a stated split it builds, or the accounting that divides pass.
+        assert!(check(32, &par(4, None, None), Framework::Megatron).is_ok());
+        assert!(check(32, &par(3, None, Some(10)), Framework::Megatron).is_ok());
+        assert!(check(94, &accounting(8, 4), Framework::Megatron).is_ok());
+        // GLM-130B's DeepSpeed split stated as first/last stages (8 + 6 x 9 + 8).
+        assert!(check(70, &par(8, Some(8), Some(8)), Framework::Megatron).is_ok());
+        // With virtual stages a layout may place any split (not modelled): left to ⌈L/pp⌉.
+        let mut v = par(8, None, None);
+        v.virtual_stages = 4;
+        assert!(check(61, &v, Framework::Megatron).is_ok());
+    }
+
     #[test]
     fn megatron_refuses_what_it_cannot_build() {
         let m = Framework::Megatron;

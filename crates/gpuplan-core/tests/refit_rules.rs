@@ -123,7 +123,9 @@ fn every_fitted_source_is_refit() {
         ),
         (
             "t-nemo",
-            &[("fp8_gemm_ratio_current", Some(0.917), 51)],
+            // 0.894 since review r16b states the Megatron-Bridge Qwen3-235B rows' embedding/loss
+            // accounting (they read this ratio; their estimates rise 3-6 points); 0.917 before.
+            &[("fp8_gemm_ratio_current", Some(0.894), 51)],
             17,
             0,
         ),

@@ -80,10 +80,15 @@ fn uneven_stages_are_accepted_and_the_slowest_stage_sets_the_pace() {
     let m = model("Llama-3.1-405B"); // 126 layers: not divisible by 16
     let c = cluster("h100-sxm", 64);
     let mut s = megatron(8, 16, 32);
-    let even = step(&m, &s, &c); // ⌈126/16⌉ = 8 layers + the LM head on the last stage
+    // Review r16b: unstated, Megatron-Core refuses 126 layers over 16 stages.
+    let e = training_step(&m, &s, &c, &Tunables::default()).unwrap_err();
+    assert!(e.to_string().contains("parallel.pp"), "{e}");
+    s.parallel.first_stage_layers = Some(6); // 6 + 8 × 15: 8 layers + the LM head on the last
+    let head_heavy = step(&m, &s, &c);
+    s.parallel.first_stage_layers = None;
     s.parallel.last_stage_layers = Some(6); // 8 × 15 + 6: the head's stage lighter
     let uneven = step(&m, &s, &c);
-    assert!(uneven.compute.0 < even.compute.0);
+    assert!(uneven.compute.0 < head_heavy.compute.0);
     s.parallel.last_stage_layers = Some(126);
     let e = training_step(&m, &s, &c, &Tunables::default()).unwrap_err();
     assert!(e.to_string().contains("last_stage_layers"), "{e}");
@@ -747,6 +752,9 @@ fn the_expert_all_to_all_takes_the_sequence_shard_over_the_gpus_own_nic_share() 
     let m = model("Qwen3-235B-A22B");
     let c = cluster("h100-sxm", 32);
     let mut s = megatron(2, 8, 4);
+    // 94 layers over PP 8: the Megatron-Bridge recipe's embedding/loss accounting (review r16b).
+    s.parallel.account_for_embedding_in_pipeline_split = true;
+    s.parallel.account_for_loss_in_pipeline_split = true;
     s.parallel.ep = 32;
     s.parallel.etp = std::num::NonZeroU64::new(1);
     let st = step(&m, &s, &c);

@@ -127,10 +127,12 @@ fn accuracy_refits_every_fitted_source() {
     // measured on CPU) moved them to +18.6..+35.3%.
     // Stop 35 (wt-hours16): 36 sources and 521 cases with the steady-state GPU-hours rows of
     // Nemotron-4 15B, H2O-Danube-1.8B and BloombergGPT (three held-out sources of one case each).
+    // Review r16b (stated pipeline splits of GLM-130B, ModelLink BLOOM-176B and the Megatron-Bridge
+    // Qwen3-235B rows): median 5.6% -> 5.7%.
     assert!(
         refit.contains(
             "Leave-one-source-out over all 36 sources (those above as they are, the 4 fitted ones \
-             with their constants refit): 521 cases, median |error| 5.6%, mean 10.5%; 12 cases of \
+             with their constants refit): 521 cases, median |error| 5.7%, mean 10.5%; 12 cases of \
              the fitted sources are not held out."
         ),
         "{refit}"
@@ -579,8 +581,12 @@ fn training_accuracy_stays_within_todays_bands() {
     // 55 since stop 35 splits the eager loop's host time (views at host_view_seconds, the time
     // outside the ops measured on CPU: train/dispatch.rs): t-qwen1-7b-lora-s256-a100 within band
     // (+26.5% -> +18.6%); the other QWEN1_FLOOR rows 8-9 points closer and still out.
+    // 57 since review r16b states GLM-130B's DeepSpeed split ('type:transformer|embedding': 8/9/8
+    // layers, LargeScale configs/wudao/wudao-130B.sh): the LM head's stage holds 8 layers, not 9,
+    // and both speed-test rows leave the band (+16.6% -> +25.3%, +12.5% -> +20.9%; GLM_TPUT_SPLIT in
+    // tools/gen_cases_t.py).
     assert!(
-        known <= 55,
+        known <= 57,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes

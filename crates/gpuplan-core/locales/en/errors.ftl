@@ -202,6 +202,7 @@ fix-zero1-broadcast-needs-zero1 = per_rank broadcasts hand back a sharded optimi
 fix-last-stage-layers = needs pp ≥ 2 and leaves at least one of the { $layers } layers to each other stage
 fix-first-stage-layers = needs pp ≥ 2 and leaves at least one of the { $layers } layers to each other stage
 fix-stage-split-middle = Megatron-Core splits the layers left after the stated first/last stage ({ $rest } of { $layers }) evenly over the other { $stages } stages: the nearest size that does is { $near }
+fix-pp-even-split-megatron = with no first/last stage size stated, Megatron-Core builds layers / pp on every stage and stops when pp does not divide them (transformer_block.py get_num_layers_to_build: "num_layers should be divisible by pipeline_model_parallel_size"): { $pp } does not divide { $layers } layers. Choose a pp that divides them ({ $divisors }), or state the split: parallel.last_stage_layers = { $last } ({ $per } on every other stage) or parallel.first_stage_layers
 fix-stage-split-virtual = with { $vp } virtual stages Megatron-Core needs a stated first/last stage to hold a multiple of { $vp } layers
 fix-stage-split-virtual-middle = Megatron-Core needs each middle rank's { $per } layers to split over the { $vp } virtual stages: choose virtual_stages dividing { $per }, or other first/last stage sizes
 fix-pipeline-accounting-megatron = a Megatron-Core switch: set training.framework = "megatron", or state first_stage_layers/last_stage_layers for other stacks

@@ -76,6 +76,7 @@ export-nc-megatron-lora = training.task = { $task } (LoRA rank { $rank }: Megatr
 export-nc-a2a-overlap = parallel.moe_a2a_overlap = true (Megatron-Core's EP all-to-all overlap: LAUNCHER=megatron carries it)
 export-nc-dispatcher = parallel.moe_dispatcher = { $d } (Megatron-Core's flex dispatcher: LAUNCHER=megatron carries it)
 export-nc-stage-split = { $split } (of { $layers } layers at PP { $pp }: Megatron-Core refuses this split, so megatron_args.sh leaves out --decoder-first/last-pipeline-num-layers and Megatron-LM splits the layers evenly, which needs them to divide by PP; state a split it builds: { $why })
+export-nc-even-split = --pipeline-model-parallel-size { $pp } (of { $layers } layers, no stage sizes stated: Megatron-Core refuses to start; plan again or state a split it builds: { $why })
 export-nc-stage-split-unchecked = { $split } (at PP { $pp }: the plan does not record the model's layer count, as plans written before it was added do not, so the split cannot be checked against Megatron-Core's rules and megatron_args.sh leaves out --decoder-first/last-pipeline-num-layers; plan again to export it)
 export-readme-region =
     Region: the plan names none (its price is for no stated region). Set it before running

@@ -199,6 +199,7 @@ fix-zero1-broadcast-needs-zero1 = per_rank 广播用于分片优化器回传参�
 fix-last-stage-layers = 需要 pp ≥ 2，并给其余每个阶段至少留下 { $layers } 层中的一层
 fix-first-stage-layers = 需要 pp ≥ 2，并给其余每个阶段至少留下 { $layers } 层中的一层
 fix-stage-split-middle = Megatron-Core 会把指定首/末阶段之后剩下的层（{ $layers } 层中的 { $rest } 层）均分到其余 { $stages } 个阶段：最接近且能整除的层数是 { $near }
+fix-pp-even-split-megatron = 未指定首/末阶段层数时，Megatron-Core 在每个阶段构建 层数 / pp 层，pp 不能整除层数时会直接报错退出（transformer_block.py 的 get_num_layers_to_build 断言层数能被 pp 整除）：{ $pp } 不能整除 { $layers } 层。请选能整除的 pp（{ $divisors }），或写明切分：parallel.last_stage_layers = { $last }（其余每个阶段 { $per } 层）或 parallel.first_stage_layers
 fix-stage-split-virtual = 有 { $vp } 个虚拟阶段时，Megatron-Core 要求指定的首/末阶段层数是 { $vp } 的倍数
 fix-stage-split-virtual-middle = Megatron-Core 要求每个中间 rank 的 { $per } 层能均分到 { $vp } 个虚拟阶段：请选能整除 { $per } 的 virtual_stages，或换一组首/末阶段层数
 fix-pipeline-accounting-megatron = 这是 Megatron-Core 的开关：请设 training.framework = "megatron"，其他框架请改用 first_stage_layers/last_stage_layers

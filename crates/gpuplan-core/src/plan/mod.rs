@@ -1445,6 +1445,10 @@ mod tests {
                 ..Default::default()
             };
             (s.parallel.tp, s.parallel.pp, s.parallel.zero) = (tp, pp, 1);
+            // Review r16b: Megatron-Core refuses PP 5 of 32 layers unstated; 7 × 4 + 4 builds.
+            if pp == 5 {
+                s.parallel.last_stage_layers = Some(4);
+            }
             s
         };
         let mut big = TrainingSetup {

@@ -843,6 +843,19 @@ pub fn litgpt_strategy_caveat(setup: &TrainingSetup, total_gpus: u64) -> Option<
     )
 }
 
+/// A pipeline size the workload pins is checked as `estimate` checks it (review r16b): under
+/// Megatron-Core a pinned pp that does not divide the layers, with no stage sizes stated, is
+/// refused naming `parallel.pp` and the fix, not answered with "no plan keeps it". An unpinned pp
+/// is the search's to choose ([`stage_splits`] gives Megatron its stated uneven splits).
+fn check_pinned_split(req: &PlanRequest, setup: &TrainingSetup) -> Result<(), CoreError> {
+    match req.model.transformer() {
+        Some(t) if pins(req).pp => {
+            crate::pipeline::check(t.total_layers(), &setup.parallel, setup.framework)
+        }
+        _ => Ok(()),
+    }
+}
+
 /// The dimensions the request's workload fixes (none for serving).
 fn pins(req: &PlanRequest) -> super::TrainPins {
     match &req.job {
@@ -2362,6 +2375,7 @@ pub fn search(
             Msg::new("fix-say-how-much-data"),
         )
     })?;
+    check_pinned_split(req, setup)?;
     let is_opaque = req.model.transformer().is_none();
     let gb = global_batch.unwrap_or_else(|| default_global_batch(setup, is_opaque));
     let share = mode == SearchMode::Shared;

@@ -665,7 +665,7 @@ fn megatron_stage_split(t: &TrainView, a: &mut Vec<String>) {
 /// planned). Another plan without the count cannot be checked: it is left out as unchecked.
 fn megatron_split_refused(t: &TrainView) -> Option<Msg> {
     if t.first_stage_layers.is_none() && t.last_stage_layers.is_none() {
-        return None;
+        return megatron_even_split_refused(t);
     }
     let split = [
         ("first_stage_layers", t.first_stage_layers),
@@ -700,6 +700,30 @@ fn megatron_split_refused(t: &TrainView) -> Option<Msg> {
     Some(
         Msg::new("export-nc-stage-split")
             .arg("split", split)
+            .arg("layers", layers)
+            .arg("pp", t.pp)
+            .arg("why", why),
+    )
+}
+
+/// Review r16b: with no stage sizes stated Megatron-Core splits the layers evenly and stops at
+/// start when PP does not divide them (`pipeline::check`'s even-split rule), so a plan whose PP
+/// does not (one written by hand or before the rule) gets a note instead of a script that fails
+/// silently. `None` where the plan does not record its layer count or Megatron builds the split.
+fn megatron_even_split_refused(t: &TrainView) -> Option<Msg> {
+    let layers = t.layers?;
+    let p = Parallelism {
+        pp: t.pp,
+        virtual_stages: t.virtual_stages,
+        account_for_embedding_in_pipeline_split: t.account_for_embedding_in_pipeline_split,
+        account_for_loss_in_pipeline_split: t.account_for_loss_in_pipeline_split,
+        ..Parallelism::default()
+    };
+    let why = pipeline::check(layers, &p, Framework::Megatron)
+        .err()?
+        .message();
+    Some(
+        Msg::new("export-nc-even-split")
             .arg("layers", layers)
             .arg("pp", t.pp)
             .arg("why", why),
