@@ -266,7 +266,7 @@ pub fn check(layers: u64, p: &Parallelism, framework: Framework) -> Result<(), C
 /// `get_num_layers_to_build`, core_r0.11.0 @59055868 lines 109-112), so a pp that does not divide
 /// the layers stops the job at start. Other stacks keep the ⌈L/pp⌉ sizing (module doc). The fix
 /// names the pp values that divide and the last stage Megatron-Core would take beside ⌈L/pp⌉
-/// elsewhere (the rule of the plan search's `uneven_last_stage`). Not applied with virtual stages:
+/// elsewhere ([`uneven_last_stage`], the rule the plan search splits by). Not applied with virtual stages:
 /// Megatron-Core's `--pipeline-model-parallel-layout` places any split over the chunks (Megatron-
 /// Bridge's DeepSeek-V3 H100 run: 61 layers, PP 8 × VP 4, "Et|(tt|)*30mL"), which no first/last
 /// size can state and gpuplan does not model yet, so such a pipeline keeps the ⌈L/pp⌉ sizing.
@@ -283,10 +283,7 @@ fn check_even(layers: u64, p: &Parallelism, framework: Framework) -> Result<(), 
         .map(|d| d.to_string())
         .collect::<Vec<_>>();
     let per = layers.div_ceil(p.pp);
-    let last = layers
-        .checked_sub((p.pp - 1) * per)
-        .filter(|&k| k >= 1)
-        .map_or("—".to_string(), |k| k.to_string());
+    let last = uneven_last_stage(layers, p.pp).map_or("—".to_string(), |k| k.to_string());
     Err(CoreError::invalid_msg(
         "parallel.pp",
         p.pp,
@@ -304,6 +301,20 @@ fn check_even(layers: u64, p: &Parallelism, framework: Framework) -> Result<(), 
             .arg("per", per)
             .arg("last", last),
     ))
+}
+
+/// The last stage's layers when `layers` do not split evenly over `pp` stages: every other stage
+/// takes ⌈L/pp⌉ and the last the rest, which must be at least one layer (Megatron-Core
+/// `--decoder-last-pipeline-num-layers`, which ms-swift's Megatron backend also takes; a public
+/// DeepSeek-V3 slime config: "61 layers, PP=8: ceil(61/8)=8 per stage, last stage = 61 - 8*7 =
+/// 5", `decoder_last_pipeline_num_layers: int = 5`). `None` when pp divides the layers or no
+/// such split exists.
+pub fn uneven_last_stage(layers: u64, pp: u64) -> Option<u64> {
+    if pp < 2 || layers.is_multiple_of(pp) {
+        return None;
+    }
+    let other = layers.div_ceil(pp);
+    layers.checked_sub((pp - 1) * other).filter(|&k| k >= 1)
 }
 
 /// The largest pp the even-split refusal lists among the sizes that divide the layers: bounds the

@@ -16,6 +16,7 @@ use crate::error::CoreError;
 use crate::hardware::{ClusterSpec, GpuSpec};
 use crate::i18n::{Msg, Text};
 use crate::model::Architecture;
+use crate::pipeline::uneven_last_stage;
 use crate::train::DataPath;
 use crate::train::{
     bind_host_cap, cap_step, comm_buffer_bytes, data_path, host_decode_cap, job_tokens,
@@ -571,20 +572,6 @@ fn zero_choices<'a>(base: &'a TrainingSetup, pin: &super::TrainPins, dp: u64) ->
     } else {
         &[1, 2, 3]
     }
-}
-
-/// The last stage's layers when `layers` do not split evenly over `pp` stages: every other stage
-/// takes ⌈L/pp⌉ and the last the rest, which must be at least one layer (Megatron-Core
-/// `--decoder-last-pipeline-num-layers`, which ms-swift's Megatron backend also takes; a public
-/// DeepSeek-V3 slime config: "61 layers, PP=8: ceil(61/8)=8 per stage, last stage = 61 - 8*7 =
-/// 5", `decoder_last_pipeline_num_layers: int = 5`). `None` when pp divides the layers or no
-/// such split exists.
-pub fn uneven_last_stage(layers: u64, pp: u64) -> Option<u64> {
-    if pp < 2 || layers.is_multiple_of(pp) {
-        return None;
-    }
-    let other = layers.div_ceil(pp);
-    layers.checked_sub((pp - 1) * other).filter(|&k| k >= 1)
 }
 
 /// Megatron-Core's embedding/loss accounting when it makes `layers` split over `pp` stages of
