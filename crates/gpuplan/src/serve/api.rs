@@ -455,6 +455,13 @@ fn json_content_type(headers: &HeaderMap, lang: Lang) -> Result<(), Answer> {
     ))
 }
 
+/// A POST body as the workload file: its `content-type` first ([`json_content_type`]), then
+/// the bytes ([`parse_body`]); what `/plan` and `/estimate` both read.
+fn json_body(headers: &HeaderMap, body: &[u8], lang: Lang) -> Result<WorkloadFile, Answer> {
+    json_content_type(headers, lang)?;
+    parse_body(body, lang)
+}
+
 pub fn parse_body(body: &[u8], lang: Lang) -> Result<WorkloadFile, Answer> {
     // A UTF-8 byte-order mark is encoding metadata (`curl --data-binary @file` of a file a
     // Windows editor saved), read past as the CLI does (cmd::without_bom).
@@ -606,10 +613,7 @@ pub async fn plan(
     headers: HeaderMap,
     body: Bytes,
 ) -> Answer {
-    if let Err(a) = json_content_type(&headers, lang) {
-        return a;
-    }
-    let file = match parse_body(&body, lang) {
+    let file = match json_body(&headers, &body, lang) {
         Ok(f) => f,
         Err(a) => return a,
     };
@@ -716,10 +720,7 @@ pub async fn estimate(
     headers: HeaderMap,
     body: Bytes,
 ) -> Answer {
-    if let Err(a) = json_content_type(&headers, lang) {
-        return a;
-    }
-    let file = match parse_body(&body, lang) {
+    let file = match json_body(&headers, &body, lang) {
         Ok(f) => f,
         Err(a) => return a,
     };
