@@ -10,6 +10,14 @@ a is the time that does not grow with the bytes, and decode_bandwidth_efficiency
 the datasheet bandwidth the bytes stream at. AWQ rows are printed against the line, not fitted.
 Nothing here sets a constant of the model. Run from the repo root after `cargo build --release`:
     python3 tools/decompose_batch1.py
+
+Stop 36 adds the Qwen2.5 page's vLLM rows of the sizes that are not cases (0.5B, 1.5B, 3B at input
+length 1; PAGE_ROWS, read at QwenLM/Qwen2.5 docs/source/benchmark/speed_benchmark.rst @010c37c3,
+whose 7B rows equal the ones the cases quote at @2abc0f32) and then fits each size's fixed time
+against its layer count (a = c + k x layers): k is the fixed time per decoder layer, c the time per
+step that does not grow with the layers. The fixed time per size is read off the Marlin pair
+(GPTQ-Int8 and GPTQ-Int4, one kernel family, every size has both); the bf16 rows are printed
+against that line. The Qwen3 (H20) page is not in this fit.
 """
 import json
 import os
@@ -21,6 +29,18 @@ import tomllib
 BINARY = "./target/release/gpuplan"
 PREFIXES = ("s-qwen25speed-", "s-qwen3speed-")
 LINE_FORMATS = ("bf16", "gptq8", "gptq4", "fp8")
+MARLIN_PAIR = ("gptq8", "gptq4")
+# (preset, format, Speed in tokens/s): the page's '0.5B (vLLM)', '1.5B (vLLM)', '3B (vLLM)' tables,
+# input length 1, one A100 80GB, vLLM 0.6.3; a token takes 1000 / Speed ms (as in the cases).
+PAGE_ROWS = [
+    ("Qwen2.5-0.5B", "bf16", 311.55), ("Qwen2.5-0.5B", "gptq8", 257.07),
+    ("Qwen2.5-0.5B", "gptq4", 260.93), ("Qwen2.5-0.5B", "awq", 261.95),
+    ("Qwen2.5-1.5B", "bf16", 183.33), ("Qwen2.5-1.5B", "gptq8", 201.67),
+    ("Qwen2.5-1.5B", "gptq4", 217.03), ("Qwen2.5-1.5B", "awq", 213.74),
+    ("Qwen2.5-3B", "bf16", 127.61), ("Qwen2.5-3B", "gptq8", 150.02),
+    ("Qwen2.5-3B", "gptq4", 168.20), ("Qwen2.5-3B", "awq", 165.50),
+]
+LAYERS = {"0.5b": 24, "1.5b": 28, "3b": 36, "7b": 28, "14b": 48, "32b": 64}
 
 
 def toml_value(v):
@@ -62,9 +82,27 @@ def rows():
         if w["inference"]["tp"] != 1 or "-a3b-" in name or "-a22b-" in name:
             continue
         source, size, fmt = name[:-5].split("-")[1:4]
-        total = time_per_token(w, None)
-        read = time_per_token(w, {"layer_overhead_s": 0.0})
-        yield (source, size), fmt, case["published"], read, total - read
+        yield (source, size), fmt, case["published"], *split(w)
+    template = tomllib.load(open("cases/s-qwen25speed-7b-bf16-a100-tp1.toml", "rb"))["workload"]
+    for preset, fmt, speed in PAGE_ROWS:
+        yield ("qwen25speed", preset.split("-")[1].lower()), fmt, 1000 / speed, *split(
+            page_workload(template, preset, fmt))
+
+
+def split(w):
+    """The estimate's time per token as (weight and KV read time, fixed time), in ms."""
+    total = time_per_token(w, None)
+    read = time_per_token(w, {"layer_overhead_s": 0.0})
+    return read, total - read
+
+
+def page_workload(template, preset, fmt):
+    inference = {k: v for k, v in template["inference"].items() if k != "weights"}
+    if fmt == "gptq8":
+        inference["weights"] = {"format": "int8"}
+    elif fmt in ("gptq4", "awq"):
+        inference["weights"] = {"format": "int4", "group": 128}
+    return dict(template, model=preset, inference=inference)
 
 
 def fit(points):
@@ -79,21 +117,45 @@ def main():
     for key, fmt, published, read, fixed in rows():
         groups.setdefault(key, []).append((fmt, published, read, fixed))
     for (source, size), items in sorted(groups.items()):
-        line = [(r, p) for f, p, r, _ in items if f in LINE_FORMATS]
-        print(f"{source} {size}: " + ", ".join(
-            f"{f} published {p:.2f} read {r:.2f} fixed {x:.2f}" for f, p, r, x in items))
-        if len(line) < 2:
-            continue
-        a, b = fit(line)
-        worst = max(abs(p - (a + b * r)) / p for r, p in line)
-        fixed = items[0][3]
-        print(f"  line over {len(line)} formats: a = {a:.2f} ms (estimate's fixed {fixed:.2f}, "
-              f"missing {a - fixed:.2f}); bytes at 0.8/b = {0.8 / b:.2f} of peak; "
-              f"largest residual {100 * worst:.1f}%")
-        for f, p, r, _ in items:
-            if f not in LINE_FORMATS:
-                print(f"  {f}: {p - (a + b * r):+.2f} ms against the line")
+        per_size(source, size, items)
+    across_sizes(groups)
 
+
+def across_sizes(groups):
+    """The Qwen2.5 (A100) sizes' Marlin-pair intercepts against their layer counts."""
+    points = []
+    for (source, size), items in sorted(groups.items()):
+        pair = [(r, p) for f, p, r, _ in items if f in MARLIN_PAIR]
+        if source != "qwen25speed" or len(pair) != 2:
+            continue
+        a, b = fit(pair)
+        bf16 = [p - (a + b * r) for f, p, r, _ in items if f == "bf16"]
+        points.append((LAYERS[size], a, size, items[0][3], b, bf16))
+    c, k = fit([(n, a) for n, a, *_ in points])
+    print(f"qwen25speed across {len(points)} sizes (GPTQ-Int8/Int4 intercepts): a = {c:.2f} ms "
+          f"+ {1e3 * k:.0f} us x layers")
+    for n, a, size, fixed, b, bf16 in points:
+        print(f"  {size}: {n} layers, a = {a:.2f} ms (line {c + k * n:.2f}); estimate's fixed "
+              f"{1e3 * fixed / n:.0f} us per layer; bytes at {0.8 / b:.2f} of peak"
+              + "".join(f"; bf16 {d:+.2f} ms against the pair's line" for d in bf16))
+
+
+def per_size(source, size, items):
+    """One size's rows: the line over LINE_FORMATS, the other formats against it."""
+    line = [(r, p) for f, p, r, _ in items if f in LINE_FORMATS]
+    print(f"{source} {size}: " + ", ".join(
+        f"{f} published {p:.2f} read {r:.2f} fixed {x:.2f}" for f, p, r, x in items))
+    if len(line) < 2:
+        return
+    a, b = fit(line)
+    worst = max(abs(p - (a + b * r)) / p for r, p in line)
+    fixed = items[0][3]
+    print(f"  line over {len(line)} formats: a = {a:.2f} ms (estimate's fixed {fixed:.2f}, "
+          f"missing {a - fixed:.2f}); bytes at 0.8/b = {0.8 / b:.2f} of peak; "
+          f"largest residual {100 * worst:.1f}%")
+    for f, p, r, _ in items:
+        if f not in LINE_FORMATS:
+            print(f"  {f}: {p - (a + b * r):+.2f} ms against the line")
 
 if __name__ == "__main__":
     sys.exit(main())
