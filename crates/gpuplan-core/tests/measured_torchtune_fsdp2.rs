@@ -142,7 +142,12 @@ fn the_root_stays_gathered_through_backward() {
     };
     let (small, big) = (pick(4, 4096), pick(4, 8192));
     let added = n(&big["root_gathered_bytes"]) - n(&small["root_gathered_bytes"]);
-    for m in ["forward:layer0", "backward:layer3", "backward:layer1", "backward:layer0"] {
+    for m in [
+        "forward:layer0",
+        "backward:layer3",
+        "backward:layer1",
+        "backward:layer0",
+    ] {
         let d = mark(&big, m).0 - mark(&small, m).0;
         assert!(within(d, added, 0.01), "{m}: {d} vs {added}");
     }
