@@ -635,7 +635,7 @@ def main(path):
         "token per layer, two gathered layer units at each layer's compute and a third at each unshard (FSDP2's "
         "`wait_for_unshard` copies out while its `prev_all_gather_state` local still holds the previous output). "
         "At 70B that is the base shard (16.43 GiB) + the root (3.91 GiB) + three 1.60 GiB units + 79-80 saved "
-        "inputs of 64 MiB (4.94-5.00 GiB) = 30.1 GiB at each backward unshard, before any working set; the "
+        "inputs of 64 MiB (4.94-5.00 GiB) = 30.1 GiB at the first backward unshards, before any working set; the "
         "estimate holds 28.5 GiB of it (two units) and peaks at 30.5 GiB. No statistic torchtune logs reads "
         "below the allocation (training/memory.py get_memory_stats: `active_bytes.all.peak` counts every "
         "allocated block until it is freed, `max_memory_allocated`, `max_memory_reserved` ≥ allocated), and the "
