@@ -22,10 +22,18 @@
 //! `_FreeEventQueue`: `_max_num_inflight_all_gathers = 2`); FSDP2 prefetches one unit in backward
 //! (torch/distributed/_composable/fsdp/_fsdp_param_group.py `_backward_prefetch`: the group at
 //! `curr_index - 1` of the post-forward order) and in forward issues the next unit's all-gather
-//! as the current one computes. Two units. Not modelled: FSDP2 keeps the last all-gather's output
-//! buffer (`AllGatherState`) until the next all-gather's copy-in, and FSDP1's rate limiter lets
-//! the caching allocator hold freed blocks of two units whose frees have not run yet (reserved,
-//! not allocated, memory).
+//! as the current one computes. Two units. Not modelled: at each unshard FSDP2 has a third
+//! unit-sized buffer live, measured on CPU for torchtune's LoRA recipe
+//! (tools/measure_torchtune_lora.py, tests/measured_torchtune_fsdp2.rs): during a layer's compute
+//! its unsharded parameters and its all-gather output (kept in `AllGatherState` in forward, or the
+//! prefetched unit's output in backward), the estimate's two units; then `wait_for_unshard`
+//! copies the next all-gather's output into the next unit's unsharded parameters while its
+//! `prev_all_gather_state` local still holds the previous output (torch v2.6
+//! `_fsdp_param_group.py`). That moment's peak is root + 3 units beside the saved inputs, one unit
+//! above the estimate's gathered buffers; whether it or the layer's recompute working set is the
+//! step's peak depends on their sizes, so it is not added here. Also not modelled: FSDP1's rate
+//! limiter lets the caching allocator hold freed blocks of two units whose frees have not run yet
+//! (reserved, not allocated, memory).
 //!
 //! Storage dtype. A unit is gathered in the dtype its flat parameter holds: the mixed-precision
 //! `param_dtype` (16 bit) for trained weights; for a frozen bitsandbytes 4-bit base stored in a
