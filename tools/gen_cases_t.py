@@ -905,7 +905,13 @@ MODELLINK_NOTE = ("Held out (round 6; no constant fitted on this source). ModelL
                   "(Ascend MC2: the TP all-gather / reduce-scatter fused with the matmul) is modelled as TP-comm overlap. "
                   "bf16 runs reduce gradients in fp32 (Megatron-LM forces accumulate_allreduce_grads_in_fp32 under bf16). "
                   "Precision is the table's column (where the script says otherwise, noted below). Framework megatron "
-                  "(fused norm, SwiGLU and rotary kernels).")
+                  "(fused norm, SwiGLU and rotary kernels). Megatron-Core core_r0.6.0 (the README's 'git checkout "
+                  "core_r0.6.0'), which has no fused cross-entropy (fused_cross_entropy.py first appears in core_v0.8.0): "
+                  "the loss is the unfused vocab-parallel path over an fp32 copy of the logits (MindSpeed's patched "
+                  "forward changes only the target mask), cross_entropy_loss_fusion = false, 52 B per logit in 16 bit. "
+                  "Every ModelLink pretrain script at this commit passes --no-gradient-accumulation-fusion: each "
+                  "micro-batch's 16-bit weight gradients are added to the fp32 main gradients by the DDP hook "
+                  "(gradient_accumulation_fusion = false).")
 
 
 def modellink_config(a, seq):
@@ -934,7 +940,7 @@ def modellink(r):
     training = dict(task="pretrain", precision={"bf16": "amp_bf16", "fp16": "amp_fp16"}[s["precision"]],
                     framework="megatron", micro_batch=s["mbs"], seq_len=s["seq_len"],
                     grad_accum=max(1, s["gbs"] // (s["mbs"] * dp)), recompute=s["recompute"], attention=s["attention"],
-                    parallel=parallel)
+                    cross_entropy_loss_fusion=False, gradient_accumulation_fusion=False, parallel=parallel)
     hw = dict(gpu="ascend-910b", gpus_per_node=8, nodes=s["nodes"], inter_link="rdma", inter_gbit=1600.0,
               intra_gbs=196.0)
     note = MODELLINK_NOTE
@@ -1571,12 +1577,18 @@ SKY_TP4 = ("FIXME: over-predicted +23.6% (1,751 against 1,417 tokens/s/GPU; +27.
 # tp_comm_overlap false; "before" is the row with no HBM bandwidth for the chip (element-wise time 0).
 ML_MC2 = ("FIXME: over-predicted ({err}; {before} before the chip's 1.6 TB/s HBM was in the catalog). The row's script "
           "sets --use-mc2 (Ascend MC2: TP all-gather/reduce-scatter fused with the matmul), modelled as full TP-comm "
-          "overlap; without it the row is {nomc2}. Same-layout rows without MC2 are in band (Aquila-7B -1.4%, Qwen-7B "
-          "+1.3%, Baichuan2-7B +1.5%), other MC2 rows fit the full overlap (LLaMA2-13B +3.0%, CodeLlama-34B -3.4%, "
-          "Yi-34B -1.8%, Aquila2-34B -4.3%) and the 7B-13B MC2 rows Aquila2-7B, Baichuan2-13B and Qwen1.5-7B sit "
-          "between the two (+16..+19% with it, -9..-15% without): how much of the TP traffic MC2 hides is not "
-          "determined per row (message size, fp16 vs bf16 and CANN release not separated). No constant changed "
-          "(held out).")
+          "overlap; without it the row is {nomc2}. What MC2 is at the README's commit (modellink/core/tensor_parallel/"
+          "ascend_turbo/mc2_linears_seq_parallel.py @ba10f5fd, enabled with sequence parallelism and TP > 1): the "
+          "forward column- and row-parallel linears are torch_npu.npu_all_gather_base_mm and npu_mm_reduce_scatter_base "
+          "(one fused kernel each), the row-parallel backward npu_all_gather_base_mm, and the column-parallel backward "
+          "(all_gather_recomputation set True by initialize_cfg_from_args) an async HCCL all-gather of the input beside "
+          "the dgrad matmul and an async reduce-scatter beside the wgrad matmul: how much of each collective the fused "
+          "kernels hide (their chunking is inside CANN) is not published. Same-layout rows without MC2 are in band "
+          "(Aquila-7B -3.0%, Qwen-7B -0.5%, Baichuan2-7B -0.3%), other MC2 rows fit the full overlap (LLaMA2-13B "
+          "+1.6%, CodeLlama-34B -6.0%, Yi-34B -4.5%, Aquila2-34B -7.0%) and the 7B-13B MC2 rows Aquila2-7B, "
+          "Baichuan2-13B and Qwen1.5-7B sit between the two (+14..+15% with it, -11..-17% without): how much of the TP "
+          "traffic MC2 hides is not determined per row (message size, fp16 vs bf16 and CANN release not separated). "
+          "No constant changed (held out).")
 ML_EAGER = ("FIXME: over-predicted ({err}; +30.3% before round 12 put eager attention's score GEMMs on a roofline, "
             "{before} before the chip's 1.6 TB/s HBM was in the catalog). The script has "
             "no --use-flash-attn (ALiBi, eager attention on the NPU): the s x s scores' mask/softmax traffic is now "
@@ -1585,27 +1597,45 @@ ML_EAGER = ("FIXME: over-predicted ({err}; +30.3% before round 12 put eager atte
             "vocabulary at 2048 tokens) is not determined. A host (operator dispatch) floor, tested in round 11 "
             "(docs/methodology.md, Kernel-launch (host) floor), would need 16.8 ms of host time per layer and "
             "micro-batch (64.4 s published step over 128 micro-batches x 30 layers) where the model's step gives "
-            "12.9 ms; torch_npu publishes no per-operator host time (Ascend's MindStudio 8.3.0 guide, 'Host Bound "
+            "13.3 ms; torch_npu publishes no per-operator host time (Ascend's MindStudio 8.3.0 guide, 'Host Bound "
             "Issue Classification', describes the mechanism only), so it is not modelled. No constant changed.")
 ML_SMALL = ("FIXME: over-predicted ({err}; {before} before the chip's 1.6 TB/s HBM was in the catalog). A small model "
             "at 8192 tokens with a large vocabulary: per-token element-wise work, the loss over the logits and the "
-            "optimizer are bandwidth-bound and now timed (Gemma-2B came within band with it, +30.9% -> +13.0%). The "
-            "rest (hidden 1024: GEMMs with K and N of 1024-2816 and torch_npu's fused attention at head width 64, "
-            "timed with the unfitted 'other' efficiency; per-kernel launch cost on the NPU) is not determined. Round 11 "
+            "optimizer are bandwidth-bound and now timed (Gemma-2B came within band with it, +30.9% -> +13.0%, and "
+            "-> +2.9% with stop 36's loss and main-gradient terms). Qwen1.5-1.8B's script differs only in size (hidden "
+            "2048, head width 128; the same fused flags, 24 layers, vocabulary and 8192 tokens), untied embeddings "
+            "and --overlap-grad-reduce, and is in band (-2.7%): the gap is what hidden 1024 and head width 64 cost "
+            "on the NPU beyond the model. The rest (GEMMs with K and N "
+            "of 1024-2816 and torch_npu's fused attention at head width 64, timed with the unfitted 'other' "
+            "efficiency; per-kernel launch cost on the NPU) is not determined. Huawei's Ascend/msmodeling "
+            "(tensor_cast/device.py @84fec853, ATLAS_800_A2_376T_64G) gives the A2 22 T/s of general-purpose (vector) "
+            "ops in 16 bit (gp_ops) beside 353.9 TFLOP/s for the cube (mma_ops) and charges its attention ~4 vector ops per score element on top of the "
+            "matmuls (tensor_cast/performance_model: softmax_ops = context x heads x 4, summed with the matmul time): "
+            "that would cost head width 64 about 11% more attention time than head width 128 per FLOP, near 3 points "
+            "on this row; not adopted (an inference forward count; the tool marks its efficiencies 'need to "
+            "calibrate'). Round 11 "
             "looked for the host (operator dispatch) side: Ascend's MindStudio 8.3.0 guide ('Host Bound Issue "
             "Classification': the NPU idles 'when the task delivery time on the host side exceeds the task execution "
             "time on the device side') and the TASK_QUEUE_ENABLE reference (torch_npu's two-stage dispatch queue) "
             "describe the mechanism but publish no per-operator host time, so it is not modelled. As a floor it "
             "would need the host to take 15 ms per layer and micro-batch (2.87 s published step over 8 micro-batches "
-            "x 24 layers) where the model gives the NPU 9.9 ms. No constant changed.")
-ML_GROK = ("FIXME: over-predicted (+40.2%; +40.4% before round 9 bounded the data-parallel ring by the NIC share, +46.8% before the chip's 1.6 TB/s HBM was in the catalog). Megatron-Core MoE "
-           "on the NPU (8 experts, top-2, EP 2 over the DP pair, TP 4 with MC2): the model gives 2,307 tokens/s against "
-           "1,646. Not determined: the all-to-all and permutation cost on HCCS/HCCL, the grouped-GEMM rate of "
+            "x 24 layers) where the model gives the NPU 11.0 ms. No constant changed.")
+ML_GROK = ("FIXME: over-predicted (+32.3%; +40.2% before stop 36 charged ModelLink's Megatron core_r0.6.0 loss unfused "
+           "and its --no-gradient-accumulation-fusion main-gradient adds, +40.4% before round 9 bounded the data-parallel ring by the NIC share, +46.8% before the chip's 1.6 TB/s HBM was in the catalog). Megatron-Core MoE "
+           "on the NPU (8 experts, top-2, EP 2 over the DP pair, TP 4 with MC2): the model gives 2,178 tokens/s against "
+           "1,646. The script sets no --moe-token-dispatcher-type, so Megatron-Core 0.6's default runs, 'allgather' "
+           "(megatron/training/arguments.py @core_v0.6.0: choices ['allgather', 'alltoall'], default='allgather'; "
+           "ModelLink's --moe-permutation-async-comm patches MoEAllGatherTokenDispatcher), not the all-to-all the "
+           "case models (gpuplan has no all-gather dispatcher): per MoE layer and micro-batch it all-gathers the 8 "
+           "TP x EP ranks' tokens (16,384 x 6,144 x 2 B = 201 MB, 7/8 of it received per rank) and reduce-scatters as "
+           "much back, forward and backward: about 0.7 GB per rank, 3.6 ms at the HCCS mesh's 196 GB/s, some 0.9 s "
+           "per step over 4 layers x 64 micro-batches where the model's all-to-all charges 0.175 s; with the "
+           "permutation over the gathered tokens perhaps 2-4 points of the gap, not all of it. Not determined: the all-to-all and permutation cost on HCCS/HCCL, the grouped-GEMM rate of "
            "torch_npu in 2024, and MC2's share: MindSpeed's MC2 page (Ascend/MindSpeed docs/features/mc2.md @24b341f7, "
            "a later release than the README's) says 'mcore场景下（未开启--use-legacy-models），MoE模型，MLP部分不使能MC2', "
            "so only the attention's TP traffic would be fused; the row is +35.5% with no TP overlap at all, so MC2's "
            "scope is not the gap. Stop 35: a device-to-host synchronization per MoE layer, which leaves the host's "
-           "dispatch between syncs unhidden, is too small to be it: 39.8 s published against 28.4 s modelled over 4 "
+           "dispatch between syncs unhidden, is too small to be it: 39.8 s published against 28.4 s modelled (30.1 s since stop 36) over 4 "
            "layers per stage x 64 micro-batches is about 44 ms per layer and micro-batch (a rough split that leaves "
            "the stages' embedding and output layer in), and even 1,000 host ops at host_op_seconds' 8 us (a CUDA "
            "figure; torch_npu's is unpublished) are 8 ms. No constant changed.")
@@ -1702,11 +1732,14 @@ FP_BC2 = ("FIXME: over-predicted ({err}). The two rows separate a per-micro-batc
           "bucketed reduction and the all-gather over the network, whose bandwidth the README leaves open. No "
           "constant changed.")
 
+S36 = ("{prev} before stop 36 charged ModelLink's Megatron core_r0.6.0 loss unfused (52 B per logit, not the "
+       "fused 28) and its --no-gradient-accumulation-fusion main-gradient adds (10 B per parameter and micro-batch)")
+
 ML_KNOWN = {
-    "t-modellink-mistral-7b-1x8-910b": ML_MC2.format(err="+21.7%; +30.0% before its windowed layers were charged n·w − w²/2 causal pairs, not half of n·w", before="+38.3%", nomc2="-3.5% before that change, lower after it")
+    "t-modellink-mistral-7b-1x8-910b": ML_MC2.format(err="+20.7%; " + S36.format(prev="+21.7%") + ", +30.0% before its windowed layers were charged n·w − w²/2 causal pairs, not half of n·w", before="+38.3%", nomc2="-8.8%")
     + " Mistral's --sliding-window 4096 at 32K tokens is charged as a 4096-key window (sliding_window in the config).",
-    "t-modellink-bloom-7b1-1x8-910b": ML_EAGER.format(err="+29.6%", before="+42.5%"),
-    "t-modellink-qwen15-0p5b-1x8-910b": ML_SMALL.format(err="+50.1%", before="+88.2%"),
+    "t-modellink-bloom-7b1-1x8-910b": ML_EAGER.format(err="+25.8%; " + S36.format(prev="+29.6%"), before="+42.5%"),
+    "t-modellink-qwen15-0p5b-1x8-910b": ML_SMALL.format(err="+34.9%; " + S36.format(prev="+50.1%"), before="+88.2%"),
     "t-modellink-grok1-40b-2x8-910b": ML_GROK,
 }
 

@@ -1231,11 +1231,12 @@ pub const FUSED_CLASSIFIER_PASSES: f64 = 3.0;
 ///   Megatron-Bridge's `GPTProvider` (`cross_entropy_loss_fusion: bool = True`): four
 ///   `jit_fuser` regions, each streaming the row once: the fp32 upcast with the max `up`, the
 ///   shift and `exp` 4 + 4, the normalisation 4 + 4, and backward's gradient read 4 and written
-///   in 16 bit c: 28 B in bf16. Megatron-LM's own default is the unfused path
-///   (`cross_entropy_loss_fusion: bool = False`, megatron/core/model_parallel_config.py;
-///   tensor_parallel/cross_entropy.py: `.float()`, `max`, in-place subtract, `exp`, `sum`, `div_`,
-///   backward `mul_` and the cast back: 52 B), which the setup does not distinguish; on the
-///   Megatron-LM rows (GPT 1.7B-1T, vocab 51,200) the difference is under one point.
+///   in 16 bit c: 28 B in bf16. The unfused path ([`TrainingSetup::cross_entropy_loss_fusion`]
+///   `= false`: Megatron-Core up to 0.7, which has no fused loss, and Megatron-LM's own default
+///   since, `cross_entropy_loss_fusion: bool = False` in core_v0.8.0
+///   megatron/core/model_parallel_config.py) is [`megatron_unfused_loss_bytes`]: 52 B in bf16.
+///   A setup that does not say so gets the fused path; on the Megatron-LM rows (GPT 1.7B-1T,
+///   vocab 51,200) the difference is under one point.
 /// - a fused classifier (llm.c, [`FUSED_CLASSIFIER_PASSES`]): 3c, before any other loss option.
 /// - LitGPT's bf16 `F.cross_entropy` without upcast: `log_softmax` c + c, zero-filled gradient c,
 ///   `_log_softmax_backward_data` 2c read, c written: 6c.
@@ -1257,10 +1258,39 @@ pub(crate) fn loss_bytes_per_logit(setup: &TrainingSetup, c: f64) -> f64 {
     } else if setup.uses_bf16_chunked_loss() {
         6.0 * c
     } else if setup.framework == crate::workload::Framework::Megatron {
-        up + 20.0 + c
+        if setup.megatron_fused_loss() {
+            up + 20.0 + c
+        } else {
+            megatron_unfused_loss_bytes(c)
+        }
     } else {
         2.0 * up + 24.0
     }
+}
+
+/// HBM bytes per logit of Megatron-Core's unfused vocab-parallel cross-entropy over `c`-byte
+/// logits, forward and backward, as core_v0.6.0 writes it (the release ModelLink's README checks
+/// out, `git checkout core_r0.6.0`): the caller's `.float()` copy (c read, 4 written; legacy
+/// `post_language_model_processing` and `LanguageModule.compute_language_model_loss` both call
+/// `vocab_parallel_cross_entropy(logits.float(), labels)`), then in
+/// megatron/core/tensor_parallel/cross_entropy.py `_VocabParallelCrossEntropy.forward`:
+/// `torch.max` (read 4), the out-of-place `vocab_parallel_logits - logits_max` (4 + 4),
+/// `torch.exp(..., out=)` (4 + 4), `sum` (read 4) and `exp_logits.div_` (4 + 4); `backward`:
+/// `grad_input.mul_(grad_output)` (4 + 4), and the upcast's backward casts the gradient back
+/// (4 read, c written). Per-token gathers of the target logit are left out. MindSpeed's
+/// replacement forward, which ModelLink registers over it (modellink/patchs/megatron_patch.py
+/// @ba10f5fd `vocab_parallel_cross_entropy_forward`, Ascend/MindSpeed
+/// mindspeed/core/tensor_parallel/cross_entropy.py @a899e95a), changes only the target mask
+/// (`masked_target *= ~target_mask`), a per-token op. 52 B in bf16, 40 B on fp32 logits.
+pub fn megatron_unfused_loss_bytes(c: f64) -> f64 {
+    let (up, back) = if c < 4.0 {
+        (c + 4.0, 4.0 + c)
+    } else {
+        (0.0, 0.0)
+    };
+    let forward = 4.0 + 8.0 + 8.0 + 4.0 + 8.0;
+    let backward = 8.0;
+    up + forward + backward + back
 }
 
 /// HBM bytes one forward-only cross-entropy metric over the logits moves per logit
@@ -1738,6 +1768,30 @@ mod tests {
     /// vocab-parallel loss, 12 B for LitGPT's bf16 loss and 8 B for flash-attn's fused xentropy
     /// kernel (llm-foundry); on the last stage only, once per micro-batch, over the TP shard of
     /// the vocabulary, and nothing without an LM head.
+    /// Megatron-Core core_v0.6.0's unfused loss: `.float()` 2 + 4, max 4, subtract 4 + 4, exp
+    /// 4 + 4, sum 4, div_ 4 + 4, backward mul_ 4 + 4, cast back 4 + 2; the fused default stays 28.
+    #[test]
+    fn megatron_unfused_loss_counts_core_v060s_passes() {
+        assert_eq!(megatron_unfused_loss_bytes(2.0), 52.0);
+        assert_eq!(megatron_unfused_loss_bytes(4.0), 40.0);
+        let fused = TrainingSetup {
+            framework: crate::workload::Framework::Megatron,
+            ..TrainingSetup::default()
+        };
+        let unfused = TrainingSetup {
+            cross_entropy_loss_fusion: Some(false),
+            ..fused.clone()
+        };
+        assert_eq!(loss_bytes_per_logit(&fused, 2.0), 28.0);
+        assert_eq!(loss_bytes_per_logit(&unfused, 2.0), 52.0);
+        // Another loss option still takes precedence over the framework's own.
+        let classifier = TrainingSetup {
+            fused_classifier: true,
+            ..unfused.clone()
+        };
+        assert_eq!(loss_bytes_per_logit(&classifier, 2.0), 6.0);
+    }
+
     #[test]
     fn the_loss_streams_the_logits_at_memory_bandwidth() {
         use crate::workload::Framework;

@@ -1005,6 +1005,25 @@ pub struct TrainingSetup {
     /// `megatron` profile. Default: fp32.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub optimizer_dtype: Option<OptimizerDtype>,
+    /// Megatron-Core's fused vocab-parallel cross-entropy (`cross_entropy_loss_fusion`,
+    /// `--cross-entropy-loss-fusion`); only under the `megatron` profile. `false` is the unfused
+    /// `_VocabParallelCrossEntropy` over an fp32 copy of the logits, the only path up to
+    /// Megatron-Core 0.7 (megatron/core/fusions/fused_cross_entropy.py first appears in
+    /// core_v0.8.0, where `cross_entropy_loss_fusion` defaults to False) and Megatron-LM's own
+    /// default since ([`crate::compute::loss_bytes_per_logit`]). Default: fused (NeMo 2.0's
+    /// `GPTConfig` and Megatron-Bridge's `GPTProvider`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cross_entropy_loss_fusion: Option<bool>,
+    /// Megatron's weight-gradient GEMM accumulating into the main gradient
+    /// (`gradient_accumulation_fusion`, off with `--no-gradient-accumulation-fusion`); only under
+    /// the `megatron` profile. `false`: each linear's weight gradient is a separate 16-bit tensor
+    /// that the DDP hook adds to the main-gradient buffer after every micro-batch's backward
+    /// (megatron/core/distributed/distributed_data_parallel.py @core_v0.6.0 `param_hook`:
+    /// `param.main_grad.add_(param.grad.data)`), bandwidth-bound (train/step.rs
+    /// `main_grad_add_seconds`). Default: fused (Megatron-LM's default; its fused kernel is
+    /// `fused_weight_gradient_mlp_cuda`, CUDA only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gradient_accumulation_fusion: Option<bool>,
     /// The loss is flash-attn's fused softmax cross-entropy over the 16-bit logits
     /// (`flash_attn.losses.cross_entropy.CrossEntropyLoss`, the xentropy kernel): llm-foundry's
     /// default `loss_fn: fused_crossentropy` (llmfoundry/models/mpt/modeling_mpt.py
@@ -1047,6 +1066,17 @@ impl TrainingSetup {
     pub fn attended_keys(&self) -> u64 {
         self.attention_span
             .map_or(self.seq_len, |s| s.min(self.seq_len))
+    }
+
+    /// Megatron's fused cross-entropy ([`TrainingSetup::cross_entropy_loss_fusion`], default on).
+    pub fn megatron_fused_loss(&self) -> bool {
+        self.cross_entropy_loss_fusion.unwrap_or(true)
+    }
+
+    /// Megatron's weight-gradient GEMMs write the main gradient themselves
+    /// ([`TrainingSetup::gradient_accumulation_fusion`], default on).
+    pub fn megatron_fused_wgrad(&self) -> bool {
+        self.gradient_accumulation_fusion.unwrap_or(true)
     }
 
     /// Whether ZeRO-3 sharding is DeepSpeed's (Megatron-DeepSpeed under `megatron`, or
@@ -1101,6 +1131,8 @@ impl Default for TrainingSetup {
             fp8_params: false,
             main_grads: None,
             optimizer_dtype: None,
+            cross_entropy_loss_fusion: None,
+            gradient_accumulation_fusion: None,
             fused_cross_entropy: false,
             fused_classifier: false,
             logit_metrics: 0,
@@ -1296,8 +1328,8 @@ impl TrainingSetup {
         )
     }
 
-    /// The Megatron-only precision keys: FP8 parameters need FP8 training under the `megatron`
-    /// profile, the main-gradient dtype the `megatron` profile.
+    /// The Megatron-only keys: FP8 parameters need FP8 training under the `megatron` profile; the
+    /// main-gradient dtype, the optimizer dtype and the two fusion switches the `megatron` profile.
     fn validate_megatron_precision(&self) -> Result<(), CoreError> {
         let megatron = self.framework == Framework::Megatron;
         if self.fp8_params && !(megatron && self.precision == Precision::Fp8) {
@@ -1319,6 +1351,20 @@ impl TrainingSetup {
                 "optimizer_dtype",
                 format!("{d:?}").to_lowercase(),
                 crate::i18n::Msg::new("fix-optimizer-dtype-megatron"),
+            ));
+        }
+        if let (Some(f), false) = (self.cross_entropy_loss_fusion, megatron) {
+            return Err(CoreError::invalid_msg(
+                "cross_entropy_loss_fusion",
+                f,
+                crate::i18n::Msg::new("fix-cross-entropy-fusion-megatron"),
+            ));
+        }
+        if let (Some(f), false) = (self.gradient_accumulation_fusion, megatron) {
+            return Err(CoreError::invalid_msg(
+                "gradient_accumulation_fusion",
+                f,
+                crate::i18n::Msg::new("fix-grad-accum-fusion-megatron"),
             ));
         }
         Ok(())

@@ -588,4 +588,59 @@ fn megatron_precision_keys_are_refused_elsewhere() {
         ..TrainingSetup::default()
     };
     assert_eq!(refused(hf_grads).as_deref(), Some("main_grads"));
+    let hf_loss = TrainingSetup {
+        cross_entropy_loss_fusion: Some(false),
+        ..TrainingSetup::default()
+    };
+    assert_eq!(
+        refused(hf_loss).as_deref(),
+        Some("cross_entropy_loss_fusion")
+    );
+    let hf_wgrad = TrainingSetup {
+        gradient_accumulation_fusion: Some(false),
+        ..TrainingSetup::default()
+    };
+    assert_eq!(
+        refused(hf_wgrad).as_deref(),
+        Some("gradient_accumulation_fusion")
+    );
+}
+
+/// Megatron's `--no-gradient-accumulation-fusion`: after every micro-batch the DDP hook adds each
+/// parameter's 16-bit weight gradient into its fp32 main gradient (read 2 B, read and write 4 B
+/// each), at the memory bandwidth the element-wise ops get; the default (fused) charges nothing,
+/// and bf16 main gradients move 2 + 2 + 2 B.
+#[test]
+fn unfused_gradient_accumulation_streams_every_parameter_each_micro_batch() {
+    use gpuplan_core::train::training_step;
+    let tun = Tunables::default();
+    let c = cluster(8);
+    let fused = TrainingSetup {
+        framework: Framework::Megatron,
+        seq_len: 2048,
+        grad_accum: 4,
+        ..TrainingSetup::default()
+    };
+    let unfused = TrainingSetup {
+        gradient_accumulation_fusion: Some(false),
+        ..fused.clone()
+    };
+    let bf16_unfused = TrainingSetup {
+        main_grads: Some(MainGrads::Bf16),
+        ..unfused.clone()
+    };
+    let step = |s: &TrainingSetup| training_step(&model(), s, &c, &tun).unwrap();
+    let (a, b, h) = (step(&fused), step(&unfused), step(&bf16_unfused));
+    let params = mem(&fused, 8).params_per_device;
+    let bw = c.gpu.memory_bandwidth().unwrap().0 * tun.elementwise_bandwidth_efficiency;
+    let added = b.compute_parts.elementwise_s - a.compute_parts.elementwise_s;
+    assert!(
+        close(added, params * 10.0 / bw),
+        "{added} vs {}",
+        params * 10.0 / bw
+    );
+    let added_bf16 = h.compute_parts.elementwise_s - a.compute_parts.elementwise_s;
+    assert!(close(added_bf16, params * 6.0 / bw));
+    // Once per micro-batch: the step grows by grad_accum times the per-micro-batch add.
+    assert!(close(b.compute.0 - a.compute.0, 4.0 * added));
 }

@@ -381,7 +381,12 @@ fn training_accuracy_stays_within_todays_bands() {
         // micro-batch takes max(GPU, host)): only 8 Qwen (v1) LoRA rows at 256-512 tokens moved,
         // all above the median before and after (+566.9% -> +40.6% at most; none into band);
         // mean 13.5% -> 10.1% (docs/accuracy.md). Nothing fitted.
-        tput <= 0.05369,
+        // Stop 36 (wt-ascend17): 5.39% (0.05390), mean 10.0% -> 9.9%, since the ModelLink 910B
+        // rows run Megatron core_r0.6.0's unfused loss (52 B per logit) and add each
+        // micro-batch's weight gradients to the main gradients (--no-gradient-accumulation-fusion,
+        // 10 B per parameter): all 39 rows 1.0-15.2 points lower (signed mean +5.9% -> +2.0%),
+        // several in-band ones across the median; no constant changed.
+        tput <= 0.05391,
         "training throughput out-of-sample median {tput:.4}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
@@ -549,6 +554,8 @@ fn training_accuracy_stays_within_todays_bands() {
     // Baichuan2-13B (+24.7% -> +18.7%), Gemma-2B (+30.9% -> +13.0%), Qwen1.5-7B (+24.4% -> +17.2%)
     // and FlagPerf's ChatGLM3-6B (+30.6% -> +9.8%) within band; Mistral-7B +30.0%, BLOOM-7B1
     // +30.7%, Qwen1.5-0.5B +50.1% and Grok-1 +40.4% stay (tools/gen_cases_t.py ML_KNOWN).
+    // (Stop 36: still out of band with the unfused loss and main-gradient adds: Mistral-7B
+    // +20.7%, BLOOM-7B1 +25.8%, Qwen1.5-0.5B +34.9%, Grok-1 +32.3%; the count is unchanged.)
     // Both of round 9 merged: 29. 30 since torchtune's Llama 3.1 70B CPU-offload tokens/s row
     // joined held out (+80.4%: the host CPU's optimizer step is not timed). 34 since round 12's
     // Falcon-RW-1B card row (+18.1% at the assumed micro-batch 1; FALCON_RW1B in tools/gen_cases_t.py)

@@ -255,6 +255,8 @@ fix-fused-classifier-clash = fused_classifier is llm.c's classifier kernel, whic
 }
 fix-main-grads-megatron = main_grads is Megatron-Core's main-gradient dtype (grad_reduce_in_fp32): set framework = "megatron" or remove main_grads
 fix-optimizer-dtype-megatron = optimizer_dtype is the dtype of the Megatron/NeMo optimizer's master weights and moments (apex DistributedFusedAdam dtype, NeMo optim.dtype): set framework = "megatron" or remove optimizer_dtype
+fix-cross-entropy-fusion-megatron = cross_entropy_loss_fusion is Megatron-Core's fused vocab-parallel cross-entropy switch (--cross-entropy-loss-fusion): set framework = "megatron" or remove cross_entropy_loss_fusion
+fix-grad-accum-fusion-megatron = gradient_accumulation_fusion is Megatron's weight-gradient accumulation into the main gradient (--no-gradient-accumulation-fusion turns it off): set framework = "megatron" or remove gradient_accumulation_fusion
 fix-filter-gpu-word = an accelerator id or name prefix, e.g. A100 (`gpuplan catalog gpus` lists them)
 fix-filter-region-word = a region id, e.g. cn-shanghai (leave the flag out for every region)
 fix-regions-word = --region: a region id, e.g. cn-shanghai (leave the flag out for every region)

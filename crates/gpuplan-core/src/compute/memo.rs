@@ -164,6 +164,8 @@ fn same_setup(a: &TrainingSetup, b: &TrainingSetup, r: &ChipRates) -> bool {
                 fp8_params,
                 main_grads,
                 optimizer_dtype,
+                cross_entropy_loss_fusion,
+                gradient_accumulation_fusion,
                 fused_cross_entropy,
                 fused_classifier,
                 logit_metrics,

@@ -89,11 +89,7 @@ fn optimizer_seconds(
     (dp, on_device): (u64, f64),
     r: &ChipRates,
 ) -> Seconds {
-    let trainable = if setup.task.is_peft() {
-        peft_trainable_params(b, &setup.lora) / b.total.max(1) as f64 * on_device
-    } else {
-        on_device
-    };
+    let trainable = trainable_on_device(b, setup, on_device);
     let shard = if setup.parallel.zero >= 1 {
         trainable / dp.max(1) as f64
     } else {
@@ -102,6 +98,40 @@ fn optimizer_seconds(
     let bytes = shard * crate::compute::optimizer_bytes_per_param(setup.optimizer);
     r.memory
         .map_or(Seconds(0.0), |bw| transfer_time(Bytes(bytes), bw))
+}
+
+/// Trainable parameters of the most loaded device (`on_device`, before ZeRO): all of them, or
+/// the adapters' share under PEFT.
+fn trainable_on_device(b: &ParamBreakdown, setup: &TrainingSetup, on_device: f64) -> f64 {
+    if setup.task.is_peft() {
+        peft_trainable_params(b, &setup.lora) / b.total.max(1) as f64 * on_device
+    } else {
+        on_device
+    }
+}
+
+/// Megatron without gradient-accumulation fusion (`gradient_accumulation_fusion = false`,
+/// `--no-gradient-accumulation-fusion`): after each micro-batch's backward, the DDP hook adds
+/// every parameter's separate 16-bit weight gradient into the main-gradient buffer
+/// (megatron/core/distributed/distributed_data_parallel.py @core_v0.6.0 `_make_param_hook`:
+/// `param.main_grad.add_(param.grad.data)`; with the fusion, `LinearWithGradAccumulationAnd
+/// AsyncCommunication.backward` has the weight-gradient GEMM accumulate into `main_grad`
+/// itself through `fused_weight_gradient_mlp_cuda`). Per trainable parameter on the device and
+/// micro-batch: the gradient read (activation width) and the main gradient read and written
+/// (`main_grads` width), at memory bandwidth. With the fusion nothing is charged: the
+/// embedding's and norms' own adds, which the hook makes either way, are not counted.
+fn main_grad_add_seconds(
+    b: &ParamBreakdown,
+    setup: &TrainingSetup,
+    on_device: f64,
+    r: &ChipRates,
+) -> f64 {
+    if setup.framework != crate::workload::Framework::Megatron || setup.megatron_fused_wgrad() {
+        return 0.0;
+    }
+    let main = setup.main_grads.unwrap_or_default().bytes();
+    let bytes = trainable_on_device(b, setup, on_device) * (r.act_bytes.max(2.0) + 2.0 * main);
+    r.memory.map_or(0.0, |bw| bytes / bw.0.max(1.0))
 }
 
 /// DeepSpeed ZeRO-3's all-gathers in one micro-batch on the slowest pipeline stage (ZeRO-3 run
@@ -391,10 +421,11 @@ fn compute_phase(
     match x.transformer() {
         Some(t) => {
             let r = crate::compute::chip_rates(&x.c.gpu, x.setup, peak, eff, x.tun);
-            let parts = match x.memo {
+            let mut parts = match x.memo {
                 Some(memo) => memo.get(x.b, t, x.setup, &r),
                 None => crate::compute::micro_batch_compute(x.b, t, x.setup, &r),
             };
+            parts.elementwise_s += main_grad_add_seconds(x.b, x.setup, x.dev.total(), &r);
             let opt = optimizer_seconds(x.b, x.setup, (x.dp, x.dev.total()), &r);
             (Seconds(parts.total() * x.m_micro) + opt, parts, opt)
         }
