@@ -785,7 +785,8 @@ fn megatron_alternative(
     // stages either (megatron/training/arguments.py: "--use-torch-fsdp2 is not supported with
     // pipeline parallelism"). Review r16 #1: `pp == 1 || zero <= 1` named TP 2 ZeRO-3 plans
     // whose own export would not fit. The `megatron` profile's search no longer lists PP x
-    // ZeRO-2/3 layouts at all (train.rs `pipeline_refuses_zero`, fix r16).
+    // ZeRO-2/3 layouts at all, nor (expert r17 #1) ZeRO-2/3 at any PP
+    // (train.rs `profile_refuses_zero`).
     let launched = |p: &&Plan| p.train.as_ref().is_some_and(|t| t.setup.parallel.zero <= 1);
     let n = plans.iter().filter(launched).count();
     let Some((p, t)) = plans
