@@ -202,3 +202,35 @@ fn the_910b4_nodes_link_over_pcie() {
         }
     }
 }
+
+/// #5 (q22): a serving fleet of one-NPU nodes (2 × modelarts.snt9b.1, a TP 1 replica on each)
+/// said that RoCE between the nodes is not documented and HCCL was assumed over TCP, of a
+/// network no replica crosses (a replica never spans nodes). Only what one node assumes is said.
+#[test]
+fn a_serving_fleet_says_nothing_of_a_network_its_replicas_do_not_cross() {
+    let v = common::plan_json(
+        TAG,
+        &[
+            "-m",
+            "Qwen2.5-14B",
+            "--task",
+            "inference",
+            "--rate",
+            "2",
+            "--input-tokens",
+            "1000",
+            "--output-tokens",
+            "300",
+            "--gpu",
+            "910b4",
+            "--chips",
+            "ascend",
+        ],
+    );
+    let ps = common::plans(&v);
+    assert!(ps.iter().any(|p| p["nodes"].as_u64() > Some(1)), "{v}");
+    for p in ps {
+        let said = p["network_assumed"].as_str().unwrap_or_default();
+        assert!(!said.contains("TCP"), "{}: {said}", p["instance"]["id"]);
+    }
+}

@@ -498,6 +498,8 @@ impl<'a> Degrees<'a> {
         let cps = pinned_or(pin.cp, base.parallel.cp, || match req.model.architecture {
             Architecture::Transformer(_) if long => [1, 2, 4, 8]
                 .into_iter()
+                // The retry's CP 1 points are the first search's, which fitted nothing.
+                .filter(|cp| *cp > 1 || !pin.cp_for_memory)
                 .filter(|cp| base.seq_len.is_multiple_of(*cp))
                 .collect(),
             _ => vec![1],
@@ -2481,19 +2483,29 @@ fn retry_with_cp(
     if !cp_retry_applies(req, job.setup) {
         return outcomes;
     }
-    let mut short = vec![None::<bool>; cands.len()];
+    // Per type: every site short (`Some`, with its closest miss and that site's cluster), or not.
+    let mut short: Vec<Option<Option<(&Shortfall, &ClusterSpec)>>> = vec![None; cands.len()];
     for (site, o) in sites.iter().zip(&outcomes) {
         let s = &mut short[site.cand];
         match o {
             Outcome::Skip => {}
-            Outcome::Short(..) => *s = Some(s.unwrap_or(true)),
-            _ => *s = Some(false),
+            Outcome::Short(_, miss) => {
+                let closer = match s {
+                    Some(Some((m, _))) => miss.need.0 < m.need.0,
+                    Some(None) => false,
+                    None => true,
+                };
+                if closer {
+                    *s = Some(Some((&**miss, &site.cluster)));
+                }
+            }
+            _ => *s = Some(None),
         }
     }
     let retry: Vec<(&Instance, &GpuSpec)> = cands
         .iter()
         .zip(&short)
-        .filter(|(_, s)| **s == Some(true))
+        .filter(|(_, s)| s.flatten().is_some_and(|(m, c)| cp_could_fit(req, m, c)))
         .map(|(c, _)| *c)
         .collect();
     if retry.is_empty() {
@@ -2506,11 +2518,42 @@ fn retry_with_cp(
     let (again, found, _) = site_outcomes(&alt, job, &retry, cat, sizes, (mode, work_done));
     for (site, o) in again.iter().zip(found) {
         let same = |s: &&Site| std::ptr::eq(s.inst, site.inst) && s.nodes == site.nodes;
-        if let Some(i) = sites.iter().position(|s| same(&s)) {
+        let Some(i) = sites.iter().position(|s| same(&s)) else {
+            continue;
+        };
+        // A CP miss replaces the CP-free one only where it comes closer.
+        let closer = match (&outcomes[i], &o) {
+            (Outcome::Short(_, was), Outcome::Short(_, now)) => now.need.0 < was.need.0,
+            _ => true,
+        };
+        if closer {
             outcomes[i] = o;
         }
     }
     outcomes
+}
+
+/// The largest CP degree the search tries.
+const CP_MAX: f64 = 8.0;
+
+/// Whether CP could bring a type's closest miss within its GPU: CP at degree k splits at most the
+/// activations and the logits and loss of that configuration by k (its ranks come out of DP, so
+/// nothing else shrinks), with the allocator's share of them. An upper bound on the saving: a
+/// type it rules out gets no CP plan from the second search either, which is not run for it (the
+/// 4k pretraining bench's types that fit nowhere are short by their model states).
+fn cp_could_fit(req: &PlanRequest, miss: &Shortfall, c: &ClusterSpec) -> bool {
+    let Ok(m) = crate::train::training_memory(&req.model, &miss.setup, c, &req.tunables) else {
+        return false;
+    };
+    let split: f64 = m
+        .items
+        .iter()
+        .filter(|i| i.name == "activations" || i.name == "logits + loss")
+        .map(|i| i.bytes.0)
+        .sum();
+    let reserve = m.device_total.0 / m.peak_allocated.0.max(1.0);
+    let saving = split * (1.0 - 1.0 / CP_MAX) * reserve.max(1.0);
+    m.device_total.0 - saving <= miss.have.0
 }
 
 /// The memory passes (ladders shared between clusters, or one `fits` per cluster) and the time
