@@ -234,3 +234,39 @@ fn a_serving_fleet_says_nothing_of_a_network_its_replicas_do_not_cross() {
         assert!(!said.contains("TCP"), "{}: {said}", p["instance"]["id"]);
     }
 }
+
+/// #6 (q07): Llama-3.1-8B full fine-tuning at 32k tokens held 47.0 of 73.4 GiB per GPU in the
+/// logits and loss (HF Transformers' full-vocabulary fp32 logits) and no advice said how HF stacks
+/// avoid it. `loss-memory` names Liger's fused linear cross-entropy and `--chunked-loss`; a plan
+/// with the chunked loss stated gets no such line.
+#[test]
+fn a_plan_whose_logits_dominate_memory_names_the_fused_loss() {
+    let q07 = [
+        "-m",
+        "Llama-3.1-8B",
+        "--task",
+        "full",
+        "--seq-len",
+        "32768",
+        "--tokens",
+        "1e9",
+        "--deadline",
+        "5d",
+    ];
+    let v = common::plan_json(TAG, &q07);
+    let top = &common::plans(&v)[0];
+    let a = common::advice(top, "loss-memory").unwrap_or_else(|| panic!("{top}"));
+    let (en, zh) = (a["en"].as_str().unwrap(), a["zh"].as_str().unwrap());
+    assert!(
+        en.contains("enable_liger_kernel") && en.contains("--chunked-loss"),
+        "{en}"
+    );
+    assert!(
+        zh.contains("enable_liger_kernel") && zh.contains("分块"),
+        "{zh}"
+    );
+    let chunked = common::plan_json(TAG, &[&q07[..], &["--chunked-loss"]].concat());
+    for p in common::plans(&chunked) {
+        assert!(common::advice(p, "loss-memory").is_none(), "{p}");
+    }
+}
