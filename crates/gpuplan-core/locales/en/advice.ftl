@@ -30,6 +30,7 @@ adv-spot-past-deadline = Spot is no option here: with { $preemptions } expected 
 }.
 adv-deadline-margin = Deadline margin: the plan takes about { $time } of the { $deadline } deadline, { $pct }% to spare, within the typical error of modelled whole-run times on published runs (about { $margin }%). Measure { $unit }/s in the first hours against the plan's figure; if it runs slower, move to a faster plan early (--optimize time, or more GPUs). To leave the { $margin }% margin, a plan about { $need }% faster is needed.
 adv-memory-headroom = Only { $left } GiB of { $have } GiB left per GPU: allocator fragmentation or a longer sample can OOM. Keep one micro-batch size smaller in reserve.
+adv-loss-memory = The logits and the loss hold { $gib } of the { $total } GiB per GPU ({ $pct }): HF Transformers builds the logits over the whole vocabulary and upcasts them to fp32. A fused linear cross-entropy never builds them (Liger Kernel's fused_linear_cross_entropy; in LLaMA-Factory `enable_liger_kernel: true`) and frees most of this, at some speed (Liger's README: it trades time for memory, for when memory is the bottleneck). Plan again with --chunked-loss (torchtune's chunked loss, which gpuplan models) to see whether a larger micro-batch or fewer GPUs then fit.
 adv-first-hour = First hour: expect ~{ $rate } { $unit }/s per GPU (MFU { $mfu }) and { $gib } GiB per GPU{ $ascend ->
     [yes] { " " }(watch NPU utilisation and memory with `npu-smi info`)
    *[no] {""}

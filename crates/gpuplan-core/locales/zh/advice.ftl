@@ -30,6 +30,7 @@ adv-spot-past-deadline = 不宜使用抢占式实例：预计被回收 { $preemp
 }。
 adv-deadline-margin = 工期余量：本方案约需 { $time }，期限为 { $deadline }，仅余 { $pct }%，在模型对公开训练全程耗时的典型误差（约 { $margin }%）之内。请在最初几小时实测 { $unit }/s 并与方案给出的数值对比；若偏慢，尽早换用更快的方案（--optimize time 或更多 GPU）。要留出 { $margin }% 的余量，需要快约 { $need }% 的方案。
 adv-memory-headroom = 每卡仅剩 { $left } GiB（共 { $have } GiB）：显存碎片或更长的样本可能导致 OOM，请预留一个更小的 micro-batch。
+adv-loss-memory = logits 与 loss 占每卡 { $total } GiB 中的 { $gib } GiB（{ $pct }）：HF Transformers 会对整个词表生成 logits 并转为 fp32。把线性层与交叉熵融合、不生成 logits 的实现（Liger Kernel 的 fused_linear_cross_entropy；LLaMA-Factory 中设 `enable_liger_kernel: true`）可省下其中大部分，代价是一些速度（Liger 的 README：以时间换显存，适合显存成为瓶颈时使用）。可加 --chunked-loss（gpuplan 建模的 torchtune 分块 loss）重新规划，看能否用更大的 micro-batch 或更少的卡。
 adv-first-hour = 第一个小时：预期每卡约 { $rate } { $unit }/s（MFU { $mfu }），每卡显存约 { $gib } GiB{ $ascend ->
     [yes] （用 `npu-smi info` 观察 NPU 利用率与显存）
    *[no] {""}

@@ -785,7 +785,8 @@ fn megatron_alternative(
     // stages either (megatron/training/arguments.py: "--use-torch-fsdp2 is not supported with
     // pipeline parallelism"). Review r16 #1: `pp == 1 || zero <= 1` named TP 2 ZeRO-3 plans
     // whose own export would not fit. The `megatron` profile's search no longer lists PP x
-    // ZeRO-2/3 layouts at all (train.rs `pipeline_refuses_zero`, fix r16).
+    // ZeRO-2/3 layouts at all, nor (expert r17 #1) ZeRO-2/3 at any PP
+    // (train.rs `profile_refuses_zero`).
     let launched = |p: &&Plan| p.train.as_ref().is_some_and(|t| t.setup.parallel.zero <= 1);
     let n = plans.iter().filter(launched).count();
     let Some((p, t)) = plans
@@ -1468,12 +1469,18 @@ mod tests {
             ..Default::default()
         };
         let cases = [
-            // 70B at micro-batch 16 without recompute: either of the two released gives plans.
+            // 70B at micro-batch 16 without recompute: either of the two released gives plans;
+            // since expert r17 releasing the ZeRO stage does too (ZeRO-3 with CP 8, which the
+            // search tries below 16k tokens on types where nothing fits without it).
             (
                 "Llama-3.1-70B",
                 big,
                 pins(false, false, true, true, true),
-                vec!["training.micro_batch", "training.recompute"],
+                vec![
+                    "training.parallel.zero",
+                    "training.micro_batch",
+                    "training.recompute",
+                ],
             ),
             // 32 layers in 5 stages, ZeRO-1 fixed too: the stages are to blame.
             (

@@ -22,6 +22,11 @@ pub struct TrainPins {
     /// `deepspeed = true`. Not a search dimension (not in [`PIN_KEYS`]): it only keeps an MoE model
     /// off the default profile's union of launchable stacks (trust r9 #2).
     pub framework: bool,
+    /// Not a workload key: the search's second pass for instance types on which nothing fits
+    /// without context parallelism sets it, so that CP is tried below `CP_MIN_SEQ` there
+    /// (plan/train.rs `retry_with_cp`).
+    #[serde(skip)]
+    pub cp_for_memory: bool,
 }
 
 /// The workload keys of the pinnable dimensions, in the order messages name them.
@@ -59,6 +64,7 @@ impl TrainPins {
             virtual_stages: par("virtual_stages"),
             framework: has("framework")
                 || t.and_then(|t| t.get("deepspeed")).and_then(|v| v.as_bool()) == Some(true),
+            cp_for_memory: false,
         }
     }
 

@@ -806,7 +806,11 @@ fn fleet(
         return None;
     }
     let shared_gpu = std::sync::Arc::new(gpu.clone());
-    let (cluster, assumed) = instance_cluster(inst, &shared_gpu, nodes).ok()?;
+    let (cluster, _) = instance_cluster(inst, &shared_gpu, nodes).ok()?;
+    // A replica never spans nodes (TP ≤ GPUs per node): the fleet's nodes share no traffic, so
+    // only what one node assumes is said (expert r17: 2 × modelarts.snt9b.1, one TP 1 replica
+    // each, said "RoCE not documented: HCCL assumed over TCP" of a network nothing crosses).
+    let (_, assumed) = instance_cluster(inst, &shared_gpu, 1).ok()?;
     Some(Fleet {
         replicas_for_rate,
         replicas,

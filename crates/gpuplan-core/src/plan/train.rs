@@ -493,9 +493,13 @@ impl<'a> Degrees<'a> {
         // (NeMo's llama3_8b_16k recipe runs `context_parallelism=2` at 16,384 tokens,
         // nemo/collections/llm/recipes/llama3_8b_16k.py @0189a3b3; 32k until stop 35, when
         // Qwen2.5-14B full fine-tuning on 8 L20 found a CP 4 plan at 32k tokens and none at 16k).
+        // Below 16k only where nothing fits without it ([`retry_with_cp`]).
+        let long = base.seq_len >= CP_MIN_SEQ || pin.cp_for_memory;
         let cps = pinned_or(pin.cp, base.parallel.cp, || match req.model.architecture {
-            Architecture::Transformer(_) if base.seq_len >= CP_MIN_SEQ => [1, 2, 4, 8]
+            Architecture::Transformer(_) if long => [1, 2, 4, 8]
                 .into_iter()
+                // The retry's CP 1 points are the first search's, which fitted nothing.
+                .filter(|cp| *cp > 1 || !pin.cp_for_memory)
                 .filter(|cp| base.seq_len.is_multiple_of(*cp))
                 .collect(),
             _ => vec![1],
@@ -676,17 +680,10 @@ fn point_stacks<'a>(
     const HF: &[Framework] = &[Framework::HuggingFace];
     const MEGATRON: &[Framework] = &[Framework::Megatron];
     const BOTH: &[Framework] = &[Framework::HuggingFace, Framework::Megatron];
-    if pipeline_refuses_zero(base, pin, l) {
+    if profile_refuses_zero(base, pin, l) {
         return &[];
     }
     if !moe_union(base, pin, experts) {
-        // Under `megatron` an MoE model at ZeRO-2/3 is Megatron-DeepSpeed's, whose DeepSpeed-MoE
-        // layers refuse stage 3 and whose pipeline runs bf16 at ZeRO-1 only; the export launches
-        // Megatron-Core (ZeRO-1). A stated ZeRO stage is kept.
-        let megatron_moe = base.framework == Framework::Megatron && experts > 1;
-        if megatron_moe && l.zero > 1 && !pin.zero {
-            return &[];
-        }
         if !named_stack_runs_ep(base, pin, l) {
             return &[];
         }
@@ -712,22 +709,34 @@ fn point_stacks<'a>(
     }
 }
 
-/// Whether the profile's launchers refuse the layout's pipeline beside ZeRO-2/3 (expert r16 #4):
-/// - `megatron`: Megatron-LM shards with its distributed optimizer, ZeRO-1
-///   (`--use-distributed-optimizer`, what the export writes); its torch-FSDP path refuses
-///   pipeline stages (megatron/training/arguments.py @core_v0.15.0 l.636-637:
-///   `assert args.pipeline_model_parallel_size == 1, '--use-torch-fsdp2 is not supported with
-///   pipeline parallelism'`), and Megatron-FSDP (`--use-megatron-fsdp`) is neither documented
-///   nor exported beside PP; an MoE model's Megatron-DeepSpeed pipeline is DeepSpeed's, below;
-/// - `deepspeed`: DeepSpeed's pipeline engine (deepspeed/runtime/pipe/engine.py @38327e07
-///   l.77-78: `assert self.zero_optimization_stage() < ZeroStageEnum.gradients, "ZeRO-2 and
-///   ZeRO-3 are incompatible with pipeline parallelism"`).
+/// Whether the profile's launchers do not run the layout's ZeRO stage as planned:
+/// - `megatron`, ZeRO-2/3 at any pipeline size (expert r17 #1). Megatron-LM shards with its
+///   distributed optimizer, ZeRO-1 (`--use-distributed-optimizer`, what the export writes).
+///   Its other sharding paths are not what this profile models: torch FSDP2 refuses pipeline
+///   stages (megatron/training/arguments.py @core_v0.15.0 l.636-637: `assert
+///   args.pipeline_model_parallel_size == 1, '--use-torch-fsdp2 is not supported with pipeline
+///   parallelism'`), and Megatron-FSDP (`--use-megatron-fsdp` with
+///   `--data-parallel-sharding-strategy {no_shard, optim, optim_grads, optim_grads_params}`,
+///   l.2674-2679) needs `--ckpt-format fsdp_dtensor` and `CUDA_DEVICE_MAX_CONNECTIONS` other
+///   than 1 (l.715-719), and beside TP or CP before Blackwell Megatron warns against it (l.938-946:
+///   "Try not to using them together since they require different CUDA_MAX_CONNECTIONS settings
+///   ... sequence parallelism requires setting the environment variable
+///   CUDA_DEVICE_MAX_CONNECTIONS to 1"); its own communication buffers (`--fsdp-double-buffer`,
+///   `--suggested-communication-unit-size`) are not in the memory model. Until stop 36 a TP 2 ZeRO-3 plan was listed whose megatron_args.sh
+///   ran ZeRO-1 with "memory is higher than planned". An MoE model's ZeRO-2/3 under this
+///   profile would be Megatron-DeepSpeed's, whose DeepSpeed-MoE layers refuse stage 3;
+/// - `deepspeed`, ZeRO-2/3 beside pipeline stages: DeepSpeed's pipeline engine
+///   (deepspeed/runtime/pipe/engine.py @38327e07 l.77-78: `assert self.zero_optimization_stage()
+///   < ZeroStageEnum.gradients, "ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism"`).
 ///
 /// The default profile's pipelines are torchtitan's, which run FSDP beside PP. A workload that
 /// states the ZeRO stage keeps it (Meta's Llama 3 405B ran FSDP ZeRO-2 beside PP 16 on its own
 /// stack, arXiv 2407.21783 §3.3.2; `estimate` says Megatron-LM would not launch it).
-fn pipeline_refuses_zero(base: &TrainingSetup, pin: &super::TrainPins, l: Layout) -> bool {
-    l.pp > 1 && l.zero > 1 && !pin.zero && (base.framework == Framework::Megatron || base.deepspeed)
+fn profile_refuses_zero(base: &TrainingSetup, pin: &super::TrainPins, l: Layout) -> bool {
+    if l.zero <= 1 || pin.zero {
+        return false;
+    }
+    base.framework == Framework::Megatron || (l.pp > 1 && base.deepspeed)
 }
 
 /// The caveat of an estimate whose stated layout runs PP > 1 beside ZeRO-2/3 under the
@@ -1770,8 +1779,9 @@ enum Outcome {
     Short(u64, Box<Shortfall>),
     /// Fits, but takes longer than the deadline (hours).
     OverDeadline(u64, f64),
-    /// Fits, but has no price to check against the budget.
-    Unpriced(u64),
+    /// Fits, but has no price in the chosen mode to check against the budget (and what it costs
+    /// on demand, where that has a price and meets the deadline).
+    Unpriced(u64, Option<f64>),
     /// Fits, but costs more than the budget (chosen ¥, and the cheaper modes the user did not
     /// choose).
     OverBudget(u64, f64, OtherModes),
@@ -2070,7 +2080,9 @@ fn site_misses(c: &super::Constraints, evaluated: u64, p: &SitePriced) -> Option
         }
     }
     if c.budget_cny.is_some() && p.chosen.is_none() {
-        return Some(Outcome::Unpriced(evaluated));
+        // Nothing to compare on-demand with: any on-demand price in time is named (review r16 #7).
+        let on_demand = OtherModes::of(p, f64::INFINITY, c.deadline_hours).on_demand;
+        return Some(Outcome::Unpriced(evaluated, on_demand));
     }
     let (b, ch) = c.budget_cny.zip(p.chosen.as_ref())?;
     (ch.cny > b).then(|| {
@@ -2365,6 +2377,52 @@ pub fn search(
     check_pinned_split(req, setup)?;
     let is_opaque = req.model.transformer().is_none();
     let gb = global_batch.unwrap_or_else(|| default_global_batch(setup, is_opaque));
+    let (sites, outcomes, skipped_chips) =
+        site_outcomes(req, job, cands, cat, (tokens, gb), (mode, work_done));
+    let sized = (tokens, gb);
+    let outcomes = retry_with_cp(
+        req,
+        job,
+        (cands, cat),
+        sized,
+        (mode, work_done),
+        (&sites, outcomes),
+    );
+    // Sized first: a plan is several KB, and a growing list would copy them at every doubling.
+    let found = outcomes.iter().filter(|o| matches!(o, Outcome::Plan(_)));
+    let mut plans = Vec::with_capacity(found.count());
+    let mut misses = Misses::default();
+    for (site, outcome) in sites.iter().zip(outcomes) {
+        if let Some(p) = misses.add(site, outcome) {
+            plans.push(p);
+        }
+    }
+    reject_chips(&skipped_chips, req.constraints.gpus_named, rejected);
+    if misses.unpriced > 0 {
+        rejected.push(Binding::msg(
+            "budget",
+            unpriced_msg(misses.unpriced, req.constraints.billing),
+        ));
+    }
+    let evaluated_total = misses.evaluated;
+    if plans.is_empty() {
+        misses.explain(req, rejected);
+    } else {
+        misses.beside_plans(rejected);
+    }
+    Ok((plans, evaluated_total))
+}
+
+/// Every site of the search over `cands` and its outcome (in site order), and the chips that
+/// cannot run the job.
+fn site_outcomes<'a>(
+    req: &PlanRequest,
+    job: &TrainJob,
+    cands: &[(&'a Instance, &'a GpuSpec)],
+    cat: &Catalog,
+    (tokens, gb): (f64, u64),
+    (mode, work_done): (SearchMode, &mut SearchWork),
+) -> (Vec<Site<'a>>, Vec<Outcome>, Vec<(String, Text)>) {
     let share = mode == SearchMode::Shared;
     let mut work = Work::default();
     let (chips, sites, skipped_chips) = sites(req, job, cands, share, &mut work);
@@ -2389,29 +2447,113 @@ pub fn search(
         site_outcome(req, cat, (tokens, gb), site, &chips, passes, &prices)
     });
     drop_aside(threads, (fit_results, time_results, prices, work, spent));
-    // Sized first: a plan is several KB, and a growing list would copy them at every doubling.
-    let found = outcomes.iter().filter(|o| matches!(o, Outcome::Plan(_)));
-    let mut plans = Vec::with_capacity(found.count());
-    let mut misses = Misses::default();
-    for (site, outcome) in sites.iter().zip(outcomes) {
-        if let Some(p) = misses.add(site, outcome) {
-            plans.push(p);
+    (sites, outcomes, skipped_chips)
+}
+
+/// Whether a search that found nothing to fit on some instance type tries context parallelism
+/// there below [`CP_MIN_SEQ`]: a transformer whose CP the workload does not state, at a
+/// sequence CP's load-balanced split divides (Megatron-Core and TE split each sequence into
+/// 2 × cp chunks), under a stack that has CP (LitGPT has none).
+fn cp_retry_applies(req: &PlanRequest, setup: &TrainingSetup) -> bool {
+    let pin = pins(req);
+    req.model.transformer().is_some()
+        && !pin.cp
+        && !pin.cp_for_memory
+        && setup.seq_len < CP_MIN_SEQ
+        && setup.seq_len.is_multiple_of(4)
+        && setup.framework != Framework::LitGpt
+}
+
+/// Stop 35's leftover (CP search): CP is searched from [`CP_MIN_SEQ`] tokens, where NeMo's
+/// recipes start it, but its memory reason holds at any length: it splits the activations and
+/// the logits of a sequence over the CP ranks. A Qwen2.5-14B full fine-tune at 8k tokens on one
+/// node of L20s found no plan, and one at 16k (with CP 2). So the instance types on which no
+/// site fits memory without CP (every site `Short`) are searched again with CP allowed, and
+/// their sites take that search's outcomes; types that fit somewhere keep theirs (a type that
+/// fits only on more nodes without CP is not offered CP on fewer: said in methodology.md).
+/// The 4k pretraining bench rarely reaches the second search.
+fn retry_with_cp(
+    req: &PlanRequest,
+    job: &TrainJob,
+    (cands, cat): (&[(&Instance, &GpuSpec)], &Catalog),
+    sizes: (f64, u64),
+    (mode, work_done): (SearchMode, &mut SearchWork),
+    (sites, mut outcomes): (&[Site], Vec<Outcome>),
+) -> Vec<Outcome> {
+    if !cp_retry_applies(req, job.setup) {
+        return outcomes;
+    }
+    // Per type: every site short (`Some`, with its closest miss and that site's cluster), or not.
+    let mut short: Vec<Option<Option<(&Shortfall, &ClusterSpec)>>> = vec![None; cands.len()];
+    for (site, o) in sites.iter().zip(&outcomes) {
+        let s = &mut short[site.cand];
+        match o {
+            Outcome::Skip => {}
+            Outcome::Short(_, miss) => {
+                let closer = match s {
+                    Some(Some((m, _))) => miss.need.0 < m.need.0,
+                    Some(None) => false,
+                    None => true,
+                };
+                if closer {
+                    *s = Some(Some((&**miss, &site.cluster)));
+                }
+            }
+            _ => *s = Some(None),
         }
     }
-    reject_chips(&skipped_chips, req.constraints.gpus_named, rejected);
-    if misses.unpriced > 0 {
-        rejected.push(Binding::msg(
-            "budget",
-            unpriced_msg(misses.unpriced, req.constraints.billing),
-        ));
+    let retry: Vec<(&Instance, &GpuSpec)> = cands
+        .iter()
+        .zip(&short)
+        .filter(|(_, s)| s.flatten().is_some_and(|(m, c)| cp_could_fit(req, m, c)))
+        .map(|(c, _)| *c)
+        .collect();
+    if retry.is_empty() {
+        return outcomes;
     }
-    let evaluated_total = misses.evaluated;
-    if plans.is_empty() {
-        misses.explain(req, rejected);
-    } else {
-        misses.beside_plans(rejected);
+    let mut alt = req.clone();
+    if let super::Job::Train { pins, .. } = &mut alt.job {
+        pins.cp_for_memory = true;
     }
-    Ok((plans, evaluated_total))
+    let (again, found, _) = site_outcomes(&alt, job, &retry, cat, sizes, (mode, work_done));
+    for (site, o) in again.iter().zip(found) {
+        let same = |s: &&Site| std::ptr::eq(s.inst, site.inst) && s.nodes == site.nodes;
+        let Some(i) = sites.iter().position(|s| same(&s)) else {
+            continue;
+        };
+        // A CP miss replaces the CP-free one only where it comes closer.
+        let closer = match (&outcomes[i], &o) {
+            (Outcome::Short(_, was), Outcome::Short(_, now)) => now.need.0 < was.need.0,
+            _ => true,
+        };
+        if closer {
+            outcomes[i] = o;
+        }
+    }
+    outcomes
+}
+
+/// The largest CP degree the search tries.
+const CP_MAX: f64 = 8.0;
+
+/// Whether CP could bring a type's closest miss within its GPU: CP at degree k splits at most the
+/// activations and the logits and loss of that configuration by k (its ranks come out of DP, so
+/// nothing else shrinks), with the allocator's share of them. An upper bound on the saving: a
+/// type it rules out gets no CP plan from the second search either, which is not run for it (the
+/// 4k pretraining bench's types that fit nowhere are short by their model states).
+fn cp_could_fit(req: &PlanRequest, miss: &Shortfall, c: &ClusterSpec) -> bool {
+    let Ok(m) = crate::train::training_memory(&req.model, &miss.setup, c, &req.tunables) else {
+        return false;
+    };
+    let split: f64 = m
+        .items
+        .iter()
+        .filter(|i| i.name == "activations" || i.name == "logits + loss")
+        .map(|i| i.bytes.0)
+        .sum();
+    let reserve = m.device_total.0 / m.peak_allocated.0.max(1.0);
+    let saving = split * (1.0 - 1.0 / CP_MAX) * reserve.max(1.0);
+    m.device_total.0 - saving <= miss.have.0
 }
 
 /// The memory passes (ladders shared between clusters, or one `fits` per cluster) and the time
@@ -2502,8 +2644,9 @@ struct Misses {
     closest_fail: Option<(String, Box<Shortfall>)>,
     fastest_over_deadline: Option<(String, f64)>,
     cheapest_over_budget: Option<(String, f64, Option<f64>)>,
-    /// The cheapest on-demand cost among the sites over the budget whose chosen mode (the
-    /// user's `--billing`) was dearer than on-demand ([`OtherModes`]).
+    /// The cheapest on-demand cost among the sites refused for the budget: over it in a chosen
+    /// mode (the user's `--billing`) dearer than on-demand, or with no price in that mode
+    /// ([`OtherModes`]; review r16 #7: those were left out, so the line could name a dearer site).
     cheapest_on_demand: Option<(String, f64)>,
     /// The first site whose interruptions put it past the bound, and why.
     interrupted: Option<(String, Box<Msg>)>,
@@ -2544,25 +2687,18 @@ impl Misses {
                     self.fastest_over_deadline = Some((what(), hours));
                 }
             }
-            Outcome::Unpriced(evaluated) => {
+            Outcome::Unpriced(evaluated, on_demand) => {
                 self.evaluated += evaluated;
                 self.any_fit = true;
                 self.met_deadline = true;
                 self.unpriced += 1;
+                self.fold_on_demand(&what, on_demand);
             }
             Outcome::OverBudget(evaluated, cny, other) => {
                 self.evaluated += evaluated;
                 self.any_fit = true;
                 self.met_deadline = true;
-                if let Some(od) = other.on_demand {
-                    if self
-                        .cheapest_on_demand
-                        .as_ref()
-                        .is_none_or(|(_, x)| od < *x)
-                    {
-                        self.cheapest_on_demand = Some((what(), od));
-                    }
-                }
+                self.fold_on_demand(&what, other.on_demand);
                 let spot_cost = other.spot;
                 if self
                     .cheapest_over_budget
@@ -2585,6 +2721,19 @@ impl Misses {
             }
         }
         None
+    }
+
+    /// Keep `on_demand` (a site's on-demand ¥, where named) if it is the cheapest so far.
+    fn fold_on_demand(&mut self, what: &dyn Fn() -> String, on_demand: Option<f64>) {
+        if let Some(od) = on_demand {
+            if self
+                .cheapest_on_demand
+                .as_ref()
+                .is_none_or(|(_, x)| od < *x)
+            {
+                self.cheapest_on_demand = Some((what(), od));
+            }
+        }
     }
 
     /// Beside a list of plans, the sites their interruptions refused (review r7 #6: with
@@ -2670,15 +2819,16 @@ impl Misses {
                         .unwrap_or_else(|| "none".into()),
                 ),
             ));
-            if let Some((od_what, od)) = on_demand {
-                rejected.push(Binding::msg(
-                    "billing",
-                    Msg::new("bind-budget-on-demand")
-                        .arg("what", od_what.as_str())
-                        .arg("x", crate::units::cny_figure(od))
-                        .arg("within", if od <= b { "yes" } else { "no" }),
-                ));
-            }
+        }
+        // Also where every site in time had no price in the chosen mode (nothing over the budget).
+        if let (Some((od_what, od)), Some(b)) = (on_demand, c.budget_cny) {
+            rejected.push(Binding::msg(
+                "billing",
+                Msg::new("bind-budget-on-demand")
+                    .arg("what", od_what.as_str())
+                    .arg("x", crate::units::cny_figure(od))
+                    .arg("within", if od <= b { "yes" } else { "no" }),
+            ));
         }
     }
 }
