@@ -587,9 +587,10 @@ pub struct Parallelism {
     /// `backward` on the last stage; microsoft/DeepSpeed @56c52238 and the
     /// olruwase/elastic-ckpt-refresh branch BLOOM ran). A bandwidth-bound pass over every
     /// parameter of the device per micro-batch ([`crate::compute::FP32_GRAD_PASS_BYTES`]), on the
-    /// compute stream. Needs ZeRO 0 or 1 (the optimizer holds the whole fp32 gradient) and a
-    /// 16-bit precision. Workload file only. Default: off (Megatron's gradient-accumulation
-    /// fusion and autograd accumulate in the GEMMs and hooks already charged).
+    /// compute stream. Needs ZeRO 0 or 1 (the optimizer holds the whole fp32 gradient) and
+    /// `amp_bf16`. Workload file only. Default: off (Megatron-Core adds each micro-batch's
+    /// gradient in the weight-gradient GEMM; autograd's in-place `.grad` accumulation of other
+    /// stacks is not charged, docs/methodology.md).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub fp32_grad_pass: bool,
     /// torch FSDP with the token embedding and the LM head wrapped as units of their own
