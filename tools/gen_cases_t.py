@@ -508,7 +508,12 @@ BLOOM_NOTE = ("BigScience's BLOOM-176B run on Jean Zay: 48 nodes of 8 A100 80GB 
               "all-reduced whole and the updated bf16 shards all-gathered after the step (grad_all_reduce; "
               "microsoft/DeepSpeed @56c52238 deepspeed/runtime/pipe/engine.py _bf16_reduce_grads, "
               "bf16_optimizer.py step; the engine casts them to bf16 for the all-reduce: communication_data_type), "
-              "no overlap of either with compute; full activation checkpointing; Megatron's fused softmax (eager "
+              "no overlap of either with compute; after every micro-batch's backward BF16_Optimizer.update_hp_grads "
+              "casts each bf16 gradient to fp32 and adds it into the fp32 gradient, tensor by tensor "
+              "(fp32_grad_pass: 'hp_grad.data.add_(lp.grad.data.to(hp_grad.dtype).view(hp_grad.shape))', called from "
+              "PipelineEngine._exec_backward_pass and, on the last stage, the engine's backward; the same code on "
+              "the olruwase/elastic-ckpt-refresh branch: 18 B per parameter, ~44 ms a micro-batch on the last "
+              "stage's 5 layers and tied embedding); full activation checkpointing; Megatron's fused softmax (eager "
               "attention), dropout 0.1. Shape: 70 layers, hidden 14336, 112 heads, vocabulary padded to 250880 "
               "(--pad-vocab-size-to), GeLU MLP 4h, written as a GPT-2-style config (BLOOM's ALiBi and embedding "
               "LayerNorm are not separate terms; the 29M learned position parameters of the GPT-2 form are 0.02% of "
@@ -524,7 +529,7 @@ def bloom(r):
                     # The tied embedding counted as a block at both ends (the note): the first stage as short as the last.
                     parallel=dict(tp=s["tp"], pp=s["pp"], zero=1, first_stage_layers=s["last_stage_layers"],
                                   last_stage_layers=s["last_stage_layers"],
-                                  grad_all_reduce=True))
+                                  grad_all_reduce=True, fp32_grad_pass=True))
     if "tokens" in s:
         training["tokens"] = s["tokens"]
     w = dict(kind="training", config=gpt_cfg(14336, 70, 112, 250880, 2048, dropout=True), training=training,
@@ -535,9 +540,9 @@ def bloom(r):
                     "the estimate is the steady state at GBS 2048. The run's own log at GBS 2048 (the quote of "
                     "t-bloom-176b-384gpu-gbs2048: 'elapsed time per iteration (s): 104.70', 2048 x 2048 tokens per "
                     "iteration) gives 974,530 GPU-hours for the 366B tokens at that steady rate: the published hours "
-                    "are 1.111x it (the steady rate is 90.0% of the elapsed GPU time), and the estimate is 5.6% under "
-                    "the log's steady state (the throughput row's +6.0%), so the -15.0% here is about one third step "
-                    "model and two thirds whole-run losses.", workload=w)
+                    "are 1.111x it (the steady rate is 90.0% of the elapsed GPU time), and the estimate is 0.3% over "
+                    "the log's steady state (the throughput row's -0.1%), so the -9.8% here is the whole-run losses "
+                    "(-15.0% before BF16_Optimizer's per-micro-batch gradient pass was modelled, fp32_grad_pass).", workload=w)
     return dict(metric="megatron_tflops_per_gpu", published=r["result"]["megatron_tflops_per_gpu"],
                 unit="TFLOP/s per GPU (Megatron count incl. recompute)", notes=BLOOM_NOTE, workload=w)
 
@@ -1794,9 +1799,23 @@ PHI3_MEDIUM = ("The card's 512 H100-80G x 42 days for 4.8T tokens of a 14B model
                "days hold is not determined from the sources; nothing is fitted to it.")
 GLM_TPUT_SPLIT = ("FIXME: over-predicted {err} (review r16b: {before} before the run's pipeline split was stated). With "
                   "DeepSpeed's 'type:transformer|embedding' partition the last stage holds 8 layers beside the LM head "
-                  "instead of 9, so the head's stage is no longer the slowest and the modelled step shortens; the rest "
-                  "of the gap (DeepSpeed 0.6.1's pipeline engine, GLM's eager GeGLU and FP32 softmax) is not modelled. "
-                  "Nothing is fitted to it.")
+                  "instead of 9, so the head's stage is no longer the slowest and the modelled step shortens. Stop 36 "
+                  "read the run script (XiaoqingNLP/LargeScale configs/wudao/wudao-130B.sh @066ee8cc) and DeepSpeed "
+                  "v0.6.1 for the rest of the gap: the FP32 softmax is not an eager cost, since the script passes "
+                  "--abort-on-unmet-fused-kernel-constraints and at fp16, 2,048 keys and 24 heads a GPU Megatron's "
+                  "fused scale-mask-softmax kernel runs (megatron/model/fused_softmax.py is_kernel_available; it "
+                  "computes in fp32 inside); GeGLU runs unfused (--glu-activation geglu --no-bias-gelu-fusion: the bias "
+                  "add, gelu and product as separate kernels), about 6 ms of a ~0.36 s micro-batch (under 2%); "
+                  "--partition-activations all-gathers each checkpointed layer input over the 4 TP ranks in the "
+                  "backward, about 1.5 ms a micro-batch. Not modelled and the largest found: with ZeRO stage 1 and "
+                  "no overlap_comm (its default, False, in the script's ds_config) DeepSpeed v0.6.1 registers no "
+                  "gradient hooks (runtime/zero/stage_1_and_2.py lines 475-476: only 'if self.partition_gradients or "
+                  "self.overlap_comm'), so autograd adds each of the {m} micro-batches' fp16 weight gradients into "
+                  ".grad in place (read 2 + 2 B, write 2 B a parameter: ~20 ms a micro-batch for the 4.1B parameters "
+                  "a GPU of a 9-layer stage holds, ~{extra} s of the {step} s modelled step with the bubble's passes, "
+                  "about 5 points). No estimate charges that accumulation for any framework (Megatron-Core fuses it "
+                  "into the weight-gradient GEMM), so adding it for this row alone would be a per-case switch; it is "
+                  "left as the lead. Nothing is fitted to it.")
 GLM130B = ("96 DGX-A100 (40G) nodes for 60 days for 400B tokens are 78 TFLOP/s per GPU by 6·N·D (25% of the A100's "
            "312); the repository's own training notes give 134 TFLOPS per GPU with full recompute (about 100 by "
            "6·N·D), at which 400B tokens take about 47 of the 60 days; the estimate at the notes' layout (TP 4, PP 8, "
@@ -1809,16 +1828,6 @@ NANOTRON_GAP = ("All four nanotron rows are slower than modelled by a similar ti
                 "maintainer's approximate hours (the per-step figures are steady state; since stop 34 the SmolLM2 "
                 "rows count the runs' elapsed time, [elapsed], whose restarts add under 0.2%: 360M -49.8% -> -49.7%). What nanotron spends the 76-137 ms on is not determined (see "
                 "t-smollm2-135m-gpu-hours); no per-step cost is fitted to these rows.")
-
-# Stop 34 (wt-pp15): the BLOOM small-batch rows with the stages the README states (first_stage_layers = 5).
-BLOOM_SMALL_BATCH = (
-    "Over-predicted ({err}) since the first stage holds the 5 layers the README's partition states ('pp rank 0: "
-    "[embed | 5 transformer blocks]') instead of the 5.9 an unstated first stage was given: its gradients, the "
-    "heaviest stage's (5 layers + the 3.6B-parameter tied embedding), shrank, and at {m} micro-batch(es) per rank the "
-    "whole-gradient all-reduce (BF16_Optimizer, no overlap) is {share} of the modelled step. Cause of the remaining gap "
-    "not established; candidates: DeepSpeed's tied-embedding gradient all-reduce between the first and last stage "
-    "(PipelineEngine._exec_reduce_tied_grads, not modelled: about 0.15 s of 1.8 GB over two ranks, too little alone) "
-    "and the all-reduce's Omni-Path efficiency on Jean Zay, which no source measures.")
 
 NEMOTRON4_15B_GAP = (
     "FIXME: over-predicted +26.8% (band +10%) at the layout pre-registered in notes-hours16.md (stated: TP 8, DP "
@@ -1846,8 +1855,6 @@ BLOOMBERGGPT_GAP = (
 KNOWN = {
     "t-llmc-gpt2-1558m-gpu-hours": LLMC_1558M,
     "t-falcon-rw-1b-gpu-hours": FALCON_RW1B,
-    "t-bloom-176b-384gpu-gbs16": BLOOM_SMALL_BATCH.format(err="+24.4%", m=1, share="37%"),
-    "t-bloom-176b-384gpu-gbs192-mbs1": BLOOM_SMALL_BATCH.format(err="+23.0%", m=24, share="28%"),
     "t-card-phi-15-gpu-hours": PHI15,
     **{f"t-mbridge-{v}-qwen3-30b-a3b-16gpu-h100": MB_QWEN30 for v in ["2509", "2511", "2602", "260201"]},
     "t-skywork-tput-skywork-13b-dp128-tp4-a800": SKY_TP4,
@@ -1863,8 +1870,10 @@ KNOWN = {
     # Stop 35: -46.7% -> -46.8% when the plan search (its stages' layouts) split 16k-token sequences with CP.
     "t-card-phi-3-medium-gpu-hours": BAND25.format(err="-40.1%") + PHI3_MEDIUM,
     "t-glm-130b-gpu-hours": BAND25.format(err="-36.8%") + GLM130B,
-    "t-glm-tput-130b-768gpu-gbs4224-a100-40g": GLM_TPUT_SPLIT.format(err="+25.3%", before="+16.6%"),
-    "t-glm-tput-130b-768gpu-gbs6144-a100-40g": GLM_TPUT_SPLIT.format(err="+20.9%", before="+12.5%"),
+    "t-glm-tput-130b-768gpu-gbs4224-a100-40g": GLM_TPUT_SPLIT.format(err="+25.3%", before="+16.6%", m=176,
+                                                                      extra="3.6", step="70.7"),
+    "t-glm-tput-130b-768gpu-gbs6144-a100-40g": GLM_TPUT_SPLIT.format(err="+20.9%", before="+12.5%", m=256,
+                                                                      extra="5.2", step="101.3"),
     "t-smollm2-1.7b-gpu-hours": BAND25.format(err="-36.3%") + NANOTRON_GAP,
     "t-smollm2-360m-gpu-hours": BAND25.format(err="-49.7%") + NANOTRON_GAP,
     # Stop 35 (wt-hours16): pre-registered in notes-hours16.md, out of band at its pre-registered layout.

@@ -1322,6 +1322,14 @@ pub fn optimizer_bytes_per_param(o: crate::workload::Optimizer) -> f64 {
     }
 }
 
+/// Bytes per parameter of DeepSpeed `BF16_Optimizer`'s gradient pass after every micro-batch's
+/// backward (`parallel.fp32_grad_pass`): `hp_grad.data.add_(lp.grad.data.to(hp_grad.dtype)
+/// .view(hp_grad.shape))` (deepspeed/runtime/bf16_optimizer.py `update_hp_grads`,
+/// microsoft/DeepSpeed @56c52238) is two kernels — the cast reads the bf16 gradient (2 B) and
+/// writes an fp32 temporary (4 B); the in-place add reads the fp32 gradient and the temporary
+/// (4 + 4 B) and writes the gradient (4 B): 18 B, counted at HBM as written.
+pub const FP32_GRAD_PASS_BYTES: f64 = 18.0;
+
 /// The rates of a chip for a training setup.
 pub fn chip_rates(
     g: &GpuSpec,

@@ -782,6 +782,17 @@ pub fn check_parallelism(
                 crate::i18n::Msg::new("fix-zero1-broadcast-needs-zero1"),
             ));
         }
+        // DeepSpeed's BF16_Optimizer: bf16 with fp32 master weights, the whole fp32 gradient
+        // on the device (ZeRO stage 0 in DeepSpeed's config, its own ZeRO-1 sharding).
+        if p.fp32_grad_pass
+            && (p.zero > 1 || setup.precision != crate::workload::Precision::AmpBf16)
+        {
+            return Err(CoreError::invalid_msg(
+                "parallel.fp32_grad_pass",
+                "true",
+                crate::i18n::Msg::new("fix-fp32-grad-pass"),
+            ));
+        }
         crate::pipeline::check(layers, p, setup.framework)?;
         match t.moe {
             Some(moe) if !moe.experts.is_multiple_of(p.ep) => {

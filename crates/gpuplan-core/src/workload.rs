@@ -580,6 +580,19 @@ pub struct Parallelism {
     /// the fp32 grad buffer), Megatron-Core's `grad_reduce_in_fp32`, FSDP's fp32 `reduce_dtype`.
     /// Parameters are still gathered in 16 bit. Default: off.
     pub grad_reduce_fp32: bool,
+    /// After every micro-batch's backward the 16-bit gradients are cast and added, tensor by
+    /// tensor, into a separate fp32 gradient buffer by unfused kernels: DeepSpeed's
+    /// `BF16_Optimizer.update_hp_grads` (`hp_grad.data.add_(lp.grad.data.to(hp_grad.dtype))`,
+    /// called after each backward by `PipelineEngine._exec_backward_pass` and by the engine's
+    /// `backward` on the last stage; microsoft/DeepSpeed @56c52238 and the
+    /// olruwase/elastic-ckpt-refresh branch BLOOM ran). A bandwidth-bound pass over every
+    /// parameter of the device per micro-batch ([`crate::compute::FP32_GRAD_PASS_BYTES`]), on the
+    /// compute stream. Needs ZeRO 0 or 1 (the optimizer holds the whole fp32 gradient) and
+    /// `amp_bf16`. Workload file only. Default: off (Megatron-Core adds each micro-batch's
+    /// gradient in the weight-gradient GEMM; autograd's in-place `.grad` accumulation of other
+    /// stacks is not charged, docs/methodology.md).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub fp32_grad_pass: bool,
     /// torch FSDP with the token embedding and the LM head wrapped as units of their own
     /// (torchtune `custom_sharded_layers: ['tok_embeddings', 'output']`, full_finetune_distributed
     /// @30b8519e8): they reshard after forward like the layers, and the root unit FSDP keeps
@@ -720,6 +733,7 @@ impl Default for Parallelism {
             overlap_param_gather: None,
             grad_all_reduce: false,
             grad_reduce_fp32: false,
+            fp32_grad_pass: false,
             kv_heads_replicated: false,
             fsdp_wrap_embeddings: false,
             moe_a2a_overlap: false,

@@ -114,7 +114,9 @@ fn every_fitted_source_is_refit() {
             &[
                 // 0.650 over 140 rows before the host dispatch floor (stop 34): the 8 Qwen-v1
                 // LoRA rows it binds no longer read the constant, so they leave the pool.
-                ("train_efficiency_ampere", Some(0.657), 132),
+                // 0.658 (0.656 printed before) since BLOOM-176B's three rows, in the pool, time
+                // DeepSpeed BF16_Optimizer's per-micro-batch gradient pass (fp32_grad_pass).
+                ("train_efficiency_ampere", Some(0.658), 132),
                 ("train_efficiency_hopper", Some(0.528), 21),
                 ("fp8_train_gemm_ratio", None, 0),
             ],

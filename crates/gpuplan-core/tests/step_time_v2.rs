@@ -246,6 +246,49 @@ fn a_sharded_optimizer_that_all_reduces_moves_half_as_much_again() {
     assert_eq!(step(&m, &z0, &c), step(&m, &z0_ar, &c));
 }
 
+/// `fp32_grad_pass` (DeepSpeed BF16_Optimizer.update_hp_grads after every micro-batch's
+/// backward: cast the bf16 gradient to an fp32 temporary, add it into the fp32 gradient; 2 + 4 +
+/// 4 + 4 + 4 = 18 B per parameter): at PP 1 every parameter of the model once per micro-batch at
+/// the A100's 2039 GB/s × 0.8 (elementwise_bandwidth_efficiency); under 1F1B it lengthens every
+/// micro-batch, so m passes land in compute and p − 1 in the bubble. Only bf16 mixed precision
+/// with ZeRO 0 or 1 runs it; anything else is refused, naming the key.
+#[test]
+fn bf16_optimizer_grad_pass_lengthens_every_micro_batch() {
+    let m = model("Llama-3.1-8B");
+    let c = cluster("a100-80g", 1);
+    let flat = megatron(1, 1, 8);
+    let mut on = flat.clone();
+    on.parallel.fp32_grad_pass = true;
+    let (a, b) = (step(&m, &flat, &c), step(&m, &on, &c));
+    assert_eq!(a.fp32_grad_pass.0, 0.0);
+    let params = gpuplan_core::model::param_breakdown(&m).total as f64;
+    let want = params * 18.0 / (2039e9 * 0.8);
+    assert!(
+        (b.fp32_grad_pass.0 - want).abs() < 1e-9 * want,
+        "{} vs {want}",
+        b.fp32_grad_pass.0
+    );
+    assert!((b.compute.0 - a.compute.0 - 8.0 * want).abs() < 1e-9 * b.compute.0);
+    // PP 2: the slowest stage's pass, 8 times in compute and once in the bubble.
+    let piped = megatron(1, 2, 8);
+    let mut piped_on = piped.clone();
+    piped_on.parallel.fp32_grad_pass = true;
+    let (pa, pb) = (step(&m, &piped, &c), step(&m, &piped_on, &c));
+    let pass = pb.fp32_grad_pass.0;
+    assert!(pass > 0.4 * want && pass < 0.6 * want, "{pass} vs {want}");
+    assert!((pb.compute.0 - pa.compute.0 - 8.0 * pass).abs() < 1e-9 * pb.compute.0);
+    assert!((pb.pipeline_bubble.0 - pa.pipeline_bubble.0 - pass).abs() < 1e-9 * pb.compute.0);
+    // fp16 (DeepSpeed's FP16_Optimizer accumulates in .grad) and ZeRO-2/3 are refused.
+    let mut fp16 = on.clone();
+    fp16.precision = Precision::AmpFp16;
+    let mut z2 = on.clone();
+    z2.parallel.zero = 2;
+    for bad in [fp16, z2] {
+        let e = training_step(&m, &bad, &c, &Tunables::default()).unwrap_err();
+        assert!(e.to_string().contains("parallel.fp32_grad_pass"), "{e}");
+    }
+}
+
 /// The bucket count a DP collective row names ("… (ring, 28 buckets)").
 fn buckets_of(what: &str) -> f64 {
     let head = what.split(" buckets").next().unwrap_or_default();

@@ -129,10 +129,13 @@ fn accuracy_refits_every_fitted_source() {
     // Nemotron-4 15B, H2O-Danube-1.8B and BloombergGPT (three held-out sources of one case each).
     // Review r16b (stated pipeline splits of GLM-130B, ModelLink BLOOM-176B and the Megatron-Bridge
     // Qwen3-235B rows): median 5.6% -> 5.7%.
+    // Stop 36 (wt-scale17): 5.7% -> 5.6% since DeepSpeed BF16_Optimizer's per-micro-batch fp32
+    // gradient pass is timed on the four BLOOM-176B rows (`parallel.fp32_grad_pass`); with
+    // wt-ascend17's ModelLink rows (unfused loss, main-gradient adds) merged: 5.7%, mean 10.4%.
     assert!(
         refit.contains(
             "Leave-one-source-out over all 36 sources (those above as they are, the 4 fitted ones \
-             with their constants refit): 521 cases, median |error| 5.7%, mean 10.5%; 12 cases of \
+             with their constants refit): 521 cases, median |error| 5.7%, mean 10.4%; 12 cases of \
              the fitted sources are not held out."
         ),
         "{refit}"
@@ -386,7 +389,13 @@ fn training_accuracy_stays_within_todays_bands() {
         // micro-batch's weight gradients to the main gradients (--no-gradient-accumulation-fusion,
         // 10 B per parameter): all 39 rows 1.0-15.2 points lower (signed mean +5.9% -> +2.0%),
         // several in-band ones across the median; no constant changed.
-        tput <= 0.05391,
+        // Stop 36 (wt-scale17): since DeepSpeed
+        // BF16_Optimizer's fp32 gradient pass after every micro-batch's backward is timed
+        // (`parallel.fp32_grad_pass`, bf16_optimizer.py update_hp_grads @56c52238: 18 B per
+        // parameter): only BLOOM-176B's three rows moved, GBS 16 +24.4% -> +19.2%, GBS 192
+        // +23.0% -> +13.2% (both into band), GBS 2048 +6.0% -> -0.1%. Held out, nothing fitted.
+        // Both together (stop 36 merge): 5.37% over 465.
+        tput <= 0.05375,
         "training throughput out-of-sample median {tput:.4}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
@@ -431,7 +440,9 @@ fn training_accuracy_stays_within_todays_bands() {
     // With llm.c's fused classifier and overlapped ZeRO-1 reduce-scatter (train_gpt2.cu @f1e2ace6;
     // 124M +21.9% -> +6.9%, 350M +10.7% -> +5.0%, 774M +7.0% -> +4.1%, 1558M +14.3% -> +12.1%):
     // 12.86% (0.1286) over 43.
-    assert!(hours <= 0.1287, "GPU-hours out-of-sample median {hours:.4}");
+    // 12.07% (0.12067) over 43, mean 17.8%, since BF16_Optimizer's per-micro-batch gradient pass
+    // is timed (`parallel.fp32_grad_pass`): BLOOM-176B's run -15.0% -> -9.8% crosses the median.
+    assert!(hours <= 0.1207, "GPU-hours out-of-sample median {hours:.4}");
     // The median is over 37 GPU-hours cases (30 before round 12's Falcon and llm.c rows, 17 before
     // round 6's runs and cards, 13 before the four runs with published configs).
     let hours_n = outcomes
@@ -592,8 +603,11 @@ fn training_accuracy_stays_within_todays_bands() {
     // layers, LargeScale configs/wudao/wudao-130B.sh): the LM head's stage holds 8 layers, not 9,
     // and both speed-test rows leave the band (+16.6% -> +25.3%, +12.5% -> +20.9%; GLM_TPUT_SPLIT in
     // tools/gen_cases_t.py).
+    // 55 since DeepSpeed BF16_Optimizer's fp32 gradient pass after every micro-batch's backward
+    // is timed (`parallel.fp32_grad_pass`): BLOOM-176B at GBS 16 (+24.4% -> +19.2%) and GBS 192
+    // (+23.0% -> +13.2%) within band.
     assert!(
-        known <= 57,
+        known <= 55,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes

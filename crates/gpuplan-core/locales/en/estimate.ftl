@@ -59,6 +59,7 @@ est-step-cp = context-parallel K/V (exposed)
 # The estimate's "how" column for the step's compute, TP and CP rows; the efficiency factors are
 # named by their tunables (`--set NAME=VALUE`), each after what it is.
 est-how-compute = { $peak } peak × { $eff } ({ $names })
+est-how-fp32-grad-pass = ; incl. { $s } a micro-batch of BF16_Optimizer's fp32 gradient pass (fp32_grad_pass)
 est-how-tp = 2 × all-reduce / layer / pass − { $hidden } hidden
 est-how-cp = ring K/V exchange − the part attention hides
 eff-train_efficiency_hopper = Hopper GEMM efficiency

@@ -58,6 +58,7 @@ est-step-tp = 张量并行通信（未重叠）
 est-step-cp = 上下文并行 K/V（未重叠）
 # 估算“计算方式”列中计算、张量并行、上下文并行三行；效率因子以其可调常数名（`--set NAME=VALUE`）给出，前面说明其含义。
 est-how-compute = 峰值 { $peak } × 效率 { $eff }（{ $names }）
+est-how-fp32-grad-pass = ；含每个微批次 { $s } 的 BF16_Optimizer fp32 梯度拷贝（fp32_grad_pass）
 est-how-tp = 每层每趟 2 次 all-reduce − 被掩盖的 { $hidden }
 est-how-cp = 环形交换 K/V − 被注意力计算掩盖的部分
 eff-train_efficiency_hopper = Hopper 矩阵乘效率

@@ -31,6 +31,10 @@ pub struct StepTime {
     pub compute_parts: ComputeParts,
     /// The optimizer step, bandwidth-bound (included in `compute`).
     pub optimizer: Seconds,
+    /// DeepSpeed `BF16_Optimizer`'s fp32 gradient pass of one micro-batch on the slowest stage
+    /// (`parallel.fp32_grad_pass`), included in `compute` and the bubble; absent when off.
+    #[serde(skip_serializing_if = "is_zero_seconds")]
+    pub fp32_grad_pass: Seconds,
     pub pipeline_bubble: Seconds,
     /// Tensor-parallel communication left exposed (after TP-comm overlap, when on).
     pub tp_comm: Seconds,
@@ -427,7 +431,12 @@ fn compute_phase(
             };
             parts.elementwise_s += main_grad_add_seconds(x.b, x.setup, x.dev.total(), &r);
             let opt = optimizer_seconds(x.b, x.setup, (x.dp, x.dev.total()), &r);
-            (Seconds(parts.total() * x.m_micro) + opt, parts, opt)
+            let grad_pass = fp32_grad_pass_seconds(x, &parts, &r);
+            (
+                Seconds((parts.total() + grad_pass.0) * x.m_micro) + opt,
+                parts,
+                opt,
+            )
         }
         None => {
             let mp = (x.p.tp * x.p.pp) as f64;
@@ -439,6 +448,46 @@ fn compute_phase(
             )
         }
     }
+}
+
+/// DeepSpeed `BF16_Optimizer`'s fp32 gradient pass after each micro-batch's backward
+/// (`parallel.fp32_grad_pass`) on a device of the slowest pipeline stage: every trainable
+/// parameter the device holds, [`crate::compute::FP32_GRAD_PASS_BYTES`] each, at the chip's
+/// streaming bandwidth. It runs on the compute stream before the stage hands its input gradient
+/// on (`PipelineEngine._exec_backward_pass`), so it lengthens every micro-batch the pipeline
+/// runs, the bubble's included. Zero when off.
+fn fp32_grad_pass_seconds(x: &Ctx, parts: &ComputeParts, r: &ChipRates) -> Seconds {
+    if !x.p.fp32_grad_pass {
+        return Seconds(0.0);
+    }
+    let pp = x.p.pp.max(1);
+    let stage = match parts.slowest_stage {
+        Some(crate::pipeline::Stage::Middle) => 1.min(pp - 1),
+        Some(crate::pipeline::Stage::Last) => pp - 1,
+        _ => 0,
+    };
+    let split = WeightSplit::training(x.setup);
+    let on_device = layout::stage_params(x.b, &x.p, &split, x.dp, stage).total();
+    let params = if x.setup.task.is_peft() {
+        peft_trainable_params(x.b, &x.setup.lora) / x.b.total.max(1) as f64 * on_device
+    } else {
+        on_device
+    };
+    let bytes = Bytes(params * crate::compute::FP32_GRAD_PASS_BYTES);
+    r.memory.map_or(Seconds(0.0), |bw| transfer_time(bytes, bw))
+}
+
+/// [`fp32_grad_pass_seconds`] for the report, the chip's rates built again only when it is on.
+fn fp32_grad_pass_reported(x: &Ctx, parts: &ComputeParts, (peak, eff): (FlopRate, f64)) -> Seconds {
+    if !x.p.fp32_grad_pass || x.transformer().is_none() {
+        return Seconds(0.0);
+    }
+    let r = crate::compute::chip_rates(&x.c.gpu, x.setup, peak, eff, x.tun);
+    fp32_grad_pass_seconds(x, parts, &r)
+}
+
+fn is_zero_seconds(s: &Seconds) -> bool {
+    s.0 == 0.0
 }
 
 /// Interleaved 1F1B (v virtual stages per device) shrinks the bubble to (p−1)/(v·m)
@@ -1843,6 +1892,7 @@ fn step_time_below(
     let n = c.total_gpus() as f64;
     let mut st = StepTime {
         compute,
+        fp32_grad_pass: fp32_grad_pass_reported(&x, &compute_parts, (peak, eff)),
         compute_parts,
         optimizer,
         pipeline_bubble: bubble,

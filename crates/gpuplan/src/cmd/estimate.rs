@@ -1131,6 +1131,15 @@ fn step_rows(
         .arg("eff", (st.efficiency_used * 1e4).round() / 1e4)
         .arg("names", efficiency_words(&st.efficiency_name, l))
         .render(l);
+    // DeepSpeed BF16_Optimizer's per-micro-batch gradient pass, inside compute, where on.
+    let compute = if st.fp32_grad_pass.0 > 0.0 {
+        let pass = Msg::new("est-how-fp32-grad-pass")
+            .arg("s", st.fp32_grad_pass.to_string())
+            .render(l);
+        format!("{compute}{pass}")
+    } else {
+        compute
+    };
     let bubble = format!(
         "(p−1)/(v·m), p={}, v={}, m={}",
         p.pp, p.virtual_stages, s.grad_accum
