@@ -963,7 +963,10 @@ fn the_overlapped_dispatch_kernels_take_their_sms_from_compute() {
     let nccl = step(&m, &s, &c);
     assert!(hidden(&nccl) > 0.0);
     assert!((nccl.comm_contention.0 - dp_only).abs() < 1e-12);
-    for (d, sms) in [(MoeDispatcher::DeepEp, 20.0), (MoeDispatcher::HybridEp, 16.0)] {
+    for (d, sms) in [
+        (MoeDispatcher::DeepEp, 20.0),
+        (MoeDispatcher::HybridEp, 16.0),
+    ] {
         s.parallel.moe_dispatcher = d;
         s.parallel.moe_a2a_overlap = false;
         let alone = step(&m, &s, &c);

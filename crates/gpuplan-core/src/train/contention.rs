@@ -183,7 +183,11 @@ mod tests {
         assert_eq!(ep_kernel_sms(MoeDispatcher::HybridEp), Some(16));
         assert_eq!(ep_kernel_sms(MoeDispatcher::AllToAll), None);
         // An H100 (132 SMs) gives DeepEP's 20 SMs 20/132 of the hidden second.
-        let lost = lost_compute(1.0, ep_kernel_sms(MoeDispatcher::DeepEp).unwrap(), Some(132));
+        let lost = lost_compute(
+            1.0,
+            ep_kernel_sms(MoeDispatcher::DeepEp).unwrap(),
+            Some(132),
+        );
         assert!((lost - 20.0 / 132.0).abs() < 1e-12);
     }
 
