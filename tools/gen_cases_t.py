@@ -305,6 +305,41 @@ def mbridge(r):
                 notes=note, workload=w)
 
 
+# NVIDIA's own A/B of the EP all-to-all overlap on Qwen3-30B-A3B (Megatron-Bridge repository @067f987d,
+# skills/nemo-mbridge-perf-moe-comm-overlap/SKILL.md; stop 36, held out: nothing fitted on it). Same source
+# (the Megatron-Bridge repository) as the performance tables: ids t-mbridge-ab-*, group t-mbridge.
+MBRIDGE_AB_NOTE = ("Held out (stop 36; no constant fitted on this source). NVIDIA's controlled A/B of Megatron-Core's EP "
+                   "all-to-all overlap in the Megatron-Bridge repository: Qwen3-30B-A3B pretraining on 16 H100 (two nodes "
+                   "of 8; the interconnect is not stated: DGX-H100's 8 x 400 Gb/s per node assumed, as for the "
+                   "performance-table rows), BF16 mixed precision (the perf recipes' _perf_precision('bf16'): bf16 "
+                   "gradient reduction, src/megatron/bridge/perf_recipes/_common.py), TP 1 PP 1 CP 1 EP 16 with whole "
+                   "experts per rank, MBS 1, GBS 1024 (64 accumulation steps over DP 16), sequence 4096, no recompute, "
+                   "forced-balanced routing (modelled balanced), the HybridEP flex dispatcher (parallel.moe_dispatcher "
+                   "'hybridep'). The overlap row runs 'plain EP overlap' with delayed wgrad disabled "
+                   "(parallel.moe_a2a_overlap; gpuplan's overlap rule counts the expert GEMMs with their weight "
+                   "gradients as the cover of the two dispatches, as delayed wgrad would schedule them; without it the "
+                   "wgrad runs inside the backward expert GEMMs). Not modelled: the CUDA graphs of moe_router and "
+                   "moe_preprocess (host side), the HybridEP SM count of this run (not stated; Megatron-Core's default 16 is "
+                   "charged, the current perf recipes set 32: _common.py line 89).")
+
+
+def mbridge_ab(r):
+    s = r["setup"]
+    dp = s["gpus"] // (s["tp"] * s["pp"] * s["cp"])
+    parallel = dict(tp=s["tp"], pp=s["pp"], cp=s["cp"], ep=s["ep"], etp=1, zero=1, overlap_grad_reduce=True,
+                    overlap_param_gather=True, moe_dispatcher=s["dispatcher"])
+    if s["moe_a2a_overlap"]:
+        parallel["moe_a2a_overlap"] = True
+    training = dict(task="pretrain", precision="amp_bf16", framework="megatron", micro_batch=s["mbs"],
+                    seq_len=s["seq_len"], grad_accum=s["gbs"] // (s["mbs"] * dp), recompute="none", attention="flash",
+                    main_grads="bf16", parallel=parallel)
+    w = dict(kind="training", model=MBRIDGE_MODELS[s["model"]], training=training,
+             hardware=dict(H100, nodes=s["gpus"] // 8))
+    note = MBRIDGE_AB_NOTE + f" Step time {s['step_time_s']} s: {r['result']['tokens_per_s_per_gpu']:,.1f} tokens/s/GPU."
+    return dict(metric="tokens_per_s_per_gpu", published=r["result"]["tokens_per_s_per_gpu"], unit="tokens/s/GPU",
+                notes=note, workload=w)
+
+
 def trainy(r):
     """Trainy's torchtitan e7c0cae run on 4 and 8 nodes of 8 H200 (June 2025), the TPS/GPU column of the
     rows whose Memory(GiB) column are the mem-trainy-* cases (gen_cases_mem.trainy_memory: same layout)."""
@@ -1400,7 +1435,8 @@ MB_FP8 = ("FIXME: Megatron-Bridge's H100 FP8 Llama rows are under-predicted (70B
 # v0.1.0rc4 = 25.09, v0.2.0 = 25.11, v0.3.0 = 26.02, v0.3.1 = 26.02.01, v0.4.x = 26.04/26.04.01, v0.5.0 = 26.06;
 # scripts/performance/run_script.py and configs/qwen*/..workload_base_configs.py at those tags).
 MB_RECIPES = ("Recipes at the Megatron-Bridge tags taken for the containers (v0.1.0rc4 = 25.09, v0.2.0 = 25.11, v0.3.0 = 26.02, "
-              "v0.3.1 = 26.02.01, v0.4.x = 26.04, v0.5.0 = 26.06; an assumption): 25.09 Qwen3 token drop "
+              "v0.3.1 = 26.02.01, v0.4.x = 26.04, v0.5.0 = 26.06; an assumption but for r0.3.0 = 26.02 and r0.3.1 = "
+              "26.02.01, which docs/releases/known-issues.md @v0.4.0 states): 25.09 Qwen3 token drop "
               "(run_script.py apply_moe_token_drop), no all-to-all overlap; 25.11-26.02 Qwen3-30B-A3B H100 FP8 "
               "moe_a2a_overlap=True (26.02 with the DeepEP flex dispatcher), 26.02.01-26.06 moe_a2a_overlap=False with "
               "the HybridEP flex dispatcher at EP 16 (the 26.02.01 table row still shows EP 8, PP 2, VP 12); every "
@@ -1427,10 +1463,7 @@ MB_QWEN30_CHECKS = ("Checked in round 10 and ruled out as the cause, with source
                     "supplies the 3 ms gap below. (3) The dispatcher's host synchronization (Megatron-LM @d98e8a64 "
                     "token_dispatcher.py: the dropless alltoall path syncs before the EP all-to-all, HybridEP sizes its "
                     "buffers from tokens_per_expert.sum(), 'will cause a CPU sync'): the 25.09 drop-and-pad path returns "
-                    "before any sync point is set ('no_sync'; the same at core_v0.14.0), yet 25.09 shows the same gap per layer and micro-batch "
-                    "(3.1 ms: 12.5 s published against 10.1 s modelled over 24 layers x 32 micro-batches of 2 sequences) "
-                    "as the synchronizing releases (26.02.01: 3.4 ms, 28.9 s against 18.4 s over 24 x 128; EP 16: 3.0-3.2 "
-                    "ms, 29.3-29.7 s against 20.0 s over 48 x 64). Settings (v0.3.1): recompute off "
+                    "before any sync point is set ('no_sync'; the same at core_v0.14.0). Settings (v0.3.1): recompute off "
                     "(recompute_granularity=None), moe_grouped_gemm, moe_permute_fusion and moe_router_fusion on, no CUDA "
                     "graphs in the H100 FP8 config (QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1; the BF16 one captures "
                     "moe_router and moe_preprocess), HybridEP without FP8 dispatch (fused_a2a.py: 'HybridEP dispatcher "
@@ -1438,7 +1471,8 @@ MB_QWEN30_CHECKS = ("Checked in round 10 and ruled out as the cause, with source
                     "grow with the micro-batch's tokens (1 sequence from 26.02.01, 2 at 25.09). Round 11 tested the host "
                     "(CPU launch) explanation (Megatron's MoE README, 'CPU Overhead Bottleneck': 'gaps between GPU kernels "
                     "where CPU cannot launch kernels fast enough', fixed by CUDA graphs, which these configs do not use): "
-                    "as a floor (layer time = max(GPU, host), the host running ahead) it does not fit the rows. The only "
+                    "as a floor (layer time = max(GPU, host), the host running ahead) it did not fit the rows as the tables "
+                    "lay them out. The only "
                     "published host timings found for this model, an nsys profile of Megatron-Core with Transformer Engine "
                     "at EP 8, 16 local experts (github.com/yanring/Megatron-MoE-ModelZoo issue 7, 2025-08-18: 8 B200, BF16, "
                     "alltoall dispatcher), count 645,099 nvte_cublas_gemm calls over 6,144 MoE-layer forward passes, 105 "
@@ -1447,26 +1481,13 @@ MB_QWEN30_CHECKS = ("Checked in round 10 and ruled out as the cause, with source
                     "(40c69e75) calls general_grouped_gemm for the forward, dgrad and wgrad, lines 171, 346, 395, and "
                     "common/gemm/cublaslt_gemm.cu lines 929-953 launch one cuBLAS GEMM per expert; plus the attention's), at a median 13.7 us (mean 20.3 us) of host time each, and a median 2.19 ms "
                     "host range for the forward expert computation alone: host work that grows with the local experts. "
-                    "Both layouts would be host-bound (9.4 ms per layer and micro-batch published against 6.0 ms "
-                    "modelled at EP 8; 9.5-9.7 ms against 6.5 ms at EP 16, 8 local experts), so the floor would make EP 8 "
-                    "slower than EP 16 by at least the 8 extra experts' GEMM calls (8 x 6 x 13.7 us = 0.66 ms per layer "
-                    "and micro-batch, 2.0 s a step), while the table has it 0.1-0.25 ms faster; and at 25.09 (EP 8, 2 "
-                    "sequences, 13.2 ms modelled) a host time like the same layout's at 1 sequence (at most 9.4 ms) hides "
-                    "entirely behind the GPU, while the table shows the same 3.1 ms gap (both comparisons cross releases: "
-                    "26.02.01 against 26.04-26.06, HybridEP inside one node against across two, 25.09 with the alltoall "
-                    "dispatcher; they assume the same host cost per launch, which no source states). A maintainer's A/B on "
+                    "(Stop 36: round 11's two tests of this floor, 26.02.01 taken as EP 8 against the EP 16 rows and 25.09 "
+                    "taken as the same gap, used the tables' layouts and are withdrawn, above.) A maintainer's A/B on "
                     "this model and the EP 16 layout (NVIDIA-NeMo/Megatron-Bridge pull request 3868, 2026-05-18: 2 H100 "
                     "nodes, EP 16, TP 1, PP 1, MBS 1, BF16, alltoall dispatcher) found Transformer Engine CUDA graphs of "
                     "attn, moe_router and moe_preprocess, which remove those parts' launches, 'slightly slower than "
                     "eager': the attention's and router's launches are not what that layout waits on (the experts were "
-                    "not captured). The rows fit an additive cost "
-                    "instead, 2.6-2.9 ms per layer and micro-batch plus 35-50 us per local expert (fewer than the 82 us "
-                    "of GEMM calls alone): host work the GPU waits for, as after a device-to-host synchronization, nearly "
-                    "independent of the expert count. Which synchronization and which host work (25.09's drop-and-pad "
-                    "path sets none in the dispatcher) is not determined, and added to every layer it would take the "
-                    "Qwen3-235B-A22B rows (7.3 ms of compute per layer and micro-batch, in band at -2.9%..+3.5%, with the "
-                    "combined-1F1B all-to-all overlap) about 18 s slower (-15%). Not modelled; no constant fitted to "
-                    "these rows. ")
+                    "not captured). Not modelled; no constant fitted to these rows. ")
 # Stop 35 (wt-moe16): the dispatcher's device-to-host synchronizations per release, and why a sync-segment host
 # rule cannot supply the gap with one host cost per op.
 MB_QWEN30_SYNCS = ("Stop 35 counted the device-to-host synchronizations per MoE layer forward in the Megatron-LM each "
@@ -1500,41 +1521,102 @@ MB_QWEN30_SYNCS = ("Stop 35 counted the device-to-host synchronizations per MoE 
                    "GEMM call, 1.1 ms for 8, plus about 60 other forward ops at 8 us, an estimate from the source): "
                    "about 2.7 ms of forward host against 2.15 ms of modelled forward with its all-to-all at EP 8 "
                    "(0.5 ms exposed), 1.6 ms against 2.46 ms at EP 16 (none), against gaps of 3.4 and 3.0-3.2 ms; twice "
-                   "the experts' host time takes EP 8 to 2.7 ms and EP 16 to 0.2 ms. The releases do not follow the "
-                   "syncs either: 25.09 (none) and 26.02.01-26.06 (one) share the 3.0-3.4 ms gap, while 25.11 and "
-                   "26.02 (one each) are 11.6 and 21.8 ms, the two that run the combined-1F1B all-to-all overlap. A "
-                   "candidate for those two, not measured by any source found: the sync inside the overlapped schedule "
-                   "holds the host until the compute stream drains, the other micro-batch's backward queued before it "
-                   "included, so the host cannot queue the next all-to-all ahead, while the model lets the overlap hide "
-                   "it. The segment rule is not modelled; no estimate moved. ")
-MB_QWEN30 = ("FIXME: over-predicted +23.8% to +229.2% (EP 8 inside one node): gpuplan gives 12,987-16,831 tokens/s/GPU "
-             "against the table's 5,113-10,494. The rows disagree with each other on one layout (26.02: 5,113; 26.02.01: "
-             "9,058; both TP 1 PP 2 VP 12 EP 8; 25.11: 5,275; 25.09 'tokendrop': 10,494), and the slow releases are the "
-             "ones whose recipes run the EP all-to-all overlap (25.11: moe_a2a_overlap with alltoall; 26.02: with DeepEP; "
-             "26.02.01: HybridEP, no overlap; 25.09: alltoall, no overlap). Since round 6 the workload states both "
-             "(parallel.moe_a2a_overlap, parallel.moe_dispatcher; train/step.rs ep_overlapped_seconds, "
-             "ep_alltoall_seconds), which moved 25.11 from +146.3% to +207.2% and 26.02 from +158.9% to +229.2% (the "
-             "combined 1F1B schedule hides all but 0.13 s and 0.04 s of their 2.1 s and 2.9 s of NVLink all-to-all behind "
-             "the other micro-batch's compute) and 26.02.01 from +46.2% to +57.4% (HybridEP sends a token once to each of "
-             "the node's ranks holding any of its experts, 4.7 of the 7 peers, instead of 7 of its 8 routed copies); "
-             "25.09 (+23.8%; +16.3% before the round-6 FP8 kernel change) did not move. Of the two releases on one "
-             "layout at most 26.02.01 can be matched by a mechanism: in the model the overlap only hides all-to-all time, "
-             "so an overlapped step is never longer than the same step without it, while the table has 26.02 1.77x "
-             "slower than 26.02.01 (51.3 s against 28.9 s published; 25.11 24.8 s against 8.1 s modelled). Megatron-LM "
-             "warns that on Hopper the overlap wants CUDA_DEVICE_MAX_CONNECTIONS > 1 (megatron/training/arguments.py "
-             "@d98e8a64: 'For Hopper and before, try not to use tensor model parallelism or context parallelism with "
-             "overlap_moe_expert_parallel_comm'), but these rows use neither TP nor CP: what makes the overlapped "
-             "releases slower (11.6 ms and 21.8 ms per layer and micro-batch beyond the model, against 3.1-3.4 ms for "
-             "the others) is not determined, and they stay recorded deviations. " + MB_QWEN30_CHECKS + MB_QWEN30_SYNCS + MB_RECIPES)
+                   "the experts' host time takes EP 8 to 2.7 ms and EP 16 to 0.2 ms. On the recipes' layouts (stop 36) the "
+                   "dropless releases (one sync each) exceed the model by 2.9-3.2 ms (HybridEP, EP 16) and 11.1-11.6 ms "
+                   "(25.11 and 26.02, with the all-to-all overlap) per layer and micro-batch of one sequence, and 25.09 "
+                   "(none) by 3.1 ms per micro-batch of two, which the B200 rows put on the GPU's side. A candidate for "
+                   "the overlapped two, not measured by any source found: the sync inside the overlapped schedule holds "
+                   "the host until the compute stream drains, the other micro-batch's backward queued before it included, "
+                   "so the host cannot queue the next work ahead, while the model lets the overlap hide the all-to-all. "
+                   "The segment rule is not modelled; no estimate moved. ")
+# Stop 36 (wt-mbridge17): every row re-read against its table and the recipe at its tag, the 26.02 DeepEP known issue,
+# and the B200 rows of the same tables, which separate a host-side cost from the GPU's.
+MB_QWEN30_STOP36 = ("Stop 36 re-read every row against its table and the recipe at its tag. The numbers and layouts are as the "
+                    "tables print them (docs/performance-summary.md: 25.09 @v0.1.0rc4 line 77, 25.11 @v0.2.1 line 94, 26.02 "
+                    "@v0.3.0 line 104, 26.02.01 @v0.4.0 line 99), and the tag of two containers is stated by Megatron-Bridge "
+                    "itself (docs/releases/known-issues.md @v0.4.0 line 8, under '## 26.02': 'not yet supported for Qwen 3 "
+                    "VL in the r0.3.0 release. **Fixed in 26.02.01 (r0.3.1).**'). Three table layouts differ from the recipe at the tag: 25.09's yaml "
+                    "runs VP 12 ('vp: 12', and 'mbs: 2' for fp8_cs: scripts/performance/configs/qwen3/"
+                    "qwen3_30b_a3b_llm_pretrain.yaml @v0.1.0rc4 lines 66, 73) where the table shows VP 24; 25.11's "
+                    "QWEN3_30B_A3B_H100_FP8_CS_BASE_CONFIG sets 'pipeline_model_parallel_size=2, "
+                    "virtual_pipeline_model_parallel_size=12, moe_a2a_overlap=True' on a base of GBS 512 "
+                    "(scripts/performance/configs/qwen3/workload_base_configs.py @v0.2.1 lines 27-31, 233-239) with "
+                    "'micro_batch_size: int = 1' by default (scripts/performance/utils/utils.py line 45), where the table "
+                    "shows MBS 2, VP 24, GA 32, the 25.09 row's layout verbatim; 26.02.01's "
+                    "QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1 sets 'expert_model_parallel_size=16, "
+                    "moe_a2a_overlap=False, moe_flex_dispatcher_backend=\"hybridep\"' at PP 1 "
+                    "(configs/qwen/qwen3_workload_base_configs.py @v0.3.1 lines 408-415), where the table shows EP 8, "
+                    "PP 2, VP 12, the 26.02 row's layout verbatim. The rows keep the tables' setups (the table is the "
+                    "publication and does not say which layout ran); on the recipes' layouts gpuplan gives 16,712 for "
+                    "25.11 (+216.8%), 13,137 for 26.02.01 (+45.0%) and 12,974 for 25.09 (+23.6%): no row changes status. "
+                    "The same known-issues page says 'DeepEP is not supported in the current NeMo framework 26.02 "
+                    "container (nvcr.io/nvidia/nemo:26.02), which results in reduced DSv3 performance' (@v0.3.0 line 9), "
+                    "while the 26.02 H100 recipe names moe_flex_dispatcher_backend=\"deepep\" and Megatron-LM @b0cc2706 "
+                    "stops with 'DeepEP is not installed' without it (token_dispatcher.py line 1150): which dispatcher that "
+                    "row ran is not determined; with alltoall gpuplan gives 16,807 (+228.7%). NVIDIA's own later runs of the EP 16 "
+                    "HybridEP layout (t-mbridge-ab-*, Megatron-Bridge skills/nemo-mbridge-perf-moe-comm-overlap/SKILL.md "
+                    "@067f987d: BF16, 2026-07-25) take 24.7 s a step without the all-to-all overlap and 21.0 s with it, "
+                    "where gpuplan gives 22.7 s and 17.9 s (+9.1% and +17.2% in tokens/s/GPU, in band), while the "
+                    "26.04-26.06 FP8 table rows of that layout take 29.3-29.7 s: what slows the table rows is absent from "
+                    "those runs (their CUDA graphs of moe_router and moe_preprocess, a later Megatron-Core), not a cost of "
+                    "the layout; the overlap there saves 3.7 s where gpuplan saves 4.7 s (NVIDIA's profile: 36.55% of "
+                    "the communication hidden). The B200 rows of the same "
+                    "tables separate the causes (8 B200, EP 8, PP 1, 48 layers, GBS 512, MBS 1, 64 micro-batches; recipes "
+                    "@v0.2.0 and @v0.3.0 QWEN3_30B_A3B_B200_*: alltoall dispatcher, no all-to-all overlap, CUDA graphs of "
+                    "moe_router and moe_preprocess): 25.09's token drop, 18,066 tokens/s/GPU, is 4.7 ms per layer and "
+                    "micro-batch; 25.11's and 26.02's dropless runs, 9,299 and 9,691, are 9.2 and 8.8 ms "
+                    "(performance-summary.md @v0.3.0 lines 186, 147, 94); 26.02.01's B200 row at MBS 4 (HybridEP, "
+                    "@v0.4.0 line 98: 26,695) takes 12.8 ms per micro-batch of 4 sequences, 3.2 ms a sequence. A dropless "
+                    "micro-batch of one sequence thus takes as long on B200 as on the H100 HybridEP rows (9.4-9.7 ms), on a "
+                    "GPU that does a sequence in a third of that at MBS 4: the time follows neither the GPU's speed nor the "
+                    "micro-batch's tokens, which points to the host (every dropless path synchronizes with the device once "
+                    "per MoE layer forward, below), on hosts of one class (DGX B200: 2 x Intel Xeon 8570, 56 cores, "
+                    "2.1/4 GHz, docs.nvidia.com/dgx/dgxb200-user-guide; DGX H100: 2 x Xeon 8480C, 56 cores, 2.0/3.8 GHz). "
+                    "The comparison crosses releases and dispatchers (alltoall on B200, HybridEP at EP 16 on H100) and "
+                    "assumes similar host work per layer. Token drop never synchronizes and runs at 4.7 ms on B200, so its "
+                    "host work per layer and micro-batch is at most that: 25.09's H100 row (16.3 ms per micro-batch of 2 "
+                    "sequences against 13.1 ms modelled) is a GPU-side miss of its own, not the HybridEP rows' gap. The "
+                    "overlapped H100 releases (16.2-16.7 ms) take longer than the no-overlap releases' host-bound time and "
+                    "the modelled GPU time together (9.4-9.7 + 5.1-5.2 ms), as if the combined-1F1B schedule let the host run "
+                    "ahead of the GPU not at all: a reading of the numbers, not a measured mechanism. gpuplan models a host "
+                    "floor only for the eager HF stacks it has counted (train/dispatch.rs, validation/dispatch-measured.json); "
+                    "Megatron-Core's MoE layer under Transformer Engine cannot be counted by tools/measure_dispatch.py on a "
+                    "CPU and was not measured, so nothing is modelled and no constant is fitted to these rows. The earlier "
+                    "arguments below that compare 26.02.01 as EP 8 with the EP 16 rows, that read 26.02 and 26.02.01 as one "
+                    "layout, or that take 25.09's gap for the HybridEP rows' rest on the tables' layouts and are withdrawn. ")
+MB_QWEN30 = ("FIXME: over-predicted +23.8% to +220.4% (EP 8 inside one node in the table): gpuplan gives 12,987-16,383 "
+             "tokens/s/GPU against the table's 5,113-10,494 (26.02: 5,113 and 26.02.01: 9,058, both shown at TP 1 PP 2 "
+             "VP 12 EP 8; 25.11: 5,275; 25.09 'tokendrop': 10,494). The recipes at the release tags run 25.11 at MBS 1, "
+             "VP 12 (not the table's MBS 2, VP 24) and 26.02.01 at EP 16, PP 1 (not EP 8, PP 2), see the stop-36 "
+             "re-reading below: on the recipes' layouts the rows fall in three groups, the two releases with the "
+             "combined-1F1B all-to-all overlap (25.11, 26.02: 16.2-16.7 ms per layer and micro-batch published against "
+             "5.1-5.2 ms modelled), HybridEP without it (26.02.01-26.06, EP 16: 9.4-9.7 ms against 6.5 ms) and 25.09's token "
+             "drop (16.3 ms per micro-batch of 2 sequences against 13.1 ms). Since round 6 the workload states the "
+             "overlap and the dispatcher (parallel.moe_a2a_overlap, parallel.moe_dispatcher; train/step.rs "
+             "ep_overlapped_seconds, ep_alltoall_seconds), which moved 25.11 from +146.3% to +207.2% and 26.02 from "
+             "+158.9% to +229.2% (the combined 1F1B schedule hides all but 0.13 s and 0.04 s of their 2.1 s and 2.9 s "
+             "of NVLink all-to-all behind the other micro-batch's compute; stop 36 charges the 20 SMs DeepEP's kernels hold "
+             "while 26.02's hidden 2.8 s run: +229.2% -> +220.4%) and 26.02.01 from +46.2% to +57.4% (HybridEP "
+             "sends a token once to each of the node's ranks holding any of its experts, 4.7 of the 7 peers, instead of "
+             "7 of its 8 routed copies); 25.09 (+23.8%; +16.3% before the round-6 FP8 kernel change) did not move. In "
+             "the model the overlap only hides all-to-all time, so an overlapped step is never longer than the same step "
+             "without it, while the overlapped releases are the slowest. Megatron-LM warns that on Hopper the overlap "
+             "wants CUDA_DEVICE_MAX_CONNECTIONS > 1 (megatron/training/arguments.py @d98e8a64: 'For Hopper and before, "
+             "try not to use tensor model parallelism or context parallelism with overlap_moe_expert_parallel_comm'); "
+             "these rows use neither TP nor CP, and the perf scripts set 8 or 32 connections, never 1, when the "
+             "overlap is on (scripts/performance/perf_plugins.py @v0.3.0 _set_num_cuda_device_max_connections: 1 only "
+             "for 'tp_size > 1 or cp_size > 1) and not moe_a2a_overlap' on Hopper). " + MB_QWEN30_STOP36 + MB_QWEN30_CHECKS
+             + MB_QWEN30_SYNCS + MB_RECIPES)
 MB_QWEN30_EP16 = ("FIXME: over-predicted +46.6% to +48.8% (EP 16 over both nodes): gpuplan gives 13,137 tokens/s/GPU (step "
                   "20.0 s: 14.5 s compute, 5.5 s all-to-all) against 8,826-8,960. These releases run the HybridEP flex "
                   "dispatcher without the all-to-all overlap; since round 6 the workload states it (parallel.moe_dispatcher "
                   "'hybridep'; train/step.rs ep_alltoall_seconds: a token crosses to the other node once if any of its "
                   "top-8 of 128 experts is there, probability 1 - C(64,8)/C(128,8) = 0.9969, instead of 4 of its 8 "
                   "copies), which cut the all-to-all from 22.0 s to 5.5 s and moved these rows from -18.5%..-19.7% (in "
-                  "band, with the NCCL volume) to +46.6%..+48.8%, next to the one-node EP 8 row of 26.02.01 (+57.4%). "
-                  "The gap is 3.0-3.2 ms per layer and micro-batch (29.3-29.7 s published against 20.0 s modelled, "
-                  "48 layers x 64 micro-batches), as on the EP 8 rows. " + MB_QWEN30_CHECKS + MB_QWEN30_SYNCS + MB_RECIPES)
+                  "band, with the NCCL volume) to +46.6%..+48.8%, next to the 26.02.01 row (+57.4% on the table's EP 8 "
+                  "layout; +45.0% on its recipe's EP 16 one, this layout). The gap is 3.0-3.2 ms per layer and micro-batch "
+                  "(29.3-29.7 s published against 20.0 s modelled, 48 layers x 64 micro-batches of 1 sequence). "
+                  + MB_QWEN30_STOP36 + MB_QWEN30_CHECKS + MB_QWEN30_SYNCS + MB_RECIPES)
 NEMO_SFT13 = ("FIXME: under-predicted -20.1% (8,126 against 10,176 tokens/s/GPU): -19.2% and in band until the loss's "
               "traffic over the logits was charged (compute.rs loss_bytes_per_logit: Megatron-Core's fused "
               "vocab-parallel cross-entropy, 28 B per token x vocabulary entry, 32,000 entries, on the last of 4 "
@@ -2054,7 +2136,7 @@ def main():
     for r in rows:
         g = r["source_group"]
         c = (nemo(r) if g.startswith("nemo") else titan(r) if g.startswith("torchtitan")
-             else mbridge(r) if g.startswith("mbridge") else trainy(r) if g == "trainy-h200"
+             else mbridge_ab(r) if g == "mbridge-ab" else mbridge(r) if g.startswith("mbridge") else trainy(r) if g == "trainy-h200"
              else bloom(r) if g == "bloom" else run_hours(r) if g in RUN_GROUPS
              else run_tput(r) if g in ("skywork-tput", "glm-tput", "flagperf")
              else modellink(r) if g == "modellink-910b" else internevo(r) if g == "internevo"

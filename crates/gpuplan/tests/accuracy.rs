@@ -132,10 +132,13 @@ fn accuracy_refits_every_fitted_source() {
     // Stop 36 (wt-scale17): 5.7% -> 5.6% since DeepSpeed BF16_Optimizer's per-micro-batch fp32
     // gradient pass is timed on the four BLOOM-176B rows (`parallel.fp32_grad_pass`); with
     // wt-ascend17's ModelLink rows (unfused loss, main-gradient adds) merged: 5.7%, mean 10.4%.
+    // Stop 36 (wt-mbridge17): 523 with NVIDIA's EP-overlap A/B on Qwen3-30B-A3B (t-mbridge-ab-*,
+    // two held-out rows of the Megatron-Bridge source, +9.1% and +17.2%); llm-foundry's Hopper
+    // refit takes them too (0.528 over 21 rows -> 0.525 over 23).
     assert!(
         refit.contains(
             "Leave-one-source-out over all 36 sources (those above as they are, the 4 fitted ones \
-             with their constants refit): 521 cases, median |error| 5.7%, mean 10.4%; 12 cases of \
+             with their constants refit): 523 cases, median |error| 5.7%, mean 10.4%; 12 cases of \
              the fitted sources are not held out."
         ),
         "{refit}"
@@ -394,8 +397,9 @@ fn training_accuracy_stays_within_todays_bands() {
         // (`parallel.fp32_grad_pass`, bf16_optimizer.py update_hp_grads @56c52238: 18 B per
         // parameter): only BLOOM-176B's three rows moved, GBS 16 +24.4% -> +19.2%, GBS 192
         // +23.0% -> +13.2% (both into band), GBS 2048 +6.0% -> -0.1%. Held out, nothing fitted.
-        // Both together (stop 36 merge): 5.37% over 465.
-        tput <= 0.05375,
+        // Both together (stop 36 merge): 5.37% over 465; 5.39% over 467 with wt-mbridge17's two
+        // held-out EP-overlap rows and its DeepEP/HybridEP SM charge.
+        tput <= 0.05395,
         "training throughput out-of-sample median {tput:.4}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T

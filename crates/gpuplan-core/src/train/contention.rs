@@ -5,13 +5,16 @@
 //! the collective's whole duration. While it runs, the compute stream has (SMs − CTAs) of the
 //! chip's SMs, so `overlapped × CTAs / SMs` of compute is lost; nothing is fitted. Applied to
 //! the data-parallel collectives that overlap compute (FSDP/ZeRO-3 gathers and reduce-scatters,
-//! DDP/ZeRO-1/2 bucketed reductions). Not applied: TP-comm overlap (Megatron's Transformer
-//! Engine userbuffers reserve their own SMs, torch's async TP copies by the copy engines), the
-//! MoE all-to-all overlap and pipeline sends (NCCL's p2p channels, 2 per peer by default), and
-//! the collective's HBM traffic (no sourced share).
+//! DDP/ZeRO-1/2 bucketed reductions) and, with the same rule, to the hidden part of Megatron-Core's
+//! overlapped expert all-to-all where its kernels hold a set number of SMs (DeepEP, HybridEP:
+//! [`ep_kernel_sms`]). Not applied: TP-comm overlap (Megatron's Transformer Engine userbuffers
+//! reserve their own SMs, torch's async TP copies by the copy engines), NCCL's all-to-all and the
+//! pipeline sends (NCCL's p2p channels, 2 per peer by default, not sourced here), and the
+//! collective's HBM traffic (no sourced share).
 
 use crate::comm::{Group, IntraClass};
 use crate::hardware::GpuSpec;
+use crate::workload::MoeDispatcher;
 
 /// NCCL's per-channel search speeds, GB/s (src/graph/search.cc:776-782 @d97a32fa).
 const SPEEDS_INTRA_SM80: [f64; 13] = [
@@ -108,6 +111,31 @@ pub(super) fn nccl_ctas(gpu: &GpuSpec, g: Group, gpus_per_node: u64, nic_gbs: f6
     }
 }
 
+/// Megatron-Core's default SMs for DeepEP's kernels (`moe_deepep_num_sms: int = 20`, "Number of
+/// SMs to use for DeepEP", megatron/core/transformer/transformer_config.py @b0cc2706 line 722, the
+/// same @55ac7082 and @d0b3b775), which `set_deepep_num_sms` hands to DeepEP's `Buffer.set_num_sms`
+/// (megatron/core/transformer/moe/fused_a2a.py @b0cc2706 lines 258-260).
+const DEEPEP_SMS: u64 = 20;
+/// Megatron-Core's default SMs for HybridEP's dispatch and combine kernels
+/// (`moe_hybridep_num_sms: int = 16`, "In pure NVL scenarios, 16 SMs can generally achieve good
+/// bandwidth", transformer_config.py @b0cc2706 line 725 and @55ac7082), passed as
+/// `num_sms_dispatch_api` and `num_sms_combine_api` (megatron/core/transformer/moe/
+/// token_dispatcher.py @b0cc2706 lines 1044-1045). Later releases leave it to DeepEP's default (`Optional[int] = None`
+/// @d0b3b775) and Megatron-Bridge's perf recipes set 32 (`cfg.model.moe_hybridep_num_sms = 32`,
+/// src/megatron/bridge/perf_recipes/_common.py @067f987d line 89): not a workload setting yet.
+const HYBRIDEP_SMS: u64 = 16;
+
+/// SMs the expert all-to-all's kernels hold while they run: DeepEP and HybridEP launch their
+/// dispatch and combine kernels on a set number of SMs (above); `None` for NCCL's all-to-all, whose
+/// grouped send/recv takes NCCL's p2p channels (per peer, not sourced here: not charged).
+pub(super) fn ep_kernel_sms(d: MoeDispatcher) -> Option<u64> {
+    match d {
+        MoeDispatcher::DeepEp => Some(DEEPEP_SMS),
+        MoeDispatcher::HybridEp => Some(HYBRIDEP_SMS),
+        MoeDispatcher::AllToAll => None,
+    }
+}
+
 /// Compute time lost while `overlapped` seconds of collectives of `ctas` CTAs run beside it on
 /// a chip of `sms` SMs; zero where the SM count is not in the catalog.
 pub(super) fn lost_compute(overlapped: f64, ctas: u64, sms: Option<u64>) -> f64 {
@@ -147,6 +175,20 @@ mod tests {
         // The A800's and H800's 8 NVLinks (400 GB/s): 4 × 40 GB/s channels, doubled on sm80 only.
         assert_eq!(nccl_ctas(gpu("a800-80g"), group(1), 8, 25.0), 16);
         assert_eq!(nccl_ctas(gpu("h800"), group(1), 8, 25.0), 8);
+    }
+
+    #[test]
+    fn ep_kernels_hold_megatron_cores_default_sms() {
+        assert_eq!(ep_kernel_sms(MoeDispatcher::DeepEp), Some(20));
+        assert_eq!(ep_kernel_sms(MoeDispatcher::HybridEp), Some(16));
+        assert_eq!(ep_kernel_sms(MoeDispatcher::AllToAll), None);
+        // An H100 (132 SMs) gives DeepEP's 20 SMs 20/132 of the hidden second.
+        let lost = lost_compute(
+            1.0,
+            ep_kernel_sms(MoeDispatcher::DeepEp).unwrap(),
+            Some(132),
+        );
+        assert!((lost - 20.0 / 132.0).abs() < 1e-12);
     }
 
     #[test]

@@ -1627,6 +1627,20 @@ fn dp_contention(x: &Ctx, dp: &DpPhase) -> Seconds {
     ))
 }
 
+/// Compute the overlapped expert all-to-all takes from the step: its hidden time × the SMs its
+/// kernels hold ÷ the chip's SMs ([`super::contention`]), for the dispatchers whose kernels hold a
+/// set number of SMs ([`super::contention::ep_kernel_sms`]).
+fn ep_contention(x: &Ctx, hidden: &Seconds) -> Seconds {
+    match super::contention::ep_kernel_sms(x.p.moe_dispatcher) {
+        Some(sms) => Seconds(super::contention::lost_compute(
+            hidden.0,
+            sms,
+            x.c.gpu.sm_count,
+        )),
+        None => Seconds(0.0),
+    }
+}
+
 /// The largest exposed part of the step names its bottleneck (compute on a tie or when all are
 /// zero).
 fn bottleneck(st: &StepTime) -> &'static str {
@@ -1869,9 +1883,10 @@ fn step_time_below(
     let pp_comm = pp_total - pp_hidden;
     let ep = ep_phase(&x, &compute_parts);
     let ep_comm = ep.total - ep.hidden;
+    let ep_hidden = ep.hidden;
     push_p2p(&x, (pp, pp_hidden), ep, &mut collectives);
     let tp_comm = tp_total - tp_hidden;
-    let contention = dp_contention(&x, &dp).min(compute);
+    let contention = (dp_contention(&x, &dp) + ep_contention(&x, &ep_hidden)).min(compute);
     let micro = (compute - optimizer) * (1.0 / x.m_micro);
     let offload = offload::offload_phase(&x, micro, dp.total - dp.exposed);
     let host = offload.as_ref().map_or(Seconds(0.0), |o| o.exposed);
