@@ -129,10 +129,12 @@ fn accuracy_refits_every_fitted_source() {
     // Nemotron-4 15B, H2O-Danube-1.8B and BloombergGPT (three held-out sources of one case each).
     // Review r16b (stated pipeline splits of GLM-130B, ModelLink BLOOM-176B and the Megatron-Bridge
     // Qwen3-235B rows): median 5.6% -> 5.7%.
+    // Stop 36 (DeepSpeed ZeRO-3's hooks measured and charged, train/dispatch.rs `Zero3Host`):
+    // t-qwen1-7b-full-s256-2xa100 +235.0% -> +101.8%, mean 10.5% -> 10.3%, median unchanged.
     assert!(
         refit.contains(
             "Leave-one-source-out over all 36 sources (those above as they are, the 4 fitted ones \
-             with their constants refit): 521 cases, median |error| 5.7%, mean 10.5%; 12 cases of \
+             with their constants refit): 521 cases, median |error| 5.7%, mean 10.3%; 12 cases of \
              the fitted sources are not held out."
         ),
         "{refit}"
@@ -585,6 +587,10 @@ fn training_accuracy_stays_within_todays_bands() {
     // layers, LargeScale configs/wudao/wudao-130B.sh): the LM head's stage holds 8 layers, not 9,
     // and both speed-test rows leave the band (+16.6% -> +25.3%, +12.5% -> +20.9%; GLM_TPUT_SPLIT in
     // tools/gen_cases_t.py).
+    // Still 57 since stop 36 charges DeepSpeed ZeRO-3's hooks (measured on CPU with DeepSpeed
+    // 0.11.1's engine, train/dispatch.rs `Zero3Host`): t-qwen1-7b-full-s256-2xa100 +235.0% ->
+    // +101.8%, still out; its 512/1024-token rows unchanged (the host hides behind the GPU). The
+    // out-of-sample median stays 5.3%, the mean 10.0% -> 9.7% (docs/accuracy.md).
     assert!(
         known <= 57,
         "{known} known deviations (training time/throughput)"
