@@ -33,15 +33,19 @@ True on CPU, so CUDA's per-fetch Event()/record()/wait_stream() calls are not ma
 counted, a lower bound).
 
     python3 -m venv tools/.venv && tools/.venv/bin/pip install torch==2.1.2 transformers==4.35.2 \
-        einops "numpy<2" psutil py-cpuinfo hjson ninja pydantic==1.10.13 wheel setuptools
+        peft==0.6.2 accelerate==0.25.0 einops "numpy<2" psutil py-cpuinfo hjson ninja pydantic==1.10.13 \
+        wheel setuptools
     DS_BUILD_OPS=0 tools/.venv/bin/pip install --no-build-isolation deepspeed==0.11.1
     git -C Qwen-7B show c9bdb95:modeling_qwen.py > DIR/modeling_qwen.py   # and the other two
-    tools/.venv/bin/python tools/measure_zero3_hooks.py DIR ws1.json
-    for i in 1 2 3 4; do tools/.venv/bin/torchrun --nproc_per_node 2 tools/measure_zero3_hooks.py DIR ws2-$i.json; done
+    for i in 1 2 3 4; do tools/.venv/bin/torchrun --nproc_per_node 2 tools/measure_zero3_hooks.py DIR ws2-$i.json
+        tools/.venv/bin/torchrun --nproc_per_node 2 tools/measure_zero3_hooks.py DIR ws2-nr$i.json --no-recompute; done
     python3 tools/measure_zero3_hooks.py --assemble validation/zero3-hooks-measured.json ws2-*.json
-(--assemble: the op and call counts must agree between runs; each seconds figure is the (low)
-median over the runs, with their range beside it; `rows` are the first run's. About 80 s a run on a 2-core VM; `--nproc_per_node 4` is the check that
-the counts barely move with the world size: validation/zero3-hooks-measured-ws4.json.)
+(--no-recompute: the same without gradient checkpointing, stacks `*_no_recompute`. --assemble: per
+stack, the op and call counts must agree between runs; each seconds figure is the (low)
+median over the runs, with their range beside it; `rows` are the first run's. About 80 s a run on
+a 2-core VM; `--nproc_per_node 4` is the check that the counts barely move with the world size:
+validation/zero3-hooks-measured-ws4.json. One rank (plain `python`) takes DeepSpeed's no-gather
+path, another code path: not what the model charges.)
 
 Checked by crates/gpuplan-core/tests/host_dispatch.rs (the Rust ZeRO-3 table equals these figures).
 """
@@ -56,15 +60,19 @@ import types
 def assemble(out_path, paths):
     """One file from several runs: counts checked equal, seconds the median with their range."""
     runs = [json.load(open(p)) for p in paths]
-    out = runs[0]
-    out["runs"] = len(runs)
-    for name, row in out["stacks"].items():
+    out = dict(runs[0])
+    out["stacks"] = {}
+    for name in sorted({n for r in runs for n in r["stacks"]}):
+        have = [r for r in runs if name in r["stacks"]]
+        row = out["stacks"][name] = dict(have[0]["stacks"][name])
+        row["runs"] = len(have)
         for part in ("zero3_per_layer", "zero3_fixed"):
+            row[part] = dict(row[part])
             for k in ("top_ops", "launch_ops", "autograd_nodes", "collective_calls"):
-                vals = {r["stacks"][name][part][k] for r in runs}
+                vals = {r["stacks"][name][part][k] for r in have}
                 assert len(vals) == 1, f"{name} {part} {k} differs between runs: {vals}"
             for k in ("outside_s", "loop_s"):
-                vals = [r["stacks"][name][part][k] for r in runs]
+                vals = [r["stacks"][name][part][k] for r in have]
                 row[part][k] = statistics.median_low(vals)
                 row[part][k + "_range"] = [min(vals), max(vals)]
         row["rows_of_run"] = 1  # `rows`: the first run's raw rows (its op names)
@@ -177,6 +185,9 @@ def stub_collectives(keep=()):
             setattr(TorchBackend, name, ORIGINALS[name] if name in keep else no_op(name))
 
 
+RECOMPUTE = "--no-recompute" not in sys.argv
+
+
 def build_llama(layers):
     """transformers 4.35.2's LlamaForCausalLM at the same widths (Llama 2 7B's ratio 11008/4096),
     gradient_checkpointing_enable(): reentrant, torch's default."""
@@ -184,7 +195,8 @@ def build_llama(layers):
     torch.manual_seed(0)
     model = transformers.LlamaForCausalLM(cfg).to(torch.bfloat16)
     model.train()
-    model.gradient_checkpointing_enable()
+    if RECOMPUTE:
+        model.gradient_checkpointing_enable()
     return model
 
 
@@ -195,7 +207,7 @@ def build(classes, layers):
     torch.manual_seed(0)
     model = classes[1](cfg)  # config.bf16: bf16 weights
     model.train()
-    model.transformer.gradient_checkpointing = True  # reentrant, as measure_dispatch.py
+    model.transformer.gradient_checkpointing = RECOMPUTE  # reentrant, as measure_dispatch.py
     return model
 
 
@@ -307,7 +319,8 @@ def main():
         "deepspeed": deepspeed.__version__, "torch": torch.__version__.split("+")[0],
         "transformers": transformers.__version__,
         "world_size": int(os.environ["WORLD_SIZE"]), "cpu": mhc.cpu_model(), "costs": costs,
-        "stacks": {name: stack_row(c) for name, c in (("qwen1", classes), ("llama", None))},
+        "stacks": {name + ("" if RECOMPUTE else "_no_recompute"): stack_row(c)
+                   for name, c in (("qwen1", classes), ("llama", None))},
     }
     if int(os.environ.get("RANK", "0")) == 0:  # DeepSpeed logs to stdout: the data goes to a file
         with open(sys.argv[2], "w") as f:

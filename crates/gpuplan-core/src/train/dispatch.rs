@@ -19,7 +19,7 @@
 //! gradient hooks are added where measured (`zero3_hooks`: tools/measure_zero3_hooks.py,
 //! validation/zero3-hooks-measured.json). Not counted: the optimizer step (once per step:
 //! about 10-30 `_foreach` ops and a Python loop over the tensors), ZeRO-3 hooks elsewhere (LoRA,
-//! no recompute, one rank), FSDP's per-module hooks, bitsandbytes' QLoRA dequantization, the
+//! one rank), FSDP's per-module hooks, bitsandbytes' QLoRA dequantization, the
 //! Trainer's own per-step Python (docs/methodology.md, "Host dispatch floor").
 
 use crate::constants::Tunables;
@@ -57,26 +57,26 @@ pub struct LoopCost {
     pub ops: LayerOps,
     pub launch: LayerOps,
     pub outside_s: LayerOps,
+    /// What DeepSpeed ZeRO-3 adds to this loop with every linear trained.
+    pub zero3: Zero3Host,
 }
 
-/// One counted stack: its loop without and with full (reentrant) recompute, and what DeepSpeed
-/// ZeRO-3 adds to the second.
+/// One counted stack: its loop without and with full (reentrant) recompute.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StackOps {
     pub name: &'static str,
     pub no_recompute: LoopCost,
     pub full_recompute: LoopCost,
-    pub zero3: Zero3Host,
 }
 
 /// What DeepSpeed ZeRO-3 adds to a micro-batch on the host, each as (per layer, outside the
 /// layers): the module hooks that fetch and release every submodule's partitioned parameters in
-/// the forward, the reentrant checkpoint's replay and the backward
+/// the forward, the reentrant checkpoint's replay (where recomputed) and the backward
 /// (runtime/zero/parameter_offload.py `_register_hooks_recursively`, partitioned_param_coordinator.py
 /// `fetch_sub_module` / `release_sub_module`), the gradient hooks that fill the reduce bucket
 /// (stage3.py `reduce_partition_and_remove_grads`) and the engine's per-micro-batch `step()`.
-/// Measured with DeepSpeed 0.11.1's engine on CPU, 2 ranks over gloo, every linear trained, full
-/// (reentrant) recompute, the collectives replaced by no-ops (their transfer is the DP phase's):
+/// Measured with DeepSpeed 0.11.1's engine on CPU, 2 ranks over gloo, every linear trained, the
+/// collectives replaced by no-ops (their transfer is the DP phase's):
 /// tools/measure_zero3_hooks.py, validation/zero3-hooks-measured.json (DeepSpeed run − the same
 /// loop without it, 3 layers − 1 layer over 2).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -113,18 +113,25 @@ pub const QWEN_V1: StackOps = StackOps {
         ops: layer(218.0, 191.0, 32.0, (65.0, 27.0)),
         launch: layer(121.0, 116.0, 17.0, (38.0, 12.0)),
         outside_s: layer(436.8e-6, 408.0e-6, 74.8e-6, (413.3e-6, 591.4e-6)),
+        // validation/zero3-hooks-measured.json `stacks.qwen1_no_recompute`.
+        zero3: Zero3Host {
+            ops: (168.0, 68.0),
+            launch: (26.0, 15.0),
+            collectives: (13.0, 4.0),
+            outside_s: (2179.4e-6, 1052.7e-6),
+        },
     },
     full_recompute: LoopCost {
         ops: layer(292.0, 265.0, 39.0, (65.0, 55.0)),
         launch: layer(166.0, 161.0, 23.0, (38.0, 34.0)),
         outside_s: layer(945.5e-6, 995.4e-6, 118.6e-6, (452.4e-6, 284.3e-6)),
-    },
-    // validation/zero3-hooks-measured.json `stacks.qwen1` (Qwen's remote code @c9bdb95).
-    zero3: Zero3Host {
-        ops: (198.0, 68.0),
-        launch: (26.0, 15.0),
-        collectives: (13.0, 4.0),
-        outside_s: (2831.8e-6, 1164.1e-6),
+        // validation/zero3-hooks-measured.json `stacks.qwen1` (Qwen's remote code @c9bdb95).
+        zero3: Zero3Host {
+            ops: (198.0, 68.0),
+            launch: (26.0, 15.0),
+            collectives: (13.0, 4.0),
+            outside_s: (2831.8e-6, 1164.1e-6),
+        },
     },
 };
 
@@ -136,18 +143,25 @@ pub const HF_LLAMA: StackOps = StackOps {
         ops: layer(219.0, 176.0, 32.0, (69.0, 7.0)),
         launch: layer(125.0, 114.0, 17.0, (44.0, 5.0)),
         outside_s: layer(499.9e-6, 452.3e-6, 84.6e-6, (356.8e-6, 321.9e-6)),
+        // validation/zero3-hooks-measured.json `stacks.llama_no_recompute`.
+        zero3: Zero3Host {
+            ops: (207.0, 62.0),
+            launch: (35.0, 13.0),
+            collectives: (16.0, 4.0),
+            outside_s: (2506.7e-6, 1115.1e-6),
+        },
     },
     full_recompute: LoopCost {
         ops: layer(289.0, 246.0, 39.0, (69.0, 59.0)),
         launch: layer(171.0, 160.0, 23.0, (44.0, 40.0)),
         outside_s: layer(952.4e-6, 847.9e-6, 153.3e-6, (402.1e-6, 237.9e-6)),
-    },
-    // validation/zero3-hooks-measured.json `stacks.llama`.
-    zero3: Zero3Host {
-        ops: (239.0, 62.0),
-        launch: (35.0, 13.0),
-        collectives: (16.0, 4.0),
-        outside_s: (3444.2e-6, 795.1e-6),
+        // validation/zero3-hooks-measured.json `stacks.llama`.
+        zero3: Zero3Host {
+            ops: (239.0, 62.0),
+            launch: (35.0, 13.0),
+            collectives: (16.0, 4.0),
+            outside_s: (3444.2e-6, 795.1e-6),
+        },
     },
 };
 
@@ -265,25 +279,25 @@ pub fn ops_per_micro_batch(
 
 /// DeepSpeed ZeRO-3's host work per micro-batch, where it was measured: DeepSpeed's engine
 /// (`deepspeed = true`) at ZeRO stage 3 partitioning over `dp` ≥ 2 ranks (one rank takes
-/// DeepSpeed's no-gather path, another code path), every linear trained, full (reentrant)
-/// recompute; `None` elsewhere (LoRA under ZeRO-3, no recompute: not measured, not charged).
-/// The collectives count as launching ops.
+/// DeepSpeed's no-gather path, another code path), every linear trained, no or full (reentrant)
+/// recompute; `None` elsewhere (LoRA under ZeRO-3: not measured, not charged). The collectives
+/// count as launching ops.
 pub fn zero3_hooks(
     stack: &StackOps,
     m: &ModelSpec,
     setup: &TrainingSetup,
     dp: u64,
 ) -> Option<MicroBatchHost> {
-    let measured = setup.deepspeed
-        && setup.parallel.zero == 3
-        && dp >= 2
-        && matches!(setup.recompute, Recompute::Full)
-        && !setup.task.is_peft();
+    let measured = setup.deepspeed && setup.parallel.zero == 3 && dp >= 2 && !setup.task.is_peft();
+    let z = match setup.recompute {
+        Recompute::Full => &stack.full_recompute.zero3,
+        Recompute::None => &stack.no_recompute.zero3,
+        _ => return None,
+    };
     if !measured {
         return None;
     }
     let layers = m.transformer()?.total_layers() as f64;
-    let z = &stack.zero3;
     let total = |(per, fixed): (f64, f64)| fixed + layers * per;
     Some(MicroBatchHost {
         ops: total(z.ops) + total(z.collectives),
