@@ -6,7 +6,7 @@
 use gpuplan_core::constants::Tunables;
 use gpuplan_core::model::ModelSpec;
 use gpuplan_core::train::dispatch::{
-    micro_batch_seconds, ops_per_micro_batch, LayerOps, HF_LLAMA, QWEN_V1,
+    micro_batch_seconds, ops_per_micro_batch, zero3_hooks, LayerOps, HF_LLAMA, QWEN_V1,
 };
 use gpuplan_core::train::{training_step, StepTime};
 use gpuplan_core::validation::{parse_case, workload_model};
@@ -215,4 +215,86 @@ fn uncounted_loops_have_no_host_dispatch() {
         .clone();
     let gb = gpuplan_core::model::param_breakdown(&g);
     assert!(ops_per_micro_batch(&g, &gb, &gpt2).is_none(), "gpt2");
+}
+
+/// The ZeRO-3 tables are validation/zero3-hooks-measured.json's DeepSpeed − plain figures
+/// (tools/measure_zero3_hooks.py, 2 ranks, the median of 4 runs), outside seconds rounded to 0.1 µs.
+#[test]
+fn the_zero3_table_is_the_measured_one() {
+    let data: Value = serde_json::from_str(&read("validation/zero3-hooks-measured.json")).unwrap();
+    assert_eq!(data["world_size"].as_u64(), Some(2));
+    assert_eq!(data["deepspeed"].as_str(), Some("0.11.1"));
+    for (stack, prefix) in [(&QWEN_V1, "qwen1"), (&HF_LLAMA, "llama")] {
+        for (c, rc) in [
+            (stack.full_recompute, ""),
+            (stack.no_recompute, "_no_recompute"),
+        ] {
+            let name = format!("{prefix}{rc}");
+            let row = &data["stacks"][&name];
+            assert_eq!(row["runs"].as_u64(), Some(4), "{name}");
+            let get = |part: &str, k: &str| {
+                row[part][k]
+                    .as_f64()
+                    .unwrap_or_else(|| panic!("{name}: {part}.{k}"))
+            };
+            let pair = |k: &str| (get("zero3_per_layer", k), get("zero3_fixed", k));
+            let z = &c.zero3;
+            assert_eq!(z.ops, pair("top_ops"), "{name} ops");
+            assert_eq!(z.launch, pair("launch_ops"), "{name} launch");
+            assert_eq!(
+                z.collectives,
+                pair("collective_calls"),
+                "{name} collectives"
+            );
+            let (per, fixed) = pair("outside_s");
+            assert!(
+                (z.outside_s.0 - per).abs() <= 1e-7 && (z.outside_s.1 - fixed).abs() <= 1e-7,
+                "{name} outside {:?} vs ({per}, {fixed})",
+                z.outside_s
+            );
+        }
+    }
+}
+
+/// Qwen-7B full fine-tuning on 2 A100s under DeepSpeed ZeRO-3 (Qwen's README speed table): the
+/// host's time a micro-batch is the counted loop plus the measured hooks, 32 layers of them, and
+/// nothing of them where the run is not the measured one (ZeRO-2, LoRA, one rank, FSDP); without
+/// recompute the no-recompute loop's own hooks (no replay: fewer).
+#[test]
+fn zero3_adds_its_hooks_to_the_host() {
+    let (m, s, c) = case("t-qwen1-7b-full-s256-2xa100");
+    let b = gpuplan_core::model::param_breakdown(&m);
+    let z = zero3_hooks(&QWEN_V1, &m, &s, 2).unwrap();
+    let q = &QWEN_V1.full_recompute.zero3;
+    let total = |(per, fixed): (f64, f64)| fixed + 32.0 * per;
+    assert_eq!(z.ops, total(q.ops) + total(q.collectives));
+    assert_eq!(z.launch, total(q.launch) + total(q.collectives));
+    assert!((z.outside_s - total(q.outside_s)).abs() < 1e-12);
+    let tun = Tunables::default();
+    let (_, base) = ops_per_micro_batch(&m, &b, &s).unwrap();
+    let st = step(&m, &s, &c);
+    let d = st.host_dispatch.as_ref().unwrap();
+    let micro = s.grad_accum as f64;
+    let host = micro_batch_seconds(&base, &tun) + micro_batch_seconds(&z, &tun);
+    assert!((d.host_s.0 - micro * host).abs() < 1e-9);
+    assert_eq!(d.zero3_s, Some(micro_batch_seconds(&z, &tun)));
+    let mut zero2 = s.clone();
+    zero2.parallel.zero = 2;
+    assert!(zero3_hooks(&QWEN_V1, &m, &zero2, 2).is_none());
+    assert!(zero3_hooks(&QWEN_V1, &m, &s, 1).is_none());
+    let mut lora = s.clone();
+    lora.task = gpuplan_core::workload::TrainTask::Lora;
+    assert!(zero3_hooks(&QWEN_V1, &m, &lora, 2).is_none());
+    let mut fsdp = s.clone();
+    fsdp.deepspeed = false;
+    assert!(zero3_hooks(&QWEN_V1, &m, &fsdp, 2).is_none());
+    let mut plain = s.clone();
+    plain.recompute = Recompute::None;
+    let nr = zero3_hooks(&QWEN_V1, &m, &plain, 2).unwrap();
+    let q0 = &QWEN_V1.no_recompute.zero3;
+    assert_eq!(nr.ops, total(q0.ops) + total(q0.collectives));
+    assert!(nr.outside_s < z.outside_s, "the replay's hooks are gone");
+    let mut selective = s.clone();
+    selective.recompute = Recompute::Selective;
+    assert!(zero3_hooks(&QWEN_V1, &m, &selective, 2).is_none());
 }

@@ -135,10 +135,13 @@ fn accuracy_refits_every_fitted_source() {
     // Stop 36 (wt-mbridge17): 523 with NVIDIA's EP-overlap A/B on Qwen3-30B-A3B (t-mbridge-ab-*,
     // two held-out rows of the Megatron-Bridge source, +9.1% and +17.2%); llm-foundry's Hopper
     // refit takes them too (0.528 over 21 rows -> 0.525 over 23).
+    // Stop 36 (DeepSpeed ZeRO-3's hooks measured and charged, train/dispatch.rs `Zero3Host`):
+    // t-qwen1-7b-full-s256-2xa100 +235.0% -> +101.8%, mean 10.5% -> 10.3%, median unchanged
+    // (10.2% with the branches above).
     assert!(
         refit.contains(
             "Leave-one-source-out over all 36 sources (those above as they are, the 4 fitted ones \
-             with their constants refit): 523 cases, median |error| 5.7%, mean 10.4%; 12 cases of \
+             with their constants refit): 523 cases, median |error| 5.7%, mean 10.2%; 12 cases of \
              the fitted sources are not held out."
         ),
         "{refit}"
@@ -610,6 +613,10 @@ fn training_accuracy_stays_within_todays_bands() {
     // 55 since DeepSpeed BF16_Optimizer's fp32 gradient pass after every micro-batch's backward
     // is timed (`parallel.fp32_grad_pass`): BLOOM-176B at GBS 16 (+24.4% -> +19.2%) and GBS 192
     // (+23.0% -> +13.2%) within band.
+    // (Before the merge with wt-scale17: still 57 since stop 36 charges DeepSpeed ZeRO-3's hooks (measured on CPU with DeepSpeed
+    // 0.11.1's engine, train/dispatch.rs `Zero3Host`): t-qwen1-7b-full-s256-2xa100 +235.0% ->
+    // +101.8%, still out; its 512/1024-token rows unchanged (the host hides behind the GPU). The
+    // out-of-sample median stays 5.3%, the mean 10.0% -> 9.7% (docs/accuracy.md).
     assert!(
         known <= 55,
         "{known} known deviations (training time/throughput)"

@@ -87,6 +87,7 @@ est-step-contention = 重叠通信内核占用 SM 的计算损失
 est-step-host = 等待主机 CPU（图像解码）
 est-step-dispatch = 等待主机逐个下发算子（eager 循环）
 est-how-dispatch = 每个微批次 { $ops } 个发射算子 × { $us } µs + { $views } 个不发射内核的算子 × { $vus } µs + 其外 Python 与 autograd { $outside }；每步主机耗时 { $host }（按 { $stack } 代码计数）
+est-how-dispatch-zero3 = { $how }；其中每个微批次 { $zero3 } 为 DeepSpeed ZeRO-3 的参数取回/释放与梯度钩子（按 DeepSpeed 0.11.1 实测）
 est-step-offload-optimizer = 主机卸载：优化器拷贝（PCIe；主机优化器步未计时）
 est-step-offload-params = 主机卸载：参数读取（PCIe）
 est-step-offload-activations = 主机卸载：激活（PCIe）

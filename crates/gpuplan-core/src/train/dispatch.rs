@@ -15,10 +15,12 @@
 //! Only the stacks counted are modelled, on NVIDIA GPUs: the HF profile (eager, not compiled) on one device
 //! (TP, PP and CP 1, dense layers) of Qwen (v1)'s remote code or HF's Llama code (which Mistral's
 //! and Qwen2's copy), with no recompute or full (reentrant) recompute, full fine-tuning or LoRA.
-//! Everything else keeps the GPU-only step. Not counted: the optimizer step (once per step:
-//! about 10-30 `_foreach` ops and a Python loop over the tensors), DeepSpeed's and FSDP's
-//! per-module hooks, bitsandbytes' QLoRA dequantization, the Trainer's own per-step Python
-//! (docs/methodology.md, "Host dispatch floor").
+//! Everything else keeps the GPU-only step. DeepSpeed ZeRO-3's per-module fetch/release and
+//! gradient hooks are added where measured (`zero3_hooks`: tools/measure_zero3_hooks.py,
+//! validation/zero3-hooks-measured.json). Not counted: the optimizer step (once per step:
+//! about 10-30 `_foreach` ops and a Python loop over the tensors), ZeRO-3 hooks elsewhere (LoRA,
+//! one rank), FSDP's per-module hooks, bitsandbytes' QLoRA dequantization, the
+//! Trainer's own per-step Python (docs/methodology.md, "Host dispatch floor").
 
 use crate::constants::Tunables;
 use crate::hardware::GpuSpec;
@@ -55,6 +57,8 @@ pub struct LoopCost {
     pub ops: LayerOps,
     pub launch: LayerOps,
     pub outside_s: LayerOps,
+    /// What DeepSpeed ZeRO-3 adds to this loop with every linear trained.
+    pub zero3: Zero3Host,
 }
 
 /// One counted stack: its loop without and with full (reentrant) recompute.
@@ -63,6 +67,30 @@ pub struct StackOps {
     pub name: &'static str,
     pub no_recompute: LoopCost,
     pub full_recompute: LoopCost,
+}
+
+/// What DeepSpeed ZeRO-3 adds to a micro-batch on the host, each as (per layer, outside the
+/// layers): the module hooks that fetch and release every submodule's partitioned parameters in
+/// the forward, the reentrant checkpoint's replay (where recomputed) and the backward
+/// (runtime/zero/parameter_offload.py `_register_hooks_recursively`, partitioned_param_coordinator.py
+/// `fetch_sub_module` / `release_sub_module`), the gradient hooks that fill the reduce bucket
+/// (stage3.py `reduce_partition_and_remove_grads`) and the engine's per-micro-batch `step()`.
+/// Measured with DeepSpeed 0.11.1's engine on CPU, 2 ranks over gloo, every linear trained, the
+/// collectives replaced by no-ops (their transfer is the DP phase's):
+/// tools/measure_zero3_hooks.py, validation/zero3-hooks-measured.json (DeepSpeed run − the same
+/// loop without it, 3 layers − 1 layer over 2).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Zero3Host {
+    /// Top-level aten ops the hooks dispatch (flattening, views of the gathered buffer, the
+    /// bucket's copies).
+    pub ops: (f64, f64),
+    /// Of them, those that launch a kernel on CUDA (measure_dispatch.py's rule).
+    pub launch: (f64, f64),
+    /// All-gather and reduce-scatter calls: each one NCCL launch on the host, priced as a
+    /// launching op (an assumption: no source times an NCCL call's host cost).
+    pub collectives: (f64, f64),
+    /// CPU seconds outside the ops (the hooks' Python), tools/measure_host_costs.py's method.
+    pub outside_s: (f64, f64),
 }
 
 const fn layer(full: f64, frozen: f64, per_adapter: f64, fixed: (f64, f64)) -> LayerOps {
@@ -85,11 +113,25 @@ pub const QWEN_V1: StackOps = StackOps {
         ops: layer(218.0, 191.0, 32.0, (65.0, 27.0)),
         launch: layer(121.0, 116.0, 17.0, (38.0, 12.0)),
         outside_s: layer(436.8e-6, 408.0e-6, 74.8e-6, (413.3e-6, 591.4e-6)),
+        // validation/zero3-hooks-measured.json `stacks.qwen1_no_recompute`.
+        zero3: Zero3Host {
+            ops: (168.0, 68.0),
+            launch: (26.0, 15.0),
+            collectives: (13.0, 4.0),
+            outside_s: (2179.4e-6, 1052.7e-6),
+        },
     },
     full_recompute: LoopCost {
         ops: layer(292.0, 265.0, 39.0, (65.0, 55.0)),
         launch: layer(166.0, 161.0, 23.0, (38.0, 34.0)),
         outside_s: layer(945.5e-6, 995.4e-6, 118.6e-6, (452.4e-6, 284.3e-6)),
+        // validation/zero3-hooks-measured.json `stacks.qwen1` (Qwen's remote code @c9bdb95).
+        zero3: Zero3Host {
+            ops: (198.0, 68.0),
+            launch: (26.0, 15.0),
+            collectives: (13.0, 4.0),
+            outside_s: (2831.8e-6, 1164.1e-6),
+        },
     },
 };
 
@@ -101,11 +143,25 @@ pub const HF_LLAMA: StackOps = StackOps {
         ops: layer(219.0, 176.0, 32.0, (69.0, 7.0)),
         launch: layer(125.0, 114.0, 17.0, (44.0, 5.0)),
         outside_s: layer(499.9e-6, 452.3e-6, 84.6e-6, (356.8e-6, 321.9e-6)),
+        // validation/zero3-hooks-measured.json `stacks.llama_no_recompute`.
+        zero3: Zero3Host {
+            ops: (207.0, 62.0),
+            launch: (35.0, 13.0),
+            collectives: (16.0, 4.0),
+            outside_s: (2506.7e-6, 1115.1e-6),
+        },
     },
     full_recompute: LoopCost {
         ops: layer(289.0, 246.0, 39.0, (69.0, 59.0)),
         launch: layer(171.0, 160.0, 23.0, (44.0, 40.0)),
         outside_s: layer(952.4e-6, 847.9e-6, 153.3e-6, (402.1e-6, 237.9e-6)),
+        // validation/zero3-hooks-measured.json `stacks.llama`.
+        zero3: Zero3Host {
+            ops: (239.0, 62.0),
+            launch: (35.0, 13.0),
+            collectives: (16.0, 4.0),
+            outside_s: (3444.2e-6, 795.1e-6),
+        },
     },
 };
 
@@ -135,6 +191,10 @@ pub struct HostDispatch {
     /// Host time per micro-batch outside the ops: Python around them, the autograd engine's
     /// per-node work, nn.Module calls (measured on CPU, `LoopCost::outside_s`).
     pub outside_s: f64,
+    /// Of the host's time per micro-batch, DeepSpeed ZeRO-3's hooks (where they are modelled:
+    /// `zero3_hooks`); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zero3_s: Option<f64>,
     /// The host's time for all micro-batches of the step.
     pub host_s: Seconds,
     /// What of it the GPU waits for: Σ max(0, host − GPU) per micro-batch; part of the step.
@@ -217,6 +277,35 @@ pub fn ops_per_micro_batch(
     Some((stack, host))
 }
 
+/// DeepSpeed ZeRO-3's host work per micro-batch, where it was measured: DeepSpeed's engine
+/// (`deepspeed = true`) at ZeRO stage 3 partitioning over `dp` ≥ 2 ranks (one rank takes
+/// DeepSpeed's no-gather path, another code path), every linear trained, no or full (reentrant)
+/// recompute; `None` elsewhere (LoRA under ZeRO-3: not measured, not charged). The collectives
+/// count as launching ops.
+pub fn zero3_hooks(
+    stack: &StackOps,
+    m: &ModelSpec,
+    setup: &TrainingSetup,
+    dp: u64,
+) -> Option<MicroBatchHost> {
+    let measured = setup.deepspeed && setup.parallel.zero == 3 && dp >= 2 && !setup.task.is_peft();
+    let z = match setup.recompute {
+        Recompute::Full => &stack.full_recompute.zero3,
+        Recompute::None => &stack.no_recompute.zero3,
+        _ => return None,
+    };
+    if !measured {
+        return None;
+    }
+    let layers = m.transformer()?.total_layers() as f64;
+    let total = |(per, fixed): (f64, f64)| fixed + layers * per;
+    Some(MicroBatchHost {
+        ops: total(z.ops) + total(z.collectives),
+        launch: total(z.launch) + total(z.collectives),
+        outside_s: total(z.outside_s).max(0.0),
+    })
+}
+
 /// The host's seconds for one micro-batch: launching ops at `host_op_seconds`, the others at
 /// `host_view_seconds`, and the time outside the ops.
 pub fn micro_batch_seconds(h: &MicroBatchHost, tun: &Tunables) -> f64 {
@@ -224,12 +313,13 @@ pub fn micro_batch_seconds(h: &MicroBatchHost, tun: &Tunables) -> f64 {
 }
 
 /// The host's side of a step of `micro_batches` micro-batches whose GPU time is `gpu_micro`
-/// seconds each on `gpu`: `None` where the step is not a counted eager loop, or not on CUDA (the
-/// per-op cost is a CUDA measurement; torch_npu's task queue has its own, unpublished).
+/// seconds each on `gpu`, ZeRO partitioned over `dp` ranks: `None` where the step is not a
+/// counted eager loop, or not on CUDA (the per-op cost is a CUDA measurement; torch_npu's task
+/// queue has its own, unpublished).
 pub fn host_dispatch(
     m: &ModelSpec,
     b: &ParamBreakdown,
-    (setup, gpu): (&TrainingSetup, &GpuSpec),
+    (setup, gpu, dp): (&TrainingSetup, &GpuSpec, u64),
     tun: &Tunables,
     (micro_batches, gpu_micro): (f64, f64),
 ) -> Option<HostDispatch> {
@@ -237,14 +327,18 @@ pub fn host_dispatch(
         return None;
     }
     let (stack, h) = ops_per_micro_batch(m, b, setup)?;
-    let host_micro = micro_batch_seconds(&h, tun);
+    let z = zero3_hooks(stack, m, setup, dp);
+    let zero3_s = z.as_ref().map(|z| micro_batch_seconds(z, tun));
+    let host_micro = micro_batch_seconds(&h, tun) + zero3_s.unwrap_or(0.0);
+    let (zo, zl, zs) = z.map_or((0.0, 0.0, 0.0), |z| (z.ops, z.launch, z.outside_s));
     Some(HostDispatch {
         stack: stack.name,
-        ops_per_micro_batch: h.ops,
-        launch_ops_per_micro_batch: h.launch,
+        ops_per_micro_batch: h.ops + zo,
+        launch_ops_per_micro_batch: h.launch + zl,
         per_op_s: tun.host_op_seconds,
         per_view_s: tun.host_view_seconds,
-        outside_s: h.outside_s,
+        outside_s: h.outside_s + zs,
+        zero3_s,
         host_s: Seconds(host_micro * micro_batches),
         exposed_s: Seconds((host_micro - gpu_micro).max(0.0) * micro_batches),
     })

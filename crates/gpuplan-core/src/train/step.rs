@@ -1891,7 +1891,7 @@ fn step_time_below(
     let offload = offload::offload_phase(&x, micro, dp.total - dp.exposed);
     let host = offload.as_ref().map_or(Seconds(0.0), |o| o.exposed);
     let host_dispatch =
-        super::dispatch::host_dispatch(m, b, (setup, &c.gpu), tun, (x.m_micro, micro.0));
+        super::dispatch::host_dispatch(m, b, (setup, &c.gpu, x.dp), tun, (x.m_micro, micro.0));
     let waits = host_dispatch.as_ref().map_or(Seconds(0.0), |h| h.exposed_s);
     let step = compute + bubble + tp_comm + cp_comm + dp.exposed + pp_comm + ep_comm + contention;
     let step = step + host + waits;

@@ -1198,6 +1198,13 @@ fn step_rows(
             .arg("host", h.host_s.to_string())
             .arg("stack", h.stack)
             .render(l);
+        let how = match h.zero3_s {
+            Some(z) => Msg::new("est-how-dispatch-zero3")
+                .arg("how", how)
+                .arg("zero3", Seconds(z).to_string())
+                .render(l),
+            None => how,
+        };
         rows.push(row("est-step-dispatch", h.exposed_s, how));
     }
     // The host-CPU ceiling stretches the step beyond its GPU parts: the rest is input wait.
