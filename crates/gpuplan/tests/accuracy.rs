@@ -585,8 +585,11 @@ fn training_accuracy_stays_within_todays_bands() {
     // layers, LargeScale configs/wudao/wudao-130B.sh): the LM head's stage holds 8 layers, not 9,
     // and both speed-test rows leave the band (+16.6% -> +25.3%, +12.5% -> +20.9%; GLM_TPUT_SPLIT in
     // tools/gen_cases_t.py).
+    // 56 since stop 36 times the host CPU's optimizer step under offload (train/step/offload.rs):
+    // torchtune-llama31-70b-full-8xa100-tps within band (+80.4% -> +13.6%; out of sample, the
+    // per-core rate measured in validation/host-adam-measured.json, not fitted to the row).
     assert!(
-        known <= 57,
+        known <= 56,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
