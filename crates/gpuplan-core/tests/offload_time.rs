@@ -216,3 +216,28 @@ fn torchrun_caps_each_fsdp_rank_at_one_thread() {
     let one = step(&m, &s, &cluster("a100-80g", 1));
     assert!(one.offload.unwrap().host_step.is_none());
 }
+
+/// The rates above (and offload.rs's constants, which the two tests before pin through the step)
+/// are the one-thread medians of the committed measurement, to 4 significant figures.
+#[test]
+fn host_rates_are_the_committed_measurement() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../validation/host-adam-measured.json"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    for (row, rate) in [
+        ("ds_cpuadam_fp32@1t", DS_PER_CORE),
+        ("torch_fused_fp32@1t", TORCH_FUSED_FP32_PER_CORE),
+        ("torch_fused_bf16@1t", TORCH_FUSED_BF16_PER_CORE),
+    ] {
+        let median = v["results"][row]["per_core_params_per_s"]["median"]
+            .as_f64()
+            .unwrap();
+        assert!(
+            (median / rate - 1.0).abs() < 5e-4,
+            "{row}: {median} vs {rate}"
+        );
+    }
+}
