@@ -126,7 +126,7 @@ pub(super) fn offload_phase(
         + o.activations_to_host_exposed
         + o.activations_to_device;
     if let Some(h) = host_step {
-        o.exposed = o.exposed + h.exposed;
+        o.exposed += h.exposed;
         o.host_step = Some(h);
     }
     Some(o)
