@@ -71,8 +71,8 @@ pub use host::{
 };
 pub use step::{
     training_step, training_step_lean, training_step_lean_below, training_step_lean_memo,
-    training_step_lean_slot, training_step_validated, training_step_validated_memo, OffloadTime,
-    StepPrologue, StepTime,
+    training_step_lean_slot, training_step_validated, training_step_validated_memo, HostStep,
+    OffloadTime, StepPrologue, StepTime,
 };
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -146,3 +146,98 @@ fn no_catalogued_host_link_times_nothing() {
     assert_eq!(o.exposed.0, 0.0);
     assert_eq!(st.step, base.step);
 }
+
+/// The per-core rates of validation/host-adam-measured.json (median, one thread).
+const DS_PER_CORE: f64 = 1.030e9;
+const TORCH_FUSED_FP32_PER_CORE: f64 = 0.918e9;
+const TORCH_FUSED_BF16_PER_CORE: f64 = 1.264e9;
+
+fn with_host(mut c: ClusterSpec, vcpus: u64) -> ClusterSpec {
+    c.host_vcpus = Some(vcpus);
+    c
+}
+
+#[test]
+fn deepspeed_host_step_needs_the_hosts_vcpus() {
+    let m = model("Llama-3.1-8B");
+    let mut s = full_zero3(2048);
+    s.parallel.offload_optimizer = true;
+    // DeepSpeed's launcher leaves each rank's OpenMP on the whole host: no vCPUs, no timing.
+    let plain = step(&m, &s, &cluster("a100-80g", 8));
+    assert!(plain.offload.as_ref().unwrap().host_step.is_none());
+    let json = serde_json::to_string(&plain).unwrap();
+    assert!(!json.contains("host_step"), "untimed: no key");
+    // 128 vCPUs = 64 physical cores over 8 ranks: 8 cores each. 1.0037e9 parameters per rank.
+    let st = step(&m, &s, &with_host(cluster("a100-80g", 8), 128));
+    let o = st.offload.clone().unwrap();
+    let h = o.host_step.clone().unwrap();
+    assert_eq!(h.implementation, "deepspeed_cpu_adam");
+    assert!(close(h.cores, 8.0), "{h:?}");
+    assert!(close(h.seconds.0, h.params / (8.0 * DS_PER_CORE)), "{h:?}");
+    assert!((h.seconds.0 - 0.1218).abs() < 1e-3, "{h:?}");
+    // It takes the device optimizer's place in the step: only the excess is added.
+    assert!(close(h.exposed.0, (h.seconds.0 - st.optimizer.0).max(0.0)));
+    assert!(close(st.step.0 - plain.step.0, h.exposed.0), "{st:?}");
+    assert!(close(
+        o.exposed.0,
+        o.grads_to_host_exposed.0 + o.params_to_device.0 + h.exposed.0
+    ));
+    // Half the vCPUs: twice the host step.
+    let half = step(&m, &s, &with_host(cluster("a100-80g", 8), 64));
+    let h2 = half.offload.unwrap().host_step.unwrap();
+    assert!(close(h2.seconds.0, 2.0 * h.seconds.0));
+}
+
+#[test]
+fn torchrun_caps_each_fsdp_rank_at_one_thread() {
+    let (m, c) = (model("Llama-3.1-8B"), cluster("a100-80g", 8));
+    let mut s = full_zero3(2048);
+    s.parallel.offload_optimizer = true;
+    s.parallel.offload_params = true;
+    // torchrun's OMP_NUM_THREADS=1 with 8 processes: one core each, host size unknown or large.
+    for c in [c.clone(), with_host(c.clone(), 256)] {
+        let h = step(&m, &s, &c).offload.unwrap().host_step.unwrap();
+        assert_eq!(h.implementation, "torch_adamw_fused");
+        assert!(close(h.cores, 1.0), "{h:?}");
+        assert!(close(h.seconds.0, h.params / TORCH_FUSED_FP32_PER_CORE));
+    }
+    // Fewer cores than ranks: the share.
+    let h = step(&m, &s, &with_host(c.clone(), 8))
+        .offload
+        .unwrap()
+        .host_step
+        .unwrap();
+    assert!(close(h.cores, 0.5), "{h:?}");
+    // Pure bf16 keeps bf16 states: the bf16 rate.
+    s.precision = Precision::PureBf16;
+    let h = step(&m, &s, &c).offload.unwrap().host_step.unwrap();
+    assert!(close(h.seconds.0, h.params / TORCH_FUSED_BF16_PER_CORE));
+    // One process per node: torchrun sets nothing, the threads span the host; not known.
+    let one = step(&m, &s, &cluster("a100-80g", 1));
+    assert!(one.offload.unwrap().host_step.is_none());
+}
+
+/// The rates above (and offload.rs's constants, which the two tests before pin through the step)
+/// are the one-thread medians of the committed measurement, to 4 significant figures.
+#[test]
+fn host_rates_are_the_committed_measurement() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../validation/host-adam-measured.json"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    for (row, rate) in [
+        ("ds_cpuadam_fp32@1t", DS_PER_CORE),
+        ("torch_fused_fp32@1t", TORCH_FUSED_FP32_PER_CORE),
+        ("torch_fused_bf16@1t", TORCH_FUSED_BF16_PER_CORE),
+    ] {
+        let median = v["results"][row]["per_core_params_per_s"]["median"]
+            .as_f64()
+            .unwrap();
+        assert!(
+            (median / rate - 1.0).abs() < 5e-4,
+            "{row}: {median} vs {rate}"
+        );
+    }
+}

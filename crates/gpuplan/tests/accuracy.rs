@@ -139,9 +139,11 @@ fn accuracy_refits_every_fitted_source() {
     // t-qwen1-7b-full-s256-2xa100 +235.0% -> +101.8%, mean 10.5% -> 10.3%, median unchanged
     // (10.2% with the branches above).
     assert!(
+    // Stop 36 (wt-hostadam17): the host optimizer step timed (torchtune 70B full fine-tune with
+    // CPU offload +80.4% -> +13.6%); all of stop 36 together: mean 10.0%.
         refit.contains(
             "Leave-one-source-out over all 36 sources (those above as they are, the 4 fitted ones \
-             with their constants refit): 523 cases, median |error| 5.7%, mean 10.2%; 12 cases of \
+             with their constants refit): 523 cases, median |error| 5.7%, mean 10.0%; 12 cases of \
              the fitted sources are not held out."
         ),
         "{refit}"
@@ -617,8 +619,12 @@ fn training_accuracy_stays_within_todays_bands() {
     // 0.11.1's engine, train/dispatch.rs `Zero3Host`): t-qwen1-7b-full-s256-2xa100 +235.0% ->
     // +101.8%, still out; its 512/1024-token rows unchanged (the host hides behind the GPU). The
     // out-of-sample median stays 5.3%, the mean 10.0% -> 9.7% (docs/accuracy.md).
+    // (wt-hostadam17 alone: 56 since stop 36 times the host CPU's optimizer step under offload (train/step/offload.rs):
+    // torchtune-llama31-70b-full-8xa100-tps within band (+80.4% -> +13.6%; out of sample, the
+    // per-core rate measured in validation/host-adam-measured.json, not fitted to the row).
+    // All together: 54.
     assert!(
-        known <= 55,
+        known <= 54,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes

@@ -67,7 +67,7 @@ help-arg-grad-accum = Gradient-accumulation steps per optimizer step [default: 1
 help-arg-grad-all-reduce = ZeRO-1 optimizer that all-reduces whole gradients before updating its shard (DeepSpeed BF16_Optimizer with pipeline parallelism) instead of reduce-scattering them
 help-arg-gradient-as-bucket-view = DDP gradient_as_bucket_view=True: no second copy of the gradients in the all-reduce buckets
 help-arg-guidance = Serving a diffusion model: classifier-free guidance, on (2 UNet samples per step) or off (1: guidance_scale ≤ 1, as SDXL-Turbo and LCM run) [default: the pipeline's, on for SDXL]
-help-arg-host-vcpus = Host vCPUs (hardware threads) per node: image models are capped at vCPUs × nodes × image_decode_per_core samples/s [default: none; with --instance, the catalog's vCPUs]
+help-arg-host-vcpus = Host vCPUs (hardware threads) per node: image models are capped at vCPUs × nodes × image_decode_per_core samples/s, and the host optimizer step under optimizer offload runs on vCPUs ÷ 2 cores shared by the node's ranks [default: none; with --instance, the catalog's vCPUs]
 help-arg-id = Instance id (ecs.gn7e-c16g1.4xlarge), family (gn7e, GN10Xp) or GPU id (a100-80g)
 help-arg-image = Tencent: the image id the inquiry names (a public image; the price is the instance's)
 help-arg-image-size = Image resolution WIDTHxHEIGHT in pixels for the model's image-token rule [default: 1024x1024]

@@ -19,7 +19,7 @@ use crate::workload::{
 use serde::Serialize;
 
 mod offload;
-pub use offload::OffloadTime;
+pub use offload::{HostStep, OffloadTime};
 
 /// Time of one optimizer step and its parts.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -1888,7 +1888,7 @@ fn step_time_below(
     let tp_comm = tp_total - tp_hidden;
     let contention = (dp_contention(&x, &dp) + ep_contention(&x, &ep_hidden)).min(compute);
     let micro = (compute - optimizer) * (1.0 / x.m_micro);
-    let offload = offload::offload_phase(&x, micro, dp.total - dp.exposed);
+    let offload = offload::offload_phase(&x, (micro, dp.total - dp.exposed), optimizer);
     let host = offload.as_ref().map_or(Seconds(0.0), |o| o.exposed);
     let host_dispatch =
         super::dispatch::host_dispatch(m, b, (setup, &c.gpu, x.dp), tun, (x.m_micro, micro.0));

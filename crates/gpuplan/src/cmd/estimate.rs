@@ -766,7 +766,9 @@ fn offload_rows(
 ) -> Vec<Vec<String>> {
     let Some(link) = o.host_link else {
         let how = Msg::new("est-offload-untimed-how").render(l);
-        return vec![row("est-step-offload-untimed", Seconds(0.0), how)];
+        let mut rows = vec![row("est-step-offload-untimed", Seconds(0.0), how)];
+        rows.extend(host_step_row(o, row, l));
+        return rows;
     };
     let mut rows = Vec::new();
     if o.grads_to_host.0 > 0.0 || o.params_to_device.0 > 0.0 {
@@ -778,7 +780,12 @@ fn offload_rows(
             .render(l);
         let t = o.grads_to_host_exposed + o.params_to_device;
         rows.push(row("est-step-offload-optimizer", t, how));
+        if o.host_step.is_none() {
+            let how = Msg::new("est-offload-host-untimed-how").render(l);
+            rows.push(row("est-step-offload-host-step", Seconds(0.0), how));
+        }
     }
+    rows.extend(host_step_row(o, row, l));
     if o.param_fetch.0 > 0.0 {
         let how = Msg::new("est-offload-params-how")
             .arg("fetch", o.param_fetch.to_string())
@@ -796,6 +803,22 @@ fn offload_rows(
         rows.push(row("est-step-offload-activations", t, how));
     }
     rows
+}
+
+/// The host CPU's optimizer step, where it is timed (`[hardware] host_vcpus` known).
+fn host_step_row(
+    o: &gpuplan_core::train::OffloadTime,
+    row: &dyn Fn(&str, Seconds, String) -> Vec<String>,
+    l: gpuplan_core::i18n::Lang,
+) -> Option<Vec<String>> {
+    let h = o.host_step.as_ref()?;
+    let how = Msg::new("est-offload-host-step-how")
+        .arg("impl", h.implementation)
+        .arg("params", format!("{:.3e}", h.params))
+        .arg("cores", format!("{:.1}", h.cores))
+        .arg("secs", h.seconds.to_string())
+        .render(l);
+    Some(row("est-step-offload-host-step", h.exposed, how))
 }
 
 /// A table label with a note after it: `label (note)` / `label（note）`.

@@ -1,9 +1,11 @@
 //! Host offload's share of the step: what crosses the GPU's PCIe link to the host and how much
-//! of it compute hides (docs/methodology.md §Step time, "Host offload"). The host CPU's
-//! optimizer step is not timed on its own: no published CPU-Adam rate or host memory bandwidth is
-//! in the catalog. The step keeps the device's bandwidth-bound optimizer time in its place (the
-//! same bytes read and written; host DRAM is slower than HBM, so a floor), and an offloaded step
-//! is a lower bound.
+//! of it compute hides (docs/methodology.md §Step time, "Host offload"), and the host CPU's
+//! optimizer step where its cores are known (the launcher's thread cap, or `[hardware]
+//! host_vcpus`): the rank's partition over its cores at a per-core rate measured on a server CPU
+//! (validation/host-adam-measured.json). No host memory bandwidth is in the catalog, so cores are
+//! taken to scale without a bandwidth ceiling: the host step is a floor. Where the cores are not
+//! known the host step is not timed and the step keeps the device's bandwidth-bound optimizer
+//! time in its place (a floor as well).
 
 use super::Ctx;
 use crate::units::{transfer_time, Bandwidth, Bytes, Seconds};
@@ -15,6 +17,26 @@ use serde::Serialize;
 const GRAD_TO_HOST_BYTES: f64 = 4.0;
 /// Bytes per parameter of the updated 16-bit parameter partition copied back to the device.
 const PARAM_TO_DEVICE_BYTES: f64 = 2.0;
+
+/// vCPUs per physical core: a cloud vCPU is one hyper-thread, two per core on the x86 instances
+/// GPU hosts use (AWS EC2 User Guide, "CPU options": "Each thread is represented as a virtual CPU
+/// (vCPU) on the instance ... an m5.xlarge instance type has two CPU cores and two threads per
+/// core by default—four vCPUs in total"). AdamW is memory-bound: the second thread of a core is
+/// not counted as a core.
+const VCPUS_PER_CORE: f64 = 2.0;
+/// Parameters one physical core steps per second, DeepSpeedCPUAdam (AVX512 build, adamw_mode)
+/// over fp32 master parameters, fp32 gradients and fp32 states (DeepSpeed 0.19.8; the 16-bit copy
+/// is cast on the device, not timed here): `ds_cpuadam_fp32@1t`, 1.030e9, the median of 5 steps
+/// over 64M parameters by process CPU time (validation/host-adam-measured.json: Intel Xeon,
+/// family 6 model 207, AVX-512, tools/measure_host_adam.py). A rate of this VM's core, taken
+/// for the hosts of published runs whose CPU is not stated: an assumption.
+const DS_CPU_ADAM_PER_CORE: f64 = 1.030e9;
+/// torch.optim.AdamW(fused=True) on CPU tensors, per core, fp32 parameters, gradients and
+/// states (`torch_fused_fp32@1t`, 0.918e9, same file and statistic).
+const TORCH_FUSED_FP32_PER_CORE: f64 = 0.918e9;
+/// The same with bf16 parameters, gradients and states (pure bf16: torchtune's `dtype: bf16`
+/// makes the states as `zeros_like(param)`): `torch_fused_bf16@1t`, 1.264e9.
+const TORCH_FUSED_BF16_PER_CORE: f64 = 1.264e9;
 
 /// Host offload in one step, per device. Each `*_exposed` is the part compute does not hide.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -34,7 +56,25 @@ pub struct OffloadTime {
     pub activations_to_host_exposed: Seconds,
     /// ... and back in backward, on the critical path (torchtune waits for each copy).
     pub activations_to_device: Seconds,
+    /// The host CPU's optimizer step over this rank's partition, on the critical path between
+    /// backward and the copy back (no delayed update); `None`: the host's vCPUs are not known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_step: Option<HostStep>,
     /// What the step pays: the sum of the exposed parts.
+    pub exposed: Seconds,
+}
+
+/// The host optimizer step of one rank.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct HostStep {
+    /// `deepspeed_cpu_adam` or `torch_adamw_fused`.
+    pub implementation: &'static str,
+    /// Physical cores this rank's optimizer runs on (`host_cores`).
+    pub cores: f64,
+    /// Parameters this rank's optimizer steps on the host.
+    pub params: f64,
+    pub seconds: Seconds,
+    /// What the step pays beyond the device-optimizer time already in the step's compute.
     pub exposed: Seconds,
 }
 
@@ -47,14 +87,25 @@ pub(super) fn host_optimizer(x: &Ctx) -> bool {
 
 /// The offload phase, `None` without any offload. `micro`: one micro-batch's compute;
 /// `dp_hidden`: data-parallel communication already hidden behind compute in the step.
-pub(super) fn offload_phase(x: &Ctx, micro: Seconds, dp_hidden: Seconds) -> Option<OffloadTime> {
+/// `optimizer`: the device optimizer time the step's compute already holds.
+pub(super) fn offload_phase(
+    x: &Ctx,
+    (micro, dp_hidden): (Seconds, Seconds),
+    optimizer: Seconds,
+) -> Option<OffloadTime> {
     let setup = x.setup;
     let host_opt = host_optimizer(x);
     if !host_opt && !x.p.offload_params && !setup.activation_offload {
         return None;
     }
+    let host_step = host_opt.then(|| host_step(x, optimizer)).flatten();
     let Some(link) = x.c.gpu.host_link_bandwidth() else {
-        return Some(OffloadTime::default());
+        let exposed = host_step.as_ref().map_or(Seconds(0.0), |h| h.exposed);
+        return Some(OffloadTime {
+            host_step,
+            exposed,
+            ..OffloadTime::default()
+        });
     };
     let mut o = OffloadTime {
         host_link: Some(link),
@@ -74,7 +125,57 @@ pub(super) fn offload_phase(x: &Ctx, micro: Seconds, dp_hidden: Seconds) -> Opti
         + o.param_fetch_exposed
         + o.activations_to_host_exposed
         + o.activations_to_device;
+    if let Some(h) = host_step {
+        o.exposed += h.exposed;
+        o.host_step = Some(h);
+    }
     Some(o)
+}
+
+/// The host optimizer step, `None` where its cores are not known. FSDP's CPU offload
+/// (parameter offload outside DeepSpeed) steps with torch's AdamW (taken fused, as torchtune's
+/// CPU-offload rows state), DeepSpeed with DeepSpeedCPUAdam; it replaces the device step the
+/// compute holds, so what exceeds that is exposed.
+fn host_step(x: &Ctx, optimizer: Seconds) -> Option<HostStep> {
+    let torch = x.p.offload_params && !x.setup.zero3_by_deepspeed();
+    let cores = host_cores(x, torch)?;
+    let (implementation, rate) = match (torch, x.setup.precision) {
+        (false, _) => ("deepspeed_cpu_adam", DS_CPU_ADAM_PER_CORE),
+        (true, crate::workload::Precision::PureBf16) => {
+            ("torch_adamw_fused", TORCH_FUSED_BF16_PER_CORE)
+        }
+        (true, _) => ("torch_adamw_fused", TORCH_FUSED_FP32_PER_CORE),
+    };
+    let params = optimizer_shard(x);
+    let seconds = Seconds(params / (cores * rate));
+    Some(HostStep {
+        implementation,
+        cores,
+        params,
+        seconds,
+        exposed: (seconds - optimizer).max(Seconds(0.0)),
+    })
+}
+
+/// Physical cores one rank's optimizer runs on. The node's ranks share its cores evenly
+/// (`host_vcpus` ÷ [`VCPUS_PER_CORE`] ÷ GPUs per node). torch's launchers cap each process at
+/// one thread with more than one process per node: torchrun sets `OMP_NUM_THREADS=1` where it is
+/// unset and `nproc_per_node > 1` (torch/distributed/run.py, torch 2.15.0 l.980-992: "Setting
+/// OMP_NUM_THREADS environment variable for each process to be 1 in default"; torchtune's
+/// `tune run` and accelerate's launch, `num_cpu_threads_per_process` defaulting to 1, do the
+/// same), so a torch rank gets one core even where the host's vCPUs are not known. DeepSpeed's
+/// launcher sets the thread count only under `--bind_cores_to_rank` (deepspeed/launcher/launch.py
+/// 0.19.8 l.219-221), else each rank's OpenMP spans the host: its share needs `host_vcpus`.
+fn host_cores(x: &Ctx, torch_launch: bool) -> Option<f64> {
+    let ranks = x.c.gpus_per_node.max(1) as f64;
+    let share =
+        x.c.host_vcpus
+            .map(|v| (v as f64 / VCPUS_PER_CORE / ranks).max(f64::MIN_POSITIVE));
+    match (torch_launch && ranks > 1.0, share) {
+        (true, Some(s)) => Some(s.min(1.0)),
+        (true, None) => Some(1.0),
+        (false, s) => s,
+    }
 }
 
 fn secs(bytes: f64, link: Bandwidth) -> Seconds {
