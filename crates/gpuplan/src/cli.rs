@@ -386,7 +386,9 @@ pub struct EstimateArgs {
     #[arg(long)]
     pub inter_gbit: Option<f64>,
     /// Host vCPUs (hardware threads) per node: image models are capped at vCPUs × nodes ×
-    /// image_decode_per_core samples/s [default: none; with --instance, the catalog's vCPUs]
+    /// image_decode_per_core samples/s, and the host optimizer step under optimizer offload runs
+    /// on vCPUs ÷ 2 cores shared by the node's ranks [default: none; with --instance, the
+    /// catalog's vCPUs]
     #[arg(long, value_name = "N")]
     pub host_vcpus: Option<u64>,
     /// Sequences per GPU per forward/backward pass [default: 1].
