@@ -475,7 +475,9 @@ impl<'a> Degrees<'a> {
         };
         // Megatron-Core also splits layers that PP does not divide ([`uneven_last_stage`]).
         let megatron = base.framework == Framework::Megatron || moe_union(base, pin, shape.experts);
-        let pps = pinned_or(pin.pp, base.parallel.pp, || {
+        // llm.c (the fused classifier's only home) parallelizes over data only (audit r17 #1).
+        let llmc = base.fused_classifier;
+        let pps = pinned_or(pin.pp || llmc, base.parallel.pp, || {
             [1, 2, 4, 8, 16]
                 .into_iter()
                 .filter(|&pp| {
@@ -493,12 +495,14 @@ impl<'a> Degrees<'a> {
         // (NeMo's llama3_8b_16k recipe runs `context_parallelism=2` at 16,384 tokens,
         // nemo/collections/llm/recipes/llama3_8b_16k.py @0189a3b3; 32k until stop 35, when
         // Qwen2.5-14B full fine-tuning on 8 L20 found a CP 4 plan at 32k tokens and none at 16k).
-        let cps = pinned_or(pin.cp, base.parallel.cp, || match req.model.architecture {
-            Architecture::Transformer(_) if base.seq_len >= CP_MIN_SEQ => [1, 2, 4, 8]
-                .into_iter()
-                .filter(|cp| base.seq_len.is_multiple_of(*cp))
-                .collect(),
-            _ => vec![1],
+        let cps = pinned_or(pin.cp || llmc, base.parallel.cp, || {
+            match req.model.architecture {
+                Architecture::Transformer(_) if base.seq_len >= CP_MIN_SEQ => [1, 2, 4, 8]
+                    .into_iter()
+                    .filter(|cp| base.seq_len.is_multiple_of(*cp))
+                    .collect(),
+                _ => vec![1],
+            }
         });
         Degrees {
             tps,
@@ -561,12 +565,15 @@ fn virtual_stages(
 }
 
 /// ZeRO stages searched at a data-parallel degree: the stated one, none without data parallelism,
-/// 0/3 for PEFT (DDP or FSDP), 1/2/3 otherwise.
+/// 1 under llm.c's fused classifier, 0/3 for PEFT (DDP or FSDP), 1/2/3 otherwise.
 fn zero_choices<'a>(base: &'a TrainingSetup, pin: &super::TrainPins, dp: u64) -> &'a [u8] {
     if pin.zero {
         std::slice::from_ref(&base.parallel.zero)
     } else if dp == 1 {
         &[0]
+    } else if base.fused_classifier {
+        // llm.c's -z takes 0 or 1 (llmc/zero.cuh `set_zero_configs`); ZeRO-1 holds less.
+        &[1]
     } else if base.task.is_peft() {
         &[0, 3]
     } else {
