@@ -1293,7 +1293,17 @@ impl TrainingSetup {
             1,
             2,
             "state-sized temporaries of the foreach AdamW step: 1 (PyTorch 2.1 and later) or 2 (PyTorch 2.0)",
-        )
+        )?;
+        // The temporaries are the foreach step's: stated beside the fused AdamW (the default)
+        // they changed nothing, silently (audit r17 #6).
+        if self.optimizer_foreach_buffers != 1 && !self.optimizer_foreach {
+            return Err(CoreError::invalid_msg(
+                "optimizer_foreach_buffers",
+                self.optimizer_foreach_buffers,
+                crate::i18n::Msg::new("fix-foreach-buffers-without-foreach"),
+            ));
+        }
+        Ok(())
     }
 
     /// The Megatron-only precision keys: FP8 parameters need FP8 training under the `megatron`

@@ -289,3 +289,34 @@ fn another_stacks_uneven_pp_states_its_split() {
     assert_eq!(layers["middle"], 5, "{layers}");
     assert_eq!(layers["total"], 36, "{layers}");
 }
+
+/// #6: `optimizer_foreach_buffers = 2` (PyTorch 2.0's foreach AdamW) beside the default fused
+/// AdamW changed nothing and was accepted. Now refused naming the key and `optimizer_foreach`.
+#[test]
+fn foreach_buffers_need_the_foreach_step() {
+    let base = "kind = \"training\"\nmodel = \"Qwen2.5-7B\"\n[training]\ntask = \"full\"\n\
+                optimizer_foreach_buffers = 2\n";
+    let w = write_temp(TAG, "foreach.toml", base);
+    refused(
+        &["estimate", "-w", w.to_str().unwrap(), "--gpu", "A100"],
+        2,
+        &[
+            "`optimizer_foreach_buffers` = 2",
+            "optimizer_foreach = true",
+        ],
+    );
+    let w = write_temp(
+        TAG,
+        "foreach-on.toml",
+        &format!("{base}optimizer_foreach = true\n"),
+    );
+    let o = common::run(
+        TAG,
+        &["estimate", "-w", w.to_str().unwrap(), "--gpu", "A100"],
+    );
+    assert!(
+        matches!(o.status.code(), Some(0 | 3)),
+        "{}",
+        common::all_text(&o)
+    );
+}

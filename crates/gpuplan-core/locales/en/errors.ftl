@@ -262,6 +262,7 @@ fix-fused-classifier-clash = fused_classifier is llm.c's classifier kernel, whic
     [offload_params] set offload_params = false (llm.c keeps every state on the GPU) or remove fused_classifier
    *[other] remove { $field } or fused_classifier (each names a different loss kernel)
 }
+fix-foreach-buffers-without-foreach = optimizer_foreach_buffers counts the temporaries of the foreach AdamW step, and this setup runs the fused AdamW (optimizer_foreach is off): set optimizer_foreach = true or remove optimizer_foreach_buffers
 fix-main-grads-megatron = main_grads is Megatron-Core's main-gradient dtype (grad_reduce_in_fp32): set framework = "megatron" or remove main_grads
 fix-optimizer-dtype-megatron = optimizer_dtype is the dtype of the Megatron/NeMo optimizer's master weights and moments (apex DistributedFusedAdam dtype, NeMo optim.dtype): set framework = "megatron" or remove optimizer_dtype
 fix-filter-gpu-word = an accelerator id or name prefix, e.g. A100 (`gpuplan catalog gpus` lists them)

@@ -259,6 +259,7 @@ fix-fused-classifier-clash = fused_classifier 是 llm.c 的分类器内核：整
     [offload_params] 请设 offload_params = false（llm.c 把全部状态留在 GPU 上）或去掉 fused_classifier
    *[other] 请去掉 { $field } 或 fused_classifier（两者是不同的损失内核）
 }
+fix-foreach-buffers-without-foreach = optimizer_foreach_buffers 是 foreach 版 AdamW 更新步的临时缓冲数，而此配置用的是融合版 AdamW（optimizer_foreach 未开启）：请设 optimizer_foreach = true，或删除 optimizer_foreach_buffers
 fix-main-grads-megatron = main_grads 是 Megatron-Core 主梯度的数据类型（grad_reduce_in_fp32）：请设置 framework = "megatron"，或删除 main_grads
 fix-optimizer-dtype-megatron = optimizer_dtype 是 Megatron/NeMo 优化器主权重与动量的数据类型（apex DistributedFusedAdam 的 dtype，NeMo 的 optim.dtype）：请设置 framework = "megatron"，或删除 optimizer_dtype
 fix-filter-gpu-word = 加速卡 ID 或名称前缀，例如 A100（`gpuplan catalog gpus` 可列出）
