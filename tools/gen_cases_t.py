@@ -132,6 +132,21 @@ TITAN_NOTE = ("torchtitan on Grand Teton: 8 H100 per host over NVLink, 400 Gb/s 
               "micro-batches (torchtitan's default).")
 
 
+# Decoder layers of the models the torchtitan rows train (num_hidden_layers of meta-llama's config.json:
+# Llama 3.1 8B 32, 70B 80, 405B 126).
+TITAN_LAYERS = {"Llama-3.1-8B": 32, "Llama-3.1-70B": 80, "Llama-3.1-405B": 126}
+
+
+def titan_split(layers, pp):
+    """torchtitan's default pipeline split of `layers` over `pp` single-stage ranks
+    (torchtitan/parallelisms/pipelining_utils.py generate_split_points, late 2024): the first stage takes
+    base_interval = layers // pp, each later stage but the last one more while extra_layers = layers % pp last,
+    the last stage the rest. Returns (first, last) layers (pipeline.rs torchtitan_split)."""
+    base = layers // pp
+    middle = (pp - 2) * base + min(layers % pp, pp - 2)
+    return base, layers - base - middle
+
+
 def titan(r):
     s = r["setup"]
     tp, pp, cp = s.get("tp", 1), s.get("pp", 1), s.get("cp", 1)
@@ -154,6 +169,15 @@ def titan(r):
         # name the recipe): an amax pass before every cast, the input and weight cast again in backward
         # (compute.rs tensorwise_casts).
         training["fp8_scaling"] = "tensorwise"
+    layers = TITAN_LAYERS[TITAN_MODELS[s["model"]]]
+    if pp > 1 and v == 1 and layers % pp:
+        # pp does not divide the layers: torchtitan's default split, stated (audit r17 #4).
+        first, last = titan_split(layers, pp)
+        training["parallel"].update(first_stage_layers=first, last_stage_layers=last)
+        note += (f" Stages split as torchtitan's default does when no split points are given (generate_split_points, "
+                 f"torchtitan/parallelisms/pipelining_utils.py: base_interval = {layers} // {pp} layers on the first "
+                 f"stage, one more on each middle stage while the remainder lasts, the rest on the last): "
+                 f"{first} | {(layers - first - last) // (pp - 2)} x {pp - 2} | {last}.")
     if v > 1:
         note += " Interleaved 1F1B assumed with 2 virtual stages per device (not stated)."
     if s.get("float8_recipe"):

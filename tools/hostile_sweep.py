@@ -39,6 +39,9 @@ Families (each input is one gpuplan run, or one HTTP request for `api`):
   r16      round 16: int4 groups against each rank's slice under TP (Qwen2.5-72B, a padded AWQ
            config, shared experts), UTF-8 BOMs in config/workload files, the newest flags (first/last
            stage layers, --ttft/--tpot units, --weights awq/gptq/int4-g<N>), billing × region × provider
+  r17      round 17: llm.c's fused classifier beside what llm.c does not run, the int4 rule per engine, another
+           stack's pp that does not divide the layers, workload keys at type boundaries (u64 max, -0, 1e309,
+           dates, strings), a directory or /dev/zero as the workload, an untimed step's reason in zh
   api16    `/estimate` and `/plan` read only JSON bodies (415 naming content-type otherwise); the
            int4 TP refusal names `tp` as the CLI does
   sanity   ordinary questions: preset × task × provider × objective × size, each plan checked
@@ -1998,6 +2001,64 @@ def r16():
     return c
 
 
+R17_LLAMA = ('kind = "training"\nmodel = "Llama-3.1-8B"\n[training]\ntask = "full_finetune"\nprecision = "amp_bf16"\n'
+             'framework = "{fw}"\nmicro_batch = 4\nseq_len = 2048\nrecompute = "full"\ntokens = 1e6\n{extra}\n'
+             '[hardware]\ngpu = "h100"\ngpus_per_node = 8\nnodes = 1\n')
+
+
+def r17():
+    c = []
+
+    def add(name, args, exit=None, frag=None, **kw):
+        c.append(Case("r17", name, args, exit=exit, frag=frag, **kw))
+    w = ["estimate", "-w", "{dir}/w.toml"]
+    # llm.c's fused classifier beside what llm.c does not run: refused naming the key.
+    for fw, extra, key in [("hugging_face", "", "framework"), ("litgpt", "", "framework"),
+                           ("megatron", "[training.parallel]\npp = 2", "parallel.pp"),
+                           ("megatron", "[training.parallel]\ncp = 2", "parallel.cp"),
+                           ("megatron", "[training.parallel]\nzero = 2", "parallel.zero"),
+                           ("megatron", "[training.parallel]\nzero = 3", "parallel.zero"),
+                           ("megatron", "[training.parallel]\nzero = 1\noffload_optimizer = true",
+                            "parallel.offload_optimizer"),
+                           ("megatron", "[training.parallel]\nzero = 0", None),
+                           ("megatron", "[training.parallel]\nzero = 1", None)]:
+        text = R17_LLAMA.format(fw=fw, extra="fused_classifier = true\n" + extra)
+        add(f"fused_classifier {fw} {extra!r}", w, 2 if key else None, (key,) if key else None,
+            files={"w.toml": text}, ok_exits=(0, 3) if not key else (2,))
+    # int4 per engine: group 64 at TP 2 on Qwen2.5-72B (14784 = 64 x 231, not 128 x n).
+    e72 = ["estimate", "-m", "Qwen2.5-72B", "--task", "inference", "--gpu", "A100", "--gpus-per-node", "8", "--tp", "2"]
+    for engine, g, exit in [("vllm", "64", 2), ("sglang", "64", 2), ("trtllm", "64", 0), ("static", "64", 0),
+                            ("trtllm", "128", 2), ("static", "128", 2), ("trtllm", "7", 2)]:
+        add(f"72b tp2 int4-g{g} {engine}", e72 + ["--weights", f"int4-g{g}", "--engine", engine], exit,
+            ("tp", "weights") if exit else None, ok_exits=(0, 2, 3))
+    # Another stack's pp that does not divide the layers: refused with torchtitan's split, which then loads.
+    q3 = ('model = "Qwen2.5-3B"\nkind = "training"\n[training]\ntask = "full_finetune"\nframework = "{fw}"\n'
+          'tokens = 1e8\n[training.parallel]\npp = {pp}\n{extra}\n[hardware]\ngpu = "h100"\ngpus_per_node = 8\n')
+    for fw, pp, extra, exit in [("hugging_face", 8, "", 2), ("litgpt", 8, "", 2), ("hugging_face", 5, "", 2),
+                                ("hugging_face", 8, "first_stage_layers = 4\nlast_stage_layers = 4", None),
+                                ("hugging_face", 36, "", None), ("hugging_face", 37, "", 2),
+                                ("hugging_face", 8, "virtual_stages = 3", None)]:
+        add(f"{fw} pp {pp} {extra!r}", w, exit, ("parallel.pp", "layers") if exit else None,
+            files={"w.toml": q3.format(fw=fw, pp=pp, extra=extra)}, ok_exits=(0, 2, 3))
+    # Workload keys at type boundaries: named, never a panic, never exit 0.
+    base = 'kind = "training"\nmodel = "Qwen2.5-7B"\n[training]\ntask = "lora"\n'
+    for key, v in [("tokens", "18446744073709551615"), ("tokens", "-0.0"), ("tokens", "1e309"), ("tokens", "1__0"),
+ ("tokens", "1979-05-27"), ("tokens", "[1]"), ("micro_batch", "18446744073709551616"),
+                   ("micro_batch", "-0"), ("micro_batch", '"4"'), ("adapter_dtype", '"fp8"'),
+                   ("optimizer_foreach", '"yes"'), ("optimizer_foreach_buffers", "2"), ("fused_classifier", '"true"'),
+                   ("steady_state", "1")]:
+        add(f"{key} = {v}", w + ["--gpu", "A100"], 2, (key,), files={"w.toml": base + f"{key} = {v}\n"})
+    add("duplicate key", w + ["--gpu", "A100"], 2, ("model",), files={"w.toml": base + 'model = "x"\n'})
+    add("unknown nested table", w + ["--gpu", "A100"], 2, ("foo",),
+        files={"w.toml": base + "[training.parallel.foo]\nx = 1\n"})
+    add("workload is a directory", ["estimate", "-w", "{dir}", "--gpu", "A100"], 2, ("directory",))
+    add("workload is /dev/zero", ["estimate", "-w", "/dev/zero", "--gpu", "A100"], 2, ("regular file",))
+    # A step that cannot be timed says why in zh, and accuracy names the step's reason.
+    add("untimed step zh", ["--lang", "zh", "estimate", "-m", "Qwen2.5-0.5B", "--task", "lora", "--gpu", "mi210"], 0,
+        None, check=lambda r: [] if "时间：未估算：该芯片" in r["out"] else ["no zh reason"])
+    return c
+
+
 def api_r16(bin_path):
     """`/estimate` and `/plan` read a body only as JSON (415 naming content-type otherwise), and
     refuse an int4 group against a TP slice naming `tp`, as the CLI does."""
@@ -2052,7 +2113,7 @@ def api_r16(bin_path):
 
 FAMILIES = {"flags": flags, "combos": combos, "hfconfig": hfconfigs, "files": lambda: workload_files() + catalog_and_prices(),
             "export": export_cases, "sanity": sanity, "esanity": esanity, "misc": misc, "recent": recent, "r5": r5,
-            "r12": r12, "r13": r13, "r14": r14, "r15": r15, "r16": r16}
+            "r12": r12, "r13": r13, "r14": r14, "r15": r15, "r16": r16, "r17": r17}
 
 
 def main():

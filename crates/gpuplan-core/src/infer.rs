@@ -820,12 +820,16 @@ fn check_runs_on(s: &InferenceSetup, gpu: &GpuSpec) -> Result<(), CoreError> {
 /// A format that quantizes the routed experts only (MXFP4, [`WeightFormat::routed_experts_only`])
 /// needs a model with routed experts: on a dense model it would size every weight 16-bit under
 /// an MXFP4 title (review r12 #2).
-pub fn check_format_on_model(m: &ModelSpec, format: WeightFormat) -> Result<(), CoreError> {
+pub fn check_format_on_model(
+    m: &ModelSpec,
+    format: WeightFormat,
+    engine: Engine,
+) -> Result<(), CoreError> {
     if format.routed_experts_only() && param_breakdown(m).expert_params() == 0 {
         let fix = crate::i18n::Msg::new("fix-weights-experts-only").arg("model", m.name.as_str());
         return Err(CoreError::invalid_msg("weights", format.name(), fix));
     }
-    check_int4_group(m, format, 1)
+    check_int4_group(m, format, 1, engine)
 }
 
 /// One quantized linear's input as the loader sees it: its width, whether tensor parallelism
@@ -954,7 +958,21 @@ const INT4_GROUPS_LISTED: [u64; 5] = [32, 64, 128, 256, 512];
 /// `check_marlin_supports_layer`) and run it on a kernel whose speed this estimate does not
 /// model (its int4 decode is Marlin's), so both are refused. A group that fails at TP 1 names
 /// `weights`; one that fails only at `tp` names `tp`.
-pub fn check_int4_group(m: &ModelSpec, format: WeightFormat, tp: u64) -> Result<(), CoreError> {
+///
+/// Per engine (audit r17 #2): the group rule binds every engine, since a group split over two
+/// ranks has no scale on either. vLLM's and SGLang's loaders are quoted above (SGLang runs the
+/// same AWQ-Marlin check: "Weight input_size_per_partition = 14784 is not divisible by
+/// min_thread_k = 128", sgl-project/sglang#3571); TensorRT-LLM's `quantize.py --qformat
+/// int4_awq --tp_size N` fails on the same split (NVIDIA/TensorRT-LLM#1636, Llama-2-7B's 11008
+/// at TP 4, labelled "not a bug"; #2445, Qwen2-72B at TP 4 with block size 128 or 64), and the
+/// static reference engine stands for no loader of its own. Marlin's k tile is vLLM's and
+/// SGLang's kernel alone ([`engine_runs_marlin`]); TensorRT-LLM's int4 GEMMs are its own.
+pub fn check_int4_group(
+    m: &ModelSpec,
+    format: WeightFormat,
+    tp: u64,
+    engine: Engine,
+) -> Result<(), CoreError> {
     let (WeightFormat::Int4 { group }, Some(t)) = (format, m.transformer()) else {
         return Ok(());
     };
@@ -963,15 +981,30 @@ pub fn check_int4_group(m: &ModelSpec, format: WeightFormat, tp: u64) -> Result<
         return Ok(());
     }
     let per_channel = group == t.hidden;
-    let inputs = linear_inputs(t);
+    let mut inputs = linear_inputs(t);
+    if !engine_runs_marlin(engine) {
+        inputs.iter_mut().for_each(|x| x.marlin = false);
+    }
     if !per_channel && !int4_groups_fit(&inputs, group, 1) {
-        return Err(int4_group_refused(m, t, &inputs, group));
+        return Err(int4_group_refused(m, t, &inputs, group, engine));
     }
     if int4_all_fit(&inputs, group, per_channel, tp) {
         return Ok(());
     }
     let field_tp = tp > 1 && int4_all_fit(&inputs, group, per_channel, 1);
-    Err(int4_group_tp_refused(m, t, &inputs, group, tp, field_tp))
+    Err(int4_group_tp_refused(
+        m,
+        t,
+        &inputs,
+        (group, tp, engine),
+        field_tp,
+    ))
+}
+
+/// Whether `engine` runs a dense int4 linear on vLLM's Marlin kernels (and so needs
+/// [`MARLIN_MIN_THREAD_K`]): vLLM and SGLang, which imports vLLM's AWQ/GPTQ-Marlin methods.
+fn engine_runs_marlin(engine: Engine) -> bool {
+    matches!(engine, Engine::Vllm | Engine::Sglang)
 }
 
 /// The refusal of a group that does not divide some linear's whole input.
@@ -980,6 +1013,7 @@ fn int4_group_refused(
     t: &TransformerSpec,
     inputs: &[LinearInput],
     group: u64,
+    engine: Engine,
 ) -> CoreError {
     let bad = inputs
         .iter()
@@ -992,6 +1026,7 @@ fn int4_group_refused(
         .chain(int4_all_fit(inputs, t.hidden, true, 1).then(|| format!("int4-g{}", t.hidden)))
         .collect();
     let fix = Msg::new("fix-weights-int4-group")
+        .arg("engine", engine.name())
         .arg("model", m.name.as_str())
         .arg("width", bad.unwrap_or(t.hidden).to_string())
         .arg("group", group.to_string())
@@ -1007,8 +1042,7 @@ fn int4_group_tp_refused(
     m: &ModelSpec,
     t: &TransformerSpec,
     inputs: &[LinearInput],
-    group: u64,
-    tp: u64,
+    (group, tp, engine): (u64, u64, Engine),
     field_tp: bool,
 ) -> CoreError {
     let per_channel = group == t.hidden;
@@ -1033,6 +1067,7 @@ fn int4_group_tp_refused(
         .chain(int4_all_fit(inputs, t.hidden, true, tp).then(|| format!("int4-g{}", t.hidden)))
         .collect();
     let fix = Msg::new("fix-tp-int4-group")
+        .arg("engine", engine.name())
         .arg("model", m.name.as_str())
         .arg("width", width.to_string())
         .arg("tp", tp.to_string())
@@ -1160,7 +1195,7 @@ pub fn serving_memory(
 ) -> Result<ServingMemory, CoreError> {
     s.validate()?;
     check_runs_on(s, gpu)?;
-    check_format_on_model(m, s.weights)?;
+    check_format_on_model(m, s.weights, s.engine)?;
     let t = m.transformer().ok_or_else(|| {
         CoreError::invalid(
             "model",
@@ -1169,7 +1204,7 @@ pub fn serving_memory(
         )
     })?;
     check_tp_splits_attention(t, s.tp, s.engine)?;
-    check_int4_group(m, s.weights, s.tp)?;
+    check_int4_group(m, s.weights, s.tp, s.engine)?;
     // Default: what the workload needs (prompt + output, rounded up to whole KV blocks), not the
     // model's full context, whose profile pass would silently eat a large share of the pool.
     let img = image_load(t, s);
@@ -2701,9 +2736,17 @@ mod train_tp_tests {
 
 #[cfg(test)]
 mod int4_group_tests {
-    use super::check_int4_group;
     use crate::model::presets::{find_preset, presets};
-    use crate::workload::WeightFormat;
+    use crate::workload::{Engine, WeightFormat};
+
+    /// vLLM's rule (the default engine): the group and Marlin's k tile.
+    fn check_int4_group(
+        m: &crate::model::ModelSpec,
+        w: WeightFormat,
+        tp: u64,
+    ) -> Result<(), crate::error::CoreError> {
+        super::check_int4_group(m, w, tp, Engine::Vllm)
+    }
 
     fn check(name: &str, group: u64) -> Result<(), crate::error::CoreError> {
         check_int4_group(

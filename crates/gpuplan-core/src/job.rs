@@ -320,8 +320,9 @@ fn redact_values(msg: &str) -> String {
 pub struct TrainingEstimate {
     pub memory: TrainingMemory,
     pub step: Option<StepTime>,
-    /// Why no step time, when there is none (e.g. no sourced peak FLOP/s).
-    pub step_unavailable: Option<String>,
+    /// Why no step time, when there is none (e.g. no sourced peak FLOP/s), in both languages
+    /// (serialized as its English text, as before; audit r17 #3).
+    pub step_unavailable: Option<crate::i18n::Text>,
     pub totals: Option<TrainingTotals>,
     pub data_path: Option<DataPath>,
     /// Does `memory.device_total` fit the GPU?
@@ -353,8 +354,13 @@ pub fn estimate_training(
             apply_host_decode_cap(m, s, &mut st, c.host_vcpus, c.nodes, tun);
             (Some(st), None)
         }
-        Err(CoreError::InvalidField { field, fix, .. }) if field == "gpu" || field == "model" => {
-            (None, Some(fix))
+        Err(CoreError::InvalidField {
+            field,
+            fix,
+            fix_msg,
+            ..
+        }) if field == "gpu" || field == "model" => {
+            (None, Some(fix_msg.map_or_else(|| fix.into(), Into::into)))
         }
         Err(e) => return Err(e),
     };

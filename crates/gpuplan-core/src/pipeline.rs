@@ -13,8 +13,9 @@
 //!   as one layer; (L + e + l) / pp per stage, the first (last) stage one layer short.
 //!
 //! Without any of them Megatron-Core needs pp to divide the layers ([`check`] refuses it otherwise,
-//! virtual stages aside); other stacks' stages are sized ⌈L/pp⌉ (DeepSpeed's partitioner and
-//! torchtitan give the remainder to some stages; the slowest sets the pace).
+//! virtual stages aside); other stacks split the remainder each their own way (DeepSpeed's
+//! partitioner, torchtitan's `generate_split_points`), so a pp that does not divide the layers
+//! needs the split stated there too (audit r17 #4; the refusal names torchtitan's default).
 
 use crate::error::CoreError;
 use crate::i18n::Msg;
@@ -264,24 +265,28 @@ pub fn check(layers: u64, p: &Parallelism, framework: Framework) -> Result<(), C
 /// stage builds `num_layers // pp` layers after `assert num_layers % pipeline_model_parallel_size
 /// == 0, "num_layers should be divisible by pipeline_model_parallel_size"` (transformer_block.py
 /// `get_num_layers_to_build`, core_r0.11.0 @59055868 lines 109-112), so a pp that does not divide
-/// the layers stops the job at start. Other stacks keep the ⌈L/pp⌉ sizing (module doc). The fix
+/// the layers stops the job at start. Other stacks are refused as well ([`uneven_other_stack`]). The fix
 /// names the pp values that divide and the last stage Megatron-Core would take beside ⌈L/pp⌉
 /// elsewhere ([`uneven_last_stage`], the rule the plan search splits by). Not applied with virtual stages:
 /// Megatron-Core's `--pipeline-model-parallel-layout` places any split over the chunks (Megatron-
 /// Bridge's DeepSeek-V3 H100 run: 61 layers, PP 8 × VP 4, "Et|(tt|)*30mL"), which no first/last
 /// size can state and gpuplan does not model yet, so such a pipeline keeps the ⌈L/pp⌉ sizing.
 fn check_even(layers: u64, p: &Parallelism, framework: Framework) -> Result<(), CoreError> {
-    if framework != Framework::Megatron
-        || p.pp < 2
-        || p.virtual_stages > 1
-        || layers.is_multiple_of(p.pp)
-    {
+    if p.pp < 2 || p.virtual_stages > 1 || layers.is_multiple_of(p.pp) {
         return Ok(());
     }
     let divisors = (2..=layers.min(MAX_LISTED_PP))
         .filter(|d| layers.is_multiple_of(*d))
         .map(|d| d.to_string())
         .collect::<Vec<_>>();
+    let divisors = if divisors.is_empty() {
+        "1".to_string()
+    } else {
+        divisors.join(", ")
+    };
+    if framework != Framework::Megatron {
+        return Err(uneven_other_stack(layers, p.pp, framework, divisors));
+    }
     let per = layers.div_ceil(p.pp);
     let last = uneven_last_stage(layers, p.pp).map_or("—".to_string(), |k| k.to_string());
     Err(CoreError::invalid_msg(
@@ -290,17 +295,50 @@ fn check_even(layers: u64, p: &Parallelism, framework: Framework) -> Result<(), 
         Msg::new("fix-pp-even-split-megatron")
             .arg("layers", layers)
             .arg("pp", p.pp)
-            .arg(
-                "divisors",
-                if divisors.is_empty() {
-                    "1".to_string()
-                } else {
-                    divisors.join(", ")
-                },
-            )
+            .arg("divisors", divisors)
             .arg("per", per)
             .arg("last", last),
     ))
+}
+
+/// A pp that does not divide the layers under another stack, with no split stated (audit r17
+/// #4). Each stack splits the remainder its own way, and none the ⌈L/pp⌉ on every stage this
+/// estimate used to report (5/5/5 for 36 layers over 8, 40 layers in all): torchtitan's default
+/// (`generate_split_points`, torchtitan/parallelisms/pipelining_utils.py, late 2024) gives the
+/// first stage ⌊L/pp⌋, the middle stages one more while the remainder lasts and the last stage
+/// the rest ([`torchtitan_split`]); later torchtitan weighs the embedding and output as layers;
+/// DeepSpeed's `PipelineModule` balances parameters (embedding and head specs included) unless
+/// `partition_method='uniform'` (deepspeed/runtime/utils.py `partition_uniform` @edaa7221 lines
+/// 606-624). The split is the user's to state (`first_stage_layers`/`last_stage_layers`), so it
+/// is refused naming `parallel.pp`, the pp values that divide and torchtitan's default split.
+fn uneven_other_stack(layers: u64, pp: u64, framework: Framework, divisors: String) -> CoreError {
+    let (first, last) = torchtitan_split(layers, pp);
+    CoreError::invalid_msg(
+        "parallel.pp",
+        pp,
+        Msg::new("fix-pp-even-split-other")
+            .arg("framework", framework.id())
+            .arg("layers", layers)
+            .arg("pp", pp)
+            .arg("divisors", divisors)
+            .arg("first", first)
+            .arg("last", last),
+    )
+}
+
+/// The first and last stage's layers under torchtitan's default split of `layers` over `pp`
+/// single-stage ranks (`generate_split_points`: `base_interval = num_layers // total_stages`;
+/// stage 0 takes `base_interval`, each later stage but the last `base_interval + 1` while
+/// `extra_layers` last, the last stage the rest). Needs `layers ≥ pp ≥ 2` (torchtitan raises
+/// "Total stages cannot be greater than the number of layers"); else (0, 0).
+pub fn torchtitan_split(layers: u64, pp: u64) -> (u64, u64) {
+    if pp < 2 || layers < pp {
+        return (0, 0);
+    }
+    let base = layers / pp;
+    let middles = pp - 2;
+    let middle_layers = middles * base + (layers % pp).min(middles);
+    (base, layers - base - middle_layers)
 }
 
 /// The last stage's layers when `layers` do not split evenly over `pp` stages: every other stage
@@ -558,7 +596,7 @@ mod tests {
     /// on every stage.
     #[test]
     fn megatron_refuses_an_even_split_it_cannot_build() {
-        // 32 layers over 3 stages, nothing stated: Megatron-Core's assert; other stacks size ⌈32/3⌉.
+        // 32 layers over 3 stages, nothing stated: Megatron-Core's assert.
         let e = check(32, &par(3, None, None), Framework::Megatron)
             .unwrap_err()
             .to_string();
@@ -567,7 +605,30 @@ mod tests {
             "{e}"
         );
         assert!(e.contains("last_stage_layers = 10"), "{e}");
-        assert!(check(32, &par(3, None, None), Framework::HuggingFace).is_ok());
+        // Other stacks are refused too since audit r17 #4, naming torchtitan's default split
+        // (10 | 11 | 11), which passes once stated.
+        let e = check(32, &par(3, None, None), Framework::HuggingFace)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("parallel.pp")
+                && e.contains("first_stage_layers = 10")
+                && e.contains("last_stage_layers = 11"),
+            "{e}"
+        );
+        assert!(check(32, &par(3, Some(10), Some(11)), Framework::HuggingFace).is_ok());
+        assert_eq!(torchtitan_split(32, 3), (10, 11));
+        // generate_split_points on 126 over 8: 15, then 16 × 6, the last 15; on 36 over 8:
+        // 4, 5 × 4, 4 × 2, 4; more remainder than middle stages puts it on the last (7 over 4:
+        // 1, 2, 2, 2). Out of range is (0, 0), not a panic.
+        assert_eq!(torchtitan_split(126, 8), (15, 15));
+        assert_eq!(torchtitan_split(36, 8), (4, 4));
+        assert_eq!(torchtitan_split(7, 4), (1, 2));
+        assert_eq!(torchtitan_split(3, 4), (0, 0));
+        assert_eq!(
+            torchtitan_split(u64::MAX, 2),
+            (u64::MAX / 2, u64::MAX - u64::MAX / 2)
+        );
         // A pp that divides, a stated split it builds, or the accounting that divides pass.
         assert!(check(32, &par(4, None, None), Framework::Megatron).is_ok());
         assert!(check(32, &par(3, None, Some(10)), Framework::Megatron).is_ok());

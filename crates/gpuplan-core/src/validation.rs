@@ -260,10 +260,7 @@ fn searched_layout(
             epochs: setup.epochs,
             ..best.setup
         }),
-        Err(_) => Err(unavailable(
-            case,
-            Some("no layout fits the cluster at this global batch".into()),
-        )),
+        Err(_) => Err(unavailable_msg(case, "case-why-no-layout")),
     }
 }
 
@@ -297,16 +294,28 @@ pub fn elapsed_factor(checkpoint_size: Bytes, el: &Elapsed, gpus: f64, tun: &Tun
     (1.0 + paid_share) * (1.0 + ovh)
 }
 
-fn unavailable(case: &Case, why: Option<String>) -> CoreError {
-    CoreError::invalid(
+/// A case whose metric the estimate does not give, with the reason in both languages (a
+/// catalog message or the estimate's own [`Text`](crate::i18n::Text); audit r17 #3).
+fn unavailable(case: &Case, why: Option<crate::i18n::Text>) -> CoreError {
+    let why = why.unwrap_or_default();
+    CoreError::invalid_msg(
         "metric",
         &case.metric,
-        &format!(
-            "case {}: not computable: {}",
-            case.id,
-            why.unwrap_or_default()
-        ),
+        crate::i18n::Msg::new("fix-case-unavailable")
+            .arg("case", case.id.as_str())
+            .arg(
+                "why",
+                crate::i18n::Arg::PerLang {
+                    en: why.en,
+                    zh: why.zh,
+                },
+            ),
     )
+}
+
+/// [`unavailable`] with a catalog reason.
+fn unavailable_msg(case: &Case, id: &'static str) -> CoreError {
+    unavailable(case, Some(crate::i18n::Msg::new(id).into()))
 }
 
 /// Model states as DeepSpeed's estimators count them (memory.rst): weights, gradients, optimizer
@@ -423,7 +432,7 @@ fn megatron_flops_per_token(
 ) -> Result<f64, CoreError> {
     let t = m
         .transformer()
-        .ok_or_else(|| unavailable(case, Some("needs a transformer".into())))?;
+        .ok_or_else(|| unavailable_msg(case, "case-why-needs-transformer"))?;
     let (l, h, s, v) = (
         t.layers as f64,
         t.hidden as f64,
@@ -438,14 +447,17 @@ fn megatron_flops_per_token(
     Ok(24.0 * f * l * h * h * (1.0 + s / (6.0 * h) + v / (16.0 * l * h)))
 }
 
-/// The estimate's totals over the token count, which a time metric needs.
+/// The estimate's totals over the token count, which a time metric needs. Without a step time
+/// (no sourced peak FLOP/s on the chip) the reason is the step's, not a missing token count
+/// (audit r17 #3: "not computable: no token count" for a case that states its tokens).
 fn totals<'a>(
     case: &Case,
     e: &'a TrainingEstimate,
 ) -> Result<&'a crate::train::TrainingTotals, CoreError> {
-    e.totals
-        .as_ref()
-        .ok_or_else(|| unavailable(case, Some("no token count".into())))
+    e.totals.as_ref().ok_or_else(|| match &e.step {
+        None => unavailable(case, e.step_unavailable.clone()),
+        Some(_) => unavailable_msg(case, "case-why-no-tokens"),
+    })
 }
 
 /// Steady-state GPU-hours of the case's further `stages`, each at its searched layout.
@@ -488,10 +500,7 @@ fn gpu_hours(
             let gpus = cluster.total_gpus() as f64;
             Ok(steady * elapsed_factor(d.checkpoint_size, el, gpus, tun))
         }
-        (Some(_), None) => Err(unavailable(
-            case,
-            Some("[elapsed] needs the estimate's checkpoint size (data path)".into()),
-        )),
+        (Some(_), None) => Err(unavailable_msg(case, "case-why-elapsed-no-checkpoint")),
         (None, _) => Ok(steady),
     }
 }
@@ -508,7 +517,7 @@ fn inference_metric(
     let lat = || {
         e.latency
             .as_ref()
-            .ok_or_else(|| unavailable(case, e.latency_unavailable.as_ref().map(|t| t.en.clone())))
+            .ok_or_else(|| unavailable(case, e.latency_unavailable.clone()))
     };
     Ok(match case.metric.as_str() {
         "num_gpu_blocks" => e.memory.blocks as f64,

@@ -1339,7 +1339,17 @@ impl TrainingSetup {
             1,
             2,
             "state-sized temporaries of the foreach AdamW step: 1 (PyTorch 2.1 and later) or 2 (PyTorch 2.0)",
-        )
+        )?;
+        // The temporaries are the foreach step's: stated beside the fused AdamW (the default)
+        // they changed nothing, silently (audit r17 #6).
+        if self.optimizer_foreach_buffers != 1 && !self.optimizer_foreach {
+            return Err(CoreError::invalid_msg(
+                "optimizer_foreach_buffers",
+                self.optimizer_foreach_buffers,
+                crate::i18n::Msg::new("fix-foreach-buffers-without-foreach"),
+            ));
+        }
+        Ok(())
     }
 
     /// The Megatron-only keys: FP8 parameters need FP8 training under the `megatron` profile; the
@@ -1390,11 +1400,38 @@ impl TrainingSetup {
     /// pretraining (llm.c trains every parameter; no LoRA), and no other loss option stated
     /// beside it (each names another loss kernel). LitGPT's implied bf16 chunked loss is not
     /// stated and yields to it ([`TrainingSetup::uses_bf16_chunked_loss`]) (review r16 #5).
+    /// The kernel exists only inside llm.c, so the rest of the layout is llm.c's too (audit r17
+    /// #1): the `megatron` profile (fused kernels, as llm.c's own C/CUDA ones; the eager profiles
+    /// model PyTorch modules llm.c does not have), data parallelism only (train_gpt2.cu @f1e2ace6
+    /// takes no pipeline, context or expert degree and has no offload) and ZeRO 0 or 1
+    /// (llmc/zero.cuh `set_zero_configs`: "Zero Stage2 and Stage3 are not yet supported", which
+    /// runs ZeRO-0).
     fn validate_fused_classifier(&self) -> Result<(), CoreError> {
         if !self.fused_classifier {
             return Ok(());
         }
+        let p = &self.parallel;
         let clash = [
+            (
+                "framework",
+                self.framework != Framework::Megatron,
+                self.framework.id().to_string(),
+            ),
+            ("parallel.pp", p.pp > 1, p.pp.to_string()),
+            (
+                "parallel.virtual_stages",
+                p.virtual_stages > 1,
+                p.virtual_stages.to_string(),
+            ),
+            ("parallel.cp", p.cp > 1, p.cp.to_string()),
+            ("parallel.ep", p.ep > 1, p.ep.to_string()),
+            ("parallel.zero", p.zero > 1, p.zero.to_string()),
+            (
+                "parallel.offload_optimizer",
+                p.offload_optimizer,
+                "true".into(),
+            ),
+            ("parallel.offload_params", p.offload_params, "true".into()),
             (
                 "parallel.tp",
                 self.parallel.tp > 1,

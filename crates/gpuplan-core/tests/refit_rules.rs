@@ -129,7 +129,9 @@ fn every_fitted_source_is_refit() {
             "t-nemo",
             // 0.894 since review r16b states the Megatron-Bridge Qwen3-235B rows' embedding/loss
             // accounting (they read this ratio; their estimates rise 3-6 points); 0.917 before.
-            &[("fp8_gemm_ratio_current", Some(0.894), 51)],
+            // 0.891 since audit r17 #4 states torchtitan's default split for the 405B PP 8 rows
+            // (15 | 16 x 6 | 15 where every stage was sized 16).
+            &[("fp8_gemm_ratio_current", Some(0.891), 51)],
             17,
             0,
         ),

@@ -2,7 +2,8 @@
 //! size stated, Megatron-Core asserts `num_layers % pipeline_model_parallel_size == 0`
 //! (transformer_block.py `get_num_layers_to_build`, core_r0.11.0 lines 109-112). Framework megatron
 //! now refuses such a pp in estimate, plan (a pinned pp) and the API, naming `parallel.pp`, the stage
-//! keys and the sizes that divide; export names it for megatron_args.sh. Other stacks keep ⌈L/pp⌉.
+//! keys and the sizes that divide; export names it for megatron_args.sh. Other stacks kept ⌈L/pp⌉
+//! until audit r17 #4, which refuses it too, naming torchtitan's default split (tests/audit_r17.rs).
 
 mod common;
 use common::write_temp;
@@ -71,9 +72,29 @@ fn megatron_refuses_a_pp_that_does_not_divide_the_layers() {
     refused(&args(&e), 3, &["!`parallel.pp`", "TP 1 PP 2 DP 3"]);
 }
 
+/// Audit r17 #4: another stack's pp that does not divide the layers is refused as well (it was
+/// sized ⌈L/pp⌉ on every stage, 33 layers of 32), naming torchtitan's default split, which then
+/// estimates (10 | 11 | 11: `generate_split_points`).
 #[test]
-fn other_stacks_keep_the_rounded_up_split() {
+fn other_stacks_state_their_split() {
     let e = estimate("hf-pp3.toml", &workload("hugging_face", 3, ""));
+    refused(
+        &args(&e),
+        2,
+        &[
+            "`parallel.pp` = 3",
+            "first_stage_layers = 10",
+            "last_stage_layers = 11",
+        ],
+    );
+    let e = estimate(
+        "hf-pp3-split.toml",
+        &workload(
+            "hugging_face",
+            3,
+            "first_stage_layers = 10\nlast_stage_layers = 11\n",
+        ),
+    );
     refused(&args(&e), 0, &["!`parallel.pp`"]);
 }
 
@@ -123,7 +144,8 @@ fn the_api_refuses_it_naming_the_field() {
 
 /// A saved plan of another stack at PP 8 on Qwen2.5-3B (36 layers, sized ⌈36/8⌉ = 5 a stage):
 /// its megatron_args.sh gets a README note naming the split and the fix, since Megatron-LM would
-/// stop at start with no stage sizes.
+/// stop at start with no stage sizes. Since audit r17 #4 `plan` asks for the split, so the plan
+/// is made with torchtitan's (4 | 5 × 4, 4 × 2 | 4) and saved without it, as a plan from before.
 #[test]
 fn export_names_an_even_split_megatron_refuses() {
     let dir = common::scratch().join("fix-r16b-export");
@@ -133,7 +155,7 @@ fn export_names_an_even_split_megatron_refuses() {
         &w,
         "model = \"Qwen2.5-3B\"\nkind = \"training\"\n[training]\ntask = \"full_finetune\"\n\
          precision = \"amp_bf16\"\nframework = \"hugging_face\"\ntokens = 1e8\n\
-         [training.parallel]\npp = 8\n",
+         [training.parallel]\npp = 8\nfirst_stage_layers = 4\nlast_stage_layers = 4\n",
     )
     .unwrap();
     let bin = env!("CARGO_BIN_EXE_gpuplan");
@@ -141,9 +163,14 @@ fn export_names_an_even_split_megatron_refuses() {
         .args(["plan", "-w", w.to_str().unwrap(), "--format", "json"])
         .output()
         .unwrap();
-    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let mut doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let layers = &doc["outcome"]["plans"][0]["train"]["memory"]["pipeline"]["layers"];
     assert_eq!(layers["total"], 36, "{layers}");
+    let parallel = &mut doc["outcome"]["plans"][0]["train"]["setup"]["parallel"];
+    assert_eq!(parallel["first_stage_layers"], 4, "{parallel}");
+    for k in ["first_stage_layers", "last_stage_layers"] {
+        parallel.as_object_mut().unwrap().remove(k);
+    }
     let saved = dir.join("plan.json");
     std::fs::write(&saved, doc.to_string()).unwrap();
     let out = dir.join("bundle");

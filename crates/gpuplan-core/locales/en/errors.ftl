@@ -204,6 +204,7 @@ fix-last-stage-layers = needs pp ≥ 2 and leaves at least one of the { $layers 
 fix-first-stage-layers = needs pp ≥ 2 and leaves at least one of the { $layers } layers to each other stage
 fix-stage-split-middle = Megatron-Core splits the layers left after the stated first/last stage ({ $rest } of { $layers }) evenly over the other { $stages } stages: the nearest size that does is { $near }
 fix-pp-even-split-megatron = with no first/last stage size stated, Megatron-Core builds layers / pp on every stage and stops when pp does not divide them (transformer_block.py get_num_layers_to_build: "num_layers should be divisible by pipeline_model_parallel_size"): { $pp } does not divide { $layers } layers. Choose a pp that divides them ({ $divisors }), or state the split: parallel.last_stage_layers = { $last } ({ $per } on every other stage) or parallel.first_stage_layers
+fix-pp-even-split-other = under framework = "{ $framework }" a pipeline stack splits { $layers } layers over { $pp } stages its own way, and { $pp } does not divide them. Choose a pp that divides them ({ $divisors }), or state the split your stack makes with parallel.first_stage_layers and parallel.last_stage_layers (the middle stages share the rest): torchtitan's default split (generate_split_points) is first_stage_layers = { $first }, last_stage_layers = { $last }; DeepSpeed's PipelineModule balances parameters, embedding and head included, unless partition_method = 'uniform'
 fix-stage-split-virtual = with { $vp } virtual stages Megatron-Core needs a stated first/last stage to hold a multiple of { $vp } layers
 fix-stage-split-virtual-middle = Megatron-Core needs each middle rank's { $per } layers to split over the { $vp } virtual stages: choose virtual_stages dividing { $per }, or other first/last stage sizes
 fix-pipeline-accounting-megatron = a Megatron-Core switch: set training.framework = "megatron", or state first_stage_layers/last_stage_layers for other stacks
@@ -252,8 +253,17 @@ fix-fp8-params-megatron = FP8 parameters (Transformer Engine fp8_model_init, Meg
 fix-fused-classifier-clash = fused_classifier is llm.c's classifier kernel, which runs the whole vocabulary on one rank, trains every parameter and is the loss by itself: { $kind ->
     [tp] set tp = 1 (llm.c has no tensor parallelism and its kernel no vocab-parallel reduction) or remove fused_classifier
     [task] use task = "full" or "pretrain" (llm.c has no LoRA) or remove fused_classifier
+    [framework] set framework = "megatron" (the fused-kernel profile that stands for llm.c's own C/CUDA kernels; the eager profiles model PyTorch modules llm.c does not have) or remove fused_classifier
+    [pp] set pp = 1 (llm.c has no pipeline parallelism: train_gpt2.cu parallelizes over data only) or remove fused_classifier
+    [virtual_stages] set virtual_stages = 1 (llm.c has no pipeline parallelism) or remove fused_classifier
+    [cp] set cp = 1 (llm.c has no context parallelism) or remove fused_classifier
+    [ep] set ep = 1 (llm.c has no expert parallelism) or remove fused_classifier
+    [zero] set zero = 0 or 1 (llm.c's -z takes 0 or 1: "Zero Stage2 and Stage3 are not yet supported", llmc/zero.cuh) or remove fused_classifier
+    [offload_optimizer] set offload_optimizer = false (llm.c keeps every state on the GPU) or remove fused_classifier
+    [offload_params] set offload_params = false (llm.c keeps every state on the GPU) or remove fused_classifier
    *[other] remove { $field } or fused_classifier (each names a different loss kernel)
 }
+fix-foreach-buffers-without-foreach = optimizer_foreach_buffers counts the temporaries of the foreach AdamW step, and this setup runs the fused AdamW (optimizer_foreach is off): set optimizer_foreach = true or remove optimizer_foreach_buffers
 fix-main-grads-megatron = main_grads is Megatron-Core's main-gradient dtype (grad_reduce_in_fp32): set framework = "megatron" or remove main_grads
 fix-optimizer-dtype-megatron = optimizer_dtype is the dtype of the Megatron/NeMo optimizer's master weights and moments (apex DistributedFusedAdam dtype, NeMo optim.dtype): set framework = "megatron" or remove optimizer_dtype
 fix-cross-entropy-fusion-megatron = cross_entropy_loss_fusion is Megatron-Core's fused vocab-parallel cross-entropy switch (--cross-entropy-loss-fusion): set framework = "megatron" or remove cross_entropy_loss_fusion
@@ -274,12 +284,23 @@ fix-quant-bits = must be 4 or 8 (int weight-only) or 8 with type float (FP8); ot
 fix-quant-mixed = gives another weight format than the other groups; a checkpoint with mixed formats is not modelled: remove `quantization_config` and give `weights`
 fix-weights-format-runs = { $engine } has no kernel for this format on { $gpu } (vLLM serves MXFP4 from compute capability 8.0, SGLang and TensorRT-LLM from 9.0, the static engine not at all): serve the checkpoint dequantized with `weights = "bf16"` (twice the expert memory), or pick another engine or chip
 fix-weights-experts-only = { $model } has no routed experts, and MXFP4 quantizes only those (the rest stays 16-bit): use --weights int4, int8 or fp8 for a smaller copy, or bf16
-fix-weights-int4-group = an int4 group must divide the input width of every linear, and { $model } has a linear reading { $width } inputs, which { $group } does not divide (vLLM's GPTQ/AWQ loaders refuse it): use one of { $valid } (int4-g{ $hidden } is per-channel)
+fix-weights-int4-group = an int4 group must divide the input width of every linear, and { $model } has a linear reading { $width } inputs, which { $group } does not divide ({ $engine ->
+    [trtllm] TensorRT-LLM's int4_awq quantize.py cannot place the groups
+    [static] no engine's loader splits a group
+   *[other] vLLM's GPTQ/AWQ loaders refuse it, and SGLang's alike
+}): use one of { $valid } (int4-g{ $hidden } is per-channel)
 fix-stage-layers-total = the stated first/last stage sizes hold { $taken } of the model's { $layers } layers; { $others ->
     [0] with no other stage they must hold exactly { $layers }
    *[other] they must leave at least one layer to each of the { $others } other stages
 }
-fix-tp-int4-group = at TP { $tp } each rank of { $model } reads { $slice } of a linear's { $width } inputs, which vLLM's int4 loaders refuse: the group { $group } must divide it (GPTQ/AWQ: "The input size is not aligned with the quantized weight shape") and Marlin needs a multiple of 128 ("is not divisible by min_thread_k = 128"; vLLM 0.6 refuses to load, later releases fall back to unoptimized AWQ/GPTQ kernels whose speed this estimate does not model): { $tps ->
+fix-tp-int4-group = at TP { $tp } each rank of { $model } reads { $slice } of a linear's { $width } inputs, which { $engine ->
+    [trtllm] TensorRT-LLM's int4 quantization refuses: the group { $group } must divide it (quantize.py --qformat int4_awq --tp_size fails on such a split, NVIDIA/TensorRT-LLM issues #1636 and #2445)
+    [static] no engine loads: the group { $group } must divide it (a group split over two ranks has its scale on neither)
+   *[other] { $engine ->
+        [sglang] SGLang's int4 loaders (vLLM's AWQ/GPTQ-Marlin methods) refuse
+       *[other] vLLM's int4 loaders refuse
+    }: the group { $group } must divide it (GPTQ/AWQ: "The input size is not aligned with the quantized weight shape") and Marlin needs a multiple of 128 ("is not divisible by min_thread_k = 128"; vLLM 0.6 refuses to load, later releases fall back to unoptimized AWQ/GPTQ kernels whose speed this estimate does not model)
+}: { $tps ->
     [0] no TP up to 16 loads it
    *[other] use TP { $tplist }
 }{ $groups ->
@@ -293,3 +314,8 @@ fix-weights-row = int8 weights per fp32 row scale (the linear's input features),
 fix-image-size-pixels = pixels, 1–65536 (e.g. 1024)
 fix-keep-16bit-layers-count = decoder layers, 0 or more
 fix-denoising-steps = denoising steps per image, 1–10000
+fix-case-unavailable = case { $case }: not computable: { $why }
+case-why-no-layout = no layout fits the cluster at this global batch
+case-why-needs-transformer = needs a transformer
+case-why-no-tokens = no token count
+case-why-elapsed-no-checkpoint = [elapsed] needs the estimate's checkpoint size (data path)

@@ -201,6 +201,7 @@ fix-last-stage-layers = 需要 pp ≥ 2，并给其余每个阶段至少留下 {
 fix-first-stage-layers = 需要 pp ≥ 2，并给其余每个阶段至少留下 { $layers } 层中的一层
 fix-stage-split-middle = Megatron-Core 会把指定首/末阶段之后剩下的层（{ $layers } 层中的 { $rest } 层）均分到其余 { $stages } 个阶段：最接近且能整除的层数是 { $near }
 fix-pp-even-split-megatron = 未指定首/末阶段层数时，Megatron-Core 在每个阶段构建 层数 / pp 层，pp 不能整除层数时会直接报错退出（transformer_block.py 的 get_num_layers_to_build 断言层数能被 pp 整除）：{ $pp } 不能整除 { $layers } 层。请选能整除的 pp（{ $divisors }），或写明切分：parallel.last_stage_layers = { $last }（其余每个阶段 { $per } 层）或 parallel.first_stage_layers
+fix-pp-even-split-other = 在 framework = "{ $framework }" 下，流水线框架按各自的规则把 { $layers } 层切到 { $pp } 个阶段，而 { $pp } 不能整除层数。请选能整除的 pp（{ $divisors }），或用 parallel.first_stage_layers 和 parallel.last_stage_layers 写明你的框架实际的切分（中间阶段平分其余层）：torchtitan 的默认切分（generate_split_points）是 first_stage_layers = { $first }、last_stage_layers = { $last }；DeepSpeed 的 PipelineModule 默认按参数量均衡（嵌入层与输出头也算在内），除非 partition_method = 'uniform'
 fix-stage-split-virtual = 有 { $vp } 个虚拟阶段时，Megatron-Core 要求指定的首/末阶段层数是 { $vp } 的倍数
 fix-stage-split-virtual-middle = Megatron-Core 要求每个中间 rank 的 { $per } 层能均分到 { $vp } 个虚拟阶段：请选能整除 { $per } 的 virtual_stages，或换一组首/末阶段层数
 fix-pipeline-accounting-megatron = 这是 Megatron-Core 的开关：请设 training.framework = "megatron"，其他框架请改用 first_stage_layers/last_stage_layers
@@ -249,8 +250,17 @@ fix-fp8-params-megatron = FP8 参数（Transformer Engine fp8_model_init、Megat
 fix-fused-classifier-clash = fused_classifier 是 llm.c 的分类器内核：整个词表在一个卡上计算、训练全部参数、本身就是损失：{ $kind ->
     [tp] 请设 tp = 1（llm.c 没有张量并行，其内核没有按词表并行的归约）或去掉 fused_classifier
     [task] 请用 task = "full" 或 "pretrain"（llm.c 不支持 LoRA）或去掉 fused_classifier
+    [framework] 请设 framework = "megatron"（融合内核配置，代表 llm.c 自己的 C/CUDA 内核；即时执行配置描述的是 llm.c 没有的 PyTorch 模块）或去掉 fused_classifier
+    [pp] 请设 pp = 1（llm.c 没有流水线并行：train_gpt2.cu 只做数据并行）或去掉 fused_classifier
+    [virtual_stages] 请设 virtual_stages = 1（llm.c 没有流水线并行）或去掉 fused_classifier
+    [cp] 请设 cp = 1（llm.c 没有上下文并行）或去掉 fused_classifier
+    [ep] 请设 ep = 1（llm.c 没有专家并行）或去掉 fused_classifier
+    [zero] 请设 zero = 0 或 1（llm.c 的 -z 只接受 0 或 1：llmc/zero.cuh 的 `set_zero_configs` 不支持 ZeRO-2 与 ZeRO-3，会退回 ZeRO-0）或去掉 fused_classifier
+    [offload_optimizer] 请设 offload_optimizer = false（llm.c 把全部状态留在 GPU 上）或去掉 fused_classifier
+    [offload_params] 请设 offload_params = false（llm.c 把全部状态留在 GPU 上）或去掉 fused_classifier
    *[other] 请去掉 { $field } 或 fused_classifier（两者是不同的损失内核）
 }
+fix-foreach-buffers-without-foreach = optimizer_foreach_buffers 是 foreach 版 AdamW 更新步的临时缓冲数，而此配置用的是融合版 AdamW（optimizer_foreach 未开启）：请设 optimizer_foreach = true，或删除 optimizer_foreach_buffers
 fix-main-grads-megatron = main_grads 是 Megatron-Core 主梯度的数据类型（grad_reduce_in_fp32）：请设置 framework = "megatron"，或删除 main_grads
 fix-optimizer-dtype-megatron = optimizer_dtype 是 Megatron/NeMo 优化器主权重与动量的数据类型（apex DistributedFusedAdam 的 dtype，NeMo 的 optim.dtype）：请设置 framework = "megatron"，或删除 optimizer_dtype
 fix-cross-entropy-fusion-megatron = cross_entropy_loss_fusion 是 Megatron-Core 融合词表并行交叉熵的开关（--cross-entropy-loss-fusion）：请设置 framework = "megatron"，或删除 cross_entropy_loss_fusion
@@ -271,12 +281,23 @@ fix-quant-bits = 必须为 4 或 8（整数仅权重量化），或 type 为 flo
 fix-quant-mixed = 与其他组的权重格式不同；未对混合格式的检查点建模：删除 `quantization_config` 并指定 `weights`
 fix-weights-format-runs = { $engine } 在 { $gpu } 上没有该格式的内核（vLLM 从计算能力 8.0 起支持 MXFP4，SGLang 和 TensorRT-LLM 从 9.0 起，static 引擎不支持）：用 `weights = "bf16"` 反量化后服务（专家权重显存翻倍），或换引擎或芯片
 fix-weights-experts-only = { $model } 没有路由专家，而 MXFP4 只量化路由专家（其余保持 16 位）：要更小的副本请用 --weights int4、int8 或 fp8，或用 bf16
-fix-weights-int4-group = int4 的分组必须整除每个线性层的输入宽度，而 { $model } 有一个输入为 { $width } 的线性层，{ $group } 不能整除它（vLLM 的 GPTQ/AWQ 加载器会拒绝）：请用 { $valid } 之一（int4-g{ $hidden } 为逐通道量化）
+fix-weights-int4-group = int4 的分组必须整除每个线性层的输入宽度，而 { $model } 有一个输入为 { $width } 的线性层，{ $group } 不能整除它（{ $engine ->
+    [trtllm] TensorRT-LLM 的 int4_awq 量化脚本 quantize.py 无法放置这些分组
+    [static] 任何引擎的加载器都不会拆分一个分组
+   *[other] vLLM 的 GPTQ/AWQ 加载器会拒绝，SGLang 同样
+}）：请用 { $valid } 之一（int4-g{ $hidden } 为逐通道量化）
 fix-stage-layers-total = 所给的首/末阶段层数共 { $taken } 层，模型共 { $layers } 层；{ $others ->
     [0] 没有其他阶段时，两者之和必须正好是 { $layers }
    *[other] 必须给其余 { $others } 个阶段每个至少留下一层
 }
-fix-tp-int4-group = 在 TP { $tp } 下，{ $model } 每个卡读某个线性层 { $width } 个输入中的 { $slice } 个，vLLM 的 int4 加载器会拒绝：int4 分组 { $group } 必须整除它（GPTQ/AWQ：`The input size is not aligned with the quantized weight shape`），且 Marlin 要求它是 128 的倍数（`is not divisible by min_thread_k = 128`；vLLM 0.6 拒绝加载，之后的版本退回未优化的 AWQ/GPTQ 内核，本估算不对其速度建模）：{ $tps ->
+fix-tp-int4-group = 在 TP { $tp } 下，{ $model } 每个卡读某个线性层 { $width } 个输入中的 { $slice } 个，{ $engine ->
+    [trtllm] TensorRT-LLM 的 int4 量化会拒绝：int4 分组 { $group } 必须整除它（quantize.py --qformat int4_awq --tp_size 在这种切分下失败，见 NVIDIA/TensorRT-LLM 的 issue #1636 与 #2445）
+    [static] 没有引擎能加载：int4 分组 { $group } 必须整除它（跨两个卡拆开的分组在哪个卡上都没有缩放系数）
+   *[other] { $engine ->
+        [sglang] SGLang 的 int4 加载器（沿用 vLLM 的 AWQ/GPTQ-Marlin 方法）会拒绝
+       *[other] vLLM 的 int4 加载器会拒绝
+    }：int4 分组 { $group } 必须整除它（GPTQ/AWQ：`The input size is not aligned with the quantized weight shape`），且 Marlin 要求它是 128 的倍数（`is not divisible by min_thread_k = 128`；vLLM 0.6 拒绝加载，之后的版本退回未优化的 AWQ/GPTQ 内核，本估算不对其速度建模）
+}：{ $tps ->
     [0] TP 16 以内没有能加载它的取值
    *[other] 请用 TP { $tplist }
 }{ $groups ->
@@ -290,3 +311,8 @@ fix-weights-row = 每个 fp32 行缩放因子对应的 int8 权重数（线性�
 fix-image-size-pixels = 像素，1–65536（例如 1024）
 fix-keep-16bit-layers-count = 解码器层数，0 或更多
 fix-denoising-steps = 每张图像的去噪步数，1–10000
+fix-case-unavailable = 案例 { $case }：无法计算：{ $why }
+case-why-no-layout = 在这个全局批大小下，没有能放进该集群的并行布局
+case-why-needs-transformer = 需要 Transformer 结构的模型
+case-why-no-tokens = 没有给出 token 数
+case-why-elapsed-no-checkpoint = [elapsed] 需要估算给出的检查点大小（数据路径）

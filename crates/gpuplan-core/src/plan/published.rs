@@ -49,9 +49,32 @@ pub fn plan_weight_class(w: &WeightFormat) -> &'static str {
     }
 }
 
+/// Whether the published cases were embedded: `false` for a build without the repository's
+/// cases/ (a packaged crate), where [`rows`] finds none for any model, so no plan can be said to
+/// be checked or unchecked by them (audit r17 #5: an explicit state, not an empty list taken
+/// for "no misses").
+pub fn embedded() -> bool {
+    CASES_PRESENT
+}
+
+/// One embedded case: (id, kind, model, gpu, serving weight format, known deviation).
+type Case = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    bool,
+);
+
 /// The rows of `model`'s cases of `kind` (a case file's `kind`) that pass `f`.
 pub fn rows(model: &str, kind: &str, f: Filter) -> Rows {
-    let of = CASES.iter().filter(|c| {
+    rows_in(CASES, model, kind, f)
+}
+
+/// [`rows`] over `cases`.
+fn rows_in(cases: &'static [Case], model: &str, kind: &str, f: Filter) -> Rows {
+    let of = cases.iter().filter(|c| {
         c.1 == kind
             && c.2 == model
             && f.gpu.is_none_or(|g| g == c.3)
@@ -75,13 +98,33 @@ impl Rows {
 mod tests {
     use super::*;
 
+    /// Without cases/ (a packaged crate) nothing is embedded, the state says so, and no model's
+    /// rows are counted or called mostly missed: no panic, no caveat (audit r17 #5).
+    #[test]
+    fn no_cases_is_a_stated_empty_state() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../cases");
+        assert_eq!(embedded(), std::path::Path::new(dir).is_dir());
+        let none = rows_in(&[], "Qwen2.5-7B", "infer_latency", Filter::default());
+        assert_eq!(none.n, 0);
+        assert!(!none.mostly_missed());
+        if !embedded() {
+            assert!(CASES.is_empty());
+        }
+    }
+
     /// The build script read every case file: as many rows, and as many recorded misses, as
     /// `cases/*.toml` holds; Qwen3-30B-A3B's Megatron-Bridge rows are found by model and kind.
+    /// Skipped (and said so) only where the build had no cases/ to read
+    /// ([`no_cases_is_a_stated_empty_state`]); with the data present it checks all of it.
     #[test]
     fn the_cases_are_embedded() {
+        if !embedded() {
+            eprintln!("cases/ absent at build time: nothing embedded to check");
+            return;
+        }
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../cases");
         let files: Vec<String> = std::fs::read_dir(dir)
-            .unwrap()
+            .expect("cases/ was present at build time")
             .flatten()
             .filter(|e| e.path().extension().is_some_and(|x| x == "toml"))
             .map(|e| std::fs::read_to_string(e.path()).unwrap())

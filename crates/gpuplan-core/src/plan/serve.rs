@@ -40,7 +40,7 @@ fn formats(job: &ServeJob, gpu: &GpuSpec, model: &crate::model::ModelSpec) -> Ve
             .iter()
             .filter(|f| crate::infer::format_runs(job.engine, **f, gpu))
             // MXFP4 on a model without routed experts would be 16-bit under its name (review r12 #2).
-            .filter(|f| crate::infer::check_format_on_model(model, **f).is_ok())
+            .filter(|f| crate::infer::check_format_on_model(model, **f, job.engine).is_ok())
             .map(|f| half(*f))
             .collect();
     }

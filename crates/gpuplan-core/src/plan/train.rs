@@ -475,7 +475,9 @@ impl<'a> Degrees<'a> {
         };
         // Megatron-Core also splits layers that PP does not divide ([`uneven_last_stage`]).
         let megatron = base.framework == Framework::Megatron || moe_union(base, pin, shape.experts);
-        let pps = pinned_or(pin.pp, base.parallel.pp, || {
+        // llm.c (the fused classifier's only home) parallelizes over data only (audit r17 #1).
+        let llmc = base.fused_classifier;
+        let pps = pinned_or(pin.pp || llmc, base.parallel.pp, || {
             [1, 2, 4, 8, 16]
                 .into_iter()
                 .filter(|&pp| {
@@ -495,7 +497,7 @@ impl<'a> Degrees<'a> {
         // Qwen2.5-14B full fine-tuning on 8 L20 found a CP 4 plan at 32k tokens and none at 16k).
         // Below 16k only where nothing fits without it ([`retry_with_cp`]).
         let long = base.seq_len >= CP_MIN_SEQ || pin.cp_for_memory;
-        let cps = pinned_or(pin.cp, base.parallel.cp, || match req.model.architecture {
+        let cps = pinned_or(pin.cp || llmc, base.parallel.cp, || match req.model.architecture {
             Architecture::Transformer(_) if long => [1, 2, 4, 8]
                 .into_iter()
                 // The retry's CP 1 points are the first search's, which fitted nothing.
@@ -565,12 +567,15 @@ fn virtual_stages(
 }
 
 /// ZeRO stages searched at a data-parallel degree: the stated one, none without data parallelism,
-/// 0/3 for PEFT (DDP or FSDP), 1/2/3 otherwise.
+/// 1 under llm.c's fused classifier, 0/3 for PEFT (DDP or FSDP), 1/2/3 otherwise.
 fn zero_choices<'a>(base: &'a TrainingSetup, pin: &super::TrainPins, dp: u64) -> &'a [u8] {
     if pin.zero {
         std::slice::from_ref(&base.parallel.zero)
     } else if dp == 1 {
         &[0]
+    } else if base.fused_classifier {
+        // llm.c's -z takes 0 or 1 (llmc/zero.cuh `set_zero_configs`); ZeRO-1 holds less.
+        &[1]
     } else if base.task.is_peft() {
         &[0, 3]
     } else {

@@ -852,7 +852,7 @@ fn training_report(
         None => out.push_str(&format!(
             "{}\n",
             Msg::new("est-time-unavailable")
-                .arg("why", e.step_unavailable.clone().unwrap_or_default())
+                .arg("why", e.step_unavailable.as_ref().map_or("", |t| t.get(l)),)
                 .render(l)
         )),
     }

@@ -348,7 +348,7 @@ fn serve_job(
         s.weights = parse_plan_weights(w, model)?;
     }
     for w in &s.weights {
-        gpuplan_core::infer::check_format_on_model(model, *w)?;
+        gpuplan_core::infer::check_format_on_model(model, *w, s.engine)?;
     }
     Ok(s)
 }
