@@ -497,14 +497,16 @@ impl<'a> Degrees<'a> {
         // Qwen2.5-14B full fine-tuning on 8 L20 found a CP 4 plan at 32k tokens and none at 16k).
         // Below 16k only where nothing fits without it ([`retry_with_cp`]).
         let long = base.seq_len >= CP_MIN_SEQ || pin.cp_for_memory;
-        let cps = pinned_or(pin.cp || llmc, base.parallel.cp, || match req.model.architecture {
-            Architecture::Transformer(_) if long => [1, 2, 4, 8]
-                .into_iter()
-                // The retry's CP 1 points are the first search's, which fitted nothing.
-                .filter(|cp| *cp > 1 || !pin.cp_for_memory)
-                .filter(|cp| base.seq_len.is_multiple_of(*cp))
-                .collect(),
-            _ => vec![1],
+        let cps = pinned_or(pin.cp || llmc, base.parallel.cp, || {
+            match req.model.architecture {
+                Architecture::Transformer(_) if long => [1, 2, 4, 8]
+                    .into_iter()
+                    // The retry's CP 1 points are the first search's, which fitted nothing.
+                    .filter(|cp| *cp > 1 || !pin.cp_for_memory)
+                    .filter(|cp| base.seq_len.is_multiple_of(*cp))
+                    .collect(),
+                _ => vec![1],
+            }
         });
         Degrees {
             tps,
