@@ -2474,9 +2474,9 @@ fn cp_retry_applies(req: &PlanRequest, setup: &TrainingSetup) -> bool {
 /// Stop 35's leftover (CP search): CP is searched from [`CP_MIN_SEQ`] tokens, where NeMo's
 /// recipes start it, but its memory reason holds at any length: it splits the activations and
 /// the logits of a sequence over the CP ranks. A Qwen2.5-14B full fine-tune at 8k tokens on one
-/// node of L20s found no plan, and one at 16k (with CP 2). So the instance types on which no
-/// site fits memory without CP (every site `Short`) are searched again with CP allowed, and
-/// their sites take that search's outcomes; types that fit somewhere keep theirs (a type that
+/// node of L20s found no plan, and one at 16k (with CP 2). So when no site of any type fits
+/// memory without CP (every site `Short`: the search would answer "no plan"), the instance types
+/// are searched again with CP allowed, and their sites take that search's outcomes (a type that
 /// fits only on more nodes without CP is not offered CP on fewer: said in methodology.md).
 /// The 4k pretraining bench rarely reaches the second search.
 fn retry_with_cp(
@@ -2487,7 +2487,13 @@ fn retry_with_cp(
     (mode, work_done): (SearchMode, &mut SearchWork),
     (sites, mut outcomes): (&[Site], Vec<Outcome>),
 ) -> Vec<Outcome> {
-    if !cp_retry_applies(req, job.setup) {
+    // A last resort: below CP_MIN_SEQ, CP is tried only when no type fits without it. Where some
+    // type fits, the second search cost the 4k pretraining bench 45% more step evaluations
+    // (24 near-miss types on 24-100 GB cards re-searched, none fitting with CP) for no plan.
+    let fits_somewhere = outcomes
+        .iter()
+        .any(|o| !matches!(o, Outcome::Short(..) | Outcome::Skip));
+    if fits_somewhere || !cp_retry_applies(req, job.setup) {
         return outcomes;
     }
     // Per type: every site short (`Some`, with its closest miss and that site's cluster), or not.
@@ -2509,11 +2515,21 @@ fn retry_with_cp(
             _ => *s = Some(None),
         }
     }
+    // CP of degree k takes k GPUs of one site: the most a type's largest site allows.
+    let mut most_gpus = vec![0u64; cands.len()];
+    for site in sites {
+        let g = &mut most_gpus[site.cand];
+        *g = (*g).max(site.cluster.total_gpus());
+    }
     let retry: Vec<(&Instance, &GpuSpec)> = cands
         .iter()
         .zip(&short)
-        .filter(|(_, s)| s.flatten().is_some_and(|(m, c)| cp_could_fit(req, m, c)))
-        .map(|(c, _)| *c)
+        .zip(&most_gpus)
+        .filter(|((_, s), &gpus)| {
+            s.flatten()
+                .is_some_and(|(m, c)| cp_could_fit(req, m, c, gpus))
+        })
+        .map(|((c, _), _)| *c)
         .collect();
     if retry.is_empty() {
         return outcomes;
@@ -2545,10 +2561,16 @@ const CP_MAX: f64 = 8.0;
 
 /// Whether CP could bring a type's closest miss within its GPU: CP at degree k splits at most the
 /// activations and the logits and loss of that configuration by k (its ranks come out of DP, so
-/// nothing else shrinks), with the allocator's share of them. An upper bound on the saving: a
-/// type it rules out gets no CP plan from the second search either, which is not run for it (the
-/// 4k pretraining bench's types that fit nowhere are short by their model states).
-fn cp_could_fit(req: &PlanRequest, miss: &Shortfall, c: &ClusterSpec) -> bool {
+/// nothing else shrinks), with the allocator's share of them, and k is at most [`CP_MAX`] and the
+/// GPUs of the type's largest site (`most_gpus`: one-GPU types that fit nowhere get no CP
+/// search). An upper bound on the saving: a type it rules out gets no CP plan from the second
+/// search either, which is not run for it (the 4k pretraining bench's types that fit nowhere are
+/// short by their model states, or have too few GPUs for CP: 24 of them before the GPU bound).
+fn cp_could_fit(req: &PlanRequest, miss: &Shortfall, c: &ClusterSpec, most_gpus: u64) -> bool {
+    let k = CP_MAX.min(most_gpus as f64);
+    if k < 2.0 {
+        return false;
+    }
     let Ok(m) = crate::train::training_memory(&req.model, &miss.setup, c, &req.tunables) else {
         return false;
     };
@@ -2559,7 +2581,7 @@ fn cp_could_fit(req: &PlanRequest, miss: &Shortfall, c: &ClusterSpec) -> bool {
         .map(|i| i.bytes.0)
         .sum();
     let reserve = m.device_total.0 / m.peak_allocated.0.max(1.0);
-    let saving = split * (1.0 - 1.0 / CP_MAX) * reserve.max(1.0);
+    let saving = split * (1.0 - 1.0 / k) * reserve.max(1.0);
     m.device_total.0 - saving <= miss.have.0
 }
 
