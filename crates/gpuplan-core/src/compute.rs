@@ -1330,6 +1330,15 @@ pub fn optimizer_bytes_per_param(o: crate::workload::Optimizer) -> f64 {
 /// (4 + 4 B) and writes the gradient (4 B): 18 B, counted at HBM as written.
 pub const FP32_GRAD_PASS_BYTES: f64 = 18.0;
 
+/// Bytes per trainable parameter of the 16-bit gradient DeepSpeed `BF16_Optimizer` leaves beside
+/// its fp32 gradient (`parallel.fp32_grad_pass`): autograd writes each bf16 parameter's `.grad`
+/// in backward, `update_hp_grads(clear_lp_grads=False)` adds it into the fp32 gradient and
+/// keeps it, and it is freed only by `clear_lp_grads()` at the start of the next micro-batch's
+/// backward (which then writes it again) or by the optimizer's `zero_grad` after the step
+/// (deepspeed/runtime/pipe/engine.py `_exec_backward_pass`, bf16_optimizer.py @56c52238): one
+/// bf16 element, 2 B, per trainable parameter the device holds, unsharded by its ZeRO-1.
+pub const FP32_GRAD_PASS_LP_GRAD_BYTES: f64 = 2.0;
+
 /// The rates of a chip for a training setup.
 pub fn chip_rates(
     g: &GpuSpec,

@@ -708,6 +708,37 @@ pub fn grad_accum_for_global(
     Ok(global / per)
 }
 
+/// `parallel.fp32_grad_pass` only where DeepSpeed's BF16_Optimizer runs it, for every model:
+/// a DeepSpeed engine ([`TrainingSetup::runs_deepspeed`]), bf16 with fp32 master weights and
+/// the whole fp32 gradient on the device (ZeRO stage 0 in DeepSpeed's config, its own ZeRO-1
+/// sharding). Not beside `gradient_accumulation_fusion = false`: Megatron's DDP hook would then
+/// add the 16-bit gradient into an fp32 buffer too (train/step.rs `main_grad_add_seconds`), the
+/// same add charged twice.
+fn check_fp32_grad_pass(setup: &TrainingSetup) -> Result<(), CoreError> {
+    let p = &setup.parallel;
+    if !p.fp32_grad_pass {
+        return Ok(());
+    }
+    if !setup.megatron_fused_wgrad() {
+        return Err(CoreError::invalid_msg(
+            "parallel.fp32_grad_pass",
+            "true",
+            crate::i18n::Msg::new("fix-fp32-grad-pass-unfused-wgrad"),
+        ));
+    }
+    if !setup.runs_deepspeed()
+        || p.zero > 1
+        || setup.precision != crate::workload::Precision::AmpBf16
+    {
+        return Err(CoreError::invalid_msg(
+            "parallel.fp32_grad_pass",
+            "true",
+            crate::i18n::Msg::new("fix-fp32-grad-pass"),
+        ));
+    }
+    Ok(())
+}
+
 /// Check TP/PP/EP against the model shapes and the cluster.
 pub fn check_parallelism(
     m: &ModelSpec,
@@ -724,8 +755,9 @@ pub fn check_parallelism(
             c.gpus_per_node,
         )?;
         let layers = t.total_layers();
-        // Layers need not divide PP: the stages split unevenly (DeepSpeed's partitioner, or
-        // Megatron-Core's `--decoder-last-pipeline-num-layers`); the slowest stage sets the pace.
+        // PP may not exceed the layers. Whether the layers must divide PP, or an uneven split
+        // needs stating (`first_stage_layers`/`last_stage_layers`), is `pipeline::check`'s
+        // (below): with no split stated a pp that does not divide is refused under every stack.
         if p.pp > layers {
             return Err(CoreError::invalid_msg(
                 "parallel.pp",
@@ -782,17 +814,6 @@ pub fn check_parallelism(
                 crate::i18n::Msg::new("fix-zero1-broadcast-needs-zero1"),
             ));
         }
-        // DeepSpeed's BF16_Optimizer: bf16 with fp32 master weights, the whole fp32 gradient
-        // on the device (ZeRO stage 0 in DeepSpeed's config, its own ZeRO-1 sharding).
-        if p.fp32_grad_pass
-            && (p.zero > 1 || setup.precision != crate::workload::Precision::AmpBf16)
-        {
-            return Err(CoreError::invalid_msg(
-                "parallel.fp32_grad_pass",
-                "true",
-                crate::i18n::Msg::new("fix-fp32-grad-pass"),
-            ));
-        }
         crate::pipeline::check(layers, p, setup.framework)?;
         match t.moe {
             Some(moe) if !moe.experts.is_multiple_of(p.ep) => {
@@ -818,6 +839,7 @@ pub fn check_parallelism(
             "models given by totals (CNNs, UNets) train data-parallel only: set tp = pp = 1",
         ));
     }
+    check_fp32_grad_pass(setup)?;
     if p.tp > c.gpus_per_node {
         return Err(CoreError::invalid_msg(
             "parallel.tp",
@@ -1454,6 +1476,7 @@ fn memory(
         let (items, cpu) = full_states(setup, &b, &dev, explain);
         (items, cpu, dev_params)
     };
+    items.extend(lp_grads_item(setup, &b, dev_params, explain));
     if megatron_te_weights(setup) {
         let linears = layout::most_loaded_linears(&b, &p, &WeightSplit::training(setup), dp * p.cp);
         // Megatron FSDP (ZeRO-3) keeps a shard of each weight; its FP8 copies are taken as
@@ -1527,6 +1550,34 @@ fn memory(
             .map(|e| e.experts),
         pipeline: pipeline_memory(m, setup, heaviest),
     })
+}
+
+/// DeepSpeed `BF16_Optimizer`'s 16-bit gradients beside its fp32 gradient
+/// (`parallel.fp32_grad_pass`, [`crate::compute::FP32_GRAD_PASS_LP_GRAD_BYTES`] per trainable
+/// parameter the device holds). Counted as resident: from a step's first backward they live
+/// through every later micro-batch's forward and the optimizer step; only the first
+/// micro-batch's forward runs without them (an over-count where one micro-batch on one stage is
+/// the whole step). `None` when off.
+fn lp_grads_item(
+    setup: &TrainingSetup,
+    b: &ParamBreakdown,
+    dev_params: f64,
+    explain: bool,
+) -> Option<MemoryItem> {
+    if !setup.parallel.fp32_grad_pass {
+        return None;
+    }
+    let params = if setup.task.is_peft() {
+        peft_trainable_params(b, &setup.lora) / b.total.max(1) as f64 * dev_params
+    } else {
+        dev_params
+    };
+    let per = crate::compute::FP32_GRAD_PASS_LP_GRAD_BYTES;
+    Some(item(
+        "16-bit gradients (BF16_Optimizer)",
+        Bytes(params * per),
+        why_msg!(explain, Msg::new("how-lp-grads").arg("per", per)),
+    ))
 }
 
 /// The pipeline's stage sizes and which stage holds the most weights (stage `heaviest`) and the

@@ -1075,6 +1075,18 @@ pub struct TrainingSetup {
     pub logit_metrics: u64,
 }
 
+/// Whether `seq_len` splits over `cp` context-parallel ranks as the stacks split it: into
+/// 2 × cp equal chunks, rank r taking chunks r and 2·cp − 1 − r for the causal mask's load
+/// balance. Megatron-Core's `get_batch_on_this_cp_rank` views each sequence as
+/// `(2 * cp_size, seq // (2 * cp_size))` (megatron/training/utils.py @core_r0.11.0), TE's
+/// `get_batch_on_this_cp_rank` the same; PyTorch's `context_parallel`, which torchtitan runs
+/// with load balancing on by default, asserts `buffer.size()[seq_dim] % (cp_world_size * 2) == 0`
+/// (torch/distributed/tensor/experimental/_attention.py `_RoundRobinLoadBalancer.shard`,
+/// torch 2.5-2.7; `_HeadTailLoadBalancer` in `_load_balancer.py` later). CP 1 always splits.
+pub fn cp_splits_sequence(seq_len: u64, cp: u64) -> bool {
+    cp <= 1 || seq_len.is_multiple_of(2 * cp)
+}
+
 impl TrainingSetup {
     /// Keys each query attends over: [`TrainingSetup::attention_span`], else the sequence.
     pub fn attended_keys(&self) -> u64 {
@@ -1096,6 +1108,13 @@ impl TrainingSetup {
     /// Whether ZeRO-3 sharding is DeepSpeed's (Megatron-DeepSpeed under `megatron`, or
     /// [`TrainingSetup::deepspeed`]) rather than torch FSDP's.
     pub fn zero3_by_deepspeed(&self) -> bool {
+        self.runs_deepspeed()
+    }
+
+    /// Whether a DeepSpeed engine can run the step: [`TrainingSetup::deepspeed`], or the
+    /// `megatron` profile, which stands for Megatron-DeepSpeed as well as Megatron-LM (the
+    /// BLOOM-176B rows: Megatron-DeepSpeed's `PipelineEngine` and `BF16_Optimizer`).
+    pub fn runs_deepspeed(&self) -> bool {
         self.deepspeed || self.framework == Framework::Megatron
     }
 }
@@ -1482,7 +1501,7 @@ impl TrainingSetup {
             3,
             "ZeRO stages are 0, 1, 2 or 3",
         )?;
-        if p.cp > 1 && !self.seq_len.is_multiple_of(p.cp) {
+        if !cp_splits_sequence(self.seq_len, p.cp) {
             return Err(CoreError::invalid_msg(
                 "parallel.cp",
                 p.cp,

@@ -148,6 +148,15 @@ fn context_parallelism_splits_the_sequence_and_overlaps_its_kv_ring() {
     with_cp.parallel.cp = 3;
     let e = training_step(&m, &with_cp, &c, &Tunables::default()).unwrap_err();
     assert!(e.to_string().contains("parallel.cp"), "{e}");
+    // Review r17 fix #3: the stacks cut a sequence into 2 × cp chunks (Megatron-Core/TE
+    // `get_batch_on_this_cp_rank`, PyTorch's load-balanced `context_parallel`), so a sequence
+    // that 4 divides but 8 does not is refused at CP 4 and taken at CP 2.
+    with_cp.parallel.cp = 4;
+    with_cp.seq_len = 131_076;
+    let e = training_step(&m, &with_cp, &c, &Tunables::default()).unwrap_err();
+    assert!(e.to_string().contains("parallel.cp"), "{e}");
+    with_cp.parallel.cp = 2;
+    step(&m, &with_cp, &c);
 }
 
 #[test]
@@ -287,6 +296,68 @@ fn bf16_optimizer_grad_pass_lengthens_every_micro_batch() {
         let e = training_step(&m, &bad, &c, &Tunables::default()).unwrap_err();
         assert!(e.to_string().contains("parallel.fp32_grad_pass"), "{e}");
     }
+}
+
+/// Review r17 fix #1: `fp32_grad_pass` is refused, naming the key, for every model and not only
+/// transformers: outside a DeepSpeed stack (the `hugging_face` profile without `deepspeed`), and
+/// beside `gradient_accumulation_fusion = false`, whose DDP hook would add the same 16-bit
+/// gradient into an fp32 buffer a second time. The DeepSpeed stacks take it: Megatron-DeepSpeed
+/// (`megatron`) and `deepspeed = true`.
+#[test]
+fn bf16_optimizer_grad_pass_needs_a_deepspeed_stack_and_one_gradient_add() {
+    let c = cluster("a100-80g", 1);
+    let refused = |m: &ModelSpec, s: &TrainingSetup| {
+        let e = training_step(m, s, &c, &Tunables::default()).unwrap_err();
+        assert!(e.to_string().contains("parallel.fp32_grad_pass"), "{e}");
+    };
+    let m = model("Llama-3.1-8B");
+    let mut on = megatron(1, 1, 8);
+    on.parallel.fp32_grad_pass = true;
+    step(&m, &on, &c);
+    let mut unfused = on.clone();
+    unfused.gradient_accumulation_fusion = Some(false);
+    refused(&m, &unfused);
+    let mut hf = on.clone();
+    hf.framework = Framework::HuggingFace;
+    refused(&m, &hf);
+    let mut ds = hf.clone();
+    ds.deepspeed = true;
+    step(&m, &ds, &c);
+    // A model given by totals is checked too (it used to pass outside the transformer block).
+    let cnn = model("ResNet-50");
+    let mut opaque = TrainingSetup {
+        task: TrainTask::Pretrain,
+        framework: Framework::HuggingFace,
+        precision: Precision::AmpFp16,
+        ..Default::default()
+    };
+    opaque.parallel.fp32_grad_pass = true;
+    refused(&cnn, &opaque);
+}
+
+/// Review r17 fix #2: BF16_Optimizer keeps each bf16 `.grad` beside its fp32 gradient from a
+/// micro-batch's backward to the step (`update_hp_grads(clear_lp_grads=False)`): 2 B per
+/// trainable parameter of the device, one more row than without the pass, and that much more
+/// memory at the peak.
+#[test]
+fn bf16_optimizer_grad_pass_keeps_the_16_bit_gradients() {
+    let m = model("Llama-3.1-8B");
+    let c = cluster("a100-80g", 1);
+    let off = megatron(2, 2, 8);
+    let mut on = off.clone();
+    on.parallel.fp32_grad_pass = true;
+    let t = Tunables::default();
+    let (a, b) = (
+        training_memory(&m, &off, &c, &t).unwrap(),
+        training_memory(&m, &on, &c, &t).unwrap(),
+    );
+    let row = "16-bit gradients (BF16_Optimizer)";
+    assert!(a.items.iter().all(|i| i.name != row));
+    let lp = b.items.iter().find(|i| i.name == row).unwrap().bytes.0;
+    let want = 2.0 * b.params_per_device;
+    assert!((lp - want).abs() < 1e-6 * want, "{lp} vs {want}");
+    let grown = b.peak_allocated.0 - a.peak_allocated.0;
+    assert!((grown - want).abs() < 1e-6 * want, "{grown} vs {want}");
 }
 
 /// The bucket count a DP collective row names ("… (ring, 28 buckets)").

@@ -178,7 +178,7 @@ fix-filter-min-gpu-memory = GiB per GPU, 0 to 10000 (e.g. 80)
 fix-filter-max-price = CNY per hour (per month with --billing monthly), more than 0 and at most 1e12
 fix-model-parallel-divides-gpus = must divide the number of GPUs ({ $gpus }); change tp/pp/cp or the GPU count
 fix-global-batch-multiple = must be a multiple of micro-batch × data-parallel size = { $mb } × { $dp } = { $per }
-fix-cp-divides-seq = the sequence ({ $seq } tokens) must split evenly over the context-parallel ranks: choose a cp that divides seq_len
+fix-cp-divides-seq = the sequence ({ $seq } tokens) must split into 2 × cp equal chunks, two on each context-parallel rank (Megatron-Core and TE's load-balanced split, as PyTorch's context_parallel under torchtitan): choose a cp with seq_len a multiple of 2 × cp
 fix-deepspeed-pp-zero = DeepSpeed's pipeline engine runs ZeRO-0 or ZeRO-1 only ("ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism") and this layout has { $pp } pipeline stages: set parallel.zero = 1 (--zero 1), or parallel.pp = 1 to shard with ZeRO-2/3
 fix-json-comment = not valid JSON: a comment (`//` or `/* */`) starts there, and comments are not JSON (an editor for JSONC or JSON5 may add them); remove the comments and read the file again
 fix-case-elapsed-metric = only a gpu_hours case can compare elapsed hours: remove [elapsed] or set metric = "gpu_hours"
@@ -199,7 +199,8 @@ fix-virtual-stages = interleaving needs pp ≥ 2 and at least one of the { $laye
 fix-moe-a2a-overlap = the EP all-to-all overlap needs virtual_stages ≥ 2 when pp ≥ 2 (Megatron-Core runs it in the interleaved schedule only)
 fix-moe-ep-settings-need-ep = the expert all-to-all settings (moe_a2a_overlap, moe_dispatcher) act on an MoE model's expert parallelism: use them with an MoE model at ep ≥ 2, or remove them
 fix-zero1-broadcast-needs-zero1 = per_rank broadcasts hand back a sharded optimizer's parameters: use it with zero = 1 or 2, or remove it
-fix-fp32-grad-pass = fp32_grad_pass is DeepSpeed BF16_Optimizer's gradient copy: use it with precision = "amp_bf16" and zero = 0 or 1, or remove it
+fix-fp32-grad-pass = fp32_grad_pass is DeepSpeed BF16_Optimizer's gradient copy: use it on a DeepSpeed stack (framework = "megatron" for Megatron-DeepSpeed, or deepspeed = true) with precision = "amp_bf16" and zero = 0 or 1, or remove it
+fix-fp32-grad-pass-unfused-wgrad = fp32_grad_pass and gradient_accumulation_fusion = false both add each 16-bit gradient into an fp32 gradient (DeepSpeed's BF16_Optimizer, Megatron's DDP hook): keep the one the stack runs, remove the other
 fix-last-stage-layers = needs pp ≥ 2 and leaves at least one of the { $layers } layers to each other stage
 fix-first-stage-layers = needs pp ≥ 2 and leaves at least one of the { $layers } layers to each other stage
 fix-stage-split-middle = Megatron-Core splits the layers left after the stated first/last stage ({ $rest } of { $layers }) evenly over the other { $stages } stages: the nearest size that does is { $near }

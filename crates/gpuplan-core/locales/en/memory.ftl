@@ -2,6 +2,7 @@
 
 mem-weights = weights
 mem-gradients = gradients
+mem-16-bit-gradients-bf16-optimizer = 16-bit gradients (BF16_Optimizer)
 mem-optimizer-states-master-weights = optimizer states + master weights
 mem-base-weights-frozen = base weights (frozen)
 mem-4-bit-quantisation-constants = 4-bit quantisation constants
@@ -100,6 +101,7 @@ how-weights = { $b }B params × { $per } B{ $shard }{ $host ->
    *[no] {""}
 }
 how-gradients = { $per } B/param{ $shard }
+how-lp-grads = { $per } B/param: BF16_Optimizer keeps each bf16 .grad beside the fp32 gradient from backward to the step (fp32_grad_pass)
 how-gradients-fused = optimizer step fused into backward: no full gradient buffer
 how-optimizer = { $opt }: { $per } B/param states{ $factored ->
     [none] {""}

@@ -175,7 +175,7 @@ fix-filter-min-gpu-memory = 每块 GPU 的显存 GiB，0 到 10000（例如 80�
 fix-filter-max-price = 每小时的人民币价格（--billing monthly 时为每月），大于 0 且不超过 1e12
 fix-model-parallel-divides-gpus = 必须能整除 GPU 总数（{ $gpus }）：请调整 tp/pp/cp 或 GPU 数量
 fix-global-batch-multiple = 必须是 micro-batch × 数据并行规模 = { $mb } × { $dp } = { $per } 的整数倍
-fix-cp-divides-seq = 序列（{ $seq } 个 token）必须能均分到各上下文并行 rank：请选能整除 seq_len 的 cp
+fix-cp-divides-seq = 序列（{ $seq } 个 token）必须能均分为 2 × cp 段，每个上下文并行 rank 两段（Megatron-Core 与 TE 的负载均衡切分，torchtitan 所用 PyTorch context_parallel 亦然）：请选使 seq_len 为 2 × cp 倍数的 cp
 fix-deepspeed-pp-zero = DeepSpeed 的流水线引擎只支持 ZeRO-0 或 ZeRO-1（其源码断言 ZeRO-2、ZeRO-3 与流水线并行不兼容），而此布局有 { $pp } 个流水线阶段：请设 parallel.zero = 1（--zero 1），或设 parallel.pp = 1 以使用 ZeRO-2/3 切分
 fix-json-comment = 不是有效的 JSON：此处开始一段注释（`//` 或 `/* */`），而 JSON 不允许注释（JSONC 或 JSON5 编辑器可能加入）；请删去注释后重新读取
 fix-case-elapsed-metric = 只有 gpu_hours 用例能比较实际耗时：请删去 [elapsed] 或设 metric = "gpu_hours"
@@ -196,7 +196,8 @@ fix-virtual-stages = 交错流水线需要 pp ≥ 2，且每个虚拟阶段至�
 fix-moe-a2a-overlap = pp ≥ 2 时，EP all-to-all 重叠需要 virtual_stages ≥ 2（Megatron-Core 只在交错流水线调度中运行它）
 fix-moe-ep-settings-need-ep = 专家 all-to-all 设置（moe_a2a_overlap、moe_dispatcher）只作用于 MoE 模型的专家并行：请在 MoE 模型且 ep ≥ 2 时使用，或去掉它们
 fix-zero1-broadcast-needs-zero1 = per_rank 广播用于分片优化器回传参数：请在 zero = 1 或 2 时使用，或去掉它
-fix-fp32-grad-pass = fp32_grad_pass 表示 DeepSpeed BF16_Optimizer 的梯度拷贝：请在 precision = "amp_bf16" 且 zero = 0 或 1 时使用，或去掉它
+fix-fp32-grad-pass = fp32_grad_pass 表示 DeepSpeed BF16_Optimizer 的梯度拷贝：请在 DeepSpeed 栈上（Megatron-DeepSpeed 用 framework = "megatron"，或 deepspeed = true）且 precision = "amp_bf16"、zero = 0 或 1 时使用，或去掉它
+fix-fp32-grad-pass-unfused-wgrad = fp32_grad_pass 与 gradient_accumulation_fusion = false 都会把每个 16 位梯度加到 fp32 梯度上（DeepSpeed 的 BF16_Optimizer、Megatron 的 DDP 钩子）：保留所用框架实际执行的那一个，去掉另一个
 fix-last-stage-layers = 需要 pp ≥ 2，并给其余每个阶段至少留下 { $layers } 层中的一层
 fix-first-stage-layers = 需要 pp ≥ 2，并给其余每个阶段至少留下 { $layers } 层中的一层
 fix-stage-split-middle = Megatron-Core 会把指定首/末阶段之后剩下的层（{ $layers } 层中的 { $rest } 层）均分到其余 { $stages } 个阶段：最接近且能整除的层数是 { $near }

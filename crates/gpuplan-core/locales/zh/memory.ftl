@@ -2,6 +2,7 @@
 
 mem-weights = 权重
 mem-gradients = 梯度
+mem-16-bit-gradients-bf16-optimizer = 16 位梯度（BF16_Optimizer）
 mem-optimizer-states-master-weights = 优化器状态 + 主权重
 mem-base-weights-frozen = 基座权重（冻结）
 mem-4-bit-quantisation-constants = 4-bit 量化常数
@@ -100,6 +101,7 @@ how-weights = { $b }B 参数 × { $per } B{ $shard }{ $host ->
    *[no] {""}
 }
 how-gradients = 每参数 { $per } B{ $shard }
+how-lp-grads = 每参数 { $per } B：BF16_Optimizer 从反向到优化器更新一直保留每个 bf16 .grad，与 fp32 梯度并存（fp32_grad_pass）
 how-gradients-fused = 优化器更新融合进反向：没有完整的梯度缓冲
 how-optimizer = { $opt }：每参数 { $per } B 状态{ $factored ->
     [none] {""}

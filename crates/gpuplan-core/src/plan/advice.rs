@@ -725,14 +725,23 @@ const LOSS_MEMORY_SHARE: f64 = 1.0 / 3.0;
 /// `enable_liger_kernel` (src/llamafactory/hparams/model_args.py, "Whether or not to enable liger
 /// kernel for faster training."); gpuplan models torchtune's chunked loss (`--chunked-loss`), so
 /// the advice names that flag to plan again with, not a figure for Liger's.
+/// Whether the job already runs a loss in place of the eager fp32 one over the whole logits:
+/// chunked, llm.c's fused classifier, flash-attn's xentropy (16-bit logits, no fp32 copy),
+/// torchtitan's loss_parallel (logits sharded over the TP ranks' vocabulary), LitGPT's bf16
+/// chunks or a compiled loss.
+fn loss_stated(s: &crate::workload::TrainingSetup) -> bool {
+    s.chunked_loss
+        || s.fused_classifier
+        || s.fused_cross_entropy
+        || s.loss_parallel()
+        || s.bf16_chunked_loss == Some(true)
+        || s.compiled_loss == Some(true)
+}
+
 fn loss_memory(c: &Ctx) -> Option<Msg> {
     let t = c.train()?;
     let s = &t.setup;
-    let stated = s.chunked_loss
-        || s.fused_classifier
-        || s.bf16_chunked_loss == Some(true)
-        || s.compiled_loss == Some(true);
-    if s.framework != crate::workload::Framework::HuggingFace || stated {
+    if s.framework != crate::workload::Framework::HuggingFace || loss_stated(s) {
         return None;
     }
     let loss = t.memory.items.iter().find(|i| i.name == "logits + loss")?;
@@ -1418,7 +1427,7 @@ fn big_card_small_inference(plans: &[Plan]) -> Option<(Severity, Msg)> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Advice, Severity, RULES};
+    use super::{loss_stated, Advice, Severity, RULES};
     use crate::i18n::{Lang, Msg, Text};
 
     #[test]
@@ -1439,6 +1448,21 @@ mod tests {
         assert_eq!(json, want, "same fields, same order");
         let fixed = Advice::from_text("auto-release", Severity::Info, eager.clone());
         assert_eq!(serde_json::to_string(&fixed).unwrap(), want);
+    }
+
+    /// Review r17 fix #7: `loss-memory` stays quiet where the job states a loss that already
+    /// avoids the fp32 full-vocabulary copy, flash-attn's xentropy and torchtitan's
+    /// loss_parallel (HF profile at TP > 1) included; the eager loss at TP 1 is not such a loss.
+    #[test]
+    fn loss_memory_counts_xentropy_and_loss_parallel_as_stated() {
+        let eager = crate::workload::TrainingSetup::default();
+        assert!(!loss_stated(&eager));
+        let mut xent = eager.clone();
+        xent.fused_cross_entropy = true;
+        assert!(loss_stated(&xent));
+        let mut tp = eager.clone();
+        tp.parallel.tp = 2;
+        assert!(tp.loss_parallel() && loss_stated(&tp));
     }
 
     #[test]

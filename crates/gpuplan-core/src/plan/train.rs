@@ -503,7 +503,7 @@ impl<'a> Degrees<'a> {
                     .into_iter()
                     // The retry's CP 1 points are the first search's, which fitted nothing.
                     .filter(|cp| *cp > 1 || !pin.cp_for_memory)
-                    .filter(|cp| base.seq_len.is_multiple_of(*cp))
+                    .filter(|cp| crate::workload::cp_splits_sequence(base.seq_len, *cp))
                     .collect(),
                 _ => vec![1],
             }
@@ -2460,15 +2460,17 @@ fn site_outcomes<'a>(
 /// Whether a search that found nothing to fit on some instance type tries context parallelism
 /// there below [`CP_MIN_SEQ`]: a transformer whose CP the workload does not state, at a
 /// sequence CP's load-balanced split divides (Megatron-Core and TE split each sequence into
-/// 2 × cp chunks), under a stack that has CP (LitGPT has none).
+/// 2 × cp chunks), under a stack that has CP (LitGPT has none; llm.c's fused classifier pins
+/// CP 1 in the search's degrees, so a retry would only search the same points again).
 fn cp_retry_applies(req: &PlanRequest, setup: &TrainingSetup) -> bool {
     let pin = pins(req);
     req.model.transformer().is_some()
         && !pin.cp
         && !pin.cp_for_memory
         && setup.seq_len < CP_MIN_SEQ
-        && setup.seq_len.is_multiple_of(4)
+        && crate::workload::cp_splits_sequence(setup.seq_len, 2)
         && setup.framework != Framework::LitGpt
+        && !setup.fused_classifier
 }
 
 /// Stop 35's leftover (CP search): CP is searched from [`CP_MIN_SEQ`] tokens, where NeMo's
@@ -3102,5 +3104,53 @@ mod ladder_tests {
         }
         assert!(compared > 1000, "{compared} clusters compared");
         assert!(nvlink_shapes > 10, "{nvlink_shapes} shapes with TP links");
+    }
+}
+
+#[cfg(test)]
+mod cp_retry_tests {
+    use super::*;
+    use crate::plan::{Constraints, Job, Objective};
+    use crate::workload::TrainTask;
+
+    fn request(setup: &TrainingSetup) -> PlanRequest {
+        PlanRequest {
+            model: crate::model::find_preset("Llama-3.1-8B")
+                .unwrap()
+                .model
+                .clone(),
+            job: Job::Train {
+                setup: setup.clone(),
+                global_batch: None,
+                precision_pinned: false,
+                pins: Default::default(),
+            },
+            constraints: Constraints::default(),
+            objective: Objective::Cost,
+            tunables: Tunables::default(),
+        }
+    }
+
+    /// Review r17 fixes #3 and #4: the retry with CP takes sequences that CP 2's 2 × 2 chunks
+    /// divide, and not llm.c's fused classifier, whose search pins CP 1 (a retry would search
+    /// the same points again).
+    #[test]
+    fn cp_retry_needs_four_chunks_and_not_llmc() {
+        let s = TrainingSetup {
+            task: TrainTask::Pretrain,
+            seq_len: 8192,
+            ..Default::default()
+        };
+        assert!(cp_retry_applies(&request(&s), &s));
+        let odd = TrainingSetup {
+            seq_len: 8190,
+            ..s.clone()
+        };
+        assert!(!cp_retry_applies(&request(&odd), &odd));
+        let llmc = TrainingSetup {
+            fused_classifier: true,
+            ..s.clone()
+        };
+        assert!(!cp_retry_applies(&request(&llmc), &llmc));
     }
 }
