@@ -117,6 +117,10 @@ def megatron(cid, r, tp, pp, dp, mb, accum, zero=0, note="", vp=None, ddp_overla
             config=gpt_cfg(s["hidden"], s["layers"], s["heads"], s.get("vocab", 51200), s["seq_len"], dropout=True),
             training=dict(task="pretrain", precision="amp_fp16", framework="megatron", micro_batch=mb,
                           seq_len=s["seq_len"], grad_accum=accum, recompute="full", attention="eager",
+                          # The 2021 Megatron-LM code of these runs has only the unfused vocab-parallel
+                          # cross-entropy (megatron/core/fusions/fused_cross_entropy.py first appears in
+                          # core_v0.8.0): audit r17 #1.
+                          cross_entropy_loss_fusion=False,
                           parallel=dict(tp=tp, pp=pp, zero=zero,
                                         **({"virtual_stages": vp} if vp else {}),
                                         **({"overlap_grad_reduce": ddp_overlap} if ddp_overlap is not None else {}))),

@@ -1235,8 +1235,8 @@ pub const FUSED_CLASSIFIER_PASSES: f64 = 3.0;
 ///   `= false`: Megatron-Core up to 0.7, which has no fused loss, and Megatron-LM's own default
 ///   since, `cross_entropy_loss_fusion: bool = False` in core_v0.8.0
 ///   megatron/core/model_parallel_config.py) is [`megatron_unfused_loss_bytes`]: 52 B in bf16.
-///   A setup that does not say so gets the fused path; on the Megatron-LM rows (GPT 1.7B-1T,
-///   vocab 51,200) the difference is under one point.
+///   A setup that does not say so gets the fused path; the Megatron-LM paper rows (GPT 1.7B-1T,
+///   vocab 51,200, 2021 code) state the unfused one, under one point slower.
 /// - a fused classifier (llm.c, [`FUSED_CLASSIFIER_PASSES`]): 3c, before any other loss option.
 /// - LitGPT's bf16 `F.cross_entropy` without upcast: `log_softmax` c + c, zero-filled gradient c,
 ///   `_log_softmax_backward_data` 2c read, c written: 6c.

@@ -614,12 +614,26 @@ fn logits_bytes(
                 Msg::new("how-logits-hf").arg("vocab", t.vocab.to_string())
             ),
         ),
-        Framework::Megatron => (
+        Framework::Megatron if setup.megatron_fused_loss() => (
             4.0 * tokens * (t.hidden as f64 + v) / tp,
             why_msg!(explain, Msg::new("how-logits-megatron")),
         ),
+        Framework::Megatron => (
+            4.0 * tokens * t.hidden as f64 / tp + MEGATRON_UNFUSED_LOSS_FP32_COPIES * 4.0 * tokens * v / tp,
+            why_msg!(explain, Msg::new("how-logits-megatron-unfused")),
+        ),
     }
 }
+
+/// fp32 logits-sized tensors alive together in Megatron-Core's unfused vocab-parallel
+/// cross-entropy ([`TrainingSetup::cross_entropy_loss_fusion`] `= false`), where the fused path
+/// (Megatron's `theoretical_memory_usage.py`, 4 B per logit) has one: the caller's `.float()`
+/// copy of the logits (`vocab_parallel_cross_entropy(logits.float(), labels)`) and the
+/// out-of-place `vocab_parallel_logits - logits_max.unsqueeze(dim=-1)` of
+/// megatron/core/tensor_parallel/cross_entropy.py `_VocabParallelCrossEntropy.forward`
+/// (core_v0.6.0, core_v0.7.0), which `exp` and `div_` then overwrite in place and save for
+/// backward (the same reading as [`crate::compute::megatron_unfused_loss_bytes`]).
+pub const MEGATRON_UNFUSED_LOSS_FP32_COPIES: f64 = 2.0;
 
 /// LitGPT's loss chunk (`chunked_cross_entropy(chunk_size=128)`, `lm_head_chunk_size=128`).
 pub const LITGPT_LOSS_CHUNK_TOKENS: f64 = 128.0;

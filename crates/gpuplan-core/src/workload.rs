@@ -1034,8 +1034,11 @@ pub struct TrainingSetup {
     /// that the DDP hook adds to the main-gradient buffer after every micro-batch's backward
     /// (megatron/core/distributed/distributed_data_parallel.py @core_v0.6.0 `param_hook`:
     /// `param.main_grad.add_(param.grad.data)`), bandwidth-bound (train/step.rs
-    /// `main_grad_add_seconds`). Default: fused (Megatron-LM's default; its fused kernel is
-    /// `fused_weight_gradient_mlp_cuda`, CUDA only).
+    /// `main_grad_add_seconds`). Default: fused on every stack (Megatron-LM's default; its CUDA
+    /// kernel is `fused_weight_gradient_mlp_cuda`; on Ascend, MindSpeed patches the linears'
+    /// backward to `npu_matmul_add_fp32`, a matmul-add fused operator over an fp32 `main_grad`,
+    /// Ascend/MindSpeed mindspeed/ops/npu_matmul_add.py @0c60c353, enabled, per its
+    /// docs/features/npu_matmul_add.md, by leaving out `--no-gradient-accumulation-fusion`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gradient_accumulation_fusion: Option<bool>,
     /// The loss is flash-attn's fused softmax cross-entropy over the 16-bit logits

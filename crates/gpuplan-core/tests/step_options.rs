@@ -644,3 +644,28 @@ fn unfused_gradient_accumulation_streams_every_parameter_each_micro_batch() {
     // Once per micro-batch: the step grows by grad_accum times the per-micro-batch add.
     assert!(close(b.compute.0 - a.compute.0, 4.0 * added));
 }
+
+/// Audit r17 #3: Megatron's unfused vocab-parallel cross-entropy (`cross_entropy_loss_fusion =
+/// false`) holds the caller's fp32 copy of the logits and the out-of-place max subtraction
+/// together: 4·s·b·V/t more than the fused path's 4·s·b·(h + V)/t in the loss phase, and its
+/// own explanation.
+#[test]
+fn unfused_megatron_loss_holds_a_second_fp32_logits_copy() {
+    let fused = TrainingSetup {
+        framework: Framework::Megatron,
+        seq_len: 2048,
+        micro_batch: 2,
+        ..TrainingSetup::default()
+    };
+    let unfused = TrainingSetup {
+        cross_entropy_loss_fusion: Some(false),
+        ..fused.clone()
+    };
+    let loss = |s: &TrainingSetup| component(&mem(s, 8), "loss", "loss buffers (fp32)");
+    let vocab = model().transformer().unwrap().vocab as f64;
+    let tp = fused.parallel.tp as f64;
+    let extra = 4.0 * 2.0 * 2048.0 * vocab / tp;
+    let (a, b) = (loss(&fused), loss(&unfused));
+    assert!(a > 0.0, "{a}");
+    assert!(close(b - a, extra), "{} vs {extra}", b - a);
+}

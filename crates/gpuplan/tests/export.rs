@@ -1560,6 +1560,38 @@ fn a_default_profile_megatron_moe_plan_exports_its_stack_and_uneven_split() {
     }
 }
 
+/// Audit r17 #1: the loss and weight-gradient paths a `megatron` plan was estimated with reach
+/// Megatron-LM, whose own defaults are the unfused loss and the fused accumulation: the plan's
+/// default (fused loss) writes `--cross-entropy-loss-fusion`, `cross_entropy_loss_fusion = false`
+/// leaves it out, and `gradient_accumulation_fusion = false` writes
+/// `--no-gradient-accumulation-fusion`.
+#[test]
+fn megatron_args_carry_loss_and_wgrad_fusion() {
+    let run = |extra: &str, name: &str| {
+        megatron_args_of(
+            &format!(
+                "kind = \"training\"\nmodel = \"Llama-3.1-8B\"\n[training]\ntask = \"pretrain\"\n\
+                 precision = \"amp_bf16\"\nframework = \"megatron\"\nseq_len = 4096\ntokens = 1e9\n{extra}\
+                 [training.parallel]\nzero = 1\n"
+            ),
+            name,
+        )
+    };
+    let (loss, wgrad) = (
+        "--cross-entropy-loss-fusion",
+        "--no-gradient-accumulation-fusion",
+    );
+    let default = run("", "fusion-default");
+    assert!(default.contains(loss), "{default}");
+    assert!(!default.contains(wgrad), "{default}");
+    let unfused = run(
+        "cross_entropy_loss_fusion = false\ngradient_accumulation_fusion = false\n",
+        "fusion-off",
+    );
+    assert!(!unfused.contains(loss), "{unfused}");
+    assert!(unfused.contains(wgrad), "{unfused}");
+}
+
 /// `plan -w` of `workload` with its first plan exported (in a scratch folder named `name`, removed
 /// after): the bundle's megatron_args.sh. The command must succeed.
 fn megatron_args_of(workload: &str, name: &str) -> String {

@@ -127,6 +127,7 @@ how-logits-chunked = { $per } B × tokens × vocab ({ $vocab }): logits + every 
 how-logits-loss-parallel = 16 B × tokens × vocab ({ $vocab }) / TP at the loss's backward: torch loss_parallel's fp32 saved log-softmax, zeros, exp and their sum (torch/distributed/tensor/parallel/loss.py)
 how-logits-fused-classifier = { $per } B × tokens × vocab ({ $vocab }) at the loss and the LM head's backward: the 16-bit logits, their gradient written over them in place (llm.c fused classifier: no fp32 buffer)
 how-logits-megatron = 4·s·b·(h + V)/t: fused vocab-parallel cross-entropy (Megatron theoretical_memory_usage.py)
+how-logits-megatron-unfused = 4·s·b·h/t + 8·s·b·V/t: unfused vocab-parallel cross-entropy (cross_entropy_loss_fusion = false): the fp32 copy of the logits and the out-of-place max subtraction live together (megatron/core/tensor_parallel/cross_entropy.py up to core 0.7)
 how-gathered-largest-layer = 2 × largest layer × 2 B (DeepSpeed memory.rst: 4·largest_layer_params)
 how-quant-constants = { $b }B quantised weights × { $bits } bits (bitsandbytes QuantState), whole on every GPU: not parameters, so ZeRO-3/FSDP neither shard nor offload them
 how-modules-to-save = { $m }M params ({ $modules }) × { $per } B (trainable copy, grad, optimizer states){ $host ->

@@ -127,6 +127,7 @@ how-logits-chunked = { $per } B × tokens × 词表（{ $vocab }）：logits + �
 how-logits-loss-parallel = 损失反向时 16 B × tokens × 词表（{ $vocab }）/ TP：torch loss_parallel 保存的 fp32 log-softmax、零张量、exp 及其和（torch/distributed/tensor/parallel/loss.py）
 how-logits-fused-classifier = 损失与 LM head 反向时 { $per } B × tokens × 词表（{ $vocab }）：16 位 logits，其梯度原地写回（llm.c 融合分类器：没有 fp32 缓冲）
 how-logits-megatron = 4·s·b·(h + V)/t：融合的词表并行交叉熵（Megatron theoretical_memory_usage.py）
+how-logits-megatron-unfused = 4·s·b·h/t + 8·s·b·V/t：未融合的词表并行交叉熵（cross_entropy_loss_fusion = false）：logits 的 fp32 副本与非原地的减最大值结果同时存在（megatron/core/tensor_parallel/cross_entropy.py，core 0.7 及以前）
 how-gathered-largest-layer = 2 × 最大层 × 2 B（DeepSpeed memory.rst：4·largest_layer_params）
 how-quant-constants = { $b }B 量化权重 × { $bits } 位（bitsandbytes QuantState），每张卡完整保存：它们不是参数，ZeRO-3/FSDP 既不切分也不卸载
 how-modules-to-save = { $m }M 参数（{ $modules }）× { $per } B（可训练副本、梯度与优化器状态）{ $host ->

@@ -784,6 +784,7 @@ pub fn megatron_args(p: &PlanView, t: &TrainView) -> Vec<String> {
         a.push("--grad-reduce-in-bf16".into());
     }
     a.extend(bf16_moment_args(t));
+    a.extend(fusion_args(t));
     match t.recompute.as_str() {
         // Store each layer's input, recompute the layer: uniform over 1-layer chunks.
         "full" => a.extend([
@@ -830,6 +831,25 @@ fn bf16_moment_args(t: &TrainView) -> Vec<String> {
     ]
     .map(String::from)
     .to_vec()
+}
+
+/// The loss and weight-gradient paths the plan's step time and memory assumed
+/// ([`TrainView::megatron_fused_loss`], [`TrainView::megatron_fused_wgrad`]). Megatron-LM's own
+/// defaults are the unfused loss and the fused weight-gradient accumulation
+/// (megatron/training/arguments.py: `group.add_argument('--cross-entropy-loss-fusion',
+/// action='store_true', help='Enabled fusion of cross entropy loss calculation.',
+/// dest='cross_entropy_loss_fusion')` and `'--no-gradient-accumulation-fusion',
+/// action='store_false', ... dest='gradient_accumulation_fusion'`), so each is named only where
+/// the plan differs from them.
+fn fusion_args(t: &TrainView) -> Vec<String> {
+    let mut a = Vec::new();
+    if t.megatron_fused_loss {
+        a.push("--cross-entropy-loss-fusion".into());
+    }
+    if !t.megatron_fused_wgrad {
+        a.push("--no-gradient-accumulation-fusion".into());
+    }
+    a
 }
 
 fn megatron_overlaps(t: &TrainView, a: &mut Vec<String>) {

@@ -129,6 +129,12 @@ pub struct TrainView {
     /// `setup.optimizer_dtype = "bf16"` (megatron profile): the plan's memory counted the Adam
     /// master weights and moments at 2 B each (apex DistributedFusedAdam `dtype`).
     pub optimizer_bf16: bool,
+    /// The loss and weight-gradient paths a `megatron` plan was estimated with
+    /// (`setup.cross_entropy_loss_fusion`, `setup.gradient_accumulation_fusion`; absent: true,
+    /// gpuplan-core `TrainingSetup::megatron_fused_loss` / `megatron_fused_wgrad`). False for
+    /// the fused loss of a plan of another profile, whose loss is the framework's own.
+    pub megatron_fused_loss: bool,
+    pub megatron_fused_wgrad: bool,
     pub zero: u64,
     pub offload_optimizer: bool,
     pub offload_params: bool,
@@ -505,6 +511,7 @@ fn train_view(t: &Value, request: &Value, plan: &Value, at: &str) -> Result<Trai
         _ => None,
     };
     let (checkpoint_interval_s, checkpoint_basis) = checkpoint_interval(t, plan, &f)?;
+    let megatron = get(t, "setup/framework").and_then(Value::as_str) == Some("megatron");
     Ok(TrainView {
         task: s("setup/task")?,
         precision: s("setup/precision")?,
@@ -559,6 +566,9 @@ fn train_view(t: &Value, request: &Value, plan: &Value, at: &str) -> Result<Trai
             .is_some_and(|g| g == "bf16"),
         optimizer_bf16: optional_ident(t, "setup/optimizer_dtype", &f("setup/optimizer_dtype"))?
             .is_some_and(|d| d == "bf16"),
+        megatron_fused_loss: megatron
+            && optional_flag_or(t, "setup/cross_entropy_loss_fusion", true, &f)?,
+        megatron_fused_wgrad: optional_flag_or(t, "setup/gradient_accumulation_fusion", true, &f)?,
         zero,
         offload_optimizer: b("setup/parallel/offload_optimizer")?,
         offload_params: b("setup/parallel/offload_params")?,
@@ -799,6 +809,19 @@ fn optional_flag(v: &Value, path: &str, field: &dyn Fn(&str) -> String) -> Resul
     match get(v, path) {
         Some(x) if !x.is_null() => flag(v, path, &field(path)),
         _ => Ok(false),
+    }
+}
+
+/// [`optional_flag`] with the default an absent key stands for.
+fn optional_flag_or(
+    v: &Value,
+    path: &str,
+    default: bool,
+    field: &dyn Fn(&str) -> String,
+) -> Result<bool> {
+    match get(v, path) {
+        Some(x) if !x.is_null() => flag(v, path, &field(path)),
+        _ => Ok(default),
     }
 }
 
