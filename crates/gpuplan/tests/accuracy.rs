@@ -142,10 +142,13 @@ fn accuracy_refits_every_fitted_source() {
     // where every stage was sized 16): mean 10.5% -> 10.6%, median unchanged.
     // Stop 36 (wt-hostadam17): the host optimizer step timed (torchtune 70B full fine-tune with
     // CPU offload +80.4% -> +13.6%); all of stop 36 together: mean 10.0%.
+    // Review r17 #1: torchtune's recipe gives each FSDP-offload rank os.cpu_count() // 8 threads
+    // (set_torch_num_threads), not torchrun's one, on a host the row does not state: that row's
+    // host step is untimed again (+13.6% -> +80.4%), mean 10.0% -> 10.2%, median unchanged.
     assert!(
         refit.contains(
             "Leave-one-source-out over all 36 sources (those above as they are, the 4 fitted ones \
-             with their constants refit): 523 cases, median |error| 5.7%, mean 10.0%; 12 cases of \
+             with their constants refit): 523 cases, median |error| 5.7%, mean 10.2%; 12 cases of \
              the fitted sources are not held out."
         ),
         "{refit}"
@@ -625,8 +628,11 @@ fn training_accuracy_stays_within_todays_bands() {
     // torchtune-llama31-70b-full-8xa100-tps within band (+80.4% -> +13.6%; out of sample, the
     // per-core rate measured in validation/host-adam-measured.json, not fitted to the row).
     // All together: 54.
+    // 55 since review r17 #1: torchtune's recipe sets os.cpu_count() // 8 threads per rank for the
+    // FSDP-offload host step (set_torch_num_threads), overriding torchrun's one; the row states no
+    // host, so torchtune-llama31-70b-full-8xa100-tps is untimed again (+13.6% -> +80.4%).
     assert!(
-        known <= 54,
+        known <= 55,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
