@@ -794,7 +794,7 @@ pub fn check_parallelism(
             ));
         }
         // torchtune's thread override acts on FSDP's CPU offload (torch AdamW on the host).
-        if p.fsdp_offload_all_cores && !(p.offload_params && !setup.zero3_by_deepspeed()) {
+        if p.fsdp_offload_all_cores && (!p.offload_params || setup.zero3_by_deepspeed()) {
             return Err(CoreError::invalid_msg(
                 "parallel.fsdp_offload_all_cores",
                 "true",
