@@ -342,6 +342,11 @@ pub struct ClusterSpec {
     /// can decode (`train::host`). `None`: no host ceiling.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host_vcpus: Option<u64>,
+    /// The catalog names a host CPU that is not x86 (Huawei's Kunpeng 920 hosts, aarch64): the
+    /// host optimizer step's per-core rates (an x86 AVX-512 measurement) and two vCPUs per core
+    /// do not apply to it, so that step is left untimed (`train::step::offload`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub host_not_x86: bool,
 }
 
 /// Most GPUs in one node.
@@ -397,6 +402,7 @@ impl ClusterSpec {
             inter_link,
             inter_bandwidth,
             host_vcpus: None,
+            host_not_x86: false,
         })
     }
     pub fn total_gpus(&self) -> u64 {

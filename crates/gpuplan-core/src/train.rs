@@ -828,6 +828,14 @@ pub fn check_parallelism(
                 crate::i18n::Msg::new("fix-zero1-broadcast-needs-zero1"),
             ));
         }
+        // torchtune's thread override acts on FSDP's CPU offload (torch AdamW on the host).
+        if p.fsdp_offload_all_cores && (!p.offload_params || setup.zero3_by_deepspeed()) {
+            return Err(CoreError::invalid_msg(
+                "parallel.fsdp_offload_all_cores",
+                "true",
+                crate::i18n::Msg::new("fix-fsdp-offload-all-cores"),
+            ));
+        }
         crate::pipeline::check(layers, p, setup.framework)?;
         match t.moe {
             Some(moe) if !moe.experts.is_multiple_of(p.ep) => {

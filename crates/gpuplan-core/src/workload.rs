@@ -600,6 +600,16 @@ pub struct Parallelism {
     /// wrapped units (torchtitan, torchtune's LoRA recipes, accelerate's transformer auto-wrap),
     /// so the root holds embedding, final norm and head.
     pub fsdp_wrap_embeddings: bool,
+    /// torchtune's distributed recipes under `fsdp_cpu_offload` give each rank's torch
+    /// `os.cpu_count() // GPUs` intra-op threads (`training.set_torch_num_threads()` in
+    /// `setup()`, recipes/full_finetune_distributed.py and lora_finetune_distributed.py
+    /// @bd2a0fc7c; "Utilize all available CPU cores for intra-op parallelism"), overriding
+    /// torchrun's `OMP_NUM_THREADS=1`: the host optimizer step of FSDP CPU offload then runs on the
+    /// rank's share of the host's cores, timed only where `[hardware] host_vcpus` is known.
+    /// Needs `offload_params` outside DeepSpeed. Workload file only. Default off: torchrun's and
+    /// accelerate's one thread per rank.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub fsdp_offload_all_cores: bool,
     /// Megatron-Core's EP all-to-all overlap (`--overlap-moe-expert-parallel-comm` with
     /// `--delay-wgrad-compute`; Megatron-Bridge `moe_a2a_overlap`): one micro-batch's forward
     /// layer runs beside another's backward layer, each dispatch/combine on a communication
@@ -736,6 +746,7 @@ impl Default for Parallelism {
             fp32_grad_pass: false,
             kv_heads_replicated: false,
             fsdp_wrap_embeddings: false,
+            fsdp_offload_all_cores: false,
             moe_a2a_overlap: false,
             moe_dispatcher: MoeDispatcher::AllToAll,
             zero1_broadcast: ParamSync::AllGather,

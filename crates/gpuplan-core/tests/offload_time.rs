@@ -151,6 +151,7 @@ fn no_catalogued_host_link_times_nothing() {
 const DS_PER_CORE: f64 = 1.030e9;
 const TORCH_FUSED_FP32_PER_CORE: f64 = 0.918e9;
 const TORCH_FUSED_BF16_PER_CORE: f64 = 1.264e9;
+const TORCH_FOREACH_FP32_PER_CORE: f64 = 0.2194e9;
 
 fn with_host(mut c: ClusterSpec, vcpus: u64) -> ClusterSpec {
     c.host_vcpus = Some(vcpus);
@@ -231,6 +232,7 @@ fn host_rates_are_the_committed_measurement() {
         ("ds_cpuadam_fp32@1t", DS_PER_CORE),
         ("torch_fused_fp32@1t", TORCH_FUSED_FP32_PER_CORE),
         ("torch_fused_bf16@1t", TORCH_FUSED_BF16_PER_CORE),
+        ("torch_foreach_fp32@1t", TORCH_FOREACH_FP32_PER_CORE),
     ] {
         let median = v["results"][row]["per_core_params_per_s"]["median"]
             .as_f64()
@@ -239,5 +241,119 @@ fn host_rates_are_the_committed_measurement() {
             (median / rate - 1.0).abs() < 5e-4,
             "{row}: {median} vs {rate}"
         );
+    }
+}
+
+/// Review r17 #1: torchtune's distributed recipes under `fsdp_cpu_offload` call
+/// `training.set_torch_num_threads()` (`os.cpu_count() // GPUs` threads per rank), overriding
+/// torchrun's one thread: the rank steps on its share of the host's cores, known only with
+/// `host_vcpus`.
+#[test]
+fn torchtune_fsdp_offload_uses_the_ranks_share_of_the_host() {
+    let (m, c) = (model("Llama-3.1-8B"), cluster("a100-80g", 8));
+    let mut s = full_zero3(2048);
+    s.parallel.offload_optimizer = true;
+    s.parallel.offload_params = true;
+    s.parallel.fsdp_offload_all_cores = true;
+    // Host unknown: no thread count, no timing (torchrun's one-thread floor does not apply).
+    assert!(step(&m, &s, &c).offload.unwrap().host_step.is_none());
+    // 256 vCPUs // 8 ranks = 32 threads = 16 physical cores.
+    let h = step(&m, &s, &with_host(c.clone(), 256))
+        .offload
+        .unwrap()
+        .host_step
+        .unwrap();
+    assert!(close(h.cores, 16.0), "{h:?}");
+    assert!(close(
+        h.seconds.0,
+        h.params / (16.0 * TORCH_FUSED_FP32_PER_CORE)
+    ));
+    // 100 vCPUs // 8 = 12 threads: 6 cores (integer division, as os.cpu_count() // n).
+    let h = step(&m, &s, &with_host(c.clone(), 100))
+        .offload
+        .unwrap()
+        .host_step
+        .unwrap();
+    assert!(close(h.cores, 6.0), "{h:?}");
+    // Fewer vCPUs than ranks: one thread each, on a quarter of a core.
+    let h = step(&m, &s, &with_host(c.clone(), 4))
+        .offload
+        .unwrap()
+        .host_step
+        .unwrap();
+    assert!(close(h.cores, 0.25), "{h:?}");
+}
+
+#[test]
+fn torchtune_thread_override_needs_fsdp_offload() {
+    let m = model("Llama-3.1-8B");
+    let mut s = full_zero3(2048);
+    s.parallel.fsdp_offload_all_cores = true;
+    let e = training_step(&m, &s, &cluster("a100-80g", 8), &Tunables::default()).unwrap_err();
+    assert!(e.to_string().contains("fsdp_offload_all_cores"), "{e}");
+    s.parallel.offload_params = true;
+    s.deepspeed = true;
+    assert!(training_step(&m, &s, &cluster("a100-80g", 8), &Tunables::default()).is_err());
+}
+
+/// Review r17 #2: the host rate follows `optimizer_foreach`; optimizers other than AdamW have
+/// no measured host rate and are not timed.
+#[test]
+fn host_step_follows_the_optimizer() {
+    let m = model("Llama-3.1-8B");
+    let c = with_host(cluster("a100-80g", 8), 128);
+    let mut s = full_zero3(2048);
+    s.parallel.offload_optimizer = true;
+    s.parallel.offload_params = true;
+    s.optimizer_foreach = true;
+    let h = step(&m, &s, &c).offload.unwrap().host_step.unwrap();
+    assert_eq!(h.implementation, "torch_adamw_foreach");
+    assert!(close(h.seconds.0, h.params / TORCH_FOREACH_FP32_PER_CORE));
+    // No bf16 foreach rate was measured: untimed.
+    s.precision = Precision::PureBf16;
+    assert!(step(&m, &s, &c).offload.unwrap().host_step.is_none());
+    s.precision = TrainingSetup::default().precision;
+    s.optimizer_foreach = false;
+    for opt in [Optimizer::SgdMomentum, Optimizer::Adafactor] {
+        s.optimizer = opt;
+        let st = step(&m, &s, &c);
+        assert!(st.offload.unwrap().host_step.is_none(), "{opt:?}");
+    }
+    // DeepSpeed's CPU Adam ignores torch's foreach switch.
+    let mut d = full_zero3(2048);
+    d.parallel.offload_optimizer = true;
+    d.optimizer_foreach = true;
+    let h = step(&m, &d, &c).offload.unwrap().host_step.unwrap();
+    assert_eq!(h.implementation, "deepspeed_cpu_adam");
+}
+
+/// Review r17 #4: the per-core rates are an x86 measurement; a host the catalog names as
+/// not x86 (Kunpeng 920, aarch64) is not timed.
+#[test]
+fn non_x86_host_is_not_timed() {
+    let m = model("Llama-3.1-8B");
+    let mut s = full_zero3(2048);
+    s.parallel.offload_optimizer = true;
+    let mut c = with_host(cluster("a100-80g", 8), 192);
+    assert!(step(&m, &s, &c).offload.unwrap().host_step.is_some());
+    c.host_not_x86 = true;
+    assert!(step(&m, &s, &c).offload.unwrap().host_step.is_none());
+}
+
+/// Review r17 #3: `plan` and `estimate --instance` time the host step on the same host: the
+/// instance's cluster carries its catalog vCPUs and whether its CPU is x86.
+#[test]
+fn instance_cluster_carries_the_catalog_host() {
+    let cat = gpuplan_core::catalog::Catalog::builtin().unwrap();
+    for (id, x86) in [
+        ("ecs.gn7e-c16g1.32xlarge", true),
+        ("modelarts.snt9b.8", false),
+    ] {
+        let inst = cat.find_instance(id).unwrap();
+        let gpu = std::sync::Arc::new(find_gpu(&inst.gpu).unwrap().clone());
+        let (c, _) = gpuplan_core::plan::instance_cluster(inst, &gpu, 1).unwrap();
+        assert_eq!(c.host_vcpus, inst.vcpu.map(u64::from), "{id}");
+        assert!(c.host_vcpus.is_some(), "{id}");
+        assert_eq!(c.host_not_x86, !x86, "{id}");
     }
 }

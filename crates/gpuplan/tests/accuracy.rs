@@ -144,10 +144,13 @@ fn accuracy_refits_every_fitted_source() {
     // CPU offload +80.4% -> +13.6%); all of stop 36 together: mean 10.0%.
     // Audit r17 #1 (wt-fixI): the 14 Megatron-LM paper rows state the unfused loss their 2021 code
     // had (`cross_entropy_loss_fusion = false`): each 0.1-0.7 points slower, median 5.7% -> 5.6%.
+    // Review r17 #1: torchtune's recipe gives each FSDP-offload rank os.cpu_count() // 8 threads
+    // (set_torch_num_threads), not torchrun's one, on a host the row does not state: that row's
+    // host step is untimed again (+13.6% -> +80.4%), mean 10.0% -> 10.2%, median unchanged.
     assert!(
         refit.contains(
             "Leave-one-source-out over all 36 sources (those above as they are, the 4 fitted ones \
-             with their constants refit): 523 cases, median |error| 5.6%, mean 10.0%; 12 cases of \
+             with their constants refit): 523 cases, median |error| 5.6%, mean 10.2%; 12 cases of \
              the fitted sources are not held out."
         ),
         "{refit}"
@@ -627,8 +630,11 @@ fn training_accuracy_stays_within_todays_bands() {
     // torchtune-llama31-70b-full-8xa100-tps within band (+80.4% -> +13.6%; out of sample, the
     // per-core rate measured in validation/host-adam-measured.json, not fitted to the row).
     // All together: 54.
+    // 55 since review r17 #1: torchtune's recipe sets os.cpu_count() // 8 threads per rank for the
+    // FSDP-offload host step (set_torch_num_threads), overriding torchrun's one; the row states no
+    // host, so torchtune-llama31-70b-full-8xa100-tps is untimed again (+13.6% -> +80.4%).
     assert!(
-        known <= 54,
+        known <= 55,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes

@@ -201,6 +201,7 @@ fix-moe-ep-settings-need-ep = the expert all-to-all settings (moe_a2a_overlap, m
 fix-zero1-broadcast-needs-zero1 = per_rank broadcasts hand back a sharded optimizer's parameters: use it with zero = 1 or 2, or remove it
 fix-fp32-grad-pass = fp32_grad_pass is DeepSpeed BF16_Optimizer's gradient copy: use it on a DeepSpeed stack (framework = "megatron" for Megatron-DeepSpeed, or deepspeed = true) with precision = "amp_bf16" and zero = 0 or 1, or remove it
 fix-fp32-grad-pass-unfused-wgrad = fp32_grad_pass and gradient_accumulation_fusion = false both add each 16-bit gradient into an fp32 gradient (DeepSpeed's BF16_Optimizer, Megatron's DDP hook): keep the one the stack runs, remove the other
+fix-fsdp-offload-all-cores = fsdp_offload_all_cores is torchtune's thread count for the host optimizer step of FSDP CPU offload: use it with offload_params = true outside DeepSpeed and Megatron, or remove it
 fix-last-stage-layers = needs pp ≥ 2 and leaves at least one of the { $layers } layers to each other stage
 fix-first-stage-layers = needs pp ≥ 2 and leaves at least one of the { $layers } layers to each other stage
 fix-stage-split-middle = Megatron-Core splits the layers left after the stated first/last stage ({ $rest } of { $layers }) evenly over the other { $stages } stages: the nearest size that does is { $near }

@@ -216,3 +216,4 @@ est-serve-dequantized-fp8 = the checkpoint ships { $weights } (its config's quan
 est-step-offload-host-step = host offload: optimizer step on the host CPU
 est-offload-host-step-how = { $impl } over { $params } parameters on { $cores } physical cores: { $secs }, less the device step already in compute; cores scale without a host memory bandwidth ceiling (none in the catalog), so a floor
 est-offload-host-untimed-how = the host CPU's optimizer step is not timed: set hardware.host_vcpus (vCPUs per node) to time it
+est-offload-host-unrated-how = the host CPU's optimizer step is not timed: per-core rates were measured for AdamW on an x86 host only (fused or foreach, fp32; fused bf16; DeepSpeedCPUAdam), and this optimizer, precision or host CPU is not among them

@@ -198,6 +198,7 @@ fix-moe-ep-settings-need-ep = 专家 all-to-all 设置（moe_a2a_overlap、moe_d
 fix-zero1-broadcast-needs-zero1 = per_rank 广播用于分片优化器回传参数：请在 zero = 1 或 2 时使用，或去掉它
 fix-fp32-grad-pass = fp32_grad_pass 表示 DeepSpeed BF16_Optimizer 的梯度拷贝：请在 DeepSpeed 栈上（Megatron-DeepSpeed 用 framework = "megatron"，或 deepspeed = true）且 precision = "amp_bf16"、zero = 0 或 1 时使用，或去掉它
 fix-fp32-grad-pass-unfused-wgrad = fp32_grad_pass 与 gradient_accumulation_fusion = false 都会把每个 16 位梯度加到 fp32 梯度上（DeepSpeed 的 BF16_Optimizer、Megatron 的 DDP 钩子）：保留所用框架实际执行的那一个，去掉另一个
+fix-fsdp-offload-all-cores = fsdp_offload_all_cores 表示 torchtune 为 FSDP CPU offload 的主机优化器步设置的线程数：请在 offload_params = true 且不用 DeepSpeed、Megatron 时使用，或去掉它
 fix-last-stage-layers = 需要 pp ≥ 2，并给其余每个阶段至少留下 { $layers } 层中的一层
 fix-first-stage-layers = 需要 pp ≥ 2，并给其余每个阶段至少留下 { $layers } 层中的一层
 fix-stage-split-middle = Megatron-Core 会把指定首/末阶段之后剩下的层（{ $layers } 层中的 { $rest } 层）均分到其余 { $stages } 个阶段：最接近且能整除的层数是 { $near }

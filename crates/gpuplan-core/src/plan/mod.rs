@@ -485,7 +485,21 @@ pub fn instance_cluster(
         c.intra_bandwidth = Bandwidth::from_gb_per_s(32.0);
         assumed = with_caveat(assumed, crate::i18n::Msg::new("cav-pcie-assumed"));
     }
+    // The host the estimator times the host optimizer step on (`estimate --instance` gets the
+    // same). The image-decode ceiling reads the catalog vCPUs in `plan::train::input_limits`;
+    // the step itself does not apply it, so it is not applied twice.
+    c.host_vcpus = inst.vcpu.map(u64::from);
+    c.host_not_x86 = inst.cpu.as_deref().is_some_and(|cpu| !is_x86_cpu(cpu));
     Ok((c, assumed))
+}
+
+/// Whether a catalog `cpu` names an x86 part (Intel Xeon, AMD EPYC); anything else (the
+/// catalog's "ARM (aarch64)" Kunpeng hosts) is not.
+fn is_x86_cpu(cpu: &str) -> bool {
+    let c = cpu.to_ascii_lowercase();
+    ["intel", "xeon", "amd", "epyc", "x86"]
+        .iter()
+        .any(|k| c.contains(k))
 }
 
 /// `prev` with caveat `m` appended.

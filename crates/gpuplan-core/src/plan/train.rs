@@ -1650,6 +1650,7 @@ fn same_cluster(a: &ClusterSpec, b: &ClusterSpec) -> bool {
         inter_link,
         inter_bandwidth,
         host_vcpus,
+        host_not_x86,
     } = a;
     (std::sync::Arc::ptr_eq(gpu, &b.gpu) || **gpu == *b.gpu)
         && *gpus_per_node == b.gpus_per_node
@@ -1658,6 +1659,7 @@ fn same_cluster(a: &ClusterSpec, b: &ClusterSpec) -> bool {
         && *inter_link == b.inter_link
         && *inter_bandwidth == b.inter_bandwidth
         && *host_vcpus == b.host_vcpus
+        && *host_not_x86 == b.host_not_x86
 }
 
 /// `f` over `items` on all cores (the calling thread and `threads - 1` scoped threads taking

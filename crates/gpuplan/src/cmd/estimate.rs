@@ -475,11 +475,10 @@ fn instance_cluster(
         &std::sync::Arc::new(gpu.clone()),
         r.hardware.nodes,
     )?;
-    // The host ceiling the planner applies to this instance: its catalog vCPUs, unless given.
-    c.host_vcpus = match r.hardware.host_vcpus {
-        Some(v) => Some(gpuplan_core::job::check_host_vcpus(v)?),
-        None => inst.vcpu.map(u64::from),
-    };
+    // `instance_cluster` holds the catalog vCPUs (as the planner uses them); a given count wins.
+    if let Some(v) = r.hardware.host_vcpus {
+        c.host_vcpus = Some(gpuplan_core::job::check_host_vcpus(v)?);
+    }
     if let Some(note) = assumed {
         note_line(lang, note.get(lang));
     }
@@ -758,11 +757,12 @@ fn ep_how(st: &gpuplan_core::train::StepTime) -> String {
         .unwrap_or_default()
 }
 
-/// The host-offload rows: each offload's exposed PCIe time and what it moves.
+/// The host-offload rows: each offload's exposed PCIe time and what it moves. `vcpus`: the
+/// host's vCPUs are known (an untimed host step then lacks a measured rate, not the host).
 fn offload_rows(
     o: &gpuplan_core::train::OffloadTime,
     row: &dyn Fn(&str, Seconds, String) -> Vec<String>,
-    l: gpuplan_core::i18n::Lang,
+    (l, vcpus): (gpuplan_core::i18n::Lang, bool),
 ) -> Vec<Vec<String>> {
     let Some(link) = o.host_link else {
         let how = Msg::new("est-offload-untimed-how").render(l);
@@ -781,7 +781,12 @@ fn offload_rows(
         let t = o.grads_to_host_exposed + o.params_to_device;
         rows.push(row("est-step-offload-optimizer", t, how));
         if o.host_step.is_none() {
-            let how = Msg::new("est-offload-host-untimed-how").render(l);
+            let id = if vcpus {
+                "est-offload-host-unrated-how"
+            } else {
+                "est-offload-host-untimed-how"
+            };
+            let how = Msg::new(id).render(l);
             rows.push(row("est-step-offload-host-step", Seconds(0.0), how));
         }
     }
@@ -848,7 +853,7 @@ fn training_report(
     }
     out.push_str(&timeline_block(&e.memory, look));
     match &e.step {
-        Some(st) => out.push_str(&step_section(model, r, st, look)),
+        Some(st) => out.push_str(&step_section(model, (r, c), st, look)),
         None => out.push_str(&format!(
             "{}\n",
             Msg::new("est-time-unavailable")
@@ -1141,7 +1146,7 @@ fn efficiency_words(names: &str, l: gpuplan_core::i18n::Lang) -> String {
 /// The step-time rows: compute, bubble, each communication and the step with its bottleneck.
 fn step_rows(
     st: &gpuplan_core::train::StepTime,
-    s: &TrainingSetup,
+    (s, c): (&TrainingSetup, &ClusterSpec),
     l: gpuplan_core::i18n::Lang,
 ) -> Vec<Vec<String>> {
     let t = |id: &str| gpuplan_core::i18n::text(l, id);
@@ -1200,7 +1205,7 @@ fn step_rows(
         ));
     }
     if let Some(o) = &st.offload {
-        rows.extend(offload_rows(o, &row, l));
+        rows.extend(offload_rows(o, &row, (l, c.host_vcpus.is_some())));
     }
     // The host's dispatch of an eager loop, where modelled: what the GPU waits for it.
     let dispatch = st
@@ -1257,7 +1262,7 @@ fn step_rows(
 /// The step-time title and table, the throughput line and the collectives table.
 fn step_section(
     model: &ModelSpec,
-    r: &Request,
+    (r, c): (&Request, &ClusterSpec),
     st: &gpuplan_core::train::StepTime,
     look: &Look,
 ) -> String {
@@ -1281,7 +1286,7 @@ fn step_section(
     let mut out = format!(
         "{}\n{}{throughput}\n",
         t("est-step-title"),
-        how_table(look, &h, step_rows(st, &r.training, l))
+        how_table(look, &h, step_rows(st, (&r.training, c), l))
     );
     if !st.collectives.is_empty() {
         out.push_str(&collectives_table(st, look));
