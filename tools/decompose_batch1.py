@@ -43,6 +43,29 @@ PAGE_ROWS = [
 LAYERS = {"0.5b": 24, "1.5b": 28, "3b": 36, "7b": 28, "14b": 48, "32b": 64}
 
 
+# QwenLM/Qwen2.5 docs/source/getting_started/speed_benchmark.md @ac727245 (the Qwen3 page: SGLang
+# 0.4.6.post1 and Transformers 4.51.3 on one NVIDIA H20 96GB, batch 1, 2048 generated tokens, Speed =
+# (prompt + generated tokens) / time). Shapes: torchtune torchtune/models/qwen3/_model_builders.py
+# @010412e0 (num_layers, embed_dim, num_kv_heads = 8; tie_word_embeddings up to 4B), head_dim 128
+# (Joinn99/GR config/modified_qwen3.py @e6d4479e for 0.6B; the presets' Qwen3-8B/32B configs);
+# non-embedding parameters from the Qwen3 model cards (as the cases' texts), vocabulary 151,936.
+QWEN3_VOCAB = 151936
+QWEN3_SIZES = {  # size: (decoder layers, hidden, non-embedding parameters)
+    "0.6B": (28, 1024, 0.44e9), "1.7B": (28, 2048, 1.4e9), "4B": (36, 2560, 3.6e9),
+    "8B": (36, 4096, 6.95e9), "14B": (40, 5120, 13.2e9), "32B": (64, 5120, 31.2e9),
+}
+QWEN3_SGLANG_L1 = {  # size: (bf16, fp8) Speed at input length 1
+    "0.6B": (414.17, 458.03), "1.7B": (227.80, 333.90), "4B": (133.13, 200.61),
+    "8B": (81.73, 150.25), "14B": (47.10, 97.11), "32B": (20.72, 46.17),
+}
+QWEN3_HF_BF16_L1 = {"0.6B": 58.57, "1.7B": 59.83, "4B": 45.94, "8B": 45.32, "14B": 40.66,
+                    "32B": 26.24}
+QWEN3_06B_INPUTS = (1, 6144, 14336)
+QWEN3_06B_SGLANG = {"bf16": (414.17, 1426.46, 2478.02), "fp8": (458.03, 1572.95, 2689.08),
+                    "gptq8": (344.92, 1234.29, 2198.82)}
+H20_SMS, H20_TBPS, GENERATED = 78, 4.0, 2048
+
+
 def toml_value(v):
     if isinstance(v, bool):
         return "true" if v else "false"
@@ -105,6 +128,22 @@ def page_workload(template, preset, fmt):
     return dict(template, model=preset, inference=inference)
 
 
+def lstsq(rows, ys):
+    """Least squares by the normal equations (a few columns, no numpy)."""
+    n = len(rows[0])
+    a = [[sum(r[i] * r[j] for r in rows) for j in range(n)] for i in range(n)]
+    b = [sum(r[i] * y for r, y in zip(rows, ys)) for i in range(n)]
+    for i in range(n):
+        for k in range(i + 1, n):
+            f = a[k][i] / a[i][i]
+            a[k] = [x - f * y for x, y in zip(a[k], a[i])]
+            b[k] -= f * b[i]
+    x = [0.0] * n
+    for i in reversed(range(n)):
+        x[i] = (b[i] - sum(a[i][j] * x[j] for j in range(i + 1, n))) / a[i][i]
+    return x
+
+
 def fit(points):
     xs, ys = [p[0] for p in points], [p[1] for p in points]
     mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
@@ -119,6 +158,73 @@ def main():
     for (source, size), items in sorted(groups.items()):
         per_size(source, size, items)
     across_sizes(groups)
+    h20_weight_rate()
+    h20_transformers()
+    h20_per_sm_ceiling(h20_kv_rate())
+
+
+def qwen3_seconds(speed, prompt=1):
+    """A row's time per generated token (its whole time: (prompt + 2048) / Speed, over 2048)."""
+    return (prompt + GENERATED) / (GENERATED * speed)
+
+
+def qwen3_bytes(size, weight_bytes):
+    """Bytes a decode step reads: the non-embedding weights at `weight_bytes` each and the bf16
+    LM head (the tied embedding up to 4B); the input embedding is a row gather."""
+    _, hidden, nonemb = QWEN3_SIZES[size]
+    return nonemb * weight_bytes + QWEN3_VOCAB * hidden * 2
+
+
+def h20_weight_rate():
+    for col, fmt, wb in ((0, "bf16", 2), (1, "fp8", 1)):
+        t = [qwen3_seconds(QWEN3_SGLANG_L1[s][col]) for s in QWEN3_SIZES]
+        by = [qwen3_bytes(s, wb) for s in QWEN3_SIZES]
+        layers = [QWEN3_SIZES[s][0] for s in QWEN3_SIZES]
+        a, b = lstsq([[1, x] for x in by], t)
+        k, b2 = lstsq([[n, x] for n, x in zip(layers, by)], t)
+        print(f"h20 SGLang {fmt}, six sizes: a + bytes/B: a = {1e3 * a:.2f} ms, B = "
+              f"{1e-12 / b:.2f} TB/s; k x layers + bytes/B: k = {1e6 * k:.0f} us, "
+              f"B = {1e-12 / b2:.2f} TB/s")
+
+
+def h20_transformers():
+    for size, speed in QWEN3_HF_BF16_L1.items():
+        t = qwen3_seconds(speed)
+        print(f"h20 Transformers bf16 {size}: {1e3 * t:.2f} ms per token, "
+              f"{1e6 * t / QWEN3_SIZES[size][0]:.0f} us per layer, GPU at >= "
+              f"{1e-12 * qwen3_bytes(size, 2) / t:.2f} TB/s")
+
+
+def h20_kv_rate():
+    """The largest lower bound the Qwen3-0.6B rows give on SGLang's KV streaming rate (B/s)."""
+    layers = QWEN3_SIZES["0.6B"][0]
+    kv_token = layers * 8 * 128 * 2 * 2  # K and V, 8 heads of 128, bf16
+    best = 0.0
+    for fmt, speeds in QWEN3_06B_SGLANG.items():
+        t = [qwen3_seconds(s, p) for s, p in zip(speeds, QWEN3_06B_INPUTS)]
+        for i in range(1, len(t)):
+            for j in range(i):
+                added = (QWEN3_06B_INPUTS[i] - QWEN3_06B_INPUTS[j]) * kv_token
+                rate = added / (t[i] - t[j])  # per decode step: bytes added over time added
+                best = max(best, rate)
+                print(f"h20 SGLang Qwen3-0.6B {fmt} input {QWEN3_06B_INPUTS[j]} -> "
+                      f"{QWEN3_06B_INPUTS[i]}: KV streamed at >= {1e-12 * rate:.2f} TB/s "
+                      f"({1e-9 * rate / H20_SMS:.1f} GB/s per SM)")
+    return best
+
+
+def h20_per_sm_ceiling(rate):
+    eff = rate / (H20_TBPS * 1e12)
+    print(f"h20 cases with the decode bandwidth capped at {1e-12 * rate:.2f} TB/s "
+          f"(decode_bandwidth_efficiency {eff:.2f}):")
+    for name in sorted(os.listdir("cases")):
+        if not name.endswith("-h20-tp1.toml") and "h20-tp" not in name:
+            continue
+        case = tomllib.load(open(os.path.join("cases", name), "rb"))
+        p = case["published"]
+        base = time_per_token(case["workload"], None)
+        capped = time_per_token(case["workload"], {"decode_bandwidth_efficiency": eff})
+        print(f"  {name[:-5]}: {100 * (base / p - 1):+.1f}% -> {100 * (capped / p - 1):+.1f}%")
 
 
 def across_sizes(groups):
