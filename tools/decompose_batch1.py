@@ -43,7 +43,8 @@ PAGE_ROWS = [
 LAYERS = {"0.5b": 24, "1.5b": 28, "3b": 36, "7b": 28, "14b": 48, "32b": 64}
 
 
-# QwenLM/Qwen2.5 docs/source/getting_started/speed_benchmark.md @ac727245 (the Qwen3 page: SGLang
+# The Qwen3 speed page the cases quote (QwenLM/Qwen3 @7a2f61ff), read in a stored copy with the same
+# rows: QwenLM/Qwen2.5 docs/source/getting_started/speed_benchmark.md @ac727245 (SGLang
 # 0.4.6.post1 and Transformers 4.51.3 on one NVIDIA H20 96GB, batch 1, 2048 generated tokens, Speed =
 # (prompt + generated tokens) / time). Shapes: torchtune torchtune/models/qwen3/_model_builders.py
 # @010412e0 (num_layers, embed_dim, num_kv_heads = 8; tie_word_embeddings up to 4B), head_dim 128
