@@ -619,7 +619,8 @@ pub struct Parallelism {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub moe_a2a_overlap: bool,
     /// How the MoE tokens travel to the experts (Megatron-Core `--moe-token-dispatcher-type`,
-    /// `--moe-flex-dispatcher-backend`). Default: `alltoall`.
+    /// `--moe-flex-dispatcher-backend`): `alltoall`, `deepep`, `hybridep` or `allgather`.
+    /// Default: `alltoall`.
     #[serde(skip_serializing_if = "MoeDispatcher::is_all_to_all")]
     pub moe_dispatcher: MoeDispatcher,
     /// How a ZeRO-1/2 optimizer hands the updated 16-bit parameters back to every rank of its
@@ -690,6 +691,12 @@ pub enum MoeDispatcher {
     /// HybridEP (`flex` with backend `hybridep`): counted as DeepEP (once per node, then NVLink).
     #[serde(rename = "hybridep")]
     HybridEp,
+    /// Megatron-Core's `allgather` dispatcher (its argument default up to core_v0.6.0): every
+    /// rank all-gathers the hidden states of its TP × EP group, keeps the rows routed to its
+    /// local experts, and reduce-scatters the expert output back (train/step.rs
+    /// `allgather_phase`, compute/moe.rs `dispatch_rows_fwd`).
+    #[serde(rename = "allgather")]
+    AllGather,
 }
 
 impl MoeDispatcher {
@@ -699,7 +706,11 @@ impl MoeDispatcher {
     }
     /// DeepEP or HybridEP: one copy per destination node and rank instead of per expert.
     pub fn dedups(&self) -> bool {
-        !self.is_all_to_all()
+        matches!(self, MoeDispatcher::DeepEp | MoeDispatcher::HybridEp)
+    }
+    /// Megatron-Core's `allgather` dispatcher.
+    pub fn gathers(&self) -> bool {
+        *self == MoeDispatcher::AllGather
     }
 }
 
