@@ -633,8 +633,12 @@ fn training_accuracy_stays_within_todays_bands() {
     // 55 since review r17 #1: torchtune's recipe sets os.cpu_count() // 8 threads per rank for the
     // FSDP-offload host step (set_torch_num_threads), overriding torchrun's one; the row states no
     // host, so torchtune-llama31-70b-full-8xa100-tps is untimed again (+13.6% -> +80.4%).
+    // 54 since stop 37 (wt-ascend18) charges ModelLink's unfused ALiBi scale, bias add and q/k
+    // copies (`unfused_score_bias`): BLOOM-7B1 +25.8% -> +19.9% within band (Baichuan-13B +7.5%
+    // -> -0.6%, BLOOM-176B +0.5% -> -2.2%); Grok-1 +32.3% -> +24.3% with core_r0.6.0's allgather
+    // dispatcher (`parallel.moe_dispatcher = "allgather"`) stays out.
     assert!(
-        known <= 55,
+        known <= 54,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes

@@ -271,6 +271,7 @@ fix-main-grads-megatron = main_grads is Megatron-Core's main-gradient dtype (gra
 fix-optimizer-dtype-megatron = optimizer_dtype is the dtype of the Megatron/NeMo optimizer's master weights and moments (apex DistributedFusedAdam dtype, NeMo optim.dtype): set framework = "megatron" or remove optimizer_dtype
 fix-cross-entropy-fusion-megatron = cross_entropy_loss_fusion is Megatron-Core's fused vocab-parallel cross-entropy switch (--cross-entropy-loss-fusion): set framework = "megatron" or remove cross_entropy_loss_fusion
 fix-grad-accum-fusion-megatron = gradient_accumulation_fusion is Megatron's weight-gradient accumulation into the main gradient (--no-gradient-accumulation-fusion turns it off): set framework = "megatron" or remove gradient_accumulation_fusion
+fix-unfused-score-bias = unfused_score_bias describes Megatron's eager attention with a separate scale and bias add (ModelLink's ALiBi path): use it with framework = "megatron" and attention = "eager", or remove it
 fix-filter-gpu-word = an accelerator id or name prefix, e.g. A100 (`gpuplan catalog gpus` lists them)
 fix-filter-region-word = a region id, e.g. cn-shanghai (leave the flag out for every region)
 fix-regions-word = --region: a region id, e.g. cn-shanghai (leave the flag out for every region)

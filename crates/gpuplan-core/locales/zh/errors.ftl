@@ -268,6 +268,7 @@ fix-main-grads-megatron = main_grads 是 Megatron-Core 主梯度的数据类型�
 fix-optimizer-dtype-megatron = optimizer_dtype 是 Megatron/NeMo 优化器主权重与动量的数据类型（apex DistributedFusedAdam 的 dtype，NeMo 的 optim.dtype）：请设置 framework = "megatron"，或删除 optimizer_dtype
 fix-cross-entropy-fusion-megatron = cross_entropy_loss_fusion 是 Megatron-Core 融合词表并行交叉熵的开关（--cross-entropy-loss-fusion）：请设置 framework = "megatron"，或删除 cross_entropy_loss_fusion
 fix-grad-accum-fusion-megatron = gradient_accumulation_fusion 是 Megatron 权重梯度直接累加到主梯度的开关（--no-gradient-accumulation-fusion 关闭它）：请设置 framework = "megatron"，或删除 gradient_accumulation_fusion
+fix-unfused-score-bias = unfused_score_bias 描述 Megatron 的 eager 注意力中单独的缩放与偏置相加（ModelLink 的 ALiBi 路径）：请在 framework = "megatron" 且 attention = "eager" 时使用，或去掉它
 fix-filter-gpu-word = 加速卡 ID 或名称前缀，例如 A100（`gpuplan catalog gpus` 可列出）
 fix-filter-region-word = 地域 ID，例如 cn-shanghai（不限地域时请去掉该参数）
 fix-regions-word = --region：地域 ID，例如 cn-shanghai（不限地域时请去掉该参数）
