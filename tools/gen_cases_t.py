@@ -1029,9 +1029,28 @@ def modellink(r):
                  f"per-stage layer counts and the rule ModelLink's fork applied is not checked. Assumed (not a fact): "
                  f"{per} layers on each stage but the last, {parallel['last_stage_layers']} on the last (last_stage_layers), "
                  f"the split the estimate used before it was stated.")
+    if s["attention"] == "eager" and "--position-embedding-type alibi" in r.get("context", ""):
+        # Stop 37: ModelLink's legacy core attention with ALiBi (no --use-flash-attn).
+        training["unfused_score_bias"] = True
+        note += (" Eager attention with ALiBi runs ModelLink's patched core attention (modellink/model/transformer.py "
+                 "@ba10f5fd core_attention_forward, line 613: 'self.beta * self.alibi.matmul_result + "
+                 "torch.bmm(q_trans, k_trans) * (1.0 / self.norm_factor)'): the scale and the bias add are two "
+                 "element-wise kernels over the scores before the softmax, and q and k are copied contiguous first "
+                 "(unfused_score_bias; stop 37: BLOOM-7B1 +25.8% -> +19.9%, into band, its known deviation removed; "
+                 "Baichuan-13B +7.5% -> -0.6%, BLOOM-176B +0.5% -> -2.2%).")
     if a["kind"] == "moe":
         note += (" Grok-1 (Megatron-Core MoE, 8 experts, top-2, EP 2) as a Mixtral-type config; routing modelled as "
                  "balanced; the embedding/output multipliers and input jitter are not FLOP terms.")
+        # Stop 37: the script passes no --moe-token-dispatcher-type, so core_r0.6.0's argument default runs.
+        parallel["moe_dispatcher"] = "allgather"
+        note += (" Token dispatcher: the script sets no --moe-token-dispatcher-type, so Megatron-Core core_r0.6.0's "
+                 "default runs, 'allgather' (megatron/training/arguments.py @core_r0.6.0 lines 1592-1595: choices "
+                 "['allgather', 'alltoall'], default='allgather'), with ModelLink's --moe-permutation-async-comm "
+                 "(modellink/patchs/megatron_patch.py @ba10f5fd lines 145-147: MindSpeed's token_permutation and "
+                 "token_unpermutation @2b0edd2, the MindSpeed commit ModelLink's README checks out) in place of "
+                 "MoEAllGatherTokenDispatcher's: parallel.moe_dispatcher = allgather (each rank all-gathers its TP x EP "
+                 "group's hidden states, keeps the copies routed to its local experts and reduce-scatters the output "
+                 "back, forward and backward).")
     w = dict(kind="training", config=modellink_config(a, s["seq_len"]), training=training, hardware=hw)
     return dict(metric="tokens_per_s_per_gpu", published=r["result"]["tokens_per_s_per_gpu"], unit="tokens/s/NPU",
                 notes=note, workload=w)
@@ -1728,16 +1747,6 @@ ML_MC2 = ("FIXME: over-predicted ({err}; {before} before the chip's 1.6 TB/s HBM
           "Baichuan2-13B and Qwen1.5-7B sit between the two (+14..+15% with it, -11..-17% without): how much of the TP "
           "traffic MC2 hides is not determined per row (message size, fp16 vs bf16 and CANN release not separated). "
           "No constant changed (held out).")
-ML_EAGER = ("FIXME: over-predicted ({err}; +30.3% before round 12 put eager attention's score GEMMs on a roofline, "
-            "{before} before the chip's 1.6 TB/s HBM was in the catalog). The script has "
-            "no --use-flash-attn (ALiBi, eager attention on the NPU): the s x s scores' mask/softmax traffic is now "
-            "timed at the HBM bandwidth; Baichuan-13B, eager with ALiBi as well, came within band with it (+26.0% -> "
-            "+12.8%). The rest of the gap (torch_npu's unfused ALiBi bias and softmax kernels, BLOOM's 250,880-entry "
-            "vocabulary at 2048 tokens) is not determined. A host (operator dispatch) floor, tested in round 11 "
-            "(docs/methodology.md, Kernel-launch (host) floor), would need 16.8 ms of host time per layer and "
-            "micro-batch (64.4 s published step over 128 micro-batches x 30 layers) where the model's step gives "
-            "13.3 ms; torch_npu publishes no per-operator host time (Ascend's MindStudio 8.3.0 guide, 'Host Bound "
-            "Issue Classification', describes the mechanism only), so it is not modelled. No constant changed.")
 ML_SMALL = ("FIXME: over-predicted ({err}; {before} before the chip's 1.6 TB/s HBM was in the catalog). A small model "
             "at 8192 tokens with a large vocabulary: per-token element-wise work, the loss over the logits and the "
             "optimizer are bandwidth-bound and now timed (Gemma-2B came within band with it, +30.9% -> +13.0%, and "
@@ -1759,25 +1768,28 @@ ML_SMALL = ("FIXME: over-predicted ({err}; {before} before the chip's 1.6 TB/s H
             "describe the mechanism but publish no per-operator host time, so it is not modelled. As a floor it "
             "would need the host to take 15 ms per layer and micro-batch (2.87 s published step over 8 micro-batches "
             "x 24 layers) where the model gives the NPU 11.0 ms. No constant changed.")
-ML_GROK = ("FIXME: over-predicted (+32.3%; +40.2% before stop 36 charged ModelLink's Megatron core_r0.6.0 loss unfused "
+ML_GROK = ("FIXME: over-predicted (+24.3%; +32.3% before stop 37 modelled the allgather dispatcher the script runs, "
+           "+40.2% before stop 36 charged ModelLink's Megatron core_r0.6.0 loss unfused "
            "and its --no-gradient-accumulation-fusion main-gradient adds, +40.4% before round 9 bounded the data-parallel ring by the NIC share, +46.8% before the chip's 1.6 TB/s HBM was in the catalog). Megatron-Core MoE "
-           "on the NPU (8 experts, top-2, EP 2 over the DP pair, TP 4 with MC2): the model gives 2,178 tokens/s against "
-           "1,646. The script sets no --moe-token-dispatcher-type, so Megatron-Core 0.6's default runs, 'allgather' "
-           "(megatron/training/arguments.py @core_v0.6.0: choices ['allgather', 'alltoall'], default='allgather'; "
-           "ModelLink's --moe-permutation-async-comm patches MoEAllGatherTokenDispatcher), not the all-to-all the "
-           "case models (gpuplan has no all-gather dispatcher): per MoE layer and micro-batch it all-gathers the 8 "
-           "TP x EP ranks' tokens (16,384 x 6,144 x 2 B = 201 MB, 7/8 of it received per rank) and reduce-scatters as "
-           "much back, forward and backward: about 0.7 GB per rank, 3.6 ms at the HCCS mesh's 196 GB/s, some 0.9 s "
-           "per step over 4 layers x 64 micro-batches where the model's all-to-all charges 0.175 s; with the "
-           "permutation over the gathered tokens perhaps 2-4 points of the gap, not all of it. Not determined: the all-to-all and permutation cost on HCCS/HCCL, the grouped-GEMM rate of "
-           "torch_npu in 2024, and MC2's share: MindSpeed's MC2 page (Ascend/MindSpeed docs/features/mc2.md @24b341f7, "
-           "a later release than the README's) says 'mcore场景下（未开启--use-legacy-models），MoE模型，MLP部分不使能MC2', "
-           "so only the attention's TP traffic would be fused; the row is +35.5% with no TP overlap at all, so MC2's "
-           "scope is not the gap. Stop 35: a device-to-host synchronization per MoE layer, which leaves the host's "
-           "dispatch between syncs unhidden, is too small to be it: 39.8 s published against 28.4 s modelled (30.1 s since stop 36) over 4 "
-           "layers per stage x 64 micro-batches is about 44 ms per layer and micro-batch (a rough split that leaves "
-           "the stages' embedding and output layer in), and even 1,000 host ops at host_op_seconds' 8 us (a CUDA "
-           "figure; torch_npu's is unpublished) are 8 ms. No constant changed.")
+           "on the NPU (8 experts, top-2, EP 2 over the DP pair, TP 4 with MC2): the model gives 2,045 tokens/s against "
+           "1,646 (a 32.0 s step against 39.8 s). Stop 37: the script sets no --moe-token-dispatcher-type, so "
+           "Megatron-Core core_r0.6.0's default runs, 'allgather' (parallel.moe_dispatcher = allgather, notes): per MoE "
+           "layer and micro-batch each rank all-gathers its TP x EP group's 8 shards of 2,048 tokens x 6,144 x 2 B and "
+           "reduce-scatters as much back, forward and backward (7 shards, 176 MB, a collective; 1.23 s a step at the "
+           "HCCS mesh's 196 GB/s where the all-to-all charged 0.18 s), the MoE layers' MLP sequence-parallel pair leaves "
+           "the TP phase (part of the dispatcher's collectives; 0.07 -> 0.03 s exposed), and the local permutations over "
+           "the 8 copies per own token (tp x top-k: the experts' weights are split over TP) add 0.9 s of HBM traffic "
+           "(104 rows per token forward against the all-to-all's 14). The rest, about 7.8 s a step or 30 ms per layer "
+           "and micro-batch (4 layers per stage x 64 micro-batches), is not determined: the grouped or sequential "
+           "expert GEMM rate of torch_npu in 2024 (core_r0.6.0's SequentialMLP loops over the 4 local experts without "
+           "--moe-grouped-gemm), the dispatcher's host synchronization per MoE layer (tokens_per_expert.cpu() in "
+           "MindSpeed's token_permutation @2b0edd2), the backward's index_put_ accumulation (counted as the forward's "
+           "traffic), HCCL's all-gather efficiency on the mesh, and MC2's share of the attention's TP traffic "
+           "(MindSpeed's MC2 page, Ascend/MindSpeed docs/features/mc2.md @24b341f7, a later release than the "
+           "README's: 'mcore场景下（未开启--use-legacy-models），MoE模型，MLP部分不使能MC2'; the MLP's TP traffic is "
+           "now the dispatcher's, unhidden). Stop 35: a device-to-host synchronization per MoE layer, which leaves "
+           "the host's dispatch between syncs unhidden, is too small to be all of it: even 1,000 host ops at "
+           "host_op_seconds' 8 us (a CUDA figure; torch_npu's is unpublished) are 8 ms of the 30. No constant changed.")
 # InternEvo's 512-1024-GPU rows out of band (round 6).
 IE_BCAST = ("FIXME: over-predicted ({err}; +68.3% before the per-rank broadcasts were modelled). zero1=-1 shards the "
             "optimizer over all 1024 data-parallel ranks; HybridZeroOptimizer.broadcast_params (internlm/solver/optimizer/"
@@ -1877,7 +1889,6 @@ S36 = ("{prev} before stop 36 charged ModelLink's Megatron core_r0.6.0 loss unfu
 ML_KNOWN = {
     "t-modellink-mistral-7b-1x8-910b": ML_MC2.format(err="+20.7%; " + S36.format(prev="+21.7%") + ", +30.0% before its windowed layers were charged n·w − w²/2 causal pairs, not half of n·w", before="+38.3%", nomc2="-8.8%")
     + " Mistral's --sliding-window 4096 at 32K tokens is charged as a 4096-key window (sliding_window in the config).",
-    "t-modellink-bloom-7b1-1x8-910b": ML_EAGER.format(err="+25.8%; " + S36.format(prev="+29.6%"), before="+42.5%"),
     "t-modellink-qwen15-0p5b-1x8-910b": ML_SMALL.format(err="+34.9%; " + S36.format(prev="+50.1%"), before="+88.2%"),
     "t-modellink-grok1-40b-2x8-910b": ML_GROK,
 }

@@ -58,6 +58,19 @@ const DROPOUT_BYTES: f64 = 5.0;
 /// after the add, Llama's fp32 softmax upcast) are not counted.
 const HF_EAGER_SOFTMAX_BYTES_FWD: f64 = 14.0;
 const HF_EAGER_SOFTMAX_BYTES_BWD: f64 = 10.0;
+/// Bytes per score element that an unfused scale and bias add add to Megatron's fused chain
+/// (`unfused_score_bias`, ModelLink's ALiBi core attention, modellink/model/transformer.py
+/// @ba10f5fd line 613): forward, `bmm(q, kᵀ) * (1 / norm_factor)` reads and writes the 2-byte
+/// scores and `+ beta * alibi` reads them again (the [b·heads, 1, s] bias is broadcast, a row per
+/// head) and writes the sum: 8; backward, the add passes its gradient through and the scale reads
+/// and writes it: 4.
+const UNFUSED_BIAS_BYTES_FWD: f64 = 8.0;
+const UNFUSED_BIAS_BYTES_BWD: f64 = 4.0;
+/// Bytes per element of q and of k that the same path copies before its score GEMM: `q_trans =
+/// query_layer.transpose(0, 1).contiguous()` and `k_trans = key_layer.transpose(0,
+/// 1).transpose(1, 2).contiguous()` (line 611-612) read and write each 2-byte element once per
+/// forward pass. Their backward (a clone's: the gradient passes through) is not counted.
+const UNFUSED_BIAS_QK_COPY_BYTES: f64 = 4.0;
 
 /// The rates one device computes at.
 #[derive(Clone, Copy, Debug)]
@@ -918,10 +931,22 @@ fn attention_shape_seconds(
             let drop = if t.dropout { DROPOUT_BYTES } else { 0.0 };
             let (fwd, bwd) = if r.eager_elementwise {
                 (HF_EAGER_SOFTMAX_BYTES_FWD, HF_EAGER_SOFTMAX_BYTES_BWD)
+            } else if setup.unfused_score_bias {
+                (
+                    SOFTMAX_BYTES_FWD + UNFUSED_BIAS_BYTES_FWD,
+                    SOFTMAX_BYTES_BWD + UNFUSED_BIAS_BYTES_BWD,
+                )
             } else {
                 (SOFTMAX_BYTES_FWD, SOFTMAX_BYTES_BWD)
             };
-            let bytes = scores * ((fwd + drop) * fwd_passes + bwd + drop);
+            let copies = if setup.unfused_score_bias && !r.eager_elementwise {
+                // ModelLink's `q_trans`/`k_trans` `.contiguous()` copies (K expanded to every
+                // head before the core attention): read + write each forward pass.
+                UNFUSED_BIAS_QK_COPY_BYTES * b * (s_q + keys) * q_width * fwd_passes
+            } else {
+                0.0
+            };
+            let bytes = scores * ((fwd + drop) * fwd_passes + bwd + drop) + copies;
             let total = gemm + r.memory.map_or(0.0, |bw| bytes / bw.0.max(1.0));
             (total / (fwd_passes + 2.0), total)
         }
@@ -1577,6 +1602,16 @@ mod tests {
         let extra = scores * ((14.0 - 4.0) + (10.0 - 6.0)) / 1e12;
         assert!(((unfused - fused) - extra).abs() / extra < 1e-9);
         assert!((fused - (3.0 * 4.0 * scores + 10.0 * scores) / 1e12).abs() / fused < 1e-9);
+        // ModelLink's ALiBi chain (`unfused_score_bias`): the scale and the bias add, 8 + 4
+        // bytes per score on top of the fused softmax.
+        let alibi = TrainingSetup {
+            unfused_score_bias: true,
+            ..s.clone()
+        };
+        let (_, biased) = attention_shape_seconds(t, &alibi, &hopper, 1, shape);
+        // ...and the contiguous copies of q and k (4096 × 2048 elements each, 4 B).
+        let extra = (scores * (8.0 + 4.0) + 4.0 * 2.0 * 2048.0 * 4096.0) / 1e12;
+        assert!(((biased - fused) - extra).abs() / extra < 1e-9);
     }
 
     /// The MLP activation runs on every routed copy: Mixtral-8x7B (top-2 of 8, 14,336 wide)

@@ -804,9 +804,20 @@ pub fn check_parallelism(
                 crate::i18n::Msg::new("fix-moe-a2a-overlap"),
             ));
         }
+        // Megatron-Core runs the EP overlap with the alltoall and flex dispatchers only
+        // (transformer_config.py @d98e8a64: 'overlap_moe_expert_parallel_comm is supported with
+        // alltoall/flex token dispatcher').
+        if p.moe_a2a_overlap && p.moe_dispatcher.gathers() {
+            return Err(CoreError::invalid_msg(
+                "parallel.moe_a2a_overlap",
+                p.moe_a2a_overlap,
+                crate::i18n::Msg::new("fix-moe-a2a-overlap-allgather"),
+            ));
+        }
         // The EP settings act on an MoE model's expert all-to-all only: on a dense model or at
         // EP 1 they would be accepted and ignored (review r6 #9).
-        if (p.moe_a2a_overlap || p.moe_dispatcher.dedups()) && (t.moe.is_none() || p.ep < 2) {
+        if (p.moe_a2a_overlap || !p.moe_dispatcher.is_all_to_all()) && (t.moe.is_none() || p.ep < 2)
+        {
             let (key, value) = if p.moe_a2a_overlap {
                 ("parallel.moe_a2a_overlap", "true".to_string())
             } else {

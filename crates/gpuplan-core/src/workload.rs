@@ -619,7 +619,8 @@ pub struct Parallelism {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub moe_a2a_overlap: bool,
     /// How the MoE tokens travel to the experts (Megatron-Core `--moe-token-dispatcher-type`,
-    /// `--moe-flex-dispatcher-backend`). Default: `alltoall`.
+    /// `--moe-flex-dispatcher-backend`): `alltoall`, `deepep`, `hybridep` or `allgather`.
+    /// Default: `alltoall`.
     #[serde(skip_serializing_if = "MoeDispatcher::is_all_to_all")]
     pub moe_dispatcher: MoeDispatcher,
     /// How a ZeRO-1/2 optimizer hands the updated 16-bit parameters back to every rank of its
@@ -690,6 +691,12 @@ pub enum MoeDispatcher {
     /// HybridEP (`flex` with backend `hybridep`): counted as DeepEP (once per node, then NVLink).
     #[serde(rename = "hybridep")]
     HybridEp,
+    /// Megatron-Core's `allgather` dispatcher (its argument default up to core_v0.6.0): every
+    /// rank all-gathers the hidden states of its TP × EP group, keeps the rows routed to its
+    /// local experts, and reduce-scatters the expert output back (train/step.rs
+    /// `allgather_phase`, compute/moe.rs `dispatch_rows_fwd`).
+    #[serde(rename = "allgather")]
+    AllGather,
 }
 
 impl MoeDispatcher {
@@ -699,7 +706,11 @@ impl MoeDispatcher {
     }
     /// DeepEP or HybridEP: one copy per destination node and rank instead of per expert.
     pub fn dedups(&self) -> bool {
-        !self.is_all_to_all()
+        matches!(self, MoeDispatcher::DeepEp | MoeDispatcher::HybridEp)
+    }
+    /// Megatron-Core's `allgather` dispatcher.
+    pub fn gathers(&self) -> bool {
+        *self == MoeDispatcher::AllGather
     }
 }
 
@@ -1087,6 +1098,17 @@ pub struct TrainingSetup {
     /// them and its log-softmax (the timeline's "train metrics" phase). Default 0.
     #[serde(skip_serializing_if = "is_zero")]
     pub logit_metrics: u64,
+    /// Megatron's eager attention scales the QKᵀ scores and adds a bias to them in two separate
+    /// element-wise kernels before its fused softmax: ModelLink's ALiBi core attention
+    /// (modellink/model/transformer.py @ba10f5fd `core_attention_forward` line 613:
+    /// `self.beta * self.alibi.matmul_result + torch.bmm(q_trans, k_trans) * (1.0 /
+    /// self.norm_factor)`), where Megatron's own path scales inside the batched GEMM
+    /// (`baddbmm(..., alpha=1/norm_factor)`) and has no bias. Each kernel reads and writes the
+    /// score matrix, and q and k are copied contiguous first ([`crate::compute`]
+    /// `UNFUSED_BIAS_BYTES_FWD`/`_BWD`, `UNFUSED_BIAS_QK_COPY_BYTES`). Only with `attention =
+    /// "eager"` under the `megatron` profile. Default off.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unfused_score_bias: bool,
 }
 
 /// Whether `seq_len` splits over `cp` context-parallel ranks as the stacks split it: into
@@ -1183,6 +1205,7 @@ impl Default for TrainingSetup {
             fused_cross_entropy: false,
             fused_classifier: false,
             logit_metrics: 0,
+            unfused_score_bias: false,
         }
     }
 }
@@ -1422,6 +1445,13 @@ impl TrainingSetup {
                 "gradient_accumulation_fusion",
                 f,
                 crate::i18n::Msg::new("fix-grad-accum-fusion-megatron"),
+            ));
+        }
+        if self.unfused_score_bias && !(megatron && self.attention == AttentionImpl::Eager) {
+            return Err(CoreError::invalid_msg(
+                "unfused_score_bias",
+                true,
+                crate::i18n::Msg::new("fix-unfused-score-bias"),
             ));
         }
         Ok(())

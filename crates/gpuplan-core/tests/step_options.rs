@@ -604,6 +604,27 @@ fn megatron_precision_keys_are_refused_elsewhere() {
         refused(hf_wgrad).as_deref(),
         Some("gradient_accumulation_fusion")
     );
+    // ModelLink's unfused ALiBi scale and add: Megatron's eager attention only.
+    let flash_bias = TrainingSetup {
+        framework: Framework::Megatron,
+        unfused_score_bias: true,
+        ..TrainingSetup::default()
+    };
+    assert_eq!(
+        refused(flash_bias.clone()).as_deref(),
+        Some("unfused_score_bias")
+    );
+    let hf_bias = TrainingSetup {
+        framework: Framework::HuggingFace,
+        attention: AttentionImpl::Eager,
+        ..flash_bias.clone()
+    };
+    assert_eq!(refused(hf_bias).as_deref(), Some("unfused_score_bias"));
+    let eager_bias = TrainingSetup {
+        attention: AttentionImpl::Eager,
+        ..flash_bias
+    };
+    assert!(eager_bias.validate().is_ok());
 }
 
 /// Megatron's `--no-gradient-accumulation-fusion`: after every micro-batch the DDP hook adds each

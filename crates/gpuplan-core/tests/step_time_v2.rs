@@ -1053,6 +1053,30 @@ fn dedup_dispatchers_cross_the_network_once_per_remote_node() {
     assert!((a2a.ep_comm.0 - nccl).abs() < 1e-9 * nccl);
 }
 
+/// Megatron-Core's `allgather` dispatcher (core_r0.6.0's default): each rank receives the other
+/// 7 shards of its TP 2 × EP 4 group in each of the 4 collectives, where NCCL's all-to-all sends
+/// 8 copies × 3 on-node peers / 4 ranks = 6 shards over the same NVLink (EP peers 2 apart, 4 on
+/// the node). It refuses the EP overlap (Megatron-Core runs that with alltoall/flex only) and a
+/// dense model.
+#[test]
+fn allgather_dispatcher_moves_the_group_s_other_shards() {
+    let m = model("Qwen3-30B-A3B");
+    let c = cluster("h100-sxm", 2);
+    let mut s = megatron(2, 1, 4);
+    s.parallel.ep = 4;
+    let a2a = step(&m, &s, &c);
+    s.parallel.moe_dispatcher = MoeDispatcher::AllGather;
+    let ag = step(&m, &s, &c);
+    let ratio = ag.ep_comm.0 / a2a.ep_comm.0;
+    assert!((ratio - 7.0 / 6.0).abs() < 1e-9, "{ratio}");
+    assert!(ag.step.0 > a2a.step.0);
+    let mut overlap = s.clone();
+    overlap.parallel.moe_a2a_overlap = true;
+    assert!(training_step(&m, &overlap, &c, &Tunables::default()).is_err());
+    let dense = model("Llama-2-7B");
+    assert!(training_step(&dense, &s, &c, &Tunables::default()).is_err());
+}
+
 /// The overlapped all-to-all's kernels keep their SMs from the compute while its hidden part runs
 /// (train/contention.rs `ep_kernel_sms`, Megatron-Core's defaults): DeepEP 20 and HybridEP 16 of
 /// the H100's 132. NCCL's all-to-all (`alltoall`) is not charged, and without the overlap nothing

@@ -454,7 +454,7 @@ pub struct EstimateArgs {
     /// MoE: overlap the expert all-to-all with another micro-batch's compute (Megatron-Core --overlap-moe-expert-parallel-comm; default off; with --pp > 1 needs --virtual-stages)
     #[arg(long)]
     pub moe_a2a_overlap: Option<bool>,
-    /// MoE token dispatcher: alltoall, deepep or hybridep (Megatron-Core --moe-token-dispatcher-type, --moe-flex-dispatcher-backend) [default: alltoall]
+    /// MoE token dispatcher: alltoall, deepep, hybridep or allgather (Megatron-Core --moe-token-dispatcher-type, --moe-flex-dispatcher-backend) [default: alltoall]
     #[arg(long, value_name = "NAME")]
     pub moe_dispatcher: Option<String>,
     /// ZeRO-1 optimizer that all-reduces whole gradients before updating its shard (DeepSpeed

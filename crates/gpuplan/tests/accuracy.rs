@@ -147,10 +147,12 @@ fn accuracy_refits_every_fitted_source() {
     // Review r17 #1: torchtune's recipe gives each FSDP-offload rank os.cpu_count() // 8 threads
     // (set_torch_num_threads), not torchrun's one, on a host the row does not state: that row's
     // host step is untimed again (+13.6% -> +80.4%), mean 10.0% -> 10.2%, median unchanged.
+    // Stop 37 (wt-ascend18: ModelLink's unfused ALiBi chain, Grok-1's allgather dispatcher; four
+    // held-out 910B rows move 5.9-8.1 points down): mean 10.2% -> 10.1%, median unchanged.
     assert!(
         refit.contains(
             "Leave-one-source-out over all 36 sources (those above as they are, the 4 fitted ones \
-             with their constants refit): 523 cases, median |error| 5.6%, mean 10.2%; 12 cases of \
+             with their constants refit): 523 cases, median |error| 5.6%, mean 10.1%; 12 cases of \
              the fitted sources are not held out."
         ),
         "{refit}"
@@ -411,7 +413,11 @@ fn training_accuracy_stays_within_todays_bands() {
         // +23.0% -> +13.2% (both into band), GBS 2048 +6.0% -> -0.1%. Held out, nothing fitted.
         // Both together (stop 36 merge): 5.37% over 465; 5.39% over 467 with wt-mbridge17's two
         // held-out EP-overlap rows and its DeepEP/HybridEP SM charge.
-        tput <= 0.05395,
+        // Stop 37 (wt-ascend18): 5.39% -> 5.37% (0.0537), mean 9.6% -> 9.5%, since ModelLink's
+        // eager ALiBi rows pay their unfused scale, bias add and q/k copies (`unfused_score_bias`:
+        // Baichuan-13B +7.5% -> -0.6% crosses the median, BLOOM-7B1 +25.8% -> +19.9%, BLOOM-176B
+        // +0.5% -> -2.2%) and Grok-1 runs core_r0.6.0's allgather dispatcher (+32.3% -> +24.3%).
+        tput <= 0.05375,
         "training throughput out-of-sample median {tput:.4}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
@@ -633,8 +639,12 @@ fn training_accuracy_stays_within_todays_bands() {
     // 55 since review r17 #1: torchtune's recipe sets os.cpu_count() // 8 threads per rank for the
     // FSDP-offload host step (set_torch_num_threads), overriding torchrun's one; the row states no
     // host, so torchtune-llama31-70b-full-8xa100-tps is untimed again (+13.6% -> +80.4%).
+    // 54 since stop 37 (wt-ascend18) charges ModelLink's unfused ALiBi scale, bias add and q/k
+    // copies (`unfused_score_bias`): BLOOM-7B1 +25.8% -> +19.9% within band (Baichuan-13B +7.5%
+    // -> -0.6%, BLOOM-176B +0.5% -> -2.2%); Grok-1 +32.3% -> +24.3% with core_r0.6.0's allgather
+    // dispatcher (`parallel.moe_dispatcher = "allgather"`) stays out.
     assert!(
-        known <= 55,
+        known <= 54,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes

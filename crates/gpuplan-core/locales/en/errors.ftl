@@ -198,6 +198,7 @@ note-quantized-name-config = the name is a quantized checkpoint's ({ $format }) 
 fix-virtual-stages = interleaving needs pp ≥ 2 and at least one of the { $layers } layers per virtual stage (pp × virtual_stages ≤ { $layers })
 fix-moe-a2a-overlap = the EP all-to-all overlap needs virtual_stages ≥ 2 when pp ≥ 2 (Megatron-Core runs it in the interleaved schedule only)
 fix-moe-ep-settings-need-ep = the expert all-to-all settings (moe_a2a_overlap, moe_dispatcher) act on an MoE model's expert parallelism: use them with an MoE model at ep ≥ 2, or remove them
+fix-moe-a2a-overlap-allgather = the EP all-to-all overlap runs with the alltoall, deepep or hybridep dispatcher only (Megatron-Core refuses it with allgather): set moe_dispatcher to one of them, or remove moe_a2a_overlap
 fix-zero1-broadcast-needs-zero1 = per_rank broadcasts hand back a sharded optimizer's parameters: use it with zero = 1 or 2, or remove it
 fix-fp32-grad-pass = fp32_grad_pass is DeepSpeed BF16_Optimizer's gradient copy: use it on a DeepSpeed stack (framework = "megatron" for Megatron-DeepSpeed, or deepspeed = true) with precision = "amp_bf16" and zero = 0 or 1, or remove it
 fix-fp32-grad-pass-unfused-wgrad = fp32_grad_pass and gradient_accumulation_fusion = false both add each 16-bit gradient into an fp32 gradient (DeepSpeed's BF16_Optimizer, Megatron's DDP hook): keep the one the stack runs, remove the other
@@ -270,6 +271,7 @@ fix-main-grads-megatron = main_grads is Megatron-Core's main-gradient dtype (gra
 fix-optimizer-dtype-megatron = optimizer_dtype is the dtype of the Megatron/NeMo optimizer's master weights and moments (apex DistributedFusedAdam dtype, NeMo optim.dtype): set framework = "megatron" or remove optimizer_dtype
 fix-cross-entropy-fusion-megatron = cross_entropy_loss_fusion is Megatron-Core's fused vocab-parallel cross-entropy switch (--cross-entropy-loss-fusion): set framework = "megatron" or remove cross_entropy_loss_fusion
 fix-grad-accum-fusion-megatron = gradient_accumulation_fusion is Megatron's weight-gradient accumulation into the main gradient (--no-gradient-accumulation-fusion turns it off): set framework = "megatron" or remove gradient_accumulation_fusion
+fix-unfused-score-bias = unfused_score_bias describes Megatron's eager attention with a separate scale and bias add (ModelLink's ALiBi path): use it with framework = "megatron" and attention = "eager", or remove it
 fix-filter-gpu-word = an accelerator id or name prefix, e.g. A100 (`gpuplan catalog gpus` lists them)
 fix-filter-region-word = a region id, e.g. cn-shanghai (leave the flag out for every region)
 fix-regions-word = --region: a region id, e.g. cn-shanghai (leave the flag out for every region)

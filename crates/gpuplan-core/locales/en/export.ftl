@@ -74,7 +74,7 @@ export-nc-moments-megatron = megatron_args.sh keeps the Adam moments in bf16 (--
 export-nc-moments-fp32 = this launcher keeps the Adam moments in fp32 and
 export-nc-megatron-lora = training.task = { $task } (LoRA rank { $rank }: Megatron-LM's pretrain_gpt.py has no LoRA and would train every parameter, beyond the plan's memory; run a PEFT entry point of Megatron-Core with megatron_args.sh, e.g. ms-swift's `megatron sft --train_type lora` or Megatron-Bridge's LoRA recipes)
 export-nc-a2a-overlap = parallel.moe_a2a_overlap = true (Megatron-Core's EP all-to-all overlap: LAUNCHER=megatron carries it)
-export-nc-dispatcher = parallel.moe_dispatcher = { $d } (Megatron-Core's flex dispatcher: LAUNCHER=megatron carries it)
+export-nc-dispatcher = parallel.moe_dispatcher = { $d } (a Megatron-Core token dispatcher: LAUNCHER=megatron carries it)
 export-nc-stage-split = { $split } (of { $layers } layers at PP { $pp }: Megatron-Core refuses this split, so megatron_args.sh leaves out --decoder-first/last-pipeline-num-layers and Megatron-LM splits the layers evenly, which needs them to divide by PP; state a split it builds: { $why })
 export-nc-even-split = --pipeline-model-parallel-size { $pp } (of { $layers } layers, no stage sizes stated: Megatron-Core refuses to start; plan again or state a split it builds: { $why })
 export-nc-stage-split-unchecked = { $split } (at PP { $pp }: the plan does not record the model's layer count, as plans written before it was added do not, so the split cannot be checked against Megatron-Core's rules and megatron_args.sh leaves out --decoder-first/last-pipeline-num-layers; plan again to export it)

@@ -195,6 +195,7 @@ note-quantized-name-config = 这是 { $format } 量化检查点的名称，而�
 fix-virtual-stages = 交错流水线需要 pp ≥ 2，且每个虚拟阶段至少有 { $layers } 层中的一层（pp × virtual_stages ≤ { $layers }）
 fix-moe-a2a-overlap = pp ≥ 2 时，EP all-to-all 重叠需要 virtual_stages ≥ 2（Megatron-Core 只在交错流水线调度中运行它）
 fix-moe-ep-settings-need-ep = 专家 all-to-all 设置（moe_a2a_overlap、moe_dispatcher）只作用于 MoE 模型的专家并行：请在 MoE 模型且 ep ≥ 2 时使用，或去掉它们
+fix-moe-a2a-overlap-allgather = EP all-to-all 重叠只能与 alltoall、deepep 或 hybridep 分发器一起使用（Megatron-Core 在 allgather 下拒绝它）：请把 moe_dispatcher 设为其中之一，或去掉 moe_a2a_overlap
 fix-zero1-broadcast-needs-zero1 = per_rank 广播用于分片优化器回传参数：请在 zero = 1 或 2 时使用，或去掉它
 fix-fp32-grad-pass = fp32_grad_pass 表示 DeepSpeed BF16_Optimizer 的梯度拷贝：请在 DeepSpeed 栈上（Megatron-DeepSpeed 用 framework = "megatron"，或 deepspeed = true）且 precision = "amp_bf16"、zero = 0 或 1 时使用，或去掉它
 fix-fp32-grad-pass-unfused-wgrad = fp32_grad_pass 与 gradient_accumulation_fusion = false 都会把每个 16 位梯度加到 fp32 梯度上（DeepSpeed 的 BF16_Optimizer、Megatron 的 DDP 钩子）：保留所用框架实际执行的那一个，去掉另一个
@@ -267,6 +268,7 @@ fix-main-grads-megatron = main_grads 是 Megatron-Core 主梯度的数据类型�
 fix-optimizer-dtype-megatron = optimizer_dtype 是 Megatron/NeMo 优化器主权重与动量的数据类型（apex DistributedFusedAdam 的 dtype，NeMo 的 optim.dtype）：请设置 framework = "megatron"，或删除 optimizer_dtype
 fix-cross-entropy-fusion-megatron = cross_entropy_loss_fusion 是 Megatron-Core 融合词表并行交叉熵的开关（--cross-entropy-loss-fusion）：请设置 framework = "megatron"，或删除 cross_entropy_loss_fusion
 fix-grad-accum-fusion-megatron = gradient_accumulation_fusion 是 Megatron 权重梯度直接累加到主梯度的开关（--no-gradient-accumulation-fusion 关闭它）：请设置 framework = "megatron"，或删除 gradient_accumulation_fusion
+fix-unfused-score-bias = unfused_score_bias 描述 Megatron 的 eager 注意力中单独的缩放与偏置相加（ModelLink 的 ALiBi 路径）：请在 framework = "megatron" 且 attention = "eager" 时使用，或去掉它
 fix-filter-gpu-word = 加速卡 ID 或名称前缀，例如 A100（`gpuplan catalog gpus` 可列出）
 fix-filter-region-word = 地域 ID，例如 cn-shanghai（不限地域时请去掉该参数）
 fix-regions-word = --region：地域 ID，例如 cn-shanghai（不限地域时请去掉该参数）

@@ -77,7 +77,7 @@ export-nc-moments-megatron = megatron_args.sh 把 Adam 动量保持为 bf16（--
 export-nc-moments-fp32 = 该启动器把 Adam 动量保持为 fp32，且
 export-nc-megatron-lora = training.task = { $task }（LoRA 秩 { $rank }：Megatron-LM 的 pretrain_gpt.py 没有 LoRA，会训练全部参数，超出方案的显存；请用 Megatron-Core 的 PEFT 入口配合 megatron_args.sh，例如 ms-swift 的 `megatron sft --train_type lora` 或 Megatron-Bridge 的 LoRA 配方）
 export-nc-a2a-overlap = parallel.moe_a2a_overlap = true（Megatron-Core 的 EP all-to-all 重叠：LAUNCHER=megatron 会携带）
-export-nc-dispatcher = parallel.moe_dispatcher = { $d }（Megatron-Core 的 flex 分发器：LAUNCHER=megatron 会携带）
+export-nc-dispatcher = parallel.moe_dispatcher = { $d }（Megatron-Core 的 token 分发器：LAUNCHER=megatron 会携带）
 export-nc-stage-split = { $split }（{ $layers } 层、PP { $pp }：Megatron-Core 不接受这种切分，因此 megatron_args.sh 不写 --decoder-first/last-pipeline-num-layers，Megatron-LM 会把各层均分，这要求层数能被 PP 整除；请给出它能构建的切分：{ $why }）
 export-nc-even-split = --pipeline-model-parallel-size { $pp }（{ $layers } 层，未指定各阶段层数：Megatron-Core 会拒绝启动；请重新规划，或写明它能构建的切分：{ $why }）
 export-nc-stage-split-unchecked = { $split }（PP { $pp }：该方案没有记录模型的层数（加入该字段之前写出的方案都没有），无法按 Megatron-Core 的规则检查切分，因此 megatron_args.sh 不写 --decoder-first/last-pipeline-num-layers；请重新规划后再导出）

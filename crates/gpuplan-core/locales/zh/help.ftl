@@ -60,7 +60,7 @@ help-arg-grad-all-reduce = 在更新本分片前对整份梯度做 all-reduce �
 help-arg-gradient-as-bucket-view = DDP gradient_as_bucket_view=True：all-reduce 桶中不再另存一份梯度
 help-arg-deepspeed = 由 DeepSpeed 引擎运行 ZeRO：计入其归约桶（reduce bucket），以及优化器步时本分片梯度的 fp32 副本
 help-arg-moe-a2a-overlap = MoE：专家 all-to-all 与另一个微批次的计算重叠（Megatron-Core --overlap-moe-expert-parallel-comm；默认关闭；--pp > 1 时需要 --virtual-stages）
-help-arg-moe-dispatcher = MoE token 分发器：alltoall、deepep 或 hybridep（Megatron-Core --moe-token-dispatcher-type、--moe-flex-dispatcher-backend）[默认：alltoall]
+help-arg-moe-dispatcher = MoE token 分发器：alltoall、deepep、hybridep 或 allgather（Megatron-Core --moe-token-dispatcher-type、--moe-flex-dispatcher-backend）[默认：alltoall]
 help-arg-persistent-grads = 梯度在各步之间保留并原地清零（PyTorch < 2.0 的 zero_grad(set_to_none=False)，PyTorch 2.0 之前的 HF Trainer）
 help-arg-nccl-version = 作业所用的 NCCL 版本，例如 2.19.3（torch 2.2 自带）；2.22 之前 NCCL 在初始化时就为每个通信器建立 ring、tree 和 NVLink SHARP 缓冲；默认取当前版本
 help-arg-host-vcpus = 每节点主机 vCPU（硬件线程）数：图像模型的吞吐上限为 vCPU × 节点数 × image_decode_per_core 样本/秒；优化器卸载时主机优化器步在 vCPU ÷ 2 个物理核上运行，由节点内各 rank 均分（默认：不设上限；配合 --instance 时取目录中的 vCPU 数）

@@ -169,6 +169,7 @@ fn same_setup(a: &TrainingSetup, b: &TrainingSetup, r: &ChipRates) -> bool {
                 fused_cross_entropy,
                 fused_classifier,
                 logit_metrics,
+                unfused_score_bias,
             ]
         )
 }

@@ -46,10 +46,28 @@ pub fn routed_tokens(setup: &TrainingSetup, tokens: u64) -> u64 {
 pub fn dispatch_rows_fwd(moe: &MoeSpec, setup: &TrainingSetup) -> f64 {
     let k = moe.experts_per_token as f64;
     let p = setup.parallel;
+    if p.moe_dispatcher.gathers() {
+        return allgather_rows_fwd(k, p.tp.max(1) as f64, p.ep.max(1) as f64);
+    }
     let local_experts = moe.experts.div_ceil(p.ep.max(1));
     let sorts = setup.framework == Framework::Megatron && p.ep > 1 && local_experts > 1;
     let permute = 2.0 * (1.0 + k);
     permute + if sorts { 2.0 * 2.0 * k } else { 0.0 }
+}
+
+/// [`dispatch_rows_fwd`] under Megatron-Core's `allgather` dispatcher, as ModelLink runs it
+/// (MindSpeed @2b0edd2 mindspeed/core/transformer/moe/token_dispatcher.py, which replaces
+/// `MoEAllGatherTokenDispatcher.token_permutation`/`token_unpermutation` of Megatron-LM
+/// core_v0.6.0 under `--moe-permutation-async-comm`; Megatron's own has the same row passes).
+/// A rank gathers its TP × EP group's `tp·ep` shards and keeps the `L = tp·ep·k/ep = tp·k` copies
+/// per own token routed to its local experts (balanced routing; the experts' weights are split
+/// over TP, so each TP rank runs every copy of its group). Per copy: `global_hidden_states
+/// [global_local_map]` reads and writes it (2), `local_hidden_states[indices]` the same (2);
+/// unpermutation writes zeros (1), `index_put_` reads and writes (2), the score product reads and
+/// writes (2), and the accumulating `index_put_` into the gathered shape reads the copy and reads
+/// and writes its row (3): 12 L, plus the `torch.zeros` of the `tp·ep` gathered rows.
+fn allgather_rows_fwd(k: f64, tp: f64, ep: f64) -> f64 {
+    12.0 * tp * k + tp * ep
 }
 
 /// Seconds of one MoE layer's router and token permutations for one micro-batch on one device:
@@ -106,6 +124,23 @@ mod tests {
         s.parallel.ep = 8;
         s.framework = Framework::HuggingFace;
         assert_eq!(dispatch_rows_fwd(&moe, &s), 18.0);
+    }
+
+    /// Grok-1 in ModelLink (TP 4, EP 2, top-2): each rank keeps 8 copies per own token from the
+    /// 8 gathered shards, 12 row passes each, and zeroes the 8 gathered rows.
+    #[test]
+    fn allgather_rows_count_the_gathered_copies() {
+        let (_, moe) = qwen3_30b();
+        let mut s = TrainingSetup::default();
+        s.parallel.tp = 4;
+        s.parallel.ep = 2;
+        s.parallel.sequence_parallel = true;
+        s.parallel.moe_dispatcher = crate::workload::MoeDispatcher::AllGather;
+        let moe = MoeSpec {
+            experts_per_token: 2,
+            ..moe
+        };
+        assert_eq!(dispatch_rows_fwd(&moe, &s), 12.0 * 8.0 + 8.0);
     }
 
     /// The permutations' bytes at the bandwidth: 50 rows forward and again backward, 2 B per

@@ -132,7 +132,7 @@ pub(super) fn ep_kernel_sms(d: MoeDispatcher) -> Option<u64> {
     match d {
         MoeDispatcher::DeepEp => Some(DEEPEP_SMS),
         MoeDispatcher::HybridEp => Some(HYBRIDEP_SMS),
-        MoeDispatcher::AllToAll => None,
+        MoeDispatcher::AllToAll | MoeDispatcher::AllGather => None,
     }
 }
 

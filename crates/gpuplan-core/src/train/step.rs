@@ -521,7 +521,7 @@ fn tp_phase(
     let (lat, algo) = tp_pair_latency(x.group(p.tp, 1), p.sequence_parallel, tun);
     let per = ring_allreduce(bytes, p.tp, x.intra, x.eff_net) + lat;
     let fwd = tp_forward_reduces(x.setup.framework, t, p.sequence_parallel);
-    let count = (fwd * fwd_passes + 2.0) * x.stage_max * x.m_micro;
+    let count = (fwd * fwd_passes + 2.0) * x.stage_max * x.m_micro * tp_block_share(x, t);
     let total = per * count;
     let hidden = if p.tp_overlap() {
         let share = tp_overlap_share(x.setup.framework, fwd_passes, tun.tp_overlap_fraction);
@@ -551,6 +551,22 @@ fn tp_phase(
         overlapped: hidden,
     });
     (total, hidden)
+}
+
+/// Share of the layers' TP collectives (attention block and MLP block, one pair each) that run
+/// as TP collectives: all of them, but under Megatron-Core's `allgather` MoE dispatcher the MoE
+/// layers' MLP pair is part of the dispatcher's TP × EP all-gather and reduce-scatter
+/// ([`allgather_phase`]; the experts' linears skip their own TP communication,
+/// `explicit_expert_comm` in tensor_parallel/layers.py @core_r0.6.0), so half of each MoE layer's
+/// pairs leave the TP phase.
+fn tp_block_share(x: &Ctx, t: &TransformerSpec) -> f64 {
+    match t.moe.filter(|_| x.p.moe_dispatcher.gathers() && x.p.ep > 1) {
+        Some(moe) if t.layers > 0 => {
+            let moe_layers = t.layers.saturating_sub(moe.dense_layers) as f64;
+            1.0 - 0.5 * moe_layers / t.layers as f64
+        }
+        _ => 1.0,
+    }
 }
 
 /// NCCL's latency of one TP all-reduce, or under sequence parallelism of the all-gather and
@@ -1375,6 +1391,9 @@ fn ep_phase(x: &Ctx, parts: &ComputeParts) -> EpPhase {
         // min(node NICs, GPU link) / GPUs mixed a per-node and a per-GPU rate).
         nic: (c.inter_bandwidth / c.gpus_per_node.max(1) as f64).min(x.intra) * x.eff_net,
     };
+    if p.moe_dispatcher.gathers() {
+        return allgather_phase(x, token_bytes, 4.0 * moe_layers * x.m_micro, links);
+    }
     let stride = ep_rank_stride(x.setup);
     let group = EpGroup {
         ep: p.ep,
@@ -1413,6 +1432,46 @@ fn ep_phase(x: &Ctx, parts: &ComputeParts) -> EpPhase {
         total: Seconds(total),
         hidden: Seconds(hidden),
         bytes: Bytes(passes * token_bytes * (intra_copies + inter_copies)),
+        bandwidth,
+        link,
+    }
+}
+
+/// Megatron-Core's `allgather` dispatcher (megatron/core/transformer/moe/token_dispatcher.py
+/// @core_v0.6.0 `MoEAllGatherTokenDispatcher`; MindSpeed's async variant @2b0edd2 issues the same
+/// collectives and waits for them before the local gather): per MoE layer and micro-batch the
+/// forward all-gathers the hidden states of the TP × EP group (`gather_from_sequence_parallel_
+/// region_to_moe`) and reduce-scatters the expert output back (`reduce_scatter_to_sequence_
+/// parallel_region_from_moe`); the backward runs the reverse pair (tensor_parallel/mappings.py:
+/// the gather's backward is a reduce-scatter and the reverse). Each moves the group's other
+/// `tp·ep − 1` shards of `token_bytes` (a rank's routed tokens × h × 2 B) per rank, `passes` of
+/// them a step, none hidden. The group is `tp·ep` consecutive ranks (parallel_state.py
+/// @core_v0.6.0 'TPxEP Group': `range(start_rank, end_rank)`): on one node the node's link, else
+/// a ring through the rank's share of the NICs as well.
+fn allgather_phase(x: &Ctx, token_bytes: f64, passes: f64, links: EpLinks) -> EpPhase {
+    let group = x.p.tp.max(1) * x.p.ep.max(1);
+    let bytes = passes * token_bytes * (group - 1) as f64;
+    let on_node = group <= x.c.gpus_per_node.max(1);
+    let (bandwidth, link) = if on_node {
+        let on = why_msg!(
+            x.explain,
+            crate::i18n::Msg::new("step-link-inside").arg("link", x.c.gpu.intra_link.name())
+        );
+        (links.intra, on)
+    } else {
+        let between = why_msg!(
+            x.explain,
+            crate::i18n::Msg::new("step-ep-link-between")
+                .arg("link", x.c.inter_link.name())
+                .arg("on_node", x.c.gpus_per_node.min(group).to_string())
+                .arg("ep", group.to_string())
+        );
+        (Bandwidth(links.intra.0.min(links.nic.0)), between)
+    };
+    EpPhase {
+        total: Seconds(bytes / bandwidth.0.max(1.0)),
+        hidden: Seconds(0.0),
+        bytes: Bytes(bytes),
         bandwidth,
         link,
     }

@@ -891,6 +891,7 @@ fn megatron_dispatcher_type(t: &TrainView, a: &mut Vec<String>) {
             "--moe-token-dispatcher-type flex".into(),
             "--moe-enable-deepep".into(),
         ]),
+        "allgather" => a.push("--moe-token-dispatcher-type allgather".into()),
         _ => a.push("--moe-token-dispatcher-type alltoall".into()),
     }
 }
