@@ -28,6 +28,7 @@ cav-memory-lower-bound = 显存为下限：{ $basis }
 cav-cnn-efficiency = 吞吐按 { $name } = 峰值的 { $pct }% 计算（卷积/UNet 训练远低于 Transformer 的矩阵乘效率）；请实测第一个 epoch
 cav-no-bf16 = { $gpu } 不支持 bf16：改用 fp16 混合精度训练（动态损失缩放，fp32 主权重）
 cav-serve-no-bf16 = { $gpu } 不支持 bf16：权重和 KV 缓存改用 fp16（大小相同；vLLM 需加 --dtype half）
+cav-serve-int4-not-marlin = { $gpu }（计算能力 { $cc }）上 { $engine } 的 { $weights } 运行 GPTQ 的 exllama 内核（AWQ 检查点则用 vLLM 的 AWQ GEMM 内核，需 7.5 及以上），而不是需要 8.0 的 Marlin：解码时间按 Marlin 接近理想的权重带宽估算，在这块芯片上未经验证
 cav-serve-no-bf16-no-kv = { $gpu } 不支持 bf16：权重和激活改用 fp16（大小相同；以 float16 加载模型，例如 torch_dtype=torch.float16）
 cav-serve-no-bf16-quantized = { $gpu } 不支持 bf16：{ $weights } 权重下激活和 KV 缓存改用 fp16（大小相同；vLLM 需加 --dtype half）
 cav-serve-denoising = 一个请求是一张图像：{ $steps } 个去噪步，{ $samples ->

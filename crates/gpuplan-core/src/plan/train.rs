@@ -504,6 +504,9 @@ impl<'a> Degrees<'a> {
                     // The retry's CP 1 points are the first search's, which fitted nothing.
                     .filter(|cp| *cp > 1 || !pin.cp_for_memory)
                     .filter(|cp| crate::workload::cp_splits_sequence(base.seq_len, *cp))
+                    // Megatron's CP is Transformer Engine's, which has no attention backend
+                    // below compute capability 8.0 (audit r18 #6).
+                    .filter(|cp| *cp == 1 || crate::chip::te_context_parallel_runs(base, &c.gpu))
                     .collect(),
                 _ => vec![1],
             }
@@ -529,9 +532,18 @@ fn tp_links(c: &ClusterSpec) -> bool {
 /// All that [`search_space`] reads of a cluster: GPUs per node, nodes (the total) and
 /// [`tp_links`]. Clusters of other chips and links with the same facts have the same space for
 /// the same setup (test `search_space_reads_only_its_cluster_facts`).
-fn space_facts(c: &ClusterSpec) -> (u64, u64, bool) {
-    (c.gpus_per_node, c.nodes, tp_links(c))
+fn space_facts(c: &ClusterSpec) -> SpaceFacts {
+    (
+        c.gpus_per_node,
+        c.nodes,
+        tp_links(c),
+        crate::chip::te_fused_attention(&c.gpu),
+    )
 }
+
+/// [`space_facts`]: GPUs per node, nodes, [`tp_links`], and whether Transformer Engine's CP runs
+/// on the chip ([`crate::chip::te_fused_attention`]).
+type SpaceFacts = (u64, u64, bool, bool);
 
 /// The recompute modes searched: the stated one, LitGPT's two strategies, or the framework's.
 fn recompute_choices<'a>(base: &'a TrainingSetup, pin: &super::TrainPins) -> &'a [Recompute] {
@@ -1474,7 +1486,7 @@ struct Work {
     spaces: Vec<Vec<Point>>,
     space_ids: rustc_hash::FxHashMap<Vec<Point>, usize>,
     /// The search space of (adapted setup, [`space_facts`]): all that [`search_space`] reads.
-    space_of: rustc_hash::FxHashMap<(usize, (u64, u64, bool)), usize>,
+    space_of: rustc_hash::FxHashMap<(usize, SpaceFacts), usize>,
     /// Each chip's adapted setup, as an index into `classes`.
     chip_class: rustc_hash::FxHashMap<usize, usize>,
     time_jobs: Vec<(usize, ClusterSpec)>,
@@ -3082,7 +3094,7 @@ mod ladder_tests {
         let cat = Catalog::builtin().unwrap();
         let (mut compared, mut nvlink_shapes) = (0, 0);
         for (base, req) in dense_moe_lora_requests() {
-            let mut first: std::collections::HashMap<(u64, u64, bool), Vec<Point>> =
+            let mut first: std::collections::HashMap<SpaceFacts, Vec<Point>> =
                 Default::default();
             for inst in &cat.instances {
                 let Some(gpu) = cat.gpu(&inst.gpu) else {

@@ -1379,6 +1379,10 @@ fn adapt_inference(
     if let Some(n) = note {
         note_line(lang, n.get(lang));
     }
+    let kernel = gpuplan_core::infer::weight_only_kernel_note(s.engine, s.weights, &cluster.gpu);
+    if let Some(m) = kernel {
+        note_line(lang, &m.render(lang));
+    }
     r.inference = s;
     // The default prompt fitted to the model's context, as `plan` does (a file's or a flag's
     // token counts are the user's and stay as given).
