@@ -208,7 +208,7 @@ bind-chip-skipped = { $gpu } skipped: { $why }
 bind-chips-skipped = { $n ->
         [one] 1 GPU type cannot run
        *[other] { $n } GPU types cannot run
-    } the chosen precision or attention and { $n ->
+    } the chosen precision, attention or context parallelism and { $n ->
         [one] was
        *[other] were
     } not searched ({ $gpus }); name one with --gpu for the reason

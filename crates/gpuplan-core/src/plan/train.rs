@@ -1372,29 +1372,35 @@ pub struct TrainJob<'a> {
 /// Chips the job's pinned precision (or attention) cannot run on: with the reason, once each,
 /// when the user named the GPUs (`--gpu`); else one line naming them (a P40 without bf16 is no
 /// reason a budget refusal should give to someone who never asked about it).
-fn reject_chips(skipped: &[(String, Text)], named: bool, rejected: &mut Vec<Binding>) {
-    let mut once: Vec<&(String, Text)> = Vec::new();
+fn reject_chips(skipped: &[Skipped], named: bool, rejected: &mut Vec<Binding>) {
+    let mut once: Vec<&Skipped> = Vec::new();
     for s in skipped {
         if !once.iter().any(|o| o.0 == s.0) {
             once.push(s);
         }
     }
-    if once.is_empty() {
+    let Some(first) = once.first() else {
         return;
-    }
+    };
     if !named {
-        let gpus: Vec<&str> = once.iter().map(|(g, _)| g.as_str()).collect();
+        let gpus: Vec<&str> = once.iter().map(|(g, ..)| g.as_str()).collect();
+        // The field the refusals share (audit r18: a Megatron CP refusal was tagged `precision`).
+        let field = if once.iter().all(|o| o.1 == first.1) {
+            chip_field(&first.1)
+        } else {
+            "precision"
+        };
         rejected.push(Binding::msg(
-            "precision",
+            field,
             Msg::new("bind-chips-skipped")
                 .arg("n", gpus.len())
                 .arg("gpus", crate::error::names_or_none(&gpus)),
         ));
         return;
     }
-    for (gpu, why) in once {
+    for (gpu, field, why) in once {
         rejected.push(Binding::msg(
-            "precision",
+            chip_field(field),
             Msg::new("bind-chip-skipped").arg("gpu", gpu.as_str()).arg(
                 "why",
                 crate::i18n::Arg::PerLang {
@@ -1403,6 +1409,15 @@ fn reject_chips(skipped: &[(String, Text)], named: bool, rejected: &mut Vec<Bind
                 },
             ),
         ));
+    }
+}
+
+/// The field a chip's refusal names ([`crate::chip::check_support`]), as a binding constraint.
+fn chip_field(field: &str) -> &'static str {
+    match field {
+        "attention" => "attention",
+        "parallel.cp" => "parallel.cp",
+        _ => "precision",
     }
 }
 
@@ -1437,8 +1452,12 @@ pub fn memory_facts(c: &ClusterSpec) -> &str {
 /// (`train/nccl_search.rs`); [`Work::net_class_of`] maps it to the channel counts it gives.
 type NetKey = (u64, u8);
 
-/// A chip's setup after `chip::adapt`, or why the job cannot run on it.
-type ChipSetup = Result<(TrainingSetup, Vec<Text>), Text>;
+/// A chip's setup after `chip::adapt`, or why the job cannot run on it: the field the refusal
+/// names (`precision`, `attention`, `parallel.cp`) and its message.
+type ChipSetup = Result<(TrainingSetup, Vec<Text>), (String, Text)>;
+
+/// A chip the job cannot run on: its id, the field named and the reason ([`reject_chips`]).
+type Skipped = (String, String, Text);
 
 /// A memory pass over the sites that share its chip, cluster shape and search space: one ladder
 /// per point (empty in the reference mode, where the pass computes every rung itself).
@@ -1734,7 +1753,7 @@ fn sites<'a>(
     cands: &[(&'a Instance, &'a GpuSpec)],
     share: bool,
     work: &mut Work,
-) -> (Vec<ChipSetup>, Vec<Site<'a>>, Vec<(String, Text)>) {
+) -> (Vec<ChipSetup>, Vec<Site<'a>>, Vec<Skipped>) {
     // One shared copy of each chip row for all its instance types' clusters: clusters of one
     // chip hold the same object, so the time passes' prologues ([`Known`]) and the cluster
     // comparisons of `Work::time_for` see the same chip by its address first.
@@ -1756,15 +1775,18 @@ fn sites<'a>(
                 );
                 let ok = crate::chip::check_support(&req.model, &setup, gpu)
                     .map(|()| (setup, notes))
-                    .map_err(|e| e.message().into());
+                    .map_err(|e| {
+                        let field = e.field().unwrap_or("precision").to_string();
+                        (field, e.message().into())
+                    });
                 chips.push((gpu, ok, std::sync::Arc::new(gpu.clone())));
                 chips.len() - 1
             }
         };
         let setup = match &chips[chip].1 {
             Ok((s, _)) => s,
-            Err(e) => {
-                skipped.push((gpu.id.clone(), e.clone()));
+            Err((field, e)) => {
+                skipped.push((gpu.id.clone(), field.clone(), e.clone()));
                 continue;
             }
         };
@@ -2443,7 +2465,7 @@ fn site_outcomes<'a>(
     cat: &Catalog,
     (tokens, gb): (f64, u64),
     (mode, work_done): (SearchMode, &mut SearchWork),
-) -> (Vec<Site<'a>>, Vec<Outcome>, Vec<(String, Text)>) {
+) -> (Vec<Site<'a>>, Vec<Outcome>, Vec<Skipped>) {
     let share = mode == SearchMode::Shared;
     let mut work = Work::default();
     let (chips, sites, skipped_chips) = sites(req, job, cands, share, &mut work);

@@ -531,6 +531,15 @@ fn train_on(
     {
         note_line(lang, gpuplan_core::i18n::Text::from(n).get(lang));
     }
+    if let Some(n) = model.transformer().and_then(|t| {
+        gpuplan_core::pipeline::megatron_vp_layout_note(
+            t.total_layers(),
+            &r.training.parallel,
+            r.training.framework,
+        )
+    }) {
+        note_line(lang, &n.render(lang));
+    }
     if let Some(n) = gpuplan_core::plan::train::megatron_pipeline_zero_caveat(&r.training) {
         note_line(lang, gpuplan_core::i18n::Text::from(n).get(lang));
     }
