@@ -1730,7 +1730,14 @@ fn int4_chip_refused(s: &InferenceSetup, gpu: &GpuSpec) -> CoreError {
         .arg("engine", s.engine.name())
         .arg("gpu", gpu.id.as_str())
         .arg("cc", format!("{}.{}", cc / 10, cc % 10))
-        .arg("min", format!("{}.{}", int4_min_cc(s.engine) / 10, int4_min_cc(s.engine) % 10));
+        .arg(
+            "min",
+            format!(
+                "{}.{}",
+                int4_min_cc(s.engine) / 10,
+                int4_min_cc(s.engine) % 10
+            ),
+        );
     CoreError::invalid_msg("weights", s.weights.name(), fix)
 }
 

@@ -113,7 +113,12 @@ fn an_unknown_model_names_the_fix() {
         refused(
             &["estimate", "-m", name],
             2,
-            &["unknown model", "gpuplan models", "--model-config", "model_config"],
+            &[
+                "unknown model",
+                "gpuplan models",
+                "--model-config",
+                "model_config",
+            ],
         );
     }
     // A close misspelling still lists the nearest presets.
@@ -146,7 +151,10 @@ fn an_uneven_interleaved_split_names_megatrons_layout() {
     refused(
         &uneven,
         0,
-        &["--pipeline-model-parallel-layout", "should be divisible by vp_size"],
+        &[
+            "--pipeline-model-parallel-layout",
+            "should be divisible by vp_size",
+        ],
     );
     let mut even = base.to_vec();
     even.push("2");
@@ -167,11 +175,19 @@ fn a_toml_date_for_a_number_reads_as_a_date() {
     refused(
         &["estimate", "-w", w],
         2,
-        &["training.tokens", "TOML date-time", "expected a number", "!map"],
+        &[
+            "training.tokens",
+            "TOML date-time",
+            "expected a number",
+            "!map",
+        ],
     );
     let o = common::run(TAG, &["--lang", "zh", "estimate", "-w", w]);
     let text = common::all_text(&o);
-    assert!(text.contains("日期时间") && text.contains("，应为数字"), "{text}");
+    assert!(
+        text.contains("日期时间") && text.contains("，应为数字"),
+        "{text}"
+    );
     assert!(!text.contains(", 应为"), "{text}");
 }
 
@@ -184,7 +200,7 @@ fn megatron_cp_needs_te_attention() {
         vec![
             "estimate",
             "-m",
-            "Llama-3.1-8B",
+            "Qwen2.5-0.5B",
             "--task",
             "full",
             "--gpu",

@@ -3116,8 +3116,7 @@ mod ladder_tests {
         let cat = Catalog::builtin().unwrap();
         let (mut compared, mut nvlink_shapes) = (0, 0);
         for (base, req) in dense_moe_lora_requests() {
-            let mut first: std::collections::HashMap<SpaceFacts, Vec<Point>> =
-                Default::default();
+            let mut first: std::collections::HashMap<SpaceFacts, Vec<Point>> = Default::default();
             for inst in &cat.instances {
                 let Some(gpu) = cat.gpu(&inst.gpu) else {
                     continue;
