@@ -42,6 +42,10 @@ Families (each input is one gpuplan run, or one HTTP request for `api`):
   r17      round 17: llm.c's fused classifier beside what llm.c does not run, the int4 rule per engine, another
            stack's pp that does not divide the layers, workload keys at type boundaries (u64 max, -0, 1e309,
            dates, strings), a directory or /dev/zero as the workload, an untimed step's reason in zh
+  r18      round 18: int4/int8 per chip and engine (no kernel: refused naming weights; below Marlin's
+           8.0: the kernel caveat), serving plans per chip x engine, TensorRT-LLM's int4 groups,
+           unknown model names, TOML values of other types in numeric keys, Megatron CP below 8.0,
+           uneven interleaved splits, and 160 seeded random plan/estimate questions (zh notes checked)
   api16    `/estimate` and `/plan` read only JSON bodies (415 naming content-type otherwise); the
            int4 TP refusal names `tp` as the CLI does
   sanity   ordinary questions: preset × task × provider × objective × size, each plan checked
@@ -1921,7 +1925,9 @@ def r15():
         absent=("did you mean",))
     # int4 groups: the range is named; the groups the format takes run.
     for g, exit in [("int4-g0", 2), ("int4-g1048577", 2), ("int4-g99999999999999999999", 2), ("int4-g-1", 2),
-                    ("int4-g1", 0), ("int4-g128", 0), ("int4-g1048576", 0)]:
+                    ("int4-g1", 0), ("int4-g128", 0),
+                    # 1048576 is in range but divides no linear of Qwen2.5-7B (review r16 #2's group rule).
+                    ("int4-g1048576", 2)]:
         add(f"estimate --weights {g}", E_SERVE + ["--weights", g], exit, ("weights",), need=("1048576",) if exit else ())
         add(f"plan --weights {g}", SERVE + ["--rate", "1", "--weights", g], exit if exit else None, ("weights",),
             ok_exits=(0, 4), need=("1048576",) if exit else ())
@@ -1944,11 +1950,13 @@ def r16():
     # at TP 1 only; the per-channel label and group 64 (14784 = 64 x 231) load at TP 2.
     e72 = ["estimate", "-m", "Qwen2.5-72B", "--task", "inference", "--gpu", "A100", "--gpus-per-node", "8"]
     for tp, w, exit in [("1", "int4-g128", 0), ("2", "int4-g128", 2), ("4", "int4-g128", 2), ("8", "int4-g128", 2),
-                        ("8", "int4-g8192", 0), ("2", "int4-g64", 0), ("8", "awq", 2), ("8", "gptq", 2),
+                        # Per-channel / group 64 split 29568 into 3696 / 14784 per rank: no multiple of
+                        # Marlin's 128 k tile, so vLLM refuses them too (review r16 #2, audit r17 #2).
+                        ("8", "int4-g8192", 2), ("2", "int4-g64", 2), ("8", "awq", 2), ("8", "gptq", 2),
                         ("2", "int4-g7", 2), ("3", "int4-g128", 2)]:
         frag = ("tp",) if exit and w != "int4-g7" else (("weights",) if exit else None)
         add(f"72b tp {tp} {w}", e72 + ["--tp", tp, "--weights", w], exit, frag,
-            need=("29568",) if exit and tp in "248" and w != "int4-g7" else ())
+            need=("29568",) if exit and tp in "248" and w not in ("int4-g7", "int4-g8192") else ())
     for tp in ["1", "2", "4", "8"]:
         add(f"72b awq config tp {tp}", ["estimate", "--model-config", "{dir}/config.json", "--task", "inference",
                                           "--gpu", "A100", "--gpus-per-node", "8", "--tp", tp], 0, None,
@@ -2059,6 +2067,125 @@ def r17():
     return c
 
 
+R18_CHIPS = {"v100": 70, "t4": 75, "p100": 60, "a10": 86, "a100": 80, "h100": 90}
+R18_INT4_MIN = {"vllm": 60, "sglang": 60, "trtllm": 75, "static": 80}
+
+
+def zh_notes_clean(r):
+    """Under zh, no English sentence in the notes and errors (stderr)."""
+    left = english_sentences(r["err"].split("Usage: ")[0])
+    return [f"zh: English left: {left[0]}"] if left else []
+
+
+def r18_no_impossible_int4(engine, cc):
+    """A serving plan offers int4 only where the engine has an int4 kernel for the chip, and says
+    when it runs below Marlin's 8.0 under vLLM/SGLang."""
+    def check(r):
+        probs = []
+        for p in json.loads(r["out"])["outcome"]["plans"]:
+            w = p["serve"]["weights"]["format"]
+            if w == "int4" and cc < R18_INT4_MIN[engine]:
+                probs.append(f"int4 offered under {engine} at cc {cc}")
+            if w in ("int4", "int8") and engine in ("vllm", "sglang") and cc < 80:
+                if "exllama" not in json.dumps(p["caveats"]):
+                    probs.append(f"{w} below 8.0 without the kernel caveat")
+        return probs
+    return check
+
+
+def r18_no_te_cp(r):
+    d = json.loads(r["out"])
+    return [f"CP {p['train']['setup']['parallel']['cp']} under Megatron below 8.0"
+            for p in d["outcome"]["plans"] if p["train"]["setup"]["parallel"]["cp"] > 1]
+
+
+def r18():
+    c = []
+
+    def add(name, args, exit=None, frag=None, **kw):
+        c.append(Case("r18", name, args, exit=exit, frag=frag, **kw))
+    # int4 / int8 per chip and engine: refused (naming weights) exactly where no kernel loads.
+    for (gpu, cc), engine, w in itertools.product(R18_CHIPS.items(), R18_INT4_MIN,
+                                                  ["int4-g128", "int4-g64", "int4-g32", "awq", "int8"]):
+        args = ["estimate", "-m", "Llama-3.1-8B", "--task", "inference", "--gpu", gpu, "--weights", w,
+                "--engine", engine]
+        int4 = w != "int8"
+        no_kernel = int4 and cc < R18_INT4_MIN[engine]
+        bad_group = engine == "trtllm" and w == "int4-g32"
+        exit = 2 if (no_kernel or bad_group) else None
+        add(f"{w} {engine} {gpu}", args, exit, ("weights",) if exit else None, ok_exits=(0, 2, 3))
+        add(f"zh {w} {engine} {gpu}", ["--lang", "zh"] + args, exit, None, ok_exits=(0, 2, 3),
+            check=zh_notes_clean)
+    for (gpu, cc), engine in itertools.product(R18_CHIPS.items(), R18_INT4_MIN):
+        add(f"plan serve {engine} {gpu}", ["plan", "--format", "json", "--top", "100", "-m", "Llama-3.1-8B",
+            "--task", "inference", "--gpu", gpu, "--engine", engine], None, None, ok_exits=(0, 4),
+            check=r18_no_impossible_int4(engine, cc))
+    # TensorRT-LLM's int4 groups: 64 and 128 (and per-channel) only.
+    for g in ["16", "32", "64", "96", "128", "256", "4096"]:
+        exit = None if g in ("64", "128", "4096") else 2
+        add(f"trtllm int4-g{g}", ["estimate", "-m", "Llama-3.1-8B", "--task", "inference", "--gpu", "h100",
+            "--weights", f"int4-g{g}", "--engine", "trtllm"], exit, ("weights",) if exit else None,
+            ok_exits=(0, 3))
+    # Unknown models name the fix.
+    for name in ["xyzzy", "Lama-3.1-8B", "gpt-5", "é" * 300, "Q" * 5000, "../../etc/passwd", "Llama 3.1 8B!"]:
+        add(f"unknown model {name[:12]!r}", ["estimate", "-m", name], 2, ("model",), need=("gpuplan models",))
+    # A TOML value of another type where a number goes, in each table: the key, the type, in words.
+    tables = {
+        "training": ('kind = "training"\nmodel = "Qwen2.5-7B"\n[training]\ntask = "lora"\n',
+                     ["tokens", "seq_len", "micro_batch", "grad_accum"]),
+        "inference": ('kind = "inference"\nmodel = "Qwen2.5-7B"\n[inference]\n',
+                      ["batch", "input_tokens", "output_tokens", "max_model_len"]),
+    }
+    for (table, (head, keys)), v in itertools.product(tables.items(),
+                                                     ["1979-05-27", "1979-05-27T07:32:00Z", "07:32:00",
+                                                      "{ a = 1 }", "[1, 2]", "true", '"12"', "nan", "-inf"]):
+        for key in keys:
+            text = head + f"{key} = {v}\n[hardware]\ngpu = \"a100\"\n"
+            add(f"{table}.{key} = {v}", ["estimate", "-w", "{dir}/w.toml"], 2, (key,),
+                files={"w.toml": text}, absent=("invalid type: map",))
+    # Megatron's CP (Transformer Engine) below 8.0: refused; the search offers none there.
+    for gpu, fw in itertools.product(["v100", "t4", "a100"], ["megatron", "hugging_face"]):
+        refuse = fw == "megatron" and gpu != "a100"
+        add(f"cp 2 {fw} {gpu}", ["estimate", "-m", "Llama-3.1-8B", "--task", "full", "--gpu", gpu,
+            "--gpus-per-node", "8", "--cp", "2", "--profile", fw], 2 if refuse else None,
+            ("parallel.cp",) if refuse else None, ok_exits=(0, 3))
+    for gpu, seq, model in itertools.product(["v100", "t4"], ["4096", "32768"], ["Llama-3.1-8B", "Qwen2.5-14B"]):
+        add(f"plan megatron {model} {gpu} s{seq}", ["plan", "--format", "json", "--top", "100", "-m", model,
+            "--task", "full", "--gpu", gpu, "--profile", "megatron", "--seq-len", seq, "--tokens", "1e8"],
+            None, None, ok_exits=(0, 4), check=r18_no_te_cp)
+    # An interleaved split Megatron-Core builds only under a layout: estimated with the note.
+    for pp, vp in [(4, 3), (4, 2), (8, 3), (2, 16), (4, 5)]:
+        even = 32 % pp == 0 and (32 // pp) % vp == 0
+        add(f"megatron pp {pp} vp {vp}", ["estimate", "-m", "Llama-3.1-8B", "--task", "pretrain", "--gpu", "h100",
+            "--gpus-per-node", "8", "--nodes", "2", "--profile", "megatron", "--pp", str(pp),
+            "--virtual-stages", str(vp)], None, None, ok_exits=(0, 2, 3),
+            check=(lambda r, even=even: [] if (("pipeline-model-parallel-layout" in r["err"]) != even)
+                   else ["layout note " + ("given to an even split" if even else "missing")]))
+    # Random ordinary and extreme serving and training questions (seeded).
+    import random
+    rng = random.Random(18)
+    nums = ["0", "1", "-1", "0.5", "1e-9", "7", "64", "1000", "1e6", "1e12", "1e308", "nan", "inf", "18446744073709551616"]
+    for i in range(160):
+        model = rng.choice(["Qwen2.5-7B", "Llama-3.1-8B", "Qwen3-30B-A3B", "DeepSeek-V3", "gpt-oss-20b", "whisper-large-v3"])
+        gpu = rng.choice(list(R18_CHIPS) + ["910b", "l20", "h20"])
+        if rng.random() < 0.5:
+            args = ["plan", "-m", model, "--task", "inference", "--gpu", gpu, "--engine", rng.choice(list(R18_INT4_MIN))]
+            for flag in rng.sample(["--rate", "--concurrency", "--ttft", "--tpot", "--input-tokens", "--output-tokens",
+                                    "--min-replicas", "--peak-factor"], 2):
+                args += [flag, rng.choice(nums)]
+        else:
+            args = ["estimate", "-m", model, "--task", rng.choice(["lora", "full", "pretrain", "qlora"]), "--gpu", gpu,
+                    "--gpus-per-node", rng.choice(["1", "2", "8"])]
+            for flag in rng.sample(["--tp", "--pp", "--cp", "--micro-batch", "--seq-len", "--zero", "--virtual-stages",
+                                    "--grad-accum"], 2):
+                args += [flag, rng.choice(nums)]
+        if rng.random() < 0.3:
+            args = ["--lang", "zh"] + args
+        add(f"random {i}: {' '.join(args)[:80]}", args, None, None, ok_exits=(0, 2, 3, 4),
+            check=zh_notes_clean if args[0] == "--lang" else None)
+    return c
+
+
 def api_r16(bin_path):
     """`/estimate` and `/plan` read a body only as JSON (415 naming content-type otherwise), and
     refuse an int4 group against a TP slice naming `tp`, as the CLI does."""
@@ -2113,7 +2240,7 @@ def api_r16(bin_path):
 
 FAMILIES = {"flags": flags, "combos": combos, "hfconfig": hfconfigs, "files": lambda: workload_files() + catalog_and_prices(),
             "export": export_cases, "sanity": sanity, "esanity": esanity, "misc": misc, "recent": recent, "r5": r5,
-            "r12": r12, "r13": r13, "r14": r14, "r15": r15, "r16": r16, "r17": r17}
+            "r12": r12, "r13": r13, "r14": r14, "r15": r15, "r16": r16, "r17": r17, "r18": r18}
 
 
 def main():

@@ -51,6 +51,13 @@ pub fn check_support(m: &ModelSpec, s: &TrainingSetup, g: &GpuSpec) -> Result<()
                 .arg("alt", alt),
         ));
     }
+    if m.transformer().is_some() && s.parallel.cp > 1 && !te_context_parallel_runs(s, g) {
+        return Err(CoreError::invalid_msg(
+            "parallel.cp",
+            s.parallel.cp,
+            crate::i18n::Msg::new("fix-cp-te-chip").arg("gpu", g.name.as_str()),
+        ));
+    }
     if m.transformer().is_some() && s.attention == AttentionImpl::Flash && !g.has_flash_attention()
     {
         return Err(CoreError::invalid_msg(
@@ -60,6 +67,26 @@ pub fn check_support(m: &ModelSpec, s: &TrainingSetup, g: &GpuSpec) -> Result<()
         ));
     }
     Ok(())
+}
+
+/// Whether Megatron's context parallelism runs on `g`: Megatron-Core's CP is Transformer
+/// Engine's `DotProductAttention`, whose backend filter turns off FlashAttention and
+/// FusedAttention (cuDNN) below compute capability 8.0 ("Disabling FusedAttention as it
+/// requires compute capability sm80+") and UnfusedDotProductAttention under CP ("Disabling
+/// UnfusedDotProductAttention as it does not support context parallelism";
+/// transformer_engine/pytorch/attention/dot_product_attention/utils.py `get_attention_backend`),
+/// so a V100 or T4 has no attention backend for it (audit r18 #6). torch's `context_parallel`
+/// (every other stack, compute.rs `torch_ring`) also shards the memory-efficient SDPA op
+/// (`_scaled_dot_product_ring_efficient_attention`), which runs there. Chips off CUDA or of
+/// unstated capability keep the earlier answer.
+pub fn te_context_parallel_runs(s: &TrainingSetup, g: &GpuSpec) -> bool {
+    s.framework != crate::workload::Framework::Megatron || te_fused_attention(g)
+}
+
+/// Whether Transformer Engine has a flash or fused (cuDNN) attention backend on `g`: CUDA
+/// compute capability 8.0 or later ([`te_context_parallel_runs`]).
+pub fn te_fused_attention(g: &GpuSpec) -> bool {
+    g.stack != "cuda" || g.compute_capability.is_none_or(|cc| cc >= 80)
 }
 
 /// Which choices the user made explicitly (and so must not be switched).

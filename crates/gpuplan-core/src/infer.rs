@@ -808,6 +808,9 @@ fn check_runs_on(s: &InferenceSetup, gpu: &GpuSpec) -> Result<(), CoreError> {
             .arg("engine", s.engine.name());
         return Err(CoreError::invalid_msg("weights", "fp8", fix));
     }
+    if matches!(s.weights, WeightFormat::Int4 { .. }) && !int4_runs(s.engine, gpu) {
+        return Err(int4_chip_refused(s, gpu));
+    }
     if !format_runs(s.engine, s.weights, gpu) {
         let fix = Msg::new("fix-weights-format-runs")
             .arg("engine", s.engine.name())
@@ -981,6 +984,10 @@ pub fn check_int4_group(
         return Ok(());
     }
     let per_channel = group == t.hidden;
+    if engine == Engine::Trtllm && !per_channel && !TRTLLM_INT4_GROUPS.contains(&group) {
+        let fix = Msg::new("fix-weights-int4-trtllm-group").arg("hidden", t.hidden.to_string());
+        return Err(CoreError::invalid_msg("weights", format.name(), fix));
+    }
     let mut inputs = linear_inputs(t);
     if !engine_runs_marlin(engine) {
         inputs.iter_mut().for_each(|x| x.marlin = false);
@@ -1000,6 +1007,13 @@ pub fn check_int4_group(
         field_tp,
     ))
 }
+
+/// The groups TensorRT-LLM's fine-grained int4 GEMMs take: "Only group size 64 and 128 supported
+/// for fine grained kernels." (NVIDIA/TensorRT-LLM
+/// cpp/tensorrt_llm/kernels/cutlass_kernels/fpA_intB_gemm/fpA_intB_gemm_template.h, the
+/// `isFinegrained(QuantOp)` branch of the runner's dispatch). Per-channel int4 is not
+/// fine-grained (`PER_COLUMN_SCALE_ONLY`) and stays allowed.
+pub const TRTLLM_INT4_GROUPS: [u64; 2] = [64, 128];
 
 /// Whether `engine` runs a dense int4 linear on vLLM's Marlin kernels (and so needs
 /// [`MARLIN_MIN_THREAD_K`]): vLLM and SGLang, which imports vLLM's AWQ/GPTQ-Marlin methods.
@@ -1635,6 +1649,7 @@ pub fn format_runs(engine: Engine, format: WeightFormat, gpu: &GpuSpec) -> bool 
         WeightFormat::Bnb4 { .. } | WeightFormat::Bnb8 { .. } => {
             return bitsandbytes_runs(engine, format, gpu)
         }
+        WeightFormat::Int4 { .. } => return int4_runs(engine, gpu),
         _ => return true,
     }
     let min = match engine {
@@ -1643,6 +1658,87 @@ pub fn format_runs(engine: Engine, format: WeightFormat, gpu: &GpuSpec) -> bool 
         Engine::Static => return false,
     };
     gpu.stack == "cuda" && gpu.compute_capability.is_some_and(|cc| cc >= min)
+}
+
+/// Lowest compute capability of vLLM's Marlin int4/int8 kernels (`GPTQMarlinConfig` /
+/// `AWQMarlinConfig.get_min_capability()` return 80 through the releases the engine profiles
+/// name; vllm-project/vllm#29901, merged for early-2026 releases and documented by #34319 on
+/// 2026-02-11, lowers them to 75). Below it vLLM and SGLang run GPTQ on its exllama kernel
+/// (`GPTQConfig.get_min_capability()` = 60, vllm/model_executor/layers/quantization/gptq.py) and
+/// AWQ on its own GEMM kernel (`AWQConfig.get_min_capability()` = 75, "The AWQ kernel only
+/// supports Turing or newer GPUs", vllm awq.py; SGLang srt/layers/quantization/awq.py the same).
+pub const MARLIN_MIN_CC: u32 = 80;
+/// Lowest compute capability at which vLLM loads a GPTQ int4 checkpoint (its exllama kernel):
+/// `GPTQConfig.get_min_capability()` returns 60 (vllm quantization/gptq.py). An AWQ checkpoint
+/// needs 75 (`AWQConfig`): a V100 (7.0) loads GPTQ, not AWQ. SGLang imports or adapts the same
+/// methods (its awq.py returns 75); its GPTQ floor is taken as vLLM's (not read).
+pub const GPTQ_MIN_CC: u32 = 60;
+/// Lowest compute capability at which TensorRT-LLM runs grouped int4 (AWQ/GPTQ) weight-only
+/// GEMMs: its support matrix (TensorRT 10.3 era): "INT4 AWQ and GPTQ are not supported on SM <
+/// 75" (the first README said < 80). Per-channel int4 runs on Volta there; gpuplan's int4
+/// format does not tell the two apart at this rule, so Volta is refused for both (stated).
+pub const TRTLLM_INT4_MIN_CC: u32 = 75;
+/// Lowest compute capability of the static engine's int4 kernel: torch's tinygemm
+/// `_weight_int4pack_mm` (gpt-fast / torchao int4wo) is compiled only for
+/// `CUDA_VERSION >= 12000 && __CUDA_ARCH__ >= 800` (pytorch aten/src/ATen/native/cuda/int4mm.cu,
+/// its first `#if`); below it the op has no kernel.
+pub const TINYGEMM_MIN_CC: u32 = 80;
+
+/// Lowest compute capability at which `engine` loads weight-only int4 on a CUDA GPU.
+pub fn int4_min_cc(engine: Engine) -> u32 {
+    match engine {
+        Engine::Vllm | Engine::Sglang => GPTQ_MIN_CC,
+        Engine::Trtllm => TRTLLM_INT4_MIN_CC,
+        Engine::Static => TINYGEMM_MIN_CC,
+    }
+}
+
+/// Whether `engine` loads weight-only int4 on `gpu` ([`int4_min_cc`]); a chip off CUDA or of
+/// unstated capability keeps the earlier answer (loads).
+fn int4_runs(engine: Engine, gpu: &GpuSpec) -> bool {
+    gpu.stack != "cuda"
+        || gpu
+            .compute_capability
+            .is_none_or(|cc| cc >= int4_min_cc(engine))
+}
+
+/// The note of an int4 or int8 weight-only setup that vLLM or SGLang serves below
+/// [`MARLIN_MIN_CC`]: it runs GPTQ's exllama kernel (AWQ's GEMM kernel from 7.5), not Marlin,
+/// whose near-ideal bandwidth [`dequant_bandwidth_ratio`] assumes; no source measures those
+/// kernels against the 16-bit GEMV on such a chip, so the decode time is marked unverified.
+pub fn weight_only_kernel_note(
+    engine: Engine,
+    format: WeightFormat,
+    gpu: &GpuSpec,
+) -> Option<crate::i18n::Msg> {
+    let quantized = matches!(format, WeightFormat::Int4 { .. } | WeightFormat::Int8);
+    let cc = gpu.compute_capability.filter(|_| gpu.stack == "cuda")?;
+    let below = matches!(engine, Engine::Vllm | Engine::Sglang) && cc < MARLIN_MIN_CC;
+    (quantized && below).then(|| {
+        crate::i18n::Msg::new("cav-serve-int4-not-marlin")
+            .arg("gpu", gpu.id.as_str())
+            .arg("cc", format!("{}.{}", cc / 10, cc % 10))
+            .arg("weights", format.name())
+            .arg("engine", engine.name())
+    })
+}
+
+/// The refusal of int4 weights on a chip the engine has no int4 kernel for ([`int4_runs`]).
+fn int4_chip_refused(s: &InferenceSetup, gpu: &GpuSpec) -> CoreError {
+    let cc = gpu.compute_capability.unwrap_or(0);
+    let fix = crate::i18n::Msg::new("fix-weights-int4-chip")
+        .arg("engine", s.engine.name())
+        .arg("gpu", gpu.id.as_str())
+        .arg("cc", format!("{}.{}", cc / 10, cc % 10))
+        .arg(
+            "min",
+            format!(
+                "{}.{}",
+                int4_min_cc(s.engine) / 10,
+                int4_min_cc(s.engine) % 10
+            ),
+        );
+    CoreError::invalid_msg("weights", s.weights.name(), fix)
 }
 
 /// Lowest compute capability at which vLLM and SGLang load a bitsandbytes checkpoint:

@@ -286,12 +286,14 @@ fn mxfp4_runs_where_the_engines_have_kernels() {
     assert!(runs(Engine::Sglang, "h100-sxm") && !runs(Engine::Sglang, "a100-80g"));
     assert!(runs(Engine::Trtllm, "h200") && !runs(Engine::Trtllm, "a100-80g"));
     assert!(!runs(Engine::Static, "h100-sxm"));
-    // The other formats are gated by the chip's dtypes elsewhere, not here.
-    assert!(format_runs(
-        Engine::Static,
-        WeightFormat::Int4 { group: 128 },
-        gpu("t4")
-    ));
+    // int4 by each engine's kernel floor (audit r18 #1, `infer::int4_min_cc`): the static
+    // engine's tinygemm needs 8.0, TensorRT-LLM 7.5, vLLM's GPTQ 6.0.
+    let int4 = WeightFormat::Int4 { group: 128 };
+    assert!(!format_runs(Engine::Static, int4, gpu("t4")));
+    assert!(format_runs(Engine::Static, int4, gpu("a100-80g")));
+    assert!(format_runs(Engine::Trtllm, int4, gpu("t4")));
+    assert!(!format_runs(Engine::Trtllm, int4, gpu("v100-sxm2-32g")));
+    assert!(format_runs(Engine::Vllm, int4, gpu("v100-sxm2-32g")));
     // Asked for where it does not run: an error naming `weights`.
     let m = model("gpt-oss-20b", OSS_20B);
     let s = InferenceSetup {

@@ -261,6 +261,9 @@ pub fn parser_text(en: &str, l: Lang) -> String {
     }
 }
 
+/// What serde calls a "map", in words (phrases.ftl `phrase-serde-type-map` translates it).
+const MAP_WORDS: &str = "invalid type: a table (JSON object) or a TOML date-time";
+
 /// serde's Rust type names in words (`expected u64` → `expected a whole number (0 or more)`),
 /// with the fix for a number written in quotes (TOML/JSON `seq_len = "2048"`).
 /// The unsigned types' range follows the key's real minimum (`micro_batch` refuses 0 as well).
@@ -302,6 +305,9 @@ fn plain_types(en: &str) -> String {
         "expected a weight format table: { format = \"int8\" } (fp32, bf16, fp16, fp8, int8), \
          { format = \"int4\", group = 128 } or { format = \"bits\", bits_per_weight = 4.5 }",
     );
+    // serde's "map" is a TOML table, a JSON object, or a TOML date-time (toml hands a date to
+    // serde as a one-key map): audit r18 #5, `tokens = 1979-05-27` read "invalid type: map".
+    s = s.replace("invalid type: map", MAP_WORDS);
     let numeric = s.contains("expected a whole number") || s.contains("expected a number");
     if numeric && s.contains("invalid type: string ") {
         s.push_str("; write the number without quotes");
@@ -318,7 +324,7 @@ pub fn finding_text(f: &gpuplan_core::catalog::validate::Finding, l: Lang) -> St
 }
 
 fn serde_zh(en: &str) -> String {
-    let mut s = en.to_string();
+    let mut s = en.replace("invalid type: map", MAP_WORDS);
     // The catalog's phrases (phrases.ftl) first: they are longer than the generic ones below.
     for (from, to) in i18n::phrases() {
         if s.contains(from.as_str()) {
@@ -375,6 +381,9 @@ fn serde_zh(en: &str) -> String {
         ("; expected ", "；应为 "),
         (", expected ", "，应为 "),
         ("there are no fields", "此处不接受任何字段"),
+        // A phrase replaced inside ", expected …" (phrases.ftl `expected a number`) leaves the
+        // English comma before it (audit r18 #5: "字符串 \"…\", 应为数字").
+        (", 应为", "，应为"),
         // Provider responses (catalog/import.rs).
         ("the response is truncated (ends at ", "响应不完整（截止于"),
         ("): fetch it again", "）：请重新获取"),

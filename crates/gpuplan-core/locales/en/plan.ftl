@@ -208,7 +208,7 @@ bind-chip-skipped = { $gpu } skipped: { $why }
 bind-chips-skipped = { $n ->
         [one] 1 GPU type cannot run
        *[other] { $n } GPU types cannot run
-    } the chosen precision or attention and { $n ->
+    } the chosen precision, attention or context parallelism and { $n ->
         [one] was
        *[other] were
     } not searched ({ $gpus }); name one with --gpu for the reason
@@ -247,6 +247,7 @@ bind-serve-over-max-nodes = every serving fleet needs more than { $max } nodes (
 bind-serve-engine-nvidia-only = TensorRT-LLM runs on NVIDIA GPUs only: none of the { $n } instance types searched has one (--engine vllm or sglang runs on Ascend and AMD; or --chips nvidia)
 bind-serve-fp8-nowhere = no GPU of the { $n } instance types searched loads FP8 weights under this engine (FP8 needs FP8 units; vLLM and SGLang also run it through FP8 Marlin on CUDA Ampere and newer; Ascend 910B has neither): use --weights int8 or bf16, or other chips
 bind-serve-format-nowhere = no GPU of the { $n } instance types searched runs { $weights } weights under { $engine } (vLLM serves MXFP4 from compute capability 8.0, SGLang and TensorRT-LLM from 9.0, the static engine not at all): use --weights bf16 (the checkpoint dequantized) or int4, or other chips
+bind-serve-int4-nowhere = no GPU of the { $n } instance types searched has an int4 kernel under { $engine } (it needs compute capability { $min }): use --weights int8 or bf16, engine vllm (GPTQ from 6.0), or chips of compute capability { $min } or later
 bind-serve-no-fit = no instance type meets the latency targets with the model in memory: relax --ttft/--tpot, allow quantization, or more GPUs per node
 bind-serve-no-fit-best = no instance type meets the latency targets with the model in memory: the fastest first token any type reaches is { $ttft } s ({ $ttft_at }), the fastest output token { $tpot } ms ({ $tpot_at }), each for one request alone; relax --ttft/--tpot to those, allow quantization, or more GPUs per node
 bind-serve-no-memory = no instance type holds the weights and one request's KV cache in one node's GPUs (tensor parallelism up to 8, within one node): allow quantization (--weights), shorten --input-tokens/--output-tokens, or choose types with more GPU memory per node

@@ -28,6 +28,7 @@ cav-memory-lower-bound = 显存为下限：{ $basis }
 cav-cnn-efficiency = 吞吐按 { $name } = 峰值的 { $pct }% 计算（卷积/UNet 训练远低于 Transformer 的矩阵乘效率）；请实测第一个 epoch
 cav-no-bf16 = { $gpu } 不支持 bf16：改用 fp16 混合精度训练（动态损失缩放，fp32 主权重）
 cav-serve-no-bf16 = { $gpu } 不支持 bf16：权重和 KV 缓存改用 fp16（大小相同；vLLM 需加 --dtype half）
+cav-serve-int4-not-marlin = { $gpu }（计算能力 { $cc }）上 { $engine } 的 { $weights } 运行 GPTQ 的 exllama 内核（AWQ int4 检查点则用 vLLM 的 AWQ GEMM 内核，需 7.5 及以上），而不是需要 8.0 的 Marlin：解码时间按 Marlin 接近理想的权重带宽估算，在这块芯片上未经验证
 cav-serve-no-bf16-no-kv = { $gpu } 不支持 bf16：权重和激活改用 fp16（大小相同；以 float16 加载模型，例如 torch_dtype=torch.float16）
 cav-serve-no-bf16-quantized = { $gpu } 不支持 bf16：{ $weights } 权重下激活和 KV 缓存改用 fp16（大小相同；vLLM 需加 --dtype half）
 cav-serve-denoising = 一个请求是一张图像：{ $steps } 个去噪步，{ $samples ->
@@ -40,6 +41,7 @@ cav-serve-denoising = 一个请求是一张图像：{ $steps } 个去噪步，{ 
 cav-no-flash = { $gpu } 不支持 FlashAttention-2：注意力改用 PyTorch SDPA 的 memory-efficient 内核（显存相同，速度较慢）
 cav-no-memory-bandwidth = 目录中没有 { $gpu } 可溯源的显存带宽：一步中受带宽限制的计算（归一化、激活、旋转位置编码、对 logits 的损失、优化器步）未计时，因此步时是下限——在 ModelLink 与 FlagPerf 公开的昇腾 910B 训练数据上，估计的中位数快 7%，大词表小模型最多快 88%
 cav-litgpt-strategy = LitGPT 不会按这个布局运行：在 { $gpus } 张 GPU 上，它的脚本固定使用 ZeRO-{ $zero }（多于一张卡时为 FSDP FULL_SHARD）和重计算 { $recompute }（微调且多于一张卡时每个 Block 都做检查点），与参数无关；请用 --zero { $zero } --recompute { $recompute } 估算
+cav-megatron-vp-layout = { $layers } 层无法在 PP { $pp } × { $vp } 个虚拟阶段上均分：Megatron-Core 的 get_num_layers_to_build 会在启动时报错（“num_layers_per_pipeline_rank … should be divisible by vp_size”），除非用 --pipeline-model-parallel-layout 把各层放到这 { $pp } × { $vp } 个块上；本估算假定采用这样的布局，最忙的流水线阶段有 { $per } 层（或选择能整除每阶段层数的 virtual_stages）
 cav-megatron-pp-zero = Megatron-LM 不会在 { $pp } 个流水线阶段旁运行 ZeRO-{ $zero }：它的分布式优化器只切分优化器状态（ZeRO-1，导出即写此项），--use-torch-fsdp2 不支持流水线并行；本估算按所给布局以融合算子计时（自有框架可运行它，例如 Meta 训练 Llama 3 的 FSDP），若用 Megatron-LM 请设 --zero 1（parallel.zero = 1）
 cav-global-batch-raised = 全局批大小为 { $runs } 条序列而不是 { $want }：{ $dp } 个数据并行副本 × micro-batch { $mb } × { $accum } 步梯度累积；请相应调整学习率，或设置 --global-batch / 使用更少的卡
 cav-memory-margin = 处于显存模型的误差之内：每卡仅剩 { $free } GiB（共 { $have } GiB），少于估算可能偏差的峰值的 { $pct }%，且该集群搜索过的配置均无此余量{ $mb ->

@@ -190,7 +190,12 @@ pub fn find_preset(name: &str) -> Result<&'static Preset, CoreError> {
             Some((_, Some(_))) => vec![],
             _ => close_names(name, all.iter().map(|p| p.model.name.as_str())),
         },
-        note: quantized.map(|(note, _)| Box::new(note)),
+        // Otherwise the fix (audit r18 #3: "unknown model `x`" named none): the preset list and
+        // how to give a config of one's own.
+        note: Some(Box::new(quantized.map_or_else(
+            || crate::i18n::Msg::new("fix-model-unknown").into(),
+            |(note, _)| note,
+        ))),
     })
 }
 

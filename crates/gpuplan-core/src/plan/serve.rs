@@ -52,8 +52,11 @@ fn formats(job: &ServeJob, gpu: &GpuSpec, model: &crate::model::ModelSpec) -> Ve
         v.push(WeightFormat::Fp8);
     }
     v.push(WeightFormat::Int8);
-    if llm {
-        v.push(WeightFormat::Int4 { group: 128 });
+    // Int4 only where the engine has an int4 kernel for the chip (audit r18 #1: a V100 was
+    // offered TensorRT-LLM's and the static engine's int4, which have no kernel below 7.5 / 8.0).
+    let int4 = WeightFormat::Int4 { group: 128 };
+    if llm && crate::infer::format_runs(job.engine, int4, gpu) {
+        v.push(int4);
     }
     match crate::infer::native_format(model) {
         Some(n) => shipped_formats(v, n, job.engine, gpu),
@@ -764,6 +767,16 @@ fn stack_binding(job: &ServeJob, cands: &[(&Instance, &GpuSpec)]) -> Option<Bind
     }
     let m = if job.weights.iter().all(|w| *w == WeightFormat::Fp8) {
         Msg::new("bind-serve-fp8-nowhere").arg("n", cands.len())
+    } else if job
+        .weights
+        .iter()
+        .all(|w| matches!(w, WeightFormat::Int4 { .. }))
+    {
+        let min = crate::infer::int4_min_cc(job.engine);
+        Msg::new("bind-serve-int4-nowhere")
+            .arg("n", cands.len())
+            .arg("engine", job.engine.name())
+            .arg("min", format!("{}.{}", min / 10, min % 10))
     } else {
         // MXFP4 on chips without its kernels (review r12 #4: V100 read "no instance type holds
         // the weights").
@@ -962,6 +975,10 @@ fn serve_caveats(
             "cav-serve-no-bf16-no-kv"
         };
         caveats.push(crate::i18n::Msg::new(id).arg("gpu", gpu.id.as_str()).into());
+    }
+    // Weight-only int4/int8 below Marlin's 8.0 runs another kernel, whose speed is unverified.
+    if let Some(m) = crate::infer::weight_only_kernel_note(job.engine, s.weights, gpu) {
+        caveats.push(m.into());
     }
     if mla_moe_below_validated_batch(&req.model, s.batch) {
         let m = crate::i18n::Msg::new("cav-serve-mla-moe-small-batch").arg("batch", s.batch);

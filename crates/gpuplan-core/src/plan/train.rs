@@ -504,6 +504,9 @@ impl<'a> Degrees<'a> {
                     // The retry's CP 1 points are the first search's, which fitted nothing.
                     .filter(|cp| *cp > 1 || !pin.cp_for_memory)
                     .filter(|cp| crate::workload::cp_splits_sequence(base.seq_len, *cp))
+                    // Megatron's CP is Transformer Engine's, which has no attention backend
+                    // below compute capability 8.0 (audit r18 #6).
+                    .filter(|cp| *cp == 1 || crate::chip::te_context_parallel_runs(base, &c.gpu))
                     .collect(),
                 _ => vec![1],
             }
@@ -529,9 +532,18 @@ fn tp_links(c: &ClusterSpec) -> bool {
 /// All that [`search_space`] reads of a cluster: GPUs per node, nodes (the total) and
 /// [`tp_links`]. Clusters of other chips and links with the same facts have the same space for
 /// the same setup (test `search_space_reads_only_its_cluster_facts`).
-fn space_facts(c: &ClusterSpec) -> (u64, u64, bool) {
-    (c.gpus_per_node, c.nodes, tp_links(c))
+fn space_facts(c: &ClusterSpec) -> SpaceFacts {
+    (
+        c.gpus_per_node,
+        c.nodes,
+        tp_links(c),
+        crate::chip::te_fused_attention(&c.gpu),
+    )
 }
+
+/// [`space_facts`]: GPUs per node, nodes, [`tp_links`], and whether Transformer Engine's CP runs
+/// on the chip ([`crate::chip::te_fused_attention`]).
+type SpaceFacts = (u64, u64, bool, bool);
 
 /// The recompute modes searched: the stated one, LitGPT's two strategies, or the framework's.
 fn recompute_choices<'a>(base: &'a TrainingSetup, pin: &super::TrainPins) -> &'a [Recompute] {
@@ -1360,29 +1372,35 @@ pub struct TrainJob<'a> {
 /// Chips the job's pinned precision (or attention) cannot run on: with the reason, once each,
 /// when the user named the GPUs (`--gpu`); else one line naming them (a P40 without bf16 is no
 /// reason a budget refusal should give to someone who never asked about it).
-fn reject_chips(skipped: &[(String, Text)], named: bool, rejected: &mut Vec<Binding>) {
-    let mut once: Vec<&(String, Text)> = Vec::new();
+fn reject_chips(skipped: &[Skipped], named: bool, rejected: &mut Vec<Binding>) {
+    let mut once: Vec<&Skipped> = Vec::new();
     for s in skipped {
         if !once.iter().any(|o| o.0 == s.0) {
             once.push(s);
         }
     }
-    if once.is_empty() {
+    let Some(first) = once.first() else {
         return;
-    }
+    };
     if !named {
-        let gpus: Vec<&str> = once.iter().map(|(g, _)| g.as_str()).collect();
+        let gpus: Vec<&str> = once.iter().map(|(g, ..)| g.as_str()).collect();
+        // The field the refusals share (audit r18: a Megatron CP refusal was tagged `precision`).
+        let field = if once.iter().all(|o| o.1 == first.1) {
+            chip_field(&first.1)
+        } else {
+            "precision"
+        };
         rejected.push(Binding::msg(
-            "precision",
+            field,
             Msg::new("bind-chips-skipped")
                 .arg("n", gpus.len())
                 .arg("gpus", crate::error::names_or_none(&gpus)),
         ));
         return;
     }
-    for (gpu, why) in once {
+    for (gpu, field, why) in once {
         rejected.push(Binding::msg(
-            "precision",
+            chip_field(field),
             Msg::new("bind-chip-skipped").arg("gpu", gpu.as_str()).arg(
                 "why",
                 crate::i18n::Arg::PerLang {
@@ -1391,6 +1409,15 @@ fn reject_chips(skipped: &[(String, Text)], named: bool, rejected: &mut Vec<Bind
                 },
             ),
         ));
+    }
+}
+
+/// The field a chip's refusal names ([`crate::chip::check_support`]), as a binding constraint.
+fn chip_field(field: &str) -> &'static str {
+    match field {
+        "attention" => "attention",
+        "parallel.cp" => "parallel.cp",
+        _ => "precision",
     }
 }
 
@@ -1425,8 +1452,12 @@ pub fn memory_facts(c: &ClusterSpec) -> &str {
 /// (`train/nccl_search.rs`); [`Work::net_class_of`] maps it to the channel counts it gives.
 type NetKey = (u64, u8);
 
-/// A chip's setup after `chip::adapt`, or why the job cannot run on it.
-type ChipSetup = Result<(TrainingSetup, Vec<Text>), Text>;
+/// A chip's setup after `chip::adapt`, or why the job cannot run on it: the field the refusal
+/// names (`precision`, `attention`, `parallel.cp`) and its message.
+type ChipSetup = Result<(TrainingSetup, Vec<Text>), (String, Text)>;
+
+/// A chip the job cannot run on: its id, the field named and the reason ([`reject_chips`]).
+type Skipped = (String, String, Text);
 
 /// A memory pass over the sites that share its chip, cluster shape and search space: one ladder
 /// per point (empty in the reference mode, where the pass computes every rung itself).
@@ -1474,7 +1505,7 @@ struct Work {
     spaces: Vec<Vec<Point>>,
     space_ids: rustc_hash::FxHashMap<Vec<Point>, usize>,
     /// The search space of (adapted setup, [`space_facts`]): all that [`search_space`] reads.
-    space_of: rustc_hash::FxHashMap<(usize, (u64, u64, bool)), usize>,
+    space_of: rustc_hash::FxHashMap<(usize, SpaceFacts), usize>,
     /// Each chip's adapted setup, as an index into `classes`.
     chip_class: rustc_hash::FxHashMap<usize, usize>,
     time_jobs: Vec<(usize, ClusterSpec)>,
@@ -1722,7 +1753,7 @@ fn sites<'a>(
     cands: &[(&'a Instance, &'a GpuSpec)],
     share: bool,
     work: &mut Work,
-) -> (Vec<ChipSetup>, Vec<Site<'a>>, Vec<(String, Text)>) {
+) -> (Vec<ChipSetup>, Vec<Site<'a>>, Vec<Skipped>) {
     // One shared copy of each chip row for all its instance types' clusters: clusters of one
     // chip hold the same object, so the time passes' prologues ([`Known`]) and the cluster
     // comparisons of `Work::time_for` see the same chip by its address first.
@@ -1744,15 +1775,18 @@ fn sites<'a>(
                 );
                 let ok = crate::chip::check_support(&req.model, &setup, gpu)
                     .map(|()| (setup, notes))
-                    .map_err(|e| e.message().into());
+                    .map_err(|e| {
+                        let field = e.field().unwrap_or("precision").to_string();
+                        (field, e.message().into())
+                    });
                 chips.push((gpu, ok, std::sync::Arc::new(gpu.clone())));
                 chips.len() - 1
             }
         };
         let setup = match &chips[chip].1 {
             Ok((s, _)) => s,
-            Err(e) => {
-                skipped.push((gpu.id.clone(), e.clone()));
+            Err((field, e)) => {
+                skipped.push((gpu.id.clone(), field.clone(), e.clone()));
                 continue;
             }
         };
@@ -2431,7 +2465,7 @@ fn site_outcomes<'a>(
     cat: &Catalog,
     (tokens, gb): (f64, u64),
     (mode, work_done): (SearchMode, &mut SearchWork),
-) -> (Vec<Site<'a>>, Vec<Outcome>, Vec<(String, Text)>) {
+) -> (Vec<Site<'a>>, Vec<Outcome>, Vec<Skipped>) {
     let share = mode == SearchMode::Shared;
     let mut work = Work::default();
     let (chips, sites, skipped_chips) = sites(req, job, cands, share, &mut work);
@@ -3082,8 +3116,7 @@ mod ladder_tests {
         let cat = Catalog::builtin().unwrap();
         let (mut compared, mut nvlink_shapes) = (0, 0);
         for (base, req) in dense_moe_lora_requests() {
-            let mut first: std::collections::HashMap<(u64, u64, bool), Vec<Point>> =
-                Default::default();
+            let mut first: std::collections::HashMap<SpaceFacts, Vec<Point>> = Default::default();
             for inst in &cat.instances {
                 let Some(gpu) = cat.gpu(&inst.gpu) else {
                     continue;

@@ -531,6 +531,15 @@ fn train_on(
     {
         note_line(lang, gpuplan_core::i18n::Text::from(n).get(lang));
     }
+    if let Some(n) = model.transformer().and_then(|t| {
+        gpuplan_core::pipeline::megatron_vp_layout_note(
+            t.total_layers(),
+            &r.training.parallel,
+            r.training.framework,
+        )
+    }) {
+        note_line(lang, &n.render(lang));
+    }
     if let Some(n) = gpuplan_core::plan::train::megatron_pipeline_zero_caveat(&r.training) {
         note_line(lang, gpuplan_core::i18n::Text::from(n).get(lang));
     }
@@ -1378,6 +1387,10 @@ fn adapt_inference(
     let (s, note) = gpuplan_core::infer::adapt_half(&r.inference, &cluster.gpu, pinned)?;
     if let Some(n) = note {
         note_line(lang, n.get(lang));
+    }
+    let kernel = gpuplan_core::infer::weight_only_kernel_note(s.engine, s.weights, &cluster.gpu);
+    if let Some(m) = kernel {
+        note_line(lang, &m.render(lang));
     }
     r.inference = s;
     // The default prompt fitted to the model's context, as `plan` does (a file's or a flag's

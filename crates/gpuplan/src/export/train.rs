@@ -719,9 +719,11 @@ fn megatron_even_split_refused(t: &TrainView) -> Option<Msg> {
         account_for_loss_in_pipeline_split: t.account_for_loss_in_pipeline_split,
         ..Parallelism::default()
     };
-    let why = pipeline::check(layers, &p, Framework::Megatron)
-        .err()?
-        .message();
+    // An interleaved split Megatron-Core builds only under a layout (audit r18 #4).
+    let why = match pipeline::check(layers, &p, Framework::Megatron) {
+        Err(e) => e.message(),
+        Ok(()) => pipeline::megatron_vp_layout_note(layers, &p, Framework::Megatron)?,
+    };
     Some(
         Msg::new("export-nc-even-split")
             .arg("layers", layers)
