@@ -336,7 +336,10 @@ impl<'b> Phases<'b> {
                 len += 1;
             }
         };
-        add(Step::ForwardUnshard, b.unshard_held.iter().any(|h| *h > 0.0));
+        add(
+            Step::ForwardUnshard,
+            b.unshard_held.iter().any(|h| *h > 0.0),
+        );
         add(Step::ForwardLayers, b.forward_working > 0.0);
         for s in [
             Step::Forward,
