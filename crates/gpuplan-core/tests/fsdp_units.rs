@@ -181,7 +181,7 @@ fn deepspeed_fills_to_its_max_live_parameters_in_backward() {
     assert!(close(bwd, LAYER_LINEARS), "{bwd}");
 }
 
-fn phase_part(m: &TrainingMemory, phase: &str, name: &str) -> Option<f64> {
+fn phase_opt(m: &TrainingMemory, phase: &str, name: &str) -> Option<f64> {
     let p = m.timeline.phases.iter().find(|p| p.phase == phase)?;
     Some(
         p.components
@@ -198,26 +198,26 @@ fn phase_part(m: &TrainingMemory, phase: &str, name: &str) -> Option<f64> {
 fn fsdp2_holds_the_previous_output_at_a_forward_unshard() {
     let held = "FSDP2 held all-gather output";
     let mut s = zero3(TrainTask::FullFinetune);
-    assert!(phase_part(&mem(&s, 8), "forward: unshard", held).is_none());
+    assert!(phase_opt(&mem(&s, 8), "forward: unshard", held).is_none());
     s.parallel.fsdp_version = 2;
     s.seq_len = 16384;
     let m = mem(&s, 8);
     assert!(close(
-        phase_part(&m, "forward: unshard", held).unwrap(),
+        phase_opt(&m, "forward: unshard", held).unwrap(),
         2.0 * LAYER
     ));
     s.seq_len = 16;
     let m = mem(&s, 8);
     let root = 2.0 * (2.0 * EMB + 4096.0);
     assert!(close(
-        phase_part(&m, "forward: unshard", held).unwrap(),
+        phase_opt(&m, "forward: unshard", held).unwrap(),
         root
     ));
     assert!(close(
-        phase_part(&m, "forward: unshard", "ZeRO-3 gather buffers").unwrap(),
+        phase_opt(&m, "forward: unshard", "ZeRO-3 gather buffers").unwrap(),
         root + 2.0 * 2.0 * LAYER
     ));
-    assert_eq!(phase_part(&m, "backward: layers", held), Some(0.0));
+    assert_eq!(phase_opt(&m, "backward: layers", held), Some(0.0));
 }
 
 /// `parallel.fsdp_version` is 1 or 2, and not beside DeepSpeed.
