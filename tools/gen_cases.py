@@ -319,7 +319,7 @@ def main(path):
     for tps in (False, True):
         torchtune("torchtune-llama31-70b-full-8xa100", rows["torchtune-llama31-70b-full-8xa100"], "full_finetune", "a100-80g", 8,
                   dict(parallel=dict(zero=3, offload_params=True, offload_optimizer=True, fsdp_wrap_embeddings=True,
-                                     fsdp_offload_all_cores=True)),
+                                     fsdp_offload_all_cores=True, fsdp_version=2)),
                   "FSDP with CPU offload of parameters, gradients and optimizer (70B_full.yaml @30b8519e8: "
                   "fsdp_cpu_offload, no optimizer_in_bwd). custom_sharded_layers: ['tok_embeddings', 'output'] wraps the "
                   "embedding and the head as FSDP units of their own (full_finetune_distributed.py @30b8519e8 l.412-417), "
@@ -332,10 +332,11 @@ def main(path):
                   "`if cfg.get(\"fsdp_cpu_offload\", False): ... training.set_torch_num_threads()`; "
                   "fsdp_offload_all_cores).", tps)
     torchtune("torchtune-llama31-70b-lora-8xa100", rows["torchtune-llama31-70b-lora-8xa100"], "lora", "a100-80g", 8,
-              dict(bf16, lora=dict(rank=16, targets=["q_proj", "k_proj", "v_proj"], dropout=0.0), parallel=dict(zero=3)),
+              dict(bf16, lora=dict(rank=16, targets=["q_proj", "k_proj", "v_proj"], dropout=0.0),
+                   parallel=dict(zero=3, fsdp_version=2)),
               "FSDP-sharded bf16 base, LoRA rank 16 on q, k, v (70B_lora.yaml @30b8519e8), bf16 adapters.")
     torchtune("torchtune-llama31-405b-qlora-8xa100", rows["torchtune-llama31-405b-qlora-8xa100"], "qlora", "a100-80g", 8,
-              dict(bf16, lora=dict(rank=16, targets=qkvo_mlp, dropout=0.0), parallel=dict(zero=3)),
+              dict(bf16, lora=dict(rank=16, targets=qkvo_mlp, dropout=0.0), parallel=dict(zero=3, fsdp_version=2)),
               "FSDP-sharded NF4 base, LoRA rank 16 on q, k, v, output_proj and the MLP (405B_qlora.yaml "
               "@30b8519e8), bf16 adapters. Batch 2 as the README's note states for every row of the table, "
               "not the yaml's `batch_size: 1`: the yaml is a default that the table's runs overrode (its "

@@ -128,7 +128,7 @@ def trainy_workload(s):
     cases): Llama 3.1 8B, FSDP over all GPUs, local batch 2 x 8192, per-op SAC, compile, Float8."""
     training = dict(task="pretrain", precision="fp8", micro_batch=2, seq_len=8192, grad_accum=1,
                     recompute="selective_op", attention="flash", compiled=True, compiled_loss=True,
-                    parallel=dict(tp=1, pp=1, cp=1, zero=3))
+                    parallel=dict(tp=1, pp=1, cp=1, zero=3, fsdp_version=2))
     # torchao's Float8Linear (torchtitan's float8 converter, recipe "tensorwise"), not Transformer
     # Engine: the memory model keys TE's FP8 saved tensors on the delayed recipe.
     training["fp8_scaling"] = "tensorwise"

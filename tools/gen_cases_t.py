@@ -162,7 +162,11 @@ def titan(r):
                     seq_len=s["seq_len"], grad_accum=accum, recompute=rc, attention="flash",
                     compiled=bool(s.get("compile")),
                     parallel=dict(tp=tp, pp=pp, cp=cp, virtual_stages=v, zero=3, sequence_parallel=tp > 1,
-                                  tp_comm_overlap=bool(s.get("async_tp"))))
+                                  tp_comm_overlap=bool(s.get("async_tp")),
+                                  # FSDP2: torchtitan's apply_fsdp ("FSDP2 is used here") calls fully_shard on
+                                  # each block and the model (torchtitan/parallelisms/parallelize_llama.py
+                                  # @004b3148).
+                                  fsdp_version=2))
     note = TITAN_NOTE
     if s.get("float8"):
         # torchao's Float8Linear with dynamic tensorwise scaling (torchtitan's float8 converter; the 2025 rows

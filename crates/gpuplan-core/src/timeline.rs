@@ -37,6 +37,12 @@ pub struct StepBuffers {
     /// tensor's last use in backward releases it; torch FSDP: the final backward callback
     /// reshards the root). Zero when `resident` holds them (FSDP2's whole stage under PP).
     pub gathered: [f64; 3],
+    /// FSDP2's third buffer at a forward unshard, the previous unit's all-gather output still
+    /// held while the next unit is copied out (train/fsdp.rs): `[at the first layer (the root's),
+    /// at a later layer (a unit's)]`; zero otherwise. The "forward: unshard" phase.
+    pub unshard_held: [f64; 2],
+    /// The first layer's saved input, beside the root's held output at its unshard.
+    pub unshard_first_saved: f64,
     /// The full gradient buffer (after backward, during the optimizer step).
     pub grads: f64,
     /// Whether gradients exist before backward (DDP buckets, DeepSpeed/Megatron contiguous
@@ -295,6 +301,7 @@ impl Sink for TotalOnly {
 /// The phases of a step, in order (those without a buffer of their own left out).
 #[derive(Clone, Copy)]
 enum Step {
+    ForwardUnshard,
     ForwardLayers,
     Forward,
     Loss,
@@ -307,7 +314,7 @@ enum Step {
 }
 
 /// Most phases of one step ([`Step`]'s variants).
-const MOST_PHASES: usize = 9;
+const MOST_PHASES: usize = 10;
 
 /// A step's phases and the buffers they read.
 struct Phases<'b> {
@@ -329,6 +336,10 @@ impl<'b> Phases<'b> {
                 len += 1;
             }
         };
+        add(
+            Step::ForwardUnshard,
+            b.unshard_held.iter().any(|h| *h > 0.0),
+        );
         add(Step::ForwardLayers, b.forward_working > 0.0);
         for s in [
             Step::Forward,
@@ -359,6 +370,7 @@ impl<'b> Phases<'b> {
         let (b, l) = (self.b, &self.live);
         let (saved, transient, bwd) = self.loss;
         match s {
+            Step::ForwardUnshard => forward_unshard_phase::<S>(b, l),
             Step::ForwardLayers => forward_layers_phase::<S>(b, l),
             Step::Forward => forward_phase::<S>(b, l),
             Step::Loss => loss_phase::<S>(b, l, saved + transient),
@@ -473,6 +485,34 @@ fn always_bucket(b: &StepBuffers) -> f64 {
     } else {
         0.0
     }
+}
+
+/// The timeline component of FSDP2's held all-gather output.
+const HELD: &str = "FSDP2 held all-gather output";
+
+/// FSDP2's copy-out of a unit's all-gather in forward, the previous unit's output still held
+/// (`unshard_held`), between two layers' forwards: no layer's working set is live. At the first
+/// layer the root's output, beside the first layer's input; at a later layer a unit's, beside the layer
+/// inputs saved so far (counted whole, as "forward: layers" counts them). The larger moment.
+fn forward_unshard_phase<S: Sink>(b: &StepBuffers, l: &Live) -> S::Out {
+    let [first, later] = b.unshard_held;
+    let later_moment = later + b.saved_layers + b.cached_copies;
+    let (held, saved, cast) = if first + b.unshard_first_saved > later_moment {
+        (first, b.unshard_first_saved, 0.0)
+    } else {
+        (later, b.saved_layers, b.cached_copies)
+    };
+    S::make(
+        "forward: unshard",
+        l.with(&[
+            ("gradients", l.early_grads),
+            ("autocast cast cache", cast),
+            ("saved activations", saved),
+            ("previous step's kept inputs", b.previous_graph),
+            (GATHERED, b.gathered[0]),
+            (HELD, held),
+        ]),
+    )
 }
 
 /// Full checkpointing: a layer's intermediates while its forward runs.

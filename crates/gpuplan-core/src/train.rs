@@ -873,6 +873,7 @@ pub fn check_parallelism(
         ));
     }
     check_fp32_grad_pass(setup)?;
+    check_fsdp_version(setup)?;
     if p.tp > c.gpus_per_node {
         return Err(CoreError::invalid_msg(
             "parallel.tp",
@@ -891,6 +892,27 @@ pub fn check_parallelism(
         ));
     }
     Ok(dp)
+}
+
+/// `parallel.fsdp_version` is torch FSDP's: 1 or 2, and not beside DeepSpeed, whose ZeRO-3
+/// engine shards the model instead.
+fn check_fsdp_version(setup: &TrainingSetup) -> Result<(), CoreError> {
+    let v = setup.parallel.fsdp_version;
+    if !(1..=2).contains(&v) {
+        return Err(CoreError::invalid_msg(
+            "parallel.fsdp_version",
+            v,
+            crate::i18n::Msg::new("fix-fsdp-version-values"),
+        ));
+    }
+    if v == 2 && setup.deepspeed {
+        return Err(CoreError::invalid_msg(
+            "parallel.fsdp_version",
+            v,
+            crate::i18n::Msg::new("fix-fsdp-version-deepspeed"),
+        ));
+    }
+    Ok(())
 }
 
 /// What ZeRO-3 / FSDP keeps gathered beyond the shards. Under DeepSpeed (`ds`) what its parameter
@@ -2965,6 +2987,10 @@ impl StepInputs<'_> {
         let gathered = match self.gathered {
             Some(g) => {
                 s.gathered = g;
+                if fsdp::fsdp2(setup) {
+                    let (root, unit) = fsdp::units(setup, self.b);
+                    s.unshard_held = fsdp::held_in_forward(setup, root, unit);
+                }
                 self.items
                     .iter()
                     .filter(|i| i.name == GATHERED)
@@ -3029,6 +3055,11 @@ impl StepInputs<'_> {
             + unit_gradients(setup, c, b)
             + dequant_transient(b, setup);
         s.forward_working = acts.forward_working + dequant_transient(b, setup);
+        if s.unshard_held[0] > 0.0 {
+            // FSDP (no pipeline): every layer on the device, one micro-batch in flight.
+            let layers = m.transformer().map_or(1, |t| t.total_layers()).max(1);
+            s.unshard_first_saved = acts.saved_layers / layers as f64;
+        }
         s.rope_cache = rope_cache(m, setup);
         // The head's stage saves its own layers' activations (a stated or accounted last stage).
         let head_layers = m.transformer().map_or(1.0, |t| {
@@ -3487,6 +3518,7 @@ fn peak_row_basis(component: &str, acts: &ActivationParts, explain: bool) -> cra
         "train metric buffers" => "how-train-metric-buffers",
         "autocast weight copies" => "how-autocast-copies",
         "layer forward working set" => "how-layer-forward-working-set",
+        "FSDP2 held all-gather output" => "how-fsdp2-held-output",
         "autocast cast cache" => "how-autocast-cast-cache",
         "optimizer temporaries" => "how-optimizer-temporaries",
         "ZeRO reduce bucket" => "how-zero-reduce-bucket",

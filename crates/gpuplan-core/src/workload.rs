@@ -600,6 +600,17 @@ pub struct Parallelism {
     /// wrapped units (torchtitan, torchtune's LoRA recipes, accelerate's transformer auto-wrap),
     /// so the root holds embedding, final norm and head.
     pub fsdp_wrap_embeddings: bool,
+    /// Which torch FSDP shards the model under `zero = 3` outside DeepSpeed: `1`,
+    /// `FullyShardedDataParallel` (HF Trainer and accelerate, whose `fsdp_version` defaults to 1:
+    /// accelerate/utils/dataclasses.py `FullyShardedDataParallelPlugin.fsdp_version`), or `2`,
+    /// `fully_shard` (torchtitan's `apply_fsdp`, torchtune's `shard_model` from 0.3, accelerate
+    /// with `fsdp_version: 2`). FSDP2 holds a third unit-sized buffer at each forward unshard
+    /// (train/fsdp.rs). Context parallelism under an eager profile needs FSDP2 (torch's
+    /// `context_parallel` over DTensor), so `cp > 1` there is FSDP2 whatever this says.
+    /// Workload file only. Default 1.
+    #[serde(skip_serializing_if = "Parallelism::is_fsdp1")]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 2))]
+    pub fsdp_version: u8,
     /// torchtune's distributed recipes under `fsdp_cpu_offload` give each rank's torch
     /// `os.cpu_count() // GPUs` intra-op threads (`training.set_torch_num_threads()` in
     /// `setup()`, recipes/full_finetune_distributed.py and lora_finetune_distributed.py
@@ -715,6 +726,11 @@ impl MoeDispatcher {
 }
 
 impl Parallelism {
+    /// `fsdp_version` at its default (skipped when a setup is serialized, so older outputs stay
+    /// as they were).
+    pub fn is_fsdp1(v: &u8) -> bool {
+        *v == 1
+    }
     /// TP communication overlapped with GEMMs (default off).
     pub fn tp_overlap(&self) -> bool {
         self.tp_comm_overlap.unwrap_or(false)
@@ -757,6 +773,7 @@ impl Default for Parallelism {
             fp32_grad_pass: false,
             kv_heads_replicated: false,
             fsdp_wrap_embeddings: false,
+            fsdp_version: 1,
             fsdp_offload_all_cores: false,
             moe_a2a_overlap: false,
             moe_dispatcher: MoeDispatcher::AllToAll,

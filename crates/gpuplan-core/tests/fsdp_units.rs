@@ -180,3 +180,62 @@ fn deepspeed_fills_to_its_max_live_parameters_in_backward() {
     let bwd = phase_part(&m, "backward: layers", "ZeRO-3 gather buffers") / 2.0;
     assert!(close(bwd, LAYER_LINEARS), "{bwd}");
 }
+
+fn phase_opt(m: &TrainingMemory, phase: &str, name: &str) -> Option<f64> {
+    let p = m.timeline.phases.iter().find(|p| p.phase == phase)?;
+    Some(
+        p.components
+            .iter()
+            .find(|c| c.0 == name)
+            .map_or(0.0, |c| c.1 .0),
+    )
+}
+
+/// FSDP2 (`fsdp_version = 2`): the "forward: unshard" phase holds the root, two units and the
+/// previous unit's all-gather output (a layer's, 2 × 218M B, beside the saved inputs at 16384
+/// tokens; the root's, 2 × 1.05G B, at 16 tokens); FSDP1 has no such phase.
+#[test]
+fn fsdp2_holds_the_previous_output_at_a_forward_unshard() {
+    let held = "FSDP2 held all-gather output";
+    let mut s = zero3(TrainTask::FullFinetune);
+    assert!(phase_opt(&mem(&s, 8), "forward: unshard", held).is_none());
+    s.parallel.fsdp_version = 2;
+    s.seq_len = 16384;
+    let m = mem(&s, 8);
+    assert!(close(
+        phase_opt(&m, "forward: unshard", held).unwrap(),
+        2.0 * LAYER
+    ));
+    s.seq_len = 16;
+    let m = mem(&s, 8);
+    let root = 2.0 * (2.0 * EMB + 4096.0);
+    assert!(close(
+        phase_opt(&m, "forward: unshard", held).unwrap(),
+        root
+    ));
+    assert!(close(
+        phase_opt(&m, "forward: unshard", "ZeRO-3 gather buffers").unwrap(),
+        root + 2.0 * 2.0 * LAYER
+    ));
+    assert_eq!(phase_opt(&m, "backward: layers", held), Some(0.0));
+}
+
+/// `parallel.fsdp_version` is 1 or 2, and not beside DeepSpeed.
+#[test]
+fn fsdp_version_is_one_or_two_outside_deepspeed() {
+    let c = ClusterSpec::new(
+        find_gpu("a100-80g").unwrap(),
+        8,
+        1,
+        InterLink::Rdma,
+        Bandwidth::from_gbit_per_s(800.0),
+    )
+    .unwrap();
+    let mut s = zero3(TrainTask::FullFinetune);
+    for (v, ds) in [(3, false), (0, false), (2, true)] {
+        s.parallel.fsdp_version = v;
+        s.deepspeed = ds;
+        let e = training_memory(&model(), &s, &c, &Tunables::default()).unwrap_err();
+        assert!(e.to_string().contains("parallel.fsdp_version"), "{e}");
+    }
+}

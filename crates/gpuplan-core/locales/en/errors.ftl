@@ -203,6 +203,8 @@ fix-zero1-broadcast-needs-zero1 = per_rank broadcasts hand back a sharded optimi
 fix-fp32-grad-pass = fp32_grad_pass is DeepSpeed BF16_Optimizer's gradient copy: use it on a DeepSpeed stack (framework = "megatron" for Megatron-DeepSpeed, or deepspeed = true) with precision = "amp_bf16" and zero = 0 or 1, or remove it
 fix-fp32-grad-pass-unfused-wgrad = fp32_grad_pass and gradient_accumulation_fusion = false both add each 16-bit gradient into an fp32 gradient (DeepSpeed's BF16_Optimizer, Megatron's DDP hook): keep the one the stack runs, remove the other
 fix-fsdp-offload-all-cores = fsdp_offload_all_cores is torchtune's thread count for the host optimizer step of FSDP CPU offload: use it with offload_params = true outside DeepSpeed and Megatron, or remove it
+fix-fsdp-version-values = fsdp_version is torch FSDP's implementation: 1 (FullyShardedDataParallel: HF Trainer, accelerate by default) or 2 (fully_shard: torchtitan, torchtune, accelerate with fsdp_version: 2)
+fix-fsdp-version-deepspeed = fsdp_version picks torch FSDP's implementation, but deepspeed = true shards with DeepSpeed ZeRO-3: remove fsdp_version or set deepspeed = false
 fix-last-stage-layers = needs pp ≥ 2 and leaves at least one of the { $layers } layers to each other stage
 fix-first-stage-layers = needs pp ≥ 2 and leaves at least one of the { $layers } layers to each other stage
 fix-stage-split-middle = Megatron-Core splits the layers left after the stated first/last stage ({ $rest } of { $layers }) evenly over the other { $stages } stages: the nearest size that does is { $near }

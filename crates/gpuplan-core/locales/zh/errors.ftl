@@ -200,6 +200,8 @@ fix-zero1-broadcast-needs-zero1 = per_rank 广播用于分片优化器回传参�
 fix-fp32-grad-pass = fp32_grad_pass 表示 DeepSpeed BF16_Optimizer 的梯度拷贝：请在 DeepSpeed 栈上（Megatron-DeepSpeed 用 framework = "megatron"，或 deepspeed = true）且 precision = "amp_bf16"、zero = 0 或 1 时使用，或去掉它
 fix-fp32-grad-pass-unfused-wgrad = fp32_grad_pass 与 gradient_accumulation_fusion = false 都会把每个 16 位梯度加到 fp32 梯度上（DeepSpeed 的 BF16_Optimizer、Megatron 的 DDP 钩子）：保留所用框架实际执行的那一个，去掉另一个
 fix-fsdp-offload-all-cores = fsdp_offload_all_cores 表示 torchtune 为 FSDP CPU offload 的主机优化器步设置的线程数：请在 offload_params = true 且不用 DeepSpeed、Megatron 时使用，或去掉它
+fix-fsdp-version-values = fsdp_version 表示 torch FSDP 的实现：1（FullyShardedDataParallel：HF Trainer、accelerate 默认）或 2（fully_shard：torchtitan、torchtune、accelerate 设 fsdp_version: 2 时）
+fix-fsdp-version-deepspeed = fsdp_version 选择 torch FSDP 的实现，而 deepspeed = true 时由 DeepSpeed ZeRO-3 分片：请去掉 fsdp_version，或设 deepspeed = false
 fix-last-stage-layers = 需要 pp ≥ 2，并给其余每个阶段至少留下 { $layers } 层中的一层
 fix-first-stage-layers = 需要 pp ≥ 2，并给其余每个阶段至少留下 { $layers } 层中的一层
 fix-stage-split-middle = Megatron-Core 会把指定首/末阶段之后剩下的层（{ $layers } 层中的 { $rest } 层）均分到其余 { $stages } 个阶段：最接近且能整除的层数是 { $near }

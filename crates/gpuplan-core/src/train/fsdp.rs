@@ -22,18 +22,32 @@
 //! `_FreeEventQueue`: `_max_num_inflight_all_gathers = 2`); FSDP2 prefetches one unit in backward
 //! (torch/distributed/_composable/fsdp/_fsdp_param_group.py `_backward_prefetch`: the group at
 //! `curr_index - 1` of the post-forward order) and in forward issues the next unit's all-gather
-//! as the current one computes. Two units. Not modelled: at each unshard FSDP2 has a third
-//! unit-sized buffer live, measured on CPU for torchtune's LoRA recipe
-//! (tools/measure_torchtune_lora.py, tests/measured_torchtune_fsdp2.rs): during a layer's compute
-//! its unsharded parameters and its all-gather output (kept in `AllGatherState` in forward, or the
-//! prefetched unit's output in backward), the estimate's two units; then `wait_for_unshard`
-//! copies the next all-gather's output into the next unit's unsharded parameters while its
-//! `prev_all_gather_state` local still holds the previous output (torch v2.6
-//! `_fsdp_param_group.py`). That moment's peak is root + 3 units beside the saved inputs, one unit
-//! above the estimate's gathered buffers; whether it or the layer's recompute working set is the
-//! step's peak depends on their sizes, so it is not added here. Also not modelled: FSDP1's rate
-//! limiter lets the caching allocator hold freed blocks of two units whose frees have not run yet
-//! (reserved, not allocated, memory).
+//! as the current one computes. Two units while a unit computes.
+//!
+//! FSDP2's third buffer in forward. `FSDPParamGroup.wait_for_unshard` (pytorch/pytorch
+//! torch/distributed/_composable/fsdp/_fsdp_param_group.py @012c62d6, and unchanged in this
+//! respect at torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py @002a76fb) keeps each forward unit's
+//! all-gather output in `comm_ctx.all_gather_state` ("Defer free to allow for overlap of this
+//! copy-out with next all-gather collective") and, at the next unit's unshard, binds it to a local
+//! (`if prev_all_gather_state := self.comm_ctx.all_gather_state:`) before clearing the field
+//! ("free the all-gather result"): the local holds the previous output until the function returns,
+//! after `foreach_all_gather_copy_out` has allocated the next unit's unsharded parameters beside
+//! the next unit's all-gather output. At that copy-out the root, the previous unit's all-gather
+//! output and the next unit's output and parameters are live: root + 3 units beside the layer
+//! inputs saved so far, no layer's working set ([`held_in_forward`]). At the first layer the
+//! previous output is the root's (the root unshards first, in the same way), so that moment holds
+//! 2 · root + 2 units beside no saved layer. In backward (`PRE_BACKWARD`) the output is freed
+//! right after its copy-out and before the next prefetch (`_backward_prefetch` after
+//! `wait_for_unshard`): two units. FSDP1's `FullyShardedDataParallel` all-gathers into the flat
+//! parameter's padded unsharded storage directly (`FlatParamHandle._all_gather_flat_param`): two.
+//! Measured on CPU for torchtune's LoRA recipe (tools/measure_torchtune_lora.py,
+//! tests/measured_torchtune_fsdp2.rs): root + 3 units at each later forward unshard, 2 · root + 2
+//! units at the first. The measurement's backward shows a third unit at each prefetch as well: that
+//! one is gloo's, whose CPU all-gather (`ProcessGroupGloo` `AsyncAllgatherWork::allgather`:
+//! `flatOutputTensor = newLikeFlat(outputs[0])`, then copied into the output) allocates a
+//! unit-sized temporary that NCCL's all-gather into the output tensor does not. Not modelled:
+//! FSDP1's rate limiter lets the caching allocator hold freed blocks of two units whose frees
+//! have not run yet (reserved, not allocated, memory).
 //!
 //! Storage dtype. A unit is gathered in the dtype its flat parameter holds: the mixed-precision
 //! `param_dtype` (16 bit) for trained weights; for a frozen bitsandbytes 4-bit base stored in a
@@ -52,6 +66,27 @@ pub(super) const GATHERED_UNITS: f64 = 2.0;
 /// (`deepspeed`, or Megatron-DeepSpeed), and without pipeline parallelism.
 pub(super) fn applies(setup: &TrainingSetup) -> bool {
     !setup.zero3_by_deepspeed() && setup.parallel.pp == 1
+}
+
+/// FSDP2 (`fully_shard`) rather than FSDP1: `parallel.fsdp_version = 2`, or context
+/// parallelism under an eager profile (torch's `context_parallel` runs on DTensor, which only
+/// FSDP2 shards: accelerate's docs/source/concept_guides/context_parallelism.md @fb80e025,
+/// "context parallelism only works if you use FullyShardedDataParallelPlugin or --use-fsdp with
+/// version set to 2"; torchtitan is FSDP2 throughout).
+pub(super) fn fsdp2(setup: &TrainingSetup) -> bool {
+    let p = &setup.parallel;
+    applies(setup) && (p.fsdp_version == 2 || (p.cp > 1 && setup.framework.is_eager()))
+}
+
+/// What FSDP2 holds beside the root and two units at a forward unshard (the module docs): the
+/// previous unit's all-gather output, `[at the first layer, at a later layer]` = `[root, unit]`
+/// from [`units`]; zero under FSDP1.
+pub(super) fn held_in_forward(setup: &TrainingSetup, root: f64, unit: f64) -> [f64; 2] {
+    if fsdp2(setup) {
+        [root, unit]
+    } else {
+        [0.0; 2]
+    }
 }
 
 /// Bytes per gathered parameter: (layer linear weights, everything else).
@@ -160,6 +195,21 @@ mod tests {
         let (root, unit) = units(&s, &b);
         assert_eq!(root, 4096.0 * 2.0);
         assert_eq!(unit, 128_256.0 * 4096.0 * 2.0);
+    }
+
+    /// FSDP2 holds the previous unit's all-gather output at a forward unshard; FSDP1 does not,
+    /// and context parallelism under the eager profile is FSDP2 whatever the key says.
+    #[test]
+    fn only_fsdp2_holds_a_previous_output() {
+        let mut s = setup(TrainTask::FullFinetune);
+        assert_eq!(held_in_forward(&s, 3.0, 2.0), [0.0; 2]);
+        s.parallel.fsdp_version = 2;
+        assert_eq!(held_in_forward(&s, 3.0, 2.0), [3.0, 2.0]);
+        s.parallel.fsdp_version = 1;
+        s.parallel.cp = 2;
+        assert!(fsdp2(&s));
+        s.deepspeed = true;
+        assert!(!fsdp2(&s));
     }
 
     #[test]

@@ -271,7 +271,7 @@ mod proptests {
                 overlap_param_gather: false, tp_comm_overlap: false, moe_a2a_overlap: false,
                 moe_dispatcher: "alltoall".into(), etp: if ep > 1 { 1 } else { tp },
                 zero1_broadcast: "all_gather".into(), grad_bucket_elements: None,
-                grad_bucket_sync: false, fp8_params: false, main_grads_bf16: false, optimizer_bf16: false,
+                grad_bucket_sync: false, fsdp2: false, fp8_params: false, main_grads_bf16: false, optimizer_bf16: false,
                 megatron_fused_loss: false, megatron_fused_wgrad: true,
                 zero,
                 offload_optimizer: off.0, offload_params: off.1, recompute: recompute.into(),

@@ -603,6 +603,11 @@ fn accelerate_fsdp(p: &PlanView, t: &TrainView) -> Result<String> {
         "Accelerate FSDP config: ZeRO-{} of the plan = FSDP {strategy}, {} micro-batch {} × accumulation {} (set them in the training script).",
         t.zero, mixed, t.micro_batch, t.grad_accum
     );
+    if t.fsdp2 && !fsdp_cp(t) {
+        // The memory the plan holds is FSDP2's (its third buffer at each forward unshard).
+        fsdp2_keys(&mut doc, t);
+        what.push_str(" FSDP2 (fsdp_version 2), as the plan's memory assumed.");
+    }
     if fsdp_cp(t) {
         fsdp2_context_parallel(&mut doc, t, p.total_gpus());
         what.push_str(&format!(
@@ -614,12 +619,9 @@ fn accelerate_fsdp(p: &PlanView, t: &TrainView) -> Result<String> {
     yaml(p, &what, &[doc])
 }
 
-/// FSDP2 with `parallelism_config` for a context-parallel plan ([`fsdp_cp`]): FSDP shards over
-/// the data-parallel × context-parallel ranks, ZeRO-3 resharding after forward and ZeRO-2 not
-/// (FSDP2's `reshard_after_forward`, the v2 form of FULL_SHARD / SHARD_GRAD_OP). Keys: the
-/// vendored accelerate 1.16.0 lists (`parallelism_config`, `fsdp_reshard_after_forward`; the
-/// `parallelism_config_*` names are its launch flags, tests/schemas/accelerate-config-keys.json).
-fn fsdp2_context_parallel(doc: &mut Value, t: &TrainView, total_gpus: u64) {
+/// `fsdp_version: 2` in place of FSDP1's keys: ZeRO-3 resharding after forward and ZeRO-2 not
+/// (FSDP2's `reshard_after_forward`, the v2 form of FULL_SHARD / SHARD_GRAD_OP).
+fn fsdp2_keys(doc: &mut Value, t: &TrainView) {
     let f = &mut doc["fsdp_config"];
     f["fsdp_version"] = json!(2);
     f["fsdp_reshard_after_forward"] = json!(t.zero == 3);
@@ -627,6 +629,15 @@ fn fsdp2_context_parallel(doc: &mut Value, t: &TrainView, total_gpus: u64) {
         o.remove("fsdp_sharding_strategy");
         o.remove("fsdp_use_orig_params");
     }
+}
+
+/// FSDP2 with `parallelism_config` for a context-parallel plan ([`fsdp_cp`]): FSDP shards over
+/// the data-parallel × context-parallel ranks, ZeRO-3 resharding after forward and ZeRO-2 not
+/// (FSDP2's `reshard_after_forward`, the v2 form of FULL_SHARD / SHARD_GRAD_OP). Keys: the
+/// vendored accelerate 1.16.0 lists (`parallelism_config`, `fsdp_reshard_after_forward`; the
+/// `parallelism_config_*` names are its launch flags, tests/schemas/accelerate-config-keys.json).
+fn fsdp2_context_parallel(doc: &mut Value, t: &TrainView, total_gpus: u64) {
+    fsdp2_keys(doc, t);
     doc["parallelism_config"] = json!({
         "parallelism_config_dp_replicate_size": 1,
         "parallelism_config_dp_shard_size": t.data_parallel(total_gpus),

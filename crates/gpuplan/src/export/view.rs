@@ -121,6 +121,8 @@ pub struct TrainView {
     pub zero1_broadcast: String,
     pub grad_bucket_elements: Option<u64>,
     pub grad_bucket_sync: bool,
+    /// The plan's memory assumed FSDP2 (`setup.parallel.fsdp_version = 2`; absent: 1, FSDP1).
+    pub fsdp2: bool,
     /// Megatron FP8's parameters and main-gradient dtype the plan's memory assumed
     /// (`setup.fp8_params`, `setup.main_grads`); absent: 16-bit parameters, fp32 (the
     /// frameworks' defaults).
@@ -561,6 +563,7 @@ fn train_view(t: &Value, request: &Value, plan: &Value, at: &str) -> Result<Trai
             &f,
         )?,
         grad_bucket_sync: optional_flag(t, "setup/parallel/grad_bucket_sync", &f)?,
+        fsdp2: optional_count(t, "setup/parallel/fsdp_version", 2, &f)? == Some(2),
         fp8_params: optional_flag(t, "setup/fp8_params", &f)?,
         main_grads_bf16: optional_ident(t, "setup/main_grads", &f("setup/main_grads"))?
             .is_some_and(|g| g == "bf16"),
