@@ -199,8 +199,9 @@ fix-virtual-stages = interleaving needs pp ≥ 2 and at least one of the { $laye
 fix-moe-a2a-overlap = the EP all-to-all overlap needs virtual_stages ≥ 2 when pp ≥ 2 (Megatron-Core runs it in the interleaved schedule only)
 fix-moe-ep-settings-need-ep = the expert all-to-all settings (moe_a2a_overlap, moe_dispatcher) act on an MoE model's expert parallelism: use them with an MoE model at ep ≥ 2, or remove them
 fix-zero1-broadcast-needs-zero1 = per_rank broadcasts hand back a sharded optimizer's parameters: use it with zero = 1 or 2, or remove it
-fix-fp32-grad-pass = fp32_grad_pass is DeepSpeed BF16_Optimizer's gradient copy: use it on a DeepSpeed stack (framework = "megatron" for Megatron-DeepSpeed, or deepspeed = true) with precision = "amp_bf16" and zero = 0 or 1, or remove it
+fix-fp32-grad-pass = fp32_grad_pass is DeepSpeed BF16_Optimizer's gradient copy: use it on a DeepSpeed stack (framework = "megatron" for Megatron-DeepSpeed, or deepspeed = true) with precision = "amp_bf16" and zero = 1, or remove it
 fix-fp32-grad-pass-unfused-wgrad = fp32_grad_pass and gradient_accumulation_fusion = false both add each 16-bit gradient into an fp32 gradient (DeepSpeed's BF16_Optimizer, Megatron's DDP hook): keep the one the stack runs, remove the other
+fix-fp32-grad-pass-sharding = fp32_grad_pass is DeepSpeed BF16_Optimizer, which always partitions its fp32 master weights and optimizer states over the data-parallel ranks itself (its own ZeRO-1, with zero_optimization.stage 0 in DeepSpeed's config) and has no CPU offload: set zero = 1 without offload_optimizer or offload_params, or remove fp32_grad_pass
 fix-fsdp-offload-all-cores = fsdp_offload_all_cores is torchtune's thread count for the host optimizer step of FSDP CPU offload: use it with offload_params = true outside DeepSpeed and Megatron, or remove it
 fix-last-stage-layers = needs pp ≥ 2 and leaves at least one of the { $layers } layers to each other stage
 fix-first-stage-layers = needs pp ≥ 2 and leaves at least one of the { $layers } layers to each other stage
