@@ -29,7 +29,8 @@ pub struct StepTime {
     /// One micro-batch's compute by kind of work (GEMMs, attention, element-wise); zero for
     /// models given by totals (CNNs, UNets), which keep the FLOPs ÷ (peak × efficiency) path.
     pub compute_parts: ComputeParts,
-    /// The optimizer step, bandwidth-bound (included in `compute`).
+    /// The optimizer step, bandwidth-bound (included in `compute`), with DeepSpeed
+    /// BF16_Optimizer's once-a-step gradient passes where `parallel.fp32_grad_pass` is on.
     pub optimizer: Seconds,
     /// DeepSpeed `BF16_Optimizer`'s fp32 gradient pass of one micro-batch on the slowest stage
     /// (`parallel.fp32_grad_pass`), included in `compute` and the bubble; absent when off.
@@ -85,7 +86,9 @@ pub struct StepTime {
 }
 
 /// The optimizer step: every trainable parameter shard on the device read and written once
-/// (`compute::optimizer_bytes_per_param`), bandwidth-bound.
+/// (`compute::optimizer_bytes_per_param`), bandwidth-bound; under DeepSpeed BF16_Optimizer
+/// (`parallel.fp32_grad_pass`) with its once-a-step passes over the whole fp32 gradient
+/// (`compute::bf16_optimizer_step_bytes`: the all-reduce's casts, the norm, the zeroing).
 /// `on_device`: the most loaded device's parameters before ZeRO ([`super::params_on_device`]).
 fn optimizer_seconds(
     b: &ParamBreakdown,
@@ -99,7 +102,10 @@ fn optimizer_seconds(
     } else {
         trainable
     };
-    let bytes = shard * crate::compute::optimizer_bytes_per_param(setup.optimizer);
+    let mut bytes = shard * crate::compute::optimizer_bytes_per_param(setup.optimizer);
+    if setup.parallel.fp32_grad_pass {
+        bytes += crate::compute::bf16_optimizer_step_bytes(trainable, shard, dp);
+    }
     r.memory
         .map_or(Seconds(0.0), |bw| transfer_time(Bytes(bytes), bw))
 }
@@ -152,15 +158,24 @@ fn grad_add_seconds(
 /// itself through `fused_weight_gradient_mlp_cuda`). Per trainable parameter on the device and
 /// micro-batch: the gradient read (activation width) and the main gradient read and written
 /// (`main_grads` width), at memory bandwidth ([`grad_add_seconds`] over the most loaded device).
-/// With the fusion nothing is charged: the embedding's and norms' own adds, which the hook makes
-/// either way, are not counted.
+/// With the fusion nothing is charged (the embedding's and norms' own adds, which the hook makes
+/// either way, are not counted), except on Ascend with 16-bit main gradients: MindSpeed stands
+/// in for Megatron's `fused_weight_gradient_mlp_cuda.wgrad_gemm_accum_fp16` with
+/// `npu_matmul_add_fp16` (mindspeed/features_manager/megatron_basic/requirements_basic.py
+/// @028de58c l.79), which is no fused operator but `grad_weight = grad_output.t().matmul(
+/// total_input)` then `grad.add_(grad_weight)` (mindspeed/ops/npu_matmul_add.py @028de58c
+/// l.68-80; so since f10ab27a, 2024-11-14, which replaced a `RuntimeError`): the same add of a
+/// 16-bit weight gradient into the main gradient. Its fp32 twin `npu_matmul_add_fp32` is a
+/// fused matmul-add operator (ATB `MatmulAdd`), charged nothing.
 fn main_grad_add_seconds(x: &Ctx, parts: &ComputeParts, r: &ChipRates) -> Seconds {
     let setup = x.setup;
-    if setup.framework != crate::workload::Framework::Megatron || setup.megatron_fused_wgrad() {
+    let main_grads = setup.main_grads.unwrap_or_default();
+    let mindspeed_16 = x.c.gpu.vendor == "huawei" && main_grads == crate::workload::MainGrads::Bf16;
+    let adds = !setup.megatron_fused_wgrad() || mindspeed_16;
+    if setup.framework != crate::workload::Framework::Megatron || !adds {
         return Seconds(0.0);
     }
-    let main = setup.main_grads.unwrap_or_default().bytes();
-    let per_param = r.act_bytes.max(2.0) + 2.0 * main;
+    let per_param = r.act_bytes.max(2.0) + 2.0 * main_grads.bytes();
     grad_add_seconds(x, parts, (GradParams::MostLoaded, per_param), r)
 }
 
