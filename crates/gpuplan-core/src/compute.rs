@@ -1355,6 +1355,25 @@ pub fn optimizer_bytes_per_param(o: crate::workload::Optimizer) -> f64 {
 /// (4 + 4 B) and writes the gradient (4 B): 18 B, counted at HBM as written.
 pub const FP32_GRAD_PASS_BYTES: f64 = 18.0;
 
+/// HBM bytes of DeepSpeed `BF16_Optimizer`'s once-a-step passes outside the optimizer's own
+/// kernel (`parallel.fp32_grad_pass`), for `grads` fp32 gradient elements the device holds (its
+/// whole gradient: not partitioned) and `shard` elements of its ZeRO-1 partition, `dp`
+/// data-parallel ranks (microsoft/DeepSpeed @56c52238). The pipeline engine's gradient all-reduce
+/// (`_bf16_reduce_grads` → engine.py `allreduce_bucket` l.2063-2088, `communication_data_type`
+/// bf16 by default under bf16, l.712-721) casts each fp32 bucket to bf16 (read 4, write 2 B),
+/// averages it after the all-reduce where dp > 1 (`mul_(predivide / world)`, the default
+/// `prescale_gradients = false`: read and write 2 + 2 B) and copies it back (read 2, write 4 B);
+/// `BF16_Optimizer.step` reads every fp32 gradient for the norm (`get_global_norm_of_tensors`: 4 B;
+/// clipping's `mul_` runs only when the norm exceeds the clip, not charged), copies the updated
+/// fp32 partition into the bf16 one (`update_lp_params`: the fp32 read, 4 B per partition
+/// element; its 2 B bf16 write is [`optimizer_bytes_per_param`]'s 16-bit copy) and zeroes the
+/// fp32 gradient (`clear_hp_grads`: `zero_()`, 4 B written). 20 B per gradient element (24 where
+/// dp > 1) and 4 B per partition element, at HBM as written.
+pub fn bf16_optimizer_step_bytes(grads: f64, shard: f64, dp: u64) -> f64 {
+    let scale = if dp > 1 { 4.0 } else { 0.0 };
+    grads * (6.0 + 6.0 + 4.0 + 4.0 + scale) + shard * 4.0
+}
+
 /// Bytes per trainable parameter of the 16-bit gradient DeepSpeed `BF16_Optimizer` leaves beside
 /// its fp32 gradient (`parallel.fp32_grad_pass`): autograd writes each bf16 parameter's `.grad`
 /// in backward, `update_hp_grads(clear_lp_grads=False)` adds it into the fp32 gradient and

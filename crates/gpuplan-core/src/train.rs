@@ -326,6 +326,23 @@ pub fn peft_trainable_params(b: &ParamBreakdown, lora: &crate::workload::LoraCon
     lora_params(b, lora.rank, &lora.targets) + modules_to_save_params(b, lora)
 }
 
+/// The share of the model's parameters that train: 1 for full training and pretraining; under
+/// PEFT the adapters and `modules_to_save` copies over all parameters ([`peft_trainable_params`]).
+/// The one rule the optimizer step, the per-micro-batch gradient adds, the data-parallel
+/// gradient traffic, host offload's optimizer shard and BF16_Optimizer's 16-bit gradients read.
+pub fn trainable_share(b: &ParamBreakdown, setup: &TrainingSetup) -> f64 {
+    if setup.task.is_peft() {
+        peft_trainable_params(b, &setup.lora) / b.total.max(1) as f64
+    } else {
+        1.0
+    }
+}
+
+/// The trainable parameters among `params` of a device (before ZeRO): [`trainable_share`] of them.
+pub fn trainable_of(b: &ParamBreakdown, setup: &TrainingSetup, params: f64) -> f64 {
+    trainable_share(b, setup) * params
+}
+
 /// Bytes per trained PEFT parameter (an adapter or a `modules_to_save` copy) stored at `bytes`:
 /// the weight, its gradient and the optimizer states (AdamW: two states in the same dtype,
 /// `torch.zeros_like(p)`; 8-bit AdamW: 2 B).
@@ -724,10 +741,19 @@ pub fn grad_accum_for_global(
 
 /// `parallel.fp32_grad_pass` only where DeepSpeed's BF16_Optimizer runs it, for every model:
 /// a DeepSpeed engine ([`TrainingSetup::runs_deepspeed`]), bf16 with fp32 master weights and
-/// the whole fp32 gradient on the device (ZeRO stage 0 in DeepSpeed's config, its own ZeRO-1
-/// sharding). Not beside `gradient_accumulation_fusion = false`: Megatron's DDP hook would then
-/// add the 16-bit gradient into an fp32 buffer too (train/step.rs `main_grad_add_seconds`), the
-/// same add charged twice.
+/// the whole fp32 gradient on the device. BF16_Optimizer always partitions its fp32 master
+/// weights and optimizer states over the data-parallel ranks itself (`partition_size =
+/// numel // dp_world_size`, deepspeed/runtime/bf16_optimizer.py @56c52238 l.97-158, the same at
+/// @38327e07 l.148): its own ZeRO-1 whatever `zero_optimization.stage` says (0, or 1 with
+/// `grad_accum_dtype = "fp32"` since v0.7.6), so gpuplan's `zero` is 1; and it has no CPU
+/// offload (engine.py @38327e07 `_do_optimizer_sanity_check`: stage 1 `and not
+/// self.zero_cpu_offload()`, else the ZeRO optimizer). Not beside
+/// `gradient_accumulation_fusion = false`: Megatron's DDP hook would then add the 16-bit
+/// gradient into an fp32 buffer too (train/step.rs `main_grad_add_seconds`), the same add
+/// charged twice. Not refused: pipeline size 1 (Megatron-DeepSpeed builds a `PipelineModule` at
+/// any pipeline size; outside one, DeepSpeed runs BF16_Optimizer since v0.7.5, #2470, and raised
+/// `NotImplementedError` before, at the BLOOM cases' @56c52238 engine.py l.972-975; gpuplan has
+/// no DeepSpeed release key to tell them apart).
 fn check_fp32_grad_pass(setup: &TrainingSetup) -> Result<(), CoreError> {
     let p = &setup.parallel;
     if !p.fp32_grad_pass {
@@ -738,6 +764,13 @@ fn check_fp32_grad_pass(setup: &TrainingSetup) -> Result<(), CoreError> {
             "parallel.fp32_grad_pass",
             "true",
             crate::i18n::Msg::new("fix-fp32-grad-pass-unfused-wgrad"),
+        ));
+    }
+    if setup.runs_deepspeed() && (p.zero == 0 || p.offload_optimizer || p.offload_params) {
+        return Err(CoreError::invalid_msg(
+            "parallel.fp32_grad_pass",
+            "true",
+            crate::i18n::Msg::new("fix-fp32-grad-pass-sharding"),
         ));
     }
     if !setup.runs_deepspeed()
@@ -1622,11 +1655,7 @@ fn lp_grads_item(
     if !setup.parallel.fp32_grad_pass {
         return None;
     }
-    let params = if setup.task.is_peft() {
-        peft_trainable_params(b, &setup.lora) / b.total.max(1) as f64 * dev_params
-    } else {
-        dev_params
-    };
+    let params = trainable_of(b, setup, dev_params);
     let per = crate::compute::FP32_GRAD_PASS_LP_GRAD_BYTES;
     Some(item(
         "16-bit gradients (BF16_Optimizer)",

@@ -1078,6 +1078,8 @@ pub struct TrainingSetup {
     /// backward to `npu_matmul_add_fp32`, a matmul-add fused operator over an fp32 `main_grad`,
     /// Ascend/MindSpeed mindspeed/ops/npu_matmul_add.py @0c60c353, enabled, per its
     /// docs/features/npu_matmul_add.md, by leaving out `--no-gradient-accumulation-fusion`).
+    /// With 16-bit main gradients MindSpeed's stand-in, `npu_matmul_add_fp16`, is a matmul then
+    /// `grad.add_`: charged as the unfused add on Ascend either way.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gradient_accumulation_fusion: Option<bool>,
     /// The loss is flash-attn's fused softmax cross-entropy over the 16-bit logits

@@ -277,7 +277,9 @@ fn bf16_optimizer_grad_pass_lengthens_every_micro_batch() {
         "{} vs {want}",
         b.fp32_grad_pass.0
     );
-    assert!((b.compute.0 - a.compute.0 - 8.0 * want).abs() < 1e-9 * b.compute.0);
+    // (Outside the optimizer step, which also grows: the once-a-step passes, tested below.)
+    let passes = |s: &StepTime| s.compute.0 - s.optimizer.0;
+    assert!((passes(&b) - passes(&a) - 8.0 * want).abs() < 1e-9 * b.compute.0);
     // PP 2: the slowest stage's pass, 8 times in compute and once in the bubble.
     let piped = megatron(1, 2, 8);
     let mut piped_on = piped.clone();
@@ -285,17 +287,55 @@ fn bf16_optimizer_grad_pass_lengthens_every_micro_batch() {
     let (pa, pb) = (step(&m, &piped, &c), step(&m, &piped_on, &c));
     let pass = pb.fp32_grad_pass.0;
     assert!(pass > 0.4 * want && pass < 0.6 * want, "{pass} vs {want}");
-    assert!((pb.compute.0 - pa.compute.0 - 8.0 * pass).abs() < 1e-9 * pb.compute.0);
+    assert!((passes(&pb) - passes(&pa) - 8.0 * pass).abs() < 1e-9 * pb.compute.0);
     assert!((pb.pipeline_bubble.0 - pa.pipeline_bubble.0 - pass).abs() < 1e-9 * pb.compute.0);
-    // fp16 (DeepSpeed's FP16_Optimizer accumulates in .grad) and ZeRO-2/3 are refused.
+    // fp16 (DeepSpeed's FP16_Optimizer accumulates in .grad) and ZeRO-2/3 are refused; so are
+    // ZeRO 0 (BF16_Optimizer always partitions its fp32 states over DP: its own ZeRO-1) and CPU
+    // offload (BF16_Optimizer has none: DeepSpeed runs its ZeRO optimizer then), naming the key
+    // and the fix in both languages.
     let mut fp16 = on.clone();
     fp16.precision = Precision::AmpFp16;
     let mut z2 = on.clone();
     z2.parallel.zero = 2;
-    for bad in [fp16, z2] {
+    let mut z0 = on.clone();
+    z0.parallel.zero = 0;
+    let mut offload = on.clone();
+    offload.parallel.offload_optimizer = true;
+    for bad in [fp16, z2, z0.clone(), offload.clone()] {
         let e = training_step(&m, &bad, &c, &Tunables::default()).unwrap_err();
         assert!(e.to_string().contains("parallel.fp32_grad_pass"), "{e}");
     }
+    for bad in [z0, offload] {
+        let e = training_step(&m, &bad, &c, &Tunables::default()).unwrap_err();
+        assert!(e.to_string().contains("set zero = 1"), "{e}");
+        let zh = e.message().render(gpuplan_core::i18n::Lang::Zh);
+        assert!(zh.contains("请设 zero = 1"), "{zh}");
+    }
+}
+
+/// BF16_Optimizer's once-a-step passes (`parallel.fp32_grad_pass`): the gradient all-reduce's
+/// bf16 cast and copy back (6 + 6 B), the averaging scale where DP > 1 (4 B), the norm's read
+/// (4 B) and `clear_hp_grads`' zeroing (4 B) over every gradient element of the device, and
+/// `update_lp_params`' fp32 read (4 B) over its ZeRO-1 partition: in the optimizer step, once a
+/// step, outside the bubble.
+#[test]
+fn bf16_optimizer_step_passes_are_in_the_optimizer_step() {
+    let m = model("Llama-3.1-8B");
+    let c = cluster("a100-80g", 1);
+    let flat = megatron(1, 1, 8);
+    let mut on = flat.clone();
+    on.parallel.fp32_grad_pass = true;
+    let (a, b) = (step(&m, &flat, &c), step(&m, &on, &c));
+    let params = gpuplan_core::model::param_breakdown(&m).total as f64;
+    let want = (params * 24.0 + params / 8.0 * 4.0) / (2039e9 * 0.8);
+    let extra = b.optimizer.0 - a.optimizer.0;
+    assert!((extra - want).abs() < 1e-9 * want, "{extra} vs {want}");
+    let passes = b.compute.0 - a.compute.0 - 8.0 * b.fp32_grad_pass.0;
+    assert!(
+        (passes - want).abs() < 1e-9 * b.compute.0,
+        "{passes} vs {want}"
+    );
+    assert_eq!(a.pipeline_bubble, b.pipeline_bubble);
 }
 
 /// Review r17 fix #1: `fp32_grad_pass` is refused, naming the key, for every model and not only
@@ -1121,4 +1161,34 @@ fn the_overlapped_dispatch_kernels_take_their_sms_from_compute() {
         // Hiding still pays: the SMs cost a fraction of the time hidden.
         assert!(st.step.0 < alone.step.0, "{d:?}");
     }
+}
+
+/// MindSpeed's 16-bit stand-in for Megatron's fused weight-gradient accumulation
+/// (`npu_matmul_add_fp16`: the matmul, then `grad.add_(grad_weight)`) adds each weight gradient
+/// into the bf16 main gradient as the unfused DDP hook does, so on Ascend fused and unfused cost
+/// the same with bf16 main gradients; on NVIDIA (`wgrad_gemm_accum_fp16`, a GEMM accumulating in
+/// place) the fused path charges no add.
+#[test]
+fn mindspeed_bf16_main_grads_add_after_the_matmul() {
+    let m = model("Llama-3.1-8B");
+    let mut fused = megatron(1, 1, 8);
+    fused.main_grads = Some(MainGrads::Bf16);
+    let mut unfused = fused.clone();
+    unfused.gradient_accumulation_fusion = Some(false);
+    let ascend = cluster("ascend-910b", 1);
+    let (f, u) = (step(&m, &fused, &ascend), step(&m, &unfused, &ascend));
+    assert_eq!(f.compute_parts.elementwise_s, u.compute_parts.elementwise_s);
+    assert_eq!(f.compute, u.compute);
+    // fp32 main gradients: MindSpeed's npu_matmul_add_fp32 is a fused operator, no add.
+    let (mut f32_fused, mut f32_unfused) = (fused.clone(), unfused.clone());
+    f32_fused.main_grads = Some(MainGrads::Fp32);
+    f32_unfused.main_grads = Some(MainGrads::Fp32);
+    let (f, u) = (
+        step(&m, &f32_fused, &ascend),
+        step(&m, &f32_unfused, &ascend),
+    );
+    assert!(f.compute_parts.elementwise_s < u.compute_parts.elementwise_s);
+    let a100 = cluster("a100-80g", 1);
+    let (f, u) = (step(&m, &fused, &a100), step(&m, &unfused, &a100));
+    assert!(f.compute_parts.elementwise_s < u.compute_parts.elementwise_s);
 }

@@ -149,6 +149,10 @@ fn accuracy_refits_every_fitted_source() {
     // host step is untimed again (+13.6% -> +80.4%), mean 10.0% -> 10.2%, median unchanged.
     // Stop 37 (wt-ascend18: ModelLink's unfused ALiBi chain, Grok-1's allgather dispatcher; four
     // held-out 910B rows move 5.9-8.1 points down): mean 10.2% -> 10.1%, median unchanged.
+    // Review r17 #4 (refactor18): BF16_Optimizer's once-a-step passes timed on the four BLOOM-176B
+    // rows (`parallel.fp32_grad_pass`: the all-reduce's casts, the norm, the zeroing, 24 B per
+    // gradient element): GBS 16 +19.2% -> +18.7%, GBS 192 +13.2% -> +12.8%, GBS 2048 -0.1% ->
+    // -0.2%, GPU-hours -9.8% -> -9.7%; mean 10.2% -> 10.1%, median unchanged.
     assert!(
         refit.contains(
             "Leave-one-source-out over all 36 sources (those above as they are, the 4 fitted ones \

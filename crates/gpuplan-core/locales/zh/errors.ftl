@@ -197,8 +197,9 @@ fix-moe-a2a-overlap = pp ≥ 2 时，EP all-to-all 重叠需要 virtual_stages �
 fix-moe-ep-settings-need-ep = 专家 all-to-all 设置（moe_a2a_overlap、moe_dispatcher）只作用于 MoE 模型的专家并行：请在 MoE 模型且 ep ≥ 2 时使用，或去掉它们
 fix-moe-a2a-overlap-allgather = EP all-to-all 重叠只能与 alltoall、deepep 或 hybridep 分发器一起使用（Megatron-Core 在 allgather 下拒绝它）：请把 moe_dispatcher 设为其中之一，或去掉 moe_a2a_overlap
 fix-zero1-broadcast-needs-zero1 = per_rank 广播用于分片优化器回传参数：请在 zero = 1 或 2 时使用，或去掉它
-fix-fp32-grad-pass = fp32_grad_pass 表示 DeepSpeed BF16_Optimizer 的梯度拷贝：请在 DeepSpeed 栈上（Megatron-DeepSpeed 用 framework = "megatron"，或 deepspeed = true）且 precision = "amp_bf16"、zero = 0 或 1 时使用，或去掉它
+fix-fp32-grad-pass = fp32_grad_pass 表示 DeepSpeed BF16_Optimizer 的梯度拷贝：请在 DeepSpeed 栈上（Megatron-DeepSpeed 用 framework = "megatron"，或 deepspeed = true）且 precision = "amp_bf16"、zero = 1 时使用，或去掉它
 fix-fp32-grad-pass-unfused-wgrad = fp32_grad_pass 与 gradient_accumulation_fusion = false 都会把每个 16 位梯度加到 fp32 梯度上（DeepSpeed 的 BF16_Optimizer、Megatron 的 DDP 钩子）：保留所用框架实际执行的那一个，去掉另一个
+fix-fp32-grad-pass-sharding = fp32_grad_pass 表示 DeepSpeed BF16_Optimizer：它总是自行把 fp32 主权重和优化器状态按数据并行 rank 切分（自带的 ZeRO-1，此时 DeepSpeed 配置中 zero_optimization.stage 为 0），且不支持 CPU offload：请设 zero = 1，并去掉 offload_optimizer 和 offload_params，或去掉 fp32_grad_pass
 fix-fsdp-offload-all-cores = fsdp_offload_all_cores 表示 torchtune 为 FSDP CPU offload 的主机优化器步设置的线程数：请在 offload_params = true 且不用 DeepSpeed、Megatron 时使用，或去掉它
 fix-fsdp-version-values = fsdp_version 表示 torch FSDP 的实现：1（FullyShardedDataParallel：HF Trainer、accelerate 默认）或 2（fully_shard：torchtitan、torchtune、accelerate 设 fsdp_version: 2 时）
 fix-fsdp-version-deepspeed = fsdp_version 选择 torch FSDP 的实现，而 deepspeed = true 时由 DeepSpeed ZeRO-3 分片：请去掉 fsdp_version，或设 deepspeed = false

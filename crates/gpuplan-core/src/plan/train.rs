@@ -2527,7 +2527,8 @@ fn retry_with_cp(
 ) -> Vec<Outcome> {
     // A last resort: below CP_MIN_SEQ, CP is tried only when no type fits without it. Where some
     // type fits, the second search cost the 4k pretraining bench 45% more step evaluations
-    // (24 near-miss types on 24-100 GB cards re-searched, none fitting with CP) for no plan.
+    // (24 near-miss types on 24-100 GB cards re-searched, none fitting with CP) for no plan:
+    // all 24 were untimeable (no sourced peak), which `cp_could_fit` now rules out.
     let fits_somewhere = outcomes
         .iter()
         .any(|o| !matches!(o, Outcome::Short(..) | Outcome::Skip));
@@ -2604,12 +2605,18 @@ const CP_MAX: f64 = 8.0;
 /// nothing else shrinks), with the allocator's share of them, and k is at most [`CP_MAX`] and the
 /// GPUs of the type's largest site (`most_gpus`: one-GPU types that fit nowhere get no CP
 /// search). An upper bound on the saving: a type it rules out gets no CP plan from the second
-/// search either, which is not run for it. Not a tight one: in the 4k pretraining bench it let
-/// 24 near-miss types through (none with too few GPUs) and the CP search fitted none of them,
-/// which is why the second search now runs only when no type fits at all ([`retry_with_cp`]).
+/// search either, which is not run for it. Nor is it run for a type whose chip has no sourced
+/// peak for the setup's precision ([`crate::train::training_peak`]): no step of it can be
+/// timed, with CP or without, so its "closest miss" is only the largest configuration its
+/// memory pass tried (smaller ones fit memory and were dropped untimed). That was every one of
+/// the 24 near-miss types the 4k pretraining bench let through before this check (review r17
+/// #6: gn7s A30, g7 A40, pi5e L4, p1 P100, ebmgn9g's unnamed Blackwell, Tencent's PNV6: no
+/// `tflops` in data/gpus.toml; `estimate` on ebmgn9g × 64 at TP 1 PP 1 ZeRO-3 micro-batch 1
+/// needs 8.0 of 47.3 GiB and answers "time: not estimated"), and why the CP search fitted none
+/// of them. The second search still runs only when no type fits at all ([`retry_with_cp`]).
 fn cp_could_fit(req: &PlanRequest, miss: &Shortfall, c: &ClusterSpec, most_gpus: u64) -> bool {
     let k = CP_MAX.min(most_gpus as f64);
-    if k < 2.0 {
+    if k < 2.0 || crate::train::training_peak(c, miss.setup.precision).is_none() {
         return false;
     }
     let Ok(m) = crate::train::training_memory(&req.model, &miss.setup, c, &req.tunables) else {

@@ -3,7 +3,7 @@
 //! cost model, `crate::comm`), what overlap hides, and the totals (rates, MFU/HFU, bottleneck).
 //! Sources per phase are in docs/methodology.md §Training time.
 
-use super::{check_parallelism, flops_per_token, peft_trainable_params, training_peak};
+use super::{check_parallelism, flops_per_token, trainable_of, trainable_share, training_peak};
 use crate::comm::{CollectiveUse, Group};
 use crate::compute::memo::ComputeMemo;
 use crate::compute::{ChipRates, ComputeParts};
@@ -29,7 +29,8 @@ pub struct StepTime {
     /// One micro-batch's compute by kind of work (GEMMs, attention, element-wise); zero for
     /// models given by totals (CNNs, UNets), which keep the FLOPs ÷ (peak × efficiency) path.
     pub compute_parts: ComputeParts,
-    /// The optimizer step, bandwidth-bound (included in `compute`).
+    /// The optimizer step, bandwidth-bound (included in `compute`), with DeepSpeed
+    /// BF16_Optimizer's once-a-step gradient passes where `parallel.fp32_grad_pass` is on.
     pub optimizer: Seconds,
     /// DeepSpeed `BF16_Optimizer`'s fp32 gradient pass of one micro-batch on the slowest stage
     /// (`parallel.fp32_grad_pass`), included in `compute` and the bubble; absent when off.
@@ -85,7 +86,9 @@ pub struct StepTime {
 }
 
 /// The optimizer step: every trainable parameter shard on the device read and written once
-/// (`compute::optimizer_bytes_per_param`), bandwidth-bound.
+/// (`compute::optimizer_bytes_per_param`), bandwidth-bound; under DeepSpeed BF16_Optimizer
+/// (`parallel.fp32_grad_pass`) with its once-a-step passes over the whole fp32 gradient
+/// (`compute::bf16_optimizer_step_bytes`: the all-reduce's casts, the norm, the zeroing).
 /// `on_device`: the most loaded device's parameters before ZeRO ([`super::params_on_device`]).
 fn optimizer_seconds(
     b: &ParamBreakdown,
@@ -93,25 +96,57 @@ fn optimizer_seconds(
     (dp, on_device): (u64, f64),
     r: &ChipRates,
 ) -> Seconds {
-    let trainable = trainable_on_device(b, setup, on_device);
+    let trainable = trainable_of(b, setup, on_device);
     let shard = if setup.parallel.zero >= 1 {
         trainable / dp.max(1) as f64
     } else {
         trainable
     };
-    let bytes = shard * crate::compute::optimizer_bytes_per_param(setup.optimizer);
+    let mut bytes = shard * crate::compute::optimizer_bytes_per_param(setup.optimizer);
+    if setup.parallel.fp32_grad_pass {
+        bytes += crate::compute::bf16_optimizer_step_bytes(trainable, shard, dp);
+    }
     r.memory
         .map_or(Seconds(0.0), |bw| transfer_time(Bytes(bytes), bw))
 }
 
-/// Trainable parameters of the most loaded device (`on_device`, before ZeRO): all of them, or
-/// the adapters' share under PEFT.
-fn trainable_on_device(b: &ParamBreakdown, setup: &TrainingSetup, on_device: f64) -> f64 {
-    if setup.task.is_peft() {
-        peft_trainable_params(b, &setup.lora) / b.total.max(1) as f64 * on_device
-    } else {
-        on_device
-    }
+/// Whose parameters a per-micro-batch gradient pass runs over (before ZeRO: every such pass
+/// reads the device's whole gradient).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum GradParams {
+    /// The most loaded device ([`Ctx::dev`]), as the optimizer step counts it.
+    MostLoaded,
+    /// A device of the pipeline stage whose micro-batch is the slowest
+    /// ([`ComputeParts::slowest_stage`]), as the micro-batch's compute counts it.
+    SlowestStage,
+}
+
+/// One element-wise pass after a micro-batch's backward that adds each trainable parameter's
+/// 16-bit gradient into a 32-bit one, `per_param` bytes each at the chip's streaming bandwidth,
+/// over the device `source` names: Megatron's unfused main-gradient add
+/// ([`main_grad_add_seconds`]) and DeepSpeed BF16_Optimizer's fp32 gradient pass
+/// ([`fp32_grad_pass_seconds`]). Zero on a chip without a memory bandwidth.
+fn grad_add_seconds(
+    x: &Ctx,
+    parts: &ComputeParts,
+    (source, per_param): (GradParams, f64),
+    r: &ChipRates,
+) -> Seconds {
+    let on_device = match source {
+        GradParams::MostLoaded => x.dev.total(),
+        GradParams::SlowestStage => {
+            let pp = x.p.pp.max(1);
+            let stage = match parts.slowest_stage {
+                Some(crate::pipeline::Stage::Middle) => 1.min(pp - 1),
+                Some(crate::pipeline::Stage::Last) => pp - 1,
+                _ => 0,
+            };
+            let split = WeightSplit::training(x.setup);
+            layout::stage_params(x.b, &x.p, &split, x.dp, stage).total()
+        }
+    };
+    let bytes = trainable_of(x.b, x.setup, on_device) * per_param;
+    Seconds(r.memory.map_or(0.0, |bw| bytes / bw.0.max(1.0)))
 }
 
 /// Megatron without gradient-accumulation fusion (`gradient_accumulation_fusion = false`,
@@ -122,20 +157,26 @@ fn trainable_on_device(b: &ParamBreakdown, setup: &TrainingSetup, on_device: f64
 /// AsyncCommunication.backward` has the weight-gradient GEMM accumulate into `main_grad`
 /// itself through `fused_weight_gradient_mlp_cuda`). Per trainable parameter on the device and
 /// micro-batch: the gradient read (activation width) and the main gradient read and written
-/// (`main_grads` width), at memory bandwidth. With the fusion nothing is charged: the
-/// embedding's and norms' own adds, which the hook makes either way, are not counted.
-fn main_grad_add_seconds(
-    b: &ParamBreakdown,
-    setup: &TrainingSetup,
-    on_device: f64,
-    r: &ChipRates,
-) -> f64 {
-    if setup.framework != crate::workload::Framework::Megatron || setup.megatron_fused_wgrad() {
-        return 0.0;
+/// (`main_grads` width), at memory bandwidth ([`grad_add_seconds`] over the most loaded device).
+/// With the fusion nothing is charged (the embedding's and norms' own adds, which the hook makes
+/// either way, are not counted), except on Ascend with 16-bit main gradients: MindSpeed stands
+/// in for Megatron's `fused_weight_gradient_mlp_cuda.wgrad_gemm_accum_fp16` with
+/// `npu_matmul_add_fp16` (mindspeed/features_manager/megatron_basic/requirements_basic.py
+/// @028de58c l.79), which is no fused operator but `grad_weight = grad_output.t().matmul(
+/// total_input)` then `grad.add_(grad_weight)` (mindspeed/ops/npu_matmul_add.py @028de58c
+/// l.68-80; so since f10ab27a, 2024-11-14, which replaced a `RuntimeError`): the same add of a
+/// 16-bit weight gradient into the main gradient. Its fp32 twin `npu_matmul_add_fp32` is a
+/// fused matmul-add operator (ATB `MatmulAdd`), charged nothing.
+fn main_grad_add_seconds(x: &Ctx, parts: &ComputeParts, r: &ChipRates) -> Seconds {
+    let setup = x.setup;
+    let main_grads = setup.main_grads.unwrap_or_default();
+    let mindspeed_16 = x.c.gpu.vendor == "huawei" && main_grads == crate::workload::MainGrads::Bf16;
+    let adds = !setup.megatron_fused_wgrad() || mindspeed_16;
+    if setup.framework != crate::workload::Framework::Megatron || !adds {
+        return Seconds(0.0);
     }
-    let main = setup.main_grads.unwrap_or_default().bytes();
-    let bytes = trainable_on_device(b, setup, on_device) * (r.act_bytes.max(2.0) + 2.0 * main);
-    r.memory.map_or(0.0, |bw| bytes / bw.0.max(1.0))
+    let per_param = r.act_bytes.max(2.0) + 2.0 * main_grads.bytes();
+    grad_add_seconds(x, parts, (GradParams::MostLoaded, per_param), r)
 }
 
 /// DeepSpeed ZeRO-3's all-gathers in one micro-batch on the slowest pipeline stage (ZeRO-3 run
@@ -413,15 +454,21 @@ impl<'a> Ctx<'a> {
     }
 }
 
+/// What [`compute_phase`] gives: all micro-batches plus the optimizer step, one micro-batch's
+/// parts, the optimizer step alone and BF16_Optimizer's fp32 gradient pass of one micro-batch
+/// (in `total`; zero when off, and for models given by totals).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct ComputeDone {
+    total: Seconds,
+    parts: ComputeParts,
+    optimizer: Seconds,
+    grad_pass: Seconds,
+}
+
 /// Compute of all micro-batches plus the optimizer step, its per-micro-batch parts, and the
 /// optimizer step alone. Transformers: shape-aware (`compute::micro_batch_compute`); models given
 /// by totals: FLOPs ÷ (peak × efficiency) over the tp × pp devices.
-fn compute_phase(
-    x: &Ctx,
-    hardware_flops: Flops,
-    peak: FlopRate,
-    eff: f64,
-) -> (Seconds, ComputeParts, Seconds) {
+fn compute_phase(x: &Ctx, hardware_flops: Flops, peak: FlopRate, eff: f64) -> ComputeDone {
     match x.transformer() {
         Some(t) => {
             let r = crate::compute::chip_rates(&x.c.gpu, x.setup, peak, eff, x.tun);
@@ -429,23 +476,25 @@ fn compute_phase(
                 Some(memo) => memo.get(x.b, t, x.setup, &r),
                 None => crate::compute::micro_batch_compute(x.b, t, x.setup, &r),
             };
-            parts.elementwise_s += main_grad_add_seconds(x.b, x.setup, x.dev.total(), &r);
-            let opt = optimizer_seconds(x.b, x.setup, (x.dp, x.dev.total()), &r);
+            parts.elementwise_s += main_grad_add_seconds(x, &parts, &r).0;
+            let optimizer = optimizer_seconds(x.b, x.setup, (x.dp, x.dev.total()), &r);
             let grad_pass = fp32_grad_pass_seconds(x, &parts, &r);
-            (
-                Seconds((parts.total() + grad_pass.0) * x.m_micro) + opt,
+            ComputeDone {
+                total: Seconds((parts.total() + grad_pass.0) * x.m_micro) + optimizer,
                 parts,
-                opt,
-            )
+                optimizer,
+                grad_pass,
+            }
         }
         None => {
             let mp = (x.p.tp * x.p.pp) as f64;
             let flops = Flops(hardware_flops.0 * x.tokens_per_micro * x.m_micro / mp);
-            (
-                compute_time(flops, peak * eff),
-                ComputeParts::default(),
-                Seconds(0.0),
-            )
+            ComputeDone {
+                total: compute_time(flops, peak * eff),
+                parts: ComputeParts::default(),
+                optimizer: Seconds(0.0),
+                grad_pass: Seconds(0.0),
+            }
         }
     }
 }
@@ -453,37 +502,15 @@ fn compute_phase(
 /// DeepSpeed `BF16_Optimizer`'s fp32 gradient pass after each micro-batch's backward
 /// (`parallel.fp32_grad_pass`) on a device of the slowest pipeline stage: every trainable
 /// parameter the device holds, [`crate::compute::FP32_GRAD_PASS_BYTES`] each, at the chip's
-/// streaming bandwidth. It runs on the compute stream before the stage hands its input gradient
-/// on (`PipelineEngine._exec_backward_pass`), so it lengthens every micro-batch the pipeline
-/// runs, the bubble's included. Zero when off.
+/// streaming bandwidth ([`grad_add_seconds`] over the slowest stage). It runs on the compute
+/// stream before the stage hands its input gradient on (`PipelineEngine._exec_backward_pass`),
+/// so it lengthens every micro-batch the pipeline runs, the bubble's included. Zero when off.
 fn fp32_grad_pass_seconds(x: &Ctx, parts: &ComputeParts, r: &ChipRates) -> Seconds {
     if !x.p.fp32_grad_pass {
         return Seconds(0.0);
     }
-    let pp = x.p.pp.max(1);
-    let stage = match parts.slowest_stage {
-        Some(crate::pipeline::Stage::Middle) => 1.min(pp - 1),
-        Some(crate::pipeline::Stage::Last) => pp - 1,
-        _ => 0,
-    };
-    let split = WeightSplit::training(x.setup);
-    let on_device = layout::stage_params(x.b, &x.p, &split, x.dp, stage).total();
-    let params = if x.setup.task.is_peft() {
-        peft_trainable_params(x.b, &x.setup.lora) / x.b.total.max(1) as f64 * on_device
-    } else {
-        on_device
-    };
-    let bytes = Bytes(params * crate::compute::FP32_GRAD_PASS_BYTES);
-    r.memory.map_or(Seconds(0.0), |bw| transfer_time(bytes, bw))
-}
-
-/// [`fp32_grad_pass_seconds`] for the report, the chip's rates built again only when it is on.
-fn fp32_grad_pass_reported(x: &Ctx, parts: &ComputeParts, (peak, eff): (FlopRate, f64)) -> Seconds {
-    if !x.p.fp32_grad_pass || x.transformer().is_none() {
-        return Seconds(0.0);
-    }
-    let r = crate::compute::chip_rates(&x.c.gpu, x.setup, peak, eff, x.tun);
-    fp32_grad_pass_seconds(x, parts, &r)
+    let per_param = crate::compute::FP32_GRAD_PASS_BYTES;
+    grad_add_seconds(x, parts, (GradParams::SlowestStage, per_param), r)
 }
 
 fn is_zero_seconds(s: &Seconds) -> bool {
@@ -1268,11 +1295,7 @@ fn dp_phase(x: &Ctx, compute: Seconds, collectives: &mut Vec<CollectiveUse>) -> 
     let p = x.p;
     let cp = p.cp.max(1);
     let dpc = x.dp * cp;
-    let train_frac = if x.setup.task.is_peft() {
-        peft_trainable_params(x.b, &x.setup.lora) / x.b.total as f64
-    } else {
-        1.0
-    };
+    let train_frac = trainable_share(x.b, x.setup);
     let vol = DpVolume {
         dev: x.dev,
         dpc,
@@ -1791,10 +1814,9 @@ pub struct StepPrologue {
     fl: super::TokenFlops,
     /// The most loaded device's parameters before ZeRO.
     dev: DeviceParams,
-    /// The compute phase ([`compute_phase`]: all micro-batches and the optimizer step, the
-    /// per-micro-batch parts, the optimizer step alone) and the pipeline bubble: functions of the
-    /// same inputs and the values above, not of the links.
-    compute: (Seconds, ComputeParts, Seconds, Seconds),
+    /// The compute phase ([`compute_phase`]) and the pipeline bubble: functions of the same
+    /// inputs and the values above, not of the links.
+    compute: (ComputeDone, Seconds),
 }
 
 /// The checks of a step, in the order their errors are reported, and what they give: the
@@ -1857,13 +1879,13 @@ fn compute_and_bubble(
     (peak, eff, fl): (FlopRate, f64, super::TokenFlops),
     known: Option<StepPrologue>,
     slot: Option<&mut Option<StepPrologue>>,
-) -> (Seconds, ComputeParts, Seconds, Seconds) {
+) -> (ComputeDone, Seconds) {
     if let Some(k) = known {
         return k.compute;
     }
-    let (compute, parts, optimizer) = compute_phase(x, fl.hardware, peak, eff);
-    let bubble = pipeline_bubble(x, compute, optimizer);
-    let done = (compute, parts, optimizer, bubble);
+    let phase = compute_phase(x, fl.hardware, peak, eff);
+    let bubble = pipeline_bubble(x, phase.total, phase.optimizer);
+    let done = (phase, bubble);
     if let Some(slot) = slot {
         *slot = Some(StepPrologue {
             per_node: x.c.gpus_per_node,
@@ -1921,8 +1943,8 @@ fn step_time_below(
         None => step_shares(m, setup, b, dp)?,
     };
     let x = Ctx::new((m, setup, c, tun), (explain, memo), b, (dp, dev));
-    let (compute, compute_parts, optimizer, bubble) =
-        compute_and_bubble(&x, (peak, eff, fl), known, slot);
+    let (phase, bubble) = compute_and_bubble(&x, (peak, eff, fl), known, slot);
+    let (compute, compute_parts, optimizer) = (phase.total, phase.parts, phase.optimizer);
     let tokens_per_step = x.tokens_per_micro * x.m_micro * x.dp as f64;
     let floor = compute.0 + bubble.0;
     if let Some(cut) = cutoff.filter(|_| floor > 0.0) {
@@ -1966,7 +1988,7 @@ fn step_time_below(
     let n = c.total_gpus() as f64;
     let mut st = StepTime {
         compute,
-        fp32_grad_pass: fp32_grad_pass_reported(&x, &compute_parts, (peak, eff)),
+        fp32_grad_pass: phase.grad_pass,
         compute_parts,
         optimizer,
         pipeline_bubble: bubble,

@@ -216,13 +216,7 @@ fn secs(bytes: f64, link: Bandwidth) -> Seconds {
 /// The optimizer's partition on this device: trainable parameters, over the data-parallel
 /// ranks under ZeRO (as `optimizer_seconds` counts them).
 fn optimizer_shard(x: &Ctx) -> f64 {
-    let on_device = x.dev.total();
-    let trainable = if x.setup.task.is_peft() {
-        crate::train::peft_trainable_params(x.b, &x.setup.lora) / x.b.total.max(1) as f64
-            * on_device
-    } else {
-        on_device
-    };
+    let trainable = crate::train::trainable_of(x.b, x.setup, x.dev.total());
     if x.setup.parallel.zero >= 1 {
         trainable / x.dp.max(1) as f64
     } else {
