@@ -819,6 +819,11 @@ LLMC_NOTE = ("llm.c (karpathy/llm.c: C/CUDA with cuBLAS and cuDNN flash attentio
              "overhead is charged.")
 
 
+# GLM-130B ran DeepSpeed's engine under LargeScale's Megatron (DeepSpeed 0.6.1, FP16, ZeRO-1 without
+# overlap_comm): `deepspeed = true` under the megatron profile marks it, so autograd's in-place `.grad`
+# accumulation of every micro-batch after the first is charged (train/step/accumulate.rs).
+GLM_ENGINE = dict(deepspeed=True)
+
 RUN_GROUPS = ("gpt-neox", "pythia", "starcoder", "tinyllama", "stablelm", "smollm3", "skywork", "glm", "falcon",
               "llmc", "smollm2")
 # Optional layout keys a run's setup may state, passed through to the parallel table.
@@ -852,6 +857,8 @@ def run_hours(r):
                     attention=s["attention"], tokens=s["tokens"], parallel=parallel)
     if g == "llmc":
         training.update(fused_classifier=True)
+    if g == "glm":
+        training.update(GLM_ENGINE)
     base = (H100 if s["gpu"].startswith("H100") else dict(A100, gpu="a800-80g") if s["gpu"].startswith("A800")
             else A100_40 if "40" in s["gpu"] else A100)
     hw = dict(base, nodes=s["gpus"] // 8)
@@ -927,6 +934,8 @@ def run_tput(r):
     training = dict(task="pretrain", precision=precision, framework="megatron", micro_batch=s["mbs"],
                     seq_len=s["seq_len"], grad_accum=max(1, s["gbs"] // (s["mbs"] * dp)), recompute=s["recompute"],
                     attention=s["attention"], parallel=parallel)
+    if g == "glm-tput":
+        training.update(GLM_ENGINE)
     base = (dict(A100, gpu="a800-80g") if s["gpu"].startswith("A800") else dict(H100, gpu="h800")
             if s["gpu"].startswith("H800") else A100_40)
     hw = dict(base, nodes=s["gpus"] // 8)

@@ -18,6 +18,7 @@ use crate::workload::{
 };
 use serde::Serialize;
 
+mod accumulate;
 mod offload;
 pub use offload::{HostStep, OffloadTime};
 
@@ -430,6 +431,7 @@ fn compute_phase(
                 None => crate::compute::micro_batch_compute(x.b, t, x.setup, &r),
             };
             parts.elementwise_s += main_grad_add_seconds(x.b, x.setup, x.dev.total(), &r);
+            parts.elementwise_s += accumulate::autograd_accumulate_seconds(x, &parts, &r);
             let opt = optimizer_seconds(x.b, x.setup, (x.dp, x.dev.total()), &r);
             let grad_pass = fp32_grad_pass_seconds(x, &parts, &r);
             (
