@@ -69,12 +69,12 @@ pub(crate) fn autograd_grad_bytes(setup: &TrainingSetup) -> Option<f64> {
 /// micro-batches carry it as well. Zero with one micro-batch or where it does not apply.
 pub(super) fn autograd_accumulate_seconds(x: &Ctx, parts: &ComputeParts, r: &ChipRates) -> f64 {
     let m = x.m_micro;
-    let (Some(bytes), Some(bw)) = (autograd_grad_bytes(x.setup), r.memory) else {
-        return 0.0;
-    };
     if m <= 1.0 {
         return 0.0;
     }
+    let (Some(bytes), Some(bw)) = (autograd_grad_bytes(x.setup), r.memory) else {
+        return 0.0;
+    };
     let params = slowest_stage_trainable(x, parts);
     params * ACCUMULATE_ACCESSES * bytes / bw.0.max(1.0) * ((m - 1.0) / m)
 }
