@@ -147,10 +147,14 @@ fn accuracy_refits_every_fitted_source() {
     // Review r17 #1: torchtune's recipe gives each FSDP-offload rank os.cpu_count() // 8 threads
     // (set_torch_num_threads), not torchrun's one, on a host the row does not state: that row's
     // host step is untimed again (+13.6% -> +80.4%), mean 10.0% -> 10.2%, median unchanged.
+    // Stop 37 (wt-accum18): autograd's in-place `.grad` add of every micro-batch after the first
+    // (train/step/accumulate.rs: eager DDP at zero 0, DeepSpeed ZeRO-0/1 without overlap_comm,
+    // GLM-130B's and FlagPerf's Megatron-DeepSpeed rows now `deepspeed = true`): GLM-130B's speed
+    // rows +25.3/+20.9% -> +19.3/+15.0%, mean 10.2% -> 10.1%, median unchanged.
     assert!(
         refit.contains(
             "Leave-one-source-out over all 36 sources (those above as they are, the 4 fitted ones \
-             with their constants refit): 523 cases, median |error| 5.6%, mean 10.2%; 12 cases of \
+             with their constants refit): 523 cases, median |error| 5.6%, mean 10.1%; 12 cases of \
              the fitted sources are not held out."
         ),
         "{refit}"
@@ -633,8 +637,11 @@ fn training_accuracy_stays_within_todays_bands() {
     // 55 since review r17 #1: torchtune's recipe sets os.cpu_count() // 8 threads per rank for the
     // FSDP-offload host step (set_torch_num_threads), overriding torchrun's one; the row states no
     // host, so torchtune-llama31-70b-full-8xa100-tps is untimed again (+13.6% -> +80.4%).
+    // 53 since stop 37 charges autograd's in-place `.grad` add of each micro-batch after the
+    // first (train/step/accumulate.rs): GLM-130B's speed rows, DeepSpeed ZeRO-1 without
+    // overlap_comm, within band (+25.3% -> +19.3%, +20.9% -> +15.0%).
     assert!(
-        known <= 55,
+        known <= 53,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
