@@ -37,8 +37,9 @@ pub(crate) const ACCUMULATE_ACCESSES: f64 = 3.0;
 ///
 /// It applies to DDP or a single device under the eager profiles (`zero = 0`: accelerate/HF
 /// Trainer, torchtune and Lightning skip the reduction with `no_sync` and autograd accumulates;
-/// without `no_sync` DDP's reducer still reads the accumulated `.grad`), in the parameters' dtype
-/// (fp32 under torch.autocast: [`crate::train::effective_state_bytes`]), and to DeepSpeed's
+/// without `no_sync` DDP's reducer still reads the accumulated `.grad`), in the gradients' dtype
+/// of the setup ([`crate::train::effective_state_bytes`]: fp32 under torch.autocast's fp32
+/// parameters, `autocast`; 16-bit otherwise), and to DeepSpeed's
 /// ZeRO-0/1 engine without `overlap_comm` (16-bit module parameters, 4 B under fp32). A DeepSpeed
 /// stack that also turns off the megatron profile's gradient-accumulation fusion is charged by
 /// `main_grad_add_seconds` alone.
@@ -112,8 +113,12 @@ mod tests {
     #[test]
     fn ddp_accumulates_in_the_parameter_dtype() {
         let s = setup(Framework::HuggingFace, 0, false);
+        // 16-bit weights (the profile's default without `autocast`): 16-bit `.grad`.
+        assert_eq!(autograd_grad_bytes(&s), Some(2.0));
         // torch.autocast keeps fp32 parameters, so `.grad` is fp32.
-        assert_eq!(autograd_grad_bytes(&s), Some(4.0));
+        let mut amp = s.clone();
+        amp.autocast = true;
+        assert_eq!(autograd_grad_bytes(&amp), Some(4.0));
         let mut pure = s.clone();
         pure.precision = Precision::PureBf16;
         assert_eq!(autograd_grad_bytes(&pure), Some(2.0));
