@@ -823,6 +823,11 @@ LLMC_NOTE = ("llm.c (karpathy/llm.c: C/CUDA with cuBLAS and cuDNN flash attentio
              "overhead is charged.")
 
 
+# GLM-130B ran DeepSpeed's engine under LargeScale's Megatron (DeepSpeed 0.6.1, FP16, ZeRO-1 without
+# overlap_comm): `deepspeed = true` under the megatron profile marks it, so autograd's in-place `.grad`
+# accumulation of every micro-batch after the first is charged (train/step/accumulate.rs).
+GLM_ENGINE = dict(deepspeed=True)
+
 RUN_GROUPS = ("gpt-neox", "pythia", "starcoder", "tinyllama", "stablelm", "smollm3", "skywork", "glm", "falcon",
               "llmc", "smollm2")
 # Optional layout keys a run's setup may state, passed through to the parallel table.
@@ -856,6 +861,8 @@ def run_hours(r):
                     attention=s["attention"], tokens=s["tokens"], parallel=parallel)
     if g == "llmc":
         training.update(fused_classifier=True)
+    if g == "glm":
+        training.update(GLM_ENGINE)
     base = (H100 if s["gpu"].startswith("H100") else dict(A100, gpu="a800-80g") if s["gpu"].startswith("A800")
             else A100_40 if "40" in s["gpu"] else A100)
     hw = dict(base, nodes=s["gpus"] // 8)
@@ -865,7 +872,7 @@ def run_hours(r):
             "stablelm": STABLELM_NOTE, "smollm3": SMOLLM3_NOTE, "skywork": SKYWORK_NOTE,
             "glm": GLM_NOTE, "falcon": FALCON_NOTE, "llmc": LLMC_NOTE, "smollm2": SMOLLM2_NOTE}[g]
     if g == "glm":
-        note += GLM_SPLIT_NOTE
+        note += GLM_SPLIT_NOTE + GLM_ACCUM_NOTE
     if g == "gpt-neox":
         note += (" Inter-node: four ConnectX-6 HCAs per node on an HDR (200 Gb/s) InfiniBand fabric (MQM8700 "
                  "switches): 800 Gbit/s. GPU-hours = the run's 1,830 wall-clock hours x 96 GPUs.")
@@ -931,6 +938,8 @@ def run_tput(r):
     training = dict(task="pretrain", precision=precision, framework="megatron", micro_batch=s["mbs"],
                     seq_len=s["seq_len"], grad_accum=max(1, s["gbs"] // (s["mbs"] * dp)), recompute=s["recompute"],
                     attention=s["attention"], parallel=parallel)
+    if g == "glm-tput":
+        training.update(GLM_ENGINE)
     base = (dict(A100, gpu="a800-80g") if s["gpu"].startswith("A800") else dict(H100, gpu="h800")
             if s["gpu"].startswith("H800") else A100_40)
     hw = dict(base, nodes=s["gpus"] // 8)
@@ -948,7 +957,7 @@ def run_tput(r):
     if s["model"] == "Llama-2-70B":
         note = FLAGPERF70_NOTE
     if g == "glm-tput":
-        note += GLM_SPLIT_NOTE
+        note += GLM_SPLIT_NOTE + GLM_ACCUM_NOTE
     return dict(metric=metric, published=r["result"][metric], unit=unit, notes=note, workload=w)
 
 
@@ -1148,16 +1157,27 @@ FLAGPERF_MDS_NOTE = ("Held out (round 6; no constant fitted on this source). Fla
                      "run had LayerNorm and linear biases: not FLOP terms at this size, modelled as the Llama-2-7B preset.")
 
 
+FLAGPERF_MDS_ACCUM = (" Gradient accumulation (stop 37): DeepSpeed's engine runs the step (deepspeed = true under the "
+                      "megatron profile), and this Megatron-DeepSpeed computes every weight gradient apart: its "
+                      "gradient-accumulation fusion is commented out ('TODO: temporary commented', "
+                      "megatron/core/tensor_parallel/layers.py, microsoft/Megatron-DeepSpeed @9e72d571 2023-07-04, still "
+                      "@f4157bea lines 360-376: grad_weight = grad_output.t().matmul(total_input)), and the script's "
+                      "--use-flash-attn-v2 exists only from @cc3a94c6 (2023-09-18), which has it so. With ZeRO-1 and "
+                      "overlap_comm false DeepSpeed registers no gradient hooks ('if self.partition_gradients or "
+                      "self.overlap_comm', runtime/zero/stage_1_and_2.py), so autograd adds each micro-batch's bf16 weight "
+                      "gradient after the first into .grad in place (train/step/accumulate.rs).")
+
+
 def flagperf_mds(r):
     s = r["setup"]
     training = dict(task="pretrain", precision="amp_bf16", framework="megatron", micro_batch=s["mbs"],
                     seq_len=s["seq_len"], grad_accum=s["grad_accum"], recompute=s["recompute"], attention=s["attention"],
-                    parallel=dict(zero=s["zero"], overlap_grad_reduce=False))
+                    parallel=dict(zero=s["zero"], overlap_grad_reduce=False), deepspeed=True)
     gpu = "a100-80g" if s["gpu"].startswith("A100") else "a800-80g"
     w = dict(kind="training", model=s["model"], training=training,
              hardware=dict(gpu=gpu, gpus_per_node=8, nodes=1, inter_link="rdma", inter_gbit=200.0))
     return dict(metric="tokens_per_s_per_gpu", published=r["result"]["tokens_per_s_per_gpu"], unit="tokens/s/GPU",
-                notes=FLAGPERF_MDS_NOTE, workload=w)
+                notes=FLAGPERF_MDS_NOTE + FLAGPERF_MDS_ACCUM, workload=w)
 
 
 
@@ -1946,29 +1966,25 @@ PHI3_MEDIUM = ("The card's 512 H100-80G x 42 days for 4.8T tokens of a 14B model
                "cover only pretraining or also post-training (it is the instruct model's card), nor the layout, "
                "batch or framework; phi-3-mini's two cards in the same format are -16.2% and -12.9%. What the other "
                "days hold is not determined from the sources; nothing is fitted to it.")
-GLM_TPUT_SPLIT = ("FIXME: over-predicted {err} (review r16b: {before} before the run's pipeline split was stated). With "
-                  "DeepSpeed's 'type:transformer|embedding' partition the last stage holds 8 layers beside the LM head "
-                  "instead of 9, so the head's stage is no longer the slowest and the modelled step shortens. Stop 36 "
-                  "read the run script (XiaoqingNLP/LargeScale configs/wudao/wudao-130B.sh @066ee8cc) and DeepSpeed "
-                  "v0.6.1 for the rest of the gap: the FP32 softmax is not an eager cost, since the script passes "
-                  "--abort-on-unmet-fused-kernel-constraints and at fp16, 2,048 keys and 24 heads a GPU Megatron's "
-                  "fused scale-mask-softmax kernel runs (megatron/model/fused_softmax.py is_kernel_available; it "
-                  "computes in fp32 inside); GeGLU runs unfused (--glu-activation geglu --no-bias-gelu-fusion: the bias "
-                  "add, gelu and product as separate kernels), about 6 ms of a ~0.36 s micro-batch (under 2%); "
-                  "--partition-activations all-gathers each checkpointed layer input over the 4 TP ranks in the "
-                  "backward, about 1.5 ms a micro-batch. Not modelled and the largest found: with ZeRO stage 1 and "
-                  "no overlap_comm (its default, False, in the script's ds_config) DeepSpeed v0.6.1 registers no "
-                  "gradient hooks (runtime/zero/stage_1_and_2.py lines 475-476: only 'if self.partition_gradients or "
-                  "self.overlap_comm'), so autograd adds each of the {m} micro-batches' fp16 weight gradients into "
-                  ".grad in place (read 2 + 2 B, write 2 B a parameter: ~20 ms a micro-batch for the 4.1B parameters "
-                  "a GPU of a 9-layer stage holds, ~{extra} s of the {step} s modelled step with the bubble's passes, "
-                  "about 5 points). No estimate charges that accumulation for any framework (Megatron-Core fuses it "
-                  "into the weight-gradient GEMM), so adding it for this row alone would be a per-case switch; it is "
-                  "left as the lead. Nothing is fitted to it.")
+GLM_ACCUM_NOTE = (" Gradient accumulation (stop 37): LargeScale runs DeepSpeed's engine (deepspeed = true under the "
+                  "megatron profile) with ZeRO stage 1 and no overlap_comm (its default, False, in the script's "
+                  "ds_config), so DeepSpeed v0.6.1 registers no gradient hooks (runtime/zero/stage_1_and_2.py lines "
+                  "475-476: only 'if self.partition_gradients or self.overlap_comm') and autograd's AccumulateGrad adds "
+                  "every micro-batch's fp16 weight gradient after the first into .grad in place (torch/csrc/autograd/"
+                  "functions/accumulate_grad.h @035290b7 lines 179-217, 'variable_grad += new_grad'; read 2 + 2 B, "
+                  "write 2 B a parameter): about 20 ms a micro-batch for the 4.1B parameters a GPU of a 9-layer stage "
+                  "holds, charged by train/step/accumulate.rs for every such stack, nothing fitted. The speed rows "
+                  "moved +25.3% -> +19.3% (GBS 4224, 176 micro-batches: 70.7 -> 74.3 s modelled against 88.5 s) and "
+                  "+20.9% -> +15.0% (GBS 6144), both into band; the run's GPU-hours -36.8% -> -33.6%. Stop 36's other "
+                  "findings stay unmodelled: GeGLU unfused (--glu-activation geglu --no-bias-gelu-fusion: the bias add, "
+                  "gelu and product as separate kernels, about 6 ms of a ~0.36 s micro-batch) and "
+                  "--partition-activations (each checkpointed layer input all-gathered over the 4 TP ranks in the "
+                  "backward, about 1.5 ms a micro-batch); the FP32 softmax is Megatron's fused scale-mask-softmax "
+                  "kernel (--abort-on-unmet-fused-kernel-constraints; fp32 inside), not an eager cost.")
 GLM130B = ("96 DGX-A100 (40G) nodes for 60 days for 400B tokens are 78 TFLOP/s per GPU by 6·N·D (25% of the A100's "
            "312); the repository's own training notes give 134 TFLOPS per GPU with full recompute (about 100 by "
            "6·N·D), at which 400B tokens take about 47 of the 60 days; the estimate at the notes' layout (TP 4, PP 8, "
-           "DP 24, FP16, eager attention, DeepSpeed's 8/9/8 split) is 699k of the 1,106k GPU-hours. The 60 days are the stated duration of the "
+           "DP 24, FP16, eager attention, DeepSpeed's 8/9/8 split) is 735k of the 1,106k GPU-hours. The 60 days are the stated duration of the "
            "whole pre-training ('预训练持续了60天'), and what they hold besides steps at that rate (restarts, "
            "evaluation, idle time) is not stated; nothing is fitted to it.")
 NANOTRON_GAP = ("All four nanotron rows are slower than modelled by a similar time per step, not by a share of it: "
@@ -2018,11 +2034,8 @@ KNOWN = {
     "t-card-llama31-8b-gpu-hours": BAND25.format(err="-46.8%") + CARD_8B_25,
     # Stop 35: -46.7% -> -46.8% when the plan search (its stages' layouts) split 16k-token sequences with CP.
     "t-card-phi-3-medium-gpu-hours": BAND25.format(err="-40.1%") + PHI3_MEDIUM,
-    "t-glm-130b-gpu-hours": BAND25.format(err="-36.8%") + GLM130B,
-    "t-glm-tput-130b-768gpu-gbs4224-a100-40g": GLM_TPUT_SPLIT.format(err="+25.3%", before="+16.6%", m=176,
-                                                                      extra="3.6", step="70.7"),
-    "t-glm-tput-130b-768gpu-gbs6144-a100-40g": GLM_TPUT_SPLIT.format(err="+20.9%", before="+12.5%", m=256,
-                                                                      extra="5.2", step="101.3"),
+    # Stop 37 (accum18): -36.8% -> -33.6% with autograd's .grad accumulation (GLM_ACCUM_NOTE).
+    "t-glm-130b-gpu-hours": BAND25.format(err="-33.6%") + GLM130B,
     "t-smollm2-1.7b-gpu-hours": BAND25.format(err="-36.3%") + NANOTRON_GAP,
     "t-smollm2-360m-gpu-hours": BAND25.format(err="-49.7%") + NANOTRON_GAP,
     # Stop 35 (wt-hours16): pre-registered in notes-hours16.md, out of band at its pre-registered layout.

@@ -589,8 +589,8 @@ pub struct Parallelism {
     /// parameter of the device per micro-batch ([`crate::compute::FP32_GRAD_PASS_BYTES`]), on the
     /// compute stream. Needs ZeRO 0 or 1 (the optimizer holds the whole fp32 gradient) and
     /// `amp_bf16`. Workload file only. Default: off (Megatron-Core adds each micro-batch's
-    /// gradient in the weight-gradient GEMM; autograd's in-place `.grad` accumulation of other
-    /// stacks is not charged, docs/methodology.md).
+    /// gradient in the weight-gradient GEMM; other stacks' in-place `.grad` accumulation is
+    /// autograd's, train/step/accumulate.rs).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub fp32_grad_pass: bool,
     /// torch FSDP with the token embedding and the LM head wrapped as units of their own
@@ -999,7 +999,10 @@ pub struct TrainingSetup {
     /// `backward()`, ZeRO-3 once at start-up) and, at the optimizer step, the fp32 copy of the
     /// rank's gradient partition (`flatten(averaged_gradients).to(fp32)`, per sub-group of at
     /// most `deepspeed_sub_group_melements` under ZeRO-3). Off: the ZeRO paper's 2 + 2 + 12 bytes per
-    /// parameter (FSDP).
+    /// parameter (FSDP). Under the `megatron` profile it marks Megatron-DeepSpeed's engine
+    /// (DeepSpeed's optimizer, no Megatron `main_grad`), read by the step's gradient
+    /// accumulation: ZeRO-0/1 without `overlap_comm` (`overlap_grad_reduce` off) leaves each
+    /// micro-batch's 16-bit gradient to autograd's in-place `.grad` add (train/step/accumulate.rs).
     pub deepspeed: bool,
     /// Saved activations offloaded to host memory in forward and brought back in backward
     /// (torchtune `enable_activation_offloading`, `OffloadActivations` saved-tensor hooks): on the

@@ -153,6 +153,10 @@ fn accuracy_refits_every_fitted_source() {
     // rows (`parallel.fp32_grad_pass`: the all-reduce's casts, the norm, the zeroing, 24 B per
     // gradient element): GBS 16 +19.2% -> +18.7%, GBS 192 +13.2% -> +12.8%, GBS 2048 -0.1% ->
     // -0.2%, GPU-hours -9.8% -> -9.7%; mean 10.2% -> 10.1%, median unchanged.
+    // Stop 37 (wt-accum18): autograd's in-place `.grad` add of every micro-batch after the first
+    // (train/step/accumulate.rs: eager DDP at zero 0, DeepSpeed ZeRO-0/1 without overlap_comm,
+    // GLM-130B's and FlagPerf's Megatron-DeepSpeed rows now `deepspeed = true`): GLM-130B's speed
+    // rows +25.3/+20.9% -> +19.3/+15.0%, mean 10.2% -> 10.1%, median unchanged.
     assert!(
         refit.contains(
             "Leave-one-source-out over all 36 sources (those above as they are, the 4 fitted ones \
@@ -647,8 +651,11 @@ fn training_accuracy_stays_within_todays_bands() {
     // copies (`unfused_score_bias`): BLOOM-7B1 +25.8% -> +19.9% within band (Baichuan-13B +7.5%
     // -> -0.6%, BLOOM-176B +0.5% -> -2.2%); Grok-1 +32.3% -> +24.3% with core_r0.6.0's allgather
     // dispatcher (`parallel.moe_dispatcher = "allgather"`) stays out.
+    // 52 with both: stop 37 (wt-accum18) charges autograd's in-place `.grad` add of each micro-batch after the
+    // first (train/step/accumulate.rs): GLM-130B's speed rows, DeepSpeed ZeRO-1 without
+    // overlap_comm, within band (+25.3% -> +19.3%, +20.9% -> +15.0%).
     assert!(
-        known <= 54,
+        known <= 52,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes

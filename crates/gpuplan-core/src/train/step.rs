@@ -18,6 +18,7 @@ use crate::workload::{
 };
 use serde::Serialize;
 
+mod accumulate;
 mod offload;
 pub use offload::{HostStep, OffloadTime};
 
@@ -477,6 +478,7 @@ fn compute_phase(x: &Ctx, hardware_flops: Flops, peak: FlopRate, eff: f64) -> Co
                 None => crate::compute::micro_batch_compute(x.b, t, x.setup, &r),
             };
             parts.elementwise_s += main_grad_add_seconds(x, &parts, &r).0;
+            parts.elementwise_s += accumulate::autograd_accumulate_seconds(x, &parts, &r);
             let optimizer = optimizer_seconds(x.b, x.setup, (x.dp, x.dev.total()), &r);
             let grad_pass = fp32_grad_pass_seconds(x, &parts, &r);
             ComputeDone {
