@@ -16,7 +16,10 @@ err-unknown = unknown { $kind } `{ $name }`{ $suggestions ->
    *[other] ; did you mean { $suggestions }?
 }{ $note ->
     [none] {""}
-   *[other] : { $note }
+   *[other] { $suggestions ->
+        [none] : { $note }
+       *[other] {" "}If not: { $note }
+    }
 }
 err-parse = { $what }: { $message }
 kind-model = model

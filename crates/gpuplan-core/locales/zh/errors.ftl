@@ -13,7 +13,10 @@ err-unknown = 未知的{ $kind } `{ $name }`{ $suggestions ->
    *[other] ；您是否要找：{ $suggestions }？
 }{ $note ->
     [none] {""}
-   *[other] ：{ $note }
+   *[other] { $suggestions ->
+        [none] ：{ $note }
+       *[other] 否则：{ $note }
+    }
 }
 err-parse = { $what }：{ $message }
 kind-model = 模型
