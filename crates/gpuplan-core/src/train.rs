@@ -3744,7 +3744,12 @@ fn linear_params_per_token(b: &ParamBreakdown, t: &TransformerSpec, seq_len: u64
 
 /// The peak a training run computes at, by precision.
 pub fn training_peak(c: &ClusterSpec, precision: Precision) -> Option<FlopRate> {
-    let g = &c.gpu;
+    chip_training_peak(&c.gpu, precision)
+}
+
+/// [`training_peak`] of a chip: `None` where the catalog has no sourced peak for the
+/// precision's math, so no step can be timed on it (the plan search skips such chips).
+pub fn chip_training_peak(g: &crate::hardware::GpuSpec, precision: Precision) -> Option<FlopRate> {
     match precision {
         Precision::Fp32 => g
             .peak(ComputeDtype::Tf32)

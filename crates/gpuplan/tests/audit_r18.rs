@@ -235,3 +235,34 @@ fn megatron_cp_needs_te_attention() {
         &["parallel.cp", "Transformer Engine"],
     );
 }
+
+/// Review r17b (refactor18's lead): a chip with no sourced peak FLOP/s for the precision cannot be
+/// timed, so the training search skips it with that reason. Before: `plan --gpu a30` searched its
+/// memory and answered "no configuration fits memory" naming the largest configuration tried,
+/// though smaller ones fit (`estimate` on one A30 fits and says "time: not estimated").
+#[test]
+fn an_untimeable_chip_is_skipped_for_that_reason() {
+    let base = [
+        "plan",
+        "-m",
+        "Qwen2.5-7B",
+        "--task",
+        "lora",
+        "--seq-len",
+        "2048",
+        "--tokens",
+        "1e8",
+    ];
+    let named: Vec<&str> = base.iter().copied().chain(["--gpu", "a30"]).collect();
+    refused(
+        &named,
+        4,
+        &["no sourced peak FLOP/s", "!no configuration fits memory"],
+    );
+    let family: Vec<&str> = base.iter().copied().chain(["--family", "gn7s"]).collect();
+    refused(
+        &family,
+        4,
+        &["no sourced peak FLOP/s", "!no configuration fits memory"],
+    );
+}

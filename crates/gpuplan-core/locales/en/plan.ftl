@@ -208,7 +208,7 @@ bind-chip-skipped = { $gpu } skipped: { $why }
 bind-chips-skipped = { $n ->
         [one] 1 GPU type cannot run
        *[other] { $n } GPU types cannot run
-    } the chosen precision, attention or context parallelism and { $n ->
+    } the chosen precision, attention or context parallelism (or have no sourced peak FLOP/s to time it) and { $n ->
         [one] was
        *[other] were
     } not searched ({ $gpus }); name one with --gpu for the reason

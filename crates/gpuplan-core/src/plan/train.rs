@@ -1412,11 +1412,27 @@ fn reject_chips(skipped: &[Skipped], named: bool, rejected: &mut Vec<Binding>) {
     }
 }
 
+/// A chip whose setup has no sourced peak FLOP/s cannot be timed, so no plan can come from it:
+/// skipped with that reason, not searched for memory and then reported as "no configuration fits
+/// memory" (review r17b: the A30/A40/L4/P100 types of the bench fit memory at smaller
+/// configurations and were dropped untimed; the refusal named the largest one tried).
+fn timeable(gpu: &GpuSpec, setup: &TrainingSetup) -> Result<(), CoreError> {
+    match crate::train::chip_training_peak(gpu, setup.precision) {
+        Some(_) => Ok(()),
+        None => Err(CoreError::invalid_msg(
+            "gpu",
+            &gpu.id,
+            Msg::new("fix-no-peak-for-precision"),
+        )),
+    }
+}
+
 /// The field a chip's refusal names ([`crate::chip::check_support`]), as a binding constraint.
 fn chip_field(field: &str) -> &'static str {
     match field {
         "attention" => "attention",
         "parallel.cp" => "parallel.cp",
+        "gpu" => "gpu",
         _ => "precision",
     }
 }
@@ -1774,6 +1790,7 @@ fn sites<'a>(
                     },
                 );
                 let ok = crate::chip::check_support(&req.model, &setup, gpu)
+                    .and_then(|()| timeable(gpu, &setup))
                     .map(|()| (setup, notes))
                     .map_err(|e| {
                         let field = e.field().unwrap_or("precision").to_string();
