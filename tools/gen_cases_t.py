@@ -1995,7 +1995,7 @@ NANOTRON_GAP = ("All four nanotron rows are slower than modelled by a similar ti
                 "t-smollm2-135m-gpu-hours); no per-step cost is fitted to these rows.")
 
 NEMOTRON4_15B_GAP = (
-    "FIXME: over-predicted +26.8% (band +10%) at the layout pre-registered in notes-hours16.md (stated: TP 8, DP "
+    "FIXME: over-predicted +26.8% (band +10%) at the layout pre-registered in docs/notes/notes-hours16.md (stated: TP 8, DP "
     "288, distributed optimizer, 1,152 x 4,096 per step; assumed: micro-batch 1, sequence parallelism, no recompute, "
     "no communication-overlap flags, since the report names none). The modelled step is 812 ms against the table's "
     "640: compute 399 ms, the data-parallel reduce-scatter and all-gather of each GPU's 1.95B parameters over 288 "
@@ -2008,7 +2008,7 @@ NEMOTRON4_15B_GAP = (
 
 
 BLOOMBERGGPT_GAP = (
-    "FIXME: over-predicted +22.5% (band +10%) at the micro-batch pre-registered in notes-hours16.md (1, with 4 "
+    "FIXME: over-predicted +22.5% (band +10%) at the micro-batch pre-registered in docs/notes/notes-hours16.md (1, with 4 "
     "accumulation steps; the paper states none). The modelled step is 39.8 s against the stated 32.5: compute 17.9 s "
     "(with the per-layer recompute) and 19.8 s of exposed ZeRO-3 traffic (each micro-batch gathers the 50.6B "
     "parameters in forward and backward over the node's 400 Gbit/s EFA: 34.1 s of collectives, 14.3 s overlapped). "
@@ -2038,7 +2038,7 @@ KNOWN = {
     "t-glm-130b-gpu-hours": BAND25.format(err="-33.6%") + GLM130B,
     "t-smollm2-1.7b-gpu-hours": BAND25.format(err="-36.3%") + NANOTRON_GAP,
     "t-smollm2-360m-gpu-hours": BAND25.format(err="-49.7%") + NANOTRON_GAP,
-    # Stop 35 (wt-hours16): pre-registered in notes-hours16.md, out of band at its pre-registered layout.
+    # Stop 35 (wt-hours16): pre-registered in docs/notes/notes-hours16.md, out of band at its pre-registered layout.
     "t-nemotron4-15b-gpu-hours": NEMOTRON4_15B_GAP,
     "t-bloomberggpt-50b-gpu-hours": BLOOMBERGGPT_GAP,
     # Round 8: Llama 3 8B's card (-52.8%) is within band at -46.8% since the overlapped data-parallel
@@ -2048,7 +2048,7 @@ KNOWN = {
 
 
 # Stop 35 (wt-hours16, issue 10): two more runs whose reports state a steady rate and the work it
-# covers, converted as pre-registered in notes-hours16.md before any estimate was run.
+# covers, converted as pre-registered in docs/notes/notes-hours16.md before any estimate was run.
 NEMOTRON4_15B = {"model_type": "llama", "hidden_size": 6144, "num_hidden_layers": 32, "num_attention_heads": 48,
                  "num_key_value_heads": 8, "intermediate_size": 16384, "vocab_size": 256000,
                  "max_position_embeddings": 4096}
@@ -2178,7 +2178,7 @@ STEADY = {
     "t-llmc-gpt2-1558m-gpu-hours": LLMC_STEADY.format(
         steps="32,000", step="2.80s", words="32,000 steps * 2.7s => 24 hours",
         check="32,000 x 2.80 s x 8 GPUs = 199.11 GPU-hours"),
-    # Stop 35 (wt-hours16): pre-registered in notes-hours16.md.
+    # Stop 35 (wt-hours16): pre-registered in docs/notes/notes-hours16.md.
     "t-nemotron4-15b-gpu-hours": ("the report's Table 2 gives each stage's 'Iteration time (secs)' (0.64 at 2,304 GPUs, "
                                   "batch 1,152, 7,600B tokens) and its 'Time (days)', which is that rate over the "
                                   "stage's steps: 7.6e12 / (1,152 x 4,096) x 0.64 s = 11.93 days, the table's 11.9; "

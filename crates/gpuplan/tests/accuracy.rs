@@ -506,7 +506,7 @@ fn training_accuracy_stays_within_todays_bands() {
             (v[mid - 1] + v[mid]) / 2.0
         }
     };
-    // Stop 35 (wt-hours16): 9 with three reports' stated rates, pre-registered in notes-hours16.md
+    // Stop 35 (wt-hours16): 9 with three reports' stated rates, pre-registered in docs/notes/notes-hours16.md
     // before any estimate: H2O-Danube-1.8B (292.7k tokens/s on 8 H100) +5.8%, Nemotron-4 15B's
     // 7.6T-token stage (0.64 s per step on 2,304 H100) +26.8% and BloombergGPT's batch-2,048 steps
     // (32.5 s on 512 A100-40GB) +22.5% (both recorded): 14.15% (0.14151), 12.42% over 8 before

@@ -1,5 +1,5 @@
 //! Audit r15: each test runs the CLI (or the API) as a user does and asserts the property the
-//! finding broke. Findings and inputs: notes-audit-r15.md; sweep family `r15`.
+//! finding broke. Findings and inputs: docs/notes/notes-audit-r15.md; sweep family `r15`.
 
 mod common;
 use common::{post, write_temp};

@@ -1,5 +1,5 @@
 //! Audit r16: each test runs the CLI (or the API) as a user does and asserts the property the
-//! finding broke. Findings and inputs: notes-audit-r16.md; sweep family `r16`.
+//! finding broke. Findings and inputs: docs/notes/notes-audit-r16.md; sweep family `r16`.
 
 mod common;
 use common::write_temp;

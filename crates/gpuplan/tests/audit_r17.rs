@@ -1,5 +1,5 @@
 //! Audit r17: each test runs the CLI (or the API) as a user does and asserts the property the
-//! finding broke. Findings and inputs: notes-audit-r17.md; sweep family `r17`. A refusal run
+//! finding broke. Findings and inputs: docs/notes/notes-audit-r17.md; sweep family `r17`. A refusal run
 //! through `common::assert_refused` is run again in Chinese (no English sentence left).
 
 mod common;

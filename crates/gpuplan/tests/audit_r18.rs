@@ -1,5 +1,5 @@
 //! Audit r18: each test runs the CLI as a user does and asserts the property the finding broke.
-//! Findings and inputs: notes-audit-r18.md; sweep family `r18`. A refusal run through
+//! Findings and inputs: docs/notes/notes-audit-r18.md; sweep family `r18`. A refusal run through
 //! `common::assert_refused` is run again in Chinese (no English sentence left).
 
 mod common;
