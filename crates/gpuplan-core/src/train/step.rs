@@ -135,19 +135,24 @@ fn grad_add_seconds(
 ) -> Seconds {
     let on_device = match source {
         GradParams::MostLoaded => x.dev.total(),
-        GradParams::SlowestStage => {
-            let pp = x.p.pp.max(1);
-            let stage = match parts.slowest_stage {
-                Some(crate::pipeline::Stage::Middle) => 1.min(pp - 1),
-                Some(crate::pipeline::Stage::Last) => pp - 1,
-                _ => 0,
-            };
-            let split = WeightSplit::training(x.setup);
-            layout::stage_params(x.b, &x.p, &split, x.dp, stage).total()
-        }
+        GradParams::SlowestStage => slowest_stage_params(x, parts),
     };
     let bytes = trainable_of(x.b, x.setup, on_device) * per_param;
     Seconds(r.memory.map_or(0.0, |bw| bytes / bw.0.max(1.0)))
+}
+
+/// Parameters held by a device of the slowest pipeline stage (before ZeRO): the base of the
+/// per-micro-batch gradient passes ([`grad_add_seconds`], autograd's `.grad` add in
+/// `accumulate.rs`).
+fn slowest_stage_params(x: &Ctx, parts: &ComputeParts) -> f64 {
+    let pp = x.p.pp.max(1);
+    let stage = match parts.slowest_stage {
+        Some(crate::pipeline::Stage::Middle) => 1.min(pp - 1),
+        Some(crate::pipeline::Stage::Last) => pp - 1,
+        _ => 0,
+    };
+    let split = WeightSplit::training(x.setup);
+    layout::stage_params(x.b, &x.p, &split, x.dp, stage).total()
 }
 
 /// Megatron without gradient-accumulation fusion (`gradient_accumulation_fusion = false`,

@@ -14,7 +14,6 @@
 
 use super::Ctx;
 use crate::compute::{ChipRates, ComputeParts};
-use crate::layout::{self, WeightSplit};
 use crate::workload::{Framework, Precision, TrainingSetup};
 
 /// Element accesses of the in-place add `variable_grad += new_grad`: two reads, one write.
@@ -82,15 +81,7 @@ pub(super) fn autograd_accumulate_seconds(x: &Ctx, parts: &ComputeParts, r: &Chi
 /// Trainable parameters held by a device of the slowest pipeline stage (before ZeRO: `.grad`
 /// is whole under ZeRO-0/1 and DDP).
 fn slowest_stage_trainable(x: &Ctx, parts: &ComputeParts) -> f64 {
-    let pp = x.p.pp.max(1);
-    let stage = match parts.slowest_stage {
-        Some(crate::pipeline::Stage::Middle) => 1.min(pp - 1),
-        Some(crate::pipeline::Stage::Last) => pp - 1,
-        _ => 0,
-    };
-    let split = WeightSplit::training(x.setup);
-    let on_device = layout::stage_params(x.b, &x.p, &split, x.dp, stage).total();
-    crate::train::trainable_of(x.b, x.setup, on_device)
+    crate::train::trainable_of(x.b, x.setup, super::slowest_stage_params(x, parts))
 }
 
 #[cfg(test)]
