@@ -2545,7 +2545,7 @@ fn retry_with_cp(
     // A last resort: below CP_MIN_SEQ, CP is tried only when no type fits without it. Where some
     // type fits, the second search cost the 4k pretraining bench 45% more step evaluations
     // (24 near-miss types on 24-100 GB cards re-searched, none fitting with CP) for no plan:
-    // all 24 were untimeable (no sourced peak), which `cp_could_fit` now rules out.
+    // all 24 were untimeable (no sourced peak), which `timeable` now skips before any search.
     let fits_somewhere = outcomes
         .iter()
         .any(|o| !matches!(o, Outcome::Short(..) | Outcome::Skip));
@@ -2633,7 +2633,9 @@ const CP_MAX: f64 = 8.0;
 /// of them. The second search still runs only when no type fits at all ([`retry_with_cp`]).
 fn cp_could_fit(req: &PlanRequest, miss: &Shortfall, c: &ClusterSpec, most_gpus: u64) -> bool {
     let k = CP_MAX.min(most_gpus as f64);
-    if k < 2.0 || crate::train::training_peak(c, miss.setup.precision).is_none() {
+    // (A chip without a sourced peak never gets here: `timeable` skips it before any memory pass,
+    // so its sites are `Outcome::Skip`, never a shortfall.)
+    if k < 2.0 {
         return false;
     }
     let Ok(m) = crate::train::training_memory(&req.model, &miss.setup, c, &req.tunables) else {
