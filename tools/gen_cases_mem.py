@@ -405,7 +405,13 @@ TITAN_405B_SPLIT_MISS = (
     "first stage's unsharded weights and gradients now follow its 15 layers and its saved activations 15 layers x 8 "
     "micro-batches, 76.68 -> 74.22 GiB. The estimate is the same 74.22 GiB for every sequence length and CP degree of "
     "these five rows (full recompute: the stage's FSDP-unsharded states dominate), while the published peaks range "
-    "75.3-84.9 GiB (maximum reserved over 512 GPUs); what grows with the sequence on the heaviest GPU is not modelled.")
+    "75.3-84.9 GiB (maximum reserved over 512 GPUs); what grows with the sequence on the heaviest GPU is not modelled. "
+    "Identified at stop 38 (docs/notes/notes-titan19.md), not modelled: torch 2.6.0's pipelining keeps on each stage a "
+    "gradient receive buffer for every micro-batch (stage.py _prepare_backward_infra) and every micro-batch's stage "
+    "output until the next step starts (output_chunks, cleared by clear_runtime_states), 16 x 128 MiB = 2.0 GiB on "
+    "stage 0, which would bring these rows to about 76.4 GiB (-7.4% / -10.0%) but lift the interleaved row (two stages "
+    "per rank, 4.0 GiB) past its band, the opposite of the published order (interleaved 72.7 < 1F1B 82.5 GiB with the "
+    "same 120 layer inputs in flight on rank 0): recorded, not adopted.")
 MISSES.update({f"mem-titan-llama31-405b-512gpu-{k}": TITAN_405B_SPLIT_MISS for k in ("1f1b", "cp8-s256k")})
 
 
