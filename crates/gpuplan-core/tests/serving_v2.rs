@@ -1339,3 +1339,43 @@ fn old_marlin_moe_pays_one_launch_per_expert() {
     assert!((a.time_per_token.0 - b.time_per_token.0 - want).abs() < 1e-9);
     assert!((a.ttft.0 - b.ttft.0 - want).abs() < 1e-9);
 }
+
+/// TensorRT-LLM's context FMHA ran in fp16/bf16 before 0.9.0 (TRTLLM_FIRST_FP8_CONTEXT_FMHA): an
+/// FP8 engine of v0.5 pays its prefill attention at the 16-bit rate, a current one with an FP8
+/// cache at the FP8 rate; FP8 weights beside a 16-bit cache run 16-bit attention in any engine.
+/// At 128 tokens the attention is too small to tell; at 2048 it is a few per cent of the prefill.
+#[test]
+fn fp8_prefill_attention_needs_an_fp8_fmha_and_cache() {
+    use gpuplan_core::workload::Engine;
+    let m = &find_preset("Llama-2-7B").expect("preset").model;
+    let gpu = find_gpu("h100-sxm").expect("gpu");
+    let tun = Tunables::default();
+    let ttft = |version: Option<&str>, kv: KvDtype| {
+        let s = InferenceSetup {
+            engine: Engine::Trtllm,
+            engine_version: version.map(str::to_string),
+            kv_dtype: kv,
+            input_tokens: 2048,
+            output_tokens: 1,
+            ..setup(1, 1, WeightFormat::Fp8)
+        };
+        latency(m, &s, gpu, &tun).expect("latency").ttft.0
+    };
+    let old = ttft(Some("0.5"), KvDtype::Fp8);
+    let new = ttft(Some("0.9.0"), KvDtype::Fp8);
+    let current = ttft(None, KvDtype::Fp8);
+    let bf16_cache = ttft(None, KvDtype::Bf16);
+    assert!(old > new * 1.01, "v0.5 {old} vs 0.9.0 {new}");
+    assert_eq!(new, current);
+    assert!(
+        bf16_cache > new * 1.01,
+        "bf16 cache {bf16_cache} vs FP8 cache {new}"
+    );
+    assert!(
+        (bf16_cache / old - 1.0).abs() < 0.005,
+        "bf16 cache {bf16_cache} vs v0.5 {old}"
+    );
+    for t in [old, new, bf16_cache] {
+        assert!(t.is_finite() && t > 0.0);
+    }
+}
