@@ -391,6 +391,9 @@ def main(path):
                + " (see s-trtllm-llama70b-a100-fp16-tp4-b240-128-2048)." if "70B" in model else ""),
             workload=dict(kind="inference", model=model,
                           inference=dict(weights={"format": prec}, kv_dtype=kv, tp=tp, engine="trtllm",
+                                         # The tables' release: before 0.9.0's FP8 context FMHA
+                                         # (infer.rs TRTLLM_FIRST_FP8_CONTEXT_FMHA).
+                                         engine_version="0.6.1",
                                          # TensorRT-LLM v0.6.1 (2023-12): the 2023 FP8 kernels.
                                          **({"fp8_kernels": "2023"} if prec == "fp8" else {}),
                                          # v0.6.1's generation kernel (masked MHA) loads a GQA

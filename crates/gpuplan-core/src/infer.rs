@@ -18,7 +18,8 @@ use crate::model::{
 };
 use crate::units::{compute_time, transfer_time, Bandwidth, Bytes, FlopRate, Flops, Seconds};
 use crate::workload::{
-    parse_release, DecodeKvReads, Engine, InferenceSetup, TpAllReduce, VllmProfiler, WeightFormat,
+    parse_release, DecodeKvReads, Engine, InferenceSetup, KvDtype, TpAllReduce, VllmProfiler,
+    WeightFormat,
 };
 use serde::Serialize;
 
@@ -2016,6 +2017,48 @@ fn dtype_derate(s: &InferenceSetup, tun: &Tunables) -> f64 {
     }
 }
 
+/// First TensorRT-LLM release with an FP8 context FMHA: docs/source/release-notes.md, "TensorRT-LLM
+/// Release 0.9.0": "[Experimental] Added support for FP8 FMHA". Before it the GPT attention
+/// plugin builds its context FMHA runner for fp16 or bf16 only (gptAttentionCommon.cpp
+/// `initialize`: `DATA_TYPE_FP16` / `DATA_TYPE_BF16`, else "GPTAttentionPlugin received wrong
+/// data type"), so the v0.5/v0.6.1 FP8 engines (`--enable_fp8 --fp8_kv_cache`) run FP8 GEMMs
+/// beside a 16-bit context attention.
+pub const TRTLLM_FIRST_FP8_CONTEXT_FMHA: [u64; 3] = [0, 9, 0];
+
+/// Whether a prefill's attention (QKᵀ and PV) runs on FP8 tensor cores. Only beside an FP8 KV
+/// cache: TensorRT-LLM enables its FP8 context FMHA with an FP8 cache (tensorrt_llm/commands/
+/// build.py: "FP8 Context FMHA is enabled by default to support FP8 Paged Context FMHA", and
+/// disables it without one: "must be used together with fp8 KV Cache") from
+/// [`TRTLLM_FIRST_FP8_CONTEXT_FMHA`] on; vLLM and SGLang quantise attention's inputs only for an
+/// FP8 cache. FP8 weights with a 16-bit cache run 16-bit attention, as FP8 training does
+/// (`ChipRates::attention`: the half-precision peak). No `engine_version`: the current engine.
+fn fp8_prefill_attention(s: &InferenceSetup) -> bool {
+    if compute_dtype(s.weights) != ComputeDtype::Fp8 || s.kv_dtype != KvDtype::Fp8 {
+        return false;
+    }
+    let release = s.engine_version.as_deref().and_then(parse_release);
+    match s.engine {
+        Engine::Trtllm => release.is_none_or(|v| v >= TRTLLM_FIRST_FP8_CONTEXT_FMHA),
+        _ => true,
+    }
+}
+
+/// The rate of a prefill's attention FLOPs: the GEMMs' (`gemm`, the format's peak × `eff`) when
+/// the attention runs in FP8 ([`fp8_prefill_attention`]) or the format is not FP8, else the
+/// chip's 16-bit peak × `prefill_efficiency` (no FP8 derate).
+fn prefill_attention_rate(
+    gpu: &GpuSpec,
+    s: &InferenceSetup,
+    gemm: FlopRate,
+    tun: &Tunables,
+) -> FlopRate {
+    if compute_dtype(s.weights) != ComputeDtype::Fp8 || fp8_prefill_attention(s) {
+        return gemm;
+    }
+    gpu.peak_half()
+        .map_or(gemm, |half| half * tun.prefill_efficiency)
+}
+
 /// The chip's rates a serving step runs at: the format's peak (or the 16-bit one) and the memory
 /// bandwidth; a chip without either is bad input naming the GPU.
 fn chip_rates(gpu: &GpuSpec, s: &InferenceSetup) -> Result<(FlopRate, Bandwidth), CoreError> {
@@ -2123,9 +2166,10 @@ impl Steps<'_> {
     /// GEMM on this rank's shard, timed by the shared GEMM model (`compute::gemm_seconds_weights`:
     /// the slower of its FLOPs at the tile- and wave-quantized rate and its weight and activation
     /// bytes over the bandwidth), the LM head over the last token of each prompt, the attention
-    /// and vision-encoder FLOPs (`other_flops` per prompt) at the GEMM rate, plus the engine's
+    /// FLOPs (`attention_flops` per prompt) at the attention rate ([`prefill_attention_rate`]),
+    /// the vision encoder's (`image_flops` per prompt) at the GEMM rate, plus the engine's
     /// fixed per-step overhead (scheduling, sampling, launches; no CUDA graph for prefill) and TP.
-    fn prefill(&self, n: f64, seqs: f64, other_flops: f64) -> Seconds {
+    fn prefill(&self, n: f64, seqs: f64, attention_flops: f64, image_flops: f64) -> Seconds {
         let tokens = (n * seqs).round().max(1.0);
         let rows = tokens as u64;
         let mut gemms = 0.0;
@@ -2152,7 +2196,9 @@ impl Steps<'_> {
                 &self.gemm_rates,
             );
         }
-        let other = compute_time(Flops(other_flops * seqs / tp as f64), self.gemm_rates.gemm);
+        let per_rank = seqs / tp as f64;
+        let other = compute_time(Flops(attention_flops * per_rank), self.gemm_rates.attention)
+            + compute_time(Flops(image_flops * per_rank), self.gemm_rates.gemm);
         Seconds(gemms)
             + other
             + Seconds(self.tun.engine_prefill_overhead_s)
@@ -2246,10 +2292,15 @@ impl DecodeStep {
 /// The shared GEMM model's rates (compute.rs) for a serving step: the format's peak × serving's
 /// GEMM efficiency, the bandwidth × `decode_bandwidth_efficiency`, the chip's SMs for wave
 /// quantization and 16-bit activations (the engines' FP8 GEMMs write 16-bit outputs).
-fn serving_gemm_rates(gpu: &GpuSpec, gemm: FlopRate, memory: Bandwidth) -> ChipRates {
+fn serving_gemm_rates(
+    gpu: &GpuSpec,
+    gemm: FlopRate,
+    attention: FlopRate,
+    memory: Bandwidth,
+) -> ChipRates {
     ChipRates {
         gemm,
-        attention: gemm,
+        attention,
         memory: Some(memory),
         sms: gpu.sm_count,
         act_bytes: 2.0,
@@ -2301,25 +2352,29 @@ pub fn latency(
         comm_lat: Seconds(allreduce_latency(gpu, s, tun) * tp_allreduces_per_layer(t, s) * layers),
         layer_lat: Seconds(tun.layer_overhead_s * step_kernel_units(t, s)),
         weight_bytes: full_weights * read_factor / rank_params,
-        gemm_rates: serving_gemm_rates(gpu, peak * eff, bw * tun.decode_bandwidth_efficiency),
+        gemm_rates: serving_gemm_rates(
+            gpu,
+            peak * eff,
+            prefill_attention_rate(gpu, s, peak * eff, tun),
+            bw * tun.decode_bandwidth_efficiency,
+        ),
         b,
     };
     let img = image_load(t, s);
     let n = (s.input_tokens + img.kv_tokens) as f64;
     // Prefill beyond the linears: causal attention (4·L·q_width per query-key pair, n²/2 pairs
     // on a full layer, about n·window on a sliding one), an encoder-decoder's encoder and
-    // cross-attention ([`encoder_attention_flops`]) + the vision encoder over the request's
-    // images.
-    let other_flops = 4.0 * layers * t.mean_causal_pairs(n) * t.q_width() as f64
-        + encoder_attention_flops(t, n)
-        + img.encoder_flops;
+    // cross-attention ([`encoder_attention_flops`]); the vision encoder over the request's
+    // images apart (its linears, at the GEMM rate).
+    let attention_flops =
+        4.0 * layers * t.mean_causal_pairs(n) * t.q_width() as f64 + encoder_attention_flops(t, n);
     let batch = s.batch as f64;
     let ctx = (s.input_tokens + img.kv_tokens + s.output_tokens / 2) as f64;
     let step = steps.decode(batch, ctx);
     let per_token = step.time() + steps.comm_lat + steps.tp_comm(batch) + steps.layer_lat;
     Ok(Latency {
-        ttft: steps.prefill(n, 1.0, other_flops),
-        batch_prefill: steps.prefill(n, batch, other_flops),
+        ttft: steps.prefill(n, 1.0, attention_flops, img.encoder_flops),
+        batch_prefill: steps.prefill(n, batch, attention_flops, img.encoder_flops),
         time_per_token: per_token,
         decode_tokens_per_second: batch / per_token.0,
         decode_bandwidth_bound: step.bandwidth_bound(),

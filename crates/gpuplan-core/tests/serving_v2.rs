@@ -732,13 +732,17 @@ fn median(v: &mut [f64]) -> f64 {
 fn serving_out_of_sample_medians_are_within_their_bands() {
     let mut g = serving_errors();
     // Targets met (issue 11 item 6): throughput ≤ 10%, weights ≤ 5%.
-    // Throughput: 7.32% over 37 since Falcon-180B's parallel block pays one TP all-reduce per
+    // Throughput: 7.390% (0.073902) over 37 since stop 38 times the prefill's attention at the 16-bit rate
+    // beside FP8 GEMMs where the engine has no FP8 FMHA (TensorRT-LLM before 0.9.0: the v0.5 and
+    // v0.6.1 FP8 rows' batch prefills take their attention at half the FP8 rate; every row moves
+    // < 1 point, the largest Llama-7B H100 FP8 b80 2048->128 -5.0% -> -5.9%), a sourced
+    // mechanism, not a fit. 7.32% over 37 since Falcon-180B's parallel block pays one TP all-reduce per
     // layer, as TensorRT-LLM v0.6.1's FalconDecoderLayer runs it (its six rows -9.5/-11.3/-6.8/
     // -16.0/-20.3/-18.9% -> -2.8/-4.6/+1.9/-8.6/-16.2/-11.7%); 7.62% since the decode steps' TP
     // all-reduces pay their ring volume (7.31% before; the 19 Llama rows went 7.59% -> 8.7%);
     // TensorRT-LLM v0.6.1's GPT-J 6B and Falcon-180B rows (18, held out) joined the 19 Llama rows.
     let thr = median(g.get_mut("throughput").expect("throughput cases"));
-    assert!(thr <= 0.0732, "throughput median |error| {thr}");
+    assert!(thr <= 0.07391, "throughput median |error| {thr}");
     let w = median(g.get_mut("weights").expect("weight cases"));
     assert!(w <= 0.05, "weights median |error| {w}");
     // TPOT target 10% met: 5.0% over 13 gpt-fast rows at batch 1 (13.9% before every step paid
@@ -765,7 +769,9 @@ fn serving_out_of_sample_medians_are_within_their_bands() {
     // recorded misses (-21.5%, -20.6%). Issue r5-fp8 tried fp8_train_gemm_ratio 0.90 (fitted on
     // NeMo 24.07's FP8 pretraining rows): 10.67% (Llama 7B H100 FP8 2048 tokens -9.7% -> -21.1%);
     // no per-release FP8 GEMM rate was found to separate v0.5's stack from NeMo's, so the ratio
-    // stayed 0.77 and this is 8.42% again.
+    // stayed 0.77 and this is 8.42% again. 7.55% at stop 38 (prefill attention at the 16-bit rate
+    // beside v0.5's FP8 GEMMs: the 2048-token FP8 rows GPT-J H100 -2.2 -> -0.4%, GPT-J L40S -1.2 ->
+    // +0.8%, Llama-7B H100 -10.8 -> -9.1%, Llama-7B L40S +9.5 -> +11.8%); the bound stays.
     let ttft = median(g.get_mut("ttft").expect("ttft cases"));
     assert!(ttft <= 0.0843, "TTFT median |error| {ttft}");
     // KV capacity target 5% met: 3.9% over eight cases (1.2% to 5.2% for six vLLM V0/V1 and
@@ -1338,4 +1344,44 @@ fn old_marlin_moe_pays_one_launch_per_expert() {
     let want = 48.0 * 256.0 * tun.layer_overhead_s / 10.0;
     assert!((a.time_per_token.0 - b.time_per_token.0 - want).abs() < 1e-9);
     assert!((a.ttft.0 - b.ttft.0 - want).abs() < 1e-9);
+}
+
+/// TensorRT-LLM's context FMHA ran in fp16/bf16 before 0.9.0 (TRTLLM_FIRST_FP8_CONTEXT_FMHA): an
+/// FP8 engine of v0.5 pays its prefill attention at the 16-bit rate, a current one with an FP8
+/// cache at the FP8 rate; FP8 weights beside a 16-bit cache run 16-bit attention in any engine.
+/// At 128 tokens the attention is too small to tell; at 2048 it is a few per cent of the prefill.
+#[test]
+fn fp8_prefill_attention_needs_an_fp8_fmha_and_cache() {
+    use gpuplan_core::workload::Engine;
+    let m = &find_preset("Llama-2-7B").expect("preset").model;
+    let gpu = find_gpu("h100-sxm").expect("gpu");
+    let tun = Tunables::default();
+    let ttft = |version: Option<&str>, kv: KvDtype| {
+        let s = InferenceSetup {
+            engine: Engine::Trtllm,
+            engine_version: version.map(str::to_string),
+            kv_dtype: kv,
+            input_tokens: 2048,
+            output_tokens: 1,
+            ..setup(1, 1, WeightFormat::Fp8)
+        };
+        latency(m, &s, gpu, &tun).expect("latency").ttft.0
+    };
+    let old = ttft(Some("0.5"), KvDtype::Fp8);
+    let new = ttft(Some("0.9.0"), KvDtype::Fp8);
+    let current = ttft(None, KvDtype::Fp8);
+    let bf16_cache = ttft(None, KvDtype::Bf16);
+    assert!(old > new * 1.01, "v0.5 {old} vs 0.9.0 {new}");
+    assert_eq!(new, current);
+    assert!(
+        bf16_cache > new * 1.01,
+        "bf16 cache {bf16_cache} vs FP8 cache {new}"
+    );
+    assert!(
+        (bf16_cache / old - 1.0).abs() < 0.005,
+        "bf16 cache {bf16_cache} vs v0.5 {old}"
+    );
+    for t in [old, new, bf16_cache] {
+        assert!(t.is_finite() && t > 0.0);
+    }
 }
