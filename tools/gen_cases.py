@@ -80,7 +80,14 @@ def mosaic(cid, r, fitted=True):
                         activation_function="gelu", norm_type="low_precision_layernorm"),
             training=dict(task="pretrain", precision=prec, micro_batch=s["micro_batch"], seq_len=s["seq_len"],
                           grad_accum=s["grad_accum"], recompute="full" if s["activation_checkpointing"] else "none",
-                          attention="flash", parallel=dict(zero=3),
+                          attention="flash",
+                          # FSDP mixed_precision DEFAULT reduces the gradients in fp32, PURE in the
+                          # compute dtype: composer/trainer/mosaic_fsdp_utils.py @v0.16.4 l.87-94
+                          # (@v0.17.2 l.94-101 the same), the Composer of every DEFAULT row (llm-
+                          # foundry PR #543's A100-80GB re-run and the H100 tables; the PURE rows
+                          # ran mosaicml 0.13.2 with reduce_dtype bf16): 4 B per gradient element in
+                          # the reduce-scatter (step.rs reduced_grad_bytes). Stop 38 (mpt19).
+                          parallel=dict(zero=3, **({"grad_reduce_fp32": True} if s["mp_mode"] == "DEFAULT" else {})),
                           # llm-foundry's FP8 rows ran Transformer Engine 0.x (PR #543, 2023-10:
                           # TransformerEngine v0.10): the 2023 FP8 kernels.
                           **({"fp8_kernels": "2023"} if prec == "fp8" else {}),
@@ -89,10 +96,17 @@ def mosaic(cid, r, fitted=True):
                           fused_cross_entropy=True,
                           # Composer computes the model's two train metrics (LanguageCrossEntropy,
                           # LanguagePerplexity: torch cross-entropy over the logits) after every
-                          # micro-batch: composer/trainer/trainer.py @v0.13.4 l.2340-2343 (the A100
-                          # table's llm-foundry pins mosaicml==0.13.4 at 300cc5c5; the H100 tables'
-                          # 0.16.4/0.17.2 do the same), llmfoundry/models/mosaic_gpt/mosaic_gpt.py
-                          # @300cc5c5 `train_metrics`; workload.rs TrainingSetup::logit_metrics.
+                          # micro-batch: composer/trainer/trainer.py @v0.13.4 l.2340-2343 (the same
+                          # in v0.11.1-v0.17), llmfoundry/models/mosaic_gpt/mosaic_gpt.py @300cc5c5
+                          # `train_metrics`; workload.rs TrainingSetup::logit_metrics. Which software
+                          # ran which table (stop 38, docs/notes/notes-mpt19.md): the A100-40GB rows
+                          # (precision 'bf16', FSDP PURE) are mosaicml/examples @71dd21bd's run of
+                          # 2023-04-04 (examples/llm/requirements.txt: torch 1.13.1, mosaicml 0.13.2,
+                          # triton 2.0.0.dev20221202; 'bf16' is Composer's deprecated alias of
+                          # amp_bf16 to v0.13, trainer.py @v0.13.4 l.368-372); the A100-80GB rows
+                          # (amp_bf16, DEFAULT) are llm-foundry PR #543's re-run (b2a43a147,
+                          # 2023-10-19: mosaicml>=0.16.4,<0.17, torch<2.1.1), bar the two 70B rows
+                          # it carried over; the H100 tables 0.16.4/0.17.2.
                           logit_metrics=2),
             hardware=hw,
             # llm-foundry's MPT yamls set attn_config.attn_impl: triton, the 2022 Triton FlashAttention
@@ -595,41 +609,69 @@ def main(path):
     # rows (+21.9 to +27.4% -> +0.7 to +7.9%) and MPT-760M's A100-80GB s1k row (+20.4% -> +16.8%)
     # within band; the earlier diagnosis (per-kernel floors, FSDP per-unit overlap, SM contention
     # ruled out; the 8 -> 16 GPU step pattern) is in docs/methodology.md "Composer's train metrics".
+    # Stop 38 (mpt19): what llm-foundry / Composer ran for the four remaining MPT misses, read at
+    # the tables' own commits (docs/notes/notes-mpt19.md); no mechanism found to model, the texts
+    # say what was checked and what the earlier tables of the same rows published.
     misses["mpt760m-a100-80g-8gpu-s512"] = (
-        "FIXME: +23.8% (+27.8% before round 9's train metrics over the logits, TrainingSetup::logit_metrics): "
-        "MPT-760M's two A100-80GB rows at short sequences (s512 at micro-batch 96, s1k at 48; s1k is +16.8%, within "
-        "band) are published slower per token than the same model on A100-40GB at half the micro-batch (34.0 vs 28.6 "
-        "us per token at s512, 33.6 vs 29.9 at s1k; the 40GB rows are -1.0%/-1.0% modelled), on a part with the same "
-        "peak and more HBM bandwidth, while the 80GB rows from s2k up are -4.0% to +2.4%: the two runs, not the chip, "
-        "are slower. Ruled out in rounds 8 and 9: per-kernel launch floors (every micro-batch holds ~49k tokens), "
-        "FSDP's per-unit overlap and the SMs of its collectives (a few percent of the compute on one node), "
-        "Composer's per-micro-batch train metrics (modelled, 4.0 points here). The memory estimate cannot test "
-        "allocator pressure: it puts this run above the 80 GB (131 GiB allocated, the table publishes no memory).")
+        "FIXME: +23.6% (+23.8% before stop 38's fp32 gradient reduce-scatter of FSDP DEFAULT, +27.8% before "
+        "round 9's train metrics over the logits, TrainingSetup::logit_metrics): a slowdown of the October 2023 re-run, not of the configuration (stop 38). The A100-80GB table at "
+        "8c8dd48f is llm-foundry PR #543's re-run (b2a43a147, 2023-10-19, amp_bf16 / DEFAULT, mosaicml "
+        ">=0.16.4,<0.17; its message: 'added back old numbers that I didn't reproduce'). The table it replaced "
+        "(llm-foundry ef350d9e6, from mosaicml/examples examples/llm/throughput/README.md of April 2023, "
+        "bf16 / PURE; that repository's pins at 71dd21bd: torch 1.13.1, mosaicml 0.13.2) gives this row, at the same 8 GPUs, micro-batch 96 and 2 accumulation "
+        "steps, as 36,719 tokens/s/GPU (56.2% MFU), which the model puts at -0.9% (the s1k row, micro-batch 48: "
+        "34,888, -0.5%). Between the two runs, of the other 37 125M-3B rows re-run at the same micro-batch 36 "
+        "moved -1.9% to +3.9% (350M s32k +10.6%), these two -19.8% (s512) and -14.7% (s1k). Checked and not "
+        "the cause: DEFAULT against PURE mixed precision (every other row of the re-run switched with it; its "
+        "fp32 gradient reduce-scatter, composer/trainer/mosaic_fsdp_utils.py @v0.16.4 l.87-90, is modelled "
+        "since stop 38: 0.2 points here); memory (the s512 and s2k rows hold the same 49,152 tokens per micro-batch and are "
+        "estimated alike, 65.2 GiB allocated, 72.8 of 79.2 GiB needed; s2k is -1.9%). Ruled out in rounds 8 "
+        "and 9: per-kernel launch floors, FSDP's per-unit overlap and the SMs of its collectives, Composer's "
+        "per-micro-batch train metrics (modelled, 4.0 points here).")
     misses["mpt1b-a100-40g-32gpu-s2048"] = (
         "FIXME: +26.0% (+28.8% before round 9's train metrics over the logits): the row is 18% below both "
         "neighbours of its own series (MPT-1B at 2k tokens on A100-40GB: "
         "16 GPUs 19,085, 32 GPUs 15,555, 64 GPUs 19,001, 128 GPUs 18,647 tokens/s/GPU; micro-batch 8-10), which "
         "the model puts at +2.7%, +2.9% and +4.5%. A slowdown of this one run (its MFU 45.4% against 54.4-55.7% "
         "for the others) that no modelled mechanism follows; kept, not skipped, since the row itself is "
-        "consistent (its MFU matches its tokens/s).")
+        "consistent (its MFU matches its tokens/s). Checked (stop 38): the row is as first published in "
+        "mosaicml/examples 71dd21bd (2023-04-04, the A100-40GB table's only run, unchanged in every later "
+        "table), so no second measurement exists; the same run's software (torch 1.13.1, mosaicml 0.13.2, "
+        "FSDP PURE with limit_all_gathers and non-reentrant checkpointing set by submit_benchmarks.py l.303-304) "
+        "is that of its in-band neighbours; the April 2023 A100-80GB table ran the same 32-GPU point at "
+        "micro-batch 20 at 19,446 tokens/s/GPU (56.7% MFU).")
     misses["mpt70b-a100-40g-64gpu-s2048-ac"] = (
-        "FIXME: +35.2% (+40.2% before round 8's SM contention of the overlapped collectives, train/contention.rs): MPT-70B on 64 A100-40GB at micro-batch 2 runs 276 tokens/s/GPU (35.9% MFU) while the "
-        "128-GPU row at micro-batch 4 runs 376 (48.9%, +1.2% modelled). Candidates, not determined: memory "
-        "pressure on the 40 GB part (full-shard states of 70B over 64 GPUs, 16 B/param: 16.2 GB, plus gathered "
-        "layers and checkpoints at 80 layers; the caching allocator's retries near the limit are not modelled), "
-        "and the mb2 pattern of the MPT-13B H100 rows (small micro-batches under FSDP: the modelled gather and "
-        "reduce-scatter traffic, hidden behind compute, is a larger share of it than at micro-batch 4). That "
-        "pattern is modelled since round 8 (the overlapped collectives hold 16 of the A100's 108 SMs across "
-        "nodes, train/contention.rs): it brought the MPT-13B rows within band but moves this one only 4.9 "
-        "points, so the rest (~35%) is not the collectives' SMs.")
+        "FIXME: +35.2% (+40.2% before round 8's SM contention of the overlapped collectives, train/contention.rs): "
+        "MPT-70B on 64 A100-40GB at micro-batch 2 runs 276 tokens/s/GPU (35.9% MFU) while the "
+        "128-GPU row at micro-batch 4 runs 376 (48.9%, +1.2% modelled). Checked (stop 38): both rows are one "
+        "run of mosaicml/examples 71dd21bd (2023-04-04: torch 1.13.1, mosaicml 0.13.2, Triton attention, bf16 / "
+        "PURE; submit_benchmarks.py l.303-304 sets non-reentrant checkpointing and limit_all_gathers, so FSDP's "
+        "rate limiter was on), unchanged in every later table. Memory pressure is not what the estimate shows: "
+        "30.0 GiB allocated, 33.8 of the 39.4 GiB needed (86%; the 128-GPU row 83%), 5.6 GiB free for a "
+        "1.6 GB gathered layer, so no allocator retries follow from it; the table publishes no memory. The "
+        "modelled FSDP traffic is 2.62 s of the 10.97 s step, 2.60 s of it hidden: losing all that overlap "
+        "would leave +12.5%, but no mechanism for such a loss at micro-batch 2 and not at 4 is identified. The "
+        "mb2 pattern of the MPT-13B H100 rows is modelled since round 8 (the overlapped collectives hold 16 of "
+        "the A100's 108 SMs across nodes): it moves this row 4.9 points.")
     misses["mpt30b-a100-80g-8gpu-s8192-ac"] = (
-        "FIXME: +22.8% (+24.6% before round 8's SM contention of the overlapped collectives, train/contention.rs), "
+        "FIXME: +22.3% (+22.8% before stop 38's fp32 gradient reduce-scatter of FSDP DEFAULT, +24.6% before "
+        "round 8's SM contention of the overlapped collectives, train/contention.rs), "
         "the H100 30B row's anomaly on A100-80GB (round 5, held out): at micro-batch 1 with 21 "
-        "accumulation steps the published rate falls from 814 (s4096, -6.5% modelled) to 574 tokens/s/GPU at "
+        "accumulation steps the published rate falls from 814 (s4096, -7.4% modelled) to 574 tokens/s/GPU at "
         "s8192, per-token time +0.514 ms for the added 4k tokens of span where the s2048 -> s4096 step costs "
-        "+0.137 ms on the same GPUs (916 -> 814); attention's share grows linearly in the span, so the kernel model gives about "
-        "twice, not 3.8x. The H100 row (mpt30b-h100-8gpu-s8192-ac, +21.4% before) is within band at +19.2% with "
-        "the SM contention; here the cause is not identified.")
+        "+0.137 ms on the same GPUs (916 -> 814); attention's share grows linearly in the span, so the kernel "
+        "model gives about twice, not 3.8x. Lead (stop 38), not modelled: memory pressure. Full-shard states "
+        "of 30B over 8 GPUs are 16 B/param / 8 = 60 GB, and the estimate puts this run at 70.4 GiB allocated, "
+        "78.5 of the 79.2 GiB needed (99.2%; s4096 93.5%, s2048 96.2%; the H100 twin "
+        "mpt30b-h100-8gpu-s8192-ac, +18.5% within band, 99.9%), where the MPT-13B A100-80GB rows to s32768 "
+        "(26 GB of states) have no such step. Near the limit torch's caching allocator frees its cached "
+        "blocks and retries cudaMalloc (c10/cuda/CUDACachingAllocator.cpp, DeviceCachingAllocator::malloc: "
+        "release_cached_blocks() then alloc_block(params, true), counted in num_alloc_retries), which "
+        "synchronizes the device and with it FSDP's prefetch overlap; but the table publishes neither memory "
+        "nor retries and the estimate's 0.6 GiB margin is below its own error, so a threshold could only be "
+        "fitted to this row. The April 2023 run of the same configuration (llm-foundry ef350d9e6, from "
+        "mosaicml/examples' April 2023 table, bf16 / PURE) published 622 tokens/s/GPU, +12.8% modelled; the re-run "
+        "made the 30B s512-s4096 rows 5-16% faster and this one 7.7% slower.")
     # Within their band since the shape-aware compute model (issue 10): element-wise traffic and
     # the last pipeline stage's LM head explain the small-GEMM over-prediction.
     for k in ["megatron-175b-ptd-384gpu", "megatron-a100-1.7b-32gpu", "megatron-a100-18b-256gpu"]:

@@ -31,13 +31,16 @@ fn cases() -> Vec<Case> {
 /// moves these rows) makes this test fail, so the list stays true.
 const STALE: &[(&str, f64)] = &[
     // MPT A100 in-sample rows at 0.70: +10.1%, -10.9%, -5.5%, -1.1% (median -3.3%).
-    ("train_efficiency_ampere", 0.727),
+    // Stop 38: 0.727 -> 0.729 since the DEFAULT rows reduce-scatter in fp32 (grad_reduce_fp32).
+    ("train_efficiency_ampere", 0.729),
     // MPT H100 bf16 in-sample rows at 0.55: median -5.0% over 6.
-    ("train_efficiency_hopper", 0.589),
+    // Stop 38: 0.589 -> 0.593 (the DEFAULT rows' fp32 reduce-scatter, as above).
+    ("train_efficiency_hopper", 0.593),
     // ResNet-50 on one A100 at 0.20: +2.9%; the doc comment's 19.4% of peak was rounded to 0.20.
     ("train_efficiency_cnn", 0.194),
     // MPT-3B FP8 at 0.77: -3.4% (on today's Hopper 0.55).
-    ("fp8_train_gemm_ratio", 0.815),
+    // Stop 38: 0.815 -> 0.821 (the row is DEFAULT: its fp32 reduce-scatter).
+    ("fp8_train_gemm_ratio", 0.821),
     // NeMo 24.07's 11 FP8 pretraining rows at 0.92: signed median -0.6%.
     ("fp8_gemm_ratio_current", 0.928),
 ];

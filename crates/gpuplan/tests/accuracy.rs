@@ -158,10 +158,13 @@ fn accuracy_refits_every_fitted_source() {
     // GLM-130B's and FlagPerf's Megatron-DeepSpeed rows now `deepspeed = true`): GLM-130B's speed
     // rows +25.3/+20.9% -> +19.3/+15.0%, mean 10.2% -> 10.1%, median unchanged.
     // All three merged (stop 37, read from the test): mean 10.0%, median 5.6% unchanged.
+    // Stop 38 (mpt19, read from the test): FSDP DEFAULT's fp32 gradient reduce-scatter on the 136
+    // llm-foundry DEFAULT rows (llm-foundry held out: 210 cases, median 4.4%, mean 6.0% at one
+    // decimal, as before): mean 10.0% -> 10.1% (a rounding step), median 5.6% unchanged.
     assert!(
         refit.contains(
             "Leave-one-source-out over all 36 sources (those above as they are, the 4 fitted ones \
-             with their constants refit): 523 cases, median |error| 5.6%, mean 10.0%; 12 cases of \
+             with their constants refit): 523 cases, median |error| 5.6%, mean 10.1%; 12 cases of \
              the fitted sources are not held out."
         ),
         "{refit}"
@@ -426,7 +429,13 @@ fn training_accuracy_stays_within_todays_bands() {
         // eager ALiBi rows pay their unfused scale, bias add and q/k copies (`unfused_score_bias`:
         // Baichuan-13B +7.5% -> -0.6% crosses the median, BLOOM-7B1 +25.8% -> +19.9%, BLOOM-176B
         // +0.5% -> -2.2%) and Grok-1 runs core_r0.6.0's allgather dispatcher (+32.3% -> +24.3%).
-        tput <= 0.05375,
+        // Stop 38 (mpt19): 5.37% -> 5.30% (0.05297), mean 9.46% -> 9.44%, since llm-foundry's
+        // FSDP `DEFAULT` rows reduce-scatter their gradients in fp32 (Composer
+        // mosaic_fsdp_utils.py @v0.16.4 l.87-90; `grad_reduce_fp32` on the 136 DEFAULT rows):
+        // all 136 0.0-3.1 points lower, the MPT-13B H100 micro-batch-2 rows +14.0..+11.2% ->
+        // +12.0..+8.1%; in-sample 3.2% -> 3.7% over 25 (its DEFAULT rows, the fitted
+        // efficiencies not refit). Nothing fitted; no row crosses its band.
+        tput <= 0.0530,
         "training throughput out-of-sample median {tput:.4}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
