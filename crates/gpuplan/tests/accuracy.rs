@@ -158,10 +158,14 @@ fn accuracy_refits_every_fitted_source() {
     // GLM-130B's and FlagPerf's Megatron-DeepSpeed rows now `deepspeed = true`): GLM-130B's speed
     // rows +25.3/+20.9% -> +19.3/+15.0%, mean 10.2% -> 10.1%, median unchanged.
     // All three merged (stop 37, read from the test): mean 10.0%, median 5.6% unchanged.
+    // Stop 38 (wt-mbridge19): the Qwen3 MoE FP8 rows state current scaling and Megatron-Core's
+    // grouped experts pay TE's unfused per-expert quantize (compute.rs `expert_quantize_seconds`):
+    // Qwen3-30B-A3B's six dropless rows 12-50 points closer (all still recorded misses), mean
+    // 10.0% -> 9.8%, median unchanged.
     assert!(
         refit.contains(
             "Leave-one-source-out over all 36 sources (those above as they are, the 4 fitted ones \
-             with their constants refit): 523 cases, median |error| 5.6%, mean 10.0%; 12 cases of \
+             with their constants refit): 523 cases, median |error| 5.6%, mean 9.8%; 12 cases of \
              the fitted sources are not held out."
         ),
         "{refit}"
