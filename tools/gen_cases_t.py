@@ -276,11 +276,15 @@ def mbridge(r):
             parallel["moe_dispatcher"] = dispatcher
     training = dict(task=task, precision="fp8", framework="megatron", micro_batch=s["mbs"], seq_len=s["seq_len"],
                     grad_accum=accum, recompute="none", attention="flash", parallel=parallel)
-    if model.startswith("LLAMA") and s["precision"] != "not stated":
+    if model.startswith(("LLAMA", "Qwen3")) and s["precision"] in ("FP8", "FP8-CS"):
         # FP8-CS (25.11) or FP8 (26.x): the H100 Llama perf recipes are the *_h100_fp8cs_config ones
         # (perf_recipes/llama/h100/llama3.py, llama31.py @067f987d: _perf_precision("fp8_cs"), i.e.
         # bf16_with_fp8_current_scaling_mixed, fp8_recipe "tensorwise"). 25.09 states no precision and its
-        # perf matrix had both fp8_ds and fp8_cs: left at delayed scaling.
+        # perf matrix had both fp8_ds and fp8_cs: left at delayed scaling. The Qwen3 MoE H100 FP8 configs are
+        # FP8-CS too from 25.11 on (scripts/performance/configs/qwen3/workload_base_configs.py @v0.2.1
+        # lines 135, 233: QWEN3_235B_A22B_H100_FP8_CS_BASE_CONFIG, QWEN3_30B_A3B_H100_FP8_CS_BASE_CONFIG;
+        # configs/qwen/qwen3_workload_base_configs.py @v0.4.0 lines 173, 422: *_PRETRAIN_CONFIG_H100_FP8_CS_V1;
+        # stop 38).
         training["fp8_scaling"] = "tensorwise"
         note += (" FP8 current scaling (Transformer Engine Float8CurrentScaling, 'tensorwise'): an amax pass "
                  "before every cast that is not fused into a LayerNorm.")
@@ -1679,8 +1683,42 @@ MB_QWEN30_STOP37 = ("Stop 37 checked the synchronization lead in the source, for
                     "must stay under 2.7 ms per layer and micro-batch (8.04 / 0.8 - 7.37) for the BF16 rows to keep their "
                     "band, and the overlapped BF16 run (6.83 ms) bounds the host's whole time per layer and micro-batch "
                     "there at 6.83 ms. Nothing was modelled or fitted; no case moved. ")
-MB_QWEN30 = ("FIXME: over-predicted +23.8% to +220.4% (EP 8 inside one node in the table): gpuplan gives 12,987-16,383 "
-             "tokens/s/GPU against the table's 5,113-10,494 (26.02: 5,113 and 26.02.01: 9,058, both shown at TP 1 PP 2 "
+MB_QWEN30_STOP38 = ("Stop 38 read the FP8 path per expert at the releases' Transformer Engine (NeMo 26.04: TE 2.14+71bbefb, "
+                    "Megatron-Bridge docs/releases/software-versions.md @v0.5.0 line 9; 26.02: TE 2.12, line 31) and timed two "
+                    "mechanisms, nothing fitted: (1) the Qwen3 MoE H100 FP8 recipes are FP8 current scaling from 25.11 on "
+                    "(QWEN3_30B_A3B_H100_FP8_CS_BASE_CONFIG, scripts/performance/configs/qwen3/workload_base_configs.py @v0.2.1 "
+                    "line 233; QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1, configs/qwen/qwen3_workload_base_configs.py "
+                    "@v0.4.0 line 422), so the rows now state fp8_scaling 'tensorwise' like the Llama rows (25.09, precision "
+                    "not stated, stays delayed); (2) TEGroupedMLP's fc1 and fc2 are TE GroupedLinears that quantize their input "
+                    "and their output gradient with tex.split_quantize over the local experts' splits (module/grouped_linear.py "
+                    "@71bbefbf lines 151-156, 356-366), which has a fused multi-tensor kernel for delayed scaling only ('Note: "
+                    "Currently only have fused kernel for FP8 delayed scaling', csrc/extensions/cast.cpp @71bbefbf line 271; the "
+                    "same at v2.9, v2.12 and 4220403e, the TE of v0.5.0), so current scaling quantizes each expert's split on "
+                    "its own, 4 kernels each (zero_amax_kernel<<<1, 1>>>, the amax reduction, compute_scale_from_amax_kernel"
+                    "<<<1, 1>>>, the cast: csrc/quantizer.cpp lines 876-895, common/recipe/current_scaling.cu lines 75, 97-107, "
+                    "258), each charged 3 us beyond its bytes (the shortest FP8 quantize kernels timed on an H100, 2.9-3.4 us: "
+                    "vllm-project/vllm pull request 25427), 16 kernels per local expert per layer and micro-batch (compute.rs "
+                    "expert_quantize_seconds): 0.38 ms per layer and micro-batch at EP 16 (8 local experts), 0.77 ms at EP 8. "
+                    "Moves: 25.11 +207.2% -> +176.3% (+195.8% with (1) alone), 26.02 +220.4% -> +170.0% (+208.4%), 26.02.01 "
+                    "+57.4% -> +35.4% (+52.2%), 26.04-26.06 +46.6..+48.8% -> +34.5..+36.5% (+42.2..+44.3%); 25.09 unchanged; "
+                    "Qwen3-235B-A22B's rows (4 local experts) +0.0..+0.2 points, faster: their combined-1F1B overlap hides the "
+                    "dispatches behind the experts' compute (train/step.rs ep_exposed_per_pair), so the added kernels hide as "
+                    "much exposed all-to-all as they add (26.04: compute 42.1 -> 43.2 s, exposed all-to-all 30.4 -> 29.2 s). At EP 16 the modelled "
+                    "layer and micro-batch is 7.1 ms (6.5 ms before) against 9.52-9.67 ms published, and FP8 is still modelled "
+                    "0.3 ms faster than the BF16 A/B runs' 7.37 ms, where the runs are 1.5-1.6 ms slower: 1.8-1.9 ms of the "
+                    "FP8-BF16 difference remains. Read, not modelled: Megatron-Core pads every local expert's rows to a "
+                    "multiple of 16 for the FP8 GEMMs whenever a count is not one (Fp8Padding and Fp8Unpadding in "
+                    "TEGroupedMLP.forward, megatron/core/transformer/moe/experts.py @d7288711 lines 247-248, 347-351, 402; "
+                    "the Qwen3 recipes set moe_router_padding_for_fp8 = False, src/megatron/bridge/recipes/qwen/qwen3_moe.py "
+                    "@v0.4.0 line 210; TE module/fp8_padding.py: tex.fused_multi_row_padding, a no-op only when every count "
+                    "is aligned), forward on the hidden states and the probabilities, the output unpadded, the inverse in "
+                    "backward: 4 read-and-write passes over the 32,768 routed rows x 2,048 at 2 B, about 1.07 GB, 0.4 ms per "
+                    "layer and micro-batch at EP 16. Force-balanced random routing leaves the counts unaligned in the dropless "
+                    "releases, while 25.09's token drop pads each expert to a capacity of 512 (aligned); gpuplan has no "
+                    "token-drop setting, so charging the padding to every FP8 Megatron MoE row would take 25.09 into its band "
+                    "for the wrong reason, and it is left for a workload key that states the drop. ")
+MB_QWEN30 = ("FIXME: over-predicted +23.8% to +176.3% (EP 8 inside one node in the table): gpuplan gives 12,267-14,577 "
+             "tokens/s/GPU (12,987-16,383 before stop 38, +23.8% to +220.4%) against the table's 5,113-10,494 (26.02: 5,113 and 26.02.01: 9,058, both shown at TP 1 PP 2 "
              "VP 12 EP 8; 25.11: 5,275; 25.09 'tokendrop': 10,494). The recipes at the release tags run 25.11 at MBS 1, "
              "VP 12 (not the table's MBS 2, VP 24) and 26.02.01 at EP 16, PP 1 (not EP 8, PP 2), see the stop-36 "
              "re-reading below: on the recipes' layouts the rows fall in three groups, the two releases with the "
@@ -1700,18 +1738,21 @@ MB_QWEN30 = ("FIXME: over-predicted +23.8% to +220.4% (EP 8 inside one node in t
              "try not to use tensor model parallelism or context parallelism with overlap_moe_expert_parallel_comm'); "
              "these rows use neither TP nor CP, and the perf scripts set 8 or 32 connections, never 1, when the "
              "overlap is on (scripts/performance/perf_plugins.py @v0.3.0 _set_num_cuda_device_max_connections: 1 only "
-             "for 'tp_size > 1 or cp_size > 1) and not moe_a2a_overlap' on Hopper). " + MB_QWEN30_STOP36 + MB_QWEN30_STOP37
+             "for 'tp_size > 1 or cp_size > 1) and not moe_a2a_overlap' on Hopper). " + MB_QWEN30_STOP38 + MB_QWEN30_STOP36
+             + MB_QWEN30_STOP37
              + MB_QWEN30_CHECKS + MB_QWEN30_SYNCS + MB_RECIPES)
-MB_QWEN30_EP16 = ("FIXME: over-predicted +46.6% to +48.8% (EP 16 over both nodes): gpuplan gives 13,137 tokens/s/GPU (step "
-                  "20.0 s: 14.5 s compute, 5.5 s all-to-all) against 8,826-8,960. These releases run the HybridEP flex "
+MB_QWEN30_EP16 = ("FIXME: over-predicted +34.5% to +36.5% (EP 16 over both nodes): gpuplan gives 12,048 tokens/s/GPU (step "
+                  "about 21.8 s, of which 5.5 s all-to-all; before stop 38 13,137 tokens/s/GPU, step 20.0 s: 14.5 s compute, "
+                  "+46.6% to +48.8%) against 8,826-8,960. These releases run the HybridEP flex "
                   "dispatcher without the all-to-all overlap; since round 6 the workload states it (parallel.moe_dispatcher "
                   "'hybridep'; train/step.rs ep_alltoall_seconds: a token crosses to the other node once if any of its "
                   "top-8 of 128 experts is there, probability 1 - C(64,8)/C(128,8) = 0.9969, instead of 4 of its 8 "
                   "copies), which cut the all-to-all from 22.0 s to 5.5 s and moved these rows from -18.5%..-19.7% (in "
                   "band, with the NCCL volume) to +46.6%..+48.8%, next to the 26.02.01 row (+57.4% on the table's EP 8 "
                   "layout; +45.0% on its recipe's EP 16 one, this layout). The gap is 3.0-3.2 ms per layer and micro-batch "
-                  "(29.3-29.7 s published against 20.0 s modelled, 48 layers x 64 micro-batches of 1 sequence). "
-                  + MB_QWEN30_STOP36 + MB_QWEN30_STOP37 + MB_QWEN30_CHECKS + MB_QWEN30_SYNCS + MB_RECIPES)
+                  "(29.3-29.7 s published against 20.0 s modelled, 48 layers x 64 micro-batches of 1 sequence), 2.4-2.6 ms "
+                  "since stop 38 (21.8 s). "
+                  + MB_QWEN30_STOP38 + MB_QWEN30_STOP36 + MB_QWEN30_STOP37 + MB_QWEN30_CHECKS + MB_QWEN30_SYNCS + MB_RECIPES)
 NEMO_SFT13 = ("FIXME: under-predicted -20.1% (8,126 against 10,176 tokens/s/GPU): -19.2% and in band until the loss's "
               "traffic over the logits was charged (compute.rs loss_bytes_per_logit: Megatron-Core's fused "
               "vocab-parallel cross-entropy, 28 B per token x vocabulary entry, 32,000 entries, on the last of 4 "

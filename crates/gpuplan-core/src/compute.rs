@@ -119,6 +119,21 @@ pub const EAGER_SWIGLU_BYTES: f64 = 10.0;
 /// counted once per micro-batch the same way.
 pub const FP8_CAST_BYTES: f64 = 4.0;
 
+/// GPU time of one kernel beyond the bytes it streams (launch ramp, a single-thread body or a
+/// wave's tail), seconds: the shortest FP8 quantize kernels timed on an H100 take 2.9-3.4 us
+/// for one row of 896-7,168 elements (vllm-project/vllm pull request 25427, 2025-09-22, H100
+/// benchmark of `bench_per_token_quant_fp8.py`: 2.88 us Torch compiled, 3.26 us CUDA, 2.94 us
+/// Triton at hidden 896, batch 1). A measured floor, not fitted to any case.
+pub const SMALL_KERNEL_SECONDS: f64 = 3.0e-6;
+
+/// Kernels one per-tensor current-scaling quantize launches (Transformer Engine
+/// `Float8CurrentScalingQuantizer::quantize_impl`, transformer_engine/pytorch/csrc/quantizer.cpp
+/// @71bbefbf (TE 2.14, NeMo 26.04) lines 876-895: `nvte_compute_amax_with_config`, which first
+/// runs `zero_amax_kernel<<<1, 1>>>` and then the amax reduction (common/recipe/
+/// current_scaling.cu lines 75, 97-107), `nvte_compute_scale_from_amax`
+/// (`compute_scale_from_amax_kernel<<<1, 1>>>`, line 258) and `nvte_quantize_v2`): 4.
+pub const CURRENT_SCALING_QUANTIZE_KERNELS: f64 = 4.0;
+
 /// Compute time of one micro-batch on the slowest device, by kind of work.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct ComputeParts {
@@ -482,6 +497,32 @@ fn linear_casts(setup: &TrainingSetup, t: &TransformerSpec, l: &crate::model::Li
         c.input = routed_expert_input_cast(l.name) * per_cast;
     }
     c
+}
+
+/// Fixed GPU seconds of one routed expert's FP8 quantizes per micro-batch under Megatron-Core
+/// with per-tensor current scaling (`fp8_scaling = "tensorwise"`, Megatron-Bridge's `fp8_cs`).
+/// `TEGroupedMLP`'s fc1 and fc2 are Transformer Engine `GroupedLinear`s, which quantize their
+/// input in forward and their output gradient in backward with one `tex.split_quantize` over
+/// the local experts' row splits (module/grouped_linear.py @71bbefbf lines 151-156 and
+/// 356-366); `split_quantize` has a fused multi-tensor kernel for delayed scaling only ('Note:
+/// Currently only have fused kernel for FP8 delayed scaling', csrc/extensions/cast.cpp
+/// @71bbefbf line 271; the same at v2.9 line 117, v2.12 line 119 and at 4220403e, the TE of
+/// Megatron-Bridge v0.5.0), so current scaling quantizes every expert's split on its own:
+/// [`CURRENT_SCALING_QUANTIZE_KERNELS`] kernels each, at [`SMALL_KERNEL_SECONDS`] beyond the
+/// bytes the casts already count. Counted on the linear that carries its grouped linear's
+/// input cast ([`routed_expert_input_cast`]: fc1 on `gate_proj`, fc2 on `down_proj`): one
+/// input quantize per forward pass and one gradient quantize. Delayed scaling's one fused kernel
+/// per grouped linear and the 16-bit paths pay none.
+fn expert_quantize_seconds(setup: &TrainingSetup, l: &crate::model::Linear, r: &ChipRates) -> f64 {
+    let per_expert_quantize = r.cast_bytes > 0.0
+        && l.copies > 1
+        && setup.framework == crate::workload::Framework::Megatron
+        && setup.fp8_scaling == crate::workload::Fp8Scaling::Tensorwise
+        && routed_expert_input_cast(l.name) > 0.0;
+    if !per_expert_quantize {
+        return 0.0;
+    }
+    (forward_passes(setup) + 1.0) * CURRENT_SCALING_QUANTIZE_KERNELS * SMALL_KERNEL_SECONDS
 }
 
 /// Input casts of a routed expert's linear under Megatron-Core: an MoE layer's pre-MLP norm is a
@@ -1100,7 +1141,7 @@ impl MicroBatch<'_> {
                             self.frozen,
                             casts,
                             self.r,
-                        );
+                        ) + expert_quantize_seconds(self.setup, l, self.r);
                         d.copies as f64 * one
                     })
                     .sum::<f64>()
@@ -1119,7 +1160,8 @@ impl MicroBatch<'_> {
                 let d = split.linear(l);
                 let casts = linear_casts(setup, self.t, l);
                 let rows = split.rows(l, self.linear_tokens(g, l));
-                let one = linear_seconds_cast(rows, d.d_in, d.d_out, 1, self.frozen, casts, self.r);
+                let one = linear_seconds_cast(rows, d.d_in, d.d_out, 1, self.frozen, casts, self.r)
+                    + expert_quantize_seconds(setup, l, self.r);
                 d.copies as f64 * one
             })
             .sum()
@@ -1646,6 +1688,70 @@ mod tests {
         assert_eq!(width("Mixtral-8x7B"), 2.0 * 14336.0);
         assert_eq!(width("DeepSeek-V3"), 18432.0);
         assert_eq!(width("Llama-3.1-8B"), 14336.0);
+    }
+
+    /// Megatron-Core's grouped experts under FP8 current scaling launch 4 quantize kernels per
+    /// local expert for their input (per forward pass) and their output gradient, charged on the
+    /// linear carrying the grouped linear's input cast (fc1 on gate_proj, fc2 on down_proj);
+    /// delayed scaling's fused multi-tensor cast, 16-bit training, dense linears and other
+    /// frameworks pay none.
+    #[test]
+    fn current_scaling_quantizes_each_expert_on_its_own() {
+        use crate::workload::{Fp8Scaling, Framework, Precision};
+        let expert = |name: &'static str, copies: u64| crate::model::Linear {
+            name,
+            d_in: 2048,
+            d_out: 768,
+            copies,
+            active_copies: copies.min(8),
+        };
+        let mut s = TrainingSetup {
+            framework: Framework::Megatron,
+            precision: Precision::Fp8,
+            fp8_scaling: Fp8Scaling::Tensorwise,
+            ..TrainingSetup::default()
+        };
+        let mut r = rates(1e15, Some(3e12));
+        r.cast_bytes = FP8_CAST_BYTES;
+        let each = CURRENT_SCALING_QUANTIZE_KERNELS * SMALL_KERNEL_SECONDS;
+        assert_eq!(
+            expert_quantize_seconds(&s, &expert("gate_proj", 128), &r),
+            2.0 * each
+        );
+        assert_eq!(
+            expert_quantize_seconds(&s, &expert("down_proj", 128), &r),
+            2.0 * each
+        );
+        assert_eq!(
+            expert_quantize_seconds(&s, &expert("up_proj", 128), &r),
+            0.0
+        );
+        assert_eq!(
+            expert_quantize_seconds(&s, &expert("gate_proj", 1), &r),
+            0.0
+        );
+        s.recompute = Recompute::Full;
+        assert_eq!(
+            expert_quantize_seconds(&s, &expert("gate_proj", 128), &r),
+            3.0 * each
+        );
+        s.fp8_scaling = Fp8Scaling::Delayed;
+        assert_eq!(
+            expert_quantize_seconds(&s, &expert("gate_proj", 128), &r),
+            0.0
+        );
+        s.fp8_scaling = Fp8Scaling::Tensorwise;
+        s.framework = Framework::HuggingFace;
+        assert_eq!(
+            expert_quantize_seconds(&s, &expert("gate_proj", 128), &r),
+            0.0
+        );
+        s.framework = Framework::Megatron;
+        r.cast_bytes = 0.0;
+        assert_eq!(
+            expert_quantize_seconds(&s, &expert("gate_proj", 128), &r),
+            0.0
+        );
     }
 
     #[test]

@@ -161,10 +161,15 @@ fn accuracy_refits_every_fitted_source() {
     // Stop 38 (mpt19, read from the test): FSDP DEFAULT's fp32 gradient reduce-scatter on the 136
     // llm-foundry DEFAULT rows (llm-foundry held out: 210 cases, median 4.4%, mean 6.0% at one
     // decimal, as before): mean 10.0% -> 10.1% (a rounding step), median 5.6% unchanged.
+    // Stop 38 (wt-mbridge19): the Qwen3 MoE FP8 rows state current scaling and Megatron-Core's
+    // grouped experts pay TE's unfused per-expert quantize (compute.rs `expert_quantize_seconds`):
+    // Qwen3-30B-A3B's six dropless rows 12-50 points closer (all still recorded misses), mean
+    // 10.0% -> 9.8%, median unchanged.
+    // Both merged (stop 38, read from the test): see the pin.
     assert!(
         refit.contains(
             "Leave-one-source-out over all 36 sources (those above as they are, the 4 fitted ones \
-             with their constants refit): 523 cases, median |error| 5.6%, mean 10.1%; 12 cases of \
+             with their constants refit): 523 cases, median |error| 5.6%, mean MERGEPIN; 12 cases of \
              the fitted sources are not held out."
         ),
         "{refit}"
