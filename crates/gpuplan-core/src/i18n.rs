@@ -236,9 +236,11 @@ const RENDER_CACHE_ENTRIES: usize = 4096;
 /// process, not one per thread: the planner's `par_map` starts its helper threads afresh for
 /// every phase, so a per-thread cache was cold on them at every phase (stop 38: the helper
 /// rendered about twice what the main thread did per run). Rendering happens outside the lock.
-static RENDERED: std::sync::LazyLock<
-    std::sync::Mutex<rustc_hash::FxHashMap<u64, Vec<(Msg, Text)>>>,
-> = std::sync::LazyLock::new(Default::default);
+static RENDERED: std::sync::LazyLock<std::sync::Mutex<Renderings>> =
+    std::sync::LazyLock::new(Default::default);
+
+/// Renderings by message hash, each with the message it renders.
+type Renderings = rustc_hash::FxHashMap<u64, Vec<(Msg, Text)>>;
 
 fn hash_msg(m: &Msg, h: &mut impl std::hash::Hasher) {
     use std::hash::Hash;
