@@ -193,7 +193,7 @@ impl From<&str> for Text {
 }
 
 impl From<Msg> for Text {
-    /// Both languages, from this thread's cache of recent renderings when the same message with
+    /// Both languages, from the process's cache of recent renderings when the same message with
     /// the same arguments was rendered before (a plan search renders many identical advice and
     /// caveat lines; Fluent formatting is a pure function of the id and the arguments).
     fn from(m: Msg) -> Text {
@@ -203,8 +203,9 @@ impl From<Msg> for Text {
         let mut h = rustc_hash::FxHasher::default();
         hash_msg(&m, &mut h);
         let key = h.finish();
-        let hit = RENDERED.with(|c| {
-            c.borrow().get(&key).and_then(|v| {
+        // (A poisoned cache is passed by: the message is rendered, never a panic.)
+        let hit = RENDERED.lock().ok().and_then(|c| {
+            c.get(&key).and_then(|v| {
                 v.iter()
                     .find(|(x, _)| same_msg(x, &m))
                     .map(|(_, t)| t.clone())
@@ -217,26 +218,29 @@ impl From<Msg> for Text {
             en: m.render(Lang::En),
             zh: m.render(Lang::Zh),
         };
-        RENDERED.with(|c| {
-            let mut c = c.borrow_mut();
+        if let Ok(mut c) = RENDERED.lock() {
             if c.len() >= RENDER_CACHE_ENTRIES {
                 c.clear();
             }
             c.entry(key).or_default().push((m, t.clone()));
-        });
+        }
         t
     }
 }
 
-/// Renderings kept per thread (then the cache starts over): bounded memory in a long-running
+/// Renderings kept (then the cache starts over): bounded memory in a long-running
 /// `gpuplan serve`.
 const RENDER_CACHE_ENTRIES: usize = 4096;
 
-std::thread_local! {
-    /// Recent renderings by message hash, each with the message it renders.
-    static RENDERED: std::cell::RefCell<rustc_hash::FxHashMap<u64, Vec<(Msg, Text)>>> =
-        std::cell::RefCell::new(rustc_hash::FxHashMap::default());
-}
+/// Recent renderings by message hash, each with the message it renders. One cache for the
+/// process, not one per thread: the planner's `par_map` starts its helper threads afresh for
+/// every phase, so a per-thread cache was cold on them at every phase (stop 38: the helper
+/// rendered about twice what the main thread did per run). Rendering happens outside the lock.
+static RENDERED: std::sync::LazyLock<std::sync::Mutex<Renderings>> =
+    std::sync::LazyLock::new(Default::default);
+
+/// Renderings by message hash, each with the message it renders.
+type Renderings = rustc_hash::FxHashMap<u64, Vec<(Msg, Text)>>;
 
 fn hash_msg(m: &Msg, h: &mut impl std::hash::Hasher) {
     use std::hash::Hash;

@@ -1723,7 +1723,8 @@ pub(crate) fn par_map<T: Sync, R: Send>(
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
     let take_in_turn = || {
-        let mut out = Vec::new();
+        // Its even share at once (a result can be large: grown lists copied them).
+        let mut out = Vec::with_capacity(items.len().div_ceil(threads));
         loop {
             let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let Some(item) = items.get(i) else { break };
@@ -1774,7 +1775,9 @@ fn sites<'a>(
     // chip hold the same object, so the time passes' prologues ([`Known`]) and the cluster
     // comparisons of `Work::time_for` see the same chip by its address first.
     let mut chips: Vec<(*const GpuSpec, ChipSetup, std::sync::Arc<GpuSpec>)> = Vec::new();
-    let mut out = Vec::new();
+    let node_choices = node_counts(req.constraints.max_nodes);
+    // Sized first: a site holds its cluster, and a growing list copied them at every doubling.
+    let mut out = Vec::with_capacity(cands.len() * node_choices.len());
     let mut skipped = Vec::new();
     for (cand, &(inst, gpu)) in cands.iter().enumerate() {
         let chip = match chips.iter().position(|(g, ..)| std::ptr::eq(*g, gpu)) {
@@ -1808,7 +1811,7 @@ fn sites<'a>(
             }
         };
         let shared_gpu = &chips[chip].2;
-        for nodes in node_counts(req.constraints.max_nodes) {
+        for &nodes in &node_choices {
             let Ok((cluster, assumed)) = instance_cluster(inst, shared_gpu, nodes) else {
                 continue;
             };

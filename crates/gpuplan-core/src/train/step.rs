@@ -1907,6 +1907,9 @@ fn compute_and_bubble(
     done
 }
 
+/// The collective families a step lists at most: `tp`, `cp`, `dp`, `pp`, `ep` (one entry each).
+const COLLECTIVE_FAMILIES: usize = 5;
+
 /// [`step_time`], stopped when `cutoff` is given and the step cannot beat it: after the compute
 /// and the bubble where the bound tokens per step ÷ (compute + bubble) is not above it, or after
 /// the communication where the step's own tokens/s is not (its bound not below the step), before
@@ -1961,7 +1964,9 @@ fn step_time_below(
             return Ok(Err(bound));
         }
     }
-    let mut collectives = Vec::new();
+    // At most one family each (TP, CP, DP, PP, EP): sized at once, never grown. A grown list
+    // (4 → 8 entries, over 1 KiB) took glibc's large-chunk path on every step that reached it.
+    let mut collectives = Vec::with_capacity(COLLECTIVE_FAMILIES);
     let (tp_total, tp_hidden) = tp_phase(&x, &compute_parts, &mut collectives);
     let cp_comm = cp_phase(&x, &compute_parts, &mut collectives);
     let dp = dp_phase(&x, compute, &mut collectives);
