@@ -38,7 +38,7 @@ fn formats(job: &ServeJob, gpu: &GpuSpec, model: &crate::model::ModelSpec) -> Ve
         return job
             .weights
             .iter()
-            .filter(|f| crate::infer::format_runs(job.engine, **f, gpu))
+            .filter(|f| crate::infer::model_format_runs(model, job.engine, **f, gpu))
             // MXFP4 on a model without routed experts would be 16-bit under its name (review r12 #2).
             .filter(|f| crate::infer::check_format_on_model(model, **f, job.engine).is_ok())
             .map(|f| half(*f))
@@ -55,11 +55,11 @@ fn formats(job: &ServeJob, gpu: &GpuSpec, model: &crate::model::ModelSpec) -> Ve
     // Int4 only where the engine has an int4 kernel for the chip (audit r18 #1: a V100 was
     // offered TensorRT-LLM's and the static engine's int4, which have no kernel below 7.5 / 8.0).
     let int4 = WeightFormat::Int4 { group: 128 };
-    if llm && crate::infer::format_runs(job.engine, int4, gpu) {
+    if llm && crate::infer::model_format_runs(model, job.engine, int4, gpu) {
         v.push(int4);
     }
     match crate::infer::native_format(model) {
-        Some(n) => shipped_formats(v, n, job.engine, gpu),
+        Some(n) => shipped_formats(v, n, job.engine, gpu, model),
         None => v,
     }
 }
@@ -74,6 +74,7 @@ fn shipped_formats(
     native: WeightFormat,
     engine: crate::workload::Engine,
     gpu: &GpuSpec,
+    model: &crate::model::ModelSpec,
 ) -> Vec<WeightFormat> {
     let mut v: Vec<WeightFormat> = v
         .into_iter()
@@ -81,7 +82,7 @@ fn shipped_formats(
         .collect();
     // FP8 is in `v` where the chip has FP8 units; the stored format is added where the engine
     // loads it (FP8 as W8A16 through FP8 Marlin on Ampere, review r12 #3).
-    if !v.contains(&native) && crate::infer::format_runs(engine, native, gpu) {
+    if !v.contains(&native) && crate::infer::model_format_runs(model, engine, native, gpu) {
         v.insert(1, native);
     }
     v
@@ -755,7 +756,15 @@ fn stack_binding(job: &ServeJob, cands: &[(&Instance, &GpuSpec)]) -> Option<Bind
     }
     let runs = |g: &GpuSpec| crate::infer::engine_runs_on(job.engine, g);
     if !cands.iter().any(|(_, g)| runs(g)) {
-        let m = Msg::new("bind-serve-engine-nvidia-only").arg("n", cands.len());
+        let cuda = cands.iter().any(|(_, g)| g.stack == "cuda");
+        let m = match crate::infer::engine_min_cc(job.engine) {
+            // vLLM below 7.0, SGLang below 7.5 (audit r19 #4).
+            Some(min) if cuda => Msg::new("bind-serve-engine-min-cc")
+                .arg("n", cands.len())
+                .arg("engine", job.engine.name())
+                .arg("min", format!("{}.{}", min / 10, min % 10)),
+            _ => Msg::new("bind-serve-engine-nvidia-only").arg("n", cands.len()),
+        };
         return Some(Binding::msg("engine", m));
     }
     let loads = |g: &GpuSpec| {
