@@ -59,7 +59,11 @@ fn formats(job: &ServeJob, gpu: &GpuSpec, model: &crate::model::ModelSpec) -> Ve
         v.push(int4);
     }
     match crate::infer::native_format(model) {
-        Some(n) => shipped_formats(v, n, job.engine, gpu, model),
+        // An AWQ checkpoint's stored int4 only where vLLM/SGLang load AWQ (audit r19 #1).
+        Some(n) => shipped_formats(v, n, job.engine, gpu)
+            .into_iter()
+            .filter(|f| crate::infer::model_format_runs(model, job.engine, *f, gpu))
+            .collect(),
         None => v,
     }
 }
@@ -74,7 +78,6 @@ fn shipped_formats(
     native: WeightFormat,
     engine: crate::workload::Engine,
     gpu: &GpuSpec,
-    model: &crate::model::ModelSpec,
 ) -> Vec<WeightFormat> {
     let mut v: Vec<WeightFormat> = v
         .into_iter()
@@ -82,7 +85,7 @@ fn shipped_formats(
         .collect();
     // FP8 is in `v` where the chip has FP8 units; the stored format is added where the engine
     // loads it (FP8 as W8A16 through FP8 Marlin on Ampere, review r12 #3).
-    if !v.contains(&native) && crate::infer::model_format_runs(model, engine, native, gpu) {
+    if !v.contains(&native) && crate::infer::format_runs(engine, native, gpu) {
         v.insert(1, native);
     }
     v
