@@ -46,6 +46,10 @@ Families (each input is one gpuplan run, or one HTTP request for `api`):
            8.0: the kernel caveat), serving plans per chip x engine, TensorRT-LLM's int4 groups,
            unknown model names, TOML values of other types in numeric keys, Megatron CP below 8.0,
            uneven interleaved splits, and 160 seeded random plan/estimate questions (zh notes checked)
+  r19      round 19: every numeric workload key of estimate and plan x 0, -1, "nan", nan, 1e300, 2.5,
+           "12", inf, -0.0, 2^64 (a finite answer or exit 2 naming the key; no negative zero printed),
+           serving engines per compute capability (vLLM 7.0, SGLang 7.5), AWQ vs GPTQ per chip, the
+           Volta int4 bundle, tiny/huge/top-k/GQA model shapes
   api16    `/estimate` and `/plan` read only JSON bodies (415 naming content-type otherwise); the
            int4 TP refusal names `tp` as the CLI does
   sanity   ordinary questions: preset × task × provider × objective × size, each plan checked
@@ -2186,6 +2190,128 @@ def r18():
     return c
 
 
+NEG_ZERO = re.compile(r"(?<![\w.\-])-0(\.0+)?(?![\d.])")
+
+
+def no_negative_zero(r):
+    """A negative zero printed as a figure ("-0.00", "-0%", JSON -0.0): audit r19 #3."""
+    probs = []
+    for what, text in (("stdout", r["out"]), ("stderr", r["err"])):
+        m = NEG_ZERO.search(text)
+        if m:
+            probs.append(f"{what} shows a negative zero: …{text[max(0, m.start() - 40):m.end() + 20]!r}")
+    return probs
+
+
+R19_VALS = ["0", "-1", '"nan"', "nan", "1e300", "2.5", '"12"', "inf", "-0.0", "18446744073709551616"]
+R19_KEYS = {
+    "training": ["micro_batch", "seq_len", "attention_span", "grad_accum", "tokens", "samples", "epochs",
+                 "bytes_per_sample", "optimizer_foreach_buffers", "logit_metrics"],
+    "training.parallel": ["tp", "pp", "ep", "etp", "zero", "cp", "virtual_stages", "last_stage_layers",
+                          "first_stage_layers", "grad_bucket_elements"],
+    "training.lora": ["rank", "dropout"],
+    "inference": ["tp", "gpu_memory_utilization", "mem_fraction_static", "free_gpu_memory_fraction",
+                  "max_model_len", "max_num_batched_tokens", "max_num_seqs", "images_per_request", "block_size",
+                  "batch", "input_tokens", "output_tokens"],
+    "hardware": ["gpus_per_node", "nodes", "inter_gbit", "intra_gbs", "host_vcpus"],
+    "tunables": ["fragmentation", "startup_hours", "spot_price_fraction"],
+}
+R19_PLAN_KEYS = {
+    "serve": ["input_tokens", "output_tokens", "rate_rps", "concurrency", "ttft_s", "tpot_s",
+              "gpu_memory_utilization", "steps"],
+    "constraints": ["deadline_hours", "budget_cny", "max_nodes", "preemption_rate", "restart_minutes",
+                    "reuse_hours_per_month"],
+}
+R19_ENGINE_MIN = {"vllm": 70, "sglang": 75}
+R19_CHIPS = {"v100": 70, "t4": 75, "p100": 60, "p40": 61, "a100": 80, "h100": 90}
+
+
+def r19_workload(table, key, v):
+    """A valid small workload with `key = v` in `table` (training or inference by the table)."""
+    inference = table in ("inference", "hardware")
+    out = 'kind = "%s"\nmodel = "Qwen2.5-0.5B"\n' % ("inference" if inference else "training")
+    if not inference:
+        out += '[training]\ntask = "lora"\n'
+        out += f"{key} = {v}\n" if table == "training" else "tokens = 1e7\n"
+    if table not in ("training", "hardware"):
+        out += f"[{table}]\n{key} = {v}\n"
+    out += '[hardware]\ngpu = "a100"\n' + (f"{key} = {v}\n" if table == "hardware" else "")
+    return out
+
+
+def r19():
+    c = []
+
+    def add(name, args, exit=None, frag=None, **kw):
+        c.append(Case("r19", name, args, exit=exit, frag=frag, **kw))
+    # Every numeric workload key × hostile values: a finite answer or exit 2 naming the key (zh
+    # re-run by run_case); no negative zero printed.
+    for (table, keys), v in itertools.product(R19_KEYS.items(), R19_VALS):
+        for key in keys:
+            add(f"estimate [{table}] {key} = {v}", ["estimate", "-w", "{dir}/w.toml"], None, (key,),
+                files={"w.toml": r19_workload(table, key, v)}, ok_exits=(0, 2), check=no_negative_zero)
+    for (table, keys), v in itertools.product(R19_PLAN_KEYS.items(), R19_VALS):
+        for key in keys:
+            if table == "serve":
+                extra = "" if key in ("rate_rps", "concurrency") else "rate_rps = 1.0\n"
+                text = f'model = "Qwen2.5-0.5B"\n[serve]\n{extra}{key} = {v}\n[constraints]\nproviders = ["alibaba"]\n'
+            else:
+                text = ('model = "Qwen2.5-0.5B"\n[training]\ntask = "lora"\ntokens = 1e7\n[constraints]\n'
+                        f'providers = ["alibaba"]\n{key} = {v}\n')
+            add(f"plan [{table}] {key} = {v}", ["plan", "-w", "{dir}/w.toml"], None, (key,),
+                files={"w.toml": text}, ok_exits=(0, 2, 4), check=no_negative_zero)
+    for flag in ["--preemption-rate=-0", "--reuse-hours=-0", "--lora-dropout=-0", "--set=fragmentation=-0"]:
+        add(f"plan {flag}", ["plan", "-m", "Qwen2.5-0.5B", "--task", "lora", "--tokens", "1e7", "--provider",
+            "alibaba", flag], None, None, ok_exits=(0,), check=no_negative_zero)
+    # Serving engines start only from their compute capability (vLLM 7.0, SGLang 7.5).
+    for (gpu, cc), engine in itertools.product(R19_CHIPS.items(), ["vllm", "sglang", "trtllm", "static"]):
+        below = cc < R19_ENGINE_MIN.get(engine, 0)
+        add(f"{engine} on {gpu}", ["estimate", "-m", "Qwen2.5-0.5B", "--task", "inference", "--gpu", gpu,
+            "--engine", engine], 2 if below else None, ("engine",) if below else None, ok_exits=(0, 2, 3))
+    # AWQ vs GPTQ by name on each chip: AWQ under vLLM/SGLang from 7.5.
+    for (gpu, cc), engine, w in itertools.product(R19_CHIPS.items(), ["vllm", "sglang"], ["awq", "gptq"]):
+        if cc < R19_ENGINE_MIN[engine]:
+            continue
+        refuse = w == "awq" and cc < 75
+        add(f"--weights {w} {engine} {gpu}", ["estimate", "-m", "Llama-3.1-8B", "--task", "inference", "--gpu",
+            gpu, "--engine", engine, "--weights", w], 2 if refuse else None, ("weights",) if refuse else None,
+            ok_exits=(0, 3))
+    # Export of serving plans on Volta/Turing: GPTQ under vLLM below 7.5, no SGLang script there.
+    for gpu in ["v100", "t4"]:
+        add(f"export int4 {gpu}", ["plan", "-m", "Llama-3.1-8B", "--task", "inference", "--gpu", gpu, "--engine",
+            "vllm", "--weights", "int4", "--export", "{dir}/out"], 0, None,
+            check=(lambda r, gpu=gpu: r19_bundle_ok(r, gpu)))
+    # Shapes: tiny and huge models, top-k over the experts, GQA that does not divide, TP over heads.
+    tiny = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 64,
+            "intermediate_size": 256, "num_attention_heads": 4, "num_key_value_heads": 4, "num_hidden_layers": 1,
+            "vocab_size": 1000, "max_position_embeddings": 2048}
+    shapes = {
+        "tiny": (tiny, 0), "huge": (dict(tiny, hidden_size=65536, intermediate_size=262144, num_attention_heads=512,
+                                          num_key_value_heads=8, num_hidden_layers=200, vocab_size=256000,
+                                          max_position_embeddings=1048576), None),
+        "topk": (dict(tiny, architectures=["MixtralForCausalLM"], model_type="mixtral", num_local_experts=4,
+                      num_experts_per_tok=8), 2),
+        "gqa": (dict(tiny, hidden_size=896, num_attention_heads=14, num_key_value_heads=4), 2),
+    }
+    for (name, (cfg, exit)), task in itertools.product(shapes.items(), ["inference", "lora", "full", "pretrain"]):
+        add(f"shape {name} {task}", ["estimate", "--model-config", "{dir}/c.json", "--task", task, "--gpu", "h100",
+            "--gpus-per-node", "8"] + (["--tokens", "1e9"] if task != "inference" else [])
+            + (["--nodes", "100"] if name == "huge" else []), exit,
+            None, files={"c.json": json.dumps(cfg)}, ok_exits=(0, 2, 3), check=no_negative_zero)
+    return c
+
+
+def r19_bundle_ok(r, gpu):
+    out = os.path.join(r["dir"], "out")
+    vllm = open(os.path.join(out, "serve-vllm.sh")).read()
+    sglang = os.path.exists(os.path.join(out, "serve-sglang.sh"))
+    want = "gptq" if gpu == "v100" else "awq"
+    probs = [] if f"--quantization {want}" in vllm else [f"serve-vllm.sh lacks --quantization {want}"]
+    if sglang == (gpu == "v100"):
+        probs.append("serve-sglang.sh " + ("written for a chip SGLang does not start on" if sglang else "missing"))
+    return probs
+
+
 def api_r16(bin_path):
     """`/estimate` and `/plan` read a body only as JSON (415 naming content-type otherwise), and
     refuse an int4 group against a TP slice naming `tp`, as the CLI does."""
@@ -2240,7 +2366,7 @@ def api_r16(bin_path):
 
 FAMILIES = {"flags": flags, "combos": combos, "hfconfig": hfconfigs, "files": lambda: workload_files() + catalog_and_prices(),
             "export": export_cases, "sanity": sanity, "esanity": esanity, "misc": misc, "recent": recent, "r5": r5,
-            "r12": r12, "r13": r13, "r14": r14, "r15": r15, "r16": r16, "r17": r17, "r18": r18}
+            "r12": r12, "r13": r13, "r14": r14, "r15": r15, "r16": r16, "r17": r17, "r18": r18, "r19": r19}
 
 
 def main():

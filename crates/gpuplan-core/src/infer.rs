@@ -766,9 +766,32 @@ fn engine_charge(
 /// docs/methodology.md §Serving engines).
 /// Whether `engine` runs on `gpu`'s software stack: TensorRT-LLM builds CUDA engines for NVIDIA
 /// GPUs only ("TensorRT-LLM … on NVIDIA GPUs", NVIDIA/TensorRT-LLM README; no ROCm or CANN
-/// backend); vLLM, SGLang and static batching have CUDA, ROCm and Ascend (CANN) backends.
+/// backend); vLLM, SGLang and static batching have CUDA, ROCm and Ascend (CANN) backends. On
+/// CUDA, vLLM and SGLang start only from [`engine_min_cc`] (audit r19 #4).
 pub fn engine_runs_on(engine: Engine, gpu: &GpuSpec) -> bool {
-    engine != Engine::Trtllm || gpu.stack == "cuda"
+    (engine != Engine::Trtllm || gpu.stack == "cuda") && engine_cc_runs(engine, gpu)
+}
+
+/// Lowest CUDA compute capability `engine` starts on, where a source states one: vLLM "GPU:
+/// compute capability 7.0 or higher (e.g., V100, T4, RTX20xx, A100, L4, H100, etc.)" (its
+/// installation requirements, docs.vllm.ai v0.3.3 through v0.14.0; CMakeLists.txt
+/// `CUDA_SUPPORTED_ARCHS` starts at 7.0); SGLang below 8.0 switches to float16 and then raises
+/// "SGLang only supports sm75 and above." when the minor capability is below 5
+/// (python/sglang/srt/model_executor/model_runner.py `load_model`, the same check since the
+/// v0.2 series; its quickstart: "sm75 and above"). `None`: no floor stated (TensorRT-LLM's
+/// int4 and FP8 floors are per format, the static engine is plain PyTorch).
+pub fn engine_min_cc(engine: Engine) -> Option<u32> {
+    match engine {
+        Engine::Vllm => Some(70),
+        Engine::Sglang => Some(75),
+        Engine::Trtllm | Engine::Static => None,
+    }
+}
+
+/// Whether `gpu` meets [`engine_min_cc`] (a chip off CUDA, or of unstated capability, does).
+fn engine_cc_runs(engine: Engine, gpu: &GpuSpec) -> bool {
+    let below = |cc: u32| engine_min_cc(engine).is_some_and(|min| cc < min);
+    gpu.stack != "cuda" || !gpu.compute_capability.is_some_and(below)
 }
 
 /// The static engine's KV cache length is a multiple of 8 (gpt-fast model.py @24428d7
@@ -799,6 +822,16 @@ pub fn fp8_weights_run_on(engine: Engine, gpu: &GpuSpec) -> bool {
 /// own message, [`fp8_weights_run_on`]).
 fn check_runs_on(s: &InferenceSetup, gpu: &GpuSpec) -> Result<(), CoreError> {
     use crate::i18n::Msg;
+    if !engine_cc_runs(s.engine, gpu) {
+        let cc = gpu.compute_capability.unwrap_or(0);
+        let min = engine_min_cc(s.engine).unwrap_or(0);
+        let fix = Msg::new("fix-engine-min-cc")
+            .arg("engine", s.engine.name())
+            .arg("gpu", gpu.id.as_str())
+            .arg("cc", format!("{}.{}", cc / 10, cc % 10))
+            .arg("min", format!("{}.{}", min / 10, min % 10));
+        return Err(CoreError::invalid_msg("engine", s.engine.name(), fix));
+    }
     if !engine_runs_on(s.engine, gpu) {
         let fix = Msg::new("fix-engine-nvidia-only").arg("gpu", gpu.id.as_str());
         return Err(CoreError::invalid_msg("engine", s.engine.name(), fix));
@@ -1210,6 +1243,7 @@ pub fn serving_memory(
 ) -> Result<ServingMemory, CoreError> {
     s.validate()?;
     check_runs_on(s, gpu)?;
+    check_awq_checkpoint(m, s, gpu)?;
     check_format_on_model(m, s.weights, s.engine)?;
     let t = m.transformer().ok_or_else(|| {
         CoreError::invalid(
@@ -1674,6 +1708,15 @@ pub const MARLIN_MIN_CC: u32 = 80;
 /// needs 75 (`AWQConfig`): a V100 (7.0) loads GPTQ, not AWQ. SGLang imports or adapts the same
 /// methods (its awq.py returns 75); its GPTQ floor is taken as vLLM's (not read).
 pub const GPTQ_MIN_CC: u32 = 60;
+/// Lowest compute capability at which vLLM and SGLang load an AWQ checkpoint:
+/// `AWQConfig.get_min_capability()` returns 75, "The AWQ kernel only supports Turing or newer
+/// GPUs" (vllm/model_executor/layers/quantization/awq.py @000796ac; SGLang
+/// srt/layers/quantization/awq.py the same), and vLLM's loader raises "The quantization method
+/// awq is not supported for the current GPU. Minimum capability: 75" below it. GPTQ's `GPTQConfig`
+/// returns 60 in both (vLLM gptq.py; SGLang python/sglang/srt/layers/quantization/gptq.py
+/// @006d0961 `get_min_capability`): on a V100 (7.0) a GPTQ checkpoint loads, an AWQ one does not
+/// (audit r19 #1).
+pub const AWQ_MIN_CC: u32 = 75;
 /// Lowest compute capability at which TensorRT-LLM runs grouped int4 (AWQ/GPTQ) weight-only
 /// GEMMs: its support matrix (TensorRT 10.3 era): "INT4 AWQ and GPTQ are not supported on SM <
 /// 75" (the first README said < 80). Per-channel int4 runs on Volta there; gpuplan's int4
@@ -1692,6 +1735,61 @@ pub fn int4_min_cc(engine: Engine) -> u32 {
         Engine::Trtllm => TRTLLM_INT4_MIN_CC,
         Engine::Static => TINYGEMM_MIN_CC,
     }
+}
+
+/// Whether `m`'s checkpoint is AWQ served as stored ([`ModelSpec::checkpoint_awq`], `format` its
+/// stored int4) under vLLM or SGLang on a CUDA chip below [`AWQ_MIN_CC`], which neither loads.
+/// TensorRT-LLM's own floor (7.5) and the static engine's (8.0) are [`int4_min_cc`]'s.
+fn awq_below_turing(m: &ModelSpec, engine: Engine, format: WeightFormat, gpu: &GpuSpec) -> bool {
+    m.checkpoint_awq && m.checkpoint == Some(format) && !awq_loads(engine, gpu)
+}
+
+/// Whether `engine` loads an AWQ checkpoint on `gpu`: vLLM and SGLang from [`AWQ_MIN_CC`] on
+/// CUDA (a chip of unstated capability is taken to load it); the other engines' int4 floors are
+/// [`int4_min_cc`]'s.
+fn awq_loads(engine: Engine, gpu: &GpuSpec) -> bool {
+    !matches!(engine, Engine::Vllm | Engine::Sglang)
+        || gpu.stack != "cuda"
+        || gpu.compute_capability.is_none_or(|cc| cc >= AWQ_MIN_CC)
+}
+
+/// `--weights awq`: an AWQ int4 checkpoint served by `s.engine` on `gpu`, refused naming
+/// `weights` where vLLM/SGLang have no AWQ kernel ([`AWQ_MIN_CC`]); `gptq` and `int4` load there.
+pub fn check_awq_named(s: &InferenceSetup, gpu: &GpuSpec) -> Result<(), CoreError> {
+    let int4 = matches!(s.weights, WeightFormat::Int4 { .. });
+    if !int4 || awq_loads(s.engine, gpu) {
+        return Ok(());
+    }
+    Err(awq_refused(s, gpu))
+}
+
+fn awq_refused(s: &InferenceSetup, gpu: &GpuSpec) -> CoreError {
+    let cc = gpu.compute_capability.unwrap_or(0);
+    let fix = crate::i18n::Msg::new("fix-weights-awq-chip")
+        .arg("engine", s.engine.name())
+        .arg("gpu", gpu.id.as_str())
+        .arg("cc", format!("{}.{}", cc / 10, cc % 10));
+    CoreError::invalid_msg("weights", s.weights.name(), fix)
+}
+
+/// [`format_runs`] for `m`'s checkpoint: an AWQ checkpoint as stored needs [`AWQ_MIN_CC`] under
+/// vLLM and SGLang, where a GPTQ one of the same bits loads from 6.0.
+pub fn model_format_runs(
+    m: &ModelSpec,
+    engine: Engine,
+    format: WeightFormat,
+    gpu: &GpuSpec,
+) -> bool {
+    format_runs(engine, format, gpu) && !awq_below_turing(m, engine, format, gpu)
+}
+
+/// The refusal of an AWQ checkpoint served as stored where vLLM/SGLang have no AWQ kernel
+/// ([`awq_below_turing`]), naming `weights` and the fixes: a GPTQ release, or a 7.5 chip.
+fn check_awq_checkpoint(m: &ModelSpec, s: &InferenceSetup, gpu: &GpuSpec) -> Result<(), CoreError> {
+    if awq_below_turing(m, s.engine, s.weights, gpu) {
+        return Err(awq_refused(s, gpu));
+    }
+    Ok(())
 }
 
 /// Whether `engine` loads weight-only int4 on `gpu` ([`int4_min_cc`]); a chip off CUDA or of

@@ -50,6 +50,7 @@ fn opaque(params: f64) -> ModelSpec {
         checkpoint: None,
         checkpoint_unread: None,
         checkpoint_skipped: Vec::new(),
+        checkpoint_awq: false,
     }
 }
 

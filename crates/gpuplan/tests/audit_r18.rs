@@ -48,7 +48,9 @@ fn int4_loads_only_where_the_engine_has_a_kernel() {
             &["`weights`", "no int4 kernel", min, "!panicked"],
         );
     }
-    for (gpu, engine) in [("v100", "vllm"), ("t4", "sglang"), ("p100", "vllm")] {
+    // (p100, vllm) left this list in audit r19 #4: vLLM does not start below compute
+    // capability 7.0, so the estimate refuses `engine` before the weights (audit_r19.rs).
+    for (gpu, engine) in [("v100", "vllm"), ("t4", "sglang")] {
         let o = refused(&serve8b(gpu, "int4-g128", engine), 0, &["exllama"]);
         assert!(common::all_text(&o).contains("unverified"));
     }

@@ -37,6 +37,7 @@ fix-tp-divides-heads-serve = must divide the attention heads ({ $heads }) and di
     }; try { $try }
 fix-tp-divides-heads-train = must divide the attention heads ({ $heads }) and the KV heads ({ $kv }): Megatron-Core and torchtitan give every TP rank whole KV heads (set training.parallel.kv_heads_replicated = true only for a stack that copies the KV heads to every rank); try { $try }
 fix-engine-nvidia-only = TensorRT-LLM runs on NVIDIA GPUs only, not on { $gpu }: use --engine vllm (or sglang)
+fix-engine-min-cc = { $engine } does not start on { $gpu } (compute capability { $cc }; it needs { $min }: vLLM's CUDA kernels are built from 7.0, and SGLang stops at load below 7.5, "SGLang only supports sm75 and above"): use --engine vllm on a chip from 7.0 (V100, T4), or a chip of compute capability { $min } or later
 fix-say-how-much-data = say how much data: --tokens N, or --samples N with --epochs E
 fix-rate-or-concurrency = give the load one way, not both: a rate (--rate, rate_rps: requests per second arriving) or a concurrency (--concurrency: requests in flight)
 fix-learned-positions = { $model } has a learned table of { $limit } positions: give --seq-len { $limit } or less
@@ -291,11 +292,13 @@ fix-serve-unread-checkpoint = is a checkpoint format gpuplan does not read (it r
 fix-quant-block = must be two positive integers, e.g. [128, 128]
 fix-quant-group = must be a positive number of weights per group (e.g. 128), or -1 for one scale per channel
 fix-quant-bits = must be 4 or 8 (int weight-only) or 8 with type float (FP8); other widths are not modelled
+fix-quant-awq-bits = must be 4: AWQ checkpoints store 4-bit weights only (vLLM's and SGLang's AWQConfig: "only 4-bit weight quantization is supported for AWQ"); an 8-bit checkpoint is GPTQ or compressed-tensors
 fix-quant-mixed = gives another weight format than the other groups; a checkpoint with mixed formats is not modelled: remove `quantization_config` and give `weights`
 fix-weights-format-runs = { $engine } has no kernel for this format on { $gpu } (vLLM serves MXFP4 from compute capability 8.0, SGLang and TensorRT-LLM from 9.0, the static engine not at all): serve the checkpoint dequantized with `weights = "bf16"` (twice the expert memory), or pick another engine or chip
 fix-cp-te-chip = Megatron's context parallelism is Transformer Engine's attention, which has no backend for it on { $gpu } (FlashAttention and cuDNN fused attention need compute capability 8.0, and its unfused attention does not support context parallelism): use cp = 1 (recompute or more pipeline stages for memory), a torch-based stack (torchtitan's ring runs the memory-efficient kernel), or an Ampere or later GPU
 fix-model-unknown = list the presets with `gpuplan models`, or give the model's HuggingFace config.json: --model-config PATH (workload key `model_config`, or an inline `[config]` table with its keys)
 fix-weights-int4-chip = { $engine } has no int4 kernel on { $gpu } (compute capability { $cc }; it needs { $min }: vLLM and SGLang load GPTQ from 6.0 and AWQ from 7.5, Marlin from 8.0; TensorRT-LLM's AWQ/GPTQ GEMMs need 7.5; the static engine's tinygemm needs 8.0): use `weights = "int8"` or 16-bit, engine vllm (GPTQ), or a chip of compute capability { $min } or later
+fix-weights-awq-chip = the checkpoint is AWQ, which { $engine } loads only from compute capability 7.5 (AWQConfig.get_min_capability; { $gpu } has { $cc }): serve a GPTQ int4 release of the model (its exllama kernel loads from 6.0), 16-bit weights (`weights = "bf16"`), or a chip of compute capability 7.5 or later
 fix-weights-int4-trtllm-group = TensorRT-LLM's fine-grained int4 GEMMs take groups of 64 or 128 only (`Only group size 64 and 128 supported for fine grained kernels.`, fpA_intB_gemm_template.h): use int4-g64 or int4-g128 (int4-g{ $hidden } is per-channel), or engine vllm or sglang
 fix-weights-experts-only = { $model } has no routed experts, and MXFP4 quantizes only those (the rest stays 16-bit): use --weights int4, int8 or fp8 for a smaller copy, or bf16
 fix-weights-int4-group = an int4 group must divide the input width of every linear, and { $model } has a linear reading { $width } inputs, which { $group } does not divide ({ $engine ->

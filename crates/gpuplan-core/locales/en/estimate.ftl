@@ -213,6 +213,7 @@ est-unit-image-generated = one generated image, its whole denoising loop
 est-unit-forward-pass = one forward pass
 est-serve-dequantized = the checkpoint ships { $weights } (its config's quantization_config), which { $engine } cannot run on { $gpu }: sized at 16 bits, a dequantized copy (transformers' Mxfp4Config(dequantize=True) for MXFP4, model.dequantize() for bitsandbytes, or a 16-bit release of the model)
 est-serve-dequantized-fp8 = the checkpoint ships { $weights } (its config's quantization_config), which { $engine } cannot load on { $gpu } (no FP8 units, and no W8A16 FP8 Marlin path: vLLM and SGLang on CUDA Ampere and newer only): sized at 16 bits, a dequantized copy (a 16-bit release of the model)
+est-serve-dequantized-awq = the checkpoint ships { $weights } as AWQ (its config's quantization_config), whose kernel { $engine } loads only from compute capability 7.5 (AWQConfig.get_min_capability): sized at 16 bits, a 16-bit release of the model; a GPTQ int4 release loads on { $gpu } (exllama, from 6.0): --weights gptq
 est-step-offload-host-step = host offload: optimizer step on the host CPU
 est-offload-host-step-how = { $impl } over { $params } parameters on { $cores } physical cores: { $secs }, less the device step already in compute; cores scale without a host memory bandwidth ceiling (none in the catalog), so a floor
 est-offload-host-untimed-how = the host CPU's optimizer step is not timed: set hardware.host_vcpus (vCPUs per node) to time it

@@ -34,6 +34,7 @@ fix-tp-divides-heads-serve = 必须能整除注意力头数（{ $heads }），�
     }）；可试 { $try }
 fix-tp-divides-heads-train = 必须能整除注意力头数（{ $heads }）和 KV 头数（{ $kv }）：Megatron-Core 和 torchtitan 让每个 TP 进程持有完整的 KV 头（只有在框架把 KV 头复制到每个进程时才设 training.parallel.kv_heads_replicated = true）；可试 { $try }
 fix-engine-nvidia-only = TensorRT-LLM 只能在 NVIDIA GPU 上运行，不支持 { $gpu }：请用 --engine vllm（或 sglang）
+fix-engine-min-cc = { $engine } 无法在 { $gpu } 上启动（计算能力 { $cc }；需要 { $min }：vLLM 的 CUDA 内核从 7.0 起编译，SGLang 在 7.5 以下加载时即报错退出）：请在计算能力 7.0 及以上的芯片（V100、T4）上用 --engine vllm，或改用计算能力 { $min } 及以上的芯片
 fix-say-how-much-data = 请给出数据量：--tokens N，或 --samples N 加 --epochs E
 fix-rate-or-concurrency = 负载只能用一种方式给出：请求率（--rate，rate_rps：每秒到达的请求数）或并发数（--concurrency：同时在途的请求数），不能同时给出
 fix-learned-positions = { $model } 的位置编码表只有 { $limit } 个位置：请给 --seq-len { $limit } 或更小
@@ -288,11 +289,13 @@ fix-serve-unread-checkpoint = 不是 gpuplan 能读取的检查点格式（可�
 fix-quant-block = 必须是两个正整数，例如 [128, 128]
 fix-quant-group = 必须是每组权重数（正整数，例如 128），或 -1 表示每通道一个缩放因子
 fix-quant-bits = 必须为 4 或 8（整数仅权重量化），或 type 为 float 时为 8（FP8）；其他位宽未建模
+fix-quant-awq-bits = 必须为 4：AWQ 检查点只存储 4 位权重（vLLM 与 SGLang 的 AWQConfig 只支持 4 位权重量化）；8 位检查点应为 GPTQ 或 compressed-tensors 格式
 fix-quant-mixed = 与其他组的权重格式不同；未对混合格式的检查点建模：删除 `quantization_config` 并指定 `weights`
 fix-weights-format-runs = { $engine } 在 { $gpu } 上没有该格式的内核（vLLM 从计算能力 8.0 起支持 MXFP4，SGLang 和 TensorRT-LLM 从 9.0 起，static 引擎不支持）：用 `weights = "bf16"` 反量化后服务（专家权重显存翻倍），或换引擎或芯片
 fix-cp-te-chip = Megatron 的上下文并行使用 Transformer Engine 的注意力，它在 { $gpu } 上没有可用后端（FlashAttention 和 cuDNN 融合注意力需要计算能力 8.0，非融合注意力不支持上下文并行）：请用 cp = 1（靠重计算或更多流水线阶段省显存）、基于 torch 的框架（torchtitan 的环形注意力可用内存高效内核），或 Ampere 及更新的 GPU
 fix-model-unknown = 用 `gpuplan models` 列出预置模型，或给出该模型的 HuggingFace config.json：--model-config 路径（工作负载键 `model_config`，或内联的 `[config]` 表及其键）
 fix-weights-int4-chip = { $engine } 在 { $gpu }（计算能力 { $cc }）上没有 int4 内核（需要 { $min }：vLLM 和 SGLang 从 6.0 起加载 GPTQ、从 7.5 起加载 AWQ、从 8.0 起用 Marlin；TensorRT-LLM 的 AWQ/GPTQ GEMM 需要 7.5；static 引擎的 tinygemm 需要 8.0）：请用 `weights = "int8"` 或 16 位权重、vllm 引擎（GPTQ），或计算能力 { $min } 及以上的芯片
+fix-weights-awq-chip = 该检查点为 AWQ 格式，{ $engine } 仅在计算能力 7.5 及以上加载（AWQConfig.get_min_capability；{ $gpu } 为 { $cc }）：请改用该模型的 GPTQ int4 版本（其 exllama 内核从 6.0 起可加载）、16 位权重（`weights = "bf16"`），或计算能力 7.5 及以上的芯片
 fix-weights-int4-trtllm-group = TensorRT-LLM 的细粒度 int4 GEMM 只接受 64 或 128 的分组（fpA_intB_gemm_template.h：`Only group size 64 and 128 supported for fine grained kernels.`）：请用 int4-g64 或 int4-g128（int4-g{ $hidden } 为逐通道），或改用 vllm 或 sglang 引擎
 fix-weights-experts-only = { $model } 没有路由专家，而 MXFP4 只量化路由专家（其余保持 16 位）：要更小的副本请用 --weights int4、int8 或 fp8，或用 bf16
 fix-weights-int4-group = int4 的分组必须整除每个线性层的输入宽度，而 { $model } 有一个输入为 { $width } 的线性层，{ $group } 不能整除它（{ $engine ->

@@ -209,6 +209,7 @@ est-unit-image-generated = 生成一张图像（整个去噪循环）
 est-unit-forward-pass = 一次前向计算
 est-serve-dequantized = 检查点以 { $weights } 发布（其配置中的 quantization_config），{ $engine } 无法在 { $gpu } 上运行该格式：按 16 位估算，即反量化后的副本（MXFP4 用 transformers 的 Mxfp4Config(dequantize=True)，bitsandbytes 用 model.dequantize()，或该模型的 16 位版本）
 est-serve-dequantized-fp8 = 检查点以 { $weights } 发布（其配置中的 quantization_config），{ $engine } 无法在 { $gpu } 上加载该格式（没有 FP8 计算单元，也没有 W8A16 的 FP8 Marlin 路径：仅 vLLM 和 SGLang 在 CUDA Ampere 及更新的 GPU 上有）：按 16 位估算，即反量化后的副本（该模型的 16 位版本）
+est-serve-dequantized-awq = 检查点以 AWQ 格式的 { $weights } 发布（其配置中的 quantization_config），{ $engine } 的 AWQ 内核要求计算能力 7.5 及以上（AWQConfig.get_min_capability）：按 16 位估算，即该模型的 16 位版本；GPTQ 格式的 int4 版本可以在 { $gpu } 上加载（exllama，6.0 起）：--weights gptq
 est-step-offload-host-step = 主机卸载：主机 CPU 上的优化器步
 est-offload-host-step-how = { $impl } 在 { $cores } 个物理核上更新 { $params } 个参数：{ $secs }，减去计算中已含的设备端优化器步；按核数线性扩展，未计主机内存带宽上限（目录中没有），故为下界
 est-offload-host-untimed-how = 主机 CPU 的优化器步未计时：设置 hardware.host_vcpus（每节点 vCPU 数）即可计时

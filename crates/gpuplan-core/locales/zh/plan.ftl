@@ -212,6 +212,7 @@ bind-serve-over-budget = 最便宜的推理方案 { $what } 每月 ¥{ $x }，�
 bind-serve-no-bandwidth = 无法为 { $gpus } 估算推理方案：目录中没有该芯片有出处的显存带宽，而解码时延（每个输出 token 都要读取权重和 KV 缓存）离不开它。请改用其他芯片（--chips nvidia），或在单个节点上实测推理引擎（MindIE、vLLM-Ascend）
 bind-serve-over-max-nodes = 每种推理部署都需要超过 { $max } 个节点（最少的是 { $n } × { $what }）：放宽节点数（--max-nodes { $n }）或减少副本（--min-replicas、--rate）
 bind-serve-engine-nvidia-only = TensorRT-LLM 只能在 NVIDIA GPU 上运行：搜索的 { $n } 个实例规格都没有 NVIDIA GPU（Ascend 和 AMD 可用 --engine vllm 或 sglang；或用 --chips nvidia）
+bind-serve-engine-min-cc = { $engine } 仅在计算能力 { $min } 及以上启动：搜索的 { $n } 个实例规格都没有这样的 GPU（vLLM 需 7.0 起，SGLang 需 7.5 起；或换用更新的 --gpu）
 bind-serve-fp8-nowhere = 搜索的 { $n } 个实例规格中没有能在该引擎下加载 FP8 权重的 GPU（FP8 需要 FP8 计算单元；vLLM 和 SGLang 还能在 CUDA Ampere 及更新的 GPU 上通过 FP8 Marlin 运行；Ascend 910B 两者都没有）：请用 --weights int8 或 bf16，或换用其他芯片
 bind-serve-format-nowhere = 搜索的 { $n } 个实例规格中没有能在 { $engine } 下运行 { $weights } 权重的 GPU（vLLM 从计算能力 8.0 起支持 MXFP4，SGLang 和 TensorRT-LLM 从 9.0 起，static 引擎不支持）：请用 --weights bf16（反量化后的检查点）或 int4，或换用其他芯片
 bind-serve-int4-nowhere = 搜索的 { $n } 个实例规格中没有在 { $engine } 下有 int4 内核的 GPU（需要计算能力 { $min }）：请用 --weights int8 或 bf16、vllm 引擎（GPTQ 从 6.0 起），或计算能力 { $min } 及以上的芯片

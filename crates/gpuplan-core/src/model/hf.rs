@@ -403,6 +403,7 @@ pub fn from_hf_value(name: &str, v: &Value, sources: Vec<String>) -> Result<Mode
             super::quant::Stored::Unread(method) => m.checkpoint_unread = Some(method),
         }
         m.checkpoint_skipped = super::quant::skipped_linears(obj);
+        m.checkpoint_awq = super::quant::is_awq(obj);
     }
     Ok(m)
 }
@@ -496,6 +497,7 @@ fn model_of(name: &str, v: &Value, sources: Vec<String>) -> Result<ModelSpec, Co
         checkpoint: None,
         checkpoint_unread: None,
         checkpoint_skipped: Vec::new(),
+        checkpoint_awq: false,
     })
 }
 

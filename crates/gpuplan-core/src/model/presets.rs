@@ -113,6 +113,7 @@ fn preset_from_row(row: PresetRow) -> Result<Preset, CoreError> {
                 checkpoint: None,
                 checkpoint_unread: None,
                 checkpoint_skipped: Vec::new(),
+                checkpoint_awq: false,
             }
         }
         _ => {

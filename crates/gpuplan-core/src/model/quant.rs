@@ -73,13 +73,41 @@ pub fn checkpoint_format(obj: &Map<String, Value>, in_features: u64) -> Result<S
         "awq" | "gptq" => {
             let bits = qc.get("bits").or_else(|| qc.get("w_bit"));
             let group = qc.get("group_size").or_else(|| qc.get("q_group_size"));
-            int_format("quantization_config.bits", bits, group, in_features)?
+            let f = int_format("quantization_config.bits", bits, group, in_features)?;
+            awq_four_bits(method, f, bits)?
         }
         "compressed-tensors" => compressed_tensors(qc, in_features)?,
         "bitsandbytes" => bitsandbytes(qc, in_features)?,
         other => return Ok(Stored::Unread(other.to_string())),
     };
     Ok(Stored::Format(format))
+}
+
+/// AWQ is 4-bit only: vLLM's `AWQConfig.__init__` raises "Currently, only 4-bit weight
+/// quantization is supported for AWQ" for any other `weight_bits`
+/// (vllm/model_executor/layers/quantization/awq.py @000796ac), SGLang's the same (audit r19).
+fn awq_four_bits(
+    method: &str,
+    f: WeightFormat,
+    bits: Option<&Value>,
+) -> Result<WeightFormat, CoreError> {
+    if method != "awq" || matches!(f, WeightFormat::Int4 { .. }) {
+        return Ok(f);
+    }
+    Err(CoreError::invalid_msg(
+        "quantization_config.bits",
+        bits.map_or("null".to_string(), short),
+        Msg::new("fix-quant-awq-bits"),
+    ))
+}
+
+/// Whether `quantization_config.quant_method` is `"awq"` (AutoAWQ's checkpoints; vLLM and
+/// SGLang read it into `AWQConfig`, or `AWQMarlinConfig` where Marlin runs).
+pub fn is_awq(obj: &Map<String, Value>) -> bool {
+    obj.get("quantization_config")
+        .and_then(|q| q.get("quant_method"))
+        .and_then(Value::as_str)
+        .is_some_and(|m| m == "awq")
 }
 
 fn short(v: &Value) -> String {

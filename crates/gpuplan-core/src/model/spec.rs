@@ -521,6 +521,11 @@ pub struct ModelSpec {
     /// checkpoint's bits, and named in a note ([`crate::model::quant::skipped_linears_note`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub checkpoint_skipped: Vec<String>,
+    /// The checkpoint is AWQ (`quantization_config.quant_method = "awq"`), not GPTQ: the same
+    /// int4 bytes ([`Self::checkpoint`]), but vLLM and SGLang load AWQ only from compute
+    /// capability 7.5 ([`crate::infer::AWQ_MIN_CC`]) where GPTQ loads from 6.0 (audit r19 #1).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub checkpoint_awq: bool,
 }
 
 impl ModelSpec {

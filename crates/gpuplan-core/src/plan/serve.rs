@@ -38,7 +38,7 @@ fn formats(job: &ServeJob, gpu: &GpuSpec, model: &crate::model::ModelSpec) -> Ve
         return job
             .weights
             .iter()
-            .filter(|f| crate::infer::format_runs(job.engine, **f, gpu))
+            .filter(|f| crate::infer::model_format_runs(model, job.engine, **f, gpu))
             // MXFP4 on a model without routed experts would be 16-bit under its name (review r12 #2).
             .filter(|f| crate::infer::check_format_on_model(model, **f, job.engine).is_ok())
             .map(|f| half(*f))
@@ -55,11 +55,15 @@ fn formats(job: &ServeJob, gpu: &GpuSpec, model: &crate::model::ModelSpec) -> Ve
     // Int4 only where the engine has an int4 kernel for the chip (audit r18 #1: a V100 was
     // offered TensorRT-LLM's and the static engine's int4, which have no kernel below 7.5 / 8.0).
     let int4 = WeightFormat::Int4 { group: 128 };
-    if llm && crate::infer::format_runs(job.engine, int4, gpu) {
+    if llm && crate::infer::model_format_runs(model, job.engine, int4, gpu) {
         v.push(int4);
     }
     match crate::infer::native_format(model) {
-        Some(n) => shipped_formats(v, n, job.engine, gpu),
+        // An AWQ checkpoint's stored int4 only where vLLM/SGLang load AWQ (audit r19 #1).
+        Some(n) => shipped_formats(v, n, job.engine, gpu)
+            .into_iter()
+            .filter(|f| crate::infer::model_format_runs(model, job.engine, *f, gpu))
+            .collect(),
         None => v,
     }
 }
@@ -755,7 +759,15 @@ fn stack_binding(job: &ServeJob, cands: &[(&Instance, &GpuSpec)]) -> Option<Bind
     }
     let runs = |g: &GpuSpec| crate::infer::engine_runs_on(job.engine, g);
     if !cands.iter().any(|(_, g)| runs(g)) {
-        let m = Msg::new("bind-serve-engine-nvidia-only").arg("n", cands.len());
+        let cuda = cands.iter().any(|(_, g)| g.stack == "cuda");
+        let m = match crate::infer::engine_min_cc(job.engine) {
+            // vLLM below 7.0, SGLang below 7.5 (audit r19 #4).
+            Some(min) if cuda => Msg::new("bind-serve-engine-min-cc")
+                .arg("n", cands.len())
+                .arg("engine", job.engine.name())
+                .arg("min", format!("{}.{}", min / 10, min % 10)),
+            _ => Msg::new("bind-serve-engine-nvidia-only").arg("n", cands.len()),
+        };
         return Some(Binding::msg("engine", m));
     }
     let loads = |g: &GpuSpec| {

@@ -103,6 +103,8 @@ fn resolve(a: &EstimateArgs, file: WorkloadFile) -> Result<Request> {
     apply_layout_flags(a, &mut training)?;
     apply_inference_flags(a, &mut inference)?;
     apply_sets(&mut tunables, &j.set)?;
+    // `dropout = -0.0` is no dropout, printed as 0 (audit r19 #3).
+    training.lora.dropout += 0.0;
     let global_batch = a.global_batch.or(file.global_batch);
     Ok(Request {
         file,
@@ -1384,6 +1386,13 @@ fn adapt_inference(
     if let Some(m) = gpuplan_core::model::quant::skipped_linears_note(model, as_stored) {
         note_line(lang, &m.render(lang));
     }
+    // `--weights awq`, or an AWQ checkpoint served as stored, names AWQ, which vLLM/SGLang load
+    // only from 7.5 (audit r19 #1): refused before the notes on how it would run.
+    let named = a.weights.as_deref().map(|w| w.trim().to_lowercase()) == Some("awq".into());
+    let stored = model.checkpoint_awq && model.checkpoint == Some(r.inference.weights);
+    if named || stored {
+        gpuplan_core::infer::check_awq_named(&r.inference, &cluster.gpu)?;
+    }
     let (s, note) = gpuplan_core::infer::adapt_half(&r.inference, &cluster.gpu, pinned)?;
     if let Some(n) = note {
         note_line(lang, n.get(lang));
@@ -1429,7 +1438,7 @@ fn shipped_weights(
         return;
     }
     let engine = r.inference.engine;
-    if gpuplan_core::infer::format_runs(engine, native, &cluster.gpu) {
+    if gpuplan_core::infer::model_format_runs(model, engine, native, &cluster.gpu) {
         r.inference.weights = native;
         let m = Msg::new("est-serve-shipped-weights")
             .arg("weights", native.name())
@@ -1439,8 +1448,13 @@ fn shipped_weights(
         // Not silent: the 16-bit sizing is a dequantized copy (MXFP4 on a chip or engine
         // without its kernels, `infer::format_runs`; FP8 where the engine loads none,
         // `infer::fp8_weights_run_on`, review r12 #3).
+        // An AWQ checkpoint where vLLM/SGLang have no AWQ kernel (below 7.5, audit r19 #1): its
+        // own note names the GPTQ release that loads there.
+        let awq = gpuplan_core::infer::format_runs(engine, native, &cluster.gpu);
         let key = if native == WeightFormat::Fp8 {
             "est-serve-dequantized-fp8"
+        } else if awq {
+            "est-serve-dequantized-awq"
         } else {
             "est-serve-dequantized"
         };

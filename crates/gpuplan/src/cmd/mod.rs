@@ -601,5 +601,6 @@ pub fn apply_sets(tun: &mut gpuplan_core::constants::Tunables, sets: &[String]) 
         })?;
         tun.set(k.trim(), v)?;
     }
+    tun.clear_negative_zeros();
     Ok(tun.validate()?)
 }

@@ -13,10 +13,14 @@ pub const SGLANG_PORT: u64 = 30000;
 
 pub fn files(p: &PlanView) -> Result<Vec<File>> {
     let s = p.serve.as_ref().unwrap_or_else(|| unreachable!());
-    Ok(vec![
-        File::new("serve-vllm.sh", vllm_sh(p, s)),
-        File::new("serve-sglang.sh", sglang_sh(p, s)),
-    ])
+    let mut v = vec![File::new("serve-vllm.sh", vllm_sh(p, s))];
+    // SGLang stops at load below compute capability 7.5 ("SGLang only supports sm75 and above.",
+    // python/sglang/srt/model_executor/model_runner.py `load_model`): no script for a chip it
+    // cannot start on (audit r19 #4: a V100 plan's bundle carried one).
+    if !s.below_sm75 {
+        v.push(File::new("serve-sglang.sh", sglang_sh(p, s)));
+    }
+    Ok(v)
 }
 
 /// One engine argument: the flag, its value (none for a switch), and why.
@@ -34,6 +38,12 @@ fn arg(flag: &'static str, value: impl ToString) -> Arg {
 
 /// What an int8 plan needs from the checkpoint, for vLLM.
 pub const INT8_NOTE: &str = "int8: serve an 8-bit weight-only checkpoint of the model (GPTQ 8-bit, or compressed-tensors W8A16 from llm-compressor); vLLM reads its method from the config. No --quantization is set: vLLM's online int8_per_channel_weight_only quantizes MoE experts only and keeps the linear layers 16-bit, twice the weight memory planned";
+
+/// What an int4 plan on a chip below compute capability 7.5 serves (audit r19 #1): vLLM's and
+/// SGLang's `AWQConfig.get_min_capability()` is 75 ("The AWQ kernel only supports Turing or newer
+/// GPUs", vllm quantization/awq.py), `GPTQConfig`'s 60 (exllama), so `--quantization awq` stops
+/// at start-up on a V100.
+pub const INT4_GPTQ_NOTE: &str = "int4: serve a GPTQ checkpoint of the model: this chip is below compute capability 7.5, where vLLM loads no AWQ checkpoint (AWQConfig.get_min_capability() = 75); GPTQ's exllama kernel loads from 6.0";
 
 /// The `vllm serve` arguments, and notes where vLLM cannot hold the plan's format exactly.
 pub fn vllm_args(s: &ServeView) -> (Vec<Arg>, Vec<String>) {
@@ -54,6 +64,10 @@ pub fn vllm_args(s: &ServeView) -> (Vec<Arg>, Vec<String>) {
         // on MoE; linear stays unquantized"): a dense model would hold twice the weights planned
         // (audit r10). An 8-bit checkpoint carries its method in its config instead.
         "int8" => notes.push(INT8_NOTE.into()),
+        "int4" if s.below_sm75 => {
+            a.push(arg("--quantization", "gptq"));
+            notes.push(INT4_GPTQ_NOTE.into());
+        }
         "int4" => {
             a.push(arg("--quantization", "awq"));
             notes.push("int4: serve an AWQ checkpoint of the model (or a GPTQ one with --quantization gptq)".into());

@@ -226,6 +226,11 @@ pub struct ServeView {
     /// The chip has no bf16 (Turing T4, Volta V100: the plan's `gpu.dtypes` lacks it): the
     /// engine runs activations and the KV cache in fp16 whatever the weight format.
     pub half_only: bool,
+    /// The chip is CUDA below compute capability 7.5 (Volta V100, Pascal P100: the plan's
+    /// `gpu.compute_capability`): vLLM loads no AWQ there (`AWQConfig.get_min_capability()` =
+    /// 75), only GPTQ (60), so int4 is served from a GPTQ checkpoint; SGLang does not start
+    /// there at all, so no SGLang script is written.
+    pub below_sm75: bool,
 }
 
 impl PlanView {
@@ -339,7 +344,7 @@ pub fn from_document(doc: &Value, pick: usize) -> Result<PlanView> {
             _ => None,
         },
         serve: match p.get("serve") {
-            Some(v) if !v.is_null() => Some(serve_view(v, request, half_only(p), &at("serve"))?),
+            Some(v) if !v.is_null() => Some(serve_view(v, request, chip_flags(p), &at("serve"))?),
             _ => None,
         },
     };
@@ -665,7 +670,21 @@ fn half_only(p: &Value) -> bool {
         .is_some_and(|d| !d.iter().any(|x| x.as_str() == Some("bf16")))
 }
 
-fn serve_view(v: &Value, request: &Value, half_only: bool, at: &str) -> Result<ServeView> {
+/// Whether a plan's CUDA chip is below AWQ's compute capability 7.5
+/// (`gpuplan_core::infer::AWQ_MIN_CC`); a plan without the figure is taken to load AWQ.
+fn below_sm75(p: &Value) -> bool {
+    let cuda = get(p, "gpu/stack").and_then(Value::as_str) == Some("cuda");
+    let cc = get(p, "gpu/compute_capability").and_then(Value::as_u64);
+    cuda && cc.is_some_and(|cc| cc < u64::from(gpuplan_core::infer::AWQ_MIN_CC))
+}
+
+/// The chip facts the serving scripts read: ([`half_only`], [`below_sm75`]).
+fn chip_flags(p: &Value) -> (bool, bool) {
+    (half_only(p), below_sm75(p))
+}
+
+fn serve_view(v: &Value, request: &Value, chip: (bool, bool), at: &str) -> Result<ServeView> {
+    let (half_only, below_sm75) = chip;
     let f = |path: &str| format!("{at}.{}", path.replace('/', "."));
     let n = |path: &str, max: u64| count(v, path, max, &f(path));
     let job = |path: &str| format!("request.job.{path}");
@@ -693,6 +712,7 @@ fn serve_view(v: &Value, request: &Value, half_only: bool, at: &str) -> Result<S
         kv_dtype: ident(request, "job/kv_dtype", &job("kv_dtype"))?,
         running_at_peak: running_at_peak(v, request),
         half_only,
+        below_sm75,
     })
 }
 
