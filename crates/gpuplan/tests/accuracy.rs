@@ -487,6 +487,9 @@ fn training_accuracy_stays_within_todays_bands() {
     // 12.86% (0.1286) over 43.
     // 12.07% (0.12067) over 43, mean 17.8%, since BF16_Optimizer's per-micro-batch gradient pass
     // is timed (`parallel.fp32_grad_pass`): BLOOM-176B's run -15.0% -> -9.8% crosses the median.
+    // Stop 38 (wt-nano19): 12.07% still, mean 17.8% -> 17.4%: the nanotron rows' DDP buckets move
+    // SmolLM2-1.7B -36.3% -> -20.4% and SmolLM3-3B -21.8% -> -20.4%, both above the median before
+    // and after (135M -54.0% -> -53.8%, 360M -49.7% -> -50.0%).
     assert!(hours <= 0.1207, "GPU-hours out-of-sample median {hours:.4}");
     // The median is over 37 GPU-hours cases (30 before round 12's Falcon and llm.c rows, 17 before
     // round 6's runs and cards, 13 before the four runs with published configs).
@@ -669,8 +672,12 @@ fn training_accuracy_stays_within_todays_bands() {
     // 52 with both: stop 37 (wt-accum18) charges autograd's in-place `.grad` add of each micro-batch after the
     // first (train/step/accumulate.rs): GLM-130B's speed rows, DeepSpeed ZeRO-1 without
     // overlap_comm, within band (+25.3% -> +19.3%, +20.9% -> +15.0%).
+    // 51 since stop 38 (wt-nano19) gives the nanotron rows their configs' DDP buckets
+    // (`ddp_bucket_cap_mb` -> `grad_bucket_elements`, DDP_BUCKET_NOTE in tools/gen_cases_t.py):
+    // SmolLM2-1.7B's GPU-hours within band (-36.3% -> -20.4%); 135M and 360M stay out (-53.8%,
+    // -50.0%). With serving: 80 -> 79.
     assert!(
-        known <= 52,
+        known <= 51,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
