@@ -559,7 +559,10 @@ fn tp_phase(
     let total = per * count;
     let hidden = if p.tp_overlap() {
         let share = tp_overlap_share(x.setup.framework, fwd_passes, tun.tp_overlap_fraction);
-        (total * share).min(Seconds(parts.gemm_s * x.m_micro))
+        let paired = tp_paired_hidden(x, t, parts, per * 0.5 * share, fwd_passes);
+        (total * share)
+            .min(paired)
+            .min(Seconds(parts.gemm_s * x.m_micro))
     } else {
         Seconds(0.0)
     };
@@ -585,6 +588,33 @@ fn tp_phase(
         overlapped: hidden,
     });
     (total, hidden)
+}
+
+/// The most TP-comm overlap hides in a step: each collective of a layer runs beside one GEMM
+/// ([`crate::compute::TpPair`]), so it hides at most that GEMM's time. Ascend MC2 (ModelLink
+/// @ba10f5fd modellink/core/tensor_parallel/ascend_turbo/mc2_linears_seq_parallel.py: the
+/// forward all-gather fused with the column-parallel matmul, `npu_all_gather_base_mm`, and the
+/// reduce-scatter with the row-parallel one, `npu_mm_reduce_scatter_base`; backward the
+/// row-parallel output gradient's all-gather fused with its input-gradient matmul, the
+/// column-parallel input-gradient reduce-scatter launched async beside the weight-gradient
+/// matmul) and Transformer Engine's userbuffers (ring-exchange and pipelined overlaps inside the
+/// GEMM they feed, bulk overlaps beside the dgrad/wgrad GEMM of the same linear) pair them alike.
+/// `hidable` is one collective's hidable seconds (its time × the overlap share); per pass and
+/// layer each pair hides min(hidable, its forward GEMM time) — a weight- or input-gradient GEMM
+/// has the forward's shape. Under the `allgather` MoE dispatcher the MoE layers' MLP pairs are
+/// the dispatcher's ([`tp_block_share`]).
+fn tp_paired_hidden(
+    x: &Ctx,
+    t: &TransformerSpec,
+    parts: &ComputeParts,
+    hidable: Seconds,
+    fwd_passes: f64,
+) -> Seconds {
+    let g = &parts.tp_pair_gemm_s;
+    let mlp_keep = (2.0 * tp_block_share(x, t) - 1.0).clamp(0.0, 1.0);
+    let pair = |s: f64| hidable.0.min(s);
+    let layer = pair(g[0]) + pair(g[1]) + mlp_keep * (pair(g[2]) + pair(g[3]));
+    Seconds(layer * (fwd_passes + 1.0) * x.stage_max * x.m_micro)
 }
 
 /// Share of the layers' TP collectives (attention block and MLP block, one pair each) that run
