@@ -158,10 +158,14 @@ fn accuracy_refits_every_fitted_source() {
     // GLM-130B's and FlagPerf's Megatron-DeepSpeed rows now `deepspeed = true`): GLM-130B's speed
     // rows +25.3/+20.9% -> +19.3/+15.0%, mean 10.2% -> 10.1%, median unchanged.
     // All three merged (stop 37, read from the test): mean 10.0%, median 5.6% unchanged.
+    // Stop 38 (wt-ml19): TP-comm overlap hides each collective at most behind its paired GEMM
+    // (train/step.rs `tp_paired_hidden`; Ascend MC2 and TE userbuffers pair them alike): ModelLink's
+    // MC2 rows at TP 8 move 2.3-5.2 points down (Mistral-7B +20.7% -> +13.9% into band),
+    // Megatron-Bridge's 405B rows 1.1 points: median 5.6% -> 5.7%, mean 10.0% unchanged.
     assert!(
         refit.contains(
             "Leave-one-source-out over all 36 sources (those above as they are, the 4 fitted ones \
-             with their constants refit): 523 cases, median |error| 5.6%, mean 10.0%; 12 cases of \
+             with their constants refit): 523 cases, median |error| 5.7%, mean 10.0%; 12 cases of \
              the fitted sources are not held out."
         ),
         "{refit}"
@@ -426,8 +430,14 @@ fn training_accuracy_stays_within_todays_bands() {
         // eager ALiBi rows pay their unfused scale, bias add and q/k copies (`unfused_score_bias`:
         // Baichuan-13B +7.5% -> -0.6% crosses the median, BLOOM-7B1 +25.8% -> +19.9%, BLOOM-176B
         // +0.5% -> -2.2%) and Grok-1 runs core_r0.6.0's allgather dispatcher (+32.3% -> +24.3%).
-        tput <= 0.05375,
-        "training throughput out-of-sample median {tput:.4}"
+        // Stop 38 (wt-ml19): 5.37% -> 5.41% (0.054125), mean 9.5% -> 9.4%, since TP-comm overlap
+        // hides each collective at most behind the GEMM it is paired with (`tp_paired_hidden`):
+        // ModelLink's MC2 rows on the 910B's mesh move down (Mistral-7B +20.7% -> +13.9%,
+        // Qwen1.5-7B +14.7% -> +10.1%, Aquila2-7B +13.8% -> +8.6%, Baichuan2-13B +15.1% ->
+        // +11.6%; LLaMA2-13B +1.6% -> -1.4%, Gemma-7B -2.3% -> -4.7%, Qwen1.5-32B -1.0% -> -3.5%,
+        // Aquila2-34B -7.0% -> -8.6% away from zero), Megatron-Bridge's 405B rows 1.1 points.
+        tput <= 0.05413,
+        "training throughput out-of-sample median {tput:.6}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
     // -11.3%, SmolLM3-3B -29.3%, Skywork-13B -6.4%, MPT-7B -21.2% and GLM-130B -32.8% with their
@@ -655,8 +665,11 @@ fn training_accuracy_stays_within_todays_bands() {
     // 52 with both: stop 37 (wt-accum18) charges autograd's in-place `.grad` add of each micro-batch after the
     // first (train/step/accumulate.rs): GLM-130B's speed rows, DeepSpeed ZeRO-1 without
     // overlap_comm, within band (+25.3% -> +19.3%, +20.9% -> +15.0%).
+    // 51 since stop 38 (wt-ml19): TP-comm overlap hides each collective at most behind its
+    // paired GEMM (`tp_paired_hidden`): ModelLink's Mistral-7B (MC2, TP 8, 32K tokens) +20.7% ->
+    // +13.9% within band.
     assert!(
-        known <= 52,
+        known <= 51,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
