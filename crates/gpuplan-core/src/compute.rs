@@ -153,6 +153,12 @@ pub struct ComputeParts {
     /// one micro-batch: the part of `layer_s` between dispatch and combine. Not in the JSON.
     #[serde(skip)]
     pub expert_layer_s: f64,
+    /// One average layer's forward GEMM seconds for one micro-batch, by the linears each TP
+    /// collective of the layer runs beside ([`TpPair`]: attention input, attention output, MLP
+    /// input, MLP output): what TP-comm overlap can hide a collective behind
+    /// (train/step.rs `tp_phase`). Not in the JSON.
+    #[serde(skip)]
+    pub tp_pair_gemm_s: [f64; 4],
     /// The pipeline stage these seconds are of (the slowest; absent at pp = 1).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slowest_stage: Option<crate::pipeline::Stage>,
@@ -161,6 +167,34 @@ pub struct ComputeParts {
 impl ComputeParts {
     pub fn total(&self) -> f64 {
         self.gemm_s + self.attention_s + self.elementwise_s
+    }
+}
+
+/// The linears a layer's TP collectives run beside under TP-comm overlap, one collective per
+/// pass each (with sequence parallelism): the all-gather before the column-parallel q/k/v
+/// (forward) and the reduce-scatter of their input gradient beside their weight-gradient GEMM
+/// (backward); the reduce-scatter after the row-parallel output projection (forward) and the
+/// all-gather of its output gradient beside its input-gradient GEMM (backward); the MLP's
+/// input and output linears the same way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TpPair {
+    AttentionIn = 0,
+    AttentionOut = 1,
+    MlpIn = 2,
+    MlpOut = 3,
+}
+
+impl TpPair {
+    /// The pair linear `name` belongs to: the row-parallel ones by their output, the MLP's
+    /// inputs by name, every other linear (q/k/v, MLA's projections, cross-attention's) the
+    /// attention's input.
+    pub fn of(name: &str) -> TpPair {
+        match name {
+            "o_proj" | "cross_o_proj" => TpPair::AttentionOut,
+            "gate_proj" | "up_proj" | "fc1" => TpPair::MlpIn,
+            "down_proj" | "fc2" => TpPair::MlpOut,
+            _ => TpPair::AttentionIn,
+        }
     }
 }
 
@@ -1060,6 +1094,7 @@ pub fn micro_batch_compute(
         attention_fwd_layer_s: attention_kernel_seconds(t, setup, r, p.tp).0,
         layer_s: per,
         expert_layer_s: mb.expert_seconds(b),
+        tp_pair_gemm_s: mb.tp_pair_gemm_seconds(b, total_layers),
         slowest_stage: (p.pp > 1).then(|| split.slowest(on_last)),
     }
 }
@@ -1116,6 +1151,23 @@ impl MicroBatch<'_> {
             _ => gemm_s,
         };
         (gemm_s, moe_memory_s)
+    }
+
+    /// Forward GEMM seconds of one average layer's linears by [`TpPair`] (the groups weighted by
+    /// their share of the layers, routed experts over their local copies as
+    /// [`Self::linears_seconds`] runs them).
+    fn tp_pair_gemm_seconds(&self, b: &ParamBreakdown, total_layers: u64) -> [f64; 4] {
+        let mut out = [0.0; 4];
+        for g in &b.groups {
+            let share = g.count as f64 / total_layers as f64;
+            for l in &g.linears {
+                let d = self.split.linear(l);
+                let rows = self.split.rows(l, self.linear_tokens(g, l));
+                let fwd = gemm_seconds(rows, d.d_out, d.d_in, self.r) * d.copies as f64;
+                out[TpPair::of(l.name) as usize] += fwd * share;
+            }
+        }
+        out
     }
 
     /// The routed experts' linears (those held in several copies) of one MoE layer, as the

@@ -166,10 +166,15 @@ fn accuracy_refits_every_fitted_source() {
     // Qwen3-30B-A3B's six dropless rows 12-50 points closer (all still recorded misses), mean
     // 10.0% -> 9.8%, median unchanged.
     // Both merged (stop 38, read from the test): see the pin.
+    // Stop 38 (wt-ml19): TP-comm overlap hides each collective at most behind its paired GEMM
+    // (train/step.rs `tp_paired_hidden`; Ascend MC2 and TE userbuffers pair them alike): ModelLink's
+    // MC2 rows at TP 8 move 2.3-5.2 points down (Mistral-7B +20.7% -> +13.9% into band),
+    // Megatron-Bridge's 405B rows 1.1 points: median 5.6% -> 5.7%, mean 10.0% unchanged.
+    // All four merged (stop 38, read from the test): see the pin.
     assert!(
         refit.contains(
             "Leave-one-source-out over all 36 sources (those above as they are, the 4 fitted ones \
-             with their constants refit): 523 cases, median |error| 5.6%, mean MERGEPIN; 12 cases of \
+             with their constants refit): 523 cases, median |error| MERGEPIN, mean MERGEPIN; 12 cases of \
              the fitted sources are not held out."
         ),
         "{refit}"
@@ -440,8 +445,15 @@ fn training_accuracy_stays_within_todays_bands() {
         // all 136 0.0-3.1 points lower, the MPT-13B H100 micro-batch-2 rows +14.0..+11.2% ->
         // +12.0..+8.1%; in-sample 3.2% -> 3.7% over 25 (its DEFAULT rows, the fitted
         // efficiencies not refit). Nothing fitted; no row crosses its band.
-        tput <= 0.0530,
-        "training throughput out-of-sample median {tput:.4}"
+        // Stop 38 (wt-ml19): 5.37% -> 5.41% (0.054125), mean 9.5% -> 9.4%, since TP-comm overlap
+        // hides each collective at most behind the GEMM it is paired with (`tp_paired_hidden`):
+        // ModelLink's MC2 rows on the 910B's mesh move down (Mistral-7B +20.7% -> +13.9%,
+        // Qwen1.5-7B +14.7% -> +10.1%, Aquila2-7B +13.8% -> +8.6%, Baichuan2-13B +15.1% ->
+        // +11.6%; LLaMA2-13B +1.6% -> -1.4%, Gemma-7B -2.3% -> -4.7%, Qwen1.5-32B -1.0% -> -3.5%,
+        // Aquila2-34B -7.0% -> -8.6% away from zero), Megatron-Bridge's 405B rows 1.1 points.
+        // All merged (stop 38, read from the test): see the pin.
+        tput <= 0.0,
+        "training throughput out-of-sample median {tput:.6}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
     // -11.3%, SmolLM3-3B -29.3%, Skywork-13B -6.4%, MPT-7B -21.2% and GLM-130B -32.8% with their
@@ -676,8 +688,11 @@ fn training_accuracy_stays_within_todays_bands() {
     // (`ddp_bucket_cap_mb` -> `grad_bucket_elements`, DDP_BUCKET_NOTE in tools/gen_cases_t.py):
     // SmolLM2-1.7B's GPU-hours within band (-36.3% -> -20.4%); 135M and 360M stay out (-53.8%,
     // -50.0%). With serving: 80 -> 79.
+    // 50 with both: stop 38 (wt-ml19): TP-comm overlap hides each collective at most behind its
+    // paired GEMM (`tp_paired_hidden`): ModelLink's Mistral-7B (MC2, TP 8, 32K tokens) +20.7% ->
+    // +13.9% within band.
     assert!(
-        known <= 51,
+        known <= 50,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes

@@ -559,7 +559,10 @@ fn tp_phase(
     let total = per * count;
     let hidden = if p.tp_overlap() {
         let share = tp_overlap_share(x.setup.framework, fwd_passes, tun.tp_overlap_fraction);
-        (total * share).min(Seconds(parts.gemm_s * x.m_micro))
+        let paired = tp_paired_hidden(x, t, parts, per * 0.5 * share, fwd_passes);
+        (total * share)
+            .min(paired)
+            .min(Seconds(parts.gemm_s * x.m_micro))
     } else {
         Seconds(0.0)
     };
@@ -585,6 +588,39 @@ fn tp_phase(
         overlapped: hidden,
     });
     (total, hidden)
+}
+
+/// The most TP-comm overlap hides in a step: each collective of a layer runs beside one GEMM
+/// ([`crate::compute::TpPair`]), so it hides at most that GEMM's time. Ascend MC2 (ModelLink
+/// @ba10f5fd modellink/core/tensor_parallel/ascend_turbo/mc2_linears_seq_parallel.py: the
+/// forward all-gather fused with the column-parallel matmul, `npu_all_gather_base_mm`, and the
+/// reduce-scatter with the row-parallel one, `npu_mm_reduce_scatter_base`; backward the
+/// row-parallel output gradient's all-gather fused with its input-gradient matmul, the
+/// column-parallel input-gradient reduce-scatter launched async beside the weight-gradient
+/// matmul) and Transformer Engine's userbuffers (ring-exchange and pipelined overlaps inside the
+/// GEMM they feed, bulk overlaps beside the dgrad/wgrad GEMM of the same linear) pair them alike.
+/// `hidable` is one collective's hidable seconds (its time × the overlap share); per pass and
+/// layer each pair hides min(hidable, its forward GEMM time) — a weight- or input-gradient GEMM
+/// has the forward's shape. Under the `allgather` MoE dispatcher the MoE layers' MLP pairs are
+/// the dispatcher's ([`tp_block_share`]).
+fn tp_paired_hidden(
+    x: &Ctx,
+    t: &TransformerSpec,
+    parts: &ComputeParts,
+    hidable: Seconds,
+    fwd_passes: f64,
+) -> Seconds {
+    let mlp_keep = (2.0 * tp_block_share(x, t) - 1.0).clamp(0.0, 1.0);
+    let layer = paired_hidden_per_pass(&parts.tp_pair_gemm_s, hidable.0, mlp_keep);
+    Seconds(layer * (fwd_passes + 1.0) * x.stage_max * x.m_micro)
+}
+
+/// One layer's and pass's TP seconds hidden by pair: min(`hidable`, the pair's forward GEMM
+/// seconds `g`) for the attention's two pairs, and for the MLP's two the share `mlp_keep` of the
+/// layers whose MLP pair is a TP pair.
+fn paired_hidden_per_pass(g: &[f64; 4], hidable: f64, mlp_keep: f64) -> f64 {
+    let pair = |s: f64| hidable.min(s).max(0.0);
+    pair(g[0]) + pair(g[1]) + mlp_keep * (pair(g[2]) + pair(g[3]))
 }
 
 /// Share of the layers' TP collectives (attention block and MLP block, one pair each) that run
@@ -2191,6 +2227,42 @@ mod tests {
         assert!((share(Framework::Megatron, 2.0) - (1.0 - 1.0 / 12.0)).abs() < 1e-12);
         assert_eq!(share(Framework::HuggingFace, 1.0), 0.4);
         assert_eq!(share(Framework::LitGpt, 2.0), 0.4);
+    }
+
+    /// Each TP collective hides at most behind its paired GEMM: a collective of 1.6 ms beside
+    /// q/k/v (1.1 ms) and the output projection (0.74 ms) exposes the difference, the MLP's
+    /// longer GEMMs hide it whole; without an MLP pair (MoE under the allgather dispatcher) only
+    /// the attention's two count.
+    #[test]
+    fn tp_overlap_hides_each_collective_behind_its_own_gemm() {
+        let g = [1.1, 0.74, 5.2, 2.6];
+        let hidden = paired_hidden_per_pass(&g, 1.6, 1.0);
+        assert!(
+            (hidden - (1.1 + 0.74 + 1.6 + 1.6)).abs() < 1e-12,
+            "{hidden}"
+        );
+        let attention_only = paired_hidden_per_pass(&g, 1.6, 0.0);
+        assert!((attention_only - 1.84).abs() < 1e-12, "{attention_only}");
+        assert_eq!(paired_hidden_per_pass(&g, 0.5, 1.0), 2.0);
+    }
+
+    /// The linears a TP collective pairs with: q/k/v (and MLA's, cross-attention's) the
+    /// attention's input, the row-parallel projections the outputs, the MLP's by name.
+    #[test]
+    fn linears_pair_by_name() {
+        use crate::compute::TpPair;
+        for (name, pair) in [
+            ("q_proj", TpPair::AttentionIn),
+            ("kv_a_proj_with_mqa", TpPair::AttentionIn),
+            ("o_proj", TpPair::AttentionOut),
+            ("cross_o_proj", TpPair::AttentionOut),
+            ("gate_proj", TpPair::MlpIn),
+            ("fc1", TpPair::MlpIn),
+            ("down_proj", TpPair::MlpOut),
+            ("fc2", TpPair::MlpOut),
+        ] {
+            assert_eq!(TpPair::of(name), pair, "{name}");
+        }
     }
 
     /// torchtitan's per-op SAC re-runs the all-gathers (not saved) but not the reduce-scatters
