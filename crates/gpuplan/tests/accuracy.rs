@@ -170,11 +170,11 @@ fn accuracy_refits_every_fitted_source() {
     // (train/step.rs `tp_paired_hidden`; Ascend MC2 and TE userbuffers pair them alike): ModelLink's
     // MC2 rows at TP 8 move 2.3-5.2 points down (Mistral-7B +20.7% -> +13.9% into band),
     // Megatron-Bridge's 405B rows 1.1 points: median 5.6% -> 5.7%, mean 10.0% unchanged.
-    // All four merged (stop 38, read from the test): see the pin.
+    // All four merged (stop 38, read from the test): median 5.7%, mean 9.7%.
     assert!(
         refit.contains(
             "Leave-one-source-out over all 36 sources (those above as they are, the 4 fitted ones \
-             with their constants refit): 523 cases, median |error| MERGEPIN, mean MERGEPIN; 12 cases of \
+             with their constants refit): 523 cases, median |error| 5.7%, mean 9.7%; 12 cases of \
              the fitted sources are not held out."
         ),
         "{refit}"
@@ -451,8 +451,8 @@ fn training_accuracy_stays_within_todays_bands() {
         // Qwen1.5-7B +14.7% -> +10.1%, Aquila2-7B +13.8% -> +8.6%, Baichuan2-13B +15.1% ->
         // +11.6%; LLaMA2-13B +1.6% -> -1.4%, Gemma-7B -2.3% -> -4.7%, Qwen1.5-32B -1.0% -> -3.5%,
         // Aquila2-34B -7.0% -> -8.6% away from zero), Megatron-Bridge's 405B rows 1.1 points.
-        // All merged (stop 38, read from the test): see the pin.
-        tput <= 0.0,
+        // All merged (stop 38, read from the test): 0.053729 (5.4%), mean 9.1%.
+        tput <= 0.05373,
         "training throughput out-of-sample median {tput:.6}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
