@@ -20,6 +20,10 @@ use gpuplan_core::plan::{plan, plan_shown, Constraints, Job, Objective, PlanRequ
 use gpuplan_core::workload::{TrainTask, TrainingSetup};
 use std::time::Instant;
 
+/// The CLI's allocator (crates/gpuplan/src/main.rs), so the bench times what the user runs.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// CPU time of this process so far (all threads, finished ones included), in ms: utime + stime
 /// of /proc/self/stat, in USER_HZ = 100 ticks (Linux). `None` elsewhere. Unlike wall time it
 /// does not grow when other processes share the cores, so it is the load-independent measure.
