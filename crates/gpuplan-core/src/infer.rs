@@ -772,6 +772,11 @@ pub fn engine_runs_on(engine: Engine, gpu: &GpuSpec) -> bool {
     (engine != Engine::Trtllm || gpu.stack == "cuda") && engine_cc_runs(engine, gpu)
 }
 
+/// A compute capability as users write it: 75 → "7.5" (the catalog stores major × 10 + minor).
+pub fn cc_text(cc: u32) -> String {
+    format!("{}.{}", cc / 10, cc % 10)
+}
+
 /// Lowest CUDA compute capability `engine` starts on, where a source states one: vLLM "GPU:
 /// compute capability 7.0 or higher (e.g., V100, T4, RTX20xx, A100, L4, H100, etc.)" (its
 /// installation requirements, docs.vllm.ai v0.3.3 through v0.14.0; CMakeLists.txt
@@ -828,8 +833,8 @@ fn check_runs_on(s: &InferenceSetup, gpu: &GpuSpec) -> Result<(), CoreError> {
         let fix = Msg::new("fix-engine-min-cc")
             .arg("engine", s.engine.name())
             .arg("gpu", gpu.id.as_str())
-            .arg("cc", format!("{}.{}", cc / 10, cc % 10))
-            .arg("min", format!("{}.{}", min / 10, min % 10));
+            .arg("cc", cc_text(cc))
+            .arg("min", cc_text(min));
         return Err(CoreError::invalid_msg("engine", s.engine.name(), fix));
     }
     if !engine_runs_on(s.engine, gpu) {
@@ -1768,7 +1773,7 @@ fn awq_refused(s: &InferenceSetup, gpu: &GpuSpec) -> CoreError {
     let fix = crate::i18n::Msg::new("fix-weights-awq-chip")
         .arg("engine", s.engine.name())
         .arg("gpu", gpu.id.as_str())
-        .arg("cc", format!("{}.{}", cc / 10, cc % 10));
+        .arg("cc", cc_text(cc));
     CoreError::invalid_msg("weights", s.weights.name(), fix)
 }
 
@@ -1816,7 +1821,7 @@ pub fn weight_only_kernel_note(
     (quantized && below).then(|| {
         crate::i18n::Msg::new("cav-serve-int4-not-marlin")
             .arg("gpu", gpu.id.as_str())
-            .arg("cc", format!("{}.{}", cc / 10, cc % 10))
+            .arg("cc", cc_text(cc))
             .arg("weights", format.name())
             .arg("engine", engine.name())
     })
@@ -1828,15 +1833,8 @@ fn int4_chip_refused(s: &InferenceSetup, gpu: &GpuSpec) -> CoreError {
     let fix = crate::i18n::Msg::new("fix-weights-int4-chip")
         .arg("engine", s.engine.name())
         .arg("gpu", gpu.id.as_str())
-        .arg("cc", format!("{}.{}", cc / 10, cc % 10))
-        .arg(
-            "min",
-            format!(
-                "{}.{}",
-                int4_min_cc(s.engine) / 10,
-                int4_min_cc(s.engine) % 10
-            ),
-        );
+        .arg("cc", cc_text(cc))
+        .arg("min", cc_text(int4_min_cc(s.engine)));
     CoreError::invalid_msg("weights", s.weights.name(), fix)
 }
 

@@ -765,7 +765,7 @@ fn stack_binding(job: &ServeJob, cands: &[(&Instance, &GpuSpec)]) -> Option<Bind
             Some(min) if cuda => Msg::new("bind-serve-engine-min-cc")
                 .arg("n", cands.len())
                 .arg("engine", job.engine.name())
-                .arg("min", format!("{}.{}", min / 10, min % 10)),
+                .arg("min", crate::infer::cc_text(min)),
             _ => Msg::new("bind-serve-engine-nvidia-only").arg("n", cands.len()),
         };
         return Some(Binding::msg("engine", m));
@@ -788,7 +788,7 @@ fn stack_binding(job: &ServeJob, cands: &[(&Instance, &GpuSpec)]) -> Option<Bind
         Msg::new("bind-serve-int4-nowhere")
             .arg("n", cands.len())
             .arg("engine", job.engine.name())
-            .arg("min", format!("{}.{}", min / 10, min % 10))
+            .arg("min", crate::infer::cc_text(min))
     } else {
         // MXFP4 on chips without its kernels (review r12 #4: V100 read "no instance type holds
         // the weights").
