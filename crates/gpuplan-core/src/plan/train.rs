@@ -2298,33 +2298,37 @@ fn time_passes(
     order.sort_by_cached_key(|g| std::cmp::Reverse(rungs(g)));
     // A worker's pass and what it knows are emptied for each group (`Known::forget`; `close`
     // ends the pass), and keep their allocations from one group to the next.
-    par_map_with(&order, threads, |(pass, known): &mut (Pass, Known), group| {
-        known.forget();
-        let mut out = Vec::new();
-        let mut full = 0;
-        for &t in group.iter() {
-            let (fit, cluster) = &work.time_jobs[t];
-            let Some(f) = &fit_results[*fit] else {
-                continue;
-            };
-            if pass.fit != Some(*fit) {
-                full += pass.close(fit_results, Some(&mut *known));
-                pass.open(*fit, f, cluster, known);
+    par_map_with(
+        &order,
+        threads,
+        |(pass, known): &mut (Pass, Known), group| {
+            known.forget();
+            let mut out = Vec::new();
+            let mut full = 0;
+            for &t in group.iter() {
+                let (fit, cluster) = &work.time_jobs[t];
+                let Some(f) = &fit_results[*fit] else {
+                    continue;
+                };
+                if pass.fit != Some(*fit) {
+                    full += pass.close(fit_results, Some(&mut *known));
+                    pass.open(*fit, f, cluster, known);
+                }
+                known.check(cluster, pass);
+                let mut steps = 0;
+                let timed = (&mut steps, &mut pass.explained, &mut pass.slots[..]);
+                let (found, b) = fastest(req, (f, memo), cluster, &pass.bounds, timed);
+                // Every timed rung's bound holds on every cluster of this chip and shape.
+                for (have, new) in pass.bounds.iter_mut().zip(b) {
+                    *have = have.or(new);
+                }
+                out.push((t, found, steps));
             }
-            known.check(cluster, pass);
-            let mut steps = 0;
-            let timed = (&mut steps, &mut pass.explained, &mut pass.slots[..]);
-            let (found, b) = fastest(req, (f, memo), cluster, &pass.bounds, timed);
-            // Every timed rung's bound holds on every cluster of this chip and shape.
-            for (have, new) in pass.bounds.iter_mut().zip(b) {
-                *have = have.or(new);
-            }
-            out.push((t, found, steps));
-        }
-        // (The group's last memory pass: nothing after it reads what it knows.)
-        full += pass.close(fit_results, None);
-        (out, full)
-    })
+            // (The group's last memory pass: nothing after it reads what it knows.)
+            full += pass.close(fit_results, None);
+            (out, full)
+        },
+    )
 }
 
 /// One memory pass's state in a time-pass group: its rungs' bounds ([`step_bound`]) and step
