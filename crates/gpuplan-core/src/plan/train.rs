@@ -1717,18 +1717,32 @@ pub(crate) fn par_map<T: Sync, R: Send>(
     threads: usize,
     f: impl Fn(&T) -> R + Sync,
 ) -> Vec<R> {
+    par_map_with(items, threads, |_: &mut (), item| f(item))
+}
+
+/// [`par_map`] where each worker (the calling thread and each helper) has a scratch `S` of its
+/// own, made once by `S::default()` and passed to `f` for every item the worker takes: buffers
+/// that keep their allocations from one item to the next. `f` must leave nothing in it that
+/// its result depends on for the next item (the items are taken in no fixed order).
+pub(crate) fn par_map_with<T: Sync, R: Send, S: Default>(
+    items: &[T],
+    threads: usize,
+    f: impl Fn(&mut S, &T) -> R + Sync,
+) -> Vec<R> {
     let threads = threads.min(items.len());
     if threads <= 1 {
-        return items.iter().map(f).collect();
+        let mut scratch = S::default();
+        return items.iter().map(|item| f(&mut scratch, item)).collect();
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
     let take_in_turn = || {
         // Its even share at once (a result can be large: grown lists copied them).
         let mut out = Vec::with_capacity(items.len().div_ceil(threads));
+        let mut scratch = S::default();
         loop {
             let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let Some(item) = items.get(i) else { break };
-            out.push((i, f(item)));
+            out.push((i, f(&mut scratch, item)));
         }
         out
     };
@@ -2282,34 +2296,39 @@ fn time_passes(
     };
     let mut order: Vec<&[usize]> = groups.iter().map(|g| &g[..]).collect();
     order.sort_by_cached_key(|g| std::cmp::Reverse(rungs(g)));
-    par_map(&order, threads, |group| {
-        let mut pass = Pass::default();
-        let mut known = Known::default();
-        let mut out = Vec::new();
-        let mut full = 0;
-        for &t in group.iter() {
-            let (fit, cluster) = &work.time_jobs[t];
-            let Some(f) = &fit_results[*fit] else {
-                continue;
-            };
-            if pass.fit != Some(*fit) {
-                full += pass.close(fit_results, Some(&mut known));
-                pass.open(*fit, f, cluster, &mut known);
+    // A worker's pass and what it knows are emptied for each group (`Known::forget`; `close`
+    // ends the pass), and keep their allocations from one group to the next.
+    par_map_with(
+        &order,
+        threads,
+        |(pass, known): &mut (Pass, Known), group| {
+            known.forget();
+            let mut out = Vec::new();
+            let mut full = 0;
+            for &t in group.iter() {
+                let (fit, cluster) = &work.time_jobs[t];
+                let Some(f) = &fit_results[*fit] else {
+                    continue;
+                };
+                if pass.fit != Some(*fit) {
+                    full += pass.close(fit_results, Some(&mut *known));
+                    pass.open(*fit, f, cluster, known);
+                }
+                known.check(cluster, pass);
+                let mut steps = 0;
+                let timed = (&mut steps, &mut pass.explained, &mut pass.slots[..]);
+                let (found, b) = fastest(req, (f, memo), cluster, &pass.bounds, timed);
+                // Every timed rung's bound holds on every cluster of this chip and shape.
+                for (have, new) in pass.bounds.iter_mut().zip(b) {
+                    *have = have.or(new);
+                }
+                out.push((t, found, steps));
             }
-            known.check(cluster, &mut pass);
-            let mut steps = 0;
-            let timed = (&mut steps, &mut pass.explained, &mut pass.slots[..]);
-            let (found, b) = fastest(req, (f, memo), cluster, &pass.bounds, timed);
-            // Every timed rung's bound holds on every cluster of this chip and shape.
-            for (have, new) in pass.bounds.iter_mut().zip(b) {
-                *have = have.or(new);
-            }
-            out.push((t, found, steps));
-        }
-        // (The group's last memory pass: nothing after it reads what it knows.)
-        full += pass.close(fit_results, None);
-        (out, full)
-    })
+            // (The group's last memory pass: nothing after it reads what it knows.)
+            full += pass.close(fit_results, None);
+            (out, full)
+        },
+    )
 }
 
 /// One memory pass's state in a time-pass group: its rungs' bounds ([`step_bound`]) and step
@@ -2328,11 +2347,17 @@ impl Pass {
     fn open(&mut self, fit: usize, f: &Fits, c: &ClusterSpec, known: &mut Known) {
         known.on_cluster(c);
         self.fit = Some(fit);
+        // Refilled in place: the lists of the pass before keep their allocations.
+        self.bounds.clear();
+        self.slots.clear();
         if known.rungs.is_empty() {
-            self.bounds = vec![None; f.fit.len()];
-            self.slots = vec![None; f.fit.len()];
+            self.bounds.resize(f.fit.len(), None);
+            self.slots.resize(f.fit.len(), None);
         } else {
-            (self.bounds, self.slots) = f.fit.iter().map(|r| known.of(&r.0)).unzip();
+            for (bound, slot) in f.fit.iter().map(|r| known.of(&r.0)) {
+                self.bounds.push(bound);
+                self.slots.push(slot);
+            }
         }
     }
 
@@ -2370,6 +2395,12 @@ struct Known {
 }
 
 impl Known {
+    /// Knows nothing, as [`Known::default`], keeping the map's allocation.
+    fn forget(&mut self) {
+        self.on = None;
+        self.rungs.clear();
+    }
+
     /// Whether cluster `c` has the chip and GPU count of what is known.
     fn holds_for(&self, c: &ClusterSpec) -> bool {
         self.on.as_ref().is_some_and(|(g, total)| {
