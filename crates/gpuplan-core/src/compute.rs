@@ -577,22 +577,11 @@ fn routed_expert_input_cast(name: &str) -> f64 {
 /// Forward, activation-gradient and weight-gradient GEMMs of one linear on one TP shard, with
 /// `tokens` rows. Column-parallel (d_out ≥ d_in) splits N, row-parallel splits K.
 fn linear_seconds(tokens: u64, d_in: u64, d_out: u64, tp: u64, frozen: bool, r: &ChipRates) -> f64 {
-    linear_seconds_cast(tokens, d_in, d_out, tp, frozen, EXPLICIT_CASTS, r)
+    linear_parts_cast(tokens, d_in, d_out, tp, frozen, EXPLICIT_CASTS, r).1
 }
 
-fn linear_seconds_cast(
-    tokens: u64,
-    d_in: u64,
-    d_out: u64,
-    tp: u64,
-    frozen: bool,
-    casts: Casts,
-    r: &ChipRates,
-) -> f64 {
-    linear_parts_cast(tokens, d_in, d_out, tp, frozen, casts, r).1
-}
-
-/// [`linear_seconds_cast`] with its forward GEMM beside it: (forward GEMM, all of it).
+/// [`linear_seconds`] with the casts `casts` and its forward GEMM beside it: (forward GEMM, all
+/// of it).
 fn linear_parts_cast(
     tokens: u64,
     d_in: u64,
@@ -1185,15 +1174,10 @@ impl MicroBatch<'_> {
                         let d = split.linear(l);
                         let casts = linear_casts(self.setup, self.t, l);
                         let rows = split.rows(l, self.tokens);
-                        let one = linear_seconds_cast(
-                            rows,
-                            d.d_in,
-                            d.d_out,
-                            1,
-                            self.frozen,
-                            casts,
-                            self.r,
-                        ) + expert_quantize_seconds(self.setup, l, self.r);
+                        let one =
+                            linear_parts_cast(rows, d.d_in, d.d_out, 1, self.frozen, casts, self.r)
+                                .1
+                                + expert_quantize_seconds(self.setup, l, self.r);
                         d.copies as f64 * one
                     })
                     .sum::<f64>()
