@@ -263,3 +263,38 @@ fn a_negative_zero_reads_as_zero() {
         &["!-0.0 preemptions", "!rate -0"],
     );
 }
+
+/// #3, every key: a `-0` is read as 0 where numbers are parsed (the workload file, the API's
+/// body, every number flag), so a key the first mend did not list reads 0 too: the file's
+/// `[inference] gpu_memory_utilization` and the `--budget` flag echoed "-0" in their refusals.
+#[test]
+fn a_negative_zero_on_any_key_reads_as_zero() {
+    let w = write_temp(
+        TAG,
+        "negzero-any.toml",
+        "kind = \"inference\"\nmodel = \"Qwen2.5-0.5B\"\n[inference]\n\
+         gpu_memory_utilization = -0.0\n[hardware]\ngpu = \"a100\"\n",
+    );
+    let w = w.to_str().unwrap();
+    refused(
+        &["estimate", "-w", w],
+        2,
+        &["gpu_memory_utilization", "= 0:", "!= -0"],
+    );
+    refused(
+        &[
+            "plan",
+            "-m",
+            "Qwen2.5-0.5B",
+            "--task",
+            "lora",
+            "--tokens",
+            "1e7",
+            "--provider",
+            "alibaba",
+            "--budget=-0",
+        ],
+        2,
+        &["budget_cny", "= 0:", "!= -0"],
+    );
+}
