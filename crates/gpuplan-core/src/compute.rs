@@ -577,10 +577,12 @@ fn routed_expert_input_cast(name: &str) -> f64 {
 /// Forward, activation-gradient and weight-gradient GEMMs of one linear on one TP shard, with
 /// `tokens` rows. Column-parallel (d_out ≥ d_in) splits N, row-parallel splits K.
 fn linear_seconds(tokens: u64, d_in: u64, d_out: u64, tp: u64, frozen: bool, r: &ChipRates) -> f64 {
-    linear_seconds_cast(tokens, d_in, d_out, tp, frozen, EXPLICIT_CASTS, r)
+    linear_parts_cast(tokens, d_in, d_out, tp, frozen, EXPLICIT_CASTS, r).1
 }
 
-fn linear_seconds_cast(
+/// [`linear_seconds`] with the casts `casts` and its forward GEMM beside it: (forward GEMM, all
+/// of it).
+fn linear_parts_cast(
     tokens: u64,
     d_in: u64,
     d_out: u64,
@@ -588,7 +590,7 @@ fn linear_seconds_cast(
     frozen: bool,
     casts: Casts,
     r: &ChipRates,
-) -> f64 {
+) -> (f64, f64) {
     let (k, n) = if d_out >= d_in {
         (d_in, d_out.div_ceil(tp))
     } else {
@@ -608,7 +610,7 @@ fn linear_seconds_cast(
     } else {
         gemm_seconds(k, n, tokens, r)
     };
-    fwd + dgrad + wgrad + cast
+    (fwd, fwd + dgrad + wgrad + cast)
 }
 
 /// The rates of the 16-bit GEMMs that FP8 training leaves in 16 bit (adapters, the output
@@ -1072,7 +1074,7 @@ pub fn micro_batch_compute(
     };
     let total_layers: u64 = b.groups.iter().map(|g| g.count).sum::<u64>().max(1);
     // One layer on average (all layers / L), then scaled to the slowest stage.
-    let (gemm_s, moe_memory_s) = mb.layer_gemm_seconds(b, total_layers);
+    let (gemm_s, moe_memory_s, tp_pair_gemm_s) = mb.layer_gemm_seconds(b, total_layers);
     let layer = ComputeParts {
         gemm_s,
         attention_s: attention_seconds(t, setup, r, p.tp),
@@ -1094,7 +1096,7 @@ pub fn micro_batch_compute(
         attention_fwd_layer_s: attention_kernel_seconds(t, setup, r, p.tp).0,
         layer_s: per,
         expert_layer_s: mb.expert_seconds(b),
-        tp_pair_gemm_s: mb.tp_pair_gemm_seconds(b, total_layers),
+        tp_pair_gemm_s,
         slowest_stage: (p.pp > 1).then(|| split.slowest(on_last)),
     }
 }
@@ -1115,16 +1117,20 @@ impl MicroBatch<'_> {
     /// GEMM seconds of one average layer: every group's linears, LoRA adapters, MoE router
     /// ([`moe::layer_seconds`]) and per-op SAC's recomputed matmuls weighted by its share of the
     /// layers, then the recompute's forward again; and the MoE dispatcher's bandwidth-bound
-    /// seconds beside them.
-    fn layer_gemm_seconds(&self, b: &ParamBreakdown, total_layers: u64) -> (f64, f64) {
+    /// seconds beside them; and the forward GEMM seconds of the layer's linears by [`TpPair`]
+    /// (the groups weighted by their share of the layers, routed experts over their local copies
+    /// as [`Self::linears_seconds`] runs them), timed in the same pass.
+    fn layer_gemm_seconds(&self, b: &ParamBreakdown, total_layers: u64) -> (f64, f64, [f64; 4]) {
         let op_sac = crate::train::op_sac_applies(self.t, self.setup);
         let (mut gemm_s, mut moe_memory_s) = (0.0, 0.0);
+        let mut tp_pair = [0.0; 4];
         for g in &b.groups {
             let weigh = |seconds: f64| seconds * g.count as f64 / total_layers as f64;
             if self.frozen {
                 gemm_s += weigh(self.adapter_seconds(g));
             }
-            gemm_s += weigh(self.linears_seconds(g));
+            let share = g.count as f64 / total_layers as f64;
+            gemm_s += weigh(self.linears_seconds(g, share, &mut tp_pair));
             if let Some(m) = self
                 .t
                 .moe
@@ -1150,24 +1156,7 @@ impl MicroBatch<'_> {
             Recompute::SelectiveOp if !op_sac => gemm_s * if frozen { 1.25 } else { 7.0 / 6.0 },
             _ => gemm_s,
         };
-        (gemm_s, moe_memory_s)
-    }
-
-    /// Forward GEMM seconds of one average layer's linears by [`TpPair`] (the groups weighted by
-    /// their share of the layers, routed experts over their local copies as
-    /// [`Self::linears_seconds`] runs them).
-    fn tp_pair_gemm_seconds(&self, b: &ParamBreakdown, total_layers: u64) -> [f64; 4] {
-        let mut out = [0.0; 4];
-        for g in &b.groups {
-            let share = g.count as f64 / total_layers as f64;
-            for l in &g.linears {
-                let d = self.split.linear(l);
-                let rows = self.split.rows(l, self.linear_tokens(g, l));
-                let fwd = gemm_seconds(rows, d.d_out, d.d_in, self.r) * d.copies as f64;
-                out[TpPair::of(l.name) as usize] += fwd * share;
-            }
-        }
-        out
+        (gemm_s, moe_memory_s, tp_pair)
     }
 
     /// The routed experts' linears (those held in several copies) of one MoE layer, as the
@@ -1185,15 +1174,10 @@ impl MicroBatch<'_> {
                         let d = split.linear(l);
                         let casts = linear_casts(self.setup, self.t, l);
                         let rows = split.rows(l, self.tokens);
-                        let one = linear_seconds_cast(
-                            rows,
-                            d.d_in,
-                            d.d_out,
-                            1,
-                            self.frozen,
-                            casts,
-                            self.r,
-                        ) + expert_quantize_seconds(self.setup, l, self.r);
+                        let one =
+                            linear_parts_cast(rows, d.d_in, d.d_out, 1, self.frozen, casts, self.r)
+                                .1
+                                + expert_quantize_seconds(self.setup, l, self.r);
                         d.copies as f64 * one
                     })
                     .sum::<f64>()
@@ -1203,20 +1187,27 @@ impl MicroBatch<'_> {
 
     /// One layer of `g`'s linears, each as the device holds it (`WeightSplit::linear`); routed
     /// experts run their local copies over the tokens routed to them (`WeightSplit::rows`), so
-    /// per-device FLOPs equal the dense-active ones.
-    fn linears_seconds(&self, g: &crate::model::LayerGroup) -> f64 {
+    /// per-device FLOPs equal the dense-active ones. Each linear's forward GEMM, times `share`
+    /// (the group's share of the layers), is added to its [`TpPair`] slot of `tp_pair`.
+    fn linears_seconds(
+        &self,
+        g: &crate::model::LayerGroup,
+        share: f64,
+        tp_pair: &mut [f64; 4],
+    ) -> f64 {
         let (setup, split) = (self.setup, &self.split);
-        g.linears
-            .iter()
-            .map(|l| {
-                let d = split.linear(l);
-                let casts = linear_casts(setup, self.t, l);
-                let rows = split.rows(l, self.linear_tokens(g, l));
-                let one = linear_seconds_cast(rows, d.d_in, d.d_out, 1, self.frozen, casts, self.r)
-                    + expert_quantize_seconds(setup, l, self.r);
-                d.copies as f64 * one
-            })
-            .sum()
+        let mut total = 0.0;
+        for l in &g.linears {
+            let d = split.linear(l);
+            let casts = linear_casts(setup, self.t, l);
+            let rows = split.rows(l, self.linear_tokens(g, l));
+            let (fwd, all) =
+                linear_parts_cast(rows, d.d_in, d.d_out, 1, self.frozen, casts, self.r);
+            tp_pair[TpPair::of(l.name) as usize] += fwd * d.copies as f64 * share;
+            let one = all + expert_quantize_seconds(setup, l, self.r);
+            total += d.copies as f64 * one;
+        }
+        total
     }
 
     /// Rows linear `l` of group `g` runs over in this micro-batch: the device's tokens, scaled to

@@ -334,27 +334,6 @@ impl Tunables {
         }
     }
 
-    /// Every constant given as `-0.0` made `0.0`: a negative zero passes the ≥ 0 checks and was
-    /// printed as a negative figure ("allocator fragmentation -0.00 ┆ -0% of allocated", JSON
-    /// `"bytes": -0.0`, audit r19 #3).
-    pub fn clear_negative_zeros(&mut self) {
-        let Ok(mut v) = serde_json::to_value(&*self) else {
-            return;
-        };
-        let mut found = false;
-        if let serde_json::Value::Object(m) = &mut v {
-            for x in m.values_mut() {
-                if x.as_f64().is_some_and(|f| f == 0.0 && f.is_sign_negative()) {
-                    *x = serde_json::json!(0.0);
-                    found = true;
-                }
-            }
-        }
-        if let (true, Ok(t)) = (found, serde_json::from_value(v)) {
-            *self = t;
-        }
-    }
-
     /// Set one constant by name (`--set fragmentation=0.05`).
     pub fn set(&mut self, name: &str, value: f64) -> Result<(), CoreError> {
         let mut v = serde_json::to_value(&*self).map_err(|e| CoreError::Parse {

@@ -43,6 +43,11 @@ fn step(m: &ModelSpec, s: &TrainingSetup, c: &ClusterSpec) -> StepTime {
     training_step(m, s, c, &Tunables::default()).unwrap()
 }
 
+/// [`step`] of two setups of one model on one cluster (a setting off and on).
+fn steps(m: &ModelSpec, c: &ClusterSpec, [a, b]: [&TrainingSetup; 2]) -> (StepTime, StepTime) {
+    (step(m, a, c), step(m, b, c))
+}
+
 #[test]
 fn interleaving_divides_the_bubble_by_the_virtual_stages() {
     let m = model("Llama-2-70B");
@@ -50,7 +55,7 @@ fn interleaving_divides_the_bubble_by_the_virtual_stages() {
     let plain = megatron(4, 4, 16);
     let mut inter = plain.clone();
     inter.parallel.virtual_stages = 4;
-    let (a, b) = (step(&m, &plain, &c), step(&m, &inter, &c));
+    let (a, b) = steps(&m, &c, [&plain, &inter]);
     // (p−1)/(v·m): 3/16 of the compute, then 3/64.
     let compute = a.compute.0 - a.optimizer.0;
     assert!((a.pipeline_bubble.0 - compute * 3.0 / 16.0).abs() < 1e-9 * compute);
@@ -166,7 +171,7 @@ fn tp_comm_overlap_hides_part_of_the_tp_time_and_never_more() {
     let off = megatron(8, 1, 8);
     let mut on = off.clone();
     on.parallel.tp_comm_overlap = Some(true);
-    let (a, b) = (step(&m, &off, &c), step(&m, &on, &c));
+    let (a, b) = steps(&m, &c, [&off, &on]);
     assert_eq!(a.tp_comm_overlapped.0, 0.0);
     assert!(b.tp_comm_overlapped.0 > 0.0);
     let total = b.tp_comm.0 + b.tp_comm_overlapped.0;
@@ -200,7 +205,7 @@ fn dp_overlap_defaults_follow_the_framework() {
     let mut on = meg.clone();
     on.parallel.overlap_grad_reduce = Some(true);
     on.parallel.overlap_param_gather = Some(true);
-    let (a, b) = (step(&m, &meg, &c), step(&m, &on, &c));
+    let (a, b) = steps(&m, &c, [&meg, &on]);
     assert!((a.dp_comm_exposed.0 - a.dp_comm_total.0).abs() < 1e-12);
     assert!(b.dp_comm_exposed.0 < a.dp_comm_exposed.0);
     // DDP/FSDP (the huggingface framework) overlap gradient buckets by default.
@@ -226,7 +231,7 @@ fn a_sharded_optimizer_that_all_reduces_moves_half_as_much_again() {
     let rs = megatron(1, 1, 1);
     let mut ar = rs.clone();
     ar.parallel.grad_all_reduce = true;
-    let (a, b) = (step(&m, &rs, &c), step(&m, &ar, &c));
+    let (a, b) = steps(&m, &c, [&rs, &ar]);
     let dp = |st: &StepTime| {
         st.collectives
             .iter()
@@ -268,7 +273,7 @@ fn bf16_optimizer_grad_pass_lengthens_every_micro_batch() {
     let flat = megatron(1, 1, 8);
     let mut on = flat.clone();
     on.parallel.fp32_grad_pass = true;
-    let (a, b) = (step(&m, &flat, &c), step(&m, &on, &c));
+    let (a, b) = steps(&m, &c, [&flat, &on]);
     assert_eq!(a.fp32_grad_pass.0, 0.0);
     let params = gpuplan_core::model::param_breakdown(&m).total as f64;
     let want = params * 18.0 / (2039e9 * 0.8);
@@ -284,7 +289,7 @@ fn bf16_optimizer_grad_pass_lengthens_every_micro_batch() {
     let piped = megatron(1, 2, 8);
     let mut piped_on = piped.clone();
     piped_on.parallel.fp32_grad_pass = true;
-    let (pa, pb) = (step(&m, &piped, &c), step(&m, &piped_on, &c));
+    let (pa, pb) = steps(&m, &c, [&piped, &piped_on]);
     let pass = pb.fp32_grad_pass.0;
     assert!(pass > 0.4 * want && pass < 0.6 * want, "{pass} vs {want}");
     assert!((passes(&pb) - passes(&pa) - 8.0 * pass).abs() < 1e-9 * pb.compute.0);
@@ -325,7 +330,7 @@ fn bf16_optimizer_step_passes_are_in_the_optimizer_step() {
     let flat = megatron(1, 1, 8);
     let mut on = flat.clone();
     on.parallel.fp32_grad_pass = true;
-    let (a, b) = (step(&m, &flat, &c), step(&m, &on, &c));
+    let (a, b) = steps(&m, &c, [&flat, &on]);
     let params = gpuplan_core::model::param_breakdown(&m).total as f64;
     let want = (params * 24.0 + params / 8.0 * 4.0) / (2039e9 * 0.8);
     let extra = b.optimizer.0 - a.optimizer.0;
@@ -425,7 +430,7 @@ fn per_rank_broadcasts_pay_the_chain_once_per_owning_rank() {
         ag.parallel.grad_all_reduce = true;
         let mut pr = ag.clone();
         pr.parallel.zero1_broadcast = ParamSync::PerRank;
-        let (a, b) = (step(&m, &ag, &c), step(&m, &pr, &c));
+        let (a, b) = steps(&m, &c, [&ag, &pr]);
         let ranks = (8 * nodes) as f64;
         let dp = |st: &StepTime| {
             st.collectives
@@ -550,7 +555,7 @@ fn fp32_gradient_reduction_doubles_the_gradient_bytes_only() {
         bf16.parallel.zero = zero;
         let mut fp32 = bf16.clone();
         fp32.parallel.grad_reduce_fp32 = true;
-        let (a, b) = (step(&m, &bf16, &c), step(&m, &fp32, &c));
+        let (a, b) = steps(&m, &c, [&bf16, &fp32]);
         let (da, db) = (dp(&a), dp(&b));
         let ratio = db.bytes_per_step.0 / da.bytes_per_step.0;
         assert!((ratio - factor).abs() < 1e-9, "zero {zero}: {ratio}");
@@ -702,7 +707,7 @@ fn attention_span_scales_attention_only() {
         attention_span: Some(256),
         ..full.clone()
     };
-    let (a, b) = (step(&m, &full, &c), step(&m, &packed, &c));
+    let (a, b) = steps(&m, &c, [&full, &packed]);
     assert!((a.compute_parts.gemm_s - b.compute_parts.gemm_s).abs() < 1e-12);
     let ratio = b.compute_parts.attention_s / a.compute_parts.attention_s;
     assert!((ratio - 256.0 / 4096.0).abs() < 1e-9, "{ratio}");
@@ -1004,7 +1009,7 @@ fn fp8_kernel_generation_sets_the_fp8_gemm_rate_only() {
     current.precision = Precision::Fp8;
     let mut old = current.clone();
     old.fp8_kernels = Fp8Kernels::Y2023;
-    let (a, b) = (step(&m, &current, &c), step(&m, &old, &c));
+    let (a, b) = steps(&m, &c, [&current, &old]);
     assert!(
         a.efficiency_name.contains("fp8_gemm_ratio_current"),
         "{}",

@@ -187,10 +187,10 @@ pub struct InstanceFilterArgs {
     #[arg(long)]
     pub gpu: Option<String>,
     /// Exact GPU count per instance.
-    #[arg(long)]
+    #[arg(long, value_parser = parse_number)]
     pub gpus: Option<f64>,
     /// Minimum memory per GPU, GiB.
-    #[arg(long)]
+    #[arg(long, value_parser = parse_number)]
     pub min_gpu_memory: Option<f64>,
     /// Only instances with RDMA (eRDMA, RoCE or InfiniBand).
     #[arg(long)]
@@ -202,7 +202,7 @@ pub struct InstanceFilterArgs {
     #[arg(long)]
     pub region: Option<String>,
     /// Maximum price (CNY per hour for on-demand/spot, per month for monthly) under --billing.
-    #[arg(long)]
+    #[arg(long, value_parser = parse_number)]
     pub max_price: Option<f64>,
     /// Which price to show and filter on.
     #[arg(long, value_enum, default_value_t = BillingArg::OnDemand)]
@@ -272,7 +272,7 @@ pub struct JobArgs {
     #[arg(long, value_name = "N", value_parser = parse_amount)]
     pub samples: Option<f64>,
     /// Passes over the --samples [default: 1].
-    #[arg(long, value_name = "E")]
+    #[arg(long, value_name = "E", value_parser = parse_number)]
     pub epochs: Option<f64>,
     /// amp_bf16, amp_fp16, pure_bf16, fp32, fp8 [default: amp_bf16; fp16 on chips without bf16].
     #[arg(long)]
@@ -291,7 +291,7 @@ pub struct JobArgs {
     pub lora_targets: Option<String>,
     /// LoRA dropout probability; 0 saves no dropout masks (torchtune, LLaMA-Factory, Unsloth and
     /// PEFT's own default) [default: 0.05, the PEFT examples' value].
-    #[arg(long, value_name = "P")]
+    #[arg(long, value_name = "P", value_parser = parse_number)]
     pub lora_dropout: Option<f64>,
     /// LoRA adapter (and its grads and optimizer states) dtype: fp32 (PEFT default) or bf16.
     #[arg(long)]
@@ -383,7 +383,7 @@ pub struct EstimateArgs {
     #[arg(long)]
     pub inter_link: Option<String>,
     /// Per-node network bandwidth, Gbit/s.
-    #[arg(long)]
+    #[arg(long, value_parser = parse_number)]
     pub inter_gbit: Option<f64>,
     /// Host vCPUs (hardware threads) per node: image models are capped at vCPUs × nodes ×
     /// image_decode_per_core samples/s, and the host optimizer step under optimizer offload runs
@@ -485,16 +485,16 @@ pub struct EstimateArgs {
     pub max_model_len: Option<u64>,
     /// Serving: share of GPU memory the engine may use (vLLM --gpu-memory-utilization), 0–1
     /// [default: 0.9].
-    #[arg(long, value_name = "SHARE")]
+    #[arg(long, value_name = "SHARE", value_parser = parse_number)]
     pub gpu_memory_utilization: Option<f64>,
     /// Serving: concurrent sequences in the decode batch [default: 1].
     #[arg(long, value_name = "N")]
     pub batch: Option<u64>,
     /// SGLang `mem_fraction_static` (with --engine sglang; default by TP, 0.88 at TP 1).
-    #[arg(long)]
+    #[arg(long, value_parser = parse_number)]
     pub mem_fraction_static: Option<f64>,
     /// TensorRT-LLM `free_gpu_memory_fraction` (with --engine trtllm; default 0.9).
-    #[arg(long)]
+    #[arg(long, value_parser = parse_number)]
     pub free_gpu_memory_fraction: Option<f64>,
     /// vLLM release whose memory profiler sizes the KV pool, e.g. 0.5 or 0.6.4 (releases count
     /// the memory outside torch differently); default the current rule (v0.6.5 and later); also
@@ -592,7 +592,7 @@ pub struct PlanArgs {
     pub job: JobArgs,
     /// Stored bytes per sample, for the data path [default: 4 bytes per token for text; the
     /// model's input size for images].
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, value_name = "BYTES", value_parser = parse_number)]
     pub bytes_per_sample: Option<f64>,
     /// Dataset size on storage, e.g. 30TB or 500GiB (sets the storage capacity; default: one
     /// epoch's samples × bytes per sample).
@@ -606,7 +606,7 @@ pub struct PlanArgs {
     #[arg(long)]
     pub framework: Option<String>,
     /// Serving: requests per second to sustain.
-    #[arg(long, value_name = "REQ/S")]
+    #[arg(long, value_name = "REQ/S", value_parser = parse_number)]
     pub rate: Option<f64>,
     /// Serving: concurrent requests instead of a rate.
     #[arg(long, value_name = "N", conflicts_with = "rate")]
@@ -622,7 +622,7 @@ pub struct PlanArgs {
     pub min_replicas: Option<u64>,
     /// Serving: the peak load as a multiple of --rate/--concurrency that replicas must carry
     /// [default: 1.25].
-    #[arg(long)]
+    #[arg(long, value_parser = parse_number)]
     pub peak_factor: Option<f64>,
     /// Serving a diffusion model: denoising steps per image [default: the pipeline's, 50 for
     /// SDXL].
@@ -655,7 +655,7 @@ pub struct PlanArgs {
     #[arg(long)]
     pub deadline: Option<String>,
     /// Budget in CNY (the whole job for training, per month for serving) [default: none].
-    #[arg(long, value_name = "CNY")]
+    #[arg(long, value_name = "CNY", value_parser = parse_number)]
     pub budget: Option<f64>,
     /// Most nodes (instances) one plan may use [default: 16].
     #[arg(long, value_name = "N")]
@@ -667,10 +667,10 @@ pub struct PlanArgs {
     #[arg(long)]
     pub interruptible: bool,
     /// Spot preemptions per node-hour [default: 0.02].
-    #[arg(long, value_name = "RATE")]
+    #[arg(long, value_name = "RATE", value_parser = parse_number)]
     pub preemption_rate: Option<f64>,
     /// Hours per month you expect to keep using the machines after this job [default: 0].
-    #[arg(long, value_name = "HOURS")]
+    #[arg(long, value_name = "HOURS", value_parser = parse_number)]
     pub reuse_hours: Option<f64>,
     /// Rank by cost, time, or balanced (cost × time).
     #[arg(long, value_enum, default_value_t = OptimizeArg::Cost)]
@@ -808,6 +808,12 @@ pub struct FetchArgs {
     pub dry_run: bool,
 }
 
+/// A plain number flag (`--lora-dropout 0.05`): a `-0` is read as 0 (a negative zero passes the
+/// ≥ 0 checks and was printed as a negative figure, audit r19 #3).
+pub fn parse_number(s: &str) -> Result<f64, std::num::ParseFloatError> {
+    s.parse::<f64>().map(|v| v + 0.0)
+}
+
 /// An amount with an optional suffix: `1e8`, `100M`, `2B`, `1.5T`, `50k` (k = 10^3, M = 10^6,
 /// B/G = 10^9, T = 10^12). The range is checked where the value is used.
 pub fn parse_amount(s: &str) -> Result<f64, AmountError> {
@@ -842,7 +848,7 @@ pub fn parse_latency(s: &str) -> Result<f64, AmountError> {
         (t.as_str(), 1.0)
     };
     let v: f64 = num.trim().parse().map_err(|_| AmountError::BadLatency)?;
-    Ok(v * scale)
+    Ok(v * scale + 0.0)
 }
 
 /// Why [`parse_amount`] (or [`parse_latency`]) refused a value; the message (flag, value, what is accepted, an

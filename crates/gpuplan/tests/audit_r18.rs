@@ -14,19 +14,9 @@ fn refused(args: &[&str], code: i32, phrases: &[&str]) -> std::process::Output {
 
 /// `estimate` of Llama-3.1-8B served with `weights` under `engine` on one `gpu`.
 fn serve8b<'a>(gpu: &'a str, weights: &'a str, engine: &'a str) -> Vec<&'a str> {
-    vec![
-        "estimate",
-        "-m",
-        "Llama-3.1-8B",
-        "--task",
-        "inference",
-        "--gpu",
-        gpu,
-        "--weights",
-        weights,
-        "--engine",
-        engine,
-    ]
+    let mut v = common::serving("estimate", ["-m", "Llama-3.1-8B"], gpu, engine);
+    v.extend(["--weights", weights]);
+    v
 }
 
 /// #1: int4 per engine and chip. vLLM/SGLang load GPTQ from compute capability 6.0 (exllama;
@@ -65,16 +55,10 @@ fn int4_loads_only_where_the_engine_has_a_kernel() {
 /// int4 it offers runs a kernel of unverified speed.
 #[test]
 fn the_serving_search_offers_int4_only_where_it_loads() {
-    let base = ["-m", "Llama-3.1-8B", "--task", "inference", "--gpu", "v100"];
-    let mut args = base.to_vec();
-    args.extend(["--engine", "trtllm"]);
-    let v = common::plan_json(TAG, &args);
-    for p in common::plans(&v) {
-        assert_ne!(p["serve"]["weights"]["format"], "int4", "{p}");
-    }
-    let mut args = base.to_vec();
-    args.extend(["--engine", "vllm"]);
-    let v = common::plan_json(TAG, &args);
+    let llama = ["-m", "Llama-3.1-8B"];
+    let v = common::plan_json(TAG, &common::serving_flags(llama, "v100", "trtllm"));
+    common::assert_no_plan_serves(&v, "int4");
+    let v = common::plan_json(TAG, &common::serving_flags(llama, "v100", "vllm"));
     let int4: Vec<_> = common::plans(&v)
         .iter()
         .filter(|p| p["serve"]["weights"]["format"] == "int4")
@@ -84,9 +68,8 @@ fn the_serving_search_offers_int4_only_where_it_loads() {
         assert!(p["caveats"].to_string().contains("exllama"), "{p}");
     }
     // Asked for int4 where nothing loads it: the binding names the minimum.
-    let mut args = vec!["plan"];
-    args.extend(base);
-    args.extend(["--engine", "static", "--weights", "int4-g128"]);
+    let mut args = common::serving("plan", llama, "v100", "static");
+    args.extend(["--weights", "int4-g128"]);
     refused(&args, 4, &["int4 kernel", "8.0"]);
 }
 

@@ -26,17 +26,25 @@ fn int4_config(method: &str, bits: u32) -> String {
 }
 
 fn serve_config<'a>(config: &'a str, gpu: &'a str, engine: &'a str) -> Vec<&'a str> {
-    vec![
-        "estimate",
-        "--model-config",
-        config,
+    common::serving("estimate", ["--model-config", config], gpu, engine)
+}
+
+/// `plan` of a LoRA fine-tune of Qwen2.5-0.5B over 1e7 tokens on Alibaba's instances, `extra`
+/// after.
+fn small_lora_plan<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let mut v = vec![
+        "plan",
+        "-m",
+        "Qwen2.5-0.5B",
         "--task",
-        "inference",
-        "--gpu",
-        gpu,
-        "--engine",
-        engine,
-    ]
+        "lora",
+        "--tokens",
+        "1e7",
+        "--provider",
+        "alibaba",
+    ];
+    v.extend_from_slice(extra);
+    v
 }
 
 /// #1: vLLM and SGLang load AWQ from compute capability 7.5 (`AWQConfig.get_min_capability()`
@@ -75,19 +83,8 @@ fn an_awq_checkpoint_loads_from_turing_a_gptq_one_on_volta() {
     refused(&named, 2, &["`weights`", "AWQ", "7.5", "GPTQ"]);
     // `--weights awq` names AWQ; `gptq` and `int4` load on Volta (exllama).
     for (w, code) in [("awq", 2), ("gptq", 0), ("int4", 0)] {
-        let args = [
-            "estimate",
-            "-m",
-            "Llama-3.1-8B",
-            "--task",
-            "inference",
-            "--gpu",
-            "v100",
-            "--engine",
-            "vllm",
-            "--weights",
-            w,
-        ];
+        let mut args = common::serving("estimate", ["-m", "Llama-3.1-8B"], "v100", "vllm");
+        args.extend(["--weights", w]);
         let phrases: &[&str] = if code == 2 {
             &["`weights`", "7.5"]
         } else {
@@ -96,22 +93,8 @@ fn an_awq_checkpoint_loads_from_turing_a_gptq_one_on_volta() {
         refused(&args, code, phrases);
     }
     // The search offers the AWQ checkpoint's int4 nowhere below 7.5.
-    let v = common::plan_json(
-        TAG,
-        &[
-            "--model-config",
-            awq,
-            "--task",
-            "inference",
-            "--gpu",
-            "v100",
-            "--engine",
-            "vllm",
-        ],
-    );
-    for p in common::plans(&v) {
-        assert_ne!(p["serve"]["weights"]["format"], "int4", "{p}");
-    }
+    let flags = common::serving_flags(["--model-config", awq], "v100", "vllm");
+    common::assert_no_plan_serves(&common::plan_json(TAG, &flags), "int4");
 }
 
 /// #1: AWQ stores 4-bit weights only (`AWQConfig.__init__` raises otherwise): an 8-bit AWQ
@@ -132,29 +115,18 @@ fn an_awq_config_of_eight_bits_is_refused() {
 #[test]
 fn a_volta_int4_bundle_serves_gptq_under_vllm_only() {
     let dir = common::scratch().join("v100-int4");
-    let base = [
-        "plan",
-        "-m",
-        "Llama-3.1-8B",
-        "--task",
-        "inference",
-        "--engine",
-        "vllm",
-        "--weights",
-        "int4",
-        "--gpu",
-    ];
-    let mut args = base.to_vec();
-    args.extend(["v100", "--export", dir.to_str().unwrap()]);
-    refused(&args, 0, &[]);
+    let int4_on = |gpu: &'static str, dir: &std::path::Path| {
+        let mut args = common::serving("plan", ["-m", "Llama-3.1-8B"], gpu, "vllm");
+        args.extend(["--weights", "int4", "--export", dir.to_str().unwrap()]);
+        refused(&args, 0, &[]);
+    };
+    int4_on("v100", &dir);
     let vllm = std::fs::read_to_string(dir.join("serve-vllm.sh")).unwrap();
     assert!(vllm.contains("--quantization gptq"), "{vllm}");
     assert!(!vllm.contains("--quantization awq"), "{vllm}");
     assert!(!dir.join("serve-sglang.sh").exists());
     let dir = common::scratch().join("t4-int4");
-    let mut args = base.to_vec();
-    args.extend(["t4", "--export", dir.to_str().unwrap()]);
-    refused(&args, 0, &[]);
+    int4_on("t4", &dir);
     let vllm = std::fs::read_to_string(dir.join("serve-vllm.sh")).unwrap();
     assert!(vllm.contains("--quantization awq"), "{vllm}");
     assert!(dir.join("serve-sglang.sh").exists());
@@ -165,19 +137,8 @@ fn a_volta_int4_bundle_serves_gptq_under_vllm_only() {
 /// on a P100/P40 were estimated (and audit r18 asserted vLLM's exllama int4 on a P100).
 #[test]
 fn serving_engines_start_only_from_their_compute_capability() {
-    let args = |gpu: &'static str, engine: &'static str| {
-        vec![
-            "estimate",
-            "-m",
-            "Qwen2.5-0.5B",
-            "--task",
-            "inference",
-            "--gpu",
-            gpu,
-            "--engine",
-            engine,
-        ]
-    };
+    let qwen = ["-m", "Qwen2.5-0.5B"];
+    let args = |gpu, engine| common::serving("estimate", qwen, gpu, engine);
     for (gpu, engine, min) in [
         ("v100", "sglang", "7.5"),
         ("p100", "sglang", "7.5"),
@@ -195,17 +156,7 @@ fn serving_engines_start_only_from_their_compute_capability() {
     }
     // The search: SGLang on V100 instances only is no plan, naming the engine's floor.
     refused(
-        &[
-            "plan",
-            "-m",
-            "Qwen2.5-0.5B",
-            "--task",
-            "inference",
-            "--gpu",
-            "v100",
-            "--engine",
-            "sglang",
-        ],
+        &common::serving("plan", qwen, "v100", "sglang"),
         4,
         &["sglang", "7.5"],
     );
@@ -246,20 +197,32 @@ fn a_negative_zero_reads_as_zero() {
     );
     assert!(!common::stdout(&o).contains("-0.0"));
     refused(
-        &[
-            "plan",
-            "-m",
-            "Qwen2.5-0.5B",
-            "--task",
-            "lora",
-            "--tokens",
-            "1e7",
-            "--provider",
-            "alibaba",
-            "--preemption-rate=-0",
-            "--reuse-hours=-0",
-        ],
+        &small_lora_plan(&["--preemption-rate=-0", "--reuse-hours=-0"]),
         0,
         &["!-0.0 preemptions", "!rate -0"],
+    );
+}
+
+/// #3, every key: a `-0` is read as 0 where numbers are parsed (the workload file, the API's
+/// body, every number flag), so a key the first mend did not list reads 0 too: the file's
+/// `[inference] gpu_memory_utilization` and the `--budget` flag echoed "-0" in their refusals.
+#[test]
+fn a_negative_zero_on_any_key_reads_as_zero() {
+    let w = write_temp(
+        TAG,
+        "negzero-any.toml",
+        "kind = \"inference\"\nmodel = \"Qwen2.5-0.5B\"\n[inference]\n\
+         gpu_memory_utilization = -0.0\n[hardware]\ngpu = \"a100\"\n",
+    );
+    let w = w.to_str().unwrap();
+    refused(
+        &["estimate", "-w", w],
+        2,
+        &["gpu_memory_utilization", "= 0:", "!= -0"],
+    );
+    refused(
+        &small_lora_plan(&["--budget=-0"]),
+        2,
+        &["budget_cny", "= 0:", "!= -0"],
     );
 }

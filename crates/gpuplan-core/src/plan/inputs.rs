@@ -184,8 +184,6 @@ pub fn validate_request(req: &PlanRequest) -> Result<PlanRequest, CoreError> {
             ..
         } => {
             setup.validate()?;
-            // `dropout = -0.0` is no dropout, printed as 0 (audit r19 #3).
-            setup.lora.dropout += 0.0;
             check_pinned_degrees(&req.model, setup)?;
             if let Some(g) = global_batch {
                 check_global_batch("global_batch", *g)?;

@@ -103,8 +103,6 @@ fn resolve(a: &EstimateArgs, file: WorkloadFile) -> Result<Request> {
     apply_layout_flags(a, &mut training)?;
     apply_inference_flags(a, &mut inference)?;
     apply_sets(&mut tunables, &j.set)?;
-    // `dropout = -0.0` is no dropout, printed as 0 (audit r19 #3).
-    training.lora.dropout += 0.0;
     let global_batch = a.global_batch.or(file.global_batch);
     Ok(Request {
         file,

@@ -592,7 +592,7 @@ pub fn apply_sets(tun: &mut gpuplan_core::constants::Tunables, sets: &[String]) 
                     gpuplan_core::i18n::Msg::new("cli-err-set-form").arg("value", kv.as_str()),
                 )
             })?;
-        let v: f64 = v.trim().parse().map_err(|_| {
+        let v = crate::cli::parse_number(v.trim()).map_err(|_| {
             crate::render::fail(
                 gpuplan_core::i18n::Msg::new("cli-err-set-number")
                     .arg("name", k)
@@ -601,6 +601,5 @@ pub fn apply_sets(tun: &mut gpuplan_core::constants::Tunables, sets: &[String]) 
         })?;
         tun.set(k.trim(), v)?;
     }
-    tun.clear_negative_zeros();
     Ok(tun.validate()?)
 }

@@ -309,11 +309,6 @@ fn constraints_from(
     if let Some(r) = a.reuse_hours {
         c.reuse_hours_per_month = r;
     }
-    // A negative zero passes the ≥ 0 checks and printed "expected -0.0 preemptions (rate
-    // -0.000/node-hour)" (audit r19 #3): IEEE -0 + +0 is +0.
-    c.preemption_rate += 0.0;
-    c.restart_minutes += 0.0;
-    c.reuse_hours_per_month += 0.0;
     c.validate()?;
     Ok(c)
 }

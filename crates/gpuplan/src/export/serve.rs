@@ -17,10 +17,15 @@ pub fn files(p: &PlanView) -> Result<Vec<File>> {
     // SGLang stops at load below compute capability 7.5 ("SGLang only supports sm75 and above.",
     // python/sglang/srt/model_executor/model_runner.py `load_model`): no script for a chip it
     // cannot start on (audit r19 #4: a V100 plan's bundle carried one).
-    if !s.below_sm75 {
+    if writes_sglang(s) {
         v.push(File::new("serve-sglang.sh", sglang_sh(p, s)));
     }
     Ok(v)
+}
+
+/// Whether the bundle carries an SGLang script: not on a chip below SGLang's start floor.
+fn writes_sglang(s: &ServeView) -> bool {
+    !s.below_sglang_cc
 }
 
 /// One engine argument: the flag, its value (none for a switch), and why.
@@ -64,7 +69,7 @@ pub fn vllm_args(s: &ServeView) -> (Vec<Arg>, Vec<String>) {
         // on MoE; linear stays unquantized"): a dense model would hold twice the weights planned
         // (audit r10). An 8-bit checkpoint carries its method in its config instead.
         "int8" => notes.push(INT8_NOTE.into()),
-        "int4" if s.below_sm75 => {
+        "int4" if s.below_awq_cc => {
             a.push(arg("--quantization", "gptq"));
             notes.push(INT4_GPTQ_NOTE.into());
         }
@@ -168,4 +173,66 @@ fn sglang_sh(p: &PlanView, s: &ServeView) -> String {
         lines(&args)
     );
     script(p, "SGLang server, the same sizing as serve-vllm.sh.", &body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::view::{chip_flags, CcFloors};
+
+    /// A Turing-class (7.5) CUDA plan's serving view under `floors`, int4 weights.
+    fn int4_at(floors: CcFloors) -> ServeView {
+        let plan = serde_json::json!({"gpu": {"stack": "cuda", "compute_capability": 75,
+            "dtypes": ["fp16", "bf16"]}});
+        let chip = chip_flags(&plan, floors);
+        ServeView {
+            weights: "int4".into(),
+            tp: 1,
+            replicas: 1,
+            replicas_for_rate: 1,
+            min_replicas: 1,
+            batch_per_replica: 8,
+            rps_per_replica: 1.0,
+            max_model_len: 4096,
+            gpu_memory_utilization: 0.9,
+            kv_dtype: "fp16".into(),
+            running_at_peak: None,
+            half_only: chip.half_only,
+            below_awq_cc: chip.below_awq_cc,
+            below_sglang_cc: chip.below_sglang_cc,
+        }
+    }
+
+    fn quantization(s: &ServeView) -> String {
+        let (args, _) = vllm_args(s);
+        let q = args.iter().find(|a| a.flag == "--quantization");
+        q.map(|a| a.value.clone()).unwrap_or_default()
+    }
+
+    /// AWQ's floor decides the int4 checkpoint, SGLang's floor the SGLang script, each read from
+    /// its own rule: with the floors made different, swapping the two flags anywhere (the
+    /// floors, `chip_flags`, the script's or the quantization's reading) fails here.
+    #[test]
+    fn the_awq_floor_and_the_sglang_floor_are_two_facts() {
+        let today = CcFloors::today();
+        assert_eq!(today.awq, Some(gpuplan_core::infer::AWQ_MIN_CC));
+        let sglang = gpuplan_core::infer::engine_min_cc(gpuplan_core::workload::Engine::Sglang);
+        assert_eq!(today.sglang, sglang);
+        let awq_above = int4_at(CcFloors {
+            awq: Some(80),
+            sglang: Some(70),
+        });
+        assert!(awq_above.below_awq_cc && !awq_above.below_sglang_cc);
+        assert_eq!(quantization(&awq_above), "gptq");
+        assert!(writes_sglang(&awq_above));
+        let sglang_above = int4_at(CcFloors {
+            awq: Some(70),
+            sglang: Some(80),
+        });
+        assert!(!sglang_above.below_awq_cc && sglang_above.below_sglang_cc);
+        assert_eq!(quantization(&sglang_above), "awq");
+        assert!(!writes_sglang(&sglang_above));
+        let met = int4_at(today);
+        assert!(!met.below_awq_cc && !met.below_sglang_cc);
+    }
 }

@@ -226,11 +226,14 @@ pub struct ServeView {
     /// The chip has no bf16 (Turing T4, Volta V100: the plan's `gpu.dtypes` lacks it): the
     /// engine runs activations and the KV cache in fp16 whatever the weight format.
     pub half_only: bool,
-    /// The chip is CUDA below compute capability 7.5 (Volta V100, Pascal P100: the plan's
-    /// `gpu.compute_capability`): vLLM loads no AWQ there (`AWQConfig.get_min_capability()` =
-    /// 75), only GPTQ (60), so int4 is served from a GPTQ checkpoint; SGLang does not start
-    /// there at all, so no SGLang script is written.
-    pub below_sm75: bool,
+    /// The chip is CUDA below AWQ's compute capability (`gpuplan_core::infer::AWQ_MIN_CC`, 7.5:
+    /// Volta V100, Pascal P100, read from the plan's `gpu.compute_capability`): vLLM loads no AWQ
+    /// there (`AWQConfig.get_min_capability()` = 75), only GPTQ (60), so int4 is served from a
+    /// GPTQ checkpoint.
+    pub below_awq_cc: bool,
+    /// The chip is CUDA below SGLang's start floor (`gpuplan_core::infer::engine_min_cc`, 7.5):
+    /// SGLang does not start there at all, so no SGLang script is written.
+    pub below_sglang_cc: bool,
 }
 
 impl PlanView {
@@ -344,7 +347,12 @@ pub fn from_document(doc: &Value, pick: usize) -> Result<PlanView> {
             _ => None,
         },
         serve: match p.get("serve") {
-            Some(v) if !v.is_null() => Some(serve_view(v, request, chip_flags(p), &at("serve"))?),
+            Some(v) if !v.is_null() => Some(serve_view(
+                v,
+                request,
+                chip_flags(p, CcFloors::today()),
+                &at("serve"),
+            )?),
             _ => None,
         },
     };
@@ -670,21 +678,48 @@ fn half_only(p: &Value) -> bool {
         .is_some_and(|d| !d.iter().any(|x| x.as_str() == Some("bf16")))
 }
 
-/// Whether a plan's CUDA chip is below AWQ's compute capability 7.5
-/// (`gpuplan_core::infer::AWQ_MIN_CC`); a plan without the figure is taken to load AWQ.
-fn below_sm75(p: &Value) -> bool {
+/// Whether a plan's CUDA chip is below compute capability `min` (none: no floor); a plan
+/// without the figure is taken to meet it.
+fn cuda_below(p: &Value, min: Option<u32>) -> bool {
     let cuda = get(p, "gpu/stack").and_then(Value::as_str) == Some("cuda");
     let cc = get(p, "gpu/compute_capability").and_then(Value::as_u64);
-    cuda && cc.is_some_and(|cc| cc < u64::from(gpuplan_core::infer::AWQ_MIN_CC))
+    cuda && cc.zip(min).is_some_and(|(cc, min)| cc < u64::from(min))
 }
 
-/// The chip facts the serving scripts read: ([`half_only`], [`below_sm75`]).
-fn chip_flags(p: &Value) -> (bool, bool) {
-    (half_only(p), below_sm75(p))
+/// The compute-capability floors the serving scripts read, each from its own rule: AWQ's load
+/// floor and SGLang's start floor (7.5 both today, two facts).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct CcFloors {
+    pub awq: Option<u32>,
+    pub sglang: Option<u32>,
 }
 
-fn serve_view(v: &Value, request: &Value, chip: (bool, bool), at: &str) -> Result<ServeView> {
-    let (half_only, below_sm75) = chip;
+impl CcFloors {
+    pub(crate) fn today() -> CcFloors {
+        CcFloors {
+            awq: Some(gpuplan_core::infer::AWQ_MIN_CC),
+            sglang: gpuplan_core::infer::engine_min_cc(gpuplan_core::workload::Engine::Sglang),
+        }
+    }
+}
+
+/// The chip facts the serving scripts read: [`half_only`], below AWQ's floor, below SGLang's.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct ChipFlags {
+    pub half_only: bool,
+    pub below_awq_cc: bool,
+    pub below_sglang_cc: bool,
+}
+
+pub(crate) fn chip_flags(p: &Value, floors: CcFloors) -> ChipFlags {
+    ChipFlags {
+        half_only: half_only(p),
+        below_awq_cc: cuda_below(p, floors.awq),
+        below_sglang_cc: cuda_below(p, floors.sglang),
+    }
+}
+
+fn serve_view(v: &Value, request: &Value, chip: ChipFlags, at: &str) -> Result<ServeView> {
     let f = |path: &str| format!("{at}.{}", path.replace('/', "."));
     let n = |path: &str, max: u64| count(v, path, max, &f(path));
     let job = |path: &str| format!("request.job.{path}");
@@ -711,8 +746,9 @@ fn serve_view(v: &Value, request: &Value, chip: (bool, bool), at: &str) -> Resul
         gpu_memory_utilization: util,
         kv_dtype: ident(request, "job/kv_dtype", &job("kv_dtype"))?,
         running_at_peak: running_at_peak(v, request),
-        half_only,
-        below_sm75,
+        half_only: chip.half_only,
+        below_awq_cc: chip.below_awq_cc,
+        below_sglang_cc: chip.below_sglang_cc,
     })
 }
 

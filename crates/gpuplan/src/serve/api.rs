@@ -525,7 +525,21 @@ pub fn parse_body(body: &[u8], lang: Lang) -> Result<WorkloadFile, Answer> {
         ));
     }
     // The `training` keys the body states are kept by the plan search, as in a workload file.
-    let raw: Option<serde_json::Value> = serde_json::from_str(text).ok();
+    let mut raw: Option<serde_json::Value> = serde_json::from_str(text).ok();
+    // Every `-0` read as 0, whatever its key (`job::clear_negative_zeros_json`).
+    if let Some(v) = raw.as_mut() {
+        if gpuplan_core::job::clear_negative_zeros_json(v) {
+            file = serde_json::from_value(v.clone()).map_err(|e| {
+                Answer::bad(
+                    Msg::new("err-parse")
+                        .arg("what", Msg::new("api-body"))
+                        .arg("message", render::serde_message(&e.to_string())),
+                    None,
+                    lang,
+                )
+            })?;
+        }
+    }
     file.pins =
         gpuplan_core::plan::TrainPins::from_training(raw.as_ref().and_then(|v| v.get("training")));
     file.inference_weights_given = raw

@@ -477,6 +477,33 @@ pub fn plans(v: &serde_json::Value) -> &Vec<serde_json::Value> {
     v["outcome"]["plans"].as_array().unwrap()
 }
 
+/// No listed plan of a `plan --format json` answer serves its weights as `format`.
+pub fn assert_no_plan_serves(v: &serde_json::Value, format: &str) {
+    for p in plans(v) {
+        assert_ne!(p["serve"]["weights"]["format"], format, "{p}");
+    }
+}
+
+/// The flags of a serving job: `model` (`["-m", NAME]` or `["--model-config", FILE]`) served
+/// under `engine` on `gpu`.
+pub fn serving_flags<'a>(model: [&'a str; 2], gpu: &'a str, engine: &'a str) -> Vec<&'a str> {
+    let mut v = model.to_vec();
+    v.extend(["--task", "inference", "--gpu", gpu, "--engine", engine]);
+    v
+}
+
+/// `cmd` (`estimate`, `plan`) of the serving job of [`serving_flags`].
+pub fn serving<'a>(
+    cmd: &'a str,
+    model: [&'a str; 2],
+    gpu: &'a str,
+    engine: &'a str,
+) -> Vec<&'a str> {
+    let mut v = vec![cmd];
+    v.extend(serving_flags(model, gpu, engine));
+    v
+}
+
 /// A command's stdout as text.
 pub fn stdout(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
