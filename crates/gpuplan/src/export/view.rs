@@ -231,6 +231,10 @@ pub struct ServeView {
     /// 75), only GPTQ (60), so int4 is served from a GPTQ checkpoint; SGLang does not start
     /// there at all, so no SGLang script is written.
     pub below_sm75: bool,
+    /// The chip is a Huawei Ascend NPU (the plan's `gpu.vendor`): vLLM runs there through the
+    /// vllm-ascend plugin and SGLang through its Ascend build, both reading quantized weights
+    /// from ModelSlim checkpoints, not AWQ/GPTQ (audit r20 #3).
+    pub ascend: bool,
 }
 
 impl PlanView {
@@ -678,13 +682,19 @@ fn below_sm75(p: &Value) -> bool {
     cuda && cc.is_some_and(|cc| cc < u64::from(gpuplan_core::infer::AWQ_MIN_CC))
 }
 
-/// The chip facts the serving scripts read: ([`half_only`], [`below_sm75`]).
-fn chip_flags(p: &Value) -> (bool, bool) {
-    (half_only(p), below_sm75(p))
+/// The chip facts the serving scripts read: ([`half_only`], [`below_sm75`], an Ascend NPU).
+fn chip_flags(p: &Value) -> (bool, bool, bool) {
+    let ascend = get(p, "gpu/vendor").and_then(Value::as_str) == Some("huawei");
+    (half_only(p), below_sm75(p), ascend)
 }
 
-fn serve_view(v: &Value, request: &Value, chip: (bool, bool), at: &str) -> Result<ServeView> {
-    let (half_only, below_sm75) = chip;
+fn serve_view(
+    v: &Value,
+    request: &Value,
+    chip: (bool, bool, bool),
+    at: &str,
+) -> Result<ServeView> {
+    let (half_only, below_sm75, ascend) = chip;
     let f = |path: &str| format!("{at}.{}", path.replace('/', "."));
     let n = |path: &str, max: u64| count(v, path, max, &f(path));
     let job = |path: &str| format!("request.job.{path}");
@@ -713,6 +723,7 @@ fn serve_view(v: &Value, request: &Value, chip: (bool, bool), at: &str) -> Resul
         running_at_peak: running_at_peak(v, request),
         half_only,
         below_sm75,
+        ascend,
     })
 }
 
