@@ -688,12 +688,7 @@ fn chip_flags(p: &Value) -> (bool, bool, bool) {
     (half_only(p), below_sm75(p), ascend)
 }
 
-fn serve_view(
-    v: &Value,
-    request: &Value,
-    chip: (bool, bool, bool),
-    at: &str,
-) -> Result<ServeView> {
+fn serve_view(v: &Value, request: &Value, chip: (bool, bool, bool), at: &str) -> Result<ServeView> {
     let (half_only, below_sm75, ascend) = chip;
     let f = |path: &str| format!("{at}.{}", path.replace('/', "."));
     let n = |path: &str, max: u64| count(v, path, max, &f(path));
