@@ -153,7 +153,7 @@ adv-fallback = { $nodes } × { $id } ({ $provider }{ $other ->
     [yes] {""}
    *[no] , { $hours }
 }{ $cost ->
-    [none] {""}
+    [none] , no known price
    *[other] , { $cost }{ $serve ->
         [yes] /month
        *[no] {""}

@@ -65,6 +65,7 @@ fix-layers-on-the-last-pipeline-stage = layers on the last pipeline stage, at le
 fix-layers-on-the-first-pipeline-stage = layers on the first pipeline stage, at least 1 (and fewer than the model's layers)
 fix-parameter-offload-needs-zero-3-or = parameter offload needs ZeRO-3 (or FSDP full shard): set parallel.zero = 3
 fix-chips-one-or-more-of-nvidia = --chips: one or more of nvidia, ascend, amd (default nvidia)
+fix-billing-auto-on-demand-or-monthly = --billing: auto, on-demand or monthly for a serving plan (spot is priced for interruptible training only; a reclaimed replica drops its requests)
 fix-training-tokens-at-least-1-and = training tokens, at least 1 and at most 1e16 (e.g. 1e8)
 fix-training-samples-at-least-1-and = training samples, at least 1 and at most 1e15
 fix-passes-over-the-samples-samples-epochs = passes over the samples: samples × epochs is at least one sample

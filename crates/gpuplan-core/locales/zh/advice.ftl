@@ -150,7 +150,7 @@ adv-fallback = { $nodes } × { $id }（{ $provider }{ $other ->
     [yes] {""}
    *[no] ，{ $hours }
 }{ $cost ->
-    [none] {""}
+    [none] ，无已知价格
    *[other] ，{ $cost }{ $serve ->
         [yes] /月
        *[no] {""}

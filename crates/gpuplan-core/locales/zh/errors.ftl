@@ -62,6 +62,7 @@ fix-layers-on-the-last-pipeline-stage = 最后一个流水线阶段的层数，�
 fix-layers-on-the-first-pipeline-stage = 第一个流水线阶段的层数，至少 1（且少于模型的总层数）
 fix-parameter-offload-needs-zero-3-or = 参数卸载需要 ZeRO-3（或 FSDP full shard）：设置 parallel.zero = 3
 fix-chips-one-or-more-of-nvidia = --chips：nvidia、ascend、amd 中的一个或多个（默认 nvidia）
+fix-billing-auto-on-demand-or-monthly = --billing：推理服务方案请用 auto、on-demand 或 monthly（抢占式价格只用于可中断的训练任务；被回收的副本会丢掉正在处理的请求）
 fix-training-tokens-at-least-1-and = 训练 token 数，至少 1、至多 1e16（例如 1e8）
 fix-training-samples-at-least-1-and = 训练样本数，至少 1、至多 1e15
 fix-passes-over-the-samples-samples-epochs = 遍历样本的轮数：样本数 × 轮数至少为一个样本

@@ -195,11 +195,26 @@ pub fn validate_request(req: &PlanRequest) -> Result<PlanRequest, CoreError> {
         }
         Job::Serve(s) => {
             req.tunables.validate_for_serving()?;
+            check_serving_billing(&req.constraints)?;
             s.validate()?;
             crate::workload::check_context(&req.model, s.input_tokens, s.output_tokens)?;
         }
     }
     Ok(out)
+}
+
+/// The fix of `billing = "spot"` on a serving plan.
+pub const SPOT_SERVING_FIX: &str = "--billing: auto, on-demand or monthly for a serving plan (spot is priced for interruptible training only; a reclaimed replica drops its requests)";
+
+/// A serving plan is priced per month of on-demand or subscription ([`super::money::costs`]
+/// without a checkpoint has no spot row): under `billing = "spot"` every serving plan came out
+/// "no price" while its table showed a monthly list price, and its advice said no published
+/// price was found (audit r20 #1). Refused, naming the field.
+fn check_serving_billing(c: &Constraints) -> Result<(), CoreError> {
+    if c.billing == super::BillingChoice::Spot {
+        return Err(CoreError::invalid("billing", "spot", SPOT_SERVING_FIX));
+    }
+    Ok(())
 }
 
 /// The most GPUs one node of the catalog holds, for the TP degrees a refusal suggests.
@@ -474,5 +489,24 @@ mod tests {
         }
         let e = validate_request(&req).unwrap_err().to_string();
         assert!(e.contains("q_proj") && e.contains("lora.targets"), "{e}");
+    }
+
+    /// Audit r20 #1: a serving plan has no spot mode; `billing = "spot"` is refused naming the
+    /// field, whether or not the job says it is interruptible. Training keeps it.
+    #[test]
+    fn spot_billing_is_refused_for_serving_only() {
+        use super::super::BillingChoice;
+        let mut req = small_request();
+        req.constraints.billing = BillingChoice::Spot;
+        req.constraints.interruptible = true;
+        assert!(validate_request(&req).is_ok());
+        req.job = Job::Serve(ServeJob::default());
+        for interruptible in [true, false] {
+            req.constraints.interruptible = interruptible;
+            let e = validate_request(&req).unwrap_err();
+            assert_eq!(e.field(), Some("billing"));
+        }
+        req.constraints.billing = BillingChoice::Monthly;
+        assert!(validate_request(&req).is_ok());
     }
 }

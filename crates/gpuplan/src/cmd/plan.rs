@@ -219,9 +219,6 @@ pub fn build_request_from(
     apply_sets(&mut tun, &j.set)?;
     let c = constraints_from(a, &file)?;
     check_top(a.top)?;
-    if c.billing == BillingChoice::Spot && !c.interruptible {
-        return Err(fail(Msg::new("cli-err-spot-needs-interruptible")));
-    }
     let serve_task = match (j.task, file.kind) {
         (Some(t), _) => t == TaskArg::Inference,
         // The file's `kind` decides (it planned training for `kind = "inference"` whenever a
@@ -229,6 +226,11 @@ pub fn build_request_from(
         (None, Some(k)) => k == gpuplan_core::job::JobKind::Inference,
         (None, None) => file.serve.is_some() && file.training.is_none(),
     };
+    // A serving plan has no spot mode: the core refuses `billing = "spot"` there, naming the
+    // field (audit r20 #1), not this sentence about checkpoints.
+    if c.billing == BillingChoice::Spot && !c.interruptible && !serve_task {
+        return Err(fail(Msg::new("cli-err-spot-needs-interruptible")));
+    }
     if !serve_task {
         if let Some(flag) = serving_flag(a) {
             return Err(fail(Msg::new("cli-err-serving-flag").arg("flag", flag)));

@@ -290,10 +290,11 @@ mod proptests {
                      min in 1u64..10, batch in 1u64..4096, len in 1u64..1_000_000,
                      util in 0.05f64..=1.0, rps in 0.001f64..1e5,
                      weights in pick(&["bf16", "fp16", "fp32", "fp8", "int8", "int4", "bits"]),
-                     kv in pick(&["bf16", "fp16", "fp8", "int8"]), half_only in any::<bool>(), below_awq_cc in any::<bool>(), below_sglang_cc in any::<bool>()) -> ServeView {
+                     kv in pick(&["bf16", "fp16", "fp8", "int8"]), half_only in any::<bool>(), below_awq_cc in any::<bool>(), below_sglang_cc in any::<bool>(),
+                     ascend in any::<bool>()) -> ServeView {
             ServeView { weights: weights.into(), tp, replicas, replicas_for_rate: rate, min_replicas: min,
                 batch_per_replica: batch, rps_per_replica: rps, max_model_len: len,
-                gpu_memory_utilization: util, kv_dtype: kv.into(), running_at_peak: None, half_only, below_awq_cc, below_sglang_cc }
+                gpu_memory_utilization: util, kv_dtype: kv.into(), running_at_peak: None, half_only, below_awq_cc, below_sglang_cc, ascend }
         }
     }
 

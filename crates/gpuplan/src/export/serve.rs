@@ -50,9 +50,36 @@ pub const INT8_NOTE: &str = "int8: serve an 8-bit weight-only checkpoint of the 
 /// at start-up on a V100.
 pub const INT4_GPTQ_NOTE: &str = "int4: serve a GPTQ checkpoint of the model: this chip is below compute capability 7.5, where vLLM loads no AWQ checkpoint (AWQConfig.get_min_capability() = 75); GPTQ's exllama kernel loads from 6.0";
 
+/// vLLM on an Ascend NPU (audit r20 #3): the vllm-ascend plugin ("vLLM Ascend plugin … runs
+/// vLLM on the Ascend NPU", vllm-project/vllm-ascend README; image quay.io/ascend/vllm-ascend).
+pub const ASCEND_VLLM_NOTE: &str = "Ascend: vLLM runs on the NPUs through the vllm-ascend plugin (with CANN and torch_npu; the image quay.io/ascend/vllm-ascend), which takes these arguments";
+
+/// SGLang on an Ascend NPU: its Ascend build (docs.sglang.io, Ascend NPU quickstart: the image
+/// quay.io/ascend/sglang, a `-910b` tag for Atlas 800I A2).
+pub const ASCEND_SGLANG_NOTE: &str = "Ascend: run SGLang's Ascend build (the image quay.io/ascend/sglang, its -910b tag on Atlas A2 servers)";
+
+/// A quantized plan on Ascend under vLLM: vllm-ascend's quantization is its `ascend` method
+/// ("Since 0.9.0rc2 … Users can enable quantization feature by specifying --quantization
+/// ascend", its quantization guide v0.10.0rc1) over ModelSlim checkpoints (the guide, v0.13.0:
+/// "vLLM Ascend supports models quantized by two main tools: ModelSlim and LLM-Compressor"). The
+/// flag is registered by the plugin, so it is a note, not an argument of stock vLLM.
+fn ascend_vllm_quant_note(weights: &str) -> String {
+    format!("{weights} on Ascend: serve a checkpoint quantized by ModelSlim (msModelSlim) and add --quantization ascend, the method vllm-ascend registers (from 0.9.0rc2); its quantization guide names ModelSlim and LLM-Compressor checkpoints, not AWQ or GPTQ")
+}
+
+/// A quantized plan on Ascend under SGLang: "if the model has been quantized offline, there's
+/// no need to add `--quantization` argument … parsed from the downloaded
+/// `quant_model_description.json`" (docs.sglang.io, Quantization on Ascend).
+fn ascend_sglang_quant_note(weights: &str) -> String {
+    format!("{weights} on Ascend: serve a checkpoint quantized by ModelSlim; SGLang reads its method from quant_model_description.json, so no --quantization is set")
+}
+
 /// The `vllm serve` arguments, and notes where vLLM cannot hold the plan's format exactly.
 pub fn vllm_args(s: &ServeView) -> (Vec<Arg>, Vec<String>) {
     let mut notes = vec![];
+    if s.ascend {
+        notes.push(ASCEND_VLLM_NOTE.to_string());
+    }
     let mut a = vec![
         arg("--tensor-parallel-size", s.tp),
         arg("--max-model-len", s.max_model_len),
@@ -68,6 +95,7 @@ pub fn vllm_args(s: &ServeView) -> (Vec<Arg>, Vec<String>) {
         // linear layer 16-bit (vllm/config/quantization.py `_ONLINE_SHORTHANDS`, "INT8 weight-only
         // on MoE; linear stays unquantized"): a dense model would hold twice the weights planned
         // (audit r10). An 8-bit checkpoint carries its method in its config instead.
+        "int8" | "int4" if s.ascend => notes.push(ascend_vllm_quant_note(&s.weights)),
         "int8" => notes.push(INT8_NOTE.into()),
         "int4" if s.below_awq_cc => {
             a.push(arg("--quantization", "gptq"));
@@ -109,6 +137,9 @@ fn half_dtype(s: &ServeView, a: &mut Vec<Arg>) {
 /// The SGLang server arguments.
 pub fn sglang_args(s: &ServeView) -> (Vec<Arg>, Vec<String>) {
     let mut notes = vec!["--mem-fraction-static is the plan's gpu_memory_utilization: both are the share of device memory for weights + KV pool".to_string()];
+    if s.ascend {
+        notes.push(ASCEND_SGLANG_NOTE.to_string());
+    }
     let mut a = vec![
         arg("--tp-size", s.tp),
         arg("--context-length", s.max_model_len),
@@ -122,6 +153,7 @@ pub fn sglang_args(s: &ServeView) -> (Vec<Arg>, Vec<String>) {
         "fp16" => a.push(arg("--dtype", "float16")),
         "fp32" => a.push(arg("--dtype", "float32")),
         "fp8" => a.push(arg("--quantization", "fp8")),
+        "int8" | "int4" if s.ascend => notes.push(ascend_sglang_quant_note(&s.weights)),
         "int4" => a.push(arg("--quantization", "awq")),
         other => notes.push(format!(
             "weights {other}: SGLang 0.5.2 has no weight-only flag for it; serve a checkpoint quantized so"
@@ -200,6 +232,7 @@ mod tests {
             half_only: chip.half_only,
             below_awq_cc: chip.below_awq_cc,
             below_sglang_cc: chip.below_sglang_cc,
+            ascend: chip.ascend,
         }
     }
 

@@ -234,6 +234,10 @@ pub struct ServeView {
     /// The chip is CUDA below SGLang's start floor (`gpuplan_core::infer::engine_min_cc`, 7.5):
     /// SGLang does not start there at all, so no SGLang script is written.
     pub below_sglang_cc: bool,
+    /// The chip is a Huawei Ascend NPU (the plan's `gpu.vendor`): vLLM runs there through the
+    /// vllm-ascend plugin and SGLang through its Ascend build, both reading quantized weights
+    /// from ModelSlim checkpoints, not AWQ/GPTQ (audit r20 #3).
+    pub ascend: bool,
 }
 
 impl PlanView {
@@ -703,12 +707,14 @@ impl CcFloors {
     }
 }
 
-/// The chip facts the serving scripts read: [`half_only`], below AWQ's floor, below SGLang's.
+/// The chip facts the serving scripts read: [`half_only`], below AWQ's floor, below SGLang's,
+/// an Ascend NPU.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct ChipFlags {
     pub half_only: bool,
     pub below_awq_cc: bool,
     pub below_sglang_cc: bool,
+    pub ascend: bool,
 }
 
 pub(crate) fn chip_flags(p: &Value, floors: CcFloors) -> ChipFlags {
@@ -716,6 +722,7 @@ pub(crate) fn chip_flags(p: &Value, floors: CcFloors) -> ChipFlags {
         half_only: half_only(p),
         below_awq_cc: cuda_below(p, floors.awq),
         below_sglang_cc: cuda_below(p, floors.sglang),
+        ascend: get(p, "gpu/vendor").and_then(Value::as_str) == Some("huawei"),
     }
 }
 
@@ -749,6 +756,7 @@ fn serve_view(v: &Value, request: &Value, chip: ChipFlags, at: &str) -> Result<S
         half_only: chip.half_only,
         below_awq_cc: chip.below_awq_cc,
         below_sglang_cc: chip.below_sglang_cc,
+        ascend: chip.ascend,
     })
 }
 
