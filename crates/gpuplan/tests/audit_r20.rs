@@ -36,8 +36,12 @@ fn an_engine_below_its_floor_is_refused_before_any_note() {
         args.extend(serve_on("v100", "sglang"));
         let o = common::run(TAG, &args);
         assert_eq!(o.status.code(), Some(2), "{}", common::all_text(&o));
+        // One message (wrapped at 80 columns): the refusal, no note before it.
         let err = common::stderr(&o);
-        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        let head = if lang == "en" { "error:" } else { "错误：" };
+        assert!(err.starts_with(head), "{err}");
+        assert_eq!(err.matches(head).count(), 1, "{err}");
+        assert!(!err.contains("note:") && !err.contains("提示："), "{err}");
         assert!(err.contains("`engine`") && err.contains("7.5"), "{err}");
         assert!(common::stdout(&o).is_empty());
     }

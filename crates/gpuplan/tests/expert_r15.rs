@@ -106,9 +106,16 @@ fn plan_reads_the_weight_words_estimate_reads() {
         let keys = ["instance", "nodes", "serve", "costs", "hours"];
         keys.map(|k| p[k].clone())
     };
-    let turing = |p: &&Value| p["gpu"]["compute_capability"].as_u64().is_none_or(|c| c >= 75);
+    let turing = |p: &&Value| {
+        p["gpu"]["compute_capability"]
+            .as_u64()
+            .is_none_or(|c| c >= 75)
+    };
     let from_turing: Vec<_> = plans(&int4).iter().filter(turing).map(sized).collect();
-    assert!(from_turing.len() < plans(&int4).len(), "no V100 plan to drop");
+    assert!(
+        from_turing.len() < plans(&int4).len(),
+        "no V100 plan to drop"
+    );
     let awq_plans: Vec<_> = plans(&awq).iter().map(sized).collect();
     assert_eq!(awq_plans, from_turing);
     let int8 = plan_json(TAG, &[&base[..], &["INT8"]].concat());
