@@ -50,6 +50,9 @@ Families (each input is one gpuplan run, or one HTTP request for `api`):
            "12", inf, -0.0, 2^64 (a finite answer or exit 2 naming the key; no negative zero printed),
            serving engines per compute capability (vLLM 7.0, SGLang 7.5), AWQ vs GPTQ per chip, the
            Volta int4 bundle, tiny/huge/top-k/GQA model shapes
+  r20      round 20: an engine below its floor refused alone (one stderr line), `plan --weights awq`
+           keeping AWQ's 7.5 floor, I/O errors of every kind in Chinese (/proc/self/mem as each file
+           argument), and the estimate/plan flags x 0, -1, -0, nan, inf, 1e300, 2.5, a word, "", 2^64
   api16    `/estimate` and `/plan` read only JSON bodies (415 naming content-type otherwise); the
            int4 TP refusal names `tp` as the CLI does
   sanity   ordinary questions: preset × task × provider × objective × size, each plan checked
@@ -2312,6 +2315,60 @@ def r19_bundle_ok(r, gpu):
     return probs
 
 
+def r20():
+    """Round 20: an engine below its floor is refused before any note (one line on stderr);
+    `plan --weights awq` keeps AWQ's 7.5 floor under vLLM/SGLang; an I/O error of any kind reads
+    in Chinese under --lang zh (no "os error"); every estimate/plan flag x hostile values."""
+    c = []
+
+    def add(name, args, exit=None, frag=None, **kw):
+        c.append(Case("r20", name, args, exit=exit, frag=frag, **kw))
+
+    def one_line(r):
+        lines = r["err"].strip().splitlines()
+        return [] if len(lines) == 1 else [f"{len(lines)} lines on stderr before/with the refusal"]
+
+    for gpu, engine in [("v100", "sglang"), ("p100", "vllm"), ("p40", "sglang")]:
+        add(f"{engine} on {gpu} alone", ["estimate", "-m", "Qwen2.5-0.5B", "--task", "inference", "--gpu", gpu,
+            "--engine", engine], 2, ("engine",), check=one_line)
+        c[-1].check_exits = (2,)
+    for gpu, engine, exit in [("v100", "vllm", 4), ("t4", "vllm", 0), ("a100", "sglang", 0)]:
+        add(f"plan --weights awq {engine} {gpu}", ["plan", "-m", "Llama-3.1-8B", "--task", "inference", "--engine",
+            engine, "--gpu", gpu, "--weights", "awq"], exit, None)
+    add("plan --weights awq,gptq v100", ["plan", "-m", "Llama-3.1-8B", "--task", "inference", "--gpu", "v100",
+        "--weights", "awq,gptq"], 0, None)
+
+    def zh_io(r):
+        return ["system English text in a Chinese error"] if re.search(r"os error|Input/output", r["err"]) else []
+
+    for args in (["estimate", "-w"], ["plan", "-w"], ["estimate", "--gpu", "a100", "--model-config"],
+                 ["models", "show", "--config"], ["catalog", "validate"], ["catalog", "import", "alibaba"],
+                 ["export", "--to", "{dir}/out"]):
+        add(f"zh {' '.join(args)} /proc/self/mem", ["--lang", "zh"] + args + ["/proc/self/mem"], 2, None,
+            check=zh_io)
+        c[-1].check_exits = (2,)
+    vals = ["0", "-1", "-0", "nan", "inf", "1e300", "2.5", "abc", "", "18446744073709551616"]
+    for cmd, base in (("estimate", ["-m", "Qwen2.5-0.5B", "--gpu", "a100"]),
+                      ("plan", ["-m", "Qwen2.5-0.5B", "--provider", "alibaba"])):
+        for flag, v in itertools.product(R20_FLAGS[cmd], vals):
+            for task in (["--task", "lora", "--tokens", "1e7"], ["--task", "inference"]):
+                add(f"{cmd} {flag}={v} {task[1]}", [cmd] + base + task + [f"{flag}={v}"], None, None,
+                    ok_exits=(0, 2, 3, 4), check=no_negative_zero)
+    return c
+
+
+R20_FLAGS = {
+    "estimate": ["--seq-len", "--batch", "--micro-batch", "--global-batch", "--grad-accum", "--tp", "--pp", "--cp",
+                 "--ep", "--input-tokens", "--output-tokens", "--max-model-len", "--max-num-seqs",
+                 "--max-num-batched-tokens", "--gpu-memory-utilization", "--lora-rank", "--lora-dropout",
+                 "--nodes", "--gpus-per-node", "--inter-gbit", "--host-vcpus", "--virtual-stages",
+                 "--first-stage-layers", "--tpot", "--samples", "--epochs", "--image-size"],
+    "plan": ["--rate", "--concurrency", "--ttft", "--tpot", "--budget", "--deadline", "--max-nodes",
+             "--min-replicas", "--peak-factor", "--preemption-rate", "--reuse-hours", "--max-price-age",
+             "--top", "--pick", "--seq-len", "--global-batch", "--lora-rank", "--dataset-size", "--steps"],
+}
+
+
 def api_r16(bin_path):
     """`/estimate` and `/plan` read a body only as JSON (415 naming content-type otherwise), and
     refuse an int4 group against a TP slice naming `tp`, as the CLI does."""
@@ -2366,7 +2423,7 @@ def api_r16(bin_path):
 
 FAMILIES = {"flags": flags, "combos": combos, "hfconfig": hfconfigs, "files": lambda: workload_files() + catalog_and_prices(),
             "export": export_cases, "sanity": sanity, "esanity": esanity, "misc": misc, "recent": recent, "r5": r5,
-            "r12": r12, "r13": r13, "r14": r14, "r15": r15, "r16": r16, "r17": r17, "r18": r18, "r19": r19}
+            "r12": r12, "r13": r13, "r14": r14, "r15": r15, "r16": r16, "r17": r17, "r18": r18, "r19": r19, "r20": r20}
 
 
 def main():

@@ -784,7 +784,12 @@ pub fn cc_text(cc: u32) -> String {
 /// "SGLang only supports sm75 and above." when the minor capability is below 5
 /// (python/sglang/srt/model_executor/model_runner.py `load_model`, the same check since the
 /// v0.2 series; its quickstart: "sm75 and above"). `None`: no floor stated (TensorRT-LLM's
-/// int4 and FP8 floors are per format, the static engine is plain PyTorch).
+/// int4 and FP8 floors are per format, the static engine is plain PyTorch). TensorRT-LLM's
+/// architecture lists (audit r20 #3, docs/notes/notes-audit-r20.md): README.md v0.5.0 "is
+/// expected to work on GPUs based on the Volta, Turing, Ampere, Hopper and Ada Lovelace
+/// architectures", Pascal in no list; docs/source/reference/support-matrix.md @03dad6287acb
+/// (TensorRT 10.9 era) lists Ampere and later, an unlisted architecture having "community
+/// support" only. Neither is a refusal by the engine; Pascal is not refused here yet.
 pub fn engine_min_cc(engine: Engine) -> Option<u32> {
     match engine {
         Engine::Vllm => Some(70),
@@ -823,24 +828,34 @@ pub fn fp8_weights_run_on(engine: Engine, gpu: &GpuSpec) -> bool {
     gpu.supports(ComputeDtype::Fp8) || marlin
 }
 
+/// The engine starts on `gpu`: its compute-capability floor ([`engine_min_cc`]) and its stack
+/// ([`engine_runs_on`]), each refused naming `engine`. The CLI calls it before any note on how
+/// the engine would run there (audit r20 #1: SGLang on a V100 printed vLLM's `--dtype half` note
+/// before the refusal).
+pub fn check_engine_runs(engine: Engine, gpu: &GpuSpec) -> Result<(), CoreError> {
+    use crate::i18n::Msg;
+    if !engine_cc_runs(engine, gpu) {
+        let cc = gpu.compute_capability.unwrap_or(0);
+        let min = engine_min_cc(engine).unwrap_or(0);
+        let fix = Msg::new("fix-engine-min-cc")
+            .arg("engine", engine.name())
+            .arg("gpu", gpu.id.as_str())
+            .arg("cc", cc_text(cc))
+            .arg("min", cc_text(min));
+        return Err(CoreError::invalid_msg("engine", engine.name(), fix));
+    }
+    if !engine_runs_on(engine, gpu) {
+        let fix = Msg::new("fix-engine-nvidia-only").arg("gpu", gpu.id.as_str());
+        return Err(CoreError::invalid_msg("engine", engine.name(), fix));
+    }
+    Ok(())
+}
+
 /// The engine and weight format run on `gpu` ([`engine_runs_on`], [`format_runs`]; FP8 with its
 /// own message, [`fp8_weights_run_on`]).
 fn check_runs_on(s: &InferenceSetup, gpu: &GpuSpec) -> Result<(), CoreError> {
     use crate::i18n::Msg;
-    if !engine_cc_runs(s.engine, gpu) {
-        let cc = gpu.compute_capability.unwrap_or(0);
-        let min = engine_min_cc(s.engine).unwrap_or(0);
-        let fix = Msg::new("fix-engine-min-cc")
-            .arg("engine", s.engine.name())
-            .arg("gpu", gpu.id.as_str())
-            .arg("cc", cc_text(cc))
-            .arg("min", cc_text(min));
-        return Err(CoreError::invalid_msg("engine", s.engine.name(), fix));
-    }
-    if !engine_runs_on(s.engine, gpu) {
-        let fix = Msg::new("fix-engine-nvidia-only").arg("gpu", gpu.id.as_str());
-        return Err(CoreError::invalid_msg("engine", s.engine.name(), fix));
-    }
+    check_engine_runs(s.engine, gpu)?;
     if s.weights == WeightFormat::Fp8 && !fp8_weights_run_on(s.engine, gpu) {
         let fix = Msg::new("fix-fp8-weights-chip")
             .arg("gpu", gpu.id.as_str())
@@ -1756,6 +1771,12 @@ fn awq_loads(engine: Engine, gpu: &GpuSpec) -> bool {
     !matches!(engine, Engine::Vllm | Engine::Sglang)
         || gpu.stack != "cuda"
         || gpu.compute_capability.is_none_or(|cc| cc >= AWQ_MIN_CC)
+}
+
+/// Whether `format`, asked for as AWQ (`plan --weights awq`), loads under `engine` on `gpu`:
+/// its int4 needs [`AWQ_MIN_CC`] under vLLM and SGLang; other formats are unaffected.
+pub fn named_awq_runs(engine: Engine, format: WeightFormat, gpu: &GpuSpec) -> bool {
+    !matches!(format, WeightFormat::Int4 { .. }) || awq_loads(engine, gpu)
 }
 
 /// `--weights awq`: an AWQ int4 checkpoint served by `s.engine` on `gpu`, refused naming

@@ -94,10 +94,30 @@ fn plan_reads_the_weight_words_estimate_reads() {
         "--weights",
     ];
     let int4 = plan_json(TAG, &[&base[..], &["int4"]].concat());
-    for w in ["awq", "GPTQ", "int4-g128"] {
+    for w in ["GPTQ", "int4-g128"] {
         let v = plan_json(TAG, &[&base[..], &[w]].concat());
         assert_eq!(v["outcome"], int4["outcome"], "--weights {w}");
     }
+    // `awq` is the same int4 where vLLM loads AWQ, from compute capability 7.5 (audit r20 #2:
+    // it was planned on Tencent's V100s too, which load GPTQ but not AWQ).
+    // The advice differs (stock fallbacks name other plans), the plans' sizing does not.
+    let awq = plan_json(TAG, &[&base[..], &["awq"]].concat());
+    let sized = |p: &Value| {
+        let keys = ["instance", "nodes", "serve", "costs", "hours"];
+        keys.map(|k| p[k].clone())
+    };
+    let turing = |p: &&Value| {
+        p["gpu"]["compute_capability"]
+            .as_u64()
+            .is_none_or(|c| c >= 75)
+    };
+    let from_turing: Vec<_> = plans(&int4).iter().filter(turing).map(sized).collect();
+    assert!(
+        from_turing.len() < plans(&int4).len(),
+        "no V100 plan to drop"
+    );
+    let awq_plans: Vec<_> = plans(&awq).iter().map(sized).collect();
+    assert_eq!(awq_plans, from_turing);
     let int8 = plan_json(TAG, &[&base[..], &["INT8"]].concat());
     assert!(top_weights(&int8).iter().all(|w| w.contains("int8")));
     assert_refused(

@@ -216,6 +216,7 @@ bind-serve-engine-min-cc = { $engine } 仅在计算能力 { $min } 及以上启�
 bind-serve-fp8-nowhere = 搜索的 { $n } 个实例规格中没有能在该引擎下加载 FP8 权重的 GPU（FP8 需要 FP8 计算单元；vLLM 和 SGLang 还能在 CUDA Ampere 及更新的 GPU 上通过 FP8 Marlin 运行；Ascend 910B 两者都没有）：请用 --weights int8 或 bf16，或换用其他芯片
 bind-serve-format-nowhere = 搜索的 { $n } 个实例规格中没有能在 { $engine } 下运行 { $weights } 权重的 GPU（vLLM 从计算能力 8.0 起支持 MXFP4，SGLang 和 TensorRT-LLM 从 9.0 起，static 引擎不支持）：请用 --weights bf16（反量化后的检查点）或 int4，或换用其他芯片
 bind-serve-int4-nowhere = 搜索的 { $n } 个实例规格中没有在 { $engine } 下有 int4 内核的 GPU（需要计算能力 { $min }）：请用 --weights int8 或 bf16、vllm 引擎（GPTQ 从 6.0 起），或计算能力 { $min } 及以上的芯片
+bind-serve-awq-nowhere = 搜索的 { $n } 个实例规格中没有在 { $engine } 下能加载 AWQ 的 GPU（AWQConfig.get_min_capability：计算能力 7.5）：请用 --weights gptq（其 exllama 内核从 6.0 起可加载）、int8 或 bf16，或计算能力 7.5 及以上的芯片
 bind-serve-no-fit = 没有实例能在显存内同时满足时延目标：放宽 --ttft/--tpot，允许量化，或选择更多卡的实例
 bind-serve-no-fit-best = 没有实例能在显存内同时满足时延目标：单个请求时，任一实例能达到的最短首 token 时间为 { $ttft } 秒（{ $ttft_at }），最短每输出 token 时间为 { $tpot } 毫秒（{ $tpot_at }）；把 --ttft/--tpot 放宽到这些值以上，允许量化，或选择更多卡的实例
 bind-serve-no-memory = 没有实例能在单节点的 GPU 显存中放下权重和一个请求的 KV 缓存（张量并行最多 8，限单节点）：允许量化（--weights），缩短 --input-tokens/--output-tokens，或选择单节点显存更大的实例

@@ -182,6 +182,11 @@ pub struct ServeJob {
     /// `guidance_scale > 1 and unet.config.time_cond_proj_dim is None`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub guidance: Option<Guidance>,
+    /// The int4 asked for is AWQ (`plan --weights awq`, not `gptq`/`int4`): vLLM and SGLang
+    /// load AWQ only from compute capability 7.5 (`infer::AWQ_MIN_CC`), so the search offers it
+    /// nowhere below (audit r20 #2). Set by the CLI from the word; not a workload key.
+    #[serde(skip)]
+    pub awq: bool,
 }
 
 /// Classifier-free guidance of a diffusion model's sampling loop (`--guidance`, `[serve]
@@ -219,6 +224,7 @@ impl Default for ServeJob {
             peak_factor: DEFAULT_PEAK_FACTOR,
             steps: None,
             guidance: None,
+            awq: false,
         }
     }
 }

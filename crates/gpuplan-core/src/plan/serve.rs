@@ -39,6 +39,8 @@ fn formats(job: &ServeJob, gpu: &GpuSpec, model: &crate::model::ModelSpec) -> Ve
             .weights
             .iter()
             .filter(|f| crate::infer::model_format_runs(model, job.engine, **f, gpu))
+            // `--weights awq`: AWQ's int4 only where vLLM/SGLang load AWQ (audit r20 #2).
+            .filter(|f| !job.awq || crate::infer::named_awq_runs(job.engine, **f, gpu))
             // MXFP4 on a model without routed experts would be 16-bit under its name (review r12 #2).
             .filter(|f| crate::infer::check_format_on_model(model, **f, job.engine).is_ok())
             .map(|f| half(*f))
@@ -771,7 +773,10 @@ fn stack_binding(job: &ServeJob, cands: &[(&Instance, &GpuSpec)]) -> Option<Bind
         return Some(Binding::msg("engine", m));
     }
     let loads = |g: &GpuSpec| {
-        let on = |w: &WeightFormat| crate::infer::format_runs(job.engine, *w, g);
+        let on = |w: &WeightFormat| {
+            crate::infer::format_runs(job.engine, *w, g)
+                && (!job.awq || crate::infer::named_awq_runs(job.engine, *w, g))
+        };
         job.weights.iter().any(on)
     };
     if job.weights.is_empty() || cands.iter().any(|(_, g)| loads(g)) {
@@ -785,7 +790,13 @@ fn stack_binding(job: &ServeJob, cands: &[(&Instance, &GpuSpec)]) -> Option<Bind
         .all(|w| matches!(w, WeightFormat::Int4 { .. }))
     {
         let min = crate::infer::int4_min_cc(job.engine);
-        Msg::new("bind-serve-int4-nowhere")
+        let key = if job.awq && crate::infer::AWQ_MIN_CC > min {
+            // `--weights awq` (audit r20 #2): the AWQ kernel's floor, not GPTQ's.
+            "bind-serve-awq-nowhere"
+        } else {
+            "bind-serve-int4-nowhere"
+        };
+        Msg::new(key)
             .arg("n", cands.len())
             .arg("engine", job.engine.name())
             .arg("min", crate::infer::cc_text(min))

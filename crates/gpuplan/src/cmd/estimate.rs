@@ -1376,6 +1376,9 @@ fn adapt_inference(
     // Stated by the flag or the file's key, bf16 included (review r13 #3: a stated bf16 read as
     // "not given", so an unread checkpoint could not be served dequantized from a file).
     let pinned = a.weights.is_some() || r.file.inference_weights_given;
+    // The engine's own floor first: no note on how it would run where it does not start
+    // (audit r20 #1).
+    gpuplan_core::infer::check_engine_runs(r.inference.engine, &cluster.gpu)?;
     gpuplan_core::infer::check_checkpoint_read(model, pinned, "inference")?;
     if !pinned {
         shipped_weights(r, model, cluster, lang);

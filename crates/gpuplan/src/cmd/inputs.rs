@@ -8,7 +8,7 @@ use crate::render::fail;
 use anyhow::Result;
 use gpuplan_core::i18n::Msg;
 use gpuplan_core::model::{Architecture, ModelSpec};
-use gpuplan_core::workload::TrainingSetup;
+use gpuplan_core::workload::{TrainingSetup, MAX_EPOCHS};
 
 /// The first flag given that only a training job reads (shared by `plan` and `estimate`).
 fn job_training_flag(j: &JobArgs) -> Option<&'static str> {
@@ -144,6 +144,9 @@ fn estimate_layout_flag(a: &EstimateArgs) -> Option<&'static str> {
     .find_map(|(given, flag)| given.then_some(flag))
 }
 
+/// The range of `--epochs`, as `TrainingSetup::validate` states it.
+const EPOCHS_RANGE: &str = "passes over the samples, a positive number up to 1e6";
+
 /// `--epochs` counts passes over `--samples`; beside `--tokens` (which wins) it was dropped, and
 /// `--tokens` with `--samples` dropped the samples.
 pub fn amounts(j: &JobArgs, t: &TrainingSetup) -> Result<()> {
@@ -151,6 +154,11 @@ pub fn amounts(j: &JobArgs, t: &TrainingSetup) -> Result<()> {
         return Err(fail(Msg::new("cli-err-tokens-and-samples")));
     }
     match (j.epochs, t.tokens, t.samples) {
+        // Out of range first (audit r20 #4): NaN, inf, 1e300 or -1 epochs were echoed in the fix
+        // ("--tokens NaN", "--tokens -10000000", a 300-digit count).
+        (Some(e), Some(_), None) if !(e.is_finite() && e > 0.0 && e <= MAX_EPOCHS) => {
+            Err(gpuplan_core::error::CoreError::invalid("epochs", e, EPOCHS_RANGE).into())
+        }
         (Some(e), Some(tokens), None) => Err(fail(
             Msg::new("cli-err-epochs-with-tokens")
                 .arg("e", e)

@@ -134,14 +134,28 @@ pub fn io_reason(e: &std::io::Error) -> Msg {
         std::io::ErrorKind::AlreadyExists => "io-already-exists",
         _ => raw_io_reason(e),
     };
-    Msg::new(id).arg("os", e.to_string())
+    let errno = e
+        .raw_os_error()
+        .map_or_else(|| "?".to_string(), |c| c.to_string());
+    Msg::new(id).arg("os", e.to_string()).arg("errno", errno)
 }
 
 /// The kinds Rust 1.80 (the crate's MSRV) names only by their POSIX numbers, the same on Linux
 /// and macOS (errno.h: ENOTDIR 20, EISDIR 21, ENOSPC 28, EROFS 30): `accuracy --cases /dev/null`
-/// read "Not a directory (os error 20)" in Chinese text (audit r12 #9).
+/// read "Not a directory (os error 20)" in Chinese text (audit r12 #9). Audit r20: the other
+/// numbers a file argument meets (EIO 5 from `/proc/self/mem`, ENXIO 6, EBUSY 16, ENODEV 19,
+/// EINVAL 22, EFBIG 27, ENAMETOOLONG 36, ELOOP 40) in words too; any other is `io-other`, which
+/// in Chinese gives the number, never the system's English text.
 fn raw_io_reason(e: &std::io::Error) -> &'static str {
     match e.raw_os_error() {
+        Some(5) if cfg!(unix) => "io-io-error",
+        Some(6) if cfg!(unix) => "io-no-device-address",
+        Some(16) if cfg!(unix) => "io-busy",
+        Some(19) if cfg!(unix) => "io-no-device",
+        Some(22) if cfg!(unix) => "io-invalid-argument",
+        Some(27) if cfg!(unix) => "io-file-too-large",
+        Some(36) if cfg!(unix) => "io-name-too-long",
+        Some(40) if cfg!(unix) => "io-symlink-loop",
         Some(20) if cfg!(unix) => "io-not-a-directory",
         Some(21) if cfg!(unix) => "io-is-a-directory",
         Some(28) if cfg!(unix) => "io-storage-full",

@@ -348,6 +348,10 @@ fn serve_job(
     check_steps(&s, model)?;
     if let Some(w) = &a.weights {
         s.weights = parse_plan_weights(w, model)?;
+        s.awq = awq_only(w);
+        if s.awq {
+            crate::render::note(Msg::new("cli-note-weights-awq"));
+        }
     }
     for w in &s.weights {
         gpuplan_core::infer::check_format_on_model(model, *w, s.engine)?;
@@ -401,6 +405,15 @@ fn tpot_unit_hint(tpot: Option<f64>) {
     if let Some(t) = tpot.filter(|t| t.is_finite() && *t >= TPOT_UNIT_HINT_S) {
         crate::render::warn(Msg::new("cli-warn-tpot-seconds").arg("value", format!("{t}")));
     }
+}
+
+/// `--weights` names AWQ and no other int4 (`gptq`, `int4`, `int4-g<N>`): the search keeps
+/// AWQ's kernel floor (`ServeJob::awq`, audit r20 #2); with `gptq` or `int4` beside it either
+/// checkpoint is acceptable and GPTQ's floor applies.
+fn awq_only(w: &str) -> bool {
+    let words: Vec<String> = w.split(',').map(|x| x.trim().to_lowercase()).collect();
+    let other_int4 = |x: &String| x == "gptq" || x.starts_with("int4");
+    words.iter().any(|x| x == "awq") && !words.iter().any(other_int4)
 }
 
 /// `--weights bf16,int4,…`: the weight formats the search may serve in.
@@ -571,8 +584,10 @@ fn drop_old_prices(
         .retain(|p| super::prices::age_days(&p.as_of, today).is_some_and(|d| d <= max));
     let dropped = before - cat.prices.len();
     if dropped > 0 {
+        // A zero age is shown as 0 (audit r20 #5: `--max-price-age=-0` read "-0").
+        let shown = if max == 0 { "0" } else { age.trim() };
         let m = Msg::new("plan-note-max-price-age")
-            .arg("age", age)
+            .arg("age", shown)
             .arg("n", dropped)
             .arg("days", max);
         eprintln!("{}{}", tx(lang, "note-prefix"), m.render(lang));
