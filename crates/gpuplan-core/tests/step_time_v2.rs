@@ -172,19 +172,22 @@ fn tp_comm_overlap_hides_part_of_the_tp_time_and_never_more() {
     let mut on = off.clone();
     on.parallel.tp_comm_overlap = Some(true);
     let (a, b) = steps(&m, &c, [&off, &on]);
-    assert_eq!(a.tp_comm_overlapped.0, 0.0);
+    // Without the overlap Megatron's sequence-parallel backward still hides its async re-gathers
+    // and reduce-scatters behind their dgrad / wgrad GEMMs (stop 39): less than with it.
+    assert!(a.tp_comm_overlapped.0 < b.tp_comm_overlapped.0);
     assert!(b.tp_comm_overlapped.0 > 0.0);
     let total = b.tp_comm.0 + b.tp_comm_overlapped.0;
-    assert!((total - a.tp_comm.0).abs() < 1e-9 * total);
+    let total_off = a.tp_comm.0 + a.tp_comm_overlapped.0;
+    assert!((total - total_off).abs() < 1e-9 * total);
     // Megatron-Core's --tp-comm-overlap is Transformer Engine's userbuffers: all but the last of
-    // the 4 pipelined chunks of the 2 forward reduce-scatters hide (7.5 of a layer's 8 units with
-    // one forward pass, 11 of 12 with full recompute), at most the GEMM time.
+    // the 4 pipelined chunks of the 2 forward reduce-scatters hide (9.5 of a layer's 10
+    // collectives with one forward pass, 13 of 14 with full recompute), at most the GEMM time.
     let passes = if on.recompute == Recompute::Full {
         2.0
     } else {
         1.0
     };
-    let te_share = 1.0 - passes * 0.5 / (4.0 * (passes + 1.0));
+    let te_share = 1.0 - passes * 0.5 / (4.0 * passes + 6.0);
     assert!(b.tp_comm_overlapped.0 <= te_share * total * 1.000001);
     // torch's async TP (the eager frameworks, torchtitan) keeps the calibrated share: less hidden.
     let mut eager = on.clone();

@@ -171,10 +171,16 @@ fn accuracy_refits_every_fitted_source() {
     // MC2 rows at TP 8 move 2.3-5.2 points down (Mistral-7B +20.7% -> +13.9% into band),
     // Megatron-Bridge's 405B rows 1.1 points: median 5.6% -> 5.7%, mean 10.0% unchanged.
     // All four merged (stop 38, read from the test): median 5.7%, mean 9.7%.
+    // Stop 39 (sp20): Megatron's sequence-parallel backward re-gathers its column-parallel inputs
+    // and, without TP-comm overlap, hides its async re-gathers and reduce-scatters behind their
+    // dgrad / wgrad GEMMs (train/step.rs `tp_backward_regathers`, `tp_async_hidden`,
+    // `tp_contention`): the Megatron SP rows on H100/H800 move faster, so llm-foundry's held-out
+    // Hopper efficiency refits lower (0.525 -> 0.506, its 210 rows' mean 6.0% -> 6.5%) and the
+    // ModelLink 910B rows move +2..+8 points: median 5.7% -> 5.9%, mean 9.7% -> 10.0%.
     assert!(
         refit.contains(
             "Leave-one-source-out over all 36 sources (those above as they are, the 4 fitted ones \
-             with their constants refit): 523 cases, median |error| 5.7%, mean 9.7%; 12 cases of \
+             with their constants refit): 523 cases, median |error| 5.9%, mean 10.0%; 12 cases of \
              the fitted sources are not held out."
         ),
         "{refit}"
@@ -452,7 +458,13 @@ fn training_accuracy_stays_within_todays_bands() {
         // +11.6%; LLaMA2-13B +1.6% -> -1.4%, Gemma-7B -2.3% -> -4.7%, Qwen1.5-32B -1.0% -> -3.5%,
         // Aquila2-34B -7.0% -> -8.6% away from zero), Megatron-Bridge's 405B rows 1.1 points.
         // All merged (stop 38, read from the test): 0.053729 (5.4%), mean 9.1%.
-        tput <= 0.05373,
+        // Stop 39 (sp20): 0.053729 -> 0.053898 (5.4%), mean 9.11% -> 9.19%, since Megatron's
+        // sequence-parallel backward runs 6 TP collectives a layer (the column-parallel inputs
+        // all-gathered again for the weight gradient) and, without TP-comm overlap, 4 of them async
+        // beside the dgrad / wgrad GEMMs (hidden per GEMM, NCCL's CTAs charged): ModelLink's 910B
+        // SP rows +2..+8 points (BLOOM-7B1 +19.9% -> +27.7%, recorded), FlagPerf / Skywork TP 4-8
+        // rows +1.4..+3.3, the 70B/405B rows 1.6-4.3 points toward zero (docs/methodology.md §TP).
+        tput <= 0.05390,
         "training throughput out-of-sample median {tput:.6}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
@@ -691,8 +703,12 @@ fn training_accuracy_stays_within_todays_bands() {
     // 50 with both: stop 38 (wt-ml19): TP-comm overlap hides each collective at most behind its
     // paired GEMM (`tp_paired_hidden`): ModelLink's Mistral-7B (MC2, TP 8, 32K tokens) +20.7% ->
     // +13.9% within band.
+    // 51 since stop 39 (sp20) models Megatron's sequence-parallel backward as it runs (6 TP
+    // collectives a layer, 4 of them async beside the dgrad / wgrad GEMMs): ModelLink's
+    // BLOOM-7B1 on the 910B leaves its band (+19.9% -> +27.7%; no compute charged to HCCL beside
+    // the matmuls, unsourced), recorded; Skywork-13B TP 4 stays out (+23.6% -> +26.9%).
     assert!(
-        known <= 50,
+        known <= 51,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes

@@ -7,7 +7,9 @@
 //! the data-parallel collectives that overlap compute (FSDP/ZeRO-3 gathers and reduce-scatters,
 //! DDP/ZeRO-1/2 bucketed reductions) and, with the same rule, to the hidden part of Megatron-Core's
 //! overlapped expert all-to-all where its kernels hold a set number of SMs (DeepEP, HybridEP:
-//! [`ep_kernel_sms`]). Not applied: TP-comm overlap (Megatron's Transformer Engine userbuffers
+//! [`ep_kernel_sms`]), and to the async TP collectives of Megatron's backward under sequence
+//! parallelism without TP-comm overlap (plain NCCL kernels beside the dgrad/wgrad GEMMs: step.rs
+//! `tp_contention`). Not applied: TP-comm overlap (Megatron's Transformer Engine userbuffers
 //! reserve their own SMs, torch's async TP copies by the copy engines), NCCL's all-to-all and the
 //! pipeline sends (NCCL's p2p channels, 2 per peer by default, not sourced here), and the
 //! collective's HBM traffic (no sourced share).

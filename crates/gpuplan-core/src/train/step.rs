@@ -533,38 +533,45 @@ fn pipeline_bubble(x: &Ctx, compute: Seconds, optimizer: Seconds) -> Seconds {
 }
 
 /// TP: 2 all-reduces of b·s·h per layer in each forward pass (1 for GPT-NeoX's parallel block:
-/// [`tp_forward_reduces`]; recompute repeats them: [`tp_forward_passes`]) and 2 in backward (Megatron; SP's all-gather + reduce-scatter moves the same bytes), 2-byte
+/// [`tp_forward_reduces`]; recompute repeats them: [`tp_forward_passes`]) and 2 in backward (Megatron; SP's all-gather + reduce-scatter moves the same bytes; 3 under
+/// Megatron's SP, whose backward all-gathers the column-parallel inputs again), 2-byte
 /// activations, each paying NCCL's latency over the TP ranks. With TP-comm overlap
 /// (Megatron-Core --tp-comm-overlap, torchtitan async TP) it hides behind the GEMMs.
 /// A layer reduces the activations of the positions it runs: an encoder-decoder's encoder layers
 /// those of the encoder (Whisper: 1500 per sample whatever the decoder's `seq_len`), so the
 /// stage's average layer is [`TransformerSpec::mean_layer_len`] of the decoder's tokens, as the
 /// compute phase counts it (bandwidth time is linear in the bytes: exact in sum at PP 1).
-/// Returns (total, hidden).
+/// Under Megatron's sequence parallelism the backward all-gathers each column-parallel input
+/// again ([`tp_backward_regathers`]) and, without TP-comm overlap, hides its async collectives
+/// behind their GEMMs ([`tp_async_hidden`]), at the compute those NCCL kernels take
+/// ([`tp_contention`]). Returns (total, hidden, contention).
 fn tp_phase(
     x: &Ctx,
     parts: &ComputeParts,
     collectives: &mut Vec<CollectiveUse>,
-) -> (Seconds, Seconds) {
+) -> (Seconds, Seconds, Seconds) {
     let (p, tun, explain) = (x.p, x.tun, x.explain);
     let Some(t) = x.transformer().filter(|_| p.tp > 1) else {
-        return (Seconds(0.0), Seconds(0.0));
+        return (Seconds(0.0), Seconds(0.0), Seconds(0.0));
     };
     let fwd_passes = tp_forward_passes(x.setup.recompute, p.sequence_parallel);
     let bytes = x.local_tokens * t.mean_layer_len(x.setup.seq_len) * t.hidden as f64 * 2.0;
     let (lat, algo) = tp_pair_latency(x.group(p.tp, 1), p.sequence_parallel, tun);
     let per = ring_allreduce(bytes, p.tp, x.intra, x.eff_net) + lat;
     let fwd = tp_forward_reduces(x.setup.framework, t, p.sequence_parallel);
-    let count = (fwd * fwd_passes + 2.0) * x.stage_max * x.m_micro * tp_block_share(x, t);
+    let regathers = tp_backward_regathers(x.setup.framework, p.sequence_parallel);
+    let bwd = 2.0 + 0.5 * regathers;
+    let count = (fwd * fwd_passes + bwd) * x.stage_max * x.m_micro * tp_block_share(x, t);
     let total = per * count;
-    let hidden = if p.tp_overlap() {
+    let (hidden, contention) = if p.tp_overlap() {
         let share = tp_overlap_share(x.setup.framework, fwd_passes, tun.tp_overlap_fraction);
-        let paired = tp_paired_hidden(x, t, parts, per * 0.5 * share, fwd_passes);
-        (total * share)
-            .min(paired)
-            .min(Seconds(parts.gemm_s * x.m_micro))
+        let passes = (fwd_passes, regathers);
+        let paired = tp_paired_hidden(x, t, parts, per * 0.5 * share, passes);
+        let gemm = Seconds(parts.gemm_s * x.m_micro);
+        ((total * share).min(paired).min(gemm), Seconds(0.0))
     } else {
-        Seconds(0.0)
+        let hidden = tp_async_hidden(x, t, parts, per).min(total);
+        (hidden, tp_contention(x, hidden))
     };
     collectives.push(CollectiveUse {
         kind: "tp",
@@ -587,7 +594,7 @@ fn tp_phase(
         total,
         overlapped: hidden,
     });
-    (total, hidden)
+    (total, hidden, contention)
 }
 
 /// The most TP-comm overlap hides in a step: each collective of a layer runs beside one GEMM
@@ -601,18 +608,92 @@ fn tp_phase(
 /// GEMM they feed, bulk overlaps beside the dgrad/wgrad GEMM of the same linear) pair them alike.
 /// `hidable` is one collective's hidable seconds (its time × the overlap share); per pass and
 /// layer each pair hides min(hidable, its forward GEMM time) — a weight- or input-gradient GEMM
-/// has the forward's shape. Under the `allgather` MoE dispatcher the MoE layers' MLP pairs are
+/// has the forward's shape. The backward's re-gathers of the column-parallel inputs
+/// ([`tp_backward_regathers`]: MC2's async all-gather, TE's `bulk` qkv/fc1 dgrad overlap) each
+/// hide behind that linear's input-gradient GEMM, while its reduce-scatter takes the weight
+/// gradient's. Under the `allgather` MoE dispatcher the MoE layers' MLP pairs are
 /// the dispatcher's ([`tp_block_share`]).
 fn tp_paired_hidden(
     x: &Ctx,
     t: &TransformerSpec,
     parts: &ComputeParts,
     hidable: Seconds,
-    fwd_passes: f64,
+    (fwd_passes, regathers): (f64, f64),
 ) -> Seconds {
-    let mlp_keep = (2.0 * tp_block_share(x, t) - 1.0).clamp(0.0, 1.0);
-    let layer = paired_hidden_per_pass(&parts.tp_pair_gemm_s, hidable.0, mlp_keep);
-    Seconds(layer * (fwd_passes + 1.0) * x.stage_max * x.m_micro)
+    let mlp_keep = tp_mlp_keep(x, t);
+    let g = &parts.tp_pair_gemm_s;
+    let layer = paired_hidden_per_pass(g, hidable.0, mlp_keep) * (fwd_passes + 1.0)
+        + 0.5 * regathers * paired_inputs(g, hidable.0, mlp_keep);
+    Seconds(layer * x.stage_max * x.m_micro)
+}
+
+/// The MLP pair's share of the layers ([`tp_block_share`]: under the `allgather` MoE
+/// dispatcher the MoE layers' MLP collectives are the dispatcher's).
+fn tp_mlp_keep(x: &Ctx, t: &TransformerSpec) -> f64 {
+    (2.0 * tp_block_share(x, t) - 1.0).clamp(0.0, 1.0)
+}
+
+/// One layer's seconds hidden by the column-parallel input pairs (q/k/v and the MLP's input)
+/// when each hides one collective of `hidable` seconds behind a GEMM of its forward's shape.
+fn paired_inputs(g: &[f64; 4], hidable: f64, mlp_keep: f64) -> f64 {
+    let pair = |s: f64| hidable.min(s).max(0.0);
+    pair(g[0]) + mlp_keep * pair(g[2])
+}
+
+/// Column-parallel inputs a layer's backward all-gathers again under sequence parallelism (the
+/// forward saved each shard, not the gathered input its weight gradient needs): 2 (q/k/v and
+/// the MLP's input) under Megatron (`LinearWithGradAccumulationAndAsyncCommunication.backward`,
+/// megatron/core/tensor_parallel/layers.py @core_r0.8.0 lines 442-452; Transformer Engine's
+/// `_LayerNormLinear.backward` v1.8 @3ec998e9 layernorm_linear.py line 444, `_Linear` alike;
+/// Ascend MC2 ModelLink @ba10f5fd mc2_linears_seq_parallel.py lines 69-80), 0 for torch's
+/// DTensor sequence parallelism (torchtitan: autograd saves the gathered input of the `mm`;
+/// a selective recompute's re-gather is [`tp_forward_passes`]'s) and without it.
+pub(crate) fn tp_backward_regathers(framework: Framework, sequence_parallel: bool) -> f64 {
+    if framework == Framework::Megatron && sequence_parallel {
+        2.0
+    } else {
+        0.0
+    }
+}
+
+/// TP seconds Megatron hides without TP-comm overlap: a column-parallel linear's backward
+/// launches the all-gather of its saved input shard (async) before its input-gradient GEMM and
+/// the reduce-scatter of that gradient (async) before its weight-gradient GEMM
+/// (megatron/core/tensor_parallel/layers.py @core_r0.8.0 lines 450-489: "we rely on
+/// CUDA_DEVICE_MAX_CONNECTIONS=1 to ensure that the gather is scheduled before the input
+/// gradient computation", which megatron/training/arguments.py lines 476-480 require under
+/// sequence parallelism; TE v1.8 layernorm_linear.py lines 437-568 and ModelLink's MC2 alike),
+/// so each hides at most behind that GEMM (a GEMM of the forward's shape). The row-parallel
+/// linears' output-gradient all-gathers and every forward collective run on the compute
+/// stream's order: exposed. Zero for the other frameworks (DTensor's collectives are waited
+/// where their output is used).
+fn tp_async_hidden(x: &Ctx, t: &TransformerSpec, parts: &ComputeParts, per: Seconds) -> Seconds {
+    if x.setup.framework != Framework::Megatron || !x.p.sequence_parallel {
+        return Seconds(0.0);
+    }
+    // The all-gather beside the dgrad GEMM and the reduce-scatter beside the wgrad GEMM: one
+    // collective (half an all-reduce unit) each, per column-parallel input and layer.
+    let one = 2.0 * paired_inputs(&parts.tp_pair_gemm_s, per.0 * 0.5, tp_mlp_keep(x, t));
+    Seconds(one * x.stage_max * x.m_micro)
+}
+
+/// Compute the async TP collectives take from the GEMMs they run beside: plain NCCL kernels
+/// (not userbuffers' own SMs), so [`super::contention`]'s rule as for the data-parallel ones:
+/// their hidden time × NCCL's CTAs over the TP group ÷ the chip's SMs. Zero under TP-comm
+/// overlap and without SMs on record.
+fn tp_contention(x: &Ctx, async_hidden: Seconds) -> Seconds {
+    if async_hidden.0 <= 0.0 {
+        return Seconds(0.0);
+    }
+    let c = x.c;
+    let g = x.group(x.p.tp, 1);
+    let nic_gbs = c.inter_bandwidth.0 / 1e9 / c.gpus_per_node.clamp(1, 8) as f64;
+    let ctas = super::contention::nccl_ctas(&c.gpu, g, c.gpus_per_node, nic_gbs);
+    Seconds(super::contention::lost_compute(
+        async_hidden.0,
+        ctas,
+        c.gpu.sm_count,
+    ))
 }
 
 /// One layer's and pass's TP seconds hidden by pair: min(`hidable`, the pair's forward GEMM
@@ -718,12 +799,14 @@ const TE_UB_PIPELINE_SPLITS: f64 = 4.0;
 /// all-gather/reduce-scatter units of [`tp_phase`] (4 per layer and pass: 2 all-reduces):
 /// each forward pass exposes 2 × 1/4 of a unit, backward none. Torch's async TP (torchtitan)
 /// keeps the calibrated `tp_overlap_fraction`. Not modelled: the SMs the pipelined
-/// reduce-scatter takes from the concurrent GEMM (16 by default).
+/// reduce-scatter takes from the concurrent GEMM (16 by default). Megatron's backward runs 6
+/// collectives a layer ([`tp_backward_regathers`]), all hidden.
 pub(crate) fn tp_overlap_share(framework: Framework, fwd_passes: f64, async_tp: f64) -> f64 {
     match framework {
         Framework::Megatron => {
             let exposed = fwd_passes * 2.0 / TE_UB_PIPELINE_SPLITS;
-            1.0 - exposed / (4.0 * (fwd_passes + 1.0))
+            let backward = 4.0 + tp_backward_regathers(framework, true);
+            1.0 - exposed / (4.0 * fwd_passes + backward)
         }
         Framework::HuggingFace | Framework::LitGpt => async_tp,
     }
@@ -2003,7 +2086,7 @@ fn step_time_below(
     // At most one family each (TP, CP, DP, PP, EP): sized at once, never grown. A grown list
     // (4 → 8 entries, over 1 KiB) took glibc's large-chunk path on every step that reached it.
     let mut collectives = Vec::with_capacity(COLLECTIVE_FAMILIES);
-    let (tp_total, tp_hidden) = tp_phase(&x, &compute_parts, &mut collectives);
+    let (tp_total, tp_hidden, tp_lost) = tp_phase(&x, &compute_parts, &mut collectives);
     let cp_comm = cp_phase(&x, &compute_parts, &mut collectives);
     let dp = dp_phase(&x, compute, &mut collectives);
     let pp = pp_phase(&x);
@@ -2015,7 +2098,8 @@ fn step_time_below(
     let ep_hidden = ep.hidden;
     push_p2p(&x, (pp, pp_hidden), ep, &mut collectives);
     let tp_comm = tp_total - tp_hidden;
-    let contention = (dp_contention(&x, &dp) + ep_contention(&x, &ep_hidden)).min(compute);
+    let lost = dp_contention(&x, &dp) + ep_contention(&x, &ep_hidden) + tp_lost;
+    let contention = lost.min(compute);
     let micro = (compute - optimizer) * (1.0 / x.m_micro);
     let offload = offload::offload_phase(&x, (micro, dp.total - dp.exposed), optimizer);
     let host = offload.as_ref().map_or(Seconds(0.0), |o| o.exposed);
@@ -2218,13 +2302,14 @@ mod tests {
     }
 
     /// TE userbuffers expose only the last of the 4 pipelined chunks of the 2 forward
-    /// reduce-scatters: 0.5 of the 8 units of a layer (forward + backward), 1.0 of 12 with full
-    /// recompute; torchtitan's async TP keeps the calibrated share.
+    /// reduce-scatters: 0.5 of the 10 collectives of a layer (4 forward + 6 backward with the
+    /// re-gathers), 1.0 of 14 with full recompute; torchtitan's async TP keeps the calibrated
+    /// share.
     #[test]
     fn te_userbuffers_hide_all_but_the_last_pipelined_chunk() {
         let share = |f, passes| tp_overlap_share(f, passes, 0.4);
-        assert!((share(Framework::Megatron, 1.0) - 0.9375).abs() < 1e-12);
-        assert!((share(Framework::Megatron, 2.0) - (1.0 - 1.0 / 12.0)).abs() < 1e-12);
+        assert!((share(Framework::Megatron, 1.0) - 0.95).abs() < 1e-12);
+        assert!((share(Framework::Megatron, 2.0) - (1.0 - 1.0 / 14.0)).abs() < 1e-12);
         assert_eq!(share(Framework::HuggingFace, 1.0), 0.4);
         assert_eq!(share(Framework::LitGpt, 2.0), 0.4);
     }
@@ -2244,6 +2329,35 @@ mod tests {
         let attention_only = paired_hidden_per_pass(&g, 1.6, 0.0);
         assert!((attention_only - 1.84).abs() < 1e-12, "{attention_only}");
         assert_eq!(paired_hidden_per_pass(&g, 0.5, 1.0), 2.0);
+    }
+
+    /// TP collectives of a layer's backward under sequence parallelism, per framework: Megatron
+    /// (Megatron-LM's local linears, Transformer Engine's under NeMo / Megatron-Bridge, ModelLink
+    /// with or without MC2) saves each column-parallel input's shard and all-gathers it again
+    /// beside the input-gradient GEMM: 4 row-parallel/reduce-scatter collectives + 2 = 6 (3
+    /// all-reduce units); torchtitan's DTensor saves the gathered input: 4 (2 units). Without
+    /// sequence parallelism nothing is re-gathered.
+    #[test]
+    fn megatron_sequence_parallel_backward_regathers_its_column_inputs() {
+        let units = |f, sp| 2.0 + 0.5 * tp_backward_regathers(f, sp);
+        assert_eq!(units(Framework::Megatron, true), 3.0);
+        assert_eq!(units(Framework::Megatron, false), 2.0);
+        assert_eq!(units(Framework::HuggingFace, true), 2.0);
+        assert_eq!(units(Framework::LitGpt, true), 2.0);
+    }
+
+    /// Without TP-comm overlap each async backward collective of a column-parallel input (the
+    /// re-gather beside the dgrad GEMM, the reduce-scatter beside the wgrad GEMM) hides at most
+    /// behind its own GEMM, of the forward's shape: 0.8 ms collectives hide whole beside q/k/v
+    /// (1.1 ms) and the MLP input (5.2 ms), 1.6 ms ones expose q/k/v's difference; the row-parallel
+    /// outputs' pairs hide nothing here.
+    #[test]
+    fn async_backward_collectives_hide_behind_their_own_gemm() {
+        let g = [1.1, 0.74, 5.2, 2.6];
+        assert!((paired_inputs(&g, 0.8, 1.0) - 1.6).abs() < 1e-12);
+        assert!((paired_inputs(&g, 1.6, 1.0) - 2.7).abs() < 1e-12);
+        assert!((paired_inputs(&g, 1.6, 0.0) - 1.1).abs() < 1e-12);
+        assert_eq!(paired_inputs(&g, -1.0, 1.0), 0.0);
     }
 
     /// The linears a TP collective pairs with: q/k/v (and MLA's, cross-attention's) the
