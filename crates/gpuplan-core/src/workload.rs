@@ -457,6 +457,22 @@ fn peft_aliases(model_type: &str) -> Aliases {
             ("w1", &["up_proj"]),
             ("w2", &["gate_proj"]),
         ],
+        // HF Mixtral (transformers 4.x, modeling_mixtral.py `MixtralBlockSparseTop2MLP`): each
+        // expert's `w1` is the SiLU-gated projection, `w3` the other, `w2` the output
+        // (`w2(act_fn(w1(x)) * w3(x))`); PEFT configs name them so (axolotl's Mixtral QLoRA:
+        // `lora_target_modules: [q_proj, k_proj, v_proj, o_proj, w1, w2, w3]`), and the refusal
+        // lists them (issue 9, class 3). The estimator's own names (gate_proj, …) still read back
+        // as these, as a plan's JSON carries them. transformers 5 fuses the experts into 3-D
+        // parameters, which no `target_modules` name reaches.
+        "mixtral" => &[
+            ("q_proj", &["q_proj"]),
+            ("k_proj", &["k_proj"]),
+            ("v_proj", &["v_proj"]),
+            ("o_proj", &["o_proj"]),
+            ("w1", &["gate_proj"]),
+            ("w3", &["up_proj"]),
+            ("w2", &["down_proj"]),
+        ],
         _ => &[],
     }
 }
@@ -1425,6 +1441,18 @@ impl TrainingSetup {
                 "optimizer_foreach_buffers",
                 self.optimizer_foreach_buffers,
                 crate::i18n::Msg::new("fix-foreach-buffers-without-foreach"),
+            ));
+        }
+        // torchtune's recipes refuse the pair: "Gradient accumulation is not supported with
+        // optimizer in bwd. Please set gradient_accumulation_steps=1, or optimizer_in_bwd=False."
+        // (recipes/full_finetune_single_device.py @30b8519e8); each gradient is applied and freed
+        // as it is accumulated, so there is nothing to accumulate into (issue 9 audit).
+        if self.optimizer_in_backward && self.grad_accum > 1 {
+            return Err(CoreError::invalid_msg(
+                "optimizer_in_backward",
+                true,
+                crate::i18n::Msg::new("fix-optimizer-in-backward-accum")
+                    .arg("accum", self.grad_accum),
             ));
         }
         Ok(())
