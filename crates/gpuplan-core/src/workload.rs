@@ -457,22 +457,6 @@ fn peft_aliases(model_type: &str) -> Aliases {
             ("w1", &["up_proj"]),
             ("w2", &["gate_proj"]),
         ],
-        // HF Mixtral (transformers 4.x, modeling_mixtral.py `MixtralBlockSparseTop2MLP`): each
-        // expert's `w1` is the SiLU-gated projection, `w3` the other, `w2` the output
-        // (`w2(act_fn(w1(x)) * w3(x))`); PEFT configs name them so (axolotl's Mixtral QLoRA:
-        // `lora_target_modules: [q_proj, k_proj, v_proj, o_proj, w1, w2, w3]`), and the refusal
-        // lists them (issue 9, class 3). The estimator's own names (gate_proj, …) still read back
-        // as these, as a plan's JSON carries them. transformers 5 fuses the experts into 3-D
-        // parameters, which no `target_modules` name reaches.
-        "mixtral" => &[
-            ("q_proj", &["q_proj"]),
-            ("k_proj", &["k_proj"]),
-            ("v_proj", &["v_proj"]),
-            ("o_proj", &["o_proj"]),
-            ("w1", &["gate_proj"]),
-            ("w3", &["up_proj"]),
-            ("w2", &["down_proj"]),
-        ],
         _ => &[],
     }
 }
