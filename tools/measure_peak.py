@@ -256,6 +256,7 @@ def grid():
     if peft:
         yield "llama", "autocast-bf16", "sdpa", True, True
     yield from grid_extension()
+    yield from grid_extension_audit()
 
 
 def grid_extension():
@@ -275,6 +276,27 @@ def grid_extension():
     for attn, ckpt in [("sdpa", False), ("eager", False), ("sdpa", True)]:
         for dtype, name in itertools.product(["bf16", "fp32"], ["llama", "gpt2", "mixtral"]):
             yield name, dtype, attn, ckpt, False, LONG
+
+
+def grid_extension_audit():
+    """The rows after the first 90 (issue 9's acceptance audit, docs/notes/issue9-audit.md): the
+    combinations of {Llama, Qwen2, GPT-2, Mixtral} x {fp32, bf16, autocast} x {eager, SDPA} x
+    checkpointing x LoRA the grid above lacks, SDPA first (Qwen2 autocast with checkpointing, with
+    and without LoRA; GPT-2 and Mixtral LoRA with checkpointing in every dtype; Mixtral autocast with
+    checkpointing), then eager attention with checkpointing and with LoRA in fp32 and bf16 (the S^2
+    scores recomputed in backward; the adapters beside eager attention)."""
+    if peft:
+        for dtype in DTYPES:
+            yield "gpt2", dtype, "sdpa", True, True
+            yield "mixtral", dtype, "sdpa", True, True
+        yield "qwen2", "autocast-bf16", "sdpa", True, True
+    yield "qwen2", "autocast-bf16", "sdpa", True, False
+    yield "mixtral", "autocast-bf16", "sdpa", True, False
+    for dtype, name in itertools.product(["bf16", "fp32"], ["llama", "gpt2", "qwen2", "mixtral"]):
+        yield name, dtype, "eager", True, False
+    if peft:
+        for dtype, name in itertools.product(["bf16", "fp32"], ["llama", "gpt2", "qwen2", "mixtral"]):
+            yield name, dtype, "eager", False, True
 
 
 def key(name, dtype, attn, ckpt, lora, shape=SHAPE):

@@ -1427,6 +1427,18 @@ impl TrainingSetup {
                 crate::i18n::Msg::new("fix-foreach-buffers-without-foreach"),
             ));
         }
+        // torchtune's recipes refuse the pair: "Gradient accumulation is not supported with
+        // optimizer in bwd. Please set gradient_accumulation_steps=1, or optimizer_in_bwd=False."
+        // (recipes/full_finetune_single_device.py @30b8519e8); each gradient is applied and freed
+        // as it is accumulated, so there is nothing to accumulate into (issue 9 audit).
+        if self.optimizer_in_backward && self.grad_accum > 1 {
+            return Err(CoreError::invalid_msg(
+                "optimizer_in_backward",
+                true,
+                crate::i18n::Msg::new("fix-optimizer-in-backward-accum")
+                    .arg("accum", self.grad_accum),
+            ));
+        }
         Ok(())
     }
 

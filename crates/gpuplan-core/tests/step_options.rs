@@ -690,3 +690,77 @@ fn unfused_megatron_loss_holds_a_second_fp32_logits_copy() {
     assert!(a > 0.0, "{a}");
     assert!(close(b - a, extra), "{} vs {extra}", b - a);
 }
+
+/// torchtune refuses the optimizer in backward with gradient accumulation ("Gradient accumulation
+/// is not supported with optimizer in bwd", recipes/full_finetune_single_device.py @30b8519e8):
+/// `validate` names the key and the fix (issue 9 audit), and the planner searches only the
+/// micro-batches that take the global batch in one pass, so no plan pairs the two.
+#[test]
+fn optimizer_in_backward_refuses_gradient_accumulation() {
+    let s = TrainingSetup {
+        optimizer_in_backward: true,
+        grad_accum: 4,
+        ..full()
+    };
+    let e = s.validate().unwrap_err();
+    assert_eq!(e.field(), Some("optimizer_in_backward"));
+    let text = e.to_string();
+    assert!(
+        text.contains("grad_accum = 1") && text.contains("4 steps"),
+        "{text}"
+    );
+    assert!(TrainingSetup {
+        grad_accum: 1,
+        ..s.clone()
+    }
+    .validate()
+    .is_ok());
+
+    use gpuplan_core::catalog::Catalog;
+    use gpuplan_core::plan::{plan, Constraints, Job, PlanRequest};
+
+    let req = PlanRequest {
+        model: model(),
+        job: Job::Train {
+            setup: TrainingSetup {
+                grad_accum: 1,
+                tokens: Some(1e8),
+                ..s
+            },
+            global_batch: Some(64),
+            precision_pinned: false,
+            pins: Default::default(),
+        },
+        constraints: Constraints::default(),
+        objective: gpuplan_core::plan::Objective::Cost,
+        tunables: Tunables::default(),
+    };
+    let out = plan(&req, &Catalog::builtin().unwrap()).unwrap();
+    assert!(!out.plans.is_empty());
+    for p in &out.plans {
+        let t = p.train.as_ref().unwrap();
+        assert!(t.setup.optimizer_in_backward);
+        assert_eq!(t.setup.grad_accum, 1, "{:?}", t.setup.parallel);
+    }
+}
+
+/// Issue 9, class 3: a LoRA target the model does not have is an error listing the model's own
+/// linear names, in PEFT's naming: GPT-2's fused `c_attn` (not `q_proj`), Llama's `q_proj` (not
+/// `c_attn`).
+#[test]
+fn lora_targets_the_model_lacks_are_refused_with_its_names() {
+    let refused = |preset: &str, target: &str| {
+        let m = find_preset(preset).unwrap().model.clone();
+        let lora = LoraConfig {
+            targets: vec![target.to_string()],
+            ..LoraConfig::default()
+        };
+        lora.prepared_for(&m, Framework::HuggingFace)
+            .map(|l| l.targets)
+            .map_err(|e| e.to_string())
+    };
+    let e = refused("GPT-2", "q_proj").unwrap_err();
+    assert!(e.contains("c_attn, c_fc, c_proj"), "{e}");
+    let e = refused("Llama-3.1-8B", "c_attn").unwrap_err();
+    assert!(e.contains("q_proj") && e.contains("gate_proj"), "{e}");
+}

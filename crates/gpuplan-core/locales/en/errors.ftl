@@ -275,6 +275,7 @@ fix-fused-classifier-clash = fused_classifier is llm.c's classifier kernel, whic
    *[other] remove { $field } or fused_classifier (each names a different loss kernel)
 }
 fix-foreach-buffers-without-foreach = optimizer_foreach_buffers counts the temporaries of the foreach AdamW step, and this setup runs the fused AdamW (optimizer_foreach is off): set optimizer_foreach = true or remove optimizer_foreach_buffers
+fix-optimizer-in-backward-accum = optimizer_in_backward steps and frees each gradient as soon as it is accumulated, so gradient accumulation ({ $accum } steps) has nothing to accumulate into; torchtune refuses the pair ("Gradient accumulation is not supported with optimizer in bwd"): set grad_accum = 1 (a larger micro_batch for the same global batch) or optimizer_in_backward = false
 fix-main-grads-megatron = main_grads is Megatron-Core's main-gradient dtype (grad_reduce_in_fp32): set framework = "megatron" or remove main_grads
 fix-optimizer-dtype-megatron = optimizer_dtype is the dtype of the Megatron/NeMo optimizer's master weights and moments (apex DistributedFusedAdam dtype, NeMo optim.dtype): set framework = "megatron" or remove optimizer_dtype
 fix-cross-entropy-fusion-megatron = cross_entropy_loss_fusion is Megatron-Core's fused vocab-parallel cross-entropy switch (--cross-entropy-loss-fusion): set framework = "megatron" or remove cross_entropy_loss_fusion

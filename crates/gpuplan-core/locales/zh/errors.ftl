@@ -272,6 +272,7 @@ fix-fused-classifier-clash = fused_classifier 是 llm.c 的分类器内核：整
    *[other] 请去掉 { $field } 或 fused_classifier（两者是不同的损失内核）
 }
 fix-foreach-buffers-without-foreach = optimizer_foreach_buffers 是 foreach 版 AdamW 更新步的临时缓冲数，而此配置用的是融合版 AdamW（optimizer_foreach 未开启）：请设 optimizer_foreach = true，或删除 optimizer_foreach_buffers
+fix-optimizer-in-backward-accum = optimizer_in_backward 在每个梯度累加完成后立即执行更新并释放该梯度，梯度累积（{ $accum } 步）因此无处累加；torchtune 拒绝这种组合（"Gradient accumulation is not supported with optimizer in bwd"）：请设 grad_accum = 1（同样的全局 batch 改用更大的 micro_batch），或设 optimizer_in_backward = false
 fix-main-grads-megatron = main_grads 是 Megatron-Core 主梯度的数据类型（grad_reduce_in_fp32）：请设置 framework = "megatron"，或删除 main_grads
 fix-optimizer-dtype-megatron = optimizer_dtype 是 Megatron/NeMo 优化器主权重与动量的数据类型（apex DistributedFusedAdam 的 dtype，NeMo 的 optim.dtype）：请设置 framework = "megatron"，或删除 optimizer_dtype
 fix-cross-entropy-fusion-megatron = cross_entropy_loss_fusion 是 Megatron-Core 融合词表并行交叉熵的开关（--cross-entropy-loss-fusion）：请设置 framework = "megatron"，或删除 cross_entropy_loss_fusion
