@@ -163,10 +163,13 @@ pub fn parse_workload(what: &str, text: &str) -> Result<WorkloadFile, CoreError>
         what: what.to_string(),
         message: describe_toml_error(text, e.span(), &enum_choices(text, &e)),
     })?;
-    let table = toml::from_str::<toml::Table>(text).ok();
-    if let Some(mut t) = table.clone().map(toml::Value::Table) {
-        if clear_negative_zeros_toml(&mut t) {
-            file = WorkloadFile::deserialize(t).map_err(|e| CoreError::Parse {
+    let mut table = toml::from_str::<toml::Table>(text)
+        .ok()
+        .map(toml::Value::Table);
+    // Copied only when a -0 was cleared (the file is then read again from the cleared values).
+    if let Some(t) = table.as_mut() {
+        if clear_negative_zeros_toml(t) {
+            file = WorkloadFile::deserialize(t.clone()).map_err(|e| CoreError::Parse {
                 what: what.to_string(),
                 message: e.message().to_string(),
             })?;
@@ -174,7 +177,8 @@ pub fn parse_workload(what: &str, text: &str) -> Result<WorkloadFile, CoreError>
     }
     file.pins = crate::plan::TrainPins::from_toml(text);
     file.inference_weights_given = table
-        .and_then(|t| t.get("inference").cloned())
+        .as_ref()
+        .and_then(|t| t.get("inference"))
         .is_some_and(|i| i.get("weights").is_some());
     Ok(file)
 }

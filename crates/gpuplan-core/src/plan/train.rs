@@ -1011,17 +1011,18 @@ fn rungs<'a>(
     };
     mbs.into_iter()
         .take_while(move |&mb| mb == 1 || mb * point.dp <= global_batch.max(point.dp))
-        // The optimizer in backward runs without gradient accumulation (torchtune refuses the
-        // pair; `TrainingSetup::validate`): only the micro-batches that take the global batch in
-        // one pass.
-        .filter(move |&mb| {
-            !base.optimizer_in_backward || global_batch.div_ceil(mb * point.dp.max(1)) <= 1
-        })
         .map(move |mb| {
             let mut s = point.configure(base, mb, global_batch);
             if pins(req).sequence_parallel {
                 s.parallel.sequence_parallel = base.parallel.sequence_parallel;
             }
+            s
+        })
+        // The optimizer in backward runs without gradient accumulation (torchtune refuses the
+        // pair; `TrainingSetup::validate`): only the micro-batches that take the global batch in
+        // one pass.
+        .filter(move |s| !base.optimizer_in_backward || s.grad_accum <= 1)
+        .map(move |s| {
             let need = if net {
                 training_memory_need(&req.model, &s, c, &req.tunables).ok()
             } else {

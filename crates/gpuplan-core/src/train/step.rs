@@ -685,15 +685,7 @@ fn tp_contention(x: &Ctx, async_hidden: Seconds) -> Seconds {
     if async_hidden.0 <= 0.0 {
         return Seconds(0.0);
     }
-    let c = x.c;
-    let g = x.group(x.p.tp, 1);
-    let nic_gbs = c.inter_bandwidth.0 / 1e9 / c.gpus_per_node.clamp(1, 8) as f64;
-    let ctas = super::contention::nccl_ctas(&c.gpu, g, c.gpus_per_node, nic_gbs);
-    Seconds(super::contention::lost_compute(
-        async_hidden.0,
-        ctas,
-        c.gpu.sm_count,
-    ))
+    nccl_lost_compute(x, x.group(x.p.tp, 1), async_hidden)
 }
 
 /// One layer's and pass's TP seconds hidden by pair: min(`hidable`, the pair's forward GEMM
@@ -1821,15 +1813,21 @@ fn push_p2p(
 /// Compute the overlapped data-parallel collectives take from the step: their hidden time ×
 /// NCCL's CTAs ÷ the chip's SMs ([`super::contention`]).
 fn dp_contention(x: &Ctx, dp: &DpPhase) -> Seconds {
-    let (p, c) = (x.p, x.c);
+    let p = x.p;
     let cp = p.cp.max(1);
     let g = x.group(x.dp * cp, p.tp * p.pp * cp);
-    let nics = c.gpus_per_node.clamp(1, 8) as f64;
-    let nic_gbs = c.inter_bandwidth.0 / 1e9 / nics;
+    nccl_lost_compute(x, g, dp.total - dp.exposed)
+}
+
+/// Compute NCCL's kernels for group `g` take from the GEMMs they run beside for `hidden`
+/// seconds ([`super::contention`]): × their CTAs ([`super::contention::nccl_ctas`], one NIC per
+/// GPU up to 8) ÷ the chip's SMs. Shared by the data-parallel and the async TP collectives.
+fn nccl_lost_compute(x: &Ctx, g: Group, hidden: Seconds) -> Seconds {
+    let c = x.c;
+    let nic_gbs = c.inter_bandwidth.0 / 1e9 / c.gpus_per_node.clamp(1, 8) as f64;
     let ctas = super::contention::nccl_ctas(&c.gpu, g, c.gpus_per_node, nic_gbs);
-    let hidden = (dp.total - dp.exposed).0;
     Seconds(super::contention::lost_compute(
-        hidden,
+        hidden.0,
         ctas,
         c.gpu.sm_count,
     ))
