@@ -257,6 +257,7 @@ def grid():
         yield "llama", "autocast-bf16", "sdpa", True, True
     yield from grid_extension()
     yield from grid_extension_audit()
+    yield from grid_completion()
 
 
 def grid_extension():
@@ -297,6 +298,22 @@ def grid_extension_audit():
     if peft:
         for dtype, name in itertools.product(["bf16", "fp32"], ["llama", "gpt2", "qwen2", "mixtral"]):
             yield name, dtype, "eager", False, True
+
+
+def grid_completion():
+    """The rows after the first 115 (stop 40): the last 20 combinations of {Llama, Qwen2, GPT-2,
+    Mixtral} x {fp32, bf16, autocast} x {eager, SDPA} x checkpointing x LoRA at the base shape:
+    eager attention under autocast with checkpointing or with LoRA (8), then eager attention with
+    LoRA and checkpointing together in every dtype (12). With them the 96 combinations are all
+    measured."""
+    names = ["llama", "gpt2", "qwen2", "mixtral"]
+    for name in names:
+        yield name, "autocast-bf16", "eager", True, False
+    if peft:
+        for name in names:
+            yield name, "autocast-bf16", "eager", False, True
+        for dtype, name in itertools.product(["bf16", "autocast-bf16", "fp32"], names):
+            yield name, dtype, "eager", True, True
 
 
 def key(name, dtype, attn, ckpt, lora, shape=SHAPE):
