@@ -85,8 +85,17 @@ LORA_TARGETS = {"gpt2": ["c_attn"], "default": ["q_proj", "k_proj", "v_proj", "o
 DTYPES = ["fp32", "bf16", "autocast-bf16"]
 
 
-def build(name, dtype, attn, ckpt, lora, layers=LAYERS):
+def config(name, hidden=None):
+    """The model's config; `hidden`: a narrower width (h != s, so that a (b, s, h) tensor and a
+    (b, 1, s, s) one differ in size), the heads kept (head_dim = hidden / heads)."""
     kw = dict(MODELS[name])
+    if hidden is not None:
+        kw["n_embd" if kw["model_type"] == "gpt2" else "hidden_size"] = hidden
+    return kw
+
+
+def build(name, dtype, attn, ckpt, lora, layers=LAYERS, hidden=None):
+    kw = config(name, hidden)
     mt = kw.pop("model_type")
     kw["n_layer" if mt == "gpt2" else "num_hidden_layers"] = layers
     cfg = AutoConfig.for_model(mt, **kw)
@@ -182,9 +191,9 @@ def curve(prof, baseline):
     return peak, at, end_of, phase_peaks
 
 
-def measure(name, dtype, attn, ckpt, lora, shape=SHAPE):
+def measure(name, dtype, attn, ckpt, lora, shape=SHAPE, hidden=None):
     batch, seq, layers = shape
-    cfg, model = build(name, dtype, attn, ckpt, lora, layers)
+    cfg, model = build(name, dtype, attn, ckpt, lora, layers, hidden)
     vocab = cfg.vocab_size
     trainable = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.AdamW(trainable, lr=1e-4, foreach=True)
@@ -201,7 +210,7 @@ def measure(name, dtype, attn, ckpt, lora, shape=SHAPE):
     peak, (phase, op), end_of, phase_peaks = curve(prof, baseline)
     saved = saved_after_forward(model, ids, dtype, vocab)
     row = {
-        "model": name, "config": MODELS[name], "layers": layers, "dtype": dtype,
+        "model": name, "config": config(name, hidden), "layers": layers, "dtype": dtype,
         "attn_implementation": attn, "checkpointing": ckpt,
         "lora": {"rank": LORA_RANK, "alpha": LORA_ALPHA, "dropout": LORA_DROPOUT,
                  "targets": LORA_TARGETS.get(name, LORA_TARGETS["default"])} if lora else None,
@@ -258,6 +267,7 @@ def grid():
     yield from grid_extension()
     yield from grid_extension_audit()
     yield from grid_completion()
+    yield from grid_narrow()
 
 
 def grid_extension():
@@ -316,14 +326,33 @@ def grid_completion():
             yield name, dtype, "eager", True, True
 
 
-def key(name, dtype, attn, ckpt, lora, shape=SHAPE):
+def grid_narrow():
+    """The proof of two mechanisms at h = 192 != s = 256 (stop 40), where the base shape's
+    h = s = 256 makes a (b, s, h) tensor and a (b, 1, s, s) one the same size: eager attention with
+    LoRA (the attention output no one saves) and eager attention with checkpointing (the 4-D
+    mask GPT-2's checkpoint saves as a layer input and Llama's holds in its closure), fp32."""
+    for name in ["llama", "gpt2"]:
+        if peft:
+            yield name, "fp32", "eager", False, True, SHAPE, NARROW
+        yield name, "fp32", "eager", True, False, SHAPE, NARROW
+
+
+NARROW = 192
+
+
+def key(name, dtype, attn, ckpt, lora, shape=SHAPE, hidden=None):
     tail = "" if shape == SHAPE else "/b{}s{}l{}".format(*shape)
+    tail += "" if hidden is None else f"/h{hidden}"
     return f"{name}/{dtype}/{attn}/{ckpt}/{lora}{tail}"
 
 
 def row_key(r):
     shape = (r.get("batch", B), r.get("seq", S), r["layers"])
-    return key(r["model"], r["dtype"], r["attn_implementation"], r["checkpointing"], r["lora"] is not None, shape)
+    width = r["config"].get("n_embd", r["config"].get("hidden_size"))
+    base = MODELS[r["model"]]
+    hidden = None if width == base.get("n_embd", base.get("hidden_size")) else width
+    return key(r["model"], r["dtype"], r["attn_implementation"], r["checkpointing"], r["lora"] is not None, shape,
+               hidden)
 
 
 def main():

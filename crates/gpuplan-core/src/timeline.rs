@@ -75,6 +75,14 @@ pub struct StepBuffers {
     /// Module buffers the step reads, live in every phase and not saved for backward (LitGPT's
     /// rotary cos/sin cache).
     pub rope_cache: f64,
+    /// transformers' 4-D eager attention mask, which every checkpointed layer holds from forward
+    /// to its backward (`train.rs` `checkpointed_eager_mask`): live in forward, loss and
+    /// backward; 0 without eager attention under full checkpointing.
+    pub attention_mask: f64,
+    /// Whether the checkpoint saves the mask as a layer input (a positional argument: GPT-2),
+    /// so that saved-tensor hooks count it; a keyword argument is held by the checkpoint's
+    /// recompute closure instead, live but not saved.
+    pub attention_mask_saved: bool,
     /// Logits elements (tokens × vocab / tp) and bytes per element in the compute dtype.
     pub logits_elems: f64,
     pub logits_dtype_bytes: f64,
@@ -385,7 +393,12 @@ impl<'b> Phases<'b> {
 
     /// Bytes saved for backward when forward + loss end.
     fn saved_after_forward(&self) -> Bytes {
-        Bytes(self.live.acts + self.loss.0 + self.b.weight_copies)
+        let mask = if self.b.attention_mask_saved {
+            self.b.attention_mask
+        } else {
+            0.0
+        };
+        Bytes(self.live.acts + self.loss.0 + self.b.weight_copies + mask)
     }
 }
 
@@ -428,7 +441,7 @@ pub fn step_timeline_peak(b: &StepBuffers) -> Timeline {
 /// What the phases of forward, loss and backward share.
 struct Live {
     /// The components every one of those phases has.
-    common: [(&'static str, f64); 5],
+    common: [(&'static str, f64); 6],
     /// DeepSpeed ZeRO-1/2's reduce bucket, live in backward only.
     backward_bucket: f64,
     /// Gradients live from the step's start (persistent buffers, accumulation).
@@ -450,6 +463,7 @@ impl Live {
                 ("DDP gradient buckets", b.grad_buckets),
                 ("autocast weight copies", b.weight_copies),
                 (REDUCE_BUCKET, always_bucket(b)),
+                ("attention mask", b.attention_mask),
             ],
             backward_bucket: b.reduce_bucket - always_bucket(b),
             early_grads: if b.grads_persistent { b.grads } else { 0.0 },

@@ -1916,6 +1916,22 @@ fn frozen_layer(la: LayerActivation, t: &TransformerSpec, c: f64) -> LayerActiva
     }
 }
 
+/// Eager attention with a frozen o_proj, bytes per token the profile's attention output (o_proj's
+/// input, c·q) does not take: eager's `torch.matmul(attn_weights, value)` saves its operands, not
+/// its output, and a frozen o_proj saves no input (its weight needs no gradient), so no one keeps
+/// it — a LoRA adapter on o_proj saves its own dropped copy ([`lora_activation`]). The SDPA kernel
+/// saves its output for its own backward, so there the charge stays. Read per tensor with
+/// saved-tensor hooks at h = 192 ≠ s (tiny Llama, fp32: no (b, s, h) tensor of the attention
+/// block survives beside the adapters' inputs and masks); measured: the eager LoRA rows of
+/// validation/peak-measured.json, fp32 saved +2.3…+2.5% → 0 and bf16 +1.2…+1.6% → 0.
+fn eager_attention_output_unsaved(t: &TransformerSpec, setup: &TrainingSetup, c: f64) -> f64 {
+    if setup.attention == AttentionImpl::Eager {
+        c * t.q_width() as f64
+    } else {
+        0.0
+    }
+}
+
 /// torch.autocast with frozen routed experts (LoRA on the attention), bytes per token per layer
 /// over the bf16 profile: transformers' grouped expert GEMM is not autocast-enabled and casts its
 /// input to the weight's dtype (integrations/moe.py @v5.24.0 `_grouped_mm`, l.374-381), so the
@@ -2139,6 +2155,8 @@ fn eager_layer_activation(t: &TransformerSpec, setup: &TrainingSetup) -> LayerAc
             // inputs, the down-projection input): what `frozen_layer` removed.
             la.replicated += 2.0 * c * t.hidden as f64;
             la.sharded += c * t.ffn_for_activation() as f64;
+        } else {
+            la.sharded -= eager_attention_output_unsaved(t, setup, c);
         }
     }
     la
@@ -3090,6 +3108,9 @@ impl StepInputs<'_> {
             s.unshard_first_saved = acts.saved_layers / layers as f64;
         }
         s.rope_cache = rope_cache(m, setup);
+        if let Some(t) = m.transformer() {
+            (s.attention_mask, s.attention_mask_saved) = checkpointed_eager_mask(t, setup);
+        }
         // The head's stage saves its own layers' activations (a stated or accounted last stage).
         let head_layers = m.transformer().map_or(1.0, |t| {
             let last = crate::pipeline::StageLayers::of(t.total_layers(), &setup.parallel).last;
@@ -3278,6 +3299,31 @@ fn rope_cache(m: &ModelSpec, setup: &TrainingSetup) -> f64 {
         }
         _ => 0.0,
     }
+}
+
+/// transformers' eager attention adds a 4-D causal mask (b, 1, s, s) to its scores, built once
+/// per forward in the dtype of the embeddings (`create_causal_mask`, masking_utils.py @v5.24.0;
+/// fp32 under autocast) and passed to every layer. Without checkpointing the add saves nothing
+/// and the mask is freed when the model's forward returns; under full checkpointing every layer
+/// keeps it to recompute in backward (`GradientCheckpointingLayer` checkpoints
+/// `partial(forward, **kwargs)` with `*args`, modeling_layers.py @v5.24.0 l.123): GPT-2 passes it
+/// positionally (modeling_gpt2.py `block(hidden_states, cache, causal_mask, ...)`), so torch's
+/// checkpoint saves it as a layer input (`_CheckpointFrame.save_inputs`, a saved tensor); Llama,
+/// Qwen2 and Mixtral pass `attention_mask=` in the partial, which the recompute closure holds
+/// (live, not a saved tensor). One storage for all layers, per micro-batch in flight. Bytes, and
+/// whether it is a saved tensor. Measured (hooks and the profiler, validation/peak-measured.json):
+/// the eager checkpointing rows, GPT-2 fp32 saved −2.7% → −0.0% and every peak −0.4…−0.5% → 0.
+fn checkpointed_eager_mask(t: &TransformerSpec, setup: &TrainingSetup) -> (f64, bool) {
+    if setup.framework != Framework::HuggingFace
+        || setup.attention != AttentionImpl::Eager
+        || setup.recompute != Recompute::Full
+    {
+        return (0.0, false);
+    }
+    let s = setup.seq_len as f64;
+    let in_flight = setup.parallel.pp.min(setup.grad_accum).max(1) as f64;
+    let bytes = residual_bytes(setup) * setup.micro_batch as f64 * s * s * in_flight;
+    (bytes, t.model_type == "gpt2" && !t.low_precision_norm)
 }
 
 /// LitGPT's bf16 chunked loss with b > 1: the shifted slice is copied by `reshape` — the last
@@ -3553,6 +3599,7 @@ fn peak_row_basis(component: &str, acts: &ActivationParts, explain: bool) -> cra
         "ZeRO reduce bucket" => "how-zero-reduce-bucket",
         "fp32 gradient partition" => "how-fp32-gradient-partition",
         "DDP gradient buckets" => "how-ddp-buckets",
+        "attention mask" => "how-attention-mask",
         _ => "how-layer-working-set",
     };
     why_msg!(explain, Msg::new(id))
