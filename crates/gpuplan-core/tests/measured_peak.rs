@@ -96,8 +96,15 @@ fn shape(data: &Value, r: &Value) -> (u64, u64) {
 
 fn row_name(data: &Value, r: &Value) -> String {
     let (b, s) = shape(data, r);
+    // The rows at a narrower width than the model's usual 256 (`grid_narrow`) say so.
+    let cfg = &r["config"];
+    let width = cfg["hidden_size"].as_u64().or(cfg["n_embd"].as_u64());
+    let narrow = match width {
+        Some(h) if h != 256 => format!(" h{h}"),
+        _ => String::new(),
+    };
     format!(
-        "{} {} {} ckpt={} lora={} {b}x{s}x{}L",
+        "{} {} {} ckpt={} lora={} {b}x{s}x{}L{narrow}",
         r["model"].as_str().unwrap(),
         r["dtype"].as_str().unwrap(),
         r["attn_implementation"].as_str().unwrap(),
