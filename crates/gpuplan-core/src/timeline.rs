@@ -798,6 +798,32 @@ mod tests {
     }
 
     #[test]
+    fn a_checkpointed_eager_mask_is_live_to_backward_and_saved_only_as_a_layer_input() {
+        let at = |saved: bool| {
+            step_timeline(&StepBuffers {
+                resident: 1000.0,
+                saved_layers: 50.0,
+                loss_chunks: 1.0,
+                attention_mask: 30.0,
+                attention_mask_saved: saved,
+                ..Default::default()
+            })
+        };
+        for saved in [false, true] {
+            let t = at(saved);
+            let live = |name: &str| {
+                let p = t.phases.iter().find(|p| p.phase == name).unwrap();
+                p.components.iter().any(|(n, _)| *n == "attention mask")
+            };
+            assert!(live("forward") && live("loss") && live("backward: layers"));
+            assert!(!live("optimizer step"));
+            // Saved-tensor hooks see it only where the checkpoint saves it (GPT-2).
+            let expect = 50.0 + if saved { 30.0 } else { 0.0 };
+            assert_eq!(t.saved_after_forward.0, expect);
+        }
+    }
+
+    #[test]
     fn optimizer_step_is_the_peak_when_states_dominate() {
         let b = StepBuffers {
             resident: 1000.0,
