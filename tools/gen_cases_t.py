@@ -372,6 +372,80 @@ def mbridge_ab(r):
                 notes=note, workload=w)
 
 
+# Stop 40 (newt21, issue 10): NVIDIA's DGX Cloud Benchmarking Recipes (github.com/NVIDIA/dgxc-benchmarking
+# @143b90dd, release v25.01), a source not used before: pretraining step times of Llama 3.1 8B/70B/405B,
+# Nemotron-4 15B/340B and GPT-3 175B on 8-2,304 H100 under NeMo-Framework-Launcher, BF16 and FP8, with the
+# layout stated in each table's header and the rest in the recipe's vendored launcher YAML and configure.sh
+# at the same commit. Held out: rows added and the generator mapping written before any estimate was run;
+# nothing is fitted on them. Two columns per table (the fewest and the most GPUs; for 405B the fewest
+# full-model column, 576: the smaller columns are proxies with 7-42 layers).
+DGXC_MODELS = {
+    "LLAMA3.1-8B": dict(model="Llama-3.1-8B"),
+    "LLAMA3.1-70B": dict(model="Llama-3.1-70B"),
+    # llama3.1_405b.yaml: tokenizer library 'megatron', type 'GPT2BPETokenizer' (the README: 'Llama3.1 405B uses
+    # the GPT2BPETokenizer as a proxy'): vocab 50257, padded by Megatron to a multiple of
+    # make_vocab_size_divisible_by (128) x TP (8) = 1024: 51200.
+    "LLAMA3.1-405B": dict(config=llama_cfg(16384, 126, 128, 53248, V=51200, kv=16, ctx=8192)),
+    # Nemotron4-15B: NEMOTRON4_15B (defined below, read at run time by dgxc()).
+    # nemotron4-340b-synth.yaml: hidden 18432, 96 layers, 96 heads, 8 query groups, squared-ReLU FFN 73728,
+    # nemotron_2_256k tokenizer (256000); the squared-ReLU MLP written as a gated MLP of 2/3 x 73728 = 49152
+    # (same weights, GEMM FLOPs and saved activations per token), as for Nemotron-4 15B.
+    "Nemotron4-340B": dict(config={"model_type": "llama", "hidden_size": 18432, "num_hidden_layers": 96,
+                                   "num_attention_heads": 96, "num_key_value_heads": 8, "intermediate_size": 49152,
+                                   "vocab_size": 256000, "max_position_embeddings": 4096}),
+    "GPT3-175B": NEMO_MODELS["GPT3-175B"],
+}
+DGXC_NOTE = ("Held out (stop 40; no constant fitted on this source; rows and mapping written before any estimate). "
+             "NVIDIA DGX Cloud Benchmarking Recipes v25.01: NeMo-Framework-Launcher in nvcr.io/nvidia/nemo:24.09 "
+             "(GPT-3 175B: 24.05), megatron_gpt_pretraining.py with Megatron-Core and Transformer Engine, on DGX Cloud "
+             "H100 (8 per node over NVLink; the inter-node network is not stated: DGX-H100's 8 x 400 Gb/s InfiniBand, "
+             "3200 Gbit/s, assumed). Layout from the table header; the rest from the recipe's vendored launcher YAML "
+             "and configure.sh at the same commit: distributed_fused_adam with overlap_grad_sync and overlap_param_sync "
+             "(distributed optimizer: ZeRO-1 with overlapped reduce-scatter and all-gather), grad_sync_dtype bf16 "
+             "(16-bit gradient reduction, bf16 main gradients), sequence_parallel when TP > 1, ub_tp_comm_overlap on "
+             "where TP > 1 (the 340B YAML's False is overridden by configure.sh 'model.ub_tp_comm_overlap=True'), "
+             "activations_checkpoint_granularity null (340B: selective), NVTE_FUSED_ATTN=1 (cuDNN fused attention; 340B: "
+             "NVTE_FUSED_ATTN=0, flash-attn) taken as attention 'flash', gradient_accumulation_fusion on. FP8 rows: "
+             "model.fp8, fp8_hybrid and +model.fp8_params (FP8 parameters), delayed scaling. grad_accum = GBS / (MBS x "
+             "DP), DP = GPUs / (TP x PP x CP) (the headers' GA agrees). The published figure is the last of 50 steps' "
+             "train_step_timing (README: 'we are using the last training step timing'), tokens/s over the GPUs. Not "
+             "modelled: overlap_p2p_comm (PP send/recv overlapped with compute; batch_p2p_comm False), "
+             "defer_embedding_wgrad_compute, the LayerNorm SM margins (NVTE_FWD/BWD_LAYERNORM_SM_MARGIN).")
+
+
+def dgxc(r):
+    s = r["setup"]
+    tp, pp, cp, vp = s["tp"], s["pp"], s["cp"], s["vp"]
+    dp = s["gpus"] // (tp * pp * cp)
+    accum = max(1, s["gbs"] // (s["mbs"] * dp))
+    fp8 = s["precision"] == "fp8"
+    parallel = dict(tp=tp, pp=pp, cp=cp, virtual_stages=vp, zero=1, sequence_parallel=tp > 1,
+                    tp_comm_overlap=tp > 1, overlap_grad_reduce=True, overlap_param_gather=True)
+    training = dict(task="pretrain", precision="fp8" if fp8 else "amp_bf16", framework="megatron",
+                    micro_batch=s["mbs"], seq_len=s["seq_len"], grad_accum=accum,
+                    recompute="selective" if s["model"] == "Nemotron4-340B" else "none", attention="flash",
+                    parallel=parallel, main_grads="bf16")
+    if fp8:
+        training["fp8_params"] = True
+    note = DGXC_NOTE
+    m = s["model"]
+    if m == "LLAMA3.1-405B":
+        note += (" Llama 3.1 405B: the recipe trains it with the GPT2BPETokenizer as a proxy (llama3.1_405b.yaml; "
+                 "mock data): vocab 50257 padded to 51200 (a multiple of 128 x TP 8), written as a llama config.")
+    if m.startswith("Nemotron4"):
+        note += (" Nemotron-4: layernorm1p, no bias, RoPE, GQA with 8 groups, squared-ReLU MLP written as a gated MLP "
+                 "of 2/3 of its width (same weights and GEMM FLOPs per token).")
+    if m == "GPT3-175B":
+        note += (" GPT-3 175B: NeMo's GPTConfig175B shape (GPT-2 BPE vocab padded to 50304, as for the NeMo 24.07 "
+                 "rows), seq 2048.")
+    cfg = DGXC_MODELS[m] if m != "Nemotron4-15B" else dict(config=NEMOTRON4_15B)
+    w = dict(kind="training")
+    w.update(cfg)
+    w.update(training=training, hardware=dict(H100, nodes=max(1, s["gpus"] // 8)))
+    return dict(metric="tokens_per_s_per_gpu", published=r["result"]["tokens_per_s_per_gpu"], unit="tokens/s/GPU",
+                notes=note, workload=w)
+
+
 def trainy(r):
     """Trainy's torchtitan e7c0cae run on 4 and 8 nodes of 8 H200 (June 2025), the TPS/GPU column of the
     rows whose Memory(GiB) column are the mem-trainy-* cases (gen_cases_mem.trainy_memory: same layout)."""
@@ -2314,6 +2388,7 @@ def main():
         g = r["source_group"]
         c = (nemo(r) if g.startswith("nemo") else titan(r) if g.startswith("torchtitan")
              else mbridge_ab(r) if g == "mbridge-ab" else mbridge(r) if g.startswith("mbridge") else trainy(r) if g == "trainy-h200"
+             else dgxc(r) if g == "dgxc"
              else bloom(r) if g == "bloom" else run_hours(r) if g in RUN_GROUPS
              else run_tput(r) if g in ("skywork-tput", "glm-tput", "flagperf")
              else modellink(r) if g == "modellink-910b" else internevo(r) if g == "internevo"

@@ -177,10 +177,14 @@ fn accuracy_refits_every_fitted_source() {
     // `tp_contention`): the Megatron SP rows on H100/H800 move faster, so llm-foundry's held-out
     // Hopper efficiency refits lower (0.525 -> 0.506, its 210 rows' mean 6.0% -> 6.5%) and the
     // ModelLink 910B rows move +2..+8 points: median 5.7% -> 5.9%, mean 9.7% -> 10.0%.
+    // Stop 40 (newt21, read from the test): 37 sources and 547 cases with the held-out DGX Cloud
+    // Benchmarking Recipes (24 `t-dgxc-*` NeMo 24.09 rows, median 6.6%, mean 6.3%; no model
+    // change): median 5.9% unchanged, mean 10.0% -> 9.6%; llm-foundry's held-out Hopper refit
+    // 0.506 (23 rows) -> 0.551 (35 rows), its mean 6.5% -> 5.9%.
     assert!(
         refit.contains(
-            "Leave-one-source-out over all 36 sources (those above as they are, the 4 fitted ones \
-             with their constants refit): 523 cases, median |error| 5.9%, mean 10.0%; 12 cases of \
+            "Leave-one-source-out over all 37 sources (those above as they are, the 4 fitted ones \
+             with their constants refit): 547 cases, median |error| 5.9%, mean 9.6%; 12 cases of \
              the fitted sources are not held out."
         ),
         "{refit}"
@@ -464,7 +468,13 @@ fn training_accuracy_stays_within_todays_bands() {
         // beside the dgrad / wgrad GEMMs (hidden per GEMM, NCCL's CTAs charged): ModelLink's 910B
         // SP rows +2..+8 points (BLOOM-7B1 +19.9% -> +27.7%, recorded), FlagPerf / Skywork TP 4-8
         // rows +1.4..+3.3, the 70B/405B rows 1.6-4.3 points toward zero (docs/methodology.md §TP).
-        tput <= 0.05390,
+        // Stop 40 (newt21): 0.053898 (5.4%, 467 cases) -> 0.055689 (5.6%, 491 cases), mean 9.2% ->
+        // 9.1%, with 24 held-out rows of NVIDIA's DGX Cloud Benchmarking Recipes v25.01
+        // (dgxc-benchmarking @143b90dd: Llama 3.1 8B/70B/405B, Nemotron-4 15B/340B, GPT-3 175B,
+        // BF16 and FP8 on 8-2,304 H100 under NeMo 24.09/24.05), mapped before any estimate: all 24
+        // in band, median 6.6%, so the pooled median rises 0.2 points; no model change, no
+        // estimate of an existing case moved (docs/notes/notes-newt21.md).
+        tput <= 0.05570,
         "training throughput out-of-sample median {tput:.6}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
