@@ -741,8 +741,12 @@ fn serving_out_of_sample_medians_are_within_their_bands() {
     // -16.0/-20.3/-18.9% -> -2.8/-4.6/+1.9/-8.6/-16.2/-11.7%); 7.62% since the decode steps' TP
     // all-reduces pay their ring volume (7.31% before; the 19 Llama rows went 7.59% -> 8.7%);
     // TensorRT-LLM v0.6.1's GPT-J 6B and Falcon-180B rows (18, held out) joined the 19 Llama rows.
+    // 7.58% (0.075811) over 46 since stop 40 (news21) added nine held-out LMDeploy v0.1.0a1
+    // TurboMind A100 fp16 rows (docs/en/benchmark/a100_fp16.md @ebe90bc9, batch 1 / 16 / 64):
+    // median 8.2% alone, three recorded misses (batch 64 +45.9% / +50.6%: the profiler's
+    // streamed-step tail; 7B batch 16 x 2048 +23.8%: its batched prefill); no model change.
     let thr = median(g.get_mut("throughput").expect("throughput cases"));
-    assert!(thr <= 0.07391, "throughput median |error| {thr}");
+    assert!(thr <= 0.07582, "throughput median |error| {thr}");
     let w = median(g.get_mut("weights").expect("weight cases"));
     assert!(w <= 0.05, "weights median |error| {w}");
     // TPOT target 10% met: 5.0% over 13 gpt-fast rows at batch 1 (13.9% before every step paid
@@ -757,8 +761,14 @@ fn serving_out_of_sample_medians_are_within_their_bands() {
     // Stop 34: the two GPTQ-Marlin MoE rows pay the old Marlin MoE kernel's launch per expert
     // (infer.rs `per_expert_marlin_moe`): -91.2/-86.8% -> +31.8/+26.2%, still beyond the median
     // on both sides, so the median is unchanged (21.06%).
+    // 13.00% over 63 since stop 40 (news21): 18 held-out batch-1 decode rows from sources the
+    // model had not seen (gpt-fast's Llama-3.1 8B/70B/405B rows @c9f683e and its Mixtral-8x7B
+    // rows, mixtral-moe/README.md @7f9d8c8; median 4.7% alone, two recorded misses: 405B int8
+    // TP 8 -29.3%, Llama-3.1-70B bf16 TP 2 -22.4%); no model change. The new A100 rows do not
+    // show the Qwen speed benchmarks' under-prediction (bf16 at batch 1: -3.9% gpt-fast 8B,
+    // +8.2% / +1.0% LMDeploy 7B / 13B as throughput rows).
     let tpot = median(g.get_mut("tpot").expect("tpot cases"));
-    assert!(tpot <= 0.2106, "TPOT median |error| {tpot}");
+    assert!(tpot <= 0.1301, "TPOT median |error| {tpot}");
     // TTFT target 10% met: 8.9% over nine TensorRT-LLM v0.5 rows (8.7% before prefill was timed
     // GEMM by GEMM on the shared GEMM model with NCCL's all-reduce for TP; 19.8% before every
     // step paid its layers' fixed time and serving's FP8 GEMMs took training's ratio; the
@@ -772,8 +782,10 @@ fn serving_out_of_sample_medians_are_within_their_bands() {
     // stayed 0.77 and this is 8.42% again. 7.55% at stop 38 (prefill attention at the 16-bit rate
     // beside v0.5's FP8 GEMMs: the 2048-token FP8 rows GPT-J H100 -2.2 -> -0.4%, GPT-J L40S -1.2 ->
     // +0.8%, Llama-7B H100 -10.8 -> -9.1%, Llama-7B L40S +9.5 -> +11.8%); the bound stays.
+    // 6.72% over 22 since stop 40 (news21): LMDeploy v0.1.0a1's three batch-1 2048-token
+    // first-token rows (A100 fp16: Llama-2-7B +1.1%, 13B +11.3%, 70B TP 4 -0.7%) joined, held out.
     let ttft = median(g.get_mut("ttft").expect("ttft cases"));
-    assert!(ttft <= 0.0843, "TTFT median |error| {ttft}");
+    assert!(ttft <= 0.0673, "TTFT median |error| {ttft}");
     // KV capacity target 5% met: 3.9% over eight cases (1.2% to 5.2% for six vLLM V0/V1 and
     // SGLang logs, Qwen3-235B on vLLM (+9.5% since V1's two TP communicators are sized from
     // NCCL's source; +19% before, +20% before NCCL's NVLS buffers) and one recorded miss, the
@@ -791,7 +803,7 @@ fn serving_out_of_sample_medians_are_within_their_bands() {
         "KV cases out of sample"
     );
     assert!(
-        g.get("throughput").map_or(0, Vec::len) + g.get("ttft").map_or(0, Vec::len) >= 56,
+        g.get("throughput").map_or(0, Vec::len) + g.get("ttft").map_or(0, Vec::len) >= 68,
         "the serving cases went missing"
     );
 }

@@ -302,8 +302,14 @@ fn training_accuracy_stays_within_todays_bands() {
     // launch per expert (infer.rs `per_expert_marlin_moe`) and moved -91.2/-86.8% ->
     // +31.8/+26.2%, over-predicted but outside their band (3.2 us per launch where both rows
     // imply about 2.4 us).
+    // 33 since stop 40 (news21): 30 held-out rows from sources the model had not seen
+    // (cases/sources/serve14.jsonl: gpt-fast's Llama-3.1 and Mixtral-8x7B batch-1 decode on
+    // A100, LMDeploy v0.1.0a1 TurboMind's A100 fp16 static-inference table) joined before any
+    // estimate: 25 in band, 5 recorded (gpt-fast Llama-3.1-405B int8 TP 8 -29.3%, Llama-3.1-70B
+    // bf16 TP 2 -22.4%; LMDeploy batch-64 throughput 7B +45.9% and 70B TP 4 +50.6%, 7B batch 16 x
+    // 2048 +23.8%), causes in their known_deviation texts; no model change.
     assert!(
-        known_serving <= 28,
+        known_serving <= 33,
         "{known_serving} known deviations (serving)"
     );
     // Measured 8.98% over the 100 round-4 cases (8.84% over them with the one weight split below),
