@@ -148,8 +148,9 @@ def titan_split(layers, pp):
 
 
 def titan_stage_sizes(layers, stages):
-    """The layers of each of `stages` stages under torchtitan's generate_split_points (late 2024,
-    torchtitan/parallelisms/pipelining_utils.py): base_interval = layers // stages on the first, one more on each
+    """The layers of each of `stages` stages under torchtitan's generate_split_points
+    (torchtitan/parallelisms/pipelining_utils.py @9dec370 lines 18-57, 2 stages a rank for a
+    PipelineScheduleMulti such as Interleaved1F1B): base_interval = layers // stages on the first, one more on each
     later stage while extra_layers = layers % stages lasts, the last stage the rest."""
     base, extra = layers // stages, layers % stages
     sizes = [base]
@@ -162,7 +163,8 @@ def titan_stage_sizes(layers, stages):
 def titan_rank_layers(layers, pp, v):
     """The first and last pipeline rank's layers with `v` stages per rank: torchtitan's
     stage_ids_this_rank(style="loop") gives rank r the stages r, r + pp, ..., r + (v - 1) pp
-    (ScheduleInterleaved1F1B is a looped schedule). 126 layers, PP 8, v 2: 16 stages of
+    (pipelining_utils.py @9dec370 lines 102-111, called with style="loop" by pipeline_llama.py
+    line 108; ScheduleInterleaved1F1B is a looped schedule). 126 layers, PP 8, v 2: 16 stages of
     7 | 8 x 14 | 7, rank 0 stages 0 and 8 (7 + 8 = 15), rank 7 stages 7 and 15 (8 + 7 = 15)."""
     sizes = titan_stage_sizes(layers, pp * v)
     rank = lambda r: sum(sizes[r + s * pp] for s in range(v))
