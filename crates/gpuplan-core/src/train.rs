@@ -286,7 +286,10 @@ pub(crate) fn router_adapter(targets: &[String], g: &crate::model::LayerGroup) -
     if !targets.iter().any(|t| t == crate::workload::MOE_ROUTER) {
         return None;
     }
-    let expert = g.linears.iter().find(|l| l.copies > 1 && l.name != "down_proj")?;
+    let expert = g
+        .linears
+        .iter()
+        .find(|l| l.copies > 1 && l.name != "down_proj")?;
     Some(Linear {
         name: "router",
         d_in: expert.d_in,

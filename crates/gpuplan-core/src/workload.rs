@@ -2651,7 +2651,9 @@ mod tests {
             targets: t.iter().map(|s| s.to_string()).collect(),
             ..LoraConfig::default()
         };
-        let every = ["q_proj", "k_proj", "v_proj", "o_proj", "w1", "w3", "w2", "gate"];
+        let every = [
+            "q_proj", "k_proj", "v_proj", "o_proj", "w1", "w3", "w2", "gate",
+        ];
         assert!(with(&every).validate_for(m).is_ok());
         assert!(with(&["all-linear"]).validate_for(m).is_ok());
         let text = |t: &[&str]| {
@@ -2663,7 +2665,10 @@ mod tests {
         assert!(text(&["gate_proj"]).contains(listed));
         for t in [&["q_proj", "w1"][..], &["w3"][..], &["w1", "w2"][..]] {
             let msg = text(t);
-            assert!(msg.contains("gate_up_proj") && msg.contains(listed), "{msg}");
+            assert!(
+                msg.contains("gate_up_proj") && msg.contains(listed),
+                "{msg}"
+            );
         }
         assert_eq!(
             with(&["w1", "w3", "w2"]).resolved_for(m).targets,
@@ -2687,7 +2692,10 @@ mod tests {
             let written = serde_json::to_value(&prepared).unwrap();
             assert!(!written.to_string().contains(MOE_ROUTER), "{written}");
             let back: LoraConfig = serde_json::from_value(written.clone()).unwrap();
-            let mut again = back.prepared_for(m, Framework::HuggingFace).unwrap().targets;
+            let mut again = back
+                .prepared_for(m, Framework::HuggingFace)
+                .unwrap()
+                .targets;
             let mut first = prepared.targets.clone();
             again.sort();
             first.sort();
