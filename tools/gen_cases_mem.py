@@ -107,7 +107,11 @@ def titan_memory(r):
     (gen_cases_t.titan) is reused: FSDP2 over the dp_shard_cp mesh, TP with sequence parallel,
     per-op selective or full activation checkpointing, PP micro-batches = PP degree."""
     from gen_cases_t import titan
-    w = titan(dict(r, result={"tokens_per_s_per_gpu": 0.0}))["workload"]
+    t = titan(dict(r, result={"tokens_per_s_per_gpu": 0.0}))
+    w = t["workload"]
+    # The stated pipeline split, as the throughput case words it (interleaved: each rank's share of the
+    # 2 x PP virtual stages; notes-titan19: rank 0 holds 7 + 8 = 15 layers, not ceil(126/8) = 16).
+    split = t["notes"].split(" Stages split")[1].rstrip(".") if " Stages split" in t["notes"] else None
     notes = ("torchtitan 9dec370 pre-training on Grand Teton H100s (96 GB HBM2e, 2.4 TB/s, 500 W: the catalog's "
              "h100-sxm-96g-hbm2e; the memory estimate does not depend on the capacity). FSDP2 (fully_shard) with bf16 parameters and "
              "fp32 reduce over the dp_shard_cp mesh (parallelize_llama.py @9dec370 lines 79-91: ZeRO shards over "
@@ -118,7 +122,9 @@ def titan_memory(r):
              "each stage keeps its gathered bf16 weights and fp32 unsharded gradients (FSDP unsharded stage). "
              "Published as max_reserved_gib (torch.cuda.memory_stats reserved_bytes.all.peak / 2^30; "
              "torchtitan/metrics.py @9dec370 line 62, train.py line 393), maximum over all GPUs: metric "
-             "peak_reserved_gib (peak allocated + the allocator reserve). Table context: " + r["context"])
+             "peak_reserved_gib (peak allocated + the allocator reserve). "
+             + (f"Stages split{split}. " if split and w["training"]["parallel"].get("virtual_stages", 1) > 1 else "")
+             + "Table context: " + r["context"])
     return dict(kind="train_memory", metric="peak_reserved_gib", published=r["result"]["max_reserved_gib"],
                 unit="GiB (torch.cuda.memory_stats reserved_bytes.all.peak)", notes=notes, workload=w)
 

@@ -147,6 +147,30 @@ def titan_split(layers, pp):
     return base, layers - base - middle
 
 
+def titan_stage_sizes(layers, stages):
+    """The layers of each of `stages` stages under torchtitan's generate_split_points
+    (torchtitan/parallelisms/pipelining_utils.py @9dec370 lines 18-57, 2 stages a rank for a
+    PipelineScheduleMulti such as Interleaved1F1B): base_interval = layers // stages on the first, one more on each
+    later stage while extra_layers = layers % stages lasts, the last stage the rest."""
+    base, extra = layers // stages, layers % stages
+    sizes = [base]
+    for _ in range(stages - 2):
+        sizes.append(base + (1 if extra > 0 else 0))
+        extra -= 1
+    return sizes + [layers - sum(sizes)]
+
+
+def titan_rank_layers(layers, pp, v):
+    """The first and last pipeline rank's layers with `v` stages per rank: torchtitan's
+    stage_ids_this_rank(style="loop") gives rank r the stages r, r + pp, ..., r + (v - 1) pp
+    (pipelining_utils.py @9dec370 lines 102-111, called with style="loop" by pipeline_llama.py
+    line 108; ScheduleInterleaved1F1B is a looped schedule). 126 layers, PP 8, v 2: 16 stages of
+    7 | 8 x 14 | 7, rank 0 stages 0 and 8 (7 + 8 = 15), rank 7 stages 7 and 15 (8 + 7 = 15)."""
+    sizes = titan_stage_sizes(layers, pp * v)
+    rank = lambda r: sum(sizes[r + s * pp] for s in range(v))
+    return rank(0), rank(pp - 1)
+
+
 def titan(r):
     s = r["setup"]
     tp, pp, cp = s.get("tp", 1), s.get("pp", 1), s.get("cp", 1)
@@ -184,6 +208,14 @@ def titan(r):
                  f"{first} | {(layers - first - last) // (pp - 2)} x {pp - 2} | {last}.")
     if v > 1:
         note += " Interleaved 1F1B assumed with 2 virtual stages per device (not stated)."
+        first, last = titan_rank_layers(layers, pp, v)
+        if layers % pp or (first, last) != (layers // pp,) * 2:
+            # Each rank's layers under torchtitan's split over pp x v stages, placed loop-style.
+            training["parallel"].update(first_stage_layers=first, last_stage_layers=last)
+            note += (f" Stages split as torchtitan's default does over the {pp * v} virtual stages "
+                     f"(generate_split_points: {', '.join(map(str, titan_stage_sizes(layers, pp * v)))}), rank r holding "
+                     f"stages r, r + {pp}, ... (stage_ids_this_rank, style 'loop'): {first} layers on the first rank, "
+                     f"{last} on the last.")
     if s.get("float8_recipe"):
         note += " Float8 tensorwise scaling."
     w = dict(kind="training", model=TITAN_MODELS[s["model"]], training=training,

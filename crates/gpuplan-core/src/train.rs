@@ -279,7 +279,28 @@ pub(crate) fn is_target_name(targets: &[String], name: &str) -> bool {
     })
 }
 
-/// LoRA adapter parameters: r·(d_in + d_out) per adapted matrix (Hu et al. 2021, §4.1).
+/// The MoE router of `g` as an adapted linear (h → E), when the targets carry the router marker
+/// ([`crate::workload::MOE_ROUTER`]: Mixtral's `gate`, or all-linear on Mixtral) and `g` routes
+/// experts: its input is the experts' (`d_in` of a routed linear), its outputs one per expert.
+pub(crate) fn router_adapter(targets: &[String], g: &crate::model::LayerGroup) -> Option<Linear> {
+    if !targets.iter().any(|t| t == crate::workload::MOE_ROUTER) {
+        return None;
+    }
+    let expert = g
+        .linears
+        .iter()
+        .find(|l| l.copies > 1 && l.name != "down_proj")?;
+    Some(Linear {
+        name: "router",
+        d_in: expert.d_in,
+        d_out: expert.copies,
+        copies: 1,
+        active_copies: 1,
+    })
+}
+
+/// LoRA adapter parameters: r·(d_in + d_out) per adapted matrix (Hu et al. 2021, §4.1), the
+/// MoE router's included when it is a target ([`router_adapter`]).
 pub fn lora_params(b: &ParamBreakdown, rank: u64, targets: &[String]) -> f64 {
     b.groups
         .iter()
@@ -288,6 +309,7 @@ pub fn lora_params(b: &ParamBreakdown, rank: u64, targets: &[String]) -> f64 {
                 * g.linears
                     .iter()
                     .filter(|l| is_target(targets, l))
+                    .chain(router_adapter(targets, g).as_ref())
                     .map(|l| {
                         // A fused q/k/v module shares one A (h → r) over the three outputs.
                         let d_in = if shares_adapter_input(targets, l) {
@@ -2574,6 +2596,7 @@ fn lora_activation(
                     .iter()
                     .filter(|l| is_target(&setup.lora.targets, l))
                     .filter(|l| !shares_adapter_input(&setup.lora.targets, l))
+                    .chain(router_adapter(&setup.lora.targets, g).as_ref())
                     .map(|l| ((mask + saved) * l.d_in as f64 + saved * r) * l.active_copies as f64)
                     .sum::<f64>()
         })

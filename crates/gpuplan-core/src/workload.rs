@@ -269,6 +269,22 @@ impl LoraConfig {
                     .arg("names", names.join(", ")),
             ));
         }
+        let has = |n: &str| self.targets.iter().any(|t| t == n || all(t));
+        for (a, b) in fused_pairs(m.model_type()) {
+            for (present, missing) in [(*a, *b), (*b, *a)] {
+                if has(present) && !has(missing) {
+                    return Err(CoreError::invalid_msg(
+                        "lora.targets",
+                        present,
+                        crate::i18n::Msg::new("fix-lora-fused-pair")
+                            .arg("model", m.name.as_str())
+                            .arg("present", present)
+                            .arg("missing", missing)
+                            .arg("names", names.join(", ")),
+                    ));
+                }
+            }
+        }
         Ok(())
     }
 
@@ -312,12 +328,9 @@ impl LoraConfig {
         let table = peft_aliases(m.model_type());
         let mut targets: Vec<String> = self.targets.clone();
         for (alias, internal) in table {
-            let names: Vec<&str> = internal
-                .iter()
-                .copied()
-                .filter(|n| *n != FUSED_QKV)
-                .collect();
-            if names.iter().all(|n| targets.iter().any(|t| t == n)) {
+            let names: Vec<&str> = internal.iter().copied().filter(|n| !is_marker(n)).collect();
+            // A marker alone (Mixtral's `gate`) is written as its name already ([`Serialize`]).
+            if !names.is_empty() && names.iter().all(|n| targets.iter().any(|t| t == n)) {
                 targets.retain(|t| !names.contains(&t.as_str()));
                 targets.push(alias.to_string());
             }
@@ -332,7 +345,8 @@ impl LoraConfig {
     /// that name their linears differently (GPT-2 `c_attn`, `c_proj`, `c_fc`) are translated.
     /// `all-linear` on such a family takes its fused q/k/v module too (PEFT's all-linear finds
     /// every Linear/Conv1D but the output layer: GPT-2's `c_attn` is one of them), so it gains
-    /// the [`FUSED_QKV`] marker as the module's own name does.
+    /// the [`FUSED_QKV`] marker as the module's own name does; on Mixtral it takes the router
+    /// ([`MOE_ROUTER`]), as PEFT's all-linear does.
     pub fn resolved_for(&self, m: &crate::model::ModelSpec) -> LoraConfig {
         let table = peft_aliases(m.model_type());
         let mut targets: Vec<String> = self
@@ -343,12 +357,12 @@ impl LoraConfig {
                 None => vec![t.clone()],
             })
             .collect();
-        let fused_family = table
-            .iter()
-            .any(|(_, internal)| internal.contains(&FUSED_QKV));
         let all = targets.iter().any(|t| t == "all-linear" || t == "all");
-        if fused_family && all && !targets.iter().any(|t| t == FUSED_QKV) {
-            targets.push(FUSED_QKV.to_string());
+        for marker in [FUSED_QKV, MOE_ROUTER] {
+            let family = table.iter().any(|(_, internal)| internal.contains(&marker));
+            if family && all && !targets.iter().any(|t| t == marker) {
+                targets.push(marker.to_string());
+            }
         }
         LoraConfig {
             targets,
@@ -387,7 +401,15 @@ impl Serialize for LoraConfig {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let fused = self.targets.iter().any(|t| t == FUSED_QKV);
-        let targets: Vec<&String> = self.targets.iter().filter(|t| *t != FUSED_QKV).collect();
+        let all = self.targets.iter().any(|t| t == "all-linear" || t == "all");
+        // The router marker is written as the module's name (Mixtral's `gate`, the only family
+        // with one), or left out under all-linear, which implies it.
+        let targets: Vec<&str> = self
+            .targets
+            .iter()
+            .filter(|t| *t != FUSED_QKV && !(all && *t == MOE_ROUTER))
+            .map(|t| if t == MOE_ROUTER { "gate" } else { t.as_str() })
+            .collect();
         let saves = !self.modules_to_save.is_empty();
         let fields = 4 + usize::from(fused) + usize::from(saves);
         let mut st = s.serialize_struct("LoraConfig", fields)?;
@@ -433,6 +455,20 @@ impl AdapterDtype {
 /// one adapter on it (A: h → r shared, B: r → q + 2·kv) instead of one per projection.
 pub const FUSED_QKV: &str = "(fused qkv)";
 
+/// Marker among resolved LoRA targets: the MoE router is an adapted linear, r·(h + E) adapter
+/// parameters per MoE layer ([`crate::train::router_adapter`]). HF Mixtral's router
+/// `block_sparse_moe.gate` is an `nn.Linear(hidden, num_experts)` in transformers 4.x, which PEFT's
+/// `all-linear` adapts; on transformers 5 (a `MixtralTopKRouter` holding a 2-D `weight`) PEFT
+/// 0.21.2 maps the name `gate`, and `all-linear`, to the target parameter `gate.weight`
+/// (peft/utils/transformers_weight_conversion.py `_MOE_TARGET_MODULE_MAPPING`,
+/// `_resolve_string_target_modules`): the same adapter either way.
+pub const MOE_ROUTER: &str = "(router)";
+
+/// Internal markers among resolved targets: no module names.
+fn is_marker(t: &str) -> bool {
+    t == FUSED_QKV || t == MOE_ROUTER
+}
+
 /// PEFT module names of families whose linears are not named like Llama's, and the estimator's
 /// linears each stands for.
 type Aliases = &'static [(&'static str, &'static [&'static str])];
@@ -457,6 +493,36 @@ fn peft_aliases(model_type: &str) -> Aliases {
             ("w1", &["up_proj"]),
             ("w2", &["gate_proj"]),
         ],
+        // HF Mixtral: each expert's `w1` is the SiLU-gated projection, `w3` the other, `w2` the
+        // output (transformers 4.x modeling_mixtral.py `MixtralBlockSparseTop2MLP`:
+        // `w2(act_fn(w1(x)) * w3(x))`), and the router is `gate`. The estimator follows
+        // transformers 5 (tools/measure_peak.py pins 5.24.0), where the experts are fused 3-D
+        // parameters (`MixtralExperts.gate_up_proj`, `down_proj`) and no `nn.Linear` of the MoE
+        // block is left; PEFT (0.21.2) still takes these 4.x names and converts them to target
+        // parameters (`_MOE_TARGET_MODULE_MAPPING["mixtral"]`: gate → gate.weight, w1/w3 →
+        // gate_up_proj, w2 → down_proj), refusing w1 without w3 ([`fused_pairs`]). Llama's expert
+        // names match no Mixtral module; the three together (a plan's JSON) read back as these.
+        "mixtral" => &[
+            ("q_proj", &["q_proj"]),
+            ("k_proj", &["k_proj"]),
+            ("v_proj", &["v_proj"]),
+            ("o_proj", &["o_proj"]),
+            ("w1", &["gate_proj"]),
+            ("w3", &["up_proj"]),
+            ("w2", &["down_proj"]),
+            ("gate", &[MOE_ROUTER]),
+        ],
+        _ => &[],
+    }
+}
+
+/// PEFT target names a family fuses into one parameter, which PEFT refuses to take apart: on
+/// transformers 5 Mixtral's `w1` and `w3` are one `gate_up_proj`, and PEFT 0.21.2 raises "Cannot
+/// convert PEFT target(s) w1 without also targeting w3 because they are fused into gate_up_proj."
+/// (peft/utils/transformers_weight_conversion.py `_convert_peft_config_moe`, `_MOE_FUSED_TARGETS`).
+fn fused_pairs(model_type: &str) -> &'static [(&'static str, &'static str)] {
+    match model_type {
+        "mixtral" => &[("w1", "w3")],
         _ => &[],
     }
 }
@@ -2570,6 +2636,71 @@ mod tests {
             params(&["c_attn", "c_proj", "c_fc"])
         );
         assert_eq!(params(&["all-linear"]), 2_359_296.0);
+    }
+
+    /// Mixtral's LoRA targets are the names PEFT 0.21.2 takes on transformers 5.24 (issue 9
+    /// audit §5): the attention projections, the experts' 4.x names w1/w3/w2 (PEFT converts them
+    /// to the fused target parameters) and the router `gate`; w1 without w3 is refused as PEFT
+    /// refuses it (they are one `gate_up_proj`), Llama's expert names are refused listing
+    /// Mixtral's, and all-linear adapts the router: r·(h + E) a layer.
+    #[test]
+    fn mixtral_targets_are_pefts_names_and_all_linear_adapts_the_router() {
+        use crate::i18n::Lang;
+        let m = &find_preset("Mixtral-8x7B").unwrap().model;
+        let with = |t: &[&str]| LoraConfig {
+            targets: t.iter().map(|s| s.to_string()).collect(),
+            ..LoraConfig::default()
+        };
+        let every = [
+            "q_proj", "k_proj", "v_proj", "o_proj", "w1", "w3", "w2", "gate",
+        ];
+        assert!(with(&every).validate_for(m).is_ok());
+        assert!(with(&["all-linear"]).validate_for(m).is_ok());
+        let text = |t: &[&str]| {
+            let e = with(t).validate_for(m).unwrap_err();
+            assert_eq!(e.field(), Some("lora.targets"), "{t:?}");
+            e.message().render(Lang::En)
+        };
+        let listed = "valid names: gate, k_proj, o_proj, q_proj, v_proj, w1, w2, w3, or all-linear";
+        assert!(text(&["gate_proj"]).contains(listed));
+        for t in [&["q_proj", "w1"][..], &["w3"][..], &["w1", "w2"][..]] {
+            let msg = text(t);
+            assert!(
+                msg.contains("gate_up_proj") && msg.contains(listed),
+                "{msg}"
+            );
+        }
+        assert_eq!(
+            with(&["w1", "w3", "w2"]).resolved_for(m).targets,
+            ["gate_proj", "up_proj", "down_proj"]
+        );
+        assert_eq!(
+            with(&["all-linear"]).resolved_for(m).targets,
+            ["all-linear", MOE_ROUTER]
+        );
+        // Mixtral-8x7B: h 4096, 8 experts, 32 layers; at r 16 the router's adapter is
+        // 16 · (4096 + 8) · 32 = 2,101,248 parameters, and all-linear = every name.
+        let b = crate::model::param_breakdown(m);
+        let params =
+            |t: &[&str]| crate::train::lora_params(&b, 16, &with(t).resolved_for(m).targets);
+        assert_eq!(params(&["gate"]), 2_101_248.0);
+        assert_eq!(params(&["all-linear"]), params(&every));
+        // A plan's JSON writes the router as `gate` (left out under all-linear) and the experts
+        // in the estimator's names; both read back to the same estimator config.
+        for t in [&every[..], &["all-linear"][..], &["gate", "q_proj"][..]] {
+            let prepared = with(t).prepared_for(m, Framework::HuggingFace).unwrap();
+            let written = serde_json::to_value(&prepared).unwrap();
+            assert!(!written.to_string().contains(MOE_ROUTER), "{written}");
+            let back: LoraConfig = serde_json::from_value(written.clone()).unwrap();
+            let mut again = back
+                .prepared_for(m, Framework::HuggingFace)
+                .unwrap()
+                .targets;
+            let mut first = prepared.targets.clone();
+            again.sort();
+            first.sort();
+            assert_eq!(again, first, "{written}");
+        }
     }
 
     /// Megatron-Core's fused `linear_qkv` carries one NeMo LoRA adapter: q/k/v targets (or

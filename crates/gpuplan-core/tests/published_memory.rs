@@ -90,7 +90,10 @@ fn published_training_peaks_within_their_bands() {
         median * 100.0,
         rows.len()
     );
-    // Target 5% (issue 9): met. Measured 4.18% over 93 since round 10 charges a torch LayerNorm
+    // Target 5% (issue 9): met. Measured 4.07% over 93 since stop 40 states torchtitan's interleaved
+    // split for the 405B interleaved row (rank 0 holds 7 + 8 = 15 layers of the 16 virtual stages'
+    // 7 | 8 x 14 | 7, not ceil(126/8) = 16: +5.5% -> +2.1%; docs/notes/issue9-audit.md §6).
+    // Before: 4.18% over 93 since round 10 charges a torch LayerNorm
     // its input alone (2h; 4h fitted on GPT-2 before, whose extra is its fused c_attn storage:
     // `fused_qkv_kept`): the transformers-docs BERT-large rows −0.01…−0.41 GiB (fp32 mb4 −0.6% →
     // −3.4%, fp32 mb4 8-bit Adam −2.5% → −5.8%). Before: 4.11% over 93 cases since DeepSpeed ZeRO-3's gathered set is

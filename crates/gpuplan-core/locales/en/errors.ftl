@@ -176,6 +176,7 @@ fix-a-wrong-name-row-needs-a = a wrong-name row needs a non-empty name
 fix-the-raw-chip-name-is-empty = the raw chip name is empty
 fix-lora-no-linears = { $model } ({ $type }) is described by its totals and has no linear layers to adapt: use --task full
 fix-lora-unknown-target = { $model } has no linear named so; valid names: { $names }, or all-linear
+fix-lora-fused-pair = { $model } fuses { $present } and { $missing } into one parameter (transformers 5 `gate_up_proj`), and PEFT refuses to adapt one without the other ("Cannot convert PEFT target(s) { $present } without also targeting { $missing }"): name both, or neither; valid names: { $names }, or all-linear
 fix-lora-modules-to-save = not a module PEFT's modules_to_save can train here; valid names: { $names } (the token embedding or the LM head)
 fix-lora-fused-qkv = fused_qkv is derived, not chosen: for { $model } under framework = "{ $framework }" with these targets it is { $fused } (q/k/v are one adapter under megatron, or on a fused module such as GPT-2's c_attn); remove the key or set it to { $fused }
 fix-filter-gpus = GPUs per instance type, more than 0 and at most 1024 (e.g. 8; vGPU slices: 0.25)

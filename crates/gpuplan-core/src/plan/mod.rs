@@ -949,13 +949,14 @@ fn plan_cost(p: &Plan) -> Option<f64> {
 pub const RANK_TIE_FRACTION: f64 = 0.005;
 
 /// Free memory a training plan keeps, as a fraction of its modelled peak, to count as clear of
-/// the memory model's error: the training-memory model's out-of-sample median |error|, 4.2% over
-/// 95 cases (docs/accuracy.md, "By kind": `TrainMemory | 95 | 83 | 12 | 0, – | 95 | 4.2% | 6.8%`,
-/// 4.1% before round 10 charged torch's LayerNorm its input alone;
+/// the memory model's error: the training-memory model's out-of-sample median |error|, 4.1% over
+/// 95 cases (docs/accuracy.md, "By kind": `TrainMemory | 95 | 82 | 13 | 0, – | 95 | 4.1% | 6.6%`;
+/// 4.2% before stop 40 sized the interleaved torchtitan 405B row's first rank by torchtitan's
+/// split, 15 layers not 16, and 4.1% before round 10 charged torch's LayerNorm its input alone;
 /// median and mean; no case is fitted; tests/ranking.rs reads the row and fails on a drift). A plan with less free ([`thin_margin`]) is kept — at the median error it
 /// fits as often as not, and for the largest models every plan is tight — but within a tie window
 /// it ranks after the plans that have the margin (audit r7 #7).
-pub const MEMORY_MARGIN_FRACTION: f64 = 0.042;
+pub const MEMORY_MARGIN_FRACTION: f64 = 0.041;
 
 /// Whether a training plan's free memory is under [`MEMORY_MARGIN_FRACTION`] of its peak
 /// (serving plans size their KV pool to the memory left: never thin).

@@ -210,7 +210,8 @@ fn adapters_per_layer(b: &ParamBreakdown, setup: &TrainingSetup) -> f64 {
             .linears
             .iter()
             .filter(|l| super::is_target(t, l) && !super::shares_adapter_input(t, l))
-            .count() as u64;
+            .count() as u64
+            + u64::from(super::router_adapter(t, g).is_some());
         adapters += n * g.count;
         layers += g.count;
     }
