@@ -2369,6 +2369,109 @@ R20_FLAGS = {
 }
 
 
+def json_numbers_ok(r):
+    """Every number in a JSON answer finite (no NaN/Infinity constant), and no negative money,
+    time, bytes, memory or rate (keys naming them)."""
+    probs = []
+    if not r["out"].lstrip().startswith(("{", "[")):
+        return probs
+    def const(x):
+        probs.append(f"JSON constant {x}")
+        return 0.0
+    d = json.loads(r["out"], parse_constant=const)
+    money = re.compile(r"cost|price|cny|seconds|_s$|hours|time|bytes|memory|size|tokens_per|rps|throughput")
+
+    def walk(v, path):
+        if isinstance(v, dict):
+            for k, x in v.items():
+                walk(x, path + [k])
+        elif isinstance(v, list):
+            for x in v:
+                walk(x, path)
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            key = path[-1] if path else ""
+            if v < 0 and money.search(key) and not key.startswith(("delta", "diff", "change")):
+                probs.append(f"{'.'.join(path)} = {v}")
+    walk(d, [])
+    return probs[:5]
+
+
+R21_CHIPS = ["p100", "p40", "v100", "t4", "a10", "a100", "l40s", "h100", "h20", "ascend-910b", "ascend-310p",
+             "mi300x", "alibaba-blackwell-72g"]
+R21_WEIGHTS = ["bf16", "fp16", "fp8", "int8", "int4", "awq", "gptq", "mxfp4", "int4-g64", "fp32", "bnb-4bit"]
+
+
+def r21():
+    """Round 21: a workload file's `weights` spellings reach --weights' model or name the key;
+    every engine x weight word x chip family on `estimate` (JSON numbers finite, nothing negative);
+    shapes by flags (TP over heads, batch 1e9, seq 1, a 1M prompt); the other subcommands with
+    hostile arguments; export targets that cannot be written."""
+    c = []
+
+    def add(name, args, exit=None, frag=None, **kw):
+        c.append(Case("r21", name, args, exit=exit, frag=frag, **kw))
+
+    # 1. `weights` spellings in a file against --weights (Llama-3.1-8B, vLLM): V100 refuses AWQ.
+    for gpu in ["v100", "t4"]:
+        for spell in ['"awq"', '"AWQ"', '"int4-awq"', '"gptq"', '"int4"', '{ format = "awq" }',
+                      '{ format = "int4" }', '{ format = "int4", group = 128 }', '"Int4-G128"']:
+            text = ('kind = "inference"\nmodel = "Llama-3.1-8B"\n[inference]\nengine = "vllm"\n'
+                    f'weights = {spell}\n[hardware]\ngpu = "{gpu}"\n')
+            awq = spell.strip('"').lower() == "awq"
+            bad = ('"int4-awq"', '{ format = "awq" }', '{ format = "int4" }')  # no group: "missing field"
+            want = 2 if (awq and gpu == "v100") or spell in bad else 0
+            add(f"estimate file weights = {spell} {gpu}", ["estimate", "-w", "{dir}/w.toml"], want, ("weights",),
+                files={"w.toml": text}, ok_exits=(0, 2))
+        for spell in ['["awq"]', '["AWQ"]', '["int4-awq"]', '["gptq"]', '[{ format = "int4", group = 128 }]']:
+            text = f'model = "Llama-3.1-8B"\n[serve]\nengine = "vllm"\nrate_rps = 1.0\nweights = {spell}\n'
+            want = 2 if spell == '["int4-awq"]' else 4 if spell in ('["awq"]', '["AWQ"]') and gpu == "v100" else 0
+            add(f"plan file weights = {spell} {gpu}", ["plan", "-w", "{dir}/w.toml", "--gpu", gpu], want, ("weights",),
+                files={"w.toml": text}, ok_exits=(0, 2, 4))
+    # 2. engine x weights x chip: JSON finite, nothing negative.
+    for engine, w, gpu in itertools.product(["vllm", "sglang", "trtllm", "static"], R21_WEIGHTS, R21_CHIPS):
+        add(f"serve {engine} {w} {gpu}", ["estimate", "-m", "Qwen2.5-7B", "--task", "inference", "--engine", engine,
+            "--weights", w, "--gpu", gpu, "--format", "json"], None, ("weights", "engine", "gpu"),
+            ok_exits=(0, 2, 3), check=lambda r: json_numbers_ok(r) + no_negative_zero(r))
+    # 3. shapes by flags.
+    for args in (["--task", "inference", "--tp", "64"], ["--task", "lora", "--tp", "64", "--tokens", "1e7"],
+                 ["--task", "inference", "--batch", "1000000000"], ["--task", "lora", "--micro-batch", "1000000000",
+                 "--tokens", "1e7"], ["--task", "lora", "--seq-len", "1", "--tokens", "1e7"],
+                 ["--task", "inference", "--input-tokens", "1", "--output-tokens", "1"],
+                 ["--task", "inference", "--input-tokens", "1000000"], ["--task", "inference", "--max-model-len",
+                 "1048576"], ["--task", "pretrain", "--seq-len", "1048576", "--tokens", "1e9"],
+                 ["--task", "lora", "--global-batch", "1000000000", "--tokens", "1e7"],
+                 ["--task", "qlora", "--tokens", "1e7"], ["--task", "inference", "--tp", "3"],
+                 ["--task", "inference", "--tp", "2", "--weights", "int4-g64"],
+                 ["--task", "inference", "--tp", "7", "--weights", "int4"]):
+        for lang in ([], ["--lang", "zh"]):
+            add(f"shape {' '.join(lang + args)}", lang + ["estimate", "-m", "Qwen2.5-0.5B", "--gpu", "a100",
+                "--gpus-per-node", "8", "--format", "json"] + args, None, None, ok_exits=(0, 2, 3),
+                check=lambda r: json_numbers_ok(r) + no_negative_zero(r))
+            add(f"plan shape {' '.join(lang + args)}", lang + ["plan", "-m", "Qwen2.5-0.5B", "--provider", "alibaba",
+                "--format", "json"] + [a for a in args if a not in ("--gpus-per-node",)], None, None,
+                ok_exits=(0, 2, 3, 4), check=lambda r: json_numbers_ok(r) + no_negative_zero(r))
+    # 4. the other subcommands.
+    # (no "nan": these commands echo the name they could not find, which is the user's text)
+    vals = ["", "0", "-1", "abc", "\u00e9\u00e9", "x" * 5000, "../../etc/passwd", "--", "１"]
+    for v in vals:
+        for args in (["models", "show", v], ["catalog", "show", v], ["prices", "--gpu", v],
+                     ["prices", "--by-gpu", "--gpu", v], ["catalog", "instances", "--gpu", v],
+                     ["accuracy", "--cases", v], ["catalog", "validate", v],
+                     ["export", v, "--to", "{dir}/o"]):
+            for lang in ([], ["--lang", "zh"]):
+                add(f"{' '.join(lang + args)[:80]}", lang + args, None, None, ok_exits=(0, 1, 2, 3))
+        # clap's list of shells is names (bash, fish, ...), which the zh re-run would read as English.
+        add(f"--lang zh completions {v[:20]}", ["--lang", "zh", "completions", v], None, None, ok_exits=(0, 2))
+    # 5. export targets.
+    base = ["plan", "-m", "Qwen2.5-0.5B", "--task", "lora", "--tokens", "1e7", "--provider", "alibaba"]
+    for target, files in (("{dir}/missing/deeper/out", {}), ("{dir}/f/out", {"f": "x"}),
+                          ("/proc/sys/out", {}), ("/sys/out", {})):
+        for lang in ([], ["--lang", "zh"]):
+            add(f"export to {target} {lang}", lang + base + ["--export", target], None, None, files=files,
+                ok_exits=(0, 2))
+    return c
+
+
 def api_r16(bin_path):
     """`/estimate` and `/plan` read a body only as JSON (415 naming content-type otherwise), and
     refuse an int4 group against a TP slice naming `tp`, as the CLI does."""
@@ -2423,7 +2526,7 @@ def api_r16(bin_path):
 
 FAMILIES = {"flags": flags, "combos": combos, "hfconfig": hfconfigs, "files": lambda: workload_files() + catalog_and_prices(),
             "export": export_cases, "sanity": sanity, "esanity": esanity, "misc": misc, "recent": recent, "r5": r5,
-            "r12": r12, "r13": r13, "r14": r14, "r15": r15, "r16": r16, "r17": r17, "r18": r18, "r19": r19, "r20": r20}
+            "r12": r12, "r13": r13, "r14": r14, "r15": r15, "r16": r16, "r17": r17, "r18": r18, "r19": r19, "r20": r20, "r21": r21}
 
 
 def main():

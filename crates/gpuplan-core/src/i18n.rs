@@ -413,6 +413,19 @@ pub fn fixed_text(en: &str) -> Option<Msg> {
     map.get(en).map(Msg::new)
 }
 
+/// A chip's catalog name in `lang`: the English qualifiers a few names carry ("variant not
+/// stated", "unnamed", "per chip": data/gpus.toml) in Chinese through their `phrase-gpu-*` pairs
+/// (audit r21 #3: "1 张 Huawei Ascend 910B (64 GB, variant not stated)" under `--lang zh`).
+pub fn gpu_name(name: &str, lang: Lang) -> String {
+    if lang == Lang::En {
+        return name.to_string();
+    }
+    phrases()
+        .iter()
+        .filter(|(en, _)| name.contains(en.as_str()))
+        .fold(name.to_string(), |s, (en, zh)| s.replace(en.as_str(), zh))
+}
+
 /// (English, Chinese) text of every `phrase-*` message (phrases.ftl), longest English first: the
 /// parser and provider-response phrases that reach the user inside an English message, for a
 /// renderer that translates such a message phrase by phrase.

@@ -798,6 +798,19 @@ pub fn engine_min_cc(engine: Engine) -> Option<u32> {
     }
 }
 
+/// TensorRT-LLM on a CUDA chip below Volta (Pascal): in no architecture list NVIDIA publishes
+/// (README.md v0.5.0: "expected to work on GPUs based on the Volta, Turing, Ampere, Hopper and Ada
+/// Lovelace architectures"; docs/source/reference/support-matrix.md @03dad6287acb: Ampere and
+/// later), and refused by no source either ([`engine_min_cc`]): said, not refused (audit r21 #2).
+pub fn engine_unlisted_note(engine: Engine, gpu: &GpuSpec) -> Option<crate::i18n::Msg> {
+    let cc = gpu.compute_capability.filter(|cc| *cc < 70)?;
+    (engine == Engine::Trtllm && gpu.stack == "cuda").then(|| {
+        crate::i18n::Msg::new("cav-serve-trtllm-unlisted")
+            .arg("gpu", gpu.id.as_str())
+            .arg("cc", cc_text(cc))
+    })
+}
+
 /// Whether `gpu` meets [`engine_min_cc`] (a chip off CUDA, or of unstated capability, does).
 fn engine_cc_runs(engine: Engine, gpu: &GpuSpec) -> bool {
     let below = |cc: u32| engine_min_cc(engine).is_some_and(|min| cc < min);
@@ -1627,7 +1640,8 @@ pub fn adapt_half(
         out.kv_dtype = crate::workload::KvDtype::Fp16;
         let note = Msg::new("cav-serve-no-bf16-quantized")
             .arg("gpu", gpu.id.as_str())
-            .arg("weights", s.weights.name());
+            .arg("weights", s.weights.name())
+            .arg("engine", s.engine.name());
         return Ok((out, Some(note.into())));
     }
     if weights_pinned {
@@ -1642,7 +1656,9 @@ pub fn adapt_half(
     if out.kv_dtype == crate::workload::KvDtype::Bf16 {
         out.kv_dtype = crate::workload::KvDtype::Fp16;
     }
-    let note = Msg::new("cav-serve-no-bf16").arg("gpu", gpu.id.as_str());
+    let note = Msg::new("cav-serve-no-bf16")
+        .arg("gpu", gpu.id.as_str())
+        .arg("engine", s.engine.name());
     Ok((out, Some(note.into())))
 }
 

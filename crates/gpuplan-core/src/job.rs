@@ -153,26 +153,35 @@ pub struct WorkloadFile {
     /// its JSON body).
     #[serde(skip)]
     pub inference_weights_given: bool,
+    /// `[inference] weights = "awq"` (any case): the AWQ kernel's floor applies, as for
+    /// `--weights awq` (audit r21 #1). Read from the text by [`parse_workload`].
+    #[serde(skip)]
+    pub inference_weights_awq: bool,
 }
 
 /// Parse a workload file; the error names the file, line, column and key, and never echoes the
 /// file's content (the user may have pointed at any file, a secret included).
 pub fn parse_workload(what: &str, text: &str) -> Result<WorkloadFile, CoreError> {
     toml_table_as_list(text)?;
-    let mut file: WorkloadFile = toml::from_str(text).map_err(|e| CoreError::Parse {
-        what: what.to_string(),
-        message: describe_toml_error(text, e.span(), &enum_choices(text, &e)),
-    })?;
     let mut table = toml::from_str::<toml::Table>(text)
         .ok()
         .map(toml::Value::Table);
+    let (words, awq) = match table.as_mut() {
+        Some(t) => weight_words(t)?,
+        None => (false, WordsAwq::default()),
+    };
+    // Read again from the table where weight words were rewritten (line numbers are then lost).
+    let mut file: WorkloadFile = match table.as_ref().filter(|_| words) {
+        Some(t) => WorkloadFile::deserialize(t.clone()).map_err(|e| parse_error(what, e))?,
+        None => toml::from_str(text).map_err(|e| CoreError::Parse {
+            what: what.to_string(),
+            message: describe_toml_error(text, e.span(), &enum_choices(text, &e)),
+        })?,
+    };
     // Copied only when a -0 was cleared (the file is then read again from the cleared values).
     if let Some(t) = table.as_mut() {
         if clear_negative_zeros_toml(t) {
-            file = WorkloadFile::deserialize(t.clone()).map_err(|e| CoreError::Parse {
-                what: what.to_string(),
-                message: e.message().to_string(),
-            })?;
+            file = WorkloadFile::deserialize(t.clone()).map_err(|e| parse_error(what, e))?;
         }
     }
     file.pins = crate::plan::TrainPins::from_toml(text);
@@ -180,7 +189,77 @@ pub fn parse_workload(what: &str, text: &str) -> Result<WorkloadFile, CoreError>
         .as_ref()
         .and_then(|t| t.get("inference"))
         .is_some_and(|i| i.get("weights").is_some());
+    file.inference_weights_awq = awq.inference;
+    if let Some(s) = file.serve.as_mut() {
+        s.awq = awq.serve;
+    }
     Ok(file)
+}
+
+fn parse_error(what: &str, e: toml::de::Error) -> CoreError {
+    CoreError::Parse {
+        what: what.to_string(),
+        message: e.message().to_string(),
+    }
+}
+
+/// Where a workload file's weight words name AWQ alone: `[inference] weights = "awq"`, or
+/// `[serve] weights` with `"awq"` and no other int4 (`plan --weights awq`'s rule).
+#[derive(Default)]
+struct WordsAwq {
+    inference: bool,
+    serve: bool,
+}
+
+/// `[inference] weights = "awq"` and `[serve] weights = ["int4", "fp8"]`: the words `--weights`
+/// takes ([`WeightFormat::from_word`]; `fp32` too under `[inference]`), rewritten as their format
+/// tables in place (audit r21 #1: a file could not name AWQ, and "awq" was refused as "invalid
+/// type: string"). Whether any was rewritten, and where AWQ alone was named; a word that names no
+/// format is refused naming the key and the words.
+fn weight_words(t: &mut toml::Value) -> Result<(bool, WordsAwq), CoreError> {
+    use crate::workload::WeightFormat;
+    let mut found = false;
+    let mut awq = WordsAwq::default();
+    let word = |key: &str, w: &str, fp32: bool| -> Result<toml::Value, CoreError> {
+        let f = match w.trim().to_lowercase().as_str() {
+            "fp32" if fp32 => Some(WeightFormat::Fp32),
+            _ => WeightFormat::from_word(w),
+        };
+        let fix = crate::i18n::Msg::new("fix-weights-word")
+            .arg("table", if fp32 { "inference" } else { "serve" })
+            .arg("max", crate::workload::MAX_QUANT_GROUP);
+        f.and_then(|f| toml::Value::try_from(f).ok())
+            .ok_or_else(|| CoreError::invalid_msg(key, w, fix))
+    };
+    let is_awq = |w: &str| w.trim().eq_ignore_ascii_case("awq");
+    if let Some(v) = t.get_mut("inference").and_then(|i| i.get_mut("weights")) {
+        if let Some(w) = v.as_str().map(str::to_string) {
+            *v = word("inference.weights", &w, true)?;
+            awq.inference = is_awq(&w);
+            found = true;
+        }
+    }
+    if let Some(list) = t
+        .get_mut("serve")
+        .and_then(|s| s.get_mut("weights"))
+        .and_then(toml::Value::as_array_mut)
+    {
+        let mut other_int4 = false;
+        for v in list.iter_mut() {
+            match v.as_str().map(str::to_string) {
+                Some(w) => {
+                    let l = w.trim().to_lowercase();
+                    awq.serve |= l == "awq";
+                    other_int4 |= l == "gptq" || l.starts_with("int4");
+                    *v = word("serve.weights", &w, false)?;
+                    found = true;
+                }
+                None => other_int4 |= v.get("format").and_then(toml::Value::as_str) == Some("int4"),
+            }
+        }
+        awq.serve &= !other_int4;
+    }
+    Ok((found, awq))
 }
 
 /// Every `-0.0` of a parsed workload (a TOML file) made `0.0`, whatever its key: a negative zero

@@ -1842,7 +1842,36 @@ pub const MXFP4_BITS: f64 = 4.0 + 8.0 / MXFP4_BLOCK;
 /// Elements per MX scale block (OCP MX spec v1.0, k = 32).
 pub const MXFP4_BLOCK: f64 = 32.0;
 
+/// AWQ's and GPTQ's usual group: AutoAWQ's default `q_group_size` 128 and the `group_size` 128
+/// of the published 4-bit checkpoints (Qwen2.5-*-Instruct-AWQ and -GPTQ-Int4 config.json
+/// `quantization_config`); a checkpoint with another group is `int4-g<N>`.
+pub const AWQ_GPTQ_GROUP: u64 = 128;
+
 impl WeightFormat {
+    /// The format a word names, read the same by `--weights` (plan and estimate) and a workload
+    /// file's `[inference] weights` / `[serve] weights` strings (audit r21 #1): bf16, fp16, fp8,
+    /// int8, int4 (= `awq` = `gptq`: AWQ/GPTQ 4-bit at [`AWQ_GPTQ_GROUP`]), mxfp4 and
+    /// `int4-g<N>` (a group of 1 to [`MAX_QUANT_GROUP`], the label `plan` prints), any case.
+    pub fn from_word(word: &str) -> Option<WeightFormat> {
+        let w = word.trim().to_lowercase();
+        Some(match w.as_str() {
+            "bf16" => WeightFormat::Bf16,
+            "fp16" => WeightFormat::Fp16,
+            "fp8" => WeightFormat::Fp8,
+            "int8" => WeightFormat::Int8,
+            "int4" | "awq" | "gptq" => WeightFormat::Int4 {
+                group: AWQ_GPTQ_GROUP,
+            },
+            "mxfp4" => WeightFormat::Mxfp4,
+            l => {
+                let group: u64 = l.strip_prefix("int4-g")?.parse().ok()?;
+                return (1..=MAX_QUANT_GROUP)
+                    .contains(&group)
+                    .then_some(WeightFormat::Int4 { group });
+            }
+        })
+    }
+
     /// Bits per quantised weight, including scale overhead.
     pub fn bits(self) -> f64 {
         match self {

@@ -257,7 +257,7 @@ cli-warn-plan-ignores = `[{ $key }]` is read by `gpuplan estimate` only: `plan` 
    *[other] takes its serving settings from `[serve]`
 }; the table is ignored
 cli-note-paged-peft = --paged-optimizer is counted for full training only: a LoRA/QLoRA run's adapter optimizer states are small and stay counted in device memory (docs/methodology.md, options of the step)
-cli-note-weights-awq = --weights awq is sized as int4-g128: AWQ's 4-bit weights with a 16-bit scale and zero point per 128 inputs (AutoAWQ's default group; a GPTQ checkpoint of that group stores the same bytes), served with the engine's AWQ kernel; vLLM and SGLang load AWQ only from compute capability 7.5, so no plan below it serves it (--weights gptq loads from 6.0)
+cli-note-weights-awq = awq (--weights, or `weights` in the workload file) is sized as int4-g128: AWQ's 4-bit weights with a 16-bit scale and zero point per 128 inputs (AutoAWQ's default group; a GPTQ checkpoint of that group stores the same bytes), served with the engine's AWQ kernel; vLLM and SGLang load AWQ only from compute capability 7.5, so no plan below it serves it (--weights gptq loads from 6.0)
 
 # A price's age after its date (prices::age_label).
 price-age = {", "}{ $days } d old

@@ -304,6 +304,10 @@ fix-weights-int4-chip = { $engine } has no int4 kernel on { $gpu } (compute capa
 fix-weights-awq-chip = the checkpoint is AWQ, which { $engine } loads only from compute capability 7.5 (AWQConfig.get_min_capability; { $gpu } has { $cc }): serve a GPTQ int4 release of the model (its exllama kernel loads from 6.0), 16-bit weights (`weights = "bf16"`), or a chip of compute capability 7.5 or later
 fix-weights-int4-trtllm-group = TensorRT-LLM's fine-grained int4 GEMMs take groups of 64 or 128 only (`Only group size 64 and 128 supported for fine grained kernels.`, fpA_intB_gemm_template.h): use int4-g64 or int4-g128 (int4-g{ $hidden } is per-channel), or engine vllm or sglang
 fix-weights-experts-only = { $model } has no routed experts, and MXFP4 quantizes only those (the rest stays 16-bit): use --weights int4, int8 or fp8 for a smaller copy, or bf16
+fix-weights-word = use a word `--weights` takes: bf16, fp16, fp8, int8, int4 (AWQ/GPTQ 4-bit at group 128; also awq, gptq), int4-g<N> (a group of N weights, N from 1 to { $max }), mxfp4{ $table ->
+    [inference] , fp32
+   *[other] {""}
+}; or a table with a `format` key for bits per weight or a bitsandbytes checkpoint (docs/workload-format.md)
 fix-weights-int4-group = an int4 group must divide the input width of every linear, and { $model } has a linear reading { $width } inputs, which { $group } does not divide ({ $engine ->
     [trtllm] TensorRT-LLM's int4_awq quantize.py cannot place the groups
     [static] no engine's loader splits a group

@@ -75,3 +75,9 @@ phrase-model-state-space = state-space (Mamba) layers are not modelled: gpuplan 
 # Parser phrases found by tools/hostile_sweep.py (2026-12-05).
 phrase-parse-recursion = recursion limit exceeded
 phrase-serde-weight-format = internally tagged enum WeightFormat
+
+# Qualifiers inside chip names (data/gpus.toml), read by i18n::gpu_name (audit r21).
+phrase-gpu-variant-not-stated = variant not stated
+phrase-gpu-unnamed-nvidia = unnamed 'NVIDIA GPU'
+phrase-gpu-unnamed = unnamed,
+phrase-gpu-per-chip = , per chip

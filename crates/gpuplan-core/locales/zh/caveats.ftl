@@ -27,10 +27,21 @@ cav-stack-megatron = 此布局（TP { $tp } × PP { $pp } × EP { $ep }，ZeRO-{
 cav-memory-lower-bound = 显存为下限：{ $basis }
 cav-cnn-efficiency = 吞吐按 { $name } = 峰值的 { $pct }% 计算（卷积/UNet 训练远低于 Transformer 的矩阵乘效率）；请实测第一个 epoch
 cav-no-bf16 = { $gpu } 不支持 bf16：改用 fp16 混合精度训练（动态损失缩放，fp32 主权重）
-cav-serve-no-bf16 = { $gpu } 不支持 bf16：权重和 KV 缓存改用 fp16（大小相同；vLLM 需加 --dtype half）
+cav-serve-no-bf16 = { $gpu } 不支持 bf16：权重和 KV 缓存改用 fp16（大小相同；{ $engine ->
+    [sglang] SGLang 在计算能力 8.0 以下会自行改用 float16
+    [trtllm] 转换 TensorRT-LLM 检查点时加 --dtype float16
+    [static] 以 float16 加载模型
+   *[other] vLLM 需加 --dtype half
+}）
 cav-serve-int4-not-marlin = { $gpu }（计算能力 { $cc }）上 { $engine } 的 { $weights } 运行 GPTQ 的 exllama 内核（AWQ int4 检查点则用 vLLM 的 AWQ GEMM 内核，需 7.5 及以上），而不是需要 8.0 的 Marlin：解码时间按 Marlin 接近理想的权重带宽估算，在这块芯片上未经验证
 cav-serve-no-bf16-no-kv = { $gpu } 不支持 bf16：权重和激活改用 fp16（大小相同；以 float16 加载模型，例如 torch_dtype=torch.float16）
-cav-serve-no-bf16-quantized = { $gpu } 不支持 bf16：{ $weights } 权重下激活和 KV 缓存改用 fp16（大小相同；vLLM 需加 --dtype half）
+cav-serve-trtllm-unlisted = TensorRT-LLM 未列出任何 Pascal GPU（{ $gpu }，计算能力 { $cc }）：其 README（v0.5.0）列出 Volta、Turing、Ampere、Hopper 和 Ada，之后的支持矩阵只列 Ampere 及以后；NVIDIA 也未说明会拒绝运行，因此本估算假定该引擎能在此构建和运行，未经验证
+cav-serve-no-bf16-quantized = { $gpu } 不支持 bf16：{ $weights } 权重下激活和 KV 缓存改用 fp16（大小相同；{ $engine ->
+    [sglang] SGLang 在计算能力 8.0 以下会自行改用 float16
+    [trtllm] 转换 TensorRT-LLM 检查点时加 --dtype float16
+    [static] 以 float16 加载模型
+   *[other] vLLM 需加 --dtype half
+}）
 cav-serve-denoising = 一个请求是一张图像：{ $steps } 个去噪步，{ $samples ->
         [1] 每步 1 个 UNet 样本（不用无分类器引导：guidance_scale ≤ 1，SDXL-Turbo 和 LCM 就这样运行）
        *[other] 每步 { $samples } 个 UNet 样本（无分类器引导把条件与无条件潜变量放在一批）

@@ -301,6 +301,10 @@ fix-weights-int4-chip = { $engine } 在 { $gpu }（计算能力 { $cc }）上没
 fix-weights-awq-chip = 该检查点为 AWQ 格式，{ $engine } 仅在计算能力 7.5 及以上加载（AWQConfig.get_min_capability；{ $gpu } 为 { $cc }）：请改用该模型的 GPTQ int4 版本（其 exllama 内核从 6.0 起可加载）、16 位权重（`weights = "bf16"`），或计算能力 7.5 及以上的芯片
 fix-weights-int4-trtllm-group = TensorRT-LLM 的细粒度 int4 GEMM 只接受 64 或 128 的分组（fpA_intB_gemm_template.h：`Only group size 64 and 128 supported for fine grained kernels.`）：请用 int4-g64 或 int4-g128（int4-g{ $hidden } 为逐通道），或改用 vllm 或 sglang 引擎
 fix-weights-experts-only = { $model } 没有路由专家，而 MXFP4 只量化路由专家（其余保持 16 位）：要更小的副本请用 --weights int4、int8 或 fp8，或用 bf16
+fix-weights-word = 请用 `--weights` 接受的词：bf16、fp16、fp8、int8、int4（AWQ/GPTQ 4 位、分组 128；也可写 awq、gptq）、int4-g<N>（每 N 个权重一组，N 为 1 到 { $max }）、mxfp4{ $table ->
+    [inference] 、fp32
+   *[other] {""}
+}；或写成带 `format` 键的表，用于每权重位数或 bitsandbytes 检查点（见 docs/workload-format.md）
 fix-weights-int4-group = int4 的分组必须整除每个线性层的输入宽度，而 { $model } 有一个输入为 { $width } 的线性层，{ $group } 不能整除它（{ $engine ->
     [trtllm] TensorRT-LLM 的 int4_awq 量化脚本 quantize.py 无法放置这些分组
     [static] 任何引擎的加载器都不会拆分一个分组

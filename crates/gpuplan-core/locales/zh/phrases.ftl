@@ -73,3 +73,9 @@ phrase-model-state-space = 状态空间（Mamba）层未建模：gpuplan 没有�
 # tools/hostile_sweep.py（2026-12-05）发现的解析器短语。
 phrase-parse-recursion = 嵌套层数超过上限
 phrase-serde-weight-format = 带 format 键的权重格式表（例如 { "{" } format = "int4", group = 128 { "}" }）
+
+# 芯片名称（data/gpus.toml）中的限定语，由 i18n::gpu_name 读取（audit r21）。
+phrase-gpu-variant-not-stated = 具体型号未注明
+phrase-gpu-unnamed-nvidia = 未具名，标为 'NVIDIA GPU'
+phrase-gpu-unnamed = 未具名，
+phrase-gpu-per-chip = ，每颗芯片

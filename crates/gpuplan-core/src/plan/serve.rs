@@ -997,8 +997,12 @@ fn serve_caveats(
         } else {
             "cav-serve-no-bf16-no-kv"
         };
-        caveats.push(crate::i18n::Msg::new(id).arg("gpu", gpu.id.as_str()).into());
+        let m = crate::i18n::Msg::new(id)
+            .arg("gpu", gpu.id.as_str())
+            .arg("engine", job.engine.name());
+        caveats.push(m.into());
     }
+    caveats.extend(crate::infer::engine_unlisted_note(job.engine, gpu).map(Into::into));
     // Weight-only int4/int8 below Marlin's 8.0 runs another kernel, whose speed is unverified.
     if let Some(m) = crate::infer::weight_only_kernel_note(job.engine, s.weights, gpu) {
         caveats.push(m.into());

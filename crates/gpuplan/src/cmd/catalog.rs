@@ -84,7 +84,7 @@ fn gpus(c: &Catalog, format: Format, wide: bool) -> Result<u8> {
         .map(|g| {
             vec![
                 g.id.clone(),
-                g.name.clone(),
+                gpuplan_core::i18n::gpu_name(&g.name, render::lang()),
                 opt(g.memory_gib),
                 opt(g.memory_bandwidth_gbs),
                 opt(g.tflops.bf16.filter(|x| *x > 0.0).or(g.tflops.fp16)),

@@ -932,7 +932,7 @@ fn training_hardware(
     Msg::new("est-hardware")
         .arg("nodes", c.nodes)
         .arg("per", c.gpus_per_node)
-        .arg("gpu", c.gpu.name.as_str())
+        .arg("gpu", gpuplan_core::i18n::gpu_name(&c.gpu.name, l))
         .arg("intra", c.intra_bandwidth.to_string())
         .arg("link", c.inter_link.name())
         .arg("inter", c.inter_bandwidth.to_string())
@@ -1057,8 +1057,9 @@ fn memory_levers(r: &Request, c: &ClusterSpec, e: &TrainingEstimate) -> Vec<(&'s
 }
 
 /// Whether the job fits the device's memory, in words.
-fn fit_verdict(c: &ClusterSpec, e: &TrainingEstimate) -> Msg {
-    let gpu = c.gpu.name.as_str();
+fn fit_verdict(c: &ClusterSpec, e: &TrainingEstimate, l: gpuplan_core::i18n::Lang) -> Msg {
+    let name = gpuplan_core::i18n::gpu_name(&c.gpu.name, l);
+    let gpu = name.as_str();
     match c
         .gpu
         .visible_memory()
@@ -1095,7 +1096,7 @@ fn memory_rows(c: &ClusterSpec, e: &TrainingEstimate, look: &Look) -> Vec<Vec<St
         gib(m.peak_allocated),
         String::new(),
     ]);
-    let verdict = fit_verdict(c, e).render(l);
+    let verdict = fit_verdict(c, e, l).render(l);
     let needed = if look.wide {
         t("est-needed")
     } else {
@@ -1389,7 +1390,11 @@ fn adapt_inference(
     }
     // `--weights awq`, or an AWQ checkpoint served as stored, names AWQ, which vLLM/SGLang load
     // only from 7.5 (audit r19 #1): refused before the notes on how it would run.
-    let named = a.weights.as_deref().map(|w| w.trim().to_lowercase()) == Some("awq".into());
+    // A file's `weights = "awq"` as the flag (audit r21 #1); the flag, when given, decides.
+    let named = match a.weights.as_deref() {
+        Some(w) => w.trim().eq_ignore_ascii_case("awq"),
+        None => r.file.inference_weights_awq,
+    };
     let stored = model.checkpoint_awq && model.checkpoint == Some(r.inference.weights);
     if named || stored {
         gpuplan_core::infer::check_awq_named(&r.inference, &cluster.gpu)?;
@@ -1397,6 +1402,9 @@ fn adapt_inference(
     let (s, note) = gpuplan_core::infer::adapt_half(&r.inference, &cluster.gpu, pinned)?;
     if let Some(n) = note {
         note_line(lang, n.get(lang));
+    }
+    if let Some(m) = gpuplan_core::infer::engine_unlisted_note(s.engine, &cluster.gpu) {
+        note_line(lang, &m.render(lang));
     }
     let kernel = gpuplan_core::infer::weight_only_kernel_note(s.engine, s.weights, &cluster.gpu);
     if let Some(m) = kernel {

@@ -244,41 +244,12 @@ fn warn_both(name: Option<&str>, config: &str, name_key: &str, config_key: &str)
     }
 }
 
-/// `int4-g<N>`, the label `plan` prints for an int4 checkpoint of group N (`int4-g32` for a
-/// GPTQ `group_size` 32, `int4-g<hidden>` for a per-channel one): any group the format itself
-/// accepts (1 to [`gpuplan_core::workload::MAX_QUANT_GROUP`], `WeightFormat::validate`), so every
-/// label `plan` prints is read back (review r14 #6: only `int4-g128` was).
-pub fn int4_label(s: &str) -> Option<gpuplan_core::workload::WeightFormat> {
-    let group: u64 = s.strip_prefix("int4-g")?.parse().ok()?;
-    (1..=gpuplan_core::workload::MAX_QUANT_GROUP)
-        .contains(&group)
-        .then_some(gpuplan_core::workload::WeightFormat::Int4 { group })
-}
-
-/// AWQ's and GPTQ's usual group: AutoAWQ's default `q_group_size` 128 and the `group_size` 128
-/// of the published 4-bit checkpoints (Qwen2.5-*-Instruct-AWQ and -GPTQ-Int4 config.json
-/// `quantization_config`); a checkpoint with another group is `int4-g<N>`.
-const AWQ_GPTQ_GROUP: u64 = 128;
-
-/// The weight formats named by a word, read the same by `plan --weights` and `estimate
-/// --weights` (review r15: `estimate` took `awq`, `gptq` and upper case, `plan` refused them):
-/// bf16, fp16, fp8, int8, int4 (= AWQ/GPTQ 4-bit at [`AWQ_GPTQ_GROUP`]), mxfp4 and
-/// `int4-g<N>` ([`int4_label`]). fp32, bitsandbytes labels and bits per weight are each
-/// command's own.
+/// The weight formats named by a word, read the same by `plan --weights`, `estimate --weights`
+/// (review r15: `estimate` took `awq`, `gptq` and upper case, `plan` refused them) and a workload
+/// file's weight strings (audit r21 #1): `WeightFormat::from_word`. fp32, bitsandbytes labels and
+/// bits per weight are each command's own.
 pub fn named_weights(word: &str) -> Option<gpuplan_core::workload::WeightFormat> {
-    use gpuplan_core::workload::WeightFormat as W;
-    let w = word.trim().to_lowercase();
-    Some(match w.as_str() {
-        "bf16" => W::Bf16,
-        "fp16" => W::Fp16,
-        "fp8" => W::Fp8,
-        "int8" => W::Int8,
-        "int4" | "awq" | "gptq" => W::Int4 {
-            group: AWQ_GPTQ_GROUP,
-        },
-        "mxfp4" => W::Mxfp4,
-        l => return int4_label(l),
-    })
+    gpuplan_core::workload::WeightFormat::from_word(word)
 }
 
 /// The bitsandbytes labels `plan` prints (`WeightFormat::name`).

@@ -349,9 +349,10 @@ fn serve_job(
     if let Some(w) = &a.weights {
         s.weights = parse_plan_weights(w, model)?;
         s.awq = awq_only(w);
-        if s.awq {
-            crate::render::note(Msg::new("cli-note-weights-awq"));
-        }
+    }
+    // The flag's AWQ, or a file's `weights = ["awq"]` (audit r21 #1: `parse_workload`).
+    if s.awq {
+        crate::render::note(Msg::new("cli-note-weights-awq"));
     }
     for w in &s.weights {
         gpuplan_core::infer::check_format_on_model(model, *w, s.engine)?;
@@ -1420,7 +1421,7 @@ fn top_plan(req: &PlanRequest, o: &PlanOutcome, v: &View, out: &mut String) {
         Msg::new("plan-top")
             .arg("nodes", p.nodes)
             .arg("id", p.instance.id.as_str())
-            .arg("gpu", p.gpu.name.as_str())
+            .arg("gpu", gpuplan_core::i18n::gpu_name(&p.gpu.name, l))
             .arg("provider", names::provider(p.instance.provider))
             .render(l)
     ));
@@ -1682,7 +1683,7 @@ fn why_not_one(
     let have = p.gpu.visible_memory().map_or(0.0, |b| b.gib());
     (need.gib() > have).then(|| {
         Msg::new("plan-why-not-one")
-            .arg("gpu", p.gpu.name.as_str())
+            .arg("gpu", gpuplan_core::i18n::gpu_name(&p.gpu.name, l))
             .arg("need", format!("{:.1}", need.gib()))
             .arg("have", format!("{have:.0}"))
             .arg("split", split_words(x, p.total_gpus, l))
