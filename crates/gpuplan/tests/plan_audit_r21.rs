@@ -28,15 +28,16 @@ fn a_checkpoint_longer_than_its_interval_gets_dalys_interval() {
             "tencent",
             "--deadline",
             "10d",
-            "--top",
-            "1",
         ],
     );
     let p = &common::plans(&v)[0];
     let a = common::advice(p, "checkpoint-stalls").expect("checkpoint stalls named");
     let text = a.to_string();
     assert!(text.contains("longer than the 60 min"), "{text}");
-    assert!(text.contains("Daly's optimum is one checkpoint every"), "{text}");
+    assert!(
+        text.contains("Daly's optimum is one checkpoint every"),
+        "{text}"
+    );
     assert!(text.contains("Daly 最优间隔"), "{text}");
     // #2: no storage class of the catalog was sized for these 16 Tencent nodes, so the write
     // rate is the fallback assumption, and the advice says so.
@@ -51,33 +52,40 @@ fn a_checkpoint_longer_than_its_interval_gets_dalys_interval() {
         .and_then(|s| s.parse().ok())
         .expect("an interval in hours");
     let hours = p["hours"].as_f64().expect("hours");
-    assert!(tau_h > 1.0 && tau_h <= hours, "{tau_h} h of {hours} h: {text}");
+    assert!(
+        tau_h > 1.0 && tau_h <= hours,
+        "{tau_h} h of {hours} h: {text}"
+    );
 }
 
-/// The clause is only for a stall longer than the interval: a plan whose checkpoint stalls are
-/// named but fit the hour keeps the advice as it was (audit r7's case).
+/// The clauses are only for a stall longer than the interval and an assumed write rate: audit
+/// r7's 70B plans on two nodes, whose 1840 s writes to a sized NAS are named, keep the advice as
+/// it was.
 #[test]
 fn a_stall_shorter_than_the_interval_keeps_the_advice_as_it_was() {
     let v = common::plan_json(
         TAG,
         &[
             "-m",
-            "Qwen2.5-7B",
+            "Llama-3.1-70B",
             "--task",
-            "lora",
+            "full",
             "--tokens",
-            "200M",
-            "--seq-len",
-            "32768",
-            "--top",
-            "3",
+            "1e9",
+            "--max-nodes",
+            "2",
         ],
     );
+    let mut named = 0;
     for p in common::plans(&v) {
         if let Some(a) = common::advice(p, "checkpoint-stalls") {
-            let text = a.to_string();
-            assert!(!text.contains("Daly"), "{text}");
-            assert!(!text.contains("assumed"), "{text}");
+            let en = a["en"].as_str().unwrap_or_default();
+            let stall = p["train"]["storage"]["checkpoint_write_s"].as_f64();
+            if stall.is_some_and(|s| s < 3600.0) {
+                assert!(!en.contains("Daly") && !en.contains("assumed"), "{en}");
+                named += 1;
+            }
         }
     }
+    assert!(named > 0, "no plan named sub-hour stalls");
 }
