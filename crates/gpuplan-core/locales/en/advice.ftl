@@ -14,7 +14,13 @@ adv-storage-class = Storage: the input pipeline needs { $read }; { $why }{ $for_
     [yes] { " " }Object storage suits datasets read sequentially; stage checkpoints on a file system.
    *[no] {""}
 }
-adv-checkpoint-stalls = Checkpoint writes take about { $share } of the job's time (~{ $hours } h; named above { $limit }): each { $ckpt_gib } GiB checkpoint, one every { $interval } min, stalls training { $stall_s } s while it is written at { $mbs } MB/s. Save asynchronously (PyTorch torch.distributed.checkpoint.async_save, Megatron-LM --async-save) so that only the copy to host memory stalls, or checkpoint less often.
+adv-checkpoint-stalls = Checkpoint writes take about { $share } of the job's time (~{ $hours } h; named above { $limit }): each { $ckpt_gib } GiB checkpoint, one every { $interval } min, stalls training { $stall_s } s while it is written at { $mbs } MB/s{ $assumed ->
+    [yes] {" "}(assumed, a single cloud disk's order of magnitude: the catalog sizes no storage class of this provider for this plan)
+   *[no] {""}
+}. Save asynchronously (PyTorch torch.distributed.checkpoint.async_save, Megatron-LM --async-save) so that only the copy to host memory stalls, or checkpoint less often.{ $longer ->
+    [yes] {" "}One write stalls training longer than the { $interval } min between checkpoints, so that schedule cannot be kept: for this stall and the plan's failure rate ({ $per_day } interruptions per day), Daly's optimum is one checkpoint every { $daly_h } h, stalling about { $daly_share } of the time (the hours above still count one every { $interval } min).
+   *[no] {""}
+}
 adv-storage-tiering = Cheaper hot/cold split: keep the { $object_gib } GiB dataset on { $object } (¥{ $object_cny }/month; it sustains the read rate) and a { $cache_gib } GiB { $cache } for the hot working set and the checkpoints (¥{ $cache_cny }/month): ¥{ $split }/month instead of ¥{ $whole } for { $whole_gib } GiB of { $class }. Read through a cache layer (JindoFS/Fluid, ossfs/obsfs/cosfs with a local cache, or the file system's data flow from object storage).
 adv-image-decode-cores = Image decode/augmentation at { $rate } samples/s needs about { $cores } host vCPUs ({ $per_core } img/s per vCPU){ $have ->
     [short] ; this plan has { $vcpus } vCPUs: too few, the GPUs will wait. Use GPU decoding (NVIDIA DALI) or a type with more vCPUs

@@ -14,7 +14,13 @@ adv-storage-class = 存储：数据读取需要 { $read }；建议使用{ $class
     [yes] 对象存储适合顺序读取的数据集；检查点请先写到文件系统。
    *[no] {""}
 }
-adv-checkpoint-stalls = 检查点写入约占任务时间的 { $share }（约 { $hours } 小时；超过 { $limit } 时提示）：每 { $interval } 分钟一次、每次 { $ckpt_gib } GiB 的检查点以 { $mbs } MB/s 写入，训练停顿 { $stall_s } 秒。改用异步保存（PyTorch torch.distributed.checkpoint.async_save、Megatron-LM --async-save），只在复制到主机内存时停顿；或降低检查点频率。
+adv-checkpoint-stalls = 检查点写入约占任务时间的 { $share }（约 { $hours } 小时；超过 { $limit } 时提示）：每 { $interval } 分钟一次、每次 { $ckpt_gib } GiB 的检查点以 { $mbs } MB/s 写入{ $assumed ->
+    [yes] （假设值，约为单块云盘的量级：目录中没有该云厂商可按本方案配置的存储类型）
+   *[no] {""}
+}，训练停顿 { $stall_s } 秒。改用异步保存（PyTorch torch.distributed.checkpoint.async_save、Megatron-LM --async-save），只在复制到主机内存时停顿；或降低检查点频率。{ $longer ->
+    [yes] 单次写入造成的停顿比两次检查点之间的 { $interval } 分钟还长，这个频率无法执行：按这一停顿时长和本方案的故障率（每天 { $per_day } 次中断），Daly 最优间隔为每 { $daly_h } 小时保存一次，停顿约占时间的 { $daly_share }（上面的时长仍按每 { $interval } 分钟一次计算）。
+   *[no] {""}
+}
 adv-storage-tiering = 更省的冷热分层：{ $object_gib } GiB 数据集放在{ $object }（每月 ¥{ $object_cny }，可满足读取速率），另用 { $cache_gib } GiB 的{ $cache }存放热数据和检查点（每月 ¥{ $cache_cny }）：合计每月 ¥{ $split }，比全部放在 { $whole_gib } GiB 的{ $class }上（每月 ¥{ $whole }）便宜。通过缓存层读取（JindoFS/Fluid、带本地缓存的 ossfs/obsfs/cosfs，或文件存储与对象存储的数据流动）。
 adv-image-decode-cores = 图像解码/增强以每秒 { $rate } 个样本计，需约 { $cores } 个主机 vCPU（每个 vCPU 每秒 { $per_core } 张图）{ $have ->
     [short] ；本方案只有 { $vcpus } 个 vCPU，不够，GPU 会空等：改用 GPU 解码（NVIDIA DALI）或 vCPU 更多的规格
