@@ -307,7 +307,7 @@ fix-weights-experts-only = { $model } has no routed experts, and MXFP4 quantizes
 fix-weights-word = use a word `--weights` takes: bf16, fp16, fp8, int8, int4 (AWQ/GPTQ 4-bit at group 128; also awq, gptq), int4-g<N> (a group of N weights, N from 1 to { $max }), mxfp4{ $table ->
     [inference] , fp32
    *[other] {""}
-}; or a table with a `format` key for bits per weight or a bitsandbytes checkpoint (docs/workload-format.md)
+}; or a weight format table: {"{"} format = "int4", group = 128 {"}"}, {"{"} format = "bits", bits_per_weight = 4.5 {"}"} (bits per weight; bitsandbytes checkpoints: docs/workload-format.md)
 fix-weights-int4-group = an int4 group must divide the input width of every linear, and { $model } has a linear reading { $width } inputs, which { $group } does not divide ({ $engine ->
     [trtllm] TensorRT-LLM's int4_awq quantize.py cannot place the groups
     [static] no engine's loader splits a group

@@ -304,7 +304,7 @@ fix-weights-experts-only = { $model } 没有路由专家，而 MXFP4 只量化�
 fix-weights-word = 请用 `--weights` 接受的词：bf16、fp16、fp8、int8、int4（AWQ/GPTQ 4 位、分组 128；也可写 awq、gptq）、int4-g<N>（每 N 个权重一组，N 为 1 到 { $max }）、mxfp4{ $table ->
     [inference] 、fp32
    *[other] {""}
-}；或写成带 `format` 键的表，用于每权重位数或 bitsandbytes 检查点（见 docs/workload-format.md）
+}；或写成权重格式表：{"{"} format = "int4", group = 128 {"}"}、{"{"} format = "bits", bits_per_weight = 4.5 {"}"}（每权重位数；bitsandbytes 检查点见 docs/workload-format.md）
 fix-weights-int4-group = int4 的分组必须整除每个线性层的输入宽度，而 { $model } 有一个输入为 { $width } 的线性层，{ $group } 不能整除它（{ $engine ->
     [trtllm] TensorRT-LLM 的 int4_awq 量化脚本 quantize.py 无法放置这些分组
     [static] 任何引擎的加载器都不会拆分一个分组
