@@ -17,7 +17,17 @@ const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 /// (train/userbuffers.rs). NeMo-Framework-Launcher 24.07's SFT config keeps apex's
 /// distributed_fused_adam master weights and moments in bf16 (`optimizer_dtype`,
 /// launcher_scripts/conf/peft/llama/sft.yaml `dtype: bf16`): 24.3 GiB less, and it fits.
-const SHORT: &[(&str, f64)] = &[];
+///
+/// Since stop 40 one row is listed, cause not established: DGX Cloud's Nemotron-4 340B FP8 row
+/// at 128 H100 (TP 8 · PP 8 · VP 12, so DP 2: the distributed optimizer halves 12 B of fp32
+/// master weights and moments per parameter, 32.25 GiB of 5.77B parameters) is estimated at
+/// 74.72 GiB allocated, which fits, and 84.58 GiB needed with the 10% allocator reserve
+/// (7.47 GiB), the CUDA context and NCCL's buffers: 5.70 GiB short. Candidates, unchecked:
+/// apex's distributed_fused_adam (the recipe's optimizer, NeMo 24.09) storing bf16 remainders
+/// of the fp32 master weights (`store_param_remainders`, 2 B a parameter less: 5.4 GiB here) and
+/// a reserve below 10% when the allocation pattern repeats every step. Its 2,048-GPU twin
+/// (DP 32) fits.
+const SHORT: &[(&str, f64)] = &[("t-dgxc-nemotron4-340b-fp8-128gpu", 5.70)];
 
 /// (id, needed per device GiB, usable GiB) of every Megatron FP8 training row.
 fn rows() -> Vec<(String, f64, f64)> {
@@ -54,7 +64,8 @@ fn rows() -> Vec<(String, f64, f64)> {
 #[test]
 fn every_published_megatron_fp8_row_fits_its_gpu() {
     let rows = rows();
-    assert_eq!(rows.len(), 48, "Megatron FP8 training rows");
+    // 48 before stop 40 added the DGX Cloud recipes' 12 FP8 rows (t-dgxc-*, NeMo 24.09).
+    assert_eq!(rows.len(), 60, "Megatron FP8 training rows");
     let mut failures = Vec::new();
     for (id, needed, usable) in &rows {
         match SHORT.iter().find(|(s, _)| s == id) {

@@ -173,7 +173,7 @@ fix-a-wrong-name-row-needs-a = 错误名称行需要非空的 name
 fix-the-raw-chip-name-is-empty = 原始芯片名为空
 fix-lora-no-linears = { $model }（{ $type }）以总量描述，没有可适配的线性层：请用 --task full
 fix-lora-unknown-target = { $model } 没有这个名字的线性层；可用的名字：{ $names }，或 all-linear
-fix-lora-fused-pair = { $model } 把 { $present } 与 { $missing } 融合为一个参数（transformers 5 的 `gate_up_proj`），PEFT 拒绝只适配其中一个（"Cannot convert PEFT target(s) { $present } without also targeting { $missing }"）：请两个都写，或都不写；可用的名字：{ $names }，或 all-linear
+fix-lora-fused-pair = { $model } 把 { $present } 与 { $missing } 融合为一个参数（transformers 5 的 `gate_up_proj`），PEFT 拒绝只适配其中一个：请两个都写，或都不写；可用的名字：{ $names }，或 all-linear
 fix-lora-modules-to-save = 不是此处 PEFT modules_to_save 可训练的模块；可用的名字：{ $names }（词嵌入或 LM head）
 fix-lora-fused-qkv = fused_qkv 由推导得出，不可选择：{ $model } 在 framework = "{ $framework }" 和这些 targets 下为 { $fused }（megatron 下 q/k/v 共用一个 adapter，GPT-2 的 c_attn 等融合模块亦然）；删除该键或设为 { $fused }
 fix-filter-gpus = 每个实例规格的 GPU 数，大于 0 且不超过 1024（例如 8；vGPU 分片：0.25）
