@@ -244,20 +244,22 @@ fn weight_words(t: &mut toml::Value) -> Result<(bool, WordsAwq), CoreError> {
         .and_then(|s| s.get_mut("weights"))
         .and_then(toml::Value::as_array_mut)
     {
-        let mut other_int4 = false;
+        // The list's words, a format table written `int4` among them (AWQ is then not alone).
+        let mut words: Vec<String> = Vec::new();
         for v in list.iter_mut() {
             match v.as_str().map(str::to_string) {
                 Some(w) => {
-                    let l = w.trim().to_lowercase();
-                    awq.serve |= l == "awq";
-                    other_int4 |= l == "gptq" || l.starts_with("int4");
                     *v = word("serve.weights", &w, false)?;
+                    words.push(w);
                     found = true;
                 }
-                None => other_int4 |= v.get("format").and_then(toml::Value::as_str) == Some("int4"),
+                None if v.get("format").and_then(toml::Value::as_str) == Some("int4") => {
+                    words.push("int4".to_string())
+                }
+                None => {}
             }
         }
-        awq.serve &= !other_int4;
+        awq.serve = WeightFormat::names_awq_alone(&words);
     }
     Ok((found, awq))
 }

@@ -1872,6 +1872,19 @@ impl WeightFormat {
         })
     }
 
+    /// Whether weight words name AWQ and no other int4 (`gptq`, `int4`, `int4-g<N>`), any case: a
+    /// serving search then keeps AWQ's kernel floor (`ServeJob::awq`, audit r20 #2); with another
+    /// int4 beside it either checkpoint is acceptable and GPTQ's floor applies. Read the same by
+    /// `plan --weights` and a workload file's `[serve] weights` (audit r21 #1).
+    pub fn names_awq_alone<S: AsRef<str>>(words: &[S]) -> bool {
+        let lower = |w: &S| w.as_ref().trim().to_lowercase();
+        let other_int4 = |w: &S| {
+            let l = lower(w);
+            l == "gptq" || l.starts_with("int4")
+        };
+        words.iter().any(|w| lower(w) == "awq") && !words.iter().any(other_int4)
+    }
+
     /// Bits per quantised weight, including scale overhead.
     pub fn bits(self) -> f64 {
         match self {

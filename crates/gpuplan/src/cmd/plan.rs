@@ -348,7 +348,8 @@ fn serve_job(
     check_steps(&s, model)?;
     if let Some(w) = &a.weights {
         s.weights = parse_plan_weights(w, model)?;
-        s.awq = awq_only(w);
+        let words: Vec<&str> = w.split(',').collect();
+        s.awq = gpuplan_core::workload::WeightFormat::names_awq_alone(&words);
     }
     // The flag's AWQ, or a file's `weights = ["awq"]` (audit r21 #1: `parse_workload`).
     if s.awq {
@@ -406,15 +407,6 @@ fn tpot_unit_hint(tpot: Option<f64>) {
     if let Some(t) = tpot.filter(|t| t.is_finite() && *t >= TPOT_UNIT_HINT_S) {
         crate::render::warn(Msg::new("cli-warn-tpot-seconds").arg("value", format!("{t}")));
     }
-}
-
-/// `--weights` names AWQ and no other int4 (`gptq`, `int4`, `int4-g<N>`): the search keeps
-/// AWQ's kernel floor (`ServeJob::awq`, audit r20 #2); with `gptq` or `int4` beside it either
-/// checkpoint is acceptable and GPTQ's floor applies.
-fn awq_only(w: &str) -> bool {
-    let words: Vec<String> = w.split(',').map(|x| x.trim().to_lowercase()).collect();
-    let other_int4 = |x: &String| x == "gptq" || x.starts_with("int4");
-    words.iter().any(|x| x == "awq") && !words.iter().any(other_int4)
 }
 
 /// `--weights bf16,int4,…`: the weight formats the search may serve in.
