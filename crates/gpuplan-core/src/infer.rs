@@ -2252,6 +2252,9 @@ struct Steps<'a> {
     peak: FlopRate,
     bw: Bandwidth,
     linear_active: f64,
+    /// The decode linears that are not routed experts ([`decode_dense_linear_params`]): the ones
+    /// whose FP8 GEMMs [`fp8_token_rows`] pads.
+    linear_dense: f64,
     head: f64,
     layers: f64,
     /// GEMM efficiency: `prefill_efficiency` × the format's derate.
@@ -2382,9 +2385,56 @@ impl Steps<'_> {
         DecodeStep {
             weights: transfer_time(Bytes(weights), bw),
             gemm: compute_time(flops, self.peak * self.eff),
+            padded: self.padded_rows_seconds(batch, bw),
             // Sliding layers load only their window's keys, full layers every one.
             kv: transfer_time(Bytes(batch * t.mean_attended_keys(ctx) * kv), bw),
         }
+    }
+
+    /// Seconds the padded token rows of the FP8 GEMMs ([`fp8_token_rows`]) add to a decode step:
+    /// their tensor-core work over `rows` rows at the GEMM rate, less the time the same kernels
+    /// spend streaming their weights (which the step's weight reads already count). Zero where
+    /// the chip computes the padded tile faster than it reads the weights (every chip in the
+    /// catalog but the H20: its FP8 peak over its bandwidth, 296 TFLOPS ÷ 4.0 TB/s, is 74 FLOP
+    /// per byte, below the padded tile's 2 × 64 = 128 FLOP per FP8 weight byte).
+    fn padded_rows_seconds(&self, batch: f64, bw: Bandwidth) -> Seconds {
+        let rows = fp8_token_rows(self.s, batch);
+        if rows <= batch || self.linear_dense <= 0.0 {
+            return Seconds(0.0);
+        }
+        let tp = self.s.tp.max(1) as f64;
+        let flops = Flops(2.0 * self.linear_dense * rows / tp);
+        let bytes = Bytes(self.linear_dense * self.s.weights.bits() / 8.0 / tp);
+        let extra = compute_time(flops, self.peak * self.eff).0 - transfer_time(bytes, bw).0;
+        Seconds(extra.max(0.0))
+    }
+}
+
+/// Token rows of the M-tile in which SGLang's FP8 linears compute a decode step's tokens.
+pub const FP8_TOKEN_TILE: f64 = 64.0;
+
+/// Rows an FP8 linear's tensor cores compute for `batch` tokens (stop 41, the H20's batch-1
+/// decode). SGLang tiles the token dimension of its FP8 GEMMs by 64 rows and computes the whole
+/// tile: the block-FP8 Triton kernel `_w8a8_block_fp8_matmul`
+/// (python/sglang/srt/layers/quantization/fp8_kernel.py) loads `tl.arange(0, BLOCK_SIZE_M)`
+/// token rows (`% M`, so at M = 1 the one row 64 times) and multiplies them all with `tl.dot`,
+/// only masking the store; its default config is `"BLOCK_SIZE_M": 64`, and the tuned H20 table
+/// of Qwen3-32B's QKV shape holds 64 at M = 1 too (configs/N=10240,K=5120,
+/// device_name=NVIDIA_H20,dtype=fp8_w8a8,block_shape=[128, 128].json @1f4eca79). SGLang's per-channel FP8 CUTLASS
+/// path used a 64-row tile "for all small-M paths … for M=1 only 1/64 of the M dim is real work, the rest is
+/// padding-compute" (sgl-project/sglang PR #25532, 2026-05, which added swap-AB for that path
+/// only). On most chips the padded tile is free (the GEMM streams its weights slower than it
+/// computes 64 rows); the H20's FP8 tensor cores run at 296 TFLOPS against 4.0 TB/s, so there
+/// the padded work bounds the kernel (DeepGEMM PR #192 measures it on the H20: a 32-row grouped
+/// FP8 GEMM in 64-row tiles at 117 TFLOPS and 1,862 GB/s, 3,100 GB/s once swap-AB drops the
+/// padding, while on an H100 swap-AB gains nothing, 2,836 → 2,725 GB/s). Routed experts are
+/// left out: the fused-MoE kernel's M-tile at M = 1 comes from per-shape tables not read here.
+/// Other engines and formats: `batch` (their kernels' decode tiles are not sourced).
+pub fn fp8_token_rows(s: &InferenceSetup, batch: f64) -> f64 {
+    if s.engine == Engine::Sglang && compute_dtype(s.weights) == ComputeDtype::Fp8 {
+        (batch / FP8_TOKEN_TILE).ceil().max(1.0) * FP8_TOKEN_TILE
+    } else {
+        batch
     }
 }
 
@@ -2409,16 +2459,19 @@ fn embedding_table_bytes(b: &ParamBreakdown, s: &InferenceSetup) -> f64 {
 struct DecodeStep {
     weights: Seconds,
     gemm: Seconds,
+    /// What the padded rows of SGLang's FP8 GEMMs add beyond their weight reads
+    /// ([`fp8_token_rows`]): zero but on the H20.
+    padded: Seconds,
     kv: Seconds,
 }
 
 impl DecodeStep {
     fn time(&self) -> Seconds {
-        self.weights.max(self.gemm) + self.kv
+        self.weights.max(self.gemm) + self.padded + self.kv
     }
 
     fn bandwidth_bound(&self) -> bool {
-        self.weights.0 + self.kv.0 >= self.gemm.0
+        self.weights.0 + self.kv.0 >= self.gemm.0 + self.padded.0
     }
 }
 
@@ -2475,6 +2528,7 @@ pub fn latency(
         peak,
         bw,
         linear_active: decode_linear_params(&b, t),
+        linear_dense: decode_dense_linear_params(&b, t),
         head: (t.vocab * t.hidden) as f64,
         layers,
         eff,
@@ -2645,6 +2699,23 @@ fn decode_linear_params(b: &ParamBreakdown, t: &TransformerSpec) -> f64 {
                 .linears
                 .iter()
                 .filter(|l| !t.reads_encoder(g.name, l.name))
+                .map(Linear::active_params)
+                .sum();
+            (g.count * per_layer) as f64
+        })
+        .sum()
+}
+
+/// The decode linear parameters ([`decode_linear_params`]) outside the routed experts: attention,
+/// dense MLPs and shared experts, one copy each.
+fn decode_dense_linear_params(b: &ParamBreakdown, t: &TransformerSpec) -> f64 {
+    b.groups
+        .iter()
+        .map(|g| {
+            let per_layer: u64 = g
+                .linears
+                .iter()
+                .filter(|l| l.copies <= 1 && !t.reads_encoder(g.name, l.name))
                 .map(Linear::active_params)
                 .sum();
             (g.count * per_layer) as f64

@@ -1397,3 +1397,60 @@ fn fp8_prefill_attention_needs_an_fp8_fmha_and_cache() {
         assert!(t.is_finite() && t > 0.0);
     }
 }
+
+/// Stop 41: SGLang computes its FP8 linears' tokens in 64-row tiles (`infer::fp8_token_rows`).
+/// On the H20 (296 FP8 TFLOPS over 4.0 TB/s) the padded tile at batch 1 outlasts the weight
+/// reads and slows the step; on an H100 or H200 it hides behind them, and vLLM, bf16 and batch
+/// 64 (a full tile) are untouched.
+#[test]
+fn sglang_fp8_padded_token_tile_binds_on_the_h20_only() {
+    use gpuplan_core::infer::fp8_token_rows;
+    let m = &find_preset("Qwen3-8B").expect("preset").model;
+    let tun = Tunables::default();
+    let at = |gpu: &str, engine: Engine, batch: u64, w: WeightFormat| {
+        let s = InferenceSetup {
+            engine,
+            ..setup(batch, 1, w)
+        };
+        latency(m, &s, find_gpu(gpu).expect("gpu"), &tun)
+            .expect("latency")
+            .time_per_token
+            .0
+    };
+    let sg = setup(1, 1, WeightFormat::Fp8);
+    let sg = InferenceSetup {
+        engine: Engine::Sglang,
+        ..sg
+    };
+    assert_eq!(fp8_token_rows(&sg, 1.0), 64.0);
+    assert_eq!(fp8_token_rows(&sg, 65.0), 128.0);
+    assert_eq!(fp8_token_rows(&setup(1, 1, WeightFormat::Fp8), 1.0), 1.0);
+    let fp8 = WeightFormat::Fp8;
+    // H20 at batch 1: slower than the same setup under vLLM (no padded tile charged), and
+    // compute-bound.
+    let h20_sg = at("h20", Engine::Sglang, 1, fp8);
+    let h20_vllm = at("h20", Engine::Vllm, 1, fp8);
+    assert!(h20_sg > 1.3 * h20_vllm, "{h20_sg} vs {h20_vllm}");
+    let s = InferenceSetup {
+        engine: Engine::Sglang,
+        ..setup(1, 1, fp8)
+    };
+    let l = latency(m, &s, find_gpu("h20").expect("gpu"), &tun).expect("latency");
+    assert!(!l.decode_bandwidth_bound);
+    assert!(l.time_per_token.0.is_finite() && l.time_per_token.0 > 0.0);
+    // The padded tile is the same up to 64 tokens: batch 64 adds its KV loads, not GEMM work,
+    // where vLLM's step (no padded tile charged) grows with the batch's FLOPs.
+    let h20_64 = at("h20", Engine::Sglang, 64, fp8);
+    let vllm_64 = at("h20", Engine::Vllm, 64, fp8);
+    assert!(h20_64 < 1.5 * h20_sg, "{h20_64} vs {h20_sg}");
+    assert!(vllm_64 > 1.5 * h20_vllm, "{vllm_64} vs {h20_vllm}");
+    // Chips whose FP8 tensor cores outrun their memory: no change.
+    for gpu in ["h100-sxm", "h200"] {
+        let l = latency(m, &s, find_gpu(gpu).expect("gpu"), &tun).expect("latency");
+        assert!(l.decode_bandwidth_bound, "{gpu}");
+    }
+    // bf16 under SGLang on the H20: no padded tile (its cuBLAS kernel's tile is not sourced).
+    let bf_sg = at("h20", Engine::Sglang, 1, WeightFormat::Bf16);
+    let bf_vllm = at("h20", Engine::Vllm, 1, WeightFormat::Bf16);
+    assert!(bf_sg <= bf_vllm * 1.05, "{bf_sg} vs {bf_vllm}");
+}

@@ -308,8 +308,13 @@ fn training_accuracy_stays_within_todays_bands() {
     // estimate: 25 in band, 5 recorded (gpt-fast Llama-3.1-405B int8 TP 8 -29.3%, Llama-3.1-70B
     // bf16 TP 2 -22.4%; LMDeploy batch-64 throughput 7B +45.9% and 70B TP 4 +50.6%, 7B batch 16 x
     // 2048 +23.8%), causes in their known_deviation texts; no model change.
+    // 31 since stop 41 (h20-22): SGLang's FP8 linears compute 64-row token tiles (infer.rs
+    // `fp8_token_rows`), which bind on the H20's capped tensor cores (296 FP8 TFLOPS over
+    // 4.0 TB/s): the Qwen3 speed page's Qwen3-8B/32B FP8 H20 rows -43.5/-42.9% -> -0.7/+16.2%
+    // came into band (their `fp8_kernels` now `current`: SGLang 0.4.6 is a current FP8 engine;
+    // +14.0/+36.5% under the serving default 2023 ratio); nothing fitted.
     assert!(
-        known_serving <= 33,
+        known_serving <= 31,
         "{known_serving} known deviations (serving)"
     );
     // Measured 8.98% over the 100 round-4 cases (8.84% over them with the one weight split below),
