@@ -2410,7 +2410,8 @@ impl Steps<'_> {
     }
 }
 
-/// Token rows of the M-tile in which SGLang's FP8 linears compute a decode step's tokens.
+/// Token rows of the M-tile in which SGLang's FP8 linears compute a decode step's tokens: read
+/// from SGLang's source ([`fp8_token_rows`]), not fitted (no case is in-sample for it).
 pub const FP8_TOKEN_TILE: f64 = 64.0;
 
 /// Rows an FP8 linear's tensor cores compute for `batch` tokens (stop 41, the H20's batch-1
