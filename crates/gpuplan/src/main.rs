@@ -56,10 +56,7 @@ fn main() -> ExitCode {
     let lang = cli::Lang::from_args(&args);
     render::set_lang(lang);
     let args = without_help_lang(args);
-    let parsed = cli::help::command(lang)
-        .try_get_matches_from(&args)
-        .and_then(|m| <cli::Cli as clap::FromArgMatches>::from_arg_matches(&m));
-    let cli = match parsed {
+    let cli = match parse(&args, lang) {
         Ok(c) => c,
         Err(e) => return usage_error(e, json, lang),
     };
@@ -73,6 +70,19 @@ fn main() -> ExitCode {
             ExitCode::from(exit::USAGE)
         }
     }
+}
+
+/// The flags, parsed by the bare clap tree first: a run whose flags parse shows no help text,
+/// and putting the catalog's help texts onto the tree ([`cli::help::command`]) was ~5% of a
+/// `plan` run's instructions (docs/performance.md, stop 41). The texts change what clap prints,
+/// never what it parses, so any error (`--help` and `--version` are errors to clap too) is
+/// made again by the tree in `lang`, and what it prints is the same as before.
+fn parse(args: &[String], lang: gpuplan_core::i18n::Lang) -> Result<cli::Cli, clap::Error> {
+    let by = |c: clap::Command| {
+        c.try_get_matches_from(args)
+            .and_then(|m| <cli::Cli as clap::FromArgMatches>::from_arg_matches(&m))
+    };
+    by(cli::help::bare_command()).or_else(|_| by(cli::help::command(lang)))
 }
 
 /// `gpuplan help plan --lang zh`: clap's `help` subcommand takes subcommand names only, so the

@@ -1165,12 +1165,100 @@ pub fn rank_and_fold(plans: &mut Vec<Plan>, obj: Objective) {
 }
 
 /// [`rank_and_fold`], handing back the plans folded into others (for the caller to free).
-#[allow(clippy::vec_box)] // see `fold_into`
-fn rank_and_fold_out(plans: &mut Vec<Plan>, obj: Objective) -> Vec<Box<Plan>> {
+/// Both steps work within `plans`' own allocation: a second list of plans (a plan is several
+/// KB; 412 of them in the 64-node pretraining scenario) was fresh memory for every search
+/// (docs/performance.md, stop 41).
+fn rank_and_fold_out(plans: &mut Vec<Plan>, obj: Objective) -> Vec<Plan> {
     let order = rank_order(plans, obj);
-    // (`drain` keeps the allocation: the folded plans go back into it.)
-    let mut slots: Vec<Option<Plan>> = plans.drain(..).map(Some).collect();
-    fold_into(plans, order.into_iter().filter_map(|i| slots[i].take()))
+    permute(plans, &order);
+    fold_in_place(plans)
+}
+
+/// Puts `plans` in `order` (`plans[j]` becomes the old `plans[order[j]]`; `order` is a
+/// permutation) by swapping along the permutation's cycles: position `at` holds the cycle's
+/// first plan until it takes the plan it needs from `order[at]`, which then holds it.
+fn permute<T>(plans: &mut [T], order: &[usize]) {
+    let mut placed = vec![false; order.len()];
+    for start in 0..order.len() {
+        let mut at = start;
+        while !placed[at] {
+            placed[at] = true;
+            let from = order[at];
+            if from == start {
+                break;
+            }
+            plans.swap(at, from);
+            at = from;
+        }
+    }
+}
+
+/// [`fold_into`] on a ranked list, within it: the plans kept move to the front in rank order
+/// (`plans[..kept]`), each near-duplicate stays behind them, and those are returned.
+fn fold_in_place(plans: &mut Vec<Plan>) -> Vec<Plan> {
+    let mut buckets: std::collections::HashMap<(Provider, String, u64), Vec<usize>> =
+        std::collections::HashMap::new();
+    let mut kept = 0;
+    for r in 0..plans.len() {
+        let (head, tail) = plans.split_at_mut(r);
+        let p = &mut tail[0];
+        let key = (
+            p.instance.provider,
+            p.gpu.id.clone(),
+            p.total_gpus.to_bits(),
+        );
+        let bucket = buckets.entry(key).or_default();
+        match bucket.iter().copied().find(|&i| {
+            near_duplicate(&head[i], p) || lossier_twin(&head[i], p) || lossier_twin(p, &head[i])
+        }) {
+            Some(i) => fold_one(&mut head[i], p),
+            None => {
+                bucket.push(kept);
+                plans.swap(kept, r);
+                kept += 1;
+            }
+        }
+    }
+    plans.split_off(kept)
+}
+
+/// [`fold_into`]'s step for a near-duplicate `p` of the kept plan `k`, in place: `k` becomes
+/// the plan shown (it may take `p`'s place), `p` the one named beside it.
+fn fold_one(k: &mut Plan, p: &mut Plan) {
+    if lossier_twin(p, k) {
+        native_shown_in_place(k, p);
+    } else if k.train.is_some() && p.nodes < k.nodes {
+        shown_instead_in_place(k, p);
+    }
+    let name = also_name(k, p);
+    if !k.also.contains(&name) {
+        k.also.push(name);
+    }
+}
+
+/// How a folded plan `p` is named beside the kept `k`: "N × instance", with its format where
+/// the two differ in it.
+fn also_name(k: &Plan, p: &Plan) -> String {
+    let name = format!("{} × {}", p.nodes, p.instance.id);
+    // A lossier twin on the same machines is told apart by its format.
+    match (&k.serve, &p.serve) {
+        (Some(x), Some(y)) if x.weights != y.weights => format!("{name} {}", y.weights.name()),
+        _ => name,
+    }
+}
+
+/// [`shown_instead`] in place: `kept` and `p` trade places, the names folded so far staying
+/// with the plan shown.
+fn shown_instead_in_place(kept: &mut Plan, p: &mut Plan) {
+    std::mem::swap(kept, p);
+    std::mem::swap(&mut kept.also, &mut p.also);
+    p.also.clear();
+}
+
+/// [`native_shown`] in place.
+fn native_shown_in_place(kept: &mut Plan, p: &mut Plan) {
+    mark_format(kept);
+    shown_instead_in_place(kept, p);
 }
 
 impl ServeDetail {
@@ -1356,6 +1444,12 @@ fn shown_instead(kept: &mut Plan, p: Plan) -> Plan {
 /// fleet for the same money; the names folded into `kept` with its own format so far get that
 /// format written beside them, as they now differ from the row shown.
 fn native_shown(kept: &mut Plan, p: Plan) -> Plan {
+    mark_format(kept);
+    shown_instead(kept, p)
+}
+
+/// The names folded into `kept` with its own format so far get that format written beside them.
+fn mark_format(kept: &mut Plan) {
     if let Some(s) = &kept.serve {
         let format = s.weights.name();
         for name in &mut kept.also {
@@ -1365,7 +1459,6 @@ fn native_shown(kept: &mut Plan, p: Plan) -> Plan {
             }
         }
     }
-    shown_instead(kept, p)
 }
 
 /// Plans not dominated in (cost, time).
@@ -1412,6 +1505,52 @@ pub fn pareto_indices(pts: &[(usize, f64, f64)]) -> Vec<usize> {
 mod tests {
     use super::*;
     use crate::workload::{Framework, Recompute, TrainTask};
+
+    /// `permute` puts every item where `order` says, for every permutation of up to 6 items
+    /// (all cycle shapes: fixed points, swaps, one long cycle) and for a few longer ones.
+    #[test]
+    fn permute_is_indexing_by_the_order() {
+        fn each(n: usize, mut f: impl FnMut(&[usize])) {
+            // Heap's algorithm over 0..n.
+            let mut a: Vec<usize> = (0..n).collect();
+            let mut c = vec![0; n];
+            f(&a);
+            let mut i = 0;
+            while i < n {
+                if c[i] < i {
+                    a.swap(if i % 2 == 0 { 0 } else { c[i] }, i);
+                    f(&a);
+                    c[i] += 1;
+                    i = 0;
+                } else {
+                    c[i] = 0;
+                    i += 1;
+                }
+            }
+        }
+        let check = |order: &[usize]| {
+            let items: Vec<String> = (0..order.len()).map(|i| format!("p{i}")).collect();
+            let mut moved = items.clone();
+            permute(&mut moved, order);
+            let want: Vec<String> = order.iter().map(|&i| items[i].clone()).collect();
+            assert_eq!(moved, want, "order {order:?}");
+        };
+        for n in 0..=6 {
+            each(n, check);
+        }
+        for n in [50, 412] {
+            // A fixed pseudo-random permutation (Fisher-Yates with an LCG).
+            let mut order: Vec<usize> = (0..n).collect();
+            let mut x: u64 = 12345;
+            for i in (1..n).rev() {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                order.swap(i, (x >> 33) as usize % (i + 1));
+            }
+            check(&order);
+        }
+    }
 
     /// The blame as it was before its shortcuts: the free search, then one search per key.
     fn reference(

@@ -23,6 +23,14 @@ pub fn command(lang: Lang) -> Command {
     negative_numbers(builtins(cmd, lang))
 }
 
+/// The CLI definition without its help texts: it parses exactly as [`command`] does (the
+/// texts only change what clap prints), for runs that print no help.
+pub fn bare_command() -> Command {
+    let mut cmd = Cli::command();
+    cmd.build();
+    negative_numbers(cmd)
+}
+
 /// Numeric flags take a value with a leading minus (`--tokens -1e8`, `--budget -5`,
 /// `--dataset-size -3TB`): the value then reaches the flag's own check, which names the flag
 /// and its valid range, instead of clap's "unexpected argument '-1'" naming neither.

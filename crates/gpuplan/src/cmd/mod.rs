@@ -17,6 +17,7 @@ use crate::cli::{Cli, Command};
 use anyhow::{Context, Result};
 use gpuplan_core::catalog::validate::{Finding, Severity};
 use gpuplan_core::catalog::{Catalog, CatalogFile, Origin};
+use gpuplan_core::error::CoreError;
 use gpuplan_core::i18n::Msg;
 use gpuplan_core::model::{find_preset, parse_hf_config, ModelSpec};
 use std::path::{Path, PathBuf};
@@ -386,7 +387,44 @@ pub fn load_catalog_quiet(
     opts: &CatalogOpts,
     except: &[PathBuf],
 ) -> Result<(Catalog, Vec<Finding>)> {
-    let mut c = Catalog::builtin()?;
+    merge_user_files(Catalog::builtin()?, opts, except)
+}
+
+/// The built-in catalog, parsed on a thread of its own while the caller reads its flags, its
+/// workload and its model (`plan`: the catalog's TOML was ~11% of a run's instructions, all on
+/// the critical path before the search; docs/performance.md, stop 41). Parsing is pure (no
+/// file, no output), so when it runs changes nothing the user sees; where no thread can be
+/// started it is parsed by [`BuiltinCatalog::catalog`] itself.
+pub struct BuiltinCatalog(Option<std::thread::JoinHandle<Result<Catalog, CoreError>>>);
+
+impl BuiltinCatalog {
+    /// Starts parsing.
+    pub fn start() -> BuiltinCatalog {
+        BuiltinCatalog(std::thread::Builder::new().spawn(Catalog::builtin).ok())
+    }
+
+    /// The parsed catalog (waits for the thread).
+    fn catalog(self) -> Result<Catalog, CoreError> {
+        match self.0 {
+            Some(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            None => Catalog::builtin(),
+        }
+    }
+}
+
+/// [`load_catalog`] over a built-in catalog already being parsed.
+pub fn load_catalog_from(builtin: BuiltinCatalog, opts: &CatalogOpts) -> Result<Catalog> {
+    let (c, findings) = merge_user_files(builtin.catalog()?, opts, &[])?;
+    warn_skipped(&findings);
+    Ok(c)
+}
+
+/// The user catalogs and `--catalog` files (all but `except`) merged over the built-in `c`.
+fn merge_user_files(
+    mut c: Catalog,
+    opts: &CatalogOpts,
+    except: &[PathBuf],
+) -> Result<(Catalog, Vec<Finding>)> {
     let mut findings = Vec::new();
     for p in user_files(opts)?.iter().filter(|p| !except.contains(p)) {
         findings.extend(merge_user_file(&mut c, p)?);
