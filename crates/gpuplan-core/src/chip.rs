@@ -55,7 +55,8 @@ pub fn check_support(m: &ModelSpec, s: &TrainingSetup, g: &GpuSpec) -> Result<()
         return Err(CoreError::invalid_msg(
             "parallel.cp",
             s.parallel.cp,
-            crate::i18n::Msg::new("fix-cp-te-chip").arg("gpu", crate::i18n::names::gpu_arg(&g.name)),
+            crate::i18n::Msg::new("fix-cp-te-chip")
+                .arg("gpu", crate::i18n::names::gpu_arg(&g.name)),
         ));
     }
     if m.transformer().is_some() && s.attention == AttentionImpl::Flash && !g.has_flash_attention()
@@ -63,7 +64,8 @@ pub fn check_support(m: &ModelSpec, s: &TrainingSetup, g: &GpuSpec) -> Result<()
         return Err(CoreError::invalid_msg(
             "attention",
             "flash",
-            crate::i18n::Msg::new("fix-chip-lacks-flash").arg("gpu", crate::i18n::names::gpu_arg(&g.name)),
+            crate::i18n::Msg::new("fix-chip-lacks-flash")
+                .arg("gpu", crate::i18n::names::gpu_arg(&g.name)),
         ));
     }
     Ok(())

@@ -2638,6 +2638,15 @@ pub fn fit_seq_len(
     if setup.seq_len <= limit || limit == 0 {
         return Ok(None);
     }
+    // A length past every model's range is refused before any note on the model's context (audit
+    // r22: "kept at 1000000000 as given" came before the refusal of that very value).
+    check_int(
+        "seq_len",
+        setup.seq_len,
+        1,
+        MAX_SEQ_LEN,
+        "tokens per sequence, 1–16777216 (e.g. 2048)",
+    )?;
     // A `rope_scaling` that covers the length (yarn 4 × 32768 = 131072 for Qwen2.5's long-context
     // config) is the position scaling the note asks for.
     if explicit && learned.is_none() && setup.seq_len <= t.rope_context() {

@@ -35,7 +35,13 @@ fn the_api_reads_the_weight_words_the_flag_takes() {
         assert_eq!(st, 200, "{w}: {v}");
         assert!(v.to_string().contains(r#""group":128"#), "{v}");
     }
-    for w in [r#""gptq""#, r#""int4""#, r#""INT4-G128""#, r#""int8""#, r#""fp32""#] {
+    for w in [
+        r#""gptq""#,
+        r#""int4""#,
+        r#""INT4-G128""#,
+        r#""int8""#,
+        r#""fp32""#,
+    ] {
         let (st, v) = common::post(&url, &serving_body("v100", w));
         assert_eq!(st, 200, "{w}: {v}");
     }
@@ -46,7 +52,14 @@ fn the_api_reads_the_weight_words_the_flag_takes() {
     let f = f.display().to_string();
     let o = common::run_dated(
         TAG,
-        &["estimate", "-w", &f, "--format", "json", "--no-user-catalog"],
+        &[
+            "estimate",
+            "-w",
+            &f,
+            "--format",
+            "json",
+            "--no-user-catalog",
+        ],
     );
     assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
     let cli: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -58,7 +71,10 @@ fn the_api_reads_the_weight_words_the_flag_takes() {
         assert_eq!(st, 400, "{w}: {v}");
         assert_eq!(v["error"]["field"], "inference.weights", "{v}");
         let m = v["error"]["message"].as_str().unwrap_or_default();
-        assert!(m.contains("awq, gptq") && !m.contains("invalid type"), "{m}");
+        assert!(
+            m.contains("awq, gptq") && !m.contains("invalid type"),
+            "{m}"
+        );
         let zh = format!("{url}?lang=zh");
         let (st, v) = common::post(&zh, &serving_body("a100", w));
         assert_eq!(st, 400, "{w}: {v}");
@@ -113,9 +129,14 @@ fn an_error_after_a_weight_word_keeps_its_line() {
     refused(&["estimate", "-w", &f], 2, &["line 6", "batch"]);
     let o = common::run(TAG, &["--lang", "zh", "estimate", "-w", &f]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(common::stderr(&o).contains("第 6 行"), "{}", common::stderr(&o));
+    assert!(
+        common::stderr(&o).contains("第 6 行"),
+        "{}",
+        common::stderr(&o)
+    );
     // The same in `[serve] weights`.
-    let text = "model = \"Llama-3.1-8B\"\n[serve]\nweights = [\"awq\", \"fp8\"]\nrate_rps = \"x\"\n";
+    let text =
+        "model = \"Llama-3.1-8B\"\n[serve]\nweights = [\"awq\", \"fp8\"]\nrate_rps = \"x\"\n";
     let f = common::write_temp(TAG, "serve-then-bad.toml", text);
     let f = f.display().to_string();
     refused(&["plan", "-w", &f], 2, &["line 4", "rate_rps"]);
@@ -143,7 +164,10 @@ fn chip_names_in_notes_and_refusals_read_in_chinese() {
     let o = common::run(TAG, &args);
     let err = common::stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("每颗芯片") && !err.contains("per chip"), "{err}");
+    assert!(
+        err.contains("每颗芯片") && !err.contains("per chip"),
+        "{err}"
+    );
     assert!(common::english_sentences(&err).is_empty(), "{err}");
     // The same chip planned: its no-bf16 caveat names it in Chinese.
     let o = common::run_cols(
@@ -226,11 +250,54 @@ fn qlora_recomputes_by_default_under_hugging_face() {
 /// included.
 #[test]
 fn the_language_flag_reads_any_case() {
-    let o = common::run(TAG, &["--lang", "ZH", "estimate", "-m", "Qwen2.5-0.5B", "--gpu", "a100"]);
+    let o = common::run(
+        TAG,
+        &[
+            "--lang",
+            "ZH",
+            "estimate",
+            "-m",
+            "Qwen2.5-0.5B",
+            "--gpu",
+            "a100",
+        ],
+    );
     assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
-    assert!(common::stdout(&o).contains("显存"), "{}", common::stdout(&o));
+    assert!(
+        common::stdout(&o).contains("显存"),
+        "{}",
+        common::stdout(&o)
+    );
     let o = common::run(TAG, &["--lang=Zh", "estimate", "--no-such-flag"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(common::english_sentences(&common::stderr(&o)).is_empty(), "{}", common::stderr(&o));
+    assert!(
+        common::english_sentences(&common::stderr(&o)).is_empty(),
+        "{}",
+        common::stderr(&o)
+    );
     refused(&["--lang", "xx", "models"], 2, &["--lang", "en", "zh"]);
+}
+
+/// Sweep r22: `--seq-len 1000000000` printed "note: … kept at 1000000000 as given" and then
+/// refused that very value (`seq_len`, 1–16777216), in estimate and plan. The refusal now comes
+/// alone.
+#[test]
+fn a_sequence_past_every_range_is_refused_without_a_note_keeping_it() {
+    for cmd in [
+        vec!["estimate", "--gpu", "a100"],
+        vec!["plan", "--provider", "alibaba"],
+    ] {
+        let mut args = cmd.clone();
+        args.extend([
+            "-m",
+            "Llama-3.1-8B",
+            "--task",
+            "lora",
+            "--seq-len",
+            "1000000000",
+            "--tokens",
+            "1e9",
+        ]);
+        refused(&args, 2, &["`seq_len`", "16777216", "!kept at"]);
+    }
 }

@@ -272,7 +272,9 @@ impl PlanView {
             self.provider.clone(),
         ));
         match p {
-            Ok(p) if l == gpuplan_core::i18n::Lang::Zh => gpuplan_core::i18n::names::provider(p).into(),
+            Ok(p) if l == gpuplan_core::i18n::Lang::Zh => {
+                gpuplan_core::i18n::names::provider(p).into()
+            }
             _ => self.provider.as_str().into(),
         }
     }
