@@ -53,6 +53,12 @@ Families (each input is one gpuplan run, or one HTTP request for `api`):
   r20      round 20: an engine below its floor refused alone (one stderr line), `plan --weights awq`
            keeping AWQ's 7.5 floor, I/O errors of every kind in Chinese (/proc/self/mem as each file
            argument), and the estimate/plan flags x 0, -1, -0, nan, inf, 1e300, 2.5, a word, "", 2^64
+  r22      round 22: NaN/inf/-inf/1e308 spelled in workload TOML per key, huge sequences, inline
+           `[config]` shapes (vocab 0, layers 0, heads not dividing hidden, top-k over the experts,
+           TP over the heads), empty/unicode model names, --lang and locale junk, missing/empty/binary
+           files per subcommand, user prices NaN/inf/negative under a plan, odd --export paths
+  api22    `/estimate` and `/plan` with r22's values spelled in JSON (NaN, Infinity, 1e999), the
+           CLI's weight words as strings, config shapes, model names, `?lang=zh` / `?lang=xx`
   api16    `/estimate` and `/plan` read only JSON bodies (415 naming content-type otherwise); the
            int4 TP refusal names `tp` as the CLI does
   sanity   ordinary questions: preset × task × provider × objective × size, each plan checked
@@ -2521,12 +2527,218 @@ def api_r16(bin_path):
     return fails, len(reqs)
 
 
+
+def r22():
+    """Round 22: extreme and malformed values on every subcommand: NaN/inf/-inf/1e308 spelled in
+    workload TOML, huge sequences, inline `[config]` tables with vocab 0 / layers 0 / heads not
+    dividing hidden / top-k over the experts / TP over the heads, empty and unicode model names,
+    `--lang` junk, missing and unreadable files, unwritable outputs; `--lang zh` answers naming
+    chips with qualifiers (no English left); QLoRA's default recompute."""
+    c = []
+
+    def add(name, args, exit=None, frag=None, **kw):
+        c.append(Case("r22", name, args, exit=exit, frag=frag, **kw))
+
+    finite = lambda r: json_numbers_ok(r) + no_negative_zero(r)
+    base = 'model = "Llama-3.1-8B"\nkind = "training"\n[hardware]\ngpu = "A100"\ngpus_per_node = 8\n'
+    # 1. numbers TOML spells as NaN / infinities, and extremes, per key (estimate and plan files).
+    for table, key in [("training", "tokens"), ("training", "seq_len"), ("training", "micro_batch"),
+                       ("training.lora", "dropout"), ("hardware", "inter_gbit"), ("tunables", "fragmentation")]:
+        for v in ["nan", "+nan", "-nan", "inf", "+inf", "-inf", "1e308", "-1e308", "0", "-0"]:
+            text = base + f'[training]\ntask = "lora"\ntokens = 1e7\n' if table != "training" else base
+            if table == "training":
+                text += f'[training]\ntask = "lora"\n{key} = {v}\n' + ("tokens = 1e7\n" if key != "tokens" else "")
+            elif table == "hardware":
+                text = text.replace("gpus_per_node = 8\n", f"gpus_per_node = 8\n{key} = {v}\nnodes = 2\n")
+            else:
+                text += f"[{table}]\n{key} = {v}\n"
+            add(f"toml {table}.{key} = {v}", ["estimate", "-w", "{dir}/w.toml", "--format", "json"], None,
+                (key,), files={"w.toml": text}, ok_exits=(0, 2), check=finite)
+    for key, v in [("budget_cny", "nan"), ("budget_cny", "inf"), ("budget_cny", "-1"), ("deadline_hours", "nan"),
+                   ("deadline_hours", "-inf"), ("deadline_hours", "0"), ("preemption_rate", "inf"),
+                   ("restart_minutes", "nan"), ("reuse_hours_per_month", "1e308"), ("max_nodes", "0")]:
+        text = f'model = "Qwen2.5-0.5B"\n[training]\ntask = "lora"\ntokens = 1e7\n[constraints]\n{key} = {v}\n'
+        add(f"plan toml constraints.{key} = {v}", ["plan", "-w", "{dir}/w.toml", "--format", "json"], None, (key,),
+            files={"w.toml": text}, ok_exits=(0, 2, 4), check=finite)
+    for key, v in [("rate_rps", "nan"), ("rate_rps", "inf"), ("rate_rps", "1e308"), ("rate_rps", "0"),
+                   ("ttft_s", "0"), ("ttft_s", "-inf"), ("input_tokens", "0"), ("output_tokens", "1000000000"),
+                   ("concurrency", "0")]:
+        text = f'model = "Qwen2.5-0.5B"\n[serve]\n{key} = {v}\n' + ("rate_rps = 1.0\n" if key != "rate_rps" else "")
+        add(f"plan toml serve.{key} = {v}", ["plan", "-w", "{dir}/w.toml", "--format", "json"], None, (key,),
+            files={"w.toml": text}, ok_exits=(0, 2, 4), check=finite)
+    # 2. huge sequences and token counts by flag.
+    for args in (["--task", "lora", "--seq-len", "1000000000", "--tokens", "1e9"],
+                 ["--task", "pretrain", "--seq-len", "1000000000", "--tokens", "1e12"],
+                 ["--task", "inference", "--input-tokens", "1000000000"],
+                 ["--task", "inference", "--output-tokens", "1000000000"],
+                 ["--task", "lora", "--tokens", "1e308"], ["--task", "lora", "--tokens", "nan"],
+                 ["--task", "lora", "--tokens", "-inf"], ["--task", "qlora", "--tokens", "1e7"],
+                 ["--task", "qlora", "--tokens", "1e7", "--recompute", "none"]):
+        add(f"estimate {' '.join(args)}", ["estimate", "-m", "Llama-3.1-8B", "--gpu", "a100", "--format", "json"] + args,
+            None, None, ok_exits=(0, 2, 3), check=finite)
+        add(f"plan {' '.join(args)}", ["plan", "-m", "Llama-3.1-8B", "--provider", "alibaba", "--format", "json"] + args,
+            None, None, ok_exits=(0, 2, 3, 4), check=finite)
+    # 3. inline [config] shapes (workload file) and the same as config.json.
+    shapes = {
+        "vocab 0": dict(LLAMA, vocab_size=0), "layers 0": dict(LLAMA, num_hidden_layers=0),
+        "heads 7 of hidden 4096": dict(LLAMA, num_attention_heads=7, num_key_value_heads=7),
+        "heads 0": dict(LLAMA, num_attention_heads=0), "hidden 0": dict(LLAMA, hidden_size=0),
+        "intermediate 0": dict(LLAMA, intermediate_size=0), "context 0": dict(LLAMA, max_position_embeddings=0),
+        "top-k 16 of 8 experts": dict(MIXTRAL, num_experts_per_tok=16), "experts 0": dict(MIXTRAL, num_local_experts=0),
+        "hidden 1e9": dict(LLAMA, hidden_size=10**9), "layers -1": dict(LLAMA, num_hidden_layers=-1),
+        "heads > hidden": dict(LLAMA, hidden_size=16, num_attention_heads=32, num_key_value_heads=8),
+    }
+    for name, cfg in shapes.items():
+        lines = "".join(f"{k} = {toml_value(v)}\n" for k, v in cfg.items())
+        for task in ["lora", "inference"]:
+            kind = "inference" if task == "inference" else "training"
+            text = (f'kind = "{kind}"\n[hardware]\ngpu = "A100"\ngpus_per_node = 8\n'
+                    + (f'[training]\ntask = "lora"\ntokens = 1e7\n' if task == "lora" else "")
+                    + f"[config]\n{lines}")
+            add(f"inline config {name} {task}", ["estimate", "-w", "{dir}/w.toml", "--format", "json"], None, None,
+                files={"w.toml": text}, ok_exits=(0, 2, 3), check=finite)
+    # TP over the heads (32 heads, TP 64 over 8 nodes), and a TP that does not divide the KV heads.
+    for tp, nodes in [("64", "8"), ("3", "1"), ("0", "1")]:
+        add(f"tp {tp} over 32 heads", ["estimate", "-m", "Llama-3.1-8B", "--gpu", "a100", "--gpus-per-node", "8",
+            "--nodes", nodes, "--task", "full", "--tp", tp, "--tokens", "1e7", "--format", "json"], None, ("tp",),
+            ok_exits=(0, 2), check=finite)
+    # 4. names: empty, blank, unicode, control characters.
+    for m in ["", " ", "模型", "\u00e9", "Qwen2.5-7B\u200b", "\u202eB7-5.2newQ", "../Qwen2.5-7B", "Qwen2.5-7B;rm -rf"]:
+        for cmd in (["estimate", "--task", "lora", "--gpu", "a100"], ["plan", "--task", "lora", "--tokens", "1e7"],
+                    ["models", "show"]):
+            args = cmd[:1] + (["-m", m] if cmd[0] != "models" else ["show", m])
+            args = args + (cmd[1:] if cmd[0] != "models" else [])
+            for lang in ([], ["--lang", "zh"]):
+                add(f"{' '.join(lang)} {cmd[0]} model {m!r}", lang + args, None, None, ok_exits=(0, 2))
+    # 5. --lang junk and locale junk.
+    for lang in ["xx", "", "ZH", "zh-TW", "zh_CN.UTF-8", "en-US", "\u4e2d\u6587"]:
+        add(f"--lang {lang!r}", ["--lang", lang, "models"], None, ("lang",), ok_exits=(0, 2))
+    for loc in ["xx_YY.UTF-8", "zh_TW.UTF-8", "C", "POSIX", ""]:
+        add(f"LC_ALL={loc!r}", ["estimate", "-m", "Qwen2.5-7B", "--task", "lora", "--gpu", "a100"], 0, None,
+            env={"LC_ALL": loc})
+    # 6. files: missing, a directory, empty, binary, a FIFO-less special file, a huge line.
+    for what, path, files in [("missing", "{dir}/nope.toml", {}), ("directory", "{dir}", {}),
+                              ("empty", "{dir}/w.toml", {"w.toml": ""}),
+                              ("binary", "{dir}/w.toml", {"w.toml": b"\x00\xff" * 64}),
+                              ("dev null", "/dev/null", {}), ("huge line", "{dir}/w.toml", {"w.toml": "#" * 5_000_000}),
+                              ("utf16", "{dir}/w.toml", {"w.toml": 'model = "Qwen2.5-7B"\n'.encode("utf-16")})]:
+        for cmd in (["estimate", "-w"], ["plan", "-w"]):
+            for lang in ([], ["--lang", "zh"]):
+                add(f"{' '.join(lang)} {cmd[0]} workload {what}", lang + cmd + [path], None, None, files=files,
+                    ok_exits=(2,))
+        add(f"catalog validate {what}", ["catalog", "validate", path], None, None, files=files, ok_exits=(0, 2))
+        add(f"accuracy --cases {what}", ["accuracy", "--cases", path], None, None, files=files, ok_exits=(0, 2))
+        add(f"catalog import {what}", ["catalog", "import", "alibaba", path, "--dry-run"], None, None, files=files,
+            ok_exits=(0, 2))
+    # 7. catalog rows with NaN/inf/negative prices and memory (validate and plan with them).
+    for field, v in [("price", "nan"), ("price", "inf"), ("price", "-1"), ("price", "1e308"), ("price", "0")]:
+        cat = (f'[[price]]\ninstance = "ecs.gn7i-c8g1.2xlarge"\nprovider = "alibaba"\nregion = "cn-shanghai"\n'
+               f'billing = "on_demand"\ncny = {v}\nkind = "user"\nas_of = "2026-12"\nsource = "test"\n')
+        add(f"catalog validate price {v}", ["catalog", "validate", "{dir}/c.toml"], None, None, files={"c.toml": cat},
+            ok_exits=(0, 1, 2))
+        # The same row as the user's catalog under a plan: no NaN/inf/negative money reaches the plan.
+        add(f"plan with user price {v}", ["plan", "-m", "Qwen2.5-0.5B", "--task", "lora", "--tokens", "1e7",
+            "--provider", "alibaba", "--format", "json"], None, None, files={"cfg/catalog/user.toml": cat},
+            ok_exits=(0, 2, 4), check=finite)
+    # 8. unwritable and odd output paths.
+    plan = ["plan", "-m", "Qwen2.5-0.5B", "--task", "lora", "--tokens", "1e7", "--provider", "alibaba"]
+    for target in ["", "/proc", "/dev/null/x", "/proc/self/x", "{dir}/a\nb", "{dir}/" + "x" * 300]:
+        for lang in ([], ["--lang", "zh"]):
+            add(f"{' '.join(lang)} plan --export {target[:40]!r}", lang + plan + ["--export", target], None, None,
+                ok_exits=(0, 2))
+    return c
+
+
+
+def api_r22(bin_path):
+    """`/estimate` and `/plan` with r22's values: NaN/Infinity/1e999 spelled in JSON, the weight
+    words the CLI takes (`"awq"` as a string), config shapes, empty and unicode model names, and
+    `?lang=` junk. Each answer: no 5xx, no NaN/inf/negative money, a 400 names its field, and a
+    zh answer has no English sentence."""
+    d = tempfile.mkdtemp(prefix="gpuplan-sweep-api22-")
+    p = subprocess.Popen([bin_path, "serve", "--bind", "127.0.0.1:0", "--no-user-catalog"],
+                         env=dict(os.environ, GPUPLAN_CONFIG_DIR=d), stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    m = re.search(r"http://([0-9.:]+)", p.stderr.readline().decode())
+    if not m:
+        p.kill()
+        return [("api22", "start", ["no address"])], 0
+    base = f"http://{m.group(1)}/api/v1"
+    serve = lambda w, gpu="A100": json.dumps({"model": "Llama-3.1-8B", "kind": "inference", "hardware": {"gpu": gpu},
+                                              "inference": {"engine": "vllm", "weights": w}})
+    reqs = []  # (endpoint, body bytes, expected status or None, field or None)
+    for w, gpu, want in [("awq", "T4", 200), ("awq", "V100", 400), ("AWQ", "T4", 200), ("gptq", "V100", 200),
+                         ("int4", "A100", 200), ("fp8", "H100", 200), ("fp32", "A100", 200), ("int4-g64", "A100", 200),
+                         ("int4-awq", "A100", 400), ("q4_k", "A100", 400), ("", "A100", 400), (5, "A100", 400),
+                         (["awq"], "A100", 400), ({"format": "int4"}, "A100", 400)]:
+        field = {"int4-awq": "inference.weights", "q4_k": "inference.weights", "": "inference.weights"}.get(
+            w if isinstance(w, str) else None)
+        reqs.append(("estimate", serve(w, gpu).encode(), want, field))
+    for ws, want, field in [(["awq"], 200, None), (["awq", "gptq"], 200, None), (["int4-awq"], 400, "serve.weights"),
+                            (["fp32"], 400, "serve.weights"), ("awq", 400, None)]:
+        reqs.append(("plan", json.dumps({"model": "Llama-3.1-8B", "serve": {"rate_rps": 1.0, "weights": ws},
+                                         "constraints": {"providers": ["alibaba"]}}).encode(), want, field))
+    train = '{"model":"Qwen2.5-0.5B","kind":"training","hardware":{"gpu":"A100"},"training":{"task":"lora","tokens":%s}}'
+    for v in ["NaN", "Infinity", "-Infinity", "1e999", "-1e999", "1e308", "-1", "0", "-0", "1e-320"]:
+        reqs.append(("estimate", (train % v).encode(), None, None))
+    seq = '{"model":"Qwen2.5-0.5B","kind":"training","hardware":{"gpu":"A100"},"training":{"task":"lora","tokens":1e7,"seq_len":%s}}'
+    for v in ["1000000000", "0", "-1", "1e9", "18446744073709551616"]:
+        reqs.append(("estimate", (seq % v).encode(), None, None))
+    for name, cfg in [("vocab 0", dict(LLAMA, vocab_size=0)), ("layers 0", dict(LLAMA, num_hidden_layers=0)),
+                      ("heads 7", dict(LLAMA, num_attention_heads=7, num_key_value_heads=7)),
+                      ("top-k > experts", dict(MIXTRAL, num_experts_per_tok=16)),
+                      ("hidden 0", dict(LLAMA, hidden_size=0))]:
+        for ep, extra in [("estimate", {"kind": "training", "hardware": {"gpu": "A100"}, "training": {"task": "lora", "tokens": 1e7}}),
+                          ("plan", {"training": {"task": "lora", "tokens": 1e7}, "constraints": {"providers": ["alibaba"]}})]:
+            reqs.append((ep, json.dumps(dict(extra, config=cfg)).encode(), None, None))
+    for model in ["", " ", "模型", "\u202eB7", "x" * 10000]:
+        reqs.append(("estimate", json.dumps({"model": model, "kind": "training", "hardware": {"gpu": "A100"}}).encode(),
+                     400, "model"))
+    tp = {"model": "Llama-3.1-8B", "kind": "training", "hardware": {"gpu": "A100", "gpus_per_node": 8, "nodes": 8},
+          "training": {"task": "full", "tokens": 1e7, "parallel": {"tp": 64}}}
+    reqs.append(("estimate", json.dumps(tp).encode(), None, None))
+    fails = []
+    n = 0
+    for lang in ["", "?lang=zh", "?lang=xx"]:
+        for ep, body, want, field in reqs:
+            n += 1
+            req = urllib.request.Request(f"{base}/{ep}{lang}", data=body, method="POST",
+                                         headers={"Content-Type": "application/json"})
+            try:
+                with urllib.request.urlopen(req, timeout=TIMEOUT) as resp:
+                    status, text = resp.status, resp.read().decode("utf-8", "replace")
+            except urllib.error.HTTPError as e:
+                status, text = e.code, e.read().decode("utf-8", "replace")
+            except Exception as e:
+                status, text = -1, f"{type(e).__name__}: {e}"
+            probs = []
+            if status == -1 or status >= 500:
+                probs.append(f"status {status}: {text[:300]}")
+            elif want is not None and status != want:
+                probs.append(f"status {status}, expected {want}: {text[:300]}")
+            bad = shows_non_number(text)
+            if bad:
+                probs.append(f"shows {bad}: {text[:200]}")
+            if status == 400:
+                err = json.loads(text).get("error", {})
+                if field is not None and err.get("field") != field:
+                    probs.append(f"field {err.get('field')}, expected {field}")
+                if lang == "?lang=zh" and english_sentences(err.get("message", "")):
+                    probs.append(f"zh: English left: {english_sentences(err['message'])[0]}")
+            elif status == 200 and text.lstrip().startswith("{"):
+                probs += json_numbers_ok({"out": text})
+            if probs:
+                fails.append(("api22", f"{ep}{lang} {body[:90]!r}", probs))
+    p.kill()
+    shutil.rmtree(d, ignore_errors=True)
+    return fails, n
+
+
 # ---------------------------------------------------------------------------------------------
 
 
 FAMILIES = {"flags": flags, "combos": combos, "hfconfig": hfconfigs, "files": lambda: workload_files() + catalog_and_prices(),
             "export": export_cases, "sanity": sanity, "esanity": esanity, "misc": misc, "recent": recent, "r5": r5,
-            "r12": r12, "r13": r13, "r14": r14, "r15": r15, "r16": r16, "r17": r17, "r18": r18, "r19": r19, "r20": r20, "r21": r21}
+            "r12": r12, "r13": r13, "r14": r14, "r15": r15, "r16": r16, "r17": r17, "r18": r18, "r19": r19, "r20": r20, "r21": r21, "r22": r22}
 
 
 def main():
@@ -2538,7 +2750,7 @@ def main():
     ap.add_argument("-v", action="store_true", help="print every case's exit code")
     a = ap.parse_args()
     BIN = a.bin = os.path.abspath(a.bin)  # each run's cwd is its own scratch directory
-    names = a.only or list(FAMILIES) + ["api", "api5", "api16"]
+    names = a.only or list(FAMILIES) + ["api", "api5", "api16", "api22"]
     total_fail = 0
     for fam in names:
         if fam == "api":
@@ -2547,6 +2759,8 @@ def main():
             fails, n = api_r5(a.bin)
         elif fam == "api16":
             fails, n = api_r16(a.bin)
+        elif fam == "api22":
+            fails, n = api_r22(a.bin)
         else:
             cases = FAMILIES[fam]()
             n = len(cases)

@@ -45,7 +45,7 @@ pub fn check_support(m: &ModelSpec, s: &TrainingSetup, g: &GpuSpec) -> Result<()
                 .and_then(|v| v.as_str().map(str::to_string))
                 .unwrap_or_else(|| format!("{:?}", s.precision)),
             crate::i18n::Msg::new("fix-chip-lacks-precision")
-                .arg("gpu", g.name.as_str())
+                .arg("gpu", crate::i18n::names::gpu_arg(&g.name))
                 .arg("dtype", d.name())
                 .arg("source", why)
                 .arg("alt", alt),
@@ -55,7 +55,8 @@ pub fn check_support(m: &ModelSpec, s: &TrainingSetup, g: &GpuSpec) -> Result<()
         return Err(CoreError::invalid_msg(
             "parallel.cp",
             s.parallel.cp,
-            crate::i18n::Msg::new("fix-cp-te-chip").arg("gpu", g.name.as_str()),
+            crate::i18n::Msg::new("fix-cp-te-chip")
+                .arg("gpu", crate::i18n::names::gpu_arg(&g.name)),
         ));
     }
     if m.transformer().is_some() && s.attention == AttentionImpl::Flash && !g.has_flash_attention()
@@ -63,7 +64,8 @@ pub fn check_support(m: &ModelSpec, s: &TrainingSetup, g: &GpuSpec) -> Result<()
         return Err(CoreError::invalid_msg(
             "attention",
             "flash",
-            crate::i18n::Msg::new("fix-chip-lacks-flash").arg("gpu", g.name.as_str()),
+            crate::i18n::Msg::new("fix-chip-lacks-flash")
+                .arg("gpu", crate::i18n::names::gpu_arg(&g.name)),
         ));
     }
     Ok(())
@@ -116,7 +118,7 @@ pub fn adapt(
         out.precision = Precision::AmpFp16;
         notes.push(
             crate::i18n::Msg::new("cav-no-bf16")
-                .arg("gpu", g.name.as_str())
+                .arg("gpu", crate::i18n::names::gpu_arg(&g.name))
                 .into(),
         );
     }
@@ -128,7 +130,7 @@ pub fn adapt(
         out.attention = AttentionImpl::MemEfficient;
         notes.push(
             crate::i18n::Msg::new("cav-no-flash")
-                .arg("gpu", g.name.as_str())
+                .arg("gpu", crate::i18n::names::gpu_arg(&g.name))
                 .into(),
         );
     }
@@ -137,7 +139,7 @@ pub fn adapt(
     if m.transformer().is_some() && g.memory_bandwidth().is_none() {
         notes.push(
             crate::i18n::Msg::new("cav-no-memory-bandwidth")
-                .arg("gpu", g.name.as_str())
+                .arg("gpu", crate::i18n::names::gpu_arg(&g.name))
                 .into(),
         );
     }

@@ -369,6 +369,15 @@ pub mod names {
     pub fn bottleneck(b: &str) -> Msg {
         Msg::new(format!("bottleneck-{b}"))
     }
+    /// A chip's catalog name in both languages, as a message argument: its English qualifiers
+    /// ("variant not stated", "unnamed", "per chip") read in Chinese under zh ([`super::gpu_name`];
+    /// audit r22 #2: advice and notes named the chip in English under `--lang zh`).
+    pub fn gpu_arg(name: &str) -> super::Arg {
+        super::Arg::PerLang {
+            en: name.to_string(),
+            zh: super::gpu_name(name, Lang::Zh),
+        }
+    }
     /// A storage class name in both languages, as a message argument.
     pub fn storage_arg(id: &str, name: &str) -> super::Arg {
         super::Arg::PerLang {

@@ -166,18 +166,17 @@ pub fn parse_workload(what: &str, text: &str) -> Result<WorkloadFile, CoreError>
     let mut table = toml::from_str::<toml::Table>(text)
         .ok()
         .map(toml::Value::Table);
-    let (words, awq) = match table.as_mut() {
-        Some(t) => weight_words(t)?,
-        None => (false, WordsAwq::default()),
+    // The weight words are read by the deserializer itself (`workload::weight_word_or_table`),
+    // so the file is read from its text and every error keeps its line and column (audit r22
+    // #3); a word naming no format is refused first, naming the key and the words.
+    let awq = match table.as_ref().map(serde_json::to_value) {
+        Some(Ok(v)) => weight_words(&v)?,
+        _ => WordsAwq::default(),
     };
-    // Read again from the table where weight words were rewritten (line numbers are then lost).
-    let mut file: WorkloadFile = match table.as_ref().filter(|_| words) {
-        Some(t) => WorkloadFile::deserialize(t.clone()).map_err(|e| parse_error(what, e))?,
-        None => toml::from_str(text).map_err(|e| CoreError::Parse {
-            what: what.to_string(),
-            message: describe_toml_error(text, e.span(), &enum_choices(text, &e)),
-        })?,
-    };
+    let mut file: WorkloadFile = toml::from_str(text).map_err(|e| CoreError::Parse {
+        what: what.to_string(),
+        message: describe_toml_error(text, e.span(), &enum_choices(text, &e)),
+    })?;
     // Copied only when a -0 was cleared (the file is then read again from the cleared values).
     if let Some(t) = table.as_mut() {
         if clear_negative_zeros_toml(t) {
@@ -189,10 +188,7 @@ pub fn parse_workload(what: &str, text: &str) -> Result<WorkloadFile, CoreError>
         .as_ref()
         .and_then(|t| t.get("inference"))
         .is_some_and(|i| i.get("weights").is_some());
-    file.inference_weights_awq = awq.inference;
-    if let Some(s) = file.serve.as_mut() {
-        s.awq = awq.serve;
-    }
+    awq.apply(&mut file);
     Ok(file)
 }
 
@@ -203,65 +199,64 @@ fn parse_error(what: &str, e: toml::de::Error) -> CoreError {
     }
 }
 
-/// Where a workload file's weight words name AWQ alone: `[inference] weights = "awq"`, or
+/// Where a workload's weight words name AWQ alone: `[inference] weights = "awq"`, or
 /// `[serve] weights` with `"awq"` and no other int4 (`plan --weights awq`'s rule).
-#[derive(Default)]
-struct WordsAwq {
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WordsAwq {
     inference: bool,
     serve: bool,
 }
 
-/// `[inference] weights = "awq"` and `[serve] weights = ["int4", "fp8"]`: the words `--weights`
-/// takes ([`WeightFormat::from_word`]; `fp32` too under `[inference]`), rewritten as their format
-/// tables in place (audit r21 #1: a file could not name AWQ, and "awq" was refused as "invalid
-/// type: string"). Whether any was rewritten, and where AWQ alone was named; a word that names no
-/// format is refused naming the key and the words.
-fn weight_words(t: &mut toml::Value) -> Result<(bool, WordsAwq), CoreError> {
+impl WordsAwq {
+    /// Set the parsed workload's AWQ marks (`inference_weights_awq`, `ServeJob::awq`).
+    pub fn apply(self, file: &mut WorkloadFile) {
+        file.inference_weights_awq = self.inference;
+        if let Some(s) = file.serve.as_mut() {
+            s.awq = self.serve;
+        }
+    }
+}
+
+/// The weight words of a workload (a workload file as JSON, or the API's body):
+/// `[inference] weights = "awq"` and `[serve] weights = ["int4", "fp8"]`, the words `--weights`
+/// takes ([`WeightFormat::from_file_word`]; `fp32` too under `[inference]`), one reading for the
+/// flag, a file and the web API (audit r21 #1, r22 #1). A word that names no format is refused
+/// naming the key and the words; else where AWQ alone was named.
+pub fn weight_words(v: &serde_json::Value) -> Result<WordsAwq, CoreError> {
     use crate::workload::WeightFormat;
-    let mut found = false;
-    let mut awq = WordsAwq::default();
-    let word = |key: &str, w: &str, fp32: bool| -> Result<toml::Value, CoreError> {
-        let f = match w.trim().to_lowercase().as_str() {
-            "fp32" if fp32 => Some(WeightFormat::Fp32),
-            _ => WeightFormat::from_word(w),
-        };
+    let check = |key: &str, w: &str, fp32: bool| -> Result<(), CoreError> {
+        if WeightFormat::from_file_word(w, fp32).is_some() {
+            return Ok(());
+        }
         let fix = crate::i18n::Msg::new("fix-weights-word")
             .arg("table", if fp32 { "inference" } else { "serve" })
             .arg("max", crate::workload::MAX_QUANT_GROUP);
-        f.and_then(|f| toml::Value::try_from(f).ok())
-            .ok_or_else(|| CoreError::invalid_msg(key, w, fix))
+        Err(CoreError::invalid_msg(key, w, fix))
     };
-    let is_awq = |w: &str| w.trim().eq_ignore_ascii_case("awq");
-    if let Some(v) = t.get_mut("inference").and_then(|i| i.get_mut("weights")) {
-        if let Some(w) = v.as_str().map(str::to_string) {
-            *v = word("inference.weights", &w, true)?;
-            awq.inference = is_awq(&w);
-            found = true;
-        }
+    let mut awq = WordsAwq::default();
+    let at = |table: &str| v.get(table).and_then(|t| t.get("weights"));
+    if let Some(w) = at("inference").and_then(serde_json::Value::as_str) {
+        check("inference.weights", w, true)?;
+        awq.inference = w.trim().eq_ignore_ascii_case("awq");
     }
-    if let Some(list) = t
-        .get_mut("serve")
-        .and_then(|s| s.get_mut("weights"))
-        .and_then(toml::Value::as_array_mut)
-    {
+    if let Some(list) = at("serve").and_then(serde_json::Value::as_array) {
         // The list's words, a format table written `int4` among them (AWQ is then not alone).
-        let mut words: Vec<String> = Vec::new();
-        for v in list.iter_mut() {
-            match v.as_str().map(str::to_string) {
+        let mut words: Vec<&str> = Vec::new();
+        for x in list {
+            match x.as_str() {
                 Some(w) => {
-                    *v = word("serve.weights", &w, false)?;
+                    check("serve.weights", w, false)?;
                     words.push(w);
-                    found = true;
                 }
-                None if v.get("format").and_then(toml::Value::as_str) == Some("int4") => {
-                    words.push("int4".to_string())
+                None if x.get("format").and_then(serde_json::Value::as_str) == Some("int4") => {
+                    words.push("int4")
                 }
                 None => {}
             }
         }
         awq.serve = WeightFormat::names_awq_alone(&words);
     }
-    Ok((found, awq))
+    Ok(awq)
 }
 
 /// Every `-0.0` of a parsed workload (a TOML file) made `0.0`, whatever its key: a negative zero

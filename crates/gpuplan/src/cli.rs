@@ -20,7 +20,7 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub no_user_catalog: bool,
     /// Output language, errors included: en or zh [default: from $LC_ALL, else $LC_MESSAGES, else $LANG; zh_* → zh].
-    #[arg(long, global = true, value_enum)]
+    #[arg(long, global = true, value_enum, ignore_case = true)]
     pub lang: Option<Lang>,
     /// Full tables with every column; the default tables fit the terminal width ($COLUMNS
     /// overrides it; output to a pipe or file has no width limit).
@@ -569,7 +569,8 @@ impl Lang {
                 None if a == "--lang" => args.get(i + 1).map(String::as_str),
                 None => None,
             };
-            match v {
+            // Any case, as clap reads the flag (audit r22: `--lang ZH` was refused).
+            match v.map(str::to_ascii_lowercase).as_deref() {
                 Some("zh") => flag = Some(Lang::Zh),
                 Some("en") => flag = Some(Lang::En),
                 _ => {}

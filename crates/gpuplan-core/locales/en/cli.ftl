@@ -258,6 +258,7 @@ cli-warn-plan-ignores = `[{ $key }]` is read by `gpuplan estimate` only: `plan` 
 }; the table is ignored
 cli-note-paged-peft = --paged-optimizer is counted for full training only: a LoRA/QLoRA run's adapter optimizer states are small and stay counted in device memory (docs/methodology.md, options of the step)
 cli-note-weights-awq = awq (--weights, or `weights` in the workload file) is sized as int4-g128: AWQ's 4-bit weights with a 16-bit scale and zero point per 128 inputs (AutoAWQ's default group; a GPTQ checkpoint of that group stores the same bytes), served with the engine's AWQ kernel; vLLM and SGLang load AWQ only from compute capability 7.5, so no plan below it serves it (--weights gptq loads from 6.0)
+cli-note-qlora-recompute = QLoRA under the hugging_face profile recomputes every layer (--recompute full): PEFT's prepare_model_for_kbit_training turns gradient checkpointing on unless the script passes use_gradient_checkpointing=False; give --recompute none (or `recompute` in the workload file) for a script that does
 
 # A price's age after its date (prices::age_label).
 price-age = {", "}{ $days } d old

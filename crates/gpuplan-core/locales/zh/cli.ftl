@@ -252,6 +252,7 @@ cli-warn-plan-ignores = `[{ $key }]` 只供 `gpuplan estimate` 读取：`plan` {
 }；此表被忽略
 cli-note-paged-peft = --paged-optimizer 只在全参训练中计入：LoRA/QLoRA 适配器的优化器状态很小，仍按显存计入（见 docs/methodology.md “训练步选项”）
 cli-note-weights-awq = awq（--weights，或任务文件中的 `weights`）按 int4-g128 计算：AWQ 的 4 位权重，每 128 个输入一个 16 位缩放因子和零点（AutoAWQ 的默认分组；同分组的 GPTQ 检查点字节数相同），由引擎的 AWQ 内核运行；vLLM 和 SGLang 仅在计算能力 7.5 及以上加载 AWQ，因此低于该值的方案不使用它（--weights gptq 从 6.0 起可加载）
+cli-note-qlora-recompute = hugging_face 配置下的 QLoRA 按每层重算计算（--recompute full）：PEFT 的 prepare_model_for_kbit_training 默认开启梯度检查点，除非脚本传入 use_gradient_checkpointing=False；若脚本如此，请加 --recompute none（或在任务文件中写 `recompute`）
 
 # 价格日期后的“多少天前”（prices::age_label）。
 price-age = ，{ $days } 天前

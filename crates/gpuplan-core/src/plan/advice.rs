@@ -1450,7 +1450,7 @@ fn big_card_small_inference(plans: &[Plan]) -> Option<(Severity, Msg)> {
     let t = plans[0].serve.as_ref()?.cost_per_1k_requests?;
     let o = alt.serve.as_ref()?.cost_per_1k_requests?;
     let m = Msg::new("adv-big-card-small-inference")
-        .arg("gpu", plans[0].gpu.name.as_str())
+        .arg("gpu", names::gpu_arg(&plans[0].gpu.name))
         .arg("cost", format!("{t:.3}"))
         .arg("nodes", alt.nodes)
         .arg("id", alt.instance.id.as_str())

@@ -147,7 +147,9 @@ impl Default for Constraints {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct ServeJob {
-    /// Weight formats to consider; empty = bf16 plus fp8/int8/int4 alternatives.
+    /// Weight formats to consider; empty = bf16 plus fp8/int8/int4 alternatives. Words
+    /// `--weights` takes or format tables (`workload::weight_words_or_tables`).
+    #[serde(deserialize_with = "crate::workload::weight_words_or_tables")]
     pub weights: Vec<WeightFormat>,
     pub kv_dtype: KvDtype,
     pub input_tokens: u64,

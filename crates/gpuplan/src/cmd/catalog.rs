@@ -576,7 +576,7 @@ fn instance_text(c: &Catalog, i: &Instance, prices: Vec<Price>) -> Result<String
     let mut out = String::new();
     if let Some(g) = c.gpu(&i.gpu) {
         let m = Msg::new("catalog-gpu-line")
-            .arg("name", g.name.as_str())
+            .arg("name", gpuplan_core::i18n::names::gpu_arg(&g.name))
             .arg("mem", opt(g.memory_gib))
             .arg("bw", opt(g.memory_bandwidth_gbs))
             .arg("tflops", opt(g.tflops.bf16.or(g.tflops.fp16)))
@@ -942,7 +942,10 @@ fn family_block(c: &Catalog, p: Provider, rows: &[&&Instance]) -> String {
     let first = rows[0];
     let chip = c
         .gpu(&first.gpu)
-        .map(|g| format!("{} ({} GiB)", g.name, opt(g.memory_gib)))
+        .map(|g| {
+            let name = gpuplan_core::i18n::gpu_name(&g.name, l);
+            format!("{name} ({} GiB)", opt(g.memory_gib))
+        })
         .unwrap_or_else(|| first.gpu.clone());
     let head = Msg::new("catalog-family-head")
         .arg("family", first.family.as_str())

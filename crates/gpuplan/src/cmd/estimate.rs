@@ -286,6 +286,18 @@ pub fn run(a: EstimateArgs, opts: &super::CatalogOpts) -> Result<u8> {
     Ok(x.exit_code())
 }
 
+/// QLoRA under the `hugging_face` profile recomputes by default, as PEFT's
+/// `prepare_model_for_kbit_training` does (`TrainingSetup::peft_kbit_recompute`), when neither
+/// `--recompute` nor the file's `recompute` states it; a note says so (audit r22 #4).
+fn qlora_recompute_default(a: &EstimateArgs, r: &mut Request, lang: gpuplan_core::i18n::Lang) {
+    let stated = a.recompute.is_some() || r.file.pins.recompute;
+    if stated || !r.training.peft_kbit_recompute() {
+        return;
+    }
+    r.training.recompute = gpuplan_core::workload::Recompute::Full;
+    note_line(lang, &Msg::new("cli-note-qlora-recompute").render(lang));
+}
+
 /// One estimate, with what it was computed from.
 pub enum Estimated {
     Training {
@@ -364,6 +376,7 @@ pub fn compute(
     let model = resolve_model(&a.job, &r.file)?;
     stored_weights(a, &mut r, &model)?;
     if r.kind == JobKind::Training {
+        qlora_recompute_default(a, &mut r, lang);
         let explicit = a.job.seq_len.is_some()
             || r.training.seq_len != gpuplan_core::workload::DEFAULT_SEQ_LEN;
         if let Some(note) = gpuplan_core::workload::fit_seq_len(&mut r.training, &model, explicit)?

@@ -265,6 +265,20 @@ impl PlanView {
         self.title_in(gpuplan_core::i18n::Lang::En)
     }
 
+    /// The provider as the README names it: under zh its Chinese name (阿里云), under en the
+    /// document's id as the scripts' headers write it (audit r22 #2: the zh README read "alibaba").
+    fn provider_in(&self, l: gpuplan_core::i18n::Lang) -> gpuplan_core::i18n::Arg {
+        let p = serde_json::from_value::<gpuplan_core::catalog::Provider>(Value::String(
+            self.provider.clone(),
+        ));
+        match p {
+            Ok(p) if l == gpuplan_core::i18n::Lang::Zh => {
+                gpuplan_core::i18n::names::provider(p).into()
+            }
+            _ => self.provider.as_str().into(),
+        }
+    }
+
     /// [`Self::title`] in `l` (the README's; the scripts' headers stay English).
     pub fn title_in(&self, l: gpuplan_core::i18n::Lang) -> String {
         let billing = match self.billing.as_deref() {
@@ -284,8 +298,8 @@ impl PlanView {
             )
             .arg("nodes", self.nodes.to_string())
             .arg("instance", self.instance.as_str())
-            .arg("provider", self.provider.as_str())
-            .arg("gpu", self.gpu_name.as_str())
+            .arg("provider", self.provider_in(l))
+            .arg("gpu", gpuplan_core::i18n::gpu_name(&self.gpu_name, l))
             .arg("per_node", self.gpus_per_node.to_string())
             .arg("billing", billing)
             .render(l)
