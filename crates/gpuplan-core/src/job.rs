@@ -189,6 +189,13 @@ pub fn parse_workload(what: &str, text: &str) -> Result<WorkloadFile, CoreError>
         .as_ref()
         .and_then(|t| t.get("inference"))
         .is_some_and(|i| i.get("weights").is_some());
+    let interval = table
+        .as_ref()
+        .and_then(|t| t.get("tunables"))
+        .is_some_and(|t| t.get("checkpoint_interval_hours").is_some());
+    if let Some(t) = file.tunables.as_mut() {
+        t.checkpoint_interval_given = interval;
+    }
     file.inference_weights_awq = awq.inference;
     if let Some(s) = file.serve.as_mut() {
         s.awq = awq.serve;
