@@ -158,6 +158,17 @@ impl WriteCost {
     ) -> WriteCost {
         let c = &req.constraints;
         let tun = &req.tunables;
+        // The exhaustive reference search prices no site ahead (`site_outcomes`): price it here
+        // as the shared search does, so both value a write second the same way (plan audit r22:
+        // with the interval following the write, the chord and the average price now differ).
+        let own;
+        let prices = match prices {
+            Some(p) => Some(p),
+            None => {
+                own = InstancePrices::of(cat, inst, c, tun, true);
+                Some(&own)
+            }
+        };
         let nic = inst.network_gbit.unwrap_or(ASSUMED_NIC_GBIT) * 1e9 / 8.0 * nodes as f64;
         let w = data.checkpoint_size.0 / nic;
         let total = |p: &InstancePrices, w: f64| {
