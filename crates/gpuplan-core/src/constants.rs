@@ -174,10 +174,18 @@ pub struct Tunables {
     /// on a CUDA tensor and launches nothing. Assumption: the published runs' server CPUs are as
     /// fast as this one.
     pub host_view_seconds: f64,
-    /// Hours between training checkpoints when the job does not say. Assumption: 1 h, the order
-    /// of the defaults people run with (HF Trainer `save_steps` 500 at 5–10 s/step ≈ 0.7–1.4 h).
-    /// Each checkpoint written synchronously stalls training for its write time.
+    /// Hours between training checkpoints. Assumption: 1 h, the order of the defaults people run
+    /// with (HF Trainer `save_steps` 500 at 5–10 s/step ≈ 0.7–1.4 h). Each checkpoint written
+    /// synchronously stalls training for its write time. `estimate`'s elapsed time and the
+    /// validation cases use it; a plan uses it only where the user gives it (`[tunables]` or
+    /// `--set`, [`Tunables::checkpoint_interval_given`]) and otherwise checkpoints at Daly's
+    /// optimum for its own write and failure rate (plan audit r22 #2).
     pub checkpoint_interval_hours: f64,
+    /// Whether the user gave `checkpoint_interval_hours` (a workload's `[tunables]` or `--set`),
+    /// not a constant to set: the plan's hours then pay that interval, and its advice says what
+    /// it costs against Daly's optimum.
+    #[serde(skip)]
+    pub checkpoint_interval_given: bool,
     /// Share of a checkpoint's write time that stalls training. Assumption: 1.0 (synchronous
     /// `torch.save`/DeepSpeed `save_checkpoint`); asynchronous checkpointing (torch.distributed.
     /// checkpoint async_save, Megatron `--async-save`) hides most of it: set lower.
@@ -303,6 +311,7 @@ impl Default for Tunables {
             host_op_seconds: 8e-6,
             host_view_seconds: 0.7e-6,
             checkpoint_interval_hours: 1.0,
+            checkpoint_interval_given: false,
             checkpoint_stall_fraction: 1.0,
             failure_rate_per_gpu_hour: LLAMA3_INTERRUPTIONS / (54.0 * 24.0 * 16384.0),
             failure_restart_minutes: 10.0,
@@ -359,10 +368,12 @@ impl Tunables {
             "must be a finite, non-negative number (at most 1e6)",
         )?;
         *slot = serde_json::json!(value);
+        let given = self.checkpoint_interval_given || name == "checkpoint_interval_hours";
         *self = serde_json::from_value(v).map_err(|e| CoreError::Parse {
             what: "tunables".into(),
             message: e.to_string(),
         })?;
+        self.checkpoint_interval_given = given;
         self.validate()
     }
 

@@ -188,6 +188,13 @@ pub fn parse_workload(what: &str, text: &str) -> Result<WorkloadFile, CoreError>
         .as_ref()
         .and_then(|t| t.get("inference"))
         .is_some_and(|i| i.get("weights").is_some());
+    let interval = table
+        .as_ref()
+        .and_then(|t| t.get("tunables"))
+        .is_some_and(|t| t.get("checkpoint_interval_hours").is_some());
+    if let Some(t) = file.tunables.as_mut() {
+        t.checkpoint_interval_given = interval;
+    }
     awq.apply(&mut file);
     Ok(file)
 }

@@ -95,9 +95,11 @@ fn interruption_bound_is_documented_as_policy() {
 
 // ---- #6 -----------------------------------------------------------------------------------
 
-/// The review's #6 repro on today's main: 30-minute restarts at 0.9 preemptions per node-hour
+/// The review's #6 repro on today's main: 30-minute restarts at 0.8 preemptions per node-hour
 /// under `--billing spot` refuse every priced plan for spot's overhead; unpriced H20 plans on two
-/// nodes are listed.
+/// nodes are listed. (0.9 until plan audit r22: the overhead was measured against hours that paid
+/// a 1840 s write every hour; at Daly's interval those hours are shorter, so the same absolute
+/// expected time is a larger share of them and 0.9 refused the H20 plans too.)
 fn spot_refusing_args(wl: &str) -> Vec<String> {
     [
         "plan",
@@ -111,7 +113,7 @@ fn spot_refusing_args(wl: &str) -> Vec<String> {
         "20B",
         "--interruptible",
         "--preemption-rate",
-        "0.9",
+        "0.8",
         "--top",
         "5",
     ]

@@ -21,6 +21,7 @@ adv-checkpoint-stalls = 检查点写入约占任务时间的 { $share }（约 { 
     [yes] 单次写入造成的停顿比两次检查点之间的 { $interval } 分钟还长，这个频率无法执行：按这一停顿时长和本方案的故障率（每天 { $per_day } 次中断），Daly 最优间隔为每 { $daly_h } 小时保存一次，停顿约占时间的 { $daly_share }（上面的时长仍按每 { $interval } 分钟一次计算）。
    *[no] {""}
 }
+adv-checkpoint-interval = 你设定的检查点间隔（每 { $interval } 分钟一次，checkpoint_interval_hours）就是本方案时长所按的间隔：按 Daly 模型，它在本任务中造成的检查点停顿和丢失的工作约 { $cost_h } 小时（每天 { $per_day } 次中断）。按这一写入时长和故障率，Daly 最优间隔为每 { $daly } 分钟一次，约 { $daly_cost_h } 小时：你的间隔多出 { $extra_h } 小时。不设 checkpoint_interval_hours 即按最优间隔规划。
 adv-storage-tiering = 更省的冷热分层：{ $object_gib } GiB 数据集放在{ $object }（每月 ¥{ $object_cny }，可满足读取速率），另用 { $cache_gib } GiB 的{ $cache }存放热数据和检查点（每月 ¥{ $cache_cny }）：合计每月 ¥{ $split }，比全部放在 { $whole_gib } GiB 的{ $class }上（每月 ¥{ $whole }）便宜。通过缓存层读取（JindoFS/Fluid、带本地缓存的 ossfs/obsfs/cosfs，或文件存储与对象存储的数据流动）。
 adv-image-decode-cores = 图像解码/增强以每秒 { $rate } 个样本计，需约 { $cores } 个主机 vCPU（每个 vCPU 每秒 { $per_core } 张图）{ $have ->
     [short] ；本方案只有 { $vcpus } 个 vCPU，不够，GPU 会空等：改用 GPU 解码（NVIDIA DALI）或 vCPU 更多的规格

@@ -257,7 +257,17 @@ pub struct StorageClass {
     #[serde(default)]
     pub throughput_per_gib_mbs: f64,
     pub throughput_floor_mbs: Option<f64>,
+    /// Throughput by capacity tier, `[[from_gib, mbs], …]`: from `from_gib` GiB bought the
+    /// class delivers `mbs` (Alibaba Extreme NAS: 150 MB/s from 100 GiB … 1,200 from 8 TiB).
+    /// The tier reached counts beside `base + per_gib × C`, the larger of the two.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub throughput_tiers: Vec<[f64; 2]>,
     pub throughput_max_mbs: f64,
+    /// Most one client (node) reads or writes, MB/s, where the provider publishes a per-client
+    /// limit below the file system's (Tencent CFS: 300 MiB/s Standard, 500 MiB/s
+    /// High-Performance): `nodes` clients get at most `nodes ×` this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_max_mbs: Option<f64>,
     /// Throughput and bill follow the PROVISIONED (bought) capacity, so buying more capacity
     /// buys speed (block volumes, CPFS, SFS Turbo, CFS Turbo, Extreme NAS). When false the
     /// throughput follows the data actually stored and the bill the used capacity (general NAS,
@@ -280,10 +290,28 @@ pub struct StorageClass {
 
 impl StorageClass {
     /// Throughput in MB/s at `capacity_gib`: clamp(base + per_gib × C, floor, max).
+    /// With tiers, the larger of that and the tier `capacity_gib` reaches.
     pub fn throughput_mbs(&self, capacity_gib: f64) -> f64 {
         let t = self.throughput_base_mbs + self.throughput_per_gib_mbs * capacity_gib;
-        t.max(self.throughput_floor_mbs.unwrap_or(0.0))
+        t.max(self.tier_mbs(capacity_gib))
+            .max(self.throughput_floor_mbs.unwrap_or(0.0))
             .min(self.throughput_max_mbs)
+    }
+    /// The throughput of the highest tier `capacity_gib` reaches (0 below every tier).
+    fn tier_mbs(&self, capacity_gib: f64) -> f64 {
+        self.throughput_tiers
+            .iter()
+            .filter(|[from, _]| *from <= capacity_gib)
+            .map(|[_, mbs]| *mbs)
+            .fold(0.0, f64::max)
+    }
+    /// Throughput `clients` nodes get together at `capacity_gib`: no more than the per-client
+    /// limit each ([`StorageClass::client_max_mbs`]).
+    pub fn throughput_for(&self, capacity_gib: f64, clients: u64) -> f64 {
+        let per_client = self
+            .client_max_mbs
+            .map_or(f64::INFINITY, |c| c * clients as f64);
+        self.throughput_mbs(capacity_gib).min(per_client)
     }
     /// Write throughput in MB/s at `capacity_gib`: the throughput, no faster than the write cap.
     pub fn write_mbs(&self, capacity_gib: f64) -> f64 {
@@ -299,10 +327,23 @@ impl StorageClass {
         if self.throughput_mbs(min_c) >= mbs {
             return Some(min_c);
         }
+        // The smallest tier that reaches `mbs`, where the linear part does not reach it first.
+        let tier = self
+            .throughput_tiers
+            .iter()
+            .filter(|[_, t]| *t >= mbs)
+            .map(|[from, _]| from.max(min_c))
+            .fold(f64::INFINITY, f64::min);
         if self.throughput_per_gib_mbs <= 0.0 {
-            return None;
+            return match self.max_capacity_gib {
+                _ if !tier.is_finite() => None,
+                Some(mx) if tier > mx => None,
+                _ => Some(tier.ceil()),
+            };
         }
-        let c = ((mbs - self.throughput_base_mbs) / self.throughput_per_gib_mbs).max(min_c);
+        let c = ((mbs - self.throughput_base_mbs) / self.throughput_per_gib_mbs)
+            .max(min_c)
+            .min(tier);
         match self.max_capacity_gib {
             Some(mx) if c > mx => None,
             _ => Some(c.ceil()),
@@ -858,6 +899,46 @@ mod tests {
             .unwrap();
         // The doc's own example: 6 TiB × 250 = 1,500 MB/s.
         assert!((turbo.throughput_mbs(6.0 * 1024.0) - 1500.0).abs() < 1e-6);
+    }
+
+    /// Plan audit r22 #1: the classes with only a published maximum had a throughput of 0 and
+    /// were never sized. Extreme NAS follows its capacity tiers; Tencent's general CFS classes
+    /// give the recommended figure at any size, High-Performance no more than 500 MiB/s per
+    /// client; CFS Turbo its recommended 10 GiB/s from its smallest purchase.
+    #[test]
+    fn tiered_and_flat_storage_classes_have_a_throughput() {
+        let c = Catalog::builtin().unwrap();
+        let class = |id: &str| c.storage.iter().find(|s| s.id == id).unwrap();
+        let nas = class("alibaba-nas-extreme");
+        for (gib, mbs) in [
+            (100.0, 150.0),
+            (499.0, 150.0),
+            (500.0, 300.0),
+            (2048.0, 600.0),
+            (5000.0, 900.0),
+            (8192.0, 1200.0),
+            (200_000.0, 1200.0),
+        ] {
+            assert_eq!(nas.throughput_mbs(gib), mbs, "{gib} GiB");
+        }
+        assert_eq!(nas.throughput_mbs(50.0), 0.0);
+        assert_eq!(nas.capacity_for_throughput(100.0), Some(100.0));
+        assert_eq!(nas.capacity_for_throughput(301.0), Some(2048.0));
+        assert_eq!(nas.capacity_for_throughput(1200.0), Some(8192.0));
+        assert_eq!(nas.capacity_for_throughput(1201.0), None);
+        let std = class("tencent-cfs-standard");
+        assert!((std.throughput_for(1.0, 4) - 240.0 * 1.048576).abs() < 1e-9);
+        let hp = class("tencent-cfs-hp");
+        assert!((hp.throughput_for(10.0, 1) - 500.0 * 1.048576).abs() < 1e-9);
+        assert!((hp.throughput_for(10.0, 2) - 800.0 * 1.048576).abs() < 1e-9);
+        let turbo = class("tencent-cfs-turbo");
+        assert_eq!(turbo.capacity_for_throughput(5000.0), Some(20480.0));
+        assert!((turbo.throughput_for(20480.0, 16) - 10240.0 * 1.048576).abs() < 1e-9);
+        // A class with no tiers and no formula still reaches nothing.
+        let mut bare = std.clone();
+        bare.throughput_base_mbs = 0.0;
+        assert_eq!(bare.throughput_mbs(1e6), 0.0);
+        assert_eq!(bare.capacity_for_throughput(10.0), None);
     }
 
     #[test]

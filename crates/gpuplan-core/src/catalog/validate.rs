@@ -462,6 +462,11 @@ fn check_storage(o: &mut Out, s: &StorageClass) {
         true,
         "MB/s",
     );
+    for [from, mbs] in &s.throughput_tiers {
+        o.num(&loc, "throughput_tiers", Some(*from), true, "GiB");
+        o.num(&loc, "throughput_tiers", Some(*mbs), false, "MB/s");
+    }
+    o.num(&loc, "client_max_mbs", s.client_max_mbs, false, "MB/s");
     o.num(&loc, "min_capacity_gib", s.min_capacity_gib, false, "GiB");
     o.num(&loc, "max_capacity_gib", s.max_capacity_gib, false, "GiB");
     if let (Some(a), Some(b)) = (s.min_capacity_gib, s.max_capacity_gib) {
@@ -782,6 +787,19 @@ mod tests {
             ),
             ("throughput_max_mbs = 350", "throughput_max_mbs = inf"),
             ("throughput_base_mbs = 120", "throughput_base_mbs = -1"),
+            // Plan audit r22 #1: the tier and per-client keys are checked like the others.
+            (
+                "throughput_base_mbs = 120",
+                "throughput_base_mbs = 120\nthroughput_tiers = [[100, nan]]",
+            ),
+            (
+                "throughput_base_mbs = 120",
+                "throughput_base_mbs = 120\nthroughput_tiers = [[-1, 150]]",
+            ),
+            (
+                "throughput_base_mbs = 120",
+                "throughput_base_mbs = 120\nclient_max_mbs = 0",
+            ),
         ] {
             let e = errors_at(&st.replace(a, b));
             assert!(!e.is_empty(), "{b}");

@@ -152,6 +152,10 @@ pub const RULES: &[(&str, &str)] = &[
         "synchronous checkpoint writes take a large share of the job's time",
     ),
     (
+        "checkpoint-interval",
+        "a checkpoint interval the user gave, against Daly's optimum for the plan",
+    ),
+    (
         "host-cpu-ratio",
         "vCPUs per GPU against the articles' 1:4 rule and the decode need",
     ),
@@ -394,6 +398,7 @@ const PLAN_RULES: &[Rule] = &[
     Rule::at("storage-class", Info, storage_class),
     Rule::at("storage-tiering", Info, storage_tiering),
     Rule::at("checkpoint-stalls", Warn, checkpoint_stalls),
+    Rule::at("checkpoint-interval", Info, checkpoint_interval),
     Rule::by("image-decode-cores", decode_severity, image_decode_cores),
     Rule::at("spot-checkpoint", Info, spot_checkpoint),
     Rule::at("memory-headroom", Warn, memory_headroom),
@@ -519,7 +524,10 @@ fn storage_class(c: &Ctx) -> Option<Msg> {
             .arg("cap_gib", f0(s.capacity_gib))
             .arg("ckpt_gib", f1(t.data.checkpoint_size.gib()))
             .arg("write_s", f0(s.checkpoint_write_s))
-            .arg("mbs", f0(s.class.write_mbs(s.capacity_gib)))
+            .arg(
+                "mbs",
+                f0(s.class.write_mbs(s.capacity_gib).min(s.throughput_mbs)),
+            )
             .arg("for_writes", yes(s.for_writes))
             .arg("object", yes(s.class.kind == StorageKind::Object)),
     )
@@ -549,7 +557,8 @@ fn checkpoint_stalls(c: &Ctx) -> Option<Msg> {
     }
     let tun = &c.req.tunables;
     let stall_s = write_s * tun.checkpoint_stall_fraction;
-    let interval_s = tun.checkpoint_interval_hours * 3600.0;
+    // The interval the plan's hours pay (plan audit r22 #2): Daly's optimum, or the user's.
+    let interval_s = t.checkpoints.interval_s;
     let share = stall_s / (interval_s + stall_s);
     let long = c.p.hours * 3600.0 >= interval_s + stall_s;
     (long && share > CHECKPOINT_STALL_ADVICE_SHARE).then(|| {
@@ -596,6 +605,27 @@ fn stall_longer_than_interval(
         Some(stall_s / (tau + stall_s)),
         Some(f.per_day),
     )
+}
+
+/// Plan audit r22 #2: a checkpoint interval the user gave (`checkpoint_interval_hours` in the
+/// workload's `[tunables]` or `--set`) is the one the plan's hours pay; this says what it costs
+/// against Daly's optimum for the plan's write stall and failure rate, both as the expected hours
+/// of stalls and lost work over the job in Daly's model. Only where the two differ by a minute.
+fn checkpoint_interval(c: &Ctx) -> Option<Msg> {
+    let t = c.train()?;
+    let k = &t.checkpoints;
+    let finite = k.cost_h.is_finite() && k.daly_cost_h.is_finite();
+    let differs = (k.interval_s - k.daly_s).abs() >= 60.0;
+    (k.given && finite && differs).then(|| {
+        let per_day = t.failures.as_ref().map_or(0.0, |f| f.per_day);
+        Msg::new("adv-checkpoint-interval")
+            .arg("interval", f0(k.interval_s / 60.0))
+            .arg("cost_h", f1(k.cost_h))
+            .arg("daly", f0(k.daly_s / 60.0))
+            .arg("daly_cost_h", f1(k.daly_cost_h))
+            .arg("extra_h", f1((k.cost_h - k.daly_cost_h).max(0.0)))
+            .arg("per_day", f2(per_day))
+    })
 }
 
 /// The hot/cold storage split and what it saves per month.

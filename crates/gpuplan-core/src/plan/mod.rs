@@ -370,6 +370,8 @@ pub struct TrainDetail {
     /// `failure_rate_per_gpu_hour` is 0).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failures: Option<money::FailurePlan>,
+    /// The checkpoint interval the hours pay and Daly's optimum beside it.
+    pub checkpoints: money::CheckpointSchedule,
     /// Configurations evaluated for this instance × node count.
     pub evaluated: u64,
 }

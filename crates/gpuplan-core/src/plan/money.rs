@@ -175,6 +175,24 @@ pub struct FailurePlan {
     pub overhead_fraction: f64,
 }
 
+/// The checkpoint interval a plan's hours pay and Daly's optimum beside it (plan audit r22 #2).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CheckpointSchedule {
+    /// Seconds between the checkpoints the plan's hours pay: the user's
+    /// `checkpoint_interval_hours` when given, else [`CheckpointSchedule::daly_s`].
+    pub interval_s: f64,
+    /// Daly's (2006) optimum for the plan's write stall and failure rate, at least one write and
+    /// at most the job's compute hours.
+    pub daly_s: f64,
+    /// Whether `interval_s` is the user's (`[tunables]` or `--set checkpoint_interval_hours`).
+    pub given: bool,
+    /// Expected hours of checkpoint stalls and lost work over the job at `interval_s`, in Daly's
+    /// model ([`daly_overhead`] × compute hours).
+    pub cost_h: f64,
+    /// The same at `daly_s` (never more than `cost_h`).
+    pub daly_cost_h: f64,
+}
+
 impl FailurePlan {
     /// Whether the overhead is past [`MAX_INTERRUPTION_OVERHEAD`] (or infinite): no plan then.
     pub fn absurd(&self) -> bool {
@@ -930,6 +948,8 @@ pub struct StorageNeed {
     /// GPU money lost per second one checkpoint takes to write: checkpoints in the job × stall
     /// fraction × the cluster's price per second (0 where unpriced or never stalled).
     pub stall_cny_per_write_s: f64,
+    /// Nodes reading and writing: each a client of the storage ([`StorageClass::client_max_mbs`]).
+    pub nodes: u64,
 }
 
 impl StorageNeed {
@@ -971,15 +991,22 @@ struct Sizing<'a> {
     monthly_cny: Option<f64>,
     /// Whether the capacity was raised above the reads' and data's need for faster checkpoints.
     for_writes: bool,
+    /// Whether the class's smallest purchase is more than the job stores (CFS Turbo's 20 TiB
+    /// for a 40 GiB fine-tune): where neither class has a price this ranks it after classes
+    /// sized to the job, since the catalog cannot show what the extra capacity costs.
+    padded: bool,
 }
 
 fn size_class<'a>(s: &'a StorageClass, need: &StorageNeed) -> Option<Sizing<'a>> {
     let need_mbs = need.read / 1e6;
     let ckpt_gib = need.checkpoint.gib();
     let hold = need.dataset.gib() + 3.0 * ckpt_gib;
-    // A class whose throughput follows the stored data cannot be bought bigger for speed.
+    // A class whose throughput follows the stored data cannot be bought bigger for speed. One
+    // that cannot reach the rate is bought where its throughput stops growing (plan audit r22
+    // #1: not at its largest size, which buys nothing faster, nor dropped when it has none).
     let for_tp = if s.provisioned {
         s.capacity_for_throughput(need_mbs.max(1.0))
+            .or_else(|| s.capacity_for_throughput(s.throughput_max_mbs))
     } else {
         Some(hold)
     };
@@ -999,7 +1026,7 @@ fn size_class<'a>(s: &'a StorageClass, need: &StorageNeed) -> Option<Sizing<'a>>
     } else {
         base
     };
-    let tp = s.throughput_mbs(capacity);
+    let tp = s.throughput_for(capacity, need.nodes);
     if !(tp.is_finite() && tp > 0.0) {
         return None;
     }
@@ -1007,10 +1034,11 @@ fn size_class<'a>(s: &'a StorageClass, need: &StorageNeed) -> Option<Sizing<'a>>
         class: s,
         capacity_gib: capacity,
         throughput_mbs: tp,
-        write_mbs: s.write_mbs(capacity),
+        write_mbs: write_at(s, capacity, need.nodes),
         reaches_need: tp >= need_mbs * 0.999,
         monthly_cny: s.price_cny_per_gib_month.map(|p| p * capacity),
         for_writes: capacity > base,
+        padded: s.min_capacity_gib.is_some_and(|m| m > hold.ceil()),
     })
 }
 
@@ -1018,6 +1046,9 @@ fn size_class<'a>(s: &'a StorageClass, need: &StorageNeed) -> Option<Sizing<'a>>
 /// `base` (what the reads and the data need) or more, for a faster write, up to what the NICs
 /// carry and the class's largest size.
 fn capacity_for_writes(s: &StorageClass, need: &StorageNeed, base: f64, max: f64) -> f64 {
+    let clients = s
+        .client_max_mbs
+        .map_or(f64::INFINITY, |c| c * need.nodes as f64);
     let Some(t) = s
         .price_cny_per_gib_month
         .and_then(|p| need.write_optimum_mbs(s.throughput_per_gib_mbs, p))
@@ -1025,14 +1056,18 @@ fn capacity_for_writes(s: &StorageClass, need: &StorageNeed, base: f64, max: f64
         return base;
     };
     let cap = s.write_max_mbs.unwrap_or(f64::INFINITY);
-    let t = t.min(s.throughput_max_mbs).min(cap).min(need.nic / 1e6);
+    let t = t
+        .min(s.throughput_max_mbs)
+        .min(cap)
+        .min(clients)
+        .min(need.nic / 1e6);
     let Some(c) = s.capacity_for_throughput(t) else {
         return base;
     };
     let c = c.min(max).max(base).ceil();
     let total = |cap: f64| {
         let monthly = s.price_cny_per_gib_month.map(|p| p * cap);
-        need.total_cny(monthly, s.write_mbs(cap))
+        need.total_cny(monthly, write_at(s, cap, need.nodes))
             .unwrap_or(f64::INFINITY)
     };
     if total(c) < total(base) {
@@ -1040,6 +1075,12 @@ fn capacity_for_writes(s: &StorageClass, need: &StorageNeed, base: f64, max: f64
     } else {
         base
     }
+}
+
+/// The class's checkpoint write rate at `capacity` for `nodes` clients: its throughput for them,
+/// no faster than its write cap.
+fn write_at(s: &StorageClass, capacity: f64, nodes: u64) -> f64 {
+    s.write_mbs(capacity).min(s.throughput_for(capacity, nodes))
 }
 
 impl Sizing<'_> {
@@ -1087,8 +1128,12 @@ pub fn choose_storage(
         .storage
         .iter()
         .filter(|s| s.provider == inst.provider && (nodes == 1 || s.shared))
-        // Object storage is for datasets and cold copies; checkpoints want a file system.
-        .filter(|s| s.kind != StorageKind::Object || need.read >= 1e6)
+        // Object storage is for datasets and cold copies (the tiered alternative's cold tier);
+        // checkpoints want a file system (torch.save / DCP's FileSystemWriter write a POSIX
+        // path), and its published figure is an account's quota for all its traffic in the
+        // region, a ceiling shared with everything else the account runs, not a rate sized for
+        // this job (plan audit r22 #1).
+        .filter(|s| s.kind != StorageKind::Object)
         .filter_map(|s| size_class(s, need))
         .collect();
     let write_s = |a: &Sizing| need.write_s(a.write_mbs);
@@ -1096,7 +1141,12 @@ pub fn choose_storage(
         (Some(x), Some(y)) => x.total_cmp(&y),
         (Some(_), None) => std::cmp::Ordering::Less,
         (None, Some(_)) => std::cmp::Ordering::Greater,
-        (None, None) => write_s(a).total_cmp(&write_s(b)),
+        // Plan audit r22 #1: unpriced, a class whose smallest purchase exceeds what the job
+        // stores comes after those sized to it (a 2-hour QLoRA was given 20 TiB of CFS Turbo).
+        (None, None) => a
+            .padded
+            .cmp(&b.padded)
+            .then(write_s(a).total_cmp(&write_s(b))),
     };
     let reaching = sized
         .iter()
@@ -1215,6 +1265,7 @@ mod tests {
             nic: 4.0 * 10e9 / 8.0,
             hours: 63.0,
             stall_cny_per_write_s: a,
+            nodes: 4,
         };
         let old = choose_storage(&cat, inst, 4, &need(0.0)).unwrap();
         assert!((old.checkpoint_write_s - 1840.0).abs() < 5.0, "{old:?}");
@@ -1234,6 +1285,51 @@ mod tests {
                     let floor = s.min_capacity_gib.unwrap_or(0.0);
                     assert_eq!(z.capacity_gib, hold.max(floor).ceil(), "{}", s.id);
                 }
+            }
+        }
+    }
+
+    /// Plan audit r22 #1: 16 Tencent nodes reading 20 GB/s, more than any class gives. Before,
+    /// every shared Tencent class had a throughput of 0 (only a maximum in the catalog) and CFS
+    /// Turbo, which has no largest size, was bought at an infinite capacity and dropped, so no
+    /// class was chosen and the plan wrote at the 100 MB/s fallback. Now the fastest class is
+    /// chosen at the size where its speed stops growing (its smallest, 20 TiB), short of the
+    /// need; one node reading 400 MB/s gets CFS High-Performance's 500 MiB/s per client.
+    #[test]
+    fn tencent_shared_classes_are_sized_at_their_published_figures() {
+        let cat = Catalog::builtin().unwrap();
+        let inst = cat
+            .instances
+            .iter()
+            .find(|i| i.id == "GT4.41XLARGE948")
+            .unwrap();
+        let need = |read: f64, nodes: u64| StorageNeed {
+            read,
+            checkpoint: Bytes(920.0 * 1024f64.powi(3)),
+            dataset: Bytes(2e12),
+            nic: nodes as f64 * 100e9 / 8.0,
+            hours: 100.0,
+            stall_cny_per_write_s: 0.0,
+            nodes,
+        };
+        let s = choose_storage(&cat, inst, 16, &need(20e9, 16)).unwrap();
+        assert_eq!(s.class.id, "tencent-cfs-turbo");
+        assert_eq!(s.capacity_gib, 20480.0);
+        assert!(!s.reaches_need);
+        assert!((s.throughput_mbs - 10737.41824).abs() < 1e-6);
+        let want = 920.0 * 1024f64.powi(3) / 10737.41824e6;
+        assert!((s.checkpoint_write_s - want).abs() < 1e-6, "{s:?}");
+        // Object storage (COS) is never the primary choice: its figure is the account's quota.
+        for (read, nodes) in [(1e8, 2), (4e8, 1), (5e9, 4)] {
+            let s = choose_storage(&cat, inst, nodes, &need(read, nodes)).unwrap();
+            assert_ne!(s.class.kind, StorageKind::Object, "{s:?}");
+            assert!(s.throughput_mbs <= s.class.throughput_max_mbs);
+            if s.class.id == "tencent-cfs-hp" && nodes == 1 {
+                assert!((s.throughput_mbs - 524.288).abs() < 1e-9);
+            }
+            // Unpriced, CFS Turbo's 20 TiB minimum is bought only where nothing else reaches.
+            if read < 5e9 {
+                assert_eq!(s.class.id, "tencent-cfs-hp", "{read} {nodes}");
             }
         }
     }
@@ -1258,6 +1354,7 @@ mod tests {
             nic: 25e9 / 8.0,
             hours: 100.0,
             stall_cny_per_write_s: 100.0 * 30.0 / 3600.0,
+            nodes: 1,
         };
         let z = size_class(&s, &n).unwrap();
         assert!(z.for_writes, "{}", z.capacity_gib);

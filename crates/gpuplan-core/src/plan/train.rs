@@ -102,6 +102,7 @@ fn input_limits(
         nic,
         hours: writes.hours,
         stall_cny_per_write_s: writes.cny_per_write_s,
+        nodes,
     };
     let storage = choose_storage(cat, inst, nodes, &need);
     let storage_bps = storage
@@ -157,12 +158,24 @@ impl WriteCost {
     ) -> WriteCost {
         let c = &req.constraints;
         let tun = &req.tunables;
+        // The exhaustive reference search prices no site ahead (`site_outcomes`): price it here
+        // as the shared search does, so both value a write second the same way (plan audit r22:
+        // with the interval following the write, the chord and the average price now differ).
+        let own;
+        let prices = match prices {
+            Some(p) => Some(p),
+            None => {
+                own = InstancePrices::of(cat, inst, c, tun, true);
+                Some(&own)
+            }
+        };
         let nic = inst.network_gbit.unwrap_or(ASSUMED_NIC_GBIT) * 1e9 / 8.0 * nodes as f64;
         let w = data.checkpoint_size.0 / nic;
         let total = |p: &InstancePrices, w: f64| {
-            let stall_h = checkpoint_stall_hours(compute_hours, w, tun);
+            let interval = checkpoint_interval_s(compute_hours, w, gpus, tun);
+            let stall_h = checkpoint_stall_hours(compute_hours, w, interval, tun);
             let paid = stall_h / compute_hours.max(1e-12);
-            let ck = checkpointing(data, (w, paid), gpus, tun);
+            let ck = checkpointing(data, (w, paid, interval), gpus, tun);
             let hours = compute_hours + stall_h + tun.startup_hours;
             super::money::costs_at_lean(p, nodes, hours, c, Some(ck)).1
         };
@@ -187,7 +200,8 @@ impl WriteCost {
                 None => costs(cat, inst, nodes, compute_hours, c, tun, None),
             };
             let per_hour = chosen.map_or(0.0, |x| x.cny / x.hours.max(1e-9));
-            checkpoint_stall_hours(compute_hours, 1.0, tun) * per_hour
+            let interval = checkpoint_interval_s(compute_hours, w, gpus, tun);
+            checkpoint_stall_hours(compute_hours, 1.0, interval, tun) * per_hour
         });
         WriteCost {
             hours: compute_hours,
@@ -196,35 +210,92 @@ impl WriteCost {
     }
 }
 
-/// Hours the job stalls writing checkpoints: one every `checkpoint_interval_hours`, each
-/// stalling for its write time × `checkpoint_stall_fraction`.
-fn checkpoint_stall_hours(compute_hours: f64, write_s: f64, tun: &Tunables) -> f64 {
-    let n = (compute_hours / tun.checkpoint_interval_hours).floor();
+/// Hours the job stalls writing checkpoints: one every `interval_s` ([`checkpoint_interval_s`]),
+/// each stalling for its write time × `checkpoint_stall_fraction`.
+fn checkpoint_stall_hours(
+    compute_hours: f64,
+    write_s: f64,
+    interval_s: f64,
+    tun: &Tunables,
+) -> f64 {
+    let n = (compute_hours * 3600.0 / interval_s.max(1.0)).floor();
     n * write_s * tun.checkpoint_stall_fraction / 3600.0
+}
+
+/// Seconds between the checkpoints a plan's hours pay (plan audit r22 #2): the user's
+/// `checkpoint_interval_hours` where the workload or `--set` gives it; otherwise the interval
+/// the plan advises, Daly's (2006) optimum ([`super::money::daly_interval_s`]) for this
+/// write's stall δ (`write_s` × `checkpoint_stall_fraction`) and the job's failure rate λ
+/// (`gpus` × `failure_rate_per_gpu_hour`), no shorter than one write (at least 1 s) and no
+/// longer than the job's compute hours. Until stop 41 the hours paid one write per configured
+/// hour even where Daly's optimum was many hours (a node of 8 GPUs: λ ≈ 1/5,700 h).
+pub(crate) fn checkpoint_interval_s(
+    compute_hours: f64,
+    write_s: f64,
+    gpus: f64,
+    tun: &Tunables,
+) -> f64 {
+    if tun.checkpoint_interval_given {
+        return tun.checkpoint_interval_hours * 3600.0;
+    }
+    daly_checkpoint_s(compute_hours, write_s, gpus, tun)
+}
+
+/// Daly's optimum interval for a plan ([`checkpoint_interval_s`] where the user gives none).
+fn daly_checkpoint_s(compute_hours: f64, write_s: f64, gpus: f64, tun: &Tunables) -> f64 {
+    let delta = (write_s * tun.checkpoint_stall_fraction).max(0.0);
+    let rate = gpus * tun.failure_rate_per_gpu_hour / 3600.0;
+    let floor = write_s.max(1.0);
+    let cap = (compute_hours * 3600.0).max(floor);
+    let tau = super::money::daly_interval_s(delta, rate, floor, cap);
+    if tau.is_finite() && tau > 0.0 {
+        tau
+    } else {
+        cap
+    }
+}
+
+/// The plan's checkpoint interval, Daly's optimum, and what each costs over `compute_hours` in
+/// Daly's model (stalls and the work lost to failures, restarts included).
+fn schedule(
+    compute_hours: f64,
+    write_s: f64,
+    (interval_s, gpus): (f64, f64),
+    tun: &Tunables,
+) -> super::money::CheckpointSchedule {
+    let daly_s = daly_checkpoint_s(compute_hours, write_s, gpus, tun);
+    let delta = (write_s * tun.checkpoint_stall_fraction).max(0.0);
+    let rate = gpus * tun.failure_rate_per_gpu_hour / 3600.0;
+    let restart = tun.failure_restart_minutes * 60.0;
+    let cost = |tau: f64| compute_hours * super::money::daly_overhead(delta, tau, rate, restart);
+    super::money::CheckpointSchedule {
+        interval_s,
+        daly_s,
+        given: tun.checkpoint_interval_given,
+        cost_h: cost(interval_s),
+        daly_cost_h: cost(daly_s),
+    }
 }
 
 /// Why a site has no plan when its checkpoint stalls alone are more than
 /// [`super::money::MAX_INTERRUPTION_OVERHEAD`] times its compute (review r7 #4: an interval far
 /// shorter than one write), bounded like the interruptions.
-fn stalls_beyond_bound(stall_h: f64, compute_h: f64, write_s: f64, tun: &Tunables) -> Option<Msg> {
+fn stalls_beyond_bound(stall_h: f64, compute_h: f64, write_s: f64, interval_s: f64) -> Option<Msg> {
     let bound = super::money::MAX_INTERRUPTION_OVERHEAD;
     (stall_h > bound * compute_h).then(|| {
         Msg::new("bind-stalls-beyond-bound")
             .arg("write_s", format!("{write_s:.0}"))
-            .arg(
-                "interval",
-                format!("{:.0}", tun.checkpoint_interval_hours * 60.0),
-            )
+            .arg("interval", format!("{:.0}", interval_s / 60.0))
             .arg("max", format!("{:.0}", bound + 1.0))
     })
 }
 
 /// The job's checkpoints and interruptions: `write_s` per checkpoint, stalling × the stall
-/// fraction, one every `checkpoint_interval_hours` in its hours already; `gpus` ×
+/// fraction, one every `interval_s` ([`checkpoint_interval_s`]) in its hours already; `gpus` ×
 /// `failure_rate_per_gpu_hour` interruptions, each `failure_restart_minutes` to restart.
 fn checkpointing(
     data: &DataPath,
-    (write_s, paid_share): (f64, f64),
+    (write_s, paid_share, interval_s): (f64, f64, f64),
     gpus: f64,
     tun: &Tunables,
 ) -> Checkpointing {
@@ -233,7 +304,7 @@ fn checkpointing(
         size: data.checkpoint_size,
         write_bps: data.checkpoint_size.0 / write_s.max(1e-9),
         stall_s: write_s * tun.checkpoint_stall_fraction,
-        base_interval_s: tun.checkpoint_interval_hours * 3600.0,
+        base_interval_s: interval_s,
         failure_rate_per_s: gpus * tun.failure_rate_per_gpu_hour / 3600.0,
         failure_restart_s: tun.failure_restart_minutes * 60.0,
     }
@@ -699,7 +770,7 @@ fn point_stacks<'a>(
     const HF: &[Framework] = &[Framework::HuggingFace];
     const MEGATRON: &[Framework] = &[Framework::Megatron];
     const BOTH: &[Framework] = &[Framework::HuggingFace, Framework::Megatron];
-    if profile_refuses_zero(base, pin, l) {
+    if profile_refuses_zero(base, pin, l) || qlora_refuses_ep(base, pin, l) {
         return &[];
     }
     if !moe_union(base, pin, experts) {
@@ -726,6 +797,25 @@ fn point_stacks<'a>(
         (false, false) if pin.ep && pin.zero => HF,
         (false, false) => &[],
     }
+}
+
+/// Plan audit r22 #3: no stack runs QLoRA's 4-bit experts under expert parallelism, so a QLoRA
+/// layout with EP > 1 is not searched (a workload that states EP keeps it):
+/// - DeepSpeed's EP for a Hugging Face model is AutoEP, which repacks each layer's experts into
+///   one grouped tensor from their `.weight.data` (deepspeed/moe/ep_repack.py @edaa7221
+///   `_repack_module_list`: `w1_list.append(w1_param.data.clone())` … `w1 =
+///   torch.stack(w1_list)  # [E_local, ffn_hidden, hidden]`): a bitsandbytes `Linear4bit`'s
+///   weight is its packed uint8 bytes, whose quantization state the copy leaves behind, so the
+///   grouped experts cannot be 4-bit; the older `deepspeed.moe.layer.MoE` deep-copies an expert
+///   module the user builds (deepspeed/moe/experts.py @edaa7221 `copy.deepcopy(expert)`), which
+///   neither PEFT nor any fine-tuning launcher (LLaMA-Factory, ms-swift, TRL) builds around a
+///   quantized checkpoint;
+/// - Megatron-Core, the other EP stack, runs no QLoRA (see [`point_stacks`]).
+///
+/// QLoRA MoE plans therefore keep every expert on every data-parallel rank (EP = 1), as
+/// PEFT/bitsandbytes run them.
+fn qlora_refuses_ep(base: &TrainingSetup, pin: &super::TrainPins, l: Layout) -> bool {
+    base.task == TrainTask::Qlora && l.ep > 1 && !pin.ep
 }
 
 /// Whether the profile's launchers do not run the layout's ZeRO stage as planned:
@@ -1942,6 +2032,7 @@ fn site_plan(
         storage: priced.storage,
         spot: priced.spot,
         failures: priced.failures,
+        checkpoints: priced.checkpoints,
         evaluated,
     };
     Plan {
@@ -2066,6 +2157,7 @@ fn site_storage(
 /// A site's hours before billing: compute, its checkpoint stalls and start-up, and with the
 /// failures of every mode.
 struct SiteTiming {
+    checkpoints: super::money::CheckpointSchedule,
     hours: f64,
     run_hours: f64,
     ck: Checkpointing,
@@ -2083,14 +2175,15 @@ fn site_timing(
     let write_s = storage
         .map(|s| s.checkpoint_write_s)
         .unwrap_or(data.checkpoint_size.0 / FALLBACK_WRITE_BYTES_PER_S);
-    let stall_h = checkpoint_stall_hours(compute_hours, write_s, &req.tunables);
-    if let Some(why) = stalls_beyond_bound(stall_h, compute_hours, write_s, &req.tunables) {
+    let gpus = site.cluster.total_gpus() as f64;
+    let interval = checkpoint_interval_s(compute_hours, write_s, gpus, &req.tunables);
+    let stall_h = checkpoint_stall_hours(compute_hours, write_s, interval, &req.tunables);
+    if let Some(why) = stalls_beyond_bound(stall_h, compute_hours, write_s, interval) {
         return Err(why);
     }
     let hours = compute_hours + stall_h + req.tunables.startup_hours;
     let paid = stall_h / compute_hours.max(1e-12);
-    let gpus = site.cluster.total_gpus() as f64;
-    let ck = checkpointing(data, (write_s, paid), gpus, &req.tunables);
+    let ck = checkpointing(data, (write_s, paid, interval), gpus, &req.tunables);
     let failures = ck.failures();
     let c = &req.constraints;
     if let Some(why) = interruptions_beyond_bound(&ck, &failures, site.nodes, c, caveats) {
@@ -2098,7 +2191,9 @@ fn site_timing(
     }
     // The hours with interruptions (`costs_at` stretches every mode's hours the same way).
     let run_hours = hours * (1.0 + failures.overhead_fraction);
+    let checkpoints = schedule(compute_hours, write_s, (interval, gpus), &req.tunables);
     Ok(SiteTiming {
+        checkpoints,
         hours,
         run_hours,
         ck,
@@ -2109,6 +2204,7 @@ fn site_timing(
 /// A site's costs under every billing, the one chosen, spot's plan, the storage with its cost
 /// added, and the hours of a plan without a price.
 struct SitePriced {
+    checkpoints: super::money::CheckpointSchedule,
     costs: Vec<BillingCost>,
     chosen: Option<BillingCost>,
     spot: Option<super::money::SpotPlan>,
@@ -2141,6 +2237,7 @@ fn site_costs(
         s
     });
     SitePriced {
+        checkpoints: t.checkpoints.clone(),
         costs: costs_v,
         chosen,
         spot,
@@ -3257,5 +3354,48 @@ mod cp_retry_tests {
             ..s.clone()
         };
         assert!(!cp_retry_applies(&request(&llmc), &llmc));
+    }
+}
+
+#[cfg(test)]
+mod checkpoint_interval_tests {
+    use super::*;
+
+    /// Plan audit r22 #2: without a stated interval the hours pay Daly's optimum for the write
+    /// and the failure rate, longer than an hour for one 8-GPU node and a 60 s write (λ ≈
+    /// 8 × 2.2e-5 per hour), and never past the job; a stated interval is paid as stated, and
+    /// its cost in Daly's model is never below the optimum's.
+    #[test]
+    fn the_hours_pay_dalys_interval_unless_the_user_gives_one() {
+        let tun = Tunables::default();
+        assert!(!tun.checkpoint_interval_given);
+        let (compute_h, write_s, gpus) = (200.0, 60.0, 8.0);
+        let tau = checkpoint_interval_s(compute_h, write_s, gpus, &tun);
+        let rate = gpus * tun.failure_rate_per_gpu_hour / 3600.0;
+        let want = super::super::money::daly_interval_s(60.0, rate, 60.0, compute_h * 3600.0);
+        assert_eq!(tau, want);
+        assert!(tau > 3600.0 && tau < compute_h * 3600.0, "{tau}");
+        // Fewer checkpoints than one an hour: the stall hours fall by τ / 1 h.
+        let daly_h = checkpoint_stall_hours(compute_h, write_s, tau, &tun);
+        let hourly_h = checkpoint_stall_hours(compute_h, write_s, 3600.0, &tun);
+        assert!(daly_h < hourly_h / 2.0, "{daly_h} {hourly_h}");
+        // A job shorter than the optimum checkpoints once, at its end.
+        let short = checkpoint_interval_s(2.0, write_s, gpus, &tun);
+        assert_eq!(short, 7200.0);
+        // The user's interval is paid as given, and costs more than Daly's in Daly's model.
+        let mut given = Tunables::default();
+        given.set("checkpoint_interval_hours", 1.0).unwrap();
+        assert!(given.checkpoint_interval_given);
+        given.set("fragmentation", 0.05).unwrap();
+        assert!(given.checkpoint_interval_given, "kept by a later --set");
+        assert_eq!(
+            checkpoint_interval_s(compute_h, write_s, gpus, &given),
+            3600.0
+        );
+        let k = schedule(compute_h, write_s, (3600.0, gpus), &given);
+        assert!(k.given && k.daly_s == tau, "{k:?}");
+        assert!(k.cost_h > k.daly_cost_h && k.daly_cost_h > 0.0, "{k:?}");
+        // 200 writes of 60 s at the hour: 3.3 h of stalls alone.
+        assert!(k.cost_h > 200.0 * 60.0 / 3600.0, "{k:?}");
     }
 }

@@ -555,6 +555,13 @@ pub fn parse_body(body: &[u8], lang: Lang) -> Result<WorkloadFile, Answer> {
         .as_ref()
         .and_then(|v| v.get("inference"))
         .is_some_and(|i| i.get("weights").is_some());
+    let interval = raw
+        .as_ref()
+        .and_then(|v| v.get("tunables"))
+        .is_some_and(|t| t.get("checkpoint_interval_hours").is_some());
+    if let Some(t) = file.tunables.as_mut() {
+        t.checkpoint_interval_given = interval;
+    }
     awq.apply(&mut file);
     Ok(file)
 }
