@@ -467,6 +467,17 @@ def dgxc(r):
     if m.startswith("Nemotron4"):
         note += (" Nemotron-4: layernorm1p, no bias, RoPE, GQA with 8 groups, squared-ReLU MLP written as a gated MLP "
                  "of 2/3 of its width (same weights and GEMM FLOPs per token).")
+    if m == "Nemotron4-340B":
+        # Stop 41 (dgx22): nemotron4-340b-synth.yaml line 186 sets the optimizer's `dtype: bf16` (the other
+        # recipes leave apex's fp32 default). NeMo 24.09 (v2.0.0) passes it to apex's DistributedFusedAdam
+        # (megatron_base_model.py lines 791-807): exp_avg and exp_avg_sq in bf16; a bf16 master shard only
+        # under fp8_params (store_params = True), none for the BF16 run (optim dtype == model dtype).
+        training["optimizer_dtype"] = "bf16"
+        note += (" Nemotron-4 340B optimizer: nemotron4-340b-synth.yaml line 186 'dtype: bf16' (optim; the other "
+                 "recipes leave apex's fp32 default); NeMo 24.09 (v2.0.0, megatron_base_model.py lines 791-807) "
+                 "passes it to apex's DistributedFusedAdam (@810ffae3, the container's APEX_TAG: exp_avg and exp_avg_sq "
+                 "shards in that dtype) and stores a master shard only under fp8_params (store_params = True, bf16), "
+                 "none when the optimizer's dtype is the model's (the BF16 run): optimizer_dtype = bf16.")
     if m == "GPT3-175B":
         note += (" GPT-3 175B: NeMo's GPTConfig175B shape (GPT-2 BPE vocab padded to 50304, as for the NeMo 24.07 "
                  "rows), seq 2048.")
