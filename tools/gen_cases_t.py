@@ -2240,8 +2240,8 @@ MB_AB_ON = ("FIXME: over-predicted +23.5% (+17.2% before stop 41). Stop 41 charg
             "attention, 32 query heads of 128 over a 2,048-wide residual at 4,096 tokens, is a large share of its 3B "
             "active parameters' step), which moved both rows of the A/B up about 5 points: overlap off +9.1% -> +13.7% "
             "(in band), overlap on +17.2% -> +23.5%. The over-prediction itself is not from attention: the model's "
-            "overlap speed-up (on / off) is 1.26 against the published 1.18, and the Megatron-Bridge table's own "
-            "Qwen3-30B-A3B rows, same layouts, are recorded misses (+29% to +191%): the MoE path's time (all-to-all "
+            "overlap speed-up (on / off) is 1.28 (1.26 before stop 41) against the published 1.18, and the "
+            "Megatron-Bridge table's own Qwen3-30B-A3B rows, same layouts, are recorded misses (+29% to +188%): the MoE path's time (all-to-all "
             "and its overlap, the grouped expert GEMMs at 768-wide experts) is under-charged; cause not established.")
 
 KNOWN = {
