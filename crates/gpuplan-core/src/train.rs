@@ -2955,34 +2955,41 @@ fn te_weight_t_per_token(b: &ParamBreakdown, t: &TransformerSpec, setup: &Traini
 
 /// State bytes per parameter, with torch.autocast's fp32 weights and fp32 gradients (no master).
 /// `optimizer_dtype = "bf16"` (validated to the megatron profile): apex's DistributedFusedAdam
-/// keeps its master-parameter, `exp_avg` and `exp_avg_sq` shards in its `dtype`
-/// ([`crate::workload::OptimizerDtype`]), so the fp32 master (4 B) and moments (4 B each) become
-/// 2 B each. fp32 training (no master copy) and non-fp32 states (8-bit Adam) are left as they are.
+/// keeps its `exp_avg` and `exp_avg_sq` shards in its `dtype`
+/// ([`crate::workload::OptimizerDtype`]), 2 B each instead of 4. Its master-parameter shard
+/// (`store_params`) is kept, in bf16 (2 B), only where NeMo asks for it: under `fp8_params`, or
+/// when the model's dtype differs from the optimizer's (fp16); a bf16 model with bf16 states has
+/// none, the model's own bf16 weights being the master ("elif optim_dtype == model_dtype:
+/// optim_kwargs['store_params'] = False", nemo/collections/nlp/models/language_modeling/
+/// megatron_base_model.py @v2.0.0 lines 802-807; NeMo 24.09). fp32 training (no master copy)
+/// and non-fp32 states (8-bit Adam) are left as they are.
 fn megatron_optimizer_dtype(setup: &TrainingSetup, sb: StateBytes) -> StateBytes {
     let bf16 = setup.optimizer_dtype == Some(crate::workload::OptimizerDtype::Bf16);
     if !bf16 || sb.master != 4.0 || setup.optimizer != Optimizer::AdamW {
         return sb;
     }
+    let store_params = setup.fp8_params || setup.precision == Precision::AmpFp16;
     StateBytes {
-        master: 2.0,
+        master: if store_params { 2.0 } else { 0.0 },
         optimizer: sb.optimizer / 2.0,
         ..sb
     }
 }
 
 pub(crate) fn effective_state_bytes(setup: &TrainingSetup) -> StateBytes {
-    let sb = megatron_optimizer_dtype(
-        setup,
-        state_bytes(setup.precision, setup.optimizer, setup.framework),
-    );
+    let sb = state_bytes(setup.precision, setup.optimizer, setup.framework);
     if let (Some(g), true) = (setup.main_grads, sb.master > 0.0) {
         // Megatron-Core's main-gradient buffer in the dtype `main_grads` names (validated to the
         // megatron profile; fp32 training has no separate main gradients).
-        return StateBytes {
-            grads: g.bytes(),
-            ..sb
-        };
+        return megatron_optimizer_dtype(
+            setup,
+            StateBytes {
+                grads: g.bytes(),
+                ..sb
+            },
+        );
     }
+    let sb = megatron_optimizer_dtype(setup, sb);
     if te_linears_uncached(setup) {
         // No persistent FP8 weight copy: `te.Linear` without `is_first_microbatch` casts into
         // fresh tensors every forward ([`te_weight_t_per_token`]).

@@ -18,16 +18,15 @@ const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 /// distributed_fused_adam master weights and moments in bf16 (`optimizer_dtype`,
 /// launcher_scripts/conf/peft/llama/sft.yaml `dtype: bf16`): 24.3 GiB less, and it fits.
 ///
-/// Since stop 40 one row is listed, cause not established: DGX Cloud's Nemotron-4 340B FP8 row
-/// at 128 H100 (TP 8 · PP 8 · VP 12, so DP 2: the distributed optimizer halves 12 B of fp32
-/// master weights and moments per parameter, 32.25 GiB of 5.77B parameters) is estimated at
-/// 74.72 GiB allocated, which fits, and 84.58 GiB needed with the 10% allocator reserve
-/// (7.47 GiB), the CUDA context and NCCL's buffers: 5.70 GiB short. Candidates, unchecked:
-/// apex's distributed_fused_adam (the recipe's optimizer, NeMo 24.09) storing bf16 remainders
-/// of the fp32 master weights (`store_param_remainders`, 2 B a parameter less: 5.4 GiB here) and
-/// a reserve below 10% when the allocation pattern repeats every step. Its 2,048-GPU twin
-/// (DP 32) fits.
-const SHORT: &[(&str, f64)] = &[("t-dgxc-nemotron4-340b-fp8-128gpu", 5.70)];
+/// Stop 40 listed one row, DGX Cloud's Nemotron-4 340B FP8 row at 128 H100 (TP 8 · PP 8 · VP 12,
+/// DP 2), 5.70 GiB short at 12 B of fp32 master weights and moments per parameter. Stop 41 found
+/// the cause in its recipe: nemotron4-340b-synth.yaml (dgxc-benchmarking @143b90dd line 186) sets
+/// the optimizer's `dtype: bf16`, which NeMo 24.09 passes to apex's distributed_fused_adam with a
+/// bf16 master shard under fp8_params (megatron_base_model.py @v2.0.0 lines 791-807;
+/// `optimizer_dtype = "bf16"`): 6 B a parameter, and it fits. apex's `store_param_remainders`,
+/// the candidate named then, does not apply: NeMo sets it only without fp8_params and with fp32
+/// states.
+const SHORT: &[(&str, f64)] = &[];
 
 /// (id, needed per device GiB, usable GiB) of every Megatron FP8 training row.
 fn rows() -> Vec<(String, f64, f64)> {

@@ -114,7 +114,7 @@ fn accuracy_refits_every_fitted_source() {
     for row in [
         "| dle | train_efficiency_cnn: cannot be refit",
         "| llm-foundry | train_efficiency_ampere 0.7 → ",
-        "| t-nemo | fp8_gemm_ratio_current 0.92 → ",
+        "| t-nemo | fp8_gemm_ratio_current 0.9 → ",
         "| t-titan25 | tp_overlap_fraction 0.4 → ",
     ] {
         assert!(refit.contains(row), "no refit row `{row}`:\n{refit}");
@@ -181,10 +181,13 @@ fn accuracy_refits_every_fitted_source() {
     // Benchmarking Recipes (24 `t-dgxc-*` NeMo 24.09 rows, median 6.6%, mean 6.3%; no model
     // change): median 5.9% unchanged, mean 10.0% -> 9.6%; llm-foundry's held-out Hopper refit
     // 0.506 (23 rows) -> 0.551 (35 rows), its mean 6.5% -> 5.9%.
+    // Stop 41 (dgx22): the measured cuDNN attention rate and the FP8 ratio refit (0.92 -> 0.90):
+    // median 5.9% unchanged, mean 9.6% -> 9.7%; t-nemo's held-out ratio 0.894 -> 0.876, DGX
+    // Cloud's rows median 6.6% -> 5.1%.
     assert!(
         refit.contains(
             "Leave-one-source-out over all 37 sources (those above as they are, the 4 fitted ones \
-             with their constants refit): 547 cases, median |error| 5.9%, mean 9.6%; 12 cases of \
+             with their constants refit): 547 cases, median |error| 5.9%, mean 9.7%; 12 cases of \
              the fitted sources are not held out."
         ),
         "{refit}"
@@ -485,7 +488,15 @@ fn training_accuracy_stays_within_todays_bands() {
         // BF16 and FP8 on 8-2,304 H100 under NeMo 24.09/24.05), mapped before any estimate: all 24
         // in band, median 6.6%, so the pooled median rises 0.2 points; no model change, no
         // estimate of an existing case moved (docs/notes/notes-newt21.md).
-        tput <= 0.05570,
+        // Stop 41 (dgx22): 0.055689 -> 0.054678 (5.5%, 491 cases), mean 9.04% -> 9.11%: Megatron/TE's
+        // Hopper attention at the FA-3 paper's measured cuDNN rate (attention_efficiency_hopper_te
+        // 0.39 -> 0.51) and the FP8 ratio refit by its rule over it (fp8_gemm_ratio_current 0.92 ->
+        // 0.90): DGX Cloud's BF16 rows 1.3-3.7 points up (8B -13.0% -> -9.3%), its FP8 rows -1.2..+4.2,
+        // NeMo 24.07's FP8 rows -1.8..+4.6, Megatron-Bridge's Llama FP8 rows 1.2-4.7 points up, its
+        // Qwen3-30B-A3B rows 4.5-12.1 up (the EP-overlap A/B's overlap-on row +17.2% -> +23.5%,
+        // recorded); FlagPerf's Megatron H100/H800 rows +1.0..+4.6, torchtitan's and Trainy's FP8
+        // rows 1.0-1.4 down (docs/methodology.md, stop 41).
+        tput <= 0.05468,
         "training throughput out-of-sample median {tput:.6}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
@@ -535,7 +546,10 @@ fn training_accuracy_stays_within_todays_bands() {
     // Stop 38 (wt-nano19): 12.07% still, mean 17.8% -> 17.4%: the nanotron rows' DDP buckets move
     // SmolLM2-1.7B -36.3% -> -20.4% and SmolLM3-3B -21.8% -> -20.4%, both above the median before
     // and after (135M -54.0% -> -53.8%, 360M -49.7% -> -50.0%).
-    assert!(hours <= 0.1207, "GPU-hours out-of-sample median {hours:.4}");
+    // Stop 41 (dgx22): 12.07% -> 10.71% (0.10709): llm.c's GPT-2 1558M, cuDNN attention charged at
+    // the measured rate (attention_efficiency_hopper_te 0.39 -> 0.51), +12.07% -> +10.49% (still
+    // recorded), falls below StableLM-3B-4E1T's -10.71%, now the median.
+    assert!(hours <= 0.1071, "GPU-hours out-of-sample median {hours:.4}");
     // The median is over 37 GPU-hours cases (30 before round 12's Falcon and llm.c rows, 17 before
     // round 6's runs and cards, 13 before the four runs with published configs).
     let hours_n = outcomes
@@ -728,8 +742,12 @@ fn training_accuracy_stays_within_todays_bands() {
     // collectives a layer, 4 of them async beside the dgrad / wgrad GEMMs): ModelLink's
     // BLOOM-7B1 on the 910B leaves its band (+19.9% -> +27.7%; no compute charged to HCCL beside
     // the matmuls, unsourced), recorded; Skywork-13B TP 4 stays out (+23.6% -> +26.9%).
+    // 52 since stop 41 (dgx22): Megatron/TE's Hopper attention at the FA-3 paper's measured cuDNN
+    // rate (attention_efficiency_hopper_te 0.39 -> 0.51) takes the Qwen3-30B-A3B EP-overlap A/B's
+    // overlap-on row out of its band (+17.2% -> +23.5%; over-predicted by the MoE path, as the
+    // table's recorded Qwen3-30B-A3B rows, cause not established), recorded.
     assert!(
-        known <= 51,
+        known <= 52,
         "{known} known deviations (training time/throughput)"
     );
     let new_cases = outcomes
