@@ -2693,30 +2693,28 @@ pub fn step_kernel_units(t: &TransformerSpec, s: &InferenceSetup) -> f64 {
 /// Linear parameters a decode step runs per token: all active ones but an encoder-decoder's
 /// encoder layers and cross-attention K/V projections, which run once per request in prefill.
 fn decode_linear_params(b: &ParamBreakdown, t: &TransformerSpec) -> f64 {
-    b.groups
-        .iter()
-        .map(|g| {
-            let per_layer: u64 = g
-                .linears
-                .iter()
-                .filter(|l| !t.reads_encoder(g.name, l.name))
-                .map(Linear::active_params)
-                .sum();
-            (g.count * per_layer) as f64
-        })
-        .sum()
+    decode_params_where(b, t, |_| true)
 }
 
 /// The decode linear parameters ([`decode_linear_params`]) outside the routed experts: attention,
 /// dense MLPs and shared experts, one copy each.
 fn decode_dense_linear_params(b: &ParamBreakdown, t: &TransformerSpec) -> f64 {
+    decode_params_where(b, t, |l| l.copies <= 1)
+}
+
+/// Active parameters of the decode step's linears ([`decode_linear_params`]) that `keep` selects.
+fn decode_params_where(
+    b: &ParamBreakdown,
+    t: &TransformerSpec,
+    keep: impl Fn(&Linear) -> bool,
+) -> f64 {
     b.groups
         .iter()
         .map(|g| {
             let per_layer: u64 = g
                 .linears
                 .iter()
-                .filter(|l| l.copies <= 1 && !t.reads_encoder(g.name, l.name))
+                .filter(|l| keep(l) && !t.reads_encoder(g.name, l.name))
                 .map(Linear::active_params)
                 .sum();
             (g.count * per_layer) as f64
