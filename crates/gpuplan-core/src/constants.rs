@@ -181,18 +181,19 @@ pub struct Tunables {
     /// on a CUDA tensor and launches nothing. Assumption: the published runs' server CPUs are as
     /// fast as this one.
     pub host_view_seconds: f64,
-    /// Hours between training checkpoints. Assumption: 1 h, the order of the defaults people run
-    /// with (HF Trainer `save_steps` 500 at 5–10 s/step ≈ 0.7–1.4 h). Each checkpoint written
-    /// synchronously stalls training for its write time. `estimate`'s elapsed time and the
-    /// validation cases use it; a plan uses it only where the user gives it (`[tunables]` or
-    /// `--set`, [`Tunables::checkpoint_interval_given`]) and otherwise checkpoints at Daly's
-    /// optimum for its own write and failure rate (plan audit r22 #2).
-    pub checkpoint_interval_hours: f64,
-    /// Whether the user gave `checkpoint_interval_hours` (a workload's `[tunables]` or `--set`),
-    /// not a constant to set: the plan's hours then pay that interval, and its advice says what
-    /// it costs against Daly's optimum.
-    #[serde(skip)]
-    pub checkpoint_interval_given: bool,
+    /// Hours between training checkpoints where the user states them (a workload's
+    /// `[tunables]`, `--set`, the API body's `tunables`): a plan's hours then pay that interval,
+    /// and its advice says what it costs against Daly's optimum. `None`, not stated: a plan
+    /// checkpoints at Daly's optimum for its own write and failure rate (plan audit r22 #2), and
+    /// `estimate`'s elapsed time and the validation cases read
+    /// [`DEFAULT_CHECKPOINT_INTERVAL_HOURS`] ([`Tunables::checkpoint_hours`]). Written out (JSON,
+    /// `--set`'s names) as the hours read, the default where not stated.
+    #[serde(
+        serialize_with = "hours_or_default",
+        deserialize_with = "stated_hours"
+    )]
+    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
+    pub checkpoint_interval_hours: Option<f64>,
     /// Share of a checkpoint's write time that stalls training. Assumption: 1.0 (synchronous
     /// `torch.save`/DeepSpeed `save_checkpoint`); asynchronous checkpointing (torch.distributed.
     /// checkpoint async_save, Megatron `--async-save`) hides most of it: set lower.
@@ -317,8 +318,7 @@ impl Default for Tunables {
             image_decode_per_core: 150.0,
             host_op_seconds: 8e-6,
             host_view_seconds: 0.7e-6,
-            checkpoint_interval_hours: 1.0,
-            checkpoint_interval_given: false,
+            checkpoint_interval_hours: None,
             checkpoint_stall_fraction: 1.0,
             failure_rate_per_gpu_hour: LLAMA3_INTERRUPTIONS / (54.0 * 24.0 * 16384.0),
             failure_restart_minutes: 10.0,
@@ -375,12 +375,15 @@ impl Tunables {
             "must be a finite, non-negative number (at most 1e6)",
         )?;
         *slot = serde_json::json!(value);
-        let given = self.checkpoint_interval_given || name == "checkpoint_interval_hours";
+        // The JSON writes an interval not stated as the default: it stays not stated.
+        let stated = self.checkpoint_interval_hours;
         *self = serde_json::from_value(v).map_err(|e| CoreError::Parse {
             what: "tunables".into(),
             message: e.to_string(),
         })?;
-        self.checkpoint_interval_given = given;
+        if name != "checkpoint_interval_hours" {
+            self.checkpoint_interval_hours = stated;
+        }
         self.validate()
     }
 
@@ -462,7 +465,7 @@ impl Tunables {
         }
         // Review r7 #4: 1e-9 h gave a 4142-year plan. At least a minute (no framework saves a
         // model faster), at most a year.
-        let iv = self.checkpoint_interval_hours;
+        let iv = self.checkpoint_hours();
         if !(iv.is_finite() && (1.0 / 60.0..=8760.0).contains(&iv)) {
             return Err(CoreError::invalid(
                 "checkpoint_interval_hours",
@@ -493,6 +496,33 @@ impl Tunables {
         }
         Ok(())
     }
+}
+
+/// Hours between training checkpoints where the user states none, for `estimate`'s elapsed time
+/// and the validation cases ([`Tunables::checkpoint_interval_hours`]). Assumption: 1 h, the order
+/// of the defaults people run with (HF Trainer `save_steps` 500 at 5–10 s/step ≈ 0.7–1.4 h). Each
+/// checkpoint written synchronously stalls training for its write time.
+pub const DEFAULT_CHECKPOINT_INTERVAL_HOURS: f64 = 1.0;
+
+impl Tunables {
+    /// The hours between checkpoints: the user's where stated, else
+    /// [`DEFAULT_CHECKPOINT_INTERVAL_HOURS`].
+    pub fn checkpoint_hours(&self) -> f64 {
+        self.checkpoint_interval_hours
+            .unwrap_or(DEFAULT_CHECKPOINT_INTERVAL_HOURS)
+    }
+}
+
+/// [`Tunables::checkpoint_interval_hours`] written as the hours read (the default where not
+/// stated), as when it was a plain number: the exported tunables keep their shape.
+fn hours_or_default<S: serde::Serializer>(h: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(h.unwrap_or(DEFAULT_CHECKPOINT_INTERVAL_HOURS))
+}
+
+/// A stated [`Tunables::checkpoint_interval_hours`]: a number, as before (`null` is refused as
+/// for every other constant); a key left out is `None` (the struct's default).
+fn stated_hours<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    f64::deserialize(d).map(Some)
 }
 
 /// Unexpected job interruptions of the Llama 3 405B run's 54-day snapshot (Dubey et al. 2024
@@ -579,5 +609,39 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("startup_hours"));
+    }
+
+    /// The checkpoint interval is stated or not by its `Option` alone: not stated by default
+    /// (written out as the default hour), stated at the default value too (`--set`, a TOML
+    /// `[tunables]`, a JSON body), kept not stated through another `--set`, and a `null` is
+    /// refused as for every other constant.
+    #[test]
+    fn a_stated_checkpoint_interval_is_some_even_at_the_default() {
+        let none = Tunables::default();
+        assert_eq!(none.checkpoint_interval_hours, None);
+        assert_eq!(none.checkpoint_hours(), DEFAULT_CHECKPOINT_INTERVAL_HOURS);
+        let json = serde_json::to_value(&none).unwrap();
+        assert_eq!(json["checkpoint_interval_hours"], serde_json::json!(1.0));
+        assert!(Tunables::names().contains(&"checkpoint_interval_hours".to_string()));
+        let mut other = Tunables::default();
+        other.set("fragmentation", 0.05).unwrap();
+        assert_eq!(other.checkpoint_interval_hours, None, "another --set");
+        let mut set = Tunables::default();
+        set.set("checkpoint_interval_hours", 1.0).unwrap();
+        assert_eq!(set.checkpoint_interval_hours, Some(1.0));
+        let toml: Tunables = toml::from_str("checkpoint_interval_hours = 1.0\n").unwrap();
+        let body: Tunables =
+            serde_json::from_str(r#"{"checkpoint_interval_hours": 1}"#).unwrap();
+        assert_eq!(toml, set);
+        assert_eq!(body, set);
+        assert_eq!(toml::from_str::<Tunables>("").unwrap(), none);
+        let null = serde_json::from_str::<Tunables>(r#"{"checkpoint_interval_hours": null}"#);
+        assert!(null.is_err());
+        let short = Tunables {
+            checkpoint_interval_hours: Some(1e-9),
+            ..Tunables::default()
+        };
+        let e = short.validate().unwrap_err().to_string();
+        assert!(e.contains("checkpoint_interval_hours"), "{e}");
     }
 }

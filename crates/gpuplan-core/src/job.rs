@@ -144,13 +144,13 @@ pub struct WorkloadFile {
     /// For `gpuplan plan`: cost, time or balanced.
     pub objective: Option<crate::plan::Objective>,
     /// For `gpuplan plan`: the `[training]` keys the file states (kept by the search); read from
-    /// the text by [`parse_workload`] (the API from its JSON body).
+    /// the raw workload by [`WorkloadFile::mark_stated`] (a file's table, the API's body).
     #[serde(skip)]
     pub pins: crate::plan::TrainPins,
     /// Whether `[inference]` states `weights` (its default, bf16, reads the same as one left out):
     /// a checkpoint gpuplan does not read is served only in a stated format
-    /// (`infer::check_checkpoint_read`). Read from the text by [`parse_workload`] (the API from
-    /// its JSON body).
+    /// (`infer::check_checkpoint_read`). Read from the raw workload by
+    /// [`WorkloadFile::mark_stated`].
     #[serde(skip)]
     pub inference_weights_given: bool,
     /// `[inference] weights = "awq"` (any case): the AWQ kernel's floor applies, as for
@@ -161,42 +161,74 @@ pub struct WorkloadFile {
 
 /// Parse a workload file; the error names the file, line, column and key, and never echoes the
 /// file's content (the user may have pointed at any file, a secret included).
+///
+/// The text is parsed once, as a TOML table: the checks of its raw form, the keys it states
+/// ([`WorkloadFile::mark_stated`]) and the typed workload are read from that table. Only where
+/// the table does not read as a workload is the text read again, typed, for an error with its
+/// line and column.
 pub fn parse_workload(what: &str, text: &str) -> Result<WorkloadFile, CoreError> {
-    toml_table_as_list(text)?;
-    let mut table = toml::from_str::<toml::Table>(text)
-        .ok()
-        .map(toml::Value::Table);
+    let table = toml::from_str::<toml::Table>(text).ok();
+    // As JSON: the form the checks and `mark_stated` share with the API's body.
+    let raw = table.as_ref().and_then(|t| serde_json::to_value(t).ok());
+    if let Some(e) = raw.as_ref().and_then(table_given_as_list) {
+        return Err(e);
+    }
     // The weight words are read by the deserializer itself (`workload::weight_word_or_table`),
     // so the file is read from its text and every error keeps its line and column (audit r22
     // #3); a word naming no format is refused first, naming the key and the words.
-    let awq = match table.as_ref().map(serde_json::to_value) {
-        Some(Ok(v)) => weight_words(&v)?,
-        _ => WordsAwq::default(),
+    let awq = match raw.as_ref() {
+        Some(v) => weight_words(v)?,
+        None => WordsAwq::default(),
     };
-    let mut file: WorkloadFile = toml::from_str(text).map_err(|e| CoreError::Parse {
-        what: what.to_string(),
-        message: describe_toml_error(text, e.span(), &enum_choices(text, &e)),
-    })?;
-    // Copied only when a -0 was cleared (the file is then read again from the cleared values).
-    if let Some(t) = table.as_mut() {
-        if clear_negative_zeros_toml(t) {
-            file = WorkloadFile::deserialize(t.clone()).map_err(|e| parse_error(what, e))?;
-        }
-    }
-    file.pins = crate::plan::TrainPins::from_toml(text);
-    file.inference_weights_given = table
-        .as_ref()
-        .and_then(|t| t.get("inference"))
-        .is_some_and(|i| i.get("weights").is_some());
-    let interval = table
-        .as_ref()
-        .and_then(|t| t.get("tunables"))
-        .is_some_and(|t| t.get("checkpoint_interval_hours").is_some());
-    if let Some(t) = file.tunables.as_mut() {
-        t.checkpoint_interval_given = interval;
+    let mut file = typed_workload(what, text, table)?;
+    if let Some(v) = raw.as_ref() {
+        file.mark_stated(v);
     }
     awq.apply(&mut file);
     Ok(file)
+}
+
+/// The typed workload of a file's `table` (every `-0` read as 0, [`clear_negative_zeros_toml`]);
+/// where the table does not read as one (or the text is no TOML), the text read typed for the
+/// error, with its line, column and key.
+fn typed_workload(
+    what: &str,
+    text: &str,
+    table: Option<toml::Table>,
+) -> Result<WorkloadFile, CoreError> {
+    let mut cleared = false;
+    let from_table = table.map(|t| {
+        let mut v = toml::Value::Table(t);
+        cleared = clear_negative_zeros_toml(&mut v);
+        WorkloadFile::deserialize(v)
+    });
+    let e = match from_table {
+        Some(Ok(file)) => return Ok(file),
+        Some(Err(e)) => Some(e),
+        None => None,
+    };
+    let file: WorkloadFile = toml::from_str(text).map_err(|e| CoreError::Parse {
+        what: what.to_string(),
+        message: describe_toml_error(text, e.span(), &enum_choices(text, &e)),
+    })?;
+    match e {
+        // The text reads, the table with its `-0`s cleared does not.
+        Some(e) if cleared => Err(parse_error(what, e)),
+        _ => Ok(file),
+    }
+}
+
+impl WorkloadFile {
+    /// What the workload states that its typed values cannot tell, from its raw form (a
+    /// workload file as JSON, or the API's body): the `training` keys the plan search keeps
+    /// ([`crate::plan::TrainPins`]) and whether `inference` states `weights` (at its default,
+    /// bf16, too). One reading for a file and the web API.
+    pub fn mark_stated(&mut self, raw: &serde_json::Value) {
+        self.pins = crate::plan::TrainPins::from_training(raw.get("training"));
+        self.inference_weights_given = raw
+            .get("inference")
+            .is_some_and(|i| i.get("weights").is_some());
+    }
 }
 
 fn parse_error(what: &str, e: toml::de::Error) -> CoreError {
@@ -332,21 +364,6 @@ pub fn table_given_as_list(v: &serde_json::Value) -> Option<CoreError> {
             )
         })
     })
-}
-
-/// [`table_given_as_list`] of a TOML workload file (nothing when it does not parse as TOML:
-/// the typed parse then says why).
-fn toml_table_as_list(text: &str) -> Result<(), CoreError> {
-    let Ok(t) = toml::from_str::<toml::Table>(text) else {
-        return Ok(());
-    };
-    match serde_json::to_value(t)
-        .ok()
-        .and_then(|v| table_given_as_list(&v))
-    {
-        Some(e) => Err(e),
-        None => Ok(()),
-    }
 }
 
 /// A value of the wrong type for a choice key (`tp_allreduce = true`, `engine = 3`) gets toml's
@@ -699,5 +716,28 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("kind") && !e.contains("topsecret"), "{e}");
+    }
+
+    /// One parse: the typed workload, the `[training]` keys stated, a stated `[inference]
+    /// weights` and a stated checkpoint interval all come from the one table; a `-0` reads as 0.
+    #[test]
+    fn one_parse_gives_the_typed_file_and_what_it_states() {
+        let text = "model = \"Llama-3.1-8B\"\n[training]\ntask = \"lora\"\nmicro_batch = 2\n\
+                    [inference]\nweights = \"bf16\"\n[tunables]\ncheckpoint_interval_hours = 1.0\n\
+                    startup_hours = -0.0\n";
+        let w = parse_workload("w.toml", text).unwrap();
+        assert_eq!(w.pins.keys(), ["training.micro_batch"]);
+        assert!(w.inference_weights_given && !w.inference_weights_awq);
+        let t = w.tunables.as_ref().unwrap();
+        assert_eq!(t.checkpoint_interval_hours, Some(1.0));
+        assert!(t.startup_hours == 0.0 && t.startup_hours.is_sign_positive());
+        let typed: WorkloadFile = toml::from_str(text).unwrap();
+        assert_eq!(w.training, typed.training);
+        assert_eq!(w.model, typed.model);
+        let bare = parse_workload("w.toml", "model = \"x\"\n[tunables]\nfragmentation = 0.1\n")
+            .unwrap();
+        assert!(bare.pins.is_empty() && !bare.inference_weights_given);
+        let t = bare.tunables.unwrap();
+        assert_eq!(t.checkpoint_interval_hours, None);
     }
 }

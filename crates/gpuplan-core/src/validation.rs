@@ -278,7 +278,7 @@ pub fn elapsed_factor(checkpoint_size: Bytes, el: &Elapsed, gpus: f64, tun: &Tun
     } else {
         0.0
     };
-    let base_s = tun.checkpoint_interval_hours * 3600.0;
+    let base_s = tun.checkpoint_hours() * 3600.0;
     let stall_s = write_s * tun.checkpoint_stall_fraction;
     let paid_share = stall_s / base_s;
     let ck = Checkpointing {

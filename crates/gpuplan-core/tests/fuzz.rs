@@ -320,6 +320,20 @@ fn replace_values(text: &str, muts: &[(f64, String)]) -> String {
     lines.join("\n")
 }
 
+/// `parse_workload` reads the typed workload from its one parse, the TOML table (refactor23):
+/// where it accepts a file, the text read typed gives the same values (what the JSON writes;
+/// `-0` and 0 compare equal).
+fn same_as_the_text_read_typed(
+    text: &str,
+    w: &gpuplan_core::job::WorkloadFile,
+) -> Result<(), TestCaseError> {
+    let typed = toml::from_str::<gpuplan_core::job::WorkloadFile>(text)
+        .map_err(|e| TestCaseError::fail(format!("the text does not read typed: {e}")))?;
+    let json = |w: &gpuplan_core::job::WorkloadFile| serde_json::to_value(w).ok();
+    prop_assert_eq!(json(&typed), json(w));
+    Ok(())
+}
+
 #[test]
 fn fuzz_workload_toml() {
     let strategy = (
@@ -331,6 +345,7 @@ fn fuzz_workload_toml() {
         let Ok(w) = parse_workload("fuzz.toml", &text) else {
             return Ok(());
         };
+        same_as_the_text_read_typed(&text, &w)?;
         accepted();
         let tun = w.tunables.clone().unwrap_or_default();
         if tun.validate().is_err() {

@@ -261,3 +261,43 @@ fn builtin_catalog_validates_clean() {
         assert!(errors.is_empty(), "{errors:#?}");
     }
 }
+
+/// `validate_rows` keeps the first of two rows with the same key, instances and prices alike
+/// (one walk, `first_valid_rows`, since refactor23): the second moves to `left_out` with its path
+/// and the reason, the first keeps its place and path.
+#[test]
+fn a_repeated_row_is_left_out_and_the_first_kept() {
+    use gpuplan_core::catalog::import::validate_rows;
+    let cat = Catalog::builtin().unwrap();
+    let mut r = import_alibaba(
+        &[
+            fx("alibaba-describe-instance-types-page1.json"),
+            fx("alibaba-describe-spot-price-history.json"),
+        ],
+        &ctx("cn-shanghai"),
+        &cat,
+    )
+    .unwrap();
+    assert_eq!((r.file.instance.len(), r.file.price.len()), (1, 1));
+    let (i, p) = (r.file.instance[0].clone(), r.file.price[0].clone());
+    let (ip, pp) = (r.instance_paths[0].clone(), r.price_paths[0].clone());
+    r.file.instance.push(i.clone());
+    r.instance_paths.push("again.json: $.i".into());
+    r.file.price.push(p.clone());
+    r.price_paths.push("again.json: $.p".into());
+    let before = r.left_out.len();
+    validate_rows(&mut r, &cat);
+    assert_eq!((r.file.instance.len(), r.file.price.len()), (1, 1));
+    assert_eq!((&r.instance_paths[0], &r.price_paths[0]), (&ip, &pp));
+    assert_eq!(r.file.instance[0].id, i.id);
+    let new = &r.left_out[before..];
+    assert_eq!(new.len(), 2, "{new:?}");
+    assert!(
+        new[0].starts_with("again.json: $.i: instance") && new[0].contains("appears twice"),
+        "{new:?}"
+    );
+    assert!(
+        new[1].starts_with("again.json: $.p: a second spot price") && new[1].contains("first is kept"),
+        "{new:?}"
+    );
+}

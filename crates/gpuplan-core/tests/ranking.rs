@@ -230,68 +230,8 @@ fn at_equal_cost_and_time_the_less_quantized_plan_ranks_first() {
     assert!(keys[0] < keys[1]);
 }
 
-/// The planner ranks and folds in one pass (`rank_and_fold`): the same list, `also` included, as
-/// `rank` then `collapse_near_duplicates`, on a real outcome's plans in reverse order with a
-/// near-duplicate (another type id, 0.1% slower) added after every third plan.
-#[test]
-fn rank_and_fold_is_rank_then_collapse() {
-    use gpuplan_core::catalog::Catalog;
-    use gpuplan_core::constants::Tunables;
-    use gpuplan_core::model::find_preset;
-    use gpuplan_core::plan::{
-        collapse_near_duplicates, plan, rank, rank_and_fold, Constraints, Job, PlanRequest,
-    };
-    use gpuplan_core::workload::{TrainTask, TrainingSetup};
-    let cat = Catalog::builtin().expect("catalog");
-    let req = PlanRequest {
-        model: find_preset("Qwen2.5-7B").expect("preset").model.clone(),
-        job: Job::Train {
-            setup: TrainingSetup {
-                task: TrainTask::Lora,
-                seq_len: 2048,
-                tokens: Some(1e8),
-                ..Default::default()
-            },
-            global_batch: None,
-            precision_pinned: false,
-            pins: Default::default(),
-        },
-        constraints: Constraints::default(),
-        objective: Objective::Cost,
-        tunables: Tunables::default(),
-    };
-    let mut plans = Vec::new();
-    for (i, mut p) in plan(&req, &cat)
-        .expect("plan")
-        .plans
-        .into_iter()
-        .enumerate()
-    {
-        p.also.clear();
-        if i % 3 == 0 {
-            let mut twin = p.clone();
-            twin.instance.id.push_str("-twin");
-            twin.hours *= 1.001;
-            plans.push(twin);
-        }
-        plans.push(p);
-    }
-    plans.reverse();
-    for obj in [Objective::Cost, Objective::Time, Objective::Balanced] {
-        let (mut a, mut b) = (plans.clone(), plans.clone());
-        rank(&mut a, obj);
-        collapse_near_duplicates(&mut a);
-        rank_and_fold(&mut b, obj);
-        assert!(a
-            .iter()
-            .any(|p| p.also.iter().any(|x| x.ends_with("-twin"))));
-        assert!(a.len() < plans.len());
-        assert_eq!(
-            serde_json::to_value(&a).expect("json"),
-            serde_json::to_value(&b).expect("json")
-        );
-    }
-}
+// `rank_and_fold_is_rank_then_collapse` moved into the crate (plan/fold_reference.rs,
+// `rank_and_fold_is_rank_then_the_reference_fold`): its reference fold is test-only code there.
 
 /// Audit r7 #7: Qwen2.5-72B QLoRA on Alibaba ranked 8 × A100-40G with 0.1 GiB free first (¥4
 /// dearer, faster: a 0.5% tie) over 4 × A100-40G with 7.7 GiB free. Inside a tie group a plan

@@ -633,3 +633,26 @@ fn plan_answers_carry_the_clis_warnings_in_the_requests_language() {
     );
     assert!(!ids(&v).contains(&"warn-region-unknown".to_string()), "{v}");
 }
+
+/// The answer cache keys the whole workload, what its JSON does not write included: a checkpoint
+/// interval stated at the default hour serialises as one not stated, and was answered from the
+/// cache with Daly's interval (refactor23); the stated hour is paid and said to be given.
+#[test]
+fn a_stated_default_checkpoint_interval_is_not_answered_from_the_cache() {
+    let s = Server::start();
+    let url = format!("{}/api/v1/plan", s.base);
+    let body = |tunables: &str| {
+        format!(
+            r#"{{"model": "Qwen2.5-7B", "training": {{"task": "lora", "seq_len": 2048, "tokens": 1e8}}, "constraints": {{"providers": ["alibaba"]}}, "tunables": {{{tunables}}}}}"#
+        )
+    };
+    let given = |v: &serde_json::Value| v["outcome"]["plans"][0]["train"]["checkpoints"]["given"].clone();
+    let (st, daly) = call("POST", &url, Some(&body("")));
+    assert_eq!(st, 200, "{daly}");
+    assert_eq!(given(&daly), false, "{daly}");
+    let (st, hour) = call("POST", &url, Some(&body(r#""checkpoint_interval_hours": 1"#)));
+    assert_eq!(st, 200, "{hour}");
+    assert_eq!(given(&hour), true, "{hour}");
+    let interval = &hour["outcome"]["plans"][0]["train"]["checkpoints"]["interval_s"];
+    assert_eq!(interval.as_f64(), Some(3600.0), "{hour}");
+}

@@ -71,49 +71,65 @@ pub fn import(
 /// `left_out` with their JSON path.
 pub fn validate_rows(r: &mut ImportResult, cat: &Catalog) {
     let mut c = cat.clone();
-    let origin = Origin::User("import".into());
     let instances = std::mem::take(&mut r.file.instance);
     let paths = std::mem::take(&mut r.instance_paths);
-    let mut seen = std::collections::HashSet::new();
-    for (i, path) in instances.into_iter().zip(paths) {
-        if !seen.insert((i.provider, i.id.clone())) {
-            r.left_out.push(format!(
-                "{path}: instance {:?} appears twice in the response: the first row is kept",
-                i.id
-            ));
-            continue;
-        }
-        let one = CatalogFile {
-            instance: vec![i.clone()],
+    let kept = first_valid_rows(
+        instances.into_iter().zip(paths).collect(),
+        (&mut c, &mut r.left_out),
+        |i| (i.provider, i.id.clone()),
+        |i| format!("instance {:?} appears twice in the response: the first row is kept", i.id),
+        |i| CatalogFile {
+            instance: vec![i],
             ..Default::default()
-        };
-        match errors_of(c.merge_validated(one, origin.clone(), "import")) {
-            None => r.instance(i, path),
-            Some(e) => r.left_out.push(format!("{path}: {e}")),
-        }
-    }
+        },
+    );
+    kept.into_iter().for_each(|(i, path)| r.instance(i, path));
     let prices = std::mem::take(&mut r.file.price);
     let paths = std::mem::take(&mut r.price_paths);
-    let mut seen = std::collections::HashSet::new();
-    for (p, path) in prices.into_iter().zip(paths) {
-        if !seen.insert((p.instance.clone(), p.region.clone(), p.billing)) {
-            r.left_out.push(format!(
-                "{path}: a second {} price for {:?} in {}: the first is kept",
+    let kept = first_valid_rows(
+        prices.into_iter().zip(paths).collect(),
+        (&mut c, &mut r.left_out),
+        |p| (p.instance.clone(), p.region.clone(), p.billing),
+        |p| {
+            format!(
+                "a second {} price for {:?} in {}: the first is kept",
                 p.billing.name(),
                 p.instance,
                 p.region
-            ));
+            )
+        },
+        |p| CatalogFile {
+            price: vec![p],
+            ..Default::default()
+        },
+    );
+    kept.into_iter().for_each(|(p, path)| r.price(p, path));
+}
+
+/// The rows (each with its JSON path) that are the first of their `key` and merge into `c`
+/// (the catalog so far) without errors, in order; a repeated row (`twice` says why) or one with
+/// errors moves to `left_out` with its path. `one` is the row as a catalog file of its own.
+fn first_valid_rows<T: Clone, K: Eq + std::hash::Hash>(
+    rows: Vec<(T, String)>,
+    (c, left_out): (&mut Catalog, &mut Vec<String>),
+    key: impl Fn(&T) -> K,
+    twice: impl Fn(&T) -> String,
+    one: impl Fn(T) -> CatalogFile,
+) -> Vec<(T, String)> {
+    let origin = Origin::User("import".into());
+    let mut seen = std::collections::HashSet::new();
+    let mut kept = Vec::new();
+    for (row, path) in rows {
+        if !seen.insert(key(&row)) {
+            left_out.push(format!("{path}: {}", twice(&row)));
             continue;
         }
-        let one = CatalogFile {
-            price: vec![p.clone()],
-            ..Default::default()
-        };
-        match errors_of(c.merge_validated(one, origin.clone(), "import")) {
-            None => r.price(p, path),
-            Some(e) => r.left_out.push(format!("{path}: {e}")),
+        match errors_of(c.merge_validated(one(row.clone()), origin.clone(), "import")) {
+            None => kept.push((row, path)),
+            Some(e) => left_out.push(format!("{path}: {e}")),
         }
     }
+    kept
 }
 
 fn errors_of(findings: Vec<super::validate::Finding>) -> Option<String> {

@@ -13,6 +13,9 @@ pub mod published;
 pub mod serve;
 pub mod train;
 
+#[cfg(test)]
+mod fold_reference;
+
 pub use inputs::{check_plans, validate_request};
 pub use pins::TrainPins;
 
@@ -1163,7 +1166,8 @@ pub fn rank(plans: &mut Vec<Plan>, obj: Objective) {
 }
 
 /// [`rank`] then [`collapse_near_duplicates`], each plan moved once into the ranked, folded list
-/// (the planner's path; test `rank_and_fold_is_rank_then_collapse` in tests/ranking.rs).
+/// (the planner's path; test `rank_and_fold_is_rank_then_the_reference_fold` in
+/// plan/fold_reference.rs compares it with an independent fold).
 pub fn rank_and_fold(plans: &mut Vec<Plan>, obj: Objective) {
     drop(rank_and_fold_out(plans, obj));
 }
@@ -1197,9 +1201,13 @@ fn permute<T>(plans: &mut [T], order: &[usize]) {
     }
 }
 
-/// [`fold_into`] on a ranked list, within it: the plans kept move to the front in rank order
-/// (`plans[..kept]`), each near-duplicate stays behind them, and those are returned.
+/// Folds a ranked list (best first) within itself: the plans that are no near-duplicate of a
+/// better one move to the front in rank order (`plans[..kept]`), each near-duplicate is named in
+/// the `also` of the first kept plan it duplicates ([`fold_one`]) and stays behind them; those
+/// are returned. The independent reference is `fold_reference::fold_into` (tests only).
 fn fold_in_place(plans: &mut Vec<Plan>) -> Vec<Plan> {
+    // Kept plans by what a near-duplicate must share (provider, accelerator, count), in kept
+    // order: the first match in its bucket is the first match among all kept plans.
     let mut buckets: std::collections::HashMap<(Provider, String, u64), Vec<usize>> =
         std::collections::HashMap::new();
     let mut kept = 0;
@@ -1226,13 +1234,20 @@ fn fold_in_place(plans: &mut Vec<Plan>) -> Vec<Plan> {
     plans.split_off(kept)
 }
 
-/// [`fold_into`]'s step for a near-duplicate `p` of the kept plan `k`, in place: `k` becomes
-/// the plan shown (it may take `p`'s place), `p` the one named beside it.
+/// The step of [`fold_in_place`] for a near-duplicate `p` of the kept plan `k`, in place: `k`
+/// becomes the plan shown (it may take `p`'s place), `p` the one named beside it.
+///
+/// The shipped-format plan is shown in place of a copy of its weights on the same fleet for the
+/// same money ([`native_shown`]). Of two training plans that are the same answer, the one on
+/// fewer nodes is shown and the other named beside it: the same GPUs in one box need no network
+/// between them and one machine to launch (audit r9 #7: Qwen3-30B-A3B LoRA listed PP 2 over two
+/// single-A100 VMs on 8 Gbit/s TCP with the 2-A100 NVLink box as "same answer as plan 1", ahead
+/// of it by ¥0.05).
 fn fold_one(k: &mut Plan, p: &mut Plan) {
     if lossier_twin(p, k) {
-        native_shown_in_place(k, p);
+        native_shown(k, p);
     } else if k.train.is_some() && p.nodes < k.nodes {
-        shown_instead_in_place(k, p);
+        shown_instead(k, p);
     }
     let name = also_name(k, p);
     if !k.also.contains(&name) {
@@ -1251,18 +1266,21 @@ fn also_name(k: &Plan, p: &Plan) -> String {
     }
 }
 
-/// [`shown_instead`] in place: `kept` and `p` trade places, the names folded so far staying
-/// with the plan shown.
-fn shown_instead_in_place(kept: &mut Plan, p: &mut Plan) {
+/// `kept` and `p` trade places: `p`'s plan takes the rank and the names folded so far, the plan
+/// it replaces is named beside it (a copy of the shipped weights is named beside the shipped
+/// row, review r12 #1).
+fn shown_instead(kept: &mut Plan, p: &mut Plan) {
     std::mem::swap(kept, p);
     std::mem::swap(&mut kept.also, &mut p.also);
     p.also.clear();
 }
 
-/// [`native_shown`] in place.
-fn native_shown_in_place(kept: &mut Plan, p: &mut Plan) {
+/// The shipped-format plan `p` is shown in place of `kept`, a copy of its weights on the same
+/// fleet for the same money; the names folded into `kept` with its own format so far get that
+/// format written beside them, as they now differ from the row shown.
+fn native_shown(kept: &mut Plan, p: &mut Plan) {
     mark_format(kept);
-    shown_instead_in_place(kept, p);
+    shown_instead(kept, p);
 }
 
 impl ServeDetail {
@@ -1365,91 +1383,10 @@ fn idle_memory(x: &ServeDetail, y: &ServeDetail) -> bool {
 }
 
 /// Fold near-duplicates (e.g. two sizes of one family giving the same 8 GPUs for the same time and
-/// money) into the better-ranked plan's `also` list. Keeps the ranking order.
+/// money) into the better-ranked plan's `also` list. Keeps the ranking order: `plans` must be
+/// ranked ([`rank`]); [`rank_and_fold`] does both.
 pub fn collapse_near_duplicates(plans: &mut Vec<Plan>) {
-    let all = std::mem::take(plans);
-    plans.reserve(all.len());
-    drop(fold_into(plans, all.into_iter()));
-}
-
-/// The plans of `ranked` (best first) that are no near-duplicate of a better one, pushed onto
-/// `kept`, which must be empty; each near-duplicate is named in the `also` of the first kept plan
-/// it duplicates. Returns the near-duplicates (boxed: a plan is several KB, and a growing list
-/// of them would be copied at every doubling).
-#[allow(clippy::vec_box)] // boxed on purpose: moved once, not at every doubling of the list
-fn fold_into(kept: &mut Vec<Plan>, ranked: impl Iterator<Item = Plan>) -> Vec<Box<Plan>> {
-    let mut folded = Vec::new();
-    // Kept plans by what a near-duplicate must share (provider, accelerator, count), in kept
-    // order: the first match in its bucket is the first match among all kept plans.
-    let mut buckets: std::collections::HashMap<(Provider, String, u64), Vec<usize>> =
-        std::collections::HashMap::new();
-    for p in ranked {
-        let key = (
-            p.instance.provider,
-            p.gpu.id.clone(),
-            p.total_gpus.to_bits(),
-        );
-        let bucket = buckets.entry(key).or_default();
-        match bucket.iter().copied().find(|&i| {
-            near_duplicate(&kept[i], &p) || lossier_twin(&kept[i], &p) || lossier_twin(&p, &kept[i])
-        }) {
-            Some(i) => {
-                let k = &mut kept[i];
-                let p = if lossier_twin(&p, k) {
-                    native_shown(k, p)
-                } else {
-                    fewer_nodes_first(k, p)
-                };
-                let mut name = format!("{} × {}", p.nodes, p.instance.id);
-                // A lossier twin on the same machines is told apart by its format.
-                if let (Some(x), Some(y)) = (&k.serve, &p.serve) {
-                    if x.weights != y.weights {
-                        name = format!("{name} {}", y.weights.name());
-                    }
-                }
-                if !k.also.contains(&name) {
-                    k.also.push(name);
-                }
-                folded.push(Box::new(p));
-            }
-            None => {
-                bucket.push(kept.len());
-                kept.push(p);
-            }
-        }
-    }
-    folded
-}
-
-/// Of two training plans that are the same answer, the one on fewer nodes is shown and the other
-/// named beside it: the same GPUs in one box need no network between them and one machine to
-/// launch (audit r9 #7: Qwen3-30B-A3B LoRA listed PP 2 over two single-A100 VMs on 8 Gbit/s TCP
-/// with the 2-A100 NVLink box as "same answer as plan 1", ahead of it by ¥0.05). `kept` takes the
-/// better one, keeping its rank and the names folded into it so far; the one to name returns.
-fn fewer_nodes_first(kept: &mut Plan, p: Plan) -> Plan {
-    if kept.train.is_none() || p.nodes >= kept.nodes {
-        return p;
-    }
-    shown_instead(kept, p)
-}
-
-/// `p` takes `kept`'s rank and the names folded into it so far; the plan it replaces returns, to
-/// be named beside it (a copy of the shipped weights is named beside the shipped row, review r12
-/// #1).
-fn shown_instead(kept: &mut Plan, p: Plan) -> Plan {
-    let also = std::mem::take(&mut kept.also);
-    let mut out = std::mem::replace(kept, p);
-    kept.also = also;
-    out.also.clear();
-    out
-}
-
-/// The shipped-format plan `p` is shown in place of `kept`, a copy of its weights on the same
-/// fleet for the same money; the names folded into `kept` with its own format so far get that
-/// format written beside them, as they now differ from the row shown.
-fn native_shown(kept: &mut Plan, p: Plan) -> Plan {
-    mark_format(kept);
-    shown_instead(kept, p)
+    drop(fold_in_place(plans));
 }
 
 /// The names folded into `kept` with its own format so far get that format written beside them.

@@ -68,15 +68,6 @@ impl TrainPins {
         }
     }
 
-    /// The pins of a TOML workload file's text (`parse_workload` has accepted it).
-    pub fn from_toml(text: &str) -> TrainPins {
-        let v = toml::from_str::<toml::Table>(text)
-            .ok()
-            .and_then(|t| t.get("training").cloned())
-            .and_then(|t| serde_json::to_value(t).ok());
-        TrainPins::from_training(v.as_ref())
-    }
-
     fn flags(&self) -> [bool; 9] {
         [
             self.tp,
@@ -127,9 +118,16 @@ impl TrainPins {
 mod tests {
     use super::*;
 
+    /// The pins of a TOML workload file's text, as `job::parse_workload` reads them.
+    fn from_toml(text: &str) -> TrainPins {
+        crate::job::parse_workload("w.toml", text)
+            .expect("a workload")
+            .pins
+    }
+
     #[test]
     fn keys_present_are_pinned_absent_are_free() {
-        let p = TrainPins::from_toml(
+        let p = from_toml(
             "model = \"x\"\n[training]\nmicro_batch = 2\n[training.parallel]\nzero = 3\ncp = 1\n",
         );
         assert_eq!(
@@ -140,12 +138,12 @@ mod tests {
                 "training.micro_batch"
             ]
         );
-        assert!(TrainPins::from_toml("model = \"x\"\n[training]\ntask = \"lora\"\n").is_empty());
+        assert!(from_toml("model = \"x\"\n[training]\ntask = \"lora\"\n").is_empty());
         // A named stack (trust r9 #2) is no search dimension: nothing for the blame to release.
-        let named = TrainPins::from_toml("model = \"x\"\n[training]\nframework = \"megatron\"\n");
+        let named = from_toml("model = \"x\"\n[training]\nframework = \"megatron\"\n");
         assert!(named.framework && named.keys().is_empty());
         let ds = |v: &str| {
-            TrainPins::from_toml(&format!("model = \"x\"\n[training]\ndeepspeed = {v}\n"))
+            from_toml(&format!("model = \"x\"\n[training]\ndeepspeed = {v}\n"))
         };
         assert!(ds("true").framework && !ds("false").framework);
         assert_eq!(p.without("training.parallel.zero").keys().len(), 2);

@@ -235,10 +235,10 @@ pub(crate) fn checkpoint_interval_s(
     gpus: f64,
     tun: &Tunables,
 ) -> f64 {
-    if tun.checkpoint_interval_given {
-        return tun.checkpoint_interval_hours * 3600.0;
+    match tun.checkpoint_interval_hours {
+        Some(hours) => hours * 3600.0,
+        None => daly_checkpoint_s(compute_hours, write_s, gpus, tun),
     }
-    daly_checkpoint_s(compute_hours, write_s, gpus, tun)
 }
 
 /// Daly's optimum interval for a plan ([`checkpoint_interval_s`] where the user gives none).
@@ -271,7 +271,7 @@ fn schedule(
     super::money::CheckpointSchedule {
         interval_s,
         daly_s,
-        given: tun.checkpoint_interval_given,
+        given: tun.checkpoint_interval_hours.is_some(),
         cost_h: cost(interval_s),
         daly_cost_h: cost(daly_s),
     }
@@ -3368,7 +3368,7 @@ mod checkpoint_interval_tests {
     #[test]
     fn the_hours_pay_dalys_interval_unless_the_user_gives_one() {
         let tun = Tunables::default();
-        assert!(!tun.checkpoint_interval_given);
+        assert_eq!(tun.checkpoint_interval_hours, None);
         let (compute_h, write_s, gpus) = (200.0, 60.0, 8.0);
         let tau = checkpoint_interval_s(compute_h, write_s, gpus, &tun);
         let rate = gpus * tun.failure_rate_per_gpu_hour / 3600.0;
@@ -3385,9 +3385,13 @@ mod checkpoint_interval_tests {
         // The user's interval is paid as given, and costs more than Daly's in Daly's model.
         let mut given = Tunables::default();
         given.set("checkpoint_interval_hours", 1.0).unwrap();
-        assert!(given.checkpoint_interval_given);
+        assert_eq!(given.checkpoint_interval_hours, Some(1.0), "the default, stated");
         given.set("fragmentation", 0.05).unwrap();
-        assert!(given.checkpoint_interval_given, "kept by a later --set");
+        assert_eq!(
+            given.checkpoint_interval_hours,
+            Some(1.0),
+            "kept by a later --set"
+        );
         assert_eq!(
             checkpoint_interval_s(compute_h, write_s, gpus, &given),
             3600.0

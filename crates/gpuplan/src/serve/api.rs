@@ -483,39 +483,20 @@ pub fn parse_body(body: &[u8], lang: Lang) -> Result<WorkloadFile, Answer> {
             lang,
         ));
     }
-    not_an_object(text, lang)?;
+    // The body parsed once as JSON: its checks and the keys it states are read from that value
+    // (the typed workload from the text, `typed_body`).
+    let mut raw: Option<serde_json::Value> = serde_json::from_str(text).ok();
+    not_an_object(raw.as_ref(), lang)?;
     // The weight words a workload file and `--weights` take (audit r22 #1: `"weights": "awq"`
     // was refused as a string); a word naming no format is refused naming the key and the words.
-    let awq = match serde_json::from_str::<serde_json::Value>(text) {
-        Ok(v) => gpuplan_core::job::weight_words(&v).map_err(|e| {
+    let awq = match raw.as_ref() {
+        Some(v) => gpuplan_core::job::weight_words(v).map_err(|e| {
             let field = e.field().map(str::to_string);
             Answer::bad(e.message(), field, lang)
         })?,
-        Err(_) => Default::default(),
+        None => Default::default(),
     };
-    let de = &mut serde_json::Deserializer::from_str(text);
-    let mut file: WorkloadFile = serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        let at = format!("line {}, column {}", inner.line(), inner.column());
-        let suffix = format!(" at line {} column {}", inner.line(), inner.column());
-        let msg = inner.to_string();
-        let inner = msg.strip_suffix(&suffix).unwrap_or(&msg);
-        // The CLI's message for a workload file that does not parse (`err-parse`), with the
-        // parser's phrases in the request's language, the body standing for the file.
-        let (message, field) = if path == "." || path == "?" || path.is_empty() {
-            (format!("{at}: {inner}"), None)
-        } else {
-            (format!("{at}, key `{path}`: {inner}"), Some(path))
-        };
-        Answer::bad(
-            Msg::new("err-parse")
-                .arg("what", Msg::new("api-body"))
-                .arg("message", render::serde_message(&message)),
-            field,
-            lang,
-        )
-    })?;
+    let mut file = typed_body(text, raw.as_mut(), lang)?;
     if file.model_config.is_some() {
         return Err(Answer::bad(
             Msg::new("api-err-model-config"),
@@ -534,46 +515,73 @@ pub fn parse_body(body: &[u8], lang: Lang) -> Result<WorkloadFile, Answer> {
         ));
     }
     // The `training` keys the body states are kept by the plan search, as in a workload file.
-    let mut raw: Option<serde_json::Value> = serde_json::from_str(text).ok();
-    // Every `-0` read as 0, whatever its key (`job::clear_negative_zeros_json`).
-    if let Some(v) = raw.as_mut() {
-        if gpuplan_core::job::clear_negative_zeros_json(v) {
-            file = serde_json::from_value(v.clone()).map_err(|e| {
-                Answer::bad(
-                    Msg::new("err-parse")
-                        .arg("what", Msg::new("api-body"))
-                        .arg("message", render::serde_message(&e.to_string())),
-                    None,
-                    lang,
-                )
-            })?;
-        }
-    }
-    file.pins =
-        gpuplan_core::plan::TrainPins::from_training(raw.as_ref().and_then(|v| v.get("training")));
-    file.inference_weights_given = raw
-        .as_ref()
-        .and_then(|v| v.get("inference"))
-        .is_some_and(|i| i.get("weights").is_some());
-    let interval = raw
-        .as_ref()
-        .and_then(|v| v.get("tunables"))
-        .is_some_and(|t| t.get("checkpoint_interval_hours").is_some());
-    if let Some(t) = file.tunables.as_mut() {
-        t.checkpoint_interval_given = interval;
+    if let Some(v) = raw.as_ref() {
+        file.mark_stated(v);
     }
     awq.apply(&mut file);
     Ok(file)
+}
+
+/// The typed workload of the body: read from its text, for an error's line, column and key and
+/// because a JSON value keeps the last of two same keys where the typed read refuses them; then,
+/// where `raw` (the body's JSON) holds a `-0`, read again from `raw` with every `-0` read as 0
+/// (`job::clear_negative_zeros_json`).
+fn typed_body(
+    text: &str,
+    raw: Option<&mut serde_json::Value>,
+    lang: Lang,
+) -> Result<WorkloadFile, Answer> {
+    let de = &mut serde_json::Deserializer::from_str(text);
+    let file: WorkloadFile =
+        serde_path_to_error::deserialize(de).map_err(|e| body_parse_error(e, lang))?;
+    let Some(v) = raw else {
+        return Ok(file);
+    };
+    if !gpuplan_core::job::clear_negative_zeros_json(v) {
+        return Ok(file);
+    }
+    serde_json::from_value(v.clone()).map_err(|e| {
+        Answer::bad(
+            Msg::new("err-parse")
+                .arg("what", Msg::new("api-body"))
+                .arg("message", render::serde_message(&e.to_string())),
+            None,
+            lang,
+        )
+    })
+}
+
+/// The CLI's message for a workload file that does not parse (`err-parse`), with the parser's
+/// phrases in the request's language, the body standing for the file: its line, column and key.
+fn body_parse_error(e: serde_path_to_error::Error<serde_json::Error>, lang: Lang) -> Answer {
+    let path = e.path().to_string();
+    let inner = e.into_inner();
+    let at = format!("line {}, column {}", inner.line(), inner.column());
+    let suffix = format!(" at line {} column {}", inner.line(), inner.column());
+    let msg = inner.to_string();
+    let inner = msg.strip_suffix(&suffix).unwrap_or(&msg);
+    let (message, field) = if path == "." || path == "?" || path.is_empty() {
+        (format!("{at}: {inner}"), None)
+    } else {
+        (format!("{at}, key `{path}`: {inner}"), Some(path))
+    };
+    Answer::bad(
+        Msg::new("err-parse")
+            .arg("what", Msg::new("api-body"))
+            .arg("message", render::serde_message(&message)),
+        field,
+        lang,
+    )
 }
 
 /// A body that is valid JSON but not an object (`[]`, `"x"`, `3`): what it is and the shape to
 /// send (audit r15 #6: serde's "invalid length 0, expected struct WorkloadFile with 12
 /// elements").
 /// A table given as a list is refused as in a workload file (`job::table_given_as_list`).
-fn not_an_object(text: &str, lang: Lang) -> Result<(), Answer> {
-    let got = match serde_json::from_str::<serde_json::Value>(text) {
-        Ok(v @ serde_json::Value::Object(_)) => {
-            return match gpuplan_core::job::table_given_as_list(&v) {
+fn not_an_object(raw: Option<&serde_json::Value>, lang: Lang) -> Result<(), Answer> {
+    let got = match raw {
+        Some(v @ serde_json::Value::Object(_)) => {
+            return match gpuplan_core::job::table_given_as_list(v) {
                 Some(e) => {
                     let field = e.field().map(str::to_string);
                     Err(Answer::bad(e.message(), field, lang))
@@ -581,12 +589,12 @@ fn not_an_object(text: &str, lang: Lang) -> Result<(), Answer> {
                 None => Ok(()),
             };
         }
-        Ok(serde_json::Value::Array(_)) => "array",
-        Ok(serde_json::Value::String(_)) => "string",
-        Ok(serde_json::Value::Number(_)) => "number",
-        Ok(serde_json::Value::Bool(_)) => "boolean",
-        Ok(serde_json::Value::Null) => "null",
-        Err(_) => return Ok(()),
+        Some(serde_json::Value::Array(_)) => "array",
+        Some(serde_json::Value::String(_)) => "string",
+        Some(serde_json::Value::Number(_)) => "number",
+        Some(serde_json::Value::Bool(_)) => "boolean",
+        Some(serde_json::Value::Null) => "null",
+        None => return Ok(()),
     };
     Err(Answer::bad(
         Msg::new("api-err-body-object").arg("got", got).arg(
@@ -662,15 +670,16 @@ pub async fn plan(
     // The answer's warnings are in the request's language, so the language joins the key.
     let q: Vec<_> = q.into_iter().filter(|(k, _)| k != "lang").collect();
     let today = crate::cmd::prices::today_secs();
-    // The pins are not in the serialised file (a key stated at its default value serialises as
-    // one left out), so they join the key.
+    // The whole file joins the key, what its JSON does not write included: the pins (a key
+    // stated at its default value serialises as one left out), a checkpoint interval stated at
+    // the default hour (written as one not stated, which Daly's optimum replaces) and AWQ asked
+    // for by name (written as int4).
     let key = format!(
-        "plan\0{}\0{}\0{:?}\0{}\0{:?}",
+        "plan\0{}\0{}\0{:?}\0{:?}",
         today / 86_400,
         lang.code(),
         q,
-        serde_json::to_string(&file).unwrap_or_default(),
-        file.pins
+        file
     );
     if let Some(hit) = st.cached(&key) {
         return Answer {
@@ -944,5 +953,39 @@ mod tests {
             r#"{"model": "Qwen2.5-7B", "inference": {"input_tokens": 100}}"#
         ));
         assert!(!given(r#"{"model": "Llama-3.1-8B"}"#));
+    }
+
+    /// The JSON API and a workload file give the same workload for the same input: the typed
+    /// values, the `training` keys stated, a stated `inference.weights`, a stated checkpoint
+    /// interval (its default value included) and the AWQ mark, from one reading of each
+    /// (`WorkloadFile::mark_stated`).
+    #[test]
+    fn the_body_and_the_file_read_the_same_workload() {
+        let cases = [
+            (
+                r#"{"model": "Qwen2.5-7B", "training": {"task": "lora", "parallel": {"zero": 3}},
+                    "tunables": {"checkpoint_interval_hours": 1.0, "startup_hours": -0.0}}"#,
+                "model = \"Qwen2.5-7B\"\n[training]\ntask = \"lora\"\n[training.parallel]\n\
+                 zero = 3\n[tunables]\ncheckpoint_interval_hours = 1.0\nstartup_hours = -0.0\n",
+            ),
+            (
+                r#"{"model": "Qwen2.5-7B", "inference": {"weights": "awq"},
+                    "tunables": {"fragmentation": 0.1}}"#,
+                "model = \"Qwen2.5-7B\"\n[inference]\nweights = \"awq\"\n[tunables]\n\
+                 fragmentation = 0.1\n",
+            ),
+        ];
+        for (body, file) in cases {
+            let b = parse_body(body.as_bytes(), Lang::En).unwrap_or_else(|_| panic!("{body}"));
+            let f = gpuplan_core::job::parse_workload("w.toml", file).expect("file");
+            assert_eq!(b, f, "{body}");
+        }
+        let b = parse_body(cases[0].0.as_bytes(), Lang::En).unwrap_or_else(|_| panic!());
+        let t = b.tunables.expect("tunables");
+        assert_eq!(t.checkpoint_interval_hours, Some(1.0));
+        assert!(b.pins.zero && b.pins.keys().len() == 1);
+        let b = parse_body(cases[1].0.as_bytes(), Lang::En).unwrap_or_else(|_| panic!());
+        assert!(b.inference_weights_given && b.inference_weights_awq);
+        assert_eq!(b.tunables.expect("tunables").checkpoint_interval_hours, None);
     }
 }
