@@ -188,10 +188,7 @@ pub struct Tunables {
     /// `estimate`'s elapsed time and the validation cases read
     /// [`DEFAULT_CHECKPOINT_INTERVAL_HOURS`] ([`Tunables::checkpoint_hours`]). Written out (JSON,
     /// `--set`'s names) as the hours read, the default where not stated.
-    #[serde(
-        serialize_with = "hours_or_default",
-        deserialize_with = "stated_hours"
-    )]
+    #[serde(serialize_with = "hours_or_default", deserialize_with = "stated_hours")]
     #[cfg_attr(feature = "openapi", schema(value_type = f64))]
     pub checkpoint_interval_hours: Option<f64>,
     /// Share of a checkpoint's write time that stalls training. Assumption: 1.0 (synchronous
@@ -630,8 +627,7 @@ mod tests {
         set.set("checkpoint_interval_hours", 1.0).unwrap();
         assert_eq!(set.checkpoint_interval_hours, Some(1.0));
         let toml: Tunables = toml::from_str("checkpoint_interval_hours = 1.0\n").unwrap();
-        let body: Tunables =
-            serde_json::from_str(r#"{"checkpoint_interval_hours": 1}"#).unwrap();
+        let body: Tunables = serde_json::from_str(r#"{"checkpoint_interval_hours": 1}"#).unwrap();
         assert_eq!(toml, set);
         assert_eq!(body, set);
         assert_eq!(toml::from_str::<Tunables>("").unwrap(), none);

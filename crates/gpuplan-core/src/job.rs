@@ -734,8 +734,8 @@ mod tests {
         let typed: WorkloadFile = toml::from_str(text).unwrap();
         assert_eq!(w.training, typed.training);
         assert_eq!(w.model, typed.model);
-        let bare = parse_workload("w.toml", "model = \"x\"\n[tunables]\nfragmentation = 0.1\n")
-            .unwrap();
+        let bare =
+            parse_workload("w.toml", "model = \"x\"\n[tunables]\nfragmentation = 0.1\n").unwrap();
         assert!(bare.pins.is_empty() && !bare.inference_weights_given);
         let t = bare.tunables.unwrap();
         assert_eq!(t.checkpoint_interval_hours, None);

@@ -297,7 +297,8 @@ fn a_repeated_row_is_left_out_and_the_first_kept() {
         "{new:?}"
     );
     assert!(
-        new[1].starts_with("again.json: $.p: a second spot price") && new[1].contains("first is kept"),
+        new[1].starts_with("again.json: $.p: a second spot price")
+            && new[1].contains("first is kept"),
         "{new:?}"
     );
 }

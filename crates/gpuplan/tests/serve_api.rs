@@ -646,11 +646,16 @@ fn a_stated_default_checkpoint_interval_is_not_answered_from_the_cache() {
             r#"{{"model": "Qwen2.5-7B", "training": {{"task": "lora", "seq_len": 2048, "tokens": 1e8}}, "constraints": {{"providers": ["alibaba"]}}, "tunables": {{{tunables}}}}}"#
         )
     };
-    let given = |v: &serde_json::Value| v["outcome"]["plans"][0]["train"]["checkpoints"]["given"].clone();
+    let given =
+        |v: &serde_json::Value| v["outcome"]["plans"][0]["train"]["checkpoints"]["given"].clone();
     let (st, daly) = call("POST", &url, Some(&body("")));
     assert_eq!(st, 200, "{daly}");
     assert_eq!(given(&daly), false, "{daly}");
-    let (st, hour) = call("POST", &url, Some(&body(r#""checkpoint_interval_hours": 1"#)));
+    let (st, hour) = call(
+        "POST",
+        &url,
+        Some(&body(r#""checkpoint_interval_hours": 1"#)),
+    );
     assert_eq!(st, 200, "{hour}");
     assert_eq!(given(&hour), true, "{hour}");
     let interval = &hour["outcome"]["plans"][0]["train"]["checkpoints"]["interval_s"];

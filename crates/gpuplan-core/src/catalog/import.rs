@@ -77,7 +77,12 @@ pub fn validate_rows(r: &mut ImportResult, cat: &Catalog) {
         instances.into_iter().zip(paths).collect(),
         (&mut c, &mut r.left_out),
         |i| (i.provider, i.id.clone()),
-        |i| format!("instance {:?} appears twice in the response: the first row is kept", i.id),
+        |i| {
+            format!(
+                "instance {:?} appears twice in the response: the first row is kept",
+                i.id
+            )
+        },
         |i| CatalogFile {
             instance: vec![i],
             ..Default::default()

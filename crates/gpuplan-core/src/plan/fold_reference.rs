@@ -117,7 +117,12 @@ mod tests {
             tunables: Tunables::default(),
         };
         let mut plans = Vec::new();
-        for (i, mut p) in plan(&req, &cat).expect("plan").plans.into_iter().enumerate() {
+        for (i, mut p) in plan(&req, &cat)
+            .expect("plan")
+            .plans
+            .into_iter()
+            .enumerate()
+        {
             p.also.clear();
             if i % 3 == 0 {
                 let mut twin = p.clone();

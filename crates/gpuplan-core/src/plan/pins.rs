@@ -142,9 +142,7 @@ mod tests {
         // A named stack (trust r9 #2) is no search dimension: nothing for the blame to release.
         let named = from_toml("model = \"x\"\n[training]\nframework = \"megatron\"\n");
         assert!(named.framework && named.keys().is_empty());
-        let ds = |v: &str| {
-            from_toml(&format!("model = \"x\"\n[training]\ndeepspeed = {v}\n"))
-        };
+        let ds = |v: &str| from_toml(&format!("model = \"x\"\n[training]\ndeepspeed = {v}\n"));
         assert!(ds("true").framework && !ds("false").framework);
         assert_eq!(p.without("training.parallel.zero").keys().len(), 2);
         let j = serde_json::json!({"recompute": "full", "parallel": {"tp": 2}});

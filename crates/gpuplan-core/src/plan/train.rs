@@ -3385,7 +3385,11 @@ mod checkpoint_interval_tests {
         // The user's interval is paid as given, and costs more than Daly's in Daly's model.
         let mut given = Tunables::default();
         given.set("checkpoint_interval_hours", 1.0).unwrap();
-        assert_eq!(given.checkpoint_interval_hours, Some(1.0), "the default, stated");
+        assert_eq!(
+            given.checkpoint_interval_hours,
+            Some(1.0),
+            "the default, stated"
+        );
         given.set("fragmentation", 0.05).unwrap();
         assert_eq!(
             given.checkpoint_interval_hours,

@@ -986,6 +986,9 @@ mod tests {
         assert!(b.pins.zero && b.pins.keys().len() == 1);
         let b = parse_body(cases[1].0.as_bytes(), Lang::En).unwrap_or_else(|_| panic!());
         assert!(b.inference_weights_given && b.inference_weights_awq);
-        assert_eq!(b.tunables.expect("tunables").checkpoint_interval_hours, None);
+        assert_eq!(
+            b.tunables.expect("tunables").checkpoint_interval_hours,
+            None
+        );
     }
 }
