@@ -181,15 +181,15 @@ pub struct Tunables {
     /// on a CUDA tensor and launches nothing. Assumption: the published runs' server CPUs are as
     /// fast as this one.
     pub host_view_seconds: f64,
-    /// Hours between training checkpoints where the user states them (a workload's
-    /// `[tunables]`, `--set`, the API body's `tunables`): a plan's hours then pay that interval,
-    /// and its advice says what it costs against Daly's optimum. `None`, not stated: a plan
-    /// checkpoints at Daly's optimum for its own write and failure rate (plan audit r22 #2), and
-    /// `estimate`'s elapsed time and the validation cases read
-    /// [`DEFAULT_CHECKPOINT_INTERVAL_HOURS`] ([`Tunables::checkpoint_hours`]). Written out (JSON,
-    /// `--set`'s names) as the hours read, the default where not stated.
+    /// Hours between training checkpoints. Assumption: 1 h, the order of the defaults people run
+    /// with (HF Trainer `save_steps` 500 at 5–10 s/step ≈ 0.7–1.4 h). Each checkpoint written
+    /// synchronously stalls training for its write time. `estimate`'s elapsed time and the
+    /// validation cases use it; a plan uses it only where the user gives it (`[tunables]` or
+    /// `--set`: `Some`, at its default value too) and otherwise checkpoints at Daly's optimum for
+    /// its own write and failure rate (plan audit r22 #2). Not given (`None`), it reads and is
+    /// written out as [`DEFAULT_CHECKPOINT_INTERVAL_HOURS`] ([`Tunables::checkpoint_hours`]).
     #[serde(serialize_with = "hours_or_default", deserialize_with = "stated_hours")]
-    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
+    #[cfg_attr(feature = "openapi", schema(value_type = f64, default = 1.0))]
     pub checkpoint_interval_hours: Option<f64>,
     /// Share of a checkpoint's write time that stalls training. Assumption: 1.0 (synchronous
     /// `torch.save`/DeepSpeed `save_checkpoint`); asynchronous checkpointing (torch.distributed.
