@@ -1866,7 +1866,9 @@ fn weight_schema(fp32: bool) -> utoipa::openapi::RefOr<utoipa::openapi::schema::
             })
             .collect()
     };
-    let mut words = vec!["bf16", "fp16", "fp8", "int8", "int4", "awq", "gptq", "mxfp4"];
+    let mut words = vec![
+        "bf16", "fp16", "fp8", "int8", "int4", "awq", "gptq", "mxfp4",
+    ];
     if fp32 {
         words.push("fp32");
     }

@@ -40,12 +40,24 @@ fn a_top_k_above_zero_or_one_expert_is_refused_naming_both_keys() {
                 TAG,
                 &["models", "show", "--config", &f],
                 2,
-                &["num_experts_per_tok", &format!("`{key}` = {n}"), "routed experts"],
+                &[
+                    "num_experts_per_tok",
+                    &format!("`{key}` = {n}"),
+                    "routed experts",
+                ],
             );
             // The estimate refuses it too (no dense answer).
             let o = common::run(
                 TAG,
-                &["estimate", "--model-config", &f, "--task", "lora", "--gpu", "A100"],
+                &[
+                    "estimate",
+                    "--model-config",
+                    &f,
+                    "--task",
+                    "lora",
+                    "--gpu",
+                    "A100",
+                ],
             );
             assert_eq!(o.status.code(), Some(2), "{}", common::all_text(&o));
         }
@@ -64,9 +76,12 @@ fn one_expert_with_top_k_one_is_sized_dense_with_a_note() {
         let (f, o) = show("one.json", extra);
         assert_eq!(o.status.code(), Some(0), "{}", common::all_text(&o));
         let err = common::all_text(&o);
-        assert!(err.contains("dense MLP") && err.contains("= 14336"), "{err}");
+        assert!(
+            err.contains("dense MLP") && err.contains("= 14336"),
+            "{err}"
+        );
         // The same parameters as the dense config.
-        assert_eq!(common::stdout(&o), dense.replace("dense.json", "one.json"));
+        assert_eq!(common::stdout(&o), dense.replace("dense", "one"));
         let zh = common::run(TAG, &["--lang", "zh", "models", "show", "--config", &f]);
         let err = common::all_text(&zh);
         assert!(err.contains("稠密 MLP"), "{err}");
@@ -175,7 +190,11 @@ fn the_openapi_schema_takes_the_weight_words_and_tables_the_api_reads() {
         serve(serde_json::json!("awq")),
     ] {
         assert!(!v.is_valid(&body), "{body}");
-        let ep = if body.get("serve").is_some() { "plan" } else { "estimate" };
+        let ep = if body.get("serve").is_some() {
+            "plan"
+        } else {
+            "estimate"
+        };
         let (st, a) = common::post(&url(ep), &body.to_string());
         assert_eq!(st, 400, "{body}: {a}");
     }
@@ -210,8 +229,17 @@ fn a_ten_megabyte_body_reads_the_413() {
 fn an_int8_answer_below_marlin_names_no_awq_checkpoint() {
     let args = |w: &'static str| {
         vec![
-            "estimate", "-m", "Qwen2.5-7B", "--task", "inference", "--gpu", "t4", "--engine",
-            "vllm", "--weights", w,
+            "estimate",
+            "-m",
+            "Qwen2.5-7B",
+            "--task",
+            "inference",
+            "--gpu",
+            "t4",
+            "--engine",
+            "vllm",
+            "--weights",
+            w,
         ]
     };
     let o = common::run(TAG, &args("int8"));
@@ -222,7 +250,41 @@ fn an_int8_answer_below_marlin_names_no_awq_checkpoint() {
     let mut zh = vec!["--lang", "zh"];
     zh.extend(args("int8"));
     let text = common::all_text(&common::run(TAG, &zh));
-    assert!(text.contains("8 位 exllama") && !text.contains("AWQ"), "{text}");
+    assert!(
+        text.contains("8 位 exllama") && !text.contains("AWQ"),
+        "{text}"
+    );
     let text = common::all_text(&common::run(TAG, &args("int4")));
     assert!(text.contains("an AWQ int4 checkpoint"), "{text}");
+}
+
+/// B (api23): a query parameter the route does not take, or a choice it does not offer, listed
+/// the accepted names bare ("可选值为 cost, time, balanced"), an English run in a zh answer. The
+/// names are now code (`` `cost` ``), in both languages.
+#[test]
+fn query_errors_list_the_accepted_names_as_code() {
+    let s = common::Server::start();
+    let body = r#"{"model": "Qwen2.5-0.5B", "training": {"task": "lora", "tokens": 1e7}}"#;
+    for (q, name) in [("optimize=fast", "`balanced`"), ("explain=2", "`top`")] {
+        for lang in ["en", "zh"] {
+            let url = format!("{}/api/v1/plan?{q}&lang={lang}", s.base);
+            let (st, v) = common::post(&url, body);
+            assert_eq!(st, 400, "{v}");
+            let m = v["error"]["message"].as_str().unwrap_or_default();
+            assert!(m.contains(name), "{m}");
+            if lang == "zh" {
+                assert!(common::english_sentences(m).is_empty(), "{m}");
+            }
+        }
+    }
+    let url = format!("{}/api/v1/prices?provider=zz&lang=zh", s.base);
+    let (st, v) = ureq::get(&url)
+        .call()
+        .map(|r| (r.status(), r.into_string().unwrap()))
+        .unwrap_or_else(|e| match e {
+            ureq::Error::Status(c, r) => (c, r.into_string().unwrap()),
+            e => panic!("{e}"),
+        });
+    assert_eq!(st, 400, "{v}");
+    assert!(v.contains("`alibaba`"), "{v}");
 }

@@ -944,12 +944,7 @@ const MOE_MARK_KEYS: &[&str] = &[
 /// Mixture of experts, in the three vocabularies in use ([`EXPERT_KEYS`]); `None`: a dense
 /// model. Audit r23 A1: a count of 0 or 1 with a top-k of 2, and a MoE described only by keys
 /// gpuplan does not read, were sized as a dense model in silence.
-fn moe_spec(
-    f: &mut Fields,
-    ffn: u64,
-    layers: u64,
-    warnings: &mut Vec<String>,
-) -> Option<MoeSpec> {
+fn moe_spec(f: &mut Fields, ffn: u64, layers: u64, warnings: &mut Vec<String>) -> Option<MoeSpec> {
     let experts_key = EXPERT_KEYS
         .iter()
         .find(|k| f.obj.get(**k).is_some_and(|v| !v.is_null()));
@@ -960,7 +955,13 @@ fn moe_spec(
         return None;
     };
     if experts <= 1 {
-        few_experts(f, experts_key.copied().unwrap_or(EXPERT_KEYS[0]), experts, ffn, warnings);
+        few_experts(
+            f,
+            experts_key.copied().unwrap_or(EXPERT_KEYS[0]),
+            experts,
+            ffn,
+            warnings,
+        );
         return None;
     }
     let expert_ffn = f.opt_u64(&["moe_intermediate_size"]).unwrap_or(ffn);
@@ -1019,14 +1020,12 @@ fn few_experts(f: &Fields, experts_key: &str, experts: u64, ffn: u64, warnings: 
         }
     }
     if experts == 1 {
-        warnings.push(format!(
-            "`{experts_key}` = 1{ONE_EXPERT} = {ffn})"
-        ));
+        warnings.push(format!("`{experts_key}` = 1{ONE_EXPERT} {ffn}"));
     }
 }
 
 /// The note of a config with one routed expert ([`few_experts`]).
-pub const ONE_EXPERT: &str = ": one expert that every token takes is a dense MLP; the model is sized as a dense one (MLP width `intermediate_size`";
+pub const ONE_EXPERT: &str = ": one expert that every token takes is a dense MLP; the model is sized as a dense one with an MLP of width `intermediate_size` =";
 
 /// Model types whose attention is always MLA: transformers' DeepseekV2Attention and
 /// DeepseekV3Attention build `kv_a_proj_with_mqa` from `config.kv_lora_rank` unconditionally
