@@ -61,6 +61,14 @@ Families (each input is one gpuplan run, or one HTTP request for `api`):
            CLI's weight words as strings, config shapes, model names, `?lang=zh` / `?lang=xx`
   api16    `/estimate` and `/plan` read only JSON bodies (415 naming content-type otherwise); the
            int4 TP refusal names `tp` as the CLI does
+  r23      round 23: every export launcher target into paths with spaces/unicode, a folder holding
+           the user's files, a file in the way, `export --pick`; workload keys x 0/-3/1e308/nan/inf/
+           wrong types, duplicated keys, near-miss spellings (the error names the right key);
+           estimate's serving options; contradictory plan pins; --max-nodes 0, --budget 0/-5; one-layer
+           64-wide models; HF MoE configs with 0/1 experts and every top-k spelling
+  api23    every route of `gpuplan serve`: wrong JSON types per table, 10 MB bodies, deep nesting,
+           query junk, the `weights` word and table forms (en and zh)
+  r23c     two exports into one folder at once (training and serving bundles)
   sanity   ordinary questions: preset × task × provider × objective × size, each plan checked
            against independent invariants (memory within the GPU, MFU ≤ 0.75, priced plans first
            by cost, ¥ > 0, serving KV pool holds its batch, MoE experts held)
@@ -2733,12 +2741,332 @@ def api_r22(bin_path):
     return fails, n
 
 
+def r23_unchanged(name):
+    """A check that the user's file `name` (in the case's folder) still reads `mine`."""
+    def check(r):
+        p = os.path.join(r["dir"], name)
+        try:
+            return [] if open(p).read() == "mine" else [f"{name} overwritten"]
+        except OSError as e:
+            return [f"{name} gone: {e}"]
+    return check
+
+
+def r23_exported(sub, want=("README.txt",)):
+    """A check that the bundle landed in `sub` (under the case's folder) with `want` in it."""
+    def check(r):
+        d = os.path.join(r["dir"], sub)
+        missing = [w for w in want if not os.path.exists(os.path.join(d, w))]
+        return [f"{sub}: {w} missing" for w in missing]
+    return check
+
+
+def r23():
+    """Round 23: every export launcher target into paths with spaces and unicode, an existing
+    folder with the user's files, a file where a folder is expected, the `export` subcommand's
+    --pick; workload keys at 0 / negative / 1e308 / nan / inf / wrong type / duplicated / a
+    near-miss spelling (the error must name the right key); estimate's serving options; plan
+    pins that contradict (tp x pp x ep not dividing the GPUs, cp on a short sequence, experts
+    the ep does not divide), --max-nodes 0, --budget 0 / negative; one-layer 64-wide models;
+    HF MoE configs with 0 or 1 experts and every top-k spelling (audit r23 A1)."""
+    c = []
+
+    def add(name, args, exit=None, frag=None, **kw):
+        c.append(Case("r23", name, args, exit=exit, frag=frag, **kw))
+
+    finite = lambda r: json_numbers_ok(r) + no_negative_zero(r)
+    # 1. export: each launcher target x a path with spaces and one in unicode.
+    targets = {
+        "hf lora": ["plan", "-m", "Qwen2.5-7B", "--task", "lora", "--tokens", "1e8", "--provider", "alibaba"],
+        "deepspeed full": ["plan", "-m", "Qwen2.5-7B", "--task", "full", "--tokens", "1e9", "--provider", "tencent"],
+        "megatron pretrain": ["plan", "-m", "Llama-3.1-8B", "--task", "pretrain", "--tokens", "1e10", "--profile",
+                              "megatron", "--provider", "alibaba"],
+        "litgpt": ["plan", "-m", "Llama-3.1-8B", "--task", "lora", "--tokens", "1e8", "--profile", "litgpt"],
+        "ascend": ["plan", "-m", "Qwen2.5-7B", "--task", "lora", "--tokens", "1e8", "--provider", "huawei",
+                   "--chips", "ascend"],
+        "mindspore": ["plan", "-m", "Qwen2.5-7B", "--task", "lora", "--tokens", "1e8", "--provider", "huawei",
+                      "--chips", "ascend", "--framework", "mindspore"],
+        "vllm": ["plan", "-m", "Qwen2.5-7B", "--task", "inference", "--rate", "2", "--provider", "alibaba"],
+        "sglang": ["plan", "-m", "Qwen2.5-7B", "--task", "inference", "--rate", "2", "--engine", "sglang"],
+        "trtllm": ["plan", "-m", "Qwen2.5-7B", "--task", "inference", "--rate", "2", "--engine", "trtllm"],
+        "static": ["plan", "-m", "Qwen2.5-7B", "--task", "inference", "--rate", "2", "--engine", "static"],
+    }
+    for tname, args in targets.items():
+        for sub in ["my plans/out dir", "计划 ü/输出"]:
+            add(f"export {tname} into {sub!r}", args + ["--export", "{dir}/" + sub], None, None, ok_exits=(0, 4),
+                check=r23_exported(sub))
+        # An existing folder holding the user's own launch.sh and README.md: refused, both kept.
+        add(f"export {tname} into a folder with the user's files", args + ["--export", "{dir}/d"], 2,
+            ("exist", "force"), files={"d/README.txt": "mine", "d/notes.txt": "mine"},
+            check=r23_unchanged("d/README.txt"), ok_exits=(2, 4))
+        # A file where the folder is expected (as the folder and as a parent).
+        add(f"export {tname} under a file", args + ["--export", "{dir}/f/sub"], None, ("f",), files={"f": "mine"},
+            ok_exits=(2, 4))
+    # The other files of an existing folder are kept when the bundle's names are free.
+    add("export into a folder with unrelated files", targets["hf lora"] + ["--export", "{dir}/d"], 0, None,
+        files={"d/notes.txt": "mine"}, check=lambda r: r23_unchanged("d/notes.txt")(r) + r23_exported("d")(r))
+    # `export` from a saved plan: --pick out of range, 0; a plan file with spaces in its path.
+    for pick in ["0", "-1", "99", "1e3", "x"]:
+        add(f"export --pick {pick}", ["export", "{dir}/p j.json", "--to", "{dir}/o u t", "--pick", pick], None,
+            ("pick",), files={"p j.json": "PLAN_JSON"}, ok_exits=(0, 2))
+    add("export --pick 1 into unicode", ["export", "{dir}/p j.json", "--to", "{dir}/导出 x"], 0, None,
+        files={"p j.json": "PLAN_JSON"}, check=r23_exported("导出 x"))
+    add("export --to a file", ["export", "{dir}/p j.json", "--to", "{dir}/p j.json"], 2, ("p j.json",),
+        files={"p j.json": "PLAN_JSON"})
+    add("export a plan with no plans", ["export", "{dir}/p.json", "--to", "{dir}/o"], 2, ("plan",),
+        files={"p.json": '{"schema_version": 1, "kind": "plan", "outcome": {"plans": []}}'})
+    # 2. workload keys x hostile values (estimate file; plan file for the constraints).
+    base = 'model = "Qwen2.5-0.5B"\nkind = "training"\n[hardware]\ngpu = "A100"\ngpus_per_node = 8\n'
+    keys = [("training", "micro_batch"), ("training", "grad_accum"), ("training", "global_batch"),
+            ("training", "epochs"), ("training", "samples"), ("training.lora", "rank"),
+            ("training.lora", "alpha"), ("training.parallel", "tp"), ("training.parallel", "zero"),
+            ("hardware", "nodes"), ("hardware", "gpus_per_node"), ("tunables", "mfu")]
+    for table, key in keys:
+        for v in ["0", "-3", "1e308", "nan", "inf", '"8"', "[1]", "{ a = 1 }", "true"]:
+            t = base
+            if table.startswith("training"):
+                t += '[training]\ntask = "lora"\ntokens = 1e7\n'
+                t += f"{key} = {v}\n" if table == "training" else f"[{table}]\n{key} = {v}\n"
+            elif table == "hardware":
+                t = t.replace("gpus_per_node = 8\n", "") + f"{key} = {v}\n" + (
+                    "gpus_per_node = 8\n" if key != "gpus_per_node" else "")
+                t += '[training]\ntask = "lora"\ntokens = 1e7\n'
+            else:
+                t += f'[training]\ntask = "lora"\ntokens = 1e7\n[{table}]\n{key} = {v}\n'
+            add(f"toml {table}.{key} = {v}", ["estimate", "-w", "{dir}/w.toml", "--format", "json"], None, (key,),
+                files={"w.toml": t}, ok_exits=(0, 2), check=finite)
+    # Duplicated keys and near-miss spellings: the error names the key (and suggests the right one).
+    dup = base + '[training]\ntask = "lora"\ntokens = 1e7\nseq_len = 2048\nseq_len = 4096\n'
+    add("toml duplicated key", ["estimate", "-w", "{dir}/w.toml"], 2, ("seq_len",), files={"w.toml": dup})
+    add("toml duplicated table", ["estimate", "-w", "{dir}/w.toml"], 2, ("training",),
+        files={"w.toml": base + '[training]\ntask = "lora"\n[training]\ntokens = 1e7\n'})
+    for wrong, right, table in [("seq_length", "seq_len", "training"), ("micro_batch_size", "micro_batch", "training"),
+                                ("tokenz", "tokens", "training"), ("gpu_per_node", "gpus_per_node", "hardware"),
+                                ("gpus_per_nodes", "gpus_per_node", "hardware"), ("lora_rank", "rank", "training.lora"),
+                                ("deadline_hour", "deadline_hours", "constraints"), ("budget", "budget_cny", "constraints"),
+                                ("max_node", "max_nodes", "constraints"), ("rate", "rate_rps", "serve"),
+                                ("ttft", "ttft_s", "serve"), ("input_token", "input_tokens", "serve")]:
+        if table in ("constraints", "serve"):
+            t = 'model = "Qwen2.5-0.5B"\n' + ('[training]\ntask = "lora"\ntokens = 1e7\n' if table == "constraints" else
+                                             "[serve]\nrate_rps = 1.0\n")
+            t += (f"[{table}]\n" if table == "constraints" else "") + f"{wrong} = 1\n"
+            cmd = ["plan", "-w", "{dir}/w.toml"]
+        else:
+            t = base + '[training]\ntask = "lora"\ntokens = 1e7\n'
+            t = t.replace("gpus_per_node = 8\n", f"{wrong} = 8\n") if table == "hardware" else (
+                t + (f"{wrong} = 8\n" if table == "training" else f"[{table}]\n{wrong} = 8\n"))
+            cmd = ["estimate", "-w", "{dir}/w.toml"]
+        add(f"near-miss {table}.{wrong}", cmd, 2, None, need=(wrong, right), files={"w.toml": t})
+    # 3. estimate with the serving options x hostile values.
+    for flag in ["--ttft", "--tpot", "--input-tokens", "--output-tokens", "--max-model-len", "--batch",
+                 "--gpu-memory-utilization", "--max-num-seqs", "--max-num-batched-tokens", "--images-per-request"]:
+        for v in ["0", "-1", "nan", "1e308", "0.5"]:
+            add(f"estimate serve {flag} {v}", E_SERVE + ["--format", "json", flag, v], None, (flag.strip("-"),
+                flag.strip("-").replace("-", "_")), ok_exits=(0, 2), check=finite)
+    # 4. plan pins that contradict, and impossible constraints.
+    pin = 'model = "{m}"\n[training]\ntask = "full"\ntokens = 1e8\n[training.parallel]\n{p}\n'
+    for m, p in [("Llama-3.1-8B", "tp = 3\npp = 5"), ("Llama-3.1-8B", "tp = 8\npp = 3"), ("Mixtral-8x7B", "ep = 3"),
+                 ("Mixtral-8x7B", "tp = 2\nep = 16"), ("Llama-3.1-8B", "cp = 3"), ("Qwen2.5-0.5B", "cp = 16"),
+                 ("Qwen2.5-0.5B", "tp = 16"), ("Llama-3.1-8B", "pp = 64"), ("Llama-3.1-8B", "tp = 0"),
+                 ("Llama-3.1-8B", "zero = 4")]:
+        add(f"plan pins {m} {p.replace(chr(10), ' ')}", ["plan", "-w", "{dir}/w.toml", "--format", "json"], None,
+            ("tp", "pp", "ep", "cp", "zero", "experts", "heads", "layers"), files={"w.toml": pin.format(m=m, p=p)},
+            ok_exits=(0, 2, 4), check=finite)
+    for flag, v in [("--max-nodes", "0"), ("--budget", "0"), ("--budget", "-5"), ("--budget", "nan"),
+                    ("--deadline", "0"), ("--deadline", "-1h"), ("--max-nodes", "100000"), ("--budget", "1e308"),
+                    ("--top", "0"), ("--gpus", "0"), ("--preemption-rate", "2"), ("--reuse-hours", "-1")]:
+        for lang in ([], ["--lang", "zh"]):
+            add(f"{' '.join(lang)} plan {flag} {v}", lang + TRAIN + ["--format", "json", flag, v], None,
+                (flag.strip("-"), flag.strip("-").replace("-", "_")), ok_exits=(0, 2, 4), check=finite)
+    # 5. very small models: one layer, hidden 64.
+    tiny = dict(LLAMA, hidden_size=64, num_hidden_layers=1, num_attention_heads=1, num_key_value_heads=1,
+                intermediate_size=128, vocab_size=256, max_position_embeddings=512)
+    for name, cfg in [("1 layer hidden 64", tiny), ("1 layer hidden 64 2 heads", dict(tiny, num_attention_heads=2,
+                      num_key_value_heads=2)), ("tiny moe 4x top-1", dict(tiny, model_type="mixtral",
+                      num_local_experts=4, num_experts_per_tok=1))]:
+        for args in (["estimate", "--task", "lora", "--gpu", "A100", "--tokens", "1e6"],
+                     ["estimate", "--task", "pretrain", "--gpu", "A100", "--gpus-per-node", "8", "--tokens", "1e6"],
+                     ["estimate", "--task", "inference", "--gpu", "T4"],
+                     ["plan", "--task", "lora", "--tokens", "1e6", "--provider", "alibaba"],
+                     ["plan", "--task", "inference", "--rate", "5", "--provider", "tencent"]):
+            add(f"{name} {' '.join(args[:3])}", args + ["--model-config", "{dir}/config.json", "--format", "json"],
+                None, None, files={"config.json": json.dumps(cfg)}, ok_exits=(0, 2, 4), check=finite)
+    # 6. HF MoE configs with 0 or 1 experts and every top-k spelling (A1).
+    for ek in ["num_local_experts", "num_experts", "n_routed_experts"]:
+        for n, k, want in [(0, 2, 2), (1, 2, 2), (1, 1, 0), (0, None, 0), (1, None, 0)]:
+            cfg = {x: v for x, v in LLAMA.items()}
+            cfg[ek] = n
+            if k is not None:
+                cfg["num_experts_per_tok"] = k
+            add(f"config {ek} = {n} top-k {k}", ["models", "show", "--config", "{dir}/config.json"], want,
+                ("num_experts_per_tok",) if want == 2 else None, files={"config.json": json.dumps(cfg)},
+                ok_exits=(0, 2))
+    for key, v in [("moe_topk", 8), ("moe_top_k", 4), ("moe_k", 8), ("moe_num_experts", 64), ("num_experts_per_tok", 2),
+                   ("moe_topk", [8])]:
+        cfg = dict(LLAMA, **{key: v})
+        add(f"config {key} = {v} without an expert count", ["models", "show", "--config", "{dir}/config.json"], 2,
+            (key,), files={"config.json": json.dumps(cfg)})
+    return c
+
+
+def r23_plan_json():
+    """A saved `plan --format json` document for the `export` cases (made by the binary under test)."""
+    env = dict(os.environ, GPUPLAN_TODAY="2026-12-03")
+    p = subprocess.run([BIN, "plan", "-m", "Qwen2.5-0.5B", "--task", "lora", "--tokens", "1e7", "--provider",
+                        "alibaba", "--format", "json", "--no-user-catalog"], capture_output=True, env=env,
+                       timeout=TIMEOUT)
+    return p.stdout.decode()
+
+
+def r23_with_plan():
+    cases = r23()
+    text = None
+    for c in cases:
+        for k, v in c.files.items():
+            if v == "PLAN_JSON":
+                text = text or r23_plan_json()
+                c.files[k] = text
+    return cases
+
+
+def api_r23(bin_path):
+    """Every route of `gpuplan serve` with bodies of the wrong JSON type (top level and each
+    table), a 10 MB body, deep nesting, query values of the wrong type, and the `weights` forms
+    the OpenAPI document must describe (a word and a table). Each answer: no 5xx, no
+    NaN/inf/negative money; a 400 names a field; a zh 400 has no English sentence; the server
+    lives on."""
+    d = tempfile.mkdtemp(prefix="gpuplan-sweep-api23-")
+    env = dict(os.environ, GPUPLAN_CONFIG_DIR=d)
+    p = subprocess.Popen([bin_path, "serve", "--bind", "127.0.0.1:0", "--no-user-catalog"], env=env,
+                         stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    m = re.search(r"http://([0-9.:]+)", p.stderr.readline().decode())
+    if not m:
+        p.kill()
+        return [("api23", "start", ["no address"])], 0
+    base = f"http://{m.group(1)}/api/v1"
+    reqs = []  # (method, path, body bytes or None, expected status or None, field or None)
+    train = {"model": "Qwen2.5-0.5B", "training": {"task": "lora", "tokens": 1e7}}
+    est = {"model": "Qwen2.5-0.5B", "kind": "training", "hardware": {"gpu": "A100"}, "training": {"task": "lora"}}
+    for ep, good in [("plan", train), ("estimate", est)]:
+        for table in ["training", "constraints", "serve", "hardware", "inference", "tunables", "config", "model",
+                      "kind"]:
+            for junk in [5, "x", [], True, None, {"zz": 1}]:
+                body = dict(good)
+                body[table] = junk
+                reqs.append(("POST", ep, json.dumps(body).encode(), None, None))
+        for top in [b"[]", b"5", b'"plan"', b"true", b"null", b"{}"]:
+            reqs.append(("POST", ep, top, 400, None))
+        reqs.append(("POST", ep, json.dumps(dict(good, pad="x" * (10 << 20))).encode(), None, None))
+        reqs.append(("POST", ep, b"[" * (10 << 20), None, None))
+        reqs.append(("POST", ep, b'{"model":"Qwen2.5-0.5B","config":' + b'{"a":' * 50000 + b"1" + b"}" * 50001,
+                     None, None))
+        reqs.append(("POST", ep, b'{"model":"Qwen2.5-0.5B","training":' + b"[" * 50000 + b"]" * 50000 + b"}",
+                     413, None))
+        reqs.append(("POST", ep, b'{"model":"Qwen2.5-0.5B","training":' + b"[" * 20000 + b"]" * 20000 + b"}",
+                     400, None))
+    # The weight forms the OpenAPI document describes (A2): a word and a table, both answered.
+    for w in ["awq", " Int8 ", {"format": "int4", "group": 64}, {"format": "fp8"}]:
+        reqs.append(("POST", "estimate", json.dumps({"model": "Qwen2.5-7B", "kind": "inference",
+                     "hardware": {"gpu": "A100"}, "inference": {"weights": w}}).encode(), 200, None))
+    for ws in [["awq", {"format": "fp8"}], [" FP8 "]]:
+        reqs.append(("POST", "plan", json.dumps({"model": "Qwen2.5-7B", "serve": {"rate_rps": 1, "weights": ws},
+                     "constraints": {"providers": ["alibaba"]}}).encode(), 200, None))
+    # GET routes: wrong query types, odd names, a body sent to a GET.
+    for path in ["healthz", "models", "models/Qwen2.5-7B", "models/..%2F..%2Fetc%2Fpasswd", "models/%00",
+                 "catalog/gpus", "catalog/gpus?format=x", "catalog/instances?gpu=%00", "catalog/instances?max_price=nan",
+                 "catalog/instances?max_price=-1", "catalog/instances?vgpu=maybe", "prices?gpu=" + "x" * 5000,
+                 "prices?provider=zz", "prices?billing=nan", "messages/xx", "messages/zh", "messages/" + "z" * 3000,
+                 "openapi.json", "openapi.json?lang=zh", "plan", "nope"]:
+        reqs.append(("GET", path, None, None, None))
+    reqs.append(("GET", "models", b"{}", None, None))
+    reqs.append(("POST", "models", b"{}", None, None))
+    for q in ["top=x", "top=0", "top=-1", "top=1e9", "deadline=nan", "budget=-1", "optimize=fast", "explain=2"]:
+        reqs.append(("POST", f"plan?{q}", json.dumps(train).encode(), None, None))
+    fails, n = [], 0
+    for lang in ["", "zh"]:
+        for method, path, body, want, field in reqs:
+            n += 1
+            sep = "&" if "?" in path else "?"
+            url = f"{base}/{path}" + (f"{sep}lang={lang}" if lang else "")
+            req = urllib.request.Request(url, data=body, method=method,
+                                         headers={"Content-Type": "application/json"} if body is not None else {})
+            try:
+                with urllib.request.urlopen(req, timeout=TIMEOUT) as resp:
+                    status, text = resp.status, resp.read().decode("utf-8", "replace")
+            except urllib.error.HTTPError as e:
+                status, text = e.code, e.read().decode("utf-8", "replace")
+            except Exception as e:
+                status, text = -1, f"{type(e).__name__}: {e}"
+            probs = []
+            if status == -1 or status >= 500:
+                probs.append(f"status {status}: {text[:300]}")
+            elif want is not None and status != want:
+                probs.append(f"status {status}, expected {want}: {text[:300]}")
+            bad = shows_non_number(text) if "openapi" not in path else None
+            if bad:
+                probs.append(f"shows {bad}: {text[:200]}")
+            if "root:" in text:
+                probs.append("leaks a local file")
+            if status == 400:
+                err = json.loads(text).get("error", {})
+                if field is not None and err.get("field") != field:
+                    probs.append(f"field {err.get('field')}, expected {field}")
+                if lang == "zh" and english_sentences(err.get("message", "")):
+                    probs.append(f"zh: English left: {english_sentences(err['message'])[0]}")
+            elif status == 200 and text.lstrip().startswith("{") and "openapi" not in path:
+                probs += json_numbers_ok({"out": text})
+            if p.poll() is not None:
+                probs.append("server died")
+                p = subprocess.Popen([bin_path, "serve", "--bind", m.group(1), "--no-user-catalog"], env=env,
+                                     stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+                p.stderr.readline()
+            if probs:
+                fails.append(("api23", f"{method} {path[:60]}{' zh' if lang else ''} {(body or b'')[:80]!r}", probs))
+    p.kill()
+    shutil.rmtree(d, ignore_errors=True)
+    return fails, n
+
+
+def r23_concurrent_exports(bin_path):
+    """Two `plan --export` runs into one folder at once (each launcher family): the folder ends
+    with one whole bundle, and a run that lost says so (exit 2), never both "exported" with a
+    mixed folder."""
+    fails, n = [], 0
+    for args in (["plan", "-m", "Qwen2.5-0.5B", "--task", "lora", "--tokens", "1e7", "--provider", "alibaba"],
+                 ["plan", "-m", "Qwen2.5-0.5B", "--task", "inference", "--rate", "2", "--provider", "tencent"]):
+        for _ in range(3):
+            n += 1
+            d = tempfile.mkdtemp(prefix="gpuplan-sweep-r23c-")
+            env = dict(os.environ, GPUPLAN_CONFIG_DIR=os.path.join(d, "cfg"), GPUPLAN_TODAY="2026-12-03")
+            out = os.path.join(d, "same folder")
+            ps = [subprocess.Popen([bin_path] + args + ["--export", out], env=env, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.PIPE, cwd=d) for _ in range(2)]
+            codes, errs = [], []
+            for q in ps:
+                _, e = q.communicate(timeout=TIMEOUT)
+                codes.append(q.returncode)
+                errs.append(e.decode("utf-8", "replace"))
+            probs = []
+            if any(c not in (0, 2) for c in codes) or any("panicked" in e for e in errs):
+                probs.append(f"exits {codes}: {errs}")
+            if 0 not in codes:
+                probs.append(f"neither run exported: {codes} {errs}")
+            left = [f for f in os.listdir(out) if ".tmp-" in f] if os.path.isdir(out) else ["no folder"]
+            if left:
+                probs.append(f"leftovers {left}")
+            if probs:
+                fails.append(("r23c", " ".join(args[:6]), probs))
+            shutil.rmtree(d, ignore_errors=True)
+    return fails, n
+
+
 # ---------------------------------------------------------------------------------------------
 
 
 FAMILIES = {"flags": flags, "combos": combos, "hfconfig": hfconfigs, "files": lambda: workload_files() + catalog_and_prices(),
             "export": export_cases, "sanity": sanity, "esanity": esanity, "misc": misc, "recent": recent, "r5": r5,
-            "r12": r12, "r13": r13, "r14": r14, "r15": r15, "r16": r16, "r17": r17, "r18": r18, "r19": r19, "r20": r20, "r21": r21, "r22": r22}
+            "r12": r12, "r13": r13, "r14": r14, "r15": r15, "r16": r16, "r17": r17, "r18": r18, "r19": r19, "r20": r20, "r21": r21, "r22": r22,
+            "r23": r23_with_plan}
 
 
 def main():
@@ -2750,7 +3078,7 @@ def main():
     ap.add_argument("-v", action="store_true", help="print every case's exit code")
     a = ap.parse_args()
     BIN = a.bin = os.path.abspath(a.bin)  # each run's cwd is its own scratch directory
-    names = a.only or list(FAMILIES) + ["api", "api5", "api16", "api22"]
+    names = a.only or list(FAMILIES) + ["api", "api5", "api16", "api22", "api23", "r23c"]
     total_fail = 0
     for fam in names:
         if fam == "api":
@@ -2761,6 +3089,10 @@ def main():
             fails, n = api_r16(a.bin)
         elif fam == "api22":
             fails, n = api_r22(a.bin)
+        elif fam == "api23":
+            fails, n = api_r23(a.bin)
+        elif fam == "r23c":
+            fails, n = r23_concurrent_exports(a.bin)
         else:
             cases = FAMILIES[fam]()
             n = len(cases)

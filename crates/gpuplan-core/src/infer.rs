@@ -1855,8 +1855,15 @@ pub fn weight_only_kernel_note(
     let quantized = matches!(format, WeightFormat::Int4 { .. } | WeightFormat::Int8);
     let cc = gpu.compute_capability.filter(|_| gpu.stack == "cuda")?;
     let below = matches!(engine, Engine::Vllm | Engine::Sglang) && cc < MARLIN_MIN_CC;
+    // int8 has no AWQ checkpoint: its note names GPTQ's 8-bit kernel alone (audit r23 C: the
+    // int4 note's "an AWQ int4 checkpoint" aside was printed on int8 plans). vLLM's GPTQConfig
+    // takes 2/3/4/8-bit weights (model_executor/layers/quantization/gptq.py), run by `gptq_gemm`.
+    let id = match format {
+        WeightFormat::Int8 => "cav-serve-int8-not-marlin",
+        _ => "cav-serve-int4-not-marlin",
+    };
     (quantized && below).then(|| {
-        crate::i18n::Msg::new("cav-serve-int4-not-marlin")
+        crate::i18n::Msg::new(id)
             .arg("gpu", gpu.id.as_str())
             .arg("cc", cc_text(cc))
             .arg("weights", format.name())

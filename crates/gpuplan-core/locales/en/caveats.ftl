@@ -34,6 +34,7 @@ cav-serve-no-bf16 = { $gpu } has no bf16: weights and KV cache in fp16 (same siz
    *[other] vLLM needs --dtype half there
 })
 cav-serve-int4-not-marlin = { $weights } under { $engine } on { $gpu } (compute capability { $cc }) runs GPTQ's exllama kernel (an AWQ int4 checkpoint: vLLM's AWQ GEMM kernel, from 7.5), not Marlin, which needs 8.0: the decode time assumes Marlin's near-ideal weight bandwidth and is unverified on this chip
+cav-serve-int8-not-marlin = { $weights } under { $engine } on { $gpu } (compute capability { $cc }) runs GPTQ's 8-bit exllama kernel (`gptq_gemm`), not Marlin, which needs 8.0: the decode time assumes Marlin's near-ideal weight bandwidth and is unverified on this chip
 cav-serve-no-bf16-no-kv = { $gpu } has no bf16: the weights and activations run in fp16 (same size; load the model as float16, e.g. torch_dtype=torch.float16)
 cav-serve-trtllm-unlisted = TensorRT-LLM lists no Pascal GPU ({ $gpu }, compute capability { $cc }): its README (v0.5.0) names Volta, Turing, Ampere, Hopper and Ada, and its later support matrix Ampere and later; NVIDIA states no refusal either, so this estimate assumes the engine builds and runs here, unverified
 cav-serve-no-bf16-quantized = { $gpu } has no bf16: with { $weights } weights the activations and KV cache run in fp16 (same size; { $engine ->

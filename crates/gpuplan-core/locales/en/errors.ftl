@@ -139,6 +139,8 @@ hf-layer-list = expected a list of layer indices, e.g. [0, 1]
 hf-divisible-by-heads = must be divisible by the number of attention heads ({ $heads }), or give { $width_key }
 hf-divisible-by-heads-only = must be divisible by the number of attention heads ({ $heads }): this model family splits it evenly among the heads (no head-width key): change the head count or the width
 hf-bad-key = { $why } (config.json key `{ $key }`)
+hf-top-k-over-experts = a token cannot be routed to more experts than the layer has (`{ $experts_key }` = { $experts }): set `{ $experts_key }` to the model's number of routed experts, or remove the experts-per-token key for a dense model
+hf-moe-count-unread = describes a mixture of experts, but gpuplan reads the number of routed experts only from `num_local_experts`, `num_experts` or `n_routed_experts` (and the experts per token from `num_experts_per_tok`): without them the model would be sized as a dense one, with a fraction of its parameters. Give those keys the model's values, or remove this key for a dense model
 fix-a-latency-target-in-seconds-more = a latency target in seconds, more than 0 and at most 3600 (e.g. --ttft 2 --tpot 0.06)
 fix-per-node-network-bandwidth-in-gbit = per-node network bandwidth in Gbit/s, e.g. 100 or 800
 fix-host-vcpus = hardware threads per node, 1 to 65536, e.g. 256 for 2 × 64 cores with SMT

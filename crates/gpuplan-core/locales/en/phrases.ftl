@@ -67,6 +67,7 @@ phrase-model-no-type = config has no `model_type`; treated as a generic Llama-st
 phrase-model-unmapped = has no dedicated mapping; estimated as a generic gated-MLP decoder from the standard fields (hidden_size, num_hidden_layers, ...). Check the parameter count against the model card.
 phrase-model-context-assumed = no max_position_embeddings: context length assumed 4096
 phrase-model-mtp = multi-token-prediction layer(s) in the checkpoint are not counted (they are dropped for inference and most fine-tuning)
+phrase-model-one-expert = : one expert that every token takes is a dense MLP; the model is sized as a dense one with an MLP of width `intermediate_size` =
 phrase-model-whisper-encoder = whisper: the encoder always runs
 phrase-model-whisper-units = positions per sample (30 s of audio, max_source_positions) and the decoder the sequence length; tokens and tokens/s count decoder tokens (seq_len per sample): samples/s = tokens/s ÷ seq_len
 phrase-model-mllama = mllama: the cross-attention layers are counted like self-attention layers for the text KV cache; image tokens are charged to the cross-attention layers only

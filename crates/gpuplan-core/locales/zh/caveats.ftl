@@ -34,6 +34,7 @@ cav-serve-no-bf16 = { $gpu } 不支持 bf16：权重和 KV 缓存改用 fp16（�
    *[other] vLLM 需加 --dtype half
 }）
 cav-serve-int4-not-marlin = { $gpu }（计算能力 { $cc }）上 { $engine } 的 { $weights } 运行 GPTQ 的 exllama 内核（AWQ int4 检查点则用 vLLM 的 AWQ GEMM 内核，需 7.5 及以上），而不是需要 8.0 的 Marlin：解码时间按 Marlin 接近理想的权重带宽估算，在这块芯片上未经验证
+cav-serve-int8-not-marlin = { $gpu }（计算能力 { $cc }）上 { $engine } 的 { $weights } 运行 GPTQ 的 8 位 exllama 内核（`gptq_gemm`），而不是需要 8.0 的 Marlin：解码时间按 Marlin 接近理想的权重带宽估算，在这块芯片上未经验证
 cav-serve-no-bf16-no-kv = { $gpu } 不支持 bf16：权重和激活改用 fp16（大小相同；以 float16 加载模型，例如 torch_dtype=torch.float16）
 cav-serve-trtllm-unlisted = TensorRT-LLM 未列出任何 Pascal GPU（{ $gpu }，计算能力 { $cc }）：其 README（v0.5.0）列出 Volta、Turing、Ampere、Hopper 和 Ada，之后的支持矩阵只列 Ampere 及以后；NVIDIA 也未说明会拒绝运行，因此本估算假定该引擎能在此构建和运行，未经验证
 cav-serve-no-bf16-quantized = { $gpu } 不支持 bf16：{ $weights } 权重下激活和 KV 缓存改用 fp16（大小相同；{ $engine ->

@@ -136,6 +136,8 @@ hf-layer-list = 应为层序号的列表，例如 [0, 1]
 hf-divisible-by-heads = 必须能被注意力头数（{ $heads }）整除，或给出 { $width_key }
 hf-divisible-by-heads-only = 必须能被注意力头数（{ $heads }）整除：此模型族按头数均分该宽度（没有头宽键），请修改头数或宽度
 hf-bad-key = { $why }（config.json 键 `{ $key }`）
+hf-top-k-over-experts = 每个 token 选中的专家数不能多于该层的专家数（`{ $experts_key }` = { $experts }）：请把 `{ $experts_key }` 设为模型的路由专家数；稠密模型则删去每 token 专家数这个键
+hf-moe-count-unread = 描述的是混合专家（MoE）模型，但 gpuplan 只从 `num_local_experts`、`num_experts` 或 `n_routed_experts` 读取路由专家数（每 token 专家数从 `num_experts_per_tok` 读取）：缺少它们时模型会被当作稠密模型估算，参数量只算到一小部分。请按模型的实际值填写这些键；稠密模型则删去此键
 fix-a-latency-target-in-seconds-more = 以秒计的时延目标，大于 0 且不超过 3600（例如 --ttft 2 --tpot 0.06）
 fix-per-node-network-bandwidth-in-gbit = 每节点网络带宽（Gbit/s），例如 100 或 800
 fix-host-vcpus = 每节点的硬件线程（vCPU）数，1 到 65536，例如 2 颗 64 核 CPU 开启 SMT 时为 256

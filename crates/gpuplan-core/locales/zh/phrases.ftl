@@ -65,6 +65,7 @@ phrase-model-no-type = 配置中没有 `model_type`；按通用的 Llama 式解�
 phrase-model-unmapped = 没有专门的映射；按通用门控 MLP 解码器根据标准字段（hidden_size、num_hidden_layers 等）估算。请对照模型卡核对参数量。
 phrase-model-context-assumed = 没有 max_position_embeddings：上下文长度按 4096 假定
 phrase-model-mtp = 个多 token 预测（MTP）层不计入（推理和大多数微调都会丢弃它们）
+phrase-model-one-expert = ：每个 token 都使用的唯一专家就是一个稠密 MLP；模型按稠密模型估算，MLP 宽度取 `intermediate_size` =
 phrase-model-whisper-encoder = whisper：编码器每个样本总是处理
 phrase-model-whisper-units = 个位置（30 秒音频，max_source_positions），解码器处理序列长度个位置；token 数与 tokens/s 计的是解码器 token（每个样本 seq_len 个）：每秒样本数 = tokens/s ÷ seq_len
 phrase-model-mllama = mllama：文本 KV 缓存中交叉注意力层按自注意力层计；图像 token 只计入交叉注意力层

@@ -903,27 +903,7 @@ fn decoder(f: &mut Fields, model_type: &str, warnings: &mut Vec<String>) -> Tran
         t.mlp_bias = true;
     }
     t.parallel_block = parallel_block(f);
-    // Mixture of experts, in the three vocabularies in use.
-    let experts = f.opt_u64(&["num_local_experts", "num_experts", "n_routed_experts"]);
-    if let Some(experts) = experts.filter(|e| *e > 1) {
-        let expert_ffn = f.opt_u64(&["moe_intermediate_size"]).unwrap_or(ffn);
-        let mut shared = f.opt_u64(&["n_shared_experts"]).unwrap_or(0);
-        let shared_ffn = f
-            .opt_u64(&["shared_expert_intermediate_size"])
-            .filter(|s| *s > 0);
-        if let Some(s) = shared_ffn {
-            shared = s.div_ceil(expert_ffn.max(1));
-        }
-        t.moe = Some(MoeSpec {
-            experts,
-            experts_per_token: f.req(&["num_experts_per_tok"]),
-            shared_experts: shared,
-            expert_ffn,
-            dense_layers: moe_dense_layers(f, layers),
-            router_bias: f.opt_str("topk_method") == Some("noaux_tc"),
-            shared_ffn,
-        });
-    }
+    t.moe = moe_spec(f, ffn, layers, warnings);
     if let Some(kv_lora_rank) = mla_rank(f, model_type) {
         let m = MlaSpec {
             q_lora_rank: f.opt_u64(&["q_lora_rank"]),
@@ -944,6 +924,108 @@ fn decoder(f: &mut Fields, model_type: &str, warnings: &mut Vec<String>) -> Tran
     }
     t
 }
+
+/// The keys of the routed-expert count, in the three vocabularies gpuplan reads (Mixtral's
+/// `num_local_experts`, Qwen-MoE's `num_experts`, DeepSeek's `n_routed_experts`).
+const EXPERT_KEYS: &[&str] = &["num_local_experts", "num_experts", "n_routed_experts"];
+
+/// Keys that give the experts per token (or, `moe_num_experts`, the expert count) in the configs
+/// of families gpuplan reads through the generic decoder: `num_experts_per_tok` (transformers'
+/// Mixtral/Qwen-MoE/DeepSeek), Hunyuan's `moe_topk`, ERNIE 4.5's `moe_num_experts` / `moe_k`,
+/// Step-3's `moe_top_k`. With a value of 2 or more they describe a mixture of experts.
+const MOE_MARK_KEYS: &[&str] = &[
+    "num_experts_per_tok",
+    "moe_topk",
+    "moe_top_k",
+    "moe_k",
+    "moe_num_experts",
+];
+
+/// Mixture of experts, in the three vocabularies in use ([`EXPERT_KEYS`]); `None`: a dense
+/// model. Audit r23 A1: a count of 0 or 1 with a top-k of 2, and a MoE described only by keys
+/// gpuplan does not read, were sized as a dense model in silence.
+fn moe_spec(f: &mut Fields, ffn: u64, layers: u64, warnings: &mut Vec<String>) -> Option<MoeSpec> {
+    let experts_key = EXPERT_KEYS
+        .iter()
+        .find(|k| f.obj.get(**k).is_some_and(|v| !v.is_null()));
+    let Some(experts) = f.opt_u64(EXPERT_KEYS) else {
+        if experts_key.is_none() {
+            refuse_unread_moe(f);
+        }
+        return None;
+    };
+    if experts <= 1 {
+        few_experts(
+            f,
+            experts_key.copied().unwrap_or(EXPERT_KEYS[0]),
+            experts,
+            ffn,
+            warnings,
+        );
+        return None;
+    }
+    let expert_ffn = f.opt_u64(&["moe_intermediate_size"]).unwrap_or(ffn);
+    let mut shared = f.opt_u64(&["n_shared_experts"]).unwrap_or(0);
+    let shared_ffn = f
+        .opt_u64(&["shared_expert_intermediate_size"])
+        .filter(|s| *s > 0);
+    if let Some(s) = shared_ffn {
+        shared = s.div_ceil(expert_ffn.max(1));
+    }
+    Some(MoeSpec {
+        experts,
+        experts_per_token: f.req(&["num_experts_per_tok"]),
+        shared_experts: shared,
+        expert_ffn,
+        dense_layers: moe_dense_layers(f, layers),
+        router_bias: f.opt_str("topk_method") == Some("noaux_tc"),
+        shared_ffn,
+    })
+}
+
+/// A config with no expert count gpuplan reads but a key of [`MOE_MARK_KEYS`] at 2 or more (or
+/// not a number): a mixture of experts that the dense reading would size with one MLP per
+/// layer. Refused naming the key, with the keys to give instead.
+fn refuse_unread_moe(f: &Fields) {
+    let marked = MOE_MARK_KEYS.iter().find_map(|k| {
+        let v = f.obj.get(*k).filter(|v| !v.is_null())?;
+        (!v.as_u64().is_some_and(|n| n <= 1)).then_some((*k, v))
+    });
+    if let Some((k, v)) = marked {
+        f.bad(k, v, crate::i18n::Msg::new("hf-moe-count-unread"));
+    }
+}
+
+/// 0 or 1 routed experts. A top-k above the count cannot be routed (transformers
+/// `MixtralSparseMoeBlock.forward` takes `torch.topk(routing_weights, self.top_k, dim=-1)` over
+/// `num_experts` logits, models/mixtral/modeling_mixtral.py): refused naming the top-k key. One
+/// expert that every token takes is a dense MLP: sized dense with a note; 0 experts: dense.
+fn few_experts(f: &Fields, experts_key: &str, experts: u64, ffn: u64, warnings: &mut Vec<String>) {
+    let top_k = MOE_MARK_KEYS[..4]
+        .iter()
+        .find_map(|k| f.obj.get(*k).filter(|v| !v.is_null()).map(|v| (*k, v)));
+    if let Some((k, v)) = top_k {
+        let why = match v.as_u64() {
+            Some(n) if n <= experts => None,
+            Some(_) => Some(
+                crate::i18n::Msg::new("hf-top-k-over-experts")
+                    .arg("experts_key", experts_key)
+                    .arg("experts", experts),
+            ),
+            None => Some(crate::i18n::Msg::new("hf-whole-number").arg("max", MAX_COUNT)),
+        };
+        if let Some(why) = why {
+            f.bad(k, v, why);
+            return;
+        }
+    }
+    if experts == 1 {
+        warnings.push(format!("`{experts_key}` = 1{ONE_EXPERT} {ffn}"));
+    }
+}
+
+/// The note of a config with one routed expert ([`few_experts`]).
+pub const ONE_EXPERT: &str = ": one expert that every token takes is a dense MLP; the model is sized as a dense one with an MLP of width `intermediate_size` =";
 
 /// Model types whose attention is always MLA: transformers' DeepseekV2Attention and
 /// DeepseekV3Attention build `kv_a_proj_with_mqa` from `config.kv_lora_rank` unconditionally

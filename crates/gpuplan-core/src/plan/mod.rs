@@ -153,6 +153,10 @@ pub struct ServeJob {
     /// Weight formats to consider; empty = bf16 plus fp8/int8/int4 alternatives. Words
     /// `--weights` takes or format tables (`workload::weight_words_or_tables`).
     #[serde(deserialize_with = "crate::workload::weight_words_or_tables")]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(schema_with = crate::workload::serve_weights_schema)
+    )]
     pub weights: Vec<WeightFormat>,
     pub kv_dtype: KvDtype,
     pub input_tokens: u64,

@@ -33,9 +33,10 @@ pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// Requests handled at once; more wait in the queue (bounded by [`REQUEST_TIMEOUT`]).
 pub const MAX_IN_FLIGHT: usize = 256;
 /// An oversized body declared up to this size is read and dropped before the 413 is sent, so a
-/// client still writing it reads the answer instead of a reset connection (at most
-/// MAX_IN_FLIGHT × this is buffered); larger declared bodies get the 413 at once.
-pub const MAX_DRAIN_BYTES: usize = 1024 * 1024;
+/// client still writing it reads the answer instead of a reset connection (frame by frame:
+/// nothing is kept, [`REQUEST_TIMEOUT`] bounds the time); larger declared bodies get the 413 at
+/// once. Audit r23 B: a 10 MB body (over the 1 MiB this was) got a broken pipe, not the 413.
+pub const MAX_DRAIN_BYTES: usize = 16 * 1024 * 1024;
 /// Plan/estimate computations running at once per CPU core (CPU-bound; the rest wait). Together
 /// with [`MAX_API_NODES`] this bounds the server's memory.
 pub const JOBS_PER_CORE: usize = 2;
@@ -136,11 +137,24 @@ async fn drain_oversized(
     match declared {
         Some(n) if n > MAX_BODY_BYTES as u64 => {
             if n <= MAX_DRAIN_BYTES as u64 {
-                let _ = axum::body::to_bytes(req.into_body(), MAX_DRAIN_BYTES).await;
+                drain(req.into_body()).await;
             }
             StatusCode::PAYLOAD_TOO_LARGE.into_response()
         }
         _ => next.run(req).await,
+    }
+}
+
+/// Reads `body` to its end or [`MAX_DRAIN_BYTES`], dropping each frame as it comes.
+async fn drain(mut body: axum::body::Body) {
+    use axum::body::HttpBody;
+    let mut read = 0usize;
+    while read <= MAX_DRAIN_BYTES {
+        let frame = std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)).await;
+        match frame {
+            Some(Ok(f)) => read += f.data_ref().map_or(0, |d| d.len()),
+            _ => break,
+        }
     }
 }
 

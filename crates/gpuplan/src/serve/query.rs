@@ -41,7 +41,7 @@ pub fn parse<T: Args + FromArgMatches>(
                 field: k.clone(),
                 message: Msg::new("api-err-query-unknown")
                     .arg("key", k.as_str())
-                    .arg("allowed", allowed.join(", ")),
+                    .arg("allowed", code_list(allowed.iter().copied())),
             });
         }
         let takes_value = cmd
@@ -75,6 +75,16 @@ pub fn parse<T: Args + FromArgMatches>(
     Ok(w.inner)
 }
 
+/// Names as code, comma-separated (`` `cost`, `time` ``): parameter names and choices are
+/// identifiers, not words to translate (audit r23 B: the zh message listed them bare, read as an
+/// English sentence).
+fn code_list<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    names
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// A value clap refused, named as the query parameter the request wrote (`max_price`, not
 /// `max-price <MAX_PRICE>`) and said in the API's words (audit r9 #17): a number, a whole
 /// number, one of the choices, or the value parser's own reason.
@@ -102,7 +112,8 @@ fn value_error(e: &clap::Error, pairs: &[(String, String)], lang: Lang) -> Query
     } else if source.is_some_and(|s| s.is::<std::num::ParseIntError>()) {
         Msg::new("api-err-query-integer")
     } else if e.get(ContextKind::ValidValue).is_some() {
-        Msg::new("api-err-query-choice").arg("valid", get(ContextKind::ValidValue))
+        let valid = get(ContextKind::ValidValue);
+        Msg::new("api-err-query-choice").arg("valid", code_list(valid.split(", ")))
     } else {
         let why = source.map(|s| s.to_string()).unwrap_or_default();
         Msg::new("api-err-query-value").arg("why", crate::render::serde_message(&why))
