@@ -681,8 +681,8 @@ fn adapter_seconds(
 ///   default): read `a`, write `p` bytes;
 /// - the dropout, where `lora_dropout > 0` (`nn.Dropout`, CUDA's fused `native_dropout`): read
 ///   `p`, write `p` and a 1-byte mask;
-/// - `lora_A`'s input cast back to 16 bit for its GEMM (autocast's `linear` in bf16, as
-///   [`adapter_seconds`] times it) where the adapters are wider than 16 bit: read `p`, write 2;
+/// - `lora_A`'s input cast back to the activations' 16 bit for its GEMM (autocast's `linear` in
+///   bf16, as [`adapter_seconds`] times it) where the adapters are wider: read `p`, write `a`;
 /// - `* scaling` on `lora_B`'s output: read and write `a` per output element.
 ///
 /// Each op's backward moves as many bytes (the casts' backward casts the gradient back, dropout's
@@ -705,7 +705,7 @@ pub fn peft_adapter_pass(setup: &TrainingSetup, act_bytes: f64) -> AdapterPass {
     } else {
         0.0
     };
-    let cast_gemm = if p > 2.0 { p + 2.0 } else { 0.0 };
+    let cast_gemm = if p > a { p + a } else { 0.0 };
     AdapterPass {
         per_in: cast_in + dropout + cast_gemm,
         per_out: 2.0 * a,

@@ -75,6 +75,15 @@ fn other_adapters_keep_their_gemms_and_joining_add() {
         ..lora()
     };
     assert_eq!(peft_adapter_pass(&compiled, 2.0), AdapterPass::default());
+    // fp32 training: activations as wide as the adapters, no cast either way, the dropout and the
+    // scaling at 4 B.
+    assert_eq!(
+        peft_adapter_pass(&lora(), 4.0),
+        AdapterPass {
+            per_in: 9.0,
+            per_out: 8.0
+        }
+    );
     let qlora = TrainingSetup {
         task: TrainTask::Qlora,
         ..lora()
