@@ -634,6 +634,9 @@ fn sixteen_bit(r: &ChipRates) -> ChipRates {
 /// the write of the b·s·d_out output, the mechanism a flat PEFT efficiency factor stood for.
 /// `shared_input`: A is shared with the other projections of a fused q/k/v module (GPT-2
 /// `c_attn`), so only B is counted here. The larger dimension is split over TP as the base is.
+/// `pass`: the element-wise bytes of PEFT's forward around the adapter ([`peft_adapter_pass`]),
+/// charged once for the forward and once for the backward, which moves as many.
+#[allow(clippy::too_many_arguments)]
 fn adapter_seconds(
     tokens: u64,
     d_in: u64,
@@ -641,6 +644,7 @@ fn adapter_seconds(
     rank: u64,
     tp: u64,
     shared_input: bool,
+    pass: AdapterPass,
     r: &ChipRates,
 ) -> f64 {
     let (d_in, d_out) = if d_out >= d_in {
@@ -659,11 +663,66 @@ fn adapter_seconds(
         three(tokens, rank, d_in)
     };
     let b = three(tokens, d_out, rank);
+    let d_in_read = if shared_input { 0 } else { d_in };
     let adds = r.memory.map_or(0.0, |bw| {
-        3.0 * a16.act_bytes * (tokens * (d_out + if shared_input { 0 } else { d_in })) as f64
-            / bw.0.max(1.0)
+        let join = 3.0 * a16.act_bytes * (d_out + d_in_read) as f64;
+        let around = 2.0 * (pass.per_in * d_in_read as f64 + pass.per_out * d_out as f64);
+        tokens as f64 * (join + around) / bw.0.max(1.0)
     });
     a + b + adds
+}
+
+/// Bytes per element that PEFT's LoRA forward moves around one adapter's GEMMs, besides the add
+/// that joins it to the base output: per input element (`per_in`) and per output element
+/// (`per_out`) of one forward pass. PEFT's `lora.Linear.forward` (v0.5.0 src/peft/tuners/lora.py
+/// l.893-917; v0.6.2 src/peft/tuners/lora/layer.py l.300-323, the same ops) runs
+/// `x = x.to(lora_A.weight.dtype)` then `result += lora_B(lora_A(dropout(x))) * scaling`:
+/// - the cast of the 16-bit input to the adapter dtype where they differ (fp32 adapters, PEFT's
+///   default): read `a`, write `p` bytes;
+/// - the dropout, where `lora_dropout > 0` (`nn.Dropout`, CUDA's fused `native_dropout`): read
+///   `p`, write `p` and a 1-byte mask;
+/// - `lora_A`'s input cast back to the activations' 16 bit for its GEMM (autocast's `linear` in
+///   bf16, as [`adapter_seconds`] times it) where the adapters are wider: read `p`, write `a`;
+/// - `* scaling` on `lora_B`'s output: read and write `a` per output element.
+///
+/// Each op's backward moves as many bytes (the casts' backward casts the gradient back, dropout's
+/// multiplies it by the saved mask: read `p` + 1, write `p`; the scaling's multiplies it again),
+/// so a recomputed forward and the backward each pay one more pass. torchtune's `LoRALinear` is
+/// the same with bf16 adapters and `lora_dropout: 0.0`: the scaling alone. Zero outside eager
+/// PyTorch LoRA (`hugging_face`, not compiled, not QLoRA, whose bitsandbytes layer casts only
+/// without autocast): Megatron's and LitGPT's adapters keep the GEMMs and the joining add.
+pub fn peft_adapter_pass(setup: &TrainingSetup, act_bytes: f64) -> AdapterPass {
+    let eager_peft = setup.framework == crate::workload::Framework::HuggingFace
+        && !setup.compiled
+        && setup.task == crate::workload::TrainTask::Lora;
+    if !eager_peft {
+        return AdapterPass::default();
+    }
+    let (a, p) = (act_bytes, setup.adapter_dtype.bytes());
+    let cast_in = if p != a { a + p } else { 0.0 };
+    let dropout = if setup.lora.dropout > 0.0 {
+        2.0 * p + LORA_DROPOUT_MASK_BYTES
+    } else {
+        0.0
+    };
+    let cast_gemm = if p > a { p + a } else { 0.0 };
+    AdapterPass {
+        per_in: cast_in + dropout + cast_gemm,
+        per_out: 2.0 * a,
+    }
+}
+
+/// CUDA's `native_dropout` keeps its mask as 1-byte booleans (aten/src/ATen/native/cuda/
+/// Dropout.cu); the mask of [`DROPOUT_BYTES`].
+const LORA_DROPOUT_MASK_BYTES: f64 = 1.0;
+
+/// Element-wise bytes of one forward pass around a LoRA adapter ([`peft_adapter_pass`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct AdapterPass {
+    /// Bytes per element of the adapter's input.
+    pub per_in: f64,
+    /// Bytes per element of its output.
+    pub per_out: f64,
 }
 
 /// Forward GEMM seconds that torchtitan's per-op SAC runs again in backward, on one TP shard: its
@@ -1232,6 +1291,7 @@ impl MicroBatch<'_> {
     /// One layer of `g`'s LoRA adapters, on the same shards.
     fn adapter_seconds(&self, g: &crate::model::LayerGroup) -> f64 {
         let (lora, split) = (&self.setup.lora, &self.split);
+        let pass = peft_adapter_pass(self.setup, sixteen_bit(self.r).act_bytes);
         g.linears
             .iter()
             .filter(|l| crate::train::is_target(&lora.targets, l))
@@ -1239,7 +1299,8 @@ impl MicroBatch<'_> {
                 let shared = crate::train::shares_adapter_input(&lora.targets, l);
                 let d = split.linear(l);
                 let rows = split.rows(l, self.linear_tokens(g, l));
-                let one = adapter_seconds(rows, d.d_in, d.d_out, lora.rank, 1, shared, self.r);
+                let one =
+                    adapter_seconds(rows, d.d_in, d.d_out, lora.rank, 1, shared, pass, self.r);
                 d.copies as f64 * one
             })
             .sum()

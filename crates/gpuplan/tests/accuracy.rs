@@ -184,10 +184,13 @@ fn accuracy_refits_every_fitted_source() {
     // Stop 41 (dgx22): the measured cuDNN attention rate and the FP8 ratio refit (0.92 -> 0.90):
     // median 5.9% unchanged, mean 9.6% -> 9.7%; t-nemo's held-out ratio 0.894 -> 0.876, DGX
     // Cloud's rows median 6.6% -> 5.1%.
+    // Stop 42 (qwen1-23): PEFT's element-wise ops around each LoRA adapter (compute.rs
+    // `peft_adapter_pass`) move the Qwen (v1) README rows (t-probe14, held out): median 5.9% ->
+    // 5.7%, mean 9.7% -> 9.5%.
     assert!(
         refit.contains(
             "Leave-one-source-out over all 37 sources (those above as they are, the 4 fitted ones \
-             with their constants refit): 547 cases, median |error| 5.9%, mean 9.7%; 12 cases of \
+             with their constants refit): 547 cases, median |error| 5.7%, mean 9.5%; 12 cases of \
              the fitted sources are not held out."
         ),
         "{refit}"
@@ -496,7 +499,14 @@ fn training_accuracy_stays_within_todays_bands() {
         // Qwen3-30B-A3B rows 4.5-12.1 up (the EP-overlap A/B's overlap-on row +17.2% -> +23.5%,
         // recorded); FlagPerf's Megatron H100/H800 rows +1.0..+4.6, torchtitan's and Trainy's FP8
         // rows 1.0-1.4 down (docs/methodology.md, stop 41).
-        tput <= 0.05468,
+        // Stop 42 (qwen1-23): 0.054678 -> 0.055631 (5.6%, 491 cases), mean 9.1% -> 9.0%, since
+        // PEFT's element-wise ops around each LoRA adapter are timed (compute.rs
+        // `peft_adapter_pass`: the casts to and from the fp32 adapters, the dropout, the scaling;
+        // measured op by op by tools/measure_lora_traffic.py, nothing fitted): only the 36 Qwen
+        // (v1) LoRA rows can move and 26 did, the 1.8B rows from 1024 tokens 16-21 points down
+        // (five into band), the 7B/14B rows from 512 tokens 7-13 points down (+10.5% at most ->
+        // -14.6% at most, all in band), several of them across the median.
+        tput <= 0.05564,
         "training throughput out-of-sample median {tput:.6}"
     );
     // 17.93% over 30 since round 6's published runs (issue 10, no constant changed): StableLM-3B-4E1T
