@@ -2260,7 +2260,7 @@ struct Steps<'a> {
     bw: Bandwidth,
     linear_active: f64,
     /// The decode linears that are not routed experts ([`decode_dense_linear_params`]): the ones
-    /// whose FP8 GEMMs [`fp8_token_rows`] pads.
+    /// whose GEMMs [`decode_token_rows`] pads.
     linear_dense: f64,
     head: f64,
     layers: f64,
@@ -2398,14 +2398,15 @@ impl Steps<'_> {
         }
     }
 
-    /// Seconds the padded token rows of the FP8 GEMMs ([`fp8_token_rows`]) add to a decode step:
-    /// their tensor-core work over `rows` rows at the GEMM rate, less the time the same kernels
-    /// spend streaming their weights (which the step's weight reads already count). Zero where
-    /// the chip computes the padded tile faster than it reads the weights (every chip in the
-    /// catalog but the H20: its FP8 peak over its bandwidth, 296 TFLOPS ÷ 4.0 TB/s, is 74 FLOP
-    /// per byte, below the padded tile's 2 × 64 = 128 FLOP per FP8 weight byte).
+    /// Seconds the padded token rows of the dense linears' GEMMs ([`decode_token_rows`]: SGLang's
+    /// FP8 tile, Marlin's) add to a decode step: their tensor-core work over `rows` rows at the
+    /// GEMM rate, less the time the same kernels spend streaming their weights (which the step's
+    /// weight reads already count). Zero where the chip computes the padded tile faster than it
+    /// reads the weights (every chip in the catalog but the H20: its FP8 peak over its
+    /// bandwidth, 296 TFLOPS ÷ 4.0 TB/s, is 74 FLOP per byte, below the FP8 tile's 2 × 64 = 128
+    /// FLOP per FP8 weight byte; its 16-bit 37 FLOP per byte is below Marlin's 61 per int4 byte).
     fn padded_rows_seconds(&self, batch: f64, bw: Bandwidth) -> Seconds {
-        let rows = fp8_token_rows(self.s, batch);
+        let rows = decode_token_rows(self.s, self.gpu, batch);
         if rows <= batch || self.linear_dense <= 0.0 {
             return Seconds(0.0);
         }
@@ -2440,10 +2441,51 @@ pub const FP8_TOKEN_TILE: f64 = 64.0;
 /// Other engines and formats: `batch` (their kernels' decode tiles are not sourced).
 pub fn fp8_token_rows(s: &InferenceSetup, batch: f64) -> f64 {
     if s.engine == Engine::Sglang && compute_dtype(s.weights) == ComputeDtype::Fp8 {
-        (batch / FP8_TOKEN_TILE).ceil().max(1.0) * FP8_TOKEN_TILE
+        whole_tiles(batch, FP8_TOKEN_TILE)
     } else {
         batch
     }
+}
+
+/// `batch` rounded up to whole tiles of `tile` rows (at least one).
+fn whole_tiles(batch: f64, tile: f64) -> f64 {
+    (batch / tile).ceil().max(1.0) * tile
+}
+
+/// Token rows of the M-tile of Marlin's weight-only GEMM (stop 42, quant23): read from its
+/// source, not fitted (no case is in-sample for it).
+pub const MARLIN_TOKEN_TILE: f64 = 16.0;
+
+/// Rows the tensor cores of a Marlin int4/int8 linear compute for `batch` tokens (stop 42).
+/// vLLM and SGLang (which imports vLLM's AWQ-/GPTQ-Marlin methods) run AWQ and GPTQ int4 and
+/// W8A16 int8 through Marlin from compute capability 8.0 ([`MARLIN_MIN_CC`]). Marlin computes
+/// the tokens in blocks of 16 rows, `tot_m_blocks = ceildiv(tot_m, 16)`, one block
+/// (`thread_m_blocks` = 1) up to 16 tokens, each a `mma.sync` m16n8k16 over the whole block
+/// with the weights dequantised to 16 bits on the CUDA cores just before it
+/// (IST-DASLab/marlin marlin/marlin_cuda_kernel.cu @0f102e11, `marlin_cuda` and `mma`; vLLM's
+/// csrc/quantization/gptq_marlin copy keeps `m_blocks = div_ceil(prob_m, 16)`, read in a copy
+/// derived from it, not at a release tag). At M = 1 that is 2 × 16 = 32 FLOP per weight, 61
+/// FLOP per byte of a group-128 int4 weight: free wherever the chip's 16-bit GEMM rate over
+/// its streaming bandwidth is above that (A100 312 TFLOPS / 2.04 TB/s), bound on the H20 (148
+/// TFLOPS / 4.0 TB/s). The dequantisation (a few integer and half2 instructions per weight,
+/// once per weight at M ≤ 16) is not charged. Routed experts are left out (the fused Marlin MoE
+/// kernel's tiles are not read here), as for [`fp8_token_rows`]. Other engines, formats and
+/// chips: `batch`.
+pub fn marlin_token_rows(s: &InferenceSetup, gpu: &GpuSpec, batch: f64) -> f64 {
+    let marlin_format = matches!(s.weights, WeightFormat::Int4 { .. } | WeightFormat::Int8);
+    let marlin_chip =
+        gpu.stack == "cuda" && gpu.compute_capability.is_some_and(|cc| cc >= MARLIN_MIN_CC);
+    if marlin_format && marlin_chip && engine_runs_marlin(s.engine) {
+        whole_tiles(batch, MARLIN_TOKEN_TILE)
+    } else {
+        batch
+    }
+}
+
+/// Rows a decode step's dense linears compute for `batch` tokens: the engine's kernel tile
+/// where one is sourced ([`fp8_token_rows`], [`marlin_token_rows`]), else `batch`.
+pub fn decode_token_rows(s: &InferenceSetup, gpu: &GpuSpec, batch: f64) -> f64 {
+    fp8_token_rows(s, batch).max(marlin_token_rows(s, gpu, batch))
 }
 
 /// Bytes of the input embedding table on one rank that a decode step does not stream: the lookup
@@ -2467,8 +2509,8 @@ fn embedding_table_bytes(b: &ParamBreakdown, s: &InferenceSetup) -> f64 {
 struct DecodeStep {
     weights: Seconds,
     gemm: Seconds,
-    /// What the padded rows of SGLang's FP8 GEMMs add beyond their weight reads
-    /// ([`fp8_token_rows`]): zero but on the H20.
+    /// What the padded rows of SGLang's FP8 GEMMs and of Marlin's add beyond their weight reads
+    /// ([`decode_token_rows`]): zero but on the H20.
     padded: Seconds,
     kv: Seconds,
 }

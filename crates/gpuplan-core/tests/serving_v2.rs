@@ -1454,3 +1454,78 @@ fn sglang_fp8_padded_token_tile_binds_on_the_h20_only() {
     let bf_vllm = at("h20", Engine::Vllm, 1, WeightFormat::Bf16);
     assert!(bf_sg <= bf_vllm * 1.05, "{bf_sg} vs {bf_vllm}");
 }
+
+/// Stop 42 (quant23): Marlin computes a decode step's tokens in 16-row M-blocks
+/// (`infer::marlin_token_rows`). On the H20 (148 bf16 TFLOPS over 4.0 TB/s) the padded block
+/// outlasts an int4 linear's weight reads at batch 1; on an A100 or H100 it hides behind them.
+/// The static engine (tinygemm), TensorRT-LLM and chips below compute capability 8.0 are not
+/// Marlin, and 16 tokens fill the block.
+#[test]
+fn marlin_padded_token_block_binds_on_the_h20_only() {
+    use gpuplan_core::infer::{decode_token_rows, marlin_token_rows};
+    let m = &find_preset("Qwen3-8B").expect("preset").model;
+    let tun = Tunables::default();
+    let int4 = WeightFormat::Int4 { group: 128 };
+    let s = |engine: Engine, batch: u64, w: WeightFormat| InferenceSetup {
+        engine,
+        ..setup(batch, 1, w)
+    };
+    let gpu = |id: &str| find_gpu(id).expect("gpu");
+    let tpot = |gpu_id: &str, setup: &InferenceSetup| {
+        latency(m, setup, gpu(gpu_id), &tun)
+            .expect("latency")
+            .time_per_token
+            .0
+    };
+    let sg = s(Engine::Sglang, 1, int4);
+    assert_eq!(marlin_token_rows(&sg, gpu("h20"), 1.0), 16.0);
+    assert_eq!(marlin_token_rows(&sg, gpu("h20"), 17.0), 32.0);
+    assert_eq!(
+        marlin_token_rows(
+            &s(Engine::Vllm, 1, WeightFormat::Int8),
+            gpu("a100-80g"),
+            1.0
+        ),
+        16.0
+    );
+    assert_eq!(
+        marlin_token_rows(&s(Engine::Static, 1, int4), gpu("h20"), 1.0),
+        1.0
+    );
+    assert_eq!(
+        marlin_token_rows(&s(Engine::Trtllm, 1, int4), gpu("h20"), 1.0),
+        1.0
+    );
+    assert_eq!(
+        marlin_token_rows(&s(Engine::Vllm, 1, int4), gpu("t4"), 1.0),
+        1.0
+    );
+    assert_eq!(
+        marlin_token_rows(&s(Engine::Sglang, 1, WeightFormat::Bf16), gpu("h20"), 1.0),
+        1.0
+    );
+    // SGLang FP8 keeps its 64-row tile.
+    assert_eq!(
+        decode_token_rows(&s(Engine::Sglang, 1, WeightFormat::Fp8), gpu("h20"), 1.0),
+        64.0
+    );
+    // H20 at batch 1: the padded block binds (compute-bound step), slower than TensorRT-LLM's
+    // int4 kernel (no tile charged) on the same chip.
+    let l = latency(m, &sg, gpu("h20"), &tun).expect("latency");
+    assert!(!l.decode_bandwidth_bound);
+    let h20_sg = tpot("h20", &sg);
+    let h20_trt = tpot("h20", &s(Engine::Trtllm, 1, int4));
+    assert!(h20_sg > 1.2 * h20_trt, "{h20_sg} vs {h20_trt}");
+    // 16 tokens fill the block: batch 16 costs little more GEMM time than batch 1.
+    let h20_16 = tpot("h20", &s(Engine::Sglang, 16, int4));
+    assert!(h20_16 < 1.5 * h20_sg, "{h20_16} vs {h20_sg}");
+    // Chips whose 16-bit tensor cores outrun their memory: bandwidth-bound, no change.
+    for id in ["a100-80g", "h100-sxm", "l4"] {
+        let l = latency(m, &s(Engine::Vllm, 1, int4), gpu(id), &tun).expect("latency");
+        assert!(l.decode_bandwidth_bound, "{id}");
+        assert!(
+            l.time_per_token.0.is_finite() && l.time_per_token.0 > 0.0,
+            "{id}"
+        );
+    }
+}
