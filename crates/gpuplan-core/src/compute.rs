@@ -2007,6 +2007,15 @@ mod tests {
             recompute: Recompute::Full,
             ..TrainingSetup::default()
         };
+        // Eager PEFT LoRA pays its element-wise pass around each adapter (peft_adapter_pass),
+        // which QLoRA's bitsandbytes layer does not: LoRA's adapter time is the longer.
+        let eager_lora = micro_batch_compute(&b, t, &s, &r);
+        s.task = TrainTask::Qlora;
+        let eager_qlora = micro_batch_compute(&b, t, &s, &r);
+        assert!(eager_lora.gemm_s > eager_qlora.gemm_s);
+        // Compiled, neither pays that pass: the two differ by the dequantization alone.
+        s.compiled = true;
+        s.task = TrainTask::Lora;
         let lora = micro_batch_compute(&b, t, &s, &r);
         s.task = TrainTask::Qlora;
         let qlora = micro_batch_compute(&b, t, &s, &r);
