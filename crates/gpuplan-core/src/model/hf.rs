@@ -989,7 +989,7 @@ fn moe_spec(f: &mut Fields, ffn: u64, layers: u64, warnings: &mut Vec<String>) -
 fn refuse_unread_moe(f: &Fields) {
     let marked = MOE_MARK_KEYS.iter().find_map(|k| {
         let v = f.obj.get(*k).filter(|v| !v.is_null())?;
-        (!v.as_u64().is_some_and(|n| n <= 1)).then_some((*k, v))
+        v.as_u64().is_none_or(|n| n > 1).then_some((*k, v))
     });
     if let Some((k, v)) = marked {
         f.bad(k, v, crate::i18n::Msg::new("hf-moe-count-unread"));
