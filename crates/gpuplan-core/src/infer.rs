@@ -2411,10 +2411,14 @@ impl Steps<'_> {
             return Seconds(0.0);
         }
         let tp = self.s.tp.max(1) as f64;
-        let flops = Flops(2.0 * self.linear_dense * rows / tp);
+        let rate = self.peak * self.eff;
+        let compute = |r: f64| compute_time(Flops(2.0 * self.linear_dense * r / tp), rate).0;
         let bytes = Bytes(self.linear_dense * self.s.weights.bits() / 8.0 / tp);
-        let extra = compute_time(flops, self.peak * self.eff).0 - transfer_time(bytes, bw).0;
-        Seconds(extra.max(0.0))
+        // The step already pays the larger of the weight reads and the batch's own GEMM work
+        // (`DecodeStep::time`'s max): the padded rows add only what exceeds both, so a batch
+        // that is compute-bound by itself pays its padding rows, not the tile twice.
+        let paid = transfer_time(bytes, bw).0.max(compute(batch));
+        Seconds((compute(rows) - paid).max(0.0))
     }
 }
 
@@ -2510,7 +2514,8 @@ struct DecodeStep {
     weights: Seconds,
     gemm: Seconds,
     /// What the padded rows of SGLang's FP8 GEMMs and of Marlin's add beyond their weight reads
-    /// ([`decode_token_rows`]): zero but on the H20.
+    /// and the batch's own GEMM work ([`decode_token_rows`]): at batch 1 zero but on the H20; at
+    /// larger batches the rows up to the next whole tile where the step is compute-bound.
     padded: Seconds,
     kv: Seconds,
 }

@@ -260,18 +260,9 @@ fn ascend_advice_says_npu_and_chinese_storage_names_sit_in_the_sentence() {
 /// (and, the other way round, that the smaller cards are).
 #[test]
 fn big_card_advice_says_which_side_is_cheaper() {
-    // s4, with room for the small-card fleets the advice compares: serving keeps to --max-nodes
-    // (audit r7 #11), and at the default 16 only unpriced L20 fleets remain. At 3 req/s instead
-    // of 10 since stop 42 (quant23): Marlin's 16-row token blocks (infer::marlin_token_rows) make
-    // the A10's int4 step compute-bound above batch 32, so at 10 req/s no priced A10 fleet meets
-    // the 60 ms TPOT within 64 nodes; at 3 req/s 53 A10 nodes do.
-    let mut s4: Vec<&str> = common::SCENARIOS[3].1.to_vec();
-    let rate = s4
-        .iter()
-        .position(|a| *a == "--rate")
-        .expect("s4 states --rate")
-        + 1;
-    s4[rate] = "3";
+    // s4, with room for the small-card fleets (34 A10 nodes) the advice compares: serving keeps
+    // to --max-nodes (audit r7 #11), and at the default 16 only unpriced L20 fleets remain.
+    let mut s4 = common::SCENARIOS[3].1.to_vec();
     s4.extend_from_slice(&["--max-nodes", "64"]);
     let v = plan_json(&s4);
     let top = &plans(&v)[0];
